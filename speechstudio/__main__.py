@@ -1,0 +1,3 @@
+from speechstudio.cli import main
+
+raise SystemExit(main())

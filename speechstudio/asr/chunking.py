@@ -1,0 +1,127 @@
+"""Cut a stream of audio blocks into fixed-length CTC windows with left/right stride.
+
+The scheme is transformers' ASR pipeline chunking (``chunk_length_s``, ``stride_length_s``;
+``pipelines/automatic_speech_recognition.py``, ``chunk_iter``): windows of ``chunk`` samples
+overlap by a left and right stride; of each window's logits only the centre frames are kept, so
+every output frame was computed with context on both sides.
+
+Two differences, both so that batching never changes results:
+
+* Every window but a possible final *tail* has exactly ``chunk`` samples, so windows batch without
+  zero padding (wav2vec2-base-style models have no attention mask and a group-norm feature
+  encoder: padding changes their output).
+* The pipeline's last chunk is whatever is left (possibly a fraction of a second, with little
+  context). Here the tail window is *end-aligned*: it starts ``chunk`` samples before the end
+  (rounded down to a frame), overlaps the previous window more, and keeps only the frames the
+  previous window did not. A clip shorter than one chunk is a single full pass.
+
+All positions are in samples at the model rate and are multiples of ``frame_len`` (the feature
+encoder's total conv stride, 320 samples = 20 ms for Wav2Vec2 at 16 kHz), so window frame ``j``
+is global frame ``start // frame_len + j``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Window:
+    """One model input window.
+
+    ``start``: first sample (global, model rate); ``audio``: ``np.ndarray[float32]`` shape
+    (n_samples,); ``keep_from`` / ``keep_to``: global frame range whose logits are kept
+    (``keep_to=None``: up to the window's last frame); ``final``: last window of the stream.
+    """
+
+    start: int
+    audio: np.ndarray
+    keep_from: int
+    keep_to: int | None
+    final: bool
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.audio.shape[0])
+
+
+def align(n: int, frame_len: int) -> int:
+    """Round ``n`` samples down to a multiple of ``frame_len`` (at least one frame)."""
+    return max(frame_len, (int(n) // frame_len) * frame_len)
+
+
+class WindowPlanner:
+    """Streaming window planner: :meth:`push` audio blocks, get :class:`Window` objects out.
+
+    ``chunk``, ``stride_left``, ``stride_right`` are in samples (rounded down to ``frame_len``).
+    Requires ``stride_left + stride_right < chunk``. Memory held: under two windows of audio.
+    """
+
+    def __init__(self, chunk: int, stride_left: int, stride_right: int, frame_len: int = 320) -> None:
+        self.frame_len = int(frame_len)
+        self.chunk = align(chunk, self.frame_len)
+        self.left = (int(stride_left) // self.frame_len) * self.frame_len
+        self.right = (int(stride_right) // self.frame_len) * self.frame_len
+        if self.left + self.right >= self.chunk:
+            raise ValueError(f"stride {self.left}+{self.right} samples must be shorter than the chunk ({self.chunk})")
+        self.step = self.chunk - self.left - self.right
+        self._buf = np.zeros(0, np.float32)
+        self._buf_start = 0           # global sample index of self._buf[0]
+        self._next_start = 0          # start of the next regular window
+        self._kept_to = 0             # global frame up to which logits were assigned
+        self._n_windows = 0
+        self._total = 0
+
+    def _window(self, start: int, length: int, final: bool) -> Window:
+        a = start - self._buf_start
+        audio = self._buf[a:a + length]
+        keep_from = self._kept_to
+        keep_to = None if final else (start + self.chunk - self.right) // self.frame_len
+        self._n_windows += 1
+        if keep_to is not None:
+            self._kept_to = keep_to
+        return Window(start, audio.copy(), keep_from, keep_to, final)
+
+    def push(self, block: np.ndarray) -> Iterator[Window]:
+        """Add ``np.ndarray[float32]`` shape (n,) samples; yield the windows that are now ready.
+
+        A window is only yielded once at least one sample beyond it has arrived, so that it is
+        known not to be the final one.
+        """
+        block = np.asarray(block, dtype=np.float32).reshape(-1)
+        if block.size:
+            self._buf = np.concatenate([self._buf, block]) if self._buf.size else block.copy()
+            self._total += block.size
+        while self._total > self._next_start + self.chunk:
+            start = self._next_start
+            yield self._window(start, self.chunk, final=False)
+            self._next_start = start + self.step
+            # Keep audio from the window just emitted: an end-aligned tail may start inside it.
+            drop = start - self._buf_start
+            if drop > 0:
+                self._buf = self._buf[drop:]
+                self._buf_start = start
+
+    def finish(self) -> Iterator[Window]:
+        """End of stream: yield the final window (full-length, tail, or the whole short clip)."""
+        total = self._total
+        if total == 0:
+            return
+        if self._n_windows == 0:
+            yield self._window(0, total, final=True)
+        elif total >= self._next_start + self.chunk:     # exactly one more full window
+            yield self._window(self._next_start, self.chunk, final=True)
+        elif total > self._kept_to * self.frame_len:
+            start = max(self._buf_start, ((total - self.chunk) // self.frame_len) * self.frame_len)
+            yield self._window(start, total - start, final=True)
+
+
+def plan_windows(blocks: Iterable[np.ndarray], chunk: int, stride_left: int, stride_right: int,
+                 frame_len: int = 320) -> Iterator[Window]:
+    """All windows for a stream of blocks (see :class:`WindowPlanner`)."""
+    planner = WindowPlanner(chunk, stride_left, stride_right, frame_len)
+    for block in blocks:
+        yield from planner.push(block)
+    yield from planner.finish()

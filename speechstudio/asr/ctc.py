@@ -1,0 +1,105 @@
+"""Greedy CTC decoding that runs across window boundaries, with word times from frame offsets.
+
+Greedy (best-path) CTC: take the arg-max token per frame, merge repeats, drop the CTC blank
+(Graves et al., 2006). The decoder keeps the previous frame's token between calls, so a
+character repeated across a window boundary is merged exactly as in one long pass, and a blank
+at the boundary still separates two identical characters.
+
+Word times: a word starts at the first frame of its first character and ends after the last
+frame of its last character (the scheme of transformers' ``Wav2Vec2CTCTokenizer`` word offsets);
+seconds = frame index x ``seconds_per_frame`` (conv stride / sample rate: 320 / 16000 = 0.02 s
+for Wav2Vec2).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Sequence
+
+import numpy as np
+
+from speechstudio.asr.types import Segment, Word
+
+
+@dataclass
+class _Char:
+    text: str
+    start: int  # global frame
+    end: int    # global frame, exclusive
+
+
+@dataclass
+class GreedyCTCDecoder:
+    """Streaming greedy CTC decoder.
+
+    ``id_to_token``: the vocabulary (index = token id); ``blank_id``: the CTC blank (the pad token
+    for Wav2Vec2CTCTokenizer); ``word_delimiter``: the token between words (``"|"``);
+    ``skip_ids``: other special tokens to drop (``<s>``, ``</s>``, ``<unk>``).
+    """
+
+    id_to_token: Sequence[str]
+    blank_id: int
+    word_delimiter: str = "|"
+    skip_ids: frozenset[int] = frozenset()
+    seconds_per_frame: float = 0.02
+    _prev: int = -1
+    _word: list[_Char] = field(default_factory=list)
+
+    def feed(self, ids: np.ndarray, first_frame: int) -> list[Word]:
+        """Decode arg-max ids ``np.ndarray[int]`` shape (n_frames,) whose first frame is global
+        frame ``first_frame``; return the words completed so far (a word is complete when a
+        delimiter follows it)."""
+        done: list[Word] = []
+        prev = self._prev
+        for i, tok in enumerate(np.asarray(ids).tolist()):
+            frame = first_frame + i
+            if tok == prev:
+                if self._word and tok != self.blank_id and tok not in self.skip_ids:
+                    if self.id_to_token[tok] != self.word_delimiter:
+                        self._word[-1].end = frame + 1
+                continue
+            prev = tok
+            if tok == self.blank_id or tok in self.skip_ids:
+                continue
+            text = self.id_to_token[tok]
+            if text == self.word_delimiter:
+                w = self._flush()
+                if w is not None:
+                    done.append(w)
+            else:
+                self._word.append(_Char(text, frame, frame + 1))
+        self._prev = prev
+        return done
+
+    def _flush(self) -> Word | None:
+        if not self._word:
+            return None
+        chars, self._word = self._word, []
+        spf = self.seconds_per_frame
+        return Word(round(chars[0].start * spf, 3), round(chars[-1].end * spf, 3),
+                    "".join(c.text for c in chars))
+
+    def finish(self) -> list[Word]:
+        """End of stream: return the last word, if any."""
+        w = self._flush()
+        self._prev = -1
+        return [w] if w is not None else []
+
+
+def group_segments(words: Iterable[Word], max_gap_s: float = 0.6, max_len_s: float = 12.0,
+                   max_words: int = 30) -> Iterator[Segment]:
+    """Group words into subtitle-sized segments: a new segment starts after a pause of
+    ``max_gap_s`` seconds, or when the segment would exceed ``max_len_s`` seconds or
+    ``max_words`` words. CTC models give no punctuation, so pauses are the best cue."""
+    cur: list[Word] = []
+    for w in words:
+        if cur and (w.start_s - cur[-1].end_s >= max_gap_s or w.end_s - cur[0].start_s > max_len_s
+                    or len(cur) >= max_words):
+            yield _segment(cur)
+            cur = []
+        cur.append(w)
+    if cur:
+        yield _segment(cur)
+
+
+def _segment(words: list[Word]) -> Segment:
+    return Segment(words[0].start_s, words[-1].end_s, " ".join(w.text for w in words), tuple(words))

@@ -1,0 +1,179 @@
+"""Wav2Vec2 CTC engine: any ``Wav2Vec2ForCTC``-compatible checkpoint, chunked, batched, greedy.
+
+Model: Baevski et al., "wav2vec 2.0" (2020); checkpoints such as facebook/wav2vec2-base-960h
+(model card: 16 kHz input, CTC over characters, ``|`` between words). Weights load through
+transformers' ``from_pretrained`` (safetensors preferred when both formats are present).
+
+Long audio: fixed windows with left/right stride (:mod:`speechstudio.asr.chunking`), equal-length
+windows batched (``batch_size``), centre frames kept, greedy CTC across boundaries
+(:mod:`speechstudio.asr.ctc`). Inference runs under ``torch.inference_mode``; FP16 on CUDA and
+FP32 on CPU unless ``precision`` says otherwise.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from speechstudio.asr.chunking import Window, WindowPlanner
+from speechstudio.asr.ctc import GreedyCTCDecoder, group_segments
+from speechstudio.asr.device import resolve_device, resolve_precision, torch_dtype
+from speechstudio.asr.types import Segment, Word
+from speechstudio.errors import ModelNotFoundError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CHUNK_S = 20.0
+DEFAULT_STRIDE_S = 2.0
+
+
+class Wav2Vec2Engine:
+    """Load a Wav2Vec2 CTC model once and transcribe many inputs with it.
+
+    Args:
+        model_dir: folder holding ``config.json``, weights and the processor files
+            (``vocab.json``, ``preprocessor_config.json``...).
+        model_id: name shown to the user and written to JSON outputs.
+        device: ``auto``/``cpu``/``cuda``/``cuda:N``; precision: ``auto``/``fp32``/``fp16``/``bf16``.
+        chunk_s: window length in seconds; stride_s: left and right context in seconds
+            (each; default 2 s); batch_size: windows per forward pass.
+
+    Raises :class:`ModelNotFoundError` if the folder is not a loadable Wav2Vec2 CTC model.
+    """
+
+    engine = "wav2vec2"
+
+    def __init__(self, model_dir: str | Path, model_id: str | None = None, *, device: str = "auto",
+                 precision: str = "auto", chunk_s: float = DEFAULT_CHUNK_S, stride_s: float | None = None,
+                 batch_size: int = 8) -> None:
+        import torch
+        import transformers
+        from transformers import Wav2Vec2CTCTokenizer, Wav2Vec2FeatureExtractor, Wav2Vec2ForCTC
+
+        transformers.utils.logging.disable_progress_bar()
+        transformers.utils.logging.set_verbosity_error()
+
+        self.model_dir = Path(model_dir)
+        self.model_id = model_id or str(model_dir)
+        self.device = resolve_device(device)
+        self.precision = resolve_precision(precision, self.device)
+        self.batch_size = max(1, int(batch_size))
+        try:
+            self.feature_extractor = Wav2Vec2FeatureExtractor.from_pretrained(self.model_dir)
+            self.tokenizer = Wav2Vec2CTCTokenizer.from_pretrained(self.model_dir)
+            model = Wav2Vec2ForCTC.from_pretrained(self.model_dir, dtype=torch_dtype(self.precision))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ModelNotFoundError(f"{self.model_dir}: not a loadable Wav2Vec2 CTC model ({_first_line(e)})") from e
+        self.model = model.to(self.device).eval()
+        self.sample_rate = int(self.feature_extractor.sampling_rate)
+        self.frame_len = int(np.prod(model.config.conv_stride))
+        self.seconds_per_frame = self.frame_len / self.sample_rate
+        self.receptive_field = self._receptive_field(model.config)
+        stride_s = DEFAULT_STRIDE_S if stride_s is None else float(stride_s)
+        chunk = int(round(chunk_s * self.sample_rate))
+        stride = int(round(stride_s * self.sample_rate))
+        WindowPlanner(chunk, stride, stride, self.frame_len)  # validates the numbers early
+        self.chunk, self.stride = chunk, stride
+        vocab = self.tokenizer.convert_ids_to_tokens(list(range(model.config.vocab_size)))
+        self.id_to_token = [t if t is not None else "" for t in vocab]
+        self.blank_id = int(model.config.pad_token_id if model.config.pad_token_id is not None
+                            else self.tokenizer.pad_token_id)
+        skip = {self.tokenizer.convert_tokens_to_ids(t) for t in
+                (self.tokenizer.bos_token, self.tokenizer.eos_token, self.tokenizer.unk_token) if t}
+        self.skip_ids = frozenset(i for i in skip if i is not None and i != self.blank_id)
+        self.word_delimiter = self.tokenizer.word_delimiter_token or "|"
+        self._torch = torch
+        log.info("loaded %s on %s (%s)", self.model_id, self.device, self.precision)
+
+    @staticmethod
+    def _receptive_field(config) -> int:
+        rf = 1
+        for k, s in reversed(list(zip(config.conv_kernel, config.conv_stride))):
+            rf = (rf - 1) * s + k
+        return rf
+
+    # ------------------------------------------------------------------ model calls
+    def normalize(self, audio: np.ndarray) -> np.ndarray:
+        """Per-window zero-mean unit-variance normalisation when the checkpoint asks for it
+        (``do_normalize``; transformers' ``Wav2Vec2FeatureExtractor.zero_mean_unit_var_norm``)."""
+        if self.feature_extractor.do_normalize:
+            return (audio - audio.mean()) / np.sqrt(audio.var() + 1e-7)
+        return audio
+
+    def window_logits(self, windows: list[np.ndarray]) -> list[np.ndarray]:
+        """Run the model on windows of EQUAL length.
+
+        ``windows``: list of ``np.ndarray[float32]`` shape (n,), 16 kHz mono, same n.
+        Returns a list of ``np.ndarray[float32]`` shape (n_frames, vocab_size) CTC logits.
+        """
+        torch = self._torch
+        n = windows[0].shape[0]
+        if n < self.receptive_field:  # too short for one frame of the conv feature encoder
+            return [np.zeros((0, len(self.id_to_token)), np.float32) for _ in windows]
+        x = np.stack([self.normalize(np.asarray(w, np.float32)) for w in windows]).astype(np.float32)
+        with torch.inference_mode():
+            inp = torch.from_numpy(x).to(self.device, dtype=torch_dtype(self.precision), non_blocking=True)
+            logits = self.model(inp).logits.float().cpu().numpy()
+        return list(logits)
+
+    def stream_logits(self, blocks: Iterable[np.ndarray]) -> Iterator[tuple[int, np.ndarray]]:
+        """Kept logits for a stream of 16 kHz float32 blocks, in order.
+
+        Yields ``(first_global_frame, logits)`` with logits ``np.ndarray[float32]`` shape
+        (n_kept_frames, vocab_size); concatenated they cover every frame of the audio once.
+        """
+        planner = WindowPlanner(self.chunk, self.stride, self.stride, self.frame_len)
+        pending: list[Window] = []
+
+        def run(batch: list[Window]) -> Iterator[tuple[int, np.ndarray]]:
+            for win, lg in zip(batch, self.window_logits([w.audio for w in batch])):
+                base = win.start // self.frame_len
+                a = win.keep_from - base
+                b = lg.shape[0] if win.keep_to is None else min(lg.shape[0], win.keep_to - base)
+                if b > a:
+                    yield win.keep_from, lg[a:b]
+
+        def windows() -> Iterator[Window]:
+            for block in blocks:
+                yield from planner.push(block)
+            yield from planner.finish()
+
+        for win in windows():
+            if pending and win.n_samples != pending[0].n_samples:
+                yield from run(pending)
+                pending = []
+            pending.append(win)
+            if len(pending) >= self.batch_size:
+                yield from run(pending)
+                pending = []
+        if pending:
+            yield from run(pending)
+
+    def logits(self, audio: np.ndarray) -> np.ndarray:
+        """Stitched logits for a whole clip: ``np.ndarray[float32]`` shape (n_frames, vocab)."""
+        parts = [lg for _, lg in self.stream_logits([audio])]
+        return np.concatenate(parts) if parts else np.zeros((0, len(self.id_to_token)), np.float32)
+
+    # ------------------------------------------------------------------ transcription
+    def words(self, blocks: Iterable[np.ndarray]) -> Iterator[Word]:
+        """Words with start/end seconds, as they are decoded."""
+        dec = GreedyCTCDecoder(self.id_to_token, self.blank_id, self.word_delimiter, self.skip_ids,
+                               self.seconds_per_frame)
+        for first, lg in self.stream_logits(blocks):
+            yield from dec.feed(lg.argmax(axis=-1), first)
+        yield from dec.finish()
+
+    def transcribe_blocks(self, blocks: Iterable[np.ndarray], language: str | None = None) -> Iterator[Segment]:
+        """Segments for a stream of ``np.ndarray[float32]`` blocks, mono at ``self.sample_rate``.
+        ``language`` is ignored (a CTC checkpoint knows one vocabulary)."""
+        self.detected_language = None
+        yield from group_segments(self.words(blocks))
+
+    detected_language: str | None = None
+
+
+def _first_line(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    return text[0][:200] if text else type(e).__name__

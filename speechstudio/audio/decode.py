@@ -1,0 +1,328 @@
+"""Decode any audio/video file to float32 mono at a target sample rate, in bounded blocks.
+
+Decoding is PyAV (FFmpeg) from the path, so every container/codec FFmpeg reads works (WAV of any
+bit depth incl. float, u8, mu-law; FLAC, MP3, OGG/Vorbis, Opus, AAC/M4A, AIFF, and the audio track
+of WebM/MP4/MKV/MOV; MP4 with the index at the end is fine because the file is seekable).
+Sample-format conversion is FFmpeg's (``av.AudioResampler`` to planar float), the channel downmix
+is the mean of the channels, and rate conversion is soxr (``soxr.ResampleStream``, "HQ").
+
+Memory stays bounded: :meth:`AudioReader.blocks` yields blocks of at most ``block_s`` seconds
+(default 30 s), so a 3-hour file never sits in memory whole unless the caller collects it.
+
+Headerless raw PCM (``.raw``/``.pcm``) needs its layout stated: :class:`RawFormat`
+(default for those extensions: signed 16-bit little-endian, 16 kHz, mono, as CMU Sphinx ships it).
+"""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from speechstudio.errors import AudioDecodeError
+
+log = logging.getLogger(__name__)
+
+RAW_EXTENSIONS = (".raw", ".pcm")
+_RAW_DTYPES = {
+    "s16le": "<i2", "s16be": ">i2", "s32le": "<i4", "s32be": ">i4", "u8": "u1", "s8": "i1",
+    "f32le": "<f4", "f32be": ">f4", "f64le": "<f8",
+}
+# How much audio (seconds) of each stream to look at when a file has several audio streams.
+_STREAM_PROBE_S = 20.0
+
+
+@dataclass(frozen=True)
+class RawFormat:
+    """Layout of a headerless PCM file: ``sample_rate`` in Hz, ``channels``, ``sample_format``
+    one of s16le, s16be, s32le, s32be, u8, s8, f32le, f32be, f64le (FFmpeg's names)."""
+
+    sample_rate: int = 16000
+    channels: int = 1
+    sample_format: str = "s16le"
+
+    def __post_init__(self) -> None:
+        if self.sample_format not in _RAW_DTYPES:
+            raise AudioDecodeError(
+                f"unknown raw sample format {self.sample_format!r}; use one of {', '.join(_RAW_DTYPES)}")
+        if self.sample_rate <= 0 or self.channels <= 0:
+            raise AudioDecodeError("raw sample rate and channel count must be positive")
+
+
+@dataclass
+class AudioInfo:
+    """What the container says: ``duration_s`` (seconds, may be ``None`` when unknown),
+    ``source_rate`` (Hz), ``channels``, ``codec``, ``stream_index`` (of the chosen audio stream)."""
+
+    path: Path
+    duration_s: float | None
+    source_rate: int
+    channels: int
+    codec: str
+    stream_index: int
+    warnings: list[str] = field(default_factory=list)
+
+
+def _describe(path: Path) -> str:
+    return str(path)
+
+
+def _check_file(path: Path) -> None:
+    if not path.exists():
+        raise AudioDecodeError(f"{_describe(path)}: file not found")
+    if path.is_dir():
+        raise AudioDecodeError(f"{_describe(path)}: is a folder, not an audio file")
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise AudioDecodeError(f"{_describe(path)}: cannot read ({e.strerror})") from e
+    if size == 0:
+        raise AudioDecodeError(f"{_describe(path)}: empty file (0 bytes)")
+    if not os.access(path, os.R_OK):
+        raise AudioDecodeError(f"{_describe(path)}: permission denied")
+
+
+class AudioReader:
+    """Reads one file as float32 mono blocks at ``sample_rate`` Hz.
+
+    Usage::
+
+        reader = AudioReader("talk.mp4", sample_rate=16000)
+        reader.info.duration_s          # from the container (None if unknown)
+        for block in reader.blocks():   # np.ndarray[float32] shape (n,), 16 kHz, range ~[-1, 1]
+            ...
+        reader.decoded_s                # seconds actually decoded (after blocks() is exhausted)
+        reader.warnings                 # e.g. truncated file: decoded as far as it was valid
+
+    Raises :class:`AudioDecodeError` (message names the file and the reason) for a missing or
+    empty file, a file FFmpeg does not recognise, or one with no audio stream. Corruption after
+    some valid audio is not an error: decoding stops there and a warning is recorded.
+    """
+
+    def __init__(self, path: str | os.PathLike, sample_rate: int = 16000, *,
+                 raw: RawFormat | None = None, block_s: float = 30.0) -> None:
+        self.path = Path(path)
+        self.sample_rate = int(sample_rate)
+        self.block_s = float(block_s)
+        self.decoded_s = 0.0
+        _check_file(self.path)
+        if raw is None and self.path.suffix.lower() in RAW_EXTENSIONS:
+            raw = RawFormat()
+        self.raw = raw
+        self.info = self._probe_raw() if raw is not None else self._probe()
+        self.warnings = self.info.warnings
+
+    # ---------------------------------------------------------------- probing
+    def _probe_raw(self) -> AudioInfo:
+        assert self.raw is not None
+        width = np.dtype(_RAW_DTYPES[self.raw.sample_format]).itemsize * self.raw.channels
+        size = self.path.stat().st_size
+        info = AudioInfo(self.path, (size // width) / self.raw.sample_rate, self.raw.sample_rate,
+                         self.raw.channels, f"pcm_{self.raw.sample_format}", 0)
+        if size % width:
+            info.warnings.append(f"{self.path}: raw file size is not a whole number of frames; "
+                                 f"last {size % width} bytes ignored")
+        return info
+
+    def _open(self):
+        import av
+
+        try:
+            return av.open(str(self.path), mode="r", metadata_errors="ignore")
+        except av.error.FFmpegError as e:  # InvalidDataError, etc.
+            raise AudioDecodeError(
+                f"{self.path}: not a recognised audio or video file ({_ffmpeg_reason(e)})") from e
+        except (OSError, UnicodeDecodeError) as e:
+            raise AudioDecodeError(f"{self.path}: cannot open ({e})") from e
+
+    def _probe(self) -> AudioInfo:
+        container = self._open()
+        try:
+            streams = list(container.streams.audio)
+            if not streams:
+                kinds = ", ".join(sorted({s.type for s in container.streams})) or "nothing"
+                raise AudioDecodeError(f"{self.path}: no audio stream (the file holds {kinds})")
+            stream = streams[0] if len(streams) == 1 else self._pick_stream(streams)
+            duration = None
+            if stream.duration is not None and stream.time_base is not None:
+                duration = float(stream.duration * stream.time_base)
+            elif container.duration is not None:
+                duration = container.duration / 1_000_000
+            cc = stream.codec_context
+            return AudioInfo(self.path, duration, int(cc.sample_rate or 0), int(cc.channels or 0),
+                             cc.name, stream.index)
+        finally:
+            container.close()
+
+    def _pick_stream(self, streams) -> object:
+        """Several audio streams (e.g. a video with a silent commentary track): take the one
+        whose first ~20 s carry the most energy (RMS)."""
+        best, best_rms = streams[0], -1.0
+        for s in streams:
+            rms = 0.0
+            try:
+                total, n = 0.0, 0
+                for frame in self._decode_frames(s.index, limit_s=_STREAM_PROBE_S):
+                    total += float(np.sum(frame.astype(np.float64) ** 2))
+                    n += frame.size
+                rms = (total / n) ** 0.5 if n else 0.0
+            except AudioDecodeError:
+                rms = 0.0
+            log.debug("%s: audio stream %d RMS %.5f", self.path, s.index, rms)
+            if rms > best_rms:
+                best, best_rms = s, rms
+        return best
+
+    # ---------------------------------------------------------------- decoding
+    def _decode_frames(self, stream_index: int, limit_s: float | None = None) -> Iterator[np.ndarray]:
+        """Yield mono float32 frames at the stream's own rate (downmixed, not resampled)."""
+        import av
+
+        container = self._open()
+        try:
+            stream = container.streams.audio[[s.index for s in container.streams.audio].index(stream_index)]
+            stream.thread_type = "AUTO"
+            converter = av.AudioResampler(format="fltp")
+            got = 0
+            rate = stream.codec_context.sample_rate or 1
+            packets = container.demux(stream)
+            while True:
+                try:
+                    packet = next(packets)
+                except StopIteration:
+                    break
+                except av.error.FFmpegError as e:
+                    self._corrupt(e, got, rate)
+                    break
+                try:
+                    frames = packet.decode()
+                except av.error.FFmpegError as e:
+                    # A damaged packet (e.g. an MP3 cut mid-frame): skip it, keep what is valid.
+                    if packet.size and packet.pts is not None:
+                        self._corrupt(e, got, rate, stopping=False)
+                        continue
+                    frames = []
+                for frame in frames:
+                    for out in converter.resample(frame):
+                        planes = out.to_ndarray()  # (channels, n) float32
+                        mono = planes[0] if planes.shape[0] == 1 else planes.mean(axis=0, dtype=np.float32)
+                        got += mono.shape[0]
+                        yield mono
+                    if limit_s is not None and got >= limit_s * rate:
+                        return
+            for out in converter.resample(None):
+                planes = out.to_ndarray()
+                yield planes[0] if planes.shape[0] == 1 else planes.mean(axis=0, dtype=np.float32)
+        finally:
+            container.close()
+
+    def _corrupt(self, err: Exception, got: int, rate: int, stopping: bool = True) -> None:
+        msg = (f"{self.path}: damaged data after {got / rate:.2f} s "
+               f"({_ffmpeg_reason(err)}); {'decoded as far as it was valid' if stopping else 'skipped a bad packet'}")
+        if msg not in self.info.warnings:
+            self.info.warnings.append(msg)
+        log.info(msg)
+
+    def _raw_frames(self) -> Iterator[np.ndarray]:
+        assert self.raw is not None
+        dtype = np.dtype(_RAW_DTYPES[self.raw.sample_format])
+        ch = self.raw.channels
+        data = np.memmap(self.path, dtype=dtype, mode="r")
+        n = (data.shape[0] // ch) * ch
+        step = int(self.raw.sample_rate * 10) * ch
+        for i in range(0, n, step):
+            x = np.asarray(data[i:min(i + step, n)]).reshape(-1, ch).astype(np.float32)
+            if dtype.kind == "i":
+                x /= float(2 ** (8 * dtype.itemsize - 1))
+            elif dtype.kind == "u":
+                x = (x - 128.0) / 128.0
+            yield x.mean(axis=1) if ch > 1 else x[:, 0]
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        """Yield ``np.ndarray[float32]`` blocks, shape (n,), mono at ``self.sample_rate`` Hz.
+
+        Every block but the last holds exactly ``round(block_s * sample_rate)`` samples.
+        Afterwards ``self.decoded_s`` is the decoded duration in seconds. Raises
+        :class:`AudioDecodeError` if the file yields no audio at all.
+        """
+        import soxr
+
+        src_rate = self.info.source_rate
+        frames = self._raw_frames() if self.raw is not None else self._decode_frames(self.info.stream_index)
+        resampler = None if src_rate == self.sample_rate else soxr.ResampleStream(
+            src_rate, self.sample_rate, 1, dtype="float32", quality="HQ")
+        block_len = max(1, int(round(self.block_s * self.sample_rate)))
+        pending: list[np.ndarray] = []
+        pending_n = 0
+        total = 0
+        try:
+            for frame in _chain_last(frames):
+                data, last = frame
+                if resampler is not None:
+                    data = resampler.resample_chunk(data, last=last)
+                if data.size:
+                    pending.append(data)
+                    pending_n += data.shape[0]
+                while pending_n >= block_len:
+                    buf = np.concatenate(pending) if len(pending) > 1 else pending[0]
+                    yield np.ascontiguousarray(buf[:block_len], dtype=np.float32)
+                    total += block_len
+                    rest = buf[block_len:]
+                    pending, pending_n = ([rest], rest.shape[0]) if rest.size else ([], 0)
+        except AudioDecodeError:
+            raise
+        except Exception as e:  # any other decoder failure mid-file
+            if total + pending_n == 0:
+                raise AudioDecodeError(f"{self.path}: cannot decode audio ({_ffmpeg_reason(e)})") from e
+            self._corrupt(e, total + pending_n, self.sample_rate)
+        if pending_n:
+            yield np.ascontiguousarray(np.concatenate(pending), dtype=np.float32)
+            total += pending_n
+        self.decoded_s = total / self.sample_rate
+        if total == 0:
+            raise AudioDecodeError(f"{self.path}: no decodable audio (the audio stream is empty or corrupt)")
+        expected = self.info.duration_s
+        if expected and self.decoded_s < 0.99 * expected - 0.05 and not self.info.warnings:
+            msg = (f"{self.path}: decoded {self.decoded_s:.2f} s of the {expected:.2f} s the header "
+                   "announces (file truncated?)")
+            self.info.warnings.append(msg)
+            log.info(msg)
+
+
+def _chain_last(it: Iterator[np.ndarray]) -> Iterator[tuple[np.ndarray, bool]]:
+    """Pair each item with ``last`` (True for the final one; an empty array closes the stream)."""
+    prev = None
+    for x in it:
+        if prev is not None:
+            yield prev, False
+        prev = x
+    yield (prev if prev is not None else np.zeros(0, np.float32)), True
+
+
+def _ffmpeg_reason(e: Exception) -> str:
+    text = getattr(e, "strerror", None) or str(e)
+    return str(text).split(":")[0].strip() if text else type(e).__name__
+
+
+def load_audio(path: str | os.PathLike, sample_rate: int = 16000, *, raw: RawFormat | None = None) -> np.ndarray:
+    """Decode a whole file: ``np.ndarray[float32]`` shape (n_samples,), mono, ``sample_rate`` Hz,
+    range ~[-1, 1]. For long files prefer :class:`AudioReader` blocks (bounded memory).
+    Raises :class:`AudioDecodeError` naming the file and the reason."""
+    reader = AudioReader(path, sample_rate, raw=raw)
+    parts = list(reader.blocks())
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def parse_raw_format(spec: str) -> RawFormat:
+    """Parse ``"16000:1:s16le"`` (rate:channels:format) or ``"16000"`` into a :class:`RawFormat`."""
+    parts = spec.split(":")
+    try:
+        rate = int(parts[0])
+        ch = int(parts[1]) if len(parts) > 1 and parts[1] else 1
+    except ValueError as e:
+        raise AudioDecodeError(f"bad raw format {spec!r}: expected RATE[:CHANNELS[:FORMAT]], e.g. 16000:1:s16le") from e
+    fmt = parts[2] if len(parts) > 2 else "s16le"
+    return RawFormat(rate, ch, fmt)
