@@ -1,0 +1,246 @@
+"""Command line: ``speechstudio transcribe|models|speak|voices|dictate|gui ...``.
+
+Thin on purpose: parse arguments, call the same functions the GUI uses, print results. Errors a
+user can cause print one line (``speechstudio: error: ...``), never a traceback (``--debug`` shows
+it). Exit status: 0 all good, 1 some inputs failed (others still written), 2 usage error,
+130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+from speechstudio import __version__
+from speechstudio.errors import SpeechStudioError, UsageError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+# Subcommands implemented in their own layer; each module exposes ``register(subparsers)``.
+_PLUGINS = ("speechstudio.hub.cli", "speechstudio.tts.cli", "speechstudio.asr.dictate_cli",
+            "speechstudio.gui.cli")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # usage errors: exit 2 with one line, like argparse
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {v}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="speechstudio", description="Offline speech: transcribe, dictate, speak.")
+    parser.add_argument("--version", action="version", version=f"speechstudio {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logging")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    t = sub.add_parser("transcribe", help="transcribe audio/video files or folders",
+                       description="Transcribe files and folders (recursively) to txt/srt/vtt/json.")
+    t.add_argument("paths", nargs="+", metavar="PATH", help="audio/video files or folders")
+    t.add_argument("--model", help="model name, Hugging Face id or folder (default: see `models list`)")
+    t.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default auto)")
+    t.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"))
+    t.add_argument("--format", default="txt,srt,vtt,json", help="comma list of txt,srt,vtt,json")
+    t.add_argument("--output-dir", help="write outputs here, mirroring the input folders")
+    t.add_argument("--recursive", action=argparse.BooleanOptionalAction, default=True,
+                   help="scan folders recursively (default yes)")
+    t.add_argument("--overwrite", action="store_true", help="redo inputs that already have outputs")
+    t.add_argument("--language", help="language code for Whisper (default: detect)")
+    t.add_argument("--batch-size", type=_positive_int, default=8, help="windows per forward pass (Wav2Vec2)")
+    t.add_argument("--chunk-s", type=_positive_float, help="Wav2Vec2 window length in seconds (default 20)")
+    t.add_argument("--stride-s", type=_positive_float, help="Wav2Vec2 left/right context in seconds (default 2)")
+    t.add_argument("--raw-format", metavar="RATE[:CH[:FMT]]",
+                   help="layout of headerless .raw/.pcm inputs, e.g. 16000:1:s16le (the default)")
+    t.add_argument("--no-download", action="store_true", help="never touch the network")
+    t.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    t.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    t.set_defaults(func=cmd_transcribe)
+
+    for name in _PLUGINS:
+        try:
+            mod = importlib.import_module(name)
+        except ImportError as e:
+            if getattr(e, "name", None) != name:
+                logging.getLogger(__name__).debug("subcommands of %s unavailable: %s", name, e)
+            continue
+        mod.register(sub)
+    return parser
+
+
+def _format_hms(seconds: float) -> str:
+    seconds = int(round(seconds))
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def cmd_transcribe(args) -> int:
+    from tqdm import tqdm
+
+    from speechstudio.asr.load import load_engine
+    from speechstudio.audio.decode import parse_raw_format
+    from speechstudio.jobs.batch import BatchSummary, collect_inputs, run_batch
+    from speechstudio.jobs.export import parse_formats
+
+    formats = parse_formats(args.format)
+    raw = parse_raw_format(args.raw_format) if args.raw_format else None
+    if args.chunk_s and args.stride_s and 2 * args.stride_s >= args.chunk_s:
+        raise UsageError(f"--stride-s {args.stride_s} is too long for --chunk-s {args.chunk_s} (need 2*stride < chunk)")
+    items, ignored = collect_inputs(args.paths, recursive=args.recursive)
+    summary = BatchSummary()
+    summary.ignored.extend(ignored)
+    if not items:
+        for path, reason in ignored:
+            print(f"ignored {path}: {reason}", file=sys.stderr)
+        raise UsageError("no input files to transcribe")
+    engine, message = load_engine(args.model, device=args.device, precision=args.precision,
+                                  batch_size=args.batch_size, chunk_s=args.chunk_s, stride_s=args.stride_s,
+                                  allow_download=not args.no_download, progress=not args.quiet)
+    print(message, file=sys.stderr)
+
+    total_s = _probe_total(items)
+    cancel = threading.Event()
+    bar = tqdm(total=round(total_s, 1) if total_s else None, unit="s audio", disable=args.quiet,
+               dynamic_ncols=True, file=sys.stderr,
+               bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} s audio [{elapsed}<{remaining}] {postfix}")
+    t0 = time.perf_counter()
+    credited = 0.0
+    try:
+        for ev in run_batch(items, engine, formats=formats, output_dir=args.output_dir,
+                            overwrite=args.overwrite, language=args.language, raw=raw, cancel=cancel,
+                            debug=args.debug):
+            summary.add(ev)
+            if ev.kind == "start":
+                credited = 0.0
+                bar.set_description(f"{ev.index + 1}/{len(items)} {ev.item.path.name[:30]}")
+            elif ev.kind == "segment" and ev.position_s > credited:
+                bar.update(ev.position_s - credited)
+                credited = ev.position_s
+            elif ev.kind in ("done", "failed", "skipped"):
+                remaining = (ev.duration_s or 0.0) - credited
+                if ev.kind != "done":
+                    remaining = _safe_duration(ev.item) - credited
+                if remaining > 0:
+                    bar.update(remaining)
+                credited = 0.0
+                bar.set_postfix_str(f"done {summary.done}, skipped {summary.skipped}, failed {len(summary.failed)}")
+                if ev.kind == "done":
+                    for w in ev.warnings:
+                        tqdm.write(f"warning: {w}", file=sys.stderr)
+                    for out in ev.outputs:
+                        tqdm.write(str(out))
+                elif ev.kind == "failed":
+                    tqdm.write(f"failed: {ev.reason}", file=sys.stderr)
+    except KeyboardInterrupt:
+        cancel.set()
+        summary.cancelled = True
+    finally:
+        bar.close()
+    summary.wall_s = time.perf_counter() - t0
+    _print_summary(summary)
+    if summary.cancelled:
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if summary.failed else EXIT_OK
+
+
+def _safe_duration(item) -> float:
+    from speechstudio.audio.decode import AudioReader
+
+    try:
+        return AudioReader(item.path).info.duration_s or 0.0
+    except Exception:
+        return 0.0
+
+
+def _probe_total(items) -> float:
+    from speechstudio.audio.decode import AudioReader
+
+    total = 0.0
+    for item in items:
+        try:
+            total += AudioReader(item.path).info.duration_s or 0.0
+        except Exception:
+            pass
+    return total
+
+
+def _print_summary(s) -> None:
+    err = sys.stderr
+    print(f"\nSummary: {s.done} done, {s.skipped} skipped, {len(s.failed)} failed, "
+          f"{len(s.ignored)} ignored; {s.audio_s / 3600:.3f} h audio ({_format_hms(s.audio_s)}) "
+          f"in {_format_hms(s.wall_s)} wall, RTFx {s.rtfx:.1f}", file=err)
+    for path, reason in s.failed:
+        print(f"  failed: {reason if str(path) in reason else f'{path}: {reason}'}", file=err)
+    for path, reason in s.ignored:
+        print(f"  ignored: {path}: {reason}", file=err)
+    if s.cancelled:
+        print("  interrupted: the file in progress was not written; rerun to resume", file=err)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "func", None):
+        if args.command is None:
+            gui = _gui_entry()
+            if gui is not None:
+                return gui(args)
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as e:
+        print(f"speechstudio: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except SpeechStudioError as e:
+        if args.debug:
+            raise
+        print(f"speechstudio: error: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as e:
+        if args.debug:
+            raise
+        print(f"speechstudio: unexpected error: {type(e).__name__}: {e} (rerun with --debug for details)",
+              file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _gui_entry():
+    try:
+        mod = importlib.import_module("speechstudio.gui.cli")
+    except ImportError:
+        return None
+    return getattr(mod, "run_gui", None)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

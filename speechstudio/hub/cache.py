@@ -1,0 +1,102 @@
+"""The Hugging Face hub cache, read and pruned without any network access.
+
+All functions pass ``cache_dir=paths.hf_cache_dir()`` explicitly, so ``HF_HUB_CACHE`` / ``HF_HOME``
+set after ``huggingface_hub`` was imported are still honoured.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from speechstudio.hub.paths import hf_cache_dir
+
+
+@dataclass(frozen=True)
+class CachedModel:
+    """A model repo in the Hugging Face cache: ``repo_id``, the snapshot dir used, size on disk (bytes)."""
+
+    repo_id: str
+    path: Path
+    size_bytes: int
+
+
+def cached_snapshot(repo_id: str) -> Path | None:
+    """Return the cached snapshot directory of ``repo_id`` (revision ``main``), or ``None``.
+
+    Uses ``huggingface_hub.snapshot_download(repo_id, local_files_only=True)``: no network.
+    A snapshot downloaded with a file filter (e.g. safetensors only) is accepted: its directory
+    is returned and the caller validates it with ``detect_engine``.
+
+    Args:
+        repo_id: a Hugging Face model id such as ``"facebook/wav2vec2-base-960h"``.
+
+    Returns:
+        The snapshot directory, or ``None`` when nothing usable is cached (or the id is invalid).
+    """
+    import huggingface_hub as hf
+    from huggingface_hub import errors as hf_errors
+
+    incomplete = getattr(hf_errors, "IncompleteSnapshotError", None)
+    try:
+        path = hf.snapshot_download(repo_id, local_files_only=True, cache_dir=str(hf_cache_dir()))
+    except Exception as exc:  # noqa: BLE001 - any failure means "not usable from the cache"
+        snapshot = getattr(exc, "snapshot_path", None)
+        if incomplete is not None and isinstance(exc, incomplete) and snapshot and os.path.isdir(snapshot):
+            return Path(snapshot)
+        return None
+    return Path(path) if path and os.path.isdir(path) else None
+
+
+def _scan():
+    import huggingface_hub as hf
+
+    cache_dir = hf_cache_dir()
+    if not cache_dir.is_dir():
+        return None
+    try:
+        return hf.scan_cache_dir(cache_dir=str(cache_dir))
+    except Exception:  # noqa: BLE001 - CacheNotFound, CorruptedCacheException, OSError
+        return None
+
+
+def cached_models() -> list[CachedModel]:
+    """Return every model repo in the Hugging Face cache with its ``main`` (else newest) snapshot.
+
+    Returns:
+        ``CachedModel`` list sorted by ``repo_id``; empty when there is no cache. Repos are not
+        checked for being ASR models here (``listing.list_models`` does that).
+    """
+    info = _scan()
+    if info is None:
+        return []
+    found = []
+    for repo in info.repos:
+        if repo.repo_type != "model" or not repo.revisions:
+            continue
+        revisions = sorted(repo.revisions, key=lambda r: ("main" in r.refs, r.last_modified), reverse=True)
+        found.append(CachedModel(repo.repo_id, Path(revisions[0].snapshot_path), int(repo.size_on_disk)))
+    return sorted(found, key=lambda m: m.repo_id.lower())
+
+
+def delete_cached(repo_id: str) -> int | None:
+    """Delete every cached revision of the model ``repo_id`` from the Hugging Face cache.
+
+    Args:
+        repo_id: Hugging Face model id (exact, case-insensitive match).
+
+    Returns:
+        The bytes freed, or ``None`` when the repo is not in the cache.
+
+    Raises:
+        OSError: the files could not be deleted.
+    """
+    info = _scan()
+    if info is None:
+        return None
+    for repo in info.repos:
+        if repo.repo_type == "model" and repo.repo_id.lower() == repo_id.lower():
+            strategy = info.delete_revisions(*[r.commit_hash for r in repo.revisions])
+            strategy.execute()
+            return int(strategy.expected_freed_size)
+    return None

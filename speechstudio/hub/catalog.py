@@ -1,0 +1,112 @@
+"""Catalog of known-good ASR models (Hugging Face ids) with engine, approximate size and languages.
+
+Sizes are **approximate** download sizes in MB of what ``download_model`` fetches (weights in
+safetensors when the repo has them, plus config/tokenizer files), taken from the models' Hugging
+Face file listings; they are shown to the user before a download, not used for checks.
+
+``languages`` holds ISO 639-1 codes (``"zh"`` for Mandarin / zh-CN) or ``("multi",)`` for the
+multilingual Whisper models (99 languages).
+
+Aliases are short names accepted wherever a model id is (``--model base.en``); they follow
+faster-whisper's own size names (``tiny``, ``base.en``, ``large-v3``...).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """One known-good model.
+
+    ``model_id``: Hugging Face repo id; ``engine``: ``"wav2vec2"`` or ``"whisper"``;
+    ``size_mb``: approximate download size in MB; ``languages``: ISO codes or ``("multi",)``;
+    ``description``: one short line; ``aliases``: other names accepted for it.
+    """
+
+    model_id: str
+    engine: str
+    size_mb: int
+    languages: tuple[str, ...]
+    description: str
+    aliases: tuple[str, ...] = ()
+
+
+def _xlsr(lang_name: str, code: str, size_mb: int = 1270) -> CatalogEntry:
+    return CatalogEntry(
+        f"jonatasgrosman/wav2vec2-large-xlsr-53-{lang_name}",
+        "wav2vec2",
+        size_mb,
+        (code,),
+        f"XLSR-53 large fine-tuned on Common Voice {code} (CTC, 16 kHz)",
+    )
+
+
+def _fw(size: str, size_mb: int, desc: str) -> CatalogEntry:
+    english = size.endswith(".en")
+    return CatalogEntry(
+        f"Systran/faster-whisper-{size}",
+        "whisper",
+        size_mb,
+        ("en",) if english else ("multi",),
+        desc + (" (English-only)" if english else " (multilingual)"),
+        aliases=(size,),
+    )
+
+
+CATALOG: tuple[CatalogEntry, ...] = (
+    CatalogEntry(
+        "facebook/wav2vec2-base-960h",
+        "wav2vec2",
+        380,
+        ("en",),
+        "Wav2Vec2 base fine-tuned on LibriSpeech 960 h (CTC, 16 kHz); the default model",
+        aliases=("wav2vec2-base-960h",),
+    ),
+    CatalogEntry(
+        "facebook/wav2vec2-large-960h-lv60-self",
+        "wav2vec2",
+        1260,
+        ("en",),
+        "Wav2Vec2 large, LibriLight 60k h + self-training, LibriSpeech 960 h (CTC, 16 kHz)",
+        aliases=("wav2vec2-large-960h-lv60-self",),
+    ),
+    _xlsr("english", "en"),
+    _xlsr("german", "de"),
+    _xlsr("spanish", "es"),
+    _xlsr("french", "fr"),
+    _xlsr("italian", "it"),
+    _xlsr("portuguese", "pt"),
+    _xlsr("dutch", "nl"),
+    _xlsr("polish", "pl"),
+    _xlsr("russian", "ru"),
+    _xlsr("japanese", "ja", 1280),
+    _xlsr("chinese-zh-cn", "zh", 1290),
+    _xlsr("arabic", "ar"),
+    _fw("tiny", 75, "Whisper tiny, CTranslate2 float16"),
+    _fw("tiny.en", 75, "Whisper tiny, CTranslate2 float16"),
+    _fw("base", 145, "Whisper base, CTranslate2 float16"),
+    _fw("base.en", 145, "Whisper base, CTranslate2 float16"),
+    _fw("small", 485, "Whisper small, CTranslate2 float16"),
+    _fw("small.en", 485, "Whisper small, CTranslate2 float16"),
+    _fw("medium", 1530, "Whisper medium, CTranslate2 float16"),
+    _fw("medium.en", 1530, "Whisper medium, CTranslate2 float16"),
+    _fw("large-v3", 3090, "Whisper large-v3, CTranslate2 float16"),
+)
+
+DEFAULT_MODEL_ID = "facebook/wav2vec2-base-960h"
+
+
+def find_entry(name: str) -> CatalogEntry | None:
+    """Return the catalog entry whose id or alias equals ``name`` (case-insensitive), else ``None``."""
+    key = name.strip().lower()
+    for entry in CATALOG:
+        if entry.model_id.lower() == key or key in (a.lower() for a in entry.aliases):
+            return entry
+    return None
+
+
+def canonical_id(name: str) -> str:
+    """Map a catalog alias (``"base.en"``) to its Hugging Face id; other names are returned unchanged."""
+    entry = find_entry(name)
+    return entry.model_id if entry else name

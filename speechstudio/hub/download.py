@@ -1,0 +1,319 @@
+"""Download models from the Hugging Face Hub into its normal cache, failing fast when offline.
+
+No call here can hang on a dead network: every network step runs under a deadline
+(``network_timeout_s()``, default 5 s, env ``SPEECHSTUDIO_HUB_TIMEOUT``), ``HF_HUB_OFFLINE=1``
+(or ``TRANSFORMERS_OFFLINE=1``) means no network access at all, and every connection failure
+becomes an ``OfflineError`` whose message says how to get the model onto the machine.
+
+Files: when a repo has safetensors weights, the PyTorch ``.bin`` copies are skipped; TensorFlow,
+Flax, Rust and ONNX exports are always skipped (``select_files``).
+"""
+from __future__ import annotations
+
+import fnmatch
+import glob
+import importlib
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TypeVar
+
+from speechstudio.errors import ModelNotFoundError, OfflineError
+from speechstudio.hub.cache import cached_snapshot
+from speechstudio.hub.catalog import canonical_id
+from speechstudio.hub.detect import detect_engine
+from speechstudio.hub.paths import hf_cache_dir
+from speechstudio.hub.types import ResolvedModel
+
+T = TypeVar("T")
+
+_TRUE = {"1", "on", "yes", "true"}
+
+#: Files never needed by our engines (other frameworks' exports, repo plumbing).
+SKIPPED_PATTERNS = (
+    "*.h5",
+    "*.msgpack",
+    "*.ot",
+    "*.onnx",
+    "*.onnx_data",
+    "*.tflite",
+    "*.pb",
+    "*.mlmodel",
+    "*.ckpt",
+    "onnx/*",
+    "coreml/*",
+    "tf_model*",
+    "flax_model*",
+    "rust_model*",
+    ".gitattributes",
+)
+
+IMPORT_HINT = (
+    "to use it without network, copy the model folder from a machine that has it (for example its "
+    "Hugging Face cache snapshot) and run `speechstudio models import DIR`"
+)
+
+
+def network_timeout_s() -> float:
+    """Seconds any single Hub request may take before we give up (env ``SPEECHSTUDIO_HUB_TIMEOUT``, default 5)."""
+    try:
+        return max(0.1, float(os.environ.get("SPEECHSTUDIO_HUB_TIMEOUT", "5")))
+    except ValueError:
+        return 5.0
+
+
+def hub_offline() -> bool:
+    """Return True when Hugging Face offline mode is on (``HF_HUB_OFFLINE`` / ``TRANSFORMERS_OFFLINE``).
+
+    Reads the environment at call time, and also honours ``huggingface_hub.constants.HF_HUB_OFFLINE``
+    when that module is already imported (it reads the variable once, at import).
+    """
+    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        if os.environ.get(var, "").strip().lower() in _TRUE:
+            return True
+    constants = sys.modules.get("huggingface_hub.constants")
+    if constants is not None and "HF_HUB_OFFLINE" not in os.environ:
+        return bool(getattr(constants, "HF_HUB_OFFLINE", False))
+    return False
+
+
+def hub_endpoint() -> str:
+    """The Hub URL: ``$HF_ENDPOINT`` or ``https://huggingface.co``."""
+    return (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
+
+
+def _call_with_deadline(fn: Callable[[], T], timeout_s: float, what: str) -> T:
+    """Run ``fn()`` in a daemon thread; return its result, re-raise its error, or raise
+    ``OfflineError`` when it has not finished after ``timeout_s`` (DNS lookups ignore socket
+    timeouts, so only a thread bounds them)."""
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name=f"speechstudio-hub-{what}", daemon=True)
+    thread.start()
+    thread.join(timeout_s)
+    if thread.is_alive():
+        raise OfflineError(f"no answer from the Hugging Face Hub ({hub_endpoint()}) within {timeout_s:g} s ({what})")
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["result"]  # type: ignore[return-value]
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """Connection/timeout exception classes of whichever HTTP libraries are installed."""
+    classes: list[type[BaseException]] = [ConnectionError, TimeoutError]
+    for module, names in (
+        ("httpx2", ("TransportError",)),
+        ("httpx", ("TransportError",)),
+        ("requests", ("ConnectionError", "Timeout")),
+    ):
+        try:
+            mod = importlib.import_module(module)
+        except Exception:  # noqa: BLE001
+            continue
+        for name in names:
+            cls = getattr(mod, name, None)
+            if isinstance(cls, type) and issubclass(cls, BaseException):
+                classes.append(cls)
+    return tuple(classes)
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = text[:160]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _probe_endpoint(timeout_s: float) -> None:
+    """One HEAD request to the Hub endpoint through huggingface_hub's HTTP session (proxies honoured)."""
+    from huggingface_hub.utils import get_session
+
+    get_session().head(hub_endpoint(), timeout=timeout_s)
+
+
+def hub_reachable(timeout_s: float | None = None) -> tuple[bool, str]:
+    """Check, within ``timeout_s`` seconds, whether the Hugging Face Hub answers.
+
+    Never touches the network when offline mode is on.
+
+    Args:
+        timeout_s: deadline in seconds (default ``network_timeout_s()``).
+
+    Returns:
+        ``(True, "")`` when the endpoint answered (any HTTP status), else ``(False, reason)``
+        with a short human-readable reason.
+    """
+    if hub_offline():
+        return False, "HF_HUB_OFFLINE=1 is set"
+    t = network_timeout_s() if timeout_s is None else timeout_s
+    try:
+        _call_with_deadline(lambda: _probe_endpoint(t), t, "reachability check")
+    except OfflineError as exc:
+        return False, str(exc)
+    except Exception as exc:  # noqa: BLE001 - any failure means unreachable
+        return False, f"cannot connect to {hub_endpoint()} ({_short(exc)})"
+    return True, ""
+
+
+def select_files(files: Iterable[str]) -> list[str]:
+    """Choose which repo files to download.
+
+    Args:
+        files: repo-relative file names, as listed by the Hub.
+
+    Returns:
+        The files to fetch, in input order: everything except other frameworks' exports
+        (``SKIPPED_PATTERNS``), and without ``pytorch_model*.bin`` (+ index) when the repo
+        has ``*.safetensors`` weights. CTranslate2's ``model.bin`` is always kept.
+    """
+    names = list(files)
+    has_safetensors = any(n.endswith(".safetensors") for n in names)
+    chosen = []
+    for name in names:
+        base = name.rsplit("/", 1)[-1]
+        if any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(base, p) for p in SKIPPED_PATTERNS):
+            continue
+        if has_safetensors and base.startswith("pytorch_model") and (
+            base.endswith(".bin") or base.endswith(".bin.index.json")
+        ):
+            continue
+        chosen.append(name)
+    return chosen
+
+
+def _offline_error(repo_id: str, reason: str) -> OfflineError:
+    return OfflineError(f"cannot download {repo_id}: {reason}; {IMPORT_HINT}")
+
+
+def _map_hub_error(repo_id: str, exc: BaseException) -> Exception:
+    """Turn a huggingface_hub / HTTP exception into our one-line user error."""
+    from huggingface_hub import errors as hf_errors
+
+    gated = getattr(hf_errors, "GatedRepoError", None)
+    if gated is not None and isinstance(exc, gated):
+        return ModelNotFoundError(
+            f"{repo_id} is gated on the Hugging Face Hub: accept its terms on the website and log in "
+            "(`hf auth login`), or import a local copy"
+        )
+    if isinstance(exc, (hf_errors.RepositoryNotFoundError, getattr(hf_errors, "RevisionNotFoundError", ()))):
+        return ModelNotFoundError(
+            f"{repo_id} was not found on the Hugging Face Hub (check the id; private models need `hf auth login`)"
+        )
+    offline_cls = getattr(hf_errors, "OfflineModeIsEnabled", None)
+    if offline_cls is not None and isinstance(exc, offline_cls):
+        return _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache")
+    if isinstance(exc, hf_errors.LocalEntryNotFoundError):
+        return _offline_error(repo_id, "the Hugging Face Hub is unreachable and it is not fully cached")
+    if isinstance(exc, hf_errors.HfHubHTTPError):
+        status = getattr(getattr(exc, "response", None), "status_code", "?")
+        if status in (401, 403):
+            return ModelNotFoundError(f"{repo_id}: access denied by the Hugging Face Hub (HTTP {status}); log in with `hf auth login`")
+        return _offline_error(repo_id, f"the Hugging Face Hub answered HTTP {status}")
+    if isinstance(exc, _transport_errors() + (OSError,)):
+        return _offline_error(repo_id, f"cannot reach {hub_endpoint()} ({_short(exc)})")
+    return exc if isinstance(exc, Exception) else RuntimeError(str(exc))
+
+
+def list_repo_files(repo_id: str, timeout_s: float | None = None) -> list[str]:
+    """List the files of a model repo on the Hub, within a deadline.
+
+    Raises:
+        OfflineError: offline mode, no network, no answer in time, Hub error 5xx.
+        ModelNotFoundError: no such repo, gated, or access denied.
+    """
+    import huggingface_hub as hf
+
+    if hub_offline():
+        raise _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set")
+    t = network_timeout_s() if timeout_s is None else timeout_s
+    try:
+        info = _call_with_deadline(lambda: hf.HfApi().model_info(repo_id, timeout=t), t, "listing files")
+    except OfflineError as exc:
+        raise _offline_error(repo_id, str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - mapped to a user error
+        raise _map_hub_error(repo_id, exc) from exc
+    return [s.rfilename for s in (getattr(info, "siblings", None) or [])]
+
+
+def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
+    """Download a model from the Hugging Face Hub into its normal cache and return it.
+
+    Safetensors weights are preferred over PyTorch ``.bin`` when the repo has both; other
+    frameworks' exports are skipped (``select_files``). Interrupted downloads resume on the next
+    call (huggingface_hub keeps ``.incomplete`` files). When the Hub cannot be reached but the
+    model is already cached, the cached copy is returned (``source="hf cache"``).
+
+    Args:
+        repo_id: Hugging Face model id, or a catalog alias (``"base.en"``).
+        progress: show huggingface_hub's tqdm progress bars on stderr.
+
+    Returns:
+        ``ResolvedModel`` with ``source="downloaded"`` (or ``"hf cache"``, see above).
+
+    Raises:
+        OfflineError: ``HF_HUB_OFFLINE=1`` or the Hub is unreachable (within seconds), and the
+            model is not cached; the message says how to import a local copy instead.
+        ModelNotFoundError: no such repo / gated / access denied, or the downloaded files are
+            not an ASR model SpeechStudio can run.
+    """
+    import huggingface_hub as hf
+
+    repo_id = canonical_id(repo_id.strip())
+
+    def from_cache() -> ResolvedModel | None:
+        path = cached_snapshot(repo_id)
+        if path is None:
+            return None
+        try:
+            return ResolvedModel(path, repo_id, detect_engine(path), "hf cache")
+        except ModelNotFoundError:
+            return None
+
+    if hub_offline():
+        cached = from_cache()
+        if cached is not None:
+            return cached
+        raise _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache")
+
+    t = network_timeout_s()
+    try:
+        files = list_repo_files(repo_id, timeout_s=t)
+    except OfflineError:
+        cached = from_cache()
+        if cached is not None:
+            return cached
+        raise
+    allow = [glob.escape(f) for f in select_files(files)] or None
+
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+
+    was_disabled = are_progress_bars_disabled()
+    if not progress and not was_disabled:
+        disable_progress_bars()
+    try:
+        path = hf.snapshot_download(
+            repo_id,
+            cache_dir=str(hf_cache_dir()),
+            allow_patterns=allow,
+            etag_timeout=t,
+        )
+    except Exception as exc:  # noqa: BLE001 - mapped to a user error
+        error = _map_hub_error(repo_id, exc)
+        if isinstance(error, OfflineError):
+            error = OfflineError(f"{error} (a rerun resumes the partial download)")
+        raise error from exc
+    finally:
+        if not progress and not was_disabled:
+            enable_progress_bars()
+    try:
+        engine = detect_engine(path)
+    except ModelNotFoundError as exc:
+        raise ModelNotFoundError(f"{repo_id} was downloaded but cannot be used: {exc}") from exc
+    return ResolvedModel(Path(path), repo_id, engine, "downloaded")

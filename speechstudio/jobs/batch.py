@@ -1,0 +1,202 @@
+"""Batch transcription of files and folders: the one loop the CLI and the GUI both drive.
+
+:func:`collect_inputs` expands the user's paths (folders recursively by default) into
+:class:`InputItem` objects; :func:`run_batch` transcribes them one by one with a loaded engine and
+yields :class:`BatchEvent` objects as it goes (file started / progress / done / skipped / failed),
+so a progress bar, a GUI table or a log can follow along. A bad file never stops the batch: its
+reason (one line) is recorded and the next file starts. Outputs are written atomically by
+:mod:`speechstudio.jobs.export`; inputs whose outputs all exist are skipped unless ``overwrite``
+(so a stopped batch resumes where it was).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from speechstudio.asr.types import Segment, TranscriptInfo
+from speechstudio.audio.decode import AudioReader, RawFormat
+from speechstudio.errors import SpeechStudioError
+from speechstudio.jobs import export
+
+log = logging.getLogger(__name__)
+
+# Files in a scanned folder with these extensions are not media: listed as ignored, not tried.
+NOT_MEDIA = frozenset(
+    ".txt .srt .vtt .json .md .tsv .csv .tsv .pdf .doc .docx .odt .rtf .html .htm .xml .yaml .yml .ini .cfg "
+    ".py .sh .log .zip .tar .gz .7z .jpg .jpeg .png .gif .bmp .svg .webp .tif .tiff .exe .dll .so .part .tmp".split())
+
+
+@dataclass(frozen=True)
+class InputItem:
+    """One input file; ``root`` is the folder it was found under (``None`` if given directly),
+    used to mirror the folder tree under ``--output-dir``."""
+
+    path: Path
+    root: Path | None = None
+
+
+@dataclass
+class BatchEvent:
+    """What happened: ``kind`` is one of ``start``, ``progress``, ``segment``, ``done``, ``skipped``,
+    ``failed``, ``ignored``; ``position_s`` / ``duration_s`` in seconds of audio; ``outputs``: files
+    written; ``reason``: one line for skipped/failed/ignored; ``warnings``: decode warnings."""
+
+    kind: str
+    item: InputItem
+    index: int = 0
+    duration_s: float | None = None
+    position_s: float = 0.0
+    segment: Segment | None = None
+    outputs: tuple[Path, ...] = ()
+    reason: str = ""
+    warnings: tuple[str, ...] = ()
+    wall_s: float = 0.0
+
+
+@dataclass
+class BatchSummary:
+    """Totals of a batch: counts, failures with reasons, audio seconds, wall seconds, RTFx."""
+
+    done: int = 0
+    skipped: int = 0
+    ignored: list[tuple[Path, str]] = field(default_factory=list)
+    failed: list[tuple[Path, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    outputs: list[Path] = field(default_factory=list)
+    audio_s: float = 0.0
+    compute_s: float = 0.0
+    wall_s: float = 0.0
+    cancelled: bool = False
+
+    @property
+    def rtfx(self) -> float:
+        """Audio seconds transcribed per second of processing (higher is better)."""
+        return self.audio_s / self.compute_s if self.compute_s > 0 else 0.0
+
+    def add(self, ev: BatchEvent) -> None:
+        if ev.kind == "done":
+            self.done += 1
+            self.audio_s += ev.duration_s or 0.0
+            self.compute_s += ev.wall_s
+            self.outputs.extend(ev.outputs)
+            self.warnings.extend(ev.warnings)
+        elif ev.kind == "skipped":
+            self.skipped += 1
+        elif ev.kind == "failed":
+            self.failed.append((ev.item.path, ev.reason))
+        elif ev.kind == "ignored":
+            self.ignored.append((ev.item.path, ev.reason))
+
+
+def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True) -> tuple[list[InputItem], list[tuple[Path, str]]]:
+    """Expand files and folders into input items (sorted, de-duplicated).
+
+    Returns ``(items, ignored)`` where ``ignored`` lists ``(path, reason)`` for folder entries that
+    are clearly not media (documents, images, our own transcripts) and for missing paths.
+    Hidden files and folders (``.name``) are skipped silently. Files given by name are always tried.
+    """
+    items: list[InputItem] = []
+    ignored: list[tuple[Path, str]] = []
+    seen: set[Path] = set()
+
+    def add(item: InputItem) -> None:
+        key = item.path.resolve()
+        if key not in seen:
+            seen.add(key)
+            items.append(item)
+
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            it = p.rglob("*") if recursive else p.glob("*")
+            for f in sorted(it, key=lambda q: str(q).lower()):
+                rel = f.relative_to(p)
+                if any(part.startswith(".") for part in rel.parts) or not f.is_file():
+                    continue
+                if f.suffix.lower() in NOT_MEDIA:
+                    ignored.append((f, "not a media file (by its extension)"))
+                    continue
+                add(InputItem(f, p))
+        elif p.exists():
+            add(InputItem(p, None))
+        else:
+            ignored.append((p, "no such file or folder"))
+    return items, ignored
+
+
+def run_batch(items: Iterable[InputItem], engine, *, formats: Sequence[str] = ("txt",),
+              output_dir: str | os.PathLike | None = None, overwrite: bool = False,
+              language: str | None = None, raw: RawFormat | None = None,
+              cancel: threading.Event | None = None, debug: bool = False) -> Iterator[BatchEvent]:
+    """Transcribe ``items`` with ``engine`` (a loaded :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine`
+    or :class:`~speechstudio.asr.whisper.WhisperEngine`) and yield events.
+
+    ``formats``: any of txt, srt, vtt, json; ``output_dir``: mirror the input tree there (default:
+    next to each input); ``cancel``: set it to stop; the running file is abandoned between two
+    decoded blocks and writes nothing. Errors are never raised for a single bad file.
+    """
+    out_dir = Path(output_dir) if output_dir else None
+    for index, item in enumerate(items):
+        if cancel is not None and cancel.is_set():
+            return
+        targets = {fmt: export.output_path(item.path, fmt, input_root=item.root, output_dir=out_dir)
+                   for fmt in formats}
+        if not overwrite and all(t.exists() for t in targets.values()):
+            yield BatchEvent("skipped", item, index, reason="already transcribed (use --overwrite to redo)",
+                             outputs=tuple(targets.values()))
+            continue
+        yield from _transcribe_one(item, index, engine, targets, language, raw, cancel, debug)
+
+
+def _transcribe_one(item, index, engine, targets, language, raw, cancel, debug) -> Iterator[BatchEvent]:
+    t0 = time.perf_counter()
+    try:
+        reader = AudioReader(item.path, engine.sample_rate, raw=raw)
+        duration = reader.info.duration_s
+        yield BatchEvent("start", item, index, duration_s=duration)
+        cancelled = False
+
+        def blocks():
+            nonlocal cancelled
+            for block in reader.blocks():
+                if cancel is not None and cancel.is_set():
+                    cancelled = True
+                    return
+                yield block
+
+        segments: list[Segment] = []
+        for seg in engine.transcribe_blocks(blocks(), language=language):
+            if cancelled:
+                break
+            segments.append(seg)
+            yield BatchEvent("segment", item, index, duration_s=duration, position_s=seg.end_s, segment=seg)
+        if cancelled or (cancel is not None and cancel.is_set()):
+            yield BatchEvent("failed", item, index, reason="cancelled (nothing written)")
+            return
+        info = TranscriptInfo(duration_s=round(reader.decoded_s, 3),
+                              language=getattr(engine, "detected_language", None) or language,
+                              model_id=engine.model_id, engine=engine.engine,
+                              device=engine.device, precision=engine.precision)
+        written = []
+        for fmt, target in targets.items():
+            export.write_transcript(target, segments, info, fmt)
+            written.append(target)
+        yield BatchEvent("done", item, index, duration_s=reader.decoded_s, position_s=reader.decoded_s,
+                         outputs=tuple(written), warnings=tuple(reader.warnings),
+                         wall_s=time.perf_counter() - t0)
+    except SpeechStudioError as e:
+        yield BatchEvent("failed", item, index, reason=str(e), wall_s=time.perf_counter() - t0)
+    except MemoryError:
+        yield BatchEvent("failed", item, index, reason=f"{item.path}: out of memory")
+    except Exception as e:  # never let one file end the batch
+        log.debug("unexpected error on %s", item.path, exc_info=True)
+        reason = f"{item.path}: unexpected error: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        if debug:
+            reason += "\n" + traceback.format_exc()
+        yield BatchEvent("failed", item, index, reason=reason, wall_s=time.perf_counter() - t0)

@@ -1,0 +1,320 @@
+"""Transcript exporters (txt, srt, vtt, json) and where their files go.
+
+Design:
+
+- ``render(fmt, segments, info)`` builds the whole file content in memory (a ``str``); it never
+  touches the disk, so a bad segment can never leave a half-written file.
+- ``write_transcript(target, segments, info, fmt)`` renders, then writes atomically: a temporary
+  file in the target's folder (``.<name>.<random>.tmp``), flushed and fsynced, then
+  ``os.replace``-d onto ``target``. On any error (disk full, encoding, interrupt) the temporary
+  file is removed and ``target`` is untouched: old content or absent, never half-written.
+- ``output_path(input_path, fmt, input_root, output_dir)`` maps an input file to its output
+  path, mirroring the folder tree under ``output_dir``.
+
+Formats:
+
+- ``txt``: one segment per line (text stripped), UTF-8, trailing newline; empty file when there
+  is no speech.
+- ``srt`` / ``vtt``: one cue per non-empty segment, in start order, written by pysubs2;
+  times in milliseconds (rounded); whitespace (incl. newlines) inside a segment collapsed to
+  single spaces; ``vtt`` escapes ``& < >`` as the WebVTT spec requires.
+- ``json``: ``{"speechstudio_version", "model_id", "engine", "device", "precision",
+  "language", "audio_duration_s", "text", "segments": [{"start_s", "end_s", "text",
+  "words": [{"start_s", "end_s", "text", "probability"}]}]}``; times in seconds rounded to ms,
+  UTF-8 (non-ASCII kept as is), 2-space indent.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from speechstudio.asr.types import Segment, TranscriptInfo
+from speechstudio.errors import UsageError
+
+FORMATS = ("txt", "srt", "vtt", "json")
+
+_WS = re.compile(r"\s+")
+# pysubs2 turns the SSA escapes \N \n \h into line breaks / spaces even in plain text: keep a
+# literal backslash visible by putting an invisible WORD JOINER after it.
+_SSA_ESCAPE = re.compile(r"\\(?=[nNh])")
+
+
+def parse_formats(spec: str | Iterable[str]) -> tuple[str, ...]:
+    """Parse ``"txt,srt"`` (or a list of names) into a tuple of formats.
+
+    Case-insensitive, spaces and a leading dot are ignored, duplicates dropped (first order
+    kept); ``"all"`` means every format.
+
+    Args:
+        spec: comma-separated names, or an iterable of names.
+
+    Returns:
+        A non-empty tuple of names from ``FORMATS``.
+
+    Raises:
+        UsageError: empty list or an unknown format (the message lists the valid ones).
+    """
+    parts = spec.split(",") if isinstance(spec, str) else list(spec)
+    chosen: list[str] = []
+    for part in parts:
+        name = str(part).strip().lower().lstrip(".")
+        if not name:
+            continue
+        names = FORMATS if name == "all" else (name,)
+        for n in names:
+            if n not in FORMATS:
+                raise UsageError(f"unknown output format {str(part).strip()!r} (choose from {', '.join(FORMATS)})")
+            if n not in chosen:
+                chosen.append(n)
+    if not chosen:
+        raise UsageError(f"no output format given (choose from {', '.join(FORMATS)})")
+    return tuple(chosen)
+
+
+def output_path(
+    input_path: str | os.PathLike[str],
+    fmt: str,
+    input_root: str | os.PathLike[str] | None = None,
+    output_dir: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Return where the ``fmt`` transcript of ``input_path`` goes.
+
+    The name is the input's name with its last extension replaced: ``talk.v2.final.mp3`` ->
+    ``talk.v2.final.srt``; ``README`` -> ``README.srt``. If that equals the input itself (an input
+    named ``x.txt`` and ``fmt="txt"``), ``.<fmt>`` is appended instead (``x.txt.txt``), so an input
+    is never overwritten.
+
+    Args:
+        input_path: the audio/video file.
+        fmt: one of ``FORMATS``.
+        input_root: the folder the input was found under (``None`` if given directly).
+        output_dir: where outputs go; ``None`` puts them next to the input.
+
+    Returns:
+        ``output_dir / <input's path relative to input_root>.parent / <stem>.<fmt>`` when both
+        are given and the input is inside ``input_root`` (``root/a/b.wav`` -> ``out/a/b.srt``);
+        ``output_dir / <stem>.<fmt>`` when only ``output_dir`` is given (or the input is outside
+        ``input_root``); ``<input's folder> / <stem>.<fmt>`` without ``output_dir``.
+
+    Raises:
+        UsageError: unknown ``fmt``.
+    """
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
+    src = Path(input_path)
+    name = f"{src.stem}.{fmt}" if src.suffix else f"{src.name}.{fmt}"
+    if name == src.name:
+        name = f"{src.name}.{fmt}"
+    if output_dir is None:
+        return src.with_name(name)
+    out = Path(output_dir)
+    if input_root is not None:
+        src_abs = Path(os.path.abspath(src))
+        root_abs = Path(os.path.abspath(input_root))
+        try:
+            rel = src_abs.parent.relative_to(root_abs)
+        except ValueError:
+            rel = None
+        if rel is not None:
+            return out / rel / name
+    return out / name
+
+
+def _ordered(segments: Iterable[Segment]) -> list[Segment]:
+    return sorted(segments, key=lambda s: (s.start_s, s.end_s))
+
+
+def _clean(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def render_txt(segments: Sequence[Segment], info: TranscriptInfo | None = None) -> str:
+    """Plain text: one stripped segment per line (empty segments skipped), trailing newline."""
+    lines = [_clean(s.text) for s in segments]
+    lines = [line for line in lines if line]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _subtitles(segments: Sequence[Segment], fmt: str) -> str:
+    import pysubs2
+
+    subs = pysubs2.SSAFile()
+    for seg in _ordered(segments):
+        text = _clean(seg.text)
+        if not text:
+            continue
+        if fmt == "vtt":
+            text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        text = _SSA_ESCAPE.sub("\\\\\u2060", text)
+        start = max(0, int(round(seg.start_s * 1000)))
+        end = max(start, int(round(seg.end_s * 1000)))
+        event = pysubs2.SSAEvent(start=start, end=end)
+        event.plaintext = text
+        subs.append(event)
+    return subs.to_string(fmt, keep_ssa_tags=True)
+
+
+def render_srt(segments: Sequence[Segment], info: TranscriptInfo | None = None) -> str:
+    """SubRip: numbered cues ``HH:MM:SS,mmm --> HH:MM:SS,mmm``, via pysubs2."""
+    return _subtitles(segments, "srt")
+
+
+def render_vtt(segments: Sequence[Segment], info: TranscriptInfo | None = None) -> str:
+    """WebVTT: ``WEBVTT`` header, cues ``HH:MM:SS.mmm --> HH:MM:SS.mmm``, via pysubs2."""
+    return _subtitles(segments, "vtt")
+
+
+def _t(seconds: float) -> float:
+    return round(float(seconds), 3)
+
+
+def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
+    """The JSON document as a dict (see the module docstring for its keys)."""
+    from speechstudio import __version__
+
+    return {
+        "speechstudio_version": __version__,
+        "model_id": info.model_id,
+        "engine": info.engine,
+        "device": info.device,
+        "precision": info.precision,
+        "language": info.language,
+        "audio_duration_s": _t(info.duration_s),
+        "text": " ".join(t for t in (_clean(s.text) for s in segments) if t),
+        "segments": [
+            {
+                "start_s": _t(s.start_s),
+                "end_s": _t(s.end_s),
+                "text": s.text.strip(),
+                "words": [
+                    {"start_s": _t(w.start_s), "end_s": _t(w.end_s), "text": w.text.strip(),
+                     "probability": round(float(w.probability), 4)}
+                    for w in s.words
+                ],
+            }
+            for s in segments
+        ],
+    }
+
+
+def render_json(segments: Sequence[Segment], info: TranscriptInfo) -> str:
+    """JSON document (UTF-8 text, 2-space indent, trailing newline)."""
+    return json.dumps(transcript_dict(segments, info), ensure_ascii=False, indent=2) + "\n"
+
+
+_RENDERERS = {"txt": render_txt, "srt": render_srt, "vtt": render_vtt, "json": render_json}
+
+
+def render(fmt: str, segments: Sequence[Segment], info: TranscriptInfo) -> str:
+    """Return the full content of a ``fmt`` transcript.
+
+    Args:
+        fmt: one of ``FORMATS``.
+        segments: the transcript's segments (times in seconds).
+        info: model/engine/duration metadata (used by ``json``).
+
+    Raises:
+        UsageError: unknown ``fmt``.
+    """
+    try:
+        renderer = _RENDERERS[fmt]
+    except KeyError:
+        raise UsageError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})") from None
+    return renderer(list(segments), info)
+
+
+def _read_umask() -> int:
+    # Read once at import: os.umask() both sets and gets, so calling it while other threads
+    # create files would be racy.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``).
+
+    Parent folders are created. The file gets the usual permissions (0666 minus umask).
+
+    Returns:
+        ``path`` as a ``Path``.
+
+    Raises:
+        OSError / UnicodeError: writing failed; the temporary file is removed and ``path`` keeps
+            its previous content (or stays absent).
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding, newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.chmod(tmp, 0o666 & ~_UMASK)
+        except OSError:
+            pass
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return target
+
+
+def write_transcript(
+    target: str | os.PathLike[str],
+    segments: Sequence[Segment],
+    info: TranscriptInfo,
+    fmt: str,
+) -> Path:
+    """Render and atomically write one transcript file.
+
+    Args:
+        target: the output file (usually from ``output_path``); its folders are created.
+        segments: the transcript (``Segment`` with ``Word`` s; times in seconds).
+        info: metadata (model id, engine, device, precision, duration, language).
+        fmt: one of ``FORMATS``.
+
+    Returns:
+        ``target`` as a ``Path``.
+
+    Raises:
+        UsageError: unknown ``fmt``.
+        OSError: the file could not be written (nothing partial is left behind).
+    """
+    return atomic_write_text(target, render(fmt, segments, info))
+
+
+def write_transcripts(
+    input_path: str | os.PathLike[str],
+    segments: Sequence[Segment],
+    info: TranscriptInfo,
+    formats: Iterable[str] = FORMATS,
+    *,
+    input_root: str | os.PathLike[str] | None = None,
+    output_dir: str | os.PathLike[str] | None = None,
+) -> list[Path]:
+    """Write every format of one input's transcript (``output_path`` + ``write_transcript``).
+
+    Returns:
+        The written paths, in ``formats`` order.
+
+    Raises:
+        UsageError, OSError: as ``write_transcript`` (earlier formats stay written).
+    """
+    segs = list(segments)
+    return [
+        write_transcript(output_path(input_path, fmt, input_root, output_dir), segs, info, fmt)
+        for fmt in formats
+    ]
