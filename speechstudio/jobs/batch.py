@@ -43,8 +43,8 @@ class InputItem:
 
 @dataclass
 class BatchEvent:
-    """What happened: ``kind`` is one of ``start``, ``progress``, ``segment``, ``done``, ``skipped``,
-    ``failed``, ``ignored``; ``position_s`` / ``duration_s`` in seconds of audio; ``outputs``: files
+    """What happened: ``kind`` is one of ``start``, ``segment``, ``done``, ``skipped``,
+    ``failed``, ``ignored``, ``cancelled``; ``position_s`` / ``duration_s`` in seconds of audio; ``outputs``: files
     written; ``reason``: one line for skipped/failed/ignored; ``warnings``: decode warnings."""
 
     kind: str
@@ -92,6 +92,8 @@ class BatchSummary:
             self.failed.append((ev.item.path, ev.reason))
         elif ev.kind == "ignored":
             self.ignored.append((ev.item.path, ev.reason))
+        elif ev.kind == "cancelled":
+            self.cancelled = True
 
 
 def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True) -> tuple[list[InputItem], list[tuple[Path, str]]]:
@@ -142,16 +144,35 @@ def run_batch(items: Iterable[InputItem], engine, *, formats: Sequence[str] = ("
     decoded blocks and writes nothing. Errors are never raised for a single bad file.
     """
     out_dir = Path(output_dir) if output_dir else None
+    items = list(items)
+    plan = plan_outputs(items, formats, out_dir)
     for index, item in enumerate(items):
         if cancel is not None and cancel.is_set():
             return
-        targets = {fmt: export.output_path(item.path, fmt, input_root=item.root, output_dir=out_dir)
-                   for fmt in formats}
+        targets = plan[index]
         if not overwrite and all(t.exists() for t in targets.values()):
             yield BatchEvent("skipped", item, index, reason="already transcribed (use --overwrite to redo)",
                              outputs=tuple(targets.values()))
             continue
         yield from _transcribe_one(item, index, engine, targets, language, raw, cancel, debug)
+
+
+def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
+                 output_dir: Path | None) -> list[dict[str, Path]]:
+    """Output path per item and format. When two inputs would write the same file (``talk.wav``
+    and ``talk.mp3`` in one folder, or same-named files from two folders given to one
+    ``--output-dir``), each of them keeps its full name instead: ``talk.wav.srt``, ``talk.mp3.srt``."""
+    plans = [{fmt: export.output_path(it.path, fmt, input_root=it.root, output_dir=output_dir)
+              for fmt in formats} for it in items]
+    counts: dict[Path, int] = {}
+    for plan in plans:
+        for target in plan.values():
+            counts[target] = counts.get(target, 0) + 1
+    for it, plan in zip(items, plans):
+        for fmt, target in plan.items():
+            if counts[target] > 1:
+                plan[fmt] = target.with_name(f"{it.path.name}.{fmt}")
+    return plans
 
 
 def _transcribe_one(item, index, engine, targets, language, raw, cancel, debug) -> Iterator[BatchEvent]:
@@ -177,7 +198,7 @@ def _transcribe_one(item, index, engine, targets, language, raw, cancel, debug) 
             segments.append(seg)
             yield BatchEvent("segment", item, index, duration_s=duration, position_s=seg.end_s, segment=seg)
         if cancelled or (cancel is not None and cancel.is_set()):
-            yield BatchEvent("failed", item, index, reason="cancelled (nothing written)")
+            yield BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
             return
         info = TranscriptInfo(duration_s=round(reader.decoded_s, 3),
                               language=getattr(engine, "detected_language", None) or language,

@@ -1,0 +1,41 @@
+"""Word error rate with text normalisation (for tests, benchmarks and the bench CLI).
+
+WER = (substitutions + deletions + insertions) / reference words, computed by jiwer. Before
+scoring, both sides are normalised the way reference transcripts differ in practice (the
+realspeech manifest notes casing, punctuation, "8" vs "eight", "mister" vs "Mr."): lower case,
+digits spelled out (num2words), a few English abbreviations expanded, punctuation removed.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_ABBREV = {"mr": "mister", "mrs": "missus", "dr": "doctor", "st": "saint", "etc": "etcetera"}
+
+
+def normalize_text(text: str, language: str = "en") -> str:
+    """Lower-case, spell out numbers, expand abbreviations, drop punctuation, squeeze spaces."""
+    from num2words import num2words
+
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = re.sub(r"(\d),(\d)", r"\1\2", text)
+
+    def spell(m: re.Match) -> str:
+        try:
+            return " " + num2words(int(m.group(0)), lang=language) + " "
+        except (NotImplementedError, OverflowError):
+            return m.group(0)
+
+    text = re.sub(r"\d+", spell, text)
+    text = re.sub(r"[^\w\s']|_", " ", text).replace("-", " ")
+    words = [_ABBREV.get(w.strip("'"), w.strip("'")) for w in text.split()]
+    return " ".join(w for w in words if w)
+
+
+def wer(references: list[str], hypotheses: list[str], language: str = "en") -> float:
+    """Corpus WER over pairs of texts after :func:`normalize_text`."""
+    import jiwer
+
+    refs = [normalize_text(r, language) for r in references]
+    hyps = [normalize_text(h, language) for h in hypotheses]
+    return float(jiwer.wer(refs, hyps))

@@ -1,0 +1,153 @@
+"""Batch transcription through the CLI: mixed good/bad folders, summary, exit codes, resume."""
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from speechstudio import cli
+from speechstudio.jobs.batch import InputItem, collect_inputs, run_batch
+
+
+@pytest.fixture
+def mixed(tmp_path, realspeech):
+    src = tmp_path / "in"
+    (src / "sub dir" / "deeper").mkdir(parents=True)
+    good = {
+        "with space.wav": "speechbrain_spk1_snt1.wav",
+        "hash#1.wav": "pocketsphinx_cards_005.wav",
+        "sub dir/ünïcödé.flac": "lhotse_librispeech_2412-153948-0000.flac",
+        "sub dir/deeper/emoji 🎤.wav": "deepspeech_LDC93S1_8k.wav",
+        "talk.v2.final.mp3": "lhotse_common_voice_en_651325.mp3",
+    }
+    for name, real in good.items():
+        shutil.copy(realspeech / real, src / name)
+    (src / "empty.wav").write_bytes(b"")
+    (src / "text.wav").write_text("not audio\n" * 40)
+    data = (realspeech / "vosk_test.wav").read_bytes()
+    (src / "truncated.wav").write_bytes(data[: len(data) // 2])
+    (src / "notes.txt").write_text("my notes")
+    (src / ".hidden.wav").write_bytes(b"junk")
+    return src, sorted(good)
+
+
+def run(argv, capsys):
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_mixed_folder(mixed, tmp_path, tiny_w2v_dir, capsys, home):
+    src, good = mixed
+    out_dir = tmp_path / "out"
+    argv = ["transcribe", str(src), "--model", str(tiny_w2v_dir), "--device", "cpu",
+            "--format", "txt,json,srt", "--output-dir", str(out_dir), "-q"]
+    code, out, err = run(argv, capsys)
+    assert code == 1
+    assert "Summary: 6 done, 0 skipped, 2 failed, 1 ignored" in err
+    assert "empty.wav: empty file (0 bytes)" in err
+    assert "text.wav: not a recognised audio or video file" in err
+    assert "truncated.wav: decoded 4.15 s of the 8.31 s the header announces (file truncated?)" in err
+    assert "notes.txt: not a media file" in err
+    assert "Traceback" not in err
+    for name in good + ["truncated.wav"]:
+        stem = name[: name.rfind(".")]
+        for fmt in ("txt", "json", "srt"):
+            assert (out_dir / f"{stem}.{fmt}").is_file(), (name, fmt)
+            assert str(out_dir / f"{stem}.{fmt}") in out        # output paths printed on stdout
+    meta = json.loads((out_dir / "sub dir" / "ünïcödé.json").read_text(encoding="utf-8"))
+    assert meta["model_id"] == "tiny" or meta["model_id"].endswith("tiny-w2v")
+    assert meta["engine"] == "wav2vec2" and abs(meta["audio_duration_s"] - 11.66) < 0.01
+    assert not (out_dir / "empty.txt").exists() and not (out_dir / "text.txt").exists()
+    leftovers = [p for p in out_dir.rglob("*") if p.is_file() and p.suffix not in (".txt", ".json", ".srt")]
+    assert leftovers == []
+    assert not list(out_dir.rglob(".*"))                                # no temp files
+
+    code, out, err = run(argv, capsys)                                  # resume: nothing redone
+    assert code == 1
+    assert "Summary: 0 done, 6 skipped, 2 failed" in err
+    code, out, err = run(argv + ["--overwrite"], capsys)
+    assert "Summary: 6 done, 0 skipped, 2 failed" in err
+
+
+def test_all_good_exits_zero_and_writes_next_to_input(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
+    f = tmp_path / "a.b.c.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    code, out, err = run(["transcribe", str(f), "--model", str(tiny_w2v_dir), "--format", "vtt", "-q"], capsys)
+    assert code == 0
+    assert (tmp_path / "a.b.c.vtt").read_text().startswith("WEBVTT")
+    assert "Summary: 1 done, 0 skipped, 0 failed" in err
+
+
+def test_same_stem_inputs_do_not_overwrite_each_other(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / "talk.wav")
+    shutil.copy(realspeech / "lhotse_common_voice_en_651325.mp3", tmp_path / "talk.mp3")
+    code, out, err = run(["transcribe", str(tmp_path), "--model", str(tiny_w2v_dir), "--format", "json", "-q"], capsys)
+    assert code == 0
+    a = json.loads((tmp_path / "talk.wav.json").read_text())
+    b = json.loads((tmp_path / "talk.mp3.json").read_text())
+    assert abs(a["audio_duration_s"] - 2.87) < 0.01 and abs(b["audio_duration_s"] - 2.376) < 0.01
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["transcribe", "x.wav", "--format", "docx"], "docx"),
+    (["transcribe", "does-not-exist.wav"], "no input files"),
+    (["transcribe", "x.wav", "--batch-size", "0"], "must be at least 1"),
+    (["transcribe"], "required"),
+])
+def test_usage_errors_exit_2(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.wav").write_bytes(b"RIFF")
+    with pytest.raises(SystemExit) as exc:
+        code = cli.main(argv)
+        raise SystemExit(code)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_unknown_model_is_one_line(tmp_path, realspeech, capsys, home):
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    code, out, err = run(["transcribe", str(f), "--model", "no-such-model", "-q"], capsys)
+    assert code == 1
+    assert "speechstudio: error: unknown model 'no-such-model'" in err and "Traceback" not in err
+
+
+def test_cancel_mid_file_writes_nothing(tmp_path, realspeech, tiny_w2v_dir):
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+
+    f = tmp_path / "long.flac"
+    shutil.copy(realspeech / "lhotse_librispeech_2412-153948-0000.flac", f)
+    engine = Wav2Vec2Engine(tiny_w2v_dir, "tiny", device="cpu", chunk_s=1.0, stride_s=0.2, batch_size=1)
+    cancel = threading.Event()
+    kinds = []
+    from speechstudio.audio import decode
+
+    orig = decode.AudioReader.blocks
+
+    def small_blocks(self):              # 0.5 s blocks so that cancel lands mid-file
+        self.block_s = 0.5
+        return orig(self)
+
+    decode.AudioReader.blocks = small_blocks
+    try:
+        for ev in run_batch([InputItem(f)], engine, formats=("txt", "json"), cancel=cancel):
+            kinds.append(ev.kind)
+            if ev.kind == "segment":
+                cancel.set()
+    finally:
+        decode.AudioReader.blocks = orig
+    assert kinds[0] == "start" and kinds[-1] == "cancelled"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["long.flac"]
+
+
+def test_collect_inputs_recursive_flag(mixed):
+    src, good = mixed
+    items, ignored = collect_inputs([src], recursive=False)
+    names = sorted(i.path.name for i in items)
+    assert "ünïcödé.flac" not in names and "with space.wav" in names and ".hidden.wav" not in names
+    items, _ = collect_inputs([src, src / "with space.wav"])          # de-duplicated
+    assert len(items) == 8

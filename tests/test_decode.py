@@ -1,0 +1,157 @@
+"""Decoding: every real recording, many codecs/containers, and bad input."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import REALSPEECH, realspeech_rows
+from speechstudio.audio.decode import AudioReader, RawFormat, load_audio, parse_raw_format
+from speechstudio.errors import AudioDecodeError
+
+ROWS = realspeech_rows()
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["filename"] for r in ROWS])
+def test_realspeech_duration_rate_mono(row):
+    path = REALSPEECH / "files" / row["filename"]
+    reader = AudioReader(path, 16000)
+    blocks = list(reader.blocks())
+    audio = np.concatenate(blocks)
+    assert audio.dtype == np.float32 and audio.ndim == 1
+    expected = float(row["duration_s"])
+    assert abs(audio.shape[0] / 16000 - expected) <= 0.01 * expected
+    assert abs(reader.decoded_s - expected) <= 0.01 * expected
+    assert reader.info.source_rate == int(row["sample_rate"])
+    assert reader.info.channels == int(row["channels"])
+    assert 0.001 < np.abs(audio).max() <= 1.5
+    assert reader.warnings == []
+
+
+def test_encodings_of_same_audio_decode_alike(realspeech):
+    a = load_audio(realspeech / "speechrecognition_english_stereo_24bit.wav")
+    b = load_audio(realspeech / "speechrecognition_english_mono_32bit.wav")
+    assert a.shape == b.shape
+    assert np.corrcoef(a, b)[0, 1] > 0.99
+
+
+def test_blocks_are_bounded(realspeech):
+    reader = AudioReader(realspeech / "whisper_jfk.flac", 16000, block_s=2.0)
+    sizes = [b.shape[0] for b in reader.blocks()]
+    assert sizes[:-1] == [32000] * (len(sizes) - 1)
+    assert sum(sizes) == 11 * 16000
+
+
+def test_raw_needs_and_uses_stated_layout(realspeech):
+    path = realspeech / "pocketsphinx_goforward.raw"
+    default = load_audio(path)                       # .raw -> s16le 16 kHz mono by default
+    assert abs(default.shape[0] / 16000 - 2.786) < 0.01
+    as_8k = load_audio(path, raw=parse_raw_format("8000:1:s16le"))
+    assert abs(as_8k.shape[0] / 16000 - 2 * 2.786) < 0.02
+    with pytest.raises(AudioDecodeError, match="unknown raw sample format"):
+        RawFormat(16000, 1, "s17le")
+
+
+def _tone(seconds=2.0, rate=44100, channels=2):
+    t = np.arange(int(seconds * rate)) / rate
+    x = (0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+    return np.stack([x] * channels)
+
+
+def _encode(path, codec, rate=44100, layout="stereo", seconds=2.0, streams=1, silent_first=False):
+    import av
+
+    x = _tone(seconds, 44100, 2)
+    with av.open(str(path), "w") as c:
+        outs = []
+        for i in range(streams):
+            s = c.add_stream(codec, rate=rate)
+            s.layout = layout
+            outs.append(s)
+        for i, s in enumerate(outs):
+            fmt = s.codec_context.codec.audio_formats[0].name
+            r = av.AudioResampler(format=fmt, layout=layout, rate=rate)
+            data = x * (0.0 if (silent_first and i == 0) else 1.0)
+            frame = av.AudioFrame.from_ndarray(np.ascontiguousarray(data), format="fltp", layout="stereo")
+            frame.sample_rate = 44100
+            for g in r.resample(frame):
+                for p in s.encode(g):
+                    c.mux(p)
+            for p in s.encode():
+                c.mux(p)
+
+
+@pytest.mark.parametrize("name,codec,rate", [
+    ("a.ogg", "libopus", 48000), ("a.opus", "libopus", 48000), ("a.m4a", "aac", 44100),
+    ("a.aiff", "pcm_s16be", 44100), ("a.webm", "libopus", 48000), ("a.mov", "aac", 44100),
+    ("a.mp3", "libmp3lame", 44100), ("mulaw.wav", "pcm_mulaw", 8000), ("u8.wav", "pcm_u8", 8000),
+    ("float.wav", "pcm_f32le", 22050), ("s24.wav", "pcm_s24le", 48000), ("a.flac", "flac", 96000),
+    ("a.mkv", "libopus", 48000),
+])
+def test_codecs_and_containers(tmp_path, name, codec, rate):
+    path = tmp_path / name
+    _encode(path, codec, rate)
+    audio = load_audio(path, 16000)
+    assert abs(audio.shape[0] / 16000 - 2.0) < 0.06  # AAC/Opus priming may add a few ms
+    spectrum = np.abs(np.fft.rfft(audio[4000:20000]))
+    assert abs(np.argmax(spectrum) * 16000 / 16000 - 440) < 3   # the tone survives at 440 Hz
+
+
+def test_picks_the_stream_that_carries_signal(tmp_path):
+    path = tmp_path / "two tracks.mkv"
+    _encode(path, "libopus", 48000, streams=2, silent_first=True)
+    reader = AudioReader(path, 16000)
+    assert reader.info.stream_index == 1
+    assert np.abs(load_audio(path)).max() > 0.2
+
+
+def test_mp4_with_index_at_end(tmp_path):
+    path = tmp_path / "movie.mp4"            # PyAV writes the moov atom at the end
+    _encode(path, "aac", 44100)
+    assert abs(load_audio(path).shape[0] / 16000 - 2.0) < 0.06
+
+
+def test_bad_inputs(tmp_path, realspeech):
+    empty = tmp_path / "empty.wav"
+    empty.write_bytes(b"")
+    with pytest.raises(AudioDecodeError, match=r"empty\.wav: empty file \(0 bytes\)"):
+        AudioReader(empty)
+    text = tmp_path / "notes.wav"
+    text.write_text("this is not audio\n" * 50)
+    with pytest.raises(AudioDecodeError, match=r"notes\.wav: not a recognised audio or video file"):
+        AudioReader(text)
+    with pytest.raises(AudioDecodeError, match="file not found"):
+        AudioReader(tmp_path / "missing.wav")
+
+
+def test_truncated_wav_decodes_what_is_there_with_warning(tmp_path, realspeech):
+    data = (realspeech / "vosk_test.wav").read_bytes()
+    path = tmp_path / "cut.wav"
+    path.write_bytes(data[: len(data) // 2])
+    reader = AudioReader(path)
+    audio = np.concatenate(list(reader.blocks()))
+    assert abs(audio.shape[0] / 16000 - 8.308 / 2) < 0.05
+    assert len(reader.warnings) == 1 and "truncated" in reader.warnings[0]
+
+
+def test_mp3_cut_mid_frame(tmp_path, realspeech):
+    data = (realspeech / "lhotse_common_voice_en_651325.mp3").read_bytes()
+    path = tmp_path / "cut.mp3"
+    path.write_bytes(data[: len(data) * 2 // 3 + 37])
+    audio = load_audio(path)
+    assert 1.2 < audio.shape[0] / 16000 < 2.0
+
+
+def test_video_without_audio(tmp_path):
+    import av
+
+    path = tmp_path / "silent film.mp4"
+    with av.open(str(path), "w") as c:
+        s = c.add_stream("mpeg4", rate=10)
+        s.width, s.height, s.pix_fmt = 64, 64, "yuv420p"
+        for _ in range(5):
+            for p in s.encode(av.VideoFrame.from_ndarray(np.zeros((64, 64, 3), np.uint8), format="rgb24")):
+                c.mux(p)
+        for p in s.encode():
+            c.mux(p)
+    with pytest.raises(AudioDecodeError, match=r"silent film\.mp4: no audio stream \(the file holds video\)"):
+        AudioReader(path)
