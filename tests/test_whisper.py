@@ -54,3 +54,29 @@ def test_english_only_model_refuses_other_language(whisper):
 
     with pytest.raises(UsageError, match="English-only model"):
         list(whisper.transcribe_audio(np.zeros(16000, np.float32), language="de"))
+
+
+def test_long_audio_is_split_in_pieces_at_quiet_points(whisper, realspeech):
+    """Pieces (here 8 s instead of 20 min) are cut in silence and their times are offset."""
+    import numpy as np
+
+    from speechstudio.asr.whisper import quietest_cut
+    from speechstudio.audio.decode import load_audio
+
+    clip = load_audio(realspeech / "pocketsphinx_cards_005.wav")
+    gap = np.zeros(16000, np.float32)
+    audio = np.concatenate([clip, gap, clip, gap, clip])
+    cut = quietest_cut(audio, clip.size - 8000, 16000, search_s=2.0)
+    assert clip.size <= cut <= clip.size + 16000
+    whisper.piece_s, whisper.cut_search_s, whisper.pieces = 3.0, 1.5, 0
+    try:
+        blocks = [audio[i:i + 8000] for i in range(0, audio.size, 8000)]
+        segs = list(whisper.transcribe_blocks(blocks, language="en"))
+    finally:
+        whisper.piece_s, whisper.cut_search_s = 20 * 60.0, 30.0
+    assert whisper.pieces == 2
+    text = normalize_text(" ".join(s.text for s in segs))
+    assert text.count("spades") == 3 and text.count("hearts") == 3
+    starts = [s.start_s for s in segs]
+    assert starts == sorted(starts) and segs[-1].end_s <= audio.size / 16000 + 0.5
+    assert segs[-1].start_s > 2 * (clip.size + 16000) / 16000 - 0.5

@@ -71,27 +71,66 @@ class WhisperEngine:
         self.multilingual = bool(getattr(self.model.model, "is_multilingual", True))
         self.detected_language: str | None = None
 
-    def transcribe_audio(self, audio: np.ndarray, language: str | None = None) -> Iterator[Segment]:
+    def transcribe_audio(self, audio: np.ndarray, language: str | None = None, *, offset_s: float = 0.0,
+                         initial_prompt: str | None = None) -> Iterator[Segment]:
         """Segments for ``np.ndarray[float32]`` shape (n,), 16 kHz mono, range [-1, 1].
 
-        ``language``: ISO code or ``None`` to detect (English-only models: ``en``).
-        Sets ``self.detected_language`` once the first segment is decoded."""
+        ``language``: ISO code or ``None`` to detect (English-only models: ``en``); ``offset_s``
+        is added to every time; ``initial_prompt``: text that preceded this audio.
+        Sets ``self.detected_language`` once decoding starts."""
         if language and not self.multilingual and language != "en":
             raise UsageError(f"--language {language}: {self.model_id} is an English-only model")
         segments, info = self.model.transcribe(audio, language=language or None, beam_size=self.beam_size,
-                                               word_timestamps=self.word_timestamps,
+                                               word_timestamps=self.word_timestamps, initial_prompt=initial_prompt,
                                                vad_filter=False, condition_on_previous_text=True)
         self.detected_language = info.language
         for s in segments:
-            words = tuple(Word(round(float(w.start), 3), round(float(w.end), 3), w.word.strip(), round(float(w.probability), 4))
-                          for w in (s.words or ()))
-            yield Segment(round(float(s.start), 3), round(float(s.end), 3), s.text.strip(), words)
+            words = tuple(Word(round(float(w.start) + offset_s, 3), round(float(w.end) + offset_s, 3),
+                               w.word.strip(), round(float(w.probability), 4)) for w in (s.words or ()))
+            yield Segment(round(float(s.start) + offset_s, 3), round(float(s.end) + offset_s, 3),
+                          s.text.strip(), words)
 
     def transcribe_blocks(self, blocks: Iterable[np.ndarray], language: str | None = None) -> Iterator[Segment]:
         """Same as :meth:`transcribe_audio` for a stream of 16 kHz float32 blocks.
 
-        Whisper decodes 30 s windows with the previous text as a prompt, so the clip is gathered
-        first (16 kHz float32: 230 MB per hour of audio)."""
-        parts = [np.asarray(b, np.float32) for b in blocks]
-        audio = np.concatenate(parts) if parts else np.zeros(0, np.float32)
-        yield from self.transcribe_audio(audio, language)
+        Memory stays bounded: audio is gathered into pieces of about ``piece_s`` seconds (20 min),
+        each cut at the quietest 100 ms of the 30 s after that mark so no word is split. Pieces are
+        decoded without the previous piece's text as a prompt: with tiny models such prompts made
+        the decoder repeat earlier sentences (seen in tests/test_whisper.py)."""
+        piece = int(self.piece_s * self.sample_rate)
+        buf: list[np.ndarray] = []
+        n = 0
+        offset = 0
+        lang = language
+        for block in blocks:
+            buf.append(np.asarray(block, np.float32))
+            n += buf[-1].shape[0]
+            if n >= piece + int(self.cut_search_s * self.sample_rate):
+                audio = np.concatenate(buf)
+                cut = quietest_cut(audio, piece, self.sample_rate, self.cut_search_s)
+                segs = list(self.transcribe_audio(audio[:cut], lang, offset_s=offset / self.sample_rate))
+                yield from segs
+                lang = lang or self.detected_language
+                offset += cut
+                self.pieces += 1
+                rest = audio[cut:]
+                buf, n = [rest], rest.shape[0]
+        audio = np.concatenate(buf) if buf else np.zeros(0, np.float32)
+        if audio.size or offset == 0:
+            yield from self.transcribe_audio(audio, lang, offset_s=offset / self.sample_rate)
+
+    piece_s = 20 * 60.0
+    cut_search_s = 30.0
+    pieces = 0
+
+
+def quietest_cut(audio: np.ndarray, target: int, sample_rate: int, search_s: float = 30.0) -> int:
+    """Sample index near ``target`` (within the following ``search_s`` seconds) at the centre of the
+    quietest 100 ms frame: where to split long audio without cutting a word."""
+    hop = sample_rate // 10
+    seg = audio[target:target + int(search_s * sample_rate)]
+    if seg.shape[0] < hop:
+        return min(target, audio.shape[0])
+    frames = seg[: (seg.shape[0] // hop) * hop].reshape(-1, hop)
+    quiet = int(np.argmin((frames.astype(np.float64) ** 2).mean(axis=1)))
+    return target + quiet * hop + hop // 2
