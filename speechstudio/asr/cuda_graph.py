@@ -1,0 +1,170 @@
+"""Fixed-shape window runners for streaming Wav2Vec2: static buffers, CUDA Graph capture / replay.
+
+Streaming dictation runs the model on windows of ONE fixed length (left context + chunk +
+lookahead, see :mod:`speechstudio.asr.streaming`), batch 1, every chunk. That is what CUDA Graphs
+are for: the whole forward pass (hundreds of small kernels for wav2vec2-base) is captured once and
+replayed as a single launch (PyTorch docs, "CUDA Graphs": ``torch.cuda.CUDAGraph``,
+``torch.cuda.graph``; static input/output tensors, warm-up on a side stream before capture).
+
+Two runners share one code path for everything but the forward call:
+
+* :class:`StaticWindowRunner` (eager): a static input tensor of shape ``(1, window_samples)``
+  (model dtype, on the model's device) is filled in place, the model runs eagerly, the logits are
+  read back. Used on CPU, and on CUDA when capture is off or failed.
+* :class:`CudaGraphWindowRunner`: same static input; at construction it warms up on a side
+  stream, then captures ``model(static_input).logits`` into a ``torch.cuda.CUDAGraph`` with its
+  own memory pool (``torch.cuda.graph_pool_handle()``) and ``capture_error_mode="thread_local"``,
+  so another thread's work on the same GPU (a batch transcription job) neither breaks the capture
+  nor shares its memory. Each call copies the window into the static input and replays.
+
+:func:`window_runner` returns one runner per (model, precision, window length), cached on the
+engine object, and falls back to eager with a logged reason when capture fails.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+_CACHE_ATTR = "_speechstudio_window_runners"
+
+
+class StaticWindowRunner:
+    """Run a Wav2Vec2 CTC model eagerly on windows of exactly ``window_samples`` samples.
+
+    ``engine``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine` (uses ``.model``,
+    ``.normalize``, ``.device``, ``.precision``, ``.frame_len``, ``.receptive_field``).
+    ``window_samples``: window length in samples at 16 kHz (at least the receptive field, 400).
+
+    Call with ``np.ndarray[float32]`` shape ``(window_samples,)``, 16 kHz mono, range ~[-1, 1]
+    (NOT normalised: the runner applies the checkpoint's per-window normalisation exactly as
+    :meth:`Wav2Vec2Engine.window_logits` does). Returns ``np.ndarray[float32]`` shape
+    ``(n_frames, vocab_size)`` with ``n_frames = (window_samples - receptive_field) // frame_len + 1``.
+    Raises ``ValueError`` for a window of another shape.
+    """
+
+    kind = "eager"
+
+    def __init__(self, engine, window_samples: int) -> None:
+        import torch
+
+        from speechstudio.asr.device import torch_dtype
+
+        self.engine = engine
+        self.window_samples = int(window_samples)
+        if self.window_samples < engine.receptive_field:
+            raise ValueError(f"window of {self.window_samples} samples is shorter than the model's "
+                             f"receptive field ({engine.receptive_field})")
+        self.n_frames = (self.window_samples - engine.receptive_field) // engine.frame_len + 1
+        self.vocab_size = int(engine.model.config.vocab_size)
+        self.dtype = torch_dtype(engine.precision)
+        # the model's own device (not the engine's label) decides where the static buffers live
+        self.device = next(engine.model.parameters()).device
+        self._torch = torch
+        # Static buffers: the same tensors are reused for every call (and, for the graph runner,
+        # are the addresses the captured kernels read and write).
+        self.static_input = torch.zeros((1, self.window_samples), dtype=self.dtype, device=self.device)
+        pin = self.device.type == "cuda"
+        self._host_input = torch.zeros((1, self.window_samples), dtype=torch.float32, pin_memory=pin)
+        self.static_output = None  # (1, n_frames, vocab) in model dtype, set by the first forward
+        self.calls = 0
+        self.last_compute_s = 0.0
+
+    def load(self, window: np.ndarray) -> None:
+        """Validate ``window`` (shape ``(window_samples,)``), normalise it and copy it into the
+        static input tensor (host float32 staging buffer -> device, dtype cast in the copy)."""
+        window = np.asarray(window, dtype=np.float32)
+        if window.shape != (self.window_samples,):
+            raise ValueError(f"window shape {window.shape} != ({self.window_samples},) this runner was built for")
+        self._host_input[0].copy_(self._torch.from_numpy(self.engine.normalize(window).astype(np.float32)))
+        self.static_input.copy_(self._host_input, non_blocking=True)
+
+    def forward(self) -> None:
+        """Compute ``static_output`` from ``static_input`` (eager model call)."""
+        with self._torch.no_grad():
+            self.static_output = self.engine.model(self.static_input).logits
+
+    def read(self) -> np.ndarray:
+        """The logits of the last forward: ``np.ndarray[float32]`` shape (n_frames, vocab)."""
+        out = self.static_output[0].float().cpu().numpy()
+        if out.shape != (self.n_frames, self.vocab_size):
+            raise RuntimeError(f"model returned logits of shape {out.shape}, expected {(self.n_frames, self.vocab_size)}")
+        return out
+
+    def __call__(self, window: np.ndarray) -> np.ndarray:
+        t0 = time.perf_counter()
+        self.load(window)
+        self.forward()
+        out = self.read()
+        self.calls += 1
+        self.last_compute_s = time.perf_counter() - t0
+        return out
+
+
+class CudaGraphWindowRunner(StaticWindowRunner):
+    """Like :class:`StaticWindowRunner`, but the forward pass is one captured CUDA Graph replay.
+
+    Construction warms up (``warmup`` eager calls on a side stream, so lazy cuBLAS/cuDNN
+    initialisation and autotuning happen outside the capture), then captures once. Raises
+    ``RuntimeError`` if the device is not CUDA or capture fails (callers fall back to eager).
+    """
+
+    kind = "cuda-graph"
+
+    def __init__(self, engine, window_samples: int, warmup: int = 3) -> None:
+        super().__init__(engine, window_samples)
+        torch = self._torch
+        if self.device.type != "cuda":
+            raise RuntimeError(f"CUDA Graphs need a CUDA device, not {self.device}")
+        model = engine.model
+        side = torch.cuda.Stream(device=self.device)
+        side.wait_stream(torch.cuda.current_stream(self.device))
+        with torch.no_grad(), torch.cuda.stream(side):
+            for _ in range(max(1, int(warmup))):
+                model(self.static_input)
+        torch.cuda.current_stream(self.device).wait_stream(side)
+        torch.cuda.synchronize(self.device)
+        self.pool = torch.cuda.graph_pool_handle()
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.no_grad(), torch.cuda.graph(self.graph, pool=self.pool, stream=side,
+                                               capture_error_mode="thread_local"):
+            self.static_output = model(self.static_input).logits
+        torch.cuda.synchronize(self.device)
+
+    def forward(self) -> None:
+        self.graph.replay()
+
+
+def window_runner(engine, window_samples: int, use_cuda_graph: bool | str = "auto") -> StaticWindowRunner:
+    """Return the runner for ``(engine.model, engine.precision, window_samples)``, built once.
+
+    ``use_cuda_graph``: ``"auto"``/``True`` capture a CUDA Graph when the engine is on CUDA;
+    ``False`` always eager. On CPU the eager runner is returned. If capture raises, the reason is
+    logged (warning) and the eager runner is used; the fallback is cached too, so capture is
+    attempted once. The cache lives on the engine object (attribute ``_speechstudio_window_runners``)
+    and goes away with it.
+    """
+    want_graph = use_cuda_graph in (True, "auto") and str(engine.device).startswith("cuda")
+    key = (id(engine.model), engine.precision, int(window_samples), bool(want_graph))
+    cache = engine.__dict__.setdefault(_CACHE_ATTR, {})
+    runner = cache.get(key)
+    if runner is not None:
+        return runner
+    if want_graph:
+        try:
+            t0 = time.perf_counter()
+            runner = CudaGraphWindowRunner(engine, window_samples)
+            log.info("captured a CUDA Graph for %s (%s, window %d samples) in %.2f s",
+                     getattr(engine, "model_id", "model"), engine.precision, window_samples,
+                     time.perf_counter() - t0)
+        except Exception as e:  # capture can fail in many driver/model-specific ways
+            log.warning("CUDA Graph capture failed (%s: %s); running the streaming model eagerly",
+                        type(e).__name__, str(e).splitlines()[0][:200] if str(e) else "")
+            runner = None
+    if runner is None:
+        runner = StaticWindowRunner(engine, window_samples)
+    cache[key] = runner
+    return runner

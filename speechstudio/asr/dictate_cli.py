@@ -1,0 +1,158 @@
+"""``speechstudio dictate``: live transcription in the terminal (microphone or a file played live).
+
+Output: on a terminal the current utterance's stable text and its still-changing tail (dim) are
+redrawn in place and each finished utterance stays on its own line; on a pipe every stable piece
+(the words that became final with one chunk) is printed on its own line and the whole transcript
+is the last line. Settings and timing go to stderr.
+
+Exit status: 0 done (Ctrl+C is how a microphone session ends), 1 error (e.g. no microphone),
+2 usage error, 130 a file session interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+
+
+def register(subparsers) -> None:
+    from speechstudio.asr.streaming import DEFAULT_ENDPOINT_S, DEVICE_DEFAULTS
+
+    gpu, cpu = DEVICE_DEFAULTS["cuda"], DEVICE_DEFAULTS["cpu"]
+
+    d = subparsers.add_parser(
+        "dictate", help="live transcription from the microphone (or a file played live)",
+        description="Stream audio through a Wav2Vec2 CTC model in fixed-shape windows (CUDA Graph replay "
+                    "on GPU) and print the transcript as it is spoken.")
+    d.add_argument("--model", help="Wav2Vec2 CTC model: name, Hugging Face id or folder")
+    d.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default auto)")
+    d.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"))
+    d.add_argument("--input-device", metavar="N", help="microphone: PortAudio input device index or name")
+    d.add_argument("--list-devices", action="store_true", help="list microphone input devices and exit")
+    d.add_argument("--file", metavar="AUDIO", help="play this recording through the streaming path instead")
+    d.add_argument("--fast", action="store_true", help="with --file: as fast as possible, not real time")
+    d.add_argument("--chunk-s", type=float,
+                   help=f"audio committed per model call, seconds (default {gpu[0]} on CUDA, {cpu[0]} on CPU)")
+    d.add_argument("--left-context-s", type=float,
+                   help=f"context before each chunk, seconds (default {gpu[1]} on CUDA, {cpu[1]} on CPU)")
+    d.add_argument("--lookahead-s", type=float,
+                   help=f"context after each chunk, seconds; adds latency (default {gpu[2]} on CUDA, {cpu[2]} on CPU)")
+    d.add_argument("--block-ms", type=float, default=20.0, help="audio block length in ms (default 20)")
+    d.add_argument("--endpoint-s", type=float, default=DEFAULT_ENDPOINT_S,
+                   help=f"silence that ends an utterance, seconds; 0 = never (default {DEFAULT_ENDPOINT_S})")
+    d.add_argument("--threshold-db", type=float, default=-45.0,
+                   help="RMS level in dBFS below which audio counts as silence (default -45)")
+    d.add_argument("--no-cuda-graph", action="store_true", help="run the model eagerly on CUDA too")
+    d.add_argument("--no-download", action="store_true", help="never touch the network")
+    d.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    d.set_defaults(func=cmd_dictate)
+
+
+class _Printer:
+    """Terminal: redraw one line in place; pipe: one line per stable piece, final text last."""
+
+    def __init__(self, out=None) -> None:
+        self.out = out or sys.stdout
+        self.tty = self.out.isatty()
+        self.pieces = 0
+
+    def update(self, u) -> None:
+        if self.tty:
+            if u.kind == "final":
+                self._redraw(u.stable_text, "")
+                if u.stable_text:
+                    self.out.write("\n")
+            else:
+                self._redraw(u.stable_text, u.tail_text)
+        elif u.words:
+            self.out.write(" ".join(w.text for w in u.words) + "\n")
+            self.pieces += 1
+        self.out.flush()
+
+    def _redraw(self, stable: str, tail: str) -> None:
+        width = max(20, shutil.get_terminal_size((100, 20)).columns - 1)
+        text = f"{stable} {tail}".strip() if tail else stable
+        if len(text) > width:  # keep the newest words in view
+            cut = len(text) - width + 1
+            stable, tail = ("…" + text[cut:], "") if cut >= len(stable) else ("…" + stable[cut:], tail)
+        line = stable + (((" " if stable else "") + "\033[2m" + tail + "\033[0m") if tail else "")
+        self.out.write("\r\033[K" + line)
+
+    def finish(self, text: str) -> None:
+        if not self.tty:
+            self.out.write(text + "\n")
+        self.out.flush()
+
+
+def cmd_dictate(args) -> int:
+    from speechstudio.asr.sources import FileSource, MicSource, list_input_devices
+    from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer, WindowGeometry
+    from speechstudio.errors import UsageError
+
+    if args.list_devices:
+        for idx, name, rate in list_input_devices():
+            print(f"{idx}\t{name}\t{rate} Hz")
+        return 0
+    if args.fast and not args.file:
+        raise UsageError("--fast only applies to --file")
+    if not 1 <= args.block_ms <= 1000:
+        raise UsageError(f"--block-ms {args.block_ms}: expected 1..1000 ms")
+    config = StreamConfig(chunk_s=args.chunk_s, left_context_s=args.left_context_s, lookahead_s=args.lookahead_s,
+                          endpoint_s=args.endpoint_s if args.endpoint_s > 0 else None,
+                          threshold_db=args.threshold_db, use_cuda_graph=not args.no_cuda_graph and "auto")
+    early = config.resolved("cuda" if str(args.device).startswith("cuda") else "cpu")
+    WindowGeometry.from_seconds(early.chunk_s, early.left_context_s, early.lookahead_s)  # bad values: exit 2 now
+    if args.file:
+        source = FileSource(args.file, block_ms=args.block_ms, realtime=not args.fast)
+    else:
+        dev = args.input_device
+        source = MicSource(int(dev) if dev is not None and dev.isdigit() else dev, block_ms=args.block_ms)
+
+    from speechstudio.asr.load import load_engine
+
+    engine, message = load_engine(args.model, device=args.device, precision=args.precision, batch_size=1,
+                                  allow_download=not args.no_download, progress=True)
+    if getattr(engine, "engine", None) != "wav2vec2":
+        raise UsageError(f"dictation needs a Wav2Vec2 CTC model; {engine.model_id} is a {engine.engine} model "
+                         "(pass --model with a Wav2Vec2 model)")
+    print(message, file=sys.stderr)
+    rec = StreamingRecognizer(engine, config, input_rate=source.sample_rate)
+    g = rec.geometry
+    sr = engine.sample_rate
+    print(f"streaming: window {g.window / sr:g} s = left {g.left / sr:g} + chunk {g.chunk / sr:g} + lookahead "
+          f"{g.lookahead / sr:g} s; {getattr(rec.runner, 'kind', 'custom')} runner; input "
+          f"{'file ' + str(args.file) if args.file else 'microphone ' + getattr(source, 'name', '')} "
+          f"at {source.sample_rate} Hz", file=sys.stderr)
+    if not args.file:
+        print("listening... press Ctrl+C to stop", file=sys.stderr)
+
+    printer = _Printer()
+    interrupted = False
+    t0 = time.perf_counter()
+    try:
+        for block in source.blocks():
+            for u in rec.push(block):
+                printer.update(u)
+    except KeyboardInterrupt:
+        interrupted = True
+        source.stop()
+    for u in rec.stop():  # Stop flushes what is buffered: the last words are kept
+        printer.update(u)
+    printer.finish(rec.text)
+    wall = time.perf_counter() - t0
+    _print_stats(rec, wall)
+    return 130 if interrupted and args.file else 0
+
+
+def _print_stats(rec, wall: float) -> None:
+    import numpy as np
+
+    audio_s = rec.received / rec.engine.sample_rate
+    times = np.array(rec.chunk_times) if rec.chunk_times else None
+    parts = [f"{audio_s:.1f} s audio in {wall:.1f} s", f"{len(rec.chunk_times)} chunks"]
+    if times is not None:
+        chunk_s = rec.geometry.chunk / rec.engine.sample_rate
+        p50, p95 = np.percentile(times, 50) * 1000, np.percentile(times, 95) * 1000
+        parts.append(f"compute per chunk p50 {p50:.0f} ms, p95 {p95:.0f} ms (RTF {np.median(times) / chunk_s:.2f})")
+    print("dictate: " + "; ".join(parts), file=sys.stderr)

@@ -1,0 +1,170 @@
+"""Audio sources for dictation: the microphone, and a file played as if it were a microphone.
+
+Both implement one tiny interface (:class:`AudioSource`): ``sample_rate`` (Hz), ``blocks()``
+yielding ``np.ndarray[float32]`` shape (n,) mono blocks at that rate, range ~[-1, 1], and
+``stop()`` (thread-safe; ``blocks()`` then ends after what is already captured). The recogniser
+does not know which one it is fed by, so tests and ``speechstudio dictate --file`` exercise the
+same path as live dictation.
+
+The microphone uses ``sounddevice`` (PortAudio). On Linux ``import sounddevice`` raises
+``OSError`` when the system PortAudio library (Debian ``libportaudio2``) is missing; that, a
+missing package, or no input device is a :class:`MicrophoneError` with a one-line reason.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+from pathlib import Path
+from typing import Iterator, Protocol
+
+import numpy as np
+
+from speechstudio.errors import SpeechStudioError
+
+
+class MicrophoneError(SpeechStudioError):
+    """Microphone input is unavailable (no sounddevice/PortAudio, no device, device error)."""
+
+
+class AudioSource(Protocol):
+    """What :class:`~speechstudio.asr.streaming.StreamingRecognizer` is fed from."""
+
+    sample_rate: int
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        """Yield ``np.ndarray[float32]`` shape (n,), mono at ``sample_rate`` Hz, until stopped/ended."""
+        ...
+
+    def stop(self) -> None:
+        """Ask ``blocks()`` to end (safe from another thread)."""
+        ...
+
+
+class FileSource:
+    """Plays a recording in blocks of ``block_ms`` milliseconds at the file's own sample rate
+    (decoded and down-mixed by :class:`~speechstudio.audio.decode.AudioReader`, no resampling)
+    or at ``sample_rate`` when given. ``realtime=True`` paces blocks at real time (a fake
+    microphone); ``False`` yields them as fast as they are consumed. Raises
+    :class:`~speechstudio.errors.AudioDecodeError` for a file that cannot be decoded."""
+
+    def __init__(self, path: str | os.PathLike, *, block_ms: float = 20.0, realtime: bool = True,
+                 sample_rate: int | None = None, raw=None) -> None:
+        from speechstudio.audio.decode import AudioReader
+
+        self.path = Path(path)
+        probe = AudioReader(self.path, 16000, raw=raw)
+        self.sample_rate = int(sample_rate or probe.info.source_rate or 16000)
+        self._reader = AudioReader(self.path, self.sample_rate, raw=raw, block_s=10.0)
+        self.duration_s = probe.info.duration_s
+        self.block = max(1, int(round(block_ms * self.sample_rate / 1000.0)))
+        self.realtime = bool(realtime)
+        self._stop = threading.Event()
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        sent = 0
+        t0 = time.perf_counter()
+        rest = np.zeros(0, np.float32)
+        for big in self._reader.blocks():
+            buf = np.concatenate([rest, big]) if rest.size else big
+            n_full = buf.shape[0] // self.block * self.block
+            for i in range(0, n_full, self.block):
+                if self._stop.is_set():
+                    return
+                if self.realtime:
+                    wait = t0 + sent / self.sample_rate - time.perf_counter()
+                    if wait > 0:
+                        time.sleep(wait)
+                yield buf[i:i + self.block]
+                sent += self.block
+            rest = buf[n_full:]
+        if rest.size and not self._stop.is_set():
+            yield rest
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class MicSource:
+    """Live microphone input through ``sounddevice.InputStream`` (mono, float32).
+
+    ``device``: PortAudio input device index or name (``None``: the default input);
+    ``sample_rate``: Hz (``None``: the device's default rate, e.g. 44100 or 48000);
+    ``block_ms``: block length in milliseconds. Blocks are queued by PortAudio's callback
+    thread and yielded by :meth:`blocks` in the caller's thread; overflows are counted in
+    ``overflows``. Raises :class:`MicrophoneError` when input is unavailable.
+    """
+
+    def __init__(self, device: int | str | None = None, *, sample_rate: int | None = None,
+                 block_ms: float = 20.0) -> None:
+        sd = import_sounddevice()
+        try:
+            info = sd.query_devices(device, "input")
+        except Exception as e:  # ValueError for a bad index/name, PortAudioError
+            raise MicrophoneError(f"input device {device!r}: {str(e).splitlines()[0] if str(e) else e}") from e
+        self.device = device
+        self.name = str(info.get("name", device))
+        self.sample_rate = int(sample_rate or info.get("default_samplerate") or 16000)
+        self.block = max(1, int(round(block_ms * self.sample_rate / 1000.0)))
+        self._sd = sd
+        self._queue: queue.Queue[np.ndarray | None] = queue.Queue()
+        self._stop = threading.Event()
+        self.overflows = 0
+
+    def _callback(self, indata, frames, time_info, status) -> None:
+        if status and getattr(status, "input_overflow", False):
+            self.overflows += 1
+        self._queue.put(np.array(indata[:, 0], dtype=np.float32, copy=True))
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        try:
+            stream = self._sd.InputStream(device=self.device, channels=1, dtype="float32",
+                                          samplerate=self.sample_rate, blocksize=self.block,
+                                          callback=self._callback)
+        except Exception as e:
+            raise MicrophoneError(f"cannot open input device {self.name!r}: {e}") from e
+        with stream:
+            while not self._stop.is_set():
+                try:
+                    item = self._queue.get(timeout=0.1)
+                except queue.Empty:
+                    continue
+                if item is None:
+                    break
+                yield item
+        while True:  # what was captured before stop() still counts
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                yield item
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._queue.put(None)
+
+
+def import_sounddevice():
+    """``import sounddevice`` or raise :class:`MicrophoneError` saying why (package missing, or
+    the PortAudio system library missing: Debian/Ubuntu ``sudo apt install libportaudio2``)."""
+    try:
+        import sounddevice  # noqa: PLC0415
+    except ImportError as e:
+        raise MicrophoneError("microphone input needs the sounddevice package (pip install sounddevice); "
+                              "use --file AUDIO to dictate from a recording") from e
+    except OSError as e:
+        raise MicrophoneError(f"microphone input needs the PortAudio library ({e}); on Debian/Ubuntu: "
+                              "sudo apt install libportaudio2; or use --file AUDIO") from e
+    return sounddevice
+
+
+def list_input_devices() -> list[tuple[int, str, int]]:
+    """``(index, name, default_rate_hz)`` for every input device. Raises :class:`MicrophoneError`."""
+    sd = import_sounddevice()
+    out = []
+    for i, d in enumerate(sd.query_devices()):
+        if int(d.get("max_input_channels", 0)) > 0:
+            out.append((i, str(d.get("name")), int(d.get("default_samplerate") or 0)))
+    return out
