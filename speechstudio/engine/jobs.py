@@ -1,0 +1,311 @@
+"""Jobs the engine runs. Qt-free: each job is a generator (``run(models)``) yielding payloads.
+
+A job has ``id`` (set by the engine), ``cancel`` (a ``threading.Event`` checked between units of
+work) and ``result`` (the value ``job_finished`` carries on success). Heavy libraries are imported
+inside ``run`` only, in the worker thread.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+from speechstudio.engine.worker import Status
+
+
+class Job:
+    """Base class: override :meth:`run` and :meth:`describe`."""
+
+    def __init__(self) -> None:
+        self.id: int | None = None
+        self.cancel = threading.Event()
+        self.result = None
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+    def run(self, models) -> Iterator[object]:  # pragma: no cover - interface
+        return iter(())
+
+
+@dataclass
+class TranscribeOptions:
+    """What the Transcribe page asks for: model spec (``None`` = default), device
+    (auto/cpu/cuda), precision (auto/fp32/fp16/bf16), formats, output folder (``None`` = next to
+    the input), overwrite, language (Whisper; ``None`` = detect)."""
+
+    model: str | None = None
+    device: str = "auto"
+    precision: str = "auto"
+    formats: tuple[str, ...] = ("txt", "srt", "vtt", "json")
+    output_dir: str | None = None
+    overwrite: bool = False
+    language: str | None = None
+
+
+class TranscribeFileJob(Job):
+    """Transcribe one input with the cached ASR model through :func:`speechstudio.jobs.batch.run_batch`.
+
+    Yields :class:`Status` (model loading), a ``TranscriptInfo`` just before ``done``, and every ``BatchEvent`` (start, segment, done, skipped,
+    failed, cancelled). ``result``: the final ``BatchEvent``. Cancel stops between decoded blocks and
+    writes nothing.
+    """
+
+    def __init__(self, item, options: TranscribeOptions) -> None:
+        super().__init__()
+        self.item = item
+        self.options = options
+
+    def describe(self) -> str:
+        return f"transcribe {self.item.path.name}"
+
+    def run(self, models) -> Iterator[object]:
+        from speechstudio.jobs.batch import run_batch
+
+        o = self.options
+        if self.cancel.is_set():
+            return
+        if not models.has_asr(o.model, o.device, o.precision):
+            yield Status(f"loading model {o.model or '(default)'} ...")
+        engine, message = models.asr(o.model, o.device, o.precision)
+        if message:
+            yield Status(message)
+        for ev in run_batch([self.item], engine, formats=o.formats, output_dir=o.output_dir,
+                            overwrite=o.overwrite, language=o.language, cancel=self.cancel):
+            if ev.kind in ("done", "skipped", "failed", "cancelled"):
+                self.result = ev
+            if ev.kind == "done":
+                from speechstudio.asr.types import TranscriptInfo
+
+                yield TranscriptInfo(duration_s=round(ev.duration_s or 0.0, 3),
+                                     language=getattr(engine, "detected_language", None) or o.language,
+                                     model_id=engine.model_id, engine=engine.engine, device=engine.device,
+                                     precision=engine.precision)
+            yield ev
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """Duration of one input in seconds (``None`` when unknown) or the reason it cannot be read."""
+
+    path: Path
+    duration_s: float | None
+    error: str = ""
+
+
+class ProbeJob(Job):
+    """Read the container duration of each path (no decoding). Yields :class:`ProbeResult`."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        super().__init__()
+        self.paths = list(paths)
+
+    def describe(self) -> str:
+        return f"probe {len(self.paths)} files"
+
+    def run(self, models) -> Iterator[object]:
+        from speechstudio.audio.decode import AudioReader
+        from speechstudio.errors import SpeechStudioError
+
+        for p in self.paths:
+            if self.cancel.is_set():
+                return
+            try:
+                yield ProbeResult(p, AudioReader(p).info.duration_s)
+            except SpeechStudioError as e:
+                yield ProbeResult(p, None, str(e))
+            except Exception as e:  # noqa: BLE001
+                yield ProbeResult(p, None, f"{p}: {type(e).__name__}: {e}")
+
+
+class LoadAudioJob(Job):
+    """Decode a whole file to float32 mono at ``sample_rate``; ``result`` = ``(audio, sample_rate)``."""
+
+    def __init__(self, path: Path, sample_rate: int = 16000) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.sample_rate = sample_rate
+
+    def describe(self) -> str:
+        return f"load {self.path.name}"
+
+    def run(self, models) -> Iterator[object]:
+        from speechstudio.audio.decode import load_audio
+
+        self.result = (load_audio(self.path, self.sample_rate), self.sample_rate)
+        return
+        yield  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class VoiceInfo:
+    """A loaded voice as the Speak page shows it."""
+
+    name: str
+    sample_rate: int
+    speakers: tuple[str, ...]
+    num_speakers: int
+    defaults: dict
+    message: str
+
+
+class SpeakJob(Job):
+    """Synthesize ``text`` sentence by sentence with the cached voice.
+
+    Yields :class:`VoiceInfo` once (after loading) then one ``SpeechChunk`` per sentence
+    (``np.ndarray[float32]`` audio at the voice's rate). Cancel stops between sentences. With
+    ``out_path`` the audio is written atomically there instead (nothing left on cancel/error) and
+    ``result`` is ``(duration_s, n_sentences, out_path)``.
+    """
+
+    def __init__(self, text: str, voice: str | None = None, speaker=None, length_scale: float | None = None,
+                 noise_scale: float | None = None, noise_w: float | None = None, device: str = "auto",
+                 out_path: str | None = None) -> None:
+        super().__init__()
+        self.text, self.voice, self.device, self.out_path = text, voice, device, out_path
+        self.speaker, self.length_scale, self.noise_scale, self.noise_w = speaker, length_scale, noise_scale, noise_w
+
+    def describe(self) -> str:
+        return "save speech" if self.out_path else "speak"
+
+    def run(self, models) -> Iterator[object]:
+        from speechstudio.tts.stream import stream_speech, write_stream
+        from speechstudio.tts.vits import SynthesisSettings
+
+        yield Status(f"loading voice {self.voice or '(default)'} ...")
+        voice, message = models.voice(self.voice, self.device)
+        yield VoiceInfo(voice.name, voice.sample_rate, tuple(voice.speakers), voice.num_speakers,
+                        dict(voice.defaults), message or f"voice {voice.name}")
+        settings = SynthesisSettings(speaker=self.speaker, noise_scale=self.noise_scale, noise_w=self.noise_w,
+                                     length_scale=self.length_scale)
+        chunks = stream_speech(voice, self.text, settings)
+        if self.out_path:
+            class _Cancelled(Exception):
+                pass
+
+            def checked():
+                for c in chunks:
+                    if self.cancel.is_set():
+                        raise _Cancelled
+                    yield c
+
+            try:
+                dur, n = write_stream(checked(), self.out_path)
+            except _Cancelled:
+                self.result = "cancelled (nothing written)"
+                return
+            self.result = (dur, n, self.out_path)
+            return
+        t0 = time.perf_counter()
+        n = 0
+        for chunk in chunks:
+            if self.cancel.is_set():
+                return
+            yield chunk
+            n += 1
+        self.result = (n, time.perf_counter() - t0)
+
+
+class VoiceInfoJob(Job):
+    """Load a voice (cached) and yield its :class:`VoiceInfo` (speakers, defaults)."""
+
+    def __init__(self, voice: str | None, device: str = "auto") -> None:
+        super().__init__()
+        self.voice, self.device = voice, device
+
+    def describe(self) -> str:
+        return f"load voice {self.voice or '(default)'}"
+
+    def run(self, models) -> Iterator[object]:
+        voice, message = models.voice(self.voice, self.device)
+        self.result = VoiceInfo(voice.name, voice.sample_rate, tuple(voice.speakers), voice.num_speakers,
+                                dict(voice.defaults), message or f"voice {voice.name}")
+        yield self.result
+
+
+class CallJob(Job):
+    """Run ``fn(*args)`` in the worker (listing models, exporting, importing ...); ``result`` = its value."""
+
+    def __init__(self, fn: Callable, *args, description: str = "", **kwargs) -> None:
+        super().__init__()
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.description = description or getattr(fn, "__name__", "call")
+
+    def describe(self) -> str:
+        return self.description
+
+    def run(self, models) -> Iterator[object]:
+        self.result = self.fn(*self.args, **self.kwargs)
+        return
+        yield  # pragma: no cover
+
+
+class DownloadJob(Job):
+    """Download a catalog model in a child process (``speechstudio models download``), so that
+    cancel can really stop it (the process is killed; huggingface_hub resumes partial files on the
+    next try). Yields ``(fraction_or_None, line)`` progress tuples parsed from the progress bar."""
+
+    def __init__(self, model_id: str, kind: str = "model") -> None:
+        super().__init__()
+        self.model_id, self.kind = model_id, kind
+
+    def describe(self) -> str:
+        return f"download {self.model_id}"
+
+    def run(self, models) -> Iterator[object]:
+        import queue
+        import re
+        import subprocess
+        import sys
+
+        from speechstudio.errors import SpeechStudioError
+
+        sub = "models" if self.kind == "model" else "voices"
+        cmd = [sys.executable, "-m", "speechstudio", sub, "download", self.model_id]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
+        lines: queue.Queue = queue.Queue()
+
+        def reader() -> None:  # tqdm redraws with \r: split on both
+            buf = b""
+            while True:
+                data = proc.stdout.read(256)
+                if not data:
+                    break
+                buf += data
+                parts = re.split(rb"[\r\n]", buf)
+                buf = parts.pop()
+                for p in parts:
+                    lines.put(p.decode("utf-8", "replace").strip())
+            if buf:
+                lines.put(buf.decode("utf-8", "replace").strip())
+            lines.put(None)
+
+        threading.Thread(target=reader, daemon=True).start()
+        pct = re.compile(r"(\d{1,3})%\|")
+        last_line = ""
+        try:
+            while True:
+                if self.cancel.is_set():
+                    proc.kill()
+                    proc.wait()
+                    self.result = "download cancelled (a later download resumes it)"
+                    return
+                try:
+                    text = lines.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                if text is None:
+                    break
+                if text:
+                    last_line = text
+                    m = pct.search(text)
+                    yield (int(m.group(1)) / 100 if m else None, text[:160])
+            rc = proc.wait()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        if rc != 0:
+            raise SpeechStudioError(last_line.removeprefix("speechstudio: error: ") or f"download failed ({rc})")
+        self.result = last_line

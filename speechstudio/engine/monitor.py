@@ -1,0 +1,211 @@
+"""GPU / system monitor: NVML (``nvidia-ml-py``, module ``pynvml``) sampled off the GUI thread.
+
+:func:`sample_system` is Qt-free and returns a :class:`SystemSample`: one :class:`GpuSample` per
+NVIDIA GPU (utilisation %, VRAM used/total, temperature, power draw/limit, SM clock, throttle
+reasons), this process's own VRAM from the torch caching allocator (only when torch is already
+imported and CUDA initialised: the monitor never imports torch), and CPU % / RAM from psutil.
+When NVML is missing or finds no GPU, ``gpus`` is empty and ``no_gpu_reason`` says why in plain
+words. :class:`SystemMonitor` samples every ``interval_s`` in its own thread and emits ``sampled``.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QObject, Signal
+
+log = logging.getLogger(__name__)
+
+# NVML clocks-throttle-reason bits (nvml.h, nvmlClocksEventReasons*) -> short words.
+THROTTLE_REASONS = {
+    0x1: "idle", 0x2: "app clocks", 0x4: "power cap", 0x8: "HW slowdown", 0x10: "sync boost",
+    0x20: "SW thermal", 0x40: "HW thermal", 0x80: "power brake", 0x100: "display clocks",
+}
+
+
+def throttle_words(mask: int | None) -> str:
+    if not mask:
+        return "none"
+    words = [w for bit, w in THROTTLE_REASONS.items() if mask & bit]
+    return ", ".join(words) or f"0x{mask:x}"
+
+
+@dataclass(frozen=True)
+class GpuSample:
+    """One GPU at one instant. Memory in MiB, power in W, temperature in °C, clock in MHz;
+    any field may be ``None`` when the driver does not report it."""
+
+    index: int
+    name: str
+    util_pct: float | None
+    mem_used_mib: float | None
+    mem_total_mib: float | None
+    temp_c: float | None
+    power_w: float | None
+    power_limit_w: float | None
+    sm_clock_mhz: float | None
+    throttle: str
+    process_vram_mib: float | None = None
+
+
+@dataclass(frozen=True)
+class SystemSample:
+    """GPUs (may be empty, then ``no_gpu_reason`` is set), CPU % (all cores), RAM used/total MiB,
+    this process's RSS MiB."""
+
+    gpus: tuple[GpuSample, ...]
+    no_gpu_reason: str
+    cpu_pct: float
+    ram_used_mib: float
+    ram_total_mib: float
+    process_rss_mib: float
+    driver: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+_nvml_state = {"init": False, "error": ""}
+
+
+def _nvml():
+    """``(pynvml module, None)`` initialised once, or ``(None, reason)``."""
+    try:
+        import pynvml
+    except ImportError:
+        return None, "No NVIDIA GPU monitoring (nvidia-ml-py is not installed)"
+    if not _nvml_state["init"]:
+        try:
+            pynvml.nvmlInit()
+        except Exception as e:  # NVMLError_LibraryNotFound, DriverNotLoaded, ...
+            return None, f"No NVIDIA GPU found ({_nvml_error(e)})"
+        _nvml_state["init"] = True
+    return pynvml, None
+
+
+def _nvml_error(e: Exception) -> str:
+    text = str(e) or type(e).__name__
+    if "LibraryNotFound" in type(e).__name__ or "library" in text.lower():
+        return "NVIDIA driver library not found"
+    return text
+
+
+def reset_nvml() -> None:
+    """Forget NVML initialisation (tests that fake ``pynvml``)."""
+    _nvml_state["init"] = False
+
+
+def _try(fn, *args):
+    try:
+        return fn(*args)
+    except Exception:
+        return None
+
+
+def _torch_vram_mib(index: int) -> float | None:
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    try:
+        if not torch.cuda.is_initialized():
+            return None
+        return torch.cuda.memory_reserved(index) / 2**20
+    except Exception:
+        return None
+
+
+def sample_gpus() -> tuple[list[GpuSample], str, str]:
+    """``(gpus, no_gpu_reason, driver_version)`` right now."""
+    nv, reason = _nvml()
+    if nv is None:
+        return [], reason or "", ""
+    try:
+        count = nv.nvmlDeviceGetCount()
+    except Exception as e:
+        return [], f"NVML error: {_nvml_error(e)}", ""
+    if count == 0:
+        return [], "No NVIDIA GPU found (the driver reports none)", ""
+    driver = _try(nv.nvmlSystemGetDriverVersion) or ""
+    if isinstance(driver, bytes):
+        driver = driver.decode()
+    out = []
+    for i in range(count):
+        h = _try(nv.nvmlDeviceGetHandleByIndex, i)
+        if h is None:
+            continue
+        name = _try(nv.nvmlDeviceGetName, h) or f"GPU {i}"
+        if isinstance(name, bytes):
+            name = name.decode()
+        util = _try(nv.nvmlDeviceGetUtilizationRates, h)
+        mem = _try(nv.nvmlDeviceGetMemoryInfo, h)
+        temp = _try(nv.nvmlDeviceGetTemperature, h, getattr(nv, "NVML_TEMPERATURE_GPU", 0))
+        power = _try(nv.nvmlDeviceGetPowerUsage, h)
+        limit = _try(nv.nvmlDeviceGetEnforcedPowerLimit, h)
+        clock = _try(nv.nvmlDeviceGetClockInfo, h, getattr(nv, "NVML_CLOCK_SM", 1))
+        reasons_fn = getattr(nv, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
+            getattr(nv, "nvmlDeviceGetCurrentClocksThrottleReasons", None)
+        reasons = _try(reasons_fn, h) if reasons_fn else None
+        out.append(GpuSample(
+            index=i, name=str(name),
+            util_pct=float(util.gpu) if util is not None else None,
+            mem_used_mib=mem.used / 2**20 if mem is not None else None,
+            mem_total_mib=mem.total / 2**20 if mem is not None else None,
+            temp_c=float(temp) if temp is not None else None,
+            power_w=power / 1000 if power is not None else None,
+            power_limit_w=limit / 1000 if limit is not None else None,
+            sm_clock_mhz=float(clock) if clock is not None else None,
+            throttle=throttle_words(reasons),
+            process_vram_mib=_torch_vram_mib(i),
+        ))
+    return out, "", str(driver)
+
+
+def sample_system() -> SystemSample:
+    import psutil
+
+    gpus, reason, driver = sample_gpus()
+    vm = psutil.virtual_memory()
+    try:
+        rss = psutil.Process().memory_info().rss / 2**20
+    except Exception:
+        rss = 0.0
+    return SystemSample(tuple(gpus), reason, psutil.cpu_percent(interval=None), (vm.total - vm.available) / 2**20,
+                        vm.total / 2**20, rss, driver)
+
+
+class SystemMonitor(QObject):
+    """Samples :func:`sample_system` every ``interval_s`` seconds in a daemon thread; emits
+    ``sampled(SystemSample)`` (delivered in the GUI thread)."""
+
+    sampled = Signal(object)
+
+    def __init__(self, interval_s: float = 1.0, parent=None) -> None:
+        super().__init__(parent)
+        self.interval_s = interval_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="speechstudio-monitor", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+            self._thread = None
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                s = sample_system()
+            except Exception as e:  # never let the monitor die silently
+                log.debug("monitor sample failed", exc_info=True)
+                s = SystemSample((), f"monitor error: {e}", 0.0, 0.0, 0.0, 0.0)
+            if self._stop.is_set():
+                break
+            self.sampled.emit(s)
+            self._stop.wait(self.interval_s)

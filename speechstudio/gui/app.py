@@ -1,0 +1,59 @@
+"""Start the Qt application and show the main window (torch is not imported on this path)."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+
+def run(argv: list[str] | None = None, files: list[str] | None = None, startup_t0: float | None = None,
+        quit_after_shown: bool = False) -> int:
+    """Create the QApplication, show :class:`MainWindow`, run the event loop; returns the exit code.
+
+    ``files``: paths to queue on the Transcribe page. ``quit_after_shown``: print the start-up time
+    (``SPEECHSTUDIO_STARTUP <seconds>``, from ``startup_t0``) once the window is exposed, then quit
+    (used by ``bench/bench_startup.py``).
+    """
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app.setApplicationName("SpeechStudio")
+    app.setOrganizationName("SpeechStudio")
+    app.setApplicationDisplayName("SpeechStudio")
+    from speechstudio.gui.main_window import MainWindow
+
+    win = MainWindow()
+    win.show()
+    if files:
+        QTimer.singleShot(0, lambda: win.transcribe.add_paths(files))
+    if quit_after_shown:
+        def report() -> None:
+            t0 = startup_t0 if startup_t0 is not None else time.perf_counter()
+            heavy = [m for m in ("torch", "transformers", "faster_whisper") if m in sys.modules]
+            print(f"SPEECHSTUDIO_STARTUP {time.perf_counter() - t0:.3f} shown_at={time.time():.3f} "
+                  f"heavy_imported={','.join(heavy) or 'none'}", flush=True)
+            win.close()
+            app.quit()
+
+        def wait_exposed() -> None:
+            handle = win.windowHandle()
+            if handle is not None and handle.isExposed():
+                report()
+            else:
+                QTimer.singleShot(5, wait_exposed)
+
+        QTimer.singleShot(0, wait_exposed)
+    rc = app.exec()
+    return int(rc)
+
+
+def process_start_time() -> float | None:
+    """``time.perf_counter()``-based estimate of when this process started (Linux /proc), or None."""
+    try:
+        import psutil
+
+        created = psutil.Process(os.getpid()).create_time()
+        return time.perf_counter() - (time.time() - created)
+    except Exception:
+        return None

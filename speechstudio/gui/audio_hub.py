@@ -1,0 +1,127 @@
+"""The GUI's one speaker and one microphone, bridged to Qt signals.
+
+Owns a :class:`~speechstudio.audio.devices.Player` and a :class:`~speechstudio.audio.devices.Recorder`
+on the process-wide backend. Audio threads call back here; log-mel frames are computed there (cheap
+numpy) and handed to the GUI thread through queued signals, so the GUI thread only draws.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+
+from speechstudio.audio.devices import AudioUnavailableError, Player, Recorder, get_backend
+from speechstudio.audio.mel import StreamingLogMel
+
+
+class AudioHub(QObject):
+    """Signals: ``mel_frames(frames, source)`` (``np.ndarray[float32]`` shape ``(k, 80)``, source
+    ``"mic"`` or ``"playback"``), ``playing_changed(bool)``, ``recording_changed(bool)``."""
+
+    mel_frames = Signal(object, str)
+    playing_changed = Signal(bool)
+    recording_changed = Signal(bool)
+    _ended = Signal()
+
+    def __init__(self, backend=None, parent=None) -> None:
+        super().__init__(parent)
+        self.backend = backend or get_backend()
+        self.available = bool(self.backend.available)
+        self.reason = self.backend.reason
+        self._mel_play = StreamingLogMel(16000)
+        self._mel_mic = StreamingLogMel(16000)
+        self.player = Player(self.backend, on_block=self._on_play_block, on_end=self._ended.emit)
+        self.recorder: Recorder | None = None
+        self.output_device = None
+        self.input_device = None
+        self._ended.connect(lambda: self.playing_changed.emit(False))
+
+    def set_backend(self, backend) -> None:
+        """Switch to another audio backend (e.g. a fake one in tests); stops what plays/records."""
+        self.shutdown()
+        self.backend = backend
+        self.available = bool(backend.available)
+        self.reason = backend.reason
+        self.player = Player(backend, on_block=self._on_play_block, on_end=self._ended.emit)
+
+    # ---------------------------------------------------------------- playback
+    def play(self, audio: np.ndarray, sample_rate: int) -> None:
+        """Play a clip (float32 mono at ``sample_rate`` Hz). Raises AudioUnavailableError."""
+        self._check()
+        self.player.device = self.output_device
+        self._reset_play_mel(sample_rate)
+        self.player.play(audio, sample_rate)
+        self.playing_changed.emit(True)
+
+    def begin_stream(self, sample_rate: int, first=None) -> None:
+        self._check()
+        self.player.device = self.output_device
+        self._reset_play_mel(sample_rate)
+        self.player.begin(sample_rate, first)
+        self.playing_changed.emit(True)
+
+    def feed(self, audio: np.ndarray) -> None:
+        self.player.feed(audio)
+
+    def finish_stream(self) -> None:
+        self.player.finish()
+
+    def stop(self) -> None:
+        self.player.stop()
+
+    def toggle_pause(self) -> bool:
+        """Pause / resume the current playback; returns True when it is now paused."""
+        if not self.player.is_playing:
+            return False
+        self.player.set_paused(not self.player.paused)
+        return self.player.paused
+
+    @property
+    def playing(self) -> bool:
+        return self.player.is_playing
+
+    def _reset_play_mel(self, sample_rate: int) -> None:
+        if self._mel_play.sample_rate != int(sample_rate):
+            self._mel_play = StreamingLogMel(int(sample_rate))
+        else:
+            self._mel_play.reset()
+
+    def _on_play_block(self, block: np.ndarray, sample_rate: int) -> None:  # audio thread
+        if self.player.paused:
+            return
+        frames = self._mel_play.push(block)
+        if len(frames):
+            self.mel_frames.emit(frames, "playback")
+
+    # ---------------------------------------------------------------- recording
+    def start_recording(self) -> None:
+        self._check()
+        self._mel_mic.reset()
+        self.recorder = Recorder(self.backend, self.input_device, 16000, on_block=self._on_mic_block)
+        self.recorder.start()
+        self.recording_changed.emit(True)
+
+    def stop_recording(self) -> np.ndarray:
+        """Stop and return the recording (float32 mono 16 kHz; empty when nothing was recorded)."""
+        rec, self.recorder = self.recorder, None
+        audio = rec.stop() if rec is not None else np.zeros(0, np.float32)
+        self.recording_changed.emit(False)
+        return audio
+
+    @property
+    def level_dbfs(self) -> float:
+        return self.recorder.level_dbfs if self.recorder is not None else -100.0
+
+    def _on_mic_block(self, block: np.ndarray, sample_rate: int) -> None:  # audio thread
+        frames = self._mel_mic.push(block)
+        if len(frames):
+            self.mel_frames.emit(frames, "mic")
+
+    def _check(self) -> None:
+        if not self.available:
+            raise AudioUnavailableError(self.reason)
+
+    def shutdown(self) -> None:
+        self.player.stop()
+        if self.recorder is not None:
+            self.recorder.stop()
+            self.recorder = None

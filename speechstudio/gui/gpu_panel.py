@@ -1,0 +1,118 @@
+"""GPU monitor dock content: per NVIDIA GPU utilisation, VRAM, temperature, power, SM clock,
+throttle reasons, with ~1 min sparklines; or, without a GPU, a plain "no NVIDIA GPU" line and CPU /
+RAM. Samples come from :class:`~speechstudio.engine.monitor.SystemMonitor` (its own thread)."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
+
+from speechstudio.gui.common import Sparkline
+
+
+def _num(v, fmt: str, unit: str) -> str:
+    return "n/a" if v is None else f"{v:{fmt}} {unit}".strip()
+
+
+class _GpuBox(QGroupBox):
+    def __init__(self, title: str, parent=None) -> None:
+        super().__init__(title, parent)
+        form = QFormLayout(self)
+        self.util = QLabel()
+        self.util_spark = Sparkline(color="#22c55e")
+        self.mem = QLabel()
+        self.mem_spark = Sparkline(color="#3b82f6")
+        self.temp = QLabel()
+        self.power = QLabel()
+        self.clock = QLabel()
+        self.throttle = QLabel()
+        self.proc = QLabel()
+        for lab, name in ((self.util, "GPU utilisation"), (self.mem, "VRAM used"), (self.temp, "GPU temperature"),
+                          (self.power, "GPU power"), (self.clock, "SM clock"), (self.throttle, "Throttle reasons"),
+                          (self.proc, "VRAM of this app")):
+            lab.setAccessibleName(name)
+        form.addRow("Utilisation", self.util)
+        form.addRow("", self.util_spark)
+        form.addRow("VRAM", self.mem)
+        form.addRow("", self.mem_spark)
+        form.addRow("Temperature", self.temp)
+        form.addRow("Power", self.power)
+        form.addRow("SM clock", self.clock)
+        form.addRow("Throttle", self.throttle)
+        form.addRow("This app", self.proc)
+
+    def update_sample(self, g) -> None:
+        self.setTitle(f"GPU {g.index}: {g.name}")
+        self.util.setText(_num(g.util_pct, ".0f", "%"))
+        self.util_spark.add(g.util_pct)
+        if g.mem_used_mib is not None and g.mem_total_mib:
+            self.mem.setText(f"{g.mem_used_mib / 1024:.1f} / {g.mem_total_mib / 1024:.1f} GiB "
+                             f"({100 * g.mem_used_mib / g.mem_total_mib:.0f}%)")
+            self.mem_spark.add(100 * g.mem_used_mib / g.mem_total_mib)
+        else:
+            self.mem.setText("n/a")
+        self.temp.setText(_num(g.temp_c, ".0f", "°C"))
+        if g.power_w is not None:
+            self.power.setText(f"{g.power_w:.0f} W" + (f" / {g.power_limit_w:.0f} W" if g.power_limit_w else ""))
+        else:
+            self.power.setText("n/a")
+        self.clock.setText(_num(g.sm_clock_mhz, ".0f", "MHz"))
+        self.throttle.setText(g.throttle)
+        self.proc.setText(_num(g.process_vram_mib, ".0f", "MiB (torch allocator)")
+                          if g.process_vram_mib is not None else "no model on this GPU")
+
+
+class GpuPanel(QWidget):
+    """Show :class:`~speechstudio.engine.monitor.SystemSample` objects (``update_sample``)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("GPU monitor")
+        lay = QVBoxLayout(self)
+        self.headline = QLabel("Reading GPU status ...")
+        self.headline.setWordWrap(True)
+        self.headline.setAccessibleName("GPU status")
+        lay.addWidget(self.headline)
+        self.gpu_boxes: list[_GpuBox] = []
+        self._gpu_area = QVBoxLayout()
+        lay.addLayout(self._gpu_area)
+        sysbox = QGroupBox("This computer")
+        form = QFormLayout(sysbox)
+        self.cpu = QLabel("…")
+        self.cpu.setAccessibleName("CPU usage")
+        self.cpu_spark = Sparkline(color="#f97316")
+        self.ram = QLabel("…")
+        self.ram.setAccessibleName("RAM usage")
+        self.ram_spark = Sparkline(color="#a855f7")
+        self.rss = QLabel("…")
+        self.rss.setAccessibleName("Memory of this app")
+        form.addRow("CPU", self.cpu)
+        form.addRow("", self.cpu_spark)
+        form.addRow("RAM", self.ram)
+        form.addRow("", self.ram_spark)
+        form.addRow("This app", self.rss)
+        lay.addWidget(sysbox)
+        lay.addStretch(1)
+        self.last_sample = None
+
+    def update_sample(self, s) -> None:
+        self.last_sample = s
+        if s.gpus:
+            self.headline.setText(f"{len(s.gpus)} NVIDIA GPU{'s' if len(s.gpus) > 1 else ''}"
+                                  + (f", driver {s.driver}" if s.driver else ""))
+        else:
+            self.headline.setText(f"{s.no_gpu_reason or 'No NVIDIA GPU found'}. Models run on the CPU; "
+                                  "showing CPU and RAM instead.")
+        while len(self.gpu_boxes) < len(s.gpus):
+            box = _GpuBox(f"GPU {len(self.gpu_boxes)}")
+            self.gpu_boxes.append(box)
+            self._gpu_area.addWidget(box)
+        for box, g in zip(self.gpu_boxes, s.gpus):
+            box.setVisible(True)
+            box.update_sample(g)
+        for box in self.gpu_boxes[len(s.gpus):]:
+            box.setVisible(False)
+        self.cpu.setText(f"{s.cpu_pct:.0f}%")
+        self.cpu_spark.add(s.cpu_pct)
+        if s.ram_total_mib:
+            self.ram.setText(f"{s.ram_used_mib / 1024:.1f} / {s.ram_total_mib / 1024:.1f} GiB")
+            self.ram_spark.add(100 * s.ram_used_mib / s.ram_total_mib)
+        self.rss.setText(f"{s.process_rss_mib:.0f} MiB")

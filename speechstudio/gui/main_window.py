@@ -1,0 +1,264 @@
+"""The main window: page list on the left (Transcribe, Speak, Record, Models), the live mel view
+docked at the bottom, the GPU monitor docked on the right, a status line at the bottom.
+
+Owns the engines (``compute``: models and inference; ``io``: probing, decoding, listing, exports;
+``downloads``: model downloads) and the :class:`AudioHub`. Keyboard: Ctrl+O add files,
+Ctrl+Shift+O add folder, Space play/pause, Ctrl+Enter run the page's main action (Start / Speak),
+Esc cancel / stop.
+"""
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import (QDockWidget, QLabel, QListWidget, QMainWindow, QSplitter, QStackedWidget,
+                               QStatusBar, QWidget)
+
+from speechstudio import __version__
+from speechstudio.gui.common import settings
+
+PAGES = ("Transcribe", "Speak", "Record", "Models")
+
+
+class MainWindow(QMainWindow):
+    _mel_ready = Signal()
+
+    def __init__(self, audio_backend=None, start_monitor: bool = True) -> None:
+        super().__init__()
+        from speechstudio.engine.monitor import SystemMonitor
+        from speechstudio.engine.worker import Engine
+        from speechstudio.gui.audio_hub import AudioHub
+        from speechstudio.gui.transcribe_page import TranscribePage
+
+        self.setWindowTitle(f"SpeechStudio {__version__}")
+        self.setAccessibleName("SpeechStudio main window")
+        self.resize(1280, 800)
+        self.compute = Engine("compute", self)
+        self.io = Engine("io", self)
+        self.downloads = Engine("downloads", self)
+        self.audio = AudioHub(audio_backend, self)
+
+        self.nav = QListWidget()
+        self.nav.setAccessibleName("Pages")
+        self.nav.addItems(PAGES)
+        self.nav.setFixedWidth(130)
+        self.stack = QStackedWidget()
+        self.transcribe = TranscribePage(self.compute, self.io, self.audio)
+        self.stack.addWidget(self.transcribe)
+        self.speak = self._page("speechstudio.gui.speak_page", "SpeakPage")
+        self.record = self._page("speechstudio.gui.record_page", "RecordPage")
+        self.models = self._page("speechstudio.gui.models_page", "ModelsPage")
+        split = QSplitter()
+        split.addWidget(self.nav)
+        split.addWidget(self.stack)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        self.setCentralWidget(split)
+        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+
+        # status line
+        self.status = QStatusBar()
+        self.setStatusBar(self.status)
+        self.status_label = QLabel("Ready")
+        self.status_label.setAccessibleName("Status line")
+        self.status.addWidget(self.status_label, 1)
+        self.engine_label = QLabel("engine idle")
+        self.engine_label.setAccessibleName("Engine state")
+        self.status.addPermanentWidget(self.engine_label)
+        if not self.audio.available:
+            self.audio_label = QLabel("🔇 audio off")
+            self.audio_label.setToolTip(self.audio.reason)
+            self.status.addPermanentWidget(self.audio_label)
+        for page in (self.transcribe, self.speak, self.record, self.models):
+            if hasattr(page, "status_message"):
+                page.status_message.connect(self.show_status)
+        self.compute.busy_changed.connect(self._on_busy)
+
+        # docks (the mel view imports pyqtgraph: built right after the window is shown)
+        from speechstudio.gui.gpu_panel import GpuPanel
+
+        self._mel = None
+        self._mel_ready.connect(lambda: self.mel, Qt.ConnectionType.QueuedConnection)
+        self.mel_dock = QDockWidget("Live mel spectrogram", self)
+        self.mel_dock.setObjectName("mel_dock")
+        self.mel_dock.setWidget(QLabel("Live mel view loading…"))
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.mel_dock)
+        self.gpu = GpuPanel()
+        self.gpu_dock = QDockWidget("GPU monitor", self)
+        self.gpu_dock.setObjectName("gpu_dock")
+        self.gpu_dock.setWidget(self.gpu)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.gpu_dock)
+        self.resizeDocks([self.mel_dock], [230], Qt.Orientation.Vertical)
+        self.resizeDocks([self.gpu_dock], [300], Qt.Orientation.Horizontal)
+        self.monitor = SystemMonitor(1.0, self)
+        self.monitor.sampled.connect(self.gpu.update_sample)
+        self.nav.setStyleSheet("QListWidget { font-size: 12pt; } QListWidget::item { padding: 8px 6px; }")
+        self.nav.currentRowChanged.connect(self._page_shown)
+
+        self._menus()
+        self._shortcuts()
+        self._restore()
+        # import pyqtgraph off the GUI thread (0.5 s), then build the view here
+        threading.Thread(target=self._import_mel, name="speechstudio-import", daemon=True).start()
+        if start_monitor:
+            QTimer.singleShot(0, self.monitor.start)
+        if self.models is not None:
+            QTimer.singleShot(50, self.models.refresh)
+
+    @property
+    def mel(self):
+        """The live mel view (built on first use, after the window is shown: pyqtgraph is slow to import)."""
+        if self._mel is None:
+            from speechstudio.gui.mel_view import MelView
+
+            self._mel = MelView()
+            self.mel_dock.setWidget(self._mel)
+            self.audio.mel_frames.connect(self._mel.push_frames)
+        return self._mel
+
+    def _import_mel(self) -> None:
+        try:
+            import pyqtgraph  # noqa: F401
+            import pyqtgraph.colormap  # noqa: F401
+
+            import speechstudio.gui.mel_view  # noqa: F401
+        except Exception:  # the view will show the error when built
+            pass
+        self._mel_ready.emit()
+
+    def _page_shown(self, index: int) -> None:
+        page = self.stack.widget(index)
+        if page is self.speak and self.speak is not None:
+            self.speak.preload()
+
+    def _page(self, module: str, cls: str) -> QWidget | None:
+        import importlib
+
+        try:
+            page = getattr(importlib.import_module(module), cls)(self)
+        except ImportError as e:  # page not built in this version
+            page = None
+            w = QLabel(f"{cls} is not available: {e}")
+            self.stack.addWidget(w)
+            return None
+        self.stack.addWidget(page)
+        return page
+
+    # ------------------------------------------------------------------ menus / keys
+    def _menus(self) -> None:
+        m = self.menuBar().addMenu("&File")
+        self.act_add_files = QAction("Add &files…", self)
+        self.act_add_files.setShortcut(QKeySequence("Ctrl+O"))
+        self.act_add_files.triggered.connect(self._add_files)
+        self.act_add_folder = QAction("Add f&older…", self)
+        self.act_add_folder.setShortcut(QKeySequence("Ctrl+Shift+O"))
+        self.act_add_folder.triggered.connect(self._add_folder)
+        quit_ = QAction("&Quit", self)
+        quit_.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_.triggered.connect(self.close)
+        m.addActions([self.act_add_files, self.act_add_folder])
+        m.addSeparator()
+        m.addAction(quit_)
+        v = self.menuBar().addMenu("&View")
+        v.addAction(self.mel_dock.toggleViewAction())
+        v.addAction(self.gpu_dock.toggleViewAction())
+
+    def _shortcuts(self) -> None:
+        self.sc_space = QShortcut(QKeySequence(Qt.Key.Key_Space), self, self.play_pause)
+        self.sc_run = QShortcut(QKeySequence("Ctrl+Return"), self, self.run_action)
+        self.sc_run2 = QShortcut(QKeySequence("Ctrl+Enter"), self, self.run_action)
+        self.sc_esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.cancel_action)
+
+    def _add_files(self) -> None:
+        self.nav.setCurrentRow(0)
+        self.transcribe.add_files_dialog()
+
+    def _add_folder(self) -> None:
+        self.nav.setCurrentRow(0)
+        self.transcribe.add_folder_dialog()
+
+    def current_page(self) -> QWidget:
+        return self.stack.currentWidget()
+
+    def play_pause(self) -> None:
+        """Space: pause/resume what plays; else play the selection of the current page.
+        A focused button still gets its Space press (keyboard users)."""
+        from PySide6.QtWidgets import QAbstractButton, QApplication
+
+        focus = QApplication.focusWidget()
+        if isinstance(focus, QAbstractButton) and focus.isEnabled():
+            focus.animateClick()
+            return
+        if self.audio.playing:
+            paused = self.audio.toggle_pause()
+            self.show_status("paused" if paused else "playing")
+            return
+        page = self.current_page()
+        if page is self.transcribe:
+            self.transcribe.play_selected_segment()
+        elif page is self.record and self.record is not None:
+            self.record.play()
+
+    def run_action(self) -> None:
+        """Ctrl+Enter: Speak on the Speak page, Start on the Transcribe page."""
+        page = self.current_page()
+        if page is self.speak and self.speak is not None:
+            self.speak.speak()
+        elif page is self.transcribe:
+            self.transcribe.start()
+
+    def cancel_action(self) -> None:
+        """Esc: stop playback, speech, recording and the running transcription."""
+        self.audio.stop()
+        page = self.current_page()
+        if page is self.speak and self.speak is not None:
+            self.speak.stop()
+        elif page is self.record and self.record is not None:
+            self.record.stop()
+        else:
+            self.transcribe.cancel()
+
+    def show_status(self, text: str) -> None:
+        self.status_label.setText(text)
+        self.status_label.setToolTip(text)
+
+    def _on_busy(self, busy: bool) -> None:
+        self.engine_label.setText("engine working…" if busy else "engine idle")
+
+    # ------------------------------------------------------------------ persistence
+    def _restore(self) -> None:
+        s = settings()
+        geo = s.value("window/geometry")
+        if isinstance(geo, QByteArray) and not geo.isEmpty():
+            self.restoreGeometry(geo)
+        state = s.value("window/state")
+        if isinstance(state, QByteArray) and not state.isEmpty():
+            self.restoreState(state)
+        page = s.value("window/page", 0)
+        try:
+            self.nav.setCurrentRow(int(page))
+        except (TypeError, ValueError):
+            self.nav.setCurrentRow(0)
+
+    def save_settings(self) -> None:
+        s = settings()
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.setValue("window/page", self.nav.currentRow())
+        for page in (self.transcribe, self.speak, self.record, self.models):
+            if page is not None and hasattr(page, "save_settings"):
+                page.save_settings()
+        s.sync()
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        self.save_settings()
+        self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Stop audio, the monitor and the engines (cancels running jobs)."""
+        self.audio.shutdown()
+        self.monitor.stop()
+        for e in (self.compute, self.io, self.downloads):
+            e.shutdown(timeout=3)

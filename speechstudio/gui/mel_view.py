@@ -1,0 +1,87 @@
+"""Live scrolling log-mel spectrogram (pyqtgraph ``ImageItem``): 80 mel bins, 25 ms / 10 ms.
+
+Frames arrive from :class:`~speechstudio.gui.audio_hub.AudioHub` (already computed in the audio
+thread); the view keeps the last ``seconds`` of them in a ring buffer and redraws at most every
+40 ms, only when something changed. ``image`` is the array shown (shape ``(n_frames, 80)``, time
+along x, low mel bins at the bottom), in log10 power.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from speechstudio.audio.mel import HOP_S, N_MELS
+
+FLOOR = -10.0  # log10 power shown as black
+
+
+class MelView(QWidget):
+    def __init__(self, seconds: float = 6.0, parent=None) -> None:
+        super().__init__(parent)
+        import pyqtgraph as pg
+
+        pg.setConfigOptions(imageAxisOrder="col-major", antialias=False)
+        self.n_frames = int(round(seconds / HOP_S))
+        self.image = np.full((self.n_frames, N_MELS), FLOOR, dtype=np.float32)
+        self.frames_received = 0
+        self.updates = 0
+        self._dirty = False
+        self.source = ""
+
+        self.plot = pg.PlotWidget()
+        self.plot.setAccessibleName("Live mel spectrogram")
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(False, False)
+        self.plot.hideButtons()
+        self.plot.setLabel("left", "mel bin")
+        self.plot.setLabel("bottom", "seconds")
+        self.img = pg.ImageItem(self.image)
+        self.img.setRect(-seconds, 0, seconds, N_MELS)
+        cmap = pg.colormap.get("inferno")
+        self.img.setLookupTable(cmap.getLookupTable(nPts=256))
+        self.img.setLevels((-6.0, 1.5))
+        self.plot.addItem(self.img)
+        self.plot.setXRange(-seconds, 0, padding=0)
+        self.plot.setYRange(0, N_MELS, padding=0)
+        self.caption = QLabel("Live mel: idle (shows the microphone while recording and whatever is playing)")
+        self.caption.setAccessibleName("Mel view status")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 2, 4, 2)
+        lay.addWidget(self.caption)
+        lay.addWidget(self.plot)
+        self.setMinimumHeight(150)
+
+        self._timer = QTimer(self)
+        self._timer.setInterval(40)
+        self._timer.timeout.connect(self._redraw)
+        self._timer.start()
+
+    def push_frames(self, frames: np.ndarray, source: str = "") -> None:
+        """Append log-mel frames (``np.ndarray[float32]`` shape ``(k, 80)``) and scroll left."""
+        frames = np.asarray(frames, dtype=np.float32)
+        k = len(frames)
+        if k == 0:
+            return
+        if k >= self.n_frames:
+            self.image[:] = frames[-self.n_frames:]
+        else:
+            self.image[:-k] = self.image[k:]
+            self.image[-k:] = frames
+        self.frames_received += k
+        if source and source != self.source:
+            self.source = source
+            self.caption.setText(f"Live mel: {'microphone' if source == 'mic' else 'playback'} "
+                                 f"(80 mel bins, 25 ms window, 10 ms hop)")
+        self._dirty = True
+
+    def clear(self) -> None:
+        self.image[:] = FLOOR
+        self._dirty = True
+
+    def _redraw(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        self.img.setImage(self.image, autoLevels=False)
+        self.updates += 1

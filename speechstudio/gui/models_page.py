@@ -1,0 +1,311 @@
+"""Models page: installed ASR models and the catalog (with sizes), voices; download with progress
+and cancel, import a model folder or a Piper voice, remove. Listing, importing and removing run on
+the I/O engine; downloads run on the downloads engine in a child process (cancel kills it)."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+                               QMessageBox, QProgressBar, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt
+
+from speechstudio.engine.jobs import CallJob, DownloadJob
+
+MODEL_COLS = ("Name", "Engine", "Status", "Size", "Languages", "Description")
+VOICE_COLS = ("Name", "Kind", "From", "Location")
+
+
+def _list_all():
+    """Worker side: ``(models, voices, voice_error)`` (voices may fail independently)."""
+    from speechstudio.hub.inventory import list_models
+
+    models = list_models(include_catalog=True)
+    try:
+        from speechstudio.tts.voices import list_voices
+
+        voices, err = list_voices(), ""
+    except Exception as e:  # tts layer missing or broken: still show the models
+        voices, err = [], f"voices unavailable: {e}"
+    return models, voices, err
+
+
+def _import_voice(path: str):
+    from speechstudio.tts.voices import import_piper
+
+    return import_piper(path)
+
+
+def _remove_voice(name: str):
+    from speechstudio.tts.voices import remove_voice
+
+    return remove_voice(name)
+
+
+def _import_model(path: str):
+    from speechstudio.hub.store import import_model
+
+    return import_model(path)
+
+
+def _remove_model(name: str):
+    from speechstudio.hub.inventory import remove_model
+
+    return remove_model(name)
+
+
+def _size(mb) -> str:
+    if mb is None:
+        return "?"
+    return f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:.0f} MB"
+
+
+class ModelsPage(QWidget):
+    status_message = Signal(str)
+    refreshed = Signal()
+
+    def __init__(self, win) -> None:
+        super().__init__()
+        self.win = win
+        self.io, self.downloads = win.io, win.downloads
+        self.models: list = []
+        self.voices: list = []
+        self._list_job = None
+        self._action_jobs: dict[int, str] = {}
+        self.download_job: int | None = None
+        lay = QVBoxLayout(self)
+        split = QSplitter(Qt.Orientation.Vertical)
+
+        mbox = QGroupBox("Speech recognition models")
+        ml = QVBoxLayout(mbox)
+        self.table = self._table(MODEL_COLS, "Speech recognition models")
+        self.table.setColumnWidth(0, 300)
+        self.table.setColumnWidth(2, 150)
+        ml.addWidget(self.table)
+        row = QHBoxLayout()
+        self.refresh_btn = QPushButton("Refresh")
+        self.download_btn = QPushButton("Download")
+        self.cancel_btn = QPushButton("Cancel download")
+        self.import_btn = QPushButton("Import folder…")
+        self.remove_btn = QPushButton("Remove")
+        for b, n in ((self.refresh_btn, "Refresh model list"), (self.download_btn, "Download selected model"),
+                     (self.cancel_btn, "Cancel download"), (self.import_btn, "Import a model folder"),
+                     (self.remove_btn, "Remove selected model")):
+            b.setAccessibleName(n)
+            row.addWidget(b)
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Download progress")
+        self.progress.setRange(0, 100)
+        self.progress.setVisible(False)
+        row.addWidget(self.progress, 1)
+        ml.addLayout(row)
+        self.dl_label = QLabel("")
+        self.dl_label.setAccessibleName("Download status")
+        self.dl_label.setWordWrap(True)
+        ml.addWidget(self.dl_label)
+        split.addWidget(mbox)
+
+        vbox = QGroupBox("Voices (speech synthesis)")
+        vl = QVBoxLayout(vbox)
+        self.voice_table = self._table(VOICE_COLS, "Voices")
+        self.voice_table.setColumnWidth(0, 260)
+        vl.addWidget(self.voice_table)
+        vrow = QHBoxLayout()
+        self.import_voice_btn = QPushButton("Import Piper voice…")
+        self.import_voice_btn.setAccessibleName("Import a Piper voice")
+        self.remove_voice_btn = QPushButton("Remove voice")
+        self.remove_voice_btn.setAccessibleName("Remove selected voice")
+        vrow.addWidget(self.import_voice_btn)
+        vrow.addWidget(self.remove_voice_btn)
+        vrow.addStretch(1)
+        vl.addLayout(vrow)
+        split.addWidget(vbox)
+        split.setSizes([420, 220])
+        lay.addWidget(split)
+
+        self.refresh_btn.clicked.connect(self.refresh)
+        self.download_btn.clicked.connect(self.download_selected)
+        self.cancel_btn.clicked.connect(self.cancel_download)
+        self.import_btn.clicked.connect(self._import_dialog)
+        self.remove_btn.clicked.connect(self._remove_selected)
+        self.import_voice_btn.clicked.connect(self._import_voice_dialog)
+        self.remove_voice_btn.clicked.connect(self._remove_voice_selected)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.voice_table.itemSelectionChanged.connect(self._update_buttons)
+        self.io.job_finished.connect(self._on_io_finished)
+        self.downloads.job_progress.connect(self._on_dl_progress)
+        self.downloads.job_finished.connect(self._on_dl_finished)
+        self._update_buttons()
+
+    @staticmethod
+    def _table(cols, name) -> QTableWidget:
+        t = QTableWidget(0, len(cols))
+        t.setHorizontalHeaderLabels(cols)
+        t.setAccessibleName(name)
+        t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        t.verticalHeader().setVisible(False)
+        t.horizontalHeader().setStretchLastSection(True)
+        t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        return t
+
+    # ------------------------------------------------------------------ listing
+    def refresh(self) -> None:
+        if self._list_job is None:
+            self._list_job = self.io.submit(CallJob(_list_all, description="list models"))
+
+    def _fill(self, models, voices) -> None:
+        self.models, self.voices = list(models), list(voices)
+        self.table.setRowCount(0)
+        for m in self.models:
+            r = self.table.rowCount()
+            self.table.insertRow(r)
+            status = f"installed ({m.source})" if m.installed else "available to download"
+            vals = (m.name, m.engine, status, _size(m.size_mb), ", ".join(m.languages), m.description)
+            for c, v in enumerate(vals):
+                it = QTableWidgetItem(str(v))
+                it.setToolTip(str(m.path) if m.path else m.description)
+                if c == 2 and m.installed:
+                    it.setForeground(Qt.GlobalColor.darkGreen)
+                self.table.setItem(r, c, it)
+        self.voice_table.setRowCount(0)
+        for v in self.voices:
+            r = self.voice_table.rowCount()
+            self.voice_table.insertRow(r)
+            for c, val in enumerate((v.name, v.kind, v.reason or v.origin, v.location)):
+                it = QTableWidgetItem(str(val))
+                it.setToolTip(str(val))
+                self.voice_table.setItem(r, c, it)
+        installed = [m.name for m in self.models if m.installed]
+        self.win.transcribe.set_models(installed)
+        if self.win.speak is not None:
+            self.win.speak.set_voices([v.name for v in self.voices])
+        self._update_buttons()
+
+    def _selected_model(self):
+        rows = self.table.selectionModel().selectedRows()
+        return self.models[rows[0].row()] if rows and rows[0].row() < len(self.models) else None
+
+    def _selected_voice(self):
+        rows = self.voice_table.selectionModel().selectedRows()
+        return self.voices[rows[0].row()] if rows and rows[0].row() < len(self.voices) else None
+
+    def select_model(self, name: str) -> bool:
+        for i, m in enumerate(self.models):
+            if m.name == name:
+                self.table.selectRow(i)
+                return True
+        return False
+
+    def _update_buttons(self) -> None:
+        m = self._selected_model()
+        downloading = self.download_job is not None
+        self.download_btn.setEnabled(m is not None and not m.installed and not downloading)
+        self.cancel_btn.setEnabled(downloading)
+        self.remove_btn.setEnabled(m is not None and m.installed and not m.source.startswith("package"))
+        v = self._selected_voice()
+        self.remove_voice_btn.setEnabled(v is not None and v.origin == "store")
+
+    # ------------------------------------------------------------------ download
+    def download_selected(self) -> None:
+        m = self._selected_model()
+        if m is not None and not m.installed:
+            self.download(m.name)
+
+    def download(self, model_id: str, kind: str = "model") -> int:
+        self.download_job = self.downloads.submit(DownloadJob(model_id, kind))
+        self.progress.setVisible(True)
+        self.progress.setRange(0, 0)  # busy until the first percentage
+        self.dl_label.setText(f"downloading {model_id}…")
+        self._update_buttons()
+        return self.download_job
+
+    def cancel_download(self) -> None:
+        if self.download_job is not None:
+            self.downloads.cancel(self.download_job)
+            self.dl_label.setText("cancelling…")
+
+    def _on_dl_progress(self, job_id: int, payload) -> None:
+        if job_id != self.download_job:
+            return
+        frac, line = payload
+        if frac is not None:
+            self.progress.setRange(0, 100)
+            self.progress.setValue(int(frac * 100))
+        self.dl_label.setText(line)
+
+    def _on_dl_finished(self, job_id: int, status: str, result) -> None:
+        if job_id != self.download_job:
+            return
+        self.download_job = None
+        self.progress.setVisible(False)
+        self.dl_label.setText(str(result) if status != "failed" else f"download failed: {result}")
+        self.status_message.emit(self.dl_label.text())
+        self._update_buttons()
+        self.refresh()
+
+    # ------------------------------------------------------------------ import / remove
+    def _run(self, fn, arg, what: str) -> int:
+        jid = self.io.submit(CallJob(fn, arg, description=what))
+        self._action_jobs[jid] = what
+        self.status_message.emit(f"{what}…")
+        return jid
+
+    def _import_dialog(self) -> None:
+        d = QFileDialog.getExistingDirectory(self, "Import a model folder (Wav2Vec2 CTC or CTranslate2 Whisper)")
+        if d:
+            self.import_model(d)
+
+    def import_model(self, path: str) -> int:
+        return self._run(_import_model, str(path), f"import {path}")
+
+    def _remove_selected(self) -> None:
+        m = self._selected_model()
+        if m is None:
+            return
+        ok = QMessageBox.question(self, "Remove model", f"Delete {m.name} from disk?")
+        if ok == QMessageBox.StandardButton.Yes:
+            self.remove_model(m.name)
+
+    def remove_model(self, name: str) -> int:
+        return self._run(_remove_model, name, f"remove {name}")
+
+    def _import_voice_dialog(self) -> None:
+        f, _ = QFileDialog.getOpenFileName(self, "Import a Piper voice", "", "Piper voice (*.onnx)")
+        if f:
+            self.import_voice(f)
+
+    def import_voice(self, path: str) -> int:
+        return self._run(_import_voice, str(path), f"import voice {path}")
+
+    def _remove_voice_selected(self) -> None:
+        v = self._selected_voice()
+        if v is None:
+            return
+        ok = QMessageBox.question(self, "Remove voice", f"Delete the voice {v.name}?")
+        if ok == QMessageBox.StandardButton.Yes:
+            self._run(_remove_voice, v.name, f"remove voice {v.name}")
+
+    def _on_io_finished(self, job_id: int, status: str, result) -> None:
+        if job_id == self._list_job:
+            self._list_job = None
+            if status == "done":
+                models, voices, err = result
+                self._fill(models, voices)
+                if err:
+                    self.status_message.emit(err)
+                self.refreshed.emit()
+            else:
+                self.status_message.emit(f"cannot list models: {result}")
+            return
+        what = self._action_jobs.pop(job_id, None)
+        if what is None:
+            return
+        if status == "done":
+            self.status_message.emit(f"{what}: done")
+        else:
+            self.status_message.emit(f"{what} failed: {result}")
+            from speechstudio.gui.common import show_error
+
+            show_error(self, "SpeechStudio", f"{what} failed:\n{result}")
+        self.refresh()

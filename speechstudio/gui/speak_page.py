@@ -1,0 +1,307 @@
+"""Speak page: text, voice + speaker, rate / noise sliders, Speak (plays from the first sentence),
+Stop, Save as… Synthesis runs on the compute engine (:class:`~speechstudio.engine.jobs.SpeakJob`);
+chunks are fed to the speaker as they arrive."""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit,
+                               QPushButton, QSlider, QVBoxLayout, QWidget)
+
+from speechstudio.engine.jobs import SpeakJob, VoiceInfo
+from speechstudio.engine.worker import Status
+from speechstudio.gui.common import settings
+
+DEFAULT_VOICE = "(default)"
+SAMPLE_TEXT = ("Welcome to SpeechStudio. Everything you hear was synthesized on this computer, "
+               "without sending a single word to the internet.")
+
+
+class SpeakPage(QWidget):
+    status_message = Signal(str)
+    speech_finished = Signal(str)  # "done" | "cancelled" | "failed"
+
+    def __init__(self, win) -> None:
+        super().__init__()
+        self.compute, self.io, self.audio = win.compute, win.io, win.audio
+        self.job_id: int | None = None
+        self.voice_info: VoiceInfo | None = None
+        self._started_stream = False
+        self._t0 = 0.0
+        self.ttfa_s: float | None = None
+        self.voice_load_s = 0.0
+        self._t_voice = 0.0
+        self._preload_job: int | None = None
+        self.sentences = 0
+        self._build()
+        self._restore()
+        self.compute.job_progress.connect(self._on_progress)
+        self.compute.job_finished.connect(self._on_finished)
+        self.io.job_finished.connect(self._on_io_finished)
+        self._voices_job = None
+
+    def _build(self) -> None:
+        lay = QVBoxLayout(self)
+        self.text = QPlainTextEdit()
+        self.text.setAccessibleName("Text to speak")
+        self.text.setPlaceholderText("Type or paste text; Ctrl+Enter speaks it.")
+        lay.addWidget(self.text, 1)
+        form = QFormLayout()
+        vrow = QHBoxLayout()
+        self.voice_box = QComboBox()
+        self.voice_box.setAccessibleName("Voice")
+        self.voice_box.addItem(DEFAULT_VOICE)
+        self.voice_box.setMinimumWidth(260)
+        vrow.addWidget(self.voice_box, 1)
+        vrow.addWidget(QLabel("Speaker"))
+        self.speaker_box = QComboBox()
+        self.speaker_box.setAccessibleName("Speaker")
+        self.speaker_box.setEnabled(False)
+        self.speaker_box.addItem("single speaker")
+        vrow.addWidget(self.speaker_box, 1)
+        form.addRow("Voice", vrow)
+        self.rate = self._slider("Speaking rate", 50, 200, 100)
+        self.rate_label = QLabel()
+        form.addRow("Rate", self._with_label(self.rate, self.rate_label))
+        self.noise = self._slider("Noise scale (expressiveness)", 0, 100, 67)
+        self.noise_label = QLabel()
+        form.addRow("Noise", self._with_label(self.noise, self.noise_label))
+        self.noise_w = self._slider("Duration noise (rhythm variation)", 0, 100, 80)
+        self.noise_w_label = QLabel()
+        form.addRow("Rhythm noise", self._with_label(self.noise_w, self.noise_w_label))
+        lay.addLayout(form)
+        row = QHBoxLayout()
+        self.speak_btn = QPushButton("Speak")
+        self.speak_btn.setToolTip("Speak the text; playback starts after the first sentence (Ctrl+Enter)")
+        self.stop_btn = QPushButton("Stop")
+        self.stop_btn.setToolTip("Stop speaking (Esc)")
+        self.save_btn = QPushButton("Save as…")
+        self.save_btn.setToolTip("Synthesize the whole text to a .wav, .flac or .ogg file")
+        for b, n in ((self.speak_btn, "Speak"), (self.stop_btn, "Stop speaking"), (self.save_btn, "Save speech as")):
+            b.setAccessibleName(n)
+            row.addWidget(b)
+        self.info = QLabel("")
+        self.info.setAccessibleName("Speech status")
+        self.info.setWordWrap(True)
+        row.addWidget(self.info, 1)
+        lay.addLayout(row)
+        self.speak_btn.clicked.connect(self.speak)
+        self.stop_btn.clicked.connect(self.stop)
+        self.save_btn.clicked.connect(self._save_dialog)
+        for s in (self.rate, self.noise, self.noise_w):
+            s.valueChanged.connect(self._update_labels)
+        self.voice_box.currentTextChanged.connect(lambda _t: self._reset_speakers())
+        self._update_labels()
+        self.stop_btn.setEnabled(False)
+        if not self.audio.available:
+            self.info.setText(f"Playback is off: {self.audio.reason}. Save as… still works.")
+
+    def _slider(self, name: str, lo: int, hi: int, value: int) -> QSlider:
+        s = QSlider(Qt.Orientation.Horizontal)
+        s.setRange(lo, hi)
+        s.setValue(value)
+        s.setAccessibleName(name)
+        return s
+
+    @staticmethod
+    def _with_label(slider: QSlider, label: QLabel) -> QWidget:
+        w = QWidget()
+        h = QHBoxLayout(w)
+        h.setContentsMargins(0, 0, 0, 0)
+        h.addWidget(slider, 1)
+        label.setMinimumWidth(60)
+        h.addWidget(label)
+        return w
+
+    def _update_labels(self) -> None:
+        self.rate_label.setText(f"{self.rate.value() / 100:.2f}×")
+        self.noise_label.setText(f"{self.noise.value() / 100:.2f}")
+        self.noise_w_label.setText(f"{self.noise_w.value() / 100:.2f}")
+
+    def _restore(self) -> None:
+        s = settings()
+        self.text.setPlainText(str(s.value("speak/text", SAMPLE_TEXT)))
+        v = str(s.value("speak/voice", DEFAULT_VOICE))
+        if v != DEFAULT_VOICE:
+            self.voice_box.addItem(v)
+        self.voice_box.setCurrentText(v)
+        for key, slider in (("rate", self.rate), ("noise", self.noise), ("noise_w", self.noise_w)):
+            try:
+                slider.setValue(int(s.value(f"speak/{key}", slider.value())))
+            except (TypeError, ValueError):
+                pass
+
+    def save_settings(self) -> None:
+        s = settings()
+        s.setValue("speak/text", self.text.toPlainText()[:5000])
+        s.setValue("speak/voice", self.voice_box.currentText())
+        s.setValue("speak/rate", self.rate.value())
+        s.setValue("speak/noise", self.noise.value())
+        s.setValue("speak/noise_w", self.noise_w.value())
+
+    def set_voices(self, names: list[str]) -> None:
+        cur = self.voice_box.currentText()
+        self.voice_box.blockSignals(True)
+        self.voice_box.clear()
+        self.voice_box.addItem(DEFAULT_VOICE)
+        self.voice_box.addItems(names)
+        self.voice_box.setCurrentText(cur)
+        self.voice_box.blockSignals(False)
+
+    def _reset_speakers(self) -> None:
+        self.voice_info = None
+        self.speaker_box.clear()
+        self.speaker_box.addItem("(loads with the voice)")
+        self.speaker_box.setEnabled(False)
+        if self.isVisible():
+            self.preload()
+
+    # ------------------------------------------------------------------ actions
+    def _job(self, out_path: str | None = None) -> SpeakJob:
+        voice = self.voice_box.currentText()
+        speaker = None
+        if self.speaker_box.isEnabled() and self.speaker_box.currentIndex() >= 0:
+            speaker = self.speaker_box.currentData()
+        return SpeakJob(self.text.toPlainText(), voice=None if voice == DEFAULT_VOICE else voice, speaker=speaker,
+                        length_scale=100.0 / max(1, self.rate.value()), noise_scale=self.noise.value() / 100,
+                        noise_w=self.noise_w.value() / 100, out_path=out_path)
+
+    def speak(self) -> None:
+        """Synthesize and play; playback starts as soon as the first sentence is ready."""
+        if not self.text.toPlainText().strip():
+            self.status_message.emit("nothing to speak: type some text first")
+            return
+        if not self.audio.available:
+            self.status_message.emit(f"playback unavailable: {self.audio.reason}; use Save as…")
+            return
+        self.stop()
+        self._started_stream = False
+        self.ttfa_s = None
+        self.sentences = 0
+        self._t0 = time.perf_counter()
+        self.job_id = self.compute.submit(self._job())
+        self.info.setText("synthesizing the first sentence…")
+        self._busy(True)
+
+    def stop(self) -> None:
+        if self.job_id is not None:
+            self.compute.cancel(self.job_id)
+        self.audio.stop()
+
+    def _save_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save speech", str(settings().value("speak/last_save", "speech.wav")),
+                                              "Audio (*.wav *.flac *.ogg)")
+        if path:
+            settings().setValue("speak/last_save", path)
+            self.save(path)
+
+    def save(self, path: str) -> int:
+        """Synthesize the text into ``path`` (.wav/.flac/.ogg; written atomically)."""
+        self.stop()
+        self._t0 = time.perf_counter()
+        self.job_id = self.compute.submit(self._job(out_path=str(path)))
+        self.info.setText(f"saving to {path}…")
+        self._busy(True)
+        return self.job_id
+
+    def _busy(self, busy: bool) -> None:
+        self.speak_btn.setEnabled(not busy)
+        self.save_btn.setEnabled(not busy)
+        self.stop_btn.setEnabled(busy)
+
+    # ------------------------------------------------------------------ engine events
+    def _on_progress(self, job_id: int, payload) -> None:
+        if job_id != self.job_id:
+            return
+        if isinstance(payload, Status):
+            self.info.setText(str(payload))
+        elif isinstance(payload, VoiceInfo):
+            self._set_voice_info(payload)
+            self._t_voice = time.perf_counter()
+        elif hasattr(payload, "audio"):  # SpeechChunk
+            self.sentences += 1
+            try:
+                if not self._started_stream:
+                    self.audio.begin_stream(payload.sample_rate, payload.audio)
+                    self._started_stream = True
+                    self.ttfa_s = time.perf_counter() - self._t0
+                    self.voice_load_s = self._t_voice - self._t0
+                else:
+                    self.audio.feed(payload.audio)
+            except Exception as e:  # AudioUnavailableError
+                self.status_message.emit(f"cannot play: {e}")
+                self.stop()
+                return
+            warn = f" (skipped: {'; '.join(payload.warnings)})" if payload.warnings else ""
+            self.info.setText(f"sentence {payload.index + 1}: {payload.text[:60]}{warn}"
+                              + (f" — {self._ttfa_text()}" if self.ttfa_s is not None else ""))
+
+    def _ttfa_text(self) -> str:
+        """Time to first audio, split into voice loading (first use only) and synthesis."""
+        synth = self.ttfa_s - self.voice_load_s
+        if self.voice_load_s > 0.5:
+            return f"first audio after {self.ttfa_s:.1f} s (loading the voice {self.voice_load_s:.1f} s, first sentence {synth:.2f} s)"
+        return f"first audio after {self.ttfa_s:.2f} s"
+
+    def preload(self) -> None:
+        """Load the chosen voice in the engine (first visit of the page) so the speaker list fills."""
+        if self.voice_info is None and self.job_id is None and self._preload_job is None:
+            from speechstudio.engine.jobs import VoiceInfoJob
+
+            voice = self.voice_box.currentText()
+            self._preload_job = self.compute.submit(VoiceInfoJob(None if voice == DEFAULT_VOICE else voice))
+
+    def _set_voice_info(self, info: VoiceInfo) -> None:
+        first = self.voice_info is None or self.voice_info.name != info.name
+        self.voice_info = info
+        self.status_message.emit(info.message)
+        if first:
+            cur = self.speaker_box.currentData() if self.speaker_box.isEnabled() else None
+            self.speaker_box.clear()
+            if info.num_speakers > 1:
+                names = list(info.speakers) or [str(i) for i in range(info.num_speakers)]
+                for i, n in enumerate(names):
+                    self.speaker_box.addItem(n, n if info.speakers else i)
+                self.speaker_box.setEnabled(True)
+                if cur is not None:
+                    idx = self.speaker_box.findData(cur)
+                    if idx >= 0:
+                        self.speaker_box.setCurrentIndex(idx)
+            else:
+                self.speaker_box.addItem("single speaker")
+                self.speaker_box.setEnabled(False)
+
+    def _on_finished(self, job_id: int, status: str, result) -> None:
+        if job_id == self._preload_job:
+            self._preload_job = None
+            if status == "done" and isinstance(result, VoiceInfo):
+                self._set_voice_info(result)
+            elif status == "failed":
+                self.info.setText(f"voice not available: {result}")
+            return
+        if job_id != self.job_id:
+            return
+        self.job_id = None
+        self._busy(False)
+        if self._started_stream:
+            self.audio.finish_stream()
+        if status == "failed":
+            self.info.setText(f"failed: {result}")
+            self.status_message.emit(f"speech failed: {result}")
+        elif status == "cancelled":
+            self.info.setText("stopped")
+        elif isinstance(result, tuple) and len(result) == 3:
+            dur, n, path = result
+            self.info.setText(f"saved {dur:.1f} s ({n} sentence{'s' if n != 1 else ''}) to {path}")
+            self.status_message.emit(f"saved {path}")
+        elif isinstance(result, str):  # save cancelled
+            self.info.setText(result)
+        else:
+            took = time.perf_counter() - self._t0
+            self.info.setText(f"{self.sentences} sentence{'s' if self.sentences != 1 else ''} synthesized in {took:.1f} s"
+                              + (f"; {self._ttfa_text()}" if self.ttfa_s is not None else ""))
+        self.speech_finished.emit(status)
+
+    def _on_io_finished(self, job_id: int, status: str, result) -> None:
+        pass

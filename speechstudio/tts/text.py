@@ -1,0 +1,206 @@
+"""Text front end for synthesis: sentence splitting and English normalisation.
+
+* ``split_sentences`` uses pysbd (Pragmatic Sentence Boundary Disambiguation, MIT), which keeps
+  abbreviations ("Dr.", "e.g.", "U.S.") and decimal numbers ("3.50") inside one sentence.
+  Very long sentences (no punctuation for hundreds of characters) are cut further at commas /
+  spaces so that one chunk never exceeds ``max_chars`` (memory and latency stay bounded).
+* ``normalize_english`` spells out numbers, currency, percentages, ordinals, times and common
+  symbols with num2words (LGPL-2.1), so that character-based voices (MMS-TTS) which have no digits
+  in their vocabulary still say them. espeak-ng based voices (Piper, vits-ljs) would say most of
+  these on their own, but normalising first makes all voices read a text the same way.
+
+Errors: ``EmptyTextError`` when a text is empty or contains nothing speakable (only symbols).
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Iterable, Iterator
+
+from speechstudio.errors import SpeechStudioError
+
+__all__ = [
+    "EmptyTextError",
+    "split_sentences",
+    "normalize_english",
+    "has_speakable",
+    "iter_paragraph_sentences",
+]
+
+#: Longest chunk handed to the model in one go (characters). VITS attention is O(n^2) in the
+#: number of phonemes; ~400 characters is about 25 s of speech.
+MAX_SENTENCE_CHARS = 400
+
+
+class EmptyTextError(SpeechStudioError):
+    """The text is empty or has nothing a voice could say (only symbols / whitespace)."""
+
+
+def has_speakable(text: str) -> bool:
+    """True when ``text`` contains at least one letter or digit (any script)."""
+    return any(unicodedata.category(ch)[0] in ("L", "N") for ch in text)
+
+
+# ----------------------------------------------------------------------------- splitting
+_segmenters: dict[str, object] = {}
+
+
+def _segmenter(language: str):
+    import pysbd  # light, pure Python
+
+    lang = language if language in pysbd.languages.LANGUAGE_CODES else "en"
+    seg = _segmenters.get(lang)
+    if seg is None:
+        seg = pysbd.Segmenter(language=lang, clean=False)
+        _segmenters[lang] = seg
+    return seg
+
+
+def _cut_long(sentence: str, max_chars: int) -> Iterator[str]:
+    """Cut a sentence longer than ``max_chars`` at the last comma/semicolon, else last space."""
+    while len(sentence) > max_chars:
+        window = sentence[:max_chars]
+        cut = max(window.rfind(", "), window.rfind("; "), window.rfind(": "))
+        if cut < max_chars // 3:
+            cut = window.rfind(" ")
+        if cut <= 0:
+            cut = max_chars - 1
+        yield sentence[: cut + 1].strip()
+        sentence = sentence[cut + 1 :].lstrip()
+    if sentence.strip():
+        yield sentence.strip()
+
+
+def split_sentences(text: str, language: str = "en", max_chars: int = MAX_SENTENCE_CHARS) -> list[str]:
+    """Split ``text`` into sentences, keeping abbreviations and numbers intact.
+
+    Paragraph breaks (blank lines) always end a sentence. Sentences without anything speakable
+    (e.g. a lone "---") are dropped. Raises ``EmptyTextError`` if nothing speakable remains.
+    """
+    out = list(iter_paragraph_sentences(text, language, max_chars))
+    if not out:
+        if not text or not text.strip():
+            raise EmptyTextError("text is empty: nothing to synthesize")
+        raise EmptyTextError(f"text has nothing a voice can say (only symbols): {text.strip()[:40]!r}")
+    return out
+
+
+def iter_paragraph_sentences(
+    text: str | Iterable[str], language: str = "en", max_chars: int = MAX_SENTENCE_CHARS
+) -> Iterator[str]:
+    """Lazily split ``text`` (a string, or an iterable of lines such as an open file) into sentences.
+
+    Works paragraph by paragraph, so a 1 MB chapter is never segmented in one piece; memory stays
+    bounded by the longest paragraph. Yields only sentences with something speakable.
+    """
+    lines = text.splitlines() if isinstance(text, str) else text
+    para: list[str] = []
+
+    def flush() -> Iterator[str]:
+        joined = " ".join(s.strip() for s in para if s.strip())
+        para.clear()
+        if not joined:
+            return
+        # pysbd is slow on huge inputs: pre-cut paragraphs at line level before segmenting.
+        for piece in _cut_long(joined, 20 * max_chars) if len(joined) > 20 * max_chars else [joined]:
+            for sent in _segmenter(language).segment(piece):
+                for chunk in _cut_long(sent.strip(), max_chars):
+                    if has_speakable(chunk):
+                        yield chunk
+
+    for line in lines:
+        if not line.strip():
+            yield from flush()
+        else:
+            para.append(line)
+    yield from flush()
+
+
+# ----------------------------------------------------------------------------- normalisation
+_ABBREVIATIONS = {
+    "mr": "mister", "mrs": "missus", "ms": "miz", "dr": "doctor", "prof": "professor",
+    "st": "saint", "jr": "junior", "sr": "senior", "vs": "versus", "etc": "et cetera",
+    "e.g": "for example", "i.e": "that is", "approx": "approximately", "no": "number",
+    "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
+    "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
+    "nov": "november", "dec": "december", "mt": "mount", "ft": "feet", "lb": "pounds",
+    "kg": "kilograms", "km": "kilometers", "cm": "centimeters", "mm": "millimeters",
+}
+_ABBR_RE = re.compile(
+    r"\b(" + "|".join(re.escape(a) for a in sorted(_ABBREVIATIONS, key=len, reverse=True)) + r")\.(?=\s|$)",
+    re.IGNORECASE,
+)
+# "No." only before a number; "kg" etc. without a dot after a number.
+_UNIT_RE = re.compile(r"(?<=\d)\s*(kg|km|cm|mm|ft|lb)\b")
+_SYMBOLS = {
+    "&": " and ", "%": " percent", "@": " at ", "+": " plus ", "=": " equals ", "#": " number ",
+    "°": " degrees ", "×": " times ", "½": " one half ", "¼": " one quarter ", "¾": " three quarters ",
+}
+_CURRENCY = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pounds", "penny", "pence"),
+             "€": ("euro", "euros", "cent", "cents")}
+_CURRENCY_RE = re.compile(r"([$£€])\s?(\d[\d,]*)(?:\.(\d{1,2}))?(?:\s?(million|billion|thousand))?")
+_ORDINAL_RE = re.compile(r"\b(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
+_TIME_RE = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+_NUMBER_RE = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
+
+
+def _n2w(value, **kw) -> str:
+    from num2words import num2words
+
+    return num2words(value, lang="en", **kw).replace("-", " ")
+
+
+def _currency(m: re.Match) -> str:
+    one, many, sub_one, sub_many = _CURRENCY[m.group(1)]
+    whole = int(m.group(2).replace(",", ""))
+    scale = m.group(4)
+    if scale:
+        frac = f".{m.group(3)}" if m.group(3) else ""
+        return f"{_n2w(float(str(whole) + frac)) if frac else _n2w(whole)} {scale} {many}"
+    words = f"{_n2w(whole)} {one if whole == 1 else many}"
+    if m.group(3):
+        cents = int(m.group(3).ljust(2, "0"))
+        if cents:
+            words += f" and {_n2w(cents)} {sub_one if cents == 1 else sub_many}"
+    return words
+
+
+def _number(m: re.Match) -> str:
+    raw = m.group(0)
+    neg = raw.startswith("-")
+    digits = raw.lstrip("-").replace(",", "")
+    try:
+        if "." in digits:
+            words = _n2w(float(digits))
+        else:
+            value = int(digits)
+            # Four-digit numbers without thousands separators between 1100 and 2099 read as years.
+            if "," not in raw and len(digits) == 4 and 1100 <= value <= 2099 and not neg:
+                words = _n2w(value, to="year")
+            else:
+                words = _n2w(value)
+    except (ValueError, OverflowError, NotImplementedError):
+        return raw
+    return ("minus " if neg else "") + words
+
+
+def normalize_english(text: str) -> str:
+    """Spell out numbers, currency, ordinals, times, abbreviations and symbols in English text.
+
+    Examples: ``"$3.50"`` -> ``"three dollars and fifty cents"``, ``"2nd"`` -> ``"second"``,
+    ``"10:30"`` -> ``"ten thirty"``, ``"50%"`` -> ``"fifty percent"``, ``"1999"`` -> ``"nineteen
+    ninety nine"``, ``"Dr."`` -> ``"doctor"``. Text in other scripts passes through unchanged.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    text = _CURRENCY_RE.sub(_currency, text)
+    text = _TIME_RE.sub(lambda m: f"{_n2w(int(m.group(1)))} "
+                        + ("o'clock" if m.group(2) == "00" else
+                           ("oh " if m.group(2)[0] == "0" else "") + _n2w(int(m.group(2)))), text)
+    text = _ORDINAL_RE.sub(lambda m: _n2w(int(m.group(1)), to="ordinal"), text)
+    text = _UNIT_RE.sub(lambda m: " " + _ABBREVIATIONS[m.group(1).lower()], text)
+    text = _ABBR_RE.sub(lambda m: _ABBREVIATIONS[m.group(1).lower()], text)
+    text = _NUMBER_RE.sub(_number, text)
+    for sym, word in _SYMBOLS.items():
+        text = text.replace(sym, word)
+    return re.sub(r"[ \t]+", " ", text).strip()

@@ -1,0 +1,302 @@
+"""VITS synthesis engine (PyTorch): transformers ``VitsModel`` checkpoints and imported Piper voices.
+
+One engine for both kinds of voice:
+
+* ``VitsModel`` + ``VitsTokenizer`` checkpoints (facebook/mms-tts-*, kakao-enterprise/vits-ljs,
+  vits-vctk) from a directory or a Hugging Face id (HF cache; downloads go through
+  ``speechstudio.tts.voices``). MMS tokenizers that ask for uroman romanise non-Latin text with the
+  ``uroman`` package; phoneme tokenizers (vits-ljs/vctk) get espeak-ng phonemes.
+* Piper voices (``NAME.onnx`` + ``NAME.onnx.json``), imported by ``piper_import`` into the same
+  ``VitsModel`` class; espeak-ng phonemes mapped through the voice's ``phoneme_id_map``.
+
+Controls (VITS paper, Kim et al. 2021, sec. 2.5 / Piper's ``inference`` config):
+``noise_scale`` (std of the prior sample, Piper default 0.667), ``noise_w`` (=
+``noise_scale_duration``, noise of the stochastic duration predictor, default 0.8) and
+``length_scale`` (> 1 is slower; = 1 / ``speaking_rate``). With a ``seed`` the output is
+deterministic (the global torch RNG is seeded before each sentence). FP16 on CUDA, FP32 on CPU.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from speechstudio.errors import ModelNotFoundError, SpeechStudioError, UsageError
+from speechstudio.tts.text import EmptyTextError, has_speakable, normalize_english
+
+__all__ = ["VitsVoice", "SynthesisSettings", "UnknownSpeakerError", "UnsayableTextError", "load_voice"]
+
+
+class UnknownSpeakerError(SpeechStudioError):
+    """A speaker id / name that the voice does not have."""
+
+
+class UnsayableTextError(SpeechStudioError):
+    """Nothing of the text maps to symbols the voice knows."""
+
+
+@dataclass(frozen=True)
+class SynthesisSettings:
+    """Per-call controls. ``None`` means the voice's default (Piper's .onnx.json ``inference``)."""
+
+    speaker: int | str | None = None
+    noise_scale: float | None = None
+    noise_w: float | None = None
+    length_scale: float | None = None
+    seed: int | None = None
+
+
+@dataclass
+class VitsVoice:
+    """A loaded VITS voice, ready to synthesize.
+
+    ``sample_rate``: Hz of the audio it produces. ``speakers``: name -> id (may be empty);
+    ``num_speakers``: 1 for single-speaker voices. ``device`` / ``dtype``: where it runs.
+    ``warnings``: messages about text the voice could not say (cleared by the caller).
+    """
+
+    name: str
+    kind: str  # "transformers" or "piper"
+    model: object
+    sample_rate: int
+    num_speakers: int = 1
+    speakers: dict = field(default_factory=dict)
+    language: str = "en"
+    tokenizer: object = None
+    piper: object = None  # PiperVoiceConfig
+    device: str = "cpu"
+    dtype: str = "fp32"
+    defaults: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+
+    # ------------------------------------------------------------------ text -> ids
+    def text_to_ids(self, sentence: str) -> list[int]:
+        """Token / phoneme ids (ints) for one sentence, after English normalisation.
+
+        Characters or phonemes the voice does not know are skipped and reported in
+        ``self.warnings``. Raises ``EmptyTextError`` (nothing speakable) or
+        ``UnsayableTextError`` (nothing maps to the voice's symbols).
+        """
+        if not has_speakable(sentence):
+            raise EmptyTextError(f"text has nothing a voice can say: {sentence[:40]!r}")
+        text = normalize_english(sentence) if self.language.startswith("en") else sentence
+        if self.kind == "piper":
+            from speechstudio.tts.phonemize import codepoint_phonemes, espeak_phonemes, phonemes_to_ids
+
+            missing: Counter = Counter()
+            if self.piper.phoneme_type == "text":
+                phonemes = codepoint_phonemes(text)
+            else:
+                phonemes = espeak_phonemes(text, self.piper.espeak_voice)
+            ids = phonemes_to_ids(phonemes, self.piper.phoneme_id_map, missing)
+            if missing:
+                self.warnings.append(f"voice {self.name} cannot say phonemes {''.join(sorted(missing))!r}; skipped")
+            if len(ids) <= 3:
+                raise UnsayableTextError(f"voice {self.name} cannot say any of {sentence[:40]!r}")
+            return ids
+        return self._tokenize_transformers(text, sentence)
+
+    def _tokenize_transformers(self, text: str, original: str) -> list[int]:
+        tok = self.tokenizer
+        phonemize = bool(getattr(tok, "phonemize", False))
+        if phonemize:  # vits-ljs / vctk: espeak-ng IPA, same call as VitsTokenizer but via piper-phonemize
+            from transformers.utils import is_phonemizer_available
+
+            if not is_phonemizer_available():
+                from speechstudio.tts.phonemize import espeak_phonemes
+
+                text = " ".join("".join(espeak_phonemes(text, "en-us")).split())
+                tok.phonemize = False
+        else:
+            from transformers.models.vits.tokenization_vits import has_non_roman_characters
+
+            if getattr(tok, "is_uroman", False) and has_non_roman_characters(text):
+                from transformers.utils import is_uroman_available
+
+                if not is_uroman_available():
+                    raise UsageError(f"voice {self.name} needs the uroman romaniser for this script: pip install uroman")
+            vocab = tok.get_vocab()
+            lowered = tok.normalize_text(text) if getattr(tok, "normalize", True) else text
+            lost = sorted({ch for ch in lowered if ch not in vocab and ch.isalnum() and ord(ch) < 0x250})
+            if lost and not getattr(tok, "is_uroman", False):
+                self.warnings.append(f"voice {self.name} cannot say characters {''.join(lost)!r}; skipped")
+        try:
+            ids = tok(text, return_tensors=None)["input_ids"]
+        finally:
+            if phonemize:
+                tok.phonemize = True
+        if not any(i != 0 for i in ids) or len(ids) < 2:
+            raise UnsayableTextError(f"voice {self.name} cannot say any of {original[:40]!r}")
+        return list(ids)
+
+    # ------------------------------------------------------------------ speakers
+    def speaker_id(self, speaker: int | str | None) -> int | None:
+        """Resolve a speaker id (int or digit string) or name to an int id; ``None`` for default.
+
+        Raises ``UnknownSpeakerError`` naming the voice and the valid range / names.
+        """
+        if speaker is None or speaker == "":
+            return 0 if self.num_speakers > 1 else None
+        if isinstance(speaker, str) and not speaker.strip().lstrip("-").isdigit():
+            if speaker in self.speakers:
+                return int(self.speakers[speaker])
+            names = ", ".join(list(self.speakers)[:8]) or "none (use a number)"
+            raise UnknownSpeakerError(f"voice {self.name} has no speaker {speaker!r} (names: {names})")
+        sid = int(speaker)
+        if not 0 <= sid < self.num_speakers:
+            raise UnknownSpeakerError(
+                f"voice {self.name} has no speaker {sid} (valid ids: 0..{self.num_speakers - 1})"
+            )
+        return sid if self.num_speakers > 1 else None
+
+    # ------------------------------------------------------------------ synthesis
+    def synthesize_ids(self, ids: list[int], settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:
+        """Run the model on one id sequence.
+
+        Returns ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``self.sample_rate`` Hz, range
+        [-1, 1]; ``n_samples`` is a multiple of the hop length (256 for Piper medium voices).
+        """
+        import torch
+
+        sid = self.speaker_id(settings.speaker)
+        model = self.model
+        d = self.defaults
+        model.noise_scale = d["noise_scale"] if settings.noise_scale is None else float(settings.noise_scale)
+        model.noise_scale_duration = d["noise_w"] if settings.noise_w is None else float(settings.noise_w)
+        length_scale = d["length_scale"] if settings.length_scale is None else float(settings.length_scale)
+        if length_scale <= 0:
+            raise UsageError(f"length_scale must be > 0 (got {length_scale})")
+        if settings.seed is not None:
+            torch.manual_seed(int(settings.seed))
+        x = torch.tensor([ids], dtype=torch.long, device=self.device)
+        with torch.inference_mode():
+            out = model(input_ids=x, speaker_id=sid, speaking_rate=1.0 / length_scale)
+            wav = out.waveform[0, : int(out.sequence_lengths[0])]
+        return wav.float().cpu().numpy().astype(np.float32, copy=False)
+
+    def synthesize(self, sentence: str, settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:
+        """One sentence -> ``np.ndarray[float32]`` shape ``(n_samples,)``, ``self.sample_rate`` Hz.
+
+        For whole texts use ``speechstudio.tts.stream.stream_speech`` (splits into sentences).
+        """
+        return self.synthesize_ids(self.text_to_ids(sentence), settings)
+
+
+# ---------------------------------------------------------------------- loading
+def _pick_device(device: str, precision: str) -> tuple[str, str]:
+    import torch
+
+    if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
+        raise UsageError(f"unknown device {device!r} (use auto, cpu or cuda)")
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    elif device.startswith("cuda") and not torch.cuda.is_available():
+        raise UsageError("--device cuda asked for, but CUDA is not available on this machine")
+    if precision not in ("auto", "fp32", "fp16"):
+        raise UsageError(f"unknown precision {precision!r} (use auto, fp32 or fp16)")
+    if precision == "auto":
+        precision = "fp16" if device.startswith("cuda") else "fp32"
+    if precision == "fp16" and device == "cpu":
+        raise UsageError("fp16 needs a CUDA device; use --precision fp32 on CPU")
+    return device, precision
+
+
+_ALLOCATOR_TUNED = False
+
+
+def tune_cpu_allocator() -> bool:
+    """Keep large freed CPU buffers in the heap instead of returning them to the OS (glibc only).
+
+    The HiFi-GAN decoder allocates tens of MB of fresh activations per sentence; with glibc's
+    defaults each one is a new ``mmap`` whose pages fault in on first touch. Raising
+    ``M_MMAP_THRESHOLD`` / ``M_TRIM_THRESHOLD`` (``mallopt``) lets them be reused: decoder ~20 %
+    faster on CPU (bench/bench_tts.py). Process-wide; the cost is that the heap stays at its peak
+    size. Skipped when ``SPEECHSTUDIO_NO_MALLOPT`` is set or libc is not glibc. Returns True if set.
+    """
+    global _ALLOCATOR_TUNED
+    if _ALLOCATOR_TUNED:
+        return True
+    if os.environ.get("SPEECHSTUDIO_NO_MALLOPT") or not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        m_trim_threshold, m_mmap_threshold = -1, -3
+        ok = libc.mallopt(m_mmap_threshold, 256 * 2**20) == 1 and libc.mallopt(m_trim_threshold, 1024 * 2**20) == 1
+    except (OSError, AttributeError):
+        return False
+    _ALLOCATOR_TUNED = bool(ok)
+    return _ALLOCATOR_TUNED
+
+
+def _finish(model, device: str, precision: str, optimize: bool = True):
+    import torch
+
+    model.eval()
+    model.to(device=device, dtype=torch.float16 if precision == "fp16" else torch.float32)
+    if optimize and device == "cpu":
+        from speechstudio.tts.decoder import use_channels_last_decoder
+
+        use_channels_last_decoder(model)  # ~1.5x faster HiFi-GAN on CPU, same output
+        tune_cpu_allocator()
+    return model
+
+
+def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto",
+               name: str | None = None, local_files_only: bool = True, optimize: bool = True) -> VitsVoice:
+    """Load a voice from a Piper ``.onnx`` file, a directory, or a Hugging Face id (HF cache).
+
+    ``device``: ``auto|cpu|cuda``; ``precision``: ``auto|fp32|fp16`` (auto: FP16 on CUDA, FP32 on
+    CPU). ``optimize``: on CPU, run the decoder channels-last (see ``decoder.ChannelsLastDecoder``).
+    A directory may hold a transformers VITS checkpoint (``config.json`` with
+    ``model_type: vits``) or one Piper voice pair. Raises ``ModelNotFoundError`` (nothing usable
+    there), ``PiperVoiceError`` (bad Piper voice), ``UsageError`` (bad device/precision).
+    """
+    from speechstudio.tts.piper_import import fold_weight_norm, load_piper_model
+
+    device, precision = _pick_device(device, precision)
+    src = Path(source)
+    if src.suffix == ".onnx" or (src.is_dir() and not (src / "config.json").is_file() and list(src.glob("*.onnx"))):
+        onnx_path = src if src.suffix == ".onnx" else sorted(src.glob("*.onnx"))[0]
+        model, piper = load_piper_model(onnx_path)
+        _finish(model, device, precision, optimize)
+        return VitsVoice(
+            name=name or onnx_path.stem, kind="piper", model=model, sample_rate=piper.sample_rate,
+            num_speakers=piper.num_speakers, speakers=dict(piper.speaker_id_map),
+            language=(piper.language or piper.espeak_voice).lower().replace("_", "-"), piper=piper,
+            device=device, dtype=precision,
+            defaults={"noise_scale": piper.noise_scale, "noise_w": piper.noise_w, "length_scale": piper.length_scale},
+        )
+    if src.is_dir() and not (src / "config.json").is_file():
+        raise ModelNotFoundError(f"{src}: no voice here (no config.json of a VITS model, no Piper .onnx)")
+    if not src.exists() and (str(source).count("/") != 1 or str(source).startswith((".", "/"))):
+        raise ModelNotFoundError(f"{source}: no such voice file, folder or Hugging Face id")
+    from transformers import AutoConfig, VitsModel, VitsTokenizer
+
+    try:
+        config = AutoConfig.from_pretrained(str(source), local_files_only=local_files_only)
+    except (OSError, ValueError) as exc:
+        raise ModelNotFoundError(f"{source}: not a downloaded VITS voice ({str(exc).splitlines()[0][:120]})") from exc
+    if getattr(config, "model_type", None) != "vits":
+        raise ModelNotFoundError(f"{source}: not a VITS voice (model_type {getattr(config, 'model_type', None)!r})")
+    try:
+        model = VitsModel.from_pretrained(str(source), local_files_only=local_files_only)
+        tokenizer = VitsTokenizer.from_pretrained(str(source), local_files_only=local_files_only)
+    except (OSError, ValueError) as exc:
+        raise ModelNotFoundError(f"{source}: VITS checkpoint incomplete ({str(exc).splitlines()[0][:120]})") from exc
+    fold_weight_norm(model)
+    _finish(model, device, precision, optimize)
+    lang = getattr(tokenizer, "language", None) or "en"
+    speakers = dict(getattr(config, "speaker_id_map", None) or {})
+    return VitsVoice(
+        name=name or str(source), kind="transformers", model=model, sample_rate=int(config.sampling_rate),
+        num_speakers=int(config.num_speakers), speakers=speakers,
+        language={"eng": "en"}.get(lang, lang), tokenizer=tokenizer, device=device, dtype=precision,
+        defaults={"noise_scale": float(config.noise_scale), "noise_w": float(config.noise_scale_duration),
+                  "length_scale": 1.0 / float(config.speaking_rate)},
+    )

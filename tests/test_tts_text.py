@@ -1,0 +1,76 @@
+"""Text front end: sentence splitting, English normalisation, empty / symbol-only text."""
+import pytest
+
+from speechstudio.errors import SpeechStudioError
+from speechstudio.tts.text import (
+    EmptyTextError,
+    has_speakable,
+    iter_paragraph_sentences,
+    normalize_english,
+    split_sentences,
+)
+
+
+def test_split_keeps_abbreviations_and_numbers():
+    text = ("Dr. Smith paid $3.50 for 2.5 kg of apples at 10 a.m. on Jan. 5. Then he left! "
+            "Did he? The U.S. economy grew 3.2% in 2023.")
+    assert split_sentences(text) == [
+        "Dr. Smith paid $3.50 for 2.5 kg of apples at 10 a.m. on Jan. 5.",
+        "Then he left!",
+        "Did he?",
+        "The U.S. economy grew 3.2% in 2023.",
+    ]
+
+
+def test_paragraph_break_ends_sentence_and_symbol_lines_dropped():
+    text = "A heading without a full stop\n\nFirst sentence here. Second one.\n\n* * *\n\nLast."
+    assert split_sentences(text) == ["A heading without a full stop", "First sentence here.", "Second one.", "Last."]
+
+
+def test_long_sentence_is_cut_at_commas():
+    text = ", ".join(["this is a clause of a very long sentence"] * 40) + "."
+    parts = split_sentences(text, max_chars=200)
+    assert len(parts) > 5 and all(len(p) <= 200 for p in parts)
+    assert " ".join(parts).replace("  ", " ") == text
+
+
+def test_iterable_of_lines_is_lazy():
+    consumed = []
+
+    def lines():
+        for i in range(1000):
+            consumed.append(i)
+            yield f"Sentence number {i} is here.\n"
+            if i % 3 == 2:
+                yield "\n"
+
+    it = iter_paragraph_sentences(lines())
+    assert next(it) == "Sentence number 0 is here."
+    assert len(consumed) < 10  # only the first paragraph was read
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("$3.50", "three dollars and fifty cents"),
+    ("It costs $1", "It costs one dollar"),
+    ("the 2nd time", "the second time"),
+    ("at 10:30", "at ten thirty"),
+    ("at 7:05", "at seven oh five"),
+    ("50% off", "fifty percent off"),
+    ("in 1999", "in nineteen ninety nine"),
+    ("1,250 people", "one thousand, two hundred and fifty people"),
+    ("2.5 kg", "two point five kilograms"),
+    ("Dr. Who & Mr. Smith", "doctor Who and mister Smith"),
+    ("-4 degrees", "minus four degrees"),
+])
+def test_normalize_english(text, expected):
+    assert normalize_english(text) == expected
+
+
+def test_empty_and_symbol_only_text_are_clear_errors():
+    for bad in ("", "   \n\t ", "!!! --- ???", "* * *"):
+        with pytest.raises(EmptyTextError) as info:
+            split_sentences(bad)
+        assert isinstance(info.value, SpeechStudioError)
+        assert "\n" not in str(info.value)
+    assert not has_speakable("?!.,;:")
+    assert has_speakable("ok") and has_speakable("42") and has_speakable("日本")

