@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import math
 import os
 import sys
 import threading
@@ -47,8 +48,8 @@ def _positive_float(text: str) -> float:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {v}")
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
     return v
 
 
@@ -103,49 +104,68 @@ def cmd_transcribe(args) -> int:
 
     from speechstudio.asr.load import load_engine
     from speechstudio.audio.decode import parse_raw_format
-    from speechstudio.jobs.batch import BatchSummary, collect_inputs, run_batch
+    from speechstudio.errors import AudioDecodeError
+    from speechstudio.jobs.batch import MISSING, BatchSummary, collect_inputs, plan_outputs, run_batch
     from speechstudio.jobs.export import parse_formats
 
     formats = parse_formats(args.format)
-    raw = parse_raw_format(args.raw_format) if args.raw_format else None
-    if args.chunk_s and args.stride_s and 2 * args.stride_s >= args.chunk_s:
-        raise UsageError(f"--stride-s {args.stride_s} is too long for --chunk-s {args.chunk_s} (need 2*stride < chunk)")
+    try:
+        raw = parse_raw_format(args.raw_format) if args.raw_format else None
+    except AudioDecodeError as e:
+        raise UsageError(f"--raw-format: {e}") from None
+    _check_window(args)
+    if args.output_dir:
+        _check_output_dir(Path(args.output_dir))
     items, ignored = collect_inputs(args.paths, recursive=args.recursive)
     summary = BatchSummary()
-    summary.ignored.extend(ignored)
+    summary.failed.extend((p, f"{p}: {why}") for p, why in ignored if why == MISSING)
+    summary.ignored.extend((p, why) for p, why in ignored if why != MISSING)
     if not items:
         for path, reason in ignored:
             print(f"ignored {path}: {reason}", file=sys.stderr)
         raise UsageError("no input files to transcribe")
-    engine, message = load_engine(args.model, device=args.device, precision=args.precision,
-                                  batch_size=args.batch_size, chunk_s=args.chunk_s, stride_s=args.stride_s,
-                                  allow_download=not args.no_download, progress=not args.quiet)
-    print(message, file=sys.stderr)
 
-    total_s = _probe_total(items)
+    pending = [it for it, plan in zip(items, plan_outputs(items, formats, Path(args.output_dir) if args.output_dir else None))
+               if args.overwrite or not all(t.exists() for t in plan.values())]
+    engine = None
+    if pending:                      # nothing to do: do not spend seconds loading a model
+        engine, message = load_engine(args.model, device=args.device, precision=args.precision,
+                                      batch_size=args.batch_size, chunk_s=args.chunk_s, stride_s=args.stride_s,
+                                      allow_download=not args.no_download, progress=not args.quiet)
+        print(message, file=sys.stderr)
+        language = _check_language(args, engine)
+    else:
+        language = args.language
+
+    total_s = _probe_total(pending)
     cancel = threading.Event()
     bar = tqdm(total=round(total_s, 1) if total_s else None, unit="s audio", disable=args.quiet,
                dynamic_ncols=True, file=sys.stderr,
                bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} s audio [{elapsed}<{remaining}] {postfix}")
+
+    def advance(seconds: float) -> None:
+        if seconds <= 0:
+            return
+        if bar.total is not None and bar.n + seconds > bar.total:
+            bar.total = bar.n + seconds
+        bar.update(seconds)
+
     t0 = time.perf_counter()
     credited = 0.0
     try:
         for ev in run_batch(items, engine, formats=formats, output_dir=args.output_dir,
-                            overwrite=args.overwrite, language=args.language, raw=raw, cancel=cancel,
+                            overwrite=args.overwrite, language=language, raw=raw, cancel=cancel,
                             debug=args.debug):
             summary.add(ev)
             if ev.kind == "start":
                 credited = 0.0
                 bar.set_description(f"{ev.index + 1}/{len(items)} {ev.item.path.name[:30]}")
             elif ev.kind == "segment" and ev.position_s > credited:
-                bar.update(ev.position_s - credited)
+                advance(ev.position_s - credited)
                 credited = ev.position_s
-            elif ev.kind in ("done", "failed", "skipped"):
-                remaining = (ev.duration_s or 0.0) - credited
-                if ev.kind != "done":
-                    remaining = _safe_duration(ev.item) - credited
-                if remaining > 0:
-                    bar.update(remaining)
+            elif ev.kind in ("done", "failed"):
+                full = ev.duration_s if ev.kind == "done" else _safe_duration(ev.item)
+                advance((full or 0.0) - credited)
                 credited = 0.0
                 bar.set_postfix_str(f"done {summary.done}, skipped {summary.skipped}, failed {len(summary.failed)}")
                 if ev.kind == "done":
@@ -153,8 +173,10 @@ def cmd_transcribe(args) -> int:
                         tqdm.write(f"warning: {w}", file=sys.stderr)
                     for out in ev.outputs:
                         tqdm.write(str(out))
-                elif ev.kind == "failed":
+                else:
                     tqdm.write(f"failed: {ev.reason}", file=sys.stderr)
+            elif ev.kind == "skipped":
+                bar.set_postfix_str(f"done {summary.done}, skipped {summary.skipped}, failed {len(summary.failed)}")
     except KeyboardInterrupt:
         cancel.set()
         summary.cancelled = True
@@ -165,6 +187,59 @@ def cmd_transcribe(args) -> int:
     if summary.cancelled:
         return EXIT_INTERRUPTED
     return EXIT_FAILED if summary.failed else EXIT_OK
+
+
+def _check_window(args) -> None:
+    """Wav2Vec2 window options: chunk >= 1 s and 2 x stride < chunk (defaults 20 s / 2 s)."""
+    from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S
+
+    chunk = args.chunk_s or DEFAULT_CHUNK_S
+    stride = DEFAULT_STRIDE_S if args.stride_s is None else args.stride_s
+    if chunk < 1.0:
+        raise UsageError(f"--chunk-s {chunk:g} is too short: Wav2Vec2 windows need at least 1 s")
+    if chunk > 600:
+        raise UsageError(f"--chunk-s {chunk:g} is too long: at most 600 s per window")
+    if 2 * stride >= chunk:
+        raise UsageError(f"--stride-s {stride:g} is too long for --chunk-s {chunk:g} (need 2 x stride < chunk)")
+
+
+def _check_output_dir(path: Path) -> None:
+    """Fail before any work if the output folder cannot be created or written."""
+    import tempfile
+
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--output-dir {path}: exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".speechstudio-write-test-"):
+            pass
+    except OSError as e:
+        raise UsageError(f"--output-dir {path}: cannot write there ({e.strerror or e})") from None
+
+
+def _check_language(args, engine) -> str | None:
+    """Normalise ``--language`` (case, English names of a few languages) and check it fits the model."""
+    if not args.language:
+        return None
+    lang = args.language.strip().lower()
+    names = {"english": "en", "german": "de", "french": "fr", "spanish": "es", "italian": "it",
+             "portuguese": "pt", "dutch": "nl", "russian": "ru", "japanese": "ja", "chinese": "zh",
+             "korean": "ko", "polish": "pl", "arabic": "ar", "turkish": "tr", "ukrainian": "uk"}
+    lang = names.get(lang, lang)
+    if engine.engine == "whisper":
+        from faster_whisper.tokenizer import _LANGUAGE_CODES
+
+        if lang not in _LANGUAGE_CODES:
+            raise UsageError(f"--language {args.language}: not a Whisper language code (e.g. en, de, fr, ja)")
+        if not engine.multilingual and lang != "en":
+            raise UsageError(f"--language {args.language}: {engine.model_id} is an English-only model; "
+                             "use a multilingual Whisper model (e.g. --model Systran/faster-whisper-small)")
+    else:
+        print(f"note: --language is ignored by {engine.model_id}: a CTC model has one fixed vocabulary",
+              file=sys.stderr)
+    if engine.engine == "whisper" and (args.chunk_s or args.stride_s):
+        print("note: --chunk-s/--stride-s apply to Wav2Vec2 models only", file=sys.stderr)
+    return lang
 
 
 def _safe_duration(item) -> float:
@@ -188,15 +263,19 @@ def _probe_total(items) -> float:
     return total
 
 
-def _print_summary(s) -> None:
+def _print_summary(s, max_listed: int = 10) -> None:
     err = sys.stderr
     print(f"\nSummary: {s.done} done, {s.skipped} skipped, {len(s.failed)} failed, "
           f"{len(s.ignored)} ignored; {s.audio_s / 3600:.3f} h audio ({_format_hms(s.audio_s)}) "
           f"in {_format_hms(s.wall_s)} wall, RTFx {s.rtfx:.1f}", file=err)
     for path, reason in s.failed:
         print(f"  failed: {reason if str(path) in reason else f'{path}: {reason}'}", file=err)
-    for path, reason in s.ignored:
+    for w in s.warnings:
+        print(f"  warning: {w}", file=err)
+    for path, reason in s.ignored[:max_listed]:
         print(f"  ignored: {path}: {reason}", file=err)
+    if len(s.ignored) > max_listed:
+        print(f"  ... and {len(s.ignored) - max_listed} more ignored (not media files)", file=err)
     if s.cancelled:
         print("  interrupted: the file in progress was not written; rerun to resume", file=err)
 

@@ -30,6 +30,7 @@ def mixed(tmp_path, realspeech):
     data = (realspeech / "vosk_test.wav").read_bytes()
     (src / "truncated.wav").write_bytes(data[: len(data) // 2])
     (src / "notes.txt").write_text("my notes")
+    (src / "cover.jpg").write_bytes(b"\xff\xd8\xff")
     (src / ".hidden.wav").write_bytes(b"junk")
     return src, sorted(good)
 
@@ -51,7 +52,8 @@ def test_mixed_folder(mixed, tmp_path, tiny_w2v_dir, capsys, home):
     assert "empty.wav: empty file (0 bytes)" in err
     assert "text.wav: not a recognised audio or video file" in err
     assert "truncated.wav: decoded 4.15 s of the 8.31 s the header announces (file truncated?)" in err
-    assert "notes.txt: not a media file" in err
+    assert "cover.jpg: not a media file" in err
+    assert (src / "notes.txt").read_text() == "my notes"
     assert "Traceback" not in err
     for name in good + ["truncated.wav"]:
         stem = name[: name.rfind(".")]
@@ -151,3 +153,72 @@ def test_collect_inputs_recursive_flag(mixed):
     assert "ünïcödé.flac" not in names and "with space.wav" in names and ".hidden.wav" not in names
     items, _ = collect_inputs([src, src / "with space.wav"])          # de-duplicated
     assert len(items) == 8
+
+
+def test_never_clobbers_files_it_did_not_write(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / "movie.wav")
+    (tmp_path / "movie.srt").write_text("1\n00:00:00,000 --> 00:00:01,000\nmy own subtitles\n")
+    code, out, err = run(["transcribe", str(tmp_path), "--model", str(tiny_w2v_dir), "--format", "srt,json", "-q"], capsys)
+    assert code == 0
+    assert "my own subtitles" in (tmp_path / "movie.srt").read_text()
+    assert (tmp_path / "movie.json").is_file()
+    assert "movie.srt: exists, kept (use --overwrite to replace it)" in err
+
+
+def test_same_name_from_two_folders_into_one_output_dir(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
+    for sub, real in (("a", "speechbrain_spk1_snt1.wav"), ("b", "pocketsphinx_cards_005.wav")):
+        (tmp_path / sub).mkdir()
+        shutil.copy(realspeech / real, tmp_path / sub / "x.wav")
+    out = tmp_path / "out"
+    code, _, err = run(["transcribe", str(tmp_path / "a" / "x.wav"), str(tmp_path / "b" / "x.wav"),
+                        "--output-dir", str(out), "--model", str(tiny_w2v_dir), "--format", "json", "-q"], capsys)
+    assert code == 0 and "Summary: 2 done, 0 skipped" in err
+    durations = sorted(json.loads(p.read_text())["audio_duration_s"] for p in out.glob("*.json"))
+    assert sorted(p.name for p in out.glob("*.json")) == ["a_x.wav.json", "b_x.wav.json"]
+    assert durations == [2.87, 3.502]
+
+
+def test_raw_format_applies_to_raw_files_only(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
+    shutil.copy(realspeech / "pocketsphinx_goforward.raw", tmp_path / "go.raw")
+    shutil.copy(realspeech / "whisper_jfk.flac", tmp_path / "jfk.flac")
+    code, _, err = run(["transcribe", str(tmp_path), "--raw-format", "16000:1:s16le", "--model", str(tiny_w2v_dir),
+                        "--format", "json", "-q"], capsys)
+    assert code == 0 and "Summary: 2 done" in err
+    assert json.loads((tmp_path / "jfk.json").read_text())["audio_duration_s"] == 11.0
+
+
+def test_missing_path_among_good_ones_exits_1(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / "a.wav")
+    code, _, err = run(["transcribe", str(tmp_path / "a.wav"), str(tmp_path / "typo.wav"),
+                        "--model", str(tiny_w2v_dir), "--format", "txt", "-q"], capsys)
+    assert code == 1
+    assert "typo.wav: no such file or folder" in err and "Summary: 1 done, 0 skipped, 1 failed" in err
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--chunk-s", "3"], "--stride-s 2 is too long for --chunk-s 3"),
+    (["--stride-s", "10"], "--stride-s 10 is too long for --chunk-s 20"),
+    (["--chunk-s", "0.03", "--stride-s", "0.001"], "too short"),
+    (["--chunk-s", "inf"], "positive number of seconds"),
+    (["--raw-format", "abc"], "--raw-format"),
+    (["--output-dir", "__FILE__"], "exists and is not a folder"),
+])
+def test_bad_options_exit_2(extra, message, tmp_path, realspeech, capsys, home):
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    extra = [str(f) if e == "__FILE__" else e for e in extra]
+    with pytest.raises(SystemExit) as exc:
+        raise SystemExit(cli.main(["transcribe", str(f), "-q", *extra]))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_english_only_model_with_other_language_is_a_usage_error(tmp_path, realspeech, whisper_dir, capsys, home):
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    code, _, err = run(["transcribe", str(f), "--model", str(whisper_dir), "--language", "German", "-q"], capsys)
+    assert code == 2 and "English-only model" in err
+    code, _, err = run(["transcribe", str(f), "--model", str(whisper_dir), "--language", "EN", "-q",
+                        "--format", "txt"], capsys)
+    assert code == 0 and "the child almost hurt the small dog" in (tmp_path / "a.txt").read_text().lower()

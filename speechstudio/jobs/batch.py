@@ -10,6 +10,7 @@ reason (one line) is recorded and the next file starts. Outputs are written atom
 """
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import threading
@@ -20,16 +21,21 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from speechstudio.asr.types import Segment, TranscriptInfo
-from speechstudio.audio.decode import AudioReader, RawFormat
+from speechstudio.audio.decode import RAW_EXTENSIONS, AudioReader, RawFormat
 from speechstudio.errors import SpeechStudioError
 from speechstudio.jobs import export
 
 log = logging.getLogger(__name__)
+_FATAL_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.ENOTDIR}
 
 # Files in a scanned folder with these extensions are not media: listed as ignored, not tried.
 NOT_MEDIA = frozenset(
-    ".txt .srt .vtt .json .md .tsv .csv .tsv .pdf .doc .docx .odt .rtf .html .htm .xml .yaml .yml .ini .cfg "
-    ".py .sh .log .zip .tar .gz .7z .jpg .jpeg .png .gif .bmp .svg .webp .tif .tiff .exe .dll .so .part .tmp".split())
+    ".md .tsv .csv .pdf .doc .docx .odt .rtf .html .htm .xml .yaml .yml .ini .cfg .xls .xlsx .ods .ppt .pptx "
+    ".ass .ssa .sub .lrc .sbv .ttml .cue .m3u .m3u8 .pls .nfo .sfv .md5 .torrent .url .lnk .db .sqlite "
+    ".py .sh .log .zip .tar .gz .7z .rar .jpg .jpeg .png .gif .bmp .svg .webp .tif .tiff .heic .ico "
+    ".exe .dll .so .part .tmp .crdownload .onnx .bin .safetensors .pt".split())
+# Transcript formats (ours or the user's) found in scanned folders are passed over silently.
+TRANSCRIPTS = frozenset({".txt", ".srt", ".vtt", ".json"})
 
 
 @dataclass(frozen=True)
@@ -96,12 +102,15 @@ class BatchSummary:
             self.cancelled = True
 
 
-def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True) -> tuple[list[InputItem], list[tuple[Path, str]]]:
+def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True
+                   ) -> tuple[list[InputItem], list[tuple[Path, str]]]:
     """Expand files and folders into input items (sorted, de-duplicated).
 
     Returns ``(items, ignored)`` where ``ignored`` lists ``(path, reason)`` for folder entries that
-    are clearly not media (documents, images, our own transcripts) and for missing paths.
-    Hidden files and folders (``.name``) are skipped silently. Files given by name are always tried.
+    are clearly not media (documents, images, subtitles, playlists) or broken links. Transcript
+    files (txt/srt/vtt/json) and hidden files and folders (``.name``) are passed over silently.
+    Files given by name are always tried; a path that does not exist is listed in ``ignored``
+    with the reason :data:`MISSING` (the CLI counts those as failed).
     """
     items: list[InputItem] = []
     ignored: list[tuple[Path, str]] = []
@@ -119,7 +128,12 @@ def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True) -
             it = p.rglob("*") if recursive else p.glob("*")
             for f in sorted(it, key=lambda q: str(q).lower()):
                 rel = f.relative_to(p)
-                if any(part.startswith(".") for part in rel.parts) or not f.is_file():
+                if any(part.startswith(".") for part in rel.parts):
+                    continue
+                if f.is_symlink() and not f.exists():
+                    ignored.append((f, "broken link (its target does not exist)"))
+                    continue
+                if not f.is_file() or f.suffix.lower() in TRANSCRIPTS:
                     continue
                 if f.suffix.lower() in NOT_MEDIA:
                     ignored.append((f, "not a media file (by its extension)"))
@@ -128,8 +142,11 @@ def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True) -
         elif p.exists():
             add(InputItem(p, None))
         else:
-            ignored.append((p, "no such file or folder"))
+            ignored.append((p, MISSING))
     return items, ignored
+
+
+MISSING = "no such file or folder"
 
 
 def run_batch(items: Iterable[InputItem], engine, *, formats: Sequence[str] = ("txt",),
@@ -150,29 +167,57 @@ def run_batch(items: Iterable[InputItem], engine, *, formats: Sequence[str] = ("
         if cancel is not None and cancel.is_set():
             return
         targets = plan[index]
-        if not overwrite and all(t.exists() for t in targets.values()):
+        todo = targets if overwrite else {f: t for f, t in targets.items() if not t.exists()}
+        if not todo:
             yield BatchEvent("skipped", item, index, reason="already transcribed (use --overwrite to redo)",
                              outputs=tuple(targets.values()))
             continue
-        yield from _transcribe_one(item, index, engine, targets, language, raw, cancel, debug)
+        kept = tuple(f"{t}: exists, kept (use --overwrite to replace it)" for f, t in targets.items() if f not in todo)
+        item_raw = raw if item.path.suffix.lower() in RAW_EXTENSIONS else None
+        fatal = False
+        for ev in _transcribe_one(item, index, engine, todo, language, item_raw, cancel, debug):
+            if ev.kind == "done" and kept:
+                ev.warnings = ev.warnings + kept
+            fatal = fatal or ev.reason.startswith(FATAL_PREFIX)
+            yield ev
+        if fatal:
+            return
+
+
+FATAL_PREFIX = "cannot write outputs: "
 
 
 def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
                  output_dir: Path | None) -> list[dict[str, Path]]:
-    """Output path per item and format. When two inputs would write the same file (``talk.wav``
-    and ``talk.mp3`` in one folder, or same-named files from two folders given to one
-    ``--output-dir``), each of them keeps its full name instead: ``talk.wav.srt``, ``talk.mp3.srt``."""
-    plans = [{fmt: export.output_path(it.path, fmt, input_root=it.root, output_dir=output_dir)
-              for fmt in formats} for it in items]
-    counts: dict[Path, int] = {}
-    for plan in plans:
-        for target in plan.values():
-            counts[target] = counts.get(target, 0) + 1
-    for it, plan in zip(items, plans):
-        for fmt, target in plan.items():
-            if counts[target] > 1:
-                plan[fmt] = target.with_name(f"{it.path.name}.{fmt}")
-    return plans
+    """Output path per item and format, all distinct.
+
+    When two inputs would write the same file (``talk.wav`` and ``talk.mp3`` in one folder, or
+    same-named files from two folders given to one ``--output-dir``), they keep more of their
+    names, step by step until every path is unique: the full file name (``talk.wav.srt``), then
+    the parent folder too (``a_talk.wav.srt``), then a number (``talk.wav~2.srt``)."""
+    def name(it: InputItem, fmt: str, level: int) -> Path:
+        base = export.output_path(it.path, fmt, input_root=it.root, output_dir=output_dir)
+        if level == 0:
+            return base
+        full = it.path.name
+        if level >= 2:
+            full = f"{it.path.parent.name or 'root'}_{full}"
+        if level >= 3:
+            full = f"{full}~{level - 1}"
+        return base.with_name(f"{full}.{fmt}")
+
+    levels = [0] * len(items)
+    for _ in range(len(items) + 4):
+        owners: dict[Path, list[int]] = {}
+        for i, it in enumerate(items):
+            for fmt in formats:
+                owners.setdefault(name(it, fmt, levels[i]), []).append(i)
+        clashes = {i for idx in owners.values() if len(set(idx)) > 1 for i in idx}
+        if not clashes:
+            break
+        for i in clashes:
+            levels[i] += 1
+    return [{fmt: name(it, fmt, levels[i]) for fmt in formats} for i, it in enumerate(items)]
 
 
 def _transcribe_one(item, index, engine, targets, language, raw, cancel, debug) -> Iterator[BatchEvent]:
@@ -206,7 +251,15 @@ def _transcribe_one(item, index, engine, targets, language, raw, cancel, debug) 
                               device=engine.device, precision=engine.precision)
         written = []
         for fmt, target in targets.items():
-            export.write_transcript(target, segments, info, fmt)
+            try:
+                export.write_transcript(target, segments, info, fmt)
+            except OSError as e:
+                why = e.strerror or type(e).__name__
+                if e.errno in _FATAL_ERRNOS:     # the next files would fail the same way: stop
+                    yield BatchEvent("failed", item, index, reason=f"{FATAL_PREFIX}{target.parent}: {why}")
+                else:
+                    yield BatchEvent("failed", item, index, reason=f"cannot write {target}: {why}")
+                return
             written.append(target)
         yield BatchEvent("done", item, index, duration_s=reader.decoded_s, position_s=reader.decoded_s,
                          outputs=tuple(written), warnings=tuple(reader.warnings),
