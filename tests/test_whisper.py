@@ -80,3 +80,23 @@ def test_long_audio_is_split_in_pieces_at_quiet_points(whisper, realspeech):
     starts = [s.start_s for s in segs]
     assert starts == sorted(starts) and segs[-1].end_s <= audio.size / 16000 + 0.5
     assert segs[-1].start_s > 2 * (clip.size + 16000) / 16000 - 0.5
+
+
+def test_silence_and_tiny_clips_give_no_text(whisper):
+    import numpy as np
+
+    assert list(whisper.transcribe_audio(np.zeros(5 * 16000, np.float32), language="en")) == []
+    for n in (16, 160, 800):            # 1 ms, 10 ms, 50 ms
+        assert list(whisper.transcribe_blocks([np.zeros(n, np.float32)], language="en")) == []
+
+
+def test_fp16_on_cpu_is_a_clear_usage_error(whisper_dir):
+    import ctranslate2
+
+    from speechstudio.errors import UsageError
+
+    if "float16" in ctranslate2.get_supported_compute_types("cpu"):
+        pytest.skip("this CPU supports float16 in CTranslate2")
+
+    with pytest.raises(UsageError, match="no efficient float16 support"):
+        WhisperEngine(whisper_dir, "t", device="cpu", precision="fp16")

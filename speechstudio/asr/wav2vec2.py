@@ -64,7 +64,7 @@ class Wav2Vec2Engine:
             self.feature_extractor = Wav2Vec2FeatureExtractor.from_pretrained(self.model_dir)
             self.tokenizer = Wav2Vec2CTCTokenizer.from_pretrained(self.model_dir)
             model = Wav2Vec2ForCTC.from_pretrained(self.model_dir, dtype=torch_dtype(self.precision))
-        except (OSError, ValueError, KeyError, TypeError) as e:
+        except Exception as e:  # OSError, ValueError, SafetensorError (corrupt file), ...
             raise ModelNotFoundError(f"{self.model_dir}: not a loadable Wav2Vec2 CTC model ({_first_line(e)})") from e
         self.model = model.to(self.device).eval()
         self.sample_rate = int(self.feature_extractor.sampling_rate)

@@ -152,8 +152,14 @@ class AudioReader:
             elif container.duration is not None:
                 duration = container.duration / 1_000_000
             cc = stream.codec_context
-            return AudioInfo(self.path, duration, int(cc.sample_rate or 0), int(cc.channels or 0),
+            info = AudioInfo(self.path, duration, int(cc.sample_rate or 0), int(cc.channels or 0),
                              cc.name, stream.index)
+            if container.format.name == "wav":
+                short = _wav_missing_bytes(self.path)
+                if short:
+                    info.warnings.append(f"{self.path}: the WAV header announces {short} more bytes of audio "
+                                         "than the file holds (file truncated?); decoded as far as it was valid")
+            return info
         finally:
             container.close()
 
@@ -230,7 +236,7 @@ class AudioReader:
         assert self.raw is not None
         dtype = np.dtype(_RAW_DTYPES[self.raw.sample_format])
         ch = self.raw.channels
-        data = np.memmap(self.path, dtype=dtype, mode="r")
+        data = np.memmap(self.path, dtype=dtype, mode="r", shape=(self.path.stat().st_size // dtype.itemsize,))
         n = (data.shape[0] // ch) * ch
         step = int(self.raw.sample_rate * 10) * ch
         for i in range(0, n, step):
@@ -285,11 +291,34 @@ class AudioReader:
         if total == 0:
             raise AudioDecodeError(f"{self.path}: no decodable audio (the audio stream is empty or corrupt)")
         expected = self.info.duration_s
-        if expected and self.decoded_s < 0.99 * expected - 0.05 and not self.info.warnings:
+        if expected and self.decoded_s < 0.99 * expected - 0.05 and not any("truncated" in w for w in self.info.warnings):
             msg = (f"{self.path}: decoded {self.decoded_s:.2f} s of the {expected:.2f} s the header "
                    "announces (file truncated?)")
             self.info.warnings.append(msg)
             log.info(msg)
+
+
+def _wav_missing_bytes(path: Path) -> int:
+    """For a RIFF/WAVE file: how many bytes of the ``data`` chunk its header announces beyond the
+    end of the file (0 when complete, or when the size field is the streaming placeholder)."""
+    import struct
+
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(12)
+        if len(head) < 12 or head[:4] not in (b"RIFF", b"RIFX") or head[8:12] != b"WAVE":
+            return 0
+        endian = "<" if head[:4] == b"RIFF" else ">"
+        pos = 12
+        while pos + 8 <= size:
+            f.seek(pos)
+            cid, clen = struct.unpack(endian + "4sI", f.read(8))
+            if cid == b"data":
+                if clen in (0, 0xFFFFFFFF):      # unknown length (streamed WAV)
+                    return 0
+                return max(0, pos + 8 + clen - size)
+            pos += 8 + clen + (clen & 1)
+    return 0
 
 
 def _chain_last(it: Iterator[np.ndarray]) -> Iterator[tuple[np.ndarray, bool]]:

@@ -265,7 +265,12 @@ def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
     """
     import huggingface_hub as hf
 
+    from speechstudio.hub.resolve import looks_like_hf_id
+
     repo_id = canonical_id(repo_id.strip())
+    if not looks_like_hf_id(repo_id):
+        raise ModelNotFoundError(f"{repo_id!r} is not a Hugging Face model id (expected OWNER/NAME, "
+                                 "e.g. facebook/wav2vec2-base-960h)")
 
     def from_cache() -> ResolvedModel | None:
         path = cached_snapshot(repo_id)

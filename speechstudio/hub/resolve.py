@@ -105,6 +105,9 @@ def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bo
     spec = str(spec).strip()
 
     local = Path(spec).expanduser()
+    if local.is_file():
+        raise ModelNotFoundError(f"--model {spec}: is a file, not a model folder (give the folder that holds "
+                                 "config.json, or a model name from `speechstudio models list`)")
     if local.is_dir():
         local = local.resolve()
         return ResolvedModel(local, str(local), detect_engine(local), "local dir")
