@@ -281,6 +281,9 @@ def _print_summary(s, max_listed: int = 10) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # OpenMP threads that spin while waiting steal the cores from the GUI, the audio callback and
+    # the other engine; passive waiting measured faster on a busy 2-core machine (bench_tts.py).
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,

@@ -263,3 +263,15 @@ def test_phoneme_tokenizer_voice_uses_espeak(tmp_path):
     assert 1 not in ids  # no <unk>
     assert vocab["ə"] in ids and vocab["ˈ"] in ids  # IPA with stress marks, not letters
     assert voice.synthesize("Hello world.").size > 0
+
+
+def test_mms_style_uroman_tokenizer(tmp_path):
+    """MMS voices for non-Latin scripts: the tokenizer asks for uroman; Cyrillic is romanised."""
+    pytest.importorskip("uroman")
+    voice = load_voice(make_tiny_vits(tmp_path / "uroman", is_uroman=True), device="cpu")
+    voice.language = "rus"  # no English normalisation for this voice
+    ids = voice.text_to_ids("привет мир")
+    vocab = voice.tokenizer.get_vocab()
+    letters = [i for i in ids if i != 0]
+    assert 1 not in ids and [vocab[c] for c in "privet mir"] == letters
+    assert voice.synthesize("привет мир").size > 0

@@ -1,7 +1,9 @@
 """espeak-ng phonemes and Piper phoneme ids.
 
-Phonemes come from espeak-ng through ``piper-phonemize`` (rhasspy's own binding, which bundles
-espeak-ng and its data, so no system package is needed). espeak-ng is GPL-3.0-or-later.
+Phonemes come from espeak-ng through ``piper_phonemize``, rhasspy's own binding, which bundles
+espeak-ng and its data, so no system package is needed (PyPI ``piper-phonemize-fix`` 1.2.2 has wheels
+for Python 3.10-3.13 with the same module and API; the original ``piper-phonemize`` 1.1.0 stops at
+3.11). espeak-ng is GPL-3.0-or-later.
 
 Piper's id convention (rhasspy/piper-phonemize ``src/phoneme_ids.cpp``, the one used at training
 time): ``BOS "^"``, ``PAD "_"``, then every phoneme followed by ``PAD``, then ``EOS "$"``.
@@ -34,7 +36,7 @@ def espeak_phonemes(text: str, voice: str = "en-us") -> list[str]:
         from piper_phonemize import phonemize_espeak
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise PhonemizerUnavailableError(
-            "espeak-ng phonemizer not available: pip install piper-phonemize"
+            "espeak-ng phonemizer not available: pip install piper-phonemize-fix"
         ) from exc
     try:
         sentences = phonemize_espeak(text, voice)
@@ -53,7 +55,7 @@ def codepoint_phonemes(text: str) -> list[str]:
     try:
         from piper_phonemize import phonemize_codepoints
     except ImportError as exc:  # pragma: no cover
-        raise PhonemizerUnavailableError("piper-phonemize not available: pip install piper-phonemize") from exc
+        raise PhonemizerUnavailableError("piper-phonemize not available: pip install piper-phonemize-fix") from exc
     out: list[str] = []
     for sent in phonemize_codepoints(text):
         if out and out[-1] != " ":

@@ -115,14 +115,12 @@ class VitsVoice:
             from transformers.models.vits.tokenization_vits import has_non_roman_characters
 
             if getattr(tok, "is_uroman", False) and has_non_roman_characters(text):
-                from transformers.utils import is_uroman_available
-
-                if not is_uroman_available():
-                    raise UsageError(f"voice {self.name} needs the uroman romaniser for this script: pip install uroman")
+                # Romanise here with one cached Uroman: VitsTokenizer builds a new one per call (~6 s).
+                text = _uroman(self.name).romanize_string(text)
             vocab = tok.get_vocab()
             lowered = tok.normalize_text(text) if getattr(tok, "normalize", True) else text
-            lost = sorted({ch for ch in lowered if ch not in vocab and ch.isalnum() and ord(ch) < 0x250})
-            if lost and not getattr(tok, "is_uroman", False):
+            lost = sorted({ch for ch in lowered if ch not in vocab and ch.isalnum()})
+            if lost:
                 self.warnings.append(f"voice {self.name} cannot say characters {''.join(lost)!r}; skipped")
         try:
             ids = tok(text, return_tensors=None)["input_ids"]
@@ -184,6 +182,21 @@ class VitsVoice:
         For whole texts use ``speechstudio.tts.stream.stream_speech`` (splits into sentences).
         """
         return self.synthesize_ids(self.text_to_ids(sentence), settings)
+
+
+_UROMAN = None
+
+
+def _uroman(voice_name: str):
+    """The shared ``uroman.Uroman`` instance (building one loads its tables: several seconds)."""
+    global _UROMAN
+    if _UROMAN is None:
+        try:
+            import uroman
+        except ImportError as exc:
+            raise UsageError(f"voice {voice_name} needs the uroman romaniser for this script: pip install uroman") from exc
+        _UROMAN = uroman.Uroman()
+    return _UROMAN
 
 
 # ---------------------------------------------------------------------- loading

@@ -10,13 +10,14 @@ LETTERS = list("abcdefghijklmnopqrstuvwxyz '.,?!-")
 
 
 def make_tiny_vits(folder: Path, num_speakers: int = 1, stochastic: bool = False, frames_per_token: int = 4,
-                   sampling_rate: int = 16000, phonemize: bool = False) -> Path:
+                   sampling_rate: int = 16000, phonemize: bool = False, is_uroman: bool = False) -> Path:
     """Write a tiny VitsModel + VitsTokenizer to ``folder`` and return it.
 
     With ``stochastic=False`` the duration predictor is set to exactly ``frames_per_token`` frames per
     token (zero weights, bias log(n)), so durations are exact and length_scale is testable.
     Hop length = prod(upsample_rates) = 16 samples. ``phonemize=True`` makes a vits-ljs-like
-    tokenizer whose vocabulary is espeak-ng IPA (taken from the joe voice's phoneme map).
+    tokenizer whose vocabulary is espeak-ng IPA (taken from the joe voice's phoneme map);
+    ``is_uroman=True`` an MMS-style tokenizer that romanises non-Latin text with uroman.
     """
     import torch
     from transformers import VitsConfig, VitsModel, VitsTokenizer
@@ -34,7 +35,7 @@ def make_tiny_vits(folder: Path, num_speakers: int = 1, stochastic: bool = False
         vocab.setdefault(ch, len(vocab))
     (folder / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
     tok = VitsTokenizer(str(folder / "vocab.json"), language="eng", add_blank=True, normalize=True,
-                        phonemize=phonemize, is_uroman=False)
+                        phonemize=phonemize, is_uroman=is_uroman)
     cfg = VitsConfig(
         vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2, window_size=2,
         ffn_dim=32, ffn_kernel_size=3, flow_size=8, spectrogram_bins=9, upsample_initial_channel=16,
