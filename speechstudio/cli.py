@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="scan folders recursively (default yes)")
     t.add_argument("--overwrite", action="store_true", help="redo inputs that already have outputs")
     t.add_argument("--language", help="language code for Whisper (default: detect)")
-    t.add_argument("--batch-size", type=_positive_int, default=8, help="windows per forward pass (Wav2Vec2)")
+    t.add_argument("--batch-size", type=_positive_int, help="windows per forward pass (Wav2Vec2; default 8 on CUDA, 1 on CPU)")
     t.add_argument("--chunk-s", type=_positive_float, help="Wav2Vec2 window length in seconds (default 20)")
     t.add_argument("--stride-s", type=_positive_float, help="Wav2Vec2 left/right context in seconds (default 2)")
     t.add_argument("--raw-format", metavar="RATE[:CH[:FMT]]",

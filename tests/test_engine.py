@@ -6,6 +6,10 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
 import threading
 import time
 
@@ -94,7 +98,7 @@ def test_cancel_running_and_queued(engine, qtbot):
 
 
 def test_call_job_and_model_cache_loads_once(engine, qtbot, tiny_w2v_dir, home):
-    from speechstudio.engine.jobs import TranscribeFileJob, TranscribeOptions
+    from speechstudio.engine.jobs import TranscribeBatchJob, TranscribeOptions
 
     with qtbot.waitSignal(engine.job_finished, timeout=5000) as blk:
         engine.submit(CallJob(sum, [1, 2, 3]))
@@ -108,20 +112,23 @@ def test_call_job_and_model_cache_loads_once(engine, qtbot, tiny_w2v_dir, home):
     wav = home.parent / "x.wav"
     sf.write(str(wav), np.zeros(16000, np.float32), 16000)
     opts = TranscribeOptions(model=str(tiny_w2v_dir), device="cpu", formats=("txt",), overwrite=True)
+    kinds = []
+    engine.job_progress.connect(lambda i, p: kinds.append(getattr(p, "kind", None)))
     for _ in range(2):
         with qtbot.waitSignal(engine.job_finished, timeout=60000) as blk:
-            engine.submit(TranscribeFileJob(InputItem(wav), opts))
-        assert blk.args[1] == "done" and blk.args[2].kind == "done"
+            engine.submit(TranscribeBatchJob([InputItem(wav)], opts))
+        assert blk.args[1:] == ["done", 1]
+    assert kinds.count("done") == 2
     assert len(loaded) == 1  # the model was loaded once and reused
     assert wav.with_suffix(".txt").is_file()
 
 
 def test_missing_model_is_a_message(engine, qtbot, home, tmp_path):
-    from speechstudio.engine.jobs import TranscribeFileJob, TranscribeOptions
+    from speechstudio.engine.jobs import TranscribeBatchJob, TranscribeOptions
     from speechstudio.jobs.batch import InputItem
 
     with qtbot.waitSignal(engine.job_finished, timeout=30000) as blk:
-        engine.submit(TranscribeFileJob(InputItem(tmp_path / "a.wav"), TranscribeOptions(model="no-such-model")))
+        engine.submit(TranscribeBatchJob([InputItem(tmp_path / "a.wav")], TranscribeOptions(model="no-such-model")))
     assert blk.args[1] == "failed"
     assert "no-such-model" in blk.args[2] and "\n" not in blk.args[2]
 
@@ -174,3 +181,42 @@ def test_missing_portaudio_is_a_message(monkeypatch):
     assert "PortAudio library not found" in b.reason and "libportaudio2" in b.reason
     with pytest.raises(devices.AudioUnavailableError):
         devices.Player(b).play(np.zeros(10, np.float32), 16000)
+
+
+FAKE_DOWNLOAD = r"""
+import sys, time
+for i in range(0, 101, 10):
+    sys.stderr.write(f"\rmodel.safetensors: {i:3d}%|###   | {i}M/100M [00:01<00:02, 30MB/s]")
+    sys.stderr.flush()
+    time.sleep(0.02)
+sys.stderr.write("\n")  # tqdm.close()
+sys.stderr.flush()
+print("downloaded x to /cache/x", flush=True)
+if len(sys.argv) > 1:
+    time.sleep(60)
+"""
+
+
+def test_download_job_progress_and_cancel(engine, qtbot):
+    import sys
+
+    from speechstudio.engine.jobs import DownloadJob
+
+    got = []
+    engine.job_progress.connect(lambda i, p: got.append(p))
+    with qtbot.waitSignal(engine.job_finished, timeout=20000) as blk:
+        engine.submit(DownloadJob("x", command=[sys.executable, "-c", FAKE_DOWNLOAD]))
+    assert blk.args[1:] == ["done", "downloaded x to /cache/x"]
+    fracs = [f for f, _ in got if f is not None]
+    assert fracs[0] == 0.0 and fracs[-1] == 1.0 and fracs == sorted(fracs)
+
+    # cancel kills the child process within about a second, even while it prints nothing
+    got.clear()
+    job = DownloadJob("x", command=[sys.executable, "-c", FAKE_DOWNLOAD, "hang"])
+    engine.submit(job)
+    qtbot.waitUntil(lambda: any(t.startswith("downloaded") for _, t in got), timeout=20000)
+    t0 = time.perf_counter()
+    with qtbot.waitSignal(engine.job_finished, timeout=5000) as blk:
+        engine.cancel(job.id)
+    assert time.perf_counter() - t0 < 1.5
+    assert blk.args[1] == "cancelled" and "resumes" in blk.args[2]

@@ -6,6 +6,10 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
 import subprocess
 import sys
 
@@ -76,7 +80,7 @@ def test_shortcuts_and_accessible_names(win, qtbot):
     combos = win.findChildren(QComboBox)
     assert [c.currentText() for c in combos if not c.accessibleName()] == []
     # Esc on the Transcribe page cancels (nothing running: no error); Ctrl+Enter with an empty queue
-    win.nav.setCurrentRow(0)
+    win.show_page("Transcribe")
     win.cancel_action()
     win.run_action()
     assert "nothing queued" in win.status_label.text()
@@ -90,3 +94,25 @@ def test_window_starts_without_torch(home):
     assert out.returncode == 0, out.stderr
     line = next(l for l in out.stdout.splitlines() if l.startswith("SPEECHSTUDIO_STARTUP"))
     assert line.endswith("heavy_imported=none")
+
+
+def test_a_broken_page_does_not_stop_the_window(qtbot, home, fake_audio, monkeypatch):
+    from speechstudio.gui import record_page
+    from speechstudio.gui.main_window import MainWindow
+
+    def boom(self, win):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(record_page.RecordPage, "__init__", boom)
+    w = MainWindow(audio_backend=fake_audio, start_monitor=False)
+    qtbot.addWidget(w)
+    try:
+        assert w.record is None
+        w.show_page("Record")
+        assert "could not be loaded: RuntimeError: simulated bug" in w.current_page().text()
+        w.play_pause()  # no crash with the page missing
+        w.cancel_action()
+        w.show_page("Speak")
+        assert w.current_page() is w.speak
+    finally:
+        w.shutdown()

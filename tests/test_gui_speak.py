@@ -6,6 +6,10 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
 import numpy as np
 import pytest
 
@@ -26,7 +30,7 @@ def piper_voice():
 
 def test_speak_plays_through_fake_speaker_and_saves(win, qtbot, piper_voice, tmp_path):
     page = win.speak
-    win.nav.setCurrentRow(1)
+    win.show_page("Speak")
     page.text.setPlainText("Hello there. This is the second sentence.")
     page.voice_box.setCurrentText(piper_voice.name)
     with qtbot.waitSignal(page.speech_finished, timeout=120000) as blocker:

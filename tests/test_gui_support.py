@@ -9,6 +9,10 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
 import numpy as np
 import pytest
 
@@ -42,5 +46,6 @@ def win(qtbot, home, fake_audio):
     w = MainWindow(audio_backend=fake_audio, start_monitor=False)
     qtbot.addWidget(w)
     w.show()
+    w.mel  # build the mel view now (the app does it 0.4 s after start-up) so tests time the steady state
     yield w
     w.shutdown()

@@ -78,7 +78,7 @@ def main() -> int:
     (src / "broken" / "not audio.mp3").write_text("this is text\n" * 50)
     data = (REAL / "vosk_test.wav").read_bytes()
     (src / "broken" / "truncated.wav").write_bytes(data[: len(data) // 3])
-    (src / "notes.txt").write_text("notes")
+    (src / "notes.pdf").write_text("notes")
 
     page = win.transcribe
     page.device_box.setCurrentText("cpu")
@@ -86,7 +86,7 @@ def main() -> int:
         c.setChecked(f in ("txt", "srt", "json"))
     page._set_output_dir(str(TMP / "transcripts"))
     page.add_paths([src])
-    wait_until(lambda: all(r.duration_s is not None for r in page.rows if r.status == "queued"), 30)
+    wait_until(lambda: not page._probe_jobs, 30)
     shot("01-transcribe-queue")
     page.start()
     wait_until(lambda: sum(r.status == "done" for r in page.rows) >= 4, 300)
@@ -101,17 +101,20 @@ def main() -> int:
     shot("03-transcribe-done-transcript")
 
     # Speak
-    win.nav.setCurrentRow(1)
-    backend.speed = 1.0
+    win.show_page("Speak")
+    win.speak.text.setPlainText(
+        "Welcome to SpeechStudio. Everything you hear is synthesized on this computer, sentence by sentence. "
+        "Playback starts as soon as the first sentence is ready, while the next ones are still being made. "
+        "The live mel view below shows what is playing.")
     win.speak.speak()
-    wait_until(lambda: win.speak.sentences >= 1, 120)
-    pump(2.5)
+    wait_until(lambda: win.speak.sentences >= 2, 120)
+    pump(1.0)
     shot("04-speak")
     wait_until(lambda: win.speak.job_id is None, 120)
     win.audio.stop()
 
     # Record (fake microphone plays the JFK recording)
-    win.nav.setCurrentRow(2)
+    win.show_page("Record")
     win.mel.clear()
     win.record.start()
     pump(4.0)
@@ -120,7 +123,7 @@ def main() -> int:
     pump(0.3)
 
     # Models
-    win.nav.setCurrentRow(3)
+    win.show_page("Models")
     wait_until(lambda: win.models.models, 30)
     pump(0.5)
     shot("06-models")
@@ -145,15 +148,44 @@ def main() -> int:
 
     t0 = time.time()
     fake["nvmlDeviceGetUtilizationRates"] = lambda h: SimpleNamespace(gpu=int(60 + 35 * math.sin(time.time() - t0)))
+    originals = {k: getattr(pynvml, k, None) for k in fake}
     for k, v in fake.items():
         setattr(pynvml, k, v)
     monitor.reset_nvml()
     win.monitor.interval_s = 0.2
     win.monitor.start()
-    win.nav.setCurrentRow(0)
+    win.show_page("Transcribe")
     pump(6.0)
     shot("07-gpu-panel-nvml-simulated")
     win.close()
+    for k, v in originals.items():  # back to the real NVML (none on this machine)
+        setattr(pynvml, k, v)
+    monitor.reset_nvml()
+
+    # A machine without PortAudio: the app starts, recording/playback are off with the reason
+    from speechstudio.audio.devices import _make_backend
+
+    real_import = __builtins__.__import__ if hasattr(__builtins__, "__import__") else __import__
+    import builtins
+
+    def no_portaudio(name, *a, **k):
+        if name == "sounddevice":
+            raise OSError("PortAudio library not found")
+        return real_import(name, *a, **k)
+
+    builtins.__import__ = no_portaudio
+    try:
+        off = _make_backend("")
+    finally:
+        builtins.__import__ = real_import
+    win2 = MainWindow(audio_backend=off)
+    win2.resize(1560, 960)
+    win2.move(20, 20)
+    win2.show()
+    win2.show_page("Record")
+    pump(2.0)
+    shot("08-no-portaudio-record-off")
+    win2.close()
     return 0
 
 

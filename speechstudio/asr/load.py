@@ -5,7 +5,7 @@ from speechstudio.errors import ModelNotFoundError
 
 
 def load_engine(spec: str | None = None, *, device: str = "auto", precision: str = "auto",
-                batch_size: int = 8, chunk_s: float | None = None, stride_s: float | None = None,
+                batch_size: int | None = None, chunk_s: float | None = None, stride_s: float | None = None,
                 allow_download: bool = True, progress: bool = True):
     """Resolve ``spec`` through the model store and load the matching engine.
 

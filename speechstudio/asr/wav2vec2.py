@@ -38,7 +38,7 @@ class Wav2Vec2Engine:
         model_id: name shown to the user and written to JSON outputs.
         device: ``auto``/``cpu``/``cuda``/``cuda:N``; precision: ``auto``/``fp32``/``fp16``/``bf16``.
         chunk_s: window length in seconds; stride_s: left and right context in seconds
-            (each; default 2 s); batch_size: windows per forward pass.
+            (each; default 2 s); batch_size: windows per forward pass (default 8 on CUDA, 1 on CPU).
 
     Raises :class:`ModelNotFoundError` if the folder is not a loadable Wav2Vec2 CTC model.
     """
@@ -47,7 +47,7 @@ class Wav2Vec2Engine:
 
     def __init__(self, model_dir: str | Path, model_id: str | None = None, *, device: str = "auto",
                  precision: str = "auto", chunk_s: float = DEFAULT_CHUNK_S, stride_s: float | None = None,
-                 batch_size: int = 8) -> None:
+                 batch_size: int | None = None) -> None:
         import torch
         import transformers
         from transformers import Wav2Vec2CTCTokenizer, Wav2Vec2FeatureExtractor, Wav2Vec2ForCTC
@@ -59,7 +59,9 @@ class Wav2Vec2Engine:
         self.model_id = model_id or str(model_dir)
         self.device = resolve_device(device)
         self.precision = resolve_precision(precision, self.device)
-        self.batch_size = max(1, int(batch_size))
+        # Default: 8 windows per pass on CUDA; 1 on CPU (no gain from batching there, and a batch
+        # of 20 s windows makes the first conv layer's activations 4x larger: slower in practice).
+        self.batch_size = max(1, int(batch_size)) if batch_size else (8 if self.device.startswith("cuda") else 1)
         try:
             self.feature_extractor = Wav2Vec2FeatureExtractor.from_pretrained(self.model_dir)
             self.tokenizer = Wav2Vec2CTCTokenizer.from_pretrained(self.model_dir)

@@ -77,7 +77,7 @@ class WhisperEngine:
         # Whisper's well-known hallucinations ("You", "Thank you for watching"); same WER on our corpus.
         self.vad_filter = vad_filter
         self.word_timestamps = word_timestamps
-        self.batch_size = max(1, int(batch_size))
+        self.batch_size = max(1, int(batch_size or 1))
         self.multilingual = bool(getattr(self.model.model, "is_multilingual", True))
         self.detected_language: str | None = None
 

@@ -326,10 +326,10 @@ def _make_backend(spec: str) -> Backend:
     try:
         return SoundDeviceBackend()
     except OSError as e:
-        return UnavailableBackend(f"recording and playback are off: {e} (install PortAudio, e.g. "
+        return UnavailableBackend(f"Recording and playback are off: {e} (install PortAudio, e.g. "
                                   "Debian/Ubuntu: sudo apt install libportaudio2)")
     except ImportError as e:
-        return UnavailableBackend(f"recording and playback are off: {e} (pip install sounddevice)")
+        return UnavailableBackend(f"Recording and playback are off: {e} (pip install sounddevice)")
 
 
 def rms_dbfs(block: np.ndarray) -> float:
@@ -512,7 +512,8 @@ class Recorder:
     def _on_input(self, block: np.ndarray) -> None:
         if self._resampler is not None:
             block = self._resampler.resample_chunk(block.astype(np.float32))
-        self.level_dbfs = rms_dbfs(block)
+        if len(block):  # the resampler may hold a block back: keep the last level then
+            self.level_dbfs = rms_dbfs(block)
         with self._lock:
             self._blocks.append(block)
         if self.on_block is not None and len(block):

@@ -45,23 +45,27 @@ class TranscribeOptions:
     language: str | None = None
 
 
-class TranscribeFileJob(Job):
-    """Transcribe one input with the cached ASR model through :func:`speechstudio.jobs.batch.run_batch`.
+class TranscribeBatchJob(Job):
+    """Transcribe ``items`` with the cached ASR model through :func:`speechstudio.jobs.batch.run_batch`
+    (the CLI's loop: output names planned for all items together, bad files reported and skipped).
 
-    Yields :class:`Status` (model loading), a ``TranscriptInfo`` just before ``done``, and every ``BatchEvent`` (start, segment, done, skipped,
-    failed, cancelled). ``result``: the final ``BatchEvent``. Cancel stops between decoded blocks and
-    writes nothing.
+    Yields :class:`Status` (model loading), a ``TranscriptInfo`` just before each ``done``, and every
+    ``BatchEvent`` (start, segment, done, skipped, failed, cancelled). ``cancel`` stops the running
+    file between decoded blocks (nothing written) and the batch; ``pause`` (an Event) ends the
+    batch after the current file. ``result``: number of files finished.
     """
 
-    def __init__(self, item, options: TranscribeOptions) -> None:
+    def __init__(self, items, options: TranscribeOptions) -> None:
         super().__init__()
-        self.item = item
+        self.items = list(items)
         self.options = options
+        self.pause = threading.Event()
 
     def describe(self) -> str:
-        return f"transcribe {self.item.path.name}"
+        return f"transcribe {len(self.items)} file{'s' if len(self.items) != 1 else ''}"
 
     def run(self, models) -> Iterator[object]:
+        from speechstudio.asr.types import TranscriptInfo
         from speechstudio.jobs.batch import run_batch
 
         o = self.options
@@ -72,18 +76,24 @@ class TranscribeFileJob(Job):
         engine, message = models.asr(o.model, o.device, o.precision)
         if message:
             yield Status(message)
-        for ev in run_batch([self.item], engine, formats=o.formats, output_dir=o.output_dir,
-                            overwrite=o.overwrite, language=o.language, cancel=self.cancel):
-            if ev.kind in ("done", "skipped", "failed", "cancelled"):
-                self.result = ev
-            if ev.kind == "done":
-                from speechstudio.asr.types import TranscriptInfo
-
-                yield TranscriptInfo(duration_s=round(ev.duration_s or 0.0, 3),
-                                     language=getattr(engine, "detected_language", None) or o.language,
-                                     model_id=engine.model_id, engine=engine.engine, device=engine.device,
-                                     precision=engine.precision)
-            yield ev
+        finished = 0
+        batch = run_batch(self.items, engine, formats=o.formats, output_dir=o.output_dir,
+                          overwrite=o.overwrite, language=o.language, cancel=self.cancel)
+        try:
+            for ev in batch:
+                if ev.kind == "done":
+                    yield TranscriptInfo(duration_s=round(ev.duration_s or 0.0, 3),
+                                         language=getattr(engine, "detected_language", None) or o.language,
+                                         model_id=engine.model_id, engine=engine.engine, device=engine.device,
+                                         precision=engine.precision)
+                yield ev
+                if ev.kind in ("done", "skipped", "failed", "cancelled"):
+                    finished += 1
+                    if self.pause.is_set() or self.cancel.is_set():
+                        break
+        finally:
+            batch.close()
+        self.result = finished
 
 
 @dataclass(frozen=True)
@@ -177,7 +187,7 @@ class SpeakJob(Job):
         yield Status(f"loading voice {self.voice or '(default)'} ...")
         voice, message = models.voice(self.voice, self.device)
         yield VoiceInfo(voice.name, voice.sample_rate, tuple(voice.speakers), voice.num_speakers,
-                        dict(voice.defaults), message or f"voice {voice.name}")
+                        dict(voice.defaults), message or f"voice {voice.name} (loaded)")
         settings = SynthesisSettings(speaker=self.speaker, noise_scale=self.noise_scale, noise_w=self.noise_w,
                                      length_scale=self.length_scale)
         chunks = stream_speech(voice, self.text, settings)
@@ -247,9 +257,10 @@ class DownloadJob(Job):
     cancel can really stop it (the process is killed; huggingface_hub resumes partial files on the
     next try). Yields ``(fraction_or_None, line)`` progress tuples parsed from the progress bar."""
 
-    def __init__(self, model_id: str, kind: str = "model") -> None:
+    def __init__(self, model_id: str, kind: str = "model", command: list[str] | None = None) -> None:
         super().__init__()
         self.model_id, self.kind = model_id, kind
+        self.command = command  # default: [python, -m, speechstudio, models|voices, download, ID]
 
     def describe(self) -> str:
         return f"download {self.model_id}"
@@ -263,7 +274,7 @@ class DownloadJob(Job):
         from speechstudio.errors import SpeechStudioError
 
         sub = "models" if self.kind == "model" else "voices"
-        cmd = [sys.executable, "-m", "speechstudio", sub, "download", self.model_id]
+        cmd = self.command or [sys.executable, "-m", "speechstudio", sub, "download", self.model_id]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
         lines: queue.Queue = queue.Queue()
 

@@ -8,9 +8,7 @@ Esc cancel / stop.
 """
 from __future__ import annotations
 
-import threading
-
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDockWidget, QLabel, QListWidget, QMainWindow, QSplitter, QStackedWidget,
                                QStatusBar, QWidget)
@@ -18,12 +16,10 @@ from PySide6.QtWidgets import (QDockWidget, QLabel, QListWidget, QMainWindow, QS
 from speechstudio import __version__
 from speechstudio.gui.common import settings
 
-PAGES = ("Transcribe", "Speak", "Record", "Models")
+PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models")  # nav order = stack order
 
 
 class MainWindow(QMainWindow):
-    _mel_ready = Signal()
-
     def __init__(self, audio_backend=None, start_monitor: bool = True) -> None:
         super().__init__()
         from speechstudio.engine.monitor import SystemMonitor
@@ -46,6 +42,7 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         self.transcribe = TranscribePage(self.compute, self.io, self.audio)
         self.stack.addWidget(self.transcribe)
+        self.dictate = self._page("speechstudio.gui.dictate_page", "DictatePage")
         self.speak = self._page("speechstudio.gui.speak_page", "SpeakPage")
         self.record = self._page("speechstudio.gui.record_page", "RecordPage")
         self.models = self._page("speechstudio.gui.models_page", "ModelsPage")
@@ -67,10 +64,12 @@ class MainWindow(QMainWindow):
         self.engine_label.setAccessibleName("Engine state")
         self.status.addPermanentWidget(self.engine_label)
         if not self.audio.available:
-            self.audio_label = QLabel("🔇 audio off")
+            self.audio_label = QLabel("audio off")
+            self.audio_label.setAccessibleName("Audio state")
             self.audio_label.setToolTip(self.audio.reason)
             self.status.addPermanentWidget(self.audio_label)
-        for page in (self.transcribe, self.speak, self.record, self.models):
+            self.status_label.setText(self.audio.reason)
+        for page in self.pages():
             if hasattr(page, "status_message"):
                 page.status_message.connect(self.show_status)
         self.compute.busy_changed.connect(self._on_busy)
@@ -79,7 +78,6 @@ class MainWindow(QMainWindow):
         from speechstudio.gui.gpu_panel import GpuPanel
 
         self._mel = None
-        self._mel_ready.connect(lambda: self.mel, Qt.ConnectionType.QueuedConnection)
         self.mel_dock = QDockWidget("Live mel spectrogram", self)
         self.mel_dock.setObjectName("mel_dock")
         self.mel_dock.setWidget(QLabel("Live mel view loading…"))
@@ -99,12 +97,25 @@ class MainWindow(QMainWindow):
         self._menus()
         self._shortcuts()
         self._restore()
-        # import pyqtgraph off the GUI thread (0.5 s), then build the view here
-        threading.Thread(target=self._import_mel, name="speechstudio-import", daemon=True).start()
+        # pyqtgraph takes ~0.5 s to import: build the mel view once the window is on screen. (Not
+        # imported in a thread: shiboken's lazy type setup is not thread-safe; it crashed once.)
+        self._later(400, self._build_mel)
         if start_monitor:
-            QTimer.singleShot(0, self.monitor.start)
+            self._later(0, self.monitor.start)
         if self.models is not None:
-            QTimer.singleShot(50, self.models.refresh)
+            self._later(50, self.models.refresh)
+
+    def _later(self, ms: int, fn) -> None:
+        """Run ``fn`` once after ``ms`` ms, unless the window is gone by then (a child timer dies
+        with the window; a bare ``QTimer.singleShot`` lambda would call into a deleted object)."""
+        t = QTimer(self)
+        t.setSingleShot(True)
+        t.timeout.connect(fn)
+        t.timeout.connect(t.deleteLater)
+        t.start(ms)
+
+    def _build_mel(self) -> None:
+        self.mel  # noqa: B018 - builds it
 
     @property
     def mel(self):
@@ -117,29 +128,23 @@ class MainWindow(QMainWindow):
             self.audio.mel_frames.connect(self._mel.push_frames)
         return self._mel
 
-    def _import_mel(self) -> None:
-        try:
-            import pyqtgraph  # noqa: F401
-            import pyqtgraph.colormap  # noqa: F401
-
-            import speechstudio.gui.mel_view  # noqa: F401
-        except Exception:  # the view will show the error when built
-            pass
-        self._mel_ready.emit()
-
     def _page_shown(self, index: int) -> None:
         page = self.stack.widget(index)
         if page is self.speak and self.speak is not None:
             self.speak.preload()
 
     def _page(self, module: str, cls: str) -> QWidget | None:
+        """Build one page; a page that cannot load (missing module, a bug) becomes a line of text
+        saying why, so the rest of the window still works."""
         import importlib
+        import logging
 
         try:
             page = getattr(importlib.import_module(module), cls)(self)
-        except ImportError as e:  # page not built in this version
-            page = None
-            w = QLabel(f"{cls} is not available: {e}")
+        except Exception as e:  # noqa: BLE001 - the window must open anyway
+            logging.getLogger(__name__).warning("page %s unavailable", cls, exc_info=True)
+            w = QLabel(f"This page could not be loaded: {type(e).__name__}: {e}")
+            w.setWordWrap(True)
             self.stack.addWidget(w)
             return None
         self.stack.addWidget(page)
@@ -181,6 +186,15 @@ class MainWindow(QMainWindow):
     def current_page(self) -> QWidget:
         return self.stack.currentWidget()
 
+    def pages(self) -> list[QWidget]:
+        """The pages that loaded (a page whose module is missing is left out)."""
+        return [p for p in (self.transcribe, self.dictate, self.speak, self.record, self.models) if p is not None]
+
+    def show_page(self, name: str) -> QWidget:
+        """Switch to the page called ``name`` (one of ``PAGES``) and return it."""
+        self.nav.setCurrentRow(PAGES.index(name))
+        return self.current_page()
+
     def play_pause(self) -> None:
         """Space: pause/resume what plays; else play the selection of the current page.
         A focused button still gets its Space press (keyboard users)."""
@@ -201,21 +215,28 @@ class MainWindow(QMainWindow):
             self.record.play()
 
     def run_action(self) -> None:
-        """Ctrl+Enter: Speak on the Speak page, Start on the Transcribe page."""
+        """Ctrl+Enter: Speak on the Speak page, Start on Transcribe, start/stop on Dictate."""
         page = self.current_page()
         if page is self.speak and self.speak is not None:
             self.speak.speak()
+        elif page is self.dictate and self.dictate is not None:
+            self.dictate.toggle()
         elif page is self.transcribe:
             self.transcribe.start()
 
     def cancel_action(self) -> None:
-        """Esc: stop playback, speech, recording and the running transcription."""
+        """Esc: stop playback, then the current page's work (speech, recording, download or the
+        running transcription)."""
         self.audio.stop()
         page = self.current_page()
         if page is self.speak and self.speak is not None:
             self.speak.stop()
+        elif page is self.dictate and self.dictate is not None:
+            self.dictate.stop()
         elif page is self.record and self.record is not None:
             self.record.stop()
+        elif page is self.models and self.models is not None:
+            self.models.cancel_download()
         else:
             self.transcribe.cancel()
 
@@ -246,8 +267,8 @@ class MainWindow(QMainWindow):
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
         s.setValue("window/page", self.nav.currentRow())
-        for page in (self.transcribe, self.speak, self.record, self.models):
-            if page is not None and hasattr(page, "save_settings"):
+        for page in self.pages():
+            if hasattr(page, "save_settings"):
                 page.save_settings()
         s.sync()
 

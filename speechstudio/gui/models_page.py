@@ -108,6 +108,7 @@ class ModelsPage(QWidget):
         vl = QVBoxLayout(vbox)
         self.voice_table = self._table(VOICE_COLS, "Voices")
         self.voice_table.setColumnWidth(0, 260)
+        self.voice_table.setColumnWidth(2, 330)
         vl.addWidget(self.voice_table)
         vrow = QHBoxLayout()
         self.import_voice_btn = QPushButton("Import Piper voice…")
@@ -178,6 +179,8 @@ class ModelsPage(QWidget):
                 self.voice_table.setItem(r, c, it)
         installed = [m.name for m in self.models if m.installed]
         self.win.transcribe.set_models(installed)
+        if getattr(self.win, "dictate", None) is not None and hasattr(self.win.dictate, "set_models"):
+            self.win.dictate.set_models([m.name for m in self.models if m.installed and m.engine == "wav2vec2"])
         if self.win.speak is not None:
             self.win.speak.set_voices([v.name for v in self.voices])
         self._update_buttons()

@@ -177,5 +177,5 @@ class RecordPage(QWidget):
             return
         path = self.saved_path or self.save(self._default_path())
         self.win.transcribe.add_paths([path])
-        self.win.nav.setCurrentRow(0)
+        self.win.show_page("Transcribe")
         self.status_message.emit(f"{path.name} queued on Transcribe")

@@ -38,8 +38,6 @@ class SpeakPage(QWidget):
         self._restore()
         self.compute.job_progress.connect(self._on_progress)
         self.compute.job_finished.connect(self._on_finished)
-        self.io.job_finished.connect(self._on_io_finished)
-        self._voices_job = None
 
     def _build(self) -> None:
         lay = QVBoxLayout(self)
@@ -255,8 +253,8 @@ class SpeakPage(QWidget):
     def _set_voice_info(self, info: VoiceInfo) -> None:
         first = self.voice_info is None or self.voice_info.name != info.name
         self.voice_info = info
-        self.status_message.emit(info.message)
         if first:
+            self.status_message.emit(info.message)
             cur = self.speaker_box.currentData() if self.speaker_box.isEnabled() else None
             self.speaker_box.clear()
             if info.num_speakers > 1:
@@ -302,6 +300,3 @@ class SpeakPage(QWidget):
             self.info.setText(f"{self.sentences} sentence{'s' if self.sentences != 1 else ''} synthesized in {took:.1f} s"
                               + (f"; {self._ttfa_text()}" if self.ttfa_s is not None else ""))
         self.speech_finished.emit(status)
-
-    def _on_io_finished(self, job_id: int, status: str, result) -> None:
-        pass

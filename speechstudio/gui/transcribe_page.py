@@ -9,9 +9,7 @@ playback is decoded on the I/O engine. Nothing here imports torch.
 """
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -19,30 +17,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDia
                                QLabel, QProgressBar, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
-from speechstudio.engine.jobs import LoadAudioJob, ProbeJob, ProbeResult, TranscribeFileJob, TranscribeOptions
+from speechstudio.engine.jobs import LoadAudioJob, ProbeJob, ProbeResult, TranscribeBatchJob, TranscribeOptions
 from speechstudio.engine.worker import Status
 from speechstudio.gui.common import fmt_duration, fmt_ts, setting_list, settings
+from speechstudio.gui.transcript_view import QueueRow, TranscriptView, load_json_transcript
 
 FORMATS = ("txt", "srt", "vtt", "json")
 COLS = ("File", "Duration", "Status", "Progress", "RTFx", "Output")
 DEFAULT_MODEL = "(default)"
-
-
-@dataclass
-class QueueRow:
-    """One input in the queue. ``status``: queued | running | done | skipped | failed | cancelled |
-    ignored. ``segments``: transcript (``Segment`` list) once known."""
-
-    item: object  # speechstudio.jobs.batch.InputItem
-    status: str = "queued"
-    duration_s: float | None = None
-    progress: float = 0.0
-    rtfx: float | None = None
-    outputs: tuple[Path, ...] = ()
-    reason: str = ""
-    segments: list = field(default_factory=list)
-    job_id: int | None = None
-    info: object = None  # TranscriptInfo for re-export
 
 
 class TranscribePage(QWidget):
@@ -55,10 +37,14 @@ class TranscribePage(QWidget):
         self.rows: list[QueueRow] = []
         self.running = False
         self.current: QueueRow | None = None
+        self.job = None  # the running TranscribeBatchJob
+        self._job_rows: dict = {}
+        self._fatal = ""
         self._t_start = 0.0
         self._audio_cache: tuple[Path, object, int] | None = None
         self._pending_play: tuple[float, float] | None = None
         self._load_job: int | None = None
+        self._loading_path: Path | None = None
         self._probe_jobs: set[int] = set()
         self.last_error = ""
         self.setAcceptDrops(True)
@@ -164,35 +150,12 @@ class TranscribePage(QWidget):
         self.table.setColumnWidth(4, 60)
         split.addWidget(self.table)
 
-        bottom = QWidget()
-        bl = QVBoxLayout(bottom)
-        bl.setContentsMargins(0, 0, 0, 0)
-        hdr = QHBoxLayout()
-        self.transcript_title = QLabel("Transcript: select a finished file")
-        self.transcript_title.setAccessibleName("Transcript title")
-        hdr.addWidget(self.transcript_title, 1)
-        hdr.addWidget(QLabel("Export as"))
-        self.export_box = QComboBox()
-        self.export_box.addItems(FORMATS)
-        self.export_box.setAccessibleName("Export format")
-        self.export_btn = QPushButton("Export…")
-        self.export_btn.setAccessibleName("Export transcript")
-        self.export_btn.setEnabled(False)
-        hdr.addWidget(self.export_box)
-        hdr.addWidget(self.export_btn)
-        bl.addLayout(hdr)
-        self.segments = QTableWidget(0, 3)
-        self.segments.setHorizontalHeaderLabels(("Start", "End", "Text"))
-        self.segments.setAccessibleName("Transcript segments; click one to hear it")
-        self.segments.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.segments.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.segments.verticalHeader().setVisible(False)
-        self.segments.horizontalHeader().setStretchLastSection(True)
-        self.segments.setColumnWidth(0, 70)
-        self.segments.setColumnWidth(1, 70)
-        self.segments.setWordWrap(True)
-        bl.addWidget(self.segments)
-        split.addWidget(bottom)
+        self.transcript = TranscriptView(FORMATS)
+        self.segments = self.transcript.segments
+        self.transcript_title = self.transcript.title
+        self.export_box = self.transcript.export_box
+        self.export_btn = self.transcript.export_btn
+        split.addWidget(self.transcript)
         split.setSizes([320, 240])
         lay.addWidget(split, 1)
 
@@ -365,7 +328,12 @@ class TranscribePage(QWidget):
 
     # ------------------------------------------------------------------ running
     def start(self) -> None:
-        if not any(r.status == "queued" for r in self.rows):
+        """Transcribe every queued row in one batch job (so output names are planned together:
+        ``talk.wav`` + ``talk.mp3`` in one folder get distinct transcripts)."""
+        if self.job is not None:
+            return
+        todo = [r for r in self.rows if r.status == "queued"]
+        if not todo:
             self.status_message.emit("nothing queued: add files or folders first")
             return
         if not self.formats():
@@ -373,97 +341,62 @@ class TranscribePage(QWidget):
             return
         self.pause_btn.setChecked(False)
         self.running = True
-        if self.current is None:
-            self._next()
+        self._job_rows = {r.item.path: r for r in todo}
+        self.job = TranscribeBatchJob([r.item for r in todo], self.options())
+        self.compute.submit(self.job)
+        for r in todo:
+            r.progress, r.reason, r.rtfx = 0.0, "", None
+            self._refresh_row(r)
         self._update_buttons()
+        self._update_summary()
 
-    def _next(self) -> None:
-        if not self.running or self.pause_btn.isChecked():
-            self.running = False
-            self._update_buttons()
-            self._update_summary()
-            if not any(r.status == "queued" for r in self.rows):
-                self.queue_finished.emit()
-            return
-        row = next((r for r in self.rows if r.status == "queued"), None)
-        if row is None:
-            self.running = False
-            self._update_buttons()
-            self._update_summary()
-            self.status_message.emit(self.summary.text())
-            self.queue_finished.emit()
-            return
-        row.status = "loading"
-        row.progress = 0.0
-        row.segments = []
-        row.reason = ""
-        self.current = row
-        job = TranscribeFileJob(row.item, self.options())
-        row.job_id = self.compute.submit(job)
-        self._refresh_row(row)
-
-    def _row_for_job(self, job_id: int) -> QueueRow | None:
-        if self.current is not None and self.current.job_id == job_id:
-            return self.current
-        return None
+    def _row_for_event(self, job_id: int, payload) -> QueueRow | None:
+        if self.job is None or job_id != self.job.id:
+            return None
+        item = getattr(payload, "item", None)
+        return self._job_rows.get(item.path) if item is not None else self.current
 
     def _on_started(self, job_id: int, desc: str) -> None:
-        row = self._row_for_job(job_id)
-        if row is not None:
+        if self.job is not None and job_id == self.job.id:
             self._t_start = time.perf_counter()
 
     def _on_progress(self, job_id: int, payload) -> None:
-        row = self._row_for_job(job_id)
-        if row is None:
+        if self.job is None or job_id != self.job.id:
             return
         if isinstance(payload, Status):
             self.status_message.emit(str(payload))
             return
         if type(payload).__name__ == "TranscriptInfo":
-            row.info = payload
+            if self.current is not None:
+                self.current.info = payload
+            return
+        row = self._row_for_event(job_id, payload)
+        if row is None:
             return
         kind = getattr(payload, "kind", None)
         if kind == "start":
-            row.status = "running"
+            self.current = row
+            row.status, row.segments, row.progress = "running", [], 0.0
             if payload.duration_s:
                 row.duration_s = payload.duration_s
             self._t_start = time.perf_counter()
         elif kind == "segment":
-            row.status = "running"
             row.segments.append(payload.segment)
             if row.duration_s:
                 row.progress = min(1.0, payload.position_s / row.duration_s)
             el = time.perf_counter() - self._t_start
             if el > 0 and payload.position_s:
                 row.rtfx = payload.position_s / el
+        elif kind in ("done", "skipped", "failed", "cancelled"):
+            self._finish_row(row, payload)
+            return
         self._refresh_row(row)
 
-    def _on_finished(self, job_id: int, status: str, result) -> None:
-        row = self._row_for_job(job_id)
-        if row is None:
-            return
-        self.current = None
-        ev = result if hasattr(result, "kind") else None
-        if status == "failed":
-            # not a bad input (those come as BatchEvents) but the model / engine: stop and say so
-            row.status, row.reason, row.progress = "queued", "", 0.0
-            self.running = False
-            self._refresh_row(row)
-            self._update_buttons()
-            self._update_summary()
-            self.status_message.emit(f"transcription stopped: {result}")
-            from speechstudio.gui.common import show_error
-
-            show_error(self, "Cannot transcribe", str(result))
-            self.last_error = str(result)
-            return
-        elif status == "cancelled" or (ev is not None and ev.kind == "cancelled"):
-            row.status, row.reason, row.progress = "cancelled", "cancelled (nothing written)", 0.0
-            row.segments = []
-        elif ev is not None:
-            row.status = ev.kind
-            row.reason = ev.reason
-            row.outputs = tuple(ev.outputs)
+    def _finish_row(self, row: QueueRow, ev) -> None:
+        if ev.kind == "cancelled":
+            row.status, row.reason, row.progress, row.segments = "cancelled", "cancelled (nothing written)", 0.0, []
+        else:
+            row.status, row.reason, row.outputs = ev.kind, ev.reason, tuple(ev.outputs)
             if ev.kind == "done":
                 row.progress = 1.0
                 row.duration_s = ev.duration_s or row.duration_s
@@ -473,48 +406,68 @@ class TranscribePage(QWidget):
                     row.reason = "; ".join(ev.warnings)
             elif ev.kind == "skipped":
                 row.progress = 1.0
-                self._load_json_transcript(row)
-        else:
-            row.status = "cancelled"
+                load_json_transcript(row)
+            elif ev.kind == "failed":
+                self.status_message.emit(f"failed: {row.reason}")
+                if ev.reason.startswith("cannot write outputs: "):  # batch.FATAL_PREFIX: the batch stops
+                    self._fatal = ev.reason
+        if row is self.current:
+            self.current = None
         self._refresh_row(row)
         self._update_summary()
         if self._selected_row() is row:
             self._show_selected()
-        if row.status == "failed":
-            self.status_message.emit(f"failed: {row.reason}")
-        self._next()
 
-    def _load_json_transcript(self, row: QueueRow, segments: bool = True) -> None:
-        """Read a ``.json`` output (ours) for the transcript / metadata of a skipped file."""
-        from speechstudio.asr.types import Segment, TranscriptInfo, Word
-
-        js = next((p for p in row.outputs if p.suffix == ".json"), None)
-        if js is None or not js.is_file():
+    def _on_finished(self, job_id: int, status: str, result) -> None:
+        if self.job is None or job_id != self.job.id:
             return
-        try:
-            d = json.loads(js.read_text(encoding="utf-8"))
-            row.info = TranscriptInfo(d.get("audio_duration_s") or 0.0, d.get("language"), d.get("model_id", ""),
-                                      d.get("engine", ""), d.get("device", "cpu"), d.get("precision", "fp32"))
-            if segments:
-                row.segments = [Segment(s["start_s"], s["end_s"], s["text"],
-                                        tuple(Word(w["start_s"], w["end_s"], w["text"], w.get("probability", 1.0))
-                                              for w in s.get("words", [])))
-                                for s in d.get("segments", [])]
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
+        self.job = None
+        self.current = None
+        self.running = False
+        for r in self._job_rows.values():  # not reached (paused / cancelled / stopped): still queued
+            if r.status == "running":
+                r.status, r.progress, r.segments = "cancelled", 0.0, []
+                r.reason = "cancelled (nothing written)"
+            self._refresh_row(r)
+        self._job_rows = {}
+        self._update_buttons()
+        self._update_summary()
+        if status == "failed":
+            # not a bad input (those are rows marked failed) but the model / engine: say so
+            self.last_error = str(result)
+            self.status_message.emit(f"transcription stopped: {result}")
+            from speechstudio.gui.common import show_error
+
+            show_error(self, "Cannot transcribe", str(result))
+            return
+        if self._fatal:
+            fatal, self._fatal = self._fatal, ""
+            self.status_message.emit(f"stopped: {fatal}")
+            from speechstudio.gui.common import show_error
+
+            show_error(self, "Transcription stopped", fatal)
+        elif status == "cancelled":
+            self.status_message.emit("cancelled; the file in progress was not written")
+        elif any(r.status == "queued" for r in self.rows):
+            self.status_message.emit("paused; press Start to go on")
+        else:
+            self.status_message.emit(self.summary.text())
+        self.queue_finished.emit()
 
     def _on_pause_toggled(self, on: bool) -> None:
-        if on and self.current is not None:
-            self.status_message.emit("will pause after the current file")
-        elif not on and not self.running and self.current is None and any(r.status == "queued" for r in self.rows):
-            pass
+        if self.job is not None:
+            if on:
+                self.job.pause.set()
+                self.status_message.emit("will pause after the current file")
+            else:
+                self.job.pause.clear()
         self._update_buttons()
 
     def cancel(self) -> None:
         """Stop the running file now (nothing is written for it) and stop the queue."""
         self.running = False
-        if self.current is not None and self.current.job_id is not None:
-            self.compute.cancel(self.current.job_id)
+        if self.job is not None:
+            self.compute.cancel(self.job.id)
             self.status_message.emit("cancelling…")
         self._update_buttons()
 
@@ -530,7 +483,7 @@ class TranscribePage(QWidget):
             self.start()
 
     def clear_finished(self) -> None:
-        keep = [r for r in self.rows if r.status in ("queued", "loading", "running") or r is self.current]
+        keep = [r for r in self.rows if r.status in ("queued", "running") or r in self._job_rows.values()]
         self.rows = []
         self.table.setRowCount(0)
         for r in keep:
@@ -540,7 +493,7 @@ class TranscribePage(QWidget):
         self._update_buttons()
 
     def _update_buttons(self) -> None:
-        busy = self.current is not None
+        busy = self.job is not None
         self.start_btn.setEnabled(not busy and any(r.status == "queued" for r in self.rows))
         self.cancel_btn.setEnabled(busy)
         self.retry_btn.setEnabled(any(r.status in ("failed", "cancelled") for r in self.rows))
@@ -596,27 +549,7 @@ class TranscribePage(QWidget):
         self.table.selectRow(index)
 
     def _show_selected(self) -> None:
-        row = self._selected_row()
-        self.segments.setRowCount(0)
-        if row is None:
-            self.transcript_title.setText("Transcript: select a finished file")
-            self.export_btn.setEnabled(False)
-            return
-        if row.status in ("failed", "ignored"):
-            self.transcript_title.setText(f"{row.item.path.name}: {row.reason}")
-        elif row.status == "cancelled":
-            self.transcript_title.setText(f"{row.item.path.name}: cancelled, nothing written")
-        else:
-            self.transcript_title.setText(f"Transcript of {row.item.path.name} ({len(row.segments)} segments)"
-                                          " — click a segment to hear it")
-        for seg in row.segments:
-            r = self.segments.rowCount()
-            self.segments.insertRow(r)
-            self.segments.setItem(r, 0, QTableWidgetItem(fmt_ts(seg.start_s)))
-            self.segments.setItem(r, 1, QTableWidgetItem(fmt_ts(seg.end_s)))
-            self.segments.setItem(r, 2, QTableWidgetItem(seg.text.strip()))
-        self.segments.resizeRowsToContents()
-        self.export_btn.setEnabled(row.status in ("done", "skipped") and row.info is not None)
+        self.transcript.show_row(self._selected_row())
 
     def _play_segment(self, r: int, c: int = 0) -> None:
         row = self._selected_row()
@@ -635,8 +568,8 @@ class TranscribePage(QWidget):
             self._play_span(audio, sr, start_s, end_s)
             return
         self._pending_play = (start_s, end_s)
-        self._loading_path = path
-        if self._load_job is None:
+        if self._load_job is None or self._loading_path != path:
+            self._loading_path = path
             self._load_job = self.io.submit(LoadAudioJob(path, 16000))
         self.status_message.emit(f"loading {path.name} for playback…")
 

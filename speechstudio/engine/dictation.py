@@ -1,0 +1,233 @@
+"""Live dictation as an engine job: a microphone (or a file played live) through
+:class:`~speechstudio.asr.streaming.StreamingRecognizer` in the engine's worker thread.
+
+Qt-free. The GUI builds an audio source in its own thread (so "no microphone" is an immediate
+message), submits a :class:`DictateJob` to the compute engine (the model comes from the engine's
+:class:`~speechstudio.engine.worker.ModelCache`, shared with Transcribe) and listens to
+``job_progress``. The job yields, in order:
+
+* :class:`~speechstudio.engine.worker.Status` while the model loads;
+* one :class:`DictateStarted` (model, window geometry, input) before the first block;
+* every :class:`~speechstudio.asr.streaming.StreamUpdate` (``partial`` / ``final``);
+* :class:`DictateLevel` at most every ``LEVEL_INTERVAL_S`` of wall time: input level (dBFS) and
+  the log-mel frames of the audio since the previous one, for the level meter and the live mel
+  view (80 mel bins, 25 ms / 10 ms, at 16 kHz, like :class:`~speechstudio.gui.audio_hub.AudioHub`).
+
+``result`` is a :class:`DictateResult`. :meth:`DictateJob.stop` (thread-safe) and the engine's
+cancel both end the source; what is already captured is still recognised and flushed (Stop never
+drops the last words).
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from speechstudio.audio.devices import AudioUnavailableError, rms_dbfs
+from speechstudio.engine.jobs import Job
+from speechstudio.engine.worker import Status
+from speechstudio.errors import UsageError
+
+LEVEL_INTERVAL_S = 0.05
+
+
+class DeviceSource:
+    """An :class:`~speechstudio.asr.sources.AudioSource` over the app's audio backend
+    (:mod:`speechstudio.audio.devices`: sounddevice, the file-fed fake, or none).
+
+    Opens ``device`` (backend index; ``None`` = default input) at its native rate; ``blocks()``
+    yields ``np.ndarray[float32]`` shape ``(n,)``, mono, at ``sample_rate`` Hz, ``block_ms`` long,
+    until :meth:`stop`, then whatever was captured before it. The constructor checks, in the
+    calling thread, that input exists and raises :class:`AudioUnavailableError` with a readable
+    reason otherwise; opening the stream happens in ``blocks()`` (the worker thread).
+    """
+
+    def __init__(self, backend, device: int | None = None, block_ms: float = 20.0) -> None:
+        if not getattr(backend, "available", False):
+            raise AudioUnavailableError(getattr(backend, "reason", "") or "no audio input available")
+        devs = backend.input_devices()
+        if not devs:
+            raise AudioUnavailableError("no microphone found: plug one in, or dictate from a file")
+        if device is not None and device not in {d.index for d in devs}:
+            raise AudioUnavailableError(f"microphone {device} is not connected (choose another input device)")
+        info = next((d for d in devs if d.index == device or (device is None and d.is_default)), devs[0])
+        self.backend, self.device = backend, device
+        self.name = info.name
+        self.sample_rate = int(backend.default_samplerate(device, "input"))
+        self.block = max(1, int(round(block_ms * self.sample_rate / 1000.0)))
+        self._queue: queue.Queue[np.ndarray | None] = queue.Queue()
+        self._stop = threading.Event()
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        if self._stop.is_set():
+            return
+        stream = self.backend.open_input(self.device, self.sample_rate, self.block, self._queue.put)
+        stream.start()
+        try:
+            while not self._stop.is_set():
+                try:
+                    item = self._queue.get(timeout=0.1)
+                except queue.Empty:
+                    continue
+                if item is None:
+                    break
+                yield item
+        finally:
+            try:
+                stream.stop()
+                stream.close()
+            except Exception:  # noqa: BLE001 - a failing close must not lose the transcript
+                pass
+        while True:  # captured before stop(): still recognised
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                yield item
+
+    @property
+    def backlog_s(self) -> float:
+        """Seconds of captured audio waiting to be recognised (grows when the model is slower
+        than real time)."""
+        return self._queue.qsize() * self.block / self.sample_rate
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._queue.put(None)
+
+
+@dataclass(frozen=True)
+class DictateStarted:
+    """The model is loaded and the source is about to open."""
+
+    message: str          # which model, on which device
+    model_id: str
+    device: str
+    window: str           # e.g. "window 1.74 s = left 0.5 + chunk 1 + lookahead 0.24 s; eager runner"
+    source: str           # microphone name or file
+    input_rate: int       # Hz
+
+
+@dataclass(frozen=True)
+class DictateLevel:
+    """Input level (dBFS, loudest block since the previous one) and new log-mel frames
+    (``np.ndarray[float32]`` shape ``(k, 80)``, 16 kHz, 25 ms / 10 ms; ``k`` may be 0);
+    ``audio_s``: seconds of input consumed so far; ``backlog_s``: seconds captured but not yet
+    consumed (a live microphone when the model falls behind; 0 for a file)."""
+
+    level_db: float
+    mel: np.ndarray
+    audio_s: float
+    backlog_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class DictateResult:
+    """What a finished session produced: the whole text, its segments, seconds of audio, and
+    per-chunk compute time (seconds, p50 / p95; 0 when no chunk ran)."""
+
+    text: str
+    segments: tuple
+    audio_s: float
+    chunk_p50_s: float
+    chunk_p95_s: float
+
+
+class _StopEvent(threading.Event):
+    """The job's cancel event: setting it (engine cancel / shutdown) also ends the source."""
+
+    def __init__(self, source) -> None:
+        super().__init__()
+        self._source = source
+
+    def set(self) -> None:  # noqa: A003
+        super().set()
+        self._source.stop()
+
+
+def _check_kind(kind: str, model_id: str, spec: str | None) -> None:
+    if kind != "wav2vec2":
+        hint = ("the default model is Wav2Vec2 only when facebook/wav2vec2-base-960h is downloaded "
+                "(Models page)" if spec is None else "choose a Wav2Vec2 model")
+        raise UsageError(f"dictation needs a Wav2Vec2 CTC model; {model_id} is a {kind} model ({hint})")
+
+
+class DictateJob(Job):
+    """Stream ``source`` through the cached Wav2Vec2 model ``model`` (``None`` = default model)
+    with ``config`` (a :class:`~speechstudio.asr.streaming.StreamConfig`; ``None`` = defaults
+    for the device). Raises :class:`UsageError` for a model that is not Wav2Vec2 CTC."""
+
+    def __init__(self, source, model: str | None = None, device: str = "auto", precision: str = "auto",
+                 config=None) -> None:
+        super().__init__()
+        self.source = source
+        self.model, self.device, self.precision, self.config = model, device, precision, config
+        self.cancel = _StopEvent(source)
+
+    def describe(self) -> str:
+        return "dictate"
+
+    def stop(self) -> None:
+        """End the input (any thread); buffered audio is still recognised and flushed."""
+        self.source.stop()
+
+    def run(self, models) -> Iterator[object]:
+        from speechstudio.asr.streaming import BlockResampler, StreamingRecognizer
+        from speechstudio.audio.mel import StreamingLogMel
+
+        if not models.has_asr(self.model, self.device, self.precision):
+            # check the kind first: a Whisper model is refused without loading it (and without
+            # evicting the model Transcribe has cached)
+            from speechstudio.hub.resolve import resolve_model
+
+            resolved = resolve_model(self.model, allow_download=False, progress=False)
+            _check_kind(resolved.engine, resolved.model_id, self.model)
+            yield Status(f"loading model {self.model or '(default)'} ...")
+        engine, message = models.asr(self.model, self.device, self.precision)
+        _check_kind(getattr(engine, "engine", "?"), engine.model_id, self.model)
+        rate = int(self.source.sample_rate)
+        rec = StreamingRecognizer(engine, self.config, input_rate=rate)
+        g, sr = rec.geometry, engine.sample_rate
+        window = (f"window {g.window / sr:g} s = left {g.left / sr:g} + chunk {g.chunk / sr:g} + lookahead "
+                  f"{g.lookahead / sr:g} s; {getattr(rec.runner, 'kind', 'custom')} runner")
+        src_name = getattr(self.source, "name", None) or str(getattr(self.source, "path", "input"))
+        yield DictateStarted(message or f"using {engine.model_id} on {engine.device}", engine.model_id,
+                             str(engine.device), window, src_name, rate)
+
+        to16 = BlockResampler(rate, 16000)
+        mel = StreamingLogMel(16000)
+        frames: list[np.ndarray] = []
+        peak = -100.0
+        received = 0
+        last = time.perf_counter()
+        for block in self.source.blocks():
+            received += len(block)
+            peak = max(peak, rms_dbfs(block))
+            f = mel.push(to16(block))
+            if len(f):
+                frames.append(f)
+            yield from rec.push(block)
+            now = time.perf_counter()
+            if now - last >= LEVEL_INTERVAL_S:
+                yield self._level(peak, frames, received / rate, self.source)
+                frames, peak, last = [], -100.0, now
+        if frames:
+            yield self._level(peak, frames, received / rate, self.source)
+        yield DictateLevel(-100.0, np.zeros((0, 80), np.float32), received / rate)
+        yield from rec.stop()  # flush: the last words are kept
+        times = np.asarray(rec.chunk_times or [0.0])
+        self.result = DictateResult(rec.text, tuple(rec.segments), received / rate,
+                                    float(np.percentile(times, 50)), float(np.percentile(times, 95)))
+
+    @staticmethod
+    def _level(peak: float, frames: list[np.ndarray], audio_s: float, source) -> DictateLevel:
+        mel = np.concatenate(frames) if frames else np.zeros((0, 80), np.float32)
+        return DictateLevel(peak, mel, audio_s, float(getattr(source, "backlog_s", 0.0)))
+
+
+__all__ = ["DeviceSource", "DictateJob", "DictateStarted", "DictateLevel", "DictateResult", "LEVEL_INTERVAL_S"]

@@ -1,0 +1,457 @@
+"""Dictate page: live microphone transcription with a streaming Wav2Vec2 CTC model.
+
+Start / Stop, model / device / microphone pickers, a live transcript (stable text in the normal
+text colour, the still-changing tail grey), input level meter, latency (ms behind real time),
+Copy, Save as… and Send to file… (append). The live mel view (the main window's dock) gets the
+microphone's log-mel frames through :attr:`AudioHub.mel_frames`.
+
+View only: recognition runs as a :class:`~speechstudio.engine.dictation.DictateJob` in the
+compute engine's worker thread (the model cache is shared with Transcribe); results come back as
+queued Qt signals. Stop ends the input and the job flushes what is buffered, so the last words
+are kept. Errors (no microphone, a Whisper model, a missing model) are shown in the page.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QColor, QGuiApplication, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout,
+                               QWidget)
+
+from speechstudio.asr.streaming import StreamUpdate
+from speechstudio.engine.dictation import DeviceSource, DictateJob, DictateLevel, DictateResult, DictateStarted
+from speechstudio.engine.worker import Status
+from speechstudio.errors import SpeechStudioError
+from speechstudio.gui.common import LevelMeter, settings
+
+DEFAULT_MODEL = "(default)"
+TAIL_COLOR = "#8a8a8a"
+
+
+def write_text_atomic(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder and
+    ``os.replace``: readers see the old file or the new one, never half of it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.part")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+class DictatePage(QWidget):
+    """Signals: ``status_message(str)`` (for the status line), ``finished(str)`` (the whole text,
+    after Stop has flushed), ``transcript_changed()``."""
+
+    status_message = Signal(str)
+    finished = Signal(str)
+    transcript_changed = Signal()
+
+    def __init__(self, win, config=None) -> None:
+        super().__init__()
+        self.win = win
+        self.compute = win.compute
+        self.audio = win.audio
+        self.config = config          # StreamConfig or None (device defaults)
+        self.job = None
+        self.job_id: int | None = None
+        self.finished_text = ""       # finished utterances, joined with spaces
+        self.stable_text = ""         # current utterance's stable words
+        self.tail_text = ""           # current utterance's still-changing tail
+        self.latency_ms: float | None = None
+        self.backlog_s = 0.0          # captured audio not yet recognised (live microphone)
+        self.last_error = ""
+        self.result = None
+        self.saved_path: Path | None = None
+        self._mark = 0                # document position where the current utterance starts
+        self._mic_ok = False
+        self._build()
+        self._restore()
+        self.refresh_devices()
+        self.compute.job_started.connect(self._on_started)
+        self.compute.job_progress.connect(self._on_progress)
+        self.compute.job_finished.connect(self._on_finished)
+        self._update_buttons()
+
+    # ------------------------------------------------------------------ layout
+    def _build(self) -> None:
+        lay = QVBoxLayout(self)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Model"))
+        self.model_box = QComboBox()
+        self.model_box.setEditable(True)
+        self.model_box.setMinimumWidth(220)
+        self.model_box.setAccessibleName("Dictation model")
+        self.model_box.setToolTip("A Wav2Vec2 CTC model: installed name, Hugging Face id, or a model folder")
+        self.model_box.addItem(DEFAULT_MODEL)
+        top.addWidget(self.model_box, 1)
+        top.addWidget(QLabel("Device"))
+        self.device_box = QComboBox()
+        self.device_box.addItems(["auto", "cpu", "cuda"])
+        self.device_box.setAccessibleName("Dictation device")
+        top.addWidget(self.device_box)
+        top.addWidget(QLabel("Microphone"))
+        self.mic_box = QComboBox()
+        self.mic_box.setMinimumWidth(200)
+        self.mic_box.setAccessibleName("Dictation microphone")
+        top.addWidget(self.mic_box, 1)
+        lay.addLayout(top)
+
+        row = QHBoxLayout()
+        self.start_btn = QPushButton("● Start")
+        self.start_btn.setAccessibleName("Start dictation")
+        self.start_btn.setToolTip("Start listening (Ctrl+Enter)")
+        self.stop_btn = QPushButton("■ Stop")
+        self.stop_btn.setAccessibleName("Stop dictation")
+        self.stop_btn.setToolTip("Stop listening; what was already heard is still transcribed (Esc)")
+        self.copy_btn = QPushButton("Copy")
+        self.copy_btn.setAccessibleName("Copy transcript")
+        self.save_btn = QPushButton("Save as…")
+        self.save_btn.setAccessibleName("Save transcript as")
+        self.send_btn = QPushButton("Send to file…")
+        self.send_btn.setAccessibleName("Append transcript to a file")
+        self.send_btn.setToolTip("Append the transcript to a text file (e.g. your notes)")
+        self.clear_btn = QPushButton("Clear")
+        self.clear_btn.setAccessibleName("Clear transcript")
+        for b in (self.start_btn, self.stop_btn, self.copy_btn, self.save_btn, self.send_btn, self.clear_btn):
+            row.addWidget(b)
+        row.addStretch(1)
+        lay.addLayout(row)
+
+        info = QHBoxLayout()
+        info.addWidget(QLabel("Level"))
+        self.meter = LevelMeter()
+        info.addWidget(self.meter, 1)
+        self.latency_label = QLabel("latency: —")
+        self.latency_label.setAccessibleName("Latency behind real time")
+        self.latency_label.setToolTip("How far the black (stable) text is behind the speaker when it is shown: "
+                                      "audio received but not yet stable (lookahead, chunking) + model time "
+                                      "+ audio still queued")
+        info.addWidget(self.latency_label)
+        self.state_label = QLabel("idle")
+        self.state_label.setAccessibleName("Dictation state")
+        info.addWidget(self.state_label)
+        lay.addLayout(info)
+
+        self.view = QTextEdit()
+        self.view.setReadOnly(True)
+        self.view.setAccessibleName("Live transcript")
+        self.view.setPlaceholderText("Press Start and speak: stable words appear in black, "
+                                     "words that may still change in grey.")
+        self.view.setStyleSheet("QTextEdit { font-size: 13pt; }")
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        self.note.setAccessibleName("Dictation status")
+        self.note.setMinimumHeight(2 * self.note.fontMetrics().lineSpacing() + 4)
+        lay.addWidget(self.note)
+        lay.addWidget(self.view, 1)
+
+        self.stable_fmt = QTextCharFormat()
+        self.stable_fmt.setForeground(self.view.palette().text().color())
+        self.tail_fmt = QTextCharFormat()
+        self.tail_fmt.setForeground(QColor(TAIL_COLOR))
+
+        self.start_btn.clicked.connect(lambda: self.start())
+        self.stop_btn.clicked.connect(self.stop)
+        self.copy_btn.clicked.connect(self.copy)
+        self.save_btn.clicked.connect(self._save_dialog)
+        self.send_btn.clicked.connect(self._send_dialog)
+        self.clear_btn.clicked.connect(self.clear)
+
+    def _restore(self) -> None:
+        s = settings()
+        model = s.value("dictate/model") or s.value("transcribe/model") or DEFAULT_MODEL
+        self.model_box.setCurrentText(str(model))
+        self.device_box.setCurrentText(str(s.value("dictate/device") or s.value("transcribe/device") or "auto"))
+
+    def save_settings(self) -> None:
+        s = settings()
+        s.setValue("dictate/model", self.model_box.currentText())
+        s.setValue("dictate/device", self.device_box.currentText())
+        s.setValue("dictate/mic_name", self.mic_box.currentText())
+
+    def set_models(self, names: list[str]) -> None:
+        """Fill the model picker with installed model names (keeps the current text)."""
+        cur = self.model_box.currentText()
+        self.model_box.blockSignals(True)
+        self.model_box.clear()
+        self.model_box.addItem(DEFAULT_MODEL)
+        self.model_box.addItems(names)
+        self.model_box.setCurrentText(cur)
+        self.model_box.blockSignals(False)
+
+    def refresh_devices(self) -> None:
+        """List the audio backend's input devices (item data = device index)."""
+        self.mic_box.clear()
+        self._mic_ok = False
+        if not self.audio.available:
+            self.mic_box.addItem("no audio input")
+            self.mic_box.setEnabled(False)
+            self.note.setText(self.audio.reason)
+            return
+        devs = self.audio.backend.input_devices()
+        self._mic_ok = bool(devs)
+        self.mic_box.setEnabled(self._mic_ok)
+        if not devs:
+            self.mic_box.addItem("no microphone found")
+            return
+        saved = settings().value("dictate/mic_name")
+        for d in devs:
+            label = f"{d.name} ({d.default_samplerate / 1000:g} kHz)" + ("  [default]" if d.is_default else "")
+            self.mic_box.addItem(label, d.index)
+        for i in range(self.mic_box.count()):
+            if saved and self.mic_box.itemText(i) == saved:
+                self.mic_box.setCurrentIndex(i)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def running(self) -> bool:
+        return self.job_id is not None
+
+    @property
+    def text(self) -> str:
+        """The stable transcript: finished utterances plus the current one's stable words."""
+        return " ".join(p for p in (self.finished_text, self.stable_text) if p)
+
+    def _update_buttons(self) -> None:
+        run = self.running
+        have = bool(self.text)
+        self.start_btn.setEnabled(not run)
+        self.stop_btn.setEnabled(run)
+        for w in (self.model_box, self.device_box, self.mic_box):
+            w.setEnabled(not run and (w is not self.mic_box or self._mic_ok))
+        self.copy_btn.setEnabled(have)
+        self.save_btn.setEnabled(have)
+        self.send_btn.setEnabled(have)
+        self.clear_btn.setEnabled(have and not run)
+
+    def _error(self, message: str) -> None:
+        self.last_error = message
+        self.note.setText(message)
+        self.state_label.setText("error")
+        self.status_message.emit(message)
+
+    # ------------------------------------------------------------------ start / stop
+    def model_spec(self) -> str | None:
+        m = self.model_box.currentText().strip()
+        return None if m in ("", DEFAULT_MODEL) else m
+
+    def start(self, source=None) -> bool:
+        """Start dictating from the chosen microphone, or from ``source`` (an
+        :class:`~speechstudio.asr.sources.AudioSource`, e.g. a ``FileSource``: the fake microphone of
+        tests and demos). Returns False (with a message in the page) when it cannot start."""
+        if self.running:
+            return False
+        self.last_error = ""
+        if source is None:
+            if getattr(self.audio, "recorder", None) is not None:
+                self._error("cannot dictate: the microphone is recording on the Record page (stop it first)")
+                return False
+            try:
+                source = DeviceSource(self.audio.backend, self.mic_box.currentData(), block_ms=20.0)
+            except SpeechStudioError as e:
+                self._error(f"cannot dictate: {e}")
+                return False
+            except Exception as e:  # noqa: BLE001 - a broken driver is a message, not a crash
+                self._error(f"cannot dictate: cannot use the microphone: {type(e).__name__}: {e}")
+                return False
+        self._new_utterance_block()
+        self.result = None
+        self.latency_ms = None
+        self.backlog_s = 0.0
+        self.latency_label.setText("latency: —")
+        self.job = DictateJob(source, self.model_spec(), device=self.device_box.currentText(), config=self.config)
+        self.job_id = self.compute.submit(self.job)
+        self.state_label.setText("starting…")
+        self.note.setText("waiting for the engine…" if self.compute.busy else "")
+        self._update_buttons()
+        return True
+
+    def stop(self) -> None:
+        """Stop listening; the job still recognises what was captured, then ``finished`` fires."""
+        if self.job is not None and self.running:
+            self.job.stop()
+            self.state_label.setText("finishing…")
+            self.stop_btn.setEnabled(False)
+
+    def toggle(self) -> None:
+        if self.running:
+            self.stop()
+        else:
+            self.start()
+
+    # ------------------------------------------------------------------ engine signals
+    def _on_started(self, job_id: int, _desc: str) -> None:
+        if job_id == self.job_id:
+            self.state_label.setText("loading model…")
+
+    def _on_progress(self, job_id: int, payload) -> None:
+        if job_id != self.job_id:
+            return
+        if isinstance(payload, StreamUpdate):
+            self.show_update(payload)
+        elif isinstance(payload, DictateLevel):
+            self.meter.set_level(payload.level_db)
+            self.backlog_s = payload.backlog_s
+            if len(payload.mel):
+                self.audio.mel_frames.emit(payload.mel, "mic")  # the main window's live mel view
+        elif isinstance(payload, DictateStarted):
+            self.state_label.setText("listening")
+            self.note.setText(f"{payload.message}; {payload.window}; input {payload.source} at {payload.input_rate} Hz")
+            self.status_message.emit(f"dictating with {payload.model_id}")
+        elif isinstance(payload, Status):
+            self.state_label.setText(str(payload))
+
+    def _on_finished(self, job_id: int, status: str, result) -> None:
+        if job_id != self.job_id:
+            return
+        self.job_id = None
+        self.job = None
+        self.meter.set_level(-100.0)
+        if self.stable_text or self.tail_text:  # no final came (an error): keep the stable words, drop the grey
+            piece = self.stable_text
+            self.finished_text = " ".join(p for p in (self.finished_text, piece) if p)
+            self.stable_text = self.tail_text = ""
+            self._render(final_piece=piece)
+        if isinstance(result, DictateResult):
+            self.result = result
+            self.state_label.setText("stopped")
+            self.note.setText(f"{result.audio_s:.1f} s dictated; model time per chunk "
+                              f"{result.chunk_p50_s * 1000:.0f} ms p50 / {result.chunk_p95_s * 1000:.0f} ms p95")
+        if status == "failed":
+            self._error(f"dictation failed: {result}")
+        elif status == "cancelled" and not isinstance(result, DictateResult):
+            self.state_label.setText("cancelled")
+        self._update_buttons()
+        self.finished.emit(self.text)
+
+    # ------------------------------------------------------------------ transcript view
+    def show_update(self, u) -> None:
+        """Show a :class:`~speechstudio.asr.streaming.StreamUpdate`: replace the current utterance's
+        stable text and tail; on ``final`` the utterance joins the finished text."""
+        lag = max(0.0, u.audio_s - u.stable_s) + u.compute_s + (self.backlog_s if u.kind == "partial" else 0.0)
+        self.latency_ms = lag * 1000.0
+        self.latency_label.setText(f"{self.latency_ms:.0f} ms behind real time")
+        if u.kind == "final":
+            if u.stable_text:
+                self.finished_text = " ".join(p for p in (self.finished_text, u.stable_text) if p)
+            self.stable_text, self.tail_text = "", ""
+            self._render(final_piece=u.stable_text)
+        else:
+            self.stable_text, self.tail_text = u.stable_text, u.tail_text
+            self._render()
+        self.transcript_changed.emit()
+        self._update_buttons()
+
+    def _render(self, final_piece: str | None = None) -> None:
+        """Rewrite the document from ``_mark`` (the current utterance) to the end."""
+        doc = self.view.document()
+        cur = QTextCursor(doc)
+        cur.setPosition(min(self._mark, doc.characterCount() - 1))
+        cur.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cur.removeSelectedText()
+        sep = " " if self._mark > 0 else ""
+        if final_piece is not None:
+            if final_piece:
+                cur.insertText(sep + final_piece, self.stable_fmt)
+            self._mark = doc.characterCount() - 1
+        else:
+            stable = sep + self.stable_text if self.stable_text else ""
+            if stable:
+                cur.insertText(stable, self.stable_fmt)
+            if self.tail_text:
+                if stable or sep:
+                    cur.insertText(" ", self.stable_fmt)
+                cur.insertText(self.tail_text, self.tail_fmt)
+        self.view.moveCursor(QTextCursor.MoveOperation.End)
+        self.view.ensureCursorVisible()
+
+    def _new_utterance_block(self) -> None:
+        """A new session continues the existing text (Clear empties it)."""
+        self.stable_text, self.tail_text = "", ""
+        self._mark = self.view.document().characterCount() - 1
+
+    def tail_ranges(self) -> list[tuple[int, int]]:
+        """``(start, end)`` document positions shown in the tail (grey) colour."""
+        out = []
+        block = self.view.document().begin()
+        grey = QColor(TAIL_COLOR)
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                if frag.charFormat().foreground().color() == grey:
+                    out.append((frag.position(), frag.position() + frag.length()))
+                it += 1
+            block = block.next()
+        return out
+
+    def clear(self) -> None:
+        if self.running:
+            return
+        self.view.clear()
+        self.finished_text = self.stable_text = self.tail_text = ""
+        self._mark = 0
+        self._update_buttons()
+
+    # ------------------------------------------------------------------ copy / save / send
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.text)
+        self.status_message.emit("transcript copied")
+
+    def _default_path(self) -> Path:
+        import datetime as _dt
+
+        from speechstudio.hub.paths import data_dir
+
+        return data_dir() / "dictation" / f"dictation-{_dt.datetime.now():%Y%m%d-%H%M%S}.txt"
+
+    def _save_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save transcript", str(self._default_path()),
+                                              "Text (*.txt);;All files (*)")
+        if path:
+            self.save(Path(path))
+
+    def save(self, path: Path) -> Path | None:
+        """Write the transcript (UTF-8, one final newline) to ``path`` atomically."""
+        try:
+            write_text_atomic(Path(path), self.text + "\n")
+        except OSError as e:
+            self._error(f"cannot save {path}: {e.strerror or e}")
+            return None
+        self.saved_path = Path(path)
+        self.status_message.emit(f"saved {path}")
+        return self.saved_path
+
+    def _send_dialog(self) -> None:
+        last = settings().value("dictate/send_path") or str(self._default_path().with_name("notes.txt"))
+        path, _ = QFileDialog.getSaveFileName(self, "Append transcript to", str(last), "Text (*.txt);;All files (*)",
+                                              options=QFileDialog.Option.DontConfirmOverwrite)
+        if path:
+            self.send_to_file(Path(path))
+
+    def send_to_file(self, path: Path) -> Path | None:
+        """Append the transcript to ``path`` (created if missing) as a new paragraph; the file is
+        rewritten atomically (old content + new text), so it is never left half-written."""
+        path = Path(path)
+        try:
+            old = path.read_text(encoding="utf-8") if path.exists() else ""
+            if old and not old.endswith("\n"):
+                old += "\n"
+            write_text_atomic(path, old + self.text + "\n")
+        except (OSError, UnicodeDecodeError) as e:
+            self._error(f"cannot append to {path}: {getattr(e, 'strerror', None) or e}")
+            return None
+        settings().setValue("dictate/send_path", str(path))
+        self.status_message.emit(f"transcript appended to {path}")
+        return path
+

@@ -1,0 +1,239 @@
+"""Dictate page: live transcript from a fake microphone (a real recording played as fast as it is
+consumed) through the tiny random-weight Wav2Vec2 in the compute engine's worker thread.
+
+The page's stable text must equal an offline StreamingRecognizer run on the same file with the
+same config (random weights give garbage letters, but deterministic ones); Stop leaves no grey
+tail; latency is a number; save is atomic; a missing microphone or a Whisper model is a message.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
+from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
+
+JFK = "whisper_jfk.flac"  # 44.1 kHz stereo FLAC, 11.0 s: a device rate the stream must resample
+
+
+@pytest.fixture
+def page(win, qtbot, tiny_w2v_dir):
+    from speechstudio.gui.dictate_page import DictatePage
+
+    p = getattr(win, "dictate", None)
+    if p is None:  # not registered in the main window: test the page on its own
+        p = DictatePage(win)
+        qtbot.addWidget(p)
+    p.model_box.setCurrentText(str(tiny_w2v_dir))
+    p.device_box.setCurrentText("cpu")
+    return p
+
+
+def latency_number(label_text: str) -> float | None:
+    m = re.search(r"(\d+(?:\.\d+)?) ms", label_text)
+    return float(m.group(1)) if m else None
+
+
+def file_source(realspeech):
+    from speechstudio.asr.sources import FileSource
+
+    return FileSource(realspeech / JFK, block_ms=20, realtime=False)
+
+
+def offline_text(model_dir, source, config) -> str:
+    from speechstudio.asr.load import load_engine
+    from speechstudio.asr.streaming import StreamingRecognizer
+
+    engine, _ = load_engine(str(model_dir), device="cpu", allow_download=False, progress=False)
+    rec = StreamingRecognizer(engine, config, input_rate=source.sample_rate)
+    for _ in rec.run_source(source):
+        pass
+    return rec.text
+
+
+def test_dictation_matches_offline_stream(page, win, qtbot, tiny_w2v_dir, realspeech, tmp_path):
+    from speechstudio.asr.streaming import StreamConfig
+    page.config = StreamConfig()  # device defaults, endpointing on: the same config offline
+    tails: list[str] = []
+    page.transcript_changed.connect(lambda: tails.append(page.tail_text))
+    mel_before = win.mel.frames_received
+    with qtbot.waitSignal(page.finished, timeout=60000) as blk:
+        assert page.start(source=file_source(realspeech))
+        assert page.running and not page.start_btn.isEnabled() and page.stop_btn.isEnabled()
+    assert page.last_error == "", page.last_error
+
+    expected = offline_text(tiny_w2v_dir, file_source(realspeech), page.config)
+    assert expected, "the tiny model should emit some letters for real speech"
+    assert page.text == expected == blk.args[0]
+    assert page.view.toPlainText() == expected
+    # the grey tail was shown while it ran, and is gone after Stop
+    assert any(tails), "no partial update with a tail arrived"
+    assert page.tail_text == "" and page.tail_ranges() == []
+    # latency: a number of ms behind real time
+    assert latency_number(page.latency_label.text()) is not None
+    assert "behind real time" in page.latency_label.text()
+    # the live mel view got the microphone's frames (11 s at a 10 ms hop)
+    assert win.mel.frames_received - mel_before >= 1000
+    assert page.result is not None and abs(page.result.audio_s - 11.0) < 0.1
+    assert not page.running and page.start_btn.isEnabled() and page.save_btn.isEnabled()
+
+    # copy, save (atomic), send to a file (append)
+    from PySide6.QtGui import QGuiApplication
+
+    page.copy()
+    assert QGuiApplication.clipboard().text() == expected
+    out = tmp_path / "out" / "dictation.txt"
+    assert page.save(out) == out
+    assert out.read_text(encoding="utf-8") == expected + "\n"
+    assert sorted(p.name for p in out.parent.iterdir()) == ["dictation.txt"]  # no temp file left
+    notes = tmp_path / "notes.txt"
+    notes.write_text("earlier notes", encoding="utf-8")
+    page.send_to_file(notes)
+    assert notes.read_text(encoding="utf-8") == f"earlier notes\n{expected}\n"
+
+
+def test_save_is_atomic(page, tmp_path, monkeypatch):
+    from speechstudio.asr.streaming import StreamUpdate
+
+    page.show_update(StreamUpdate("final", 0, (), "hello world", "", 2.0, 1.9, 0.01))
+    target = tmp_path / "out" / "t.txt"
+    target.parent.mkdir()
+    target.write_text("old content", encoding="utf-8")
+
+    def boom(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", boom)
+    assert page.save(target) is None
+    assert "No space left on device" in page.note.text()
+    assert target.read_text(encoding="utf-8") == "old content"          # untouched
+    assert sorted(p.name for p in target.parent.iterdir()) == ["t.txt"]  # temp file removed
+    monkeypatch.undo()
+    assert page.save(target) == target
+    assert target.read_text(encoding="utf-8") == "hello world\n"
+
+
+def test_stable_black_tail_grey(page):
+    from PySide6.QtGui import QColor
+
+    from speechstudio.asr.streaming import StreamUpdate
+    from speechstudio.gui.dictate_page import TAIL_COLOR
+
+    page.show_update(StreamUpdate("final", 0, (), "first part", "", 3.0, 2.9, 0.0))
+    page.show_update(StreamUpdate("partial", 1, (), "and then", "somethi", 5.0, 4.5, 0.02))
+    assert page.view.toPlainText() == "first part and then somethi"
+    assert page.text == "first part and then" and page.tail_text == "somethi"
+    start = len("first part and then ")
+    assert page.tail_ranges() == [(start, start + len("somethi"))]
+    doc = page.view.document()
+    stable_color = doc.begin().begin().fragment().charFormat().foreground().color()
+    assert stable_color == page.view.palette().text().color() and stable_color != QColor(TAIL_COLOR)
+    assert page.latency_label.text() == "520 ms behind real time"
+    page.show_update(StreamUpdate("partial", 1, (), "and then something", "el", 5.5, 5.2, 0.0))
+    assert page.view.toPlainText() == "first part and then something el"
+    page.show_update(StreamUpdate("final", 1, (), "and then something else", "", 6.0, 6.0, 0.0))
+    assert page.view.toPlainText() == "first part and then something else"
+    assert page.tail_ranges() == [] and page.tail_text == ""
+
+
+def test_missing_microphone_is_a_message(page, qtbot):
+    page.mic_box.addItem("USB headset (unplugged)", 7)
+    page.mic_box.setCurrentIndex(page.mic_box.count() - 1)
+    assert page.start() is False
+    assert "microphone 7 is not connected" in page.note.text()
+    assert not page.running and page.start_btn.isEnabled()
+
+
+def test_no_audio_backend_is_a_message(page, win):
+    from speechstudio.audio.devices import UnavailableBackend
+
+    win.audio.set_backend(UnavailableBackend("Recording and playback are off: PortAudio library not found"))
+    page.refresh_devices()
+    assert not page.mic_box.isEnabled()
+    assert page.start() is False
+    assert "PortAudio library not found" in page.note.text()
+    assert not page.running and page.start_btn.isEnabled()
+
+
+def test_whisper_model_is_a_message(page, qtbot, whisper_dir, realspeech):
+    page.model_box.setCurrentText(str(whisper_dir))
+    with qtbot.waitSignal(page.finished, timeout=60000):
+        assert page.start(source=file_source(realspeech))
+    assert "Wav2Vec2" in page.note.text() and "whisper" in page.note.text().lower()
+    assert page.state_label.text() == "error" and not page.running and page.start_btn.isEnabled()
+
+
+def test_fake_microphone_stop_keeps_buffered_words(page, win, qtbot, realspeech):
+    """The app's own audio backend (a FakeBackend playing the recording at 20x): Stop mid-speech
+    ends the session with a final update, no grey tail, and the text heard so far."""
+    from speechstudio.audio.devices import FakeBackend
+
+    win.audio.set_backend(FakeBackend(realspeech / JFK, input_rate=44100, speed=20.0))
+    page.refresh_devices()
+    assert page.mic_box.isEnabled() and "Fake microphone" in page.mic_box.currentText()
+    assert page.start()
+    qtbot.waitUntil(lambda: bool(page.text) or bool(page.tail_text), timeout=30000)
+    with qtbot.waitSignal(page.finished, timeout=30000):
+        page.stop()
+    assert page.last_error == ""
+    assert page.text and page.tail_text == "" and page.tail_ranges() == []
+    assert page.result is not None and page.result.audio_s > 0.5
+    assert page.view.toPlainText() == page.text
+
+
+def test_keyboard_start_stop_from_the_main_window(page, win, qtbot):
+    """Ctrl+Enter starts / Esc stops dictation on the Dictate page (the fake sound card's
+    microphone plays a loud tone at 20x real time)."""
+    if getattr(win, "dictate", None) is not page or not hasattr(win, "show_page"):
+        pytest.skip("the Dictate page is not registered in the main window")
+    win.show_page("Dictate")
+    win.run_action()
+    assert page.running
+    qtbot.waitUntil(lambda: page.result is None and (bool(page.text) or bool(page.tail_text)), timeout=30000)
+    with qtbot.waitSignal(page.finished, timeout=30000):
+        win.cancel_action()
+    assert page.last_error == "" and not page.running and page.tail_text == ""
+
+
+def test_device_source_drains_after_stop():
+    """Qt-free: the backend adapter yields captured blocks, and what was queued before stop()."""
+    import numpy as np
+
+    from speechstudio.audio.devices import AudioUnavailableError, Backend, FakeBackend
+    from speechstudio.engine.dictation import DeviceSource
+
+    src = DeviceSource(FakeBackend(np.ones(48000, np.float32) * 0.1, input_rate=48000, speed=50.0), None, 20)
+    assert src.sample_rate == 48000 and src.block == 960
+    got = []
+    for block in src.blocks():
+        got.append(block)
+        if len(got) == 5:
+            src.stop()
+    assert len(got) >= 5 and all(len(b) == 960 for b in got)
+
+    class NoInputs(Backend):
+        available = True
+
+    with pytest.raises(AudioUnavailableError, match="no microphone found"):
+        DeviceSource(NoInputs())
+
+
+def test_an_error_mid_stream_keeps_the_stable_words(page, qtbot):
+    """A session that fails after some partial updates (no final) keeps its stable words as
+    text, removes the grey tail, and a new session continues after them."""
+    from speechstudio.asr.streaming import StreamUpdate
+
+    page.job_id = 999  # pretend a job is running
+    page.show_update(StreamUpdate("partial", 0, (), "kept words", "gone", 2.0, 1.5, 0.0))
+    page._on_finished(999, "failed", "unexpected error: RuntimeError: device lost")
+    assert "device lost" in page.note.text() and not page.running
+    assert page.text == "kept words" and page.tail_text == "" and page.tail_ranges() == []
+    assert page.view.toPlainText() == "kept words"
+    page._new_utterance_block()
+    page.show_update(StreamUpdate("final", 0, (), "more", "", 1.0, 1.0, 0.0))
+    assert page.text == page.view.toPlainText() == "kept words more"
