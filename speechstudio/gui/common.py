@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPointF, QSettings, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtWidgets import QComboBox, QMessageBox, QWidget
 
 
 def settings() -> QSettings:
@@ -113,3 +113,40 @@ class LevelMeter(QWidget):
         p.setPen(Qt.GlobalColor.white)
         p.drawText(r, Qt.AlignmentFlag.AlignCenter, f"{self.db:.0f} dBFS" if self.db > -100 else "—")
         p.end()
+
+
+DEFAULT_MODEL = "(default)"
+
+
+class ModelPicker(QComboBox):
+    """Editable model picker: "(default)", the installed names, or any typed HF id / folder."""
+
+    def __init__(self, accessible_name: str, tooltip: str) -> None:
+        super().__init__()
+        self.setEditable(True)
+        self.setMinimumWidth(220)
+        self.setAccessibleName(accessible_name)
+        self.setToolTip(tooltip)
+        self.addItem(DEFAULT_MODEL)
+
+    def set_models(self, names: list[str]) -> None:
+        """Fill the list with installed model names, keeping the current text."""
+        cur = self.currentText()
+        self.blockSignals(True)
+        self.clear()
+        self.addItem(DEFAULT_MODEL)
+        self.addItems(names)
+        self.setCurrentText(cur)
+        self.blockSignals(False)
+
+    def model(self) -> str | None:
+        """The chosen model spec, or ``None`` for the default model."""
+        m = self.currentText().strip()
+        return None if m in ("", DEFAULT_MODEL) else m
+
+
+def device_picker(accessible_name: str) -> QComboBox:
+    box = QComboBox()
+    box.addItems(["auto", "cpu", "cuda"])
+    box.setAccessibleName(accessible_name)
+    return box

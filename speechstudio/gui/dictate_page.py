@@ -24,9 +24,8 @@ from speechstudio.asr.streaming import StreamUpdate
 from speechstudio.engine.dictation import DeviceSource, DictateJob, DictateLevel, DictateResult, DictateStarted
 from speechstudio.engine.worker import Status
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import LevelMeter, settings
+from speechstudio.gui.common import DEFAULT_MODEL, LevelMeter, ModelPicker, device_picker, settings
 
-DEFAULT_MODEL = "(default)"
 TAIL_COLOR = "#8a8a8a"
 
 
@@ -87,17 +86,11 @@ class DictatePage(QWidget):
         lay = QVBoxLayout(self)
         top = QHBoxLayout()
         top.addWidget(QLabel("Model"))
-        self.model_box = QComboBox()
-        self.model_box.setEditable(True)
-        self.model_box.setMinimumWidth(220)
-        self.model_box.setAccessibleName("Dictation model")
-        self.model_box.setToolTip("A Wav2Vec2 CTC model: installed name, Hugging Face id, or a model folder")
-        self.model_box.addItem(DEFAULT_MODEL)
+        self.model_box = ModelPicker("Dictation model",
+                                     "A Wav2Vec2 CTC model: installed name, Hugging Face id, or a model folder")
         top.addWidget(self.model_box, 1)
         top.addWidget(QLabel("Device"))
-        self.device_box = QComboBox()
-        self.device_box.addItems(["auto", "cpu", "cuda"])
-        self.device_box.setAccessibleName("Dictation device")
+        self.device_box = device_picker("Dictation device")
         top.addWidget(self.device_box)
         top.addWidget(QLabel("Microphone"))
         self.mic_box = QComboBox()
@@ -181,13 +174,7 @@ class DictatePage(QWidget):
 
     def set_models(self, names: list[str]) -> None:
         """Fill the model picker with installed model names (keeps the current text)."""
-        cur = self.model_box.currentText()
-        self.model_box.blockSignals(True)
-        self.model_box.clear()
-        self.model_box.addItem(DEFAULT_MODEL)
-        self.model_box.addItems(names)
-        self.model_box.setCurrentText(cur)
-        self.model_box.blockSignals(False)
+        self.model_box.set_models(names)
 
     def refresh_devices(self) -> None:
         """List the audio backend's input devices (item data = device index)."""

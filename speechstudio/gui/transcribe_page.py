@@ -19,12 +19,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDia
 
 from speechstudio.engine.jobs import LoadAudioJob, ProbeJob, ProbeResult, TranscribeBatchJob, TranscribeOptions
 from speechstudio.engine.worker import Status
-from speechstudio.gui.common import fmt_duration, fmt_ts, setting_list, settings
+from speechstudio.gui.common import DEFAULT_MODEL, ModelPicker, device_picker, fmt_duration, fmt_ts, setting_list, settings
 from speechstudio.gui.transcript_view import QueueRow, TranscriptView, load_json_transcript
 
 FORMATS = ("txt", "srt", "vtt", "json")
 COLS = ("File", "Duration", "Status", "Progress", "RTFx", "Output")
-DEFAULT_MODEL = "(default)"
 
 
 class TranscribePage(QWidget):
@@ -71,17 +70,10 @@ class TranscribePage(QWidget):
             top.addWidget(b)
         top.addSpacing(16)
         top.addWidget(QLabel("Model"))
-        self.model_box = QComboBox()
-        self.model_box.setEditable(True)
-        self.model_box.setMinimumWidth(220)
-        self.model_box.setAccessibleName("Model")
-        self.model_box.setToolTip("Installed model name, Hugging Face id, or a model folder")
-        self.model_box.addItem(DEFAULT_MODEL)
+        self.model_box = ModelPicker("Model", "Installed model name, Hugging Face id, or a model folder")
         top.addWidget(self.model_box, 1)
         top.addWidget(QLabel("Device"))
-        self.device_box = QComboBox()
-        self.device_box.addItems(["auto", "cpu", "cuda"])
-        self.device_box.setAccessibleName("Device")
+        self.device_box = device_picker("Device")
         top.addWidget(self.device_box)
         top.addWidget(QLabel("Precision"))
         self.precision_box = QComboBox()
@@ -194,13 +186,7 @@ class TranscribePage(QWidget):
 
     def set_models(self, names: list[str]) -> None:
         """Fill the model picker with installed model names (keeps the current text)."""
-        cur = self.model_box.currentText()
-        self.model_box.blockSignals(True)
-        self.model_box.clear()
-        self.model_box.addItem(DEFAULT_MODEL)
-        self.model_box.addItems(names)
-        self.model_box.setCurrentText(cur)
-        self.model_box.blockSignals(False)
+        self.model_box.set_models(names)
 
     # ------------------------------------------------------------------ options
     def formats(self) -> tuple[str, ...]:
