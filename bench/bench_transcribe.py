@@ -21,10 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ENGLISH, REALSPEECH, ROOT, long_audio, peak_rss_mb, write_long_flac  # noqa: E402
+from _common import ENGLISH, REALSPEECH, long_audio, peak_rss_mb, write_long_flac  # noqa: E402
 
 
 def bench_w2v(minutes: float, chunk_s: float, threads: int) -> dict:

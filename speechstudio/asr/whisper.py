@@ -9,7 +9,6 @@ Segments and word timestamps come from faster-whisper and are re-yielded as our 
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Iterable, Iterator
 
