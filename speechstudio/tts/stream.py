@@ -5,11 +5,23 @@ so the GUI, ``speak --play`` and the file writer all start after the first sente
 not grow with the text (sentences are split lazily, audio is handed on and forgotten).
 ``write_stream`` writes the chunks to ``.wav/.flac/.ogg`` atomically (temp file in the same
 folder, then ``os.replace``): on any error no partial output file is left behind.
+
+Long texts on CPU: the first sentence is synthesized alone, in the caller's thread with all its
+intra-op threads (time to first audio as before); after it has been yielded, the following
+sentences are synthesized ahead on a small thread pool (one sentence per worker, each worker with
+``threads // workers`` intra-op threads; torch releases the GIL inside its ops), and still yielded
+strictly in order. The output is the same as sequential synthesis (``vits._FRONT_LOCK`` keeps the
+seeding and noise draws per sentence). ``workers=1`` (or a CUDA voice) synthesizes sequentially.
 """
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
+import threading
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -20,7 +32,7 @@ from speechstudio.errors import UsageError
 from speechstudio.tts.text import EmptyTextError, iter_paragraph_sentences
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
 
-__all__ = ["SpeechChunk", "stream_speech", "write_stream", "SENTENCE_PAUSE_S", "AUDIO_FORMATS"]
+__all__ = ["SpeechChunk", "stream_speech", "write_stream", "stream_workers", "SENTENCE_PAUSE_S", "AUDIO_FORMATS"]
 
 #: Silence appended after every sentence but the last, in seconds.
 SENTENCE_PAUSE_S = 0.25
@@ -49,17 +61,80 @@ class SpeechChunk:
         return len(self.audio) / self.sample_rate
 
 
+#: Most sentence workers ``stream_speech`` uses on its own (``workers=None``).
+MAX_AUTO_WORKERS = 4
+
+
+def stream_workers(voice: VitsVoice, workers: int | None = None) -> tuple[int, int]:
+    """``(sentence workers, intra-op threads per worker)`` that ``stream_speech`` will use.
+
+    ``workers=None``: on CPU, one worker per intra-op thread the process has
+    (``torch.get_num_threads()``, at most ``MAX_AUTO_WORKERS``), so the CPU budget set with
+    ``torch.set_num_threads`` is kept; on CUDA 1 (sequential).
+    """
+    import torch
+
+    threads = max(1, torch.get_num_threads())
+    if workers is None:
+        workers = 1 if not str(voice.device).startswith("cpu") else min(threads, MAX_AUTO_WORKERS)
+    workers = max(1, int(workers))
+    return workers, max(1, threads // workers)
+
+
+_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _pool(workers: int, intra: int) -> ThreadPoolExecutor:
+    """A shared pool of ``workers`` threads, each set to ``intra`` torch intra-op threads."""
+    import torch
+
+    with _POOLS_LOCK:
+        pool = _POOLS.get((workers, intra))
+        if pool is not None:
+            return pool
+        main_threads = torch.get_num_threads()
+        barrier = threading.Barrier(workers)
+
+        def setup():
+            torch.get_num_threads()  # torch's lazy per-thread init first, so it won't undo the next line
+            torch.set_num_threads(intra)  # this thread's OpenMP / MKL thread count
+            barrier.wait(timeout=60)  # one setup per thread
+
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="speechstudio-tts")
+        for f in [pool.submit(setup) for _ in range(workers)]:
+            f.result()
+        torch.set_num_threads(main_threads)  # set_num_threads also changed the process-wide default
+        _POOLS[(workers, intra)] = pool
+        return pool
+
+
+def _synthesize_job(voice: VitsVoice, sentence: str, settings: SynthesisSettings):
+    """Worker: one sentence -> ``(audio, warnings)``; a shallow copy keeps warnings per sentence."""
+    own = copy.copy(voice)  # same model; own warnings list
+    own.warnings = []
+    audio = own.synthesize(sentence, settings)
+    return audio, tuple(own.warnings)
+
+
 def stream_speech(
     voice: VitsVoice,
     text: str | Iterable[str],
     settings: SynthesisSettings = SynthesisSettings(),
     pause_s: float = SENTENCE_PAUSE_S,
+    workers: int | None = None,
 ) -> Iterator[SpeechChunk]:
     """Synthesize ``text`` (a string, or an iterable of lines such as an open text file) lazily.
 
     Yields ``SpeechChunk`` per sentence, in order. The speaker is validated before the first
     sentence. Raises ``EmptyTextError`` if the text has nothing speakable, ``UnknownSpeakerError``,
     ``UnsayableTextError`` (no sentence could be said at all).
+
+    ``workers``: sentences synthesized concurrently after the first one (``None``: see
+    ``stream_workers``; 1: sequential). The first sentence is always synthesized alone, before
+    anything else; at most ``workers + 1`` sentences are synthesized ahead of the consumer. Output
+    (audio, order, warnings) is the same for any ``workers``. Closing the generator cancels the
+    sentences not started and waits for those running.
     """
     voice.speaker_id(settings.speaker)  # fail fast on an unknown speaker
     lang = (voice.language or "en").split("-")[0]
@@ -70,6 +145,7 @@ def stream_speech(
     current = next(sentences, None)
     if current is None:
         raise EmptyTextError("text is empty or has nothing a voice can say")
+    n_workers, intra = stream_workers(voice, workers)
     while current is not None:
         nxt = next(sentences, None)  # look ahead one sentence (text only) to know the last one
         voice.warnings.clear()
@@ -80,6 +156,32 @@ def stream_speech(
         yield SpeechChunk(index, current, audio, voice.sample_rate, done, tuple(voice.warnings))
         index += 1
         current = nxt
+        if n_workers > 1:
+            break
+    if current is None:
+        return
+    # The rest: synthesized ahead on the pool, yielded in order.
+    pool = _pool(n_workers, intra)
+    pending: deque = deque()  # (index, sentence, chars_done, is_last, future)
+    try:
+        while current is not None or pending:
+            while current is not None and len(pending) < n_workers + 1:
+                nxt = next(sentences, None)
+                done += len(current) + 1
+                pending.append((index, current, done, nxt is None,
+                                pool.submit(_synthesize_job, voice, current, settings)))
+                index += 1
+                current = nxt
+            i, sentence, chars_done, last, future = pending.popleft()
+            audio, warnings = future.result()
+            if not last and len(pause):
+                audio = np.concatenate([audio, pause])
+            yield SpeechChunk(i, sentence, audio, voice.sample_rate, chars_done, warnings)
+    finally:
+        futures: list[Future] = [p[-1] for p in pending]
+        for f in futures:
+            f.cancel()
+        wait_futures(futures)
 
 
 def write_stream(

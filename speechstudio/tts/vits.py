@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,17 +164,28 @@ class VitsVoice:
         sid = self.speaker_id(settings.speaker)
         model = self.model
         d = self.defaults
-        model.noise_scale = d["noise_scale"] if settings.noise_scale is None else float(settings.noise_scale)
-        model.noise_scale_duration = d["noise_w"] if settings.noise_w is None else float(settings.noise_w)
+        noise_scale = d["noise_scale"] if settings.noise_scale is None else float(settings.noise_scale)
+        noise_w = d["noise_w"] if settings.noise_w is None else float(settings.noise_w)
         length_scale = d["length_scale"] if settings.length_scale is None else float(settings.length_scale)
         if length_scale <= 0:
             raise UsageError(f"length_scale must be > 0 (got {length_scale})")
-        if settings.seed is not None:
-            torch.manual_seed(int(settings.seed))
         x = torch.tensor([ids], dtype=torch.long, device=self.device)
-        with torch.inference_mode():
-            out = model(input_ids=x, speaker_id=sid, speaking_rate=1.0 / length_scale)
-            wav = out.waveform[0, : int(out.sequence_lengths[0])]
+        _install_front_hook(model)
+        # Noise controls live on the shared model and the noise comes from torch's global RNG:
+        # hold _FRONT_LOCK from setting them until the flow starts (all noise drawn by then), so
+        # sentences synthesized on several threads (stream.py) get exactly the sequential output.
+        _FRONT_LOCK.acquire()
+        _HELD.release = _FRONT_LOCK.release
+        try:
+            model.noise_scale = noise_scale
+            model.noise_scale_duration = noise_w
+            if settings.seed is not None:
+                torch.manual_seed(int(settings.seed))
+            with torch.inference_mode():
+                out = model(input_ids=x, speaker_id=sid, speaking_rate=1.0 / length_scale)
+                wav = out.waveform[0, : int(out.sequence_lengths[0])]
+        finally:
+            _release_front()
         return wav.float().cpu().numpy().astype(np.float32, copy=False)
 
     def synthesize(self, sentence: str, settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:
@@ -182,6 +194,31 @@ class VitsVoice:
         For whole texts use ``speechstudio.tts.stream.stream_speech`` (splits into sentences).
         """
         return self.synthesize_ids(self.text_to_ids(sentence), settings)
+
+
+#: Held by a thread from "set the model's noise controls + seed torch's global RNG" until its model
+#: calls ``flow`` (text encoder, duration predictor and both noise draws done); flow + decoder, most
+#: of the work, then run concurrently with the next sentence's front part. One lock for the process
+#: because torch's default RNG is process-wide.
+_FRONT_LOCK = threading.Lock()
+_HELD = threading.local()
+
+
+def _release_front(*_args) -> None:
+    """Release ``_FRONT_LOCK`` if this thread holds it (flow forward pre-hook, and ``finally``)."""
+    release = getattr(_HELD, "release", None)
+    if release is not None:
+        _HELD.release = None
+        release()
+
+
+def _install_front_hook(model) -> None:
+    if getattr(model, "_speechstudio_front_hook", False):
+        return
+    with _FRONT_LOCK:
+        if not getattr(model, "_speechstudio_front_hook", False):
+            model.flow.register_forward_pre_hook(_release_front)
+            model._speechstudio_front_hook = True
 
 
 _UROMAN = None
