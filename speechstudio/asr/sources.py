@@ -125,25 +125,32 @@ class MicSource:
         except Exception as e:
             raise MicrophoneError(f"cannot open input device {self.name!r}: {e}") from e
         with stream:
-            while not self._stop.is_set():
-                try:
-                    item = self._queue.get(timeout=0.1)
-                except queue.Empty:
-                    continue
-                if item is None:
-                    break
-                yield item
-        while True:  # what was captured before stop() still counts
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if item is not None:
-                yield item
+            yield from queued_blocks(self._queue, self._stop, draining=False)
+        yield from queued_blocks(self._queue, self._stop, draining=True)
 
     def stop(self) -> None:
         self._stop.set()
         self._queue.put(None)
+
+
+def queued_blocks(q: "queue.Queue[np.ndarray | None]", stop: threading.Event, *,
+                  draining: bool) -> Iterator[np.ndarray]:
+    """Blocks put on ``q`` by an audio callback, in order.
+
+    ``draining=False``: wait for blocks until ``stop`` is set or a ``None`` sentinel arrives.
+    ``draining=True``: take only what is already queued (audio captured before Stop still counts)."""
+    while draining or not stop.is_set():
+        try:
+            item = q.get_nowait() if draining else q.get(timeout=0.1)
+        except queue.Empty:
+            if draining:
+                return
+            continue
+        if item is None:
+            if draining:
+                continue
+            return
+        yield item
 
 
 def import_sounddevice():

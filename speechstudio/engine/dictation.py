@@ -27,6 +27,7 @@ from typing import Iterator
 
 import numpy as np
 
+from speechstudio.asr.sources import queued_blocks
 from speechstudio.audio.devices import AudioUnavailableError, rms_dbfs
 from speechstudio.engine.jobs import Job
 from speechstudio.engine.worker import Status
@@ -68,27 +69,14 @@ class DeviceSource:
         stream = self.backend.open_input(self.device, self.sample_rate, self.block, self._queue.put)
         stream.start()
         try:
-            while not self._stop.is_set():
-                try:
-                    item = self._queue.get(timeout=0.1)
-                except queue.Empty:
-                    continue
-                if item is None:
-                    break
-                yield item
+            yield from queued_blocks(self._queue, self._stop, draining=False)
         finally:
             try:
                 stream.stop()
                 stream.close()
             except Exception:  # noqa: BLE001 - a failing close must not lose the transcript
                 pass
-        while True:  # captured before stop(): still recognised
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if item is not None:
-                yield item
+        yield from queued_blocks(self._queue, self._stop, draining=True)  # captured before stop()
 
     @property
     def backlog_s(self) -> float:

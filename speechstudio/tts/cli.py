@@ -88,34 +88,33 @@ def _lines(path: Path):
         yield from fh
 
 
+def _sounddevice():
+    """``import sounddevice``, or a one-line :class:`SpeechStudioError` saying why it cannot work."""
+    try:
+        import sounddevice as sd
+    except OSError as exc:
+        raise SpeechStudioError(
+            "audio playback unavailable: PortAudio library not found (Debian: apt install libportaudio2)"
+        ) from exc
+    except ImportError as exc:
+        raise SpeechStudioError("audio playback unavailable: pip install sounddevice") from exc
+    return sd
+
+
 class _Player:
     """Plays float32 mono chunks through sounddevice as they arrive (blocking writes)."""
 
     @staticmethod
     def check() -> None:
         """Fail fast (before loading a voice) when playback cannot work."""
-        try:
-            import sounddevice as sd
-        except OSError as exc:
-            raise SpeechStudioError(
-                "audio playback unavailable: PortAudio library not found (Debian: apt install libportaudio2)"
-            ) from exc
-        except ImportError as exc:
-            raise SpeechStudioError("audio playback unavailable: pip install sounddevice") from exc
+        sd = _sounddevice()
         try:
             sd.query_devices(kind="output")
         except Exception as exc:
             raise SpeechStudioError(f"audio playback unavailable: no output device ({exc})") from exc
 
     def __init__(self, sample_rate: int):
-        try:
-            import sounddevice as sd
-        except OSError as exc:
-            raise SpeechStudioError(
-                "audio playback unavailable: PortAudio library not found (Debian: apt install libportaudio2)"
-            ) from exc
-        except ImportError as exc:
-            raise SpeechStudioError("audio playback unavailable: pip install sounddevice") from exc
+        sd = _sounddevice()
         try:
             self.stream = sd.OutputStream(samplerate=sample_rate, channels=1, dtype="float32")
             self.stream.start()
