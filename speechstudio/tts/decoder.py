@@ -15,7 +15,8 @@ import torch
 from torch import nn
 from transformers.models.vits.modeling_vits import VitsHifiGan
 
-__all__ = ["HifiGanResidualBlock2", "VitsHifiGanV2", "install_decoder", "ChannelsLastDecoder", "use_channels_last_decoder"]
+__all__ = ["HifiGanResidualBlock2", "VitsHifiGanV2", "install_decoder", "ChannelsLastDecoder", "PolyphaseUpsample",
+           "use_channels_last_decoder"]
 
 
 class HifiGanResidualBlock2(nn.Module):
@@ -99,19 +100,80 @@ def _conv1d_to_2d(module: nn.Module) -> None:
         setattr(module, name, new)
 
 
+class PolyphaseUpsample(nn.Module):
+    """A ``ConvTranspose`` upsampler (stride ``s``, kernel ``2s``, padding ``s/2``) run as a plain conv.
+
+    HiFi-GAN's upsamplers (VITS / Piper: strides 8, 8, 4 with kernels 16, 16, 8) are transposed
+    convolutions, which oneDNN runs ~2-3x slower per MAC on CPU than ordinary ones. Each output
+    sample ``q*s + p`` depends on two input frames, so the same result is one (1, 2) convolution
+    with ``s * C_out`` output channels (one group of ``C_out`` per phase ``p``; the polyphase
+    decomposition of a strided transposed convolution). On channels-last ("NHWC") tensors the
+    phases of one frame are already adjacent in memory, so interleaving them is a free reshape:
+    the output is a view, no copy. Same MACs as the transposed conv; equal to it to ~1e-6.
+
+    Input ``(batch, C_in, 1, T)`` channels-last -> ``(batch, C_out, 1, T * s)`` channels-last.
+    ``supports(conv)`` tells whether a ``ConvTranspose1d/2d`` has that geometry.
+    """
+
+    def __init__(self, conv: nn.Module):
+        super().__init__()
+        s = conv.stride[-1]
+        weight = conv.weight.detach().reshape(conv.in_channels, conv.out_channels, -1)  # (C_in, C_out, 2s)
+        h = s // 2
+        # Output frame o of the (1, 2) conv sees input frames (o - 1, o). Its channel groups:
+        # phases h..s-1 of output frame o - 1, then phases 0..h-1 of output frame o; flattening
+        # (frame, group) gives output sample index + h, undone by a slice in forward().
+        taps = [torch.stack([weight[:, :, p + h], weight[:, :, p - h]], -1) for p in range(h, s)]
+        taps += [torch.stack([weight[:, :, p + h + s], weight[:, :, p + h]], -1) for p in range(h)]
+        self.stride, self.out_channels = s, conv.out_channels
+        self.conv = nn.Conv2d(conv.in_channels, s * conv.out_channels, (1, 2), padding=(0, 1))
+        with torch.no_grad():
+            self.conv.weight.copy_(torch.cat(taps, 1).permute(1, 0, 2).unsqueeze(2))
+            self.conv.bias.copy_(conv.bias.detach().repeat(s))
+        self.conv.to(device=weight.device, dtype=weight.dtype, memory_format=torch.channels_last)
+
+    @staticmethod
+    def supports(conv: nn.Module) -> bool:
+        s, k = conv.stride[-1], conv.kernel_size[-1]
+        return (isinstance(conv, (nn.ConvTranspose1d, nn.ConvTranspose2d)) and conv.bias is not None
+                and k == 2 * s and s % 2 == 0 and conv.padding[-1] == s // 2 and conv.groups == 1
+                and conv.dilation[-1] == 1 and conv.output_padding[-1] == 0)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        s = self.stride
+        z = self.conv(x)  # (N, s * C_out, 1, T + 1), channels-last
+        n, _, _, frames = z.shape
+        flat = z.permute(0, 2, 3, 1).reshape(n, 1, frames * s, self.out_channels)
+        return flat[:, :, s // 2: s // 2 + (frames - 1) * s, :].permute(0, 3, 1, 2)
+
+
+def _zero_tail(x: torch.Tensor, valid: int | None) -> torch.Tensor:
+    """Zero ``x[..., valid:]`` in place (the padding of a bucketed input; see ``forward``)."""
+    if valid is not None and valid < x.shape[-1]:
+        x[..., valid:] = 0
+    return x
+
+
 class ChannelsLastDecoder(nn.Module):
     """A HiFi-GAN decoder run as (1, k) 2-D convolutions on channels-last ("NHWC") tensors.
 
     Same maths and same call signature as ``VitsHifiGan``: ``forward(spectrogram (batch, flow_size,
     frames), global_conditioning (batch, emb, 1) | None) -> (batch, 1, samples)``, in [-1, 1].
-    Inference only. Two CPU speed-ups, measured in bench/bench_tts.py:
+    Inference only. CPU speed-ups, measured in bench/bench_tts.py:
 
     * oneDNN runs NHWC convolutions without re-laying out every activation (as it does for
       Conv1d's NCW): decoder ~1.4x faster;
     * in-place activations / residual adds, and the average over the resblocks (``/ num_kernels``)
-      folded into the next conv's weights (leaky ReLU is positively homogeneous): ~1.1x more.
+      folded into the next conv's weights (leaky ReLU is positively homogeneous): ~1.1x more;
+    * the transposed-conv upsamplers as polyphase plain convs (``PolyphaseUpsample``).
 
-    Output equals the eager decoder to ~1e-6. The eager 1-D decoder stays at ``.eager``.
+    ``valid_frames``: when the spectrogram was zero-padded to a bucket length (so that oneDNN
+    reuses kernels built for that shape instead of building new ones for every sentence length),
+    the padding is zeroed again before every convolution. Every conv then sees exactly the zeros
+    it sees without padding, so the first ``valid_frames * hop`` samples equal the unpadded output
+    (to float rounding); the rest is returned too and is for the caller to cut.
+
+    Output equals the eager decoder to ~1e-5. The eager 1-D decoder stays at ``.eager``.
     """
 
     def __init__(self, decoder: nn.Module):
@@ -127,26 +189,40 @@ class ChannelsLastDecoder(nn.Module):
             for up in list(inner.upsampler)[1:]:
                 up.weight.div_(self.num_kernels)
             inner.conv_post.weight.div_(self.num_kernels)
+        for i, up in enumerate(inner.upsampler):
+            if PolyphaseUpsample.supports(up):
+                inner.upsampler[i] = PolyphaseUpsample(up)
+        self.strides = [int(up.stride[-1]) for up in decoder.upsampler]
         self.inner = inner
 
-    def _resblock(self, block: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    def _resblock(self, block: nn.Module, x: torch.Tensor, valid: int | None) -> torch.Tensor:
         if isinstance(block, HifiGanResidualBlock2):
             for conv in block.convs:
-                x = conv(nn.functional.leaky_relu(x, self.slope)).add_(x)
+                x = _zero_tail(conv(nn.functional.leaky_relu(x, self.slope)).add_(x), valid)
             return x
-        return block(x)
+        if valid is None:
+            return block(x)
+        for conv1, conv2 in zip(block.convs1, block.convs2):
+            h = _zero_tail(conv1(nn.functional.leaky_relu(x, block.leaky_relu_slope)), valid)
+            x = _zero_tail(conv2(nn.functional.leaky_relu_(h, block.leaky_relu_slope)).add_(x), valid)
+        return x
 
-    def forward(self, spectrogram: torch.Tensor, global_conditioning: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(self, spectrogram: torch.Tensor, global_conditioning: torch.Tensor | None = None,
+                valid_frames: int | None = None) -> torch.Tensor:
         inner = self.inner
+        valid = valid_frames
         x = inner.conv_pre(spectrogram.unsqueeze(2).contiguous(memory_format=torch.channels_last))
         if global_conditioning is not None:
             x = x + inner.cond(global_conditioning.unsqueeze(2))
+        _zero_tail(x, valid)
         k = self.num_kernels
         for i, up in enumerate(inner.upsampler):
             x = up(nn.functional.leaky_relu_(x, self.slope))
-            acc = self._resblock(inner.resblocks[i * k], x)
+            valid = None if valid is None else valid * self.strides[i]
+            _zero_tail(x, valid)
+            acc = self._resblock(inner.resblocks[i * k], x, valid)
             for j in range(1, k):
-                acc = acc.add_(self._resblock(inner.resblocks[i * k + j], x))
+                acc = acc.add_(self._resblock(inner.resblocks[i * k + j], x, valid))
             x = acc  # the "/ num_kernels" lives in the next conv's weights
         x = inner.conv_post(nn.functional.leaky_relu_(x))  # default slope 0.01, as in VITS
         return torch.tanh_(x).squeeze(2)

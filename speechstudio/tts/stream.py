@@ -10,8 +10,11 @@ Long texts on CPU: the first sentence is synthesized alone, in the caller's thre
 intra-op threads (time to first audio as before); after it has been yielded, the following
 sentences are synthesized ahead on a small thread pool (one sentence per worker, each worker with
 ``threads // workers`` intra-op threads; torch releases the GIL inside its ops), and still yielded
-strictly in order. The output is the same as sequential synthesis (``vits._FRONT_LOCK`` keeps the
-seeding and noise draws per sentence). ``workers=1`` (or a CUDA voice) synthesizes sequentially.
+strictly in order. The output is the same as sequential synthesis: on the CPU path each sentence
+draws its noise from its own seeded ``torch.Generator`` (``bucketed.synthesize_bucketed``), so
+workers share nothing but the read-only model; the plain ``VitsModel.forward`` path serialises
+its seeding and noise draws with ``vits._FRONT_LOCK``. ``workers=1`` (or a CUDA voice)
+synthesizes sequentially.
 """
 from __future__ import annotations
 

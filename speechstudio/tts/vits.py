@@ -73,6 +73,14 @@ class VitsVoice:
     dtype: str = "fp32"
     defaults: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
+    bucketing: bool = True  # False: the plain VitsModel.forward even where bucketing applies
+
+    @property
+    def bucketed(self) -> bool:
+        """True when sentences run through ``bucketed.synthesize_bucketed`` (CPU, optimized load)."""
+        from speechstudio.tts.decoder import ChannelsLastDecoder
+
+        return self.bucketing and isinstance(getattr(self.model, "decoder", None), ChannelsLastDecoder)
 
     # ------------------------------------------------------------------ text -> ids
     def text_to_ids(self, sentence: str) -> list[int]:
@@ -161,6 +169,8 @@ class VitsVoice:
         """
         import torch
 
+        from speechstudio.tts.bucketed import synthesize_bucketed
+
         sid = self.speaker_id(settings.speaker)
         model = self.model
         d = self.defaults
@@ -170,6 +180,16 @@ class VitsVoice:
         if length_scale <= 0:
             raise UsageError(f"length_scale must be > 0 (got {length_scale})")
         x = torch.tensor([ids], dtype=torch.long, device=self.device)
+        if self.bucketed:
+            # Own RNG and noise controls as arguments: no shared state, so no lock (stream.py).
+            generator = torch.Generator(device=self.device)
+            if settings.seed is not None:
+                generator.manual_seed(int(settings.seed))
+            else:
+                generator.seed()
+            with torch.inference_mode():
+                wav = synthesize_bucketed(model, x, sid, noise_scale, noise_w, length_scale, generator)
+            return wav.float().cpu().numpy().astype(np.float32, copy=False)
         _install_front_hook(model)
         # Noise controls live on the shared model and the noise comes from torch's global RNG:
         # hold _FRONT_LOCK from setting them until the flow starts (all noise drawn by then), so

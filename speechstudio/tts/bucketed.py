@@ -1,0 +1,134 @@
+"""VITS inference for one utterance on CPU with bucketed shapes (oneDNN kernel reuse).
+
+On CPU, PyTorch runs convolutions through oneDNN, which JIT-builds a kernel ("primitive") for
+every new input shape and caches it. Every sentence has a new length, so the plain
+``VitsModel.forward`` pays that build for every convolution of every sentence: measured on the
+joe voice (bench/bench_tts.py), 20 unseen sentences ran at RTFx 8.2 and the same 20 again, with
+their shapes cached, at 10.5 (single thread).
+
+``synthesize_bucketed`` is ``VitsModel.forward`` for a batch of one with the token sequence
+padded to a multiple of ``token_bucket`` and the latent frames to a multiple of
+``frame_bucket``, using the model's own padding masks (the same masks that make batched
+inference exact): text encoder, duration predictor and flow zero the padding after every layer,
+and ``decoder.ChannelsLastDecoder`` zeroes it before every convolution (``valid_frames``). The
+valid part of every layer therefore equals the unpadded computation (to float rounding, ~1e-6),
+and a handful of bucket shapes serve all sentences. The cost is the padded compute: on average
+half a bucket (16 frames = 0.19 s of audio at 22.05 kHz / hop 256), a few percent of a sentence.
+
+Noise comes from the caller's ``torch.Generator`` (not torch's global RNG) and the noise controls
+are arguments (not attributes of the shared model), so several threads can synthesize sentences
+with one model at once, with no lock, and a seeded sentence gives the same audio on any thread.
+For a given seed that audio is a different (equally valid) sample than ``VitsModel.forward``
+gives (other draws, other shapes); with ``noise_scale = noise_w = 0`` both agree (the Piper
+parity test).
+
+Follows transformers ``VitsModel.forward`` (v4.33+; Kim et al. 2021, VITS, sec. 2): text
+encoder -> stochastic duration predictor (reverse, ``noise_scale_duration``) -> durations
+``ceil(exp(logw) * length_scale)`` -> monotonic expansion of the prior -> prior sample
+(``noise_scale``) -> reverse flow -> HiFi-GAN.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+__all__ = ["synthesize_bucketed", "bucket", "TOKEN_BUCKET", "FRAME_BUCKET"]
+
+#: Token sequences are padded to a multiple of this many ids.
+TOKEN_BUCKET = 16
+#: Latent frames (one frame = hop length samples: 256 for Piper medium voices) are padded to a
+#: multiple of this. 32 frames = 0.37 s at 22.05 kHz: ~40 shapes cover a minute-long sentence.
+FRAME_BUCKET = 32
+
+
+def bucket(n: int, step: int) -> int:
+    """``n`` rounded up to a multiple of ``step`` (at least ``step``)."""
+    return max(step, -(-int(n) // step) * step)
+
+
+def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, noise_scale: float,
+                        noise_w: float, length_scale: float, generator: torch.Generator | None = None,
+                        token_bucket: int = TOKEN_BUCKET, frame_bucket: int = FRAME_BUCKET) -> torch.Tensor:
+    """Waveform for one utterance; call under ``torch.inference_mode()``.
+
+    ``model``: a ``VitsModel`` whose ``decoder`` is a ``decoder.ChannelsLastDecoder``.
+    ``input_ids``: ``torch.long`` shape ``(1, T)``. ``speaker_id``: int or None (single speaker).
+    ``noise_scale`` / ``noise_w`` / ``length_scale``: as ``VitsVoice`` documents them.
+    ``generator``: source of the two noise draws (None: torch's global RNG).
+    Returns ``torch.float32`` shape ``(n_samples,)``, n_samples = frames * hop length, in [-1, 1].
+    Raises ``ValueError`` for an out-of-range speaker id (as ``VitsModel.forward`` does).
+    """
+    config = model.config
+    n_tokens = int(input_ids.shape[1])
+    padded_tokens = bucket(n_tokens, token_bucket)
+    dtype = model.text_encoder.embed_tokens.weight.dtype
+    device = input_ids.device
+    ids = nn.functional.pad(input_ids, (0, padded_tokens - n_tokens), value=int(config.pad_token_id or 0))
+    attention_mask = torch.zeros((1, padded_tokens), dtype=torch.long, device=device)
+    attention_mask[:, :n_tokens] = 1
+    token_mask = attention_mask.unsqueeze(-1).to(dtype)  # (1, T, 1)
+
+    speaker_embeddings = None
+    if config.num_speakers > 1 and speaker_id is not None:
+        if not 0 <= int(speaker_id) < config.num_speakers:
+            raise ValueError(f"Set `speaker_id` in the range 0-{config.num_speakers - 1}.")
+        speaker_embeddings = model.embed_speaker(torch.tensor([int(speaker_id)], device=device)).unsqueeze(-1)
+
+    encoded = model.text_encoder(input_ids=ids, padding_mask=token_mask, attention_mask=attention_mask)
+    hidden = encoded.last_hidden_state.transpose(1, 2)
+    token_mask = token_mask.transpose(1, 2)  # (1, 1, T)
+    if config.use_stochastic_duration_prediction:
+        log_duration = _stochastic_log_duration(model.duration_predictor, hidden, token_mask, speaker_embeddings,
+                                                noise_w, generator)
+    else:
+        log_duration = model.duration_predictor(hidden, token_mask, speaker_embeddings)
+    duration = torch.ceil(torch.exp(log_duration) * token_mask * length_scale)[0, 0, :n_tokens]  # (T,)
+    frames = max(1, int(duration.sum()))
+    padded_frames = bucket(frames, frame_bucket)
+
+    # Monotonic expansion: frame f takes token i where cum[i-1] <= f < cum[i] (the attention path
+    # of VitsModel.forward, as a gather instead of a (frames x tokens) matmul).
+    cum = torch.cumsum(duration, 0)
+    token_of_frame = torch.searchsorted(cum, torch.arange(frames, device=device, dtype=cum.dtype), right=True)
+    inside = (token_of_frame < n_tokens).to(dtype).unsqueeze(1)  # all durations 0: one silent frame
+    token_of_frame = token_of_frame.clamp_(max=n_tokens - 1)
+    means = encoded.prior_means[0, :n_tokens].index_select(0, token_of_frame) * inside  # (frames, flow)
+    log_var = encoded.prior_log_variances[0, :n_tokens].index_select(0, token_of_frame) * inside
+    prior_means = means.new_zeros((1, config.flow_size, padded_frames))
+    prior_log_var = means.new_zeros((1, config.flow_size, padded_frames))
+    prior_means[0, :, :frames] = means.T
+    prior_log_var[0, :, :frames] = log_var.T
+    frame_mask = torch.zeros((1, 1, padded_frames), dtype=dtype, device=device)
+    frame_mask[..., :frames] = 1
+
+    noise = torch.randn(prior_means.shape, generator=generator, dtype=dtype, device=device)
+    prior_latents = prior_means + noise * torch.exp(prior_log_var) * noise_scale
+    latents = model.flow(prior_latents, frame_mask, speaker_embeddings, reverse=True)
+    spectrogram = latents * frame_mask
+    waveform = model.decoder(spectrogram, speaker_embeddings, valid_frames=frames)
+    hop = int(np.prod(config.upsample_rates))
+    return waveform.reshape(-1)[: frames * hop]
+
+
+def _stochastic_log_duration(dp, hidden: torch.Tensor, mask: torch.Tensor, speaker_embeddings, noise_w: float,
+                             generator: torch.Generator | None) -> torch.Tensor:
+    """``VitsStochasticDurationPredictor.forward(..., reverse=True)`` with the noise from ``generator``.
+
+    ``hidden``: ``(1, hidden, T)``; ``mask``: ``(1, 1, T)``. Returns log durations ``(1, 1, T)``.
+    As in VITS (Kim et al. 2021, sec. 2.2.2) the reverse pass skips the first flow after the
+    affine one (the "useless vflow" of the reference implementation).
+    """
+    h = dp.conv_pre(hidden)
+    if speaker_embeddings is not None:
+        h = h + dp.cond(speaker_embeddings)
+    h = dp.conv_dds(h, mask)
+    h = dp.conv_proj(h) * mask
+    flows = list(reversed(dp.flows))
+    flows = flows[:-2] + [flows[-1]]
+    latents = torch.randn((1, 2, hidden.shape[2]), generator=generator, dtype=hidden.dtype,
+                          device=hidden.device) * noise_w
+    for flow in flows:
+        latents = torch.flip(latents, [1])
+        latents, _ = flow(latents, mask, global_conditioning=h, reverse=True)
+    return latents[:, :1]
