@@ -8,8 +8,9 @@ Usage::
     python bench/bench_tts.py --long-only  # only the whole-text comparison (ours vs Piper, TTFA)
 
 RTFx = seconds of audio produced / seconds of wall-clock compute (higher is better). Both engines
-get the same 20 sentences and the same phoneme ids, interleaved sentence by sentence in the same
-process so background load hits both alike; the best of ``--rounds`` rounds is reported.
+get the same 20 sentences and the same phoneme ids, taking turns by round in the same process so
+background load hits both alike; every round is at a new speaking rate (new lengths, as a user's
+next text); the best of ``--rounds`` rounds and the median of per-round ratios are reported.
 The long-text section compares whole-text throughput (text in, audio out) of our ``stream_speech``
 (sentence workers) with Piper's sequential onnxruntime at its best thread setting, same CPU
 budget, same run (see ``long_text_rtfx``).
@@ -28,15 +29,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-# libgomp reads this when torch loads it: idle OpenMP threads sleep instead of spinning. On a busy
-# 2-core machine spinning threads steal the quota of the thread doing the work (measured TTFA
-# 1.6-4.8 s spinning vs 0.2-0.3 s passive at 2 threads). --spin keeps libgomp's default.
-if "--spin" not in sys.argv:
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# Before torch loads, the same OpenMP waiting policy as the app (speechstudio/runtime.py):
+# brief spin, then sleep. --passive / --spin compare the two extremes.
+if "--passive" in sys.argv:
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+elif "--spin" in sys.argv:
+    os.environ["OMP_WAIT_POLICY"] = "ACTIVE"
+from speechstudio.runtime import configure_openmp  # noqa: E402
+
+OPENMP_POLICY = configure_openmp()
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from tts_fixtures.sentences import SENTENCES  # noqa: E402  (same set as the intelligibility test)
 TEXT = " ".join(SENTENCES)
+#: onnxruntime gets Piper's session defaults (its workers spin a while), unless PyTorch's may not.
+_ORT_NO_SPIN = os.environ.get("OMP_WAIT_POLICY", "").upper() == "PASSIVE"
 #: length_scale of each benchmark round (both engines alike). Repeating the very same sentences
 #: would let oneDNN reuse the kernels it built for those exact lengths in the previous round, which
 #: never happens with a user's new text and flatters PyTorch (measured: RTFx 8.2 first pass, 10.5
@@ -47,7 +54,8 @@ PARAGRAPH = ("Good morning. The quick brown fox jumps over the lazy dog near the
 
 
 def cpu_rtfx(threads: int | None = None, rounds: int = 3) -> dict:
-    """Return ``{"ours": RTFx, "ours_eager": RTFx, "onnxruntime": RTFx, "ratio": ours/ort, "audio_s": s,
+    """Return ``{"ours": RTFx, "ours_eager": RTFx, "onnxruntime": RTFx, "ratio": ours/ort (best rounds),
+    "ratio_paired_median": median of per-round ours/ort, "audio_s": s,
     "cpu_ratio": the same ratio computed from process CPU time, "threads": n}``."""
     import numpy as np
     import onnxruntime as ort
@@ -63,7 +71,7 @@ def cpu_rtfx(threads: int | None = None, rounds: int = 3) -> dict:
     so = ort.SessionOptions()
     if threads:
         so.intra_op_num_threads = threads
-    if os.environ.get("OMP_WAIT_POLICY", "").upper() == "PASSIVE":  # same rule for both engines
+    if _ORT_NO_SPIN:  # same rule for both engines
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     sess = ort.InferenceSession(str(joe.model_path()), so, providers=["CPUExecutionProvider"])
     ids = [ours.text_to_ids(s) for s in SENTENCES]
@@ -77,29 +85,36 @@ def cpu_rtfx(threads: int | None = None, rounds: int = 3) -> dict:
         return voice.synthesize_ids(i, SynthesisSettings(seed=0, length_scale=length_scale))
 
     def measure(engines: dict) -> tuple[dict, dict, float]:
-        """Interleave engines sentence by sentence; best-of-rounds wall and CPU-time RTFx.
+        """Engines take turns by round (order rotated); best-of-rounds wall and CPU-time RTFx.
 
         Every round has its own ``length_scale`` (``ROUND_LENGTH_SCALES``), the same for all
-        engines: each round is new audio of new lengths, as a user's next text is.
+        engines: each round is new audio of new lengths, as a user's next text is. Turns are
+        whole rounds, not sentences: with several threads, onnxruntime's workers keep spinning
+        for a while after each call and slowed the next PyTorch sentence by 15-30 % when the
+        engines alternated sentence by sentence.
         """
         for f in engines.values():  # warm-up
             f(ids[0], 1.0)
         best = {k: 0.0 for k in engines}
         best_cpu = {k: 0.0 for k in engines}
+        per_round.clear()
         audio = 0.0
         for r in range(rounds):
             length_scale = ROUND_LENGTH_SCALES[r % len(ROUND_LENGTH_SCALES)]
             spent = {k: 0.0 for k in engines}
             spent_cpu = {k: 0.0 for k in engines}
             produced = {k: 0 for k in engines}
-            for i in ids:
-                for name, f in engines.items():
+            names = list(engines)
+            for name in names[r % len(names):] + names[: r % len(names)]:
+                f = engines[name]
+                for i in ids:
                     t0, c0 = time.perf_counter(), time.process_time()
                     n = len(f(i, length_scale))
                     spent[name] += time.perf_counter() - t0
                     spent_cpu[name] += time.process_time() - c0
                     produced[name] += n
             for k in engines:
+                per_round.setdefault(k, []).append(produced[k] / ours.sample_rate / spent[k])
                 best[k] = max(best[k], produced[k] / ours.sample_rate / spent[k])
                 best_cpu[k] = max(best_cpu[k], produced[k] / ours.sample_rate / spent_cpu[k])
             audio = produced[next(iter(engines))] / ours.sample_rate
@@ -107,12 +122,14 @@ def cpu_rtfx(threads: int | None = None, rounds: int = 3) -> dict:
 
     # Main comparison: ours vs onnxruntime only (a third engine in the loop evicts oneDNN's
     # primitive cache and skews the ratio against ours: 0.80 instead of 0.97 in one test).
+    per_round: dict = {}
     best, best_cpu, audio_s = measure({"ours": lambda i, ls: run_ours(ours, i, ls), "onnxruntime": run_ort})
+    paired = statistics.median(o / p for o, p in zip(per_round["ours"], per_round["onnxruntime"]))
     # What the CPU optimisations bring: ours vs the plain eager transformers decoder, separately.
     eager_best, _, _ = measure({"ours": lambda i, ls: run_ours(ours, i, ls),
                                 "ours_eager": lambda i, ls: run_ours(eager, i, ls)})
     return {**best, "ours_eager": eager_best["ours_eager"] * best["ours"] / eager_best["ours"],
-            "ratio": best["ours"] / best["onnxruntime"], "audio_s": audio_s,
+            "ratio": best["ours"] / best["onnxruntime"], "ratio_paired_median": paired, "audio_s": audio_s,
             "cpu_ratio": best_cpu["ours"] / best_cpu["onnxruntime"], "threads": torch.get_num_threads()}
 
 
@@ -157,7 +174,7 @@ def long_text_rtfx(rounds: int = 3, threads: int | None = None) -> dict:
     for n in range(1, threads + 1):
         so = ort.SessionOptions()
         so.intra_op_num_threads = n
-        if os.environ.get("OMP_WAIT_POLICY", "").upper() == "PASSIVE":
+        if _ORT_NO_SPIN:
             so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         sessions[n] = ort.InferenceSession(str(joe.model_path()), so, providers=["CPUExecutionProvider"])
 
@@ -288,13 +305,15 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", default=f"1,{os.cpu_count()}",
                     help="comma-separated torch / onnxruntime intra-op thread counts to measure")
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--spin", action="store_true", help="leave OMP_WAIT_POLICY at libgomp's default (spin)")
+    ap.add_argument("--spin", action="store_true", help="OMP_WAIT_POLICY=ACTIVE (OpenMP workers always spin)")
+    ap.add_argument("--passive", action="store_true", help="OMP_WAIT_POLICY=PASSIVE (OpenMP workers sleep at once)")
     ap.add_argument("--gpu", action="store_true", help="also run gpu_tts_check() (CUDA)")
     ap.add_argument("--skip-cpu", action="store_true")
     ap.add_argument("--long-only", action="store_true", help="CPU: only the long-text comparison")
     args = ap.parse_args(argv)
     if not args.skip_cpu:
-        print(f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(default)')}, {os.cpu_count()} CPUs")
+        print(f"OpenMP: {OPENMP_POLICY}; onnxruntime: {'no spinning' if _ORT_NO_SPIN else 'default (spinning allowed)'}; "
+              f"{os.cpu_count()} CPUs")
         for threads in [] if args.long_only else sorted({int(t) for t in str(args.threads).split(",") if t.strip()}):
             r = cpu_rtfx(threads, args.rounds)
             print(f"CPU RTFx, joe voice (Piper en_US medium), {len(SENTENCES)} sentences, "
@@ -303,6 +322,7 @@ def main(argv=None) -> int:
             print(f"  ours (PyTorch, plain eager decoder)  : {r['ours_eager']:6.2f}x  (separate loop, scaled)")
             print(f"  Piper onnxruntime                    : {r['onnxruntime']:6.2f}x")
             print(f"  ratio ours / onnxruntime             : {r['ratio']:6.2f}  (target >= 1.0)")
+            print(f"  median over rounds of (ours / onnxruntime in the same round): {r['ratio_paired_median']:.2f}")
             print(f"  same ratio in CPU time (less load-sensitive): {r['cpu_ratio']:.2f}")
             t = ttfa()
             print(f"TTFA, 3-sentence paragraph, CPU, {r['threads']} thread(s): min {t['min']:.3f} s, "

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from speechstudio import __version__
 from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.runtime import configure_openmp
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -281,9 +282,8 @@ def _print_summary(s, max_listed: int = 10) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # OpenMP threads that spin while waiting steal the cores from the GUI, the audio callback and
-    # the other engine; passive waiting measured faster on a busy 2-core machine (bench_tts.py).
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # Before torch loads: OpenMP workers spin briefly, then sleep (see speechstudio/runtime.py).
+    configure_openmp()
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
