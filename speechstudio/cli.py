@@ -270,6 +270,7 @@ def _print_summary(s, max_listed: int = 10) -> None:
           f"{len(s.ignored)} ignored; {s.audio_s / 3600:.3f} h audio ({_format_hms(s.audio_s)}) "
           f"in {_format_hms(s.wall_s)} wall, RTFx {s.rtfx:.1f}", file=err)
     for path, reason in s.failed:
+        reason = reason.splitlines()[0] if reason else reason  # a --debug traceback was printed already
         print(f"  failed: {reason if str(path) in reason else f'{path}: {reason}'}", file=err)
     for w in s.warnings:
         print(f"  warning: {w}", file=err)

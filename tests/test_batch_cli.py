@@ -222,3 +222,21 @@ def test_english_only_model_with_other_language_is_a_usage_error(tmp_path, reals
     code, _, err = run(["transcribe", str(f), "--model", str(whisper_dir), "--language", "EN", "-q",
                         "--format", "txt"], capsys)
     assert code == 0 and "the child almost hurt the small dog" in (tmp_path / "a.txt").read_text().lower()
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_unexpected_engine_error_fails_the_file_with_at_most_one_traceback(debug, tmp_path, realspeech,
+                                                                            tiny_w2v_dir, capsys, home, monkeypatch):
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+
+    def broken(self, *args, **kwargs):
+        raise ZeroDivisionError("model bug")
+
+    monkeypatch.setattr(Wav2Vec2Engine, "transcribe_blocks", broken)
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    argv = ["transcribe", str(f), "--model", str(tiny_w2v_dir), "-q"] + (["--debug"] if debug else [])
+    code, out, err = run(argv, capsys)
+    assert code == 1
+    assert "a.wav: unexpected error: ZeroDivisionError: model bug" in err
+    assert err.count("Traceback (most recent call last)") == (1 if debug else 0), err

@@ -269,8 +269,9 @@ def _transcribe_one(item, index, engine, targets, language, raw, cancel, debug) 
     except MemoryError:
         yield BatchEvent("failed", item, index, reason=f"{item.path}: out of memory")
     except Exception as e:  # never let one file end the batch
-        log.debug("unexpected error on %s", item.path, exc_info=True)
         reason = f"{item.path}: unexpected error: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-        if debug:
+        if debug:  # the traceback goes with the reason (printed once by the CLI)
             reason += "\n" + traceback.format_exc()
+        else:
+            log.debug("unexpected error on %s", item.path, exc_info=True)
         yield BatchEvent("failed", item, index, reason=reason, wall_s=time.perf_counter() - t0)
