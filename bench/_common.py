@@ -9,6 +9,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # tiny_models (models built from a config)
+sys.path.insert(0, str(ROOT))
+from speechstudio.runtime import configure_openmp  # noqa: E402
+
+# The app's OpenMP waiting policy (set by its CLI before torch loads), so that the benchmarks
+# measure what users run. Importing this module before torch is enough.
+OPENMP_POLICY = configure_openmp()
 REALSPEECH = Path(os.environ.get("SPEECHSTUDIO_REALSPEECH", ROOT.parent / "shared" / "realspeech")) / "files"
 ENGLISH = ["lhotse_librispeech_2412-153948-0000.flac", "pocketsphinx_sense_and_sensibility_0870.wav",
            "speechbrain_LJ050-0131.wav", "whisper_jfk.flac", "vosk_test.wav", "pocketsphinx_cards_005.wav",
