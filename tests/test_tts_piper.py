@@ -98,7 +98,18 @@ def test_mismatched_onnx_json(tmp_path):
     cfg["num_speakers"] = 1
     cfg["phoneme_id_map"]["Q"] = [400]
     Path(str(onnx_path) + ".json").write_text(json.dumps(cfg))
-    with pytest.raises(PiperVoiceError, match="does not match"):
+    with pytest.raises(PiperVoiceError, match=r"does not match voice.onnx \(config uses phoneme id 400, model has 256"):
+        load_piper_model(onnx_path)
+    cfg["phoneme_id_map"].pop("Q")
+    cfg["num_symbols"] = 50  # the model has 256
+    Path(str(onnx_path) + ".json").write_text(json.dumps(cfg))
+    with pytest.raises(PiperVoiceError, match=r"does not match voice.onnx \(config has num_symbols 50, model has 256\)"):
+        load_piper_model(onnx_path)
+    cfg["num_symbols"] = 256
+    cfg["audio"]["sample_rate"] = 16000  # quality stays "medium"
+    Path(str(onnx_path) + ".json").write_text(json.dumps(cfg))
+    with pytest.raises(PiperVoiceError, match=r"audio.sample_rate 16000 does not match quality 'medium' "
+                                              r"\(Piper medium voices are 22050 Hz\)"):
         load_piper_model(onnx_path)
     Path(str(onnx_path) + ".json").write_text("{not json")
     with pytest.raises(PiperVoiceError, match="not a valid Piper voice config"):
@@ -126,6 +137,14 @@ def test_onnx_that_is_not_a_vits_voice(tmp_path):
         load_piper_model(garbage)
     with pytest.raises(ModelNotFoundError, match="not found"):
         load_piper_model(tmp_path / "absent.onnx")
+
+
+def test_other_script_with_english_voice_is_reported(joe_voice):
+    joe_voice.warnings.clear()
+    joe_voice.text_to_ids("Привет мир.")
+    assert joe_voice.warnings == ["voice joe speaks English; text in Cyrillic script ('Привет мир') comes out "
+                                  "spelled or garbled: use a voice for that language"]
+    joe_voice.warnings.clear()
 
 
 def test_unknown_speaker_and_symbols(joe_voice):
@@ -169,6 +188,8 @@ def test_import_list_resolve_remove(home, tmp_path):
     assert voices.resolve_voice("myjoe").location == ref.location
     with pytest.raises(UsageError, match="already exists"):
         voices.import_piper(src, name="myjoe")
+    with pytest.raises(UsageError, match="'en_US-joe-medium' is the name of an installed package voice"):
+        voices.import_piper(src)
     voice = load_voice(voices.resolve_voice("myjoe").location, device="cpu", name="myjoe")
     assert voice.sample_rate == 22050
     assert voices.remove_voice("myjoe").name == "myjoe"

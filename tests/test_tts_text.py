@@ -6,6 +6,7 @@ from speechstudio.tts.text import (
     EmptyTextError,
     has_speakable,
     iter_paragraph_sentences,
+    foreign_script,
     normalize_english,
     split_sentences,
 )
@@ -74,3 +75,22 @@ def test_empty_and_symbol_only_text_are_clear_errors():
         assert "\n" not in str(info.value)
     assert not has_speakable("?!.,;:")
     assert has_speakable("ok") and has_speakable("42") and has_speakable("日本")
+
+
+@pytest.mark.parametrize("text,spoken", [
+    ("The answer is no.", "The answer is no."),
+    ("No. I will not.", "No. I will not."),
+    ("He is No. 5 on the list.", "He is number five on the list."),
+    ("St. Louis is big.", "Saint Louis is big."),
+    ("Go to 5th St. now", "Go to fifth street now"),
+    ("He lives on Main St.", "He lives on Main street."),
+    ("Apples, pears etc.", "Apples, pears et cetera."),
+])
+def test_number_and_street_abbreviations_only_where_they_apply(text, spoken):
+    assert normalize_english(text) == spoken
+
+
+def test_foreign_script_is_named():
+    assert foreign_script("He said Привет мир today") == ("Cyrillic", "Привет мир today")
+    assert foreign_script("你好世界") == ("CJK", "你好世界")
+    assert foreign_script("café naïve Straße, Ærø") is None  # Latin with diacritics is fine

@@ -199,6 +199,12 @@ def test_cli_speak_with_dir_voice(single_dir, tmp_path, capsys):
     (["speak", "hello"], "--out"),
     (["speak", "--file", "{tmp}/nope.txt", "--out", "{out}"], "not found"),
     (["speak", "hello", "--out", "{out}", "--length-scale", "0"], "length-scale"),
+    (["speak", "hello", "--out", "{out}", "--length-scale", "nan"], r"--length-scale must be > 0 and <= 10 \(got nan\)"),
+    (["speak", "hello", "--out", "{out}", "--length-scale", "inf"], r"--length-scale must be > 0 and <= 10"),
+    (["speak", "hello", "--out", "{out}", "--noise-w", "5"], r"--noise-w must be >= 0 and <= 2 \(got 5.0\)"),
+    (["speak", "hello", "--out", "{out}", "--noise-scale", "-1"], r"--noise-scale must be >= 0"),
+    (["speak", "hello", "--out", "{out}", "--seed", "99999999999999999999"], "--seed must be a 64-bit integer"),
+    (["speak", "--file", "{tmp}", "--out", "{out}"], "is a folder, not a text file"),
     (["speak", "hello", "--out", "{out}", "--voice", "no-such-voice"], "unknown voice"),
 ])
 def test_cli_bad_input_is_one_line_error_and_no_file(single_dir, tmp_path, argv, match, monkeypatch):
@@ -295,3 +301,22 @@ def test_mms_style_uroman_tokenizer(tmp_path):
     letters = [i for i in ids if i != 0]
     assert 1 not in ids and [vocab[c] for c in "privet mir"] == letters
     assert voice.synthesize("привет мир").size > 0
+
+
+def test_runaway_sentence_length_is_refused_before_allocating(single_dir, monkeypatch):
+    from speechstudio.tts import vits
+
+    voice = load_voice(single_dir, device="cpu")
+    monkeypatch.setattr(vits, "MAX_SENTENCE_AUDIO_S", 0.05)  # 800 samples = 50 frames of the tiny voice
+    with pytest.raises(UsageError, match=r"this sentence would be \d+ s of audio \(limit 0 s\): lower noise_w / length_scale"):
+        voice.synthesize("a sentence long enough to pass fifty frames of audio.", SynthesisSettings(seed=0))
+
+
+def test_written_audio_gets_normal_permissions(single_dir, tmp_path):
+    """mkstemp makes 0600 files; the output must get 0666 minus umask like any new file."""
+    voice = load_voice(single_dir, device="cpu")
+    out = tmp_path / "perm.wav"
+    old = os.umask(0o022)
+    os.umask(old)
+    write_stream(stream_speech(voice, "permissions test.", SynthesisSettings(seed=0)), out)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~old

@@ -238,6 +238,15 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
+def new_file_mode() -> int:
+    """Permission bits a newly created file gets here (0666 minus the process umask).
+
+    ``tempfile.mkstemp`` creates 0600 files; atomic writers chmod their temp file to this before
+    the rename so outputs are readable as any other file the user creates.
+    """
+    return 0o666 & ~_UMASK
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
     """Write ``text`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``).
 
@@ -259,7 +268,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
             fh.flush()
             os.fsync(fh.fileno())
         try:
-            os.chmod(tmp, 0o666 & ~_UMASK)
+            os.chmod(tmp, new_file_mode())
         except OSError:
             pass
         os.replace(tmp, target)

@@ -33,6 +33,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from speechstudio.errors import UsageError
+
 __all__ = ["synthesize_bucketed", "bucket", "TOKEN_BUCKET", "FRAME_BUCKET"]
 
 #: Token sequences are padded to a multiple of this many ids.
@@ -51,13 +53,16 @@ def bucket(n: int, step: int) -> int:
 
 def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, noise_scale: float,
                         noise_w: float, length_scale: float, generator: torch.Generator | None = None,
-                        token_bucket: int = TOKEN_BUCKET, frame_bucket: int = FRAME_BUCKET) -> torch.Tensor:
+                        token_bucket: int = TOKEN_BUCKET, frame_bucket: int = FRAME_BUCKET,
+                        max_frames: int | None = None) -> torch.Tensor:
     """Waveform for one utterance; call under ``torch.inference_mode()``.
 
     ``model``: a ``VitsModel`` whose ``decoder`` is a ``decoder.ChannelsLastDecoder``.
     ``input_ids``: ``torch.long`` shape ``(1, T)``. ``speaker_id``: int or None (single speaker).
     ``noise_scale`` / ``noise_w`` / ``length_scale``: as ``VitsVoice`` documents them.
     ``generator``: source of the two noise draws (None: torch's global RNG).
+    ``max_frames``: refuse (``UsageError``) a sentence whose predicted durations exceed this many
+    latent frames, before the flow and decoder allocate for them.
     Returns ``torch.float32`` shape ``(n_samples,)``, n_samples = frames * hop length, in [-1, 1].
     Raises ``ValueError`` for an out-of-range speaker id (as ``VitsModel.forward`` does).
     """
@@ -87,6 +92,10 @@ def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, 
         log_duration = model.duration_predictor(hidden, token_mask, speaker_embeddings)
     duration = torch.ceil(torch.exp(log_duration) * token_mask * length_scale)[0, 0, :n_tokens]  # (T,)
     frames = max(1, int(duration.sum()))
+    if max_frames is not None and frames > max_frames:
+        hop = int(np.prod(config.upsample_rates))
+        raise UsageError(f"this sentence would be {frames * hop / config.sampling_rate:.0f} s of audio (limit "
+                         f"{max_frames * hop / config.sampling_rate:.0f} s): lower noise_w / length_scale")
     padded_frames = bucket(frames, frame_bucket)
 
     # Monotonic expansion: frame f takes token i where cum[i-1] <= f < cum[i] (the attention path

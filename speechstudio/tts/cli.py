@@ -68,6 +68,8 @@ def _read_text_source(args) -> tuple[object, int]:
             raise UsageError("give TEXT or --file TEXT_FILE")
         return args.text, len(args.text)
     path = Path(args.file)
+    if path.is_dir():
+        raise UsageError(f"{path}: is a folder, not a text file")
     if not path.is_file():
         raise UsageError(f"{path}: text file not found")
     size = path.stat().st_size
@@ -133,7 +135,7 @@ def speak_command(args) -> int:
     """Handler of ``speechstudio speak``. Returns 0 on success."""
     from speechstudio.tts.stream import AUDIO_FORMATS, stream_speech, write_stream
     from speechstudio.tts.text import EmptyTextError, has_speakable
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.vits import SynthesisSettings, check_settings, load_voice
     from speechstudio.tts.voices import resolve_voice
 
     source, total = _read_text_source(args)
@@ -150,18 +152,15 @@ def speak_command(args) -> int:
             raise EmptyTextError("text is empty: nothing to synthesize")
         if not has_speakable(source):
             raise EmptyTextError(f"text has nothing a voice can say (only symbols): {source.strip()[:40]!r}")
-    for flag, value in (("--length-scale", args.length_scale), ("--noise-scale", args.noise_scale),
-                        ("--noise-w", args.noise_w)):
-        if value is not None and (value < 0 or (flag == "--length-scale" and value == 0)):
-            raise UsageError(f"{flag} must be {'> 0' if flag == '--length-scale' else '>= 0'} (got {value})")
+    settings = SynthesisSettings(speaker=args.speaker, noise_scale=args.noise_scale, noise_w=args.noise_w,
+                                 length_scale=args.length_scale, seed=args.seed)
+    check_settings(settings, flags=True)  # before the voice loads: bad numbers fail at once
 
     if args.play:
         _Player.check()
     ref = resolve_voice(args.voice)
     voice = load_voice(ref.location, device=args.device, precision=args.precision, name=ref.name)
     print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
-    settings = SynthesisSettings(speaker=args.speaker, noise_scale=args.noise_scale, noise_w=args.noise_w,
-                                 length_scale=args.length_scale, seed=args.seed)
     text = _lines(source) if isinstance(source, Path) else source
     chunks = stream_speech(voice, text, settings)
 

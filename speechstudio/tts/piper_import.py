@@ -62,6 +62,11 @@ class PiperVoiceConfig:
     length_scale: float = 1.0
     noise_w: float = 0.8
     language: str = ""
+    num_symbols_declared: bool = False  # "num_symbols" was in the .json (then it must match the model)
+
+
+#: Piper voice qualities and their sample rates (rhasspy/piper TRAINING.md / VOICES.md).
+QUALITY_SAMPLE_RATES = {"x_low": 16000, "low": 16000, "medium": 22050, "high": 22050}
 
 
 def _config_path_for(onnx_path: Path) -> Path | None:
@@ -94,6 +99,12 @@ def read_piper_config(onnx_path: str | Path) -> PiperVoiceConfig:
     for sym in ("_", "^", "$"):
         if sym not in id_map:
             raise PiperVoiceError(f"{cfg_path}: phoneme_id_map lacks the {sym!r} symbol")
+    quality = str((raw.get("audio") or {}).get("quality", "")).lower()
+    expected_rate = QUALITY_SAMPLE_RATES.get(quality)
+    if expected_rate is not None and sample_rate != expected_rate:
+        # The weights do not store the rate; Piper's qualities fix it (piper/TRAINING.md).
+        raise PiperVoiceError(f"{cfg_path}: audio.sample_rate {sample_rate} does not match quality "
+                              f"{quality!r} (Piper {quality} voices are {expected_rate} Hz)")
     inference = raw.get("inference") or {}
     return PiperVoiceConfig(
         onnx_path=onnx_path,
@@ -104,6 +115,7 @@ def read_piper_config(onnx_path: str | Path) -> PiperVoiceConfig:
         phoneme_id_map=id_map,
         num_symbols=int(raw.get("num_symbols", max(i for v in id_map.values() for i in v) + 1)),
         num_speakers=int(raw.get("num_speakers", 1)),
+        num_symbols_declared="num_symbols" in raw,
         speaker_id_map={str(k): int(v) for k, v in (raw.get("speaker_id_map") or {}).items()},
         noise_scale=float(inference.get("noise_scale", 0.667)),
         length_scale=float(inference.get("length_scale", 1.0)),
@@ -350,11 +362,12 @@ def load_piper_model(onnx_path: str | Path):
     params, attrs = read_onnx_weights(voice.onnx_path)
     vocab = params["enc_p.emb.weight"].shape[0]
     max_id = max(i for ids in voice.phoneme_id_map.values() for i in ids)
-    if max_id >= vocab or voice.num_symbols > vocab:
-        raise PiperVoiceError(
-            f"{voice.config_path}: does not match {voice.onnx_path.name} "
-            f"(config has {max(voice.num_symbols, max_id + 1)} symbols, model has {vocab})"
-        )
+    if voice.num_symbols_declared and voice.num_symbols != vocab:
+        raise PiperVoiceError(f"{voice.config_path}: does not match {voice.onnx_path.name} "
+                              f"(config has num_symbols {voice.num_symbols}, model has {vocab})")
+    if max_id >= vocab:
+        raise PiperVoiceError(f"{voice.config_path}: does not match {voice.onnx_path.name} "
+                              f"(config uses phoneme id {max_id}, model has {vocab} symbols)")
     n_spk = params["emb_g.weight"].shape[0] if "emb_g.weight" in params else 1
     if voice.num_speakers != n_spk:
         raise PiperVoiceError(

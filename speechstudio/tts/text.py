@@ -119,8 +119,8 @@ def iter_paragraph_sentences(
 # ----------------------------------------------------------------------------- normalisation
 _ABBREVIATIONS = {
     "mr": "mister", "mrs": "missus", "ms": "miz", "dr": "doctor", "prof": "professor",
-    "st": "saint", "jr": "junior", "sr": "senior", "vs": "versus", "etc": "et cetera",
-    "e.g": "for example", "i.e": "that is", "approx": "approximately", "no": "number",
+    "jr": "junior", "sr": "senior", "vs": "versus", "etc": "et cetera",
+    "e.g": "for example", "i.e": "that is", "approx": "approximately",
     "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
     "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
     "nov": "november", "dec": "december", "mt": "mount", "ft": "feet", "lb": "pounds",
@@ -130,7 +130,12 @@ _ABBR_RE = re.compile(
     r"\b(" + "|".join(re.escape(a) for a in sorted(_ABBREVIATIONS, key=len, reverse=True)) + r")\.(?=\s|$)",
     re.IGNORECASE,
 )
-# "No." only before a number; "kg" etc. without a dot after a number.
+# "No." only before a number ("No. 5" -> "number 5"; "The answer is no." stays); "kg" etc.
+# without a dot after a number.
+_NUMBER_ABBR_RE = re.compile(r"\b[Nn]o\.\s*(?=\d)")
+# "St." before a capitalised name is "Saint" ("St. Louis"), otherwise "street" ("Main St.").
+_SAINT_RE = re.compile(r"\bSt\.(?=\s+[A-Z])")
+_STREET_RE = re.compile(r"\b[Ss]t\.(?=\s|$)")
 _UNIT_RE = re.compile(r"(?<=\d)\s*(kg|km|cm|mm|ft|lb)\b")
 _SYMBOLS = {
     "&": " and ", "%": " percent", "@": " at ", "+": " plus ", "=": " equals ", "#": " number ",
@@ -184,6 +189,31 @@ def _number(m: re.Match) -> str:
     return ("minus " if neg else "") + words
 
 
+def foreign_script(text: str) -> tuple[str, str] | None:
+    """``(script, sample)`` for the first run of letters outside the Latin script, else None.
+
+    The script name is the first word of the letter's Unicode name ("CYRILLIC", "CJK", "ARABIC",
+    ...), title-cased; ``sample`` is up to 20 characters of that run. Used to warn when an English
+    voice is handed text it can only spell out.
+    """
+    for i, ch in enumerate(text):
+        if ch.isalpha() and ord(ch) > 0x24F:  # beyond Latin Extended-B
+            name = unicodedata.name(ch, "")
+            if not name or name.startswith(("LATIN", "MODIFIER", "COMBINING")):
+                continue
+            j = i
+            while j < len(text) and j - i < 20 and (text[j].isalpha() or text[j] == " "):
+                j += 1
+            script = name.split()[0]
+            return (script if len(script) <= 3 else script.title()), text[i:j].strip()
+    return None
+
+
+def _final_dot(m: re.Match) -> str:
+    """"." when an abbreviation's dot also ends the sentence ("... etc."), so the pause stays."""
+    return "." if not m.string[m.end():].strip() else ""
+
+
 def normalize_english(text: str) -> str:
     """Spell out numbers, currency, ordinals, times, abbreviations and symbols in English text.
 
@@ -199,7 +229,9 @@ def normalize_english(text: str) -> str:
                            ("oh " if m.group(2)[0] == "0" else "") + _n2w(int(m.group(2)))), text)
     text = _ORDINAL_RE.sub(lambda m: _n2w(int(m.group(1)), to="ordinal"), text)
     text = _UNIT_RE.sub(lambda m: " " + _ABBREVIATIONS[m.group(1).lower()], text)
-    text = _ABBR_RE.sub(lambda m: _ABBREVIATIONS[m.group(1).lower()], text)
+    text = _NUMBER_ABBR_RE.sub("number ", text)
+    text = _STREET_RE.sub(lambda m: "street" + _final_dot(m), _SAINT_RE.sub("Saint", text))
+    text = _ABBR_RE.sub(lambda m: _ABBREVIATIONS[m.group(1).lower()] + _final_dot(m), text)
     text = _NUMBER_RE.sub(_number, text)
     for sym, word in _SYMBOLS.items():
         text = text.replace(sym, word)

@@ -27,9 +27,10 @@ from pathlib import Path
 import numpy as np
 
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError, UsageError
-from speechstudio.tts.text import EmptyTextError, has_speakable, normalize_english
+from speechstudio.tts.text import EmptyTextError, foreign_script, has_speakable, normalize_english
 
-__all__ = ["VitsVoice", "SynthesisSettings", "UnknownSpeakerError", "UnsayableTextError", "load_voice"]
+__all__ = ["VitsVoice", "SynthesisSettings", "UnknownSpeakerError", "UnsayableTextError", "load_voice",
+           "check_settings", "CONTROL_RANGES", "MAX_SENTENCE_AUDIO_S"]
 
 
 class UnknownSpeakerError(SpeechStudioError):
@@ -49,6 +50,31 @@ class SynthesisSettings:
     noise_w: float | None = None
     length_scale: float | None = None
     seed: int | None = None
+
+
+#: Accepted ranges of the controls, (low, high, low is allowed). Beyond them VITS output is no
+#: longer speech, and durations grow exponentially with noise_w (3.0 made one 6-word sentence
+#: 21 s long, 5.0 tried to allocate > 19 GB): refused with a usage error instead.
+CONTROL_RANGES = {"length_scale": (0.0, 10.0, False), "noise_scale": (0.0, 10.0, True), "noise_w": (0.0, 2.0, True)}
+#: Longest audio one sentence may produce (s); a guard against runaway durations.
+MAX_SENTENCE_AUDIO_S = 300.0
+
+
+def check_settings(settings: "SynthesisSettings", flags: bool = False) -> None:
+    """Raise ``UsageError`` (one line) for a control outside ``CONTROL_RANGES``, NaN / inf, or a
+    seed outside [-2**63, 2**64). ``None`` values (voice default) pass. ``flags=True`` names the
+    CLI flags (``--noise-w``) instead of the field names."""
+    import math
+
+    for name, (low, high, low_ok) in CONTROL_RANGES.items():
+        value = getattr(settings, name)
+        if value is None:
+            continue
+        label = "--" + name.replace("_", "-") if flags else name
+        if not math.isfinite(value) or value > high or value < low or (value == low and not low_ok):
+            raise UsageError(f"{label} must be {'>=' if low_ok else '>'} {low:g} and <= {high:g} (got {value})")
+    if settings.seed is not None and not -2**63 <= int(settings.seed) < 2**64:
+        raise UsageError(f"{'--seed' if flags else 'seed'} must be a 64-bit integer (got {settings.seed})")
 
 
 @dataclass
@@ -76,6 +102,11 @@ class VitsVoice:
     bucketing: bool = True  # False: the plain VitsModel.forward even where bucketing applies
 
     @property
+    def hop_length(self) -> int:
+        """Audio samples per latent frame (product of the decoder's upsample rates)."""
+        return int(np.prod(self.model.config.upsample_rates))
+
+    @property
     def bucketed(self) -> bool:
         """True when sentences run through ``bucketed.synthesize_bucketed`` (CPU, optimized load)."""
         from speechstudio.tts.decoder import ChannelsLastDecoder
@@ -93,6 +124,11 @@ class VitsVoice:
         if not has_speakable(sentence):
             raise EmptyTextError(f"text has nothing a voice can say: {sentence[:40]!r}")
         text = normalize_english(sentence) if self.language.startswith("en") else sentence
+        if self.language.startswith("en"):
+            foreign = foreign_script(text)
+            if foreign:
+                self.warnings.append(f"voice {self.name} speaks English; text in {foreign[0]} script "
+                                     f"({foreign[1]!r}) comes out spelled or garbled: use a voice for that language")
         if self.kind == "piper":
             from speechstudio.tts.phonemize import codepoint_phonemes, espeak_phonemes, phonemes_to_ids
 
@@ -177,18 +213,18 @@ class VitsVoice:
         noise_scale = d["noise_scale"] if settings.noise_scale is None else float(settings.noise_scale)
         noise_w = d["noise_w"] if settings.noise_w is None else float(settings.noise_w)
         length_scale = d["length_scale"] if settings.length_scale is None else float(settings.length_scale)
-        if length_scale <= 0:
-            raise UsageError(f"length_scale must be > 0 (got {length_scale})")
+        check_settings(settings)
         x = torch.tensor([ids], dtype=torch.long, device=self.device)
         if self.bucketed:
             # Own RNG and noise controls as arguments: no shared state, so no lock (stream.py).
             generator = torch.Generator(device=self.device)
             if settings.seed is not None:
-                generator.manual_seed(int(settings.seed))
+                generator.manual_seed(int(settings.seed) % 2**64)
             else:
                 generator.seed()
             with torch.inference_mode():
-                wav = synthesize_bucketed(model, x, sid, noise_scale, noise_w, length_scale, generator)
+                wav = synthesize_bucketed(model, x, sid, noise_scale, noise_w, length_scale, generator,
+                                          max_frames=int(MAX_SENTENCE_AUDIO_S * self.sample_rate / self.hop_length))
             return wav.float().cpu().numpy().astype(np.float32, copy=False)
         _install_front_hook(model)
         # Noise controls live on the shared model and the noise comes from torch's global RNG:
@@ -200,7 +236,7 @@ class VitsVoice:
             model.noise_scale = noise_scale
             model.noise_scale_duration = noise_w
             if settings.seed is not None:
-                torch.manual_seed(int(settings.seed))
+                torch.manual_seed(int(settings.seed) % 2**64)
             with torch.inference_mode():
                 out = model(input_ids=x, speaker_id=sid, speaking_rate=1.0 / length_scale)
                 wav = out.waveform[0, : int(out.sequence_lengths[0])]

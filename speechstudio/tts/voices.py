@@ -147,6 +147,8 @@ def import_piper(onnx_path: str | os.PathLike, name: str | None = None) -> Voice
     dest = voices_dir() / name
     if dest.exists():
         raise UsageError(f"a voice named {name!r} already exists in {voices_dir()} (remove it or use --name)")
+    if any(v.name == name for v in package_voices()):
+        raise UsageError(f"{name!r} is the name of an installed package voice (choose another with --name)")
     voices_dir().mkdir(parents=True, exist_ok=True)
     tmp = voices_dir() / f".{name}.importing"
     shutil.rmtree(tmp, ignore_errors=True)
