@@ -94,3 +94,13 @@ def test_foreign_script_is_named():
     assert foreign_script("He said Привет мир today") == ("Cyrillic", "Привет мир today")
     assert foreign_script("你好世界") == ("CJK", "你好世界")
     assert foreign_script("café naïve Straße, Ærø") is None  # Latin with diacritics is fine
+
+
+@pytest.mark.parametrize("text,spoken", [
+    ("Meet at 7:05am.", "Meet at seven oh five am."),
+    ("In the 1990s and the 2000s.", "In the nineteen nineties and the two thousands."),
+    ("Music of the '90s.", "Music of the nineties."),
+    ("Due 2024-01-15.", "Due January fifteenth, twenty twenty four."),
+])
+def test_glued_am_pm_decades_and_iso_dates(text, spoken):
+    assert normalize_english(text) == spoken

@@ -146,6 +146,12 @@ _CURRENCY = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pound
 _CURRENCY_RE = re.compile(r"([$£€])\s?(\d[\d,]*)(?:\.(\d{1,2}))?(?:\s?(million|billion|thousand))?")
 _ORDINAL_RE = re.compile(r"\b(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
 _TIME_RE = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+_GLUED_AMPM_RE = re.compile(r"(?<=\d)([ap]m)\b", re.IGNORECASE)  # "7:05am" -> "7:05 am"
+_ISO_DATE_RE = re.compile(r"\b(1[5-9]\d\d|20\d\d)-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\b")
+_DECADE_RE = re.compile(r"\b(1[1-9]\d0|20[0-9]0)s\b")  # 1990s, 2000s
+_SHORT_DECADE_RE = re.compile(r"'([2-9])0s\b")  # '90s
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+           "October", "November", "December")
 _NUMBER_RE = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
 
 
@@ -168,6 +174,16 @@ def _currency(m: re.Match) -> str:
         if cents:
             words += f" and {_n2w(cents)} {sub_one if cents == 1 else sub_many}"
     return words
+
+
+def _plural_number(words: str) -> str:
+    """"nineteen ninety" -> "nineteen nineties", "two thousand" -> "two thousands"."""
+    return words[:-1] + "ies" if words.endswith("y") else words + "s"
+
+
+def _iso_date(m: re.Match) -> str:
+    year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    return f"{_MONTHS[month - 1]} {_n2w(day, to='ordinal')}, {_n2w(year, to='year')}"
 
 
 def _number(m: re.Match) -> str:
@@ -224,6 +240,10 @@ def normalize_english(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
     text = _CURRENCY_RE.sub(_currency, text)
+    text = _ISO_DATE_RE.sub(_iso_date, text)
+    text = _DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)), to="year")), text)
+    text = _SHORT_DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)) * 10)), text)
+    text = _GLUED_AMPM_RE.sub(r" \1", text)
     text = _TIME_RE.sub(lambda m: f"{_n2w(int(m.group(1)))} "
                         + ("o'clock" if m.group(2) == "00" else
                            ("oh " if m.group(2)[0] == "0" else "") + _n2w(int(m.group(2)))), text)
