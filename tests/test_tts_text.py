@@ -101,6 +101,9 @@ def test_foreign_script_is_named():
     ("In the 1990s and the 2000s.", "In the nineteen nineties and the two thousands."),
     ("Music of the '90s.", "Music of the nineties."),
     ("Due 2024-01-15.", "Due January fifteenth, twenty twenty four."),
+    ("It cost $2.5M.", "It cost two point five million dollars."),
+    ("A loss of -$5 today.", "A loss of minus five dollars today."),
+    ("$10K a year", "ten thousand dollars a year"),
 ])
 def test_glued_am_pm_decades_and_iso_dates(text, spoken):
     assert normalize_english(text) == spoken

@@ -143,7 +143,9 @@ _SYMBOLS = {
 }
 _CURRENCY = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pounds", "penny", "pence"),
              "€": ("euro", "euros", "cent", "cents")}
-_CURRENCY_RE = re.compile(r"([$£€])\s?(\d[\d,]*)(?:\.(\d{1,2}))?(?:\s?(million|billion|thousand))?")
+_CURRENCY_RE = re.compile(r"((?<!\w)-)?([$£€])\s?(\d[\d,]*)(?:\.(\d{1,2}))?"
+                          r"(?:\s?(million|billion|thousand|[KMB]\b|bn\b))?")
+_SCALE_WORDS = {"K": "thousand", "M": "million", "B": "billion", "bn": "billion"}
 _ORDINAL_RE = re.compile(r"\b(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
 _TIME_RE = re.compile(r"\b(\d{1,2}):(\d{2})\b")
 _GLUED_AMPM_RE = re.compile(r"(?<=\d)([ap]m)\b", re.IGNORECASE)  # "7:05am" -> "7:05 am"
@@ -162,15 +164,17 @@ def _n2w(value, **kw) -> str:
 
 
 def _currency(m: re.Match) -> str:
-    one, many, sub_one, sub_many = _CURRENCY[m.group(1)]
-    whole = int(m.group(2).replace(",", ""))
-    scale = m.group(4)
+    sign, symbol, whole_s, frac_s, scale = m.groups()
+    one, many, sub_one, sub_many = _CURRENCY[symbol]
+    whole = int(whole_s.replace(",", ""))
+    minus = "minus " if sign else ""
     if scale:
-        frac = f".{m.group(3)}" if m.group(3) else ""
-        return f"{_n2w(float(str(whole) + frac)) if frac else _n2w(whole)} {scale} {many}"
-    words = f"{_n2w(whole)} {one if whole == 1 else many}"
-    if m.group(3):
-        cents = int(m.group(3).ljust(2, "0"))
+        scale = _SCALE_WORDS.get(scale, scale)
+        amount = _n2w(float(f"{whole}.{frac_s}")) if frac_s else _n2w(whole)
+        return f"{minus}{amount} {scale} {many}"
+    words = f"{minus}{_n2w(whole)} {one if whole == 1 else many}"
+    if frac_s:
+        cents = int(frac_s.ljust(2, "0"))
         if cents:
             words += f" and {_n2w(cents)} {sub_one if cents == 1 else sub_many}"
     return words
