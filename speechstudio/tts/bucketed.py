@@ -91,11 +91,12 @@ def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, 
     else:
         log_duration = model.duration_predictor(hidden, token_mask, speaker_embeddings)
     duration = torch.ceil(torch.exp(log_duration) * token_mask * length_scale)[0, 0, :n_tokens]  # (T,)
-    frames = max(1, int(duration.sum()))
-    if max_frames is not None and frames > max_frames:
+    total = float(duration.sum())
+    if max_frames is not None and not total <= max_frames:  # also catches inf / NaN durations
         hop = int(np.prod(config.upsample_rates))
-        raise UsageError(f"this sentence would be {frames * hop / config.sampling_rate:.0f} s of audio (limit "
+        raise UsageError(f"this sentence would be {total * hop / config.sampling_rate:.0f} s of audio (limit "
                          f"{max_frames * hop / config.sampling_rate:.0f} s): lower noise_w / length_scale")
+    frames = max(1, int(total))
     padded_frames = bucket(frames, frame_bucket)
 
     # Monotonic expansion: frame f takes token i where cum[i-1] <= f < cum[i] (the attention path
