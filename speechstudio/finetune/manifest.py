@@ -1,0 +1,158 @@
+"""The prepared dataset both fine-tuning tracks train on: clips + texts + checks, saved as JSON.
+
+A prepared dataset is a folder::
+
+    DATASET/
+      manifest.json        this file's ``Manifest`` (written atomically)
+      clips/ID.wav         mono PCM-16 WAV at ``Manifest.sample_rate`` Hz, trimmed + loudness-normalised
+      consent.txt          (recorded datasets) the consent sentence and the speaker's name
+
+``speechstudio.finetune.dataset`` builds it (record prompts / import LJSpeech or wav+txt / cut long
+recordings) and checks it; the VITS trainer (``finetune.vits``) and the CTC trainer
+(``finetune.ctc``) read it. Clip paths in the manifest are relative to the dataset folder.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from speechstudio.errors import SpeechStudioError
+
+__all__ = ["Clip", "Problem", "Manifest", "DatasetError", "MANIFEST_NAME", "FLAGS", "atomic_write_json"]
+
+MANIFEST_NAME = "manifest.json"
+
+#: Flags a check can set on a clip (``Clip.flags``). Flagged clips are still usable unless
+#: ``Clip.dropped``; the wizard shows them so the user can fix the text, drop or re-record.
+FLAGS = {
+    "clipping": "samples at full scale (distorted recording)",
+    "low_level": "speech level far below the target (quiet recording)",
+    "noisy": "high background noise between words",
+    "asr_mismatch": "the recogniser heard something else than the text (CER above the threshold)",
+    "too_short": "shorter than the shortest usable clip",
+    "too_long": "longer than the longest usable clip (split it)",
+    "unsayable": "text has characters the voice / vocabulary cannot say",
+}
+
+
+class DatasetError(SpeechStudioError):
+    """A dataset folder, metadata line or clip is unusable; the message names the file / line."""
+
+
+@dataclass(frozen=True)
+class Clip:
+    """One utterance.
+
+    ``audio``: path relative to the dataset folder (``clips/ID.wav``); ``text``: what is said
+    (as written by the user; normalisation happens in each trainer's front end);
+    ``duration_s``: seconds after trimming; ``flags``: keys of ``FLAGS``; ``cer``: character
+    error rate of the ASR cross-check (None if not run); ``source``: where it came from
+    (``metadata.csv:12``, ``talk.mp3 12.3-17.9 s``); ``dropped``: excluded by the user.
+    """
+
+    id: str
+    audio: str
+    text: str
+    duration_s: float
+    flags: tuple[str, ...] = ()
+    cer: float | None = None
+    asr_text: str | None = None
+    source: str = ""
+    dropped: bool = False
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An input that could not become a clip: ``source`` (file or ``file:line``) and ``reason``."""
+
+    source: str
+    reason: str
+
+
+@dataclass
+class Manifest:
+    """Clips of one speaker at one sample rate (Hz), plus the inputs that were refused."""
+
+    sample_rate: int
+    clips: list[Clip] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    language: str = "en"
+    notes: dict = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ queries
+    def usable(self) -> list[Clip]:
+        """Clips not dropped and not flagged too_short / too_long / unsayable."""
+        bad = {"too_short", "too_long", "unsayable"}
+        return [c for c in self.clips if not c.dropped and not bad.intersection(c.flags)]
+
+    @property
+    def total_s(self) -> float:
+        """Seconds of usable audio."""
+        return float(sum(c.duration_s for c in self.usable()))
+
+    def split(self, val_count: int | None = None, seed: int = 0) -> tuple[list[Clip], list[Clip]]:
+        """(train, validation) from the usable clips: a seeded shuffle; ``val_count`` defaults to
+        5 % of the clips, at least 1 and at most 20 (0 when there are fewer than 4 clips)."""
+        clips = sorted(self.usable(), key=lambda c: c.id)
+        random.Random(seed).shuffle(clips)
+        if val_count is None:
+            val_count = 0 if len(clips) < 4 else max(1, min(20, round(0.05 * len(clips))))
+        return clips[val_count:], clips[:val_count]
+
+    def path_of(self, clip: Clip, root: str | os.PathLike) -> Path:
+        """Absolute path of a clip's audio, given the dataset folder ``root``."""
+        return Path(root) / clip.audio
+
+    def with_clip(self, clip: Clip) -> "Manifest":
+        """A copy with the clip of the same id replaced (e.g. text fixed, dropped)."""
+        clips = [clip if c.id == clip.id else c for c in self.clips]
+        return replace(self, clips=clips)
+
+    # ------------------------------------------------------------------ files
+    def to_dict(self) -> dict:
+        return {"version": 1, "sample_rate": self.sample_rate, "language": self.language, "notes": self.notes,
+                "clips": [asdict(c) for c in self.clips], "problems": [asdict(p) for p in self.problems]}
+
+    def save(self, folder: str | os.PathLike) -> Path:
+        """Write ``folder/manifest.json`` atomically; returns its path."""
+        return atomic_write_json(Path(folder) / MANIFEST_NAME, self.to_dict())
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike) -> "Manifest":
+        """Read ``folder/manifest.json`` (or the file itself). Raises ``DatasetError``."""
+        path = Path(folder)
+        if path.is_dir():
+            path = path / MANIFEST_NAME
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            clips = [Clip(**{**c, "flags": tuple(c.get("flags", ()))}) for c in data["clips"]]
+            problems = [Problem(**p) for p in data.get("problems", [])]
+            return cls(int(data["sample_rate"]), clips, problems, data.get("language", "en"), data.get("notes", {}))
+        except FileNotFoundError:
+            raise DatasetError(f"{path}: no prepared dataset here (manifest.json missing)") from None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise DatasetError(f"{path}: unreadable manifest ({type(exc).__name__}: {exc})") from exc
+
+
+def atomic_write_json(path: str | os.PathLike, data) -> Path:
+    """Write JSON to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, ensure_ascii=False)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
