@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QDockWidget, QLabel, QListWidget, QMainWindow, QS
 from speechstudio import __version__
 from speechstudio.gui.common import settings
 
-PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models")  # nav order = stack order
+PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models", "Clone voice")  # nav order = stack order
 
 
 class MainWindow(QMainWindow):
@@ -46,6 +46,7 @@ class MainWindow(QMainWindow):
         self.speak = self._page("speechstudio.gui.speak_page", "SpeakPage")
         self.record = self._page("speechstudio.gui.record_page", "RecordPage")
         self.models = self._page("speechstudio.gui.models_page", "ModelsPage")
+        self.clone = self._page("speechstudio.gui.clone_page", "ClonePage")
         split = QSplitter()
         split.addWidget(self.nav)
         split.addWidget(self.stack)
@@ -188,7 +189,8 @@ class MainWindow(QMainWindow):
 
     def pages(self) -> list[QWidget]:
         """The pages that loaded (a page whose module is missing is left out)."""
-        return [p for p in (self.transcribe, self.dictate, self.speak, self.record, self.models) if p is not None]
+        return [p for p in (self.transcribe, self.dictate, self.speak, self.record, self.models, self.clone)
+                if p is not None]
 
     def show_page(self, name: str) -> QWidget:
         """Switch to the page called ``name`` (one of ``PAGES``) and return it."""
@@ -237,6 +239,8 @@ class MainWindow(QMainWindow):
             self.record.stop()
         elif page is self.models and self.models is not None:
             self.models.cancel_download()
+        elif page is self.clone and self.clone is not None:
+            self.clone.stop()
         else:
             self.transcribe.cancel()
 
@@ -281,5 +285,7 @@ class MainWindow(QMainWindow):
         """Stop audio, the monitor and the engines (cancels running jobs)."""
         self.audio.shutdown()
         self.monitor.stop()
+        if self.clone is not None:
+            self.clone.shutdown()  # stops training (a checkpoint is saved) and its engine
         for e in (self.compute, self.io, self.downloads):
             e.shutdown(timeout=3)

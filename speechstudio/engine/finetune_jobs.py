@@ -1,0 +1,355 @@
+"""Jobs of the voice-cloning wizard (Qt-free): check a dataset, fine-tune, save, export.
+
+Each is an :class:`~speechstudio.engine.jobs.Job` (a generator run by an
+:class:`~speechstudio.engine.worker.Engine` worker thread; what it yields becomes
+``job_progress`` signals). The fine-tuning itself lives in ``speechstudio.finetune`` (dataset
+builder, VITS trainer, clone store, Piper export); this module only adapts those calls to the
+engine: callbacks become yielded :class:`DatasetProgress` events, the trainer's
+``TrainControl`` becomes pause / stop methods callable from the GUI thread.
+
+Runs live in ``<data dir>/finetune/runs/NAME`` (the CLI's ``finetune voice`` uses the same
+folders, so a run started in one continues in the other).
+"""
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from speechstudio.engine.jobs import Job
+from speechstudio.engine.worker import Status
+
+__all__ = ["BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "datasets_dir", "recordings_dir",
+           "RunInfo", "list_runs", "DatasetProgress", "BuildDatasetJob", "FineTuneJob", "SaveCloneJob",
+           "ExportJob", "run_with_progress"]
+
+#: Licenses of the base voice families, as their model cards give them.
+#: MMS-TTS: CC BY-NC 4.0 (https://huggingface.co/facebook/mms-tts-eng model card);
+#: kakao-enterprise vits-ljs / vits-vctk: MIT (their model cards).
+_HF_LICENSES = {"facebook/mms-tts": "CC BY-NC 4.0 (non-commercial use only)",
+                "kakao-enterprise/vits": "MIT"}
+
+
+# ----------------------------------------------------------------------------- folders
+def finetune_dir() -> Path:
+    """``<data dir>/finetune`` (``SPEECHSTUDIO_HOME`` or the platform's data folder; not created)."""
+    from speechstudio.tts.voices import data_dir
+
+    return data_dir() / "finetune"
+
+
+def runs_dir() -> Path:
+    """``<data dir>/finetune/runs``: one folder per run, named after the new voice."""
+    return finetune_dir() / "runs"
+
+
+def datasets_dir() -> Path:
+    """``<data dir>/finetune/datasets``: prepared datasets (``manifest.json`` + ``clips/``)."""
+    return finetune_dir() / "datasets"
+
+
+def recordings_dir() -> Path:
+    """``<data dir>/finetune/recordings``: takes recorded in the wizard (LJSpeech layout)."""
+    return finetune_dir() / "recordings"
+
+
+# ----------------------------------------------------------------------------- base voice
+@dataclass(frozen=True)
+class BaseVoiceInfo:
+    """What the wizard says about a base voice: ``sample_rate`` (Hz; 0 when unknown),
+    ``lacks`` (training-only parts missing from it, which the trainer starts fresh), ``license``
+    (inherited by the clone) and ``note`` (one paragraph for the user)."""
+
+    name: str
+    kind: str
+    sample_rate: int
+    lacks: tuple[str, ...]
+    license: str
+    note: str
+
+
+def _license_of(ref) -> str:
+    try:
+        from speechstudio.finetune.clone_store import base_license
+
+        return str(base_license(ref))
+    except ImportError:
+        pass
+    hf_id = (ref.hf_id or ref.name or "").lower()
+    for prefix, lic in _HF_LICENSES.items():
+        if hf_id.startswith(prefix):
+            return lic
+    return "see the base voice's model card" if ref.kind == "transformers" else "see the voice's MODEL_CARD"
+
+
+def _sample_rate_of(ref) -> int:
+    try:
+        if ref.kind == "piper":
+            from speechstudio.tts.piper_import import read_piper_config
+
+            return int(read_piper_config(ref.location).sample_rate)
+        cfg = Path(ref.location) / "config.json"
+        return int(json.loads(cfg.read_text(encoding="utf-8")).get("sampling_rate", 0))
+    except Exception:  # noqa: BLE001 - unreadable voice: shown as unknown, the trainer says why
+        return 0
+
+
+def describe_base(ref) -> BaseVoiceInfo:
+    """Describe a :class:`~speechstudio.tts.voices.VoiceRef` as a fine-tuning base (reads only
+    small config files; no model is loaded).
+
+    A Piper voice is a VITS generator exported for inference: its posterior encoder and the
+    discriminator are not in the ``.onnx`` (VITS, Kim et al. 2021, sec. 2: both are training-only),
+    so the trainer starts them fresh, with a warm-up stage that fits the posterior encoder to the
+    frozen decoder before the GAN stage. A transformers ``VitsModel`` checkpoint keeps the
+    posterior encoder but has no discriminator (as in ylacombe/finetune-hf-vits)."""
+    if ref.kind == "piper":
+        lacks = ("posterior encoder", "discriminator")
+        note = ("A Piper voice holds only what speaking needs: the posterior encoder and the discriminator "
+                "start fresh. A warm-up stage first fits the posterior encoder to the voice, then the whole "
+                "voice is fine-tuned.")
+    else:
+        lacks = ("discriminator",)
+        note = "The discriminator starts fresh; the rest of the voice is fine-tuned from the checkpoint."
+    lic = _license_of(ref)
+    note += f" The new voice inherits the base voice's license: {lic}."
+    if "nc" in lic.lower().replace("-", " ").split() or "non-commercial" in lic.lower():
+        note += " Do not use the clone commercially."
+    return BaseVoiceInfo(ref.name, ref.kind, _sample_rate_of(ref), lacks, lic, note)
+
+
+# ----------------------------------------------------------------------------- runs
+@dataclass(frozen=True)
+class RunInfo:
+    """A run folder: ``name``, ``path``, and whether it holds a checkpoint to resume from."""
+
+    name: str
+    path: Path
+    resumable: bool
+
+
+def list_runs() -> list[RunInfo]:
+    """Run folders under :func:`runs_dir`, newest first (empty when there are none)."""
+    root = runs_dir()
+    if not root.is_dir():
+        return []
+    out = []
+    for d in sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                    key=lambda p: p.stat().st_mtime, reverse=True):
+        ckpts = [p for p in d.rglob("*") if p.suffix in (".pt", ".safetensors", ".ckpt")]
+        out.append(RunInfo(d.name, d, bool(ckpts)))
+    return out
+
+
+# ----------------------------------------------------------------------------- helpers
+class _Cancelled(Exception):
+    pass
+
+
+def run_with_progress(fn: Callable, cancel: threading.Event, poll_s: float = 0.1) -> Iterator[object]:
+    """Run ``fn(report)`` in a helper thread and yield what it passes to ``report(item)`` as it
+    goes; the generator's return value (``StopIteration.value``) is ``fn``'s result. Exceptions
+    of ``fn`` are re-raised here. When ``cancel`` is set, the next ``report`` call raises inside
+    ``fn`` (so it stops at its next progress point) and the generator returns ``None``."""
+    q: queue.Queue = queue.Queue()
+    box: dict = {}
+
+    def report(item) -> None:
+        if cancel.is_set():
+            raise _Cancelled
+        q.put(("item", item))
+
+    def target() -> None:
+        try:
+            box["result"] = fn(report)
+        except _Cancelled:
+            box["cancelled"] = True
+        except BaseException as e:  # noqa: BLE001 - handed to the job's thread
+            box["error"] = e
+        q.put(("end", None))
+
+    t = threading.Thread(target=target, name="speechstudio-job-helper", daemon=True)
+    t.start()
+    while True:
+        try:
+            kind, item = q.get(timeout=poll_s)
+        except queue.Empty:
+            continue
+        if kind == "end":
+            break
+        yield item
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
+
+
+# ----------------------------------------------------------------------------- dataset
+@dataclass(frozen=True)
+class DatasetProgress:
+    """``done`` of ``total`` inputs handled; ``message`` names the current one."""
+
+    done: int
+    total: int
+    message: str
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 0.0
+
+
+_TRANSCRIBERS: dict = {}  # one Whisper transcriber, reused by the next check (worker thread only)
+
+
+class BuildDatasetJob(Job):
+    """Build + check a dataset with ``speechstudio.finetune.dataset.build_dataset``.
+
+    ``source``: an LJSpeech folder, a folder of ``wav`` + ``txt`` pairs, or long recording(s);
+    ``out_dir``: the prepared dataset folder (``manifest.json`` + ``clips/``); ``sample_rate``:
+    the base voice's rate in Hz. ``asr``: cross-check the texts (and cut long recordings) with
+    Whisper (``asr_model``: a model name or folder; ``None`` = tiny.en for English) — off when
+    ``False``. Yields :class:`Status` and :class:`DatasetProgress`; ``result``: the
+    ``Manifest`` (also saved in ``out_dir``). Cancel stops at the next clip.
+    """
+
+    def __init__(self, source: Path, out_dir: Path, sample_rate: int, *, language: str = "en", asr: bool = True,
+                 asr_model: str | None = None, device: str = "auto", **options) -> None:
+        super().__init__()
+        self.source, self.out_dir, self.sample_rate = Path(source), Path(out_dir), int(sample_rate)
+        self.language, self.asr, self.asr_model, self.device = language, asr, asr_model, device
+        self.options = options
+
+    def describe(self) -> str:
+        return f"check dataset {self.source.name}"
+
+    def _transcribe(self):
+        """A ``transcribe(audio16k) -> text`` on Whisper (``check.whisper_transcriber``), kept
+        between checks (building it loads the model, ~1 s)."""
+        from speechstudio.finetune.check import whisper_transcriber
+
+        key = (self.asr_model, self.language, self.device)
+        if key not in _TRANSCRIBERS:
+            device = "cpu" if self.device == "auto" else self.device
+            _TRANSCRIBERS.clear()
+            _TRANSCRIBERS[key] = whisper_transcriber(self.asr_model, self.language, device=device)
+        return _TRANSCRIBERS[key]
+
+    def run(self, models) -> Iterator[object]:
+        from speechstudio.finetune.dataset import build_dataset
+
+        transcribe = None
+        if self.asr:
+            yield Status("loading the speech recogniser for the text cross-check ...")
+            transcribe = self._transcribe()
+        yield Status(f"checking {self.source} ...")
+
+        def work(report):
+            def progress(done, total, message=""):
+                report(DatasetProgress(int(done), int(total), str(message)))
+
+            return build_dataset(self.source, self.out_dir, self.sample_rate, language=self.language,
+                                 transcribe=transcribe, progress=progress, **self.options)
+
+        self.result = yield from run_with_progress(work, self.cancel)
+
+
+# ----------------------------------------------------------------------------- training
+class FineTuneJob(Job):
+    """Fine-tune a VITS voice: ``speechstudio.finetune.vits.trainer.train_voice`` in the worker.
+
+    Yields the trainer's events as they come (``StageEvent``, ``StepEvent``, ``EvalEvent``,
+    ``SampleEvent``, ``CheckpointEvent``, ``DoneEvent``); ``result``: the ``DoneEvent`` (or
+    ``None`` if the trainer ended without one). :meth:`pause`, :meth:`resume_training` and
+    :meth:`stop` may be called from any thread: stop makes the trainer save a checkpoint and
+    end with ``DoneEvent(reason="stopped")``; the engine's cancel does the same.
+    """
+
+    def __init__(self, run_dir: Path, dataset_dir: Path, base, config, resume: bool = False) -> None:
+        super().__init__()
+        from speechstudio.finetune.vits.trainer import TrainControl
+
+        self.run_dir, self.dataset_dir, self.base, self.config = Path(run_dir), Path(dataset_dir), base, config
+        self.resume = resume
+        self.control = TrainControl()
+
+    def describe(self) -> str:
+        return f"fine-tune {self.run_dir.name}"
+
+    def pause(self) -> None:
+        self.control.pause.set()
+
+    def resume_training(self) -> None:
+        self.control.pause.clear()
+
+    def stop(self) -> None:
+        self.control.stop.set()
+        self.control.pause.clear()
+
+    @property
+    def paused(self) -> bool:
+        return self.control.pause.is_set()
+
+    def run(self, models) -> Iterator[object]:
+        from speechstudio.finetune.vits.trainer import train_voice
+
+        watcher = threading.Thread(target=self._watch_cancel, daemon=True)
+        watcher.start()
+        try:
+            for ev in train_voice(self.run_dir, self.dataset_dir, self.base, self.config, resume=self.resume,
+                                  control=self.control):
+                if type(ev).__name__ == "DoneEvent":
+                    self.result = ev
+                yield ev
+        finally:
+            self._finished = True
+
+    _finished = False
+
+    def _watch_cancel(self) -> None:
+        # the engine's cancel (window closing, Esc) ends training the same way Stop does
+        while not self._finished:
+            if self.cancel.wait(0.2):
+                self.stop()
+                return
+
+
+# ----------------------------------------------------------------------------- save / export
+class SaveCloneJob(Job):
+    """Save a run's best (or latest) checkpoint as voice ``name`` in the voice store
+    (``speechstudio.finetune.clone_store.save_clone``); ``result``: its ``VoiceRef``."""
+
+    def __init__(self, run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False) -> None:
+        super().__init__()
+        self.run_dir, self.name, self.base, self.which, self.overwrite = Path(run_dir), name, base, which, overwrite
+
+    def describe(self) -> str:
+        return f"save voice {self.name}"
+
+    def run(self, models) -> Iterator[object]:
+        from speechstudio.finetune.clone_store import save_clone
+
+        yield Status(f"saving the {self.which} checkpoint as voice {self.name} ...")
+        self.result = save_clone(self.run_dir, self.name, base=self.base, which=self.which, overwrite=self.overwrite)
+
+
+class ExportJob(Job):
+    """Export a stored voice as a Piper voice: ``out_dir/NAME.onnx`` + ``NAME.onnx.json``
+    (``speechstudio.finetune.export.export_piper_onnx``); ``result``: the ``.onnx`` path."""
+
+    def __init__(self, voice: str, out_dir: Path, base=None) -> None:
+        super().__init__()
+        self.voice, self.out_dir, self.base = voice, Path(out_dir), base
+
+    def describe(self) -> str:
+        return f"export {self.voice}"
+
+    def run(self, models) -> Iterator[object]:
+        from speechstudio.finetune.export import export_piper_onnx
+
+        yield Status(f"exporting {self.voice} to {self.out_dir} ...")
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        out = self.out_dir / f"{self.voice}.onnx"
+        self.result = export_piper_onnx(self.voice, self.base, out) or out

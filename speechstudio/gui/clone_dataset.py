@@ -1,0 +1,418 @@
+"""Clone voice wizard, step 2: the dataset.
+
+Three sources (tabs): Record (prompts read aloud, :class:`~speechstudio.gui.clone_record.RecordPanel`),
+Import a folder (LJSpeech ``metadata.csv`` + ``wavs/``, or ``.wav`` + ``.txt`` pairs), Long
+recording(s) cut into sentences by Whisper's word times. "Check" builds the prepared dataset
+(``speechstudio.finetune.dataset.build_dataset``: trim, loudness, resample to the base voice's
+rate, ASR cross-check) on the compute engine, then shows the report (minutes, a clip-length
+histogram, flags, problems) and a table of the clips where texts can be fixed, clips dropped
+or played. Edits are saved to ``manifest.json`` at once (atomically).
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QPlainTextEdit, QProgressBar, QPushButton, QSplitter, QTableWidget,
+                               QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+
+from speechstudio.engine.worker import Status
+from speechstudio.gui.clone_record import RecordPanel
+
+CLIP_COLS = ("ID", "Seconds", "Text", "Flags", "CER", "Heard (speech recognition)")
+COL_TEXT = 2
+
+
+def histogram_bars(rep) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(x0, x1, counts)`` of the report's clip-length histogram; the open last bin
+    (``high = inf``) is drawn as wide as the one before it."""
+    lo = np.array([b[0] for b in rep.histogram], dtype=float)
+    hi = np.array([b[1] for b in rep.histogram], dtype=float)
+    counts = np.array([b[2] for b in rep.histogram], dtype=float)
+    if len(hi) > 1 and not np.isfinite(hi[-1]):
+        hi[-1] = lo[-1] + (hi[-2] - lo[-2])
+    return lo, hi, counts
+
+
+class DatasetStep(QWidget):
+    """Signals: ``changed()`` when the manifest (and so the wizard's Next) changes."""
+
+    changed = Signal()
+
+    def __init__(self, wizard) -> None:
+        super().__init__()
+        self.wiz = wizard
+        self.job_id: int | None = None
+        self.manifest = None
+        self._filling = False
+        self._plot = None
+        self._build()
+        wizard.compute.job_progress.connect(self._on_progress)
+        wizard.compute.job_finished.connect(self._on_finished)
+
+    # ------------------------------------------------------------------ layout
+    def _build(self) -> None:
+        lay = QVBoxLayout(self)
+        self.tabs = QTabWidget()
+        self.tabs.setAccessibleName("Dataset source")
+        from speechstudio.engine.finetune_jobs import recordings_dir
+
+        self.recorder = RecordPanel(self.wiz.audio, lambda name: recordings_dir() / self.wiz.voice_name())
+        self.recorder.status_message.connect(self.wiz.status_message)
+        self.tabs.addTab(self.recorder, "Record &prompts")
+        imp = QWidget()
+        il = QVBoxLayout(imp)
+        il.addWidget(QLabel("A folder in LJSpeech layout (metadata.csv with ID|text lines + wavs/ID.wav), "
+                            "or .wav files each with a .txt of the same name holding its text."))
+        self.folder_edit, row = self._path_row("Dataset folder", "&Browse…", self._browse_folder)
+        il.addLayout(row)
+        il.addStretch(1)
+        self.tabs.addTab(imp, "&Import folder")
+        long_ = QWidget()
+        ll = QVBoxLayout(long_)
+        ll.addWidget(QLabel("One long recording (or a folder of them): speech recognition writes the text and "
+                            "its word times cut it into sentence clips. Check the texts afterwards."))
+        self.long_edit, row = self._path_row("Long recording file or folder", "Choose &file…", self._browse_long)
+        folder_btn = QPushButton("Choose f&older…")
+        folder_btn.setAccessibleName("Choose a folder of long recordings")
+        folder_btn.clicked.connect(self._browse_long_folder)
+        row.addWidget(folder_btn)
+        ll.addLayout(row)
+        ll.addStretch(1)
+        self.tabs.addTab(long_, "&Long recordings")
+        lay.addWidget(self.tabs, 2)
+
+        row = QHBoxLayout()
+        self.asr_check = QCheckBox("Cross-check the texts with speech recognition (Whisper)")
+        self.asr_check.setAccessibleName("Cross-check texts with speech recognition")
+        self.asr_check.setChecked(True)
+        row.addWidget(self.asr_check)
+        row.addStretch(1)
+        self.check_btn = QPushButton("&Check dataset")
+        self.check_btn.setAccessibleName("Check dataset")
+        self.check_btn.setToolTip("Trim, level and resample the clips, check their texts, show the report")
+        self.check_btn.clicked.connect(self.check)
+        self.cancel_btn = QPushButton("Cancel check")
+        self.cancel_btn.setAccessibleName("Cancel check")
+        self.cancel_btn.clicked.connect(self.cancel)
+        self.cancel_btn.setEnabled(False)
+        row.addWidget(self.check_btn)
+        row.addWidget(self.cancel_btn)
+        lay.addLayout(row)
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Dataset check progress")
+        self.progress.setVisible(False)
+        lay.addWidget(self.progress)
+        self.info = QLabel("")
+        self.info.setAccessibleName("Dataset status")
+        self.info.setWordWrap(True)
+        lay.addWidget(self.info)
+        self.warning = QLabel("")
+        self.warning.setAccessibleName("Dataset warning")
+        self.warning.setWordWrap(True)
+        self.warning.setStyleSheet("QLabel { color: #b45309; font-weight: bold; }")
+        self.warning.setVisible(False)
+        lay.addWidget(self.warning)
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        self.report_text = QPlainTextEdit()
+        self.report_text.setReadOnly(True)
+        self.report_text.setAccessibleName("Dataset report")
+        ll.addWidget(self.report_text, 1)
+        self.hist_box = QVBoxLayout()
+        ll.addLayout(self.hist_box)
+        split.addWidget(left)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        self.table = QTableWidget(0, len(CLIP_COLS))
+        self.table.setAccessibleName("Clips")
+        self.table.setHorizontalHeaderLabels(CLIP_COLS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                   | QAbstractItemView.EditTrigger.EditKeyPressed
+                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.table.horizontalHeader().setSectionResizeMode(COL_TEXT, QHeaderView.ResizeMode.Stretch)
+        self.table.itemChanged.connect(self._item_changed)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        rl.addWidget(self.table, 1)
+        brow = QHBoxLayout()
+        self.play_btn = QPushButton("Pla&y clip")
+        self.play_btn.setAccessibleName("Play clip")
+        self.play_btn.clicked.connect(self.play_selected)
+        self.drop_btn = QPushButton("&Drop clip")
+        self.drop_btn.setAccessibleName("Drop or keep clip")
+        self.drop_btn.setToolTip("Leave the selected clip out of training (press again to keep it)")
+        self.drop_btn.clicked.connect(self.toggle_drop_selected)
+        brow.addWidget(self.play_btn)
+        brow.addWidget(self.drop_btn)
+        brow.addWidget(QLabel("Double-click a text (or F2) to fix it."))
+        brow.addStretch(1)
+        rl.addLayout(brow)
+        split.addWidget(right)
+        split.setStretchFactor(1, 2)
+        lay.addWidget(split, 3)
+        self._update_buttons()
+
+    def _path_row(self, name: str, button: str, slot) -> tuple[QLineEdit, QHBoxLayout]:
+        edit = QLineEdit()
+        edit.setAccessibleName(name)
+        btn = QPushButton(button)
+        btn.setAccessibleName(f"Browse for {name.lower()}")
+        btn.clicked.connect(slot)
+        row = QHBoxLayout()
+        row.addWidget(edit, 1)
+        row.addWidget(btn)
+        return edit, row
+
+    def _browse_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Dataset folder", self.folder_edit.text())
+        if path:
+            self.folder_edit.setText(path)
+
+    def _browse_long(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Long recording", self.long_edit.text(),
+                                              "Audio (*.wav *.flac *.mp3 *.ogg *.m4a *.opus);;All files (*)")
+        if path:
+            self.long_edit.setText(path)
+
+    def _browse_long_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Folder of long recordings", self.long_edit.text())
+        if path:
+            self.long_edit.setText(path)
+
+    # ------------------------------------------------------------------ check
+    def source(self) -> Path | None:
+        """The input of the current tab (recordings folder, imported folder or long recording)."""
+        tab = self.tabs.currentIndex()
+        if tab == 0:
+            return self.recorder.folder
+        text = (self.folder_edit if tab == 1 else self.long_edit).text().strip()
+        return Path(text).expanduser() if text else None
+
+    def check(self) -> int | None:
+        """Build and check the dataset from the current tab's source on the compute engine."""
+        from speechstudio.engine.finetune_jobs import BuildDatasetJob, datasets_dir
+
+        src = self.source()
+        if src is None or not src.exists():
+            self.info.setText("Choose what to check first: record some takes, or pick a folder / file."
+                              if src is None else f"{src}: not found")
+            return None
+        rate = self.wiz.sample_rate()
+        if not rate:
+            self.info.setText("Choose a base voice first (step 1): the clips are made at its sample rate.")
+            return None
+        self.cancel()
+        out = datasets_dir() / self.wiz.voice_name()
+        job = BuildDatasetJob(src, out, rate, asr=self.asr_check.isChecked(), language=self.wiz.language())
+        self.job_id = self.wiz.compute.submit(job)
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(True)
+        self.check_btn.setEnabled(False)
+        self.cancel_btn.setEnabled(True)
+        self.info.setText(f"checking {src} …")
+        return self.job_id
+
+    def cancel(self) -> None:
+        if self.job_id is not None:
+            self.wiz.compute.cancel(self.job_id)
+
+    def _on_progress(self, job_id: int, payload) -> None:
+        if job_id != self.job_id:
+            return
+        if isinstance(payload, Status):
+            self.info.setText(str(payload))
+        elif hasattr(payload, "done") and hasattr(payload, "total"):
+            if payload.total:
+                self.progress.setRange(0, payload.total)
+                self.progress.setValue(payload.done)
+            self.info.setText(f"{payload.done}/{payload.total} {payload.message}")
+
+    def _on_finished(self, job_id: int, status: str, result) -> None:
+        if job_id != self.job_id:
+            return
+        self.job_id = None
+        self.progress.setVisible(False)
+        self.check_btn.setEnabled(True)
+        self.cancel_btn.setEnabled(False)
+        if status == "failed":
+            self.info.setText(f"check failed: {result}")
+            self.wiz.status_message.emit(f"dataset check failed: {result}")
+        elif status == "cancelled" or result is None:
+            self.info.setText("check cancelled")
+        else:
+            from speechstudio.engine.finetune_jobs import datasets_dir
+
+            self.set_manifest(result, datasets_dir() / self.wiz.voice_name())
+            self.wiz.status_message.emit(f"dataset ready: {len(result.usable())} clips, "
+                                         f"{result.total_s / 60:.1f} minutes")
+
+    # ------------------------------------------------------------------ report + table
+    def set_manifest(self, manifest, folder: Path) -> None:
+        """Show a prepared dataset (``Manifest`` saved in ``folder``) and make it the wizard's."""
+        self.manifest = manifest
+        self.wiz.dataset_dir = Path(folder)
+        self._show_report()
+        self._fill_table()
+        self.changed.emit()
+
+    def _show_report(self) -> None:
+        from speechstudio.finetune.report import MIN_USABLE_MINUTES, format_report, report
+
+        m = self.manifest
+        rep = report(m)
+        self.report = rep
+        self.report_text.setPlainText(format_report(rep))
+        self.info.setText(f"{rep.usable_clips} usable clips of {len(m.clips)}, {rep.usable_minutes:.1f} minutes; "
+                          f"{len(rep.problems)} input{'s' if len(rep.problems) != 1 else ''} refused")
+        short = rep.usable_minutes < MIN_USABLE_MINUTES
+        self.warning.setText(f"Only {rep.usable_minutes:.1f} minutes of usable speech: under {MIN_USABLE_MINUTES:.0f} "
+                             "minutes the clone will sound rough (15–30 minutes is better). Record or import more "
+                             "if you can." if short else "")
+        self.warning.setVisible(short)
+        self._draw_histogram(rep)
+
+    def _draw_histogram(self, rep) -> None:
+        x0, x1, counts = histogram_bars(rep)
+        if self._plot is None:  # pyqtgraph is slow to import: only once a report is shown
+            import pyqtgraph as pg
+
+            self._plot = pg.PlotWidget()
+            self._plot.setAccessibleName("Clip length histogram")
+            self._plot.setMenuEnabled(False)
+            self._plot.setMouseEnabled(False, False)
+            self._plot.hideButtons()
+            self._plot.setLabel("bottom", "clip length (s)")
+            self._plot.setLabel("left", "clips")
+            self._plot.setMinimumHeight(140)
+            self._bars = pg.BarGraphItem(x0=x0, x1=x1, height=counts, brush="#3b82f6")
+            self._plot.addItem(self._bars)
+            self.hist_box.addWidget(self._plot)
+        else:
+            self._bars.setOpts(x0=x0, x1=x1, height=counts)
+        self._plot.setToolTip("\n".join(f"{lo:g}-{hi:g} s: {n}" for lo, hi, n in rep.histogram if n))
+
+    def _fill_table(self) -> None:
+        self._filling = True
+        clips = self.manifest.clips
+        self.table.setRowCount(len(clips))
+        for r, c in enumerate(clips):
+            cells = (c.id, f"{c.duration_s:.2f}", c.text, ", ".join(c.flags) + (" [dropped]" if c.dropped else ""),
+                     "" if c.cer is None else f"{c.cer:.2f}", c.asr_text or "")
+            for col, v in enumerate(cells):
+                item = QTableWidgetItem(v)
+                if col != COL_TEXT:
+                    item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                if c.dropped:
+                    f = item.font()
+                    f.setStrikeOut(True)
+                    item.setFont(f)
+                if c.flags and col == 3:
+                    item.setToolTip("\n".join(self._flag_help(x) for x in c.flags))
+                self.table.setItem(r, col, item)
+        self.table.resizeColumnsToContents()
+        self.table.horizontalHeader().setSectionResizeMode(COL_TEXT, QHeaderView.ResizeMode.Stretch)
+        self._filling = False
+        self._update_buttons()
+
+    @staticmethod
+    def _flag_help(flag: str) -> str:
+        from speechstudio.finetune.manifest import FLAGS
+
+        return f"{flag}: {FLAGS.get(flag, '')}"
+
+    def _save(self) -> None:
+        self.manifest.save(self.wiz.dataset_dir)
+        self.changed.emit()
+
+    def _item_changed(self, item: QTableWidgetItem) -> None:
+        if self._filling or self.manifest is None or item.column() != COL_TEXT:
+            return
+        self.set_text(item.row(), item.text())
+
+    def set_text(self, row: int, text: str) -> None:
+        """Fix the text of clip ``row`` and save the manifest."""
+        clip = self.manifest.clips[row]
+        text = " ".join(text.split())
+        if not text or text == clip.text:
+            return
+        self.manifest = self.manifest.with_clip(dataclasses.replace(clip, text=text))
+        self._save()
+        self.info.setText(f"{clip.id}: text changed")
+
+    def toggle_drop(self, row: int) -> None:
+        """Drop clip ``row`` from training (or keep it again) and save the manifest."""
+        clip = self.manifest.clips[row]
+        self.manifest = self.manifest.with_clip(dataclasses.replace(clip, dropped=not clip.dropped))
+        self._save()
+        self._fill_table()
+        self.table.selectRow(row)
+        self._show_report()
+
+    def toggle_drop_selected(self) -> None:
+        row = self.table.currentRow()
+        if self.manifest is not None and row >= 0:
+            self.toggle_drop(row)
+
+    def play_selected(self) -> None:
+        row = self.table.currentRow()
+        if self.manifest is None or row < 0:
+            return
+        import soundfile as sf
+
+        path = self.manifest.path_of(self.manifest.clips[row], self.wiz.dataset_dir)
+        try:
+            audio, rate = sf.read(str(path), dtype="float32")
+            self.wiz.audio.play(audio, rate)
+        except Exception as e:  # missing file, no audio device
+            self.wiz.status_message.emit(f"cannot play {path.name}: {e}")
+
+    def _update_buttons(self) -> None:
+        row = self.table.currentRow()
+        have = self.manifest is not None and 0 <= row < len(self.manifest.clips)
+        self.play_btn.setEnabled(have and self.wiz.audio.available)
+        self.drop_btn.setEnabled(have)
+        if have:
+            self.drop_btn.setText("Un&drop clip" if self.manifest.clips[row].dropped else "&Drop clip")
+
+    # ------------------------------------------------------------------ wizard
+    def ready(self) -> tuple[bool, str]:
+        if self.job_id is not None:
+            return False, "the dataset check is running"
+        if self.manifest is None:
+            return False, "check a dataset first"
+        if not self.manifest.usable():
+            return False, "no usable clips: fix or keep some clips, or add recordings"
+        return True, ""
+
+    def entered(self) -> None:
+        if self.recorder.name_edit.text().strip() and not self.recorder.script:
+            self.recorder.load_session()
+        if self.manifest is None:
+            self.load_existing()
+
+    def load_existing(self) -> bool:
+        """Show the prepared dataset of this voice name if one was checked before."""
+        from speechstudio.engine.finetune_jobs import datasets_dir
+        from speechstudio.finetune.manifest import MANIFEST_NAME, Manifest
+
+        folder = datasets_dir() / self.wiz.voice_name()
+        if not (folder / MANIFEST_NAME).is_file():
+            return False
+        try:
+            self.set_manifest(Manifest.load(folder), folder)
+        except Exception as e:  # DatasetError
+            self.info.setText(str(e))
+            return False
+        return True
+
+    def shutdown(self) -> None:
+        self.recorder.shutdown()

@@ -1,0 +1,274 @@
+"""Clone voice wizard, dataset step, "Record" tab: read the prompts aloud one at a time.
+
+The first prompt is the consent sentence with the speaker's name; then the bundled script
+(``speechstudio.finetune.prompts``). Each take is recorded at the microphone's native rate (no
+resampling here: the dataset check resamples to the base voice's rate) and written at once with
+``speechstudio.finetune.recording.save_take`` into ``<data dir>/finetune/recordings/NAME``, an
+LJSpeech folder, so closing the app loses nothing and the session resumes at the first prompt
+not yet recorded. Keyboard: Alt+R record, Alt+S stop, Alt+A play, Alt+Left / Alt+Right previous / next prompt.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout,
+                               QWidget)
+
+#: Level meter range (dBFS); -60 dBFS is shown as an empty bar.
+METER_FLOOR_DB = -60
+
+
+class RecordPanel(QWidget):
+    """Signals: ``takes_changed(int)`` (number of prompt takes, consent not counted),
+    ``status_message(str)``."""
+
+    takes_changed = Signal(int)
+    status_message = Signal(str)
+
+    def __init__(self, audio, folder_for) -> None:
+        """``audio``: the window's AudioHub; ``folder_for(speaker_name) -> Path``: where takes go."""
+        super().__init__()
+        self.audio = audio
+        self.folder_for = folder_for
+        self.index = 0
+        self.script: list[str] = []
+        self.takes: dict[int, str] = {}
+        self.recorder = None
+        self.take_audio: np.ndarray | None = None
+        self.take_rate = 0
+        self._peak = 0.0
+        self._build()
+        self._timer = QTimer(self)
+        self._timer.setInterval(50)
+        self._timer.timeout.connect(self._tick)
+        self._update()
+
+    # ------------------------------------------------------------------ layout
+    def _build(self) -> None:
+        lay = QVBoxLayout(self)
+        form = QFormLayout()
+        self.name_edit = QLineEdit()
+        self.name_edit.setAccessibleName("Your name")
+        self.name_edit.setPlaceholderText("the speaker's name, said in the consent sentence")
+        self.name_edit.editingFinished.connect(self.load_session)
+        form.addRow("Your na&me", self.name_edit)
+        lay.addLayout(form)
+        self.position = QLabel("Enter your name to start.")
+        self.position.setAccessibleName("Prompt number")
+        lay.addWidget(self.position)
+        self.prompt = QLabel("")
+        self.prompt.setAccessibleName("Prompt to read")
+        self.prompt.setWordWrap(True)
+        self.prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.prompt.setStyleSheet("QLabel { font-size: 16pt; padding: 10px; }")
+        self.prompt.setMinimumHeight(80)
+        lay.addWidget(self.prompt)
+        meter_row = QHBoxLayout()
+        self.meter = QProgressBar()
+        self.meter.setAccessibleName("Recording level")
+        self.meter.setRange(METER_FLOOR_DB, 0)
+        self.meter.setValue(METER_FLOOR_DB)
+        self.meter.setFormat("— dBFS")
+        meter_row.addWidget(self.meter, 1)
+        self.clip_warning = QLabel("")
+        self.clip_warning.setAccessibleName("Clipping warning")
+        self.clip_warning.setStyleSheet("QLabel { color: #dc2626; font-weight: bold; }")
+        meter_row.addWidget(self.clip_warning)
+        lay.addLayout(meter_row)
+        row = QHBoxLayout()
+        self.prev_btn = self._button("◀ Pre&vious", "Previous prompt", "Alt+Left", self.previous)
+        self.rec_btn = self._button("&Record", "Record this prompt", "Alt+R", self.record)
+        self.stop_btn = self._button("&Stop", "Stop recording", "Alt+S", self.stop)
+        self.play_btn = self._button("Pl&ay take", "Play this take", "Alt+A", self.play)
+        self.next_btn = self._button("Ne&xt ▶", "Next prompt", "Alt+Right", self.next)
+        for b in (self.prev_btn, self.rec_btn, self.stop_btn, self.play_btn, self.next_btn):
+            row.addWidget(b)
+        row.addStretch(1)
+        self.count = QLabel("0 takes")
+        self.count.setAccessibleName("Takes recorded")
+        row.addWidget(self.count)
+        lay.addLayout(row)
+        self.note = QLabel("")
+        self.note.setAccessibleName("Recording status")
+        self.note.setWordWrap(True)
+        lay.addWidget(self.note)
+        lay.addStretch(1)
+        if not self.audio.available:
+            self.note.setText(f"Recording is off: {self.audio.reason}. Import a folder instead.")
+
+    def _button(self, text: str, name: str, key: str, slot) -> QPushButton:
+        b = QPushButton(text)
+        b.setAccessibleName(name)
+        b.setToolTip(f"{name} ({key})")
+        if not key.startswith("Alt+") or len(key) > 5:  # Alt+letter comes from the & mnemonic
+            b.setShortcut(QKeySequence(key))
+        b.clicked.connect(slot)
+        return b
+
+    # ------------------------------------------------------------------ session
+    @property
+    def folder(self) -> Path | None:
+        name = self.name_edit.text().strip()
+        return Path(self.folder_for(name)) if name else None
+
+    def load_session(self) -> None:
+        """(Re)load the script for the typed name and the takes already in its folder; go to
+        the first prompt without a take."""
+        from speechstudio.finetune.prompts import script
+        from speechstudio.finetune.recording import recorded_takes
+
+        name = self.name_edit.text().strip()
+        if not name:
+            self.script, self.takes = [], {}
+            self._update()
+            return
+        self.script = script(name)
+        self.takes = recorded_takes(self.folder) if self.folder.exists() else {}
+        todo = [i for i in range(len(self.script)) if i not in self.takes]
+        self.go(todo[0] if todo else 0)
+        self.takes_changed.emit(self.take_count)
+
+    @property
+    def take_count(self) -> int:
+        return sum(1 for i in self.takes if i > 0)
+
+    def go(self, index: int) -> None:
+        if self.recorder is not None:
+            self.stop()
+        if not self.script:
+            return
+        self.index = max(0, min(len(self.script) - 1, index))
+        self.take_audio = None
+        self.clip_warning.setText("")
+        self._update()
+
+    def next(self) -> None:
+        self.go(self.index + 1)
+
+    def previous(self) -> None:
+        self.go(self.index - 1)
+
+    # ------------------------------------------------------------------ record / play
+    def record(self) -> None:
+        """Start recording the current prompt (a re-take replaces the earlier one when stopped)."""
+        from speechstudio.audio.devices import Recorder
+
+        if not self.script:
+            self.load_session()
+            if not self.script:
+                self.note.setText("Type your name first: it goes into the consent sentence.")
+                return
+        if self.recorder is not None:
+            return
+        self.audio.stop()
+        try:
+            backend = self.audio.backend
+            rate = int(backend.default_samplerate(self.audio.input_device, "input"))
+            self.recorder = Recorder(backend, self.audio.input_device, rate, on_block=self._on_block)
+            self._peak = 0.0
+            self.recorder.start()
+        except Exception as e:  # AudioUnavailableError, device busy
+            self.recorder = None
+            self.note.setText(f"cannot record: {e}")
+            self.status_message.emit(f"cannot record: {e}")
+            return
+        self.clip_warning.setText("")
+        self.note.setText(f"recording at {rate} Hz… read the prompt, then Stop (S)")
+        self._timer.start()
+        self._update()
+
+    def _on_block(self, block: np.ndarray, _rate: int) -> None:  # audio thread
+        if len(block):
+            self._peak = max(self._peak, float(np.max(np.abs(block))))
+
+    def stop(self) -> None:
+        """Stop recording and save the take (``save_take``); shows its levels."""
+        from speechstudio.finetune.recording import save_take, take_levels
+
+        rec, self.recorder = self.recorder, None
+        self._timer.stop()
+        if rec is None:
+            self.audio.stop()
+            return
+        audio = rec.stop()
+        self.take_rate = rec.target_rate
+        self.meter.setValue(METER_FLOOR_DB)
+        self.meter.setFormat("— dBFS")
+        if len(audio) < self.take_rate * 0.3:
+            self.note.setText("take too short (under 0.3 s): not saved, record again")
+            self._update()
+            return
+        peak, rms, clipping = take_levels(audio)
+        try:
+            save_take(self.folder, self.index, self.script[self.index], audio, self.take_rate)
+        except Exception as e:  # UsageError, disk full
+            self.note.setText(f"take not saved: {e}")
+            self.status_message.emit(f"take not saved: {e}")
+            self._update()
+            return
+        self.take_audio = audio
+        self.takes[self.index] = self.script[self.index]
+        self.clip_warning.setText("Clipping! Lower the input gain and record again." if clipping else "")
+        quiet = " — very quiet, move closer to the microphone" if rms < -40 else ""
+        self.note.setText(f"saved take ({len(audio) / self.take_rate:.1f} s, peak {peak:.1f} dBFS, "
+                          f"RMS {rms:.1f} dBFS){quiet}")
+        self._update()
+        self.takes_changed.emit(self.take_count)
+
+    def _tick(self) -> None:
+        rec = self.recorder
+        if rec is None:
+            return
+        db = max(METER_FLOOR_DB, min(0, int(round(rec.level_dbfs))))
+        self.meter.setValue(db)
+        self.meter.setFormat(f"{rec.level_dbfs:.0f} dBFS  {rec.duration_s:.1f} s")
+        if self._peak >= 0.99:
+            self.clip_warning.setText("Clipping!")
+
+    def play(self) -> None:
+        """Play the current prompt's take (just recorded, or read back from its folder)."""
+        audio, rate = self.take_audio, self.take_rate
+        if audio is None and self.index in self.takes:
+            import soundfile as sf
+
+            from speechstudio.finetune.recording import CONSENT_AUDIO, take_id
+
+            path = (self.folder / CONSENT_AUDIO if self.index == 0
+                    else self.folder / "wavs" / f"{take_id(self.index)}.wav")
+            audio, rate = sf.read(str(path), dtype="float32")
+        if audio is None:
+            return
+        try:
+            self.audio.play(audio, rate)
+        except Exception as e:  # AudioUnavailableError
+            self.status_message.emit(f"cannot play: {e}")
+
+    # ------------------------------------------------------------------ state
+    def _update(self) -> None:
+        have_script = bool(self.script)
+        rec = self.recorder is not None
+        ok = self.audio.available
+        if have_script:
+            i = self.index
+            kind = "consent sentence" if i == 0 else f"prompt {i} of {len(self.script) - 1}"
+            done = " — recorded" if i in self.takes else ""
+            self.position.setText(f"{kind}{done}")
+            self.prompt.setText(self.script[i])
+        self.count.setText(f"{self.take_count} take{'s' if self.take_count != 1 else ''}"
+                           + (" + consent" if 0 in self.takes else ""))
+        self.rec_btn.setText("Re-&record" if have_script and self.index in self.takes else "&Record")
+        self.rec_btn.setEnabled(ok and not rec)
+        self.stop_btn.setEnabled(rec)
+        self.play_btn.setEnabled(ok and not rec and (self.take_audio is not None or self.index in self.takes))
+        self.prev_btn.setEnabled(have_script and not rec and self.index > 0)
+        self.next_btn.setEnabled(have_script and not rec and self.index < len(self.script) - 1)
+        self.name_edit.setEnabled(not rec)
+
+    def shutdown(self) -> None:
+        if self.recorder is not None:
+            self.recorder.stop()
+            self.recorder = None
+        self._timer.stop()

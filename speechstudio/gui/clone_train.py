@@ -1,0 +1,459 @@
+"""Clone voice wizard, step 3: fine-tune the base voice on the dataset.
+
+A preset (quick / standard / best, ``speechstudio.finetune.vits.presets``) fills steps and batch
+size and gives a time / memory estimate for the detected device; Start / Pause / Resume / Stop
+drive a :class:`~speechstudio.engine.finetune_jobs.FineTuneJob` on the wizard's own "train"
+engine, so the compute engine (Speak, Transcribe) stays free and the window responsive. Live:
+loss curves (pyqtgraph; drawn at most every 0.3 s), steps/s and ETA, the over-training warning,
+and the audio samples of each checkpoint with Play buttons. Resume continues the run folder
+``<data dir>/finetune/runs/NAME`` from its last checkpoint, also after the app was restarted.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
+                               QProgressBar, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from speechstudio.engine.worker import Status
+from speechstudio.gui.common import fmt_duration
+
+PRESETS = ("quick", "standard", "best")
+#: Colours of the loss curves, by loss name (other names get grey).
+CURVE_COLORS = {"mel": "#3b82f6", "kl": "#a855f7", "dur": "#22c55e", "gen": "#f97316", "disc": "#ef4444",
+                "fm": "#eab308", "val_mel": "#0f172a"}
+
+
+def _preset_defaults(name: str) -> tuple[int, int]:
+    """(steps, batch size) of a preset (read from ``finetune.vits.presets``; fallbacks while absent)."""
+    try:
+        from speechstudio.finetune.vits import presets
+
+        p = presets.PRESETS[name]
+        return int(p.steps), int(p.batch_size)
+    except (ImportError, AttributeError, KeyError):
+        return {"quick": (1000, 8), "standard": (5000, 16), "best": (20000, 16)}[name]
+
+
+def _estimate(preset: str, steps: int, batch_size: int, n_clips: int, total_s: float):
+    """Engine side: ``(device, Estimate or None, message)`` for the detected device."""
+    from speechstudio.finetune.vits import presets
+
+    device = presets.detect_device() if hasattr(presets, "detect_device") else _detect_device()
+    try:
+        est = presets.estimate(preset, device, n_clips, total_s, steps=steps, batch_size=batch_size)
+    except TypeError:  # an estimate without steps / batch overrides
+        est = presets.estimate(preset, device, n_clips, total_s)
+    return device, est
+
+
+def _detect_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class TrainStep(QWidget):
+    """Signals: ``changed()`` when training ends (Next may be enabled)."""
+
+    changed = Signal()
+
+    def __init__(self, wizard) -> None:
+        super().__init__()
+        self.wiz = wizard
+        self.engine = wizard.trainer
+        self.job = None
+        self.job_id: int | None = None
+        self._est_job: int | None = None
+        self.done = None
+        self.step = 0
+        self.total_steps = 0
+        self.best_step: int | None = None
+        self.best_val: float | None = None
+        self.history: dict[str, tuple[list[int], list[float]]] = {}
+        self.samples: list[tuple[int, Path]] = []
+        self._plot = self._val_plot = None
+        self._curves: dict = {}
+        self._dirty = False
+        self._build()
+        self.engine.job_progress.connect(self._on_progress)
+        self.engine.job_finished.connect(self._on_finished)
+        self._redraw = QTimer(self)
+        self._redraw.setInterval(300)
+        self._redraw.timeout.connect(self._draw)
+
+    # ------------------------------------------------------------------ layout
+    def _build(self) -> None:
+        lay = QVBoxLayout(self)
+        form = QFormLayout()
+        self.preset_box = QComboBox()
+        self.preset_box.setAccessibleName("Training preset")
+        self.preset_box.addItems(PRESETS)
+        self.preset_box.setCurrentText("standard")
+        self.preset_box.currentTextChanged.connect(self._preset_changed)
+        form.addRow("&Preset", self.preset_box)
+        self.steps_spin = QSpinBox()
+        self.steps_spin.setAccessibleName("Training steps")
+        self.steps_spin.setRange(1, 1_000_000)
+        self.batch_spin = QSpinBox()
+        self.batch_spin.setAccessibleName("Batch size")
+        self.batch_spin.setRange(1, 256)
+        row = QHBoxLayout()
+        row.addWidget(self.steps_spin)
+        row.addWidget(QLabel("batch size"))
+        row.addWidget(self.batch_spin)
+        row.addStretch(1)
+        form.addRow("Steps", row)
+        self.estimate = QLabel("")
+        self.estimate.setAccessibleName("Training estimate")
+        self.estimate.setWordWrap(True)
+        form.addRow("Estimate", self.estimate)
+        lay.addLayout(form)
+        brow = QHBoxLayout()
+        self.start_btn = self._button("S&tart", "Start training", "Start fine-tuning from the base voice", self.start)
+        self.pause_btn = self._button("P&ause", "Pause training", "Pause after the current step", self.pause)
+        self.resume_btn = self._button("&Resume", "Resume training",
+                                       "Resume a paused run, or continue the saved run from its last checkpoint",
+                                       self.resume)
+        self.stop_btn = self._button("St&op", "Stop training", "Stop and keep the checkpoints (Esc)", self.stop)
+        for b in (self.start_btn, self.pause_btn, self.resume_btn, self.stop_btn):
+            brow.addWidget(b)
+        self.state = QLabel("not started")
+        self.state.setAccessibleName("Training state")
+        self.state.setWordWrap(True)
+        brow.addWidget(self.state, 1)
+        lay.addLayout(brow)
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Training progress")
+        self.progress.setFormat("step %v / %m")
+        lay.addWidget(self.progress)
+        self.speed = QLabel("")
+        self.speed.setAccessibleName("Training speed and time left")
+        lay.addWidget(self.speed)
+        self.warning = QLabel("")
+        self.warning.setAccessibleName("Over-training warning")
+        self.warning.setWordWrap(True)
+        self.warning.setStyleSheet("QLabel { background: #fef3c7; color: #92400e; font-weight: bold; "
+                                   "font-size: 12pt; padding: 8px; border: 2px solid #f59e0b; }")
+        self.warning.setVisible(False)
+        lay.addWidget(self.warning)
+        self.plots = QHBoxLayout()
+        lay.addLayout(self.plots, 3)
+        lay.addWidget(QLabel("Samples of each checkpoint (a fixed sentence and your own):"))
+        self.sample_table = QTableWidget(0, 3)
+        self.sample_table.setAccessibleName("Checkpoint samples")
+        self.sample_table.setHorizontalHeaderLabels(("Step", "Sample", ""))
+        self.sample_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.sample_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.sample_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.sample_table.cellActivated.connect(lambda r, _c: self.play_sample(r))
+        lay.addWidget(self.sample_table, 2)
+        self._preset_changed(self.preset_box.currentText())
+        self._update()
+
+    @staticmethod
+    def _button(text: str, name: str, tip: str, slot) -> QPushButton:
+        b = QPushButton(text)
+        b.setAccessibleName(name)
+        b.setToolTip(tip)
+        b.clicked.connect(slot)
+        return b
+
+    def _ensure_plots(self) -> None:
+        if self._plot is not None:
+            return
+        import pyqtgraph as pg  # slow import: only when training is shown
+
+        self._plot = pg.PlotWidget(title="training losses")
+        self._plot.setAccessibleName("Training loss curves")
+        self._plot.addLegend(offset=(-10, 10))
+        self._plot.setLabel("bottom", "step")
+        self._val_plot = pg.PlotWidget(title="validation mel loss")
+        self._val_plot.setAccessibleName("Validation loss curve")
+        self._val_plot.setLabel("bottom", "step")
+        for p in (self._plot, self._val_plot):
+            p.setMenuEnabled(False)
+            p.setMinimumHeight(160)
+        self.plots.addWidget(self._plot, 2)
+        self.plots.addWidget(self._val_plot, 1)
+
+    # ------------------------------------------------------------------ preset / estimate
+    def _preset_changed(self, name: str) -> None:
+        steps, batch = _preset_defaults(name)
+        self.steps_spin.setValue(steps)
+        self.batch_spin.setValue(batch)
+        self.refresh_estimate()
+
+    def refresh_estimate(self) -> None:
+        """Ask the train engine for the preset's time / memory estimate on the detected device."""
+        from speechstudio.engine.jobs import CallJob
+
+        m = self.wiz.manifest()
+        if m is None or self.job_id is not None:
+            return
+        self.estimate.setText("estimating…")
+        self._est_job = self.engine.submit(CallJob(
+            _estimate, self.preset_box.currentText(), self.steps_spin.value(), self.batch_spin.value(),
+            len(m.usable()), m.total_s, description="training estimate"))
+
+    def _show_estimate(self, result) -> None:
+        device, est = result
+        mem = getattr(est, "peak_memory_bytes", None)
+        parts = [f"on {device}: about {fmt_duration(getattr(est, 'seconds', None))}"]
+        if mem:
+            parts.append(f"peak memory {mem / 2**30:.1f} GiB")
+        note = getattr(est, "note", "")
+        self.estimate.setText(", ".join(parts) + (f" — {note}" if note else ""))
+
+    # ------------------------------------------------------------------ actions
+    def run_dir(self) -> Path:
+        from speechstudio.engine.finetune_jobs import runs_dir
+
+        return runs_dir() / self.wiz.voice_name()
+
+    def resumable(self) -> bool:
+        """True when the run folder holds a checkpoint to continue from."""
+        d = self.run_dir() / "checkpoints"
+        return d.is_dir() and any(d.iterdir())
+
+    def _config(self):
+        from speechstudio.finetune.vits.trainer import TrainConfig
+
+        kw = {"steps": self.steps_spin.value(), "batch_size": self.batch_spin.value()}
+        try:
+            from speechstudio.finetune.vits import presets
+
+            if hasattr(presets, "config"):
+                return presets.config(self.preset_box.currentText(), **kw)
+        except ImportError:
+            pass
+        return TrainConfig(**kw)
+
+    def start(self, resume: bool = False) -> int | None:
+        """Start (or with ``resume`` continue) training on the train engine."""
+        from speechstudio.engine.finetune_jobs import FineTuneJob
+
+        if self.job_id is not None:
+            return self.job_id
+        if self.wiz.dataset_dir is None or self.wiz.base is None:
+            self.state.setText("choose a base voice and check a dataset first")
+            return None
+        if self._est_job is not None:
+            self.engine.cancel(self._est_job)
+        try:
+            self.job = FineTuneJob(self.run_dir(), self.wiz.dataset_dir, self.wiz.base.location, self._config(),
+                                   resume=resume)
+        except Exception as e:  # trainer not installed / bad config
+            self.state.setText(f"cannot start: {e}")
+            return None
+        self.wiz.remember_run()
+        self._reset_view(keep=resume)
+        self.done = None
+        self.job_id = self.engine.submit(self.job)
+        self.state.setText("resuming…" if resume else "starting…")
+        self._redraw.start()
+        self._update()
+        self.changed.emit()
+        return self.job_id
+
+    def pause(self) -> None:
+        if self.job is not None and self.job_id is not None:
+            self.job.pause()
+            self.state.setText(f"paused at step {self.step}")
+            self._update()
+
+    def resume(self) -> None:
+        """Unpause a paused run; with no run going, continue the saved run folder."""
+        if self.job is not None and self.job_id is not None:
+            self.job.resume_training()
+            self.state.setText("training")
+            self._update()
+        elif self.resumable():
+            self.start(resume=True)
+
+    def stop(self) -> None:
+        if self.job is not None and self.job_id is not None:
+            self.job.stop()
+            self.state.setText("stopping after this step (saving a checkpoint)…")
+            self._update()
+
+    # ------------------------------------------------------------------ events
+    def _reset_view(self, keep: bool) -> None:
+        if not keep:
+            self.history.clear()
+            self.samples.clear()
+            self.sample_table.setRowCount(0)
+            self.best_step = self.best_val = None
+            for c in self._curves.values():
+                c.setData([], [])
+        self.warning.setVisible(False)
+
+    def _on_progress(self, job_id: int, ev) -> None:
+        if job_id == self._est_job:
+            return
+        if job_id != self.job_id:
+            return
+        kind = type(ev).__name__
+        if isinstance(ev, Status):
+            self.state.setText(str(ev))
+        elif kind == "StageEvent":
+            self.state.setText(f"{ev.stage}: {ev.message}")
+        elif kind == "StepEvent":
+            self.step, self.total_steps = ev.step, ev.total_steps
+            self.progress.setRange(0, max(1, ev.total_steps))
+            self.progress.setValue(ev.step)
+            for k, v in ev.losses.items():
+                self._add_point(k, ev.step, v)
+            eta = fmt_duration(ev.eta_s) if ev.eta_s is not None else "?"
+            lr = getattr(ev, "lr", None)
+            self.speed.setText(f"step {ev.step}/{ev.total_steps}, {ev.steps_per_s:.2f} steps/s, {eta} left"
+                               + (f", learning rate {lr:.2e}" if lr else ""))
+            if self.job is not None and not self.job.paused and not self.job.control.stop.is_set():
+                self.state.setText("training")
+        elif kind == "EvalEvent":
+            self._add_point("val_mel", ev.step, ev.val_mel_loss)
+            if self.best_val is None or ev.val_mel_loss < self.best_val:
+                self.best_val, self.best_step = ev.val_mel_loss, ev.step
+            self._overtraining(ev)
+        elif kind == "SampleEvent":
+            for p in ev.paths:
+                self._add_sample(ev.step, Path(p))
+        elif kind == "CheckpointEvent":
+            if ev.kind == "best":
+                self.best_step = ev.step
+            self.wiz.status_message.emit(f"checkpoint ({ev.kind}) saved at step {ev.step}")
+        elif kind == "DoneEvent":
+            self.done = ev
+
+    def _overtraining(self, ev) -> None:
+        flag = getattr(ev, "overtraining", None)
+        if not flag:
+            self.warning.setVisible(False)
+            return
+        if isinstance(flag, str):
+            text = flag
+        else:
+            vals = self.history.get("val_mel", ([], []))[1]
+            rises = 0
+            for a, b in zip(vals[::-1][1:], vals[::-1]):
+                if b > a:
+                    rises += 1
+                else:
+                    break
+            text = (f"validation loss has risen for {rises or flag} evaluations: the best checkpoint so far is "
+                    f"step {self.best_step}; you can stop now")
+        self.warning.setText("⚠ " + text[0].upper() + text[1:])
+        self.warning.setVisible(True)
+        self.wiz.status_message.emit(text)
+
+    def _add_point(self, key: str, step: int, value: float) -> None:
+        steps, vals = self.history.setdefault(key, ([], []))
+        steps.append(int(step))
+        vals.append(float(value))
+        self._dirty = True
+
+    def _draw(self) -> None:
+        if not self._dirty:
+            return
+        self._ensure_plots()
+        import pyqtgraph as pg
+
+        for key, (steps, vals) in self.history.items():
+            curve = self._curves.get(key)
+            if curve is None:
+                plot = self._val_plot if key == "val_mel" else self._plot
+                pen = pg.mkPen(CURVE_COLORS.get(key, "#6b7280"), width=2 if key == "val_mel" else 1.5)
+                curve = plot.plot([], [], pen=pen, name=key, symbol="o" if key == "val_mel" else None,
+                                  symbolSize=5)
+                self._curves[key] = curve
+            curve.setData(steps, vals)
+        self._dirty = False
+
+    def _add_sample(self, step: int, path: Path) -> None:
+        self.samples.append((step, path))
+        r = self.sample_table.rowCount()
+        self.sample_table.insertRow(r)
+        self.sample_table.setItem(r, 0, QTableWidgetItem(str(step)))
+        item = QTableWidgetItem(path.stem.replace("_", " "))
+        item.setToolTip(str(path))
+        self.sample_table.setItem(r, 1, item)
+        btn = QPushButton("Play")
+        btn.setAccessibleName(f"Play sample {path.stem} of step {step}")
+        btn.clicked.connect(lambda _=False, row=r: self.play_sample(row))
+        self.sample_table.setCellWidget(r, 2, btn)
+        self.sample_table.scrollToBottom()
+
+    def play_sample(self, row: int) -> None:
+        if not 0 <= row < len(self.samples):
+            return
+        import soundfile as sf
+
+        path = self.samples[row][1]
+        try:
+            audio, rate = sf.read(str(path), dtype="float32")
+            self.wiz.audio.play(audio, rate)
+        except Exception as e:  # file gone, no audio device
+            self.wiz.status_message.emit(f"cannot play {path.name}: {e}")
+
+    def _on_finished(self, job_id: int, status: str, result) -> None:
+        if job_id == self._est_job:
+            self._est_job = None
+            if status == "done":
+                self._show_estimate(result)
+            else:
+                self.estimate.setText(f"no estimate: {result}")
+            return
+        if job_id != self.job_id:
+            return
+        self.job_id = None
+        self._draw()
+        self._redraw.stop()
+        if status == "failed":
+            self.state.setText(f"training failed: {result}")
+            self.wiz.status_message.emit(f"training failed: {result}")
+        else:
+            ev = result or self.done
+            self.done = ev
+            if ev is None:
+                self.state.setText(f"training ended ({status}) at step {self.step}")
+            else:
+                reason = getattr(ev, "reason", status)
+                self.state.setText(f"{'finished' if reason == 'finished' else 'stopped'} at step {ev.step} "
+                                   f"({reason}); best checkpoint: step {self.best_step or ev.step}")
+                self.wiz.status_message.emit(f"training {reason} at step {ev.step}")
+        self.job = None
+        self._update()
+        self.changed.emit()
+
+    # ------------------------------------------------------------------ wizard
+    def _update(self) -> None:
+        running = self.job_id is not None
+        paused = running and self.job is not None and self.job.paused
+        self.start_btn.setEnabled(not running)
+        self.pause_btn.setEnabled(running and not paused)
+        self.resume_btn.setEnabled(paused or (not running and self.resumable()))
+        self.stop_btn.setEnabled(running)
+        for w in (self.preset_box, self.steps_spin, self.batch_spin):
+            w.setEnabled(not running)
+
+    def has_checkpoint(self) -> bool:
+        return self.done is not None or self.resumable()
+
+    def ready(self) -> tuple[bool, str]:
+        if self.job_id is not None:
+            return False, "training is running (stop it to use the best checkpoint so far)"
+        if not self.has_checkpoint():
+            return False, "train first"
+        return True, ""
+
+    def entered(self) -> None:
+        self._update()
+        if self.job_id is None and self.resumable() and self.done is None:
+            self.state.setText(f"a saved run is in {self.run_dir()}: Resume continues it, Start begins again")
+        self.refresh_estimate()
+
+    def shutdown(self) -> None:
+        if self.job is not None:
+            self.job.stop()

@@ -1,0 +1,194 @@
+"""Clone voice wizard, step 4: save the trained voice, try it, export it as a Piper voice.
+
+Save runs ``speechstudio.finetune.clone_store.save_clone`` on the train engine (the best
+checkpoint becomes voice NAME in the voice store; the Speak page's list is refreshed). Try
+speaks a sentence with it on the compute engine (:class:`~speechstudio.engine.jobs.SpeakJob`)
+and plays it. Export writes ``NAME.onnx`` + ``NAME.onnx.json`` to a chosen folder. The license
+inherited from the base voice is shown.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
+                               QWidget)
+
+from speechstudio.engine.worker import Status
+
+TRY_TEXT = "Hello! This is my new voice, made on this computer."
+
+
+class UseStep(QWidget):
+    """Signals: ``voice_saved(name)``, ``exported(path)``, ``tried(status)``."""
+
+    voice_saved = Signal(str)
+    exported = Signal(str)
+    tried = Signal(str)
+
+    def __init__(self, wizard) -> None:
+        super().__init__()
+        self.wiz = wizard
+        self.saved_name: str | None = None
+        self.exported_path: Path | None = None
+        self._save_job = self._export_job = self._try_job = None
+        self._streaming = False
+        lay = QVBoxLayout(self)
+        form = QFormLayout()
+        self.name_edit = QLineEdit()
+        self.name_edit.setAccessibleName("Name of the new voice")
+        form.addRow("Voice na&me", self.name_edit)
+        self.license = QLabel("")
+        self.license.setAccessibleName("License of the new voice")
+        self.license.setWordWrap(True)
+        form.addRow("License", self.license)
+        lay.addLayout(form)
+        row = QHBoxLayout()
+        self.save_btn = self._button("&Save as voice", "Save as voice",
+                                     "Save the best checkpoint as a voice (it appears on the Speak page)", self.save)
+        row.addWidget(self.save_btn)
+        row.addStretch(1)
+        lay.addLayout(row)
+        row = QHBoxLayout()
+        self.try_text = QLineEdit(TRY_TEXT)
+        self.try_text.setAccessibleName("Sentence to try the voice with")
+        row.addWidget(self.try_text, 1)
+        self.try_btn = self._button("&Try it", "Try the voice", "Speak the sentence with the new voice", self.try_voice)
+        row.addWidget(self.try_btn)
+        lay.addLayout(row)
+        row = QHBoxLayout()
+        self.export_btn = self._button("&Export as Piper voice…", "Export as Piper voice",
+                                       "Write NAME.onnx + NAME.onnx.json to a folder (for Piper and other apps)",
+                                       self._export_dialog)
+        row.addWidget(self.export_btn)
+        row.addStretch(1)
+        lay.addLayout(row)
+        self.info = QLabel("")
+        self.info.setAccessibleName("Save and export status")
+        self.info.setWordWrap(True)
+        lay.addWidget(self.info)
+        lay.addStretch(1)
+        wizard.trainer.job_progress.connect(self._on_progress)
+        wizard.trainer.job_finished.connect(self._on_finished)
+        wizard.compute.job_progress.connect(self._on_progress)
+        wizard.compute.job_finished.connect(self._on_finished)
+        self._update()
+
+    @staticmethod
+    def _button(text: str, name: str, tip: str, slot) -> QPushButton:
+        b = QPushButton(text)
+        b.setAccessibleName(name)
+        b.setToolTip(tip)
+        b.clicked.connect(slot)
+        return b
+
+    # ------------------------------------------------------------------ actions
+    def save(self) -> int | None:
+        """Save the run's best checkpoint as the voice named in the name field."""
+        from speechstudio.engine.finetune_jobs import SaveCloneJob
+
+        name = self.name_edit.text().strip()
+        if not name:
+            self.info.setText("type a name for the voice")
+            return None
+        job = SaveCloneJob(self.wiz.train.run_dir(), name, self.wiz.base, overwrite=name == self.saved_name)
+        self._save_job = self.wiz.trainer.submit(job)
+        self.info.setText(f"saving voice {name}…")
+        self._update()
+        return self._save_job
+
+    def try_voice(self) -> int | None:
+        """Speak the test sentence with the saved voice and play it."""
+        from speechstudio.engine.jobs import SpeakJob
+
+        if not self.saved_name:
+            return None
+        if not self.wiz.audio.available:
+            self.info.setText(f"playback unavailable: {self.wiz.audio.reason}")
+            return None
+        self.wiz.audio.stop()
+        self._streaming = False
+        self._try_job = self.wiz.compute.submit(SpeakJob(self.try_text.text(), voice=self.saved_name))
+        self.info.setText(f"speaking with {self.saved_name}…")
+        self._update()
+        return self._try_job
+
+    def _export_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export the voice to a folder")
+        if folder:
+            self.export_to(Path(folder))
+
+    def export_to(self, folder: Path) -> int | None:
+        """Export the saved voice as ``folder/NAME.onnx`` + ``NAME.onnx.json``."""
+        from speechstudio.engine.finetune_jobs import ExportJob
+
+        if not self.saved_name:
+            return None
+        self._export_job = self.wiz.trainer.submit(ExportJob(self.saved_name, Path(folder), base=self.wiz.base))
+        self.info.setText(f"exporting to {folder}…")
+        self._update()
+        return self._export_job
+
+    # ------------------------------------------------------------------ events
+    def _on_progress(self, job_id: int, payload) -> None:
+        if job_id not in (self._save_job, self._export_job, self._try_job):
+            return
+        if isinstance(payload, Status):
+            self.info.setText(str(payload))
+        elif job_id == self._try_job and hasattr(payload, "audio"):
+            try:
+                if not self._streaming:
+                    self.wiz.audio.begin_stream(payload.sample_rate, payload.audio)
+                    self._streaming = True
+                else:
+                    self.wiz.audio.feed(payload.audio)
+            except Exception as e:  # AudioUnavailableError
+                self.info.setText(f"cannot play: {e}")
+
+    def _on_finished(self, job_id: int, status: str, result) -> None:
+        if job_id == self._save_job:
+            self._save_job = None
+            if status == "done":
+                self.saved_name = result.name
+                self.info.setText(f"saved as voice {result.name}: choose it on the Speak page, or try it here")
+                self.wiz.status_message.emit(f"voice {result.name} saved")
+                self.voice_saved.emit(result.name)
+            else:
+                self.info.setText(f"not saved: {result}")
+        elif job_id == self._export_job:
+            self._export_job = None
+            if status == "done":
+                self.exported_path = Path(result)
+                self.info.setText(f"exported {self.exported_path} (+ .onnx.json)")
+                self.wiz.status_message.emit(f"exported {self.exported_path}")
+                self.exported.emit(str(result))
+            else:
+                self.info.setText(f"export failed: {result}")
+        elif job_id == self._try_job:
+            self._try_job = None
+            if self._streaming:
+                self.wiz.audio.finish_stream()
+            self.info.setText("spoken" if status == "done" else f"try failed: {result}")
+            self.tried.emit(status)
+        else:
+            return
+        self._update()
+
+    # ------------------------------------------------------------------ wizard
+    def _update(self) -> None:
+        busy = self._save_job is not None or self._export_job is not None
+        self.save_btn.setEnabled(not busy)
+        have = self.saved_name is not None and not busy
+        self.try_btn.setEnabled(have and self._try_job is None)
+        self.export_btn.setEnabled(have)
+
+    def entered(self) -> None:
+        if not self.name_edit.text().strip():
+            self.name_edit.setText(self.wiz.voice_name())
+        info = self.wiz.base_info
+        if info is not None:
+            self.license.setText(f"{info.license} — inherited from the base voice {info.name}")
+        self._update()
+
+    def ready(self) -> tuple[bool, str]:
+        return False, "this is the last step"
