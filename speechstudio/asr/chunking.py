@@ -9,15 +9,19 @@ Two differences, both so that batching never changes results:
 
 * Every window but a possible final *tail* has exactly ``chunk`` samples, so windows batch without
   zero padding (wav2vec2-base-style models have no attention mask and a group-norm feature
-  encoder: padding changes their output).
+  encoder, and layer-norm models such as HuBERT-large or Data2Vec-Audio would need one: padding
+  changes their output).
 * The pipeline's last chunk is whatever is left (possibly a fraction of a second, with little
   context). Here the tail window is *end-aligned*: it starts ``chunk`` samples before the end
   (rounded down to a frame), overlaps the previous window more, and keeps only the frames the
   previous window did not. A clip shorter than one chunk is a single full pass.
 
 All positions are in samples at the model rate and are multiples of ``frame_len`` (the feature
-encoder's total conv stride, 320 samples = 20 ms for Wav2Vec2 at 16 kHz), so window frame ``j``
-is global frame ``start // frame_len + j``.
+encoder's total conv stride, read from the checkpoint's ``conv_stride`` by
+:mod:`speechstudio.asr.ctc_checkpoint`: 320 samples = 20 ms for the standard Wav2Vec2 / HuBERT /
+Data2Vec-Audio / Wav2Vec2-Conformer stack at 16 kHz), so window frame ``j`` is global frame
+``start // frame_len + j``. The planner itself never assumes a frame length: ``frame_len``
+defaults to 320 only for callers that do not pass one.
 """
 from __future__ import annotations
 

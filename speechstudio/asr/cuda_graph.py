@@ -1,10 +1,13 @@
-"""Fixed-shape window runners for streaming Wav2Vec2: static buffers, CUDA Graph capture / replay.
+"""Fixed-shape window runners for streaming CTC (Wav2Vec2 family): static buffers, CUDA Graph capture / replay.
 
 Streaming dictation runs the model on windows of ONE fixed length (left context + chunk +
 lookahead, see :mod:`speechstudio.asr.streaming`), batch 1, every chunk. That is what CUDA Graphs
 are for: the whole forward pass (hundreds of small kernels for wav2vec2-base) is captured once and
 replayed as a single launch (PyTorch docs, "CUDA Graphs": ``torch.cuda.CUDAGraph``,
 ``torch.cuda.graph``; static input/output tensors, warm-up on a side stream before capture).
+Nothing here depends on the family: HuBERT, Data2Vec-Audio and Wav2Vec2-Conformer (whose rotary
+or relative position tables are built during the warm-up and reused for the fixed window length)
+capture the same way.
 
 Two runners share one code path for everything but the forward call:
 
@@ -33,11 +36,12 @@ _CACHE_ATTR = "_speechstudio_window_runners"
 
 
 class StaticWindowRunner:
-    """Run a Wav2Vec2 CTC model eagerly on windows of exactly ``window_samples`` samples.
+    """Run a CTC model (any family the engine loads) eagerly on windows of exactly ``window_samples`` samples.
 
     ``engine``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine` (uses ``.model``,
     ``.normalize``, ``.device``, ``.precision``, ``.frame_len``, ``.receptive_field``).
-    ``window_samples``: window length in samples at 16 kHz (at least the receptive field, 400).
+    ``window_samples``: window length in samples at 16 kHz (at least the engine's receptive field,
+    400 for the standard conv stack).
 
     Call with ``np.ndarray[float32]`` shape ``(window_samples,)``, 16 kHz mono, range ~[-1, 1]
     (NOT normalised: the runner applies the checkpoint's per-window normalisation exactly as

@@ -10,8 +10,10 @@ def load_engine(spec: str | None = None, *, device: str = "auto", precision: str
     """Resolve ``spec`` through the model store and load the matching engine.
 
     ``spec=None`` takes the default model (facebook/wav2vec2-base-960h when cached or downloadable,
-    else the installed Whisper tiny.en). Returns ``(engine, message)`` where ``message`` says which
-    model is used and why. Raises :class:`~speechstudio.errors.ModelNotFoundError`,
+    else the installed Whisper tiny.en). A folder the hub detects as a CTC checkpoint (engine
+    ``"wav2vec2"``: Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) loads the CTC engine
+    :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine`. Returns ``(engine, message)`` where
+    ``message`` says which model is used (and, for CTC, its family) and why. Raises :class:`~speechstudio.errors.ModelNotFoundError`,
     :class:`~speechstudio.errors.OfflineError` or :class:`~speechstudio.errors.UsageError`.
     """
     from speechstudio.hub.resolve import default_asr_model, resolve_model
@@ -27,6 +29,8 @@ def load_engine(spec: str | None = None, *, device: str = "auto", precision: str
 
         engine = Wav2Vec2Engine(resolved.path, resolved.model_id, device=device, precision=precision,
                                 chunk_s=chunk_s or DEFAULT_CHUNK_S, stride_s=stride_s, batch_size=batch_size)
+        if spec:
+            why = f"using {resolved.model_id} ({engine.family_name} CTC, {resolved.source})"
     elif resolved.engine == "whisper":
         from speechstudio.asr.whisper import WhisperEngine
 

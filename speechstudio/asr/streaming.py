@@ -1,4 +1,4 @@
-"""Live dictation: streaming Wav2Vec2 CTC on fixed-shape windows, stable text + changing tail.
+"""Live dictation: streaming CTC (Wav2Vec2 family) on fixed-shape windows, stable text + changing tail.
 
 Qt-free. Audio arrives in small blocks (typically 10-40 ms) at any device rate; blocks are
 down-mixed, resampled to the model rate (16 kHz, ``soxr.ResampleStream`` "HQ", as
@@ -12,8 +12,11 @@ down-mixed, resampled to the model rate (16 kHz, ``soxr.ResampleStream`` "HQ", a
         ...
     rec.text                               # the whole transcript
 
-Window geometry (all lengths in samples at 16 kHz, each rounded to the frame hop ``frame_len``
-= 320 samples = 20 ms; ``C`` chunk, ``L`` left context, ``R`` lookahead, ``W = L + C + R``):
+Window geometry (all lengths in samples at 16 kHz, each rounded to the frame hop ``frame_len``;
+``C`` chunk, ``L`` left context, ``R`` lookahead, ``W = L + C + R``). ``frame_len`` and the
+receptive field ``rf`` come from the checkpoint's conv feature encoder
+(:mod:`speechstudio.asr.ctc_checkpoint`): 320 and 400 samples (20 / 25 ms) for the standard
+Wav2Vec2 / HuBERT / Data2Vec-Audio / Wav2Vec2-Conformer stack; the numbers below use them.
 
 * Chunk ``k`` owns the CTC frames of samples ``[k*C, (k+1)*C)`` (frame ``f`` = samples
   ``[320 f, 320 f + 400)``). Its logits come from the window ``[s_k, s_k + W)`` with
@@ -42,7 +45,7 @@ The *tail* is a throw-away copy of the decoder fed with the window's lookahead f
 frames after the committed ones): the unfinished word plus what the lookahead suggests; it may
 change with the next chunk.
 
-Endpointing (energy): 20 ms frames whose RMS is below ``threshold_db`` dBFS are silence. Audio
+Endpointing (energy): frames of ``frame_len`` samples (20 ms) whose RMS is below ``threshold_db`` dBFS are silence. Audio
 before speech onset (``min_speech_s`` of consecutive loud frames) is not recognised, apart from
 ``preroll_s`` kept before the onset; after ``endpoint_s`` of continuous silence the utterance is
 finalised (same flush as Stop) and a ``final`` update is emitted. Each utterance is windowed
@@ -90,7 +93,7 @@ class StreamConfig:
     ``chunk_s``: audio committed per model call; ``left_context_s`` / ``lookahead_s``: context
     before / after the chunk in each window (lookahead adds latency); ``endpoint_s``: silence that
     finalises an utterance (``None``/0: never); ``threshold_db``: RMS level (dBFS, 0 = full scale)
-    below which a 20 ms frame is silence; ``min_speech_s``: loud audio needed to start an
+    below which a CTC frame (``frame_len`` samples, 20 ms for the standard stack) is silence; ``min_speech_s``: loud audio needed to start an
     utterance; ``preroll_s``: audio kept before the onset; ``preview``: show a tail before the
     first full window exists; ``use_cuda_graph``: ``"auto"``, ``True`` or ``False``.
     """
@@ -118,8 +121,9 @@ class StreamConfig:
 class WindowGeometry:
     """Window arithmetic in samples at the model rate (see the module docstring).
 
-    ``chunk``, ``left``, ``lookahead`` are multiples of ``frame_len``; ``receptive_field`` is the
-    feature encoder's input span of one frame (400 samples for Wav2Vec2).
+    ``chunk``, ``left``, ``lookahead`` are multiples of ``frame_len`` (the feature encoder's hop);
+    ``receptive_field`` is its input span of one frame. The defaults (320, 400) are the standard
+    conv stack; :class:`StreamingRecognizer` passes the loaded checkpoint's own values.
     """
 
     chunk: int
@@ -351,7 +355,9 @@ class _Utterance:
 
 
 class StreamingRecognizer:
-    """Streaming dictation over a loaded :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine`.
+    """Streaming dictation over a loaded :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine` (any CTC
+    family it loads: Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...; window geometry from
+    its ``frame_len`` / ``receptive_field``).
 
     ``input_rate``: sample rate (Hz) of the blocks given to :meth:`push` (resampled to
     ``engine.sample_rate``). ``runner``: a callable window -> logits for windows of exactly
@@ -390,7 +396,7 @@ class StreamingRecognizer:
         self._ring: deque[np.ndarray] = deque(maxlen=preroll + self._min_speech_frames)
         self._threshold = 10.0 ** (c.threshold_db / 20.0)  # RMS amplitude
         self._pending = np.zeros(0, np.float32)
-        self._frame_index = 0      # next global 20 ms frame (endpointing)
+        self._frame_index = 0      # next global CTC frame of frame_len samples (endpointing)
         self._speech_run = 0
         self._silence_run = 0
         self._utt: _Utterance | None = None

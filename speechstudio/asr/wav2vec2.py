@@ -1,8 +1,13 @@
-"""Wav2Vec2 CTC engine: any ``Wav2Vec2ForCTC``-compatible checkpoint, chunked, batched, greedy.
+"""CTC engine: any checkpoint ``AutoModelForCTC`` loads that reads the raw waveform, chunked, batched, greedy.
 
-Model: Baevski et al., "wav2vec 2.0" (2020); checkpoints such as facebook/wav2vec2-base-960h
-(model card: 16 kHz input, CTC over characters, ``|`` between words). Weights load through
-transformers' ``from_pretrained`` (safetensors preferred when both formats are present).
+Families (see :mod:`speechstudio.asr.ctc_checkpoint`): Wav2Vec2 (Baevski et al., "wav2vec 2.0",
+2020; e.g. facebook/wav2vec2-base-960h: 16 kHz input, CTC over characters, ``|`` between words),
+HuBERT (Hsu et al., 2021; facebook/hubert-large-ls960-ft), Data2Vec-Audio (Baevski et al., 2022;
+facebook/data2vec-audio-base-960h), Wav2Vec2-Conformer (facebook/wav2vec2-conformer-rope-large-960h-ft,
+-rel-pos-), and WavLM / UniSpeech / SEW built the same way. They share the conv feature encoder,
+the ``Wav2Vec2FeatureExtractor`` and the ``Wav2Vec2CTCTokenizer``; the frame hop and receptive
+field are read from each config (``conv_stride``, ``conv_kernel``), never assumed. Weights load
+through ``AutoModelForCTC.from_pretrained`` (safetensors preferred when both formats are present).
 
 Long audio: fixed windows with left/right stride (:mod:`speechstudio.asr.chunking`), equal-length
 windows batched (``batch_size``), centre frames kept, greedy CTC across boundaries
@@ -19,6 +24,7 @@ import numpy as np
 
 from speechstudio.asr.chunking import Window, WindowPlanner
 from speechstudio.asr.ctc import GreedyCTCDecoder, group_segments
+from speechstudio.asr.ctc_checkpoint import ctc_config_problem, family_name, frame_geometry
 from speechstudio.asr.device import resolve_device, resolve_precision, torch_dtype
 from speechstudio.asr.types import Segment, Word
 from speechstudio.errors import ModelNotFoundError
@@ -30,7 +36,8 @@ DEFAULT_STRIDE_S = 2.0
 
 
 class Wav2Vec2Engine:
-    """Load a Wav2Vec2 CTC model once and transcribe many inputs with it.
+    """Load a CTC model (Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) once and
+    transcribe many inputs with it.
 
     Args:
         model_dir: folder holding ``config.json``, weights and the processor files
@@ -40,7 +47,14 @@ class Wav2Vec2Engine:
         chunk_s: window length in seconds; stride_s: left and right context in seconds
             (each; default 2 s); batch_size: windows per forward pass (default 8 on CUDA, 1 on CPU).
 
-    Raises :class:`ModelNotFoundError` if the folder is not a loadable Wav2Vec2 CTC model.
+    Attributes read from the checkpoint: ``family`` (transformers ``model_type``, e.g. ``"hubert"``),
+    ``sample_rate`` (Hz, from the feature extractor), ``frame_len`` / ``receptive_field``
+    (samples, from ``conv_stride`` / ``conv_kernel``), ``seconds_per_frame`` (``frame_len /
+    sample_rate``: 0.02 s for the standard conv stack at 16 kHz).
+
+    Raises :class:`ModelNotFoundError` if the folder is not a loadable CTC model; the message names
+    the folder and the reason (a faster-whisper folder, a Whisper or VITS checkpoint, a
+    filter-bank CTC model, a pre-trained base without a CTC head, missing or corrupt files).
     """
 
     engine = "wav2vec2"
@@ -50,7 +64,7 @@ class Wav2Vec2Engine:
                  batch_size: int | None = None) -> None:
         import torch
         import transformers
-        from transformers import Wav2Vec2CTCTokenizer, Wav2Vec2FeatureExtractor, Wav2Vec2ForCTC
+        from transformers import AutoConfig, AutoModelForCTC, Wav2Vec2CTCTokenizer, Wav2Vec2FeatureExtractor
 
         transformers.utils.logging.disable_progress_bar()
         transformers.utils.logging.set_verbosity_error()
@@ -62,17 +76,27 @@ class Wav2Vec2Engine:
         # Default: 8 windows per pass on CUDA; 1 on CPU (no gain from batching there, and a batch
         # of 20 s windows makes the first conv layer's activations 4x larger: slower in practice).
         self.batch_size = max(1, int(batch_size)) if batch_size else (8 if self.device.startswith("cuda") else 1)
+        config = self._config(AutoConfig)
         try:
             self.feature_extractor = Wav2Vec2FeatureExtractor.from_pretrained(self.model_dir)
             self.tokenizer = Wav2Vec2CTCTokenizer.from_pretrained(self.model_dir)
-            model = Wav2Vec2ForCTC.from_pretrained(self.model_dir, dtype=torch_dtype(self.precision))
+            model, info = AutoModelForCTC.from_pretrained(self.model_dir, config=config, output_loading_info=True,
+                                                          dtype=torch_dtype(self.precision))
         except Exception as e:  # OSError, ValueError, SafetensorError (corrupt file), ...
             raise ModelNotFoundError(f"{self.model_dir}: not a loadable Wav2Vec2 CTC model ({_first_line(e)})") from e
+        untrained = [k for k in info.get("missing_keys", ()) if k.split(".")[0] == "lm_head"]
+        untrained += [k[0] if isinstance(k, tuple) else k for k in info.get("mismatched_keys", ())
+                      if str(k[0] if isinstance(k, tuple) else k).split(".")[0] == "lm_head"]
+        if untrained:
+            raise ModelNotFoundError(f"{self.model_dir}: the weights hold no trained CTC head ({', '.join(map(str, untrained))} "
+                                     "missing or of another vocabulary size); a pre-trained base must be fine-tuned for CTC first")
+        self.family = str(config.model_type)
         self.model = model.to(self.device).eval()
         self.sample_rate = int(self.feature_extractor.sampling_rate)
-        self.frame_len = int(np.prod(model.config.conv_stride))
-        self.seconds_per_frame = self.frame_len / self.sample_rate
-        self.receptive_field = self._receptive_field(model.config)
+        self.geometry = frame_geometry(config.conv_kernel, config.conv_stride, self.sample_rate)
+        self.frame_len = self.geometry.frame_len
+        self.seconds_per_frame = self.geometry.seconds_per_frame
+        self.receptive_field = self.geometry.receptive_field
         stride_s = DEFAULT_STRIDE_S if stride_s is None else float(stride_s)
         chunk = int(round(chunk_s * self.sample_rate))
         stride = int(round(stride_s * self.sample_rate))
@@ -87,14 +111,27 @@ class Wav2Vec2Engine:
         self.skip_ids = frozenset(i for i in skip if i is not None and i != self.blank_id)
         self.word_delimiter = self.tokenizer.word_delimiter_token or "|"
         self._torch = torch
-        log.info("loaded %s on %s (%s)", self.model_id, self.device, self.precision)
+        log.info("loaded %s (%s CTC, %d samples per frame) on %s (%s)", self.model_id, self.family_name,
+                 self.frame_len, self.device, self.precision)
 
-    @staticmethod
-    def _receptive_field(config) -> int:
-        rf = 1
-        for k, s in reversed(list(zip(config.conv_kernel, config.conv_stride))):
-            rf = (rf - 1) * s + k
-        return rf
+    def _config(self, auto_config):
+        """The checkpoint's transformers config, checked with :func:`ctc_config_problem`."""
+        try:
+            config = auto_config.from_pretrained(self.model_dir)
+        except Exception as e:
+            if (self.model_dir / "model.bin").is_file():
+                raise ModelNotFoundError(f"{self.model_dir} is a CTranslate2 (faster-whisper) model, not a CTC "
+                                         "checkpoint; it runs on the Whisper engine") from e
+            raise ModelNotFoundError(f"{self.model_dir}: not a loadable Wav2Vec2 CTC model ({_first_line(e)})") from e
+        problem = ctc_config_problem(config)
+        if problem:
+            raise ModelNotFoundError(f"{self.model_dir}: {problem}")
+        return config
+
+    @property
+    def family_name(self) -> str:
+        """The model family for display: ``"Wav2Vec2"``, ``"HuBERT"``, ``"Data2Vec-Audio"``..."""
+        return family_name(self.family)
 
     # ------------------------------------------------------------------ model calls
     def normalize(self, audio: np.ndarray) -> np.ndarray:
