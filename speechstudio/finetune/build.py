@@ -1,0 +1,223 @@
+"""Build a prepared dataset folder from a source: import, cut, check, write (atomically).
+
+``build_dataset(source, out_dir, sample_rate)`` is the one entry point both wizards and the CLI
+use. It decodes every input once (at the file's own rate), cuts long recordings with Whisper
+word times, checks each clip (``finetune.check.prepare_clip``, optional ASR cross-check and
+``text_ok``), writes ``clips/ID.wav`` (mono PCM-16 at ``sample_rate``) into a hidden work folder
+inside ``out_dir`` and only then swaps it in and writes ``manifest.json`` (see ``_install``), so
+a re-run never mixes old and new clips and a failed run leaves the previous dataset untouched.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from speechstudio.errors import AudioDecodeError, UsageError
+from speechstudio.finetune import dataset as _ds
+from speechstudio.finetune.check import CheckSettings, NoSpeechError, asr_check, prepare_clip
+from speechstudio.finetune.manifest import MANIFEST_NAME, Clip, DatasetError, Manifest, Problem
+from speechstudio.finetune.recording import CONSENT_AUDIO, CONSENT_TEXT
+
+__all__ = ["build_dataset", "decode_native"]
+
+Progress = Callable[[int, int, str], None]
+_MARK = ".speechstudio-clips"        # marks a clips/ folder written by us (safe to replace)
+
+
+def decode_native(path: Path) -> tuple[np.ndarray, int, list[str]]:
+    """Decode a whole file at its own rate: ``(audio float32 shape (n,) mono, rate Hz, warnings)``.
+    Raises ``AudioDecodeError``."""
+    from speechstudio.audio.decode import AudioReader
+
+    reader = AudioReader(path, 16000)
+    if reader.info.source_rate > 0:
+        reader.sample_rate = reader.info.source_rate
+    parts = list(reader.blocks())
+    audio = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    return audio, reader.sample_rate, list(reader.warnings)
+
+
+@functools.lru_cache(maxsize=1)
+def _vad():
+    """One Silero VAD session per process (2 CPU threads; loading takes ~1-2 s)."""
+    from speechstudio.finetune.vad import SileroVad
+
+    return SileroVad(threads=2)
+
+
+def _cutter(asr_model, transcribe, language: str):
+    """A WhisperEngine for word times: ``asr_model`` if it is one, the cross-check's engine, or
+    ``whisper_transcriber(asr_model, language)``'s."""
+    if hasattr(asr_model, "transcribe_audio"):
+        engine = copy.copy(asr_model)
+    elif asr_model is None and hasattr(transcribe, "engine"):
+        engine = copy.copy(transcribe.engine)      # same loaded model, with word times
+    else:
+        from speechstudio.finetune.check import whisper_transcriber
+
+        engine = whisper_transcriber(asr_model, language).engine
+    engine.word_timestamps = True
+    engine.beam_size = max(engine.beam_size, 5)    # its words become the training texts: beam search
+    return engine
+
+
+def _first_reason(problems: list[Problem], clips: list[Clip]) -> str:
+    if problems:
+        return f"{len(problems)} problems: first {problems[0].source}: {problems[0].reason}"
+    flags = sorted({f for c in clips for f in c.flags if f in ("too_short", "too_long", "unsayable")})
+    return f"{len(clips)} clips, all flagged {', '.join(flags) or 'dropped'}"
+
+
+def _install(work: Path, out: Path, manifest: Manifest, root: Path) -> None:
+    """Swap ``work/clips`` in as ``out/clips`` and write the manifest. The old manifest goes first,
+    so an interrupted swap leaves a folder that reads as "not prepared", never a manifest that
+    names clips from another run."""
+    target = out / "clips"
+    (out / MANIFEST_NAME).unlink(missing_ok=True)
+    trash = None
+    if target.exists():
+        trash = work / "old-clips"
+        os.replace(target, trash)
+    os.replace(work / "clips", target)
+    for name in (CONSENT_TEXT, CONSENT_AUDIO):
+        if (root / name).is_file() and (root / name).resolve() != (out / name).resolve():
+            tmp = work / name
+            shutil.copyfile(root / name, tmp)
+            os.replace(tmp, out / name)
+    manifest.save(out)
+    if trash is not None:
+        shutil.rmtree(trash, ignore_errors=True)
+
+
+def _check_out_dir(out: Path) -> None:
+    clips = out / "clips"
+    if clips.exists() and not (out / MANIFEST_NAME).exists() and not (clips / _MARK).exists():
+        raise DatasetError(f"{out}: holds a clips/ folder that is not from a prepared dataset; "
+                           "choose an empty or new output folder")
+
+
+def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_rate: int, *,
+                  language: str = "en", trim: bool = True, target_lufs: float = -23.0,
+                  transcribe: Callable[[np.ndarray], str] | None = None,
+                  text_ok: Callable[[str], str | None] | None = None, progress: Progress | None = None,
+                  min_s: float = 0.5, max_s: float = 20.0, pad_s: float = 0.15, cer_threshold: float = 0.35,
+                  split_long: bool = False, asr_model=None) -> Manifest:
+    """Import ``source``, check every clip, write ``out_dir`` (``manifest.json`` + ``clips/``).
+
+    Args:
+        source: a folder (LJSpeech / wav+txt / long recordings, auto-detected, see
+            ``finetune.dataset``) or one long audio file.
+        out_dir: the prepared dataset folder (created; a previous build there is replaced).
+        sample_rate: Hz of the written clips (the base voice's rate, e.g. 22050; 16000 for CTC).
+        language: ISO code of the speech (text normalisation, Whisper).
+        trim / pad_s: trim leading / trailing silence with Silero VAD, keep ``pad_s`` seconds.
+        target_lufs: loudness target (BS.1770); peaks are kept at or below -1 dBFS.
+        transcribe: ``transcribe(audio16k) -> str`` for the ASR cross-check (e.g.
+            ``check.whisper_transcriber()``); None skips it. Not applied to clips cut from long
+            recordings (their text already is the recogniser's).
+        text_ok: ``text_ok(text) -> None | str``: the characters the trainer cannot say (flag
+            ``unsayable``; the characters are kept in ``notes["unsayable"][id]``).
+        progress: ``progress(done, total, message)``; ``total`` grows when long recordings are cut.
+        min_s / max_s: clips outside are flagged ``too_short`` / ``too_long`` (not usable).
+        cer_threshold: CER above which a clip is flagged ``asr_mismatch``.
+        split_long: cut clips longer than ``max_s`` like long recordings (texts from Whisper).
+        asr_model: Whisper model (folder, name or a ``WhisperEngine``) for cutting long recordings;
+            default: the cross-check's engine, else tiny.en (English) / base.
+
+    Returns the saved ``Manifest``. Bad inputs become ``Manifest.problems``; the build goes on.
+    Raises ``DatasetError`` ("DIR: no usable clip (N problems: first ...)") when no clip is
+    usable, when the source is missing or has no audio, or when ``out_dir/clips`` is not ours;
+    ``UsageError`` for a bad ``sample_rate``; ``ModelNotFoundError`` when Whisper is needed but
+    not installed.
+    """
+    src, out = Path(source), Path(out_dir)
+    if not 8000 <= int(sample_rate) <= 96000:
+        raise UsageError(f"sample rate {sample_rate} Hz: expected 8000-96000")
+    _check_out_dir(out)
+    scan = _ds.scan_source(src, exclude=(out / "clips",))
+    settings = CheckSettings(int(sample_rate), trim=trim, pad_s=pad_s, target_lufs=target_lufs, min_s=min_s,
+                             max_s=max_s, cer_threshold=cer_threshold)
+    vad = _vad()
+    report = progress or (lambda done, total, message: None)
+    clips: list[Clip] = []
+    problems = list(scan.problems)
+    notes: dict = {"source": str(src.resolve()), "mode": scan.mode, "settings": asdict(settings),
+                   "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "clip_stats": {}, "unsayable": {}, "warnings": []}
+    engine = None
+    total = len(scan.entries)
+    done = 0
+    out.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".build-", dir=out))
+    try:
+        (work / "clips").mkdir()
+        (work / "clips" / _MARK).write_text("clips written by speechstudio.finetune.build\n", encoding="utf-8")
+        for entry in scan.entries:
+            report(done, total, f"decoding {entry.source}")
+            try:
+                audio, rate, warns = decode_native(entry.path)
+            except AudioDecodeError as exc:
+                problems.append(Problem(entry.source, str(exc)))
+                done += 1
+                continue
+            notes["warnings"] += warns
+            pieces = [(entry.id, entry.text, audio, entry.source, entry.text is not None)]
+            if entry.text is None or (split_long and audio.shape[0] / rate > max_s):
+                from speechstudio.finetune.check import resample
+                from speechstudio.finetune.longform import split_recording
+
+                report(done, total, f"recognising {entry.source} to cut it into sentences")
+                engine = engine or _cutter(asr_model, transcribe, language)
+                cut = split_recording(engine, resample(audio, rate, 16000), language)
+                if not cut:
+                    problems.append(Problem(entry.source, "the recogniser found no words to cut clips at"))
+                pieces = [(f"{entry.id}_{k:04d}", p.text, audio[int(p.start_s * rate):int(p.end_s * rate)],
+                           f"{entry.source} {p.start_s:.2f}-{p.end_s:.2f} s", False) for k, p in enumerate(cut, 1)]
+                total += len(pieces) - 1
+            for ident, text, piece, where, check_text in pieces:
+                report(done, total, f"checking {where}")
+                done += 1
+                try:
+                    prep = prepare_clip(piece, rate, settings, vad)
+                except NoSpeechError as exc:
+                    problems.append(Problem(where, str(exc)))
+                    continue
+                flags = list(prep.flags)
+                bad = text_ok(text) if text_ok is not None else None
+                if bad:
+                    flags.append("unsayable")
+                    notes["unsayable"][ident] = bad
+                score = heard = None
+                if transcribe is not None and check_text:
+                    score, heard, mismatch = asr_check(text, prep.audio16k, transcribe, language, cer_threshold)
+                    if mismatch:
+                        flags.append("asr_mismatch")
+                    score = None if score is None else round(score, 4)
+                _write_wav(work / "clips" / f"{ident}.wav", prep.audio, settings.sample_rate)
+                notes["clip_stats"][ident] = prep.stats
+                clips.append(Clip(ident, f"clips/{ident}.wav", text, round(prep.duration_s, 4), tuple(flags),
+                                  score, heard, where))
+        report(done, total, "writing the manifest")
+        manifest = Manifest(settings.sample_rate, clips, problems, language, notes)
+        if not manifest.usable():
+            raise DatasetError(f"{src}: no usable clip ({_first_reason(problems, clips)})")
+        notes["consent"] = (scan.root / CONSENT_TEXT).is_file()
+        _install(work, out, manifest, scan.root)
+        report(done, total, f"{len(clips)} clips written to {out}")
+        return manifest
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _write_wav(path: Path, audio: np.ndarray, sample_rate: int) -> None:
+    import soundfile as sf
+
+    sf.write(str(path), np.clip(audio, -1.0, 1.0), int(sample_rate), subtype="PCM_16", format="WAV")

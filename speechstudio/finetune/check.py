@@ -1,0 +1,235 @@
+"""Check one clip: resample, trim silence, normalise loudness, set flags; the ASR cross-check.
+
+For every clip (``prepare_clip``):
+
+1. *Clipping* is looked for on the decoded samples at the file's own rate (``levels.is_clipping``).
+2. The clip is resampled to the target rate (the base voice's rate, e.g. 22050 Hz, or 16000 for
+   CTC) with soxr "HQ", and to 16 kHz for the voice activity detector and the recogniser.
+3. *Trim*: Silero VAD (``vad.SileroVad``) finds the first and last speech sample; the clip keeps
+   ``pad_s`` = 0.15 s of the original audio on each side (less where the recording has less).
+   Why 0.15 s: silero decides per 32 ms frame and marks speech onsets one to three frames late,
+   and weak initial fricatives ("f", "th") start before it fires; 150 ms covers that, while
+   keeping the leading / trailing silence short and even, which VITS duration modelling prefers
+   (LJSpeech clips carry a similar ~0.1-0.2 s).
+4. *Loudness*: ITU-R BS.1770-4 integrated loudness (pyloudnorm, csteinmetz1/pyloudnorm) of the
+   trimmed clip is brought to ``target_lufs`` (default -23 LUFS, EBU R128); if that would push a
+   sample peak above ``peak_dbfs`` (-1 dBFS) the gain is lowered instead (no limiter artefacts,
+   the clip ends up a little quieter than the target).
+5. *Flags* (``manifest.FLAGS``): ``clipping``; ``low_level`` when the recording's own loudness is
+   more than ``low_level_lu`` (20 LU) below the target, i.e. it needs > 20 dB of gain and its
+   noise floor comes up with it; ``noisy`` when the VAD-based SNR estimate is below
+   ``noisy_snr_db`` (20 dB: Hi-Fi TTS kept only >= 32 dB for studio-grade data, Bakhturina et al.
+   2021; at 20 dB hiss between words is plainly audible and a VITS fine-tune learns it);
+   ``too_short`` (< ``min_s``), ``too_long`` (> ``max_s``); ``unsayable`` when the trainer's
+   ``text_ok(text)`` names characters its voice / vocabulary cannot say.
+
+ASR cross-check (``asr_check``): the clip at 16 kHz goes through ``transcribe`` (default:
+``whisper_transcriber()``, Whisper tiny.en); CER (jiwer) between the normalised text and what was
+heard. Above ``cer_threshold`` (default 0.35) the clip is flagged ``asr_mismatch``. Why 0.35:
+Whisper tiny.en misspells names and rare words, so correct transcripts of clean speech still show
+CER up to ~0.1-0.2 (tests/test_finetune_dataset.py measures a right text at ~0.0-0.05), while a
+text belonging to another clip scores ~0.6-0.9 (CER of two unrelated English sentences); 0.35
+sits between, so the flag means "wrong text / wrong file / mostly unintelligible".
+
+The dataset report (``DatasetReport``, ``report``, ``format_report``) lives in
+``finetune.report`` and is re-exported here.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from speechstudio.finetune.levels import is_clipping
+from speechstudio.finetune.manifest import DatasetError
+from speechstudio.finetune.report import DatasetReport, format_report, report
+from speechstudio.finetune.vad import VAD_RATE, SileroVad
+
+__all__ = ["CheckSettings", "PreparedClip", "prepare_clip", "measure_lufs", "normalise_loudness", "resample",
+           "normalise_text", "cer", "asr_check", "whisper_transcriber", "NoSpeechError",
+           "DatasetReport", "report", "format_report"]
+
+
+class NoSpeechError(DatasetError):
+    """The voice activity detector found no speech in a clip."""
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """What ``prepare_clip`` does; rates in Hz, times in seconds, levels in LUFS / dBFS / dB / LU."""
+
+    sample_rate: int
+    trim: bool = True
+    pad_s: float = 0.15
+    target_lufs: float = -23.0
+    peak_dbfs: float = -1.0
+    min_s: float = 0.5
+    max_s: float = 20.0
+    low_level_lu: float = 20.0
+    noisy_snr_db: float = 20.0
+    cer_threshold: float = 0.35
+
+
+@dataclass
+class PreparedClip:
+    """``audio``: ``np.ndarray[float32]`` shape (n,), ``sample_rate`` Hz, trimmed and normalised;
+    ``audio16k``: the same span at 16 kHz with the same gain (for the recogniser);
+    ``flags``: keys of ``manifest.FLAGS`` from the signal checks; ``stats``: measurements
+    (``source_lufs``, ``gain_db``, ``snr_db``, ``peak_dbfs``, ``trimmed_s``)."""
+
+    audio: np.ndarray
+    audio16k: np.ndarray
+    sample_rate: int
+    flags: tuple[str, ...]
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def duration_s(self) -> float:
+        return self.audio.shape[0] / self.sample_rate
+
+
+def resample(audio: np.ndarray, rate: int, target: int) -> np.ndarray:
+    """soxr "HQ" resampling of ``np.ndarray[float32]`` shape (n,) from ``rate`` to ``target`` Hz."""
+    a = np.ascontiguousarray(audio, dtype=np.float32)
+    if int(rate) == int(target) or a.size == 0:
+        return a
+    import soxr
+
+    return soxr.resample(a, int(rate), int(target), quality="HQ").astype(np.float32, copy=False)
+
+
+def measure_lufs(audio: np.ndarray, rate: int) -> float:
+    """BS.1770-4 integrated loudness (LUFS) of ``np.ndarray[float32]`` shape (n,) at ``rate`` Hz,
+    via pyloudnorm. Clips shorter than one 400 ms gating block are repeated to fill it (same
+    mean power). Returns ``-inf`` for silence."""
+    import pyloudnorm
+
+    a = np.asarray(audio, dtype=np.float64).reshape(-1)
+    if a.size == 0 or not np.any(a):
+        return float("-inf")
+    block = int(0.4 * rate) + 1
+    if a.size < block:
+        a = np.tile(a, block // a.size + 1)
+    return float(pyloudnorm.Meter(int(rate)).integrated_loudness(a))
+
+
+def normalise_loudness(audio: np.ndarray, rate: int, target_lufs: float = -23.0,
+                       peak_dbfs: float = -1.0) -> tuple[np.ndarray, float, float]:
+    """``(audio * gain, measured_lufs, gain_db)``: gain to reach ``target_lufs``, lowered so the
+    sample peak stays at or below ``peak_dbfs``. Silence is returned unchanged (gain 0 dB)."""
+    measured = measure_lufs(audio, rate)
+    if not np.isfinite(measured):
+        return np.asarray(audio, np.float32), measured, 0.0
+    gain_db = target_lufs - measured
+    peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+    if peak > 0:
+        gain_db = min(gain_db, peak_dbfs - 20.0 * np.log10(peak))
+    out = (np.asarray(audio, np.float32) * np.float32(10.0 ** (gain_db / 20.0))).astype(np.float32)
+    return out, measured, float(gain_db)
+
+
+def prepare_clip(audio: np.ndarray, rate: int, settings: CheckSettings, vad: SileroVad) -> PreparedClip:
+    """Run steps 1-5 of the module docstring on one clip (not the ASR check, not ``unsayable``).
+
+    ``audio``: ``np.ndarray[float32]`` shape (n,), mono, ``rate`` Hz (the file's own rate), range
+    [-1, 1]. Raises ``NoSpeechError`` when the VAD finds no speech (silence, noise or music only).
+    """
+    x = np.asarray(audio, dtype=np.float32).reshape(-1)
+    sr = int(settings.sample_rate)
+    flags: list[str] = []
+    if is_clipping(x):
+        flags.append("clipping")
+    y = resample(x, rate, sr)
+    y16 = y if sr == VAD_RATE else resample(x, rate, VAD_RATE)
+    # The VAD sees a loudness-normalised copy, so quiet recordings are judged like loud ones.
+    level = measure_lufs(y16, VAD_RATE)
+    vad_gain = 10.0 ** ((settings.target_lufs - level) / 20.0) if np.isfinite(level) else 1.0
+    found = vad(np.clip(y16 * np.float32(vad_gain), -1.0, 1.0))
+    if not found.spans:
+        raise NoSpeechError("no speech found by the voice activity detector (silence, noise or music only?)")
+    a16, b16 = 0, y16.shape[0]
+    if settings.trim:
+        pad16 = int(round(settings.pad_s * VAD_RATE))
+        a16, b16 = max(0, found.start - pad16), min(y16.shape[0], found.end + pad16)
+    a, b = (a16, b16) if sr == VAD_RATE else (int(round(a16 * sr / VAD_RATE)), min(y.shape[0], int(round(b16 * sr / VAD_RATE))))
+    z = y[a:b]
+    z, source_lufs, gain_db = normalise_loudness(z, sr, settings.target_lufs, settings.peak_dbfs)
+    if not np.isfinite(source_lufs) or source_lufs < settings.target_lufs - settings.low_level_lu:
+        flags.append("low_level")
+    if found.snr_db is not None and found.snr_db < settings.noisy_snr_db:
+        flags.append("noisy")
+    duration = z.shape[0] / sr
+    if duration < settings.min_s:
+        flags.append("too_short")
+    if duration > settings.max_s:
+        flags.append("too_long")
+    z16 = (y16[a16:b16] * np.float32(10.0 ** (gain_db / 20.0))).astype(np.float32)
+    peak = float(np.max(np.abs(z))) if z.size else 0.0
+    stats = {"source_lufs": round(source_lufs, 2) if np.isfinite(source_lufs) else None,
+             "gain_db": round(gain_db, 2), "snr_db": None if found.snr_db is None else round(found.snr_db, 1),
+             "peak_dbfs": round(20 * np.log10(peak), 2) if peak > 0 else None,
+             "trimmed_s": round((y.shape[0] - z.shape[0]) / sr, 3)}
+    return PreparedClip(z, z16, sr, tuple(flags), stats)
+
+
+# ------------------------------------------------------------------------------ ASR cross-check
+def normalise_text(text: str, language: str = "en") -> str:
+    """Text for CER: English numbers / symbols spelled out (``tts.text.normalize_english``), then
+    NFKC, case-folded, punctuation and symbols removed (apostrophes too), spaces collapsed."""
+    if language.split("-")[0] == "en":
+        from speechstudio.tts.text import normalize_english
+
+        text = normalize_english(text)
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = "".join(" " if unicodedata.category(ch)[0] in "PSZC" and ch not in "'’" else ch for ch in text)
+    text = text.replace("'", "").replace("’", "")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def cer(reference: str, hypothesis: str, language: str = "en") -> float | None:
+    """Character error rate (jiwer) between normalised texts; None when the reference has no
+    letters. Can exceed 1.0 when the hypothesis is much longer."""
+    import jiwer
+
+    ref, hyp = normalise_text(reference, language), normalise_text(hypothesis, language)
+    if not ref:
+        return None
+    if not hyp:
+        return 1.0
+    return float(jiwer.cer(ref, hyp))
+
+
+def asr_check(text: str, audio16k: np.ndarray, transcribe: Callable[[np.ndarray], str], language: str = "en",
+              threshold: float = 0.35) -> tuple[float | None, str, bool]:
+    """``(cer, asr_text, mismatch)`` for one clip: ``audio16k`` is ``np.ndarray[float32]`` shape
+    (n,), 16 kHz; ``mismatch`` when CER > ``threshold``."""
+    heard = " ".join(str(transcribe(audio16k)).split())
+    score = cer(text, heard, language)
+    return score, heard, score is not None and score > threshold
+
+
+def whisper_transcriber(model: str | None = None, language: str = "en", *, device: str = "cpu",
+                        cpu_threads: int = 2, beam_size: int = 1) -> Callable[[np.ndarray], str]:
+    """A ``transcribe(audio16k) -> str`` for the cross-check, on ``WhisperEngine``.
+
+    ``model``: a model folder or name for ``hub.resolve.resolve_model`` (default ``tiny.en`` for
+    English, ``base`` otherwise; never downloaded here). Greedy decoding (``beam_size`` 1): the
+    check only needs to tell right from wrong texts; no word timestamps. Cost: Whisper always
+    encodes a 30 s window, so each clip takes about as long as 30 s of audio (~0.7-1 s for tiny.en
+    on 2 CPU cores). Raises ``ModelNotFoundError``."""
+    from speechstudio.asr.whisper import WhisperEngine
+    from speechstudio.hub.resolve import resolve_model
+
+    lang = language.split("-")[0]
+    found = resolve_model(model or ("tiny.en" if lang == "en" else "base"), allow_download=False, progress=False)
+    engine = WhisperEngine(found.path, found.model_id, device=device, cpu_threads=cpu_threads, beam_size=beam_size,
+                           word_timestamps=False)
+
+    def transcribe(audio16k: np.ndarray) -> str:
+        return " ".join(s.text for s in engine.transcribe_audio(np.asarray(audio16k, np.float32), lang))
+
+    transcribe.engine = engine  # type: ignore[attr-defined]  # reused for cutting long recordings
+    return transcribe

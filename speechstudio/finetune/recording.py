@@ -1,0 +1,178 @@
+"""Write the takes of a recording session as an LJSpeech folder (Qt-free part of the wizard).
+
+A recording folder is a plain LJSpeech dataset, so it is imported like any other
+(``dataset.build_dataset(folder, ...)``)::
+
+    FOLDER/
+      metadata.csv        ID|TEXT lines, UTF-8, sorted by ID (rewritten atomically on every take)
+      wavs/ID.wav         mono PCM-16 WAV at the rate the microphone delivered
+      consent.txt         the consent sentence, the speaker's name, the date (prompt index 0)
+      consent.wav         the spoken consent sentence
+
+IDs are ``take0001`` ... for prompt index 1, 2, ... of ``prompts.script(name)``; index 0 is the
+consent sentence, which is kept beside the dataset but is not a training clip. Re-recording a
+prompt replaces its WAV and its metadata line.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from speechstudio.errors import UsageError
+from speechstudio.finetune.levels import TakeLevels, take_levels
+
+__all__ = ["save_take", "save_consent", "delete_take", "recorded_takes", "take_id", "take_levels", "TakeLevels",
+           "METADATA_NAME", "CONSENT_TEXT", "CONSENT_AUDIO"]
+
+METADATA_NAME = "metadata.csv"
+CONSENT_TEXT = "consent.txt"
+CONSENT_AUDIO = "consent.wav"
+_LOCK = threading.Lock()      # one metadata.csv rewrite at a time within the process
+
+
+def take_id(prompt_index: int) -> str:
+    """``take0001`` for prompt index 1 (index 0 is the consent take)."""
+    return f"take{int(prompt_index):04d}"
+
+
+def _check_audio(audio: np.ndarray, sample_rate: int) -> np.ndarray:
+    a = np.asarray(audio, dtype=np.float32)
+    if a.ndim == 2 and 1 in a.shape:
+        a = a.reshape(-1)
+    if a.ndim != 1:
+        raise UsageError(f"a take must be mono audio, shape (n,); got shape {a.shape}")
+    if a.size == 0:
+        raise UsageError("the take is empty (no audio recorded)")
+    if not np.isfinite(a).all():
+        raise UsageError("the take contains NaN or infinite samples")
+    if int(sample_rate) < 8000:
+        raise UsageError(f"sample rate {sample_rate} Hz is too low for a voice dataset (need >= 8000 Hz)")
+    return np.clip(a, -1.0, 1.0)
+
+
+def _clean_text(text: str) -> str:
+    text = " ".join(str(text).replace("|", " ").split())
+    if not text:
+        raise UsageError("the take has no text")
+    return text
+
+
+def _atomic_bytes(path: Path, writer) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    os.close(fd)
+    try:
+        writer(tmp)
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def _write_wav(path: Path, audio: np.ndarray, sample_rate: int) -> Path:
+    import soundfile as sf
+
+    return _atomic_bytes(path, lambda tmp: sf.write(tmp, audio, int(sample_rate), subtype="PCM_16", format="WAV"))
+
+
+def _read_metadata(folder: Path) -> dict[str, str]:
+    path = folder / METADATA_NAME
+    if not path.exists():
+        return {}
+    rows = {}
+    for line in path.read_text(encoding="utf-8-sig").splitlines():
+        if "|" in line:
+            ident, text = line.split("|", 1)
+            rows[ident] = text.split("|", 1)[0]
+    return rows
+
+
+def _write_metadata(folder: Path, rows: dict[str, str]) -> None:
+    body = "".join(f"{k}|{rows[k]}\n" for k in sorted(rows))
+    _atomic_bytes(folder / METADATA_NAME, lambda tmp: Path(tmp).write_text(body, encoding="utf-8"))
+
+
+def save_consent(dataset_dir: str | os.PathLike, text: str, audio: np.ndarray, sample_rate: int,
+                 name: str | None = None) -> Path:
+    """Write the spoken consent sentence: ``consent.wav`` (PCM-16) and ``consent.txt`` (the
+    sentence, the speaker's ``name`` and the UTC time). ``audio``: ``np.ndarray[float32]`` shape
+    (n,), ``sample_rate`` Hz, range [-1, 1]. Returns the WAV path. Raises ``UsageError``."""
+    folder = Path(dataset_dir)
+    a = _check_audio(audio, sample_rate)
+    text = _clean_text(text)
+    if name is None and text.startswith("I, ") and "," in text[3:]:
+        name = text[3:].split(",", 1)[0].strip()
+    wav = _write_wav(folder / CONSENT_AUDIO, a, sample_rate)
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    body = f"{text}\nspeaker: {name or ''}\nrecorded: {stamp}\naudio: {CONSENT_AUDIO}\n"
+    _atomic_bytes(folder / CONSENT_TEXT, lambda tmp: Path(tmp).write_text(body, encoding="utf-8"))
+    return wav
+
+
+def save_take(dataset_dir: str | os.PathLike, prompt_index: int, text: str, audio: np.ndarray,
+              sample_rate: int) -> Path:
+    """Write one take and return its WAV path.
+
+    ``prompt_index``: index into ``prompts.script(name)``; 0 is the consent sentence (written by
+    ``save_consent``: ``consent.wav`` + ``consent.txt``, not a training clip), 1.. are prompts,
+    written to ``wavs/take0001.wav`` ... with their line in ``metadata.csv`` (``ID|TEXT``; "|" and
+    newlines in ``text`` become spaces). ``audio``: ``np.ndarray[float32]`` shape (n,) mono,
+    ``sample_rate`` Hz (the microphone's rate; resampling happens in the check), range [-1, 1]
+    (values outside are clipped). The WAV and metadata.csv are each replaced atomically (temp
+    file + ``os.replace``); a re-take overwrites the previous one.
+    Raises ``UsageError`` for a negative index, empty / non-mono / non-finite audio, empty text.
+    """
+    if int(prompt_index) < 0:
+        raise UsageError(f"prompt index {prompt_index} is negative")
+    if int(prompt_index) == 0:
+        return save_consent(dataset_dir, text, audio, sample_rate)
+    folder = Path(dataset_dir)
+    a = _check_audio(audio, sample_rate)
+    text = _clean_text(text)
+    ident = take_id(prompt_index)
+    with _LOCK:
+        wav = _write_wav(folder / "wavs" / f"{ident}.wav", a, sample_rate)
+        rows = _read_metadata(folder)
+        rows[ident] = text
+        _write_metadata(folder, rows)
+    return wav
+
+
+def delete_take(dataset_dir: str | os.PathLike, prompt_index: int) -> bool:
+    """Remove a take's WAV and metadata line; True if there was one."""
+    folder = Path(dataset_dir)
+    ident = take_id(prompt_index)
+    with _LOCK:
+        rows = _read_metadata(folder)
+        found = rows.pop(ident, None) is not None
+        if found:
+            _write_metadata(folder, rows)
+        wav = folder / "wavs" / f"{ident}.wav"
+        if wav.exists():
+            wav.unlink()
+            found = True
+    return found
+
+
+def recorded_takes(dataset_dir: str | os.PathLike) -> dict[int, str]:
+    """Prompt index -> text of the takes already in ``dataset_dir`` (index 0: the consent take),
+    so the wizard can resume at the first prompt not yet recorded."""
+    folder = Path(dataset_dir)
+    out: dict[int, str] = {}
+    for ident, text in _read_metadata(folder).items():
+        if ident.startswith("take") and ident[4:].isdigit() and (folder / "wavs" / f"{ident}.wav").exists():
+            out[int(ident[4:])] = text
+    if (folder / CONSENT_TEXT).exists() and (folder / CONSENT_AUDIO).exists():
+        out[0] = (folder / CONSENT_TEXT).read_text(encoding="utf-8").splitlines()[0]
+    return dict(sorted(out.items()))

