@@ -84,12 +84,11 @@ class Wav2Vec2Engine:
                                                           dtype=torch_dtype(self.precision))
         except Exception as e:  # OSError, ValueError, SafetensorError (corrupt file), ...
             raise ModelNotFoundError(f"{self.model_dir}: not a loadable Wav2Vec2 CTC model ({_first_line(e)})") from e
-        untrained = [k for k in info.get("missing_keys", ()) if k.split(".")[0] == "lm_head"]
-        untrained += [k[0] if isinstance(k, tuple) else k for k in info.get("mismatched_keys", ())
-                      if str(k[0] if isinstance(k, tuple) else k).split(".")[0] == "lm_head"]
+        # A base checkpoint under a *ForCTC config loads with a randomly initialised head: refuse it.
+        untrained = sorted(k for k in info.get("missing_keys", ()) if str(k).split(".")[0] == "lm_head")
         if untrained:
-            raise ModelNotFoundError(f"{self.model_dir}: the weights hold no trained CTC head ({', '.join(map(str, untrained))} "
-                                     "missing or of another vocabulary size); a pre-trained base must be fine-tuned for CTC first")
+            raise ModelNotFoundError(f"{self.model_dir}: the weights hold no trained CTC head ({', '.join(untrained)} "
+                                     "missing); a pre-trained base must be fine-tuned for CTC first")
         self.family = str(config.model_type)
         self.model = model.to(self.device).eval()
         self.sample_rate = int(self.feature_extractor.sampling_rate)
