@@ -115,7 +115,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_download)
 
     p = actions.add_parser("import", help="copy a local model folder into SpeechStudio's store")
-    p.add_argument("dir", metavar="DIR", help="a Wav2Vec2 CTC checkpoint folder or a CTranslate2 (faster-whisper) folder")
+    p.add_argument("dir", metavar="DIR", help="a CTC checkpoint folder (Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer) or a CTranslate2 (faster-whisper) folder")
     p.add_argument("--name", help="name to use with --model (default: the folder's name)")
     p.set_defaults(func=cmd_import)
 
