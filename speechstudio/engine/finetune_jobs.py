@@ -24,14 +24,7 @@ from speechstudio.engine.worker import Status
 
 __all__ = ["BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "datasets_dir", "recordings_dir",
            "RunInfo", "list_runs", "DatasetProgress", "BuildDatasetJob", "FineTuneJob", "SaveCloneJob",
-           "ExportJob", "run_with_progress"]
-
-#: Licenses of the base voice families, as their model cards give them.
-#: MMS-TTS: CC BY-NC 4.0 (https://huggingface.co/facebook/mms-tts-eng model card);
-#: kakao-enterprise vits-ljs / vits-vctk: MIT (their model cards).
-_HF_LICENSES = {"facebook/mms-tts": "CC BY-NC 4.0 (non-commercial use only)",
-                "kakao-enterprise/vits": "MIT"}
-
+           "ExportJob", "run_with_progress", "save_trained_voice"]
 
 # ----------------------------------------------------------------------------- folders
 def finetune_dir() -> Path:
@@ -71,20 +64,6 @@ class BaseVoiceInfo:
     note: str
 
 
-def _license_of(ref) -> str:
-    try:
-        from speechstudio.finetune.clone_store import base_license
-
-        return str(base_license(ref))
-    except ImportError:
-        pass
-    hf_id = (ref.hf_id or ref.name or "").lower()
-    for prefix, lic in _HF_LICENSES.items():
-        if hf_id.startswith(prefix):
-            return lic
-    return "see the base voice's model card" if ref.kind == "transformers" else "see the voice's MODEL_CARD"
-
-
 def _sample_rate_of(ref) -> int:
     try:
         if ref.kind == "piper":
@@ -114,17 +93,20 @@ def describe_base(ref) -> BaseVoiceInfo:
     else:
         lacks = ("discriminator",)
         note = "The discriminator starts fresh; the rest of the voice is fine-tuned from the checkpoint."
-    lic = _license_of(ref)
+    from speechstudio.finetune.clone_store import base_license
+
+    lic = base_license(ref)
     note += f" The new voice inherits the base voice's license: {lic}."
-    if "nc" in lic.lower().replace("-", " ").split() or "non-commercial" in lic.lower():
-        note += " Do not use the clone commercially."
+    if "non-commercial" in lic.lower() or "by-nc" in lic.lower().replace(" ", "-"):
+        note += " The clone may not be used commercially."
     return BaseVoiceInfo(ref.name, ref.kind, _sample_rate_of(ref), lacks, lic, note)
 
 
 # ----------------------------------------------------------------------------- runs
 @dataclass(frozen=True)
 class RunInfo:
-    """A run folder: ``name``, ``path``, and whether it holds a checkpoint to resume from."""
+    """A run folder: ``name``, ``path``, and whether it holds ``checkpoints/latest.pt`` to resume
+    from (layout: ``speechstudio.finetune.run``)."""
 
     name: str
     path: Path
@@ -139,8 +121,7 @@ def list_runs() -> list[RunInfo]:
     out = []
     for d in sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
                     key=lambda p: p.stat().st_mtime, reverse=True):
-        ckpts = [p for p in d.rglob("*") if p.suffix in (".pt", ".safetensors", ".ckpt")]
-        out.append(RunInfo(d.name, d, bool(ckpts)))
+        out.append(RunInfo(d.name, d, (d / "checkpoints" / "latest.pt").is_file()))
     return out
 
 
@@ -317,9 +298,34 @@ class FineTuneJob(Job):
 
 
 # ----------------------------------------------------------------------------- save / export
+def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False,
+                       summary: dict | None = None):
+    """Save a run's ``which`` (``best`` | ``latest``) checkpoint as store voice ``name``.
+
+    The glue between the trainer and the store: ``load_trained_generator(run_dir, which)`` gives the
+    fine-tuned ``VitsModel``, ``base`` (a ``VoiceRef``) is loaded as the ``VitsVoice`` whose front
+    end (phonemes / tokenizer) the clone keeps, and ``clone_store.save_clone`` writes the voice
+    with the inherited license. Returns the new ``VoiceRef``. Raises ``UsageError`` (name taken,
+    bad name), ``RunError`` (no such checkpoint), ``ExportError``.
+    """
+    from speechstudio.finetune.clone_store import save_clone
+    from speechstudio.finetune.vits.trainer import load_trained_generator
+    from speechstudio.tts.vits import load_voice
+
+    model, info = load_trained_generator(run_dir, which)
+    base_voice = load_voice(base.location, device="cpu", precision="fp32", name=base.name, optimize=False)
+    facts = {"checkpoint": which, "step": int(getattr(info, "step", 0))}
+    val = getattr(info, "val_mel_loss", None)
+    if val is not None and val == val:  # not NaN (no validation clips)
+        facts["val_mel_loss"] = round(float(val), 5)
+    facts.update(summary or {})
+    return save_clone(model.eval(), base_voice, base, name, run_dir=run_dir, training_summary=facts,
+                      overwrite=overwrite)
+
+
 class SaveCloneJob(Job):
     """Save a run's best (or latest) checkpoint as voice ``name`` in the voice store
-    (``speechstudio.finetune.clone_store.save_clone``); ``result``: its ``VoiceRef``."""
+    (:func:`save_trained_voice`); ``result``: its ``VoiceRef``."""
 
     def __init__(self, run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False) -> None:
         super().__init__()
@@ -329,27 +335,24 @@ class SaveCloneJob(Job):
         return f"save voice {self.name}"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.finetune.clone_store import save_clone
-
         yield Status(f"saving the {self.which} checkpoint as voice {self.name} ...")
-        self.result = save_clone(self.run_dir, self.name, base=self.base, which=self.which, overwrite=self.overwrite)
+        self.result = save_trained_voice(self.run_dir, self.name, self.base, self.which, self.overwrite)
 
 
 class ExportJob(Job):
     """Export a stored voice as a Piper voice: ``out_dir/NAME.onnx`` + ``NAME.onnx.json``
-    (``speechstudio.finetune.export.export_piper_onnx``); ``result``: the ``.onnx`` path."""
+    (``speechstudio.finetune.clone_store.export_voice``); ``result``: the ``.onnx`` path."""
 
-    def __init__(self, voice: str, out_dir: Path, base=None) -> None:
+    def __init__(self, voice: str, out_dir: Path) -> None:
         super().__init__()
-        self.voice, self.out_dir, self.base = voice, Path(out_dir), base
+        self.voice, self.out_dir = voice, Path(out_dir)
 
     def describe(self) -> str:
         return f"export {self.voice}"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.finetune.export import export_piper_onnx
+        from speechstudio.finetune.clone_store import export_voice
 
         yield Status(f"exporting {self.voice} to {self.out_dir} ...")
-        self.out_dir.mkdir(parents=True, exist_ok=True)
-        out = self.out_dir / f"{self.voice}.onnx"
-        self.result = export_piper_onnx(self.voice, self.base, out) or out
+        onnx_path, _json_path = export_voice(self.voice, self.out_dir)
+        self.result = onnx_path

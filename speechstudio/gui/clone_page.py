@@ -9,7 +9,7 @@
 
 Steps sit in a ``QStackedWidget`` under a step bar, with Back / Next (Alt+K / Alt+N); Next is
 enabled when the step is done, and its tooltip says what is missing. The page owns a "train"
-:class:`~speechstudio.engine.worker.Engine` (training, saving, exporting, listing voices), so
+:class:`~speechstudio.engine.worker.Engine` (training, saving, exporting), so
 the window's compute engine stays free for Speak and Transcribe while a voice trains. The
 wizard's choices are kept in the settings, per run, so a run can be continued after a restart.
 """
@@ -77,11 +77,11 @@ class BaseStep(QWidget):
         row.addWidget(self.open_btn)
         lay.addLayout(row)
         lay.addStretch(1)
-        wizard.trainer.job_finished.connect(self._on_finished)
+        wizard.io.job_finished.connect(self._on_finished)
 
     def refresh(self) -> int:
-        """List the installed voices and earlier runs on the train engine."""
-        self._list_job = self.wiz.trainer.submit(CallJob(_base_voices, description="list base voices"))
+        """List the installed voices and earlier runs on the I/O engine."""
+        self._list_job = self.wiz.io.submit(CallJob(_base_voices, description="list base voices"))
         return self._list_job
 
     def _on_finished(self, job_id: int, status: str, result) -> None:
@@ -138,7 +138,7 @@ class BaseStep(QWidget):
         return True, ""
 
     def entered(self) -> None:
-        if not self.voices and self._list_job is None:
+        if self.isVisible() and self._list_job is None:
             self.refresh()
 
 
@@ -157,7 +157,7 @@ class ClonePage(QWidget):
         from speechstudio.gui.clone_use import UseStep
 
         self.win = win
-        self.compute, self.audio = win.compute, win.audio
+        self.compute, self.io, self.audio = win.compute, win.io, win.audio
         self.trainer = Engine("train", self)
         self.base = None
         self.base_info = None
@@ -266,8 +266,8 @@ class ClonePage(QWidget):
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
-        if not self.base_step.voices and self.base_step._list_job is None:
-            self.base_step.refresh()
+        if self.index == 0 and self.base_step._list_job is None:
+            self.base_step.refresh()  # voices may have been installed / saved since
 
     def _voice_saved(self, name: str) -> None:
         """A new voice is in the store: refresh the Models page (which refreshes Speak's list)."""

@@ -215,8 +215,7 @@ class TrainStep(QWidget):
 
     def resumable(self) -> bool:
         """True when the run folder holds a checkpoint to continue from."""
-        d = self.run_dir() / "checkpoints"
-        return d.is_dir() and any(d.iterdir())
+        return (self.run_dir() / "checkpoints" / "latest.pt").is_file()
 
     def _config(self):
         from speechstudio.finetune.vits.trainer import TrainConfig
@@ -232,7 +231,9 @@ class TrainStep(QWidget):
         return TrainConfig(**kw)
 
     def start(self, resume: bool = False) -> int | None:
-        """Start (or with ``resume`` continue) training on the train engine."""
+        """Start (or with ``resume`` continue) training on the train engine. Starting again over
+        a saved run first renames that run folder to ``NAME-<date-time>`` (kept, and listed
+        under earlier runs), since a run folder holds one run."""
         from speechstudio.engine.finetune_jobs import FineTuneJob
 
         if self.job_id is not None:
@@ -242,21 +243,33 @@ class TrainStep(QWidget):
             return None
         if self._est_job is not None:
             self.engine.cancel(self._est_job)
+        moved = None
+        if not resume and self.resumable():
+            moved = self._archive_run()
         try:
             self.job = FineTuneJob(self.run_dir(), self.wiz.dataset_dir, self.wiz.base.location, self._config(),
                                    resume=resume)
-        except Exception as e:  # trainer not installed / bad config
+        except Exception as e:  # noqa: BLE001 - trainer missing, bad settings: said, not raised
             self.state.setText(f"cannot start: {e}")
             return None
         self.wiz.remember_run()
         self._reset_view(keep=resume)
         self.done = None
         self.job_id = self.engine.submit(self.job)
-        self.state.setText("resuming…" if resume else "starting…")
+        self.state.setText("resuming…" if resume else "starting…" + (f" (the earlier run is kept in {moved})"
+                                                                        if moved else ""))
         self._redraw.start()
         self._update()
         self.changed.emit()
         return self.job_id
+
+    def _archive_run(self) -> Path:
+        import time
+
+        src = self.run_dir()
+        dest = src.with_name(f"{src.name}-{time.strftime('%Y%m%d-%H%M%S')}")
+        src.rename(dest)
+        return dest
 
     def pause(self) -> None:
         if self.job is not None and self.job_id is not None:

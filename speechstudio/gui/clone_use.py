@@ -124,7 +124,7 @@ class UseStep(QWidget):
 
         if not self.saved_name:
             return None
-        self._export_job = self.wiz.trainer.submit(ExportJob(self.saved_name, Path(folder), base=self.wiz.base))
+        self._export_job = self.wiz.trainer.submit(ExportJob(self.saved_name, Path(folder)))
         self.info.setText(f"exporting to {folder}…")
         self._update()
         return self._export_job

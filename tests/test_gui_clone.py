@@ -1,0 +1,197 @@
+"""Clone voice page, end to end on the real window (offscreen, fake sound card, isolated home):
+record takes through the fake microphone, import a small LJSpeech folder of real recordings,
+check it, fix a text and drop a clip, train a tiny VITS base voice for 5 steps, save the result
+as a voice (it shows on the Speak page), try it and export it as a Piper voice."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
+import json
+from pathlib import Path
+
+import soundfile as sf
+
+from test_gui_support import win  # noqa: F401 - fixture
+
+#: Short English recordings of ../shared/realspeech with their reference texts (manifest.tsv).
+CLIPS = (("pocketsphinx_cards_005.wav", "eight of spades four of clubs seven of hearts"),
+         ("deepspeech_LDC93S1_8k.wav", "She had your dark suit in greasy wash water all year."),
+         ("speechbrain_spk1_snt1.wav", "The child almost hurt the small dog."),
+         ("pyroomacoustics_cmu_arctic_us_aew_a0001.wav", "Author of the danger trail, Philip Steels, etc."),
+         ("speechbrain_LJ050-0131.wav", "unless a system is established for the frequent formal review of "
+                                        "activities thereunder."))
+MIC_FILE = "pocketsphinx_sense_and_sensibility_0870.wav"  # 7.1 s, 16 kHz
+
+
+@pytest.fixture
+def fake_audio(realspeech):
+    """The fake sound card; its microphone plays a real 7 s recording (16 kHz), then silence."""
+    from speechstudio.audio.devices import FakeBackend, set_backend
+
+    backend = FakeBackend(realspeech / MIC_FILE, input_rate=16000, speed=20.0)
+    set_backend(backend)
+    yield backend
+    set_backend(None)
+
+
+@pytest.fixture
+def tiny_base(home, tmp_path):
+    """A tiny transformers VITS voice registered in the (temporary) voice store as "tiny-base"."""
+    from tts_fixtures.tiny import make_tiny_vits
+
+    folder = make_tiny_vits(tmp_path / "tiny-vits")
+    store = home / "voices" / "tiny-base"
+    store.mkdir(parents=True)
+    (store / "voice.json").write_text(json.dumps({"kind": "transformers", "path": str(folder),
+                                                  "source": "test tiny voice"}), encoding="utf-8")
+    return "tiny-base"
+
+
+def ljspeech(folder: Path, realspeech: Path) -> Path:
+    """An LJSpeech folder (metadata.csv + wavs/) made of ``CLIPS``."""
+    (folder / "wavs").mkdir(parents=True)
+    lines = []
+    for i, (name, text) in enumerate(CLIPS):
+        audio, rate = sf.read(str(realspeech / name), dtype="float32")
+        sf.write(str(folder / "wavs" / f"clip{i}.wav"), audio, rate, subtype="PCM_16")
+        lines.append(f"clip{i}|{text}")
+    (folder / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def _wait_job(qtbot, engine, job_id, timeout=60000):
+    """Wait for ``job_id`` to finish on ``engine``; returns ``(status, result)``."""
+    got = {}
+
+    def on_finished(jid, status, result):
+        if jid == job_id:
+            got["r"] = (status, result)
+
+    engine.job_finished.connect(on_finished)
+    try:
+        qtbot.waitUntil(lambda: "r" in got, timeout=timeout)
+    finally:
+        engine.job_finished.disconnect(on_finished)
+    return got["r"]
+
+
+def test_record_takes_with_the_fake_microphone(win, qtbot, home):
+    page = win.show_page("Clone voice")
+    page.base_step.name_edit.setText("my-clone")
+    page.go(1)
+    rec = page.dataset.recorder
+    rec.name_edit.setText("Ann Tester")
+    rec.load_session()
+    assert rec.index == 0 and rec.prompt.text() == "I, Ann Tester, record my own voice to make a synthetic voice."
+    for _take in range(2):  # the consent sentence, then prompt 1
+        rec.record()
+        assert rec.stop_btn.isEnabled() and not rec.rec_btn.isEnabled()
+        qtbot.waitUntil(lambda: rec.recorder.duration_s > 3.0, timeout=20000)
+        assert rec.meter.value() > -60  # the meter followed the speech
+        rec.stop()
+        assert "saved take" in rec.note.text()
+        rec.next()
+    folder = home / "finetune" / "recordings" / "my-clone"
+    assert (folder / "consent.wav").is_file() and (folder / "consent.txt").is_file()
+    meta = (folder / "metadata.csv").read_text(encoding="utf-8").splitlines()
+    assert meta == [f"take0001|{rec.script[1]}"]
+    audio, rate = sf.read(str(folder / "wavs" / "take0001.wav"))
+    assert rate == 16000 and len(audio) / rate > 3.0
+    assert rec.count.text() == "1 take + consent"
+    assert rec.index == 2
+    # back to the recorded prompt: it can be played and re-recorded
+    rec.previous()
+    assert rec.rec_btn.text() == "Re-&record" and rec.play_btn.isEnabled()
+    rec.play()
+    qtbot.waitUntil(lambda: len(win.audio.backend.played_audio()) > rate, timeout=20000)
+    # a new session with the same name resumes after the last take
+    rec.load_session()
+    assert rec.index == 2
+
+
+def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, realspeech, tmp_path):
+    from speechstudio.tts.voices import list_voices
+
+    src = ljspeech(tmp_path / "dataset-lj", realspeech)
+    page = win.show_page("Clone voice")
+    # 1. base voice: the tiny transformers voice; what it lacks, its license
+    qtbot.waitUntil(lambda: page.base_step._list_job is None and bool(page.base_step.voices), timeout=30000)
+    assert page.base_step.select(tiny_base)
+    assert page.sample_rate() == 16000
+    assert "missing for training: discriminator" in page.base_step.about.text()
+    assert "license" in page.base_step.about.text()
+    page.base_step.name_edit.setText("my-clone")
+    assert page.next_btn.isEnabled()
+    page.next()
+    assert page.index == 1 and not page.next_btn.isEnabled()
+
+    # 2. dataset: import the folder, check it (no ASR here: quick), fix a text, drop a clip
+    ds = page.dataset
+    ds.tabs.setCurrentIndex(1)
+    ds.folder_edit.setText(str(src))
+    ds.asr_check.setChecked(False)
+    job = ds.check()
+    status, manifest = _wait_job(qtbot, page.compute, job, timeout=60000)
+    assert status == "done", manifest
+    assert len(manifest.clips) == 5 and manifest.sample_rate == 16000
+    assert ds.table.rowCount() == 5
+    assert ds.table.item(0, 2).text() == CLIPS[0][1]
+    assert ds.warning.isVisible()  # far under 5 minutes
+    assert "usable clips" in ds.info.text()
+    assert int(sum(ds.report.histogram[i][2] for i in range(len(ds.report.histogram)))) == 5
+    ds.table.item(1, 2).setText("She had your dark suit in greasy wash water all year long.")
+    ds.table.selectRow(4)
+    ds.toggle_drop_selected()
+    from speechstudio.finetune.manifest import Manifest
+
+    saved = Manifest.load(page.dataset_dir)
+    assert saved.clips[1].text == "She had your dark suit in greasy wash water all year long."
+    assert saved.clips[4].dropped and len(saved.usable()) == 4
+    assert page.next_btn.isEnabled()
+    page.next()
+    assert page.index == 2
+
+    # 3. train 5 steps
+    tr = page.train
+    tr.steps_spin.setValue(5)
+    tr.batch_spin.setValue(2)
+    job = tr.start()
+    assert job is not None, tr.state.text()
+    assert not page.next_btn.isEnabled() and tr.stop_btn.isEnabled() and not tr.start_btn.isEnabled()
+    status, done = _wait_job(qtbot, page.trainer, job, timeout=120000)
+    assert status == "done", done
+    assert done.reason == "finished" and done.step == 5
+    assert tr.progress.value() == 5 and tr.progress.maximum() == 5
+    assert "finished at step 5" in tr.state.text()
+    assert {"mel", "kl", "dur"} <= set(tr.history)
+    assert len(tr.history["mel"][0]) >= 1
+    assert tr.sample_table.rowCount() >= 1
+    assert tr.resumable()
+    assert page.next_btn.isEnabled()
+    page.next()
+    assert page.index == 3
+
+    # 4. save, try, export
+    use = page.use
+    assert use.name_edit.text() == "my-clone"
+    assert use.license.text()
+    with qtbot.waitSignal(page.voice_saved, timeout=60000) as blk:
+        use.save()
+    assert blk.args == ["my-clone"]
+    assert "my-clone" in [v.name for v in list_voices()]
+    qtbot.waitUntil(lambda: "my-clone" in [win.speak.voice_box.itemText(i)
+                                            for i in range(win.speak.voice_box.count())], timeout=30000)
+    with qtbot.waitSignal(use.tried, timeout=60000) as blk:
+        use.try_voice()
+    assert blk.args == ["done"]
+    out = tmp_path / "export"
+    with qtbot.waitSignal(use.exported, timeout=120000):
+        use.export_to(out)
+    assert (out / "my-clone.onnx").is_file() and (out / "my-clone.onnx.json").is_file()
+    assert json.loads((out / "my-clone.onnx.json").read_text(encoding="utf-8"))["audio"]["sample_rate"] == 16000
