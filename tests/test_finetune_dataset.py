@@ -304,6 +304,29 @@ def test_nothing_usable_raises(tmp_path, say):
 
 
 # ----------------------------------------------------------------------------------- long recordings
+def test_plan_pieces_cuts_at_sentence_ends_and_pauses():
+    from speechstudio.asr.types import Word
+    from speechstudio.finetune.longform import plan_pieces
+
+    words = [Word(0.0, 0.4, "The"), Word(0.5, 1.0, "cat"), Word(1.1, 2.5, "sat."),      # 2.5 s sentence
+             Word(2.8, 3.2, "Yes."), Word(3.4, 3.9, "I"), Word(4.0, 5.0, "agree.")]    # "Yes." alone is < 2 s
+    for k in range(30):                       # 18 s without a sentence end; the longest pause after word 14
+        start = 5.5 + 0.6 * k + (0.4 if k >= 15 else 0.0)
+        words.append(Word(start, start + 0.5, "end." if k == 29 else ("w%d," % k if k == 14 else "w%d" % k)))
+    words.append(Word(26.5, 26.9, "Bye."))   # after a 2.2 s pause: its own (too short) piece
+    pieces = plan_pieces(words, min_s=2.0, max_s=15.0)
+    assert [p.text for p in pieces] == [
+        "The cat sat.", "Yes. I agree.", " ".join(w.text for w in words[6:21]), " ".join(w.text for w in words[21:36]),
+        "Bye."]
+    assert pieces[0].start_s == 0.0 and pieces[0].end_s == pytest.approx(2.65)
+    assert pieces[1].start_s == pytest.approx(2.65) and pieces[1].end_s == pytest.approx(5.25)
+    assert pieces[2].end_s == pytest.approx(14.65)      # the middle of the 0.5 s pause after "w14,"
+    assert pieces[3].start_s == pytest.approx(14.65) and pieces[4].start_s == pytest.approx(26.5 - 0.3)
+    assert all(a.end_s <= b.start_s for a, b in zip(pieces, pieces[1:]))
+    assert all(p.end_s - p.start_s <= 15.0 + 0.6 for p in pieces)
+    assert plan_pieces([]) == []
+
+
 def test_long_recording_is_cut_into_sentences(tmp_path, say, transcribe):
     gap = np.zeros(int(0.6 * RATE), np.float32)
     parts = [np.zeros(int(0.7 * RATE), np.float32)]
@@ -328,3 +351,23 @@ def test_long_recording_is_cut_into_sentences(tmp_path, say, transcribe):
         assert clip.duration_s == pytest.approx(len(say(sentence)) / RATE + 0.3, abs=0.4)
         assert clip.cer is None and clip.flags == ()
         assert re.fullmatch(r"talk\.wav \d+\.\d\d-\d+\.\d\d s", clip.source)
+
+    # The same talk with its text as a wav+txt pair (next to a normal clip): a 28 s clip is too long;
+    # split_long cuts it like a long recording
+    pairs = tmp_path / "pairs"
+    pairs.mkdir()
+    (pairs / "talk.wav").write_bytes((tmp_path / "talk.wav").read_bytes())
+    (pairs / "talk.txt").write_text(" ".join(LONG), encoding="utf-8")
+    sf.write(pairs / "a.wav", padded(say(SENTENCES[0])), RATE)
+    (pairs / "a.txt").write_text(SENTENCES[0], encoding="utf-8")
+    whole = build_dataset(pairs, tmp_path / "whole", 16000)
+    assert [(c.id, c.flags) for c in whole.clips] == [("a", ()), ("talk", ("too_long",))]
+    assert "1 clip(s) over the longest usable length: split them" in format_report(report(whole))
+    split = build_dataset(pairs, tmp_path / "split", 16000, transcribe=transcribe, split_long=True)
+    assert [c.id for c in split.clips] == ["a", "talk_0001", "talk_0002", "talk_0003", "talk_0004"]
+    assert [c.text for c in split.clips[1:]] == [c.text for c in m.clips]
+    assert split.clips[0].cer is not None and split.clips[1].cer is None
+    (pairs / "a.wav").unlink()
+    (pairs / "a.txt").unlink()
+    with pytest.raises(DatasetError, match=r"no usable clip \(1 clips, all flagged too_long; build again with split_long"):
+        build_dataset(pairs, tmp_path / "none", 16000)
