@@ -169,6 +169,7 @@ def test_ljspeech_import_trim_loudness_asr_and_refusals(tmp_path, say, transcrib
         "LJ000|A duplicate id.",
         "LJ902|",
         "LJ903|This one is not audio at all.",
+        "lj001|Same id as LJ001 on a case-insensitive file system.",
     ])
     lines = (root / "metadata.csv").read_text(encoding="utf-8").splitlines()
     lines[3] = f"LJ003|{SENTENCES[3]}"
@@ -190,7 +191,8 @@ def test_ljspeech_import_trim_loudness_asr_and_refusals(tmp_path, say, transcrib
     assert "not a recognised audio" in problems["metadata.csv:12"] and "LJ903.wav" in problems["metadata.csv:12"]
     assert problems["wavs/stray.wav"] == "no line in metadata.csv refers to it"
     assert "metadata.csv:6" in problems                  # "LJ900|../outside.wav is refused": no such audio
-    assert len(m.problems) == 8
+    assert problems["metadata.csv:13"] == "duplicate id lj001 (first on line 2)"
+    assert len(m.problems) == 9
     assert seen[-1][0] == seen[-1][1] == 5          # LJ000-LJ003 and LJ903 were decoded
 
     # ASR cross-check: right texts pass, the swapped one is flagged with what Whisper heard

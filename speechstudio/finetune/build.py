@@ -172,6 +172,8 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
     total = len(scan.entries)
     done = 0
     out.mkdir(parents=True, exist_ok=True)
+    for stale in out.glob(".build-*"):        # left by a build that was killed
+        shutil.rmtree(stale, ignore_errors=True)
     work = Path(tempfile.mkdtemp(prefix=".build-", dir=out))
     try:
         (work / "clips").mkdir()
@@ -193,8 +195,13 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                 report(done, total, f"recognising {entry.source} to cut it into sentences")
                 engine = engine or _cutter(asr_model, transcribe, language)
                 longest = min(15.0, max_s)      # clips of 2-15 s (longform), never over max_s
+                length = audio.shape[0] / rate
+
+                def heard(t: float, where=entry.source, length=length) -> None:
+                    report(done, total, f"recognising {where}: {t:.0f} of {length:.0f} s")
+
                 cut = split_recording(engine, resample(audio, rate, 16000), language,
-                                      min_s=min(2.0, longest / 2), max_s=longest)
+                                      min_s=min(2.0, longest / 2), max_s=longest, progress=heard)
                 if not cut:
                     problems.append(Problem(entry.source, "the recogniser found no words to cut clips at"))
                 pieces = [(f"{entry.id}_{k:04d}", p.text, audio[int(p.start_s * rate):int(p.end_s * rate)],

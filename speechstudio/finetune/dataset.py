@@ -62,7 +62,8 @@ class SourceScan:
 
 
 def clip_id(name: str) -> str:
-    """A file-name-safe id: ASCII letters, digits, ``_ . -``; others become ``_``."""
+    """A file-name-safe id: ASCII letters, digits, ``_ . -``; others become ``_``. Ids are
+    compared case-insensitively (``A`` and ``a`` are one file on Windows and macOS)."""
     out = re.sub(r"[^A-Za-z0-9_.-]", "_", name.strip())
     return ("_" + out[1:]) if out.startswith(".") else (out or "_")
 
@@ -98,7 +99,10 @@ def read_ljspeech(root: Path) -> tuple[list[Entry], list[Problem]]:
     problems: list[Problem] = []
     seen: dict[str, int] = {}
     used: set[Path] = set()
-    raw = (root / METADATA).read_bytes()
+    try:
+        raw = (root / METADATA).read_bytes()
+    except OSError as exc:
+        raise DatasetError(f"{root / METADATA}: cannot read ({exc.strerror or exc})") from exc
     for n, line_bytes in enumerate(raw.split(b"\n"), 1):
         where = f"{METADATA}:{n}"
         line, bad = _utf8(line_bytes.rstrip(b"\r").removeprefix(b"\xef\xbb\xbf"), METADATA, n)
@@ -125,16 +129,17 @@ def read_ljspeech(root: Path) -> tuple[list[Entry], list[Problem]]:
             if ".." in rel.parts:
                 problems.append(Problem(where, f"{ident}: path leaves the dataset folder ('..' refused)"))
                 continue
-            audio = _find_audio(root, rel)
+            audio = _find_audio(root, rel) or (_find_audio(root, PurePosixPath("wavs", *rel.parts))
+                                               if len(rel.parts) == 1 else None)
             name = clip_id(PurePosixPath(rel.name).stem if rel.suffix.lower() in AUDIO_EXTENSIONS else rel.name)
             missing = ident
         else:
             audio = _find_audio(root, PurePosixPath("wavs", ident)) or _find_audio(root, PurePosixPath(ident))
             name, missing = clip_id(ident), f"wavs/{ident}.wav"
-        if name in seen:
-            problems.append(Problem(where, f"duplicate id {ident} (first on line {seen[name]})"))
+        if name.casefold() in seen:
+            problems.append(Problem(where, f"duplicate id {ident} (first on line {seen[name.casefold()]})"))
             continue
-        seen[name] = n
+        seen[name.casefold()] = n
         if not text:
             problems.append(Problem(where, f"empty text for {ident}"))
             continue
@@ -190,10 +195,10 @@ def read_pairs(root: Path, exclude: tuple[Path, ...] = ()) -> tuple[list[Entry],
             problems.append(Problem(trel, "empty text"))
             continue
         name = clip_id(p.relative_to(root).with_suffix("").as_posix().replace("/", "_"))
-        if name in seen:
-            problems.append(Problem(rel, f"duplicate id {name} (also {seen[name]})"))
+        if name.casefold() in seen:
+            problems.append(Problem(rel, f"duplicate id {name} (also {seen[name.casefold()]})"))
             continue
-        seen[name] = rel
+        seen[name.casefold()] = rel
         entries.append(Entry(name, text, p, rel))
     for stem, txt in texts.items():
         if txt not in paired:
@@ -227,9 +232,9 @@ def scan_source(source: str | os.PathLike, exclude: tuple[Path, ...] = ()) -> So
     out = []
     for p in audio:
         name = clip_id(p.relative_to(src).with_suffix("").as_posix().replace("/", "_"))
-        while name in seen:
+        while name.casefold() in seen:
             name += "_"
-        seen.add(name)
+        seen.add(name.casefold())
         out.append(Entry(name, None, p, p.relative_to(src).as_posix()))
     return SourceScan("long", src, out)
 

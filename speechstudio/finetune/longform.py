@@ -14,7 +14,7 @@ for conversational speech.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -105,13 +105,20 @@ def plan_pieces(words: Sequence[Word], audio16k: np.ndarray | None = None, *, mi
     return pieces
 
 
-def recognise_words(engine, audio16k: np.ndarray, language: str | None = "en") -> list[Word]:
+def recognise_words(engine, audio16k: np.ndarray, language: str | None = "en",
+                     progress: Callable[[float], None] | None = None) -> list[Word]:
     """All words of ``audio16k`` (``np.ndarray[float32]`` shape (n,), 16 kHz) from a
-    ``WhisperEngine`` with word timestamps (times in seconds of the recording)."""
-    return [w for seg in engine.transcribe_audio(np.asarray(audio16k, np.float32), language) for w in seg.words]
+    ``WhisperEngine`` with word timestamps (times in seconds of the recording). ``progress(s)``
+    is called after each decoded segment with the seconds of audio done."""
+    words: list[Word] = []
+    for seg in engine.transcribe_audio(np.asarray(audio16k, np.float32), language):
+        words += seg.words
+        if progress is not None:
+            progress(seg.end_s)
+    return words
 
 
 def split_recording(engine, audio16k: np.ndarray, language: str | None = "en", *, min_s: float = 2.0,
-                    max_s: float = 15.0) -> list[Piece]:
+                    max_s: float = 15.0, progress: Callable[[float], None] | None = None) -> list[Piece]:
     """Recognise and cut one recording: ``plan_pieces(recognise_words(...))``."""
-    return plan_pieces(recognise_words(engine, audio16k, language), audio16k, min_s=min_s, max_s=max_s)
+    return plan_pieces(recognise_words(engine, audio16k, language, progress), audio16k, min_s=min_s, max_s=max_s)
