@@ -1,0 +1,143 @@
+"""``TrainConfig``: the settings of a VITS fine-tuning run, with the source of every default.
+
+Optimizer (VITS configs/ljs_base.json, ``train.py``; Piper ``lightning.py`` the same for the
+generator): AdamW, lr 2e-4, betas (0.8, 0.99), eps 1e-9, weight decay 0.01 (``torch.optim.AdamW``'s
+default, which VITS keeps), for both the generator and the discriminator.
+
+Learning-rate decay: VITS multiplies the lr by ``lr_decay = 0.999875`` once per *epoch*
+(``ExponentialLR`` stepped per epoch; Piper too). An epoch of LJSpeech at VITS' batch size is
+13,100 clips / 64 = ~205 optimizer steps, so we decay per optimizer step by
+``lr_decay ** (1 / LJS_STEPS_PER_EPOCH)``: the lr follows the same curve over optimizer steps as
+in VITS, independent of the size of the user's (much smaller) dataset. Over 10,000 steps that is
+a factor 0.994 (VITS' decay only matters over its ~800k-step runs).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+from speechstudio.errors import UsageError
+
+__all__ = ["TrainConfig", "LJS_STEPS_PER_EPOCH", "resolve_device", "resolve_precision"]
+
+#: Optimizer steps per epoch of VITS' LJSpeech recipe (13,100 clips / batch 64, rounded).
+LJS_STEPS_PER_EPOCH = 205
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Settings of one run (JSON-serialisable; stored in ``run_dir/config.json``).
+
+    ``steps``: optimizer steps in total, *including* the warm-up steps (one progress bar);
+    ``warmup_steps``: posterior-encoder warm-up steps; ``None`` = 10 % of ``steps`` (at least
+    50, at most 1000) for bases without a trained posterior encoder (Piper voices) and 0 for
+    transformers checkpoints (MMS, vits-ljs) that have one; an int forces that many for any base.
+    ``batch_size``: clips per forward; ``grad_accum``: forwards per optimizer step (effective
+    batch = batch_size * grad_accum). ``precision``: ``auto`` (CUDA: bf16 where supported, else
+    fp16 with a GradScaler; CPU: fp32), ``fp32``, ``fp16`` (CUDA only), ``bf16``. ``lr``, ``betas``,
+    ``eps``, ``weight_decay``: AdamW (module notes); ``lr_decay``: VITS' per-epoch factor,
+    applied per step as explained above. ``max_grad_norm``: clip the total gradient norm (None:
+    no clipping, as VITS). ``segment_size``: audio samples per training slice (VITS 8192 = 32
+    frames at hop 256), rounded down to whole frames. ``eval_every`` / ``checkpoint_every``: in
+    optimizer steps. ``patience``: evaluations in a row with a rising validation mel loss before
+    ``EvalEvent.overtraining`` warns. ``device``: ``auto|cpu|cuda|cuda:N``. ``speaker``: speaker
+    id of a multi-speaker base to adapt (default 0). ``val_count``: validation clips (None:
+    ``Manifest.split``'s default). ``num_workers``: DataLoader workers (0: in the training thread).
+    ``mas_backend``: ``auto|numba|torch``. ``discriminator_width``: fraction of VITS'
+    discriminator channels (1.0 = VITS, 46.7 M parameters; smaller only for tests / toy voices).
+    """
+
+    steps: int = 2000
+    warmup_steps: int | None = None
+    batch_size: int = 8
+    grad_accum: int = 1
+    precision: str = "auto"
+    lr: float = 2e-4
+    betas: tuple[float, float] = (0.8, 0.99)
+    eps: float = 1e-9
+    weight_decay: float = 0.01
+    lr_decay: float = 0.999875
+    max_grad_norm: float | None = None
+    segment_size: int = 8192
+    eval_every: int = 200
+    checkpoint_every: int = 200
+    patience: int = 3
+    seed: int = 1234
+    device: str = "auto"
+    gradient_checkpointing: bool = False
+    num_workers: int = 0
+    speaker: int | None = None
+    val_count: int | None = None
+    mas_backend: str = "auto"
+    discriminator_width: float = 1.0
+
+    def __post_init__(self):
+        for name in ("steps", "batch_size", "grad_accum", "eval_every", "checkpoint_every", "patience"):
+            if int(getattr(self, name)) < 1:
+                raise UsageError(f"{name} must be at least 1 (got {getattr(self, name)})")
+        if self.warmup_steps is not None and not 0 <= self.warmup_steps <= self.steps:
+            raise UsageError(f"warmup_steps must be between 0 and steps={self.steps} (got {self.warmup_steps})")
+        if not self.lr > 0 or not 0 < self.lr_decay <= 1:
+            raise UsageError(f"lr must be > 0 and lr_decay in (0, 1] (got {self.lr}, {self.lr_decay})")
+        if self.precision not in ("auto", "fp32", "fp16", "bf16"):
+            raise UsageError(f"unknown precision {self.precision!r} (use auto, fp32, fp16 or bf16)")
+        if self.num_workers < 0:
+            raise UsageError(f"num_workers must be >= 0 (got {self.num_workers})")
+        if self.mas_backend not in ("auto", "numba", "torch"):
+            raise UsageError(f"unknown mas_backend {self.mas_backend!r} (use auto, numba or torch)")
+        if not 0 < self.discriminator_width <= 4:
+            raise UsageError(f"discriminator_width must be in (0, 4] (got {self.discriminator_width})")
+        object.__setattr__(self, "betas", tuple(float(b) for b in self.betas))
+
+    @property
+    def lr_gamma(self) -> float:
+        """Per-optimizer-step lr factor: ``lr_decay ** (1 / LJS_STEPS_PER_EPOCH)``."""
+        return float(self.lr_decay) ** (1.0 / LJS_STEPS_PER_EPOCH)
+
+    def warmup_for(self, has_posterior: bool) -> int:
+        """Warm-up steps for a base with (``True``) or without a trained posterior encoder."""
+        if self.warmup_steps is not None:
+            return int(self.warmup_steps)
+        if has_posterior:
+            return 0
+        return int(min(1000, max(50, round(0.1 * self.steps)), self.steps))
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["betas"] = list(self.betas)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TrainConfig":
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        if "betas" in kwargs:
+            kwargs["betas"] = tuple(kwargs["betas"])
+        return cls(**kwargs)
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` -> ``cuda`` when available else ``cpu``; checks ``cuda`` / ``cuda:N``. Raises
+    ``UsageError``."""
+    import torch
+
+    if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
+        raise UsageError(f"unknown device {device!r} (use auto, cpu, cuda or cuda:N)")
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise UsageError("--device cuda asked for, but CUDA is not available on this machine")
+    return device
+
+
+def resolve_precision(precision: str, device: str) -> str:
+    """``auto`` -> ``bf16`` on CUDA GPUs that support it (Ampere+), else ``fp16``; ``fp32`` on CPU.
+    ``fp16`` on CPU is refused (``UsageError``); ``bf16`` on CPU is allowed (slow on most CPUs)."""
+    import torch
+
+    if precision == "auto":
+        if device.startswith("cuda"):
+            return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
+        return "fp32"
+    if precision == "fp16" and not device.startswith("cuda"):
+        raise UsageError("fp16 training needs a CUDA GPU; use --precision fp32 (or bf16) on CPU")
+    return precision

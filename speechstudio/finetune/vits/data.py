@@ -1,0 +1,215 @@
+"""Clips of a prepared dataset (``finetune.manifest.Manifest``) as VITS training batches.
+
+* ``prepare_clips``: text -> token ids with the base voice's own front end (``VitsVoice.text_to_ids``:
+  espeak-ng phonemes for Piper voices, the ``VitsTokenizer`` for MMS), audio -> linear
+  spectrogram + log-mel (``features``) computed once and cached as float16 in ``cache_dir``
+  (audio as int16). Clips the voice cannot say, unreadable audio, or audio with fewer latent
+  frames than tokens (MAS needs frames >= tokens) are skipped and reported, not fatal.
+* ``ClipDataset`` + ``collate``: padded tensors (pad to at least one training segment).
+* ``BucketBatches``: seeded, length-bucketed batches that go on across epochs; batch ``k`` of the
+  run is a pure function of (seed, k), so the trainer checkpoints just ``k`` (like VITS'
+  ``DistributedBucketSampler``, which groups similar lengths to waste less padding).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from speechstudio.errors import SpeechStudioError
+
+__all__ = ["ClipItem", "PreparedClips", "prepare_clips", "ClipDataset", "collate", "BucketBatches"]
+
+
+@dataclass(frozen=True)
+class ClipItem:
+    """One usable clip: ``token_ids`` of its text, ``frames`` = samples // hop, cached features."""
+
+    id: str
+    text: str
+    token_ids: tuple[int, ...]
+    frames: int
+    cache_path: Path
+
+
+@dataclass
+class PreparedClips:
+    """Training and validation clips, and (clip id, reason) for every clip left out."""
+
+    train: list[ClipItem] = field(default_factory=list)
+    val: list[ClipItem] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _cache_name(clip_id: str, audio: Path, fc) -> str:
+    st = audio.stat()
+    key = f"{clip_id}|{audio.resolve()}|{st.st_size}|{st.st_mtime_ns}|{sorted(fc.to_dict().items())}|v1"
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in clip_id)[:60]
+    return f"{safe}-{hashlib.sha1(key.encode()).hexdigest()[:12]}.pt"
+
+
+def _compute_features(audio: Path, fc, path: Path) -> int:
+    """Decode ``audio`` at ``fc.sample_rate``, compute spec + mel, save atomically; return frames."""
+    import tempfile
+
+    import torch
+
+    from speechstudio.audio.decode import load_audio
+    from speechstudio.finetune.vits.features import linear_spectrogram, linear_to_mel
+
+    wav = torch.from_numpy(load_audio(audio, fc.sample_rate)).float().clamp(-1, 1)
+    frames = wav.numel() // fc.hop_length
+    if frames == 0:
+        return 0
+    wav = wav[: frames * fc.hop_length]
+    spec = linear_spectrogram(wav, fc)
+    mel = linear_to_mel(spec, fc)
+    data = {"wav": torch.round(wav * 32767).to(torch.int16), "spec": spec.half(), "mel": mel.half()}
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(data, f)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return frames
+
+
+def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | None = None,
+                  progress=None) -> PreparedClips:
+    """Token ids + cached features for the usable clips of ``manifest``.
+
+    ``voice``: the loaded base (``VitsVoice``); ``fc``: ``FeatureConfig`` of the base;
+    ``cache_dir``: folder for ``ID-HASH.pt`` (float16 spec / mel, int16 audio; reused while the
+    clip file and the settings are unchanged). The validation split is ``Manifest.split``
+    (seeded, 5 % of the clips, 1..20; none below 4 clips). ``progress(done, total)`` is called
+    per clip. Clip problems go to ``skipped``; nothing is raised for a single bad clip.
+    """
+    import torch
+
+    cache_dir = Path(cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    out = PreparedClips()
+    train, val = manifest.split(val_count)
+    val_ids = {c.id for c in val}
+    clips = sorted(train + val, key=lambda c: c.id)
+    for n, clip in enumerate(clips):
+        if progress is not None:
+            progress(n, len(clips))
+        voice.warnings.clear()
+        try:
+            ids = voice.text_to_ids(clip.text)
+        except SpeechStudioError as exc:
+            out.skipped.append((clip.id, f"text the voice cannot say ({exc})"))
+            continue
+        out.warnings.extend(f"{clip.id}: {w}" for w in voice.warnings)
+        voice.warnings.clear()
+        audio = manifest.path_of(clip, dataset_dir)
+        try:
+            path = cache_dir / _cache_name(clip.id, audio, fc)
+            if path.is_file():
+                frames = int(torch.load(path, weights_only=True)["spec"].shape[-1])
+            else:
+                frames = _compute_features(audio, fc, path)
+        except (SpeechStudioError, OSError, RuntimeError, ValueError) as exc:
+            out.skipped.append((clip.id, f"audio unreadable ({type(exc).__name__}: {str(exc)[:80]})"))
+            continue
+        if frames < len(ids):
+            out.skipped.append((clip.id, f"audio too short for its text ({frames} frames for {len(ids)} symbols)"))
+            continue
+        item = ClipItem(clip.id, clip.text, tuple(int(i) for i in ids), frames, path)
+        (out.val if clip.id in val_ids else out.train).append(item)
+    if progress is not None:
+        progress(len(clips), len(clips))
+    return out
+
+
+class ClipDataset:
+    """Map-style dataset over ``ClipItem``s: item -> dict of tensors (``ids`` long (t_x,),
+    ``spec`` float32 (bins, frames), ``mel`` float32 (n_mels, frames), ``wav`` float32
+    (frames * hop,) in [-1, 1])."""
+
+    def __init__(self, items: list[ClipItem]):
+        self.items = list(items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, i: int) -> dict:
+        import torch
+
+        item = self.items[i]
+        data = torch.load(item.cache_path, weights_only=True)
+        return {"ids": torch.tensor(item.token_ids, dtype=torch.long), "spec": data["spec"].float(),
+                "mel": data["mel"].float(), "wav": data["wav"].float() / 32767.0}
+
+
+def collate(batch: list[dict], hop_length: int, min_frames: int = 1) -> dict:
+    """Pad a list of ``ClipDataset`` items: ``input_ids`` (b, t_x) long, ``input_mask`` (b, t_x),
+    ``spec`` (b, bins, t_y), ``mel`` (b, n_mels, t_y), ``spec_mask`` (b, t_y) float32,
+    ``wav`` (b, 1, t_y * hop), with t_y >= ``min_frames`` (one training segment)."""
+    import torch
+
+    b = len(batch)
+    t_x = max(len(x["ids"]) for x in batch)
+    t_y = max(max(x["spec"].shape[-1] for x in batch), min_frames)
+    bins, n_mels = batch[0]["spec"].shape[0], batch[0]["mel"].shape[0]
+    out = {"input_ids": torch.zeros(b, t_x, dtype=torch.long), "input_mask": torch.zeros(b, t_x),
+           "spec": torch.zeros(b, bins, t_y), "mel": torch.zeros(b, n_mels, t_y),
+           "spec_mask": torch.zeros(b, t_y), "wav": torch.zeros(b, 1, t_y * hop_length)}
+    for i, x in enumerate(batch):
+        n, f = len(x["ids"]), x["spec"].shape[-1]
+        out["input_ids"][i, :n] = x["ids"]
+        out["input_mask"][i, :n] = 1
+        out["spec"][i, :, :f] = x["spec"]
+        out["mel"][i, :, :f] = x["mel"]
+        out["spec_mask"][i, :f] = 1
+        out["wav"][i, 0, : x["wav"].numel()] = x["wav"]
+    return out
+
+
+class BucketBatches:
+    """Endless, seeded, length-bucketed batches of indices, resumable at any batch number.
+
+    Per epoch e (``random.Random(f"{seed}:{e}")``): sort clips by length with +-10 % jitter,
+    cut into runs of ``batch_size`` neighbours (the last run is the final ``batch_size`` clips, so
+    every batch is full and every clip is seen), shuffle the runs. ``batches_per_epoch`` =
+    ceil(n / batch_size). Iterating from ``start`` yields batch ``start``, ``start + 1``, ...
+    """
+
+    def __init__(self, lengths: list[int], batch_size: int, seed: int, start: int = 0):
+        if len(lengths) < batch_size:
+            raise ValueError("fewer clips than one batch")
+        self.lengths = list(lengths)
+        self.batch_size = int(batch_size)
+        self.seed = int(seed)
+        self.start = int(start)
+
+    @property
+    def batches_per_epoch(self) -> int:
+        return -(-len(self.lengths) // self.batch_size)
+
+    def epoch_batches(self, epoch: int) -> list[list[int]]:
+        rng = random.Random(f"{self.seed}:{epoch}")
+        keyed = [(length * (1.0 + 0.2 * (rng.random() - 0.5)), i) for i, length in enumerate(self.lengths)]
+        order = [i for _, i in sorted(keyed)]
+        bs = self.batch_size
+        batches = [order[j: j + bs] for j in range(0, len(order) - bs + 1, bs)]
+        if len(order) % bs:
+            batches.append(order[-bs:])
+        rng.shuffle(batches)
+        return batches
+
+    def __iter__(self):
+        k = self.start
+        epoch, cached = None, None
+        while True:
+            e, j = divmod(k, self.batches_per_epoch)
+            if e != epoch:
+                epoch, cached = e, self.epoch_batches(e)
+            yield cached[j]
+            k += 1

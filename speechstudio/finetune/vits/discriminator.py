@@ -1,0 +1,131 @@
+"""HiFi-GAN discriminators as VITS uses them (jaywalnut310/vits ``models.py``; Piper the same).
+
+``MultiPeriodDiscriminator`` = one scale discriminator on the raw waveform (``DiscriminatorS``,
+MelGAN's, Kumar et al. 2019) + period discriminators for periods 2, 3, 5, 7, 11 (``DiscriminatorP``,
+HiFi-GAN, Kong et al. 2020, sec. 2.2). VITS (Kim et al. 2021, sec. 2.4 / 3.1) keeps only the first
+of HiFi-GAN's three scale discriminators. Layers, channels, kernel sizes, strides and groups are
+VITS', with weight norm (or spectral norm) through ``torch.nn.utils.parametrizations``.
+No base voice ships a discriminator, so it always starts fresh.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.utils.parametrizations import spectral_norm, weight_norm
+
+__all__ = ["DiscriminatorP", "DiscriminatorS", "MultiPeriodDiscriminator", "LRELU_SLOPE", "PERIODS"]
+
+#: Leaky ReLU slope of every discriminator layer (VITS ``modules.LRELU_SLOPE``).
+LRELU_SLOPE = 0.1
+#: Periods of the period discriminators (HiFi-GAN sec. 2.2: primes, to avoid overlap).
+PERIODS = (2, 3, 5, 7, 11)
+
+
+def _padding(kernel_size: int, dilation: int = 1) -> int:
+    return (kernel_size * dilation - dilation) // 2
+
+
+def _ch(channels: int, width: float) -> int:
+    return max(1, round(channels * width))
+
+
+def _groups(groups: int, c_in: int, c_out: int, width: float) -> int:
+    g = max(1, round(groups * width))
+    while c_in % g or c_out % g:
+        g -= 1
+    return g
+
+
+class DiscriminatorP(nn.Module):
+    """Period discriminator: the waveform folded into (frames / p, p) and 2-D convolved.
+
+    ``forward(x)``: ``x`` (batch, 1, samples) float in [-1, 1] -> (scores (batch, n), feature
+    maps: list of 6 tensors).
+    ``width``: fraction of VITS' channels (1.0 = VITS; smaller only for tests / toy voices).
+    """
+
+    def __init__(self, period: int, kernel_size: int = 5, stride: int = 3, use_spectral_norm: bool = False,
+                 width: float = 1.0):
+        super().__init__()
+        self.period = period
+        norm = spectral_norm if use_spectral_norm else weight_norm
+        pad = (_padding(kernel_size, 1), 0)
+        chans = [1] + [_ch(c, width) for c in (32, 128, 512, 1024)]
+        top = chans[-1]
+        self.convs = nn.ModuleList(
+            [norm(nn.Conv2d(chans[i], chans[i + 1], (kernel_size, 1), (stride, 1), padding=pad)) for i in range(4)]
+            + [norm(nn.Conv2d(top, top, (kernel_size, 1), 1, padding=pad))]
+        )
+        self.conv_post = norm(nn.Conv2d(top, 1, (3, 1), 1, padding=(1, 0)))
+
+    def forward(self, x: torch.Tensor):
+        fmap = []
+        b, c, t = x.shape
+        if t % self.period:
+            n_pad = self.period - t % self.period
+            x = F.pad(x, (0, n_pad), "reflect")
+            t = t + n_pad
+        x = x.view(b, c, t // self.period, self.period)
+        for layer in self.convs:
+            x = F.leaky_relu(layer(x), LRELU_SLOPE)
+            fmap.append(x)
+        x = self.conv_post(x)
+        fmap.append(x)
+        return torch.flatten(x, 1, -1), fmap
+
+
+class DiscriminatorS(nn.Module):
+    """Scale discriminator on the raw waveform (grouped strided 1-D convs, MelGAN).
+
+    ``forward(x)``: ``x`` (batch, 1, samples) -> (scores (batch, n), feature maps: list of 7).
+    ``width``: fraction of VITS' channels and groups (1.0 = VITS).
+    """
+
+    def __init__(self, use_spectral_norm: bool = False, width: float = 1.0):
+        super().__init__()
+        norm = spectral_norm if use_spectral_norm else weight_norm
+        c = [1] + [_ch(n, width) for n in (16, 64, 256, 1024, 1024)]
+        layers = []
+        for i, (k, stride, groups, pad) in enumerate(((15, 1, 1, 7), (41, 4, 4, 20), (41, 4, 16, 20), (41, 4, 64, 20),
+                                                      (41, 4, 256, 20))):
+            c_in, c_out = c[i], c[i + 1]
+            layers.append(norm(nn.Conv1d(c_in, c_out, k, stride, groups=_groups(groups, c_in, c_out, width), padding=pad)))
+        layers.append(norm(nn.Conv1d(c[5], c[5], 5, 1, padding=2)))
+        self.convs = nn.ModuleList(layers)
+        self.conv_post = norm(nn.Conv1d(c[5], 1, 3, 1, padding=1))
+
+    def forward(self, x: torch.Tensor):
+        fmap = []
+        for layer in self.convs:
+            x = F.leaky_relu(layer(x), LRELU_SLOPE)
+            fmap.append(x)
+        x = self.conv_post(x)
+        fmap.append(x)
+        return torch.flatten(x, 1, -1), fmap
+
+
+class MultiPeriodDiscriminator(nn.Module):
+    """``DiscriminatorS`` + ``DiscriminatorP(p)`` for p in ``PERIODS`` (VITS' ``net_d``).
+
+    ``forward(y)``: ``y`` (batch, 1, samples) float32 / autocast, the sample rate of the voice ->
+    (scores: list of 6 tensors (batch, n_i), feature maps: list of 6 lists of tensors).
+    VITS' ``forward(y, y_hat)`` runs both inputs; calling ``forward`` once per input lets the
+    trainer run the real audio once per step instead of twice (see ``step.py``). ``width``:
+    fraction of VITS' channels (1.0, ~46.7 M parameters; smaller only for tests / toy voices).
+    """
+
+    def __init__(self, use_spectral_norm: bool = False, periods=PERIODS, width: float = 1.0):
+        super().__init__()
+        self.discriminators = nn.ModuleList(
+            [DiscriminatorS(use_spectral_norm, width)]
+            + [DiscriminatorP(p, use_spectral_norm=use_spectral_norm, width=width) for p in periods]
+        )
+
+    def forward(self, y: torch.Tensor):
+        scores, fmaps = [], []
+        for d in self.discriminators:
+            s, f = d(y)
+            scores.append(s)
+            fmaps.append(f)
+        return scores, fmaps

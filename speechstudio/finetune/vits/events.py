@@ -1,0 +1,89 @@
+"""Events a trainer yields (small frozen dataclasses) and the ``TrainControl`` it obeys.
+
+The CLI prints them, the GUI's worker turns them into Qt signals; both consume the same stream.
+Generic: the CTC trainer can yield the same types.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["StageEvent", "StepEvent", "EvalEvent", "SampleEvent", "CheckpointEvent", "DoneEvent", "TrainControl"]
+
+
+@dataclass(frozen=True)
+class StageEvent:
+    """A stage starts or has news: ``stage`` is ``"prepare"`` (reading clips, caching features;
+    skipped clips are listed in ``message``), ``"warmup"`` (posterior encoder only) or ``"train"``
+    (full GAN training); ``message`` is one or more human-readable lines."""
+
+    stage: str
+    message: str
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    """After each optimizer step. ``losses``: name -> float (unweighted terms: ``mel`` (L1 of
+    log-mel), ``kl``, ``dur``, ``gen``, ``fm``, ``disc``; ``total_g`` weighted sum); ``steps_per_s``
+    over the recent steps; ``eta_s``: seconds to ``total_steps`` at that rate; ``lr``: the
+    generator's current learning rate."""
+
+    step: int
+    total_steps: int
+    losses: dict
+    steps_per_s: float
+    eta_s: float
+    lr: float
+    stage: str = "train"
+
+
+@dataclass(frozen=True)
+class EvalEvent:
+    """Validation result. ``val_mel_loss``: mean L1 of log-mel over the validation clips,
+    synthesised from their text with aligned durations (see ``step.evaluate``); ``best``: lowest so
+    far (``best.pt`` was just written); ``overtraining``: a warning text when the loss rose for
+    ``patience`` evaluations in a row, else ``""``."""
+
+    step: int
+    val_mel_loss: float
+    best: bool
+    overtraining: str = ""
+    val_recon_mel_loss: float = float("nan")
+
+
+@dataclass(frozen=True)
+class SampleEvent:
+    """Audio written at a checkpoint: ``paths`` = ``run_dir/samples/step_N_*.wav`` (a fixed
+    sentence, then one of the user's validation texts)."""
+
+    step: int
+    paths: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CheckpointEvent:
+    """``kind`` ``"latest"`` (full resume state) or ``"best"`` (generator for export) saved."""
+
+    step: int
+    path: Path
+    kind: str
+
+
+@dataclass(frozen=True)
+class DoneEvent:
+    """The run ended: ``reason`` ``"finished"`` (all steps) or ``"stopped"`` (``control.stop``);
+    ``best_path``: the checkpoint to export (``checkpoints/best.pt``)."""
+
+    step: int
+    best_path: Path | None
+    reason: str
+
+
+@dataclass
+class TrainControl:
+    """Set ``stop`` to end after the current step (a checkpoint is saved first); set ``pause`` to
+    hold between steps until it is cleared (or ``stop`` is set). Thread-safe."""
+
+    stop: threading.Event = field(default_factory=threading.Event)
+    pause: threading.Event = field(default_factory=threading.Event)

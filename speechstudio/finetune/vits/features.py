@@ -1,0 +1,121 @@
+"""Training features as VITS / Piper compute them (``mel_processing.py`` of jaywalnut310/vits and
+OHF-Voice/piper1-gpl ``src/piper/train/vits/mel_processing.py``).
+
+* linear magnitude spectrogram (the posterior encoder's input, ``config.spectrogram_bins`` =
+  n_fft / 2 + 1 bins): reflect-pad (n_fft - hop) / 2 on both sides, ``torch.stft`` with a Hann
+  window, ``center=False``, magnitude ``sqrt(re^2 + im^2 + 1e-6)``; frames = samples // hop;
+* log-mel (the reconstruction-loss target): librosa's Slaney mel filterbank (``librosa.filters.mel``,
+  htk=False, norm="slaney", as VITS' ``librosa_mel_fn``) times the linear spectrogram, then
+  ``log(clamp(x, 1e-5))``.
+
+Piper medium / VITS LJSpeech: 22050 Hz, n_fft = win = 1024, hop 256, 80 mel bins, fmin 0,
+fmax None (= sr / 2) (VITS configs/ljs_base.json, Piper ``MelAudioConfig``); MMS-TTS: 16 kHz with
+the same STFT. The hop must equal the decoder's upsampling (prod(config.upsample_rates)).
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import asdict, dataclass
+
+__all__ = ["FeatureConfig", "linear_spectrogram", "linear_to_mel", "mel_spectrogram"]
+
+
+@dataclass(frozen=True)
+class FeatureConfig:
+    """STFT / mel settings (sample rate in Hz, sizes in samples, fmin / fmax in Hz)."""
+
+    sample_rate: int
+    n_fft: int = 1024
+    hop_length: int = 256
+    win_length: int = 1024
+    n_mels: int = 80
+    fmin: float = 0.0
+    fmax: float | None = None
+
+    @property
+    def spectrogram_bins(self) -> int:
+        return self.n_fft // 2 + 1
+
+    @classmethod
+    def for_model(cls, config, n_mels: int | None = None) -> "FeatureConfig":
+        """Settings matching a ``VitsConfig``: n_fft = 2 (spectrogram_bins - 1), hop =
+        prod(upsample_rates), win = n_fft, 80 mel bins (fewer for toy models with n_fft < 512:
+        n_fft / 4), fmin 0, fmax None."""
+        import math
+
+        n_fft = 2 * (int(config.spectrogram_bins) - 1)
+        hop = int(math.prod(config.upsample_rates))
+        if n_mels is None:
+            n_mels = 80 if n_fft >= 512 else max(2, n_fft // 4)
+        return cls(int(config.sampling_rate), n_fft, hop, n_fft, int(n_mels), 0.0, None)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+_WINDOWS: dict = {}
+_MEL_BASES: dict = {}
+
+
+def _window(fc: FeatureConfig, device, dtype):
+    import torch
+
+    key = (fc.win_length, str(device), dtype)
+    if key not in _WINDOWS:
+        _WINDOWS[key] = torch.hann_window(fc.win_length, device=device, dtype=dtype)
+    return _WINDOWS[key]
+
+
+def _mel_basis(fc: FeatureConfig, device, dtype):
+    import torch
+
+    key = (fc.sample_rate, fc.n_fft, fc.n_mels, fc.fmin, fc.fmax, str(device), dtype)
+    if key not in _MEL_BASES:
+        import librosa
+
+        with warnings.catch_warnings():  # "empty filters" for toy n_fft only
+            warnings.simplefilter("ignore", UserWarning)
+            basis = librosa.filters.mel(sr=fc.sample_rate, n_fft=fc.n_fft, n_mels=fc.n_mels, fmin=fc.fmin, fmax=fc.fmax)
+        _MEL_BASES[key] = torch.from_numpy(basis).to(device=device, dtype=dtype)
+    return _MEL_BASES[key]
+
+
+def linear_spectrogram(wav, fc: FeatureConfig):
+    """Linear magnitude spectrogram (VITS ``spectrogram_torch``).
+
+    ``wav``: ``torch.Tensor`` float32 (batch, samples) or (samples,), ``fc.sample_rate`` Hz,
+    range [-1, 1]. Returns float32 (batch, n_fft / 2 + 1, samples // hop) (no batch axis if the
+    input had none). Runs in float32 even under autocast (cuFFT has no bf16; VITS / Piper do the
+    same).
+    """
+    import torch
+    import torch.nn.functional as F
+
+    squeeze = wav.dim() == 1
+    y = wav.unsqueeze(0) if squeeze else wav
+    y = y.float()
+    pad = (fc.n_fft - fc.hop_length) // 2
+    with torch.autocast(y.device.type, enabled=False):
+        y = F.pad(y.unsqueeze(1), (pad, pad), mode="reflect").squeeze(1)
+        spec = torch.stft(y, fc.n_fft, hop_length=fc.hop_length, win_length=fc.win_length,
+                          window=_window(fc, y.device, y.dtype), center=False, normalized=False, onesided=True,
+                          return_complex=True)
+        spec = torch.sqrt(spec.real.pow(2) + spec.imag.pow(2) + 1e-6)
+    return spec[0] if squeeze else spec
+
+
+def linear_to_mel(spec, fc: FeatureConfig):
+    """Log-mel from a linear spectrogram (VITS ``spec_to_mel_torch``): (..., bins, frames) ->
+    float32 (..., n_mels, frames), natural log, floor log(1e-5)."""
+    import torch
+
+    with torch.autocast(spec.device.type, enabled=False):
+        spec = spec.float()
+        mel = torch.matmul(_mel_basis(fc, spec.device, spec.dtype), spec)
+        return torch.log(torch.clamp(mel, min=1e-5))
+
+
+def mel_spectrogram(wav, fc: FeatureConfig):
+    """Log-mel of a waveform (VITS ``mel_spectrogram_torch``): ``wav`` (batch, samples) float, Hz
+    = ``fc.sample_rate`` -> float32 (batch, n_mels, samples // hop)."""
+    return linear_to_mel(linear_spectrogram(wav, fc), fc)

@@ -1,0 +1,104 @@
+"""VITS training losses and their weights.
+
+The generator objective (VITS, Kim et al. 2021, sec. 2.5, eq. 8; jaywalnut310/vits ``train.py``)::
+
+    L_G = L_adv(G) + L_fm + c_mel * L_mel + L_dur + c_kl * L_kl
+
+and the discriminator's ``L_D`` (LSGAN, Mao et al. 2017). Every term is computed in float32
+(outside autocast), as VITS and Piper do.
+
+Weights (``LossWeights``) and where they come from:
+
+==========  =====  =========================================================================
+term        value  source
+==========  =====  =========================================================================
+c_mel       45     HiFi-GAN (Kong et al. 2020) sec. 2.3 lambda_mel; VITS configs/ljs_base.json
+                   ``c_mel``; Piper ``lightning.py`` ``c_mel=45``
+c_kl        1.0    VITS configs ``c_kl``; Piper ``c_kl=1.0``
+c_dur       1.0    VITS ``train.py`` adds ``loss_dur`` unweighted; Piper the same
+c_gen       1.0    VITS ``train.py`` (unweighted ``loss_gen``)
+c_fm        1.0    applied on top of ``feature_loss``'s built-in factor 2 (VITS ``losses.py``
+                   returns ``loss * 2`` = HiFi-GAN's lambda_fm = 2)
+c_disc      1.0    VITS ``train.py`` (unweighted ``loss_disc``)
+==========  =====  =========================================================================
+
+Deviation noted: ylacombe/finetune-hf-vits fine-tunes with mel 35, kl 1.5, disc 3, fm 1 (its
+``VITSTrainingArguments`` defaults); we keep the VITS / Piper values, which Piper also uses when
+fine-tuning from a checkpoint.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+__all__ = ["LossWeights", "feature_loss", "discriminator_loss", "generator_loss", "kl_loss", "mel_loss"]
+
+
+@dataclass(frozen=True)
+class LossWeights:
+    """Multipliers of the loss terms; defaults are VITS' (see the module table)."""
+
+    c_mel: float = 45.0
+    c_kl: float = 1.0
+    c_dur: float = 1.0
+    c_gen: float = 1.0
+    c_fm: float = 1.0
+    c_disc: float = 1.0
+
+
+def feature_loss(fmap_r, fmap_g) -> torch.Tensor:
+    """Feature matching: sum over discriminators and layers of mean |D_l(y) - D_l(G(z))|, times 2.
+
+    ``fmap_r`` / ``fmap_g``: lists (per discriminator) of lists (per layer) of tensors; the real
+    maps are detached. Returns a float32 scalar (VITS ``losses.feature_loss``: ``loss * 2``).
+    """
+    loss = 0.0
+    for dr, dg in zip(fmap_r, fmap_g):
+        for rl, gl in zip(dr, dg):
+            loss = loss + torch.mean(torch.abs(rl.float().detach() - gl.float()))
+    return loss * 2
+
+
+def discriminator_loss(real_scores, fake_scores) -> tuple[torch.Tensor, list[float], list[float]]:
+    """LSGAN discriminator loss: sum over discriminators of mean (1 - D(y))^2 + mean D(G(z))^2.
+
+    Returns (float32 scalar, per-discriminator real losses, per-discriminator fake losses) as in
+    VITS ``losses.discriminator_loss`` (the lists hold tensors here, not ``.item()``: no sync).
+    """
+    loss = 0.0
+    r_losses, g_losses = [], []
+    for dr, dg in zip(real_scores, fake_scores):
+        r_loss = torch.mean((1 - dr.float()) ** 2)
+        g_loss = torch.mean(dg.float() ** 2)
+        loss = loss + r_loss + g_loss
+        r_losses.append(r_loss.detach())
+        g_losses.append(g_loss.detach())
+    return loss, r_losses, g_losses
+
+
+def generator_loss(fake_scores) -> torch.Tensor:
+    """LSGAN generator loss: sum over discriminators of mean (1 - D(G(z)))^2 (float32 scalar)."""
+    loss = 0.0
+    for dg in fake_scores:
+        loss = loss + torch.mean((1 - dg.float()) ** 2)
+    return loss
+
+
+def kl_loss(z_p, logs_q, m_p, logs_p, z_mask) -> torch.Tensor:
+    """KL(q(z|x) || p(z|c)) per valid latent frame (VITS sec. 2.2, eq. 5; ``losses.kl_loss``).
+
+    ``z_p``: flowed posterior sample f(z), ``logs_q``: posterior log std, ``m_p`` / ``logs_p``:
+    prior mean / log std expanded to frames; all (batch, flow_size, frames). ``z_mask``: (batch, 1,
+    frames). Summed over channels and frames, divided by the number of valid frames.
+    """
+    z_p, logs_q, m_p, logs_p, z_mask = (t.float() for t in (z_p, logs_q, m_p, logs_p, z_mask))
+    kl = logs_p - logs_q - 0.5
+    kl = kl + 0.5 * ((z_p - m_p) ** 2) * torch.exp(-2.0 * logs_p)
+    return torch.sum(kl * z_mask) / torch.sum(z_mask)
+
+
+def mel_loss(mel_real: torch.Tensor, mel_fake: torch.Tensor) -> torch.Tensor:
+    """L1 between log-mel spectrograms (batch, n_mels, frames), unweighted (VITS ``F.l1_loss``)."""
+    return F.l1_loss(mel_real.float(), mel_fake.float())

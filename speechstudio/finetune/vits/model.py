@@ -1,0 +1,202 @@
+"""The training forward of transformers' ``VitsModel`` (which itself refuses ``labels``).
+
+Follows jaywalnut310/vits ``models.SynthesizerTrn.forward`` (Kim et al. 2021, sec. 2) on the
+submodules transformers provides (as ylacombe/finetune-hf-vits ``VitsModelForPreTraining`` does):
+
+1. text encoder -> hidden states and prior mean / log std per token (``m_p``, ``logs_p``);
+2. posterior encoder on the linear spectrogram -> ``z ~ q(z|x)`` (``m_q``, ``logs_q``);
+3. flow ``z_p = f(z)``; MAS (``mas.maximum_path``) on the prior log-likelihood of ``z_p`` under
+   each token (no gradient) -> hard alignment ``attn`` and durations ``w``;
+4. duration loss: stochastic DP negative log-likelihood / token count, or the deterministic DP's
+   squared error of log durations / token count (VITS ``use_sdp``);
+5. prior stats expanded to frames (for the KL);
+6. random slice of ``segment_frames`` latent frames (VITS ``rand_slice_segments``, 32 frames =
+   8192 samples at hop 256) -> HiFi-GAN decoder -> ``y_hat`` (optionally gradient checkpointed).
+
+``prepare_for_training`` fixes two things the inference checkpoint lacks: a Piper voice has no
+posterior encoder (and no training-only flows of the stochastic duration predictor), and
+transformers' ``VitsConfig.layerdrop = 0.1`` (not in VITS) is turned off.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from speechstudio.finetune.vits.mas import maximum_path
+
+__all__ = ["ForwardOutput", "training_forward", "prepare_for_training", "warmup_parameter_prefixes",
+           "slice_segments", "rand_slice_segments", "POSTERIOR_LAYERS"]
+
+#: WaveNet layers of VITS' posterior encoder (``models.SynthesizerTrn``: ``PosteriorEncoder(...,
+#: 5, 1, 16)``: kernel 5, dilation 1, 16 layers; Piper the same).
+POSTERIOR_LAYERS = 16
+
+
+@dataclass
+class ForwardOutput:
+    """Tensors of one training forward (batch b, latent frames t_y, tokens t_x).
+
+    ``waveform``: (b, 1, segment_frames * hop) generated audio of the slice; ``ids_slice``: (b,)
+    first latent frame of each slice; ``loss_dur``: scalar; ``z_p``, ``logs_q``, ``m_p``,
+    ``logs_p``: (b, flow_size, t_y) for the KL; ``z_mask``: (b, 1, t_y); ``attn``: (b, 1, t_y, t_x).
+    """
+
+    waveform: torch.Tensor
+    ids_slice: torch.Tensor
+    loss_dur: torch.Tensor
+    z_p: torch.Tensor
+    logs_q: torch.Tensor
+    m_p: torch.Tensor
+    logs_p: torch.Tensor
+    z_mask: torch.Tensor
+    attn: torch.Tensor
+
+
+def slice_segments(x: torch.Tensor, ids_str: torch.Tensor, segment_size: int) -> torch.Tensor:
+    """``x[i, :, ids_str[i] : ids_str[i] + segment_size]`` for each i (VITS ``commons``);
+    ``x`` must be at least ``ids_str.max() + segment_size`` long on its last axis."""
+    idx = ids_str.view(-1, 1, 1) + torch.arange(segment_size, device=x.device).view(1, 1, -1)
+    return torch.gather(x, 2, idx.expand(x.size(0), x.size(1), segment_size))
+
+
+def rand_slice_segments(x: torch.Tensor, lengths: torch.Tensor, segment_size: int):
+    """Random slices of ``segment_size`` frames within each item's length (VITS ``commons``;
+    the start is 0 when an item is shorter than the segment). Uses torch's global RNG."""
+    ids_str_max = (lengths - segment_size + 1).clamp_min(1)
+    ids_str = (torch.rand(x.size(0), device=x.device) * ids_str_max).long()
+    return slice_segments(x, ids_str, segment_size), ids_str
+
+
+def _speaker_embedding(model, speaker_ids):
+    if model.config.num_speakers > 1 and speaker_ids is not None:
+        return model.embed_speaker(speaker_ids).unsqueeze(-1)
+    return None
+
+
+def encode_text(model, input_ids, input_mask):
+    """Text encoder: (hidden (b, h, t_x), m_p (b, flow, t_x), logs_p (b, flow, t_x), x_mask (b, 1, t_x))."""
+    dtype = model.text_encoder.embed_tokens.weight.dtype
+    out = model.text_encoder(input_ids=input_ids, padding_mask=input_mask.unsqueeze(-1).to(dtype),
+                             attention_mask=input_mask, return_dict=True)
+    x_mask = input_mask.unsqueeze(1).to(dtype)
+    return (out.last_hidden_state.transpose(1, 2), out.prior_means.transpose(1, 2),
+            out.prior_log_variances.transpose(1, 2), x_mask)
+
+
+def align(z_p, m_p, logs_p, x_mask, z_mask, backend: str = "auto"):
+    """MAS on the log-likelihood of ``z_p`` (b, d, t_y) under N(m_p, exp(logs_p)) (b, d, t_x),
+    computed in float32 without gradient (VITS ``SynthesizerTrn.forward``'s ``neg_cent``).
+    Returns ``attn`` (b, 1, t_y, t_x) in float32."""
+    with torch.no_grad(), torch.autocast(z_p.device.type, enabled=False):
+        z_p, m_p, logs_p = z_p.float(), m_p.float(), logs_p.float()
+        s_p_sq_r = torch.exp(-2 * logs_p)
+        neg_cent1 = torch.sum(-0.5 * math.log(2 * math.pi) - logs_p, [1], keepdim=True)
+        neg_cent2 = torch.matmul(-0.5 * (z_p ** 2).transpose(1, 2), s_p_sq_r)
+        neg_cent3 = torch.matmul(z_p.transpose(1, 2), m_p * s_p_sq_r)
+        neg_cent4 = torch.sum(-0.5 * (m_p ** 2) * s_p_sq_r, [1], keepdim=True)
+        neg_cent = neg_cent1 + neg_cent2 + neg_cent3 + neg_cent4
+        attn_mask = torch.unsqueeze(x_mask.float(), 2) * torch.unsqueeze(z_mask.float(), -1)
+        return maximum_path(neg_cent, attn_mask.squeeze(1), backend=backend).unsqueeze(1)
+
+
+def expand_prior(attn, m_p, logs_p):
+    """Token stats (b, d, t_x) -> frame stats (b, d, t_y) along the alignment ``attn``."""
+    a = attn.squeeze(1).to(m_p.dtype)
+    return (torch.matmul(a, m_p.transpose(1, 2)).transpose(1, 2),
+            torch.matmul(a, logs_p.transpose(1, 2)).transpose(1, 2))
+
+
+def duration_loss(model, hidden, x_mask, w, g):
+    """Duration loss for durations ``w`` (b, 1, t_x) in frames (VITS ``l_length`` summed)."""
+    if model.config.use_stochastic_duration_prediction:
+        nll = model.duration_predictor(hidden, x_mask, g, durations=w, reverse=False)
+        return torch.sum(nll.float() / torch.sum(x_mask))
+    logw_ = torch.log(w + 1e-6) * x_mask
+    logw = model.duration_predictor(hidden, x_mask, g)
+    return torch.sum(torch.sum((logw.float() - logw_.float()) ** 2, [1, 2]) / torch.sum(x_mask))
+
+
+def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_frames: int, speaker_ids=None,
+                     gradient_checkpointing: bool = False, mas_backend: str = "auto") -> ForwardOutput:
+    """One VITS training forward on a batch.
+
+    ``input_ids``: long (b, t_x); ``input_mask``: (b, t_x) 1 for tokens; ``spec``: float (b,
+    spectrogram_bins, t_y) linear magnitude (``features.linear_spectrogram``); ``spec_mask``:
+    (b, t_y) 1 for frames, with t_y >= segment_frames (collate pads) and every item's frames >=
+    its tokens. ``speaker_ids``: long (b,) for multi-speaker bases. Randomness (posterior sample,
+    slice starts, dropout, SDP noise) comes from torch's global RNG.
+    """
+    g = _speaker_embedding(model, speaker_ids)
+    hidden, m_p, logs_p, x_mask = encode_text(model, input_ids, input_mask)
+    z_mask = spec_mask.unsqueeze(1).to(spec.dtype)
+    z, _m_q, logs_q = model.posterior_encoder(spec, z_mask, g)
+    z_p = model.flow(z, z_mask, g, reverse=False)
+    attn = align(z_p, m_p, logs_p, x_mask, z_mask, mas_backend)
+    w = attn.sum(2)
+    loss_dur = duration_loss(model, hidden, x_mask, w.to(hidden.dtype), g)
+    m_p, logs_p = expand_prior(attn, m_p, logs_p)
+    z_slice, ids_slice = rand_slice_segments(z, spec_mask.sum(1).long(), segment_frames)
+    if gradient_checkpointing and torch.is_grad_enabled():
+        from torch.utils.checkpoint import checkpoint
+
+        waveform = checkpoint(model.decoder, z_slice, g, use_reentrant=False)
+    else:
+        waveform = model.decoder(z_slice, g)
+    return ForwardOutput(waveform, ids_slice, loss_dur, z_p, logs_q, m_p, logs_p, z_mask, attn)
+
+
+def _reset_like_vits(module) -> None:
+    """PyTorch default init (as VITS' modules get) + VITS' zero-init of flow output layers."""
+    from transformers.models.vits.modeling_vits import VitsConvFlow, VitsElementwiseAffine
+
+    for m in module.modules():
+        if hasattr(m, "reset_parameters"):
+            m.reset_parameters()
+        if isinstance(m, VitsConvFlow):  # VITS modules.ConvFlow: proj zero-initialised
+            torch.nn.init.zeros_(m.conv_proj.weight)
+            torch.nn.init.zeros_(m.conv_proj.bias)
+        if isinstance(m, VitsElementwiseAffine):  # VITS ElementwiseAffine: m, logs = 0
+            torch.nn.init.zeros_(m.translate)
+            torch.nn.init.zeros_(m.log_scale)
+
+
+def warmup_parameter_prefixes(model) -> tuple[str, ...]:
+    """Parameter-name prefixes the warm-up stage trains: the posterior encoder and, with a
+    stochastic duration predictor, its training-only posterior flows and first ConvFlow (which
+    VITS drops at inference and a Piper ``.onnx`` therefore lacks)."""
+    prefixes = ["posterior_encoder."]
+    if model.config.use_stochastic_duration_prediction:
+        prefixes += ["duration_predictor.post_", "duration_predictor.flows.1."]
+    return tuple(prefixes)
+
+
+def prepare_for_training(model, fresh_posterior: bool) -> list[str]:
+    """Make an inference-loaded ``VitsModel`` trainable, in place; returns notes for the log.
+
+    Always: LayerDrop off (transformers' ``VitsConfig.layerdrop`` = 0.1 is not in VITS).
+    ``fresh_posterior`` (Piper bases): a new VITS-sized posterior encoder (16 WaveNet layers,
+    PyTorch default init) and, with a stochastic duration predictor, fresh posterior flows and
+    first ConvFlow (VITS init), drawn from torch's global RNG (seed it first). Weight norm is
+    folded everywhere (the trainer trains plain conv weights; see ``trainer`` notes).
+    """
+    from speechstudio.tts.piper_import import fold_weight_norm
+
+    notes = []
+    model.config.layerdrop = 0.0
+    model.text_encoder.encoder.layerdrop = 0.0
+    if fresh_posterior:
+        from transformers.models.vits.modeling_vits import VitsPosteriorEncoder
+
+        ref = next(model.parameters())
+        model.config.posterior_encoder_num_wavenet_layers = POSTERIOR_LAYERS
+        model.posterior_encoder = VitsPosteriorEncoder(model.config).to(device=ref.device, dtype=ref.dtype)
+        notes.append(f"new posterior encoder ({POSTERIOR_LAYERS} WaveNet layers, as VITS)")
+        if model.config.use_stochastic_duration_prediction:
+            dp = model.duration_predictor
+            for part in (dp.post_conv_pre, dp.post_conv_proj, dp.post_conv_dds, dp.post_flows, dp.flows[1]):
+                _reset_like_vits(part)
+            notes.append("new training-only flows of the stochastic duration predictor")
+    fold_weight_norm(model)
+    return notes

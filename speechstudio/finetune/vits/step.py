@@ -1,0 +1,265 @@
+"""One VITS optimizer step (warm-up or GAN), validation, and the resumable training state.
+
+GAN step order follows Piper's ``lightning.py`` ``training_step`` (OHF-Voice/piper1-gpl): the
+generator losses are computed against the current discriminator, then the discriminator loss on
+the detached generated audio; both optimizers step after the last accumulated batch. (VITS'
+``train.py`` updates D first and then computes G's loss with the updated D; with gradient
+accumulation that order would need all micro-batch graphs at once, so we use Piper's.) The real
+audio goes through the discriminator once per step: its scores feed D's loss and its detached
+feature maps G's feature-matching loss. D's parameters are frozen while G's adversarial loss is
+back-propagated, so G's backward does not leave gradients in D.
+
+Precision: forward passes under ``torch.autocast`` (fp16 / bf16 on CUDA), master weights float32;
+spectrograms, MAS and every loss in float32; fp16 uses one ``torch.amp.GradScaler`` for both
+optimizers (VITS uses one GradScaler too), which skips steps whose gradients overflowed.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import torch
+
+from speechstudio.finetune.vits.config import TrainConfig
+from speechstudio.finetune.vits.discriminator import MultiPeriodDiscriminator
+from speechstudio.finetune.vits.features import FeatureConfig, mel_spectrogram
+from speechstudio.finetune.vits.losses import (LossWeights, discriminator_loss, feature_loss, generator_loss, kl_loss,
+                                               mel_loss)
+from speechstudio.finetune.vits.model import (align, encode_text, expand_prior, slice_segments, training_forward,
+                                              warmup_parameter_prefixes)
+
+__all__ = ["VitsTraining", "NonFiniteLoss", "STATE_FORMAT"]
+
+STATE_FORMAT = "speechstudio-vits-train/1"
+
+
+class NonFiniteLoss(RuntimeError):
+    """A loss was NaN / inf (``names`` lists which); raised before any optimizer step."""
+
+    def __init__(self, names: list[str]):
+        super().__init__(", ".join(names))
+        self.names = names
+
+
+def _set_requires_grad(module, flag: bool) -> None:
+    for p in module.parameters():
+        p.requires_grad_(flag)
+
+
+class VitsTraining:
+    """Generator (transformers ``VitsModel``), discriminator, optimizers, schedulers and scaler.
+
+    ``model`` must already be ``model.prepare_for_training``-ed. ``device``: ``cpu|cuda[:N]``;
+    ``precision``: resolved ``fp32|fp16|bf16``. ``step``: optimizer steps done; ``batches_seen``:
+    batches consumed (the data order position). ``speaker``: speaker id for multi-speaker bases.
+    """
+
+    def __init__(self, model, config: TrainConfig, fc: FeatureConfig, device: str, precision: str,
+                 weights: LossWeights = LossWeights(), speaker: int | None = None):
+        self.config, self.fc, self.device, self.precision, self.weights = config, fc, device, precision, weights
+        self.model = model.to(device=device, dtype=torch.float32).train()
+        self.disc = MultiPeriodDiscriminator(width=config.discriminator_width).to(device).train()
+        kw = dict(lr=config.lr, betas=config.betas, eps=config.eps, weight_decay=config.weight_decay)
+        self.opt_g = torch.optim.AdamW(self.model.parameters(), **kw)
+        self.opt_d = torch.optim.AdamW(self.disc.parameters(), **kw)
+        self.sched_g = torch.optim.lr_scheduler.ExponentialLR(self.opt_g, gamma=config.lr_gamma)
+        self.sched_d = torch.optim.lr_scheduler.ExponentialLR(self.opt_d, gamma=config.lr_gamma)
+        self.scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16")
+        self.amp_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
+        self.segment_frames = max(1, config.segment_size // fc.hop_length)
+        self.speaker = speaker if model.config.num_speakers > 1 else None
+        self.step = 0
+        self.batches_seen = 0
+        self.stage = None
+        self.nonfinite_streak = 0
+        self.last_nonfinite: list[str] = []
+        self.warmup_prefixes = warmup_parameter_prefixes(model)
+
+    # ------------------------------------------------------------------ helpers
+    def autocast(self):
+        return torch.autocast(torch.device(self.device).type, dtype=self.amp_dtype or torch.float32,
+                              enabled=self.amp_dtype is not None)
+
+    def set_stage(self, stage: str) -> None:
+        """``"warmup"``: only ``warmup_parameter_prefixes`` train; ``"train"``: the whole generator."""
+        if stage == self.stage:
+            return
+        for name, p in self.model.named_parameters():
+            p.requires_grad_(stage == "train" or name.startswith(self.warmup_prefixes))
+        self.stage = stage
+
+    def _to_device(self, batch: dict) -> dict:
+        return {k: v.to(self.device, non_blocking=True) for k, v in batch.items()}
+
+    def _speaker_ids(self, batch: dict):
+        if self.speaker is None:
+            return None
+        return torch.full((batch["input_ids"].shape[0],), int(self.speaker), dtype=torch.long, device=self.device)
+
+    def _forward(self, batch: dict):
+        with self.autocast():
+            out = training_forward(self.model, batch["input_ids"], batch["input_mask"], batch["spec"],
+                                   batch["spec_mask"], self.segment_frames, self._speaker_ids(batch),
+                                   self.config.gradient_checkpointing, self.config.mas_backend)
+        y_mel = slice_segments(batch["mel"], out.ids_slice, self.segment_frames)
+        y_hat_mel = mel_spectrogram(out.waveform.squeeze(1).float(), self.fc)
+        return out, y_mel, y_hat_mel
+
+    def _finish_step(self, optimizers, schedulers, modules) -> None:
+        if self.config.max_grad_norm is not None:
+            for opt, mod in zip(optimizers, modules):
+                self.scaler.unscale_(opt)
+                torch.nn.utils.clip_grad_norm_([p for p in mod.parameters() if p.grad is not None],
+                                               self.config.max_grad_norm)
+        for opt in optimizers:
+            self.scaler.step(opt)
+        self.scaler.update()
+        for sched in schedulers:
+            sched.step()
+        for opt in optimizers:
+            opt.zero_grad(set_to_none=True)
+        self.step += 1
+
+    def _check(self, values: dict) -> None:
+        """Non-finite loss: without a GradScaler raise ``NonFiniteLoss`` before any update; with
+        one (fp16) the scaler skips the update and lowers its scale; ``nonfinite_streak`` counts
+        such steps in a row (the trainer gives up after a few)."""
+        bad = [k for k, v in values.items() if not math.isfinite(v)]
+        if not bad:
+            self.nonfinite_streak = 0
+            return
+        if not self.scaler.is_enabled():
+            self.opt_g.zero_grad(set_to_none=True)
+            self.opt_d.zero_grad(set_to_none=True)
+            raise NonFiniteLoss(bad)
+        self.nonfinite_streak += 1
+        self.last_nonfinite = bad
+
+    # ------------------------------------------------------------------ steps
+    def warmup_step(self, batches: list[dict]) -> dict:
+        """One optimizer step of the posterior encoder (+ SDP training-only flows) on
+        ``len(batches)`` accumulated batches: c_mel * mel L1 + c_kl * KL (+ c_dur * duration NLL)
+        through the frozen flow, text encoder and decoder. Returns unweighted float losses."""
+        self.set_stage("warmup")
+        w, k = self.weights, len(batches)
+        sums = {"mel": 0.0, "kl": 0.0, "dur": 0.0, "total_g": 0.0}
+        sdp_trains = self.model.config.use_stochastic_duration_prediction
+        for batch in batches:
+            batch = self._to_device(batch)
+            out, y_mel, y_hat_mel = self._forward(batch)
+            l_mel = mel_loss(y_mel, y_hat_mel)
+            l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
+            total = w.c_mel * l_mel + w.c_kl * l_kl + (w.c_dur * out.loss_dur if sdp_trains else 0.0)
+            self.scaler.scale(total / k).backward()
+            for name, v in (("mel", l_mel), ("kl", l_kl), ("dur", out.loss_dur), ("total_g", total)):
+                sums[name] += float(v.detach() if torch.is_tensor(v) else v) / k
+        self._check(sums)
+        self._finish_step([self.opt_g], [self.sched_g], [self.model])  # D not yet in play
+        return sums
+
+    def train_step(self, batches: list[dict]) -> dict:
+        """One GAN optimizer step of generator and discriminator on ``len(batches)`` accumulated
+        batches (module notes). Returns unweighted float losses (``mel kl dur gen fm disc
+        total_g``)."""
+        self.set_stage("train")
+        w, k = self.weights, len(batches)
+        sums = dict.fromkeys(("mel", "kl", "dur", "gen", "fm", "disc", "total_g"), 0.0)
+        hop, seg = self.fc.hop_length, self.segment_frames
+        for batch in batches:
+            batch = self._to_device(batch)
+            out, y_mel, y_hat_mel = self._forward(batch)
+            y = slice_segments(batch["wav"], out.ids_slice * hop, seg * hop)
+            y_hat = out.waveform
+            _set_requires_grad(self.disc, True)
+            with self.autocast():
+                real_scores, real_fmaps = self.disc(y)
+            _set_requires_grad(self.disc, False)
+            with self.autocast():
+                fake_scores, fake_fmaps = self.disc(y_hat)
+            l_mel = mel_loss(y_mel, y_hat_mel)
+            l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
+            l_fm = feature_loss(real_fmaps, fake_fmaps)
+            l_gen = generator_loss(fake_scores)
+            total_g = (w.c_gen * l_gen + w.c_fm * l_fm + w.c_mel * l_mel + w.c_dur * out.loss_dur
+                       + w.c_kl * l_kl)
+            self.scaler.scale(total_g / k).backward()
+            _set_requires_grad(self.disc, True)
+            with self.autocast():
+                fake_scores_d, _ = self.disc(y_hat.detach())
+            l_disc, _, _ = discriminator_loss(real_scores, fake_scores_d)
+            self.scaler.scale(w.c_disc * l_disc / k).backward()
+            values = (("mel", l_mel), ("kl", l_kl), ("dur", out.loss_dur), ("gen", l_gen), ("fm", l_fm),
+                      ("disc", l_disc), ("total_g", total_g))
+            for name, v in values:
+                sums[name] += float(v.detach() if torch.is_tensor(v) else v) / k
+        self._check(sums)
+        self._finish_step([self.opt_g, self.opt_d], [self.sched_g, self.sched_d], [self.model, self.disc])
+        return sums
+
+    # ------------------------------------------------------------------ validation
+    @torch.no_grad()
+    def evaluate(self, batches) -> tuple[float, float]:
+        """Validation mel L1 over ``batches`` (collated validation clips), without noise:
+
+        * ``val_mel``: from the text, with durations from MAS on the posterior mean: prior means
+          expanded along the alignment, reverse flow, decoder -> log-mel vs the real one
+          (measures text encoder + flow + decoder; the usual overfitting signal);
+        * ``recon_mel``: decoder of the posterior mean (the auto-encoder path).
+
+        Both are mean absolute log-mel differences over valid frames. Uses a forked RNG, so the
+        training RNG stream is untouched. Returns (val_mel, recon_mel).
+        """
+        model = self.model
+        model.eval()
+        err, err_r, count = 0.0, 0.0, 0.0
+        with torch.random.fork_rng(devices=[torch.device(self.device)] if self.device.startswith("cuda") else []):
+            for batch in batches:
+                batch = self._to_device(batch)
+                with self.autocast():
+                    sid = self._speaker_ids(batch)
+                    g = model.embed_speaker(sid).unsqueeze(-1) if sid is not None else None
+                    _h, m_p, logs_p, x_mask = encode_text(model, batch["input_ids"], batch["input_mask"])
+                    z_mask = batch["spec_mask"].unsqueeze(1)
+                    _z, m_q, _logs_q = model.posterior_encoder(batch["spec"], z_mask, g)
+                    z_p = model.flow(m_q, z_mask, g, reverse=False)
+                    attn = align(z_p, m_p, logs_p, x_mask, z_mask, self.config.mas_backend)
+                    m_frames, _ = expand_prior(attn, m_p.float(), logs_p.float())
+                    z_hat = model.flow(m_frames.to(m_q.dtype), z_mask, g, reverse=True) * z_mask
+                    wav = model.decoder(z_hat, g)
+                    wav_r = model.decoder(m_q * z_mask, g)
+                mask = z_mask.float()
+                n_mels = batch["mel"].shape[1]
+                for out_wav, acc in ((wav, "p"), (wav_r, "r")):
+                    mel = mel_spectrogram(out_wav.squeeze(1).float(), self.fc)[..., : mask.shape[-1]]
+                    e = float((torch.abs(mel - batch["mel"]) * mask).sum())
+                    if acc == "p":
+                        err += e
+                    else:
+                        err_r += e
+                count += float(mask.sum()) * n_mels
+        model.train()
+        return err / max(count, 1.0), err_r / max(count, 1.0)
+
+    # ------------------------------------------------------------------ state
+    def state_dict(self, rng: dict, extra: dict) -> dict:
+        """Full resume state (tensors / numbers / strings only; ``run.RunFolder.save_checkpoint``)."""
+        return {"format": STATE_FORMAT, "step": self.step, "batches_seen": self.batches_seen,
+                "generator": self.model.state_dict(), "discriminator": self.disc.state_dict(),
+                "opt_g": self.opt_g.state_dict(), "opt_d": self.opt_d.state_dict(),
+                "sched_g": self.sched_g.state_dict(), "sched_d": self.sched_d.state_dict(),
+                "scaler": self.scaler.state_dict(), "rng": rng,
+                "model_config": json.dumps(self.model.config.to_dict()), **extra}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore weights, optimizers, schedulers, scaler and counters (not the RNG: the caller
+        restores it last, after everything that draws random numbers has been built)."""
+        self.model.load_state_dict(state["generator"])
+        self.disc.load_state_dict(state["discriminator"])
+        self.opt_g.load_state_dict(state["opt_g"])
+        self.opt_d.load_state_dict(state["opt_d"])
+        self.sched_g.load_state_dict(state["sched_g"])
+        self.sched_d.load_state_dict(state["sched_d"])
+        if state.get("scaler"):
+            self.scaler.load_state_dict(state["scaler"])
+        self.step = int(state["step"])
+        self.batches_seen = int(state["batches_seen"])

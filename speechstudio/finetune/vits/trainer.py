@@ -1,0 +1,313 @@
+"""``train_voice``: fine-tune a VITS voice on a prepared dataset, as a generator of events.
+
+Stages: ``prepare`` (token ids + cached features, skipped clips reported), ``warmup`` (Piper
+bases: the new posterior encoder, with decoder / flow / text encoder frozen; ``step.warmup_step``),
+``train`` (generator + fresh discriminator, ``step.train_step``). Every ``eval_every`` steps the
+validation mel loss is measured (``EvalEvent``; ``best.pt`` when it improves), every
+``checkpoint_every`` steps ``latest.pt`` is written with the full resume state and samples are
+synthesised (``SampleEvent``). ``control.stop`` (or closing the generator) saves ``latest.pt``
+first; ``resume=True`` continues bit for bit (same device, same settings; on the CPU with
+``num_workers=0`` the weights equal those of an uninterrupted run).
+
+Deviations from VITS / Piper, on purpose:
+* the generator trains its weight-norm-folded conv weights (Piper's ``.onnx`` has no weight norm
+  left; VITS trains ``g`` and ``v``); the discriminator keeps weight norm as in VITS;
+* one lr decay per optimizer step equal to VITS' per-epoch curve on LJSpeech (``config``);
+* G's losses use the discriminator before its update (Piper's order; ``step``);
+* the warm-up also trains the stochastic duration predictor's training-only flows, which a Piper
+  ``.onnx`` lacks too (``model.warmup_parameter_prefixes``); transformers' LayerDrop is off.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import random
+import time
+from collections import deque
+from pathlib import Path
+from typing import Iterator
+
+from speechstudio.finetune.run import RunFolder, TrainingError, atomic_torch_save, capture_rng_state, restore_rng_state
+from speechstudio.finetune.vits.config import TrainConfig, resolve_device, resolve_precision
+from speechstudio.finetune.vits.events import (CheckpointEvent, DoneEvent, EvalEvent, SampleEvent, StageEvent,
+                                               StepEvent, TrainControl)
+from speechstudio.finetune.vits.trained import BaseInfo, base_info_for, load_trained_generator
+
+__all__ = ["train_voice", "load_trained_generator", "TrainConfig", "TrainControl", "TrainingError", "BaseInfo",
+           "StageEvent", "StepEvent", "EvalEvent", "SampleEvent", "CheckpointEvent", "DoneEvent", "FIXED_SENTENCE"]
+
+#: The sentence synthesised at every checkpoint (a pangram: every English letter).
+FIXED_SENTENCE = "The quick brown fox jumps over the lazy dog."
+#: fp16 steps in a row with a non-finite loss (skipped by the GradScaler) before giving up.
+NONFINITE_LIMIT = 10
+
+
+def _base_source(base) -> str:
+    source = getattr(base, "location", base)  # a speechstudio.tts.voices.VoiceRef, or a path / HF id
+    path = Path(os.fspath(source))
+    return str(path.resolve()) if path.exists() else str(source)
+
+
+def _load_base(source: str):
+    from speechstudio.tts.vits import load_voice
+
+    voice = load_voice(source, device="cpu", precision="fp32", optimize=False)
+    if type(voice.model).__name__ != "VitsModel":  # pragma: no cover - load_voice only builds VitsModel
+        raise TrainingError(f"{source}: not a VITS voice ({type(voice.model).__name__}); only VITS voices can be cloned")
+    return voice
+
+
+def _dataset_identity(manifest, dataset_dir: Path) -> dict:
+    clips = sorted((c.id, c.text, c.audio) for c in manifest.usable())
+    digest = hashlib.sha1(json.dumps(clips, ensure_ascii=False).encode()).hexdigest()[:16]
+    return {"path": str(Path(dataset_dir).resolve()), "sample_rate": manifest.sample_rate, "clips": len(clips),
+            "digest": digest}
+
+
+def _write_wav(path: Path, wav, sample_rate: int) -> Path:
+    import tempfile
+
+    import soundfile as sf
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".wav", dir=path.parent)
+    os.close(fd)
+    try:
+        sf.write(tmp, wav, sample_rate, subtype="PCM_16")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _samples(tr, voice, texts, step: int, folder: Path, seed: int) -> list[Path]:
+    """Synthesise ``texts`` ((tag, sentence) pairs) with the model being trained (eval mode,
+    voice defaults, RNG forked and seeded) into ``folder/step_N_TAG.wav``."""
+    import numpy as np
+    import torch
+
+    from speechstudio.errors import SpeechStudioError
+
+    folder.mkdir(parents=True, exist_ok=True)
+    model, paths = tr.model, []
+    model.eval()
+    try:
+        with torch.random.fork_rng(devices=[torch.device(tr.device)] if tr.device.startswith("cuda") else []):
+            for tag, text in texts:
+                try:
+                    ids = voice.text_to_ids(text)
+                except SpeechStudioError:
+                    continue
+                torch.manual_seed(seed)
+                x = torch.tensor([ids], dtype=torch.long, device=tr.device)
+                with torch.no_grad(), tr.autocast():
+                    out = model(input_ids=x, speaker_id=tr.speaker)
+                wav = out.waveform[0, : int(out.sequence_lengths[0])].float().cpu().numpy()
+                paths.append(_write_wav(folder / f"step_{step}_{tag}.wav", np.clip(wav, -1, 1), voice.sample_rate))
+    finally:
+        voice.warnings.clear()
+        model.train()
+    return paths
+
+
+def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(), resume: bool = False,
+                control: TrainControl | None = None) -> Iterator[object]:
+    """Fine-tune ``base`` on the dataset in ``dataset_dir``; yields events (``events`` module).
+
+    ``run_dir``: the run folder (``finetune.run.RunFolder``; created); ``dataset_dir``: a prepared
+    dataset (``manifest.json`` + ``clips/``); ``base``: a Piper ``.onnx``, a transformers VITS
+    folder / HF id, or a ``VoiceRef``; ``config``: ``TrainConfig`` (``presets.preset`` gives
+    sensible ones); ``resume``: continue from ``checkpoints/latest.pt`` (refused when the base or
+    the dataset differ); ``control``: ``TrainControl`` (stop / pause between steps).
+    Raises ``DatasetError`` (no / bad dataset), ``ModelNotFoundError`` / ``PiperVoiceError`` (base
+    not a VITS voice), ``RunError`` (run folder, checkpoint write), ``TrainingError`` (fewer
+    training clips than one batch, out of GPU memory, non-finite loss), ``UsageError``.
+    """
+    import numpy as np
+    import torch
+
+    from speechstudio.finetune.manifest import Manifest
+    from speechstudio.finetune.vits.data import BucketBatches, ClipDataset, collate, prepare_clips
+    from speechstudio.finetune.vits.features import FeatureConfig
+    from speechstudio.finetune.vits.model import prepare_for_training
+    from speechstudio.finetune.vits.step import NonFiniteLoss, VitsTraining
+
+    control = control or TrainControl()
+    rf, dataset_dir = RunFolder(run_dir), Path(dataset_dir)
+    manifest = Manifest.load(dataset_dir)
+    device = resolve_device(config.device)
+    precision = resolve_precision(config.precision, device)
+    source = _base_source(base)
+    voice = _load_base(source)
+    model = voice.model
+    fc = FeatureConfig.for_model(model.config)
+    speaker = (0 if config.speaker is None else int(config.speaker)) if model.config.num_speakers > 1 else None
+    info = base_info_for(voice, source, speaker)
+    run_config = {"trainer": "vits", "train": config.to_dict(), "features": fc.to_dict(),
+                  "base": {"source": source, "kind": voice.kind, "name": voice.name, "speaker": speaker},
+                  "dataset": _dataset_identity(manifest, dataset_dir)}
+    rf.start(run_config, resume)
+    rf.log(f"{'resume' if resume else 'start'}: base {source} ({voice.kind}), dataset {dataset_dir}, device {device}, "
+           f"{precision}, config {json.dumps(config.to_dict())}")
+
+    random.seed(config.seed)
+    np.random.seed(config.seed % 2**32)
+    torch.manual_seed(config.seed)
+    has_posterior = voice.kind != "piper"
+    notes = prepare_for_training(model, fresh_posterior=not has_posterior)
+    warmup = config.warmup_for(has_posterior)
+    total = int(config.steps)
+
+    yield StageEvent("prepare", f"reading {len(manifest.usable())} clips; features are cached in {rf.cache_dir}")
+    clips = prepare_clips(manifest, dataset_dir, voice, fc, rf.cache_dir, config.val_count)
+    lines = [f"{len(clips.train)} training clips, {len(clips.val)} validation clips"]
+    lines += [f"skipped {cid}: {why}" for cid, why in clips.skipped] + clips.warnings[:20] + notes
+    rf.log("\n".join(lines))
+    yield StageEvent("prepare", "\n".join(lines))
+    if len(clips.train) < config.batch_size:
+        raise TrainingError(f"{dataset_dir}: {len(clips.train)} usable training clips, fewer than one batch of "
+                            f"{config.batch_size}: add recordings or use --batch-size {max(1, len(clips.train))}")
+
+    tr = VitsTraining(model, config, fc, device, precision, speaker=speaker)
+    stats = {"best_val": None, "best_step": 0, "val_history": [], "last_val": float("nan")}
+    if resume:
+        state = rf.load_checkpoint("latest", map_location=device)
+        tr.load_state_dict(state)
+        stats.update(state.get("trainer", {}))
+    hop, seg = fc.hop_length, tr.segment_frames
+    collate_fn = functools.partial(collate, hop_length=hop, min_frames=seg)
+    loader = torch.utils.data.DataLoader(
+        ClipDataset(clips.train), collate_fn=collate_fn, num_workers=config.num_workers,
+        batch_sampler=BucketBatches([c.frames for c in clips.train], config.batch_size, config.seed, tr.batches_seen),
+        pin_memory=device.startswith("cuda"), generator=torch.Generator(), persistent_workers=config.num_workers > 0)
+    batches = iter(loader)
+    val_set = ClipDataset(clips.val)
+    val_batches = [collate_fn([val_set[j] for j in range(i, min(i + config.batch_size, len(val_set)))])
+                   for i in range(0, len(val_set), config.batch_size)]
+    texts = [("fox", FIXED_SENTENCE)] + [("val" if clips.val else "train", (clips.val or clips.train)[0].text)]
+    if resume:
+        restore_rng_state(state["rng"])  # last: everything above may draw random numbers
+        del state
+    writer = rf.tensorboard(purge_step=tr.step + 1 if resume else None)
+    oom = getattr(torch, "OutOfMemoryError", torch.cuda.OutOfMemoryError)
+
+    def save(kind: str) -> Path:
+        extra = {"base": {**info.to_dict(), "step": tr.step}, "val_mel_loss": float(stats["last_val"])}
+        if kind == "latest":
+            return rf.save_checkpoint(tr.state_dict(capture_rng_state(), {**extra, "trainer": stats}), kind)
+        return atomic_torch_save({"format": "speechstudio-vits-generator/1", "step": tr.step,
+                                  "generator": tr.model.state_dict(),
+                                  "model_config": json.dumps(tr.model.config.to_dict()), **extra},
+                                 rf.checkpoint_path("best"))
+
+    def oom_error(what: str) -> TrainingError:
+        torch.cuda.empty_cache()
+        bs, ga = config.batch_size, config.grad_accum
+        hint = ("the run can be resumed with --resume" if rf.checkpoint_path("latest").is_file()
+                else "start it again")
+        return TrainingError(f"out of GPU memory at batch size {bs} ({what}): try --batch-size {max(1, bs // 2)} "
+                             f"--grad-accum {ga * 2} (or --gradient-checkpointing); {hint}")
+
+    saved_step = tr.step if resume else -1
+    stage = None
+    times: deque = deque(maxlen=20)
+    try:
+        while tr.step < total:
+            if control.pause.is_set() and not control.stop.is_set():
+                rf.log(f"paused at step {tr.step}")
+                while control.pause.is_set() and not control.stop.is_set():
+                    time.sleep(0.1)
+                times.clear()
+            if control.stop.is_set():
+                break
+            now_stage = "warmup" if tr.step < warmup else "train"
+            if now_stage != stage:
+                stage = now_stage
+                msg = (f"warm-up: fitting the new posterior encoder to the frozen decoder, steps {tr.step + 1}.."
+                       f"{warmup}" if stage == "warmup" else
+                       f"training generator + discriminator, steps {tr.step + 1}..{total} ({device}, {precision}, "
+                       f"batch {config.batch_size} x {config.grad_accum})")
+                rf.log(msg)
+                yield StageEvent(stage, msg)
+            t0 = time.perf_counter()
+            group = [next(batches) for _ in range(config.grad_accum)]
+            tr.batches_seen += config.grad_accum
+            try:
+                losses = tr.warmup_step(group) if stage == "warmup" else tr.train_step(group)
+            except oom:
+                raise oom_error(f"step {tr.step + 1}") from None
+            except NonFiniteLoss as exc:
+                raise TrainingError(f"loss became NaN / inf at step {tr.step + 1} ({exc}); the last checkpoint "
+                                    f"(step {max(saved_step, 0)}) is kept: try a lower --lr, or fp32") from None
+            if tr.nonfinite_streak >= NONFINITE_LIMIT:
+                raise TrainingError(f"loss NaN / inf for {NONFINITE_LIMIT} fp16 steps in a row up to step {tr.step} "
+                                    f"({', '.join(tr.last_nonfinite)}): try --precision fp32 or bf16, or a lower --lr")
+            times.append(time.perf_counter() - t0)
+            sps = len(times) / sum(times)
+            lr = tr.opt_g.param_groups[0]["lr"]
+            if writer is not None:
+                for k, v in losses.items():
+                    writer.add_scalar(f"{stage}/{k}", v, tr.step)
+                writer.add_scalar("lr", lr, tr.step)
+            if tr.step % 10 == 0 or tr.step == total:
+                rf.log(f"step {tr.step} {stage} " + " ".join(f"{k} {v:.4f}" for k, v in losses.items()))
+            yield StepEvent(tr.step, total, dict(losses), sps, (total - tr.step) / sps, lr, stage)
+
+            if val_batches and (tr.step % config.eval_every == 0 or tr.step == total):
+                try:
+                    val, recon = tr.evaluate(val_batches)
+                except oom:
+                    raise oom_error("validation") from None
+                history = stats["val_history"] = stats["val_history"] + [val]
+                best = stats["best_val"] is None or val < stats["best_val"]
+                stats["last_val"] = val
+                if best:
+                    stats["best_val"], stats["best_step"] = val, tr.step
+                rising = len(history) > config.patience and all(
+                    history[-i] > history[-i - 1] for i in range(1, config.patience + 1))
+                warn = (f"validation mel loss rose {config.patience} evaluations in a row "
+                        f"({history[-config.patience - 1]:.4f} -> {val:.4f}): the voice may be over-training on your "
+                        f"clips; the best checkpoint (step {stats['best_step']}) is kept" if rising else "")
+                rf.log(f"eval step {tr.step}: val mel {val:.4f} (recon {recon:.4f}){' best' if best else ''}"
+                       + (f"; {warn}" if warn else ""))
+                if writer is not None:
+                    writer.add_scalar("val/mel", val, tr.step)
+                    writer.add_scalar("val/recon_mel", recon, tr.step)
+                if best:
+                    path = save("best")
+                yield EvalEvent(tr.step, val, best, warn, recon)
+                if best:
+                    yield CheckpointEvent(tr.step, path, "best")
+            if tr.step % config.checkpoint_every == 0 or tr.step == total:
+                path = save("latest")
+                saved_step = tr.step
+                rf.log(f"checkpoint latest at step {tr.step}")
+                yield CheckpointEvent(tr.step, path, "latest")
+                if not val_batches:  # nothing to validate on: the latest generator is the best we know
+                    yield CheckpointEvent(tr.step, save("best"), "best")
+                paths = _samples(tr, voice, texts, tr.step, rf.samples_dir, config.seed)
+                if writer is not None:
+                    import soundfile as sf
+
+                    for p in paths:
+                        writer.add_audio(f"samples/{p.stem.split('_', 2)[-1]}", torch.from_numpy(sf.read(p)[0]),
+                                         tr.step, voice.sample_rate)
+                    writer.flush()
+                yield SampleEvent(tr.step, paths)
+    except GeneratorExit:
+        if tr.step != saved_step:
+            save("latest")
+            rf.log(f"closed at step {tr.step}; checkpoint latest saved")
+        raise
+    finally:
+        if writer is not None:
+            writer.close()
+    reason = "finished" if tr.step >= total else "stopped"
+    if tr.step != saved_step:
+        path = save("latest")
+        yield CheckpointEvent(tr.step, path, "latest")
+    best_path = rf.checkpoint_path("best")
+    rf.log(f"{reason} at step {tr.step}")
+    yield DoneEvent(tr.step, best_path if best_path.is_file() else None, reason)

@@ -1,0 +1,202 @@
+"""VITS fine-tuning (finetune.vits) on a tiny transformers VITS voice and a tiny synthetic dataset.
+
+The voice is ``tests/tts_fixtures/tiny.make_tiny_vits`` (16 kHz, hop 16, stochastic duration
+predictor) loaded through the real ``load_voice``; the dataset is a real prepared-dataset folder
+(``Manifest`` + PCM-16 clips) of harmonic tones; the discriminator is VITS' at 1/16 width.
+"""
+import errno
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+import torch
+
+from speechstudio.finetune.manifest import Clip, Manifest
+from speechstudio.finetune.run import RunError, RunFolder, TrainingError
+from speechstudio.finetune.vits import trainer as vits_trainer
+from speechstudio.finetune.vits.events import CheckpointEvent, DoneEvent, EvalEvent, SampleEvent, StageEvent, StepEvent
+from speechstudio.finetune.vits.trainer import TrainConfig, TrainControl, load_trained_generator, train_voice
+from speechstudio.tts.vits import load_voice
+
+from tts_fixtures.tiny import make_tiny_vits
+
+SR = 16000
+TEXTS = ["hello world.", "a quick test of the voice.", "she sells sea shells.", "good morning to you.",
+         "one more short line.", "the end is near.", "how are you today?", "we like training."]
+
+
+def make_dataset(folder: Path, texts=TEXTS, extra: list[tuple[str, str]] = ()) -> Path:
+    """Prepared-dataset folder: clips/ID.wav (PCM-16 mono, 16 kHz harmonic tones) + manifest.json."""
+    (folder / "clips").mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    clips = []
+    for i, text in enumerate(list(texts) + [t for _, t in extra]):
+        n = int(SR * (0.35 + 0.04 * i))
+        t = np.arange(n) / SR
+        f0 = 110 + 15 * i
+        wav = sum(np.sin(2 * np.pi * f0 * k * t) / k for k in range(1, 6)) * np.hanning(n) * 0.3
+        wav = (wav + 0.01 * rng.standard_normal(n)).astype(np.float32)
+        cid = f"c{i:02d}"
+        sf.write(folder / "clips" / f"{cid}.wav", wav, SR, subtype="PCM_16")
+        clips.append(Clip(cid, f"clips/{cid}.wav", text, n / SR))
+    Manifest(SR, clips).save(folder)
+    return folder
+
+
+def tiny_config(**kw) -> TrainConfig:
+    base = dict(steps=20, warmup_steps=0, batch_size=2, lr=2e-3, segment_size=512, eval_every=10,
+                checkpoint_every=10, discriminator_width=1 / 16, device="cpu", precision="fp32", seed=3)
+    return TrainConfig(**{**base, **kw})
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    return make_tiny_vits(tmp_path_factory.mktemp("tiny-vits"), stochastic=True)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory) -> Path:
+    return make_dataset(tmp_path_factory.mktemp("data"), extra=[("bad", "你好世界")])
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory, base, dataset):
+    run_dir = tmp_path_factory.mktemp("run-full")
+    events = list(train_voice(run_dir, dataset, base, tiny_config()))
+    return run_dir, events
+
+
+def test_trains_with_finite_losses_and_mel_goes_down(full_run):
+    run_dir, events = full_run
+    steps = [e for e in events if isinstance(e, StepEvent)]
+    assert [e.step for e in steps] == list(range(1, 21))
+    assert all(e.total_steps == 20 and e.stage == "train" and e.steps_per_s > 0 for e in steps)
+    for e in steps:
+        assert set(e.losses) == {"mel", "kl", "dur", "gen", "fm", "disc", "total_g"}
+        assert all(np.isfinite(v) for v in e.losses.values()), e.losses
+    mel = [e.losses["mel"] for e in steps]
+    assert np.mean(mel[-4:]) < np.mean(mel[:4]) - 0.05, mel
+    assert steps[-1].lr < 2e-3  # decayed per step
+
+    prepare = " ".join(e.message for e in events if isinstance(e, StageEvent) and e.stage == "prepare")
+    assert "8 training clips" not in prepare and "skipped c08: text the voice cannot say" in prepare
+    evals = [e for e in events if isinstance(e, EvalEvent)]
+    assert [e.step for e in evals] == [10, 20] and evals[0].best and all(np.isfinite(e.val_mel_loss) for e in evals)
+    kinds = [(e.step, e.kind) for e in events if isinstance(e, CheckpointEvent)]
+    assert (10, "latest") in kinds and (20, "latest") in kinds and (10, "best") in kinds
+    samples = [e for e in events if isinstance(e, SampleEvent)]
+    assert [e.step for e in samples] == [10, 20]
+    for path in samples[-1].paths:
+        audio, sr = sf.read(path)
+        assert sr == SR and len(audio) > 0 and np.abs(audio).max() > 0
+    assert [p.name for p in samples[-1].paths] == ["step_20_fox.wav", "step_20_val.wav"]
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.reason == "finished" and done.step == 20
+    assert done.best_path == run_dir / "checkpoints" / "best.pt" and done.best_path.is_file()
+    assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == ["best.pt", "latest.pt"]
+    assert (run_dir / "config.json").is_file() and any((run_dir / "tb").iterdir())
+    assert "eval step 20" in (run_dir / "train.log").read_text()
+    assert len(list((run_dir / "cache").glob("*.pt"))) == 8
+
+
+def test_stop_and_resume_is_bit_identical(full_run, base, dataset, tmp_path):
+    run_dir = tmp_path / "run"
+    control = TrainControl()
+    first = []
+    for ev in train_voice(run_dir, dataset, base, tiny_config(), control=control):
+        first.append(ev)
+        if isinstance(ev, StepEvent) and ev.step == 7:
+            control.stop.set()
+    assert isinstance(first[-1], DoneEvent) and first[-1].reason == "stopped" and first[-1].step == 7
+    assert any(isinstance(e, CheckpointEvent) and e.step == 7 and e.kind == "latest" for e in first)
+
+    second = list(train_voice(run_dir, dataset, base, tiny_config(), resume=True))
+    assert [e.step for e in second if isinstance(e, StepEvent)] == list(range(8, 21))
+    assert second[-1].reason == "finished"
+    want = torch.load(full_run[0] / "checkpoints" / "latest.pt", weights_only=True)
+    got = torch.load(run_dir / "checkpoints" / "latest.pt", weights_only=True)
+    for part in ("generator", "discriminator"):
+        assert want[part].keys() == got[part].keys()
+        for k in want[part]:
+            assert torch.equal(want[part][k], got[part][k]), (part, k)
+    assert got["step"] == 20 and got["batches_seen"] == want["batches_seen"] == 20
+
+
+def test_closing_the_generator_saves_a_checkpoint(base, dataset, tmp_path):
+    gen = train_voice(tmp_path / "run", dataset, base, tiny_config(checkpoint_every=100, eval_every=100))
+    for ev in gen:
+        if isinstance(ev, StepEvent) and ev.step == 2:
+            break
+    gen.close()
+    state = RunFolder(tmp_path / "run").load_checkpoint("latest")
+    assert state["step"] == 2 and state["batches_seen"] == 2
+
+
+def test_warmup_trains_only_the_posterior_encoder(base, dataset, tmp_path):
+    events = list(train_voice(tmp_path / "run", dataset, base, tiny_config(steps=3, warmup_steps=3)))
+    stages = [e.stage for e in events if isinstance(e, StageEvent)]
+    assert "warmup" in stages and "train" not in stages
+    steps = [e for e in events if isinstance(e, StepEvent)]
+    assert [e.stage for e in steps] == ["warmup"] * 3 and set(steps[0].losses) == {"mel", "kl", "dur", "total_g"}
+    trained, info = load_trained_generator(tmp_path / "run", "latest")
+    before = load_voice(base, device="cpu", precision="fp32", optimize=False).model.state_dict()
+    after = trained.state_dict()
+    assert before.keys() == after.keys()
+    changed = {k for k in before if not torch.equal(before[k], after[k])}
+    assert any(k.startswith("posterior_encoder.") for k in changed)
+    assert all(k.startswith(("posterior_encoder.", "duration_predictor.post_", "duration_predictor.flows.1."))
+               for k in changed), sorted(changed)[:5]
+    assert info.kind == "transformers" and info.step == 3 and info.sample_rate == SR
+
+
+def test_trained_generator_loads_and_speaks(full_run):
+    model, info = load_trained_generator(full_run[0])
+    assert info.step in (10, 20) and np.isfinite(info.val_mel_loss) and info.source.endswith("tiny-vits0")
+    voice = load_voice(Path(info.source), device="cpu", precision="fp32", optimize=False)
+    voice.model = model
+    wav = voice.synthesize("hello there.")
+    assert wav.dtype == np.float32 and len(wav) > 0 and np.isfinite(wav).all()
+
+
+def test_too_few_clips_is_a_clear_error(base, dataset, tmp_path):
+    with pytest.raises(TrainingError, match="fewer than one batch of 16"):
+        list(train_voice(tmp_path / "run", dataset, base, tiny_config(batch_size=16)))
+
+
+def test_resume_refuses_another_dataset(full_run, base, tmp_path):
+    other = make_dataset(tmp_path / "other", texts=TEXTS[:6])
+    with pytest.raises(RunError, match="cannot resume: this run was trained with dataset"):
+        list(train_voice(full_run[0], other, base, tiny_config(), resume=True))
+    with pytest.raises(RunError, match="already holds a run"):
+        list(train_voice(full_run[0], other, base, tiny_config()))
+
+
+def test_out_of_memory_names_the_fix(base, dataset, tmp_path, monkeypatch):
+    def oom(self, batches):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    monkeypatch.setattr(vits_trainer.VitsTraining if hasattr(vits_trainer, "VitsTraining") else
+                        __import__("speechstudio.finetune.vits.step", fromlist=["VitsTraining"]).VitsTraining,
+                        "train_step", oom)
+    with pytest.raises(TrainingError, match=r"out of GPU memory at batch size 2 .*--batch-size 1 --grad-accum 2"):
+        list(train_voice(tmp_path / "run", dataset, base, tiny_config()))
+    assert not (tmp_path / "run" / "checkpoints" / "latest.pt").exists()
+
+
+def test_checkpoint_write_survives_disk_full(tmp_path, monkeypatch):
+    folder = RunFolder(tmp_path / "run")
+    folder.save_checkpoint({"step": 1, "w": torch.arange(1000.0)}, "latest")
+    real_save = torch.save
+
+    def disk_full(obj, f, *a, **kw):
+        f.write(b"PK\x03\x04 partial bytes")  # some bytes reach the temp file, then the disk is full
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(torch, "save", disk_full)
+    with pytest.raises(RunError, match="disk full.*previous checkpoint is kept"):
+        folder.save_checkpoint({"step": 2, "w": torch.zeros(1000)}, "latest")
+    monkeypatch.setattr(torch, "save", real_save)
+    state = folder.load_checkpoint("latest")
+    assert state["step"] == 1 and torch.equal(state["w"], torch.arange(1000.0))
+    assert [p.name for p in folder.checkpoints_dir.iterdir()] == ["latest.pt"]
