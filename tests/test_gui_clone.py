@@ -157,22 +157,37 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
     page.next()
     assert page.index == 2
 
-    # 3. train 5 steps
+    # 3. train: 3 steps (paused before the first one, then resumed), then 2 more from the saved run
     tr = page.train
-    tr.steps_spin.setValue(5)
+    tr.steps_spin.setValue(3)
     tr.batch_spin.setValue(2)
+    tr.device_box.setCurrentText("cpu")
+    # a discriminator and training slices sized for the tiny voice (tests/test_finetune_vits.py's)
+    tr.extra_config = {"segment_size": 512, "discriminator_width": 1 / 16, "precision": "fp32"}
     job = tr.start()
     assert job is not None, tr.state.text()
+    tr.pause()
+    assert "paused" in tr.state.text() and tr.resume_btn.isEnabled() and not tr.pause_btn.isEnabled()
     assert not page.next_btn.isEnabled() and tr.stop_btn.isEnabled() and not tr.start_btn.isEnabled()
+    qtbot.wait(300)
+    assert tr.step == 0  # held before the first step
+    tr.resume()
+    status, done = _wait_job(qtbot, page.trainer, job, timeout=120000)
+    assert status == "done", done
+    assert done.reason == "finished" and done.step == 3
+    assert tr.resumable() and tr.resume_btn.isEnabled()
+    tr.steps_spin.setValue(5)
+    job = tr.resume()  # nothing running: continues the run folder from checkpoints/latest.pt
     status, done = _wait_job(qtbot, page.trainer, job, timeout=120000)
     assert status == "done", done
     assert done.reason == "finished" and done.step == 5
     assert tr.progress.value() == 5 and tr.progress.maximum() == 5
     assert "finished at step 5" in tr.state.text()
-    assert {"mel", "kl", "dur"} <= set(tr.history)
-    assert len(tr.history["mel"][0]) >= 1
-    assert tr.sample_table.rowCount() >= 1
-    assert tr.resumable()
+    assert {"mel", "kl", "dur", "gen", "disc"} <= set(tr.history)
+    assert tr.history["mel"][0] == [1, 2, 3, 4, 5]  # the curves go on across the resume
+    assert tr.history["val_mel"][0] == [3, 5]
+    assert [s for s, _ in tr.samples] == [3, 3, 5, 5] and all(p.is_file() for _, p in tr.samples)
+    assert tr.sample_table.rowCount() == 4
     assert page.next_btn.isEnabled()
     page.next()
     assert page.index == 3

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QHBoxL
                                QWidget)
 
 from speechstudio.engine.worker import Status
-from speechstudio.gui.common import fmt_duration
+from speechstudio.gui.common import device_picker, fmt_duration
 
 PRESETS = ("quick", "standard", "best")
 #: Colours of the loss curves, by loss name (other names get grey).
@@ -37,22 +37,18 @@ def _preset_defaults(name: str) -> tuple[int, int]:
         return {"quick": (1000, 8), "standard": (5000, 16), "best": (20000, 16)}[name]
 
 
-def _estimate(preset: str, steps: int, batch_size: int, n_clips: int, total_s: float):
-    """Engine side: ``(device, Estimate or None, message)`` for the detected device."""
+def _estimate(preset: str, device: str, steps: int, batch_size: int, n_clips: int, total_s: float):
+    """Engine side: ``(device, Estimate)``: ``presets.estimate`` for the resolved device
+    (``auto`` -> ``cuda`` when available, else ``cpu``)."""
     from speechstudio.finetune.vits import presets
+    from speechstudio.finetune.vits.config import resolve_device
 
-    device = presets.detect_device() if hasattr(presets, "detect_device") else _detect_device()
+    device = resolve_device(device)
     try:
         est = presets.estimate(preset, device, n_clips, total_s, steps=steps, batch_size=batch_size)
     except TypeError:  # an estimate without steps / batch overrides
         est = presets.estimate(preset, device, n_clips, total_s)
     return device, est
-
-
-def _detect_device() -> str:
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 class TrainStep(QWidget):
@@ -73,6 +69,8 @@ class TrainStep(QWidget):
         self.best_step: int | None = None
         self.best_val: float | None = None
         self.history: dict[str, tuple[list[int], list[float]]] = {}
+        #: more ``TrainConfig`` fields for the next Start (advanced settings; tests use a tiny one)
+        self.extra_config: dict = {}
         self.samples: list[tuple[int, Path]] = []
         self._plot = self._val_plot = None
         self._curves: dict = {}
@@ -104,8 +102,14 @@ class TrainStep(QWidget):
         row.addWidget(self.steps_spin)
         row.addWidget(QLabel("batch size"))
         row.addWidget(self.batch_spin)
+        row.addWidget(QLabel("device"))
+        self.device_box = device_picker("Training device")
+        self.device_box.currentTextChanged.connect(lambda _t: self.refresh_estimate())
+        row.addWidget(self.device_box)
         row.addStretch(1)
         form.addRow("Steps", row)
+        self.steps_spin.editingFinished.connect(self.refresh_estimate)
+        self.batch_spin.editingFinished.connect(self.refresh_estimate)
         self.estimate = QLabel("")
         self.estimate.setAccessibleName("Training estimate")
         self.estimate.setWordWrap(True)
@@ -195,7 +199,8 @@ class TrainStep(QWidget):
             return
         self.estimate.setText("estimating…")
         self._est_job = self.engine.submit(CallJob(
-            _estimate, self.preset_box.currentText(), self.steps_spin.value(), self.batch_spin.value(),
+            _estimate, self.preset_box.currentText(), self.device_box.currentText(), self.steps_spin.value(),
+            self.batch_spin.value(),
             len(m.usable()), m.total_s, description="training estimate"))
 
     def _show_estimate(self, result) -> None:
@@ -218,17 +223,19 @@ class TrainStep(QWidget):
         return (self.run_dir() / "checkpoints" / "latest.pt").is_file()
 
     def _config(self):
+        """The ``TrainConfig``: the preset's, with the steps / batch size / device chosen here and
+        ``extra_config`` (advanced settings, e.g. ``segment_size``; used by tests) on top."""
+        import dataclasses
+
         from speechstudio.finetune.vits.trainer import TrainConfig
 
-        kw = {"steps": self.steps_spin.value(), "batch_size": self.batch_spin.value()}
+        kw = {"steps": self.steps_spin.value(), "batch_size": self.batch_spin.value(),
+              "device": self.device_box.currentText(), **self.extra_config}
         try:
-            from speechstudio.finetune.vits import presets
-
-            if hasattr(presets, "config"):
-                return presets.config(self.preset_box.currentText(), **kw)
-        except ImportError:
-            pass
-        return TrainConfig(**kw)
+            from speechstudio.finetune.vits.presets import preset
+        except ImportError:  # presets not installed: TrainConfig's defaults
+            return TrainConfig(**kw)
+        return dataclasses.replace(preset(self.preset_box.currentText()), **kw)
 
     def start(self, resume: bool = False) -> int | None:
         """Start (or with ``resume`` continue) training on the train engine. Starting again over
@@ -277,14 +284,17 @@ class TrainStep(QWidget):
             self.state.setText(f"paused at step {self.step}")
             self._update()
 
-    def resume(self) -> None:
-        """Unpause a paused run; with no run going, continue the saved run folder."""
+    def resume(self) -> int | None:
+        """Unpause a paused run; with no run going, continue the saved run folder (returns the
+        new job's id then)."""
         if self.job is not None and self.job_id is not None:
             self.job.resume_training()
             self.state.setText("training")
             self._update()
-        elif self.resumable():
-            self.start(resume=True)
+            return None
+        if self.resumable():
+            return self.start(resume=True)
+        return None
 
     def stop(self) -> None:
         if self.job is not None and self.job_id is not None:
@@ -448,7 +458,7 @@ class TrainStep(QWidget):
         self.pause_btn.setEnabled(running and not paused)
         self.resume_btn.setEnabled(paused or (not running and self.resumable()))
         self.stop_btn.setEnabled(running)
-        for w in (self.preset_box, self.steps_spin, self.batch_spin):
+        for w in (self.preset_box, self.steps_spin, self.batch_spin, self.device_box):
             w.setEnabled(not running)
 
     def has_checkpoint(self) -> bool:
