@@ -210,3 +210,21 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
         use.export_to(out)
     assert (out / "my-clone.onnx").is_file() and (out / "my-clone.onnx.json").is_file()
     assert json.loads((out / "my-clone.onnx.json").read_text(encoding="utf-8"))["audio"]["sample_rate"] == 16000
+
+    # after a restart: the run is listed and can be opened where it stopped
+    from speechstudio.gui.main_window import MainWindow
+
+    w2 = MainWindow(audio_backend=win.audio.backend, start_monitor=False)
+    qtbot.addWidget(w2)
+    try:
+        w2.show()
+        page2 = w2.show_page("Clone voice")
+        qtbot.waitUntil(lambda: page2.base_step._list_job is None and bool(page2.base_step.voices), timeout=30000)
+        assert [page2.base_step.run_box.itemText(i) for i in range(page2.base_step.run_box.count())] == ["my-clone"]
+        assert page2.open_run("my-clone")
+        assert page2.index == 2 and page2.base.name == tiny_base
+        assert page2.dataset_dir == page.dataset_dir and len(page2.manifest().usable()) == 4
+        assert page2.train.steps_spin.value() == 5 and page2.train.resume_btn.isEnabled()
+        assert "Resume continues it" in page2.train.state.text()
+    finally:
+        w2.shutdown()

@@ -23,11 +23,19 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QVBoxLayout, QWidget)
 
 from speechstudio.engine.jobs import CallJob
+from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import settings
 
 STEPS = ("Base voice", "Dataset", "Train", "Use & export")
 DEFAULT_NAME = "my-voice"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")  # as speechstudio.tts.voices
+
+
+def _same_path(a, b) -> bool:
+    try:
+        return a is not None and b is not None and Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
 
 
 def _base_voices():
@@ -211,25 +219,41 @@ class ClonePage(QWidget):
     def manifest(self):
         return self.dataset.manifest
 
-    def remember_run(self) -> None:
-        """Keep the run's base voice in the settings, so Open run can restore it after a restart."""
-        s = settings()
-        if self.base is not None:
-            s.setValue(f"clone/runs/{self.voice_name()}/base", self.base.name)
+    def open_run(self, name: str) -> bool:
+        """Continue the run folder ``name``: its base voice and dataset (from the run's
+        ``config.json``, written by the trainer), its steps and batch size, then the Train step,
+        where Resume continues from ``checkpoints/latest.pt``. Returns False (and says why on
+        the status line) when the run cannot be continued here."""
+        import json
 
-    def open_run(self, name: str) -> None:
-        """Continue the run ``name``: its base voice, its checked dataset, then the Train step."""
-        if not name:
-            return
+        from speechstudio.engine.finetune_jobs import runs_dir
+        from speechstudio.finetune.manifest import Manifest
+
+        folder = runs_dir() / name
+        try:
+            cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+            base, dataset = cfg["base"], Path(cfg["dataset"]["path"])
+            manifest = Manifest.load(dataset)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            self.status_message.emit(f"cannot open run {name}: {folder / 'config.json'} unreadable "
+                                     f"({type(e).__name__}: {e})")
+            return False
+        except SpeechStudioError as e:  # DatasetError: the dataset folder is gone or damaged
+            self.status_message.emit(f"cannot open run {name}: {e}")
+            return False
+        match = [ref.name for ref, _info in self.base_step.voices
+                 if _same_path(ref.location, base.get("source")) or ref.name == base.get("name")]
+        if not match or not self.base_step.select(match[0]):
+            self.status_message.emit(f"cannot open run {name}: its base voice {base.get('name')} "
+                                     f"({base.get('source')}) is not installed")
+            return False
         self.base_step.name_edit.setText(name)
-        base = settings().value(f"clone/runs/{name}/base")
-        if base and not self.base_step.select(str(base)):
-            self.status_message.emit(f"the run's base voice {base} is not installed")
-        self.dataset.manifest = None
-        if not self.dataset.load_existing():
-            self.go(1)
-            return
+        self.dataset.set_manifest(manifest, dataset)
+        train = cfg.get("train", {})
+        self.train.steps_spin.setValue(int(train.get("steps", self.train.steps_spin.value())))
+        self.train.batch_spin.setValue(int(train.get("batch_size", self.train.batch_spin.value())))
         self.go(2)
+        return True
 
     # ------------------------------------------------------------------ navigation
     @property

@@ -21,6 +21,8 @@ from speechstudio.engine.worker import Status
 from speechstudio.gui.common import device_picker, fmt_duration
 
 PRESETS = ("quick", "standard", "best")
+#: Losses not drawn (``total_g``: the weighted sum, on another scale than its terms).
+HIDDEN_LOSSES = ("total_g",)
 #: Colours of the loss curves, by loss name (other names get grey).
 CURVE_COLORS = {"mel": "#3b82f6", "kl": "#a855f7", "dur": "#22c55e", "gen": "#f97316", "disc": "#ef4444",
                 "fm": "#eab308", "val_mel": "#0f172a"}
@@ -259,7 +261,6 @@ class TrainStep(QWidget):
         except Exception as e:  # noqa: BLE001 - trainer missing, bad settings: said, not raised
             self.state.setText(f"cannot start: {e}")
             return None
-        self.wiz.remember_run()
         self._reset_view(keep=resume)
         self.done = None
         self.job_id = self.engine.submit(self.job)
@@ -328,7 +329,8 @@ class TrainStep(QWidget):
             self.progress.setRange(0, max(1, ev.total_steps))
             self.progress.setValue(ev.step)
             for k, v in ev.losses.items():
-                self._add_point(k, ev.step, v)
+                if k not in HIDDEN_LOSSES:
+                    self._add_point(k, ev.step, v)
             eta = fmt_duration(ev.eta_s) if ev.eta_s is not None else "?"
             lr = getattr(ev, "lr", None)
             self.speed.setText(f"step {ev.step}/{ev.total_steps}, {ev.steps_per_s:.2f} steps/s, {eta} left"
