@@ -1,0 +1,93 @@
+"""CTC run folder on top of ``speechstudio.finetune.run.RunFolder``: resume state and export.
+
+Layout (``RunFolder``'s, plus two folders)::
+
+    RUN/
+      config.json              base, dataset, vocabulary source, casing, seed, split, CTCConfig
+      processor/               config.json of the model being trained + feature extractor +
+                               tokenizer (vocab.json): a model folder without weights
+      checkpoints/latest.pt    full resume state: model, optimizer, scheduler, GradScaler, step,
+                               data order position, RNG states, early-stopping counters
+      checkpoints/best.pt      the best model weights (lowest WER, then CER) + its figures
+      model/                   the best checkpoint exported as a plain transformers model folder
+                               (model.safetensors + processor files): what gets registered
+      tb/                      TensorBoard logs;   train.log: one line per event
+
+Checkpoints are written atomically (``finetune.run.atomic_torch_save``: temp file, fsync,
+``os.replace``); a full disk raises ``RunError`` and leaves the previous file valid. They hold
+tensors, numbers, strings, lists and dicts only and load with ``weights_only=True``.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+from speechstudio.finetune.manifest import atomic_write_json
+
+__all__ = ["PROCESSOR", "MODEL", "save_model_files", "model_from_state", "cpu_state_dict", "export_best"]
+
+PROCESSOR = "processor"
+MODEL = "model"
+
+
+def save_model_files(folder: str | os.PathLike, model_config, feature_extractor, tokenizer) -> Path:
+    """Write the model's ``config.json`` and the processor files (``preprocessor_config.json``,
+    ``vocab.json``, ``tokenizer_config.json``) into ``folder``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    model_config.save_pretrained(folder)
+    feature_extractor.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def cpu_state_dict(model) -> dict:
+    """A copy of ``model.state_dict()`` on the CPU (what checkpoints store)."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+
+
+def model_from_state(files_dir: str | os.PathLike, state_dict: dict):
+    """``AutoModelForCTC`` built from ``files_dir/config.json`` with ``state_dict`` loaded (FP32)."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCTC
+
+    config = AutoConfig.from_pretrained(files_dir)
+    model = AutoModelForCTC.from_config(config, dtype=torch.float32)
+    model.load_state_dict(state_dict, strict=True)
+    return model
+
+
+def export_best(run) -> Path | None:
+    """Write ``RUN/model``: the best checkpoint as a transformers model folder (safetensors +
+    processor files), atomically (temp folder, rename). ``run`` is a ``RunFolder``. Returns the
+    folder, or ``None`` when no best checkpoint exists yet. Raises ``RunError`` / ``OSError``."""
+    if not run.checkpoint_path("best").is_file():
+        return None
+    best = run.load_checkpoint("best")
+    files = run.path / PROCESSOR
+    model = model_from_state(files, best["model"])
+    out = run.path / MODEL
+    tmp = run.path / f".{MODEL}-{uuid.uuid4().hex[:8]}"
+    try:
+        model.save_pretrained(tmp, safe_serialization=True)
+        for name in os.listdir(files):
+            if name != "config.json":
+                shutil.copy2(files / name, tmp / name)
+        for name in os.listdir(tmp):
+            with open(tmp / name, "rb") as fh:
+                os.fsync(fh.fileno())
+        if out.exists():
+            trash = run.path / f".old-{MODEL}-{uuid.uuid4().hex[:8]}"
+            os.rename(out, trash)
+            os.rename(tmp, out)
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    atomic_write_json(run.path / "model.json", {"step": int(best["step"]), "wer": float(best["wer"]),
+                                                "cer": float(best["cer"])})
+    return out

@@ -1,0 +1,249 @@
+"""``speechstudio finetune asr``: fine-tune a CTC recogniser and register the result as a model.
+
+    speechstudio finetune asr --base facebook/wav2vec2-base-960h --data ~/my-speech --out my-asr
+    speechstudio transcribe --model my-asr talk.wav
+
+``--data`` is a prepared dataset (a folder with ``manifest.json``) or a raw folder (LJSpeech
+``metadata.csv`` + ``wavs/``, or audio files with same-named ``.txt`` transcripts) that is
+prepared at 16 kHz into ``RUN/data`` by ``speechstudio.finetune.dataset.build_dataset``. The run
+folder is ``<data dir>/finetune/runs/NAME`` (``--run-dir``). Ctrl+C stops after the current step
+with a checkpoint; ``--resume`` continues. Several GPUs::
+
+    accelerate launch --multi_gpu --num_processes 2 -m speechstudio finetune asr --base ... --data ... --out NAME
+
+The lead's ``speechstudio.finetune.cli`` calls :func:`add_arguments` and :func:`run`.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from speechstudio.errors import UsageError
+
+__all__ = ["add_arguments", "run"]
+
+EXIT_OK, EXIT_INTERRUPTED = 0, 130
+
+
+def _int_at_least(low: int):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if v < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {v}")
+        return v
+    return parse
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return v
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``finetune asr`` options to ``parser`` (defaults: ``CTCConfig``'s)."""
+    from speechstudio.finetune.ctc.events import CTCConfig
+
+    d = CTCConfig()
+    parser.add_argument("--base", metavar="MODEL",
+                        help="model to start from: a store name, Hugging Face id or folder; a CTC model keeps its "
+                             "vocabulary, a pretrained encoder (e.g. facebook/wav2vec2-base) gets one from the data")
+    parser.add_argument("--data", metavar="DIR", help="prepared dataset (manifest.json) or LJSpeech / wav+txt folder")
+    parser.add_argument("--out", required=True, metavar="NAME", help="name of the new model (speechstudio models list)")
+    parser.add_argument("--epochs", type=_int_at_least(1), default=d.epochs, help=f"passes over the data (default {d.epochs})")
+    parser.add_argument("--max-steps", type=_int_at_least(1), help="optimizer steps (overrides --epochs)")
+    parser.add_argument("--lr", type=_positive_float, default=d.lr, help=f"peak learning rate (default {d.lr:g})")
+    parser.add_argument("--batch-size", type=_int_at_least(1), default=d.batch_size,
+                        help=f"clips per micro-batch (default {d.batch_size})")
+    parser.add_argument("--grad-accum", type=_int_at_least(1), default=d.grad_accum,
+                        help="micro-batches per optimizer step (default 1)")
+    parser.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"),
+                        help="auto: BF16 (or FP16) on a GPU, FP32 on CPU")
+    parser.add_argument("--freeze-feature-encoder", action=argparse.BooleanOptionalAction, default=True,
+                        help="keep the convolutional feature encoder frozen (default yes, as in wav2vec 2.0)")
+    parser.add_argument("--gradient-checkpointing", action="store_true", help="less GPU memory, ~30%% slower")
+    parser.add_argument("--resume", action="store_true", help="continue the run NAME from its last checkpoint")
+    parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
+    parser.add_argument("--run-dir", metavar="DIR", help="run folder (default: <data dir>/finetune/runs/NAME)")
+    parser.add_argument("--val-count", type=_int_at_least(0),
+                        help="held-out clips for WER/CER (default 5%%, 1-20; 0: score the training clips)")
+    parser.add_argument("--eval-every", type=_int_at_least(1), help="steps between evaluations (default: one epoch, <= 500)")
+    parser.add_argument("--patience", type=_int_at_least(0), default=d.patience,
+                        help=f"stop after this many evaluations without a better WER (default {d.patience}; 0: never)")
+    parser.add_argument("--new-vocab", action="store_true", help="build a character vocabulary from the data even "
+                                                                 "when the base has one (new CTC head)")
+    parser.add_argument("--casing", default="auto", choices=("auto", "lower", "upper", "keep"),
+                        help="case of the targets (auto: the base vocabulary's; lower for a new one)")
+    parser.add_argument("--drop-uncovered", action="store_true",
+                        help="leave out clips with characters outside the base vocabulary (default: stop and list them)")
+    parser.add_argument("--max-clip-s", type=_positive_float, default=d.max_clip_s,
+                        help=f"refuse longer clips (default {d.max_clip_s:g} s)")
+    parser.add_argument("--seed", type=int, default=d.seed, help="random seed (default 0)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing model NAME at the end")
+    parser.add_argument("--quiet", "-q", action="store_true", help="only evaluation and result lines")
+
+
+def _default_run_dir(name: str) -> Path:
+    from speechstudio.hub.paths import data_dir
+
+    return data_dir() / "finetune" / "runs" / name
+
+
+def _config(args):
+    from speechstudio.finetune.ctc.events import CTCConfig
+
+    return CTCConfig(epochs=args.epochs, max_steps=args.max_steps, lr=args.lr, batch_size=args.batch_size,
+                     grad_accum=args.grad_accum, precision=args.precision, device=args.device,
+                     freeze_feature_encoder=args.freeze_feature_encoder,
+                     gradient_checkpointing=args.gradient_checkpointing, eval_every=args.eval_every,
+                     patience=args.patience, val_count=args.val_count, max_clip_s=args.max_clip_s,
+                     uncovered="drop" if args.drop_uncovered else "error", vocab="data" if args.new_vocab else "auto",
+                     casing=args.casing, seed=args.seed)
+
+
+def _dataset_dir(data: str, run_dir: Path, max_clip_s: float, main: bool) -> Path:
+    """A prepared dataset folder for ``--data``: as given, or built into ``RUN/data`` at 16 kHz."""
+    from speechstudio.finetune.manifest import MANIFEST_NAME
+
+    src = Path(data).expanduser()
+    if src.is_file() and src.name == MANIFEST_NAME:
+        return src.parent
+    if (src / MANIFEST_NAME).is_file():
+        return src
+    if not src.exists():
+        raise UsageError(f"--data {data}: no such folder")
+    out = run_dir / "data"
+    if not main:  # several processes: the main one built it (main_process_first)
+        return out
+    try:
+        from speechstudio.finetune.dataset import build_dataset
+    except ImportError as exc:
+        raise UsageError(f"--data {data} is not a prepared dataset (no {MANIFEST_NAME}) and the dataset builder "
+                         f"is not available in this installation ({exc})") from None
+
+    def progress(done: int, total: int, message: str) -> None:
+        if sys.stderr.isatty():
+            print(f"\rpreparing clips {done}/{total} {message[:50]:50s}", end="", file=sys.stderr, flush=True)
+
+    manifest = build_dataset(src, out, 16000, max_s=max_clip_s, progress=progress)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    usable = manifest.usable()
+    print(f"dataset: {len(usable)} usable clips ({manifest.total_s / 60:.1f} min) in {out}; "
+          f"{len(manifest.clips) - len(usable)} flagged, {len(manifest.problems)} inputs refused")
+    for problem in manifest.problems[:5]:
+        print(f"  refused {problem.source}: {problem.reason}")
+    return out
+
+
+def _fmt_s(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "?"
+    h, rem = divmod(int(round(seconds)), 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def run(args) -> int:
+    """Handler of ``speechstudio finetune asr``; returns the exit status (0 done, 130 stopped).
+
+    Raises ``UsageError`` (bad options, name taken, nothing to resume) and other
+    ``SpeechStudioError``s (dataset, model, training failures) for the main CLI to print."""
+    from speechstudio.finetune.ctc import events as E
+    from speechstudio.finetune.ctc import register_model, train_ctc
+    from speechstudio.finetune.run import RunFolder
+    from speechstudio.hub.store import imported_dir, validate_name
+
+    name = validate_name(args.out)
+    if imported_dir(name) is not None and not args.overwrite:
+        raise UsageError(f"a model named {name!r} already exists; choose another --out or pass --overwrite")
+    run_dir = Path(args.run_dir).expanduser() if args.run_dir else _default_run_dir(name)
+    config = _config(args)
+    main = int(os.environ.get("RANK", "0") or 0) == 0
+    if args.resume:
+        dataset_dir = Path(RunFolder(run_dir).read_config()["dataset"])
+        base = None
+    else:
+        if not args.base or not args.data:
+            raise UsageError("--base and --data are needed to start a run (or --resume to continue one)")
+        base = args.base
+        if int(os.environ.get("WORLD_SIZE", "1") or 1) > 1:
+            from accelerate import PartialState
+
+            with PartialState(cpu=args.device == "cpu").main_process_first():
+                dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main)
+        else:
+            dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main)
+
+    control = E.TrainControl()
+    interrupted = []
+
+    def on_sigint(_sig, _frame):
+        if control.stop.is_set():
+            raise KeyboardInterrupt
+        interrupted.append(True)
+        control.stop.set()
+        print("\nstopping after this step (a checkpoint is saved); Ctrl+C again to abort", file=sys.stderr)
+
+    try:
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread
+        previous = None
+    say = print if main else (lambda *a, **k: None)
+    last_print = 0.0
+    done = None
+    try:
+        for ev in train_ctc(run_dir, dataset_dir, base, config, resume=args.resume, control=control):
+            if isinstance(ev, E.StepEvent):
+                now = time.monotonic()
+                if not args.quiet and (now - last_print >= 10 or ev.step == ev.total or ev.step == 1):
+                    last_print = now
+                    say(f"step {ev.step}/{ev.total} loss {ev.loss:.3f} lr {ev.lr:.2e} "
+                        f"{ev.steps_per_s:.2f} steps/s ETA {_fmt_s(ev.eta_s)}")
+            elif isinstance(ev, E.EvalEvent):
+                who = "base model" if ev.base else f"step {ev.step}"
+                say(f"{who}: WER {ev.wer:.3f} CER {ev.cer:.3f} on {ev.n_clips} {ev.split} clips"
+                    + (" (best)" if ev.best else ""))
+                if ev.examples and not args.quiet:
+                    ref, hyp = ev.examples[0]
+                    say(f"  e.g. {ref!r} -> {hyp!r}")
+                if ev.note:
+                    say(f"  note: {ev.note}")
+            elif isinstance(ev, E.SanityEvent):
+                say("sanity check: " + ("ok" if ev.ok else "FAILED"))
+                for line in ev.messages:
+                    say(f"  {line}")
+            elif isinstance(ev, E.InfoEvent):
+                say(ev.message)
+            elif isinstance(ev, E.DoneEvent):
+                done = ev
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    if done is None or not main:
+        return EXIT_OK
+    figures = f"WER {done.best_wer:.3f}" if done.best_wer is not None else "no evaluation yet"
+    if done.base_wer is not None and done.best_wer is not None:
+        figures = f"WER {done.base_wer:.3f} (base) -> {done.best_wer:.3f}"
+    if done.reason == "stopped":
+        say(f"stopped at step {done.step} ({figures}); continue with: "
+            f"speechstudio finetune asr --out {name} --resume" + (f" --run-dir {run_dir}" if args.run_dir else ""))
+        return EXIT_INTERRUPTED if interrupted else EXIT_OK
+    if done.best_dir is None:
+        raise UsageError("training ended before any evaluation; nothing to register")
+    model = register_model(done.best_dir, name, replace=args.overwrite)
+    say(f"done ({done.reason.replace('_', ' ')}) at step {done.step}: {figures}")
+    say(f"model {model.model_id} saved in {model.path}; use it with: speechstudio transcribe --model {model.model_id} FILE")
+    return EXIT_OK

@@ -1,0 +1,111 @@
+"""WER / CER of a CTC model on a list of items, greedy decoding; diagnoses of the usual failures.
+
+WER and CER are jiwer's (Levenshtein edits / reference words or characters, corpus level) after
+``speechstudio.metrics.normalize_text`` on both sides, so casing, punctuation and "8" vs "eight"
+do not count as errors.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from speechstudio.finetune.ctc.data import Collator, Item
+from speechstudio.finetune.ctc.model import autocast, greedy_texts, output_frames
+
+__all__ = ["Decoding", "EvalResult", "evaluate", "score", "diagnose"]
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """What greedy decoding needs from a tokenizer: tokens by id, the blank (pad) id, the word
+    delimiter and ids to drop (``<s>``, ``</s>``, ``<unk>``)."""
+
+    id_to_token: tuple[str, ...]
+    blank_id: int
+    delimiter: str
+    skip_ids: frozenset[int]
+
+    @classmethod
+    def from_tokenizer(cls, tokenizer, vocab_size: int) -> "Decoding":
+        tokens = tokenizer.convert_ids_to_tokens(list(range(vocab_size)))
+        skip = {tokenizer.convert_tokens_to_ids(t) for t in
+                (tokenizer.bos_token, tokenizer.eos_token, tokenizer.unk_token) if t}
+        blank = int(tokenizer.pad_token_id)
+        return cls(tuple(t if t is not None else "" for t in tokens), blank,
+                   tokenizer.word_delimiter_token or "|", frozenset(i for i in skip if i is not None and i != blank))
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    wer: float
+    cer: float
+    refs: tuple[str, ...]
+    hyps: tuple[str, ...]
+
+    @property
+    def n_empty(self) -> int:
+        return sum(1 for h in self.hyps if not h.strip())
+
+
+def score(refs: Sequence[str], hyps: Sequence[str], language: str = "en") -> tuple[float, float]:
+    """``(wer, cer)`` over pairs after ``normalize_text``; an empty reference set scores 0."""
+    import jiwer
+
+    from speechstudio.metrics import normalize_text
+
+    pairs = [(normalize_text(r, language), normalize_text(h, language)) for r, h in zip(refs, hyps)]
+    pairs = [(r, h) for r, h in pairs if r]
+    if not pairs:
+        return 0.0, 0.0
+    r, h = [p[0] for p in pairs], [p[1] for p in pairs]
+    return float(jiwer.wer(r, h)), float(jiwer.cer(r, h))
+
+
+def evaluate(model, items: Sequence[Item], collator: Collator, decoding: Decoding, *, device: str,
+             precision: str, batch_size: int, language: str = "en") -> EvalResult:
+    """Transcribe ``items`` greedily (eval mode, no SpecAugment / dropout) and score them.
+    Items are batched by length; padded frames are cut with the conv arithmetic."""
+    import torch
+
+    was_training = model.training
+    model.eval()
+    order = sorted(range(len(items)), key=lambda i: items[i].n_samples)
+    hyps: dict[int, str] = {}
+    try:
+        with torch.inference_mode():
+            for start in range(0, len(order), batch_size):
+                idx = order[start:start + batch_size]
+                batch = collator([items[i] for i in idx])
+                lengths = batch.pop("input_lengths").tolist()
+                batch.pop("labels")
+                inputs = {k: v.to(device) for k, v in batch.items()}
+                with autocast(device, precision):
+                    logits = model(**inputs).logits.float()
+                frames = [output_frames(model, n) for n in lengths]
+                texts = greedy_texts(logits, frames, decoding.id_to_token, decoding.blank_id,
+                                     decoding.delimiter, decoding.skip_ids)
+                hyps.update(zip(idx, texts))
+    finally:
+        model.train(was_training)
+    refs = tuple(it.text for it in items)
+    out = tuple(hyps[i] for i in range(len(items)))
+    wer, cer = score(refs, out, language)
+    return EvalResult(wer, cer, refs, out)
+
+
+def diagnose(result: EvalResult, history: Sequence[float], step: int, steps_per_epoch: int) -> str:
+    """A one-line diagnosis for the usual CTC failures, ``""`` when nothing looks wrong.
+
+    ``history``: WERs of the fine-tuned evaluations so far (this one last). A new CTC head
+    outputs only blanks for a while (the first few hundred steps, or epochs on small data)."""
+    early = step < max(3 * steps_per_epoch, 200)
+    if result.hyps and result.n_empty == len(result.hyps):
+        if early:
+            return ("all outputs are blank so far: normal for the first epochs of a new CTC head; "
+                    "it should start emitting characters soon")
+        return ("all outputs are still blank (the model only predicts the CTC blank): try a higher --lr, "
+                "more steps, or check that the texts match the audio")
+    if len(history) >= 3 and all(w >= 0.999 for w in history[-3:]) and not early:
+        return ("WER stuck at 1.0 for 3 evaluations: check that the texts match the audio and the sample rate, "
+                "try a higher --lr or unfreezing the feature encoder")
+    return ""

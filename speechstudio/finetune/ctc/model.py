@@ -1,0 +1,202 @@
+"""Load the base for CTC fine-tuning and run it: vocabulary choice, config for training, decoding.
+
+A base is anything transformers' ``AutoModelForCTC`` loads — Wav2Vec2, HuBERT, Data2Vec-Audio,
+Wav2Vec2-Conformer, WavLM, UniSpeech(-SAT), SEW(-D) — either with its CTC head and vocabulary
+(facebook/wav2vec2-base-960h) or as a pretrained encoder without one (facebook/wav2vec2-base,
+config ``architectures`` ``Wav2Vec2ForPreTraining``); then a character vocabulary is built from
+the data and the head (``lm_head``) starts from random weights, as in the transformers CTC example.
+
+Training settings written into the model config (transformers ``run_speech_recognition_ctc.py``):
+``ctc_loss_reduction="mean"``, ``ctc_zero_infinity=True`` (an impossible alignment gives 0, not
+inf), ``pad_token_id`` = the tokenizer's pad id (the CTC blank), ``vocab_size``. SpecAugment
+(``mask_time_prob``, ``mask_time_length``, ``mask_feature_prob``...) stays as in the base config;
+the model applies it itself in train mode (wav2vec 2.0 paper, sec. 4 / appendix B).
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from speechstudio.errors import ModelNotFoundError, UsageError
+
+__all__ = ["Base", "resolve_base", "load_for_training", "output_frames", "greedy_texts", "autocast"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Base:
+    """A resolved base: ``path`` (model folder), ``model_id`` (what the user named), whether it has
+    a CTC head with a tokenizer (``has_vocab``), and its ``model_type``."""
+
+    path: Path
+    model_id: str
+    has_vocab: bool
+    model_type: str
+
+
+def _quiet_transformers() -> None:
+    import transformers
+
+    transformers.utils.logging.disable_progress_bar()
+    transformers.utils.logging.set_verbosity_error()
+
+
+def resolve_base(spec: str) -> Base:
+    """Resolve ``--base`` (model store name, Hugging Face id, folder) through ``speechstudio.hub``.
+
+    Raises ``ModelNotFoundError`` (unknown / not downloadable) or ``UsageError`` (a Whisper model
+    or a config ``AutoModelForCTC`` cannot load: not a CTC model or speech encoder).
+    """
+    from transformers import AutoConfig
+
+    from speechstudio.hub.resolve import resolve_model
+
+    _quiet_transformers()
+    try:
+        resolved = resolve_model(spec)
+        path, model_id = Path(resolved.path), resolved.model_id
+    except ModelNotFoundError as exc:
+        # The store resolves models it can transcribe with; a pretrained encoder without a CTC head
+        # is refused there but is a valid base here (a download lands in the cache before the refusal).
+        path, model_id = _encoder_folder(spec), spec
+        if path is None:
+            raise ModelNotFoundError(f"--base {spec}: {exc}") from None
+    else:
+        if resolved.engine != "wav2vec2":
+            raise UsageError(f"--base {spec} is a {resolved.engine} model; CTC fine-tuning needs a Wav2Vec2-family "
+                             "model (Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, WavLM), with or without "
+                             "a CTC head")
+    try:
+        config = AutoConfig.from_pretrained(path)
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError(f"--base {spec}: {path} has no usable config.json ({str(exc).splitlines()[0][:160]})") from exc
+    _check_ctc_capable(config, spec)
+    if getattr(config, "model_type", "") == "wav2vec2-bert":
+        raise UsageError(f"--base {spec}: Wav2Vec2-BERT takes filter-bank features, not raw audio; this trainer "
+                         "handles raw-waveform encoders (Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, WavLM)")
+    has_head = any(str(a).endswith("ForCTC") for a in (getattr(config, "architectures", None) or []))
+    has_vocab = has_head and (path / "vocab.json").is_file()
+    return Base(path, model_id, has_vocab, str(config.model_type))
+
+
+def _encoder_folder(spec: str) -> Path | None:
+    """A model folder for ``spec`` found without the ASR checks: a local folder, an imported
+    model's folder or a Hugging Face cache snapshot; it must hold config.json and weights."""
+    from speechstudio.hub.cache import cached_snapshot
+    from speechstudio.hub.catalog import canonical_id
+    from speechstudio.hub.resolve import looks_like_hf_id
+    from speechstudio.hub.store import imported_dir
+
+    local = Path(spec).expanduser()
+    if local.is_dir():
+        found = local.resolve()
+    else:
+        found = imported_dir(spec)
+        if found is None and looks_like_hf_id(canonical_id(spec)):
+            found = cached_snapshot(canonical_id(spec))
+    if found is None or not (Path(found) / "config.json").is_file():
+        return None
+    names = os.listdir(found)
+    if not any(n.endswith(".safetensors") or (n.startswith("pytorch_model") and n.endswith(".bin")) for n in names):
+        return None
+    return Path(found)
+
+
+def _check_ctc_capable(config, spec: str) -> None:
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CTC_MAPPING_NAMES
+
+    if config.model_type not in MODEL_FOR_CTC_MAPPING_NAMES:
+        raise UsageError(f"--base {spec}: model_type {config.model_type!r} is not a CTC model or speech encoder "
+                         f"that AutoModelForCTC can load (known: {', '.join(sorted(MODEL_FOR_CTC_MAPPING_NAMES))})")
+
+
+def load_for_training(path: str | Path, *, vocab_size: int, pad_token_id: int, new_head: bool,
+                      mask_time_prob: float | None = None):
+    """``AutoModelForCTC`` from ``path`` in FP32, train-ready config (see module docstring).
+
+    ``new_head``: the vocabulary is not the checkpoint's; the CTC head is created with
+    ``vocab_size`` outputs from the current torch RNG (seed it first). Raises ``UsageError`` when
+    the checkpoint is not loadable as a CTC model.
+    """
+    import torch
+    from transformers import AutoModelForCTC
+
+    _quiet_transformers()
+    overrides = dict(ctc_loss_reduction="mean", ctc_zero_infinity=True, pad_token_id=pad_token_id,
+                     vocab_size=vocab_size)
+    if mask_time_prob is not None:
+        overrides["mask_time_prob"] = float(mask_time_prob)
+    try:
+        model = AutoModelForCTC.from_pretrained(path, dtype=torch.float32, ignore_mismatched_sizes=new_head,
+                                                **overrides)
+    except (ValueError, OSError, KeyError) as exc:
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise UsageError(f"{path}: cannot be loaded as a CTC model ({first})") from exc
+    if model.config.vocab_size != vocab_size:
+        raise UsageError(f"{path}: CTC head has {model.config.vocab_size} outputs, the tokenizer {vocab_size}")
+    return model
+
+
+def output_frames(model, n_input: int) -> int:
+    """Model output frames (CTC time steps) for an input of ``n_input`` samples (or feature frames):
+    the conv feature encoder's arithmetic (``_get_feat_extract_output_lengths``; 320 samples =
+    20 ms per frame for Wav2Vec2 at 16 kHz)."""
+    import torch
+
+    return int(model._get_feat_extract_output_lengths(torch.tensor(int(n_input))))
+
+
+def ctc_loss(model, logits, labels, input_lengths):
+    """CTC loss of ``logits`` (B, T, V) against ``labels`` (B, L; -100 = padding), each clip over
+    its OWN frames: ``input_lengths`` (B,) samples before padding -> frames by the conv arithmetic.
+
+    transformers' ``*ForCTC.forward`` takes the frame counts from the attention mask, or all T
+    frames when there is none — and group-norm models (wav2vec2-base) must be run without one, so
+    the alignment could then end in the zero padding and the model learn to emit a word's last
+    characters there, which a clip transcribed alone does not have. Same settings otherwise:
+    blank = ``pad_token_id``, ``ctc_loss_reduction``, ``ctc_zero_infinity``, FP32 log-softmax,
+    cuDNN off (as transformers does)."""
+    import torch
+
+    cfg = model.config
+    frames = model._get_feat_extract_output_lengths(input_lengths.to(logits.device)).to(torch.long)
+    frames = frames.clamp(max=logits.shape[1])
+    mask = labels >= 0
+    target_lengths = mask.sum(-1)
+    targets = labels.masked_select(mask)
+    log_probs = torch.nn.functional.log_softmax(logits.float(), dim=-1).transpose(0, 1)
+    with torch.backends.cudnn.flags(enabled=False):
+        return torch.nn.functional.ctc_loss(log_probs, targets, frames, target_lengths, blank=cfg.pad_token_id,
+                                            reduction=cfg.ctc_loss_reduction, zero_infinity=cfg.ctc_zero_infinity)
+
+
+def autocast(device: str, precision: str):
+    """``torch.autocast`` for FP16/BF16 on ``device``, a no-op context for FP32."""
+    import torch
+
+    if precision == "fp32":
+        return contextlib.nullcontext()
+    dtype = torch.float16 if precision == "fp16" else torch.bfloat16
+    return torch.autocast(device_type=device.split(":")[0], dtype=dtype)
+
+
+def greedy_texts(logits, frames: Sequence[int], id_to_token: Sequence[str], blank_id: int,
+                 delimiter: str = "|", skip_ids: frozenset[int] = frozenset()) -> list[str]:
+    """Greedy CTC decoding of ``logits`` (tensor (B, T, V)): arg-max per frame over the first
+    ``frames[b]`` frames, repeats merged, blank and ``skip_ids`` dropped, ``delimiter`` -> space
+    (Graves et al., 2006, best path)."""
+    ids = logits.argmax(dim=-1).cpu().tolist()
+    texts = []
+    for row, n in zip(ids, frames):
+        out, prev = [], -1
+        for tok in row[:n]:
+            if tok != prev and tok != blank_id and tok not in skip_ids:
+                out.append(" " if id_to_token[tok] == delimiter else id_to_token[tok])
+            prev = tok
+        texts.append(" ".join("".join(out).split()))
+    return texts

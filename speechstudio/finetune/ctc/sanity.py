@@ -1,0 +1,146 @@
+"""Pre-flight check of a CTC fine-tune: can the model overfit a tiny batch in a few seconds?
+
+A few optimizer steps on the two shortest training clips, in eval mode (no SpecAugment, no
+dropout: the loss should fall steadily), then greedy decoding of that batch; the weights are put
+back exactly afterwards, so the real run starts from the base. It catches the usual CTC
+failures before a long run: a NaN / inf loss (precision, learning rate, broken audio), a loss that
+does not fall (learning rate far too low, labels that do not match the model), and warns about an
+all-blank (empty) output.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+from speechstudio.finetune.ctc.data import Collator, Item
+from speechstudio.finetune.ctc.evaluate import Decoding
+from speechstudio.finetune.ctc.events import CTCTrainingError, SanityEvent
+from speechstudio.finetune.ctc.model import autocast, ctc_loss, greedy_texts, output_frames
+from speechstudio.finetune.ctc.vocab import describe_chars
+from speechstudio.finetune.manifest import DatasetError
+
+__all__ = ["OverfitResult", "overfit_check", "preflight"]
+
+
+@dataclass(frozen=True)
+class OverfitResult:
+    """``losses`` per step; ``ok``; ``problem`` (blocking, ``""`` if none); ``warning`` (not
+    blocking); ``ref`` / ``hyp``: the first clip's target and greedy output after the steps."""
+
+    losses: tuple[float, ...]
+    ok: bool
+    problem: str
+    warning: str
+    ref: str
+    hyp: str
+
+
+def overfit_check(model, items: Sequence[Item], collator: Collator, decoding: Decoding, *, device: str,
+                  precision: str, lr: float, steps: int, time_budget_s: float = 15.0) -> OverfitResult:
+    """Train ``model`` (unwrapped, on ``device``) for up to ``steps`` AdamW steps at ``lr`` on the
+    two shortest ``items`` (stopping early after ``time_budget_s`` seconds), then restore its
+    weights bit for bit. The caller saves and restores the RNG states around this call."""
+    import torch
+
+    batch_items = sorted(items, key=lambda it: it.n_samples)[:2]
+    snapshot = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
+    scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16")
+    batch = collator(batch_items)
+    input_lengths = batch.pop("input_lengths")
+    lengths = input_lengths.tolist()
+    labels = batch.pop("labels").to(device)
+    inputs = {k: v.to(device) for k, v in batch.items()}
+    losses: list[float] = []
+    was_training = model.training
+    model.eval()
+    start = time.monotonic()
+    try:
+        for _ in range(steps):
+            with autocast(device, precision):
+                logits = model(**inputs).logits
+            loss = ctc_loss(model, logits, labels, input_lengths)
+            value = float(loss.detach().float())
+            losses.append(value)
+            if not math.isfinite(value):
+                break
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad(set_to_none=True)
+            if time.monotonic() - start > time_budget_s and len(losses) >= 3:
+                break
+        with torch.inference_mode(), autocast(device, precision):
+            logits = model(**inputs).logits.float()
+        hyp = greedy_texts(logits, [output_frames(model, n) for n in lengths], decoding.id_to_token,
+                           decoding.blank_id, decoding.delimiter, decoding.skip_ids)[0]
+    finally:
+        optimizer.zero_grad(set_to_none=True)
+        del optimizer
+        model.load_state_dict(snapshot)
+        model.train(was_training)
+    ref = batch_items[0].target
+    problem = warning = ""
+    if not all(math.isfinite(v) for v in losses):
+        problem = (f"NaN / inf CTC loss at sanity step {len(losses)} of a tiny batch ({precision}): "
+                   "try --precision fp32 (or bf16), a lower --lr, and check the clips for silence or clipping")
+    elif len(losses) >= 2 and not (losses[-1] < losses[0] or losses[0] < 0.05):
+        problem = (f"the CTC loss did not fall while overfitting a tiny batch ({losses[0]:.3f} -> {losses[-1]:.3f} "
+                   f"in {len(losses)} steps at lr {lr:g}): try a higher --lr, and check that the texts match the audio")
+    elif not hyp.strip():
+        warning = ("greedy output is still empty (all CTC blank) after the tiny-batch check: normal for a new CTC "
+                   "head at first; if the evaluations keep showing empty output, raise --lr or train longer")
+    return OverfitResult(tuple(losses), not problem, problem, warning, ref, hyp)
+
+
+def preflight(p, model, collator: Collator, decoding: Decoding, config, precision: str, device: str, main: bool,
+              eval_items: Sequence[Item]) -> Iterator[SanityEvent]:
+    """The sanity pass of a fresh run: vocabulary coverage, refused clips, rare characters and (main
+    process) the tiny-batch overfit check, reported as one ``SanityEvent``; then raises
+    ``DatasetError`` (uncovered characters, ``config.uncovered == "error"``) or
+    ``CTCTrainingError`` (NaN loss, loss not falling) when something blocks the run.
+    ``p``: the run's ``setup.Prepared``. The caller saves / restores the RNG states around it."""
+    problems, notes = [], []
+    if p.uncovered:
+        msg = f"characters outside the vocabulary of the base: {describe_chars(p.uncovered)}"
+        if config.uncovered == "error":
+            problems.append(msg + " — fix those texts, build a new vocabulary (--new-vocab) or drop those clips "
+                                  "(--drop-uncovered)")
+        else:
+            notes.append(msg + " — those clips are left out")
+    other = [(i, why) for i, why in p.refused if "outside the vocabulary" not in why]
+    if other:
+        shown = "; ".join(f"{i}: {why}" for i, why in other[:5])
+        notes.append(f"{len(other)} clip(s) left out: {shown}" + (" ..." if len(other) > 5 else ""))
+    if p.flagged:
+        shown = "; ".join(f"{i} ({flags})" for i, flags in p.flagged[:5])
+        notes.append(f"{len(p.flagged)} clip(s) flagged in the dataset and left out: {shown}"
+                     + (" ..." if len(p.flagged) > 5 else ""))
+    if p.rare:
+        notes.append(f"characters seen in one clip only (typo?): {describe_chars(p.rare)}")
+    result = None
+    if not problems and config.sanity_steps > 0 and main:
+        result = overfit_check(model, p.train, collator, decoding, device=device, precision=precision,
+                               lr=config.lr, steps=config.sanity_steps)
+        if result.problem:
+            problems.append(result.problem)
+        elif result.warning:
+            notes.append(result.warning)
+        else:
+            notes.append(f"tiny-batch check: loss {result.losses[0]:.3f} -> {result.losses[-1]:.3f} in "
+                         f"{len(result.losses)} steps, output {result.hyp!r}")
+    vocab = tuple(sorted(p.vocab, key=p.vocab.get))
+    notes.insert(0, f"vocabulary: {len(vocab)} tokens from the {p.info['vocab_source']} ({p.info['casing']} case): "
+                    + "".join(t for t in vocab if len(t) == 1))
+    yield SanityEvent(not problems, tuple(problems + notes), vocab, p.info["vocab_source"], dict(p.uncovered),
+                      tuple(p.refused), result.losses if result else (), result.ref if result else "",
+                      result.hyp if result else "", len(p.train), len(eval_items))
+    if problems:
+        if p.uncovered and config.uncovered == "error":
+            raise DatasetError(f"{p.info['dataset']}/manifest.json: {problems[0]}")
+        raise CTCTrainingError(f"sanity check failed: {problems[0]}")

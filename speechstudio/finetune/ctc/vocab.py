@@ -1,0 +1,164 @@
+"""CTC targets: transcript normalisation, character vocabularies, coverage, processor files.
+
+Targets are characters with ``|`` between words, as in facebook/wav2vec2-base-960h and the
+transformers CTC example (``run_speech_recognition_ctc.py``: ``create_vocabulary_from_data``,
+lower-cased text, punctuation removed, space replaced by the word delimiter ``|``, plus pad and
+unknown tokens). Here the pad token ``<pad>`` is id 0 and doubles as the CTC blank (the model's
+``pad_token_id``), ``<unk>`` is 1, ``|`` is 2, then the data's characters in code-point order.
+
+Normalisation (``normalize_transcript``): Unicode NFKC, typographic apostrophes to ``'``,
+numbers spelled out and English abbreviations expanded (``speechstudio.metrics.normalize_text``),
+punctuation dropped, apostrophes kept inside words only; then the casing policy.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import unicodedata
+from collections import defaultdict
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from speechstudio.errors import UsageError
+
+__all__ = ["PAD", "UNK", "DELIMITER", "CASINGS", "normalize_transcript", "build_vocab", "vocab_casing",
+           "find_uncovered", "rare_characters", "encode", "make_tokenizer", "default_feature_extractor",
+           "save_processor", "load_processor"]
+
+PAD, UNK, DELIMITER = "<pad>", "<unk>", "|"
+CASINGS = ("auto", "lower", "upper", "keep")
+_APOSTROPHES = str.maketrans({c: "'" for c in "\u2019\u2018\u02bc\u0060\u00b4\u2032"})
+
+
+def _spell_numbers(text: str, language: str) -> str:
+    from num2words import num2words
+
+    def spell(m: re.Match) -> str:
+        try:
+            return " " + num2words(int(m.group(0)), lang=language) + " "
+        except (NotImplementedError, OverflowError):
+            return m.group(0)
+
+    return re.sub(r"\d+", spell, re.sub(r"(\d),(\d)", r"\1\2", text))
+
+
+def normalize_transcript(text: str, casing: str = "lower", language: str = "en") -> str:
+    """The CTC target for a transcript: words separated by single spaces, no punctuation.
+
+    ``casing``: ``"lower"`` / ``"upper"`` (after ``metrics.normalize_text``: numbers spelled out,
+    ``Dr.`` -> ``doctor``) or ``"keep"`` (same steps without changing case or expanding
+    abbreviations). ``"don’t"`` -> ``"don't"``; ``"'quoted'"`` -> ``"quoted"``.
+    """
+    from speechstudio.metrics import normalize_text
+
+    text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
+    if casing in ("lower", "upper"):
+        out = normalize_text(text, language)
+        return out.upper() if casing == "upper" else out
+    if casing != "keep":
+        raise UsageError(f"casing {casing!r}: expected one of {', '.join(CASINGS)}")
+    text = _spell_numbers(text, language)
+    text = re.sub(r"[^\w\s']|_", " ", text)
+    return " ".join(w for w in (w.strip("'") for w in text.split()) if w)
+
+
+def build_vocab(targets: Iterable[str]) -> dict[str, int]:
+    """A character vocabulary for normalised targets: ``{"<pad>": 0, "<unk>": 1, "|": 2, chars...}``
+    (characters sorted by code point; the space becomes ``|``)."""
+    chars = sorted({c for t in targets for c in t if not c.isspace()} - {DELIMITER})
+    vocab = {PAD: 0, UNK: 1, DELIMITER: 2}
+    for c in chars:
+        vocab.setdefault(c, len(vocab))
+    return vocab
+
+
+def vocab_casing(vocab: Iterable[str]) -> str:
+    """Casing policy a vocabulary implies: ``"upper"`` when its single-letter tokens are all upper
+    case (facebook/wav2vec2-base-960h), ``"lower"`` when all lower, else ``"keep"``."""
+    letters = [t for t in vocab if len(t) == 1 and t.isalpha() and t.lower() != t.upper()]
+    if letters and all(t.isupper() for t in letters):
+        return "upper"
+    if letters and all(t.islower() for t in letters):
+        return "lower"
+    return "keep"
+
+
+def find_uncovered(targets: Mapping[str, str], vocab: Mapping[str, int],
+                   delimiter: str = DELIMITER) -> dict[str, tuple[str, ...]]:
+    """Characters of ``targets`` (clip id -> normalised text) missing from ``vocab``, each with the
+    ids of the clips that use it (sorted). A space needs the word delimiter token."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for clip_id, text in targets.items():
+        for c in set(text):
+            token = delimiter if c == " " else c
+            if token not in vocab:
+                found[c].add(clip_id)
+    return {c: tuple(sorted(ids)) for c, ids in sorted(found.items())}
+
+
+def rare_characters(targets: Mapping[str, str], max_clips: int = 1) -> dict[str, tuple[str, ...]]:
+    """Characters used by at most ``max_clips`` clips (often a typo or a foreign word), with them."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for clip_id, text in targets.items():
+        for c in set(text) - {" "}:
+            seen[c].add(clip_id)
+    return {c: tuple(sorted(ids)) for c, ids in sorted(seen.items()) if len(ids) <= max_clips}
+
+
+def describe_chars(chars: Mapping[str, tuple[str, ...]], limit: int = 8) -> str:
+    """``"'é' (U+00E9) in 0003, 0017; ..."`` for messages."""
+    parts = []
+    for c, ids in list(chars.items())[:limit]:
+        shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        parts.append(f"{c!r} (U+{ord(c):04X}) in {shown}")
+    more = f"; and {len(chars) - limit} more characters" if len(chars) > limit else ""
+    return "; ".join(parts) + more
+
+
+def encode(target: str, vocab: Mapping[str, int], delimiter: str = DELIMITER) -> list[int]:
+    """Label ids for a normalised target (space -> delimiter; unknown characters -> ``<unk>``)."""
+    unk = vocab.get(UNK, vocab.get("[UNK]", 0))
+    return [vocab.get(delimiter if c == " " else c, unk) for c in target]
+
+
+def make_tokenizer(vocab: Mapping[str, int], folder: str | os.PathLike):
+    """A ``Wav2Vec2CTCTokenizer`` over ``vocab`` (written to ``folder/vocab.json``), with no
+    ``<s>``/``</s>`` tokens and no lower-casing (targets are normalised before encoding)."""
+    from transformers import Wav2Vec2CTCTokenizer
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "vocab.json"
+    path.write_text(json.dumps(dict(vocab), ensure_ascii=False), encoding="utf-8")
+    return Wav2Vec2CTCTokenizer(str(path), unk_token=UNK, pad_token=PAD, word_delimiter_token=DELIMITER,
+                                bos_token=None, eos_token=None, do_lower_case=False)
+
+
+def default_feature_extractor(model_config, sampling_rate: int = 16000):
+    """A ``Wav2Vec2FeatureExtractor`` for a base that ships none: 16 kHz, zero-mean unit-variance
+    per clip, attention mask only for layer-norm feature encoders (``feat_extract_norm="layer"``,
+    e.g. wav2vec2-large-lv60; group-norm ones such as wav2vec2-base are trained on zero-padded
+    batches without it — transformers' Wav2Vec2 documentation)."""
+    from transformers import Wav2Vec2FeatureExtractor
+
+    layer_norm = getattr(model_config, "feat_extract_norm", "group") == "layer"
+    return Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=sampling_rate, padding_value=0.0,
+                                    do_normalize=True, return_attention_mask=layer_norm)
+
+
+def save_processor(folder: str | os.PathLike, feature_extractor, tokenizer) -> Path:
+    """Write ``preprocessor_config.json`` + tokenizer files (``vocab.json``,
+    ``tokenizer_config.json``) into ``folder``; returns it."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    feature_extractor.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def load_processor(folder: str | os.PathLike):
+    """``(feature_extractor, tokenizer)`` saved by :func:`save_processor` (or a model folder)."""
+    from transformers import AutoFeatureExtractor, Wav2Vec2CTCTokenizer
+
+    return AutoFeatureExtractor.from_pretrained(folder), Wav2Vec2CTCTokenizer.from_pretrained(folder)
