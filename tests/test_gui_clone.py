@@ -15,6 +15,7 @@ pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySid
 import json
 from pathlib import Path
 
+import numpy as np
 import soundfile as sf
 
 from test_gui_support import win  # noqa: F401 - fixture
@@ -81,10 +82,13 @@ def _wait_job(qtbot, engine, job_id, timeout=60000):
     return got["r"]
 
 
-def test_record_takes_with_the_fake_microphone(win, qtbot, home):
+def test_record_takes_then_check_them_with_whisper(win, qtbot, home, whisper_dir):
     page = win.show_page("Clone voice")
+    qtbot.waitUntil(lambda: page.base_step._list_job is None and bool(page.base_step.voices), timeout=30000)
+    assert page.sample_rate() > 0  # the first installed voice (joe, 22.05 kHz)
     page.base_step.name_edit.setText("my-clone")
-    page.go(1)
+    page.next()
+    assert page.index == 1
     rec = page.dataset.recorder
     rec.name_edit.setText("Ann Tester")
     rec.load_session()
@@ -113,6 +117,17 @@ def test_record_takes_with_the_fake_microphone(win, qtbot, home):
     # a new session with the same name resumes after the last take
     rec.load_session()
     assert rec.index == 2
+    # check the takes: the microphone said another sentence than prompt 1, Whisper hears it
+    ds = page.dataset
+    assert ds.tabs.currentIndex() == 0 and ds.source() == folder
+    assert ds.asr_check.isChecked()
+    status, manifest = _wait_job(qtbot, page.compute, ds.check(), timeout=90000)
+    assert status == "done", manifest
+    [clip] = manifest.clips  # the consent take is kept beside the dataset, not trained on
+    assert clip.id == "take0001" and "asr_mismatch" in clip.flags and clip.cer > 0.5
+    assert "dashwood" in clip.asr_text.lower()
+    assert "asr_mismatch" in ds.table.item(0, 3).text() and "dashwood" in ds.table.item(0, 5).text().lower()
+    assert ds.report.flag_counts["asr_mismatch"] == 1
 
 
 def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, realspeech, tmp_path):
@@ -228,3 +243,40 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
         assert "Resume continues it" in page2.train.state.text()
     finally:
         w2.shutdown()
+
+
+def test_training_view_shows_curves_samples_and_the_overtraining_warning(win, qtbot, tmp_path):
+    """The train step fed the trainer's events by hand (no training): curves, ETA, samples with
+    Play buttons, and the over-training warning text of the trainer, shown prominently."""
+    from speechstudio.finetune.vits.events import DoneEvent, EvalEvent, SampleEvent, StepEvent
+
+    page = win.show_page("Clone voice")
+    page.go(2)
+    tr = page.train
+    tr.job_id = -1  # events of a (pretend) running job
+    for step in range(1, 7):
+        tr._on_progress(-1, StepEvent(step, 10, {"mel": 1.0 / step, "kl": 2.0, "dur": 0.5, "gen": 3.0, "disc": 2.5,
+                                                 "fm": 1.5, "total_g": 40.0}, 2.0, (10 - step) / 2.0, 2e-4))
+    assert tr.progress.value() == 6 and tr.progress.maximum() == 10
+    assert tr.speed.text() == "step 6/10, 2.00 steps/s, 0:02 left, learning rate 2.00e-04"
+    warn = ("validation mel loss rose 3 evaluations in a row (0.5000 -> 0.8000): the voice may be over-training "
+            "on your clips; the best checkpoint (step 2) is kept")
+    for step, val, text in ((2, 0.5, ""), (3, 0.6, ""), (4, 0.7, ""), (5, 0.8, warn)):
+        tr._on_progress(-1, EvalEvent(step, val, step == 2, text))
+    assert not tr.warning.isHidden()
+    assert tr.warning.text() == "⚠ V" + warn[1:] + ". You can stop now: the next step uses the best checkpoint."
+    assert tr.best_step == 2
+    wav = tmp_path / "step_5_fox.wav"
+    sf.write(str(wav), np.zeros(1600, np.float32), 16000)
+    tr._on_progress(-1, SampleEvent(5, [wav]))
+    btn = tr.sample_table.cellWidget(0, 2)
+    assert btn.accessibleName() == "Play sample step_5_fox of step 5"
+    btn.click()
+    qtbot.waitUntil(lambda: len(win.audio.backend.played_audio()) >= 1600, timeout=10000)
+    tr._draw()
+    assert set(tr._curves) == {"mel", "kl", "dur", "gen", "disc", "fm", "val_mel"}  # not total_g
+    x, y = tr._curves["val_mel"].getData()
+    assert list(x) == [2, 3, 4, 5] and list(y) == [0.5, 0.6, 0.7, 0.8]
+    tr._on_progress(-1, DoneEvent(6, None, "stopped"))
+    tr._on_finished(-1, "done", None)
+    assert tr.state.text() == "stopped at step 6; best checkpoint: step 2"

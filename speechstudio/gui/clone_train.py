@@ -353,23 +353,14 @@ class TrainStep(QWidget):
             self.done = ev
 
     def _overtraining(self, ev) -> None:
-        flag = getattr(ev, "overtraining", None)
-        if not flag:
+        """Show the trainer's warning (``EvalEvent.overtraining``: validation loss rising for
+        ``patience`` evaluations) in the banner; an evaluation without it hides the banner."""
+        text = ev.overtraining
+        if not text:
             self.warning.setVisible(False)
             return
-        if isinstance(flag, str):
-            text = flag
-        else:
-            vals = self.history.get("val_mel", ([], []))[1]
-            rises = 0
-            for a, b in zip(vals[::-1][1:], vals[::-1]):
-                if b > a:
-                    rises += 1
-                else:
-                    break
-            text = (f"validation loss has risen for {rises or flag} evaluations: the best checkpoint so far is "
-                    f"step {self.best_step}; you can stop now")
-        self.warning.setText("⚠ " + text[0].upper() + text[1:])
+        self.warning.setText("⚠ " + text[0].upper() + text[1:] + ". You can stop now: the next step uses the best "
+                             "checkpoint.")
         self.warning.setVisible(True)
         self.wiz.status_message.emit(text)
 
@@ -445,8 +436,8 @@ class TrainStep(QWidget):
                 self.state.setText(f"training ended ({status}) at step {self.step}")
             else:
                 reason = getattr(ev, "reason", status)
-                self.state.setText(f"{'finished' if reason == 'finished' else 'stopped'} at step {ev.step} "
-                                   f"({reason}); best checkpoint: step {self.best_step or ev.step}")
+                self.state.setText(f"{'finished' if reason == 'finished' else 'stopped'} at step {ev.step}; "
+                                   f"best checkpoint: step {self.best_step or ev.step}")
                 self.wiz.status_message.emit(f"training {reason} at step {ev.step}")
         self.job = None
         self._update()
