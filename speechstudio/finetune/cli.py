@@ -1,0 +1,198 @@
+"""``speechstudio finetune voice|asr``: argparse wiring for the two fine-tuning tracks.
+
+``finetune voice`` clones a voice: build + check the dataset (``finetune.dataset``), fine-tune the
+base VITS voice (``finetune.vits.trainer``), save the best checkpoint as a voice in the store
+(``finetune.clone_store``). ``finetune asr`` adapts a CTC recogniser (``finetune.ctc.cli``).
+Runs live in ``<data dir>/finetune/runs/NAME`` (``--run-dir`` to choose); Ctrl+C saves a
+checkpoint and ``--resume`` continues from it, as does a rerun after a crash or power cut.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from speechstudio.errors import SpeechStudioError, UsageError
+
+__all__ = ["register", "voice_command", "default_run_dir"]
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
+def register(subparsers) -> None:
+    """Add ``finetune`` (with ``voice`` and ``asr``) to an ``argparse`` subparsers object."""
+    fp = subparsers.add_parser("finetune", help="clone a voice or adapt recognition to your speech",
+                               description="Fine-tune a VITS voice (voice) or a CTC recogniser (asr).")
+    fsub = fp.add_subparsers(dest="finetune_command", metavar="{voice,asr}")
+    fsub.required = True
+    vp = fsub.add_parser(
+        "voice", help="clone a voice: fine-tune a VITS / Piper voice on your recordings",
+        description="Build and check a dataset, fine-tune the base voice on it, save the result as a voice.",
+        epilog="Several GPUs: accelerate launch -m speechstudio finetune voice ... --multi-gpu",
+    )
+    vp.add_argument("--base", required=True, metavar="VOICE",
+                    help="base voice: an installed VITS voice name (e.g. en_US-joe-medium), folder or .onnx")
+    vp.add_argument("--data", metavar="DIR|FILE",
+                    help="dataset: LJSpeech folder, wav+txt folder, long recording(s), or a prepared dataset "
+                         "(manifest.json); not needed with --resume")
+    vp.add_argument("--out", required=True, metavar="NAME", help="name of the new voice")
+    vp.add_argument("--preset", default="standard", choices=("quick", "standard", "best"))
+    vp.add_argument("--steps", type=_positive_int, help="optimizer steps (default: the preset's)")
+    vp.add_argument("--batch-size", type=_positive_int, help="clips per step (default: the preset's)")
+    vp.add_argument("--grad-accum", type=_positive_int, help="batches per optimizer step (default 1)")
+    vp.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"))
+    vp.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
+    vp.add_argument("--gradient-checkpointing", action="store_true", help="less GPU memory, ~30%% slower")
+    vp.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
+    vp.add_argument("--run-dir", metavar="DIR", help="run folder (default: <data dir>/finetune/runs/NAME)")
+    vp.add_argument("--no-asr-check", action="store_true", help="skip the Whisper cross-check of the texts")
+    vp.add_argument("--overwrite", action="store_true", help="replace an existing voice NAME at the end")
+    vp.add_argument("--multi-gpu", action="store_true", help="run under `accelerate launch` (DDP)")
+    vp.add_argument("--quiet", "-q", action="store_true", help="only stage and checkpoint lines")
+    vp.set_defaults(func=voice_command)
+
+    ap = fsub.add_parser("asr", help="adapt a CTC recogniser (Wav2Vec2, HuBERT, ...) to your speech",
+                         description="Fine-tune a CTC model on your recordings; the result is a model NAME.")
+    try:
+        from speechstudio.finetune.ctc import cli as ctc_cli
+    except ImportError as exc:  # pragma: no cover - only while the package is incomplete
+        ap.set_defaults(func=lambda _a, e=exc: _unavailable(e))
+    else:
+        ctc_cli.add_arguments(ap)
+        ap.set_defaults(func=ctc_cli.run)
+
+
+def _unavailable(exc: Exception) -> int:
+    raise UsageError(f"finetune asr is not available in this installation ({exc})")
+
+
+def default_run_dir(name: str) -> Path:
+    """``<data dir>/finetune/runs/NAME`` (``SPEECHSTUDIO_HOME`` or the platform's data folder)."""
+    from speechstudio.tts.voices import data_dir
+
+    return data_dir() / "finetune" / "runs" / name
+
+
+def _fmt_s(seconds: float | None) -> str:
+    if seconds is None or seconds != seconds or seconds == float("inf"):
+        return "?"
+    seconds = int(round(seconds))
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def _stop_on_sigint(control):
+    """First Ctrl+C asks the trainer to stop after the current step (it saves a checkpoint); a
+    second one interrupts at once. Returns a function that restores the previous handler."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGINT)
+
+    def handler(signum, frame):
+        if control.stop.is_set():
+            raise KeyboardInterrupt
+        control.stop.set()
+        print("\nstopping after this step and saving a checkpoint (Ctrl+C again to quit at once)",
+              file=sys.stderr, flush=True)
+
+    signal.signal(signal.SIGINT, handler)
+    return lambda: signal.signal(signal.SIGINT, previous)
+
+
+def voice_command(args) -> int:
+    """Handler of ``speechstudio finetune voice``. Returns the exit status (0 done, 130 stopped)."""
+    from speechstudio.finetune import voice_run
+
+    run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(args.out)
+    plan = voice_run.plan(base=args.base, data=args.data, name=args.out, run_dir=run_dir, preset=args.preset,
+                          steps=args.steps, batch_size=args.batch_size, grad_accum=args.grad_accum,
+                          precision=args.precision, device=args.device, resume=args.resume,
+                          gradient_checkpointing=args.gradient_checkpointing, overwrite=args.overwrite,
+                          multi_gpu=args.multi_gpu)
+    print(plan.describe())
+    for line in plan.base_notes:
+        print(f"note: {line}")
+
+    def progress(done: int, total: int, message: str) -> None:
+        if not args.quiet and sys.stderr.isatty():
+            print(f"\rchecking clips {done}/{total} {message[:50]:50s}", end="", file=sys.stderr, flush=True)
+
+    report = voice_run.prepare_dataset(plan, asr_check=not args.no_asr_check, progress=progress)
+    if not args.quiet and sys.stderr.isatty():
+        print(file=sys.stderr)
+    if report:
+        print(report)
+
+    from speechstudio.finetune.vits.trainer import TrainControl
+
+    control = TrainControl()
+    restore = _stop_on_sigint(control)
+    tty = sys.stderr.isatty()
+    last_print = 0.0
+    done_event = None
+    try:
+        for ev in voice_run.train(plan, control):
+            kind = type(ev).__name__
+            if kind == "StepEvent":
+                now = time.monotonic()
+                if args.quiet or (not tty and now - last_print < 10 and ev.step != ev.total_steps):
+                    continue
+                last_print = now
+                losses = " ".join(f"{k} {v:.3g}" for k, v in ev.losses.items())
+                line = (f"step {ev.step}/{ev.total_steps}  {losses}  {ev.steps_per_s:.2f} steps/s  "
+                        f"ETA {_fmt_s(ev.eta_s)}")
+                print(("\r" + line[:150].ljust(150)) if tty else line, end="" if tty else "\n",
+                      file=sys.stderr, flush=True)
+            else:
+                if tty and not args.quiet:
+                    print(file=sys.stderr)
+                if kind == "StageEvent":
+                    print(f"[{ev.stage}] {ev.message}")
+                elif kind == "EvalEvent":
+                    mark = " (best)" if ev.best else ""
+                    print(f"eval at step {ev.step}: validation mel loss {ev.val_mel_loss:.4f}{mark}")
+                    if ev.overtraining:
+                        print(f"warning: {ev.overtraining}", file=sys.stderr)
+                elif kind == "SampleEvent":
+                    print("samples: " + ", ".join(str(p) for p in ev.paths))
+                elif kind == "CheckpointEvent":
+                    print(f"checkpoint ({ev.kind}) at step {ev.step}: {ev.path}")
+                elif kind == "DoneEvent":
+                    done_event = ev
+    except KeyboardInterrupt:  # second Ctrl+C: the trainer saved latest.pt when its generator closed
+        done_event = None
+    finally:
+        restore()
+    if done_event is None or done_event.reason != "finished":
+        step = getattr(done_event, "step", "?")
+        print(f"\nstopped at step {step} (checkpoint saved); continue with: speechstudio finetune voice "
+              f"--base {args.base} --out {args.out} --resume" + (f" --run-dir {run_dir}" if args.run_dir else ""),
+              file=sys.stderr)
+        return 130
+    ref = voice_run.save(plan)
+    print(f"voice {ref.name} saved ({ref.reason}); try: speechstudio speak \"Hello.\" --voice {ref.name} --out hello.wav")
+    return 0
+
+
+def _standalone(argv=None) -> int:  # pragma: no cover - the main CLI is speechstudio.cli
+    p = argparse.ArgumentParser(prog="speechstudio")
+    register(p.add_subparsers(dest="command"))
+    args = p.parse_args(argv)
+    try:
+        return args.func(args)
+    except SpeechStudioError as e:
+        print(f"speechstudio: error: {e}", file=sys.stderr)
+        return 2 if isinstance(e, UsageError) else 1

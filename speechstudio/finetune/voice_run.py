@@ -1,0 +1,281 @@
+"""Voice cloning as three calls, shared by ``speechstudio finetune voice`` and the Clone voice wizard.
+
+``plan(...)`` checks everything cheap first (base voice, names, run folder, options) so that a
+mistake fails in a second, not after an hour of training; ``prepare_dataset(plan)`` builds and
+checks the dataset (``finetune.build.build_dataset``) at the base voice's sample rate; ``train``
+runs ``finetune.vits.trainer.train_voice`` and yields its events; ``save`` stores the best
+checkpoint as a voice (``finetune.clone_store.save_clone``). Qt-free.
+
+Folders (under ``<data dir>``, i.e. ``$SPEECHSTUDIO_HOME`` or the platform's data folder)::
+
+    finetune/runs/NAME/            one run (``finetune.run.RunFolder``): config.json, checkpoints/,
+                                   samples/, tb/, train.log, and data/ (the prepared dataset)
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from speechstudio.errors import SpeechStudioError, UsageError
+
+__all__ = ["VoicePlan", "BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "plan", "prepare_dataset",
+           "train", "save", "save_trained_voice", "text_checker"]
+
+
+def finetune_dir() -> Path:
+    """``<data dir>/finetune`` (not created here)."""
+    from speechstudio.tts.voices import data_dir
+
+    return data_dir() / "finetune"
+
+
+def runs_dir() -> Path:
+    """``<data dir>/finetune/runs``: one folder per run, named after the new voice."""
+    return finetune_dir() / "runs"
+
+
+# ----------------------------------------------------------------------------- base voice
+@dataclass(frozen=True)
+class BaseVoiceInfo:
+    """What the wizard / CLI says about a base voice: ``sample_rate`` (Hz; 0 when unknown),
+    ``lacks`` (training-only parts missing from it, which the trainer starts fresh), ``license``
+    (inherited by the clone) and ``note`` (one paragraph for the user)."""
+
+    name: str
+    kind: str
+    sample_rate: int
+    lacks: tuple[str, ...]
+    license: str
+    note: str
+
+
+def _sample_rate_of(ref) -> int:
+    try:
+        if ref.kind == "piper":
+            from speechstudio.tts.piper_import import read_piper_config
+
+            return int(read_piper_config(ref.location).sample_rate)
+        cfg = Path(ref.location) / "config.json"
+        return int(json.loads(cfg.read_text(encoding="utf-8")).get("sampling_rate", 0))
+    except Exception:  # noqa: BLE001 - unreadable voice: shown as unknown, loading it says why
+        return 0
+
+
+def describe_base(ref) -> BaseVoiceInfo:
+    """Describe a :class:`~speechstudio.tts.voices.VoiceRef` as a fine-tuning base (reads only
+    small config files; no model is loaded).
+
+    A Piper voice is a VITS generator exported for inference: its posterior encoder and the
+    discriminator are not in the ``.onnx`` (VITS, Kim et al. 2021, sec. 2: both are training-only),
+    so the trainer starts them fresh, with a warm-up stage that fits the posterior encoder to the
+    frozen decoder before the GAN stage. A transformers ``VitsModel`` checkpoint keeps the
+    posterior encoder but has no discriminator (as in ylacombe/finetune-hf-vits)."""
+    from speechstudio.finetune.clone_store import base_license
+
+    if ref.kind == "piper":
+        lacks = ("posterior encoder", "discriminator")
+        note = ("A Piper voice holds only what speaking needs: the posterior encoder and the discriminator "
+                "start fresh. A warm-up stage first fits the posterior encoder to the voice, then the whole "
+                "voice is fine-tuned.")
+    else:
+        lacks = ("discriminator",)
+        note = "The discriminator starts fresh; the rest of the voice is fine-tuned from the checkpoint."
+    lic = base_license(ref)
+    note += f" The new voice inherits the base voice's license: {lic}."
+    if "non-commercial" in lic.lower() or "by-nc" in lic.lower().replace(" ", "-"):
+        note += " The clone may not be used commercially."
+    return BaseVoiceInfo(ref.name, ref.kind, _sample_rate_of(ref), lacks, lic, note)
+
+
+# ----------------------------------------------------------------------------- plan
+@dataclass
+class VoicePlan:
+    """Everything a run needs, checked. ``dataset_dir``: the prepared dataset to train on
+    (``run_dir/data`` unless ``data`` already was one); ``source``: raw input to build it from
+    (None when prepared or resuming); ``config``: the ``TrainConfig``."""
+
+    name: str
+    base: object  # VoiceRef
+    base_info: BaseVoiceInfo
+    run_dir: Path
+    dataset_dir: Path
+    source: Path | None
+    config: object  # TrainConfig
+    resume: bool
+    overwrite: bool
+    preset: str
+    base_notes: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        c = self.config
+        lines = [f"clone: {self.name} from base voice {self.base.name} ({self.base.kind}, {self.base_info.sample_rate} Hz)",
+                 f"run folder: {self.run_dir}" + (" (resuming)" if self.resume else ""),
+                 f"training: preset {self.preset}, {c.steps} steps, batch {c.batch_size} x {c.grad_accum}, "
+                 f"device {c.device}, precision {c.precision}"]
+        return "\n".join(lines)
+
+
+def _train_config(preset: str, device: str, **overrides):
+    from speechstudio.finetune.vits.presets import preset as make_preset
+
+    cfg = make_preset(preset, device)
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    if changes:
+        from dataclasses import replace
+
+        cfg = replace(cfg, **changes)
+    return cfg
+
+
+def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str = "standard",
+         steps: int | None = None, batch_size: int | None = None, grad_accum: int | None = None,
+         precision: str = "auto", device: str = "auto", resume: bool = False,
+         gradient_checkpointing: bool = False, overwrite: bool = False, multi_gpu: bool = False) -> VoicePlan:
+    """Check the request and return a :class:`VoicePlan` (nothing is trained or written).
+
+    Raises ``UsageError`` (voice name taken or invalid, run folder already used without
+    ``resume``, nothing to resume, no ``data``), ``ModelNotFoundError`` (unknown base voice).
+    """
+    from speechstudio.finetune.vits.config import resolve_device
+    from speechstudio.tts.voices import _check_name, package_voices, resolve_voice, voices_dir
+
+    _check_name(name)
+    if multi_gpu:
+        raise UsageError("--multi-gpu: the VITS trainer runs on one GPU; several GPUs are not supported yet "
+                         "(finetune asr supports accelerate launch)")
+    if not overwrite and (voices_dir() / name).exists():
+        raise UsageError(f"a voice named {name!r} already exists: choose another --out or add --overwrite")
+    if any(v.name == name for v in package_voices()):
+        raise UsageError(f"{name!r} is the name of an installed package voice: choose another --out")
+    ref = resolve_voice(base, allow_download=False)
+    if ref.name == name:
+        raise UsageError(f"--out {name!r} is the base voice's own name: choose another")
+    info = describe_base(ref)
+    run_dir = Path(run_dir)
+    latest = run_dir / "checkpoints" / "latest.pt"
+    source: Path | None = None
+    if resume:
+        if not latest.is_file():
+            raise UsageError(f"nothing to resume in {run_dir} (no checkpoints/latest.pt): start without --resume")
+        dataset_dir = run_dir / "data"
+        stored = _stored_dataset(run_dir)
+        if stored is not None:
+            dataset_dir = stored
+    else:
+        if run_dir.exists() and (latest.is_file() or (run_dir / "config.json").is_file()):
+            raise UsageError(f"run folder {run_dir} already holds a run: add --resume to continue it, "
+                             f"or give --run-dir for a new one")
+        if not data:
+            raise UsageError("--data DIR is needed (an LJSpeech or wav+txt folder, long recordings, "
+                             "or a prepared dataset)")
+        src = Path(data).expanduser()
+        if not src.exists():
+            raise UsageError(f"--data {data}: no such file or folder")
+        if (src / "manifest.json").is_file():
+            dataset_dir = src
+        else:
+            dataset_dir, source = run_dir / "data", src
+    dev = resolve_device(device)
+    config = _train_config(preset, dev, steps=steps, batch_size=batch_size, grad_accum=grad_accum,
+                           precision=precision, device=dev,
+                           gradient_checkpointing=gradient_checkpointing or None)
+    notes = [info.note]
+    return VoicePlan(name, ref, info, run_dir, dataset_dir, source, config, resume, overwrite, preset, notes)
+
+
+def _stored_dataset(run_dir: Path) -> Path | None:
+    try:
+        cfg = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
+        return Path(cfg["dataset"]["path"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+# ----------------------------------------------------------------------------- dataset
+def text_checker(voice) -> Callable[[str], str | None]:
+    """``text_ok(text) -> None | str`` for ``build_dataset``: what the base voice cannot say
+    (its own front end: espeak-ng phonemes for Piper voices, the tokenizer for MMS)."""
+
+    def text_ok(text: str) -> str | None:
+        voice.warnings.clear()
+        try:
+            voice.text_to_ids(text)
+        except SpeechStudioError as exc:
+            return str(exc)
+        finally:
+            bad = [w for w in voice.warnings if "cannot say" in w]
+            voice.warnings.clear()
+        return "; ".join(bad) or None
+
+    return text_ok
+
+
+def prepare_dataset(p: VoicePlan, *, asr_check: bool = True,
+                    progress: Callable[[int, int, str], None] | None = None) -> str:
+    """Build + check the dataset of ``p`` when it comes from raw input; return the report text
+    ('' when the dataset was already prepared). Raises ``DatasetError`` (nothing usable)."""
+    from speechstudio.finetune.build import build_dataset
+    from speechstudio.finetune.manifest import Manifest
+    from speechstudio.finetune.report import format_report, report
+    from speechstudio.tts.vits import load_voice
+
+    if p.source is None:
+        if p.resume:
+            return ""
+        return format_report(report(Manifest.load(p.dataset_dir)))
+    voice = load_voice(p.base.location, device="cpu", precision="fp32", name=p.base.name, optimize=False)
+    transcribe = None
+    if asr_check and voice.language.startswith("en"):
+        from speechstudio.errors import ModelNotFoundError
+        from speechstudio.finetune.check import whisper_transcriber
+
+        try:
+            transcribe = whisper_transcriber(language="en")
+        except ModelNotFoundError:
+            transcribe = None  # no Whisper installed: the report says the texts were not cross-checked
+    manifest = build_dataset(p.source, p.dataset_dir, voice.sample_rate, language=voice.language.split("-")[0],
+                             transcribe=transcribe, text_ok=text_checker(voice), progress=progress)
+    text = format_report(report(manifest))
+    if transcribe is None and asr_check:
+        text += "\nnote: texts not cross-checked with Whisper (no Whisper model installed)"
+    return text
+
+
+# ----------------------------------------------------------------------------- train / save
+def train(p: VoicePlan, control=None) -> Iterator[object]:
+    """The trainer's events (``finetune.vits.events``) for plan ``p``."""
+    from speechstudio.finetune.vits.trainer import train_voice
+
+    yield from train_voice(p.run_dir, p.dataset_dir, p.base, p.config, resume=p.resume, control=control)
+
+
+def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False,
+                       summary: dict | None = None):
+    """Save a run's ``which`` (``best`` | ``latest``) checkpoint as store voice ``name``.
+
+    ``load_trained_generator(run_dir, which)`` gives the fine-tuned ``VitsModel``; ``base`` (a
+    ``VoiceRef``) is loaded as the ``VitsVoice`` whose front end (phonemes / tokenizer) the clone
+    keeps; ``clone_store.save_clone`` writes the voice with the inherited license. Returns the
+    new ``VoiceRef``. Raises ``UsageError`` (name taken, bad name), ``RunError`` (no such
+    checkpoint), ``ExportError``.
+    """
+    from speechstudio.finetune.clone_store import save_clone
+    from speechstudio.finetune.vits.trainer import load_trained_generator
+    from speechstudio.tts.vits import load_voice
+
+    model, info = load_trained_generator(run_dir, which)
+    base_voice = load_voice(base.location, device="cpu", precision="fp32", name=base.name, optimize=False)
+    facts = {"checkpoint": which, "step": int(getattr(info, "step", 0))}
+    val = getattr(info, "val_mel_loss", None)
+    if val is not None and val == val:  # not NaN (no validation clips)
+        facts["val_mel_loss"] = round(float(val), 5)
+    facts.update(summary or {})
+    return save_clone(model.eval(), base_voice, base, name, run_dir=run_dir, training_summary=facts,
+                      overwrite=overwrite)
+
+
+def save(p: VoicePlan, which: str = "best"):
+    """Store the run's ``which`` checkpoint as voice ``p.name``; returns its ``VoiceRef``."""
+    return save_trained_voice(p.run_dir, p.name, p.base, which, p.overwrite)
