@@ -157,7 +157,9 @@ def prepare_clip(audio: np.ndarray, rate: int, settings: CheckSettings, vad: Sil
     if settings.trim:
         pad16 = int(round(settings.pad_s * VAD_RATE))
         a16, b16 = max(0, found.start - pad16), min(y16.shape[0], found.end + pad16)
-    a, b = (a16, b16) if sr == VAD_RATE else (int(round(a16 * sr / VAD_RATE)), min(y.shape[0], int(round(b16 * sr / VAD_RATE))))
+    a, b = a16, b16
+    if sr != VAD_RATE:
+        a, b = int(round(a16 * sr / VAD_RATE)), min(y.shape[0], int(round(b16 * sr / VAD_RATE)))
     z = y[a:b]
     z, source_lufs, gain_db = normalise_loudness(z, sr, settings.target_lufs, settings.peak_dbfs)
     if not np.isfinite(source_lufs) or source_lufs < settings.target_lufs - settings.low_level_lu:

@@ -27,8 +27,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from speechstudio.finetune.manifest import DatasetError, Problem
+
+if TYPE_CHECKING:
+    from speechstudio.finetune.build import build_dataset  # noqa: F401  (served by __getattr__ below)
 
 __all__ = ["Entry", "SourceScan", "scan_source", "read_ljspeech", "read_pairs", "clip_id", "AUDIO_EXTENSIONS",
            "TEXT_EXTENSIONS", "build_dataset"]
@@ -124,7 +128,8 @@ def read_ljspeech(root: Path) -> tuple[list[Entry], list[Problem]]:
         if is_path:
             rel = PurePosixPath(ident.replace("\\", "/"))
             if rel.is_absolute() or re.match(r"^[A-Za-z]:", ident):
-                problems.append(Problem(where, f"{ident}: absolute path refused (audio must be inside the dataset folder)"))
+                problems.append(Problem(where, f"{ident}: absolute path refused "
+                                               "(audio must be inside the dataset folder)"))
                 continue
             if ".." in rel.parts:
                 problems.append(Problem(where, f"{ident}: path leaves the dataset folder ('..' refused)"))

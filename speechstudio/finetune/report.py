@@ -87,7 +87,8 @@ def format_report(rep: DatasetReport, max_lines: int = 20) -> str:
     if len(rep.mismatches) > max_lines:
         out.append(f"  ... and {len(rep.mismatches) - max_lines} more mismatches")
     if rep.too_long:
-        out.append("too long: " + ", ".join(rep.too_long[:max_lines]) + (" ..." if len(rep.too_long) > max_lines else ""))
+        more = " ..." if len(rep.too_long) > max_lines else ""
+        out.append("too long: " + ", ".join(rep.too_long[:max_lines]) + more)
     if rep.problems:
         out.append(f"problems ({len(rep.problems)}):")
         out += [f"  {p.source}: {p.reason}" for p in rep.problems[:max_lines]]
