@@ -160,7 +160,8 @@ def speak_command(args) -> int:
         _Player.check()
     ref = resolve_voice(args.voice)
     voice = load_voice(ref.location, device=args.device, precision=args.precision, name=ref.name)
-    print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
+    clone = f", clone of {voice.clone_of}" if voice.clone_of else ""
+    print(f"voice: {ref.name} ({ref.reason}{clone}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
     text = _lines(source) if isinstance(source, Path) else source
     chunks = stream_speech(voice, text, settings)
 
@@ -184,7 +185,7 @@ def speak_command(args) -> int:
         if args.out is not None:
             duration, n = write_stream(chunks, args.out, on_chunk)
             bar.close()
-            print(f"wrote {args.out}: {duration:.1f} s of audio, {n} sentence(s)")
+            print(f"wrote {args.out}: {duration:.1f} s of audio, {n} sentence(s); tagged as synthetic speech")
         else:
             n = 0
             for chunk in chunks:
@@ -216,7 +217,8 @@ def voices_command(args) -> int:
             pass
         for v in found:
             mark = "*" if v.name == default else " "
-            print(f"{mark} {v.name:32s} {v.kind:12s} {v.origin:9s} {v.location}")
+            clone = f"  (clone of {v.clone_of}; synthetic)" if v.clone_of else ""
+            print(f"{mark} {v.name:32s} {v.kind:12s} {v.origin:9s} {v.location}{clone}")
         if default:
             print("(* = default voice)")
         return 0

@@ -4,7 +4,9 @@
 so the GUI, ``speak --play`` and the file writer all start after the first sentence; memory does
 not grow with the text (sentences are split lazily, audio is handed on and forgotten).
 ``write_stream`` writes the chunks to ``.wav/.flac/.ogg`` atomically (temp file in the same
-folder, then ``os.replace``): on any error no partial output file is left behind.
+folder, then ``os.replace``): on any error no partial output file is left behind. Every file is
+tagged as synthetic speech in its metadata (``speech_tags``: WAV LIST/INFO ``ISFT``/``ICMT``,
+FLAC and Ogg Vorbis comments, written by libsndfile through soundfile's ``software``/``comment``).
 
 Long texts on CPU: the first sentence is synthesized alone, in the caller's thread with all its
 intra-op threads (time to first audio as before); after it has been yielded, the following
@@ -36,7 +38,8 @@ from speechstudio.jobs.export import new_file_mode
 from speechstudio.tts.text import EmptyTextError, iter_paragraph_sentences
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
 
-__all__ = ["SpeechChunk", "stream_speech", "write_stream", "stream_workers", "SENTENCE_PAUSE_S", "AUDIO_FORMATS"]
+__all__ = ["SpeechChunk", "stream_speech", "write_stream", "stream_workers", "speech_tags", "SENTENCE_PAUSE_S",
+           "AUDIO_FORMATS"]
 
 #: Silence appended after every sentence but the last, in seconds.
 SENTENCE_PAUSE_S = 0.25
@@ -51,6 +54,8 @@ class SpeechChunk:
     including the trailing pause (``SENTENCE_PAUSE_S``) unless it is the last sentence.
     ``index``: 0-based sentence number; ``text``: the sentence as split; ``chars_done``: characters
     of input consumed so far (for progress); ``warnings``: what the voice could not say.
+    ``voice``: the voice's name; ``clone_of``: its base voice if it is a cloned voice
+    (``VitsVoice.clone_of``), for the file's synthetic-speech tag.
     """
 
     index: int
@@ -59,6 +64,8 @@ class SpeechChunk:
     sample_rate: int
     chars_done: int
     warnings: tuple[str, ...] = ()
+    voice: str = ""
+    clone_of: str | None = None
 
     @property
     def duration_s(self) -> float:
@@ -158,7 +165,8 @@ def stream_speech(
         done += len(current) + 1
         if nxt is not None and len(pause):
             audio = np.concatenate([audio, pause])
-        yield SpeechChunk(index, current, audio, voice.sample_rate, done, tuple(voice.warnings))
+        yield SpeechChunk(index, current, audio, voice.sample_rate, done, tuple(voice.warnings), voice.name,
+                          voice.clone_of)
         index += 1
         current = nxt
         if n_workers > 1:
@@ -181,7 +189,7 @@ def stream_speech(
             audio, warnings = future.result()
             if not last and len(pause):
                 audio = np.concatenate([audio, pause])
-            yield SpeechChunk(i, sentence, audio, voice.sample_rate, chars_done, warnings)
+            yield SpeechChunk(i, sentence, audio, voice.sample_rate, chars_done, warnings, voice.name, voice.clone_of)
     finally:
         futures: list[Future] = [p[-1] for p in pending]
         for f in futures:
@@ -189,16 +197,33 @@ def stream_speech(
         wait_futures(futures)
 
 
+def speech_tags(voice: str, clone_of: str | None = None) -> dict[str, str]:
+    """Metadata for a synthesized file: ``{"software": "SpeechStudio <version>", "comment": ...}``.
+
+    ``comment`` is ``"synthetic speech (voice NAME)"``, or for a cloned voice ``"synthetic speech,
+    cloned voice NAME (base BASE)"``. Keys are soundfile ``SoundFile`` string attributes.
+    """
+    import speechstudio
+
+    name = voice or "unknown"
+    comment = (f"synthetic speech, cloned voice {name} (base {clone_of})" if clone_of
+               else f"synthetic speech (voice {name})")
+    return {"software": f"SpeechStudio {speechstudio.__version__}", "comment": comment}
+
+
 def write_stream(
     chunks: Iterable[SpeechChunk],
     out_path: str | os.PathLike,
     on_chunk: Callable[[SpeechChunk], None] | None = None,
+    tags: dict[str, str] | None = None,
 ) -> tuple[float, int]:
     """Write chunks to ``out_path`` (.wav 16-bit PCM, .flac 16-bit, .ogg Vorbis) atomically.
 
-    The first chunk decides the sample rate. Returns ``(duration_s, n_chunks)``. Raises
-    ``UsageError`` for an unsupported extension or a missing output folder; any error while
-    synthesizing removes the temp file and leaves no output file.
+    The first chunk decides the sample rate and the metadata: ``speech_tags(chunk.voice,
+    chunk.clone_of)``, updated with ``tags`` (soundfile string attributes: ``title``, ``artist``,
+    ``comment``, ``software``, ...). Returns ``(duration_s, n_chunks)``. Raises ``UsageError`` for
+    an unsupported extension or a missing output folder; any error while synthesizing removes the
+    temp file and leaves no output file.
     """
     import soundfile as sf
 
@@ -209,6 +234,9 @@ def write_stream(
     folder = out_path.parent if str(out_path.parent) else Path(".")
     if not folder.is_dir():
         raise UsageError(f"{out_path}: output folder {folder} does not exist")
+    unknown = sorted(set(tags or {}) - set(sf._str_types))
+    if unknown:
+        raise UsageError(f"unknown audio metadata field(s) {', '.join(unknown)} (use {', '.join(sf._str_types)})")
     fd, tmp = tempfile.mkstemp(prefix=f".{out_path.stem}.", suffix=out_path.suffix + ".part", dir=folder)
     os.close(fd)
     samples, n = 0, 0
@@ -218,6 +246,8 @@ def write_stream(
             if handle is None:
                 handle = sf.SoundFile(tmp, "w", samplerate=chunk.sample_rate, channels=1,
                                       format=fmt[0], subtype=fmt[1])
+                for key, value in {**speech_tags(chunk.voice, chunk.clone_of), **(tags or {})}.items():
+                    setattr(handle, key, value)  # before any audio: libsndfile writes them in the header
             handle.write(chunk.audio)
             samples += len(chunk.audio)
             n += 1

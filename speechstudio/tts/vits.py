@@ -84,6 +84,8 @@ class VitsVoice:
     ``sample_rate``: Hz of the audio it produces. ``speakers``: name -> id (may be empty);
     ``num_speakers``: 1 for single-speaker voices. ``device`` / ``dtype``: where it runs.
     ``warnings``: messages about text the voice could not say (cleared by the caller).
+    ``clone_of``: for a voice fine-tuned by SpeechStudio (``voice.json`` / ``.onnx.json`` marks it
+    ``synthetic``), the base voice's name; files written from it are tagged as a cloned voice.
     """
 
     name: str
@@ -100,6 +102,7 @@ class VitsVoice:
     defaults: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
     bucketing: bool = True  # False: the plain VitsModel.forward even where bucketing applies
+    clone_of: str | None = None  # a cloned (fine-tuned) voice: the name of its base voice
 
     @property
     def hop_length(self) -> int:
@@ -372,6 +375,7 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
         model, piper = load_piper_model(onnx_path)
         _finish(model, device, precision, optimize)
         return VitsVoice(
+            clone_of=_clone_base(onnx_path.parent, piper.config_path),
             name=name or onnx_path.stem, kind="piper", model=model, sample_rate=piper.sample_rate,
             num_speakers=piper.num_speakers, speakers=dict(piper.speaker_id_map),
             language=(piper.language or piper.espeak_voice).lower().replace("_", "-"), piper=piper,
@@ -391,7 +395,12 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
     if getattr(config, "model_type", None) != "vits":
         raise ModelNotFoundError(f"{source}: not a VITS voice (model_type {getattr(config, 'model_type', None)!r})")
     try:
-        model = VitsModel.from_pretrained(str(source), local_files_only=local_files_only)
+        from speechstudio.tts.checkpoint import load_folded_checkpoint, needs_plain_load
+
+        if src.is_dir() and needs_plain_load(src, config):
+            model = load_folded_checkpoint(src, config)
+        else:
+            model = VitsModel.from_pretrained(str(source), local_files_only=local_files_only)
         tokenizer = VitsTokenizer.from_pretrained(str(source), local_files_only=local_files_only)
     except (OSError, ValueError) as exc:
         raise ModelNotFoundError(f"{source}: VITS checkpoint incomplete ({str(exc).splitlines()[0][:120]})") from exc
@@ -400,9 +409,33 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
     lang = getattr(tokenizer, "language", None) or "en"
     speakers = dict(getattr(config, "speaker_id_map", None) or {})
     return VitsVoice(
+        clone_of=_clone_base(src) if src.is_dir() else None,
         name=name or str(source), kind="transformers", model=model, sample_rate=int(config.sampling_rate),
         num_speakers=int(config.num_speakers), speakers=speakers,
         language={"eng": "en"}.get(lang, lang), tokenizer=tokenizer, device=device, dtype=precision,
         defaults={"noise_scale": float(config.noise_scale), "noise_w": float(config.noise_scale_duration),
                   "length_scale": 1.0 / float(config.speaking_rate)},
     )
+
+
+def _clone_base(folder: Path, piper_config: Path | None = None) -> str | None:
+    """Base voice name if the voice in ``folder`` is a SpeechStudio clone, else None.
+
+    Read from the store's ``voice.json`` (``"synthetic": true``, ``"base"``) or, for an exported
+    Piper file used by path, its ``.onnx.json`` ``"speechstudio"`` block (``finetune.export``).
+    """
+    import json
+
+    for path, block in ((folder / "voice.json", None), (piper_config, "speechstudio")):
+        if path is None or not Path(path).is_file():
+            continue
+        try:
+            meta = json.loads(Path(path).read_text(encoding="utf-8"))
+            if block:
+                meta = meta.get(block) or {}
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(meta, dict) and meta.get("synthetic"):
+            return str(meta.get("base") or meta.get("base_voice") or "unknown")
+    return None
+

@@ -10,6 +10,10 @@ Where voices come from:
   file next to its ``*.onnx.json`` whose name contains ``piper-voice``.
 * the Hugging Face cache (``facebook/mms-tts-*``, ``kakao-enterprise/vits-*``), reached by id.
 
+Cloned voices (fine-tuned by ``speechstudio.finetune.clone_store.save_clone``) are store voices
+whose ``voice.json`` says ``"synthetic": true`` and names its ``"base"``; ``VoiceRef.clone_of``
+carries that name.
+
 Default voice (``resolve_voice(None)``): facebook/mms-tts-eng if it is in the HF cache, else the
 first installed Piper voice package, else a download of facebook/mms-tts-eng. ``VoiceRef.reason``
 says which and why, for the CLI and the GUI.
@@ -35,7 +39,8 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 @dataclass(frozen=True)
 class VoiceRef:
     """Where a voice lives. ``kind``: ``"piper"`` (``location`` = .onnx path) or ``"transformers"``
-    (``location`` = checkpoint folder or HF id). ``origin``: ``store|package|hf-cache|path``."""
+    (``location`` = checkpoint folder or HF id). ``origin``: ``store|package|hf-cache|path``.
+    ``clone_of``: the base voice's name for a cloned (fine-tuned) store voice, else None."""
 
     name: str
     kind: str
@@ -43,6 +48,7 @@ class VoiceRef:
     origin: str
     reason: str = ""
     hf_id: str | None = None
+    clone_of: str | None = None
 
 
 def data_dir() -> Path:
@@ -98,8 +104,9 @@ def _store_voices() -> list[VoiceRef]:
             loc = str(d / meta.get("file", d.name + ".onnx"))
         else:
             loc = meta.get("path") or meta.get("hf_id", "")
+        clone_of = str(meta.get("base") or "unknown") if meta.get("synthetic") else None
         out.append(VoiceRef(d.name, meta.get("kind", "piper"), loc, "store",
-                            meta.get("source", ""), meta.get("hf_id")))
+                            meta.get("source", ""), meta.get("hf_id"), clone_of))
     return out
 
 
@@ -235,11 +242,13 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
     known = _store_voices() + package_voices()
     for v in known:
         if v.name == spec or (v.hf_id and v.hf_id == spec):
-            return VoiceRef(v.name, v.kind, v.location, v.origin, f"--voice {spec} ({v.reason or v.origin})", v.hf_id)
+            return VoiceRef(v.name, v.kind, v.location, v.origin, f"--voice {spec} ({v.reason or v.origin})", v.hf_id,
+                            v.clone_of)
     partial = [v for v in known if spec.lower() in v.name.lower()]
     if len(partial) == 1:
         v = partial[0]
-        return VoiceRef(v.name, v.kind, v.location, v.origin, f"--voice {spec} matched {v.name} ({v.reason})", v.hf_id)
+        return VoiceRef(v.name, v.kind, v.location, v.origin, f"--voice {spec} matched {v.name} ({v.reason})", v.hf_id,
+                        v.clone_of)
     if spec.count("/") == 1 and not spec.startswith((".", "/")):
         cached = _hf_cached(spec)
         if cached:

@@ -1,0 +1,418 @@
+"""Export a (fine-tuned) transformers ``VitsModel`` as a Piper voice: ``NAME.onnx`` + ``NAME.onnx.json``.
+
+The ONNX graph has the interface of Piper's own export (rhasspy/piper
+``src/python/piper_train/export_onnx.py``, OHF-Voice/piper1-gpl ``src/piper/train/export_onnx.py``),
+which is what Piper's runtime feeds (piper1-gpl ``src/piper/voice.py``, ``phoneme_ids_to_audio``):
+
+* inputs ``input`` int64 ``[1, T]`` (phoneme ids), ``input_lengths`` int64 ``[1]`` (= T),
+  ``scales`` float32 ``[3]`` = (noise_scale, length_scale, noise_w), and for multi-speaker voices
+  ``sid`` int64 ``[1]``;
+* output ``output`` float32 ``[1, 1, 1, n_samples]`` (the shape of Piper's export: the decoder's
+  ``(batch, 1, samples)`` unsqueezed at 1; Piper's runtime squeezes it), audio in [-1, 1] at the
+  voice's sample rate;
+* opset 15, dynamic axes for the batch, T and the samples; the legacy TorchScript exporter
+  (``torch.onnx.export(..., dynamo=False)``, as Piper's export of its older voices).
+
+The graph is VITS inference (Kim et al. 2021, sec. 2; as transformers ``VitsModel.forward``) with
+the noise controls taken from ``scales`` instead of the model's attributes, and noise drawn with
+``RandomNormalLike`` (so ``noise_scale = noise_w = 0`` is deterministic). Its weights carry the
+names of jaywalnut310/vits (``enc_p.*``, ``dp.*``, ``flow.flows.*``, ``dec.*``, ``emb_g``) like
+Piper's files, and the attention projections are 1x1 convolutions as in VITS, so SpeechStudio's
+own Piper import (``speechstudio.tts.piper_import``) reads an exported voice back.
+
+Front end (``phoneme_id_map``):
+
+* Piper base voice: the base's ``.onnx.json`` is copied (phoneme_id_map, espeak voice, sample
+  rate, inference defaults), so Piper phonemizes exactly as for the base voice.
+* transformers base (MMS-TTS style ``VitsTokenizer``: characters, ``add_blank``): mapped onto
+  Piper's ``"phoneme_type": "text"``. Piper's runtime turns text into ``^ _ c1 _ c2 _ ... cn _ $``
+  (piper1-gpl: ``unicodedata.normalize("NFD", text)`` codepoints, ``phoneme_ids.phonemes_to_ids``;
+  rhasspy/piper C++: the same, lower-cased, via piper-phonemize ``phonemize_codepoints``), while
+  ``VitsTokenizer`` gives ``0 c1 0 c2 ... cn 0`` (lower-cased, unknown characters dropped, id 0
+  between all tokens). Both coincide when ``"_"`` maps to ``[0]`` (or ``[]`` without add_blank),
+  ``"^"`` and ``"$"`` to ``[]``, each vocabulary character to its id, and each upper-case letter
+  to its lower-case letter's id (piper1-gpl does not lower-case). So the export maps when that
+  gives the same ids and refuses (``ExportError``, with the reason) otherwise: tokenizers that
+  phonemize (vits-ljs / vctk: espeak via ``phonemizer``, not Piper's), that romanise with uroman
+  (Piper has no romaniser), that do not normalise (unknown characters become ``<unk>`` instead of
+  being skipped), or whose vocabulary has characters that NFD decomposes (Piper would split
+  them). Neither runtime expands numbers for "text" voices; SpeechStudio does (English text
+  normalisation) before the ids, for both the transformers voice and the exported one.
+"""
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+import re
+import tempfile
+import unicodedata
+import warnings
+from pathlib import Path
+
+from speechstudio.errors import SpeechStudioError
+
+__all__ = ["ExportError", "OPSET_VERSION", "export_piper_onnx", "piper_voice_config", "text_phoneme_id_map",
+           "vits_parameter_name"]
+
+#: ONNX opset of Piper's export (piper_train/export_onnx.py ``OPSET_VERSION = 15``).
+OPSET_VERSION = 15
+
+
+class ExportError(SpeechStudioError):
+    """A model / base voice pair that cannot become a Piper voice; the message says why."""
+
+
+# ----------------------------------------------------------------------------- front end
+def text_phoneme_id_map(tokenizer) -> dict[str, list[int]]:
+    """Piper ``phoneme_id_map`` (``"phoneme_type": "text"``) that reproduces ``tokenizer``'s ids.
+
+    ``tokenizer``: a transformers ``VitsTokenizer`` (MMS-TTS style: one character per token).
+    Returns ``{"_": [0], "^": [], "$": [], "a": [id], "A": [id], ...}``. Raises ``ExportError``
+    when Piper's runtime could not give the same ids (see the module docstring for why).
+    """
+    if tokenizer is None:
+        raise ExportError("the base voice has no tokenizer to map onto Piper's phoneme ids")
+    if getattr(tokenizer, "phonemize", False):
+        raise ExportError("the base voice's tokenizer phonemizes with the phonemizer package (vits-ljs/vctk style), "
+                          "which Piper's espeak front end does not reproduce; use the clone in SpeechStudio")
+    if getattr(tokenizer, "is_uroman", False):
+        raise ExportError("the base voice romanises its text with uroman, which Piper's runtime cannot do; "
+                          "use the clone in SpeechStudio")
+    if not getattr(tokenizer, "normalize", True):
+        raise ExportError("the base voice's tokenizer does not normalise text (unknown characters become <unk>, "
+                          "Piper skips them); use the clone in SpeechStudio")
+    vocab = dict(tokenizer.get_vocab())
+    special = {str(t) for t in (getattr(tokenizer, "pad_token", None), getattr(tokenizer, "unk_token", None)) if t}
+    blank = [0] if getattr(tokenizer, "add_blank", True) else []
+    id_map: dict[str, list[int]] = {"_": blank, "^": [], "$": []}
+    for token, idx in sorted(vocab.items(), key=lambda kv: kv[1]):
+        if token in special or token in id_map:
+            continue
+        if len(token) != 1:
+            raise ExportError(f"the base voice's vocabulary has a multi-character token {token!r}; "
+                              "Piper's text voices map single characters")
+        if unicodedata.normalize("NFD", token) != token:
+            raise ExportError(f"the base voice's vocabulary has {token!r}, which Piper splits into "
+                              f"{len(unicodedata.normalize('NFD', token))} codepoints (NFD); use the clone in SpeechStudio")
+        id_map[token] = [int(idx)]
+    for token, ids in list(id_map.items()):
+        upper = token.upper()
+        if token not in ("_", "^", "$") and len(upper) == 1 and upper != token and upper not in id_map \
+                and upper.lower() == token and unicodedata.normalize("NFD", upper) == upper:
+            id_map[upper] = list(ids)  # VitsTokenizer lower-cases; piper1-gpl does not
+    if len(id_map) <= 3:
+        raise ExportError("the base voice's vocabulary has no characters")
+    return id_map
+
+
+def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, extra_meta: dict | None = None) -> dict:
+    """The ``.onnx.json`` for ``model`` fine-tuned from ``base_voice`` (a ``VitsVoice``).
+
+    Piper base: a copy of the base config with ``dataset``, ``num_symbols``, ``num_speakers`` set and a
+    ``"speechstudio"`` block (``synthetic: true``, ``base_voice``, ``license``, ``exported_by`` and
+    ``extra_meta``). transformers base: a ``"phoneme_type": "text"`` config built from the tokenizer
+    (``text_phoneme_id_map``). Raises ``ExportError`` (sample rate / vocabulary / speakers do not fit).
+    """
+    import speechstudio
+
+    cfg = model.config
+    vocab = int(cfg.vocab_size)
+    rate = int(cfg.sampling_rate)
+    if base_voice.kind == "piper":
+        raw = json.loads(Path(base_voice.piper.config_path).read_text(encoding="utf-8"))
+        if rate != int(base_voice.sample_rate):
+            raise ExportError(f"model sample rate {rate} Hz differs from the base voice's {base_voice.sample_rate} Hz")
+        max_id = max((i for ids in raw["phoneme_id_map"].values() for i in ids), default=0)
+        if max_id >= vocab:
+            raise ExportError(f"model has {vocab} symbols but the base voice uses phoneme id {max_id}")
+    elif base_voice.kind == "transformers":
+        id_map = text_phoneme_id_map(base_voice.tokenizer)
+        lang = (base_voice.language or "en").lower()
+        raw = {
+            "audio": {"sample_rate": rate},
+            "espeak": {"voice": lang},  # required by piper1-gpl's PiperConfig; unused for "text" voices
+            "language": {"code": lang},
+            "phoneme_type": "text",
+            "phoneme_map": {},
+            "phoneme_id_map": id_map,
+            "inference": {"noise_scale": float(cfg.noise_scale), "length_scale": 1.0 / float(cfg.speaking_rate),
+                          "noise_w": float(cfg.noise_scale_duration)},
+            "speaker_id_map": dict(getattr(cfg, "speaker_id_map", None) or {}),
+            "hop_length": int(_prod(cfg.upsample_rates)),
+        }
+    else:
+        raise ExportError(f"unknown base voice kind {base_voice.kind!r}")
+    if int(cfg.num_speakers) != int(base_voice.num_speakers):
+        raise ExportError(f"model has {cfg.num_speakers} speakers, the base voice {base_voice.num_speakers}")
+    raw["num_symbols"] = vocab
+    raw["num_speakers"] = int(cfg.num_speakers)
+    raw["dataset"] = dataset_name or raw.get("dataset") or base_voice.name
+    block = {"synthetic": True, "base_voice": base_voice.name,
+             "exported_by": f"SpeechStudio {speechstudio.__version__}"}
+    block.update(extra_meta or {})
+    raw["speechstudio"] = block
+    return raw
+
+
+def _prod(values) -> int:
+    out = 1
+    for v in values:
+        out *= int(v)
+    return out
+
+
+# ----------------------------------------------------------------------------- parameter names
+_NAME_RULES = [  # transformers VitsModel name -> jaywalnut310/vits (Piper) name; inverse of piper_import._RULES
+    (r"^text_encoder\.embed_tokens\.", "enc_p.emb."),
+    (r"^text_encoder\.project\.", "enc_p.proj."),
+    (r"^text_encoder\.encoder\.layers\.(\d+)\.attention\.([qkv])_proj\.", r"enc_p.encoder.attn_layers.\1.conv_\2."),
+    (r"^text_encoder\.encoder\.layers\.(\d+)\.attention\.out_proj\.", r"enc_p.encoder.attn_layers.\1.conv_o."),
+    (r"^text_encoder\.encoder\.layers\.(\d+)\.attention\.emb_rel_([kv])$", r"enc_p.encoder.attn_layers.\1.emb_rel_\2"),
+    (r"^text_encoder\.encoder\.layers\.(\d+)\.layer_norm\.weight$", r"enc_p.encoder.norm_layers_1.\1.gamma"),
+    (r"^text_encoder\.encoder\.layers\.(\d+)\.layer_norm\.bias$", r"enc_p.encoder.norm_layers_1.\1.beta"),
+    (r"^text_encoder\.encoder\.layers\.(\d+)\.final_layer_norm\.weight$", r"enc_p.encoder.norm_layers_2.\1.gamma"),
+    (r"^text_encoder\.encoder\.layers\.(\d+)\.final_layer_norm\.bias$", r"enc_p.encoder.norm_layers_2.\1.beta"),
+    (r"^text_encoder\.encoder\.layers\.(\d+)\.feed_forward\.", r"enc_p.encoder.ffn_layers.\1."),
+    (r"^duration_predictor\.conv_pre\.", "dp.pre."),
+    (r"^duration_predictor\.conv_proj\.", "dp.proj."),
+    (r"^duration_predictor\.cond\.", "dp.cond."),
+    (r"^duration_predictor\.conv_dds\.", "dp.convs."),
+    (r"^duration_predictor\.flows\.0\.translate$", "dp.flows.0.m"),
+    (r"^duration_predictor\.flows\.0\.log_scale$", "dp.flows.0.logs"),
+    (r"^duration_predictor\.flows\.(\d+)\.conv_pre\.", "dp.flows.{dpf}.pre."),
+    (r"^duration_predictor\.flows\.(\d+)\.conv_proj\.", "dp.flows.{dpf}.proj."),
+    (r"^duration_predictor\.flows\.(\d+)\.conv_dds\.", "dp.flows.{dpf}.convs."),
+    (r"^flow\.flows\.(\d+)\.conv_pre\.", "flow.flows.{ff}.pre."),
+    (r"^flow\.flows\.(\d+)\.conv_post\.", "flow.flows.{ff}.post."),
+    (r"^flow\.flows\.(\d+)\.wavenet\.", "flow.flows.{ff}.enc."),
+    (r"^decoder\.conv_pre\.", "dec.conv_pre."),
+    (r"^decoder\.conv_post\.", "dec.conv_post."),
+    (r"^decoder\.cond\.", "dec.cond."),
+    (r"^decoder\.upsampler\.", "dec.ups."),
+    (r"^decoder\.resblocks\.", "dec.resblocks."),
+    (r"^embed_speaker\.", "emb_g."),
+]
+_INNER_RULES = [(r"convs_dilated\.", "convs_sep."), (r"convs_pointwise\.", "convs_1x1."),
+                (r"(norms_[12]\.\d+)\.weight$", r"\1.gamma"), (r"(norms_[12]\.\d+)\.bias$", r"\1.beta")]
+
+
+def vits_parameter_name(name: str) -> str | None:
+    """transformers ``VitsModel`` parameter name -> the jaywalnut310/vits name Piper's files use.
+
+    ``flow.flows.1.wavenet.in_layers.0.weight`` -> ``flow.flows.2.enc.in_layers.0.weight`` (VITS
+    interleaves ``Flip`` modules), ``duration_predictor.flows.2.conv_pre.bias`` ->
+    ``dp.flows.3.pre.bias``. None for names Piper's graph has no use for (posterior encoder).
+    """
+    for rx, rep in _NAME_RULES:
+        m = re.match(rx, name)
+        if not m:
+            continue
+        if "{dpf}" in rep:
+            rep = rep.format(dpf=2 * int(m.group(1)) - 1)
+        elif "{ff}" in rep:
+            rep = rep.format(ff=2 * int(m.group(1)))
+        out = re.sub(rx, rep, name)
+        if out.startswith("dp.convs.") or re.match(r"dp\.flows\.\d+\.convs\.", out):
+            for irx, irep in _INNER_RULES:
+                out = re.sub(irx, irep, out)
+        return out
+    return None
+
+
+# ----------------------------------------------------------------------------- the graph
+def _linear_as_conv(linear):
+    """A ``Linear`` on ``(B, T, C)`` as a 1x1 ``Conv1d`` (VITS's attention layout), same maths."""
+    import torch
+    from torch import nn
+
+    class LinearAsConv1d(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(linear.weight.detach().clone().unsqueeze(-1))  # (out, in, 1)
+            self.bias = nn.Parameter(linear.bias.detach().clone()) if linear.bias is not None else None
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return nn.functional.conv1d(x.transpose(1, 2), self.weight, self.bias).transpose(1, 2)
+
+    return LinearAsConv1d()
+
+
+def _generator_module(model):
+    """``torch.nn.Module`` with Piper's ``forward(input, input_lengths, scales, sid=None)``."""
+    import torch
+    from torch import nn
+
+    from speechstudio.tts.decoder import ChannelsLastDecoder
+
+    class PiperGenerator(nn.Module):
+        def __init__(self, vits):
+            super().__init__()
+            self.config = vits.config
+            self.text_encoder = copy.deepcopy(vits.text_encoder)
+            for layer in self.text_encoder.encoder.layers:
+                att = layer.attention
+                for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
+                    setattr(att, proj, _linear_as_conv(getattr(att, proj)))
+            self.duration_predictor = vits.duration_predictor
+            self.flow = vits.flow
+            decoder = vits.decoder
+            self.decoder = decoder.eager if isinstance(decoder, ChannelsLastDecoder) else decoder
+            self.embed_speaker = vits.embed_speaker if int(vits.config.num_speakers) > 1 else None
+            if vits.config.use_stochastic_duration_prediction:
+                # exp(-log_scale) of the duration predictor's ElementwiseAffine as a constant, as in
+                # Piper's files (piper_import reads log_scale back from it).
+                affine = vits.duration_predictor.flows[0]
+                self.dp_affine_scale = nn.Parameter(torch.exp(-affine.log_scale.detach()).clone())
+
+        def forward(self, input, input_lengths, scales, sid=None):  # noqa: A002 - Piper's input name
+            cfg = self.config
+            noise_scale, length_scale, noise_w = scales[0], scales[1], scales[2]
+            dtype = self.text_encoder.embed_tokens.weight.dtype
+            positions = torch.arange(input.shape[1], device=input.device)
+            token_mask = (positions.unsqueeze(0) < input_lengths.unsqueeze(1)).to(dtype)  # (B, T)
+            padding_mask = token_mask.unsqueeze(-1)
+            g = None
+            if self.embed_speaker is not None:
+                g = self.embed_speaker(sid).unsqueeze(-1)
+            encoded = self.text_encoder(input_ids=input, padding_mask=padding_mask, attention_mask=None)
+            hidden = encoded.last_hidden_state.transpose(1, 2)
+            mask = padding_mask.transpose(1, 2)  # (B, 1, T)
+            if cfg.use_stochastic_duration_prediction:
+                log_duration = _sdp_reverse(self.duration_predictor, hidden, mask, g, noise_w, self.dp_affine_scale)
+            else:
+                log_duration = self.duration_predictor(hidden, mask, g)
+            duration = torch.ceil(torch.exp(log_duration) * mask * length_scale)
+            lengths = torch.clamp_min(torch.sum(duration, [1, 2]), 1).long()
+            frames = torch.arange(lengths.max(), dtype=lengths.dtype, device=lengths.device)
+            frame_mask = (frames.unsqueeze(0) < lengths.unsqueeze(1)).unsqueeze(1).to(dtype)  # (B, 1, F)
+            # Monotonic alignment path from the durations (transformers VitsModel.forward).
+            attn_mask = torch.unsqueeze(mask, 2) * torch.unsqueeze(frame_mask, -1)  # (B, 1, F, T)
+            cum = torch.cumsum(duration, -1).transpose(1, 2)  # (B, T, 1)
+            valid = (frames.to(dtype).view(1, 1, -1) < cum).to(dtype)  # (B, T, F)
+            path = valid - nn.functional.pad(valid, [0, 0, 1, 0, 0, 0])[:, :-1]
+            attn = path.unsqueeze(1).transpose(2, 3) * attn_mask  # (B, 1, F, T)
+            means = torch.matmul(attn.squeeze(1), encoded.prior_means).transpose(1, 2)
+            log_var = torch.matmul(attn.squeeze(1), encoded.prior_log_variances).transpose(1, 2)
+            latents = means + torch.randn_like(means) * torch.exp(log_var) * noise_scale
+            latents = self.flow(latents, frame_mask, g, reverse=True)
+            waveform = self.decoder(latents * frame_mask, g)  # (B, 1, samples)
+            return waveform.unsqueeze(1)
+
+    return PiperGenerator(model)
+
+
+def _sdp_reverse(dp, hidden, mask, g, noise_w, affine_scale):
+    """Stochastic duration predictor, reverse pass (as ``speechstudio.tts.bucketed``; noise via
+    ``randn_like`` so the ONNX graph has ``RandomNormalLike``; the final ElementwiseAffine as
+    ``(x - translate) * affine_scale``). Returns log durations ``(B, 1, T)``."""
+    import torch
+
+    h = dp.conv_pre(hidden)
+    if g is not None:
+        h = h + dp.cond(g)
+    h = dp.conv_dds(h, mask)
+    h = dp.conv_proj(h) * mask
+    flows = list(reversed(dp.flows))
+    flows = flows[:-2]  # VITS skips the "useless vflow" (flows[1]) when inferring; flows[0] below
+    latents = torch.randn_like(torch.cat([mask, mask], 1)) * noise_w
+    for flow in flows:
+        latents = torch.flip(latents, [1])
+        latents, _ = flow(latents, mask, global_conditioning=h, reverse=True)
+    latents = torch.flip(latents, [1])
+    latents = (latents - dp.flows[0].translate) * affine_scale * mask
+    return latents[:, :1]
+
+
+def _rename_to_vits(onnx_model) -> None:
+    """Give every named initializer its VITS / Piper name and drop initializers from the graph inputs
+    (in place); see ``vits_parameter_name``."""
+    graph = onnx_model.graph
+    renames = {}
+    for init in graph.initializer:
+        new = vits_parameter_name(init.name)
+        if new is not None and new != init.name:
+            renames[init.name] = new
+    for init in graph.initializer:
+        if init.name in renames:
+            init.name = renames[init.name]
+    for node in graph.node:
+        for i, name in enumerate(node.input):
+            if name in renames:
+                node.input[i] = renames[name]
+    names = {init.name for init in graph.initializer} | set(renames)
+    inputs = [i for i in graph.input if i.name not in names]  # weights are constants, not inputs
+    del graph.input[:]
+    graph.input.extend(inputs)
+
+
+def export_piper_onnx(model, base_voice, out_onnx: str | os.PathLike, *, dataset_name: str | None = None,
+                      extra_meta: dict | None = None) -> tuple[Path, Path]:
+    """Write ``model`` as a Piper voice ``out_onnx`` (``NAME.onnx``) + ``NAME.onnx.json``.
+
+    ``model``: a transformers ``VitsModel`` (weight norm folded, any device / dtype; exported as FP32
+    on CPU from a copy, the model is not changed), fine-tuned from ``base_voice`` (a loaded
+    ``speechstudio.tts.vits.VitsVoice``) and of the same architecture. ``dataset_name``: the
+    config's ``dataset`` (default: the base's). ``extra_meta``: added to the config's
+    ``"speechstudio"`` block (e.g. ``{"license": ..., "cloned_from_run": ...}``).
+    Both files are written atomically (temp file + ``os.replace``). Returns ``(onnx_path, json_path)``.
+
+    Interface: see the module docstring (Piper's inputs/outputs, opset 15). Inputs shorter than
+    ``window_size + 1`` ids (5 for Piper voices) are outside the traced graph's range, as with
+    Piper's own files (Piper always sends at least ``^ _ x _ $``).
+    Raises ``ExportError`` (base voice / front end cannot be exported, see ``piper_voice_config``).
+    """
+    import onnx
+    import torch
+
+    out_onnx = Path(out_onnx)
+    if out_onnx.suffix != ".onnx":
+        raise ExportError(f"{out_onnx}: a Piper voice file must end in .onnx")
+    config = piper_voice_config(model, base_voice, dataset_name=dataset_name, extra_meta=extra_meta)
+    src = copy.deepcopy(model).to(device="cpu", dtype=torch.float32).eval()
+    generator = _generator_module(src).eval()
+    n_symbols = int(model.config.vocab_size)
+    multi = int(model.config.num_speakers) > 1
+    torch_rng = torch.get_rng_state()
+    torch.manual_seed(1234)
+    # Piper traces 50 random ids at scales (0.667, 1.0, 0.8); any length > window_size + 1 gives the
+    # same graph, and a short one at a small length_scale makes the trace's own forward pass cheap.
+    ids = torch.randint(low=1, high=n_symbols, size=(1, 16), dtype=torch.long)
+    torch.set_rng_state(torch_rng)
+    args = (ids, torch.tensor([ids.shape[1]], dtype=torch.long), torch.tensor([0.667, 0.25, 0.8]))
+    names = ["input", "input_lengths", "scales"]
+    if multi:
+        args = args + (torch.tensor([0], dtype=torch.long),)
+        names.append("sid")
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")  # TracerWarning / DeprecationWarning of the TorchScript exporter
+        torch.onnx.export(
+            generator, args, buffer, dynamo=False, opset_version=OPSET_VERSION,
+            input_names=names, output_names=["output"],
+            # True skips the exporter's merging of equal initializers (zero biases of a fresh model
+            # would share one name and piper_import would attribute them to the wrong layer);
+            # _rename_to_vits takes them out of the graph inputs again.
+            keep_initializers_as_inputs=True,
+            dynamic_axes={"input": {0: "batch_size", 1: "phonemes"}, "input_lengths": {0: "batch_size"},
+                          "output": {0: "batch_size", 3: "time"}},
+        )
+    proto = onnx.load_from_string(buffer.getvalue())
+    _rename_to_vits(proto)
+    onnx.helper.set_model_props(proto, {"speechstudio": json.dumps(config["speechstudio"], ensure_ascii=False)})
+    proto.producer_name = "speechstudio"
+    json_path = out_onnx.with_name(out_onnx.name + ".json")
+    out_onnx.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{out_onnx.name}.", suffix=".part", dir=out_onnx.parent)
+    os.close(fd)
+    try:
+        onnx.save(proto, tmp)
+        os.replace(tmp, out_onnx)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    from speechstudio.finetune.manifest import atomic_write_json
+
+    atomic_write_json(json_path, config)
+    return out_onnx, json_path

@@ -1,0 +1,71 @@
+"""Load transformers VITS checkpoints that ``VitsModel.from_pretrained`` would load wrongly.
+
+Fine-tuning runs keep their generator with weight norm folded into plain ``weight`` tensors
+(``piper_import.fold_weight_norm``), and a voice fine-tuned from a Piper base has a HiFi-GAN with
+residual blocks of type "2" (``config.resblock == "2"``, ``decoder.VitsHifiGanV2``).
+transformers' ``VitsModel`` expects weight-norm parametrizations and type-"1" blocks, so
+``from_pretrained`` would leave those layers randomly initialised (it only warns). These two
+functions detect such a folder and load it directly from ``model.safetensors``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["needs_plain_load", "load_folded_checkpoint"]
+
+
+def needs_plain_load(folder: Path, config) -> bool:
+    """True for a checkpoint ``VitsModel.from_pretrained`` would load wrongly: weight norm already
+    folded into plain ``weight`` tensors (as fine-tuning runs save them), or a Piper-layout decoder
+    (``config.resblock == "2"``, which transformers' ``VitsHifiGan`` does not have)."""
+    if str(getattr(config, "resblock", "1")) == "2":
+        return True
+    path = folder / "model.safetensors"
+    if not path.is_file():
+        return False
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as fh:
+        keys = list(fh.keys())
+    plain = any(k.startswith("flow.flows.0.wavenet.in_layers.0.") and k.endswith(".weight") for k in keys)
+    normed = any(".parametrizations.weight." in k or k.endswith("weight_g") for k in keys)
+    return plain and not normed
+
+
+def load_folded_checkpoint(folder: Path, config):
+    """``VitsModel`` from ``folder/model.safetensors`` holding plain (weight-norm-folded) weights.
+
+    Weight-norm pairs still in the file (``weight_g``/``weight_v`` or ``parametrizations.weight.
+    original0/1``) are folded as ``g * v / ||v||`` (norm over all dims but 0). Raises ``OSError``
+    (no ``model.safetensors``) or ``ValueError`` (weights missing or of the wrong shape).
+    """
+    import re
+
+    import torch
+    from safetensors.torch import load_file
+    from transformers import VitsModel
+
+    from speechstudio.tts.decoder import install_decoder
+    from speechstudio.tts.piper_import import fold_weight_norm
+
+    path = folder / "model.safetensors"
+    if not path.is_file():
+        raise OSError(f"no model.safetensors in {folder}")
+    state = load_file(str(path))
+    for key in [k for k in state if re.search(r"(weight_g|parametrizations\.weight\.original0)$", k)]:
+        base = key[: -len("weight_g")] if key.endswith("weight_g") else key[: -len("parametrizations.weight.original0")]
+        v = state.pop(base + ("weight_v" if key.endswith("weight_g") else "parametrizations.weight.original1"))
+        g = state.pop(key)
+        norm = torch.linalg.vector_norm(v, dim=tuple(range(1, v.dim())), keepdim=True)
+        state[base + "weight"] = g * v / norm
+    model = VitsModel(config)
+    fold_weight_norm(model)
+    install_decoder(model)
+    own = model.state_dict()
+    unused = ("posterior_encoder.", "duration_predictor.post_", "duration_predictor.flows.1.")  # training only
+    missing = [k for k in own if k not in state and not k.startswith(unused)]
+    bad = [k for k in state if k in own and own[k].shape != state[k].shape]
+    if missing or bad:
+        raise ValueError(f"weights missing {missing[:3]} or of the wrong shape {bad[:3]}")
+    model.load_state_dict({k: v for k, v in state.items() if k in own}, strict=False)
+    return model
