@@ -126,7 +126,8 @@ def test_record_takes_then_check_them_with_whisper(win, qtbot, home, whisper_dir
     [clip] = manifest.clips  # the consent take is kept beside the dataset, not trained on
     assert clip.id == "take0001" and "asr_mismatch" in clip.flags and clip.cer > 0.5
     assert "dashwood" in clip.asr_text.lower()
-    assert "asr_mismatch" in ds.table.item(0, 3).text() and "dashwood" in ds.table.item(0, 5).text().lower()
+    table = ds.clips.table
+    assert "asr_mismatch" in table.item(0, 3).text() and "dashwood" in table.item(0, 5).text().lower()
     assert ds.report.flag_counts["asr_mismatch"] == 1
 
 
@@ -155,14 +156,19 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
     status, manifest = _wait_job(qtbot, page.compute, job, timeout=60000)
     assert status == "done", manifest
     assert len(manifest.clips) == 5 and manifest.sample_rate == 16000
-    assert ds.table.rowCount() == 5
-    assert ds.table.item(0, 2).text() == CLIPS[0][1]
+    assert ds.clips.table.rowCount() == 5
+    assert ds.clips.table.item(0, 2).text() == CLIPS[0][1]
     assert ds.warning.isVisible()  # far under 5 minutes
     assert "usable clips" in ds.info.text()
     assert int(sum(ds.report.histogram[i][2] for i in range(len(ds.report.histogram)))) == 5
-    ds.table.item(1, 2).setText("She had your dark suit in greasy wash water all year long.")
-    ds.table.selectRow(4)
-    ds.toggle_drop_selected()
+    ds.clips.table.item(1, 2).setText("She had your dark suit in greasy wash water all year long.")
+    ds.clips.table.selectRow(0)
+    played = len(win.audio.backend.played_audio())
+    ds.clips.play_btn.click()
+    qtbot.waitUntil(lambda: len(win.audio.backend.played_audio()) > played + 16000, timeout=20000)
+    ds.clips.table.selectRow(4)
+    ds.clips.toggle_drop_selected()
+    assert ds.clips.drop_btn.text() == "Un&drop clip"
     from speechstudio.finetune.manifest import Manifest
 
     saved = Manifest.load(page.dataset_dir)
@@ -198,10 +204,12 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
     assert done.reason == "finished" and done.step == 5
     assert tr.progress.value() == 5 and tr.progress.maximum() == 5
     assert "finished at step 5" in tr.state.text()
-    assert {"mel", "kl", "dur", "gen", "disc"} <= set(tr.history)
-    assert tr.history["mel"][0] == [1, 2, 3, 4, 5]  # the curves go on across the resume
-    assert tr.history["val_mel"][0] == [3, 5]
-    assert [s for s, _ in tr.samples] == [3, 3, 5, 5] and all(p.is_file() for _, p in tr.samples)
+    history = tr.curves.history
+    assert {"mel", "kl", "dur", "gen", "disc"} <= set(history)
+    assert history["mel"][0] == [1, 2, 3, 4, 5]  # the curves go on across the resume
+    assert history["val_mel"][0] == [3, 5]
+    samples = tr.sample_table.samples
+    assert [s for s, _ in samples] == [3, 3, 5, 5] and all(p.is_file() for _, p in samples)
     assert tr.sample_table.rowCount() == 4
     assert page.next_btn.isEnabled()
     page.next()
@@ -273,9 +281,9 @@ def test_training_view_shows_curves_samples_and_the_overtraining_warning(win, qt
     assert btn.accessibleName() == "Play sample step_5_fox of step 5"
     btn.click()
     qtbot.waitUntil(lambda: len(win.audio.backend.played_audio()) >= 1600, timeout=10000)
-    tr._draw()
-    assert set(tr._curves) == {"mel", "kl", "dur", "gen", "disc", "fm", "val_mel"}  # not total_g
-    x, y = tr._curves["val_mel"].getData()
+    tr.curves.draw()
+    assert set(tr.curves.curves) == {"mel", "kl", "dur", "gen", "disc", "fm", "val_mel"}  # not total_g
+    x, y = tr.curves.curves["val_mel"].getData()
     assert list(x) == [2, 3, 4, 5] and list(y) == [0.5, 0.6, 0.7, 0.8]
     tr._on_progress(-1, DoneEvent(6, None, "stopped"))
     tr._on_finished(-1, "done", None)

@@ -10,21 +10,16 @@ or played. Edits are saved to ``manifest.json`` at once (atomically).
 """
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QPlainTextEdit, QProgressBar, QPushButton, QSplitter, QTableWidget,
-                               QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QProgressBar,
+                               QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from speechstudio.engine.worker import Status
+from speechstudio.gui.clone_clips import ClipEditor
 from speechstudio.gui.clone_record import RecordPanel
-
-CLIP_COLS = ("ID", "Seconds", "Text", "Flags", "CER", "Heard (speech recognition)")
-COL_TEXT = 2
-
 
 def histogram_bars(rep) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(x0, x1, counts)`` of the report's clip-length histogram; the open last bin
@@ -47,7 +42,6 @@ class DatasetStep(QWidget):
         self.wiz = wizard
         self.job_id: int | None = None
         self.manifest = None
-        self._filling = False
         self._plot = None
         self._build()
         wizard.compute.job_progress.connect(self._on_progress)
@@ -90,6 +84,11 @@ class DatasetStep(QWidget):
         self.asr_check.setAccessibleName("Cross-check texts with speech recognition")
         self.asr_check.setChecked(True)
         row.addWidget(self.asr_check)
+        self.split_check = QCheckBox("Cut clips over 20 s at sentence ends")
+        self.split_check.setAccessibleName("Cut long clips at sentence ends")
+        self.split_check.setToolTip("Clips longer than 20 s are cut by Whisper's word times (their texts then come "
+                                    "from the recogniser); otherwise they are flagged too_long and not used")
+        row.addWidget(self.split_check)
         row.addStretch(1)
         self.check_btn = QPushButton("&Check dataset")
         self.check_btn.setAccessibleName("Check dataset")
@@ -128,38 +127,13 @@ class DatasetStep(QWidget):
         self.hist_box = QVBoxLayout()
         ll.addLayout(self.hist_box)
         split.addWidget(left)
-        right = QWidget()
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        self.table = QTableWidget(0, len(CLIP_COLS))
-        self.table.setAccessibleName("Clips")
-        self.table.setHorizontalHeaderLabels(CLIP_COLS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
-                                   | QAbstractItemView.EditTrigger.EditKeyPressed
-                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
-        self.table.horizontalHeader().setSectionResizeMode(COL_TEXT, QHeaderView.ResizeMode.Stretch)
-        self.table.itemChanged.connect(self._item_changed)
-        self.table.itemSelectionChanged.connect(self._update_buttons)
-        rl.addWidget(self.table, 1)
-        brow = QHBoxLayout()
-        self.play_btn = QPushButton("Pla&y clip")
-        self.play_btn.setAccessibleName("Play clip")
-        self.play_btn.clicked.connect(self.play_selected)
-        self.drop_btn = QPushButton("&Drop clip")
-        self.drop_btn.setAccessibleName("Drop or keep clip")
-        self.drop_btn.setToolTip("Leave the selected clip out of training (press again to keep it)")
-        self.drop_btn.clicked.connect(self.toggle_drop_selected)
-        brow.addWidget(self.play_btn)
-        brow.addWidget(self.drop_btn)
-        brow.addWidget(QLabel("Double-click a text (or F2) to fix it."))
-        brow.addStretch(1)
-        rl.addLayout(brow)
+        right = ClipEditor(self.wiz.audio.available)
+        right.edited.connect(self._edited)
+        right.play.connect(self.play_clip)
+        self.clips = right
         split.addWidget(right)
         split.setStretchFactor(1, 2)
         lay.addWidget(split, 3)
-        self._update_buttons()
 
     def _path_row(self, name: str, button: str, slot) -> tuple[QLineEdit, QHBoxLayout]:
         edit = QLineEdit()
@@ -212,7 +186,8 @@ class DatasetStep(QWidget):
             return None
         self.cancel()
         out = datasets_dir() / self.wiz.voice_name()
-        job = BuildDatasetJob(src, out, rate, asr=self.asr_check.isChecked(), language=self.wiz.language())
+        job = BuildDatasetJob(src, out, rate, asr=self.asr_check.isChecked(), language=self.wiz.language(),
+                              split_long=self.split_check.isChecked())
         self.job_id = self.wiz.compute.submit(job)
         self.progress.setRange(0, 0)
         self.progress.setVisible(True)
@@ -261,7 +236,7 @@ class DatasetStep(QWidget):
         self.manifest = manifest
         self.wiz.dataset_dir = Path(folder)
         self._show_report()
-        self._fill_table()
+        self.clips.set_manifest(manifest)
         self.changed.emit()
 
     def _show_report(self) -> None:
@@ -300,71 +275,18 @@ class DatasetStep(QWidget):
             self._bars.setOpts(x0=x0, x1=x1, height=counts)
         self._plot.setToolTip("\n".join(f"{lo:g}-{hi:g} s: {n}" for lo, hi, n in rep.histogram if n))
 
-    def _fill_table(self) -> None:
-        self._filling = True
-        clips = self.manifest.clips
-        self.table.setRowCount(len(clips))
-        for r, c in enumerate(clips):
-            cells = (c.id, f"{c.duration_s:.2f}", c.text, ", ".join(c.flags) + (" [dropped]" if c.dropped else ""),
-                     "" if c.cer is None else f"{c.cer:.2f}", c.asr_text or "")
-            for col, v in enumerate(cells):
-                item = QTableWidgetItem(v)
-                if col != COL_TEXT:
-                    item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
-                if c.dropped:
-                    f = item.font()
-                    f.setStrikeOut(True)
-                    item.setFont(f)
-                if c.flags and col == 3:
-                    item.setToolTip("\n".join(self._flag_help(x) for x in c.flags))
-                self.table.setItem(r, col, item)
-        self.table.resizeColumnsToContents()
-        self.table.horizontalHeader().setSectionResizeMode(COL_TEXT, QHeaderView.ResizeMode.Stretch)
-        self._filling = False
-        self._update_buttons()
-
-    @staticmethod
-    def _flag_help(flag: str) -> str:
-        from speechstudio.finetune.manifest import FLAGS
-
-        return f"{flag}: {FLAGS.get(flag, '')}"
-
-    def _save(self) -> None:
-        self.manifest.save(self.wiz.dataset_dir)
+    def _edited(self, manifest, message: str) -> None:
+        """A text fixed or a clip dropped in the table: save the manifest (atomically), update."""
+        dropped_before = {c.id for c in self.manifest.clips if c.dropped}
+        self.manifest = manifest
+        manifest.save(self.wiz.dataset_dir)
+        if dropped_before != {c.id for c in manifest.clips if c.dropped}:
+            self._show_report()
+        self.info.setText(message)
         self.changed.emit()
 
-    def _item_changed(self, item: QTableWidgetItem) -> None:
-        if self._filling or self.manifest is None or item.column() != COL_TEXT:
-            return
-        self.set_text(item.row(), item.text())
-
-    def set_text(self, row: int, text: str) -> None:
-        """Fix the text of clip ``row`` and save the manifest."""
-        clip = self.manifest.clips[row]
-        text = " ".join(text.split())
-        if not text or text == clip.text:
-            return
-        self.manifest = self.manifest.with_clip(dataclasses.replace(clip, text=text))
-        self._save()
-        self.info.setText(f"{clip.id}: text changed")
-
-    def toggle_drop(self, row: int) -> None:
-        """Drop clip ``row`` from training (or keep it again) and save the manifest."""
-        clip = self.manifest.clips[row]
-        self.manifest = self.manifest.with_clip(dataclasses.replace(clip, dropped=not clip.dropped))
-        self._save()
-        self._fill_table()
-        self.table.selectRow(row)
-        self._show_report()
-
-    def toggle_drop_selected(self) -> None:
-        row = self.table.currentRow()
-        if self.manifest is not None and row >= 0:
-            self.toggle_drop(row)
-
-    def play_selected(self) -> None:
-        row = self.table.currentRow()
-        if self.manifest is None or row < 0:
+    def play_clip(self, row: int) -> None:
+        if self.manifest is None or not 0 <= row < len(self.manifest.clips):
             return
         import soundfile as sf
 
@@ -372,16 +294,8 @@ class DatasetStep(QWidget):
         try:
             audio, rate = sf.read(str(path), dtype="float32")
             self.wiz.audio.play(audio, rate)
-        except Exception as e:  # missing file, no audio device
+        except Exception as e:  # noqa: BLE001 - missing file, no audio device: said on the status line
             self.wiz.status_message.emit(f"cannot play {path.name}: {e}")
-
-    def _update_buttons(self) -> None:
-        row = self.table.currentRow()
-        have = self.manifest is not None and 0 <= row < len(self.manifest.clips)
-        self.play_btn.setEnabled(have and self.wiz.audio.available)
-        self.drop_btn.setEnabled(have)
-        if have:
-            self.drop_btn.setText("Un&drop clip" if self.manifest.clips[row].dropped else "&Drop clip")
 
     # ------------------------------------------------------------------ wizard
     def ready(self) -> tuple[bool, str]:

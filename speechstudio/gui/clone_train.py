@@ -12,22 +12,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
-                               QProgressBar, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox,
+                               QVBoxLayout, QWidget)
 
 from speechstudio.engine.worker import Status
+from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
 from speechstudio.gui.common import device_picker, fmt_duration
 
 PRESETS = ("quick", "standard", "best")
-#: Losses not drawn (``total_g``: the weighted sum, on another scale than its terms).
-HIDDEN_LOSSES = ("total_g",)
-#: Colours of the loss curves, by loss name (other names get grey).
-CURVE_COLORS = {"mel": "#3b82f6", "kl": "#a855f7", "dur": "#22c55e", "gen": "#f97316", "disc": "#ef4444",
-                "fm": "#eab308", "val_mel": "#0f172a"}
-
-
 def _preset_defaults(name: str) -> tuple[int, int]:
     """(steps, batch size) of a preset (read from ``finetune.vits.presets``; fallbacks while absent)."""
     try:
@@ -70,19 +63,11 @@ class TrainStep(QWidget):
         self.total_steps = 0
         self.best_step: int | None = None
         self.best_val: float | None = None
-        self.history: dict[str, tuple[list[int], list[float]]] = {}
         #: more ``TrainConfig`` fields for the next Start (advanced settings; tests use a tiny one)
         self.extra_config: dict = {}
-        self.samples: list[tuple[int, Path]] = []
-        self._plot = self._val_plot = None
-        self._curves: dict = {}
-        self._dirty = False
         self._build()
         self.engine.job_progress.connect(self._on_progress)
         self.engine.job_finished.connect(self._on_finished)
-        self._redraw = QTimer(self)
-        self._redraw.setInterval(300)
-        self._redraw.timeout.connect(self._draw)
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
@@ -145,16 +130,11 @@ class TrainStep(QWidget):
                                    "font-size: 12pt; padding: 8px; border: 2px solid #f59e0b; }")
         self.warning.setVisible(False)
         lay.addWidget(self.warning)
-        self.plots = QHBoxLayout()
-        lay.addLayout(self.plots, 3)
-        lay.addWidget(QLabel("Samples of each checkpoint (a fixed sentence and your own):"))
-        self.sample_table = QTableWidget(0, 3)
-        self.sample_table.setAccessibleName("Checkpoint samples")
-        self.sample_table.setHorizontalHeaderLabels(("Step", "Sample", ""))
-        self.sample_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.sample_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.sample_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.sample_table.cellActivated.connect(lambda r, _c: self.play_sample(r))
+        self.curves = LossCurves()
+        lay.addWidget(self.curves, 3)
+        lay.addWidget(QLabel("Samples of each checkpoint (a fixed sentence and one of yours):"))
+        self.sample_table = SampleTable()
+        self.sample_table.play.connect(self._play)
         lay.addWidget(self.sample_table, 2)
         self._preset_changed(self.preset_box.currentText())
         self._update()
@@ -166,24 +146,6 @@ class TrainStep(QWidget):
         b.setToolTip(tip)
         b.clicked.connect(slot)
         return b
-
-    def _ensure_plots(self) -> None:
-        if self._plot is not None:
-            return
-        import pyqtgraph as pg  # slow import: only when training is shown
-
-        self._plot = pg.PlotWidget(title="training losses")
-        self._plot.setAccessibleName("Training loss curves")
-        self._plot.addLegend(offset=(-10, 10))
-        self._plot.setLabel("bottom", "step")
-        self._val_plot = pg.PlotWidget(title="validation mel loss")
-        self._val_plot.setAccessibleName("Validation loss curve")
-        self._val_plot.setLabel("bottom", "step")
-        for p in (self._plot, self._val_plot):
-            p.setMenuEnabled(False)
-            p.setMinimumHeight(160)
-        self.plots.addWidget(self._plot, 2)
-        self.plots.addWidget(self._val_plot, 1)
 
     # ------------------------------------------------------------------ preset / estimate
     def _preset_changed(self, name: str) -> None:
@@ -266,7 +228,7 @@ class TrainStep(QWidget):
         self.job_id = self.engine.submit(self.job)
         self.state.setText("resuming…" if resume else "starting…" + (f" (the earlier run is kept in {moved})"
                                                                         if moved else ""))
-        self._redraw.start()
+        self.curves.start()
         self._update()
         self.changed.emit()
         return self.job_id
@@ -306,12 +268,9 @@ class TrainStep(QWidget):
     # ------------------------------------------------------------------ events
     def _reset_view(self, keep: bool) -> None:
         if not keep:
-            self.history.clear()
-            self.samples.clear()
-            self.sample_table.setRowCount(0)
+            self.curves.clear()
+            self.sample_table.clear_samples()
             self.best_step = self.best_val = None
-            for c in self._curves.values():
-                c.setData([], [])
         self.warning.setVisible(False)
 
     def _on_progress(self, job_id: int, ev) -> None:
@@ -328,9 +287,7 @@ class TrainStep(QWidget):
             self.step, self.total_steps = ev.step, ev.total_steps
             self.progress.setRange(0, max(1, ev.total_steps))
             self.progress.setValue(ev.step)
-            for k, v in ev.losses.items():
-                if k not in HIDDEN_LOSSES:
-                    self._add_point(k, ev.step, v)
+            self.curves.add_losses(ev.step, ev.losses)
             eta = fmt_duration(ev.eta_s) if ev.eta_s is not None else "?"
             lr = getattr(ev, "lr", None)
             self.speed.setText(f"step {ev.step}/{ev.total_steps}, {ev.steps_per_s:.2f} steps/s, {eta} left"
@@ -338,13 +295,13 @@ class TrainStep(QWidget):
             if self.job is not None and not self.job.paused and not self.job.control.stop.is_set():
                 self.state.setText("training")
         elif kind == "EvalEvent":
-            self._add_point("val_mel", ev.step, ev.val_mel_loss)
+            self.curves.add(VAL_KEY, ev.step, ev.val_mel_loss)
             if self.best_val is None or ev.val_mel_loss < self.best_val:
                 self.best_val, self.best_step = ev.val_mel_loss, ev.step
             self._overtraining(ev)
         elif kind == "SampleEvent":
             for p in ev.paths:
-                self._add_sample(ev.step, Path(p))
+                self.sample_table.add_sample(ev.step, Path(p))
         elif kind == "CheckpointEvent":
             if ev.kind == "best":
                 self.best_step = ev.step
@@ -364,54 +321,14 @@ class TrainStep(QWidget):
         self.warning.setVisible(True)
         self.wiz.status_message.emit(text)
 
-    def _add_point(self, key: str, step: int, value: float) -> None:
-        steps, vals = self.history.setdefault(key, ([], []))
-        steps.append(int(step))
-        vals.append(float(value))
-        self._dirty = True
-
-    def _draw(self) -> None:
-        if not self._dirty:
-            return
-        self._ensure_plots()
-        import pyqtgraph as pg
-
-        for key, (steps, vals) in self.history.items():
-            curve = self._curves.get(key)
-            if curve is None:
-                plot = self._val_plot if key == "val_mel" else self._plot
-                pen = pg.mkPen(CURVE_COLORS.get(key, "#6b7280"), width=2 if key == "val_mel" else 1.5)
-                curve = plot.plot([], [], pen=pen, name=key, symbol="o" if key == "val_mel" else None,
-                                  symbolSize=5)
-                self._curves[key] = curve
-            curve.setData(steps, vals)
-        self._dirty = False
-
-    def _add_sample(self, step: int, path: Path) -> None:
-        self.samples.append((step, path))
-        r = self.sample_table.rowCount()
-        self.sample_table.insertRow(r)
-        self.sample_table.setItem(r, 0, QTableWidgetItem(str(step)))
-        item = QTableWidgetItem(path.stem.replace("_", " "))
-        item.setToolTip(str(path))
-        self.sample_table.setItem(r, 1, item)
-        btn = QPushButton("Play")
-        btn.setAccessibleName(f"Play sample {path.stem} of step {step}")
-        btn.clicked.connect(lambda _=False, row=r: self.play_sample(row))
-        self.sample_table.setCellWidget(r, 2, btn)
-        self.sample_table.scrollToBottom()
-
-    def play_sample(self, row: int) -> None:
-        if not 0 <= row < len(self.samples):
-            return
+    def _play(self, path: Path) -> None:
         import soundfile as sf
 
-        path = self.samples[row][1]
         try:
             audio, rate = sf.read(str(path), dtype="float32")
             self.wiz.audio.play(audio, rate)
-        except Exception as e:  # file gone, no audio device
-            self.wiz.status_message.emit(f"cannot play {path.name}: {e}")
+        except Exception as e:  # noqa: BLE001 - file gone, no audio device: said on the status line
+            self.wiz.status_message.emit(f"cannot play {Path(path).name}: {e}")
 
     def _on_finished(self, job_id: int, status: str, result) -> None:
         if job_id == self._est_job:
@@ -424,8 +341,7 @@ class TrainStep(QWidget):
         if job_id != self.job_id:
             return
         self.job_id = None
-        self._draw()
-        self._redraw.stop()
+        self.curves.stop()
         if status == "failed":
             self.state.setText(f"training failed: {result}")
             self.wiz.status_message.emit(f"training failed: {result}")

@@ -1,0 +1,130 @@
+"""The clips of a checked dataset as an editable table (Clone voice wizard, dataset step).
+
+Columns: id, seconds, text (editable: double-click, F2 or just type), flags (tooltip: what
+each means, from ``manifest.FLAGS``), CER of the speech-recognition cross-check and what the
+recogniser heard. Buttons: play the selected clip, drop it from training (or keep it again).
+The widget edits a copy of the ``Manifest`` and emits ``edited(manifest, message)``; its owner
+saves it.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+CLIP_COLS = ("ID", "Seconds", "Text", "Flags", "CER", "Heard (speech recognition)")
+COL_TEXT, COL_FLAGS = 2, 3
+
+
+def _flag_help(flag: str) -> str:
+    from speechstudio.finetune.manifest import FLAGS
+
+    return f"{flag}: {FLAGS.get(flag, '')}"
+
+
+class ClipEditor(QWidget):
+    """Signals: ``edited(manifest, message)`` after a text fix or a drop / keep;
+    ``play(row)`` when the user asks to hear a clip."""
+
+    edited = Signal(object, str)
+    play = Signal(int)
+
+    def __init__(self, can_play: bool = True, parent=None) -> None:
+        super().__init__(parent)
+        self.manifest = None
+        self.can_play = can_play
+        self._filling = False
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.table = QTableWidget(0, len(CLIP_COLS))
+        self.table.setAccessibleName("Clips")
+        self.table.setHorizontalHeaderLabels(CLIP_COLS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                   | QAbstractItemView.EditTrigger.EditKeyPressed
+                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.table.horizontalHeader().setSectionResizeMode(COL_TEXT, QHeaderView.ResizeMode.Stretch)
+        self.table.itemChanged.connect(self._item_changed)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        lay.addWidget(self.table, 1)
+        row = QHBoxLayout()
+        self.play_btn = QPushButton("Pla&y clip")
+        self.play_btn.setAccessibleName("Play clip")
+        self.play_btn.clicked.connect(lambda: self.play.emit(self.table.currentRow()))
+        self.drop_btn = QPushButton("&Drop clip")
+        self.drop_btn.setAccessibleName("Drop or keep clip")
+        self.drop_btn.setToolTip("Leave the selected clip out of training (press again to keep it)")
+        self.drop_btn.clicked.connect(self.toggle_drop_selected)
+        row.addWidget(self.play_btn)
+        row.addWidget(self.drop_btn)
+        row.addWidget(QLabel("Double-click a text (or F2) to fix it."))
+        row.addStretch(1)
+        lay.addLayout(row)
+        self._update_buttons()
+
+    def set_manifest(self, manifest) -> None:
+        self.manifest = manifest
+        self._fill()
+
+    def _fill(self) -> None:
+        self._filling = True
+        clips = self.manifest.clips
+        self.table.setRowCount(len(clips))
+        for r, c in enumerate(clips):
+            cells = (c.id, f"{c.duration_s:.2f}", c.text, ", ".join(c.flags) + (" [dropped]" if c.dropped else ""),
+                     "" if c.cer is None else f"{c.cer:.2f}", c.asr_text or "")
+            for col, v in enumerate(cells):
+                item = QTableWidgetItem(v)
+                if col != COL_TEXT:
+                    item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                if c.dropped:
+                    f = item.font()
+                    f.setStrikeOut(True)
+                    item.setFont(f)
+                if c.flags and col == COL_FLAGS:
+                    item.setToolTip("\n".join(_flag_help(x) for x in c.flags))
+                self.table.setItem(r, col, item)
+        self.table.resizeColumnsToContents()
+        self.table.horizontalHeader().setSectionResizeMode(COL_TEXT, QHeaderView.ResizeMode.Stretch)
+        self._filling = False
+        self._update_buttons()
+
+    def _item_changed(self, item: QTableWidgetItem) -> None:
+        if self._filling or self.manifest is None or item.column() != COL_TEXT:
+            return
+        self.set_text(item.row(), item.text())
+
+    def set_text(self, row: int, text: str) -> None:
+        """Fix the text of clip ``row`` (whitespace collapsed; an empty text is refused)."""
+        clip = self.manifest.clips[row]
+        text = " ".join(text.split())
+        if not text or text == clip.text:
+            if not text:  # put the old text back
+                self._fill()
+            return
+        self.manifest = self.manifest.with_clip(dataclasses.replace(clip, text=text))
+        self.edited.emit(self.manifest, f"{clip.id}: text changed")
+
+    def toggle_drop(self, row: int) -> None:
+        """Drop clip ``row`` from training, or keep it again."""
+        clip = self.manifest.clips[row]
+        self.manifest = self.manifest.with_clip(dataclasses.replace(clip, dropped=not clip.dropped))
+        self._fill()
+        self.table.selectRow(row)
+        self.edited.emit(self.manifest, f"{clip.id}: {'kept' if clip.dropped else 'dropped'}")
+
+    def toggle_drop_selected(self) -> None:
+        row = self.table.currentRow()
+        if self.manifest is not None and row >= 0:
+            self.toggle_drop(row)
+
+    def _update_buttons(self) -> None:
+        row = self.table.currentRow()
+        have = self.manifest is not None and 0 <= row < len(self.manifest.clips)
+        self.play_btn.setEnabled(have and self.can_play)
+        self.drop_btn.setEnabled(have)
+        if have:
+            self.drop_btn.setText("Un&drop clip" if self.manifest.clips[row].dropped else "&Drop clip")

@@ -1,0 +1,138 @@
+"""Live views of a training run for the Clone voice wizard: loss curves and checkpoint samples.
+
+:class:`LossCurves` keeps every loss value by step (``history``) and draws them with pyqtgraph,
+at most every 0.3 s and only when something changed (training can report several steps a
+second); the plots are built on first draw, so pyqtgraph (slow to import) is not loaded with
+the window. :class:`SampleTable` lists the audio written at each checkpoint with Play buttons.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QTableWidget,
+                               QTableWidgetItem, QWidget)
+
+#: Colours of the loss curves, by loss name (``StepEvent.losses`` keys; others are grey).
+CURVE_COLORS = {"mel": "#3b82f6", "kl": "#a855f7", "dur": "#22c55e", "gen": "#f97316", "disc": "#ef4444",
+                "fm": "#eab308", "val_mel": "#0f172a"}
+#: Losses not drawn (``total_g``: the weighted sum, on another scale than its terms).
+HIDDEN_LOSSES = ("total_g",)
+#: The validation curve's key (drawn on its own plot).
+VAL_KEY = "val_mel"
+
+
+class LossCurves(QWidget):
+    """Training losses (left plot, with a legend) and the validation mel loss (right plot)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.history: dict[str, tuple[list[int], list[float]]] = {}
+        self.curves: dict = {}
+        self._plot = self._val_plot = None
+        self._dirty = False
+        self._lay = QHBoxLayout(self)
+        self._lay.setContentsMargins(0, 0, 0, 0)
+        self._timer = QTimer(self)
+        self._timer.setInterval(300)
+        self._timer.timeout.connect(self.draw)
+
+    def start(self) -> None:
+        """Redraw periodically (while a run is going)."""
+        self._timer.start()
+
+    def stop(self) -> None:
+        """Stop the periodic redraw after drawing what is pending."""
+        self.draw()
+        self._timer.stop()
+
+    def clear(self) -> None:
+        self.history.clear()
+        for c in self.curves.values():
+            c.setData([], [])
+
+    def add_losses(self, step: int, losses: dict) -> None:
+        for key, value in losses.items():
+            if key not in HIDDEN_LOSSES:
+                self.add(key, step, value)
+
+    def add(self, key: str, step: int, value: float) -> None:
+        steps, vals = self.history.setdefault(key, ([], []))
+        steps.append(int(step))
+        vals.append(float(value))
+        self._dirty = True
+
+    def _ensure_plots(self) -> None:
+        if self._plot is not None:
+            return
+        import pyqtgraph as pg
+
+        self._plot = pg.PlotWidget(title="training losses")
+        self._plot.setAccessibleName("Training loss curves")
+        self._plot.addLegend(offset=(-10, 10))
+        self._val_plot = pg.PlotWidget(title="validation mel loss")
+        self._val_plot.setAccessibleName("Validation loss curve")
+        for p in (self._plot, self._val_plot):
+            p.setLabel("bottom", "step")
+            p.setMenuEnabled(False)
+            p.setMinimumHeight(160)
+        self._lay.addWidget(self._plot, 2)
+        self._lay.addWidget(self._val_plot, 1)
+
+    def draw(self) -> None:
+        if not self._dirty:
+            return
+        self._ensure_plots()
+        import pyqtgraph as pg
+
+        for key, (steps, vals) in self.history.items():
+            curve = self.curves.get(key)
+            if curve is None:
+                val = key == VAL_KEY
+                pen = pg.mkPen(CURVE_COLORS.get(key, "#6b7280"), width=2 if val else 1.5)
+                curve = (self._val_plot if val else self._plot).plot(
+                    [], [], pen=pen, name=key, symbol="o" if val else None, symbolSize=5)
+                self.curves[key] = curve
+            curve.setData(steps, vals)
+        self._dirty = False
+
+
+class SampleTable(QTableWidget):
+    """Rows of (step, sample name, Play button); Enter on a row plays it too. Signal
+    ``play(path)`` asks the owner to play a file."""
+
+    play = Signal(object)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(0, 3, parent)
+        self.samples: list[tuple[int, Path]] = []
+        self.setAccessibleName("Checkpoint samples")
+        self.setHorizontalHeaderLabels(("Step", "Sample", ""))
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.cellActivated.connect(lambda r, _c: self.play_row(r))
+
+    def clear_samples(self) -> None:
+        self.samples.clear()
+        self.setRowCount(0)
+
+    def add_sample(self, step: int, path: Path) -> None:
+        """Add ``path`` (a WAV the trainer wrote at checkpoint ``step``)."""
+        path = Path(path)
+        self.samples.append((step, path))
+        r = self.rowCount()
+        self.insertRow(r)
+        self.setItem(r, 0, QTableWidgetItem(str(step)))
+        item = QTableWidgetItem(path.stem.replace("_", " "))
+        item.setToolTip(str(path))
+        self.setItem(r, 1, item)
+        btn = QPushButton("Play")
+        btn.setAccessibleName(f"Play sample {path.stem} of step {step}")
+        btn.clicked.connect(lambda _=False, row=r: self.play_row(row))
+        self.setCellWidget(r, 2, btn)
+        self.scrollToBottom()
+
+    def play_row(self, row: int) -> None:
+        if 0 <= row < len(self.samples):
+            self.play.emit(self.samples[row][1])
