@@ -12,7 +12,6 @@ folders, so a run started in one continues in the other).
 """
 from __future__ import annotations
 
-import json
 import queue
 import threading
 from dataclasses import dataclass
@@ -21,85 +20,22 @@ from typing import Callable, Iterator
 
 from speechstudio.engine.jobs import Job
 from speechstudio.engine.worker import Status
+from speechstudio.finetune.voice_run import (BaseVoiceInfo, describe_base, finetune_dir, runs_dir,
+                                             save_trained_voice)
 
 __all__ = ["BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "datasets_dir", "recordings_dir",
            "RunInfo", "list_runs", "DatasetProgress", "BuildDatasetJob", "FineTuneJob", "SaveCloneJob",
-           "ExportJob", "run_with_progress", "save_trained_voice"]
+           "ExportJob", "run_with_progress", "save_trained_voice", "train_config"]
 
 # ----------------------------------------------------------------------------- folders
-def finetune_dir() -> Path:
-    """``<data dir>/finetune`` (``SPEECHSTUDIO_HOME`` or the platform's data folder; not created)."""
-    from speechstudio.tts.voices import data_dir
-
-    return data_dir() / "finetune"
-
-
-def runs_dir() -> Path:
-    """``<data dir>/finetune/runs``: one folder per run, named after the new voice."""
-    return finetune_dir() / "runs"
-
-
 def datasets_dir() -> Path:
-    """``<data dir>/finetune/datasets``: prepared datasets (``manifest.json`` + ``clips/``)."""
+    """``<data dir>/finetune/datasets``: datasets checked in the wizard (``manifest.json`` + ``clips/``)."""
     return finetune_dir() / "datasets"
 
 
 def recordings_dir() -> Path:
     """``<data dir>/finetune/recordings``: takes recorded in the wizard (LJSpeech layout)."""
     return finetune_dir() / "recordings"
-
-
-# ----------------------------------------------------------------------------- base voice
-@dataclass(frozen=True)
-class BaseVoiceInfo:
-    """What the wizard says about a base voice: ``sample_rate`` (Hz; 0 when unknown),
-    ``lacks`` (training-only parts missing from it, which the trainer starts fresh), ``license``
-    (inherited by the clone) and ``note`` (one paragraph for the user)."""
-
-    name: str
-    kind: str
-    sample_rate: int
-    lacks: tuple[str, ...]
-    license: str
-    note: str
-
-
-def _sample_rate_of(ref) -> int:
-    try:
-        if ref.kind == "piper":
-            from speechstudio.tts.piper_import import read_piper_config
-
-            return int(read_piper_config(ref.location).sample_rate)
-        cfg = Path(ref.location) / "config.json"
-        return int(json.loads(cfg.read_text(encoding="utf-8")).get("sampling_rate", 0))
-    except Exception:  # noqa: BLE001 - unreadable voice: shown as unknown, the trainer says why
-        return 0
-
-
-def describe_base(ref) -> BaseVoiceInfo:
-    """Describe a :class:`~speechstudio.tts.voices.VoiceRef` as a fine-tuning base (reads only
-    small config files; no model is loaded).
-
-    A Piper voice is a VITS generator exported for inference: its posterior encoder and the
-    discriminator are not in the ``.onnx`` (VITS, Kim et al. 2021, sec. 2: both are training-only),
-    so the trainer starts them fresh, with a warm-up stage that fits the posterior encoder to the
-    frozen decoder before the GAN stage. A transformers ``VitsModel`` checkpoint keeps the
-    posterior encoder but has no discriminator (as in ylacombe/finetune-hf-vits)."""
-    if ref.kind == "piper":
-        lacks = ("posterior encoder", "discriminator")
-        note = ("A Piper voice holds only what speaking needs: the posterior encoder and the discriminator "
-                "start fresh. A warm-up stage first fits the posterior encoder to the voice, then the whole "
-                "voice is fine-tuned.")
-    else:
-        lacks = ("discriminator",)
-        note = "The discriminator starts fresh; the rest of the voice is fine-tuned from the checkpoint."
-    from speechstudio.finetune.clone_store import base_license
-
-    lic = base_license(ref)
-    note += f" The new voice inherits the base voice's license: {lic}."
-    if "non-commercial" in lic.lower() or "by-nc" in lic.lower().replace(" ", "-"):
-        note += " The clone may not be used commercially."
-    return BaseVoiceInfo(ref.name, ref.kind, _sample_rate_of(ref), lacks, lic, note)
 
 
 # ----------------------------------------------------------------------------- runs
@@ -186,22 +122,27 @@ _TRANSCRIBERS: dict = {}  # one Whisper transcriber, reused by the next check (w
 
 
 class BuildDatasetJob(Job):
-    """Build + check a dataset with ``speechstudio.finetune.dataset.build_dataset``.
+    """Build + check a dataset with ``speechstudio.finetune.build.build_dataset``.
 
     ``source``: an LJSpeech folder, a folder of ``wav`` + ``txt`` pairs, or long recording(s);
     ``out_dir``: the prepared dataset folder (``manifest.json`` + ``clips/``); ``sample_rate``:
-    the base voice's rate in Hz. ``asr``: cross-check the texts (and cut long recordings) with
-    Whisper (``asr_model``: a model name or folder; ``None`` = tiny.en for English) — off when
-    ``False``. Yields :class:`Status` and :class:`DatasetProgress`; ``result``: the
-    ``Manifest`` (also saved in ``out_dir``). Cancel stops at the next clip.
+    the base voice's rate in Hz. ``base``: the base voice's ``VoiceRef``; when given, it is
+    loaded (the engine's cached voice) so texts it cannot say are flagged ``unsayable``
+    (``voice_run.text_checker``), and its language replaces ``language``. ``asr``: cross-check the texts with Whisper (``asr_model``: a
+    model name or folder; ``None`` = tiny.en for English; when no Whisper model is installed the
+    check goes on without it and ``asr_skipped`` says so); long recordings are cut with Whisper
+    either way. ``options``: more ``build_dataset`` keywords (``split_long``, ``max_s`` ...).
+    Yields :class:`Status` and :class:`DatasetProgress`; ``result``: the ``Manifest`` (also saved
+    in ``out_dir``). Cancel stops at the next clip (the previous dataset in ``out_dir`` stays).
     """
 
-    def __init__(self, source: Path, out_dir: Path, sample_rate: int, *, language: str = "en", asr: bool = True,
-                 asr_model: str | None = None, device: str = "auto", **options) -> None:
+    def __init__(self, source: Path, out_dir: Path, sample_rate: int, *, base=None, language: str = "en",
+                 asr: bool = True, asr_model: str | None = None, device: str = "auto", **options) -> None:
         super().__init__()
         self.source, self.out_dir, self.sample_rate = Path(source), Path(out_dir), int(sample_rate)
-        self.language, self.asr, self.asr_model, self.device = language, asr, asr_model, device
+        self.base, self.language, self.asr, self.asr_model, self.device = base, language, asr, asr_model, device
         self.options = options
+        self.asr_skipped = ""  # why the cross-check did not run (no Whisper model for the language)
 
     def describe(self) -> str:
         return f"check dataset {self.source.name}"
@@ -219,12 +160,25 @@ class BuildDatasetJob(Job):
         return _TRANSCRIBERS[key]
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.finetune.dataset import build_dataset
+        from speechstudio.finetune.build import build_dataset
+        from speechstudio.finetune.voice_run import text_checker
 
+        from speechstudio.errors import ModelNotFoundError
+
+        text_ok = None
+        if self.base is not None:
+            yield Status(f"loading the base voice {self.base.name} to check what it can say ...")
+            voice, _msg = models.voice(self.base.location, "cpu")
+            text_ok = text_checker(voice)
+            self.language = (voice.language or self.language).split("-")[0]
         transcribe = None
         if self.asr:
             yield Status("loading the speech recogniser for the text cross-check ...")
-            transcribe = self._transcribe()
+            try:
+                transcribe = self._transcribe()
+            except ModelNotFoundError as exc:
+                self.asr_skipped = f"texts not cross-checked with speech recognition: {exc}"
+                yield Status(self.asr_skipped)
         yield Status(f"checking {self.source} ...")
 
         def work(report):
@@ -232,12 +186,29 @@ class BuildDatasetJob(Job):
                 report(DatasetProgress(int(done), int(total), str(message)))
 
             return build_dataset(self.source, self.out_dir, self.sample_rate, language=self.language,
-                                 transcribe=transcribe, progress=progress, **self.options)
+                                 transcribe=transcribe, text_ok=text_ok, progress=progress, **self.options)
 
         self.result = yield from run_with_progress(work, self.cancel)
 
 
 # ----------------------------------------------------------------------------- training
+def train_config(preset: str = "standard", device: str = "auto", **overrides):
+    """The ``TrainConfig`` of ``preset`` (``finetune.vits.presets``) for ``device`` (``auto`` is
+    resolved: CUDA when available), with ``overrides`` (``TrainConfig`` fields; ``None`` values
+    are ignored) on top. Without the presets module: ``TrainConfig`` defaults + overrides."""
+    import dataclasses
+
+    from speechstudio.finetune.vits.config import TrainConfig, resolve_device
+
+    dev = resolve_device(device)
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        from speechstudio.finetune.vits.presets import preset as make_preset
+    except ImportError:
+        return TrainConfig(device=dev, **changes)
+    return dataclasses.replace(make_preset(preset, dev), device=dev, **changes)
+
+
 class FineTuneJob(Job):
     """Fine-tune a VITS voice: ``speechstudio.finetune.vits.trainer.train_voice`` in the worker.
 
@@ -248,12 +219,16 @@ class FineTuneJob(Job):
     end with ``DoneEvent(reason="stopped")``; the engine's cancel does the same.
     """
 
-    def __init__(self, run_dir: Path, dataset_dir: Path, base, config, resume: bool = False) -> None:
+    def __init__(self, run_dir: Path, dataset_dir: Path, base, config=None, resume: bool = False, *,
+                 preset: str = "standard", overrides: dict | None = None) -> None:
+        """``config``: a ``TrainConfig``; when ``None`` it is made in the worker by
+        :func:`train_config` from ``preset`` and ``overrides`` (which may hold ``device="auto"``:
+        resolving it imports torch, which the GUI thread must not wait for)."""
         super().__init__()
         from speechstudio.finetune.vits.trainer import TrainControl
 
         self.run_dir, self.dataset_dir, self.base, self.config = Path(run_dir), Path(dataset_dir), base, config
-        self.resume = resume
+        self.resume, self.preset, self.overrides = resume, preset, dict(overrides or {})
         self.control = TrainControl()
 
     def describe(self) -> str:
@@ -276,6 +251,8 @@ class FineTuneJob(Job):
     def run(self, models) -> Iterator[object]:
         from speechstudio.finetune.vits.trainer import train_voice
 
+        if self.config is None:
+            self.config = train_config(self.preset, **self.overrides)
         watcher = threading.Thread(target=self._watch_cancel, daemon=True)
         watcher.start()
         try:
@@ -298,31 +275,6 @@ class FineTuneJob(Job):
 
 
 # ----------------------------------------------------------------------------- save / export
-def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False,
-                       summary: dict | None = None):
-    """Save a run's ``which`` (``best`` | ``latest``) checkpoint as store voice ``name``.
-
-    The glue between the trainer and the store: ``load_trained_generator(run_dir, which)`` gives the
-    fine-tuned ``VitsModel``, ``base`` (a ``VoiceRef``) is loaded as the ``VitsVoice`` whose front
-    end (phonemes / tokenizer) the clone keeps, and ``clone_store.save_clone`` writes the voice
-    with the inherited license. Returns the new ``VoiceRef``. Raises ``UsageError`` (name taken,
-    bad name), ``RunError`` (no such checkpoint), ``ExportError``.
-    """
-    from speechstudio.finetune.clone_store import save_clone
-    from speechstudio.finetune.vits.trainer import load_trained_generator
-    from speechstudio.tts.vits import load_voice
-
-    model, info = load_trained_generator(run_dir, which)
-    base_voice = load_voice(base.location, device="cpu", precision="fp32", name=base.name, optimize=False)
-    facts = {"checkpoint": which, "step": int(getattr(info, "step", 0))}
-    val = getattr(info, "val_mel_loss", None)
-    if val is not None and val == val:  # not NaN (no validation clips)
-        facts["val_mel_loss"] = round(float(val), 5)
-    facts.update(summary or {})
-    return save_clone(model.eval(), base_voice, base, name, run_dir=run_dir, training_summary=facts,
-                      overwrite=overwrite)
-
-
 class SaveCloneJob(Job):
     """Save a run's best (or latest) checkpoint as voice ``name`` in the voice store
     (:func:`save_trained_voice`); ``result``: its ``VoiceRef``."""

@@ -41,6 +41,7 @@ class DatasetStep(QWidget):
         super().__init__()
         self.wiz = wizard
         self.job_id: int | None = None
+        self.job = None
         self.manifest = None
         self._plot = None
         self._build()
@@ -186,8 +187,9 @@ class DatasetStep(QWidget):
             return None
         self.cancel()
         out = datasets_dir() / self.wiz.voice_name()
-        job = BuildDatasetJob(src, out, rate, asr=self.asr_check.isChecked(), language=self.wiz.language(),
-                              split_long=self.split_check.isChecked())
+        job = BuildDatasetJob(src, out, rate, base=self.wiz.base, asr=self.asr_check.isChecked(),
+                              language=self.wiz.language(), split_long=self.split_check.isChecked())
+        self.job = job
         self.job_id = self.wiz.compute.submit(job)
         self.progress.setRange(0, 0)
         self.progress.setVisible(True)
@@ -227,6 +229,8 @@ class DatasetStep(QWidget):
             from speechstudio.engine.finetune_jobs import datasets_dir
 
             self.set_manifest(result, datasets_dir() / self.wiz.voice_name())
+            if self.job is not None and self.job.asr_skipped:
+                self.info.setText(self.info.text() + f"; {self.job.asr_skipped}")
             self.wiz.status_message.emit(f"dataset ready: {len(result.usable())} clips, "
                                          f"{result.total_s / 60:.1f} minutes")
 

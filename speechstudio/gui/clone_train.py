@@ -186,20 +186,10 @@ class TrainStep(QWidget):
         """True when the run folder holds a checkpoint to continue from."""
         return (self.run_dir() / "checkpoints" / "latest.pt").is_file()
 
-    def _config(self):
-        """The ``TrainConfig``: the preset's, with the steps / batch size / device chosen here and
-        ``extra_config`` (advanced settings, e.g. ``segment_size``; used by tests) on top."""
-        import dataclasses
-
-        from speechstudio.finetune.vits.trainer import TrainConfig
-
-        kw = {"steps": self.steps_spin.value(), "batch_size": self.batch_spin.value(),
-              "device": self.device_box.currentText(), **self.extra_config}
-        try:
-            from speechstudio.finetune.vits.presets import preset
-        except ImportError:  # presets not installed: TrainConfig's defaults
-            return TrainConfig(**kw)
-        return dataclasses.replace(preset(self.preset_box.currentText()), **kw)
+    def _overrides(self) -> dict:
+        """``TrainConfig`` fields chosen here (steps, batch size, device) plus ``extra_config``."""
+        return {"steps": self.steps_spin.value(), "batch_size": self.batch_spin.value(),
+                "device": self.device_box.currentText(), **self.extra_config}
 
     def start(self, resume: bool = False) -> int | None:
         """Start (or with ``resume`` continue) training on the train engine. Starting again over
@@ -218,8 +208,8 @@ class TrainStep(QWidget):
         if not resume and self.resumable():
             moved = self._archive_run()
         try:
-            self.job = FineTuneJob(self.run_dir(), self.wiz.dataset_dir, self.wiz.base.location, self._config(),
-                                   resume=resume)
+            self.job = FineTuneJob(self.run_dir(), self.wiz.dataset_dir, self.wiz.base.location, resume=resume,
+                                   preset=self.preset_box.currentText(), overrides=self._overrides())
         except Exception as e:  # noqa: BLE001 - trainer missing, bad settings: said, not raised
             self.state.setText(f"cannot start: {e}")
             return None
