@@ -233,6 +233,8 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
         use.export_to(out)
     assert (out / "my-clone.onnx").is_file() and (out / "my-clone.onnx.json").is_file()
     assert json.loads((out / "my-clone.onnx.json").read_text(encoding="utf-8"))["audio"]["sample_rate"] == 16000
+    use.speak_btn.click()
+    assert win.current_page() is win.speak and win.speak.voice_box.currentText() == "my-clone"
 
     # after a restart: the run is listed and can be opened where it stopped
     from speechstudio.gui.main_window import MainWindow

@@ -14,8 +14,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-CLIP_COLS = ("ID", "Seconds", "Text", "Flags", "CER", "Heard (speech recognition)")
-COL_TEXT, COL_FLAGS = 2, 3
+CLIP_COLS = ("ID", "Seconds", "Text", "Flags", "CER", "Heard")
+COL_TEXT, COL_FLAGS, COL_HEARD = 2, 3, 5
 
 
 def _flag_help(flag: str) -> str:
@@ -41,12 +41,14 @@ class ClipEditor(QWidget):
         self.table = QTableWidget(0, len(CLIP_COLS))
         self.table.setAccessibleName("Clips")
         self.table.setHorizontalHeaderLabels(CLIP_COLS)
+        self.table.horizontalHeaderItem(COL_HEARD).setToolTip("what speech recognition (Whisper) heard")
+        self.table.horizontalHeaderItem(4).setToolTip("character error rate between the text and what was heard")
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                    | QAbstractItemView.EditTrigger.EditKeyPressed
                                    | QAbstractItemView.EditTrigger.AnyKeyPressed)
-        self.table.horizontalHeader().setSectionResizeMode(COL_TEXT, QHeaderView.ResizeMode.Stretch)
+        self._layout_columns()
         self.table.itemChanged.connect(self._item_changed)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         lay.addWidget(self.table, 1)
@@ -64,6 +66,14 @@ class ClipEditor(QWidget):
         row.addStretch(1)
         lay.addLayout(row)
         self._update_buttons()
+
+    def _layout_columns(self) -> None:
+        """Narrow columns fit their contents; the two texts share the rest of the width."""
+        header = self.table.horizontalHeader()
+        for col in range(len(CLIP_COLS)):
+            stretch = col in (COL_TEXT, COL_HEARD)
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if stretch
+                                        else QHeaderView.ResizeMode.ResizeToContents)
 
     def set_manifest(self, manifest) -> None:
         self.manifest = manifest
@@ -87,8 +97,7 @@ class ClipEditor(QWidget):
                 if c.flags and col == COL_FLAGS:
                     item.setToolTip("\n".join(_flag_help(x) for x in c.flags))
                 self.table.setItem(r, col, item)
-        self.table.resizeColumnsToContents()
-        self.table.horizontalHeader().setSectionResizeMode(COL_TEXT, QHeaderView.ResizeMode.Stretch)
+        self._layout_columns()
         self._filling = False
         self._update_buttons()
 

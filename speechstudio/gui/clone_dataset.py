@@ -60,14 +60,15 @@ class DatasetStep(QWidget):
         self.tabs.addTab(self.recorder, "Record &prompts")
         imp = QWidget()
         il = QVBoxLayout(imp)
+        il.setAlignment(Qt.AlignmentFlag.AlignTop)
         il.addWidget(QLabel("A folder in LJSpeech layout (metadata.csv with ID|text lines + wavs/ID.wav), "
                             "or .wav files each with a .txt of the same name holding its text."))
         self.folder_edit, row = self._path_row("Dataset folder", "&Browse…", self._browse_folder)
         il.addLayout(row)
-        il.addStretch(1)
         self.tabs.addTab(imp, "&Import folder")
         long_ = QWidget()
         ll = QVBoxLayout(long_)
+        ll.setAlignment(Qt.AlignmentFlag.AlignTop)
         ll.addWidget(QLabel("One long recording (or a folder of them): speech recognition writes the text and "
                             "its word times cut it into sentence clips. Check the texts afterwards."))
         self.long_edit, row = self._path_row("Long recording file or folder", "Choose &file…", self._browse_long)
@@ -76,9 +77,8 @@ class DatasetStep(QWidget):
         folder_btn.clicked.connect(self._browse_long_folder)
         row.addWidget(folder_btn)
         ll.addLayout(row)
-        ll.addStretch(1)
         self.tabs.addTab(long_, "&Long recordings")
-        lay.addWidget(self.tabs, 2)
+        lay.addWidget(self.tabs)
 
         row = QHBoxLayout()
         self.asr_check = QCheckBox("Cross-check the texts with speech recognition (Whisper)")
@@ -134,7 +134,8 @@ class DatasetStep(QWidget):
         self.clips = right
         split.addWidget(right)
         split.setStretchFactor(1, 2)
-        lay.addWidget(split, 3)
+        split.setSizes([340, 660])
+        lay.addWidget(split, 1)
 
     def _path_row(self, name: str, button: str, slot) -> tuple[QLineEdit, QHBoxLayout]:
         edit = QLineEdit()

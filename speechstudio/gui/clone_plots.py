@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPus
 
 #: Colours of the loss curves, by loss name (``StepEvent.losses`` keys; others are grey).
 CURVE_COLORS = {"mel": "#3b82f6", "kl": "#a855f7", "dur": "#22c55e", "gen": "#f97316", "disc": "#ef4444",
-                "fm": "#eab308", "val_mel": "#0f172a"}
+                "fm": "#eab308", "val_mel": "#f8fafc"}
 #: Losses not drawn (``total_g``: the weighted sum, on another scale than its terms).
 HIDDEN_LOSSES = ("total_g",)
 #: The validation curve's key (drawn on its own plot).

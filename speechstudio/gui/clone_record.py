@@ -155,6 +155,7 @@ class RecordPanel(QWidget):
     def record(self) -> None:
         """Start recording the current prompt (a re-take replaces the earlier one when stopped)."""
         from speechstudio.audio.devices import Recorder
+        from speechstudio.audio.mel import StreamingLogMel
 
         if not self.script:
             self.load_session()
@@ -169,6 +170,7 @@ class RecordPanel(QWidget):
             rate = int(backend.default_samplerate(self.audio.input_device, "input"))
             self.recorder = Recorder(backend, self.audio.input_device, rate, on_block=self._on_block)
             self._peak = 0.0
+            self._mel = StreamingLogMel(rate)
             self.recorder.start()
         except Exception as e:  # AudioUnavailableError, device busy
             self.recorder = None
@@ -183,6 +185,9 @@ class RecordPanel(QWidget):
     def _on_block(self, block: np.ndarray, _rate: int) -> None:  # audio thread
         if len(block):
             self._peak = max(self._peak, float(np.max(np.abs(block))))
+            frames = self._mel.push(block)
+            if len(frames):  # the window's live mel view follows the microphone
+                self.audio.mel_frames.emit(frames, "mic")
 
     def stop(self) -> None:
         """Stop recording and save the take (``save_take``); shows its levels."""

@@ -325,8 +325,10 @@ class TrainStep(QWidget):
             self._est_job = None
             if status == "done":
                 self._show_estimate(result)
-            else:
+            elif status == "failed":
                 self.estimate.setText(f"no estimate: {result}")
+            else:  # cancelled by Start: the run's own speed shows below
+                self.estimate.setText("")
             return
         if job_id != self.job_id:
             return

@@ -47,6 +47,9 @@ class UseStep(QWidget):
         self.save_btn = self._button("&Save as voice", "Save as voice",
                                      "Save the best checkpoint as a voice (it appears on the Speak page)", self.save)
         row.addWidget(self.save_btn)
+        self.speak_btn = self._button("Use on the S&peak page", "Use the voice on the Speak page",
+                                      "Go to the Speak page with the new voice chosen", self.open_speak_page)
+        row.addWidget(self.speak_btn)
         row.addStretch(1)
         lay.addLayout(row)
         row = QHBoxLayout()
@@ -96,6 +99,16 @@ class UseStep(QWidget):
         self.info.setText(f"saving voice {name}…")
         self._update()
         return self._save_job
+
+    def open_speak_page(self) -> None:
+        """Show the Speak page with the saved voice chosen."""
+        speak = getattr(self.wiz.win, "speak", None)
+        if speak is None or not self.saved_name:
+            return
+        if speak.voice_box.findText(self.saved_name) < 0:
+            speak.voice_box.addItem(self.saved_name)
+        speak.voice_box.setCurrentText(self.saved_name)
+        self.wiz.win.show_page("Speak")
 
     def try_voice(self) -> int | None:
         """Speak the test sentence with the saved voice and play it."""
@@ -180,6 +193,7 @@ class UseStep(QWidget):
         self.save_btn.setEnabled(not busy)
         have = self.saved_name is not None and not busy
         self.try_btn.setEnabled(have and self._try_job is None)
+        self.speak_btn.setEnabled(have)
         self.export_btn.setEnabled(have)
 
     def entered(self) -> None:
