@@ -245,7 +245,8 @@ def test_save_clone_of_transformers_voice(tiny_dirs, home, tmp_path):
     with pytest.raises(UsageError, match="already exists"):
         save_clone(base.model, base, base_ref, "tiny-clone")
     again = save_clone(base.model, base, base_ref, "tiny-clone", overwrite=True)
-    assert again.location == str(folder) and json.loads((folder / "voice.json").read_text())["license"] == UNKNOWN_LICENSE
+    assert again.location == str(folder)
+    assert json.loads((folder / "voice.json").read_text(encoding="utf-8"))["license"] == UNKNOWN_LICENSE
     assert base_license(VoiceRef("tiny-clone", "transformers", str(folder), "store")) == UNKNOWN_LICENSE
 
     out = tmp_path / "clone.ogg"

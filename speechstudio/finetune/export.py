@@ -94,8 +94,9 @@ def text_phoneme_id_map(tokenizer) -> dict[str, list[int]]:
             raise ExportError(f"the base voice's vocabulary has a multi-character token {token!r}; "
                               "Piper's text voices map single characters")
         if unicodedata.normalize("NFD", token) != token:
-            raise ExportError(f"the base voice's vocabulary has {token!r}, which Piper splits into "
-                              f"{len(unicodedata.normalize('NFD', token))} codepoints (NFD); use the clone in SpeechStudio")
+            n = len(unicodedata.normalize("NFD", token))
+            raise ExportError(f"the base voice's vocabulary has {token!r}, which Piper splits into {n} "
+                              "codepoints (NFD); use the clone in SpeechStudio")
         id_map[token] = [int(idx)]
     for token, ids in list(id_map.items()):
         upper = token.upper()
@@ -128,7 +129,10 @@ def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, ex
         if max_id >= vocab:
             raise ExportError(f"model has {vocab} symbols but the base voice uses phoneme id {max_id}")
     elif base_voice.kind == "transformers":
-        id_map = text_phoneme_id_map(base_voice.tokenizer)
+        try:
+            id_map = text_phoneme_id_map(base_voice.tokenizer)
+        except ExportError as exc:
+            raise ExportError(f"{base_voice.name}: cannot export as a Piper voice: {exc}") from exc
         lang = (base_voice.language or "en").lower()
         raw = {
             "audio": {"sample_rate": rate},
