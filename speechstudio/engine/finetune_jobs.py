@@ -128,12 +128,13 @@ class BuildDatasetJob(Job):
     ``out_dir``: the prepared dataset folder (``manifest.json`` + ``clips/``); ``sample_rate``:
     the base voice's rate in Hz. ``base``: the base voice's ``VoiceRef``; when given, it is
     loaded (the engine's cached voice) so texts it cannot say are flagged ``unsayable``
-    (``voice_run.text_checker``), and its language replaces ``language``. ``asr``: cross-check the texts with Whisper (``asr_model``: a
-    model name or folder; ``None`` = tiny.en for English; when no Whisper model is installed the
-    check goes on without it and ``asr_skipped`` says so); long recordings are cut with Whisper
-    either way. ``options``: more ``build_dataset`` keywords (``split_long``, ``max_s`` ...).
-    Yields :class:`Status` and :class:`DatasetProgress`; ``result``: the ``Manifest`` (also saved
-    in ``out_dir``). Cancel stops at the next clip (the previous dataset in ``out_dir`` stays).
+    (``voice_run.text_checker``), and its language replaces ``language``. ``asr``: cross-check
+    the texts with Whisper (``asr_model``: a model name or folder; ``None`` = tiny.en for
+    English); when no Whisper model is installed the check goes on without it and
+    ``asr_skipped`` says so. Long recordings are cut with Whisper either way. ``options``: more
+    ``build_dataset`` keywords (``split_long``, ``max_s`` ...). Yields :class:`Status` and
+    :class:`DatasetProgress`; ``result``: the ``Manifest`` (also saved in ``out_dir``). Cancel
+    stops at the next clip (the previous dataset in ``out_dir`` stays).
     """
 
     def __init__(self, source: Path, out_dir: Path, sample_rate: int, *, base=None, language: str = "en",

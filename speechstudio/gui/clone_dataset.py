@@ -310,6 +310,10 @@ class DatasetStep(QWidget):
             return False, "check a dataset first"
         if not self.manifest.usable():
             return False, "no usable clips: fix or keep some clips, or add recordings"
+        rate = self.wiz.sample_rate()
+        if rate and self.manifest.sample_rate != rate:
+            return False, (f"the dataset was checked at {self.manifest.sample_rate} Hz, the base voice speaks at "
+                           f"{rate} Hz: check it again")
         return True, ""
 
     def entered(self) -> None:

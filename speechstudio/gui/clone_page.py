@@ -10,8 +10,8 @@
 Steps sit in a ``QStackedWidget`` under a step bar, with Back / Next (Alt+K / Alt+N); Next is
 enabled when the step is done, and its tooltip says what is missing. The page owns a "train"
 :class:`~speechstudio.engine.worker.Engine` (training, saving, exporting), so
-the window's compute engine stays free for Speak and Transcribe while a voice trains. The
-wizard's choices are kept in the settings, per run, so a run can be continued after a restart.
+the window's compute engine stays free for Speak and Transcribe while a voice trains. An
+earlier run (also one started from the CLI) is continued from its folder's ``config.json``.
 """
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ class BaseStep(QWidget):
         if status != "done":
             self.about.setText(f"voices unavailable: {result}")
             return
-        cur = self.voice_box.currentText() or str(settings().value("clone/base", ""))
+        cur = self.voice_box.currentData() or str(settings().value("clone/base", ""))
         self.voices, self.runs = result
         self.voice_box.blockSignals(True)
         self.voice_box.clear()

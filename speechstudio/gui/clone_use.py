@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QCheckBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QVBoxLayout, QWidget)
 
 from speechstudio.engine.worker import Status
 
@@ -47,6 +47,9 @@ class UseStep(QWidget):
         self.save_btn = self._button("&Save as voice", "Save as voice",
                                      "Save the best checkpoint as a voice (it appears on the Speak page)", self.save)
         row.addWidget(self.save_btn)
+        self.replace_check = QCheckBox("Replace a voice of that name")
+        self.replace_check.setAccessibleName("Replace an existing voice of that name")
+        row.addWidget(self.replace_check)
         self.speak_btn = self._button("Use on the S&peak page", "Use the voice on the Speak page",
                                       "Go to the Speak page with the new voice chosen", self.open_speak_page)
         row.addWidget(self.speak_btn)
@@ -94,7 +97,8 @@ class UseStep(QWidget):
         if not name:
             self.info.setText("type a name for the voice")
             return None
-        job = SaveCloneJob(self.wiz.train.run_dir(), name, self.wiz.base, overwrite=name == self.saved_name)
+        job = SaveCloneJob(self.wiz.train.run_dir(), name, self.wiz.base,
+                           overwrite=name == self.saved_name or self.replace_check.isChecked())
         self._save_job = self.wiz.trainer.submit(job)
         self.info.setText(f"saving voice {name}…")
         self._update()
