@@ -13,6 +13,7 @@ import pytest  # noqa: E402
 pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -180,9 +181,12 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
 
     # 3. train: 3 steps (paused before the first one, then resumed), then 2 more from the saved run
     tr = page.train
+    assert tr.steps_spin.text() == "preset" and tr.batch_spin.text() == "preset"
+    tr.device_box.setCurrentText("cpu")
+    qtbot.waitUntil(lambda: tr._est_job is None, timeout=30000)
+    assert re.match(r"\d+ steps of \d+ clips on cpu", tr.estimate.text()), tr.estimate.text()
     tr.steps_spin.setValue(3)
     tr.batch_spin.setValue(2)
-    tr.device_box.setCurrentText("cpu")
     # a discriminator and training slices sized for the tiny voice (tests/test_finetune_vits.py's)
     tr.extra_config = {"segment_size": 512, "discriminator_width": 1 / 16, "precision": "fp32"}
     job = tr.start()

@@ -21,29 +21,23 @@ from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
 from speechstudio.gui.common import device_picker, fmt_duration
 
 PRESETS = ("quick", "standard", "best")
-def _preset_defaults(name: str) -> tuple[int, int]:
-    """(steps, batch size) of a preset (read from ``finetune.vits.presets``; fallbacks while absent)."""
+def _estimate(preset: str, device: str, steps: int | None, batch_size: int | None, n_clips: int, total_s: float):
+    """Engine side: ``(config, estimate)``: the ``TrainConfig`` a Start would use (``device``
+    resolved: ``auto`` -> ``cuda`` when available) and ``presets.estimate`` for it (``None``
+    when the presets module is not installed)."""
+    from speechstudio.engine.finetune_jobs import train_config
+
+    config = train_config(preset, device, steps=steps, batch_size=batch_size)
     try:
         from speechstudio.finetune.vits import presets
-
-        p = presets.PRESETS[name]
-        return int(p.steps), int(p.batch_size)
-    except (ImportError, AttributeError, KeyError):
-        return {"quick": (1000, 8), "standard": (5000, 16), "best": (20000, 16)}[name]
-
-
-def _estimate(preset: str, device: str, steps: int, batch_size: int, n_clips: int, total_s: float):
-    """Engine side: ``(device, Estimate)``: ``presets.estimate`` for the resolved device
-    (``auto`` -> ``cuda`` when available, else ``cpu``)."""
-    from speechstudio.finetune.vits import presets
-    from speechstudio.finetune.vits.config import resolve_device
-
-    device = resolve_device(device)
+    except ImportError:
+        return config, None
     try:
-        est = presets.estimate(preset, device, n_clips, total_s, steps=steps, batch_size=batch_size)
+        est = presets.estimate(preset, config.device, n_clips, total_s, steps=config.steps,
+                               batch_size=config.batch_size)
     except TypeError:  # an estimate without steps / batch overrides
-        est = presets.estimate(preset, device, n_clips, total_s)
-    return device, est
+        est = presets.estimate(preset, config.device, n_clips, total_s)
+    return config, est
 
 
 class TrainStep(QWidget):
@@ -79,12 +73,16 @@ class TrainStep(QWidget):
         self.preset_box.setCurrentText("standard")
         self.preset_box.currentTextChanged.connect(self._preset_changed)
         form.addRow("&Preset", self.preset_box)
+        # 0 = the preset's value (shown as "preset"), which depends on the device
         self.steps_spin = QSpinBox()
         self.steps_spin.setAccessibleName("Training steps")
-        self.steps_spin.setRange(1, 1_000_000)
+        self.steps_spin.setRange(0, 1_000_000)
+        self.steps_spin.setSingleStep(100)
+        self.steps_spin.setSpecialValueText("preset")
         self.batch_spin = QSpinBox()
         self.batch_spin.setAccessibleName("Batch size")
-        self.batch_spin.setRange(1, 256)
+        self.batch_spin.setRange(0, 256)
+        self.batch_spin.setSpecialValueText("preset")
         row = QHBoxLayout()
         row.addWidget(self.steps_spin)
         row.addWidget(QLabel("batch size"))
@@ -149,9 +147,8 @@ class TrainStep(QWidget):
 
     # ------------------------------------------------------------------ preset / estimate
     def _preset_changed(self, name: str) -> None:
-        steps, batch = _preset_defaults(name)
-        self.steps_spin.setValue(steps)
-        self.batch_spin.setValue(batch)
+        self.steps_spin.setValue(0)
+        self.batch_spin.setValue(0)
         self.refresh_estimate()
 
     def refresh_estimate(self) -> None:
@@ -163,18 +160,22 @@ class TrainStep(QWidget):
             return
         self.estimate.setText("estimating…")
         self._est_job = self.engine.submit(CallJob(
-            _estimate, self.preset_box.currentText(), self.device_box.currentText(), self.steps_spin.value(),
-            self.batch_spin.value(),
+            _estimate, self.preset_box.currentText(), self.device_box.currentText(),
+            self.steps_spin.value() or None, self.batch_spin.value() or None,
             len(m.usable()), m.total_s, description="training estimate"))
 
     def _show_estimate(self, result) -> None:
-        device, est = result
-        mem = getattr(est, "peak_memory_bytes", None)
-        parts = [f"on {device}: about {fmt_duration(getattr(est, 'seconds', None))}"]
-        if mem:
-            parts.append(f"peak memory {mem / 2**30:.1f} GiB")
-        note = getattr(est, "note", "")
-        self.estimate.setText(", ".join(parts) + (f" — {note}" if note else ""))
+        config, est = result
+        text = f"{config.steps} steps of {config.batch_size} clips on {config.device}"
+        if est is not None:
+            text += f": about {fmt_duration(getattr(est, 'seconds', None))}"
+            mem = getattr(est, "peak_memory_bytes", None)
+            if mem:
+                text += f", peak memory {mem / 2**30:.1f} GiB"
+            note = getattr(est, "note", "")
+            if note:
+                text += f" — {note}"
+        self.estimate.setText(text)
 
     # ------------------------------------------------------------------ actions
     def run_dir(self) -> Path:
@@ -188,7 +189,7 @@ class TrainStep(QWidget):
 
     def _overrides(self) -> dict:
         """``TrainConfig`` fields chosen here (steps, batch size, device) plus ``extra_config``."""
-        return {"steps": self.steps_spin.value(), "batch_size": self.batch_spin.value(),
+        return {"steps": self.steps_spin.value() or None, "batch_size": self.batch_spin.value() or None,
                 "device": self.device_box.currentText(), **self.extra_config}
 
     def start(self, resume: bool = False) -> int | None:
