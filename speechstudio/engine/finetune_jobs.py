@@ -194,20 +194,14 @@ class BuildDatasetJob(Job):
 
 # ----------------------------------------------------------------------------- training
 def train_config(preset: str = "standard", device: str = "auto", **overrides):
-    """The ``TrainConfig`` of ``preset`` (``finetune.vits.presets``) for ``device`` (``auto`` is
-    resolved: CUDA when available), with ``overrides`` (``TrainConfig`` fields; ``None`` values
-    are ignored) on top. Without the presets module: ``TrainConfig`` defaults + overrides."""
-    import dataclasses
-
-    from speechstudio.finetune.vits.config import TrainConfig, resolve_device
+    """The ``TrainConfig`` of ``preset`` (``finetune.vits.presets.preset``) for ``device``
+    (``auto`` is resolved: CUDA when available), with ``overrides`` (``TrainConfig`` fields;
+    ``None`` values are ignored) on top. Raises ``UsageError`` (unknown preset, bad value)."""
+    from speechstudio.finetune.vits.config import resolve_device
+    from speechstudio.finetune.vits.presets import preset as make_preset
 
     dev = resolve_device(device)
-    changes = {k: v for k, v in overrides.items() if v is not None}
-    try:
-        from speechstudio.finetune.vits.presets import preset as make_preset
-    except ImportError:
-        return TrainConfig(device=dev, **changes)
-    return dataclasses.replace(make_preset(preset, dev), device=dev, **changes)
+    return make_preset(preset, dev, **{k: v for k, v in overrides.items() if v is not None})
 
 
 class FineTuneJob(Job):

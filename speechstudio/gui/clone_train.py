@@ -21,23 +21,16 @@ from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
 from speechstudio.gui.common import device_picker, fmt_duration
 
 PRESETS = ("quick", "standard", "best")
-def _estimate(preset: str, device: str, steps: int | None, batch_size: int | None, n_clips: int, total_s: float):
+def _estimate(preset: str, device: str, steps: int | None, batch_size: int | None, n_clips: int, total_s: float,
+              has_posterior: bool):
     """Engine side: ``(config, estimate)``: the ``TrainConfig`` a Start would use (``device``
-    resolved: ``auto`` -> ``cuda`` when available) and ``presets.estimate`` for it (``None``
-    when the presets module is not installed)."""
+    resolved: ``auto`` -> ``cuda`` when available) and ``presets.estimate`` of its run time and
+    peak memory (``has_posterior``: False for Piper bases, which get a warm-up stage)."""
     from speechstudio.engine.finetune_jobs import train_config
+    from speechstudio.finetune.vits.presets import estimate
 
     config = train_config(preset, device, steps=steps, batch_size=batch_size)
-    try:
-        from speechstudio.finetune.vits import presets
-    except ImportError:
-        return config, None
-    try:
-        est = presets.estimate(preset, config.device, n_clips, total_s, steps=config.steps,
-                               batch_size=config.batch_size)
-    except TypeError:  # an estimate without steps / batch overrides
-        est = presets.estimate(preset, config.device, n_clips, total_s)
-    return config, est
+    return config, estimate(config, config.device, n_clips, total_s, has_posterior=has_posterior)
 
 
 class TrainStep(QWidget):
@@ -161,21 +154,17 @@ class TrainStep(QWidget):
         self.estimate.setText("estimating…")
         self._est_job = self.engine.submit(CallJob(
             _estimate, self.preset_box.currentText(), self.device_box.currentText(),
-            self.steps_spin.value() or None, self.batch_spin.value() or None,
-            len(m.usable()), m.total_s, description="training estimate"))
+            self.steps_spin.value() or None, self.batch_spin.value() or None, len(m.usable()), m.total_s,
+            self.wiz.base is None or self.wiz.base.kind != "piper", description="training estimate"))
 
     def _show_estimate(self, result) -> None:
         config, est = result
-        text = f"{config.steps} steps of {config.batch_size} clips on {config.device}"
-        if est is not None:
-            text += f": about {fmt_duration(getattr(est, 'seconds', None))}"
-            mem = getattr(est, "peak_memory_bytes", None)
-            if mem:
-                text += f", peak memory {mem / 2**30:.1f} GiB"
-            note = getattr(est, "note", "")
-            if note:
-                text += f" — {note}"
-        self.estimate.setText(text)
+        text = (f"{config.steps} steps of {config.batch_size} clips"
+                + (f" x {config.grad_accum}" if config.grad_accum > 1 else "")
+                + f" on {config.device}: about {fmt_duration(est.seconds)}")
+        if est.peak_memory_bytes:
+            text += f", peak memory {est.peak_memory_bytes / 2**30:.1f} GiB"
+        self.estimate.setText(text + (f" — {est.note}" if est.note else ""))
 
     # ------------------------------------------------------------------ actions
     def run_dir(self) -> Path:
