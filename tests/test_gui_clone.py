@@ -294,3 +294,26 @@ def test_training_view_shows_curves_samples_and_the_overtraining_warning(win, qt
     tr._on_progress(-1, DoneEvent(6, None, "stopped"))
     tr._on_finished(-1, "done", None)
     assert tr.state.text() == "stopped at step 6; best checkpoint: step 2"
+
+
+def test_wizard_is_keyboard_usable(win, qtbot):
+    """Alt+N / Alt+K move between steps; each step gets the focus on its first control; every
+    button and combo box of the page has an accessible name."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QCheckBox, QComboBox, QPushButton
+
+    page = win.show_page("Clone voice")
+    qtbot.waitUntil(lambda: page.base_step._list_job is None and bool(page.base_step.voices), timeout=30000)
+    with qtbot.waitActive(win):
+        win.activateWindow()
+    page.base_step.voice_box.setFocus()
+    qtbot.keyClick(page.base_step.voice_box, Qt.Key.Key_N, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: page.index == 1, timeout=2000)  # a mnemonic clicks after a short animation
+    assert page.dataset.tabs.hasFocus()
+    assert page.why.text() == "check a dataset first" and not page.next_btn.isEnabled()
+    qtbot.keyClick(page.dataset.tabs, Qt.Key.Key_K, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: page.index == 0, timeout=2000)
+    assert page.base_step.voice_box.hasFocus()
+    widgets = page.findChildren(QPushButton) + page.findChildren(QComboBox) + page.findChildren(QCheckBox)
+    assert len(widgets) > 25
+    assert [w.text() if hasattr(w, "text") else w for w in widgets if not w.accessibleName()] == []

@@ -55,7 +55,7 @@ class DatasetStep(QWidget):
         self.tabs.setAccessibleName("Dataset source")
         from speechstudio.engine.finetune_jobs import recordings_dir
 
-        self.recorder = RecordPanel(self.wiz.audio, lambda name: recordings_dir() / self.wiz.voice_name())
+        self.recorder = RecordPanel(self.wiz.audio, lambda: recordings_dir() / self.wiz.voice_name())
         self.recorder.status_message.connect(self.wiz.status_message)
         self.tabs.addTab(self.recorder, "Record &prompts")
         imp = QWidget()

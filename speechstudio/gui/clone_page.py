@@ -270,6 +270,10 @@ class ClonePage(QWidget):
         self.step_bar.setAccessibleDescription(f"step {index + 1} of {len(STEPS)}: {STEPS[index]}")
         self.steps[index].entered()
         self._update_nav()
+        if self.isVisible():  # keyboard users land on the step's first control
+            first = {0: self.base_step.voice_box, 1: self.dataset.tabs, 2: self.train.preset_box,
+                     3: self.use.name_edit}[index]
+            first.setFocus()
         self.step_changed.emit(index)
 
     def next(self) -> None:

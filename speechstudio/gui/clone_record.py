@@ -29,7 +29,8 @@ class RecordPanel(QWidget):
     status_message = Signal(str)
 
     def __init__(self, audio, folder_for) -> None:
-        """``audio``: the window's AudioHub; ``folder_for(speaker_name) -> Path``: where takes go."""
+        """``audio``: the window's AudioHub; ``folder_for() -> Path``: where the takes go (the
+        wizard's ``<data dir>/finetune/recordings/<voice name>``)."""
         super().__init__()
         self.audio = audio
         self.folder_for = folder_for
@@ -111,8 +112,7 @@ class RecordPanel(QWidget):
     # ------------------------------------------------------------------ session
     @property
     def folder(self) -> Path | None:
-        name = self.name_edit.text().strip()
-        return Path(self.folder_for(name)) if name else None
+        return Path(self.folder_for()) if self.name_edit.text().strip() else None
 
     def load_session(self) -> None:
         """(Re)load the script for the typed name and the takes already in its folder; go to
