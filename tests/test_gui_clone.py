@@ -88,7 +88,7 @@ def _wait_job(qtbot, engine, job_id, timeout=60000):
     return got["r"]
 
 
-def test_record_takes_then_check_them_with_whisper(win, qtbot, home, whisper_dir, tiny_base):
+def test_record_takes_then_check_them_with_whisper(win, qtbot, home, whisper_dir, tiny_base, realspeech):
     page = win.show_page("Clone voice")
     qtbot.waitUntil(lambda: page.base_step._list_job is None and bool(page.base_step.voices), timeout=30000)
     assert page.base_step.select(tiny_base) and page.sample_rate() == 16000
@@ -135,6 +135,14 @@ def test_record_takes_then_check_them_with_whisper(win, qtbot, home, whisper_dir
     table = ds.clips.table
     assert "asr_mismatch" in table.item(0, 3).text() and "dashwood" in table.item(0, 5).text().lower()
     assert ds.report.flag_counts["asr_mismatch"] == 1
+    # a long recording: cut into sentence clips at Whisper's word times, texts from the recogniser
+    ds.tabs.setCurrentIndex(2)
+    ds.long_edit.setText(str(realspeech / "whisper_jfk.flac"))
+    status, manifest = _wait_job(qtbot, page.compute, ds.check(), timeout=90000)
+    assert status == "done", manifest
+    assert manifest.clips and all(c.source.startswith("whisper_jfk.flac ") for c in manifest.clips)
+    assert "country" in " ".join(c.text for c in manifest.clips).lower()
+    assert ds.clips.table.rowCount() == len(manifest.clips)
 
 
 def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, realspeech, tmp_path):
