@@ -27,6 +27,7 @@ __all__ = ["BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "datase
            "RunInfo", "list_runs", "DatasetProgress", "BuildDatasetJob", "FineTuneJob", "SaveCloneJob",
            "ExportJob", "run_with_progress", "save_trained_voice", "train_config"]
 
+
 # ----------------------------------------------------------------------------- folders
 def datasets_dir() -> Path:
     """``<data dir>/finetune/datasets``: datasets checked in the wizard (``manifest.json`` + ``clips/``)."""
