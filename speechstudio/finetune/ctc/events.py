@@ -44,7 +44,8 @@ class CTCConfig:
     (the base vocabulary's case; lower case for a new one) | ``lower`` | ``upper`` | ``keep``.
 
     Evaluation: every ``eval_every`` optimizer steps (None: once per epoch, at most 500 steps
-    apart); early stop after ``patience`` evaluations without a better WER (0: never).
+    apart); early stop after ``patience`` evaluations without a better WER (0: never), counted once
+    the WER has dropped below 1.0 (a new CTC head first outputs only blanks for a while).
     ``mask_time_prob``: override the model config's SpecAugment time-mask probability (None: keep
     the config's, e.g. 0.05 for wav2vec2-base). ``sanity_steps``: optimizer steps of the
     tiny-batch overfit check before training (0: skip the check).

@@ -206,13 +206,13 @@ def train_ctc(run_dir, dataset_dir, base: str | None, config: CTCConfig = CTCCon
     if writer is not None and not resume and base_wer is not None:
         writer.add_scalar("eval/wer", base_wer, 0)
         writer.add_scalar("eval/cer", base_cer, 0)
-    lengths = [it.n_samples for it in p.train]
+    clip_lengths = [it.n_samples for it in p.train]
     seed = int(p.info["seed"])
     reason, t0, step0 = "finished", time.monotonic(), step
     ddp.train()
     try:
         while step < total and reason == "finished":
-            batches = plan_epoch(lengths, bs, seed, epoch, par.world, par.rank)
+            batches = plan_epoch(clip_lengths, bs, seed, epoch, par.world, par.rank)
             while micro < len(batches) and step < total:
                 _wait_while_paused(control)
                 group = batches[micro:micro + accum]
@@ -221,12 +221,12 @@ def train_ctc(run_dir, dataset_dir, base: str | None, config: CTCConfig = CTCCon
                 try:
                     for j, idx in enumerate(group):
                         batch = collator([p.train[i] for i in idx])
-                        lengths, labels = batch.pop("input_lengths"), batch.pop("labels").to(par.device)
+                        n_samples, labels = batch.pop("input_lengths"), batch.pop("labels").to(par.device)
                         inputs = {k: v.to(par.device, non_blocking=True) for k, v in batch.items()}
                         with par.no_sync(ddp, skip=j < len(group) - 1):
                             with autocast(par.device, precision):
                                 logits = ddp(**inputs).logits
-                            loss = ctc_loss(model, logits, labels, lengths) / len(group)
+                            loss = ctc_loss(model, logits, labels, n_samples) / len(group)
                             scaler.scale(loss).backward()
                         loss_sum += float(loss.detach().float())
                 except torch.OutOfMemoryError:
@@ -264,7 +264,7 @@ def train_ctc(run_dir, dataset_dir, base: str | None, config: CTCConfig = CTCCon
                         improved = best_wer is None or (res.wer, res.cer) < (best_wer, best_cer)
                         if improved:
                             best_wer, best_cer, bad_evals = res.wer, res.cer, 0
-                        else:
+                        elif best_wer < 1.0:  # patience counts once the model emits text (past the all-blank phase)
                             bad_evals += 1
                         history.append(res.wer)
                         writer.add_scalar("eval/wer", res.wer, step)
