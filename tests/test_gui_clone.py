@@ -72,6 +72,19 @@ def ljspeech(folder: Path, realspeech: Path) -> Path:
     return folder
 
 
+def _torch_threads_of_a_new_thread() -> int:
+    """torch's intra-op thread count as a thread started now (e.g. a training worker) sees it."""
+    import threading
+
+    import torch
+
+    got = []
+    t = threading.Thread(target=lambda: got.append(torch.get_num_threads()))
+    t.start()
+    t.join()
+    return got[0]
+
+
 def _wait_job(qtbot, engine, job_id, timeout=60000):
     """Wait for ``job_id`` to finish on ``engine``; returns ``(status, result)``."""
     got = {}
@@ -127,8 +140,10 @@ def test_record_takes_then_check_them_with_whisper(win, qtbot, home, whisper_dir
     ds = page.dataset
     assert ds.tabs.currentIndex() == 0 and ds.source() == folder
     assert ds.asr_check.isChecked()
+    threads = _torch_threads_of_a_new_thread()
     status, manifest = _wait_job(qtbot, page.compute, ds.check(), timeout=90000)
     assert status == "done", manifest
+    assert _torch_threads_of_a_new_thread() == threads
     [clip] = manifest.clips  # the consent take is kept beside the dataset, not trained on
     assert clip.id == "take0001" and "asr_mismatch" in clip.flags and clip.cer > 0.5
     assert "dashwood" in clip.asr_text.lower()
@@ -166,9 +181,11 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
     ds.tabs.setCurrentIndex(1)
     ds.folder_edit.setText(str(src))
     ds.asr_check.setChecked(False)
+    threads = _torch_threads_of_a_new_thread()
     job = ds.check()
     status, manifest = _wait_job(qtbot, page.compute, job, timeout=60000)
     assert status == "done", manifest
+    assert _torch_threads_of_a_new_thread() == threads  # silero-vad's import set it to 1; put back
     assert len(manifest.clips) == 5 and manifest.sample_rate == 16000
     assert ds.clips.table.rowCount() == 5
     assert ds.clips.table.item(0, 2).text() == CLIPS[0][1]

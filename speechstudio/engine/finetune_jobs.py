@@ -162,10 +162,21 @@ class BuildDatasetJob(Job):
         return _TRANSCRIBERS[key]
 
     def run(self, models) -> Iterator[object]:
+        import torch
+
+        # silero_vad's model module calls torch.set_num_threads(1) when imported (silero-vad 6,
+        # silero_vad/model.py line 3), process-wide: training and synthesis after a check would
+        # run on one core. The thread count is put back when the check ends.
+        threads = torch.get_num_threads()
+        try:
+            self.result = yield from self._run(models)
+        finally:
+            torch.set_num_threads(threads)
+
+    def _run(self, models) -> Iterator[object]:
+        from speechstudio.errors import ModelNotFoundError
         from speechstudio.finetune.build import build_dataset
         from speechstudio.finetune.voice_run import text_checker
-
-        from speechstudio.errors import ModelNotFoundError
 
         text_ok = None
         if self.base is not None:
@@ -190,7 +201,7 @@ class BuildDatasetJob(Job):
             return build_dataset(self.source, self.out_dir, self.sample_rate, language=self.language,
                                  transcribe=transcribe, text_ok=text_ok, progress=progress, **self.options)
 
-        self.result = yield from run_with_progress(work, self.cancel)
+        return (yield from run_with_progress(work, self.cancel))
 
 
 # ----------------------------------------------------------------------------- training
