@@ -381,3 +381,15 @@ def test_long_recording_is_cut_into_sentences(tmp_path, say, transcribe):
     (pairs / "a.txt").unlink()
     with pytest.raises(DatasetError, match=r"no usable clip \(1 clips, all flagged too_long; build again with split_lo"):
         build_dataset(pairs, tmp_path / "none", 16000)
+
+
+def test_vad_keeps_torch_threads():
+    """silero_vad sets torch to 1 thread when imported; training after a dataset check must not run on one core."""
+    import subprocess
+    import sys
+
+    code = ("import torch; torch.set_num_threads(2); import numpy as np; "
+            "from speechstudio.finetune.vad import SileroVad; "
+            "r = SileroVad(threads=1)(np.zeros(16000, np.float32)); print(torch.get_num_threads(), r.spans)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["2", "()"], out.stderr[-500:]

