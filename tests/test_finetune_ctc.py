@@ -241,6 +241,33 @@ def test_disk_full_while_saving_keeps_the_previous_checkpoint(tmp_path, words, t
     assert rest[-1].reason == "finished" and rest[-1].step == 4
 
 
+def test_out_of_memory_names_a_batch_size_and_the_run_resumes(tmp_path, words, tiny_w2v_dir, monkeypatch):
+    """An out-of-memory error in a step (simulated: no GPU in CI) saves the step's start and says what
+    to try; the run resumes with the smaller batch it suggests."""
+    import torch
+
+    import speechstudio.finetune.ctc.trainer as trainer
+
+    real, calls = trainer.ctc_loss, Counter()
+
+    def oom_at_step_three(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(trainer, "ctc_loss", oom_at_step_three)
+    cfg = CTCConfig(max_steps=4, lr=1e-3, batch_size=4, eval_every=10, patience=0, device="cpu", sanity_steps=0)
+    with pytest.raises(CTCTrainingError, match=r"out of GPU memory at step 3 \(batch of 4 clips, fp32\); a checkpoint "
+                                               r"of step 2 was saved: try --batch-size 2 --grad-accum 2 \(same effective "
+                                               r"batch\), or --gradient-checkpointing, .*resume \(--resume\)"):
+        list(train_ctc(tmp_path / "run", words, str(tiny_w2v_dir), cfg))
+    smaller = CTCConfig(max_steps=4, lr=1e-3, batch_size=2, grad_accum=2, eval_every=10, patience=0, device="cpu")
+    rest = list(train_ctc(tmp_path / "run", words, None, smaller, resume=True))
+    assert any(isinstance(e, InfoEvent) and "resumed from step 2" in e.message for e in rest)
+    assert rest[-1].reason == "finished" and rest[-1].step == 4 and calls["n"] == 3 + 3  # steps 3, 4: two micro-batches, then one
+
+
 # ---------------------------------------------------------------------------------------------- bad input
 def _copy_dataset(src: Path, dst: Path, texts: dict | None = None, extra: list | None = None) -> Path:
     shutil.copytree(src, dst)
@@ -313,3 +340,14 @@ def test_cli_handler_trains_and_registers(words, tiny_w2v_dir, home, tmp_path, c
         run(parser.parse_args(argv))
     with pytest.raises(UsageError, match="--base and --data are needed"):
         run(parser.parse_args(["--out", "other", "--device", "cpu"]))
+    # a raw LJSpeech folder is prepared at 16 kHz into RUN/data by the dataset builder first
+    lj = tmp_path / "lj"
+    (lj / "wavs").mkdir(parents=True)
+    for i, word in enumerate(WORDS):
+        shutil.copy(words / "clips" / f"w{i}.wav", lj / "wavs" / f"w{i}.wav")
+    (lj / "metadata.csv").write_text("".join(f"w{i}|{w}|{w}\n" for i, w in enumerate(WORDS)))
+    argv = ["--base", str(tiny_w2v_dir), "--data", str(lj), "--out", "cli-lj", "--max-steps", "1", "--batch-size", "1",
+            "--device", "cpu", "--val-count", "1"]
+    assert run(parser.parse_args(argv)) == 0
+    assert "dataset: " in capsys.readouterr().out
+    assert Manifest.load(home / "finetune" / "runs" / "cli-lj" / "data").sample_rate == 16000

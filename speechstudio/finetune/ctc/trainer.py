@@ -112,6 +112,17 @@ def train_ctc(run_dir, dataset_dir, base: str | None, config: CTCConfig = CTCCon
     """
     import torch
 
+    try:
+        yield from _train(run_dir, dataset_dir, base, config, resume, control)
+    except torch.OutOfMemoryError:
+        raise CTCTrainingError("out of GPU memory outside a training step (the sanity pass or an evaluation): try a "
+                               "lower --batch-size or --max-clip-s; the latest checkpoint, if any, is valid "
+                               "(--resume)") from None
+
+
+def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control) -> Iterator:
+    import torch
+
     _check_config(config)
     run, dataset_dir = RunFolder(run_dir), Path(dataset_dir)
     par = Parallel(config.device)
