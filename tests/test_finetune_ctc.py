@@ -183,6 +183,8 @@ def test_trained_model_transcribes_through_the_cli(trained, words, home, tmp_pat
     assert heard == WORDS
     assert main(["models", "list", "--installed"]) == 0
     assert "joe-words" in capsys.readouterr().out
+    again = register_model(events[-1].best_dir, "joe-words", replace=True)
+    assert again.path == model.path and sorted(p.name for p in (home / "models").iterdir()) == ["joe-words"]
 
 
 def test_stop_and_resume_equals_an_uninterrupted_run(tmp_path, words, tiny_w2v_dir):

@@ -278,9 +278,10 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
                         elif best_wer < 1.0:  # patience counts once the model emits text (past the all-blank phase)
                             bad_evals += 1
                         history.append(res.wer)
-                        writer.add_scalar("eval/wer", res.wer, step)
-                        writer.add_scalar("eval/cer", res.cer, step)
-                        writer.flush()
+                        if writer is not None:
+                            writer.add_scalar("eval/wer", res.wer, step)
+                            writer.add_scalar("eval/cer", res.cer, step)
+                            writer.flush()
                         event = EvalEvent(step, res.wer, res.cer, improved, False, split, len(eval_items),
                                           tuple(zip(res.refs[:3], res.hyps[:3])), diagnose(res, history, step, spe))
                         run.log(f"step {step}: WER {res.wer:.4f} CER {res.cer:.4f}{' (best)' if improved else ''}")
