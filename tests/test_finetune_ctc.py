@@ -21,7 +21,7 @@ from speechstudio.errors import UsageError
 from speechstudio.finetune.ctc import (CTCConfig, CTCTrainingError, DoneEvent, EvalEvent, InfoEvent, SanityEvent,
                                        StepEvent, TrainControl, register_model, train_ctc)
 from speechstudio.finetune.ctc import vocab as V
-from speechstudio.finetune.ctc.data import plan_epoch
+from speechstudio.finetune.ctc.data import plan_epoch, steps_per_epoch
 from speechstudio.finetune.manifest import Clip, DatasetError, Manifest
 from speechstudio.finetune.run import RunError
 
@@ -140,6 +140,9 @@ def test_length_grouped_batches_cover_every_clip_once_longest_first():
     r0, r1 = plan_epoch(lengths, 8, 3, 0, world=2, rank=0), plan_epoch(lengths, 8, 3, 0, world=2, rank=1)
     assert len(r0) == len(r1) == len(batches) // 2
     assert not {i for b in r0 for i in b} & {i for b in r1 for i in b}
+    big = [1000 + i for i in range(1234)]  # several mega-batches of 50 batches
+    assert steps_per_epoch(len(big), 8, 3, world=2) == math.ceil(len(plan_epoch(big, 8, 0, 0, world=2, rank=1)) / 3)
+    assert steps_per_epoch(103, 8, 1) == len(batches)
 
 
 # ---------------------------------------------------------------------------------------------- learning

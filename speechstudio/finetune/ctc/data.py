@@ -43,7 +43,7 @@ def _min_frames(labels: Sequence[int]) -> int:
     return len(labels) + sum(1 for a, b in zip(labels, labels[1:]) if a == b)
 
 
-def prepare_items(clips: Sequence[Clip], root: Path, targets: Mapping[str, str], vocab: Mapping[str, int],
+def prepare_items(clips: Sequence[Clip], root: Path, targets: Mapping[str, str],
                   encode: Callable[[str], list[int]], sample_rate: int, max_clip_s: float,
                   output_frames: Callable[[int], int], min_frames: int = 1) -> tuple[list[Item], list[tuple[str, str]]]:
     """Check each clip and turn it into an ``Item``; returns ``(items, refused)``.
@@ -126,10 +126,10 @@ def plan_epoch(lengths: Sequence[int], batch_size: int, seed: int, epoch: int, w
 
 
 def steps_per_epoch(n_items: int, batch_size: int, grad_accum: int, world: int = 1) -> int:
-    """Optimizer steps in one epoch (upper bound of batches per process / ``grad_accum``)."""
-    batches = math.ceil(n_items / batch_size)
-    per_rank = max(1, batches // world) if batches >= world else 0
-    return max(1, math.ceil(per_rank / grad_accum)) if per_rank else 0
+    """Optimizer steps in one epoch of :func:`plan_epoch` (its batches per process / ``grad_accum``)."""
+    mega = batch_size * MEGA_BATCHES
+    batches = (n_items // mega) * MEGA_BATCHES + math.ceil((n_items % mega) / batch_size)
+    return max(1, math.ceil((batches // world) / grad_accum))
 
 
 class Collator:

@@ -131,8 +131,8 @@ def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfi
     rate = int(fe.sampling_rate)
     frames = lambda n: output_frames(model, n)  # noqa: E731
     enc = lambda t: V.encode(t, vocab, delimiter)  # noqa: E731
-    train, r1 = prepare_items(train_clips, dataset_dir, targets, vocab, enc, rate, config.max_clip_s, frames, min_frames)
-    val, r2 = prepare_items(val_clips, dataset_dir, targets, vocab, enc, rate, config.max_clip_s, frames, min_frames)
+    train, r1 = prepare_items(train_clips, dataset_dir, targets, enc, rate, config.max_clip_s, frames, min_frames)
+    val, r2 = prepare_items(val_clips, dataset_dir, targets, enc, rate, config.max_clip_s, frames, min_frames)
     refused += r1 + r2
     if not train:
         shown = "; ".join(f"{i}: {why}" for i, why in refused[:5])
