@@ -21,7 +21,7 @@ from typing import Callable, Iterator
 from speechstudio.engine.jobs import Job
 from speechstudio.engine.worker import Status
 from speechstudio.finetune.voice_run import (BaseVoiceInfo, describe_base, finetune_dir, runs_dir,
-                                             save_trained_voice)
+                                             save_trained_voice, train_config)
 
 __all__ = ["BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "datasets_dir", "recordings_dir",
            "RunInfo", "list_runs", "DatasetProgress", "BuildDatasetJob", "FineTuneJob", "SaveCloneJob",
@@ -205,17 +205,6 @@ class BuildDatasetJob(Job):
 
 
 # ----------------------------------------------------------------------------- training
-def train_config(preset: str = "standard", device: str = "auto", **overrides):
-    """The ``TrainConfig`` of ``preset`` (``finetune.vits.presets.preset``) for ``device``
-    (``auto`` is resolved: CUDA when available), with ``overrides`` (``TrainConfig`` fields;
-    ``None`` values are ignored) on top. Raises ``UsageError`` (unknown preset, bad value)."""
-    from speechstudio.finetune.vits.config import resolve_device
-    from speechstudio.finetune.vits.presets import preset as make_preset
-
-    dev = resolve_device(device)
-    return make_preset(preset, dev, **{k: v for k, v in overrides.items() if v is not None})
-
-
 class FineTuneJob(Job):
     """Fine-tune a VITS voice: ``speechstudio.finetune.vits.trainer.train_voice`` in the worker.
 

@@ -52,6 +52,9 @@ def register(subparsers) -> None:
     vp.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"))
     vp.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     vp.add_argument("--gradient-checkpointing", action="store_true", help="less GPU memory, ~30%% slower")
+    vp.add_argument("--checkpoint-every", type=_positive_int, metavar="N",
+                    help="save a resumable checkpoint (and samples) every N steps (default: the preset's, "
+                         "or steps/5 for short runs)")
     vp.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     vp.add_argument("--run-dir", metavar="DIR", help="run folder (default: <data dir>/finetune/runs/NAME)")
     vp.add_argument("--no-asr-check", action="store_true", help="skip the Whisper cross-check of the texts")
@@ -121,7 +124,7 @@ def voice_command(args) -> int:
                           steps=args.steps, batch_size=args.batch_size, grad_accum=args.grad_accum,
                           precision=args.precision, device=args.device, resume=args.resume,
                           gradient_checkpointing=args.gradient_checkpointing, overwrite=args.overwrite,
-                          multi_gpu=args.multi_gpu)
+                          multi_gpu=args.multi_gpu, checkpoint_every=args.checkpoint_every)
     print(plan.describe())
     for line in plan.base_notes:
         print(f"note: {line}")

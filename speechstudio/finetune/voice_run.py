@@ -14,14 +14,14 @@ Folders (under ``<data dir>``, i.e. ``$SPEECHSTUDIO_HOME`` or the platform's dat
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
 from speechstudio.errors import SpeechStudioError, UsageError
 
 __all__ = ["VoicePlan", "BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "plan", "prepare_dataset",
-           "train", "save", "save_trained_voice", "text_checker"]
+           "train", "save", "save_trained_voice", "text_checker", "train_config"]
 
 
 def finetune_dir() -> Path:
@@ -109,36 +109,38 @@ class VoicePlan:
     base_notes: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
+        from speechstudio.finetune.vits.config import resolve_precision
+
         c = self.config
         lines = [f"clone: {self.name} from base voice {self.base.name} ({self.base.kind}, {self.base_info.sample_rate} Hz)",
                  f"run folder: {self.run_dir}" + (" (resuming)" if self.resume else ""),
                  f"training: preset {self.preset}, {c.steps} steps, batch {c.batch_size} x {c.grad_accum}, "
-                 f"device {c.device}, precision {c.precision}"]
+                 f"device {c.device}, precision {resolve_precision(c.precision, c.device)}, "
+                 f"checkpoint every {c.checkpoint_every} steps"]
         return "\n".join(lines)
 
 
-def _train_config(preset: str, device: str, **overrides):
+def train_config(preset: str = "standard", device: str = "auto", **overrides):
+    """The ``TrainConfig`` of ``preset`` (``finetune.vits.presets.preset``) for ``device``
+    (``auto`` is resolved: CUDA when available), with ``overrides`` (``TrainConfig`` fields;
+    ``None`` values are ignored) on top. Raises ``UsageError`` (unknown preset, bad value)."""
+    from speechstudio.finetune.vits.config import resolve_device
     from speechstudio.finetune.vits.presets import preset as make_preset
 
-    cfg = make_preset(preset, device)
-    changes = {k: v for k, v in overrides.items() if v is not None}
-    if changes:
-        from dataclasses import replace
-
-        cfg = replace(cfg, **changes)
-    return cfg
+    dev = resolve_device(device)
+    return make_preset(preset, dev, **{k: v for k, v in overrides.items() if v is not None})
 
 
 def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str = "standard",
          steps: int | None = None, batch_size: int | None = None, grad_accum: int | None = None,
          precision: str = "auto", device: str = "auto", resume: bool = False,
-         gradient_checkpointing: bool = False, overwrite: bool = False, multi_gpu: bool = False) -> VoicePlan:
+         gradient_checkpointing: bool = False, overwrite: bool = False, multi_gpu: bool = False,
+         checkpoint_every: int | None = None) -> VoicePlan:
     """Check the request and return a :class:`VoicePlan` (nothing is trained or written).
 
     Raises ``UsageError`` (voice name taken or invalid, run folder already used without
     ``resume``, nothing to resume, no ``data``), ``ModelNotFoundError`` (unknown base voice).
     """
-    from speechstudio.finetune.vits.config import resolve_device
     from speechstudio.tts.voices import _check_name, package_voices, resolve_voice, voices_dir
 
     _check_name(name)
@@ -177,10 +179,13 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
             dataset_dir = src
         else:
             dataset_dir, source = run_dir / "data", src
-    dev = resolve_device(device)
-    config = _train_config(preset, dev, steps=steps, batch_size=batch_size, grad_accum=grad_accum,
-                           precision=precision, device=dev,
-                           gradient_checkpointing=gradient_checkpointing or None)
+    config = train_config(preset, device, steps=steps, batch_size=batch_size, grad_accum=grad_accum,
+                          precision=precision, gradient_checkpointing=gradient_checkpointing or None,
+                          checkpoint_every=checkpoint_every)
+    if steps is not None and checkpoint_every is None and config.checkpoint_every > max(5, steps // 5):
+        # a short run (--steps 50) still gets checkpoints to resume from and evaluations to judge it by
+        every = max(5, steps // 5)
+        config = replace(config, checkpoint_every=every, eval_every=min(config.eval_every, every))
     notes = [info.note]
     return VoicePlan(name, ref, info, run_dir, dataset_dir, source, config, resume, overwrite, preset, notes)
 
