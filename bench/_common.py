@@ -22,7 +22,13 @@ ENGLISH = ["lhotse_librispeech_2412-153948-0000.flac", "pocketsphinx_sense_and_s
 
 
 def speech_16k() -> np.ndarray:
-    """The English real recordings, 16 kHz float32 mono, joined with 0.3 s pauses (~60 s)."""
+    """The English real recordings, 16 kHz float32 mono, joined with 0.3 s pauses (~60 s).
+
+    ``$SPEECHSTUDIO_SPEECH_NPY``: a ``.npy`` of this same array saved beforehand, for machines
+    without the recordings or an audio decoder (the GPU machine: see ``bench/device_run.sh``)."""
+    npy = os.environ.get("SPEECHSTUDIO_SPEECH_NPY")
+    if npy:
+        return np.load(npy).astype(np.float32)
     from speechstudio.audio.decode import load_audio
 
     parts = []

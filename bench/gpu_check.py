@@ -87,10 +87,16 @@ def main() -> int:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         optional("bench_streaming", "gpu_streaming_check")
         optional("bench_tts", "gpu_tts_check")
+        optional("gpu_train_check", "ctc_train_check")
+        print("VITS fine-tuning: python bench/bench_vits_train.py --model piper-medium --device cuda --batch 16 "
+              "--precision fp32 bf16 fp16 --checkpointing both (bench/device_run.sh runs it)")
         return 0
     print("CUDA is not available: no GPU figures.")
     if args.quick:
         transcription_check("cpu", "tiny", 30.0, batches=(1, 8), precisions=("fp32",))
+        from gpu_train_check import ctc_train_check
+
+        ctc_train_check(cpu_smoke=True)
     return 0
 
 
