@@ -50,6 +50,16 @@ def tiny_config(**kw) -> TrainConfig:
     return TrainConfig(**{**base, **kw})
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """Tiny models: thousands of microsecond ops, where a second OpenMP thread only adds spinning
+    (10x slower on a busy 2-core machine). Restored after this module."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def base(tmp_path_factory) -> Path:
     return make_tiny_vits(tmp_path_factory.mktemp("tiny-vits"), stochastic=True)
@@ -200,3 +210,60 @@ def test_checkpoint_write_survives_disk_full(tmp_path, monkeypatch):
     state = folder.load_checkpoint("latest")
     assert state["step"] == 1 and torch.equal(state["w"], torch.arange(1000.0))
     assert [p.name for p in folder.checkpoints_dir.iterdir()] == ["latest.pt"]
+
+
+def test_features_match_vits_settings():
+    from speechstudio.finetune.vits.features import FeatureConfig, linear_spectrogram, mel_spectrogram, slaney_mel_filters
+
+    mel = slaney_mel_filters(22050, 1024, 80)  # librosa.filters.mel(sr=22050, n_fft=1024, n_mels=80) values
+    assert mel.shape == (80, 513) and mel.dtype == np.float32
+    np.testing.assert_array_equal(np.nonzero(mel[40])[0], np.arange(91, 99))
+    np.testing.assert_allclose(mel[40, 91:95], [0.0025534136, 0.0055406047, 0.0085277958, 0.0115149869], rtol=1e-6)
+    np.testing.assert_allclose(mel[0, 1:4], [0.012760736, 0.023165587, 0.010404851], rtol=1e-6)
+    assert np.nonzero(mel[79])[0][0] == 471
+
+    class Cfg:  # the fields FeatureConfig.for_model reads, as in a Piper medium voice
+        spectrogram_bins, upsample_rates, sampling_rate = 513, [8, 8, 4], 22050
+
+    fc = FeatureConfig.for_model(Cfg)
+    assert (fc.n_fft, fc.hop_length, fc.win_length, fc.n_mels, fc.fmin, fc.fmax) == (1024, 256, 1024, 80, 0.0, None)
+    wav = torch.sin(torch.arange(22050 + 100) * 2 * np.pi * 440 / 22050) * 0.5
+    spec, logmel = linear_spectrogram(wav[None], fc), mel_spectrogram(wav[None], fc)
+    assert spec.shape == (1, 513, 86) and logmel.shape == (1, 80, 86)  # frames = samples // hop
+    assert spec[0, :, 40].argmax() == round(440 * 1024 / 22050)  # the tone's bin
+    assert float(logmel.min()) >= np.log(1e-5) - 1e-6
+
+
+def test_presets_and_estimates():
+    from speechstudio.errors import UsageError
+    from speechstudio.finetune.vits.presets import PRESETS, estimate, preset
+
+    assert [preset(n, "cpu").steps for n in ("quick", "standard", "best")] == [600, 2000, 6000]
+    cpu = preset("standard", "cpu")
+    assert (cpu.batch_size, cpu.grad_accum, cpu.gradient_checkpointing, cpu.device) == (4, 1, False, "cpu")
+    big, mid, small = (preset("quick", "cuda", vram_bytes=gb * 2**30) for gb in (24, 5, 3))
+    assert (big.batch_size, big.grad_accum) == (16, 1) and (mid.batch_size, mid.grad_accum) == (8, 2)
+    assert (small.batch_size, small.grad_accum, small.gradient_checkpointing) == (2, 8, True)
+    assert preset("quick", "cpu", steps=50).steps == 50
+    with pytest.raises(UsageError, match="unknown preset"):
+        preset("fastest", "cpu")
+
+    one, two = (estimate("standard", "cpu", 150, 900, threads=t) for t in (1, 2))
+    assert 2 * 3600 < two.seconds < one.seconds and "CPU" in one.note
+    assert 1.5e9 < one.peak_memory_bytes < 3e9
+    gpu = estimate("standard", "cuda", 150, 900, vram_bytes=24 * 2**30)
+    assert gpu.seconds < two.seconds / 10 and gpu.peak_memory_bytes < 0.6 * 24 * 2**30 and "GPU" in gpu.note
+    piper, mms = (estimate("quick", "cpu", 150, 900, threads=2, has_posterior=p) for p in (False, True))
+    assert piper.seconds < mms.seconds  # warm-up steps are cheaper than GAN steps
+    tight = estimate(preset("quick", "cuda", vram_bytes=24 * 2**30), "cuda", 150, 900, vram_bytes=4 * 2**30)
+    assert "--batch-size 8 --grad-accum 2" in tight.note
+    assert set(PRESETS) == {"quick", "standard", "best"}
+
+
+def test_overtraining_warning_after_patience_rises():
+    from speechstudio.finetune.vits.trainer import overtraining_warning
+
+    assert overtraining_warning([1.0, 0.9, 0.95, 0.97], 3, 20) == ""  # only two rises
+    warn = overtraining_warning([1.0, 0.9, 0.95, 0.97, 0.99], 3, 20)
+    assert "rose 3 evaluations in a row (0.9000 -> 0.9900)" in warn and "step 20" in warn
+    assert overtraining_warning([1.0, 0.9, 0.95, 0.93, 0.99], 3, 20) == ""

@@ -11,8 +11,13 @@ Modules, one idea each:
 * ``config``        ``TrainConfig`` and device / precision resolution
 * ``events``        the small frozen event dataclasses the trainer yields, ``TrainControl``
 * ``step``          one optimizer step (warm-up or GAN), evaluation, the resumable training state
-* ``trainer``       ``train_voice`` (the loop) and ``load_trained_generator``
+* ``trainer``       ``train_voice`` (the loop; re-exports the public names below)
+* ``trained``       ``BaseInfo`` and ``load_trained_generator`` (what the exporter saves)
 * ``presets``       quick / standard / best presets and a time / memory ``estimate``
+
+Public API (``from speechstudio.finetune.vits.trainer import ...``): ``train_voice``,
+``TrainConfig``, ``TrainControl``, ``load_trained_generator``, ``BaseInfo``, ``TrainingError``
+and the events; ``presets.preset`` / ``presets.estimate``; ``finetune.run.RunFolder``.
 
 Heavy imports (torch, transformers) happen inside functions or in the submodules, never here.
 """

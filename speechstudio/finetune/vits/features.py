@@ -4,9 +4,9 @@ OHF-Voice/piper1-gpl ``src/piper/train/vits/mel_processing.py``).
 * linear magnitude spectrogram (the posterior encoder's input, ``config.spectrogram_bins`` =
   n_fft / 2 + 1 bins): reflect-pad (n_fft - hop) / 2 on both sides, ``torch.stft`` with a Hann
   window, ``center=False``, magnitude ``sqrt(re^2 + im^2 + 1e-6)``; frames = samples // hop;
-* log-mel (the reconstruction-loss target): librosa's Slaney mel filterbank (``librosa.filters.mel``,
-  htk=False, norm="slaney", as VITS' ``librosa_mel_fn``) times the linear spectrogram, then
-  ``log(clamp(x, 1e-5))``.
+* log-mel (the reconstruction-loss target): the Slaney mel filterbank (``slaney_mel_filters``, the
+  same numbers as ``librosa.filters.mel(htk=False, norm="slaney")``, VITS' ``librosa_mel_fn``,
+  computed here without librosa) times the linear spectrogram, then ``log(clamp(x, 1e-5))``.
 
 Piper medium / VITS LJSpeech: 22050 Hz, n_fft = win = 1024, hop 256, 80 mel bins, fmin 0,
 fmax None (= sr / 2) (VITS configs/ljs_base.json, Piper ``MelAudioConfig``); MMS-TTS: 16 kHz with
@@ -14,10 +14,9 @@ the same STFT. The hop must equal the decoder's upsampling (prod(config.upsample
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import asdict, dataclass
 
-__all__ = ["FeatureConfig", "linear_spectrogram", "linear_to_mel", "mel_spectrogram"]
+__all__ = ["FeatureConfig", "linear_spectrogram", "linear_to_mel", "mel_spectrogram", "slaney_mel_filters"]
 
 
 @dataclass(frozen=True)
@@ -66,16 +65,53 @@ def _window(fc: FeatureConfig, device, dtype):
     return _WINDOWS[key]
 
 
+def _hz_to_mel(f):
+    """Slaney mel scale (Auditory Toolbox; librosa ``hz_to_mel(htk=False)``): linear below
+    1 kHz (200/3 Hz per mel), logarithmic above (step log(6.4) / 27)."""
+    import numpy as np
+
+    f = np.asarray(f, dtype=np.float64)
+    f_sp, min_log_hz = 200.0 / 3, 1000.0
+    min_log_mel, logstep = min_log_hz / f_sp, np.log(6.4) / 27.0
+    mels = f / f_sp
+    return np.where(f >= min_log_hz, min_log_mel + np.log(np.maximum(f, 1e-10) / min_log_hz) / logstep, mels)
+
+
+def _mel_to_hz(m):
+    import numpy as np
+
+    m = np.asarray(m, dtype=np.float64)
+    f_sp, min_log_hz = 200.0 / 3, 1000.0
+    min_log_mel, logstep = min_log_hz / f_sp, np.log(6.4) / 27.0
+    return np.where(m >= min_log_mel, min_log_hz * np.exp(logstep * (m - min_log_mel)), f_sp * m)
+
+
+def slaney_mel_filters(sample_rate: int, n_fft: int, n_mels: int, fmin: float = 0.0, fmax: float | None = None):
+    """Mel filterbank ``np.ndarray[float32]`` (n_mels, n_fft // 2 + 1): triangles on the Slaney mel
+    scale, each scaled to unit area (norm "slaney"); the same arithmetic as
+    ``librosa.filters.mel(sr, n_fft, n_mels, fmin, fmax, htk=False, norm="slaney")``."""
+    import numpy as np
+
+    fmax = float(sample_rate) / 2 if fmax is None else float(fmax)
+    weights = np.zeros((n_mels, 1 + n_fft // 2), dtype=np.float32)
+    fftfreqs = np.fft.rfftfreq(n=n_fft, d=1.0 / sample_rate)
+    mel_f = _mel_to_hz(np.linspace(_hz_to_mel(fmin), _hz_to_mel(fmax), n_mels + 2))
+    fdiff = np.diff(mel_f)
+    ramps = np.subtract.outer(mel_f, fftfreqs)
+    for i in range(n_mels):
+        lower = -ramps[i] / fdiff[i]
+        upper = ramps[i + 2] / fdiff[i + 1]
+        weights[i] = np.maximum(0, np.minimum(lower, upper))
+    weights *= (2.0 / (mel_f[2: n_mels + 2] - mel_f[:n_mels]))[:, np.newaxis]
+    return weights
+
+
 def _mel_basis(fc: FeatureConfig, device, dtype):
     import torch
 
     key = (fc.sample_rate, fc.n_fft, fc.n_mels, fc.fmin, fc.fmax, str(device), dtype)
     if key not in _MEL_BASES:
-        import librosa
-
-        with warnings.catch_warnings():  # "empty filters" for toy n_fft only
-            warnings.simplefilter("ignore", UserWarning)
-            basis = librosa.filters.mel(sr=fc.sample_rate, n_fft=fc.n_fft, n_mels=fc.n_mels, fmin=fc.fmin, fmax=fc.fmax)
+        basis = slaney_mel_filters(fc.sample_rate, fc.n_fft, fc.n_mels, fc.fmin, fc.fmax)
         _MEL_BASES[key] = torch.from_numpy(basis).to(device=device, dtype=dtype)
     return _MEL_BASES[key]
 

@@ -80,6 +80,13 @@ class VitsTraining:
         return torch.autocast(torch.device(self.device).type, dtype=self.amp_dtype or torch.float32,
                               enabled=self.amp_dtype is not None)
 
+    def cuda_devices(self) -> list[int]:
+        """CUDA device indices whose RNG ``torch.random.fork_rng`` must save (none on the CPU)."""
+        if not self.device.startswith("cuda"):
+            return []
+        index = torch.device(self.device).index
+        return [torch.cuda.current_device() if index is None else index]
+
     def set_stage(self, stage: str) -> None:
         """``"warmup"``: only ``warmup_parameter_prefixes`` train; ``"train"``: the whole generator."""
         if stage == self.stage:
@@ -212,7 +219,7 @@ class VitsTraining:
         model = self.model
         model.eval()
         err, err_r, count = 0.0, 0.0, 0.0
-        with torch.random.fork_rng(devices=[torch.device(self.device)] if self.device.startswith("cuda") else []):
+        with torch.random.fork_rng(devices=self.cuda_devices()):
             for batch in batches:
                 batch = self._to_device(batch)
                 with self.autocast():

@@ -36,7 +36,8 @@ from speechstudio.finetune.vits.events import (CheckpointEvent, DoneEvent, EvalE
 from speechstudio.finetune.vits.trained import BaseInfo, base_info_for, load_trained_generator
 
 __all__ = ["train_voice", "load_trained_generator", "TrainConfig", "TrainControl", "TrainingError", "BaseInfo",
-           "StageEvent", "StepEvent", "EvalEvent", "SampleEvent", "CheckpointEvent", "DoneEvent", "FIXED_SENTENCE"]
+           "StageEvent", "StepEvent", "EvalEvent", "SampleEvent", "CheckpointEvent", "DoneEvent", "FIXED_SENTENCE",
+           "overtraining_warning"]
 
 #: The sentence synthesised at every checkpoint (a pangram: every English letter).
 FIXED_SENTENCE = "The quick brown fox jumps over the lazy dog."
@@ -94,7 +95,7 @@ def _samples(tr, voice, texts, step: int, folder: Path, seed: int) -> list[Path]
     model, paths = tr.model, []
     model.eval()
     try:
-        with torch.random.fork_rng(devices=[torch.device(tr.device)] if tr.device.startswith("cuda") else []):
+        with torch.random.fork_rng(devices=tr.cuda_devices()):
             for tag, text in texts:
                 try:
                     ids = voice.text_to_ids(text)
@@ -110,6 +111,16 @@ def _samples(tr, voice, texts, step: int, folder: Path, seed: int) -> list[Path]
         voice.warnings.clear()
         model.train()
     return paths
+
+
+def overtraining_warning(history: list[float], patience: int, best_step: int) -> str:
+    """A warning when the last ``patience`` validation losses each rose over the one before
+    (e.g. ``[1.0, 0.9, 0.95, 0.97, 0.99]`` with patience 3), else ``""``."""
+    if len(history) <= patience or not all(history[-i] > history[-i - 1] for i in range(1, patience + 1)):
+        return ""
+    return (f"validation mel loss rose {patience} evaluations in a row ({history[-patience - 1]:.4f} -> "
+            f"{history[-1]:.4f}): the voice may be over-training on your clips; the best checkpoint "
+            f"(step {best_step}) is kept, stopping now loses nothing")
 
 
 def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(), resume: bool = False,
@@ -265,11 +276,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                 stats["last_val"] = val
                 if best:
                     stats["best_val"], stats["best_step"] = val, tr.step
-                rising = len(history) > config.patience and all(
-                    history[-i] > history[-i - 1] for i in range(1, config.patience + 1))
-                warn = (f"validation mel loss rose {config.patience} evaluations in a row "
-                        f"({history[-config.patience - 1]:.4f} -> {val:.4f}): the voice may be over-training on your "
-                        f"clips; the best checkpoint (step {stats['best_step']}) is kept" if rising else "")
+                warn = overtraining_warning(history, config.patience, stats["best_step"])
                 rf.log(f"eval step {tr.step}: val mel {val:.4f} (recon {recon:.4f}){' best' if best else ''}"
                        + (f"; {warn}" if warn else ""))
                 if writer is not None:
