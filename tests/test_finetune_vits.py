@@ -86,7 +86,7 @@ def test_trains_with_finite_losses_and_mel_goes_down(full_run):
         assert set(e.losses) == {"mel", "kl", "dur", "gen", "fm", "disc", "total_g"}
         assert all(np.isfinite(v) for v in e.losses.values()), e.losses
     mel = [e.losses["mel"] for e in steps]
-    assert np.mean(mel[-4:]) < np.mean(mel[:4]) - 0.05, mel
+    assert np.mean(mel[-4:]) < np.mean(mel[:4]) - 0.1, mel  # seeds 3, 4, 5: by 0.64, 0.71, 0.66
     assert steps[-1].lr < 2e-3  # decayed per step
 
     prepare = " ".join(e.message for e in events if isinstance(e, StageEvent) and e.stage == "prepare")
@@ -218,7 +218,8 @@ def test_checkpoint_write_survives_disk_full(tmp_path, monkeypatch):
 
 
 def test_features_match_vits_settings():
-    from speechstudio.finetune.vits.features import FeatureConfig, linear_spectrogram, mel_spectrogram, slaney_mel_filters
+    from speechstudio.finetune.vits.features import (FeatureConfig, linear_spectrogram, mel_spectrogram,
+                                                     slaney_mel_filters)
 
     mel = slaney_mel_filters(22050, 1024, 80)  # librosa.filters.mel(sr=22050, n_fft=1024, n_mels=80) values
     assert mel.shape == (80, 513) and mel.dtype == np.float32
@@ -305,3 +306,18 @@ def test_piper_base_warms_up_then_trains(tmp_path):
     assert any(not torch.equal(base_state[k], model.state_dict()[k]) for k in frozen if k.startswith("decoder."))
     assert info.kind == "piper" and info.sample_rate == 22050 and info.piper_config["audio"]["sample_rate"] == 22050
     assert model.config.resblock == "2" and model.config.posterior_encoder_num_wavenet_layers == 16
+
+
+def test_pause_holds_between_steps_and_stop_ends_it(base, dataset, tmp_path):
+    import threading
+
+    control = TrainControl()
+    events = []
+    for ev in train_voice(tmp_path / "run", dataset, base, tiny_config(), control=control):
+        events.append(ev)
+        if isinstance(ev, StepEvent) and ev.step == 1:
+            control.pause.set()
+            threading.Timer(0.3, control.stop.set).start()
+    assert [e.step for e in events if isinstance(e, StepEvent)] == [1]
+    assert isinstance(events[-1], DoneEvent) and events[-1].reason == "stopped" and events[-1].step == 1
+    assert RunFolder(tmp_path / "run").load_checkpoint("latest")["step"] == 1

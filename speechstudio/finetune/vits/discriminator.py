@@ -90,7 +90,8 @@ class DiscriminatorS(nn.Module):
         for i, (k, stride, groups, pad) in enumerate(((15, 1, 1, 7), (41, 4, 4, 20), (41, 4, 16, 20), (41, 4, 64, 20),
                                                       (41, 4, 256, 20))):
             c_in, c_out = c[i], c[i + 1]
-            layers.append(norm(nn.Conv1d(c_in, c_out, k, stride, groups=_groups(groups, c_in, c_out, width), padding=pad)))
+            g = _groups(groups, c_in, c_out, width)
+            layers.append(norm(nn.Conv1d(c_in, c_out, k, stride, groups=g, padding=pad)))
         layers.append(norm(nn.Conv1d(c[5], c[5], 5, 1, padding=2)))
         self.convs = nn.ModuleList(layers)
         self.conv_post = norm(nn.Conv1d(c[5], 1, 3, 1, padding=1))

@@ -56,7 +56,8 @@ def _load_base(source: str):
 
     voice = load_voice(source, device="cpu", precision="fp32", optimize=False)
     if type(voice.model).__name__ != "VitsModel":  # pragma: no cover - load_voice only builds VitsModel
-        raise TrainingError(f"{source}: not a VITS voice ({type(voice.model).__name__}); only VITS voices can be cloned")
+        raise TrainingError(f"{source}: not a VITS voice ({type(voice.model).__name__}); only VITS voices can "
+                            "be cloned")
     return voice
 
 
@@ -155,6 +156,10 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     model = voice.model
     fc = FeatureConfig.for_model(model.config)
     speaker = (0 if config.speaker is None else int(config.speaker)) if model.config.num_speakers > 1 else None
+    if speaker is not None and not 0 <= speaker < model.config.num_speakers:
+        from speechstudio.errors import UsageError
+
+        raise UsageError(f"voice {voice.name} has no speaker {speaker} (valid ids: 0..{model.config.num_speakers - 1})")
     info = base_info_for(voice, source, speaker)
     run_config = {"trainer": "vits", "train": config.to_dict(), "features": fc.to_dict(),
                   "base": {"source": source, "kind": voice.kind, "name": voice.name, "speaker": speaker},
