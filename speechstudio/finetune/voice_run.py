@@ -154,6 +154,7 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
     ref = resolve_voice(base, allow_download=False)
     if ref.name == name:
         raise UsageError(f"--out {name!r} is the base voice's own name: choose another")
+    _check_base(ref)
     info = describe_base(ref)
     run_dir = Path(run_dir)
     latest = run_dir / "checkpoints" / "latest.pt"
@@ -188,6 +189,29 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
         config = replace(config, checkpoint_every=every, eval_every=min(config.eval_every, every))
     notes = [info.note]
     return VoicePlan(name, ref, info, run_dir, dataset_dir, source, config, resume, overwrite, preset, notes)
+
+
+def _check_base(ref) -> None:
+    """Refuse a base that is not a VITS voice before anything runs (reads config files only).
+    Raises ``ModelNotFoundError`` / ``PiperVoiceError`` naming the voice and the reason."""
+    from speechstudio.errors import ModelNotFoundError
+
+    if ref.kind == "piper":
+        from speechstudio.tts.piper_import import read_piper_config
+
+        read_piper_config(ref.location)
+        return
+    cfg = Path(ref.location) / "config.json"
+    try:
+        model_type = json.loads(cfg.read_text(encoding="utf-8")).get("model_type")
+    except (OSError, ValueError, AttributeError):
+        model_type = None
+        if not cfg.is_file():
+            raise ModelNotFoundError(f"{ref.location}: not a VITS voice (no config.json, no Piper .onnx): "
+                                     "only VITS voices can be cloned") from None
+    if model_type != "vits":
+        raise ModelNotFoundError(f"{ref.location}: not a VITS voice (model_type {model_type!r}): "
+                                 "only VITS voices can be cloned")
 
 
 def _stored_dataset(run_dir: Path) -> Path | None:

@@ -1,0 +1,117 @@
+"""``speechstudio finetune voice``: usage errors before any work, a run that is killed and resumed,
+the saved clone speaking through ``speechstudio speak`` with a synthetic-speech tag."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import soundfile as sf
+
+from speechstudio.cli import main
+
+from test_finetune_vits import make_dataset
+from tts_fixtures.tiny import make_tiny_vits
+
+ROOT = Path(__file__).resolve().parents[1]
+SHRUNK = ROOT / "tests" / "finetune_cli_shrunk.py"
+
+
+@pytest.fixture(scope="module")
+def tiny_base(tmp_path_factory) -> Path:
+    return make_tiny_vits(tmp_path_factory.mktemp("tiny-vits"), stochastic=True)
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory) -> Path:
+    return make_dataset(tmp_path_factory.mktemp("data"))
+
+
+def _err(capsys) -> str:
+    return capsys.readouterr().err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("argv, code, message", [
+    (["--base", "no-such-voice", "--data", ".", "--out", "v1"], 1, "unknown voice 'no-such-voice'"),
+    (["--base", "{base}", "--out", "v1"], 2, "--data DIR is needed"),
+    (["--base", "{base}", "--data", "{tmp}/missing", "--out", "v1"], 2, "missing: no such file or folder"),
+    (["--base", "{base}", "--data", "{data}", "--out", "v1", "--resume"], 2, "nothing to resume"),
+    (["--base", "{base}", "--data", "{data}", "--out", "bad name!"], 2, "voice name 'bad name!' not allowed"),
+    (["--base", "{base}", "--data", "{data}", "--out", "v1", "--preset", "huge"], 2, "invalid choice: 'huge'"),
+])
+def test_usage_errors_come_before_any_work(argv, code, message, tiny_base, prepared, tmp_path, home, capsys):
+    argv = [a.format(base=tiny_base, data=prepared, tmp=tmp_path) for a in argv]
+    if code == 2 and "invalid choice" in message:
+        with pytest.raises(SystemExit) as exc:
+            main(["finetune", "voice", *argv])
+        assert exc.value.code == 2
+    else:
+        assert main(["finetune", "voice", *argv]) == code
+    assert message in _err(capsys)
+    assert not (home / "finetune" / "runs" / "v1").exists()  # nothing started
+
+
+def test_base_that_is_not_a_vits_voice(whisper_dir, prepared, home, capsys):
+    assert main(["finetune", "voice", "--base", str(whisper_dir), "--data", str(prepared), "--out", "v2"]) == 1
+    err = _err(capsys)
+    assert "not a VITS voice" in err and "only VITS voices can be cloned" in err
+
+
+def _run(args, env, **kw):
+    return subprocess.run([sys.executable, str(SHRUNK), *args], env=env, capture_output=True, text=True,
+                          timeout=300, **kw)
+
+
+def test_killed_run_resumes_and_the_clone_speaks(tiny_base, prepared, home, tmp_path):
+    env = {**os.environ, "SPEECHSTUDIO_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT / "tests")}
+    args = ["finetune", "voice", "--base", str(tiny_base), "--data", str(prepared), "--out", "mine",
+            "--steps", "12", "--batch-size", "2", "--checkpoint-every", "4", "--no-asr-check"]
+    run_dir = home / "finetune" / "runs" / "mine"
+    latest = run_dir / "checkpoints" / "latest.pt"
+    proc = subprocess.Popen([sys.executable, str(SHRUNK), *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 240
+    while not latest.is_file() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGKILL)  # a power cut: no chance to save anything more
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL, proc.stdout.read()[-2000:]
+    assert latest.is_file() and not (home / "voices" / "mine").exists()
+
+    again = _run(args[:-1] + ["--resume"], env)  # same command + --resume (the dataset is the run's)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "step 12/12" in again.stderr + again.stdout
+    assert "voice mine saved" in again.stdout
+    log = (run_dir / "train.log").read_text()
+    assert "resume:" in log
+
+    out = tmp_path / "hello.wav"
+    assert main(["speak", "hello there.", "--voice", "mine", "--out", str(out)]) == 0
+    with sf.SoundFile(str(out)) as f:
+        assert f.samplerate == 16000 and f.frames > 1600
+        assert "synthetic speech, cloned voice mine" in f.comment
+    listed = _run(["voices", "list"], env)
+    assert "mine" in listed.stdout and "clone of" in listed.stdout
+
+
+def test_interrupt_saves_a_checkpoint_and_says_how_to_resume(tiny_base, prepared, home):
+    env = {**os.environ, "SPEECHSTUDIO_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT / "tests")}
+    args = ["finetune", "voice", "--base", str(tiny_base), "--data", str(prepared), "--out", "ctrlc",
+            "--steps", "100000", "--batch-size", "2", "--checkpoint-every", "100000", "--no-asr-check"]
+    proc = subprocess.Popen([sys.executable, str(SHRUNK), *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    log = home / "finetune" / "runs" / "ctrlc" / "train.log"
+    deadline = time.monotonic() + 240
+    while (not log.is_file() or "training generator" not in log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert "stopping after this step" in err and "--resume" in err
+    assert (home / "finetune" / "runs" / "ctrlc" / "checkpoints" / "latest.pt").is_file()
