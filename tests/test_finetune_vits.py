@@ -321,3 +321,9 @@ def test_pause_holds_between_steps_and_stop_ends_it(base, dataset, tmp_path):
     assert [e.step for e in events if isinstance(e, StepEvent)] == [1]
     assert isinstance(events[-1], DoneEvent) and events[-1].reason == "stopped" and events[-1].step == 1
     assert RunFolder(tmp_path / "run").load_checkpoint("latest")["step"] == 1
+
+
+def test_warmup_never_takes_the_whole_run():
+    """A Piper base (no posterior encoder) warms up 10 % of the steps, 50..1000, at most half the run."""
+    assert [TrainConfig(steps=n).warmup_for(False) for n in (50, 120, 2000, 30000)] == [25, 50, 200, 1000]
+    assert TrainConfig(steps=2000).warmup_for(True) == 0 and TrainConfig(steps=50, warmup_steps=50).warmup_for(False) == 50

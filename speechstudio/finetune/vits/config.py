@@ -29,7 +29,7 @@ class TrainConfig:
 
     ``steps``: optimizer steps in total, *including* the warm-up steps (one progress bar);
     ``warmup_steps``: posterior-encoder warm-up steps; ``None`` = 10 % of ``steps`` (at least
-    50, at most 1000) for bases without a trained posterior encoder (Piper voices) and 0 for
+    50, at most 1000, never more than half the steps) for bases without a trained posterior encoder (Piper voices) and 0 for
     transformers checkpoints (MMS, vits-ljs) that have one; an int forces that many for any base.
     ``batch_size``: clips per forward; ``grad_accum``: forwards per optimizer step (effective
     batch = batch_size * grad_accum). ``precision``: ``auto`` (CUDA: bf16 where supported, else
@@ -99,7 +99,8 @@ class TrainConfig:
             return int(self.warmup_steps)
         if has_posterior:
             return 0
-        return int(min(1000, max(50, round(0.1 * self.steps)), self.steps))
+        # at most half of the run: a short run (--steps 50) still trains the decoder on the new voice
+        return int(min(1000, max(50, round(0.1 * self.steps)), self.steps // 2))
 
     def to_dict(self) -> dict:
         d = asdict(self)
