@@ -29,8 +29,8 @@ class TrainConfig:
 
     ``steps``: optimizer steps in total, *including* the warm-up steps (one progress bar);
     ``warmup_steps``: posterior-encoder warm-up steps; ``None`` = 10 % of ``steps`` (at least
-    50, at most 1000, never more than half the steps) for bases without a trained posterior encoder (Piper voices) and 0 for
-    transformers checkpoints (MMS, vits-ljs) that have one; an int forces that many for any base.
+    50, at most 1000, never more than half the steps) for bases without a trained posterior
+    encoder (Piper voices) and 0 for transformers checkpoints (MMS, vits-ljs) that have one; an int forces that many for any base.
     ``batch_size``: clips per forward; ``grad_accum``: forwards per optimizer step (effective
     batch = batch_size * grad_accum). ``precision``: ``auto`` (CUDA: bf16 where supported, else
     fp16 with a GradScaler; CPU: fp32), ``fp32``, ``fp16`` (CUDA only), ``bf16``. ``lr``, ``betas``,
