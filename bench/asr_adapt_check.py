@@ -183,17 +183,30 @@ def make_data(work: Path, train_texts: list[str], held_texts: list[str], copies:
 
 
 # ---------------------------------------------------------------------------------------------- model
-def model_config(hidden: int, layers: int, conv: int):
-    """A small wav2vec2 config: layer-norm conv stack (7 layers of ``conv`` channels, the standard
-    strides: 320 samples = 20 ms per frame), pre-LN transformer of ``layers`` x ``hidden``."""
+FRONTENDS = ("filterbank", "wav2vec2")
+
+
+def model_config(hidden: int, layers: int, conv: int, frontend: str = "filterbank"):
+    """A small wav2vec2 config: layer-norm conv feature encoder, pre-LN transformer of ``layers``
+    x ``hidden`` (``do_stable_layer_norm``), little dropout, SpecAugment time masks of 5 frames.
+
+    ``frontend``: ``"wav2vec2"`` = the standard 7-layer stack (kernels 10,3,3,3,3,2,2, strides
+    5,2,2,2,2,2,2: 320 samples = 20 ms per frame, 400-sample receptive field) with ``conv``
+    channels; ``"filterbank"`` = a learnable filterbank as in Zeghidour et al., "Learning filterbanks
+    from raw speech for phone recognition" (ICASSP 2018): 25 ms windows (400 samples) every 10 ms
+    (160), then one kernel-3 stride-2 layer to the same 20 ms frames (receptive field 720
+    samples); about 1/30 of the standard stack's multiply-adds, so CPU steps go to the transformer."""
     from transformers import Wav2Vec2Config
 
+    if frontend == "wav2vec2":
+        conv_kw = dict(conv_dim=(conv,) * 7)
+    else:
+        conv_kw = dict(conv_dim=(conv, conv), conv_kernel=(400, 3), conv_stride=(160, 2))
     return Wav2Vec2Config(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=max(2, hidden // 48),
-                          intermediate_size=4 * hidden, conv_dim=(conv,) * 7, feat_extract_norm="layer",
-                          conv_bias=True, do_stable_layer_norm=True, num_conv_pos_embeddings=64,
-                          num_conv_pos_embedding_groups=16, hidden_dropout=0.05, activation_dropout=0.0,
-                          attention_dropout=0.05, feat_proj_dropout=0.05, final_dropout=0.0, layerdrop=0.0,
-                          mask_time_prob=0.05, mask_time_length=5)
+                          intermediate_size=4 * hidden, feat_extract_norm="layer", conv_bias=True,
+                          do_stable_layer_norm=True, num_conv_pos_embeddings=64, num_conv_pos_embedding_groups=16,
+                          hidden_dropout=0.05, activation_dropout=0.0, attention_dropout=0.05, feat_proj_dropout=0.05,
+                          final_dropout=0.0, layerdrop=0.0, mask_time_prob=0.05, mask_time_length=5, **conv_kw)
 
 
 def save_base(path: Path, cfg, seed: int) -> Path:
@@ -284,10 +297,14 @@ def main(argv=None) -> int:
     ap.add_argument("--copies", type=int, default=2, help="augmented copies of each training utterance (default 2)")
     ap.add_argument("--hidden", type=int, default=192)
     ap.add_argument("--layers", type=int, default=4)
-    ap.add_argument("--conv", type=int, default=128, help="channels of each conv feature-encoder layer")
-    ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--batch-size", type=int, default=16)
+    ap.add_argument("--conv", type=int, default=256, help="channels of each conv feature-encoder layer")
+    ap.add_argument("--frontend", choices=FRONTENDS, default="filterbank", help="conv feature encoder (default filterbank)")
+    ap.add_argument("--lr", type=float, default=2e-3, help="peak AdamW learning rate (default 2e-3)")
+    ap.add_argument("--batch-size", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--steps", type=int, help="optimizer steps (default: as many as fit in --minutes)")
+    ap.add_argument("--eval-every", type=int, help="steps between validation passes (default 150; 50 with --quick)")
+    ap.add_argument("--keep-data", action="store_true", help="reuse WORK/data and WORK/held_out from an earlier run")
     ap.add_argument("--quick", action="store_true", help="smoke run: 60 commands, 10 held out, ~1.5 min training")
     a = ap.parse_args(argv)
     if a.quick:
@@ -300,28 +317,35 @@ def main(argv=None) -> int:
                                            TrainControl, train_ctc)
     from speechstudio.finetune.manifest import atomic_write_json
 
+    kept = a.keep_data and all((a.work / f).is_file() for f in ("data/manifest.json", "held_out/texts.json", "data.json"))
     if a.work.exists():
-        shutil.rmtree(a.work)
-    a.work.mkdir(parents=True)
+        for sub in a.work.iterdir():
+            if not (kept and sub.name in ("data", "held_out", "data.json")):
+                shutil.rmtree(sub) if sub.is_dir() else sub.unlink()
+    a.work.mkdir(parents=True, exist_ok=True)
     out: dict = {"args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(a).items()},
                  "torch_threads": torch.get_num_threads(), "words": WORDS}
     t_all = time.perf_counter()
 
     train_texts, held_texts = command_texts(a.utterances, a.held_out, a.seed)
-    out["data"] = make_data(a.work, train_texts, held_texts, a.copies, a.seed)
+    if kept:
+        out["data"] = json.loads((a.work / "data.json").read_text())
+    else:
+        out["data"] = make_data(a.work, train_texts, held_texts, a.copies, a.seed)
+        atomic_write_json(a.work / "data.json", out["data"])
     d = out["data"]
     print(f"data: {d['train_clips']} training clips ({d['train_minutes']:.1f} min), {d['held_out_clips']} held out "
           f"({d['held_out_minutes']:.1f} min), synthesised in {d['synthesis_s']:.0f} s", flush=True)
 
-    cfg = model_config(a.hidden, a.layers, a.conv)
+    cfg = model_config(a.hidden, a.layers, a.conv, a.frontend)
     base = save_base(a.work / "base-encoder", cfg, a.seed)
     sps = seconds_per_step(cfg, a.work / "data", a.batch_size, a.lr)
     budget = a.minutes * 60
     val_count = 10 if a.quick else 20
-    eval_every = 50 if a.quick else 150
+    eval_every = a.eval_every or (50 if a.quick else 150)
     # the steps that fit: training steps + evaluations (~val_count clips each, ~1/3 step per batch) + ~20 s set-up
-    steps = max(20, int((budget - 20) / (sps * (1 + (val_count / a.batch_size / 3) / eval_every))))
-    print(f"model: hidden {a.hidden} x {a.layers} layers, conv {a.conv}; {sps:.2f} s per step of {a.batch_size} "
+    steps = a.steps or max(20, int((budget - 20) / (sps * (1 + (val_count / a.batch_size / 3) / eval_every))))
+    print(f"model: hidden {a.hidden} x {a.layers} layers, {a.frontend} conv {a.conv}; {sps:.2f} s per step of {a.batch_size} "
           f"clips -> {steps} steps in {a.minutes:g} min", flush=True)
     config = CTCConfig(max_steps=steps, lr=a.lr, batch_size=a.batch_size, device="cpu", freeze_feature_encoder=False,
                        warmup_ratio=0.08, weight_decay=0.005, eval_every=eval_every, patience=0, val_count=val_count,
@@ -355,7 +379,7 @@ def main(argv=None) -> int:
                        "best_val_wer": done.best_wer, "params": n_params, "evals": evals,
                        "config": {k: getattr(config, k) for k in ("lr", "batch_size", "warmup_ratio", "eval_every",
                                                                   "val_count")},
-                       "model": {"hidden": a.hidden, "layers": a.layers, "conv": a.conv}, "model_dir": str(done.best_dir)}
+                       "model": {"hidden": a.hidden, "layers": a.layers, "conv": a.conv, "frontend": a.frontend}, "model_dir": str(done.best_dir)}
     print(f"training done ({done.reason}) after {done.step} steps, {train_s / 60:.1f} min; best validation WER "
           f"{done.best_wer}", flush=True)
 
@@ -368,7 +392,7 @@ def main(argv=None) -> int:
     t = out["training"]
     rows = [("training data", f"{d['train_clips']} clips, {d['train_minutes']:.1f} min (from {a.utterances} commands)"),
             ("held-out data", f"{d['held_out_clips']} clips, {d['held_out_minutes']:.1f} min"),
-            ("model", f"Wav2Vec2ForCTC hidden {a.hidden} x {a.layers} layers, conv {a.conv}, {n_params / 1e6:.1f} M params"),
+            ("model", f"Wav2Vec2ForCTC hidden {a.hidden} x {a.layers} layers, {a.frontend} conv {a.conv}, {n_params / 1e6:.1f} M params"),
             ("training time", f"{t['seconds'] / 60:.1f} min ({t['reason']})"),
             ("steps", f"{t['steps']} of {steps} planned, batch {a.batch_size}"),
             ("steps/s", f"{t['steps_per_s']:.3f}"),
