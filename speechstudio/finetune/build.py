@@ -15,7 +15,9 @@ window per call), plus one Whisper pass (beam 5, word times) over each long reco
 from __future__ import annotations
 
 import copy
+import errno
 import functools
+import io
 import os
 import shutil
 import tempfile
@@ -177,10 +179,13 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
     taken = {e.id.casefold() for e in scan.entries}   # ids in use (case-insensitive file systems)
     total = len(scan.entries)
     done = 0
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob(".build-*"):        # left by a build that was killed
-        shutil.rmtree(stale, ignore_errors=True)
-    work = Path(tempfile.mkdtemp(prefix=".build-", dir=out))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for stale in out.glob(".build-*"):        # left by a build that was killed
+            shutil.rmtree(stale, ignore_errors=True)
+        work = Path(tempfile.mkdtemp(prefix=".build-", dir=out))
+    except OSError as exc:
+        raise _write_error(out, exc) from exc
     try:
         (work / "clips").mkdir()
         (work / "clips" / _MARK).write_text("clips written by speechstudio.finetune.build\n", encoding="utf-8")
@@ -250,11 +255,22 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
         _install(work, out, manifest, scan.root)
         report(done, total, f"{len(clips)} clips written to {out}")
         return manifest
+    except OSError as exc:    # disk full, folder made read-only while building
+        raise _write_error(out, exc) from exc
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _write_error(out: Path, exc: OSError) -> DatasetError:
+    why = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+    return DatasetError(f"{out}: could not write the prepared dataset ({why})")
 
 
 def _write_wav(path: Path, audio: np.ndarray, sample_rate: int) -> None:
     import soundfile as sf
 
-    sf.write(str(path), np.clip(audio, -1.0, 1.0), int(sample_rate), subtype="PCM_16", format="WAV")
+    # encoded in memory, then written by Python: a full disk raises OSError(ENOSPC), where
+    # libsndfile writing the file itself only says "System error."
+    buf = io.BytesIO()
+    sf.write(buf, np.clip(audio, -1.0, 1.0), int(sample_rate), subtype="PCM_16", format="WAV")
+    path.write_bytes(buf.getbuffer())

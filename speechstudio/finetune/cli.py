@@ -9,6 +9,7 @@ checkpoint and ``--resume`` continues from it, as does a rerun after a crash or 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -58,6 +59,9 @@ def register(subparsers) -> None:
     vp.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     vp.add_argument("--run-dir", metavar="DIR", help="run folder (default: <data dir>/finetune/runs/NAME)")
     vp.add_argument("--no-asr-check", action="store_true", help="skip the Whisper cross-check of the texts")
+    vp.add_argument("--split-long", action="store_true",
+                    help="cut clips over 20 s at sentence ends with Whisper word times (their texts then come "
+                         "from the recogniser) instead of leaving them out")
     vp.add_argument("--overwrite", action="store_true", help="replace an existing voice NAME at the end")
     vp.add_argument("--multi-gpu", action="store_true", help="run under `accelerate launch` (DDP)")
     vp.add_argument("--quiet", "-q", action="store_true", help="only stage and checkpoint lines")
@@ -129,11 +133,19 @@ def voice_command(args) -> int:
     for line in plan.base_notes:
         print(f"note: {line}")
 
+    with voice_run.run_lock(plan.run_dir):
+        return _prepare_train_save(args, plan, run_dir)
+
+
+def _prepare_train_save(args, plan, run_dir: Path) -> int:
+    from speechstudio.finetune import voice_run
+
     def progress(done: int, total: int, message: str) -> None:
         if not args.quiet and sys.stderr.isatty():
             print(f"\rchecking clips {done}/{total} {message[:50]:50s}", end="", file=sys.stderr, flush=True)
 
-    report = voice_run.prepare_dataset(plan, asr_check=not args.no_asr_check, progress=progress)
+    report = voice_run.prepare_dataset(plan, asr_check=not args.no_asr_check, split_long=args.split_long,
+                                       progress=progress)
     if not args.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
     if report:
@@ -181,8 +193,9 @@ def voice_command(args) -> int:
         restore()
     if done_event is None or done_event.reason != "finished":
         step = getattr(done_event, "step", "?")
+        q = shlex.quote
         print(f"\nstopped at step {step} (checkpoint saved); continue with: speechstudio finetune voice "
-              f"--base {args.base} --out {args.out} --resume" + (f" --run-dir {run_dir}" if args.run_dir else ""),
+              f"--base {q(args.base)} --out {q(args.out)} --resume" + (f" --run-dir {q(str(run_dir))}" if args.run_dir else ""),
               file=sys.stderr)
         return 130
     ref = voice_run.save(plan)

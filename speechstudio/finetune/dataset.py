@@ -107,11 +107,18 @@ def read_ljspeech(root: Path) -> tuple[list[Entry], list[Problem]]:
         raw = (root / METADATA).read_bytes()
     except OSError as exc:
         raise DatasetError(f"{root / METADATA}: cannot read ({exc.strerror or exc})") from exc
+    if not raw.strip(b" \t\r\n\xef\xbb\xbf"):
+        raise DatasetError(f"{root / METADATA}: the file is empty (expected one ID|TEXT line per clip)")
     for n, line_bytes in enumerate(raw.split(b"\n"), 1):
         where = f"{METADATA}:{n}"
         line, bad = _utf8(line_bytes.rstrip(b"\r").removeprefix(b"\xef\xbb\xbf"), METADATA, n)
         if bad:
             problems.append(bad)
+            # its audio is named by this line: not also reported as "no line refers to it"
+            rough = line_bytes.split(b"|", 1)[0].decode("utf-8", "replace").strip()
+            if b"|" in line_bytes and rough and not re.search(r"[/\\]|\.\.", rough):
+                audio = _find_audio(root, PurePosixPath("wavs", rough))
+                used.update([audio.resolve()] if audio else [])
             continue
         if not line.strip():
             continue

@@ -14,6 +14,8 @@ Folders (under ``<data dir>``, i.e. ``$SPEECHSTUDIO_HOME`` or the platform's dat
 from __future__ import annotations
 
 import json
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator
@@ -21,7 +23,7 @@ from typing import Callable, Iterator
 from speechstudio.errors import SpeechStudioError, UsageError
 
 __all__ = ["VoicePlan", "BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "plan", "prepare_dataset",
-           "train", "save", "save_trained_voice", "text_checker", "train_config"]
+           "run_lock", "train", "save", "save_trained_voice", "text_checker", "train_config"]
 
 
 def finetune_dir() -> Path:
@@ -138,6 +140,10 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
          checkpoint_every: int | None = None) -> VoicePlan:
     """Check the request and return a :class:`VoicePlan` (nothing is trained or written).
 
+    With ``resume`` the run's stored settings (``config.json`` ``"train"``) are the defaults and
+    ``preset`` is not applied; options given (not None) replace them; ``data``, if given, must be
+    what the run was built from.
+
     Raises ``UsageError`` (voice name taken or invalid, run folder already used without
     ``resume``, nothing to resume, no ``data``), ``ModelNotFoundError`` (unknown base voice).
     """
@@ -159,6 +165,7 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
     run_dir = Path(run_dir)
     latest = run_dir / "checkpoints" / "latest.pt"
     source: Path | None = None
+    stored_train: dict = {}
     if resume:
         if not latest.is_file():
             raise UsageError(f"nothing to resume in {run_dir} (no checkpoints/latest.pt): start without --resume")
@@ -166,8 +173,13 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
         stored = _stored_dataset(run_dir)
         if stored is not None:
             dataset_dir = stored
+        if data:
+            _check_same_data(Path(data).expanduser(), dataset_dir, run_dir)
+        stored_train = _stored_train(run_dir)
     else:
-        if run_dir.exists() and (latest.is_file() or (run_dir / "config.json").is_file()):
+        # Only a checkpoint makes a run worth keeping: a start that failed or was stopped before
+        # its first checkpoint (config.json alone) is started again, as its error message advised.
+        if latest.is_file():
             raise UsageError(f"run folder {run_dir} already holds a run: add --resume to continue it, "
                              f"or give --run-dir for a new one")
         if not data:
@@ -180,9 +192,13 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
             dataset_dir = src
         else:
             dataset_dir, source = run_dir / "data", src
-    config = train_config(preset, device, steps=steps, batch_size=batch_size, grad_accum=grad_accum,
-                          precision=precision, gradient_checkpointing=gradient_checkpointing or None,
-                          checkpoint_every=checkpoint_every)
+    # On resume the run's own settings are the defaults (the "continue with" hint repeats no
+    # options): an option given again replaces the stored value, --device is resolved anew.
+    config = train_config(preset, device, **{k: v for k, v in stored_train.items() if k != "device"})
+    config = replace(config, **{k: v for k, v in dict(
+        steps=steps, batch_size=batch_size, grad_accum=grad_accum, checkpoint_every=checkpoint_every,
+        precision=None if stored_train and precision == "auto" else precision,
+        gradient_checkpointing=gradient_checkpointing or None).items() if v is not None})
     if steps is not None and checkpoint_every is None and config.checkpoint_every > max(5, steps // 5):
         # a short run (--steps 50) still gets checkpoints to resume from and evaluations to judge it by
         every = max(5, steps // 5)
@@ -214,12 +230,80 @@ def _check_base(ref) -> None:
                                  "only VITS voices can be cloned")
 
 
+def _stored_train(run_dir: Path) -> dict:
+    """The ``TrainConfig`` fields stored in ``run_dir/config.json`` (``{}`` when unreadable)."""
+    from dataclasses import fields
+
+    from speechstudio.finetune.vits.config import TrainConfig
+
+    try:
+        train = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))["train"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    names = {f.name for f in fields(TrainConfig)}
+    out = {k: v for k, v in train.items() if k in names and v is not None} if isinstance(train, dict) else {}
+    if isinstance(out.get("betas"), list):
+        out["betas"] = tuple(out["betas"])
+    return out
+
+
+def _check_same_data(data: Path, dataset_dir: Path, run_dir: Path) -> None:
+    """``--data`` with ``--resume`` must be what the run was built from (or its prepared dataset):
+    resuming on other recordings would silently train on the old ones. Raises ``UsageError``."""
+    from speechstudio.finetune.manifest import Manifest
+
+    known = {dataset_dir.resolve()}
+    try:
+        source = Manifest.load(dataset_dir).notes.get("source")
+    except (SpeechStudioError, OSError, ValueError):
+        source = None
+    if source:
+        known.add(Path(source).resolve())
+    if data.resolve() not in known:
+        was = source or dataset_dir
+        raise UsageError(f"--data {data}: the run in {run_dir} was built from {was}; resume without --data, "
+                         "or start a new run (another --out or --run-dir) for other recordings")
+
+
 def _stored_dataset(run_dir: Path) -> Path | None:
     try:
         cfg = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
         return Path(cfg["dataset"]["path"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+@contextmanager
+def run_lock(run_dir: Path):
+    """Hold ``run_dir/.lock`` (an OS file lock: ``fcntl.flock``, ``msvcrt.locking`` on Windows;
+    released by the OS when the process dies, so a crash never leaves it held) while a run builds
+    its dataset, trains and saves: a second training in the same folder would overwrite its
+    dataset and checkpoints. Creates ``run_dir``. Raises ``RunError`` (folder not writable, or
+    another training holds it)."""
+    from speechstudio.finetune.run import RunError
+
+    run_dir = Path(run_dir)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        f = open(run_dir / ".lock", "a+b")
+    except OSError as exc:
+        raise RunError(f"{run_dir}: cannot write in the run folder ({exc.strerror or exc})") from exc
+    try:
+        try:
+            if os.name == "nt":  # pragma: no cover - Windows
+                import msvcrt
+
+                msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise RunError(f"{run_dir}: another training is using this run folder; wait for it to end "
+                           "(or stop it), or give another --run-dir") from None
+        yield
+    finally:
+        f.close()
 
 
 # ----------------------------------------------------------------------------- dataset
@@ -241,10 +325,11 @@ def text_checker(voice) -> Callable[[str], str | None]:
     return text_ok
 
 
-def prepare_dataset(p: VoicePlan, *, asr_check: bool = True,
+def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = False,
                     progress: Callable[[int, int, str], None] | None = None) -> str:
     """Build + check the dataset of ``p`` when it comes from raw input; return the report text
-    ('' when the dataset was already prepared). Raises ``DatasetError`` (nothing usable)."""
+    ('' when the dataset was already prepared). ``split_long``: cut clips over 20 s at sentence
+    ends (``build_dataset(split_long=True)``). Raises ``DatasetError`` (nothing usable)."""
     from speechstudio.finetune.build import build_dataset
     from speechstudio.finetune.manifest import Manifest
     from speechstudio.finetune.report import format_report, report
@@ -265,7 +350,8 @@ def prepare_dataset(p: VoicePlan, *, asr_check: bool = True,
         except ModelNotFoundError:
             transcribe = None  # no Whisper installed: the report says the texts were not cross-checked
     manifest = build_dataset(p.source, p.dataset_dir, voice.sample_rate, language=voice.language.split("-")[0],
-                             transcribe=transcribe, text_ok=text_checker(voice), progress=progress)
+                             transcribe=transcribe, text_ok=text_checker(voice), progress=progress,
+                             split_long=split_long)
     text = format_report(report(manifest))
     if transcribe is None and asr_check:
         text += "\nnote: texts not cross-checked with Whisper (no Whisper model installed)"

@@ -172,6 +172,10 @@ def run(args) -> int:
     run_dir = Path(args.run_dir).expanduser() if args.run_dir else _default_run_dir(name)
     config = _config(args)
     main = int(os.environ.get("RANK", "0") or 0) == 0
+    if int(os.environ.get("WORLD_SIZE", "1") or 1) <= 1:
+        from speechstudio.asr.device import resolve_device
+
+        resolve_device(args.device)  # a missing GPU is said before the dataset is built, not after
     if args.resume:
         dataset_dir = Path(RunFolder(run_dir).read_config()["dataset"])
         base = None

@@ -12,13 +12,16 @@
 """
 from __future__ import annotations
 
+import errno
 import hashlib
+import io
 import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from speechstudio.errors import SpeechStudioError
+from speechstudio.finetune.run import RunError
 
 __all__ = ["ClipItem", "PreparedClips", "prepare_clips", "ClipDataset", "collate", "BucketBatches"]
 
@@ -68,13 +71,20 @@ def _compute_features(audio: Path, fc, path: Path) -> int:
     spec = linear_spectrogram(wav, fc)
     mel = linear_to_mel(spec, fc)
     data = {"wav": torch.round(wav * 32767).to(torch.int16), "spec": spec.half(), "mel": mel.half()}
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    buf = io.BytesIO()  # serialised in memory: a full disk then raises OSError(ENOSPC) on write
+    torch.save(data, buf)
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
         with os.fdopen(fd, "wb") as f:
-            torch.save(data, f)
+            f.write(buf.getbuffer())
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as exc:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):  # not the clip's fault: stop, rather than skip every clip
+            why = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+            raise RunError(f"{path.parent}: could not write the feature cache ({why})") from exc
         raise
     return frames
 
@@ -115,6 +125,8 @@ def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | 
                 frames = int(torch.load(path, weights_only=True)["spec"].shape[-1])
             else:
                 frames = _compute_features(audio, fc, path)
+        except RunError:
+            raise
         except (SpeechStudioError, OSError, RuntimeError, ValueError) as exc:
             out.skipped.append((clip.id, f"audio unreadable ({type(exc).__name__}: {str(exc)[:80]})"))
             continue

@@ -164,10 +164,6 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     run_config = {"trainer": "vits", "train": config.to_dict(), "features": fc.to_dict(),
                   "base": {"source": source, "kind": voice.kind, "name": voice.name, "speaker": speaker},
                   "dataset": _dataset_identity(manifest, dataset_dir)}
-    rf.start(run_config, resume)
-    rf.log(f"{'resume' if resume else 'start'}: base {source} ({voice.kind}), dataset {dataset_dir}, device {device}, "
-           f"{precision}, config {json.dumps(config.to_dict())}")
-
     random.seed(config.seed)
     np.random.seed(config.seed % 2**32)
     torch.manual_seed(config.seed)
@@ -184,11 +180,16 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
         lines.append(f"clips are {manifest.sample_rate} Hz, the voice {voice.sample_rate} Hz: resampled"
                      + (f"; they hold nothing above {manifest.sample_rate // 2} Hz, so the clone may sound muffled"
                         if manifest.sample_rate < voice.sample_rate else ""))
-    rf.log("\n".join(lines))
     yield StageEvent("prepare", "\n".join(lines))
     if len(clips.train) < config.batch_size:
         raise TrainingError(f"{dataset_dir}: {len(clips.train)} usable training clips, fewer than one batch of "
                             f"{config.batch_size}: add recordings or use --batch-size {max(1, len(clips.train))}")
+    # config.json is written only now: a start refused above leaves no run behind, and a refused
+    # resume keeps the settings the run was trained with.
+    rf.start(run_config, resume)
+    rf.log(f"{'resume' if resume else 'start'}: base {source} ({voice.kind}), dataset {dataset_dir}, device {device}, "
+           f"{precision}, config {json.dumps(config.to_dict())}")
+    rf.log("\n".join(lines))
 
     tr = VitsTraining(model, config, fc, device, precision, speaker=speaker)
     stats = {"best_val": None, "best_step": 0, "val_history": [], "last_val": float("nan")}

@@ -1,0 +1,233 @@
+"""``speechstudio finetune voice`` with the inputs of a user who retries after an error: a start
+refused for its batch size, a resume after a stop (the printed hint repeats no options), a resume
+pointed at other recordings, a base path with spaces in the resume hint."""
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import resource
+import signal
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from speechstudio.cli import main
+from speechstudio.errors import UsageError
+from speechstudio.finetune import voice_run
+from speechstudio.finetune.manifest import DatasetError, Manifest
+from speechstudio.finetune.run import RunError, TrainingError
+from speechstudio.finetune.vits.events import DoneEvent
+from speechstudio.finetune.vits.trainer import train_voice
+
+from test_finetune_vits import make_dataset, tiny_config
+from tts_fixtures.tiny import make_tiny_vits
+
+
+@pytest.fixture(scope="module")
+def tiny_base(tmp_path_factory) -> Path:
+    return make_tiny_vits(tmp_path_factory.mktemp("tiny vits base"), stochastic=True)
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory) -> Path:
+    return make_dataset(tmp_path_factory.mktemp("data"))
+
+
+def _stopped_run(run_dir: Path, prepared: Path, source: Path, train: dict) -> Path:
+    """A run folder as a stopped run leaves it: config.json, checkpoints/latest.pt, data/."""
+    (run_dir / "checkpoints").mkdir(parents=True)
+    (run_dir / "checkpoints" / "latest.pt").write_bytes(b"not read by plan()")
+    m = Manifest.load(prepared)
+    m.notes["source"] = str(source.resolve())
+    m.save(run_dir / "data")
+    (run_dir / "config.json").write_text(json.dumps({"trainer": "vits", "train": train,
+                                                     "dataset": {"path": str(run_dir / "data")}}), encoding="utf-8")
+    return run_dir
+
+
+def test_refused_batch_size_leaves_no_run_so_the_advised_rerun_starts(tiny_base, prepared, tmp_path, home):
+    run_dir = tmp_path / "run"
+    with pytest.raises(TrainingError, match="fewer than one batch of 99: add recordings or use --batch-size"):
+        for _ in train_voice(run_dir, prepared, str(tiny_base), tiny_config(batch_size=99)):
+            pass
+    assert not (run_dir / "config.json").exists()
+    assert not (run_dir / "checkpoints" / "latest.pt").exists()
+
+
+def test_config_without_checkpoint_does_not_block_a_new_start(tiny_base, prepared, tmp_path, home):
+    # left by a start that failed (older versions) or was killed before its first checkpoint
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "config.json").write_text('{"trainer": "vits"}', encoding="utf-8")
+    p = voice_run.plan(base=str(tiny_base), data=str(prepared), name="again", run_dir=run_dir, device="cpu",
+                       steps=2, batch_size=3)
+    assert (p.config.steps, p.config.batch_size, p.resume) == (2, 3, False)
+
+
+def test_resume_keeps_the_runs_settings_unless_given_again(tiny_base, prepared, tmp_path, home):
+    train = {**tiny_config(steps=7, batch_size=1, grad_accum=2, checkpoint_every=3).to_dict(), "device": "cpu"}
+    run_dir = _stopped_run(tmp_path / "run", prepared, prepared, train)
+    p = voice_run.plan(base=str(tiny_base), data=None, name="resumed", run_dir=run_dir, resume=True, device="cpu")
+    c = p.config
+    assert (c.steps, c.batch_size, c.grad_accum, c.checkpoint_every, c.segment_size, c.lr) == (7, 1, 2, 3, 512, 2e-3)
+    p = voice_run.plan(base=str(tiny_base), data=None, name="resumed", run_dir=run_dir, resume=True, device="cpu",
+                       steps=12, batch_size=2)
+    assert (p.config.steps, p.config.batch_size, p.config.grad_accum) == (12, 2, 2)
+
+
+def test_resume_with_other_recordings_is_refused(tiny_base, prepared, tmp_path, home, capsys):
+    source = tmp_path / "my recordings"
+    source.mkdir()
+    run_dir = _stopped_run(tmp_path / "run", prepared, source, tiny_config().to_dict())
+    other = tmp_path / "other recordings"
+    other.mkdir()
+    argv = ["finetune", "voice", "--base", str(tiny_base), "--out", "v", "--run-dir", str(run_dir), "--resume"]
+    assert main([*argv, "--data", str(other)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"speechstudio: error: --data {other}: the run in {run_dir} was built from {source}; resume "
+                   "without --data, or start a new run (another --out or --run-dir) for other recordings"]
+    # the same recordings, or the run's own prepared dataset, are accepted
+    for same in (source, run_dir / "data"):
+        p = voice_run.plan(base=str(tiny_base), data=str(same), name="v", run_dir=run_dir, resume=True, device="cpu")
+        assert p.dataset_dir == run_dir / "data"
+    with pytest.raises(UsageError, match="was built from"):
+        voice_run.plan(base=str(tiny_base), data=str(prepared), name="v", run_dir=run_dir, resume=True, device="cpu")
+
+
+def test_resume_hint_quotes_paths_with_spaces(tiny_base, prepared, tmp_path, home, capsys, monkeypatch):
+    monkeypatch.setattr(voice_run, "prepare_dataset", lambda *a, **k: "")
+    monkeypatch.setattr(voice_run, "train", lambda p, control: iter([DoneEvent(4, None, "stopped")]))
+    run_dir = tmp_path / "my run"
+    assert main(["finetune", "voice", "--base", str(tiny_base), "--data", str(prepared), "--out", "v",
+                 "--run-dir", str(run_dir), "--steps", "9", "--batch-size", "1"]) == 130
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == (f"stopped at step 4 (checkpoint saved); continue with: speechstudio finetune voice "
+                    f"--base '{tiny_base}' --out v --resume --run-dir '{run_dir}'")
+
+
+def test_second_training_in_the_same_run_folder_is_refused(tiny_base, prepared, tmp_path, home, capsys, monkeypatch):
+    calls = []
+    monkeypatch.setattr(voice_run, "prepare_dataset", lambda *a, **k: calls.append("prepare") or "")
+    run_dir = tmp_path / "run"
+    argv = ["finetune", "voice", "--base", str(tiny_base), "--data", str(prepared), "--out", "v",
+            "--run-dir", str(run_dir), "--steps", "1", "--batch-size", "1"]
+    with voice_run.run_lock(run_dir):  # what the first training holds until it ends
+        assert main(argv) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"speechstudio: error: {run_dir}: another training is using this run folder; wait for it to end "
+        "(or stop it), or give another --run-dir")
+    assert calls == []  # its dataset was not touched
+    with voice_run.run_lock(run_dir):  # released by the first holder
+        pass
+
+
+def test_split_long_named_by_the_too_long_warning_is_an_option(tiny_base, prepared, tmp_path, home, monkeypatch):
+    # the dataset report says "build again with ... --split-long" for clips over 20 s
+    seen = {}
+    monkeypatch.setattr(voice_run, "prepare_dataset", lambda p, **k: seen.update(k) or "")
+    monkeypatch.setattr(voice_run, "train", lambda p, control: iter([DoneEvent(0, None, "stopped")]))
+    assert main(["finetune", "voice", "--base", str(tiny_base), "--data", str(prepared), "--out", "v",
+                 "--run-dir", str(tmp_path / "run"), "--split-long"]) == 130
+    assert seen["split_long"] is True
+
+
+def test_metadata_line_in_windows_1252_is_one_problem(tmp_path):
+    from speechstudio.finetune.dataset import read_ljspeech
+
+    (tmp_path / "wavs").mkdir()
+    for ident in ("a", "b"):
+        (tmp_path / "wavs" / f"{ident}.wav").write_bytes(b"")
+    (tmp_path / "metadata.csv").write_bytes("a|Café ‘quick’ fox.\nb|Hello there.\n".encode("cp1252"))
+    entries, problems = read_ljspeech(tmp_path)
+    assert [e.id for e in entries] == ["b"]
+    assert [(p.source, p.reason) for p in problems] == [
+        ("metadata.csv:1", "not UTF-8 text (byte 0xe9 at column 6); save the file as UTF-8")]
+
+
+@contextlib.contextmanager
+def _file_size_limit(nbytes: int):
+    """Writes past ``nbytes`` fail with OSError(EFBIG), as on a full disk (RLIMIT_FSIZE; SIGXFSZ
+    ignored so the write returns the error instead of killing the process)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, previous)
+
+
+def test_clip_write_on_a_full_disk_is_an_os_error_not_a_libsndfile_one(tmp_path):
+    from speechstudio.finetune.build import _write_wav
+
+    with _file_size_limit(4096), pytest.raises(OSError) as exc:
+        _write_wav(tmp_path / "a.wav", np.zeros(16000, np.float32), 16000)
+    assert exc.value.errno == errno.EFBIG
+
+
+def test_dataset_build_on_a_full_disk_names_the_folder(tmp_path, monkeypatch):
+    import speechstudio.finetune.build as build
+
+    src = tmp_path / "src"
+    (src / "wavs").mkdir(parents=True)
+    sf.write(src / "wavs" / "a.wav", np.zeros(16000, np.float32), 16000)
+    (src / "metadata.csv").write_text("a|Hello there.\n", encoding="utf-8")
+    # no VAD here: every clip counts as speech
+    monkeypatch.setattr(build, "prepare_clip", lambda audio, rate, settings, vad: build_prepared(audio))
+    monkeypatch.setattr(build, "_vad", lambda: None)
+
+    def full(path, audio, rate):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(build, "_write_wav", full)
+    out = tmp_path / "out"
+    with pytest.raises(DatasetError) as exc:
+        build.build_dataset(src, out, 16000)
+    assert str(exc.value) == f"{out}: could not write the prepared dataset (disk full)"
+    assert sorted(p.name for p in out.iterdir()) == []  # no manifest, no work folder left
+
+
+def build_prepared(audio):
+    from speechstudio.finetune.check import PreparedClip
+
+    return PreparedClip(audio, audio, 16000, ())
+
+
+def test_feature_cache_on_a_full_disk_stops_instead_of_skipping_clips(tmp_path):
+    from speechstudio.finetune.vits.data import _compute_features
+    from speechstudio.finetune.vits.features import FeatureConfig
+
+    sf.write(tmp_path / "a.wav", 0.1 * np.sin(np.arange(32000) / 5).astype(np.float32), 16000)
+    fc = FeatureConfig(16000, n_fft=64, hop_length=16, win_length=64, n_mels=8)
+    with _file_size_limit(8192), pytest.raises(RunError) as exc:
+        _compute_features(tmp_path / "a.wav", fc, tmp_path / "a.pt")
+    assert str(exc.value) == f"{tmp_path}: could not write the feature cache (File too large)"
+    assert list(tmp_path.glob("*.pt*")) == []
+
+
+def test_asr_missing_gpu_is_said_before_the_dataset_is_built(tmp_path, home, capsys):
+    import torch
+
+    assert not torch.cuda.is_available()  # CI and this machine: CPU only
+    empty = tmp_path / "recordings"
+    empty.mkdir()
+    assert main(["finetune", "asr", "--base", "some-model", "--data", str(empty), "--out", "m",
+                 "--device", "cuda", "--run-dir", str(tmp_path / "run")]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "speechstudio: error: --device cuda: no CUDA GPU is available to PyTorch here; use --device cpu")
+    assert not (tmp_path / "run").exists()
+
+
+def test_empty_metadata_csv_says_so(tmp_path):
+    from speechstudio.finetune.dataset import scan_source
+
+    (tmp_path / "wavs").mkdir()
+    (tmp_path / "wavs" / "a.wav").write_bytes(b"")
+    (tmp_path / "metadata.csv").write_bytes(b"\xef\xbb\xbf\r\n")
+    with pytest.raises(DatasetError) as exc:
+        scan_source(tmp_path)
+    assert str(exc.value) == f"{tmp_path / 'metadata.csv'}: the file is empty (expected one ID|TEXT line per clip)"
