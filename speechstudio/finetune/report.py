@@ -24,7 +24,8 @@ class DatasetReport:
     ``HISTOGRAM_EDGES`` over clips not dropped; ``flag_counts``: flag -> clips (every key of
     ``FLAGS``, zeros included); ``problems``: inputs that did not become clips; ``too_long``: ids
     of clips to split; ``mismatches``: ``(id, cer, text, asr_text)`` of asr_mismatch clips;
-    ``warnings``: lines for the user."""
+    ``warnings``: lines for the user; ``too_short``: ids of clips left out as too short;
+    ``unsayable``: ``(id, source, reason)`` of clips left out because the voice cannot say them."""
 
     sample_rate: int
     clips: int
@@ -37,6 +38,8 @@ class DatasetReport:
     too_long: tuple[str, ...]
     mismatches: tuple[tuple[str, float | None, str, str], ...]
     warnings: tuple[str, ...]
+    too_short: tuple[str, ...] = ()
+    unsayable: tuple[tuple[str, str, str], ...] = ()
 
 
 def report(manifest: Manifest) -> DatasetReport:
@@ -65,7 +68,10 @@ def report(manifest: Manifest) -> DatasetReport:
         sample_rate=manifest.sample_rate, clips=len(kept), usable_clips=len(usable), usable_minutes=usable_min,
         total_minutes=sum(c.duration_s for c in kept) / 60.0, histogram=tuple(hist), flag_counts=counts,
         problems=tuple(manifest.problems), too_long=tuple(c.id for c in kept if "too_long" in c.flags),
-        mismatches=mismatches, warnings=tuple(warnings))
+        mismatches=mismatches, warnings=tuple(warnings),
+        too_short=tuple(c.id for c in kept if "too_short" in c.flags),
+        unsayable=tuple((c.id, c.source, str(manifest.notes.get("unsayable", {}).get(c.id, "")))
+                        for c in kept if "unsayable" in c.flags))
 
 
 def _bin(lo: float, hi: float) -> str:
@@ -89,6 +95,13 @@ def format_report(rep: DatasetReport, max_lines: int = 20) -> str:
     if rep.too_long:
         more = " ..." if len(rep.too_long) > max_lines else ""
         out.append("too long: " + ", ".join(rep.too_long[:max_lines]) + more)
+    if rep.too_short:
+        more = " ..." if len(rep.too_short) > max_lines else ""
+        out.append("too short (left out): " + ", ".join(rep.too_short[:max_lines]) + more)
+    for ident, source, reason in rep.unsayable[:max_lines]:
+        out.append(f"  unsayable {ident} ({source}), left out: {reason}")
+    if len(rep.unsayable) > max_lines:
+        out.append(f"  ... and {len(rep.unsayable) - max_lines} more unsayable")
     if rep.problems:
         out.append(f"problems ({len(rep.problems)}):")
         out += [f"  {p.source}: {p.reason}" for p in rep.problems[:max_lines]]

@@ -309,7 +309,8 @@ def run_lock(run_dir: Path):
 # ----------------------------------------------------------------------------- dataset
 def text_checker(voice) -> Callable[[str], str | None]:
     """``text_ok(text) -> None | str`` for ``build_dataset``: what the base voice cannot say
-    (its own front end: espeak-ng phonemes for Piper voices, the tokenizer for MMS)."""
+    (its own front end: espeak-ng phonemes for Piper voices, the tokenizer for MMS), or text in
+    another script for an English voice."""
 
     def text_ok(text: str) -> str | None:
         voice.warnings.clear()
@@ -318,7 +319,9 @@ def text_checker(voice) -> Callable[[str], str | None]:
         except SpeechStudioError as exc:
             return str(exc)
         finally:
-            bad = [w for w in voice.warnings if "cannot say" in w]
+            # "comes out spelled or garbled": another script for an English voice (espeak reads
+            # Chinese as letter names), a clip the trainer would learn wrong sounds from
+            bad = [w for w in voice.warnings if "cannot say" in w or "spelled or garbled" in w]
             voice.warnings.clear()
         return "; ".join(bad) or None
 
