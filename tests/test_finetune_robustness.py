@@ -257,3 +257,18 @@ def test_report_names_the_clips_left_out_and_why():
     lines = format_report(report(m)).splitlines()
     assert "  unsayable b (metadata.csv:2), left out: voice v cannot say characters '世你好界'; skipped" in lines
     assert "too short (left out): c" in lines
+
+
+def test_data_given_as_a_text_file_or_the_wavs_folder(tmp_path):
+    from speechstudio.finetune.dataset import scan_source
+
+    (tmp_path / "wavs").mkdir()
+    (tmp_path / "wavs" / "a.wav").write_bytes(b"")
+    (tmp_path / "metadata.csv").write_text("a|Hello there.\n", encoding="utf-8")
+    (tmp_path / "list.txt").write_text("a|Hello there.\n", encoding="utf-8")
+    scan = scan_source(tmp_path / "wavs")  # not long recordings whose texts would come from Whisper
+    assert (scan.mode, [(e.id, e.text) for e in scan.entries]) == ("ljspeech", [("a", "Hello there.")])
+    with pytest.raises(DatasetError) as exc:
+        scan_source(tmp_path / "list.txt")
+    assert str(exc.value) == (f"{tmp_path / 'list.txt'}: a text file, not audio: give the dataset folder "
+                              "(metadata.csv + wavs/, or NAME.wav + NAME.txt pairs)")

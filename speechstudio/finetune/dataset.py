@@ -11,7 +11,8 @@ Layouts (auto-detected, in this order):
   ``ID.wav`` beside metadata.csv). TEXT is used; NORMALIZED only when TEXT is empty. The first
   field may also be a relative path (``wavs/a.flac``, ``audio/b``); absolute paths and paths with
   ``..`` are refused, so a dataset never reads outside its folder. A recording made with
-  ``finetune.recording`` is such a folder (plus ``consent.txt``).
+  ``finetune.recording`` is such a folder (plus ``consent.txt``). Its ``wavs/`` folder given as
+  the source is read as the dataset folder (not as long recordings).
 * **wav+txt pairs**: ``NAME.wav`` (or .flac, .mp3, ...) with ``NAME.txt`` (or ``NAME.lab``) beside
   it, in the folder or its subfolders (hidden folders skipped).
 * **long recordings**: one audio file, or a folder of audio files none of which has a text file:
@@ -229,8 +230,13 @@ def scan_source(source: str | os.PathLike, exclude: tuple[Path, ...] = ()) -> So
     if src.is_file():
         if src.name == METADATA:
             src = src.parent
+        elif src.suffix.lower() in TEXT_EXTENSIONS + (".csv", ".json", ".tsv"):
+            raise DatasetError(f"{src}: a text file, not audio: give the dataset folder ({METADATA} + wavs/, "
+                               "or NAME.wav + NAME.txt pairs)")
         else:
             return SourceScan("long", src.parent, [Entry(clip_id(src.stem), None, src, src.name)])
+    elif src.name == "wavs" and (src.parent / METADATA).is_file():
+        src = src.parent  # the audio folder of an LJSpeech dataset: its texts are one level up
     if (src / METADATA).is_file():
         entries, problems = read_ljspeech(src)
         return SourceScan("ljspeech", src, entries, problems)
