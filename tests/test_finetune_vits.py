@@ -327,3 +327,16 @@ def test_warmup_never_takes_the_whole_run():
     """A Piper base (no posterior encoder) warms up 10 % of the steps, 50..1000, at most half the run."""
     assert [TrainConfig(steps=n).warmup_for(False) for n in (50, 120, 2000, 30000)] == [25, 50, 200, 1000]
     assert TrainConfig(steps=2000).warmup_for(True) == 0 and TrainConfig(steps=50, warmup_steps=50).warmup_for(False) == 50
+
+
+def test_gan_stage_keeps_the_text_encoder_unless_asked(base, dataset, tmp_path):
+    before = load_voice(base, device="cpu", precision="fp32", optimize=False).model.state_dict()
+    changed = {}
+    for freeze in (True, False):
+        run = tmp_path / f"run-{freeze}"
+        list(train_voice(run, dataset, base, tiny_config(steps=3, freeze_text_encoder=freeze)))
+        after = load_trained_generator(run, "latest")[0].state_dict()
+        changed[freeze] = {part: any(not torch.equal(after[k], before[k]) for k in before if k.startswith(part))
+                           for part in ("text_encoder.", "flow.", "decoder.")}
+    assert changed[True] == {"text_encoder.": False, "flow.": True, "decoder.": True}
+    assert changed[False] == {"text_encoder.": True, "flow.": True, "decoder.": True}

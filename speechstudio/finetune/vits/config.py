@@ -69,6 +69,7 @@ class TrainConfig:
     val_count: int | None = None
     mas_backend: str = "auto"
     discriminator_width: float = 1.0
+    freeze_text_encoder: bool = True
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "grad_accum", "eval_every", "checkpoint_every", "patience"):

@@ -88,11 +88,14 @@ class VitsTraining:
         return [torch.cuda.current_device() if index is None else index]
 
     def set_stage(self, stage: str) -> None:
-        """``"warmup"``: only ``warmup_parameter_prefixes`` train; ``"train"``: the whole generator."""
+        """``"warmup"``: only ``warmup_parameter_prefixes`` train; ``"train"``: the whole generator
+        (but the text encoder when ``config.freeze_text_encoder``; see ``TrainConfig``)."""
         if stage == self.stage:
             return
+        frozen = ("text_encoder.",) if getattr(self.config, "freeze_text_encoder", False) else ()
         for name, p in self.model.named_parameters():
-            p.requires_grad_(stage == "train" or name.startswith(self.warmup_prefixes))
+            train = (stage == "train" and not (frozen and name.startswith(frozen))) or name.startswith(self.warmup_prefixes)
+            p.requires_grad_(train)
         self.stage = stage
 
     def _to_device(self, batch: dict) -> dict:
