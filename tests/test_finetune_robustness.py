@@ -272,3 +272,17 @@ def test_data_given_as_a_text_file_or_the_wavs_folder(tmp_path):
         scan_source(tmp_path / "list.txt")
     assert str(exc.value) == (f"{tmp_path / 'list.txt'}: a text file, not audio: give the dataset folder "
                               "(metadata.csv + wavs/, or NAME.wav + NAME.txt pairs)")
+
+
+def test_asr_resume_with_other_recordings_is_refused(prepared, tmp_path, home, capsys):
+    source, other, run_dir = tmp_path / "mine", tmp_path / "other", tmp_path / "run"
+    source.mkdir()
+    other.mkdir()
+    m = Manifest.load(prepared)
+    m.notes["source"] = str(source)
+    m.save(run_dir / "data")
+    (run_dir / "config.json").write_text(json.dumps({"dataset": str(run_dir / "data")}), encoding="utf-8")
+    assert main(["finetune", "asr", "--out", "m", "--resume", "--data", str(other), "--run-dir", str(run_dir)]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"speechstudio: error: --data {other}: the run in {run_dir} was built from {source}; resume without "
+        "--data, or start a new run (another --out or --run-dir) for other recordings")

@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 from speechstudio.errors import SpeechStudioError, UsageError
 
 __all__ = ["VoicePlan", "BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "plan", "prepare_dataset",
-           "run_lock", "train", "save", "save_trained_voice", "text_checker", "train_config"]
+           "run_lock", "check_resume_data", "train", "save", "save_trained_voice", "text_checker", "train_config"]
 
 
 def finetune_dir() -> Path:
@@ -174,7 +174,7 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
         if stored is not None:
             dataset_dir = stored
         if data:
-            _check_same_data(Path(data).expanduser(), dataset_dir, run_dir)
+            check_resume_data(Path(data).expanduser(), dataset_dir, run_dir)
         stored_train = _stored_train(run_dir)
     else:
         # Only a checkpoint makes a run worth keeping: a start that failed or was stopped before
@@ -247,9 +247,10 @@ def _stored_train(run_dir: Path) -> dict:
     return out
 
 
-def _check_same_data(data: Path, dataset_dir: Path, run_dir: Path) -> None:
-    """``--data`` with ``--resume`` must be what the run was built from (or its prepared dataset):
-    resuming on other recordings would silently train on the old ones. Raises ``UsageError``."""
+def check_resume_data(data: Path, dataset_dir: Path, run_dir: Path) -> None:
+    """``--data`` with ``--resume`` must be what the run in ``run_dir`` was built from (the source
+    in ``dataset_dir``'s manifest notes) or its prepared dataset ``dataset_dir``: resuming on other
+    recordings would silently train on the old ones. Raises ``UsageError``."""
     from speechstudio.finetune.manifest import Manifest
 
     known = {dataset_dir.resolve()}

@@ -179,6 +179,10 @@ def run(args) -> int:
     if args.resume:
         dataset_dir = Path(RunFolder(run_dir).read_config()["dataset"])
         base = None
+        if args.data:
+            from speechstudio.finetune.voice_run import check_resume_data
+
+            check_resume_data(Path(args.data).expanduser(), dataset_dir, run_dir)
     else:
         if not args.base or not args.data:
             raise UsageError("--base and --data are needed to start a run (or --resume to continue one)")
