@@ -21,7 +21,7 @@ from typing import Callable, Iterator
 from speechstudio.engine.jobs import Job
 from speechstudio.engine.worker import Status
 from speechstudio.finetune.voice_run import (BaseVoiceInfo, describe_base, finetune_dir, runs_dir,
-                                             save_trained_voice, train_config)
+                                             run_lock, save_trained_voice, train_config)
 
 __all__ = ["BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "datasets_dir", "recordings_dir",
            "RunInfo", "list_runs", "DatasetProgress", "BuildDatasetJob", "FineTuneJob", "SaveCloneJob",
@@ -252,11 +252,12 @@ class FineTuneJob(Job):
         watcher = threading.Thread(target=self._watch_cancel, daemon=True)
         watcher.start()
         try:
-            for ev in train_voice(self.run_dir, self.dataset_dir, self.base, self.config, resume=self.resume,
-                                  control=self.control):
-                if type(ev).__name__ == "DoneEvent":
-                    self.result = ev
-                yield ev
+            with run_lock(self.run_dir):  # a CLI run or a second window on the same folder is refused
+                for ev in train_voice(self.run_dir, self.dataset_dir, self.base, self.config, resume=self.resume,
+                                      control=self.control):
+                    if type(ev).__name__ == "DoneEvent":
+                        self.result = ev
+                    yield ev
         finally:
             self._finished = True
 
