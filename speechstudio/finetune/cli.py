@@ -19,18 +19,10 @@ from speechstudio.errors import SpeechStudioError, UsageError
 __all__ = ["register", "voice_command", "default_run_dir"]
 
 
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
-    return v
-
-
 def register(subparsers) -> None:
     """Add ``finetune`` (with ``voice`` and ``asr``) to an ``argparse`` subparsers object."""
+    from speechstudio.cli import _positive_int
+
     fp = subparsers.add_parser("finetune", help="clone a voice or adapt recognition to your speech",
                                description="Fine-tune a VITS voice (voice) or a CTC recogniser (asr).")
     fsub = fp.add_subparsers(dest="finetune_command", metavar="{voice,asr}")
