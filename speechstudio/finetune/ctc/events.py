@@ -6,11 +6,11 @@ resumable checkpoint) or pause the running trainer.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from speechstudio.errors import SpeechStudioError
+from speechstudio.finetune.events import CheckpointEvent, TrainControl
 
 __all__ = ["CTCConfig", "CTCTrainingError", "TrainControl", "InfoEvent", "SanityEvent", "StepEvent", "EvalEvent",
            "CheckpointEvent", "DoneEvent"]
@@ -73,16 +73,6 @@ class CTCConfig:
     mask_time_prob: float | None = None
     sanity_steps: int = 10
     seed: int = 0
-
-
-@dataclass
-class TrainControl:
-    """Set ``stop`` (from any thread) to end after the optimizer step in progress — the latest
-    checkpoint is saved and the run ends with ``DoneEvent(reason="stopped")``; set ``pause`` to hold
-    between steps until it is cleared (or ``stop`` is set). Same shape as the VITS trainer's."""
-
-    stop: threading.Event = field(default_factory=threading.Event)
-    pause: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass(frozen=True)
@@ -148,15 +138,6 @@ class EvalEvent:
     n_clips: int = 0
     examples: tuple[tuple[str, str], ...] = ()
     note: str = ""
-
-
-@dataclass(frozen=True)
-class CheckpointEvent:
-    """A checkpoint folder was written atomically: ``kind`` is ``"latest"`` or ``"latest+best"``."""
-
-    step: int
-    path: Path
-    kind: str
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,10 @@ Generic: the CTC trainer can yield the same types.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from speechstudio.finetune.events import CheckpointEvent, TrainControl
 
 __all__ = ["StageEvent", "StepEvent", "EvalEvent", "SampleEvent", "CheckpointEvent", "DoneEvent", "TrainControl"]
 
@@ -62,15 +63,6 @@ class SampleEvent:
 
 
 @dataclass(frozen=True)
-class CheckpointEvent:
-    """``kind`` ``"latest"`` (full resume state) or ``"best"`` (generator for export) saved."""
-
-    step: int
-    path: Path
-    kind: str
-
-
-@dataclass(frozen=True)
 class DoneEvent:
     """The run ended: ``reason`` ``"finished"`` (all steps) or ``"stopped"`` (``control.stop``);
     ``best_path``: the checkpoint to export (``checkpoints/best.pt``)."""
@@ -78,12 +70,3 @@ class DoneEvent:
     step: int
     best_path: Path | None
     reason: str
-
-
-@dataclass
-class TrainControl:
-    """Set ``stop`` to end after the current step (a checkpoint is saved first); set ``pause`` to
-    hold between steps until it is cleared (or ``stop`` is set). Thread-safe."""
-
-    stop: threading.Event = field(default_factory=threading.Event)
-    pause: threading.Event = field(default_factory=threading.Event)
