@@ -60,13 +60,13 @@ import copy
 import logging
 import math
 import time
-from collections import deque
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
 from speechstudio.asr.ctc import GreedyCTCDecoder
+from speechstudio.asr.endpointing import EnergyEndpointer
 from speechstudio.asr.types import Segment, Word
 from speechstudio.errors import UsageError
 
@@ -388,17 +388,9 @@ class StreamingRecognizer:
         self.input_rate = int(input_rate or engine.sample_rate)
         self.preview_max = int(PREVIEW_MAX_WINDOW_S * engine.sample_rate)
         self._resampler = BlockResampler(self.input_rate, engine.sample_rate)
-        fl = engine.frame_len
-        self._endpointing = bool(c.endpoint_s)
-        self._endpoint_frames = max(1, int(round((c.endpoint_s or 0) * engine.sample_rate / fl)))
-        self._min_speech_frames = max(1, int(round(c.min_speech_s * engine.sample_rate / fl)))
-        preroll = int(round(c.preroll_s * engine.sample_rate / fl))
-        self._ring: deque[np.ndarray] = deque(maxlen=preroll + self._min_speech_frames)
-        self._threshold = 10.0 ** (c.threshold_db / 20.0)  # RMS amplitude
-        self._pending = np.zeros(0, np.float32)
-        self._frame_index = 0      # next global CTC frame of frame_len samples (endpointing)
-        self._speech_run = 0
-        self._silence_run = 0
+        self._endpointer = EnergyEndpointer(engine.sample_rate, engine.frame_len, endpoint_s=c.endpoint_s,
+                                            min_speech_s=c.min_speech_s, preroll_s=c.preroll_s,
+                                            threshold_db=c.threshold_db)
         self._utt: _Utterance | None = None
         self._n_utt = 0
         self.received = 0          # samples at the model rate received so far
@@ -422,10 +414,8 @@ class StreamingRecognizer:
             return []
         updates = self._feed(self._resampler(np.zeros(0, np.float32), last=True))
         self.stopped = True
+        updates += self._apply(self._endpointer.flush())
         if self._utt is not None:
-            if self._pending.size:
-                updates += self._utt.feed(self._pending)
-            self._pending = np.zeros(0, np.float32)
             updates.append(self._finish())
         return updates
 
@@ -464,40 +454,20 @@ class StreamingRecognizer:
     # ------------------------------------------------------------------ internals
     def _feed(self, x: np.ndarray) -> list[StreamUpdate]:
         self.received += x.shape[0]
-        if not self._endpointing:
-            if self._utt is None:
-                self._utt = self._new_utterance(0)
-            return self._utt.feed(x) if x.size else []
-        fl = self.engine.frame_len
-        buf = np.concatenate([self._pending, x]) if self._pending.size else x
-        nf = buf.shape[0] // fl
+        return self._apply(self._endpointer.feed(x))
+
+    def _apply(self, events) -> list[StreamUpdate]:
+        """Run the endpointer's events (utterance start / audio / end) through the utterances."""
         updates: list[StreamUpdate] = []
-        run_from = 0  # first frame (in buf) not yet given to the active utterance
-        for i in range(nf):
-            frame = buf[i * fl:(i + 1) * fl]
-            g = self._frame_index
-            self._frame_index += 1
-            loud = float(np.sqrt(np.mean(frame.astype(np.float64) ** 2))) >= self._threshold
-            if self._utt is None:
-                self._ring.append(frame)
-                self._speech_run = self._speech_run + 1 if loud else 0
-                if self._speech_run >= self._min_speech_frames:
-                    frames = list(self._ring)
-                    self._ring.clear()
-                    self._utt = self._new_utterance((g - len(frames) + 1) * fl)
-                    self._silence_run = 0
-                    updates += self._utt.feed(np.concatenate(frames))
-                    run_from = i + 1
+        for ev in events:
+            if ev.kind == "start":
+                self._utt = self._new_utterance(ev.start)
+                if ev.audio.size:
+                    updates += self._utt.feed(ev.audio)
+            elif ev.kind == "audio":
+                updates += self._utt.feed(ev.audio)
             else:
-                self._silence_run = 0 if loud else self._silence_run + 1
-                if self._silence_run >= self._endpoint_frames:
-                    updates += self._utt.feed(buf[run_from * fl:(i + 1) * fl])
-                    updates.append(self._finish())
-                    self._speech_run = 0
-                run_from = i + 1 if self._utt is None else run_from
-        if self._utt is not None and nf > run_from:
-            updates += self._utt.feed(buf[run_from * fl:nf * fl])
-        self._pending = buf[nf * fl:].copy()
+                updates.append(self._finish())
         return updates
 
     def _new_utterance(self, start: int) -> _Utterance:
