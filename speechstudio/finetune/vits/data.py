@@ -8,7 +8,8 @@
 * ``ClipDataset`` + ``collate``: padded tensors (pad to at least one training segment).
 * ``BucketBatches``: seeded, length-bucketed batches that go on across epochs; batch ``k`` of the
   run is a pure function of (seed, k), so the trainer checkpoints just ``k`` (like VITS'
-  ``DistributedBucketSampler``, which groups similar lengths to waste less padding).
+  ``DistributedBucketSampler``, which groups similar lengths to waste less padding). With several
+  processes (DDP) process ``r`` of ``W`` takes batches ``k + r, k + r + W, ...`` of that one order.
 """
 from __future__ import annotations
 
@@ -190,16 +191,22 @@ class BucketBatches:
     Per epoch e (``random.Random(f"{seed}:{e}")``): sort clips by length with +-10 % jitter,
     cut into runs of ``batch_size`` neighbours (the last run is the final ``batch_size`` clips, so
     every batch is full and every clip is seen), shuffle the runs. ``batches_per_epoch`` =
-    ceil(n / batch_size). Iterating from ``start`` yields batch ``start``, ``start + 1``, ...
+    ceil(n / batch_size). Iterating from ``start`` yields batch ``start``, ``start + 1``, ...;
+    with ``world`` processes, process ``rank`` yields ``start + rank``, ``start + rank + world``, ...
+    (``start`` counts the batches all processes consumed together).
     """
 
-    def __init__(self, lengths: list[int], batch_size: int, seed: int, start: int = 0):
+    def __init__(self, lengths: list[int], batch_size: int, seed: int, start: int = 0, world: int = 1,
+                 rank: int = 0):
         if len(lengths) < batch_size:
             raise ValueError("fewer clips than one batch")
+        if not 0 <= rank < world:
+            raise ValueError(f"rank {rank} outside 0..{world - 1}")
         self.lengths = list(lengths)
         self.batch_size = int(batch_size)
         self.seed = int(seed)
         self.start = int(start)
+        self.world, self.rank = int(world), int(rank)
 
     @property
     def batches_per_epoch(self) -> int:
@@ -217,11 +224,11 @@ class BucketBatches:
         return batches
 
     def __iter__(self):
-        k = self.start
+        k = self.start + self.rank
         epoch, cached = None, None
         while True:
             e, j = divmod(k, self.batches_per_epoch)
             if e != epoch:
                 epoch, cached = e, self.epoch_batches(e)
             yield cached[j]
-            k += 1
+            k += self.world

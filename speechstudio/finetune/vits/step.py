@@ -9,26 +9,38 @@ audio goes through the discriminator once per step: its scores feed D's loss and
 feature maps G's feature-matching loss. D's parameters are frozen while G's adversarial loss is
 back-propagated, so G's backward does not leave gradients in D.
 
+Several processes (``finetune.parallel.Parallel``, DDP): the training forward runs through a
+module (``GeneratorForward``) and D's two gradient-carrying passes (real, detached fake) through
+one (``DiscriminatorPair``), each DDP-wrapped, because DDP averages only the gradients of forwards
+that go through its wrapper; D's pass for G's adversarial loss (D frozen) uses D unwrapped. The
+generator is wrapped again at each stage change (only what trains in that stage is synchronised)
+with ``find_unused_parameters`` (some trainable parts may get no gradient in a step); D's pair
+uses every D parameter. Each process logs the mean of the processes' losses, so a NaN anywhere
+stops every process. Single process: the same modules, unwrapped (no cost, same numbers).
+
 Precision: forward passes under ``torch.autocast`` (fp16 / bf16 on CUDA), master weights float32;
 spectrograms, MAS and every loss in float32; fp16 uses one ``torch.amp.GradScaler`` for both
 optimizers (VITS uses one GradScaler too), which skips steps whose gradients overflowed.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+from dataclasses import fields
 
 import torch
+from torch import nn
 
 from speechstudio.finetune.vits.config import TrainConfig
 from speechstudio.finetune.vits.discriminator import MultiPeriodDiscriminator
 from speechstudio.finetune.vits.features import FeatureConfig, mel_spectrogram
 from speechstudio.finetune.vits.losses import (LossWeights, discriminator_loss, feature_loss, generator_loss, kl_loss,
                                                mel_loss)
-from speechstudio.finetune.vits.model import (align, encode_text, expand_prior, slice_segments, training_forward,
-                                              warmup_parameter_prefixes)
+from speechstudio.finetune.vits.model import (ForwardOutput, align, encode_text, expand_prior, slice_segments,
+                                              training_forward, warmup_parameter_prefixes)
 
-__all__ = ["VitsTraining", "NonFiniteLoss", "STATE_FORMAT"]
+__all__ = ["VitsTraining", "NonFiniteLoss", "STATE_FORMAT", "GeneratorForward", "DiscriminatorPair"]
 
 STATE_FORMAT = "speechstudio-vits-train/1"
 
@@ -46,16 +58,45 @@ def _set_requires_grad(module, flag: bool) -> None:
         p.requires_grad_(flag)
 
 
+class GeneratorForward(nn.Module):
+    """``model.training_forward`` as a module's ``forward`` (what DDP wraps). Returns the
+    ``ForwardOutput`` fields as a tuple (DDP finds the tensors of a tuple)."""
+
+    def __init__(self, model, segment_frames: int, gradient_checkpointing: bool, mas_backend: str):
+        super().__init__()
+        self.model = model
+        self.segment_frames, self.gradient_checkpointing, self.mas_backend = (
+            segment_frames, gradient_checkpointing, mas_backend)
+
+    def forward(self, input_ids, input_mask, spec, spec_mask, speaker_ids=None):
+        out = training_forward(self.model, input_ids, input_mask, spec, spec_mask, self.segment_frames, speaker_ids,
+                               self.gradient_checkpointing, self.mas_backend)
+        return tuple(getattr(out, f.name) for f in fields(out))
+
+
+class DiscriminatorPair(nn.Module):
+    """D on the real and the (detached) generated audio in one ``forward`` (one DDP forward per
+    backward): ``((real scores, real fmaps), (fake scores, fake fmaps))``."""
+
+    def __init__(self, disc):
+        super().__init__()
+        self.disc = disc
+
+    def forward(self, real, fake):
+        return self.disc(real), self.disc(fake)
+
+
 class VitsTraining:
     """Generator (transformers ``VitsModel``), discriminator, optimizers, schedulers and scaler.
 
     ``model`` must already be ``model.prepare_for_training``-ed. ``device``: ``cpu|cuda[:N]``;
     ``precision``: resolved ``fp32|fp16|bf16``. ``step``: optimizer steps done; ``batches_seen``:
     batches consumed (the data order position). ``speaker``: speaker id for multi-speaker bases.
+    ``parallel``: a ``finetune.parallel.Parallel`` (several processes: DDP), or None (one).
     """
 
     def __init__(self, model, config: TrainConfig, fc: FeatureConfig, device: str, precision: str,
-                 weights: LossWeights = LossWeights(), speaker: int | None = None):
+                 weights: LossWeights = LossWeights(), speaker: int | None = None, parallel=None):
         self.config, self.fc, self.device, self.precision, self.weights = config, fc, device, precision, weights
         self.model = model.to(device=device, dtype=torch.float32).train()
         self.disc = MultiPeriodDiscriminator(width=config.discriminator_width).to(device).train()
@@ -74,8 +115,27 @@ class VitsTraining:
         self.nonfinite_streak = 0
         self.last_nonfinite: list[str] = []
         self.warmup_prefixes = warmup_parameter_prefixes(model)
+        self.par = parallel if parallel is not None and parallel.world > 1 else None
+        self.gen = GeneratorForward(self.model, self.segment_frames, config.gradient_checkpointing,
+                                    config.mas_backend)
+        self.gen_ddp = self.gen  # wrapped by set_stage
+        self.disc_pair = self._wrap(DiscriminatorPair(self.disc), find_unused_parameters=False)
 
     # ------------------------------------------------------------------ helpers
+    def _wrap(self, module, find_unused_parameters: bool):
+        return module if self.par is None else self.par.wrap(module, find_unused_parameters=find_unused_parameters)
+
+    def _no_sync(self, skip: bool):
+        """No gradient all-reduce for this micro-batch (not the last of an accumulation)."""
+        stack = contextlib.ExitStack()
+        if self.par is not None:
+            for module in (self.gen_ddp, self.disc_pair):
+                stack.enter_context(self.par.no_sync(module, skip))
+        return stack
+
+    def _mean(self, values: dict) -> dict:
+        return values if self.par is None else self.par.mean_dict(values)
+
     def autocast(self):
         return torch.autocast(torch.device(self.device).type, dtype=self.amp_dtype or torch.float32,
                               enabled=self.amp_dtype is not None)
@@ -97,6 +157,8 @@ class VitsTraining:
             train = (stage == "train" and not (frozen and name.startswith(frozen))) or name.startswith(self.warmup_prefixes)
             p.requires_grad_(train)
         self.stage = stage
+        self.gen_ddp = None  # the previous wrapper (if any) goes before the new one registers its hooks
+        self.gen_ddp = self._wrap(self.gen, find_unused_parameters=True)
 
     def _to_device(self, batch: dict) -> dict:
         return {k: v.to(self.device, non_blocking=True) for k, v in batch.items()}
@@ -108,9 +170,8 @@ class VitsTraining:
 
     def _forward(self, batch: dict):
         with self.autocast():
-            out = training_forward(self.model, batch["input_ids"], batch["input_mask"], batch["spec"],
-                                   batch["spec_mask"], self.segment_frames, self._speaker_ids(batch),
-                                   self.config.gradient_checkpointing, self.config.mas_backend)
+            out = ForwardOutput(*self.gen_ddp(batch["input_ids"], batch["input_mask"], batch["spec"],
+                                              batch["spec_mask"], self._speaker_ids(batch)))
         y_mel = slice_segments(batch["mel"], out.ids_slice, self.segment_frames)
         y_hat_mel = mel_spectrogram(out.waveform.squeeze(1).float(), self.fc)
         return out, y_mel, y_hat_mel
@@ -154,15 +215,17 @@ class VitsTraining:
         w, k = self.weights, len(batches)
         sums = {"mel": 0.0, "kl": 0.0, "dur": 0.0, "total_g": 0.0}
         sdp_trains = self.model.config.use_stochastic_duration_prediction
-        for batch in batches:
-            batch = self._to_device(batch)
-            out, y_mel, y_hat_mel = self._forward(batch)
-            l_mel = mel_loss(y_mel, y_hat_mel)
-            l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
-            total = w.c_mel * l_mel + w.c_kl * l_kl + (w.c_dur * out.loss_dur if sdp_trains else 0.0)
-            self.scaler.scale(total / k).backward()
+        for i, batch in enumerate(batches):
+            with self._no_sync(i < k - 1):
+                batch = self._to_device(batch)
+                out, y_mel, y_hat_mel = self._forward(batch)
+                l_mel = mel_loss(y_mel, y_hat_mel)
+                l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
+                total = w.c_mel * l_mel + w.c_kl * l_kl + (w.c_dur * out.loss_dur if sdp_trains else 0.0)
+                self.scaler.scale(total / k).backward()
             for name, v in (("mel", l_mel), ("kl", l_kl), ("dur", out.loss_dur), ("total_g", total)):
                 sums[name] += float(v.detach() if torch.is_tensor(v) else v) / k
+        sums = self._mean(sums)
         self._check(sums)
         self._finish_step([self.opt_g], [self.sched_g], [self.model])  # D not yet in play
         return sums
@@ -175,33 +238,35 @@ class VitsTraining:
         w, k = self.weights, len(batches)
         sums = dict.fromkeys(("mel", "kl", "dur", "gen", "fm", "disc", "total_g"), 0.0)
         hop, seg = self.fc.hop_length, self.segment_frames
-        for batch in batches:
-            batch = self._to_device(batch)
-            out, y_mel, y_hat_mel = self._forward(batch)
-            y = slice_segments(batch["wav"], out.ids_slice * hop, seg * hop)
-            y_hat = out.waveform
-            _set_requires_grad(self.disc, True)
-            with self.autocast():
-                real_scores, real_fmaps = self.disc(y)
-            _set_requires_grad(self.disc, False)
-            with self.autocast():
-                fake_scores, fake_fmaps = self.disc(y_hat)
-            l_mel = mel_loss(y_mel, y_hat_mel)
-            l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
-            l_fm = feature_loss(real_fmaps, fake_fmaps)
-            l_gen = generator_loss(fake_scores)
-            total_g = (w.c_gen * l_gen + w.c_fm * l_fm + w.c_mel * l_mel + w.c_dur * out.loss_dur
-                       + w.c_kl * l_kl)
-            self.scaler.scale(total_g / k).backward()
-            _set_requires_grad(self.disc, True)
-            with self.autocast():
-                fake_scores_d, _ = self.disc(y_hat.detach())
-            l_disc, _, _ = discriminator_loss(real_scores, fake_scores_d)
-            self.scaler.scale(w.c_disc * l_disc / k).backward()
+        for i, batch in enumerate(batches):
+            with self._no_sync(i < k - 1):
+                batch = self._to_device(batch)
+                out, y_mel, y_hat_mel = self._forward(batch)
+                y = slice_segments(batch["wav"], out.ids_slice * hop, seg * hop)
+                y_hat = out.waveform
+                # D's gradient-carrying passes (real, detached fake) in one forward; no optimizer
+                # step comes between them and D's backward, so this is the order-free equivalent
+                # of D(y) now and D(y_hat.detach()) after G's backward
+                with self.autocast():
+                    (real_scores, real_fmaps), (fake_scores_d, _) = self.disc_pair(y, y_hat.detach())
+                _set_requires_grad(self.disc, False)
+                with self.autocast():
+                    fake_scores, fake_fmaps = self.disc(y_hat)
+                _set_requires_grad(self.disc, True)
+                l_mel = mel_loss(y_mel, y_hat_mel)
+                l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
+                l_fm = feature_loss(real_fmaps, fake_fmaps)
+                l_gen = generator_loss(fake_scores)
+                total_g = (w.c_gen * l_gen + w.c_fm * l_fm + w.c_mel * l_mel + w.c_dur * out.loss_dur
+                           + w.c_kl * l_kl)
+                self.scaler.scale(total_g / k).backward()
+                l_disc, _, _ = discriminator_loss(real_scores, fake_scores_d)
+                self.scaler.scale(w.c_disc * l_disc / k).backward()
             values = (("mel", l_mel), ("kl", l_kl), ("dur", out.loss_dur), ("gen", l_gen), ("fm", l_fm),
                       ("disc", l_disc), ("total_g", total_g))
             for name, v in values:
                 sums[name] += float(v.detach() if torch.is_tensor(v) else v) / k
+        sums = self._mean(sums)
         self._check(sums)
         self._finish_step([self.opt_g, self.opt_d], [self.sched_g, self.sched_d], [self.model, self.disc])
         return sums

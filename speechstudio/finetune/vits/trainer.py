@@ -16,6 +16,14 @@ Deviations from VITS / Piper, on purpose:
 * G's losses use the discriminator before its update (Piper's order; ``step``);
 * the warm-up also trains the stochastic duration predictor's training-only flows, which a Piper
   ``.onnx`` lacks too (``model.warmup_parameter_prefixes``); transformers' LayerDrop is off.
+
+Several processes (``accelerate launch``, ``finetune.parallel``; DDP in ``step``): every process
+walks the same seeded batch order and takes every ``world``-th batch (``data.BucketBatches``), so
+one step of W processes with accumulation A uses the batches a single process would use with
+accumulation W x A; gradients are averaged. Process 0 alone computes the feature cache (the
+others wait, then read it), writes config.json, train.log, TensorBoard, samples and checkpoints,
+and evaluates; the others wait at barriers. ``latest.pt`` holds every process's RNG state, so a
+resume with the same number of processes continues exactly; a stop is agreed by all processes.
 """
 from __future__ import annotations
 
@@ -114,6 +122,17 @@ def _samples(tr, voice, texts, step: int, folder: Path, seed: int) -> list[Path]
     return paths
 
 
+def _seed_all(seed: int, rank: int = 0, step: int = 0) -> None:
+    """Seed Python's, numpy's and torch's global RNGs for process ``rank`` from ``step`` on."""
+    import numpy as np
+    import torch
+
+    value = seed if (rank, step) == (0, 0) else hash((seed, rank, step)) & 0x7FFF_FFFF
+    random.seed(value)
+    np.random.seed(value % 2**32)
+    torch.manual_seed(value)
+
+
 def overtraining_warning(history: list[float], patience: int, best_step: int) -> str:
     """A warning when the last ``patience`` validation losses each rose over the one before
     (e.g. ``[1.0, 0.9, 0.95, 0.97, 0.99]`` with patience 3), else ``""``."""
@@ -137,10 +156,10 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     not a VITS voice), ``RunError`` (run folder, checkpoint write), ``TrainingError`` (fewer
     training clips than one batch, out of GPU memory, non-finite loss), ``UsageError``.
     """
-    import numpy as np
     import torch
 
     from speechstudio.finetune.manifest import Manifest
+    from speechstudio.finetune.parallel import Parallel
     from speechstudio.finetune.vits.data import BucketBatches, ClipDataset, collate, prepare_clips
     from speechstudio.finetune.vits.features import FeatureConfig
     from speechstudio.finetune.vits.model import prepare_for_training
@@ -149,7 +168,8 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     control = control or TrainControl()
     rf, dataset_dir = RunFolder(run_dir), Path(dataset_dir)
     manifest = Manifest.load(dataset_dir)
-    device = resolve_device(config.device)
+    par = Parallel(config.device, resolve=resolve_device)
+    device = par.device
     precision = resolve_precision(config.precision, device)
     source = _base_source(base)
     voice = _load_base(source)
@@ -164,16 +184,18 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     run_config = {"trainer": "vits", "train": config.to_dict(), "features": fc.to_dict(),
                   "base": {"source": source, "kind": voice.kind, "name": voice.name, "speaker": speaker},
                   "dataset": _dataset_identity(manifest, dataset_dir)}
-    random.seed(config.seed)
-    np.random.seed(config.seed % 2**32)
-    torch.manual_seed(config.seed)
+    _seed_all(config.seed)  # the same on every process: fresh parts start equal (DDP also broadcasts them)
     has_posterior = voice.kind != "piper"
     notes = prepare_for_training(model, fresh_posterior=not has_posterior)
     warmup = config.warmup_for(has_posterior)
     total = int(config.steps)
 
     yield StageEvent("prepare", f"reading {len(manifest.usable())} clips; features are cached in {rf.cache_dir}")
-    clips = prepare_clips(manifest, dataset_dir, voice, fc, rf.cache_dir, config.val_count)
+    # process 0 fills the feature cache first; the others then read it
+    clips = par.on_main(lambda: prepare_clips(manifest, dataset_dir, voice, fc, rf.cache_dir, config.val_count),
+                        "preparing the clips")
+    if not par.main:
+        clips = prepare_clips(manifest, dataset_dir, voice, fc, rf.cache_dir, config.val_count)
     lines = [f"{len(clips.train)} training clips, {len(clips.val)} validation clips"]
     lines += [f"skipped {cid}: {why}" for cid, why in clips.skipped] + clips.warnings[:20] + notes
     if manifest.sample_rate != voice.sample_rate:
@@ -186,12 +208,13 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                             f"{config.batch_size}: add recordings or use --batch-size {max(1, len(clips.train))}")
     # config.json is written only now: a start refused above leaves no run behind, and a refused
     # resume keeps the settings the run was trained with.
-    rf.start(run_config, resume)
-    rf.log(f"{'resume' if resume else 'start'}: base {source} ({voice.kind}), dataset {dataset_dir}, device {device}, "
-           f"{precision}, config {json.dumps(config.to_dict())}")
-    rf.log("\n".join(lines))
+    par.on_main(lambda: rf.start(run_config, resume), "starting the run")
+    log = rf.log if par.main else (lambda message: None)
+    log(f"{'resume' if resume else 'start'}: base {source} ({voice.kind}), dataset {dataset_dir}, device {device}"
+        + (f" x {par.world} processes" if par.world > 1 else "") + f", {precision}, config {json.dumps(config.to_dict())}")
+    log("\n".join(lines))
 
-    tr = VitsTraining(model, config, fc, device, precision, speaker=speaker)
+    tr = VitsTraining(model, config, fc, device, precision, speaker=speaker, parallel=par)
     stats = {"best_val": None, "best_step": 0, "val_history": [], "last_val": float("nan")}
     if resume:
         state = rf.load_checkpoint("latest", map_location=device)
@@ -201,23 +224,33 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     collate_fn = functools.partial(collate, hop_length=hop, min_frames=seg)
     loader = torch.utils.data.DataLoader(
         ClipDataset(clips.train), collate_fn=collate_fn, num_workers=config.num_workers,
-        batch_sampler=BucketBatches([c.frames for c in clips.train], config.batch_size, config.seed, tr.batches_seen),
+        batch_sampler=BucketBatches([c.frames for c in clips.train], config.batch_size, config.seed, tr.batches_seen,
+                                    par.world, par.rank),
         pin_memory=device.startswith("cuda"), generator=torch.Generator(), persistent_workers=config.num_workers > 0)
     batches = iter(loader)
     val_set = ClipDataset(clips.val)
     val_batches = [collate_fn([val_set[j] for j in range(i, min(i + config.batch_size, len(val_set)))])
                    for i in range(0, len(val_set), config.batch_size)]
     texts = [("fox", FIXED_SENTENCE)] + [("val" if clips.val else "train", (clips.val or clips.train)[0].text)]
+    # last: everything above may draw random numbers
     if resume:
-        restore_rng_state(state["rng"])  # last: everything above may draw random numbers
+        ranks = state.get("rng_ranks") or []
+        restore_rng_state(ranks[par.rank] if len(ranks) == par.world else state["rng"])
+        if len(ranks) != par.world and par.rank:  # saved by another number of processes (or on close)
+            _seed_all(config.seed, par.rank, tr.step)
         del state
-    writer = rf.tensorboard(purge_step=tr.step + 1 if resume else None)
+    elif par.rank:
+        _seed_all(config.seed, par.rank, 0)  # each process its own slices / noise; process 0 as one alone
+    writer = rf.tensorboard(purge_step=tr.step + 1 if resume else None) if par.main else None
     oom = getattr(torch, "OutOfMemoryError", torch.cuda.OutOfMemoryError)
 
-    def save(kind: str) -> Path:
+    def save(kind: str, rngs: list | None = None) -> Path:
+        """``rngs``: every process's RNG state (``par.gather``); None: this process's only."""
         extra = {"base": {**info.to_dict(), "step": tr.step}, "val_mel_loss": float(stats["last_val"])}
         if kind == "latest":
-            return rf.save_checkpoint(tr.state_dict(capture_rng_state(), {**extra, "trainer": stats}), kind)
+            rngs = rngs or [capture_rng_state()]
+            extra.update({"trainer": stats, "world": par.world}, **({"rng_ranks": rngs} if len(rngs) > 1 else {}))
+            return rf.save_checkpoint(tr.state_dict(rngs[0], extra), kind)
         return atomic_torch_save({"format": "speechstudio-vits-generator/1", "step": tr.step,
                                   "generator": tr.model.state_dict(),
                                   "model_config": json.dumps(tr.model.config.to_dict()), **extra},
@@ -231,17 +264,33 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
         return TrainingError(f"out of GPU memory at batch size {bs} ({what}): try --batch-size {max(1, bs // 2)} "
                              f"--grad-accum {ga * 2} (or --gradient-checkpointing); {hint}")
 
+    def evaluate() -> tuple:
+        """Process 0: validation mel loss, history, best.pt when it improved, log + TensorBoard."""
+        val, recon = tr.evaluate(val_batches)
+        history = stats["val_history"] = stats["val_history"] + [val]
+        best = stats["best_val"] is None or val < stats["best_val"]
+        stats["last_val"] = val
+        if best:
+            stats["best_val"], stats["best_step"] = val, tr.step
+        warn = overtraining_warning(history, config.patience, stats["best_step"])
+        log(f"eval step {tr.step}: val mel {val:.4f} (recon {recon:.4f}){' best' if best else ''}"
+            + (f"; {warn}" if warn else ""))
+        if writer is not None:
+            writer.add_scalar("val/mel", val, tr.step)
+            writer.add_scalar("val/recon_mel", recon, tr.step)
+        return val, recon, best, warn, save("best") if best else None
+
     saved_step = tr.step if resume else -1
     stage = None
     times: deque = deque(maxlen=20)
     try:
         while tr.step < total:
             if control.pause.is_set() and not control.stop.is_set():
-                rf.log(f"paused at step {tr.step}")
+                log(f"paused at step {tr.step}")
                 while control.pause.is_set() and not control.stop.is_set():
                     time.sleep(0.1)
                 times.clear()
-            if control.stop.is_set():
+            if par.any(control.stop.is_set()):
                 break
             now_stage = "warmup" if tr.step < warmup else "train"
             if now_stage != stage:
@@ -250,11 +299,11 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                        f"{warmup}" if stage == "warmup" else
                        f"training generator + discriminator, steps {tr.step + 1}..{total} ({device}, {precision}, "
                        f"batch {config.batch_size} x {config.grad_accum})")
-                rf.log(msg)
+                log(msg)
                 yield StageEvent(stage, msg)
             t0 = time.perf_counter()
             group = [next(batches) for _ in range(config.grad_accum)]
-            tr.batches_seen += config.grad_accum
+            tr.batches_seen += config.grad_accum * par.world
             try:
                 losses = tr.warmup_step(group) if stage == "warmup" else tr.train_step(group)
             except oom:
@@ -273,58 +322,54 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                     writer.add_scalar(f"{stage}/{k}", v, tr.step)
                 writer.add_scalar("lr", lr, tr.step)
             if tr.step % 10 == 0 or tr.step == total:
-                rf.log(f"step {tr.step} {stage} " + " ".join(f"{k} {v:.4f}" for k, v in losses.items()))
+                log(f"step {tr.step} {stage} " + " ".join(f"{k} {v:.4f}" for k, v in losses.items()))
             yield StepEvent(tr.step, total, dict(losses), sps, (total - tr.step) / sps, lr, stage)
 
             if val_batches and (tr.step % config.eval_every == 0 or tr.step == total):
                 try:
-                    val, recon = tr.evaluate(val_batches)
+                    result = par.on_main(evaluate, "the evaluation")
                 except oom:
                     raise oom_error("validation") from None
-                history = stats["val_history"] = stats["val_history"] + [val]
-                best = stats["best_val"] is None or val < stats["best_val"]
-                stats["last_val"] = val
-                if best:
-                    stats["best_val"], stats["best_step"] = val, tr.step
-                warn = overtraining_warning(history, config.patience, stats["best_step"])
-                rf.log(f"eval step {tr.step}: val mel {val:.4f} (recon {recon:.4f}){' best' if best else ''}"
-                       + (f"; {warn}" if warn else ""))
-                if writer is not None:
-                    writer.add_scalar("val/mel", val, tr.step)
-                    writer.add_scalar("val/recon_mel", recon, tr.step)
-                if best:
-                    path = save("best")
-                yield EvalEvent(tr.step, val, best, warn, recon)
-                if best:
-                    yield CheckpointEvent(tr.step, path, "best")
+                if result is not None:  # process 0
+                    val, recon, best, warn, path = result
+                    yield EvalEvent(tr.step, val, best, warn, recon)
+                    if best:
+                        yield CheckpointEvent(tr.step, path, "best")
             if tr.step % config.checkpoint_every == 0 or tr.step == total:
-                path = save("latest")
+                rngs = par.gather(capture_rng_state())
+                paths = par.on_main(lambda: (save("latest", rngs), None if val_batches else save("best")),
+                                    "writing the checkpoint")
                 saved_step = tr.step
-                rf.log(f"checkpoint latest at step {tr.step}")
-                yield CheckpointEvent(tr.step, path, "latest")
-                if not val_batches:  # nothing to validate on: the latest generator is the best we know
-                    yield CheckpointEvent(tr.step, save("best"), "best")
-                paths = _samples(tr, voice, texts, tr.step, rf.samples_dir, config.seed)
-                if writer is not None:
-                    import soundfile as sf
+                if par.main:
+                    log(f"checkpoint latest at step {tr.step}")
+                    yield CheckpointEvent(tr.step, paths[0], "latest")
+                    if paths[1] is not None:  # nothing to validate on: the latest generator is the best we know
+                        yield CheckpointEvent(tr.step, paths[1], "best")
+                paths = par.on_main(lambda: _samples(tr, voice, texts, tr.step, rf.samples_dir, config.seed),
+                                    "synthesising the samples")
+                if par.main:
+                    if writer is not None:
+                        import soundfile as sf
 
-                    for p in paths:
-                        writer.add_audio(f"samples/{p.stem.split('_', 2)[-1]}", torch.from_numpy(sf.read(p)[0]),
-                                         tr.step, voice.sample_rate)
-                    writer.flush()
-                yield SampleEvent(tr.step, paths)
+                        for p in paths:
+                            writer.add_audio(f"samples/{p.stem.split('_', 2)[-1]}",
+                                             torch.from_numpy(sf.read(p)[0]), tr.step, voice.sample_rate)
+                        writer.flush()
+                    yield SampleEvent(tr.step, paths)
     except GeneratorExit:
-        if tr.step != saved_step:
+        if tr.step != saved_step and par.main:  # no collective here: the other processes may be gone
             save("latest")
-            rf.log(f"closed at step {tr.step}; checkpoint latest saved")
+            log(f"closed at step {tr.step}; checkpoint latest saved")
         raise
     finally:
         if writer is not None:
             writer.close()
     reason = "finished" if tr.step >= total else "stopped"
     if tr.step != saved_step:
-        path = save("latest")
-        yield CheckpointEvent(tr.step, path, "latest")
+        rngs = par.gather(capture_rng_state())
+        path = par.on_main(lambda: save("latest", rngs), "writing the checkpoint")
+        if par.main:
+            yield CheckpointEvent(tr.step, path, "latest")
     best_path = rf.checkpoint_path("best")
-    rf.log(f"{reason} at step {tr.step}")
+    log(f"{reason} at step {tr.step}")
     yield DoneEvent(tr.step, best_path if best_path.is_file() else None, reason)

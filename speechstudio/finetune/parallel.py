@@ -1,0 +1,168 @@
+"""One process or several (DDP under ``accelerate launch`` / ``torchrun``): device, rank, wrapping.
+
+Shared by the CTC trainer (``finetune.ctc``) and the VITS trainer (``finetune.vits``).
+
+Single process (the usual case, and the GUI): no process group, models are used as they are.
+Several processes (``WORLD_SIZE`` > 1 in the environment, set by the launcher): accelerate's
+``PartialState`` joins the process group (NCCL on GPUs, gloo on CPU) and picks this process's
+device; models are wrapped in ``torch.nn.parallel.DistributedDataParallel`` (gradients averaged
+over the processes in ``backward``); the main process (rank 0) evaluates, logs and writes
+checkpoints while the others wait at a barrier.
+
+    accelerate launch --multi_gpu --num_processes 2 -m speechstudio finetune asr --base ... --data ... --out NAME
+    accelerate launch --multi_gpu --num_processes 2 -m speechstudio finetune voice --base ... --out NAME --multi-gpu
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+from typing import Callable
+
+from speechstudio.errors import SpeechStudioError
+
+__all__ = ["Parallel", "OtherRankFailed", "launcher_world", "launch_command"]
+
+
+class OtherRankFailed(SpeechStudioError):
+    """Raised on the other processes when the main one failed (its own error says why)."""
+
+
+def launcher_world() -> int | None:
+    """``WORLD_SIZE`` set by a launcher (``accelerate launch``, ``torchrun``), or None when this
+    process was started without one."""
+    value = os.environ.get("WORLD_SIZE", "").strip()
+    try:
+        return int(value) if value else None
+    except ValueError:
+        return None
+
+
+def launch_command(argv: list[str], num_processes: int | None = None) -> str:
+    """The ``accelerate launch`` line that runs ``speechstudio ARGV`` once per GPU, e.g.
+    ``accelerate launch --multi_gpu --num_processes 2 -m speechstudio finetune voice --base joe ...``.
+    ``num_processes``: GPUs to use (default: those torch sees, at least 2)."""
+    if num_processes is None:
+        try:
+            import torch
+
+            num_processes = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        except Exception:  # noqa: BLE001 - a broken CUDA setup: the user fills in N
+            num_processes = 0
+        num_processes = max(2, num_processes)
+    return (f"accelerate launch --multi_gpu --num_processes {int(num_processes)} -m speechstudio "
+            + " ".join(shlex.quote(a) for a in argv))
+
+
+class Parallel:
+    """Process layout for training. ``device``: ``"cpu"`` or ``"cuda[:N]"``; ``world`` processes,
+    this one ``rank``; ``main``: rank 0.
+
+    ``resolve``: ``resolve(device) -> str`` for a single process (default
+    ``speechstudio.asr.device.resolve_device``; it raises ``UsageError`` for a missing GPU).
+    Under a launcher the device is accelerate's (``cuda:LOCAL_RANK``, or ``cpu`` when asked for
+    or when there is no GPU: gloo)."""
+
+    def __init__(self, device: str = "auto", resolve: Callable[[str], str] | None = None) -> None:
+        import torch
+
+        self.world = int(launcher_world() or 1)
+        if self.world > 1:
+            from accelerate import PartialState
+
+            state = PartialState(cpu=(device == "cpu"))
+            self.rank = state.process_index
+            self.device = "cpu" if state.device.type == "cpu" else str(state.device)  # not "cpu:0": torch.load's map_location refuses it
+        else:
+            if resolve is None:
+                from speechstudio.asr.device import resolve_device as resolve
+
+            self.rank = 0
+            self.device = resolve(device)
+            if self.device.startswith("cuda:"):
+                torch.cuda.set_device(self.device)
+        self.main = self.rank == 0
+        self._torch = torch
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.startswith("cuda")
+
+    def wrap(self, model, find_unused_parameters: bool = False):
+        """DDP-wrap ``model`` (already on ``self.device``) when distributed; else return it.
+
+        Only parameters with ``requires_grad`` at this moment are synchronised: wrap again after
+        freezing or unfreezing parts. ``find_unused_parameters``: some of those may get no
+        gradient in a step (DDP then walks the autograd graph after each forward to find them)."""
+        if self.world == 1:
+            return model
+        from torch.nn.parallel import DistributedDataParallel
+
+        ids = [self._torch.device(self.device).index] if self.is_cuda else None
+        return DistributedDataParallel(model, device_ids=ids, find_unused_parameters=find_unused_parameters)
+
+    @staticmethod
+    def unwrap(model):
+        return getattr(model, "module", model)
+
+    def no_sync(self, model, skip: bool):
+        """Skip the gradient all-reduce for a micro-batch that is not the last of an accumulation."""
+        if self.world > 1 and skip and hasattr(model, "no_sync"):
+            return model.no_sync()
+        return contextlib.nullcontext()
+
+    def barrier(self) -> None:
+        if self.world > 1:
+            self._torch.distributed.barrier()
+
+    def any(self, flag: bool) -> bool:
+        """True on every process when ``flag`` is true on any of them (stop requests, errors)."""
+        if self.world == 1:
+            return bool(flag)
+        t = self._torch.tensor([1 if flag else 0], device=self.device)
+        self._torch.distributed.all_reduce(t, op=self._torch.distributed.ReduceOp.MAX)
+        return bool(t.item())
+
+    def mean(self, value: float) -> float:
+        """Mean of ``value`` over processes (the logged loss)."""
+        if self.world == 1:
+            return float(value)
+        t = self._torch.tensor([float(value)], device=self.device, dtype=self._torch.float64)
+        self._torch.distributed.all_reduce(t)
+        return float(t.item()) / self.world
+
+    def mean_dict(self, values: dict[str, float]) -> dict[str, float]:
+        """Each value averaged over processes (one all-reduce); NaN / inf on any process makes the
+        mean non-finite everywhere, so every process takes the same decision on it."""
+        if self.world == 1:
+            return dict(values)
+        keys = list(values)
+        t = self._torch.tensor([float(values[k]) for k in keys], device=self.device, dtype=self._torch.float64)
+        self._torch.distributed.all_reduce(t)
+        return {k: float(v) / self.world for k, v in zip(keys, t.tolist())}
+
+    def gather(self, obj) -> list:
+        """``[obj of rank 0, obj of rank 1, ...]`` on every process (picklable ``obj``)."""
+        if self.world == 1:
+            return [obj]
+        out = [None] * self.world
+        self._torch.distributed.all_gather_object(out, obj)
+        return out
+
+    def on_main(self, fn: Callable[[], object], what: str = "the main process"):
+        """Run ``fn`` on rank 0 only and return its result there (None elsewhere); when it raises,
+        it raises on rank 0 and every other process raises ``OtherRankFailed``, instead of
+        waiting for rank 0 forever."""
+        if self.world == 1:
+            return fn()
+        result, error = None, None
+        if self.main:
+            try:
+                result = fn()
+            except BaseException as exc:  # noqa: BLE001 - re-raised below, after telling the others
+                error = exc
+        if self.any(error is not None):
+            if error is not None:
+                raise error
+            raise OtherRankFailed(f"process {self.rank}: {what} failed in process 0 (its message says why)")
+        return result
