@@ -1,7 +1,44 @@
 """SpeechStudio: offline speech work (transcribe, dictate, speak) on the user's own GPU or CPU.
 
+Library API (see :mod:`speechstudio.api`)::
+
+    import speechstudio
+    segments, info = speechstudio.transcribe("talk.mp3")     # info.language, info.language_probability
+    print(info.language, [s.text for s in segments])
+    chunks = speechstudio.synthesize("Hello.", voice="en_US-joe-medium")  # AudioChunk per sentence
+
 Qt-free core. Heavy libraries (torch, transformers, faster_whisper) are imported lazily inside
-the functions that need them, so ``speechstudio --help`` and the GUI's first window are fast.
+the functions that need them, so ``speechstudio --help`` and the GUI's first window are fast: the
+names below are loaded on first access.
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["AudioChunk", "Recognizer", "Segment", "TranscriptInfo", "Word", "load", "synthesize", "transcribe",
+           "__version__"]
+
+_LAZY = {
+    "transcribe": ("speechstudio.api", "transcribe"),
+    "synthesize": ("speechstudio.api", "synthesize"),
+    "load": ("speechstudio.api", "load"),
+    "Segment": ("speechstudio.asr.types", "Segment"),
+    "Word": ("speechstudio.asr.types", "Word"),
+    "TranscriptInfo": ("speechstudio.asr.types", "TranscriptInfo"),
+    "Recognizer": ("speechstudio.asr.types", "Recognizer"),
+    "AudioChunk": ("speechstudio.tts.stream", "SpeechChunk"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'speechstudio' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_LAZY))

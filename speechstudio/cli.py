@@ -71,7 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--recursive", action=argparse.BooleanOptionalAction, default=True,
                    help="scan folders recursively (default yes)")
     t.add_argument("--overwrite", action="store_true", help="redo inputs that already have outputs")
-    t.add_argument("--language", help="language code for Whisper (default: detect)")
+    t.add_argument("--language", default="auto",
+                   help="auto (default: detect each file's language on its first speech, English to the English "
+                        "model, other languages to multilingual Whisper) or a code/name to force (fr, German)")
+    t.add_argument("--task", default="transcribe", choices=("transcribe", "translate"),
+                   help="translate: speech in any language to English text (multilingual Whisper)")
+    t.add_argument("--hotwords", metavar="TEXT",
+                   help="names and jargon the model should prefer, e.g. 'Kubernetes, Dr. Nguyen' (Whisper)")
+    t.add_argument("--initial-prompt", metavar="TEXT",
+                   help="text that comes before the audio, to steer style and spelling (Whisper)")
     t.add_argument("--batch-size", type=_positive_int, help="windows per forward pass (Wav2Vec2; default 8 on CUDA, 1 on CPU)")
     t.add_argument("--chunk-s", type=_positive_float, help="Wav2Vec2 window length in seconds (default 20)")
     t.add_argument("--stride-s", type=_positive_float, help="Wav2Vec2 left/right context in seconds (default 2)")
@@ -103,7 +111,8 @@ def _format_hms(seconds: float) -> str:
 def cmd_transcribe(args) -> int:
     from tqdm import tqdm
 
-    from speechstudio.asr.load import load_engine
+    from speechstudio.asr.languages import normalize_language
+    from speechstudio.asr.load import load_recognizer
     from speechstudio.audio.decode import parse_raw_format
     from speechstudio.errors import AudioDecodeError
     from speechstudio.jobs.batch import MISSING, BatchSummary, collect_inputs, plan_outputs, run_batch
@@ -115,6 +124,7 @@ def cmd_transcribe(args) -> int:
     except AudioDecodeError as e:
         raise UsageError(f"--raw-format: {e}") from None
     _check_window(args)
+    language = normalize_language(args.language)
     if args.output_dir:
         _check_output_dir(Path(args.output_dir))
     items, ignored = collect_inputs(args.paths, recursive=args.recursive)
@@ -130,13 +140,12 @@ def cmd_transcribe(args) -> int:
                if args.overwrite or not all(t.exists() for t in plan.values())]
     engine = None
     if pending:                      # nothing to do: do not spend seconds loading a model
-        engine, message = load_engine(args.model, device=args.device, precision=args.precision,
-                                      batch_size=args.batch_size, chunk_s=args.chunk_s, stride_s=args.stride_s,
-                                      allow_download=not args.no_download, progress=not args.quiet)
+        engine, message = load_recognizer(args.model, language=language, device=args.device,
+                                          precision=args.precision, batch_size=args.batch_size,
+                                          chunk_s=args.chunk_s, stride_s=args.stride_s,
+                                          allow_download=not args.no_download, progress=not args.quiet)
         print(message, file=sys.stderr)
-        language = _check_language(args, engine)
-    else:
-        language = args.language
+        language = _check_options(args, engine, language)
 
     total_s = _probe_total(pending)
     cancel = threading.Event()
@@ -156,7 +165,8 @@ def cmd_transcribe(args) -> int:
     try:
         for ev in run_batch(items, engine, formats=formats, output_dir=args.output_dir,
                             overwrite=args.overwrite, language=language, raw=raw, cancel=cancel,
-                            debug=args.debug):
+                            debug=args.debug, task=args.task, initial_prompt=args.initial_prompt,
+                            hotwords=args.hotwords):
             summary.add(ev)
             if ev.kind == "start":
                 credited = 0.0
@@ -170,6 +180,8 @@ def cmd_transcribe(args) -> int:
                 credited = 0.0
                 bar.set_postfix_str(f"done {summary.done}, skipped {summary.skipped}, failed {len(summary.failed)}")
                 if ev.kind == "done":
+                    if ev.info is not None and ev.info.language_probability is not None and not args.quiet:
+                        tqdm.write(f"{ev.item.path.name}: {_language_text(ev.info)}", file=sys.stderr)
                     for w in ev.warnings:
                         tqdm.write(f"warning: {w}", file=sys.stderr)
                     for out in ev.outputs:
@@ -218,29 +230,37 @@ def _check_output_dir(path: Path) -> None:
         raise UsageError(f"--output-dir {path}: cannot write there ({e.strerror or e})") from None
 
 
-def _check_language(args, engine) -> str | None:
-    """Normalise ``--language`` (case, English names of a few languages) and check it fits the model."""
-    if not args.language:
-        return None
-    lang = args.language.strip().lower()
-    names = {"english": "en", "german": "de", "french": "fr", "spanish": "es", "italian": "it",
-             "portuguese": "pt", "dutch": "nl", "russian": "ru", "japanese": "ja", "chinese": "zh",
-             "korean": "ko", "polish": "pl", "arabic": "ar", "turkish": "tr", "ukrainian": "uk"}
-    lang = names.get(lang, lang)
+def _check_options(args, engine, language: str | None) -> str | None:
+    """Check ``--language`` / ``--task`` / ``--hotwords`` / ``--initial-prompt`` against the loaded
+    recogniser before any file is read; returns the language to pass on."""
     if engine.engine == "whisper":
-        from faster_whisper.tokenizer import _LANGUAGE_CODES
-
-        if lang not in _LANGUAGE_CODES:
-            raise UsageError(f"--language {args.language}: not a Whisper language code (e.g. en, de, fr, ja)")
-        if not engine.multilingual and lang != "en":
-            raise UsageError(f"--language {args.language}: {engine.model_id} is an English-only model; "
-                             "use a multilingual Whisper model (e.g. --model Systran/faster-whisper-small)")
-    else:
-        print(f"note: --language is ignored by {engine.model_id}: a CTC model has one fixed vocabulary",
-              file=sys.stderr)
+        engine.check_options(language, args.task)
+    elif engine.engine == "wav2vec2":
+        if args.task == "translate":
+            raise UsageError(f"--task translate: {engine.model_id} is a CTC model and cannot translate; "
+                             "use a multilingual Whisper model (e.g. --model whisper-base)")
+        if args.hotwords or args.initial_prompt:
+            raise UsageError(f"--hotwords / --initial-prompt: {engine.model_id} is a CTC model, which takes no "
+                             "prompt (they apply to Whisper models)")
+        if language:
+            print(f"note: --language is ignored by {engine.model_id}: a CTC model has one fixed vocabulary",
+                  file=sys.stderr)
     if engine.engine == "whisper" and (args.chunk_s or args.stride_s):
         print("note: --chunk-s/--stride-s apply to Wav2Vec2 models only", file=sys.stderr)
-    return lang
+    return language
+
+
+def _language_text(info) -> str:
+    """``"fr (probability 0.99, detected by whisper-base) -> whisper-base"`` for one transcript."""
+    from speechstudio.asr.languages import language_name
+
+    if info.language is None:
+        return f"no speech found -> {info.model_id}"
+    text = f"{language_name(info.language)} ({info.language}"
+    if info.language_probability is not None:
+        text += f", probability {info.language_probability:.2f}"
+    text += f") -> {info.model_id}"
+    return text + (" (translated to English)" if info.task == "translate" else "")
 
 
 def _safe_duration(item) -> float:
@@ -269,6 +289,8 @@ def _print_summary(s, max_listed: int = 10) -> None:
     print(f"\nSummary: {s.done} done, {s.skipped} skipped, {len(s.failed)} failed, "
           f"{len(s.ignored)} ignored; {s.audio_s / 3600:.3f} h audio ({_format_hms(s.audio_s)}) "
           f"in {_format_hms(s.wall_s)} wall, RTFx {s.rtfx:.1f}", file=err)
+    if s.infos:
+        print(f"  languages: {_languages_summary(s.infos)}", file=err)
     for path, reason in s.failed:
         reason = reason.splitlines()[0] if reason else reason  # a --debug traceback was printed already
         print(f"  failed: {reason if str(path) in reason else f'{path}: {reason}'}", file=err)
@@ -280,6 +302,18 @@ def _print_summary(s, max_listed: int = 10) -> None:
         print(f"  ... and {len(s.ignored) - max_listed} more ignored (not media files)", file=err)
     if s.cancelled:
         print("  interrupted: the file in progress was not written; rerun to resume", file=err)
+
+
+def _languages_summary(infos) -> str:
+    """``"fr 2 (probability >= 0.97), en 5"``: files per language, lowest detection probability."""
+    groups: dict[str, list] = {}
+    for _, info in infos:
+        groups.setdefault(info.language or "none", []).append(info.language_probability)
+    parts = []
+    for lang, probs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        known = [p for p in probs if p is not None]
+        parts.append(f"{lang} {len(probs)}" + (f" (probability >= {min(known):.2f})" if known else ""))
+    return ", ".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:

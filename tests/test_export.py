@@ -67,17 +67,20 @@ def test_json_exact():
         "device": "cuda:0",
         "precision": "fp16",
         "language": "en",
+        "language_probability": None,
+        "language_detected_by": None,
+        "task": "transcribe",
         "audio_duration_s": 3727.5,
         "text": "Hello world. Café & crème <b>brûlée</b> 😀 Over an hour.",
         "segments": [
-            {"start_s": 0.0, "end_s": 2.5, "text": "Hello world.", "words": [
+            {"start_s": 0.0, "end_s": 2.5, "text": "Hello world.", "avg_logprob": None, "no_speech_prob": None, "words": [
                 {"start_s": 0.12, "end_s": 0.5, "text": "Hello", "probability": 0.98},
                 {"start_s": 0.61, "end_s": 1.2, "text": "world.", "probability": 0.9},
             ]},
-            {"start_s": 2.5, "end_s": 5.0, "text": "Café & crème <b>brûlée</b> 😀", "words": [
+            {"start_s": 2.5, "end_s": 5.0, "text": "Café & crème <b>brûlée</b> 😀", "avg_logprob": None, "no_speech_prob": None, "words": [
                 {"start_s": 2.5, "end_s": 3.0, "text": "Café", "probability": 1.0},
             ]},
-            {"start_s": 3725.5, "end_s": 3727.25, "text": "Over   an\nhour.", "words": []},
+            {"start_s": 3725.5, "end_s": 3727.25, "text": "Over   an\nhour.", "avg_logprob": None, "no_speech_prob": None, "words": []},
         ],
     }
     text = render("json", SEGMENTS, INFO)

@@ -25,6 +25,8 @@ class _Char:
     text: str
     start: int  # global frame
     end: int    # global frame, exclusive
+    p_sum: float = 0.0  # softmax probability of this character summed over its frames
+    n: int = 0          # frames summed
 
 
 @dataclass
@@ -44,18 +46,28 @@ class GreedyCTCDecoder:
     _prev: int = -1
     _word: list[_Char] = field(default_factory=list)
 
-    def feed(self, ids: np.ndarray, first_frame: int) -> list[Word]:
+    def feed(self, ids: np.ndarray, first_frame: int, probs: np.ndarray | None = None) -> list[Word]:
         """Decode arg-max ids ``np.ndarray[int]`` shape (n_frames,) whose first frame is global
         frame ``first_frame``; return the words completed so far (a word is complete when a
-        delimiter follows it)."""
+        delimiter follows it).
+
+        ``probs``: optional ``np.ndarray[float]`` shape (n_frames,), the softmax probability of
+        each frame's arg-max token. A word's ``probability`` is then the mean over its characters
+        of their mean probability over the frames that emit them (the CTC counterpart of
+        openai/whisper's word probability, the mean of the word's token probabilities); without
+        ``probs`` it is 1.0 (unknown)."""
         done: list[Word] = []
         prev = self._prev
+        p = None if probs is None else np.asarray(probs, np.float64).tolist()
         for i, tok in enumerate(np.asarray(ids).tolist()):
             frame = first_frame + i
             if tok == prev:
                 if self._word and tok != self.blank_id and tok not in self.skip_ids:
                     if self.id_to_token[tok] != self.word_delimiter:
                         self._word[-1].end = frame + 1
+                        if p is not None:
+                            self._word[-1].p_sum += p[i]
+                            self._word[-1].n += 1
                 continue
             prev = tok
             if tok == self.blank_id or tok in self.skip_ids:
@@ -66,7 +78,7 @@ class GreedyCTCDecoder:
                 if w is not None:
                     done.append(w)
             else:
-                self._word.append(_Char(text, frame, frame + 1))
+                self._word.append(_Char(text, frame, frame + 1, p[i] if p is not None else 0.0, int(p is not None)))
         self._prev = prev
         return done
 
@@ -75,8 +87,10 @@ class GreedyCTCDecoder:
             return None
         chars, self._word = self._word, []
         spf = self.seconds_per_frame
+        scored = [c.p_sum / c.n for c in chars if c.n]
+        probability = round(float(np.mean(scored)), 4) if scored else 1.0
         return Word(round(chars[0].start * spf, 3), round(chars[-1].end * spf, 3),
-                    "".join(c.text for c in chars))
+                    "".join(c.text for c in chars), probability)
 
     def finish(self) -> list[Word]:
         """End of stream: return the last word, if any."""
@@ -102,4 +116,7 @@ def group_segments(words: Iterable[Word], max_gap_s: float = 0.6, max_len_s: flo
 
 
 def _segment(words: list[Word]) -> Segment:
-    return Segment(words[0].start_s, words[-1].end_s, " ".join(w.text for w in words), tuple(words))
+    """A segment of ``words``; ``avg_logprob`` is the mean of ``log(word.probability)``."""
+    logp = float(np.mean([np.log(max(w.probability, 1e-12)) for w in words]))
+    return Segment(words[0].start_s, words[-1].end_s, " ".join(w.text for w in words), tuple(words),
+                   avg_logprob=round(logp, 4))

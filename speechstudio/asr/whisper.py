@@ -4,7 +4,11 @@ Model: Radford et al., "Robust Speech Recognition via Large-Scale Weak Supervisi
 SYSTRAN/faster-whisper. Defaults follow faster-whisper's README: ``float16`` on CUDA, ``int8`` on
 CPU; ``--precision`` maps fp32 -> ``float32``, fp16 -> ``float16``, bf16 -> ``bfloat16``.
 Segments and word timestamps come from faster-whisper and are re-yielded as our own
-:class:`~speechstudio.asr.types.Segment` / :class:`~speechstudio.asr.types.Word` as they are decoded.
+:class:`~speechstudio.asr.types.Segment` / :class:`~speechstudio.asr.types.Word` as they are decoded
+(with faster-whisper's confidences: ``avg_logprob``, ``no_speech_prob``, word probabilities).
+:meth:`WhisperEngine.transcribe` implements :class:`~speechstudio.asr.types.Recognizer`; tasks
+``transcribe`` and ``translate`` (any language to English text, multilingual models only), a
+custom vocabulary through ``initial_prompt`` / ``hotwords``.
 """
 from __future__ import annotations
 
@@ -14,7 +18,9 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from speechstudio.asr.types import Segment, Word
+from speechstudio.asr.language_id import WINDOW_S, LanguageGuess, detect_stream_language
+from speechstudio.asr.languages import LANGUAGES
+from speechstudio.asr.types import TASKS, AudioInput, Segment, TranscriptInfo, Word, as_blocks
 from speechstudio.errors import ModelNotFoundError, UsageError
 
 log = logging.getLogger(__name__)
@@ -78,63 +84,145 @@ class WhisperEngine:
         self.word_timestamps = word_timestamps
         self.batch_size = max(1, int(batch_size or 1))
         self.multilingual = bool(getattr(self.model.model, "is_multilingual", True))
+        #: languages this model transcribes (ISO codes): all of Whisper's, or ``("en",)``
+        self.languages: tuple[str, ...] = tuple(LANGUAGES) if self.multilingual else ("en",)
         self.detected_language: str | None = None
 
-    def transcribe_audio(self, audio: np.ndarray, language: str | None = None, *, offset_s: float = 0.0,
-                         initial_prompt: str | None = None) -> Iterator[Segment]:
-        """Segments for ``np.ndarray[float32]`` shape (n,), 16 kHz mono, range [-1, 1].
+    # ------------------------------------------------------------------ the Recognizer interface
+    def check_options(self, language: str | None, task: str = "transcribe") -> None:
+        """Refuse what this model cannot do, before any audio is read.
 
-        ``language``: ISO code or ``None`` to detect (English-only models: ``en``); ``offset_s``
-        is added to every time; ``initial_prompt``: text that preceded this audio.
-        Sets ``self.detected_language`` once decoding starts."""
-        if language and not self.multilingual and language != "en":
-            raise UsageError(f"--language {language}: {self.model_id} is an English-only model")
-        duration_s = audio.shape[0] / self.sample_rate
-        if duration_s < 0.1:          # under 100 ms: no speech to find (and word alignment breaks)
-            self.detected_language = language
-            return
-        segments, info = self.model.transcribe(audio, language=language or None, beam_size=self.beam_size,
-                                               word_timestamps=self.word_timestamps, initial_prompt=initial_prompt,
-                                               vad_filter=self.vad_filter, condition_on_previous_text=True)
-        self.detected_language = info.language
-        for s in segments:
-            words = tuple(Word(round(float(w.start) + offset_s, 3), round(float(w.end) + offset_s, 3),
-                               w.word.strip(), round(float(w.probability), 4)) for w in (s.words or ()))
-            yield Segment(round(float(s.start) + offset_s, 3), round(float(s.end) + offset_s, 3),
-                          s.text.strip(), words)
+        Raises:
+            UsageError: unknown ``task``; ``language`` not a Whisper code; a language other than
+                English, or ``translate``, asked of an English-only model."""
+        if task not in TASKS:
+            raise UsageError(f"--task {task}: expected transcribe or translate")
+        if language is not None and language not in LANGUAGES:
+            raise UsageError(f"--language {language}: not a Whisper language code (e.g. en, de, fr, ja)")
+        if not self.multilingual:
+            if language and language != "en":
+                raise UsageError(f"--language {language}: {self.model_id} is an English-only model; use a "
+                                 "multilingual Whisper model (e.g. --model whisper-base)")
+            if task == "translate":
+                raise UsageError(f"--task translate: {self.model_id} is an English-only model and cannot translate; "
+                                 "use a multilingual Whisper model (e.g. --model whisper-base)")
 
-    def transcribe_blocks(self, blocks: Iterable[np.ndarray], language: str | None = None) -> Iterator[Segment]:
-        """Same as :meth:`transcribe_audio` for a stream of 16 kHz float32 blocks.
+    def detect_language(self, speech: np.ndarray) -> LanguageGuess | None:
+        """Language of ``speech`` (``np.ndarray[float32]`` shape (n,), 16 kHz; its first 30 s are
+        used) from Whisper's language tokens (faster-whisper ``WhisperModel.detect_language``).
+        ``None`` for an English-only model or empty audio."""
+        if not self.multilingual or speech.size == 0:
+            return None
+        speech = np.asarray(speech, np.float32)[: int(WINDOW_S * self.sample_rate)]
+        language, probability, _ = self.model.detect_language(audio=speech)
+        return LanguageGuess(language, round(float(probability), 4), round(speech.shape[0] / self.sample_rate, 3),
+                             self.model_id)
 
-        Memory stays bounded: audio is gathered into pieces of about ``piece_s`` seconds (20 min),
-        each cut at the quietest 100 ms of the 30 s after that mark so no word is split. Pieces are
-        decoded without the previous piece's text as a prompt: with tiny models such prompts made
-        the decoder repeat earlier sentences (seen in tests/test_whisper.py)."""
+    def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
+                   initial_prompt: str | None = None, hotwords: str | None = None,
+                   duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
+        """Transcribe (or translate to English) one array or a stream of 16 kHz float32 blocks.
+
+        With ``language=None`` a multilingual model detects the language on the first 30 s of
+        speech (:func:`~speechstudio.asr.language_id.detect_stream_language`) before this
+        returns, and decodes everything in that language; an English-only model uses ``en``.
+        ``initial_prompt`` primes the first window of each piece; ``hotwords`` (faster-whisper)
+        is put before every window: both steer spelling of names and jargon.
+
+        Returns ``(segments, info)`` (see :class:`~speechstudio.asr.types.Recognizer`). Raises
+        :class:`UsageError` (see :meth:`check_options`) before reading any audio.
+        """
+        self.check_options(language, task)
+        blocks = as_blocks(audio)
+        guess = None
+        if language is None:
+            if self.multilingual:
+                guess, blocks = detect_stream_language(self, blocks)
+                language = guess.language if guess else None
+            else:
+                language = "en"
+        if duration_s is None and isinstance(audio, np.ndarray):
+            duration_s = audio.shape[0] / self.sample_rate
+        info = TranscriptInfo(round(float(duration_s or 0.0), 3), language, self.model_id, self.engine, self.device,
+                              self.precision, language_probability=guess.probability if guess else None, task=task,
+                              detector=guess.detector if guess else None)
+        return self._decode(blocks, language, task, initial_prompt, hotwords), info
+
+    def _decode(self, blocks: Iterable[np.ndarray], language: str | None, task: str, initial_prompt: str | None,
+                hotwords: str | None) -> Iterator[Segment]:
+        """Segments of a block stream, decoded in pieces of about ``piece_s`` seconds (20 min), each
+        cut at the quietest 100 ms of the 30 s after that mark so no word is split. Memory stays
+        bounded. Pieces are decoded without the previous piece's text as a prompt: with tiny
+        models such prompts made the decoder repeat earlier sentences (seen in
+        tests/test_whisper.py); the user's ``initial_prompt`` / ``hotwords`` apply to every piece."""
         piece = int(self.piece_s * self.sample_rate)
         buf: list[np.ndarray] = []
         n = 0
         offset = 0
         lang = language
+        opts = dict(task=task, initial_prompt=initial_prompt or None, hotwords=hotwords or None)
         for block in blocks:
             buf.append(np.asarray(block, np.float32))
             n += buf[-1].shape[0]
             if n >= piece + int(self.cut_search_s * self.sample_rate):
                 audio = np.concatenate(buf)
                 cut = quietest_cut(audio, piece, self.sample_rate, self.cut_search_s)
-                for seg in self.transcribe_audio(audio[:cut], lang, offset_s=offset / self.sample_rate):
-                    yield seg             # as decoded: progress moves and Ctrl+C keeps nothing partial
-                lang = lang or self.detected_language
+                found, segments = self._piece(audio[:cut], lang, offset / self.sample_rate, **opts)
+                yield from segments       # as decoded: progress moves and Ctrl+C keeps nothing partial
+                lang = lang or found
                 offset += cut
                 self.pieces += 1
                 rest = audio[cut:]
                 buf, n = [rest], rest.shape[0]
         audio = np.concatenate(buf) if buf else np.zeros(0, np.float32)
         if audio.size or offset == 0:
-            yield from self.transcribe_audio(audio, lang, offset_s=offset / self.sample_rate)
+            yield from self._piece(audio, lang, offset / self.sample_rate, **opts)[1]
+
+    def _piece(self, audio: np.ndarray, language: str | None, offset_s: float, *, task: str = "transcribe",
+               initial_prompt: str | None = None, hotwords: str | None = None) -> tuple[str | None, Iterator[Segment]]:
+        """``(language, segments)`` of one piece (faster-whisper detects when ``language`` is None)."""
+        if audio.shape[0] / self.sample_rate < 0.1:   # under 100 ms: no speech (and word alignment breaks)
+            return language, iter(())
+        segments, info = self.model.transcribe(audio, language=language or None, task=task, beam_size=self.beam_size,
+                                               word_timestamps=self.word_timestamps, initial_prompt=initial_prompt,
+                                               hotwords=hotwords, vad_filter=self.vad_filter,
+                                               condition_on_previous_text=True)
+        return info.language, (_segment(s, offset_s) for s in segments)
+
+    # ------------------------------------------------------------------ older entry points
+    def transcribe_audio(self, audio: np.ndarray, language: str | None = None, *, offset_s: float = 0.0,
+                         initial_prompt: str | None = None, task: str = "transcribe",
+                         hotwords: str | None = None) -> Iterator[Segment]:
+        """Segments for ``np.ndarray[float32]`` shape (n,), 16 kHz mono, range [-1, 1], decoded in one
+        piece (faster-whisper detects the language itself when ``language`` is None).
+
+        ``offset_s`` is added to every time; ``initial_prompt``: text that preceded this audio.
+        Sets ``self.detected_language`` once decoding starts (prefer :meth:`transcribe`, whose
+        ``TranscriptInfo`` carries the language)."""
+        self.check_options(language, task)
+        found, segments = self._piece(np.asarray(audio, np.float32), language, offset_s, task=task,
+                                      initial_prompt=initial_prompt, hotwords=hotwords)
+        self.detected_language = found
+        yield from segments
+
+    def transcribe_blocks(self, blocks: Iterable[np.ndarray], language: str | None = None) -> Iterator[Segment]:
+        """Segments of a stream of 16 kHz float32 blocks: :meth:`transcribe` as one generator
+        (sets ``self.detected_language`` when decoding starts)."""
+        segments, info = self.transcribe(blocks, language=language)
+        self.detected_language = info.language
+        yield from segments
 
     piece_s = 20 * 60.0
     cut_search_s = 30.0
     pieces = 0
+
+
+def _segment(s, offset_s: float) -> Segment:
+    """Our :class:`Segment` from a faster-whisper segment, times shifted by ``offset_s`` seconds."""
+    words = tuple(Word(round(float(w.start) + offset_s, 3), round(float(w.end) + offset_s, 3), w.word.strip(),
+                       round(float(w.probability), 4)) for w in (s.words or ()))
+    return Segment(round(float(s.start) + offset_s, 3), round(float(s.end) + offset_s, 3), s.text.strip(), words,
+                   avg_logprob=round(float(s.avg_logprob), 4), no_speech_prob=round(float(s.no_speech_prob), 4))
 
 
 def quietest_cut(audio: np.ndarray, target: int, sample_rate: int, search_s: float = 30.0) -> int:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from speechstudio.engine.jobs import Job
-from speechstudio.engine.worker import Status
+from speechstudio.engine.status import Status
 from speechstudio.finetune.voice_run import (BaseVoiceInfo, describe_base, finetune_dir, runs_dir,
                                              run_lock, save_trained_voice, train_config)
 

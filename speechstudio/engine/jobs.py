@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from speechstudio.engine.worker import Status
+from speechstudio.engine.status import Status
 
 
 class Job:
@@ -34,7 +34,9 @@ class Job:
 class TranscribeOptions:
     """What the Transcribe page asks for: model spec (``None`` = default), device
     (auto/cpu/cuda), precision (auto/fp32/fp16/bf16), formats, output folder (``None`` = next to
-    the input), overwrite, language (Whisper; ``None`` = detect)."""
+    the input), overwrite, language (ISO code; ``None`` = detect per file and route, see
+    :func:`~speechstudio.asr.load.load_recognizer`), task (``transcribe``/``translate``),
+    hotwords (Whisper vocabulary: names and jargon)."""
 
     model: str | None = None
     device: str = "auto"
@@ -43,13 +45,16 @@ class TranscribeOptions:
     output_dir: str | None = None
     overwrite: bool = False
     language: str | None = None
+    task: str = "transcribe"
+    hotwords: str | None = None
 
 
 class TranscribeBatchJob(Job):
     """Transcribe ``items`` with the cached ASR model through :func:`speechstudio.jobs.batch.run_batch`
     (the CLI's loop: output names planned for all items together, bad files reported and skipped).
 
-    Yields :class:`Status` (model loading), a ``TranscriptInfo`` just before each ``done``, and every
+    Yields :class:`Status` (model loading), the file's ``TranscriptInfo`` (language, its probability,
+    the model used) just before each ``done``, and every
     ``BatchEvent`` (start, segment, done, skipped, failed, cancelled). ``cancel`` stops the running
     file between decoded blocks (nothing written) and the batch; ``pause`` (an Event) ends the
     batch after the current file. ``result``: number of files finished.
@@ -71,21 +76,32 @@ class TranscribeBatchJob(Job):
         o = self.options
         if self.cancel.is_set():
             return
-        if not models.has_asr(o.model, o.device, o.precision):
+        if not models.has_recognizer(o.model, o.device, o.precision, o.language):
             yield Status(f"loading model {o.model or '(default)'} ...")
-        engine, message = models.asr(o.model, o.device, o.precision)
+        engine, message = models.recognizer(o.model, o.device, o.precision, o.language)
         if message:
             yield Status(message)
+        if engine.engine == "whisper":
+            engine.check_options(o.language, o.task)
+        elif engine.engine == "wav2vec2" and o.task == "translate":
+            from speechstudio.errors import UsageError
+
+            raise UsageError(f"{engine.model_id} is a CTC model and cannot translate; choose a multilingual "
+                             "Whisper model (whisper-base)")
+        hotwords = (o.hotwords or "").strip() or None
+        if hotwords and engine.engine == "wav2vec2":
+            yield Status(f"vocabulary not used: {engine.model_id} is a CTC model, which takes no prompt")
+            hotwords = None
         finished = 0
         batch = run_batch(self.items, engine, formats=o.formats, output_dir=o.output_dir,
-                          overwrite=o.overwrite, language=o.language, cancel=self.cancel)
+                          overwrite=o.overwrite, language=o.language, cancel=self.cancel, task=o.task,
+                          hotwords=hotwords)
         try:
             for ev in batch:
                 if ev.kind == "done":
-                    yield TranscriptInfo(duration_s=round(ev.duration_s or 0.0, 3),
-                                         language=getattr(engine, "detected_language", None) or o.language,
-                                         model_id=engine.model_id, engine=engine.engine, device=engine.device,
-                                         precision=engine.precision)
+                    yield ev.info if ev.info is not None else TranscriptInfo(
+                        round(ev.duration_s or 0.0, 3), o.language, engine.model_id, engine.engine,
+                        engine.device, engine.precision)
                 yield ev
                 if ev.kind in ("done", "skipped", "failed", "cancelled"):
                     finished += 1

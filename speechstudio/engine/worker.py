@@ -26,15 +26,12 @@ import traceback
 
 from PySide6.QtCore import QObject, Signal
 
+from speechstudio.engine.status import Status  # noqa: F401 - re-exported (it used to live here)
 from speechstudio.errors import SpeechStudioError
 
 log = logging.getLogger(__name__)
 
 _ids = itertools.count(1)
-
-
-class Status(str):
-    """A human-readable progress line a job yields (e.g. "loading model ...")."""
 
 
 def _freeze_heap() -> None:
@@ -72,6 +69,31 @@ class ModelCache:
 
     def has_asr(self, spec: str | None, device: str, precision: str) -> bool:
         return self._asr is not None and self._asr_key == (spec or None, device, precision)
+
+    def recognizer(self, spec: str | None, device: str, precision: str, language: str | None = None):
+        """What the Transcribe page runs: :func:`~speechstudio.asr.load.load_recognizer` for
+        ``(spec, device, precision)`` and the language mode (``None`` auto, ``"en"``, other), in the
+        same slot as :meth:`asr` (loading one replaces the other). Returns ``(recognizer, message_or_None)``."""
+        key = self._recognizer_key(spec, device, precision, language)
+        if key == self._asr_key and self._asr is not None:
+            return self._asr, None
+        self._asr = None
+        self._asr_key = None
+        from speechstudio.asr.load import load_recognizer
+
+        recognizer, message = load_recognizer(spec, language=language, device=device, precision=precision,
+                                              allow_download=False, progress=False)
+        self._asr, self._asr_key = recognizer, key
+        _freeze_heap()
+        return recognizer, message
+
+    def has_recognizer(self, spec: str | None, device: str, precision: str, language: str | None = None) -> bool:
+        return self._asr is not None and self._asr_key == self._recognizer_key(spec, device, precision, language)
+
+    @staticmethod
+    def _recognizer_key(spec, device, precision, language) -> tuple:
+        mode = "auto" if language is None else ("en" if language == "en" else "other")
+        return ("recognizer", spec or None, device, precision, mode)
 
     def voice(self, spec: str | None, device: str = "auto"):
         """The loaded :class:`~speechstudio.tts.vits.VitsVoice` for ``spec`` (name/path/None=default).

@@ -18,8 +18,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDia
                                QVBoxLayout, QWidget)
 
 from speechstudio.engine.jobs import LoadAudioJob, ProbeJob, ProbeResult, TranscribeBatchJob, TranscribeOptions
-from speechstudio.engine.worker import Status
+from speechstudio.engine.status import Status
 from speechstudio.gui.common import DEFAULT_MODEL, ModelPicker, device_picker, fmt_duration, fmt_ts, setting_list, settings
+from speechstudio.gui.transcribe_options import LanguageOptions
 from speechstudio.gui.transcript_view import QueueRow, TranscriptView, load_json_transcript
 
 FORMATS = ("txt", "srt", "vtt", "json")
@@ -105,6 +106,12 @@ class TranscribePage(QWidget):
         row2.addWidget(self.overwrite_check)
         lay.addLayout(row2)
 
+        self.language_options = LanguageOptions()
+        self.language_box = self.language_options.language_box
+        self.task_box = self.language_options.task_box
+        self.vocabulary = self.language_options.vocabulary
+        lay.addWidget(self.language_options)
+
         row3 = QHBoxLayout()
         self.start_btn = QPushButton("Start")
         self.start_btn.setToolTip("Transcribe the queue (Ctrl+Enter)")
@@ -160,6 +167,7 @@ class TranscribePage(QWidget):
         self.retry_btn.clicked.connect(self.retry_failed)
         self.out_btn.clicked.connect(self._choose_output)
         self.out_reset.clicked.connect(lambda: self._set_output_dir(None))
+        self.model_box.currentTextChanged.connect(self.language_options.set_model)
         self.table.itemSelectionChanged.connect(self._show_selected)
         self.segments.cellClicked.connect(self._play_segment)
         self.export_btn.clicked.connect(self._export_dialog)
@@ -172,6 +180,8 @@ class TranscribePage(QWidget):
             c.setChecked(f in formats)
         model = s.value("transcribe/model", DEFAULT_MODEL) or DEFAULT_MODEL
         self.model_box.setCurrentText(str(model))
+        self.language_options.set_model(str(model))
+        self.language_options.restore()
         self.device_box.setCurrentText(str(s.value("transcribe/device", "auto")))
         self.precision_box.setCurrentText(str(s.value("transcribe/precision", "auto")))
         self._set_output_dir(s.value("transcribe/output_dir", "") or None)
@@ -183,6 +193,7 @@ class TranscribePage(QWidget):
         s.setValue("transcribe/device", self.device_box.currentText())
         s.setValue("transcribe/precision", self.precision_box.currentText())
         s.setValue("transcribe/output_dir", self.output_dir or "")
+        self.language_options.save()
 
     def set_models(self, names: list[str]) -> None:
         """Fill the model picker with installed model names (keeps the current text)."""
@@ -197,7 +208,9 @@ class TranscribePage(QWidget):
         return TranscribeOptions(model=None if model in ("", DEFAULT_MODEL) else model,
                                  device=self.device_box.currentText(), precision=self.precision_box.currentText(),
                                  formats=self.formats() or ("txt",), output_dir=self.output_dir,
-                                 overwrite=self.overwrite_check.isChecked())
+                                 overwrite=self.overwrite_check.isChecked(),
+                                 language=self.language_options.language(), task=self.language_options.task(),
+                                 hotwords=self.language_options.hotwords())
 
     def _set_output_dir(self, path: str | None) -> None:
         self.output_dir = path
@@ -293,8 +306,11 @@ class TranscribePage(QWidget):
             text = f"{row.status}: {short}"
         elif row.status == "done" and row.reason:  # decode warnings (e.g. truncated file)
             text = f"done ⚠ {row.reason.replace(str(row.item.path) + ': ', '')}"
+        tip = row.reason or text
+        if row.status == "done" and getattr(row.info, "language", None):
+            text, tip = _with_language(text, row.info), f"{tip}\n{_language_tip(row.info)}"
         t.item(r, 2).setText(text)
-        t.item(r, 2).setToolTip(row.reason or text)
+        t.item(r, 2).setToolTip(tip)
         colors = {"done": Qt.GlobalColor.darkGreen, "failed": Qt.GlobalColor.red, "ignored": Qt.GlobalColor.gray,
                   "cancelled": Qt.GlobalColor.darkYellow, "skipped": Qt.GlobalColor.darkCyan}
         if row.status in colors:
@@ -596,3 +612,20 @@ class TranscribePage(QWidget):
         self._export_job = self.io.submit(job)
         self.status_message.emit(f"exporting {path.name}…")
         return self._export_job
+
+
+def _with_language(text: str, info) -> str:
+    """``"done · German (de) 0.99"``: the status with the file's language and detection probability."""
+    from speechstudio.asr.languages import language_name
+
+    text = f"{text} · {language_name(info.language)} ({info.language})"
+    if info.language_probability is not None:
+        text += f" {info.language_probability:.2f}"
+    return text + (" → English" if info.task == "translate" else "")
+
+
+def _language_tip(info) -> str:
+    """Tooltip lines: which model wrote the text, and how the language was found."""
+    how = (f"detected by {info.detector} with probability {info.language_probability:.2f}"
+           if info.language_probability is not None else "given")
+    return f"language {info.language} ({how}); transcribed by {info.model_id}" + (f"\n{info.note}" if info.note else "")

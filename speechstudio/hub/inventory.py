@@ -5,7 +5,9 @@ from speechstudio.errors import ModelNotFoundError, UsageError
 from speechstudio.hub.cache import cached_models, delete_cached
 from speechstudio.hub.catalog import CATALOG, canonical_id, find_entry
 from speechstudio.hub.detect import detect_engine
-from speechstudio.hub.packages import find_package_model, installed_package_models, package_model_dir
+from speechstudio.hub.assemble import remove_assembled
+from speechstudio.hub.packages import (PACKAGE_MODELS, PackageModel, find_package_model, installed_package_models,
+                                       package_model_assembled, package_model_dir, package_problem)
 from speechstudio.hub.store import dir_size_bytes, imported_models, remove_imported
 from speechstudio.hub.types import ModelEntry
 
@@ -38,10 +40,15 @@ def list_models(*, include_catalog: bool = True) -> list[ModelEntry]:
     for model, path in installed_package_models():
         entries.append(
             ModelEntry(
-                model.name, model.engine, True, model.source, path,
-                dir_size_bytes(path) / _MB, model.languages, model.description,
+                model.name, model.engine, True, model.source, path, _package_size(model, path) / _MB,
+                model.languages, _package_description(model), model.license,
             )
         )
+    for model in PACKAGE_MODELS:
+        problem = package_problem(model)
+        if problem:
+            entries.append(ModelEntry(model.name, model.engine, False, model.source, None, None,
+                                      model.languages, f"not usable: {problem}", model.license))
 
     for cached in cached_models():
         try:
@@ -62,11 +69,14 @@ def list_models(*, include_catalog: bool = True) -> list[ModelEntry]:
             if entry.model_id.lower() in listed:
                 continue
             stand_in = find_package_model(entry.model_id)
-            path = package_model_dir(stand_in) if stand_in is not None else None
+            try:
+                path = package_model_dir(stand_in, assemble_parts=False) if stand_in is not None else None
+            except ModelNotFoundError:
+                path = None
             if stand_in is not None and path is not None:
                 entries.append(
                     ModelEntry(
-                        entry.model_id, entry.engine, True, stand_in.source, path, dir_size_bytes(path) / _MB,
+                        entry.model_id, entry.engine, True, stand_in.source, path, _package_size(stand_in, path) / _MB,
                         entry.languages, f"{entry.description}; provided by {stand_in.name}",
                     )
                 )
@@ -78,6 +88,26 @@ def list_models(*, include_catalog: bool = True) -> list[ModelEntry]:
                     )
                 )
     return entries
+
+
+def _package_size(model: PackageModel, path) -> int:
+    """Bytes on disk: the folder, or for a split model not yet assembled, its parts + companions."""
+    if not model.parts or package_model_assembled(model):
+        return dir_size_bytes(path)
+    from speechstudio.hub.assemble import find_parts
+
+    return sum(f.path.stat().st_size for f in find_parts(model.name, model.parts))
+
+
+def _package_description(model: PackageModel) -> str:
+    text = model.description
+    if model.license:
+        text += f"; license {model.license}"
+    if model.origin:
+        text += f"; source {model.origin}"
+    if model.parts and not package_model_assembled(model):
+        text += f"; {model.assembled_file} is joined from its {len(model.parts)} packages on first use"
+    return text
 
 
 def remove_model(name: str) -> str:
@@ -105,10 +135,14 @@ def remove_model(name: str) -> str:
             return f"removed {repo_id} from the Hugging Face cache ({freed / _MB:.1f} MB freed)"
     package = find_package_model(clean)
     if package is not None:
-        raise UsageError(
-            f"{clean} is provided by the Python package {package.distribution}; "
-            f"remove it with `pip uninstall {package.distribution}`"
-        )
+        dists = " ".join(package.distributions)
+        if package.parts:
+            freed = remove_assembled(package.name)
+            if freed is not None:
+                return (f"removed the assembled copy of {package.name} ({freed / _MB:.1f} MB freed); its packages "
+                        f"stay installed (`pip uninstall {dists}` removes them; otherwise it is rebuilt on next use)")
+        what = "Python packages" if len(package.distributions) > 1 else "Python package"
+        raise UsageError(f"{clean} is provided by the {what} {dists}; remove it with `pip uninstall {dists}`")
     removable = [n for n, _ in imported_models()] + [m.repo_id for m in cached_models()]
     have = ", ".join(removable) if removable else "none"
     raise ModelNotFoundError(f"no imported or cached model named {clean!r} (removable: {have})")

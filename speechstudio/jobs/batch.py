@@ -10,6 +10,7 @@ reason (one line) is recorded and the next file starts. Outputs are written atom
 """
 from __future__ import annotations
 
+import dataclasses
 import errno
 import logging
 import os
@@ -51,7 +52,8 @@ class InputItem:
 class BatchEvent:
     """What happened: ``kind`` is one of ``start``, ``segment``, ``done``, ``skipped``,
     ``failed``, ``ignored``, ``cancelled``; ``position_s`` / ``duration_s`` in seconds of audio; ``outputs``: files
-    written; ``reason``: one line for skipped/failed/ignored; ``warnings``: decode warnings."""
+    written; ``reason``: one line for skipped/failed/ignored; ``warnings``: decode warnings;
+    ``info``: (``done``) the transcript's metadata: language, its probability, model used."""
 
     kind: str
     item: InputItem
@@ -63,11 +65,13 @@ class BatchEvent:
     reason: str = ""
     warnings: tuple[str, ...] = ()
     wall_s: float = 0.0
+    info: TranscriptInfo | None = None
 
 
 @dataclass
 class BatchSummary:
-    """Totals of a batch: counts, failures with reasons, audio seconds, wall seconds, RTFx."""
+    """Totals of a batch: counts, failures with reasons, audio seconds, wall seconds, RTFx, and the
+    ``TranscriptInfo`` of each file done (language, probability, model)."""
 
     done: int = 0
     skipped: int = 0
@@ -79,6 +83,7 @@ class BatchSummary:
     compute_s: float = 0.0
     wall_s: float = 0.0
     cancelled: bool = False
+    infos: list[tuple[Path, TranscriptInfo]] = field(default_factory=list)
 
     @property
     def rtfx(self) -> float:
@@ -92,6 +97,8 @@ class BatchSummary:
             self.compute_s += ev.wall_s
             self.outputs.extend(ev.outputs)
             self.warnings.extend(ev.warnings)
+            if ev.info is not None:
+                self.infos.append((ev.item.path, ev.info))
         elif ev.kind == "skipped":
             self.skipped += 1
         elif ev.kind == "failed":
@@ -152,14 +159,20 @@ MISSING = "no such file or folder"
 def run_batch(items: Iterable[InputItem], engine, *, formats: Sequence[str] = ("txt",),
               output_dir: str | os.PathLike | None = None, overwrite: bool = False,
               language: str | None = None, raw: RawFormat | None = None,
-              cancel: threading.Event | None = None, debug: bool = False) -> Iterator[BatchEvent]:
-    """Transcribe ``items`` with ``engine`` (a loaded :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine`
-    or :class:`~speechstudio.asr.whisper.WhisperEngine`) and yield events.
+              cancel: threading.Event | None = None, debug: bool = False, task: str = "transcribe",
+              initial_prompt: str | None = None, hotwords: str | None = None) -> Iterator[BatchEvent]:
+    """Transcribe ``items`` with ``engine`` (a loaded :class:`~speechstudio.asr.types.Recognizer`:
+    CTC, Whisper or the language router of :func:`~speechstudio.asr.load.load_recognizer`) and
+    yield events.
 
     ``formats``: any of txt, srt, vtt, json; ``output_dir``: mirror the input tree there (default:
-    next to each input); ``cancel``: set it to stop; the running file is abandoned between two
-    decoded blocks and writes nothing. Errors are never raised for a single bad file.
+    next to each input); ``language``: ISO code or ``None`` to detect; ``task``,
+    ``initial_prompt``, ``hotwords``: passed to ``engine.transcribe``; ``cancel``: set it to stop;
+    the running file is abandoned between two decoded blocks and writes nothing. Errors are never
+    raised for a single bad file. Each ``done`` event carries the file's ``TranscriptInfo``
+    (language, its probability, the model used).
     """
+    options = dict(language=language, task=task, initial_prompt=initial_prompt, hotwords=hotwords)
     out_dir = Path(output_dir) if output_dir else None
     items = list(items)
     plan = plan_outputs(items, formats, out_dir)
@@ -175,7 +188,7 @@ def run_batch(items: Iterable[InputItem], engine, *, formats: Sequence[str] = ("
         kept = tuple(f"{t}: exists, kept (use --overwrite to replace it)" for f, t in targets.items() if f not in todo)
         item_raw = raw if item.path.suffix.lower() in RAW_EXTENSIONS else None
         fatal = False
-        for ev in _transcribe_one(item, index, engine, todo, language, item_raw, cancel, debug):
+        for ev in _transcribe_one(item, index, engine, todo, options, item_raw, cancel, debug):
             if ev.kind == "done" and kept:
                 ev.warnings = ev.warnings + kept
             fatal = fatal or ev.reason.startswith(FATAL_PREFIX)
@@ -220,7 +233,7 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
     return [{fmt: name(it, fmt, levels[i]) for fmt in formats} for i, it in enumerate(items)]
 
 
-def _transcribe_one(item, index, engine, targets, language, raw, cancel, debug) -> Iterator[BatchEvent]:
+def _transcribe_one(item, index, engine, targets, options, raw, cancel, debug) -> Iterator[BatchEvent]:
     t0 = time.perf_counter()
     try:
         reader = AudioReader(item.path, engine.sample_rate, raw=raw)
@@ -237,7 +250,8 @@ def _transcribe_one(item, index, engine, targets, language, raw, cancel, debug) 
                 yield block
 
         segments: list[Segment] = []
-        for seg in engine.transcribe_blocks(blocks(), language=language):
+        stream, info = engine.transcribe(blocks(), duration_s=duration, **options)
+        for seg in stream:
             if cancelled:
                 break
             segments.append(seg)
@@ -245,10 +259,7 @@ def _transcribe_one(item, index, engine, targets, language, raw, cancel, debug) 
         if cancelled or (cancel is not None and cancel.is_set()):
             yield BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
             return
-        info = TranscriptInfo(duration_s=round(reader.decoded_s, 3),
-                              language=getattr(engine, "detected_language", None) or language,
-                              model_id=engine.model_id, engine=engine.engine,
-                              device=engine.device, precision=engine.precision)
+        info = dataclasses.replace(info, duration_s=round(reader.decoded_s, 3))
         written = []
         for fmt, target in targets.items():
             try:
@@ -263,7 +274,7 @@ def _transcribe_one(item, index, engine, targets, language, raw, cancel, debug) 
             written.append(target)
         yield BatchEvent("done", item, index, duration_s=reader.decoded_s, position_s=reader.decoded_s,
                          outputs=tuple(written), warnings=tuple(reader.warnings),
-                         wall_s=time.perf_counter() - t0)
+                         wall_s=time.perf_counter() - t0, info=info)
     except SpeechStudioError as e:
         yield BatchEvent("failed", item, index, reason=str(e), wall_s=time.perf_counter() - t0)
     except MemoryError:

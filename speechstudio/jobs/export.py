@@ -19,9 +19,12 @@ Formats:
   times in milliseconds (rounded); whitespace (incl. newlines) inside a segment collapsed to
   single spaces; ``vtt`` escapes ``& < >`` as the WebVTT spec requires.
 - ``json``: ``{"speechstudio_version", "model_id", "engine", "device", "precision",
-  "language", "audio_duration_s", "text", "segments": [{"start_s", "end_s", "text",
+  "language", "language_probability", "language_detected_by", "task", "audio_duration_s", "text",
+  "segments": [{"start_s", "end_s", "text", "avg_logprob", "no_speech_prob",
   "words": [{"start_s", "end_s", "text", "probability"}]}]}``; times in seconds rounded to ms,
-  UTF-8 (non-ASCII kept as is), 2-space indent.
+  UTF-8 (non-ASCII kept as is), 2-space indent. ``language_probability`` (the detector's, in
+  [0, 1]), ``language_detected_by`` (its model), ``avg_logprob`` and ``no_speech_prob`` are
+  ``null`` when unknown (a language given by the user; CTC has no no-speech probability).
 """
 from __future__ import annotations
 
@@ -183,6 +186,9 @@ def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
         "device": info.device,
         "precision": info.precision,
         "language": info.language,
+        "language_probability": info.language_probability,
+        "language_detected_by": info.detector,
+        "task": info.task,
         "audio_duration_s": _t(info.duration_s),
         "text": " ".join(t for t in (_clean(s.text) for s in segments) if t),
         "segments": [
@@ -190,6 +196,8 @@ def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
                 "start_s": _t(s.start_s),
                 "end_s": _t(s.end_s),
                 "text": s.text.strip(),
+                "avg_logprob": s.avg_logprob,
+                "no_speech_prob": s.no_speech_prob,
                 "words": [
                     {"start_s": _t(w.start_s), "end_s": _t(w.end_s), "text": w.text.strip(),
                      "probability": round(float(w.probability), 4)}

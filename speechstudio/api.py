@@ -1,0 +1,151 @@
+"""The library API: ``speechstudio.transcribe`` and ``speechstudio.synthesize``.
+
+Shaped like faster-whisper's ``WhisperModel.transcribe`` (SYSTRAN/faster-whisper, transcribe.py):
+segments come back as a lazy generator together with the run's metadata, so the language is known
+before the first segment is decoded::
+
+    import speechstudio
+    segments, info = speechstudio.transcribe("talk.mp3")          # language detected: info.language
+    for s in segments:
+        print(f"{s.start_s:.2f}-{s.end_s:.2f} {s.text}")
+    for chunk in speechstudio.synthesize("Hello there.", voice="en_US-joe-medium"):
+        play(chunk.audio, chunk.sample_rate)
+
+These are the functions ``speechstudio transcribe`` runs per file (``load_recognizer`` then
+``Recognizer.transcribe`` on the decoded blocks; see :mod:`speechstudio.jobs.batch`) and the voice
+loading / sentence streaming ``speechstudio speak`` uses. Loaded models are kept between calls
+(one recogniser and one voice; a call with other settings replaces them).
+"""
+from __future__ import annotations
+
+import os
+import threading
+from typing import Iterator
+
+import numpy as np
+
+from speechstudio.asr.types import Segment, TranscriptInfo
+from speechstudio.errors import UsageError
+
+_lock = threading.Lock()
+_recognizer: tuple[tuple, object] | None = None
+_voice: tuple[tuple, object] | None = None
+
+
+def load(model: str | None = None, *, language: str | None = "auto", device: str = "auto",
+         precision: str = "auto", allow_download: bool = True):
+    """The recogniser ``transcribe`` uses for these settings (loaded once, then reused).
+
+    Returns a :class:`~speechstudio.asr.types.Recognizer` (see
+    :func:`speechstudio.asr.load.load_recognizer` for how ``model=None`` and ``language="auto"``
+    choose models). Raises ``ModelNotFoundError``, ``OfflineError``, ``UsageError``."""
+    global _recognizer
+    from speechstudio.asr.languages import normalize_language
+    from speechstudio.asr.load import load_recognizer
+
+    lang = normalize_language(language)
+    key = (model or None, "auto" if lang is None else ("en" if lang == "en" else "other"), device, precision)
+    with _lock:
+        if _recognizer is not None and _recognizer[0] == key:
+            return _recognizer[1]
+        _recognizer = None
+        recognizer, _message = load_recognizer(model, language=lang, device=device, precision=precision,
+                                               allow_download=allow_download, progress=False)
+        _recognizer = (key, recognizer)
+        return recognizer
+
+
+def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = None, language: str | None = "auto",
+               task: str = "transcribe", device: str = "auto", precision: str = "auto",
+               initial_prompt: str | None = None, hotwords: str | None = None, sample_rate: int = 16000,
+               allow_download: bool = True) -> tuple[Iterator[Segment], TranscriptInfo]:
+    """Transcribe a file or an array; returns ``(segments, info)``.
+
+    Args:
+        audio: a path to any audio/video file FFmpeg reads (decoded in bounded blocks, mono,
+            resampled to 16 kHz), or ``np.ndarray[float32]`` shape (n_samples,) mono at
+            ``sample_rate`` Hz, range [-1, 1] (shape (n_samples, channels) is averaged to mono).
+        model: an installed model name (``whisper-base``, ``whisper-tiny.en``), Hugging Face id or
+            folder; ``None``: by language (English model for English, multilingual Whisper for
+            the rest).
+        language: ``"auto"`` (detect on the first speech; default), a code (``"fr"``) or a name.
+        task: ``"transcribe"`` or ``"translate"`` (to English; multilingual Whisper).
+        device / precision: ``auto|cpu|cuda|cuda:N`` / ``auto|fp32|fp16|bf16``.
+        initial_prompt / hotwords: names and jargon the decoder should prefer (Whisper).
+
+    Returns:
+        ``(segments, info)``: an iterator of :class:`~speechstudio.asr.types.Segment` (decoded as
+        you iterate; times in seconds, words with probabilities) and a
+        :class:`~speechstudio.asr.types.TranscriptInfo` (``language``, ``language_probability``,
+        the ``model_id`` that wrote the text, ``duration_s``).
+
+    Raises:
+        AudioDecodeError (a file that is not audio), ModelNotFoundError, OfflineError, UsageError
+        (e.g. ``translate`` with an English-only model; non-English speech given to an
+        English-only ``model``).
+    """
+    from speechstudio.asr.languages import normalize_language
+
+    lang = normalize_language(language)
+    recognizer = load(model, language=language, device=device, precision=precision, allow_download=allow_download)
+    options = dict(language=lang, task=task, initial_prompt=initial_prompt, hotwords=hotwords)
+    if isinstance(audio, np.ndarray):
+        samples = _mono(audio, sample_rate, recognizer.sample_rate)
+        return recognizer.transcribe(samples, **options)
+    from speechstudio.audio.decode import AudioReader
+
+    reader = AudioReader(audio, recognizer.sample_rate)
+    return recognizer.transcribe(reader.blocks(), duration_s=reader.info.duration_s, **options)
+
+
+def _mono(audio: np.ndarray, rate: int, target: int) -> np.ndarray:
+    """``audio`` as float32 mono at ``target`` Hz (channels averaged, soxr resampling)."""
+    x = np.asarray(audio, dtype=np.float32)
+    if x.ndim == 2:
+        x = x.mean(axis=1)
+    if x.ndim != 1:
+        raise UsageError(f"audio must have shape (n_samples,) or (n_samples, channels), got {audio.shape}")
+    if int(rate) != int(target):
+        import soxr
+
+        x = soxr.resample(x, int(rate), int(target)).astype(np.float32)
+    return x
+
+
+def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None = None,
+               length_scale: float | None = None, noise_scale: float | None = None, noise_w: float | None = None,
+               seed: int | None = None, device: str = "auto", allow_download: bool = True):
+    """Speak ``text``: yields one :class:`~speechstudio.tts.stream.SpeechChunk` (``AudioChunk``) per
+    sentence as soon as it is synthesized.
+
+    Args:
+        text: the text (sentences are split on punctuation, numbers spelled out).
+        voice: an installed voice name (``en_US-joe-medium``, a cloned voice), a Piper ``.onnx``,
+            a folder or a Hugging Face id; ``None``: the default voice.
+        speaker / length_scale / noise_scale / noise_w / seed: VITS controls (``None``: the
+            voice's defaults; Piper's ``.onnx.json`` ``inference``).
+        device: ``auto|cpu|cuda``.
+
+    Yields:
+        chunks with ``audio`` (``np.ndarray[float32]`` shape (n_samples,), range [-1, 1]) at
+        ``sample_rate`` Hz (22050 for the joe voice), ``text``, ``index``.
+
+    Raises:
+        ModelNotFoundError (unknown voice), UsageError (controls out of range), EmptyTextError.
+    """
+    global _voice
+    from speechstudio.tts.stream import stream_speech
+    from speechstudio.tts.vits import SynthesisSettings, check_settings, load_voice
+    from speechstudio.tts.voices import resolve_voice
+
+    settings = SynthesisSettings(speaker=speaker, noise_scale=noise_scale, noise_w=noise_w,
+                                 length_scale=length_scale, seed=seed)
+    check_settings(settings)
+    key = (voice or None, device)
+    with _lock:
+        if _voice is None or _voice[0] != key:
+            _voice = None
+            ref = resolve_voice(voice, allow_download=allow_download)
+            _voice = (key, load_voice(ref.location, device=device, name=ref.name))
+        loaded = _voice[1]
+    return stream_speech(loaded, text, settings)

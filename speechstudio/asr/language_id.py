@@ -1,0 +1,102 @@
+"""Spoken language identification on the first speech of a stream, with multilingual Whisper.
+
+Whisper predicts the language from its language tokens after encoding 30 s of log-mel (Radford et
+al. 2022, section 2.3; openai/whisper ``decoding.detect_language``; faster-whisper
+``WhisperModel.detect_language``). faster-whisper runs it on the first 30 s of the audio kept by its
+Silero VAD when ``vad_filter`` is on; :func:`detect_stream_language` does the same on a *stream*:
+it reads blocks until the VAD has found 30 s of speech (or ``max_scan_s`` of audio, or the end),
+detects on that speech, and hands back an iterator that replays what it read followed by the rest,
+so nothing is decoded twice from disk and memory stays bounded (at most ``max_scan_s`` of audio).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+import numpy as np
+
+#: Whisper's encoder window (openai/whisper audio.py ``CHUNK_LENGTH``), in seconds.
+WINDOW_S = 30.0
+
+
+@dataclass(frozen=True)
+class LanguageGuess:
+    """A detected language: ``language`` (ISO code), ``probability`` in [0, 1] (softmax over the
+    language tokens), ``speech_s`` seconds of speech it was detected on, ``detector`` the model id."""
+
+    language: str
+    probability: float
+    speech_s: float
+    detector: str
+
+
+def speech_of(audio: np.ndarray, sample_rate: int = 16000) -> np.ndarray:
+    """The speech regions of ``audio`` (``np.ndarray[float32]`` shape (n,), 16 kHz) concatenated, as
+    faster-whisper's VAD filter keeps them (Silero VAD, ``VadOptions()`` defaults: threshold 0.5,
+    400 ms padding, 2 s minimum silence). Empty when no speech is found."""
+    from faster_whisper.vad import VadOptions, collect_chunks, get_speech_timestamps
+
+    if audio.size == 0:
+        return audio
+    chunks = get_speech_timestamps(audio, VadOptions(), sampling_rate=sample_rate)
+    pieces, _ = collect_chunks(audio, chunks, sampling_rate=sample_rate)
+    return np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
+
+
+def read_first_speech(blocks: Iterator[np.ndarray], sample_rate: int = 16000, *, want_s: float = WINDOW_S,
+                      max_scan_s: float = 300.0, step_s: float = WINDOW_S) -> tuple[list[np.ndarray], np.ndarray]:
+    """Read ``blocks`` until ``want_s`` seconds of speech are found, ``max_scan_s`` seconds of audio
+    were read, or the stream ends.
+
+    The VAD runs on each new stretch of ``step_s`` seconds (and on the rest at the end), so the
+    work is linear in the audio read. Returns ``(read, speech)``: the blocks read (in order, to
+    replay) and the speech found (``np.ndarray[float32]``, at most ``want_s`` seconds; empty if
+    none)."""
+    read: list[np.ndarray] = []
+    fresh: list[np.ndarray] = []
+    n_fresh = 0
+    n_read = 0
+    found: list[np.ndarray] = []
+    n_speech = 0
+    want = int(want_s * sample_rate)
+
+    def scan() -> None:
+        nonlocal fresh, n_fresh, n_speech
+        if fresh:
+            found.append(speech_of(np.concatenate(fresh), sample_rate))
+            n_speech += found[-1].shape[0]
+        fresh, n_fresh = [], 0
+
+    for block in blocks:
+        read.append(block)
+        fresh.append(block)
+        n_fresh += block.shape[0]
+        n_read += block.shape[0]
+        if n_fresh >= step_s * sample_rate:
+            scan()
+            if n_speech >= want or n_read >= max_scan_s * sample_rate:
+                break
+    else:
+        scan()
+    speech = np.concatenate(found) if found else np.zeros(0, np.float32)
+    return read, speech[:want]
+
+
+def detect_stream_language(detector, blocks: Iterable[np.ndarray], *, max_scan_s: float = 300.0
+                           ) -> tuple[LanguageGuess | None, Iterator[np.ndarray]]:
+    """Detect the language of a 16 kHz float32 block stream on its first speech.
+
+    Args:
+        detector: a loaded multilingual :class:`~speechstudio.asr.whisper.WhisperEngine`.
+        blocks: ``np.ndarray[float32]`` blocks, mono, 16 kHz.
+        max_scan_s: read at most this much audio looking for speech.
+
+    Returns:
+        ``(guess, replay)``: ``guess`` is ``None`` when no speech was found; ``replay`` yields the
+        blocks read so far, then the rest of the stream.
+    """
+    it = iter(blocks)
+    read, speech = read_first_speech(it, detector.sample_rate, max_scan_s=max_scan_s)
+    guess = detector.detect_language(speech) if speech.size else None
+    return guess, itertools.chain(read, it)

