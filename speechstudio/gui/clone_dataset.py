@@ -37,9 +37,13 @@ class DatasetStep(QWidget):
 
     changed = Signal()
 
-    def __init__(self, wizard) -> None:
+    def __init__(self, wizard, *, consent: bool = True) -> None:
+        """``wizard``: the page (``audio``, ``compute``, ``base``, ``voice_name()``,
+        ``sample_rate()``, ``language()``, ``dataset_dir``, ``status_message``); ``consent``: the
+        Record tab starts with the consent sentence (see :class:`RecordPanel`)."""
         super().__init__()
         self.wiz = wizard
+        self.consent = consent
         self.job_id: int | None = None
         self.job = None
         self.manifest = None
@@ -55,7 +59,8 @@ class DatasetStep(QWidget):
         self.tabs.setAccessibleName("Dataset source")
         from speechstudio.engine.finetune_jobs import recordings_dir
 
-        self.recorder = RecordPanel(self.wiz.audio, lambda: recordings_dir() / self.wiz.voice_name())
+        self.recorder = RecordPanel(self.wiz.audio, lambda: recordings_dir() / self.wiz.voice_name(),
+                                    consent=self.consent)
         self.recorder.status_message.connect(self.wiz.status_message)
         self.tabs.addTab(self.recorder, "Record &prompts")
         imp = QWidget()
@@ -245,7 +250,7 @@ class DatasetStep(QWidget):
         self.changed.emit()
 
     def _show_report(self) -> None:
-        from speechstudio.finetune.report import MIN_USABLE_MINUTES, format_report, report
+        from speechstudio.finetune.report import format_report, report
 
         m = self.manifest
         rep = report(m)
@@ -253,12 +258,20 @@ class DatasetStep(QWidget):
         self.report_text.setPlainText(format_report(rep))
         self.info.setText(f"{rep.usable_clips} usable clips of {len(m.clips)}, {rep.usable_minutes:.1f} minutes; "
                           f"{len(rep.problems)} input{'s' if len(rep.problems) != 1 else ''} refused")
-        short = rep.usable_minutes < MIN_USABLE_MINUTES
-        self.warning.setText(f"Only {rep.usable_minutes:.1f} minutes of usable speech: under {MIN_USABLE_MINUTES:.0f} "
-                             "minutes the clone will sound rough (15–30 minutes is better). Record or import more "
-                             "if you can." if short else "")
-        self.warning.setVisible(short)
+        text = self.short_dataset_warning(rep)
+        self.warning.setText(text)
+        self.warning.setVisible(bool(text))
         self._draw_histogram(rep)
+
+    def short_dataset_warning(self, rep) -> str:
+        """The warning shown when the dataset ``rep`` (a ``report.DatasetReport``) is too small
+        for a good result, ``""`` when it is big enough (a subclass words it for its purpose)."""
+        from speechstudio.finetune.report import MIN_USABLE_MINUTES
+
+        if rep.usable_minutes >= MIN_USABLE_MINUTES:
+            return ""
+        return (f"Only {rep.usable_minutes:.1f} minutes of usable speech: under {MIN_USABLE_MINUTES:.0f} "
+                "minutes the clone will sound rough (15–30 minutes is better). Record or import more if you can.")
 
     def _draw_histogram(self, rep) -> None:
         x0, x1, counts = histogram_bars(rep)
@@ -317,7 +330,7 @@ class DatasetStep(QWidget):
         return True, ""
 
     def entered(self) -> None:
-        if self.recorder.name_edit.text().strip() and not self.recorder.script:
+        if (self.recorder.name_edit.text().strip() or not self.consent) and not self.recorder.script:
             self.recorder.load_session()
         if self.manifest is None:
             self.load_existing()

@@ -5,7 +5,8 @@ The first prompt is the consent sentence with the speaker's name; then the bundl
 resampling here: the dataset check resamples to the base voice's rate) and written at once with
 ``speechstudio.finetune.recording.save_take`` into ``<data dir>/finetune/recordings/NAME``, an
 LJSpeech folder, so closing the app loses nothing and the session resumes at the first prompt
-not yet recorded. Keyboard: Alt+R record, Alt+S stop, Alt+A play, Alt+Left / Alt+Right previous / next prompt.
+not yet recorded. Without ``consent`` (the Adapt recognition wizard) the session has no name
+and starts at prompt 1. Keyboard: Alt+R record, Alt+S stop, Alt+A play, Alt+Left / Alt+Right previous / next prompt.
 """
 from __future__ import annotations
 
@@ -28,13 +29,18 @@ class RecordPanel(QWidget):
     takes_changed = Signal(int)
     status_message = Signal(str)
 
-    def __init__(self, audio, folder_for) -> None:
+    def __init__(self, audio, folder_for, *, consent: bool = True) -> None:
         """``audio``: the window's AudioHub; ``folder_for() -> Path``: where the takes go (the
-        wizard's ``<data dir>/finetune/recordings/<voice name>``)."""
+        wizard's ``<data dir>/finetune/recordings/<voice name>``). ``consent``: start with the
+        consent sentence (prompt index 0) said with the speaker's name, as voice cloning needs;
+        ``False`` (recognition adaptation): no name, no consent take, prompts 1.. only (index 0
+        of the script stays unused so the take ids are the same)."""
         super().__init__()
         self.audio = audio
         self.folder_for = folder_for
-        self.index = 0
+        self.consent = consent
+        self.first = 0 if consent else 1
+        self.index = self.first
         self.script: list[str] = []
         self.takes: dict[int, str] = {}
         self.recorder = None
@@ -56,8 +62,9 @@ class RecordPanel(QWidget):
         self.name_edit.setPlaceholderText("the speaker's name, said in the consent sentence")
         self.name_edit.editingFinished.connect(self.load_session)
         form.addRow("Your na&me", self.name_edit)
+        form.setRowVisible(self.name_edit, self.consent)
         lay.addLayout(form)
-        self.position = QLabel("Enter your name to start.")
+        self.position = QLabel("Enter your name to start." if self.consent else "")
         self.position.setAccessibleName("Prompt number")
         lay.addWidget(self.position)
         self.prompt = QLabel("")
@@ -112,23 +119,23 @@ class RecordPanel(QWidget):
     # ------------------------------------------------------------------ session
     @property
     def folder(self) -> Path | None:
-        return Path(self.folder_for()) if self.name_edit.text().strip() else None
+        return Path(self.folder_for()) if self.name_edit.text().strip() or not self.consent else None
 
     def load_session(self) -> None:
         """(Re)load the script for the typed name and the takes already in its folder; go to
         the first prompt without a take."""
-        from speechstudio.finetune.prompts import script
+        from speechstudio.finetune.prompts import load_prompts, script
         from speechstudio.finetune.recording import recorded_takes
 
         name = self.name_edit.text().strip()
-        if not name:
+        if not name and self.consent:
             self.script, self.takes = [], {}
             self._update()
             return
-        self.script = script(name)
+        self.script = script(name) if self.consent else ["", *load_prompts()]
         self.takes = recorded_takes(self.folder) if self.folder.exists() else {}
-        todo = [i for i in range(len(self.script)) if i not in self.takes]
-        self.go(todo[0] if todo else 0)
+        todo = [i for i in range(self.first, len(self.script)) if i not in self.takes]
+        self.go(todo[0] if todo else self.first)
         self.takes_changed.emit(self.take_count)
 
     @property
@@ -140,7 +147,7 @@ class RecordPanel(QWidget):
             self.stop()
         if not self.script:
             return
-        self.index = max(0, min(len(self.script) - 1, index))
+        self.index = max(self.first, min(len(self.script) - 1, index))
         self.take_audio = None
         self.clip_warning.setText("")
         self._update()
@@ -268,7 +275,7 @@ class RecordPanel(QWidget):
         self.rec_btn.setEnabled(ok and not rec)
         self.stop_btn.setEnabled(rec)
         self.play_btn.setEnabled(ok and not rec and (self.take_audio is not None or self.index in self.takes))
-        self.prev_btn.setEnabled(have_script and not rec and self.index > 0)
+        self.prev_btn.setEnabled(have_script and not rec and self.index > self.first)
         self.next_btn.setEnabled(have_script and not rec and self.index < len(self.script) - 1)
         self.name_edit.setEnabled(not rec)
 

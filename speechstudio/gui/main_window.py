@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (QDockWidget, QLabel, QListWidget, QMainWindow, QS
 from speechstudio import __version__
 from speechstudio.gui.common import settings
 
-PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models", "Clone voice")  # nav order = stack order
+# nav order = stack order
+PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models", "Clone voice", "Adapt recognition")
 
 
 class MainWindow(QMainWindow):
@@ -47,6 +48,7 @@ class MainWindow(QMainWindow):
         self.record = self._page("speechstudio.gui.record_page", "RecordPage")
         self.models = self._page("speechstudio.gui.models_page", "ModelsPage")
         self.clone = self._page("speechstudio.gui.clone_page", "ClonePage")
+        self.adapt = self._page("speechstudio.gui.adapt_page", "AdaptPage")
         split = QSplitter()
         split.addWidget(self.nav)
         split.addWidget(self.stack)
@@ -93,6 +95,7 @@ class MainWindow(QMainWindow):
         self.monitor = SystemMonitor(1.0, self)
         self.monitor.sampled.connect(self.gpu.update_sample)
         self.nav.setStyleSheet("QListWidget { font-size: 12pt; } QListWidget::item { padding: 8px 6px; }")
+        self._fit_nav()
         self.nav.currentRowChanged.connect(self._page_shown)
 
         self._menus()
@@ -105,6 +108,15 @@ class MainWindow(QMainWindow):
             self._later(0, self.monitor.start)
         if self.models is not None:
             self._later(50, self.models.refresh)
+
+    def _fit_nav(self) -> None:
+        """Widen the page list to its longest name ("Adapt recognition") at the list's 12 pt."""
+        from PySide6.QtGui import QFont, QFontMetrics
+
+        font = QFont(self.nav.font())
+        font.setPointSize(12)
+        longest = max(QFontMetrics(font).horizontalAdvance(name) for name in PAGES)
+        self.nav.setFixedWidth(max(130, longest + 2 * 6 + 2 * self.nav.frameWidth() + 8))
 
     def _later(self, ms: int, fn) -> None:
         """Run ``fn`` once after ``ms`` ms, unless the window is gone by then (a child timer dies
@@ -189,8 +201,8 @@ class MainWindow(QMainWindow):
 
     def pages(self) -> list[QWidget]:
         """The pages that loaded (a page whose module is missing is left out)."""
-        return [p for p in (self.transcribe, self.dictate, self.speak, self.record, self.models, self.clone)
-                if p is not None]
+        return [p for p in (self.transcribe, self.dictate, self.speak, self.record, self.models, self.clone,
+                            self.adapt) if p is not None]
 
     def show_page(self, name: str) -> QWidget:
         """Switch to the page called ``name`` (one of ``PAGES``) and return it."""
@@ -241,6 +253,8 @@ class MainWindow(QMainWindow):
             self.models.cancel_download()
         elif page is self.clone and self.clone is not None:
             self.clone.stop()
+        elif page is self.adapt and self.adapt is not None:
+            self.adapt.stop()
         else:
             self.transcribe.cancel()
 
@@ -287,5 +301,7 @@ class MainWindow(QMainWindow):
         self.monitor.stop()
         if self.clone is not None:
             self.clone.shutdown()  # stops training (a checkpoint is saved) and its engine
+        if self.adapt is not None:
+            self.adapt.shutdown()
         for e in (self.compute, self.io, self.downloads):
             e.shutdown(timeout=3)

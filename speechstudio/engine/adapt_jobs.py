@@ -1,0 +1,357 @@
+"""Jobs of the Adapt recognition wizard (Qt-free): describe a CTC base, train, compare, register.
+
+The CTC fine-tuning itself lives in ``speechstudio.finetune.ctc`` (``train_ctc``,
+``register_model``); this module adapts it to the engine, as ``finetune_jobs`` does for voice
+cloning: each job is a :class:`~speechstudio.engine.jobs.Job` whose yields become
+``job_progress`` signals, and the trainer's ``TrainControl`` becomes pause / stop methods callable
+from the GUI thread.
+
+Runs live where ``speechstudio finetune asr --out NAME`` puts them (``<data dir>/finetune/runs/NAME``,
+the CLI's own default, :func:`run_dir_for`), so a run started in one continues in the other; a
+resumed run takes its dataset from the run's ``config.json``, as the CLI's ``--resume`` does.
+"""
+from __future__ import annotations
+
+import json
+import struct
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from speechstudio.engine.jobs import Job
+from speechstudio.engine.worker import Status
+from speechstudio.errors import UsageError
+
+__all__ = ["CTCBaseInfo", "describe_ctc_base", "ctc_model_names", "run_dir_for", "AdaptRun", "list_adapt_runs",
+           "resume_dataset", "AdaptTrainJob", "Comparison", "CompareJob", "RegisterJob"]
+
+
+# ----------------------------------------------------------------------------- base model
+@dataclass(frozen=True)
+class CTCBaseInfo:
+    """What the wizard says about a base: ``spec`` (what was chosen: store name or folder),
+    ``path`` (model folder), ``family`` (display name: ``"Wav2Vec2"``, ``"HuBERT"`` ...),
+    ``model_type`` (transformers), ``has_vocab`` (a CTC head with its ``vocab.json``: kept),
+    ``vocab_size`` (tokens; 0 without a head), ``casing`` (``"upper"`` / ``"lower"`` / ``""``),
+    ``n_params`` (from the weight files' headers; 0 when unknown), ``params_exact`` (False: estimated
+    from a ``.bin`` file's size at 4 bytes per FP32 weight), ``sample_rate`` (Hz the model takes)."""
+
+    spec: str
+    path: Path
+    family: str
+    model_type: str
+    has_vocab: bool
+    vocab_size: int
+    casing: str
+    n_params: int
+    params_exact: bool
+    sample_rate: int
+
+    def summary(self) -> str:
+        """One paragraph for the user: family, vocabulary, size, rate."""
+        size = (f"{self.n_params / 1e6:.1f} M parameters" if self.n_params >= 1e5 else
+                f"{self.n_params:,} parameters") if self.n_params else "size unknown"
+        if not self.params_exact and self.n_params:
+            size = "about " + size
+        vocab = (f"keeps its CTC vocabulary of {self.vocab_size} tokens ({self.casing} case)" if self.has_vocab else
+                 "has no CTC head: a character vocabulary is built from your texts and a new head trained")
+        return f"{self.family} ({self.model_type}), {size}, {self.sample_rate} Hz; {vocab}."
+
+
+def _count_params(folder: Path) -> tuple[int, bool]:
+    """Parameters of the weights in ``folder``: exact from safetensors headers (the first 8 bytes
+    give the JSON header's length; each tensor's ``shape`` is listed there — safetensors format
+    spec, huggingface/safetensors README), else estimated from ``pytorch_model*.bin`` sizes."""
+    total, found = 0, False
+    for f in sorted(folder.glob("*.safetensors")):
+        try:
+            with open(f, "rb") as fh:
+                (n,) = struct.unpack("<Q", fh.read(8))
+                header = json.loads(fh.read(n))
+        except (OSError, ValueError, struct.error):
+            continue
+        found = True
+        for key, meta in header.items():
+            if key != "__metadata__":
+                count = 1
+                for d in meta.get("shape", ()):
+                    count *= int(d)
+                total += count
+    if found:
+        return total, True
+    size = sum(f.stat().st_size for f in folder.glob("pytorch_model*.bin"))
+    return size // 4, False
+
+
+def describe_ctc_base(spec: str) -> CTCBaseInfo:
+    """Resolve ``spec`` (store name, Hugging Face id in the cache, or folder) as a CTC
+    fine-tuning base with the trainer's own check (``finetune.ctc.model.resolve_base``) and
+    describe it from its small files (no weights are loaded).
+
+    Raises the trainer's ``UsageError`` for a model that is not a CTC model or speech encoder
+    (a Whisper model, a BERT folder ...) and ``ModelNotFoundError`` for an unknown spec."""
+    from speechstudio.asr.ctc_checkpoint import family_name
+    from speechstudio.finetune.ctc.model import resolve_base
+    from speechstudio.finetune.ctc.vocab import vocab_casing
+
+    spec = str(spec).strip()
+    if not spec:
+        raise UsageError("choose a base model")
+    base = resolve_base(spec)
+    vocab: dict = {}
+    if base.has_vocab:
+        try:
+            vocab = json.loads((base.path / "vocab.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            vocab = {}
+    rate = 16000
+    try:
+        pre = json.loads((base.path / "preprocessor_config.json").read_text(encoding="utf-8"))
+        rate = int(pre.get("sampling_rate", rate))
+    except (OSError, ValueError, TypeError):
+        pass
+    n_params, exact = _count_params(base.path)
+    return CTCBaseInfo(spec, base.path, family_name(base.model_type), base.model_type, base.has_vocab, len(vocab),
+                       vocab_casing(vocab) if vocab else "", n_params, exact, rate)
+
+
+def ctc_model_names() -> list[str]:
+    """Installed models (``speechstudio models list``) that the CTC engine runs: the bases the
+    wizard offers (store names, Hugging Face ids in the cache, package models)."""
+    from speechstudio.hub.inventory import list_models
+
+    return [m.name for m in list_models(include_catalog=False) if m.installed and m.engine == "wav2vec2"]
+
+
+# ----------------------------------------------------------------------------- runs
+def run_dir_for(name: str) -> Path:
+    """The run folder of model ``name``: ``speechstudio finetune asr --out NAME``'s default
+    (``<data dir>/finetune/runs/NAME``)."""
+    from speechstudio.finetune.ctc.cli import _default_run_dir
+
+    return _default_run_dir(name)
+
+
+def resume_dataset(run_dir: Path) -> Path:
+    """The prepared dataset a run was started on (``config.json`` ``"dataset"``), which a
+    resume trains on, as the CLI's ``--resume``. Raises ``RunError`` (no run / unreadable)."""
+    from speechstudio.finetune.run import RunError, RunFolder
+
+    cfg = RunFolder(run_dir).read_config()
+    if not isinstance(cfg.get("dataset"), str):
+        raise RunError(f"{Path(run_dir) / 'config.json'}: not a recognition (CTC) run")
+    return Path(cfg["dataset"])
+
+
+@dataclass(frozen=True)
+class AdaptRun:
+    """A CTC run folder: ``name``, ``path``, ``resumable`` (holds ``checkpoints/latest.pt``) and
+    its ``config`` (``config.json``: ``base``, ``base_path``, ``dataset``, ``train`` ...)."""
+
+    name: str
+    path: Path
+    resumable: bool
+    config: dict
+
+
+def list_adapt_runs() -> list[AdaptRun]:
+    """The CTC runs (``config.json`` with a dataset path and a vocabulary source; voice-cloning
+    runs are left out) under the runs folder, newest first."""
+    root = run_dir_for("x").parent
+    if not root.is_dir():
+        return []
+    out = []
+    for d in sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                    key=lambda p: p.stat().st_mtime, reverse=True):
+        try:
+            cfg = json.loads((d / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(cfg, dict) and isinstance(cfg.get("dataset"), str) and "vocab_source" in cfg:
+            out.append(AdaptRun(d.name, d, (d / "checkpoints" / "latest.pt").is_file(), cfg))
+    return out
+
+
+# ----------------------------------------------------------------------------- training
+class AdaptTrainJob(Job):
+    """Fine-tune a CTC model: ``finetune.ctc.train_ctc(run_dir, dataset_dir, base, config,
+    resume, control)`` in the worker, holding the run folder's lock (``voice_run.run_lock``: a
+    second window on the same folder is refused). ``resume``: continue ``run_dir`` from
+    ``checkpoints/latest.pt`` on the run's own dataset (``dataset_dir`` and ``base`` are then
+    ignored). Yields the trainer's events; ``result``: the ``DoneEvent``. :meth:`pause`,
+    :meth:`resume_training`, :meth:`stop` may be called from any thread; stop (and the engine's
+    cancel) ends after the current step with a resumable checkpoint."""
+
+    def __init__(self, run_dir: Path, dataset_dir: Path | None, base: str | None, config, resume: bool = False) -> None:
+        super().__init__()
+        from speechstudio.finetune.ctc.events import TrainControl
+
+        self.run_dir = Path(run_dir)
+        self.dataset_dir = Path(dataset_dir) if dataset_dir is not None else None
+        self.base, self.config, self.resume = base, config, resume
+        self.control = TrainControl()
+        self._finished = threading.Event()
+
+    def describe(self) -> str:
+        return f"adapt {self.run_dir.name}"
+
+    def pause(self) -> None:
+        self.control.pause.set()
+
+    def resume_training(self) -> None:
+        self.control.pause.clear()
+
+    def stop(self) -> None:
+        self.control.stop.set()
+        self.control.pause.clear()
+
+    @property
+    def paused(self) -> bool:
+        return self.control.pause.is_set()
+
+    @property
+    def stopping(self) -> bool:
+        return self.control.stop.is_set()
+
+    def run(self, models) -> Iterator[object]:
+        from speechstudio.finetune.ctc import train_ctc
+        from speechstudio.finetune.voice_run import run_lock
+
+        watcher = threading.Thread(target=self._watch_cancel, daemon=True)
+        watcher.start()
+        try:
+            with run_lock(self.run_dir):
+                dataset = resume_dataset(self.run_dir) if self.resume else self.dataset_dir
+                yield Status("resuming the run …" if self.resume else "loading the base model …")
+                for ev in train_ctc(self.run_dir, dataset, None if self.resume else self.base, self.config,
+                                    resume=self.resume, control=self.control):
+                    if type(ev).__name__ == "DoneEvent":
+                        self.result = ev
+                    yield ev
+        finally:
+            self._finished.set()
+
+    def _watch_cancel(self) -> None:
+        # the engine's cancel (window closing) ends training the way Stop does
+        while not self._finished.is_set():
+            if self.cancel.wait(0.2):
+                self.stop()
+                return
+
+
+# ----------------------------------------------------------------------------- evaluation
+@dataclass(frozen=True)
+class Comparison:
+    """Base vs adapted on the run's held-out clips: WER / CER (jiwer after ``normalize_text``;
+    ``None`` for a base without a CTC head, which cannot transcribe), ``split`` (``"validation"``
+    or ``"training"`` when no clip was held out), ``n_clips``, ``rows`` of ``(clip id, reference,
+    base text, adapted text)``, ``step`` / ``model_dir`` of the adapted (best) checkpoint."""
+
+    base_wer: float | None
+    base_cer: float | None
+    wer: float
+    cer: float
+    split: str
+    n_clips: int
+    rows: tuple[tuple[str, str, str, str], ...]
+    step: int
+    model_dir: Path
+
+
+def _held_out(cfg: dict):
+    """``(clips, split name, dataset folder, manifest)``: the run's validation clips, as the
+    trainer split them (``Manifest.split(val_count, seed)``), or its training clips when none."""
+    from speechstudio.finetune.manifest import Manifest
+
+    dataset = Path(cfg["dataset"])
+    manifest = Manifest.load(dataset)
+    train, val = manifest.split(cfg.get("val_count"), seed=int(cfg.get("seed", 0)))
+    return (val, "validation") if val else (train, "training"), dataset, manifest
+
+
+def _transcripts(engine, clips, dataset: Path, manifest, cancel) -> list[str] | None:
+    import soundfile as sf
+    import soxr
+
+    out = []
+    for c in clips:
+        if cancel.is_set():
+            return None
+        audio, rate = sf.read(str(manifest.path_of(c, dataset)), dtype="float32", always_2d=True)
+        audio = audio.mean(axis=1)
+        if rate != engine.sample_rate:
+            audio = soxr.resample(audio, rate, engine.sample_rate)
+        out.append(" ".join(s.text.strip() for s in engine.transcribe_blocks([audio])).strip())
+    return out
+
+
+class CompareJob(Job):
+    """Export the run's best checkpoint (``RUN/model``, ``finetune.ctc.checkpoint.export_best``),
+    then transcribe its held-out clips with the base and with the adapted model through the
+    transcription engine (what Transcribe and Dictate run) and score both. ``result``: a
+    :class:`Comparison`. ``device``: ``auto`` / ``cpu`` / ``cuda``."""
+
+    def __init__(self, run_dir: Path, device: str = "auto", max_rows: int = 5) -> None:
+        super().__init__()
+        self.run_dir, self.device, self.max_rows = Path(run_dir), device, max_rows
+
+    def describe(self) -> str:
+        return f"evaluate {self.run_dir.name}"
+
+    def run(self, models) -> Iterator[object]:
+        from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+        from speechstudio.finetune.ctc.checkpoint import export_best
+        from speechstudio.finetune.ctc.evaluate import score
+        from speechstudio.finetune.run import RunError, RunFolder
+
+        run = RunFolder(self.run_dir)
+        cfg = run.read_config()
+        yield Status("exporting the best checkpoint …")
+        model_dir = export_best(run)
+        if model_dir is None:
+            raise RunError(f"{self.run_dir}: no evaluated checkpoint yet (checkpoints/best.pt); train first")
+        step = int(json.loads((self.run_dir / "model.json").read_text(encoding="utf-8")).get("step", 0))
+        (clips, split), dataset, manifest = _held_out(cfg)
+        language = cfg.get("language", "en")
+        refs = [c.text for c in clips]
+        yield Status(f"transcribing {len(clips)} {split} clips with the adapted model …")
+        adapted = _transcripts(Wav2Vec2Engine(model_dir, "adapted", device=self.device), clips, dataset, manifest,
+                               self.cancel)
+        if adapted is None:
+            return
+        base_hyps: list[str] | None = None
+        if cfg.get("vocab_source") == "base":
+            yield Status(f"transcribing them with the base model {cfg.get('base')} …")
+            base_engine = Wav2Vec2Engine(Path(cfg["base_path"]), str(cfg.get("base")), device=self.device)
+            base_hyps = _transcripts(base_engine, clips, dataset, manifest, self.cancel)
+            if base_hyps is None:
+                return
+        wer, cer = score(refs, adapted, language)
+        base_wer, base_cer = score(refs, base_hyps, language) if base_hyps is not None else (None, None)
+        shown = base_hyps if base_hyps is not None else ["(no CTC head: cannot transcribe)"] * len(clips)
+        rows = tuple((c.id, r, b, a) for c, r, b, a in zip(clips, refs, shown, adapted))[:self.max_rows]
+        self.result = Comparison(base_wer, base_cer, wer, cer, split, len(clips), rows, step, model_dir)
+
+
+class RegisterJob(Job):
+    """Register ``model_dir`` (a run's exported ``RUN/model``) in the model store as ``name``
+    (``finetune.ctc.register_model``; ``replace``: an existing model of that name is replaced).
+    ``result``: the ``ResolvedModel``. Raises ``UsageError`` (bad or taken name)."""
+
+    def __init__(self, model_dir: Path, name: str, replace: bool = False) -> None:
+        super().__init__()
+        self.model_dir, self.name, self.replace = Path(model_dir), name, replace
+
+    def describe(self) -> str:
+        return f"register model {self.name}"
+
+    def run(self, models) -> Iterator[object]:
+        from speechstudio.finetune.ctc import register_model
+        from speechstudio.hub.store import imported_dir, validate_name
+
+        name = validate_name(self.name)
+        if imported_dir(name) is not None and not self.replace:
+            raise UsageError(f"a model named {name!r} already exists; choose another name or tick Replace")
+        yield Status(f"adding {name} to the model store …")
+        self.result = register_model(self.model_dir, name, replace=self.replace)

@@ -1,0 +1,235 @@
+"""Adapt recognition page: a four-step wizard that fine-tunes a CTC recogniser on the user's speech.
+
+1. Base model (:mod:`~speechstudio.gui.adapt_base`): an installed CTC model or a folder, what it
+   is (family, vocabulary, parameters), the new model's name; or an earlier run to continue.
+2. Dataset: the Clone voice wizard's dataset builder (:class:`~speechstudio.gui.clone_dataset.DatasetStep`:
+   record prompts, import a folder, cut long recordings, check, fix texts, drop clips) at the
+   model's rate (16 kHz), without the voice-cloning consent sentence.
+3. Train (:mod:`~speechstudio.gui.adapt_train`): options, sanity pass, base WER, live curves,
+   pause / stop / resume.
+4. Evaluate & use (:mod:`~speechstudio.gui.adapt_use`): base vs adapted WER / CER and examples,
+   then register the model (Transcribe and Dictate list it).
+
+Same shell as the Clone voice page (step bar, ``QStackedWidget``, Back / Next with Alt+K / Alt+N;
+Next's tooltip says what is missing). The page owns an "adapt" :class:`~speechstudio.engine.worker.Engine`
+for training and evaluation, so the compute engine stays free for Transcribe and Speak. Run
+folders are the CLI's (``speechstudio finetune asr --out NAME``), so a run started in one
+continues in the other.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QStackedWidget, QVBoxLayout, QWidget
+
+from speechstudio.errors import SpeechStudioError
+from speechstudio.gui.clone_dataset import DatasetStep
+from speechstudio.gui.common import settings
+
+STEPS = ("Base model", "Dataset", "Train", "Evaluate & use")
+#: Usable minutes under which the dataset step warns (issue 10: "10–20 minutes of their own speech").
+MIN_MINUTES = 10.0
+
+
+class AdaptDatasetStep(DatasetStep):
+    """The clone wizard's dataset step with recognition wording: no consent take, a warning
+    under :data:`MIN_MINUTES` minutes, and the model's (not a voice's) sample rate."""
+
+    def __init__(self, wizard) -> None:
+        super().__init__(wizard, consent=False)
+        self.split_check.setToolTip("Clips longer than 20 s (the trainer's limit) are cut by Whisper's word times "
+                                    "(their texts then come from the recogniser); otherwise they are left out")
+
+    def short_dataset_warning(self, rep) -> str:
+        if rep.usable_minutes >= MIN_MINUTES:
+            return ""
+        return (f"{rep.usable_minutes:.1f} minutes of usable speech: enough to try, but 10–20 minutes with your "
+                "names and words teach the model much more. Record or import more if you can.")
+
+    def ready(self) -> tuple[bool, str]:
+        rate = self.wiz.sample_rate()
+        if self.job_id is None and self.manifest is not None and self.manifest.sample_rate != rate:
+            return False, (f"the dataset was checked at {self.manifest.sample_rate} Hz, the base model takes "
+                           f"{rate} Hz: check it again")
+        return super().ready()
+
+
+class AdaptPage(QWidget):
+    """Signals: ``status_message(str)`` (the window's status line), ``model_saved(name)``."""
+
+    status_message = Signal(str)
+    model_saved = Signal(str)
+    step_changed = Signal(int)
+
+    def __init__(self, win) -> None:
+        super().__init__()
+        from speechstudio.engine.worker import Engine
+        from speechstudio.gui.adapt_base import DEFAULT_NAME, BaseModelStep
+        from speechstudio.gui.adapt_train import TrainStep
+        from speechstudio.gui.adapt_use import UseStep
+
+        self.win = win
+        self.compute, self.io, self.audio = win.compute, win.io, win.audio
+        self.trainer = Engine("adapt", self)
+        #: the dataset step's "base voice" (texts a voice cannot say): none for recognition
+        self.base = None
+        self.base_spec: str | None = None   # the chosen base model (store name or folder)
+        self.base_info = None               # its adapt_jobs.CTCBaseInfo once described
+        self.dataset_dir: Path | None = None
+        lay = QVBoxLayout(self)
+        self.step_bar = QLabel("")
+        self.step_bar.setAccessibleName("Wizard steps")
+        self.step_bar.setStyleSheet("QLabel { font-size: 12pt; padding: 4px; }")
+        lay.addWidget(self.step_bar)
+        self.stack = QStackedWidget()
+        self.base_step = BaseModelStep(self)
+        self.dataset = AdaptDatasetStep(self)
+        self.train = TrainStep(self)
+        self.use = UseStep(self)
+        self.steps = [self.base_step, self.dataset, self.train, self.use]
+        for s in self.steps:
+            self.stack.addWidget(s)
+            if hasattr(s, "changed"):
+                s.changed.connect(self._update_nav)
+        self.dataset.changed.connect(self.train.refresh_plan)
+        lay.addWidget(self.stack, 1)
+        row = QHBoxLayout()
+        self.back_btn = QPushButton("◀ Bac&k")
+        self.back_btn.setAccessibleName("Back to the previous step")
+        self.back_btn.clicked.connect(self.back)
+        self.next_btn = QPushButton("&Next ▶")
+        self.next_btn.setAccessibleName("Next step")
+        self.next_btn.clicked.connect(self.next)
+        self.why = QLabel("")
+        self.why.setAccessibleName("What the step needs")
+        self.why.setWordWrap(True)
+        row.addWidget(self.back_btn)
+        row.addWidget(self.why, 1)
+        row.addWidget(self.next_btn)
+        lay.addLayout(row)
+        self.use.model_saved.connect(self._model_saved)
+        self.base_step.name_edit.setText(str(settings().value("adapt/name", DEFAULT_NAME)) or DEFAULT_NAME)
+        self.go(0)
+
+    # ------------------------------------------------------------------ state the steps share
+    def model_name(self) -> str:
+        """The new model's name (also its run, dataset and recordings folder name)."""
+        from speechstudio.gui.adapt_base import DEFAULT_NAME
+
+        return self.base_step.name() or DEFAULT_NAME
+
+    voice_name = model_name  # the dataset step's name for it
+
+    def sample_rate(self) -> int:
+        """The base model's input rate (Hz): the dataset's clips are made at it."""
+        return self.base_info.sample_rate if self.base_info is not None else 16000
+
+    def language(self) -> str:
+        return "en"
+
+    def manifest(self):
+        return self.dataset.manifest
+
+    def open_run(self, name: str) -> bool:
+        """Continue the run ``name``: its base, dataset and options (from the run's ``config.json``),
+        then the Train step, where Resume continues from ``checkpoints/latest.pt``. Returns False
+        (and says why on the status line) when it cannot be continued here."""
+        from speechstudio.engine.adapt_jobs import resume_dataset, run_dir_for
+        from speechstudio.finetune.manifest import Manifest
+        from speechstudio.finetune.run import RunFolder
+
+        folder = run_dir_for(name)
+        try:
+            cfg = RunFolder(folder).read_config()
+            dataset = resume_dataset(folder)
+            manifest = Manifest.load(dataset)
+        except SpeechStudioError as e:  # RunError, DatasetError: config unreadable, dataset gone
+            self.status_message.emit(f"cannot open run {name}: {e}")
+            return False
+        box = self.base_step.model_box
+        base = str(cfg.get("base", ""))
+        spec = base if box.findData(base) >= 0 else str(cfg.get("base_path") or base)
+        self.base_step.name_edit.setText(name)
+        self.base_step.choose(spec)
+        self.dataset.set_manifest(manifest, dataset)
+        self.train.set_options(cfg.get("train") or {})
+        self.go(2)
+        return True
+
+    # ------------------------------------------------------------------ navigation
+    @property
+    def index(self) -> int:
+        return self.stack.currentIndex()
+
+    def go(self, index: int) -> None:
+        index = max(0, min(len(self.steps) - 1, index))
+        self.stack.setCurrentIndex(index)
+        self.step_bar.setText("  ›  ".join(f"<b><u>{i + 1}. {n}</u></b>" if i == index else f"{i + 1}. {n}"
+                                           for i, n in enumerate(STEPS)))
+        self.step_bar.setAccessibleDescription(f"step {index + 1} of {len(STEPS)}: {STEPS[index]}")
+        self.steps[index].entered()
+        self._update_nav()
+        if self.isVisible():  # keyboard users land on the step's first control
+            first = {0: self.base_step.model_box, 1: self.dataset.tabs, 2: self.train.epochs_spin,
+                     3: self.use.name_edit}[index]
+            first.setFocus()
+        self.step_changed.emit(index)
+
+    def next(self) -> None:
+        ok, why = self.steps[self.index].ready()
+        if ok:
+            self.go(self.index + 1)
+        else:
+            self.status_message.emit(why)
+
+    def back(self) -> None:
+        self.go(self.index - 1)
+
+    def _update_nav(self) -> None:
+        ok, why = self.steps[self.index].ready()
+        last = self.index == len(self.steps) - 1
+        self.next_btn.setEnabled(ok and not last)
+        self.next_btn.setToolTip("" if ok else why)
+        self.why.setText("" if ok or last else why)
+        self.back_btn.setEnabled(self.index > 0)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if self.index == 0 and self.base_step._list_job is None:
+            self.base_step.refresh()  # models may have been installed since
+
+    def _model_saved(self, name: str) -> None:
+        """A new model is in the store: refresh the Models page, which refills the Transcribe and
+        Dictate pickers."""
+        models = getattr(self.win, "models", None)
+        if models is not None and hasattr(models, "refresh"):
+            pending = getattr(models, "_list_job", None)
+            if pending is not None:  # a listing started before the save would miss it: list again after it
+                def again(job_id: int, _status: str, _result) -> None:
+                    if job_id == pending:
+                        self.io.job_finished.disconnect(again)
+                        models.refresh()
+
+                self.io.job_finished.connect(again)
+            else:
+                models.refresh()
+        self.model_saved.emit(name)
+
+    # ------------------------------------------------------------------ window hooks
+    def stop(self) -> None:
+        """Esc: stop recording / playback, cancel a dataset check (training is stopped with Stop)."""
+        self.dataset.recorder.stop()
+        self.dataset.cancel()
+
+    def save_settings(self) -> None:
+        s = settings()
+        s.setValue("adapt/name", self.model_name())
+        if self.base_spec:
+            s.setValue("adapt/base", self.base_spec)
+
+    def shutdown(self) -> None:
+        """Stop recording and training (the trainer saves a checkpoint), then the adapt engine."""
+        self.dataset.shutdown()
+        self.train.shutdown()
+        self.trainer.shutdown(timeout=10)

@@ -1,0 +1,212 @@
+"""Adapt recognition wizard, step 4: how much better is it, then add it to the models.
+
+Entering the step runs a :class:`~speechstudio.engine.adapt_jobs.CompareJob` on the adapt engine:
+the run's best checkpoint is exported and the held-out clips are transcribed by the base and by the
+adapted model through the transcription engine (what Transcribe and Dictate run), giving WER / CER
+side by side and a few example lines (reference / base / adapted). "Add to my models" registers the
+model in the model store (:class:`~speechstudio.engine.adapt_jobs.RegisterJob`); the Models page
+is refreshed, which refills the Transcribe and Dictate pickers, and buttons open those pages with
+the new model chosen.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QCheckBox, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QPushButton, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from speechstudio.engine.worker import Status
+
+EXAMPLE_COLS = ("Reference", "Base model", "Adapted model")
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+class UseStep(QWidget):
+    """Signals: ``compared(comparison)``, ``model_saved(name)``."""
+
+    compared = Signal(object)
+    model_saved = Signal(str)
+
+    def __init__(self, wizard) -> None:
+        super().__init__()
+        self.wiz = wizard
+        self.comparison = None
+        self.saved_name: str | None = None
+        self._compare_job = self._save_job = None
+        lay = QVBoxLayout(self)
+        self.figures = QTableWidget(2, 2)
+        self.figures.setAccessibleName("Base and adapted error rates")
+        self.figures.setHorizontalHeaderLabels(("WER", "CER"))
+        self.figures.setVerticalHeaderLabels(("Base model", "Adapted model"))
+        self.figures.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.figures.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.figures.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
+        self.figures.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.figures.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.figures.setMaximumWidth(440)
+        lay.addWidget(self.figures)
+        self.summary = QLabel("")
+        self.summary.setAccessibleName("Evaluation summary")
+        self.summary.setWordWrap(True)
+        lay.addWidget(self.summary)
+        self.examples = QTableWidget(0, len(EXAMPLE_COLS))
+        self.examples.setAccessibleName("Example transcripts")
+        self.examples.setHorizontalHeaderLabels(EXAMPLE_COLS)
+        self.examples.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.examples.setWordWrap(True)
+        self.examples.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.examples.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        lay.addWidget(self.examples, 1)
+        row = QHBoxLayout()
+        self.name_edit = QLineEdit()
+        self.name_edit.setAccessibleName("Name of the new model")
+        label = QLabel("Model na&me")
+        label.setBuddy(self.name_edit)
+        row.addWidget(label)
+        row.addWidget(self.name_edit, 1)
+        self.save_btn = self._button("&Add to my models", "Add to my models",
+                                     "Register the adapted model in the model store (Transcribe, Dictate, "
+                                     "speechstudio transcribe --model NAME)", self.save)
+        row.addWidget(self.save_btn)
+        self.replace_check = QCheckBox("Replace a model of that name")
+        self.replace_check.setAccessibleName("Replace an existing model of that name")
+        row.addWidget(self.replace_check)
+        lay.addLayout(row)
+        row = QHBoxLayout()
+        self.transcribe_btn = self._button("Open &Transcribe", "Use the model on the Transcribe page",
+                                           "Go to the Transcribe page with the new model chosen",
+                                           lambda: self.open_page("Transcribe"))
+        self.dictate_btn = self._button("Open &Dictate", "Use the model on the Dictate page",
+                                        "Go to the Dictate page with the new model chosen",
+                                        lambda: self.open_page("Dictate"))
+        row.addWidget(self.transcribe_btn)
+        row.addWidget(self.dictate_btn)
+        row.addStretch(1)
+        lay.addLayout(row)
+        self.info = QLabel("")
+        self.info.setAccessibleName("Evaluation and save status")
+        self.info.setWordWrap(True)
+        lay.addWidget(self.info)
+        wizard.trainer.job_progress.connect(self._on_progress)
+        wizard.trainer.job_finished.connect(self._on_finished)
+        self._update()
+
+    @staticmethod
+    def _button(text: str, name: str, tip: str, slot) -> QPushButton:
+        b = QPushButton(text)
+        b.setAccessibleName(name)
+        b.setToolTip(tip)
+        b.clicked.connect(slot)
+        return b
+
+    # ------------------------------------------------------------------ actions
+    def compare(self) -> int | None:
+        """Evaluate base vs adapted on the held-out clips (on the adapt engine)."""
+        from speechstudio.engine.adapt_jobs import CompareJob
+
+        if self._compare_job is not None:
+            return self._compare_job
+        device = self.wiz.train.device_box.currentText()
+        self._compare_job = self.wiz.trainer.submit(CompareJob(self.wiz.train.run_dir(), device))
+        self.info.setText("comparing the base and the adapted model on the held-out clips…")
+        self._update()
+        return self._compare_job
+
+    def save(self) -> int | None:
+        """Register the adapted model under the name in the name field."""
+        from speechstudio.engine.adapt_jobs import RegisterJob
+
+        name = self.name_edit.text().strip()
+        if not name:
+            self.info.setText("type a name for the model")
+            return None
+        if self.comparison is None:
+            self.info.setText("wait for the comparison: it exports the best checkpoint")
+            return None
+        replace = name == self.saved_name or self.replace_check.isChecked()
+        self._save_job = self.wiz.trainer.submit(RegisterJob(self.comparison.model_dir, name, replace))
+        self.info.setText(f"adding {name} to the models…")
+        self._update()
+        return self._save_job
+
+    def open_page(self, page: str) -> None:
+        """Show the Transcribe or Dictate page with the saved model chosen."""
+        target = getattr(self.wiz.win, page.lower(), None)
+        if target is None or not self.saved_name:
+            return
+        box = target.model_box
+        if box.findText(self.saved_name) < 0:  # the Models page's refresh has not landed yet
+            box.addItem(self.saved_name)
+        box.setCurrentText(self.saved_name)
+        self.wiz.win.show_page(page)
+
+    # ------------------------------------------------------------------ events
+    def _on_progress(self, job_id: int, payload) -> None:
+        if job_id in (self._compare_job, self._save_job) and isinstance(payload, Status):
+            self.info.setText(str(payload))
+
+    def _on_finished(self, job_id: int, status: str, result) -> None:
+        if job_id == self._compare_job:
+            self._compare_job = None
+            if status == "done" and result is not None:
+                self._show(result)
+                self.compared.emit(result)
+            else:
+                self.info.setText(f"comparison failed: {result}")
+        elif job_id == self._save_job:
+            self._save_job = None
+            if status == "done":
+                self.saved_name = result.model_id
+                self.info.setText(f"Saved as model “{result.model_id}”: it is now in the Transcribe and Dictate model "
+                                  f"lists (and: speechstudio transcribe --model {result.model_id} FILE).")
+                self.wiz.status_message.emit(f"model {result.model_id} saved")
+                self.model_saved.emit(result.model_id)
+            else:
+                self.info.setText(f"not saved: {result}")
+        else:
+            return
+        self._update()
+
+    def _show(self, c) -> None:
+        self.comparison = c
+        for r, (wer, cer) in enumerate(((c.base_wer, c.base_cer), (c.wer, c.cer))):
+            for col, v in enumerate((wer, cer)):
+                self.figures.setItem(r, col, QTableWidgetItem(_pct(v)))
+        self.figures.setVerticalHeaderLabels(("Base model", f"Adapted (step {c.step})"))
+        if c.base_wer is None:
+            verdict = "The base had no CTC head, so only the adapted model can transcribe."
+        elif c.wer < c.base_wer:
+            fewer = 100 * (c.base_wer - c.wer) / max(c.base_wer, 1e-9)
+            verdict = f"The adapted model makes {fewer:.0f} % fewer word errors."
+        else:
+            verdict = "The adapted model is not better than the base on these clips: train longer or add recordings."
+        self.summary.setText(f"On {c.n_clips} {c.split} clip{'s' if c.n_clips != 1 else ''} "
+                             f"(WER / CER: lower is better). {verdict}")
+        self.examples.setRowCount(len(c.rows))
+        for r, (_cid, ref, base, adapted) in enumerate(c.rows):
+            for col, text in enumerate((ref, base, adapted)):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.examples.setItem(r, col, item)
+        self.info.setText("")
+
+    # ------------------------------------------------------------------ wizard
+    def _update(self) -> None:
+        busy = self._compare_job is not None or self._save_job is not None
+        self.save_btn.setEnabled(not busy and self.comparison is not None)
+        have = self.saved_name is not None and not busy
+        self.transcribe_btn.setEnabled(have)
+        self.dictate_btn.setEnabled(have and getattr(self.wiz.win, "dictate", None) is not None)
+
+    def entered(self) -> None:
+        if not self.name_edit.text().strip():
+            self.name_edit.setText(self.wiz.model_name())
+        self.comparison = None
+        self.compare()
+
+    def ready(self) -> tuple[bool, str]:
+        return False, "this is the last step"
