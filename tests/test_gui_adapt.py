@@ -180,14 +180,38 @@ def test_a_base_that_is_not_a_ctc_model_is_refused_with_the_message(win, qtbot, 
     assert [w.text() if hasattr(w, "text") else w for w in widgets if not w.accessibleName()] == []
 
 
-def test_stop_then_resume_in_another_window_continues_the_run(win, qtbot, home, tiny_ctc, realspeech, tmp_path):
+@pytest.fixture
+def tiny_encoder(tmp_path) -> Path:
+    """A random-weight wav2vec2 ENCODER without a CTC head (like facebook/wav2vec2-base), no dropout
+    and no SpecAugment (tests/test_finetune_ctc.py's ``encoder``)."""
+    import torch
+    from transformers import Wav2Vec2Config, Wav2Vec2FeatureExtractor, Wav2Vec2Model
+
+    path = tmp_path / "tiny-encoder"
+    cfg = Wav2Vec2Config(hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64,
+                         conv_dim=(32,) * 7, num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2,
+                         hidden_dropout=0.0, activation_dropout=0.0, attention_dropout=0.0, feat_proj_dropout=0.0,
+                         final_dropout=0.0, layerdrop=0.0, mask_time_prob=0.0)
+    torch.manual_seed(0)
+    Wav2Vec2Model(cfg).save_pretrained(path)
+    Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, padding_value=0.0, do_normalize=True,
+                             return_attention_mask=False).save_pretrained(path)
+    return path
+
+
+def test_stop_then_resume_in_another_window_continues_the_run(win, qtbot, home, tiny_encoder, realspeech, tmp_path):
+    """An encoder without a CTC head (folder), stopped in one window, resumed in another (as after
+    a restart: the CLI's run folder), then compared: the base cannot transcribe."""
     from speechstudio.finetune.build import build_dataset
     from speechstudio.gui.main_window import MainWindow
 
     dataset = home / "finetune" / "datasets" / "resumed"
     manifest = build_dataset(ljspeech(tmp_path / "lj", realspeech), dataset, 16000)
     page = _open(win, qtbot)
-    _choose(page, qtbot, tiny_ctc)
+    _choose(page, qtbot, str(tiny_encoder))
+    assert page.base_step.about.text().startswith("Wav2Vec2 (wav2vec2), ")
+    assert page.base_step.about.text().endswith("has no CTC head: a character vocabulary is built from your texts "
+                                                "and a new head trained.")
     page.base_step.name_edit.setText("resumed")
     page.dataset.set_manifest(manifest, dataset)
     page.go(2)
@@ -202,6 +226,8 @@ def test_stop_then_resume_in_another_window_continues_the_run(win, qtbot, home, 
     tr.stop()  # ends after the step in progress: step 1, with a checkpoint
     status, done = _wait_job(qtbot, page.trainer, job, timeout=60000)
     assert status == "done" and (done.reason, done.step) == ("stopped", 1)
+    assert tr.run_dir() == home / "finetune" / "runs" / "resumed"  # speechstudio finetune asr --out resumed's
+    assert tr.sanity.vocab_source == "data"
     assert tr.state.text().endswith("; Resume continues it") and tr.resume_btn.isEnabled()
     assert not page.next_btn.isEnabled()  # no evaluation yet: nothing to compare
 
@@ -214,7 +240,7 @@ def test_stop_then_resume_in_another_window_continues_the_run(win, qtbot, home, 
         assert [runs.itemText(i) for i in range(runs.count())] == ["resumed"]
         assert page2.open_run("resumed")
         tr2 = page2.train
-        assert page2.index == 2 and page2.dataset_dir == dataset and page2.base_spec == tiny_ctc
+        assert page2.index == 2 and page2.dataset_dir == dataset and page2.base_spec == str(tiny_encoder)
         assert (tr2.steps_spin.value(), tr2.batch_spin.value(), tr2.eval_spin.value()) == (STEPS, BATCH, EVAL_EVERY)
         assert tr2.resume_btn.isEnabled() and "Resume continues it" in tr2.state.text()
         tr2.extra_config = {"sanity_steps": 2}
@@ -226,5 +252,12 @@ def test_stop_then_resume_in_another_window_continues_the_run(win, qtbot, home, 
         assert tr2.curves.history["loss"][0] == [2, 3, 4] and tr2.sanity is None  # no new sanity pass
         assert tr2.curves.history["wer"][0] == [2, 4]
         assert tr2.progress.value() == STEPS and page2.next_btn.isEnabled()
+        with qtbot.waitSignal(page2.use.compared, timeout=60000) as blk:
+            page2.next()
+        c = blk.args[0]
+        assert c.base_wer is None and c.base_cer is None and c.n_clips == 1
+        assert page2.use.figures.item(0, 0).text() == "—" and page2.use.figures.item(1, 0).text() == f"{c.wer:.3f}"
+        assert page2.use.examples.item(0, 1).text() == "(no CTC head: cannot transcribe)"
+        assert page2.use.summary.text().endswith("The base had no CTC head, so only the adapted model can transcribe.")
     finally:
         w2.shutdown()
