@@ -30,7 +30,8 @@ def register(subparsers) -> None:
     vp = fsub.add_parser(
         "voice", help="clone a voice: fine-tune a VITS / Piper voice on your recordings",
         description="Build and check a dataset, fine-tune the base voice on it, save the result as a voice.",
-        epilog="Several GPUs: accelerate launch -m speechstudio finetune voice ... --multi-gpu",
+        epilog="Several GPUs: accelerate launch --multi_gpu --num_processes N -m speechstudio finetune voice ... "
+               "--multi-gpu",
     )
     vp.add_argument("--base", required=True, metavar="VOICE",
                     help="base voice: an installed VITS voice name (e.g. en_US-joe-medium), folder or .onnx")
@@ -55,7 +56,9 @@ def register(subparsers) -> None:
                     help="cut clips over 20 s at sentence ends with Whisper word times (their texts then come "
                          "from the recogniser) instead of leaving them out")
     vp.add_argument("--overwrite", action="store_true", help="replace an existing voice NAME at the end")
-    vp.add_argument("--multi-gpu", action="store_true", help="run under `accelerate launch` (DDP)")
+    vp.add_argument("--multi-gpu", action="store_true",
+                    help="one process per GPU (DDP), started with `accelerate launch --multi_gpu --num_processes N "
+                         "-m speechstudio finetune voice ... --multi-gpu`")
     vp.add_argument("--quiet", "-q", action="store_true", help="only stage and checkpoint lines")
     vp.set_defaults(func=voice_command)
 
@@ -111,33 +114,95 @@ def _stop_on_sigint(control):
     return lambda: signal.signal(signal.SIGINT, previous)
 
 
+def _voice_argv(args) -> list[str]:
+    """``finetune voice`` options of ``args`` as a command line (for the ``accelerate launch`` hint)."""
+    argv = ["finetune", "voice"]
+    for flag, value, default in (("--base", args.base, None), ("--data", args.data, None), ("--out", args.out, None),
+                                 ("--preset", args.preset, "standard"), ("--steps", args.steps, None),
+                                 ("--batch-size", args.batch_size, None), ("--grad-accum", args.grad_accum, None),
+                                 ("--precision", args.precision, "auto"), ("--device", args.device, "auto"),
+                                 ("--checkpoint-every", args.checkpoint_every, None), ("--run-dir", args.run_dir, None),
+                                 ("--speaker", getattr(args, "speaker", None), None)):
+        if value is not None and value != default:
+            argv += [flag, str(value)]
+    for flag in ("gradient_checkpointing", "resume", "no_asr_check", "split_long", "overwrite", "quiet"):
+        if getattr(args, flag, False):
+            argv.append("--" + flag.replace("_", "-"))
+    return argv + ["--multi-gpu"]
+
+
 def voice_command(args) -> int:
-    """Handler of ``speechstudio finetune voice``. Returns the exit status (0 done, 130 stopped)."""
+    """Handler of ``speechstudio finetune voice``. Returns the exit status (0 done, 130 stopped).
+
+    Under ``accelerate launch`` (``WORLD_SIZE`` set; ``--multi-gpu``) every process runs this:
+    process 0 holds the run folder's lock, builds the dataset, prints and saves the voice; the
+    others print nothing but errors."""
+    import contextlib
+    import os
+
     from speechstudio.finetune import voice_run
+    from speechstudio.finetune.parallel import launcher_world
 
     run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(args.out)
+    launched = (launcher_world() or 1) > 1
+    main = int(os.environ.get("RANK", "0") or 0) == 0
     plan = voice_run.plan(base=args.base, data=args.data, name=args.out, run_dir=run_dir, preset=args.preset,
                           steps=args.steps, batch_size=args.batch_size, grad_accum=args.grad_accum,
                           precision=args.precision, device=args.device, resume=args.resume,
                           gradient_checkpointing=args.gradient_checkpointing, overwrite=args.overwrite,
-                          multi_gpu=args.multi_gpu, checkpoint_every=args.checkpoint_every)
-    print(plan.describe())
+                          multi_gpu=args.multi_gpu, checkpoint_every=args.checkpoint_every,
+                          launch_args=_voice_argv(args))
+    if not main:  # the other processes of a launched run: process 0 speaks for all
+        args.quiet = True
+        with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
+            return _prepare_train_save(args, plan, run_dir, launched)
+    print(plan.describe() + (f"\nprocesses: {launcher_world()} (DDP)" if launched else ""))
     for line in plan.base_notes:
         print(f"note: {line}")
 
     with voice_run.run_lock(plan.run_dir):
-        return _prepare_train_save(args, plan, run_dir)
+        return _prepare_train_save(args, plan, run_dir, launched)
 
 
-def _prepare_train_save(args, plan, run_dir: Path) -> int:
+def _stop_on_launcher_signals(control):
+    """Under ``accelerate launch``: Ctrl+C reaches every process twice (from the terminal, then
+    from the launcher, which also sends SIGTERM and kills after 30 s), so SIGINT and SIGTERM
+    only ask for a stop: the processes agree on it after the current step and process 0 saves a
+    checkpoint with every process's state. Returns a function that restores the handlers."""
+    import signal
+
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(signum, frame):
+        if not control.stop.is_set():
+            print("\nstopping after this step and saving a checkpoint", file=sys.stderr, flush=True)
+        control.stop.set()
+
+    for sig in previous:
+        signal.signal(sig, handler)
+    return lambda: [signal.signal(sig, h) for sig, h in previous.items()]
+
+
+def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> int:
     from speechstudio.finetune import voice_run
 
     def progress(done: int, total: int, message: str) -> None:
         if not args.quiet and sys.stderr.isatty():
             print(f"\rchecking clips {done}/{total} {message[:50]:50s}", end="", file=sys.stderr, flush=True)
 
-    report = voice_run.prepare_dataset(plan, asr_check=not args.no_asr_check, split_long=args.split_long,
-                                       progress=progress)
+    def prepare() -> str:
+        return voice_run.prepare_dataset(plan, asr_check=not args.no_asr_check, split_long=args.split_long,
+                                         progress=progress)
+
+    par = None
+    if launched:  # process 0 builds the dataset, the others wait for it
+        from speechstudio.finetune.parallel import Parallel
+        from speechstudio.finetune.vits.config import resolve_device
+
+        par = Parallel(plan.config.device, resolve=resolve_device)
+        report = par.on_main(prepare, "building the dataset")
+    else:
+        report = prepare()
     if not args.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
     if report:
@@ -146,7 +211,7 @@ def _prepare_train_save(args, plan, run_dir: Path) -> int:
     from speechstudio.finetune.vits.trainer import TrainControl
 
     control = TrainControl()
-    restore = _stop_on_sigint(control)
+    restore = _stop_on_launcher_signals(control) if launched else _stop_on_sigint(control)
     tty = sys.stderr.isatty()
     last_print = 0.0
     done_event = None
@@ -186,10 +251,19 @@ def _prepare_train_save(args, plan, run_dir: Path) -> int:
     if done_event is None or done_event.reason != "finished":
         step = getattr(done_event, "step", "?")
         q = shlex.quote
-        print(f"\nstopped at step {step} (checkpoint saved); continue with: speechstudio finetune voice "
-              f"--base {q(args.base)} --out {q(args.out)} --resume" + (f" --run-dir {q(str(run_dir))}" if args.run_dir else ""),
-              file=sys.stderr)
+        again = (f"finetune voice --base {q(args.base)} --out {q(args.out)} --resume"
+                 + (f" --run-dir {q(str(run_dir))}" if args.run_dir else ""))
+        if launched:
+            from speechstudio.finetune.parallel import launch_command
+
+            again = launch_command(shlex.split(again) + ["--multi-gpu"], par.world)
+        else:
+            again = "speechstudio " + again
+        if par is None or par.main:
+            print(f"\nstopped at step {step} (checkpoint saved); continue with: {again}", file=sys.stderr)
         return 130
+    if par is not None and not par.main:
+        return 0  # process 0 saves the voice
     ref = voice_run.save(plan)
     print(f"voice {ref.name} saved ({ref.reason}); try: speechstudio speak \"Hello.\" --voice {ref.name} --out hello.wav")
     return 0

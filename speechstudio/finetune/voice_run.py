@@ -137,22 +137,35 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
          steps: int | None = None, batch_size: int | None = None, grad_accum: int | None = None,
          precision: str = "auto", device: str = "auto", resume: bool = False,
          gradient_checkpointing: bool = False, overwrite: bool = False, multi_gpu: bool = False,
-         checkpoint_every: int | None = None) -> VoicePlan:
+         checkpoint_every: int | None = None, launch_args: list[str] | None = None) -> VoicePlan:
     """Check the request and return a :class:`VoicePlan` (nothing is trained or written).
 
     With ``resume`` the run's stored settings (``config.json`` ``"train"``) are the defaults and
     ``preset`` is not applied; options given (not None) replace them; ``data``, if given, must be
     what the run was built from.
 
+    ``multi_gpu``: this process is one of several started by ``accelerate launch`` (DDP; see
+    ``finetune.parallel``); without a launcher (no ``WORLD_SIZE``) a ``UsageError`` shows the
+    ``accelerate launch`` line that runs ``speechstudio LAUNCH_ARGS`` (default: the ``finetune
+    voice`` options given here).
+
     Raises ``UsageError`` (voice name taken or invalid, run folder already used without
-    ``resume``, nothing to resume, no ``data``), ``ModelNotFoundError`` (unknown base voice).
+    ``resume``, nothing to resume, no ``data``, ``multi_gpu`` without a launcher),
+    ``ModelNotFoundError`` (unknown base voice).
     """
     from speechstudio.tts.voices import _check_name, package_voices, resolve_voice, voices_dir
 
     _check_name(name)
     if multi_gpu:
-        raise UsageError("--multi-gpu: the VITS trainer runs on one GPU; several GPUs are not supported yet "
-                         "(finetune asr supports accelerate launch)")
+        from speechstudio.finetune.parallel import launch_command, launcher_world
+
+        if launcher_world() is None:
+            if launch_args is None:
+                launch_args = ["finetune", "voice", "--base", base, "--out", name, "--run-dir", str(run_dir)]
+                launch_args += (["--data", data] if data else []) + (["--resume"] if resume else [])
+                launch_args += ["--multi-gpu"]
+            raise UsageError("--multi-gpu runs one training process per GPU, started by accelerate's launcher "
+                             "(WORLD_SIZE is not set: no launcher); start it as: " + launch_command(launch_args))
     if not overwrite and (voices_dir() / name).exists():
         raise UsageError(f"a voice named {name!r} already exists: choose another --out or add --overwrite")
     if any(v.name == name for v in package_voices()):
