@@ -158,19 +158,11 @@ class AdaptRun:
 def list_adapt_runs() -> list[AdaptRun]:
     """The CTC runs (``config.json`` with a dataset path and a vocabulary source; voice-cloning
     runs are left out) under the runs folder, newest first."""
-    root = run_dir_for("x").parent
-    if not root.is_dir():
-        return []
-    out = []
-    for d in sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
-                    key=lambda p: p.stat().st_mtime, reverse=True):
-        try:
-            cfg = json.loads((d / "config.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(cfg, dict) and isinstance(cfg.get("dataset"), str) and "vocab_source" in cfg:
-            out.append(AdaptRun(d.name, d, (d / "checkpoints" / "latest.pt").is_file(), cfg))
-    return out
+    from speechstudio.engine.finetune_jobs import run_folders
+
+    return [AdaptRun(d.name, d, (d / "checkpoints" / "latest.pt").is_file(), cfg)
+            for d, cfg in run_folders(run_dir_for("x").parent)
+            if cfg is not None and isinstance(cfg.get("dataset"), str) and "vocab_source" in cfg]
 
 
 # ----------------------------------------------------------------------------- training

@@ -12,6 +12,7 @@ folders, so a run started in one continues in the other).
 """
 from __future__ import annotations
 
+import json
 import queue
 import threading
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from speechstudio.finetune.voice_run import (BaseVoiceInfo, describe_base, finet
                                              run_lock, save_trained_voice, train_config)
 
 __all__ = ["BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "datasets_dir", "recordings_dir",
-           "RunInfo", "list_runs", "DatasetProgress", "BuildDatasetJob", "FineTuneJob", "SaveCloneJob",
+           "RunInfo", "run_folders", "list_runs", "DatasetProgress", "BuildDatasetJob", "FineTuneJob", "SaveCloneJob",
            "ExportJob", "run_with_progress", "save_trained_voice", "train_config"]
 
 
@@ -50,16 +51,25 @@ class RunInfo:
     resumable: bool
 
 
-def list_runs() -> list[RunInfo]:
-    """Run folders under :func:`runs_dir`, newest first (empty when there are none)."""
-    root = runs_dir()
+def run_folders(root: Path) -> Iterator[tuple[Path, dict | None]]:
+    """``(folder, config)`` for each run folder under ``root``, newest first; ``config`` is its
+    ``config.json`` (a dict), or ``None`` when the run has not started yet (no or unreadable file)."""
     if not root.is_dir():
-        return []
-    out = []
+        return
     for d in sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
                     key=lambda p: p.stat().st_mtime, reverse=True):
-        out.append(RunInfo(d.name, d, (d / "checkpoints" / "latest.pt").is_file()))
-    return out
+        try:
+            cfg = json.loads((d / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            cfg = None
+        yield d, cfg if isinstance(cfg, dict) else None
+
+
+def list_runs() -> list[RunInfo]:
+    """Voice-cloning run folders under :func:`runs_dir`, newest first (empty when there are none).
+    Recognition (CTC) runs share the folder and are left out (``adapt_jobs.list_adapt_runs``)."""
+    return [RunInfo(d.name, d, (d / "checkpoints" / "latest.pt").is_file())
+            for d, cfg in run_folders(runs_dir()) if cfg is None or cfg.get("trainer") == "vits"]
 
 
 # ----------------------------------------------------------------------------- helpers
