@@ -116,3 +116,14 @@ def test_a_broken_page_does_not_stop_the_window(qtbot, home, fake_audio, monkeyp
         assert w.current_page() is w.speak
     finally:
         w.shutdown()
+
+
+def test_a_long_status_message_does_not_widen_the_window(win, qtbot):
+    win.resize(1400, 800)
+    qtbot.wait(50)
+    before = win.width()
+    text = "x" * 2000
+    win.show_status(text)
+    qtbot.wait(50)
+    assert win.width() == before and win.minimumSizeHint().width() < 1500
+    assert win.status_label.toolTip() == text

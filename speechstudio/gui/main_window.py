@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDockWidget, QLabel, QListWidget, QMainWindow, QSplitter, QStackedWidget,
-                               QStatusBar, QWidget)
+from PySide6.QtWidgets import (QDockWidget, QLabel, QListWidget, QMainWindow, QSizePolicy, QSplitter,
+                               QStackedWidget, QStatusBar, QWidget)
 
 from speechstudio import __version__
 from speechstudio.gui.common import settings
@@ -62,6 +62,8 @@ class MainWindow(QMainWindow):
         self.setStatusBar(self.status)
         self.status_label = QLabel("Ready")
         self.status_label.setAccessibleName("Status line")
+        # a long message is cut at the window's edge (full text in the tooltip), never widens the window
+        self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.status.addWidget(self.status_label, 1)
         self.engine_label = QLabel("engine idle")
         self.engine_label.setAccessibleName("Engine state")
