@@ -3,7 +3,8 @@ consumed) through the tiny random-weight Wav2Vec2 in the compute engine's worker
 
 The page's stable text must equal an offline StreamingRecognizer run on the same file with the
 same config (random weights give garbage letters, but deterministic ones); Stop leaves no grey
-tail; latency is a number; save is atomic; a missing microphone or a Whisper model is a message.
+tail; latency is a number; save is atomic; a missing microphone is a message; a Whisper model
+dictates too (LocalAgreement).
 """
 from __future__ import annotations
 
@@ -160,12 +161,33 @@ def test_no_audio_backend_is_a_message(page, win):
     assert not page.running and page.start_btn.isEnabled()
 
 
-def test_whisper_model_is_a_message(page, qtbot, whisper_dir, realspeech):
-    page.model_box.setCurrentText(str(whisper_dir))
-    with qtbot.waitSignal(page.finished, timeout=60000):
+def test_whisper_model_dictates(page, qtbot, whisper_dir, realspeech):
+    """A Whisper model (tiny.en) on the page: LocalAgreement-2 stable text with a grey tail while it
+    runs, text close to the recording's reference, latency and language in the summary."""
+    import jiwer
+
+    from speechstudio.engine.dictation import DictateStarted
+
+    page.model_box.setCurrentText("whisper-tiny.en")      # the package model (whisper_dir: installed)
+    assert [page.language_box.itemData(i) for i in range(page.language_box.count())] == [None, "en"]
+    tails: list[str] = []
+    started: list[DictateStarted] = []
+    page.transcript_changed.connect(lambda: tails.append(page.tail_text))
+    page.compute.job_progress.connect(lambda _id, p: started.append(p) if isinstance(p, DictateStarted) else None)
+    with qtbot.waitSignal(page.finished, timeout=180000):
         assert page.start(source=file_source(realspeech))
-    assert "Wav2Vec2" in page.note.text() and "whisper" in page.note.text().lower()
-    assert page.state_label.text() == "error" and not page.running and page.start_btn.isEnabled()
+    assert page.last_error == "", page.last_error
+    assert started and started[0].engine == "whisper" and "LocalAgreement-2" in started[0].window
+    assert any(tails) and page.tail_text == "" and page.tail_ranges() == []
+    assert page.view.toPlainText() == page.text
+    norm = lambda t: " ".join(re.sub(r"[^\w' ]+", " ", t.lower()).split())  # noqa: E731
+    ref = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
+    assert jiwer.wer(norm(ref), norm(page.text)) <= 0.2, page.text
+    r = page.result
+    assert r.language == "en" and 0 < r.latency_p50_s <= r.latency_p90_s and r.rtf > 0
+    assert "word end to stable text" in page.note.text() and "language en" in page.note.text()
+    assert latency_number(page.latency_label.text()) is not None
+    assert page.state_label.text() == "stopped" and not page.running and page.start_btn.isEnabled()
 
 
 def test_fake_microphone_stop_keeps_buffered_words(page, win, qtbot, realspeech):

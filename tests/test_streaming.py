@@ -511,9 +511,3 @@ def test_cli_dictate_errors(tmp_path, tiny_w2v_dir, capsys, monkeypatch):
     rc, out, err = _dictate_here(["--file", str(tmp_path / "x.wav"), "--lookahead-s", "0"], capsys, monkeypatch,
                                  tmp_path)
     assert rc == 2 and "lookahead" in err
-
-
-def test_cli_dictate_refuses_a_whisper_model(whisper_dir, tmp_path, capsys, monkeypatch, realspeech):
-    rc, out, err = _dictate_here(["--file", str(realspeech / JFK), "--fast", "--model", str(whisper_dir),
-                                  "--device", "cpu"], capsys, monkeypatch, tmp_path)
-    assert rc == 2 and "needs a Wav2Vec2 CTC model" in err and out == ""

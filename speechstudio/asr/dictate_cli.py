@@ -1,9 +1,16 @@
 """``speechstudio dictate``: live transcription in the terminal (microphone or a file played live).
 
+Any installed recogniser works: a Wav2Vec2 CTC model streams in fixed-shape windows (the
+low-latency path, CUDA Graph replay on GPU); a Whisper model re-decodes a growing buffer and
+commits what LocalAgreement-2 agrees on (:mod:`speechstudio.asr.whisper_stream`). Without
+``--model`` an installed CTC model is used if there is one, else Whisper
+(:func:`speechstudio.asr.live.default_dictation_model`).
+
 Output: on a terminal the current utterance's stable text and its still-changing tail (dim) are
 redrawn in place and each finished utterance stays on its own line; on a pipe every stable piece
-(the words that became final with one chunk) is printed on its own line and the whole transcript
-is the last line. Settings and timing go to stderr.
+(the words that became final with one update) is printed on its own line and the whole transcript
+is the last line. Settings, timing and the latency achieved (word end to its commit, median and
+p90) go to stderr.
 
 Exit status: 0 done (Ctrl+C is how a microphone session ends), 1 error (e.g. no microphone),
 2 usage error, 130 a file session interrupted.
@@ -18,32 +25,44 @@ import time
 
 def register(subparsers) -> None:
     from speechstudio.asr.streaming import DEFAULT_ENDPOINT_S, DEVICE_DEFAULTS
+    from speechstudio.asr.whisper_stream import DEFAULT_AGREEMENT, DEFAULT_UPDATE_S
 
     gpu, cpu = DEVICE_DEFAULTS["cuda"], DEVICE_DEFAULTS["cpu"]
 
     d = subparsers.add_parser(
         "dictate", help="live transcription from the microphone (or a file played live)",
-        description="Stream audio through a Wav2Vec2 CTC model in fixed-shape windows (CUDA Graph replay "
-                    "on GPU) and print the transcript as it is spoken.")
-    d.add_argument("--model", help="Wav2Vec2 CTC model: name, Hugging Face id or folder")
+        description="Print the transcript as it is spoken. Wav2Vec2 CTC models stream in fixed-shape windows "
+                    "(lowest latency; CUDA Graph replay on GPU); Whisper models re-decode a growing buffer and "
+                    "commit the words two consecutive decodes agree on (LocalAgreement-2, Machacek et al. 2023).")
+    d.add_argument("--model", help="Wav2Vec2 CTC or Whisper model: name, Hugging Face id or folder "
+                                   "(default: an installed CTC model, else Whisper)")
     d.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default auto)")
     d.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"))
+    d.add_argument("--language", default="auto",
+                   help="Whisper: language code (en, fr, ...) or auto to detect it on the first words (default auto)")
+    d.add_argument("--task", default="transcribe", choices=("transcribe", "translate"),
+                   help="Whisper: translate = speech in any language to English text (multilingual models)")
+    d.add_argument("--hotwords", metavar="TEXT", help="Whisper: names and jargon the model should prefer")
     d.add_argument("--input-device", metavar="N", help="microphone: PortAudio input device index or name")
     d.add_argument("--list-devices", action="store_true", help="list microphone input devices and exit")
     d.add_argument("--file", metavar="AUDIO", help="play this recording through the streaming path instead")
     d.add_argument("--fast", action="store_true", help="with --file: as fast as possible, not real time")
     d.add_argument("--chunk-s", type=float,
-                   help=f"audio committed per model call, seconds (default {gpu[0]} on CUDA, {cpu[0]} on CPU)")
+                   help=f"CTC: audio committed per model call, seconds (default {gpu[0]} on CUDA, {cpu[0]} on CPU)")
     d.add_argument("--left-context-s", type=float,
-                   help=f"context before each chunk, seconds (default {gpu[1]} on CUDA, {cpu[1]} on CPU)")
+                   help=f"CTC: context before each chunk, seconds (default {gpu[1]} on CUDA, {cpu[1]} on CPU)")
     d.add_argument("--lookahead-s", type=float,
-                   help=f"context after each chunk, seconds; adds latency (default {gpu[2]} on CUDA, {cpu[2]} on CPU)")
+                   help=f"CTC: context after each chunk, seconds; adds latency (default {gpu[2]} on CUDA, {cpu[2]} on CPU)")
+    d.add_argument("--update-s", type=float, default=DEFAULT_UPDATE_S,
+                   help=f"Whisper: new audio between two decodes, seconds (default {DEFAULT_UPDATE_S:g})")
+    d.add_argument("--agreement", type=int, default=DEFAULT_AGREEMENT, metavar="N",
+                   help=f"Whisper: commit words N consecutive decodes agree on (default {DEFAULT_AGREEMENT})")
     d.add_argument("--block-ms", type=float, default=20.0, help="audio block length in ms (default 20)")
     d.add_argument("--endpoint-s", type=float, default=DEFAULT_ENDPOINT_S,
                    help=f"silence that ends an utterance, seconds; 0 = never (default {DEFAULT_ENDPOINT_S})")
     d.add_argument("--threshold-db", type=float, default=-45.0,
                    help="RMS level in dBFS below which audio counts as silence (default -45)")
-    d.add_argument("--no-cuda-graph", action="store_true", help="run the model eagerly on CUDA too")
+    d.add_argument("--no-cuda-graph", action="store_true", help="CTC: run the model eagerly on CUDA too")
     d.add_argument("--no-download", action="store_true", help="never touch the network")
     d.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     d.set_defaults(func=cmd_dictate)
@@ -86,8 +105,12 @@ class _Printer:
 
 
 def cmd_dictate(args) -> int:
+    from dataclasses import replace
+
+    from speechstudio.asr.live import default_dictation_model, open_recognizer
     from speechstudio.asr.sources import FileSource, MicSource, list_input_devices
-    from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer, WindowGeometry
+    from speechstudio.asr.streaming import StreamConfig, WindowGeometry, commit_latencies
+    from speechstudio.asr.whisper_stream import AgreementConfig
     from speechstudio.errors import UsageError
 
     if args.list_devices:
@@ -103,6 +126,9 @@ def cmd_dictate(args) -> int:
                           threshold_db=args.threshold_db, use_cuda_graph=not args.no_cuda_graph and "auto")
     early = config.resolved("cuda" if str(args.device).startswith("cuda") else "cpu")
     WindowGeometry.from_seconds(early.chunk_s, early.left_context_s, early.lookahead_s)  # bad values: exit 2 now
+    agreement = replace(AgreementConfig.from_stream_config(replace(config, chunk_s=None)), update_s=args.update_s,
+                        agreement=args.agreement).check()
+    language = None if str(args.language).strip().lower() in ("", "auto") else str(args.language).strip().lower()
     if args.file:
         source = FileSource(args.file, block_ms=args.block_ms, realtime=not args.fast)
     else:
@@ -111,48 +137,56 @@ def cmd_dictate(args) -> int:
 
     from speechstudio.asr.load import load_engine
 
-    engine, message = load_engine(args.model, device=args.device, precision=args.precision, batch_size=1,
+    spec, chosen = args.model, ""
+    if not spec:
+        spec, chosen = default_dictation_model(language)
+    engine, message = load_engine(spec, device=args.device, precision=args.precision, batch_size=1,
                                   allow_download=not args.no_download, progress=True)
-    if getattr(engine, "engine", None) != "wav2vec2":
-        raise UsageError(f"dictation needs a Wav2Vec2 CTC model; {engine.model_id} is a {engine.engine} model "
-                         "(pass --model with a Wav2Vec2 model)")
-    print(message, file=sys.stderr)
-    rec = StreamingRecognizer(engine, config, input_rate=source.sample_rate)
-    g = rec.geometry
-    sr = engine.sample_rate
-    print(f"streaming: window {g.window / sr:g} s = left {g.left / sr:g} + chunk {g.chunk / sr:g} + lookahead "
-          f"{g.lookahead / sr:g} s; {getattr(rec.runner, 'kind', 'custom')} runner; input "
+    rec = open_recognizer(engine, config if engine.engine == "wav2vec2" else agreement, input_rate=source.sample_rate,
+                          language=language, task=args.task, hotwords=args.hotwords,
+                          backlog_s=(lambda: source.backlog_s) if hasattr(type(source), "backlog_s") else None)
+    print(f"dictation model {chosen}" if chosen else message, file=sys.stderr)
+    if chosen:
+        print(message, file=sys.stderr)
+    print(f"streaming: {rec.describe()}; input "
           f"{'file ' + str(args.file) if args.file else 'microphone ' + getattr(source, 'name', '')} "
           f"at {source.sample_rate} Hz", file=sys.stderr)
     if not args.file:
         print("listening... press Ctrl+C to stop", file=sys.stderr)
 
     printer = _Printer()
+    latencies: list[float] = []
     interrupted = False
     t0 = time.perf_counter()
     try:
         for block in source.blocks():
             for u in rec.push(block):
+                latencies += commit_latencies(u)
                 printer.update(u)
     except KeyboardInterrupt:
         interrupted = True
         source.stop()
     for u in rec.stop():  # Stop flushes what is buffered: the last words are kept
+        latencies += commit_latencies(u)
         printer.update(u)
     printer.finish(rec.text)
     wall = time.perf_counter() - t0
-    _print_stats(rec, wall)
+    _print_stats(rec, wall, latencies)
     return 130 if interrupted and args.file else 0
 
 
-def _print_stats(rec, wall: float) -> None:
-    import numpy as np
+def _print_stats(rec, wall: float, latencies: list[float]) -> None:
+    from speechstudio.asr.live import dictation_stats
 
-    audio_s = rec.received / rec.engine.sample_rate
-    times = np.array(rec.chunk_times) if rec.chunk_times else None
-    parts = [f"{audio_s:.1f} s audio in {wall:.1f} s", f"{len(rec.chunk_times)} chunks"]
-    if times is not None:
-        chunk_s = rec.geometry.chunk / rec.engine.sample_rate
-        p50, p95 = np.percentile(times, 50) * 1000, np.percentile(times, 95) * 1000
-        parts.append(f"compute per chunk p50 {p50:.0f} ms, p95 {p95:.0f} ms (RTF {np.median(times) / chunk_s:.2f})")
+    st = dictation_stats(rec, latencies)
+    what = "decodes" if hasattr(rec, "update_audio_s") else "chunks"
+    parts = [f"{st['audio_s']:.1f} s audio in {wall:.1f} s", f"{st['updates']} {what}"]
+    if st["compute_p50_s"] is not None:
+        parts.append(f"compute per {what[:-1]} p50 {st['compute_p50_s'] * 1000:.0f} ms, "
+                     f"p95 {st['compute_p95_s'] * 1000:.0f} ms (RTF {st['rtf']:.2f})")
+    if st["latency_p50_s"] is not None:
+        parts.append(f"latency word end to commit p50 {st['latency_p50_s']:.2f} s, p90 {st['latency_p90_s']:.2f} s")
+    if st["language"]:
+        prob = st["language_probability"]
+        parts.append(f"language {st['language']}" + (f" (p={prob:.2f})" if prob is not None else ""))
     print("dictate: " + "; ".join(parts), file=sys.stderr)

@@ -371,8 +371,9 @@ class StreamingRecognizer:
                  runner: Callable[[np.ndarray], np.ndarray] | None = None,
                  on_logits: Callable[[int, np.ndarray], None] | None = None) -> None:
         if getattr(engine, "engine", "wav2vec2") != "wav2vec2" or not hasattr(engine, "window_logits"):
-            raise UsageError(f"dictation needs a Wav2Vec2 CTC model; {getattr(engine, 'model_id', 'this model')} "
-                             f"is a {getattr(engine, 'engine', type(engine).__name__)} model")
+            raise UsageError(f"StreamingRecognizer needs a Wav2Vec2 CTC model; {getattr(engine, 'model_id', 'this model')} "
+                             f"is a {getattr(engine, 'engine', type(engine).__name__)} model (Whisper streams with "
+                             "speechstudio.asr.live.open_recognizer: LocalAgreement re-decoding)")
         self.engine = engine
         self.config = (config or StreamConfig()).resolved(getattr(engine, "device", "cpu"))
         c = self.config
@@ -399,6 +400,13 @@ class StreamingRecognizer:
         self.stopped = False
 
     # ------------------------------------------------------------------ public API
+    def describe(self) -> str:
+        """One line for the CLI / GUI, e.g. ``"window 1.74 s = left 0.5 + chunk 1 + lookahead 0.24 s;
+        eager runner"``."""
+        g, sr = self.geometry, self.engine.sample_rate
+        return (f"window {g.window / sr:g} s = left {g.left / sr:g} + chunk {g.chunk / sr:g} + lookahead "
+                f"{g.lookahead / sr:g} s; {getattr(self.runner, 'kind', 'custom')} runner")
+
     def push(self, block: np.ndarray) -> list[StreamUpdate]:
         """Feed one block, ``np.ndarray`` shape (n,) or (n, channels) at ``input_rate``, float in
         [-1, 1] (or integer PCM). Returns the updates it caused (often none; one per chunk).
@@ -485,6 +493,13 @@ class StreamingRecognizer:
         return u
 
 
+def commit_latencies(update: StreamUpdate) -> list[float]:
+    """Seconds from the end of each word that became stable with ``update`` to the moment it is
+    shown: audio received when the update was made minus the word's end time, plus the update's
+    compute time (queueing behind a slow model not included). One value per ``update.words``."""
+    return [max(0.0, update.audio_s - w.end_s) + update.compute_s for w in update.words]
+
+
 def stream_file_blocks(audio: np.ndarray, block: int) -> Iterator[np.ndarray]:
     """Cut ``audio`` (``np.ndarray`` shape (n,) or (n, ch)) into consecutive blocks of ``block``
     samples (the last may be shorter)."""
@@ -493,5 +508,5 @@ def stream_file_blocks(audio: np.ndarray, block: int) -> Iterator[np.ndarray]:
 
 
 __all__ = ["StreamConfig", "StreamUpdate", "StreamingRecognizer", "WindowGeometry", "BlockResampler",
-           "to_mono_float32", "stream_file_blocks", "DEVICE_DEFAULTS", "DEFAULT_CHUNK_S", "DEFAULT_LEFT_CONTEXT_S",
+           "to_mono_float32", "stream_file_blocks", "commit_latencies", "DEVICE_DEFAULTS", "DEFAULT_CHUNK_S", "DEFAULT_LEFT_CONTEXT_S",
            "DEFAULT_LOOKAHEAD_S", "DEFAULT_ENDPOINT_S"]

@@ -1,13 +1,15 @@
-"""Live dictation as an engine job: a microphone (or a file played live) through
-:class:`~speechstudio.asr.streaming.StreamingRecognizer` in the engine's worker thread.
+"""Live dictation as an engine job: a microphone (or a file played live) through a streaming
+recogniser (:func:`speechstudio.asr.live.open_recognizer`: Wav2Vec2 CTC windows, or Whisper
+re-decoding with LocalAgreement-2) in the engine's worker thread.
 
 Qt-free. The GUI builds an audio source in its own thread (so "no microphone" is an immediate
 message), submits a :class:`DictateJob` to the compute engine (the model comes from the engine's
-:class:`~speechstudio.engine.worker.ModelCache`, shared with Transcribe) and listens to
-``job_progress``. The job yields, in order:
+:class:`~speechstudio.engine.worker.ModelCache`, shared with Transcribe; no model chosen = an
+installed CTC model, else Whisper: :func:`~speechstudio.asr.live.default_dictation_model`) and
+listens to ``job_progress``. The job yields, in order:
 
-* :class:`~speechstudio.engine.worker.Status` while the model loads;
-* one :class:`DictateStarted` (model, window geometry, input) before the first block;
+* :class:`~speechstudio.engine.worker.Status` while the model is chosen and loads;
+* one :class:`DictateStarted` (model, streaming policy, input) before the first block;
 * every :class:`~speechstudio.asr.streaming.StreamUpdate` (``partial`` / ``final``);
 * :class:`DictateLevel` at most every ``LEVEL_INTERVAL_S`` of wall time: input level (dBFS) and
   the log-mel frames of the audio since the previous one, for the level meter and the live mel
@@ -31,7 +33,6 @@ from speechstudio.asr.sources import queued_blocks
 from speechstudio.audio.devices import AudioUnavailableError, rms_dbfs
 from speechstudio.engine.jobs import Job
 from speechstudio.engine.worker import Status
-from speechstudio.errors import UsageError
 
 LEVEL_INTERVAL_S = 0.05
 
@@ -93,12 +94,14 @@ class DeviceSource:
 class DictateStarted:
     """The model is loaded and the source is about to open."""
 
-    message: str          # which model, on which device
+    message: str          # which model, on which device (and why it was chosen)
     model_id: str
     device: str
-    window: str           # e.g. "window 1.74 s = left 0.5 + chunk 1 + lookahead 0.24 s; eager runner"
+    window: str           # the streaming policy, e.g. "window 1.74 s = left 0.5 + chunk 1 + lookahead 0.24 s;
+                          # eager runner" (CTC) or "LocalAgreement-2 re-decoding every 1 s; ..." (Whisper)
     source: str           # microphone name or file
     input_rate: int       # Hz
+    engine: str = "wav2vec2"   # "wav2vec2" | "whisper"
 
 
 @dataclass(frozen=True)
@@ -117,13 +120,22 @@ class DictateLevel:
 @dataclass(frozen=True)
 class DictateResult:
     """What a finished session produced: the whole text, its segments, seconds of audio, and
-    per-chunk compute time (seconds, p50 / p95; 0 when no chunk ran)."""
+    compute time per model call (seconds, p50 / p95; 0 when none ran). ``latency_p50_s`` /
+    ``latency_p90_s``: seconds from a word's end to its commit
+    (:func:`~speechstudio.asr.streaming.commit_latencies`; None without words); ``rtf``: median
+    compute / new audio per model call (< 1 keeps up with real time; None when none ran);
+    ``language`` / ``language_probability``: Whisper's language (None for CTC or unknown)."""
 
     text: str
     segments: tuple
     audio_s: float
     chunk_p50_s: float
     chunk_p95_s: float
+    latency_p50_s: float | None = None
+    latency_p90_s: float | None = None
+    rtf: float | None = None
+    language: str | None = None
+    language_probability: float | None = None
 
 
 class _StopEvent(threading.Event):
@@ -138,23 +150,21 @@ class _StopEvent(threading.Event):
         self._source.stop()
 
 
-def _check_kind(kind: str, model_id: str, spec: str | None) -> None:
-    if kind != "wav2vec2":
-        hint = ("the default model is Wav2Vec2 only when facebook/wav2vec2-base-960h is downloaded "
-                "(Models page)" if spec is None else "choose a Wav2Vec2 model")
-        raise UsageError(f"dictation needs a Wav2Vec2 CTC model; {model_id} is a {kind} model ({hint})")
-
-
 class DictateJob(Job):
-    """Stream ``source`` through the cached Wav2Vec2 model ``model`` (``None`` = default model)
-    with ``config`` (a :class:`~speechstudio.asr.streaming.StreamConfig`; ``None`` = defaults
-    for the device). Raises :class:`UsageError` for a model that is not Wav2Vec2 CTC."""
+    """Stream ``source`` through the cached model ``model`` (``None`` = the default dictation
+    model) with ``config`` (a :class:`~speechstudio.asr.streaming.StreamConfig` or, for Whisper,
+    an :class:`~speechstudio.asr.whisper_stream.AgreementConfig`; ``None`` = defaults for the
+    device). ``language`` (``None`` = detect), ``task`` and ``hotwords`` apply to Whisper models.
+    Raises :class:`~speechstudio.errors.UsageError` for options the model cannot honour and
+    :class:`~speechstudio.errors.ModelNotFoundError` when no recogniser is installed."""
 
     def __init__(self, source, model: str | None = None, device: str = "auto", precision: str = "auto",
-                 config=None) -> None:
+                 config=None, *, language: str | None = None, task: str = "transcribe",
+                 hotwords: str | None = None) -> None:
         super().__init__()
         self.source = source
         self.model, self.device, self.precision, self.config = model, device, precision, config
+        self.language, self.task, self.hotwords = language, task, hotwords
         self.cancel = _StopEvent(source)
 
     def describe(self) -> str:
@@ -165,31 +175,29 @@ class DictateJob(Job):
         self.source.stop()
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.asr.streaming import BlockResampler, StreamingRecognizer
+        from speechstudio.asr.live import default_dictation_model, dictation_stats, open_recognizer
+        from speechstudio.asr.streaming import BlockResampler, commit_latencies
         from speechstudio.audio.mel import StreamingLogMel
 
-        if not models.has_asr(self.model, self.device, self.precision):
-            # check the kind first: a Whisper model is refused without loading it (and without
-            # evicting the model Transcribe has cached)
-            from speechstudio.hub.resolve import resolve_model
-
-            resolved = resolve_model(self.model, allow_download=False, progress=False)
-            _check_kind(resolved.engine, resolved.model_id, self.model)
-            yield Status(f"loading model {self.model or '(default)'} ...")
-        engine, message = models.asr(self.model, self.device, self.precision)
-        _check_kind(getattr(engine, "engine", "?"), engine.model_id, self.model)
+        spec, chosen = self.model, ""
+        if spec is None:
+            spec, chosen = default_dictation_model(self.language)
+        if not models.has_asr(spec, self.device, self.precision):
+            yield Status(f"loading model {spec} ...")
+        engine, message = models.asr(spec, self.device, self.precision)
         rate = int(self.source.sample_rate)
-        rec = StreamingRecognizer(engine, self.config, input_rate=rate)
-        g, sr = rec.geometry, engine.sample_rate
-        window = (f"window {g.window / sr:g} s = left {g.left / sr:g} + chunk {g.chunk / sr:g} + lookahead "
-                  f"{g.lookahead / sr:g} s; {getattr(rec.runner, 'kind', 'custom')} runner")
+        backlog = (lambda: self.source.backlog_s) if hasattr(type(self.source), "backlog_s") else None
+        rec = open_recognizer(engine, self.config, input_rate=rate, language=self.language, task=self.task,
+                              hotwords=self.hotwords, backlog_s=backlog)
         src_name = getattr(self.source, "name", None) or str(getattr(self.source, "path", "input"))
-        yield DictateStarted(message or f"using {engine.model_id} on {engine.device}", engine.model_id,
-                             str(engine.device), window, src_name, rate)
+        message = message or f"using {engine.model_id} on {engine.device}"
+        yield DictateStarted(f"{chosen}; {message}" if chosen else message, engine.model_id, str(engine.device),
+                             rec.describe(), src_name, rate, getattr(engine, "engine", "wav2vec2"))
 
         to16 = BlockResampler(rate, 16000)
         mel = StreamingLogMel(16000)
         frames: list[np.ndarray] = []
+        latencies: list[float] = []
         peak = -100.0
         received = 0
         last = time.perf_counter()
@@ -199,7 +207,9 @@ class DictateJob(Job):
             f = mel.push(to16(block))
             if len(f):
                 frames.append(f)
-            yield from rec.push(block)
+            for u in rec.push(block):
+                latencies += commit_latencies(u)
+                yield u
             now = time.perf_counter()
             if now - last >= LEVEL_INTERVAL_S:
                 yield self._level(peak, frames, received / rate, self.source)
@@ -207,10 +217,13 @@ class DictateJob(Job):
         if frames:
             yield self._level(peak, frames, received / rate, self.source)
         yield DictateLevel(-100.0, np.zeros((0, 80), np.float32), received / rate)
-        yield from rec.stop()  # flush: the last words are kept
-        times = np.asarray(rec.chunk_times or [0.0])
-        self.result = DictateResult(rec.text, tuple(rec.segments), received / rate,
-                                    float(np.percentile(times, 50)), float(np.percentile(times, 95)))
+        for u in rec.stop():  # flush: the last words are kept
+            latencies += commit_latencies(u)
+            yield u
+        st = dictation_stats(rec, latencies)
+        self.result = DictateResult(rec.text, tuple(rec.segments), received / rate, st["compute_p50_s"] or 0.0,
+                                    st["compute_p95_s"] or 0.0, st["latency_p50_s"], st["latency_p90_s"], st["rtf"],
+                                    st["language"], st["language_probability"])
 
     @staticmethod
     def _level(peak: float, frames: list[np.ndarray], audio_s: float, source) -> DictateLevel:

@@ -1,14 +1,22 @@
-"""Dictate page: live microphone transcription with a streaming Wav2Vec2 CTC model.
+"""Dictate page: live microphone transcription with any installed recogniser.
 
-Start / Stop, model / device / microphone pickers, a live transcript (stable text in the normal
-text colour, the still-changing tail grey), input level meter, latency (ms behind real time),
-Copy, Save as… and Send to file… (append). The live mel view (the main window's dock) gets the
-microphone's log-mel frames through :attr:`AudioHub.mel_frames`.
+A Wav2Vec2 CTC model streams in fixed-shape windows (the lowest latency); a Whisper model
+re-decodes a growing buffer and commits the words two consecutive decodes agree on
+(LocalAgreement-2, :mod:`speechstudio.asr.whisper_stream`), in any language it knows. "(default)"
+is an installed CTC model if there is one, else Whisper.
+
+Start / Stop, model / device / microphone pickers, language / task / vocabulary (Whisper; the
+Transcribe page's :class:`~speechstudio.gui.transcribe_options.LanguageOptions`, settings under
+``dictate/``), a live transcript (stable text in the normal text colour, the still-changing tail
+grey), input level meter, latency (ms behind real time), Copy, Save as… and Send to file…
+(append). The live mel view (the main window's dock) gets the microphone's log-mel frames through
+:attr:`AudioHub.mel_frames`.
 
 View only: recognition runs as a :class:`~speechstudio.engine.dictation.DictateJob` in the
 compute engine's worker thread (the model cache is shared with Transcribe); results come back as
 queued Qt signals. Stop ends the input and the job flushes what is buffered, so the last words
-are kept. Errors (no microphone, a Whisper model, a missing model) are shown in the page.
+are kept. Errors (no microphone, a missing model, an option the model cannot honour) are shown
+in the page.
 """
 from __future__ import annotations
 
@@ -25,6 +33,7 @@ from speechstudio.engine.dictation import DeviceSource, DictateJob, DictateLevel
 from speechstudio.engine.worker import Status
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import DEFAULT_MODEL, LevelMeter, ModelPicker, device_picker, settings
+from speechstudio.gui.transcribe_options import LanguageOptions
 
 TAIL_COLOR = "#8a8a8a"
 
@@ -87,7 +96,9 @@ class DictatePage(QWidget):
         top = QHBoxLayout()
         top.addWidget(QLabel("Model"))
         self.model_box = ModelPicker("Dictation model",
-                                     "A Wav2Vec2 CTC model: installed name, Hugging Face id, or a model folder")
+                                     "Any installed recogniser: a Wav2Vec2 CTC model (lowest latency) or Whisper "
+                                     "(any language, punctuation; about a second more delay). (default): an "
+                                     "installed CTC model, else Whisper. Installed name, Hugging Face id or folder")
         top.addWidget(self.model_box, 1)
         top.addWidget(QLabel("Device"))
         self.device_box = device_picker("Dictation device")
@@ -98,6 +109,13 @@ class DictatePage(QWidget):
         self.mic_box.setAccessibleName("Dictation microphone")
         top.addWidget(self.mic_box, 1)
         lay.addLayout(top)
+        self.language_options = LanguageOptions()
+        self.language_options.language_box.setAccessibleName("Dictation language")
+        self.language_options.language_box.setToolTip("Whisper: auto detects the language on the first words and "
+                                                      "keeps it; (default) model with a language other than English: "
+                                                      "a multilingual Whisper model")
+        self.language_box = self.language_options.language_box
+        lay.addWidget(self.language_options)
 
         row = QHBoxLayout()
         self.start_btn = QPushButton("● Start")
@@ -159,18 +177,24 @@ class DictatePage(QWidget):
         self.save_btn.clicked.connect(self._save_dialog)
         self.send_btn.clicked.connect(self._send_dialog)
         self.clear_btn.clicked.connect(self.clear)
+        self.model_box.currentTextChanged.connect(self.language_options.set_model)
 
     def _restore(self) -> None:
         s = settings()
         model = s.value("dictate/model") or s.value("transcribe/model") or DEFAULT_MODEL
         self.model_box.setCurrentText(str(model))
         self.device_box.setCurrentText(str(s.value("dictate/device") or s.value("transcribe/device") or "auto"))
+        self.language_options.set_model(str(model))
+        self.language_options.set_language(str(s.value("dictate/language", "") or "") or None)
+        self.language_options.set_task(str(s.value("dictate/task", "transcribe")))
 
     def save_settings(self) -> None:
         s = settings()
         s.setValue("dictate/model", self.model_box.currentText())
         s.setValue("dictate/device", self.device_box.currentText())
         s.setValue("dictate/mic_name", self.mic_box.currentText())
+        s.setValue("dictate/language", self.language_options.language() or "")
+        s.setValue("dictate/task", self.language_options.task())
 
     def set_models(self, names: list[str]) -> None:
         """Fill the model picker with installed model names (keeps the current text)."""
@@ -214,7 +238,7 @@ class DictatePage(QWidget):
         have = bool(self.text)
         self.start_btn.setEnabled(not run)
         self.stop_btn.setEnabled(run)
-        for w in (self.model_box, self.device_box, self.mic_box):
+        for w in (self.model_box, self.device_box, self.mic_box, self.language_options):
             w.setEnabled(not run and (w is not self.mic_box or self._mic_ok))
         self.copy_btn.setEnabled(have)
         self.save_btn.setEnabled(have)
@@ -256,7 +280,9 @@ class DictatePage(QWidget):
         self.latency_ms = None
         self.backlog_s = 0.0
         self.latency_label.setText("latency: —")
-        self.job = DictateJob(source, self.model_spec(), device=self.device_box.currentText(), config=self.config)
+        opts = self.language_options
+        self.job = DictateJob(source, self.model_spec(), device=self.device_box.currentText(), config=self.config,
+                              language=opts.language(), task=opts.task(), hotwords=opts.hotwords())
         self.job_id = self.compute.submit(self.job)
         self.state_label.setText("starting…")
         self.note.setText("waiting for the engine…" if self.compute.busy else "")
@@ -312,14 +338,25 @@ class DictatePage(QWidget):
         if isinstance(result, DictateResult):
             self.result = result
             self.state_label.setText("stopped")
-            self.note.setText(f"{result.audio_s:.1f} s dictated; model time per chunk "
-                              f"{result.chunk_p50_s * 1000:.0f} ms p50 / {result.chunk_p95_s * 1000:.0f} ms p95")
+            self.note.setText(self.summary(result))
         if status == "failed":
             self._error(f"dictation failed: {result}")
         elif status == "cancelled" and not isinstance(result, DictateResult):
             self.state_label.setText("cancelled")
         self._update_buttons()
         self.finished.emit(self.text)
+
+    @staticmethod
+    def summary(result: DictateResult) -> str:
+        """One line on a finished session: audio, model time per call, latency, language."""
+        parts = [f"{result.audio_s:.1f} s dictated; model time per call {result.chunk_p50_s * 1000:.0f} ms p50 / "
+                 f"{result.chunk_p95_s * 1000:.0f} ms p95" + (f" (RTF {result.rtf:.2f})" if result.rtf is not None else "")]
+        if result.latency_p50_s is not None:
+            parts.append(f"word end to stable text {result.latency_p50_s:.2f} s p50 / {result.latency_p90_s:.2f} s p90")
+        if result.language:
+            prob = result.language_probability
+            parts.append(f"language {result.language}" + (f" ({prob:.2f})" if prob is not None else ""))
+        return "; ".join(parts)
 
     # ------------------------------------------------------------------ transcript view
     def show_update(self, u) -> None:

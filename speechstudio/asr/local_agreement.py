@@ -1,0 +1,171 @@
+"""LocalAgreement-n: commit the prefix of a re-decoded transcript that n consecutive hypotheses agree on.
+
+Source: Macháček, Dabre and Bojar, "Turning Whisper into Real-Time Transcription System"
+(IJCNLP-AACL 2023, system demonstrations), reference code ``ufal/whisper_streaming``
+(``whisper_online.py``, class ``HypothesisBuffer``). A recogniser that re-decodes a growing audio
+buffer produces one *hypothesis* (timed words) per update; a word is *committed* (stable, never
+changed again) once it is in the longest common prefix of the last ``n`` hypotheses (the paper
+uses n = 2). What is not committed yet is the *tail* (shown grey).
+
+Before comparing, each new hypothesis loses the words that re-transcribe committed audio still
+in the buffer:
+
+* *anchor* (added here): when the last 3, else 2, else 1 committed words occur in the hypothesis
+  with their last word ending within 1 s of the last committed end, everything up to them is
+  dropped (the occurrence closest in time wins). Word timestamps jitter by a tenth of a second
+  or more between decodes; with the time rule alone a word starting 0.12 s earlier than the
+  last committed end in the next decode was dropped and lost for good (seen with tiny.en on
+  whisper_jfk.flac: "ask not what your country" became "ask not your country");
+* otherwise, as in ``HypothesisBuffer.insert``: words starting before ``last committed end -
+  0.1 s`` are dropped, and when the first remaining word starts within 1 s of the last
+  committed end, the first ``i`` words (``i = 1..5``, the smallest that matches) are dropped if
+  they repeat the last ``i`` committed words (a word re-transcribed across a buffer cut). The last
+  committed words are remembered across buffer trimming (the reference forgets those trimmed away).
+
+Words are compared by their exact text (punctuation and case included, as in the reference), so
+"country," and "country." disagree and wait for another update.
+
+Qt-free and model-free; times are seconds (any origin, as long as all hypotheses share it).
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import Iterable, Sequence
+
+from speechstudio.asr.types import Word
+
+# Numbers from ufal/whisper_streaming HypothesisBuffer.insert.
+START_TOLERANCE_S = 0.1     # keep words starting after last_committed_end - 0.1 s
+NGRAM_WINDOW_S = 1.0        # look for repeated committed words when the hypothesis starts this close
+MAX_NGRAM = 5               # longest repeated n-gram removed
+ANCHOR_WORDS = 3            # committed words looked for in a new hypothesis (added here, see above)
+
+SENTENCE_END = (".", "?", "!", "。", "？", "！", "…")
+
+
+def ends_sentence(word: Word) -> bool:
+    """True when ``word`` ends a sentence (its text ends with . ? ! or their CJK forms, after any
+    closing quotes/brackets)."""
+    return word.text.rstrip("\"'”’)]»").endswith(SENTENCE_END)
+
+
+class LocalAgreement:
+    """The LocalAgreement-``n`` policy over a sequence of hypotheses (see the module docstring).
+
+    Usage::
+
+        la = LocalAgreement(2)
+        for hyp in hypotheses:            # list[Word] per update, times in seconds
+            new = la.insert(hyp)          # words committed by this hypothesis (often [])
+            show(la.committed, la.tail)
+        last = la.flush()                 # end of stream: the tail of the newest hypothesis
+
+    ``n >= 1`` (``n = 1`` commits every hypothesis whole). ``start_s``: nothing before this time
+    is expected (a new utterance's start). Raises ``ValueError`` for ``n < 1``.
+    """
+
+    def __init__(self, n: int = 2, *, start_s: float = 0.0) -> None:
+        if int(n) < 1:
+            raise ValueError(f"LocalAgreement needs n >= 1, got {n}")
+        self.n = int(n)
+        self.last_committed_end = float(start_s)
+        self.committed: list[Word] = []          # everything committed, in order
+        self.committed_in_buffer: list[Word] = []
+        self._recent: deque[Word] = deque(maxlen=MAX_NGRAM)
+        self._history: deque[list[Word]] = deque(maxlen=max(1, self.n - 1))  # previous uncommitted tails
+        self._tail: list[Word] = []
+
+    @property
+    def tail(self) -> list[Word]:
+        """The newest hypothesis' words that are not committed (still changing)."""
+        return list(self._tail)
+
+    def _anchor(self, words: list[Word]) -> int | None:
+        """Index after the last committed words found in ``words`` near the last commit, or None."""
+        recent = [w.text for w in self._recent]
+        for k in range(min(ANCHOR_WORDS, len(recent)), 0, -1):
+            best = None
+            for j in range(len(words) - k + 1):
+                if [w.text for w in words[j:j + k]] == recent[-k:]:
+                    gap = abs(words[j + k - 1].end_s - self.last_committed_end)
+                    if gap < NGRAM_WINDOW_S and (best is None or gap < best[0]):
+                        best = (gap, j + k)
+            if best is not None:
+                return best[1]
+        return None
+
+    def _clean(self, words: Iterable[Word]) -> list[Word]:
+        words = [w for w in words if w.text]
+        cut = self._anchor(words)
+        if cut is not None:
+            return words[cut:]
+        new = [w for w in words if w.start_s > self.last_committed_end - START_TOLERANCE_S]
+        if new and self._recent and abs(new[0].start_s - self.last_committed_end) < NGRAM_WINDOW_S:
+            recent = [w.text for w in self._recent]
+            for i in range(1, min(len(recent), len(new), MAX_NGRAM) + 1):
+                if recent[-i:] == [w.text for w in new[:i]]:
+                    new = new[i:]
+                    break
+        return new
+
+    def insert(self, words: Sequence[Word]) -> list[Word]:
+        """Add one hypothesis (``Word`` list in time order); return the words it commits: the
+        longest common prefix (by text) of it and the ``n - 1`` previous hypotheses, with this
+        hypothesis' times. Nothing is committed before ``n`` hypotheses have been seen."""
+        new = self._clean(words)
+        k = 0
+        if self.n == 1:
+            k = len(new)
+        elif len(self._history) == self.n - 1:
+            others = list(self._history)
+            while k < len(new) and all(k < len(h) and h[k].text == new[k].text for h in others):
+                k += 1
+        commit = new[:k]
+        self._history = deque((h[k:] for h in self._history), maxlen=self._history.maxlen)
+        self._history.append(new[k:])
+        self._tail = new[k:]
+        self._commit(commit)
+        return commit
+
+    def _commit(self, words: list[Word]) -> None:
+        if not words:
+            return
+        self.committed.extend(words)
+        self.committed_in_buffer.extend(words)
+        self._recent.extend(words)
+        self.last_committed_end = max(self.last_committed_end, words[-1].end_s)
+
+    def flush(self) -> list[Word]:
+        """End of stream (or utterance): commit the newest hypothesis' tail and return it."""
+        out = self._tail
+        self._commit(out)
+        self._tail = []
+        self._history.clear()
+        return out
+
+    def force(self, upto_s: float) -> list[Word]:
+        """Commit the tail's words that end at or before ``upto_s`` (seconds), without agreement:
+        for a buffer that must be cut before any word there was agreed on. Returns them."""
+        k = 0
+        while k < len(self._tail) and self._tail[k].end_s <= upto_s:
+            k += 1
+        out = self._tail[:k]
+        self._tail = self._tail[k:]
+        self._history.clear()           # agreement starts again from the next hypothesis
+        self._commit(out)
+        return out
+
+    def pop_committed(self, time_s: float) -> None:
+        """Forget committed words ending at or before ``time_s``: the buffer was cut there."""
+        while self.committed_in_buffer and self.committed_in_buffer[0].end_s <= time_s:
+            self.committed_in_buffer.pop(0)
+
+    def last_sentence_end(self) -> float | None:
+        """End time (s) of the last committed word in the buffer that ends a sentence, or None."""
+        for w in reversed(self.committed_in_buffer):
+            if ends_sentence(w):
+                return w.end_s
+        return None
+
+
+__all__ = ["LocalAgreement", "ends_sentence", "SENTENCE_END"]

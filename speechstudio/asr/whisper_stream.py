@@ -1,0 +1,432 @@
+"""Live dictation with Whisper: re-decode a growing buffer, commit what LocalAgreement-n agrees on.
+
+Method and numbers from Macháček, Dabre and Bojar, "Turning Whisper into Real-Time Transcription
+System" (IJCNLP-AACL 2023 demo), reference code ``ufal/whisper_streaming`` (``whisper_online.py``:
+``OnlineASRProcessor``). Qt-free. Usage (same interface as the CTC
+:class:`~speechstudio.asr.streaming.StreamingRecognizer`)::
+
+    rec = LocalAgreementRecognizer(WhisperHypotheses(engine), AgreementConfig(), input_rate=44100)
+    for block in source.blocks():          # np.ndarray[float32] shape (n,), 44.1 kHz
+        for u in rec.push(block):          # StreamUpdate: stable text, grey tail, new words
+            show(u.stable_text, u.tail_text)
+    for u in rec.stop():                   # the last hypothesis is committed whole: nothing lost
+        ...
+
+How it runs (times in seconds, audio at 16 kHz):
+
+* The energy endpointer (:mod:`speechstudio.asr.endpointing`, the CTC path's settings) cuts the
+  stream into utterances; silence never reaches the model.
+* Inside an utterance the *buffer* (audio from the last cut to now) is decoded whenever
+  ``update_s`` of new audio has arrived (the reference's ``--min-chunk-size``, 1 s), or later when
+  a live source has audio waiting (``backlog_s() > 0``: the model fell behind, so one update covers
+  all of it, as the reference's real-time mode does). Each decode is one *hypothesis*.
+* :class:`~speechstudio.asr.local_agreement.LocalAgreement` commits the prefix the last
+  ``agreement`` (n) hypotheses share; the rest of the newest one is the tail.
+* The decoder is prompted with the last ``prompt_chars`` (200) characters of committed text that
+  lie before the buffer (reference ``OnlineASRProcessor.prompt``).
+* Buffer trimming: once the buffer is longer than ``trim_s`` it is cut at the end of the last
+  committed sentence (a committed word ending in . ? !; the reference's "sentence" option uses a
+  sentence splitter instead). It never grows past ``max_buffer_s`` (Whisper sees at most 30 s):
+  it is then cut at the last committed word, or, when nothing there was agreed on, the words in
+  its first half are committed without agreement and it is cut after them.
+* Endpoint or Stop: the buffer is decoded once more if audio arrived since the last decode, and
+  that hypothesis is committed whole (reference ``finish``): Stop never drops the last words.
+
+Latency: a word is committed at the update that makes n hypotheses agree, so it appears about
+``(n - 1) * update_s`` + the decode time after it was spoken (see ``bench/bench_dictate_whisper.py``).
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Iterator, Protocol
+
+import numpy as np
+
+from speechstudio.asr.endpointing import EnergyEndpointer
+from speechstudio.asr.local_agreement import LocalAgreement
+from speechstudio.asr.streaming import BlockResampler, StreamUpdate
+from speechstudio.asr.types import Segment, Word
+from speechstudio.errors import UsageError
+
+log = logging.getLogger(__name__)
+
+# ufal/whisper_streaming: --min-chunk-size 1.0, 200-character prompt, n = 2 (LocalAgreement-2);
+# a 30 s cap is Whisper's input length (openai/whisper audio.py CHUNK_LENGTH).
+DEFAULT_UPDATE_S = 1.0
+DEFAULT_AGREEMENT = 2
+DEFAULT_TRIM_S = 10.0
+DEFAULT_MAX_BUFFER_S = 20.0
+DEFAULT_PROMPT_CHARS = 200
+WHISPER_WINDOW_S = 30.0
+NO_SPEECH_DROP = 0.9      # words of segments with no_speech_prob above this are dropped (reference ts_words)
+# scripts written without spaces between words: faster-whisper's words join with "" there
+NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "yue", "th", "lo", "my", "km", "bo"})
+
+
+@dataclass(frozen=True)
+class AgreementConfig:
+    """Settings of :class:`LocalAgreementRecognizer` (seconds, dBFS, characters).
+
+    ``update_s``: new audio between two decodes; ``agreement``: n of LocalAgreement-n (>= 1);
+    ``trim_s``: buffer length after which it is cut at a committed sentence end;
+    ``max_buffer_s``: hard cap on the buffer (<= 30 s); ``prompt_chars``: committed text given
+    as the decoder prompt (0: none). Endpointing (``endpoint_s``, ``threshold_db``,
+    ``min_speech_s``, ``preroll_s``) as in :class:`~speechstudio.asr.streaming.StreamConfig`.
+    Raises :class:`~speechstudio.errors.UsageError` for values out of range (see :meth:`check`).
+    """
+
+    update_s: float = DEFAULT_UPDATE_S
+    agreement: int = DEFAULT_AGREEMENT
+    trim_s: float = DEFAULT_TRIM_S
+    max_buffer_s: float = DEFAULT_MAX_BUFFER_S
+    prompt_chars: int = DEFAULT_PROMPT_CHARS
+    endpoint_s: float | None = 1.0
+    threshold_db: float = -45.0
+    min_speech_s: float = 0.06
+    preroll_s: float = 0.3
+
+    @classmethod
+    def from_stream_config(cls, c) -> "AgreementConfig":
+        """The endpointing settings of a :class:`~speechstudio.asr.streaming.StreamConfig`; its
+        ``chunk_s`` (audio per model call), when set, becomes ``update_s``."""
+        out = cls(endpoint_s=c.endpoint_s, threshold_db=c.threshold_db, min_speech_s=c.min_speech_s,
+                  preroll_s=c.preroll_s)
+        return replace(out, update_s=c.chunk_s) if c.chunk_s else out
+
+    def check(self) -> "AgreementConfig":
+        if not 0.05 <= self.update_s <= 10:
+            raise UsageError(f"update interval {self.update_s} s: expected 0.05 to 10 s")
+        if not 1 <= self.agreement <= 10:
+            raise UsageError(f"LocalAgreement n = {self.agreement}: expected 1 to 10")
+        if not self.update_s < self.max_buffer_s <= WHISPER_WINDOW_S:
+            raise UsageError(f"max buffer {self.max_buffer_s} s: expected more than the update interval and at "
+                             f"most Whisper's {WHISPER_WINDOW_S:g} s window")
+        if not 0 < self.trim_s <= self.max_buffer_s:
+            raise UsageError(f"trim length {self.trim_s} s: expected 0 < trim <= max buffer ({self.max_buffer_s} s)")
+        return self
+
+
+class BufferDecoder(Protocol):
+    """What :class:`LocalAgreementRecognizer` re-decodes the buffer with (:class:`WhisperHypotheses`,
+    or a scripted fake in tests)."""
+
+    sample_rate: int
+    model_id: str
+    device: str
+    separator: str       # joins words into text: " ", or "" for scripts without spaces
+
+    def __call__(self, audio: np.ndarray, prompt: str, offset_s: float) -> list[Word]:
+        """Words of ``audio`` (``np.ndarray[float32]`` shape (n,), ``sample_rate`` Hz) with times in
+        seconds from the stream start (``offset_s`` = the buffer's start), in order."""
+        ...
+
+
+class WhisperHypotheses:
+    """A :class:`BufferDecoder` over a loaded :class:`~speechstudio.asr.whisper.WhisperEngine`
+    (faster-whisper): one decode of the buffer with the committed text as ``initial_prompt``,
+    word timestamps on, temperature 0 only (no fallback re-decodes, so an update's time is
+    bounded), the engine's Silero VAD filter, and words of segments whose ``no_speech_prob`` is
+    above 0.9 dropped (reference ``FasterWhisperASR.ts_words``).
+
+    ``language``: ISO code, or ``None`` to detect it on the first decode that finds words and keep
+    it for the session (an English-only model always uses ``en``); ``task``: ``"transcribe"`` or
+    ``"translate"`` (into English); ``beam_size``: ``None`` = 1 on CPU (greedy; the per-update
+    cost matters more than the last bit of accuracy there) and the engine's beam (5) on CUDA;
+    ``hotwords``: names/jargon to prefer (faster-whisper ``hotwords``). Raises
+    :class:`~speechstudio.errors.UsageError` for a non-English language on an English-only model.
+    """
+
+    def __init__(self, engine, *, language: str | None = None, task: str = "transcribe",
+                 beam_size: int | None = None, hotwords: str | None = None) -> None:
+        self.engine = engine
+        self.sample_rate = int(engine.sample_rate)
+        self.model_id = engine.model_id
+        self.device = str(engine.device)
+        multilingual = bool(getattr(engine, "multilingual", True))
+        language = (language or "").strip().lower() or None
+        if language == "auto":
+            language = None
+        check = getattr(engine, "check_options", None)
+        if check is not None:
+            check(language, task)      # WhisperEngine's own refusals (unknown code, English-only model)
+        elif task not in ("transcribe", "translate"):
+            raise UsageError(f"--task {task}: expected transcribe or translate")
+        elif not multilingual and (task == "translate" or language not in (None, "en")):
+            raise UsageError(f"--language {language} / --task {task}: {engine.model_id} is an English-only model "
+                             "(choose a multilingual Whisper model)")
+        self.language = language or (None if multilingual else "en")
+        self.language_probability: float | None = None   # set when the language is detected
+        self.task = task
+        self.beam_size = int(beam_size or (getattr(engine, "beam_size", 5) if self.device.startswith("cuda") else 1))
+        self.hotwords = hotwords or None
+        self.calls = 0
+
+    @property
+    def separator(self) -> str:
+        return "" if self.language in NO_SPACE_LANGUAGES else " "
+
+    def __call__(self, audio: np.ndarray, prompt: str, offset_s: float) -> list[Word]:
+        duration = audio.shape[0] / self.sample_rate
+        if duration < 0.1:        # under 100 ms: nothing to find (and word alignment breaks)
+            return []
+        self.calls += 1
+        segments, info = self.engine.model.transcribe(
+            audio, language=self.language, task=self.task, beam_size=self.beam_size, word_timestamps=True,
+            initial_prompt=prompt or None, vad_filter=bool(getattr(self.engine, "vad_filter", True)),
+            condition_on_previous_text=False, temperature=0.0, hotwords=self.hotwords)
+        words: list[Word] = []
+        for s in segments:
+            if s.no_speech_prob > NO_SPEECH_DROP:
+                continue
+            for w in s.words or ():
+                text = w.word.strip()
+                if text:
+                    a = min(max(float(w.start), 0.0), duration)
+                    b = min(max(float(w.end), a), duration)
+                    words.append(Word(round(a + offset_s, 3), round(b + offset_s, 3), text,
+                                      round(float(w.probability), 4)))
+        if self.language is None and words:
+            self.language, self.language_probability = info.language, round(float(info.language_probability), 3)
+        return words
+
+
+class _Utterance:
+    """Buffer and agreement state of one utterance (starts at global sample ``start``)."""
+
+    def __init__(self, index: int, start: int, agreement: int, sample_rate: int) -> None:
+        self.index, self.start = index, int(start)
+        self.la = LocalAgreement(agreement, start_s=start / sample_rate)
+        self.buf = np.zeros(0, np.float32)
+        self.buf_start = int(start)      # global sample of buf[0]
+        self.n = 0                       # samples received in this utterance
+        self.since_update = 0            # samples received since the last decode
+        self.decoded = False
+
+
+class LocalAgreementRecognizer:
+    """Streaming dictation by re-decoding (see the module docstring) over a :class:`BufferDecoder`.
+
+    ``input_rate``: Hz of the blocks given to :meth:`push` (resampled to the decoder's rate);
+    ``backlog_s``: optional callable giving seconds of audio already captured but not yet pushed
+    (e.g. :attr:`~speechstudio.engine.dictation.DeviceSource.backlog_s`); while it is positive,
+    decodes wait so that one decode covers all of it. Attributes after a run: ``segments`` (one
+    per utterance with words), ``chunk_times`` (seconds per decode), ``update_audio_s`` (new audio
+    per decode, s), ``buffer_s`` (buffer length per decode, s), ``received`` (samples at the model
+    rate). Not thread-safe: feed it from one thread.
+    """
+
+    def __init__(self, decoder: BufferDecoder, config: AgreementConfig | None = None, *,
+                 input_rate: int | None = None, backlog_s: Callable[[], float] | None = None) -> None:
+        self.decoder = self.engine = decoder
+        self.config = c = (config or AgreementConfig()).check()
+        self.sample_rate = sr = int(decoder.sample_rate)
+        self.input_rate = int(input_rate or sr)
+        self.backlog_s = backlog_s
+        self._resampler = BlockResampler(self.input_rate, sr)
+        self._endpointer = EnergyEndpointer(sr, sr // 50, endpoint_s=c.endpoint_s, min_speech_s=c.min_speech_s,
+                                            preroll_s=c.preroll_s, threshold_db=c.threshold_db)
+        self._update_n = int(round(c.update_s * sr))
+        self._utt: _Utterance | None = None
+        self._n_utt = 0
+        self.committed: list[Word] = []          # every committed word of the session
+        self.received = 0
+        self.segments: list[Segment] = []
+        self.chunk_times: list[float] = []
+        self.update_audio_s: list[float] = []
+        self.buffer_s: list[float] = []
+        self.stopped = False
+
+    # ------------------------------------------------------------------ public API
+    def describe(self) -> str:
+        """One line for the CLI / GUI: the policy and its settings."""
+        c, d = self.config, self.decoder
+        parts = [f"LocalAgreement-{c.agreement} re-decoding every {c.update_s:g} s",
+                 f"buffer cut at sentence ends past {c.trim_s:g} s, at most {c.max_buffer_s:g} s"]
+        if getattr(d, "beam_size", None):
+            parts.append(f"beam {d.beam_size}")
+        parts.append(f"language {getattr(d, 'language', None) or 'auto'}")
+        return "; ".join(parts)
+
+    def push(self, block: np.ndarray) -> list[StreamUpdate]:
+        """Feed one block, ``np.ndarray`` shape (n,) or (n, channels) at ``input_rate``, float in
+        [-1, 1] (or integer PCM). Returns the updates it caused (at most one decode per call, plus
+        a ``final`` per utterance ended by silence). Raises ``RuntimeError`` after :meth:`stop`."""
+        if self.stopped:
+            raise RuntimeError("push() after stop(); make a new LocalAgreementRecognizer")
+        x = self._resampler(block)
+        self.received += x.shape[0]
+        updates = self._apply(self._endpointer.feed(x))
+        u = self._utt
+        if u is not None and u.since_update >= self._update_n and not self._behind():
+            updates.append(self._decode(u))
+        return updates
+
+    def stop(self) -> list[StreamUpdate]:
+        """End of stream: flush the resampler, decode what arrived since the last decode, commit
+        the newest hypothesis whole (``final`` update) and return the remaining updates."""
+        if self.stopped:
+            return []
+        x = self._resampler(np.zeros(0, np.float32), last=True)
+        self.received += x.shape[0]
+        updates = self._apply(self._endpointer.feed(x))
+        self.stopped = True
+        updates += self._apply(self._endpointer.flush())
+        if self._utt is not None:
+            updates.append(self._finish())
+        return updates
+
+    def run(self, blocks: Iterable[np.ndarray]) -> Iterator[StreamUpdate]:
+        """Push every block, then stop; yields the updates as they come."""
+        for block in blocks:
+            yield from self.push(block)
+        yield from self.stop()
+
+    def run_source(self, source, on_block: Callable[[np.ndarray], None] | None = None) -> Iterator[StreamUpdate]:
+        """Recognise an :class:`~speechstudio.asr.sources.AudioSource` (rate must equal
+        ``input_rate``) until it ends or is stopped, then flush like :meth:`stop`."""
+        if int(source.sample_rate) != self.input_rate:
+            raise ValueError(f"source rate {source.sample_rate} Hz != input_rate {self.input_rate} Hz")
+        for block in source.blocks():
+            if on_block is not None:
+                on_block(block)
+            yield from self.push(block)
+        yield from self.stop()
+
+    @property
+    def text(self) -> str:
+        """Transcript so far: finished utterances plus the current utterance's committed words."""
+        parts = [s.text for s in self.segments]
+        if self._utt is not None and self._utt.la.committed:
+            parts.append(self._join(self._utt.la.committed))
+        return self.decoder.separator.join(p for p in parts if p)
+
+    @property
+    def in_utterance(self) -> bool:
+        return self._utt is not None
+
+    # ------------------------------------------------------------------ internals
+    def _behind(self) -> bool:
+        return self.backlog_s is not None and self.backlog_s() > 0.0
+
+    def _join(self, words) -> str:
+        return self.decoder.separator.join(w.text for w in words)
+
+    def _apply(self, events) -> list[StreamUpdate]:
+        updates: list[StreamUpdate] = []
+        for ev in events:
+            if ev.kind == "start":
+                self._utt = _Utterance(self._n_utt, ev.start, self.config.agreement, self.sample_rate)
+                self._n_utt += 1
+                self._append(ev.audio)
+            elif ev.kind == "audio":
+                self._append(ev.audio)
+            else:
+                updates.append(self._finish())
+        return updates
+
+    def _append(self, x: np.ndarray) -> None:
+        u = self._utt
+        if x.size:
+            u.buf = np.concatenate([u.buf, x]) if u.buf.size else x.copy()
+            u.n += x.shape[0]
+            u.since_update += x.shape[0]
+
+    def _prompt(self, u: _Utterance) -> str:
+        """The last ``prompt_chars`` characters of committed words ending before the buffer."""
+        limit = self.config.prompt_chars
+        if limit <= 0:
+            return ""
+        t = u.buf_start / self.sample_rate + 1e-6
+        out: list[str] = []
+        size = 0
+        for w in reversed(self.committed):
+            if w.end_s > t:
+                continue
+            if size >= limit:
+                break
+            out.append(w.text)
+            size += len(w.text) + 1
+        return self.decoder.separator.join(reversed(out))
+
+    def _hypothesis(self, u: _Utterance) -> tuple[list[Word], float]:
+        t0 = time.perf_counter()
+        words = self.decoder(u.buf, self._prompt(u), u.buf_start / self.sample_rate)
+        dt = time.perf_counter() - t0
+        self.chunk_times.append(dt)
+        self.update_audio_s.append(u.since_update / self.sample_rate)
+        self.buffer_s.append(u.buf.shape[0] / self.sample_rate)
+        u.since_update = 0
+        u.decoded = True
+        return words, dt
+
+    def _commit(self, u: _Utterance, words: list[Word]) -> None:
+        self.committed.extend(words)
+
+    def _decode(self, u: _Utterance) -> StreamUpdate:
+        hyp, dt = self._hypothesis(u)
+        new = u.la.insert(hyp)
+        self._commit(u, new)
+        new += self._trim(u)
+        return self._update("partial", u, new, dt)
+
+    def _trim(self, u: _Utterance) -> list[Word]:
+        """Cut the buffer (module docstring); returns words committed without agreement."""
+        c, sr = self.config, self.sample_rate
+        start_s = u.buf_start / sr
+        length_s = u.buf.shape[0] / sr
+        forced: list[Word] = []
+        cut = None
+        if length_s > c.trim_s:
+            t = u.la.last_sentence_end()
+            if t is not None and t > start_s:
+                cut = t
+        if cut is None and length_s > c.max_buffer_s:
+            t = u.la.committed_in_buffer[-1].end_s if u.la.committed_in_buffer else None
+            if t is None or t <= start_s:
+                half = start_s + c.max_buffer_s / 2
+                forced = u.la.force(half)
+                self._commit(u, forced)
+                t = forced[-1].end_s if forced else half
+                log.debug("buffer over %.1f s with nothing agreed: %d words committed, cut at %.2f s",
+                          c.max_buffer_s, len(forced), t)
+            cut = t
+        if cut is not None:
+            k = min(max(0, int(round(cut * sr)) - u.buf_start), u.buf.shape[0])
+            u.buf = u.buf[k:].copy()
+            u.buf_start += k
+            u.la.pop_committed(u.buf_start / sr)
+        return forced
+
+    def _finish(self) -> StreamUpdate:
+        """End of the utterance (endpoint or Stop): last decode if needed, commit everything."""
+        u = self._utt
+        new: list[Word] = []
+        dt = 0.0
+        if u.since_update > 0 or not u.decoded:
+            hyp, dt = self._hypothesis(u)
+            new = u.la.insert(hyp)
+        new = new + u.la.flush()
+        self._commit(u, new)
+        update = self._update("final", u, new, dt)
+        if u.la.committed:
+            words = tuple(u.la.committed)
+            self.segments.append(Segment(words[0].start_s, words[-1].end_s, self._join(words), words))
+        self._utt = None
+        return update
+
+    def _update(self, kind: str, u: _Utterance, new: list[Word], dt: float) -> StreamUpdate:
+        sr = self.sample_rate
+        audio_s = round((u.start + u.n) / sr, 3)
+        tail = u.la.tail if kind == "partial" else []
+        if tail:
+            stable_s = u.la.committed[-1].end_s if u.la.committed else u.start / sr
+        else:
+            stable_s = audio_s
+        return StreamUpdate(kind, u.index, tuple(new), self._join(u.la.committed), self._join(tail),
+                            audio_s, round(min(stable_s, audio_s), 3), dt)
+
+
+__all__ = ["AgreementConfig", "BufferDecoder", "LocalAgreementRecognizer", "WhisperHypotheses",
+           "DEFAULT_UPDATE_S", "DEFAULT_AGREEMENT", "DEFAULT_TRIM_S", "DEFAULT_MAX_BUFFER_S", "DEFAULT_PROMPT_CHARS"]
