@@ -209,6 +209,20 @@ def test_feature_cache_on_a_full_disk_stops_instead_of_skipping_clips(tmp_path):
     assert list(tmp_path.glob("*.pt*")) == []
 
 
+def test_asr_second_training_in_the_same_run_folder_is_refused(tmp_path, home, capsys):
+    """The recognition CLI takes the run folder's lock too (the app's Adapt recognition track does)."""
+    data = tmp_path / "recordings"
+    data.mkdir()
+    run_dir = tmp_path / "run"
+    with voice_run.run_lock(run_dir):
+        assert main(["finetune", "asr", "--base", "some-model", "--data", str(data), "--out", "m",
+                     "--device", "cpu", "--run-dir", str(run_dir)]) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"speechstudio: error: {run_dir}: another training is using this run folder; wait for it to end "
+        "(or stop it), or give another --run-dir")
+    assert sorted(p.name for p in run_dir.iterdir()) == [".lock"]  # no dataset built, nothing written
+
+
 def test_asr_missing_gpu_is_said_before_the_dataset_is_built(tmp_path, home, capsys):
     import torch
 

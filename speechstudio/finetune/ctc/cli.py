@@ -16,6 +16,7 @@ The lead's ``speechstudio.finetune.cli`` calls :func:`add_arguments` and :func:`
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import signal
@@ -164,6 +165,7 @@ def run(args) -> int:
     from speechstudio.finetune.ctc import events as E
     from speechstudio.finetune.ctc import register_model, train_ctc
     from speechstudio.finetune.run import RunFolder
+    from speechstudio.finetune.voice_run import run_lock
     from speechstudio.hub.store import imported_dir, validate_name
 
     name = validate_name(args.out)
@@ -176,70 +178,73 @@ def run(args) -> int:
         from speechstudio.asr.device import resolve_device
 
         resolve_device(args.device)  # a missing GPU is said before the dataset is built, not after
-    if args.resume:
-        dataset_dir = Path(RunFolder(run_dir).read_config()["dataset"])
-        base = None
-        if args.data:
-            from speechstudio.finetune.voice_run import check_resume_data
+    # the main process holds the run folder's lock (a second training — the app, another shell —
+    # would overwrite its dataset and checkpoints); released by the OS if this process dies
+    with (run_lock(run_dir) if main else contextlib.nullcontext()):
+        if args.resume:
+            dataset_dir = Path(RunFolder(run_dir).read_config()["dataset"])
+            base = None
+            if args.data:
+                from speechstudio.finetune.voice_run import check_resume_data
 
-            check_resume_data(Path(args.data).expanduser(), dataset_dir, run_dir)
-    else:
-        if not args.base or not args.data:
-            raise UsageError("--base and --data are needed to start a run (or --resume to continue one)")
-        base = args.base
-        if int(os.environ.get("WORLD_SIZE", "1") or 1) > 1:
-            from accelerate import PartialState
-
-            with PartialState(cpu=args.device == "cpu").main_process_first():
-                dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main)
+                check_resume_data(Path(args.data).expanduser(), dataset_dir, run_dir)
         else:
-            dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main)
+            if not args.base or not args.data:
+                raise UsageError("--base and --data are needed to start a run (or --resume to continue one)")
+            base = args.base
+            if int(os.environ.get("WORLD_SIZE", "1") or 1) > 1:
+                from accelerate import PartialState
 
-    control = E.TrainControl()
-    interrupted = []
+                with PartialState(cpu=args.device == "cpu").main_process_first():
+                    dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main)
+            else:
+                dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main)
 
-    def on_sigint(_sig, _frame):
-        if control.stop.is_set():
-            raise KeyboardInterrupt
-        interrupted.append(True)
-        control.stop.set()
-        print("\nstopping after this step (a checkpoint is saved); Ctrl+C again to abort", file=sys.stderr)
+        control = E.TrainControl()
+        interrupted = []
 
-    try:
-        previous = signal.signal(signal.SIGINT, on_sigint)
-    except ValueError:  # not the main thread
-        previous = None
-    say = print if main else (lambda *a, **k: None)
-    last_print = 0.0
-    done = None
-    try:
-        for ev in train_ctc(run_dir, dataset_dir, base, config, resume=args.resume, control=control):
-            if isinstance(ev, E.StepEvent):
-                now = time.monotonic()
-                if not args.quiet and (now - last_print >= 10 or ev.step == ev.total or ev.step == 1):
-                    last_print = now
-                    say(f"step {ev.step}/{ev.total} loss {ev.loss:.3f} lr {ev.lr:.2e} "
-                        f"{ev.steps_per_s:.2f} steps/s ETA {_fmt_s(ev.eta_s)}")
-            elif isinstance(ev, E.EvalEvent):
-                who = "base model" if ev.base else f"step {ev.step}"
-                say(f"{who}: WER {ev.wer:.3f} CER {ev.cer:.3f} on {ev.n_clips} {ev.split} clips"
-                    + (" (best)" if ev.best else ""))
-                if ev.examples and not args.quiet:
-                    ref, hyp = ev.examples[0]
-                    say(f"  e.g. {ref!r} -> {hyp!r}")
-                if ev.note:
-                    say(f"  note: {ev.note}")
-            elif isinstance(ev, E.SanityEvent):
-                say("sanity check: " + ("ok" if ev.ok else "FAILED"))
-                for line in ev.messages:
-                    say(f"  {line}")
-            elif isinstance(ev, E.InfoEvent):
-                say(ev.message)
-            elif isinstance(ev, E.DoneEvent):
-                done = ev
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        def on_sigint(_sig, _frame):
+            if control.stop.is_set():
+                raise KeyboardInterrupt
+            interrupted.append(True)
+            control.stop.set()
+            print("\nstopping after this step (a checkpoint is saved); Ctrl+C again to abort", file=sys.stderr)
+
+        try:
+            previous = signal.signal(signal.SIGINT, on_sigint)
+        except ValueError:  # not the main thread
+            previous = None
+        say = print if main else (lambda *a, **k: None)
+        last_print = 0.0
+        done = None
+        try:
+            for ev in train_ctc(run_dir, dataset_dir, base, config, resume=args.resume, control=control):
+                if isinstance(ev, E.StepEvent):
+                    now = time.monotonic()
+                    if not args.quiet and (now - last_print >= 10 or ev.step == ev.total or ev.step == 1):
+                        last_print = now
+                        say(f"step {ev.step}/{ev.total} loss {ev.loss:.3f} lr {ev.lr:.2e} "
+                            f"{ev.steps_per_s:.2f} steps/s ETA {_fmt_s(ev.eta_s)}")
+                elif isinstance(ev, E.EvalEvent):
+                    who = "base model" if ev.base else f"step {ev.step}"
+                    say(f"{who}: WER {ev.wer:.3f} CER {ev.cer:.3f} on {ev.n_clips} {ev.split} clips"
+                        + (" (best)" if ev.best else ""))
+                    if ev.examples and not args.quiet:
+                        ref, hyp = ev.examples[0]
+                        say(f"  e.g. {ref!r} -> {hyp!r}")
+                    if ev.note:
+                        say(f"  note: {ev.note}")
+                elif isinstance(ev, E.SanityEvent):
+                    say("sanity check: " + ("ok" if ev.ok else "FAILED"))
+                    for line in ev.messages:
+                        say(f"  {line}")
+                elif isinstance(ev, E.InfoEvent):
+                    say(ev.message)
+                elif isinstance(ev, E.DoneEvent):
+                    done = ev
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
     if done is None or not main:
         return EXIT_OK
     figures = f"WER {done.best_wer:.3f}" if done.best_wer is not None else "no evaluation yet"
