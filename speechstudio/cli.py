@@ -180,7 +180,7 @@ def cmd_transcribe(args) -> int:
                 credited = 0.0
                 bar.set_postfix_str(f"done {summary.done}, skipped {summary.skipped}, failed {len(summary.failed)}")
                 if ev.kind == "done":
-                    if ev.info is not None and ev.info.language_probability is not None and not args.quiet:
+                    if ev.info is not None and ev.info.language_probability is not None:
                         tqdm.write(f"{ev.item.path.name}: {_language_text(ev.info)}", file=sys.stderr)
                     for w in ev.warnings:
                         tqdm.write(f"warning: {w}", file=sys.stderr)
