@@ -393,3 +393,129 @@ def test_vad_keeps_torch_threads():
             "r = SileroVad(threads=1)(np.zeros(16000, np.float32)); print(torch.get_num_threads(), r.spans)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["2", "()"], out.stderr[-500:]
+
+
+# ----------------------------------------------------------------- metadata.csv layouts and faults
+def _lj_folder(root: Path, metadata: bytes | str, wavs=(), flat=()) -> Path:
+    """A folder with ``metadata`` and silent stand-in audio files (``scan_source`` only looks for them)."""
+    (root / "wavs").mkdir(parents=True)
+    for name in wavs:
+        sf.write(root / "wavs" / name, np.zeros(2205, np.float32), RATE)
+    for name in flat:
+        sf.write(root / name, np.zeros(2205, np.float32), RATE)
+    (root / "metadata.csv").write_bytes(metadata.encode("utf-8") if isinstance(metadata, str) else metadata)
+    return root
+
+
+PIPER = "a|alice|Hello there.\nb|bob|Good morning to you.\nc|alice|See you tomorrow.\nd|carol|Fine, thanks.\n"
+
+
+def test_piper_multi_speaker_metadata_asks_for_a_speaker(tmp_path):
+    root = _lj_folder(tmp_path / "piper", PIPER, wavs=("a.wav", "b.wav", "c.wav", "d.wav"))
+    with pytest.raises(DatasetError) as exc:
+        scan_source(root)
+    assert str(exc.value) == (f"{root / 'metadata.csv'}: ID|SPEAKER|TEXT lines of 3 speakers: alice (2 lines), "
+                              "bob (1 lines), carol (1 lines); choose one (--speaker NAME)")
+    scan = scan_source(root, speaker="alice")
+    assert [(e.id, e.text, e.path.name, e.source) for e in scan.entries] == [
+        ("a", "Hello there.", "a.wav", "metadata.csv:1"), ("c", "See you tomorrow.", "c.wav", "metadata.csv:3")]
+    assert scan.problems == []  # b.wav and d.wav belong to lines of other speakers: not "unreferenced"
+    assert (scan.layout, scan.speaker, scan.speakers) == ("speaker", "alice", {"alice": 2, "bob": 1, "carol": 1})
+    assert [e.id for e in scan_source(root, speaker="BOB").entries] == ["b"]  # case-insensitive when unambiguous
+    with pytest.raises(DatasetError, match=r"no speaker 'dave' in its ID\|SPEAKER\|TEXT lines; speakers: alice"):
+        scan_source(root, speaker="dave")
+
+    one = _lj_folder(tmp_path / "one", "a|joe|Hello there.\nb|joe|Good morning.\nc|Broken line\n",
+                     wavs=("a.wav", "b.wav", "c.wav"))
+    scan = scan_source(one)  # a single speaker needs no choice
+    assert [(e.id, e.text) for e in scan.entries] == [("a", "Hello there."), ("b", "Good morning.")]
+    assert [(p.source, p.reason) for p in scan.problems] == [("metadata.csv:3", "2 fields, expected ID|SPEAKER|TEXT")]
+
+    plain = _lj_folder(tmp_path / "plain", "a|Hello there.\n", wavs=("a.wav",))
+    with pytest.raises(DatasetError, match=r"--speaker alice: the file has no speaker column \(ID\|TEXT lines\)"):
+        scan_source(plain, speaker="alice")
+
+
+def test_three_fields_of_ljspeech_are_text_and_normalized_text(tmp_path):
+    meta = ("LJ001|Printing, in the only sense with which we are at present concerned.|Printing, in the only sense "
+            "with which we are at present concerned.\n"
+            "LJ002|It was printed in 1469 by Dr. Smith.|It was printed in fourteen sixty-nine by Doctor Smith.\n"
+            "w1|yes|yes\nw2|no|no\n")
+    root = _lj_folder(tmp_path / "lj", meta, wavs=("LJ001.wav", "LJ002.wav", "w1.wav", "w2.wav"))
+    scan = scan_source(root)
+    assert scan.layout == "normalized" and scan.speakers == {} and scan.problems == []
+    assert [e.text for e in scan.entries] == ["Printing, in the only sense with which we are at present concerned.",
+                                              "It was printed in 1469 by Dr. Smith.", "yes", "no"]
+
+
+def test_bom_crlf_blank_lines_and_a_header(tmp_path):
+    meta = b"\xef\xbb\xbfid|speaker|text\r\n\r\na|joe|Hello there.\r\n   \r\nb|joe|Good morning.\r\nc|joe|Missing audio.\r\n"
+    root = _lj_folder(tmp_path / "crlf", meta, wavs=("a.wav", "b.wav"))
+    scan = scan_source(root)
+    assert [(e.id, e.text, e.source) for e in scan.entries] == [("a", "Hello there.", "metadata.csv:3"),
+                                                                ("b", "Good morning.", "metadata.csv:5")]
+    assert [(p.source, p.reason) for p in scan.problems] == [("metadata.csv:6", "audio wavs/c.wav not found")]
+    assert scan.layout == "speaker"  # from the header: even one speaker, short texts
+
+    old_mac = _lj_folder(tmp_path / "cr", b"file|text\rx|First line.\ry|Second line.", wavs=("x.wav", "y.wav"))
+    assert [(e.id, e.text, e.source) for e in scan_source(old_mac).entries] == [
+        ("x", "First line.", "metadata.csv:2"), ("y", "Second line.", "metadata.csv:3")]
+    # a first line that only looks like a header is a clip when its audio is there
+    named = _lj_folder(tmp_path / "named", "name|Text\nb|More text.\n", wavs=("name.wav", "b.wav"))
+    assert [e.id for e in scan_source(named).entries] == ["name", "b"]
+
+    utf16 = _lj_folder(tmp_path / "utf16", "a|Café au lait.\r\nb|Thé.\r\n".encode("utf-16"), wavs=("a.wav", "b.wav"))
+    assert [e.text for e in scan_source(utf16).entries] == ["Café au lait.", "Thé."]
+
+
+def test_quoted_fields_may_hold_the_separator(tmp_path):
+    meta = ('a|"Left | right, he said ""go"" twice."\n'
+            'b|"Yes," she said, "it is."\n'
+            'c|Left | right, unquoted\n'
+            'd|One|Two|Three\n'
+            'e|Plain text.\n')
+    root = _lj_folder(tmp_path / "q", meta, wavs=("a.wav", "b.wav", "c.wav", "d.wav", "e.wav"))
+    scan = scan_source(root)
+    assert [(e.id, e.text) for e in scan.entries] == [("a", 'Left | right, he said "go" twice.'),
+                                                      ("b", '"Yes," she said, "it is."'), ("e", "Plain text.")]
+    assert [(p.source, p.reason) for p in scan.problems] == [
+        ("metadata.csv:3", "3 fields, expected ID|TEXT (the other lines have 2): put a text that holds '|' in "
+                           "double quotes"),
+        ("metadata.csv:4", "4 fields, expected ID|TEXT; put a text that holds '|' in double quotes")]
+
+
+def test_audio_named_with_or_without_extension_in_wavs_or_flat(tmp_path):
+    meta = ("wavs/a.wav|In wavs, named with the folder.\n"     # but the file is flat: a.wav beside metadata.csv
+            "b|Bare id, file in wavs.\n"
+            "c.wav|Named .wav, the file is a FLAC in wavs.\n"
+            "wavs/d|Folder without extension.\n"
+            "e|Bare id, flat file.\n"
+            "f.wav|Nowhere.\n")
+    root = _lj_folder(tmp_path / "paths", meta, wavs=("b.wav", "c.flac", "d.wav"), flat=("a.wav", "e.wav"))
+    scan = scan_source(root)
+    assert [(e.id, e.path.relative_to(root).as_posix()) for e in scan.entries] == [
+        ("a", "a.wav"), ("b", "wavs/b.wav"), ("c", "wavs/c.flac"), ("d", "wavs/d.wav"), ("e", "e.wav")]
+    assert [(p.source, p.reason) for p in scan.problems] == [("metadata.csv:6", "audio f.wav not found")]
+
+
+def test_build_keeps_the_chosen_speaker_and_the_cli_lists_them(tmp_path, say, home, capsys):
+    from speechstudio.cli import main
+
+    root = tmp_path / "piper"
+    (root / "wavs").mkdir(parents=True)
+    lines = []
+    for i, (who, text) in enumerate([("alice", SENTENCES[0]), ("bob", SENTENCES[1]), ("alice", SENTENCES[2])]):
+        sf.write(root / "wavs" / f"u{i}.wav", padded(say(text), i), RATE, subtype="PCM_16")
+        lines.append(f"u{i}|{who}|{text}")
+    (root / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    m = build_dataset(root, tmp_path / "out", RATE, speaker="alice")
+    assert [(c.id, c.text) for c in m.clips] == [("u0", SENTENCES[0]), ("u2", SENTENCES[2])]
+    assert m.problems == [] and m.notes["speaker"] == "alice" and m.notes["speakers"] == {"alice": 2, "bob": 1}
+    assert m.notes["layout"] == "speaker"
+
+    argv = ["finetune", "voice", "--base", "en_US-joe-medium", "--data", str(root), "--out", "me", "--no-asr-check"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "ID|SPEAKER|TEXT lines of 2 speakers: alice (2 lines), bob (1 lines); choose one (--speaker NAME)" in err
+    assert "metadata.csv" in err
+    assert not (home / "finetune" / "runs" / "me" / "data" / "manifest.json").exists()

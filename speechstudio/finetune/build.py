@@ -133,7 +133,7 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                   transcribe: Callable[[np.ndarray], str] | None = None,
                   text_ok: Callable[[str], str | None] | None = None, progress: Progress | None = None,
                   min_s: float = 0.5, max_s: float = 20.0, pad_s: float = 0.15, cer_threshold: float = 0.35,
-                  split_long: bool = False, asr_model=None) -> Manifest:
+                  split_long: bool = False, asr_model=None, speaker: str | None = None) -> Manifest:
     """Import ``source``, check every clip, write ``out_dir`` (``manifest.json`` + ``clips/``).
 
     Args:
@@ -155,10 +155,14 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
         split_long: cut clips longer than ``max_s`` like long recordings (texts from Whisper).
         asr_model: Whisper model (folder, name or a ``WhisperEngine``) for cutting long recordings;
             default: the cross-check's engine, else tiny.en (English) / base.
+        speaker: the speaker to keep from a Piper multi-speaker ``metadata.csv`` (``ID|SPEAKER|TEXT``;
+            ``finetune.dataset.read_metadata``); needed when it holds several. Stored in
+            ``notes["speaker"]``, the others' line counts in ``notes["speakers"]``.
 
     Returns the saved ``Manifest``. Bad inputs become ``Manifest.problems``; the build goes on.
     Raises ``DatasetError`` ("DIR: no usable clip (N problems: first ...)") when no clip is
-    usable, when the source is missing or has no audio, or when ``out_dir/clips`` is not ours;
+    usable, when the source is missing or has no audio, when ``out_dir/clips`` is not ours, or
+    when a multi-speaker ``metadata.csv`` needs ``speaker`` (the message lists the speakers);
     ``UsageError`` for a bad ``sample_rate``; ``ModelNotFoundError`` when Whisper is needed but
     not installed.
     """
@@ -166,7 +170,7 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
     if not 8000 <= int(sample_rate) <= 96000:
         raise UsageError(f"sample rate {sample_rate} Hz: expected 8000-96000")
     _check_out_dir(out)
-    scan = _ds.scan_source(src, exclude=(out / "clips",))
+    scan = _ds.scan_source(src, exclude=(out / "clips",), speaker=speaker)
     settings = CheckSettings(int(sample_rate), trim=trim, pad_s=pad_s, target_lufs=target_lufs, min_s=min_s,
                              max_s=max_s, cer_threshold=cer_threshold)
     vad = _vad()
@@ -174,6 +178,8 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
     clips: list[Clip] = []
     problems = list(scan.problems)
     notes: dict = {"source": str(src.resolve()), "mode": scan.mode, "settings": asdict(settings),
+                   **({"layout": scan.layout} if scan.layout else {}),
+                   **({"speaker": scan.speaker, "speakers": scan.speakers} if scan.speakers else {}),
                    "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "clip_stats": {}, "unsayable": {}, "warnings": []}
     engine = None
     taken = {e.id.casefold() for e in scan.entries}   # ids in use (case-insensitive file systems)

@@ -39,6 +39,8 @@ def register(subparsers) -> None:
                     help="dataset: LJSpeech folder, wav+txt folder, long recording(s), or a prepared dataset "
                          "(manifest.json); not needed with --resume")
     vp.add_argument("--out", required=True, metavar="NAME", help="name of the new voice")
+    vp.add_argument("--speaker", metavar="NAME",
+                    help="the speaker to clone from a multi-speaker metadata.csv (Piper's ID|SPEAKER|TEXT lines)")
     vp.add_argument("--preset", default="standard", choices=("quick", "standard", "best"))
     vp.add_argument("--steps", type=_positive_int, help="optimizer steps (default: the preset's)")
     vp.add_argument("--batch-size", type=_positive_int, help="clips per step (default: the preset's)")
@@ -192,7 +194,7 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
 
     def prepare() -> str:
         return voice_run.prepare_dataset(plan, asr_check=not args.no_asr_check, split_long=args.split_long,
-                                         progress=progress)
+                                         progress=progress, speaker=args.speaker)
 
     par = None
     if launched:  # process 0 builds the dataset, the others wait for it

@@ -6,26 +6,32 @@ here) decodes, cuts, checks and writes the prepared dataset.
 
 Layouts (auto-detected, in this order):
 
-* **LJSpeech** (keithito.com/LJ-Speech-Dataset): ``metadata.csv`` with ``ID|TEXT[|NORMALIZED]``
-  lines (UTF-8), audio in ``wavs/ID.wav`` (any audio extension FFmpeg reads is accepted, and
-  ``ID.wav`` beside metadata.csv). TEXT is used; NORMALIZED only when TEXT is empty. The first
-  field may also be a relative path (``wavs/a.flac``, ``audio/b``); absolute paths and paths with
-  ``..`` are refused, so a dataset never reads outside its folder. A recording made with
-  ``finetune.recording`` is such a folder (plus ``consent.txt``). Its ``wavs/`` folder given as
-  the source is read as the dataset folder (not as long recordings).
+* **LJSpeech / Piper** (keithito.com/LJ-Speech-Dataset; Piper's ``--dataset-format ljspeech``):
+  ``metadata.csv`` with ``ID|TEXT``, ``ID|TEXT|NORMALIZED`` or ``ID|SPEAKER|TEXT`` lines (the
+  layout, header lines, quoting, BOM, CRLF, UTF-16: ``finetune.metadata``), audio in
+  ``wavs/ID.wav`` or ``ID.wav`` beside metadata.csv (any audio extension FFmpeg reads; ``ID``
+  may carry one, or another than the file's). TEXT is used; NORMALIZED only when TEXT is empty.
+  Of several speakers one is chosen (``speaker``). The first field may also be a relative path
+  (``wavs/a.flac``, ``audio/b``; ``wavs/a.wav`` also finds a flat ``a.wav``); absolute paths and
+  paths with ``..`` are refused, so a dataset never reads outside its folder. A recording made
+  with ``finetune.recording`` is such a folder (plus ``consent.txt``). Its ``wavs/`` folder given
+  as the source is read as the dataset folder (not as long recordings).
 * **wav+txt pairs**: ``NAME.wav`` (or .flac, .mp3, ...) with ``NAME.txt`` (or ``NAME.lab``) beside
   it, in the folder or its subfolders (hidden folders skipped).
 * **long recordings**: one audio file, or a folder of audio files none of which has a text file:
   each is cut into sentence clips by Whisper word times (``finetune.longform``).
 
-Refused with a ``Problem`` (never dropped silently): lines without ``|``, empty ids or texts,
-duplicate ids, missing audio, text that is not UTF-8, audio files no line refers to, text files
-without audio, audio without text (pairs mode); undecodable audio is found while building.
+Refused with a ``Problem`` (never dropped silently): lines without ``|``, lines with more fields
+than the layout (an unquoted ``|`` in a text), empty ids or texts, duplicate ids, missing audio,
+text that is not UTF-8, audio files no line refers to, text files without audio, audio without
+text (pairs mode); undecodable audio is found while building. Lines of the speakers not chosen
+are left out on purpose (counted in ``SourceScan.speakers``).
 """
 from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -35,8 +41,8 @@ from speechstudio.finetune.manifest import DatasetError, Problem
 if TYPE_CHECKING:
     from speechstudio.finetune.build import build_dataset  # noqa: F401  (served by __getattr__ below)
 
-__all__ = ["Entry", "SourceScan", "scan_source", "read_ljspeech", "read_pairs", "clip_id", "AUDIO_EXTENSIONS",
-           "TEXT_EXTENSIONS", "build_dataset"]
+__all__ = ["Entry", "SourceScan", "MetadataRead", "scan_source", "read_metadata", "read_ljspeech", "read_pairs",
+           "clip_id", "AUDIO_EXTENSIONS", "TEXT_EXTENSIONS", "build_dataset"]
 
 #: Extensions taken as audio when scanning folders (decoding is FFmpeg's, so the list is generous).
 AUDIO_EXTENSIONS = (".wav", ".flac", ".mp3", ".ogg", ".oga", ".opus", ".m4a", ".aac", ".wma", ".aif", ".aiff",
@@ -58,12 +64,17 @@ class Entry:
 
 @dataclass
 class SourceScan:
-    """``mode``: ``ljspeech``, ``pairs`` or ``long``; ``root``: the dataset folder."""
+    """``mode``: ``ljspeech``, ``pairs`` or ``long``; ``root``: the dataset folder; for
+    ``ljspeech``: ``layout`` of metadata.csv, ``speakers`` (name -> lines) and the ``speaker``
+    kept (``ID|SPEAKER|TEXT`` files)."""
 
     mode: str
     root: Path
     entries: list[Entry] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    layout: str | None = None
+    speakers: dict[str, int] = field(default_factory=dict)
+    speaker: str | None = None
 
 
 def clip_id(name: str) -> str:
@@ -88,9 +99,13 @@ def _is_audio(p: Path) -> bool:
 
 
 def _find_audio(root: Path, rel: PurePosixPath) -> Path | None:
+    """``root/rel`` as written, with an audio extension added (``wavs/a`` -> ``wavs/a.wav``), or
+    with another one (``a.wav`` given, ``a.flac`` there)."""
     path = root.joinpath(*rel.parts)
     if path.suffix.lower() in AUDIO_EXTENSIONS:
-        return path if path.is_file() else None
+        if path.is_file():
+            return path
+        path = path.with_suffix("")
     for ext in AUDIO_EXTENSIONS:
         cand = path.with_name(path.name + ext)
         if cand.is_file():
@@ -98,57 +113,130 @@ def _find_audio(root: Path, rel: PurePosixPath) -> Path | None:
     return None
 
 
-def read_ljspeech(root: Path) -> tuple[list[Entry], list[Problem]]:
-    """Entries and problems of ``root/metadata.csv`` (see the module docstring)."""
-    entries: list[Entry] = []
-    problems: list[Problem] = []
-    seen: dict[str, int] = {}
-    used: set[Path] = set()
+@dataclass
+class MetadataRead:
+    """What ``metadata.csv`` gave: ``entries`` and ``problems`` (as ``read_ljspeech``), its
+    ``layout`` (``finetune.metadata.LAYOUTS``), ``speakers`` (name -> lines; ``speaker`` layout)
+    and the ``speaker`` chosen, and the header line number (0: none)."""
+
+    entries: list[Entry]
+    problems: list[Problem]
+    layout: str
+    speakers: dict[str, int] = field(default_factory=dict)
+    speaker: str | None = None
+    header_line: int = 0
+
+
+def _locate(root: Path, ident: str, where: str) -> tuple[Path | None, str, str, Problem | None]:
+    """``(audio or None, clip name, what was looked for, refusal)`` for a line's first field."""
+    is_path = "/" in ident or "\\" in ident or ident.startswith("..") or ident.lower().endswith(AUDIO_EXTENSIONS)
+    if not is_path:
+        audio = _find_audio(root, PurePosixPath("wavs", ident)) or _find_audio(root, PurePosixPath(ident))
+        return audio, clip_id(ident), f"wavs/{ident}.wav", None
+    rel = PurePosixPath(ident.replace("\\", "/"))
+    if rel.is_absolute() or re.match(r"^[A-Za-z]:", ident):
+        return None, "", ident, Problem(where, f"{ident}: absolute path refused (audio must be inside the dataset folder)")
+    if ".." in rel.parts:
+        return None, "", ident, Problem(where, f"{ident}: path leaves the dataset folder ('..' refused)")
+    audio = _find_audio(root, rel)
+    if audio is None and len(rel.parts) == 1:  # a.wav: in wavs/
+        audio = _find_audio(root, PurePosixPath("wavs", *rel.parts))
+    if audio is None and len(rel.parts) > 1 and rel.parts[0] == "wavs":  # wavs/a.wav, but a flat folder
+        audio = _find_audio(root, PurePosixPath(*rel.parts[1:]))
+    name = clip_id(PurePosixPath(rel.name).stem if rel.suffix.lower() in AUDIO_EXTENSIONS else rel.name)
+    return audio, name, ident, None
+
+
+def _choose_speaker(path: Path, speakers: Counter, wanted: str | None) -> str:
+    listed = ", ".join(f"{name} ({n} lines)" for name, n in speakers.most_common(12))
+    listed += f", and {len(speakers) - 12} more" if len(speakers) > 12 else ""
+    if wanted is None:
+        if len(speakers) == 1:
+            return next(iter(speakers))
+        raise DatasetError(f"{path}: ID|SPEAKER|TEXT lines of {len(speakers)} speakers: {listed}; choose one "
+                           "(--speaker NAME)")
+    if wanted in speakers:
+        return wanted
+    folded = [name for name in speakers if name.casefold() == wanted.strip().casefold()]
+    if len(folded) == 1:
+        return folded[0]
+    raise DatasetError(f"{path}: no speaker {wanted!r} in its ID|SPEAKER|TEXT lines; speakers: {listed}")
+
+
+def read_metadata(root: Path, speaker: str | None = None) -> MetadataRead:
+    """Read ``root/metadata.csv`` (layouts and faults: ``finetune.metadata``). ``speaker``: the
+    speaker to keep from ``ID|SPEAKER|TEXT`` lines (case-insensitive when unambiguous; may be
+    omitted when there is one). Lines of other speakers are left out (counted in ``speakers``),
+    not reported as problems. Raises ``DatasetError`` (unreadable or empty file; several speakers
+    and none chosen; a speaker that is not there; ``speaker`` for a file without speakers)."""
+    from speechstudio.finetune.metadata import detect_layout, read_lines, similar
+
+    path = root / METADATA
     try:
-        raw = (root / METADATA).read_bytes()
+        raw = path.read_bytes()
     except OSError as exc:
-        raise DatasetError(f"{root / METADATA}: cannot read ({exc.strerror or exc})") from exc
-    if not raw.strip(b" \t\r\n\xef\xbb\xbf"):
-        raise DatasetError(f"{root / METADATA}: the file is empty (expected one ID|TEXT line per clip)")
-    for n, line_bytes in enumerate(raw.split(b"\n"), 1):
+        raise DatasetError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if not raw.strip(b" \t\r\n\xef\xbb\xbf\xff\xfe\x00"):
+        raise DatasetError(f"{path}: the file is empty (expected one ID|TEXT line per clip)")
+    lines = read_lines(raw, METADATA)
+    problems: list[Problem] = list(lines.problems)
+    used: set[Path] = set()
+    for rough in lines.undecodable_ids:  # its audio is named by that line: not also "no line refers to it"
+        if rough and not re.search(r"[/\\]|\.\.", rough):
+            audio = _find_audio(root, PurePosixPath("wavs", rough))
+            used.update([audio.resolve()] if audio else [])
+    header_line = 0
+    if lines.header is not None:
+        audio, _, _, _ = _locate(root, lines.header[0], "")
+        if audio is None:
+            header_line = lines.header_line
+        else:  # "file|text" names a clip called "file": a data line after all
+            from speechstudio.finetune.metadata import Row
+
+            lines.rows.insert(0, Row(lines.header_line, lines.header))
+            lines.header = None
+    layout = detect_layout(lines.rows, lines.header)
+    expected = {"text": "ID|TEXT", "normalized": "ID|TEXT|NORMALIZED", "speaker": "ID|SPEAKER|TEXT"}[layout]
+    speakers = Counter(r.fields[1] for r in lines.rows if layout == "speaker" and len(r.fields) == 3 and r.fields[1])
+    if layout == "speaker" and speakers:
+        chosen = _choose_speaker(path, speakers, speaker)
+    elif speaker is not None:
+        raise DatasetError(f"{path}: --speaker {speaker}: the file has no speaker column ({expected} lines)")
+    else:
+        chosen = None
+    entries: list[Entry] = []
+    seen: dict[str, int] = {}
+    for row in lines.rows:
+        n, fields = row.line, row.fields
         where = f"{METADATA}:{n}"
-        line, bad = _utf8(line_bytes.rstrip(b"\r").removeprefix(b"\xef\xbb\xbf"), METADATA, n)
-        if bad:
-            problems.append(bad)
-            # its audio is named by this line: not also reported as "no line refers to it"
-            rough = line_bytes.split(b"|", 1)[0].decode("utf-8", "replace").strip()
-            if b"|" in line_bytes and rough and not re.search(r"[/\\]|\.\.", rough):
-                audio = _find_audio(root, PurePosixPath("wavs", rough))
-                used.update([audio.resolve()] if audio else [])
+        ident = fields[0]
+        audio, name, missing, refused = _locate(root, ident, where) if ident else (None, "", "", None)
+        if audio is not None:  # named by this line, even if the line is refused: not also "unreferenced"
+            used.add(audio.resolve())
+        if len(fields) < 2:
+            problems.append(Problem(where, f"expected {expected} (no '|' on the line)"))
             continue
-        if not line.strip():
+        if len(fields) > 3 or (layout == "speaker" and len(fields) != 3):
+            problems.append(Problem(where, f"{len(fields)} fields, expected {expected}" + (
+                "; put a text that holds '|' in double quotes" if len(fields) > 3 else "")))
             continue
-        if "|" not in line:
-            problems.append(Problem(where, "expected ID|TEXT (no '|' on the line)"))
+        if layout == "speaker":
+            text = fields[2]
+            if fields[1] != chosen:
+                continue
+        elif layout == "text" and len(fields) == 3 and fields[2] and not similar(fields[1], fields[2]):
+            problems.append(Problem(where, f"3 fields, expected {expected} (the other lines have 2): put a text "
+                                           "that holds '|' in double quotes"))
             continue
-        fields = [f.strip() for f in line.split("|")]
-        ident, text = fields[0], fields[1] or (fields[2] if len(fields) > 2 else "")
+        else:
+            text = fields[1] or (fields[2] if len(fields) > 2 else "")
         text = " ".join(text.split())
         if not ident:
             problems.append(Problem(where, "empty id"))
             continue
-        is_path = "/" in ident or "\\" in ident or ident.startswith("..") or ident.lower().endswith(AUDIO_EXTENSIONS)
-        if is_path:
-            rel = PurePosixPath(ident.replace("\\", "/"))
-            if rel.is_absolute() or re.match(r"^[A-Za-z]:", ident):
-                problems.append(Problem(where, f"{ident}: absolute path refused "
-                                               "(audio must be inside the dataset folder)"))
-                continue
-            if ".." in rel.parts:
-                problems.append(Problem(where, f"{ident}: path leaves the dataset folder ('..' refused)"))
-                continue
-            audio = _find_audio(root, rel) or (_find_audio(root, PurePosixPath("wavs", *rel.parts))
-                                               if len(rel.parts) == 1 else None)
-            name = clip_id(PurePosixPath(rel.name).stem if rel.suffix.lower() in AUDIO_EXTENSIONS else rel.name)
-            missing = ident
-        else:
-            audio = _find_audio(root, PurePosixPath("wavs", ident)) or _find_audio(root, PurePosixPath(ident))
-            name, missing = clip_id(ident), f"wavs/{ident}.wav"
+        if refused is not None:
+            problems.append(refused)
+            continue
         if name.casefold() in seen:
             problems.append(Problem(where, f"duplicate id {ident} (first on line {seen[name.casefold()]})"))
             continue
@@ -159,14 +247,20 @@ def read_ljspeech(root: Path) -> tuple[list[Entry], list[Problem]]:
         if audio is None:
             problems.append(Problem(where, f"audio {missing} not found"))
             continue
-        used.add(audio.resolve())
         entries.append(Entry(name, text, audio, where))
     wavs = root / "wavs"
     if wavs.is_dir():
         for p in sorted(wavs.iterdir()):
             if _is_audio(p) and p.resolve() not in used:
                 problems.append(Problem(f"wavs/{p.name}", f"no line in {METADATA} refers to it"))
-    return entries, problems
+    return MetadataRead(entries, problems, layout, dict(speakers), chosen, header_line)
+
+
+def read_ljspeech(root: Path, speaker: str | None = None) -> tuple[list[Entry], list[Problem]]:
+    """Entries and problems of ``root/metadata.csv`` (see the module docstring and
+    :func:`read_metadata`)."""
+    got = read_metadata(root, speaker)
+    return got.entries, got.problems
 
 
 def _walk(root: Path, exclude: tuple[Path, ...]) -> list[Path]:
@@ -219,11 +313,13 @@ def read_pairs(root: Path, exclude: tuple[Path, ...] = ()) -> tuple[list[Entry],
     return entries, problems, audio
 
 
-def scan_source(source: str | os.PathLike, exclude: tuple[Path, ...] = ()) -> SourceScan:
+def scan_source(source: str | os.PathLike, exclude: tuple[Path, ...] = (), speaker: str | None = None) -> SourceScan:
     """Detect the layout of ``source`` (a folder or one audio file) and list its inputs.
 
     ``exclude``: folders not to scan (the output's ``clips/`` when it lies inside the source).
-    Raises ``DatasetError`` when the source does not exist or holds no audio."""
+    ``speaker``: the speaker to keep from a ``metadata.csv`` of ``ID|SPEAKER|TEXT`` lines (see
+    :func:`read_metadata`). Raises ``DatasetError`` when the source does not exist or holds no
+    audio, or (``read_metadata``) about the speakers."""
     src = Path(source)
     if not src.exists():
         raise DatasetError(f"{src}: no such file or folder")
@@ -238,8 +334,11 @@ def scan_source(source: str | os.PathLike, exclude: tuple[Path, ...] = ()) -> So
     elif src.name == "wavs" and (src.parent / METADATA).is_file():
         src = src.parent  # the audio folder of an LJSpeech dataset: its texts are one level up
     if (src / METADATA).is_file():
-        entries, problems = read_ljspeech(src)
-        return SourceScan("ljspeech", src, entries, problems)
+        got = read_metadata(src, speaker)
+        return SourceScan("ljspeech", src, got.entries, got.problems, got.layout, got.speakers, got.speaker)
+    if speaker is not None:
+        raise DatasetError(f"{src}: --speaker {speaker} chooses lines of a {METADATA} (ID|SPEAKER|TEXT); "
+                           "this folder has none")
     entries, problems, audio = read_pairs(src, exclude)
     if entries or problems:
         return SourceScan("pairs", src, entries, problems)

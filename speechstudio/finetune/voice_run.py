@@ -343,10 +343,11 @@ def text_checker(voice) -> Callable[[str], str | None]:
 
 
 def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = False,
-                    progress: Callable[[int, int, str], None] | None = None) -> str:
+                    progress: Callable[[int, int, str], None] | None = None, speaker: str | None = None) -> str:
     """Build + check the dataset of ``p`` when it comes from raw input; return the report text
     ('' when the dataset was already prepared). ``split_long``: cut clips over 20 s at sentence
-    ends (``build_dataset(split_long=True)``). Raises ``DatasetError`` (nothing usable)."""
+    ends (``build_dataset(split_long=True)``); ``speaker``: the speaker kept from a multi-speaker
+    ``metadata.csv``. Raises ``DatasetError`` (nothing usable; several speakers, none chosen)."""
     from speechstudio.finetune.build import build_dataset
     from speechstudio.finetune.manifest import Manifest
     from speechstudio.finetune.report import format_report, report
@@ -368,7 +369,7 @@ def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = 
             transcribe = None  # no Whisper installed: the report says the texts were not cross-checked
     manifest = build_dataset(p.source, p.dataset_dir, voice.sample_rate, language=voice.language.split("-")[0],
                              transcribe=transcribe, text_ok=text_checker(voice), progress=progress,
-                             split_long=split_long)
+                             split_long=split_long, speaker=speaker)
     text = format_report(report(manifest))
     if transcribe is None and asr_check:
         text += "\nnote: texts not cross-checked with Whisper (no Whisper model installed)"

@@ -1,0 +1,181 @@
+"""The lines of an LJSpeech / Piper ``metadata.csv``: decoding, fields, header, layout, speakers.
+
+Layouts (``|``-separated, one clip per line; Piper's ``piper_train.preprocess --dataset-format
+ljspeech`` reads the first two, LJSpeech ships the third):
+
+* ``text``: ``ID|TEXT``;
+* ``speaker``: ``ID|SPEAKER|TEXT`` (Piper, multi-speaker: ``--multiple-speakers``);
+* ``normalized``: ``ID|TEXT|NORMALIZED`` (keithito.com/LJ-Speech-Dataset: numbers, abbreviations
+  spelled out in the third field).
+
+Three fields are ``speaker`` when a header says so (``id|speaker|text``), else when most such lines
+have a short middle field (at most 3 words, 40 characters) that is *not* a version of the third
+(:func:`similar`: less than 60 % of the letters and digits in common, ``difflib``), and the middle
+values repeat (at most half as many names as such lines, or at most 3 names). LJSpeech's third
+field is the second rewritten, so it is similar to it; a one-word text (``w1|yes|yes``) is too.
+
+Also read: a UTF-8 byte order mark, UTF-16 files (with their BOM), CRLF / CR line ends, blank
+lines, a header line (``id|text``, ``file|speaker|transcript``, ...), and CSV quoting: a field
+wholly in double quotes may hold ``|`` and ``""`` for one quote (Python's ``csv`` / Excel
+convention); a text that only starts with a quote (``"Yes," she said.``) is taken as written.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from speechstudio.finetune.manifest import Problem
+
+__all__ = ["Row", "MetadataLines", "read_lines", "split_fields", "similar", "detect_layout", "LAYOUTS"]
+
+LAYOUTS = ("text", "speaker", "normalized")
+#: First fields of a header line (compared case-insensitively, ``-`` / space as ``_``).
+HEADER_IDS = {"id", "ids", "file", "filename", "file_name", "filepath", "file_path", "path", "audio", "audio_file",
+              "audio_path", "audio_filename", "wav", "wav_file", "wav_path", "wav_filename", "utt", "utt_id",
+              "utterance", "utterance_id", "name", "clip", "clip_id", "key"}
+HEADER_SPEAKER = {"speaker", "speaker_id", "speaker_name", "speakers", "spk", "spk_id", "voice", "voice_id"}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One data line: ``line`` number (1-based) and its fields, stripped."""
+
+    line: int
+    fields: tuple[str, ...]
+
+
+@dataclass
+class MetadataLines:
+    """Decoded lines of one file: ``rows`` (data), ``problems`` (undecodable lines, with the rough
+    first field in ``undecodable_ids`` so their audio is not also called unreferenced),
+    ``header`` (the header's fields, or None) and its line number."""
+
+    rows: list[Row] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    undecodable_ids: list[str] = field(default_factory=list)
+    header: tuple[str, ...] | None = None
+    header_line: int = 0
+
+
+def _decode(raw: bytes, where: str, line: int) -> tuple[str | None, Problem | None]:
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as e:
+        col = e.start + 1
+        return None, Problem(f"{where}:{line}", f"not UTF-8 text (byte 0x{raw[e.start]:02x} at column {col}); "
+                                                "save the file as UTF-8")
+
+
+def split_fields(line: str) -> list[str]:
+    """``|``-separated fields, stripped; CSV-quoted fields unquoted (module docstring). A line
+    whose quotes do not follow the CSV rules is split as written."""
+    plain = [f.strip() for f in line.split("|")]
+    if '"' not in line:
+        return plain
+    fields, i, n = [], 0, len(line)
+    while True:
+        while i < n and line[i] in " \t":
+            i += 1
+        if i < n and line[i] == '"':
+            j, buf = i + 1, []
+            while True:
+                k = line.find('"', j)
+                if k < 0:
+                    return plain  # no closing quote
+                buf.append(line[j:k])
+                if k + 1 < n and line[k + 1] == '"':
+                    buf.append('"')
+                    j = k + 2
+                    continue
+                rest = line[k + 1:]
+                stripped = rest.lstrip(" \t")
+                if stripped and not stripped.startswith("|"):
+                    return plain  # text after the closing quote: not a quoted field
+                fields.append("".join(buf).strip())
+                i = n - len(stripped)
+                break
+        else:
+            k = line.find("|", i)
+            fields.append((line[i:] if k < 0 else line[i:k]).strip())
+            i = n if k < 0 else k
+        if i >= n:
+            return fields
+        i += 1  # the "|"
+        if i >= n:
+            fields.append("")
+            return fields
+
+
+def read_lines(raw: bytes, where: str) -> MetadataLines:
+    """Split ``raw`` (the file's bytes) into rows; ``where``: the file name used in problems.
+    Blank lines are skipped; the first data line is the header when it looks like one
+    (:func:`_is_header`); the caller decides whether its first field is a clip after all."""
+    out = MetadataLines()
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 (Windows Notepad's "Unicode")
+        try:
+            raw = raw.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError:
+            pass  # left to the per-line UTF-8 check, which names the line
+    for n, line_bytes in enumerate(re.split(rb"\r\n|\n|\r", raw), 1):
+        line, bad = _decode(line_bytes.removeprefix(b"\xef\xbb\xbf"), where, n)
+        if bad:
+            out.problems.append(bad)
+            out.undecodable_ids.append(line_bytes.split(b"|", 1)[0].decode("utf-8", "replace").strip()
+                                       if b"|" in line_bytes else "")
+            continue
+        line = line.replace("\ufeff", "")
+        if not line.strip():
+            continue
+        fields = tuple(split_fields(line))
+        if not out.rows and out.header is None and _is_header(fields):
+            out.header, out.header_line = fields, n
+            continue
+        out.rows.append(Row(n, fields))
+    return out
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[\s-]+", "_", text.strip().casefold())
+
+
+def _is_header(fields: tuple[str, ...]) -> bool:
+    """``id|text``-like: a known first field and only short words elsewhere."""
+    return (len(fields) >= 2 and _key(fields[0]) in HEADER_IDS
+            and all(re.fullmatch(r"[A-Za-z][A-Za-z0-9_ -]{0,29}", f) for f in fields[1:]))
+
+
+def _letters(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def similar(a: str, b: str) -> bool:
+    """True when ``b`` reads as a version of ``a`` (same letters and digits, or a ``difflib``
+    ratio of at least 0.6 on them): LJSpeech's normalised text of the same sentence."""
+    la, lb = _letters(a), _letters(b)
+    if la == lb:
+        return True
+    return difflib.SequenceMatcher(None, la, lb, autojunk=False).ratio() >= 0.6
+
+
+def _short(text: str) -> bool:
+    return 0 < len(text) <= 40 and len(text.split()) <= 3
+
+
+def detect_layout(rows: list[Row], header: tuple[str, ...] | None = None) -> str:
+    """``text``, ``speaker`` or ``normalized`` (module docstring) for the rows of one file:
+    ``text`` when most rows have two fields (rows with three are then refused unless the third
+    is :func:`similar` to the second)."""
+    if header is not None and len(header) >= 3:
+        return "speaker" if _key(header[1]) in HEADER_SPEAKER else "normalized"
+    if header is not None:
+        return "text"
+    three = [r.fields for r in rows if len(r.fields) == 3]
+    if len(three) <= sum(1 for r in rows if len(r.fields) == 2):
+        return "text"
+    speaker_votes = [f[1] for f in three if f[2] and _short(f[1]) and not similar(f[1], f[2])]
+    normal_votes = len(three) - len(speaker_votes)
+    names = Counter(name.casefold() for name in speaker_votes)
+    repeats = len(names) <= max(3, len(speaker_votes) // 2)
+    return "speaker" if len(speaker_votes) > normal_votes and repeats else "normalized"
