@@ -21,7 +21,11 @@ from typing import Callable
 
 from speechstudio.errors import SpeechStudioError
 
-__all__ = ["Parallel", "OtherRankFailed", "launcher_world", "launch_command"]
+__all__ = ["Parallel", "OtherRankFailed", "launcher_world", "launch_command", "WAIT_LIMIT_S"]
+
+#: How long a process waits for the others in one collective (PyTorch's NCCL default is 10 min):
+#: process 0 alone builds the dataset, with the Whisper cross-check ~1 s a clip, while they wait.
+WAIT_LIMIT_S = 4 * 3600
 
 
 class OtherRankFailed(SpeechStudioError):
@@ -70,7 +74,9 @@ class Parallel:
         if self.world > 1:
             from accelerate import PartialState
 
-            state = PartialState(cpu=(device == "cpu"))
+            from datetime import timedelta
+
+            state = PartialState(cpu=(device == "cpu"), timeout=timedelta(seconds=WAIT_LIMIT_S))
             self.rank = state.process_index
             self.device = "cpu" if state.device.type == "cpu" else str(state.device)  # not "cpu:0": torch.load's map_location refuses it
         else:
