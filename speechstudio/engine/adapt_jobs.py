@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 import struct
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from speechstudio.engine.finetune_jobs import TrainingJob, run_folders
 from speechstudio.engine.jobs import Job
 from speechstudio.engine.worker import Status
 from speechstudio.errors import UsageError
@@ -158,78 +158,39 @@ class AdaptRun:
 def list_adapt_runs() -> list[AdaptRun]:
     """The CTC runs (``config.json`` with a dataset path and a vocabulary source; voice-cloning
     runs are left out) under the runs folder, newest first."""
-    from speechstudio.engine.finetune_jobs import run_folders
-
     return [AdaptRun(d.name, d, (d / "checkpoints" / "latest.pt").is_file(), cfg)
             for d, cfg in run_folders(run_dir_for("x").parent)
             if cfg is not None and isinstance(cfg.get("dataset"), str) and "vocab_source" in cfg]
 
 
 # ----------------------------------------------------------------------------- training
-class AdaptTrainJob(Job):
+class AdaptTrainJob(TrainingJob):
     """Fine-tune a CTC model: ``finetune.ctc.train_ctc(run_dir, dataset_dir, base, config,
     resume, control)`` in the worker, holding the run folder's lock (``voice_run.run_lock``: a
     second window on the same folder is refused). ``resume``: continue ``run_dir`` from
     ``checkpoints/latest.pt`` on the run's own dataset (``dataset_dir`` and ``base`` are then
     ignored). Yields the trainer's events; ``result``: the ``DoneEvent``. :meth:`pause`,
     :meth:`resume_training`, :meth:`stop` may be called from any thread; stop (and the engine's
-    cancel) ends after the current step with a resumable checkpoint."""
+    cancel) ends after the current step with a resumable checkpoint
+    (:class:`~speechstudio.engine.finetune_jobs.TrainingJob`)."""
 
     def __init__(self, run_dir: Path, dataset_dir: Path | None, base: str | None, config, resume: bool = False) -> None:
-        super().__init__()
         from speechstudio.finetune.ctc.events import TrainControl
 
-        self.run_dir = Path(run_dir)
+        super().__init__(run_dir, TrainControl())
         self.dataset_dir = Path(dataset_dir) if dataset_dir is not None else None
         self.base, self.config, self.resume = base, config, resume
-        self.control = TrainControl()
-        self._finished = threading.Event()
 
     def describe(self) -> str:
         return f"adapt {self.run_dir.name}"
 
-    def pause(self) -> None:
-        self.control.pause.set()
-
-    def resume_training(self) -> None:
-        self.control.pause.clear()
-
-    def stop(self) -> None:
-        self.control.stop.set()
-        self.control.pause.clear()
-
-    @property
-    def paused(self) -> bool:
-        return self.control.pause.is_set()
-
-    @property
-    def stopping(self) -> bool:
-        return self.control.stop.is_set()
-
-    def run(self, models) -> Iterator[object]:
+    def _train(self, models) -> Iterator[object]:
         from speechstudio.finetune.ctc import train_ctc
-        from speechstudio.finetune.voice_run import run_lock
 
-        watcher = threading.Thread(target=self._watch_cancel, daemon=True)
-        watcher.start()
-        try:
-            with run_lock(self.run_dir):
-                dataset = resume_dataset(self.run_dir) if self.resume else self.dataset_dir
-                yield Status("resuming the run …" if self.resume else "loading the base model …")
-                for ev in train_ctc(self.run_dir, dataset, None if self.resume else self.base, self.config,
-                                    resume=self.resume, control=self.control):
-                    if type(ev).__name__ == "DoneEvent":
-                        self.result = ev
-                    yield ev
-        finally:
-            self._finished.set()
-
-    def _watch_cancel(self) -> None:
-        # the engine's cancel (window closing) ends training the way Stop does
-        while not self._finished.is_set():
-            if self.cancel.wait(0.2):
-                self.stop()
-                return
+        dataset = resume_dataset(self.run_dir) if self.resume else self.dataset_dir
+        yield Status("resuming the run …" if self.resume else "loading the base model …")
+        yield from train_ctc(self.run_dir, dataset, None if self.resume else self.base, self.config,
+                             resume=self.resume, control=self.control)
 
 
 # ----------------------------------------------------------------------------- evaluation

@@ -25,8 +25,8 @@ from speechstudio.finetune.voice_run import (BaseVoiceInfo, describe_base, finet
                                              run_lock, save_trained_voice, train_config)
 
 __all__ = ["BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "datasets_dir", "recordings_dir",
-           "RunInfo", "run_folders", "list_runs", "DatasetProgress", "BuildDatasetJob", "FineTuneJob", "SaveCloneJob",
-           "ExportJob", "run_with_progress", "save_trained_voice", "train_config"]
+           "RunInfo", "run_folders", "list_runs", "DatasetProgress", "BuildDatasetJob", "TrainingJob", "FineTuneJob",
+           "SaveCloneJob", "ExportJob", "run_with_progress", "save_trained_voice", "train_config"]
 
 
 # ----------------------------------------------------------------------------- folders
@@ -215,30 +215,22 @@ class BuildDatasetJob(Job):
 
 
 # ----------------------------------------------------------------------------- training
-class FineTuneJob(Job):
-    """Fine-tune a VITS voice: ``speechstudio.finetune.vits.trainer.train_voice`` in the worker.
+class TrainingJob(Job):
+    """A trainer run in the worker, holding the run folder's lock (:func:`run_lock`: a CLI run
+    or a second window on the same folder is refused), with :meth:`pause`,
+    :meth:`resume_training` and :meth:`stop` callable from any thread. Stop (and the engine's
+    cancel: window closing, Esc) makes the trainer save a resumable checkpoint after the
+    current step and end with ``DoneEvent(reason="stopped")``.
 
-    Yields the trainer's events as they come (``StageEvent``, ``StepEvent``, ``EvalEvent``,
-    ``SampleEvent``, ``CheckpointEvent``, ``DoneEvent``); ``result``: the ``DoneEvent`` (or
-    ``None`` if the trainer ended without one). :meth:`pause`, :meth:`resume_training` and
-    :meth:`stop` may be called from any thread: stop makes the trainer save a checkpoint and
-    end with ``DoneEvent(reason="stopped")``; the engine's cancel does the same.
+    Subclasses pass the trainer's ``TrainControl`` (``pause`` / ``stop`` events) and yield the
+    trainer's events from :meth:`_train`; :meth:`_prepare` runs first, outside the lock.
+    Yields those events; ``result``: the ``DoneEvent`` (``None`` if the trainer ended without one).
     """
 
-    def __init__(self, run_dir: Path, dataset_dir: Path, base, config=None, resume: bool = False, *,
-                 preset: str = "standard", overrides: dict | None = None) -> None:
-        """``config``: a ``TrainConfig``; when ``None`` it is made in the worker by
-        :func:`train_config` from ``preset`` and ``overrides`` (which may hold ``device="auto"``:
-        resolving it imports torch, which the GUI thread must not wait for)."""
+    def __init__(self, run_dir: Path, control) -> None:
         super().__init__()
-        from speechstudio.finetune.vits.trainer import TrainControl
-
-        self.run_dir, self.dataset_dir, self.base, self.config = Path(run_dir), Path(dataset_dir), base, config
-        self.resume, self.preset, self.overrides = resume, preset, dict(overrides or {})
-        self.control = TrainControl()
-
-    def describe(self) -> str:
-        return f"fine-tune {self.run_dir.name}"
+        self.run_dir, self.control = Path(run_dir), control
+        self._finished = threading.Event()
 
     def pause(self) -> None:
         self.control.pause.set()
@@ -254,31 +246,68 @@ class FineTuneJob(Job):
     def paused(self) -> bool:
         return self.control.pause.is_set()
 
-    def run(self, models) -> Iterator[object]:
-        from speechstudio.finetune.vits.trainer import train_voice
+    @property
+    def stopping(self) -> bool:
+        return self.control.stop.is_set()
 
-        if self.config is None:
-            self.config = train_config(self.preset, **self.overrides)
+    def _prepare(self) -> None:
+        """Work before the run folder is locked (default: none)."""
+
+    def _train(self, models) -> Iterator[object]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def run(self, models) -> Iterator[object]:
+        self._prepare()
         watcher = threading.Thread(target=self._watch_cancel, daemon=True)
         watcher.start()
         try:
-            with run_lock(self.run_dir):  # a CLI run or a second window on the same folder is refused
-                for ev in train_voice(self.run_dir, self.dataset_dir, self.base, self.config, resume=self.resume,
-                                      control=self.control):
+            with run_lock(self.run_dir):
+                for ev in self._train(models):
                     if type(ev).__name__ == "DoneEvent":
                         self.result = ev
                     yield ev
         finally:
-            self._finished = True
-
-    _finished = False
+            self._finished.set()
 
     def _watch_cancel(self) -> None:
-        # the engine's cancel (window closing, Esc) ends training the same way Stop does
-        while not self._finished:
+        # the engine's cancel ends training the same way Stop does
+        while not self._finished.is_set():
             if self.cancel.wait(0.2):
                 self.stop()
                 return
+
+
+class FineTuneJob(TrainingJob):
+    """Fine-tune a VITS voice: ``speechstudio.finetune.vits.trainer.train_voice`` in the worker.
+
+    Yields the trainer's events as they come (``StageEvent``, ``StepEvent``, ``EvalEvent``,
+    ``SampleEvent``, ``CheckpointEvent``, ``DoneEvent``); ``result``: the ``DoneEvent`` (or
+    ``None`` if the trainer ended without one). Pause / stop: :class:`TrainingJob`.
+    """
+
+    def __init__(self, run_dir: Path, dataset_dir: Path, base, config=None, resume: bool = False, *,
+                 preset: str = "standard", overrides: dict | None = None) -> None:
+        """``config``: a ``TrainConfig``; when ``None`` it is made in the worker by
+        :func:`train_config` from ``preset`` and ``overrides`` (which may hold ``device="auto"``:
+        resolving it imports torch, which the GUI thread must not wait for)."""
+        from speechstudio.finetune.vits.trainer import TrainControl
+
+        super().__init__(run_dir, TrainControl())
+        self.dataset_dir, self.base, self.config = Path(dataset_dir), base, config
+        self.resume, self.preset, self.overrides = resume, preset, dict(overrides or {})
+
+    def describe(self) -> str:
+        return f"fine-tune {self.run_dir.name}"
+
+    def _prepare(self) -> None:
+        if self.config is None:
+            self.config = train_config(self.preset, **self.overrides)
+
+    def _train(self, models) -> Iterator[object]:
+        from speechstudio.finetune.vits.trainer import train_voice
+
+        return train_voice(self.run_dir, self.dataset_dir, self.base, self.config, resume=self.resume,
+                           control=self.control)
 
 
 # ----------------------------------------------------------------------------- save / export

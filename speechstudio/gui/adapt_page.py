@@ -10,22 +10,21 @@
 4. Evaluate & use (:mod:`~speechstudio.gui.adapt_use`): base vs adapted WER / CER and examples,
    then register the model (Transcribe and Dictate list it).
 
-Same shell as the Clone voice page (step bar, ``QStackedWidget``, Back / Next with Alt+K / Alt+N;
-Next's tooltip says what is missing). The page owns an "adapt" :class:`~speechstudio.engine.worker.Engine`
-for training and evaluation, so the compute engine stays free for Transcribe and Speak. Run
-folders are the CLI's (``speechstudio finetune asr --out NAME``), so a run started in one
-continues in the other.
+Same shell as the Clone voice page (:class:`~speechstudio.gui.wizard_common.WizardPage`: step bar,
+``QStackedWidget``, Back / Next with Alt+K / Alt+N; Next's tooltip says what is missing). The page
+owns an "adapt" :class:`~speechstudio.engine.worker.Engine` for training and evaluation, so the
+compute engine stays free for Transcribe and Speak. Run folders are the CLI's (``speechstudio
+finetune asr --out NAME``), so a run started in one continues in the other.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QStackedWidget, QVBoxLayout, QWidget
 
 from speechstudio.errors import SpeechStudioError
+from speechstudio.gui.adapt_base import DEFAULT_NAME, BaseModelStep
 from speechstudio.gui.clone_dataset import DatasetStep
 from speechstudio.gui.common import settings
+from speechstudio.gui.wizard_common import WizardPage
 
 STEPS = ("Base model", "Dataset", "Train", "Evaluate & use")
 #: Usable minutes under which the dataset step warns (issue 10: "10–20 minutes of their own speech").
@@ -55,81 +54,40 @@ class AdaptDatasetStep(DatasetStep):
         return super().ready()
 
 
-class AdaptPage(QWidget):
-    """Signals: ``status_message(str)`` (the window's status line), ``model_saved(name)``."""
+class AdaptPage(WizardPage):
+    """Signals: ``status_message(str)`` (the window's status line), ``model_saved(name)``,
+    ``step_changed(index)``."""
 
-    status_message = Signal(str)
     model_saved = Signal(str)
-    step_changed = Signal(int)
+    STEPS = STEPS
+    WRAP_WHY = True
+    FIRST_CONTROLS = ("base_step.model_box", "dataset.tabs", "train.epochs_spin", "use.name_edit")
+    DEFAULT_NAME = DEFAULT_NAME
 
     def __init__(self, win) -> None:
-        super().__init__()
-        from speechstudio.engine.worker import Engine
-        from speechstudio.gui.adapt_base import DEFAULT_NAME, BaseModelStep
+        super().__init__(win, "adapt")
         from speechstudio.gui.adapt_train import TrainStep
         from speechstudio.gui.adapt_use import UseStep
 
-        self.win = win
-        self.compute, self.io, self.audio = win.compute, win.io, win.audio
-        self.trainer = Engine("adapt", self)
-        #: the dataset step's "base voice" (texts a voice cannot say): none for recognition
-        self.base = None
+        # self.base, the dataset step's "base voice" (texts a voice cannot say), stays None here
         self.base_spec: str | None = None   # the chosen base model (store name or folder)
         self.base_info = None               # its adapt_jobs.CTCBaseInfo once described
-        self.dataset_dir: Path | None = None
-        lay = QVBoxLayout(self)
-        self.step_bar = QLabel("")
-        self.step_bar.setAccessibleName("Wizard steps")
-        self.step_bar.setStyleSheet("QLabel { font-size: 12pt; padding: 4px; }")
-        lay.addWidget(self.step_bar)
-        self.stack = QStackedWidget()
         self.base_step = BaseModelStep(self)
         self.dataset = AdaptDatasetStep(self)
         self.train = TrainStep(self)
         self.use = UseStep(self)
-        self.steps = [self.base_step, self.dataset, self.train, self.use]
-        for s in self.steps:
-            self.stack.addWidget(s)
-            if hasattr(s, "changed"):
-                s.changed.connect(self._update_nav)
+        self._lay_out()
         self.dataset.changed.connect(self.train.refresh_plan)
-        lay.addWidget(self.stack, 1)
-        row = QHBoxLayout()
-        self.back_btn = QPushButton("◀ Bac&k")
-        self.back_btn.setAccessibleName("Back to the previous step")
-        self.back_btn.clicked.connect(self.back)
-        self.next_btn = QPushButton("&Next ▶")
-        self.next_btn.setAccessibleName("Next step")
-        self.next_btn.clicked.connect(self.next)
-        self.why = QLabel("")
-        self.why.setAccessibleName("What the step needs")
-        self.why.setWordWrap(True)
-        row.addWidget(self.back_btn)
-        row.addWidget(self.why, 1)
-        row.addWidget(self.next_btn)
-        lay.addLayout(row)
         self.use.model_saved.connect(self._model_saved)
         self.base_step.name_edit.setText(str(settings().value("adapt/name", DEFAULT_NAME)) or DEFAULT_NAME)
         self.go(0)
 
     # ------------------------------------------------------------------ state the steps share
-    def model_name(self) -> str:
-        """The new model's name (also its run, dataset and recordings folder name)."""
-        from speechstudio.gui.adapt_base import DEFAULT_NAME
-
-        return self.base_step.name() or DEFAULT_NAME
-
-    voice_name = model_name  # the dataset step's name for it
+    model_name = WizardPage.voice_name  # the new model's name (the dataset step's "voice_name")
 
     def sample_rate(self) -> int:
         """The base model's input rate (Hz): the dataset's clips are made at it."""
         return self.base_info.sample_rate if self.base_info is not None else 16000
-
-    def language(self) -> str:
-        return "en"
-
-    def manifest(self):
-        return self.dataset.manifest
 
     def open_run(self, name: str) -> bool:
         """Continue the run ``name``: its base, dataset and options (from the run's ``config.json``),
@@ -157,48 +115,6 @@ class AdaptPage(QWidget):
         self.go(2)
         return True
 
-    # ------------------------------------------------------------------ navigation
-    @property
-    def index(self) -> int:
-        return self.stack.currentIndex()
-
-    def go(self, index: int) -> None:
-        index = max(0, min(len(self.steps) - 1, index))
-        self.stack.setCurrentIndex(index)
-        self.step_bar.setText("  ›  ".join(f"<b><u>{i + 1}. {n}</u></b>" if i == index else f"{i + 1}. {n}"
-                                           for i, n in enumerate(STEPS)))
-        self.step_bar.setAccessibleDescription(f"step {index + 1} of {len(STEPS)}: {STEPS[index]}")
-        self.steps[index].entered()
-        self._update_nav()
-        if self.isVisible():  # keyboard users land on the step's first control
-            first = {0: self.base_step.model_box, 1: self.dataset.tabs, 2: self.train.epochs_spin,
-                     3: self.use.name_edit}[index]
-            first.setFocus()
-        self.step_changed.emit(index)
-
-    def next(self) -> None:
-        ok, why = self.steps[self.index].ready()
-        if ok:
-            self.go(self.index + 1)
-        else:
-            self.status_message.emit(why)
-
-    def back(self) -> None:
-        self.go(self.index - 1)
-
-    def _update_nav(self) -> None:
-        ok, why = self.steps[self.index].ready()
-        last = self.index == len(self.steps) - 1
-        self.next_btn.setEnabled(ok and not last)
-        self.next_btn.setToolTip("" if ok else why)
-        self.why.setText("" if ok or last else why)
-        self.back_btn.setEnabled(self.index > 0)
-
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
-        super().showEvent(event)
-        if self.index == 0 and self.base_step._list_job is None:
-            self.base_step.refresh()  # models may have been installed since
-
     def _model_saved(self, name: str) -> None:
         """A new model is in the store: refresh the Models page, which refills the Transcribe and
         Dictate pickers."""
@@ -217,19 +133,8 @@ class AdaptPage(QWidget):
         self.model_saved.emit(name)
 
     # ------------------------------------------------------------------ window hooks
-    def stop(self) -> None:
-        """Esc: stop recording / playback, cancel a dataset check (training is stopped with Stop)."""
-        self.dataset.recorder.stop()
-        self.dataset.cancel()
-
     def save_settings(self) -> None:
         s = settings()
         s.setValue("adapt/name", self.model_name())
         if self.base_spec:
             s.setValue("adapt/base", self.base_spec)
-
-    def shutdown(self) -> None:
-        """Stop recording and training (the trainer saves a checkpoint), then the adapt engine."""
-        self.dataset.shutdown()
-        self.train.shutdown()
-        self.trainer.shutdown(timeout=10)

@@ -2,10 +2,10 @@
 
 :class:`CTCCurves` reuses the Clone voice wizard's :class:`~speechstudio.gui.clone_plots.LossCurves`
 machinery (every value kept by step in ``history``; pyqtgraph built on first draw and redrawn at
-most every 0.3 s, only when something changed) with two plots: the training CTC loss per optimizer
-step (left) and the held-out WER / CER per evaluation (right), where the base model's figures sit
-at step 0 with a dashed line at the base WER, so the user sees at a glance whether the adapted
-model beats it.
+most every 0.3 s, only when something changed) and makes its own two plots: the training CTC loss
+per optimizer step (left) and the held-out WER / CER per evaluation (right), where the base
+model's figures sit at step 0 with a dashed line at the base WER, so the user sees at a glance
+whether the adapted model beats it.
 """
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ COLORS = {LOSS_KEY: "#3b82f6", WER_KEY: "#f97316", CER_KEY: "#22c55e"}
 
 class CTCCurves(LossCurves):
     """Left: CTC loss by step; right: WER and CER by step (step 0: the base model)."""
+
+    MIN_HEIGHT = 150
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -42,20 +44,12 @@ class CTCCurves(LossCurves):
         if self._base_line is not None:
             self._base_line.setVisible(False)
 
-    def _ensure_plots(self) -> None:
-        if self._plot is not None:
-            return
-        import pyqtgraph as pg
-
+    def _make_plots(self, pg) -> None:
         self._plot = pg.PlotWidget(title="training CTC loss")
         self._plot.setAccessibleName("Training loss curve")
         self._val_plot = pg.PlotWidget(title=f"held-out <span style='color:{COLORS[WER_KEY]}'>WER</span> / "
                                              f"<span style='color:{COLORS[CER_KEY]}'>CER</span> (step 0: base model)")
         self._val_plot.setAccessibleName("Word and character error rate curves")
-        for p in (self._plot, self._val_plot):
-            p.setLabel("bottom", "step")
-            p.setMenuEnabled(False)
-            p.setMinimumHeight(150)
         self._base_line = pg.InfiniteLine(angle=0, movable=False,
                                           pen=pg.mkPen("#f97316", width=1, style=pg.QtCore.Qt.PenStyle.DashLine),
                                           label="base WER", labelOpts={"position": 0.5, "color": "#f97316"})
@@ -64,22 +58,13 @@ class CTCCurves(LossCurves):
         self._lay.addWidget(self._plot, 1)
         self._lay.addWidget(self._val_plot, 1)
 
-    def draw(self) -> None:
-        if not self._dirty:
-            return
-        self._ensure_plots()
-        import pyqtgraph as pg
+    def _make_curve(self, pg, key: str):
+        rate = key != LOSS_KEY
+        plot = self._val_plot if rate else self._plot
+        return plot.plot([], [], pen=pg.mkPen(COLORS.get(key, "#6b7280"), width=2 if rate else 1.5),
+                         name=key.upper() if rate else None, symbol="o" if rate else None, symbolSize=6)
 
-        for key, (steps, vals) in self.history.items():
-            curve = self.curves.get(key)
-            if curve is None:
-                rate = key != LOSS_KEY
-                plot = self._val_plot if rate else self._plot
-                curve = plot.plot([], [], pen=pg.mkPen(COLORS.get(key, "#6b7280"), width=2 if rate else 1.5),
-                                  name=key.upper() if rate else None, symbol="o" if rate else None, symbolSize=6)
-                self.curves[key] = curve
-            curve.setData(steps, vals)
+    def _drawn(self) -> None:
         if self.base_wer is not None:
             self._base_line.setValue(self.base_wer)
             self._base_line.setVisible(True)
-        self._dirty = False

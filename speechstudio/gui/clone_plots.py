@@ -23,7 +23,12 @@ VAL_KEY = "val_mel"
 
 
 class LossCurves(QWidget):
-    """Training losses (left plot, with a legend) and the validation mel loss (right plot)."""
+    """Training losses (left plot, with a legend) and the validation mel loss (right plot).
+    Other curves (:class:`~speechstudio.gui.adapt_plots.CTCCurves`) override :meth:`_make_plots`,
+    :meth:`_make_curve` and :meth:`_drawn`."""
+
+    #: each plot's minimum height (pixels)
+    MIN_HEIGHT = 160
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -67,19 +72,31 @@ class LossCurves(QWidget):
             return
         import pyqtgraph as pg
 
+        self._make_plots(pg)
+        for p in (self._plot, self._val_plot):
+            p.setLabel("bottom", "step")
+            p.setMenuEnabled(False)
+            p.setMinimumHeight(self.MIN_HEIGHT)
+
+    def _make_plots(self, pg) -> None:
+        """Make ``_plot`` (left) and ``_val_plot`` (right) and add them to the layout."""
         self._plot = pg.PlotWidget(title="training losses")
         self._plot.setAccessibleName("Training loss curves")
         self._plot.addLegend(offset=(-10, 10))
         self._val_plot = pg.PlotWidget(title="validation mel loss")
         self._val_plot.setAccessibleName("Validation loss curve")
-        for p in (self._plot, self._val_plot):
-            p.setLabel("bottom", "step")
-            p.setMenuEnabled(False)
-            p.setMinimumHeight(160)
         self._lay.addWidget(self._plot, 2)
         self._lay.addWidget(self._val_plot, 1)
 
+    def _make_curve(self, pg, key: str):
+        """The plot item of curve ``key`` (made on its first value)."""
+        val = key == VAL_KEY
+        pen = pg.mkPen(CURVE_COLORS.get(key, "#6b7280"), width=2 if val else 1.5)
+        return (self._val_plot if val else self._plot).plot([], [], pen=pen, name=key, symbol="o" if val else None,
+                                                            symbolSize=5)
+
     def draw(self) -> None:
+        """Draw what changed since the last draw (the plots are made on the first one)."""
         if not self._dirty:
             return
         self._ensure_plots()
@@ -88,13 +105,13 @@ class LossCurves(QWidget):
         for key, (steps, vals) in self.history.items():
             curve = self.curves.get(key)
             if curve is None:
-                val = key == VAL_KEY
-                pen = pg.mkPen(CURVE_COLORS.get(key, "#6b7280"), width=2 if val else 1.5)
-                curve = (self._val_plot if val else self._plot).plot(
-                    [], [], pen=pen, name=key, symbol="o" if val else None, symbolSize=5)
-                self.curves[key] = curve
+                curve = self.curves[key] = self._make_curve(pg, key)
             curve.setData(steps, vals)
+        self._drawn()
         self._dirty = False
+
+    def _drawn(self) -> None:
+        """After a draw: what a subclass draws besides the curves."""
 
 
 class SampleTable(QTableWidget):

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
 
 from speechstudio.engine.worker import Status
 from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
 from speechstudio.gui.common import device_picker, fmt_duration
+from speechstudio.gui.wizard_common import TrainingStep, note_label
 
 PRESETS = ("quick", "standard", "best")
+
+
 def _estimate(preset: str, device: str, steps: int | None, batch_size: int | None, n_clips: int, total_s: float,
               has_posterior: bool):
     """Engine side: ``(config, estimate)``: the ``TrainConfig`` a Start would use (``device``
@@ -33,28 +34,16 @@ def _estimate(preset: str, device: str, steps: int | None, batch_size: int | Non
     return config, estimate(config, config.device, n_clips, total_s, has_posterior=has_posterior)
 
 
-class TrainStep(QWidget):
-    """Signals: ``changed()`` when training ends (Next may be enabled)."""
-
-    changed = Signal()
+class TrainStep(TrainingStep):
+    """Signals: ``changed()`` when training starts or ends (Next may change). ``extra_config``:
+    more ``TrainConfig`` fields for the next Start."""
 
     def __init__(self, wizard) -> None:
-        super().__init__()
-        self.wiz = wizard
-        self.engine = wizard.trainer
-        self.job = None
-        self.job_id: int | None = None
+        super().__init__(wizard)
         self._est_job: int | None = None
-        self.done = None
-        self.step = 0
-        self.total_steps = 0
         self.best_step: int | None = None
         self.best_val: float | None = None
-        #: more ``TrainConfig`` fields for the next Start (advanced settings; tests use a tiny one)
-        self.extra_config: dict = {}
         self._build()
-        self.engine.job_progress.connect(self._on_progress)
-        self.engine.job_finished.connect(self._on_finished)
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
@@ -88,35 +77,11 @@ class TrainStep(QWidget):
         form.addRow("Steps", row)
         self.steps_spin.editingFinished.connect(self.refresh_estimate)
         self.batch_spin.editingFinished.connect(self.refresh_estimate)
-        self.estimate = QLabel("")
-        self.estimate.setAccessibleName("Training estimate")
-        self.estimate.setWordWrap(True)
+        self.estimate = note_label("Training estimate")
         form.addRow("Estimate", self.estimate)
         lay.addLayout(form)
-        brow = QHBoxLayout()
-        self.start_btn = self._button("S&tart", "Start training", "Start fine-tuning from the base voice", self.start)
-        self.pause_btn = self._button("P&ause", "Pause training", "Pause after the current step", self.pause)
-        self.resume_btn = self._button("&Resume", "Resume training",
-                                       "Resume a paused run, or continue the saved run from its last checkpoint",
-                                       self.resume)
-        self.stop_btn = self._button("St&op", "Stop training", "Stop and keep the checkpoints (Esc)", self.stop)
-        for b in (self.start_btn, self.pause_btn, self.resume_btn, self.stop_btn):
-            brow.addWidget(b)
-        self.state = QLabel("not started")
-        self.state.setAccessibleName("Training state")
-        self.state.setWordWrap(True)
-        brow.addWidget(self.state, 1)
-        lay.addLayout(brow)
-        self.progress = QProgressBar()
-        self.progress.setAccessibleName("Training progress")
-        self.progress.setFormat("step %v / %m")
-        lay.addWidget(self.progress)
-        self.speed = QLabel("")
-        self.speed.setAccessibleName("Training speed and time left")
-        lay.addWidget(self.speed)
-        self.warning = QLabel("")
-        self.warning.setAccessibleName("Over-training warning")
-        self.warning.setWordWrap(True)
+        self._add_controls(lay, "Start fine-tuning from the base voice", "Stop and keep the checkpoints (Esc)")
+        self.warning = note_label("Over-training warning")
         self.warning.setStyleSheet("QLabel { background: #fef3c7; color: #92400e; font-weight: bold; "
                                    "font-size: 12pt; padding: 8px; border: 2px solid #f59e0b; }")
         self.warning.setVisible(False)
@@ -127,16 +92,9 @@ class TrainStep(QWidget):
         self.sample_table = SampleTable()
         self.sample_table.play.connect(self._play)
         lay.addWidget(self.sample_table, 2)
+        self.option_widgets = (self.preset_box, self.steps_spin, self.batch_spin, self.device_box)
         self._preset_changed(self.preset_box.currentText())
         self._update()
-
-    @staticmethod
-    def _button(text: str, name: str, tip: str, slot) -> QPushButton:
-        b = QPushButton(text)
-        b.setAccessibleName(name)
-        b.setToolTip(tip)
-        b.clicked.connect(slot)
-        return b
 
     # ------------------------------------------------------------------ preset / estimate
     def _preset_changed(self, name: str) -> None:
@@ -172,25 +130,18 @@ class TrainStep(QWidget):
 
         return runs_dir() / self.wiz.voice_name()
 
-    def resumable(self) -> bool:
-        """True when the run folder holds a checkpoint to continue from."""
-        return (self.run_dir() / "checkpoints" / "latest.pt").is_file()
-
     def _overrides(self) -> dict:
         """``TrainConfig`` fields chosen here (steps, batch size, device) plus ``extra_config``."""
         return {"steps": self.steps_spin.value() or None, "batch_size": self.batch_spin.value() or None,
                 "device": self.device_box.currentText(), **self.extra_config}
 
-    def start(self, resume: bool = False) -> int | None:
-        """Start (or with ``resume`` continue) training on the train engine. Starting again over
-        a saved run first renames that run folder to ``NAME-<date-time>`` (kept, and listed
-        under earlier runs), since a run folder holds one run."""
+    def _make_job(self, resume: bool):
+        """A :class:`~speechstudio.engine.finetune_jobs.FineTuneJob` and the folder an earlier
+        run was moved to (None when none was), or None when it cannot start (said)."""
         from speechstudio.engine.finetune_jobs import FineTuneJob
 
-        if self.job_id is not None:
-            return self.job_id
         if self.wiz.dataset_dir is None or self.wiz.base is None:
-            self.state.setText("choose a base voice and check a dataset first")
+            self._say("choose a base voice and check a dataset first")
             return None
         if self._est_job is not None:
             self.engine.cancel(self._est_job)
@@ -198,52 +149,12 @@ class TrainStep(QWidget):
         if not resume and self.resumable():
             moved = self._archive_run()
         try:
-            self.job = FineTuneJob(self.run_dir(), self.wiz.dataset_dir, self.wiz.base.location, resume=resume,
-                                   preset=self.preset_box.currentText(), overrides=self._overrides())
+            job = FineTuneJob(self.run_dir(), self.wiz.dataset_dir, self.wiz.base.location, resume=resume,
+                              preset=self.preset_box.currentText(), overrides=self._overrides())
         except Exception as e:  # noqa: BLE001 - trainer missing, bad settings: said, not raised
-            self.state.setText(f"cannot start: {e}")
+            self._say(f"cannot start: {e}")
             return None
-        self._reset_view(keep=resume)
-        self.done = None
-        self.job_id = self.engine.submit(self.job)
-        self.state.setText("resuming…" if resume else "starting…" + (f" (the earlier run is kept in {moved})"
-                                                                        if moved else ""))
-        self.curves.start()
-        self._update()
-        self.changed.emit()
-        return self.job_id
-
-    def _archive_run(self) -> Path:
-        import time
-
-        src = self.run_dir()
-        dest = src.with_name(f"{src.name}-{time.strftime('%Y%m%d-%H%M%S')}")
-        src.rename(dest)
-        return dest
-
-    def pause(self) -> None:
-        if self.job is not None and self.job_id is not None:
-            self.job.pause()
-            self.state.setText(f"paused at step {self.step}")
-            self._update()
-
-    def resume(self) -> int | None:
-        """Unpause a paused run; with no run going, continue the saved run folder (returns the
-        new job's id then)."""
-        if self.job is not None and self.job_id is not None:
-            self.job.resume_training()
-            self.state.setText("training")
-            self._update()
-            return None
-        if self.resumable():
-            return self.start(resume=True)
-        return None
-
-    def stop(self) -> None:
-        if self.job is not None and self.job_id is not None:
-            self.job.stop()
-            self.state.setText("stopping after this step (saving a checkpoint)…")
-            self._update()
+        return job, moved
 
     # ------------------------------------------------------------------ events
     def _reset_view(self, keep: bool) -> None:
@@ -260,20 +171,17 @@ class TrainStep(QWidget):
             return
         kind = type(ev).__name__
         if isinstance(ev, Status):
-            self.state.setText(str(ev))
+            self._say(str(ev))
         elif kind == "StageEvent":
-            self.state.setText(f"{ev.stage}: {ev.message}")
+            self._say(f"{ev.stage}: {ev.message}")
         elif kind == "StepEvent":
-            self.step, self.total_steps = ev.step, ev.total_steps
-            self.progress.setRange(0, max(1, ev.total_steps))
-            self.progress.setValue(ev.step)
+            self._show_step(ev.step, ev.total_steps)
             self.curves.add_losses(ev.step, ev.losses)
             eta = fmt_duration(ev.eta_s) if ev.eta_s is not None else "?"
             lr = getattr(ev, "lr", None)
             self.speed.setText(f"step {ev.step}/{ev.total_steps}, {ev.steps_per_s:.2f} steps/s, {eta} left"
                                + (f", learning rate {lr:.2e}" if lr else ""))
-            if self.job is not None and not self.job.paused and not self.job.control.stop.is_set():
-                self.state.setText("training")
+            self._say_training()
         elif kind == "EvalEvent":
             self.curves.add(VAL_KEY, ev.step, ev.val_mel_loss)
             if self.best_val is None or ev.val_mel_loss < self.best_val:
@@ -320,54 +228,23 @@ class TrainStep(QWidget):
             else:  # cancelled by Start: the run's own speed shows below
                 self.estimate.setText("")
             return
-        if job_id != self.job_id:
-            return
-        self.job_id = None
-        self.curves.stop()
-        if status == "failed":
-            self.state.setText(f"training failed: {result}")
-            self.wiz.status_message.emit(f"training failed: {result}")
-        else:
-            ev = result or self.done
-            self.done = ev
-            if ev is None:
-                self.state.setText(f"training ended ({status}) at step {self.step}")
-            else:
-                reason = getattr(ev, "reason", status)
-                self.state.setText(f"{'finished' if reason == 'finished' else 'stopped'} at step {ev.step}; "
-                                   f"best checkpoint: step {self.best_step or ev.step}")
-                self.wiz.status_message.emit(f"training {reason} at step {ev.step}")
-        self.job = None
-        self._update()
-        self.changed.emit()
+        super()._on_finished(job_id, status, result)
+
+    def _show_failure(self, result) -> None:
+        self._say(f"training failed: {result}")
+        self.wiz.status_message.emit(f"training failed: {result}")
+
+    def _show_done(self, ev, status: str) -> None:
+        reason = getattr(ev, "reason", status)
+        self._say(f"{'finished' if reason == 'finished' else 'stopped'} at step {ev.step}; "
+                  f"best checkpoint: step {self.best_step or ev.step}")
+        self.wiz.status_message.emit(f"training {reason} at step {ev.step}")
 
     # ------------------------------------------------------------------ wizard
-    def _update(self) -> None:
-        running = self.job_id is not None
-        paused = running and self.job is not None and self.job.paused
-        self.start_btn.setEnabled(not running)
-        self.pause_btn.setEnabled(running and not paused)
-        self.resume_btn.setEnabled(paused or (not running and self.resumable()))
-        self.stop_btn.setEnabled(running)
-        for w in (self.preset_box, self.steps_spin, self.batch_spin, self.device_box):
-            w.setEnabled(not running)
-
-    def has_checkpoint(self) -> bool:
+    def has_model(self) -> bool:
+        """True when there is a checkpoint to save (a run ended here, or a saved run)."""
         return self.done is not None or self.resumable()
 
-    def ready(self) -> tuple[bool, str]:
-        if self.job_id is not None:
-            return False, "training is running (stop it to use the best checkpoint so far)"
-        if not self.has_checkpoint():
-            return False, "train first"
-        return True, ""
-
     def entered(self) -> None:
-        self._update()
-        if self.job_id is None and self.resumable() and self.done is None:
-            self.state.setText(f"a saved run is in {self.run_dir()}: Resume continues it, Start begins again")
+        super().entered()
         self.refresh_estimate()
-
-    def shutdown(self) -> None:
-        if self.job is not None:
-            self.job.stop()

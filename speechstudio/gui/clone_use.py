@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QCheckBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
 from speechstudio.engine.worker import Status
+from speechstudio.gui.wizard_common import button, note_label
 
 TRY_TEXT = "Hello! This is my new voice, made on this computer."
 
@@ -38,19 +38,17 @@ class UseStep(QWidget):
         self.name_edit = QLineEdit()
         self.name_edit.setAccessibleName("Name of the new voice")
         form.addRow("Voice na&me", self.name_edit)
-        self.license = QLabel("")
-        self.license.setAccessibleName("License of the new voice")
-        self.license.setWordWrap(True)
+        self.license = note_label("License of the new voice")
         form.addRow("License", self.license)
         lay.addLayout(form)
         row = QHBoxLayout()
-        self.save_btn = self._button("&Save as voice", "Save as voice",
+        self.save_btn = button("&Save as voice", "Save as voice",
                                      "Save the best checkpoint as a voice (it appears on the Speak page)", self.save)
         row.addWidget(self.save_btn)
         self.replace_check = QCheckBox("Replace a voice of that name")
         self.replace_check.setAccessibleName("Replace an existing voice of that name")
         row.addWidget(self.replace_check)
-        self.speak_btn = self._button("Use on the S&peak page", "Use the voice on the Speak page",
+        self.speak_btn = button("Use on the S&peak page", "Use the voice on the Speak page",
                                       "Go to the Speak page with the new voice chosen", self.open_speak_page)
         row.addWidget(self.speak_btn)
         row.addStretch(1)
@@ -59,19 +57,17 @@ class UseStep(QWidget):
         self.try_text = QLineEdit(TRY_TEXT)
         self.try_text.setAccessibleName("Sentence to try the voice with")
         row.addWidget(self.try_text, 1)
-        self.try_btn = self._button("&Try it", "Try the voice", "Speak the sentence with the new voice", self.try_voice)
+        self.try_btn = button("&Try it", "Try the voice", "Speak the sentence with the new voice", self.try_voice)
         row.addWidget(self.try_btn)
         lay.addLayout(row)
         row = QHBoxLayout()
-        self.export_btn = self._button("&Export as Piper voice…", "Export as Piper voice",
+        self.export_btn = button("&Export as Piper voice…", "Export as Piper voice",
                                        "Write NAME.onnx + NAME.onnx.json to a folder (for Piper and other apps)",
                                        self._export_dialog)
         row.addWidget(self.export_btn)
         row.addStretch(1)
         lay.addLayout(row)
-        self.info = QLabel("")
-        self.info.setAccessibleName("Save and export status")
-        self.info.setWordWrap(True)
+        self.info = note_label("Save and export status")
         lay.addWidget(self.info)
         lay.addStretch(1)
         wizard.trainer.job_progress.connect(self._on_progress)
@@ -79,14 +75,6 @@ class UseStep(QWidget):
         wizard.compute.job_progress.connect(self._on_progress)
         wizard.compute.job_finished.connect(self._on_finished)
         self._update()
-
-    @staticmethod
-    def _button(text: str, name: str, tip: str, slot) -> QPushButton:
-        b = QPushButton(text)
-        b.setAccessibleName(name)
-        b.setToolTip(tip)
-        b.clicked.connect(slot)
-        return b
 
     # ------------------------------------------------------------------ actions
     def save(self) -> int | None:

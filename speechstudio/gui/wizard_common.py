@@ -1,0 +1,398 @@
+"""What the two fine-tuning wizards (Clone voice, Adapt recognition) share.
+
+:class:`WizardPage`: the page shell — a step bar over a ``QStackedWidget`` of four steps, Back /
+Next (Alt+K / Alt+N; Next is enabled when the step's ``ready()`` says so, its tooltip says what is
+missing), and the page's own training :class:`~speechstudio.engine.worker.Engine`, so the
+window's compute engine stays free for the other pages while a model trains.
+:class:`BaseStepFrame`: step 1's listing, name field (``NAME_RE``) and "continue an earlier run".
+:class:`TrainingStep`: step 3's Start / Pause / Resume / Stop of a
+:class:`~speechstudio.engine.finetune_jobs.TrainingJob` on that engine, state line, progress bar
+and speed. Start over a saved run first renames its folder to ``NAME-<date-time>`` (kept, listed
+under earlier runs), since a run folder holds one run; Resume continues ``checkpoints/latest.pt``.
+"""
+from __future__ import annotations
+
+import re
+import time
+from operator import attrgetter
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
+                               QStackedWidget, QVBoxLayout, QWidget)
+
+from speechstudio.engine.jobs import CallJob
+from speechstudio.engine.worker import Engine
+
+#: A new voice's / model's name: also its run, dataset and recordings folder name (as speechstudio.tts.voices).
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+ERROR_STYLE = "QLabel { color: #dc2626; font-weight: bold; }"
+
+
+def button(text: str, name: str, tip: str, slot) -> QPushButton:
+    """A push button with its accessible name and tooltip, ``clicked`` connected to ``slot``."""
+    b = QPushButton(text)
+    b.setAccessibleName(name)
+    b.setToolTip(tip)
+    b.clicked.connect(slot)
+    return b
+
+
+def note_label(name: str, text: str = "") -> QLabel:
+    """A word-wrapped label showing ``text``, with the accessible name ``name``."""
+    label = QLabel(text)
+    label.setAccessibleName(name)
+    label.setWordWrap(True)
+    return label
+
+
+def buddy_label(text: str, buddy: QWidget) -> QLabel:
+    """A form label whose Alt+letter focuses ``buddy`` (``addRow`` with a layout sets no buddy)."""
+    label = QLabel(text)
+    label.setBuddy(buddy)
+    return label
+
+
+# ----------------------------------------------------------------------------- page shell
+class WizardPage(QWidget):
+    """The four-step shell. Subclasses set :attr:`STEPS`, make ``base_step``, ``dataset``,
+    ``train`` and ``use`` (each with ``ready() -> (ok, why)`` and ``entered()``; a ``changed``
+    signal updates Next) and call :meth:`_lay_out`. Signals: ``status_message(str)`` (the
+    window's status line), ``step_changed(index)``."""
+
+    status_message = Signal(str)
+    step_changed = Signal(int)
+    STEPS: tuple[str, ...] = ()  # the step bar's titles
+    WRAP_WHY = False  # whether the "what the step needs" line wraps
+    FIRST_CONTROLS: tuple[str, ...] = ()  # each step's control keyboard users land on (attribute paths)
+    DEFAULT_NAME = ""  # the new voice's / model's name while the name field is empty
+
+    def __init__(self, win, engine_name: str) -> None:
+        super().__init__()
+        self.win = win
+        self.compute, self.io, self.audio = win.compute, win.io, win.audio
+        self.trainer = Engine(engine_name, self)
+        self.base = self.base_info = None
+        self.dataset_dir: Path | None = None
+
+    def _lay_out(self) -> None:
+        lay = QVBoxLayout(self)
+        self.step_bar = QLabel("")
+        self.step_bar.setAccessibleName("Wizard steps")
+        self.step_bar.setStyleSheet("QLabel { font-size: 12pt; padding: 4px; }")
+        lay.addWidget(self.step_bar)
+        self.stack = QStackedWidget()
+        self.steps = [self.base_step, self.dataset, self.train, self.use]
+        for s in self.steps:
+            self.stack.addWidget(s)
+            if hasattr(s, "changed"):
+                s.changed.connect(self._update_nav)
+        lay.addWidget(self.stack, 1)
+        row = QHBoxLayout()
+        self.back_btn = button("◀ Bac&k", "Back to the previous step", "", self.back)
+        self.next_btn = button("&Next ▶", "Next step", "", self.next)
+        self.why = note_label("What the step needs")
+        self.why.setWordWrap(self.WRAP_WHY)
+        row.addWidget(self.back_btn)
+        row.addWidget(self.why, 1)
+        row.addWidget(self.next_btn)
+        lay.addLayout(row)
+
+    def voice_name(self) -> str:
+        """The new voice's / model's name (also its run, dataset and recordings folder name)."""
+        return self.base_step.name() or self.DEFAULT_NAME
+
+    def language(self) -> str:
+        return "en"
+
+    def manifest(self):
+        return self.dataset.manifest
+
+    @property
+    def index(self) -> int:
+        return self.stack.currentIndex()
+
+    def go(self, index: int) -> None:
+        index = max(0, min(len(self.steps) - 1, index))
+        self.stack.setCurrentIndex(index)
+        self.step_bar.setText("  ›  ".join(f"<b><u>{i + 1}. {n}</u></b>" if i == index else f"{i + 1}. {n}"
+                                           for i, n in enumerate(self.STEPS)))
+        self.step_bar.setAccessibleDescription(f"step {index + 1} of {len(self.STEPS)}: {self.STEPS[index]}")
+        self.steps[index].entered()
+        self._update_nav()
+        if self.isVisible():  # keyboard users land on the step's first control
+            attrgetter(self.FIRST_CONTROLS[index])(self).setFocus()
+        self.step_changed.emit(index)
+
+    def next(self) -> None:
+        ok, why = self.steps[self.index].ready()
+        if ok:
+            self.go(self.index + 1)
+        else:
+            self.status_message.emit(why)
+
+    def back(self) -> None:
+        self.go(self.index - 1)
+
+    def _update_nav(self) -> None:
+        ok, why = self.steps[self.index].ready()
+        last = self.index == len(self.steps) - 1
+        self.next_btn.setEnabled(ok and not last)
+        self.next_btn.setToolTip("" if ok else why)
+        self.why.setText("" if ok or last else why)
+        self.back_btn.setEnabled(self.index > 0)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if self.index == 0 and self.base_step._list_job is None:
+            self.base_step.refresh()  # voices / models may have been installed or saved since
+
+    def stop(self) -> None:
+        """Esc: stop recording / playback, cancel a dataset check (training is stopped with Stop)."""
+        self.dataset.recorder.stop()
+        self.dataset.cancel()
+
+    def shutdown(self) -> None:
+        """Stop recording and training (the trainer saves a checkpoint), then the training engine."""
+        self.dataset.shutdown()
+        self.train.shutdown()
+        self.trainer.shutdown(timeout=10)
+
+
+# ----------------------------------------------------------------------------- step 1
+class BaseStepFrame(QWidget):
+    """Step 1's shared parts, worded by :attr:`NOUN` (``"voice"`` / ``"model"``). Subclasses
+    implement ``list_bases()`` (a static method, run on the I/O engine by :meth:`refresh`:
+    ``(bases, runs)``), ``_fill(bases, runs)`` and ``ready()`` (ending with :meth:`name_problem`)."""
+
+    changed = Signal()
+    NOUN = "model"
+    LIST_DESCRIPTION = "list base models"
+
+    def __init__(self, wizard) -> None:
+        super().__init__()
+        self.wiz = wizard
+        self.runs: list = []
+        self._list_job: int | None = None
+        wizard.io.job_finished.connect(self._on_finished)
+
+    def refresh(self) -> int:
+        """List the installed bases and the earlier runs on the I/O engine; returns the job id."""
+        self._list_job = self.wiz.io.submit(CallJob(self.list_bases, description=self.LIST_DESCRIPTION))
+        return self._list_job
+
+    def _on_finished(self, job_id: int, status: str, result) -> None:
+        if job_id != self._list_job:
+            return
+        self._list_job = None
+        if status != "done":
+            self.about.setText(f"{self.NOUN}s unavailable: {result}")
+            return
+        self._fill(*result)
+
+    def _add_about_and_name(self, form: QFormLayout, default: str) -> None:
+        """Rows under the base chooser: ``about`` it, and ``name_edit`` (the new name)."""
+        self.about = note_label(f"About the base {self.NOUN}", f"listing {self.NOUN}s…")
+        form.addRow("", self.about)
+        self.name_edit = QLineEdit(default)
+        self.name_edit.setAccessibleName(f"Name of the new {self.NOUN}")
+        self.name_edit.setToolTip(f"letters, digits, . _ - (the run folder and the {self.NOUN} get this name)")
+        self.name_edit.textChanged.connect(lambda _t: self.changed.emit())
+        form.addRow(f"New {self.NOUN} na&me", self.name_edit)
+
+    def _add_runs_row(self, lay: QVBoxLayout, tip: str) -> None:
+        """The "continue an earlier run" row (``run_box``, ``open_btn`` -> ``wiz.open_run(name)``)."""
+        lay.addSpacing(12)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Or continue an earlier run:"))
+        self.run_box = QComboBox()
+        self.run_box.setAccessibleName("Earlier runs")
+        row.addWidget(self.run_box, 1)
+        self.open_btn = button("&Open run", "Open earlier run", tip,
+                               lambda: self.wiz.open_run(self.run_box.currentText()))
+        row.addWidget(self.open_btn)
+        lay.addLayout(row)
+        lay.addStretch(1)
+
+    def _show_runs(self, runs) -> None:
+        self.runs = list(runs)
+        self.run_box.clear()
+        self.run_box.addItems([r.name for r in self.runs])
+        self.run_box.setEnabled(bool(self.runs))
+        self.open_btn.setEnabled(bool(self.runs))
+
+    def name(self) -> str:
+        return self.name_edit.text().strip()
+
+    def name_problem(self) -> tuple[bool, str]:
+        """``(True, "")`` for a valid new name, else ``(False, why)``."""
+        if not NAME_RE.match(self.name()):
+            return False, f"the new {self.NOUN} needs a name: letters, digits, . _ - (up to 80)"
+        return True, ""
+
+    def entered(self) -> None:
+        if self.isVisible() and self._list_job is None:
+            self.refresh()
+
+
+# ----------------------------------------------------------------------------- step 3
+class TrainingStep(QWidget):
+    """Step 3's run control. Subclasses build their options, call :meth:`_add_controls`, set
+    ``curves`` (a :class:`~speechstudio.gui.clone_plots.LossCurves`) and ``option_widgets``
+    (disabled while a run goes), and implement ``run_dir()``, ``_make_job(resume) -> (job, moved
+    folder or None) | None``, ``_reset_view(keep)``, ``_on_progress(job_id, event)``,
+    ``_show_failure(result)``, ``_show_done(done_event, status)`` and ``has_model()``. Signal:
+    ``changed()`` when training starts or ends (Next may change)."""
+
+    changed = Signal()
+    UNTRAINED = "train first"  # what ready() says while there is no model to use
+
+    def __init__(self, wizard) -> None:
+        super().__init__()
+        self.wiz = wizard
+        self.engine = wizard.trainer
+        self.job = None
+        self.job_id: int | None = None
+        self.done = None
+        self.step = self.total_steps = 0
+        self.option_widgets: tuple = ()
+        self.extra_config: dict = {}
+        self.engine.job_progress.connect(self._on_progress)
+        self.engine.job_finished.connect(self._on_finished)
+
+    def _add_controls(self, lay: QVBoxLayout, start_tip: str, stop_tip: str, *between: QWidget) -> None:
+        """Add the Start / Pause / Resume / Stop row with the state line, ``between``, then the
+        progress bar and the speed line."""
+        brow = QHBoxLayout()
+        self.start_btn = button("S&tart", "Start training", start_tip, self.start)
+        self.pause_btn = button("P&ause", "Pause training", "Pause after the current step", self.pause)
+        self.resume_btn = button("&Resume", "Resume training",
+                                 "Resume a paused run, or continue the saved run from its last checkpoint", self.resume)
+        self.stop_btn = button("St&op", "Stop training", stop_tip, self.stop)
+        for b in (self.start_btn, self.pause_btn, self.resume_btn, self.stop_btn):
+            brow.addWidget(b)
+        self.state = note_label("Training state", "not started")
+        brow.addWidget(self.state, 1)
+        lay.addLayout(brow)
+        for w in between:
+            lay.addWidget(w)
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Training progress")
+        self.progress.setFormat("step %v / %m")
+        lay.addWidget(self.progress)
+        self.speed = QLabel("")
+        self.speed.setAccessibleName("Training speed and time left")
+        lay.addWidget(self.speed)
+
+    def _say(self, text: str, error: bool = False) -> None:
+        """Show ``text`` on the state line (in red and bold for an ``error``)."""
+        style = ERROR_STYLE if error else ""
+        if self.state.styleSheet() != style:
+            self.state.setStyleSheet(style)
+        self.state.setText(text)
+
+    def run_dir(self) -> Path:
+        raise NotImplementedError
+
+    def resumable(self) -> bool:
+        """True when the run folder holds a checkpoint to continue from."""
+        return (self.run_dir() / "checkpoints" / "latest.pt").is_file()
+
+    def start(self, resume: bool = False) -> int | None:
+        """Start (or with ``resume`` continue) training on the page's training engine; returns
+        the job's id, or None when it cannot start (the state line says why)."""
+        if self.job_id is not None:
+            return self.job_id
+        made = self._make_job(resume)
+        if made is None:
+            return None
+        self.job, moved = made
+        self._reset_view(keep=resume)
+        self.done = None
+        self.job_id = self.engine.submit(self.job)
+        self._say("resuming…" if resume else "starting…" + (f" (the earlier run is kept in {moved})" if moved else ""))
+        self.curves.start()
+        self._update()
+        self.changed.emit()
+        return self.job_id
+
+    def _archive_run(self) -> Path:
+        """Rename the run folder to ``NAME-<date-time>``; returns the new path."""
+        src = self.run_dir()
+        dest = src.with_name(f"{src.name}-{time.strftime('%Y%m%d-%H%M%S')}")
+        src.rename(dest)
+        return dest
+
+    def pause(self) -> None:
+        if self.job is not None and self.job_id is not None:
+            self.job.pause()
+            self._say(f"paused at step {self.step}")
+            self._update()
+
+    def resume(self) -> int | None:
+        """Unpause a paused run; with none going, continue the saved run (returns the new job's id)."""
+        if self.job is not None and self.job_id is not None:
+            self.job.resume_training()
+            self._say("training")
+            self._update()
+            return None
+        return self.start(resume=True) if self.resumable() else None
+
+    def stop(self) -> None:
+        if self.job is not None and self.job_id is not None:
+            self.job.stop()
+            self._say("stopping after this step (saving a checkpoint)…")
+            self._update()
+
+    def _show_step(self, step: int, total: int) -> None:
+        self.step, self.total_steps = step, total
+        self.progress.setRange(0, max(1, total))
+        self.progress.setValue(step)
+
+    def _say_training(self) -> None:
+        """Say "training" on the state line, unless "paused" / "stopping" is shown."""
+        if self.job is not None and not self.job.paused and not self.job.stopping:
+            self._say("training")
+
+    def _on_finished(self, job_id: int, status: str, result) -> None:
+        if job_id != self.job_id:
+            return
+        self.job_id = None
+        self.curves.stop()
+        if status == "failed":
+            self._show_failure(result)
+        else:
+            self.done = ev = result or self.done
+            if ev is None:
+                self._say(f"training ended ({status}) at step {self.step}")
+            else:
+                self._show_done(ev, status)
+        self.job = None
+        self._update()
+        self.changed.emit()
+
+    def _update(self) -> None:
+        running = self.job_id is not None
+        paused = running and self.job is not None and self.job.paused
+        self.start_btn.setEnabled(not running)
+        self.pause_btn.setEnabled(running and not paused)
+        self.resume_btn.setEnabled(paused or (not running and self.resumable()))
+        self.stop_btn.setEnabled(running)
+        for w in self.option_widgets:
+            w.setEnabled(not running)
+
+    def ready(self) -> tuple[bool, str]:
+        if self.job_id is not None:
+            return False, "training is running (stop it to use the best checkpoint so far)"
+        if not self.has_model():
+            return False, self.UNTRAINED
+        return True, ""
+
+    def entered(self) -> None:
+        self._update()
+        if self.job_id is None and self.done is None and self.resumable():
+            self._say(f"a saved run is in {self.run_dir()}: Resume continues it, Start begins again")
+
+    def shutdown(self) -> None:
+        if self.job is not None:
+            self.job.stop()
