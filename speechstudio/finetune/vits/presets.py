@@ -133,7 +133,7 @@ def estimate(name_or_config, device: str = "auto", n_clips: int = 100, total_s: 
     """
     config = name_or_config if isinstance(name_or_config, TrainConfig) else preset(name_or_config, device, vram_bytes)
     dev = _device(device if device != "auto" else config.device)
-    warm = config.warmup_for(has_posterior)
+    warm = config.warmup_for(has_posterior) + config.decoder_for(has_posterior)  # no discriminator: same cost
     gan = config.steps - warm
     b, k = config.batch_size, config.grad_accum
     clip_s = total_s / max(n_clips, 1)

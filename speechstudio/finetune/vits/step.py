@@ -87,7 +87,7 @@ class DiscriminatorPair(nn.Module):
 
 
 class VitsTraining:
-    """Generator (transformers ``VitsModel``), discriminator, optimizers, schedulers and scaler.
+    """Generator (transformers ``VitsModel``), discriminator, optimizers and scaler.
 
     ``model`` must already be ``model.prepare_for_training``-ed. ``device``: ``cpu|cuda[:N]``;
     ``precision``: resolved ``fp32|fp16|bf16``. ``step``: optimizer steps done; ``batches_seen``:
@@ -103,8 +103,6 @@ class VitsTraining:
         kw = dict(lr=config.lr, betas=config.betas, eps=config.eps, weight_decay=config.weight_decay)
         self.opt_g = torch.optim.AdamW(self.model.parameters(), **kw)
         self.opt_d = torch.optim.AdamW(self.disc.parameters(), **kw)
-        self.sched_g = torch.optim.lr_scheduler.ExponentialLR(self.opt_g, gamma=config.lr_gamma)
-        self.sched_d = torch.optim.lr_scheduler.ExponentialLR(self.opt_d, gamma=config.lr_gamma)
         self.scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16")
         self.amp_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
         self.segment_frames = max(1, config.segment_size // fc.hop_length)
@@ -147,18 +145,41 @@ class VitsTraining:
         index = torch.device(self.device).index
         return [torch.cuda.current_device() if index is None else index]
 
+    def trains(self, name: str, stage: str) -> bool:
+        """Whether generator parameter ``name`` trains in ``stage``:
+
+        * ``"warmup"``: only ``warmup_parameter_prefixes`` (the new posterior encoder, the SDP's
+          training-only flows);
+        * ``"decoder"``: the posterior encoder and the HiFi-GAN decoder (mel + KL, no discriminator);
+        * ``"train"``: everything but the text encoder (``config.freeze_text_encoder``) and the
+          flow + duration predictor (``config.freeze_prior``); see ``TrainConfig``.
+        """
+        if stage == "warmup":
+            return name.startswith(self.warmup_prefixes)
+        if stage == "decoder":
+            return name.startswith(("posterior_encoder.", "decoder."))
+        frozen = (("text_encoder.",) if self.config.freeze_text_encoder else ()) + \
+                 (("flow.", "duration_predictor.") if self.config.freeze_prior else ())
+        return not name.startswith(frozen) if frozen else True
+
     def set_stage(self, stage: str) -> None:
-        """``"warmup"``: only ``warmup_parameter_prefixes`` train; ``"train"``: the whole generator
-        (but the text encoder when ``config.freeze_text_encoder``; see ``TrainConfig``)."""
+        """Set which generator parameters train (:meth:`trains`) for ``stage``: ``"warmup"``,
+        ``"decoder"`` or ``"train"``."""
         if stage == self.stage:
             return
-        frozen = ("text_encoder.",) if getattr(self.config, "freeze_text_encoder", False) else ()
         for name, p in self.model.named_parameters():
-            train = (stage == "train" and not (frozen and name.startswith(frozen))) or name.startswith(self.warmup_prefixes)
-            p.requires_grad_(train)
+            p.requires_grad_(self.trains(name, stage))
         self.stage = stage
         self.gen_ddp = None  # the previous wrapper (if any) goes before the new one registers its hooks
         self.gen_ddp = self._wrap(self.gen, find_unused_parameters=True)
+
+    def lr_at(self, step: int, stage: str) -> float:
+        """Learning rate of optimizer step ``step`` (0-based) in ``stage``: ``config.warmup_lr``
+        in the warm-up (a new posterior encoder trains from scratch), else ``config.lr``, times
+        ``config.lr_gamma ** step`` (VITS' exponential decay, see ``config``). A pure function of
+        (stage, step), so a resumed run uses exactly the same rates."""
+        base = self.config.warmup_lr if stage == "warmup" else self.config.lr
+        return float(base * self.config.lr_gamma ** step)
 
     def _to_device(self, batch: dict) -> dict:
         return {k: v.to(self.device, non_blocking=True) for k, v in batch.items()}
@@ -176,17 +197,18 @@ class VitsTraining:
         y_hat_mel = mel_spectrogram(out.waveform.squeeze(1).float(), self.fc)
         return out, y_mel, y_hat_mel
 
-    def _finish_step(self, optimizers, schedulers, modules) -> None:
+    def _finish_step(self, optimizers, modules) -> None:
         if self.config.max_grad_norm is not None:
             for opt, mod in zip(optimizers, modules):
                 self.scaler.unscale_(opt)
                 torch.nn.utils.clip_grad_norm_([p for p in mod.parameters() if p.grad is not None],
                                                self.config.max_grad_norm)
         for opt in optimizers:
+            lr = self.lr_at(self.step, self.stage) if opt is self.opt_g else self.lr_at(self.step, "train")
+            for group in opt.param_groups:
+                group["lr"] = lr
             self.scaler.step(opt)
         self.scaler.update()
-        for sched in schedulers:
-            sched.step()
         for opt in optimizers:
             opt.zero_grad(set_to_none=True)
         self.step += 1
@@ -207,11 +229,13 @@ class VitsTraining:
         self.last_nonfinite = bad
 
     # ------------------------------------------------------------------ steps
-    def warmup_step(self, batches: list[dict]) -> dict:
-        """One optimizer step of the posterior encoder (+ SDP training-only flows) on
-        ``len(batches)`` accumulated batches: c_mel * mel L1 + c_kl * KL (+ c_dur * duration NLL)
-        through the frozen flow, text encoder and decoder. Returns unweighted float losses."""
-        self.set_stage("warmup")
+    def warmup_step(self, batches: list[dict], stage: str = "warmup") -> dict:
+        """One optimizer step without the discriminator on ``len(batches)`` accumulated batches:
+        c_mel * mel L1 + c_kl * KL (+ c_dur * duration NLL) through the frozen parts.
+        ``stage`` ``"warmup"``: the posterior encoder (+ SDP training-only flows) only;
+        ``"decoder"``: the posterior encoder and the decoder (see :meth:`trains`). Returns
+        unweighted float losses."""
+        self.set_stage(stage)
         w, k = self.weights, len(batches)
         sums = {"mel": 0.0, "kl": 0.0, "dur": 0.0, "total_g": 0.0}
         sdp_trains = self.model.config.use_stochastic_duration_prediction
@@ -227,7 +251,7 @@ class VitsTraining:
                 sums[name] += float(v.detach() if torch.is_tensor(v) else v) / k
         sums = self._mean(sums)
         self._check(sums)
-        self._finish_step([self.opt_g], [self.sched_g], [self.model])  # D not yet in play
+        self._finish_step([self.opt_g], [self.model])  # D not yet in play
         return sums
 
     def train_step(self, batches: list[dict]) -> dict:
@@ -268,7 +292,7 @@ class VitsTraining:
                 sums[name] += float(v.detach() if torch.is_tensor(v) else v) / k
         sums = self._mean(sums)
         self._check(sums)
-        self._finish_step([self.opt_g, self.opt_d], [self.sched_g, self.sched_d], [self.model, self.disc])
+        self._finish_step([self.opt_g, self.opt_d], [self.model, self.disc])
         return sums
 
     # ------------------------------------------------------------------ validation
@@ -321,19 +345,16 @@ class VitsTraining:
         return {"format": STATE_FORMAT, "step": self.step, "batches_seen": self.batches_seen,
                 "generator": self.model.state_dict(), "discriminator": self.disc.state_dict(),
                 "opt_g": self.opt_g.state_dict(), "opt_d": self.opt_d.state_dict(),
-                "sched_g": self.sched_g.state_dict(), "sched_d": self.sched_d.state_dict(),
                 "scaler": self.scaler.state_dict(), "rng": rng,
                 "model_config": json.dumps(self.model.config.to_dict()), **extra}
 
     def load_state_dict(self, state: dict) -> None:
-        """Restore weights, optimizers, schedulers, scaler and counters (not the RNG: the caller
+        """Restore weights, optimizers, scaler and counters (not the RNG: the caller
         restores it last, after everything that draws random numbers has been built)."""
         self.model.load_state_dict(state["generator"])
         self.disc.load_state_dict(state["discriminator"])
         self.opt_g.load_state_dict(state["opt_g"])
         self.opt_d.load_state_dict(state["opt_d"])
-        self.sched_g.load_state_dict(state["sched_g"])
-        self.sched_d.load_state_dict(state["sched_d"])
         if state.get("scaler"):
             self.scaler.load_state_dict(state["scaler"])
         self.step = int(state["step"])

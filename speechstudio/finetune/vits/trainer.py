@@ -2,7 +2,8 @@
 
 Stages: ``prepare`` (token ids + cached features, skipped clips reported), ``warmup`` (Piper
 bases: the new posterior encoder, with decoder / flow / text encoder frozen; ``step.warmup_step``),
-``train`` (generator + fresh discriminator, ``step.train_step``). Every ``eval_every`` steps the
+``decoder`` (Piper bases: posterior encoder + decoder on mel + KL, no discriminator yet),
+``train`` (generator + fresh discriminator, ``step.train_step``); why: ``config`` notes. Every ``eval_every`` steps the
 validation mel loss is measured (``EvalEvent``; ``best.pt`` when it improves), every
 ``checkpoint_every`` steps ``latest.pt`` is written with the full resume state and samples are
 synthesised (``SampleEvent``). ``control.stop`` (or closing the generator) saves ``latest.pt``
@@ -188,6 +189,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     has_posterior = voice.kind != "piper"
     notes = prepare_for_training(model, fresh_posterior=not has_posterior)
     warmup = config.warmup_for(has_posterior)
+    decoder_end = warmup + config.decoder_for(has_posterior)
     total = int(config.steps)
 
     yield StageEvent("prepare", f"reading {len(manifest.usable())} clips; features are cached in {rf.cache_dir}")
@@ -292,20 +294,24 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                 times.clear()
             if par.any(control.stop.is_set()):
                 break
-            now_stage = "warmup" if tr.step < warmup else "train"
+            now_stage = "warmup" if tr.step < warmup else "decoder" if tr.step < decoder_end else "train"
             if now_stage != stage:
                 stage = now_stage
-                msg = (f"warm-up: fitting the new posterior encoder to the frozen decoder, steps {tr.step + 1}.."
-                       f"{warmup}" if stage == "warmup" else
-                       f"training generator + discriminator, steps {tr.step + 1}..{total} ({device}, {precision}, "
-                       f"batch {config.batch_size} x {config.grad_accum})")
+                msg = {"warmup": f"warm-up: fitting the new posterior encoder to the frozen decoder, steps "
+                                 f"{tr.step + 1}..{warmup}",
+                       "decoder": f"decoder: adapting the decoder and posterior encoder to the new voice (mel + KL, "
+                                  f"no discriminator yet), steps {tr.step + 1}..{decoder_end}",
+                       "train": f"training generator + discriminator, steps {tr.step + 1}..{total} ({device}, "
+                                f"{precision}, batch {config.batch_size} x {config.grad_accum}"
+                                + ("; text encoder, flow and duration predictor kept from the base"
+                                   if config.freeze_prior and config.freeze_text_encoder else "") + ")"}[stage]
                 log(msg)
                 yield StageEvent(stage, msg)
             t0 = time.perf_counter()
             group = [next(batches) for _ in range(config.grad_accum)]
             tr.batches_seen += config.grad_accum * par.world
             try:
-                losses = tr.warmup_step(group) if stage == "warmup" else tr.train_step(group)
+                losses = tr.train_step(group) if stage == "train" else tr.warmup_step(group, stage)
             except oom:
                 raise oom_error(f"step {tr.step + 1}") from None
             except NonFiniteLoss as exc:
