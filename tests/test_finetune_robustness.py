@@ -67,6 +67,18 @@ def test_config_without_checkpoint_does_not_block_a_new_start(tiny_base, prepare
     assert (p.config.steps, p.config.batch_size, p.resume) == (2, 3, False)
 
 
+def test_train_prosody_unfreezes_the_flow_and_durations(tiny_base, prepared, tmp_path, home):
+    """The clone keeps the base voice's timing and intonation unless --train-prosody; a resumed
+    run keeps what it was started with."""
+    plans = [voice_run.plan(base=str(tiny_base), data=str(prepared), name="v", run_dir=tmp_path / "run", device="cpu",
+                            train_prosody=flag) for flag in (False, True)]
+    assert [p.config.freeze_prior for p in plans] == [True, False]
+    train = {**tiny_config(steps=7, freeze_prior=False).to_dict(), "device": "cpu"}
+    run_dir = _stopped_run(tmp_path / "run2", prepared, prepared, train)
+    p = voice_run.plan(base=str(tiny_base), data=None, name="resumed", run_dir=run_dir, resume=True, device="cpu")
+    assert p.config.freeze_prior is False
+
+
 def test_resume_keeps_the_runs_settings_unless_given_again(tiny_base, prepared, tmp_path, home):
     train = {**tiny_config(steps=7, batch_size=1, grad_accum=2, checkpoint_every=3).to_dict(), "device": "cpu"}
     run_dir = _stopped_run(tmp_path / "run", prepared, prepared, train)

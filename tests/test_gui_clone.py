@@ -219,6 +219,10 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
     tr.batch_spin.setValue(2)
     # a discriminator and training slices sized for the tiny voice (tests/test_finetune_vits.py's)
     tr.extra_config = {"segment_size": 512, "discriminator_width": 1 / 16, "precision": "fp32"}
+    assert not tr.prosody_check.isChecked() and tr._overrides()["freeze_prior"] is True  # timbre only by default
+    tr.prosody_check.setChecked(True)
+    assert tr._overrides()["freeze_prior"] is False
+    tr.prosody_check.setChecked(False)
     job = tr.start()
     assert job is not None, tr.state.text()
     tr.pause()

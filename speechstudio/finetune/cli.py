@@ -48,6 +48,9 @@ def register(subparsers) -> None:
     vp.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"))
     vp.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     vp.add_argument("--gradient-checkpointing", action="store_true", help="less GPU memory, ~30%% slower")
+    vp.add_argument("--train-prosody", action="store_true",
+                    help="also learn timing and intonation (flow + duration predictor); for 30+ minutes of "
+                         "speech and long runs; by default the clone keeps the base voice's and learns the timbre")
     vp.add_argument("--checkpoint-every", type=_positive_int, metavar="N",
                     help="save a resumable checkpoint (and samples) every N steps (default: the preset's, "
                          "or steps/5 for short runs)")
@@ -127,7 +130,7 @@ def _voice_argv(args) -> list[str]:
                                  ("--speaker", getattr(args, "speaker", None), None)):
         if value is not None and value != default:
             argv += [flag, str(value)]
-    for flag in ("gradient_checkpointing", "resume", "no_asr_check", "split_long", "overwrite", "quiet"):
+    for flag in ("gradient_checkpointing", "train_prosody", "resume", "no_asr_check", "split_long", "overwrite", "quiet"):
         if getattr(args, flag, False):
             argv.append("--" + flag.replace("_", "-"))
     return argv + ["--multi-gpu"]
@@ -152,7 +155,7 @@ def voice_command(args) -> int:
                           steps=args.steps, batch_size=args.batch_size, grad_accum=args.grad_accum,
                           precision=args.precision, device=args.device, resume=args.resume,
                           gradient_checkpointing=args.gradient_checkpointing, overwrite=args.overwrite,
-                          multi_gpu=args.multi_gpu, checkpoint_every=args.checkpoint_every,
+                          multi_gpu=args.multi_gpu, checkpoint_every=args.checkpoint_every, train_prosody=args.train_prosody,
                           launch_args=_voice_argv(args))
     if not main:  # the other processes of a launched run: process 0 speaks for all
         args.quiet = True

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
 
 from speechstudio.engine.worker import Status
 from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
@@ -77,6 +77,12 @@ class TrainStep(TrainingStep):
         form.addRow("Steps", row)
         self.steps_spin.editingFinished.connect(self.refresh_estimate)
         self.batch_spin.editingFinished.connect(self.refresh_estimate)
+        self.prosody_check = QCheckBox("Also learn timing and intonation (30+ minutes of speech, long runs)")
+        self.prosody_check.setAccessibleName("Train prosody")
+        self.prosody_check.setToolTip("Trains the flow and duration predictor too. Off: the clone keeps the base "
+                                      "voice's timing and intonation and learns your timbre, which stays clear "
+                                      "on small datasets.")
+        form.addRow("", self.prosody_check)
         self.estimate = note_label("Training estimate")
         form.addRow("Estimate", self.estimate)
         lay.addLayout(form)
@@ -92,7 +98,7 @@ class TrainStep(TrainingStep):
         self.sample_table = SampleTable()
         self.sample_table.play.connect(self._play)
         lay.addWidget(self.sample_table, 2)
-        self.option_widgets = (self.preset_box, self.steps_spin, self.batch_spin, self.device_box)
+        self.option_widgets = (self.preset_box, self.steps_spin, self.batch_spin, self.device_box, self.prosody_check)
         self._preset_changed(self.preset_box.currentText())
         self._update()
 
@@ -131,9 +137,10 @@ class TrainStep(TrainingStep):
         return runs_dir() / self.wiz.voice_name()
 
     def _overrides(self) -> dict:
-        """``TrainConfig`` fields chosen here (steps, batch size, device) plus ``extra_config``."""
+        """``TrainConfig`` fields chosen here (steps, batch size, device, prosody) plus ``extra_config``."""
         return {"steps": self.steps_spin.value() or None, "batch_size": self.batch_spin.value() or None,
-                "device": self.device_box.currentText(), **self.extra_config}
+                "device": self.device_box.currentText(), "freeze_prior": not self.prosody_check.isChecked(),
+                **self.extra_config}
 
     def _make_job(self, resume: bool):
         """A :class:`~speechstudio.engine.finetune_jobs.FineTuneJob` and the folder an earlier
