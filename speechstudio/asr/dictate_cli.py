@@ -57,6 +57,8 @@ def register(subparsers) -> None:
                    help=f"Whisper: new audio between two decodes, seconds (default {DEFAULT_UPDATE_S:g})")
     d.add_argument("--agreement", type=int, default=DEFAULT_AGREEMENT, metavar="N",
                    help=f"Whisper: commit words N consecutive decodes agree on (default {DEFAULT_AGREEMENT})")
+    d.add_argument("--beam-size", type=int, metavar="N",
+                   help="Whisper: beam width (default 1 on CPU: a decode per update must stay short; 5 on CUDA)")
     d.add_argument("--block-ms", type=float, default=20.0, help="audio block length in ms (default 20)")
     d.add_argument("--endpoint-s", type=float, default=DEFAULT_ENDPOINT_S,
                    help=f"silence that ends an utterance, seconds; 0 = never (default {DEFAULT_ENDPOINT_S})")
@@ -71,8 +73,9 @@ def register(subparsers) -> None:
 class _Printer:
     """Terminal: redraw one line in place; pipe: one line per stable piece, final text last."""
 
-    def __init__(self, out=None) -> None:
+    def __init__(self, out=None, separator=lambda: " ") -> None:
         self.out = out or sys.stdout
+        self.sep = separator          # joins words: " ", or "" for scripts without spaces (Whisper ja/zh...)
         self.tty = self.out.isatty()
         self.pieces = 0
 
@@ -85,17 +88,17 @@ class _Printer:
             else:
                 self._redraw(u.stable_text, u.tail_text)
         elif u.words:
-            self.out.write(" ".join(w.text for w in u.words) + "\n")
+            self.out.write(self.sep().join(w.text for w in u.words) + "\n")
             self.pieces += 1
         self.out.flush()
 
     def _redraw(self, stable: str, tail: str) -> None:
         width = max(20, shutil.get_terminal_size((100, 20)).columns - 1)
-        text = f"{stable} {tail}".strip() if tail else stable
+        text = f"{stable}{self.sep()}{tail}".strip() if tail else stable
         if len(text) > width:  # keep the newest words in view
             cut = len(text) - width + 1
             stable, tail = ("…" + text[cut:], "") if cut >= len(stable) else ("…" + stable[cut:], tail)
-        line = stable + (((" " if stable else "") + "\033[2m" + tail + "\033[0m") if tail else "")
+        line = stable + (((self.sep() if stable else "") + "\033[2m" + tail + "\033[0m") if tail else "")
         self.out.write("\r\033[K" + line)
 
     def finish(self, text: str) -> None:
@@ -121,6 +124,8 @@ def cmd_dictate(args) -> int:
         raise UsageError("--fast only applies to --file")
     if not 1 <= args.block_ms <= 1000:
         raise UsageError(f"--block-ms {args.block_ms}: expected 1..1000 ms")
+    if args.beam_size is not None and not 1 <= args.beam_size <= 20:
+        raise UsageError(f"--beam-size {args.beam_size}: expected 1..20")
     config = StreamConfig(chunk_s=args.chunk_s, left_context_s=args.left_context_s, lookahead_s=args.lookahead_s,
                           endpoint_s=args.endpoint_s if args.endpoint_s > 0 else None,
                           threshold_db=args.threshold_db, use_cuda_graph=not args.no_cuda_graph and "auto")
@@ -143,7 +148,7 @@ def cmd_dictate(args) -> int:
     engine, message = load_engine(spec, device=args.device, precision=args.precision, batch_size=1,
                                   allow_download=not args.no_download, progress=True)
     rec = open_recognizer(engine, config if engine.engine == "wav2vec2" else agreement, input_rate=source.sample_rate,
-                          language=language, task=args.task, hotwords=args.hotwords,
+                          language=language, task=args.task, hotwords=args.hotwords, beam_size=args.beam_size,
                           backlog_s=(lambda: source.backlog_s) if hasattr(type(source), "backlog_s") else None)
     print(f"dictation model {chosen}" if chosen else message, file=sys.stderr)
     if chosen:
@@ -154,7 +159,8 @@ def cmd_dictate(args) -> int:
     if not args.file:
         print("listening... press Ctrl+C to stop", file=sys.stderr)
 
-    printer = _Printer()
+    decoder = getattr(rec, "decoder", None)
+    printer = _Printer(separator=(lambda: decoder.separator) if decoder is not None else (lambda: " "))
     latencies: list[float] = []
     interrupted = False
     t0 = time.perf_counter()

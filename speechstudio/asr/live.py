@@ -98,7 +98,9 @@ def open_recognizer(engine, config=None, *, input_rate: int | None = None, langu
 
 
 def dictation_stats(rec, latencies: list[float]) -> dict:
-    """Timing of a finished session: ``audio_s``; ``updates`` (model calls); ``compute_p50_s`` /
+    """Timing of a finished session of ``rec`` (from :func:`open_recognizer`, after ``stop()``),
+    with ``latencies`` the seconds from word end to commit gathered from its updates. Returns a dict:
+    ``audio_s``; ``updates`` (model calls); ``compute_p50_s`` /
     ``compute_p95_s`` per call; ``rtf``: median of (compute / new audio) per call (< 1 keeps up with
     real time); ``latency_p50_s`` / ``latency_p90_s``: word end to its commit
     (:func:`~speechstudio.asr.streaming.commit_latencies`); ``language`` (Whisper) or None."""

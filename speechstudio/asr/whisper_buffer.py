@@ -1,0 +1,99 @@
+"""Decode an audio buffer into timed words with Whisper: the hypotheses LocalAgreement compares.
+
+One call = one faster-whisper decode of the whole buffer (SYSTRAN/faster-whisper
+``WhisperModel.transcribe``), set up as ``ufal/whisper_streaming``'s ``FasterWhisperASR`` does
+(Macháček et al. 2023): committed text as ``initial_prompt``, word timestamps, words of segments
+with ``no_speech_prob`` above 0.9 dropped. Used by
+:class:`~speechstudio.asr.whisper_stream.LocalAgreementRecognizer`. Qt-free; faster-whisper is
+reached through the loaded :class:`~speechstudio.asr.whisper.WhisperEngine` (``engine.model``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from speechstudio.asr.types import Word
+from speechstudio.errors import UsageError
+
+LANGUAGE_SURE = 0.8       # language detection: keep the language from this probability on ...
+LANGUAGE_ENOUGH_S = 4.0   # ... or once it was detected on this much audio
+NO_SPEECH_DROP = 0.9      # words of segments with no_speech_prob above this are dropped (reference ts_words)
+# scripts written without spaces between words: faster-whisper's words join with "" there
+NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "yue", "th", "lo", "my", "km", "bo"})
+
+
+class WhisperHypotheses:
+    """A :class:`BufferDecoder` over a loaded :class:`~speechstudio.asr.whisper.WhisperEngine`
+    (faster-whisper): one decode of the buffer with the committed text as ``initial_prompt``,
+    word timestamps on, temperature 0 only (no fallback re-decodes, so an update's time is
+    bounded), the engine's Silero VAD filter, and words of segments whose ``no_speech_prob`` is
+    above 0.9 dropped (reference ``FasterWhisperASR.ts_words``).
+
+    ``language``: ISO code, or ``None`` to detect it (faster-whisper, on the buffer) at each decode
+    that finds words until the detector's probability reaches 0.8 or the buffer holds 4 s, then
+    keep it for the session (an English-only model always uses ``en``); ``task``: ``"transcribe"`` or
+    ``"translate"`` (into English); ``beam_size``: ``None`` = 1 on CPU (greedy; the per-update
+    cost matters more than the last bit of accuracy there) and the engine's beam (5) on CUDA;
+    ``hotwords``: names/jargon to prefer (faster-whisper ``hotwords``). Raises
+    :class:`~speechstudio.errors.UsageError` for a non-English language on an English-only model.
+    """
+
+    def __init__(self, engine, *, language: str | None = None, task: str = "transcribe",
+                 beam_size: int | None = None, hotwords: str | None = None) -> None:
+        self.engine = engine
+        self.sample_rate = int(engine.sample_rate)
+        self.model_id = engine.model_id
+        self.device = str(engine.device)
+        multilingual = bool(getattr(engine, "multilingual", True))
+        language = (language or "").strip().lower() or None
+        if language == "auto":
+            language = None
+        check = getattr(engine, "check_options", None)
+        if check is not None:
+            check(language, task)      # WhisperEngine's own refusals (unknown code, English-only model)
+        elif task not in ("transcribe", "translate"):
+            raise UsageError(f"--task {task}: expected transcribe or translate")
+        elif not multilingual and (task == "translate" or language not in (None, "en")):
+            raise UsageError(f"--language {language} / --task {task}: {engine.model_id} is an English-only model "
+                             "(choose a multilingual Whisper model)")
+        self.language = language or (None if multilingual else "en")
+        self.language_probability: float | None = None   # set when the language is detected
+        self._detect = self.language is None
+        self.task = task
+        self.beam_size = int(beam_size or (getattr(engine, "beam_size", 5) if self.device.startswith("cuda") else 1))
+        self.hotwords = hotwords or None
+        self.calls = 0
+
+    @property
+    def separator(self) -> str:
+        return "" if self.language in NO_SPACE_LANGUAGES else " "
+
+    def __call__(self, audio: np.ndarray, prompt: str, offset_s: float) -> list[Word]:
+        duration = audio.shape[0] / self.sample_rate
+        if duration < 0.1:        # under 100 ms: nothing to find (and word alignment breaks)
+            return []
+        self.calls += 1
+        segments, info = self.engine.model.transcribe(
+            audio, language=None if self._detect else self.language, task=self.task, beam_size=self.beam_size,
+            word_timestamps=True, initial_prompt=prompt or None, vad_filter=bool(getattr(self.engine, "vad_filter", True)),
+            condition_on_previous_text=False, temperature=0.0, hotwords=self.hotwords)
+        words: list[Word] = []
+        for s in segments:
+            if s.no_speech_prob > NO_SPEECH_DROP:
+                continue
+            for w in s.words or ():
+                text = w.word.strip()
+                if text:
+                    a = min(max(float(w.start), 0.0), duration)
+                    b = min(max(float(w.end), a), duration)
+                    words.append(Word(round(a + offset_s, 3), round(b + offset_s, 3), text,
+                                      round(float(w.probability), 4)))
+        if self._detect and words:
+            # keep the language once the detector is sure, or has heard enough (on 1 s of speech
+            # tiny/base give probabilities as low as 0.2, seen on picovoice_test_ja.wav)
+            self.language, self.language_probability = info.language, round(float(info.language_probability), 3)
+            if self.language_probability >= LANGUAGE_SURE or duration >= LANGUAGE_ENOUGH_S:
+                self._detect = False
+        return words
+
+
+__all__ = ["WhisperHypotheses", "NO_SPACE_LANGUAGES"]
