@@ -2,7 +2,8 @@
 
 One launch of 2 processes runs this file as a script (``_worker``): the real CLI three times on
 the tiny VITS voice of ``test_finetune_vits`` (shrunk trainer as in ``finetune_cli_shrunk.py``,
-plus a 1-step warm-up so the generator is re-wrapped at the stage change, and the torch MAS):
+plus a 1-step warm-up and a 1-step decoder stage, so the generator is re-wrapped at each stage
+change, and the torch MAS):
 
 A: 4 steps, checkpoint every 2, the voice saved; B: the same run stopped at step 2 by a signal
 that only process 1 receives (the stop must be agreed), then ``--resume`` to step 4. Each process
@@ -58,7 +59,7 @@ def test_both_processes_keep_identical_weights_and_losses_are_finite(launched):
     tmp, dumps, _ = launched
     a0, a1 = dumps["a", 0], dumps["a", 1]
     assert a0["rc"] == a1["rc"] == 0
-    assert [s for s, _ in a0["steps"]] == [1, 2, 3, 4] and [st for _, st in a0["steps"]][:2] == ["warmup", "train"]
+    assert a0["steps"] == [(1, "warmup"), (2, "decoder"), (3, "train"), (4, "train")]  # re-wrapped per stage
     assert all(np.isfinite(v) for loss in a0["losses"] + a1["losses"] for v in loss.values())
     assert a0["losses"] == a1["losses"]  # every process logs the mean over the processes
     assert _same(a0, a1) == []  # gradients averaged: the weights never drift apart
@@ -126,9 +127,9 @@ def _worker(tmp: Path, base: str, data: str) -> None:
     trainings, events = [], []
     stop_at = [None]
 
-    def small(*args, **kwargs):  # tests/finetune_cli_shrunk.py's trainer, with a 1-step warm-up
+    def small(*args, **kwargs):  # tests/finetune_cli_shrunk.py's trainer, 1 warm-up and 1 decoder step
         return replace(preset(*args, **kwargs), segment_size=512, discriminator_width=1 / 16, warmup_steps=1,
-                       lr=2e-3, mas_backend="torch")  # torch MAS: no numba compile (3 s a process)
+                       decoder_steps=1, lr=2e-3, mas_backend="torch")  # torch MAS: no numba compile (3 s a process)
 
     def seen_train(p, control=None):
         for ev in train(p, control):
