@@ -323,3 +323,35 @@ def test_cli_dictate_with_whisper_on_a_fresh_install(home, whisper_dir, realspee
     offline = offline_transcript(path)
     assert len(normalized(offline).split()) > 25
     assert wer(offline, lines[-1]) <= 0.15, (offline, lines[-1])
+
+
+def test_whisper_hypotheses_over_a_fake_faster_whisper_model():
+    """WhisperHypotheses: times shifted to the stream and clamped to the buffer, words of a
+    no-speech segment dropped, the prompt passed on, auto language kept once the detector is sure."""
+    from types import SimpleNamespace as NS
+
+    from speechstudio.asr.whisper_buffer import WhisperHypotheses
+
+    calls = []
+
+    class Model:
+        def transcribe(self, audio, **kw):
+            calls.append(kw)
+            prob = 0.3 if len(calls) == 1 else 0.9
+            segs = [NS(no_speech_prob=0.1, words=[NS(word=" Bonjour", start=0.1, end=0.5, probability=0.9),
+                                                  NS(word=" tout", start=0.6, end=9.0, probability=0.8)]),
+                    NS(no_speech_prob=0.95, words=[NS(word=" merci", start=0.9, end=1.0, probability=0.2)])]
+            return iter(segs), NS(language="fr" if len(calls) < 3 else "es", language_probability=prob)
+
+    engine = NS(engine="whisper", model_id="fake", device="cpu", sample_rate=SR, multilingual=True, model=Model())
+    hyp = WhisperHypotheses(engine)
+    words = hyp(np.zeros(SR, np.float32), "Hier.", 10.0)
+    assert [(w.text, w.start_s, w.end_s) for w in words] == [("Bonjour", 10.1, 10.5), ("tout", 10.6, 11.0)]
+    assert calls[0]["initial_prompt"] == "Hier." and calls[0]["language"] is None and calls[0]["word_timestamps"]
+    assert (hyp.language, hyp.language_probability) == ("fr", 0.3)       # not sure yet: detect again
+    hyp(np.zeros(SR, np.float32), "", 0.0)
+    assert calls[1]["language"] is None and (hyp.language, hyp.language_probability) == ("fr", 0.9)
+    hyp(np.zeros(SR, np.float32), "", 0.0)
+    assert calls[2]["language"] == "fr" and hyp.language == "fr"        # kept for the session
+    assert hyp(np.zeros(800, np.float32), "", 0.0) == [] and len(calls) == 3   # 50 ms: not decoded
+    assert WhisperHypotheses(NS(**{**vars(engine), "multilingual": False})).language == "en"
