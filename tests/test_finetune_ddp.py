@@ -87,7 +87,7 @@ def test_only_process_0_writes_and_speaks(launched):
 
 
 def test_a_stop_on_one_process_stops_both_and_resume_is_exact(launched):
-    tmp, dumps, output = launched
+    _, dumps, output = launched
     assert dumps["b", 0]["stopped"] == dumps["b", 1]["stopped"] == (130, 2)  # only process 1 got the signal
     assert "continue with: accelerate launch --multi_gpu --num_processes 2 -m speechstudio finetune voice" in output
     for r in (0, 1):
@@ -117,7 +117,7 @@ def _worker(tmp: Path, base: str, data: str) -> None:
 
     sys.path.insert(0, str(ROOT))
     torch.set_num_threads(1)
-    import speechstudio.finetune.voice_run as voice_run
+    from speechstudio.finetune import voice_run
     from speechstudio.cli import main
     from speechstudio.finetune.vits import step as vits_step
     from speechstudio.finetune.vits.events import StepEvent
