@@ -519,3 +519,26 @@ def test_build_keeps_the_chosen_speaker_and_the_cli_lists_them(tmp_path, say, ho
     assert "ID|SPEAKER|TEXT lines of 2 speakers: alice (2 lines), bob (1 lines); choose one (--speaker NAME)" in err
     assert "metadata.csv" in err
     assert not (home / "finetune" / "runs" / "me" / "data" / "manifest.json").exists()
+
+
+def test_finetune_asr_takes_a_speaker_too(tmp_path, say, home, capsys, monkeypatch):
+    """`finetune asr` builds its 16 kHz dataset from a multi-speaker metadata.csv with --speaker;
+    without it the speakers are listed (the same message as `finetune voice`)."""
+    from speechstudio.cli import main
+
+    root = tmp_path / "piper"
+    (root / "wavs").mkdir(parents=True)
+    lines = []
+    for i, (who, text) in enumerate([("alice", SENTENCES[0]), ("bob", SENTENCES[1]), ("alice", SENTENCES[2])]):
+        sf.write(root / "wavs" / f"u{i}.wav", padded(say(text), i), RATE, subtype="PCM_16")
+        lines.append(f"u{i}|{who}|{text}")
+    (root / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    argv = ["finetune", "asr", "--base", "tiny", "--data", str(root), "--out", "words", "--device", "cpu",
+            "--run-dir", str(tmp_path / "run")]
+    assert main(argv) == 1
+    assert "lines of 2 speakers: alice (2 lines), bob (1 lines); choose one (--speaker NAME)" in capsys.readouterr().err
+
+    monkeypatch.setattr("speechstudio.finetune.ctc.train_ctc", lambda *a, **k: iter(()))  # the dataset is the point
+    assert main(argv + ["--speaker", "alice"]) == 0
+    m = Manifest.load(tmp_path / "run" / "data")
+    assert m.sample_rate == 16000 and [c.id for c in m.clips] == ["u0", "u2"] and m.notes["speaker"] == "alice"

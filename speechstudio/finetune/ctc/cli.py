@@ -62,6 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="model to start from: a store name, Hugging Face id or folder; a CTC model keeps its "
                              "vocabulary, a pretrained encoder (e.g. facebook/wav2vec2-base) gets one from the data")
     parser.add_argument("--data", metavar="DIR", help="prepared dataset (manifest.json) or LJSpeech / wav+txt folder")
+    parser.add_argument("--speaker", metavar="NAME",
+                        help="with a multi-speaker metadata.csv (Piper's ID|SPEAKER|TEXT): the speaker to train on")
     parser.add_argument("--out", required=True, metavar="NAME", help="name of the new model (speechstudio models list)")
     parser.add_argument("--epochs", type=_int_at_least(1), default=d.epochs, help=f"passes over the data (default {d.epochs})")
     parser.add_argument("--max-steps", type=_int_at_least(1), help="optimizer steps (overrides --epochs)")
@@ -114,7 +116,7 @@ def _config(args):
                      casing=args.casing, seed=args.seed)
 
 
-def _dataset_dir(data: str, run_dir: Path, max_clip_s: float, main: bool) -> Path:
+def _dataset_dir(data: str, run_dir: Path, max_clip_s: float, main: bool, speaker: str | None = None) -> Path:
     """A prepared dataset folder for ``--data``: as given, or built into ``RUN/data`` at 16 kHz."""
     from speechstudio.finetune.manifest import MANIFEST_NAME
 
@@ -138,7 +140,7 @@ def _dataset_dir(data: str, run_dir: Path, max_clip_s: float, main: bool) -> Pat
         if sys.stderr.isatty():
             print(f"\rpreparing clips {done}/{total} {message[:50]:50s}", end="", file=sys.stderr, flush=True)
 
-    manifest = build_dataset(src, out, 16000, max_s=max_clip_s, progress=progress)
+    manifest = build_dataset(src, out, 16000, max_s=max_clip_s, progress=progress, speaker=speaker)
     if sys.stderr.isatty():
         print(file=sys.stderr)
     usable = manifest.usable()
@@ -196,9 +198,9 @@ def run(args) -> int:
                 from accelerate import PartialState
 
                 with PartialState(cpu=args.device == "cpu").main_process_first():
-                    dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main)
+                    dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main, args.speaker)
             else:
-                dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main)
+                dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main, args.speaker)
 
         control = E.TrainControl()
         interrupted = []
