@@ -194,9 +194,14 @@ def make_data(work: Path, train_texts: list[str], held_texts: list[str], copies:
 FRONTENDS = ("filterbank", "wav2vec2")
 
 
-def model_config(hidden: int, layers: int, conv: int, frontend: str = "filterbank"):
+def model_config(hidden: int, layers: int, conv: int, frontend: str = "filterbank", mask_time_prob: float = 0.1,
+                 mask_feature_prob: float = 0.05, dropout: float = 0.1):
     """A small wav2vec2 config: layer-norm conv feature encoder, pre-LN transformer of ``layers``
-    x ``hidden`` (``do_stable_layer_norm``), little dropout, SpecAugment time masks of 5 frames.
+    x ``hidden`` (``do_stable_layer_norm``), ``dropout`` on hidden states / attention / feature
+    projection, SpecAugment (Park et al. 2019, as transformers' wav2vec2 applies it to the projected
+    features): time masks of 5 frames starting at ``mask_time_prob`` of the frames and feature masks
+    of 16 channels starting at ``mask_feature_prob`` of them. (With 0.05 / 0 / 0.05 the model
+    over-fitted: training loss 0.03, held-out WER 0.166 after 4,800 steps.)
 
     ``frontend``: ``"wav2vec2"`` = the standard 7-layer stack (kernels 10,3,3,3,3,2,2, strides
     5,2,2,2,2,2,2: 320 samples = 20 ms per frame, 400-sample receptive field) with ``conv``
@@ -213,8 +218,9 @@ def model_config(hidden: int, layers: int, conv: int, frontend: str = "filterban
     return Wav2Vec2Config(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=max(2, hidden // 48),
                           intermediate_size=4 * hidden, feat_extract_norm="layer", conv_bias=True,
                           do_stable_layer_norm=True, num_conv_pos_embeddings=64, num_conv_pos_embedding_groups=16,
-                          hidden_dropout=0.05, activation_dropout=0.0, attention_dropout=0.05, feat_proj_dropout=0.05,
-                          final_dropout=0.0, layerdrop=0.0, mask_time_prob=0.05, mask_time_length=5, **conv_kw)
+                          hidden_dropout=dropout, activation_dropout=0.0, attention_dropout=dropout,
+                          feat_proj_dropout=dropout, final_dropout=0.0, layerdrop=0.0, mask_time_prob=mask_time_prob,
+                          mask_time_length=5, mask_feature_prob=mask_feature_prob, mask_feature_length=16, **conv_kw)
 
 
 def save_base(path: Path, cfg, seed: int) -> Path:
@@ -308,6 +314,9 @@ def main(argv=None) -> int:
     ap.add_argument("--conv", type=int, default=256, help="channels of each conv feature-encoder layer")
     ap.add_argument("--frontend", choices=FRONTENDS, default="filterbank", help="conv feature encoder (default filterbank)")
     ap.add_argument("--lr", type=float, default=2e-3, help="peak AdamW learning rate (default 2e-3)")
+    ap.add_argument("--mask-time-prob", type=float, default=0.1, help="SpecAugment time-mask start share (default 0.1)")
+    ap.add_argument("--mask-feature-prob", type=float, default=0.05, help="SpecAugment feature-mask start share (0.05)")
+    ap.add_argument("--dropout", type=float, default=0.1, help="hidden / attention / projection dropout (default 0.1)")
     ap.add_argument("--batch-size", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--steps", type=int, help="optimizer steps (default: as many as fit in --minutes)")
@@ -346,7 +355,7 @@ def main(argv=None) -> int:
     print(f"data: {d['train_clips']} training clips ({d['train_minutes']:.1f} min), {d['held_out_clips']} held out "
           f"({d['held_out_minutes']:.1f} min), synthesised in {d['synthesis_s']:.0f} s", flush=True)
 
-    cfg = model_config(a.hidden, a.layers, a.conv, a.frontend)
+    cfg = model_config(a.hidden, a.layers, a.conv, a.frontend, a.mask_time_prob, a.mask_feature_prob, a.dropout)
     base = save_base(a.work / "base-encoder", cfg, a.seed)
     sps = seconds_per_step(cfg, a.work / "data", a.batch_size, a.lr) if not a.steps else float("nan")
     budget = a.minutes * 60
