@@ -149,9 +149,7 @@ def cmd_transcribe(args) -> int:
 
     total_s = _probe_total(pending)
     cancel = threading.Event()
-    bar = tqdm(total=round(total_s, 1) if total_s else None, unit="s audio", disable=args.quiet,
-               dynamic_ncols=True, file=sys.stderr,
-               bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} s audio [{elapsed}<{remaining}] {postfix}")
+    bar = _audio_bar(tqdm, round(total_s, 1) if total_s else None, quiet=args.quiet)
 
     def advance(seconds: float) -> None:
         if seconds <= 0:
@@ -200,6 +198,30 @@ def cmd_transcribe(args) -> int:
     if summary.cancelled:
         return EXIT_INTERRUPTED
     return EXIT_FAILED if summary.failed else EXIT_OK
+
+
+_BAR_KNOWN = "{l_bar}{bar}| {n:.0f}/{total:.0f} s audio [{elapsed}<{remaining}] {postfix}"
+_BAR_UNKNOWN = "{desc}{n:.0f} s audio [{elapsed}] {postfix}"
+
+
+def _audio_bar(tqdm, total: float | None, *, quiet: bool):
+    """A tqdm bar counting seconds of audio on stderr. ``total`` may be ``None`` (no pending input
+    has a known duration: a finished folder rerun, unreadable files, a pipe): the bar then shows
+    the count without a total, and it switches format whenever the total is unknown or exceeded,
+    so drawing never fails. When stderr is not a terminal (cron, ``2>log``) it redraws at most
+    every 30 s, so a log gets a few lines, not thousands."""
+    class AudioBar(tqdm):
+        @property
+        def format_dict(self):
+            d = super().format_dict
+            total, n = d.get("total"), d.get("n") or 0
+            if not total or n >= total + 0.5:     # tqdm drops such a total: no {total:.0f} then
+                d["bar_format"] = _BAR_UNKNOWN
+            return d
+
+    tty = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    return AudioBar(total=total, unit="s audio", disable=quiet, dynamic_ncols=tty, file=sys.stderr,
+                    mininterval=0.1 if tty else 30.0, bar_format=_BAR_KNOWN)
 
 
 def _check_window(args) -> None:
