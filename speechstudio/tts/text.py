@@ -18,6 +18,7 @@ import unicodedata
 from typing import Iterable, Iterator
 
 from speechstudio.errors import SpeechStudioError
+from speechstudio.tts.numbers import join_digit_groups, spell_numbers
 
 __all__ = [
     "EmptyTextError",
@@ -136,77 +137,10 @@ _NUMBER_ABBR_RE = re.compile(r"\b[Nn]o\.\s*(?=\d)")
 # "St." before a capitalised name is "Saint" ("St. Louis"), otherwise "street" ("Main St.").
 _SAINT_RE = re.compile(r"\bSt\.(?=\s+[A-Z])")
 _STREET_RE = re.compile(r"\b[Ss]t\.(?=\s|$)")
-_UNIT_RE = re.compile(r"(?<=\d)\s*(kg|km|cm|mm|ft|lb)\b")
 _SYMBOLS = {
     "&": " and ", "%": " percent", "@": " at ", "+": " plus ", "=": " equals ", "#": " number ",
     "°": " degrees ", "×": " times ", "½": " one half ", "¼": " one quarter ", "¾": " three quarters ",
 }
-_CURRENCY = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pounds", "penny", "pence"),
-             "€": ("euro", "euros", "cent", "cents")}
-_CURRENCY_RE = re.compile(r"((?<!\w)-)?([$£€])\s?(\d[\d,]*)(?:\.(\d{1,2}))?"
-                          r"(?:\s?(million|billion|thousand|[KMB]\b|bn\b))?")
-_SCALE_WORDS = {"K": "thousand", "M": "million", "B": "billion", "bn": "billion"}
-_ORDINAL_RE = re.compile(r"\b(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
-_TIME_RE = re.compile(r"\b(\d{1,2}):(\d{2})\b")
-_GLUED_AMPM_RE = re.compile(r"(?<=\d)([ap]m)\b", re.IGNORECASE)  # "7:05am" -> "7:05 am"
-_ISO_DATE_RE = re.compile(r"\b(1[5-9]\d\d|20\d\d)-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\b")
-_DECADE_RE = re.compile(r"\b(1[1-9]\d0|20[0-9]0)s\b")  # 1990s, 2000s
-_SHORT_DECADE_RE = re.compile(r"'([2-9])0s\b")  # '90s
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-           "October", "November", "December")
-_NUMBER_RE = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
-
-
-def _n2w(value, **kw) -> str:
-    from num2words import num2words
-
-    return num2words(value, lang="en", **kw).replace("-", " ")
-
-
-def _currency(m: re.Match) -> str:
-    sign, symbol, whole_s, frac_s, scale = m.groups()
-    one, many, sub_one, sub_many = _CURRENCY[symbol]
-    whole = int(whole_s.replace(",", ""))
-    minus = "minus " if sign else ""
-    if scale:
-        scale = _SCALE_WORDS.get(scale, scale)
-        amount = _n2w(float(f"{whole}.{frac_s}")) if frac_s else _n2w(whole)
-        return f"{minus}{amount} {scale} {many}"
-    words = f"{minus}{_n2w(whole)} {one if whole == 1 else many}"
-    if frac_s:
-        cents = int(frac_s.ljust(2, "0"))
-        if cents:
-            words += f" and {_n2w(cents)} {sub_one if cents == 1 else sub_many}"
-    return words
-
-
-def _plural_number(words: str) -> str:
-    """"nineteen ninety" -> "nineteen nineties", "two thousand" -> "two thousands"."""
-    return words[:-1] + "ies" if words.endswith("y") else words + "s"
-
-
-def _iso_date(m: re.Match) -> str:
-    year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    return f"{_MONTHS[month - 1]} {_n2w(day, to='ordinal')}, {_n2w(year, to='year')}"
-
-
-def _number(m: re.Match) -> str:
-    raw = m.group(0)
-    neg = raw.startswith("-")
-    digits = raw.lstrip("-").replace(",", "")
-    try:
-        if "." in digits:
-            words = _n2w(float(digits))
-        else:
-            value = int(digits)
-            # Four-digit numbers without thousands separators between 1100 and 2099 read as years.
-            if "," not in raw and len(digits) == 4 and 1100 <= value <= 2099 and not neg:
-                words = _n2w(value, to="year")
-            else:
-                words = _n2w(value)
-    except (ValueError, OverflowError, NotImplementedError):
-        return raw
-    return ("minus " if neg else "") + words
 
 
 def foreign_script(text: str) -> tuple[str, str] | None:
@@ -234,29 +168,21 @@ def _final_dot(m: re.Match) -> str:
     return "." if not m.string[m.end():].strip() else ""
 
 
-def normalize_english(text: str) -> str:
+def normalize_english(text: str, locale: str = "en-us") -> str:
     """Spell out numbers, currency, ordinals, times, abbreviations and symbols in English text.
 
     Examples: ``"$3.50"`` -> ``"three dollars and fifty cents"``, ``"2nd"`` -> ``"second"``,
     ``"10:30"`` -> ``"ten thirty"``, ``"50%"`` -> ``"fifty percent"``, ``"1999"`` -> ``"nineteen
     ninety nine"``, ``"Dr."`` -> ``"doctor"``. Text in other scripts passes through unchanged.
+    Numbers are read by class (phone numbers, versions, dates, units, ...): ``numbers.spell_numbers``;
+    ``locale`` ("en-us", "en-gb", ...) decides the order of ambiguous numeric dates there.
     """
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", join_digit_groups(text))  # NFKC turns thin spaces into spaces
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-    text = _CURRENCY_RE.sub(_currency, text)
-    text = _ISO_DATE_RE.sub(_iso_date, text)
-    text = _DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)), to="year")), text)
-    text = _SHORT_DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)) * 10)), text)
-    text = _GLUED_AMPM_RE.sub(r" \1", text)
-    text = _TIME_RE.sub(lambda m: f"{_n2w(int(m.group(1)))} "
-                        + ("o'clock" if m.group(2) == "00" else
-                           ("oh " if m.group(2)[0] == "0" else "") + _n2w(int(m.group(2)))), text)
-    text = _ORDINAL_RE.sub(lambda m: _n2w(int(m.group(1)), to="ordinal"), text)
-    text = _UNIT_RE.sub(lambda m: " " + _ABBREVIATIONS[m.group(1).lower()], text)
     text = _NUMBER_ABBR_RE.sub("number ", text)
+    text = spell_numbers(text, locale)  # numbers first: "20 ms." is milliseconds, not "miz"
     text = _STREET_RE.sub(lambda m: "street" + _final_dot(m), _SAINT_RE.sub("Saint", text))
     text = _ABBR_RE.sub(lambda m: _ABBREVIATIONS[m.group(1).lower()] + _final_dot(m), text)
-    text = _NUMBER_RE.sub(_number, text)
     for sym, word in _SYMBOLS.items():
         text = text.replace(sym, word)
     return re.sub(r"[ \t]+", " ", text).strip()

@@ -1,0 +1,345 @@
+"""Numbers in English text to the words a voice should say, without ever changing the number.
+
+Our code only detects and classifies; the words come from num2words (LGPL-2.1,
+https://github.com/savoirfairelinux/num2words). ``spell_numbers`` rewrites, in this order (each
+class is turned into words, so a later class never sees its digits again):
+
+========================  ===================================  =====================================
+class                     example                              spoken
+========================  ===================================  =====================================
+scientific                ``6.02e23``, ``3x10^8``              six point zero two times ten to the
+                                                               power of twenty three
+IP address (+ port)       ``192.168.0.1:8080``                 one nine two dot one six eight dot ...
+numeric date              ``2024-03-07``, ``07/03/2024``       March seventh, twenty twenty four
+version                   ``v2.10.3``, ``1.0.0``               version two point ten point three
+phone number              ``+44 20 7946 0958``, ``555-0142``   plus four four, two zero, ...
+currency                  ``$3.50``, ``€2.5M``                 three dollars and fifty cents
+time                      ``7:05``                             seven oh five
+range (+ unit)            ``10-20 ms``, ``5–7``                ten to twenty milliseconds
+number + unit             ``20 ms``, ``3.5 kHz``, ``-4 °C``    twenty milliseconds ...
+fraction                  ``3/4``, ``1 1/2``                   three quarters, one and one half
+ordinal                   ``21st``                             twenty first
+decade                    ``1990s``, ``'90s``                  nineteen nineties
+leading zeros             ``007``, ``A0031``                   zero zero seven
+plain number              ``1,234.50``, ``-3``, ``.5``, 1999   one thousand, two hundred and thirty
+                                                               four point five zero; year reading
+========================  ===================================  =====================================
+
+Dates: ISO ``yyyy-mm-dd`` (and ``yyyy/mm/dd``) always; other numeric dates (``/``, ``-`` and, with
+a four-digit year, ``.``) are month/day/year for ``en-US`` (and any English locale not listed in
+``DAY_FIRST_LOCALES``) unless the first field is > 12, and day/month/year for ``en-GB``, ``en-AU``,
+``en-IE``, ``en-IN``, ``en-NZ``, ``en-ZA`` unless the second field is > 12. Impossible dates are
+read field by field ("thirteen slash ...").
+
+Decimals keep every written digit ("2.50" -> "two point five zero"). Four-digit numbers
+1100-2099 without a separator read as years ("nineteen ninety nine") unless a unit follows;
+years and cardinals name the same number. Runs of more than 15 digits read digit by digit.
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = ["spell_numbers", "join_digit_groups", "digits_words", "cardinal", "ordinal", "decimal", "date_words", "phone_words",
+           "UNITS", "DAY_FIRST_LOCALES"]
+
+DAY_FIRST_LOCALES = frozenset({"en-gb", "en-au", "en-ie", "en-in", "en-nz", "en-za"})
+_DIGIT = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+           "October", "November", "December")
+_DAYS_IN = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+#: Unit symbol -> (singular, plural). Case matters ("mm" millimetres, "Mm" not a unit; "B" bytes).
+UNITS: dict[str, tuple[str, str]] = {
+    "ms": ("millisecond", "milliseconds"), "µs": ("microsecond", "microseconds"),
+    "us": ("microsecond", "microseconds"), "ns": ("nanosecond", "nanoseconds"), "s": ("second", "seconds"),
+    "sec": ("second", "seconds"), "min": ("minute", "minutes"), "h": ("hour", "hours"), "hr": ("hour", "hours"),
+    "hrs": ("hours", "hours"),
+    "Hz": ("hertz", "hertz"), "kHz": ("kilohertz", "kilohertz"), "MHz": ("megahertz", "megahertz"),
+    "GHz": ("gigahertz", "gigahertz"),
+    "B": ("byte", "bytes"), "kB": ("kilobyte", "kilobytes"), "KB": ("kilobyte", "kilobytes"),
+    "MB": ("megabyte", "megabytes"), "GB": ("gigabyte", "gigabytes"), "TB": ("terabyte", "terabytes"),
+    "KiB": ("kibibyte", "kibibytes"), "MiB": ("mebibyte", "mebibytes"), "GiB": ("gibibyte", "gibibytes"),
+    "kbps": ("kilobit per second", "kilobits per second"), "Mbps": ("megabit per second", "megabits per second"),
+    "Gbps": ("gigabit per second", "gigabits per second"),
+    "nm": ("nanometer", "nanometers"), "mm": ("millimeter", "millimeters"), "cm": ("centimeter", "centimeters"),
+    "m": ("meter", "meters"), "km": ("kilometer", "kilometers"), "km/h": ("kilometer per hour", "kilometers per hour"),
+    "kph": ("kilometer per hour", "kilometers per hour"), "mph": ("mile per hour", "miles per hour"),
+    "m/s": ("meter per second", "meters per second"), "ft": ("foot", "feet"), "mi": ("mile", "miles"),
+    "mg": ("milligram", "milligrams"), "g": ("gram", "grams"), "kg": ("kilogram", "kilograms"),
+    "lb": ("pound", "pounds"), "lbs": ("pounds", "pounds"), "oz": ("ounce", "ounces"),
+    "ml": ("milliliter", "milliliters"), "mL": ("milliliter", "milliliters"), "L": ("liter", "liters"),
+    "°C": ("degree Celsius", "degrees Celsius"), "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
+    "°": ("degree", "degrees"), "%": ("percent", "percent"),
+    "V": ("volt", "volts"), "mV": ("millivolt", "millivolts"), "W": ("watt", "watts"), "kW": ("kilowatt", "kilowatts"),
+    "kWh": ("kilowatt hour", "kilowatt hours"), "mA": ("milliamp", "milliamps"),
+    "dB": ("decibel", "decibels"), "px": ("pixel", "pixels"), "fps": ("frame per second", "frames per second"),
+}
+_CURRENCY = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pounds", "penny", "pence"),
+             "€": ("euro", "euros", "cent", "cents"), "¥": ("yen", "yen", "sen", "sen")}
+_SCALES = {"K": "thousand", "k": "thousand", "M": "million", "B": "billion", "bn": "billion",
+           "thousand": "thousand", "million": "million", "billion": "billion", "trillion": "trillion"}
+
+# A number as written: thousands groups, or plain digits; optional decimals.
+_NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_UNIT_ALT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
+# A unit after a number: "°C" / "%" may be glued, word units end at a word boundary.
+_UNIT = rf"(?:{_UNIT_ALT})(?![\w/])"
+
+
+def _n2w(value, **kw) -> str:
+    from num2words import num2words
+
+    return num2words(value, lang="en", **kw).replace("-", " ")
+
+
+def digits_words(digits: str) -> str:
+    """``"0031"`` -> ``"zero zero three one"`` (non-digits are dropped)."""
+    return " ".join(_DIGIT[int(d)] for d in digits if d.isdigit())
+
+
+def cardinal(raw: str, year_ok: bool = False) -> str:
+    """A written integer or decimal (``"1,234"``, ``"-3"``, ``"2.50"``, ``".5"``) in words.
+
+    Leading zeros (``"007"``) and runs over 15 digits are read digit by digit; with ``year_ok``
+    four-digit numbers 1100-2099 read as years.
+    """
+    raw = raw.replace("\u2212", "-")
+    neg = raw.startswith("-")
+    body = raw.lstrip("+-")
+    whole, _, frac = body.partition(".")
+    plain = whole.replace(",", "")
+    minus = "minus " if neg else ""
+    if frac or body.startswith("."):
+        head = _n2w(int(plain)) if plain else ""
+        return (minus + head + " point " + digits_words(frac)).replace("  ", " ").strip()
+    if (len(plain) > 1 and plain.startswith("0")) or len(plain) > 15:
+        return minus + digits_words(plain)
+    value = int(plain)
+    if year_ok and not neg and "," not in whole and len(plain) == 4 and 1100 <= value <= 2099:
+        return _n2w(value, to="year")
+    return minus + _n2w(value)
+
+
+def decimal(raw: str) -> str:
+    """Alias of ``cardinal`` for decimals (every written digit after the point is read)."""
+    return cardinal(raw)
+
+
+def ordinal(n: int) -> str:
+    """``21`` -> ``"twenty first"``."""
+    return _n2w(int(n), to="ordinal")
+
+
+def phone_words(raw: str) -> str:
+    """A phone number read group by group, digit by digit: ``"+1 (555) 014-2"`` -> ``"plus one, ..."``."""
+    groups = re.findall(r"\d+", raw)
+    spoken = ", ".join(digits_words(g) for g in groups)
+    return ("plus " if raw.lstrip().startswith("+") else "") + spoken
+
+
+def date_words(year: int | None, month: int, day: int | None, day_first: bool = False,
+               year_text: str | None = None) -> str:
+    """``(2024, 3, 7)`` -> ``"March seventh, twenty twenty four"`` (``day_first``: ``"the seventh of
+    March, twenty twenty four"``). ``year_text``: the year as written (two digits stay two digits)."""
+    month_name = _MONTHS[month - 1]
+    if day is None:
+        head = month_name
+    elif day_first:
+        head = f"the {ordinal(day)} of {month_name}"
+    else:
+        head = f"{month_name} {ordinal(day)}"
+    if year is None:
+        return head
+    text = year_text if year_text is not None else str(year)
+    spoken = _n2w(int(text), to="year") if len(text) == 4 else cardinal(text)
+    return f"{head}, {spoken}"
+
+
+def _valid(month: int, day: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= _DAYS_IN[month - 1]
+
+
+# ----------------------------------------------------------------------------- the classes
+_SCI_RE = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)(?:[eE]([+-]?\d+)|\s?[x×]\s?10\^([+-]?\d+))(?![\w]|\.\d)"
+                     r"(?:\s?(" + _UNIT + r"))?")
+_IP_RE = re.compile(r"(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?::(\d{1,5}))?(?![\w]|\.\d)")
+_ISO_DATE_RE = re.compile(r"(?<![\w./-])(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?![\w/-]|\.\d)")
+_DATE_RE = re.compile(r"(?<![\w./-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?![\w/-]|\.\d)"
+                      r"|(?<![\w./-])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\w]|\.\d)")
+_VERSION_RE = re.compile(r"(?<![\w.])(?:([vV])(\d+(?:\.\d+)+)|(\d+(?:\.\d+){2,}))(?![\w]|\.\d)")
+_PHONE_RE = re.compile(
+    r"(?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]\d{2,4}){1,4}"  # +44 20 7946 0958
+    r"|\(\d{3}\)\s?\d{3}[ .-]\d{4}"  # (555) 014-2368
+    r"|\d{2,5}(?:[ -]\d{2,4}){2,4}"  # 0900 555 010, 555-014-2368 (dates were read before)
+    r"|\d{3}-\d{4})"  # 555-0142
+    r"(?![\w.,]?\d)(?!\s?(?:" + _UNIT_ALT + r")(?![\w/]))")
+_CURRENCY_RE = re.compile(r"((?<!\w)-)?([$£€¥])\s?(" + _NUM + r")(?:\s?[-–]\s?(" + _NUM + r"))?"
+                          r"(?:\s?(million|billion|trillion|thousand|bn|[KkMB])\b)?")
+_TIME_RE = re.compile(r"(?<![\w.:])(\d{1,2}):(\d{2})(?![\d:])")
+_GLUED_AMPM_RE = re.compile(r"(?<=\d)([ap]m)\b", re.IGNORECASE)
+_SIGNED = r"(?:(?<![\w.,])[-−])?" + _NUM
+_RANGE_RE = re.compile(r"(?<![\w.,/-])(" + _SIGNED + r")(?:-|\s?[–—]\s?)(" + _NUM + r")(?![\w.,/]?\d)"
+                       r"(?:\s?(" + _UNIT + r"))?")
+_UNIT_RE = re.compile(r"(?<![\w.,/])(" + _SIGNED + r")\s?(" + _UNIT + r")")
+_FRACTION_RE = re.compile(r"(?<![\w./])(?:(\d+)\s)?(\d+)/(\d+)(?![\w/]|\.\d)")
+_ORDINAL_RE = re.compile(r"(?<![\w.])(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
+_DECADE_RE = re.compile(r"(?<![\w.])(1[1-9]\d0|20[0-9]0)s\b")
+_SHORT_DECADE_RE = re.compile(r"'([2-9])0s\b")
+_NUMBER_RE = re.compile(r"(?:(?<![\w.,])[-−+])?(?<![\d.])(?:" + _NUM + r"|\.\d+)(?![\d])")
+
+
+def _sci(m: re.Match) -> str:
+    exp = m.group(2) if m.group(2) is not None else m.group(3)
+    unit = f" {UNITS[m.group(4)][1]}" if m.group(4) else ""
+    return f"{cardinal(m.group(1))} times ten to the power of {cardinal(exp.lstrip('+'))}{unit}"
+
+
+def _ip(m: re.Match) -> str:
+    parts = m.group(1).split(".")
+    if any(int(p) > 255 for p in parts):
+        return " point ".join(cardinal(p) for p in parts)  # not an address: a dotted number list
+    spoken = " dot ".join(digits_words(p) for p in parts)
+    return spoken + (f" port {cardinal(m.group(2))}" if m.group(2) else "")
+
+
+def _version(m: re.Match) -> str:
+    body = m.group(2) or m.group(3)
+    spoken = " point ".join(cardinal(p) for p in body.split("."))
+    return ("version " if m.group(1) else "") + spoken
+
+
+def _fields_date(a: str, b: str, year: str, day_first: bool, sep: str) -> str:
+    x, y = int(a), int(b)
+    if day_first and y > 12:
+        day_first = False  # 12/25/2024 in a day-first locale is still unambiguous
+    elif not day_first and x > 12:
+        day_first = True
+    day, month = (x, y) if day_first else (y, x)
+    if not _valid(month, day):
+        return _fields(sep.join((a, b, year)), sep)
+    return date_words(int(year), month, day, day_first, year_text=year)
+
+
+def _fields(raw: str, sep: str) -> str:
+    """Fields of something that is not a valid date, read as numbers: "2024-13-45" -> "... dash ..."."""
+    word = {"/": " slash ", "-": " dash ", ".": " dot "}[sep]
+    return word.join(cardinal(f) for f in raw.split(sep))
+
+
+def _phone(m: re.Match) -> str:
+    raw = m.group(0)
+    digits = sum(ch.isdigit() for ch in raw)
+    # Space/dash groups are a phone number only with a leading + or 0, "(", a 3-4 dash form or >= 7 digits.
+    if raw[0] in "+(0" or re.fullmatch(r"\d{3}-\d{4}", raw) or digits >= 7:
+        return phone_words(raw)
+    return raw
+
+
+def _currency(m: re.Match) -> str:
+    sign, symbol, first, second, scale = m.groups()
+    one, many, sub_one, sub_many = _CURRENCY[symbol]
+    minus = "minus " if sign else ""
+    if scale or second:
+        scale_word = f" {_SCALES[scale]}" if scale else ""
+        amount = cardinal(first) + (f" to {cardinal(second)}" if second else "")
+        plural = one if not second and not scale and first == "1" else many
+        return f"{minus}{amount}{scale_word} {plural}"
+    whole, _, frac = first.partition(".")
+    value = int(whole.replace(",", ""))
+    if frac and len(frac) != 2:  # "$2.5" or "$1.234": a decimal amount, every digit read
+        return f"{minus}{cardinal(first)} {many}"
+    cents = int(frac) if frac else 0
+    if value == 0 and cents:
+        return f"{minus}{_n2w(cents)} {sub_one if cents == 1 else sub_many}"
+    words = f"{minus}{cardinal(whole)} {one if value == 1 else many}"
+    if cents:
+        words += f" and {_n2w(cents)} {sub_one if cents == 1 else sub_many}"
+    return words
+
+
+def _unit_word(raw_number: str, unit: str) -> str:
+    one, many = UNITS[unit]
+    return one if raw_number.lstrip("+-−") == "1" else many
+
+
+def _time(m: re.Match) -> str:
+    hours, minutes = int(m.group(1)), m.group(2)
+    if hours > 24 or int(minutes) > 59:
+        return f"{cardinal(m.group(1))} {cardinal(minutes)}"
+    if minutes == "00":
+        return f"{_n2w(hours)} o'clock"
+    return f"{_n2w(hours)} " + ("oh " if minutes[0] == "0" else "") + _n2w(int(minutes))
+
+
+def _range(m: re.Match) -> str:
+    a, b, unit = m.groups()
+    years = all(len(x.lstrip("-−")) == 4 for x in (a, b)) and not unit
+    spoken = f"{cardinal(a, year_ok=years)} to {cardinal(b, year_ok=years)}"
+    return spoken + (f" {UNITS[unit][1]}" if unit else "")
+
+
+def _fraction(m: re.Match) -> str:
+    whole, num_s, den_s = m.groups()
+    num, den = int(num_s), int(den_s)
+    if (num_s, den_s) == ("24", "7"):
+        return "twenty four seven"  # "open 24/7"
+    if den == 0 or num_s.startswith("0") or den_s.startswith("0"):
+        return " ".join(x for x in (cardinal(whole) if whole else "", cardinal(num_s), "slash", cardinal(den_s)) if x)
+    if den == 1 or den > 100:
+        spoken = f"{cardinal(num_s)} over {cardinal(den_s)}"
+    elif den == 2:
+        spoken = f"{_n2w(num)} {'half' if num == 1 else 'halves'}"
+    elif den == 4:
+        spoken = f"{_n2w(num)} {'quarter' if num == 1 else 'quarters'}"
+    else:
+        word = ordinal(den)
+        spoken = f"{_n2w(num)} {word if num == 1 else word + 's'}"
+    return f"{cardinal(whole)} and {spoken}" if whole else spoken
+
+
+def _plural_number(words: str) -> str:
+    """"nineteen ninety" -> "nineteen nineties", "two thousand" -> "two thousands"."""
+    return words[:-1] + "ies" if words.endswith("y") else words + "s"
+
+
+def _plain(m: re.Match) -> str:
+    raw = m.group(0)
+    words = "plus " + cardinal(raw[1:], year_ok=True) if raw.startswith("+") else cardinal(raw, year_ok=True)
+    before, after = m.string[m.start() - 1: m.start()], m.string[m.end(): m.end() + 1]
+    # Digits glued to letters ("mp3", "A0031", "H2O"): keep the words apart from the letters.
+    return (" " if before.isalpha() else "") + words + (" " if after.isalpha() else "")
+
+
+def join_digit_groups(text: str) -> str:
+    """SI thousands groups with a (narrow) no-break or thin space ("1\u202f234\u202f567") -> "1,234,567"."""
+    return re.sub(r"(?<=\d)[\u00a0\u202f\u2009](?=\d{3}(?!\d))", ",", text)
+
+
+def spell_numbers(text: str, locale: str = "en-us") -> str:
+    """Rewrite every number in English ``text`` as words (see the module table); other text stays.
+
+    ``locale``: BCP-47-ish ("en-us", "en_GB"); decides the order of ambiguous numeric dates.
+    """
+    day_first = locale.lower().replace("_", "-") in DAY_FIRST_LOCALES
+    text = join_digit_groups(text)
+    text = text.replace("\u2212", "-")
+    text = _SCI_RE.sub(_sci, text)
+    text = _IP_RE.sub(_ip, text)
+    text = _ISO_DATE_RE.sub(lambda m: date_words(int(m.group(1)), int(m.group(3)), int(m.group(4)))
+                            if _valid(int(m.group(3)), int(m.group(4))) else _fields(m.group(0), m.group(2)),
+                            text)
+    text = _DATE_RE.sub(lambda m: _fields_date(m.group(1), m.group(3), m.group(4), day_first, m.group(2))
+                        if m.group(1) else _fields_date(m.group(5), m.group(6), m.group(7), day_first, "."), text)
+    text = _VERSION_RE.sub(_version, text)
+    text = _PHONE_RE.sub(_phone, text)
+    text = _CURRENCY_RE.sub(_currency, text)
+    text = _DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)), to="year")), text)
+    text = _SHORT_DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)) * 10)), text)
+    text = _GLUED_AMPM_RE.sub(r" \1", text)
+    text = _TIME_RE.sub(_time, text)
+    text = _RANGE_RE.sub(_range, text)
+    text = _UNIT_RE.sub(lambda m: f"{cardinal(m.group(1))} {_unit_word(m.group(1), m.group(2))}", text)
+    text = _FRACTION_RE.sub(_fraction, text)
+    text = _ORDINAL_RE.sub(lambda m: ordinal(int(m.group(1))), text)
+    text = _NUMBER_RE.sub(_plain, text)
+    return text

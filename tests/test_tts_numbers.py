@@ -1,0 +1,129 @@
+"""Numbers are never changed: every class of number in ``normalize_english`` / ``spell_numbers``.
+
+Table of written form -> spoken form, several cases per class (issue 14 item 1).
+"""
+from __future__ import annotations
+
+import pytest
+
+from speechstudio.tts.numbers import spell_numbers
+from speechstudio.tts.text import normalize_english
+
+CASES = {
+    "leading zeros": [
+        ("Enter code 0042 now.", "Enter code zero zero four two now."),
+        ("Agent 007 is here.", "Agent zero zero seven is here."),
+        ("Part B0815 fits.", "Part B zero eight one five fits."),
+    ],
+    "phone": [
+        ("Ring 0161 496 0000 today.", "Ring zero one six one, four nine six, zero zero zero zero today."),
+        ("Dial +44 20 7946 0958.", "Dial plus four four, two zero, seven nine four six, zero nine five eight."),
+        ("Call (555) 019-4321 now.", "Call five five five, zero one nine, four three two one now."),
+        ("Or 555-0199.", "Or five five five, zero one nine nine."),
+    ],
+    "version": [
+        ("Install 2.7.18 first.", "Install two point seven point eighteen first."),
+        ("We ship v4.0.1 soon.", "We ship version four point zero point one soon."),
+        ("Use v1.2, not 10.4.0.", "Use version one point two, not ten point four point zero."),
+    ],
+    "ip address": [
+        ("Open 192.168.4.20 now.", "Open one nine two dot one six eight dot four dot two zero now."),
+        ("Try 127.0.0.1:5000.", "Try one two seven dot zero dot zero dot one port five thousand."),
+        ("DNS is 8.8.4.4.", "DNS is eight dot eight dot four dot four."),
+    ],
+    "date": [
+        ("Due 2023-11-09.", "Due November ninth, twenty twenty three."),
+        ("Due 03/04/2021.", "Due March fourth, twenty twenty one."),  # en-US: month first
+        ("Due 31/01/2022.", "Due the thirty first of January, twenty twenty two."),  # first field > 12
+        ("On 7-4-1776 they met.", "On July fourth, seventeen seventy six they met."),
+        ("By 12.10.2025 at last.", "By December tenth, twenty twenty five at last."),
+        ("Not 14/14/2020.", "Not fourteen slash fourteen slash two thousand and twenty."),
+    ],
+    "punctuation after": [
+        ("In 1984, things changed.", "In nineteen eighty four, things changed."),
+        ("The total was 512.", "The total was five hundred and twelve."),
+        ("Was it 33?", "Was it thirty three?"),
+        ("Count: 7; then 8!", "Count: seven; then eight!"),
+    ],
+    "year": [
+        ("Born in 1962 in Ohio.", "Born in nineteen sixty two in Ohio."),
+        ("Since 2008 it grew.", "Since two thousand and eight it grew."),
+        ("In 1805 and 2019.", "In eighteen oh five and twenty nineteen."),
+    ],
+    "unit": [
+        ("A delay of 35 ms.", "A delay of thirty five milliseconds."),
+        ("Sampled at 44.1 kHz.", "Sampled at forty four point one kilohertz."),
+        ("It needs 256 MB and 1 GB.", "It needs two hundred and fifty six megabytes and one gigabyte."),
+        ("Drive at 80 km/h.", "Drive at eighty kilometers per hour."),
+        ("It is 37°C inside.", "It is thirty seven degrees Celsius inside."),
+        ("Only 15% left.", "Only fifteen percent left."),
+        ("It costs $12.99 now.", "It costs twelve dollars and ninety nine cents now."),
+        ("Wait 1 s.", "Wait one second."),
+    ],
+    "range": [
+        ("Pages 12-18 are missing.", "Pages twelve to eighteen are missing."),
+        ("From 3–9 years.", "From three to nine years."),
+        ("Between 200-400 Hz.", "Between two hundred to four hundred hertz."),
+        ("The 1914–1918 war.", "The nineteen fourteen to nineteen eighteen war."),
+    ],
+    "fraction": [
+        ("Add 2/3 cup.", "Add two thirds cup."),
+        ("About 1/8 of it.", "About one eighth of it."),
+        ("Take 2 1/4 hours.", "Take two and one quarter hours."),
+        ("Half is 1/2.", "Half is one half."),
+    ],
+    "negative": [
+        ("It fell to -12 today.", "It fell to minus twelve today."),
+        ("Set it to −3.5 now.", "Set it to minus three point five now."),
+        ("A gain of -0.25 dB.", "A gain of minus zero point two five decibels."),
+    ],
+    "ordinal": [
+        ("The 3rd day.", "The third day."),
+        ("Her 101st birthday.", "Her one hundred and first birthday."),
+        ("On the 42nd floor.", "On the forty second floor."),
+    ],
+    "scientific": [
+        ("About 3e8 m/s.", "About three times ten to the power of eight meters per second."),
+        ("A mass of 9.1E-31 kg.", "A mass of nine point one times ten to the power of minus thirty one kilograms."),
+        ("Roughly 6x10^23 atoms.", "Roughly six times ten to the power of twenty three atoms."),
+    ],
+    "decimal": [
+        ("Pi is 3.1416.", "Pi is three point one four one six."),
+        ("It is 0.05 thick.", "It is zero point zero five thick."),
+        ("Only .75 of it.", "Only point seven five of it."),
+        ("Exactly 4.10 now.", "Exactly four point one zero now."),
+    ],
+    "thousands": [
+        ("We sold 12,500 units.", "We sold twelve thousand, five hundred units."),
+        ("A crowd of 3,000,000.", "A crowd of three million."),
+        ("About 7\u202f250 words.", "About seven thousand, two hundred and fifty words."),
+    ],
+}
+
+
+@pytest.mark.parametrize("cls,text,expected", [(c, t, e) for c, rows in CASES.items() for t, e in rows])
+def test_every_number_class(cls, text, expected):
+    assert normalize_english(text) == expected
+
+
+def test_every_class_has_several_cases():
+    assert all(len(rows) >= 3 for rows in CASES.values())
+
+
+@pytest.mark.parametrize("text,gb,us", [
+    ("03/04/2021", "the third of April, twenty twenty one", "March fourth, twenty twenty one"),
+    ("10/11/12", "the tenth of November, twelve", "October eleventh, twelve"),
+    ("12/25/2024", "December twenty fifth, twenty twenty four", "December twenty fifth, twenty twenty four"),
+    ("2024-02-01", "February first, twenty twenty four", "February first, twenty twenty four"),
+])
+def test_date_order_follows_the_locale(text, gb, us):
+    assert spell_numbers(text, "en-GB") == gb
+    assert spell_numbers(text, "en_US") == us
+
+
+def test_no_digit_survives_and_words_are_kept():
+    text = ("Order 0042 of v3.2.1 on 2024-05-06 at 10:45 cost $1,250.75 (15% off), 3-5 kg, "
+            "call 0161 496 0000, host 10.1.2.3, 1e-9 s, 7/8, -2, 4th, 1990s.")
+    spoken = normalize_english(text)
+    assert not any(ch.isdigit() for ch in spoken), spoken
+    assert "Order" in spoken and "cost" in spoken and "call" in spoken
