@@ -419,9 +419,13 @@ def test_file_source_blocks_pacing_and_stop(realspeech, jfk44):
     assert src.sample_rate == 44100 and {b.shape[0] for b in blocks[:-1]} == {882}
     assert np.array_equal(np.concatenate(blocks), jfk44)
     live = FileSource(realspeech / JFK, block_ms=20, realtime=True)
-    threading.Timer(0.4, live.stop).start()
-    t0 = time.perf_counter()
-    got = sum(b.shape[0] for b in live.blocks()) / 44100
+    got, t0 = 0, None
+    for b in live.blocks():  # the fake microphone starts with its first block (decoding comes before)
+        if t0 is None:
+            t0 = time.perf_counter()
+            threading.Timer(0.4, live.stop).start()
+        got += b.shape[0]
+    got /= 44100
     took = time.perf_counter() - t0
     assert 0.3 <= got <= 0.5 and took >= got - 0.05          # real-time pace, stopped early
 
@@ -511,3 +515,38 @@ def test_cli_dictate_errors(tmp_path, tiny_w2v_dir, capsys, monkeypatch):
     rc, out, err = _dictate_here(["--file", str(tmp_path / "x.wav"), "--lookahead-s", "0"], capsys, monkeypatch,
                                  tmp_path)
     assert rc == 2 and "lookahead" in err
+
+
+def test_sources_report_their_backlog(realspeech, monkeypatch):
+    """Whisper dictation waits while the source has audio queued (one decode covers it all), so
+    the CLI's microphone and real-time file sources must say how much audio is waiting."""
+    import time
+
+    import numpy as np
+
+    from speechstudio.asr import sources
+
+    live = sources.FileSource(realspeech / JFK, block_ms=20.0, realtime=True)
+    assert live.backlog_s == 0.0  # not playing yet
+    it = live.blocks()
+    next(it)
+    time.sleep(0.3)  # a recogniser busy for 0.3 s: the "microphone" went on
+    assert 0.2 <= live.backlog_s <= 0.5
+    next(it)  # the next block comes at once (it is overdue); the backlog only shrinks by one block
+    assert 0.2 <= live.backlog_s <= 0.5
+    live.stop()
+    fast = sources.FileSource(realspeech / JFK, block_ms=20.0, realtime=False)
+    next(fast.blocks())
+    time.sleep(0.05)
+    assert fast.backlog_s == 0.0  # --fast: the audio is all there, nothing is "behind"
+
+    class FakeSd:
+        @staticmethod
+        def query_devices(device, kind):
+            return {"name": "fake mic", "default_samplerate": 16000}
+
+    monkeypatch.setattr(sources, "import_sounddevice", lambda: FakeSd)
+    mic = sources.MicSource(block_ms=20.0)
+    for _ in range(50):  # 50 blocks of 20 ms captured, none taken yet
+        mic._callback(np.zeros((320, 1), np.float32), 320, None, None)
+    assert mic.backlog_s == pytest.approx(1.0)

@@ -61,10 +61,21 @@ class FileSource:
         self.block = max(1, int(round(block_ms * self.sample_rate / 1000.0)))
         self.realtime = bool(realtime)
         self._stop = threading.Event()
+        self._t0: float | None = None  # when playback started (realtime)
+        self._sent = 0                 # samples yielded so far
+
+    @property
+    def backlog_s(self) -> float:
+        """Seconds of audio a microphone would have captured by now but not yet handed over
+        (``realtime=True`` only, like ``MicSource.backlog_s``: it grows when the consumer is slower
+        than real time); 0.0 before playback and with ``realtime=False``."""
+        if not self.realtime or self._t0 is None:
+            return 0.0
+        return max(0.0, time.perf_counter() - self._t0 - self._sent / self.sample_rate)
 
     def blocks(self) -> Iterator[np.ndarray]:
-        sent = 0
-        t0 = time.perf_counter()
+        sent = self._sent = 0
+        t0 = self._t0 = None  # the "microphone" starts with the first block, not before decoding
         rest = np.zeros(0, np.float32)
         for big in self._reader.blocks():
             buf = np.concatenate([rest, big]) if rest.size else big
@@ -72,12 +83,15 @@ class FileSource:
             for i in range(0, n_full, self.block):
                 if self._stop.is_set():
                     return
+                if t0 is None:
+                    t0 = self._t0 = time.perf_counter()
                 if self.realtime:
                     wait = t0 + sent / self.sample_rate - time.perf_counter()
                     if wait > 0:
                         time.sleep(wait)
-                yield buf[i:i + self.block]
                 sent += self.block
+                self._sent = sent
+                yield buf[i:i + self.block]
             rest = buf[n_full:]
         if rest.size and not self._stop.is_set():
             yield rest
@@ -127,6 +141,12 @@ class MicSource:
         with stream:
             yield from queued_blocks(self._queue, self._stop, draining=False)
         yield from queued_blocks(self._queue, self._stop, draining=True)
+
+    @property
+    def backlog_s(self) -> float:
+        """Seconds of captured audio waiting in the queue (grows when the recogniser is slower than
+        real time; Whisper dictation then decodes once for all of it)."""
+        return self._queue.qsize() * self.block / self.sample_rate
 
     def stop(self) -> None:
         self._stop.set()
