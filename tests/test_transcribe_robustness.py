@@ -53,3 +53,53 @@ def test_audio_bar_draws_with_unknown_and_exceeded_totals(capsys):
     bar.close()
     err = capsys.readouterr().err
     assert "1/1 a.wav: 8 s audio" in err
+
+
+# ---------------------------------------------------------------- fault 2: channels that cancel
+def _stereo(tmp_path, realspeech, name, second):
+    import soundfile as sf
+
+    x, rate = sf.read(realspeech / "speechbrain_spk1_snt1.wav", dtype="float32")
+    path = tmp_path / name
+    sf.write(path, np.stack([x, second(x)], axis=1), rate, subtype="PCM_16")
+    return path
+
+
+def test_opposite_polarity_stereo_is_transcribed_from_one_channel(tmp_path, realspeech, whisper_dir, capsys, home):
+    f = _stereo(tmp_path, realspeech, "miswired.wav", lambda x: -x)
+    code, _, err = run(["transcribe", str(f), "--model", str(whisper_dir), "--language", "en",
+                        "--format", "txt,json", "-q"], capsys)
+    assert code == 0, err
+    assert "the child almost hurt the small dog" in (tmp_path / "miswired.txt").read_text().lower()
+    assert ("miswired.wav: the 2 channels cancel out when mixed (opposite polarity?); "
+            "transcribed channel 1, the strongest") in err
+    assert abs(json.loads((tmp_path / "miswired.json").read_text())["audio_duration_s"] - 2.87) < 0.01
+
+
+def test_in_phase_stereo_is_mixed_without_warning(tmp_path, realspeech):
+    from speechstudio.audio.decode import AudioReader, load_audio
+
+    f = _stereo(tmp_path, realspeech, "ok.wav", lambda x: 0.5 * x)
+    reader = AudioReader(f, 16000)
+    mixed = np.concatenate(list(reader.blocks()))
+    assert reader.warnings == []
+    mono = load_audio(realspeech / "speechbrain_spk1_snt1.wav")
+    assert np.allclose(mixed, 0.75 * mono, atol=2e-4)
+
+
+def test_loud_audio_without_text_is_warned_about(tmp_path, realspeech, tiny_w2v_dir, capsys, home, monkeypatch):
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+
+    def nothing(self, blocks, *args, **kwargs):       # a recogniser that hears nothing
+        for _ in blocks:
+            pass
+        return iter(())
+
+    monkeypatch.setattr(Wav2Vec2Engine, "transcribe_blocks", nothing)
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / "a.wav")
+    code, _, err = run(["transcribe", str(tmp_path / "a.wav"), "--model", str(tiny_w2v_dir), "--format", "txt",
+                        "-q"], capsys)
+    assert code == 0
+    assert (tmp_path / "a.txt").read_text().strip() == ""
+    assert "Summary: 1 done" in err
+    assert "  warning: " in err and "a.wav: no text recognised in" in err

@@ -33,6 +33,18 @@ _RAW_DTYPES = {
 }
 # How much audio (seconds) of each stream to look at when a file has several audio streams.
 _STREAM_PROBE_S = 20.0
+# Channel cancellation (a miswired recorder with one channel in opposite polarity): the mean of the
+# channels is looked at over the first _CHANNEL_PROBE_S seconds; when its energy is below
+# _CANCEL_RATIO of the channels' mean energy (-10 dB; uncorrelated equal channels give 0.5, in-phase
+# ones 1.0, exact opposites 0) and a channel is above _QUIET_RMS (-50 dBFS), the strongest channel
+# is transcribed instead of the mix.
+_CHANNEL_PROBE_S = 30.0
+_CANCEL_RATIO = 0.1
+_QUIET_RMS = 10 ** (-50 / 20)
+# Speech level for the "loud audio but no text" check: 100 ms windows above -35 dBFS RMS
+# (conversational speech recorded at a usable level sits around -30 to -15 dBFS).
+_LOUD_RMS = 10 ** (-35 / 20)
+_LOUD_WINDOW_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -108,12 +120,16 @@ class AudioReader:
         self.sample_rate = int(sample_rate)
         self.block_s = float(block_s)
         self.decoded_s = 0.0
+        self.loud_s = 0.0      # seconds of 100 ms windows at speech level (after blocks())
+        self.channel: int | None = None   # None: mean of the channels; k: channel k only
         _check_file(self.path)
         if raw is None and self.path.suffix.lower() in RAW_EXTENSIONS:
             raw = RawFormat()
         self.raw = raw
         self.info = self._probe_raw() if raw is not None else self._probe()
         self.warnings = self.info.warnings
+        if self.info.channels > 1:
+            self._choose_downmix()
 
     # ---------------------------------------------------------------- probing
     def _probe_raw(self) -> AudioInfo:
@@ -165,16 +181,14 @@ class AudioReader:
 
     def _pick_stream(self, streams) -> object:
         """Several audio streams (e.g. a video with a silent commentary track): take the one
-        whose first ~20 s carry the most energy (RMS)."""
+        whose first ~20 s carry the most energy (RMS of its strongest channel, so a stream whose
+        channels cancel when mixed still counts)."""
         best, best_rms = streams[0], -1.0
         for s in streams:
             rms = 0.0
             try:
-                total, n = 0.0, 0
-                for frame in self._decode_frames(s.index, limit_s=_STREAM_PROBE_S):
-                    total += float(np.sum(frame.astype(np.float64) ** 2))
-                    n += frame.size
-                rms = (total / n) ** 0.5 if n else 0.0
+                energy, _ = _channel_energy(self._decode_planes(s.index, limit_s=_STREAM_PROBE_S))
+                rms = float(energy.max()) ** 0.5 if energy.size else 0.0
             except AudioDecodeError:
                 rms = 0.0
             log.debug("%s: audio stream %d RMS %.5f", self.path, s.index, rms)
@@ -183,8 +197,24 @@ class AudioReader:
         return best
 
     # ---------------------------------------------------------------- decoding
-    def _decode_frames(self, stream_index: int, limit_s: float | None = None) -> Iterator[np.ndarray]:
-        """Yield mono float32 frames at the stream's own rate (downmixed, not resampled)."""
+    def _choose_downmix(self) -> None:
+        """Mix the channels (mean) unless they cancel out: then take the strongest channel and
+        say so in :attr:`warnings` (see ``_CANCEL_RATIO``)."""
+        planes = (self._raw_planes() if self.raw is not None
+                  else self._decode_planes(self.info.stream_index, limit_s=_CHANNEL_PROBE_S))
+        try:
+            energy, mixed = _channel_energy(planes, limit=int(_CHANNEL_PROBE_S * self.info.source_rate))
+        except AudioDecodeError:
+            return            # blocks() reports a file that does not decode
+        if not _cancels(energy, mixed):
+            return
+        self.channel = int(np.argmax(energy))
+        self.info.warnings.append(
+            f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?); "
+            f"transcribed channel {self.channel + 1}, the strongest")
+
+    def _decode_planes(self, stream_index: int, limit_s: float | None = None) -> Iterator[np.ndarray]:
+        """Yield float32 frames shape (channels, n) at the stream's own rate (not resampled)."""
         import av
 
         container = self._open()
@@ -214,14 +244,12 @@ class AudioReader:
                 for frame in frames:
                     for out in converter.resample(frame):
                         planes = out.to_ndarray()  # (channels, n) float32
-                        mono = planes[0] if planes.shape[0] == 1 else planes.mean(axis=0, dtype=np.float32)
-                        got += mono.shape[0]
-                        yield mono
+                        got += planes.shape[1]
+                        yield planes
                     if limit_s is not None and got >= limit_s * rate:
                         return
             for out in converter.resample(None):
-                planes = out.to_ndarray()
-                yield planes[0] if planes.shape[0] == 1 else planes.mean(axis=0, dtype=np.float32)
+                yield out.to_ndarray()
         finally:
             container.close()
 
@@ -232,7 +260,8 @@ class AudioReader:
             self.info.warnings.append(msg)
         log.info(msg)
 
-    def _raw_frames(self) -> Iterator[np.ndarray]:
+    def _raw_planes(self) -> Iterator[np.ndarray]:
+        """Yield float32 frames shape (channels, n) of the raw file."""
         assert self.raw is not None
         dtype = np.dtype(_RAW_DTYPES[self.raw.sample_format])
         ch = self.raw.channels
@@ -245,7 +274,7 @@ class AudioReader:
                 x /= float(2 ** (8 * dtype.itemsize - 1))
             elif dtype.kind == "u":
                 x = (x - 128.0) / 128.0
-            yield x.mean(axis=1) if ch > 1 else x[:, 0]
+            yield x.T
 
     def blocks(self) -> Iterator[np.ndarray]:
         """Yield ``np.ndarray[float32]`` blocks, shape (n,), mono at ``self.sample_rate`` Hz.
@@ -257,13 +286,34 @@ class AudioReader:
         import soxr
 
         src_rate = self.info.source_rate
-        frames = self._raw_frames() if self.raw is not None else self._decode_frames(self.info.stream_index)
+        planes = self._raw_planes() if self.raw is not None else self._decode_planes(self.info.stream_index)
+        energy = np.zeros(0)
+        mixed_energy, mixed_n = 0.0, 0
+
+        def mono_frames() -> Iterator[np.ndarray]:
+            nonlocal energy, mixed_energy, mixed_n
+            for p in planes:
+                if p.shape[0] == 1:
+                    yield p[0]
+                    continue
+                if self.channel is not None:
+                    yield np.ascontiguousarray(p[min(self.channel, p.shape[0] - 1)])
+                    continue
+                mono = p.mean(axis=0, dtype=np.float32)
+                e = np.einsum("cn,cn->c", p, p, dtype=np.float64)
+                energy = e if energy.shape != e.shape else energy + e
+                mixed_energy += float(np.dot(mono, mono))
+                mixed_n += p.shape[1]
+                yield mono
+
+        frames = mono_frames()
         resampler = None if src_rate == self.sample_rate else soxr.ResampleStream(
             src_rate, self.sample_rate, 1, dtype="float32", quality="HQ")
         block_len = max(1, int(round(self.block_s * self.sample_rate)))
         pending: list[np.ndarray] = []
         pending_n = 0
         total = 0
+        loud = _LoudMeter(self.sample_rate)
         try:
             for frame in _chain_last(frames):
                 data, last = frame
@@ -272,6 +322,7 @@ class AudioReader:
                 if data.size:
                     pending.append(data)
                     pending_n += data.shape[0]
+                    loud.feed(data)
                 while pending_n >= block_len:
                     buf = np.concatenate(pending) if len(pending) > 1 else pending[0]
                     yield np.ascontiguousarray(buf[:block_len], dtype=np.float32)
@@ -288,6 +339,12 @@ class AudioReader:
             yield np.ascontiguousarray(np.concatenate(pending), dtype=np.float32)
             total += pending_n
         self.decoded_s = total / self.sample_rate
+        self.loud_s = loud.seconds()
+        if self.channel is None and energy.size > 1 and _cancels(energy / mixed_n, mixed_energy / mixed_n):
+            msg = (f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?) "
+                   "after the first part of the file; the transcript may miss speech")
+            self.info.warnings.append(msg)
+            log.info(msg)
         if total == 0:
             raise AudioDecodeError(f"{self.path}: no decodable audio (the audio stream is empty or corrupt)")
         expected = self.info.duration_s
@@ -319,6 +376,51 @@ def _wav_missing_bytes(path: Path) -> int:
                 return max(0, pos + 8 + clen - size)
             pos += 8 + clen + (clen & 1)
     return 0
+
+
+def _channel_energy(planes: Iterator[np.ndarray], limit: int | None = None) -> tuple[np.ndarray, float]:
+    """Per-channel mean square ``np.ndarray[float64]`` shape (channels,) and the mean square of
+    their mean (the downmix), over the frames of ``planes`` (at most ``limit`` samples)."""
+    energy = np.zeros(0)
+    mixed, n = 0.0, 0
+    for p in planes:
+        p = p.astype(np.float64)
+        e = np.einsum("cn,cn->c", p, p)
+        energy = e if energy.shape != e.shape else energy + e
+        m = p.mean(axis=0)
+        mixed += float(np.dot(m, m))
+        n += p.shape[1]
+        if limit is not None and n >= limit:
+            break
+    return (energy / n, mixed / n) if n else (energy, 0.0)
+
+
+def _cancels(energy: np.ndarray, mixed: float) -> bool:
+    """Whether channels with mean squares ``energy`` cancel out when averaged (``mixed``: the
+    mean square of their mean): a channel above -50 dBFS and the mix 10 dB below their mean."""
+    if energy.size < 2 or not np.all(np.isfinite(energy)):
+        return False
+    return bool(energy.max() >= _QUIET_RMS ** 2 and mixed < _CANCEL_RATIO * float(energy.mean()))
+
+
+class _LoudMeter:
+    """Counts 100 ms windows whose RMS is at speech level (``_LOUD_RMS``) in a mono stream."""
+
+    def __init__(self, rate: int) -> None:
+        self.win = max(1, int(rate * _LOUD_WINDOW_S))
+        self.rest = np.zeros(0, np.float32)
+        self.count = 0
+
+    def feed(self, x: np.ndarray) -> None:
+        x = np.concatenate([self.rest, x]) if self.rest.size else x
+        n = (x.shape[0] // self.win) * self.win
+        if n:
+            ms = np.mean(np.square(x[:n].reshape(-1, self.win), dtype=np.float64), axis=1)
+            self.count += int(np.count_nonzero(ms >= _LOUD_RMS ** 2))
+        self.rest = np.array(x[n:], dtype=np.float32)
+
+    def seconds(self) -> float:
+        return self.count * _LOUD_WINDOW_S
 
 
 def _chain_last(it: Iterator[np.ndarray]) -> Iterator[tuple[np.ndarray, bool]]:

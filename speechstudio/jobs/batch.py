@@ -198,6 +198,9 @@ def run_batch(items: Iterable[InputItem], engine, *, formats: Sequence[str] = ("
 
 
 FATAL_PREFIX = "cannot write outputs: "
+# A transcript with no text from at least this much audio at speech level (decode._LOUD_RMS) is
+# done but warned about: the user would otherwise trust an empty file.
+LOUD_WITHOUT_TEXT_S = 1.0
 
 
 def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
@@ -260,6 +263,10 @@ def _transcribe_one(item, index, engine, targets, options, raw, cancel, debug) -
             yield BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
             return
         info = dataclasses.replace(info, duration_s=round(reader.decoded_s, 3))
+        warnings = list(reader.warnings)
+        if reader.loud_s >= LOUD_WITHOUT_TEXT_S and not any(s.text.strip() for s in segments):
+            warnings.append(f"{item.path}: no text recognised in {reader.loud_s:.1f} s of audio at speech level "
+                            "(music or noise, a language the model does not know, or channels that cancel?)")
         written = []
         for fmt, target in targets.items():
             try:
@@ -273,7 +280,7 @@ def _transcribe_one(item, index, engine, targets, options, raw, cancel, debug) -
                 return
             written.append(target)
         yield BatchEvent("done", item, index, duration_s=reader.decoded_s, position_s=reader.decoded_s,
-                         outputs=tuple(written), warnings=tuple(reader.warnings),
+                         outputs=tuple(written), warnings=tuple(warnings),
                          wall_s=time.perf_counter() - t0, info=info)
     except SpeechStudioError as e:
         yield BatchEvent("failed", item, index, reason=str(e), wall_s=time.perf_counter() - t0)
