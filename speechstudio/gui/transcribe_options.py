@@ -120,3 +120,18 @@ class LanguageOptions(QWidget):
         s.setValue("transcribe/language", self.language() or "")
         s.setValue("transcribe/task", self.task())
         s.setValue(vocabulary_key(self._model), self.vocabulary.text().strip())
+
+
+def status_with_language(text: str, info) -> str:
+    """``"done · German (de) 0.99"``: the status with the file's language and detection probability."""
+    text = f"{text} · {language_name(info.language)} ({info.language})"
+    if info.language_probability is not None:
+        text += f" {info.language_probability:.2f}"
+    return text + (" → English" if info.task == "translate" else "")
+
+
+def language_tip(info) -> str:
+    """Tooltip lines: which model wrote the text, and how the language was found."""
+    how = (f"detected by {info.detector} with probability {info.language_probability:.2f}"
+           if info.language_probability is not None else "given")
+    return f"language {info.language} ({how}); transcribed by {info.model_id}" + (f"\n{info.note}" if info.note else "")

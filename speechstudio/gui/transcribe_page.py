@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDia
 from speechstudio.engine.jobs import LoadAudioJob, ProbeJob, ProbeResult, TranscribeBatchJob, TranscribeOptions
 from speechstudio.engine.status import Status
 from speechstudio.gui.common import DEFAULT_MODEL, ModelPicker, device_picker, fmt_duration, fmt_ts, setting_list, settings
-from speechstudio.gui.transcribe_options import LanguageOptions
+from speechstudio.gui.transcribe_options import LanguageOptions, language_tip, status_with_language
 from speechstudio.gui.transcript_view import QueueRow, TranscriptView, load_json_transcript
 
 FORMATS = ("txt", "srt", "vtt", "json")
@@ -308,7 +308,7 @@ class TranscribePage(QWidget):
             text = f"done ⚠ {row.reason.replace(str(row.item.path) + ': ', '')}"
         tip = row.reason or text
         if row.status == "done" and getattr(row.info, "language", None):
-            text, tip = _with_language(text, row.info), f"{tip}\n{_language_tip(row.info)}"
+            text, tip = status_with_language(text, row.info), f"{tip}\n{language_tip(row.info)}"
         t.item(r, 2).setText(text)
         t.item(r, 2).setToolTip(tip)
         colors = {"done": Qt.GlobalColor.darkGreen, "failed": Qt.GlobalColor.red, "ignored": Qt.GlobalColor.gray,
@@ -613,19 +613,3 @@ class TranscribePage(QWidget):
         self.status_message.emit(f"exporting {path.name}…")
         return self._export_job
 
-
-def _with_language(text: str, info) -> str:
-    """``"done · German (de) 0.99"``: the status with the file's language and detection probability."""
-    from speechstudio.asr.languages import language_name
-
-    text = f"{text} · {language_name(info.language)} ({info.language})"
-    if info.language_probability is not None:
-        text += f" {info.language_probability:.2f}"
-    return text + (" → English" if info.task == "translate" else "")
-
-
-def _language_tip(info) -> str:
-    """Tooltip lines: which model wrote the text, and how the language was found."""
-    how = (f"detected by {info.detector} with probability {info.language_probability:.2f}"
-           if info.language_probability is not None else "given")
-    return f"language {info.language} ({how}); transcribed by {info.model_id}" + (f"\n{info.note}" if info.note else "")
