@@ -126,7 +126,7 @@ class VitsVoice:
         """
         if not has_speakable(sentence):
             raise EmptyTextError(f"text has nothing a voice can say: {sentence[:40]!r}")
-        text = normalize_english(sentence) if self.language.startswith("en") else sentence
+        text = normalize_english(sentence, self.language) if self.language.startswith("en") else sentence
         if self.language.startswith("en"):
             foreign = foreign_script(text)
             if foreign:
@@ -149,16 +149,21 @@ class VitsVoice:
         return self._tokenize_transformers(text, sentence)
 
     def _tokenize_transformers(self, text: str, original: str) -> list[int]:
+        """Token ids from the voice's ``VitsTokenizer``; thread-safe (sentence workers share it).
+
+        The shared tokenizer is never changed: a phonemizing tokenizer without the ``phonemizer``
+        package gets espeak-ng phonemes from piper-phonemize and is called through a non-phonemizing
+        copy made once (``_plain_tokenizer``), instead of switching its ``phonemize`` flag per call.
+        """
         tok = self.tokenizer
-        phonemize = bool(getattr(tok, "phonemize", False))
-        if phonemize:  # vits-ljs / vctk: espeak-ng IPA, same call as VitsTokenizer but via piper-phonemize
+        if getattr(tok, "phonemize", False):  # vits-ljs / vctk: espeak-ng IPA, as VitsTokenizer does
             from transformers.utils import is_phonemizer_available
 
             if not is_phonemizer_available():
                 from speechstudio.tts.phonemize import espeak_phonemes
 
                 text = " ".join("".join(espeak_phonemes(text, "en-us")).split())
-                tok.phonemize = False
+                tok = _plain_tokenizer(tok)
         else:
             from transformers.models.vits.tokenization_vits import has_non_roman_characters
 
@@ -170,11 +175,7 @@ class VitsVoice:
             lost = sorted({ch for ch in lowered if ch not in vocab and ch.isalnum()})
             if lost:
                 self.warnings.append(f"voice {self.name} cannot say characters {''.join(lost)!r}; skipped")
-        try:
-            ids = tok(text, return_tensors=None)["input_ids"]
-        finally:
-            if phonemize:
-                tok.phonemize = True
+        ids = tok(text, return_tensors=None)["input_ids"]
         if not any(i != 0 for i in ids) or len(ids) < 2:
             raise UnsayableTextError(f"voice {self.name} cannot say any of {original[:40]!r}")
         return list(ids)
@@ -281,6 +282,22 @@ def _install_front_hook(model) -> None:
 
 
 _UROMAN = None
+_TOKENIZER_LOCK = threading.Lock()  # one-time builds shared by sentence workers (uroman, plain tokenizer)
+
+
+def _plain_tokenizer(tok):
+    """A shallow copy of ``tok`` with ``phonemize=False`` (same vocabulary), made once per tokenizer."""
+    plain = getattr(tok, "_speechstudio_plain", None)
+    if plain is None:
+        import copy
+
+        with _TOKENIZER_LOCK:
+            plain = getattr(tok, "_speechstudio_plain", None)
+            if plain is None:
+                plain = copy.copy(tok)
+                plain.phonemize = False
+                tok._speechstudio_plain = plain
+    return plain
 
 
 def _uroman(voice_name: str):
@@ -291,7 +308,9 @@ def _uroman(voice_name: str):
             import uroman
         except ImportError as exc:
             raise UsageError(f"voice {voice_name} needs the uroman romaniser for this script: pip install uroman") from exc
-        _UROMAN = uroman.Uroman()
+        with _TOKENIZER_LOCK:
+            if _UROMAN is None:
+                _UROMAN = uroman.Uroman()
     return _UROMAN
 
 
