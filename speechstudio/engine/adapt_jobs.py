@@ -20,7 +20,7 @@ from typing import Iterator
 
 from speechstudio.engine.finetune_jobs import TrainingJob, run_folders
 from speechstudio.engine.jobs import Job
-from speechstudio.engine.worker import Status
+from speechstudio.engine.status import Status
 from speechstudio.errors import UsageError
 
 __all__ = ["CTCBaseInfo", "describe_ctc_base", "ctc_model_names", "run_dir_for", "AdaptRun", "list_adapt_runs",

@@ -32,7 +32,7 @@ import numpy as np
 from speechstudio.asr.sources import queued_blocks
 from speechstudio.audio.devices import AudioUnavailableError, rms_dbfs
 from speechstudio.engine.jobs import Job
-from speechstudio.engine.worker import Status
+from speechstudio.engine.status import Status
 
 LEVEL_INTERVAL_S = 0.05
 
