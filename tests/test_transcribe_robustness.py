@@ -103,3 +103,51 @@ def test_loud_audio_without_text_is_warned_about(tmp_path, realspeech, tiny_w2v_
     assert (tmp_path / "a.txt").read_text().strip() == ""
     assert "Summary: 1 done" in err
     assert "  warning: " in err and "a.wav: no text recognised in" in err
+
+
+# ---------------------------------------------------------------- fault 4: only FFmpeg errors are "damaged data"
+def _failing_after_first_frame(monkeypatch, error):
+    from speechstudio.audio import decode
+
+    orig = decode.AudioReader._decode_planes
+
+    def planes(self, stream_index, limit_s=None):
+        for i, p in enumerate(orig(self, stream_index, limit_s)):
+            if i == 20 and limit_s is None:
+                raise error
+            yield p
+
+    monkeypatch.setattr(decode.AudioReader, "_decode_planes", planes)
+
+
+@pytest.mark.parametrize("error,reason", [
+    (MemoryError(), "a.wav: out of memory"),
+    (RuntimeError("resampler bug"), "a.wav: unexpected error: RuntimeError: resampler bug"),
+])
+def test_non_ffmpeg_error_mid_file_fails_the_file(error, reason, tmp_path, realspeech, tiny_w2v_dir, capsys, home,
+                                                  monkeypatch):
+    from speechstudio.audio.decode import load_audio
+
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / "a.wav")
+    _failing_after_first_frame(monkeypatch, error)
+    with pytest.raises(type(error)):
+        load_audio(tmp_path / "a.wav")
+    code, _, err = run(["transcribe", str(tmp_path / "a.wav"), "--model", str(tiny_w2v_dir), "--format", "txt",
+                        "-q"], capsys)
+    assert code == 1
+    assert "Summary: 0 done, 0 skipped, 1 failed" in err and f"  failed: {tmp_path / reason}" in err
+    assert "damaged data" not in err
+    assert not (tmp_path / "a.txt").exists()
+
+
+def test_ffmpeg_error_mid_file_keeps_what_was_decoded(tmp_path, realspeech, monkeypatch):
+    import av
+
+    from speechstudio.audio.decode import AudioReader
+
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / "a.wav")
+    _failing_after_first_frame(monkeypatch, av.error.InvalidDataError(1094995529, "Invalid data found"))
+    reader = AudioReader(tmp_path / "a.wav")
+    audio = np.concatenate(list(reader.blocks()))
+    assert 0 < audio.shape[0] < 2.87 * 16000
+    assert [w for w in reader.warnings if "damaged data after" in w and "decoded as far as it was valid" in w]

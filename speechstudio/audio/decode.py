@@ -111,7 +111,8 @@ class AudioReader:
 
     Raises :class:`AudioDecodeError` (message names the file and the reason) for a missing or
     empty file, a file FFmpeg does not recognise, or one with no audio stream. Corruption after
-    some valid audio is not an error: decoding stops there and a warning is recorded.
+    some valid audio (an FFmpeg decode error) is not an error: decoding stops there and a warning is
+    recorded; any other exception (MemoryError, a bug) propagates.
     """
 
     def __init__(self, path: str | os.PathLike, sample_rate: int = 16000, *,
@@ -331,7 +332,9 @@ class AudioReader:
                     pending, pending_n = ([rest], rest.shape[0]) if rest.size else ([], 0)
         except AudioDecodeError:
             raise
-        except Exception as e:  # any other decoder failure mid-file
+        except _ffmpeg_errors() as e:
+            # Only FFmpeg's own decode errors mean damaged data; anything else (MemoryError, a bug,
+            # a resampler failure) propagates and fails the file with its reason.
             if total + pending_n == 0:
                 raise AudioDecodeError(f"{self.path}: cannot decode audio ({_ffmpeg_reason(e)})") from e
             self._corrupt(e, total + pending_n, self.sample_rate)
@@ -431,6 +434,13 @@ def _chain_last(it: Iterator[np.ndarray]) -> Iterator[tuple[np.ndarray, bool]]:
             yield prev, False
         prev = x
     yield (prev if prev is not None else np.zeros(0, np.float32)), True
+
+
+def _ffmpeg_errors() -> tuple[type[BaseException], ...]:
+    """The exception types FFmpeg (PyAV) raises for unreadable or damaged data."""
+    import av
+
+    return (av.error.FFmpegError,)
 
 
 def _ffmpeg_reason(e: Exception) -> str:
