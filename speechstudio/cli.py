@@ -117,6 +117,7 @@ def cmd_transcribe(args) -> int:
     from speechstudio.errors import AudioDecodeError
     from speechstudio.jobs.batch import MISSING, BatchSummary, collect_inputs, plan_outputs, run_batch
     from speechstudio.jobs.export import parse_formats
+    from speechstudio.jobs.resume import plan_work
 
     formats = parse_formats(args.format)
     try:
@@ -136,8 +137,8 @@ def cmd_transcribe(args) -> int:
             print(f"ignored {path}: {reason}", file=sys.stderr)
         raise UsageError("no input files to transcribe")
 
-    pending = [it for it, plan in zip(items, plan_outputs(items, formats, Path(args.output_dir) if args.output_dir else None))
-               if args.overwrite or not all(t.exists() for t in plan.values())]
+    plans = plan_outputs(items, formats, Path(args.output_dir) if args.output_dir else None)
+    pending = [it for it, plan in zip(items, plans) if plan_work(it.path, plan, args.overwrite)[0]]
     engine = None
     if pending:                      # nothing to do: do not spend seconds loading a model
         engine, message = load_recognizer(args.model, language=language, device=args.device,
@@ -286,8 +287,10 @@ def _language_text(info) -> str:
 
 
 def _safe_duration(item) -> float:
-    from speechstudio.audio.decode import AudioReader
+    from speechstudio.audio.decode import AudioReader, is_stream
 
+    if is_stream(item.path):            # a pipe can be read once: by the transcription
+        return 0.0
     try:
         return AudioReader(item.path).info.duration_s or 0.0
     except Exception:
@@ -295,10 +298,12 @@ def _safe_duration(item) -> float:
 
 
 def _probe_total(items) -> float:
-    from speechstudio.audio.decode import AudioReader
+    from speechstudio.audio.decode import AudioReader, is_stream
 
     total = 0.0
     for item in items:
+        if is_stream(item.path):        # a pipe can be read once: by the transcription
+            continue
         try:
             total += AudioReader(item.path).info.duration_s or 0.0
         except Exception:

@@ -151,3 +151,98 @@ def test_ffmpeg_error_mid_file_keeps_what_was_decoded(tmp_path, realspeech, monk
     audio = np.concatenate(list(reader.blocks()))
     assert 0 < audio.shape[0] < 2.87 * 16000
     assert [w for w in reader.warnings if "damaged data after" in w and "decoded as far as it was valid" in w]
+
+
+# ---------------------------------------------------------------- fault 5: resume never keeps a stale file
+def test_input_replaced_after_its_transcript_is_transcribed_again(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
+    import os
+
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    argv = ["transcribe", str(f), "--model", str(tiny_w2v_dir), "--format", "txt,json", "-q"]
+    assert run(argv, capsys)[0] == 0
+    assert json.loads((tmp_path / "a.json").read_text())["source"]["size"] == f.stat().st_size
+    old = (tmp_path / "a.json").stat().st_mtime - 100
+    shutil.copy(realspeech / "pocketsphinx_cards_005.wav", f)      # replaced, with an older mtime (cp -p)
+    os.utime(f, (old, old))
+    code, _, err = run(argv, capsys)
+    assert code == 0
+    assert "Summary: 1 done, 0 skipped, 0 failed" in err
+    assert f"{f}: changed since its transcript was written (size or content differ); transcribed again" in err
+    assert json.loads((tmp_path / "a.json").read_text())["audio_duration_s"] == 3.502
+    code, _, err = run(argv, capsys)                                 # now current: skipped
+    assert "Summary: 0 done, 1 skipped, 0 failed" in err
+
+
+def test_output_names_stable_when_a_same_stem_file_joins(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / "talk.wav")
+    argv = ["transcribe", str(tmp_path), "--model", str(tiny_w2v_dir), "--format", "json", "-q"]
+    assert run(argv, capsys)[0] == 0
+    shutil.copy(realspeech / "lhotse_common_voice_en_651325.mp3", tmp_path / "talk.mp3")
+    code, _, err = run(argv, capsys)
+    assert code == 0 and "Summary: 1 done, 1 skipped, 0 failed" in err
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == ["talk.json", "talk.mp3.json"]
+    assert json.loads((tmp_path / "talk.json").read_text())["audio_duration_s"] == 2.87
+    assert json.loads((tmp_path / "talk.mp3.json").read_text())["audio_duration_s"] == 2.376
+
+
+def test_output_names_compared_case_insensitively(tmp_path):
+    from speechstudio.jobs.batch import InputItem, plan_outputs
+
+    (tmp_path / "Talk.wav").write_bytes(b"x")
+    (tmp_path / "talk.mp3").write_bytes(b"y")
+    plan = plan_outputs([InputItem(tmp_path / "Talk.wav"), InputItem(tmp_path / "talk.mp3")], ("txt",), None)
+    assert [p["txt"].name for p in plan] == ["Talk.wav.txt", "talk.mp3.txt"]
+
+
+# ---------------------------------------------------------------- fault 10: pipes and FIFOs
+def _feed_fifo(fifo: Path, data: bytes):
+    import threading
+
+    def feed():
+        with open(fifo, "wb") as f:
+            for i in range(0, len(data), 4096):      # a slow writer: small pieces
+                f.write(data[i:i + 4096])
+                f.flush()
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    return t
+
+
+@pytest.mark.parametrize("name", ["speechbrain_spk1_snt1.wav", "lhotse_common_voice_en_651325.mp3"])
+def test_fifo_is_decoded_as_a_stream(name, tmp_path, realspeech):
+    import os
+
+    from speechstudio.audio.decode import load_audio
+
+    fifo = tmp_path / f"pipe{Path(name).suffix}"
+    os.mkfifo(fifo)
+    feeder = _feed_fifo(fifo, (realspeech / name).read_bytes())
+    audio = load_audio(fifo)
+    feeder.join(5)
+    assert np.allclose(audio, load_audio(realspeech / name), atol=1e-4)
+
+
+def test_fifo_and_stdin_through_the_cli(tmp_path, realspeech, tiny_w2v_dir, capsys, home, monkeypatch):
+    import io
+    import os
+    import sys
+
+    fifo = tmp_path / "live.wav"
+    os.mkfifo(fifo)
+    data = (realspeech / "speechbrain_spk1_snt1.wav").read_bytes()
+    feeder = _feed_fifo(fifo, data)
+    out = tmp_path / "out"
+    code, _, err = run(["transcribe", str(fifo), "--model", str(tiny_w2v_dir), "--format", "json",
+                        "--output-dir", str(out)], capsys)
+    feeder.join(5)
+    assert code == 0, err
+    assert "Summary: 1 done, 0 skipped, 0 failed" in err
+    assert json.loads((out / "live.json").read_text())["audio_duration_s"] == 2.87
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, _, err = run(["transcribe", "-", "--model", str(tiny_w2v_dir), "--format", "json",
+                        "--output-dir", str(out), "-q"], capsys)
+    assert code == 0, err
+    assert json.loads((out / "stdin.json").read_text())["audio_duration_s"] == 2.87

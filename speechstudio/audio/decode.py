@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -82,7 +84,20 @@ def _describe(path: Path) -> str:
     return str(path)
 
 
+def is_stream(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is read as a one-pass stream: ``-`` (stdin), a FIFO, a character device
+    or any other non-regular file (its size says nothing and it can be read only once)."""
+    if str(path) == "-":
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _check_file(path: Path) -> None:
+    if is_stream(path):
+        return
     if not path.exists():
         raise AudioDecodeError(f"{_describe(path)}: file not found")
     if path.is_dir():
@@ -123,6 +138,12 @@ class AudioReader:
         self.decoded_s = 0.0
         self.loud_s = 0.0      # seconds of 100 ms windows at speech level (after blocks())
         self.channel: int | None = None   # None: mean of the channels; k: channel k only
+        # A pipe is read once: the container stays open from the probe on, and the frames a probe
+        # reads are kept in _head and decoded again from there.
+        self.streaming = is_stream(self.path)
+        self._container = None
+        self._live: Iterator[np.ndarray] | None = None
+        self._head: list[np.ndarray] = []
         _check_file(self.path)
         if raw is None and self.path.suffix.lower() in RAW_EXTENSIONS:
             raw = RawFormat()
@@ -136,6 +157,9 @@ class AudioReader:
     def _probe_raw(self) -> AudioInfo:
         assert self.raw is not None
         width = np.dtype(_RAW_DTYPES[self.raw.sample_format]).itemsize * self.raw.channels
+        if self.streaming:
+            return AudioInfo(self.path, None, self.raw.sample_rate, self.raw.channels,
+                             f"pcm_{self.raw.sample_format}", 0)
         size = self.path.stat().st_size
         info = AudioInfo(self.path, (size // width) / self.raw.sample_rate, self.raw.sample_rate,
                          self.raw.channels, f"pcm_{self.raw.sample_format}", 0)
@@ -148,6 +172,8 @@ class AudioReader:
         import av
 
         try:
+            if str(self.path) == "-":
+                return av.open(sys.stdin.buffer, mode="r", metadata_errors="ignore")
             return av.open(str(self.path), mode="r", metadata_errors="ignore")
         except av.error.FFmpegError as e:  # InvalidDataError, etc.
             raise AudioDecodeError(
@@ -162,7 +188,8 @@ class AudioReader:
             if not streams:
                 kinds = ", ".join(sorted({s.type for s in container.streams})) or "nothing"
                 raise AudioDecodeError(f"{self.path}: no audio stream (the file holds {kinds})")
-            stream = streams[0] if len(streams) == 1 else self._pick_stream(streams)
+            # A pipe cannot be read twice to compare streams: its first audio stream is taken.
+            stream = streams[0] if len(streams) == 1 or self.streaming else self._pick_stream(streams)
             duration = None
             if stream.duration is not None and stream.time_base is not None:
                 duration = float(stream.duration * stream.time_base)
@@ -171,14 +198,17 @@ class AudioReader:
             cc = stream.codec_context
             info = AudioInfo(self.path, duration, int(cc.sample_rate or 0), int(cc.channels or 0),
                              cc.name, stream.index)
-            if container.format.name == "wav":
+            if container.format.name == "wav" and not self.streaming:
                 short = _wav_missing_bytes(self.path)
                 if short:
                     info.warnings.append(f"{self.path}: the WAV header announces {short} more bytes of audio "
                                          "than the file holds (file truncated?); decoded as far as it was valid")
+            if self.streaming:
+                self._container, container = container, None
             return info
         finally:
-            container.close()
+            if container is not None:
+                container.close()
 
     def _pick_stream(self, streams) -> object:
         """Several audio streams (e.g. a video with a silent commentary track): take the one
@@ -201,7 +231,8 @@ class AudioReader:
     def _choose_downmix(self) -> None:
         """Mix the channels (mean) unless they cancel out: then take the strongest channel and
         say so in :attr:`warnings` (see ``_CANCEL_RATIO``)."""
-        planes = (self._raw_planes() if self.raw is not None
+        planes = (self._stream_planes(_CHANNEL_PROBE_S) if self.streaming
+                  else self._raw_planes() if self.raw is not None
                   else self._decode_planes(self.info.stream_index, limit_s=_CHANNEL_PROBE_S))
         try:
             energy, mixed = _channel_energy(planes, limit=int(_CHANNEL_PROBE_S * self.info.source_rate))
@@ -216,43 +247,77 @@ class AudioReader:
 
     def _decode_planes(self, stream_index: int, limit_s: float | None = None) -> Iterator[np.ndarray]:
         """Yield float32 frames shape (channels, n) at the stream's own rate (not resampled)."""
-        import av
-
+        if self.streaming:
+            yield from self._stream_planes(limit_s)
+            return
         container = self._open()
         try:
-            stream = container.streams.audio[[s.index for s in container.streams.audio].index(stream_index)]
-            stream.thread_type = "AUTO"
-            converter = av.AudioResampler(format="fltp")
-            got = 0
-            rate = stream.codec_context.sample_rate or 1
-            packets = container.demux(stream)
-            while True:
-                try:
-                    packet = next(packets)
-                except StopIteration:
-                    break
-                except av.error.FFmpegError as e:
-                    self._corrupt(e, got, rate)
-                    break
-                try:
-                    frames = packet.decode()
-                except av.error.FFmpegError as e:
-                    # A damaged packet (e.g. an MP3 cut mid-frame): skip it, keep what is valid.
-                    if packet.size and packet.pts is not None:
-                        self._corrupt(e, got, rate, stopping=False)
-                        continue
-                    frames = []
-                for frame in frames:
-                    for out in converter.resample(frame):
-                        planes = out.to_ndarray()  # (channels, n) float32
-                        got += planes.shape[1]
-                        yield planes
-                    if limit_s is not None and got >= limit_s * rate:
-                        return
-            for out in converter.resample(None):
-                yield out.to_ndarray()
+            yield from self._demux(container, stream_index, limit_s)
         finally:
             container.close()
+
+    def _stream_planes(self, limit_s: float | None) -> Iterator[np.ndarray]:
+        """One-pass input: frames read with a ``limit_s`` (a probe) are kept and replayed by the
+        next unlimited read, which then continues with the rest of the stream."""
+        if self._live is None:
+            self._live = (self._raw_planes() if self.raw is not None
+                          else self._demux(self._container, self.info.stream_index, None))
+        if limit_s is None:
+            head, self._head = self._head, []
+            yield from head
+            try:
+                yield from self._live
+            finally:
+                if self._container is not None:
+                    self._container.close()
+            return
+        limit = limit_s * max(1, self.info.source_rate)
+        got = 0
+        for p in list(self._head):
+            got += p.shape[1]
+            yield p
+        while got < limit:
+            p = next(self._live, None)
+            if p is None:
+                return
+            self._head.append(p)
+            got += p.shape[1]
+            yield p
+
+    def _demux(self, container, stream_index: int, limit_s: float | None) -> Iterator[np.ndarray]:
+        import av
+
+        stream = container.streams.audio[[s.index for s in container.streams.audio].index(stream_index)]
+        stream.thread_type = "AUTO"
+        converter = av.AudioResampler(format="fltp")
+        got = 0
+        rate = stream.codec_context.sample_rate or 1
+        packets = container.demux(stream)
+        while True:
+            try:
+                packet = next(packets)
+            except StopIteration:
+                break
+            except av.error.FFmpegError as e:
+                self._corrupt(e, got, rate)
+                break
+            try:
+                frames = packet.decode()
+            except av.error.FFmpegError as e:
+                # A damaged packet (e.g. an MP3 cut mid-frame): skip it, keep what is valid.
+                if packet.size and packet.pts is not None:
+                    self._corrupt(e, got, rate, stopping=False)
+                    continue
+                frames = []
+            for frame in frames:
+                for out in converter.resample(frame):
+                    planes = out.to_ndarray()  # (channels, n) float32
+                    got += planes.shape[1]
+                    yield planes
+                if limit_s is not None and got >= limit_s * rate:
+                    return
+        for out in converter.resample(None):
+            yield out.to_ndarray()
 
     def _corrupt(self, err: Exception, got: int, rate: int, stopping: bool = True) -> None:
         msg = (f"{self.path}: damaged data after {got / rate:.2f} s "
@@ -266,16 +331,29 @@ class AudioReader:
         assert self.raw is not None
         dtype = np.dtype(_RAW_DTYPES[self.raw.sample_format])
         ch = self.raw.channels
-        data = np.memmap(self.path, dtype=dtype, mode="r", shape=(self.path.stat().st_size // dtype.itemsize,))
-        n = (data.shape[0] // ch) * ch
-        step = int(self.raw.sample_rate * 10) * ch
-        for i in range(0, n, step):
-            x = np.asarray(data[i:min(i + step, n)]).reshape(-1, ch).astype(np.float32)
-            if dtype.kind == "i":
-                x /= float(2 ** (8 * dtype.itemsize - 1))
-            elif dtype.kind == "u":
-                x = (x - 128.0) / 128.0
-            yield x.T
+        width = dtype.itemsize * ch
+        step = int(self.raw.sample_rate * 10) * width           # 10 s per read
+        f = sys.stdin.buffer if str(self.path) == "-" else open(self.path, "rb")  # noqa: SIM115 (closed below)
+        rest = b""
+        try:
+            while True:
+                chunk = f.read(step)
+                if not chunk:
+                    break
+                buf = rest + chunk
+                n = (len(buf) // width) * width
+                rest = buf[n:]
+                if not n:
+                    continue
+                x = np.frombuffer(buf[:n], dtype=dtype).reshape(-1, ch).astype(np.float32)
+                if dtype.kind == "i":
+                    x /= float(2 ** (8 * dtype.itemsize - 1))
+                elif dtype.kind == "u":
+                    x = (x - 128.0) / 128.0
+                yield x.T
+        finally:
+            if f is not sys.stdin.buffer:
+                f.close()
 
     def blocks(self) -> Iterator[np.ndarray]:
         """Yield ``np.ndarray[float32]`` blocks, shape (n,), mono at ``self.sample_rate`` Hz.
@@ -287,7 +365,8 @@ class AudioReader:
         import soxr
 
         src_rate = self.info.source_rate
-        planes = self._raw_planes() if self.raw is not None else self._decode_planes(self.info.stream_index)
+        planes = (self._stream_planes(None) if self.streaming
+                  else self._raw_planes() if self.raw is not None else self._decode_planes(self.info.stream_index))
         energy = np.zeros(0)
         mixed_energy, mixed_n = 0.0, 0
 

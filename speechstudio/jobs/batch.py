@@ -24,7 +24,7 @@ from typing import Iterable, Iterator, Sequence
 from speechstudio.asr.types import Segment, TranscriptInfo
 from speechstudio.audio.decode import RAW_EXTENSIONS, AudioReader, RawFormat
 from speechstudio.errors import SpeechStudioError
-from speechstudio.jobs import export
+from speechstudio.jobs import export, resume
 
 log = logging.getLogger(__name__)
 _FATAL_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.ENOTDIR}
@@ -101,6 +101,7 @@ class BatchSummary:
                 self.infos.append((ev.item.path, ev.info))
         elif ev.kind == "skipped":
             self.skipped += 1
+            self.warnings.extend(ev.warnings)
         elif ev.kind == "failed":
             self.failed.append((ev.item.path, ev.reason))
         elif ev.kind == "ignored":
@@ -131,7 +132,9 @@ def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True
 
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
+        if str(raw) == "-":                   # standard input, decoded as a stream
+            add(InputItem(p, None))
+        elif p.is_dir():
             it = p.rglob("*") if recursive else p.glob("*")
             for f in sorted(it, key=lambda q: str(q).lower()):
                 rel = f.relative_to(p)
@@ -180,12 +183,12 @@ def run_batch(items: Iterable[InputItem], engine, *, formats: Sequence[str] = ("
         if cancel is not None and cancel.is_set():
             return
         targets = plan[index]
-        todo = targets if overwrite else {f: t for f, t in targets.items() if not t.exists()}
+        todo, notes = resume.plan_work(item.path, targets, overwrite)
         if not todo:
             yield BatchEvent("skipped", item, index, reason="already transcribed (use --overwrite to redo)",
-                             outputs=tuple(targets.values()))
+                             outputs=tuple(targets.values()), warnings=tuple(notes))
             continue
-        kept = tuple(f"{t}: exists, kept (use --overwrite to replace it)" for f, t in targets.items() if f not in todo)
+        kept = tuple(notes)
         item_raw = raw if item.path.suffix.lower() in RAW_EXTENSIONS else None
         fatal = False
         for ev in _transcribe_one(item, index, engine, todo, options, item_raw, cancel, debug):
@@ -210,9 +213,14 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
     When two inputs would write the same file (``talk.wav`` and ``talk.mp3`` in one folder, or
     same-named files from two folders given to one ``--output-dir``), they keep more of their
     names, step by step until every path is unique: the full file name (``talk.wav.srt``), then
-    the parent folder too (``a_talk.wav.srt``), then a number (``talk.wav~2.srt``)."""
+    the parent folder too (``a_talk.wav.srt``), then a number (``talk.wav~2.srt``). Paths are
+    compared case-insensitively (``Talk.wav`` and ``talk.mp3`` clash on macOS/Windows file
+    systems). Names stay stable across reruns: an input whose JSON transcript already sits at
+    the plain name keeps it, and an input never takes a plain name whose JSON records another
+    input that still exists (:mod:`speechstudio.jobs.resume`)."""
     def name(it: InputItem, fmt: str, level: int) -> Path:
-        base = export.output_path(it.path, fmt, input_root=it.root, output_dir=output_dir)
+        src = Path.cwd() / "stdin" if str(it.path) == "-" else it.path     # `-`: stdin.<fmt>
+        base = export.output_path(src, fmt, input_root=it.root, output_dir=output_dir)
         if level == 0:
             return base
         full = it.path.name
@@ -223,12 +231,26 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
         return base.with_name(f"{full}.{fmt}")
 
     levels = [0] * len(items)
+    pinned: set[int] = set()
+    for i, it in enumerate(items):
+        recorded = resume.owner(name(it, "json", 0))
+        if recorded is None:
+            continue
+        if recorded == str(it.path.resolve()):
+            pinned.add(i)
+        elif os.path.exists(recorded):
+            levels[i] = 1
     for _ in range(len(items) + 4):
-        owners: dict[Path, list[int]] = {}
+        owners: dict[str, list[int]] = {}
         for i, it in enumerate(items):
             for fmt in formats:
-                owners.setdefault(name(it, fmt, levels[i]), []).append(i)
-        clashes = {i for idx in owners.values() if len(set(idx)) > 1 for i in idx}
+                owners.setdefault(str(name(it, fmt, levels[i])).casefold(), []).append(i)
+        clashes = set()
+        for idx in owners.values():
+            idx = sorted(set(idx))
+            if len(idx) > 1:        # a pinned input at its plain name keeps it; the others move
+                keep = [i for i in idx if i in pinned and levels[i] == 0][:1]
+                clashes.update(i for i in idx if i not in keep)
         if not clashes:
             break
         for i in clashes:
@@ -240,6 +262,7 @@ def _transcribe_one(item, index, engine, targets, options, raw, cancel, debug) -
     t0 = time.perf_counter()
     try:
         reader = AudioReader(item.path, engine.sample_rate, raw=raw)
+        source = resume.fingerprint(item.path)      # before decoding: what this transcript is of
         duration = reader.info.duration_s
         yield BatchEvent("start", item, index, duration_s=duration)
         cancelled = False
@@ -268,9 +291,15 @@ def _transcribe_one(item, index, engine, targets, options, raw, cancel, debug) -
             warnings.append(f"{item.path}: no text recognised in {reader.loud_s:.1f} s of audio at speech level "
                             "(music or noise, a language the model does not know, or channels that cancel?)")
         written = []
-        for fmt, target in targets.items():
+        order = sorted(targets, key=lambda f: f == "json")       # the JSON last: it lists the others
+        for fmt in order:
+            target = targets[fmt]
             try:
-                export.write_transcript(target, segments, info, fmt)
+                if fmt == "json":
+                    names = [t.name for t in written if t.parent == target.parent] + [target.name]
+                    resume.write_json(target, segments, info, source, names)
+                else:
+                    export.write_transcript(target, segments, info, fmt)
             except OSError as e:
                 why = e.strerror or type(e).__name__
                 if e.errno in _FATAL_ERRNOS:     # the next files would fail the same way: stop

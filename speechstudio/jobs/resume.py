@@ -1,0 +1,125 @@
+"""Resume: whether an input's existing transcripts are still its own and up to date.
+
+A batch rerun skips inputs whose outputs exist (see :mod:`speechstudio.jobs.batch`). To never keep
+a stale transcript, the JSON transcript records its input under ``"source"``::
+
+    "source": {"path": "/abs/talk.wav", "size": 123456, "mtime": 1764560000.123,
+               "sha256_first_mib": "…", "sha256_last_mib": "…", "outputs": ["talk.txt", "talk.json"]}
+
+``size`` in bytes, ``mtime`` in seconds since the epoch, SHA-256 hex digests of the first and last
+MiB (the last is ``""`` for files of at most 1 MiB), ``outputs``: the file names written with it.
+On resume the input is fingerprinted again: a different size or digest means the input was
+replaced, and the outputs listed are written again (others, e.g. the user's own subtitles, are
+kept). Without such a JSON, an output older than its input is kept but warned about.
+The recorded path also keeps output names stable: a name already holding another input's
+transcript is not taken over, and one holding this input's keeps it (see ``plan_outputs``).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+MIB = 1 << 20
+
+
+def fingerprint(path: str | os.PathLike) -> dict:
+    """``{"path", "size", "mtime", "sha256_first_mib", "sha256_last_mib"}`` of a file (see above);
+    ``{"path", "stream": True}`` for a pipe (``-``, a FIFO), which is never read here.
+    Raises ``OSError`` when the file cannot be read."""
+    from speechstudio.audio.decode import is_stream
+
+    p = Path(path)
+    if is_stream(p):
+        return {"path": "-" if str(p) == "-" else str(p.absolute()), "stream": True}
+    st = p.stat()
+    with open(p, "rb") as f:
+        head = hashlib.sha256(f.read(MIB)).hexdigest()
+        tail = ""
+        if st.st_size > MIB:
+            f.seek(max(MIB, st.st_size - MIB))
+            tail = hashlib.sha256(f.read(MIB)).hexdigest()
+    return {"path": str(p.resolve()), "size": st.st_size, "mtime": round(st.st_mtime, 3),
+            "sha256_first_mib": head, "sha256_last_mib": tail}
+
+
+def recorded_source(json_path: str | os.PathLike) -> dict | None:
+    """The ``"source"`` record of a JSON transcript, or ``None`` (absent, unreadable, not ours)."""
+    try:
+        with open(json_path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return None
+    src = doc.get("source") if isinstance(doc, dict) else None
+    return src if isinstance(src, dict) and "size" in src else None
+
+
+def same_content(recorded: dict, current: dict) -> bool:
+    """Whether two fingerprints describe the same bytes (size and both digests; mtime ignored,
+    so a copied or touched file is not redone)."""
+    keys = ("size", "sha256_first_mib", "sha256_last_mib")
+    return all(recorded.get(k) == current.get(k) for k in keys)
+
+
+def plan_work(path: Path, targets: dict[str, Path], overwrite: bool) -> tuple[dict[str, Path], list[str]]:
+    """Which of ``targets`` (format -> output path) to write for input ``path``, and warnings.
+
+    Returns ``(todo, notes)``: ``todo`` is empty when every output exists and is current (the
+    input is skipped). Missing outputs are always in ``todo``; with ``overwrite`` all are. When
+    the JSON's recorded fingerprint no longer matches the input, the outputs it lists are redone
+    and a note says so; existing outputs not written by us are kept with a note."""
+    if overwrite:
+        return dict(targets), []
+    from speechstudio.audio.decode import is_stream
+
+    if is_stream(path):          # a pipe holds new audio each time and cannot be compared
+        notes = [f"{path}: read from a pipe, so its old transcript cannot be checked; transcribed again"
+                 for t in targets.values() if t.exists()][:1]
+        return dict(targets), notes
+    existing = {f: t for f, t in targets.items() if t.exists()}
+    todo = {f: t for f, t in targets.items() if f not in existing}
+    notes: list[str] = []
+    js = targets.get("json")
+    src = recorded_source(js) if js is not None and "json" in existing else None
+    if src is not None:
+        try:
+            changed = not same_content(src, fingerprint(path))
+        except OSError:
+            changed = False                  # unreadable now: the decoder reports it
+        if changed:
+            ours = set(src.get("outputs") or ()) | {js.name}
+            redo = {f: t for f, t in existing.items() if t.name in ours}
+            todo.update(redo)
+            notes.append(f"{path}: changed since its transcript was written (size or content differ); "
+                         f"transcribed again")
+            existing = {f: t for f, t in existing.items() if f not in redo}
+    elif existing:
+        try:
+            newer = path.stat().st_mtime > max(t.stat().st_mtime for t in existing.values()) + 1.0
+        except OSError:
+            newer = False
+        if newer and not todo:
+            notes.append(f"{path}: modified after its transcript was written; kept the old transcript "
+                         "(use --overwrite to redo it)")
+    if todo:
+        notes.extend(f"{t}: exists, kept (use --overwrite to replace it)" for t in existing.values())
+    return todo, notes
+
+
+def owner(json_path: Path) -> str | None:
+    """The input path a JSON transcript records, if any."""
+    src = recorded_source(json_path) if json_path.exists() else None
+    path = src.get("path") if src else None
+    return path if isinstance(path, str) else None
+
+
+def write_json(target: Path, segments, info, source: dict, outputs: list[str]) -> Path:
+    """Write the JSON transcript (:func:`speechstudio.jobs.export.transcript_dict`) with its
+    ``"source"`` record (``source`` from :func:`fingerprint`, ``outputs``: file names written
+    with it), atomically. Raises ``OSError`` like ``export.write_transcript``."""
+    from speechstudio.jobs import export
+
+    doc = export.transcript_dict(list(segments), info)
+    doc["source"] = {**source, "outputs": list(outputs)}
+    return export.atomic_write_text(target, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
