@@ -246,3 +246,35 @@ def test_fifo_and_stdin_through_the_cli(tmp_path, realspeech, tiny_w2v_dir, caps
                         "--output-dir", str(out), "-q"], capsys)
     assert code == 0, err
     assert json.loads((out / "stdin.json").read_text())["audio_duration_s"] == 2.87
+
+
+# ---------------------------------------------------------------- fault 3: rate change mid-stream
+def _mp3(rate, seconds, freq):
+    import io
+
+    import av
+
+    buf = io.BytesIO()
+    with av.open(buf, "w", format="mp3") as c:
+        s = c.add_stream("libmp3lame" if "libmp3lame" in av.codecs_available else "mp3", rate=rate)
+        s.layout = "mono"
+        x = (0.3 * np.sin(2 * np.pi * freq * np.arange(int(rate * seconds)) / rate)).astype(np.float32)[None]
+        frame = av.AudioFrame.from_ndarray(x, format="fltp", layout="mono")
+        frame.sample_rate = rate
+        for packet in [*s.encode(frame), *s.encode(None)]:
+            c.mux(packet)
+    return buf.getvalue()
+
+
+def test_two_mp3s_joined_keep_their_speed(tmp_path):
+    from speechstudio.audio.decode import AudioReader
+
+    f = tmp_path / "joined.mp3"
+    f.write_bytes(_mp3(22050, 2.0, 440) + _mp3(44100, 2.0, 440))     # the rate doubles at 2 s
+    reader = AudioReader(f, 16000)
+    audio = np.concatenate(list(reader.blocks()))
+    assert 4.0 <= audio.shape[0] / 16000 < 4.15
+    assert not [w for w in reader.warnings if "truncated" in w]
+    second = audio[-16000:]                                          # 1 s of the second half
+    peak_hz = np.argmax(np.abs(np.fft.rfft(second * np.hanning(second.size))))
+    assert abs(peak_hz - 440) <= 2

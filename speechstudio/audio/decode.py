@@ -4,7 +4,8 @@ Decoding is PyAV (FFmpeg) from the path, so every container/codec FFmpeg reads w
 bit depth incl. float, u8, mu-law; FLAC, MP3, OGG/Vorbis, Opus, AAC/M4A, AIFF, and the audio track
 of WebM/MP4/MKV/MOV; MP4 with the index at the end is fine because the file is seekable).
 Sample-format conversion is FFmpeg's (``av.AudioResampler`` to planar float), the channel downmix
-is the mean of the channels, and rate conversion is soxr (``soxr.ResampleStream``, "HQ").
+is the mean of the channels, and rate conversion is soxr (``soxr.ResampleStream``, "HQ") at each
+frame's own rate (a file whose rate changes part way, e.g. two MP3s joined, keeps its speed).
 
 Memory stays bounded: :meth:`AudioReader.blocks` yields blocks of at most ``block_s`` seconds
 (default 30 s), so a 3-hour file never sits in memory whole unless the caller collects it.
@@ -78,6 +79,9 @@ class AudioInfo:
     codec: str
     stream_index: int
     warnings: list[str] = field(default_factory=list)
+    # True when the container's duration is a guess from the bitrate (MP3 without a Xing/Info/VBRI
+    # header, raw AAC): then decoding less than it is no sign of truncation.
+    duration_estimated: bool = False
 
 
 def _describe(path: Path) -> str:
@@ -198,6 +202,8 @@ class AudioReader:
             cc = stream.codec_context
             info = AudioInfo(self.path, duration, int(cc.sample_rate or 0), int(cc.channels or 0),
                              cc.name, stream.index)
+            info.duration_estimated = container.format.name in ("aac", "ac3", "eac3") or (
+                container.format.name == "mp3" and not self.streaming and not _has_vbr_header(self.path))
             if container.format.name == "wav" and not self.streaming:
                 short = _wav_missing_bytes(self.path)
                 if short:
@@ -246,7 +252,8 @@ class AudioReader:
             f"transcribed channel {self.channel + 1}, the strongest")
 
     def _decode_planes(self, stream_index: int, limit_s: float | None = None) -> Iterator[np.ndarray]:
-        """Yield float32 frames shape (channels, n) at the stream's own rate (not resampled)."""
+        """Yield ``(frame, rate)``: float32 shape (channels, n) at its own rate in Hz (not
+        resampled; the rate can change mid-stream, e.g. two MP3s joined)."""
         if self.streaming:
             yield from self._stream_planes(limit_s)
             return
@@ -274,14 +281,14 @@ class AudioReader:
         limit = limit_s * max(1, self.info.source_rate)
         got = 0
         for p in list(self._head):
-            got += p.shape[1]
+            got += p[0].shape[1]
             yield p
         while got < limit:
             p = next(self._live, None)
             if p is None:
                 return
             self._head.append(p)
-            got += p.shape[1]
+            got += p[0].shape[1]
             yield p
 
     def _demux(self, container, stream_index: int, limit_s: float | None) -> Iterator[np.ndarray]:
@@ -313,11 +320,11 @@ class AudioReader:
                 for out in converter.resample(frame):
                     planes = out.to_ndarray()  # (channels, n) float32
                     got += planes.shape[1]
-                    yield planes
+                    yield planes, int(out.sample_rate or rate)   # each frame at its own rate
                 if limit_s is not None and got >= limit_s * rate:
                     return
         for out in converter.resample(None):
-            yield out.to_ndarray()
+            yield out.to_ndarray(), int(out.sample_rate or rate)
 
     def _corrupt(self, err: Exception, got: int, rate: int, stopping: bool = True) -> None:
         msg = (f"{self.path}: damaged data after {got / rate:.2f} s "
@@ -327,7 +334,7 @@ class AudioReader:
         log.info(msg)
 
     def _raw_planes(self) -> Iterator[np.ndarray]:
-        """Yield float32 frames shape (channels, n) of the raw file."""
+        """Yield ``(frame, rate)``: float32 shape (channels, n) of the raw file, its stated rate."""
         assert self.raw is not None
         dtype = np.dtype(_RAW_DTYPES[self.raw.sample_format])
         ch = self.raw.channels
@@ -350,7 +357,7 @@ class AudioReader:
                     x /= float(2 ** (8 * dtype.itemsize - 1))
                 elif dtype.kind == "u":
                     x = (x - 128.0) / 128.0
-                yield x.T
+                yield x.T, self.raw.sample_rate
         finally:
             if f is not sys.stdin.buffer:
                 f.close()
@@ -372,37 +379,42 @@ class AudioReader:
 
         def mono_frames() -> Iterator[np.ndarray]:
             nonlocal energy, mixed_energy, mixed_n
-            for p in planes:
+            for p, rate in planes:
                 if p.shape[0] == 1:
-                    yield p[0]
+                    yield p[0], rate
                     continue
                 if self.channel is not None:
-                    yield np.ascontiguousarray(p[min(self.channel, p.shape[0] - 1)])
+                    yield np.ascontiguousarray(p[min(self.channel, p.shape[0] - 1)]), rate
                     continue
                 mono = p.mean(axis=0, dtype=np.float32)
                 e = np.einsum("cn,cn->c", p, p, dtype=np.float64)
                 energy = e if energy.shape != e.shape else energy + e
                 mixed_energy += float(np.dot(mono, mono))
                 mixed_n += p.shape[1]
-                yield mono
+                yield mono, rate
 
         frames = mono_frames()
-        resampler = None if src_rate == self.sample_rate else soxr.ResampleStream(
-            src_rate, self.sample_rate, 1, dtype="float32", quality="HQ")
+        resampler, rate_now, rates_seen = None, None, 0
         block_len = max(1, int(round(self.block_s * self.sample_rate)))
         pending: list[np.ndarray] = []
         pending_n = 0
         total = 0
         loud = _LoudMeter(self.sample_rate)
         try:
-            for frame in _chain_last(frames):
-                data, last = frame
-                if resampler is not None:
-                    data = resampler.resample_chunk(data, last=last)
-                if data.size:
-                    pending.append(data)
-                    pending_n += data.shape[0]
-                    loud.feed(data)
+            for (data, rate), last in _chain_last(frames, (np.zeros(0, np.float32), src_rate)):
+                parts = []
+                if rate != rate_now:          # a new rate mid-stream: flush, then a new resampler
+                    if resampler is not None:
+                        parts.append(resampler.resample_chunk(np.zeros(0, np.float32), last=True))
+                    rate_now, rates_seen = rate, rates_seen + 1
+                    resampler = None if rate == self.sample_rate else soxr.ResampleStream(
+                        rate, self.sample_rate, 1, dtype="float32", quality="HQ")
+                parts.append(resampler.resample_chunk(data, last=last) if resampler is not None else data)
+                for data in parts:
+                    if data.size:
+                        pending.append(data)
+                        pending_n += data.shape[0]
+                        loud.feed(data)
                 while pending_n >= block_len:
                     buf = np.concatenate(pending) if len(pending) > 1 else pending[0]
                     yield np.ascontiguousarray(buf[:block_len], dtype=np.float32)
@@ -430,11 +442,24 @@ class AudioReader:
         if total == 0:
             raise AudioDecodeError(f"{self.path}: no decodable audio (the audio stream is empty or corrupt)")
         expected = self.info.duration_s
-        if expected and self.decoded_s < 0.99 * expected - 0.05 and not any("truncated" in w for w in self.info.warnings):
+        estimated = self.info.duration_estimated or rates_seen > 1
+        if (expected and not estimated and self.decoded_s < 0.99 * expected - 0.05
+                and not any("truncated" in w for w in self.info.warnings)):
             msg = (f"{self.path}: decoded {self.decoded_s:.2f} s of the {expected:.2f} s the header "
                    "announces (file truncated?)")
             self.info.warnings.append(msg)
             log.info(msg)
+
+
+def _has_vbr_header(path: Path) -> bool:
+    """Whether an MP3 carries a Xing/Info or VBRI frame (exact length) in its first 64 KiB; without
+    one FFmpeg estimates the duration from the first frame's bitrate (wrong for VBR files)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(65536)
+    except OSError:
+        return False
+    return any(tag in head for tag in (b"Xing", b"Info", b"VBRI"))
 
 
 def _wav_missing_bytes(path: Path) -> int:
@@ -465,7 +490,7 @@ def _channel_energy(planes: Iterator[np.ndarray], limit: int | None = None) -> t
     their mean (the downmix), over the frames of ``planes`` (at most ``limit`` samples)."""
     energy = np.zeros(0)
     mixed, n = 0.0, 0
-    for p in planes:
+    for p, _ in planes:
         p = p.astype(np.float64)
         e = np.einsum("cn,cn->c", p, p)
         energy = e if energy.shape != e.shape else energy + e
@@ -505,14 +530,14 @@ class _LoudMeter:
         return self.count * _LOUD_WINDOW_S
 
 
-def _chain_last(it: Iterator[np.ndarray]) -> Iterator[tuple[np.ndarray, bool]]:
-    """Pair each item with ``last`` (True for the final one; an empty array closes the stream)."""
+def _chain_last(it: Iterator, empty) -> Iterator[tuple[object, bool]]:
+    """Pair each item with ``last`` (True for the final one; ``empty`` closes an empty stream)."""
     prev = None
     for x in it:
         if prev is not None:
             yield prev, False
         prev = x
-    yield (prev if prev is not None else np.zeros(0, np.float32)), True
+    yield (prev if prev is not None else empty), True
 
 
 def _ffmpeg_errors() -> tuple[type[BaseException], ...]:
