@@ -278,3 +278,29 @@ def test_two_mp3s_joined_keep_their_speed(tmp_path):
     second = audio[-16000:]                                          # 1 s of the second half
     peak_hz = np.argmax(np.abs(np.fft.rfft(second * np.hanning(second.size))))
     assert abs(peak_hz - 440) <= 2
+
+
+def test_timestamp_gap_is_kept_as_silence(tmp_path):
+    from fractions import Fraction
+
+    import av
+
+    from speechstudio.audio.decode import AudioReader
+
+    rate, f = 16000, tmp_path / "paused.mka"
+    with av.open(str(f), "w") as c:
+        s = c.add_stream("pcm_s16le", rate=rate)
+        s.layout = "mono"
+        for start in (0.0, 3.0):                 # 1 s of tone at 0 s and at 3 s: a 2 s pause between
+            x = (0.3 * np.sin(2 * np.pi * 440 * np.arange(rate) / rate) * 32767).astype(np.int16)[None]
+            frame = av.AudioFrame.from_ndarray(x, format="s16", layout="mono")
+            frame.sample_rate, frame.pts, frame.time_base = rate, int(start * rate), Fraction(1, rate)
+            for packet in s.encode(frame):
+                c.mux(packet)
+        for packet in s.encode(None):
+            c.mux(packet)
+    reader = AudioReader(f, 16000)
+    audio = np.concatenate(list(reader.blocks()))
+    assert audio.shape[0] == 4 * rate and reader.warnings == []
+    assert np.abs(audio[rate + 800:3 * rate - 800]).max() < 1e-3       # the pause is silence
+    assert np.abs(audio[3 * rate + 800:]).max() > 0.25                 # the tone is back at 3 s

@@ -48,6 +48,10 @@ _QUIET_RMS = 10 ** (-50 / 20)
 # (conversational speech recorded at a usable level sits around -30 to -15 dBFS).
 _LOUD_RMS = 10 ** (-35 / 20)
 _LOUD_WINDOW_S = 0.1
+# A jump in the timestamps longer than _GAP_S is decoded as silence (up to _MAX_GAP_S), so the
+# times after it stay right.
+_GAP_S = 0.1
+_MAX_GAP_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -300,6 +304,7 @@ class AudioReader:
         got = 0
         rate = stream.codec_context.sample_rate or 1
         packets = container.demux(stream)
+        gap_state: dict = {"next_t": None}
         while True:
             try:
                 packet = next(packets)
@@ -317,6 +322,7 @@ class AudioReader:
                     continue
                 frames = []
             for frame in frames:
+                yield from self._gap_before(frame, gap_state)
                 for out in converter.resample(frame):
                     planes = out.to_ndarray()  # (channels, n) float32
                     got += planes.shape[1]
@@ -325,6 +331,31 @@ class AudioReader:
                     return
         for out in converter.resample(None):
             yield out.to_ndarray(), int(out.sample_rate or rate)
+
+    def _gap_before(self, frame, state: dict) -> Iterator[tuple[np.ndarray, int]]:
+        """Silence for a jump in the timestamps before ``frame`` (a recorder that paused, a
+        stream with a hole), so later times do not shift: gaps over ``_GAP_S`` are filled, in
+        10 s pieces, up to ``_MAX_GAP_S``; a longer jump is not filled but warned about."""
+        rate = frame.sample_rate
+        if frame.pts is None or frame.time_base is None or not rate:
+            return
+        t = float(frame.pts * frame.time_base)
+        start = state["next_t"]
+        state["next_t"] = t + frame.samples / rate
+        if start is None or t - start <= _GAP_S:
+            return
+        if t - start > _MAX_GAP_S:
+            msg = (f"{self.path}: the timestamps jump by {t - start:.1f} s at {start:.2f} s; "
+                   "the gap is not filled with silence, later times are shifted")
+            if msg not in self.info.warnings:
+                self.info.warnings.append(msg)
+            return
+        channels = frame.layout.nb_channels
+        left = int(round((t - start) * rate))
+        while left > 0:
+            n = min(left, 10 * rate)
+            left -= n
+            yield np.zeros((channels, n), np.float32), rate
 
     def _corrupt(self, err: Exception, got: int, rate: int, stopping: bool = True) -> None:
         msg = (f"{self.path}: damaged data after {got / rate:.2f} s "
