@@ -59,6 +59,7 @@ CASES = {
         ("Only 15% left.", "Only fifteen percent left."),
         ("It costs $12.99 now.", "It costs twelve dollars and ninety nine cents now."),
         ("Wait 1 s.", "Wait one second."),
+        ("Room 4 B and a 4B file.", "Room four B and a four bytes file."),
     ],
     "range": [
         ("Pages 12-18 are missing.", "Pages twelve to eighteen are missing."),

@@ -262,6 +262,17 @@ def _unit_word(raw_number: str, unit: str) -> str:
     return one if raw_number.lstrip("+-−") == "1" else many
 
 
+#: One-letter units that are also common labels ("Room 4 B", "Plan 9 V"): units only when glued ("4B").
+GLUED_ONLY_UNITS = frozenset({"B", "V", "W", "L", "g"})
+
+
+def _unit(m: re.Match) -> str:
+    number, unit = m.group(1), m.group(2)
+    if unit in GLUED_ONLY_UNITS and m.group(0)[len(number)].isspace():
+        return f"{cardinal(number)} {unit}"
+    return f"{cardinal(number)} {_unit_word(number, unit)}"
+
+
 def _time(m: re.Match) -> str:
     hours, minutes = int(m.group(1)), m.group(2)
     if hours > 24 or int(minutes) > 59:
@@ -338,7 +349,7 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _GLUED_AMPM_RE.sub(r" \1", text)
     text = _TIME_RE.sub(_time, text)
     text = _RANGE_RE.sub(_range, text)
-    text = _UNIT_RE.sub(lambda m: f"{cardinal(m.group(1))} {_unit_word(m.group(1), m.group(2))}", text)
+    text = _UNIT_RE.sub(_unit, text)
     text = _FRACTION_RE.sub(_fraction, text)
     text = _ORDINAL_RE.sub(lambda m: ordinal(int(m.group(1))), text)
     text = _NUMBER_RE.sub(_plain, text)
