@@ -158,8 +158,6 @@ class AudioReader:
         self.raw = raw
         self.info = self._probe_raw() if raw is not None else self._probe()
         self.warnings = self.info.warnings
-        if self.info.channels > 1:
-            self._choose_downmix()
 
     # ---------------------------------------------------------------- probing
     def _probe_raw(self) -> AudioInfo:
@@ -251,9 +249,10 @@ class AudioReader:
         if not _cancels(energy, mixed):
             return
         self.channel = int(np.argmax(energy))
-        self.info.warnings.append(
-            f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?); "
-            f"transcribed channel {self.channel + 1}, the strongest")
+        msg = (f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?); "
+               f"transcribed channel {self.channel + 1}, the strongest")
+        if msg not in self.info.warnings:
+            self.info.warnings.append(msg)
 
     def _decode_planes(self, stream_index: int, limit_s: float | None = None) -> Iterator[np.ndarray]:
         """Yield ``(frame, rate)``: float32 shape (channels, n) at its own rate in Hz (not
@@ -403,6 +402,8 @@ class AudioReader:
         import soxr
 
         src_rate = self.info.source_rate
+        if self.info.channels > 1:       # here, not at open: a duration probe decodes nothing
+            self._choose_downmix()
         planes = (self._stream_planes(None) if self.streaming
                   else self._raw_planes() if self.raw is not None else self._decode_planes(self.info.stream_index))
         energy = np.zeros(0)

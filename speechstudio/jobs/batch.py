@@ -309,7 +309,7 @@ def _transcribe_one(item, index, engine, targets, options, raw, cancel, debug) -
                 return
             written.append(target)
         yield BatchEvent("done", item, index, duration_s=reader.decoded_s, position_s=reader.decoded_s,
-                         outputs=tuple(written), warnings=tuple(warnings),
+                         outputs=tuple(t for t in targets.values() if t in written), warnings=tuple(warnings),
                          wall_s=time.perf_counter() - t0, info=info)
     except SpeechStudioError as e:
         yield BatchEvent("failed", item, index, reason=str(e), wall_s=time.perf_counter() - t0)
