@@ -148,4 +148,9 @@ def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None
             ref = resolve_voice(voice, allow_download=allow_download)
             _voice = (key, load_voice(ref.location, device=device, name=ref.name))
         loaded = _voice[1]
-    return stream_speech(loaded, text, settings)
+
+    def other_voice(name: str):  # SSML <voice name="..."> naming another installed voice
+        other = resolve_voice(name, allow_download=allow_download)
+        return load_voice(other.location, device=device, name=other.name)
+
+    return stream_speech(loaded, text, settings, voice_loader=other_voice)

