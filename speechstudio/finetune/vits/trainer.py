@@ -2,7 +2,7 @@
 
 Stages: ``prepare`` (token ids + cached features, skipped clips reported), ``warmup`` (Piper
 bases: the new posterior encoder, with decoder / flow / text encoder frozen; ``step.warmup_step``),
-``decoder`` (Piper bases: the decoder on prior latents, mel loss, no discriminator yet),
+``decoder`` (Piper bases: posterior encoder + decoder on mel + KL, no discriminator yet),
 ``train`` (generator + fresh discriminator, ``step.train_step``); why: ``config`` notes. Every ``eval_every`` steps the
 validation mel loss is measured (``EvalEvent``; ``best.pt`` when it improves), every
 ``checkpoint_every`` steps ``latest.pt`` is written with the full resume state and samples are
@@ -299,8 +299,8 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                 stage = now_stage
                 msg = {"warmup": f"warm-up: fitting the new posterior encoder to the frozen decoder, steps "
                                  f"{tr.step + 1}..{warmup}",
-                       "decoder": f"decoder: adapting the decoder to the new voice on the latents it gets when "
-                                  f"speaking (mel loss, no discriminator yet), steps {tr.step + 1}..{decoder_end}",
+                       "decoder": f"decoder: adapting the decoder and posterior encoder to the new voice (mel + KL, "
+                                  f"no discriminator yet), steps {tr.step + 1}..{decoder_end}",
                        "train": f"training generator + discriminator, steps {tr.step + 1}..{total} ({device}, "
                                 f"{precision}, batch {config.batch_size} x {config.grad_accum}"
                                 + ("; text encoder, flow and duration predictor kept from the base"
