@@ -19,20 +19,15 @@ batch 4; 6 held-out sentences; joe itself: MCD 9.30 dB, round-trip WER 0.094):
 1. ``warmup`` (``warmup_steps``): only the new posterior encoder, at ``warmup_lr`` = 1e-3 (it
    trains from scratch; at VITS' 2e-4 its mel loss was still 1.3 after 60 steps, at 1e-3 0.97
    after 100). The voice does not change yet (the posterior encoder is not used to speak).
-2. ``decoder`` (``decoder_steps``): only the HiFi-GAN decoder, on mel L1, no discriminator, fed
-   *prior* latents aligned to each clip (``model.prior_latents``: the text's prior expanded along
-   MAS durations, noise 0.667, reverse flow), i.e. what it gets when the voice speaks; HiFi-GAN
-   fine-tunes its vocoder the same way on Tacotron 2's teacher-forced mels (Kong et al. 2020,
-   "HiFi-GAN", fine-tuning for end-to-end synthesis). 1.3 s a step on 2 CPU cores. After 50 such steps: MCD 4.98 dB, WER 0.094 (feeding
-   the decoder the posterior's latents instead, as VITS does: 150 steps -> MCD 6.64, WER 0.125,
-   and in the 45-min benchmark run the WER rose to 0.44 during the GAN stage).
-3. ``train``: GAN training (VITS' losses, discriminator). With ``freeze_prior`` (default) the text
-   encoder, flow, duration predictor and posterior encoder stay as they are and the decoder keeps
-   learning from prior latents; training the flow and duration predictor on so little data
-   against a young posterior encoder ruined intelligibility (150 steps: WER 0.83; with the base's
-   flow and duration predictor put back: 0.094). The clone keeps the base voice's timing and
-   prosody and learns the new timbre; ``freeze_prior=False`` (``--train-prosody``) trains them
-   too, with posterior latents as in VITS, for long datasets and runs.
+2. ``decoder`` (``decoder_steps``): posterior encoder + HiFi-GAN decoder on mel L1 + KL, no
+   discriminator: a quarter of a GAN step's cost on a CPU (2.1 vs 14.5 s). After 100 such steps
+   MCD 6.82 dB with WER 0.094 (40 GAN steps with everything trained: MCD 6.91, WER 0.42).
+3. ``train``: GAN training (VITS' losses, discriminator), text encoder, flow and duration
+   predictor frozen by default (``freeze_text_encoder``, ``freeze_prior``). Training the flow and
+   duration predictor on so little data against a young posterior encoder ruined intelligibility
+   (150 steps: WER 0.83; with the base's flow and duration predictor put back: 0.094). With them
+   frozen the clone keeps the base voice's timing and prosody and learns the new timbre; pass
+   ``freeze_prior=False`` (``--train-prosody``) to adapt those too, for long datasets and runs.
 """
 from __future__ import annotations
 

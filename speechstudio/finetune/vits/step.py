@@ -68,9 +68,9 @@ class GeneratorForward(nn.Module):
         self.segment_frames, self.gradient_checkpointing, self.mas_backend = (
             segment_frames, gradient_checkpointing, mas_backend)
 
-    def forward(self, input_ids, input_mask, spec, spec_mask, speaker_ids=None, latents: str = "posterior"):
+    def forward(self, input_ids, input_mask, spec, spec_mask, speaker_ids=None):
         out = training_forward(self.model, input_ids, input_mask, spec, spec_mask, self.segment_frames, speaker_ids,
-                               self.gradient_checkpointing, self.mas_backend, latents)
+                               self.gradient_checkpointing, self.mas_backend)
         return tuple(getattr(out, f.name) for f in fields(out))
 
 
@@ -150,26 +150,17 @@ class VitsTraining:
 
         * ``"warmup"``: only ``warmup_parameter_prefixes`` (the new posterior encoder, the SDP's
           training-only flows);
-        * ``"decoder"``: the HiFi-GAN decoder only, fed prior latents (:meth:`latents`; mel loss,
-          no discriminator);
-        * ``"train"``: everything but the text encoder (``config.freeze_text_encoder``) and, with
-          ``config.freeze_prior``, the flow, duration predictor and posterior encoder (which then
-          only aligns); see ``TrainConfig``.
+        * ``"decoder"``: the posterior encoder and the HiFi-GAN decoder (mel + KL, no discriminator);
+        * ``"train"``: everything but the text encoder (``config.freeze_text_encoder``) and the
+          flow + duration predictor (``config.freeze_prior``); see ``TrainConfig``.
         """
         if stage == "warmup":
             return name.startswith(self.warmup_prefixes)
         if stage == "decoder":
-            return name.startswith("decoder.")
+            return name.startswith(("posterior_encoder.", "decoder."))
         frozen = (("text_encoder.",) if self.config.freeze_text_encoder else ()) + \
-                 (("flow.", "duration_predictor.", "posterior_encoder.") if self.config.freeze_prior else ())
+                 (("flow.", "duration_predictor.") if self.config.freeze_prior else ())
         return not name.startswith(frozen) if frozen else True
-
-    def latents(self, stage: str) -> str:
-        """What the decoder is fed in ``stage`` (``model.training_forward``): ``"prior"`` latents
-        aligned to the clip (``model.prior_latents``) in the decoder stage and, with
-        ``config.freeze_prior``, in the GAN stage (the decoder learns from what it gets when the
-        voice speaks); ``"posterior"`` (VITS) otherwise."""
-        return "prior" if stage == "decoder" or (stage == "train" and self.config.freeze_prior) else "posterior"
 
     def set_stage(self, stage: str) -> None:
         """Set which generator parameters train (:meth:`trains`) for ``stage``: ``"warmup"``,
@@ -201,7 +192,7 @@ class VitsTraining:
     def _forward(self, batch: dict):
         with self.autocast():
             out = ForwardOutput(*self.gen_ddp(batch["input_ids"], batch["input_mask"], batch["spec"],
-                                              batch["spec_mask"], self._speaker_ids(batch), self.latents(self.stage)))
+                                              batch["spec_mask"], self._speaker_ids(batch)))
         y_mel = slice_segments(batch["mel"], out.ids_slice, self.segment_frames)
         y_hat_mel = mel_spectrogram(out.waveform.squeeze(1).float(), self.fc)
         return out, y_mel, y_hat_mel
