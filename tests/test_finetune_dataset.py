@@ -498,16 +498,21 @@ def test_audio_named_with_or_without_extension_in_wavs_or_flat(tmp_path):
     assert [(p.source, p.reason) for p in scan.problems] == [("metadata.csv:6", "audio f.wav not found")]
 
 
-def test_build_keeps_the_chosen_speaker_and_the_cli_lists_them(tmp_path, say, home, capsys):
-    from speechstudio.cli import main
-
-    root = tmp_path / "piper"
+def _two_speaker_folder(root, say):
+    """A Piper ID|SPEAKER|TEXT folder: u0 and u2 by alice, u1 by bob (SENTENCES 0..2, wavs/)."""
     (root / "wavs").mkdir(parents=True)
     lines = []
     for i, (who, text) in enumerate([("alice", SENTENCES[0]), ("bob", SENTENCES[1]), ("alice", SENTENCES[2])]):
         sf.write(root / "wavs" / f"u{i}.wav", padded(say(text), i), RATE, subtype="PCM_16")
         lines.append(f"u{i}|{who}|{text}")
     (root / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def test_build_keeps_the_chosen_speaker_and_the_cli_lists_them(tmp_path, say, home, capsys):
+    from speechstudio.cli import main
+
+    root = _two_speaker_folder(tmp_path / "piper", say)
     m = build_dataset(root, tmp_path / "out", RATE, speaker="alice")
     assert [(c.id, c.text) for c in m.clips] == [("u0", SENTENCES[0]), ("u2", SENTENCES[2])]
     assert m.problems == [] and m.notes["speaker"] == "alice" and m.notes["speakers"] == {"alice": 2, "bob": 1}
@@ -526,13 +531,7 @@ def test_finetune_asr_takes_a_speaker_too(tmp_path, say, home, capsys, monkeypat
     without it the speakers are listed (the same message as `finetune voice`)."""
     from speechstudio.cli import main
 
-    root = tmp_path / "piper"
-    (root / "wavs").mkdir(parents=True)
-    lines = []
-    for i, (who, text) in enumerate([("alice", SENTENCES[0]), ("bob", SENTENCES[1]), ("alice", SENTENCES[2])]):
-        sf.write(root / "wavs" / f"u{i}.wav", padded(say(text), i), RATE, subtype="PCM_16")
-        lines.append(f"u{i}|{who}|{text}")
-    (root / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    root = _two_speaker_folder(tmp_path / "piper", say)
     argv = ["finetune", "asr", "--base", "tiny", "--data", str(root), "--out", "words", "--device", "cpu",
             "--run-dir", str(tmp_path / "run")]
     assert main(argv) == 1
