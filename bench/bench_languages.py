@@ -32,14 +32,14 @@ def main() -> None:
     from conftest import REALSPEECH, realspeech_rows
     from speechstudio.asr.language_id import read_first_speech
     from speechstudio.asr.routing import LanguageRouter
-    from speechstudio.asr.whisper import WhisperEngine
+    from speechstudio.asr.whisper import WhisperRecognizer
     from speechstudio.audio.decode import load_audio
     from speechstudio.hub.resolve import resolve_model
     from speechstudio.metrics import normalize_text, wer
 
     base_m, tiny_m = resolve_model("whisper-base"), resolve_model("whisper-tiny.en")
-    base = WhisperEngine(base_m.path, "whisper-base", device="cpu", cpu_threads=args.threads)
-    tiny = WhisperEngine(tiny_m.path, "whisper-tiny.en", device="cpu", cpu_threads=args.threads)
+    base = WhisperRecognizer(base_m.path, "whisper-base", device="cpu", cpu_threads=args.threads)
+    tiny = WhisperRecognizer(tiny_m.path, "whisper-tiny.en", device="cpu", cpu_threads=args.threads)
     router = LanguageRouter(base, tiny, base)
     rows = [r for r in realspeech_rows() if r["language"] != "en" or r["transcript_kind"].startswith("human ref")]
     totals: dict[str, list[float]] = {}

@@ -2,7 +2,7 @@
 
 CPU (default): a wav2vec2-base-sized Wav2Vec2ForCTC with random weights, built from a config
 (``tests/tiny_models.make_wav2vec2(size="base")``) and loaded through the real
-``Wav2Vec2Engine``; a real recording (``../shared/realspeech/files/whisper_jfk.flac``, 44.1 kHz,
+``Wav2Vec2Recognizer``; a real recording (``../shared/realspeech/files/whisper_jfk.flac``, 44.1 kHz,
 or noise when absent) is streamed through ``StreamingRecognizer`` in 20 ms blocks as fast as
 possible. Printed: per-chunk compute time p50/p95 (model call + decoding of one window), RTF =
 compute / chunk duration (must be < 0.5 for the default window on a 2-core CPU), and the lag
@@ -59,7 +59,7 @@ def cpu_benchmark(chunk_s: float, left_s: float, lookahead_s: float, seconds: fl
     import torch
 
     from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
     from tiny_models import make_wav2vec2
 
     if threads:
@@ -67,17 +67,17 @@ def cpu_benchmark(chunk_s: float, left_s: float, lookahead_s: float, seconds: fl
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         path = model_dir or make_wav2vec2(Path(tmp) / "w2v-base", size="base")
-        engine = Wav2Vec2Engine(path, "wav2vec2-base-sized (random)", device="cpu")
+        recognizer = Wav2Vec2Recognizer(path, "wav2vec2-base-sized (random)", device="cpu")
         build_s = time.perf_counter() - t0
     cfg = StreamConfig(chunk_s=chunk_s, left_context_s=left_s, lookahead_s=lookahead_s, endpoint_s=None)
     audio = _speech_44k(seconds)
     block = 882  # 20 ms at 44.1 kHz
     # warm-up: one short stream (first calls allocate / pick kernels)
-    warm = StreamingRecognizer(engine, cfg, input_rate=44100)
+    warm = StreamingRecognizer(recognizer, cfg, input_rate=44100)
     list(warm.run(audio[i:i + block] for i in range(0, 3 * 44100, block)))
     from speechstudio.asr.cuda_graph import window_runner
 
-    runner = window_runner(engine, warm.geometry.window)
+    runner = window_runner(recognizer, warm.geometry.window)
     cpu_times: list[float] = []
 
     def timed(w):  # process CPU time of each model call (robust to other load when threads=1)
@@ -86,11 +86,11 @@ def cpu_benchmark(chunk_s: float, left_s: float, lookahead_s: float, seconds: fl
         cpu_times.append(time.process_time() - c)
         return out
 
-    rec = StreamingRecognizer(engine, cfg, input_rate=44100, runner=timed)
+    rec = StreamingRecognizer(recognizer, cfg, input_rate=44100, runner=timed)
     t0 = time.perf_counter()
     list(rec.run(audio[i:i + block] for i in range(0, audio.shape[0], block)))
     wall = time.perf_counter() - t0
-    g, sr = rec.geometry, engine.sample_rate
+    g, sr = rec.geometry, recognizer.sample_rate
     times = rec.chunk_times[1:]  # the first window also commits the start-up chunks
     chunk = g.chunk / sr
     res = dict(window_s=g.window / sr, chunk_s=chunk, left_s=g.left / sr, lookahead_s=g.lookahead / sr,
@@ -103,7 +103,7 @@ def cpu_benchmark(chunk_s: float, left_s: float, lookahead_s: float, seconds: fl
     return res
 
 
-class _BenchEngine:
+class _BenchRecognizer:
     """Just what the window runners need, around an in-memory model (no files)."""
 
     engine = "wav2vec2"
@@ -163,7 +163,7 @@ def gpu_streaming_check(sizes=("base", "large"), iters: int = 60, window_s: floa
         for mode in ("eager-fp32", "eager-fp16", "graph-fp16"):
             precision = "fp32" if mode.endswith("fp32") else "fp16"
             model.to(torch.float32 if precision == "fp32" else torch.float16)
-            eng = _BenchEngine(model, "cuda", precision)
+            eng = _BenchRecognizer(model, "cuda", precision)
             t0 = time.perf_counter()
             try:
                 runner = (CudaGraphWindowRunner if mode.startswith("graph") else StaticWindowRunner)(eng, W)
@@ -200,19 +200,19 @@ def gpu_streaming_check(sizes=("base", "large"), iters: int = 60, window_s: floa
 
 def _gpu_end_to_end() -> dict:
     """The real path on CUDA: a wav2vec2-base-sized checkpoint saved and loaded by
-    ``Wav2Vec2Engine`` (FP16), a real recording streamed in 20 ms blocks at 44.1 kHz through
+    ``Wav2Vec2Recognizer`` (FP16), a real recording streamed in 20 ms blocks at 44.1 kHz through
     ``StreamingRecognizer`` with the captured graph and with eager FP16; logits and text compared."""
     from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
     from tiny_models import make_wav2vec2
 
     audio = _speech_44k(11.0)
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        engine = Wav2Vec2Engine(make_wav2vec2(Path(tmp) / "w2v-base", size="base"), "base", device="cuda")
+        recognizer = Wav2Vec2Recognizer(make_wav2vec2(Path(tmp) / "w2v-base", size="base"), "base", device="cuda")
         for mode, graph in (("graph", "auto"), ("eager", False)):
             parts = []
-            rec = StreamingRecognizer(engine, StreamConfig(endpoint_s=None, use_cuda_graph=graph), input_rate=44100,
+            rec = StreamingRecognizer(recognizer, StreamConfig(endpoint_s=None, use_cuda_graph=graph), input_rate=44100,
                                       on_logits=lambda f, lg: parts.append(lg))
             t0 = time.perf_counter()
             list(rec.run(audio[i:i + 882] for i in range(0, audio.shape[0], 882)))

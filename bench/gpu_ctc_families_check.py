@@ -59,7 +59,7 @@ def check(name: str, kw: dict, root: Path, device: str, precision: str, hidden: 
 
     from speechstudio.asr.cuda_graph import StaticWindowRunner, window_runner
     from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer, stream_file_blocks
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
     from test_streaming import Collect, greedy_text, offline_logits
     from tiny_models import make_wav2vec2
 
@@ -75,7 +75,7 @@ def check(name: str, kw: dict, root: Path, device: str, precision: str, hidden: 
 
     offline = {}
     for bs in (1, 8):
-        e = Wav2Vec2Engine(path, name, device=device, precision=precision, chunk_s=4.0, stride_s=0.5, batch_size=bs)
+        e = Wav2Vec2Recognizer(path, name, device=device, precision=precision, chunk_s=4.0, stride_s=0.5, batch_size=bs)
         offline[bs] = (e.logits(audio), " ".join(s.text for s in e.transcribe_blocks([audio])))
     d_batch = float(np.abs(offline[1][0] - offline[8][0]).max())
     same_text = offline[1][1] == offline[8][1]
@@ -83,7 +83,7 @@ def check(name: str, kw: dict, root: Path, device: str, precision: str, hidden: 
     print(f"[{name}] {type(e.model).__name__} {precision}: offline {offline[1][0].shape} batch1 vs batch8 max|d| "
           f"{d_batch:.2e}, same text {same_text}", flush=True)
 
-    e = Wav2Vec2Engine(path, name, device=device, precision=precision)
+    e = Wav2Vec2Recognizer(path, name, device=device, precision=precision)
     conf = StreamConfig(chunk_s=0.5, left_context_s=1.5, lookahead_s=0.24, endpoint_s=None)
     col = Collect()
     rec = StreamingRecognizer(e, conf, input_rate=16000, on_logits=col)

@@ -12,7 +12,7 @@ before the first segment is decoded::
         play(chunk.audio, chunk.sample_rate)
 
 These are the functions ``speechstudio transcribe`` runs per file (``load_recognizer`` then
-``Recognizer.transcribe`` on the decoded blocks; see :mod:`speechstudio.jobs.batch`) and the voice
+``Recognizer.transcribe`` on the decoded blocks; see :mod:`speechstudio.batch.run`) and the voice
 loading / sentence streaming ``speechstudio speak`` uses. Loaded models are kept between calls
 (one recogniser and one voice; a call with other settings replaces them).
 """

@@ -115,9 +115,9 @@ def cmd_transcribe(args) -> int:
     from speechstudio.asr.load import load_recognizer
     from speechstudio.audio.decode import parse_raw_format
     from speechstudio.errors import AudioDecodeError
-    from speechstudio.jobs.batch import MISSING, BatchSummary, collect_inputs, plan_outputs, run_batch
-    from speechstudio.jobs.export import parse_formats
-    from speechstudio.jobs.resume import plan_work
+    from speechstudio.batch.run import MISSING, BatchSummary, collect_inputs, plan_outputs, run_batch
+    from speechstudio.batch.export import parse_formats
+    from speechstudio.batch.resume import plan_work
 
     formats = parse_formats(args.format)
     try:
@@ -139,14 +139,14 @@ def cmd_transcribe(args) -> int:
 
     plans = plan_outputs(items, formats, Path(args.output_dir) if args.output_dir else None)
     pending = [it for it, plan in zip(items, plans) if plan_work(it.path, plan, args.overwrite)[0]]
-    engine = None
+    recognizer = None
     if pending:                      # nothing to do: do not spend seconds loading a model
-        engine, message = load_recognizer(args.model, language=language, device=args.device,
+        recognizer, message = load_recognizer(args.model, language=language, device=args.device,
                                           precision=args.precision, batch_size=args.batch_size,
                                           chunk_s=args.chunk_s, stride_s=args.stride_s,
                                           allow_download=not args.no_download, progress=not args.quiet)
         print(message, file=sys.stderr)
-        language = _check_options(args, engine, language)
+        language = _check_options(args, recognizer, language)
 
     total_s = _probe_total(pending)
     cancel = threading.Event()
@@ -162,7 +162,7 @@ def cmd_transcribe(args) -> int:
     t0 = time.perf_counter()
     credited = 0.0
     try:
-        for ev in run_batch(items, engine, formats=formats, output_dir=args.output_dir,
+        for ev in run_batch(items, recognizer, formats=formats, output_dir=args.output_dir,
                             overwrite=args.overwrite, language=language, raw=raw, cancel=cancel,
                             debug=args.debug, task=args.task, initial_prompt=args.initial_prompt,
                             hotwords=args.hotwords):
@@ -253,22 +253,22 @@ def _check_output_dir(path: Path) -> None:
         raise UsageError(f"--output-dir {path}: cannot write there ({e.strerror or e})") from None
 
 
-def _check_options(args, engine, language: str | None) -> str | None:
+def _check_options(args, recognizer, language: str | None) -> str | None:
     """Check ``--language`` / ``--task`` / ``--hotwords`` / ``--initial-prompt`` against the loaded
     recogniser before any file is read; returns the language to pass on."""
-    if engine.engine == "whisper":
-        engine.check_options(language, args.task)
-    elif engine.engine == "wav2vec2":
+    if recognizer.engine == "whisper":
+        recognizer.check_options(language, args.task)
+    elif recognizer.engine == "wav2vec2":
         if args.task == "translate":
-            raise UsageError(f"--task translate: {engine.model_id} is a CTC model and cannot translate; "
+            raise UsageError(f"--task translate: {recognizer.model_id} is a CTC model and cannot translate; "
                              "use a multilingual Whisper model (e.g. --model whisper-base)")
         if args.hotwords or args.initial_prompt:
-            raise UsageError(f"--hotwords / --initial-prompt: {engine.model_id} is a CTC model, which takes no "
+            raise UsageError(f"--hotwords / --initial-prompt: {recognizer.model_id} is a CTC model, which takes no "
                              "prompt (they apply to Whisper models)")
         if language:
-            print(f"note: --language is ignored by {engine.model_id}: a CTC model has one fixed vocabulary",
+            print(f"note: --language is ignored by {recognizer.model_id}: a CTC model has one fixed vocabulary",
                   file=sys.stderr)
-    if engine.engine == "whisper" and (args.chunk_s or args.stride_s):
+    if recognizer.engine == "whisper" and (args.chunk_s or args.stride_s):
         print("note: --chunk-s/--stride-s apply to Wav2Vec2 models only", file=sys.stderr)
     return language
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from speechstudio import cli
-from speechstudio.jobs.batch import InputItem, collect_inputs, run_batch
+from speechstudio.batch.run import InputItem, collect_inputs, run_batch
 
 
 @pytest.fixture
@@ -119,11 +119,11 @@ def test_unknown_model_is_one_line(tmp_path, realspeech, capsys, home):
 
 
 def test_cancel_mid_file_writes_nothing(tmp_path, realspeech, tiny_w2v_dir):
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
 
     f = tmp_path / "long.flac"
     shutil.copy(realspeech / "lhotse_librispeech_2412-153948-0000.flac", f)
-    engine = Wav2Vec2Engine(tiny_w2v_dir, "tiny", device="cpu", chunk_s=1.0, stride_s=0.2, batch_size=1)
+    recognizer = Wav2Vec2Recognizer(tiny_w2v_dir, "tiny", device="cpu", chunk_s=1.0, stride_s=0.2, batch_size=1)
     cancel = threading.Event()
     kinds = []
     from speechstudio.audio import decode
@@ -136,7 +136,7 @@ def test_cancel_mid_file_writes_nothing(tmp_path, realspeech, tiny_w2v_dir):
 
     decode.AudioReader.blocks = small_blocks
     try:
-        for ev in run_batch([InputItem(f)], engine, formats=("txt", "json"), cancel=cancel):
+        for ev in run_batch([InputItem(f)], recognizer, formats=("txt", "json"), cancel=cancel):
             kinds.append(ev.kind)
             if ev.kind == "segment":
                 cancel.set()
@@ -227,12 +227,12 @@ def test_english_only_model_with_other_language_is_a_usage_error(tmp_path, reals
 @pytest.mark.parametrize("debug", [False, True])
 def test_unexpected_engine_error_fails_the_file_with_at_most_one_traceback(debug, tmp_path, realspeech,
                                                                             tiny_w2v_dir, capsys, home, monkeypatch):
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
 
     def broken(self, *args, **kwargs):
         raise ZeroDivisionError("model bug")
 
-    monkeypatch.setattr(Wav2Vec2Engine, "transcribe_blocks", broken)
+    monkeypatch.setattr(Wav2Vec2Recognizer, "transcribe_blocks", broken)
     f = tmp_path / "a.wav"
     shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
     argv = ["transcribe", str(f), "--model", str(tiny_w2v_dir), "-q"] + (["--debug"] if debug else [])

@@ -19,7 +19,7 @@ import torch
 from speechstudio import cli
 from speechstudio.asr.chunking import plan_windows
 from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer, stream_file_blocks
-from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
 from speechstudio.audio.decode import load_audio
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.hub import cli as hub_cli
@@ -80,9 +80,9 @@ def speech():
     return load_audio(path, 16000)
 
 
-def engine(path, **kw):
+def recognizer(path, **kw):
     kw.setdefault("device", "cpu")
-    return Wav2Vec2Engine(path, "tiny", **kw)
+    return Wav2Vec2Recognizer(path, "tiny", **kw)
 
 
 def text_of(e, blocks):
@@ -93,7 +93,7 @@ def text_of(e, blocks):
 @pytest.mark.parametrize("variant", STANDARD)
 def test_family_loads_with_its_own_layers(model_dir, speech, variant):
     _, cls, name, layer = VARIANTS[variant]
-    e = engine(model_dir(variant), chunk_s=30.0)
+    e = recognizer(model_dir(variant), chunk_s=30.0)
     modules = {type(m).__name__ for m in e.model.modules()}
     assert type(e.model).__name__ == cls and e.family_name == name and layer in modules
     assert (e.frame_len, e.receptive_field, e.seconds_per_frame, e.sample_rate) == (320, 400, 0.02, 16000)
@@ -113,7 +113,7 @@ def test_family_loads_with_its_own_layers(model_dir, speech, variant):
 def test_chunked_batched_transcription_is_batch_invariant(model_dir, speech, variant):
     results = {}
     for bs in (1, 4):
-        e = engine(model_dir(variant), chunk_s=2.0, stride_s=0.4, batch_size=bs)
+        e = recognizer(model_dir(variant), chunk_s=2.0, stride_s=0.4, batch_size=bs)
         results[bs] = (e.logits(speech), text_of(e, [speech]))
     n_windows = len(list(plan_windows([speech], e.chunk, e.stride, e.stride, e.frame_len)))
     assert n_windows == 10                                         # several windows, batched 4 by 4
@@ -145,7 +145,7 @@ class EnergyCTC:
 
 
 def test_frame_rate_and_word_times_come_from_the_config(model_dir, speech, realspeech):
-    e = engine(model_dir("data2vec-160"), chunk_s=1.0, stride_s=0.2, batch_size=4)
+    e = recognizer(model_dir("data2vec-160"), chunk_s=1.0, stride_s=0.2, batch_size=4)
     assert (e.frame_len, e.receptive_field, e.seconds_per_frame) == (160, 400, 0.01)
     n = speech.shape[0]                                            # 186560 samples
     expected = int(e.model._get_feat_extract_output_lengths(torch.tensor(n)))   # transformers' own count
@@ -174,7 +174,7 @@ def test_frame_rate_and_word_times_come_from_the_config(model_dir, speech, reals
 def test_streaming_equals_offline_windows(model_dir, speech, variant):
     from test_streaming import Collect, greedy_text, offline_logits
 
-    e = engine(model_dir(variant))
+    e = recognizer(model_dir(variant))
     audio = speech[:5 * 16000 + 123]
     col = Collect()
     rec = StreamingRecognizer(e, StreamConfig(chunk_s=0.5, left_context_s=1.0, lookahead_s=0.24, endpoint_s=None),
@@ -201,7 +201,7 @@ def test_dictate_cli_streams_a_conformer(model_dir, speech, realspeech, tmp_path
                    "--endpoint-s", "0", "--chunk-s", "1.0", "--left-context-s", "0.5", "--lookahead-s", "0.24"])
     out, err = capsys.readouterr()
     assert rc == 0, err
-    e = engine(d)
+    e = recognizer(d)
     ref = greedy_text(e, offline_logits(e, speech, WindowGeometry.from_seconds(1.0, 0.5, 0.24)))
     assert out.splitlines()[-1] == ref and ref
 
@@ -218,7 +218,7 @@ def test_cli_transcribe_routes_the_folder_to_the_ctc_engine(model_dir, realspeec
     assert code == 0, err
     assert f"({VARIANTS[variant][2]} CTC, local dir) on cpu (fp32)" in err
     meta = json.loads((tmp_path / "talk.json").read_text())
-    ref = text_of(engine(d, chunk_s=1.0, stride_s=0.2), [load_audio(f, 16000)])
+    ref = text_of(recognizer(d, chunk_s=1.0, stride_s=0.2), [load_audio(f, 16000)])
     assert meta["engine"] == "wav2vec2" and meta["text"] == ref and ref
 
 
@@ -235,7 +235,7 @@ def test_models_import_list_and_transcribe_by_name(model_dir, realspeech, tmp_pa
     shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
     assert cli.main(["transcribe", str(f), "--model", "data2vec-audio", "--device", "cpu", "--format", "txt", "-q"]) == 0
     assert "using data2vec-audio (Data2Vec-Audio CTC, imported)" in capsys.readouterr().err
-    assert (tmp_path / "a.txt").read_text().strip() == text_of(engine(model_dir("data2vec-audio")), [load_audio(f, 16000)])
+    assert (tmp_path / "a.txt").read_text().strip() == text_of(recognizer(model_dir("data2vec-audio")), [load_audio(f, 16000)])
 
 
 # ---------------------------------------------------------------------------------------- refusals
@@ -295,7 +295,7 @@ def test_non_ctc_folders_are_refused_with_the_reason(kind, model_dir, tmp_path):
     d = _non_ctc(kind, tmp_path, model_dir)
     engine_msg, detect_msg = REFUSALS[kind]
     with pytest.raises(ModelNotFoundError) as err:
-        engine(d)
+        recognizer(d)
     assert str(d) in str(err.value) and engine_msg in str(err.value) and "\n" not in str(err.value)
     if detect_msg in ("wav2vec2", "whisper"):     # the hub cannot tell from the files; the engine can
         assert detect_engine(d) == detect_msg

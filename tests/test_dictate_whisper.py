@@ -255,9 +255,9 @@ def test_config_checks_and_stream_config_mapping():
 def test_open_recognizer_dispatch_and_refusals(tiny_w2v_dir):
     from speechstudio.asr.live import open_recognizer
     from speechstudio.asr.streaming import StreamingRecognizer
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
 
-    ctc = Wav2Vec2Engine(tiny_w2v_dir, "tiny", device="cpu")
+    ctc = Wav2Vec2Recognizer(tiny_w2v_dir, "tiny", device="cpu")
     assert isinstance(open_recognizer(ctc, AgreementConfig(), input_rate=44100), StreamingRecognizer)
     with pytest.raises(UsageError, match="translation needs"):
         open_recognizer(ctc, task="translate")
@@ -296,11 +296,11 @@ def wer(ref: str, hyp: str) -> float:
 
 
 def offline_transcript(path) -> str:
-    from speechstudio.asr.load import load_engine
+    from speechstudio.asr.load import load_model
     from speechstudio.audio.decode import load_audio
 
-    engine, _ = load_engine("whisper-tiny.en", device="cpu", allow_download=False, progress=False)
-    segments, _info = engine.transcribe(load_audio(path, 16000), language="en")
+    recognizer, _ = load_model("whisper-tiny.en", device="cpu", allow_download=False, progress=False)
+    segments, _info = recognizer.transcribe(load_audio(path, 16000), language="en")
     return " ".join(s.text for s in segments)
 
 
@@ -343,8 +343,8 @@ def test_whisper_hypotheses_over_a_fake_faster_whisper_model():
                     NS(no_speech_prob=0.95, words=[NS(word=" merci", start=0.9, end=1.0, probability=0.2)])]
             return iter(segs), NS(language="fr" if len(calls) < 3 else "es", language_probability=prob)
 
-    engine = NS(engine="whisper", model_id="fake", device="cpu", sample_rate=SR, multilingual=True, model=Model())
-    hyp = WhisperHypotheses(engine)
+    recognizer = NS(engine="whisper", model_id="fake", device="cpu", sample_rate=SR, multilingual=True, model=Model())
+    hyp = WhisperHypotheses(recognizer)
     words = hyp(np.zeros(SR, np.float32), "Hier.", 10.0)
     assert [(w.text, w.start_s, w.end_s) for w in words] == [("Bonjour", 10.1, 10.5), ("tout", 10.6, 11.0)]
     assert calls[0]["initial_prompt"] == "Hier." and calls[0]["language"] is None and calls[0]["word_timestamps"]
@@ -354,4 +354,4 @@ def test_whisper_hypotheses_over_a_fake_faster_whisper_model():
     hyp(np.zeros(SR, np.float32), "", 0.0)
     assert calls[2]["language"] == "fr" and hyp.language == "fr"        # kept for the session
     assert hyp(np.zeros(800, np.float32), "", 0.0) == [] and len(calls) == 3   # 50 ms: not decoded
-    assert WhisperHypotheses(NS(**{**vars(engine), "multilingual": False})).language == "en"
+    assert WhisperHypotheses(NS(**{**vars(recognizer), "multilingual": False})).language == "en"

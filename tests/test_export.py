@@ -10,8 +10,8 @@ import pytest
 from speechstudio import __version__
 from speechstudio.asr.types import Segment, TranscriptInfo, Word
 from speechstudio.errors import UsageError
-from speechstudio.jobs import export
-from speechstudio.jobs.export import (
+from speechstudio.batch import export
+from speechstudio.batch.export import (
     FORMATS,
     output_path,
     parse_formats,

@@ -3,8 +3,8 @@ wizard lists only its own kind (a CTC run opened in Clone voice used to fail wit
 unreadable')."""
 import json
 
-from speechstudio.engine.adapt_jobs import list_adapt_runs
-from speechstudio.engine.finetune_jobs import list_runs, runs_dir
+from speechstudio.worker.adapt_jobs import list_adapt_runs
+from speechstudio.worker.finetune_jobs import list_runs, runs_dir
 
 
 def _run(name: str, config: dict | None, resumable: bool = False):

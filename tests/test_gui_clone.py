@@ -85,7 +85,7 @@ def _torch_threads_of_a_new_thread() -> int:
     return got[0]
 
 
-def _wait_job(qtbot, engine, job_id, timeout=60000):
+def _wait_job(qtbot, worker, job_id, timeout=60000):
     """Wait for ``job_id`` to finish on ``engine``; returns ``(status, result)``."""
     got = {}
 
@@ -93,11 +93,11 @@ def _wait_job(qtbot, engine, job_id, timeout=60000):
         if jid == job_id:
             got["r"] = (status, result)
 
-    engine.job_finished.connect(on_finished)
+    worker.job_finished.connect(on_finished)
     try:
         qtbot.waitUntil(lambda: "r" in got, timeout=timeout)
     finally:
-        engine.job_finished.disconnect(on_finished)
+        worker.job_finished.disconnect(on_finished)
     return got["r"]
 
 

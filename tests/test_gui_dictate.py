@@ -47,11 +47,11 @@ def file_source(realspeech):
 
 
 def offline_text(model_dir, source, config) -> str:
-    from speechstudio.asr.load import load_engine
+    from speechstudio.asr.load import load_model
     from speechstudio.asr.streaming import StreamingRecognizer
 
-    engine, _ = load_engine(str(model_dir), device="cpu", allow_download=False, progress=False)
-    rec = StreamingRecognizer(engine, config, input_rate=source.sample_rate)
+    recognizer, _ = load_model(str(model_dir), device="cpu", allow_download=False, progress=False)
+    rec = StreamingRecognizer(recognizer, config, input_rate=source.sample_rate)
     for _ in rec.run_source(source):
         pass
     return rec.text
@@ -166,7 +166,7 @@ def test_whisper_model_dictates(page, qtbot, whisper_dir, realspeech):
     runs, text close to the recording's reference, latency and language in the summary."""
     import jiwer
 
-    from speechstudio.engine.dictation import DictateStarted
+    from speechstudio.worker.dictation import DictateStarted
 
     page.model_box.setCurrentText("whisper-tiny.en")      # the package model (whisper_dir: installed)
     assert [page.language_box.itemData(i) for i in range(page.language_box.count())] == [None, "en"]
@@ -227,7 +227,7 @@ def test_device_source_drains_after_stop():
     import numpy as np
 
     from speechstudio.audio.devices import AudioUnavailableError, Backend, FakeBackend
-    from speechstudio.engine.dictation import DeviceSource
+    from speechstudio.worker.dictation import DeviceSource
 
     src = DeviceSource(FakeBackend(np.ones(48000, np.float32) * 0.1, input_rate=48000, speed=50.0), None, 20)
     assert src.sample_rate == 48000 and src.block == 960

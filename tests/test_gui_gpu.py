@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from speechstudio.engine import monitor
+from speechstudio.worker import monitor
 from test_gui_support import fake_audio, win  # noqa: F401 - fixtures
 
 

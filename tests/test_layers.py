@@ -1,12 +1,12 @@
-"""GUIDE.md's layers: the core (everything below gui/, the engine's job modules included) runs
+"""GUIDE.md's layers: the core (everything below gui/, the worker.s job modules included) runs
 without Qt, so the CLI, the library API and the tests of the core never load PySide6."""
 import subprocess
 import sys
 
 import pytest
 
-CORE = ["speechstudio.cli", "speechstudio.api", "speechstudio.engine.status", "speechstudio.engine.jobs",
-        "speechstudio.engine.dictation", "speechstudio.engine.finetune_jobs", "speechstudio.engine.adapt_jobs",
+CORE = ["speechstudio.cli", "speechstudio.api", "speechstudio.worker.status", "speechstudio.worker.jobs",
+        "speechstudio.worker.dictation", "speechstudio.worker.finetune_jobs", "speechstudio.worker.adapt_jobs",
         "speechstudio.finetune.voice_run", "speechstudio.finetune.ctc", "speechstudio.asr.live"]
 
 
@@ -16,3 +16,19 @@ def test_core_module_loads_without_qt(module):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_each_name_means_one_thing():
+    """Issue 13 item 5: "engine" is only a model family ("wav2vec2" | "whisper"), the Qt thread
+    layer is ``speechstudio.worker`` (class ``Worker``), folder transcription is
+    ``speechstudio.batch``, and loaded models are recognisers."""
+    import importlib.util
+
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+    from speechstudio.asr.whisper import WhisperRecognizer
+
+    assert importlib.util.find_spec("speechstudio.engine") is None
+    assert importlib.util.find_spec("speechstudio.jobs") is None
+    assert importlib.util.find_spec("speechstudio.batch.run") is not None
+    assert importlib.util.find_spec("speechstudio.worker.worker") is not None
+    assert (Wav2Vec2Recognizer.engine, WhisperRecognizer.engine) == ("wav2vec2", "whisper")

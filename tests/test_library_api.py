@@ -61,12 +61,12 @@ def test_api_array_input_matches_the_file(realspeech, home):
 
 
 def test_both_engines_implement_the_recognizer_protocol(tiny_w2v_dir, whisper_dir, realspeech):
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
-    from speechstudio.asr.whisper import WhisperEngine
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+    from speechstudio.asr.whisper import WhisperRecognizer
     from speechstudio.audio.decode import load_audio
 
-    ctc = Wav2Vec2Engine(tiny_w2v_dir, "tiny", device="cpu")
-    whisper = WhisperEngine(whisper_dir, "whisper-tiny.en", device="cpu")
+    ctc = Wav2Vec2Recognizer(tiny_w2v_dir, "tiny", device="cpu")
+    whisper = WhisperRecognizer(whisper_dir, "whisper-tiny.en", device="cpu")
     assert isinstance(ctc, Recognizer) and isinstance(whisper, Recognizer)
     audio = load_audio(realspeech / "pocketsphinx_cards_005.wav")
     segments, info = ctc.transcribe(audio, language="en")

@@ -46,10 +46,10 @@ def one_torch_thread():
 
 
 @pytest.fixture(scope="module")
-def engine(tiny_w2v_dir):
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+def recognizer(tiny_w2v_dir):
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
 
-    return Wav2Vec2Engine(tiny_w2v_dir, "tiny", device="cpu")
+    return Wav2Vec2Recognizer(tiny_w2v_dir, "tiny", device="cpu")
 
 
 @pytest.fixture(scope="module")
@@ -74,39 +74,39 @@ def resampled(blocks: list[np.ndarray], rate: int) -> np.ndarray:
     return np.concatenate([rs(b) for b in blocks] + [rs(np.zeros(0, np.float32), last=True)])
 
 
-def offline_logits(engine, audio: np.ndarray, geo: WindowGeometry) -> np.ndarray:
+def offline_logits(recognizer, audio: np.ndarray, geo: WindowGeometry) -> np.ndarray:
     """Reference: per chunk k, the frames [kC, (k+1)C) of window [max(0, kC-L), +W) when that window
     lies inside the audio; the rest from the final window ([0, n) if n <= W, else end-aligned on a
     frame and zero-padded to W). Computed with the offline ``engine.window_logits``."""
     fl, W, C = geo.frame_len, geo.window, geo.chunk
     n = audio.shape[0]
     total = geo.n_frames(n)
-    out = np.full((total, len(engine.id_to_token)), np.nan, np.float32)
+    out = np.full((total, len(recognizer.id_to_token)), np.nan, np.float32)
     cache: dict[int, np.ndarray] = {}
     done, k = 0, 0
     while max(0, k * C - geo.left) + W <= n:
         s = max(0, k * C - geo.left)
         if s not in cache:
-            cache[s] = engine.window_logits([audio[s:s + W]])[0]
+            cache[s] = recognizer.window_logits([audio[s:s + W]])[0]
         a, b = k * C // fl, (k + 1) * C // fl
         out[a:b] = cache[s][a - s // fl:b - s // fl]
         done, k = b, k + 1
     if total > done:
         if n <= W:
-            s, lg = 0, engine.window_logits([audio])[0]
+            s, lg = 0, recognizer.window_logits([audio])[0]
         else:
             s = math.ceil((n - W) / fl) * fl
             win = np.zeros(W, np.float32)
             win[:n - s] = audio[s:]
-            lg = engine.window_logits([win])[0]
+            lg = recognizer.window_logits([win])[0]
         out[done:total] = lg[done - s // fl:total - s // fl]
     assert not np.isnan(out).any()
     return out
 
 
-def greedy_text(engine, logits: np.ndarray) -> str:
-    dec = GreedyCTCDecoder(engine.id_to_token, engine.blank_id, engine.word_delimiter, engine.skip_ids,
-                           engine.seconds_per_frame)
+def greedy_text(recognizer, logits: np.ndarray) -> str:
+    dec = GreedyCTCDecoder(recognizer.id_to_token, recognizer.blank_id, recognizer.word_delimiter, recognizer.skip_ids,
+                           recognizer.seconds_per_frame)
     words = dec.feed(logits.argmax(axis=-1), 0) + dec.finish()
     return " ".join(w.text for w in words)
 
@@ -129,80 +129,80 @@ class Collect:
         return np.concatenate(self.parts) if self.parts else np.zeros((0, 32), np.float32)
 
 
-def stream(engine, blocks, rate, config, runner=None):
+def stream(recognizer, blocks, rate, config, runner=None):
     col = Collect()
-    rec = StreamingRecognizer(engine, config, input_rate=rate, on_logits=col, runner=runner)
+    rec = StreamingRecognizer(recognizer, config, input_rate=rate, on_logits=col, runner=runner)
     updates = list(rec.run(blocks))
     return rec, updates, col
 
 
 # ---------------------------------------------------------------------------------------- real model
 @pytest.mark.parametrize("window", ["cuda-default", "cpu-default"])
-def test_stream_equals_offline_windows_44k(engine, jfk44, window):
+def test_stream_equals_offline_windows_44k(recognizer, jfk44, window):
     cfg = StreamConfig(**(G if window == "cuda-default" else {}), **NO_EP)
     blocks = blocks_of(jfk44, 44100, 20)
-    rec, updates, col = stream(engine, blocks, 44100, cfg)
+    rec, updates, col = stream(recognizer, blocks, 44100, cfg)
     audio16 = resampled(blocks, 44100)
-    ref = offline_logits(engine, audio16, rec.geometry)
+    ref = offline_logits(recognizer, audio16, rec.geometry)
     if window == "cuda-default":
         assert col.parts[0].shape[0] == 100      # first window commits chunks 0..3 (L = 3 chunks)
     else:
         assert rec.geometry.window == 1.74 * 16000 and col.parts[0].shape[0] == 50
     assert col.logits.shape == ref.shape == (rec.geometry.n_frames(audio16.shape[0]), 32)
     assert np.abs(col.logits - ref).max() <= 1e-4
-    assert rec.text == greedy_text(engine, ref) and rec.text
+    assert rec.text == greedy_text(recognizer, ref) and rec.text
     assert updates[-1].kind == "final" and updates[-1].stable_text == rec.text
     # the stable pieces add up to the final text
     assert " ".join(w.text for u in updates for w in u.words) == rec.text
     assert rec.received == audio16.shape[0]
 
 
-def test_window_longer_than_clip_is_one_full_pass(engine, jfk44):
+def test_window_longer_than_clip_is_one_full_pass(recognizer, jfk44):
     cfg = StreamConfig(left_context_s=12.0, **NO_EP)   # W = 12.76 s > 11.0 s clip
     blocks = blocks_of(jfk44, 44100, 20)
-    rec, updates, col = stream(engine, blocks, 44100, cfg)
+    rec, updates, col = stream(recognizer, blocks, 44100, cfg)
     audio16 = resampled(blocks, 44100)
-    full = engine.window_logits([audio16])[0]
+    full = recognizer.window_logits([audio16])[0]
     assert len(col.parts) == 1 and np.abs(col.logits - full).max() <= 1e-4
-    assert rec.text == greedy_text(engine, full)
+    assert rec.text == greedy_text(recognizer, full)
     assert [u.kind for u in updates] == ["final"]        # no chunk ran, no preview for long windows
 
 
 @pytest.mark.parametrize("cfg", [dict(chunk_s=0.5, left_context_s=1.0, lookahead_s=0.3),
                                  dict(chunk_s=0.64, left_context_s=0.3, lookahead_s=0.1)])
-def test_block_size_independence(engine, jfk44, cfg):
+def test_block_size_independence(recognizer, jfk44, cfg):
     texts, logits = {}, {}
     for ms in (10, 20, 37):   # 441, 882, 1632 samples at 44.1 kHz: none divides the chunk
         clip = jfk44[:int(5.5 * 44100)]
-        rec, _, col = stream(engine, blocks_of(clip, 44100, ms), 44100, StreamConfig(**cfg, **NO_EP))
+        rec, _, col = stream(recognizer, blocks_of(clip, 44100, ms), 44100, StreamConfig(**cfg, **NO_EP))
         texts[ms], logits[ms] = rec.text, col.logits
     assert texts[10] == texts[20] == texts[37] and texts[20]
     assert logits[10].shape == logits[20].shape == logits[37].shape
     assert np.abs(logits[10] - logits[37]).max() <= 1e-4
 
 
-def test_stop_mid_chunk_keeps_the_tail(engine, jfk44):
+def test_stop_mid_chunk_keeps_the_tail(recognizer, jfk44):
     cut = int(3.37 * 44100)   # mid-chunk, not frame aligned
     blocks = blocks_of(jfk44[:cut], 44100, 20)
-    rec, updates, col = stream(engine, blocks, 44100, StreamConfig(**NO_EP))
+    rec, updates, col = stream(recognizer, blocks, 44100, StreamConfig(**NO_EP))
     audio16 = resampled(blocks, 44100)
-    ref = offline_logits(engine, audio16, rec.geometry)
+    ref = offline_logits(recognizer, audio16, rec.geometry)
     assert col.logits.shape[0] == rec.geometry.n_frames(audio16.shape[0]) == ref.shape[0]
     assert np.abs(col.logits - ref).max() <= 1e-4
-    assert rec.text == greedy_text(engine, ref)
+    assert rec.text == greedy_text(recognizer, ref)
     assert updates[-1].kind == "final" and updates[-1].stable_s == pytest.approx(ref.shape[0] * 0.02)
 
 
-def test_16k_input_needs_no_resampler(engine, jfk44):
+def test_16k_input_needs_no_resampler(recognizer, jfk44):
     audio16 = resampled([jfk44[:3 * 44100]], 44100)
-    rec, _, col = stream(engine, blocks_of(audio16, 16000, 20), 16000, StreamConfig(**NO_EP))
-    ref = offline_logits(engine, audio16, rec.geometry)
+    rec, _, col = stream(recognizer, blocks_of(audio16, 16000, 20), 16000, StreamConfig(**NO_EP))
+    ref = offline_logits(recognizer, audio16, rec.geometry)
     assert np.abs(col.logits - ref).max() <= 1e-4
 
 
-def test_preview_before_first_window_commits_nothing(engine, jfk44):
+def test_preview_before_first_window_commits_nothing(recognizer, jfk44):
     col = Collect()
-    rec = StreamingRecognizer(engine, StreamConfig(**G, **NO_EP), input_rate=44100, on_logits=col)
+    rec = StreamingRecognizer(recognizer, StreamConfig(**G, **NO_EP), input_rate=44100, on_logits=col)
     ups = []
     for b in blocks_of(jfk44[:int(2.1 * 44100)], 44100, 20):   # < W = 2.24 s
         ups += rec.push(b)
@@ -211,9 +211,9 @@ def test_preview_before_first_window_commits_nothing(engine, jfk44):
     assert rec.stop()[-1].kind == "final" and col.parts
 
 
-def test_silence_gives_no_text_and_no_model_calls(engine):
+def test_silence_gives_no_text_and_no_model_calls(recognizer):
     calls = []
-    runner = window_runner(engine, StreamingRecognizer(engine).geometry.window)
+    runner = window_runner(recognizer, StreamingRecognizer(recognizer).geometry.window)
 
     def counting(w):
         calls.append(1)
@@ -222,16 +222,16 @@ def test_silence_gives_no_text_and_no_model_calls(engine):
     rng = np.random.default_rng(0)
     for audio in (np.zeros(3 * 44100, np.float32),
                   (rng.standard_normal(3 * 44100) * 10 ** (-70 / 20)).astype(np.float32)):
-        rec, updates, col = stream(engine, blocks_of(audio, 44100, 20), 44100, StreamConfig(), runner=counting)
+        rec, updates, col = stream(recognizer, blocks_of(audio, 44100, 20), 44100, StreamConfig(), runner=counting)
         assert rec.text == "" and updates == [] and col.parts == [] and calls == []
 
 
-def test_endpointing_splits_utterances_and_skips_silence(engine, jfk44):
+def test_endpointing_splits_utterances_and_skips_silence(recognizer, jfk44):
     speech = resampled([jfk44[:int(2.5 * 44100)]], 44100)
     assert 20 * np.log10(np.sqrt(np.mean(speech ** 2))) > -40
     sil = np.zeros(int(1.7 * 16000), np.float32)
     audio = np.concatenate([sil, speech, sil, speech, sil[:8000]])
-    rec = StreamingRecognizer(engine, StreamConfig(endpoint_s=0.8), input_rate=16000)
+    rec = StreamingRecognizer(recognizer, StreamConfig(endpoint_s=0.8), input_rate=16000)
     finals = [u for b in blocks_of(audio, 16000, 20) for u in rec.push(b) if u.kind == "final"]
     assert [u.utterance for u in finals] == [0]            # the first ended by 0.8 s of silence
     finals += [u for u in rec.stop() if u.kind == "final"]
@@ -244,7 +244,7 @@ def test_endpointing_splits_utterances_and_skips_silence(engine, jfk44):
 
 
 # ---------------------------------------------------------------------------------------- fake model
-class FakeEngine:
+class FakeRecognizer:
     """Logits written into the audio: frame f (samples [320 f, 320 f + 400)) reads token id
     round(100 * x[320 f]). Zero padding reads as the blank."""
 
@@ -278,7 +278,7 @@ def fake_audio(n_samples: int, marks: dict[tuple[int, int], str]) -> np.ndarray:
 
 
 def test_fake_repeats_across_chunk_boundaries_and_stop_mid_chunk():
-    fake = FakeEngine()
+    fake = FakeRecognizer()
     cfg = StreamConfig(chunk_s=0.5, left_context_s=1.5, lookahead_s=0.26, **NO_EP)
     geo = WindowGeometry.from_seconds(0.5, 1.5, 0.26)
     assert (geo.chunk, geo.left, geo.lookahead, geo.window) == (8000, 24000, 4160, 36160)
@@ -307,7 +307,7 @@ def test_fake_repeats_across_chunk_boundaries_and_stop_mid_chunk():
 
 
 def test_fake_tail_shows_lookahead_and_unfinished_word():
-    fake = FakeEngine()
+    fake = FakeRecognizer()
     cfg = StreamConfig(chunk_s=0.5, left_context_s=1.5, lookahead_s=0.26, **NO_EP)
     # "HI" is complete by frame 99 (committed by the first window); "THERE" straddles 100
     audio = fake_audio(120 * 320, {(90, 90): "H", (92, 92): "I", (94, 94): "|", (97, 97): "T", (99, 99): "H",
@@ -319,7 +319,7 @@ def test_fake_tail_shows_lookahead_and_unfinished_word():
 
 
 def test_fake_endpoint_final_update_and_preroll():
-    fake = FakeEngine()
+    fake = FakeRecognizer()
     loud = fake_audio(40 * 320, {(0, 39): "E"})            # token 5 -> amplitude 0.05 (-26 dBFS)
     audio = np.concatenate([np.zeros(32000, np.float32), loud, np.zeros(32000, np.float32)])
     rec = StreamingRecognizer(fake, StreamConfig(endpoint_s=0.5, preroll_s=0.2), input_rate=16000,
@@ -349,7 +349,7 @@ def test_to_mono_float32():
     assert to_mono_float32(np.ones((5, 1), np.float64)).dtype == np.float32
 
 
-def test_whisper_engine_is_refused():
+def test_whisper_recognizer_is_refused():
     class W:
         engine, model_id = "whisper", "tiny.en"
 
@@ -358,9 +358,9 @@ def test_whisper_engine_is_refused():
 
 
 # ---------------------------------------------------------------------------------------- runners
-def test_static_runner_buffers_and_shapes(engine):
+def test_static_runner_buffers_and_shapes(recognizer):
     W = 36160
-    r = StaticWindowRunner(engine, W)
+    r = StaticWindowRunner(recognizer, W)
     assert r.n_frames == 112 and tuple(r.static_input.shape) == (1, W) and r.kind == "eager"
     rng = np.random.default_rng(1)
     ptr = r.static_input.data_ptr()
@@ -368,21 +368,21 @@ def test_static_runner_buffers_and_shapes(engine):
         w = (rng.standard_normal(W) * 0.1).astype(np.float32)
         out = r(w)
         assert out.shape == (112, 32) and out.dtype == np.float32
-        assert np.abs(out - engine.window_logits([w])[0]).max() <= 1e-5
+        assert np.abs(out - recognizer.window_logits([w])[0]).max() <= 1e-5
         assert r.static_input.data_ptr() == ptr                         # filled in place
-        assert np.allclose(r.static_input[0].numpy(), engine.normalize(w), atol=1e-6)
+        assert np.allclose(r.static_input[0].numpy(), recognizer.normalize(w), atol=1e-6)
     with pytest.raises(ValueError, match="shape"):
         r(np.zeros(W - 320, np.float32))
     with pytest.raises(ValueError, match="receptive field"):
-        StaticWindowRunner(engine, 399)
+        StaticWindowRunner(recognizer, 399)
     with pytest.raises(RuntimeError, match="CUDA"):
-        CudaGraphWindowRunner(engine, W)
+        CudaGraphWindowRunner(recognizer, W)
 
 
-def test_window_runner_cache_and_capture_fallback(engine, monkeypatch, caplog):
-    a = window_runner(engine, 36160)
-    assert window_runner(engine, 36160) is a and window_runner(engine, 36480) is not a
-    assert window_runner(engine, 36160, use_cuda_graph=True).kind == "eager"   # CPU: never captured
+def test_window_runner_cache_and_capture_fallback(recognizer, monkeypatch, caplog):
+    a = window_runner(recognizer, 36160)
+    assert window_runner(recognizer, 36160) is a and window_runner(recognizer, 36480) is not a
+    assert window_runner(recognizer, 36160, use_cuda_graph=True).kind == "eager"   # CPU: never captured
 
     class OnCuda:  # an engine that claims CUDA (model still on CPU) and whose capture fails
         def __init__(self, e):
@@ -390,21 +390,21 @@ def test_window_runner_cache_and_capture_fallback(engine, monkeypatch, caplog):
             self.device = "cuda"
 
         def normalize(self, x):
-            return engine.normalize(x)
+            return recognizer.normalize(x)
 
     class Boom(CudaGraphWindowRunner):
         def __init__(self, *a, **k):
             raise RuntimeError("operation not permitted when stream is capturing")
 
     monkeypatch.setattr(cuda_graph, "CudaGraphWindowRunner", Boom)
-    fake = OnCuda(engine)
+    fake = OnCuda(recognizer)
     with caplog.at_level(logging.WARNING, logger="speechstudio.asr.cuda_graph"):
         r = window_runner(fake, 36160)
     assert r.kind == "eager" and "CUDA Graph capture failed" in caplog.text and "not permitted" in caplog.text
     assert window_runner(fake, 36160) is r                                      # capture tried once
     w = np.zeros(36160, np.float32)
     w[::7] = 0.1
-    assert np.abs(r(w) - engine.window_logits([w])[0]).max() <= 1e-5
+    assert np.abs(r(w) - recognizer.window_logits([w])[0]).max() <= 1e-5
 
 
 # ---------------------------------------------------------------------------------------- sources
@@ -430,14 +430,14 @@ def test_file_source_blocks_pacing_and_stop(realspeech, jfk44):
     assert 0.3 <= got <= 0.5 and took >= got - 0.05          # real-time pace, stopped early
 
 
-def test_run_source_is_the_same_path(engine, realspeech, jfk44):
+def test_run_source_is_the_same_path(recognizer, realspeech, jfk44):
     from speechstudio.asr.sources import FileSource
 
     src = FileSource(realspeech / JFK, block_ms=20, realtime=False)
     seen = []
-    rec = StreamingRecognizer(engine, StreamConfig(**NO_EP), input_rate=src.sample_rate)
+    rec = StreamingRecognizer(recognizer, StreamConfig(**NO_EP), input_rate=src.sample_rate)
     list(rec.run_source(src, on_block=seen.append))
-    ref, _, _ = stream(engine, blocks_of(jfk44, 44100, 20), 44100, StreamConfig(**NO_EP))
+    ref, _, _ = stream(recognizer, blocks_of(jfk44, 44100, 20), 44100, StreamConfig(**NO_EP))
     assert rec.text == ref.text and sum(b.shape[0] for b in seen) == jfk44.shape[0]
 
 
@@ -466,14 +466,14 @@ def _dictate(args, tmp_path):
                           text=True, env=env, timeout=300, cwd=ROOT)
 
 
-def test_cli_dictate_file_on_a_pipe(engine, jfk44, tiny_w2v_dir, realspeech, tmp_path):
+def test_cli_dictate_file_on_a_pipe(recognizer, jfk44, tiny_w2v_dir, realspeech, tmp_path):
     p = _dictate(["--file", str(realspeech / JFK), "--fast", "--model", str(tiny_w2v_dir), "--device", "cpu",
                   "--endpoint-s", "0", "--chunk-s", "0.5", "--left-context-s", "1.5", "--lookahead-s", "0.25"],
                  tmp_path)
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     blocks = blocks_of(jfk44, 44100, 20)
-    ref = greedy_text(engine, offline_logits(engine, resampled(blocks, 44100), WindowGeometry.from_seconds(0.5, 1.5, 0.25)))
+    ref = greedy_text(recognizer, offline_logits(recognizer, resampled(blocks, 44100), WindowGeometry.from_seconds(0.5, 1.5, 0.25)))
     assert len(lines) > 2 and lines[-1] == ref
     assert " ".join(lines[:-1]) == ref                         # stable pieces, then the final text
     assert "eager runner" in p.stderr and "compute per chunk" in p.stderr
@@ -496,11 +496,11 @@ def test_cli_dictate_long_window_equals_offline_transcription(tiny_w2v_dir, real
                                   "--device", "cpu", "--endpoint-s", "0", "--left-context-s", "12",
                                   "--block-ms", "37"], capsys, monkeypatch, tmp_path)
     assert rc == 0, err
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
     from speechstudio.audio.decode import load_audio
 
     # `speechstudio transcribe` of an 11 s clip is one full pass (default 20 s windows)
-    offline = Wav2Vec2Engine(tiny_w2v_dir, "tiny", device="cpu")
+    offline = Wav2Vec2Recognizer(tiny_w2v_dir, "tiny", device="cpu")
     text = " ".join(s.text for s in offline.transcribe_blocks([load_audio(realspeech / JFK, 16000)]))
     # whole-file soxr vs the streaming resampler differ by float rounding only; same argmax here
     assert out.splitlines()[-1] == text and text

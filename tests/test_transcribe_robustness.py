@@ -88,14 +88,14 @@ def test_in_phase_stereo_is_mixed_without_warning(tmp_path, realspeech):
 
 
 def test_loud_audio_without_text_is_warned_about(tmp_path, realspeech, tiny_w2v_dir, capsys, home, monkeypatch):
-    from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
 
     def nothing(self, blocks, *args, **kwargs):       # a recogniser that hears nothing
         for _ in blocks:
             pass
         return iter(())
 
-    monkeypatch.setattr(Wav2Vec2Engine, "transcribe_blocks", nothing)
+    monkeypatch.setattr(Wav2Vec2Recognizer, "transcribe_blocks", nothing)
     shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / "a.wav")
     code, _, err = run(["transcribe", str(tmp_path / "a.wav"), "--model", str(tiny_w2v_dir), "--format", "txt",
                         "-q"], capsys)
@@ -187,7 +187,7 @@ def test_output_names_stable_when_a_same_stem_file_joins(tmp_path, realspeech, t
 
 
 def test_output_names_compared_case_insensitively(tmp_path):
-    from speechstudio.jobs.batch import InputItem, plan_outputs
+    from speechstudio.batch.run import InputItem, plan_outputs
 
     (tmp_path / "Talk.wav").write_bytes(b"x")
     (tmp_path / "talk.mp3").write_bytes(b"y")

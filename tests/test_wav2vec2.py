@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
 from speechstudio.audio.decode import load_audio
 from speechstudio.errors import ModelNotFoundError
 
@@ -20,13 +20,13 @@ def speech(request):
     return load_audio(path, 16000)   # 11.66 s
 
 
-def engine(path, **kw):
+def recognizer(path, **kw):
     kw.setdefault("device", "cpu")
-    return Wav2Vec2Engine(path, "tiny", **kw)
+    return Wav2Vec2Recognizer(path, "tiny", **kw)
 
 
 def test_loads_through_real_code(tiny_w2v_dir):
-    e = engine(tiny_w2v_dir)
+    e = recognizer(tiny_w2v_dir)
     assert e.sample_rate == 16000 and e.frame_len == 320 and e.seconds_per_frame == 0.02
     assert e.blank_id == 0 and e.word_delimiter == "|" and e.precision == "fp32"
     assert e.id_to_token[5] == "E"
@@ -35,13 +35,13 @@ def test_loads_through_real_code(tiny_w2v_dir):
 def test_not_a_model(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(ModelNotFoundError, match="not a loadable Wav2Vec2 CTC model"):
-        engine(tmp_path)
+        recognizer(tmp_path)
 
 
 def test_batch_size_never_changes_logits_or_text(tiny_w2v_dir, speech):
     results = {}
     for bs in (1, 4, 16):
-        e = engine(tiny_w2v_dir, chunk_s=2.0, stride_s=0.4, batch_size=bs)
+        e = recognizer(tiny_w2v_dir, chunk_s=2.0, stride_s=0.4, batch_size=bs)
         results[bs] = (e.logits(speech), " ".join(s.text for s in e.transcribe_blocks([speech])))
     for bs in (4, 16):
         assert results[bs][0].shape == results[1][0].shape == (582, 32)
@@ -50,14 +50,14 @@ def test_batch_size_never_changes_logits_or_text(tiny_w2v_dir, speech):
 
 
 def test_block_size_never_changes_text(tiny_w2v_dir, speech):
-    e = engine(tiny_w2v_dir, chunk_s=2.0, stride_s=0.4, batch_size=4)
+    e = recognizer(tiny_w2v_dir, chunk_s=2.0, stride_s=0.4, batch_size=4)
     whole = list(e.transcribe_blocks([speech]))
     blocks = [speech[i:i + 4410] for i in range(0, speech.shape[0], 4410)]
     assert list(e.transcribe_blocks(blocks)) == whole
 
 
 def test_clip_shorter_than_chunk_is_one_full_pass(tiny_w2v_dir, speech):
-    e = engine(tiny_w2v_dir, chunk_s=30.0)
+    e = recognizer(tiny_w2v_dir, chunk_s=30.0)
     with torch.inference_mode():
         ref = e.model(torch.from_numpy(e.normalize(speech))[None]).logits[0].numpy()
     got = e.logits(speech)
@@ -66,7 +66,7 @@ def test_clip_shorter_than_chunk_is_one_full_pass(tiny_w2v_dir, speech):
 
 
 def test_word_times_monotonic_and_inside_audio(tiny_w2v_dir, speech):
-    e = engine(tiny_w2v_dir, chunk_s=2.0, stride_s=0.4)
+    e = recognizer(tiny_w2v_dir, chunk_s=2.0, stride_s=0.4)
     words = [w for s in e.transcribe_blocks([speech]) for w in s.words]
     assert words
     for a, b in zip(words, words[1:]):
@@ -103,7 +103,7 @@ def test_word_span_contains_its_speech(tiny_w2v_dir, realspeech):
     loud = np.flatnonzero(frame_rms > threshold)
     onset, offset = loud[0] * 0.02, (loud[-1] + 1) * 0.02
     assert 1.5 <= onset < 2.2                                  # speech starts after the silence
-    e = engine(tiny_w2v_dir, chunk_s=1.0, stride_s=0.2)        # many window boundaries
+    e = recognizer(tiny_w2v_dir, chunk_s=1.0, stride_s=0.2)        # many window boundaries
     e.window_logits = EnergyCTC(threshold)
     words = [w for s in e.transcribe_blocks([audio]) for w in s.words]
     assert words[0].start_s == pytest.approx(onset, abs=0.021)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import REALSPEECH, realspeech_rows
-from speechstudio.asr.whisper import WhisperEngine
+from speechstudio.asr.whisper import WhisperRecognizer
 from speechstudio.audio.decode import AudioReader
 from speechstudio.metrics import normalize_text, wer
 
@@ -14,12 +14,12 @@ ENGLISH_HUMAN = [r for r in realspeech_rows()
 
 @pytest.fixture(scope="module")
 def whisper(whisper_dir):
-    return WhisperEngine(whisper_dir, "whisper-tiny.en", device="cpu")
+    return WhisperRecognizer(whisper_dir, "whisper-tiny.en", device="cpu")
 
 
-def transcribe(engine, path):
+def transcribe(recognizer, path):
     reader = AudioReader(path, 16000)
-    return list(engine.transcribe_blocks(reader.blocks(), language="en"))
+    return list(recognizer.transcribe_blocks(reader.blocks(), language="en"))
 
 
 @pytest.mark.skipif(not ENGLISH_HUMAN, reason="real recordings not found")
@@ -99,4 +99,4 @@ def test_fp16_on_cpu_is_a_clear_usage_error(whisper_dir):
         pytest.skip("this CPU supports float16 in CTranslate2")
 
     with pytest.raises(UsageError, match="no efficient float16 support"):
-        WhisperEngine(whisper_dir, "t", device="cpu", precision="fp16")
+        WhisperRecognizer(whisper_dir, "t", device="cpu", precision="fp16")

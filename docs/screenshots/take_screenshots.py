@@ -133,7 +133,7 @@ def main() -> int:
 
     import pynvml
 
-    from speechstudio.engine import monitor
+    from speechstudio.worker import monitor
 
     win.monitor.stop()
     fake = {

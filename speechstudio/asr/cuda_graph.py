@@ -38,35 +38,35 @@ _CACHE_ATTR = "_speechstudio_window_runners"
 class StaticWindowRunner:
     """Run a CTC model (any family the engine loads) eagerly on windows of exactly ``window_samples`` samples.
 
-    ``engine``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine` (uses ``.model``,
+    ``engine``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer` (uses ``.model``,
     ``.normalize``, ``.device``, ``.precision``, ``.frame_len``, ``.receptive_field``).
     ``window_samples``: window length in samples at 16 kHz (at least the engine's receptive field,
     400 for the standard conv stack).
 
     Call with ``np.ndarray[float32]`` shape ``(window_samples,)``, 16 kHz mono, range ~[-1, 1]
     (NOT normalised: the runner applies the checkpoint's per-window normalisation exactly as
-    :meth:`Wav2Vec2Engine.window_logits` does). Returns ``np.ndarray[float32]`` shape
+    :meth:`Wav2Vec2Recognizer.window_logits` does). Returns ``np.ndarray[float32]`` shape
     ``(n_frames, vocab_size)`` with ``n_frames = (window_samples - receptive_field) // frame_len + 1``.
     Raises ``ValueError`` for a window of another shape.
     """
 
     kind = "eager"
 
-    def __init__(self, engine, window_samples: int) -> None:
+    def __init__(self, recognizer, window_samples: int) -> None:
         import torch
 
         from speechstudio.asr.device import torch_dtype
 
-        self.engine = engine
+        self.recognizer = recognizer
         self.window_samples = int(window_samples)
-        if self.window_samples < engine.receptive_field:
+        if self.window_samples < recognizer.receptive_field:
             raise ValueError(f"window of {self.window_samples} samples is shorter than the model's "
-                             f"receptive field ({engine.receptive_field})")
-        self.n_frames = (self.window_samples - engine.receptive_field) // engine.frame_len + 1
-        self.vocab_size = int(engine.model.config.vocab_size)
-        self.dtype = torch_dtype(engine.precision)
+                             f"receptive field ({recognizer.receptive_field})")
+        self.n_frames = (self.window_samples - recognizer.receptive_field) // recognizer.frame_len + 1
+        self.vocab_size = int(recognizer.model.config.vocab_size)
+        self.dtype = torch_dtype(recognizer.precision)
         # the model's own device (not the engine's label) decides where the static buffers live
-        self.device = next(engine.model.parameters()).device
+        self.device = next(recognizer.model.parameters()).device
         self._torch = torch
         # Static buffers: the same tensors are reused for every call (and, for the graph runner,
         # are the addresses the captured kernels read and write).
@@ -83,13 +83,13 @@ class StaticWindowRunner:
         window = np.asarray(window, dtype=np.float32)
         if window.shape != (self.window_samples,):
             raise ValueError(f"window shape {window.shape} != ({self.window_samples},) this runner was built for")
-        self._host_input[0].copy_(self._torch.from_numpy(self.engine.normalize(window).astype(np.float32)))
+        self._host_input[0].copy_(self._torch.from_numpy(self.recognizer.normalize(window).astype(np.float32)))
         self.static_input.copy_(self._host_input, non_blocking=True)
 
     def forward(self) -> None:
         """Compute ``static_output`` from ``static_input`` (eager model call)."""
         with self._torch.no_grad():
-            self.static_output = self.engine.model(self.static_input).logits
+            self.static_output = self.recognizer.model(self.static_input).logits
 
     def read(self) -> np.ndarray:
         """The logits of the last forward: ``np.ndarray[float32]`` shape (n_frames, vocab)."""
@@ -118,12 +118,12 @@ class CudaGraphWindowRunner(StaticWindowRunner):
 
     kind = "cuda-graph"
 
-    def __init__(self, engine, window_samples: int, warmup: int = 3) -> None:
-        super().__init__(engine, window_samples)
+    def __init__(self, recognizer, window_samples: int, warmup: int = 3) -> None:
+        super().__init__(recognizer, window_samples)
         torch = self._torch
         if self.device.type != "cuda":
             raise RuntimeError(f"CUDA Graphs need a CUDA device, not {self.device}")
-        model = engine.model
+        model = recognizer.model
         side = torch.cuda.Stream(device=self.device)
         side.wait_stream(torch.cuda.current_stream(self.device))
         with torch.no_grad(), torch.cuda.stream(side):
@@ -142,7 +142,7 @@ class CudaGraphWindowRunner(StaticWindowRunner):
         self.graph.replay()
 
 
-def window_runner(engine, window_samples: int, use_cuda_graph: bool | str = "auto") -> StaticWindowRunner:
+def window_runner(recognizer, window_samples: int, use_cuda_graph: bool | str = "auto") -> StaticWindowRunner:
     """Return the runner for ``(engine.model, engine.precision, window_samples)``, built once.
 
     ``use_cuda_graph``: ``"auto"``/``True`` capture a CUDA Graph when the engine is on CUDA;
@@ -151,24 +151,24 @@ def window_runner(engine, window_samples: int, use_cuda_graph: bool | str = "aut
     attempted once. The cache lives on the engine object (attribute ``_speechstudio_window_runners``)
     and goes away with it.
     """
-    want_graph = use_cuda_graph in (True, "auto") and str(engine.device).startswith("cuda")
-    key = (id(engine.model), engine.precision, int(window_samples), bool(want_graph))
-    cache = engine.__dict__.setdefault(_CACHE_ATTR, {})
+    want_graph = use_cuda_graph in (True, "auto") and str(recognizer.device).startswith("cuda")
+    key = (id(recognizer.model), recognizer.precision, int(window_samples), bool(want_graph))
+    cache = recognizer.__dict__.setdefault(_CACHE_ATTR, {})
     runner = cache.get(key)
     if runner is not None:
         return runner
     if want_graph:
         try:
             t0 = time.perf_counter()
-            runner = CudaGraphWindowRunner(engine, window_samples)
+            runner = CudaGraphWindowRunner(recognizer, window_samples)
             log.info("captured a CUDA Graph for %s (%s, window %d samples) in %.2f s",
-                     getattr(engine, "model_id", "model"), engine.precision, window_samples,
+                     getattr(recognizer, "model_id", "model"), recognizer.precision, window_samples,
                      time.perf_counter() - t0)
         except Exception as e:  # capture can fail in many driver/model-specific ways
             log.warning("CUDA Graph capture failed (%s: %s); running the streaming model eagerly",
                         type(e).__name__, str(e).splitlines()[0][:200] if str(e) else "")
             runner = None
     if runner is None:
-        runner = StaticWindowRunner(engine, window_samples)
+        runner = StaticWindowRunner(recognizer, window_samples)
     cache[key] = runner
     return runner

@@ -140,14 +140,14 @@ def cmd_dictate(args) -> int:
         dev = args.input_device
         source = MicSource(int(dev) if dev is not None and dev.isdigit() else dev, block_ms=args.block_ms)
 
-    from speechstudio.asr.load import load_engine
+    from speechstudio.asr.load import load_model
 
     spec, chosen = args.model, ""
     if not spec:
         spec, chosen = default_dictation_model(language)
-    engine, message = load_engine(spec, device=args.device, precision=args.precision, batch_size=1,
+    recognizer, message = load_model(spec, device=args.device, precision=args.precision, batch_size=1,
                                   allow_download=not args.no_download, progress=True)
-    rec = open_recognizer(engine, config if engine.engine == "wav2vec2" else agreement, input_rate=source.sample_rate,
+    rec = open_recognizer(recognizer, config if recognizer.engine == "wav2vec2" else agreement, input_rate=source.sample_rate,
                           language=language, task=args.task, hotwords=args.hotwords, beam_size=args.beam_size,
                           backlog_s=(lambda: source.backlog_s) if hasattr(type(source), "backlog_s") else None)
     print(f"dictation model {chosen}" if chosen else message, file=sys.stderr)

@@ -88,7 +88,7 @@ def detect_stream_language(detector, blocks: Iterable[np.ndarray], *, max_scan_s
     """Detect the language of a 16 kHz float32 block stream on its first speech.
 
     Args:
-        detector: a loaded multilingual :class:`~speechstudio.asr.whisper.WhisperEngine`.
+        detector: a loaded multilingual :class:`~speechstudio.asr.whisper.WhisperRecognizer`.
         blocks: ``np.ndarray[float32]`` blocks, mono, 16 kHz.
         max_scan_s: read at most this much audio looking for speech.
 

@@ -56,13 +56,13 @@ def default_dictation_model(language: str | None = None) -> tuple[str, str]:
                              "(Whisper tiny.en), or `speechstudio models download facebook/wav2vec2-base-960h`")
 
 
-def open_recognizer(engine, config=None, *, input_rate: int | None = None, language: str | None = None,
+def open_recognizer(recognizer, config=None, *, input_rate: int | None = None, language: str | None = None,
                     task: str = "transcribe", hotwords: str | None = None, beam_size: int | None = None,
                     backlog_s: Callable[[], float] | None = None):
     """A streaming recogniser for a loaded ASR engine.
 
-    ``engine``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine` (any CTC family) or a
-    :class:`~speechstudio.asr.whisper.WhisperEngine`. ``config``: a
+    ``engine``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer` (any CTC family) or a
+    :class:`~speechstudio.asr.whisper.WhisperRecognizer`. ``config``: a
     :class:`~speechstudio.asr.streaming.StreamConfig` (CTC windows + endpointing; for Whisper its
     endpointing and, when set, ``chunk_s`` as the update interval) or a
     :class:`~speechstudio.asr.whisper_stream.AgreementConfig` (Whisper only); ``None``: defaults.
@@ -77,23 +77,23 @@ def open_recognizer(engine, config=None, *, input_rate: int | None = None, langu
     from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
     from speechstudio.asr.whisper_stream import AgreementConfig, LocalAgreementRecognizer, WhisperHypotheses
 
-    kind = getattr(engine, "engine", None)
+    kind = getattr(recognizer, "engine", None)
     if kind == "wav2vec2":
         if task != "transcribe":
-            raise UsageError(f"--task {task}: {engine.model_id} is a CTC model (translation needs a multilingual "
+            raise UsageError(f"--task {task}: {recognizer.model_id} is a CTC model (translation needs a multilingual "
                              "Whisper model)")
         if hotwords:
-            raise UsageError(f"--hotwords: {engine.model_id} is a CTC model (a custom vocabulary needs Whisper)")
+            raise UsageError(f"--hotwords: {recognizer.model_id} is a CTC model (a custom vocabulary needs Whisper)")
         if isinstance(config, AgreementConfig):
             config = StreamConfig(endpoint_s=config.endpoint_s, threshold_db=config.threshold_db,
                                   min_speech_s=config.min_speech_s, preroll_s=config.preroll_s)
-        return StreamingRecognizer(engine, config, input_rate=input_rate)
+        return StreamingRecognizer(recognizer, config, input_rate=input_rate)
     if kind == "whisper":
         if isinstance(config, StreamConfig):
             config = AgreementConfig.from_stream_config(config)
-        decoder = WhisperHypotheses(engine, language=language, task=task, beam_size=beam_size, hotwords=hotwords)
+        decoder = WhisperHypotheses(recognizer, language=language, task=task, beam_size=beam_size, hotwords=hotwords)
         return LocalAgreementRecognizer(decoder, config, input_rate=input_rate, backlog_s=backlog_s)
-    raise UsageError(f"{getattr(engine, 'model_id', engine)} cannot stream ({kind} engine); "
+    raise UsageError(f"{getattr(recognizer, 'model_id', recognizer)} cannot stream ({kind} recognizer); "
                      "dictation takes a Wav2Vec2 CTC or a Whisper model")
 
 
@@ -106,7 +106,7 @@ def dictation_stats(rec, latencies: list[float]) -> dict:
     (:func:`~speechstudio.asr.streaming.commit_latencies`); ``language`` (Whisper) or None."""
     import numpy as np
 
-    sr = rec.engine.sample_rate
+    sr = rec.recognizer.sample_rate
     times = np.asarray(rec.chunk_times, float)
     if hasattr(rec, "update_audio_s"):
         per = np.maximum(np.asarray(rec.update_audio_s, float), 1e-3)

@@ -1,6 +1,6 @@
 """Pick and load an ASR engine for a model spec (name, HF id, folder) or the default model.
 
-``load_engine`` loads one model; ``load_recognizer`` (what ``speechstudio transcribe``, the
+``load_model`` loads one model; ``load_model`` (what ``speechstudio transcribe``, the
 Transcribe page and ``speechstudio.transcribe`` use) adds language detection and routing.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from speechstudio.errors import ModelNotFoundError, UsageError
 
 
-def load_engine(spec: str | None = None, *, device: str = "auto", precision: str = "auto",
+def load_model(spec: str | None = None, *, device: str = "auto", precision: str = "auto",
                 batch_size: int | None = None, chunk_s: float | None = None, stride_s: float | None = None,
                 allow_download: bool = True, progress: bool = True):
     """Resolve ``spec`` through the model store and load the matching engine.
@@ -16,7 +16,7 @@ def load_engine(spec: str | None = None, *, device: str = "auto", precision: str
     ``spec=None`` takes the default model (facebook/wav2vec2-base-960h when cached or downloadable,
     else the installed Whisper tiny.en). A folder the hub detects as a CTC checkpoint (engine
     ``"wav2vec2"``: Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) loads the CTC engine
-    :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine`. Returns ``(engine, message)`` where
+    :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer`. Returns ``(engine, message)`` where
     ``message`` says which model is used (and, for CTC, its family) and why. Raises :class:`~speechstudio.errors.ModelNotFoundError`,
     :class:`~speechstudio.errors.OfflineError` or :class:`~speechstudio.errors.UsageError`.
     """
@@ -29,30 +29,30 @@ def load_engine(spec: str | None = None, *, device: str = "auto", precision: str
         resolved, reason = default_asr_model(allow_download=allow_download, progress=progress)
         why = f"default model ({resolved.engine}): {reason}"
     if resolved.engine == "wav2vec2":
-        from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, Wav2Vec2Engine
+        from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, Wav2Vec2Recognizer
 
-        engine = Wav2Vec2Engine(resolved.path, resolved.model_id, device=device, precision=precision,
+        recognizer = Wav2Vec2Recognizer(resolved.path, resolved.model_id, device=device, precision=precision,
                                 chunk_s=chunk_s or DEFAULT_CHUNK_S, stride_s=stride_s, batch_size=batch_size)
         if spec:
-            why = f"using {resolved.model_id} ({engine.family_name} CTC, {resolved.source})"
+            why = f"using {resolved.model_id} ({recognizer.family_name} CTC, {resolved.source})"
     elif resolved.engine == "whisper":
-        from speechstudio.asr.whisper import WhisperEngine
+        from speechstudio.asr.whisper import WhisperRecognizer
 
-        engine = WhisperEngine(resolved.path, resolved.model_id, device=device, precision=precision,
+        recognizer = WhisperRecognizer(resolved.path, resolved.model_id, device=device, precision=precision,
                                batch_size=batch_size)
     else:
         raise ModelNotFoundError(f"{resolved.path}: unknown engine {resolved.engine!r}")
-    return engine, f"{why} on {engine.device} ({engine.precision})"
+    return recognizer, f"{why} on {recognizer.device} ({recognizer.precision})"
 
 
-def _english_only(engine) -> bool:
+def _english_only(recognizer) -> bool:
     """True for a model known to transcribe English only: an English-only Whisper, or a CTC model
     the catalog lists as English (facebook/wav2vec2-base-960h...)."""
-    if engine.engine == "whisper":
-        return not engine.multilingual
+    if recognizer.engine == "whisper":
+        return not recognizer.multilingual
     from speechstudio.hub.catalog import find_entry
 
-    entry = find_entry(engine.model_id)
+    entry = find_entry(recognizer.model_id)
     return entry is not None and entry.languages == ("en",)
 
 
@@ -88,21 +88,21 @@ def load_recognizer(spec: str | None = None, *, language: str | None = None, dev
     options = dict(device=device, precision=precision, batch_size=batch_size, chunk_s=chunk_s, stride_s=stride_s,
                    allow_download=allow_download, progress=progress)
     if spec:
-        engine, message = load_engine(spec, **options)
-        if _english_only(engine):
+        recognizer, message = load_model(spec, **options)
+        if _english_only(recognizer):
             if language not in (None, "en"):
-                raise UsageError(f"--language {language}: {engine.model_id} is an English-only model; use a "
+                raise UsageError(f"--language {language}: {recognizer.model_id} is an English-only model; use a "
                                  "multilingual Whisper model (e.g. --model whisper-base)")
             if language is None:
                 found = multilingual_whisper()
                 if found is None:
-                    return engine, f"{message}; English-only model: other languages cannot be detected ({_GET_MULTILINGUAL})"
-                detector, _ = load_engine(str(found.path), **options)
+                    return recognizer, f"{message}; English-only model: other languages cannot be detected ({_GET_MULTILINGUAL})"
+                detector, _ = load_model(str(found.path), **options)
                 detector.model_id = found.model_id
-                router = LanguageRouter(detector, engine, None)
+                router = LanguageRouter(detector, recognizer, None)
                 return router, (f"{message}; the language of each input is detected with {found.model_id} "
                                 "and inputs not in English are refused")
-        return engine, message
+        return recognizer, message
 
     ml = multilingual_whisper()
     try:
@@ -113,16 +113,16 @@ def load_recognizer(spec: str | None = None, *, language: str | None = None, dev
         english, reason = None, "no English model"
 
     def load_resolved(resolved):
-        engine, _ = load_engine(str(resolved.path), **options)
-        engine.model_id = resolved.model_id
-        return engine
+        recognizer, _ = load_model(str(resolved.path), **options)
+        recognizer.model_id = resolved.model_id
+        return recognizer
 
     if language == "en" or (ml is None and language is None):
         if english is None:
             return load_resolved(ml), f"using {ml.model_id} ({ml.source}) for English"
-        engine = load_resolved(english)
+        recognizer = load_resolved(english)
         note = "" if language else f"; no multilingual model, so other languages are not detected ({_GET_MULTILINGUAL})"
-        return engine, f"default model ({english.engine}): {reason}{note} on {engine.device} ({engine.precision})"
+        return recognizer, f"default model ({english.engine}): {reason}{note} on {recognizer.device} ({recognizer.precision})"
     if ml is None:
         raise ModelNotFoundError(f"--language {language} needs a multilingual model and none is installed; "
                                  f"{_GET_MULTILINGUAL}, or pass --model")

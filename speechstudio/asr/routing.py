@@ -34,7 +34,7 @@ class LanguageRouter:
     """A :class:`~speechstudio.asr.types.Recognizer` over an English model and a multilingual one.
 
     Args:
-        detector: a loaded multilingual :class:`~speechstudio.asr.whisper.WhisperEngine` (detects
+        detector: a loaded multilingual :class:`~speechstudio.asr.whisper.WhisperRecognizer` (detects
             the language of each input).
         english: the English model: a loaded recogniser or a loader ``() -> Recognizer`` called
             on the first English input; ``None`` sends English to ``multilingual``.

@@ -247,7 +247,7 @@ class _Utterance:
         self.k = 0                # next chunk to commit
         self.kept = 0             # utterance-local frames committed
         self.last_preview = 0
-        e = rec.engine
+        e = rec.recognizer
         self.decoder = GreedyCTCDecoder(e.id_to_token, e.blank_id, e.word_delimiter, e.skip_ids, e.seconds_per_frame)
         self.words: list[Word] = []
 
@@ -273,14 +273,14 @@ class _Utterance:
         return " ".join(w.text for w in words)
 
     def _update(self, kind: str, new: list[Word], tail: str, compute_s: float) -> StreamUpdate:
-        fs = self.rec.engine.seconds_per_frame
+        fs = self.rec.recognizer.seconds_per_frame
         return StreamUpdate(kind, self.index, tuple(new), " ".join(w.text for w in self.words), tail,
                             round((self.start + self.n) / self.geo_rate, 3), round((self.frame0 + self.kept) * fs, 3),
                             compute_s)
 
     @property
     def geo_rate(self) -> int:
-        return self.rec.engine.sample_rate
+        return self.rec.recognizer.sample_rate
 
     def feed(self, x: np.ndarray) -> list[StreamUpdate]:
         geo, fl = self.geo, self.geo.frame_len
@@ -335,7 +335,7 @@ class _Utterance:
         if total > self.kept:
             s = geo.final_window_start(self.n)
             if self.n <= geo.window:
-                logits = self.rec.engine.window_logits([self._audio(0, self.n)])[0]
+                logits = self.rec.recognizer.window_logits([self._audio(0, self.n)])[0]
             else:
                 win = np.zeros(geo.window, np.float32)
                 a = self._audio(s, self.n)
@@ -355,7 +355,7 @@ class _Utterance:
 
 
 class StreamingRecognizer:
-    """Streaming dictation over a loaded :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine` (any CTC
+    """Streaming dictation over a loaded :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer` (any CTC
     family it loads: Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...; window geometry from
     its ``frame_len`` / ``receptive_field``).
 
@@ -367,29 +367,29 @@ class StreamingRecognizer:
     frame once. Not thread-safe: feed it from one thread (the engine worker).
     """
 
-    def __init__(self, engine, config: StreamConfig | None = None, *, input_rate: int | None = None,
+    def __init__(self, recognizer, config: StreamConfig | None = None, *, input_rate: int | None = None,
                  runner: Callable[[np.ndarray], np.ndarray] | None = None,
                  on_logits: Callable[[int, np.ndarray], None] | None = None) -> None:
-        if getattr(engine, "engine", "wav2vec2") != "wav2vec2" or not hasattr(engine, "window_logits"):
-            raise UsageError(f"StreamingRecognizer needs a Wav2Vec2 CTC model; {getattr(engine, 'model_id', 'this model')} "
-                             f"is a {getattr(engine, 'engine', type(engine).__name__)} model (Whisper streams with "
+        if getattr(recognizer, "engine", "wav2vec2") != "wav2vec2" or not hasattr(recognizer, "window_logits"):
+            raise UsageError(f"StreamingRecognizer needs a Wav2Vec2 CTC model; {getattr(recognizer, 'model_id', 'this model')} "
+                             f"is a {getattr(recognizer, 'engine', type(recognizer).__name__)} model (Whisper streams with "
                              "speechstudio.asr.live.open_recognizer: LocalAgreement re-decoding)")
-        self.engine = engine
-        self.config = (config or StreamConfig()).resolved(getattr(engine, "device", "cpu"))
+        self.recognizer = recognizer
+        self.config = (config or StreamConfig()).resolved(getattr(recognizer, "device", "cpu"))
         c = self.config
         self.geometry = WindowGeometry.from_seconds(c.chunk_s, c.left_context_s, c.lookahead_s,
-                                                    sample_rate=engine.sample_rate, frame_len=engine.frame_len,
-                                                    receptive_field=engine.receptive_field)
+                                                    sample_rate=recognizer.sample_rate, frame_len=recognizer.frame_len,
+                                                    receptive_field=recognizer.receptive_field)
         if runner is None:
             from speechstudio.asr.cuda_graph import window_runner
 
-            runner = window_runner(engine, self.geometry.window, c.use_cuda_graph)
+            runner = window_runner(recognizer, self.geometry.window, c.use_cuda_graph)
         self.runner = runner
         self.on_logits = on_logits
-        self.input_rate = int(input_rate or engine.sample_rate)
-        self.preview_max = int(PREVIEW_MAX_WINDOW_S * engine.sample_rate)
-        self._resampler = BlockResampler(self.input_rate, engine.sample_rate)
-        self._endpointer = EnergyEndpointer(engine.sample_rate, engine.frame_len, endpoint_s=c.endpoint_s,
+        self.input_rate = int(input_rate or recognizer.sample_rate)
+        self.preview_max = int(PREVIEW_MAX_WINDOW_S * recognizer.sample_rate)
+        self._resampler = BlockResampler(self.input_rate, recognizer.sample_rate)
+        self._endpointer = EnergyEndpointer(recognizer.sample_rate, recognizer.frame_len, endpoint_s=c.endpoint_s,
                                             min_speech_s=c.min_speech_s, preroll_s=c.preroll_s,
                                             threshold_db=c.threshold_db)
         self._utt: _Utterance | None = None
@@ -403,7 +403,7 @@ class StreamingRecognizer:
     def describe(self) -> str:
         """One line for the CLI / GUI, e.g. ``"window 1.74 s = left 0.5 + chunk 1 + lookahead 0.24 s;
         eager runner"``."""
-        g, sr = self.geometry, self.engine.sample_rate
+        g, sr = self.geometry, self.recognizer.sample_rate
         return (f"window {g.window / sr:g} s = left {g.left / sr:g} + chunk {g.chunk / sr:g} + lookahead "
                 f"{g.lookahead / sr:g} s; {getattr(self.runner, 'kind', 'custom')} runner")
 

@@ -76,8 +76,8 @@ class TranscriptInfo:
 
 @runtime_checkable
 class Recognizer(Protocol):
-    """A loaded speech recogniser: :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Engine` (CTC),
-    :class:`~speechstudio.asr.whisper.WhisperEngine` and the language router
+    """A loaded speech recogniser: :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer` (CTC),
+    :class:`~speechstudio.asr.whisper.WhisperRecognizer` and the language router
     (:class:`~speechstudio.asr.routing.LanguageRouter`) all implement it.
 
     ``engine``: ``"wav2vec2"`` | ``"whisper"`` | ``"auto"`` (router); ``model_id``; ``device``;

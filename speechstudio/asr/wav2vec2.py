@@ -35,7 +35,7 @@ DEFAULT_CHUNK_S = 20.0
 DEFAULT_STRIDE_S = 2.0
 
 
-class Wav2Vec2Engine:
+class Wav2Vec2Recognizer:
     """Load a CTC model (Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) once and
     transcribe many inputs with it.
 

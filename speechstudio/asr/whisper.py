@@ -6,7 +6,7 @@ CPU; ``--precision`` maps fp32 -> ``float32``, fp16 -> ``float16``, bf16 -> ``bf
 Segments and word timestamps come from faster-whisper and are re-yielded as our own
 :class:`~speechstudio.asr.types.Segment` / :class:`~speechstudio.asr.types.Word` as they are decoded
 (with faster-whisper's confidences: ``avg_logprob``, ``no_speech_prob``, word probabilities).
-:meth:`WhisperEngine.transcribe` implements :class:`~speechstudio.asr.types.Recognizer`; tasks
+:meth:`WhisperRecognizer.transcribe` implements :class:`~speechstudio.asr.types.Recognizer`; tasks
 ``transcribe`` and ``translate`` (any language to English text, multilingual models only), a
 custom vocabulary through ``initial_prompt`` / ``hotwords``.
 """
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 _COMPUTE_TYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 
 
-class WhisperEngine:
+class WhisperRecognizer:
     """Load a faster-whisper model once; transcribe many inputs.
 
     Args:

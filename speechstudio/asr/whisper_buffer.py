@@ -5,7 +5,7 @@ One call = one faster-whisper decode of the whole buffer (SYSTRAN/faster-whisper
 (Macháček et al. 2023): committed text as ``initial_prompt``, word timestamps, words of segments
 with ``no_speech_prob`` above 0.9 dropped. Used by
 :class:`~speechstudio.asr.whisper_stream.LocalAgreementRecognizer`. Qt-free; faster-whisper is
-reached through the loaded :class:`~speechstudio.asr.whisper.WhisperEngine` (``engine.model``).
+reached through the loaded :class:`~speechstudio.asr.whisper.WhisperRecognizer` (``engine.model``).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "yue", "th", "lo", "my", "km", "bo"}
 
 
 class WhisperHypotheses:
-    """A :class:`BufferDecoder` over a loaded :class:`~speechstudio.asr.whisper.WhisperEngine`
+    """A :class:`BufferDecoder` over a loaded :class:`~speechstudio.asr.whisper.WhisperRecognizer`
     (faster-whisper): one decode of the buffer with the committed text as ``initial_prompt``,
     word timestamps on, temperature 0 only (no fallback re-decodes, so an update's time is
     bounded), the engine's Silero VAD filter, and words of segments whose ``no_speech_prob`` is
@@ -37,29 +37,29 @@ class WhisperHypotheses:
     :class:`~speechstudio.errors.UsageError` for a non-English language on an English-only model.
     """
 
-    def __init__(self, engine, *, language: str | None = None, task: str = "transcribe",
+    def __init__(self, recognizer, *, language: str | None = None, task: str = "transcribe",
                  beam_size: int | None = None, hotwords: str | None = None) -> None:
-        self.engine = engine
-        self.sample_rate = int(engine.sample_rate)
-        self.model_id = engine.model_id
-        self.device = str(engine.device)
-        multilingual = bool(getattr(engine, "multilingual", True))
+        self.recognizer = recognizer
+        self.sample_rate = int(recognizer.sample_rate)
+        self.model_id = recognizer.model_id
+        self.device = str(recognizer.device)
+        multilingual = bool(getattr(recognizer, "multilingual", True))
         language = (language or "").strip().lower() or None
         if language == "auto":
             language = None
-        check = getattr(engine, "check_options", None)
+        check = getattr(recognizer, "check_options", None)
         if check is not None:
-            check(language, task)      # WhisperEngine's own refusals (unknown code, English-only model)
+            check(language, task)      # WhisperRecognizer's own refusals (unknown code, English-only model)
         elif task not in ("transcribe", "translate"):
             raise UsageError(f"--task {task}: expected transcribe or translate")
         elif not multilingual and (task == "translate" or language not in (None, "en")):
-            raise UsageError(f"--language {language} / --task {task}: {engine.model_id} is an English-only model "
+            raise UsageError(f"--language {language} / --task {task}: {recognizer.model_id} is an English-only model "
                              "(choose a multilingual Whisper model)")
         self.language = language or (None if multilingual else "en")
         self.language_probability: float | None = None   # set when the language is detected
         self._detect = self.language is None
         self.task = task
-        self.beam_size = int(beam_size or (getattr(engine, "beam_size", 5) if self.device.startswith("cuda") else 1))
+        self.beam_size = int(beam_size or (getattr(recognizer, "beam_size", 5) if self.device.startswith("cuda") else 1))
         self.hotwords = hotwords or None
         self.calls = 0
 
@@ -72,9 +72,9 @@ class WhisperHypotheses:
         if duration < 0.1:        # under 100 ms: nothing to find (and word alignment breaks)
             return []
         self.calls += 1
-        segments, info = self.engine.model.transcribe(
+        segments, info = self.recognizer.model.transcribe(
             audio, language=None if self._detect else self.language, task=self.task, beam_size=self.beam_size,
-            word_timestamps=True, initial_prompt=prompt or None, vad_filter=bool(getattr(self.engine, "vad_filter", True)),
+            word_timestamps=True, initial_prompt=prompt or None, vad_filter=bool(getattr(self.recognizer, "vad_filter", True)),
             condition_on_previous_text=False, temperature=0.0, hotwords=self.hotwords)
         words: list[Word] = []
         for s in segments:

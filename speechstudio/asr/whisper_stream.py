@@ -139,7 +139,7 @@ class LocalAgreementRecognizer:
 
     ``input_rate``: Hz of the blocks given to :meth:`push` (resampled to the decoder's rate);
     ``backlog_s``: optional callable giving seconds of audio already captured but not yet pushed
-    (e.g. :attr:`~speechstudio.engine.dictation.DeviceSource.backlog_s`); while it is positive,
+    (e.g. :attr:`~speechstudio.worker.dictation.DeviceSource.backlog_s`); while it is positive,
     decodes wait so that one decode covers all of it. Attributes after a run: ``segments`` (one
     per utterance with words), ``chunk_times`` (seconds per decode), ``update_audio_s`` (new audio
     per decode, s), ``buffer_s`` (buffer length per decode, s), ``received`` (samples at the model
@@ -148,7 +148,7 @@ class LocalAgreementRecognizer:
 
     def __init__(self, decoder: BufferDecoder, config: AgreementConfig | None = None, *,
                  input_rate: int | None = None, backlog_s: Callable[[], float] | None = None) -> None:
-        self.decoder = self.engine = decoder
+        self.decoder = self.recognizer = decoder
         self.config = c = (config or AgreementConfig()).check()
         self.sample_rate = sr = int(decoder.sample_rate)
         self.input_rate = int(input_rate or sr)

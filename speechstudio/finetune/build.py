@@ -77,19 +77,19 @@ def _vad():
 
 
 def _cutter(asr_model, transcribe, language: str):
-    """A WhisperEngine for word times: ``asr_model`` if it is one, the cross-check's engine, or
+    """A WhisperRecognizer for word times: ``asr_model`` if it is one, the cross-check's engine, or
     ``whisper_transcriber(asr_model, language)``'s."""
     if hasattr(asr_model, "transcribe_audio"):
-        engine = copy.copy(asr_model)
-    elif asr_model is None and hasattr(transcribe, "engine"):
-        engine = copy.copy(transcribe.engine)      # same loaded model, with word times
+        recognizer = copy.copy(asr_model)
+    elif asr_model is None and hasattr(transcribe, "recognizer"):
+        recognizer = copy.copy(transcribe.recognizer)      # same loaded model, with word times
     else:
         from speechstudio.finetune.check import whisper_transcriber
 
-        engine = whisper_transcriber(asr_model, language).engine
-    engine.word_timestamps = True
-    engine.beam_size = max(engine.beam_size, 5)    # its words become the training texts: beam search
-    return engine
+        recognizer = whisper_transcriber(asr_model, language).engine
+    recognizer.word_timestamps = True
+    recognizer.beam_size = max(recognizer.beam_size, 5)    # its words become the training texts: beam search
+    return recognizer
 
 
 def _first_reason(problems: list[Problem], clips: list[Clip]) -> str:
@@ -153,7 +153,7 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
         min_s / max_s: clips outside are flagged ``too_short`` / ``too_long`` (not usable).
         cer_threshold: CER above which a clip is flagged ``asr_mismatch``.
         split_long: cut clips longer than ``max_s`` like long recordings (texts from Whisper).
-        asr_model: Whisper model (folder, name or a ``WhisperEngine``) for cutting long recordings;
+        asr_model: Whisper model (folder, name or a ``WhisperRecognizer``) for cutting long recordings;
             default: the cross-check's engine, else tiny.en (English) / base.
         speaker: the speaker to keep from a Piper multi-speaker ``metadata.csv`` (``ID|SPEAKER|TEXT``;
             ``finetune.dataset.read_metadata``); needed when it holds several. Stored in
@@ -181,7 +181,7 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                    **({"layout": scan.layout} if scan.layout else {}),
                    **({"speaker": scan.speaker, "speakers": scan.speakers} if scan.speakers else {}),
                    "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "clip_stats": {}, "unsayable": {}, "warnings": []}
-    engine = None
+    recognizer = None
     taken = {e.id.casefold() for e in scan.entries}   # ids in use (case-insensitive file systems)
     total = len(scan.entries)
     done = 0
@@ -210,14 +210,14 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                 from speechstudio.finetune.longform import split_recording
 
                 report(done, total, f"recognising {entry.source} to cut it into sentences")
-                engine = engine or _cutter(asr_model, transcribe, language)
+                recognizer = recognizer or _cutter(asr_model, transcribe, language)
                 longest = min(15.0, max_s)      # clips of 2-15 s (longform), never over max_s
                 length = audio.shape[0] / rate
 
                 def on_words(t: float, where=entry.source, length=length) -> None:
                     report(done, total, f"recognising {where}: {t:.0f} of {length:.0f} s")
 
-                cut = split_recording(engine, resample(audio, rate, 16000), language,
+                cut = split_recording(recognizer, resample(audio, rate, 16000), language,
                                       min_s=min(2.0, longest / 2), max_s=longest, progress=on_words)
                 if not cut:
                     problems.append(Problem(entry.source, "the recogniser found no words to cut clips at"))

@@ -219,23 +219,23 @@ def asr_check(text: str, audio16k: np.ndarray, transcribe: Callable[[np.ndarray]
 
 def whisper_transcriber(model: str | None = None, language: str = "en", *, device: str = "cpu",
                         cpu_threads: int = 2, beam_size: int = 1) -> Callable[[np.ndarray], str]:
-    """A ``transcribe(audio16k) -> str`` for the cross-check, on ``WhisperEngine``.
+    """A ``transcribe(audio16k) -> str`` for the cross-check, on ``WhisperRecognizer``.
 
     ``model``: a model folder or name for ``hub.resolve.resolve_model`` (default ``tiny.en`` for
     English, ``base`` otherwise; never downloaded here). Greedy decoding (``beam_size`` 1): the
     check only needs to tell right from wrong texts; no word timestamps. Cost: Whisper always
     encodes a 30 s window, so each clip takes about as long as 30 s of audio (~0.7-1 s for tiny.en
     on 2 CPU cores). Raises ``ModelNotFoundError``."""
-    from speechstudio.asr.whisper import WhisperEngine
+    from speechstudio.asr.whisper import WhisperRecognizer
     from speechstudio.hub.resolve import resolve_model
 
     lang = language.split("-")[0]
     found = resolve_model(model or ("tiny.en" if lang == "en" else "base"), allow_download=False, progress=False)
-    engine = WhisperEngine(found.path, found.model_id, device=device, cpu_threads=cpu_threads, beam_size=beam_size,
+    recognizer = WhisperRecognizer(found.path, found.model_id, device=device, cpu_threads=cpu_threads, beam_size=beam_size,
                            word_timestamps=False)
 
     def transcribe(audio16k: np.ndarray) -> str:
-        return " ".join(s.text for s in engine.transcribe_audio(np.asarray(audio16k, np.float32), lang))
+        return " ".join(s.text for s in recognizer.transcribe_audio(np.asarray(audio16k, np.float32), lang))
 
-    transcribe.engine = engine  # type: ignore[attr-defined]  # reused for cutting long recordings
+    transcribe.recognizer = recognizer  # type: ignore[attr-defined]  # reused for cutting long recordings
     return transcribe

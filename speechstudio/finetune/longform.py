@@ -1,6 +1,6 @@
 """Cut a long recording (a podcast, an audiobook chapter) into sentence clips by Whisper word times.
 
-Whisper (``asr.whisper.WhisperEngine``, word timestamps from faster-whisper's cross-attention
+Whisper (``asr.whisper.WhisperRecognizer``, word timestamps from faster-whisper's cross-attention
 alignment) gives every word a start / end time and keeps the punctuation on the words. A clip is
 closed at the first sentence end ("." "!" "?" "…") once it is at least ``min_s`` long; a sentence
 that runs past ``max_s`` is cut at its longest pause instead (commas preferred). A pause of
@@ -105,20 +105,20 @@ def plan_pieces(words: Sequence[Word], audio16k: np.ndarray | None = None, *, mi
     return pieces
 
 
-def recognise_words(engine, audio16k: np.ndarray, language: str | None = "en",
+def recognise_words(recognizer, audio16k: np.ndarray, language: str | None = "en",
                      progress: Callable[[float], None] | None = None) -> list[Word]:
     """All words of ``audio16k`` (``np.ndarray[float32]`` shape (n,), 16 kHz) from a
-    ``WhisperEngine`` with word timestamps (times in seconds of the recording). ``progress(s)``
+    ``WhisperRecognizer`` with word timestamps (times in seconds of the recording). ``progress(s)``
     is called after each decoded segment with the seconds of audio done."""
     words: list[Word] = []
-    for seg in engine.transcribe_audio(np.asarray(audio16k, np.float32), language):
+    for seg in recognizer.transcribe_audio(np.asarray(audio16k, np.float32), language):
         words += seg.words
         if progress is not None:
             progress(seg.end_s)
     return words
 
 
-def split_recording(engine, audio16k: np.ndarray, language: str | None = "en", *, min_s: float = 2.0,
+def split_recording(recognizer, audio16k: np.ndarray, language: str | None = "en", *, min_s: float = 2.0,
                     max_s: float = 15.0, progress: Callable[[float], None] | None = None) -> list[Piece]:
     """Recognise and cut one recording: ``plan_pieces(recognise_words(...))``."""
-    return plan_pieces(recognise_words(engine, audio16k, language, progress), audio16k, min_s=min_s, max_s=max_s)
+    return plan_pieces(recognise_words(recognizer, audio16k, language, progress), audio16k, min_s=min_s, max_s=max_s)

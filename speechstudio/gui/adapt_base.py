@@ -4,7 +4,7 @@ The list holds the installed models the CTC engine runs (``speechstudio models l
 models, Hugging Face cache, packages); "Folder…" adds any model folder, also a pretrained encoder
 without a CTC head (e.g. facebook/wav2vec2-base). Choosing one asks the I/O engine to check it
 with the trainer's own test (``finetune.ctc.model.resolve_base``) and describe it (family,
-vocabulary, parameters, rate, :func:`~speechstudio.engine.adapt_jobs.describe_ctc_base`); a model
+vocabulary, parameters, rate, :func:`~speechstudio.worker.adapt_jobs.describe_ctc_base`); a model
 that is not a CTC model (Whisper, BERT ...) shows the library's message and blocks Next. An
 earlier run (also one started with ``speechstudio finetune asr``) can be opened and resumed.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QVBoxLayout
 
-from speechstudio.engine.jobs import CallJob
+from speechstudio.worker.jobs import CallJob
 from speechstudio.gui.common import settings
 from speechstudio.gui.wizard_common import ERROR_STYLE, BaseStepFrame, button, buddy_label
 
@@ -20,7 +20,7 @@ DEFAULT_NAME = "my-asr"
 
 
 def _describe(spec: str):
-    from speechstudio.engine.adapt_jobs import describe_ctc_base
+    from speechstudio.worker.adapt_jobs import describe_ctc_base
 
     return describe_ctc_base(spec)
 
@@ -66,8 +66,8 @@ class BaseModelStep(BaseStepFrame):
     # ------------------------------------------------------------------ listing
     @staticmethod
     def list_bases():
-        """Engine side: ``(installed CTC model names, CTC runs)``."""
-        from speechstudio.engine.adapt_jobs import ctc_model_names, list_adapt_runs
+        """Worker side: ``(installed CTC model names, CTC runs)``."""
+        from speechstudio.worker.adapt_jobs import ctc_model_names, list_adapt_runs
 
         return ctc_model_names(), list_adapt_runs()
 

@@ -12,7 +12,7 @@
 
 Same shell as the Clone voice page (:class:`~speechstudio.gui.wizard_common.WizardPage`: step bar,
 ``QStackedWidget``, Back / Next with Alt+K / Alt+N; Next's tooltip says what is missing). The page
-owns an "adapt" :class:`~speechstudio.engine.worker.Engine` for training and evaluation, so the
+owns an "adapt" :class:`~speechstudio.worker.worker.Worker` for training and evaluation, so the
 compute engine stays free for Transcribe and Speak. Run folders are the CLI's (``speechstudio
 finetune asr --out NAME``), so a run started in one continues in the other.
 """
@@ -93,7 +93,7 @@ class AdaptPage(WizardPage):
         """Continue the run ``name``: its base, dataset and options (from the run's ``config.json``),
         then the Train step, where Resume continues from ``checkpoints/latest.pt``. Returns False
         (and says why on the status line) when it cannot be continued here."""
-        from speechstudio.engine.adapt_jobs import resume_dataset, run_dir_for
+        from speechstudio.worker.adapt_jobs import resume_dataset, run_dir_for
         from speechstudio.finetune.manifest import Manifest
         from speechstudio.finetune.run import RunFolder
 

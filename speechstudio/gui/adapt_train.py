@@ -3,7 +3,7 @@
 Options are ``CTCConfig``'s (the CLI's ``finetune asr`` flags, same defaults): epochs or max steps,
 peak learning rate, batch size, gradient accumulation, device, precision, frozen feature encoder,
 gradient checkpointing, evaluation interval. Start / Pause / Resume / Stop drive an
-:class:`~speechstudio.engine.adapt_jobs.AdaptTrainJob` on the page's own "adapt" engine, so the
+:class:`~speechstudio.worker.adapt_jobs.AdaptTrainJob` on the page's own "adapt" engine, so the
 window and the compute engine (Transcribe, Speak) stay responsive. Shown live: the sanity pass in
 words (vocabulary, left-out clips, tiny-batch check), the base model's WER / CER first, then the
 loss and WER / CER curves (:class:`~speechstudio.gui.adapt_plots.CTCCurves`), steps/s and time
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
 
-from speechstudio.engine.worker import Status
+from speechstudio.worker.worker import Status
 from speechstudio.gui.adapt_plots import CER_KEY, LOSS_KEY, WER_KEY, CTCCurves
 from speechstudio.gui.common import device_picker, fmt_duration
 from speechstudio.gui.wizard_common import ERROR_STYLE, TrainingStep, buddy_label, note_label
@@ -183,14 +183,14 @@ class TrainStep(TrainingStep):
 
     # ------------------------------------------------------------------ actions
     def run_dir(self) -> Path:
-        from speechstudio.engine.adapt_jobs import run_dir_for
+        from speechstudio.worker.adapt_jobs import run_dir_for
 
         return run_dir_for(self.wiz.model_name())
 
     def _make_job(self, resume: bool):
-        """An :class:`~speechstudio.engine.adapt_jobs.AdaptTrainJob` and the folder an earlier
+        """An :class:`~speechstudio.worker.adapt_jobs.AdaptTrainJob` and the folder an earlier
         run was moved to (None when none was), or None when it cannot start (said)."""
-        from speechstudio.engine.adapt_jobs import AdaptTrainJob
+        from speechstudio.worker.adapt_jobs import AdaptTrainJob
 
         if not resume and (self.wiz.dataset_dir is None or not self.wiz.base_spec):
             self._say("choose a base model and check a dataset first", error=True)

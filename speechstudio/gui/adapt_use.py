@@ -1,10 +1,10 @@
 """Adapt recognition wizard, step 4: how much better is it, then add it to the models.
 
-Entering the step runs a :class:`~speechstudio.engine.adapt_jobs.CompareJob` on the adapt engine:
+Entering the step runs a :class:`~speechstudio.worker.adapt_jobs.CompareJob` on the adapt engine:
 the run's best checkpoint is exported and the held-out clips are transcribed by the base and by the
 adapted model through the transcription engine (what Transcribe and Dictate run), giving WER / CER
 side by side and a few example lines (reference / base / adapted). "Add to my models" registers the
-model in the model store (:class:`~speechstudio.engine.adapt_jobs.RegisterJob`); the Models page
+model in the model store (:class:`~speechstudio.worker.adapt_jobs.RegisterJob`); the Models page
 is refreshed, which refills the Transcribe and Dictate pickers, and buttons open those pages with
 the new model chosen.
 """
@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QCheckBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from speechstudio.engine.worker import Status
+from speechstudio.worker.worker import Status
 from speechstudio.gui.wizard_common import button, note_label
 
 EXAMPLE_COLS = ("Reference", "Base model", "Adapted model")
@@ -94,7 +94,7 @@ class UseStep(QWidget):
     # ------------------------------------------------------------------ actions
     def compare(self) -> int | None:
         """Evaluate base vs adapted on the held-out clips (on the adapt engine)."""
-        from speechstudio.engine.adapt_jobs import CompareJob
+        from speechstudio.worker.adapt_jobs import CompareJob
 
         if self._compare_job is not None:
             return self._compare_job
@@ -106,7 +106,7 @@ class UseStep(QWidget):
 
     def save(self) -> int | None:
         """Register the adapted model under the name in the name field."""
-        from speechstudio.engine.adapt_jobs import RegisterJob
+        from speechstudio.worker.adapt_jobs import RegisterJob
 
         name = self.name_edit.text().strip()
         if not name:

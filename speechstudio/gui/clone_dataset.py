@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QProgressBar,
                                QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
-from speechstudio.engine.worker import Status
+from speechstudio.worker.worker import Status
 from speechstudio.gui.clone_clips import ClipEditor
 from speechstudio.gui.clone_record import RecordPanel
 
@@ -57,7 +57,7 @@ class DatasetStep(QWidget):
         lay = QVBoxLayout(self)
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName("Dataset source")
-        from speechstudio.engine.finetune_jobs import recordings_dir
+        from speechstudio.worker.finetune_jobs import recordings_dir
 
         self.recorder = RecordPanel(self.wiz.audio, lambda: recordings_dir() / self.wiz.voice_name(),
                                     consent=self.consent)
@@ -180,7 +180,7 @@ class DatasetStep(QWidget):
 
     def check(self) -> int | None:
         """Build and check the dataset from the current tab's source on the compute engine."""
-        from speechstudio.engine.finetune_jobs import BuildDatasetJob, datasets_dir
+        from speechstudio.worker.finetune_jobs import BuildDatasetJob, datasets_dir
 
         src = self.source()
         if src is None or not src.exists():
@@ -232,7 +232,7 @@ class DatasetStep(QWidget):
         elif status == "cancelled" or result is None:
             self.info.setText("check cancelled")
         else:
-            from speechstudio.engine.finetune_jobs import datasets_dir
+            from speechstudio.worker.finetune_jobs import datasets_dir
 
             self.set_manifest(result, datasets_dir() / self.wiz.voice_name())
             if self.job is not None and self.job.asr_skipped:
@@ -337,7 +337,7 @@ class DatasetStep(QWidget):
 
     def load_existing(self) -> bool:
         """Show the prepared dataset of this voice name if one was checked before."""
-        from speechstudio.engine.finetune_jobs import datasets_dir
+        from speechstudio.worker.finetune_jobs import datasets_dir
         from speechstudio.finetune.manifest import MANIFEST_NAME, Manifest
 
         folder = datasets_dir() / self.wiz.voice_name()

@@ -11,7 +11,7 @@ Steps sit in a ``QStackedWidget`` under a step bar, with Back / Next (Alt+K / Al
 enabled when the step is done, and its tooltip says what is missing (the shell, step 1's name and
 runs rows and step 3's run control are :mod:`~speechstudio.gui.wizard_common`'s, shared with the
 Adapt recognition wizard). The page owns a "train"
-:class:`~speechstudio.engine.worker.Engine` (training, saving, exporting), so
+:class:`~speechstudio.worker.worker.Worker` (training, saving, exporting), so
 the window's compute engine stays free for Speak and Transcribe while a voice trains. An
 earlier run (also one started from the CLI) is continued from its folder's ``config.json``.
 """
@@ -43,8 +43,8 @@ class BaseStep(BaseStepFrame):
 
     @staticmethod
     def list_bases():
-        """Engine side: ``[(VoiceRef, BaseVoiceInfo)]`` of the installed VITS voices, and the runs."""
-        from speechstudio.engine.finetune_jobs import describe_base, list_runs
+        """Worker side: ``[(VoiceRef, BaseVoiceInfo)]`` of the installed VITS voices, and the runs."""
+        from speechstudio.worker.finetune_jobs import describe_base, list_runs
         from speechstudio.tts.voices import list_voices
 
         return [(v, describe_base(v)) for v in list_voices()], list_runs()
@@ -142,7 +142,7 @@ class ClonePage(WizardPage):
         the status line) when the run cannot be continued here."""
         import json
 
-        from speechstudio.engine.finetune_jobs import runs_dir
+        from speechstudio.worker.finetune_jobs import runs_dir
         from speechstudio.finetune.manifest import Manifest
 
         folder = runs_dir() / name

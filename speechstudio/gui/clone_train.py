@@ -2,7 +2,7 @@
 
 A preset (quick / standard / best, ``speechstudio.finetune.vits.presets``) fills steps and batch
 size and gives a time / memory estimate for the detected device; Start / Pause / Resume / Stop
-drive a :class:`~speechstudio.engine.finetune_jobs.FineTuneJob` on the wizard's own "train"
+drive a :class:`~speechstudio.worker.finetune_jobs.FineTuneJob` on the wizard's own "train"
 engine, so the compute engine (Speak, Transcribe) stays free and the window responsive. Live:
 loss curves (pyqtgraph; drawn at most every 0.3 s), steps/s and ETA, the over-training warning,
 and the audio samples of each checkpoint with Play buttons. Resume continues the run folder
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
 
-from speechstudio.engine.worker import Status
+from speechstudio.worker.worker import Status
 from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
 from speechstudio.gui.common import device_picker, fmt_duration
 from speechstudio.gui.wizard_common import TrainingStep, note_label
@@ -24,10 +24,10 @@ PRESETS = ("quick", "standard", "best")
 
 def _estimate(preset: str, device: str, steps: int | None, batch_size: int | None, n_clips: int, total_s: float,
               has_posterior: bool):
-    """Engine side: ``(config, estimate)``: the ``TrainConfig`` a Start would use (``device``
+    """Worker side: ``(config, estimate)``: the ``TrainConfig`` a Start would use (``device``
     resolved: ``auto`` -> ``cuda`` when available) and ``presets.estimate`` of its run time and
     peak memory (``has_posterior``: False for Piper bases, which get a warm-up stage)."""
-    from speechstudio.engine.finetune_jobs import train_config
+    from speechstudio.worker.finetune_jobs import train_config
     from speechstudio.finetune.vits.presets import estimate
 
     config = train_config(preset, device, steps=steps, batch_size=batch_size)
@@ -110,13 +110,13 @@ class TrainStep(TrainingStep):
 
     def refresh_estimate(self) -> None:
         """Ask the train engine for the preset's time / memory estimate on the detected device."""
-        from speechstudio.engine.jobs import CallJob
+        from speechstudio.worker.jobs import CallJob
 
         m = self.wiz.manifest()
         if m is None or self.job_id is not None:
             return
         self.estimate.setText("estimating…")
-        self._est_job = self.engine.submit(CallJob(
+        self._est_job = self.worker.submit(CallJob(
             _estimate, self.preset_box.currentText(), self.device_box.currentText(),
             self.steps_spin.value() or None, self.batch_spin.value() or None, len(m.usable()), m.total_s,
             self.wiz.base is None or self.wiz.base.kind != "piper", description="training estimate"))
@@ -132,7 +132,7 @@ class TrainStep(TrainingStep):
 
     # ------------------------------------------------------------------ actions
     def run_dir(self) -> Path:
-        from speechstudio.engine.finetune_jobs import runs_dir
+        from speechstudio.worker.finetune_jobs import runs_dir
 
         return runs_dir() / self.wiz.voice_name()
 
@@ -143,15 +143,15 @@ class TrainStep(TrainingStep):
                 **self.extra_config}
 
     def _make_job(self, resume: bool):
-        """A :class:`~speechstudio.engine.finetune_jobs.FineTuneJob` and the folder an earlier
+        """A :class:`~speechstudio.worker.finetune_jobs.FineTuneJob` and the folder an earlier
         run was moved to (None when none was), or None when it cannot start (said)."""
-        from speechstudio.engine.finetune_jobs import FineTuneJob
+        from speechstudio.worker.finetune_jobs import FineTuneJob
 
         if self.wiz.dataset_dir is None or self.wiz.base is None:
             self._say("choose a base voice and check a dataset first")
             return None
         if self._est_job is not None:
-            self.engine.cancel(self._est_job)
+            self.worker.cancel(self._est_job)
         moved = None
         if not resume and self.resumable():
             moved = self._archive_run()

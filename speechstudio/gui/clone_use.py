@@ -2,7 +2,7 @@
 
 Save runs ``speechstudio.finetune.clone_store.save_clone`` on the train engine (the best
 checkpoint becomes voice NAME in the voice store; the Speak page's list is refreshed). Try
-speaks a sentence with it on the compute engine (:class:`~speechstudio.engine.jobs.SpeakJob`)
+speaks a sentence with it on the compute engine (:class:`~speechstudio.worker.jobs.SpeakJob`)
 and plays it. Export writes ``NAME.onnx`` + ``NAME.onnx.json`` to a chosen folder. The license
 inherited from the base voice is shown.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
-from speechstudio.engine.worker import Status
+from speechstudio.worker.worker import Status
 from speechstudio.gui.wizard_common import button, note_label
 
 TRY_TEXT = "Hello! This is my new voice, made on this computer."
@@ -79,7 +79,7 @@ class UseStep(QWidget):
     # ------------------------------------------------------------------ actions
     def save(self) -> int | None:
         """Save the run's best checkpoint as the voice named in the name field."""
-        from speechstudio.engine.finetune_jobs import SaveCloneJob
+        from speechstudio.worker.finetune_jobs import SaveCloneJob
 
         name = self.name_edit.text().strip()
         if not name:
@@ -104,7 +104,7 @@ class UseStep(QWidget):
 
     def try_voice(self) -> int | None:
         """Speak the test sentence with the saved voice and play it."""
-        from speechstudio.engine.jobs import SpeakJob
+        from speechstudio.worker.jobs import SpeakJob
 
         if not self.saved_name:
             return None
@@ -125,7 +125,7 @@ class UseStep(QWidget):
 
     def export_to(self, folder: Path) -> int | None:
         """Export the saved voice as ``folder/NAME.onnx`` + ``NAME.onnx.json``."""
-        from speechstudio.engine.finetune_jobs import ExportJob
+        from speechstudio.worker.finetune_jobs import ExportJob
 
         if not self.saved_name:
             return None

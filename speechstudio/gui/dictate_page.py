@@ -12,7 +12,7 @@ grey), input level meter, latency (ms behind real time), Copy, Save as… and Se
 (append). The live mel view (the main window's dock) gets the microphone's log-mel frames through
 :attr:`AudioHub.mel_frames`.
 
-View only: recognition runs as a :class:`~speechstudio.engine.dictation.DictateJob` in the
+View only: recognition runs as a :class:`~speechstudio.worker.dictation.DictateJob` in the
 compute engine's worker thread (the model cache is shared with Transcribe); results come back as
 queued Qt signals. Stop ends the input and the job flushes what is buffered, so the last words
 are kept. Errors (no microphone, a missing model, an option the model cannot honour) are shown
@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QPus
                                QWidget)
 
 from speechstudio.asr.streaming import StreamUpdate
-from speechstudio.engine.dictation import DeviceSource, DictateJob, DictateLevel, DictateResult, DictateStarted
-from speechstudio.engine.worker import Status
+from speechstudio.worker.dictation import DeviceSource, DictateJob, DictateLevel, DictateResult, DictateStarted
+from speechstudio.worker.worker import Status
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import DEFAULT_MODEL, LevelMeter, ModelPicker, device_picker, settings
 from speechstudio.gui.transcribe_options import LanguageOptions

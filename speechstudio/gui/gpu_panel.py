@@ -1,6 +1,6 @@
 """GPU monitor dock content: per NVIDIA GPU utilisation, VRAM, temperature, power, SM clock,
 throttle reasons, with ~1 min sparklines; or, without a GPU, a plain "no NVIDIA GPU" line and CPU /
-RAM. Samples come from :class:`~speechstudio.engine.monitor.SystemMonitor` (its own thread)."""
+RAM. Samples come from :class:`~speechstudio.worker.monitor.SystemMonitor` (its own thread)."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
@@ -61,7 +61,7 @@ class _GpuBox(QGroupBox):
 
 
 class GpuPanel(QWidget):
-    """Show :class:`~speechstudio.engine.monitor.SystemSample` objects (``update_sample``)."""
+    """Show :class:`~speechstudio.worker.monitor.SystemSample` objects (``update_sample``)."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)

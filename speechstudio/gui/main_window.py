@@ -23,17 +23,17 @@ PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models", "Clone voice", "A
 class MainWindow(QMainWindow):
     def __init__(self, audio_backend=None, start_monitor: bool = True) -> None:
         super().__init__()
-        from speechstudio.engine.monitor import SystemMonitor
-        from speechstudio.engine.worker import Engine
+        from speechstudio.worker.monitor import SystemMonitor
+        from speechstudio.worker.worker import Worker
         from speechstudio.gui.audio_hub import AudioHub
         from speechstudio.gui.transcribe_page import TranscribePage
 
         self.setWindowTitle(f"SpeechStudio {__version__}")
         self.setAccessibleName("SpeechStudio main window")
         self.resize(1280, 800)
-        self.compute = Engine("compute", self)
-        self.io = Engine("io", self)
-        self.downloads = Engine("downloads", self)
+        self.compute = Worker("compute", self)
+        self.io = Worker("io", self)
+        self.downloads = Worker("downloads", self)
         self.audio = AudioHub(audio_backend, self)
 
         self.nav = QListWidget()
@@ -65,9 +65,9 @@ class MainWindow(QMainWindow):
         # a long message is cut at the window's edge (full text in the tooltip), never widens the window
         self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.status.addWidget(self.status_label, 1)
-        self.engine_label = QLabel("engine idle")
-        self.engine_label.setAccessibleName("Engine state")
-        self.status.addPermanentWidget(self.engine_label)
+        self.worker_label = QLabel("idle")
+        self.worker_label.setAccessibleName("Worker state")
+        self.status.addPermanentWidget(self.worker_label)
         if not self.audio.available:
             self.audio_label = QLabel("audio off")
             self.audio_label.setAccessibleName("Audio state")
@@ -265,7 +265,7 @@ class MainWindow(QMainWindow):
         self.status_label.setToolTip(text)
 
     def _on_busy(self, busy: bool) -> None:
-        self.engine_label.setText("engine working…" if busy else "engine idle")
+        self.worker_label.setText("working…" if busy else "idle")
 
     # ------------------------------------------------------------------ persistence
     def _restore(self) -> None:

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QGroupBox, QHBoxL
                                QVBoxLayout, QWidget)
 from PySide6.QtCore import Qt
 
-from speechstudio.engine.jobs import CallJob, DownloadJob
+from speechstudio.worker.jobs import CallJob, DownloadJob
 
 MODEL_COLS = ("Name", "Engine", "Status", "Size", "Languages", "Description")
 VOICE_COLS = ("Name", "Kind", "From", "Location")

@@ -1,5 +1,5 @@
 """Speak page: text, voice + speaker, rate / noise sliders, Speak (plays from the first sentence),
-Stop, Save as… Synthesis runs on the compute engine (:class:`~speechstudio.engine.jobs.SpeakJob`);
+Stop, Save as… Synthesis runs on the compute engine (:class:`~speechstudio.worker.jobs.SpeakJob`);
 chunks are fed to the speaker as they arrive."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit,
                                QPushButton, QSlider, QVBoxLayout, QWidget)
 
-from speechstudio.engine.jobs import SpeakJob, VoiceInfo
-from speechstudio.engine.worker import Status
+from speechstudio.worker.jobs import SpeakJob, VoiceInfo
+from speechstudio.worker.worker import Status
 from speechstudio.gui.common import settings
 
 DEFAULT_VOICE = "(default)"
@@ -245,7 +245,7 @@ class SpeakPage(QWidget):
     def preload(self) -> None:
         """Load the chosen voice in the engine (first visit of the page) so the speaker list fills."""
         if self.voice_info is None and self.job_id is None and self._preload_job is None:
-            from speechstudio.engine.jobs import VoiceInfoJob
+            from speechstudio.worker.jobs import VoiceInfoJob
 
             voice = self.voice_box.currentText()
             self._preload_job = self.compute.submit(VoiceInfoJob(None if voice == DEFAULT_VOICE else voice))

@@ -3,7 +3,7 @@ model + device + precision + formats, the transcript of the selected file (click
 it) and export in another format.
 
 The page is a view + a small controller: it keeps one :class:`QueueRow` per input and feeds the
-compute engine one :class:`~speechstudio.engine.jobs.TranscribeFileJob` at a time (so "pause after
+compute engine one :class:`~speechstudio.worker.jobs.TranscribeFileJob` at a time (so "pause after
 current" and option changes apply from the next file). Durations are probed and audio for segment
 playback is decoded on the I/O engine. Nothing here imports torch.
 """
@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDia
                                QLabel, QProgressBar, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
-from speechstudio.engine.jobs import LoadAudioJob, ProbeJob, ProbeResult, TranscribeBatchJob, TranscribeOptions
-from speechstudio.engine.status import Status
+from speechstudio.worker.jobs import LoadAudioJob, ProbeJob, ProbeResult, TranscribeBatchJob, TranscribeOptions
+from speechstudio.worker.status import Status
 from speechstudio.gui.common import DEFAULT_MODEL, ModelPicker, device_picker, fmt_duration, fmt_ts, setting_list, settings
 from speechstudio.gui.transcribe_options import LanguageOptions, language_tip, status_with_language
 from speechstudio.gui.transcript_view import QueueRow, TranscriptView, load_json_transcript
@@ -255,14 +255,14 @@ class TranscribePage(QWidget):
     def add_paths(self, paths) -> int:
         """Add files and folders (recursively) to the queue; returns how many inputs were added.
         Folder entries that are not media are listed as "ignored" with the reason."""
-        from speechstudio.jobs.batch import collect_inputs
+        from speechstudio.batch.run import collect_inputs
 
         items, ignored = collect_inputs(paths, recursive=True)
         known = {r.item.path.resolve() for r in self.rows}
         new = [it for it in items if it.path.resolve() not in known]
         for it in new:
             self._append(QueueRow(it))
-        from speechstudio.jobs.batch import InputItem
+        from speechstudio.batch.run import InputItem
 
         for p, reason in ignored:
             if p.resolve() not in known:
@@ -605,8 +605,8 @@ class TranscribePage(QWidget):
 
     def export(self, row: QueueRow, fmt: str, path: Path) -> int:
         """Write ``row``'s transcript as ``fmt`` to ``path`` (on the I/O engine)."""
-        from speechstudio.engine.jobs import CallJob
-        from speechstudio.jobs.export import write_transcript
+        from speechstudio.worker.jobs import CallJob
+        from speechstudio.batch.export import write_transcript
 
         job = CallJob(write_transcript, path, list(row.segments), row.info, fmt, description=f"export {path.name}")
         self._export_job = self.io.submit(job)

@@ -17,7 +17,7 @@ class QueueRow:
     """One input in the queue. ``status``: queued | running | done | skipped | failed | cancelled |
     ignored. ``segments``: transcript (``Segment`` list) once known."""
 
-    item: object  # speechstudio.jobs.batch.InputItem
+    item: object  # speechstudio.batch.run.InputItem
     status: str = "queued"
     duration_s: float | None = None
     progress: float = 0.0

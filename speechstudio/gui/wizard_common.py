@@ -2,11 +2,11 @@
 
 :class:`WizardPage`: the page shell — a step bar over a ``QStackedWidget`` of four steps, Back /
 Next (Alt+K / Alt+N; Next is enabled when the step's ``ready()`` says so, its tooltip says what is
-missing), and the page's own training :class:`~speechstudio.engine.worker.Engine`, so the
+missing), and the page's own training :class:`~speechstudio.worker.worker.Worker`, so the
 window's compute engine stays free for the other pages while a model trains.
 :class:`BaseStepFrame`: step 1's listing, name field (``NAME_RE``) and "continue an earlier run".
 :class:`TrainingStep`: step 3's Start / Pause / Resume / Stop of a
-:class:`~speechstudio.engine.finetune_jobs.TrainingJob` on that engine, state line, progress bar
+:class:`~speechstudio.worker.finetune_jobs.TrainingJob` on that engine, state line, progress bar
 and speed. Start over a saved run first renames its folder to ``NAME-<date-time>`` (kept, listed
 under earlier runs), since a run folder holds one run; Resume continues ``checkpoints/latest.pt``.
 """
@@ -21,8 +21,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
                                QStackedWidget, QVBoxLayout, QWidget)
 
-from speechstudio.engine.jobs import CallJob
-from speechstudio.engine.worker import Engine
+from speechstudio.worker.jobs import CallJob
+from speechstudio.worker.worker import Worker
 
 #: A new voice's / model's name: also its run, dataset and recordings folder name (as speechstudio.tts.voices).
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
@@ -71,7 +71,7 @@ class WizardPage(QWidget):
         super().__init__()
         self.win = win
         self.compute, self.io, self.audio = win.compute, win.io, win.audio
-        self.trainer = Engine(engine_name, self)
+        self.trainer = Worker(engine_name, self)
         self.base = self.base_info = None
         self.dataset_dir: Path | None = None
 
@@ -250,15 +250,15 @@ class TrainingStep(QWidget):
     def __init__(self, wizard) -> None:
         super().__init__()
         self.wiz = wizard
-        self.engine = wizard.trainer
+        self.worker = wizard.trainer
         self.job = None
         self.job_id: int | None = None
         self.done = None
         self.step = self.total_steps = 0
         self.option_widgets: tuple = ()
         self.extra_config: dict = {}
-        self.engine.job_progress.connect(self._on_progress)
-        self.engine.job_finished.connect(self._on_finished)
+        self.worker.job_progress.connect(self._on_progress)
+        self.worker.job_finished.connect(self._on_finished)
 
     def _add_controls(self, lay: QVBoxLayout, start_tip: str, stop_tip: str, *between: QWidget) -> None:
         """Add the Start / Pause / Resume / Stop row with the state line, ``between``, then the
@@ -309,7 +309,7 @@ class TrainingStep(QWidget):
         self.job, moved = made
         self._reset_view(keep=resume)
         self.done = None
-        self.job_id = self.engine.submit(self.job)
+        self.job_id = self.worker.submit(self.job)
         self._say("resuming…" if resume else "starting…" + (f" (the earlier run is kept in {moved})" if moved else ""))
         self.curves.start()
         self._update()

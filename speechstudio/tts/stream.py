@@ -34,7 +34,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from speechstudio.errors import UsageError
-from speechstudio.jobs.export import new_file_mode
+from speechstudio.batch.export import new_file_mode
 from speechstudio.tts.ssml import SpeechPart, speech_parts
 from speechstudio.tts.text import EmptyTextError
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice

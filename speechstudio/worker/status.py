@@ -1,6 +1,6 @@
 """``Status``: a human-readable progress line a job yields. Qt-free, so that job modules
-(:mod:`speechstudio.engine.jobs`, the fine-tuning and dictation jobs) can import it without
-PySide6; :mod:`speechstudio.engine.worker` re-exports it for older imports."""
+(:mod:`speechstudio.worker.jobs`, the fine-tuning and dictation jobs) can import it without
+PySide6; :mod:`speechstudio.worker.worker` re-exports it for older imports."""
 from __future__ import annotations
 
 

@@ -4,11 +4,11 @@ re-decoding with LocalAgreement-2) in the engine's worker thread.
 
 Qt-free. The GUI builds an audio source in its own thread (so "no microphone" is an immediate
 message), submits a :class:`DictateJob` to the compute engine (the model comes from the engine's
-:class:`~speechstudio.engine.worker.ModelCache`, shared with Transcribe; no model chosen = an
+:class:`~speechstudio.worker.worker.ModelCache`, shared with Transcribe; no model chosen = an
 installed CTC model, else Whisper: :func:`~speechstudio.asr.live.default_dictation_model`) and
 listens to ``job_progress``. The job yields, in order:
 
-* :class:`~speechstudio.engine.worker.Status` while the model is chosen and loads;
+* :class:`~speechstudio.worker.worker.Status` while the model is chosen and loads;
 * one :class:`DictateStarted` (model, streaming policy, input) before the first block;
 * every :class:`~speechstudio.asr.streaming.StreamUpdate` (``partial`` / ``final``);
 * :class:`DictateLevel` at most every ``LEVEL_INTERVAL_S`` of wall time: input level (dBFS) and
@@ -31,8 +31,8 @@ import numpy as np
 
 from speechstudio.asr.sources import queued_blocks
 from speechstudio.audio.devices import AudioUnavailableError, rms_dbfs
-from speechstudio.engine.jobs import Job
-from speechstudio.engine.status import Status
+from speechstudio.worker.jobs import Job
+from speechstudio.worker.status import Status
 
 LEVEL_INTERVAL_S = 0.05
 
@@ -184,15 +184,15 @@ class DictateJob(Job):
             spec, chosen = default_dictation_model(self.language)
         if not models.has_asr(spec, self.device, self.precision):
             yield Status(f"loading model {spec} ...")
-        engine, message = models.asr(spec, self.device, self.precision)
+        recognizer, message = models.asr(spec, self.device, self.precision)
         rate = int(self.source.sample_rate)
         backlog = (lambda: self.source.backlog_s) if hasattr(type(self.source), "backlog_s") else None
-        rec = open_recognizer(engine, self.config, input_rate=rate, language=self.language, task=self.task,
+        rec = open_recognizer(recognizer, self.config, input_rate=rate, language=self.language, task=self.task,
                               hotwords=self.hotwords, backlog_s=backlog)
         src_name = getattr(self.source, "name", None) or str(getattr(self.source, "path", "input"))
-        message = message or f"using {engine.model_id} on {engine.device}"
-        yield DictateStarted(f"{chosen}; {message}" if chosen else message, engine.model_id, str(engine.device),
-                             rec.describe(), src_name, rate, getattr(engine, "engine", "wav2vec2"))
+        message = message or f"using {recognizer.model_id} on {recognizer.device}"
+        yield DictateStarted(f"{chosen}; {message}" if chosen else message, recognizer.model_id, str(recognizer.device),
+                             rec.describe(), src_name, rate, getattr(recognizer, "engine", "wav2vec2"))
 
         to16 = BlockResampler(rate, 16000)
         mel = StreamingLogMel(16000)

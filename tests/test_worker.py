@@ -1,5 +1,5 @@
-"""The engine worker thread: jobs in order, progress/results/errors as Qt signals, cancel, and a
-bug in one job never kills the engine. Plus the audio device layer (fake and missing PortAudio)."""
+"""The worker thread: jobs in order, progress/results/errors as Qt signals, cancel, and a
+bug in one job never kills the worker. Plus the audio device layer (fake and missing PortAudio)."""
 from __future__ import annotations
 
 import os
@@ -16,8 +16,8 @@ import time
 import numpy as np
 import pytest
 
-from speechstudio.engine.jobs import CallJob, Job
-from speechstudio.engine.worker import Engine, Status
+from speechstudio.worker.jobs import CallJob, Job
+from speechstudio.worker.worker import Status, Worker
 from speechstudio.errors import SpeechStudioError
 
 
@@ -40,56 +40,56 @@ class Counting(Job):
 
 
 @pytest.fixture
-def engine(qtbot):
-    e = Engine("test")
+def worker(qtbot):
+    e = Worker("test")
     yield e
     e.shutdown()
 
 
-def collect(engine):
+def collect(worker):
     events = []
-    engine.job_started.connect(lambda i, d: events.append(("started", i)))
-    engine.job_progress.connect(lambda i, p: events.append(("progress", i, p)))
-    engine.job_finished.connect(lambda i, s, r: events.append(("finished", i, s, r)))
+    worker.job_started.connect(lambda i, d: events.append(("started", i)))
+    worker.job_progress.connect(lambda i, p: events.append(("progress", i, p)))
+    worker.job_finished.connect(lambda i, s, r: events.append(("finished", i, s, r)))
     return events
 
 
-def test_runs_jobs_in_order_off_the_gui_thread(engine, qtbot):
-    events = collect(engine)
+def test_runs_jobs_in_order_off_the_gui_thread(worker, qtbot):
+    events = collect(worker)
     a, b = Counting(3), Counting(2)
-    with qtbot.waitSignal(engine.job_finished, timeout=5000, check_params_cb=lambda i, s, r: i == b.id):
-        engine.submit(a)
-        engine.submit(b)
+    with qtbot.waitSignal(worker.job_finished, timeout=5000, check_params_cb=lambda i, s, r: i == b.id):
+        worker.submit(a)
+        worker.submit(b)
     assert a.thread is not threading.main_thread() and a.thread is b.thread
     assert events == [("started", a.id), ("progress", a.id, 0), ("progress", a.id, 1), ("progress", a.id, 2),
                       ("finished", a.id, "done", "counted"), ("started", b.id), ("progress", b.id, 0),
                       ("progress", b.id, 1), ("finished", b.id, "done", "counted")]
 
 
-def test_errors_are_messages_and_engine_survives(engine, qtbot):
-    events = collect(engine)
+def test_errors_are_messages_and_engine_survives(worker, qtbot):
+    events = collect(worker)
     bad = Counting(5, fail_at=1)
     bug = Counting(5, fail_at=0, exc=ZeroDivisionError)
     ok = Counting(1)
-    with qtbot.waitSignal(engine.job_finished, timeout=5000, check_params_cb=lambda i, s, r: i == ok.id):
+    with qtbot.waitSignal(worker.job_finished, timeout=5000, check_params_cb=lambda i, s, r: i == ok.id):
         for j in (bad, bug, ok):
-            engine.submit(j)
+            worker.submit(j)
     fin = {e[1]: e[2:] for e in events if e[0] == "finished"}
     assert fin[bad.id] == ("failed", "broken input: cannot go on")
     assert fin[bug.id] == ("failed", "unexpected error: ZeroDivisionError: broken input: cannot go on")
     assert fin[ok.id] == ("done", "counted")
 
 
-def test_cancel_running_and_queued(engine, qtbot):
-    events = collect(engine)
+def test_cancel_running_and_queued(worker, qtbot):
+    events = collect(worker)
     slow, queued, after = Counting(1000, delay=0.01), Counting(3), Counting(1)
-    engine.submit(slow)
-    engine.submit(queued)
+    worker.submit(slow)
+    worker.submit(queued)
     qtbot.waitUntil(lambda: any(e[0] == "progress" for e in events), timeout=5000)
-    engine.cancel(queued.id)
+    worker.cancel(queued.id)
     t0 = time.perf_counter()
-    engine.cancel(slow.id)
-    engine.submit(after)
+    worker.cancel(slow.id)
+    worker.submit(after)
     qtbot.waitUntil(lambda: any(e[0] == "finished" and e[1] == after.id for e in events), timeout=5000)
     assert time.perf_counter() - t0 < 1.0
     fin = {e[1]: e[2] for e in events if e[0] == "finished"}
@@ -97,38 +97,38 @@ def test_cancel_running_and_queued(engine, qtbot):
     assert not any(e[0] == "started" and e[1] == queued.id for e in events)
 
 
-def test_call_job_and_model_cache_loads_once(engine, qtbot, tiny_w2v_dir, home):
-    from speechstudio.engine.jobs import TranscribeBatchJob, TranscribeOptions
+def test_call_job_and_model_cache_loads_once(worker, qtbot, tiny_w2v_dir, home):
+    from speechstudio.worker.jobs import TranscribeBatchJob, TranscribeOptions
 
-    with qtbot.waitSignal(engine.job_finished, timeout=5000) as blk:
-        engine.submit(CallJob(sum, [1, 2, 3]))
+    with qtbot.waitSignal(worker.job_finished, timeout=5000) as blk:
+        worker.submit(CallJob(sum, [1, 2, 3]))
     assert blk.args[1:] == ["done", 6]
     loaded = []
-    engine.job_progress.connect(lambda i, p: isinstance(p, Status) and p.startswith("using") and loaded.append(p))
+    worker.job_progress.connect(lambda i, p: isinstance(p, Status) and p.startswith("using") and loaded.append(p))
     import soundfile as sf
 
-    from speechstudio.jobs.batch import InputItem
+    from speechstudio.batch.run import InputItem
 
     wav = home.parent / "x.wav"
     sf.write(str(wav), np.zeros(16000, np.float32), 16000)
     opts = TranscribeOptions(model=str(tiny_w2v_dir), device="cpu", formats=("txt",), overwrite=True)
     kinds = []
-    engine.job_progress.connect(lambda i, p: kinds.append(getattr(p, "kind", None)))
+    worker.job_progress.connect(lambda i, p: kinds.append(getattr(p, "kind", None)))
     for _ in range(2):
-        with qtbot.waitSignal(engine.job_finished, timeout=60000) as blk:
-            engine.submit(TranscribeBatchJob([InputItem(wav)], opts))
+        with qtbot.waitSignal(worker.job_finished, timeout=60000) as blk:
+            worker.submit(TranscribeBatchJob([InputItem(wav)], opts))
         assert blk.args[1:] == ["done", 1]
     assert kinds.count("done") == 2
     assert len(loaded) == 1  # the model was loaded once and reused
     assert wav.with_suffix(".txt").is_file()
 
 
-def test_missing_model_is_a_message(engine, qtbot, home, tmp_path):
-    from speechstudio.engine.jobs import TranscribeBatchJob, TranscribeOptions
-    from speechstudio.jobs.batch import InputItem
+def test_missing_model_is_a_message(worker, qtbot, home, tmp_path):
+    from speechstudio.worker.jobs import TranscribeBatchJob, TranscribeOptions
+    from speechstudio.batch.run import InputItem
 
-    with qtbot.waitSignal(engine.job_finished, timeout=30000) as blk:
-        engine.submit(TranscribeBatchJob([InputItem(tmp_path / "a.wav")], TranscribeOptions(model="no-such-model")))
+    with qtbot.waitSignal(worker.job_finished, timeout=30000) as blk:
+        worker.submit(TranscribeBatchJob([InputItem(tmp_path / "a.wav")], TranscribeOptions(model="no-such-model")))
     assert blk.args[1] == "failed"
     assert "no-such-model" in blk.args[2] and "\n" not in blk.args[2]
 
@@ -197,15 +197,15 @@ if len(sys.argv) > 1:
 """
 
 
-def test_download_job_progress_and_cancel(engine, qtbot):
+def test_download_job_progress_and_cancel(worker, qtbot):
     import sys
 
-    from speechstudio.engine.jobs import DownloadJob
+    from speechstudio.worker.jobs import DownloadJob
 
     got = []
-    engine.job_progress.connect(lambda i, p: got.append(p))
-    with qtbot.waitSignal(engine.job_finished, timeout=20000) as blk:
-        engine.submit(DownloadJob("x", command=[sys.executable, "-c", FAKE_DOWNLOAD]))
+    worker.job_progress.connect(lambda i, p: got.append(p))
+    with qtbot.waitSignal(worker.job_finished, timeout=20000) as blk:
+        worker.submit(DownloadJob("x", command=[sys.executable, "-c", FAKE_DOWNLOAD]))
     assert blk.args[1:] == ["done", "downloaded x to /cache/x"]
     fracs = [f for f, _ in got if f is not None]
     assert fracs[0] == 0.0 and fracs[-1] == 1.0 and fracs == sorted(fracs)
@@ -213,10 +213,10 @@ def test_download_job_progress_and_cancel(engine, qtbot):
     # cancel kills the child process within about a second, even while it prints nothing
     got.clear()
     job = DownloadJob("x", command=[sys.executable, "-c", FAKE_DOWNLOAD, "hang"])
-    engine.submit(job)
+    worker.submit(job)
     qtbot.waitUntil(lambda: any(t.startswith("downloaded") for _, t in got), timeout=20000)
     t0 = time.perf_counter()
-    with qtbot.waitSignal(engine.job_finished, timeout=5000) as blk:
-        engine.cancel(job.id)
+    with qtbot.waitSignal(worker.job_finished, timeout=5000) as blk:
+        worker.cancel(job.id)
     assert time.perf_counter() - t0 < 1.5
     assert blk.args[1] == "cancelled" and "resumes" in blk.args[2]

@@ -2,7 +2,7 @@
 
 The CTC fine-tuning itself lives in ``speechstudio.finetune.ctc`` (``train_ctc``,
 ``register_model``); this module adapts it to the engine, as ``finetune_jobs`` does for voice
-cloning: each job is a :class:`~speechstudio.engine.jobs.Job` whose yields become
+cloning: each job is a :class:`~speechstudio.worker.jobs.Job` whose yields become
 ``job_progress`` signals, and the trainer's ``TrainControl`` becomes pause / stop methods callable
 from the GUI thread.
 
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from speechstudio.engine.finetune_jobs import TrainingJob, run_folders
-from speechstudio.engine.jobs import Job
-from speechstudio.engine.status import Status
+from speechstudio.worker.finetune_jobs import TrainingJob, run_folders
+from speechstudio.worker.jobs import Job
+from speechstudio.worker.status import Status
 from speechstudio.errors import UsageError
 
 __all__ = ["CTCBaseInfo", "describe_ctc_base", "ctc_model_names", "run_dir_for", "AdaptRun", "list_adapt_runs",
@@ -172,7 +172,7 @@ class AdaptTrainJob(TrainingJob):
     ignored). Yields the trainer's events; ``result``: the ``DoneEvent``. :meth:`pause`,
     :meth:`resume_training`, :meth:`stop` may be called from any thread; stop (and the engine's
     cancel) ends after the current step with a resumable checkpoint
-    (:class:`~speechstudio.engine.finetune_jobs.TrainingJob`)."""
+    (:class:`~speechstudio.worker.finetune_jobs.TrainingJob`)."""
 
     def __init__(self, run_dir: Path, dataset_dir: Path | None, base: str | None, config, resume: bool = False) -> None:
         from speechstudio.finetune.ctc.events import TrainControl
@@ -223,7 +223,7 @@ def _held_out(cfg: dict):
     return (val, "validation") if val else (train, "training"), dataset, manifest
 
 
-def _transcripts(engine, clips, dataset: Path, manifest, cancel) -> list[str] | None:
+def _transcripts(recognizer, clips, dataset: Path, manifest, cancel) -> list[str] | None:
     import soundfile as sf
     import soxr
 
@@ -233,9 +233,9 @@ def _transcripts(engine, clips, dataset: Path, manifest, cancel) -> list[str] | 
             return None
         audio, rate = sf.read(str(manifest.path_of(c, dataset)), dtype="float32", always_2d=True)
         audio = audio.mean(axis=1)
-        if rate != engine.sample_rate:
-            audio = soxr.resample(audio, rate, engine.sample_rate)
-        out.append(" ".join(s.text.strip() for s in engine.transcribe_blocks([audio])).strip())
+        if rate != recognizer.sample_rate:
+            audio = soxr.resample(audio, rate, recognizer.sample_rate)
+        out.append(" ".join(s.text.strip() for s in recognizer.transcribe_blocks([audio])).strip())
     return out
 
 
@@ -253,7 +253,7 @@ class CompareJob(Job):
         return f"evaluate {self.run_dir.name}"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.asr.wav2vec2 import Wav2Vec2Engine
+        from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
         from speechstudio.finetune.ctc.checkpoint import export_best
         from speechstudio.finetune.ctc.evaluate import score
         from speechstudio.finetune.run import RunError, RunFolder
@@ -269,14 +269,14 @@ class CompareJob(Job):
         language = cfg.get("language", "en")
         refs = [c.text for c in clips]
         yield Status(f"transcribing {len(clips)} {split} clips with the adapted model …")
-        adapted = _transcripts(Wav2Vec2Engine(model_dir, "adapted", device=self.device), clips, dataset, manifest,
+        adapted = _transcripts(Wav2Vec2Recognizer(model_dir, "adapted", device=self.device), clips, dataset, manifest,
                                self.cancel)
         if adapted is None:
             return
         base_hyps: list[str] | None = None
         if cfg.get("vocab_source") == "base":
             yield Status(f"transcribing them with the base model {cfg.get('base')} …")
-            base_engine = Wav2Vec2Engine(Path(cfg["base_path"]), str(cfg.get("base")), device=self.device)
+            base_engine = Wav2Vec2Recognizer(Path(cfg["base_path"]), str(cfg.get("base")), device=self.device)
             base_hyps = _transcripts(base_engine, clips, dataset, manifest, self.cancel)
             if base_hyps is None:
                 return

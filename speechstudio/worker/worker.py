@@ -1,7 +1,7 @@
 """The engine: a long-lived worker thread that owns loaded models and runs jobs from a queue.
 
-The GUI never calls torch: it builds a :class:`~speechstudio.engine.jobs.Job`, calls
-:meth:`Engine.submit`, and listens to the engine's Qt signals, which are emitted from the worker
+The GUI never calls torch: it builds a :class:`~speechstudio.worker.jobs.Job`, calls
+:meth:`Worker.submit`, and listens to the engine's Qt signals, which are emitted from the worker
 thread and delivered (queued) in the GUI thread:
 
 * ``job_started(job_id, description)``
@@ -12,7 +12,7 @@ thread and delivered (queued) in the GUI thread:
 * ``busy_changed(bool)``
 
 Models are loaded on first use by the job through :class:`ModelCache` (kept between jobs; a new
-ASR model replaces the previous one so VRAM does not grow). Cancel: :meth:`Engine.cancel` sets
+ASR model replaces the previous one so VRAM does not grow). Cancel: :meth:`Worker.cancel` sets
 the job's ``cancel`` event (the job stops at its next check point) or drops it if still queued.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ import traceback
 
 from PySide6.QtCore import QObject, Signal
 
-from speechstudio.engine.status import Status  # noqa: F401 - re-exported (it used to live here)
+from speechstudio.worker.status import Status  # noqa: F401 - re-exported (it used to live here)
 from speechstudio.errors import SpeechStudioError
 
 log = logging.getLogger(__name__)
@@ -59,13 +59,13 @@ class ModelCache:
             return self._asr, None
         self._asr = None
         self._asr_key = None
-        from speechstudio.asr.load import load_engine
+        from speechstudio.asr.load import load_model
 
-        engine, message = load_engine(spec, device=device, precision=precision, allow_download=False,
+        recognizer, message = load_model(spec, device=device, precision=precision, allow_download=False,
                                       progress=False)
-        self._asr, self._asr_key = engine, key
+        self._asr, self._asr_key = recognizer, key
         _freeze_heap()
-        return engine, message
+        return recognizer, message
 
     def has_asr(self, spec: str | None, device: str, precision: str) -> bool:
         return self._asr is not None and self._asr_key == (spec or None, device, precision)
@@ -121,7 +121,7 @@ class ModelCache:
         return out
 
 
-class Engine(QObject):
+class Worker(QObject):
     """One worker thread, one job at a time, in submission order."""
 
     job_started = Signal(int, str)

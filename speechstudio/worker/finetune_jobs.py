@@ -1,7 +1,7 @@
 """Jobs of the voice-cloning wizard (Qt-free): check a dataset, fine-tune, save, export.
 
-Each is an :class:`~speechstudio.engine.jobs.Job` (a generator run by an
-:class:`~speechstudio.engine.worker.Engine` worker thread; what it yields becomes
+Each is an :class:`~speechstudio.worker.jobs.Job` (a generator run by an
+:class:`~speechstudio.worker.worker.Worker` worker thread; what it yields becomes
 ``job_progress`` signals). The fine-tuning itself lives in ``speechstudio.finetune`` (dataset
 builder, VITS trainer, clone store, Piper export); this module only adapts those calls to the
 engine: callbacks become yielded :class:`DatasetProgress` events, the trainer's
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from speechstudio.engine.jobs import Job
-from speechstudio.engine.status import Status
+from speechstudio.worker.jobs import Job
+from speechstudio.worker.status import Status
 from speechstudio.finetune.voice_run import (BaseVoiceInfo, describe_base, finetune_dir, runs_dir,
                                              run_lock, save_trained_voice, train_config)
 

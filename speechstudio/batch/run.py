@@ -5,7 +5,7 @@
 yields :class:`BatchEvent` objects as it goes (file started / progress / done / skipped / failed),
 so a progress bar, a GUI table or a log can follow along. A bad file never stops the batch: its
 reason (one line) is recorded and the next file starts. Outputs are written atomically by
-:mod:`speechstudio.jobs.export`; inputs whose outputs all exist are skipped unless ``overwrite``
+:mod:`speechstudio.batch.export`; inputs whose outputs all exist are skipped unless ``overwrite``
 (so a stopped batch resumes where it was).
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Iterable, Iterator, Sequence
 from speechstudio.asr.types import Segment, TranscriptInfo
 from speechstudio.audio.decode import RAW_EXTENSIONS, AudioReader, RawFormat
 from speechstudio.errors import SpeechStudioError
-from speechstudio.jobs import export, resume
+from speechstudio.batch import export, resume
 
 log = logging.getLogger(__name__)
 _FATAL_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.ENOTDIR}
@@ -159,7 +159,7 @@ def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True
 MISSING = "no such file or folder"
 
 
-def run_batch(items: Iterable[InputItem], engine, *, formats: Sequence[str] = ("txt",),
+def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] = ("txt",),
               output_dir: str | os.PathLike | None = None, overwrite: bool = False,
               language: str | None = None, raw: RawFormat | None = None,
               cancel: threading.Event | None = None, debug: bool = False, task: str = "transcribe",
@@ -191,7 +191,7 @@ def run_batch(items: Iterable[InputItem], engine, *, formats: Sequence[str] = ("
         kept = tuple(notes)
         item_raw = raw if item.path.suffix.lower() in RAW_EXTENSIONS else None
         fatal = False
-        for ev in _transcribe_one(item, index, engine, todo, options, item_raw, cancel, debug):
+        for ev in _transcribe_one(item, index, recognizer, todo, options, item_raw, cancel, debug):
             if ev.kind == "done" and kept:
                 ev.warnings = ev.warnings + kept
             fatal = fatal or ev.reason.startswith(FATAL_PREFIX)
@@ -217,7 +217,7 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
     compared case-insensitively (``Talk.wav`` and ``talk.mp3`` clash on macOS/Windows file
     systems). Names stay stable across reruns: an input whose JSON transcript already sits at
     the plain name keeps it, and an input never takes a plain name whose JSON records another
-    input that still exists (:mod:`speechstudio.jobs.resume`)."""
+    input that still exists (:mod:`speechstudio.batch.resume`)."""
     def name(it: InputItem, fmt: str, level: int) -> Path:
         src = Path.cwd() / "stdin" if str(it.path) == "-" else it.path     # `-`: stdin.<fmt>
         base = export.output_path(src, fmt, input_root=it.root, output_dir=output_dir)
@@ -258,10 +258,10 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
     return [{fmt: name(it, fmt, levels[i]) for fmt in formats} for i, it in enumerate(items)]
 
 
-def _transcribe_one(item, index, engine, targets, options, raw, cancel, debug) -> Iterator[BatchEvent]:
+def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debug) -> Iterator[BatchEvent]:
     t0 = time.perf_counter()
     try:
-        reader = AudioReader(item.path, engine.sample_rate, raw=raw)
+        reader = AudioReader(item.path, recognizer.sample_rate, raw=raw)
         source = resume.fingerprint(item.path)      # before decoding: what this transcript is of
         duration = reader.info.duration_s
         yield BatchEvent("start", item, index, duration_s=duration)
@@ -276,7 +276,7 @@ def _transcribe_one(item, index, engine, targets, options, raw, cancel, debug) -
                 yield block
 
         segments: list[Segment] = []
-        stream, info = engine.transcribe(blocks(), duration_s=duration, **options)
+        stream, info = recognizer.transcribe(blocks(), duration_s=duration, **options)
         for seg in stream:
             if cancelled:
                 break

@@ -1,6 +1,6 @@
 """Resume: whether an input's existing transcripts are still its own and up to date.
 
-A batch rerun skips inputs whose outputs exist (see :mod:`speechstudio.jobs.batch`). To never keep
+A batch rerun skips inputs whose outputs exist (see :mod:`speechstudio.batch.run`). To never keep
 a stale transcript, the JSON transcript records its input under ``"source"``::
 
     "source": {"path": "/abs/talk.wav", "size": 123456, "mtime": 1764560000.123,
@@ -115,10 +115,10 @@ def owner(json_path: Path) -> str | None:
 
 
 def write_json(target: Path, segments, info, source: dict, outputs: list[str]) -> Path:
-    """Write the JSON transcript (:func:`speechstudio.jobs.export.transcript_dict`) with its
+    """Write the JSON transcript (:func:`speechstudio.batch.export.transcript_dict`) with its
     ``"source"`` record (``source`` from :func:`fingerprint`, ``outputs``: file names written
     with it), atomically. Raises ``OSError`` like ``export.write_transcript``."""
-    from speechstudio.jobs import export
+    from speechstudio.batch import export
 
     doc = export.transcript_dict(list(segments), info)
     doc["source"] = {**source, "outputs": list(outputs)}

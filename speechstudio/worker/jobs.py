@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from speechstudio.engine.status import Status
+from speechstudio.worker.status import Status
 
 
 class Job:
@@ -50,7 +50,7 @@ class TranscribeOptions:
 
 
 class TranscribeBatchJob(Job):
-    """Transcribe ``items`` with the cached ASR model through :func:`speechstudio.jobs.batch.run_batch`
+    """Transcribe ``items`` with the cached ASR model through :func:`speechstudio.batch.run.run_batch`
     (the CLI's loop: output names planned for all items together, bad files reported and skipped).
 
     Yields :class:`Status` (model loading), the file's ``TranscriptInfo`` (language, its probability,
@@ -71,37 +71,37 @@ class TranscribeBatchJob(Job):
 
     def run(self, models) -> Iterator[object]:
         from speechstudio.asr.types import TranscriptInfo
-        from speechstudio.jobs.batch import run_batch
+        from speechstudio.batch.run import run_batch
 
         o = self.options
         if self.cancel.is_set():
             return
         if not models.has_recognizer(o.model, o.device, o.precision, o.language):
             yield Status(f"loading model {o.model or '(default)'} ...")
-        engine, message = models.recognizer(o.model, o.device, o.precision, o.language)
+        recognizer, message = models.recognizer(o.model, o.device, o.precision, o.language)
         if message:
             yield Status(message)
-        if engine.engine == "whisper":
-            engine.check_options(o.language, o.task)
-        elif engine.engine == "wav2vec2" and o.task == "translate":
+        if recognizer.engine == "whisper":
+            recognizer.check_options(o.language, o.task)
+        elif recognizer.engine == "wav2vec2" and o.task == "translate":
             from speechstudio.errors import UsageError
 
-            raise UsageError(f"{engine.model_id} is a CTC model and cannot translate; choose a multilingual "
+            raise UsageError(f"{recognizer.model_id} is a CTC model and cannot translate; choose a multilingual "
                              "Whisper model (whisper-base)")
         hotwords = (o.hotwords or "").strip() or None
-        if hotwords and engine.engine == "wav2vec2":
-            yield Status(f"vocabulary not used: {engine.model_id} is a CTC model, which takes no prompt")
+        if hotwords and recognizer.engine == "wav2vec2":
+            yield Status(f"vocabulary not used: {recognizer.model_id} is a CTC model, which takes no prompt")
             hotwords = None
         finished = 0
-        batch = run_batch(self.items, engine, formats=o.formats, output_dir=o.output_dir,
+        batch = run_batch(self.items, recognizer, formats=o.formats, output_dir=o.output_dir,
                           overwrite=o.overwrite, language=o.language, cancel=self.cancel, task=o.task,
                           hotwords=hotwords)
         try:
             for ev in batch:
                 if ev.kind == "done":
                     yield ev.info if ev.info is not None else TranscriptInfo(
-                        round(ev.duration_s or 0.0, 3), o.language, engine.model_id, engine.engine,
-                        engine.device, engine.precision)
+                        round(ev.duration_s or 0.0, 3), o.language, recognizer.model_id, recognizer.engine,
+                        recognizer.device, recognizer.precision)
                 yield ev
                 if ev.kind in ("done", "skipped", "failed", "cancelled"):
                     finished += 1
