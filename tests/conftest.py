@@ -1,14 +1,49 @@
 """Shared fixtures: the real recordings in ../shared/realspeech, tiny models, an isolated home."""
 from __future__ import annotations
 
+import atexit
 import csv
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 REALSPEECH = Path(os.environ.get("SPEECHSTUDIO_REALSPEECH", ROOT.parent / "shared" / "realspeech"))
+
+# Isolation (issue 15): no test reads or writes the user's real settings, data or caches. Set at
+# import, before any test module imports Qt (QSettings caches its XDG paths on first use) and before
+# session fixtures run; subprocesses inherit it. Each test also gets its own SPEECHSTUDIO_HOME
+# (``_isolated_home`` below). ``real_settings_path`` is where the app's settings would have gone.
+_REAL_SETTINGS = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "SpeechStudio" / "SpeechStudio.ini"
+_ISOLATED = Path(tempfile.mkdtemp(prefix="speechstudio-tests-"))
+atexit.register(shutil.rmtree, _ISOLATED, True)
+for _var, _sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache"),
+                   ("SPEECHSTUDIO_HOME", "home")):
+    os.environ[_var] = str(_ISOLATED / _sub)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory, monkeypatch) -> Path:
+    """Every test: a fresh, empty ``SPEECHSTUDIO_HOME`` (settings.ini, models, voices, runs)."""
+    path = tmp_path_factory.mktemp("ss-home")
+    monkeypatch.setenv("SPEECHSTUDIO_HOME", str(path))
+    return path
+
+
+@pytest.fixture(scope="session")
+def real_settings_path() -> Path:
+    """The user's real settings file (``~/.config/SpeechStudio/SpeechStudio.ini`` on Linux): tests
+    assert it is never touched."""
+    return _REAL_SETTINGS
+
+
+@pytest.fixture(scope="session")
+def isolated_root() -> Path:
+    """The session's temporary XDG config/data/cache root (``config/``, ``data/``, ``cache/``)."""
+    return _ISOLATED
 
 
 def realspeech_rows() -> list[dict]:
