@@ -25,7 +25,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 # Subcommands implemented in their own layer; each module exposes ``register(subparsers)``.
 _PLUGINS = ("speechstudio.hub.cli", "speechstudio.tts.cli", "speechstudio.asr.dictate_cli",
-            "speechstudio.gui.cli", "speechstudio.finetune.cli")
+            "speechstudio.gui.cli", "speechstudio.finetune.cli", "speechstudio.doctor.cli")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,67 @@
+"""One doctor check's verdict (:class:`Check`) and the report of all of them (text and JSON).
+
+Verdicts: ``ok`` (works), ``info`` (a fact, nothing to do: e.g. no GPU on a CPU build), ``warn``
+(one feature is limited but the app works: e.g. the Hub is unreachable while models are
+installed), ``fail`` (something the user has is broken and needs the fix line). ``speechstudio
+doctor`` exits 1 when any check fails, else 0.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+OK, INFO, WARN, FAIL = "ok", "info", "warn", "fail"
+VERDICTS = (OK, INFO, WARN, FAIL)
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Check:
+    """The verdict of one check.
+
+    ``name``: short title ("Python", "PyTorch and GPU", ...). ``status``: one of :data:`VERDICTS`.
+    ``summary``: one line saying what is (and is not) there. ``fix``: the command that fixes a
+    ``warn``/``fail`` (empty for ``ok``/``info``). ``details``: JSON-serialisable facts
+    (versions, paths, sizes in bytes) for ``--json`` and bug reports.
+    """
+
+    name: str
+    status: str
+    summary: str
+    fix: str = ""
+    details: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in VERDICTS:
+            raise ValueError(f"unknown verdict {self.status!r} (expected one of {VERDICTS})")
+
+
+def failed(checks: list[Check]) -> bool:
+    """True when any check has the ``fail`` verdict (``speechstudio doctor`` then exits 1)."""
+    return any(c.status == FAIL for c in checks)
+
+
+def to_json(checks: list[Check], version: str) -> str:
+    """The report as JSON: ``{"schema": 1, "speechstudio": version, "ok": bool, "checks": [
+    {"name", "status", "summary", "fix", "details"}, ...]}``."""
+    return json.dumps({"schema": SCHEMA_VERSION, "speechstudio": version, "ok": not failed(checks),
+                       "checks": [asdict(c) for c in checks]}, indent=2, default=str)
+
+
+def to_text(checks: list[Check], version: str) -> str:
+    """The report for a terminal: one ``[verdict] name: summary`` line per check, each problem's
+    fix on the next line, then a one-line conclusion."""
+    width = max((len(c.name) for c in checks), default=0)
+    lines = [f"SpeechStudio {version}: checking this computer"]
+    for c in checks:
+        lines.append(f"[{c.status:>4}] {c.name:<{width}}  {c.summary}")
+        if c.fix:
+            lines.append(f"       {'':<{width}}  fix: {c.fix}")
+    problems = sum(c.status == FAIL for c in checks)
+    warnings = sum(c.status == WARN for c in checks)
+    if problems:
+        lines.append(f"{problems} problem(s), {warnings} warning(s): run the fix lines above, then "
+                     "`speechstudio doctor` again.")
+    else:
+        lines.append(f"All is well ({warnings} warning(s)).")
+    return "\n".join(lines)

@@ -1,0 +1,74 @@
+"""Folders: write access and free space of SpeechStudio's data folder and the Hugging Face cache.
+
+A folder that does not exist yet is fine when it can be created: the check walks up to the nearest
+existing parent, then writes and removes a probe file there (``os.access`` is not enough: it says
+yes to root on a read-only mount). Below :data:`LOW_SPACE_BYTES` free a warning: one Whisper or
+Wav2Vec2 model takes 0.1-1.3 GB, a fine-tuning run a few GB.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from speechstudio.doctor.report import FAIL, OK, WARN, Check
+
+LOW_SPACE_BYTES = 2 * 10**9
+
+
+def _existing(path: Path) -> Path:
+    path = path.absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _try_write(folder: Path) -> None:
+    """Create and remove a probe file in ``folder``; raises ``OSError`` when it cannot."""
+    fd, name = tempfile.mkstemp(prefix=".speechstudio-doctor-", dir=folder)
+    os.close(fd)
+    os.unlink(name)
+
+
+def folder_problem(path: Path) -> str | None:
+    """Why SpeechStudio cannot write under ``path`` (one line), or None when it can."""
+    base = _existing(path)
+    if not base.is_dir():
+        return f"{base} is a file, not a folder"
+    try:
+        _try_write(base)
+    except OSError as e:
+        return f"cannot write in {base} ({e.strerror or e})"
+    return None
+
+
+def _fix(var: str, path: Path) -> str:
+    return (f"sudo chown -R $USER '{_existing(path)}' (or choose a writable folder: "
+            f"export {var}=$HOME/speechstudio-data)")
+
+
+def check_folders() -> Check:
+    """Write access and free space of the data folder (``SPEECHSTUDIO_HOME``) and the HF cache."""
+    from speechstudio.hub.paths import data_dir, hf_cache_dir
+
+    folders = {"data": (data_dir(), "SPEECHSTUDIO_HOME"), "cache": (hf_cache_dir(), "HF_HOME")}
+    details: dict = {}
+    parts, problems, fixes, low = [], [], [], []
+    for label, (path, var) in folders.items():
+        free = shutil.disk_usage(_existing(path)).free
+        problem = folder_problem(path)
+        details[label] = {"path": str(path), "free_bytes": free, "writable": problem is None}
+        parts.append(f"{label} {path} ({free / 1e9:.1f} GB free)")
+        if problem:
+            problems.append(f"{label} folder: {problem}")
+            fixes.append(_fix(var, path))
+        elif free < LOW_SPACE_BYTES:
+            low.append(f"only {free / 1e9:.1f} GB free for the {label} folder")
+    summary = "; ".join(parts)
+    if problems:
+        return Check("Folders", FAIL, f"{summary}: " + "; ".join(problems), "; ".join(dict.fromkeys(fixes)), details)
+    if low:
+        return Check("Folders", WARN, f"{summary}: " + "; ".join(low),
+                     "free some disk space (speechstudio models list shows what models take)", details)
+    return Check("Folders", OK, summary + "; writable", "", details)

@@ -1,0 +1,124 @@
+"""Help → "Check my setup": the doctor's checks in a dialog (verdict, what was found, the fix).
+
+The checks run in a plain Python thread (they read files, run ``ldd``, ask NVML and, within 3 s,
+the Hugging Face Hub); each verdict reaches the GUI thread through a queued Qt signal, so the
+window never freezes. "Copy report" puts the same text as ``speechstudio doctor`` on the clipboard.
+"""
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QGuiApplication
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLabel, QPushButton, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from speechstudio.doctor.report import Check, to_text
+
+COLORS = {"ok": "#15803d", "info": "#1d4ed8", "warn": "#b45309", "fail": "#b91c1c"}
+_OPEN: set = set()
+WORDS = {"ok": "OK", "info": "Info", "warn": "Warning", "fail": "Problem"}
+
+
+class _Relay(QObject):
+    checked = Signal(object)   # Check
+    finished = Signal()
+
+
+class DoctorDialog(QDialog):
+    """Lists :func:`speechstudio.doctor.run_checks` verdicts as they arrive. ``checks`` holds the
+    verdicts so far; ``running`` is True while the worker thread runs; ``done`` is emitted at the end."""
+
+    done = Signal()
+
+    def __init__(self, parent: QWidget | None = None, *, network: bool = True) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Check my setup")
+        self.setAccessibleName("Check my setup")
+        self.resize(900, 420)
+        self.network = network
+        self.checks: list[Check] = []
+        self.running = False
+        self.status = QLabel()
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["Check", "Verdict", "What was found / how to fix it"])
+        self.tree.setWordWrap(True)
+        self.tree.setRootIsDecorated(False)
+        self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.tree.setColumnWidth(0, 150)
+        self.tree.setColumnWidth(1, 80)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.again = QPushButton("Check again")
+        self.copy = QPushButton("Copy report")
+        buttons.addButton(self.again, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(self.copy, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        self.again.clicked.connect(self.start)
+        self.copy.clicked.connect(self.copy_report)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.status)
+        lay.addWidget(self.tree, 1)
+        lay.addWidget(buttons)
+        self._relay = _Relay(self)
+        self._relay.checked.connect(self._add, Qt.ConnectionType.QueuedConnection)
+        self._relay.finished.connect(self._finish, Qt.ConnectionType.QueuedConnection)
+
+    def start(self) -> None:
+        """(Re)run the checks in a worker thread; no-op while a run is in progress."""
+        if self.running:
+            return
+        self.running = True
+        self.checks = []
+        self.tree.clear()
+        self.again.setEnabled(False)
+        self.status.setText("Checking this computer…")
+        relay, network = self._relay, self.network
+
+        def work() -> None:
+            from speechstudio.doctor import run_checks
+
+            try:
+                run_checks(network=network, on_check=relay.checked.emit)
+            finally:
+                relay.finished.emit()
+
+        threading.Thread(target=work, name="speechstudio-doctor", daemon=True).start()
+
+    def _add(self, check: Check) -> None:
+        self.checks.append(check)
+        text = check.summary + (f"\nFix: {check.fix}" if check.fix else "")
+        item = QTreeWidgetItem([check.name, WORDS[check.status], text])
+        item.setForeground(1, QBrush(QColor(COLORS[check.status])))
+        item.setToolTip(2, text)
+        self.tree.addTopLevelItem(item)
+
+    def _finish(self) -> None:
+        self.running = False
+        self.again.setEnabled(True)
+        problems = sum(c.status == "fail" for c in self.checks)
+        self.status.setText(f"{problems} problem(s): the Fix lines say what to run." if problems
+                            else "All is well.")
+        self.done.emit()
+
+    def report_text(self) -> str:
+        """The verdicts so far as ``speechstudio doctor`` prints them."""
+        from speechstudio import __version__
+
+        return to_text(self.checks, __version__)
+
+    def copy_report(self) -> None:
+        QGuiApplication.clipboard().setText(self.report_text())
+
+
+def show_doctor_dialog(parent: QWidget | None) -> None:
+    """Open the (non-modal) "Check my setup" dialog over ``parent`` and start the checks.
+
+    The dialog deletes itself when closed; while open it is ``parent.findChild(DoctorDialog)``
+    (or among ``QApplication.topLevelWidgets()`` when ``parent`` is None).
+    """
+    dlg = DoctorDialog(parent)
+    dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    _OPEN.add(dlg)                      # a parentless dialog lives as long as a Python reference does
+    dlg.finished.connect(lambda _=0, d=dlg: _OPEN.discard(d))
+    dlg.show()
+    dlg.start()
