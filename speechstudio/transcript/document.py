@@ -1,0 +1,338 @@
+"""An editable transcript backed by our JSON transcript file (the source of truth).
+
+``TranscriptDocument.load(path)`` reads a ``.json`` transcript written by
+:mod:`speechstudio.batch.export` (or by this editor); every operation (:meth:`edit_text`,
+:meth:`set_times`, :meth:`split`, :meth:`merge`, :meth:`replace_lines`, :meth:`type_lines`,
+:meth:`replace`, :meth:`replace_all`) records an undoable :class:`~.history.Change`;
+:meth:`save` writes the file back atomically (temp file + ``os.replace``) with every key it had
+(unknown ones included), ``"text"`` and ``"segments"`` updated, and the edit history under
+``"edit_history"``, so undo and redo survive a restart (up to ``history.MAX_SAVED`` changes).
+:meth:`export` writes txt / srt / vtt / json through the batch exporters.
+
+Word timing through edits: see :mod:`speechstudio.transcript.edits` and
+:mod:`speechstudio.transcript.words`.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Sequence
+
+from speechstudio.asr.types import TranscriptInfo
+from speechstudio.errors import UsageError
+from speechstudio.transcript import edits, history, search
+from speechstudio.transcript.history import Change, Splice
+from speechstudio.transcript.model import Segment, TranscriptFileError, as_segment, segment_from_dict, segment_to_dict
+from speechstudio.transcript.words import tokens
+
+
+def _info_from(d: dict) -> TranscriptInfo:
+    return TranscriptInfo(float(d.get("audio_duration_s") or 0.0), d.get("language"), str(d.get("model_id") or ""),
+                          str(d.get("engine") or ""), str(d.get("device") or "cpu"),
+                          str(d.get("precision") or "fp32"), d.get("language_probability"),
+                          str(d.get("task") or "transcribe"), d.get("language_detected_by"))
+
+
+class TranscriptDocument:
+    """Segments (``Segment`` with ``Word`` s, seconds) + the rest of the JSON + the edit history.
+
+    ``path``: the ``.json`` file (``None`` until saved somewhere); ``segments``: a tuple of
+    :class:`~.model.Segment`; ``info``: a :class:`TranscriptInfo` from the JSON's metadata;
+    ``dirty``: changed since loaded / saved; ``version``: increases with every change, undo, redo.
+    """
+
+    def __init__(self, segments: Sequence, meta: dict, path: str | os.PathLike | None = None,
+                 done: Sequence[Change] = (), undone: Sequence[Change] = ()) -> None:
+        self.path = Path(path) if path is not None else None
+        self.meta = dict(meta)
+        self._segments: tuple[Segment, ...] = tuple(as_segment(s) for s in segments)
+        self._done: list[Change] = list(done)
+        self._undone: list[Change] = list(undone)
+        self._typing: Change | None = None  # the last change, while typing may extend it
+        self.dirty = False
+        self.version = 0
+
+    # ------------------------------------------------------------------ files
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "TranscriptDocument":
+        """Read a JSON transcript. Raises :class:`TranscriptFileError` (file and reason)."""
+        p = Path(path)
+        try:
+            d = json.loads(p.read_text(encoding="utf-8"))
+        except OSError as e:
+            raise TranscriptFileError(f"{p}: cannot read ({e.strerror or e})") from None
+        except (UnicodeDecodeError, ValueError) as e:
+            raise TranscriptFileError(f"{p}: not a JSON transcript ({e})") from None
+        if not isinstance(d, dict) or not isinstance(d.get("segments"), list):
+            raise TranscriptFileError(f"{p}: not a JSON transcript (no \"segments\" list)")
+        try:
+            segs = [segment_from_dict(s, f"segment {k + 1}") for k, s in enumerate(d["segments"])]
+            done, undone = history.history_from_dict(d["edit_history"], "history") if "edit_history" in d else ([], [])
+        except ValueError as e:
+            raise TranscriptFileError(f"{p}: {e}") from None
+        meta = {k: v for k, v in d.items() if k != "edit_history"}
+        return cls(segs, meta, p, done, undone)
+
+    @classmethod
+    def from_segments(cls, segments: Sequence, info: TranscriptInfo,
+                      path: str | os.PathLike | None = None) -> "TranscriptDocument":
+        """A document for segments that have no JSON yet (``path``: where :meth:`save` writes)."""
+        from speechstudio.batch.export import transcript_dict
+
+        return cls(segments, transcript_dict(list(segments), info), path)
+
+    def to_dict(self) -> dict:
+        """The JSON document: the loaded keys in their order, ``text`` / ``segments`` updated,
+        ``edit_history`` last."""
+        from speechstudio.batch.export import transcript_dict
+
+        d = dict(self.meta)
+        d["text"] = transcript_dict(self._segments, self.info)["text"]
+        d["segments"] = [segment_to_dict(s) for s in self._segments]
+        d["edit_history"] = history.history_to_dict(self._done, self._undone)
+        return d
+
+    def save(self, path: str | os.PathLike | None = None) -> Path:
+        """Write the JSON atomically to ``path`` (default: :attr:`path`, which it then becomes).
+
+        Raises:
+            UsageError: no path known. OSError: the file could not be written (it keeps its
+                previous content).
+        """
+        from speechstudio.batch.export import atomic_write_text
+
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            raise UsageError("this transcript has no file yet: choose where to save it")
+        atomic_write_text(target, json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        self.path = target
+        self.dirty = False
+        return target
+
+    def export(self, fmt: str, path: str | os.PathLike) -> Path:
+        """Write the edited transcript as ``fmt`` (txt | srt | vtt | json) with
+        :func:`speechstudio.batch.export.write_transcript` (atomic). Raises UsageError, OSError."""
+        from speechstudio.batch.export import write_transcript
+
+        return write_transcript(path, self._segments, self.info, fmt)
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        return self._segments
+
+    @property
+    def info(self) -> TranscriptInfo:
+        return _info_from(self.meta)
+
+    def texts(self) -> list[str]:
+        return [s.text for s in self._segments]
+
+    def words(self, i: int):
+        """Segment ``i``'s words, one per token of its text."""
+        return edits.aligned_words(self._segments[i])
+
+    def word_spans(self, i: int) -> list[tuple[int, int, object]]:
+        """``(start_char, end_char, word)`` for each word of segment ``i``."""
+        return [(a, b, w) for (a, b, _), w in zip(tokens(self._segments[i].text), self.words(i))]
+
+    def time_at(self, i: int, char: int) -> float:
+        """The time (s) the player should be at for a cursor at ``char`` in segment ``i``: the
+        start of the word the cursor is in or before; the segment's end after its last word;
+        proportional to the character position in a segment without words."""
+        seg = self._segments[i]
+        spans = self.word_spans(i)
+        for a, b, w in spans:
+            if char <= b:
+                return w.start_s
+        if spans:
+            return spans[-1][2].end_s
+        n = max(1, len(seg.text))
+        return seg.start_s + (seg.end_s - seg.start_s) * min(char, n) / n
+
+    def word_at(self, t: float) -> tuple[int, int, int] | None:
+        """``(segment, start_char, end_char)`` of the word being said at ``t`` seconds, or
+        ``None`` between words."""
+        for i, seg in enumerate(self._segments):
+            if seg.start_s <= t <= seg.end_s:
+                for a, b, w in self.word_spans(i):
+                    if w.start_s <= t < w.end_s:
+                        return i, a, b
+        return None
+
+    # ------------------------------------------------------------------ history
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._done)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._undone)
+
+    def undo_label(self) -> str:
+        return self._done[-1].label if self._done else ""
+
+    def redo_label(self) -> str:
+        return self._undone[-1].label if self._undone else ""
+
+    def _set(self, segs: tuple[Segment, ...]) -> None:
+        self._segments = segs
+        self.dirty = True
+        self.version += 1
+
+    def _commit(self, label: str, splices: Sequence[Splice]) -> Change | None:
+        splices = [s for s in splices if not history.same(s.before, s.after)]
+        if not splices:
+            return None
+        change = Change(label, tuple(splices), history.now())
+        new = history.apply(self._segments, change)
+        assert new is not None
+        self._done.append(change)
+        self._undone.clear()
+        self._typing = None
+        self._set(new)
+        return change
+
+    def _step(self, src: list[Change], dst: list[Change], inverse: bool) -> Change | None:
+        self._typing = None
+        if not src:
+            return None
+        change = src[-1]
+        new = history.apply(self._segments, change.inverse() if inverse else change)
+        if new is None:
+            src.clear()
+            raise TranscriptFileError(f"{self.path or 'transcript'}: cannot {'undo' if inverse else 'redo'} "
+                                      f"{change.label!r}: the segments are not what the history says "
+                                      "(changed outside the editor); the history was dropped")
+        dst.append(src.pop())
+        self._set(new)
+        return change
+
+    def undo(self) -> Change | None:
+        """Undo the last change (``None`` when there is none). Raises TranscriptFileError when the
+        segments no longer match the history (the file was changed by something else)."""
+        return self._step(self._done, self._undone, inverse=True)
+
+    def redo(self) -> Change | None:
+        return self._step(self._undone, self._done, inverse=False)
+
+    def end_typing(self) -> None:
+        """The next :meth:`type_lines` starts a new undo step."""
+        self._typing = None
+
+    # ------------------------------------------------------------------ edits
+    def _index(self, i: int) -> Segment:
+        if not 0 <= i < len(self._segments):
+            raise UsageError(f"no segment {i + 1} (the transcript has {len(self._segments)})")
+        return self._segments[i]
+
+    def edit_text(self, i: int, text: str) -> Change | None:
+        """Segment ``i`` gets ``text`` (span kept; words re-timed, see :mod:`.words`)."""
+        seg = self._index(i)
+        return self._commit(f"edit segment {i + 1}", [Splice(i, (seg,), (edits.retext(seg, text),))])
+
+    def set_times(self, i: int, start_s: float, end_s: float) -> Change | None:
+        """Move segment ``i`` to ``start_s..end_s`` (seconds; words follow). Raises UsageError."""
+        seg = self._index(i)
+        new = edits.retime_segment(seg, start_s, end_s, i + 1)
+        return self._commit(f"times of segment {i + 1}", [Splice(i, (seg,), (new,))])
+
+    def split(self, i: int, char: int) -> Change | None:
+        """Split segment ``i`` at character ``char`` of its text. Raises UsageError when one side
+        would be empty."""
+        seg = self._index(i)
+        left, right = edits.split_lines(seg.text, char)
+        if not left.strip() or not right.strip():
+            raise UsageError(f"segment {i + 1}: put the cursor between words to split it")
+        return self._commit(f"split segment {i + 1}", [Splice(i, (seg,), edits.replace_run([seg], [left, right]))])
+
+    def merge(self, i: int) -> Change | None:
+        """Merge segment ``i`` with the next one. Raises UsageError for the last segment."""
+        a = self._index(i)
+        if i + 1 >= len(self._segments):
+            raise UsageError(f"segment {i + 1} is the last one: nothing to merge it with")
+        b = self._segments[i + 1]
+        line = " ".join(t for t in (a.text.strip(), b.text.strip()) if t)
+        return self._commit(f"merge segments {i + 1}–{i + 2}", [Splice(i, (a, b), edits.replace_run([a, b], [line]))])
+
+    def replace_lines(self, i: int, j: int, lines: Sequence[str], label: str = "edit") -> Change | None:
+        """Segments ``i:j`` (at least one) become one segment per line (see
+        :func:`.edits.replace_run`); ``lines`` empty deletes them."""
+        run = self._segments[i:j]
+        if not run:
+            raise UsageError("no segments to replace")
+        after = edits.replace_run(run, lines) if lines else ()
+        return self._commit(label, [Splice(i, tuple(run), tuple(after))])
+
+    def type_lines(self, lines: Sequence[str]) -> Change | None:
+        """The editor's whole text changed to ``lines`` (one per segment): find the run of lines
+        that differs and replace it. Consecutive calls that stay inside the run of the previous
+        one extend that one undo step, re-timed from the text before the first of them (so
+        "wrold" -> "world" typed letter by letter is one word edited in place)."""
+        old, new = self.texts(), list(lines)
+        if old == new:
+            return None
+        if not old:
+            dur = max(0.0, float(self.meta.get("audio_duration_s") or 0.0))
+            segs = tuple(edits.new_segment(t, 0.0, dur) for t in new)
+            return self._commit("type", [Splice(0, (), segs)])
+        p = 0
+        while p < min(len(old), len(new)) and old[p] == new[p]:
+            p += 1
+        q = 0
+        while q < min(len(old), len(new)) - p and old[-1 - q] == new[-1 - q]:
+            q += 1
+        a, b, nb = p, len(old) - q, len(new) - q
+        if a == b:  # lines only inserted: the segment before (or after) them takes them in
+            if a > 0:
+                a -= 1
+            else:
+                b, nb = b + 1, nb + 1
+        last = self._typing
+        if (last is not None and self._done and self._done[-1] is last and len(last.splices) == 1
+                and last.splices[0].index <= a and b <= last.splices[0].index + len(last.splices[0].after)):
+            sp = last.splices[0]
+            region = new[sp.index:sp.index + len(sp.after) + len(new) - len(old)]
+            self._done.pop()
+            self._segments = history.apply(self._segments, last.inverse()) or self._segments
+            if region and sp.before:
+                after = edits.replace_run(sp.before, region)
+            else:
+                after = tuple(edits.new_segment(t, 0.0, 0.0) for t in region)
+            change = self._commit("typing", [Splice(sp.index, sp.before, tuple(after))])
+            if change is None:  # typed back to what it was
+                self._set(self._segments)
+        else:
+            change = self.replace_lines(a, b, new[a:nb], "typing")
+        self._typing = change
+        return change
+
+    def find(self, query: str, segment: int = 0, char: int = 0, *, case_sensitive: bool = False,
+             whole_word: bool = False, backwards: bool = False) -> search.Match | None:
+        """The next match of ``query`` from ``(segment, char)``, wrapping (see :mod:`.search`)."""
+        return search.find_next(self.texts(), search.pattern(query, case_sensitive, whole_word), segment, char,
+                                backwards)
+
+    def find_all(self, query: str, *, case_sensitive: bool = False, whole_word: bool = False) -> list[search.Match]:
+        return search.find_all(self.texts(), search.pattern(query, case_sensitive, whole_word))
+
+    def replace(self, match: search.Match, replacement: str) -> Change | None:
+        """Replace one match's characters by ``replacement`` (one undo step)."""
+        seg = self._index(match.segment)
+        text = seg.text[:match.start] + replacement + seg.text[match.end:]
+        return self._commit(f"replace in segment {match.segment + 1}",
+                            [Splice(match.segment, (seg,), (edits.retext(seg, text),))])
+
+    def replace_all(self, query: str, replacement: str, *, case_sensitive: bool = False,
+                    whole_word: bool = False) -> int:
+        """Replace every match (one undo step); returns how many were replaced."""
+        pat = search.pattern(query, case_sensitive, whole_word)
+        splices, n = [], 0
+        for i, seg in enumerate(self._segments):
+            text, k = pat.subn(lambda _m: replacement, seg.text)
+            if k:
+                n += k
+                splices.append(Splice(i, (seg,), (edits.retext(seg, text),)))
+        self._commit(f"replace all {query!r}", splices)
+        return n

@@ -1,0 +1,91 @@
+"""The editable transcript's segment and its JSON form (our ``.json`` transcript, see
+:mod:`speechstudio.batch.export`), keeping every key this program does not know.
+
+A segment's JSON: ``{"start_s", "end_s", "text", "avg_logprob", "no_speech_prob", "words": [
+{"start_s", "end_s", "text", "probability", ...}], ...}`` — times in seconds rounded to ms,
+probability rounded to 4 decimals (as the exporter writes them); any other key (``"speaker"``, a
+tool's own field) is kept in ``extra`` and written back after the known ones.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from speechstudio.asr.types import Segment as AsrSegment
+from speechstudio.errors import SpeechStudioError
+from speechstudio.transcript.words import Word, ms
+
+SEGMENT_KEYS = ("start_s", "end_s", "text", "avg_logprob", "no_speech_prob", "words")
+WORD_KEYS = ("start_s", "end_s", "text", "probability")
+
+
+class TranscriptFileError(SpeechStudioError):
+    """A transcript file cannot be read, is not our JSON transcript, or its edit history does not
+    match its segments; the message names the file (and the segment) and the reason."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Segment(AsrSegment):
+    """:class:`speechstudio.asr.types.Segment` (seconds, ``words`` of :class:`Word`) plus ``extra``:
+    the segment's JSON keys this program does not know. Exporters take it as an ``asr`` segment."""
+
+    extra: dict = dataclasses.field(default_factory=dict)
+
+
+def _num(v: Any, what: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"{what} is {v!r}, not a number")
+    return float(v)
+
+
+def word_from_dict(d: dict, where: str) -> Word:
+    if not isinstance(d, dict):
+        raise ValueError(f"{where} is not an object")
+    prob = d.get("probability", 1.0)
+    return Word(_num(d.get("start_s"), f"{where} start_s"), _num(d.get("end_s"), f"{where} end_s"),
+                str(d.get("text", "")).strip(), 1.0 if prob is None else _num(prob, f"{where} probability"),
+                {k: v for k, v in d.items() if k not in WORD_KEYS})
+
+
+def segment_from_dict(d: dict, where: str) -> Segment:
+    """A :class:`Segment` from its JSON object. Line breaks inside the text become spaces (one
+    segment is one line in the editor). Raises ``ValueError`` naming ``where`` and the field."""
+    if not isinstance(d, dict):
+        raise ValueError(f"{where} is not an object")
+    words = d.get("words") or []
+    if not isinstance(words, list):
+        raise ValueError(f"{where} words is not a list")
+    text = d.get("text", "")
+    if not isinstance(text, str):
+        raise ValueError(f"{where} text is {text!r}, not a string")
+    lp, ns = d.get("avg_logprob"), d.get("no_speech_prob")
+    return Segment(_num(d.get("start_s"), f"{where} start_s"), _num(d.get("end_s"), f"{where} end_s"),
+                   " ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text,
+                   tuple(word_from_dict(w, f"{where} word {k + 1}") for k, w in enumerate(words)),
+                   None if lp is None else _num(lp, f"{where} avg_logprob"),
+                   None if ns is None else _num(ns, f"{where} no_speech_prob"),
+                   {k: v for k, v in d.items() if k not in SEGMENT_KEYS})
+
+
+def word_to_dict(w) -> dict:
+    d = {"start_s": ms(w.start_s), "end_s": ms(w.end_s), "text": w.text.strip(),
+         "probability": round(float(w.probability), 4)}
+    d.update(getattr(w, "extra", {}) or {})
+    return d
+
+
+def segment_to_dict(s) -> dict:
+    """The JSON object of a segment (known keys first, then ``extra``). The text is written as
+    the editor holds it (the exporters strip it); times are rounded to ms."""
+    d = {"start_s": ms(s.start_s), "end_s": ms(s.end_s), "text": s.text,
+         "avg_logprob": s.avg_logprob, "no_speech_prob": s.no_speech_prob,
+         "words": [word_to_dict(w) for w in s.words]}
+    d.update(getattr(s, "extra", {}) or {})
+    return d
+
+
+def as_segment(s) -> Segment:
+    """Any ``asr`` segment (or ours) as a :class:`Segment` with :class:`Word` s."""
+    if isinstance(s, Segment):
+        return s
+    return segment_from_dict(segment_to_dict(s), "segment")

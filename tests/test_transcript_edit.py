@@ -1,0 +1,214 @@
+"""The Qt-free transcript editing model: edit / split / merge / retime / type / find-replace / undo,
+word timing through edits, JSON round trip (unknown keys kept, history survives a reload), export."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from speechstudio.asr.types import Segment as AsrSegment, TranscriptInfo, Word as AsrWord
+from speechstudio.batch.export import write_transcript
+from speechstudio.errors import UsageError
+from speechstudio.transcript import TranscriptDocument, TranscriptFileError
+from speechstudio.transcript.words import interpolate, retime
+
+INFO = TranscriptInfo(6.0, "en", "whisper-tiny.en", "whisper")
+
+
+def segs():
+    W = AsrWord
+    return [AsrSegment(0.0, 2.0, "Hello wrold again", (W(0.1, 0.5, "Hello", 0.9), W(0.6, 1.0, "wrold", 0.4),
+                                                      W(1.2, 1.8, "again", 0.8)), -0.2, 0.01),
+            AsrSegment(2.5, 4.0, "second part here", (W(2.5, 3.0, "second", 0.7), W(3.1, 3.5, "part", 0.6),
+                                                     W(3.6, 4.0, "here", 0.5)), -0.6, 0.03)]
+
+
+@pytest.fixture
+def json_path(tmp_path):
+    p = tmp_path / "talk.json"
+    write_transcript(p, segs(), INFO, "json")
+    d = json.loads(p.read_text())
+    d["my_tool"] = {"reviewed": False}           # unknown keys at every level
+    d["segments"][0]["speaker"] = "A"
+    d["segments"][1]["words"][0]["style"] = "bold"
+    p.write_text(json.dumps(d))
+    return p
+
+
+def words(seg):
+    return [(w.start_s, w.end_s, w.text) for w in seg.words]
+
+
+def test_edit_word_in_place_keeps_times(json_path):
+    doc = TranscriptDocument.load(json_path)
+    doc.edit_text(0, "Hello world again")
+    s = doc.segments[0]
+    assert (s.start_s, s.end_s, s.text) == (0.0, 2.0, "Hello world again")
+    assert words(s) == [(0.1, 0.5, "Hello"), (0.6, 1.0, "world"), (1.2, 1.8, "again")]
+    assert [w.probability for w in s.words] == [0.9, 1.0, 0.8]  # the typed word: 1.0
+    assert s.extra == {"speaker": "A"}
+
+
+def test_free_edit_interpolates_inside_the_gap():
+    W = AsrWord
+    old = [W(0.0, 1.0, "one"), W(1.0, 2.0, "two"), W(2.0, 3.0, "three")]
+    # "two" -> "to do" (1 word -> 2): share 1.0..2.0 by characters (2 : 2)
+    assert [(w.start_s, w.end_s, w.text) for w in retime(old, "one to do three", 0.0, 3.0)] == [
+        (0.0, 1.0, "one"), (1.0, 1.5, "to"), (1.5, 2.0, "do"), (2.0, 3.0, "three")]
+    # a word typed between two touching words: the one before shares its span (3 : 3 chars)
+    assert [(w.start_s, w.end_s, w.text) for w in retime(old, "one new two three", 0.0, 3.0)] == [
+        (0.0, 0.5, "one"), (0.5, 1.0, "new"), (1.0, 2.0, "two"), (2.0, 3.0, "three")]
+    assert interpolate(["a", "bbb"], 1.0, 2.0) == [(1.0, 1.25), (1.25, 2.0)]
+
+
+def test_split_at_word_boundary_and_merge(json_path):
+    doc = TranscriptDocument.load(json_path)
+    doc.split(0, len("Hello wrold"))
+    a, b = doc.segments[:2]
+    assert (a.start_s, a.end_s, a.text, words(a)) == (0.0, 1.0, "Hello wrold", [(0.1, 0.5, "Hello"), (0.6, 1.0, "wrold")])
+    assert (b.start_s, b.end_s, b.text, words(b)) == (1.2, 2.0, "again", [(1.2, 1.8, "again")])
+    assert a.extra == b.extra == {"speaker": "A"}
+    doc.merge(1)  # "again" + "second part here"
+    m = doc.segments[1]
+    assert (m.start_s, m.end_s, m.text) == (1.2, 4.0, "again second part here")
+    assert words(m) == [(1.2, 1.8, "again"), (2.5, 3.0, "second"), (3.1, 3.5, "part"), (3.6, 4.0, "here")]
+    assert m.avg_logprob == pytest.approx((-0.2 * 0.8 - 0.6 * 1.5) / 2.3)
+    assert len(doc.segments) == 2
+    with pytest.raises(UsageError, match="segment 2 is the last one"):
+        doc.merge(1)
+    with pytest.raises(UsageError, match="between words"):
+        doc.split(0, 0)
+
+
+def test_split_inside_a_word_shares_its_span(json_path):
+    doc = TranscriptDocument.load(json_path)
+    doc.split(1, len("second pa"))  # "part" 3.1..3.5 -> "pa" | "rt"
+    a, b = doc.segments[1:3]
+    assert words(a) == [(2.5, 3.0, "second"), (3.1, 3.3, "pa")] and a.end_s == 3.3
+    assert words(b) == [(3.3, 3.5, "rt"), (3.6, 4.0, "here")] and (b.start_s, b.end_s) == (3.3, 4.0)
+
+
+def test_set_times_moves_words_and_rejects_bad_spans(json_path):
+    doc = TranscriptDocument.load(json_path)
+    doc.set_times(1, 3.0, 4.5)  # 2.5..4.0 -> 3.0..4.5: shift by 0.5
+    assert words(doc.segments[1]) == [(3.0, 3.5, "second"), (3.6, 4.0, "part"), (4.1, 4.5, "here")]
+    with pytest.raises(UsageError, match="segment 1: end 1.000 s must be after start 1.500 s"):
+        doc.set_times(0, 1.5, 1.0)
+
+
+def test_typing_is_one_undo_step_and_keeps_word_times(json_path):
+    doc = TranscriptDocument.load(json_path)
+    rest = doc.texts()[1:]
+    for t in ("Hello wold again", "Hello wod again", "Hello w again", "Hello wor again", "Hello world again"):
+        doc.type_lines([t, *rest])
+    assert words(doc.segments[0]) == [(0.1, 0.5, "Hello"), (0.6, 1.0, "world"), (1.2, 1.8, "again")]
+    doc.type_lines(["Hello world", "again", *rest])          # Enter after "world"
+    doc.type_lines(["Hello world", "again and", *rest])
+    assert [(s.start_s, s.end_s, s.text) for s in doc.segments] == [
+        (0.0, 1.0, "Hello world"), (1.2, 2.0, "again and"), (2.5, 4.0, "second part here")]
+    assert words(doc.segments[1]) == [(1.2, 1.8, "again"), (1.8, 2.0, "and")]
+    assert doc.undo_label() == "typing"
+    doc.undo()
+    assert doc.texts() == ["Hello wrold again", "second part here"]
+    assert not doc.can_undo and doc.can_redo
+    doc.redo()
+    assert doc.texts() == ["Hello world", "again and", "second part here"]
+    doc.end_typing()
+    doc.type_lines(["Hello world", "again and second part here"])  # Backspace at a line start: merge
+    assert [(s.start_s, s.end_s) for s in doc.segments] == [(0.0, 1.0), (1.2, 4.0)]
+    doc.type_lines(["Hello world"])                                 # the line deleted
+    assert doc.texts() == ["Hello world"]
+    doc.undo()
+    assert doc.texts() == ["Hello world", "again and", "second part here"]
+
+
+def test_find_and_replace(json_path):
+    doc = TranscriptDocument.load(json_path)
+    m = doc.find("PART", 0, 0)
+    assert (m.segment, m.start, m.end) == (1, 7, 11)
+    assert doc.find("part", 1, 8) == m  # wraps round to the only match
+    assert doc.find("e", 1, 0, case_sensitive=True, backwards=True).segment == 0
+    assert doc.find_all("re", whole_word=True) == []
+    doc.replace(m, "bit")
+    assert words(doc.segments[1])[1] == (3.1, 3.5, "bit")
+    assert doc.replace_all("E", "3") == 4
+    assert doc.texts() == ["H3llo wrold again", "s3cond bit h3r3"]
+    doc.undo()
+    assert doc.texts() == ["Hello wrold again", "second bit here"]
+    with pytest.raises(UsageError, match="empty"):
+        doc.find("")
+
+
+def test_json_round_trip_keeps_unknown_keys_and_history(json_path):
+    before = json.loads(json_path.read_text())
+    doc = TranscriptDocument.load(json_path)
+    doc.save()
+    same = json.loads(json_path.read_text())
+    assert same.pop("edit_history") == {"format": 1, "done": [], "undone": []}
+    assert same == before                                     # every key, in order, unchanged
+
+    doc.edit_text(0, "Hello world again")
+    doc.split(1, len("second"))
+    assert doc.dirty
+    doc.save()
+    assert not doc.dirty
+    d = json.loads(json_path.read_text())
+    assert d["my_tool"] == {"reviewed": False} and d["segments"][0]["speaker"] == "A"
+    assert d["segments"][1]["words"][0] == {"start_s": 2.5, "end_s": 3.0, "text": "second", "probability": 0.7,
+                                           "style": "bold"}
+    assert d["text"] == "Hello world again second part here"
+    assert [c["label"] for c in d["edit_history"]["done"]] == ["edit segment 1", "split segment 2"]
+
+    again = TranscriptDocument.load(json_path)                # a restart: undo still works
+    assert again.texts() == ["Hello world again", "second", "part here"]
+    again.undo()
+    again.undo()
+    assert again.texts() == ["Hello wrold again", "second part here"]
+    assert words(again.segments[0])[1] == (0.6, 1.0, "wrold")
+    again.save()
+    assert json.loads(json_path.read_text())["segments"] == before["segments"]
+
+
+def test_history_that_does_not_match_is_refused(json_path):
+    doc = TranscriptDocument.load(json_path)
+    doc.edit_text(0, "Hello world again")
+    doc.save()
+    d = json.loads(json_path.read_text())
+    d["segments"][0]["text"] = "changed by another tool"
+    json_path.write_text(json.dumps(d))
+    doc = TranscriptDocument.load(json_path)
+    with pytest.raises(TranscriptFileError, match="cannot undo 'edit segment 1'.*changed outside the editor"):
+        doc.undo()
+    assert not doc.can_undo
+
+
+def test_bad_files_name_the_file_and_field(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"segments": [{"start_s": 0, "end_s": "x", "text": "a"}]}')
+    with pytest.raises(TranscriptFileError, match=r"bad.json: segment 1 end_s is 'x', not a number"):
+        TranscriptDocument.load(bad)
+    bad.write_text("[1, 2]")
+    with pytest.raises(TranscriptFileError, match="not a JSON transcript"):
+        TranscriptDocument.load(bad)
+
+
+def test_export_round_trip_srt_and_json(json_path, tmp_path):
+    doc = TranscriptDocument.load(json_path)
+    doc.edit_text(0, "Hello world again")
+    doc.split(1, len("second"))
+    srt = doc.export("srt", tmp_path / "out.srt")
+    assert srt.read_text() == ("1\n00:00:00,000 --> 00:00:02,000\nHello world again\n\n"
+                               "2\n00:00:02,500 --> 00:00:03,000\nsecond\n\n"
+                               "3\n00:00:03,100 --> 00:00:04,000\npart here\n\n")
+    js = json.loads(doc.export("json", tmp_path / "out.json").read_text())
+    assert [(s["start_s"], s["end_s"], s["text"]) for s in js["segments"]] == [
+        (0.0, 2.0, "Hello world again"), (2.5, 3.0, "second"), (3.1, 4.0, "part here")]
+    assert doc.export("txt", tmp_path / "out.txt").read_text() == "Hello world again\nsecond\npart here\n"
+
+
+def test_time_at_cursor_and_word_at_time(json_path):
+    doc = TranscriptDocument.load(json_path)
+    assert doc.time_at(0, 0) == 0.1 and doc.time_at(0, 7) == 0.6 and doc.time_at(0, 17) == 1.2
+    assert doc.word_at(0.7) == (0, 6, 11)      # "wrold"
+    assert doc.word_at(1.1) is None            # between words
+    assert doc.word_at(3.2) == (1, 7, 11)      # "part"
