@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from speechstudio.asr.types import Segment as AsrSegment, TranscriptInfo, Word as AsrWord
+from speechstudio.asr.types import Segment as AsrSegment
+from speechstudio.asr.types import TranscriptInfo
+from speechstudio.asr.types import Word as AsrWord
 from speechstudio.batch.export import write_transcript
 from speechstudio.errors import UsageError
 from speechstudio.transcript import TranscriptDocument, TranscriptFileError
@@ -212,3 +214,12 @@ def test_time_at_cursor_and_word_at_time(json_path):
     assert doc.word_at(0.7) == (0, 6, 11)      # "wrold"
     assert doc.word_at(1.1) is None            # between words
     assert doc.word_at(3.2) == (1, 7, 11)      # "part"
+
+
+def test_time_format_and_parse():
+    from speechstudio.transcript.timefmt import format_time, parse_time
+
+    assert [format_time(t) for t in (0, 1.2345, 75.5, 3725)] == ["0:00.000", "0:01.234", "1:15.500", "1:02:05.000"]
+    assert [parse_time(t) for t in ("1:15.5", "75.5", "1:02:05", "0,25", " 2 ")] == [75.5, 75.5, 3725.0, 0.25, 2.0]
+    with pytest.raises(UsageError, match="'1:x' is not a time"):
+        parse_time("1:x")

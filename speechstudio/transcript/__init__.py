@@ -7,4 +7,4 @@ from speechstudio.transcript.model import Segment, TranscriptFileError
 from speechstudio.transcript.search import Match
 from speechstudio.transcript.words import Word
 
-__all__ = ["TranscriptDocument", "Segment", "Word", "Match", "TranscriptFileError"]
+__all__ = ["Match", "Segment", "TranscriptDocument", "TranscriptFileError", "Word"]

@@ -16,14 +16,20 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from speechstudio.asr.types import TranscriptInfo
 from speechstudio.errors import UsageError
 from speechstudio.transcript import edits, history, search
 from speechstudio.transcript.history import Change, Splice
-from speechstudio.transcript.model import Segment, TranscriptFileError, as_segment, segment_from_dict, segment_to_dict
+from speechstudio.transcript.model import (
+    Segment,
+    TranscriptFileError,
+    as_segment,
+    segment_from_dict,
+    segment_to_dict,
+)
 from speechstudio.transcript.words import tokens
 
 
@@ -55,7 +61,7 @@ class TranscriptDocument:
 
     # ------------------------------------------------------------------ files
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "TranscriptDocument":
+    def load(cls, path: str | os.PathLike) -> TranscriptDocument:
         """Read a JSON transcript. Raises :class:`TranscriptFileError` (file and reason)."""
         p = Path(path)
         try:
@@ -76,7 +82,7 @@ class TranscriptDocument:
 
     @classmethod
     def from_segments(cls, segments: Sequence, info: TranscriptInfo,
-                      path: str | os.PathLike | None = None) -> "TranscriptDocument":
+                      path: str | os.PathLike | None = None) -> TranscriptDocument:
         """A document for segments that have no JSON yet (``path``: where :meth:`save` writes)."""
         from speechstudio.batch.export import transcript_dict
 

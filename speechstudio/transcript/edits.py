@@ -16,7 +16,7 @@ Rules for times (seconds, rounded to ms), see also :mod:`speechstudio.transcript
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from collections.abc import Sequence
 
 from speechstudio.errors import UsageError
 from speechstudio.transcript.model import Segment

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-from typing import Sequence
+from collections.abc import Sequence
 
 from speechstudio.transcript.model import Segment, segment_from_dict, segment_to_dict
 
@@ -25,7 +25,7 @@ class Splice:
     before: tuple[Segment, ...]
     after: tuple[Segment, ...]
 
-    def inverse(self) -> "Splice":
+    def inverse(self) -> Splice:
         return Splice(self.index, self.after, self.before)
 
 
@@ -38,7 +38,7 @@ class Change:
     splices: tuple[Splice, ...]
     at: str = ""
 
-    def inverse(self) -> "Change":
+    def inverse(self) -> Change:
         return Change(self.label, tuple(s.inverse() for s in reversed(self.splices)), self.at)
 
 

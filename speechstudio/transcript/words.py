@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from difflib import SequenceMatcher
-from typing import Sequence
 
 from speechstudio.asr.types import Word as AsrWord
 
