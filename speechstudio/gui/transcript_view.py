@@ -1,15 +1,22 @@
-"""The transcript of one queue row (start / end / text, click to hear) with "export as", plus the
-queue row itself and reading our ``.json`` output back for files skipped as already transcribed."""
+"""The transcript of one queue row (start / end / text, click to hear; "Edit transcript" opens
+the editor) with "export as", plus the queue row itself and reading our ``.json`` output back for
+files skipped as already transcribed."""
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QPushButton, QStackedWidget,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from speechstudio.batch.export import output_path
+from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import fmt_ts
+from speechstudio.gui.transcript_editor import TranscriptEditor
+from speechstudio.gui.transcript_player import SegmentPlayer
+from speechstudio.transcript import TranscriptDocument
 
 
 @dataclass
@@ -50,17 +57,34 @@ def load_json_transcript(row: QueueRow, segments: bool = True) -> None:
 
 
 class TranscriptView(QWidget):
-    """Title line, export format + button, and the segment table."""
+    """Title line, "Edit transcript", export format + button, and the transcript: the segment
+    table (click a segment to hear it) or, while editing, the :class:`TranscriptEditor` (edits
+    are saved into the row's ``.json`` transcript, created next to its other outputs when the
+    run wrote none, and copied into ``row.segments`` so "Export…" writes them too).
 
-    def __init__(self, formats, parent=None) -> None:
+    ``audio`` (:class:`~.audio_hub.AudioHub`) and ``io`` (the I/O worker) give the editor its
+    player; without them it edits without playback. Signal ``status_message(str)``."""
+
+    status_message = Signal(str)
+
+    def __init__(self, formats, parent=None, *, audio=None, io=None) -> None:
         super().__init__(parent)
+        self.row: QueueRow | None = None
         bl = QVBoxLayout(self)
         bl.setContentsMargins(0, 0, 0, 0)
         hdr = QHBoxLayout()
         self.title = QLabel("Transcript: select a finished file")
         self.title.setAccessibleName("Transcript title")
+        self.title.setWordWrap(True)
         hdr.addWidget(self.title, 1)
-        hdr.addWidget(QLabel("Export as"))
+        self.edit_btn = QPushButton("Edit transcript")
+        self.edit_btn.setCheckable(True)
+        self.edit_btn.setEnabled(False)
+        self.edit_btn.setAccessibleName("Edit the transcript")
+        self.edit_btn.setToolTip("Fix words, times and segments; the player follows the cursor")
+        hdr.addWidget(self.edit_btn)
+        self.export_label = QLabel("Export as")
+        hdr.addWidget(self.export_label)
         self.export_box = QComboBox()
         self.export_box.addItems(formats)
         self.export_box.setAccessibleName("Export format")
@@ -80,13 +104,36 @@ class TranscriptView(QWidget):
         self.segments.setColumnWidth(0, 70)
         self.segments.setColumnWidth(1, 70)
         self.segments.setWordWrap(True)
-        bl.addWidget(self.segments)
+        self.player = SegmentPlayer(audio, io, self) if audio is not None and io is not None else None
+        if self.player is not None:
+            self.player.message.connect(self.status_message)
+        self.editor = TranscriptEditor(self.player)
+        self.editor.changed.connect(self._on_edited)
+        self.editor.status_message.connect(self.status_message)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.segments)
+        self.stack.addWidget(self.editor)
+        bl.addWidget(self.stack, 1)
+        self.edit_btn.toggled.connect(self.set_editing)
+
+    @property
+    def editing(self) -> bool:
+        return self.stack.currentWidget() is self.editor
 
     def show_row(self, row: QueueRow | None) -> None:
+        self.row = row
+        self._fill_table(row)
+        editable = row is not None and row.status in ("done", "skipped") and row.info is not None
+        self.edit_btn.setEnabled(editable)
+        self.export_btn.setEnabled(editable)
+        if self.player is not None:
+            self.player.set_source(row.item.path if row is not None else None)
+        self.set_editing(self.edit_btn.isChecked() and editable)
+
+    def _fill_table(self, row: QueueRow | None) -> None:
         self.segments.setRowCount(0)
         if row is None:
             self.title.setText("Transcript: select a finished file")
-            self.export_btn.setEnabled(False)
             return
         name = row.item.path.name
         if row.status in ("failed", "ignored"):
@@ -102,4 +149,47 @@ class TranscriptView(QWidget):
             self.segments.setItem(r, 1, QTableWidgetItem(fmt_ts(seg.end_s)))
             self.segments.setItem(r, 2, QTableWidgetItem(seg.text.strip()))
         self.segments.resizeRowsToContents()
-        self.export_btn.setEnabled(row.status in ("done", "skipped") and row.info is not None)
+
+    def set_editing(self, on: bool) -> None:
+        """Show the editor on the selected row's transcript (``on``) or the segment table."""
+        row = self.row
+        doc = self._document(row) if on and row is not None else None
+        if on and doc is None:
+            on = False
+        if self.edit_btn.isChecked() != on and self.edit_btn.isEnabled():
+            self.edit_btn.blockSignals(True)
+            self.edit_btn.setChecked(on)
+            self.edit_btn.blockSignals(False)
+        if doc is not self.editor.document:
+            self.editor.set_document(doc)
+        self.stack.setCurrentWidget(self.editor if on else self.segments)
+        for w in (self.export_label, self.export_box, self.export_btn):
+            w.setVisible(not on)  # the editor has its own export of the edited text
+        if on:
+            self.title.setText(f"Editing {row.item.path.name} — saved into {doc.path.name} as you go")
+            self.editor.text.setFocus()
+        elif row is not None:
+            self._fill_table(row)
+
+    def _document(self, row: QueueRow) -> TranscriptDocument | None:
+        """The row's transcript as an editable document (its ``.json``; else a new ``.json`` next
+        to its first output). ``None`` (said on the status line) when the JSON cannot be read."""
+        cur = self.editor.document
+        js = next((p for p in row.outputs if p.suffix == ".json"), None)
+        if js is None:
+            js = row.outputs[0].with_suffix(".json") if row.outputs else output_path(row.item.path, "json")
+        if cur is not None and cur.path == js:
+            return cur
+        if js.is_file():
+            try:
+                return TranscriptDocument.load(js)
+            except SpeechStudioError as e:
+                self.status_message.emit(f"cannot edit: {e}")
+                return None
+        if row.info is None:
+            return None
+        return TranscriptDocument.from_segments(row.segments, row.info, js)
+
+    def _on_edited(self) -> None:
+        if self.row is not None and self.editor.document is not None:
+            self.row.segments = list(self.editor.document.segments)

@@ -1,0 +1,121 @@
+"""The transcript editor's text: a plain-text edit with one line (block) per segment, the
+segments' times in a gutter on the left (as Qt's "Code Editor" example draws line numbers), and
+helpers to place the cursor and mark words by ``(segment, start_char, end_char)``."""
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtGui import QColor, QKeySequence, QPainter, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+
+
+class _Gutter(QWidget):
+    def __init__(self, text: SegmentTextEdit) -> None:
+        super().__init__(text)
+        self.text = text
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.text.gutter_width(), 0)
+
+    def paintEvent(self, event) -> None:
+        self.text.paint_gutter(event)
+
+
+class SegmentTextEdit(QPlainTextEdit):
+    """Plain text, one block per segment; ``times(block) -> str`` fills the gutter."""
+
+    def __init__(self, times, undo, redo, parent=None) -> None:
+        super().__init__(parent)
+        self.times, self._undo, self._redo = times, undo, redo
+        self.gutter = _Gutter(self)
+        self.setUndoRedoEnabled(False)  # the document's history is the one undo stack
+        self.blockCountChanged.connect(lambda _n: self.setViewportMargins(self.gutter_width(), 0, 0, 0))
+        self.updateRequest.connect(self._on_update_request)
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+
+    def gutter_width(self) -> int:
+        return self.fontMetrics().horizontalAdvance("0:00:00.000–0:00:00.000") + 12
+
+    def _on_update_request(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self.gutter.scroll(0, dy)
+        else:
+            self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        cr = self.contentsRect()
+        self.gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
+
+    def paint_gutter(self, event) -> None:
+        p = QPainter(self.gutter)
+        pal = self.palette()
+        p.fillRect(event.rect(), pal.alternateBase())
+        p.setPen(pal.placeholderText().color())
+        block = self.firstVisibleBlock()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        h = self.fontMetrics().height()
+        while block.isValid() and top <= event.rect().bottom():
+            bottom = top + round(self.blockBoundingRect(block).height())
+            if block.isVisible() and bottom >= event.rect().top():
+                p.drawText(0, top, self.gutter.width() - 6, h, Qt.AlignmentFlag.AlignRight, self.times(block.blockNumber()))
+            block = block.next()
+            top = bottom
+        p.end()
+
+    def keyPressEvent(self, event) -> None:
+        if event.matches(QKeySequence.StandardKey.Undo):
+            self._undo()
+            return
+        if event.matches(QKeySequence.StandardKey.Redo):
+            self._redo()
+            return
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            self.textCursor().insertBlock()  # no line separator inside a segment: Shift+Enter splits too
+            return
+        super().keyPressEvent(event)
+
+    # ------------------------------------------------------------------ helpers
+    def range_cursor(self, seg: int, a: int, b: int) -> QTextCursor:
+        """A cursor selecting characters ``a:b`` of block ``seg``."""
+        block = self.document().findBlockByNumber(max(0, min(seg, self.document().blockCount() - 1)))
+        end = block.length() - 1
+        c = QTextCursor(block)
+        c.setPosition(block.position() + min(a, end))
+        c.setPosition(block.position() + min(b, end), QTextCursor.MoveMode.KeepAnchor)
+        return c
+
+    def place_cursor(self, seg: int, char: int, anchor: int | None = None) -> None:
+        """Move the cursor to ``char`` in block ``seg`` (selecting from ``anchor`` if given)."""
+        self.setTextCursor(self.range_cursor(seg, char if anchor is None else anchor, char))
+        self.ensureCursorVisible()
+
+    def position(self) -> tuple[int, int]:
+        """``(block, char)`` of the cursor."""
+        c = self.textCursor()
+        return c.blockNumber(), c.positionInBlock()
+
+    def scroll_to_block(self, seg: int) -> None:
+        """Scroll so block ``seg`` is visible (without moving the cursor)."""
+        first = self.firstVisibleBlock().blockNumber()
+        rows = max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
+        if not first <= seg < first + rows - 1:
+            self.verticalScrollBar().setValue(max(0, seg - 2))
+
+    def set_marks(self, unsure: list[tuple[int, int, int, float]], said: tuple[int, int, int] | None) -> None:
+        """Wavy orange underline under ``unsure`` words ``(seg, a, b, probability)``, the
+        highlight colour on the word being ``said`` ``(seg, a, b)``."""
+        sels = []
+        for seg, a, b, prob in unsure:
+            s = QTextEdit.ExtraSelection()
+            s.cursor = self.range_cursor(seg, a, b)
+            s.format.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+            s.format.setUnderlineColor(QColor(230, 120, 0))
+            s.format.setToolTip(f"the recogniser's confidence: {prob:.0%}")
+            sels.append(s)
+        if said is not None:
+            s = QTextEdit.ExtraSelection()
+            s.cursor = self.range_cursor(*said)
+            s.format.setBackground(self.palette().highlight())
+            s.format.setForeground(self.palette().highlightedText())
+            sels.append(s)
+        self.setExtraSelections(sels)

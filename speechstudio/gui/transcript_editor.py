@@ -1,0 +1,375 @@
+"""The transcript editor: one line per segment with its times in a gutter, typed edits with word
+timing kept (see :mod:`speechstudio.transcript`), Enter splits a segment and Backspace at a line's
+start merges it, start / end fields for the segment under the cursor, find / replace, undo / redo
+(saved in the transcript, so they survive a restart), export, and a player that follows the
+cursor and highlights the word being said.
+
+Edits are saved atomically into the ``.json`` transcript one second after the last change (and
+on :meth:`TranscriptEditor.flush`). No model code: the document is a Qt-free
+:class:`~speechstudio.transcript.TranscriptDocument`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from speechstudio.errors import SpeechStudioError
+from speechstudio.gui.segment_text import SegmentTextEdit
+from speechstudio.gui.transcript_find import FindBar
+from speechstudio.transcript import TranscriptDocument
+from speechstudio.transcript.timefmt import format_time, parse_time
+
+FORMATS = ("txt", "srt", "vtt", "json")
+#: Words the recogniser was less sure of than this get a wavy underline (probability in [0, 1]).
+LOW_CONFIDENCE = 0.5
+AUTOSAVE_MS = 1000
+FOLLOW_MS = 40
+
+
+class TranscriptEditor(QWidget):
+    """Signals: ``changed()`` after every edit / undo / redo (the host re-reads
+    ``document.segments``), ``status_message(str)``."""
+
+    changed = Signal()
+    status_message = Signal(str)
+
+    def __init__(self, player=None, parent=None) -> None:
+        super().__init__(parent)
+        self.document: TranscriptDocument | None = None
+        self.player = player
+        self._loading = False
+        self._edited = False
+        self._unsure: list[tuple[int, int, int, float]] = []
+        self._said: tuple[int, int, int] | None = None
+        self._build()
+        self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
+        self._autosave.timeout.connect(self.flush)
+        self._follow = QTimer(self, interval=FOLLOW_MS)
+        self._follow.timeout.connect(self._follow_player)
+        self._follow.start()
+        self._update_actions()
+
+    # ------------------------------------------------------------------ layout
+    def _button(self, text: str, name: str, tip: str, slot) -> QPushButton:
+        b = QPushButton(text)
+        b.setAccessibleName(name)
+        b.setToolTip(tip)
+        b.clicked.connect(slot)
+        return b
+
+    def _build(self) -> None:
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        self.play_btn = self._button("Play", "Play from the cursor", "Play from the cursor / pause (Ctrl+Space)",
+                                     self.toggle_play)
+        self.undo_btn = self._button("Undo", "Undo", "Undo (Ctrl+Z)", self.undo)
+        self.redo_btn = self._button("Redo", "Redo", "Redo (Ctrl+Shift+Z)", self.redo)
+        self.split_btn = self._button("Split", "Split segment at the cursor",
+                                      "Split the segment at the cursor (Enter in the text does the same)",
+                                      self.split_at_cursor)
+        self.merge_btn = self._button("Merge with next", "Merge with the next segment",
+                                      "Merge this segment with the next one (Ctrl+M; Backspace at a line's start too)",
+                                      self.merge_with_next)
+        for b in (self.play_btn, self.undo_btn, self.redo_btn, self.split_btn, self.merge_btn):
+            bar.addWidget(b)
+        bar.addSpacing(12)
+        self.segment_label = QLabel("Segment –")
+        self.segment_label.setAccessibleName("Segment under the cursor")
+        bar.addWidget(self.segment_label)
+        self.start_edit, self.end_edit = QLineEdit(), QLineEdit()
+        for e, n in ((self.start_edit, "Segment start"), (self.end_edit, "Segment end")):
+            e.setAccessibleName(n)
+            e.setToolTip(f"{n} (m:ss.sss or seconds); Enter applies")
+            e.setMaximumWidth(self.fontMetrics().horizontalAdvance("0:00:00.000") + 24)
+            e.editingFinished.connect(self._apply_times)
+        bar.addWidget(self.start_edit)
+        bar.addWidget(QLabel("–"))
+        bar.addWidget(self.end_edit)
+        bar.addStretch(1)
+        self.save_btn = self._button("Save", "Save the transcript", "Save into the .json transcript (Ctrl+S); "
+                                     "edits are also saved a second after you stop typing", self.flush)
+        self.export_box = QComboBox()
+        self.export_box.addItems(FORMATS)
+        self.export_box.setCurrentText("srt")
+        self.export_box.setAccessibleName("Export the edited transcript as")
+        self.export_btn = self._button("Export…", "Export the edited transcript", "Write the edited transcript as "
+                                       "the chosen format", self._export_dialog)
+        for w in (self.save_btn, self.export_box, self.export_btn):
+            bar.addWidget(w)
+        lay.addLayout(bar)
+
+        self.find_bar = FindBar(self)
+        lay.addWidget(self.find_bar)
+
+        self.text = SegmentTextEdit(self._gutter_times, self.undo, self.redo)
+        self.text.setAccessibleName("Transcript text, one segment per line")
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.text.document().contentsChanged.connect(self._on_text_changed)
+        self.text.cursorPositionChanged.connect(self._on_cursor_moved)
+        lay.addWidget(self.text, 1)
+
+        ctx = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        fb = self.find_bar
+        for keys, slot in ((QKeySequence.StandardKey.Save, self.flush), (QKeySequence.StandardKey.Find, fb.focus_find),
+                           (QKeySequence("Ctrl+H"), fb.replace_edit.setFocus), (QKeySequence("F3"), fb.find_next),
+                           (QKeySequence("Shift+F3"), lambda: fb.find_next(True)),
+                           (QKeySequence("Ctrl+M"), self.merge_with_next), (QKeySequence("Ctrl+Space"), self.toggle_play),
+                           (QKeySequence("Ctrl+Shift+Z"), self.redo)):
+            sc = QShortcut(keys, self, slot)
+            sc.setContext(ctx)
+
+    # ------------------------------------------------------------------ document
+    def set_document(self, doc: TranscriptDocument | None) -> None:
+        """Show ``doc`` (saving the one shown before if it has unsaved edits)."""
+        self.flush()
+        self.document = doc
+        self._render((0, 0))
+        self.text.setReadOnly(doc is None)
+        self.text.moveCursor(QTextCursor.MoveOperation.Start)
+        self._update_actions()
+
+    def set_player(self, player) -> None:
+        self.player = player
+        self._update_actions()
+
+    def _render(self, cursor: tuple[int, int] | None = None) -> None:
+        """Fill the text from the document; put the cursor at ``(segment, char)``."""
+        self._loading = True
+        scroll = self.text.verticalScrollBar().value()
+        self.text.setPlainText("\n".join(self.document.texts()) if self.document else "")
+        self.text.verticalScrollBar().setValue(scroll)
+        if cursor is not None and self.document and self.document.segments:
+            self.text.place_cursor(*cursor)
+        self._loading = False
+        self._refresh_marks()
+
+    def cursor(self) -> tuple[int, int]:
+        """``(segment, char)`` of the text cursor."""
+        return self.text.position()
+
+    def _gutter_times(self, block: int) -> str:
+        if self.document is None or not 0 <= block < len(self.document.segments):
+            return ""
+        s = self.document.segments[block]
+        return f"{format_time(s.start_s)}–{format_time(s.end_s)}"
+
+    def _after_change(self, cursor=None, rerender: bool = True) -> None:
+        """Refresh after a change; ``cursor``: ``(segment, char)`` or a callable giving it."""
+        if callable(cursor):
+            cursor = cursor()
+        if rerender:
+            self._render(cursor)
+        else:
+            self._refresh_marks()
+        self.text.gutter.update()
+        self._update_actions()
+        self._autosave.start()
+        self.changed.emit()
+
+    def _on_text_changed(self) -> None:
+        if self._loading or self.document is None:
+            return
+        lines = self.text.toPlainText().split("\n")
+        if lines == [""] and not self.document.segments:
+            return
+        self._edited = True
+        try:
+            self.document.type_lines(lines)
+        except SpeechStudioError as e:
+            self.status_message.emit(str(e))
+            self._render(self.cursor())
+            return
+        self._after_change(rerender=False)
+
+    def run(self, op, cursor=None) -> bool:
+        """Run a document operation ``op()``, then re-render with the cursor at ``cursor``
+        (``(segment, char)`` or a callable giving it); a user error goes to the status line.
+        Returns whether it succeeded."""
+        if self.document is None:
+            return False
+        try:
+            op()
+        except SpeechStudioError as e:
+            self.status_message.emit(str(e))
+            return False
+        self._after_change(cursor)
+        return True
+
+    # ------------------------------------------------------------------ operations
+    def undo(self) -> None:
+        self._step(undo=True)
+
+    def redo(self) -> None:
+        self._step(undo=False)
+
+    def _step(self, undo: bool) -> None:
+        doc = self.document
+        if doc is None or not (doc.can_undo if undo else doc.can_redo):
+            return
+        done = []
+
+        def op():
+            done.append(doc.undo() if undo else doc.redo())
+
+        def where():
+            return (done[0].splices[0].index if done and done[0].splices else 0), 0
+
+        if self.run(op, where):
+            self.status_message.emit(f"{'undid' if undo else 'redid'} {done[0].label}")
+
+    def split_at_cursor(self) -> None:
+        seg, char = self.cursor()
+        self.run(lambda: self.document.split(seg, char), (seg + 1, 0))
+
+    def merge_with_next(self) -> None:
+        seg, _ = self.cursor()
+        at = len(self.document.segments[seg].text.rstrip()) if self.document and self.document.segments else 0
+        self.run(lambda: self.document.merge(seg), (seg, at))
+
+    def set_times(self, seg: int, start_s: float, end_s: float) -> bool:
+        return self.run(lambda: self.document.set_times(seg, start_s, end_s), self.cursor())
+
+    def _apply_times(self) -> None:
+        if self.document is None or not self.document.segments:
+            return
+        seg, _ = self.cursor()
+        s = self.document.segments[seg]
+        try:
+            a, b = parse_time(self.start_edit.text()), parse_time(self.end_edit.text())
+        except SpeechStudioError as e:
+            self.status_message.emit(str(e))
+            self._show_times()
+            return
+        if (a, b) != (round(s.start_s, 3), round(s.end_s, 3)) and not self.set_times(seg, a, b):
+            self._show_times()
+
+    # ------------------------------------------------------------------ saving / export
+    def flush(self) -> bool:
+        """Save now if there are unsaved edits. Returns False when saving failed (said on the
+        status line)."""
+        self._autosave.stop()
+        doc = self.document
+        if doc is None or not doc.dirty:
+            return True
+        try:
+            path = doc.save()
+        except (SpeechStudioError, OSError) as e:
+            self.status_message.emit(f"cannot save the transcript: {e}")
+            return False
+        self.status_message.emit(f"saved {path.name}")
+        self._update_actions()
+        return True
+
+    def export(self, fmt: str, path: str | Path) -> Path | None:
+        """Write the edited transcript as ``fmt`` to ``path`` (atomic); ``None`` on failure."""
+        if self.document is None:
+            return None
+        try:
+            out = self.document.export(fmt, path)
+        except (SpeechStudioError, OSError) as e:
+            self.status_message.emit(f"export failed: {e}")
+            return None
+        self.status_message.emit(f"exported {out}")
+        return out
+
+    def _export_dialog(self) -> None:
+        if self.document is None:
+            return
+        fmt = self.export_box.currentText()
+        base = self.document.path or Path.home() / "transcript.json"
+        default = base.with_name(f"{base.stem}.edited.{fmt}" if fmt == "json" else f"{base.stem}.{fmt}")
+        path, _ = QFileDialog.getSaveFileName(self, f"Export transcript as {fmt}", str(default), f"{fmt} (*.{fmt})")
+        if path:
+            self.export(fmt, path)
+
+    # ------------------------------------------------------------------ player
+    def toggle_play(self) -> None:
+        if self.player is None or self.document is None:
+            return
+        if not self.player.playing and self.document.segments:
+            self.player.seek(self.document.time_at(*self.cursor()))
+        self.player.toggle()
+        self._update_actions()
+
+    def _on_cursor_moved(self) -> None:
+        self._show_times()
+        if self._loading or self.document is None or not self.document.segments:
+            return
+        if self._edited:  # typing moves the cursor: the player stays where it is
+            self._edited = False
+            return
+        if self.player is not None:
+            self.player.seek(self.document.time_at(*self.cursor()))
+
+    def _follow_player(self) -> None:
+        if self.player is None or self.document is None:
+            return
+        playing = bool(self.player.playing)
+        if self.play_btn.text() != ("Pause" if playing else "Play"):
+            self.play_btn.setText("Pause" if playing else "Play")
+        self.highlight_time(self.player.position_s if playing else None)
+
+    def highlight_time(self, t: float | None) -> tuple[int, int, int] | None:
+        """Highlight the word said at ``t`` seconds (none for ``None``) and scroll to it; returns
+        ``(segment, start_char, end_char)`` of the highlighted word."""
+        hit = self.document.word_at(t) if (self.document is not None and t is not None) else None
+        if hit != self._said:
+            self._said = hit
+            self.text.set_marks(self._unsure, hit)
+            if hit is not None:
+                self.text.scroll_to_block(hit[0])
+        return hit
+
+    def _refresh_marks(self) -> None:
+        """Underline the words the recogniser was unsure of (probability < ``LOW_CONFIDENCE``)."""
+        doc = self.document
+        self._unsure = [] if doc is None else [
+            (i, a, b, w.probability) for i in range(len(doc.segments)) for a, b, w in doc.word_spans(i)
+            if w.probability < LOW_CONFIDENCE]
+        self._said = None
+        self.text.set_marks(self._unsure, None)
+
+    # ------------------------------------------------------------------ state
+    def _show_times(self) -> None:
+        doc = self.document
+        if doc is None or not doc.segments:
+            self.segment_label.setText("Segment –")
+            self.start_edit.clear()
+            self.end_edit.clear()
+            return
+        seg = min(self.cursor()[0], len(doc.segments) - 1)
+        s = doc.segments[seg]
+        self.segment_label.setText(f"Segment {seg + 1} of {len(doc.segments)}")
+        if not self.start_edit.hasFocus():
+            self.start_edit.setText(format_time(s.start_s))
+        if not self.end_edit.hasFocus():
+            self.end_edit.setText(format_time(s.end_s))
+
+    def _update_actions(self) -> None:
+        doc = self.document
+        has = doc is not None and bool(doc.segments)
+        self.undo_btn.setEnabled(bool(doc and doc.can_undo))
+        self.undo_btn.setToolTip(f"Undo {doc.undo_label()} (Ctrl+Z)" if doc and doc.can_undo else "Nothing to undo")
+        self.redo_btn.setEnabled(bool(doc and doc.can_redo))
+        self.redo_btn.setToolTip(f"Redo {doc.redo_label()} (Ctrl+Shift+Z)" if doc and doc.can_redo else "Nothing to redo")
+        for w in (self.split_btn, self.merge_btn, self.export_btn, self.export_box, self.start_edit, self.end_edit):
+            w.setEnabled(has)
+        self.find_bar.set_enabled(has)
+        self.play_btn.setEnabled(has and self.player is not None and bool(getattr(self.player, "available", True)))
+        self.save_btn.setEnabled(bool(doc and doc.dirty))
+        self.save_btn.setText("Save" if doc is not None and doc.dirty else "Saved")
+        self._show_times()
