@@ -149,7 +149,8 @@ class TranscribePage(QWidget):
         self.table.setColumnWidth(4, 60)
         split.addWidget(self.table)
 
-        self.transcript = TranscriptView(FORMATS)
+        self.transcript = TranscriptView(FORMATS, audio=self.audio, io=self.io)
+        self.transcript.status_message.connect(self.status_message)
         self.segments = self.transcript.segments
         self.transcript_title = self.transcript.title
         self.export_box = self.transcript.export_box
