@@ -12,6 +12,12 @@ redrawn in place and each finished utterance stays on its own line; on a pipe ev
 is the last line. Settings, timing and the latency achieved (word end to its commit, median and
 p90) go to stderr.
 
+``--output type|paste|clipboard`` puts the text where the cursor is in the focused application
+instead (key events; the clipboard + the paste shortcut, the user's clipboard restored; or only
+the clipboard), with spoken punctuation and commands applied
+(:mod:`speechstudio.dictation.composer`; "stop dictating" ends the session). Only stable text is
+inserted. On a pipe the last stdout line is then the composed text.
+
 Exit status: 0 done (Ctrl+C is how a microphone session ends), 1 error (e.g. no microphone),
 2 usage error, 130 a file session interrupted.
 """
@@ -66,6 +72,20 @@ def register(subparsers) -> None:
                    help="RMS level in dBFS below which audio counts as silence (default -45)")
     d.add_argument("--no-cuda-graph", action="store_true", help="CTC: run the model eagerly on CUDA too")
     d.add_argument("--no-download", action="store_true", help="never touch the network")
+    d.add_argument("--output", default="stdout", choices=("stdout", "type", "paste", "clipboard"),
+                   help="where the text goes: stdout (default), type = key events into the focused window, "
+                        "paste = via the clipboard and the paste shortcut (your clipboard is restored), "
+                        "clipboard = keep the whole text on the clipboard")
+    d.add_argument("--paste-shortcut", default="ctrl+v", choices=("ctrl+v", "ctrl+shift+v", "shift+insert"),
+                   help="--output paste: the target's paste shortcut (terminals: ctrl+shift+v or shift+insert)")
+    d.add_argument("--key-delay-ms", type=float, default=0.0,
+                   help="--output type: pause after every key, ms (default 0; raise it if an app drops letters)")
+    d.add_argument("--commands", default="auto", choices=("auto", "on", "off"),
+                   help="spoken punctuation and commands (\"comma\", \"new line\", \"scratch that\", \"stop dictating\"; "
+                        "table: <data dir>/dictation/commands.json); auto = on except for stdout")
+    d.add_argument("--toggle", action="store_true",
+                   help="start or stop dictation in the running SpeechStudio app (for a desktop shortcut, e.g. on "
+                        "Wayland where apps cannot read global keys) and exit")
     d.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     d.set_defaults(func=cmd_dictate)
 
@@ -116,12 +136,19 @@ def cmd_dictate(args) -> int:
     from speechstudio.asr.whisper_stream import AgreementConfig
     from speechstudio.errors import UsageError
 
+    if args.toggle:
+        from speechstudio.dictation.control import send_command
+
+        print(send_command("toggle"))
+        return 0
     if args.list_devices:
         for idx, name, rate in list_input_devices():
             print(f"{idx}\t{name}\t{rate} Hz")
         return 0
     if args.fast and not args.file:
         raise UsageError("--fast only applies to --file")
+    if not 0 <= args.key_delay_ms <= 1000:
+        raise UsageError(f"--key-delay-ms {args.key_delay_ms}: expected 0..1000 ms")
     if not 1 <= args.block_ms <= 1000:
         raise UsageError(f"--block-ms {args.block_ms}: expected 1..1000 ms")
     if args.beam_size is not None and not 1 <= args.beam_size <= 20:
@@ -139,6 +166,11 @@ def cmd_dictate(args) -> int:
     else:
         dev = args.input_device
         source = MicSource(int(dev) if dev is not None and dev.isdigit() else dev, block_ms=args.block_ms)
+
+    from speechstudio.dictation.sinks import open_sink
+
+    sink = open_sink(args.output, paste_shortcut=args.paste_shortcut,  # missing helpers: a message before loading
+                     key_delay_s=args.key_delay_ms / 1000.0)
 
     from speechstudio.asr.load import load_model
 
@@ -161,6 +193,7 @@ def cmd_dictate(args) -> int:
 
     decoder = getattr(rec, "decoder", None)
     printer = _Printer(separator=(lambda: decoder.separator) if decoder is not None else (lambda: " "))
+    composer = _composer(args, recognizer, decoder, language)
     latencies: list[float] = []
     interrupted = False
     t0 = time.perf_counter()
@@ -169,16 +202,46 @@ def cmd_dictate(args) -> int:
             for u in rec.push(block):
                 latencies += commit_latencies(u)
                 printer.update(u)
+                _compose(composer, sink, u, source)
     except KeyboardInterrupt:
         interrupted = True
         source.stop()
     for u in rec.stop():  # Stop flushes what is buffered: the last words are kept
         latencies += commit_latencies(u)
         printer.update(u)
-    printer.finish(rec.text)
+        _compose(composer, sink, u, source)
+    if composer is not None and sink is not None:
+        edit = composer.flush()
+        if edit is not None:
+            sink.apply(edit)
+    printer.finish(composer.text if composer is not None else rec.text)
     wall = time.perf_counter() - t0
     _print_stats(rec, wall, latencies)
     return 130 if interrupted and args.file else 0
+
+
+def _composer(args, recognizer, decoder, language):
+    """The spoken-commands composer for this session, or None (``--commands off``, or stdout
+    with ``--commands auto``)."""
+    from speechstudio.dictation.commands import CommandTable
+    from speechstudio.dictation.composer import Composer
+
+    on = args.commands == "on" or (args.commands == "auto" and args.output != "stdout")
+    if args.output == "stdout" and not on:
+        return None
+    commands = CommandTable.load().for_language(language) if on else ()
+    casing = "sentence" if recognizer.engine == "wav2vec2" else "keep"
+    return Composer(commands, casing=casing, separator=(lambda: decoder.separator) if decoder is not None else " ")
+
+
+def _compose(composer, sink, u, source) -> None:
+    if composer is None:
+        return
+    edit = composer.feed(u)
+    if edit is not None and sink is not None:
+        sink.apply(edit)
+    if composer.stop_requested:
+        source.stop()
 
 
 def _print_stats(rec, wall: float, latencies: list[float]) -> None:

@@ -28,7 +28,7 @@ Rules:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from speechstudio.dictation.commands import Command, key
 
@@ -64,13 +64,15 @@ def apply_edit(text: str, edit: Edit) -> str:
 
 class Composer:
     """See the module docstring. ``commands``: the language's :class:`Command` list (empty = no
-    spoken commands); ``casing``: ``"sentence"`` or ``"keep"``; ``separator``: joins words."""
+    spoken commands); ``casing``: ``"sentence"`` or ``"keep"``; ``separator``: joins words (a
+    string, or a function returning it: Whisper knows the script only after detecting the language)."""
 
-    def __init__(self, commands: Iterable[Command] = (), *, casing: str = "keep", separator: str = " ") -> None:
+    def __init__(self, commands: Iterable[Command] = (), *, casing: str = "keep",
+                 separator: str | Callable[[], str] = " ") -> None:
         if casing not in ("sentence", "keep"):
             raise ValueError(f"casing must be 'sentence' or 'keep', got {casing!r}")
         self.commands = tuple(commands)
-        self.casing, self.separator = casing, separator
+        self.casing, self._separator = casing, separator
         self._by_key = {c.say: c for c in self.commands}
         self._max_words = max((len(c.words) for c in self.commands), default=1)
         self._prefixes = {" ".join(c.words[:i]) for c in self.commands for i in range(1, len(c.words))}
@@ -80,6 +82,10 @@ class Composer:
         self._current: int | None = None   # start offset of the phrase being dictated
         self._cap_next = False             # keep-casing: capitalise after a spoken sentence end
         self.stop_requested = False
+
+    @property
+    def separator(self) -> str:
+        return self._separator() if callable(self._separator) else self._separator
 
     @property
     def held(self) -> str:

@@ -1,0 +1,147 @@
+"""Remote control of the running app's dictation: ``speechstudio dictate --toggle`` tells the
+SpeechStudio window to start or stop dictating. This is the global hotkey where applications
+cannot read global keys (Wayland): the user binds a desktop shortcut to that command.
+
+A :class:`ControlServer` (started by the app) listens on a local socket —
+``$XDG_RUNTIME_DIR/speechstudio-<user>.sock`` (or the data dir) on Linux and macOS, a named pipe
+``\\\\.\\pipe\\speechstudio-<user>`` on Windows — with :mod:`multiprocessing.connection` and a
+per-user random key (``<data dir>/dictation/control.key``, mode 0600), so other users cannot
+drive it. Messages: ``"toggle"``, ``"start"``, ``"stop"``; the reply is one line for the user.
+"""
+from __future__ import annotations
+
+import getpass
+import os
+import secrets
+import sys
+import threading
+from pathlib import Path
+from typing import Callable
+
+from speechstudio.errors import SpeechStudioError
+
+COMMANDS = ("toggle", "start", "stop")
+
+
+class ControlError(SpeechStudioError):
+    """The app is not running, or did not answer."""
+
+
+def _user() -> str:
+    try:
+        return "".join(ch for ch in getpass.getuser() if ch.isalnum()) or "user"
+    except Exception:  # noqa: BLE001 - no user name: one shared name
+        return "user"
+
+
+def control_address() -> str:
+    """The socket path (POSIX) or pipe name (Windows) the app listens on."""
+    if sys.platform == "win32":
+        return rf"\\.\pipe\speechstudio-{_user()}"
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    if not base or not os.path.isdir(base):
+        from speechstudio.hub.paths import data_dir
+
+        base = str(data_dir())
+    return str(Path(base) / f"speechstudio-{_user()}.sock")
+
+
+def _key_path() -> Path:
+    from speechstudio.hub.paths import data_dir
+
+    return data_dir() / "dictation" / "control.key"
+
+
+def _read_key(create: bool) -> bytes:
+    path = _key_path()
+    if path.exists():
+        return path.read_bytes()
+    if not create:
+        raise ControlError("SpeechStudio is not running (start the app, then use the shortcut again)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(16).encode()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(key)
+    return key
+
+
+class ControlServer:
+    """Answer :data:`COMMANDS` by calling ``handler(command) -> reply`` (from the server's
+    thread: a GUI must hand the call to its own thread). Raises :class:`ControlError` when the
+    address is in use by a running app."""
+
+    def __init__(self, handler: Callable[[str], str]) -> None:
+        from multiprocessing.connection import Listener
+
+        self.handler = handler
+        self.address = control_address()
+        if sys.platform != "win32" and os.path.exists(self.address):
+            try:
+                send_command("ping", timeout_s=1.0)
+            except ControlError:
+                os.unlink(self.address)  # left over from an app that crashed
+            else:
+                raise ControlError(f"another SpeechStudio already listens on {self.address}")
+        if sys.platform != "win32":
+            Path(self.address).parent.mkdir(parents=True, exist_ok=True)
+        self._listener = Listener(self.address, authkey=_read_key(create=True))
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._serve, name="dictation-control", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._closed.is_set():
+            try:
+                conn = self._listener.accept()
+            except Exception:  # noqa: BLE001 - closed, or a client with the wrong key
+                continue
+            try:
+                msg = conn.recv()
+                if msg == "ping":
+                    conn.send("pong")
+                elif msg in COMMANDS:
+                    conn.send(str(self.handler(msg)))
+                else:
+                    conn.send(f"unknown command {msg!r}")
+            except Exception:  # noqa: BLE001 - a client that went away
+                pass
+            finally:
+                conn.close()
+
+    def close(self) -> None:
+        self._closed.set()
+        try:
+            send_command("ping", timeout_s=1.0)   # wake accept()
+        except ControlError:
+            pass
+        self._listener.close()
+        self._thread.join(2.0)
+
+
+def send_command(command: str, timeout_s: float = 5.0) -> str:
+    """Send ``command`` to the running app; returns its reply. Raises :class:`ControlError`
+    when no app listens or it does not answer within ``timeout_s`` seconds."""
+    from multiprocessing.connection import Client
+
+    address = control_address()
+    if sys.platform != "win32" and not os.path.exists(address):
+        raise ControlError("SpeechStudio is not running (start the app, then use the shortcut again)")
+    try:
+        conn = Client(address, authkey=_read_key(create=False))
+    except (OSError, EOFError) as e:
+        raise ControlError(f"SpeechStudio is not running ({address}: {e})") from None
+    except Exception as e:  # noqa: BLE001 - AuthenticationError: a stale key
+        raise ControlError(f"SpeechStudio did not accept the command: {e}") from None
+    try:
+        conn.send(command)
+        if not conn.poll(timeout_s):
+            raise ControlError(f"SpeechStudio did not answer within {timeout_s:g} s")
+        return str(conn.recv())
+    except (OSError, EOFError) as e:
+        raise ControlError(f"SpeechStudio closed the connection: {e}") from None
+    finally:
+        conn.close()
+
+
+__all__ = ["COMMANDS", "ControlError", "ControlServer", "control_address", "send_command"]

@@ -1,0 +1,213 @@
+"""Key injection and the clipboard: how text reaches the application that has the focus.
+
+Backends (chosen by :func:`open_injector`):
+
+* X11, Windows, macOS: pynput's keyboard ``Controller`` (X11: the XTest extension; Windows:
+  ``SendInput``; macOS: Quartz events, which need the Accessibility permission).
+* Wayland, where one client may not send keys to another: ``wtype`` (wlroots compositors such
+  as Sway, Hyprland, river; the virtual-keyboard protocol) or ``ydotool`` (any compositor: the
+  kernel's uinput, needs the ``ydotoold`` daemon and access to ``/dev/uinput``), whichever is
+  installed. GNOME and KDE do not offer the virtual-keyboard protocol to wtype: use ydotool there.
+
+Clipboard (:class:`Clipboard`): pyperclip (Linux: ``xclip``/``xsel`` on X11, ``wl-copy``/
+``wl-paste`` from wl-clipboard on Wayland; macOS ``pbcopy``; Windows the Win32 API). Text only:
+an image on the clipboard is not restored after a paste.
+
+What is missing is an :class:`InjectionUnavailable` / :class:`ClipboardUnavailable` whose message
+names it and how to get it; dictation into SpeechStudio's own window works without either.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from speechstudio.errors import SpeechStudioError
+
+PASTE_SHORTCUTS = ("ctrl+v", "ctrl+shift+v", "shift+insert")
+
+
+class InjectionUnavailable(SpeechStudioError):
+    """Keys cannot be sent to other applications here (no display, Wayland without helpers,
+    macOS Accessibility not granted, pynput missing)."""
+
+
+class ClipboardUnavailable(SpeechStudioError):
+    """No clipboard tool (xclip/xsel/wl-clipboard) or the clipboard cannot be read/written."""
+
+
+def is_wayland() -> bool:
+    """True in a Wayland session (``XDG_SESSION_TYPE=wayland`` or ``WAYLAND_DISPLAY`` set)."""
+    return os.environ.get("XDG_SESSION_TYPE", "").lower() == "wayland" or bool(os.environ.get("WAYLAND_DISPLAY"))
+
+
+WAYLAND_HELP = ("Wayland does not let applications type into other windows by themselves: install wtype "
+                "(Sway, Hyprland and other wlroots desktops: `sudo apt install wtype`) or ydotool (any desktop, "
+                "GNOME and KDE too: `sudo apt install ydotool`, then run `ydotoold` with access to /dev/uinput); "
+                "or use the clipboard output and paste yourself")
+
+
+class PynputInjector:
+    """pynput's keyboard ``Controller``. ``key_delay_s``: pause after every key (0 = none; a few
+    ms helps applications that drop fast synthetic keys)."""
+
+    name = "pynput"
+
+    def __init__(self, key_delay_s: float = 0.0) -> None:
+        try:
+            from pynput.keyboard import Controller, Key
+        except ImportError as e:  # no X connection, or pynput not installed
+            raise InjectionUnavailable(f"cannot send keys to other applications: {str(e).splitlines()[0]}") from None
+        self.kb, self.Key = Controller(), Key
+        self.key_delay_s = float(key_delay_s)
+
+    def _tap(self, key) -> None:
+        self.kb.press(key)
+        self.kb.release(key)
+        if self.key_delay_s:
+            time.sleep(self.key_delay_s)
+
+    def type_text(self, text: str) -> None:
+        for ch in text:
+            if ch == "\n":
+                self._tap(self.Key.enter)
+            elif ch == "\t":
+                self._tap(self.Key.tab)
+            else:
+                self.kb.type(ch)
+                if self.key_delay_s:
+                    time.sleep(self.key_delay_s)
+
+    def backspace(self, n: int) -> None:
+        for _ in range(n):
+            self._tap(self.Key.backspace)
+
+    def paste(self, shortcut: str = "ctrl+v") -> None:
+        keys = {"ctrl": self.Key.ctrl, "shift": self.Key.shift, "insert": self.Key.insert,
+                "cmd": self.Key.cmd}
+        parts = _shortcut(shortcut).split("+")
+        if sys.platform == "darwin":
+            parts = ["cmd" if p == "ctrl" else p for p in parts]
+        mods, last = [keys[p] for p in parts[:-1]], parts[-1]
+        for m in mods:
+            self.kb.press(m)
+        try:
+            self._tap(keys.get(last, last))
+        finally:
+            for m in reversed(mods):
+                self.kb.release(m)
+
+
+class CommandInjector:
+    """``wtype`` or ``ydotool`` run as a subprocess per call (Wayland)."""
+
+    EVDEV = {"ctrl": 29, "shift": 42, "v": 47, "insert": 110, "backspace": 14}   # linux/input-event-codes.h
+
+    def __init__(self, tool: str) -> None:
+        self.name = tool
+        self.exe = shutil.which(tool)
+        if self.exe is None:
+            raise InjectionUnavailable(f"{tool} is not installed. {WAYLAND_HELP}")
+
+    def _run(self, *args: str) -> None:
+        r = subprocess.run([self.exe, *args], capture_output=True, text=True, timeout=30)
+        if r.returncode != 0:
+            msg = (r.stderr or r.stdout).strip().splitlines()
+            raise InjectionUnavailable(f"{self.name} failed: {msg[-1] if msg else 'exit ' + str(r.returncode)}"
+                                       + (" (is ydotoold running?)" if self.name == "ydotool" else ""))
+
+    def type_text(self, text: str) -> None:
+        if text:
+            self._run("type", "--", text) if self.name == "ydotool" else self._run("--", text)
+
+    def backspace(self, n: int) -> None:
+        if n <= 0:
+            return
+        if self.name == "ydotool":
+            self._run("key", *(["14:1", "14:0"] * n))
+        else:
+            self._run(*(["-k", "BackSpace"] * n))
+
+    def paste(self, shortcut: str = "ctrl+v") -> None:
+        parts = _shortcut(shortcut).split("+")
+        if self.name == "ydotool":
+            codes = [self.EVDEV[p] for p in parts]
+            self._run("key", *[f"{c}:1" for c in codes], *[f"{c}:0" for c in reversed(codes)])
+        else:
+            args: list[str] = []
+            for m in parts[:-1]:
+                args += ["-M", m]
+            args += ["-k", "Insert"] if parts[-1] == "insert" else [parts[-1]]
+            for m in reversed(parts[:-1]):
+                args += ["-m", m]
+            self._run(*args)
+
+
+def _shortcut(s: str) -> str:
+    s = s.lower().replace(" ", "")
+    if s not in PASTE_SHORTCUTS:
+        raise InjectionUnavailable(f"paste shortcut {s!r}: expected one of {', '.join(PASTE_SHORTCUTS)}")
+    return s
+
+
+def _mac_trusted() -> bool:
+    import ctypes
+    import ctypes.util
+
+    lib = ctypes.cdll.LoadLibrary(ctypes.util.find_library("ApplicationServices"))
+    lib.AXIsProcessTrusted.restype = ctypes.c_bool
+    return bool(lib.AXIsProcessTrusted())
+
+
+def open_injector(key_delay_s: float = 0.0):
+    """The key injector for this session (see the module docstring). Raises
+    :class:`InjectionUnavailable` naming what is missing and how to get it."""
+    if sys.platform.startswith("linux"):
+        if is_wayland():
+            for tool in ("wtype", "ydotool"):
+                if shutil.which(tool):
+                    return CommandInjector(tool)
+            raise InjectionUnavailable(WAYLAND_HELP)
+        if not os.environ.get("DISPLAY"):
+            raise InjectionUnavailable("no graphical session ($DISPLAY is not set): typing into other applications "
+                                       "needs an X11 or Wayland desktop")
+    if sys.platform == "darwin" and not _mac_trusted():
+        raise InjectionUnavailable("macOS has not allowed SpeechStudio to control the keyboard: System Settings > "
+                                   "Privacy & Security > Accessibility, turn on SpeechStudio (or your terminal)")
+    return PynputInjector(key_delay_s)
+
+
+class Clipboard:
+    """The system clipboard as text (pyperclip). ``get()`` / ``set(text)`` raise
+    :class:`ClipboardUnavailable` with what to install."""
+
+    def __init__(self) -> None:
+        try:
+            import pyperclip
+        except ImportError:
+            raise ClipboardUnavailable("the clipboard needs the pyperclip package: pip install pyperclip") from None
+        self._p = pyperclip
+
+    def _help(self) -> str:
+        if sys.platform.startswith("linux"):
+            return ("install wl-clipboard (`sudo apt install wl-clipboard`)" if is_wayland()
+                    else "install xclip or xsel (`sudo apt install xclip`)")
+        return "check that a desktop session is running"
+
+    def get(self) -> str:
+        try:
+            return self._p.paste() or ""
+        except self._p.PyperclipException as e:
+            raise ClipboardUnavailable(f"cannot read the clipboard: {str(e).splitlines()[0]}; {self._help()}") from None
+
+    def set(self, text: str) -> None:  # noqa: A003
+        try:
+            self._p.copy(text)
+        except self._p.PyperclipException as e:
+            raise ClipboardUnavailable(f"cannot write the clipboard: {str(e).splitlines()[0]}; {self._help()}") from None
+
+
+__all__ = ["Clipboard", "ClipboardUnavailable", "CommandInjector", "InjectionUnavailable", "PASTE_SHORTCUTS",
+           "PynputInjector", "WAYLAND_HELP", "is_wayland", "open_injector"]

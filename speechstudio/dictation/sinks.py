@@ -1,0 +1,155 @@
+"""Where dictated text goes: the :class:`~speechstudio.dictation.composer.Edit` stream applied to
+the focused application (type, paste), the clipboard, or nowhere but SpeechStudio itself.
+
+* :class:`TypeSink`: Backspaces, then the text as key events (an injector from
+  :mod:`speechstudio.dictation.inject`). Works everywhere keys can be sent; slow for long text.
+* :class:`PasteSink`: Backspaces as keys; the text through the clipboard and the paste shortcut
+  (Ctrl+V; Ctrl+Shift+V or Shift+Insert for terminals). The user's clipboard text is saved before
+  and put back ``restore_delay_s`` after the shortcut (the target reads the clipboard
+  asynchronously, so it is not restored at once).
+* :class:`ClipboardSink`: the whole composed text is kept on the clipboard; nothing is typed.
+
+:func:`open_sink` builds one by name (:data:`OUTPUT_MODES`; ``"stdout"`` / ``"app"`` give None: the
+caller prints or shows the text itself). :class:`OutputThread` applies edits in its own thread so
+typing never blocks the recogniser or the GUI.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Callable
+
+from speechstudio.dictation.composer import Edit, apply_edit
+
+OUTPUT_MODES = ("type", "paste", "clipboard", "stdout")
+
+#: Seconds between setting the clipboard and pressing the paste shortcut, and between the shortcut
+#: and restoring the user's clipboard. Measured under Xvfb with a Qt text field: 0.05 s was enough
+#: on an idle machine; 0.3 s leaves room for a busy one.
+PASTE_SETTLE_S = 0.05
+RESTORE_DELAY_S = 0.3
+
+
+class TypeSink:
+    """Apply edits as key events through ``injector`` (``type_text``, ``backspace``)."""
+
+    mode = "type"
+
+    def __init__(self, injector) -> None:
+        self.injector = injector
+
+    def apply(self, edit: Edit) -> None:
+        if edit.delete:
+            self.injector.backspace(edit.delete)
+        if edit.insert:
+            self.injector.type_text(edit.insert)
+
+    def close(self) -> None:
+        pass
+
+
+class PasteSink:
+    """Apply edits: Backspaces through ``injector``, text through ``clipboard`` + the paste
+    ``shortcut``; the user's clipboard text is restored after each paste."""
+
+    mode = "paste"
+
+    def __init__(self, injector, clipboard, shortcut: str = "ctrl+v", *, settle_s: float = PASTE_SETTLE_S,
+                 restore_delay_s: float = RESTORE_DELAY_S) -> None:
+        self.injector, self.clipboard, self.shortcut = injector, clipboard, shortcut
+        self.settle_s, self.restore_delay_s = settle_s, restore_delay_s
+
+    def apply(self, edit: Edit) -> None:
+        if edit.delete:
+            self.injector.backspace(edit.delete)
+        if not edit.insert:
+            return
+        saved = self.clipboard.get()
+        self.clipboard.set(edit.insert)
+        time.sleep(self.settle_s)
+        try:
+            self.injector.paste(self.shortcut)
+            time.sleep(self.restore_delay_s)
+        finally:
+            self.clipboard.set(saved)
+
+    def close(self) -> None:
+        pass
+
+
+class ClipboardSink:
+    """Keep the whole composed text on ``clipboard`` (set after every edit)."""
+
+    mode = "clipboard"
+
+    def __init__(self, clipboard) -> None:
+        self.clipboard = clipboard
+        self.text = ""
+
+    def apply(self, edit: Edit) -> None:
+        self.text = apply_edit(self.text, edit)
+        self.clipboard.set(self.text)
+
+    def close(self) -> None:
+        pass
+
+
+def open_sink(mode: str, *, paste_shortcut: str = "ctrl+v", key_delay_s: float = 0.0, injector=None,
+              clipboard=None):
+    """A sink for ``mode`` (:data:`OUTPUT_MODES`, or ``"app"``: None). Opens the injector /
+    clipboard now, so what is missing is reported before dictation starts: raises
+    :class:`~speechstudio.dictation.inject.InjectionUnavailable` or
+    :class:`~speechstudio.dictation.inject.ClipboardUnavailable`;
+    :class:`~speechstudio.errors.UsageError` for an unknown mode."""
+    from speechstudio.dictation.inject import Clipboard, open_injector
+    from speechstudio.errors import UsageError
+
+    if mode in ("stdout", "app"):
+        return None
+    if mode == "type":
+        return TypeSink(injector or open_injector(key_delay_s))
+    if mode == "paste":
+        return PasteSink(injector or open_injector(key_delay_s), clipboard or Clipboard(), paste_shortcut)
+    if mode == "clipboard":
+        return ClipboardSink(clipboard or Clipboard())
+    raise UsageError(f"output {mode!r}: expected one of {', '.join(OUTPUT_MODES)}")
+
+
+class OutputThread:
+    """Apply edits to ``sink`` in a daemon thread, in order. ``on_error(message)`` is called (from
+    that thread) once when the sink fails; later edits are dropped. :meth:`close` waits for the
+    queue to drain (at most ``timeout_s``)."""
+
+    def __init__(self, sink, on_error: Callable[[str], None] | None = None) -> None:
+        self.sink, self.on_error = sink, on_error
+        self.failed = ""
+        self._q: queue.Queue[Edit | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="dictation-output", daemon=True)
+        self._thread.start()
+
+    def put(self, edit: Edit | None) -> None:
+        if edit is not None and not self.failed:
+            self._q.put(edit)
+
+    def _run(self) -> None:
+        while True:
+            edit = self._q.get()
+            if edit is None:
+                return
+            if self.failed:
+                continue
+            try:
+                self.sink.apply(edit)
+            except Exception as e:  # noqa: BLE001 - a failing target must not stop dictation
+                self.failed = str(e) or type(e).__name__
+                if self.on_error is not None:
+                    self.on_error(self.failed)
+
+    def close(self, timeout_s: float = 30.0) -> None:
+        self._q.put(None)
+        self._thread.join(timeout_s)
+        self.sink.close()
+
+
+__all__ = ["ClipboardSink", "OUTPUT_MODES", "OutputThread", "PasteSink", "TypeSink", "open_sink"]
