@@ -4,10 +4,10 @@ Design:
 
 - ``render(fmt, segments, info)`` builds the whole file content in memory (a ``str``); it never
   touches the disk, so a bad segment can never leave a half-written file.
-- ``write_transcript(target, segments, info, fmt)`` renders, then writes atomically: a temporary
-  file in the target's folder (``.<name>.<random>.tmp``), flushed and fsynced, then
-  ``os.replace``-d onto ``target``. On any error (disk full, encoding, interrupt) the temporary
-  file is removed and ``target`` is untouched: old content or absent, never half-written.
+- ``write_transcript(target, segments, info, fmt)`` renders, then writes with
+  :func:`speechstudio.atomic.atomic_write_text` (temp file in the target's folder, fsync, rename,
+  fsync of the folder; permissions and symbolic links kept). On any error (disk full, encoding,
+  interrupt) the temporary file is removed and ``target`` is untouched: old content or absent.
 - ``output_path(input_path, fmt, input_root, output_dir)`` maps an input file to its output
   path, mirroring the folder tree under ``output_dir``.
 
@@ -31,10 +31,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from speechstudio import atomic
 from speechstudio.asr.types import Segment, TranscriptInfo
 from speechstudio.errors import UsageError
 
@@ -235,58 +235,9 @@ def render(fmt: str, segments: Sequence[Segment], info: TranscriptInfo) -> str:
     return renderer(list(segments), info)
 
 
-def _read_umask() -> int:
-    # Read once at import: os.umask() both sets and gets, so calling it while other threads
-    # create files would be racy.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()
-
-
-def new_file_mode() -> int:
-    """Permission bits a newly created file gets here (0666 minus the process umask).
-
-    ``tempfile.mkstemp`` creates 0600 files; atomic writers chmod their temp file to this before
-    the rename so outputs are readable as any other file the user creates.
-    """
-    return 0o666 & ~_UMASK
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``).
-
-    Parent folders are created. The file gets the usual permissions (0666 minus umask).
-
-    Returns:
-        ``path`` as a ``Path``.
-
-    Raises:
-        OSError / UnicodeError: writing failed; the temporary file is removed and ``path`` keeps
-            its previous content (or stays absent).
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            os.chmod(tmp, new_file_mode())
-        except OSError:
-            pass
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return target
+# One atomic writer for every output (issue 12, fault 6): see speechstudio.atomic.
+atomic_write_text = atomic.atomic_write_text
+new_file_mode = atomic.new_file_mode
 
 
 def write_transcript(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import tempfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -139,20 +138,8 @@ class Manifest:
 
 
 def atomic_write_json(path: str | os.PathLike, data) -> Path:
-    """Write JSON to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1, ensure_ascii=False)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
+    """Write JSON (1-space indent, UTF-8) to ``path`` with :func:`speechstudio.atomic.atomic_write_text`
+    (temp file in the same folder, fsync, rename, folder fsync). Returns ``Path(path)``."""
+    from speechstudio.atomic import atomic_write_text
+
+    return atomic_write_text(path, json.dumps(data, indent=1, ensure_ascii=False))

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QMessageBox, QPushButton,
+                               QVBoxLayout, QWidget)
 
 from speechstudio.gui.common import LevelMeter, fmt_duration, settings
 
@@ -147,27 +147,40 @@ class RecordPage(QWidget):
             self.status_message.emit(f"cannot play: {e}")
 
     def _save_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save recording", str(self._default_path()), "WAV (*.wav);;FLAC (*.flac)")
+        path, _ = QFileDialog.getSaveFileName(self, "Save recording", str(self._default_path()), "WAV (*.wav);;FLAC (*.flac)",
+                                              options=QFileDialog.Option.DontConfirmOverwrite)
         if path:
-            self.save(Path(path))
+            self.save_confirmed(Path(path))
+
+    def save_confirmed(self, path: Path) -> Path | None:
+        """Save to ``path``; an existing file is replaced only after the user confirms (None if not)."""
+        if Path(path).exists():
+            answer = QMessageBox.question(self, "Replace file?", f"{Path(path).name} exists. Replace it?",
+                                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                          QMessageBox.StandardButton.No)
+            if answer != QMessageBox.StandardButton.Yes:
+                self.status_message.emit(f"not saved: {path} exists")
+                return None
+            return self.save(path, overwrite=True)
+        return self.save(path)
 
     def _default_path(self) -> Path:
         from speechstudio.hub.paths import data_dir
 
         return data_dir() / "recordings" / f"recording-{_dt.datetime.now():%Y%m%d-%H%M%S}.wav"
 
-    def save(self, path: Path) -> Path:
-        """Write the recording (16 kHz mono, 16-bit) to ``path``, atomically."""
-        import os
-
+    def save(self, path: Path, overwrite: bool = False) -> Path:
+        """Write the recording (16 kHz mono, 16-bit PCM, WAV or FLAC by extension) to ``path``
+        with :func:`speechstudio.atomic.atomic_path`. Raises ``OutputExistsError`` when ``path``
+        exists and ``overwrite`` is false."""
         import soundfile as sf
 
+        from speechstudio.atomic import atomic_path
+
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.part")
         fmt = "FLAC" if path.suffix.lower() == ".flac" else "WAV"
-        sf.write(str(tmp), self.recording, RATE, subtype="PCM_16", format=fmt)
-        os.replace(tmp, path)
+        with atomic_path(path, overwrite=overwrite) as tmp:
+            sf.write(str(tmp), self.recording, RATE, subtype="PCM_16", format=fmt)
         self.saved_path = path
         self.status_message.emit(f"saved {path}")
         return path

@@ -30,6 +30,7 @@ def register(subparsers) -> None:
     sp.add_argument("--voice", metavar="NAME|HF_ID|DIR|PIPER.onnx",
                     help="voice to use (default: facebook/mms-tts-eng if cached, else the installed Piper voice)")
     sp.add_argument("--out", metavar="OUT.wav|.flac|.ogg", help="output audio file (written atomically)")
+    sp.add_argument("--overwrite", action="store_true", help="replace --out if it exists (default: refuse)")
     sp.add_argument("--speaker", metavar="ID|NAME", help="speaker id or name of a multi-speaker voice")
     sp.add_argument("--length-scale", type=float, default=None, metavar="1.0",
                     help="duration factor: 2.0 is twice as slow (default: the voice's, usually 1.0)")
@@ -150,6 +151,8 @@ def speak_command(args) -> int:
             raise UsageError(f"{out}: unsupported output format (use {', '.join(AUDIO_FORMATS)})")
         if not (out.parent if str(out.parent) else Path(".")).is_dir():
             raise UsageError(f"{out}: output folder {out.parent} does not exist")
+        if out.exists() and not getattr(args, "overwrite", False):
+            raise UsageError(f"{out}: the file exists (use --overwrite to replace it)")
     if isinstance(source, str):
         if not source.strip():
             raise EmptyTextError("text is empty: nothing to synthesize")
@@ -193,7 +196,7 @@ def speak_command(args) -> int:
 
     try:
         if args.out is not None:
-            duration, n = write_stream(chunks, args.out, on_chunk)
+            duration, n = write_stream(chunks, args.out, on_chunk, overwrite=getattr(args, "overwrite", False))
             bar.close()
             print(f"wrote {args.out}: {duration:.1f} s of audio, {n} sentence(s); tagged as synthetic speech")
         else:

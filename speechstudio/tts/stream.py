@@ -3,8 +3,8 @@
 ``stream_speech`` yields one ``SpeechChunk`` per sentence as soon as that sentence is synthesized,
 so the GUI, ``speak --play`` and the file writer all start after the first sentence; memory does
 not grow with the text (sentences are split lazily, audio is handed on and forgotten).
-``write_stream`` writes the chunks to ``.wav/.flac/.ogg`` atomically (temp file in the same
-folder, then ``os.replace``): on any error no partial output file is left behind. Every file is
+``write_stream`` writes the chunks to ``.wav/.flac/.ogg`` atomically (``speechstudio.atomic``: temp
+file in the same folder, fsync, rename): on any error no partial output file is left behind. Every file is
 tagged as synthetic speech in its metadata (``speech_tags``: WAV LIST/INFO ``ISFT``/``ICMT``,
 FLAC and Ogg Vorbis comments, written by libsndfile through soundfile's ``software``/``comment``).
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import os
-import tempfile
 import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -34,7 +33,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from speechstudio.errors import UsageError
-from speechstudio.batch.export import new_file_mode
+from speechstudio.atomic import atomic_path
 from speechstudio.tts.ssml import SpeechPart, speech_parts
 from speechstudio.tts.text import EmptyTextError
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
@@ -268,14 +267,18 @@ def write_stream(
     out_path: str | os.PathLike,
     on_chunk: Callable[[SpeechChunk], None] | None = None,
     tags: dict[str, str] | None = None,
+    *,
+    overwrite: bool = True,
 ) -> tuple[float, int]:
     """Write chunks to ``out_path`` (.wav 16-bit PCM, .flac 16-bit, .ogg Vorbis) atomically.
 
     The first chunk decides the sample rate and the metadata: ``speech_tags(chunk.voice,
     chunk.clone_of)``, updated with ``tags`` (soundfile string attributes: ``title``, ``artist``,
     ``comment``, ``software``, ...). Returns ``(duration_s, n_chunks)``. Raises ``UsageError`` for
-    an unsupported extension or a missing output folder; any error while synthesizing removes the
-    temp file and leaves no output file.
+    an unsupported extension or a missing output folder, ``OutputExistsError`` (a ``UsageError``)
+    when ``overwrite`` is false and the file exists; any error while synthesizing removes the
+    temp file and leaves no output file. Written by :func:`speechstudio.atomic.atomic_path`
+    (fsync, rename, folder fsync, permissions and symbolic links kept).
     """
     import soundfile as sf
 
@@ -289,35 +292,25 @@ def write_stream(
     unknown = sorted(set(tags or {}) - set(sf._str_types))
     if unknown:
         raise UsageError(f"unknown audio metadata field(s) {', '.join(unknown)} (use {', '.join(sf._str_types)})")
-    fd, tmp = tempfile.mkstemp(prefix=f".{out_path.stem}.", suffix=out_path.suffix + ".part", dir=folder)
-    os.close(fd)
     samples, n = 0, 0
     handle = None
-    try:
-        for chunk in chunks:
-            if handle is None:
-                handle = sf.SoundFile(tmp, "w", samplerate=chunk.sample_rate, channels=1,
-                                      format=fmt[0], subtype=fmt[1])
-                for key, value in {**speech_tags(chunk.voice, chunk.clone_of), **(tags or {})}.items():
-                    setattr(handle, key, value)  # before any audio: libsndfile writes them in the header
-            handle.write(chunk.audio)
-            samples += len(chunk.audio)
-            n += 1
-            if on_chunk is not None:
-                on_chunk(chunk)
-        if handle is None:
-            raise EmptyTextError("nothing was synthesized")
-        rate = handle.samplerate
-        handle.close()
-        handle = None
+    with atomic_path(out_path, overwrite=overwrite, mkdir=False) as tmp:
         try:
-            os.chmod(tmp, new_file_mode())  # mkstemp made it 0600
-        except OSError:
-            pass
-        os.replace(tmp, out_path)
-        return samples / rate, n
-    finally:
-        if handle is not None:
-            handle.close()
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+            for chunk in chunks:
+                if handle is None:
+                    handle = sf.SoundFile(tmp, "w", samplerate=chunk.sample_rate, channels=1,
+                                          format=fmt[0], subtype=fmt[1])
+                    for key, value in {**speech_tags(chunk.voice, chunk.clone_of), **(tags or {})}.items():
+                        setattr(handle, key, value)  # before any audio: libsndfile writes them in the header
+                handle.write(chunk.audio)
+                samples += len(chunk.audio)
+                n += 1
+                if on_chunk is not None:
+                    on_chunk(chunk)
+            if handle is None:
+                raise EmptyTextError("nothing was synthesized")
+            rate = handle.samplerate
+        finally:
+            if handle is not None:
+                handle.close()
+    return samples / rate, n

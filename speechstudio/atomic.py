@@ -1,0 +1,181 @@
+"""One way to write a file so that readers see the old content or the new, never half of it.
+
+Every writer of user files (transcripts, speech audio, recordings, dictation text, JSON state)
+goes through :func:`atomic_path`, or its shortcuts :func:`atomic_write_bytes` and
+:func:`atomic_write_text`. The guarantees, in order:
+
+1. The new content goes to a temporary file in the target's own folder (``.<name>.<random>.part``),
+   so the final rename never crosses file systems.
+2. The temporary file is flushed and ``fsync``-ed before the rename, then renamed with
+   ``os.replace`` (atomic on POSIX and on Windows for files), then the folder is ``fsync``-ed
+   so the rename itself survives a power cut (POSIX; folders cannot be opened on Windows).
+3. On any failure (disk full, an exception in the caller's writer, Ctrl+C) the temporary file is
+   removed and the target keeps its previous content, or stays absent.
+4. A target that exists keeps its permission bits; a new file gets ``0666`` minus the umask
+   (``mkstemp`` alone would leave it ``0600``).
+5. A target that is a symbolic link is never replaced by a file: the write goes to the file the
+   link points to (the link stays). A link whose target folder does not exist raises.
+6. ``overwrite=False`` refuses to replace an existing file (:class:`OutputExistsError`), also when
+   the file appears while we write: the final step is a hard link, which fails if the name is
+   taken (file systems without hard links fall back to a check just before ``os.replace``).
+
+The same recipe as ``python-atomicwrites`` and the ``fsync`` discipline described in
+"Files are hard" (Dan Luu, 2015) and LWN's "ext4 and data loss" (2009).
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from speechstudio.errors import UsageError
+
+__all__ = ["OutputExistsError", "atomic_path", "atomic_write_bytes", "atomic_write_text", "new_file_mode",
+           "resolve_target"]
+
+
+class OutputExistsError(UsageError):
+    """The output file exists and replacing it was not asked for (``--overwrite``)."""
+
+
+def _read_umask() -> int:
+    # Read once at import: os.umask() both sets and gets, so calling it while other threads
+    # create files would be racy.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def new_file_mode() -> int:
+    """Permission bits a newly created file gets here: ``0o666`` minus the process umask."""
+    return 0o666 & ~_UMASK
+
+
+def resolve_target(path: str | os.PathLike[str]) -> Path:
+    """The file a write to ``path`` must replace: ``path`` itself, or the file a symbolic link
+    (chain) points to, so the link is kept. Relative paths stay relative when no link is involved."""
+    p = Path(path)
+    if p.is_symlink():
+        return Path(os.path.realpath(p))
+    return p
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:          # Windows (folders cannot be opened), or no permission to read it
+        return
+    try:
+        os.fsync(fd)
+    except OSError:          # some file systems (network, FUSE) refuse fsync on folders
+        pass
+    finally:
+        os.close(fd)
+
+
+def _exists_error(target: Path) -> OutputExistsError:
+    return OutputExistsError(f"{target}: the file exists (use --overwrite to replace it)")
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str], *, overwrite: bool = True, mkdir: bool = True) -> Iterator[Path]:
+    """Give a temporary path to write; on a clean exit it becomes ``path`` atomically.
+
+    For writers that need a path rather than a file object (soundfile, torch.save, onnx)::
+
+        with atomic_path("out.wav") as tmp:
+            soundfile.write(tmp, audio, 22050, format="WAV")
+
+    The temporary file exists (empty, mode 0600) when the block starts; the writer may
+    overwrite or truncate it. Its name ends with the target's suffix plus ``.part`` so format
+    sniffing by extension is not fooled; pass ``format=`` to writers that guess from the name.
+
+    Args:
+        path: the target file (a symbolic link is followed, see the module docstring).
+        overwrite: ``False`` refuses to replace an existing target (checked before the block
+            runs and again, race-free where hard links exist, when committing).
+        mkdir: create the target's missing parent folders.
+
+    Yields:
+        The temporary file's path (in the target's folder).
+
+    Raises:
+        OutputExistsError: ``overwrite=False`` and the target exists.
+        OSError: the folder is missing (``mkdir=False``), not writable, or the disk is full; the
+            temporary file is removed and the target is untouched.
+    """
+    target = resolve_target(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if mkdir:
+        folder.mkdir(parents=True, exist_ok=True)
+    if not overwrite and os.path.lexists(target):
+        raise _exists_error(Path(path))
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = new_file_mode()
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as fh:        # the writer may have closed without fsync
+            os.fsync(fh.fileno())
+        try:
+            os.chmod(tmp, mode)
+        except OSError:
+            pass
+        if overwrite:
+            os.replace(tmp, target)
+        else:
+            _commit_new(tmp, target, Path(path))
+        _fsync_dir(folder)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _commit_new(tmp: Path, target: Path, shown: Path) -> None:
+    """Put ``tmp`` at ``target`` only if ``target`` does not exist (no clobbering race)."""
+    try:
+        os.link(tmp, target)               # fails with EEXIST if the name was taken meanwhile
+    except FileExistsError:
+        raise _exists_error(shown) from None
+    except OSError as e:
+        if e.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+        if os.path.lexists(target):        # no hard links here (FAT, some network shares)
+            raise _exists_error(shown) from None
+        os.replace(tmp, target)
+    # after a successful link, the finally in atomic_path unlinks tmp, leaving only target
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, overwrite: bool = True) -> Path:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_path`). Returns ``Path(path)``."""
+    with atomic_path(path, overwrite=overwrite) as tmp:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+    return Path(path)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8", *,
+                      overwrite: bool = True) -> Path:
+    """Write ``text`` to ``path`` atomically, ``\\n`` line ends on every platform.
+
+    Returns:
+        ``Path(path)``.
+
+    Raises:
+        OutputExistsError: ``overwrite=False`` and the file exists.
+        OSError / UnicodeError: writing failed; nothing partial is left, the old file is kept.
+    """
+    with atomic_path(path, overwrite=overwrite) as tmp:
+        with open(tmp, "w", encoding=encoding, newline="\n") as fh:
+            fh.write(text)
+    return Path(path)

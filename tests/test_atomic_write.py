@@ -1,0 +1,153 @@
+"""One atomic writer (issue 12, fault 6): every output goes through speechstudio.atomic."""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from speechstudio import atomic
+from speechstudio.atomic import OutputExistsError, atomic_path, atomic_write_text
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from test_gui_support import fake_audio  # noqa: E402,F401 - fixture
+
+
+def test_new_file_gets_umask_mode_and_folder_is_created(tmp_path):
+    target = tmp_path / "a" / "b" / "out.txt"
+    atomic_write_text(target, "héllo\n")
+    assert target.read_bytes() == "héllo\n".encode()
+    assert stat.S_IMODE(target.stat().st_mode) == atomic.new_file_mode()
+    assert sorted(p.name for p in target.parent.iterdir()) == ["out.txt"]
+
+
+def test_existing_file_keeps_its_permissions(tmp_path):
+    target = tmp_path / "out.txt"
+    target.write_text("old")
+    os.chmod(target, 0o640)
+    atomic_write_text(target, "new")
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+def test_symlink_is_kept_and_its_target_written(tmp_path):
+    real = tmp_path / "real" / "t.txt"
+    real.parent.mkdir()
+    real.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    atomic_write_text(link, "new")
+    assert link.is_symlink()
+    assert real.read_text() == "new"
+    assert sorted(p.name for p in real.parent.iterdir()) == ["t.txt"]
+
+
+def test_failure_inside_the_block_keeps_old_content_and_leaves_no_temp(tmp_path):
+    target = tmp_path / "out.wav"
+    target.write_bytes(b"old")
+    with pytest.raises(RuntimeError, match="synthesis failed"):
+        with atomic_path(target) as tmp:
+            tmp.write_bytes(b"half")
+            raise RuntimeError("synthesis failed")
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.wav"]
+
+
+def test_refuses_to_replace_unless_asked(tmp_path):
+    target = tmp_path / "out.txt"
+    target.write_text("keep")
+    with pytest.raises(OutputExistsError, match=r"out.txt: the file exists \(use --overwrite"):
+        atomic_write_text(target, "new", overwrite=False)
+    assert target.read_text() == "keep"
+    atomic_write_text(target, "new", overwrite=True)
+    assert target.read_text() == "new"
+
+
+def test_file_appearing_while_writing_is_not_clobbered(tmp_path):
+    target = tmp_path / "out.txt"
+    with pytest.raises(OutputExistsError):
+        with atomic_path(target, overwrite=False) as tmp:
+            tmp.write_text("mine")
+            target.write_text("someone else's")          # appears during the write
+    assert target.read_text() == "someone else's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_fsyncs_file_and_folder(tmp_path, monkeypatch):
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def spy(fd):
+        synced.append("dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    atomic_write_text(tmp_path / "x.txt", "x")
+    assert synced == ["file", "dir"]
+
+
+def test_every_writer_uses_the_helper(tmp_path, monkeypatch):
+    """Transcripts, JSON state, speech audio and recordings all go through atomic_path."""
+    from speechstudio.asr.types import Segment, TranscriptInfo
+    from speechstudio.batch import export
+    from speechstudio.finetune.manifest import atomic_write_json
+    from speechstudio.tts.stream import SpeechChunk, write_stream
+
+    calls: list[str] = []
+    real = atomic.atomic_path
+
+    def spy(path, **kw):
+        calls.append(Path(path).name)
+        return real(path, **kw)
+
+    monkeypatch.setattr(atomic, "atomic_path", spy)
+    import speechstudio.tts.stream as stream_mod
+    monkeypatch.setattr(stream_mod, "atomic_path", spy)
+    info = TranscriptInfo(model_id="m", engine="wav2vec2", device="cpu", precision="fp32", duration_s=1.0,
+                          language="en")
+    export.write_transcript(tmp_path / "t.srt", [Segment(0.0, 1.0, "hi")], info, "srt")
+    atomic_write_json(tmp_path / "m.json", {"a": 1})
+    chunk = SpeechChunk(audio=np.zeros(2205, np.float32), sample_rate=22050, text="x", index=0, chars_done=1)
+    write_stream([chunk], tmp_path / "s.wav")
+    assert calls == ["t.srt", "m.json", "s.wav"]
+    with pytest.raises(OutputExistsError):
+        write_stream([chunk], tmp_path / "s.wav", overwrite=False)
+
+
+def test_speak_out_refuses_an_existing_file_before_loading_a_voice(tmp_path, home, capsys):
+    from speechstudio import cli
+
+    out = tmp_path / "out.wav"
+    out.write_bytes(b"keep")
+    code = cli.main(["speak", "hello", "--out", str(out), "--voice", str(tmp_path / "no-such-voice.onnx")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert f"{out}: the file exists (use --overwrite to replace it)" in err
+    assert out.read_bytes() == b"keep"
+
+
+def test_record_save_asks_before_replacing(qtbot, tmp_path, home, fake_audio, monkeypatch):
+    import soundfile as sf
+    from PySide6.QtWidgets import QMessageBox
+
+    from speechstudio.gui.main_window import MainWindow
+
+    w = MainWindow(audio_backend=fake_audio, start_monitor=False)
+    qtbot.addWidget(w)
+    page = w.record
+    page.recording = np.full(1600, 0.25, np.float32)
+    target = tmp_path / "take.wav"
+    target.write_bytes(b"old take")
+    with pytest.raises(OutputExistsError):
+        page.save(target)
+    answers = [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes]
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: answers.pop(0))
+    assert page.save_confirmed(target) is None
+    assert target.read_bytes() == b"old take"
+    assert page.save_confirmed(target) == target
+    audio, rate = sf.read(str(target), dtype="float32")
+    assert rate == 16000 and len(audio) == 1600
+    assert float(audio[0]) == pytest.approx(0.25, abs=1e-4)
+    w.shutdown()
