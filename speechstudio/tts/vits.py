@@ -124,6 +124,11 @@ class VitsVoice:
         ``self.warnings``. Raises ``EmptyTextError`` (nothing speakable) or
         ``UnsayableTextError`` (nothing maps to the voice's symbols).
         """
+        from speechstudio.tts.lexicon import apply_pronunciations
+
+        sentence, ids = apply_pronunciations(self, sentence)  # user lexicon, SSML <phoneme> (lexicon.py)
+        if ids is not None:
+            return ids
         if not has_speakable(sentence):
             raise EmptyTextError(f"text has nothing a voice can say: {sentence[:40]!r}")
         text = normalize_english(sentence, self.language) if self.language.startswith("en") else sentence
@@ -411,8 +416,10 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
         config = AutoConfig.from_pretrained(str(source), local_files_only=local_files_only)
     except (OSError, ValueError) as exc:
         raise ModelNotFoundError(f"{source}: not a downloaded VITS voice ({str(exc).splitlines()[0][:120]})") from exc
-    if getattr(config, "model_type", None) != "vits":
-        raise ModelNotFoundError(f"{source}: not a VITS voice (model_type {getattr(config, 'model_type', None)!r})")
+    if getattr(config, "model_type", None) != "vits":  # SpeechT5, FastSpeech2-Conformer, or refused there
+        from speechstudio.tts.families import load_family_voice
+
+        return load_family_voice(source, config, device, precision, name, local_files_only)
     try:
         from speechstudio.tts.checkpoint import load_folded_checkpoint, needs_plain_load
 

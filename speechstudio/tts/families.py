@@ -1,0 +1,144 @@
+"""TTS model families beyond VITS, behind the one voice interface ``stream_speech`` and the GUI use.
+
+``vits.load_voice`` reads a checkpoint's ``config.json`` and hands every ``model_type`` other than
+``vits`` to ``load_family_voice``:
+
+=====================================  ==================================  =========================
+model_type                             module                              controls
+=====================================  ==================================  =========================
+``speecht5``                           ``speecht5`` (+ HiFi-GAN, x-vector)  speaker, seed
+``fastspeech2_conformer_with_hifigan`` ``fastspeech2``                      length_scale, speaker
+=====================================  ==================================  =========================
+
+MMS-TTS (``facebook/mms-tts-<iso 639-3>``, 1,100+ languages) is VITS and loads in ``vits``.
+
+The interface (what ``VitsVoice`` also has): ``name``, ``kind``, ``family``, ``sample_rate`` (Hz),
+``speakers`` (name -> id), ``num_speakers``, ``language``, ``device``, ``dtype``, ``defaults``,
+``warnings``, ``clone_of``, ``speaker_id(speaker)``, ``text_to_ids(sentence)`` and
+``synthesize(sentence, settings) -> np.ndarray[float32] (n_samples,)``. ``controls`` names the
+``SynthesisSettings`` fields the model uses; a set field it does not use is ignored with a warning.
+``defaults["controls"]`` carries the same tuple to the GUI (``VoiceInfo.defaults``), which greys
+out the other sliders.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from speechstudio.errors import ModelNotFoundError, SpeechStudioError
+from speechstudio.tts.text import EmptyTextError, has_speakable, normalize_english
+
+__all__ = ["FamilyVoice", "FAMILIES", "VITS_CONTROLS", "load_family_voice", "family_of"]
+
+#: The controls of VITS / Piper voices (``vits.SynthesisSettings`` fields).
+VITS_CONTROLS = ("speaker", "length_scale", "noise_scale", "noise_w", "seed")
+#: model_type -> module under speechstudio.tts that loads it (``load(source, config, ...)``).
+FAMILIES = {"speecht5": "speecht5", "fastspeech2_conformer_with_hifigan": "fastspeech2"}
+
+
+def family_of(model_type: str | None) -> str | None:
+    """``"vits" | "speecht5" | "fastspeech2"`` for a ``config.json`` model_type, None if unknown."""
+    return "vits" if model_type == "vits" else FAMILIES.get(model_type or "")
+
+
+@dataclass
+class FamilyVoice:
+    """A loaded non-VITS voice. Subclasses implement ``_ids`` (text -> token ids) and ``_run``
+    (ids -> audio). Calls on one model are serialised with a lock shared by shallow copies
+    (``stream_speech`` copies the voice per sentence worker)."""
+
+    name: str
+    model: object
+    sample_rate: int
+    language: str = "en"
+    family: str = ""
+    kind: str = "transformers"
+    tokenizer: object = None
+    speakers: dict = field(default_factory=dict)
+    num_speakers: int = 1
+    device: str = "cpu"
+    dtype: str = "fp32"
+    defaults: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+    clone_of: str | None = None
+    piper: object = None
+    bucketing: bool = False
+    controls: tuple = ()
+    lock: object = field(default_factory=threading.Lock, repr=False)
+
+    bucketed = False
+
+    def speaker_id(self, speaker):
+        """Resolve a speaker name or id to an int id (None: the default). Raises ``UnknownSpeakerError``."""
+        from speechstudio.tts.vits import VitsVoice
+
+        return VitsVoice.speaker_id(self, speaker)
+
+    def text_to_ids(self, sentence: str) -> list[int]:
+        """Token ids for one sentence (user lexicon and English normalisation first).
+
+        Raises ``EmptyTextError`` / ``UnsayableTextError``."""
+        from speechstudio.tts.lexicon import apply_pronunciations
+
+        sentence, _ = apply_pronunciations(self, sentence)  # letter/ARPAbet voices: never ids here
+        if not has_speakable(sentence):
+            raise EmptyTextError(f"text has nothing a voice can say: {sentence[:40]!r}")
+        text = normalize_english(sentence, self.language) if self.language.startswith("en") else sentence
+        return self._ids(text, sentence)
+
+    def synthesize(self, sentence: str, settings=None) -> np.ndarray:
+        """One sentence -> ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``self.sample_rate`` Hz."""
+        from speechstudio.tts.vits import SynthesisSettings, check_settings
+
+        settings = settings or SynthesisSettings()
+        check_settings(settings)
+        for control in ("length_scale", "noise_scale", "noise_w", "seed"):
+            value = getattr(settings, control)
+            if value is not None and control not in self.controls and not (control == "length_scale" and value == 1.0):
+                self.warnings.append(f"voice {self.name} ({self.family}) has no {control} control; ignored")
+        ids = self.text_to_ids(sentence)
+        import torch
+
+        with self.lock, torch.inference_mode():
+            wav = self._run(ids, settings)
+        return np.ascontiguousarray(wav.float().cpu().numpy().reshape(-1), dtype=np.float32)
+
+    def _ids(self, text: str, original: str) -> list[int]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _run(self, ids: list[int], settings):  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def load_family_voice(source, config, device: str, precision: str, name: str | None,
+                      local_files_only: bool = True):
+    """Load a non-VITS checkpoint (``config``: its transformers config) as a ``FamilyVoice``.
+
+    ``device`` / ``precision`` are already resolved (``cpu|cuda``, ``fp32|fp16``). Raises
+    ``ModelNotFoundError`` for a model_type SpeechStudio cannot speak with, or missing parts.
+    """
+    import importlib
+
+    model_type = getattr(config, "model_type", None)
+    module = FAMILIES.get(model_type or "")
+    if module is None:
+        raise ModelNotFoundError(f"{source}: not a VITS voice (model_type {model_type!r}); SpeechStudio speaks with "
+                                 f"vits, {', '.join(FAMILIES)}")
+    try:
+        return importlib.import_module(f"speechstudio.tts.{module}").load(source, config, device, precision, name,
+                                                                         local_files_only)
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, SpeechStudioError):
+            raise
+        raise ModelNotFoundError(f"{source}: {model_type} checkpoint incomplete "
+                                 f"({str(exc).splitlines()[0][:120]})") from exc
+
+
+def to_device(model, device: str, precision: str):
+    """``model.eval()`` on ``device`` in FP16 (``precision == "fp16"``) or FP32."""
+    import torch
+
+    model.eval()
+    return model.to(device=device, dtype=torch.float16 if precision == "fp16" else torch.float32)

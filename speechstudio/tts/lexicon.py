@@ -1,0 +1,254 @@
+"""User pronunciation lexicon and inline IPA phonemes, applied before phonemization.
+
+A lexicon is a UTF-8 text file per voice language, ``<data dir>/lexicon/<lang>.tsv`` (``<lang>`` is
+the voice language's primary subtag: ``en`` for en-us and en-gb; ``<data dir>`` as in
+``voices.data_dir``). One entry a line, ``WORD<TAB>PRONUNCIATION``; ``#`` starts a comment line:
+
+* ``Nguyen<TAB>win`` - a respelling: the word is replaced by other text, for every kind of voice;
+* ``Nguyen<TAB>/ŋwˈɪn/`` - IPA between slashes: the phonemes are used as they are by voices that
+  read espeak-ng phonemes (Piper voices, vits-ljs / vits-vctk); voices that read letters
+  (MMS-TTS, SpeechT5, FastSpeech2) say the word as written and get a warning.
+
+Matching is case-insensitive, on whole words (an entry may hold several words, e.g. ``SQL
+Server``); the longest entry wins. SSML ``<phoneme alphabet="ipa" ph="...">word</phoneme>`` goes the
+same way: ``ssml`` writes it into the sentence as a *phoneme mark* (``phoneme_mark``), private-use
+characters that survive sentence splitting, and ``apply_pronunciations`` turns marks into ids.
+
+Phonemes are the espeak-ng IPA symbols of Piper's ``phoneme_id_map`` (rhasspy/piper-phonemize); a
+few ASCII look-alikes are mapped (``g`` -> ``ɡ``, ``:`` -> ``ː``, ``'`` -> ``ˈ``).
+"""
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from speechstudio.errors import UsageError
+
+__all__ = ["Lexicon", "LexiconError", "PHONEME_OPEN", "PHONEME_SEP", "PHONEME_CLOSE", "phoneme_mark",
+           "split_marks", "load_lexicon", "save_lexicon", "lexicon_path", "user_lexicon", "apply_pronunciations",
+           "reads_ipa", "clean_ipa"]
+
+PHONEME_OPEN, PHONEME_SEP, PHONEME_CLOSE = "\ue000", "\ue001", "\ue002"
+_MARK_RE = re.compile(f"{PHONEME_OPEN}([^{PHONEME_SEP}{PHONEME_CLOSE}]*){PHONEME_SEP}([^{PHONEME_CLOSE}]*){PHONEME_CLOSE}")
+_ASCII_IPA = {"g": "ɡ", ":": "ː", "'": "ˈ"}
+_MAX_ENTRIES = 100_000
+
+
+class LexiconError(UsageError):
+    """A lexicon file line that cannot be read; the message names the file and line."""
+
+
+def clean_ipa(ipa: str) -> str:
+    """IPA as espeak-ng writes it: ASCII look-alikes mapped, syllable dots dropped, blanks collapsed."""
+    ipa = " ".join(ipa.strip().strip("/[]").split())
+    return "".join(_ASCII_IPA.get(ch, ch) for ch in ipa if ch != ".")
+
+
+def phoneme_mark(ipa: str, word: str) -> str:
+    """Inline phonemes for a sentence: ``word`` is what letter-reading voices say instead."""
+    word = re.sub(f"[{PHONEME_OPEN}{PHONEME_SEP}{PHONEME_CLOSE}]", "", word)
+    return f"{PHONEME_OPEN}{clean_ipa(ipa)}{PHONEME_SEP}{' '.join(word.split())}{PHONEME_CLOSE}"
+
+
+def split_marks(text: str) -> list[tuple[str, str | None]]:
+    """``[(text, None) | (word, ipa), ...]`` in order; stray mark characters are dropped."""
+    out: list[tuple[str, str | None]] = []
+    pos = 0
+    for m in _MARK_RE.finditer(text):
+        if m.start() > pos:
+            out.append((_strip_marks(text[pos:m.start()]), None))
+        out.append((m.group(2), m.group(1)))
+        pos = m.end()
+    if pos < len(text):
+        out.append((_strip_marks(text[pos:]), None))
+    return out
+
+
+def _strip_marks(text: str) -> str:
+    return re.sub(f"[{PHONEME_OPEN}{PHONEME_SEP}{PHONEME_CLOSE}]", "", text)
+
+
+@dataclass
+class Lexicon:
+    """Word -> pronunciation. ``entries``: lower-cased word (or words) -> ``(respelling, ipa)``, one
+    of them set. ``path``: the file it came from, if any."""
+
+    entries: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    path: Path | None = None
+    _pattern: re.Pattern | None = field(default=None, repr=False)
+
+    def add(self, word: str, pronunciation: str) -> None:
+        """Add one entry: ``pronunciation`` is a respelling, or IPA between slashes (``/ŋwˈɪn/``)."""
+        word, pron = " ".join(word.split()), pronunciation.strip()
+        if not word or not pron or not any(ch.isalnum() for ch in word):
+            raise LexiconError(f"lexicon entry {word!r} -> {pron!r}: both a word and a pronunciation are needed")
+        is_ipa = len(pron) > 2 and pron[0] == pron[-1] == "/"
+        self.entries[word.lower()] = (None, clean_ipa(pron)) if is_ipa else (pron, None)
+        self._pattern = None
+
+    def pattern(self) -> re.Pattern | None:
+        if self._pattern is None and self.entries:
+            words = sorted(self.entries, key=len, reverse=True)
+            alts = "|".join(r"\s+".join(re.escape(w) for w in k.split()) for k in words)
+            self._pattern = re.compile(rf"(?<![\w{PHONEME_OPEN}])({alts})(?!\w)", re.IGNORECASE)
+        return self._pattern
+
+    def apply(self, text: str) -> str:
+        """``text`` with every entry replaced: a respelling as text, IPA as a ``phoneme_mark``.
+        Text inside existing marks (SSML ``<phoneme>``) is left alone."""
+        pat = self.pattern()
+        if pat is None:
+            return text
+        pieces = []
+        for word, ipa in split_marks(text):
+            if ipa is not None:
+                pieces.append(phoneme_mark(ipa, word))
+                continue
+            pieces.append(pat.sub(self._replace, word))
+        return "".join(pieces)
+
+    def _replace(self, m: re.Match) -> str:
+        respelling, ipa = self.entries[" ".join(m.group(1).lower().split())]
+        return respelling if respelling is not None else phoneme_mark(ipa, m.group(1))
+
+    def lines(self) -> list[str]:
+        """The entries as file lines (``WORD<TAB>respelling`` or ``WORD<TAB>/ipa/``), sorted."""
+        return [f"{w}\t{r if r is not None else '/' + i + '/'}" for w, (r, i) in sorted(self.entries.items())]
+
+
+def load_lexicon(path: str | os.PathLike) -> Lexicon:
+    """Read a lexicon file (format in the module docstring). Raises ``LexiconError`` naming
+    ``path:line`` for a line without a tab-separated pronunciation, or a non-UTF-8 file."""
+    path = Path(path)
+    lex = Lexicon(path=path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise LexiconError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if "\t" not in line:
+            raise LexiconError(f"{path}:{n}: expected WORD<TAB>PRONUNCIATION, got {line.strip()[:60]!r}")
+        word, pron = line.split("\t", 1)
+        try:
+            lex.add(word, pron)
+        except LexiconError as exc:
+            raise LexiconError(f"{path}:{n}: {exc}") from None
+        if len(lex.entries) > _MAX_ENTRIES:
+            raise LexiconError(f"{path}:{n}: more than {_MAX_ENTRIES} entries")
+    return lex
+
+
+def save_lexicon(lexicon: Lexicon, path: str | os.PathLike) -> Path:
+    """Write ``lexicon`` to ``path`` atomically (temp file + ``os.replace``); folders are created."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.part")
+    tmp.write_text("# word<TAB>respelling, or word<TAB>/IPA phonemes/ (SpeechStudio lexicon)\n"
+                   + "".join(line + "\n" for line in lexicon.lines()), encoding="utf-8")
+    os.replace(tmp, path)
+    _CACHE.pop(str(path), None)
+    return path
+
+
+def lexicon_path(language: str) -> Path:
+    """``<data dir>/lexicon/<primary subtag>.tsv`` for a voice language ("en-us" -> ``en.tsv``)."""
+    from speechstudio.tts.voices import data_dir
+
+    lang = (language or "en").lower().replace("_", "-").split("-")[0] or "en"
+    if not re.fullmatch(r"[a-z0-9]{1,8}", lang):
+        raise UsageError(f"language {language!r} is not a language code")
+    return data_dir() / "lexicon" / f"{lang}.tsv"
+
+
+_CACHE: dict[str, tuple[tuple[int, int], Lexicon]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def user_lexicon(language: str) -> Lexicon | None:
+    """The user's lexicon for ``language`` (``lexicon_path``), or None when there is none / it is
+    empty. Re-read when the file changes (edits in the Speak page apply to the next sentence)."""
+    path = lexicon_path(language)
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = (st.st_mtime_ns, st.st_size)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(str(path))
+        if hit is None or hit[0] != key:
+            hit = (key, load_lexicon(path))
+            _CACHE[str(path)] = hit
+    return hit[1] if hit[1].entries else None
+
+
+def reads_ipa(voice) -> bool:
+    """True when ``voice`` reads espeak-ng phonemes (Piper espeak voices, phonemizing VITS tokenizers)."""
+    if getattr(voice, "kind", None) == "piper":
+        return getattr(voice.piper, "phoneme_type", "espeak") != "text"
+    return bool(getattr(getattr(voice, "tokenizer", None), "phonemize", False)) and voice.kind == "transformers"
+
+
+def apply_pronunciations(voice, sentence: str) -> tuple[str, list[int] | None]:
+    """The user lexicon of ``voice.language`` and inline phoneme marks, before phonemization.
+
+    Returns ``(text, None)`` when the voice goes on with its own front end on ``text`` (respellings
+    substituted; for letter-reading voices, marked words as written, with a warning in
+    ``voice.warnings``), or ``(sentence, ids)`` when IPA was turned into ids here (espeak voices).
+    Raises ``LexiconError`` for a broken lexicon file.
+    """
+    lexicon = user_lexicon(getattr(voice, "language", "en") or "en")
+    if lexicon is not None:
+        sentence = lexicon.apply(sentence)
+    if PHONEME_OPEN not in sentence:
+        return sentence, None
+    segments = split_marks(sentence)
+    if not reads_ipa(voice):
+        words = [w for w, ipa in segments if ipa is not None]
+        voice.warnings.append(f"voice {voice.name} reads letters, not phonemes: IPA for "
+                              f"{', '.join(repr(w) for w in words[:3])} not used (give a respelling)")
+        return " ".join("".join(w for w, _ in segments).split()), None
+    return sentence, _ipa_ids(voice, segments)
+
+
+def _ipa_ids(voice, segments: list[tuple[str, str | None]]) -> list[int]:
+    from speechstudio.tts.phonemize import espeak_phonemes, phonemes_to_ids
+    from speechstudio.tts.text import has_speakable, normalize_english
+
+    english = voice.language.startswith("en")
+    espeak_voice = voice.piper.espeak_voice if voice.kind == "piper" else "en-us"
+    phonemes: list[str] = []
+    for text, ipa in segments:
+        if ipa is None:
+            if not has_speakable(text):
+                text = text.strip()
+                if text and phonemes and text[0] in ",.;:!?":
+                    phonemes.append(text[0])
+                continue
+            text = normalize_english(text, voice.language) if english else text
+            new = espeak_phonemes(text, espeak_voice)
+        else:
+            new = list(ipa)
+        if phonemes and phonemes[-1] != " " and new and new[0] not in (" ", ",", ".", "!", "?"):
+            phonemes.append(" ")
+        phonemes.extend(new)
+    if voice.kind == "piper":
+        missing: Counter = Counter()
+        ids = phonemes_to_ids(phonemes, voice.piper.phoneme_id_map, missing)
+        if missing:
+            voice.warnings.append(f"voice {voice.name} cannot say phonemes {''.join(sorted(missing))!r}; skipped")
+        return ids
+    from speechstudio.tts.vits import _plain_tokenizer
+
+    tok = _plain_tokenizer(voice.tokenizer)
+    text = " ".join("".join(phonemes).split())
+    vocab = tok.get_vocab()
+    lost = sorted({ch for ch in text if ch not in vocab and not ch.isspace()})
+    if lost:
+        voice.warnings.append(f"voice {voice.name} cannot say phonemes {''.join(lost)!r}; skipped")
+    return list(tok(text, return_tensors=None)["input_ids"])

@@ -1,0 +1,117 @@
+"""SpeechT5 text-to-speech (Ao et al. 2022, "SpeechT5: Unified-Modal Encoder-Decoder Pre-Training
+for Spoken Language Processing"; transformers ``SpeechT5ForTextToSpeech``, model card
+microsoft/speecht5_tts) with its HiFi-GAN vocoder (microsoft/speecht5_hifigan) and speaker x-vectors.
+
+A SpeechT5 voice is a folder:
+
+* the checkpoint (``config.json`` with ``model_type: speecht5``, weights, ``spm_char.model`` and the
+  tokenizer files of ``SpeechT5Tokenizer``);
+* ``vocoder/``: a ``SpeechT5HifiGan`` checkpoint (mel -> 16 kHz waveform);
+* ``speakers.npz``: speaker name -> x-vector, ``float32`` shape ``(speaker_embedding_dim,)`` (512 for
+  microsoft/speecht5_tts: the speechbrain spkrec-xvect-voxceleb x-vectors of the CMU ARCTIC
+  speakers, Hugging Face dataset Matthijs/cmu-arctic-xvectors, as on the model card).
+
+``speechstudio voices download microsoft/speecht5_tts`` builds that folder. More speakers: add
+arrays to ``speakers.npz`` (``numpy.savez``). Controls: ``speaker`` and ``seed`` (the decoder pre-net
+keeps dropout on at inference, so the output varies from call to call unless seeded); speed and
+noise controls do not exist in this model. Output: 16 kHz.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from speechstudio.errors import ModelNotFoundError
+from speechstudio.tts.families import FamilyVoice, to_device
+
+__all__ = ["SpeechT5Voice", "load", "read_speakers", "SPEECHT5_CONTROLS"]
+
+SPEECHT5_CONTROLS = ("speaker", "seed")
+#: Stop-token threshold and longest output relative to the input (transformers' defaults).
+STOP_THRESHOLD, MAX_LEN_RATIO = 0.5, 20.0
+
+
+def read_speakers(folder: Path) -> dict:
+    """``{name: np.ndarray[float32] (dim,)}`` from ``folder/speakers.npz`` (sorted by name)."""
+    import numpy as np
+
+    path = Path(folder) / "speakers.npz"
+    if not path.is_file():
+        raise ModelNotFoundError(f"{folder}: no speakers.npz with speaker x-vectors (speechstudio voices download "
+                                 "microsoft/speecht5_tts fetches them)")
+    with np.load(path) as data:
+        return {k: np.asarray(data[k], dtype=np.float32).reshape(-1) for k in sorted(data.files)}
+
+
+class SpeechT5Voice(FamilyVoice):
+    """A loaded SpeechT5 voice; ``vocoder``: the HiFi-GAN; ``xvectors``: ``torch.Tensor``
+    shape ``(n_speakers, dim)`` in the order of ``speakers``."""
+
+    vocoder = None
+    xvectors = None
+
+    def _ids(self, text: str, original: str) -> list[int]:
+        from speechstudio.tts.vits import UnsayableTextError
+
+        ids = list(self.tokenizer(text, return_tensors=None)["input_ids"])
+        unk = self.tokenizer.unk_token_id
+        if unk is not None and unk in ids:
+            vocab = self.tokenizer.get_vocab()
+            lost = sorted({ch for ch in text if ("▁" + ch) not in vocab and ch not in vocab and not ch.isspace()})
+            self.warnings.append(f"voice {self.name} cannot say characters {''.join(lost)!r}; skipped")
+            ids = [i for i in ids if i != unk]
+        if len(ids) < 2:
+            raise UnsayableTextError(f"voice {self.name} cannot say any of {original[:40]!r}")
+        return ids
+
+    def _run(self, ids: list[int], settings):
+        import torch
+
+        sid = self.speaker_id(settings.speaker) or 0
+        if settings.seed is not None:
+            torch.manual_seed(int(settings.seed) % 2**64)
+        x = torch.tensor([ids], dtype=torch.long, device=self.device)
+        emb = self.xvectors[sid : sid + 1]
+        wav = self.model.generate_speech(x, emb, threshold=STOP_THRESHOLD, maxlenratio=MAX_LEN_RATIO,
+                                         vocoder=self.vocoder)
+        return wav.reshape(-1)
+
+    def speaker_id(self, speaker):
+        if speaker is None or speaker == "":
+            return 0
+        return super().speaker_id(speaker) or 0
+
+
+def load(source, config, device: str, precision: str, name: str | None, local_files_only: bool = True):
+    """Load the SpeechT5 voice folder ``source`` (layout in the module docstring) on ``device``.
+
+    Raises ``ModelNotFoundError`` when the vocoder or the speakers are missing."""
+    import numpy as np
+    import torch
+    from transformers import SpeechT5ForTextToSpeech, SpeechT5HifiGan, SpeechT5Tokenizer
+
+    folder = Path(source)
+    if not folder.is_dir():
+        raise ModelNotFoundError(f"{source}: a SpeechT5 voice is a folder (speechstudio voices download "
+                                 "microsoft/speecht5_tts)")
+    if not (folder / "vocoder" / "config.json").is_file():
+        raise ModelNotFoundError(f"{folder}: no HiFi-GAN vocoder in {folder / 'vocoder'} (speechstudio voices "
+                                 "download microsoft/speecht5_tts fetches microsoft/speecht5_hifigan)")
+    speakers = read_speakers(folder)
+    model = to_device(SpeechT5ForTextToSpeech.from_pretrained(str(folder), local_files_only=True), device, precision)
+    vocoder = to_device(SpeechT5HifiGan.from_pretrained(str(folder / "vocoder"), local_files_only=True), device,
+                        precision)
+    tokenizer = SpeechT5Tokenizer.from_pretrained(str(folder), local_files_only=True)
+    dim = int(config.speaker_embedding_dim)
+    bad = [k for k, v in speakers.items() if v.shape != (dim,)]
+    if bad or not speakers:
+        raise ModelNotFoundError(f"{folder / 'speakers.npz'}: speaker x-vectors must have {dim} values "
+                                 f"({', '.join(bad[:3]) or 'none found'})")
+    voice = SpeechT5Voice(
+        name=name or folder.name, model=model, sample_rate=int(vocoder.config.sampling_rate), language="en",
+        family="speecht5", tokenizer=tokenizer, speakers={k: i for i, k in enumerate(speakers)},
+        num_speakers=len(speakers), device=device, dtype=precision, controls=SPEECHT5_CONTROLS,
+        defaults={"length_scale": 1.0, "controls": SPEECHT5_CONTROLS},
+    )
+    voice.vocoder = vocoder
+    voice.xvectors = torch.from_numpy(np.stack(list(speakers.values()))).to(device=device, dtype=model.dtype)
+    return voice
