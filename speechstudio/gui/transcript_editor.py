@@ -51,7 +51,7 @@ class TranscriptEditor(QWidget):
         self.document: TranscriptDocument | None = None
         self.player = player
         self._loading = False
-        self._edited = False
+        self._chars = 0  # the text's length at the last cursor move (typing changes it)
         self._unsure: list[tuple[int, int, int, float]] = []
         self._said: tuple[int, int, int] | None = None
         self._build()
@@ -186,7 +186,6 @@ class TranscriptEditor(QWidget):
         lines = self.text.toPlainText().split("\n")
         if lines == [""] and not self.document.segments:
             return
-        self._edited = True
         try:
             self.document.type_lines(lines)
         except SpeechStudioError as e:
@@ -307,10 +306,10 @@ class TranscriptEditor(QWidget):
 
     def _on_cursor_moved(self) -> None:
         self._show_times()
+        chars, self._chars = self._chars, self.text.document().characterCount()
         if self._loading or self.document is None or not self.document.segments:
             return
-        if self._edited:  # typing moves the cursor: the player stays where it is
-            self._edited = False
+        if chars != self._chars:  # typing moves the cursor: the player stays where it is
             return
         if self.player is not None:
             self.player.seek(self.document.time_at(*self.cursor()))

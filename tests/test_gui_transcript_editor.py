@@ -1,0 +1,202 @@
+"""The transcript editor widget (pytest-qt, offscreen): edit a word by typing, split with Enter,
+merge, undo, find/replace, export -> the srt file's exact content, autosave into the .json, the
+player following the cursor and the word said highlighted; hosted in the Transcribe page with
+the real seekable player on the fake sound card."""
+from __future__ import annotations
+
+import json
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from speechstudio.asr.types import Segment, TranscriptInfo, Word  # noqa: E402
+from speechstudio.batch.export import write_transcript  # noqa: E402
+from test_gui_support import fake_audio, win, write_tone  # noqa: E402,F401 - fixtures
+
+INFO = TranscriptInfo(5.0, "en", "whisper-tiny.en", "whisper")
+SEGMENTS = [Segment(0.0, 2.0, "Hello wrold again", (Word(0.1, 0.5, "Hello", 0.9), Word(0.6, 1.0, "wrold", 0.3),
+                                                    Word(1.2, 1.8, "again", 0.8))),
+            Segment(2.5, 4.0, "second part here", (Word(2.5, 3.0, "second"), Word(3.1, 3.5, "part"),
+                                                   Word(3.6, 4.0, "here")))]
+
+
+class FakePlayer:
+    """What the editor needs of a player: position, playing, seek, toggle."""
+
+    available = True
+
+    def __init__(self) -> None:
+        self.position_s, self.playing, self.seeks = 0.0, False, []
+
+    def seek(self, t: float) -> None:
+        self.seeks.append(t)
+        self.position_s = t
+
+    def toggle(self) -> None:
+        self.playing = not self.playing
+
+
+@pytest.fixture
+def transcript(tmp_path):
+    path = tmp_path / "talk.json"
+    write_transcript(path, SEGMENTS, INFO, "json")
+    return path
+
+
+@pytest.fixture
+def editor(qtbot, home, transcript):
+    from speechstudio.gui.transcript_editor import TranscriptEditor
+    from speechstudio.transcript import TranscriptDocument
+
+    ed = TranscriptEditor(FakePlayer())
+    qtbot.addWidget(ed)
+    ed.resize(1000, 400)
+    ed.show()
+    ed.set_document(TranscriptDocument.load(transcript))
+    return ed
+
+
+def seg_rows(doc):
+    return [(s.start_s, s.end_s, s.text) for s in doc.segments]
+
+
+def test_type_split_merge_undo_export(editor, qtbot, transcript, tmp_path):
+    doc = editor.document
+    editor.text.place_cursor(0, 11, anchor=6)            # select "wrold"
+    qtbot.keyClicks(editor.text, "world")
+    assert editor.text.toPlainText() == "Hello world again\nsecond part here"
+    assert [(w.start_s, w.end_s, w.text) for w in doc.segments[0].words] == [
+        (0.1, 0.5, "Hello"), (0.6, 1.0, "world"), (1.2, 1.8, "again")]
+    assert editor.undo_btn.isEnabled() and editor.save_btn.text() == "Save"
+
+    qtbot.keyClick(editor.text, Qt.Key.Key_Right)        # past the space: cursor before "again"
+    qtbot.keyClick(editor.text, Qt.Key.Key_Return)       # Enter splits
+    assert seg_rows(doc) == [(0.0, 1.0, "Hello world "), (1.2, 2.0, "again"), (2.5, 4.0, "second part here")]
+    assert editor.text.document().blockCount() == 3
+    assert editor.text.times(1) == "0:01.200–0:02.000"   # the gutter
+
+    editor.text.place_cursor(1, 0)
+    editor.merge_btn.click()                             # "again" + "second part here"
+    assert seg_rows(doc)[1] == (1.2, 4.0, "again second part here")
+    assert editor.text.toPlainText() == "Hello world \nagain second part here"
+
+    qtbot.keyClick(editor.text, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)   # undo the merge
+    assert seg_rows(doc) == [(0.0, 1.0, "Hello world "), (1.2, 2.0, "again"), (2.5, 4.0, "second part here")]
+    editor.undo_btn.click()                              # the typing (edit + Enter) was one step
+    assert editor.text.toPlainText() == "Hello wrold again\nsecond part here"
+    editor.redo_btn.click()
+    assert len(doc.segments) == 3
+
+    out = editor.export("srt", tmp_path / "edited.srt")
+    assert out.read_text(encoding="utf-8") == ("1\n00:00:00,000 --> 00:00:01,000\nHello world\n\n"
+                                              "2\n00:00:01,200 --> 00:00:02,000\nagain\n\n"
+                                              "3\n00:00:02,500 --> 00:00:04,000\nsecond part here\n\n")
+    qtbot.waitUntil(lambda: not doc.dirty, timeout=5000)  # autosaved a second after the last edit
+    saved = json.loads(transcript.read_text(encoding="utf-8"))
+    assert [s["text"] for s in saved["segments"]] == ["Hello world ", "again", "second part here"]
+    assert [c["label"] for c in saved["edit_history"]["done"]] == ["typing"]
+    assert editor.save_btn.text() == "Saved" and not editor.save_btn.isEnabled()
+
+
+def test_segment_times_fields(editor, qtbot):
+    editor.text.place_cursor(1, 3)
+    assert (editor.segment_label.text(), editor.start_edit.text(), editor.end_edit.text()) == (
+        "Segment 2 of 2", "0:02.500", "0:04.000")
+    editor.start_edit.setText("3")
+    editor.end_edit.setText("0:04.5")
+    editor.end_edit.editingFinished.emit()
+    assert seg_rows(editor.document)[1] == (3.0, 4.5, "second part here")
+    assert [(w.start_s, w.end_s) for w in editor.document.segments[1].words] == [(3.0, 3.5), (3.6, 4.0), (4.1, 4.5)]
+    messages = []
+    editor.status_message.connect(messages.append)
+    editor.end_edit.setText("2")
+    editor.end_edit.editingFinished.emit()
+    assert messages == ["segment 2: end 2.000 s must be after start 3.000 s"]
+    assert editor.end_edit.text() == "0:04.500"          # the field shows the segment's time again
+
+
+def test_find_replace(editor, qtbot):
+    fb = editor.find_bar
+    fb.find_edit.setText("E")
+    m = fb.find_next()
+    assert (m.segment, m.start, m.end) == (0, 1, 2) and fb.result.text() == "1 of 4"
+    assert editor.text.textCursor().selectedText() == "e"
+    fb.find_next()
+    assert fb.result.text() == "2 of 4" and editor.cursor() == (1, 2)
+    fb.find_edit.setText("wrold")
+    fb.replace_edit.setText("world")
+    fb.replace_btn.click()                               # finds, then replaces it
+    fb.replace_btn.click()
+    assert editor.document.texts()[0] == "Hello world again"
+    assert editor.document.segments[0].words[1].start_s == 0.6
+    fb.find_edit.setText("e")
+    fb.case_check.setChecked(True)
+    fb.replace_edit.setText("3")
+    fb.replace_all_btn.click()
+    assert editor.text.toPlainText() == "H3llo world again\ns3cond part h3r3" and fb.result.text() == "4 replaced"
+    editor.undo()
+    assert editor.text.toPlainText() == "Hello world again\nsecond part here"
+
+
+def test_player_follows_cursor_and_highlights_the_word(editor, qtbot):
+    player = editor.player
+    editor.text.place_cursor(0, 8)                       # inside "wrold"
+    assert player.seeks[-1] == 0.6
+    editor.text.place_cursor(1, 7)                       # before "part"
+    assert player.seeks[-1] == 3.1
+    n = len(player.seeks)
+    qtbot.keyClicks(editor.text, "x")                   # typing does not move the player
+    assert len(player.seeks) == n
+    editor.undo()
+
+    player.playing, player.position_s = True, 0.7
+    qtbot.waitUntil(lambda: editor._said == (0, 6, 11), timeout=2000)
+    said = [s for s in editor.text.extraSelections() if s.format.background().style() != Qt.BrushStyle.NoBrush]
+    assert [s.cursor.selectedText() for s in said] == ["wrold"]
+    assert editor.play_btn.text() == "Pause"
+    player.position_s = 1.1                              # between words: no highlight
+    qtbot.waitUntil(lambda: editor._said is None, timeout=2000)
+    unsure = [s.cursor.selectedText() for s in editor.text.extraSelections()]
+    assert unsure == ["wrold"]                           # probability 0.3: wavy underline stays
+
+
+def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_audio):
+    from speechstudio.batch.run import InputItem
+    from speechstudio.gui.transcript_view import QueueRow
+
+    wav = write_tone(tmp_path / "talk.wav", 5.0)
+    srt = tmp_path / "talk.srt"
+    write_transcript(srt, SEGMENTS, INFO, "srt")
+    page = win.transcribe
+    row = QueueRow(InputItem(wav), status="done", outputs=(srt,), segments=list(SEGMENTS), info=INFO)
+    view = page.transcript
+    view.show_row(row)
+    assert view.edit_btn.isEnabled() and not view.editing
+    view.edit_btn.click()
+    assert view.editing and view.editor.document.path == tmp_path / "talk.json"   # made next to the srt
+    ed = view.editor
+    ed.document.edit_text(0, "Hello world again")
+    ed.run(lambda: None)
+    assert row.segments[0].text == "Hello world again"   # the page's Export… writes the edit too
+    view.edit_btn.click()                                # leaving the editor saves
+    assert not view.editing and page.segments.item(0, 2).text() == "Hello world again"
+    assert json.loads((tmp_path / "talk.json").read_text())["segments"][0]["text"] == "Hello world again"
+
+    view.edit_btn.click()
+    player = view.player
+    ed.text.place_cursor(1, 0)
+    assert player.position_s == 2.5
+    ed.play_btn.click()
+    qtbot.waitUntil(lambda: player.playing, timeout=10000)   # decoded on the I/O worker, then played
+    qtbot.waitUntil(lambda: player.position_s > 2.6, timeout=5000)
+    assert fake_audio.played_rate == 16000
+    ed.text.place_cursor(0, 0)                               # seek while playing: restarts at 0.1 s
+    assert 0.1 <= player.position_s < 1.0 and player.playing
+    ed.play_btn.click()
+    assert not player.playing
