@@ -14,7 +14,10 @@ SSML 1.1 (W3C Recommendation, https://www.w3.org/TR/speech-synthesis11/) subset:
   are ignored;
 * ``<voice name="...">``: another installed voice (or a speaker name of the current voice) for the
   enclosed text, for multi-voice scripts;
-* other elements (``emphasis``, ``lang``, ``phoneme``, ``audio``, ``mark``): their text is read.
+* ``<phoneme alphabet="ipa" ph="ŋwˈɪn">Nguyen</phoneme>``: the IPA phonemes are said instead of the
+  content by voices that read espeak-ng phonemes (Piper, vits-ljs); voices that read letters say the
+  content (``lexicon.apply_pronunciations``, with a warning). Only ``alphabet="ipa"`` (the default);
+* other elements (``emphasis``, ``lang``, ``audio``, ``mark``): their text is read.
 
 Strength and named-rate values are not fixed by SSML 1.1 (sec. 3.2.3, 3.2.4: "processor
 specific"); ours are Microsoft Azure Speech's documented defaults ("Speech Synthesis Markup
@@ -33,6 +36,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from speechstudio.errors import UsageError
+from speechstudio.tts.lexicon import phoneme_mark
 from speechstudio.tts.numbers import (
     cardinal,
     date_words,
@@ -300,6 +304,12 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
                 raise SsmlError(f"{where()}: <sub> needs an alias attribute")
             build.text(" " + attrs["alias"] + " ", key())
             frame["capture"] = []  # the content is not read
+        elif tag == "phoneme":
+            if not (attrs.get("ph") or "").strip():
+                raise SsmlError(f"{where()}: <phoneme> needs a ph attribute (IPA phonemes)")
+            if attrs.get("alphabet", "ipa").strip().lower() != "ipa":
+                raise SsmlError(f"{where()}: <phoneme alphabet={attrs['alphabet']!r}>: only alphabet=\"ipa\" is read")
+            frame.update(capture=[], ph=attrs["ph"])
         elif tag == "say-as":
             if "interpret-as" not in attrs:
                 raise SsmlError(f"{where()}: <say-as> needs an interpret-as attribute")
@@ -310,6 +320,8 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
         frame = stack.pop()
         if tag in ("p", "s"):
             build.flush(PARAGRAPH_PAUSE_S if tag == "p" else pause_s, False)
+        elif tag == "phoneme":
+            build.text(" " + phoneme_mark(frame["ph"], "".join(frame["capture"])) + " ", key())
         elif tag == "say-as":
             content = "".join(frame["capture"])
             spoken = _say_as(frame["kind"], content, frame["format"], language)
