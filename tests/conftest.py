@@ -24,6 +24,15 @@ for _var, _sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("X
                    ("SPEECHSTUDIO_HOME", "home")):
     os.environ[_var] = str(_ISOLATED / _sub)
 
+# Offscreen Qt gets one 1280×800 screen (the app's first-launch size; the plugin's default is an
+# 800×800 placeholder), so "the window fits the screen" can be tested. Qt reads this when the
+# QApplication is created.
+if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
+    _screen = _ISOLATED / "offscreen-screen.json"
+    _screen.write_text('{"synthesizedScreens": false, "screens": [{"name": "Screen1280x800", "x": 0, "y": 0, '
+                       '"width": 1280, "height": 800, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}')
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_screen}"
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch) -> Path:

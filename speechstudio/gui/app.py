@@ -21,12 +21,17 @@ def run(argv: list[str] | None = None, files: list[str] | None = None, startup_t
     app.setApplicationName("SpeechStudio")
     app.setOrganizationName("SpeechStudio")
     app.setApplicationDisplayName("SpeechStudio")
+    from speechstudio.gui import preferences
     from speechstudio.gui.main_window import MainWindow
 
+    prefs = preferences.load()
+    preferences.apply_startup(prefs)  # data/cache folders from Settings, before any model code
+    if prefs.theme != "system":
+        preferences.apply_theme(prefs.theme, app)
     win = MainWindow()
     win.show()
-    if files:
-        QTimer.singleShot(0, lambda: win.transcribe.add_paths(files))
+    if files:  # shown on the Transcribe page, where they were queued
+        QTimer.singleShot(0, lambda: win.open_paths(files))
     if quit_after_shown:
         def report() -> None:
             t0 = startup_t0 if startup_t0 is not None else time.perf_counter()

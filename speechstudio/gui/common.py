@@ -7,12 +7,18 @@ from pathlib import Path
 
 from PySide6.QtCore import QPointF, QSettings, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
-from PySide6.QtWidgets import QComboBox, QMessageBox, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QMessageBox, QSizePolicy, QStyledItemDelegate, QWidget
 
 
 def settings() -> QSettings:
-    """The app's QSettings: an INI file in ``$SPEECHSTUDIO_HOME`` when that is set (tests, portable
-    installs), else the platform's usual place for "SpeechStudio/SpeechStudio"."""
+    """The app's QSettings (INI): the file ``$SPEECHSTUDIO_SETTINGS`` when set (the app sets it at
+    start-up, so that a data folder chosen in Settings does not move the settings), else
+    ``$SPEECHSTUDIO_HOME/settings.ini`` when that is set (tests, portable installs), else the
+    platform's usual place for "SpeechStudio/SpeechStudio" (``~/.config/SpeechStudio/SpeechStudio.ini``
+    on Linux; tests/conftest.py points ``XDG_CONFIG_HOME`` elsewhere)."""
+    explicit = os.environ.get("SPEECHSTUDIO_SETTINGS")
+    if explicit:
+        return QSettings(explicit, QSettings.Format.IniFormat)
     home = os.environ.get("SPEECHSTUDIO_HOME")
     if home:
         Path(home).mkdir(parents=True, exist_ok=True)
@@ -49,6 +55,77 @@ def show_error(parent: QWidget, title: str, message: str) -> None:
     box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, parent)
     box.setAccessibleName(title)
     box.open()  # non-blocking: never freezes the window, and tests are not stuck on exec()
+
+
+_BREAK_AFTER = "/\\_.,;:=&?-"
+_ZWSP = "\u200b"
+
+
+def breakable(text: str, longest: int = 30) -> str:
+    """``text`` with zero-width spaces after ``/ \\ _ . , ; : = & ? -`` inside words longer than
+    ``longest`` characters (paths, URLs, repo ids), so a word-wrapped label can break them; a word
+    with none of those is cut every ``longest`` characters."""
+    out = []
+    for word in text.split(" "):
+        if len(word) <= longest:
+            out.append(word)
+            continue
+        pieces, run = [], 0
+        for ch in word:
+            pieces.append(ch)
+            run += 1
+            if ch in _BREAK_AFTER or run >= longest:
+                pieces.append(_ZWSP)
+                run = 0
+        out.append("".join(pieces))
+    return " ".join(out)
+
+
+class WrapLabel(QLabel):
+    """A message label that wraps, long paths and URLs included, and never widens its window
+    (horizontal size policy ``Ignored``: it takes the width it is given and grows in height).
+    ``text()`` returns the text as set (without the break hints); the tooltip shows it too."""
+
+    def __init__(self, text: str = "", parent=None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        policy = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+        self._plain = ""
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt API
+        self._plain = str(text)
+        super().setText(breakable(self._plain))
+        self.setToolTip(self._plain if len(self._plain) > 80 else "")
+
+    def text(self) -> str:
+        return self._plain
+
+
+def fit_columns(table, caps: dict[int, int], min_width: int = 48) -> None:
+    """Size a table's columns to their content, each capped at ``caps[col]`` pixels (uncapped
+    columns: content width), then shrink the widest columns until all but the last fit the
+    viewport with room for the last (which stretches; set ``setStretchLastSection(True)``).
+    Long cell text is elided (full text in each item's tooltip): no horizontal scroll bar at
+    the window's first-launch size (1280×800) when the content allows it."""
+    header = table.horizontalHeader()
+    n = table.columnCount()
+    if n == 0:
+        return
+    widths = []
+    for c in range(n - 1):
+        want = max(table.sizeHintForColumn(c), header.sectionSizeHint(c), min_width)
+        widths.append(min(want, caps.get(c, want)))
+    room = table.viewport().width() - max(min_width * 2, header.sectionSizeHint(n - 1))
+    while sum(widths) > room and max(widths) > min_width:
+        i = widths.index(max(widths))
+        widths[i] = max(min_width, widths[i] - max(8, (sum(widths) - room) // 2))
+    for c, w in enumerate(widths):
+        table.setColumnWidth(c, w)
 
 
 class Sparkline(QWidget):
@@ -118,8 +195,44 @@ class LevelMeter(QWidget):
 DEFAULT_MODEL = "(default)"
 
 
+def is_default_model(text: str | None) -> bool:
+    """True for the picker's "(default)" entry (and an empty field)."""
+    t = (text or "").strip()
+    return t in ("", DEFAULT_MODEL)
+
+
+def missing_model(spec: str | None) -> str | None:
+    """For a model spec saved in the settings: a one-line note when it names a folder that no
+    longer exists (a removed model, a test's temporary model), else ``None``. Names and Hugging
+    Face ids (``whisper-tiny.en``, ``org/name``) are not checked here: they resolve at load time."""
+    if is_default_model(spec):
+        return None
+    t = str(spec).strip()
+    looks_like_path = (t.startswith(("/", "~", ".")) or "\\" in t or t.count("/") >= 2
+                       or (len(t) > 2 and t[1] == ":"))
+    if looks_like_path and not Path(t).expanduser().exists():
+        return f"The model saved last time, {t}, no longer exists; using the default model instead."
+    return None
+
+
+class _DefaultNameDelegate(QStyledItemDelegate):
+    """Draws row 0 of the picker's list as "(default): NAME" (the item's text stays "(default)")."""
+
+    def __init__(self, picker: "ModelPicker") -> None:
+        super().__init__(picker)
+        self.picker = picker
+
+    def initStyleOption(self, option, index) -> None:  # noqa: N802 - Qt API
+        super().initStyleOption(option, index)
+        if index.row() == 0 and self.picker.default_name:
+            option.text = f"{DEFAULT_MODEL}: {self.picker.default_name}"
+
+
 class ModelPicker(QComboBox):
-    """Editable model picker: "(default)", the installed names, or any typed HF id / folder."""
+    """Editable model picker: "(default)", the installed names, or any typed HF id / folder.
+
+    :meth:`set_default_name` says which model "(default)" is (shown in the list and the tooltip);
+    :meth:`restore` puts back a saved choice unless it names a folder that is gone."""
 
     def __init__(self, accessible_name: str, tooltip: str) -> None:
         super().__init__()
@@ -127,7 +240,24 @@ class ModelPicker(QComboBox):
         self.setMinimumWidth(220)
         self.setAccessibleName(accessible_name)
         self.setToolTip(tooltip)
+        self._tooltip = tooltip
+        self.default_name = ""
         self.addItem(DEFAULT_MODEL)
+        self.setItemDelegate(_DefaultNameDelegate(self))
+
+    def set_default_name(self, name: str, reason: str = "") -> None:
+        """Say which model "(default)" stands for (e.g. ``whisper-tiny.en``) and why."""
+        self.default_name = name
+        text = f"{DEFAULT_MODEL} is {name}" + (f" ({reason})" if reason else "")
+        self.setItemData(0, text, Qt.ItemDataRole.ToolTipRole)
+        self.setToolTip(f"{self._tooltip}\n{text}")
+
+    def restore(self, spec: str | None) -> str | None:
+        """Select a saved model spec; a folder that no longer exists is not selected ("(default)"
+        is) and the returned note says so (``None`` when the saved choice was used)."""
+        note = missing_model(spec)
+        self.setCurrentText(DEFAULT_MODEL if note or not spec else str(spec))
+        return note
 
     def set_models(self, names: list[str]) -> None:
         """Fill the list with installed model names, keeping the current text."""
@@ -142,7 +272,7 @@ class ModelPicker(QComboBox):
     def model(self) -> str | None:
         """The chosen model spec, or ``None`` for the default model."""
         m = self.currentText().strip()
-        return None if m in ("", DEFAULT_MODEL) else m
+        return None if is_default_model(m) else m
 
 
 def device_picker(accessible_name: str) -> QComboBox:

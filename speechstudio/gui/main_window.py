@@ -1,16 +1,21 @@
 """The main window: page list on the left (Transcribe, Speak, Record, Models), the live mel view
-docked at the bottom, the GPU monitor docked on the right, a status line at the bottom.
+and the GPU monitor docked side by side under the pages, a status line at the bottom.
 
 Owns the engines (``compute``: models and inference; ``io``: probing, decoding, listing, exports;
 ``downloads``: model downloads) and the :class:`AudioHub`. Keyboard: Ctrl+O add files,
-Ctrl+Shift+O add folder, Space play/pause, Ctrl+Enter run the page's main action (Start / Speak),
-Esc cancel / stop.
+Ctrl+Shift+O add folder, Ctrl+1…Ctrl+7 the pages, Ctrl+, Settings, F1 the shortcut list, Space
+play/pause, Ctrl+Enter run the page's main action (Start / Speak), Esc cancel / stop.
+
+Size: the first launch opens at 1280×800 (smaller when the screen is); the window never grows by
+itself (an explicit minimum size stops a child's long text from widening it past the screen).
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDockWidget, QLabel, QListWidget, QMainWindow, QSizePolicy, QSplitter,
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QListWidget, QMainWindow, QSizePolicy, QSplitter,
                                QStackedWidget, QStatusBar, QWidget)
 
 from speechstudio import __version__
@@ -18,6 +23,8 @@ from speechstudio.gui.common import settings
 
 # nav order = stack order
 PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models", "Clone voice", "Adapt recognition")
+FIRST_SIZE = (1280, 800)
+MIN_SIZE = (900, 600)
 
 
 class MainWindow(QMainWindow):
@@ -30,7 +37,7 @@ class MainWindow(QMainWindow):
 
         self.setWindowTitle(f"SpeechStudio {__version__}")
         self.setAccessibleName("SpeechStudio main window")
-        self.resize(1280, 800)
+        self._fit_to_screen()
         self.compute = Worker("compute", self)
         self.io = Worker("io", self)
         self.downloads = Worker("downloads", self)
@@ -42,7 +49,7 @@ class MainWindow(QMainWindow):
         self.nav.setFixedWidth(130)
         self.stack = QStackedWidget()
         self.transcribe = TranscribePage(self.compute, self.io, self.audio)
-        self.stack.addWidget(self.transcribe)
+        self._add_to_stack(self.transcribe)
         self.dictate = self._page("speechstudio.gui.dictate_page", "DictatePage")
         self.speak = self._page("speechstudio.gui.speak_page", "SpeakPage")
         self.record = self._page("speechstudio.gui.record_page", "RecordPage")
@@ -91,7 +98,10 @@ class MainWindow(QMainWindow):
         self.gpu_dock = QDockWidget("GPU monitor", self)
         self.gpu_dock.setObjectName("gpu_dock")
         self.gpu_dock.setWidget(self.gpu)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.gpu_dock)
+        # beside the mel view, under the pages: the pages get the window's full width (at 1280×800 a
+        # right-hand dock left them 770 px, less than the Transcribe and Clone pages need)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.gpu_dock)
+        self.splitDockWidget(self.mel_dock, self.gpu_dock, Qt.Orientation.Horizontal)
         self.resizeDocks([self.mel_dock], [230], Qt.Orientation.Vertical)
         self.resizeDocks([self.gpu_dock], [300], Qt.Orientation.Horizontal)
         self.monitor = SystemMonitor(1.0, self)
@@ -110,6 +120,49 @@ class MainWindow(QMainWindow):
             self._later(0, self.monitor.start)
         if self.models is not None:
             self._later(50, self.models.refresh)
+
+    def _fit_to_screen(self) -> None:
+        """First-launch size 1280×800 and an explicit minimum of 900×600, both capped by the
+        screen's available area (a 1366×768 laptop gets 1280×768)."""
+        from PySide6.QtGui import QGuiApplication
+
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        avail = screen.availableGeometry() if screen is not None else None
+        w, h = FIRST_SIZE
+        mw, mh = MIN_SIZE
+        if avail is not None and avail.width() > 0 and avail.height() > 0:
+            w, h = min(w, avail.width()), min(h, avail.height())
+            mw, mh = min(mw, avail.width()), min(mh, avail.height())
+        # explicit: QLayout's default constraint then keeps it instead of the layout's minimum,
+        # so a page's long unbreakable text can no longer widen the window past the screen
+        self.setMinimumSize(mw, mh)
+        self.resize(w, h)
+        self._clamped = False
+
+    def clamp_to_screen(self) -> None:
+        """Shrink and move the window so that its frame (title bar included) is inside the
+        screen's available area."""
+        screen = self.screen()
+        if screen is None or self.isMaximized() or self.isFullScreen():
+            return
+        avail = screen.availableGeometry()
+        frame = self.frameGeometry()
+        extra_w, extra_h = frame.width() - self.width(), frame.height() - self.height()
+        w = min(self.width(), avail.width() - extra_w)
+        h = min(self.height(), avail.height() - extra_h)
+        if (w, h) != (self.width(), self.height()):
+            self.resize(max(w, self.minimumWidth()), max(h, self.minimumHeight()))
+        frame = self.frameGeometry()
+        x = min(max(frame.x(), avail.x()), avail.right() + 1 - frame.width())
+        y = min(max(frame.y(), avail.y()), avail.bottom() + 1 - frame.height())
+        if (x, y) != (frame.x(), frame.y()):
+            self.move(max(x, avail.x()), max(y, avail.y()))
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if not self._clamped:  # the frame's size is known once shown
+            self._clamped = True
+            self._later(0, self.clamp_to_screen)
 
     def _fit_nav(self) -> None:
         """Widen the page list to its longest name ("Adapt recognition") at the list's 12 pt."""
@@ -144,9 +197,24 @@ class MainWindow(QMainWindow):
         return self._mel
 
     def _page_shown(self, index: int) -> None:
-        page = self.stack.widget(index)
+        page = self._inner(self.stack.widget(index))
         if page is self.speak and self.speak is not None:
             self.speak.preload()
+
+    def _add_to_stack(self, page: QWidget) -> None:
+        """Add a page inside a frameless scroll area: a page wider or taller than the room it gets
+        (at 1280×800, or a smaller screen) scrolls instead of widening the window or being cut."""
+        from PySide6.QtWidgets import QFrame, QScrollArea
+
+        area = QScrollArea()
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        area.setWidgetResizable(True)
+        area.setWidget(page)
+        self.stack.addWidget(area)
+
+    @staticmethod
+    def _inner(area: QWidget | None) -> QWidget | None:
+        return area.widget() if area is not None and hasattr(area, "widget") else area
 
     def _page(self, module: str, cls: str) -> QWidget | None:
         """Build one page; a page that cannot load (missing module, a bug) becomes a line of text
@@ -160,9 +228,9 @@ class MainWindow(QMainWindow):
             logging.getLogger(__name__).warning("page %s unavailable", cls, exc_info=True)
             w = QLabel(f"This page could not be loaded: {type(e).__name__}: {e}")
             w.setWordWrap(True)
-            self.stack.addWidget(w)
+            self._add_to_stack(w)
             return None
-        self.stack.addWidget(page)
+        self._add_to_stack(page)
         return page
 
     # ------------------------------------------------------------------ menus / keys
@@ -178,11 +246,35 @@ class MainWindow(QMainWindow):
         quit_.setShortcut(QKeySequence.StandardKey.Quit)
         quit_.triggered.connect(self.close)
         m.addActions([self.act_add_files, self.act_add_folder])
+        self.recent_menu = m.addMenu("Open &recent")
+        self.recent_menu.setObjectName("recent_menu")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self._fill_recent()
+        m.addSeparator()
+        self.act_settings = QAction("&Settings…", self)
+        self.act_settings.setShortcut(QKeySequence("Ctrl+,"))
+        self.act_settings.triggered.connect(self.open_settings)
+        m.addAction(self.act_settings)
         m.addSeparator()
         m.addAction(quit_)
         v = self.menuBar().addMenu("&View")
         v.addAction(self.mel_dock.toggleViewAction())
         v.addAction(self.gpu_dock.toggleViewAction())
+        v.addSeparator()
+        self.page_actions: list[QAction] = []
+        for i, name in enumerate(PAGES):
+            a = QAction(f"Go to {name}", self)
+            a.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
+            a.triggered.connect(lambda _=False, row=i: self.nav.setCurrentRow(row))
+            v.addAction(a)
+            self.page_actions.append(a)
+        from speechstudio.gui.help_menu import build_help_menu
+
+        build_help_menu(self)
+        #: window-wide keys that are not menu actions (listed by Help > Keyboard shortcuts)
+        self.extra_shortcuts = (("Space", "Play / pause the selection"),
+                                ("Ctrl+Return", "Run the page's main action (Start, Speak, Dictate)"),
+                                ("Esc", "Cancel or stop what the page is doing"))
 
     def _shortcuts(self) -> None:
         self.sc_space = QShortcut(QKeySequence(Qt.Key.Key_Space), self, self.play_pause)
@@ -191,15 +283,60 @@ class MainWindow(QMainWindow):
         self.sc_esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.cancel_action)
 
     def _add_files(self) -> None:
-        self.nav.setCurrentRow(0)
-        self.transcribe.add_files_dialog()
+        s = settings()
+        files, _ = QFileDialog.getOpenFileNames(self, "Add audio or video files", str(s.value("last_dir", "")),
+                                                "Audio/video (*.wav *.flac *.mp3 *.ogg *.opus *.m4a *.aac *.mp4 "
+                                                "*.mkv *.webm *.mov *.raw *.pcm);;All files (*)")
+        if files:
+            s.setValue("last_dir", str(Path(files[0]).parent))
+            self.open_paths(files)
 
     def _add_folder(self) -> None:
+        s = settings()
+        d = QFileDialog.getExistingDirectory(self, "Add a folder", str(s.value("last_dir", "")))
+        if d:
+            s.setValue("last_dir", d)
+            self.open_paths([d])
+
+    def open_paths(self, paths) -> int:
+        """Queue files/folders on the Transcribe page, show that page and remember them in
+        File > Open recent. Returns how many inputs were queued."""
+        from speechstudio.gui.preferences import add_recent
+
+        paths = [str(p) for p in paths]
         self.nav.setCurrentRow(0)
-        self.transcribe.add_folder_dialog()
+        n = self.transcribe.add_paths(paths)
+        add_recent(paths)
+        self._fill_recent()
+        return n
+
+    def _fill_recent(self) -> None:
+        from speechstudio.gui.preferences import clear_recent, recent_files
+
+        self.recent_menu.clear()
+        recent = recent_files()
+        for i, path in enumerate(recent):
+            a = self.recent_menu.addAction(f"&{(i + 1) % 10} {Path(path).name or path}")
+            a.setToolTip(path)
+            a.setData(path)
+            a.triggered.connect(lambda _=False, p=path: self.open_paths([p]))
+        if recent:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear list", lambda: (clear_recent(), self._fill_recent()))
+        else:
+            self.recent_menu.addAction("(no recent files)").setEnabled(False)
+
+    def open_settings(self):
+        """File > Settings…: the Settings dialog (non-modal; returns it)."""
+        from speechstudio.gui.settings_dialog import SettingsDialog
+
+        names = [self.transcribe.model_box.itemText(i) for i in range(1, self.transcribe.model_box.count())]
+        dlg = SettingsDialog(self, models=names)
+        dlg.open()
+        return dlg
 
     def current_page(self) -> QWidget:
-        return self.stack.currentWidget()
+        return self._inner(self.stack.currentWidget())
 
     def pages(self) -> list[QWidget]:
         """The pages that loaded (a page whose module is missing is left out)."""
@@ -272,7 +409,7 @@ class MainWindow(QMainWindow):
         s = settings()
         geo = s.value("window/geometry")
         if isinstance(geo, QByteArray) and not geo.isEmpty():
-            self.restoreGeometry(geo)
+            self.restoreGeometry(geo)  # Qt moves/shrinks a saved geometry onto the current screens
         state = s.value("window/state")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self.restoreState(state)

@@ -1,32 +1,29 @@
-"""Models page: installed ASR models and the catalog (with sizes), voices; download with progress
-and cancel, import a model folder or a Piper voice, remove. Listing, importing and removing run on
-the I/O engine; downloads run on the downloads engine in a child process (cancel kills it)."""
+"""Models page: installed ASR models and the catalog (with sizes), voices; download models and
+voices with progress and cancel, import a model folder or a Piper voice, remove. Listing,
+importing and removing run on the I/O worker; downloads run on the downloads worker in a child
+process (cancel kills it).
+
+Honest states: one row per model (a catalog id served by an installed package model is folded
+into that row), "needs network" instead of "available to download" when the Hub does not answer,
+and which model "(default)" is. Messages wrap (long paths and URLs included) and never widen the
+window; columns fit the page at 1280×800 (long cells are elided, full text in the tooltip).
+"""
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QHeaderView,
                                QMessageBox, QProgressBar, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
-from PySide6.QtCore import Qt
 
+from speechstudio.gui.common import WrapLabel, fit_columns
+from speechstudio.gui.model_listing import DOWNLOADABLE_VOICES, PageListing, list_for_page
 from speechstudio.worker.jobs import CallJob, DownloadJob
 
 MODEL_COLS = ("Name", "Engine", "Status", "Size", "Languages", "Description")
 VOICE_COLS = ("Name", "Kind", "From", "Location")
-
-
-def _list_all():
-    """Worker side: ``(models, voices, voice_error)`` (voices may fail independently)."""
-    from speechstudio.hub.inventory import list_models
-
-    models = list_models(include_catalog=True)
-    try:
-        from speechstudio.tts.voices import list_voices
-
-        voices, err = list_voices(), ""
-    except Exception as e:  # tts layer missing or broken: still show the models
-        voices, err = [], f"voices unavailable: {e}"
-    return models, voices, err
+#: column caps in pixels (the last column stretches)
+MODEL_CAPS = {0: 240, 1: 80, 2: 190, 3: 80, 4: 110}
+VOICE_CAPS = {0: 220, 1: 100, 2: 260}
 
 
 def _import_voice(path: str):
@@ -78,9 +75,10 @@ class ModelsPage(QWidget):
         mbox = QGroupBox("Speech recognition models")
         ml = QVBoxLayout(mbox)
         self.table = self._table(MODEL_COLS, "Speech recognition models")
-        self.table.setColumnWidth(0, 300)
-        self.table.setColumnWidth(2, 150)
         ml.addWidget(self.table)
+        self.default_label = WrapLabel("")
+        self.default_label.setAccessibleName("Default model")
+        ml.addWidget(self.default_label)
         row = QHBoxLayout()
         self.refresh_btn = QPushButton("Refresh")
         self.download_btn = QPushButton("Download")
@@ -98,26 +96,34 @@ class ModelsPage(QWidget):
         self.progress.setVisible(False)
         row.addWidget(self.progress, 1)
         ml.addLayout(row)
-        self.dl_label = QLabel("")
+        self.dl_label = WrapLabel("")
         self.dl_label.setAccessibleName("Download status")
-        self.dl_label.setWordWrap(True)
         ml.addWidget(self.dl_label)
         split.addWidget(mbox)
 
         vbox = QGroupBox("Voices (speech synthesis)")
         vl = QVBoxLayout(vbox)
         self.voice_table = self._table(VOICE_COLS, "Voices")
-        self.voice_table.setColumnWidth(0, 260)
-        self.voice_table.setColumnWidth(2, 330)
+        self.voice_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # locations: keep the file name
         vl.addWidget(self.voice_table)
         vrow = QHBoxLayout()
         self.import_voice_btn = QPushButton("Import Piper voice…")
         self.import_voice_btn.setAccessibleName("Import a Piper voice")
         self.remove_voice_btn = QPushButton("Remove voice")
         self.remove_voice_btn.setAccessibleName("Remove selected voice")
+        self.voice_id_box = QComboBox()
+        self.voice_id_box.setEditable(True)
+        self.voice_id_box.addItems(DOWNLOADABLE_VOICES)
+        self.voice_id_box.setAccessibleName("Voice to download")
+        self.voice_id_box.setToolTip("A VITS voice on the Hugging Face Hub (facebook/mms-tts-xxx, kakao-enterprise/vits-ljs…)")
+        self.voice_id_box.setMinimumContentsLength(18)
+        self.download_voice_btn = QPushButton("Download voice")
+        self.download_voice_btn.setAccessibleName("Download the voice")
         vrow.addWidget(self.import_voice_btn)
         vrow.addWidget(self.remove_voice_btn)
         vrow.addStretch(1)
+        vrow.addWidget(self.voice_id_box)
+        vrow.addWidget(self.download_voice_btn)
         vl.addLayout(vrow)
         split.addWidget(vbox)
         split.setSizes([420, 220])
@@ -130,8 +136,11 @@ class ModelsPage(QWidget):
         self.remove_btn.clicked.connect(self._remove_selected)
         self.import_voice_btn.clicked.connect(self._import_voice_dialog)
         self.remove_voice_btn.clicked.connect(self._remove_voice_selected)
+        self.download_voice_btn.clicked.connect(self.download_voice_selected)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.voice_table.itemSelectionChanged.connect(self._update_buttons)
+        self.listing = PageListing()
+        self._offline_note = ""
         self.io.job_finished.connect(self._on_io_finished)
         self.downloads.job_progress.connect(self._on_dl_progress)
         self.downloads.job_finished.connect(self._on_dl_finished)
@@ -148,27 +157,65 @@ class ModelsPage(QWidget):
         t.verticalHeader().setVisible(False)
         t.horizontalHeader().setStretchLastSection(True)
         t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        t.setWordWrap(False)
+        t.setTextElideMode(Qt.TextElideMode.ElideRight)
         return t
+
+    def fit_columns(self) -> None:
+        """Columns sized to content within caps, all inside the viewport (see ``common.fit_columns``)."""
+        fit_columns(self.table, MODEL_CAPS)
+        fit_columns(self.voice_table, VOICE_CAPS)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self.fit_columns()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        self.fit_columns()
 
     # ------------------------------------------------------------------ listing
     def refresh(self) -> None:
         if self._list_job is None:
-            self._list_job = self.io.submit(CallJob(_list_all, description="list models"))
+            self._list_job = self.io.submit(CallJob(list_for_page, description="list models"))
 
-    def _fill(self, models, voices) -> None:
-        self.models, self.voices = list(models), list(voices)
+    def status_text(self, m) -> str:
+        """The Status cell: "installed (source)", "needs network" or "available to download"
+        ("· default" added to the row "(default)" loads)."""
+        if m.installed:
+            text = f"installed ({m.source})"
+        elif m.engine == "?" or m.description.startswith("not usable"):
+            text = "not usable"
+        else:
+            text = "available to download" if self.listing.online else "needs network"
+        return text + (" · default" if m.name == self.listing.default_model else "")
+
+    def _fill(self, listing: PageListing) -> None:
+        self.listing = listing
+        self.models, self.voices = list(listing.models), list(listing.voices)
         self.table.setRowCount(0)
         for m in self.models:
             r = self.table.rowCount()
             self.table.insertRow(r)
-            status = f"installed ({m.source})" if m.installed else "available to download"
-            vals = (m.name, m.engine, status, _size(m.size_mb), ", ".join(m.languages), m.description)
+            vals = (m.name, m.engine, self.status_text(m), _size(m.size_mb), ", ".join(m.languages), m.description)
             for c, v in enumerate(vals):
                 it = QTableWidgetItem(str(v))
-                it.setToolTip(str(m.path) if m.path else m.description)
+                tip = str(v) if c != 0 else (str(m.path) if m.path else m.name)
+                if c == 2 and not m.installed and not listing.online:
+                    tip = f"needs network: {listing.offline_reason}. Import a model folder instead, or try again online."
+                it.setToolTip(tip)
                 if c == 2 and m.installed:
                     it.setForeground(Qt.GlobalColor.darkGreen)
                 self.table.setItem(r, c, it)
+        if listing.default_model:
+            self.default_label.setText(f"(default) is {listing.default_model}: {listing.default_reason}.")
+        else:
+            self.default_label.setText(f"No default model: {listing.default_reason}")
+        note = ("" if listing.online else f"Offline: downloads need network ({listing.offline_reason}). Installed "
+                "models work; import a model folder or a Piper voice instead.")
+        if not self.dl_label.text() or self.dl_label.text() == self._offline_note:  # keep a download's result
+            self.dl_label.setText(note)
+        self._offline_note = note
         self.voice_table.setRowCount(0)
         for v in self.voices:
             r = self.voice_table.rowCount()
@@ -179,10 +226,15 @@ class ModelsPage(QWidget):
                 self.voice_table.setItem(r, c, it)
         installed = [m.name for m in self.models if m.installed]
         self.win.transcribe.set_models(installed)
+        for page in (self.win.transcribe, getattr(self.win, "dictate", None)):
+            box = getattr(page, "model_box", None) if page is not None else None
+            if box is not None and hasattr(box, "set_default_name") and listing.default_model:
+                box.set_default_name(listing.default_model, listing.default_reason)
         if getattr(self.win, "dictate", None) is not None and hasattr(self.win.dictate, "set_models"):
             self.win.dictate.set_models([m.name for m in self.models if m.installed and m.engine == "wav2vec2"])
         if self.win.speak is not None:
             self.win.speak.set_voices([v.name for v in self.voices])
+        self.fit_columns()
         self._update_buttons()
 
     def _selected_model(self):
@@ -203,7 +255,11 @@ class ModelsPage(QWidget):
     def _update_buttons(self) -> None:
         m = self._selected_model()
         downloading = self.download_job is not None
-        self.download_btn.setEnabled(m is not None and not m.installed and not downloading)
+        # offline a download is still allowed (the network may be back); it fails with the reason
+        self.download_btn.setEnabled(m is not None and not m.installed and m.engine != "?" and not downloading)
+        self.download_btn.setToolTip("" if self.listing.online else f"needs network ({self.listing.offline_reason})")
+        self.download_voice_btn.setEnabled(not downloading and bool(self.voice_id_box.currentText().strip()))
+        self.download_voice_btn.setToolTip(self.download_btn.toolTip())
         self.cancel_btn.setEnabled(downloading)
         self.remove_btn.setEnabled(m is not None and m.installed and not m.source.startswith("package"))
         v = self._selected_voice()
@@ -215,7 +271,14 @@ class ModelsPage(QWidget):
         if m is not None and not m.installed:
             self.download(m.name)
 
+    def download_voice_selected(self) -> None:
+        hf_id = self.voice_id_box.currentText().strip()
+        if hf_id:
+            self.download(hf_id, kind="voice")
+
     def download(self, model_id: str, kind: str = "model") -> int:
+        """Download a model (``kind="model"``) or a VITS voice (``kind="voice"``, via
+        ``speechstudio voices download``) on the downloads worker; returns the job id."""
         self.download_job = self.downloads.submit(DownloadJob(model_id, kind))
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)  # busy until the first percentage
@@ -293,10 +356,9 @@ class ModelsPage(QWidget):
         if job_id == self._list_job:
             self._list_job = None
             if status == "done":
-                models, voices, err = result
-                self._fill(models, voices)
-                if err:
-                    self.status_message.emit(err)
+                self._fill(result)
+                if result.voice_error:
+                    self.status_message.emit(result.voice_error)
                 self.refreshed.emit()
             else:
                 self.status_message.emit(f"cannot list models: {result}")

@@ -1,0 +1,162 @@
+"""The Help menu: keyboard shortcuts, "Check my setup" (the doctor dialog), About (versions and
+licenses of SpeechStudio, its libraries and the installed models)."""
+from __future__ import annotations
+
+import html
+import platform
+from importlib import metadata
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QMenu, QMessageBox, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout)
+
+#: distributions shown in About (PyPI names); a missing one is listed as "not installed"
+LIBRARIES = ("PySide6-Essentials", "numpy", "torch", "transformers", "faster-whisper", "ctranslate2",
+             "onnxruntime", "av", "soundfile", "soxr", "huggingface_hub", "silero-vad", "pyqtgraph")
+
+
+def _dist_license(dist: metadata.Distribution) -> str:
+    """The license of an installed distribution, from its metadata (License-Expression, License,
+    or the "License ::" classifier); "" when it does not say."""
+    meta = dist.metadata
+    expr = meta.get("License-Expression")
+    if expr:
+        return expr
+    lic = (meta.get("License") or "").strip()
+    if lic and "\n" not in lic and len(lic) < 60:
+        return lic
+    for c in meta.get_all("Classifier") or []:
+        if c.startswith("License ::"):
+            return c.split("::")[-1].strip()
+    return lic.splitlines()[0][:60] if lic else ""
+
+
+def library_versions() -> list[tuple[str, str, str]]:
+    """``(name, version, license)`` of SpeechStudio's main libraries (from installed metadata; no
+    library is imported). PySide6 falls back to the full ``PySide6`` distribution."""
+    out = []
+    for name in LIBRARIES:
+        dist = None
+        for candidate in (name, "PySide6") if name == "PySide6-Essentials" else (name,):
+            try:
+                dist = metadata.distribution(candidate)
+                break
+            except metadata.PackageNotFoundError:
+                continue
+        out.append((name, dist.version, _dist_license(dist)) if dist else (name, "not installed", ""))
+    return out
+
+
+def model_licenses() -> list[tuple[str, str]]:
+    """``(model, license)`` for the models shipped as Python packages (installed or not) and the
+    MMS-TTS voices (CC BY-NC 4.0, per their model cards)."""
+    from speechstudio.hub.packages import PACKAGE_MODELS
+
+    rows = [(m.name, m.license or "see its package") for m in PACKAGE_MODELS]
+    rows.append(("facebook/mms-tts-* voices", "CC BY-NC 4.0 (non-commercial)"))
+    return rows
+
+
+def about_html() -> str:
+    """The About box text (HTML): app version and license, Python, Qt, libraries, model licenses."""
+    from PySide6 import __version__ as pyside_version
+    from PySide6.QtCore import qVersion
+
+    from speechstudio import __version__
+
+    try:
+        app_license = _dist_license(metadata.distribution("speechstudio")) or "GPL-3.0-or-later"
+    except metadata.PackageNotFoundError:
+        app_license = "GPL-3.0-or-later"
+    lib_rows = "".join(f"<tr><td>{html.escape(n)}</td><td>{html.escape(v)}</td><td>{html.escape(lic)}</td></tr>"
+                       for n, v, lic in library_versions())
+    model_rows = "".join(f"<tr><td>{html.escape(n)}</td><td>{html.escape(lic)}</td></tr>" for n, lic in model_licenses())
+    return (f"<h3>SpeechStudio {html.escape(__version__)}</h3>"
+            f"<p>Offline speech recognition, dictation and speech synthesis. License: {html.escape(app_license)}.</p>"
+            f"<p>Python {platform.python_version()} · Qt {qVersion()} · PySide6 {pyside_version} · "
+            f"{html.escape(platform.system())} {html.escape(platform.machine())}</p>"
+            f"<p><b>Libraries</b></p><table cellspacing='0' cellpadding='2'>"
+            f"<tr><th align='left'>Package</th><th align='left'>Version</th><th align='left'>License</th></tr>"
+            f"{lib_rows}</table>"
+            f"<p><b>Models</b></p><table cellspacing='0' cellpadding='2'>{model_rows}</table>")
+
+
+def show_about(parent) -> QMessageBox:
+    """Open the About box (non-modal) and return it."""
+    box = QMessageBox(parent)
+    box.setWindowTitle("About SpeechStudio")
+    box.setAccessibleName("About SpeechStudio")
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setText(about_html())
+    box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    box.open()
+    return box
+
+
+def window_shortcuts(win) -> list[tuple[str, str]]:
+    """``(keys, what it does)`` for every shortcut of ``win``: its menu actions (read from the
+    actions, so the list cannot drift from the keys) and its window-wide QShortcuts."""
+    rows: list[tuple[str, str]] = []
+    for action in win.findChildren(QAction):
+        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        if keys and action.text():
+            rows.append((keys, action.text().replace("&", "").rstrip("…").strip()))
+    rows += [(keys, what) for keys, what in getattr(win, "extra_shortcuts", ())]
+    seen, out = set(), []
+    for r in rows:
+        if r not in seen:
+            seen.add(r)
+            out.append(r)
+    return out
+
+
+class ShortcutsDialog(QDialog):
+    """A two-column table of the window's keyboard shortcuts."""
+
+    def __init__(self, win) -> None:
+        super().__init__(win)
+        self.setWindowTitle("Keyboard shortcuts")
+        self.setAccessibleName("Keyboard shortcuts")
+        rows = window_shortcuts(win)
+        self.table = QTableWidget(len(rows), 2)
+        self.table.setAccessibleName("Shortcut list")
+        self.table.setHorizontalHeaderLabels(("Keys", "Action"))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        for r, (keys, what) in enumerate(rows):
+            self.table.setItem(r, 0, QTableWidgetItem(keys))
+            self.table.setItem(r, 1, QTableWidgetItem(what))
+        self.table.resizeColumnToContents(0)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.table)
+        lay.addWidget(buttons)
+        self.resize(460, min(640, 80 + 30 * len(rows)))
+
+
+def check_setup(parent) -> None:
+    """"Check my setup": the doctor dialog (imported here, when asked for)."""
+    from speechstudio.gui.doctor_dialog import show_doctor_dialog
+
+    show_doctor_dialog(parent)
+
+
+def build_help_menu(win) -> QMenu:
+    """Add the Help menu to ``win`` (a QMainWindow); sets ``win.act_shortcuts``,
+    ``win.act_check_setup`` and ``win.act_about``."""
+    m = win.menuBar().addMenu("&Help")
+    win.act_shortcuts = QAction("&Keyboard shortcuts", win)
+    win.act_shortcuts.setShortcut(QKeySequence("F1"))
+    win.act_shortcuts.triggered.connect(lambda: ShortcutsDialog(win).open())
+    win.act_check_setup = QAction("&Check my setup…", win)
+    win.act_check_setup.triggered.connect(lambda: check_setup(win))
+    win.act_about = QAction("&About SpeechStudio", win)
+    win.act_about.triggered.connect(lambda: show_about(win))
+    m.addActions([win.act_shortcuts, win.act_check_setup])
+    m.addSeparator()
+    m.addAction(win.act_about)
+    return m

@@ -1,0 +1,111 @@
+"""What the Models page shows, computed on the I/O worker (Qt-free, never downloads).
+
+:func:`list_for_page` lists the models (one row per model: a catalog id that an installed package
+model stands in for is folded into that model's row), the voices, which model "(default)" is, and
+whether downloads can work now (the Hub answered within a few seconds; the answer is kept for
+:data:`NETWORK_TTL_S`).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+#: VITS voices `speechstudio voices download` can fetch (transformers VitsModel checkpoints on the
+#: Hugging Face Hub: the MMS-TTS model cards (CC BY-NC 4.0) and kakao-enterprise's vits-ljs / vits-vctk).
+DOWNLOADABLE_VOICES = ("facebook/mms-tts-eng", "facebook/mms-tts-deu", "facebook/mms-tts-fra",
+                       "facebook/mms-tts-spa", "kakao-enterprise/vits-ljs", "kakao-enterprise/vits-vctk")
+NETWORK_TTL_S = 120.0
+_network: tuple[float, bool, str] | None = None  # (checked at, reachable, reason)
+
+
+@dataclass
+class PageListing:
+    """``models``: ``ModelEntry`` rows (deduplicated); ``aliases``: row name -> other names of the
+    same model; ``voices``: ``VoiceRef`` list; ``voice_error``: why voices could not be listed ("");
+    ``default_model``/``default_reason``: what "(default)" loads and why; ``online``/``offline_reason``:
+    whether downloads can work now."""
+
+    models: list = field(default_factory=list)
+    aliases: dict[str, list[str]] = field(default_factory=dict)
+    voices: list = field(default_factory=list)
+    voice_error: str = ""
+    default_model: str = ""
+    default_reason: str = ""
+    online: bool = False
+    offline_reason: str = ""
+
+
+def network_state(max_age_s: float = NETWORK_TTL_S) -> tuple[bool, str]:
+    """``(reachable, reason)`` of the Hugging Face Hub, asked at most every ``max_age_s`` seconds
+    (``HF_HUB_OFFLINE=1``: no network access, answered at once)."""
+    global _network
+    from speechstudio.hub.download import hub_offline, hub_reachable
+
+    if hub_offline():
+        return False, "offline mode (HF_HUB_OFFLINE=1)"
+    now = time.monotonic()
+    if _network is None or now - _network[0] > max_age_s:
+        ok, reason = hub_reachable(timeout_s=3.0)
+        _network = (now, ok, reason)
+    return _network[1], _network[2]
+
+
+def dedupe(models: list) -> tuple[list, dict[str, list[str]]]:
+    """Fold rows that are the same model under another name into one row.
+
+    A catalog id served by an installed package model (``Systran/faster-whisper-tiny.en`` ->
+    ``whisper-tiny.en``) is dropped when that package model has its own row; the dropped name is
+    returned in ``aliases[package name]`` and added to that row's description."""
+    from speechstudio.hub.packages import find_package_model
+
+    names = {m.name for m in models}
+    aliases: dict[str, list[str]] = {}
+    keep = []
+    for m in models:
+        pkg = find_package_model(m.name)
+        if m.installed and pkg is not None and pkg.name != m.name and pkg.name in names:
+            aliases.setdefault(pkg.name, []).append(m.name)
+            continue
+        keep.append(m)
+    out = []
+    for m in keep:
+        if m.name in aliases:
+            also = ", ".join(aliases[m.name])
+            m = replace(m, description=f"{m.description}; also known as {also}" if m.description else f"also known as {also}")
+        out.append(m)
+    return out, aliases
+
+
+def default_model(online: bool) -> tuple[str, str]:
+    """``(name, reason)`` of what "(default)" loads now (``online``: whether the Hub answers; the
+    default model, facebook/wav2vec2-base-960h, is downloaded on first use only then)."""
+    from speechstudio.errors import SpeechStudioError
+    from speechstudio.hub.catalog import DEFAULT_MODEL_ID
+    from speechstudio.hub.resolve import default_asr_model
+
+    try:
+        model, _reason = default_asr_model(allow_download=False, progress=False)
+    except SpeechStudioError as exc:
+        return "", str(exc)
+    if model.model_id == DEFAULT_MODEL_ID:
+        return model.model_id, "downloaded"
+    if online:
+        return DEFAULT_MODEL_ID, "downloaded on first use"
+    return model.model_id, f"{DEFAULT_MODEL_ID} is not downloaded"
+
+
+def list_for_page() -> PageListing:
+    """Everything the Models page shows (runs on the I/O worker; see the module docstring)."""
+    from speechstudio.hub.inventory import list_models
+
+    out = PageListing()
+    out.models, out.aliases = dedupe(list_models(include_catalog=True))
+    try:
+        from speechstudio.tts.voices import list_voices
+
+        out.voices = list_voices()
+    except Exception as e:  # noqa: BLE001 - tts layer missing or broken: still show the models
+        out.voice_error = f"voices unavailable: {e}"
+    out.online, out.offline_reason = network_state()
+    out.default_model, out.default_reason = default_model(out.online)
+    return out

@@ -1,0 +1,203 @@
+"""The user's preferences (the Settings dialog's values) and recent files, kept in QSettings.
+
+Keys (group ``prefs/``) and who reads them:
+
+- ``prefs/output_dir`` (str, "" = next to each input) and ``prefs/formats`` (comma list of
+  ``txt,srt,vtt,json``): the Transcribe page's defaults when it has no value of its own.
+- ``prefs/subtitle_max_line_width`` (characters, 0 = no limit) and ``prefs/subtitle_max_line_count``
+  (lines per cue, 0 = no limit): subtitle layout for srt/vtt (the meaning of openai/whisper's
+  ``utils.py`` writer options ``max_line_width`` / ``max_line_count``).
+- ``prefs/model/<lang>`` (model spec, "" = the app's default) for a language code (``en``...) and
+  ``prefs/model/other``: the default model per language.
+- ``prefs/device`` (``auto|cpu|cuda``) and ``prefs/precision`` (``auto|fp32|fp16|bf16``).
+- ``prefs/data_dir`` and ``prefs/cache_dir``: applied at start-up (:func:`apply_startup`) as
+  ``SPEECHSTUDIO_HOME`` and ``HF_HUB_CACHE`` unless those are already set in the environment.
+- ``prefs/theme``: ``system|light|dark`` (:func:`apply_theme`).
+- ``recent/files``: the last :data:`RECENT_MAX` files or folders opened, newest first.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from speechstudio.gui.common import setting_list, settings
+
+FORMATS = ("txt", "srt", "vtt", "json")
+DEVICES = ("auto", "cpu", "cuda")
+PRECISIONS = ("auto", "fp32", "fp16", "bf16")
+THEMES = ("system", "light", "dark")
+#: languages offered in the Settings dialog's "default model per language" table
+MODEL_LANGUAGES = (("en", "English"), ("de", "German"), ("fr", "French"), ("es", "Spanish"),
+                   ("it", "Italian"), ("ru", "Russian"), ("other", "Other languages"))
+RECENT_MAX = 10
+
+
+@dataclass
+class Preferences:
+    """One snapshot of the preferences (see the module docstring for each field's meaning)."""
+
+    output_dir: str = ""
+    formats: tuple[str, ...] = FORMATS
+    subtitle_max_line_width: int = 0
+    subtitle_max_line_count: int = 0
+    models: dict[str, str] = field(default_factory=dict)
+    device: str = "auto"
+    precision: str = "auto"
+    data_dir: str = ""
+    cache_dir: str = ""
+    theme: str = "system"
+
+    def model_for(self, language: str | None) -> str | None:
+        """The default model spec for ``language`` (ISO code), else for "other", else ``None``."""
+        spec = self.models.get((language or "").lower()) or self.models.get("other") or ""
+        return spec or None
+
+
+def _int(value, default: int = 0) -> int:
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError):
+        return default
+
+
+def _choice(value, choices: tuple[str, ...]) -> str:
+    return str(value) if str(value) in choices else choices[0]
+
+
+def load() -> Preferences:
+    """Read the preferences from :func:`~speechstudio.gui.common.settings` (unknown values fall
+    back to the defaults)."""
+    s = settings()
+    formats = tuple(f for f in setting_list(s, "prefs/formats", list(FORMATS)) if f in FORMATS)
+    models = {code: str(s.value(f"prefs/model/{code}", "") or "") for code, _ in MODEL_LANGUAGES}
+    return Preferences(
+        output_dir=str(s.value("prefs/output_dir", "") or ""),
+        formats=formats or FORMATS,
+        subtitle_max_line_width=_int(s.value("prefs/subtitle_max_line_width", 0)),
+        subtitle_max_line_count=_int(s.value("prefs/subtitle_max_line_count", 0)),
+        models={k: v for k, v in models.items() if v},
+        device=_choice(s.value("prefs/device", "auto"), DEVICES),
+        precision=_choice(s.value("prefs/precision", "auto"), PRECISIONS),
+        data_dir=str(s.value("prefs/data_dir", "") or ""),
+        cache_dir=str(s.value("prefs/cache_dir", "") or ""),
+        theme=_choice(s.value("prefs/theme", "system"), THEMES),
+    )
+
+
+def save(p: Preferences) -> None:
+    """Write ``p`` to the settings file (synced at once)."""
+    s = settings()
+    s.setValue("prefs/output_dir", p.output_dir)
+    s.setValue("prefs/formats", ",".join(p.formats))
+    s.setValue("prefs/subtitle_max_line_width", int(p.subtitle_max_line_width))
+    s.setValue("prefs/subtitle_max_line_count", int(p.subtitle_max_line_count))
+    for code, _ in MODEL_LANGUAGES:
+        s.setValue(f"prefs/model/{code}", p.models.get(code, ""))
+    s.setValue("prefs/device", p.device)
+    s.setValue("prefs/precision", p.precision)
+    s.setValue("prefs/data_dir", p.data_dir)
+    s.setValue("prefs/cache_dir", p.cache_dir)
+    s.setValue("prefs/theme", p.theme)
+    s.sync()
+
+
+def apply_startup(p: Preferences | None = None) -> list[str]:
+    """Point the data and cache folders at the preferred ones, before any model code runs.
+
+    ``SPEECHSTUDIO_HOME`` / ``HF_HUB_CACHE`` already set in the environment win (tests, portable
+    installs). The settings file stays where it was read from (``SPEECHSTUDIO_SETTINGS`` is set to
+    it first, so moving the data folder does not move the settings). Returns one note per value
+    applied, e.g. ``"data folder: /data/speech"``.
+    """
+    p = p or load()
+    notes: list[str] = []
+    os.environ.setdefault("SPEECHSTUDIO_SETTINGS", settings().fileName())
+    if p.data_dir and not os.environ.get("SPEECHSTUDIO_HOME"):
+        os.environ["SPEECHSTUDIO_HOME"] = p.data_dir
+        notes.append(f"data folder: {p.data_dir}")
+    if p.cache_dir and not (os.environ.get("HF_HUB_CACHE") or os.environ.get("HUGGINGFACE_HUB_CACHE")):
+        os.environ["HF_HUB_CACHE"] = p.cache_dir
+        notes.append(f"model cache: {p.cache_dir}")
+    return notes
+
+
+_SYSTEM_PALETTE = None
+
+
+def _dark_palette():
+    """A dark Fusion palette (the colours of Qt's own Fusion dark scheme, approximately)."""
+    from PySide6.QtGui import QColor, QPalette
+
+    p = QPalette()
+    role = QPalette.ColorRole
+    for r, c in ((role.Window, "#2b2b2b"), (role.WindowText, "#e6e6e6"), (role.Base, "#1e1e1e"),
+                 (role.AlternateBase, "#262626"), (role.ToolTipBase, "#3a3a3a"), (role.ToolTipText, "#f0f0f0"),
+                 (role.Text, "#e6e6e6"), (role.Button, "#353535"), (role.ButtonText, "#e6e6e6"),
+                 (role.BrightText, "#ff5555"), (role.Link, "#6aa9ff"), (role.Highlight, "#3d6fb4"),
+                 (role.HighlightedText, "#ffffff"), (role.PlaceholderText, "#8a8a8a"), (role.Light, "#4a4a4a"),
+                 (role.Midlight, "#3f3f3f"), (role.Mid, "#2f2f2f"), (role.Dark, "#1a1a1a"), (role.Shadow, "#000000")):
+        p.setColor(r, QColor(c))
+    for r in (role.WindowText, role.Text, role.ButtonText):
+        p.setColor(QPalette.ColorGroup.Disabled, r, QColor("#7a7a7a"))
+    return p
+
+
+def apply_theme(theme: str, app=None) -> str:
+    """Set the colour scheme: ``"light"``, ``"dark"`` or ``"system"`` (follow the desktop).
+
+    Asks Qt (``QStyleHints.setColorScheme``, Qt >= 6.8); where the platform cannot switch (X11
+    without a desktop theme, offscreen) ``light``/``dark`` set the Fusion style with a light or
+    dark palette instead. Returns the scheme now in effect, ``"light"`` or ``"dark"`` (from the
+    window colour's lightness).
+    """
+    global _SYSTEM_PALETTE
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    app = app or QApplication.instance()
+    if _SYSTEM_PALETTE is None:
+        _SYSTEM_PALETTE = (app.style().name(), app.palette())
+    want = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}.get(theme, Qt.ColorScheme.Unknown)
+    app.styleHints().setColorScheme(want)
+    if theme in ("light", "dark"):
+        if app.style().name().lower() != "fusion":
+            app.setStyle("Fusion")
+        if app.styleHints().colorScheme() != want:  # the platform did not switch: set the palette
+            app.setPalette(_dark_palette() if theme == "dark" else app.style().standardPalette())
+    else:
+        style, palette = _SYSTEM_PALETTE
+        if app.style().name() != style:
+            app.setStyle(style)
+        app.setPalette(palette)
+    return "dark" if app.palette().window().color().lightness() < 128 else "light"
+
+
+# ---------------------------------------------------------------------- recent files
+def _recent_raw() -> list[str]:
+    v = settings().value("recent/files", [])
+    if isinstance(v, str):  # an INI list of one comes back as a plain string (commas and all)
+        return [v] if v else []
+    return [str(x) for x in (v or [])]
+
+
+def recent_files() -> list[str]:
+    """Recently opened files/folders, newest first; ones that no longer exist are dropped."""
+    return [p for p in _recent_raw() if Path(p).exists()][:RECENT_MAX]
+
+
+def add_recent(paths) -> list[str]:
+    """Put ``paths`` (files or folders) at the front of the recent list; returns the new list."""
+    new = [str(Path(p).resolve()) for p in paths]
+    old = [p for p in _recent_raw() if p not in new]
+    out = (new + old)[:RECENT_MAX]
+    s = settings()
+    s.setValue("recent/files", out)  # a list: QSettings quotes names with commas
+    s.sync()
+    return out
+
+
+def clear_recent() -> None:
+    s = settings()
+    s.setValue("recent/files", [])
+    s.sync()

