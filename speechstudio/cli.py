@@ -66,7 +66,15 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--model", help="model name, Hugging Face id or folder (default: see `models list`)")
     t.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default auto)")
     t.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"))
-    t.add_argument("--format", default="txt,srt,vtt,json", help="comma list of txt,srt,vtt,json")
+    t.add_argument("--format", default="txt,srt,vtt,json", help="comma list of txt,srt,vtt,json,ass (or all)")
+    t.add_argument("--max-line-width", type=int, default=42, metavar="CHARS",
+                   help="subtitle line width in characters, 0 = no limit (default 42)")
+    t.add_argument("--max-line-count", type=int, default=2, metavar="LINES",
+                   help="lines per subtitle cue, 0 = no limit (default 2)")
+    t.add_argument("--max-cue-s", type=float, default=7.0, metavar="SECONDS",
+                   help="longest subtitle cue, 0 = no limit (default 7)")
+    t.add_argument("--highlight-words", action="store_true",
+                   help="word-level karaoke timing in vtt and ass subtitles")
     t.add_argument("--output-dir", help="write outputs here, mirroring the input folders")
     t.add_argument("--recursive", action=argparse.BooleanOptionalAction, default=True,
                    help="scan folders recursively (default yes)")
@@ -99,6 +107,16 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         mod.register(sub)
     return parser
+
+
+def _subtitle_options(args):
+    from speechstudio.batch.subtitles import SubtitleOptions
+
+    for flag in ("max_line_width", "max_line_count", "max_cue_s"):
+        if getattr(args, flag) < 0:
+            raise UsageError(f"--{flag.replace('_', '-')} must be >= 0 (0 = no limit)")
+    return SubtitleOptions(max_line_width=args.max_line_width, max_line_count=args.max_line_count,
+                           max_cue_s=args.max_cue_s, highlight_words=args.highlight_words)
 
 
 def _format_hms(seconds: float) -> str:
@@ -165,7 +183,7 @@ def cmd_transcribe(args) -> int:
         for ev in run_batch(items, recognizer, formats=formats, output_dir=args.output_dir,
                             overwrite=args.overwrite, language=language, raw=raw, cancel=cancel,
                             debug=args.debug, task=args.task, initial_prompt=args.initial_prompt,
-                            hotwords=args.hotwords):
+                            hotwords=args.hotwords, subtitles=_subtitle_options(args)):
             summary.add(ev)
             if ev.kind == "start":
                 credited = 0.0

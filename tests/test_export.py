@@ -43,7 +43,7 @@ VTT = (
 
 
 def test_formats_constant():
-    assert FORMATS == ("txt", "srt", "vtt", "json")
+    assert FORMATS == ("txt", "srt", "vtt", "json", "ass")
 
 
 def test_txt_exact():
@@ -98,6 +98,7 @@ def test_empty_transcript():
 
 
 def test_subtitles_skip_empty_sort_and_keep_braces_and_backslashes():
+    """A segment that ends before it starts gets the shortest cue (5/6 s), never a zero-length one."""
     segs = [
         Segment(5.0, 6.0, "second {laughs} a\\Nb"),
         Segment(1.0, 2.0, "first"),
@@ -106,14 +107,14 @@ def test_subtitles_skip_empty_sort_and_keep_braces_and_backslashes():
     ]
     assert render("srt", segs, INFO) == (
         "1\n00:00:01,000 --> 00:00:02,000\nfirst\n\n"
-        "2\n00:00:03,000 --> 00:00:03,000\nend before start\n\n"
+        "2\n00:00:03,000 --> 00:00:03,833\nend before start\n\n"
         "3\n00:00:05,000 --> 00:00:06,000\nsecond {laughs} a\\\u2060Nb\n\n"
     )
     assert render("txt", segs, INFO) == "second {laughs} a\\Nb\nfirst\nend before start\n"
 
 
 def test_render_unknown_format():
-    with pytest.raises(UsageError, match=r"unknown output format 'docx' \(choose from txt, srt, vtt, json\)"):
+    with pytest.raises(UsageError, match=r"unknown output format 'docx' \(choose from txt, srt, vtt, json, ass\)"):
         render("docx", SEGMENTS, INFO)
 
 
@@ -125,7 +126,7 @@ def test_parse_formats():
     assert parse_formats(" SRT , .vtt,srt,") == ("srt", "vtt")
     assert parse_formats("all") == FORMATS
     assert parse_formats(["json", "txt"]) == ("json", "txt")
-    with pytest.raises(UsageError, match=r"unknown output format 'docx' \(choose from txt, srt, vtt, json\)"):
+    with pytest.raises(UsageError, match=r"unknown output format 'docx' \(choose from txt, srt, vtt, json, ass\)"):
         parse_formats("txt,docx")
     with pytest.raises(UsageError, match="no output format given"):
         parse_formats(" , ")

@@ -15,9 +15,9 @@ Formats:
 
 - ``txt``: one segment per line (text stripped), UTF-8, trailing newline; empty file when there
   is no speech.
-- ``srt`` / ``vtt``: one cue per non-empty segment, in start order, written by pysubs2;
-  times in milliseconds (rounded); whitespace (incl. newlines) inside a segment collapsed to
-  single spaces; ``vtt`` escapes ``& < >`` as the WebVTT spec requires.
+- ``srt`` / ``vtt`` / ``ass``: cues laid out by :mod:`speechstudio.batch.subtitles` (line width
+  and count, at most 7 s, no zero-length or overlapping cues, optional word karaoke in vtt/ass),
+  written by pysubs2; times in milliseconds; ``vtt`` escapes ``& < >`` as the WebVTT spec requires.
 - ``json``: ``{"speechstudio_version", "model_id", "engine", "device", "precision",
   "language", "language_probability", "language_detected_by", "task", "audio_duration_s", "text",
   "segments": [{"start_s", "end_s", "text", "avg_logprob", "no_speech_prob",
@@ -36,14 +36,12 @@ from pathlib import Path
 
 from speechstudio import atomic
 from speechstudio.asr.types import Segment, TranscriptInfo
+from speechstudio.batch.subtitles import SUBTITLE_FORMATS, SubtitleOptions, render_subtitles
 from speechstudio.errors import UsageError
 
-FORMATS = ("txt", "srt", "vtt", "json")
+FORMATS = ("txt", "srt", "vtt", "json", "ass")
 
 _WS = re.compile(r"\s+")
-# pysubs2 turns the SSA escapes \N \n \h into line breaks / spaces even in plain text: keep a
-# literal backslash visible by putting an invisible WORD JOINER after it.
-_SSA_ESCAPE = re.compile(r"\\(?=[nNh])")
 
 
 def parse_formats(spec: str | Iterable[str]) -> tuple[str, ...]:
@@ -127,10 +125,6 @@ def output_path(
     return out / name
 
 
-def _ordered(segments: Iterable[Segment]) -> list[Segment]:
-    return sorted(segments, key=lambda s: (s.start_s, s.end_s))
-
-
 def _clean(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
@@ -142,33 +136,22 @@ def render_txt(segments: Sequence[Segment], info: TranscriptInfo | None = None) 
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def _subtitles(segments: Sequence[Segment], fmt: str) -> str:
-    import pysubs2
-
-    subs = pysubs2.SSAFile()
-    for seg in _ordered(segments):
-        text = _clean(seg.text)
-        if not text:
-            continue
-        if fmt == "vtt":
-            text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        text = _SSA_ESCAPE.sub("\\\\\u2060", text)
-        start = max(0, int(round(seg.start_s * 1000)))
-        end = max(start, int(round(seg.end_s * 1000)))
-        event = pysubs2.SSAEvent(start=start, end=end)
-        event.plaintext = text
-        subs.append(event)
-    return subs.to_string(fmt, keep_ssa_tags=True)
+def render_srt(segments: Sequence[Segment], info: TranscriptInfo | None = None,
+               subtitles: SubtitleOptions = SubtitleOptions()) -> str:
+    """SubRip: numbered cues ``HH:MM:SS,mmm --> HH:MM:SS,mmm`` (:mod:`speechstudio.batch.subtitles`)."""
+    return render_subtitles(segments, "srt", subtitles)
 
 
-def render_srt(segments: Sequence[Segment], info: TranscriptInfo | None = None) -> str:
-    """SubRip: numbered cues ``HH:MM:SS,mmm --> HH:MM:SS,mmm``, via pysubs2."""
-    return _subtitles(segments, "srt")
+def render_vtt(segments: Sequence[Segment], info: TranscriptInfo | None = None,
+               subtitles: SubtitleOptions = SubtitleOptions()) -> str:
+    """WebVTT: ``WEBVTT`` header, cues ``HH:MM:SS.mmm --> HH:MM:SS.mmm``, optional karaoke timestamps."""
+    return render_subtitles(segments, "vtt", subtitles)
 
 
-def render_vtt(segments: Sequence[Segment], info: TranscriptInfo | None = None) -> str:
-    """WebVTT: ``WEBVTT`` header, cues ``HH:MM:SS.mmm --> HH:MM:SS.mmm``, via pysubs2."""
-    return _subtitles(segments, "vtt")
+def render_ass(segments: Sequence[Segment], info: TranscriptInfo | None = None,
+               subtitles: SubtitleOptions = SubtitleOptions()) -> str:
+    """Advanced SubStation Alpha: pysubs2's default header and style, optional ``\\k`` karaoke."""
+    return render_subtitles(segments, "ass", subtitles)
 
 
 def _t(seconds: float) -> float:
@@ -214,20 +197,24 @@ def render_json(segments: Sequence[Segment], info: TranscriptInfo) -> str:
     return json.dumps(transcript_dict(segments, info), ensure_ascii=False, indent=2) + "\n"
 
 
-_RENDERERS = {"txt": render_txt, "srt": render_srt, "vtt": render_vtt, "json": render_json}
+_RENDERERS = {"txt": render_txt, "json": render_json}
 
 
-def render(fmt: str, segments: Sequence[Segment], info: TranscriptInfo) -> str:
+def render(fmt: str, segments: Sequence[Segment], info: TranscriptInfo,
+           subtitles: SubtitleOptions | None = None) -> str:
     """Return the full content of a ``fmt`` transcript.
 
     Args:
         fmt: one of ``FORMATS``.
         segments: the transcript's segments (times in seconds).
         info: model/engine/duration metadata (used by ``json``).
+        subtitles: cue layout for srt/vtt/ass (default ``SubtitleOptions()``: 42 x 2, <= 7 s).
 
     Raises:
         UsageError: unknown ``fmt``.
     """
+    if fmt in SUBTITLE_FORMATS:
+        return render_subtitles(list(segments), fmt, subtitles or SubtitleOptions())
     try:
         renderer = _RENDERERS[fmt]
     except KeyError:
@@ -245,6 +232,7 @@ def write_transcript(
     segments: Sequence[Segment],
     info: TranscriptInfo,
     fmt: str,
+    subtitles: SubtitleOptions | None = None,
 ) -> Path:
     """Render and atomically write one transcript file.
 
@@ -261,7 +249,7 @@ def write_transcript(
         UsageError: unknown ``fmt``.
         OSError: the file could not be written (nothing partial is left behind).
     """
-    return atomic_write_text(target, render(fmt, segments, info))
+    return atomic_write_text(target, render(fmt, segments, info, subtitles))
 
 
 def write_transcripts(
@@ -272,6 +260,7 @@ def write_transcripts(
     *,
     input_root: str | os.PathLike[str] | None = None,
     output_dir: str | os.PathLike[str] | None = None,
+    subtitles: SubtitleOptions | None = None,
 ) -> list[Path]:
     """Write every format of one input's transcript (``output_path`` + ``write_transcript``).
 
@@ -283,6 +272,6 @@ def write_transcripts(
     """
     segs = list(segments)
     return [
-        write_transcript(output_path(input_path, fmt, input_root, output_dir), segs, info, fmt)
+        write_transcript(output_path(input_path, fmt, input_root, output_dir), segs, info, fmt, subtitles)
         for fmt in formats
     ]

@@ -36,7 +36,7 @@ NOT_MEDIA = frozenset(
     ".py .sh .log .zip .tar .gz .7z .rar .jpg .jpeg .png .gif .bmp .svg .webp .tif .tiff .heic .ico "
     ".exe .dll .so .part .tmp .crdownload .onnx .bin .safetensors .pt".split())
 # Transcript formats (ours or the user's) found in scanned folders are passed over silently.
-TRANSCRIPTS = frozenset({".txt", ".srt", ".vtt", ".json"})
+TRANSCRIPTS = frozenset({".txt", ".srt", ".vtt", ".json", ".ass"})
 
 
 @dataclass(frozen=True)
@@ -163,7 +163,8 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
               output_dir: str | os.PathLike | None = None, overwrite: bool = False,
               language: str | None = None, raw: RawFormat | None = None,
               cancel: threading.Event | None = None, debug: bool = False, task: str = "transcribe",
-              initial_prompt: str | None = None, hotwords: str | None = None) -> Iterator[BatchEvent]:
+              initial_prompt: str | None = None, hotwords: str | None = None,
+              subtitles: export.SubtitleOptions | None = None) -> Iterator[BatchEvent]:
     """Transcribe ``items`` with ``engine`` (a loaded :class:`~speechstudio.asr.types.Recognizer`:
     CTC, Whisper or the language router of :func:`~speechstudio.asr.load.load_recognizer`) and
     yield events.
@@ -176,6 +177,7 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
     (language, its probability, the model used).
     """
     options = dict(language=language, task=task, initial_prompt=initial_prompt, hotwords=hotwords)
+    layout = subtitles
     out_dir = Path(output_dir) if output_dir else None
     items = list(items)
     plan = plan_outputs(items, formats, out_dir)
@@ -191,7 +193,7 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
         kept = tuple(notes)
         item_raw = raw if item.path.suffix.lower() in RAW_EXTENSIONS else None
         fatal = False
-        for ev in _transcribe_one(item, index, recognizer, todo, options, item_raw, cancel, debug):
+        for ev in _transcribe_one(item, index, recognizer, todo, options, item_raw, cancel, debug, layout):
             if ev.kind == "done" and kept:
                 ev.warnings = ev.warnings + kept
             fatal = fatal or ev.reason.startswith(FATAL_PREFIX)
@@ -258,7 +260,7 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
     return [{fmt: name(it, fmt, levels[i]) for fmt in formats} for i, it in enumerate(items)]
 
 
-def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debug) -> Iterator[BatchEvent]:
+def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debug, layout=None) -> Iterator[BatchEvent]:
     t0 = time.perf_counter()
     try:
         reader = AudioReader(item.path, recognizer.sample_rate, raw=raw)
@@ -299,7 +301,7 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
                     names = [t.name for t in written if t.parent == target.parent] + [target.name]
                     resume.write_json(target, segments, info, source, names)
                 else:
-                    export.write_transcript(target, segments, info, fmt)
+                    export.write_transcript(target, segments, info, fmt, layout)
             except OSError as e:
                 why = e.strerror or type(e).__name__
                 if e.errno in _FATAL_ERRNOS:     # the next files would fail the same way: stop

@@ -1,0 +1,257 @@
+"""Subtitle cues from transcript segments: line width and count, cue length, no zero-length or
+overlapping cues, optional word-level karaoke; rendered as SRT, WebVTT or ASS by pysubs2.
+
+Layout (:func:`layout_cues`), per segment in start order:
+
+- The segment's words (its ``Word`` timestamps when they spell the segment's text; otherwise the
+  text's words with times spread over the segment in proportion to their length, which is what a
+  CTC segment without word times or an edited segment gets) are packed greedily into cues. A cue
+  is closed before a word that would make it wrap to more than ``max_line_count`` lines of
+  ``max_line_width`` characters, or last longer than ``max_cue_s``; after a sentence end
+  (``. ? !``) once the cue holds half its room, so cues tend to end with sentences.
+- A segment that fits one cue keeps the segment's times. A split segment's cues meet: cue *k*
+  ends where cue *k+1*'s first word starts, the first starts at the segment's start and the
+  last ends at its end.
+- Lines are filled greedily (openai/whisper ``utils.py`` ``SubtitlesWriter`` does the same with
+  ``max_line_width``) at the narrowest width that needs no extra line, so a cue's lines are of
+  even length; a single word longer than the width gets a line of its own.
+
+Timing (:func:`_fix_timing`, in whole milliseconds): cues are sorted by start; a cue starts no
+earlier than the previous one ends (no overlap); a cue shorter than ``min_cue_s`` is lengthened
+up to the next cue's start; every cue lasts at least 1 ms (a zero-length cue is never written).
+
+Defaults follow the Netflix Timed Text Style Guide (English): 42 characters per line, 2 lines,
+at most 7 s and at least 5/6 s per subtitle event.
+
+Karaoke (``highlight_words``): WebVTT inline cue timestamps (``<00:00:01.200>`` before each word
+after the first, W3C WebVTT section 4.2.2 "cue timestamp"; players colour the words already
+spoken) and ASS ``{\\kNN}`` tags (centiseconds per word, the karaoke tag of ASS/libass). SRT has
+no word timing and ignores it.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from speechstudio.asr.types import Segment, Word
+
+__all__ = ["SubtitleOptions", "Cue", "layout_cues", "wrap_words", "render_subtitles", "SUBTITLE_FORMATS"]
+
+SUBTITLE_FORMATS = ("srt", "vtt", "ass")
+_WS = re.compile(r"\s+")
+# pysubs2 turns the SSA escapes \N \n \h into line breaks / spaces even in plain text: keep a
+# literal backslash visible by putting an invisible WORD JOINER after it.
+_SSA_ESCAPE = re.compile(r"\\(?=[nNh])")
+_SENTENCE_END = (".", "?", "!", "…", "。", "？", "！")
+
+
+@dataclass(frozen=True)
+class SubtitleOptions:
+    """How transcripts are cut into subtitle cues.
+
+    ``max_line_width``: characters per line (0 = no limit); ``max_line_count``: lines per cue
+    (0 = no limit); ``max_cue_s`` / ``min_cue_s``: longest / shortest cue in seconds (0 = no
+    limit); ``highlight_words``: word-level karaoke timing in VTT and ASS. Defaults: Netflix Timed
+    Text Style Guide (42 x 2, 7 s, 5/6 s)."""
+
+    max_line_width: int = 42
+    max_line_count: int = 2
+    max_cue_s: float = 7.0
+    min_cue_s: float = 5 / 6
+    highlight_words: bool = False
+
+
+@dataclass
+class Cue:
+    """One subtitle: ``start_ms`` / ``end_ms`` (integers, ms), ``lines``: each line's words
+    (``Word`` with times in seconds and stripped text)."""
+
+    start_ms: int
+    end_ms: int
+    lines: list[list[Word]]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(" ".join(w.text for w in line) for line in self.lines)
+
+
+def _clean(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def _words_of(seg: Segment) -> list[Word]:
+    """The segment's words with times; spread over the segment when it has no matching words."""
+    text = _clean(seg.text)
+    if not text:
+        return []
+    words = [Word(w.start_s, w.end_s, _clean(w.text), w.probability) for w in seg.words if _clean(w.text)]
+    if words and "".join(w.text for w in words).replace(" ", "") == text.replace(" ", ""):
+        return words
+    tokens = text.split(" ")
+    total = sum(len(t) + 1 for t in tokens)
+    span = max(seg.end_s - seg.start_s, 0.0)
+    out, done = [], 0
+    for tok in tokens:
+        start = seg.start_s + span * done / total
+        done += len(tok) + 1
+        out.append(Word(start, seg.start_s + span * (done - 1) / total, tok))
+    return out
+
+
+def wrap_words(words: Sequence[Word], width: int) -> list[list[Word]]:
+    """Greedy line filling: words joined by one space, a line at most ``width`` characters
+    (0 = one line); a longer single word gets its own line."""
+    lines: list[list[Word]] = []
+    length = 0
+    for w in words:
+        if lines and (width <= 0 or length + 1 + len(w.text) <= width):
+            lines[-1].append(w)
+            length += 1 + len(w.text)
+        else:
+            lines.append([w])
+            length = len(w.text)
+    return lines
+
+
+def _balanced(words: Sequence[Word], width: int) -> list[list[Word]]:
+    """As :func:`wrap_words`, with lines of even length: the narrowest width that needs no more
+    lines than ``width`` does (no lone last word under a full line)."""
+    lines = wrap_words(words, width)
+    if width <= 0 or len(lines) < 2:
+        return lines
+    total = len(" ".join(w.text for w in words))
+    for narrower in range(-(-total // len(lines)), width):
+        tried = wrap_words(words, narrower)
+        if len(tried) <= len(lines):
+            return tried
+    return lines
+
+
+def _fits(words: Sequence[Word], opts: SubtitleOptions) -> bool:
+    if opts.max_line_count <= 0 or opts.max_line_width <= 0:
+        return True
+    return len(wrap_words(words, opts.max_line_width)) <= opts.max_line_count
+
+
+def _split(words: list[Word], opts: SubtitleOptions) -> list[list[Word]]:
+    room = opts.max_line_width * opts.max_line_count if opts.max_line_width > 0 and opts.max_line_count > 0 else 0
+    groups: list[list[Word]] = []
+    current: list[Word] = []
+    for w in words:
+        if current:
+            too_long = opts.max_cue_s > 0 and w.end_s - current[0].start_s > opts.max_cue_s
+            chars = len(" ".join(x.text for x in current))
+            sentence = room > 0 and current[-1].text.endswith(_SENTENCE_END) and chars >= room / 2
+            if too_long or sentence or not _fits(current + [w], opts):
+                groups.append(current)
+                current = []
+        current.append(w)
+    if current:
+        groups.append(current)
+    return groups
+
+
+def layout_cues(segments: Iterable[Segment], opts: SubtitleOptions = SubtitleOptions()) -> list[Cue]:
+    """Cut ``segments`` (times in seconds) into cues (see the module docstring).
+
+    Returns:
+        Cues in time order, none overlapping, each at least 1 ms long; empty segments give none.
+    """
+    cues: list[Cue] = []
+    for seg in sorted(segments, key=lambda s: (s.start_s, s.end_s)):
+        words = _words_of(seg)
+        if not words:
+            continue
+        groups = _split(words, opts)
+        for k, group in enumerate(groups):
+            start = seg.start_s if k == 0 else group[0].start_s
+            end = seg.end_s if k == len(groups) - 1 else groups[k + 1][0].start_s
+            cues.append(Cue(_ms(start), _ms(end), _balanced(group, opts.max_line_width)))
+    return _fix_timing(cues, opts)
+
+
+def _ms(seconds: float) -> int:
+    return max(0, int(round(seconds * 1000)))
+
+
+def _fix_timing(cues: list[Cue], opts: SubtitleOptions) -> list[Cue]:
+    cues.sort(key=lambda c: (c.start_ms, c.end_ms))
+    min_ms = max(1, _ms(opts.min_cue_s))
+    prev_end = 0
+    for i, cue in enumerate(cues):
+        cue.start_ms = max(cue.start_ms, prev_end)
+        end = max(cue.end_ms, cue.start_ms + min_ms)
+        if i + 1 < len(cues):
+            nxt = cues[i + 1].start_ms
+            if nxt > cue.start_ms and cue.end_ms <= nxt:      # lengthened: only into the gap
+                end = min(end, nxt)
+            elif nxt > cue.start_ms:                           # overlapping: cut at the next start
+                end = nxt
+        cue.end_ms = max(end, cue.start_ms + 1)
+        prev_end = cue.end_ms
+    return cues
+
+
+def _vtt_time(ms: int) -> str:
+    h, rest = divmod(ms, 3_600_000)
+    m, rest = divmod(rest, 60_000)
+    s, ms = divmod(rest, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d}.{ms:03d}"
+
+
+def _escape(text: str, fmt: str) -> str:
+    if fmt == "vtt":
+        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    if fmt == "ass":              # braces open override blocks in ASS
+        text = text.replace("{", "(").replace("}", ")")
+    return _SSA_ESCAPE.sub("\\\\\u2060", text)
+
+
+def _cue_text(cue: Cue, fmt: str, karaoke: bool) -> str:
+    words = [w for line in cue.lines for w in line]
+    if not karaoke or fmt == "srt":
+        return "\\N".join(" ".join(_escape(w.text, fmt) for w in line) for line in cue.lines)
+    # word start times, clamped into the cue and never decreasing
+    starts, last = [], cue.start_ms
+    for w in words:
+        t = min(max(_ms(w.start_s), last), cue.end_ms)
+        starts.append(t)
+        last = t
+    parts: list[str] = []
+    i = 0
+    for n_line, line in enumerate(cue.lines):
+        out = []
+        for w in line:
+            text = _escape(w.text, fmt)
+            if fmt == "vtt":
+                if cue.start_ms < starts[i] < cue.end_ms and i > 0:
+                    text = f"<{_vtt_time(starts[i])}>{text}"
+            else:
+                nxt = starts[i + 1] if i + 1 < len(words) else cue.end_ms
+                lead = ""
+                if i == 0 and starts[0] > cue.start_ms:          # silence before the first word
+                    lead = f"{{\\k{round((starts[0] - cue.start_ms) / 10)}}}"
+                text = f"{lead}{{\\k{round((nxt - starts[i]) / 10)}}}{text}"
+            out.append(text)
+            i += 1
+        parts.append(" ".join(out))
+    return "\\N".join(parts)
+
+
+def render_subtitles(segments: Sequence[Segment], fmt: str, opts: SubtitleOptions = SubtitleOptions()) -> str:
+    """The whole ``fmt`` file (``srt``, ``vtt`` or ``ass``) for ``segments``, written by pysubs2.
+
+    SRT: numbered cues ``HH:MM:SS,mmm --> HH:MM:SS,mmm``; VTT: ``WEBVTT`` header, ``& < >``
+    escaped; ASS: pysubs2's default script header and style. Lines of a cue are separated by a
+    line break (``\\N`` in ASS).
+    """
+    import pysubs2
+
+    subs = pysubs2.SSAFile()
+    for cue in layout_cues(segments, opts):
+        subs.append(pysubs2.SSAEvent(start=cue.start_ms, end=cue.end_ms,
+                                     text=_cue_text(cue, fmt, opts.highlight_words)))
+    if fmt == "ass":
+        return subs.to_string("ass")
+    return subs.to_string(fmt, keep_ssa_tags=True)

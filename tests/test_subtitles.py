@@ -1,0 +1,124 @@
+"""Subtitles (issue 12, fault 7): line width/count, cue length, no zero-length or overlapping cues,
+long CTC segments split, word karaoke in VTT and ASS."""
+from __future__ import annotations
+
+import re
+
+import pysubs2
+import pytest
+
+from speechstudio.asr.types import Segment, TranscriptInfo, Word
+from speechstudio.batch.export import render
+from speechstudio.batch.subtitles import SubtitleOptions, layout_cues, render_subtitles, wrap_words
+
+INFO = TranscriptInfo(duration_s=20.0, language="en", model_id="m", engine="wav2vec2")
+TEXT = ("so the thing about recording interviews is that you never know which part will matter later "
+        "and that is why we keep every word")        # 24 words
+
+
+def ctc_segment(start=0.0, step=0.5):
+    """A CTC-like segment: 24 words, one every 0.5 s (12 s), each 0.4 s long."""
+    words = tuple(Word(start + i * step, start + i * step + 0.4, w) for i, w in enumerate(TEXT.split()))
+    return Segment(start, words[-1].end_s, TEXT, words)
+
+
+def test_long_ctc_segment_is_split_into_cues_within_limits():
+    cues = layout_cues([ctc_segment()])
+    assert [(c.start_ms, c.end_ms) for c in cues] == [(0, 7000), (7000, 11900)]
+    assert cues[0].text == "so the thing about recording interviews\nis that you never know which part will"
+    assert cues[1].text == "matter later and that is\nwhy we keep every word"       # even lines
+    for c in cues:
+        assert c.end_ms - c.start_ms <= 7000
+        assert all(len(line) <= 42 for line in c.text.split("\n")) and len(c.text.split("\n")) <= 2
+
+
+def test_line_width_and_count_are_configurable():
+    cues = layout_cues([ctc_segment()], SubtitleOptions(max_line_width=20, max_line_count=1, max_cue_s=0))
+    assert [c.text for c in cues][:3] == ["so the thing about", "recording interviews", "is that you never"]
+    assert max(len(c.text) for c in cues) == 20
+    assert all("\n" not in c.text for c in cues)
+    # cues of one split segment meet: each ends where the next one's first word starts
+    assert all(a.end_ms == b.start_ms for a, b in zip(cues, cues[1:]))
+    assert (cues[0].start_ms, cues[-1].end_ms) == (0, 11900)
+
+
+def test_no_limits_keeps_one_cue_per_segment():
+    cues = layout_cues([ctc_segment()], SubtitleOptions(max_line_width=0, max_line_count=0, max_cue_s=0))
+    assert len(cues) == 1 and cues[0].text == TEXT
+
+
+def test_segment_without_word_times_is_split_by_text_length():
+    seg = Segment(10.0, 22.0, TEXT)                  # no words: times spread by characters
+    cues = layout_cues([seg])
+    assert len(cues) == 2
+    assert cues[0].start_ms == 10000 and cues[-1].end_ms == 22000
+    assert cues[0].end_ms == cues[1].start_ms
+    assert cues[0].end_ms - cues[0].start_ms <= 7000
+
+
+def test_no_zero_length_or_overlapping_cues():
+    segs = [Segment(1.0, 1.0, "a"), Segment(1.0, 3.0, "b"), Segment(2.0, 2.5, "c"), Segment(2.4, 2.4, "d"),
+            Segment(9.0, 8.0, "e")]
+    cues = layout_cues(segs)
+    assert [(c.text, c.start_ms, c.end_ms) for c in cues] == [
+        ("a", 1000, 1833), ("b", 1833, 2000), ("c", 2000, 2400), ("d", 2400, 3233), ("e", 9000, 9833)]
+    srt = render("srt", segs, INFO)
+    for a, b in zip(pysubs2.SSAFile.from_string(srt), pysubs2.SSAFile.from_string(srt)[1:]):
+        assert a.end > a.start and b.start >= a.end
+
+
+def test_vtt_karaoke_has_a_timestamp_before_each_later_word():
+    seg = Segment(0.0, 2.0, "Hello big world", (Word(0.1, 0.5, " Hello"), Word(0.6, 1.0, " big"),
+                                                  Word(1.2, 1.9, " world")))
+    vtt = render_subtitles([seg], "vtt", SubtitleOptions(highlight_words=True))
+    assert vtt == "WEBVTT\n\n1\n00:00:00.000 --> 00:00:02.000\nHello <00:00:00.600>big <00:00:01.200>world\n\n"
+    plain = render_subtitles([seg], "vtt")
+    assert "Hello big world" in plain and "<00:" not in plain
+
+
+def test_ass_karaoke_durations_add_up_to_the_cue():
+    seg = Segment(0.0, 2.0, "Hello big world", (Word(0.1, 0.5, "Hello"), Word(0.6, 1.0, "big"),
+                                                  Word(1.2, 1.9, "world")))
+    ass = render("ass", [seg], INFO, SubtitleOptions(highlight_words=True))
+    line = [x for x in ass.splitlines() if x.startswith("Dialogue:")]
+    assert line == ["Dialogue: 0,0:00:00.00,0:00:02.00,Default,,0,0,0,,{\\k10}{\\k50}Hello {\\k60}big {\\k80}world"]
+    assert sum(int(k) for k in re.findall(r"\\k(\d+)", line[0])) == 200      # centiseconds = 2.00 s
+
+
+def test_wrap_keeps_a_long_word_on_its_own_line():
+    words = [Word(0, 1, "a"), Word(1, 2, "x" * 50), Word(2, 3, "b")]
+    assert [[w.text for w in line] for line in wrap_words(words, 42)] == [["a"], ["x" * 50], ["b"]]
+
+
+def test_cli_flags_reach_the_srt(tmp_path, tiny_w2v_dir, capsys, home, monkeypatch):
+    """--max-line-width/--max-line-count shape the written file."""
+    from speechstudio import cli
+    from speechstudio.batch import run as run_mod
+
+    seen = {}
+    real = run_mod.run_batch
+
+    def spy(*a, **k):
+        seen["subtitles"] = k.get("subtitles")
+        return real(*a, **k)
+
+    monkeypatch.setattr(run_mod, "run_batch", spy)
+    wav = tmp_path / "x.wav"
+    import numpy as np
+    import soundfile as sf
+    sf.write(str(wav), np.zeros(16000, np.float32), 16000)
+    code = cli.main(["transcribe", str(wav), "--model", str(tiny_w2v_dir), "--format", "srt", "-q",
+                     "--max-line-width", "30", "--max-line-count", "1", "--highlight-words"])
+    assert code == 0, capsys.readouterr().err
+    assert seen["subtitles"] == SubtitleOptions(max_line_width=30, max_line_count=1, highlight_words=True)
+    code = cli.main(["transcribe", str(wav), "--model", str(tiny_w2v_dir), "--max-line-width", "-1"])
+    assert code == 2
+    assert "--max-line-width must be >= 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["srt", "vtt", "ass"])
+def test_every_subtitle_format_parses_back(fmt):
+    text = render(fmt, [ctc_segment(), ctc_segment(start=20.0)], INFO)
+    subs = pysubs2.SSAFile.from_string(text)
+    assert len(subs) == 4
+    assert subs[2].start == 20000
