@@ -20,7 +20,7 @@ from speechstudio.batch.export import write_transcript  # noqa: E402
 from test_gui_support import fake_audio, win, write_tone  # noqa: E402,F401 - fixtures
 
 INFO = TranscriptInfo(5.0, "en", "whisper-tiny.en", "whisper")
-SEGMENTS = [Segment(0.0, 2.0, "Hello wrold again", (Word(0.1, 0.5, "Hello", 0.9), Word(0.6, 1.0, "wrold", 0.3),
+SEGMENTS = [Segment(0.0, 2.2, "Hello wrold again", (Word(0.1, 0.5, "Hello", 0.9), Word(0.6, 1.0, "wrold", 0.3),
                                                     Word(1.2, 1.8, "again", 0.8))),
             Segment(2.5, 4.0, "second part here", (Word(2.5, 3.0, "second"), Word(3.1, 3.5, "part"),
                                                    Word(3.6, 4.0, "here")))]
@@ -77,9 +77,9 @@ def test_type_split_merge_undo_export(editor, qtbot, transcript, tmp_path):
 
     qtbot.keyClick(editor.text, Qt.Key.Key_Right)        # past the space: cursor before "again"
     qtbot.keyClick(editor.text, Qt.Key.Key_Return)       # Enter splits
-    assert seg_rows(doc) == [(0.0, 1.0, "Hello world "), (1.2, 2.0, "again"), (2.5, 4.0, "second part here")]
+    assert seg_rows(doc) == [(0.0, 1.0, "Hello world "), (1.2, 2.2, "again"), (2.5, 4.0, "second part here")]
     assert editor.text.document().blockCount() == 3
-    assert editor.text.times(1) == "0:01.200–0:02.000"   # the gutter
+    assert editor.text.times(1) == "0:01.200–0:02.200"   # the gutter
 
     editor.text.place_cursor(1, 0)
     editor.merge_btn.click()                             # "again" + "second part here"
@@ -87,7 +87,7 @@ def test_type_split_merge_undo_export(editor, qtbot, transcript, tmp_path):
     assert editor.text.toPlainText() == "Hello world \nagain second part here"
 
     qtbot.keyClick(editor.text, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)   # undo the merge
-    assert seg_rows(doc) == [(0.0, 1.0, "Hello world "), (1.2, 2.0, "again"), (2.5, 4.0, "second part here")]
+    assert seg_rows(doc) == [(0.0, 1.0, "Hello world "), (1.2, 2.2, "again"), (2.5, 4.0, "second part here")]
     editor.undo_btn.click()                              # the typing (edit + Enter) was one step
     assert editor.text.toPlainText() == "Hello wrold again\nsecond part here"
     editor.redo_btn.click()
@@ -95,7 +95,7 @@ def test_type_split_merge_undo_export(editor, qtbot, transcript, tmp_path):
 
     out = editor.export("srt", tmp_path / "edited.srt")
     assert out.read_text(encoding="utf-8") == ("1\n00:00:00,000 --> 00:00:01,000\nHello world\n\n"
-                                              "2\n00:00:01,200 --> 00:00:02,000\nagain\n\n"
+                                              "2\n00:00:01,200 --> 00:00:02,200\nagain\n\n"
                                               "3\n00:00:02,500 --> 00:00:04,000\nsecond part here\n\n")
     qtbot.waitUntil(lambda: not doc.dirty, timeout=5000)  # autosaved a second after the last edit
     saved = json.loads(transcript.read_text(encoding="utf-8"))

@@ -26,6 +26,8 @@ class SegmentTextEdit(QPlainTextEdit):
     def __init__(self, times, undo, redo, parent=None) -> None:
         super().__init__(parent)
         self.times, self._undo, self._redo = times, undo, redo
+        self._unsure: list = []
+        self._said: tuple[int, int, int] | None = None
         self.gutter = _Gutter(self)
         self.setUndoRedoEnabled(False)  # the document's history is the one undo stack
         self.blockCountChanged.connect(lambda _n: self.setViewportMargins(self.gutter_width(), 0, 0, 0))
@@ -76,12 +78,21 @@ class SegmentTextEdit(QPlainTextEdit):
 
     # ------------------------------------------------------------------ helpers
     def range_cursor(self, seg: int, a: int, b: int) -> QTextCursor:
-        """A cursor selecting characters ``a:b`` of block ``seg``."""
+        """A cursor selecting characters ``a:b`` of block ``seg``.
+
+        Moves with ``movePosition`` (returns bool) rather than ``setPosition`` (returns None): on
+        Python 3.11, PySide6 6.12's void methods drop a reference to ``None`` per call, which
+        thousands of words per refresh would exhaust (``none_dealloc`` fatal error)."""
         block = self.document().findBlockByNumber(max(0, min(seg, self.document().blockCount() - 1)))
         end = block.length() - 1
+        a, b = max(0, min(a, end)), max(0, min(b, end))
         c = QTextCursor(block)
-        c.setPosition(block.position() + min(a, end))
-        c.setPosition(block.position() + min(b, end), QTextCursor.MoveMode.KeepAnchor)
+        if a:
+            c.movePosition(QTextCursor.MoveOperation.NextCharacter, QTextCursor.MoveMode.MoveAnchor, a)
+        if b > a:
+            c.movePosition(QTextCursor.MoveOperation.NextCharacter, QTextCursor.MoveMode.KeepAnchor, b - a)
+        elif b < a:
+            c.movePosition(QTextCursor.MoveOperation.PreviousCharacter, QTextCursor.MoveMode.KeepAnchor, a - b)
         return c
 
     def place_cursor(self, seg: int, char: int, anchor: int | None = None) -> None:
@@ -101,21 +112,35 @@ class SegmentTextEdit(QPlainTextEdit):
         if not first <= seg < first + rows - 1:
             self.verticalScrollBar().setValue(max(0, seg - 2))
 
-    def set_marks(self, unsure: list[tuple[int, int, int, float]], said: tuple[int, int, int] | None) -> None:
-        """Wavy orange underline under ``unsure`` words ``(seg, a, b, probability)``, the
-        highlight colour on the word being ``said`` ``(seg, a, b)``."""
-        sels = []
-        for seg, a, b, prob in unsure:
+    def visible_blocks(self, margin: int = 20) -> range:
+        """Block numbers on screen, widened by ``margin`` blocks each way."""
+        first = self.firstVisibleBlock().blockNumber()
+        rows = max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
+        return range(max(0, first - margin), min(self.document().blockCount(), first + rows + margin))
+
+    def set_unsure(self, unsure: list[tuple[int, int, int]]) -> None:
+        """A wavy orange underline under the words ``(seg, a, b)`` (kept until the next call)."""
+        wavy = QTextCharFormat()  # one format, assigned (not built) per word: see range_cursor
+        wavy.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+        wavy.setUnderlineColor(QColor(230, 120, 0))
+        self._unsure = []
+        for seg, a, b in unsure:
             s = QTextEdit.ExtraSelection()
             s.cursor = self.range_cursor(seg, a, b)
-            s.format.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
-            s.format.setUnderlineColor(QColor(230, 120, 0))
-            s.format.setToolTip(f"the recogniser's confidence: {prob:.0%}")
-            sels.append(s)
+            s.format = wavy
+            self._unsure.append(s)
+        self.set_said(self._said)
+
+    def set_said(self, said: tuple[int, int, int] | None) -> None:
+        """The highlight colour on the word being said ``(seg, a, b)`` (``None``: no word)."""
+        self._said = said
+        sels = list(self._unsure)
         if said is not None:
+            lit = QTextCharFormat()
+            lit.setBackground(self.palette().highlight())
+            lit.setForeground(self.palette().highlightedText())
             s = QTextEdit.ExtraSelection()
             s.cursor = self.range_cursor(*said)
-            s.format.setBackground(self.palette().highlight())
-            s.format.setForeground(self.palette().highlightedText())
+            s.format = lit
             sels.append(s)
         self.setExtraSelections(sels)

@@ -52,7 +52,7 @@ class TranscriptEditor(QWidget):
         self.player = player
         self._loading = False
         self._chars = 0  # the text's length at the last cursor move (typing changes it)
-        self._unsure: list[tuple[int, int, int, float]] = []
+        self._unsure: list[tuple[int, int, int]] = []
         self._said: tuple[int, int, int] | None = None
         self._build()
         self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
@@ -120,6 +120,9 @@ class TranscriptEditor(QWidget):
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.text.document().contentsChanged.connect(self._on_text_changed)
         self.text.cursorPositionChanged.connect(self._on_cursor_moved)
+        self._marks_timer = QTimer(self, singleShot=True, interval=50)
+        self._marks_timer.timeout.connect(self._refresh_marks)
+        self.text.verticalScrollBar().valueChanged.connect(lambda _v: self._marks_timer.start())
         lay.addWidget(self.text, 1)
 
         ctx = Qt.ShortcutContext.WidgetWithChildrenShortcut
@@ -155,6 +158,8 @@ class TranscriptEditor(QWidget):
         if cursor is not None and self.document and self.document.segments:
             self.text.place_cursor(*cursor)
         self._loading = False
+        self._said = None
+        self.text.set_said(None)
         self._refresh_marks()
 
     def cursor(self) -> tuple[int, int]:
@@ -328,19 +333,19 @@ class TranscriptEditor(QWidget):
         hit = self.document.word_at(t) if (self.document is not None and t is not None) else None
         if hit != self._said:
             self._said = hit
-            self.text.set_marks(self._unsure, hit)
             if hit is not None:
                 self.text.scroll_to_block(hit[0])
+            self.text.set_said(hit)
         return hit
 
     def _refresh_marks(self) -> None:
-        """Underline the words the recogniser was unsure of (probability < ``LOW_CONFIDENCE``)."""
+        """Underline the words the recogniser was unsure of (probability < ``LOW_CONFIDENCE``) in
+        the segments on screen (and 20 either side; redone on scrolling)."""
         doc = self.document
         self._unsure = [] if doc is None else [
-            (i, a, b, w.probability) for i in range(len(doc.segments)) for a, b, w in doc.word_spans(i)
-            if w.probability < LOW_CONFIDENCE]
-        self._said = None
-        self.text.set_marks(self._unsure, None)
+            (i, a, b) for i in self.text.visible_blocks() if i < len(doc.segments)
+            for a, b, w in doc.word_spans(i) if w.probability < LOW_CONFIDENCE]
+        self.text.set_unsure(self._unsure)
 
     # ------------------------------------------------------------------ state
     def _show_times(self) -> None:
