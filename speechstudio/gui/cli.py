@@ -8,8 +8,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("gui", help="open the desktop application",
                               description="Open the SpeechStudio window (optionally with files/folders queued).")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to queue on the Transcribe page")
-    p.add_argument("--startup-time", action="store_true",
-                   help="print the time from process start to the window shown, then quit (benchmark)")
+    p.add_argument("--startup-time", "--quit-after-shown", dest="startup_time", action="store_true",
+                   help="print the time from process start to the window shown, then quit (benchmark, smoke test)")
     p.set_defaults(func=run_gui)
 
 
