@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Build the SpeechStudio desktop artifacts on Linux:
+#   OUT/speechstudio-VERSION-linux-ARCH-FLAVOR.tar.gz   the one-folder app (unpack anywhere, run SpeechStudio/SpeechStudio)
+#   OUT/speechstudio_VERSION-FLAVOR_DEBARCH.deb          /opt/speechstudio, /usr/bin/speechstudio, menu entry, icons, MIME
+# FLAVOR is "cpu" or "cudaXYZ", from the torch installed in the Python that runs the build.
+#
+# Usage: packaging/build.sh [--out DIR] [--no-deb] [--skip-pyinstaller]
+#   Run it in the build venv (python with: pip install pyinstaller -e '.[models]'). OUT defaults to
+#   dist/ in the repository (git-ignored). --skip-pyinstaller re-packs an existing OUT/app/SpeechStudio.
+# Windows and macOS: see packaging/README.md (same spec; Inno Setup script in packaging/windows).
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(dirname "$HERE")"
+OUT="$ROOT/dist"
+DEB=1
+PYINSTALLER=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) OUT="$2"; shift 2 ;;
+    --no-deb) DEB=0; shift ;;
+    --skip-pyinstaller) PYINSTALLER=0; shift ;;
+    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
+    *) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+PY="${PYTHON:-python}"
+cd "$ROOT"
+
+VERSION="$($PY -c 'import re; print(re.search(r"^__version__ = \"([^\"]+)\"", open("speechstudio/__init__.py").read(), re.M).group(1))')"
+FLAVOR="$($PY -c 'from speechstudio.doctor.gpu import torch_build as b; c = b()["cuda"]; print("cuda" + c.replace(".", "") if c else "cpu")')"
+ARCH="$(uname -m)"
+NAME="speechstudio-$VERSION-linux-$ARCH-$FLAVOR"
+APP="$OUT/app/SpeechStudio"
+t0=$(date +%s)
+
+if [ "$PYINSTALLER" = 1 ]; then
+  echo "== PyInstaller ($FLAVOR build) -> $APP"
+  $PY -m PyInstaller --noconfirm --log-level WARN --distpath "$OUT/app" --workpath "$OUT/work" \
+      "$HERE/speechstudio.spec"
+fi
+[ -x "$APP/SpeechStudio" ] || { echo "build.sh: $APP/SpeechStudio was not built" >&2; exit 1; }
+t1=$(date +%s)
+
+# Desktop integration files travel inside the app folder too (tar users: see share/README).
+mkdir -p "$APP/share/applications" "$APP/share/icons/hicolor/scalable/apps"
+cp "$HERE/linux/speechstudio.desktop" "$APP/share/applications/"
+cp "$HERE/icons/speechstudio.svg" "$APP/share/icons/hicolor/scalable/apps/"
+for png in "$HERE"/icons/speechstudio-*.png; do
+  n="$(basename "$png" .png)"; n="${n#speechstudio-}"
+  mkdir -p "$APP/share/icons/hicolor/${n}x${n}/apps"
+  cp "$png" "$APP/share/icons/hicolor/${n}x${n}/apps/speechstudio.png"
+done
+cp "$HERE/linux/README-tarball.txt" "$APP/README.txt"
+
+echo "== $NAME.tar.gz"
+rm -f "$OUT/$NAME.tar.gz"
+tar -C "$OUT/app" -cf - SpeechStudio | gzip -6 > "$OUT/$NAME.tar.gz.part"
+mv "$OUT/$NAME.tar.gz.part" "$OUT/$NAME.tar.gz"
+t2=$(date +%s)
+
+if [ "$DEB" = 1 ]; then
+  DEBARCH="$(dpkg --print-architecture)"
+  GLIBC="$(ldd --version | head -1 | grep -oE '[0-9]+\.[0-9]+$')"
+  DEBFILE="$OUT/speechstudio_${VERSION}-${FLAVOR}_${DEBARCH}.deb"
+  echo "== $(basename "$DEBFILE")"
+  STAGE="$OUT/deb-root"
+  rm -rf "$STAGE"
+  mkdir -p "$STAGE/DEBIAN" "$STAGE/opt" "$STAGE/usr/bin" "$STAGE/usr/share/doc/speechstudio"
+  cp -al "$APP" "$STAGE/opt/speechstudio" 2>/dev/null || cp -a "$APP" "$STAGE/opt/speechstudio"
+  mv "$STAGE/opt/speechstudio/share/applications" "$STAGE/opt/speechstudio/share/icons" "$STAGE/usr/share/"
+  rmdir "$STAGE/opt/speechstudio/share"
+  rm "$STAGE/opt/speechstudio/README.txt"
+  ln -s /opt/speechstudio/SpeechStudio "$STAGE/usr/bin/speechstudio"
+  cp "$HERE/linux/copyright" "$STAGE/usr/share/doc/speechstudio/copyright"
+  SIZE_KB="$(du -sk "$STAGE" | cut -f1)"
+  sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$DEBARCH/" -e "s/@SIZE@/$SIZE_KB/" -e "s/@GLIBC@/$GLIBC/" \
+      -e "s/@FLAVOR@/$FLAVOR/" "$HERE/linux/control.in" > "$STAGE/DEBIAN/control"
+  dpkg-deb --root-owner-group -Zgzip -z6 --build "$STAGE" "$DEBFILE.part" >/dev/null
+  mv "$DEBFILE.part" "$DEBFILE"
+  rm -rf "$STAGE"
+fi
+t3=$(date +%s)
+
+echo "== sizes"
+echo "app folder: $(du -sh "$APP" | cut -f1) in $(find "$APP" -type f | wc -l) files ($APP)"
+ls -l "$OUT"/*.tar.gz "$OUT"/*.deb 2>/dev/null | awk '{printf "%s: %.0f MB\n", $NF, $5/1e6}'
+echo "times: pyinstaller $((t1-t0)) s, tar.gz $((t2-t1)) s, deb $((t3-t2)) s"
