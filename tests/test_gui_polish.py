@@ -247,3 +247,25 @@ def test_every_page_fits_at_1280x800_without_scrolling(win, qtbot):
         assert area.widget() is win.current_page()
         assert (name, area.horizontalScrollBar().maximum(), area.verticalScrollBar().maximum()) == (name, 0, 0)
         assert area.viewport().width() >= 1000
+
+
+def test_a_saved_microphone_that_is_gone_is_not_selected(qtbot, fake_audio):  # noqa: F811
+    from speechstudio.gui.common import settings
+    from speechstudio.gui.main_window import MainWindow
+
+    settings().setValue("record/device_name", "USB Podcast Mic (44.1 kHz)")
+    w = MainWindow(audio_backend=fake_audio, start_monitor=False)
+    qtbot.addWidget(w)
+    try:
+        assert w.record.note.text() == ("The microphone used last time, USB Podcast Mic, is not connected; "
+                                        "using Fake microphone (file).")
+        assert w.record.device_box.currentData() == 0 and w.record.rec_btn.isEnabled()
+    finally:
+        w.shutdown()
+    settings().setValue("record/device_name", "Fake microphone (file) (16 kHz)  [default]")
+    w = MainWindow(audio_backend=fake_audio, start_monitor=False)
+    qtbot.addWidget(w)
+    try:
+        assert w.record.note.text() == "" and w.record.device_box.currentData() == 0
+    finally:
+        w.shutdown()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QListWidget, QMainWindow, QSizePolicy, QSplitter,
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QListWidget, QMainWindow, QSizePolicy,
                                QStackedWidget, QStatusBar, QWidget)
 
 from speechstudio import __version__
@@ -56,12 +56,16 @@ class MainWindow(QMainWindow):
         self.models = self._page("speechstudio.gui.models_page", "ModelsPage")
         self.clone = self._page("speechstudio.gui.clone_page", "ClonePage")
         self.adapt = self._page("speechstudio.gui.adapt_page", "AdaptPage")
-        split = QSplitter()
-        split.addWidget(self.nav)
-        split.addWidget(self.stack)
-        split.setStretchFactor(1, 1)
-        split.setChildrenCollapsible(False)
-        self.setCentralWidget(split)
+        # the page list has a fixed width (its longest name): a plain row, no splitter (a splitter
+        # handed the list's section spare width that showed as an empty band)
+        from PySide6.QtWidgets import QHBoxLayout
+
+        central = QWidget()
+        row = QHBoxLayout(central)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.nav)
+        row.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
 
         # status line
@@ -103,7 +107,7 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.gpu_dock)
         self.splitDockWidget(self.mel_dock, self.gpu_dock, Qt.Orientation.Horizontal)
         self.resizeDocks([self.mel_dock], [230], Qt.Orientation.Vertical)
-        self.resizeDocks([self.gpu_dock], [300], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.mel_dock, self.gpu_dock], [900, 340], Qt.Orientation.Horizontal)
         self.monitor = SystemMonitor(1.0, self)
         self.monitor.sampled.connect(self.gpu.update_sample)
         self.nav.setStyleSheet("QListWidget { font-size: 12pt; } QListWidget::item { padding: 8px 6px; }")

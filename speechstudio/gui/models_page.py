@@ -22,7 +22,7 @@ from speechstudio.worker.jobs import CallJob, DownloadJob
 MODEL_COLS = ("Name", "Engine", "Status", "Size", "Languages", "Description")
 VOICE_COLS = ("Name", "Kind", "From", "Location")
 #: column caps in pixels (the last column stretches)
-MODEL_CAPS = {0: 240, 1: 80, 2: 190, 3: 80, 4: 110}
+MODEL_CAPS = {0: 300, 1: 80, 2: 270, 3: 80, 4: 110}
 VOICE_CAPS = {0: 220, 1: 100, 2: 260}
 
 

@@ -5,6 +5,7 @@ The microphone opens at its native rate and is resampled to 16 kHz by
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from pathlib import Path
 
 import numpy as np
@@ -86,10 +87,22 @@ class RecordPage(QWidget):
             self.device_box.setEnabled(False)
             self.note.setText("No microphone found. Plug one in and restart, or import files on Transcribe.")
         else:
-            saved = settings().value("record/device_name")
-            for i in range(self.device_box.count()):
-                if saved and self.device_box.itemText(i) == saved:
-                    self.device_box.setCurrentIndex(i)
+            self._select_saved(devs, str(settings().value("record/device_name", "") or ""))
+
+    def _select_saved(self, devs, saved: str) -> None:
+        """Select the microphone used last time (by name; the label's rate and "[default]" may
+        change); one that is no longer there is not selected: the default one is, with a note."""
+        default = next((i for i, d in enumerate(devs) if d.is_default), 0)
+        if not saved:
+            self.device_box.setCurrentIndex(default)
+            return
+        for i, d in enumerate(devs):
+            if saved == d.name or saved.startswith(f"{d.name} ("):
+                self.device_box.setCurrentIndex(i)
+                return
+        self.device_box.setCurrentIndex(default)
+        gone = re.sub(r" \([\d.]+ kHz\).*$", "", saved)
+        self.note.setText(f"The microphone used last time, {gone}, is not connected; using {devs[default].name}.")
 
     def _device_changed(self, _i: int) -> None:
         self.audio.input_device = self.device_box.currentData()

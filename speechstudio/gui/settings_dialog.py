@@ -36,6 +36,7 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.setAccessibleName("Settings")
+        self.setMinimumWidth(620)
         p = prefs.load()
         lay = QVBoxLayout(self)
 
