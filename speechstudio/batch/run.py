@@ -279,11 +279,19 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
 
         segments: list[Segment] = []
         stream, info = recognizer.transcribe(blocks(), duration_s=duration, **options)
-        for seg in stream:
-            if cancelled:
-                break
-            segments.append(seg)
-            yield BatchEvent("segment", item, index, duration_s=duration, position_s=seg.end_s, segment=seg)
+        try:
+            for seg in stream:
+                # between segments too: Whisper reads a whole piece (up to 20 min) before its first
+                # segment, so the block check alone would let it decode the piece to the end
+                if cancelled or (cancel is not None and cancel.is_set()):
+                    cancelled = True
+                    break
+                segments.append(seg)
+                yield BatchEvent("segment", item, index, duration_s=duration, position_s=seg.end_s, segment=seg)
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
         if cancelled or (cancel is not None and cancel.is_set()):
             yield BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
             return

@@ -42,6 +42,21 @@ def _freeze_heap() -> None:
     gc.freeze()
 
 
+def _release_heap() -> None:
+    """Free what a replaced model left behind. ``gc.freeze()`` moved the old model into the
+    permanent generation, where no collection looks; the model and its cached window runner also
+    point at each other (``asr.cuda_graph`` keeps the runners on the recognizer), so dropping our
+    reference alone frees nothing. Unfreeze, collect once (in the worker thread, at a model switch),
+    and hand CUDA's cached blocks (and CUDA Graph pools) back to the driver."""
+    import sys
+
+    gc.unfreeze()
+    gc.collect()
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.empty_cache()
+
+
 class ModelCache:
     """Models loaded in the worker thread, reused across jobs. Only the worker touches it."""
 
@@ -57,8 +72,7 @@ class ModelCache:
         key = (spec or None, device, precision)
         if key == self._asr_key and self._asr is not None:
             return self._asr, None
-        self._asr = None
-        self._asr_key = None
+        self._drop_asr()
         from speechstudio.asr.load import load_model
 
         recognizer, message = load_model(spec, device=device, precision=precision, allow_download=False,
@@ -66,6 +80,13 @@ class ModelCache:
         self._asr, self._asr_key = recognizer, key
         _freeze_heap()
         return recognizer, message
+
+    def _drop_asr(self) -> None:
+        """Forget the loaded ASR model and free it (before its replacement loads: peak memory
+        stays one model)."""
+        if self._asr is not None:
+            self._asr = self._asr_key = None
+            _release_heap()
 
     def has_asr(self, spec: str | None, device: str, precision: str) -> bool:
         return self._asr is not None and self._asr_key == (spec or None, device, precision)
@@ -77,8 +98,7 @@ class ModelCache:
         key = self._recognizer_key(spec, device, precision, language)
         if key == self._asr_key and self._asr is not None:
             return self._asr, None
-        self._asr = None
-        self._asr_key = None
+        self._drop_asr()
         from speechstudio.asr.load import load_recognizer
 
         recognizer, message = load_recognizer(spec, language=language, device=device, precision=precision,
@@ -101,7 +121,9 @@ class ModelCache:
         key = (spec or None, device)
         if key == self._voice_key and self._voice is not None:
             return self._voice, None
-        self._voice = None
+        if self._voice is not None:
+            self._voice = self._voice_key = None
+            _release_heap()
         from speechstudio.tts.vits import load_voice
         from speechstudio.tts.voices import resolve_voice
 
@@ -129,14 +151,18 @@ class Worker(QObject):
     job_finished = Signal(int, str, object)
     busy_changed = Signal(bool)
 
+    queue_class = queue.Queue       # tests substitute one that pauses between dequeue and start
+
     def __init__(self, name: str = "engine", parent=None) -> None:
         super().__init__(parent)
         self.name = name
         self.models = ModelCache()
-        self._queue: queue.Queue = queue.Queue()
+        self._queue: queue.Queue = self.queue_class()
         self._current = None
         self._lock = threading.Lock()
         self._dropped: set[int] = set()
+        self._submitted = 0          # jobs submitted so far; each job remembers its number
+        self._cancelled_upto = 0     # cancel_all: every job numbered up to this is cancelled
         self._thread = threading.Thread(target=self._loop, name=f"speechstudio-{name}", daemon=True)
         self._thread.start()
 
@@ -145,6 +171,9 @@ class Worker(QObject):
         """Queue ``job``; returns its id (also ``job.id``)."""
         if getattr(job, "id", None) is None:
             job.id = next(_ids)
+        with self._lock:
+            self._submitted += 1
+            job._worker_seq = self._submitted
         self._queue.put(job)
         return job.id
 
@@ -159,7 +188,11 @@ class Worker(QObject):
                 self._dropped.add(job_id)
 
     def cancel_all(self) -> None:
-        """Drop every queued job and cancel the running one."""
+        """Drop every queued job and cancel the running one, including a job the worker thread
+        has just taken from the queue but not yet started (it is numbered, and every number up to
+        the last submitted one is cancelled)."""
+        with self._lock:
+            self._cancelled_upto = self._submitted
         while True:
             try:
                 job = self._queue.get_nowait()
@@ -186,7 +219,7 @@ class Worker(QObject):
             if job is None:
                 return
             with self._lock:
-                if job.id in self._dropped:
+                if job.id in self._dropped or getattr(job, "_worker_seq", self._submitted + 1) <= self._cancelled_upto:
                     self._dropped.discard(job.id)
                     self.job_finished.emit(job.id, "cancelled", "cancelled before it started")
                     continue
