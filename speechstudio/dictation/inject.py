@@ -9,9 +9,9 @@ Backends (chosen by :func:`open_injector`):
   kernel's uinput, needs the ``ydotoold`` daemon and access to ``/dev/uinput``), whichever is
   installed. GNOME and KDE do not offer the virtual-keyboard protocol to wtype: use ydotool there.
 
-Clipboard (:class:`Clipboard`): pyperclip (Linux: ``xclip``/``xsel`` on X11, ``wl-copy``/
-``wl-paste`` from wl-clipboard on Wayland; macOS ``pbcopy``; Windows the Win32 API). Text only:
-an image on the clipboard is not restored after a paste.
+Clipboard (:class:`Clipboard`): Linux ``xclip``/``xsel`` on X11, ``wl-copy``/``wl-paste`` from
+wl-clipboard on Wayland; macOS and Windows through pyperclip (``pbcopy``, the Win32 API). Text
+only: an image on the clipboard is not restored after a paste.
 
 What is missing is an :class:`InjectionUnavailable` / :class:`ClipboardUnavailable` whose message
 names it and how to get it; dictation into SpeechStudio's own window works without either.
@@ -180,29 +180,67 @@ def open_injector(key_delay_s: float = 0.0):
 
 
 class Clipboard:
-    """The system clipboard as text (pyperclip). ``get()`` / ``set(text)`` raise
-    :class:`ClipboardUnavailable` with what to install."""
+    """The system clipboard as text. Linux: ``wl-copy``/``wl-paste`` (Wayland) or ``xclip`` /
+    ``xsel`` (X11) run with their output detached (the tool that keeps serving the clipboard
+    must not hold our stdout open); macOS and Windows: pyperclip. ``get()`` / ``set(text)`` raise
+    :class:`ClipboardUnavailable` naming what to install."""
 
     def __init__(self) -> None:
+        self._p = None
+        self._get: list[str] | None = None
+        self._set: list[str] | None = None
+        if sys.platform.startswith("linux"):
+            if is_wayland() and shutil.which("wl-copy") and shutil.which("wl-paste"):
+                self._get, self._set = ["wl-paste", "--no-newline"], ["wl-copy"]
+            elif os.environ.get("DISPLAY") and shutil.which("xclip"):
+                self._get = ["xclip", "-selection", "clipboard", "-o"]
+                self._set = ["xclip", "-selection", "clipboard", "-i"]
+            elif os.environ.get("DISPLAY") and shutil.which("xsel"):
+                self._get, self._set = ["xsel", "--clipboard", "--output"], ["xsel", "--clipboard", "--input"]
+            else:
+                raise ClipboardUnavailable(f"no clipboard tool found: {self._help()}")
+            return
         try:
             import pyperclip
         except ImportError:
             raise ClipboardUnavailable("the clipboard needs the pyperclip package: pip install pyperclip") from None
         self._p = pyperclip
 
-    def _help(self) -> str:
+    @staticmethod
+    def _help() -> str:
         if sys.platform.startswith("linux"):
-            return ("install wl-clipboard (`sudo apt install wl-clipboard`)" if is_wayland()
-                    else "install xclip or xsel (`sudo apt install xclip`)")
+            if is_wayland():
+                return "install wl-clipboard (`sudo apt install wl-clipboard`)"
+            if not os.environ.get("DISPLAY"):
+                return "the clipboard needs a graphical session ($DISPLAY is not set)"
+            return "install xclip or xsel (`sudo apt install xclip`)"
         return "check that a desktop session is running"
 
     def get(self) -> str:
+        """The clipboard's text ("" when it is empty or holds no text)."""
+        if self._p is None:
+            try:
+                r = subprocess.run(self._get, capture_output=True, timeout=10)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                raise ClipboardUnavailable(f"cannot read the clipboard with {self._get[0]}: {e}") from None
+            return r.stdout.decode("utf-8", "replace") if r.returncode == 0 else ""
         try:
             return self._p.paste() or ""
         except self._p.PyperclipException as e:
             raise ClipboardUnavailable(f"cannot read the clipboard: {str(e).splitlines()[0]}; {self._help()}") from None
 
     def set(self, text: str) -> None:  # noqa: A003
+        """Put ``text`` on the clipboard."""
+        if self._p is None:
+            try:
+                p = subprocess.Popen(self._set, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, start_new_session=True)
+                p.communicate(text.encode("utf-8"), timeout=10)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                raise ClipboardUnavailable(f"cannot write the clipboard with {self._set[0]}: {e}") from None
+            if p.returncode != 0:
+                raise ClipboardUnavailable(f"cannot write the clipboard: {self._set[0]} exited with {p.returncode}")
+            return
         try:
             self._p.copy(text)
         except self._p.PyperclipException as e:
