@@ -181,6 +181,12 @@ def test_settings_dialog_writes_only_the_temporary_settings(win, qtbot, real_set
         assert "theme=dark" in ini and "subtitle_max_line_width=42" in ini
         assert QApplication.palette().window().color().lightness() < 100
         assert (real_settings_path.read_bytes() if real_settings_path.exists() else None) == before
+        # what changed reaches the open pages
+        assert win.transcribe.formats() == ("txt", "srt", "vtt") and win.transcribe.output_dir == "/data/transcripts"
+        assert win.transcribe.device_box.currentText() == "cpu" and win.transcribe.precision_box.currentText() == "fp32"
+        assert win.dictate.device_box.currentText() == "cpu"
+        assert win.status_label.text() == ("settings applied: transcribe formats, transcribe output folder, "
+                                           "transcribe device, transcribe precision, dictate device")
     finally:
         prefs.apply_theme("light")
     assert QApplication.palette().window().color().lightness() > 150

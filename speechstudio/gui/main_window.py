@@ -335,10 +335,41 @@ class MainWindow(QMainWindow):
         """File > Settings…: the Settings dialog (non-modal; returns it)."""
         from speechstudio.gui.settings_dialog import SettingsDialog
 
+        from speechstudio.gui import preferences
+
         names = [self.transcribe.model_box.itemText(i) for i in range(1, self.transcribe.model_box.count())]
+        before = preferences.load()
         dlg = SettingsDialog(self, models=names)
+        dlg.accepted.connect(lambda: self.apply_preferences(before, preferences.load()))
         dlg.open()
         return dlg
+
+    def apply_preferences(self, old, new) -> list[str]:
+        """Push the Settings values that changed (``old`` -> ``new``, ``preferences.Preferences``)
+        into the open pages: Transcribe's formats, output folder, device and precision, Dictate's
+        device. Values that did not change leave the pages' own choices alone. Returns what was
+        applied (e.g. ``["transcribe formats", "dictate device"]``)."""
+        done = []
+        t = self.transcribe
+        if new.formats != old.formats and hasattr(t, "format_checks"):
+            for name, check in t.format_checks.items():
+                check.setChecked(name in new.formats)
+            done.append("transcribe formats")
+        if new.output_dir != old.output_dir and hasattr(t, "_set_output_dir"):
+            t._set_output_dir(new.output_dir or None)
+            done.append("transcribe output folder")
+        for page, name in ((t, "transcribe"), (self.dictate, "dictate")):
+            if page is None:
+                continue
+            if new.device != old.device and hasattr(page, "device_box"):
+                page.device_box.setCurrentText(new.device)
+                done.append(f"{name} device")
+            if new.precision != old.precision and hasattr(page, "precision_box"):
+                page.precision_box.setCurrentText(new.precision)
+                done.append(f"{name} precision")
+        if done:
+            self.show_status("settings applied: " + ", ".join(done))
+        return done
 
     def current_page(self) -> QWidget:
         return self._inner(self.stack.currentWidget())
