@@ -7,6 +7,9 @@ from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QKeySequence, QPainter, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
+#: Background of the word being said (amber: readable with black text in light and dark themes).
+SAID_BACKGROUND = QColor(255, 202, 40)
+
 
 class _Gutter(QWidget):
     def __init__(self, text: SegmentTextEdit) -> None:
@@ -137,8 +140,8 @@ class SegmentTextEdit(QPlainTextEdit):
         sels = list(self._unsure)
         if said is not None:
             lit = QTextCharFormat()
-            lit.setBackground(self.palette().highlight())
-            lit.setForeground(self.palette().highlightedText())
+            lit.setBackground(SAID_BACKGROUND)  # not the selection colour: both can show at once
+            lit.setForeground(QColor(0, 0, 0))
             s = QTextEdit.ExtraSelection()
             s.cursor = self.range_cursor(*said)
             s.format = lit

@@ -7,9 +7,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QPushButton, QStackedWidget,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter,
+                               QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from speechstudio.batch.export import output_path
 from speechstudio.errors import SpeechStudioError
@@ -165,11 +165,23 @@ class TranscriptView(QWidget):
         self.stack.setCurrentWidget(self.editor if on else self.segments)
         for w in (self.export_label, self.export_box, self.export_btn):
             w.setVisible(not on)  # the editor has its own export of the edited text
+        self.edit_btn.setText("Close editor" if on else "Edit transcript")
         if on:
             self.title.setText(f"Editing {row.item.path.name} — saved into {doc.path.name} as you go")
+            self._make_room()
             self.editor.text.setFocus()
         elif row is not None:
             self._fill_table(row)
+
+    def _make_room(self) -> None:
+        """In a vertical splitter (the Transcribe page), give the editor at least 60 % of it."""
+        split = self.parentWidget()
+        if isinstance(split, QSplitter) and split.orientation() == Qt.Orientation.Vertical:
+            sizes, i = split.sizes(), split.indexOf(self)
+            total = sum(sizes)
+            if total and sizes[i] < 0.6 * total and len(sizes) == 2:
+                mine = int(0.6 * total)
+                split.setSizes([total - mine, mine] if i == 1 else [mine, total - mine])
 
     def _document(self, row: QueueRow) -> TranscriptDocument | None:
         """The row's transcript as an editable document (its ``.json``; else a new ``.json`` next
