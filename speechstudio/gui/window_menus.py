@@ -1,0 +1,170 @@
+"""The main window's menus and keys (File with Open recent and Settings, View with the page
+shortcuts Ctrl+1…Ctrl+7, Help), opening files, and applying the Settings to the open pages.
+
+A mixin of :class:`~speechstudio.gui.main_window.MainWindow` (uses its ``nav``, ``transcribe``,
+``dictate``, docks, ``pages()`` and ``show_status``)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import QFileDialog
+
+from speechstudio.gui.common import settings
+
+# nav order = stack order
+PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models", "Clone voice", "Adapt recognition")
+
+
+class WindowMenusMixin:
+    def _menus(self) -> None:
+        m = self.menuBar().addMenu("&File")
+        self.act_add_files = QAction("Add &files…", self)
+        self.act_add_files.setShortcut(QKeySequence("Ctrl+O"))
+        self.act_add_files.triggered.connect(self._add_files)
+        self.act_add_folder = QAction("Add f&older…", self)
+        self.act_add_folder.setShortcut(QKeySequence("Ctrl+Shift+O"))
+        self.act_add_folder.triggered.connect(self._add_folder)
+        quit_ = QAction("&Quit", self)
+        quit_.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_.triggered.connect(self.close)
+        m.addActions([self.act_add_files, self.act_add_folder])
+        self.recent_menu = m.addMenu("Open &recent")
+        self.recent_menu.setObjectName("recent_menu")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self._fill_recent()
+        m.addSeparator()
+        self.act_settings = QAction("&Settings…", self)
+        self.act_settings.setShortcut(QKeySequence("Ctrl+,"))
+        self.act_settings.triggered.connect(self.open_settings)
+        m.addAction(self.act_settings)
+        m.addSeparator()
+        m.addAction(quit_)
+        v = self.menuBar().addMenu("&View")
+        v.addAction(self.mel_dock.toggleViewAction())
+        v.addAction(self.gpu_dock.toggleViewAction())
+        v.addSeparator()
+        self.page_actions: list[QAction] = []
+        for i, name in enumerate(PAGES):
+            a = QAction(f"Go to {name}", self)
+            a.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
+            a.triggered.connect(lambda _=False, row=i: self.nav.setCurrentRow(row))
+            v.addAction(a)
+            self.page_actions.append(a)
+        from speechstudio.gui.help_menu import build_help_menu
+
+        build_help_menu(self)
+        #: window-wide keys that are not menu actions (listed by Help > Keyboard shortcuts)
+        self.extra_shortcuts = (("Space", "Play / pause the selection"),
+                                ("Ctrl+Return", "Run the page's main action (Start, Speak, Dictate)"),
+                                ("Esc", "Cancel or stop what the page is doing"))
+
+    def _shortcuts(self) -> None:
+        self.sc_space = QShortcut(QKeySequence(Qt.Key.Key_Space), self, self.play_pause)
+        self.sc_run = QShortcut(QKeySequence("Ctrl+Return"), self, self.run_action)
+        self.sc_run2 = QShortcut(QKeySequence("Ctrl+Enter"), self, self.run_action)
+        self.sc_esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.cancel_action)
+
+    def _add_files(self) -> None:
+        s = settings()
+        files, _ = QFileDialog.getOpenFileNames(self, "Add audio or video files", str(s.value("last_dir", "")),
+                                                "Audio/video (*.wav *.flac *.mp3 *.ogg *.opus *.m4a *.aac *.mp4 "
+                                                "*.mkv *.webm *.mov *.raw *.pcm);;All files (*)")
+        if files:
+            s.setValue("last_dir", str(Path(files[0]).parent))
+            self.open_paths(files)
+
+    def _add_folder(self) -> None:
+        s = settings()
+        d = QFileDialog.getExistingDirectory(self, "Add a folder", str(s.value("last_dir", "")))
+        if d:
+            s.setValue("last_dir", d)
+            self.open_paths([d])
+
+    def open_paths(self, paths) -> int:
+        """Queue files/folders on the Transcribe page, show that page and remember them in
+        File > Open recent. Returns how many inputs were queued."""
+        from speechstudio.gui.preferences import add_recent
+
+        paths = [str(p) for p in paths]
+        self.nav.setCurrentRow(0)
+        n = self.transcribe.add_paths(paths)
+        add_recent(paths)
+        self._fill_recent()
+        return n
+
+    def _fill_recent(self) -> None:
+        from speechstudio.gui.preferences import clear_recent, recent_files
+
+        self.recent_menu.clear()
+        recent = recent_files()
+        for i, path in enumerate(recent):
+            a = self.recent_menu.addAction(f"&{(i + 1) % 10} {Path(path).name or path}")
+            a.setToolTip(path)
+            a.setData(path)
+            a.triggered.connect(lambda _=False, p=path: self.open_paths([p]))
+        if recent:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear list", lambda: (clear_recent(), self._fill_recent()))
+        else:
+            self.recent_menu.addAction("(no recent files)").setEnabled(False)
+
+    def open_settings(self):
+        """File > Settings…: the Settings dialog (non-modal; returns it)."""
+        from speechstudio.gui.settings_dialog import SettingsDialog
+
+        from speechstudio.gui import preferences
+
+        names = [self.transcribe.model_box.itemText(i) for i in range(1, self.transcribe.model_box.count())]
+        before = preferences.load()
+        dlg = SettingsDialog(self, models=names)
+        dlg.accepted.connect(lambda: self.apply_preferences(before, preferences.load()))
+        dlg.open()
+        return dlg
+
+    def apply_preferences(self, old, new) -> list[str]:
+        """Push the Settings values that changed (``old`` -> ``new``, ``preferences.Preferences``)
+        into the open pages: Transcribe's formats, output folder, device and precision, Dictate's
+        device. Values that did not change leave the pages' own choices alone. Returns what was
+        applied (e.g. ``["transcribe formats", "dictate device"]``)."""
+        done = []
+        t = self.transcribe
+        if new.formats != old.formats and hasattr(t, "format_checks"):
+            for name, check in t.format_checks.items():
+                check.setChecked(name in new.formats)
+            done.append("transcribe formats")
+        if new.output_dir != old.output_dir and hasattr(t, "_set_output_dir"):
+            t._set_output_dir(new.output_dir or None)
+            done.append("transcribe output folder")
+        for page, name in ((t, "transcribe"), (self.dictate, "dictate")):
+            if page is None:
+                continue
+            if new.device != old.device and hasattr(page, "device_box"):
+                page.device_box.setCurrentText(new.device)
+                done.append(f"{name} device")
+            if new.precision != old.precision and hasattr(page, "precision_box"):
+                page.precision_box.setCurrentText(new.precision)
+                done.append(f"{name} precision")
+        if done:
+            self.show_status("settings applied: " + ", ".join(done))
+        return done
+
+
+    def _drop_missing_models(self) -> list[str]:
+        """A page's model picker restored to a folder that no longer exists (a removed model, a
+        test's temporary model) goes back to "(default)", with a note in the status line; returns
+        the notes."""
+        from speechstudio.gui.common import DEFAULT_MODEL, ModelPicker, missing_model
+
+        notes = []
+        for page in self.pages():
+            box = getattr(page, "model_box", None)
+            note = missing_model(box.currentText()) if isinstance(box, ModelPicker) else None
+            if note:
+                box.setCurrentText(DEFAULT_MODEL)
+                notes.append(note)
+        if notes:
+            self.show_status(" ".join(dict.fromkeys(notes)))
+        return notes
+
