@@ -337,6 +337,8 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         """Stop audio, the monitor and the engines (cancels running jobs)."""
         self.audio.shutdown()
         self.monitor.stop()
+        if self.dictate is not None and hasattr(self.dictate, "shutdown"):
+            self.dictate.shutdown()  # global hotkey, tray icon, captions window (issue 16)
         if self.clone is not None:
             self.clone.shutdown()  # stops training (a checkpoint is saved) and its engine
         if self.adapt is not None:
