@@ -5,6 +5,13 @@ espeak-ng and its data, so no system package is needed (PyPI ``piper-phonemize-f
 for Python 3.10-3.13 with the same module and API; the original ``piper-phonemize`` 1.1.0 stops at
 3.11). espeak-ng is GPL-3.0-or-later.
 
+Which espeak-ng data: Piper's released voices were trained with piper-phonemize 1.1.0 (rhasspy/piper
+``piper_train``), built on rhasspy/espeak-ng, i.e. upstream espeak-ng data of 2023-05-20 (the fork
+only adds an API for clause terminators). ``piper-phonemize-fix`` builds the same fork commit
+(0f65aa30), so our phonemes are the training phonemes. piper-tts >= 1.3 (OHF-Voice/piper1-gpl)
+bundles upstream espeak-ng of 2025-03-22 instead, whose en-us differs for a few words ("four"
+fˈɔːɹ, "the" before a vowel ðɪʲ); ``tests/test_tts_piper_text_parity.py`` pins the difference.
+
 Piper's id convention (rhasspy/piper-phonemize ``src/phoneme_ids.cpp``, the one used at training
 time): ``BOS "^"``, ``PAD "_"``, then every phoneme followed by ``PAD``, then ``EOS "$"``.
 """
@@ -15,7 +22,8 @@ from typing import Mapping, Sequence
 
 from speechstudio.errors import SpeechStudioError
 
-__all__ = ["PhonemizerUnavailableError", "espeak_phonemes", "codepoint_phonemes", "phonemes_to_ids", "PAD", "BOS", "EOS"]
+__all__ = ["PhonemizerUnavailableError", "espeak_phonemes", "codepoint_phonemes", "phonemes_to_ids", "split_ids",
+           "MAX_PHONEMES", "PAD", "BOS", "EOS"]
 
 PAD, BOS, EOS = "_", "^", "$"
 
@@ -83,3 +91,38 @@ def phonemes_to_ids(
         ids.extend(id_map[PAD])
     ids.extend(id_map[EOS])
     return ids
+
+
+#: Most phonemes one model call gets. The decoder's activations grow with the audio length (~30 MB
+#: per second of audio in onnxruntime, measured with bench/bench_tts_cold.py); 160 phonemes is
+#: 10-15 s of speech, so a sentence without punctuation never needs more than a few hundred MB.
+MAX_PHONEMES = 160
+
+
+def split_ids(ids: Sequence[int], id_map: Mapping[str, Sequence[int]], max_phonemes: int = MAX_PHONEMES) -> list[list[int]]:
+    """Cut a Piper id sequence (``phonemes_to_ids`` layout) into pieces of at most ``max_phonemes``.
+
+    Each piece is itself a complete sequence (BOS, PAD, ..., EOS). Cuts fall on a word boundary
+    (the space phoneme), preferably right after a clause mark (``, ; :``), in the last two thirds
+    of the window; a single word longer than the budget is cut inside. The spaces cut at are
+    dropped; every other id is kept, in order. Returns ``[list(ids)]`` when it fits.
+    """
+    bos, pad, eos = list(id_map[BOS]), list(id_map[PAD]), list(id_map[EOS])
+    space = list(id_map.get(" ", []))
+    clause = {tuple(id_map[c]) for c in ",;:" if c in id_map}
+    head, tail = len(bos) + len(pad), len(eos)
+    inner = list(ids[head:len(ids) - tail])
+    step = 1 + len(pad)  # a phoneme id and its PAD (single-id phonemes, as in every Piper voice)
+    if len(inner) <= max_phonemes * step or len(space) != 1:
+        return [list(ids)]
+    pieces: list[list[int]] = []
+    while len(inner) > max_phonemes * step:
+        window = inner[: max_phonemes * step]
+        spaces = [j for j in range(0, len(window), step) if window[j] == space[0] and j >= len(window) // 3]
+        after_clause = [j for j in spaces if j >= step and (window[j - step],) in clause]
+        cut = (after_clause or spaces or [len(window)])[-1]
+        pieces.append(bos + pad + inner[:cut] + eos)
+        inner = inner[cut + step:] if cut < len(window) else inner[cut:]
+    if inner:
+        pieces.append(bos + pad + inner + eos)
+    return pieces

@@ -83,8 +83,14 @@ def stream_workers(voice: VitsVoice, workers: int | None = None) -> tuple[int, i
 
     ``workers=None``: on CPU, one worker per intra-op thread the process has
     (``torch.get_num_threads()``, at most ``MAX_AUTO_WORKERS``), so the CPU budget set with
-    ``torch.set_num_threads`` is kept; on CUDA 1 (sequential).
+    ``torch.set_num_threads`` is kept; on CUDA 1 (sequential). A voice on the onnx engine
+    synthesizes sequentially with all of onnxruntime's threads (as Piper does), without
+    importing torch.
     """
+    if getattr(voice, "engine", "torch") == "onnx":
+        from speechstudio.tts.piper_onnx import cpu_threads
+
+        return 1, cpu_threads()
     import torch
 
     threads = max(1, torch.get_num_threads())

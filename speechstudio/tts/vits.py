@@ -14,6 +14,11 @@ Controls (VITS paper, Kim et al. 2021, sec. 2.5 / Piper's ``inference`` config):
 ``noise_scale_duration``, noise of the stochastic duration predictor, default 0.8) and
 ``length_scale`` (> 1 is slower; = 1 / ``speaking_rate``). With a ``seed`` the output is
 deterministic (the global torch RNG is seeded before each sentence). FP16 on CUDA, FP32 on CPU.
+
+Engines: on CPU a Piper voice runs its own ONNX graph with onnxruntime (``piper_onnx``, Piper's
+runtime: ~0.3 s to import instead of several seconds for PyTorch + transformers); the PyTorch
+model is then built only when something needs it (``voice.model``: a fixed ``seed``, fine-tuning,
+a GPU), see ``load_voice(engine=...)``.
 """
 from __future__ import annotations
 
@@ -90,7 +95,7 @@ class VitsVoice:
 
     name: str
     kind: str  # "transformers" or "piper"
-    model: object
+    model: object = field(repr=False, compare=False)  # VitsModel; built on first use for engine "onnx"
     sample_rate: int
     num_speakers: int = 1
     speakers: dict = field(default_factory=dict)
@@ -103,10 +108,28 @@ class VitsVoice:
     warnings: list = field(default_factory=list)
     bucketing: bool = True  # False: the plain VitsModel.forward even where bucketing applies
     clone_of: str | None = None  # a cloned (fine-tuned) voice: the name of its base voice
+    engine: str = "torch"  # "torch" (VitsModel) or "onnx" (Piper's graph in onnxruntime, CPU)
+    runner: object = field(default=None, repr=False, compare=False)  # piper_onnx.OnnxPiperRunner
+    model_loader: object = field(default=None, repr=False, compare=False)  # builds ``model`` on first use
+
+    def __post_init__(self):
+        if self.model is None and self.model_loader is not None:
+            del self.__dict__["model"]  # ``__getattr__`` builds it on first use
+            self.model_loader = _SharedLoad(self.model_loader)  # copies of the voice share one model
+
+    def __getattr__(self, name: str):
+        loader = self.__dict__.get("model_loader")
+        if name == "model" and loader is not None:
+            model = loader()
+            self.__dict__["model"] = model
+            return model
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def hop_length(self) -> int:
         """Audio samples per latent frame (product of the decoder's upsample rates)."""
+        if self.engine == "onnx":
+            return self.runner.hop_length
         return int(np.prod(self.model.config.upsample_rates))
 
     @property
@@ -114,7 +137,8 @@ class VitsVoice:
         """True when sentences run through ``bucketed.synthesize_bucketed`` (CPU, optimized load)."""
         from speechstudio.tts.decoder import ChannelsLastDecoder
 
-        return self.bucketing and isinstance(getattr(self.model, "decoder", None), ChannelsLastDecoder)
+        return (self.engine == "torch" and self.bucketing
+                and isinstance(getattr(self.model, "decoder", None), ChannelsLastDecoder))
 
     # ------------------------------------------------------------------ text -> ids
     def text_to_ids(self, sentence: str) -> list[int]:
@@ -211,18 +235,22 @@ class VitsVoice:
 
         Returns ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``self.sample_rate`` Hz, range
         [-1, 1]; ``n_samples`` is a multiple of the hop length (256 for Piper medium voices).
+        Engine "onnx" runs onnxruntime unless ``settings.seed`` is set: the graph draws its noise
+        unseeded, so a seeded sentence runs the PyTorch model (built on first use).
         """
-        import torch
-
-        from speechstudio.tts.bucketed import synthesize_bucketed
-
         sid = self.speaker_id(settings.speaker)
-        model = self.model
         d = self.defaults
         noise_scale = d["noise_scale"] if settings.noise_scale is None else float(settings.noise_scale)
         noise_w = d["noise_w"] if settings.noise_w is None else float(settings.noise_w)
         length_scale = d["length_scale"] if settings.length_scale is None else float(settings.length_scale)
         check_settings(settings)
+        if self.engine == "onnx" and settings.seed is None:
+            return self.runner.run(ids, sid, noise_scale, length_scale, noise_w)
+        import torch
+
+        from speechstudio.tts.bucketed import synthesize_bucketed
+
+        model = self.model
         x = torch.tensor([ids], dtype=torch.long, device=self.device)
         if self.bucketed:
             # Own RNG and noise controls as arguments: no shared state, so no lock (stream.py).
@@ -257,8 +285,19 @@ class VitsVoice:
         """One sentence -> ``np.ndarray[float32]`` shape ``(n_samples,)``, ``self.sample_rate`` Hz.
 
         For whole texts use ``speechstudio.tts.stream.stream_speech`` (splits into sentences).
+        A Piper sentence longer than ``phonemize.MAX_PHONEMES`` phonemes (a long line without
+        punctuation) is synthesized in pieces cut at clause marks / word boundaries
+        (``phonemize.split_ids``) and joined, so memory stays bounded for any sentence length.
         """
-        return self.synthesize_ids(self.text_to_ids(sentence), settings)
+        ids = self.text_to_ids(sentence)
+        if self.kind != "piper":
+            return self.synthesize_ids(ids, settings)
+        from speechstudio.tts.phonemize import split_ids
+
+        pieces = split_ids(ids, self.piper.phoneme_id_map)
+        if len(pieces) == 1:
+            return self.synthesize_ids(ids, settings)
+        return np.concatenate([self.synthesize_ids(piece, settings) for piece in pieces])
 
 
 #: Held by a thread from "set the model's noise controls + seed torch's global RNG" until its model
@@ -284,6 +323,19 @@ def _install_front_hook(model) -> None:
         if not getattr(model, "_speechstudio_front_hook", False):
             model.flow.register_forward_pre_hook(_release_front)
             model._speechstudio_front_hook = True
+
+
+class _SharedLoad:
+    """Calls ``load()`` once (thread-safe) and returns its result to every caller after."""
+
+    def __init__(self, load):
+        self.load, self.value, self.lock = load, None, threading.Lock()
+
+    def __call__(self):
+        with self.lock:
+            if self.value is None:
+                self.value = self.load()
+            return self.value
 
 
 _UROMAN = None
@@ -320,11 +372,23 @@ def _uroman(voice_name: str):
 
 
 # ---------------------------------------------------------------------- loading
-def _pick_device(device: str, precision: str) -> tuple[str, str]:
-    import torch
+def _gpu_driver_present() -> bool:
+    """False when this Linux machine has no NVIDIA / AMD GPU driver, so CUDA cannot be available
+    and ``device="auto"`` is the CPU without importing PyTorch (~1-3 s); True when unsure."""
+    if "torch" in sys.modules or not sys.platform.startswith("linux"):
+        return True
+    return any(os.path.exists(p) for p in ("/proc/driver/nvidia/version", "/dev/nvidiactl", "/dev/kfd"))
 
+
+def _pick_device(device: str, precision: str) -> tuple[str, str]:
     if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
         raise UsageError(f"unknown device {device!r} (use auto, cpu or cuda)")
+    if precision not in ("auto", "fp32", "fp16"):
+        raise UsageError(f"unknown precision {precision!r} (use auto, fp32 or fp16)")
+    if (device == "cpu" or (device == "auto" and not _gpu_driver_present())) and precision != "fp16":
+        return "cpu", "fp32"
+    import torch
+
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     elif device.startswith("cuda") and not torch.cuda.is_available():
@@ -381,26 +445,51 @@ def _finish(model, device: str, precision: str, optimize: bool = True):
 
 
 def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto",
-               name: str | None = None, local_files_only: bool = True, optimize: bool = True) -> VitsVoice:
+               name: str | None = None, local_files_only: bool = True, optimize: bool = True,
+               engine: str = "auto") -> VitsVoice:
     """Load a voice from a Piper ``.onnx`` file, a directory, or a Hugging Face id (HF cache).
 
     ``device``: ``auto|cpu|cuda``; ``precision``: ``auto|fp32|fp16`` (auto: FP16 on CUDA, FP32 on
     CPU). ``optimize``: on CPU, run the decoder channels-last (see ``decoder.ChannelsLastDecoder``).
     A directory may hold a transformers VITS checkpoint (``config.json`` with
-    ``model_type: vits``) or one Piper voice pair. Raises ``ModelNotFoundError`` (nothing usable
-    there), ``PiperVoiceError`` (bad Piper voice), ``UsageError`` (bad device/precision).
+    ``model_type: vits``) or one Piper voice pair. ``engine``: ``"torch"`` (the PyTorch
+    ``VitsModel``), ``"onnx"`` (a Piper voice's own graph in onnxruntime; CPU only) or ``"auto"``
+    (onnx for a Piper voice on CPU with ``optimize`` and onnxruntime installed, else torch); an
+    onnx voice still builds its PyTorch ``model`` when first asked for it. Raises
+    ``ModelNotFoundError`` (nothing usable there), ``PiperVoiceError`` (bad Piper voice),
+    ``UsageError`` (bad device/precision/engine).
     """
-    from speechstudio.tts.piper_import import fold_weight_norm, load_piper_model
+    from speechstudio.tts.piper_import import read_piper_config
 
+    if engine not in ("auto", "torch", "onnx"):
+        raise UsageError(f"unknown engine {engine!r} (use auto, torch or onnx)")
     device, precision = _pick_device(device, precision)
     src = Path(source)
     if src.suffix == ".onnx" or (src.is_dir() and not (src / "config.json").is_file() and list(src.glob("*.onnx"))):
         onnx_path = src if src.suffix == ".onnx" else sorted(src.glob("*.onnx"))[0]
-        model, piper = load_piper_model(onnx_path)
-        _finish(model, device, precision, optimize)
+        if engine == "onnx" and device != "cpu":
+            raise UsageError("engine onnx runs on the CPU only; use engine torch for a GPU")
+        if engine == "auto":
+            from speechstudio.tts.piper_onnx import onnxruntime_available
+
+            engine = "onnx" if device == "cpu" and optimize and onnxruntime_available() else "torch"
+
+        def build():
+            from speechstudio.tts.piper_import import load_piper_model
+
+            return _finish(load_piper_model(onnx_path)[0], device, precision, optimize)
+
+        piper = read_piper_config(onnx_path)
+        runner = None
+        if engine == "onnx":
+            from speechstudio.tts.piper_onnx import OnnxPiperRunner
+
+            runner = OnnxPiperRunner(piper.onnx_path)
         return VitsVoice(
+            engine=engine, runner=runner, model_loader=build if engine == "onnx" else None,
+            model=None if engine == "onnx" else build(),
             clone_of=_clone_base(onnx_path.parent, piper.config_path),
-            name=name or onnx_path.stem, kind="piper", model=model, sample_rate=piper.sample_rate,
+            name=name or onnx_path.stem, kind="piper", sample_rate=piper.sample_rate,
             num_speakers=piper.num_speakers, speakers=dict(piper.speaker_id_map),
             language=(piper.language or piper.espeak_voice).lower().replace("_", "-"), piper=piper,
             device=device, dtype=precision,
@@ -411,6 +500,8 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
     if not src.exists() and (str(source).count("/") != 1 or str(source).startswith((".", "/"))):
         raise ModelNotFoundError(f"{source}: no such voice file, folder or Hugging Face id")
     from transformers import AutoConfig, VitsModel, VitsTokenizer
+
+    from speechstudio.tts.piper_import import fold_weight_norm
 
     try:
         config = AutoConfig.from_pretrained(str(source), local_files_only=local_files_only)

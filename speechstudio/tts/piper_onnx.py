@@ -1,0 +1,116 @@
+"""Run a Piper voice's own ONNX graph with onnxruntime: the light CPU engine for Piper voices.
+
+Cold start is what a user feels on ``speechstudio speak "Hi."``: importing PyTorch and
+transformers and mapping the ONNX weights onto a ``VitsModel`` took ~8 of the 9 s that one short
+sentence cost (issue 14 item 3). onnxruntime is the runtime Piper itself uses (rhasspy/piper
+``src/python_run/piper/voice.py``, OHF-Voice/piper1-gpl ``src/piper/voice.py``: one
+``InferenceSession`` with default options, inputs ``input`` int64 ``(1, T)``, ``input_lengths``
+int64 ``(1,)``, ``scales`` float32 ``[noise_scale, length_scale, noise_w]`` and ``sid`` int64
+``(1,)`` for multi-speaker voices; output float32 ``(1, 1, 1, n_samples)`` in [-1, 1]). It imports
+in ~0.3 s instead of several seconds, so ``load_voice`` uses it for Piper voices on CPU
+(``engine="auto"``) and keeps the PyTorch model for what needs it (GPU, fine-tuning, a fixed
+``seed``: the graph's two ``RandomNormalLike`` draws have no seed input).
+
+The session is created on a background thread as soon as the voice is loaded, so text splitting,
+number normalisation and espeak-ng run while onnxruntime reads and optimises the 60 MB graph.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from speechstudio.tts.piper_import import PiperVoiceError
+
+__all__ = ["OnnxPiperRunner", "PIPER_HOP_LENGTH", "onnxruntime_available"]
+
+#: Audio samples per latent frame of every Piper VITS voice (rhasspy/piper ``piper_train``
+#: ``vits/config.py``: ``hop_length`` 256 for x_low, low, medium and high).
+PIPER_HOP_LENGTH = 256
+
+
+def onnxruntime_available() -> bool:
+    """True when ``onnxruntime`` can be imported (checked without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("onnxruntime") is not None
+
+
+def cpu_threads() -> int:
+    """CPUs this process may run on (``sched_getaffinity``, else ``os.cpu_count()``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class OnnxPiperRunner:
+    """One onnxruntime session for a Piper ``.onnx`` voice, opened on a background thread.
+
+    ``threads``: onnxruntime intra-op threads (``None``: onnxruntime's default, one per core, as
+    Piper). ``run`` may be called from several threads at once (``InferenceSession.run`` is
+    thread-safe). Errors opening the file surface as ``PiperVoiceError`` on first use.
+    """
+
+    hop_length = PIPER_HOP_LENGTH
+
+    def __init__(self, onnx_path: str | os.PathLike, threads: int | None = None):
+        self.onnx_path = Path(onnx_path)
+        self.threads = threads
+        self._session = None
+        self._error: BaseException | None = None
+        self._has_sid = False
+        self._thread = threading.Thread(target=self._open, name="speechstudio-onnx-open", daemon=True)
+        self._thread.start()
+
+    def _open(self) -> None:
+        try:
+            import onnxruntime as ort
+
+            opts = ort.SessionOptions()
+            if self.threads:
+                opts.intra_op_num_threads = int(self.threads)
+            session = ort.InferenceSession(str(self.onnx_path), sess_options=opts,
+                                           providers=["CPUExecutionProvider"])
+            inputs = {i.name for i in session.get_inputs()}
+            if not {"input", "input_lengths", "scales"} <= inputs:
+                raise PiperVoiceError(f"{self.onnx_path}: not a Piper VITS voice (graph inputs {sorted(inputs)}, "
+                                      "expected input, input_lengths, scales)")
+            self._has_sid = "sid" in inputs
+            self._session = session
+        except PiperVoiceError as exc:
+            self._error = exc
+        except Exception as exc:  # onnxruntime's Fail / InvalidProtobuf / ... for a broken file
+            self._error = PiperVoiceError(f"{self.onnx_path}: not a readable ONNX voice ({str(exc).splitlines()[0][:160]})")
+
+    @property
+    def session(self):
+        """The ``onnxruntime.InferenceSession`` (waits for the background open)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._session
+
+    def run(self, ids: list[int], speaker_id: int | None, noise_scale: float, length_scale: float,
+            noise_w: float) -> np.ndarray:
+        """Audio for one id sequence: ``np.ndarray[float32]`` shape ``(n_samples,)``, in [-1, 1].
+
+        ``n_samples`` is a multiple of ``hop_length``. Raises ``PiperVoiceError`` when the graph
+        refuses the ids (an id beyond the voice's symbol table: a mismatched ``.onnx.json``).
+        """
+        session = self.session
+        feeds = {
+            "input": np.asarray([ids], dtype=np.int64),
+            "input_lengths": np.asarray([len(ids)], dtype=np.int64),
+            "scales": np.asarray([noise_scale, length_scale, noise_w], dtype=np.float32),
+        }
+        if self._has_sid:
+            feeds["sid"] = np.asarray([int(speaker_id or 0)], dtype=np.int64)
+        try:
+            audio = session.run(None, feeds)[0]
+        except Exception as exc:  # onnxruntime raises its own RuntimeError subclasses
+            raise PiperVoiceError(f"{self.onnx_path}: onnxruntime failed on this sentence "
+                                  f"({str(exc).splitlines()[0][:160]})") from exc
+        return np.ascontiguousarray(audio.reshape(-1), dtype=np.float32)
