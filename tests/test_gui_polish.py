@@ -61,6 +61,12 @@ def test_models_page_one_row_per_model_needs_network_and_names_the_default(win, 
     opt = QStyleOptionViewItem()
     box.itemDelegate().initStyleOption(opt, QComboBox.model(box).index(0, 0))  # model(): the spec
     assert opt.text == "(default): whisper-tiny.en" and box.itemText(0) == "(default)"
+    win.show_page("Transcribe")
+    box.setCurrentText("(default)")
+    assert box.default_hint.isVisible() and box.default_hint.text() == "= whisper-tiny.en"
+    assert box.default_hint.x() > box.lineEdit().fontMetrics().horizontalAdvance("(default)")
+    box.setCurrentText("whisper-base")
+    assert not box.default_hint.isVisible()
 
 
 def test_models_columns_fit_the_viewport_at_1280x800(win, qtbot):

@@ -244,13 +244,40 @@ class ModelPicker(QComboBox):
         self.default_name = ""
         self.addItem(DEFAULT_MODEL)
         self.setItemDelegate(_DefaultNameDelegate(self))
+        # "(default)" in the field is followed by a grey "= NAME" (a label over the line edit)
+        self.default_hint = QLabel(self.lineEdit())
+        self.default_hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.default_hint.setAccessibleName("Default model name")
+        self.default_hint.hide()
+        self.currentTextChanged.connect(self._place_hint)
 
     def set_default_name(self, name: str, reason: str = "") -> None:
-        """Say which model "(default)" stands for (e.g. ``whisper-tiny.en``) and why."""
+        """Say which model "(default)" stands for (e.g. ``whisper-tiny.en``) and why: in the list
+        ("(default): NAME"), after "(default)" in the field ("= NAME", grey) and in the tooltip."""
         self.default_name = name
         text = f"{DEFAULT_MODEL} is {name}" + (f" ({reason})" if reason else "")
         self.setItemData(0, text, Qt.ItemDataRole.ToolTipRole)
         self.setToolTip(f"{self._tooltip}\n{text}")
+        self.default_hint.setText(f"= {name}")
+        self._place_hint()
+
+    def _place_hint(self, *_args) -> None:
+        edit = self.lineEdit()
+        show = bool(self.default_name) and self.currentText().strip() == DEFAULT_MODEL
+        self.default_hint.setVisible(show)
+        if not show:
+            return
+        pal = self.default_hint.palette()
+        pal.setColor(self.default_hint.foregroundRole(), self.palette().color(self.palette().ColorRole.PlaceholderText))
+        self.default_hint.setPalette(pal)
+        x = edit.fontMetrics().horizontalAdvance(DEFAULT_MODEL + " ") + edit.textMargins().left() + 4
+        self.default_hint.adjustSize()
+        self.default_hint.move(x, max(0, (edit.height() - self.default_hint.height()) // 2))
+        self.default_hint.setMaximumWidth(max(0, edit.width() - x))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._place_hint()
 
     def restore(self, spec: str | None) -> str | None:
         """Select a saved model spec; a folder that no longer exists is not selected ("(default)"
