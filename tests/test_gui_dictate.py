@@ -26,10 +26,8 @@ JFK = "whisper_jfk.flac"  # 44.1 kHz stereo FLAC, 11.0 s: a device rate the stre
 def page(win, qtbot, tiny_w2v_dir):
     from speechstudio.gui.dictate_page import DictatePage
 
-    p = getattr(win, "dictate", None)
-    if p is None:  # not registered in the main window: test the page on its own
-        p = DictatePage(win)
-        qtbot.addWidget(p)
+    p = win.dictate                      # the page the app shows, never a stand-alone copy
+    assert isinstance(p, DictatePage)
     p.model_box.setCurrentText(str(tiny_w2v_dir))
     p.device_box.setCurrentText("cpu")
     return p

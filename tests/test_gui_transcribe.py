@@ -96,18 +96,11 @@ def test_drop_folder_runs_queue(win, qtbot, folder, tiny_w2v_dir):
     assert page.table.item(0, 5).toolTip() == f"{folder / 'a tone.txt'}\n{folder / 'a tone.json'}"
     assert "3 done" in page.summary.text() and "2 failed" in page.summary.text()
 
-    # transcript of a done file; clicking a segment plays that span on the fake speaker
+    # transcript of a done file (click-to-play on segments that surely exist: test_gui_queue.py,
+    # with Whisper on real speech; the random tiny model may write no text for a tone)
     page.select_row(0)
     assert page.transcript_title.text().startswith("Transcript of a tone.wav")
     assert page.segments.rowCount() == len(done.segments)
-    print("segments of a tone.wav:", len(done.segments))
-    if done.segments:
-        seg = done.segments[0]
-        page.segments.cellClicked.emit(0, 2)
-        qtbot.waitUntil(lambda: len(win.audio.backend.played_audio()) > 0, timeout=10000)
-        qtbot.waitUntil(lambda: not win.audio.playing, timeout=10000)
-        played = win.audio.backend.played_audio()
-        assert abs(len(played) / 16000 - (seg.end_s - seg.start_s)) < 0.05
 
     # playing a span of any queued file works the same way
     n0 = len(win.audio.backend.played_audio())

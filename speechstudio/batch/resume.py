@@ -24,6 +24,12 @@ from pathlib import Path
 MIB = 1 << 20
 
 
+def path_text(path: str | os.PathLike) -> str:
+    """``path`` as text JSON can hold: a file name that is not valid UTF-8 (kept by Python as
+    surrogate escapes) has its odd bytes written as ``\\xNN``; other names are unchanged."""
+    return os.fsencode(os.fspath(path)).decode("utf-8", "backslashreplace")
+
+
 def fingerprint(path: str | os.PathLike) -> dict:
     """``{"path", "size", "mtime", "sha256_first_mib", "sha256_last_mib"}`` of a file (see above);
     ``{"path", "stream": True}`` for a pipe (``-``, a FIFO), which is never read here.
@@ -32,7 +38,7 @@ def fingerprint(path: str | os.PathLike) -> dict:
 
     p = Path(path)
     if is_stream(p):
-        return {"path": "-" if str(p) == "-" else str(p.absolute()), "stream": True}
+        return {"path": "-" if str(p) == "-" else path_text(p.absolute()), "stream": True}
     st = p.stat()
     with open(p, "rb") as f:
         head = hashlib.sha256(f.read(MIB)).hexdigest()
@@ -40,7 +46,7 @@ def fingerprint(path: str | os.PathLike) -> dict:
         if st.st_size > MIB:
             f.seek(max(MIB, st.st_size - MIB))
             tail = hashlib.sha256(f.read(MIB)).hexdigest()
-    return {"path": str(p.resolve()), "size": st.st_size, "mtime": round(st.st_mtime, 3),
+    return {"path": path_text(p.resolve()), "size": st.st_size, "mtime": round(st.st_mtime, 3),
             "sha256_first_mib": head, "sha256_last_mib": tail}
 
 
@@ -89,7 +95,7 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool) -> tuple[di
             changed = False                  # unreadable now: the decoder reports it
         if changed:
             ours = set(src.get("outputs") or ()) | {js.name}
-            redo = {f: t for f, t in existing.items() if t.name in ours}
+            redo = {f: t for f, t in existing.items() if path_text(t.name) in ours}
             todo.update(redo)
             notes.append(f"{path}: changed since its transcript was written (size or content differ); "
                          f"transcribed again")
@@ -121,5 +127,5 @@ def write_json(target: Path, segments, info, source: dict, outputs: list[str]) -
     from speechstudio.batch import export
 
     doc = export.transcript_dict(list(segments), info)
-    doc["source"] = {**source, "outputs": list(outputs)}
+    doc["source"] = {**source, "outputs": [path_text(name) for name in outputs]}
     return export.atomic_write_text(target, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")

@@ -238,7 +238,7 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
         recorded = resume.owner(name(it, "json", 0))
         if recorded is None:
             continue
-        if recorded == str(it.path.resolve()):
+        if recorded == resume.path_text(it.path.resolve()):
             pinned.add(i)
         elif os.path.exists(recorded):
             levels[i] = 1

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDia
 
 from speechstudio.worker.jobs import LoadAudioJob, ProbeJob, ProbeResult, TranscribeBatchJob, TranscribeOptions
 from speechstudio.worker.status import Status
+from speechstudio.gui.drop_paths import display_name, paths_from_urls
 from speechstudio.gui.common import DEFAULT_MODEL, ModelPicker, device_picker, fmt_duration, fmt_ts, setting_list, settings
 from speechstudio.gui.transcribe_options import LanguageOptions, language_tip, status_with_language
 from speechstudio.gui.transcript_view import QueueRow, TranscriptView, load_json_transcript
@@ -248,7 +249,7 @@ class TranscribePage(QWidget):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:  # noqa: N802
-        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        paths = paths_from_urls(event.mimeData().urls())
         if paths:
             event.acceptProposedAction()
             self.add_paths(paths)
@@ -297,8 +298,8 @@ class TranscribePage(QWidget):
     def _refresh_row(self, row: QueueRow) -> None:
         r = self._row_index(row)
         t = self.table
-        t.item(r, 0).setText(row.item.path.name)
-        t.item(r, 0).setToolTip(str(row.item.path))
+        t.item(r, 0).setText(display_name(row.item.path))
+        t.item(r, 0).setToolTip(display_name(row.item.path, full=True))
         t.item(r, 1).setText(fmt_duration(row.duration_s) if row.duration_s is not None else "")
         text = {"queued": "queued", "running": "transcribing", "done": "done", "cancelled": "cancelled (nothing written)",
                 "skipped": "skipped: already transcribed", "loading": "loading model…"}.get(row.status, row.status)

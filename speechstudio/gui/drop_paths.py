@@ -1,0 +1,44 @@
+"""Dropped files as paths the OS can open, whatever their names' bytes; names for display.
+
+A file manager drops ``text/uri-list``: ``file://`` URLs whose paths are percent-encoded bytes
+(RFC 8089; freedesktop.org "File URI Specification"). ``QUrl.toLocalFile()`` decodes those bytes
+as UTF-8, so on Linux a name that is not valid UTF-8 (a Latin-1 name from an old archive,
+``caf\\xe9.wav``) becomes ``caf\\ufffd.wav``, a file that does not exist. Here the percent-encoded
+path is decoded to bytes and then to ``str`` with :func:`os.fsdecode` (surrogate escapes, the
+same ``str`` Python's own ``os.listdir`` gives), so the dropped file opens like one given on the
+command line. Spaces, ``#``, ``%`` and non-ASCII names round-trip too.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import unquote_to_bytes
+
+from PySide6.QtCore import QUrl
+
+__all__ = ["paths_from_urls", "display_name"]
+
+
+def paths_from_urls(urls) -> list[str]:
+    """Local paths of the ``file://`` URLs in ``urls`` (other schemes are left out), in order."""
+    out: list[str] = []
+    for url in urls:
+        if not url.isLocalFile():
+            continue
+        if os.name == "nt":             # names are UTF-16 there: Qt's conversion is exact
+            out.append(url.toLocalFile())
+            continue
+        raw = url.path(QUrl.ComponentFormattingOption.FullyEncoded)
+        path = os.fsdecode(unquote_to_bytes(raw))
+        host = url.host()
+        if host and host != "localhost":      # file://server/share/x: a network path
+            path = f"//{host}{path}"
+        out.append(path)
+    return out
+
+
+def display_name(path: str | os.PathLike, full: bool = False) -> str:
+    """``path``'s name (or the whole path with ``full``) as text Qt can show: bytes that are not
+    UTF-8 appear as U+FFFD instead of vanishing."""
+    p = Path(path)
+    return os.fsencode(str(p) if full else p.name).decode("utf-8", "replace")
