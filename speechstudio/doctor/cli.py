@@ -1,8 +1,6 @@
 """``speechstudio doctor [--json] [--offline]``: print the setup checks; exit 1 when one fails."""
 from __future__ import annotations
 
-import os
-
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("doctor", help="check this computer's setup and say how to fix problems",
@@ -19,8 +17,6 @@ def cmd_doctor(args) -> int:
     from speechstudio import __version__
     from speechstudio.doctor import failed, run_checks, to_json, to_text
 
-    if getattr(args, "debug", False):
-        os.environ.setdefault("SPEECHSTUDIO_DOCTOR_DEBUG", "1")
     checks = run_checks(network=not args.offline)
     print(to_json(checks, __version__) if args.json else to_text(checks, __version__))
     return 1 if failed(checks) else 0
