@@ -23,7 +23,7 @@ MODEL_COLS = ("Name", "Engine", "Status", "Size", "Languages", "Description")
 VOICE_COLS = ("Name", "Kind", "From", "Location")
 #: column caps in pixels (the last column stretches)
 MODEL_CAPS = {0: 300, 1: 80, 2: 270, 3: 80, 4: 110}
-VOICE_CAPS = {0: 220, 1: 100, 2: 260}
+VOICE_CAPS = {0: 220, 1: 100, 2: 330}
 
 
 def _import_voice(path: str):
@@ -126,7 +126,9 @@ class ModelsPage(QWidget):
         vrow.addWidget(self.download_voice_btn)
         vl.addLayout(vrow)
         split.addWidget(vbox)
-        split.setSizes([420, 220])
+        split.setSizes([440, 170])
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
         lay.addWidget(split)
 
         self.refresh_btn.clicked.connect(self.refresh)
