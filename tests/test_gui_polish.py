@@ -284,20 +284,27 @@ def test_a_saved_microphone_that_is_gone_is_not_selected(qtbot, fake_audio):  # 
         w.shutdown()
 
 
-def test_a_saved_model_folder_that_is_gone_is_not_selected_at_start(qtbot, fake_audio, tmp_path):  # noqa: F811
+def test_a_saved_model_folder_that_is_gone_is_not_selected_at_start(qtbot, fake_audio, tmp_path,  # noqa: F811
+                                                                    monkeypatch):
     from speechstudio.gui.common import settings
     from speechstudio.gui.main_window import MainWindow
+    from speechstudio.worker import monitor
 
+    monkeypatch.setattr(monitor, "sample_gpus", lambda: ([], "No NVIDIA GPU found (simulated)", ""))
     gone = tmp_path / "pytest-of-root" / "models0" / "tiny-w2v"  # the case: a test's temporary model
     s = settings()
     s.setValue("transcribe/model", str(gone))
     s.setValue("dictate/model", str(gone))
+    s.setValue("transcribe/device", "cuda")
     s.sync()
     w = MainWindow(audio_backend=fake_audio, start_monitor=False)
     qtbot.addWidget(w)
     try:
         assert w.transcribe.model_box.currentText() == "(default)" and w.dictate.model_box.currentText() == "(default)"
-        assert w.status_label.text() == f"The model saved last time, {gone}, no longer exists; using the default model instead."
+        assert w.status_label.text() == (f"The model saved last time, {gone}, no longer exists; using the default model "
+                                         "instead. The device saved last time, cuda, is not available (No NVIDIA GPU "
+                                         "found (simulated)); using auto (CPU).")
+        assert w.transcribe.device_box.currentText() == "auto"
         w.save_settings()
         assert settings().value("transcribe/model") == "(default)" and settings().value("dictate/model") == "(default)"
     finally:

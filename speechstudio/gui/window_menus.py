@@ -153,8 +153,9 @@ class WindowMenusMixin:
 
     def _drop_missing_models(self) -> list[str]:
         """A page's model picker restored to a folder that no longer exists (a removed model, a
-        test's temporary model) goes back to "(default)", with a note in the status line; returns
-        the notes."""
+        test's temporary model) goes back to "(default)", and a device picker restored to "cuda"
+        where NVML finds no NVIDIA GPU goes back to "auto", each with a note in the status line;
+        returns the notes."""
         from speechstudio.gui.common import DEFAULT_MODEL, ModelPicker, missing_model
 
         notes = []
@@ -164,6 +165,16 @@ class WindowMenusMixin:
             if note:
                 box.setCurrentText(DEFAULT_MODEL)
                 notes.append(note)
+        cuda = [p.device_box for p in self.pages() if getattr(p, "device_box", None) is not None
+                and p.device_box.currentText() == "cuda"]
+        if cuda:  # a saved "cuda" on a machine without an NVIDIA GPU (NVML asked; torch is not imported)
+            from speechstudio.worker.monitor import sample_gpus
+
+            gpus, reason, _driver = sample_gpus()
+            if not gpus:
+                for box in cuda:
+                    box.setCurrentText("auto")
+                notes.append(f"The device saved last time, cuda, is not available ({reason}); using auto (CPU).")
         if notes:
             self.show_status(" ".join(dict.fromkeys(notes)))
         return notes
