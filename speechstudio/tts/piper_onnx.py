@@ -12,7 +12,12 @@ in ~0.3 s instead of several seconds, so ``load_voice`` uses it for Piper voices
 ``seed``: the graph's two ``RandomNormalLike`` draws have no seed input).
 
 The session is created on a background thread as soon as the voice is loaded, so text splitting,
-number normalisation and espeak-ng run while onnxruntime reads and optimises the 60 MB graph.
+number normalisation and espeak-ng run while onnxruntime reads the 60 MB graph. The graph
+onnxruntime optimised at first use is cached (``<data dir>/cache/voices/NAME-KEY.onnx``, written
+atomically; ``SessionOptions.optimized_model_filepath``) and later sessions load it with graph
+optimisation off: 0.18 s instead of 0.69 s to open the joe voice (same outputs, bit for bit).
+The key covers the voice file (path, size, mtime), the onnxruntime version and the CPU, because
+onnxruntime's fully optimised graphs may use the CPU's own instructions (NCHWc layouts).
 """
 from __future__ import annotations
 
@@ -24,7 +29,7 @@ import numpy as np
 
 from speechstudio.tts.piper_import import PiperVoiceError
 
-__all__ = ["OnnxPiperRunner", "PIPER_HOP_LENGTH", "onnxruntime_available"]
+__all__ = ["OnnxPiperRunner", "PIPER_HOP_LENGTH", "onnxruntime_available", "optimized_cache_path", "cpu_threads"]
 
 #: Audio samples per latent frame of every Piper VITS voice (rhasspy/piper ``piper_train``
 #: ``vits/config.py``: ``hop_length`` 256 for x_low, low, medium and high).
@@ -36,6 +41,37 @@ def onnxruntime_available() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("onnxruntime") is not None
+
+
+def _cpu_id() -> str:
+    """The CPU model and feature flags (Linux ``/proc/cpuinfo``), else ``platform.processor()``."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            lines = [ln for ln in fh.read(65536).splitlines() if ln.startswith(("model name", "flags"))][:2]
+        return "|".join(lines)
+    except OSError:
+        return platform.processor() + platform.machine()
+
+
+def optimized_cache_path(onnx_path: Path, ort_version: str) -> Path | None:
+    """Where the optimised graph of ``onnx_path`` is cached, or None when the voice file is unreadable.
+
+    ``<data dir>/cache/voices/<stem>-<sha1 of path, size, mtime, onnxruntime version, CPU>.onnx``.
+    """
+    import hashlib
+
+    from speechstudio.hub.paths import data_dir
+
+    try:
+        st = onnx_path.stat()
+    except OSError:
+        return None
+    key = f"{onnx_path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{ort_version}|{_cpu_id()}"
+    digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+    stem = onnx_path.name[: -len(".onnx")] if onnx_path.name.endswith(".onnx") else onnx_path.name
+    return data_dir() / "cache" / "voices" / f"{stem.replace('-', '_')}-{digest}.onnx"
 
 
 def cpu_threads() -> int:
@@ -69,11 +105,7 @@ class OnnxPiperRunner:
         try:
             import onnxruntime as ort
 
-            opts = ort.SessionOptions()
-            if self.threads:
-                opts.intra_op_num_threads = int(self.threads)
-            session = ort.InferenceSession(str(self.onnx_path), sess_options=opts,
-                                           providers=["CPUExecutionProvider"])
+            session = self._cached_session(ort)
             inputs = {i.name for i in session.get_inputs()}
             if not {"input", "input_lengths", "scales"} <= inputs:
                 raise PiperVoiceError(f"{self.onnx_path}: not a Piper VITS voice (graph inputs {sorted(inputs)}, "
@@ -84,6 +116,44 @@ class OnnxPiperRunner:
             self._error = exc
         except Exception as exc:  # onnxruntime's Fail / InvalidProtobuf / ... for a broken file
             self._error = PiperVoiceError(f"{self.onnx_path}: not a readable ONNX voice ({str(exc).splitlines()[0][:160]})")
+
+    def _options(self, ort, optimize: bool):
+        opts = ort.SessionOptions()
+        if self.threads:
+            opts.intra_op_num_threads = int(self.threads)
+        if not optimize:
+            opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        return opts
+
+    def _cached_session(self, ort):
+        """A session from the cached optimised graph, else from the voice (writing the cache)."""
+        cached = optimized_cache_path(self.onnx_path, ort.__version__)
+        providers = ["CPUExecutionProvider"]
+        if cached is not None and cached.is_file():
+            try:
+                return ort.InferenceSession(str(cached), sess_options=self._options(ort, False), providers=providers)
+            except Exception:  # a cache from elsewhere or damaged: rebuild it below
+                cached.unlink(missing_ok=True)
+        opts = self._options(ort, True)
+        tmp = None
+        if cached is not None:
+            try:
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                tmp = cached.with_name(f".{cached.name}.{os.getpid()}.{threading.get_ident()}.part")
+                opts.optimized_model_filepath = str(tmp)
+                opts.log_severity_level = 3  # not the "hardware specific" warning: the cache is per CPU
+            except OSError:
+                tmp = None
+        session = ort.InferenceSession(str(self.onnx_path), sess_options=opts, providers=providers)
+        if tmp is not None and tmp.is_file():
+            try:
+                os.replace(tmp, cached)
+                for old in cached.parent.glob(f"{cached.name.rsplit('-', 1)[0]}-*.onnx"):
+                    if old != cached:
+                        old.unlink(missing_ok=True)  # an older key of the same voice
+            except OSError:
+                tmp.unlink(missing_ok=True)
+        return session
 
     @property
     def session(self):

