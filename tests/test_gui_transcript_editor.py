@@ -193,7 +193,7 @@ def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_a
     ed.text.place_cursor(1, 0)
     assert player.position_s == 2.5
     ed.play_btn.click()
-    qtbot.waitUntil(lambda: player.playing, timeout=10000)   # decoded on the I/O worker, then played
+    qtbot.waitUntil(lambda: player.playing, timeout=30000)   # decoded on the I/O worker, then played
     qtbot.waitUntil(lambda: player.position_s > 2.6, timeout=5000)
     assert fake_audio.played_rate == 16000
     ed.text.place_cursor(0, 0)                               # seek while playing: restarts at 0.1 s

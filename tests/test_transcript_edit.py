@@ -3,6 +3,7 @@ word timing through edits, JSON round trip (unknown keys kept, history survives 
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -225,3 +226,27 @@ def test_time_format_and_parse():
     assert [parse_time(t) for t in ("1:15.5", "75.5", "1:02:05", "0,25", " 2 ")] == [75.5, 75.5, 3725.0, 0.25, 2.0]
     with pytest.raises(UsageError, match="'1:x' is not a time"):
         parse_time("1:x")
+
+
+def test_save_refuses_a_file_changed_on_disk(json_path):
+    doc = TranscriptDocument.load(json_path)
+    doc.edit_text(0, "Hello world again")
+    assert not doc.changed_on_disk()
+    write_transcript(json_path, segs(), INFO, "json")      # transcribed again meanwhile
+    os.utime(json_path, ns=(1, 1))
+    assert doc.changed_on_disk()
+    with pytest.raises(TranscriptFileError, match="changed on disk since it was opened"):
+        doc.save()
+    assert "edit_history" not in json.loads(json_path.read_text())
+    assert doc.save(json_path.with_name("copy.json")).is_file()   # elsewhere is fine
+
+
+def test_typing_into_an_empty_transcript(tmp_path):
+    doc = TranscriptDocument.from_segments([], TranscriptInfo(4.0, "en", "m", "whisper"), tmp_path / "t.json")
+    doc.type_lines(["hi there"])
+    # the words share the audio's 4 s by their lengths (2 : 5 characters)
+    assert [(w.start_s, w.end_s, w.text) for w in doc.segments[0].words] == [(0.0, 1.143, "hi"), (1.143, 4.0, "there")]
+    doc.type_lines(["hi there", "more"])                  # 2 : 5 : 4 characters, dealt to two lines
+    assert [(s.start_s, s.end_s, s.text) for s in doc.segments] == [(0.0, 2.545, "hi there"), (2.545, 4.0, "more")]
+    doc.undo()
+    assert doc.segments == ()

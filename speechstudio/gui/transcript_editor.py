@@ -26,13 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from speechstudio.batch.export import FORMATS
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.segment_text import SegmentTextEdit
 from speechstudio.gui.transcript_find import FindBar
 from speechstudio.transcript import TranscriptDocument
 from speechstudio.transcript.timefmt import format_time, parse_time
 
-FORMATS = ("txt", "srt", "vtt", "json")
 #: Words the recogniser was less sure of than this get a wavy underline (probability in [0, 1]).
 LOW_CONFIDENCE = 0.5
 AUTOSAVE_MS = 1000

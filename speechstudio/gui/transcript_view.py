@@ -190,7 +190,7 @@ class TranscriptView(QWidget):
         js = next((p for p in row.outputs if p.suffix == ".json"), None)
         if js is None:
             js = row.outputs[0].with_suffix(".json") if row.outputs else output_path(row.item.path, "json")
-        if cur is not None and cur.path == js:
+        if cur is not None and cur.path == js and not cur.changed_on_disk():
             return cur
         if js.is_file():
             try:

@@ -33,6 +33,15 @@ from speechstudio.transcript.model import (
 from speechstudio.transcript.words import tokens
 
 
+def _stamp(path: Path | None) -> tuple[int, int] | None:
+    """``(mtime_ns, size)`` of ``path``, ``None`` when absent."""
+    try:
+        st = path.stat() if path is not None else None
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size) if st is not None else None
+
+
 def _info_from(d: dict) -> TranscriptInfo:
     return TranscriptInfo(float(d.get("audio_duration_s") or 0.0), d.get("language"), str(d.get("model_id") or ""),
                           str(d.get("engine") or ""), str(d.get("device") or "cpu"),
@@ -58,6 +67,7 @@ class TranscriptDocument:
         self._typing: Change | None = None  # the last change, while typing may extend it
         self.dirty = False
         self.version = 0
+        self._stamp = _stamp(self.path)
 
     # ------------------------------------------------------------------ files
     @classmethod
@@ -99,21 +109,31 @@ class TranscriptDocument:
         d["edit_history"] = history.history_to_dict(self._done, self._undone)
         return d
 
+    def changed_on_disk(self) -> bool:
+        """Whether :attr:`path` was written by something else since it was loaded / saved here
+        (e.g. the file was transcribed again)."""
+        return self.path is not None and _stamp(self.path) != self._stamp
+
     def save(self, path: str | os.PathLike | None = None) -> Path:
         """Write the JSON atomically to ``path`` (default: :attr:`path`, which it then becomes).
 
         Raises:
-            UsageError: no path known. OSError: the file could not be written (it keeps its
-                previous content).
+            UsageError: no path known. TranscriptFileError: saving over :attr:`path` when it was
+                changed on disk since it was loaded (nothing is written). OSError: the file could
+                not be written (it keeps its previous content).
         """
         from speechstudio.batch.export import atomic_write_text
 
         target = Path(path) if path is not None else self.path
         if target is None:
             raise UsageError("this transcript has no file yet: choose where to save it")
+        if target == self.path and self.changed_on_disk():
+            raise TranscriptFileError(f"{target}: changed on disk since it was opened (transcribed again?); "
+                                      "open it again to edit the new version")
         atomic_write_text(target, json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n")
         self.path = target
         self.dirty = False
+        self._stamp = _stamp(target)
         return target
 
     def export(self, fmt: str, path: str | os.PathLike) -> Path:
@@ -280,9 +300,8 @@ class TranscriptDocument:
         if old == new:
             return None
         if not old:
-            dur = max(0.0, float(self.meta.get("audio_duration_s") or 0.0))
-            segs = tuple(edits.new_segment(t, 0.0, dur) for t in new)
-            return self._commit("type", [Splice(0, (), segs)])
+            self._typing = self._commit("typing", [Splice(0, (), self._fresh(new))])
+            return self._typing
         p = 0
         while p < min(len(old), len(new)) and old[p] == new[p]:
             p += 1
@@ -301,11 +320,13 @@ class TranscriptDocument:
             sp = last.splices[0]
             region = new[sp.index:sp.index + len(sp.after) + len(new) - len(old)]
             self._done.pop()
-            self._segments = history.apply(self._segments, last.inverse()) or self._segments
+            restored = history.apply(self._segments, last.inverse())
+            assert restored is not None  # it was the last change: the segments are its "after"
+            self._segments = restored
             if region and sp.before:
                 after = edits.replace_run(sp.before, region)
             else:
-                after = tuple(edits.new_segment(t, 0.0, 0.0) for t in region)
+                after = self._fresh(region) if region else ()
             change = self._commit("typing", [Splice(sp.index, sp.before, tuple(after))])
             if change is None:  # typed back to what it was
                 self._set(self._segments)
@@ -313,6 +334,12 @@ class TranscriptDocument:
             change = self.replace_lines(a, b, new[a:nb], "typing")
         self._typing = change
         return change
+
+    def _fresh(self, lines: Sequence[str]) -> tuple[Segment, ...]:
+        """Segments for lines typed into an empty transcript: their words share the whole audio
+        (``audio_duration_s``) in proportion to their lengths, dealt to the lines."""
+        dur = max(0.0, float(self.meta.get("audio_duration_s") or 0.0))
+        return edits.replace_run([edits.new_segment(" ".join(lines), 0.0, dur)], lines)
 
     def find(self, query: str, segment: int = 0, char: int = 0, *, case_sensitive: bool = False,
              whole_word: bool = False, backwards: bool = False) -> search.Match | None:
