@@ -303,8 +303,9 @@ def test_piper_base_warms_up_adapts_the_decoder_then_trains(tmp_path):
     steps = [e for e in events if isinstance(e, StepEvent)]
     assert [(e.step, e.stage) for e in steps] == [(1, "warmup"), (2, "decoder"), (3, "train")]
     assert all(np.isfinite(v) for e in steps for v in e.losses.values())
-    gamma = config.lr_gamma  # warm-up at warmup_lr, then lr, both decayed per step
-    assert [saved[n][1] for n in (1, 2, 3)] == pytest.approx([1e-3, 2e-4 * gamma, 2e-4 * gamma ** 2], rel=1e-12)
+    gamma = config.lr_gamma  # warm-up ramping up to warmup_lr, then lr, both decayed per step
+    assert config.warmup_ramp_steps == 30
+    assert [saved[n][1] for n in (1, 2, 3)] == pytest.approx([1e-3 / 30, 2e-4 * gamma, 2e-4 * gamma ** 2], rel=1e-12)
 
     def changed(state) -> set:
         parts = ("posterior_encoder.", "duration_predictor.post_", "duration_predictor.flows.1.", "decoder.",
@@ -315,6 +316,9 @@ def test_piper_base_warms_up_adapts_the_decoder_then_trains(tmp_path):
     warm_parts = {"posterior_encoder.", "duration_predictor.post_", "duration_predictor.flows.1."}
     assert changed(saved[1][0]) <= warm_parts and "posterior_encoder." in changed(saved[1][0])
     assert changed(saved[2][0]) - warm_parts == {"decoder."}
+    # the decoder stage and (prior frozen) the GAN stage leave the warmed-up posterior encoder as it was
+    for a, b in ((1, 2), (2, 3)):
+        assert all(torch.equal(saved[a][0][k], saved[b][0][k]) for k in saved[a][0] if k.startswith("posterior_encoder."))
     assert "posterior_encoder.wavenet.in_layers.15.weight" in saved[1][0]  # VITS' 16 layers, not the import's 1
     model, info = load_trained_generator(tmp_path / "run")
     assert changed(model.state_dict()) - warm_parts == {"decoder."}  # flow, durations, text encoder: the base's
@@ -365,3 +369,40 @@ def test_decoder_stage_length():
     assert TrainConfig(steps=100, warmup_steps=40, decoder_steps=80).decoder_for(False) == 60
     with pytest.raises(UsageError, match="decoder_steps must be between 0 and steps=10"):
         TrainConfig(steps=10, decoder_steps=11)
+
+@pytest.mark.parametrize("latents", ["posterior", "prior"])
+def test_decoder_is_fed_prior_latents_in_the_decoder_stage(base, dataset, latents):
+    """``latents="prior"`` (decoder stage; GAN stage with the prior frozen): the decoder gets the
+    text prior expanded along the clip's alignment (``model.prior_latents``), so the mel loss sends
+    no gradient to the posterior encoder; ``"posterior"`` (VITS): it does. Which stage uses which is
+    ``VitsTraining.latents``."""
+    import functools
+
+    from speechstudio.finetune.vits.data import ClipDataset, collate, prepare_clips
+    from speechstudio.finetune.vits.features import FeatureConfig, mel_spectrogram
+    from speechstudio.finetune.vits.losses import mel_loss
+    from speechstudio.finetune.vits.model import prepare_for_training, slice_segments, training_forward
+
+    voice = load_voice(base, device="cpu", precision="fp32", optimize=False)
+    model = voice.model
+    prepare_for_training(model, fresh_posterior=False)
+    model.train()
+    fc = FeatureConfig.for_model(model.config)
+    clips = prepare_clips(Manifest.load(dataset), dataset, voice, fc, dataset.parent / f"cache-{latents}", 1)
+    seg = 512 // fc.hop_length
+    batch = functools.partial(collate, hop_length=fc.hop_length, min_frames=seg)([ClipDataset(clips.train)[i] for i in range(2)])
+    torch.manual_seed(0)
+    out = training_forward(model, batch["input_ids"], batch["input_mask"], batch["spec"], batch["spec_mask"], seg,
+                           latents=latents)
+    loss = mel_loss(slice_segments(batch["mel"], out.ids_slice, seg), mel_spectrogram(out.waveform.squeeze(1), fc))
+    loss.backward()
+    post = [p.grad for p in model.posterior_encoder.parameters()]
+    dec = [p.grad for p in model.decoder.parameters()]
+    assert all(g is not None and float(g.abs().sum()) > 0 for g in dec[:1])
+    reached = any(g is not None and float(g.abs().sum()) > 0 for g in post)
+    assert reached == (latents == "posterior")
+    cfg = TrainConfig(steps=10, warmup_steps=2, decoder_steps=2)
+    tr = vits_step.VitsTraining(model, cfg, fc, "cpu", "fp32")
+    assert [tr.latents(s) for s in ("warmup", "decoder", "train")] == ["posterior", "prior", "prior"]
+    tr.config = TrainConfig(steps=10, freeze_prior=False)
+    assert tr.latents("train") == "posterior"

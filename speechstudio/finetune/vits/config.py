@@ -17,20 +17,33 @@ frozen, chosen on ``bench/clone_check.py`` (joe -> joe pitch-shifted +4 semitone
 batch 4; 6 held-out sentences; joe itself: MCD 9.30 dB, round-trip WER 0.094):
 
 1. ``warmup`` (``warmup_steps``): only the new posterior encoder, at ``warmup_lr`` = 1e-3 (it
-   trains from scratch; at VITS' 2e-4 its mel loss was still 1.3 after 60 steps, at 1e-3 0.97
-   after 100). The voice does not change yet (the posterior encoder is not used to speak).
-2. ``decoder`` (``decoder_steps``): posterior encoder + HiFi-GAN decoder on mel L1 + KL, no
-   discriminator: a quarter of a GAN step's cost on a CPU (2.1 vs 14.5 s). After 100 such steps
-   MCD 6.82 dB with WER 0.094 in a stand-alone script (40 GAN steps with everything trained: MCD
-   6.91, WER 0.42). In ``bench/clone_check.py`` through ``train_voice`` the same stage gave less:
-   after 150 steps MCD 8.89, WER 0.221, and WER rose to 0.44 over 225 GAN steps (MCD 7.39); the
-   gap between the script and the trainer is not explained yet (session note of 2026-12-01).
-3. ``train``: GAN training (VITS' losses, discriminator), text encoder, flow and duration
-   predictor frozen by default (``freeze_text_encoder``, ``freeze_prior``). Training the flow and
-   duration predictor on so little data against a young posterior encoder ruined intelligibility
-   (150 steps: WER 0.83; with the base's flow and duration predictor put back: 0.094). With them
-   frozen the clone keeps the base voice's timing and prosody and learns the new timbre; pass
-   ``freeze_prior=False`` (``--train-prosody``) to adapt those too, for long datasets and runs.
+   trains from scratch; at VITS' 2e-4 its mel loss was still 1.3 after 60 steps), reached by a
+   linear ramp over ``warmup_ramp_steps`` = 30 steps. Without the ramp the warm-up depended on
+   the random init: seed 0 ended 150 steps at mel 1.11 / KL 28.6, seed 1 at 0.97 / 27.1, and the
+   decoder stage below then gave WER 0.27-0.33 with seed 0 against 0.16 with seed 1 (the
+   alignments it learns from come from this posterior encoder); with the ramp seed 0 ends at
+   mel 0.99 / KL 26.2 and the decoder stage keeps the base's WER. The voice does not change yet.
+2. ``decoder`` (``decoder_steps``): only the HiFi-GAN decoder, on mel L1, no discriminator, fed
+   *prior* latents aligned to each clip (``model.prior_latents``: the text's prior expanded along
+   the MAS durations of the posterior mean, noise 0.667, reverse flow), i.e. what it gets when
+   the voice speaks. HiFi-GAN fine-tunes its vocoder the same way on Tacotron 2's teacher-forced
+   ("ground-truth aligned") mels (Kong et al. 2020, "HiFi-GAN", section on fine-tuning for
+   end-to-end synthesis). 1.6 s a step on 2 CPU cores against 8.4 s for a GAN step. Measured
+   through ``train_voice`` (150 warm-up steps, ramp 30, seed 0): after 50 decoder steps MCD 9.30
+   -> 4.79 dB with WER 0.094 (= the base's). Feeding the decoder the posterior's latents instead
+   (VITS' own recipe) gave MCD 8.89 / WER 0.22 after 150 steps and WER 0.44 after 225 more GAN
+   steps (the clone_check run of 2026-12-01): the decoder learnt latents it never gets at
+   inference.
+3. ``train``: GAN training (VITS' losses, discriminator). With ``freeze_prior`` (default) the text
+   encoder, flow, duration predictor and posterior encoder stay as they are and the decoder keeps
+   learning from prior latents; training the flow and duration predictor on so little data
+   against a young posterior encoder ruined intelligibility (150 steps: WER 0.83; with the base's
+   flow and duration predictor put back: 0.094). The clone keeps the base voice's timing and
+   prosody and learns the new timbre; ``freeze_prior=False`` (``--train-prosody``) trains them
+   too, with posterior latents as in VITS, for long datasets and runs.
+   Pitch: none of these stages moved the median F0 of the joe -> +4 semitone clone (86 Hz vs
+   joe's 90 and the target's 117): the base's prior decides the pitch contour and the decoder
+   renders it; moving it needs the prior trained (``--train-prosody``) on more data.
 """
 from __future__ import annotations
 
@@ -63,11 +76,12 @@ class TrainConfig:
     ``EvalEvent.overtraining`` warns. ``device``: ``auto|cpu|cuda|cuda:N``. ``speaker``: speaker
     id of a multi-speaker base to adapt (default 0). ``val_count``: validation clips (None:
     ``Manifest.split``'s default). ``num_workers``: DataLoader workers (0: in the training thread).
-    ``mas_backend``: ``auto|numba|torch``. ``warmup_lr``: the warm-up stage's lr;
+    ``mas_backend``: ``auto|numba|torch``. ``warmup_lr``: the warm-up stage's lr, reached by a
+    linear ramp over ``warmup_ramp_steps`` (module notes);
     ``decoder_steps``: steps of the decoder stage after the warm-up (``None``: as many as the
     warm-up's, at most a third of what follows it; 0 for bases with a trained posterior
-    encoder); ``freeze_prior``: keep the flow and duration predictor frozen in the GAN stage
-    (module notes). ``discriminator_width``: fraction of VITS'
+    encoder); ``freeze_prior``: keep the flow, duration predictor and posterior encoder frozen in
+    the GAN stage, where the decoder then learns from prior latents (module notes). ``discriminator_width``: fraction of VITS'
     discriminator channels (1.0 = VITS, 46.7 M parameters; smaller only for tests / toy voices).
     """
 
@@ -96,6 +110,7 @@ class TrainConfig:
     discriminator_width: float = 1.0
     freeze_text_encoder: bool = True
     warmup_lr: float = 1e-3
+    warmup_ramp_steps: int = 30
     decoder_steps: int | None = None
     freeze_prior: bool = True
 
@@ -109,6 +124,8 @@ class TrainConfig:
             raise UsageError(f"decoder_steps must be between 0 and steps={self.steps} (got {self.decoder_steps})")
         if not self.warmup_lr > 0:
             raise UsageError(f"warmup_lr must be > 0 (got {self.warmup_lr})")
+        if int(self.warmup_ramp_steps) < 0:
+            raise UsageError(f"warmup_ramp_steps must be >= 0 (got {self.warmup_ramp_steps})")
         if not self.lr > 0 or not 0 < self.lr_decay <= 1:
             raise UsageError(f"lr must be > 0 and lr_decay in (0, 1] (got {self.lr}, {self.lr_decay})")
         if self.precision not in ("auto", "fp32", "fp16", "bf16"):

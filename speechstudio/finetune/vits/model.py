@@ -26,7 +26,7 @@ import torch
 
 from speechstudio.finetune.vits.mas import maximum_path
 
-__all__ = ["ForwardOutput", "training_forward", "prepare_for_training", "warmup_parameter_prefixes",
+__all__ = ["ForwardOutput", "training_forward", "prior_latents", "prepare_for_training", "warmup_parameter_prefixes",
            "slice_segments", "rand_slice_segments", "POSTERIOR_LAYERS"]
 
 #: WaveNet layers of VITS' posterior encoder (``models.SynthesizerTrn``: ``PosteriorEncoder(...,
@@ -118,26 +118,50 @@ def duration_loss(model, hidden, x_mask, w, g):
     return torch.sum(torch.sum((logw.float() - logw_.float()) ** 2, [1, 2]) / torch.sum(x_mask))
 
 
+def prior_latents(z_mask, attn, m_p, logs_p, model, g=None):
+    """Latents the decoder gets when the voice speaks, aligned to a real clip: the prior of each
+    token expanded along the MAS alignment ``attn`` (the clip's own durations), sampled with the
+    voice's ``noise_scale`` and mapped back through the flow. No gradient. As HiFi-GAN fine-tunes
+    its vocoder on Tacotron 2's teacher-forced ("ground-truth aligned") mel spectrograms (Kong et al.
+    2020, "HiFi-GAN": fine-tuning for end-to-end synthesis), the decoder then learns the new voice from what inference feeds it.
+    ``m_p``, ``logs_p``: (b, flow, t_x); ``attn``: (b, 1, t_y, t_x); returns (b, flow, t_y)."""
+    with torch.no_grad():
+        m_f, logs_f = expand_prior(attn, m_p.float(), logs_p.float())
+        noise = float(getattr(model, "noise_scale", 0.667))
+        z_p = (m_f + torch.randn_like(m_f) * torch.exp(logs_f) * noise) * z_mask
+        return model.flow(z_p.to(m_p.dtype), z_mask.to(m_p.dtype), g, reverse=True) * z_mask
+
+
 def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_frames: int, speaker_ids=None,
-                     gradient_checkpointing: bool = False, mas_backend: str = "auto") -> ForwardOutput:
+                     gradient_checkpointing: bool = False, mas_backend: str = "auto",
+                     latents: str = "posterior") -> ForwardOutput:
     """One VITS training forward on a batch.
 
     ``input_ids``: long (b, t_x); ``input_mask``: (b, t_x) 1 for tokens; ``spec``: float (b,
     spectrogram_bins, t_y) linear magnitude (``features.linear_spectrogram``); ``spec_mask``:
     (b, t_y) 1 for frames, with t_y >= segment_frames (collate pads) and every item's frames >=
-    its tokens. ``speaker_ids``: long (b,) for multi-speaker bases. Randomness (posterior sample,
-    slice starts, dropout, SDP noise) comes from torch's global RNG.
+    its tokens. ``speaker_ids``: long (b,) for multi-speaker bases. ``latents``: what the decoder
+    is fed, ``"posterior"`` (VITS) or ``"prior"`` (:func:`prior_latents`: no gradient reaches the
+    posterior encoder, flow or text encoder through the decoder). Randomness (posterior sample,
+    prior noise, slice starts, dropout, SDP noise) comes from torch's global RNG.
     """
     g = _speaker_embedding(model, speaker_ids)
     hidden, m_p, logs_p, x_mask = encode_text(model, input_ids, input_mask)
     z_mask = spec_mask.unsqueeze(1).to(spec.dtype)
-    z, _m_q, logs_q = model.posterior_encoder(spec, z_mask, g)
+    z, m_q, logs_q = model.posterior_encoder(spec, z_mask, g)
     z_p = model.flow(z, z_mask, g, reverse=False)
     attn = align(z_p, m_p, logs_p, x_mask, z_mask, mas_backend)
     w = attn.sum(2)
     loss_dur = duration_loss(model, hidden, x_mask, w.to(hidden.dtype), g)
+    if latents == "prior":
+        with torch.no_grad():  # durations from the posterior *mean* (no sampling noise), as validation aligns
+            attn_q = align(model.flow(m_q * z_mask, z_mask, g, reverse=False), m_p, logs_p, x_mask, z_mask,
+                           mas_backend)
+        source = prior_latents(z_mask, attn_q, m_p, logs_p, model, g)
+    else:
+        source = z
     m_p, logs_p = expand_prior(attn, m_p, logs_p)
-    z_slice, ids_slice = rand_slice_segments(z, spec_mask.sum(1).long(), segment_frames)
+    z_slice, ids_slice = rand_slice_segments(source, spec_mask.sum(1).long(), segment_frames)
     if gradient_checkpointing and torch.is_grad_enabled():
         from torch.utils.checkpoint import checkpoint
 

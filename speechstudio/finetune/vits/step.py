@@ -68,9 +68,9 @@ class GeneratorForward(nn.Module):
         self.segment_frames, self.gradient_checkpointing, self.mas_backend = (
             segment_frames, gradient_checkpointing, mas_backend)
 
-    def forward(self, input_ids, input_mask, spec, spec_mask, speaker_ids=None):
+    def forward(self, input_ids, input_mask, spec, spec_mask, speaker_ids=None, latents: str = "posterior"):
         out = training_forward(self.model, input_ids, input_mask, spec, spec_mask, self.segment_frames, speaker_ids,
-                               self.gradient_checkpointing, self.mas_backend)
+                               self.gradient_checkpointing, self.mas_backend, latents)
         return tuple(getattr(out, f.name) for f in fields(out))
 
 
@@ -150,17 +150,26 @@ class VitsTraining:
 
         * ``"warmup"``: only ``warmup_parameter_prefixes`` (the new posterior encoder, the SDP's
           training-only flows);
-        * ``"decoder"``: the posterior encoder and the HiFi-GAN decoder (mel + KL, no discriminator);
-        * ``"train"``: everything but the text encoder (``config.freeze_text_encoder``) and the
-          flow + duration predictor (``config.freeze_prior``); see ``TrainConfig``.
+        * ``"decoder"``: the HiFi-GAN decoder only, fed prior latents (:meth:`latents`; mel loss,
+          no discriminator);
+        * ``"train"``: everything but the text encoder (``config.freeze_text_encoder``) and, with
+          ``config.freeze_prior``, the flow, duration predictor and posterior encoder (which then
+          only aligns); see ``TrainConfig``.
         """
         if stage == "warmup":
             return name.startswith(self.warmup_prefixes)
         if stage == "decoder":
-            return name.startswith(("posterior_encoder.", "decoder."))
+            return name.startswith("decoder.")
         frozen = (("text_encoder.",) if self.config.freeze_text_encoder else ()) + \
-                 (("flow.", "duration_predictor.") if self.config.freeze_prior else ())
+                 (("flow.", "duration_predictor.", "posterior_encoder.") if self.config.freeze_prior else ())
         return not name.startswith(frozen) if frozen else True
+
+    def latents(self, stage: str) -> str:
+        """What the decoder is fed in ``stage`` (``model.training_forward``): ``"prior"`` latents
+        aligned to the clip (``model.prior_latents``) in the decoder stage and, with
+        ``config.freeze_prior``, in the GAN stage (the decoder learns from what it gets when the
+        voice speaks); ``"posterior"`` (VITS) otherwise."""
+        return "prior" if stage == "decoder" or (stage == "train" and self.config.freeze_prior) else "posterior"
 
     def set_stage(self, stage: str) -> None:
         """Set which generator parameters train (:meth:`trains`) for ``stage``: ``"warmup"``,
@@ -175,10 +184,14 @@ class VitsTraining:
 
     def lr_at(self, step: int, stage: str) -> float:
         """Learning rate of optimizer step ``step`` (0-based) in ``stage``: ``config.warmup_lr``
-        in the warm-up (a new posterior encoder trains from scratch), else ``config.lr``, times
+        in the warm-up (a new posterior encoder trains from scratch; ramped linearly over
+        ``config.warmup_ramp_steps``), else ``config.lr``, times
         ``config.lr_gamma ** step`` (VITS' exponential decay, see ``config``). A pure function of
         (stage, step), so a resumed run uses exactly the same rates."""
         base = self.config.warmup_lr if stage == "warmup" else self.config.lr
+        ramp = int(self.config.warmup_ramp_steps)
+        if stage == "warmup" and ramp > 0:
+            base *= min(1.0, (step + 1) / ramp)
         return float(base * self.config.lr_gamma ** step)
 
     def _to_device(self, batch: dict) -> dict:
@@ -192,7 +205,7 @@ class VitsTraining:
     def _forward(self, batch: dict):
         with self.autocast():
             out = ForwardOutput(*self.gen_ddp(batch["input_ids"], batch["input_mask"], batch["spec"],
-                                              batch["spec_mask"], self._speaker_ids(batch)))
+                                              batch["spec_mask"], self._speaker_ids(batch), self.latents(self.stage)))
         y_mel = slice_segments(batch["mel"], out.ids_slice, self.segment_frames)
         y_hat_mel = mel_spectrogram(out.waveform.squeeze(1).float(), self.fc)
         return out, y_mel, y_hat_mel
