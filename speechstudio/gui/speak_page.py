@@ -1,6 +1,10 @@
 """Speak page: text, voice + speaker, rate / noise sliders, Speak (plays from the first sentence),
-Stop, Save as… Synthesis runs on the compute engine (:class:`~speechstudio.worker.jobs.SpeakJob`);
-chunks are fed to the speaker as they arrive."""
+Stop, Save as…, Pronunciations… (the user lexicon). Synthesis runs on the compute engine
+(:class:`~speechstudio.worker.jobs.SpeakJob`); chunks are fed to the speaker as they arrive.
+
+The sliders a voice has no control for are greyed out: ``VoiceInfo.defaults["controls"]`` names the
+controls of SpeechT5 / FastSpeech2 voices (``tts.families``); VITS and Piper voices have all of them.
+Without a sound output device, Speak says so and points at Save as… (nothing is played)."""
 from __future__ import annotations
 
 import time
@@ -76,7 +80,10 @@ class SpeakPage(QWidget):
         self.stop_btn.setToolTip("Stop speaking (Esc)")
         self.save_btn = QPushButton("Save as…")
         self.save_btn.setToolTip("Synthesize the whole text to a .wav, .flac or .ogg file")
-        for b, n in ((self.speak_btn, "Speak"), (self.stop_btn, "Stop speaking"), (self.save_btn, "Save speech as")):
+        self.lexicon_btn = QPushButton("Pronunciations…")
+        self.lexicon_btn.setToolTip("Words the voices should say your way (a respelling or IPA phonemes)")
+        for b, n in ((self.speak_btn, "Speak"), (self.stop_btn, "Stop speaking"), (self.save_btn, "Save speech as"),
+                     (self.lexicon_btn, "Edit pronunciations")):
             b.setAccessibleName(n)
             row.addWidget(b)
         self.info = QLabel("")
@@ -87,6 +94,7 @@ class SpeakPage(QWidget):
         self.speak_btn.clicked.connect(self.speak)
         self.stop_btn.clicked.connect(self.stop)
         self.save_btn.clicked.connect(self._save_dialog)
+        self.lexicon_btn.clicked.connect(self.edit_lexicon)
         for s in (self.rate, self.noise, self.noise_w):
             s.valueChanged.connect(self._update_labels)
         self.voice_box.currentTextChanged.connect(lambda _t: self._reset_speakers())
@@ -161,9 +169,40 @@ class SpeakPage(QWidget):
         speaker = None
         if self.speaker_box.isEnabled() and self.speaker_box.currentIndex() >= 0:
             speaker = self.speaker_box.currentData()
+        on = {name: s.isEnabled() for name, s in (("rate", self.rate), ("noise", self.noise), ("noise_w", self.noise_w))}
         return SpeakJob(self.text.toPlainText(), voice=None if voice == DEFAULT_VOICE else voice, speaker=speaker,
-                        length_scale=100.0 / max(1, self.rate.value()), noise_scale=self.noise.value() / 100,
-                        noise_w=self.noise_w.value() / 100, out_path=out_path)
+                        length_scale=100.0 / max(1, self.rate.value()) if on["rate"] else None,
+                        noise_scale=self.noise.value() / 100 if on["noise"] else None,
+                        noise_w=self.noise_w.value() / 100 if on["noise_w"] else None, out_path=out_path)
+
+    def no_output_device(self) -> bool:
+        """True (and the message shown, Save as… focused) when there is no sound output device."""
+        try:
+            devices = self.audio.backend.output_devices()
+        except Exception:  # a backend that cannot list devices: let playback try
+            return False
+        if devices:
+            return False
+        self._offer_save()
+        return True
+
+    def _offer_save(self) -> None:
+        msg = "no sound output device: use Save as… to write the speech to a file"
+        self.info.setText(msg)
+        self.status_message.emit(msg)
+        self.save_btn.setFocus()
+
+    def edit_lexicon(self) -> int:
+        """Open the Pronunciations dialog for the current voice's language (en when not known)."""
+        from speechstudio.gui.lexicon_dialog import LexiconDialog
+
+        lang = getattr(self.voice_info, "language", None) or (self.voice_info.defaults.get("language")
+                                                               if self.voice_info else None) or "en"
+        self.lexicon_dialog = LexiconDialog(lang, self)
+        result = self.lexicon_dialog.exec()
+        if self.lexicon_dialog.saved_path is not None:
+            self.status_message.emit(f"pronunciations saved to {self.lexicon_dialog.saved_path}")
+        return result
 
     def speak(self) -> None:
         """Synthesize and play; playback starts as soon as the first sentence is ready."""
@@ -172,6 +211,8 @@ class SpeakPage(QWidget):
             return
         if not self.audio.available:
             self.status_message.emit(f"playback unavailable: {self.audio.reason}; use Save as…")
+            return
+        if self.no_output_device():
             return
         self.stop()
         self._started_stream = False
@@ -227,9 +268,12 @@ class SpeakPage(QWidget):
                     self.voice_load_s = self._t_voice - self._t0
                 else:
                     self.audio.feed(payload.audio)
-            except Exception as e:  # AudioUnavailableError
-                self.status_message.emit(f"cannot play: {e}")
+            except Exception as e:  # AudioUnavailableError, sounddevice.PortAudioError
                 self.stop()
+                if "device" in str(e).lower() and ("-1" in str(e) or "no " in str(e).lower()):
+                    self._offer_save()  # PortAudio's "Error querying device -1": no output device
+                else:
+                    self.status_message.emit(f"cannot play: {e}")
                 return
             warn = f" (skipped: {'; '.join(payload.warnings)})" if payload.warnings else ""
             self.info.setText(f"sentence {payload.index + 1}: {payload.text[:60]}{warn}"
@@ -269,6 +313,13 @@ class SpeakPage(QWidget):
             else:
                 self.speaker_box.addItem("single speaker")
                 self.speaker_box.setEnabled(False)
+        from speechstudio.tts.families import VITS_CONTROLS
+
+        controls = tuple(info.defaults.get("controls", VITS_CONTROLS))
+        for control, slider, label in (("length_scale", self.rate, "speed"), ("noise_scale", self.noise, "noise"),
+                                       ("noise_w", self.noise_w, "rhythm noise")):
+            slider.setEnabled(control in controls)
+            slider.setToolTip("" if control in controls else f"voice {info.name} has no {label} control")
 
     def _on_finished(self, job_id: int, status: str, result) -> None:
         if job_id == self._preload_job:

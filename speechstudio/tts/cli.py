@@ -26,7 +26,9 @@ def register(subparsers) -> None:
     )
     src = sp.add_mutually_exclusive_group()
     src.add_argument("text", nargs="?", help="text to speak")
-    src.add_argument("--file", metavar="TEXT_FILE", help="UTF-8 text file to speak (a chapter is fine)")
+    src.add_argument("--file", metavar="TEXT_FILE",
+                     help="UTF-8 text file to speak (a chapter is fine); .md and .epub are read as text "
+                          "(for one file per chapter use speechstudio audiobook)")
     sp.add_argument("--voice", metavar="NAME|HF_ID|DIR|PIPER.onnx",
                     help="voice to use (default: facebook/mms-tts-eng if cached, else the installed Piper voice)")
     sp.add_argument("--out", metavar="OUT.wav|.flac|.ogg", help="output audio file (written atomically)")
@@ -56,13 +58,19 @@ def register(subparsers) -> None:
     vi.add_argument("onnx", metavar="PIPER.onnx")
     vi.add_argument("--name", help="name to store it under (default: the file name)")
     vi.set_defaults(func=voices_command)
-    vd = vsub.add_parser("download", help="download a VITS voice from the Hugging Face Hub")
-    vd.add_argument("hf_id", metavar="HF_ID")
+    vd = vsub.add_parser("download", help="download a voice from the Hugging Face Hub (VITS / MMS-TTS, SpeechT5, "
+                                          "FastSpeech2-Conformer)")
+    vd.add_argument("hf_id", metavar="HF_ID",
+                    help="e.g. facebook/mms-tts-deu (or mms:deu), microsoft/speecht5_tts, "
+                         "espnet/fastspeech2_conformer_with_hifigan, kakao-enterprise/vits-ljs")
     vd.set_defaults(func=voices_command)
     vr = vsub.add_parser("remove", help="remove an imported or downloaded voice")
     vr.add_argument("name", metavar="NAME")
     vr.set_defaults(func=voices_command)
     vp.set_defaults(func=voices_command)
+    from speechstudio.tts import book_cli
+
+    book_cli.register(subparsers)
 
 
 def _read_text_source(args) -> tuple[object, int]:
@@ -76,6 +84,12 @@ def _read_text_source(args) -> tuple[object, int]:
         raise UsageError(f"{path}: is a folder, not a text file")
     if not path.is_file():
         raise UsageError(f"{path}: text file not found")
+    if path.suffix.lower() in (".md", ".markdown", ".epub"):
+        from speechstudio.tts.documents import read_document
+
+        _title, chapters = read_document(path)
+        text = "\n\n".join(c.text for c in chapters)
+        return text, len(text)
     size = path.stat().st_size
     if size > MAX_TEXT_FILE_BYTES:
         raise UsageError(f"{path}: text file too large ({size // 1048576} MB, limit "
@@ -231,7 +245,8 @@ def voices_command(args) -> int:
         for v in found:
             mark = "*" if v.name == default else " "
             clone = f"  (clone of {v.clone_of}; synthetic)" if v.clone_of else ""
-            print(f"{mark} {v.name:32s} {v.kind:12s} {v.origin:9s} {v.location}{clone}")
+            kind = v.kind if v.family == "vits" else v.family
+            print(f"{mark} {v.name:32s} {kind:12s} {v.origin:9s} {v.location}{clone}")
         if default:
             print("(* = default voice)")
         return 0

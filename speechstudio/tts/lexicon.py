@@ -145,13 +145,13 @@ def load_lexicon(path: str | os.PathLike) -> Lexicon:
 
 
 def save_lexicon(lexicon: Lexicon, path: str | os.PathLike) -> Path:
-    """Write ``lexicon`` to ``path`` atomically (temp file + ``os.replace``); folders are created."""
+    """Write ``lexicon`` to ``path`` atomically (``speechstudio.atomic``); folders are created."""
+    from speechstudio.atomic import atomic_write_text
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.part")
-    tmp.write_text("# word<TAB>respelling, or word<TAB>/IPA phonemes/ (SpeechStudio lexicon)\n"
-                   + "".join(line + "\n" for line in lexicon.lines()), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, "# word<TAB>respelling, or word<TAB>/IPA phonemes/ (SpeechStudio lexicon)\n"
+                      + "".join(line + "\n" for line in lexicon.lines()))
     _CACHE.pop(str(path), None)
     return path
 

@@ -10,6 +10,15 @@ Where voices come from:
   file next to its ``*.onnx.json`` whose name contains ``piper-voice``.
 * the Hugging Face cache (``facebook/mms-tts-*``, ``kakao-enterprise/vits-*``), reached by id.
 
+``download_voice`` takes VITS checkpoints (MMS-TTS in any of its languages: ``mms:<iso 639-3>`` is
+short for ``facebook/mms-tts-<iso>``), SpeechT5 (``microsoft/speecht5_tts``: also fetches the HiFi-GAN
+vocoder microsoft/speecht5_hifigan and the CMU ARCTIC x-vectors of Matthijs/cmu-arctic-xvectors)
+and FastSpeech2-Conformer (``espnet/fastspeech2_conformer_with_hifigan``, with the tokenizer files of
+espnet/fastspeech2_conformer). VITS voices stay in the HF cache; a SpeechT5 / FastSpeech2 voice is
+assembled in its store folder (files hard-linked from the HF cache where the file system allows,
+else copied) in the layout ``speecht5`` / ``fastspeech2`` load. ``VoiceRef.family`` names the model
+family (``vits`` for VITS and Piper voices, ``speecht5``, ``fastspeech2``).
+
 Cloned voices (fine-tuned by ``speechstudio.finetune.clone_store.save_clone``) are store voices
 whose ``voice.json`` says ``"synthetic": true`` and names its ``"base"``; ``VoiceRef.clone_of``
 carries that name.
@@ -30,9 +39,14 @@ from pathlib import Path
 from speechstudio.errors import ModelNotFoundError, OfflineError, UsageError
 
 __all__ = ["VoiceRef", "voices_dir", "list_voices", "import_piper", "download_voice", "remove_voice",
-           "resolve_voice", "package_voices", "DEFAULT_HF_VOICE"]
+           "resolve_voice", "package_voices", "DEFAULT_HF_VOICE", "hub_id", "SPEECHT5_VOCODER", "XVECTORS_DATASET",
+           "FASTSPEECH2_TOKENIZER"]
 
 DEFAULT_HF_VOICE = "facebook/mms-tts-eng"
+SPEECHT5_VOCODER = "microsoft/speecht5_hifigan"  # the vocoder named on the microsoft/speecht5_tts model card
+XVECTORS_DATASET = "Matthijs/cmu-arctic-xvectors"  # the x-vectors the model card uses (512-dim, 7 speakers)
+FASTSPEECH2_TOKENIZER = "espnet/fastspeech2_conformer"  # vocab.json of the with_hifigan checkpoint
+_ALIASES = {"espnet/fastspeech2_conformer": "espnet/fastspeech2_conformer_with_hifigan"}
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
 
@@ -49,6 +63,7 @@ class VoiceRef:
     reason: str = ""
     hf_id: str | None = None
     clone_of: str | None = None
+    family: str = "vits"
 
 
 def data_dir() -> Path:
@@ -106,7 +121,7 @@ def _store_voices() -> list[VoiceRef]:
             loc = meta.get("path") or meta.get("hf_id", "")
         clone_of = str(meta.get("base") or "unknown") if meta.get("synthetic") else None
         out.append(VoiceRef(d.name, meta.get("kind", "piper"), loc, "store",
-                            meta.get("source", ""), meta.get("hf_id"), clone_of))
+                            meta.get("source", ""), meta.get("hf_id"), clone_of, meta.get("family", "vits")))
     return out
 
 
@@ -172,34 +187,62 @@ def import_piper(onnx_path: str | os.PathLike, name: str | None = None) -> Voice
     return VoiceRef(name, "piper", str(dest / f"{name}.onnx"), "store", meta["source"])
 
 
-def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
-    """Download a transformers VITS voice (``VitsModel`` + ``VitsTokenizer``) and register it.
+def hub_id(spec: str) -> str:
+    """``mms:deu`` -> ``facebook/mms-tts-deu``; ``espnet/fastspeech2_conformer`` -> its HiFi-GAN
+    checkpoint; other ids unchanged. Raises ``UsageError`` for something that is not ``owner/name``."""
+    spec = spec.strip()
+    if spec.lower().startswith("mms:"):
+        iso = spec[4:].strip().lower()
+        if not re.fullmatch(r"[a-z]{3}(?:-script_[a-z]+)?", iso):
+            raise UsageError(f"{spec!r}: give an ISO 639-3 code after mms: (e.g. mms:deu, mms:swh)")
+        spec = f"facebook/mms-tts-{iso}"
+    if spec.count("/") != 1:
+        raise UsageError(f"{spec!r} is not a Hugging Face id (expected owner/name, or mms:<iso 639-3>)")
+    return _ALIASES.get(spec, spec)
 
-    Files go to the Hugging Face cache (``huggingface_hub.snapshot_download``); the store keeps a
-    ``voice.json`` pointing at the snapshot. Raises ``OfflineError`` (Hub unreachable),
-    ``ModelNotFoundError`` (no such repo, or not a VITS model).
-    """
+
+def _snapshot(repo_id: str, patterns: list[str] | None = None, **kwargs) -> Path:
+    """``huggingface_hub.snapshot_download`` with our errors (``ModelNotFoundError`` / ``OfflineError``)."""
     import huggingface_hub
     from huggingface_hub import errors as hf_errors
 
-    if hf_id.count("/") != 1:
-        raise UsageError(f"{hf_id!r} is not a Hugging Face id (expected owner/name)")
-    name = _check_name(name or hf_id.split("/")[1])
     try:
-        path = huggingface_hub.snapshot_download(
-            hf_id, allow_patterns=["*.json", "*.safetensors", "*.txt", "*.model"],
-        )
+        return Path(huggingface_hub.snapshot_download(
+            repo_id, allow_patterns=patterns or ["*.json", "*.safetensors", "*.txt", "*.model"], **kwargs))
     except (hf_errors.RepositoryNotFoundError, hf_errors.RevisionNotFoundError, hf_errors.GatedRepoError) as exc:
-        raise ModelNotFoundError(f"{hf_id}: no such voice on the Hugging Face Hub ({type(exc).__name__})") from exc
+        raise ModelNotFoundError(f"{repo_id}: no such voice on the Hugging Face Hub ({type(exc).__name__})") from exc
     except (hf_errors.LocalEntryNotFoundError, OSError, hf_errors.HfHubHTTPError) as exc:
-        raise OfflineError(f"{hf_id}: cannot download, the Hugging Face Hub is unreachable ({type(exc).__name__})") from exc
+        raise OfflineError(f"{repo_id}: cannot download, the Hugging Face Hub is unreachable ({type(exc).__name__})") from exc
+
+
+def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
+    """Download a voice from the Hugging Face Hub and register it in the store.
+
+    ``hf_id``: ``owner/name`` or ``mms:<iso 639-3>`` (``hub_id``). VITS checkpoints stay in the HF
+    cache and the store keeps a ``voice.json`` pointing there; SpeechT5 and FastSpeech2-Conformer
+    voices are assembled in the store folder with their vocoder / speakers / tokenizer (module
+    docstring). Raises ``OfflineError`` (Hub unreachable), ``ModelNotFoundError`` (no such repo, or
+    a model_type SpeechStudio does not speak with), ``UsageError`` (bad id or name, name taken).
+    """
+    from speechstudio.tts.families import family_of
+
+    hf_id = hub_id(hf_id)
+    name = _check_name(name or hf_id.split("/")[1])
+    path = _snapshot(hf_id)
     cfg_path = Path(path) / "config.json"
     try:
         model_type = json.loads(cfg_path.read_text(encoding="utf-8")).get("model_type")
     except (OSError, ValueError):
         model_type = None
-    if model_type != "vits":
-        raise ModelNotFoundError(f"{hf_id}: not a VITS voice (model_type {model_type!r})")
+    family = family_of(model_type)
+    if family is None:
+        raise ModelNotFoundError(f"{hf_id}: not a VITS voice (model_type {model_type!r}); SpeechStudio speaks with "
+                                 "vits, speecht5 and fastspeech2_conformer_with_hifigan checkpoints")
+    if family != "vits":
+        from speechstudio.tts.voice_assembly import assemble_voice
+
+        dest = assemble_voice(family, hf_id, path, voices_dir() / name, _snapshot)
+        return VoiceRef(name, "transformers", str(dest), "store", f"downloaded from {hf_id}", hf_id, family=family)
     dest = voices_dir() / name
     dest.mkdir(parents=True, exist_ok=True)
     meta = {"kind": "transformers", "hf_id": hf_id, "path": str(path), "source": f"downloaded from {hf_id}"}
@@ -243,19 +286,20 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
     for v in known:
         if v.name == spec or (v.hf_id and v.hf_id == spec):
             return VoiceRef(v.name, v.kind, v.location, v.origin, f"--voice {spec} ({v.reason or v.origin})", v.hf_id,
-                            v.clone_of)
+                            v.clone_of, v.family)
     partial = [v for v in known if spec.lower() in v.name.lower()]
     if len(partial) == 1:
         v = partial[0]
         return VoiceRef(v.name, v.kind, v.location, v.origin, f"--voice {spec} matched {v.name} ({v.reason})", v.hf_id,
-                        v.clone_of)
+                        v.clone_of, v.family)
     if spec.count("/") == 1 and not spec.startswith((".", "/")):
         cached = _hf_cached(spec)
         if cached:
             return VoiceRef(spec, "transformers", cached, "hf-cache", "found in the Hugging Face cache", spec)
         if allow_download:
             ref = download_voice(spec)
-            return VoiceRef(ref.name, ref.kind, ref.location, ref.origin, f"downloaded {spec}", spec)
+            return VoiceRef(ref.name, ref.kind, ref.location, ref.origin, f"downloaded {spec}", ref.hf_id,
+                            family=ref.family)
     names = ", ".join(v.name for v in known) or "none installed"
     hint = f" (matches several: {', '.join(v.name for v in partial)})" if len(partial) > 1 else ""
     raise ModelNotFoundError(f"unknown voice {spec!r}{hint}; known voices: {names}")

@@ -21,10 +21,11 @@ def make_tiny_speecht5(folder: Path, speakers=SPEAKERS) -> Path:
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    corpus = ["the quick brown fox jumps over the lazy dog", "hello world, how are you? yes! it's fine."] * 20
+    corpus = ["the quick brown fox jumps over the lazy dog", "Hello World, how are you? Yes! It's fine.",
+              "THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG"] * 20
     spm.SentencePieceTrainer.train(sentence_iterator=iter(corpus), model_prefix=str(folder / "spm_char"),
-                                   model_type="char", vocab_size=34, bos_id=0, pad_id=1, eos_id=2, unk_id=3,
-                                   minloglevel=2)
+                                   model_type="char", vocab_size=70, hard_vocab_limit=False, bos_id=0, pad_id=1,
+                                   eos_id=2, unk_id=3, minloglevel=2)
     tok = SpeechT5Tokenizer(str(folder / "spm_char.model"))
     cfg = SpeechT5Config(vocab_size=len(tok), hidden_size=16, encoder_layers=1, decoder_layers=1,
                          encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=32,
@@ -48,7 +49,7 @@ def make_tiny_speecht5(folder: Path, speakers=SPEAKERS) -> Path:
     return folder
 
 
-ARPABET = ["AA1", "AH0", "EH1", "ER0", "ER1", "HH", "L", "OW1", "W", "D", "DH", "IH1", "S", "T", "EY1", "R", "N",
+ARPABET = ["AA1", "AH0", "AY1", "EH1", "ER0", "ER1", "HH", "L", "OW1", "W", "D", "DH", "IH1", "S", "T", "EY1", "R", "N",
            "IY1", "K", "Z", ",", ".", "?", "!"]
 
 

@@ -1,0 +1,117 @@
+"""Pronunciations dialog (Speak page): edit the user lexicon of a voice language as a table.
+
+Rows are ``word | pronunciation`` (a respelling, or IPA between slashes); Save writes the file
+``tts.lexicon.lexicon_path(language)`` atomically. The voices read the file again at the next
+sentence, so a change is heard at once."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout)
+
+from speechstudio.errors import SpeechStudioError
+
+
+class LexiconDialog(QDialog):
+    """Edit ``<data dir>/lexicon/<language>.tsv``. ``saved_path`` is set after a successful save."""
+
+    def __init__(self, language: str = "en", parent=None) -> None:
+        super().__init__(parent)
+        from speechstudio.tts.lexicon import lexicon_path
+
+        self.setWindowTitle("Pronunciations")
+        self.language = (language or "en").split("-")[0]
+        self.path = lexicon_path(self.language)
+        self.saved_path = None
+        lay = QVBoxLayout(self)
+        lay.addWidget(QLabel(f"Words the {self.language} voices say your way: a respelling (win), or IPA "
+                             "phonemes between slashes (/ŋwˈɪn/; Piper and espeak voices only)."))
+        self.table = QTableWidget(0, 2)
+        self.table.setAccessibleName("Pronunciations")
+        self.table.setHorizontalHeaderLabels(["Word", "Pronunciation"])
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        lay.addWidget(self.table, 1)
+        row = QHBoxLayout()
+        self.word = QLineEdit()
+        self.word.setPlaceholderText("word")
+        self.word.setAccessibleName("Word")
+        self.pron = QLineEdit()
+        self.pron.setPlaceholderText("respelling or /IPA/")
+        self.pron.setAccessibleName("Pronunciation")
+        add = QPushButton("Add")
+        remove = QPushButton("Remove selected")
+        for w in (self.word, self.pron, add, remove):
+            row.addWidget(w)
+        lay.addLayout(row)
+        self.error = QLabel("")
+        self.error.setWordWrap(True)
+        self.error.setAccessibleName("Lexicon problem")
+        lay.addWidget(self.error)
+        lay.addWidget(QLabel(f"File: {self.path}"))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        lay.addWidget(buttons)
+        add.clicked.connect(self.add_entry)
+        remove.clicked.connect(self._remove_selected)
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.reject)
+        self._load()
+        self.resize(560, 420)
+
+    def _load(self) -> None:
+        from speechstudio.tts.lexicon import load_lexicon
+
+        if not self.path.is_file():
+            return
+        try:
+            lex = load_lexicon(self.path)
+        except SpeechStudioError as exc:
+            self.error.setText(str(exc))
+            return
+        for line in lex.lines():
+            self._append(*line.split("\t", 1))
+
+    def _append(self, word: str, pron: str) -> None:
+        for r in range(self.table.rowCount()):  # one row per word
+            if self.table.item(r, 0).text().lower() == word.lower():
+                self.table.item(r, 1).setText(pron)
+                return
+        r = self.table.rowCount()
+        self.table.insertRow(r)
+        self.table.setItem(r, 0, QTableWidgetItem(word))
+        self.table.setItem(r, 1, QTableWidgetItem(pron))
+
+    def add_entry(self) -> None:
+        word, pron = self.word.text().strip(), self.pron.text().strip()
+        if not word or not pron:
+            self.error.setText("give a word and its pronunciation")
+            return
+        self._append(word, pron)
+        self.word.clear()
+        self.pron.clear()
+        self.error.setText("")
+
+    def _remove_selected(self) -> None:
+        for r in sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True):
+            self.table.removeRow(r)
+
+    def entries(self) -> list[tuple[str, str]]:
+        out = []
+        for r in range(self.table.rowCount()):
+            w, p = self.table.item(r, 0), self.table.item(r, 1)
+            if w and p and w.text().strip() and p.text().strip():
+                out.append((w.text(), p.text()))
+        return out
+
+    def save(self) -> None:
+        """Write the table to the lexicon file (atomically) and close; a bad row keeps it open."""
+        from speechstudio.tts.lexicon import Lexicon, save_lexicon
+
+        lex = Lexicon()
+        try:
+            for w, p in self.entries():
+                lex.add(w, p)
+            self.saved_path = save_lexicon(lex, self.path)
+        except (SpeechStudioError, OSError) as exc:
+            self.error.setText(f"not saved: {exc}")
+            return
+        self.accept()

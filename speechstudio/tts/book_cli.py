@@ -1,0 +1,125 @@
+"""``speechstudio audiobook`` and ``speechstudio lexicon``: argparse wiring (called by ``tts.cli.register``).
+
+* ``audiobook BOOK.epub|.md|.txt --out FOLDER [--format flac|mp3|ogg|wav] [--restart]`` - one file
+  per chapter (``tts.audiobook``), a tqdm progress bar over the whole book, resumes after an
+  interruption (finished chapters are not redone).
+* ``lexicon list|add WORD PRONUNCIATION|remove WORD|path [--language en]`` - the user lexicon
+  (``tts.lexicon``) the voices of that language apply before phonemization.
+"""
+from __future__ import annotations
+
+import sys
+
+from speechstudio.errors import UsageError
+
+__all__ = ["register", "audiobook_command", "lexicon_command"]
+
+
+def register(subparsers) -> None:
+    """Add ``audiobook`` and ``lexicon`` to an ``argparse`` subparsers object."""
+    ap = subparsers.add_parser(
+        "audiobook", help="turn a long document (txt, Markdown, EPUB) into a chaptered audiobook",
+        description="Synthesize BOOK chapter by chapter into FOLDER (one audio file per chapter, a playlist and "
+                    "chapters.json with the chapter marks). Run it again after an interruption: finished chapters "
+                    "are kept.")
+    ap.add_argument("book", metavar="BOOK.epub|.md|.txt")
+    ap.add_argument("--out", required=True, metavar="FOLDER", help="folder for the chapter files (created)")
+    ap.add_argument("--format", default="flac", choices=["flac", "mp3", "ogg", "wav"], help="audio format (flac)")
+    ap.add_argument("--restart", action="store_true", help="redo every chapter, even those already done")
+    ap.add_argument("--voice", metavar="NAME|HF_ID|DIR|PIPER.onnx", help="voice (default as in speak)")
+    ap.add_argument("--speaker", metavar="ID|NAME")
+    ap.add_argument("--length-scale", type=float, default=None, metavar="1.0")
+    ap.add_argument("--noise-scale", type=float, default=None, metavar="0.667")
+    ap.add_argument("--noise-w", type=float, default=None, metavar="0.8")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    ap.add_argument("--precision", default="auto", choices=["auto", "fp32", "fp16"])
+    ap.set_defaults(func=audiobook_command)
+
+    lp = subparsers.add_parser("lexicon", help="pronunciations the voices use (word -> respelling or /IPA/)",
+                               description="Edit the user lexicon of a language: WORD is replaced by a respelling, "
+                                           "or said with IPA phonemes written between slashes (/ŋwˈɪn/).")
+    lsub = lp.add_subparsers(dest="lexicon_command", metavar="{list,add,remove,path}")
+    for name, hlp in (("list", "show the entries"), ("path", "print the lexicon file's path")):
+        p = lsub.add_parser(name, help=hlp)
+        p.add_argument("--language", default="en", help="voice language (en, de, ...; default en)")
+    pa = lsub.add_parser("add", help="add or replace an entry")
+    pa.add_argument("word")
+    pa.add_argument("pronunciation", help="a respelling, or IPA between slashes")
+    pa.add_argument("--language", default="en")
+    pr = lsub.add_parser("remove", help="remove an entry")
+    pr.add_argument("word")
+    pr.add_argument("--language", default="en")
+    lp.set_defaults(func=lexicon_command, language="en")
+
+
+def audiobook_command(args) -> int:
+    """Handler of ``speechstudio audiobook``. Returns 0 on success."""
+    from tqdm import tqdm
+
+    from speechstudio.tts.audiobook import make_audiobook
+    from speechstudio.tts.documents import read_document
+    from speechstudio.tts.vits import SynthesisSettings, check_settings, load_voice
+    from speechstudio.tts.voices import resolve_voice
+
+    settings = SynthesisSettings(speaker=args.speaker, noise_scale=args.noise_scale, noise_w=args.noise_w,
+                                 length_scale=args.length_scale, seed=args.seed)
+    check_settings(settings, flags=True)
+    title, chapters = read_document(args.book)  # fail on a bad document before the voice loads
+    ref = resolve_voice(args.voice)
+    voice = load_voice(ref.location, device=args.device, precision=args.precision, name=ref.name)
+    print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
+    print(f"{title}: {len(chapters)} chapter(s), {sum(len(c.text) for c in chapters)} characters")
+
+    def other_voice(name: str):
+        other = resolve_voice(name)
+        return load_voice(other.location, device=args.device, precision=args.precision, name=other.name)
+
+    bar = tqdm(total=sum(len(c.text) for c in chapters), unit="char", file=sys.stderr, desc="audiobook",
+               disable=not sys.stderr.isatty())
+    seen: set[int] = set()
+
+    def progress(p) -> None:
+        if p.chapter not in seen:
+            seen.add(p.chapter)
+            note = " (done before, kept)" if p.skipped else ""
+            bar.write(f"chapter {p.chapter + 1}/{p.chapters}: {p.title}{note}", file=sys.stderr)
+        bar.update(p.chars_done - bar.n)
+
+    try:
+        result = make_audiobook(voice, args.book, args.out, args.format, settings, progress, restart=args.restart,
+                                voice_loader=other_voice)
+    finally:
+        bar.close()
+    total = sum(result.durations_s)
+    print(f"wrote {len(result.files)} chapter file(s) to {args.out} ({total / 60:.1f} min of audio; "
+          f"{result.skipped} kept from an earlier run); playlist.m3u8, chapters.json")
+    return 0
+
+
+def lexicon_command(args) -> int:
+    """Handler of ``speechstudio lexicon list|add|remove|path``. Returns 0 on success."""
+    from speechstudio.tts.lexicon import Lexicon, lexicon_path, load_lexicon, save_lexicon
+
+    cmd = getattr(args, "lexicon_command", None) or "list"
+    path = lexicon_path(args.language)
+    lex = load_lexicon(path) if path.is_file() else Lexicon(path=path)
+    if cmd == "path":
+        print(path)
+    elif cmd == "list":
+        for line in lex.lines():
+            print(line)
+        if not lex.entries:
+            print(f"(no entries; {path})", file=sys.stderr)
+    elif cmd == "add":
+        lex.add(args.word, args.pronunciation)
+        save_lexicon(lex, path)
+        print(f"{args.word} -> {args.pronunciation} ({path})")
+    elif cmd == "remove":
+        key = " ".join(args.word.lower().split())
+        if key not in lex.entries:
+            raise UsageError(f"{args.word!r} is not in the lexicon {path}")
+        del lex.entries[key]
+        save_lexicon(Lexicon(dict(lex.entries)), path)
+        print(f"removed {args.word} ({path})")
+    return 0

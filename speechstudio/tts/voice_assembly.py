@@ -1,0 +1,115 @@
+"""Assemble a SpeechT5 or FastSpeech2-Conformer voice folder in the store from Hub downloads.
+
+Called by ``voices.download_voice`` after the checkpoint's snapshot is in the Hugging Face cache.
+The folder gets the layout ``speecht5.load`` / ``fastspeech2.load`` read:
+
+* SpeechT5: the checkpoint, ``vocoder/`` (microsoft/speecht5_hifigan) and ``speakers.npz``: one
+  x-vector per CMU ARCTIC speaker (awb, bdl, clb, jmk, ksp, rms, slt: the first utterance of each,
+  sorted by file name) from the ``.npy`` files in the zip archive of the dataset
+  Matthijs/cmu-arctic-xvectors (the embeddings the model card uses).
+* FastSpeech2-Conformer: the ``*_with_hifigan`` checkpoint and the tokenizer files (``vocab.json``,
+  ``tokenizer_config.json``, ``special_tokens_map.json``) of espnet/fastspeech2_conformer.
+
+Files are hard-linked from the HF cache (no second copy on disk) and copied where the file system
+refuses links. The folder is built under a temporary name and renamed into place (atomic).
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import zipfile
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from speechstudio.errors import ModelNotFoundError, OfflineError
+
+__all__ = ["assemble_voice", "link_tree", "xvectors_from_zip", "ARCTIC_SPEAKERS"]
+
+ARCTIC_SPEAKERS = ("awb", "bdl", "clb", "jmk", "ksp", "rms", "slt")
+
+
+def link_tree(src: Path, dest: Path) -> None:
+    """Hard-link (else copy) every file under ``src`` into ``dest``, keeping relative paths; the
+    HF cache's symbolic links are followed to their blobs. Hidden entries (``.cache``) are skipped."""
+    for path in sorted(Path(src).rglob("*")):
+        rel = path.relative_to(src)
+        if any(part.startswith(".") for part in rel.parts) or path.is_dir():
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        real = os.path.realpath(path)
+        try:
+            os.link(real, target)
+        except OSError:
+            shutil.copyfile(real, target)
+
+
+def xvectors_from_zip(data: bytes | Path) -> dict[str, np.ndarray]:
+    """``{speaker: float32 (512,)}``: the first ``.npy`` (sorted by name) of each CMU ARCTIC speaker in
+    a zip archive of x-vectors. Raises ``ModelNotFoundError`` when no speaker is found."""
+    with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as zf:
+        names = sorted(n for n in zf.namelist() if n.endswith(".npy"))
+        out: dict[str, np.ndarray] = {}
+        for n in names:
+            m = re.search(r"(?:^|[_/-])(" + "|".join(ARCTIC_SPEAKERS) + r")(?:[_/-]|$)", n)
+            if m and m.group(1) not in out:
+                out[m.group(1)] = np.load(io.BytesIO(zf.read(n))).astype(np.float32).reshape(-1)
+    if not out:
+        raise ModelNotFoundError("no CMU ARCTIC x-vectors (.npy named by speaker) in the archive")
+    return dict(sorted(out.items()))
+
+
+def _download_xvectors() -> dict[str, np.ndarray]:
+    import huggingface_hub
+    from huggingface_hub import errors as hf_errors
+
+    from speechstudio.tts.voices import XVECTORS_DATASET
+
+    try:
+        files = huggingface_hub.list_repo_files(XVECTORS_DATASET, repo_type="dataset")
+        zips = sorted(f for f in files if f.endswith(".zip"))
+        if not zips:
+            raise ModelNotFoundError(f"{XVECTORS_DATASET}: no zip archive of x-vectors in the dataset")
+        path = huggingface_hub.hf_hub_download(XVECTORS_DATASET, zips[0], repo_type="dataset")
+    except (hf_errors.RepositoryNotFoundError, hf_errors.EntryNotFoundError) as exc:
+        raise ModelNotFoundError(f"{XVECTORS_DATASET}: speaker x-vectors not found ({type(exc).__name__})") from exc
+    except (hf_errors.LocalEntryNotFoundError, OSError, hf_errors.HfHubHTTPError) as exc:
+        raise OfflineError(f"{XVECTORS_DATASET}: cannot download the speaker x-vectors ({type(exc).__name__})") from exc
+    return xvectors_from_zip(Path(path))
+
+
+def assemble_voice(family: str, hf_id: str, snapshot: Path, dest: Path,
+                   snapshot_fn: Callable[..., Path]) -> Path:
+    """Build ``dest`` for a ``family`` (``speecht5`` | ``fastspeech2``) voice from the checkpoint's
+    ``snapshot`` folder; ``snapshot_fn(repo_id, patterns)`` downloads the companions. Returns ``dest``.
+    Raises ``OfflineError`` / ``ModelNotFoundError`` (nothing is left in the store then)."""
+    from speechstudio.tts.voices import FASTSPEECH2_TOKENIZER, SPEECHT5_VOCODER
+
+    tmp = dest.with_name(f".{dest.name}.assembling")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        link_tree(snapshot, tmp)
+        if family == "speecht5":
+            link_tree(snapshot_fn(SPEECHT5_VOCODER), tmp / "vocoder")
+            np.savez(tmp / "speakers.npz", **_download_xvectors())
+        elif not (tmp / "vocab.json").is_file():
+            tok = snapshot_fn(FASTSPEECH2_TOKENIZER, ["vocab.json", "tokenizer_config.json",
+                                                      "special_tokens_map.json"])
+            for f in ("vocab.json", "tokenizer_config.json", "special_tokens_map.json"):
+                if (tok / f).is_file():
+                    shutil.copyfile(tok / f, tmp / f)
+        meta = {"kind": "transformers", "family": family, "hf_id": hf_id, "path": str(dest),
+                "source": f"downloaded from {hf_id}"}
+        (tmp / "voice.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dest

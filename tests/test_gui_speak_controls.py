@@ -1,0 +1,64 @@
+"""Speak page: sliders greyed out for controls a voice lacks, the Pronunciations dialog, and the
+"no sound output device" message instead of PortAudio's "Error querying device -1"."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
+from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
+
+
+def test_unsupported_controls_are_greyed_out(win):
+    from speechstudio.worker.jobs import VoiceInfo
+
+    page = win.speak
+    page._set_voice_info(VoiceInfo("speecht5_tts", 16000, ("awb", "slt"), 2,
+                                   {"length_scale": 1.0, "controls": ("speaker", "seed")}, "voice speecht5_tts"))
+    assert [s.isEnabled() for s in (page.rate, page.noise, page.noise_w)] == [False, False, False]
+    assert page.speaker_box.isEnabled() and page.speaker_box.count() == 2
+    assert page.rate.toolTip() == "voice speecht5_tts has no speed control"
+    job = page._job()
+    assert (job.length_scale, job.noise_scale, job.noise_w, job.speaker) == (None, None, None, "awb")
+    page._set_voice_info(VoiceInfo("joe", 22050, (), 1, {"length_scale": 1.0, "noise_scale": 0.667,
+                                                         "noise_w": 0.8}, "voice joe"))
+    assert [s.isEnabled() for s in (page.rate, page.noise, page.noise_w)] == [True, True, True]
+    assert page._job().noise_scale == pytest.approx(page.noise.value() / 100)
+
+
+def test_no_output_device_offers_save_as(win, fake_audio):
+    page = win.speak
+    fake_audio.output_devices = lambda: []
+    page.text.setPlainText("Hello there.")
+    page.speak()
+    assert page.job_id is None
+    assert page.info.text() == "no sound output device: use Save as… to write the speech to a file"
+    assert "Error querying device" not in win.status_label.text()
+
+
+def test_pronunciations_dialog_saves_the_lexicon(win, home, qtbot):
+    from speechstudio.gui.lexicon_dialog import LexiconDialog
+    from speechstudio.tts.lexicon import user_lexicon
+
+    dlg = LexiconDialog("en-us", win)
+    qtbot.addWidget(dlg)
+    dlg.word.setText("Nguyen")
+    dlg.pron.setText("/ŋwˈɪn/")
+    dlg.add_entry()
+    dlg.word.setText("GIF")
+    dlg.pron.setText("jif")
+    dlg.add_entry()
+    dlg.save()
+    assert dlg.saved_path == home / "lexicon" / "en.tsv"
+    assert user_lexicon("en").entries == {"nguyen": (None, "ŋwˈɪn"), "gif": ("jif", None)}
+    again = LexiconDialog("en", win)
+    qtbot.addWidget(again)
+    assert again.entries() == [("gif", "jif"), ("nguyen", "/ŋwˈɪn/")]
+    again.word.setText("bad")
+    again.pron.setText("   ")
+    again.add_entry()
+    assert again.error.text() == "give a word and its pronunciation"

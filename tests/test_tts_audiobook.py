@@ -1,0 +1,148 @@
+"""Long documents -> chaptered audiobooks: txt / Markdown / EPUB chapters, formats, tags, resume."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from speechstudio.tts.documents import DocumentError, markdown_to_text, read_document
+
+BOOK_TXT = """The Test Book
+
+Chapter 1
+
+It was version 3.0.2 then. Nobody knew.
+
+CHAPTER II. The Storm
+
+On 05/06/2024 the rain came. It took 20 ms.
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny_voice(tmp_path_factory):
+    from tts_fixtures.tiny import make_tiny_vits
+
+    from speechstudio.tts.vits import load_voice
+
+    return load_voice(make_tiny_vits(tmp_path_factory.mktemp("tiny") / "v"), device="cpu", name="tiny")
+
+
+def test_text_chapters_by_heading_lines(tmp_path):
+    path = tmp_path / "book.txt"
+    path.write_text(BOOK_TXT, encoding="utf-8")
+    title, chapters = read_document(path)
+    assert title == "book"
+    assert [(c.index, c.title) for c in chapters] == [(0, "The Test Book"), (1, "Chapter 1"), (2, "CHAPTER II. The Storm")]
+    assert chapters[0].text == "The Test Book"
+    assert chapters[1].text.startswith("Chapter 1.\n\nIt was version 3.0.2 then.")
+    assert chapters[2].text.endswith("It took 20 ms.")
+    (tmp_path / "plain.txt").write_text("Just one part.\n", encoding="utf-8")
+    assert [c.title for c in read_document(tmp_path / "plain.txt")[1]] == ["plain"]
+
+
+def test_markdown_is_read_as_a_listener_needs_it(tmp_path):
+    md = ("# Intro\n\nSee [the docs](http://x.org) and ![a cat](cat.png).\n\n```\ncode()\n```\n\n"
+          "## Part **two**\n\n- first item\n- second *item*\n\n> quoted `x`\n")
+    assert markdown_to_text("Some **bold** and _it_ text.") == "Some bold and it text."
+    path = tmp_path / "notes.md"
+    path.write_text(md, encoding="utf-8")
+    _, chapters = read_document(path)
+    assert [c.title for c in chapters] == ["Intro", "Part two"]
+    assert chapters[0].text == "Intro.\n\nSee the docs and a cat."
+    assert chapters[1].text == "Part two.\n\nfirst item\nsecond item\n\nquoted x"
+
+
+def test_epub_chapters_in_spine_order(tmp_path):
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("id1")
+    book.set_title("A Small Book")
+    book.set_language("en")
+    chs = []
+    for i, (head, body) in enumerate((("Beginning", "<p>First words.</p><p>Second <b>para</b>.</p>"),
+                                      ("The End", "<p>Last words.</p><script>x()</script>"))):
+        c = epub.EpubHtml(title=head, file_name=f"c{i}.xhtml", lang="en")
+        c.content = f"<html><body><h1>{head}</h1>{body}</body></html>"
+        book.add_item(c)
+        chs.append(c)
+    book.toc = chs
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["nav", *chs]
+    epub.write_epub(str(tmp_path / "b.epub"), book)
+    title, chapters = read_document(tmp_path / "b.epub")
+    assert title == "A Small Book"
+    assert [(c.title, c.text) for c in chapters] == [("Beginning", "Beginning.\n\nFirst words.\n\nSecond para."),
+                                                    ("The End", "The End.\n\nLast words.")]
+    (tmp_path / "bad.epub").write_bytes(b"not a zip")
+    with pytest.raises(DocumentError, match="bad.epub: not a readable EPUB"):
+        read_document(tmp_path / "bad.epub")
+
+
+def test_audiobook_files_tags_marks_and_resume(tmp_path, tiny_voice):
+    import soundfile as sf
+
+    from speechstudio.tts.audiobook import make_audiobook
+
+    path = tmp_path / "book.txt"
+    path.write_text(BOOK_TXT, encoding="utf-8")
+    out = tmp_path / "out"
+    events = []
+
+    def stop_at_third(p):
+        events.append(p)
+        if p.chapter == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        make_audiobook(tiny_voice, path, out, "mp3", progress=stop_at_third, workers=1)
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [".audiobook.json", "01 - The Test Book.mp3", "02 - Chapter 1.mp3"]  # no partial third file
+    first_mtime = (out / "01 - The Test Book.mp3").stat().st_mtime_ns
+    events.clear()
+    result = make_audiobook(tiny_voice, path, out, "mp3", progress=events.append, workers=1)
+    assert result.skipped == 2 and [p.name for p in result.files] == [
+        "01 - The Test Book.mp3", "02 - Chapter 1.mp3", "03 - CHAPTER II. The Storm.mp3"]
+    assert (out / "01 - The Test Book.mp3").stat().st_mtime_ns == first_mtime
+    assert [e.skipped for e in events[:2]] == [True, True] and events[-1].chars_done == events[-1].chars_total
+    with sf.SoundFile(str(result.files[2])) as f:
+        assert (f.samplerate, f.title, f.album) == (16000, "CHAPTER II. The Storm", "book")
+        assert "synthetic speech" in f.comment
+    marks = json.loads((out / "chapters.json").read_text(encoding="utf-8"))["chapters"]
+    assert [m["start_s"] for m in marks] == pytest.approx([0.0, result.durations_s[0], sum(result.durations_s[:2])],
+                                                          abs=2e-3)
+    playlist = (out / "playlist.m3u8").read_text(encoding="utf-8").splitlines()
+    assert playlist[0] == "#EXTM3U" and playlist[-1] == "03 - CHAPTER II. The Storm.mp3"
+    # Other settings: chapters are redone.
+    from speechstudio.tts.vits import SynthesisSettings
+
+    again = make_audiobook(tiny_voice, path, out, "mp3", SynthesisSettings(length_scale=1.5), workers=1)
+    assert again.skipped == 0 and again.durations_s[2] > result.durations_s[2] * 1.3
+
+
+def test_cli_audiobook_and_lexicon(tmp_path, home, capsys):
+    import argparse
+
+    from tts_fixtures.tiny import make_tiny_vits
+
+    from speechstudio.tts.cli import register
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"))
+    voice = make_tiny_vits(tmp_path / "v")
+    book = tmp_path / "b.md"
+    book.write_text("# One\n\nHello there.\n\n# Two\n\nGood bye.\n", encoding="utf-8")
+    args = parser.parse_args(["audiobook", str(book), "--out", str(tmp_path / "ab"), "--format", "ogg",
+                              "--voice", str(voice), "--device", "cpu"])
+    assert args.func(args) == 0
+    assert sorted(p.name for p in (tmp_path / "ab").glob("*.ogg")) == ["01 - One.ogg", "02 - Two.ogg"]
+    assert "wrote 2 chapter file(s)" in capsys.readouterr().out
+    for argv in (["lexicon", "add", "Nguyen", "/ŋwˈɪn/"], ["lexicon", "add", "GIF", "jif", "--language", "en"]):
+        a = parser.parse_args(argv)
+        assert a.func(a) == 0
+    a = parser.parse_args(["lexicon", "list"])
+    a.func(a)
+    assert capsys.readouterr().out.splitlines()[-2:] == ["gif\tjif", "nguyen\t/ŋwˈɪn/"]
+    assert (home / "lexicon" / "en.tsv").is_file()
