@@ -146,7 +146,12 @@ class OutputThread:
                 if self.on_error is not None:
                     self.on_error(self.failed)
 
+    def finish(self) -> None:
+        """No more edits: the thread applies what is queued, then ends (does not wait)."""
+        self._q.put(None)
+
     def close(self, timeout_s: float = 30.0) -> None:
+        """:meth:`finish`, then wait for the queue to drain (at most ``timeout_s`` seconds)."""
         self._q.put(None)
         self._thread.join(timeout_s)
         self.sink.close()

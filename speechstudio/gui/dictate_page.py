@@ -9,7 +9,9 @@ Start / Stop, model / device / microphone pickers, language / task / vocabulary 
 Transcribe page's :class:`~speechstudio.gui.transcribe_options.LanguageOptions`, settings under
 ``dictate/``), a live transcript (stable text in the normal text colour, the still-changing tail
 grey), input level meter, latency (ms behind real time), Copy, Save as… and Send to file…
-(append). The live mel view (the main window's dock) gets the microphone's log-mel frames through
+(append, :mod:`~speechstudio.gui.dictate_files`). The "Text goes to" row
+(:mod:`~speechstudio.gui.dictate_anywhere`) types or pastes the stable text into the focused
+application, with spoken commands, live captions on top, a global hotkey and a tray icon. The live mel view (the main window's dock) gets the microphone's log-mel frames through
 :attr:`AudioHub.mel_frames`.
 
 View only: recognition runs as a :class:`~speechstudio.worker.dictation.DictateJob` in the
@@ -20,43 +22,25 @@ in the page.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor, QGuiApplication, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout,
-                               QWidget)
+from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
 from speechstudio.asr.streaming import StreamUpdate
 from speechstudio.worker.dictation import DeviceSource, DictateJob, DictateLevel, DictateResult, DictateStarted
 from speechstudio.worker.worker import Status
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import DEFAULT_MODEL, LevelMeter, ModelPicker, device_picker, settings
+from speechstudio.gui.dictate_anywhere import AnywherePanel
+from speechstudio.gui.dictate_files import TranscriptFileActions, write_text_atomic  # noqa: F401 - re-exported
 from speechstudio.gui.transcribe_options import LanguageOptions
 
 TAIL_COLOR = "#8a8a8a"
 
 
-def write_text_atomic(path: Path, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder and
-    ``os.replace``: readers see the old file or the new one, never half of it."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.part")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
-
-
-class DictatePage(QWidget):
+class DictatePage(TranscriptFileActions, QWidget):
     """Signals: ``status_message(str)`` (for the status line), ``finished(str)`` (the whole text,
     after Stop has flushed), ``transcript_changed()``."""
 
@@ -116,6 +100,9 @@ class DictatePage(QWidget):
                                                       "a multilingual Whisper model")
         self.language_box = self.language_options.language_box
         lay.addWidget(self.language_options)
+        self.anywhere = AnywherePanel(self)
+        self.anywhere.status_message.connect(self._anywhere_note)
+        lay.addWidget(self.anywhere)
 
         row = QHBoxLayout()
         self.start_btn = QPushButton("● Start")
@@ -195,6 +182,11 @@ class DictatePage(QWidget):
         s.setValue("dictate/mic_name", self.mic_box.currentText())
         s.setValue("dictate/language", self.language_options.language() or "")
         s.setValue("dictate/task", self.language_options.task())
+        self.anywhere.save_settings()
+
+    def shutdown(self) -> None:
+        """Stop the global hotkey, the remote toggle, the tray icon and the captions window."""
+        self.anywhere.shutdown()
 
     def set_models(self, names: list[str]) -> None:
         """Fill the model picker with installed model names (keeps the current text)."""
@@ -238,12 +230,17 @@ class DictatePage(QWidget):
         have = bool(self.text)
         self.start_btn.setEnabled(not run)
         self.stop_btn.setEnabled(run)
-        for w in (self.model_box, self.device_box, self.mic_box, self.language_options):
+        for w in (self.model_box, self.device_box, self.mic_box, self.language_options, self.anywhere.output_box,
+                  self.anywhere.shortcut_box, self.anywhere.commands_check):
             w.setEnabled(not run and (w is not self.mic_box or self._mic_ok))
         self.copy_btn.setEnabled(have)
         self.save_btn.setEnabled(have)
         self.send_btn.setEnabled(have)
         self.clear_btn.setEnabled(have and not run)
+
+    def _anywhere_note(self, message: str) -> None:
+        self.note.setText(message)
+        self.status_message.emit(message)
 
     def _error(self, message: str) -> None:
         self.last_error = message
@@ -280,6 +277,7 @@ class DictatePage(QWidget):
         self.latency_ms = None
         self.backlog_s = 0.0
         self.latency_label.setText("latency: —")
+        self.anywhere.open_output()   # what is missing is a note; the text still comes here
         opts = self.language_options
         self.job = DictateJob(source, self.model_spec(), device=self.device_box.currentText(), config=self.config,
                               language=opts.language(), task=opts.task(), hotwords=opts.hotwords())
@@ -312,6 +310,7 @@ class DictatePage(QWidget):
             return
         if isinstance(payload, StreamUpdate):
             self.show_update(payload)
+            self.anywhere.on_update(payload)
         elif isinstance(payload, DictateLevel):
             self.meter.set_level(payload.level_db)
             self.backlog_s = payload.backlog_s
@@ -319,7 +318,12 @@ class DictatePage(QWidget):
                 self.audio.mel_frames.emit(payload.mel, "mic")  # the main window's live mel view
         elif isinstance(payload, DictateStarted):
             self.state_label.setText("listening")
-            self.note.setText(f"{payload.message}; {payload.window}; input {payload.source} at {payload.input_rate} Hz")
+            self.anywhere.session_started(payload.engine, self.language_options.language())
+            aw = self.anywhere
+            where = (f"; text goes to: {aw.output_box.currentText().lower()}" if aw.session_mode != "app" else
+                     f"; text stays in this window: {aw.problem}" if aw.problem else "")
+            self.note.setText(f"{payload.message}; {payload.window}; input {payload.source} at {payload.input_rate} Hz"
+                              + where)
             self.status_message.emit(f"dictating with {payload.model_id}")
         elif isinstance(payload, Status):
             self.state_label.setText(str(payload))
@@ -339,6 +343,7 @@ class DictatePage(QWidget):
             self.result = result
             self.state_label.setText("stopped")
             self.note.setText(self.summary(result))
+        self.anywhere.session_finished(f"dictation failed: {result}" if status == "failed" else "")
         if status == "failed":
             self._error(f"dictation failed: {result}")
         elif status == "cancelled" and not isinstance(result, DictateResult):
@@ -426,56 +431,3 @@ class DictatePage(QWidget):
         self.finished_text = self.stable_text = self.tail_text = ""
         self._mark = 0
         self._update_buttons()
-
-    # ------------------------------------------------------------------ copy / save / send
-    def copy(self) -> None:
-        QGuiApplication.clipboard().setText(self.text)
-        self.status_message.emit("transcript copied")
-
-    def _default_path(self) -> Path:
-        import datetime as _dt
-
-        from speechstudio.hub.paths import data_dir
-
-        return data_dir() / "dictation" / f"dictation-{_dt.datetime.now():%Y%m%d-%H%M%S}.txt"
-
-    def _save_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save transcript", str(self._default_path()),
-                                              "Text (*.txt);;All files (*)")
-        if path:
-            self.save(Path(path))
-
-    def save(self, path: Path) -> Path | None:
-        """Write the transcript (UTF-8, one final newline) to ``path`` atomically."""
-        try:
-            write_text_atomic(Path(path), self.text + "\n")
-        except OSError as e:
-            self._error(f"cannot save {path}: {e.strerror or e}")
-            return None
-        self.saved_path = Path(path)
-        self.status_message.emit(f"saved {path}")
-        return self.saved_path
-
-    def _send_dialog(self) -> None:
-        last = settings().value("dictate/send_path") or str(self._default_path().with_name("notes.txt"))
-        path, _ = QFileDialog.getSaveFileName(self, "Append transcript to", str(last), "Text (*.txt);;All files (*)",
-                                              options=QFileDialog.Option.DontConfirmOverwrite)
-        if path:
-            self.send_to_file(Path(path))
-
-    def send_to_file(self, path: Path) -> Path | None:
-        """Append the transcript to ``path`` (created if missing) as a new paragraph; the file is
-        rewritten atomically (old content + new text), so it is never left half-written."""
-        path = Path(path)
-        try:
-            old = path.read_text(encoding="utf-8") if path.exists() else ""
-            if old and not old.endswith("\n"):
-                old += "\n"
-            write_text_atomic(path, old + self.text + "\n")
-        except (OSError, UnicodeDecodeError) as e:
-            self._error(f"cannot append to {path}: {getattr(e, 'strerror', None) or e}")
-            return None
-        settings().setValue("dictate/send_path", str(path))
-        self.status_message.emit(f"transcript appended to {path}")
-        return path
-

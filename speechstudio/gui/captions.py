@@ -1,0 +1,212 @@
+"""Live captions: a frameless, always-on-top window that shows the dictated text (stable words in
+white, the still-changing tail in grey) over any application, for meetings and videos.
+
+It never takes the keyboard focus (``WindowDoesNotAcceptFocus``, shown without activating), so
+text typed or pasted by dictation still goes to the application the user works in.
+
+Drag it with the mouse; the wheel changes the font size, Ctrl+wheel the opacity, Shift+wheel the
+width; the right-click menu has the same and "Hide". Font size (pt), width (px), opacity (0.2-1)
+and position are remembered in the settings under ``captions/``. Only the newest ``lines`` lines
+are shown (older words scroll off the top).
+"""
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QPainter
+from PySide6.QtWidgets import QLabel, QMenu, QVBoxLayout, QWidget
+
+from speechstudio.gui.common import settings
+
+DEFAULTS = {"font_pt": 20, "width": 760, "opacity": 0.85, "lines": 2}
+FONT_RANGE = (8, 72)
+WIDTH_RANGE = (240, 3000)
+OPACITY_RANGE = (0.2, 1.0)
+STABLE_COLOR = "#ffffff"
+TAIL_COLOR = "#a0a0a0"
+
+
+class CaptionsWindow(QWidget):
+    """Signals: ``hidden_by_user()`` (Hide chosen in its menu)."""
+
+    hidden_by_user = Signal()
+
+    def __init__(self) -> None:
+        super().__init__(None, Qt.WindowType.Tool | Qt.WindowType.FramelessWindowHint
+                         | Qt.WindowType.WindowStaysOnTopHint | Qt.WindowType.WindowDoesNotAcceptFocus)
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
+        self.setWindowTitle("SpeechStudio captions")
+        self.setAccessibleName("Live captions")
+        self.stable, self.tail = "", ""
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.RichText)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom)
+        self.label.setAccessibleName("Caption text")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(16, 10, 16, 10)
+        lay.addWidget(self.label)
+        self._drag: QPoint | None = None
+        s = settings()
+        self.font_pt = int(_num(s.value("captions/font_pt"), DEFAULTS["font_pt"], *FONT_RANGE))
+        self.width_px = int(_num(s.value("captions/width"), DEFAULTS["width"], *WIDTH_RANGE))
+        self.opacity = float(_num(s.value("captions/opacity"), DEFAULTS["opacity"], *OPACITY_RANGE))
+        self.lines = int(_num(s.value("captions/lines"), DEFAULTS["lines"], 1, 10))
+        pos = s.value("captions/pos")
+        self._apply()
+        if isinstance(pos, QPoint):
+            self.move(pos)
+        else:
+            self._default_position()
+
+    # ------------------------------------------------------------------ text
+    def set_text(self, stable: str, tail: str = "") -> None:
+        """Show ``stable`` (white) followed by ``tail`` (grey); only the newest lines that fit."""
+        self.stable, self.tail = stable, tail
+        self._render()
+
+    def clear(self) -> None:
+        self.set_text("", "")
+
+    def shown_text(self) -> str:
+        """The plain text on screen now (after cutting old lines)."""
+        stable, tail = self._fit(self.stable, self.tail)
+        return stable + tail
+
+    def _fit(self, stable: str, tail: str) -> tuple[str, str]:
+        """Drop words from the front until stable + tail fit in ``lines`` lines."""
+        fm = self.label.fontMetrics()
+        width = self.width_px - 32
+        sep = " " if stable and tail else ""
+        full = (stable + sep + tail).replace("\n", " ")
+        words = full.split(" ")
+        start = 0
+        flags = int(Qt.TextFlag.TextWordWrap)
+        while start < len(words) - 1:
+            text = " ".join(words[start:])
+            if fm.boundingRect(0, 0, width, 10_000, flags, text).height() <= self.lines * fm.lineSpacing():
+                break
+            start += 1
+        cut = len(" ".join(words[:start])) + (1 if start else 0)   # characters dropped
+        n_stable = len((stable + sep).replace("\n", " "))
+        shown = full[cut:]
+        k = max(0, n_stable - cut)
+        return shown[:k], shown[k:]
+
+    def _render(self) -> None:
+        stable, tail = self._fit(self.stable, self.tail)
+        self.label.setText(f'<span style="color:{STABLE_COLOR}">{html.escape(stable)}</span>'
+                           f'<span style="color:{TAIL_COLOR}">{html.escape(tail)}</span>')
+
+    # ------------------------------------------------------------------ look
+    def _apply(self) -> None:
+        f = QFont(self.font())
+        f.setPointSize(self.font_pt)
+        f.setBold(True)
+        self.label.setFont(f)
+        lh = self.label.fontMetrics().lineSpacing()
+        self.setFixedSize(self.width_px, self.lines * lh + 24)
+        self.setWindowOpacity(self.opacity)
+        self._render()
+        self.update()
+
+    def _default_position(self) -> None:
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        if screen is not None:
+            self.move(screen.center().x() - self.width() // 2, screen.bottom() - self.height() - 60)
+
+    def set_font_pt(self, pt: int) -> None:
+        self.font_pt = int(min(max(pt, FONT_RANGE[0]), FONT_RANGE[1]))
+        self._apply()
+        self._save()
+
+    def set_width(self, px: int) -> None:
+        self.width_px = int(min(max(px, WIDTH_RANGE[0]), WIDTH_RANGE[1]))
+        self._apply()
+        self._save()
+
+    def set_opacity(self, value: float) -> None:
+        self.opacity = round(float(min(max(value, OPACITY_RANGE[0]), OPACITY_RANGE[1])), 2)
+        self._apply()
+        self._save()
+
+    def _save(self) -> None:
+        s = settings()
+        s.setValue("captions/font_pt", self.font_pt)
+        s.setValue("captions/width", self.width_px)
+        s.setValue("captions/opacity", self.opacity)
+        s.setValue("captions/lines", self.lines)
+        s.setValue("captions/pos", self.pos())
+
+    # ------------------------------------------------------------------ events
+    def paintEvent(self, _event) -> None:  # noqa: N802
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setBrush(QColor(20, 20, 20, 235))
+        p.setPen(Qt.PenStyle.NoPen)
+        p.drawRoundedRect(self.rect(), 10, 10)
+
+    def mousePressEvent(self, e) -> None:  # noqa: N802
+        if e.button() == Qt.MouseButton.LeftButton:
+            self._drag = e.globalPosition().toPoint() - self.frameGeometry().topLeft()
+
+    def mouseMoveEvent(self, e) -> None:  # noqa: N802
+        if self._drag is not None:
+            self.move(e.globalPosition().toPoint() - self._drag)
+
+    def mouseReleaseEvent(self, _e) -> None:  # noqa: N802
+        if self._drag is not None:
+            self._drag = None
+            self._save()
+
+    def moveEvent(self, e) -> None:  # noqa: N802
+        super().moveEvent(e)
+        settings().setValue("captions/pos", self.pos())
+
+    def wheelEvent(self, e) -> None:  # noqa: N802
+        step = 1 if e.angleDelta().y() > 0 else -1
+        mods = e.modifiers()
+        if mods & Qt.KeyboardModifier.ControlModifier:
+            self.set_opacity(self.opacity + 0.05 * step)
+        elif mods & Qt.KeyboardModifier.ShiftModifier:
+            self.set_width(self.width_px + 40 * step)
+        else:
+            self.set_font_pt(self.font_pt + step)
+
+    def contextMenuEvent(self, e) -> None:  # noqa: N802
+        menu = QMenu(self)
+        for text, fn in (("Larger text", lambda: self.set_font_pt(self.font_pt + 2)),
+                         ("Smaller text", lambda: self.set_font_pt(self.font_pt - 2)),
+                         ("Wider", lambda: self.set_width(self.width_px + 80)),
+                         ("Narrower", lambda: self.set_width(self.width_px - 80)),
+                         ("More opaque", lambda: self.set_opacity(self.opacity + 0.1)),
+                         ("More transparent", lambda: self.set_opacity(self.opacity - 0.1)),
+                         ("One more line", lambda: self._set_lines(self.lines + 1)),
+                         ("One line less", lambda: self._set_lines(self.lines - 1))):
+            a = QAction(text, menu)
+            a.triggered.connect(fn)
+            menu.addAction(a)
+        menu.addSeparator()
+        hide = QAction("Hide captions", menu)
+        hide.triggered.connect(self._hide_by_user)
+        menu.addAction(hide)
+        menu.exec(e.globalPos())
+
+    def _set_lines(self, n: int) -> None:
+        self.lines = int(min(max(n, 1), 10))
+        self._apply()
+        self._save()
+
+    def _hide_by_user(self) -> None:
+        self.hide()
+        self.hidden_by_user.emit()
+
+
+def _num(value, default: float, lo: float, hi: float) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return default
+    return min(max(v, lo), hi)

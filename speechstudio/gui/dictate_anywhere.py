@@ -1,0 +1,361 @@
+"""Dictate into any application, from the Dictate page: where the text goes (this window only,
+typed or pasted into the focused application, or the clipboard), spoken commands, the live
+captions window, the global hotkey (toggle or push-to-talk), the tray icon and a sound cue.
+
+:class:`AnywherePanel` is a row of controls on the Dictate page and the glue between the page's
+dictation job and the Qt-free parts: every :class:`~speechstudio.asr.streaming.StreamUpdate` goes
+through a :class:`~speechstudio.dictation.composer.Composer` (commands, casing); its edits go to
+a sink (:mod:`speechstudio.dictation.sinks`) in an
+:class:`~speechstudio.dictation.sinks.OutputThread` (typing never blocks the window); the
+composed stable text plus the grey tail go to the :class:`~speechstudio.gui.captions.CaptionsWindow`.
+
+What is missing (no key injection on Wayland without wtype/ydotool, no xclip, a hotkey another
+application holds, no tray) is a message in the page and the tray; dictation into the page still
+works. Settings under ``dictate/`` (output, paste_shortcut, commands, captions, hotkey_enabled,
+hotkey, hotkey_mode, sound_cue).
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+
+from speechstudio.gui.common import settings
+
+OUTPUTS = (("app", "This window only"), ("type", "Type into the focused app"),
+           ("paste", "Paste into the focused app"), ("clipboard", "Copy to the clipboard"))
+
+
+def _flag(value, default: bool) -> bool:
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    return str(value).lower() in ("1", "true", "yes", "on")
+
+
+class AnywherePanel(QWidget):
+    """Signals (queued into the GUI thread from the hotkey / remote-control threads):
+    ``start_requested``, ``stop_requested``, ``toggle_requested``; ``status_message(str)``;
+    ``output_failed(str)`` (from the output thread)."""
+
+    start_requested = Signal()
+    stop_requested = Signal()
+    toggle_requested = Signal()
+    status_message = Signal(str)
+    output_failed = Signal(str)
+
+    def __init__(self, page) -> None:
+        super().__init__()
+        self.page = page
+        self.captions = None          # CaptionsWindow, created when first shown
+        self.tray = None              # DictationTray while the hotkey is on and a tray exists
+        self.hotkey = None            # speechstudio.dictation.hotkey.Hotkey
+        self.control = None           # speechstudio.dictation.control.ControlServer
+        self.composer = None
+        self.output = None            # OutputThread for the session
+        self.session_mode = "app"
+        self.problem = ""             # why this session's text stays in the page ("" = it does not)
+        self.message = ""
+        self._restoring = True
+        self._build()
+        self._restore()
+        self._restoring = False
+        self.start_requested.connect(lambda: None if page.running else page.start())
+        self.stop_requested.connect(lambda: page.stop())
+        self.toggle_requested.connect(lambda: page.toggle())
+        self.output_failed.connect(self._on_output_failed)
+
+    # ------------------------------------------------------------------ layout
+    def _build(self) -> None:
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(QLabel("Text goes to"))
+        self.output_box = QComboBox()
+        self.output_box.setAccessibleName("Dictation output")
+        self.output_box.setToolTip("Type or paste the stable text where the cursor is in the application that has "
+                                   "the focus (start with the hotkey while you work there), or keep it on the clipboard")
+        for mode, label in OUTPUTS:
+            self.output_box.addItem(label, mode)
+        lay.addWidget(self.output_box)
+        self.shortcut_box = QComboBox()
+        self.shortcut_box.setAccessibleName("Paste shortcut")
+        self.shortcut_box.setToolTip("The target's paste shortcut (terminals: Ctrl+Shift+V or Shift+Insert)")
+        self.shortcut_box.addItems(["ctrl+v", "ctrl+shift+v", "shift+insert"])
+        lay.addWidget(self.shortcut_box)
+        self.commands_check = QCheckBox("Spoken commands")
+        self.commands_check.setToolTip("\"comma\", \"period\", \"new line\", \"new paragraph\", \"scratch that\", "
+                                       "\"stop dictating\"... (per language, editable)")
+        lay.addWidget(self.commands_check)
+        self.edit_btn = QPushButton("Edit…")
+        self.edit_btn.setAccessibleName("Edit spoken commands")
+        lay.addWidget(self.edit_btn)
+        self.captions_check = QCheckBox("Captions")
+        self.captions_check.setAccessibleName("Show live captions")
+        self.captions_check.setToolTip("A window on top of everything with the live text (drag to move; wheel: "
+                                       "text size, Ctrl+wheel: opacity, Shift+wheel: width)")
+        lay.addWidget(self.captions_check)
+        self.hotkey_check = QCheckBox("Hotkey")
+        self.hotkey_check.setAccessibleName("Global dictation hotkey")
+        self.hotkey_check.setToolTip("Start and stop dictation from any application; also shows the tray icon. "
+                                     "On Wayland bind a desktop shortcut to `speechstudio dictate --toggle`")
+        lay.addWidget(self.hotkey_check)
+        self.hotkey_edit = QLineEdit()
+        self.hotkey_edit.setAccessibleName("Hotkey keys")
+        self.hotkey_edit.setPlaceholderText("ctrl+alt+d")
+        self.hotkey_edit.setMaximumWidth(130)
+        lay.addWidget(self.hotkey_edit)
+        self.hotkey_mode = QComboBox()
+        self.hotkey_mode.setAccessibleName("Hotkey mode")
+        self.hotkey_mode.addItem("toggle", "toggle")
+        self.hotkey_mode.addItem("push to talk", "push_to_talk")
+        lay.addWidget(self.hotkey_mode)
+        self.cue_check = QCheckBox("Sound")
+        self.cue_check.setToolTip("A short tone when dictation starts and stops")
+        lay.addWidget(self.cue_check)
+        lay.addStretch(1)
+        self.output_box.currentIndexChanged.connect(self._changed)
+        self.shortcut_box.currentIndexChanged.connect(self._changed)
+        self.commands_check.toggled.connect(self._changed)
+        self.cue_check.toggled.connect(self._changed)
+        self.captions_check.toggled.connect(self.show_captions)
+        self.hotkey_check.toggled.connect(self.enable_hotkey)
+        self.hotkey_edit.editingFinished.connect(self._hotkey_changed)
+        self.hotkey_mode.currentIndexChanged.connect(self._hotkey_changed)
+        self.edit_btn.clicked.connect(self.edit_commands)
+
+    def _restore(self) -> None:
+        from speechstudio.dictation.hotkey import DEFAULT_HOTKEY
+
+        s = settings()
+        i = self.output_box.findData(str(s.value("dictate/output", "app")))
+        self.output_box.setCurrentIndex(max(0, i))
+        self.shortcut_box.setCurrentText(str(s.value("dictate/paste_shortcut", "ctrl+v")))
+        self.commands_check.setChecked(_flag(s.value("dictate/commands"), True))
+        self.cue_check.setChecked(_flag(s.value("dictate/sound_cue"), True))
+        self.hotkey_edit.setText(str(s.value("dictate/hotkey", DEFAULT_HOTKEY)))
+        self.hotkey_mode.setCurrentIndex(max(0, self.hotkey_mode.findData(str(s.value("dictate/hotkey_mode", "toggle")))))
+        self.shortcut_box.setVisible(self.mode == "paste")
+        self.captions_check.setChecked(_flag(s.value("dictate/captions"), False))
+        self.hotkey_check.setChecked(_flag(s.value("dictate/hotkey_enabled"), False))
+
+    def save_settings(self) -> None:
+        if self._restoring:
+            return
+        s = settings()
+        s.setValue("dictate/output", self.mode)
+        s.setValue("dictate/paste_shortcut", self.shortcut_box.currentText())
+        s.setValue("dictate/commands", self.commands_check.isChecked())
+        s.setValue("dictate/sound_cue", self.cue_check.isChecked())
+        s.setValue("dictate/captions", self.captions_check.isChecked())
+        s.setValue("dictate/hotkey_enabled", self.hotkey_check.isChecked())
+        s.setValue("dictate/hotkey", self.hotkey_edit.text().strip())
+        s.setValue("dictate/hotkey_mode", self.hotkey_mode.currentData())
+
+    def _changed(self) -> None:
+        self.shortcut_box.setVisible(self.mode == "paste")
+        self.save_settings()
+
+    @property
+    def mode(self) -> str:
+        return str(self.output_box.currentData())
+
+    def _note(self, message: str) -> None:
+        self.message = message
+        self.status_message.emit(message)
+
+    # ------------------------------------------------------------------ session (called by the page)
+    def open_output(self) -> str:
+        """Before the job starts: open the chosen output. Returns "" or what is missing (the
+        session then writes into the page only)."""
+        from speechstudio.dictation.sinks import OutputThread, open_sink
+        from speechstudio.errors import SpeechStudioError
+
+        self.session_mode, self.output, self.problem = "app", None, ""
+        try:
+            sink = open_sink(self.mode, paste_shortcut=self.shortcut_box.currentText())
+        except SpeechStudioError as e:
+            self.problem = str(e)
+            self._note(f"text stays in this window: {e}")
+            if self.tray is not None:
+                self.tray.notify(str(e))
+            return str(e)
+        if sink is not None:
+            self.session_mode = self.mode
+            self.output = OutputThread(sink, on_error=self.output_failed.emit)
+        return ""
+
+    def session_started(self, engine: str, language: str | None) -> None:
+        from speechstudio.dictation.commands import CommandTable, CommandTableError
+        from speechstudio.dictation.composer import Composer
+
+        commands = ()
+        if self.commands_check.isChecked():
+            try:
+                commands = CommandTable.load().for_language(language)
+            except CommandTableError as e:
+                self._note(f"spoken commands off: {e}")
+        self.composer = Composer(commands, casing="sentence" if engine == "wav2vec2" else "keep")
+        if self.tray is not None:
+            self.tray.set_state("listening", f"text goes to: {self.output_box.currentText().lower()}")
+        self._cue(True)
+
+    def on_update(self, u) -> None:
+        if self.composer is None:
+            return
+        edit = self.composer.feed(u)
+        if self.output is not None:
+            self.output.put(edit)
+        self._show_captions(u.tail_text)
+        if self.composer.stop_requested and self.page.running:
+            self.page.stop()
+
+    def session_finished(self, failed: str = "") -> None:
+        if self.composer is not None and self.output is not None:
+            self.output.put(self.composer.flush())
+        if self.output is not None:
+            self.output.finish()       # the thread drains the queue and ends; the window is not blocked
+        self.output = None
+        if self.composer is not None:
+            self._show_captions("")
+        if self.tray is not None:
+            self.tray.set_state("error" if failed else "idle", failed)
+        if self.composer is not None:
+            self._cue(False)
+        self.composer = None
+
+    def _on_output_failed(self, message: str) -> None:
+        self._note(f"cannot put the text into the other application: {message}; it stays in this window")
+        if self.tray is not None:
+            self.tray.set_state("error", message)
+            self.tray.notify(message)
+
+    @property
+    def composed_text(self) -> str:
+        return self.composer.text if self.composer is not None else ""
+
+    def _cue(self, start: bool) -> None:
+        if not self.cue_check.isChecked():
+            return
+        from speechstudio.gui.tray import cue_tone
+
+        try:
+            self.page.audio.play(cue_tone(start), 16000)
+        except Exception:  # noqa: BLE001 - no output device: no cue
+            pass
+
+    # ------------------------------------------------------------------ captions
+    def show_captions(self, on: bool) -> None:
+        if on and self.captions is None:
+            from speechstudio.gui.captions import CaptionsWindow
+
+            self.captions = CaptionsWindow()
+            self.captions.hidden_by_user.connect(lambda: self.captions_check.setChecked(False))
+        if self.captions is not None:
+            self.captions.setVisible(on)
+            if on:
+                self._show_captions(self.page.tail_text)
+        if self.tray is not None:
+            self.tray.set_captions_checked(on)
+        self.save_settings()
+
+    def _show_captions(self, tail: str) -> None:
+        if self.captions is None or not self.captions.isVisible():
+            return
+        stable = self.composer.text if self.composer is not None else self.page.text
+        held = self.composer.held if self.composer is not None else ""
+        self.captions.set_text(stable.replace("\n", " "), " ".join(p for p in (held, tail) if p))
+
+    # ------------------------------------------------------------------ hotkey, tray, remote toggle
+    def enable_hotkey(self, on: bool, listener_factory=None) -> str:
+        """Start or stop the global hotkey, the tray icon and the remote toggle. Returns "" or
+        what is missing (also shown in the page)."""
+        from speechstudio.dictation.hotkey import Hotkey
+        from speechstudio.errors import SpeechStudioError
+
+        self._stop_hotkey()
+        problem = ""
+        if on:
+            self._start_tray()
+            self._start_control()
+            spec = self.hotkey_edit.text().strip() or "ctrl+alt+d"
+            try:
+                self.hotkey = Hotkey(spec, self.start_requested.emit, self.stop_requested.emit,
+                                     mode=str(self.hotkey_mode.currentData()), is_active=lambda: self.page.running,
+                                     listener_factory=listener_factory)
+                self.hotkey.start()
+                self._note(f"hotkey {spec} ({self.hotkey_mode.currentText()}) starts and stops dictation "
+                           "from any application")
+            except SpeechStudioError as e:
+                self.hotkey, problem = None, str(e)
+                self._note(problem)
+                if self.tray is not None:
+                    self.tray.set_state("error", problem)
+        self.save_settings()
+        return problem
+
+    def _hotkey_changed(self) -> None:
+        if self.hotkey_check.isChecked():
+            self.enable_hotkey(True)
+        else:
+            self.save_settings()
+
+    def _stop_hotkey(self) -> None:
+        if self.hotkey is not None:
+            self.hotkey.stop()
+            self.hotkey = None
+        if self.tray is not None:
+            self.tray.hide()
+            self.tray = None
+        if self.control is not None:
+            self.control.close()
+            self.control = None
+
+    def _start_tray(self) -> None:
+        from speechstudio.gui.tray import DictationTray, tray_available
+
+        if not tray_available():
+            self._note("no system tray on this desktop: the hotkey works without the tray icon")
+            return
+        self.tray = DictationTray(self)
+        self.tray.toggle_requested.connect(self.toggle_requested.emit)
+        self.tray.captions_toggled.connect(self.captions_check.setChecked)
+        self.tray.show_requested.connect(self._show_window)
+        self.tray.quit_requested.connect(lambda: self.page.window().close())
+        self.tray.set_captions_checked(self.captions_check.isChecked())
+        self.tray.set_state("listening" if self.page.running else "idle")
+        self.tray.show()
+
+    def _start_control(self) -> None:
+        from speechstudio.dictation.control import ControlServer
+
+        def handle(cmd: str) -> str:
+            running = self.page.running
+            if cmd == "toggle":
+                self.toggle_requested.emit()
+                return "dictation stopping" if running else "dictation starting"
+            (self.start_requested if cmd == "start" else self.stop_requested).emit()
+            return f"dictation {'starting' if cmd == 'start' else 'stopping'}"
+
+        try:
+            self.control = ControlServer(handle)
+        except Exception as e:  # noqa: BLE001 - another instance, a path too long: the hotkey still works
+            self.control = None
+            self.status_message.emit(f"`speechstudio dictate --toggle` unavailable: {e}")
+
+    def _show_window(self) -> None:
+        w = self.page.window()
+        w.showNormal()
+        w.raise_()
+        w.activateWindow()
+
+    def edit_commands(self) -> None:
+        from speechstudio.gui.commands_dialog import CommandsDialog
+
+        CommandsDialog(self).exec()
+
+    def shutdown(self) -> None:
+        """Stop the hotkey listener, the remote toggle, the tray and the captions window."""
+        self._stop_hotkey()
+        if self.captions is not None:
+            self.captions.close()
+            self.captions = None

@@ -1,0 +1,86 @@
+"""The Dictate page's transcript actions: Copy, Save as… and Send to file… (append), written
+atomically (temp file in the same folder + ``os.replace``)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QFileDialog
+
+from speechstudio.gui.common import settings
+
+
+def write_text_atomic(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder and
+    ``os.replace``: readers see the old file or the new one, never half of it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.part")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+class TranscriptFileActions:
+    """Mixed into :class:`~speechstudio.gui.dictate_page.DictatePage`: uses its ``text``,
+    ``status_message``, ``_error`` and sets ``saved_path``."""
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.text)
+        self.status_message.emit("transcript copied")
+
+    def _default_path(self) -> Path:
+        import datetime as _dt
+
+        from speechstudio.hub.paths import data_dir
+
+        return data_dir() / "dictation" / f"dictation-{_dt.datetime.now():%Y%m%d-%H%M%S}.txt"
+
+    def _save_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save transcript", str(self._default_path()),
+                                              "Text (*.txt);;All files (*)")
+        if path:
+            self.save(Path(path))
+
+    def save(self, path: Path) -> Path | None:
+        """Write the transcript (UTF-8, one final newline) to ``path`` atomically."""
+        try:
+            write_text_atomic(Path(path), self.text + "\n")
+        except OSError as e:
+            self._error(f"cannot save {path}: {e.strerror or e}")
+            return None
+        self.saved_path = Path(path)
+        self.status_message.emit(f"saved {path}")
+        return self.saved_path
+
+    def _send_dialog(self) -> None:
+        last = settings().value("dictate/send_path") or str(self._default_path().with_name("notes.txt"))
+        path, _ = QFileDialog.getSaveFileName(self, "Append transcript to", str(last), "Text (*.txt);;All files (*)",
+                                              options=QFileDialog.Option.DontConfirmOverwrite)
+        if path:
+            self.send_to_file(Path(path))
+
+    def send_to_file(self, path: Path) -> Path | None:
+        """Append the transcript to ``path`` (created if missing) as a new paragraph; the file is
+        rewritten atomically (old content + new text), so it is never left half-written."""
+        path = Path(path)
+        try:
+            old = path.read_text(encoding="utf-8") if path.exists() else ""
+            if old and not old.endswith("\n"):
+                old += "\n"
+            write_text_atomic(path, old + self.text + "\n")
+        except (OSError, UnicodeDecodeError) as e:
+            self._error(f"cannot append to {path}: {getattr(e, 'strerror', None) or e}")
+            return None
+        settings().setValue("dictate/send_path", str(path))
+        self.status_message.emit(f"transcript appended to {path}")
+        return path
+

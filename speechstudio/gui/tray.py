@@ -1,0 +1,112 @@
+"""The dictation tray icon: shows whether dictation listens (red dot), is idle (grey) or failed
+(amber), and offers Start/Stop, the captions window, the main window and Quit.
+
+``QSystemTrayIcon`` needs a tray host (a panel with a notification area; GNOME needs the
+AppIndicator extension): :func:`tray_available` says whether there is one; without it the
+hotkey and captions still work, only the icon is missing.
+
+Also :func:`cue_tone`: the short sound played when dictation starts (rising) or stops (falling).
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+STATES = {"idle": "#8a8a8a", "listening": "#d92b2b", "error": "#e0a000"}
+
+
+def tray_available() -> bool:
+    """True when the desktop has a system tray (notification area)."""
+    return QSystemTrayIcon.isSystemTrayAvailable()
+
+
+def state_icon(state: str, size: int = 64) -> QIcon:
+    """A round icon in the state's colour (:data:`STATES`) with a white microphone-like bar."""
+    pm = QPixmap(size, size)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    p.setPen(Qt.PenStyle.NoPen)
+    p.setBrush(QColor(STATES.get(state, STATES["idle"])))
+    p.drawEllipse(2, 2, size - 4, size - 4)
+    p.setBrush(QColor("white"))
+    w, h = size * 0.22, size * 0.42
+    p.drawRoundedRect(int((size - w) / 2), int(size * 0.18), int(w), int(h), w / 2, w / 2)
+    p.drawRect(int(size * 0.48), int(size * 0.62), int(size * 0.06), int(size * 0.14))
+    p.drawRect(int(size * 0.36), int(size * 0.74), int(size * 0.30), int(size * 0.05))
+    p.end()
+    return QIcon(pm)
+
+
+class DictationTray(QObject):
+    """The tray icon and its menu. Signals: ``toggle_requested()``, ``captions_toggled(bool)``,
+    ``show_requested()``, ``quit_requested()``; a click on the icon toggles dictation."""
+
+    toggle_requested = Signal()
+    captions_toggled = Signal(bool)
+    show_requested = Signal()
+    quit_requested = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.state = "idle"
+        self.icon = QSystemTrayIcon(state_icon("idle"), parent)
+        menu = QMenu()
+        self.toggle_action = QAction("Start dictation", menu)
+        self.toggle_action.triggered.connect(self.toggle_requested.emit)
+        self.captions_action = QAction("Show live captions", menu)
+        self.captions_action.setCheckable(True)
+        self.captions_action.toggled.connect(self.captions_toggled.emit)
+        show = QAction("Show SpeechStudio", menu)
+        show.triggered.connect(self.show_requested.emit)
+        quit_ = QAction("Quit", menu)
+        quit_.triggered.connect(self.quit_requested.emit)
+        for a in (self.toggle_action, self.captions_action, show):
+            menu.addAction(a)
+        menu.addSeparator()
+        menu.addAction(quit_)
+        self.menu = menu
+        self.icon.setContextMenu(menu)
+        self.icon.activated.connect(self._activated)
+        self.set_state("idle")
+
+    def _activated(self, reason) -> None:
+        if reason == QSystemTrayIcon.ActivationReason.Trigger:
+            self.toggle_requested.emit()
+
+    def set_state(self, state: str, detail: str = "") -> None:
+        """``"idle"`` / ``"listening"`` / ``"error"``; ``detail`` goes into the tooltip."""
+        self.state = state
+        self.icon.setIcon(state_icon(state))
+        self.toggle_action.setText("Stop dictation" if state == "listening" else "Start dictation")
+        words = {"idle": "dictation off", "listening": "dictating", "error": "dictation problem"}[state]
+        self.icon.setToolTip(f"SpeechStudio: {words}" + (f"\n{detail}" if detail else ""))
+
+    def set_captions_checked(self, on: bool) -> None:
+        self.captions_action.blockSignals(True)
+        self.captions_action.setChecked(on)
+        self.captions_action.blockSignals(False)
+
+    def show(self) -> None:
+        self.icon.show()
+
+    def hide(self) -> None:
+        self.icon.hide()
+
+    def notify(self, message: str) -> None:
+        """A balloon message (e.g. what is missing for typing into other apps)."""
+        if self.icon.isVisible() and QSystemTrayIcon.supportsMessages():
+            self.icon.showMessage("SpeechStudio dictation", message, QSystemTrayIcon.MessageIcon.Warning, 8000)
+
+
+def cue_tone(start: bool, sample_rate: int = 16000) -> np.ndarray:
+    """Two 60 ms tones, rising (start: 660 then 880 Hz) or falling (stop), 5 ms fades, peak
+    0.2: ``np.ndarray[float32]`` shape (n,), mono, ``sample_rate`` Hz, range [-0.2, 0.2]."""
+    n = int(0.06 * sample_rate)
+    t = np.arange(n, dtype=np.float32) / sample_rate
+    fade = np.minimum(1.0, np.minimum(np.arange(n), np.arange(n)[::-1]) / (0.005 * sample_rate)).astype(np.float32)
+    freqs = (660.0, 880.0) if start else (880.0, 660.0)
+    out = np.concatenate([0.2 * np.sin(2 * np.pi * f * t) * fade for f in freqs])
+    return out.astype(np.float32)
