@@ -188,7 +188,8 @@ class TranscriptEditor(QWidget):
     def _on_text_changed(self) -> None:
         if self._loading or self.document is None:
             return
-        lines = self.text.toPlainText().split("\n")
+        # blocks end in U+2029; toPlainText() would also turn no-break spaces into spaces
+        lines = self.text.document().toRawText().split("\u2029")
         if lines == [""] and not self.document.segments:
             return
         try:

@@ -9,6 +9,13 @@
 ``"edit_history"``, so undo and redo survive a restart (up to ``history.MAX_SAVED`` changes).
 :meth:`export` writes txt / srt / vtt / json through the batch exporters.
 
+What survives a restart: the edited segments and words, every key of the file, and the undo and
+redo stacks (the last ``history.MAX_SAVED`` changes each). What does not: the grouping of the
+typing in progress (the next keystroke after a reload starts a new undo step). Undo refuses, with
+:class:`TranscriptFileError`, when the segments no longer match the history (the file was
+rewritten by something else); :meth:`save` refuses to write over a file changed on disk since it
+was loaded.
+
 Word timing through edits: see :mod:`speechstudio.transcript.edits` and
 :mod:`speechstudio.transcript.words`.
 """
