@@ -184,6 +184,9 @@ def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_a
     ed.document.edit_text(0, "Hello world again")
     ed.run(lambda: None)
     assert row.segments[0].text == "Hello world again"   # the page's Export… writes the edit too
+    assert view.rewrite_btn.isVisible()
+    view.rewrite_btn.click()                             # the srt next to the input, rewritten
+    assert srt.read_text(encoding="utf-8").startswith("1\n00:00:00,000 --> 00:00:02,200\nHello world again\n")
     view.edit_btn.click()                                # leaving the editor saves
     assert not view.editing and page.segments.item(0, 2).text() == "Hello world again"
     assert json.loads((tmp_path / "talk.json").read_text())["segments"][0]["text"] == "Hello world again"

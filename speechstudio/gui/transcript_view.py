@@ -60,7 +60,8 @@ class TranscriptView(QWidget):
     """Title line, "Edit transcript", export format + button, and the transcript: the segment
     table (click a segment to hear it) or, while editing, the :class:`TranscriptEditor` (edits
     are saved into the row's ``.json`` transcript, created next to its other outputs when the
-    run wrote none, and copied into ``row.segments`` so "Export…" writes them too).
+    run wrote none, and copied into ``row.segments`` so "Export…" writes them too; "Rewrite
+    outputs" writes them over the row's txt / srt / vtt files).
 
     ``audio`` (:class:`~.audio_hub.AudioHub`) and ``io`` (the I/O worker) give the editor its
     player; without them it edits without playback. Signal ``status_message(str)``."""
@@ -83,6 +84,11 @@ class TranscriptView(QWidget):
         self.edit_btn.setAccessibleName("Edit the transcript")
         self.edit_btn.setToolTip("Fix words, times and segments; the player follows the cursor")
         hdr.addWidget(self.edit_btn)
+        self.rewrite_btn = QPushButton("Rewrite outputs")
+        self.rewrite_btn.setAccessibleName("Write the edited transcript over this file's outputs")
+        self.rewrite_btn.setVisible(False)
+        self.rewrite_btn.clicked.connect(self.rewrite_outputs)
+        hdr.addWidget(self.rewrite_btn)
         self.export_label = QLabel("Export as")
         hdr.addWidget(self.export_label)
         self.export_box = QComboBox()
@@ -166,12 +172,34 @@ class TranscriptView(QWidget):
         for w in (self.export_label, self.export_box, self.export_btn):
             w.setVisible(not on)  # the editor has its own export of the edited text
         self.edit_btn.setText("Close editor" if on else "Edit transcript")
+        others = self._other_outputs()
+        self.rewrite_btn.setVisible(on and bool(others))
+        self.rewrite_btn.setToolTip("Write the edited transcript over:\n" + "\n".join(str(p) for p in others))
         if on:
             self.title.setText(f"Editing {row.item.path.name} — saved into {doc.path.name} as you go")
             self._make_room()
             self.editor.text.setFocus()
         elif row is not None:
             self._fill_table(row)
+
+    def _other_outputs(self) -> list[Path]:
+        """The row's outputs other than its ``.json`` (txt / srt / vtt … the batch wrote)."""
+        from speechstudio.batch.export import FORMATS
+
+        row = self.row
+        return [p for p in (row.outputs if row is not None else ()) if p.suffix.lstrip(".") in FORMATS
+                and p.suffix != ".json"]
+
+    def rewrite_outputs(self) -> list[Path]:
+        """Write the edited transcript over the row's other outputs (same formats, atomic);
+        returns the files written."""
+        if self.editor.document is None:
+            return []
+        self.editor.flush()
+        done = [p for p in self._other_outputs() if self.editor.export(p.suffix.lstrip("."), p) is not None]
+        if done:
+            self.status_message.emit("rewrote " + ", ".join(p.name for p in done))
+        return done
 
     def _make_room(self) -> None:
         """In a vertical splitter (the Transcribe page), give the editor at least 60 % of it."""
