@@ -11,6 +11,7 @@ window; columns fit the page at 1280×800 (long cells are elided, full text in t
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QHeaderView,
                                QMessageBox, QProgressBar, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
@@ -209,8 +210,9 @@ class ModelsPage(QWidget):
                 if c == 2 and not m.installed and not listing.online:
                     tip = f"needs network: {listing.offline_reason}. Import a model folder instead, or try again online."
                 it.setToolTip(tip)
-                if c == 2 and m.installed:
-                    it.setForeground(Qt.GlobalColor.darkGreen)
+                if c == 2 and m.installed:  # a green that reads on both light and dark backgrounds
+                    dark = self.table.palette().base().color().lightness() < 128
+                    it.setForeground(QColor("#4ade80") if dark else QColor("#15803d"))
                 self.table.setItem(r, c, it)
         if listing.default_model:
             self.default_label.setText(f"(default) is {listing.default_model}: {listing.default_reason}.")

@@ -146,6 +146,8 @@ class WindowMenusMixin:
             if new.precision != old.precision and hasattr(page, "precision_box"):
                 page.precision_box.setCurrentText(new.precision)
                 done.append(f"{name} precision")
+        if new.theme != old.theme and getattr(self, "models", None) is not None:
+            self.models.refresh()  # its status colours follow the theme
         if done:
             self.show_status("settings applied: " + ", ".join(done))
         return done
