@@ -173,7 +173,10 @@ _CACHE_LOCK = threading.Lock()
 def user_lexicon(language: str) -> Lexicon | None:
     """The user's lexicon for ``language`` (``lexicon_path``), or None when there is none / it is
     empty. Re-read when the file changes (edits in the Speak page apply to the next sentence)."""
-    path = lexicon_path(language)
+    try:
+        path = lexicon_path(language)
+    except UsageError:  # a voice language that is no language code: no lexicon
+        return None
     try:
         st = path.stat()
     except OSError:
