@@ -21,6 +21,7 @@ synthesizes sequentially.
 from __future__ import annotations
 
 import copy
+import itertools
 import os
 import threading
 from collections import deque
@@ -83,14 +84,16 @@ def stream_workers(voice: VitsVoice, workers: int | None = None) -> tuple[int, i
 
     ``workers=None``: on CPU, one worker per intra-op thread the process has
     (``torch.get_num_threads()``, at most ``MAX_AUTO_WORKERS``), so the CPU budget set with
-    ``torch.set_num_threads`` is kept; on CUDA 1 (sequential). A voice on the onnx engine
-    synthesizes sequentially with all of onnxruntime's threads (as Piper does), without
-    importing torch.
+    ``torch.set_num_threads`` is kept; on CUDA 1 (sequential). A voice on the onnx engine: one
+    worker per CPU (``piper_onnx.cpu_threads``), each on the voice's single-threaded onnxruntime
+    session (``OnnxPiperRunner.single_threaded``); torch is not imported.
     """
     if getattr(voice, "engine", "torch") == "onnx":
         from speechstudio.tts.piper_onnx import cpu_threads
 
-        return 1, cpu_threads()
+        threads = cpu_threads()
+        workers = min(threads, MAX_AUTO_WORKERS) if workers is None else max(1, int(workers))
+        return workers, 1 if workers > 1 else threads
     import torch
 
     threads = max(1, torch.get_num_threads())
@@ -104,14 +107,18 @@ _POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
 _POOLS_LOCK = threading.Lock()
 
 
-def _pool(workers: int, intra: int) -> ThreadPoolExecutor:
-    """A shared pool of ``workers`` threads, each set to ``intra`` torch intra-op threads."""
-    import torch
-
+def _pool(workers: int, intra: int, torch_threads: bool = True) -> ThreadPoolExecutor:
+    """A shared pool of ``workers`` threads, each set to ``intra`` torch intra-op threads
+    (``torch_threads=False``: plain threads, torch not imported; for the onnx engine)."""
     with _POOLS_LOCK:
-        pool = _POOLS.get((workers, intra))
+        pool = _POOLS.get((workers, intra, torch_threads))
         if pool is not None:
             return pool
+        if not torch_threads:
+            pool = _POOLS[(workers, intra, torch_threads)] = ThreadPoolExecutor(workers, thread_name_prefix="speechstudio-tts")
+            return pool
+        import torch
+
         main_threads = torch.get_num_threads()
         barrier = threading.Barrier(workers)
 
@@ -124,7 +131,7 @@ def _pool(workers: int, intra: int) -> ThreadPoolExecutor:
         for f in [pool.submit(setup) for _ in range(workers)]:
             f.result()
         torch.set_num_threads(main_threads)  # set_num_threads also changed the process-wide default
-        _POOLS[(workers, intra)] = pool
+        _POOLS[(workers, intra, torch_threads)] = pool
         return pool
 
 
@@ -132,6 +139,8 @@ def _synthesize_job(voice: VitsVoice, sentence: str, settings: SynthesisSettings
     """Worker: one sentence -> ``(audio, warnings)``; a shallow copy keeps warnings per sentence."""
     own = copy.copy(voice)  # same model; own warnings list
     own.warnings = []
+    if getattr(own, "engine", "torch") == "onnx":
+        own.runner = voice.runner.single_threaded()  # one sentence per worker, one thread each
     audio = own.synthesize(sentence, settings) if sentence else np.zeros(0, dtype=np.float32)
     return audio, tuple(own.warnings)
 
@@ -215,6 +224,11 @@ def stream_speech(
     if current is None:
         raise EmptyTextError("text is empty or has nothing a voice can say")
     n_workers, intra = stream_workers(voice, workers)
+    if n_workers > 1 and getattr(voice, "engine", "torch") == "onnx":
+        following = next(parts, None)
+        if following is not None:  # more than one sentence: open the workers' session meanwhile
+            voice.runner.single_threaded()
+            parts = itertools.chain([following], parts)
     while current is not None:
         part_voice, part_settings = resolve(current)
         part_voice.warnings.clear()
@@ -231,7 +245,7 @@ def stream_speech(
     if current is None:
         return
     # The rest: synthesized ahead on the pool, yielded in order.
-    pool = _pool(n_workers, intra)
+    pool = _pool(n_workers, intra, torch_threads=getattr(voice, "engine", "torch") != "onnx")
     pending: deque = deque()  # (index, part, part voice, chars_done, future)
     try:
         while current is not None or pending:

