@@ -17,7 +17,7 @@ hotkey, hotkey_mode, sound_cue).
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from speechstudio.gui.common import settings
 
@@ -67,8 +67,11 @@ class AnywherePanel(QWidget):
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(0, 0, 0, 0)
+        lay, second = QHBoxLayout(), QHBoxLayout()
+        rows.addLayout(lay)
+        rows.addLayout(second)
         lay.addWidget(QLabel("Text goes to"))
         self.output_box = QComboBox()
         self.output_box.setAccessibleName("Dictation output")
@@ -89,12 +92,14 @@ class AnywherePanel(QWidget):
         self.edit_btn = QPushButton("Edit…")
         self.edit_btn.setAccessibleName("Edit spoken commands")
         lay.addWidget(self.edit_btn)
-        self.captions_check = QCheckBox("Captions")
+        lay.addStretch(1)
+        lay = second
+        self.captions_check = QCheckBox("Live captions")
         self.captions_check.setAccessibleName("Show live captions")
         self.captions_check.setToolTip("A window on top of everything with the live text (drag to move; wheel: "
                                        "text size, Ctrl+wheel: opacity, Shift+wheel: width)")
         lay.addWidget(self.captions_check)
-        self.hotkey_check = QCheckBox("Hotkey")
+        self.hotkey_check = QCheckBox("Global hotkey")
         self.hotkey_check.setAccessibleName("Global dictation hotkey")
         self.hotkey_check.setToolTip("Start and stop dictation from any application; also shows the tray icon. "
                                      "On Wayland bind a desktop shortcut to `speechstudio dictate --toggle`")
@@ -109,7 +114,7 @@ class AnywherePanel(QWidget):
         self.hotkey_mode.addItem("toggle", "toggle")
         self.hotkey_mode.addItem("push to talk", "push_to_talk")
         lay.addWidget(self.hotkey_mode)
-        self.cue_check = QCheckBox("Sound")
+        self.cue_check = QCheckBox("Sound cue")
         self.cue_check.setToolTip("A short tone when dictation starts and stops")
         lay.addWidget(self.cue_check)
         lay.addStretch(1)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QTextCharFormat
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
 from speechstudio.asr.streaming import StreamUpdate
@@ -35,12 +35,12 @@ from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import DEFAULT_MODEL, LevelMeter, ModelPicker, device_picker, settings
 from speechstudio.gui.dictate_anywhere import AnywherePanel
 from speechstudio.gui.dictate_files import TranscriptFileActions, write_text_atomic  # noqa: F401 - re-exported
+from speechstudio.gui.dictate_view import TAIL_COLOR, LiveTranscriptView
 from speechstudio.gui.transcribe_options import LanguageOptions
 
-TAIL_COLOR = "#8a8a8a"
 
 
-class DictatePage(TranscriptFileActions, QWidget):
+class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
     """Signals: ``status_message(str)`` (for the status line), ``finished(str)`` (the whole text,
     after Stop has flushed), ``transcript_changed()``."""
 
@@ -362,67 +362,6 @@ class DictatePage(TranscriptFileActions, QWidget):
             prob = result.language_probability
             parts.append(f"language {result.language}" + (f" ({prob:.2f})" if prob is not None else ""))
         return "; ".join(parts)
-
-    # ------------------------------------------------------------------ transcript view
-    def show_update(self, u) -> None:
-        """Show a :class:`~speechstudio.asr.streaming.StreamUpdate`: replace the current utterance's
-        stable text and tail; on ``final`` the utterance joins the finished text."""
-        lag = max(0.0, u.audio_s - u.stable_s) + u.compute_s + (self.backlog_s if u.kind == "partial" else 0.0)
-        self.latency_ms = lag * 1000.0
-        self.latency_label.setText(f"{self.latency_ms:.0f} ms behind real time")
-        if u.kind == "final":
-            if u.stable_text:
-                self.finished_text = " ".join(p for p in (self.finished_text, u.stable_text) if p)
-            self.stable_text, self.tail_text = "", ""
-            self._render(final_piece=u.stable_text)
-        else:
-            self.stable_text, self.tail_text = u.stable_text, u.tail_text
-            self._render()
-        self.transcript_changed.emit()
-        self._update_buttons()
-
-    def _render(self, final_piece: str | None = None) -> None:
-        """Rewrite the document from ``_mark`` (the current utterance) to the end."""
-        doc = self.view.document()
-        cur = QTextCursor(doc)
-        cur.setPosition(min(self._mark, doc.characterCount() - 1))
-        cur.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-        cur.removeSelectedText()
-        sep = " " if self._mark > 0 else ""
-        if final_piece is not None:
-            if final_piece:
-                cur.insertText(sep + final_piece, self.stable_fmt)
-            self._mark = doc.characterCount() - 1
-        else:
-            stable = sep + self.stable_text if self.stable_text else ""
-            if stable:
-                cur.insertText(stable, self.stable_fmt)
-            if self.tail_text:
-                if stable or sep:
-                    cur.insertText(" ", self.stable_fmt)
-                cur.insertText(self.tail_text, self.tail_fmt)
-        self.view.moveCursor(QTextCursor.MoveOperation.End)
-        self.view.ensureCursorVisible()
-
-    def _new_utterance_block(self) -> None:
-        """A new session continues the existing text (Clear empties it)."""
-        self.stable_text, self.tail_text = "", ""
-        self._mark = self.view.document().characterCount() - 1
-
-    def tail_ranges(self) -> list[tuple[int, int]]:
-        """``(start, end)`` document positions shown in the tail (grey) colour."""
-        out = []
-        block = self.view.document().begin()
-        grey = QColor(TAIL_COLOR)
-        while block.isValid():
-            it = block.begin()
-            while not it.atEnd():
-                frag = it.fragment()
-                if frag.charFormat().foreground().color() == grey:
-                    out.append((frag.position(), frag.position() + frag.length()))
-                it += 1
-            block = block.next()
-        return out
 
     def clear(self) -> None:
         if self.running:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QAction, QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 STATES = {"idle": "#8a8a8a", "listening": "#d92b2b", "error": "#e0a000"}
@@ -23,7 +23,7 @@ def tray_available() -> bool:
 
 
 def state_icon(state: str, size: int = 64) -> QIcon:
-    """A round icon in the state's colour (:data:`STATES`) with a white microphone-like bar."""
+    """A round icon in the state's colour (:data:`STATES`) with a white microphone."""
     pm = QPixmap(size, size)
     pm.fill(Qt.GlobalColor.transparent)
     p = QPainter(pm)
@@ -32,10 +32,14 @@ def state_icon(state: str, size: int = 64) -> QIcon:
     p.setBrush(QColor(STATES.get(state, STATES["idle"])))
     p.drawEllipse(2, 2, size - 4, size - 4)
     p.setBrush(QColor("white"))
-    w, h = size * 0.22, size * 0.42
-    p.drawRoundedRect(int((size - w) / 2), int(size * 0.18), int(w), int(h), w / 2, w / 2)
-    p.drawRect(int(size * 0.48), int(size * 0.62), int(size * 0.06), int(size * 0.14))
-    p.drawRect(int(size * 0.36), int(size * 0.74), int(size * 0.30), int(size * 0.05))
+    w, h = size * 0.20, size * 0.36
+    p.drawRoundedRect(int((size - w) / 2), int(size * 0.16), int(w), int(h), w / 2, w / 2)   # capsule
+    pen = QPen(QColor("white"), max(2.0, size * 0.05))
+    p.setPen(pen)
+    p.setBrush(Qt.BrushStyle.NoBrush)
+    p.drawArc(int(size * 0.30), int(size * 0.30), int(size * 0.40), int(size * 0.34), 180 * 16, 180 * 16)  # holder
+    p.drawLine(int(size * 0.5), int(size * 0.64), int(size * 0.5), int(size * 0.76))                      # stem
+    p.drawLine(int(size * 0.38), int(size * 0.78), int(size * 0.62), int(size * 0.78))                    # base
     p.end()
     return QIcon(pm)
 
