@@ -90,6 +90,17 @@ def test_output_thread_applies_in_order_and_reports_a_failure_once():
         def close(self):
             pass
 
+    held = threading.Event()
+    held.set()
+    inj = FakeInjector()
+    out = OutputThread(TypeSink(inj), wait_while=held.is_set)   # the hotkey's keys are still down
+    out.put(Edit(0, "x"))
+    time.sleep(0.2)
+    assert inj.calls == []
+    held.clear()
+    out.close()
+    assert inj.calls == [("type", "x")]
+
     errors = []
     out = OutputThread(Broken(), on_error=errors.append)
     out.put(Edit(0, "a"))
@@ -232,10 +243,10 @@ def test_push_to_talk_runs_while_held():
     assert s.log == ["start"]
     lst.on_press(D)                            # auto-repeat
     lst.on_release(CTRL)                       # any key of the chord released: stop
-    assert s.log == ["start", "stop"]
+    assert s.log == ["start", "stop"] and hk.held
     lst.on_release(ALT)
     lst.on_release(D)
-    assert s.log == ["start", "stop"]
+    assert s.log == ["start", "stop"] and not hk.held
 
 
 def test_hotkey_on_wayland_says_what_to_do(monkeypatch):

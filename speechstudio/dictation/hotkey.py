@@ -91,6 +91,11 @@ class Hotkey:
     def running(self) -> bool:
         return self.listener is not None
 
+    @property
+    def held(self) -> bool:
+        """True while any key of the combination is down (keys injected now would combine with it)."""
+        return bool(self._pressed & self.keys)
+
     def start(self) -> None:
         factory = self.listener_factory
         if factory is None:

@@ -118,11 +118,13 @@ def open_sink(mode: str, *, paste_shortcut: str = "ctrl+v", key_delay_s: float =
 
 class OutputThread:
     """Apply edits to ``sink`` in a daemon thread, in order. ``on_error(message)`` is called (from
-    that thread) once when the sink fails; later edits are dropped. :meth:`close` waits for the
-    queue to drain (at most ``timeout_s``)."""
+    that thread) once when the sink fails; later edits are dropped. ``wait_while()``: while it is
+    true, edits wait (the hotkey's keys are still held: typed letters would combine with Ctrl/Alt
+    into shortcuts). :meth:`close` waits for the queue to drain (at most ``timeout_s``)."""
 
-    def __init__(self, sink, on_error: Callable[[str], None] | None = None) -> None:
-        self.sink, self.on_error = sink, on_error
+    def __init__(self, sink, on_error: Callable[[str], None] | None = None,
+                 wait_while: Callable[[], bool] | None = None) -> None:
+        self.sink, self.on_error, self.wait_while = sink, on_error, wait_while
         self.failed = ""
         self._q: queue.Queue[Edit | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="dictation-output", daemon=True)
@@ -139,6 +141,8 @@ class OutputThread:
                 return
             if self.failed:
                 continue
+            while self.wait_while is not None and self.wait_while():
+                time.sleep(0.02)
             try:
                 self.sink.apply(edit)
             except Exception as e:  # noqa: BLE001 - a failing target must not stop dictation

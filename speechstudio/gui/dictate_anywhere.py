@@ -186,7 +186,7 @@ class AnywherePanel(QWidget):
             return str(e)
         if sink is not None:
             self.session_mode = self.mode
-            self.output = OutputThread(sink, on_error=self.output_failed.emit)
+            self.output = OutputThread(sink, on_error=self.output_failed.emit, wait_while=self._hotkey_held)
         return ""
 
     def session_started(self, engine: str, language: str | None) -> None:
@@ -227,6 +227,10 @@ class AnywherePanel(QWidget):
         if self.composer is not None:
             self._cue(False)
         self.composer = None
+
+    def _hotkey_held(self) -> bool:
+        hk = self.hotkey
+        return hk is not None and hk.held
 
     def _on_output_failed(self, message: str) -> None:
         self._note(f"cannot put the text into the other application: {message}; it stays in this window")
