@@ -299,11 +299,11 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                 stage = now_stage
                 msg = {"warmup": f"warm-up: fitting the new posterior encoder to the frozen decoder, steps "
                                  f"{tr.step + 1}..{warmup}",
-                       "decoder": f"decoder: adapting the decoder and posterior encoder to the new voice (mel + KL, "
-                                  f"no discriminator yet), steps {tr.step + 1}..{decoder_end}",
+                       "decoder": f"decoder: adapting the decoder to the new voice from the text's prior aligned to "
+                                  f"each clip (mel loss, no discriminator yet), steps {tr.step + 1}..{decoder_end}",
                        "train": f"training generator + discriminator, steps {tr.step + 1}..{total} ({device}, "
                                 f"{precision}, batch {config.batch_size} x {config.grad_accum}"
-                                + ("; text encoder, flow and duration predictor kept from the base"
+                                + ("; text encoder, flow, duration predictor and posterior encoder kept as they are"
                                    if config.freeze_prior and config.freeze_text_encoder else "") + ")"}[stage]
                 log(msg)
                 yield StageEvent(stage, msg)
