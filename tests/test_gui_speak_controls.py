@@ -6,11 +6,11 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
+import pytest
 
 pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
 
-from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
+from test_gui_support import fake_audio, win  # noqa: F401 - fixtures
 
 
 def test_unsupported_controls_are_greyed_out(win):
@@ -32,7 +32,7 @@ def test_unsupported_controls_are_greyed_out(win):
 
 def test_no_output_device_offers_save_as(win, fake_audio):
     page = win.speak
-    fake_audio.output_devices = lambda: []
+    fake_audio.output_devices = lambda: []  # no sound card output
     page.text.setPlainText("Hello there.")
     page.speak()
     assert page.job_id is None

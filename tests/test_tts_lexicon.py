@@ -3,8 +3,17 @@ from __future__ import annotations
 
 import pytest
 
-from speechstudio.tts.lexicon import (Lexicon, LexiconError, PHONEME_OPEN, apply_pronunciations, lexicon_path,
-                                      load_lexicon, save_lexicon, split_marks, user_lexicon)
+from speechstudio.tts.lexicon import (
+    PHONEME_OPEN,
+    Lexicon,
+    LexiconError,
+    apply_pronunciations,
+    lexicon_path,
+    load_lexicon,
+    save_lexicon,
+    split_marks,
+    user_lexicon,
+)
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,22 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit,
-                               QPushButton, QSlider, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
 
+from speechstudio.gui.common import settings
 from speechstudio.worker.jobs import SpeakJob, VoiceInfo
 from speechstudio.worker.worker import Status
-from speechstudio.gui.common import settings
 
 DEFAULT_VOICE = "(default)"
 SAMPLE_TEXT = ("Welcome to SpeechStudio. Everything you hear was synthesized on this computer, "

@@ -18,9 +18,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 
@@ -28,8 +28,15 @@ from speechstudio.atomic import atomic_path, atomic_write_text
 from speechstudio.errors import UsageError
 from speechstudio.tts.documents import Chapter, read_document
 
-__all__ = ["AudiobookProgress", "AudiobookResult", "make_audiobook", "write_chunks", "BOOK_FORMATS",
-           "chapter_file_name", "STATE_FILE"]
+__all__ = [
+    "BOOK_FORMATS",
+    "STATE_FILE",
+    "AudiobookProgress",
+    "AudiobookResult",
+    "chapter_file_name",
+    "make_audiobook",
+    "write_chunks",
+]
 
 #: Output formats: extension -> (libsndfile format, subtype).
 BOOK_FORMATS = {"wav": ("WAV", "PCM_16"), "flac": ("FLAC", "PCM_16"), "ogg": ("OGG", "VORBIS"),

@@ -12,7 +12,7 @@ import sys
 
 from speechstudio.errors import UsageError
 
-__all__ = ["register", "audiobook_command", "lexicon_command"]
+__all__ = ["audiobook_command", "lexicon_command", "register"]
 
 
 def register(subparsers) -> None:
@@ -99,7 +99,12 @@ def audiobook_command(args) -> int:
 
 def lexicon_command(args) -> int:
     """Handler of ``speechstudio lexicon list|add|remove|path``. Returns 0 on success."""
-    from speechstudio.tts.lexicon import Lexicon, lexicon_path, load_lexicon, save_lexicon
+    from speechstudio.tts.lexicon import (
+        Lexicon,
+        lexicon_path,
+        load_lexicon,
+        save_lexicon,
+    )
 
     cmd = getattr(args, "lexicon_command", None) or "list"
     path = lexicon_path(args.language)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from speechstudio.errors import SpeechStudioError, UsageError
 
-__all__ = ["register", "speak_command", "voices_command", "MAX_TEXT_FILE_BYTES"]
+__all__ = ["MAX_TEXT_FILE_BYTES", "register", "speak_command", "voices_command"]
 
 #: Text files larger than this are refused (a whole novel should be split into chapters).
 MAX_TEXT_FILE_BYTES = 20 * 1024 * 1024

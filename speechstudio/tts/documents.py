@@ -23,7 +23,7 @@ from pathlib import Path
 from speechstudio.errors import UsageError
 from speechstudio.tts.text import has_speakable
 
-__all__ = ["Chapter", "DocumentError", "read_document", "markdown_to_text", "DOCUMENT_SUFFIXES"]
+__all__ = ["DOCUMENT_SUFFIXES", "Chapter", "DocumentError", "markdown_to_text", "read_document"]
 
 DOCUMENT_SUFFIXES = (".txt", ".md", ".markdown", ".epub")
 _TXT_HEADING = re.compile(

@@ -30,7 +30,7 @@ import numpy as np
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError
 from speechstudio.tts.text import EmptyTextError, has_speakable, normalize_english
 
-__all__ = ["FamilyVoice", "FAMILIES", "VITS_CONTROLS", "load_family_voice", "family_of"]
+__all__ = ["FAMILIES", "VITS_CONTROLS", "FamilyVoice", "family_of", "load_family_voice"]
 
 #: The controls of VITS / Piper voices (``vits.SynthesisSettings`` fields).
 VITS_CONTROLS = ("speaker", "length_scale", "noise_scale", "noise_w", "seed")

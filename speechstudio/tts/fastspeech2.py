@@ -28,7 +28,7 @@ from pathlib import Path
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.families import FamilyVoice, to_device
 
-__all__ = ["FastSpeech2Voice", "load", "arpabet", "nltk_g2p_ready"]
+__all__ = ["FastSpeech2Voice", "arpabet", "load", "nltk_g2p_ready"]
 
 _WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*|[,.!?;:]")
 _PUNCT = {";": ",", ":": ","}

@@ -28,9 +28,22 @@ from pathlib import Path
 
 from speechstudio.errors import UsageError
 
-__all__ = ["Lexicon", "LexiconError", "PHONEME_OPEN", "PHONEME_SEP", "PHONEME_CLOSE", "phoneme_mark",
-           "split_marks", "load_lexicon", "save_lexicon", "lexicon_path", "user_lexicon", "apply_pronunciations",
-           "reads_ipa", "clean_ipa"]
+__all__ = [
+    "PHONEME_CLOSE",
+    "PHONEME_OPEN",
+    "PHONEME_SEP",
+    "Lexicon",
+    "LexiconError",
+    "apply_pronunciations",
+    "clean_ipa",
+    "lexicon_path",
+    "load_lexicon",
+    "phoneme_mark",
+    "reads_ipa",
+    "save_lexicon",
+    "split_marks",
+    "user_lexicon",
+]
 
 PHONEME_OPEN, PHONEME_SEP, PHONEME_CLOSE = "\ue000", "\ue001", "\ue002"
 _MARK_RE = re.compile(f"{PHONEME_OPEN}([^{PHONEME_SEP}{PHONEME_CLOSE}]*){PHONEME_SEP}([^{PHONEME_CLOSE}]*){PHONEME_CLOSE}")

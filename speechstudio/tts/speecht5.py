@@ -23,7 +23,7 @@ from pathlib import Path
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.families import FamilyVoice, to_device
 
-__all__ = ["SpeechT5Voice", "load", "read_speakers", "SPEECHT5_CONTROLS"]
+__all__ = ["SPEECHT5_CONTROLS", "SpeechT5Voice", "load", "read_speakers"]
 
 SPEECHT5_CONTROLS = ("speaker", "seed")
 #: Stop-token threshold and longest output relative to the input (transformers' defaults).

@@ -21,14 +21,14 @@ import os
 import re
 import shutil
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from speechstudio.errors import ModelNotFoundError, OfflineError
 
-__all__ = ["assemble_voice", "link_tree", "xvectors_from_zip", "ARCTIC_SPEAKERS"]
+__all__ = ["ARCTIC_SPEAKERS", "assemble_voice", "link_tree", "xvectors_from_zip"]
 
 ARCTIC_SPEAKERS = ("awb", "bdl", "clb", "jmk", "ksp", "rms", "slt")
 

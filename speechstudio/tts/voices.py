@@ -38,9 +38,21 @@ from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError, OfflineError, UsageError
 
-__all__ = ["VoiceRef", "voices_dir", "list_voices", "import_piper", "download_voice", "remove_voice",
-           "resolve_voice", "package_voices", "DEFAULT_HF_VOICE", "hub_id", "SPEECHT5_VOCODER", "XVECTORS_DATASET",
-           "FASTSPEECH2_TOKENIZER"]
+__all__ = [
+    "DEFAULT_HF_VOICE",
+    "FASTSPEECH2_TOKENIZER",
+    "SPEECHT5_VOCODER",
+    "XVECTORS_DATASET",
+    "VoiceRef",
+    "download_voice",
+    "hub_id",
+    "import_piper",
+    "list_voices",
+    "package_voices",
+    "remove_voice",
+    "resolve_voice",
+    "voices_dir",
+]
 
 DEFAULT_HF_VOICE = "facebook/mms-tts-eng"
 SPEECHT5_VOCODER = "microsoft/speecht5_hifigan"  # the vocoder named on the microsoft/speecht5_tts model card

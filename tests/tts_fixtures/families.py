@@ -16,8 +16,13 @@ def make_tiny_speecht5(folder: Path, speakers=SPEAKERS) -> Path:
     a tiny SpeechT5HifiGan in ``vocoder/`` + ``speakers.npz`` (8-dim x-vectors). 16 kHz."""
     import sentencepiece as spm
     import torch
-    from transformers import (SpeechT5Config, SpeechT5ForTextToSpeech, SpeechT5HifiGan, SpeechT5HifiGanConfig,
-                              SpeechT5Tokenizer)
+    from transformers import (
+        SpeechT5Config,
+        SpeechT5ForTextToSpeech,
+        SpeechT5HifiGan,
+        SpeechT5HifiGanConfig,
+        SpeechT5Tokenizer,
+    )
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -60,8 +65,12 @@ def make_tiny_fastspeech2(folder: Path, num_speakers: int | None = None) -> Path
     import math
 
     import torch
-    from transformers import (FastSpeech2ConformerConfig, FastSpeech2ConformerHifiGanConfig,
-                              FastSpeech2ConformerWithHifiGan, FastSpeech2ConformerWithHifiGanConfig)
+    from transformers import (
+        FastSpeech2ConformerConfig,
+        FastSpeech2ConformerHifiGanConfig,
+        FastSpeech2ConformerWithHifiGan,
+        FastSpeech2ConformerWithHifiGanConfig,
+    )
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
