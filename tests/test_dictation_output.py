@@ -276,3 +276,18 @@ def test_remote_toggle_reaches_the_running_app(home, tmp_path_factory, monkeypat
     r = subprocess.run([sys.executable, "-m", "speechstudio.cli", "dictate", "--toggle"], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 1 and "SpeechStudio is not running" in r.stderr
+
+
+def test_cli_says_what_is_missing_before_loading_a_model(home, tmp_path):
+    import os
+
+    import numpy as np
+    import soundfile as sf
+
+    wav = tmp_path / "quiet.wav"
+    sf.write(str(wav), np.zeros(8000, np.float32), 16000)
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(XDG_SESSION_TYPE="wayland", PATH=str(tmp_path) + os.pathsep + "/usr/bin:/bin")
+    r = subprocess.run([sys.executable, "-m", "speechstudio.cli", "dictate", "--file", str(wav), "--fast",
+                        "--output", "type"], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 1 and "install wtype" in r.stderr and "ydotool" in r.stderr and "Traceback" not in r.stderr
