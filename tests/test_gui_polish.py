@@ -61,6 +61,8 @@ def test_models_page_one_row_per_model_needs_network_and_names_the_default(win, 
     opt = QStyleOptionViewItem()
     box.itemDelegate().initStyleOption(opt, QComboBox.model(box).index(0, 0))  # model(): the spec
     assert opt.text == "(default): whisper-tiny.en" and box.itemText(0) == "(default)"
+    assert win.dictate.model_box.default_name == "whisper-tiny.en"  # no CTC model installed: Whisper tiny.en
+    assert "no CTC model is installed" in win.dictate.model_box.itemData(0, 3)
     win.show_page("Transcribe")
     box.setCurrentText("(default)")
     assert box.default_hint.isVisible() and box.default_hint.text() == "= whisper-tiny.en"

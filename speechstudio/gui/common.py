@@ -242,6 +242,7 @@ class ModelPicker(QComboBox):
         self.setToolTip(tooltip)
         self._tooltip = tooltip
         self.default_name = ""
+        self._default_reason = ""
         self.addItem(DEFAULT_MODEL)
         self.setItemDelegate(_DefaultNameDelegate(self))
         # "(default)" in the field is followed by a grey "= NAME" (a label over the line edit)
@@ -254,7 +255,7 @@ class ModelPicker(QComboBox):
     def set_default_name(self, name: str, reason: str = "") -> None:
         """Say which model "(default)" stands for (e.g. ``whisper-tiny.en``) and why: in the list
         ("(default): NAME"), after "(default)" in the field ("= NAME", grey) and in the tooltip."""
-        self.default_name = name
+        self.default_name, self._default_reason = name, reason
         text = f"{DEFAULT_MODEL} is {name}" + (f" ({reason})" if reason else "")
         self.setItemData(0, text, Qt.ItemDataRole.ToolTipRole)
         self.setToolTip(f"{self._tooltip}\n{text}")
@@ -295,6 +296,8 @@ class ModelPicker(QComboBox):
         self.addItems(names)
         self.setCurrentText(cur)
         self.blockSignals(False)
+        if self.default_name:  # clear() dropped row 0's tooltip
+            self.set_default_name(self.default_name, self._default_reason)
 
     def model(self) -> str | None:
         """The chosen model spec, or ``None`` for the default model."""

@@ -23,7 +23,8 @@ class PageListing:
     """``models``: ``ModelEntry`` rows (deduplicated); ``aliases``: row name -> other names of the
     same model; ``voices``: ``VoiceRef`` list; ``voice_error``: why voices could not be listed ("");
     ``default_model``/``default_reason``: what "(default)" loads and why; ``online``/``offline_reason``:
-    whether downloads can work now."""
+    whether downloads can work now; ``dictation_default``/``dictation_reason``: what Dictate's "(default)"
+    loads (:func:`speechstudio.asr.live.default_dictation_model`, English)."""
 
     models: list = field(default_factory=list)
     aliases: dict[str, list[str]] = field(default_factory=dict)
@@ -33,6 +34,8 @@ class PageListing:
     default_reason: str = ""
     online: bool = False
     offline_reason: str = ""
+    dictation_default: str = ""
+    dictation_reason: str = ""
 
 
 def network_state(max_age_s: float = NETWORK_TTL_S) -> tuple[bool, str]:
@@ -108,4 +111,11 @@ def list_for_page() -> PageListing:
         out.voice_error = f"voices unavailable: {e}"
     out.online, out.offline_reason = network_state()
     out.default_model, out.default_reason = default_model(out.online)
+    try:
+        from speechstudio.asr.live import default_dictation_model
+
+        name, why = default_dictation_model(None)
+        out.dictation_default, out.dictation_reason = name, why.split(": ", 1)[-1]
+    except Exception as e:  # noqa: BLE001 - nothing installed: Dictate says so itself
+        out.dictation_reason = str(e)
     return out

@@ -233,10 +233,12 @@ class ModelsPage(QWidget):
                 self.voice_table.setItem(r, c, it)
         installed = [m.name for m in self.models if m.installed]
         self.win.transcribe.set_models(installed)
-        for page in (self.win.transcribe, getattr(self.win, "dictate", None)):
+        for page, name, why in ((self.win.transcribe, listing.default_model, listing.default_reason),
+                                (getattr(self.win, "dictate", None), listing.dictation_default,
+                                 listing.dictation_reason)):
             box = getattr(page, "model_box", None) if page is not None else None
-            if box is not None and hasattr(box, "set_default_name") and listing.default_model:
-                box.set_default_name(listing.default_model, listing.default_reason)
+            if box is not None and hasattr(box, "set_default_name") and name:
+                box.set_default_name(name, why)
         if getattr(self.win, "dictate", None) is not None and hasattr(self.win.dictate, "set_models"):
             self.win.dictate.set_models([m.name for m in self.models if m.installed and m.engine == "wav2vec2"])
         if self.win.speak is not None:
