@@ -12,7 +12,7 @@ from speechstudio import atomic
 from speechstudio.atomic import OutputExistsError, atomic_path, atomic_write_text
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-from test_gui_support import fake_audio  # noqa: E402,F401 - fixture
+from test_gui_support import fake_audio  # noqa: F401 - fixture
 
 
 def test_new_file_gets_umask_mode_and_folder_is_created(tmp_path):

@@ -7,17 +7,16 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
+import pytest
 
 pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
 
-import shutil  # noqa: E402
-from urllib.parse import quote_from_bytes  # noqa: E402
+import shutil
+from urllib.parse import quote_from_bytes
 
-from PySide6.QtCore import QByteArray, QMimeData, QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QDropEvent  # noqa: E402
-
-from test_gui_support import fake_audio, win, write_tone  # noqa: E402,F401 - fixtures
+from PySide6.QtCore import QByteArray, QMimeData, QPointF, Qt
+from PySide6.QtGui import QDropEvent
+from test_gui_support import fake_audio, win, write_tone  # noqa: F401 - fixtures
 
 
 def drop_uri_list(widget, raw_paths: list[bytes]):
@@ -41,7 +40,8 @@ def setup_page(win, model_dir, formats=("txt", "json")):
 
 
 def test_drop_names_with_spaces_hash_percent_non_ascii_and_invalid_utf8(win, qtbot, tmp_path, tiny_w2v_dir):
-    folder = os.fsencode(tmp_path)
+    folder = os.fsencode(tmp_path / "in")
+    os.mkdir(folder)
     names = [b"a b #1 %41 caf\xc3\xa9.wav", b"latin1 caf\xe9.wav"]     # the second is not valid UTF-8
     for n in names:
         os.rename(write_tone(tmp_path / "t.wav", 1.0), folder + b"/" + n)    # libsndfile wants str names
@@ -62,7 +62,7 @@ def test_click_on_a_segment_plays_its_span(win, qtbot, tmp_path, realspeech, whi
     shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", wav)
     page = setup_page(win, whisper_dir)
     page.add_paths([wav])
-    with qtbot.waitSignal(page.queue_finished, timeout=120000):
+    with qtbot.waitSignal(page.queue_finished, timeout=300000):
         page.start_btn.click()
     row = page.rows[0]
     assert row.status == "done", row.reason
@@ -74,3 +74,140 @@ def test_click_on_a_segment_plays_its_span(win, qtbot, tmp_path, realspeech, whi
     qtbot.waitUntil(lambda: not win.audio.playing, timeout=10000)
     played = win.audio.backend.played_audio()
     assert abs(len(played) / 16000 - (seg.end_s - seg.start_s)) < 0.05
+
+
+def test_queue_survives_a_restart_and_continues(win, qtbot, tmp_path, tiny_w2v_dir, monkeypatch):
+    """Kill mid-queue (a file left 'running' in the database), start again: same queue, the
+    finished file with its outputs, Start goes on with the rest and redoes nothing."""
+    from PySide6.QtGui import QDesktopServices
+
+    from speechstudio.gui.transcribe_page import TranscribePage
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i, secs in enumerate((1.0, 1.5, 2.0)):
+        write_tone(folder / f"t{i}.wav", secs, freq=200 + 50 * i)
+    page = setup_page(win, tiny_w2v_dir)
+    assert not page.pause_btn.isEnabled()                 # nothing runs: nothing to pause
+    page.add_paths([folder])
+    page.start_btn.click()
+    assert page.pause_btn.isEnabled()
+    page.pause_btn.setChecked(True)                       # stop after the first file
+    qtbot.waitUntil(lambda: not page.running, timeout=60000)
+    assert [r.status for r in page.rows] == ["done", "queued", "queued"]
+    store = page.keeper.store
+    store.set_status(page.rows[1].store_id, "running")    # as if the app died during t1.wav
+    first_json = folder / "t0.json"
+    stamp = first_json.stat().st_mtime_ns
+
+    again = TranscribePage(win.compute, win.io, win.audio)     # the next start of the app
+    qtbot.addWidget(again)
+    assert [(r.item.path.name, r.status) for r in again.rows] == [("t0.wav", "done"), ("t1.wav", "queued"),
+                                                                 ("t2.wav", "queued")]
+    assert again.rows[0].outputs == (folder / "t0.txt", folder / "t0.json")
+    assert again.table.item(0, 5).text() == "txt · json  in in"
+    win.transcribe.hide()
+    for f, c in again.format_checks.items():
+        c.setChecked(f in ("txt", "json"))
+    again.model_box.setCurrentText(str(tiny_w2v_dir))
+    again.device_box.setCurrentText("cpu")
+    with qtbot.waitSignal(again.queue_finished, timeout=60000):
+        again.start_btn.click()
+    assert [r.status for r in again.rows] == ["done", "done", "done"]
+    assert first_json.stat().st_mtime_ns == stamp         # nothing finished is redone
+    # the finished batch's summary: totals and the output folder
+    assert not again.report.isHidden()
+    text = again.report.label.text()
+    assert text.startswith("2 done · 0.00 h audio in 0:0"), text
+    assert ", RTFx " in text
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
+    again.report.open_btn.click()
+    assert opened == [str(folder)]
+    assert not again.pause_btn.isEnabled()
+
+    # History: every finished job, re-export from the JSON, remove
+    dlg = again.show_history()
+    qtbot.addWidget(dlg)
+    assert sorted(dlg.table.item(i, 0).text() for i in range(dlg.table.rowCount())) == ["t0.wav", "t1.wav", "t2.wav"]
+    row = next(i for i in range(dlg.table.rowCount()) if dlg.table.item(i, 0).text() == "t2.wav")
+    dlg.select(row)
+    assert dlg.table.item(row, 5).text() == "txt · json"
+    assert dlg.table.item(row, 3).text() == "0:02"
+    out = dlg.reexport_selected("srt")
+    assert out == folder / "t2.srt" and out.is_file()
+    dlg.remove_selected()
+    assert dlg.table.rowCount() == 2
+    assert (folder / "t2.txt").is_file()                  # removing from the history keeps the files
+
+
+def test_failed_file_reason_in_the_summary(win, qtbot, tmp_path, tiny_w2v_dir):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    write_tone(folder / "ok.wav", 1.0)
+    (folder / "bad.wav").write_text("not audio\n" * 40)
+    page = setup_page(win, tiny_w2v_dir)
+    page.add_paths([folder])
+    with qtbot.waitSignal(page.queue_finished, timeout=60000):
+        page.start_btn.click()
+    assert page.report.label.text().startswith("1 done, 1 failed · 0.00 h audio in 0:0")
+    assert page.report.label.text().endswith("· failed: bad.wav")
+    assert page.report.label.toolTip().startswith("bad.wav: not a recognised audio or video file")
+
+
+def test_watched_folder_queues_and_transcribes_new_files(win, qtbot, tmp_path, tiny_w2v_dir):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    write_tone(inbox / "before.wav", 1.0)                 # already there: not queued
+    page = setup_page(win, tiny_w2v_dir, formats=("txt",))
+    page.watch_settle_s = 0.0
+    page.watch_folder(str(inbox))
+    assert page.watch_btn.text() == "Watched folders (1)" and page.watch_timer.isActive()
+    assert page.poll_watched() == 0
+    write_tone(inbox / "new one.wav", 1.0)
+    assert page.poll_watched() == 0                       # first sight: maybe still growing
+    with qtbot.waitSignal(page.queue_finished, timeout=60000):
+        assert page.poll_watched() == 1                   # unchanged since: queued and started
+    assert [(r.item.path.name, r.status) for r in page.rows] == [("new one.wav", "done")]
+    assert (inbox / "new one.txt").is_file() and not (inbox / "before.txt").exists()
+    assert page.poll_watched() == 0
+    page.unwatch(page.keeper.store.watched()[0].id)
+    assert page.watch_btn.text() == "Watched folders" and not page.watch_timer.isActive()
+
+
+def test_queue_columns_fit_at_1280x800_without_horizontal_scroll(win, qtbot, tmp_path):
+    win.resize(1280, 800)
+    win.show_page("Transcribe")
+    page = win.transcribe
+    long_name = tmp_path / ("an interview recorded on a long afternoon in the archive " * 3 + ".wav")
+    write_tone(long_name, 0.5)
+    page.add_paths([long_name])
+    qtbot.wait(50)
+    t = page.table
+    widths = [t.columnWidth(c) for c in range(t.columnCount())]
+    assert sum(widths) <= t.viewport().width() + 1, (widths, t.viewport().width())
+    assert t.horizontalScrollBar().maximum() == 0
+    assert min(widths) >= 48
+    fm = t.fontMetrics()
+    assert t.columnWidth(1) >= fm.horizontalAdvance("00:00:00")
+    assert t.columnWidth(5) >= fm.horizontalAdvance("txt · srt · vtt · json")
+
+
+def test_running_file_shows_its_position():
+    from pathlib import Path
+
+    from speechstudio.batch.run import InputItem
+    from speechstudio.gui.queue_table import status_text
+    from speechstudio.gui.transcript_view import QueueRow
+
+    row = QueueRow(InputItem(Path("/x/a.wav")), status="running", duration_s=600.0)
+    assert status_text(row)[0] == "transcribing"
+    row.position_s = 83.2
+    assert status_text(row)[0] == "transcribing 1:23 / 10:00"
+
+
+def test_opening_the_app_with_files_shows_the_transcribe_page(win, tmp_path):
+    write_tone(tmp_path / "a.wav", 0.5)
+    win.show_page("Speak")
+    assert win.open_paths([str(tmp_path / "a.wav")]) == 1
+    assert win.nav.currentRow() == 0 and win.current_page() is win.transcribe

@@ -10,7 +10,13 @@ import textwrap
 
 import pytest
 
-from speechstudio.batch.queue_store import MIGRATIONS, SCHEMA_VERSION, QueueStore, QueueStoreError, default_path
+from speechstudio.batch.queue_store import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    QueueStore,
+    QueueStoreError,
+    default_path,
+)
 from speechstudio.batch.watch import FolderWatcher
 
 

@@ -9,7 +9,12 @@ import pytest
 
 from speechstudio.asr.types import Segment, TranscriptInfo, Word
 from speechstudio.batch.export import render
-from speechstudio.batch.subtitles import SubtitleOptions, layout_cues, render_subtitles, wrap_words
+from speechstudio.batch.subtitles import (
+    SubtitleOptions,
+    layout_cues,
+    render_subtitles,
+    wrap_words,
+)
 
 INFO = TranscriptInfo(duration_s=20.0, language="en", model_id="m", engine="wav2vec2")
 TEXT = ("so the thing about recording interviews is that you never know which part will matter later "

@@ -6,21 +6,21 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import gc  # noqa: E402
-import queue  # noqa: E402
-import shutil  # noqa: E402
-import threading  # noqa: E402
-import weakref  # noqa: E402
+import gc
+import queue
+import shutil
+import threading
+import weakref
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import numpy as np
+import pytest
 
 pytest.importorskip("PySide6", reason="worker tests need PySide6")
 
-from speechstudio.asr.types import Segment, TranscriptInfo  # noqa: E402
-from speechstudio.batch.run import InputItem, run_batch  # noqa: E402
-from speechstudio.worker.jobs import Job  # noqa: E402
-from speechstudio.worker.worker import ModelCache, Worker  # noqa: E402
+from speechstudio.asr.types import Segment, TranscriptInfo
+from speechstudio.batch.run import InputItem, run_batch
+from speechstudio.worker.jobs import Job
+from speechstudio.worker.worker import ModelCache, Worker
 
 
 def test_replaced_model_is_freed(tiny_w2v_dir, tmp_path):

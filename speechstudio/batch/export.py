@@ -36,7 +36,11 @@ from pathlib import Path
 
 from speechstudio import atomic
 from speechstudio.asr.types import Segment, TranscriptInfo
-from speechstudio.batch.subtitles import SUBTITLE_FORMATS, SubtitleOptions, render_subtitles
+from speechstudio.batch.subtitles import (
+    SUBTITLE_FORMATS,
+    SubtitleOptions,
+    render_subtitles,
+)
 from speechstudio.errors import UsageError
 
 FORMATS = ("txt", "srt", "vtt", "json", "ass")
@@ -137,21 +141,21 @@ def render_txt(segments: Sequence[Segment], info: TranscriptInfo | None = None) 
 
 
 def render_srt(segments: Sequence[Segment], info: TranscriptInfo | None = None,
-               subtitles: SubtitleOptions = SubtitleOptions()) -> str:
+               subtitles: SubtitleOptions | None = None) -> str:
     """SubRip: numbered cues ``HH:MM:SS,mmm --> HH:MM:SS,mmm`` (:mod:`speechstudio.batch.subtitles`)."""
-    return render_subtitles(segments, "srt", subtitles)
+    return render_subtitles(segments, "srt", subtitles or SubtitleOptions())
 
 
 def render_vtt(segments: Sequence[Segment], info: TranscriptInfo | None = None,
-               subtitles: SubtitleOptions = SubtitleOptions()) -> str:
+               subtitles: SubtitleOptions | None = None) -> str:
     """WebVTT: ``WEBVTT`` header, cues ``HH:MM:SS.mmm --> HH:MM:SS.mmm``, optional karaoke timestamps."""
-    return render_subtitles(segments, "vtt", subtitles)
+    return render_subtitles(segments, "vtt", subtitles or SubtitleOptions())
 
 
 def render_ass(segments: Sequence[Segment], info: TranscriptInfo | None = None,
-               subtitles: SubtitleOptions = SubtitleOptions()) -> str:
+               subtitles: SubtitleOptions | None = None) -> str:
     """Advanced SubStation Alpha: pysubs2's default header and style, optional ``\\k`` karaoke."""
-    return render_subtitles(segments, "ass", subtitles)
+    return render_subtitles(segments, "ass", subtitles or SubtitleOptions())
 
 
 def _t(seconds: float) -> float:

@@ -33,8 +33,15 @@ from pathlib import Path
 
 from speechstudio.errors import SpeechStudioError
 
-__all__ = ["QueueStore", "JobRecord", "WatchedFolder", "QueueStoreError", "SCHEMA_VERSION", "MIGRATIONS",
-           "default_path"]
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "JobRecord",
+    "QueueStore",
+    "QueueStoreError",
+    "WatchedFolder",
+    "default_path",
+]
 
 #: SQL that takes schema version ``i`` to ``i + 1`` (index ``i``).
 MIGRATIONS: tuple[str, ...] = (

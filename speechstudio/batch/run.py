@@ -17,14 +17,14 @@ import os
 import threading
 import time
 import traceback
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
 
 from speechstudio.asr.types import Segment, TranscriptInfo
 from speechstudio.audio.decode import RAW_EXTENSIONS, AudioReader, RawFormat
-from speechstudio.errors import SpeechStudioError
 from speechstudio.batch import export, resume
+from speechstudio.errors import SpeechStudioError
 
 log = logging.getLogger(__name__)
 _FATAL_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.ENOTDIR}

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from speechstudio.asr.types import Segment, Word
 
-__all__ = ["SubtitleOptions", "Cue", "layout_cues", "wrap_words", "render_subtitles", "SUBTITLE_FORMATS"]
+__all__ = ["SUBTITLE_FORMATS", "Cue", "SubtitleOptions", "layout_cues", "render_subtitles", "wrap_words"]
 
 SUBTITLE_FORMATS = ("srt", "vtt", "ass")
 _WS = re.compile(r"\s+")

@@ -36,7 +36,7 @@ class TranscribeOptions:
     (auto/cpu/cuda), precision (auto/fp32/fp16/bf16), formats, output folder (``None`` = next to
     the input), overwrite, language (ISO code; ``None`` = detect per file and route, see
     :func:`~speechstudio.asr.load.load_recognizer`), task (``transcribe``/``translate``),
-    hotwords (Whisper vocabulary: names and jargon)."""
+    hotwords (Whisper vocabulary: names and jargon), subtitles (cue layout for srt/vtt/ass)."""
 
     model: str | None = None
     device: str = "auto"
@@ -47,6 +47,7 @@ class TranscribeOptions:
     language: str | None = None
     task: str = "transcribe"
     hotwords: str | None = None
+    subtitles: object = None       # speechstudio.batch.subtitles.SubtitleOptions (None: 42 x 2, <= 7 s)
 
 
 class TranscribeBatchJob(Job):
@@ -95,7 +96,7 @@ class TranscribeBatchJob(Job):
         finished = 0
         batch = run_batch(self.items, recognizer, formats=o.formats, output_dir=o.output_dir,
                           overwrite=o.overwrite, language=o.language, cancel=self.cancel, task=o.task,
-                          hotwords=hotwords)
+                          hotwords=hotwords, subtitles=o.subtitles)
         try:
             for ev in batch:
                 if ev.kind == "done":

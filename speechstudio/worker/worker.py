@@ -26,8 +26,8 @@ import traceback
 
 from PySide6.QtCore import QObject, Signal
 
-from speechstudio.worker.status import Status  # noqa: F401 - re-exported (it used to live here)
 from speechstudio.errors import SpeechStudioError
+from speechstudio.worker.status import Status  # noqa: F401 - re-exported (it used to live here)
 
 log = logging.getLogger(__name__)
 

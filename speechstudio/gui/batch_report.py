@@ -1,0 +1,77 @@
+"""What a finished batch says on the Transcribe page: counts, audio hours, wall time, RTFx, the
+failures with their reasons, and a button that opens the output folder."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+
+from speechstudio.gui.common import fmt_duration
+from speechstudio.gui.drop_paths import display_name
+
+
+def report_text(summary, wall_s: float) -> tuple[str, str]:
+    """``(line, details)`` for a :class:`~speechstudio.batch.run.BatchSummary`.
+
+    ``line``: ``"19 done, 1 failed · 0.52 h audio in 0:03:10, RTFx 9.8"`` (hours of audio
+    transcribed; wall time from Start to the end; RTFx = audio seconds / processing seconds);
+    ``details``: one line per failure, ``name: reason``, for the tooltip."""
+    parts = [f"{summary.done} done"]
+    if summary.skipped:
+        parts.append(f"{summary.skipped} skipped")
+    if summary.failed:
+        parts.append(f"{len(summary.failed)} failed")
+    if summary.cancelled:
+        parts.append("cancelled")
+    line = (", ".join(parts) + f" · {summary.audio_s / 3600:.2f} h audio in {fmt_duration(wall_s)}"
+            + (f", RTFx {summary.rtfx:.1f}" if summary.rtfx else ""))
+    details = "\n".join(f"{display_name(p)}: {reason.replace(str(p) + ': ', '')}" for p, reason in summary.failed)
+    if details:
+        line += f" · failed: {display_name(summary.failed[0][0])}" + (" …" if len(summary.failed) > 1 else "")
+    return line, details
+
+
+def output_folder(summary) -> Path | None:
+    """The folder most outputs went to (``None`` when nothing was written)."""
+    folders = [p.parent for p in summary.outputs]
+    if not folders:
+        return None
+    return max(set(folders), key=folders.count)
+
+
+class BatchReport(QWidget):
+    """The line under the queue after a batch; ``open_btn`` opens the output folder."""
+
+    opened = Signal(str)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.label = QLabel()
+        self.label.setAccessibleName("Batch summary")
+        self.label.setWordWrap(True)
+        self.open_btn = QPushButton("Open output folder")
+        self.open_btn.setAccessibleName("Open output folder")
+        lay.addWidget(self.label, 1)
+        lay.addWidget(self.open_btn)
+        self.folder: Path | None = None
+        self.open_btn.clicked.connect(self.open_folder)
+        self.hide()
+
+    def show_summary(self, summary, wall_s: float) -> str:
+        line, details = report_text(summary, wall_s)
+        self.label.setText(line)
+        self.label.setToolTip(details or line)
+        self.folder = output_folder(summary)
+        self.open_btn.setVisible(self.folder is not None)
+        self.show()
+        return line
+
+    def open_folder(self) -> None:
+        if self.folder is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(os.fspath(self.folder)))
+            self.opened.emit(os.fspath(self.folder))

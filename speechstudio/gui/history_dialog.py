@@ -1,0 +1,151 @@
+"""History: every past transcription (file, model, date, duration, RTFx, outputs, status) from the
+queue database, with Open, Re-export (another format, from the JSON transcript) and Remove."""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
+
+from speechstudio.gui.common import fmt_duration
+from speechstudio.gui.drop_paths import display_name
+
+COLS = ("File", "Model", "Date", "Duration", "RTFx", "Outputs", "Status")
+
+
+def reexport(record, fmt: str) -> Path:
+    """Write ``record``'s transcript (read back from its JSON output) as ``fmt`` next to that JSON.
+
+    Raises:
+        UsageError: the job has no JSON transcript to read (it was run without the json format).
+        OSError: reading or writing failed.
+    """
+    from speechstudio.batch.export import write_transcript
+    from speechstudio.errors import UsageError
+    from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
+
+    js = next((p for p in record.outputs if p.suffix == ".json"), None)
+    if js is None or not js.is_file():
+        raise UsageError(f"{display_name(record.path)}: no JSON transcript to export from (run it with the json format)")
+    row = QueueRow(item=None, outputs=(js,))
+    load_json_transcript(row)
+    if row.info is None:
+        raise UsageError(f"{js}: not a SpeechStudio JSON transcript")
+    return write_transcript(js.with_suffix(f".{fmt}"), row.segments, row.info, fmt)
+
+
+class HistoryDialog(QDialog):
+    """Non-modal; ``status_message(str)`` reports what the buttons did."""
+
+    status_message = Signal(str)
+
+    def __init__(self, store, parent=None) -> None:
+        super().__init__(parent)
+        from speechstudio.batch.export import FORMATS
+
+        self.store = store
+        self.setWindowTitle("History")
+        self.resize(1000, 480)
+        lay = QVBoxLayout(self)
+        self.table = QTableWidget(0, len(COLS))
+        self.table.setHorizontalHeaderLabels(COLS)
+        self.table.setAccessibleName("Past transcriptions")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        h = self.table.horizontalHeader()
+        h.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        h.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        lay.addWidget(self.table, 1)
+        row = QHBoxLayout()
+        self.open_btn = QPushButton("Open")
+        self.open_btn.setToolTip("Open the transcript (the first output) in its application")
+        self.format_box = QComboBox()
+        self.format_box.addItems([f for f in FORMATS if f != "json"])
+        self.format_box.setAccessibleName("Re-export format")
+        self.reexport_btn = QPushButton("Re-export")
+        self.remove_btn = QPushButton("Remove")
+        self.remove_btn.setToolTip("Remove from the history (the files stay)")
+        self.note = QLabel()
+        for w in (self.open_btn, QLabel("as"), self.format_box, self.reexport_btn, self.remove_btn):
+            row.addWidget(w)
+        row.addWidget(self.note, 1)
+        lay.addLayout(row)
+        self.open_btn.clicked.connect(self.open_selected)
+        self.reexport_btn.clicked.connect(lambda: self.reexport_selected(self.format_box.currentText()))
+        self.remove_btn.clicked.connect(self.remove_selected)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.records = self.store.history()
+        self.table.setRowCount(0)
+        for rec in self.records:
+            r = self.table.rowCount()
+            self.table.insertRow(r)
+            when = _dt.datetime.fromtimestamp(rec.finished_at).strftime("%Y-%m-%d %H:%M") if rec.finished_at else ""
+            cells = (display_name(rec.path), rec.model or "", when,
+                     fmt_duration(rec.duration_s) if rec.duration_s else "", f"{rec.rtfx:.1f}" if rec.rtfx else "",
+                     " · ".join(p.suffix.lstrip(".") for p in rec.outputs),
+                     rec.status + (f": {rec.reason}" if rec.status == "failed" else ""))
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(display_name(rec.path, full=True) if c == 0 else
+                                "\n".join(display_name(p, full=True) for p in rec.outputs) if c == 5 else text)
+                self.table.setItem(r, c, item)
+        self._update_buttons()
+
+    def selected(self):
+        rows = self.table.selectionModel().selectedRows()
+        return self.records[rows[0].row()] if rows else None
+
+    def select(self, index: int) -> None:
+        self.table.selectRow(index)
+
+    def _update_buttons(self) -> None:
+        rec = self.selected()
+        self.open_btn.setEnabled(rec is not None and bool(rec.outputs))
+        self.reexport_btn.setEnabled(rec is not None and any(p.suffix == ".json" for p in rec.outputs))
+        self.remove_btn.setEnabled(rec is not None)
+
+    def open_selected(self) -> None:
+        rec = self.selected()
+        if rec is not None and rec.outputs:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(os.fspath(rec.outputs[0])))
+
+    def reexport_selected(self, fmt: str) -> Path | None:
+        from speechstudio.errors import SpeechStudioError
+
+        rec = self.selected()
+        if rec is None:
+            return None
+        try:
+            path = reexport(rec, fmt)
+        except (SpeechStudioError, OSError) as e:
+            self.note.setText(str(e))
+            self.status_message.emit(str(e))
+            return None
+        self.note.setText(f"wrote {display_name(path)}")
+        self.status_message.emit(f"exported {display_name(path, full=True)}")
+        return path
+
+    def remove_selected(self) -> None:
+        rec = self.selected()
+        if rec is not None:
+            self.store.remove(rec.id)
+            self.refresh()
+            self.status_message.emit(f"removed {display_name(rec.path)} from the history")

@@ -1,0 +1,111 @@
+"""The Transcribe page's queue table: one line per input (file, duration, status with the running
+file's position, progress bar, RTFx, outputs), sized to fit the window.
+
+Columns fit the viewport at the first-launch size (1280×800) without a horizontal scroll bar:
+File and Status share the free width (stretch), Duration, Progress and RTFx are as wide as their
+content needs, Output has a fixed share; long texts are elided and the full text is the tooltip.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QProgressBar,
+    QTableWidget,
+    QTableWidgetItem,
+)
+
+from speechstudio.gui.common import fmt_duration
+from speechstudio.gui.drop_paths import display_name
+from speechstudio.gui.transcribe_options import language_tip, status_with_language
+
+COLS = ("File", "Duration", "Status", "Progress", "RTFx", "Output")
+_STATUS = {"queued": "queued", "running": "transcribing", "done": "done", "cancelled": "cancelled (nothing written)",
+           "skipped": "skipped: already transcribed", "loading": "loading model…"}
+_COLORS = {"done": Qt.GlobalColor.darkGreen, "failed": Qt.GlobalColor.red, "ignored": Qt.GlobalColor.gray,
+           "cancelled": Qt.GlobalColor.darkYellow, "skipped": Qt.GlobalColor.darkCyan}
+
+
+def status_text(row) -> tuple[str, str]:
+    """``(text, tooltip)`` of a row's Status cell; a running file shows its position
+    (``transcribing 1:23 / 4:00``) as Whisper or CTC segments arrive."""
+    text = _STATUS.get(row.status, row.status)
+    if row.status == "running":
+        pos = getattr(row, "position_s", 0.0) or 0.0
+        if pos > 0:
+            text = f"transcribing {fmt_duration(pos)}" + (f" / {fmt_duration(row.duration_s)}" if row.duration_s else "")
+    if row.status in ("failed", "ignored"):
+        text = f"{row.status}: {row.reason.replace(str(row.item.path) + ': ', '')}"
+    elif row.status == "done" and row.reason:  # decode warnings (e.g. truncated file)
+        text = f"done ⚠ {row.reason.replace(str(row.item.path) + ': ', '')}"
+    tip = row.reason or text
+    if row.status == "done" and getattr(row.info, "language", None):
+        text, tip = status_with_language(text, row.info), f"{tip}\n{language_tip(row.info)}"
+    return text, tip
+
+
+class QueueTable(QTableWidget):
+    """The queue table widget; rows are filled from :class:`~speechstudio.gui.transcript_view.QueueRow`."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(0, len(COLS), parent)
+        self.setHorizontalHeaderLabels(COLS)
+        self.setAccessibleName("Transcription queue")
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.verticalHeader().setVisible(False)
+        self.setWordWrap(False)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        h = self.horizontalHeader()
+        h.setStretchLastSection(False)
+        h.setMinimumSectionSize(48)
+        fm = self.fontMetrics()
+        pad = 24
+        fixed = {1: max(fm.horizontalAdvance("Duration"), fm.horizontalAdvance("00:00:00")) + pad,
+                 3: 96, 4: max(fm.horizontalAdvance("RTFx"), fm.horizontalAdvance("999.9")) + pad,
+                 5: fm.horizontalAdvance("txt · srt · vtt · json  in folder") + pad}
+        for col, width in fixed.items():
+            h.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
+            self.setColumnWidth(col, width)
+        for col in (0, 2):
+            h.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
+
+    def append_row(self, row) -> int:
+        r = self.rowCount()
+        self.insertRow(r)
+        for c in range(len(COLS)):
+            if c == 3:
+                bar = QProgressBar()
+                bar.setRange(0, 100)
+                bar.setAccessibleName(f"Progress of {display_name(row.item.path)}")
+                self.setCellWidget(r, c, bar)
+            else:
+                self.setItem(r, c, QTableWidgetItem(""))
+        self.refresh(r, row)
+        return r
+
+    def refresh(self, r: int, row) -> None:
+        """Show ``row`` in table line ``r``."""
+        self.item(r, 0).setText(display_name(row.item.path))
+        self.item(r, 0).setToolTip(display_name(row.item.path, full=True))
+        self.item(r, 1).setText(fmt_duration(row.duration_s) if row.duration_s is not None else "")
+        text, tip = status_text(row)
+        self.item(r, 2).setText(text)
+        self.item(r, 2).setToolTip(tip)
+        if row.status in _COLORS:
+            self.item(r, 2).setForeground(_COLORS[row.status])
+        else:
+            self.item(r, 2).setForeground(self.palette().text().color())
+        bar = self.cellWidget(r, 3)
+        if bar is not None:
+            bar.setValue(int(round(100 * row.progress)))
+            bar.setVisible(row.status not in ("failed", "ignored"))
+        self.item(r, 4).setText(f"{row.rtfx:.1f}" if row.rtfx else "")
+        out = " · ".join(p.suffix.lstrip(".") for p in row.outputs)
+        if row.outputs:
+            out += f"  in {row.outputs[0].parent.name or row.outputs[0].parent}"
+        self.item(r, 5).setText(out)
+        self.item(r, 5).setToolTip("\n".join(display_name(p, full=True) for p in row.outputs))

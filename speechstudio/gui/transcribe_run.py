@@ -1,0 +1,230 @@
+"""The Transcribe page's controller, as a mixin of :class:`~speechstudio.gui.transcribe_page.TranscribePage`:
+Start (one :class:`~speechstudio.worker.jobs.TranscribeBatchJob` per output-folder group), the
+worker's events (a file's progress and position move as segments arrive), the finished batch's
+summary, pause after current, cancel, retry, clear; every change is kept in the queue database
+(``self.keeper``)."""
+from __future__ import annotations
+
+import time
+
+from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
+from speechstudio.worker.jobs import TranscribeBatchJob
+from speechstudio.worker.status import Status
+
+
+class TranscribeRunMixin:
+    """Running the queue (uses the page's widgets, ``rows``, ``compute`` and ``keeper``)."""
+
+    # ------------------------------------------------------------------ running
+    def start(self) -> None:
+        """Transcribe the queued rows in one batch job (so output names are planned together:
+        ``talk.wav`` + ``talk.mp3`` in one folder get distinct transcripts). Rows a watched folder
+        sends elsewhere run as their own group, right after."""
+        if self.job is not None:
+            return
+        queued = [r for r in self.rows if r.status == "queued"]
+        if not queued:
+            self.status_message.emit("nothing queued: add files or folders first")
+            return
+        if not self.formats():
+            self.status_message.emit("choose at least one output format")
+            return
+        out = getattr(queued[0], "output_dir", None)
+        todo = [r for r in queued if getattr(r, "output_dir", None) == out]
+        if not self._continue or self._batch is None:
+            from speechstudio.batch.run import BatchSummary
+
+            self._batch, self._batch_t0 = BatchSummary(), time.perf_counter()
+            self.report.hide()
+        self._continue = False
+        self.pause_btn.setChecked(False)
+        self.running = True
+        self._job_rows = {r.item.path: r for r in todo}
+        options = self.options()
+        if out:
+            options.output_dir = out
+        self.job = TranscribeBatchJob([r.item for r in todo], options)
+        self.compute.submit(self.job)
+        for r in todo:
+            r.progress, r.reason, r.rtfx, r.position_s = 0.0, "", None, 0.0
+            self._refresh_row(r)
+        self._update_buttons()
+        self._update_summary()
+
+    def _row_for_event(self, job_id: int, payload) -> QueueRow | None:
+        if self.job is None or job_id != self.job.id:
+            return None
+        item = getattr(payload, "item", None)
+        return self._job_rows.get(item.path) if item is not None else self.current
+
+    def _on_started(self, job_id: int, desc: str) -> None:
+        if self.job is not None and job_id == self.job.id:
+            self._t_start = time.perf_counter()
+
+    def _on_progress(self, job_id: int, payload) -> None:
+        if self.job is None or job_id != self.job.id:
+            return
+        if isinstance(payload, Status):
+            self.status_message.emit(str(payload))
+            return
+        if type(payload).__name__ == "TranscriptInfo":
+            if self.current is not None:
+                self.current.info = payload
+            return
+        row = self._row_for_event(job_id, payload)
+        if row is None:
+            return
+        kind = getattr(payload, "kind", None)
+        if self._batch is not None and kind is not None:
+            self._batch.add(payload)
+        if kind == "start":
+            self.current = row
+            row.status, row.segments, row.progress, row.position_s = "running", [], 0.0, 0.0
+            if payload.duration_s:
+                row.duration_s = payload.duration_s
+            self._t_start = time.perf_counter()
+            self.keeper.running(row)
+        elif kind == "segment":             # Whisper and CTC segments as they are decoded
+            row.segments.append(payload.segment)
+            row.position_s = payload.position_s
+            if row.duration_s:
+                row.progress = min(1.0, payload.position_s / row.duration_s)
+            el = time.perf_counter() - self._t_start
+            if el > 0 and payload.position_s:
+                row.rtfx = payload.position_s / el
+            if self._selected_row() is row:
+                self._show_selected()
+        elif kind in ("done", "skipped", "failed", "cancelled"):
+            self._finish_row(row, payload)
+            return
+        self._refresh_row(row)
+
+    def _finish_row(self, row: QueueRow, ev) -> None:
+        if ev.kind == "cancelled":
+            row.status, row.reason, row.progress, row.segments = "cancelled", "cancelled (nothing written)", 0.0, []
+        else:
+            row.status, row.reason, row.outputs = ev.kind, ev.reason, tuple(ev.outputs)
+            if ev.kind == "done":
+                row.progress = 1.0
+                row.duration_s = ev.duration_s or row.duration_s
+                if ev.wall_s > 0 and ev.duration_s:
+                    row.rtfx = ev.duration_s / ev.wall_s
+                if ev.warnings:
+                    row.reason = "; ".join(ev.warnings)
+            elif ev.kind == "skipped":
+                row.progress = 1.0
+                load_json_transcript(row)
+            elif ev.kind == "failed":
+                self.status_message.emit(f"failed: {row.reason}")
+                if ev.reason.startswith("cannot write outputs: "):  # batch.FATAL_PREFIX: the batch stops
+                    self._fatal = ev.reason
+        if row is self.current:
+            self.current = None
+        self.keeper.finished(row, getattr(row.info, "model_id", None) or self.options().model)
+        self._refresh_row(row)
+        self._update_summary()
+        if self._selected_row() is row:
+            self._show_selected()
+
+    def _on_finished(self, job_id: int, status: str, result) -> None:
+        if self.job is None or job_id != self.job.id:
+            return
+        paused = self.job.pause.is_set()
+        self.job = None
+        self.current = None
+        self.running = False
+        for r in self._job_rows.values():  # not reached (paused / cancelled / stopped): still queued
+            if r.status == "running":
+                r.status, r.progress, r.segments = "cancelled", 0.0, []
+                r.reason = "cancelled (nothing written)"
+                self.keeper.finished(r)
+            self._refresh_row(r)
+        self._job_rows = {}
+        self._update_buttons()
+        self._update_summary()
+        if status == "failed":
+            # not a bad input (those are rows marked failed) but the model / engine: say so
+            self.last_error = str(result)
+            self.status_message.emit(f"transcription stopped: {result}")
+            from speechstudio.gui.common import show_error
+
+            show_error(self, "Cannot transcribe", str(result))
+            return
+        if self._fatal:
+            fatal, self._fatal = self._fatal, ""
+            self.status_message.emit(f"stopped: {fatal}")
+            from speechstudio.gui.common import show_error
+
+            show_error(self, "Transcription stopped", fatal)
+        elif status == "cancelled":
+            self.status_message.emit("cancelled; the file in progress was not written")
+        elif paused and any(r.status == "queued" for r in self.rows):
+            self.status_message.emit("paused; press Start to go on")
+        elif any(r.status == "queued" for r in self.rows):    # another output folder's group
+            self._continue = True
+            self.start()
+            return
+        if self._batch is not None:
+            self._batch.wall_s = time.perf_counter() - self._batch_t0
+            self.status_message.emit(self.report.show_summary(self._batch, self._batch.wall_s))
+        self.queue_finished.emit()
+
+    def _on_pause_toggled(self, on: bool) -> None:
+        if self.job is not None:
+            if on:
+                self.job.pause.set()
+                self.status_message.emit("will pause after the current file")
+            else:
+                self.job.pause.clear()
+        self._update_buttons()
+
+    def cancel(self) -> None:
+        """Stop the running file now (nothing is written for it) and stop the queue."""
+        self.running = False
+        if self.job is not None:
+            self.compute.cancel(self.job.id)
+            self.status_message.emit("cancelling…")
+        self._update_buttons()
+
+    def retry_failed(self) -> None:
+        n = 0
+        for r in self.rows:
+            if r.status in ("failed", "cancelled"):
+                r.status, r.reason, r.progress, r.rtfx = "queued", "", 0.0, None
+                self.keeper.requeued(r)
+                self._refresh_row(r)
+                n += 1
+        self.status_message.emit(f"retrying {n} file{'s' if n != 1 else ''}")
+        if n:
+            self.start()
+
+    def clear_finished(self) -> None:
+        """Take finished rows off the queue (they stay in History)."""
+        keep = [r for r in self.rows if r.status in ("queued", "running") or r in self._job_rows.values()]
+        self.keeper.cleared([r for r in self.rows if r not in keep])
+        self.rows = []
+        self.table.setRowCount(0)
+        for r in keep:
+            self._append(r)
+        self.segments.setRowCount(0)
+        self._update_summary()
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        busy = self.job is not None
+        self.start_btn.setEnabled(not busy and any(r.status == "queued" for r in self.rows))
+        self.pause_btn.setEnabled(busy)              # nothing to pause when nothing runs
+        self.cancel_btn.setEnabled(busy)
+        self.retry_btn.setEnabled(any(r.status in ("failed", "cancelled") for r in self.rows))
+
+    def _update_summary(self) -> None:
+        counts: dict[str, int] = {}
+        for r in self.rows:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        if not self.rows:
+            self.summary.setText("Drop audio/video files or folders here.")
+            return
+        order = ("done", "running", "loading", "queued", "skipped", "failed", "cancelled", "ignored")
+        self.summary.setText(", ".join(f"{counts[k]} {'transcribing' if k == 'running' else k}"
+                                       for k in order if counts.get(k)))
+

@@ -1,0 +1,88 @@
+"""History and watched folders on the Transcribe page, as a mixin of
+:class:`~speechstudio.gui.transcribe_page.TranscribePage` (uses ``keeper``, ``watcher``,
+``watch_menu``, ``watch_btn``, ``watch_timer``, ``add_paths`` and ``start``)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog
+
+from speechstudio.gui.common import settings
+from speechstudio.gui.drop_paths import display_name
+
+
+class TranscribeWatchMixin:
+    """History window and watched folders."""
+
+    # ------------------------------------------------------------------ history, watched folders
+    def show_history(self):
+        """Open the History window (past jobs from the queue database)."""
+        from speechstudio.gui.history_dialog import HistoryDialog
+
+        if self.keeper.store is None:
+            self.status_message.emit(self.keeper.problem)
+            return None
+        self.history = HistoryDialog(self.keeper.store, self)
+        self.history.status_message.connect(self.status_message)
+        self.history.show()
+        return self.history
+
+    def watch_folder(self, folder: str, output_dir: str | None = None) -> None:
+        """Watch ``folder``: audio/video files that arrive in it are queued once they stop growing
+        and transcribed (outputs next to them, or in ``output_dir``)."""
+        if self.watcher is None:
+            self.status_message.emit(self.keeper.problem)
+            return
+        self.watcher.settle_s = self.watch_settle_s
+        self.watcher.watch(folder, output_dir)
+        self._fill_watch_menu()
+        self.status_message.emit(f"watching {display_name(folder, full=True)}")
+
+    def unwatch(self, watch_id: int) -> None:
+        self.keeper.store.remove_watch(watch_id)
+        self._fill_watch_menu()
+
+    def poll_watched(self) -> int:
+        """Queue the files that settled in watched folders (and start when idle); returns how many."""
+        if self.watcher is None:
+            return 0
+        n = 0
+        for folder, path in self.watcher.poll():
+            n += self.add_paths([path], output_dir=folder.output_dir, watch_id=folder.id)
+        if n and self.job is None:
+            self.start()
+        return n
+
+    def _fill_watch_menu(self) -> None:
+        self.watch_menu.clear()
+        self.watch_menu.addAction("Watch a folder…", self._watch_dialog)
+        folders = self.keeper.store.watched() if self.keeper.store is not None else []
+        for w in folders:
+            self.watch_menu.addAction(f"Stop watching {display_name(w.folder, full=True)}",
+                                      lambda wid=w.id: self.unwatch(wid))
+        self.watch_btn.setText(f"Watched folders ({len(folders)})" if folders else "Watched folders")
+        if folders and not self.watch_timer.isActive():
+            self.watch_timer.start(self.watch_interval_ms)
+        elif not folders:
+            self.watch_timer.stop()
+
+    def _watch_dialog(self) -> None:
+        d = QFileDialog.getExistingDirectory(self, "Watch a folder", str(settings().value("last_dir", Path.home())))
+        if d:
+            self.watch_folder(d, self.output_dir)
+
+
+def subtitle_options():
+    """Subtitle layout from the Settings dialog (0 there means the default: 42 chars x 2 lines)."""
+    from speechstudio.batch.subtitles import SubtitleOptions
+
+    try:
+        from speechstudio.gui import preferences
+
+        prefs = preferences.load()
+        width, count = prefs.subtitle_max_line_width, prefs.subtitle_max_line_count
+    except (ImportError, AttributeError):
+        width = count = 0
+    default = SubtitleOptions()
+    return SubtitleOptions(max_line_width=width or default.max_line_width,
+                           max_line_count=count or default.max_line_count)
