@@ -56,6 +56,19 @@ def load_json_transcript(row: QueueRow, segments: bool = True) -> None:
 
 
 
+class _CurrentStack(QStackedWidget):
+    """A stack that asks only for the room of the page it shows (Qt's asks for its largest), so
+    the editor's toolbars do not make the Transcribe page taller while the table shows."""
+
+    def sizeHint(self):  # noqa: N802 - Qt API
+        w = self.currentWidget()
+        return w.sizeHint() if w is not None else super().sizeHint()
+
+    def minimumSizeHint(self):  # noqa: N802
+        w = self.currentWidget()
+        return w.minimumSizeHint() if w is not None else super().minimumSizeHint()
+
+
 class TranscriptView(QWidget):
     """Title line, "Edit transcript", export format + button, and the transcript: the segment
     table (click a segment to hear it) or, while editing, the :class:`TranscriptEditor` (edits
@@ -116,7 +129,7 @@ class TranscriptView(QWidget):
         self.editor = TranscriptEditor(self.player)
         self.editor.changed.connect(self._on_edited)
         self.editor.status_message.connect(self.status_message)
-        self.stack = QStackedWidget()
+        self.stack = _CurrentStack()
         self.stack.addWidget(self.segments)
         self.stack.addWidget(self.editor)
         bl.addWidget(self.stack, 1)
@@ -169,6 +182,7 @@ class TranscriptView(QWidget):
         if doc is not self.editor.document:
             self.editor.set_document(doc)
         self.stack.setCurrentWidget(self.editor if on else self.segments)
+        self.stack.updateGeometry()
         for w in (self.export_label, self.export_box, self.export_btn):
             w.setVisible(not on)  # the editor has its own export of the edited text
         self.edit_btn.setText("Close editor" if on else "Edit transcript")
