@@ -85,5 +85,7 @@ t3=$(date +%s)
 
 echo "== sizes"
 echo "app folder: $(du -sh "$APP" | cut -f1) in $(find "$APP" -type f | wc -l) files ($APP)"
-ls -l "$OUT"/*.tar.gz "$OUT"/*.deb 2>/dev/null | awk '{printf "%s: %.0f MB\n", $NF, $5/1e6}'
+find "$OUT" -maxdepth 1 \( -name '*.tar.gz' -o -name '*.deb' \) -exec ls -l {} + | awk '{printf "%s: %.0f MB\n", $NF, $5/1e6}'
+TRIMMED="$OUT/work/speechstudio/trimmed.tsv"
+[ ! -f "$TRIMMED" ] || awk -F'\t' '{n++; s+=$2} END {printf "left out by packaging/trim.py: %d files, %.0f MB\n", n, s/1e6}' "$TRIMMED"
 echo "times: pyinstaller $((t1-t0)) s, tar.gz $((t2-t1)) s, deb $((t3-t2)) s"

@@ -143,3 +143,46 @@ def test_build_script_help():
     r = subprocess.run([str(PKG / "build.sh"), "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "Usage: packaging/build.sh" in r.stdout
     assert shutil.which("bash")
+
+
+def _fake_build(tmp_path: Path, deb: bool) -> tuple[Path, subprocess.CompletedProcess]:
+    out = tmp_path / "out"
+    app = out / "app" / "SpeechStudio"
+    (app / "_internal").mkdir(parents=True)
+    (app / "SpeechStudio").write_text("#!/bin/sh\necho speechstudio 0.1.0\n")
+    (app / "SpeechStudio").chmod(0o755)
+    args = [str(PKG / "build.sh"), "--out", str(out), "--skip-pyinstaller"] + ([] if deb else ["--no-deb"])
+    env = dict(os.environ, PYTHON=sys.executable)
+    return out, subprocess.run(args, capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+
+
+def test_build_script_packs_the_app_folder_into_the_archive(tmp_path):
+    import tarfile
+
+    from speechstudio import __version__
+    from speechstudio.doctor.gpu import torch_build
+
+    out, r = _fake_build(tmp_path, deb=False)
+    assert r.returncode == 0, r.stderr
+    flavor = "cuda" + torch_build()["cuda"].replace(".", "") if torch_build()["cuda"] else "cpu"
+    archive = out / f"speechstudio-{__version__}-linux-{os.uname().machine}-{flavor}.tar.gz"
+    names = set(tarfile.open(archive).getnames())
+    assert {"SpeechStudio/SpeechStudio", "SpeechStudio/README.txt", "SpeechStudio/share/applications/speechstudio.desktop",
+            "SpeechStudio/share/icons/hicolor/scalable/apps/speechstudio.svg",
+            "SpeechStudio/share/icons/hicolor/48x48/apps/speechstudio.png"} <= names
+
+
+@pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="dpkg-deb is Debian/Ubuntu only")
+def test_build_script_makes_the_deb_layout(tmp_path):
+    out, r = _fake_build(tmp_path, deb=True)
+    assert r.returncode == 0, r.stderr
+    deb = next(out.glob("speechstudio_*.deb"))
+    contents = subprocess.run(["dpkg-deb", "--contents", str(deb)], capture_output=True, text=True).stdout
+    assert "./usr/bin/speechstudio -> /opt/speechstudio/SpeechStudio" in contents
+    for path in ("./opt/speechstudio/SpeechStudio", "./usr/share/applications/speechstudio.desktop",
+                 "./usr/share/icons/hicolor/256x256/apps/speechstudio.png", "./usr/share/doc/speechstudio/copyright"):
+        assert f" {path}\n" in contents
+    assert "README.txt" not in contents
+    control = subprocess.run(["dpkg-deb", "--field", str(deb), "Package", "Depends"], capture_output=True,
+                             text=True).stdout
+    assert "Package: speechstudio" in control and "libportaudio2" in control and "libc6 (>= 2." in control
