@@ -18,8 +18,9 @@ voice, written to a WAV file:
 * ``1200 words``: one line of 1,200 words without punctuation (peak memory; one run each, Piper
   only with ``--long-piper``: it synthesizes the line in one piece).
 
-``--before-tree`` runs ``python -m speechstudio.cli`` from another checkout (``git worktree add
-/tmp/before COMMIT``) with this venv, for a before/after table in the same run.
+``--before-tree`` runs ``python -m speechstudio.cli`` in another checkout's folder (``mkdir
+/tmp/before && git archive COMMIT | tar -x -C /tmp/before``) with this venv, for a before/after
+table in the same run (the working folder comes first on ``sys.path``, before the editable install).
 """
 from __future__ import annotations
 
@@ -48,9 +49,9 @@ def long_line(words: int = 1200, seed: int = 1) -> str:
     return " ".join(rng.choice(vocab) for _ in range(words))
 
 
-def timed(cmd: list[str], stdin_text: str | None = None, env: dict | None = None) -> tuple[float, float]:
-    """Run ``cmd`` under ``/usr/bin/time -v``; return (wall seconds, peak RSS MB). Raises on failure."""
-    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], input=stdin_text, capture_output=True, text=True, env=env)
+def timed(cmd: list[str], stdin_text: str | None = None, cwd: str | None = None) -> tuple[float, float]:
+    """Run ``cmd`` under ``/usr/bin/time -v`` in ``cwd``; return (wall seconds, peak RSS MB). Raises on failure."""
+    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], input=stdin_text, capture_output=True, text=True, cwd=cwd)
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd[:4]} failed ({proc.returncode}): {proc.stderr[-800:]}")
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
@@ -82,9 +83,8 @@ def main() -> None:
 
     def ours(tree: Path, case: str):
         out = tmp / f"ours{next(counter)}.wav"
-        env = {**os.environ, "PYTHONPATH": str(tree)}
         src = ["--file", str(file20 if case == "20" else file_long)] if case in ("20", "long") else [SHORT]
-        return [sys.executable, "-m", "speechstudio.cli", "speak", *src, "--voice", model, "--out", str(out)], None, env
+        return [sys.executable, "-m", "speechstudio.cli", "speak", *src, "--voice", model, "--out", str(out)], None, str(tree)
 
     def piper(case: str):
         out = tmp / f"piper{next(counter)}.wav"
@@ -99,14 +99,14 @@ def main() -> None:
     for case in cases:
         for _ in range(args.runs):
             for name, make in runners.items():
-                cmd, stdin_text, env = make(case)
-                results.setdefault((case, name), []).append(timed(cmd, stdin_text, env))
+                cmd, stdin_text, cwd = make(case)
+                results.setdefault((case, name), []).append(timed(cmd, stdin_text, cwd))
     if not args.skip_long:
         for name, make in runners.items():
             if name == "piper" and not args.long_piper:
                 continue
-            cmd, stdin_text, env = make("long")
-            results[("long", name)] = [timed(cmd, stdin_text, env)]
+            cmd, stdin_text, cwd = make("long")
+            results[("long", name)] = [timed(cmd, stdin_text, cwd)]
 
     print(f"# speechstudio speak vs Piper CLI (piper-tts {piper_version}), joe voice, median of {args.runs} "
           f"(1200 words: 1 run); load average at end {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")

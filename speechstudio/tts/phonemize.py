@@ -93,10 +93,11 @@ def phonemes_to_ids(
     return ids
 
 
-#: Most phonemes one model call gets. The decoder's activations grow with the audio length (~30 MB
-#: per second of audio in onnxruntime, measured with bench/bench_tts_cold.py); 160 phonemes is
-#: 10-15 s of speech, so a sentence without punctuation never needs more than a few hundred MB.
-MAX_PHONEMES = 160
+#: Most phonemes one model call gets. The decoder's activations grow with the audio length (~25 MB
+#: per second of audio in onnxruntime); 120 phonemes is 7-10 s of speech (~20 words), so a
+#: sentence without punctuation never needs more than ~250 MB (bench/bench_tts_cold.py: a
+#: 1,200-word line peaked at 3.1 GB in one piece with PyTorch, 11 GB in Piper's CLI).
+MAX_PHONEMES = 120
 
 
 def split_ids(ids: Sequence[int], id_map: Mapping[str, Sequence[int]], max_phonemes: int = MAX_PHONEMES) -> list[list[int]]:

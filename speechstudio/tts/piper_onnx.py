@@ -74,6 +74,54 @@ def optimized_cache_path(onnx_path: Path, ort_version: str) -> Path | None:
     return data_dir() / "cache" / "voices" / f"{stem.replace('-', '_')}-{digest}.onnx"
 
 
+_ARENA_LOCK = threading.Lock()
+_ARENA: list[bool] = []
+
+
+def _shared_arena(ort) -> bool:
+    """Register one CPU arena for all voice sessions of the process (True when available).
+
+    Sessions with ``session.use_env_allocators`` share it, so the first sentence's session and the
+    workers' single-threaded session reuse each other's freed buffers, and it grows by what is
+    asked (``arena_extend_strategy`` 1, kSameAsRequested) instead of doubling: 20 sentences peaked
+    at 393 MB instead of 466 MB (``bench/bench_tts_cold.py``; onnxruntime ``OrtArenaCfg``).
+    """
+    with _ARENA_LOCK:
+        if not _ARENA:
+            try:
+                info = ort.OrtMemoryInfo("Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT)
+                ort.create_and_register_allocator(info, ort.OrtArenaCfg(0, 1, -1, -1))
+                _ARENA.append(True)
+            except Exception:  # an onnxruntime without shared allocators: each session its own arena
+                _ARENA.append(False)
+        return _ARENA[0]
+
+
+class _InFlight:
+    """At most ``capacity`` phoneme ids synthesized at once by a voice's sessions together.
+
+    Memory of one run grows with its length (decoder activations, ~25 MB per second of audio):
+    with one worker per core, a long text would otherwise run one maximal piece per core at once.
+    A run longer than ``capacity`` waits until it runs alone.
+    """
+
+    def __init__(self, capacity: int):
+        self.capacity, self.used, self.cond = capacity, 0, threading.Condition()
+
+    def take(self, n: int) -> int:
+        """Wait until ``n`` ids (at most ``capacity``) fit; returns what was taken, for ``give``."""
+        n = min(n, self.capacity)
+        with self.cond:
+            self.cond.wait_for(lambda: self.used + n <= self.capacity)
+            self.used += n
+        return n
+
+    def give(self, n: int) -> None:
+        with self.cond:
+            self.used -= n
+            self.cond.notify_all()
+
+
 def cpu_threads() -> int:
     """CPUs this process may run on (``sched_getaffinity``, else ``os.cpu_count()``)."""
     try:
@@ -89,6 +137,9 @@ class OnnxPiperRunner:
     Piper). ``run`` may be called from several threads at once (``InferenceSession.run`` is
     thread-safe). Errors opening the file surface as ``PiperVoiceError`` on first use.
 
+    Runs of the voice's sessions together hold at most two maximal pieces of phoneme ids at once
+    (``_InFlight``), so peak memory does not grow with the number of cores.
+
     ``single_threaded()``: a second runner of the same voice with one intra-op thread, for sentence
     workers that each synthesize a sentence at once (``stream.stream_speech``): on 2 cores, 20
     sentences on 2 workers took 0.62-0.65 of the time one session with 2 threads took for them one
@@ -98,9 +149,13 @@ class OnnxPiperRunner:
 
     hop_length = PIPER_HOP_LENGTH
 
-    def __init__(self, onnx_path: str | os.PathLike, threads: int | None = None):
+    def __init__(self, onnx_path: str | os.PathLike, threads: int | None = None, in_flight: _InFlight | None = None):
+        from speechstudio.tts.phonemize import MAX_PHONEMES
+
         self.onnx_path = Path(onnx_path)
         self.threads = threads
+        # two maximal pieces (phonemize.split_ids) at once, on any number of cores
+        self._in_flight = in_flight or _InFlight(2 * (2 * MAX_PHONEMES + 3))
         self._session = None
         self._error: BaseException | None = None
         self._has_sid = False
@@ -129,6 +184,8 @@ class OnnxPiperRunner:
         opts = ort.SessionOptions()
         if self.threads:
             opts.intra_op_num_threads = int(self.threads)
+        if _shared_arena(ort):
+            opts.add_session_config_entry("session.use_env_allocators", "1")
         if not optimize:
             opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         return opts
@@ -169,7 +226,7 @@ class OnnxPiperRunner:
             return self
         with self._single_lock:
             if self._single is None:
-                self._single = OnnxPiperRunner(self.onnx_path, threads=1)
+                self._single = OnnxPiperRunner(self.onnx_path, threads=1, in_flight=self._in_flight)
             return self._single
 
     @property
@@ -195,9 +252,12 @@ class OnnxPiperRunner:
         }
         if self._has_sid:
             feeds["sid"] = np.asarray([int(speaker_id or 0)], dtype=np.int64)
+        taken = self._in_flight.take(int(len(ids) * max(1.0, length_scale)))  # slower speech: more audio
         try:
             audio = session.run(None, feeds)[0]
         except Exception as exc:  # onnxruntime raises its own RuntimeError subclasses
             raise PiperVoiceError(f"{self.onnx_path}: onnxruntime failed on this sentence "
                                   f"({str(exc).splitlines()[0][:160]})") from exc
+        finally:
+            self._in_flight.give(taken)
         return np.ascontiguousarray(audio.reshape(-1), dtype=np.float32)

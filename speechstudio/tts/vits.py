@@ -392,8 +392,6 @@ def _pick_device(device: str, precision: str) -> tuple[str, str]:
         device = "cuda" if torch.cuda.is_available() else "cpu"
     elif device.startswith("cuda") and not torch.cuda.is_available():
         raise UsageError("--device cuda asked for, but CUDA is not available on this machine")
-    if precision not in ("auto", "fp32", "fp16"):
-        raise UsageError(f"unknown precision {precision!r} (use auto, fp32 or fp16)")
     if precision == "auto":
         precision = "fp16" if device.startswith("cuda") else "fp32"
     if precision == "fp16" and device == "cpu":
