@@ -62,7 +62,7 @@ t2=$(date +%s)
 
 if [ "$DEB" = 1 ]; then
   DEBARCH="$(dpkg --print-architecture)"
-  GLIBC="$(ldd --version | head -1 | grep -oE '[0-9]+\.[0-9]+$')"
+  GLIBC="$(getconf GNU_LIBC_VERSION | awk '{print $2}')"
   DEBFILE="$OUT/speechstudio_${VERSION}-${FLAVOR}_${DEBARCH}.deb"
   echo "== $(basename "$DEBFILE")"
   STAGE="$OUT/deb-root"
