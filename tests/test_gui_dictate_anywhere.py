@@ -86,6 +86,9 @@ def test_type_output_with_spoken_commands_and_stop_dictating(page, qtbot, monkey
 
     monkeypatch.setattr(inject, "open_injector", lambda *a, **k: inj)
     page.anywhere.output_box.setCurrentIndex(page.anywhere.output_box.findData("type"))
+    page.anywhere.hotkey_check.blockSignals(True)
+    page.anywhere.hotkey_check.setChecked(True)                # cues play while the global hotkey is on
+    page.anywhere.hotkey_check.blockSignals(False)
     session(page)
     assert "text goes to: type into the focused app" in page.note.text()
     page._on_progress(7, U("partial", 0, ["HELLO", "COMMA", "NEW"], "HELLO COMMA NEW", "LI"))
@@ -101,6 +104,7 @@ def test_type_output_with_spoken_commands_and_stop_dictating(page, qtbot, monkey
     out._thread.join(5)
     assert not out._thread.is_alive() and inj.calls[-1] == ("type", "Done")
     assert len(page.win.audio.played) == 2                    # start and stop cues
+    assert page.win.audio.played[0].dtype == np.float32 and page.win.audio.played[0].shape == (1920,)
 
 
 def test_missing_injector_is_a_message_and_the_page_still_gets_the_text(page, monkeypatch):
@@ -111,6 +115,8 @@ def test_missing_injector_is_a_message_and_the_page_still_gets_the_text(page, mo
     assert "text stays in this window" in page.note.text() and "install wtype" in page.note.text()
     page._on_progress(7, U("final", 0, ["Hello", "there."], "Hello there."))
     assert page.text == "Hello there." and page.anywhere.output is None
+    page._on_finished(7, "done", DictateResult("Hello there.", (), 1.0, 0.1, 0.1))
+    assert page.win.audio.played == []                        # no cue: the hotkey is off
 
 
 def test_captions_show_composed_text_and_tail_and_remember_their_look(page, qtbot):

@@ -115,7 +115,7 @@ class AnywherePanel(QWidget):
         self.hotkey_mode.addItem("push to talk", "push_to_talk")
         lay.addWidget(self.hotkey_mode)
         self.cue_check = QCheckBox("Sound cue")
-        self.cue_check.setToolTip("A short tone when dictation starts and stops")
+        self.cue_check.setToolTip("A short tone when dictation starts and stops (with the global hotkey on)")
         lay.addWidget(self.cue_check)
         lay.addStretch(1)
         self.output_box.currentIndexChanged.connect(self._changed)
@@ -243,7 +243,8 @@ class AnywherePanel(QWidget):
         return self.composer.text if self.composer is not None else ""
 
     def _cue(self, start: bool) -> None:
-        if not self.cue_check.isChecked():
+        """The start/stop tone, while the global hotkey is on (the user may not see the window)."""
+        if not (self.cue_check.isChecked() and self.hotkey_check.isChecked()):
             return
         from speechstudio.gui.tray import cue_tone
 
