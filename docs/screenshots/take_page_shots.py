@@ -78,6 +78,12 @@ def main() -> int:
             pump(3.0)
         shot(f"{i + 1:02d}-{name.lower().replace(' ', '-')}")
 
+    win.show_page("Models")  # a long one-line error wraps; the window keeps its size
+    url = "https://huggingface.co/api/models/facebook/wav2vec2-large-960h-lv60-self/revision/main/" + "x" * 300
+    win.models.dl_label.setText(f"download failed: cannot reach {url}")
+    shot("08-models-long-error")
+    win.models.dl_label.setText("")
+
     dlg = win.open_settings()
     dlg.move(avail.center() - dlg.rect().center())
     shot("10-settings-dialog")
