@@ -178,6 +178,8 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
         chunks = stream_speech(voice, ch.text, settings, workers=workers, ssml=False, voice_loader=voice_loader)
         duration = write_chunks(chunks, path, fmt, tags, on_chunk)
         chars_before += len(ch.text)
+        if progress is not None:  # the chapter is complete (sentence counts skip blank lines)
+            progress(AudiobookProgress(chars_before, total, ch.index, len(chapters), ch.title))
         files.append(path)
         durations.append(duration)
         done[str(ch.index)] = {"file": path.name, "text": key, "voice": voice_key, "duration_s": round(duration, 3)}

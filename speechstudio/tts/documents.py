@@ -87,7 +87,7 @@ def _split_text(text: str) -> list[tuple[str, str]]:
             parts.append((" ".join(line.split()), [line.strip() + ".", ""]))
         else:
             parts[-1][1].append(line)
-    return [(t, "\n".join(lines).strip()) for t, lines in parts]
+    return [(t, re.sub(r"\n\s*\n\s*\n", "\n\n", "\n".join(lines)).strip()) for t, lines in parts]
 
 
 def markdown_to_text(md: str) -> str:
@@ -97,17 +97,17 @@ def markdown_to_text(md: str) -> str:
     md = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", md)  # images: alt text
     md = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", md)  # links: their text
     md = re.sub(r"\[([^\]]+)\]\[[^\]]*\]", r"\1", md)
-    md = re.sub(r"^\s*\[[^\]]+\]:\s*\S+.*$", "", md, flags=re.MULTILINE)  # link definitions
+    md = re.sub(r"^[ \t]*\[[^\]]+\]:[ \t]*\S+.*$", "", md, flags=re.MULTILINE)  # link definitions
     md = re.sub(r"</?[A-Za-z][^>]*>", "", md)  # HTML tags
     md = re.sub(r"`([^`]*)`", r"\1", md)
-    md = re.sub(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", lambda m: "\n" + m.group(1).rstrip(".") + ".\n", md,
+    md = re.sub(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", lambda m: "\n" + m.group(1).rstrip(".") + ".\n", md,
                 flags=re.MULTILINE)
-    md = re.sub(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+", "", md, flags=re.MULTILINE)  # list markers
-    md = re.sub(r"^\s{0,3}>\s?", "", md, flags=re.MULTILINE)  # block quotes
-    md = re.sub(r"^\s*(?:[-*_]\s*){3,}$", "", md, flags=re.MULTILINE)  # rules
+    md = re.sub(r"^[ \t]{0,3}(?:[-*+]|\d+[.)])[ \t]+", "", md, flags=re.MULTILINE)  # list markers
+    md = re.sub(r"^[ \t]{0,3}>[ \t]?", "", md, flags=re.MULTILINE)  # block quotes
+    md = re.sub(r"^[ \t]*(?:[-*_][ \t]*){3,}$", "", md, flags=re.MULTILINE)  # rules
     md = re.sub(r"(\*\*|__)(.+?)\1", r"\2", md)
     md = re.sub(r"(?<![\w*])([*_])(?!\s)(.+?)(?<!\s)\1(?![\w*])", r"\2", md)
-    md = re.sub(r"^\s*\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*$", "", md, flags=re.MULTILINE)  # table rules
+    md = re.sub(r"^[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*$", "", md, flags=re.MULTILINE)  # table rules
     md = md.replace("|", ", ")
     return re.sub(r"\n{3,}", "\n\n", md).strip()
 
