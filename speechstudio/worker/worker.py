@@ -42,16 +42,36 @@ def _freeze_heap() -> None:
     gc.freeze()
 
 
-def _release_heap() -> None:
-    """Free what a replaced model left behind. ``gc.freeze()`` moved the old model into the
-    permanent generation, where no collection looks; the model and its cached window runner also
-    point at each other (``asr.cuda_graph`` keeps the runners on the recognizer), so dropping our
-    reference alone frees nothing. Unfreeze, collect once (in the worker thread, at a model switch),
-    and hand CUDA's cached blocks (and CUDA Graph pools) back to the driver."""
+def _cut_cycles(obj) -> None:
+    """Let reference counting free a model we no longer use, at once and in this thread.
+
+    ``gc.freeze()`` (above) moves every model into the permanent generation, where the cycle
+    collector never looks, so an old model caught in a reference cycle was never freed. The cycle
+    we create is the recognizer <-> window-runner cache of :mod:`speechstudio.asr.cuda_graph`
+    (the runners hold the recognizer and its CUDA Graph memory pool): it is cut here, for the
+    recognizer and for those a :class:`~speechstudio.asr.routing.LanguageRouter` holds. No
+    ``gc.collect()``: a full collection in the worker thread could finalise Qt objects (widgets
+    of a closed window) off the GUI thread."""
+    from speechstudio.asr.cuda_graph import _CACHE_ATTR
+
+    seen: set[int] = set()
+
+    def cut(o, depth: int = 0) -> None:
+        d = getattr(o, "__dict__", None)
+        if d is None or id(o) in seen or depth > 2:
+            return
+        seen.add(id(o))
+        d.pop(_CACHE_ATTR, None)
+        for v in list(d.values()):
+            if hasattr(v, "transcribe") or hasattr(v, "model"):
+                cut(v, depth + 1)
+
+    cut(obj)
+
+
+def _empty_cuda_cache() -> None:
     import sys
 
-    gc.unfreeze()
-    gc.collect()
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.empty_cache()
@@ -85,8 +105,10 @@ class ModelCache:
         """Forget the loaded ASR model and free it (before its replacement loads: peak memory
         stays one model)."""
         if self._asr is not None:
-            self._asr = self._asr_key = None
-            _release_heap()
+            old, self._asr, self._asr_key = self._asr, None, None
+            _cut_cycles(old)
+            del old                          # the last reference: freed here, before the next load
+            _empty_cuda_cache()
 
     def has_asr(self, spec: str | None, device: str, precision: str) -> bool:
         return self._asr is not None and self._asr_key == (spec or None, device, precision)
@@ -122,8 +144,10 @@ class ModelCache:
         if key == self._voice_key and self._voice is not None:
             return self._voice, None
         if self._voice is not None:
-            self._voice = self._voice_key = None
-            _release_heap()
+            old, self._voice, self._voice_key = self._voice, None, None
+            _cut_cycles(old)
+            del old
+            _empty_cuda_cache()
         from speechstudio.tts.vits import load_voice
         from speechstudio.tts.voices import resolve_voice
 
