@@ -158,9 +158,8 @@ def _commit_new(tmp: Path, target: Path, shown: Path) -> None:
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, overwrite: bool = True) -> Path:
     """Write ``data`` to ``path`` atomically (see :func:`atomic_path`). Returns ``Path(path)``."""
-    with atomic_path(path, overwrite=overwrite) as tmp:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
+    with atomic_path(path, overwrite=overwrite) as tmp, open(tmp, "wb") as fh:
+        fh.write(data)
     return Path(path)
 
 

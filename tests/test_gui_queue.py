@@ -118,7 +118,7 @@ def test_queue_survives_a_restart_and_continues(win, qtbot, tmp_path, tiny_w2v_d
     # the finished batch's summary: totals and the output folder
     assert not again.report.isHidden()
     text = again.report.label.text()
-    assert text.startswith("2 done · 0.00 h audio in 0:0"), text
+    assert text.startswith("2 done · 0:0") and " of audio (0.00 h) in 0:" in text, text
     assert ", RTFx " in text
     opened = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
@@ -150,7 +150,7 @@ def test_failed_file_reason_in_the_summary(win, qtbot, tmp_path, tiny_w2v_dir):
     page.add_paths([folder])
     with qtbot.waitSignal(page.queue_finished, timeout=60000):
         page.start_btn.click()
-    assert page.report.label.text().startswith("1 done, 1 failed · 0.00 h audio in 0:0")
+    assert page.report.label.text().startswith("1 done, 1 failed · 0:01 of audio (0.00 h) in 0:")
     assert page.report.label.text().endswith("· failed: bad.wav")
     assert page.report.label.toolTip().startswith("bad.wav: not a recognised audio or video file")
 

@@ -16,7 +16,7 @@ from speechstudio.gui.drop_paths import display_name
 def report_text(summary, wall_s: float) -> tuple[str, str]:
     """``(line, details)`` for a :class:`~speechstudio.batch.run.BatchSummary`.
 
-    ``line``: ``"19 done, 1 failed · 0.52 h audio in 0:03:10, RTFx 9.8"`` (hours of audio
+    ``line``: ``"19 done, 1 failed · 31:12 of audio (0.52 h) in 3:10, RTFx 9.8"`` (audio
     transcribed; wall time from Start to the end; RTFx = audio seconds / processing seconds);
     ``details``: one line per failure, ``name: reason``, for the tooltip."""
     parts = [f"{summary.done} done"]
@@ -26,8 +26,8 @@ def report_text(summary, wall_s: float) -> tuple[str, str]:
         parts.append(f"{len(summary.failed)} failed")
     if summary.cancelled:
         parts.append("cancelled")
-    line = (", ".join(parts) + f" · {summary.audio_s / 3600:.2f} h audio in {fmt_duration(wall_s)}"
-            + (f", RTFx {summary.rtfx:.1f}" if summary.rtfx else ""))
+    line = (", ".join(parts) + f" · {fmt_duration(summary.audio_s)} of audio ({summary.audio_s / 3600:.2f} h)"
+            f" in {fmt_duration(wall_s)}" + (f", RTFx {summary.rtfx:.1f}" if summary.rtfx else ""))
     details = "\n".join(f"{display_name(p)}: {reason.replace(str(p) + ': ', '')}" for p, reason in summary.failed)
     if details:
         line += f" · failed: {display_name(summary.failed[0][0])}" + (" …" if len(summary.failed) > 1 else "")

@@ -16,7 +16,7 @@ from urllib.parse import unquote_to_bytes
 
 from PySide6.QtCore import QUrl
 
-__all__ = ["paths_from_urls", "display_name"]
+__all__ = ["display_name", "paths_from_urls"]
 
 
 def paths_from_urls(urls) -> list[str]:
