@@ -18,6 +18,21 @@ voice, written to a WAV file:
 * ``1200 words``: one line of 1,200 words without punctuation (peak memory; one run each, Piper
   only with ``--long-piper``: it synthesizes the line in one piece).
 
+Measured 2026-12-01 on the 2-core dev box, busy (load average 9-15: a 45-minute benchmark at
+normal priority and other people's niced tests and builds), piper-tts 1.8.0, ``--runs 5
+--before-tree /tmp/before --long-piper`` (before = commit d74c988, the PyTorch engine)::
+
+    case          CLI     wall s  peak MB  wall / Piper
+    short         ours      1.35      217   0.90
+    short         piper     1.50      184
+    short         before   10.37      585   6.91
+    20 sentences  ours      6.34      403   0.77
+    20 sentences  piper     8.22      217
+    20 sentences  before   15.38      986   1.87
+    1200 words    ours     35.04      793   0.26
+    1200 words    piper   132.26    11332
+    1200 words    before   43.55     3245   0.33
+
 ``--before-tree`` runs ``python -m speechstudio.cli`` in another checkout's folder (``mkdir
 /tmp/before && git archive COMMIT | tar -x -C /tmp/before``) with this venv, for a before/after
 table in the same run (the working folder comes first on ``sys.path``, before the editable install).
