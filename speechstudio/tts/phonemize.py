@@ -18,12 +18,21 @@ time): ``BOS "^"``, ``PAD "_"``, then every phoneme followed by ``PAD``, then ``
 from __future__ import annotations
 
 from collections import Counter
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from speechstudio.errors import SpeechStudioError
 
-__all__ = ["PhonemizerUnavailableError", "espeak_phonemes", "codepoint_phonemes", "phonemes_to_ids", "split_ids",
-           "MAX_PHONEMES", "PAD", "BOS", "EOS"]
+__all__ = [
+    "BOS",
+    "EOS",
+    "MAX_PHONEMES",
+    "PAD",
+    "PhonemizerUnavailableError",
+    "codepoint_phonemes",
+    "espeak_phonemes",
+    "phonemes_to_ids",
+    "split_ids",
+]
 
 PAD, BOS, EOS = "_", "^", "$"
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from speechstudio.tts.piper_import import PiperVoiceError
 
-__all__ = ["OnnxPiperRunner", "PIPER_HOP_LENGTH", "onnxruntime_available", "optimized_cache_path", "cpu_threads"]
+__all__ = ["PIPER_HOP_LENGTH", "OnnxPiperRunner", "cpu_threads", "onnxruntime_available", "optimized_cache_path"]
 
 #: Audio samples per latent frame of every Piper VITS voice (rhasspy/piper ``piper_train``
 #: ``vits/config.py``: ``hop_length`` 256 for x_low, low, medium and high).
@@ -70,7 +70,7 @@ def optimized_cache_path(onnx_path: Path, ort_version: str) -> Path | None:
         return None
     key = f"{onnx_path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{ort_version}|{_cpu_id()}"
     digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
-    stem = onnx_path.name[: -len(".onnx")] if onnx_path.name.endswith(".onnx") else onnx_path.name
+    stem = onnx_path.name.removesuffix(".onnx")
     return data_dir() / "cache" / "voices" / f"{stem.replace('-', '_')}-{digest}.onnx"
 
 
@@ -92,7 +92,7 @@ def _shared_arena(ort) -> bool:
                 info = ort.OrtMemoryInfo("Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT)
                 ort.create_and_register_allocator(info, ort.OrtArenaCfg(0, 1, -1, -1))
                 _ARENA.append(True)
-            except Exception:  # an onnxruntime without shared allocators: each session its own arena
+            except Exception:  # noqa: BLE001 - an onnxruntime without shared allocators: own arenas
                 _ARENA.append(False)
         return _ARENA[0]
 
@@ -177,7 +177,7 @@ class OnnxPiperRunner:
             self._session = session
         except PiperVoiceError as exc:
             self._error = exc
-        except Exception as exc:  # onnxruntime's Fail / InvalidProtobuf / ... for a broken file
+        except Exception as exc:  # noqa: BLE001 - onnxruntime's Fail / InvalidProtobuf / ...: a broken file
             self._error = PiperVoiceError(f"{self.onnx_path}: not a readable ONNX voice ({str(exc).splitlines()[0][:160]})")
 
     def _options(self, ort, optimize: bool):
@@ -197,7 +197,7 @@ class OnnxPiperRunner:
         if cached is not None and cached.is_file():
             try:
                 return ort.InferenceSession(str(cached), sess_options=self._options(ort, False), providers=providers)
-            except Exception:  # a cache from elsewhere or damaged: rebuild it below
+            except Exception:  # noqa: BLE001 - a cache from elsewhere or damaged: rebuild it below
                 cached.unlink(missing_ok=True)
         opts = self._options(ort, True)
         tmp = None
@@ -220,7 +220,7 @@ class OnnxPiperRunner:
                 tmp.unlink(missing_ok=True)
         return session
 
-    def single_threaded(self) -> "OnnxPiperRunner":
+    def single_threaded(self) -> OnnxPiperRunner:
         """The same voice with ``threads=1`` (made once, opening in the background at first call)."""
         if self.threads == 1:
             return self
