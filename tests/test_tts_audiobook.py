@@ -119,7 +119,8 @@ def test_audiobook_files_tags_marks_and_resume(tmp_path, tiny_voice):
     from speechstudio.tts.vits import SynthesisSettings
 
     again = make_audiobook(tiny_voice, path, out, "mp3", SynthesisSettings(length_scale=1.5), workers=1)
-    assert again.skipped == 0 and again.durations_s[2] > result.durations_s[2] * 1.3
+    # 1.5x slower speech; the 0.25 s sentence pauses stay: measured 1.926 vs 1.534 s
+    assert again.skipped == 0 and again.durations_s[2] > result.durations_s[2] * 1.2
 
 
 def test_cli_audiobook_and_lexicon(tmp_path, home, capsys):
