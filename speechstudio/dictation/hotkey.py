@@ -168,7 +168,7 @@ def _pynput_listener_factory():
         from pynput import keyboard
     except ImportError as e:
         raise HotkeyUnavailable(f"global hotkey unavailable: {str(e).splitlines()[0]} "
-                                "(pip install pynput; on Linux an X11 session)") from None
+                                "(pip install 'speechstudio[hotkey]'; on Linux an X11 session)") from None
     return keyboard.Listener
 
 

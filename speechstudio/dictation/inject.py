@@ -59,7 +59,8 @@ class PynputInjector:
         try:
             from pynput.keyboard import Controller, Key
         except ImportError as e:  # no X connection, or pynput not installed
-            raise InjectionUnavailable(f"cannot send keys to other applications: {str(e).splitlines()[0]}") from None
+            raise InjectionUnavailable(f"cannot send keys to other applications: {str(e).splitlines()[0]} "
+                                       "(pip install 'speechstudio[hotkey]'; on Linux an X11 session)") from None
         self.kb, self.Key = Controller(), Key
         self.key_delay_s = float(key_delay_s)
 
