@@ -23,6 +23,7 @@ import trim  # noqa: E402
 @pytest.mark.parametrize("dest, kept", [
     ("torch/include/ATen/ATen.h", False), ("torch/lib/libtorch_cpu.so", True), ("torch/lib/libc10.so", True),
     ("torch/lib/libtorchbind_test.so", False), ("torch/test/test_nn.py", False), ("torch/bin/test_api", False),
+    ("torch/bin/torch_shm_manager", True), ("torch/bin/protoc", False), ("torch/bin/TCPStoreTest", False),
     ("nvidia/cudnn/include/cudnn.h", False), ("nvidia/cudnn/lib/libcudnn.so.9", True),
     ("PySide6/Qt/translations/qtbase_de.qm", False), ("PySide6/Qt/plugins/platforms/libqxcb.so", True),
     ("PySide6/Qt/plugins/platforms/libqoffscreen.so", True), ("PySide6/Qt/lib/libQt6Widgets.so.6", True),
