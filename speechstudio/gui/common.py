@@ -257,7 +257,10 @@ class ModelPicker(QComboBox):
         ("(default): NAME"), after "(default)" in the field ("= NAME", grey) and in the tooltip."""
         self.default_name, self._default_reason = name, reason
         text = f"{DEFAULT_MODEL} is {name}" + (f" ({reason})" if reason else "")
+        typed = self.currentText()
         self.setItemData(0, text, Qt.ItemDataRole.ToolTipRole)
+        if self.isEditable() and self.currentText() != typed:
+            self.setEditText(typed)  # QComboBox resets the edit text when the current item's data changes
         self.setToolTip(f"{self._tooltip}\n{text}")
         self.default_hint.setText(f"= {name}")
         self._place_hint()
