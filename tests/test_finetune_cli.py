@@ -72,12 +72,12 @@ def test_killed_run_resumes_and_the_clone_speaks(tiny_base, prepared, home, tmp_
             "--steps", "12", "--batch-size", "2", "--checkpoint-every", "4", "--no-asr-check"]
     run_dir = home / "finetune" / "runs" / "mine"
     latest = run_dir / "checkpoints" / "latest.pt"
-    proc = subprocess.Popen([sys.executable, str(SHRUNK), *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen([sys.executable, str(SHRUNK), *args], env={**env, "SHRUNK_HOLD_AFTER_CHECKPOINT": "1"},
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 240
     while not latest.is_file() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
-    time.sleep(0.5)
+    time.sleep(0.5)  # the run holds after its first checkpoint (step 4 of 12)
     proc.send_signal(signal.SIGKILL)  # a power cut: no chance to save anything more
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL, proc.stdout.read()[-2000:]

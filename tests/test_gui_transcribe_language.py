@@ -72,4 +72,14 @@ def test_detected_language_and_probability_are_shown(win, qtbot, tmp_path, reals
     cell = page.table.item(0, 2)
     assert cell.text() == f"done · German (de) {row.info.language_probability:.2f}"
     assert "detected by whisper-base with probability" in cell.toolTip() and "transcribed by whisper-base" in cell.toolTip()
-    assert "Leichenhalle" in " ".join(s.text for s in row.segments)
+    # The human reference (realspeech manifest): "Der hinter diesem Portal liegenden Raum wurde als
+    # Leichenhalle genutzt." whisper-base's spelling of the rare words varies with the CTranslate2
+    # build ("Leichenhalle" / "Leichenhaler", "Portal liegenden" / "portalliegende"): characters, not
+    # whole words, say it heard the sentence.
+    import jiwer
+
+    from speechstudio.metrics import normalize_text
+
+    ref = "Der hinter diesem Portal liegenden Raum wurde als Leichenhalle genutzt."
+    hyp = " ".join(s.text for s in row.segments)
+    assert jiwer.cer(normalize_text(ref, "de"), normalize_text(hyp, "de")) <= 0.10, hyp

@@ -49,8 +49,11 @@ def register(subparsers) -> None:
     d.add_argument("--task", default="transcribe", choices=("transcribe", "translate"),
                    help="Whisper: translate = speech in any language to English text (multilingual models)")
     d.add_argument("--hotwords", metavar="TEXT", help="Whisper: names and jargon the model should prefer")
-    d.add_argument("--input-device", metavar="N", help="microphone: PortAudio input device index or name")
-    d.add_argument("--list-devices", action="store_true", help="list microphone input devices and exit")
+    d.add_argument("--input-device", metavar="N",
+                   help="microphone: PortAudio input device index or name; system:NAME for what the computer "
+                        "plays (a PulseAudio/PipeWire monitor source, see --list-devices)")
+    d.add_argument("--list-devices", action="store_true",
+                   help="list input devices (microphones, then system-audio monitor sources) and exit")
     d.add_argument("--file", metavar="AUDIO", help="play this recording through the streaming path instead")
     d.add_argument("--fast", action="store_true", help="with --file: as fast as possible, not real time")
     d.add_argument("--chunk-s", type=float,
@@ -131,7 +134,7 @@ def cmd_dictate(args) -> int:
     from dataclasses import replace
 
     from speechstudio.asr.live import default_dictation_model, open_recognizer
-    from speechstudio.asr.sources import FileSource, MicSource, list_input_devices
+    from speechstudio.asr.sources import FileSource, MicSource, SystemAudioSource, list_input_devices
     from speechstudio.asr.streaming import StreamConfig, WindowGeometry, commit_latencies
     from speechstudio.asr.whisper_stream import AgreementConfig
     from speechstudio.errors import UsageError
@@ -165,7 +168,10 @@ def cmd_dictate(args) -> int:
         source = FileSource(args.file, block_ms=args.block_ms, realtime=not args.fast)
     else:
         dev = args.input_device
-        source = MicSource(int(dev) if dev is not None and dev.isdigit() else dev, block_ms=args.block_ms)
+        if dev is not None and dev.startswith("system:"):
+            source = SystemAudioSource(dev, block_ms=args.block_ms)
+        else:
+            source = MicSource(int(dev) if dev is not None and dev.isdigit() else dev, block_ms=args.block_ms)
 
     from speechstudio.dictation.sinks import open_sink
 

@@ -187,11 +187,67 @@ def import_sounddevice():
     return sounddevice
 
 
-def list_input_devices() -> list[tuple[int, str, int]]:
-    """``(index, name, default_rate_hz)`` for every input device. Raises :class:`MicrophoneError`."""
-    sd = import_sounddevice()
-    out = []
+def list_input_devices() -> list[tuple[int | str, str, int]]:
+    """``(index, name, default_rate_hz)`` for every input device, then the system-audio monitor
+    sources (index ``"system:NAME"``, see :mod:`speechstudio.audio.system_audio`).
+    Raises :class:`MicrophoneError` when PortAudio is unavailable and no monitor source exists."""
+    from speechstudio.audio.system_audio import monitor_sources
+
+    system = [(m.index, m.name, int(m.default_samplerate)) for m in monitor_sources()]
+    try:
+        sd = import_sounddevice()
+    except MicrophoneError:
+        if system:  # no PortAudio: what the sound server plays can still be captioned
+            return system
+        raise
+    out: list[tuple[int | str, str, int]] = []
     for i, d in enumerate(sd.query_devices()):
         if int(d.get("max_input_channels", 0)) > 0:
             out.append((i, str(d.get("name")), int(d.get("default_samplerate") or 0)))
-    return out
+    return out + system
+
+
+class SystemAudioSource:
+    """What the computer plays (a PulseAudio/PipeWire monitor source, ``device`` =
+    ``"system:NAME"`` from :func:`list_input_devices`) as dictation input: mono float32 blocks of
+    ``block_ms`` at ``sample_rate`` Hz (default 16000; the sound server resamples). Same interface
+    as :class:`MicSource`. Raises :class:`MicrophoneError` when the source is not listed or
+    cannot be recorded (``parec`` missing, server down)."""
+
+    def __init__(self, device: str, *, sample_rate: int = 16000, block_ms: float = 20.0) -> None:
+        from speechstudio.audio.system_audio import monitor_sources
+
+        names = {m.index: m.name for m in monitor_sources()}
+        if device not in names:
+            listed = ", ".join(names) or "none (needs PulseAudio or PipeWire and pactl)"
+            raise MicrophoneError(f"system audio source {device!r} not found; available: {listed}")
+        self.device, self.name = device, names[device]
+        self.sample_rate = int(sample_rate)
+        self.block = max(1, int(round(block_ms * self.sample_rate / 1000.0)))
+        self._queue: queue.Queue[np.ndarray | None] = queue.Queue()
+        self._stop = threading.Event()
+        self.overflows = 0
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        from speechstudio.audio.devices import AudioUnavailableError
+        from speechstudio.audio.system_audio import MonitorStream
+
+        stream = MonitorStream(self.device, self.sample_rate, self.block, self._queue.put)
+        try:
+            stream.start()
+        except AudioUnavailableError as e:
+            raise MicrophoneError(str(e)) from e
+        try:
+            yield from queued_blocks(self._queue, self._stop, draining=False)
+        finally:
+            stream.stop()
+        yield from queued_blocks(self._queue, self._stop, draining=True)
+
+    @property
+    def backlog_s(self) -> float:
+        """Seconds of captured audio waiting in the queue."""
+        return self._queue.qsize() * self.block / self.sample_rate
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._queue.put(None)

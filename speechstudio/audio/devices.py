@@ -43,9 +43,10 @@ class AudioUnavailableError(SpeechStudioError):
 
 @dataclass(frozen=True)
 class DeviceInfo:
-    """One sound device: ``index`` (backend id), ``name``, channel counts and default rate in Hz."""
+    """One sound device: ``index`` (backend id: PortAudio's int, or ``"system:NAME"`` for a
+    PulseAudio/PipeWire monitor source), ``name``, channel counts and default rate in Hz."""
 
-    index: int
+    index: int | str
     name: str
     max_input_channels: int
     max_output_channels: int
@@ -143,12 +144,21 @@ class SoundDeviceBackend(Backend):
                 for i, d in enumerate(devs) if d[key] > 0]
 
     def input_devices(self) -> list[DeviceInfo]:
-        return self._devices("input")
+        """PortAudio's inputs, then the sound server's monitor sources ("System audio: ...", index
+        ``"system:NAME"``; Linux with PulseAudio/PipeWire, see :mod:`speechstudio.audio.system_audio`)."""
+        from speechstudio.audio.system_audio import monitor_sources
+
+        return self._devices("input") + monitor_sources()
 
     def output_devices(self) -> list[DeviceInfo]:
         return self._devices("output")
 
     def open_input(self, device, samplerate, blocksize, callback) -> Stream:
+        from speechstudio.audio.system_audio import MonitorStream, is_system_device
+
+        if is_system_device(device):
+            return MonitorStream(device, samplerate, blocksize, callback)
+
         def cb(indata, frames, time_info, status):
             callback(indata[:, 0].astype(np.float32, copy=True))
 

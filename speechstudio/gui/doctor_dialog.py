@@ -79,8 +79,15 @@ class DoctorDialog(QDialog):
 
             try:
                 run_checks(network=network, on_check=relay.checked.emit)
-            finally:
+            except RuntimeError as e:  # "Signal source has been deleted": the dialog closed meanwhile
+                if "deleted" in str(e):
+                    return
+                raise
+            try:
                 relay.finished.emit()
+            except RuntimeError as e:
+                if "deleted" not in str(e):
+                    raise
 
         threading.Thread(target=work, name="speechstudio-doctor", daemon=True).start()
 
