@@ -118,7 +118,7 @@ def test_save_is_atomic(page, tmp_path, monkeypatch):
 
 
 def test_stable_black_tail_grey(page):
-    from PySide6.QtGui import QColor
+    from PySide6.QtGui import QColor, QTextFormat
 
     from speechstudio.asr.streaming import StreamUpdate
     from speechstudio.gui.dictate_page import TAIL_COLOR
@@ -130,14 +130,37 @@ def test_stable_black_tail_grey(page):
     start = len("first part and then ")
     assert page.tail_ranges() == [(start, start + len("somethi"))]
     doc = page.view.document()
-    stable_color = doc.begin().begin().fragment().charFormat().foreground().color()
-    assert stable_color == page.view.palette().text().color() and stable_color != QColor(TAIL_COLOR)
+    stable_fmt = doc.begin().begin().fragment().charFormat()
+    assert not stable_fmt.hasProperty(QTextFormat.Property.ForegroundBrush)  # the palette's text colour
+    assert stable_fmt.foreground().color() != QColor(TAIL_COLOR)
     assert page.latency_label.text() == "520 ms behind real time"
     page.show_update(StreamUpdate("partial", 1, (), "and then something", "el", 5.5, 5.2, 0.0))
     assert page.view.toPlainText() == "first part and then something el"
     page.show_update(StreamUpdate("final", 1, (), "and then something else", "", 6.0, 6.0, 0.0))
     assert page.view.toPlainText() == "first part and then something else"
     assert page.tail_ranges() == [] and page.tail_text == ""
+
+
+def test_stable_text_follows_a_switch_to_the_dark_theme(page, qtbot):
+    """Dictated text stays readable after Settings → theme dark (was black on the dark palette)."""
+    from PySide6.QtGui import QColor
+
+    from speechstudio.asr.streaming import StreamUpdate
+    from speechstudio.gui import preferences
+
+    page.show_update(StreamUpdate("final", 0, (), "WWWW MMMM WWWW MMMM", "", 3.0, 2.9, 0.0))
+    page.resize(800, 600)
+    page.show()
+    try:
+        assert preferences.apply_theme("dark") == "dark"
+        qtbot.wait(20)
+        img = page.view.viewport().grab().toImage()
+        base = page.view.palette().base().color().lightness()
+        text_light = max(QColor(img.pixel(x, y)).lightness() for x in range(0, min(img.width(), 300), 2)
+                         for y in range(0, min(img.height(), 40)))
+        assert base < 100 and text_light > 180, (base, text_light)
+    finally:
+        preferences.apply_theme("light")
 
 
 def test_missing_microphone_is_a_message(page, qtbot):

@@ -154,6 +154,7 @@ def test_about_lists_versions_and_licenses():
     assert libs["numpy"][0] == metadata.version("numpy") and libs["torch"][0] == metadata.version("torch")
     assert libs["PySide6-Essentials"][0] != "not installed"
     assert "whisper-tiny.en</td><td>MIT" in text and "CC BY-NC 4.0" in text
+    assert "en_US-joe-medium voice</td><td>package MIT; dataset CC0 (model card)" in text
 
 
 def test_check_my_setup_opens_the_doctor_dialog(win, qtbot):
@@ -172,8 +173,10 @@ def test_settings_dialog_writes_only_the_temporary_settings(win, qtbot, real_set
     dlg = win.open_settings()
     dlg.output_dir.setText("/data/transcripts")
     dlg.format_checks["json"].setChecked(False)
-    dlg.line_width.setValue(42)
-    dlg.line_count.setValue(2)
+    assert (dlg.line_width.value(), dlg.line_count.value()) == (42, 2)  # the CLI's defaults
+    dlg.line_width.setValue(60)
+    dlg.line_count.setValue(0)
+    assert dlg.line_count.text() == "no limit"
     dlg.model_boxes["de"].setCurrentText("whisper-base")
     dlg.device.setCurrentText("cpu")
     dlg.precision.setCurrentText("fp32")
@@ -182,11 +185,14 @@ def test_settings_dialog_writes_only_the_temporary_settings(win, qtbot, real_set
     try:
         p = prefs.load()
         assert (p.output_dir, p.formats, p.subtitle_max_line_width, p.subtitle_max_line_count) == (
-            "/data/transcripts", ("txt", "srt", "vtt"), 42, 2)
+            "/data/transcripts", ("txt", "srt", "vtt"), 60, 0)
         assert p.models == {"de": "whisper-base"} and p.model_for("de") == "whisper-base" and p.model_for("en") is None
         assert (p.device, p.precision, p.theme) == ("cpu", "fp32", "dark")
         ini = (Path(os.environ["SPEECHSTUDIO_HOME"]) / "settings.ini").read_text()
-        assert "theme=dark" in ini and "subtitle_max_line_width=42" in ini
+        assert "theme=dark" in ini and "subtitle_max_line_width=60" in ini
+        from speechstudio.gui.transcribe_watch import subtitle_options
+
+        assert (subtitle_options().max_line_width, subtitle_options().max_line_count) == (60, 0)  # 0 = no limit
         assert QApplication.palette().window().color().lightness() < 100
         assert (real_settings_path.read_bytes() if real_settings_path.exists() else None) == before
         # what changed reaches the open pages
@@ -311,3 +317,27 @@ def test_a_saved_model_folder_that_is_gone_is_not_selected_at_start(qtbot, fake_
         assert settings().value("transcribe/model") == "(default)" and settings().value("dictate/model") == "(default)"
     finally:
         w.shutdown()
+
+
+def test_every_widget_follows_a_runtime_switch_to_dark_and_back(win, qtbot):
+    """Settings → theme while the app runs: no widget keeps the old palette (a style sheet pins it:
+    the dictation view stayed white with black text, the page list and wizard labels light)."""
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    from speechstudio.gui import preferences
+
+    app = QApplication.instance()
+    try:
+        for theme in ("dark", "light"):
+            assert preferences.apply_theme(theme) == theme
+            qtbot.wait(10)
+            roles = (QPalette.ColorRole.Base, QPalette.ColorRole.Window)
+            stale = [(type(w).__name__, w.accessibleName(), role.name) for w in win.findChildren(QWidget)
+                     for role in roles for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Disabled)
+                     if w.palette().color(group, role) != QApplication.palette(w).color(group, role)]
+            assert (app.palette().color(QPalette.ColorRole.Window).lightness() < 100) == (theme == "dark")
+            assert stale == [], theme
+            assert [w.accessibleName() for w in win.findChildren(QWidget) if w.styleSheet()] == []
+    finally:
+        preferences.apply_theme("system")

@@ -13,8 +13,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QVBoxLayout
 
 from speechstudio.worker.jobs import CallJob
-from speechstudio.gui.common import settings
-from speechstudio.gui.wizard_common import ERROR_STYLE, BaseStepFrame, button, buddy_label
+from speechstudio.gui.common import ERROR_COLOR, settings, tint
+from speechstudio.gui.wizard_common import BaseStepFrame, button, buddy_label
 
 DEFAULT_NAME = "my-asr"
 
@@ -79,11 +79,11 @@ class BaseModelStep(BaseStepFrame):
         spec = self.model_box.currentData()
         if status == "done" and result.spec == spec:
             self.wiz.base_info, self.error, self._described = result, "", spec
-            self.about.setStyleSheet("")
+            tint(self.about, None, bold=False)
             self.about.setText(result.summary())
         elif status == "failed":
             self.wiz.base_info, self.error, self._described = None, _shown_error(result), spec
-            self.about.setStyleSheet(ERROR_STYLE)
+            tint(self.about, ERROR_COLOR, bold=True)
             self.about.setText(self.error)
             self.wiz.status_message.emit("this base model cannot be fine-tuned: see step 1")
         self.changed.emit()
@@ -101,7 +101,7 @@ class BaseModelStep(BaseStepFrame):
         self.model_box.blockSignals(False)
         self._show_runs(runs)
         if not self.model_box.count():
-            self.about.setStyleSheet("")
+            tint(self.about, None, bold=False)
             self.about.setText("No CTC recogniser installed: choose a model folder (Folder…), or install or import "
                                "one on the Models page (e.g. facebook/wav2vec2-base-960h).")
         self._model_changed(self.model_box.currentIndex())
@@ -129,7 +129,7 @@ class BaseModelStep(BaseStepFrame):
         spec = self.model_box.itemData(index) if index >= 0 else None
         self.wiz.base_spec, self.wiz.base_info, self.error, self._described = spec, None, "", None
         if spec:
-            self.about.setStyleSheet("")
+            tint(self.about, None, bold=False)
             self.about.setText(f"checking {spec} …")
             self._describe_job = self.wiz.io.submit(CallJob(_describe, spec, description=f"describe {spec}"))
         self.changed.emit()

@@ -20,11 +20,10 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QL
 
 from speechstudio.worker.worker import Status
 from speechstudio.gui.adapt_plots import CER_KEY, LOSS_KEY, WER_KEY, CTCCurves
-from speechstudio.gui.common import device_picker, fmt_duration
-from speechstudio.gui.wizard_common import ERROR_STYLE, TrainingStep, buddy_label, note_label
+from speechstudio.gui.common import ERROR_COLOR, OK_COLOR, device_picker, fmt_duration, tint
+from speechstudio.gui.wizard_common import TrainingStep, buddy_label, note_label
 
 LEARNING_RATES = ("1e-4", "3e-4", "5e-5", "1e-3")  # 1e-4: CTCConfig's default (its docstring gives the sources)
-_OK = "QLabel { color: #15803d; }"
 
 
 def _spin(name: str, lo: int, hi: int, value: int, special: str = "") -> QSpinBox:
@@ -230,7 +229,7 @@ class TrainStep(TrainingStep):
         elif kind == "SanityEvent":
             self.sanity = ev
             head = "Sanity check passed" if ev.ok else "Sanity check FAILED"
-            self.sanity_label.setStyleSheet(_OK if ev.ok else ERROR_STYLE)
+            tint(self.sanity_label, OK_COLOR if ev.ok else ERROR_COLOR, bold=not ev.ok)
             self.sanity_label.setText(f"{head} ({ev.train_clips} training, {ev.val_clips} held-out clips):\n"
                                       + "\n".join(f"• {m}" for m in ev.messages))
         elif kind == "StepEvent":

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QLin
 
 from speechstudio.worker.worker import Status
 from speechstudio.gui.clone_clips import ClipEditor
+from speechstudio.gui.common import WARNING_COLOR, tint
 from speechstudio.gui.clone_record import RecordPanel
 
 def histogram_bars(rep) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -118,7 +119,7 @@ class DatasetStep(QWidget):
         self.warning = QLabel("")
         self.warning.setAccessibleName("Dataset warning")
         self.warning.setWordWrap(True)
-        self.warning.setStyleSheet("QLabel { color: #b45309; font-weight: bold; }")
+        tint(self.warning, WARNING_COLOR, bold=True)
         self.warning.setVisible(False)
         lay.addWidget(self.warning)
 

@@ -18,6 +18,8 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout,
                                QWidget)
 
+from speechstudio.gui.common import ERROR_COLOR, set_font, tint
+
 #: Level meter range (dBFS); -60 dBFS is shown as an empty bar.
 METER_FLOOR_DB = -60
 
@@ -71,7 +73,8 @@ class RecordPanel(QWidget):
         self.prompt.setAccessibleName("Prompt to read")
         self.prompt.setWordWrap(True)
         self.prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.prompt.setStyleSheet("QLabel { font-size: 16pt; padding: 10px; }")
+        set_font(self.prompt, 16)
+        self.prompt.setMargin(10)
         self.prompt.setMinimumHeight(80)
         lay.addWidget(self.prompt)
         meter_row = QHBoxLayout()
@@ -83,7 +86,7 @@ class RecordPanel(QWidget):
         meter_row.addWidget(self.meter, 1)
         self.clip_warning = QLabel("")
         self.clip_warning.setAccessibleName("Clipping warning")
-        self.clip_warning.setStyleSheet("QLabel { color: #dc2626; font-weight: bold; }")
+        tint(self.clip_warning, ERROR_COLOR, bold=True)
         meter_row.addWidget(self.clip_warning)
         lay.addLayout(meter_row)
         row = QHBoxLayout()

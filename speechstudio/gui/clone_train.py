@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
 
 from speechstudio.worker.worker import Status
 from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
-from speechstudio.gui.common import device_picker, fmt_duration
+from speechstudio.gui.common import WARNING_COLOR, device_picker, fmt_duration, set_font, tint
 from speechstudio.gui.wizard_common import TrainingStep, note_label
 
 PRESETS = ("quick", "standard", "best")
@@ -88,8 +88,11 @@ class TrainStep(TrainingStep):
         lay.addLayout(form)
         self._add_controls(lay, "Start fine-tuning from the base voice", "Stop and keep the checkpoints (Esc)")
         self.warning = note_label("Over-training warning")
-        self.warning.setStyleSheet("QLabel { background: #fef3c7; color: #92400e; font-weight: bold; "
-                                   "font-size: 12pt; padding: 8px; border: 2px solid #f59e0b; }")
+        tint(self.warning, WARNING_COLOR, bold=True)  # palette, not a style sheet: follows the theme
+        set_font(self.warning, 12)
+        self.warning.setMargin(8)
+        self.warning.setFrameShape(QFrame.Shape.Box)
+        self.warning.setLineWidth(2)
         self.warning.setVisible(False)
         lay.addWidget(self.warning)
         self.curves = LossCurves()

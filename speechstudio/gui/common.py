@@ -10,6 +10,37 @@ from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QComboBox, QLabel, QMessageBox, QSizePolicy, QStyledItemDelegate, QWidget
 
 
+ERROR_COLOR = "#dc2626"   # red: failures (readable on the light and the dark palette)
+WARNING_COLOR = "#d97706"  # amber: warnings
+OK_COLOR = "#16a34a"      # green: checks passed
+
+
+def set_font(widget: QWidget, point_size: float | None = None, bold: bool | None = None) -> None:
+    """Change ``widget``'s font size (points) and weight. Used instead of a style sheet: a style
+    sheet pins the widget's palette when it is applied, so a later switch to the dark theme would
+    leave it light (white boxes, black text on dark)."""
+    font = widget.font()
+    if point_size is not None:
+        font.setPointSizeF(point_size)
+    if bold is not None:
+        font.setBold(bold)
+    widget.setFont(font)
+
+
+def tint(widget: QWidget, color: str | None, bold: bool | None = None) -> None:
+    """Colour ``widget``'s text (``"#rrggbb"``; ``None`` = back to the theme's text colour) through
+    its palette, so the other colours keep following the theme (see :func:`set_font`)."""
+    from PySide6.QtGui import QPalette
+
+    pal = QPalette()  # nothing set: every role inherits from the parent / the application
+    if color is not None:
+        for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text):
+            pal.setColor(role, QColor(color))
+    widget.setPalette(pal)
+    if bold is not None:
+        set_font(widget, bold=bold)
+
+
 def settings() -> QSettings:
     """The app's QSettings (INI): the file ``$SPEECHSTUDIO_SETTINGS`` when set (the app sets it at
     start-up, so that a data folder chosen in Settings does not move the settings), else

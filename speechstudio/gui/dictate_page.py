@@ -143,9 +143,11 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.view = QTextEdit()
         self.view.setReadOnly(True)
         self.view.setAccessibleName("Live transcript")
-        self.view.setPlaceholderText("Press Start and speak: stable words appear in black, "
+        self.view.setPlaceholderText("Press Start and speak: stable words appear in the normal text colour, "
                                      "words that may still change in grey.")
-        self.view.setStyleSheet("QTextEdit { font-size: 13pt; }")
+        font = self.view.font()  # a font, not a style sheet: a style sheet would pin the palette at the
+        font.setPointSize(13)    # time it is applied and miss a switch to the dark theme
+        self.view.setFont(font)
         self.note = QLabel("")
         self.note.setWordWrap(True)
         self.note.setAccessibleName("Dictation status")
@@ -153,8 +155,8 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         lay.addWidget(self.note)
         lay.addWidget(self.view, 1)
 
-        self.stable_fmt = QTextCharFormat()
-        self.stable_fmt.setForeground(self.view.palette().text().color())
+        self.stable_fmt = QTextCharFormat()  # no colour of its own: the palette's text colour, so a
+        # theme switch (light/dark) recolours what is already there
         self.tail_fmt = QTextCharFormat()
         self.tail_fmt.setForeground(QColor(TAIL_COLOR))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import platform
 from importlib import metadata
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -54,7 +55,36 @@ def model_licenses() -> list[tuple[str, str]]:
     from speechstudio.hub.packages import PACKAGE_MODELS
 
     rows = [(m.name, m.license or "see its package") for m in PACKAGE_MODELS]
+    rows += piper_voice_licenses()
     rows.append(("facebook/mms-tts-* voices", "CC BY-NC 4.0 (non-commercial)"))
+    return rows
+
+
+def piper_voice_licenses() -> list[tuple[str, str]]:
+    """``(voice, license)`` for the Piper voices installed as Python packages: the package's license
+    (its metadata) and the training data's license from the voice's ``MODEL_CARD`` ("License:"
+    under "Dataset", as Piper's voice cards write it), e.g. ``("en_US-joe-medium voice",
+    "package MIT; dataset CC0 (model card)")``."""
+    from importlib import metadata
+
+    from speechstudio.tts.voices import package_voices
+
+    rows = []
+    for v in package_voices():
+        dist_name = v.reason.removeprefix("installed Python package ")
+        try:
+            package = _dist_license(metadata.distribution(dist_name)) or "see its package"
+        except metadata.PackageNotFoundError:
+            package = "see its package"
+        card = Path(v.location).parent / "MODEL_CARD"
+        dataset = ""
+        try:
+            text = card.read_text(encoding="utf-8", errors="replace")
+            dataset = next((line.split(":", 1)[1].strip() for line in text.splitlines()
+                            if line.lstrip("* ").lower().startswith("license:")), "")
+        except OSError:
+            pass
+        rows.append((f"{v.name} voice", f"package {package}" + (f"; dataset {dataset} (model card)" if dataset else "")))
     return rows
 
 

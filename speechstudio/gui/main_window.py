@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QDockWidget, QLabel, QListWidget, QMainWindow, QS
                                QStackedWidget, QStatusBar, QWidget)
 
 from speechstudio import __version__
-from speechstudio.gui.common import settings
+from speechstudio.gui.common import set_font, settings
 from speechstudio.gui.window_menus import PAGES, WindowMenusMixin
 
 FIRST_SIZE = (1280, 800)
@@ -106,7 +106,8 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self.resizeDocks([self.mel_dock, self.gpu_dock], [900, 340], Qt.Orientation.Horizontal)
         self.monitor = SystemMonitor(1.0, self)
         self.monitor.sampled.connect(self.gpu.update_sample)
-        self.nav.setStyleSheet("QListWidget { font-size: 12pt; } QListWidget::item { padding: 8px 6px; }")
+        set_font(self.nav, 12)  # not a style sheet: it would keep the light palette after a theme switch
+        self.nav.setSpacing(4)
         self._fit_nav()
         self.nav.currentRowChanged.connect(self._page_shown)
 

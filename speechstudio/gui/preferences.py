@@ -4,8 +4,8 @@ Keys (group ``prefs/``) and who reads them:
 
 - ``prefs/output_dir`` (str, "" = next to each input) and ``prefs/formats`` (comma list of
   ``txt,srt,vtt,json``): the Transcribe page's defaults when it has no value of its own.
-- ``prefs/subtitle_max_line_width`` (characters, 0 = no limit) and ``prefs/subtitle_max_line_count``
-  (lines per cue, 0 = no limit): subtitle layout for srt/vtt (the meaning of openai/whisper's
+- ``prefs/subtitle_max_line_width`` (characters, default 42, 0 = no limit) and
+  ``prefs/subtitle_max_line_count`` (lines per cue, default 2, 0 = no limit; the CLI's defaults): subtitle layout for srt/vtt (the meaning of openai/whisper's
   ``utils.py`` writer options ``max_line_width`` / ``max_line_count``).
 - ``prefs/model/<lang>`` (model spec, "" = the app's default) for a language code (``en``...) and
   ``prefs/model/other``: the default model per language.
@@ -39,8 +39,8 @@ class Preferences:
 
     output_dir: str = ""
     formats: tuple[str, ...] = FORMATS
-    subtitle_max_line_width: int = 0
-    subtitle_max_line_count: int = 0
+    subtitle_max_line_width: int = 42
+    subtitle_max_line_count: int = 2
     models: dict[str, str] = field(default_factory=dict)
     device: str = "auto"
     precision: str = "auto"
@@ -74,8 +74,8 @@ def load() -> Preferences:
     return Preferences(
         output_dir=str(s.value("prefs/output_dir", "") or ""),
         formats=formats or FORMATS,
-        subtitle_max_line_width=_int(s.value("prefs/subtitle_max_line_width", 0)),
-        subtitle_max_line_count=_int(s.value("prefs/subtitle_max_line_count", 0)),
+        subtitle_max_line_width=_int(s.value("prefs/subtitle_max_line_width", 42)),
+        subtitle_max_line_count=_int(s.value("prefs/subtitle_max_line_count", 2)),
         models={k: v for k, v in models.items() if v},
         device=_choice(s.value("prefs/device", "auto"), DEVICES),
         precision=_choice(s.value("prefs/precision", "auto"), PRECISIONS),

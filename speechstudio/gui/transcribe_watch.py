@@ -73,16 +73,16 @@ class TranscribeWatchMixin:
 
 
 def subtitle_options():
-    """Subtitle layout from the Settings dialog (0 there means the default: 42 chars x 2 lines)."""
+    """Subtitle layout from the Settings dialog (default 42 characters x 2 lines, as the CLI;
+    0 = no limit, as the dialog says)."""
     from speechstudio.batch.subtitles import SubtitleOptions
 
+    default = SubtitleOptions()
     try:
         from speechstudio.gui import preferences
 
         prefs = preferences.load()
-        width, count = prefs.subtitle_max_line_width, prefs.subtitle_max_line_count
-    except (ImportError, AttributeError):
-        width = count = 0
-    default = SubtitleOptions()
-    return SubtitleOptions(max_line_width=width or default.max_line_width,
-                           max_line_count=count or default.max_line_count)
+    except ImportError:
+        return default
+    return SubtitleOptions(max_line_width=prefs.subtitle_max_line_width,
+                           max_line_count=prefs.subtitle_max_line_count)

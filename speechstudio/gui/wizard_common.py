@@ -21,12 +21,12 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
                                QStackedWidget, QVBoxLayout, QWidget)
 
+from speechstudio.gui.common import ERROR_COLOR, set_font, tint
 from speechstudio.worker.jobs import CallJob
 from speechstudio.worker.worker import Worker
 
 #: A new voice's / model's name: also its run, dataset and recordings folder name (as speechstudio.tts.voices).
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
-ERROR_STYLE = "QLabel { color: #dc2626; font-weight: bold; }"
 
 
 def button(text: str, name: str, tip: str, slot) -> QPushButton:
@@ -79,7 +79,8 @@ class WizardPage(QWidget):
         lay = QVBoxLayout(self)
         self.step_bar = QLabel("")
         self.step_bar.setAccessibleName("Wizard steps")
-        self.step_bar.setStyleSheet("QLabel { font-size: 12pt; padding: 4px; }")
+        set_font(self.step_bar, 12)
+        self.step_bar.setMargin(4)
         lay.addWidget(self.step_bar)
         self.stack = QStackedWidget()
         self.steps = [self.base_step, self.dataset, self.train, self.use]
@@ -286,9 +287,7 @@ class TrainingStep(QWidget):
 
     def _say(self, text: str, error: bool = False) -> None:
         """Show ``text`` on the state line (in red and bold for an ``error``)."""
-        style = ERROR_STYLE if error else ""
-        if self.state.styleSheet() != style:
-            self.state.setStyleSheet(style)
+        tint(self.state, ERROR_COLOR if error else None, bold=error)
         self.state.setText(text)
 
     def run_dir(self) -> Path:
