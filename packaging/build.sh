@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the SpeechStudio desktop artifacts on Linux:
-#   OUT/speechstudio-VERSION-linux-ARCH-FLAVOR.tar.gz   the one-folder app (unpack anywhere, run SpeechStudio/SpeechStudio)
+#   OUT/speechstudio-VERSION-linux-ARCH-FLAVOR.tar.xz   the one-folder app (unpack anywhere: tar xf; run SpeechStudio/SpeechStudio)
 #   OUT/speechstudio_VERSION-FLAVOR_DEBARCH.deb          /opt/speechstudio, /usr/bin/speechstudio, menu entry, icons, MIME
 # FLAVOR is "cpu" or "cudaXYZ", from the torch installed in the Python that runs the build.
 #
@@ -41,6 +41,18 @@ if [ "$PYINSTALLER" = 1 ]; then
       "$HERE/speechstudio.spec"
 fi
 [ -x "$APP/SpeechStudio" ] || { echo "build.sh: $APP/SpeechStudio was not built" >&2; exit 1; }
+# Symbol tables out of the shared libraries (strip --strip-unneeded keeps .dynsym: loading is
+# unchanged): 1.45 -> 1.25 GB, libtorch_cpu.so alone 434 -> 345 MB, ctranslate2's _ext 68 -> 1.3 MB.
+# Not the libraries auditwheel vendored into a wheel's `<name>.libs/` folder: patchelf rewrote
+# their layout, and strip breaks them (numpy's OpenBLAS: "ELF load command address/offset not
+# page-aligned"). The smoke test runs on the result.
+if command -v strip >/dev/null; then
+  n=0
+  while IFS= read -r -d '' f; do
+    strip --strip-unneeded "$f" && n=$((n + 1))
+  done < <(find "$APP/_internal" -type f -name '*.so*' -not -path '*.libs/*' -print0)
+  echo "stripped $n shared libraries"
+fi
 t1=$(date +%s)
 
 # Desktop integration files travel inside the app folder too (tar users: see share/README).
@@ -54,10 +66,12 @@ for png in "$HERE"/icons/speechstudio-*.png; do
 done
 cp "$HERE/linux/README-tarball.txt" "$APP/README.txt"
 
-echo "== $NAME.tar.gz"
-rm -f "$OUT/$NAME.tar.gz"
-tar -C "$OUT/app" -cf - SpeechStudio | gzip -6 > "$OUT/$NAME.tar.gz.part"
-mv "$OUT/$NAME.tar.gz.part" "$OUT/$NAME.tar.gz"
+# xz, not gzip: a third smaller (libtorch_cpu.so alone: 73 vs 115 MB; the CPU app 446 MB vs about
+# 600 MB); `tar xf` unpacks either, and xz is Debian's default for .deb data too.
+echo "== $NAME.tar.xz"
+rm -f "$OUT/$NAME.tar.xz"
+tar -C "$OUT/app" -cf - SpeechStudio | xz -T0 -6 > "$OUT/$NAME.tar.xz.part"
+mv "$OUT/$NAME.tar.xz.part" "$OUT/$NAME.tar.xz"
 t2=$(date +%s)
 
 if [ "$DEB" = 1 ]; then
@@ -77,7 +91,7 @@ if [ "$DEB" = 1 ]; then
   SIZE_KB="$(du -sk "$STAGE" | cut -f1)"
   sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$DEBARCH/" -e "s/@SIZE@/$SIZE_KB/" -e "s/@GLIBC@/$GLIBC/" \
       -e "s/@FLAVOR@/$FLAVOR/" "$HERE/linux/control.in" > "$STAGE/DEBIAN/control"
-  dpkg-deb --root-owner-group -Zgzip -z6 --build "$STAGE" "$DEBFILE.part" >/dev/null
+  dpkg-deb --root-owner-group -Zxz -z6 --build "$STAGE" "$DEBFILE.part" >/dev/null
   mv "$DEBFILE.part" "$DEBFILE"
   rm -rf "$STAGE"
 fi
@@ -85,7 +99,7 @@ t3=$(date +%s)
 
 echo "== sizes"
 echo "app folder: $(du -sh "$APP" | cut -f1) in $(find "$APP" -type f | wc -l) files ($APP)"
-find "$OUT" -maxdepth 1 \( -name '*.tar.gz' -o -name '*.deb' \) -exec ls -l {} + | awk '{printf "%s: %.0f MB\n", $NF, $5/1e6}'
+find "$OUT" -maxdepth 1 \( -name '*.tar.xz' -o -name '*.deb' \) -exec ls -l {} + | awk '{printf "%s: %.0f MB\n", $NF, $5/1e6}'
 TRIMMED="$OUT/work/speechstudio/trimmed.tsv"
 [ ! -f "$TRIMMED" ] || awk -F'\t' '{n++; s+=$2} END {printf "left out by packaging/trim.py: %d files, %.0f MB\n", n, s/1e6}' "$TRIMMED"
-echo "times: pyinstaller $((t1-t0)) s, tar.gz $((t2-t1)) s, deb $((t3-t2)) s"
+echo "times: pyinstaller $((t1-t0)) s, tar.xz $((t2-t1)) s, deb $((t3-t2)) s"

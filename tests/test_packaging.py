@@ -166,7 +166,7 @@ def test_build_script_packs_the_app_folder_into_the_archive(tmp_path):
     out, r = _fake_build(tmp_path, deb=False)
     assert r.returncode == 0, r.stderr
     flavor = "cuda" + torch_build()["cuda"].replace(".", "") if torch_build()["cuda"] else "cpu"
-    archive = out / f"speechstudio-{__version__}-linux-{os.uname().machine}-{flavor}.tar.gz"
+    archive = out / f"speechstudio-{__version__}-linux-{os.uname().machine}-{flavor}.tar.xz"
     names = set(tarfile.open(archive).getnames())
     assert {"SpeechStudio/SpeechStudio", "SpeechStudio/README.txt", "SpeechStudio/share/applications/speechstudio.desktop",
             "SpeechStudio/share/icons/hicolor/scalable/apps/speechstudio.svg",
