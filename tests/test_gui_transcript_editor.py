@@ -207,3 +207,27 @@ def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_a
     assert 0.1 <= pos <= 0.1 + 20 * (time.perf_counter() - t0) + 0.05 and player.playing
     ed.play_btn.click()
     assert not player.playing
+
+
+def test_editor_open_fits_the_1280x800_window_without_scrolling(win, qtbot, tmp_path):
+    """The Transcribe page with the editor open (queue above, editor below) needs no vertical
+    scroll bar at the first-launch size, with the mel and GPU docks shown."""
+    from speechstudio.batch.run import InputItem
+    from speechstudio.gui.transcript_view import QueueRow
+
+    win.resize(1280, 800)
+    wav = write_tone(tmp_path / "talk.wav", 5.0)
+    srt = tmp_path / "talk.srt"
+    write_transcript(srt, SEGMENTS, INFO, "srt")
+    page = win.transcribe
+    page.add_paths([wav])
+    view = page.transcript
+    view.show_row(QueueRow(InputItem(wav), status="done", outputs=(srt,), segments=list(SEGMENTS), info=INFO))
+    view.edit_btn.click()
+    qtbot.wait(50)
+    area = win.stack.currentWidget()
+    assert area.widget() is page
+    assert (area.verticalScrollBar().maximum(), area.horizontalScrollBar().maximum()) == (0, 0)
+    assert win.height() <= 800 and win.mel_dock.isVisible()
+    assert view.editor.text.height() >= 3 * view.editor.text.fontMetrics().lineSpacing()  # segments readable
+    assert page.table.height() >= 2 * page.table.verticalHeader().defaultSectionSize()      # queue still there
