@@ -187,3 +187,13 @@ def test_build_script_makes_the_deb_layout(tmp_path):
     control = subprocess.run(["dpkg-deb", "--field", str(deb), "Package", "Depends"], capture_output=True,
                              text=True).stdout
     assert "Package: speechstudio" in control and "libportaudio2" in control and "libc6 (>= 2." in control
+
+
+def test_the_installed_app_suggests_a_download_not_pip():
+    """The packaged app has no pip: the "no multilingual model" hint points at Models / models download."""
+    code = ("import sys; sys.frozen = True\n"
+            "from speechstudio.asr import load\n"
+            "print(load._GET_MULTILINGUAL)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.stdout.strip() == ("download a multilingual model on the Models page or with "
+                                  "`speechstudio models download Systran/faster-whisper-base`"), out.stderr

