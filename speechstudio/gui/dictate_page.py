@@ -87,10 +87,12 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         top.addWidget(QLabel("Device"))
         self.device_box = device_picker("Dictation device")
         top.addWidget(self.device_box)
-        top.addWidget(QLabel("Microphone"))
+        top.addWidget(QLabel("Input"))
         self.mic_box = QComboBox()
         self.mic_box.setMinimumWidth(200)
         self.mic_box.setAccessibleName("Dictation microphone")
+        self.mic_box.setToolTip("A microphone, or \"System audio: ...\": what the computer plays (Linux with "
+                                "PulseAudio or PipeWire), for captions of a meeting or a video")
         top.addWidget(self.mic_box, 1)
         lay.addLayout(top)
         self.language_options = LanguageOptions()
