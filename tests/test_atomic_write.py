@@ -151,3 +151,34 @@ def test_record_save_asks_before_replacing(qtbot, tmp_path, home, fake_audio, mo
     assert rate == 16000 and len(audio) == 1600
     assert float(audio[0]) == pytest.approx(0.25, abs=1e-4)
     w.shutdown()
+
+
+def test_dictation_text_and_voice_takes_keep_links_and_permissions(tmp_path, monkeypatch):
+    """The Dictate page's Save as / Send to file and the voice-clone takes had writers of their
+    own (``os.replace`` on the name: a symbolic link became a plain file, the mode became 0600)."""
+    from speechstudio.finetune import recording
+    from speechstudio.gui.dictate_files import write_text_atomic
+
+    real = tmp_path / "notes" / "real.txt"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    os.chmod(real, 0o640)
+    link = tmp_path / "notes.txt"
+    link.symlink_to(real)
+    write_text_atomic(link, "dictated\n")
+    assert link.is_symlink() and real.read_text() == "dictated\n"
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+    assert sorted(p.name for p in real.parent.iterdir()) == ["real.txt"]
+
+    calls: list[str] = []
+    real_atomic = atomic.atomic_path
+
+    def spy(path, **kw):
+        calls.append(Path(path).name)
+        return real_atomic(path, **kw)
+
+    monkeypatch.setattr(atomic, "atomic_path", spy)
+    write_text_atomic(tmp_path / "d.txt", "x\n")
+    wav = recording._write_wav(tmp_path / "take.wav", np.zeros(1600, np.float32), 16000)
+    assert calls == ["d.txt", "take.wav"]
+    assert stat.S_IMODE(wav.stat().st_mode) == atomic.new_file_mode()

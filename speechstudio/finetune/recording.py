@@ -16,7 +16,6 @@ prompt replaces its WAV and its metadata line.
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
@@ -63,20 +62,12 @@ def _clean_text(text: str) -> str:
 
 
 def _atomic_bytes(path: Path, writer) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    os.close(fd)
-    try:
-        writer(tmp)
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """``writer(tmp)`` fills a temporary file that becomes ``path`` through
+    :func:`speechstudio.atomic.atomic_path` (the one writer with every guarantee)."""
+    from speechstudio.atomic import atomic_path
+
+    with atomic_path(path) as tmp:
+        writer(str(tmp))
     return path
 
 

@@ -1,8 +1,7 @@
 """The Dictate page's transcript actions: Copy, Save as… and Send to file… (append), written
-atomically (temp file in the same folder + ``os.replace``)."""
+atomically with :mod:`speechstudio.atomic`."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from PySide6.QtGui import QGuiApplication
@@ -12,21 +11,12 @@ from speechstudio.gui.common import settings
 
 
 def write_text_atomic(path: Path, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder and
-    ``os.replace``: readers see the old file or the new one, never half of it."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.part")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
+    """Write ``text`` (UTF-8) to ``path`` with :func:`speechstudio.atomic.atomic_write_text` (temp
+    file in the same folder, fsync, rename, folder fsync; keeps the file's permissions and a
+    symbolic link): readers see the old file or the new one, never half of it."""
+    from speechstudio.atomic import atomic_write_text
+
+    return atomic_write_text(Path(path), text)
 
 
 class TranscriptFileActions:
