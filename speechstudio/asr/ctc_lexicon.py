@@ -1,0 +1,362 @@
+"""Vocabulary-constrained CTC decoding: prefix beam search over a character trie of a word list.
+
+CTC prefix beam search (Graves et al., "Connectionist Temporal Classification", ICML 2006;
+Hannun et al., "First-Pass Large Vocabulary Continuous Speech Recognition using Bi-Directional
+Recurrent DNNs", 2014, Algorithm 1 "prefix beam search") keeps, for each label prefix, the
+probability of all frame paths that spell it and end in a blank (``p_b``) or in its last label
+(``p_nb``), so repeats and blanks are merged as CTC defines them. Here the prefixes are also walked
+through a character trie of the allowed words (the lexicon of wav2vec 2.0's decoding, Baevski et
+al. 2020, section 4.3, without the language model): a character outside the trie, or a word that
+ends where the trie has no word, costs ``oov_penalty`` nats once per word (``math.inf``: never
+allowed, a strict lexicon). The word delimiter token (``|``) ends a word; a second ``|`` or one
+before the first word changes nothing.
+
+Streaming: :meth:`LexiconCTCDecoder.feed` takes the log-softmax of consecutive frames and returns
+the words every surviving hypothesis agrees on (the common word prefix of the beam), which no
+later frame can change; :meth:`~LexiconCTCDecoder.finish` returns the rest of the best one. The
+result does not depend on how the frames are cut into calls.
+
+Word times follow :mod:`speechstudio.asr.ctc` (greedy): a word starts at the first frame of its
+first character and ends after the last frame of its last character, seconds = frame x
+``seconds_per_frame``. A character's frames are those where it is the arg-max token, in one run,
+from the frame where the hypothesis emitted it; a character the lexicon inserted where it never is
+the arg-max spans its one emitting frame. ``probability`` is the mean over the word's characters
+of their mean posterior on those frames, as greedy reports it: equal to greedy's when both spell
+the same words.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from speechstudio.asr.types import Word
+
+__all__ = ["LexiconCTCDecoder", "Lexicon", "log_softmax", "read_vocabulary", "DEFAULT_OOV_PENALTY",
+           "DEFAULT_TOKEN_PRUNE", "DEFAULT_BEAM", "DEFAULT_BEAM_TOKENS", "DEFAULT_BEAM_THRESHOLD", "VOCABULARY_FILE"]
+
+#: The word list a model folder may hold: one word per line, UTF-8 (written by ``finetune asr``).
+VOCABULARY_FILE = "vocabulary.txt"
+
+#: Nats added per word that is not in the list. 8 nats = a factor e^8 ~ 3000 in acoustic
+#: likelihood: enough to insert or swap two or three characters that have a few percent of
+#: posterior (each costs ~1-4 nats against the blank), while a word every character of which the
+#: model is sure of (alternatives below ~1e-4, each swap costing > 9 nats) stays as heard: names
+#: and new words still come through.
+DEFAULT_OOV_PENALTY = 8.0
+#: Per-frame log-probability below which a token is not tried (natural log; e^-8 ~ 3.4e-4): such a
+#: character costs more than ``DEFAULT_OOV_PENALTY`` against a sure blank, so trying it could only
+#: win in strict mode. Hannun et al. prune at a probability of 0.001.
+DEFAULT_TOKEN_PRUNE = -8.0
+DEFAULT_BEAM = 16
+#: At most this many tokens tried per frame (the most probable that pass ``token_prune``;
+#: torchaudio's ``beam_size_token``): bounds the cost on frames where the model is unsure.
+DEFAULT_BEAM_TOKENS = 8
+#: Hypotheses more than this many nats below the best are dropped (flashlight's
+#: ``beamthreshold``, 25-50 with a language model; 1.5 x the OOV penalty here, as there is no LM
+#: to revive them): to win back, a dropped one would need the coming frames to favour it by more
+#: than an OOV word and a sure character together. It lets the beam agree on a finished word soon
+#: after it ends (e.g. drops "SHOWTH", the OOV merge over a sure ``|``), which is when streaming
+#: shows it as stable.
+DEFAULT_BEAM_THRESHOLD = 12.0
+
+_NEG_INF = -math.inf
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    """Log-softmax over the last axis: ``np.ndarray[float32]`` shape (n_frames, vocab) from CTC
+    logits of that shape (natural log, computed stably)."""
+    x = np.asarray(logits, np.float32)
+    if x.shape[0] == 0:
+        return x.astype(np.float32)
+    m = x.max(axis=-1, keepdims=True)
+    z = x - m
+    return (z - np.log(np.exp(z).sum(axis=-1, keepdims=True))).astype(np.float32)
+
+
+def read_vocabulary(path) -> list[str]:
+    """The words of a ``vocabulary.txt`` (one per line, UTF-8; blank lines skipped; a line with
+    spaces gives several words). Raises ``OSError`` / ``UnicodeDecodeError``."""
+    with open(path, encoding="utf-8") as fh:
+        return [w for line in fh for w in line.split()]
+
+
+def _lae(a: float, b: float) -> float:
+    """log(exp(a) + exp(b))."""
+    if a < b:
+        a, b = b, a
+    if b == _NEG_INF:
+        return a
+    return a + math.log1p(math.exp(b - a))
+
+
+class _Node:
+    __slots__ = ("next", "word")
+
+    def __init__(self) -> None:
+        self.next: dict[int, _Node] = {}
+        self.word = False
+
+
+class Lexicon:
+    """A character trie of ``words`` spelled in a CTC vocabulary (build it once, share it between
+    decoders: it is never modified).
+
+    Words match case-insensitively: each word is spelled as written, lower case, upper case and
+    capitalised, each character mapped to the single-character token of that case if the
+    vocabulary has one, else to one equal ignoring case; spellings with a character the
+    vocabulary lacks are skipped. ``size``: words that could be spelled; ``unspellable``: the
+    others."""
+
+    def __init__(self, words: Iterable[str], id_to_token: Sequence[str], word_delimiter: str = "|",
+                 skip_ids: Iterable[int] = (), blank_id: int | None = None) -> None:
+        exact: dict[str, int] = {}
+        folded: dict[str, int] = {}
+        bad = set(skip_ids) | ({blank_id} if blank_id is not None else set())
+        for i, t in enumerate(id_to_token):
+            if i in bad or not t or len(t) != 1 or t == word_delimiter or t.isspace():
+                continue
+            exact.setdefault(t, i)
+            folded.setdefault(t.casefold(), i)
+        self.root = _Node()
+        self.size = 0
+        self.unspellable: list[str] = []
+        seen: set[str] = set()
+        for raw in words:
+            for w in str(raw).split():
+                key = w.casefold()
+                if key in seen:
+                    continue
+                seen.add(key)
+                spelled = False
+                for variant in dict.fromkeys((w, w.lower(), w.upper(), w.capitalize())):
+                    ids = [exact.get(ch, folded.get(ch.casefold())) for ch in variant]
+                    if None in ids:
+                        continue
+                    node = self.root
+                    for i in ids:
+                        node = node.next.setdefault(i, _Node())
+                    node.word = spelled = True
+                if spelled:
+                    self.size += 1
+                else:
+                    self.unspellable.append(w)
+
+    def __deepcopy__(self, memo) -> "Lexicon":
+        return self  # immutable once built
+
+
+class LexiconCTCDecoder:
+    """Streaming CTC prefix beam search constrained (softly or strictly) to a word list.
+
+    ``id_to_token``: the vocabulary (index = token id); ``blank_id``: the CTC blank;
+    ``word_delimiter``: the token between words (``"|"``); ``skip_ids``: other special tokens
+    (``<s>``, ``</s>``, ``<unk>``), never emitted: their probability counts as blank;
+    ``seconds_per_frame``: the frame hop in seconds (0.02 for Wav2Vec2 at 16 kHz).
+    ``words``: the allowed words (any case), or a prebuilt :class:`Lexicon`; ``beam``: prefixes
+    kept per frame; ``oov_penalty``: natural-log penalty per completed word not in the list
+    (``math.inf``: strict, only listed words); ``token_prune``: per frame, tokens whose
+    log-probability is below this are not tried; ``beam_threshold``: hypotheses more than this
+    many nats below the best are dropped; ``beam_tokens``: at most this many tokens (the most
+    probable) tried per frame.
+
+    Same interface as :class:`~speechstudio.asr.ctc.GreedyCTCDecoder` except that :meth:`feed`
+    takes log-probabilities; ``copy.deepcopy`` copies the beam and shares the lexicon (cheap: the
+    streaming recogniser decodes its lookahead on a copy).
+    """
+
+    def __init__(self, id_to_token: Sequence[str], blank_id: int, word_delimiter: str = "|",
+                 skip_ids: Iterable[int] = frozenset(), seconds_per_frame: float = 0.02,
+                 words: Iterable[str] | Lexicon = (), beam: int = DEFAULT_BEAM,
+                 oov_penalty: float = DEFAULT_OOV_PENALTY, token_prune: float = DEFAULT_TOKEN_PRUNE,
+                 beam_threshold: float = DEFAULT_BEAM_THRESHOLD, beam_tokens: int = DEFAULT_BEAM_TOKENS) -> None:
+        if beam < 1:
+            raise ValueError(f"beam {beam}: expected >= 1")
+        if not oov_penalty >= 0:
+            raise ValueError(f"oov_penalty {oov_penalty}: expected >= 0 (nats) or math.inf")
+        self.id_to_token = list(id_to_token)
+        self.blank_id = int(blank_id)
+        self.word_delimiter = word_delimiter
+        self.skip_ids = frozenset(int(i) for i in skip_ids) - {self.blank_id}
+        self.seconds_per_frame = float(seconds_per_frame)
+        self.lexicon = words if isinstance(words, Lexicon) else Lexicon(words, self.id_to_token, word_delimiter,
+                                                                        self.skip_ids, self.blank_id)
+        self.beam = int(beam)
+        self.oov_penalty = float(oov_penalty)
+        self.token_prune = float(token_prune)
+        self.beam_threshold = float(beam_threshold)
+        self.beam_tokens = max(1, int(beam_tokens))
+        self._strict = math.isinf(self.oov_penalty)
+        self._delim = next((i for i, t in enumerate(self.id_to_token) if t == word_delimiter), None)
+        self._never = np.array(sorted(self.skip_ids | {self.blank_id}), np.int64)
+        self._beams = self._start()
+
+    # A hypothesis: key (completed word texts, token ids of the current word) ->
+    # [log p_b, log p_nb, penalty (<= 0), trie node of the current word (None: left the trie,
+    #  already penalised), completed Words, per-char records (start, end, p_sum, n, peaked)].
+    def _start(self) -> dict:
+        return {((), ()): [0.0, _NEG_INF, 0.0, self.lexicon.root, (), ()]}
+
+    def __deepcopy__(self, memo) -> "LexiconCTCDecoder":
+        new = object.__new__(LexiconCTCDecoder)
+        new.__dict__.update(self.__dict__)
+        new._beams = {k: list(v) for k, v in self._beams.items()}
+        return new
+
+    # ------------------------------------------------------------------ public API
+    def feed(self, log_probs: np.ndarray, first_frame: int) -> list[Word]:
+        """Decode ``log_probs``: ``np.ndarray[float32]`` shape (n_frames, vocab), the CTC
+        log-softmax (natural log) of consecutive frames whose first is global frame
+        ``first_frame``. Returns the words that became final (every hypothesis of the beam starts
+        with them); they never change. Raises ``ValueError`` for a wrong shape."""
+        lp = np.asarray(log_probs, np.float64)
+        if lp.ndim != 2 or lp.shape[1] != len(self.id_to_token):
+            raise ValueError(f"log_probs shape {lp.shape}: expected (n_frames, {len(self.id_to_token)})")
+        n = lp.shape[0]
+        if n == 0:
+            return []
+        if self.skip_ids:
+            blank = np.logaddexp.reduce(lp[:, self._never], axis=1)
+        else:
+            blank = lp[:, self.blank_id]
+        mask = lp >= self.token_prune
+        mask[:, self._never] = False
+        k = self.beam_tokens
+        if k < lp.shape[1] and int(mask.sum(axis=1).max()) > k:
+            kth = np.partition(np.where(mask, lp, -np.inf), -k, axis=1)[:, -k]
+            mask &= lp >= kth[:, None]
+        frames, toks = np.nonzero(mask)
+        bounds = np.searchsorted(frames, np.arange(n + 1)).tolist()
+        toks = toks.tolist()
+        argmax = lp.argmax(axis=1).tolist()
+        rows = lp.tolist()
+        blank = blank.tolist()
+        done: list[Word] = []
+        for i in range(n):
+            self._step(rows[i], blank[i], toks[bounds[i]:bounds[i + 1]], argmax[i], first_frame + i)
+            if self._beams_agree():
+                done += self._pop_common()
+        return done
+
+    def finish(self) -> list[Word]:
+        """End of stream: the words of the best hypothesis not yet returned (its last word counts
+        as ended), then the decoder starts afresh."""
+        best, best_s, keep = None, _NEG_INF, False
+        for key, h in self._beams.items():
+            s = _lae(h[0], h[1]) + h[2]
+            if key[1] and h[3] is not None and not h[3].word:
+                s -= self.oov_penalty
+            if best is None or s > best_s:
+                best, best_s, keep = (key, h), s, True
+        if best is not None and best_s == _NEG_INF:  # strict: every hypothesis ends inside a non-word
+            key, h = max(self._beams.items(), key=lambda kv: _lae(kv[1][0], kv[1][1]) + kv[1][2])
+            best, keep = (key, h), False
+        out: list[Word] = []
+        if best is not None:
+            key, h = best
+            out = list(h[4])
+            if key[1] and keep:
+                out.append(self._word(key[1], h[5]))
+        self._beams = self._start()
+        return out
+
+    # ------------------------------------------------------------------ internals
+    def _word(self, cur: tuple, recs: tuple) -> Word:
+        spf = self.seconds_per_frame
+        probability = round(float(np.mean([r[2] / r[3] for r in recs])), 4)
+        return Word(round(recs[0][0] * spf, 3), round(recs[-1][1] * spf, 3),
+                    "".join(self.id_to_token[c] for c in cur), probability)
+
+    def _step(self, row: list, lb: float, cand: list, am: int, t: int) -> None:
+        prune, delim, oov, strict = self.token_prune, self._delim, self.oov_penalty, self._strict
+        tokens = self.id_to_token
+        new: dict = {}
+        # 1) the prefix stays: a blank, or the last label repeated (non-blank path continues)
+        for key, h in self._beams.items():
+            b, nb, pen, node, wrecs, crecs = h
+            tot = _lae(b, nb)
+            cur = key[1]
+            nb2 = _NEG_INF
+            if cur:
+                c = cur[-1]
+                lc = row[c]
+                if nb != _NEG_INF and lc >= prune:
+                    nb2 = nb + lc
+                    if am == c:
+                        s, e, ps, k, peaked = crecs[-1]
+                        p = math.exp(lc)
+                        rec = (s, t + 1, ps + p, k + 1, True) if peaked else (t, t + 1, p, 1, True)
+                        crecs = crecs[:-1] + (rec,)
+            elif delim is not None and row[delim] >= prune:
+                nb2 = tot + row[delim]           # '|' after '|' or before the first word: no change
+            new[key] = [tot + lb, nb2, pen, node, wrecs, crecs]
+        # 2) the prefix grows by one label
+        for key, h in self._beams.items():
+            b, nb, pen, node, wrecs, crecs = h
+            tot = _lae(b, nb)
+            words, cur = key
+            last = cur[-1] if cur else None
+            for c in cand:
+                lc = row[c]
+                if c == delim:
+                    if not cur:
+                        continue
+                    p2 = pen
+                    if node is not None and not node.word:
+                        if strict:
+                            continue
+                        p2 = pen - oov
+                    nk = (words + ("".join([tokens[i] for i in cur]),), ())
+                    score = tot + lc
+                    ent = new.get(nk)
+                    if ent is None:
+                        new[nk] = [_NEG_INF, score, p2, self.lexicon.root, wrecs + (self._word(cur, crecs),), ()]
+                    else:
+                        ent[1] = _lae(ent[1], score)
+                    continue
+                src = b if c == last else tot
+                if src == _NEG_INF:
+                    continue
+                p2, child = pen, None
+                if node is not None:
+                    child = node.next.get(c)
+                    if child is None:
+                        if strict:
+                            continue
+                        p2 = pen - oov
+                nk = (words, cur + (c,))
+                score = src + lc
+                ent = new.get(nk)
+                if ent is None:
+                    new[nk] = [_NEG_INF, score, p2, child, wrecs, crecs + ((t, t + 1, math.exp(lc), 1, am == c),)]
+                else:
+                    ent[1] = _lae(ent[1], score)
+        scored = [(_lae(h[0], h[1]) + h[2], k) for k, h in new.items()]
+        floor = max(s for s, _ in scored) - self.beam_threshold
+        if len(scored) > self.beam:
+            scored = heapq.nlargest(self.beam, scored, key=lambda sk: sk[0])
+        self._beams = {k: new[k] for s, k in scored if s >= floor}
+
+    def _beams_agree(self) -> bool:
+        first = None
+        for words, _cur in self._beams:
+            if not words:
+                return False
+            if first is None:
+                first = words[0]
+            elif words[0] != first:
+                return False
+        return first is not None
+
+    def _pop_common(self) -> list[Word]:
+        """Pop the first completed word off every hypothesis while they all share it; return the
+        best hypothesis' records of them."""
+        out: list[Word] = []
+        while self._beams_agree():
+            best = max(self._beams.values(), key=lambda h: _lae(h[0], h[1]) + h[2])
+            out.append(best[4][0])
+            self._beams = {(k[0][1:], k[1]): [h[0], h[1], h[2], h[3], h[4][1:], h[5]]
+                           for k, h in self._beams.items()}
+        return out
