@@ -68,6 +68,16 @@ def test_deb_control_declares_the_system_libraries():
     assert fields["Package"] == "speechstudio" and fields["Version"] == "@VERSION@"
 
 
+def test_readme_apt_lines_name_the_deb_dependencies():
+    """The README's and the tarball README's `apt install` line: the same packages the .deb depends on."""
+    text = (PKG / "linux" / "control.in").read_text()
+    depends = next(line for line in text.splitlines() if line.startswith("Depends: "))[len("Depends: "):]
+    wanted = {d.split(" (")[0] for d in depends.split(", ")} - {"libc6"}
+    for doc in (ROOT / "README.md", PKG / "linux" / "README-tarball.txt"):
+        line = doc.read_text().split("sudo apt install libportaudio2", 1)[1].split("\n\n", 1)[0].split("```")[0]
+        assert {"libportaudio2", *line.replace("\\", " ").split()} == wanted, doc
+
+
 def _png_size(path: Path) -> tuple[int, int]:
     data = path.read_bytes()[:24]
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
