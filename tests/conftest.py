@@ -55,10 +55,28 @@ def isolated_root() -> Path:
     return _ISOLATED
 
 
+def _missing_reason() -> str:
+    return f"real recordings not found at {REALSPEECH} (set SPEECHSTUDIO_REALSPEECH)"
+
+
+def realspeech_file(name: str | None = None) -> Path:
+    """``files/`` of the real recordings, or one file in it. Missing: the test is skipped, except
+    when ``CI`` is set, where it fails (a missing folder there is a broken setup, not a skip)."""
+    path = REALSPEECH / "files" / name if name else REALSPEECH / "files"
+    if not (path.is_file() if name else path.is_dir()):
+        if os.environ.get("CI"):
+            pytest.fail(_missing_reason())
+        pytest.skip(_missing_reason())
+    return path
+
+
 def realspeech_rows() -> list[dict]:
-    """Rows of ``manifest.tsv`` (empty when the folder is absent)."""
+    """Rows of ``manifest.tsv``; empty when the folder is absent (tests parametrized on them then
+    skip), except when ``CI`` is set: then the test module fails to import and the run fails."""
     manifest = REALSPEECH / "manifest.tsv"
     if not manifest.exists():
+        if os.environ.get("CI"):
+            raise RuntimeError(_missing_reason())
         return []
     with open(manifest, newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f, delimiter="\t"))
@@ -66,12 +84,7 @@ def realspeech_rows() -> list[dict]:
 
 @pytest.fixture
 def realspeech() -> Path:
-    if not (REALSPEECH / "files").is_dir():
-        reason = f"real recordings not found at {REALSPEECH} (set SPEECHSTUDIO_REALSPEECH)"
-        if os.environ.get("CI"):          # in CI a missing folder is a broken setup, not a skip
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return REALSPEECH / "files"
+    return realspeech_file()
 
 
 @pytest.fixture(scope="session")

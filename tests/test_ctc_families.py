@@ -72,11 +72,9 @@ def model_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def speech():
-    from conftest import REALSPEECH
+    from conftest import realspeech_file
 
-    path = REALSPEECH / "files" / LIBRI
-    if not path.exists():
-        pytest.skip(f"real recordings not found at {REALSPEECH}")
+    path = realspeech_file(LIBRI)
     return load_audio(path, 16000)
 
 

@@ -80,11 +80,9 @@ def target(x_env, tmp_path):
 
 @pytest.fixture(scope="module")
 def audio() -> Path:
-    from conftest import REALSPEECH
+    from conftest import realspeech_file
 
-    if not (REALSPEECH / "files" / FILE).is_file():
-        pytest.skip(f"real recordings not found at {REALSPEECH} (set SPEECHSTUDIO_REALSPEECH)")
-    return REALSPEECH / "files" / FILE
+    return realspeech_file(FILE)
 
 
 @pytest.fixture(scope="module")

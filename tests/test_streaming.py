@@ -54,13 +54,11 @@ def recognizer(tiny_w2v_dir):
 
 @pytest.fixture(scope="module")
 def jfk44(request):
-    from conftest import REALSPEECH
+    from conftest import realspeech_file
 
     from speechstudio.audio.decode import load_audio
 
-    path = REALSPEECH / "files" / JFK
-    if not path.exists():
-        pytest.skip(f"real recordings not found at {REALSPEECH}")
+    path = realspeech_file(JFK)
     return load_audio(path, 44100)  # the file's own rate: no resampling, mono mean of the channels
 
 

@@ -12,11 +12,9 @@ from speechstudio.errors import ModelNotFoundError
 
 @pytest.fixture(scope="module")
 def speech(request):
-    from conftest import REALSPEECH
+    from conftest import realspeech_file
 
-    path = REALSPEECH / "files" / "lhotse_librispeech_2412-153948-0000.flac"
-    if not path.exists():
-        pytest.skip("real recordings not found")
+    path = realspeech_file("lhotse_librispeech_2412-153948-0000.flac")
     return load_audio(path, 16000)   # 11.66 s
 
 
