@@ -91,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--batch-size", type=_positive_int, help="windows per forward pass (Wav2Vec2; default 8 on CUDA, 1 on CPU)")
     t.add_argument("--chunk-s", type=_positive_float, help="Wav2Vec2 window length in seconds (default 20)")
     t.add_argument("--stride-s", type=_positive_float, help="Wav2Vec2 left/right context in seconds (default 2)")
+    t.add_argument("--no-vocabulary", action="store_true",
+                   help="CTC: decode greedily, ignoring the model's vocabulary.txt word list (an adapted model)")
     t.add_argument("--raw-format", metavar="RATE[:CH[:FMT]]",
                    help="layout of headerless .raw/.pcm inputs, e.g. 16000:1:s16le (the default)")
     t.add_argument("--no-download", action="store_true", help="never touch the network")
@@ -162,7 +164,8 @@ def cmd_transcribe(args) -> int:
         recognizer, message = load_recognizer(args.model, language=language, device=args.device,
                                           precision=args.precision, batch_size=args.batch_size,
                                           chunk_s=args.chunk_s, stride_s=args.stride_s,
-                                          allow_download=not args.no_download, progress=not args.quiet)
+                                          allow_download=not args.no_download, progress=not args.quiet,
+                                          vocabulary="off" if getattr(args, "no_vocabulary", False) else "auto")
         print(message, file=sys.stderr)
         language = _check_options(args, recognizer, language)
 

@@ -169,3 +169,122 @@ def test_skip_tokens_act_as_blank_and_bad_shapes_are_refused():
     with pytest.raises(ValueError, match="shape"):
         lexicon().feed(np.zeros((3, 5), np.float32), 0)
     assert lexicon().feed(np.zeros((0, len(VOCAB)), np.float32), 0) == []
+
+
+# ---------------------------------------------------------------------------------------------- real load path
+@pytest.fixture(scope="module")
+def so_model(tmp_path_factory):
+    """A tiny Wav2Vec2ForCTC whose CTC head ignores the audio: every frame is blank 0.47 and
+    S, O, | 0.17 each (weights 0, biases set), so greedy hears nothing and the lexicon decoder
+    spells the words of its vocabulary.txt ("so") from the same frames; saved and loaded like a
+    real checkpoint."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from tiny_models import make_wav2vec2
+
+    path = make_wav2vec2(tmp_path_factory.mktemp("models") / "so")
+    state = load_file(path / "model.safetensors")
+    state["lm_head.weight"].zero_()
+    bias = torch.full((len(VOCAB),), -20.0)
+    for tok, v in {"<pad>": 2.0, "S": 1.0, "O": 1.0, "|": 1.0}.items():
+        bias[ID[tok]] = v
+    state["lm_head.bias"] = bias
+    save_file(state, path / "model.safetensors", metadata={"format": "pt"})
+    (path / "vocabulary.txt").write_text("so\n", encoding="utf-8")
+    return path
+
+
+def _noise(seconds: float = 2.0) -> np.ndarray:
+    return (np.random.default_rng(0).standard_normal(int(16000 * seconds)) * 0.1).astype(np.float32)
+
+
+def test_model_with_vocabulary_decodes_with_the_lexicon_and_off_is_greedy(so_model):
+    from speechstudio.asr.load import load_model
+    from speechstudio.asr.wav2vec2 import max_softmax
+
+    rec, message = load_model(str(so_model), device="cpu", allow_download=False, progress=False)
+    assert rec.lexicon is not None and rec.lexicon.size == 1 and "1-word vocabulary" in message
+    assert isinstance(rec.new_decoder(), LexiconCTCDecoder)
+    audio = _noise()
+    lg = rec.logits(audio)
+    assert lg.shape == (99, len(VOCAB))
+    words = list(rec.words([audio]))
+    assert words == decode(log_softmax(lg), lexicon(["so"]))
+    assert texts(words) == ["SO"] * 8
+    assert (words[0].start_s, words[0].end_s) == (0.0, 0.04)          # S on frame 0, O on frame 1
+    assert all(a.end_s <= b.start_s for a, b in zip(words, words[1:]))
+    off, _ = load_model(str(so_model), device="cpu", allow_download=False, progress=False, vocabulary="off")
+    assert off.lexicon is None and isinstance(off.new_decoder(), GreedyCTCDecoder)
+    greedy_words = list(off.words([audio]))
+    ref = GreedyCTCDecoder(VOCAB, 0, "|", off.skip_ids, 0.02)
+    assert greedy_words == ref.feed(lg.argmax(-1), 0, max_softmax(lg)) + ref.finish() == []
+
+
+def test_model_without_vocabulary_decodes_greedily_bit_for_bit(tiny_w2v_dir):
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer, max_softmax
+
+    assert not (tiny_w2v_dir / "vocabulary.txt").exists()
+    rec = Wav2Vec2Recognizer(tiny_w2v_dir, "tiny", device="cpu", chunk_s=1.0, stride_s=0.2)
+    assert rec.lexicon is None
+    audio = _noise(3.0)
+    ref = GreedyCTCDecoder(rec.id_to_token, rec.blank_id, rec.word_delimiter, rec.skip_ids, rec.seconds_per_frame)
+    expected = []
+    for first, lg in rec.stream_logits([audio]):          # the decoding loop before lexicons existed
+        expected += ref.feed(lg.argmax(axis=-1), first, max_softmax(lg))
+    expected += ref.finish()
+    assert list(rec.words([audio])) == expected and len(expected) >= 2
+
+
+def test_bad_vocabulary_mode_is_a_usage_error(so_model):
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+    from speechstudio.errors import UsageError
+
+    with pytest.raises(UsageError, match="vocabulary 'on'"):
+        Wav2Vec2Recognizer(so_model, "so", device="cpu", vocabulary="on")
+
+
+def test_streaming_decodes_with_the_lexicon_and_its_tail(so_model):
+    from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+
+    rec = Wav2Vec2Recognizer(so_model, "so", device="cpu")
+    stream = StreamingRecognizer(rec, StreamConfig(chunk_s=0.5, left_context_s=0.5, lookahead_s=0.24, endpoint_s=None),
+                                 runner=lambda w: rec.window_logits([w])[0])
+    updates = list(stream.run([_noise(3.0)]))
+    assert isinstance(stream.segments[0].words, tuple) and stream.segments
+    assert set(stream.text.split()) == {"SO"} and len(stream.text.split()) >= 10
+    assert any(u.tail_text.startswith("SO") for u in updates if u.kind != "final")
+
+
+def test_cli_transcribe_uses_the_vocabulary_and_no_vocabulary_is_greedy(so_model, home, tmp_path):
+    import soundfile as sf
+
+    from speechstudio.cli import main
+
+    wav = tmp_path / "talk.wav"
+    sf.write(wav, _noise(), 16000, subtype="PCM_16")
+    for flags, out in (([], "lex"), (["--no-vocabulary"], "greedy")):
+        code = main(["transcribe", str(wav), "--model", str(so_model), "--device", "cpu", "--format", "txt",
+                     "--output-dir", str(tmp_path / out), "--no-download", "-q", *flags])
+        assert code == 0
+    assert (tmp_path / "lex" / "talk.txt").read_text().split() == ["SO"] * 8
+    assert (tmp_path / "greedy" / "talk.txt").read_text().split() == []
+
+
+def test_cli_dictate_uses_the_vocabulary_and_no_vocabulary_is_greedy(so_model, home, tmp_path, capsys):
+    import soundfile as sf
+
+    from speechstudio.cli import main
+
+    wav = tmp_path / "talk.wav"
+    sf.write(wav, _noise(3.0), 16000, subtype="PCM_16")
+    heard = {}
+    for flags in ([], ["--no-vocabulary"]):
+        code = main(["dictate", "--file", str(wav), "--fast", "--model", str(so_model), "--device", "cpu",
+                     "--endpoint-s", "0", "--no-download", *flags])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        heard[bool(flags)] = out.strip().splitlines()[-1].split() if out.strip() else []
+    assert set(heard[False]) == {"SO"} and len(heard[False]) >= 10
+    assert heard[True] == []

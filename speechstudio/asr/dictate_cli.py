@@ -74,6 +74,8 @@ def register(subparsers) -> None:
     d.add_argument("--threshold-db", type=float, default=-45.0,
                    help="RMS level in dBFS below which audio counts as silence (default -45)")
     d.add_argument("--no-cuda-graph", action="store_true", help="CTC: run the model eagerly on CUDA too")
+    d.add_argument("--no-vocabulary", action="store_true",
+                   help="CTC: decode greedily, ignoring the model's vocabulary.txt word list (an adapted model)")
     d.add_argument("--no-download", action="store_true", help="never touch the network")
     d.add_argument("--output", default="stdout", choices=("stdout", "type", "paste", "clipboard"),
                    help="where the text goes: stdout (default), type = key events into the focused window, "
@@ -184,7 +186,8 @@ def cmd_dictate(args) -> int:
     if not spec:
         spec, chosen = default_dictation_model(language)
     recognizer, message = load_model(spec, device=args.device, precision=args.precision, batch_size=1,
-                                  allow_download=not args.no_download, progress=True)
+                                  allow_download=not args.no_download, progress=True,
+                                  vocabulary="off" if getattr(args, "no_vocabulary", False) else "auto")
     rec = open_recognizer(recognizer, config if recognizer.engine == "wav2vec2" else agreement, input_rate=source.sample_rate,
                           language=language, task=args.task, hotwords=args.hotwords, beam_size=args.beam_size,
                           backlog_s=(lambda: source.backlog_s) if hasattr(type(source), "backlog_s") else None)

@@ -12,13 +12,15 @@ from speechstudio.errors import ModelNotFoundError, UsageError
 
 def load_model(spec: str | None = None, *, device: str = "auto", precision: str = "auto",
                 batch_size: int | None = None, chunk_s: float | None = None, stride_s: float | None = None,
-                allow_download: bool = True, progress: bool = True):
+                allow_download: bool = True, progress: bool = True, vocabulary: str = "auto"):
     """Resolve ``spec`` through the model store and load the matching engine.
 
     ``spec=None`` takes the default model (facebook/wav2vec2-base-960h when cached or downloadable,
     else the installed Whisper tiny.en). A folder the hub detects as a CTC checkpoint (engine
     ``"wav2vec2"``: Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) loads the CTC engine
-    :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer`. Returns ``(engine, message)`` where
+    :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer`; ``vocabulary`` (CTC only): ``"auto"`` decodes
+    with the folder's ``vocabulary.txt`` word list when it has one (a model adapted with ``finetune
+    asr``), ``"off"`` always greedily. Returns ``(engine, message)`` where
     ``message`` says which model is used (and, for CTC, its family) and why. Raises :class:`~speechstudio.errors.ModelNotFoundError`,
     :class:`~speechstudio.errors.OfflineError` or :class:`~speechstudio.errors.UsageError`.
     """
@@ -34,9 +36,12 @@ def load_model(spec: str | None = None, *, device: str = "auto", precision: str 
         from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, Wav2Vec2Recognizer
 
         recognizer = Wav2Vec2Recognizer(resolved.path, resolved.model_id, device=device, precision=precision,
-                                chunk_s=chunk_s or DEFAULT_CHUNK_S, stride_s=stride_s, batch_size=batch_size)
+                                chunk_s=chunk_s or DEFAULT_CHUNK_S, stride_s=stride_s, batch_size=batch_size,
+                                vocabulary=vocabulary)
         if spec:
             why = f"using {resolved.model_id} ({recognizer.family_name} CTC, {resolved.source})"
+        if recognizer.lexicon is not None:
+            why += f"; decoding with its {recognizer.lexicon.size}-word vocabulary (--no-vocabulary: greedy)"
     elif resolved.engine == "whisper":
         from speechstudio.asr.whisper import WhisperRecognizer
 
@@ -67,7 +72,8 @@ if getattr(sys, "frozen", False):  # the installed app (PyInstaller) has no pip:
 
 def load_recognizer(spec: str | None = None, *, language: str | None = None, device: str = "auto",
                     precision: str = "auto", batch_size: int | None = None, chunk_s: float | None = None,
-                    stride_s: float | None = None, allow_download: bool = True, progress: bool = True):
+                    stride_s: float | None = None, allow_download: bool = True, progress: bool = True,
+                    vocabulary: str = "auto"):
     """Load what ``transcribe`` runs: a :class:`~speechstudio.asr.types.Recognizer` for ``spec`` and
     ``language``, choosing models by language (:mod:`speechstudio.asr.routing`).
 
@@ -84,14 +90,15 @@ def load_recognizer(spec: str | None = None, *, language: str | None = None, dev
       them as English); a non-English ``language`` is a usage error.
 
     ``language``: a Whisper code (see :func:`~speechstudio.asr.languages.normalize_language`) or
-    ``None``. Returns ``(recognizer, message)``; raises ``ModelNotFoundError``, ``OfflineError``,
+    ``None``; ``vocabulary``: see :func:`load_model`. Returns ``(recognizer, message)``; raises
+    ``ModelNotFoundError``, ``OfflineError``,
     ``UsageError``.
     """
     from speechstudio.asr.routing import LanguageRouter
     from speechstudio.hub.resolve import default_asr_model, multilingual_whisper
 
     options = dict(device=device, precision=precision, batch_size=batch_size, chunk_s=chunk_s, stride_s=stride_s,
-                   allow_download=allow_download, progress=progress)
+                   allow_download=allow_download, progress=progress, vocabulary=vocabulary)
     if spec:
         recognizer, message = load_model(spec, **options)
         if _english_only(recognizer):

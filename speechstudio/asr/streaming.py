@@ -40,7 +40,10 @@ Wav2Vec2 / HuBERT / Data2Vec-Audio / Wav2Vec2-Conformer stack; the numbers below
   into the same windows gives the same logits (this is what the tests check).
 
 Decoding: greedy CTC (:class:`~speechstudio.asr.ctc.GreedyCTCDecoder`) over committed frames
-continues across chunk boundaries (repeat/blank merging is exact). Completed words are *stable*.
+continues across chunk boundaries (repeat/blank merging is exact); a model with a ``vocabulary.txt``
+uses the recogniser's lexicon decoder instead
+(:class:`~speechstudio.asr.ctc_lexicon.LexiconCTCDecoder`, ``Wav2Vec2Recognizer.new_decoder``),
+whose words are stable once every hypothesis of its beam holds them. Completed words are *stable*.
 The *tail* is a throw-away copy of the decoder fed with the window's lookahead frames (the
 frames after the committed ones): the unfinished word plus what the lookahead suggests; it may
 change with the next chunk.
@@ -68,6 +71,7 @@ import numpy as np
 from speechstudio.asr.ctc import GreedyCTCDecoder
 from speechstudio.asr.endpointing import EnergyEndpointer
 from speechstudio.asr.types import Segment, Word
+from speechstudio.asr.wav2vec2 import feed_decoder
 from speechstudio.errors import UsageError
 
 log = logging.getLogger(__name__)
@@ -248,7 +252,9 @@ class _Utterance:
         self.kept = 0             # utterance-local frames committed
         self.last_preview = 0
         e = rec.recognizer
-        self.decoder = GreedyCTCDecoder(e.id_to_token, e.blank_id, e.word_delimiter, e.skip_ids, e.seconds_per_frame)
+        new_decoder = getattr(e, "new_decoder", None)
+        self.decoder = (new_decoder() if new_decoder is not None else
+                        GreedyCTCDecoder(e.id_to_token, e.blank_id, e.word_delimiter, e.skip_ids, e.seconds_per_frame))
         self.words: list[Word] = []
 
     def _audio(self, a: int, b: int) -> np.ndarray:
@@ -261,7 +267,7 @@ class _Utterance:
         g = self.frame0 + self.kept
         if self.rec.on_logits is not None and part.shape[0]:
             self.rec.on_logits(g, part)
-        new = self.decoder.feed(part.argmax(axis=-1), g)
+        new = feed_decoder(self.decoder, part, g, probs=False)
         self.kept = upto
         self.words.extend(new)
         return new
@@ -269,7 +275,7 @@ class _Utterance:
     def _tail(self, lookahead: np.ndarray, first_local: int) -> str:
         """Decode the lookahead frames on a copy of the decoder: unfinished word + what follows."""
         d = copy.deepcopy(self.decoder)
-        words = d.feed(lookahead.argmax(axis=-1), self.frame0 + first_local) + d.finish()
+        words = feed_decoder(d, lookahead, self.frame0 + first_local, probs=False) + d.finish()
         return " ".join(w.text for w in words)
 
     def _update(self, kind: str, new: list[Word], tail: str, compute_s: float) -> StreamUpdate:

@@ -11,7 +11,9 @@ through ``AutoModelForCTC.from_pretrained`` (safetensors preferred when both for
 
 Long audio: fixed windows with left/right stride (:mod:`speechstudio.asr.chunking`), equal-length
 windows batched (``batch_size``), centre frames kept, greedy CTC across boundaries
-(:mod:`speechstudio.asr.ctc`). Inference runs under ``torch.inference_mode``; FP16 on CUDA and
+(:mod:`speechstudio.asr.ctc`), or, when the model folder holds a ``vocabulary.txt`` (a model
+adapted with ``speechstudio finetune asr``), a prefix beam search that prefers those words
+(:mod:`speechstudio.asr.ctc_lexicon`). Inference runs under ``torch.inference_mode``; FP16 on CUDA and
 FP32 on CPU unless ``precision`` says otherwise.
 """
 from __future__ import annotations
@@ -25,6 +27,8 @@ import numpy as np
 from speechstudio.asr.chunking import Window, WindowPlanner
 from speechstudio.asr.ctc import GreedyCTCDecoder, group_segments
 from speechstudio.asr.ctc_checkpoint import ctc_config_problem, family_name, frame_geometry
+from speechstudio.asr.ctc_lexicon import (DEFAULT_OOV_PENALTY, VOCABULARY_FILE, Lexicon, LexiconCTCDecoder, log_softmax,
+                                          read_vocabulary)
 from speechstudio.asr.device import resolve_device, resolve_precision, torch_dtype
 from speechstudio.asr.types import AudioInput, Segment, TranscriptInfo, Word, as_blocks
 from speechstudio.errors import ModelNotFoundError, UsageError
@@ -33,6 +37,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_CHUNK_S = 20.0
 DEFAULT_STRIDE_S = 2.0
+VOCABULARY_MODES = ("auto", "off")
 
 
 class Wav2Vec2Recognizer:
@@ -46,11 +51,16 @@ class Wav2Vec2Recognizer:
         device: ``auto``/``cpu``/``cuda``/``cuda:N``; precision: ``auto``/``fp32``/``fp16``/``bf16``.
         chunk_s: window length in seconds; stride_s: left and right context in seconds
             (each; default 2 s); batch_size: windows per forward pass (default 8 on CUDA, 1 on CPU).
+        vocabulary: ``"auto"``: when the folder holds ``vocabulary.txt`` (one word per line, UTF-8),
+            decode with :class:`~speechstudio.asr.ctc_lexicon.LexiconCTCDecoder` over those words
+            (soft: ``oov_penalty`` nats per word not in the list, default 8); ``"off"``: greedy CTC.
+            Without the file both decode greedily, exactly as before.
 
     Attributes read from the checkpoint: ``family`` (transformers ``model_type``, e.g. ``"hubert"``),
     ``sample_rate`` (Hz, from the feature extractor), ``frame_len`` / ``receptive_field``
     (samples, from ``conv_stride`` / ``conv_kernel``), ``seconds_per_frame`` (``frame_len /
-    sample_rate``: 0.02 s for the standard conv stack at 16 kHz).
+    sample_rate``: 0.02 s for the standard conv stack at 16 kHz). ``lexicon``: the
+    :class:`~speechstudio.asr.ctc_lexicon.Lexicon` decoding uses, or ``None`` (greedy).
 
     Raises :class:`ModelNotFoundError` if the folder is not a loadable CTC model; the message names
     the folder and the reason (a faster-whisper folder, a Whisper or VITS checkpoint, a
@@ -61,7 +71,8 @@ class Wav2Vec2Recognizer:
 
     def __init__(self, model_dir: str | Path, model_id: str | None = None, *, device: str = "auto",
                  precision: str = "auto", chunk_s: float = DEFAULT_CHUNK_S, stride_s: float | None = None,
-                 batch_size: int | None = None) -> None:
+                 batch_size: int | None = None, vocabulary: str = "auto",
+                 oov_penalty: float = DEFAULT_OOV_PENALTY) -> None:
         import torch
         import transformers
         from transformers import AutoConfig, AutoModelForCTC, Wav2Vec2CTCTokenizer, Wav2Vec2FeatureExtractor
@@ -110,8 +121,37 @@ class Wav2Vec2Recognizer:
         self.skip_ids = frozenset(i for i in skip if i is not None and i != self.blank_id)
         self.word_delimiter = self.tokenizer.word_delimiter_token or "|"
         self._torch = torch
+        self.oov_penalty = float(oov_penalty)
+        self.lexicon = self._lexicon(vocabulary)
         log.info("loaded %s (%s CTC, %d samples per frame) on %s (%s)", self.model_id, self.family_name,
                  self.frame_len, self.device, self.precision)
+
+    def _lexicon(self, mode: str) -> Lexicon | None:
+        """The word list of ``model_dir/vocabulary.txt`` as a trie, or ``None`` (greedy)."""
+        if mode not in VOCABULARY_MODES:
+            raise UsageError(f"vocabulary {mode!r}: expected one of {', '.join(VOCABULARY_MODES)}")
+        path = self.model_dir / VOCABULARY_FILE
+        if mode == "off" or not path.is_file():
+            return None
+        try:
+            words = read_vocabulary(path)
+        except (OSError, UnicodeError) as e:
+            raise ModelNotFoundError(f"{path}: cannot read the model's word list ({_first_line(e)})") from e
+        lexicon = Lexicon(words, self.id_to_token, self.word_delimiter, self.skip_ids, self.blank_id)
+        if lexicon.unspellable:
+            log.warning("%s: %d words use characters outside the model's vocabulary (e.g. %r); ignored",
+                        path, len(lexicon.unspellable), lexicon.unspellable[0])
+        log.info("%s: decoding with a %d-word vocabulary", self.model_id, lexicon.size)
+        return lexicon
+
+    def new_decoder(self) -> GreedyCTCDecoder | LexiconCTCDecoder:
+        """A fresh streaming CTC decoder for this model: lexicon-constrained when :attr:`lexicon`
+        is set, else greedy. Feed it with :func:`feed_decoder`."""
+        if self.lexicon is not None:
+            return LexiconCTCDecoder(self.id_to_token, self.blank_id, self.word_delimiter, self.skip_ids,
+                                     self.seconds_per_frame, words=self.lexicon, oov_penalty=self.oov_penalty)
+        return GreedyCTCDecoder(self.id_to_token, self.blank_id, self.word_delimiter, self.skip_ids,
+                                self.seconds_per_frame)
 
     def _config(self, auto_config):
         """The checkpoint's transformers config, checked with :func:`ctc_config_problem`."""
@@ -197,10 +237,9 @@ class Wav2Vec2Recognizer:
     # ------------------------------------------------------------------ transcription
     def words(self, blocks: Iterable[np.ndarray]) -> Iterator[Word]:
         """Words with start/end seconds, as they are decoded."""
-        dec = GreedyCTCDecoder(self.id_to_token, self.blank_id, self.word_delimiter, self.skip_ids,
-                               self.seconds_per_frame)
+        dec = self.new_decoder()
         for first, lg in self.stream_logits(blocks):
-            yield from dec.feed(lg.argmax(axis=-1), first, max_softmax(lg))
+            yield from feed_decoder(dec, lg, first)
         yield from dec.finish()
 
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
@@ -237,6 +276,16 @@ class Wav2Vec2Recognizer:
         yield from group_segments(self.words(blocks))
 
     detected_language: str | None = None
+
+
+def feed_decoder(decoder, logits: np.ndarray, first_frame: int, probs: bool = True) -> list[Word]:
+    """Feed CTC ``logits`` (``np.ndarray[float32]`` shape (n_frames, vocab), first frame = global
+    frame ``first_frame``) to a decoder from :meth:`Wav2Vec2Recognizer.new_decoder`: its
+    log-softmax for a :class:`~speechstudio.asr.ctc_lexicon.LexiconCTCDecoder`, the arg-max ids
+    (and, with ``probs``, their softmax probabilities) for a greedy one. Returns the completed words."""
+    if isinstance(decoder, LexiconCTCDecoder):
+        return decoder.feed(log_softmax(logits), first_frame)
+    return decoder.feed(logits.argmax(axis=-1), first_frame, max_softmax(logits) if probs else None)
 
 
 def max_softmax(logits: np.ndarray) -> np.ndarray:
