@@ -174,6 +174,31 @@ def test_input_replaced_after_its_transcript_is_transcribed_again(tmp_path, real
     assert "Summary: 0 done, 1 skipped, 0 failed" in err
 
 
+def test_input_replaced_by_one_of_the_same_size_and_mtime_is_transcribed_again(tmp_path, realspeech, tiny_w2v_dir,
+                                                                              capsys, home):
+    """Only the content hash can tell: same size, same mtime (cp -p of another take), other samples."""
+    import os
+
+    import soundfile as sf
+
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    argv = ["transcribe", str(f), "--model", str(tiny_w2v_dir), "--format", "txt,json", "-q"]
+    assert run(argv, capsys)[0] == 0
+    st = f.stat()
+    first = json.loads((tmp_path / "a.json").read_text())
+    x, rate = sf.read(f, dtype="int16")
+    sf.write(f, np.ascontiguousarray(x[::-1]), rate, subtype="PCM_16")       # the take played backwards
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (f.stat().st_size, f.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    code, _, err = run(argv, capsys)
+    assert code == 0
+    assert "Summary: 1 done, 0 skipped, 0 failed" in err
+    assert f"{f}: changed since its transcript was written (size or content differ); transcribed again" in err
+    again = json.loads((tmp_path / "a.json").read_text())
+    assert again["source"]["sha256_first_mib"] != first["source"]["sha256_first_mib"]
+
+
 def test_output_names_stable_when_a_same_stem_file_joins(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
     shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / "talk.wav")
     argv = ["transcribe", str(tmp_path), "--model", str(tiny_w2v_dir), "--format", "json", "-q"]
@@ -304,3 +329,41 @@ def test_timestamp_gap_is_kept_as_silence(tmp_path):
     assert audio.shape[0] == 4 * rate and reader.warnings == []
     assert np.abs(audio[rate + 800:3 * rate - 800]).max() < 1e-3       # the pause is silence
     assert np.abs(audio[3 * rate + 800:]).max() > 0.25                 # the tone is back at 3 s
+
+
+def _vbr_mp3_without_xing(path: Path) -> Path:
+    """5 s: 2 s of silence (the lowest bitrate) then 3 s of noise (high), VBR, no Xing/Info frame,
+    so FFmpeg's length estimate from the first frame's bitrate is far too long."""
+    import av
+
+    rate = 44100
+    with av.open(str(path), "w", format="mp3", options={"write_xing": "0"}) as c:
+        s = c.add_stream("libmp3lame", rate=rate)
+        s.layout = "mono"
+        s.codec_context.qscale = True                       # VBR (lame -V 0)
+        s.codec_context.global_quality = 0
+        noise = 0.3 * np.random.default_rng(0).standard_normal(rate * 3)
+        x = np.concatenate([np.zeros(rate * 2), noise]).astype(np.float32)[None]
+        frame = av.AudioFrame.from_ndarray(x, format="fltp", layout="mono")
+        frame.sample_rate = rate
+        for packet in [*s.encode(frame), *s.encode(None)]:
+            c.mux(packet)
+    return path
+
+
+def test_vbr_mp3_without_xing_header_is_not_called_truncated(tmp_path, monkeypatch):
+    import av
+
+    from speechstudio.audio import decode
+
+    f = _vbr_mp3_without_xing(tmp_path / "vbr.mp3")
+    with av.open(str(f)) as c:
+        assert c.duration / 1e6 > 2 * 5.0                   # the header-less estimate is wrong
+    reader = decode.AudioReader(f, 16000)
+    audio = np.concatenate(list(reader.blocks()))
+    assert abs(audio.shape[0] / 16000 - 5.0) < 0.1
+    assert reader.warnings == []
+    monkeypatch.setattr(decode, "_has_vbr_header", lambda path: True)   # trusting the estimate
+    reader = decode.AudioReader(f, 16000)
+    list(reader.blocks())
+    assert [w for w in reader.warnings if "file truncated?" in w]
