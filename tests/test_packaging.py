@@ -105,6 +105,7 @@ def test_spec_and_inno_script_name_existing_files():
     iss = (PKG / "windows" / "speechstudio.iss").read_text()
     assert "SetupIconFile=..\\icons\\speechstudio.ico" in iss and (PKG / "icons" / "speechstudio.ico").is_file()
     assert 'Source: "..\\..\\dist\\app\\SpeechStudio\\*"' in iss
+    assert "Tasks: addtopath" in iss and "usPostUninstall" in iss   # the PATH entry goes with the uninstall
 
 
 # ----------------------------------------------------------------------------- the smoke test itself

@@ -73,3 +73,14 @@ begin
     Paths := '';
   Result := Pos(';' + Uppercase(Dir) + ';', ';' + Uppercase(Paths) + ';') = 0;
 end;
+
+// Uninstall: take out the ";<app folder>" that the addtopath task appended to the user's PATH.
+procedure CurUninstallStepChanged(CurUninstallStep: TUninstallStep);
+var
+  Paths: string;
+begin
+  if (CurUninstallStep = usPostUninstall) and
+     RegQueryStringValue(HKEY_CURRENT_USER, 'Environment', 'Path', Paths) then
+    if StringChangeEx(Paths, ';' + ExpandConstant('{app}'), '', True) > 0 then
+      RegWriteExpandStringValue(HKEY_CURRENT_USER, 'Environment', 'Path', Paths);
+end;
