@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
 
+import json
 import shutil
 from urllib.parse import quote_from_bytes
 
@@ -211,3 +212,97 @@ def test_opening_the_app_with_files_shows_the_transcribe_page(win, tmp_path):
     win.show_page("Speak")
     assert win.open_paths([str(tmp_path / "a.wav")]) == 1
     assert win.nav.currentRow() == 0 and win.current_page() is win.transcribe
+
+
+KILLED_APP = r"""
+import sys
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication
+
+app = QApplication(sys.argv[:1])
+app.setApplicationName("SpeechStudio")
+app.setOrganizationName("SpeechStudio")
+from speechstudio.audio.devices import FakeBackend, set_backend
+from speechstudio.gui.main_window import MainWindow
+
+backend = FakeBackend(speed=20.0)
+set_backend(backend)
+win = MainWindow(audio_backend=backend, start_monitor=False)
+win.show()
+page = win.transcribe
+page.model_box.setCurrentText(sys.argv[1])
+page.device_box.setCurrentText("cpu")
+for fmt, check in page.format_checks.items():
+    check.setChecked(fmt in ("txt", "json"))
+page.add_paths([Path(sys.argv[2])])
+page.start_btn.click()
+sys.exit(app.exec())
+"""
+
+
+def test_app_killed_mid_queue_shows_the_same_queue_and_continues(qtbot, home, fake_audio, tmp_path, tiny_w2v_dir):
+    """The real app in its own process, SIGKILLed while the second of three files is transcribed;
+    the next start shows the same queue (the first done with its outputs, the killed one queued
+    again), and Start finishes the rest without redoing the first."""
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    from speechstudio.batch.queue_store import default_path
+    from speechstudio.gui.main_window import MainWindow
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name, secs in (("a.wav", 1.0), ("b.wav", 240.0), ("c.wav", 1.0)):   # b runs long enough to be killed
+        write_tone(folder / name, secs)
+    db = default_path()
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))   # its settings stay its own
+    log = tmp_path / "app.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-c", KILLED_APP, str(tiny_w2v_dir), str(folder)], env=env,
+                                stdout=out, stderr=subprocess.STDOUT)
+
+    def statuses() -> list[tuple[str, str]]:
+        if not db.exists():
+            return []
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return [(bytes(p).decode().rsplit("/", 1)[-1], s)
+                    for p, s in con.execute("SELECT path, status FROM jobs ORDER BY position")]
+        except sqlite3.OperationalError:           # tables not created yet
+            return []
+        finally:
+            con.close()
+
+    try:
+        deadline = time.monotonic() + 600
+        while statuses() != [("a.wav", "done"), ("b.wav", "running"), ("c.wav", "queued")]:
+            assert proc.poll() is None, log.read_text(errors="replace")[-3000:]
+            assert time.monotonic() < deadline, statuses()
+            time.sleep(0.2)
+        stamp = (folder / "a.json").stat().st_mtime_ns
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(30) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    assert not (folder / "b.txt").exists() and not (folder / "b.json").exists()
+
+    win = MainWindow(audio_backend=fake_audio, start_monitor=False)    # the next start of the app
+    qtbot.addWidget(win)
+    page = win.transcribe
+    assert [(r.item.path.name, r.status) for r in page.rows] == [("a.wav", "done"), ("b.wav", "queued"),
+                                                                ("c.wav", "queued")]
+    assert page.rows[0].outputs == (folder / "a.txt", folder / "a.json")
+    page = setup_page(win, tiny_w2v_dir)
+    with qtbot.waitSignal(page.queue_finished, timeout=600000):
+        page.start_btn.click()
+    assert [r.status for r in page.rows] == ["done", "done", "done"], [r.reason for r in page.rows]
+    assert (folder / "a.json").stat().st_mtime_ns == stamp                # nothing finished is redone
+    assert abs(json.loads((folder / "b.json").read_text())["audio_duration_s"] - 240.0) < 0.01
+    assert page.report.label.text().startswith("2 done · 4:01 of audio"), page.report.label.text()
+    win.shutdown()
