@@ -32,3 +32,21 @@ def test_each_name_means_one_thing():
     assert importlib.util.find_spec("speechstudio.batch.run") is not None
     assert importlib.util.find_spec("speechstudio.worker.worker") is not None
     assert (Wav2Vec2Recognizer.engine, WhisperRecognizer.engine) == ("wav2vec2", "whisper")
+
+
+def test_worker_threads_are_not_called_engines():
+    """The Qt threads are workers in the code's prose too (issue 13 item 5 once found "compute
+    engine", "I/O engine", "train engine" in gui/ and worker/ docstrings), and a recogniser object
+    is not documented as ``engine``."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "speechstudio"
+    worker_sense = re.compile(r"\b(compute|I/O|train|training|adapt|transcription) engine\b|\bthe engines\b"
+                              r"|\bthe engine's (cancel|worker|Qt signals|cached)|\bengine(_name| job| worker)\b"
+                              r"|``engine\.(model|precision|sample_rate)``")
+    hits = [f"{p.relative_to(root)}:{n}: {line.strip()}"
+            for sub in ("gui", "worker", "asr", "batch")
+            for p in sorted((root / sub).glob("*.py"))
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if worker_sense.search(line)]
+    assert hits == []

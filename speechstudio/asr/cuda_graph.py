@@ -21,7 +21,7 @@ Two runners share one code path for everything but the forward call:
   nor shares its memory. Each call copies the window into the static input and replays.
 
 :func:`window_runner` returns one runner per (model, precision, window length), cached on the
-engine object, and falls back to eager with a logged reason when capture fails.
+recogniser object, and falls back to eager with a logged reason when capture fails.
 """
 from __future__ import annotations
 
@@ -36,11 +36,11 @@ _CACHE_ATTR = "_speechstudio_window_runners"
 
 
 class StaticWindowRunner:
-    """Run a CTC model (any family the engine loads) eagerly on windows of exactly ``window_samples`` samples.
+    """Run a CTC model (any family the CTC recogniser loads) eagerly on windows of exactly ``window_samples`` samples.
 
-    ``engine``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer` (uses ``.model``,
+    ``recognizer``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer` (uses ``.model``,
     ``.normalize``, ``.device``, ``.precision``, ``.frame_len``, ``.receptive_field``).
-    ``window_samples``: window length in samples at 16 kHz (at least the engine's receptive field,
+    ``window_samples``: window length in samples at 16 kHz (at least the model's receptive field,
     400 for the standard conv stack).
 
     Call with ``np.ndarray[float32]`` shape ``(window_samples,)``, 16 kHz mono, range ~[-1, 1]
@@ -65,7 +65,7 @@ class StaticWindowRunner:
         self.n_frames = (self.window_samples - recognizer.receptive_field) // recognizer.frame_len + 1
         self.vocab_size = int(recognizer.model.config.vocab_size)
         self.dtype = torch_dtype(recognizer.precision)
-        # the model's own device (not the engine's label) decides where the static buffers live
+        # the model's own device (not the recogniser's label) decides where the static buffers live
         self.device = next(recognizer.model.parameters()).device
         self._torch = torch
         # Static buffers: the same tensors are reused for every call (and, for the graph runner,
@@ -143,12 +143,12 @@ class CudaGraphWindowRunner(StaticWindowRunner):
 
 
 def window_runner(recognizer, window_samples: int, use_cuda_graph: bool | str = "auto") -> StaticWindowRunner:
-    """Return the runner for ``(engine.model, engine.precision, window_samples)``, built once.
+    """Return the runner for ``(recognizer.model, recognizer.precision, window_samples)``, built once.
 
-    ``use_cuda_graph``: ``"auto"``/``True`` capture a CUDA Graph when the engine is on CUDA;
+    ``use_cuda_graph``: ``"auto"``/``True`` capture a CUDA Graph when the recogniser is on CUDA;
     ``False`` always eager. On CPU the eager runner is returned. If capture raises, the reason is
     logged (warning) and the eager runner is used; the fallback is cached too, so capture is
-    attempted once. The cache lives on the engine object (attribute ``_speechstudio_window_runners``)
+    attempted once. The cache lives on the recogniser object (attribute ``_speechstudio_window_runners``)
     and goes away with it.
     """
     want_graph = use_cuda_graph in (True, "auto") and str(recognizer.device).startswith("cuda")

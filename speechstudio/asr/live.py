@@ -59,9 +59,9 @@ def default_dictation_model(language: str | None = None) -> tuple[str, str]:
 def open_recognizer(recognizer, config=None, *, input_rate: int | None = None, language: str | None = None,
                     task: str = "transcribe", hotwords: str | None = None, beam_size: int | None = None,
                     backlog_s: Callable[[], float] | None = None):
-    """A streaming recogniser for a loaded ASR engine.
+    """A streaming recogniser for a loaded recogniser.
 
-    ``engine``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer` (any CTC family) or a
+    ``recognizer``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer` (any CTC family) or a
     :class:`~speechstudio.asr.whisper.WhisperRecognizer`. ``config``: a
     :class:`~speechstudio.asr.streaming.StreamConfig` (CTC windows + endpointing; for Whisper its
     endpointing and, when set, ``chunk_s`` as the update interval) or a
@@ -72,7 +72,7 @@ def open_recognizer(recognizer, config=None, *, input_rate: int | None = None, l
 
     Raises:
         UsageError: Whisper-only options with a CTC model, an English-only model asked for
-            another language or to translate, an engine that cannot stream.
+            another language or to translate, a recogniser that cannot stream.
     """
     from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
     from speechstudio.asr.whisper_stream import AgreementConfig, LocalAgreementRecognizer, WhisperHypotheses

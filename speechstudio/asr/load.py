@@ -1,6 +1,6 @@
-"""Pick and load an ASR engine for a model spec (name, HF id, folder) or the default model.
+"""Pick and load a recogniser for a model spec (name, HF id, folder) or the default model.
 
-``load_model`` loads one model; ``load_model`` (what ``speechstudio transcribe``, the
+``load_model`` loads one model; ``load_recognizer`` (what ``speechstudio transcribe``, the
 Transcribe page and ``speechstudio.transcribe`` use) adds language detection and routing.
 """
 from __future__ import annotations
@@ -13,14 +13,14 @@ from speechstudio.errors import ModelNotFoundError, UsageError
 def load_model(spec: str | None = None, *, device: str = "auto", precision: str = "auto",
                 batch_size: int | None = None, chunk_s: float | None = None, stride_s: float | None = None,
                 allow_download: bool = True, progress: bool = True, vocabulary: str = "auto"):
-    """Resolve ``spec`` through the model store and load the matching engine.
+    """Resolve ``spec`` through the model store and load the recogniser of its engine (family).
 
     ``spec=None`` takes the default model (facebook/wav2vec2-base-960h when cached or downloadable,
     else the installed Whisper tiny.en). A folder the hub detects as a CTC checkpoint (engine
-    ``"wav2vec2"``: Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) loads the CTC engine
+    ``"wav2vec2"``: Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) loads the CTC recogniser
     :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer`; ``vocabulary`` (CTC only): ``"auto"`` decodes
     with the folder's ``vocabulary.txt`` word list when it has one (a model adapted with ``finetune
-    asr``), ``"off"`` always greedily. Returns ``(engine, message)`` where
+    asr``), ``"off"`` always greedily. Returns ``(recognizer, message)`` where
     ``message`` says which model is used (and, for CTC, its family) and why. Raises :class:`~speechstudio.errors.ModelNotFoundError`,
     :class:`~speechstudio.errors.OfflineError` or :class:`~speechstudio.errors.UsageError`.
     """

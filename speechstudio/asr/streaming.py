@@ -4,7 +4,7 @@ Qt-free. Audio arrives in small blocks (typically 10-40 ms) at any device rate; 
 down-mixed, resampled to the model rate (16 kHz, ``soxr.ResampleStream`` "HQ", as
 :mod:`speechstudio.audio.decode` does) and cut into *chunks*. Usage::
 
-    rec = StreamingRecognizer(engine, StreamConfig(), input_rate=44100)
+    rec = StreamingRecognizer(recognizer, StreamConfig(), input_rate=44100)
     for block in source.blocks():          # np.ndarray[float32] shape (n,), 44.1 kHz
         for u in rec.push(block):          # StreamUpdate: stable text, tail, new words
             show(u.stable_text, u.tail_text)
@@ -366,11 +366,11 @@ class StreamingRecognizer:
     its ``frame_len`` / ``receptive_field``).
 
     ``input_rate``: sample rate (Hz) of the blocks given to :meth:`push` (resampled to
-    ``engine.sample_rate``). ``runner``: a callable window -> logits for windows of exactly
+    ``recognizer.sample_rate``). ``runner``: a callable window -> logits for windows of exactly
     ``geometry.window`` samples (default :func:`speechstudio.asr.cuda_graph.window_runner`: a CUDA
     Graph on CUDA, eager elsewhere). ``on_logits(first_global_frame, logits)`` is called with every
     committed slice of logits (``np.ndarray[float32]`` shape (n_frames, vocab)), in order, each
-    frame once. Not thread-safe: feed it from one thread (the engine worker).
+    frame once. Not thread-safe: feed it from one thread (the worker's thread).
     """
 
     def __init__(self, recognizer, config: StreamConfig | None = None, *, input_rate: int | None = None,

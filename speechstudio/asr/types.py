@@ -1,4 +1,4 @@
-"""Result dataclasses and the recogniser interface shared by every ASR engine (CTC, Whisper).
+"""Result dataclasses and the recogniser interface shared by every recogniser (CTC, Whisper).
 
 Times are seconds from the start of the input audio (float). Engines yield ``Segment`` objects
 as they go (generators), so the CLI progress bar, the GUI and exporters consume one stream.

@@ -272,10 +272,7 @@ class Wav2Vec2Recognizer:
     def transcribe_blocks(self, blocks: Iterable[np.ndarray], language: str | None = None) -> Iterator[Segment]:
         """Segments for a stream of ``np.ndarray[float32]`` blocks, mono at ``self.sample_rate``.
         ``language`` is ignored (a CTC checkpoint knows one vocabulary)."""
-        self.detected_language = None
         yield from group_segments(self.words(blocks))
-
-    detected_language: str | None = None
 
 
 def feed_decoder(decoder, logits: np.ndarray, first_frame: int, probs: bool = True) -> list[Word]:

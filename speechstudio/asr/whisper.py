@@ -86,7 +86,6 @@ class WhisperRecognizer:
         self.multilingual = bool(getattr(self.model.model, "is_multilingual", True))
         #: languages this model transcribes (ISO codes): all of Whisper's, or ``("en",)``
         self.languages: tuple[str, ...] = tuple(LANGUAGES) if self.multilingual else ("en",)
-        self.detected_language: str | None = None
 
     # ------------------------------------------------------------------ the Recognizer interface
     def check_options(self, language: str | None, task: str = "transcribe") -> None:
@@ -197,19 +196,16 @@ class WhisperRecognizer:
         piece (faster-whisper detects the language itself when ``language`` is None).
 
         ``offset_s`` is added to every time; ``initial_prompt``: text that preceded this audio.
-        Sets ``self.detected_language`` once decoding starts (prefer :meth:`transcribe`, whose
-        ``TranscriptInfo`` carries the language)."""
+        The detected language is not kept (use :meth:`transcribe`: its ``TranscriptInfo`` carries it)."""
         self.check_options(language, task)
-        found, segments = self._piece(np.asarray(audio, np.float32), language, offset_s, task=task,
+        _found, segments = self._piece(np.asarray(audio, np.float32), language, offset_s, task=task,
                                       initial_prompt=initial_prompt, hotwords=hotwords)
-        self.detected_language = found
         yield from segments
 
     def transcribe_blocks(self, blocks: Iterable[np.ndarray], language: str | None = None) -> Iterator[Segment]:
-        """Segments of a stream of 16 kHz float32 blocks: :meth:`transcribe` as one generator
-        (sets ``self.detected_language`` when decoding starts)."""
-        segments, info = self.transcribe(blocks, language=language)
-        self.detected_language = info.language
+        """Segments of a stream of 16 kHz float32 blocks: :meth:`transcribe` as one generator (the
+        language it detects is in :meth:`transcribe`'s ``TranscriptInfo``, not kept here)."""
+        segments, _info = self.transcribe(blocks, language=language)
         yield from segments
 
     piece_s = 20 * 60.0

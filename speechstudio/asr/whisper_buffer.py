@@ -5,7 +5,7 @@ One call = one faster-whisper decode of the whole buffer (SYSTRAN/faster-whisper
 (Macháček et al. 2023): committed text as ``initial_prompt``, word timestamps, words of segments
 with ``no_speech_prob`` above 0.9 dropped. Used by
 :class:`~speechstudio.asr.whisper_stream.LocalAgreementRecognizer`. Qt-free; faster-whisper is
-reached through the loaded :class:`~speechstudio.asr.whisper.WhisperRecognizer` (``engine.model``).
+reached through the loaded :class:`~speechstudio.asr.whisper.WhisperRecognizer` (``recognizer.model``).
 """
 from __future__ import annotations
 
@@ -25,14 +25,14 @@ class WhisperHypotheses:
     """A :class:`BufferDecoder` over a loaded :class:`~speechstudio.asr.whisper.WhisperRecognizer`
     (faster-whisper): one decode of the buffer with the committed text as ``initial_prompt``,
     word timestamps on, temperature 0 only (no fallback re-decodes, so an update's time is
-    bounded), the engine's Silero VAD filter, and words of segments whose ``no_speech_prob`` is
+    bounded), the recogniser's Silero VAD filter, and words of segments whose ``no_speech_prob`` is
     above 0.9 dropped (reference ``FasterWhisperASR.ts_words``).
 
     ``language``: ISO code, or ``None`` to detect it (faster-whisper, on the buffer) at each decode
     that finds words until the detector's probability reaches 0.8 or the buffer holds 4 s, then
     keep it for the session (an English-only model always uses ``en``); ``task``: ``"transcribe"`` or
     ``"translate"`` (into English); ``beam_size``: ``None`` = 1 on CPU (greedy; the per-update
-    cost matters more than the last bit of accuracy there) and the engine's beam (5) on CUDA;
+    cost matters more than the last bit of accuracy there) and the recogniser's beam (5) on CUDA;
     ``hotwords``: names/jargon to prefer (faster-whisper ``hotwords``). Raises
     :class:`~speechstudio.errors.UsageError` for a non-English language on an English-only model.
     """

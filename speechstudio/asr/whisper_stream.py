@@ -5,7 +5,7 @@ System" (IJCNLP-AACL 2023 demo), reference code ``ufal/whisper_streaming`` (``wh
 ``OnlineASRProcessor``). Qt-free. Usage (same interface as the CTC
 :class:`~speechstudio.asr.streaming.StreamingRecognizer`)::
 
-    rec = LocalAgreementRecognizer(WhisperHypotheses(engine), AgreementConfig(), input_rate=44100)
+    rec = LocalAgreementRecognizer(WhisperHypotheses(recognizer), AgreementConfig(), input_rate=44100)
     for block in source.blocks():          # np.ndarray[float32] shape (n,), 44.1 kHz
         for u in rec.push(block):          # StreamUpdate: stable text, grey tail, new words
             show(u.stable_text, u.tail_text)

@@ -10,8 +10,9 @@ Buzz keeps its transcription tasks the same way (``buzz/db/``).
 Tables (schema version in ``PRAGMA user_version``; :data:`MIGRATIONS` take any older file to
 :data:`SCHEMA_VERSION`, each in one transaction):
 
-- ``jobs``: one row per queued input: ``path`` and ``root`` as BLOBs (the OS bytes, so a name
-  that is not valid UTF-8 survives), ``status`` (queued | running | done | skipped | failed |
+- ``jobs`` (the table keeps its version-1 name; a row is a queue entry, not a worker's job): one
+  row per queued input: ``path`` and ``root`` as BLOBs (the OS bytes, so a name that is not valid
+  UTF-8 survives), ``status`` (queued | running | done | skipped | failed |
   cancelled), ``position`` (queue order), ``in_queue`` (0 once cleared from the queue: it stays in
   the history), ``model``, ``output_dir``, ``outputs`` (JSON list of paths), ``reason``,
   ``duration_s`` (audio seconds), ``wall_s`` (processing seconds), ``language``, ``added_at`` /
@@ -19,7 +20,7 @@ Tables (schema version in ``PRAGMA user_version``; :data:`MIGRATIONS` take any o
 - ``watched``: watched folders (``folder`` BLOB, ``output_dir``).
 - ``watch_seen``: files a watched folder has already queued or passed over.
 
-On open, a job left ``running`` (the app died during it) goes back to ``queued``: a half-done
+On open, an entry left ``running`` (the app died during it) goes back to ``queued``: a half-done
 file restarts from its beginning; finished files are never redone.
 """
 from __future__ import annotations
@@ -36,7 +37,7 @@ from speechstudio.errors import SpeechStudioError
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
-    "JobRecord",
+    "QueueEntry",
     "QueueStore",
     "QueueStoreError",
     "WatchedFolder",
@@ -106,7 +107,7 @@ def _path(blob: bytes | None) -> Path | None:
 
 
 @dataclass
-class JobRecord:
+class QueueEntry:
     """One row of ``jobs`` (see the module docstring); times in seconds."""
 
     id: int
@@ -188,10 +189,10 @@ class QueueStore:
     def close(self) -> None:
         self.db.close()
 
-    # ------------------------------------------------------------------ jobs
+    # ------------------------------------------------------------------ queue entries
     def add(self, path: str | os.PathLike, root: str | os.PathLike | None = None, *, model: str | None = None,
             output_dir: str | None = None, watch_id: int | None = None) -> int:
-        """Queue one input at the end; returns its job id."""
+        """Queue one input at the end; returns its entry id."""
         pos = self.db.execute("SELECT COALESCE(MAX(position), 0) + 1 FROM jobs").fetchone()[0]
         cur = self.db.execute(
             "INSERT INTO jobs (path, root, status, position, model, output_dir, added_at, watch_id) "
@@ -199,55 +200,55 @@ class QueueStore:
             (_blob(path), _blob(root), pos, model, output_dir, time.time(), watch_id))
         return int(cur.lastrowid)
 
-    def set_status(self, job_id: int, status: str, *, reason: str = "", duration_s: float | None = None) -> None:
+    def set_status(self, entry_id: int, status: str, *, reason: str = "", duration_s: float | None = None) -> None:
         """``queued`` / ``running`` (and back): no finish time."""
         self.db.execute("UPDATE jobs SET status=?, reason=?, duration_s=COALESCE(?, duration_s) WHERE id=?",
-                        (status, reason, duration_s, job_id))
+                        (status, reason, duration_s, entry_id))
 
-    def finish(self, job_id: int, status: str, *, outputs=(), reason: str = "", duration_s: float | None = None,
+    def finish(self, entry_id: int, status: str, *, outputs=(), reason: str = "", duration_s: float | None = None,
                wall_s: float | None = None, model: str | None = None, language: str | None = None) -> None:
-        """Record a finished job (``status`` one of done, skipped, failed, cancelled)."""
+        """Record a finished entry (``status`` one of done, skipped, failed, cancelled)."""
         if status not in FINISHED:
             raise ValueError(f"not a finished status: {status!r}")
         self.db.execute(
             "UPDATE jobs SET status=?, outputs=?, reason=?, duration_s=COALESCE(?, duration_s), wall_s=?, "
             "model=COALESCE(?, model), language=?, finished_at=? WHERE id=?",
             (status, json.dumps([os.fspath(p) for p in outputs]),     # ASCII: odd bytes as \udcNN
-             reason, duration_s, wall_s, model, language, time.time(), job_id))
+             reason, duration_s, wall_s, model, language, time.time(), entry_id))
 
-    def requeue(self, job_id: int) -> None:
+    def requeue(self, entry_id: int) -> None:
         self.db.execute("UPDATE jobs SET status='queued', reason='', finished_at=NULL, in_queue=1 WHERE id=?",
-                        (job_id,))
+                        (entry_id,))
 
-    def clear_from_queue(self, job_ids) -> None:
+    def clear_from_queue(self, entry_ids) -> None:
         """Take rows off the queue view; they stay in the history."""
-        self.db.executemany("UPDATE jobs SET in_queue=0 WHERE id=?", [(i,) for i in job_ids])
+        self.db.executemany("UPDATE jobs SET in_queue=0 WHERE id=?", [(i,) for i in entry_ids])
 
-    def remove(self, job_id: int) -> None:
-        """Delete a job from the queue and the history (its output files are left alone)."""
-        self.db.execute("DELETE FROM jobs WHERE id=?", (job_id,))
+    def remove(self, entry_id: int) -> None:
+        """Delete an entry from the queue and the history (its output files are left alone)."""
+        self.db.execute("DELETE FROM jobs WHERE id=?", (entry_id,))
 
-    def get(self, job_id: int) -> JobRecord | None:
-        rows = self._select("WHERE id=?", (job_id,))
+    def get(self, entry_id: int) -> QueueEntry | None:
+        rows = self._select("WHERE id=?", (entry_id,))
         return rows[0] if rows else None
 
-    def queue(self) -> list[JobRecord]:
+    def queue(self) -> list[QueueEntry]:
         """The queue as the user left it (in order), finished items included."""
         return self._select("WHERE in_queue=1 ORDER BY position")
 
-    def history(self, limit: int = 1000) -> list[JobRecord]:
-        """Finished jobs, newest first."""
+    def history(self, limit: int = 1000) -> list[QueueEntry]:
+        """Finished entries, newest first."""
         return self._select("WHERE status IN ('done','skipped','failed','cancelled') "
                             "ORDER BY finished_at DESC, id DESC LIMIT ?", (limit,))
 
-    def _select(self, where: str, args=()) -> list[JobRecord]:
+    def _select(self, where: str, args=()) -> list[QueueEntry]:
         cur = self.db.execute(
             "SELECT id, path, root, status, position, model, output_dir, outputs, reason, duration_s, wall_s, "
             f"added_at, finished_at, in_queue, language, watch_id FROM jobs {where}", args)
         out = []
         for r in cur.fetchall():
             outputs = tuple(Path(p) for p in json.loads(r[7] or "[]"))
-            out.append(JobRecord(r[0], _path(r[1]), _path(r[2]), r[3], r[4], r[5], r[6], outputs, r[8], r[9], r[10],
+            out.append(QueueEntry(r[0], _path(r[1]), _path(r[2]), r[3], r[4], r[5], r[6], outputs, r[8], r[9], r[10],
                                  r[11], r[12], bool(r[13]), r[14], r[15]))
         return out
 

@@ -1,8 +1,8 @@
 """Adapt recognition wizard, step 1: the base model and the new model's name.
 
-The list holds the installed models the CTC engine runs (``speechstudio models list``: imported
+The list holds the installed models the CTC recogniser runs (``speechstudio models list``: imported
 models, Hugging Face cache, packages); "Folder…" adds any model folder, also a pretrained encoder
-without a CTC head (e.g. facebook/wav2vec2-base). Choosing one asks the I/O engine to check it
+without a CTC head (e.g. facebook/wav2vec2-base). Choosing one asks the I/O worker to check it
 with the trainer's own test (``finetune.ctc.model.resolve_base``) and describe it (family,
 vocabulary, parameters, rate, :func:`~speechstudio.worker.adapt_jobs.describe_ctc_base`); a model
 that is not a CTC model (Whisper, BERT ...) shows the library's message and blocks Next. An

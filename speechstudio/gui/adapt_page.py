@@ -13,7 +13,7 @@
 Same shell as the Clone voice page (:class:`~speechstudio.gui.wizard_common.WizardPage`: step bar,
 ``QStackedWidget``, Back / Next with Alt+K / Alt+N; Next's tooltip says what is missing). The page
 owns an "adapt" :class:`~speechstudio.worker.worker.Worker` for training and evaluation, so the
-compute engine stays free for Transcribe and Speak. Run folders are the CLI's (``speechstudio
+compute worker stays free for Transcribe and Speak. Run folders are the CLI's (``speechstudio
 finetune asr --out NAME``), so a run started in one continues in the other.
 """
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Options are ``CTCConfig``'s (the CLI's ``finetune asr`` flags, same defaults): epochs or max steps,
 peak learning rate, batch size, gradient accumulation, device, precision, frozen feature encoder,
 gradient checkpointing, evaluation interval. Start / Pause / Resume / Stop drive an
-:class:`~speechstudio.worker.adapt_jobs.AdaptTrainJob` on the page's own "adapt" engine, so the
-window and the compute engine (Transcribe, Speak) stay responsive. Shown live: the sanity pass in
+:class:`~speechstudio.worker.adapt_jobs.AdaptTrainJob` on the page's own "adapt" worker, so the
+window and the compute worker (Transcribe, Speak) stay responsive. Shown live: the sanity pass in
 words (vocabulary, left-out clips, tiny-batch check), the base model's WER / CER first, then the
 loss and WER / CER curves (:class:`~speechstudio.gui.adapt_plots.CTCCurves`), steps/s and time
 left, each evaluation's first example. A failure shows the library's one-line message. Resume

@@ -1,8 +1,8 @@
 """Adapt recognition wizard, step 4: how much better is it, then add it to the models.
 
-Entering the step runs a :class:`~speechstudio.worker.adapt_jobs.CompareJob` on the adapt engine:
+Entering the step runs a :class:`~speechstudio.worker.adapt_jobs.CompareJob` on the adapt worker:
 the run's best checkpoint is exported and the held-out clips are transcribed by the base and by the
-adapted model through the transcription engine (what Transcribe and Dictate run), giving WER / CER
+adapted model through the recogniser Transcribe and Dictate load, giving WER / CER
 side by side and a few example lines (reference / base / adapted). "Add to my models" registers the
 model in the model store (:class:`~speechstudio.worker.adapt_jobs.RegisterJob`); the Models page
 is refreshed, which refills the Transcribe and Dictate pickers, and buttons open those pages with
@@ -93,7 +93,7 @@ class UseStep(QWidget):
 
     # ------------------------------------------------------------------ actions
     def compare(self) -> int | None:
-        """Evaluate base vs adapted on the held-out clips (on the adapt engine)."""
+        """Evaluate base vs adapted on the held-out clips (on the adapt worker)."""
         from speechstudio.worker.adapt_jobs import CompareJob
 
         if self._compare_job is not None:

@@ -4,7 +4,7 @@ Three sources (tabs): Record (prompts read aloud, :class:`~speechstudio.gui.clon
 Import a folder (LJSpeech ``metadata.csv`` + ``wavs/``, or ``.wav`` + ``.txt`` pairs), Long
 recording(s) cut into sentences by Whisper's word times. "Check" builds the prepared dataset
 (``speechstudio.finetune.dataset.build_dataset``: trim, loudness, resample to the base voice's
-rate, ASR cross-check) on the compute engine, then shows the report (minutes, a clip-length
+rate, ASR cross-check) on the compute worker, then shows the report (minutes, a clip-length
 histogram, flags, problems) and a table of the clips where texts can be fixed, clips dropped
 or played. Edits are saved to ``manifest.json`` at once (atomically).
 """
@@ -180,7 +180,7 @@ class DatasetStep(QWidget):
         return Path(text).expanduser() if text else None
 
     def check(self) -> int | None:
-        """Build and check the dataset from the current tab's source on the compute engine."""
+        """Build and check the dataset from the current tab's source on the compute worker."""
         from speechstudio.worker.finetune_jobs import BuildDatasetJob, datasets_dir
 
         src = self.source()

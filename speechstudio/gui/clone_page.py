@@ -12,7 +12,7 @@ enabled when the step is done, and its tooltip says what is missing (the shell, 
 runs rows and step 3's run control are :mod:`~speechstudio.gui.wizard_common`'s, shared with the
 Adapt recognition wizard). The page owns a "train"
 :class:`~speechstudio.worker.worker.Worker` (training, saving, exporting), so
-the window's compute engine stays free for Speak and Transcribe while a voice trains. An
+the window's compute worker stays free for Speak and Transcribe while a voice trains. An
 earlier run (also one started from the CLI) is continued from its folder's ``config.json``.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A preset (quick / standard / best, ``speechstudio.finetune.vits.presets``) fills steps and batch
 size and gives a time / memory estimate for the detected device; Start / Pause / Resume / Stop
 drive a :class:`~speechstudio.worker.finetune_jobs.FineTuneJob` on the wizard's own "train"
-engine, so the compute engine (Speak, Transcribe) stays free and the window responsive. Live:
+worker, so the compute worker (Speak, Transcribe) stays free and the window responsive. Live:
 loss curves (pyqtgraph; drawn at most every 0.3 s), steps/s and ETA, the over-training warning,
 and the audio samples of each checkpoint with Play buttons. Resume continues the run folder
 ``<data dir>/finetune/runs/NAME`` from its last checkpoint, also after the app was restarted.
@@ -112,7 +112,7 @@ class TrainStep(TrainingStep):
         self.refresh_estimate()
 
     def refresh_estimate(self) -> None:
-        """Ask the train engine for the preset's time / memory estimate on the detected device."""
+        """Ask the train worker for the preset's time / memory estimate on the detected device."""
         from speechstudio.worker.jobs import CallJob
 
         m = self.wiz.manifest()

@@ -1,8 +1,8 @@
 """Clone voice wizard, step 4: save the trained voice, try it, export it as a Piper voice.
 
-Save runs ``speechstudio.finetune.clone_store.save_clone`` on the train engine (the best
+Save runs ``speechstudio.finetune.clone_store.save_clone`` on the train worker (the best
 checkpoint becomes voice NAME in the voice store; the Speak page's list is refreshed). Try
-speaks a sentence with it on the compute engine (:class:`~speechstudio.worker.jobs.SpeakJob`)
+speaks a sentence with it on the compute worker (:class:`~speechstudio.worker.jobs.SpeakJob`)
 and plays it. Export writes ``NAME.onnx`` + ``NAME.onnx.json`` to a chosen folder. The license
 inherited from the base voice is shown.
 """

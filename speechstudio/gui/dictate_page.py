@@ -15,7 +15,7 @@ application, with spoken commands, live captions on top, a global hotkey and a t
 :attr:`AudioHub.mel_frames`.
 
 View only: recognition runs as a :class:`~speechstudio.worker.dictation.DictateJob` in the
-compute engine's worker thread (the model cache is shared with Transcribe); results come back as
+compute worker's thread (the model cache is shared with Transcribe); results come back as
 queued Qt signals. Stop ends the input and the job flushes what is buffered, so the last words
 are kept. Errors (no microphone, a missing model, an option the model cannot honour) are shown
 in the page.
@@ -287,7 +287,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
                               language=opts.language(), task=opts.task(), hotwords=opts.hotwords())
         self.job_id = self.compute.submit(self.job)
         self.state_label.setText("starting…")
-        self.note.setText("waiting for the engine…" if self.compute.busy else "")
+        self.note.setText("waiting for the running job…" if self.compute.busy else "")
         self._update_buttons()
         return True
 
@@ -304,7 +304,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         else:
             self.start()
 
-    # ------------------------------------------------------------------ engine signals
+    # ------------------------------------------------------------------ worker signals
     def _on_started(self, job_id: int, _desc: str) -> None:
         if job_id == self.job_id:
             self.state_label.setText("loading model…")

@@ -1,7 +1,7 @@
 """The main window: page list on the left (Transcribe, Speak, Record, Models), the live mel view
 and the GPU monitor docked side by side under the pages, a status line at the bottom.
 
-Owns the engines (``compute``: models and inference; ``io``: probing, decoding, listing, exports;
+Owns the workers (``compute``: models and inference; ``io``: probing, decoding, listing, exports;
 ``downloads``: model downloads) and the :class:`AudioHub`. Keyboard: Ctrl+O add files,
 Ctrl+Shift+O add folder, Ctrl+1…Ctrl+7 the pages, Ctrl+, Settings, F1 the shortcut list, Space
 play/pause, Ctrl+Enter run the page's main action (Start / Speak), Esc cancel / stop.
@@ -335,13 +335,13 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         super().closeEvent(event)
 
     def shutdown(self) -> None:
-        """Stop audio, the monitor and the engines (cancels running jobs)."""
+        """Stop audio, the monitor and the workers (cancels running jobs)."""
         self.audio.shutdown()
         self.monitor.stop()
         if self.dictate is not None and hasattr(self.dictate, "shutdown"):
             self.dictate.shutdown()  # global hotkey, tray icon, captions window (issue 16)
         if self.clone is not None:
-            self.clone.shutdown()  # stops training (a checkpoint is saved) and its engine
+            self.clone.shutdown()  # stops training (a checkpoint is saved) and its worker
         if self.adapt is not None:
             self.adapt.shutdown()
         for e in (self.compute, self.io, self.downloads):

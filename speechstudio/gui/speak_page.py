@@ -1,5 +1,5 @@
 """Speak page: text, voice + speaker, rate / noise sliders, Speak (plays from the first sentence),
-Stop, Save as…, Pronunciations… (the user lexicon). Synthesis runs on the compute engine
+Stop, Save as…, Pronunciations… (the user lexicon). Synthesis runs on the compute worker
 (:class:`~speechstudio.worker.jobs.SpeakJob`); chunks are fed to the speaker as they arrive.
 
 The sliders a voice has no control for are greyed out: ``VoiceInfo.defaults["controls"]`` names the
@@ -259,7 +259,7 @@ class SpeakPage(QWidget):
         self.save_btn.setEnabled(not busy)
         self.stop_btn.setEnabled(busy)
 
-    # ------------------------------------------------------------------ engine events
+    # ------------------------------------------------------------------ worker events
     def _on_progress(self, job_id: int, payload) -> None:
         if job_id != self.job_id:
             return
@@ -297,7 +297,7 @@ class SpeakPage(QWidget):
         return f"first audio after {self.ttfa_s:.2f} s"
 
     def preload(self) -> None:
-        """Load the chosen voice in the engine (first visit of the page) so the speaker list fills."""
+        """Load the chosen voice on the compute worker (first visit of the page) so the speaker list fills."""
         if self.voice_info is None and self.job_id is None and self._preload_job is None:
             from speechstudio.worker.jobs import VoiceInfoJob
 

@@ -66,7 +66,7 @@ class TranscribePlaybackMixin:
         self.play_span(row.item.path, seg.start_s, seg.end_s)
 
     def play_span(self, path: Path, start_s: float, end_s: float) -> None:
-        """Play ``start_s..end_s`` of ``path`` (decoded on the I/O engine, cached per file)."""
+        """Play ``start_s..end_s`` of ``path`` (decoded on the I/O worker, cached per file)."""
         if not self.audio.available:
             self.status_message.emit(f"playback unavailable: {self.audio.reason}")
             return
@@ -109,7 +109,7 @@ class TranscribePlaybackMixin:
             self.export(row, fmt, Path(path))
 
     def export(self, row: QueueRow, fmt: str, path: Path) -> int:
-        """Write ``row``'s transcript as ``fmt`` to ``path`` (on the I/O engine)."""
+        """Write ``row``'s transcript as ``fmt`` to ``path`` (on the I/O worker)."""
         from speechstudio.batch.export import write_transcript
         from speechstudio.worker.jobs import CallJob
 

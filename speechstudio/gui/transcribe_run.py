@@ -143,7 +143,7 @@ class TranscribeRunMixin:
         self._update_buttons()
         self._update_summary()
         if status == "failed":
-            # not a bad input (those are rows marked failed) but the model / engine: say so
+            # not a bad input (those are rows marked failed) but the model / recogniser: say so
             self.last_error = str(result)
             self.status_message.emit(f"transcription stopped: {result}")
             from speechstudio.gui.common import show_error

@@ -3,10 +3,10 @@
 :class:`WizardPage`: the page shell — a step bar over a ``QStackedWidget`` of four steps, Back /
 Next (Alt+K / Alt+N; Next is enabled when the step's ``ready()`` says so, its tooltip says what is
 missing), and the page's own training :class:`~speechstudio.worker.worker.Worker`, so the
-window's compute engine stays free for the other pages while a model trains.
+window's compute worker stays free for the other pages while a model trains.
 :class:`BaseStepFrame`: step 1's listing, name field (``NAME_RE``) and "continue an earlier run".
 :class:`TrainingStep`: step 3's Start / Pause / Resume / Stop of a
-:class:`~speechstudio.worker.finetune_jobs.TrainingJob` on that engine, state line, progress bar
+:class:`~speechstudio.worker.finetune_jobs.TrainingJob` on that worker, state line, progress bar
 and speed. Start over a saved run first renames its folder to ``NAME-<date-time>`` (kept, listed
 under earlier runs), since a run folder holds one run; Resume continues ``checkpoints/latest.pt``.
 """
@@ -67,11 +67,11 @@ class WizardPage(QWidget):
     FIRST_CONTROLS: tuple[str, ...] = ()  # each step's control keyboard users land on (attribute paths)
     DEFAULT_NAME = ""  # the new voice's / model's name while the name field is empty
 
-    def __init__(self, win, engine_name: str) -> None:
+    def __init__(self, win, worker_name: str) -> None:
         super().__init__()
         self.win = win
         self.compute, self.io, self.audio = win.compute, win.io, win.audio
-        self.trainer = Worker(engine_name, self)
+        self.trainer = Worker(worker_name, self)
         self.base = self.base_info = None
         self.dataset_dir: Path | None = None
 
@@ -154,7 +154,7 @@ class WizardPage(QWidget):
         self.dataset.cancel()
 
     def shutdown(self) -> None:
-        """Stop recording and training (the trainer saves a checkpoint), then the training engine."""
+        """Stop recording and training (the trainer saves a checkpoint), then the training worker."""
         self.dataset.shutdown()
         self.train.shutdown()
         self.trainer.shutdown(timeout=10)
@@ -163,7 +163,7 @@ class WizardPage(QWidget):
 # ----------------------------------------------------------------------------- step 1
 class BaseStepFrame(QWidget):
     """Step 1's shared parts, worded by :attr:`NOUN` (``"voice"`` / ``"model"``). Subclasses
-    implement ``list_bases()`` (a static method, run on the I/O engine by :meth:`refresh`:
+    implement ``list_bases()`` (a static method, run on the I/O worker by :meth:`refresh`:
     ``(bases, runs)``), ``_fill(bases, runs)`` and ``ready()`` (ending with :meth:`name_problem`)."""
 
     changed = Signal()
@@ -178,7 +178,7 @@ class BaseStepFrame(QWidget):
         wizard.io.job_finished.connect(self._on_finished)
 
     def refresh(self) -> int:
-        """List the installed bases and the earlier runs on the I/O engine; returns the job id."""
+        """List the installed bases and the earlier runs on the I/O worker; returns the job id."""
         self._list_job = self.wiz.io.submit(CallJob(self.list_bases, description=self.LIST_DESCRIPTION))
         return self._list_job
 
@@ -298,7 +298,7 @@ class TrainingStep(QWidget):
         return (self.run_dir() / "checkpoints" / "latest.pt").is_file()
 
     def start(self, resume: bool = False) -> int | None:
-        """Start (or with ``resume`` continue) training on the page's training engine; returns
+        """Start (or with ``resume`` continue) training on the page's training worker; returns
         the job's id, or None when it cannot start (the state line says why)."""
         if self.job_id is not None:
             return self.job_id

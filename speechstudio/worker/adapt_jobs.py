@@ -1,7 +1,7 @@
 """Jobs of the Adapt recognition wizard (Qt-free): describe a CTC base, train, compare, register.
 
 The CTC fine-tuning itself lives in ``speechstudio.finetune.ctc`` (``train_ctc``,
-``register_model``); this module adapts it to the engine, as ``finetune_jobs`` does for voice
+``register_model``); this module adapts it to the worker, as ``finetune_jobs`` does for voice
 cloning: each job is a :class:`~speechstudio.worker.jobs.Job` whose yields become
 ``job_progress`` signals, and the trainer's ``TrainControl`` becomes pause / stop methods callable
 from the GUI thread.
@@ -117,7 +117,7 @@ def describe_ctc_base(spec: str) -> CTCBaseInfo:
 
 
 def ctc_model_names() -> list[str]:
-    """Installed models (``speechstudio models list``) that the CTC engine runs: the bases the
+    """Installed models (``speechstudio models list``) that the CTC recogniser runs: the bases the
     wizard offers (store names, Hugging Face ids in the cache, package models)."""
     from speechstudio.hub.inventory import list_models
 
@@ -170,7 +170,7 @@ class AdaptTrainJob(TrainingJob):
     second window on the same folder is refused). ``resume``: continue ``run_dir`` from
     ``checkpoints/latest.pt`` on the run's own dataset (``dataset_dir`` and ``base`` are then
     ignored). Yields the trainer's events; ``result``: the ``DoneEvent``. :meth:`pause`,
-    :meth:`resume_training`, :meth:`stop` may be called from any thread; stop (and the engine's
+    :meth:`resume_training`, :meth:`stop` may be called from any thread; stop (and the worker's
     cancel) ends after the current step with a resumable checkpoint
     (:class:`~speechstudio.worker.finetune_jobs.TrainingJob`)."""
 
@@ -242,7 +242,7 @@ def _transcripts(recognizer, clips, dataset: Path, manifest, cancel) -> list[str
 class CompareJob(Job):
     """Export the run's best checkpoint (``RUN/model``, ``finetune.ctc.checkpoint.export_best``),
     then transcribe its held-out clips with the base and with the adapted model through the
-    transcription engine (what Transcribe and Dictate run) and score both. ``result``: a
+    CTC recogniser that Transcribe and Dictate use and score both. ``result``: a
     :class:`Comparison`. ``device``: ``auto`` / ``cpu`` / ``cuda``."""
 
     def __init__(self, run_dir: Path, device: str = "auto", max_rows: int = 5) -> None:
@@ -276,8 +276,8 @@ class CompareJob(Job):
         base_hyps: list[str] | None = None
         if cfg.get("vocab_source") == "base":
             yield Status(f"transcribing them with the base model {cfg.get('base')} …")
-            base_engine = Wav2Vec2Recognizer(Path(cfg["base_path"]), str(cfg.get("base")), device=self.device)
-            base_hyps = _transcripts(base_engine, clips, dataset, manifest, self.cancel)
+            base_recognizer = Wav2Vec2Recognizer(Path(cfg["base_path"]), str(cfg.get("base")), device=self.device)
+            base_hyps = _transcripts(base_recognizer, clips, dataset, manifest, self.cancel)
             if base_hyps is None:
                 return
         wer, cer = score(refs, adapted, language)

@@ -1,9 +1,9 @@
-"""Live dictation as an engine job: a microphone (or a file played live) through a streaming
+"""Live dictation as a worker job: a microphone (or a file played live) through a streaming
 recogniser (:func:`speechstudio.asr.live.open_recognizer`: Wav2Vec2 CTC windows, or Whisper
-re-decoding with LocalAgreement-2) in the engine's worker thread.
+re-decoding with LocalAgreement-2) in the worker's thread.
 
 Qt-free. The GUI builds an audio source in its own thread (so "no microphone" is an immediate
-message), submits a :class:`DictateJob` to the compute engine (the model comes from the engine's
+message), submits a :class:`DictateJob` to the compute worker (the model comes from the worker's
 :class:`~speechstudio.worker.worker.ModelCache`, shared with Transcribe; no model chosen = an
 installed CTC model, else Whisper: :func:`~speechstudio.asr.live.default_dictation_model`) and
 listens to ``job_progress``. The job yields, in order:
@@ -15,7 +15,7 @@ listens to ``job_progress``. The job yields, in order:
   the log-mel frames of the audio since the previous one, for the level meter and the live mel
   view (80 mel bins, 25 ms / 10 ms, at 16 kHz, like :class:`~speechstudio.gui.audio_hub.AudioHub`).
 
-``result`` is a :class:`DictateResult`. :meth:`DictateJob.stop` (thread-safe) and the engine's
+``result`` is a :class:`DictateResult`. :meth:`DictateJob.stop` (thread-safe) and the worker's
 cancel both end the source; what is already captured is still recognised and flushed (Stop never
 drops the last words).
 """
@@ -139,7 +139,7 @@ class DictateResult:
 
 
 class _StopEvent(threading.Event):
-    """The job's cancel event: setting it (engine cancel / shutdown) also ends the source."""
+    """The job's cancel event: setting it (worker cancel / shutdown) also ends the source."""
 
     def __init__(self, source) -> None:
         super().__init__()

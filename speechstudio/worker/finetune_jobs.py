@@ -4,7 +4,7 @@ Each is an :class:`~speechstudio.worker.jobs.Job` (a generator run by an
 :class:`~speechstudio.worker.worker.Worker` worker thread; what it yields becomes
 ``job_progress`` signals). The fine-tuning itself lives in ``speechstudio.finetune`` (dataset
 builder, VITS trainer, clone store, Piper export); this module only adapts those calls to the
-engine: callbacks become yielded :class:`DatasetProgress` events, the trainer's
+worker: callbacks become yielded :class:`DatasetProgress` events, the trainer's
 ``TrainControl`` becomes pause / stop methods callable from the GUI thread.
 
 Runs live in ``<data dir>/finetune/runs/NAME`` (the CLI's ``finetune voice`` uses the same
@@ -138,7 +138,7 @@ class BuildDatasetJob(Job):
     ``source``: an LJSpeech folder, a folder of ``wav`` + ``txt`` pairs, or long recording(s);
     ``out_dir``: the prepared dataset folder (``manifest.json`` + ``clips/``); ``sample_rate``:
     the base voice's rate in Hz. ``base``: the base voice's ``VoiceRef``; when given, it is
-    loaded (the engine's cached voice) so texts it cannot say are flagged ``unsayable``
+    loaded (the worker's cached voice) so texts it cannot say are flagged ``unsayable``
     (``voice_run.text_checker``), and its language replaces ``language``. ``asr``: cross-check
     the texts with Whisper (``asr_model``: a model name or folder; ``None`` = tiny.en for
     English); when no Whisper model is installed the check goes on without it and
@@ -218,7 +218,7 @@ class BuildDatasetJob(Job):
 class TrainingJob(Job):
     """A trainer run in the worker, holding the run folder's lock (:func:`run_lock`: a CLI run
     or a second window on the same folder is refused), with :meth:`pause`,
-    :meth:`resume_training` and :meth:`stop` callable from any thread. Stop (and the engine's
+    :meth:`resume_training` and :meth:`stop` callable from any thread. Stop (and the worker's
     cancel: window closing, Esc) makes the trainer save a resumable checkpoint after the
     current step and end with ``DoneEvent(reason="stopped")``.
 
@@ -270,7 +270,7 @@ class TrainingJob(Job):
             self._finished.set()
 
     def _watch_cancel(self) -> None:
-        # the engine's cancel ends training the same way Stop does
+        # the worker's cancel ends training the same way Stop does
         while not self._finished.is_set():
             if self.cancel.wait(0.2):
                 self.stop()

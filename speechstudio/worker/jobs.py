@@ -1,6 +1,6 @@
-"""Jobs the engine runs. Qt-free: each job is a generator (``run(models)``) yielding payloads.
+"""Jobs a Worker runs. Qt-free: each job is a generator (``run(models)``) yielding payloads.
 
-A job has ``id`` (set by the engine), ``cancel`` (a ``threading.Event`` checked between units of
+A job has ``id`` (set by the worker), ``cancel`` (a ``threading.Event`` checked between units of
 work) and ``result`` (the value ``job_finished`` carries on success). Heavy libraries are imported
 inside ``run`` only, in the worker thread.
 """

@@ -1,7 +1,7 @@
-"""The engine: a long-lived worker thread that owns loaded models and runs jobs from a queue.
+"""The worker: a long-lived worker thread that owns loaded models and runs jobs from a queue.
 
 The GUI never calls torch: it builds a :class:`~speechstudio.worker.jobs.Job`, calls
-:meth:`Worker.submit`, and listens to the engine's Qt signals, which are emitted from the worker
+:meth:`Worker.submit`, and listens to the worker's Qt signals, which are emitted from the worker
 thread and delivered (queued) in the GUI thread:
 
 * ``job_started(job_id, description)``
@@ -87,8 +87,8 @@ class ModelCache:
         self._voice = None
 
     def asr(self, spec: str | None, device: str, precision: str):
-        """The ASR engine for ``(spec, device, precision)``; loads it (replacing the previous one)
-        only when it differs from the cached one. Returns ``(engine, message_or_None)``."""
+        """The recogniser for ``(spec, device, precision)``; loads it (replacing the previous one)
+        only when it differs from the cached one. Returns ``(recognizer, message_or_None)``."""
         key = (spec or None, device, precision)
         if key == self._asr_key and self._asr is not None:
             return self._asr, None
@@ -261,7 +261,7 @@ class Worker(QObject):
                 status, result = "failed", str(e)
             except MemoryError:
                 status, result = "failed", "out of memory"
-            except Exception as e:  # a bug in a job must not kill the engine
+            except Exception as e:  # a bug in a job must not kill the worker
                 log.warning("job %s failed:\n%s", job.describe(), traceback.format_exc())
                 first = str(e).splitlines()[0] if str(e) else ""
                 status, result = "failed", f"unexpected error: {type(e).__name__}: {first}"
