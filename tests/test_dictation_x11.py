@@ -12,6 +12,7 @@ GUIDE.md "Machine notes"): without them the tests are skipped and the reason is 
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -34,6 +35,8 @@ def display():
         pytest.skip(f"needs {', '.join(missing)}: apt-get install -y xvfb xdotool xclip libxcb-cursor0 "
                     "libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 "
                     "libxcb-xinerama0 libxcb-shape0 libxcb-image0 libegl1 libgl1 libfontconfig1 libdbus-1-3")
+    if importlib.util.find_spec("pynput") is None:  # the Linux 'hotkey' extra (evdev builds from source)
+        pytest.skip("needs pynput: pip install 'speechstudio[hotkey]' (a C compiler and the kernel headers)")
     r, w = os.pipe()
     xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
                             pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -78,6 +81,36 @@ def target(x_env, tmp_path):
         proc.wait(10)
 
 
+@pytest.fixture
+def xterm_target(x_env, tmp_path):
+    """``xterm`` running ``cat > FILE``, focused: a client that drops synthetic (XSendEvent) keys,
+    so only real XTest key events reach it. Returns a function that ends the line and the input
+    (Return, Ctrl+D) and gives what cat wrote, without that last newline."""
+    if shutil.which("xterm") is None:
+        pytest.skip("needs xterm: apt-get install -y xterm")
+    out = tmp_path / "xterm.txt"
+    proc = subprocess.Popen(["xterm", "-T", "dictation-xterm", "-e", "sh", "-c", f"cat > '{out}'"], env=x_env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wid = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "dictation-xterm"],
+                             env=x_env, capture_output=True, text=True, timeout=60).stdout.split()[0]
+        subprocess.run(["xdotool", "windowfocus", "--sync", wid], env=x_env, check=True, timeout=30)
+
+        def text() -> str:
+            time.sleep(0.5)
+            subprocess.run(["xdotool", "key", "Return", "ctrl+d"], env=x_env, check=True, timeout=10)
+            proc.wait(30)  # cat saw the end of input: the shell and xterm exit
+            written = out.read_text(encoding="utf-8")
+            assert written.endswith("\n"), repr(written)
+            return written[:-1]
+
+        yield text
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(10)
+
+
 @pytest.fixture(scope="module")
 def audio() -> Path:
     from conftest import realspeech_file
@@ -111,6 +144,13 @@ def test_type_mode_types_the_stable_text_into_the_focused_window(target, x_env, 
     r = dictate(x_env, whisper_dir, audio, "--output", "type")
     assert r.stdout.splitlines()[-1] == expected
     assert target() == expected
+
+
+def test_type_mode_reaches_xterm_which_drops_synthetic_keys(xterm_target, x_env, whisper_dir, audio, expected):
+    """pynput's X11 controller sends XSendEvent keys, which xterm ignores: nothing was typed into
+    a terminal. The injector sends XTest keys (``inject._xtest_controller``)."""
+    dictate(x_env, whisper_dir, audio, "--output", "type")
+    assert xterm_target() == expected
 
 
 def test_paste_mode_pastes_and_restores_the_users_clipboard(target, x_env, whisper_dir, audio, expected):

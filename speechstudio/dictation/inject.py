@@ -2,8 +2,9 @@
 
 Backends (chosen by :func:`open_injector`):
 
-* X11, Windows, macOS: pynput's keyboard ``Controller`` (X11: the XTest extension; Windows:
-  ``SendInput``; macOS: Quartz events, which need the Accessibility permission).
+* X11, Windows, macOS: pynput's keyboard ``Controller`` (X11: the XTest extension, see
+  :func:`_xtest_controller`; Windows: ``SendInput``; macOS: Quartz events, which need the
+  Accessibility permission).
 * Wayland, where one client may not send keys to another: ``wtype`` (wlroots compositors such
   as Sway, Hyprland, river; the virtual-keyboard protocol) or ``ydotool`` (any compositor: the
   kernel's uinput, needs the ``ydotoold`` daemon and access to ``/dev/uinput``), whichever is
@@ -61,7 +62,7 @@ class PynputInjector:
         except ImportError as e:  # no X connection, or pynput not installed
             raise InjectionUnavailable(f"cannot send keys to other applications: {str(e).splitlines()[0]} "
                                        "(pip install 'speechstudio[hotkey]'; on Linux an X11 session)") from None
-        self.kb, self.Key = Controller(), Key
+        self.kb, self.Key = _xtest_controller() or Controller(), Key
         self.key_delay_s = float(key_delay_s)
 
     def _tap(self, key) -> None:
@@ -99,6 +100,55 @@ class PynputInjector:
         finally:
             for m in reversed(mods):
                 self.kb.release(m)
+
+
+def _xtest_controller():
+    """On X11, pynput's keyboard ``Controller`` with every key sent through XTest, or ``None``
+    where pynput runs another backend (Windows, macOS, ``PYNPUT_BACKEND=uinput``).
+
+    pynput's X11 controller sends keys without a virtual key code as ``XSendEvent`` to the focused
+    window: synthetic events, which xterm (``allowSendEvents: false``) and other X clients drop, so
+    ``--output type`` typed nothing into a terminal running ``cat``. XTest events look like the
+    keyboard's own; the shift level pynput resolved for a character (Shift, AltGr / Mode_switch)
+    is pressed around its key the same way. pynput's keysym lookup and its borrowing of a spare
+    keycode for characters the layout lacks are kept.
+    """
+    try:
+        import Xlib.display
+        import Xlib.X
+        import Xlib.XK
+        from pynput._util.xorg import alt_gr_mask, display_manager
+        from pynput.keyboard import Controller
+        from pynput.keyboard import _xorg
+        from Xlib.ext import xtest
+    except ImportError:
+        return None
+    if Controller is not _xorg.Controller:
+        return None
+
+    class XTestController(_xorg.Controller):
+        def _send_key(self, event, keycode, shift_state):
+            press = event is Xlib.display.event.KeyPress
+            with display_manager(self._display) as dm:
+                levels = []
+                if shift_state & Xlib.X.ShiftMask:
+                    levels.append(dm.keysym_to_keycode(Xlib.XK.XK_Shift_L))
+                if shift_state & alt_gr_mask(dm):
+                    levels.append(dm.keysym_to_keycode(Xlib.XK.XK_Mode_switch)
+                                  or dm.keysym_to_keycode(Xlib.XK.XK_ISO_Level3_Shift))
+                if not all(levels):  # no key for that level: pynput's own way
+                    return super()._send_key(event, keycode, shift_state)
+                if press:
+                    for k in levels:
+                        xtest.fake_input(dm, Xlib.X.KeyPress, k)
+                    xtest.fake_input(dm, Xlib.X.KeyPress, keycode)
+                else:
+                    xtest.fake_input(dm, Xlib.X.KeyRelease, keycode)
+                    for k in reversed(levels):
+                        xtest.fake_input(dm, Xlib.X.KeyRelease, k)
+            return None
+
+    return XTestController()
 
 
 class CommandInjector:
