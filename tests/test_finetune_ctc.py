@@ -166,6 +166,8 @@ def test_encoder_without_ctc_head_learns_the_words(trained):
     assert {"model.safetensors", "config.json", "vocab.json", "preprocessor_config.json"} <= names
     assert "training_state.pt" not in names
     assert json.loads((done.best_dir / "vocab.json").read_text())["|"] == 2
+    # the words of the normalised transcripts ("Yes." -> "yes"), for lexicon decoding
+    assert (done.best_dir / "vocabulary.txt").read_text(encoding="utf-8").splitlines() == sorted(WORDS)
     config = json.loads((done.best_dir / "config.json").read_text())
     assert config["architectures"] == ["Wav2Vec2ForCTC"] and config["pad_token_id"] == 0 and config["vocab_size"] == 16
     assert list((run_dir / "tb").iterdir()) and (run_dir / "checkpoints" / "best.pt").is_file()

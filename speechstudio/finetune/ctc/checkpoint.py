@@ -5,7 +5,8 @@ Layout (``RunFolder``'s, plus two folders)::
     RUN/
       config.json              base, dataset, vocabulary source, casing, seed, split, CTCConfig
       processor/               config.json of the model being trained + feature extractor +
-                               tokenizer (vocab.json): a model folder without weights
+                               tokenizer (vocab.json) + vocabulary.txt (the transcripts' words,
+                               for lexicon decoding): a model folder without weights
       checkpoints/latest.pt    full resume state: model, optimizer, scheduler, GradScaler, step,
                                data order position, RNG states, early-stopping counters
       checkpoints/best.pt      the best model weights (lowest WER, then CER) + its figures
@@ -61,7 +62,7 @@ def model_from_state(files_dir: str | os.PathLike, state_dict: dict):
 
 def export_best(run) -> Path | None:
     """Write ``RUN/model``: the best checkpoint as a transformers model folder (safetensors +
-    processor files), atomically (temp folder, rename). ``run`` is a ``RunFolder``. Returns the
+    processor files, ``vocabulary.txt`` included), atomically (temp folder, rename). ``run`` is a ``RunFolder``. Returns the
     folder, or ``None`` when no best checkpoint exists yet. Raises ``RunError`` / ``OSError``."""
     if not run.checkpoint_path("best").is_file():
         return None

@@ -8,6 +8,9 @@ source, casing, seed and split are those of the first start).
 
 The model config written to ``RUN/processor/config.json`` is the train-ready one (pad id = blank,
 ``ctc_zero_infinity``, vocabulary size), so a resumed run rebuilds the same model from it.
+``RUN/processor/vocabulary.txt`` lists the words of the usable clips' normalised transcripts
+(training and validation; one per line, sorted): exported with the model, it makes the
+recogniser decode with that word list (:mod:`speechstudio.asr.ctc_lexicon`).
 """
 from __future__ import annotations
 
@@ -42,6 +45,16 @@ class Prepared:
     flagged: list[tuple[str, str]] = field(default_factory=list)   # (clip id, flags) the manifest excludes
     info: dict = field(default_factory=dict)   # the run's config.json (without "train")
     new_head: bool = False
+
+
+def write_vocabulary(folder: Path, targets) -> Path:
+    """Write ``folder/vocabulary.txt`` atomically: the distinct words of ``targets`` (normalised
+    transcripts, words separated by spaces), sorted, one per line, UTF-8. Returns its path."""
+    from speechstudio.asr.ctc_lexicon import VOCABULARY_FILE
+    from speechstudio.atomic import atomic_write_text
+
+    words = sorted({w for t in targets for w in t.split()})
+    return atomic_write_text(Path(folder) / VOCABULARY_FILE, "".join(f"{w}\n" for w in words))
 
 
 def _feature_extractor(path: Path, model_config):
@@ -138,6 +151,8 @@ def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfi
         shown = "; ".join(f"{i}: {why}" for i, why in refused[:5])
         raise DatasetError(f"{Path(dataset_dir) / 'manifest.json'}: no usable training clips"
                            + (f" ({shown})" if shown else ""))
+    if main:
+        write_vocabulary(run_dir / PROCESSOR, [it.target for it in train + val])
     usable = {c.id for c in manifest.usable()}
     flagged = [(c.id, ", ".join(c.flags)) for c in manifest.clips if c.id not in usable and not c.dropped]
     return Prepared(model, fe, tok, vocab, train, val, refused=refused, uncovered=uncovered, rare=rare,
