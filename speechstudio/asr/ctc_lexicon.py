@@ -92,6 +92,10 @@ def _lae(a: float, b: float) -> float:
     return a + math.log1p(math.exp(b - a))
 
 
+def _first(pair: tuple) -> float:
+    return pair[0]
+
+
 class _Node:
     __slots__ = ("next", "word")
 
@@ -271,12 +275,24 @@ class LexiconCTCDecoder:
 
     def _step(self, row: list, lb: float, cand: list, am: int, t: int) -> None:
         prune, delim, oov, strict = self.token_prune, self._delim, self.oov_penalty, self._strict
-        tokens = self.id_to_token
+        tokens, exp, log1p = self.id_to_token, math.exp, math.log1p
+        hyps = []
+        best = _NEG_INF
+        for key, h in self._beams.items():
+            b, nb = h[0], h[1]
+            tot = (b + log1p(exp(nb - b)) if nb != _NEG_INF else b) if b >= nb else nb + log1p(exp(b - nb))
+            hyps.append((key, h, tot))
+            if tot + h[2] > best:
+                best = tot + h[2]
+        # The best hypothesis' blank continuation is a lower bound of the next best score: anything
+        # further below it than the beam threshold (with room for a key's few merged paths) is
+        # dropped at the end of the frame anyway, so it is not built.
+        floor = best + lb - self.beam_threshold - 1.1
+        grow_floor = floor - max([row[c] for c in cand], default=_NEG_INF)
         new: dict = {}
         # 1) the prefix stays: a blank, or the last label repeated (non-blank path continues)
-        for key, h in self._beams.items():
+        for key, h, tot in hyps:
             b, nb, pen, node, wrecs, crecs = h
-            tot = _lae(b, nb)
             cur = key[1]
             nb2 = _NEG_INF
             if cur:
@@ -286,16 +302,18 @@ class LexiconCTCDecoder:
                     nb2 = nb + lc
                     if am == c:
                         s, e, ps, k, peaked = crecs[-1]
-                        p = math.exp(lc)
+                        p = exp(lc)
                         rec = (s, t + 1, ps + p, k + 1, True) if peaked else (t, t + 1, p, 1, True)
                         crecs = crecs[:-1] + (rec,)
             elif delim is not None and row[delim] >= prune:
                 nb2 = tot + row[delim]           # '|' after '|' or before the first word: no change
-            new[key] = [tot + lb, nb2, pen, node, wrecs, crecs]
+            if tot + lb + pen >= floor or nb2 + pen >= floor:
+                new[key] = [tot + lb, nb2, pen, node, wrecs, crecs]
         # 2) the prefix grows by one label
-        for key, h in self._beams.items():
+        for key, h, tot in hyps:
             b, nb, pen, node, wrecs, crecs = h
-            tot = _lae(b, nb)
+            if tot + pen < grow_floor:
+                continue                         # no extension of this one can reach the floor
             words, cur = key
             last = cur[-1] if cur else None
             for c in cand:
@@ -308,8 +326,10 @@ class LexiconCTCDecoder:
                         if strict:
                             continue
                         p2 = pen - oov
-                    nk = (words + ("".join([tokens[i] for i in cur]),), ())
                     score = tot + lc
+                    if score + p2 < floor:
+                        continue
+                    nk = (words + ("".join([tokens[i] for i in cur]),), ())
                     ent = new.get(nk)
                     if ent is None:
                         new[nk] = [_NEG_INF, score, p2, self.lexicon.root, wrecs + (self._word(cur, crecs),), ()]
@@ -326,18 +346,20 @@ class LexiconCTCDecoder:
                         if strict:
                             continue
                         p2 = pen - oov
-                nk = (words, cur + (c,))
                 score = src + lc
+                if score + p2 < floor:
+                    continue
+                nk = (words, cur + (c,))
                 ent = new.get(nk)
                 if ent is None:
-                    new[nk] = [_NEG_INF, score, p2, child, wrecs, crecs + ((t, t + 1, math.exp(lc), 1, am == c),)]
+                    new[nk] = [_NEG_INF, score, p2, child, wrecs, crecs + ((t, t + 1, exp(lc), 1, am == c),)]
                 else:
                     ent[1] = _lae(ent[1], score)
         scored = [(_lae(h[0], h[1]) + h[2], k) for k, h in new.items()]
-        floor = max(s for s, _ in scored) - self.beam_threshold
+        top = max(s for s, _ in scored) - self.beam_threshold
         if len(scored) > self.beam:
-            scored = heapq.nlargest(self.beam, scored, key=lambda sk: sk[0])
-        self._beams = {k: new[k] for s, k in scored if s >= floor}
+            scored = heapq.nlargest(self.beam, scored, key=_first)
+        self._beams = {k: new[k] for s, k in scored if s >= top}
 
     def _beams_agree(self) -> bool:
         first = None
