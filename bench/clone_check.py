@@ -23,7 +23,9 @@ warm-up steps with the lr ramp, 300 decoder steps fed prior latents, then GAN wi
 frozen; s/step: warm-up 2.65, decoder 2.22, GAN 6.23, other jobs niced): MCD 9.25 -> 4.77 dB
 (step 225) -> 4.37 (475) -> 4.49 (700, 47 min); round-trip WER 0.103 -> 0.138 (225) -> 0.205 (475)
 -> 0.215 (575) -> 0.164 (700): target WER <= 0.20 met at the end; median F0 89.9 -> 86.3 Hz,
-target 117.3: NOT moved (the frozen prior keeps joe's pitch contour). The previous recipe
+target 117.3: NOT moved. 86.3 Hz is the frame rate 22050 / 256 = 86.13 Hz, not joe's pitch: the
+fine-tuned decoder emits one pulse per latent frame (monotone; ``f0_stats`` now reports the contour
+spread and the share of frames at the frame rate; docs/finetune_voice.md). The previous recipe
 (posterior latents in the decoder stage, the posterior trained in the GAN stage; same budget):
 MCD 7.39 dB, WER 0.441 at step 525.
 
@@ -90,14 +92,28 @@ def make_target(work: Path, sentences: list[str], held_out: list[str]) -> tuple[
 
 
 # ----------------------------------------------------------------------------- metrics
-def median_f0(clips: list[np.ndarray]) -> float:
+def f0_stats(clips: list[np.ndarray]) -> dict:
+    """Median F0 (Hz) over the voiced frames of ``clips`` (``librosa.pyin``, 60-500 Hz), the
+    spread of the pitch contour (semitones between the 10th and 90th percentile: speech spans
+    5-12, a monotone voice ~0) and the share of voiced frames within 1 % of the frame rate
+    SR / 256 = 86.13 Hz (``frame_buzz``): a decoder that emits one pulse per latent frame instead of
+    a pitch contour (seen in fine-tuned clones: flat harmonics at k x 86.13 Hz) shows up there,
+    and its "median F0" is the frame rate, not a pitch."""
     import librosa
 
     f0s = []
     for a in clips:
         f0, voiced, _ = librosa.pyin(a, fmin=60, fmax=500, sr=SR, frame_length=1024, hop_length=256)
         f0s.append(f0[voiced & np.isfinite(f0)])
-    return float(np.median(np.concatenate(f0s)))
+    f = np.concatenate(f0s)
+    p10, p50, p90 = np.percentile(f, [10, 50, 90])
+    frame_rate = SR / 256
+    return {"f0": float(p50), "f0_spread_st": float(12 * np.log2(p90 / p10)),
+            "frame_buzz": float(np.mean(np.abs(f / frame_rate - 1) < 0.01))}
+
+
+def median_f0(clips: list[np.ndarray]) -> float:
+    return f0_stats(clips)["f0"]
 
 
 def _cepstra(a: np.ndarray) -> np.ndarray:
@@ -141,7 +157,7 @@ def round_trip_wer(clips: list[np.ndarray], texts: list[str]) -> float:
 def evaluate(voice, held_out: list[str], targets: list[np.ndarray], with_wer: bool) -> dict:
     t = time.perf_counter()
     clips = synth(voice, held_out, seed=7000)
-    out = {"f0": median_f0(clips), "mcd": mcd(clips, targets)}
+    out = {**f0_stats(clips), "mcd": mcd(clips, targets)}
     if with_wer:
         out["wer"] = round_trip_wer(clips, held_out)
     out["eval_s"] = time.perf_counter() - t
@@ -157,6 +173,9 @@ def main() -> int:
     ap.add_argument("--warmup-steps", type=int, default=150, help="posterior-encoder warm-up steps")
     ap.add_argument("--decoder-steps", type=int, default=300, help="decoder-stage steps (no discriminator)")
     ap.add_argument("--eval-every-min", type=float, default=9.0, help="evaluate at most this often")
+    ap.add_argument("--train-flow", action="store_true", help="TrainConfig.train_flow (flow trained along the prior path)")
+    ap.add_argument("--vae-decoder", action="store_true", help="TrainConfig.vae_decoder (posterior latents, flow trained)")
+    ap.add_argument("--stft-weight", type=float, default=0.0, help="TrainConfig.stft_weight (multi-resolution STFT loss)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/clone_check"))
     args = ap.parse_args()
 
@@ -180,16 +199,20 @@ def main() -> int:
               f"{time.perf_counter() - t:.0f} s", flush=True)
 
     base = load_voice(joe_onnx(), device="cpu", precision="fp32", optimize=False)
-    results = {"target_f0": median_f0(targets)}
+    target_stats = f0_stats(targets)
+    results = {"target_f0": target_stats["f0"], "target_f0_stats": target_stats}
     base_metrics = evaluate(base, held_out, targets, with_wer=True)
     results["base"] = base_metrics
     print(f"target median F0 {results['target_f0']:.1f} Hz; joe (base): F0 {base_metrics['f0']:.1f} Hz, "
-          f"MCD {base_metrics['mcd']:.2f} dB, WER {base_metrics['wer']:.3f}", flush=True)
+          f"MCD {base_metrics['mcd']:.2f} dB, WER {base_metrics['wer']:.3f}; F0 spread (p10-p90) target "
+          f"{target_stats['f0_spread_st']:.1f} st, joe {base_metrics['f0_spread_st']:.1f} st; frames at the frame rate "
+          f"target {target_stats['frame_buzz']:.0%}, joe {base_metrics['frame_buzz']:.0%}", flush=True)
 
     run_dir = args.work / "run"
     config = TrainConfig(steps=100000, warmup_steps=args.warmup_steps, decoder_steps=args.decoder_steps,
                          batch_size=args.batch_size, device="cpu", precision="fp32", checkpoint_every=25, eval_every=25,
-                         seed=0)
+                         seed=0, train_flow=args.train_flow, vae_decoder=args.vae_decoder,
+                         stft_weight=args.stft_weight)
     print(f"recipe: warm-up {config.warmup_steps} steps at lr {config.warmup_lr:g}, decoder stage "
           f"{config.decoder_steps} steps, then GAN at lr {config.lr:g}; frozen in the GAN stage: text encoder "
           f"{config.freeze_text_encoder}, flow + duration predictor {config.freeze_prior}", flush=True)
@@ -228,7 +251,8 @@ def main() -> int:
                 m["step"] = ev.step
                 m["train_s"] = now - start
                 rows.append(m)
-                print(f"eval step {ev.step} ({(now - start) / 60:.1f} min): F0 {m['f0']:.1f} Hz, MCD {m['mcd']:.2f} dB"
+                print(f"eval step {ev.step} ({(now - start) / 60:.1f} min): F0 {m['f0']:.1f} Hz (spread "
+                      f"{m['f0_spread_st']:.1f} st, {m['frame_buzz']:.0%} of frames at the frame rate), MCD {m['mcd']:.2f} dB"
                       + (f", WER {m['wer']:.3f}" if "wer" in m else ""), flush=True)
                 last_eval = time.perf_counter()
                 t_last = last_eval  # evaluation time is not step time
@@ -240,12 +264,12 @@ def main() -> int:
         results["s_per_step"] = (total - eval_s - (first_step_t[0] - start)) / (step - first_step_t[1])
     results["evals"] = rows
     tf0, bf0 = results["target_f0"], base_metrics["f0"]
-    print("\nstep  min   F0 Hz  (joe {:.1f}, target {:.1f})  moved  MCD dB (joe {:.2f})  WER".format(
-        bf0, tf0, base_metrics["mcd"]))
+    print("\nstep  min   F0 Hz  (joe {:.1f}, target {:.1f})  moved  spread st  at frame rate  MCD dB (joe {:.2f})  WER"
+          .format(bf0, tf0, base_metrics["mcd"]))
     for r in rows:
         moved = (r["f0"] - bf0) / (tf0 - bf0)
-        print(f"{r['step']:5d} {r['train_s'] / 60:5.1f} {r['f0']:7.1f}  {'':29s} {moved:5.0%}  {r['mcd']:6.2f}"
-              f"{'':16s}{r.get('wer', float('nan')):.3f}")
+        print(f"{r['step']:5d} {r['train_s'] / 60:5.1f} {r['f0']:7.1f}  {'':29s} {moved:5.0%}  {r['f0_spread_st']:9.1f}"
+              f"  {r['frame_buzz']:13.0%}  {r['mcd']:6.2f}{'':16s}{r.get('wer', float('nan')):.3f}")
     print(f"seconds per step (CPU, batch {args.batch_size}): {results.get('s_per_step', float('nan')):.2f} overall; "
           + ", ".join(f"{k} {v[0] / v[1]:.2f}" for k, v in stage_s.items() if v[1]))
     results["s_per_step_by_stage"] = {k: v[0] / v[1] for k, v in stage_s.items() if v[1]}

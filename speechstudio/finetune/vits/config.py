@@ -41,9 +41,15 @@ batch 4; 6 held-out sentences; joe itself: MCD 9.30 dB, round-trip WER 0.094):
    flow and duration predictor put back: 0.094). The clone keeps the base voice's timing and
    prosody and learns the new timbre; ``freeze_prior=False`` (``--train-prosody``) trains them
    too, with posterior latents as in VITS, for long datasets and runs.
-   Pitch: none of these stages moved the median F0 of the joe -> +4 semitone clone (86 Hz vs
-   joe's 90 and the target's 117): the base's prior decides the pitch contour and the decoder
-   renders it; moving it needs the prior trained (``--train-prosody``) on more data.
+   Pitch (open problem, ``docs/finetune_voice.md``): the "86 Hz median F0" of every clone is the
+   frame rate 22050 / 256 = 86.13 Hz, not a pitch: the fine-tuned decoder emits one pulse per
+   latent frame (flat harmonics at k x 86 Hz, contour p10-p90 85-87 Hz against joe's 77-118), so
+   clones are monotone. Experiments kept as options, neither fixed it in 125 decoder steps:
+   ``train_flow`` (the flow trains through the prior latents in the decoder and GAN stages:
+   MCD 4.42 dB, WER 0.205 at step 275) and ``vae_decoder`` (VITS' posterior latents, flow and
+   posterior encoder trained with the decoder, text encoder and duration predictor frozen) with
+   ``stft_weight`` = 20 (``losses.stft_loss``, multi-resolution STFT, also in the warm-up):
+   MCD 5.59 dB, WER 0.282 at step 275.
 """
 from __future__ import annotations
 
@@ -78,6 +84,8 @@ class TrainConfig:
     ``Manifest.split``'s default). ``num_workers``: DataLoader workers (0: in the training thread).
     ``mas_backend``: ``auto|numba|torch``. ``warmup_lr``: the warm-up stage's lr, reached by a
     linear ramp over ``warmup_ramp_steps`` (module notes);
+    ``train_flow``, ``vae_decoder``, ``stft_weight`` (weight of the multi-resolution STFT loss,
+    0 = off): the pitch experiments of the module notes (default off).
     ``decoder_steps``: steps of the decoder stage after the warm-up (``None``: as many as the
     warm-up's, at most a third of what follows it; 0 for bases with a trained posterior
     encoder); ``freeze_prior``: keep the flow, duration predictor and posterior encoder frozen in
@@ -113,6 +121,9 @@ class TrainConfig:
     warmup_ramp_steps: int = 30
     decoder_steps: int | None = None
     freeze_prior: bool = True
+    train_flow: bool = False
+    vae_decoder: bool = False
+    stft_weight: float = 0.0
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "grad_accum", "eval_every", "checkpoint_every", "patience"):

@@ -35,7 +35,7 @@ from torch import nn
 from speechstudio.finetune.vits.config import TrainConfig
 from speechstudio.finetune.vits.discriminator import MultiPeriodDiscriminator
 from speechstudio.finetune.vits.features import FeatureConfig, mel_spectrogram
-from speechstudio.finetune.vits.losses import (LossWeights, discriminator_loss, feature_loss, generator_loss, kl_loss,
+from speechstudio.finetune.vits.losses import (LossWeights, discriminator_loss, feature_loss, generator_loss, kl_loss, stft_loss,
                                                mel_loss)
 from speechstudio.finetune.vits.model import (ForwardOutput, align, encode_text, expand_prior, slice_segments,
                                               training_forward, warmup_parameter_prefixes)
@@ -158,10 +158,16 @@ class VitsTraining:
         """
         if stage == "warmup":
             return name.startswith(self.warmup_prefixes)
+        train_flow = bool(getattr(self.config, "train_flow", False))
+        if getattr(self.config, "vae_decoder", False) and stage in ("decoder", "train"):
+            frozen = ("text_encoder.", "duration_predictor.") if stage == "decoder" or self.config.freeze_prior else \
+                ("text_encoder.",) if self.config.freeze_text_encoder else ()
+            return not name.startswith(frozen) if frozen else True
         if stage == "decoder":
-            return name.startswith("decoder.")
+            return name.startswith(("decoder.", "flow.") if train_flow else ("decoder.",))
         frozen = (("text_encoder.",) if self.config.freeze_text_encoder else ()) + \
-                 (("flow.", "duration_predictor.", "posterior_encoder.") if self.config.freeze_prior else ())
+                 ((("duration_predictor.", "posterior_encoder.") if train_flow else
+                   ("flow.", "duration_predictor.", "posterior_encoder.")) if self.config.freeze_prior else ())
         return not name.startswith(frozen) if frozen else True
 
     def latents(self, stage: str) -> str:
@@ -169,7 +175,11 @@ class VitsTraining:
         aligned to the clip (``model.prior_latents``) in the decoder stage and, with
         ``config.freeze_prior``, in the GAN stage (the decoder learns from what it gets when the
         voice speaks); ``"posterior"`` (VITS) otherwise."""
-        return "prior" if stage == "decoder" or (stage == "train" and self.config.freeze_prior) else "posterior"
+        if getattr(self.config, "vae_decoder", False):
+            return "posterior"
+        if stage == "decoder" or (stage == "train" and self.config.freeze_prior):
+            return "prior_flow" if getattr(self.config, "train_flow", False) else "prior"
+        return "posterior"
 
     def set_stage(self, stage: str) -> None:
         """Set which generator parameters train (:meth:`trains`) for ``stage``: ``"warmup"``,
@@ -259,6 +269,10 @@ class VitsTraining:
                 l_mel = mel_loss(y_mel, y_hat_mel)
                 l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
                 total = w.c_mel * l_mel + w.c_kl * l_kl + (w.c_dur * out.loss_dur if sdp_trains else 0.0)
+                if self.config.stft_weight:
+                    hop, seg = self.fc.hop_length, self.segment_frames
+                    y = slice_segments(batch["wav"], out.ids_slice * hop, seg * hop)
+                    total = total + self.config.stft_weight * stft_loss(y, out.waveform)
                 self.scaler.scale(total / k).backward()
             for name, v in (("mel", l_mel), ("kl", l_kl), ("dur", out.loss_dur), ("total_g", total)):
                 sums[name] += float(v.detach() if torch.is_tensor(v) else v) / k
@@ -296,6 +310,8 @@ class VitsTraining:
                 l_gen = generator_loss(fake_scores)
                 total_g = (w.c_gen * l_gen + w.c_fm * l_fm + w.c_mel * l_mel + w.c_dur * out.loss_dur
                            + w.c_kl * l_kl)
+                if self.config.stft_weight:
+                    total_g = total_g + self.config.stft_weight * stft_loss(y, y_hat)
                 self.scaler.scale(total_g / k).backward()
                 l_disc, _, _ = discriminator_loss(real_scores, fake_scores_d)
                 self.scaler.scale(w.c_disc * l_disc / k).backward()
