@@ -101,6 +101,27 @@ def test_torch_build_read_without_importing_torch(monkeypatch):
     assert (build["cuda"] is None) == build["version"].endswith("+cpu")
 
 
+# ----------------------------------------------------------------------------- Python
+def test_packaged_app_lists_the_bundled_versions_and_never_asks_for_pip(monkeypatch):
+    from speechstudio.doctor import environment
+
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(environment, "package_versions", lambda: {"torch": "2.13.0+cpu", "sounddevice": None})
+    c = environment.check_python()
+    assert (c.status, c.fix) == ("ok", "")
+    assert "(packaged app)" in c.summary and c.summary.endswith("; torch 2.13.0+cpu")
+    assert c.details["packages"] == {"torch": "2.13.0+cpu", "sounddevice": None}
+
+
+def test_missing_package_from_source_gives_the_pip_line(monkeypatch):
+    from speechstudio.doctor import environment
+
+    monkeypatch.setattr(environment, "package_versions", lambda: {"torch": "2.13.0+cpu", "sounddevice": None})
+    c = environment.check_python()
+    assert c.status == "fail" and "missing: sounddevice (microphone and speakers)" in c.summary
+    assert c.fix == "pip install sounddevice"
+
+
 # ----------------------------------------------------------------------------- sound
 def test_portaudio_missing(monkeypatch):
     real = ctypes.util.find_library

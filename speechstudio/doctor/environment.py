@@ -40,12 +40,13 @@ def check_python() -> Check:
     py = f"Python {platform.python_version()} ({'packaged app' if frozen() else sys.executable})"
     details = {"python": platform.python_version(), "executable": sys.executable, "frozen": frozen(),
                "platform": platform.platform(), "speechstudio": __version__}
-    if frozen():  # PyInstaller keeps metadata only for some packages: the bundle is complete by construction
-        return Check("Python", OK, f"{py}, speechstudio {__version__}", "", details)
     versions = package_versions()
     details["packages"] = versions
-    missing = [d for d, v in versions.items() if v is None]
     listed = ", ".join(f"{d} {v}" for d, v in versions.items() if v)
+    if frozen():  # the bundle is complete by construction; PyInstaller keeps the metadata the spec copies
+        return Check("Python", OK, f"{py}, speechstudio {__version__}" + (f"; {listed}" if listed else ""), "",
+                     details)
+    missing = [d for d, v in versions.items() if v is None]
     if missing:
         return Check("Python", FAIL, f"{py}; missing: " + ", ".join(f"{d} ({PACKAGES[d]})" for d in missing),
                      "pip install " + " ".join(missing), details)
