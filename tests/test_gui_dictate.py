@@ -1,5 +1,5 @@
 """Dictate page: live transcript from a fake microphone (a real recording played as fast as it is
-consumed) through the tiny random-weight Wav2Vec2 in the compute engine's worker thread.
+consumed) through the tiny random-weight Wav2Vec2 in the compute worker's thread.
 
 The page's stable text must equal an offline StreamingRecognizer run on the same file with the
 same config (random weights give garbage letters, but deterministic ones); Stop leaves no grey
@@ -171,15 +171,38 @@ def test_missing_microphone_is_a_message(page, qtbot):
     assert not page.running and page.start_btn.isEnabled()
 
 
-def test_no_audio_backend_is_a_message(page, win):
+def test_no_audio_backend_is_a_message_and_a_file_still_dictates(page, win, qtbot, tiny_w2v_dir, realspeech,
+                                                                  tmp_path):
+    """Issue 15 (honest states): with no microphone Start is off and says why; "Dictate a file…"
+    plays a recording through the same job (the same text as an offline stream of that file)."""
+    from speechstudio.asr.sources import FileSource
+    from speechstudio.asr.streaming import StreamConfig
     from speechstudio.audio.devices import UnavailableBackend
 
     win.audio.set_backend(UnavailableBackend("Recording and playback are off: PortAudio library not found"))
     page.refresh_devices()
     assert not page.mic_box.isEnabled()
-    assert page.start() is False
-    assert "PortAudio library not found" in page.note.text()
-    assert not page.running and page.start_btn.isEnabled()
+    assert not page.start_btn.isEnabled() and page.file_btn.isEnabled()
+    assert page.start_btn.toolTip() == "No microphone: Dictate a file… dictates a recording"
+    assert page.note.text() == "Recording and playback are off: PortAudio library not found. Dictate a file… still works."
+    assert page.start() is False                       # Ctrl+Enter / the hotkey: a message, not a crash
+    assert page.note.text() == ("cannot dictate from a microphone: Recording and playback are off: PortAudio library "
+                                "not found; Dictate a file… plays a recording instead")
+    assert not page.running
+
+    bad = tmp_path / "notes.wav"
+    bad.write_bytes(b"not audio at all")
+    assert page.dictate_file(bad, realtime=False) is False
+    assert page.note.text().startswith("cannot dictate notes.wav: ") and not page.running
+
+    page.config = StreamConfig()
+    with qtbot.waitSignal(page.finished, timeout=60000) as blk:
+        assert page.dictate_file(realspeech / JFK, realtime=False)
+        assert page.running and not page.file_btn.isEnabled() and page.stop_btn.isEnabled()
+    assert page.last_error == "", page.last_error
+    expected = offline_text(tiny_w2v_dir, FileSource(realspeech / JFK, block_ms=20, realtime=False), page.config)
+    assert expected and page.text == expected == blk.args[0]
+    assert page.file_btn.isEnabled() and not page.start_btn.isEnabled()
 
 
 def test_whisper_model_dictates(page, qtbot, whisper_dir, realspeech):

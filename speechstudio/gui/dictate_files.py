@@ -1,5 +1,6 @@
-"""The Dictate page's transcript actions: Copy, Save as… and Send to file… (append), written
-atomically with :mod:`speechstudio.atomic`."""
+"""The Dictate page's file actions: Dictate a file… (a recording played at real time through the
+same live path as the microphone), and the transcript's Copy, Save as… and Send to file…
+(append), written atomically with :mod:`speechstudio.atomic`."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,6 +8,7 @@ from pathlib import Path
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
+from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import settings
 
 
@@ -22,6 +24,29 @@ def write_text_atomic(path: Path, text: str) -> Path:
 class TranscriptFileActions:
     """Mixed into :class:`~speechstudio.gui.dictate_page.DictatePage`: uses its ``text``,
     ``status_message``, ``_error`` and sets ``saved_path``."""
+
+    def _dictate_file_dialog(self) -> None:
+        last = settings().value("dictate/file_dir") or ""
+        path, _ = QFileDialog.getOpenFileName(self, "Dictate a file", str(last),
+                                              "Audio and video (*.wav *.flac *.mp3 *.ogg *.opus *.m4a *.aac *.mp4 "
+                                              "*.mkv *.webm);;All files (*)")
+        if path:
+            self.dictate_file(Path(path))
+
+    def dictate_file(self, path: Path, *, realtime: bool = True) -> bool:
+        """Dictate ``path``: a :class:`~speechstudio.asr.sources.FileSource` played at real time
+        (``realtime=False``: as fast as the recogniser takes it) through the same job, model,
+        language and "Text goes to" output as the microphone. Returns False (with a message in the
+        page) when it cannot start."""
+        from speechstudio.asr.sources import FileSource
+
+        try:
+            source = FileSource(path, realtime=realtime)
+        except SpeechStudioError as e:
+            self._error(f"cannot dictate {Path(path).name}: {e}")
+            return False
+        settings().setValue("dictate/file_dir", str(Path(path).parent))
+        return self.start(source)
 
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self.text)

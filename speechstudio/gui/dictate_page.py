@@ -8,8 +8,9 @@ is an installed CTC model if there is one, else Whisper.
 Start / Stop, model / device / microphone pickers, language / task / vocabulary (Whisper; the
 Transcribe page's :class:`~speechstudio.gui.transcribe_options.LanguageOptions`, settings under
 ``dictate/``), a live transcript (stable text in the normal text colour, the still-changing tail
-grey), input level meter, latency (ms behind real time), Copy, Save as… and Send to file…
-(append, :mod:`~speechstudio.gui.dictate_files`). The "Text goes to" row
+grey), input level meter, latency (ms behind real time), Dictate a file… (a recording played
+through the same path; Start is off when there is no microphone), Copy, Save as… and Send to
+file… (append, :mod:`~speechstudio.gui.dictate_files`). The "Text goes to" row
 (:mod:`~speechstudio.gui.dictate_anywhere`) types or pastes the stable text into the focused
 application, with spoken commands, live captions on top, a global hotkey and a tray icon. The live mel view (the main window's dock) gets the microphone's log-mel frames through
 :attr:`AudioHub.mel_frames`.
@@ -113,6 +114,10 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.stop_btn = QPushButton("■ Stop")
         self.stop_btn.setAccessibleName("Stop dictation")
         self.stop_btn.setToolTip("Stop listening; what was already heard is still transcribed (Esc)")
+        self.file_btn = QPushButton("Dictate a file…")
+        self.file_btn.setAccessibleName("Dictate a recording")
+        self.file_btn.setToolTip("Play a recording (audio or video file) at real time through the same recogniser and "
+                                 "output as the microphone")
         self.copy_btn = QPushButton("Copy")
         self.copy_btn.setAccessibleName("Copy transcript")
         self.save_btn = QPushButton("Save as…")
@@ -122,7 +127,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.send_btn.setToolTip("Append the transcript to a text file (e.g. your notes)")
         self.clear_btn = QPushButton("Clear")
         self.clear_btn.setAccessibleName("Clear transcript")
-        for b in (self.start_btn, self.stop_btn, self.copy_btn, self.save_btn, self.send_btn, self.clear_btn):
+        for b in (self.start_btn, self.stop_btn, self.file_btn, self.copy_btn, self.save_btn, self.send_btn, self.clear_btn):
             row.addWidget(b)
         row.addStretch(1)
         lay.addLayout(row)
@@ -164,6 +169,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
 
         self.start_btn.clicked.connect(lambda: self.start())
         self.stop_btn.clicked.connect(self.stop)
+        self.file_btn.clicked.connect(self._dictate_file_dialog)
         self.copy_btn.clicked.connect(self.copy)
         self.save_btn.clicked.connect(self._save_dialog)
         self.send_btn.clicked.connect(self._send_dialog)
@@ -203,13 +209,15 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         if not self.audio.available:
             self.mic_box.addItem("no audio input")
             self.mic_box.setEnabled(False)
-            self.note.setText(self.audio.reason)
+            self.note.setText(f"{self.audio.reason}. Dictate a file… still works.")
+            self._update_buttons()
             return
         devs = self.audio.backend.input_devices()
         self._mic_ok = bool(devs)
         self.mic_box.setEnabled(self._mic_ok)
         if not devs:
             self.mic_box.addItem("no microphone found")
+            self._update_buttons()
             return
         saved = settings().value("dictate/mic_name")
         for d in devs:
@@ -218,6 +226,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         for i in range(self.mic_box.count()):
             if saved and self.mic_box.itemText(i) == saved:
                 self.mic_box.setCurrentIndex(i)
+        self._update_buttons()
 
     # ------------------------------------------------------------------ state
     @property
@@ -232,7 +241,10 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
     def _update_buttons(self) -> None:
         run = self.running
         have = bool(self.text)
-        self.start_btn.setEnabled(not run)
+        self.start_btn.setEnabled(not run and self._mic_ok)
+        self.start_btn.setToolTip("Start listening (Ctrl+Enter)" if self._mic_ok else
+                                  "No microphone: Dictate a file… dictates a recording")
+        self.file_btn.setEnabled(not run)
         self.stop_btn.setEnabled(run)
         for w in (self.model_box, self.device_box, self.mic_box, self.language_options, self.anywhere.output_box,
                   self.anywhere.shortcut_box, self.anywhere.commands_check):
@@ -265,6 +277,10 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             return False
         self.last_error = ""
         if source is None:
+            if not self._mic_ok:
+                why = self.audio.reason if not self.audio.available else "no microphone found"
+                self._error(f"cannot dictate from a microphone: {why}; Dictate a file… plays a recording instead")
+                return False
             if getattr(self.audio, "recorder", None) is not None:
                 self._error("cannot dictate: the microphone is recording on the Record page (stop it first)")
                 return False
