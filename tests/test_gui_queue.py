@@ -207,6 +207,33 @@ def test_running_file_shows_its_position():
     assert status_text(row)[0] == "transcribing 1:23 / 10:00"
 
 
+def test_a_running_file_shows_its_segments_progress_and_position_before_it_ends(win, qtbot, tmp_path, realspeech,
+                                                                               whisper_dir):
+    """Issue 15 (progress): a file's progress is not 0 % until it finishes; each Whisper segment is
+    shown as it is decoded, with the position in the Status cell and the percentage in Progress."""
+    src = tmp_path / "two sentences.flac"
+    shutil.copy(realspeech / "lhotse_librispeech_2412-153948-0000.flac", src)   # 11.7 s, two sentences
+    page = setup_page(win, whisper_dir)
+    page.add_paths([src])
+    seen = []
+
+    def watch(_job_id, payload):
+        row = page.rows[0]
+        if getattr(payload, "kind", None) == "segment" and row.status == "running":
+            seen.append((len(row.segments), page.table.cellWidget(0, 3).value(), page.table.item(0, 2).text()))
+
+    win.compute.job_progress.connect(watch)       # after the page's own slot: sees the updated row
+    with qtbot.waitSignal(page.queue_finished, timeout=120000):
+        page.start_btn.click()
+    win.compute.job_progress.disconnect(watch)
+    assert page.rows[0].status == "done" and len(page.rows[0].segments) >= 2, page.rows[0].segments
+    n, pct, status = seen[0]
+    assert n == 1 and 0 < pct < 100, seen
+    assert status.startswith("transcribing 0:") and status.endswith(" / 0:12"), status
+    assert [s[0] for s in seen] == list(range(1, len(seen) + 1))        # one more segment per event
+    assert [s[1] for s in seen] == sorted(s[1] for s in seen)           # never goes back
+
+
 def test_opening_the_app_with_files_shows_the_transcribe_page(win, tmp_path):
     write_tone(tmp_path / "a.wav", 0.5)
     win.show_page("Speak")
