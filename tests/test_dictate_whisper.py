@@ -327,7 +327,7 @@ def test_cli_dictate_with_whisper_on_a_fresh_install(home, whisper_dir, realspee
 
 def test_whisper_hypotheses_over_a_fake_faster_whisper_model():
     """WhisperHypotheses: times shifted to the stream and clamped to the buffer, words of a
-    no-speech segment dropped, the prompt passed on, auto language kept once the detector is sure."""
+    no-speech segment and of a repetition loop dropped, the prompt passed on, auto language kept once the detector is sure."""
     from types import SimpleNamespace as NS
 
     from speechstudio.asr.whisper_buffer import WhisperHypotheses
@@ -340,7 +340,10 @@ def test_whisper_hypotheses_over_a_fake_faster_whisper_model():
             prob = 0.3 if len(calls) == 1 else 0.9
             segs = [NS(no_speech_prob=0.1, words=[NS(word=" Bonjour", start=0.1, end=0.5, probability=0.9),
                                                   NS(word=" tout", start=0.6, end=9.0, probability=0.8)]),
-                    NS(no_speech_prob=0.95, words=[NS(word=" merci", start=0.9, end=1.0, probability=0.2)])]
+                    NS(no_speech_prob=0.95, words=[NS(word=" merci", start=0.9, end=1.0, probability=0.2)]),
+                    NS(no_speech_prob=0.1, compression_ratio=6.2,       # '.0' x 40: a loop, not speech
+                       words=[NS(word=" .0", start=0.9 + i * 0.001, end=0.901 + i * 0.001, probability=0.5)
+                              for i in range(40)])]
             return iter(segs), NS(language="fr" if len(calls) < 3 else "es", language_probability=prob)
 
     recognizer = NS(engine="whisper", model_id="fake", device="cpu", sample_rate=SR, multilingual=True, model=Model())

@@ -17,6 +17,10 @@ from speechstudio.errors import UsageError
 LANGUAGE_SURE = 0.8       # language detection: keep the language from this probability on ...
 LANGUAGE_ENOUGH_S = 4.0   # ... or once it was detected on this much audio
 NO_SPEECH_DROP = 0.9      # words of segments with no_speech_prob above this are dropped (reference ts_words)
+# openai/whisper's compression_ratio_threshold: above it a segment is a repetition loop, which whisper re-decodes
+# at a higher temperature; with temperature 0 only (bounded update time) its words are dropped instead (seen in
+# bench_dictate_whisper: tiny.en turned spoken digits into '.0 .0 .0 ...' x 150, agreed twice and committed)
+COMPRESSION_DROP = 2.4
 # scripts written without spaces between words: faster-whisper's words join with "" there
 NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "yue", "th", "lo", "my", "km", "bo"})
 
@@ -26,7 +30,8 @@ class WhisperHypotheses:
     (faster-whisper): one decode of the buffer with the committed text as ``initial_prompt``,
     word timestamps on, temperature 0 only (no fallback re-decodes, so an update's time is
     bounded), the recogniser's Silero VAD filter, and words of segments whose ``no_speech_prob`` is
-    above 0.9 dropped (reference ``FasterWhisperASR.ts_words``).
+    above 0.9 (reference ``FasterWhisperASR.ts_words``) or whose ``compression_ratio`` is above 2.4
+    (a repetition loop, :data:`COMPRESSION_DROP`) dropped.
 
     ``language``: ISO code, or ``None`` to detect it (faster-whisper, on the buffer) at each decode
     that finds words until the detector's probability reaches 0.8 or the buffer holds 4 s, then
@@ -78,7 +83,7 @@ class WhisperHypotheses:
             condition_on_previous_text=False, temperature=0.0, hotwords=self.hotwords)
         words: list[Word] = []
         for s in segments:
-            if s.no_speech_prob > NO_SPEECH_DROP:
+            if s.no_speech_prob > NO_SPEECH_DROP or float(getattr(s, "compression_ratio", 0.0)) > COMPRESSION_DROP:
                 continue
             for w in s.words or ():
                 text = w.word.strip()
