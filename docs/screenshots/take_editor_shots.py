@@ -51,7 +51,7 @@ def main() -> int:
     from speechstudio.gui import preferences
     from speechstudio.gui.main_window import MainWindow
 
-    inputs = TMP / "in"
+    inputs = TMP / "recordings"      # the Output column reads "srt · json  in recordings"
     inputs.mkdir()
     for name in ("whisper_jfk.flac", "lhotse_librispeech_2412-153948-0000.flac"):
         shutil.copy(REAL / name, inputs / name)
