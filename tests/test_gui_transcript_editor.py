@@ -212,7 +212,7 @@ def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_a
 def test_editor_open_fits_the_1280x800_window_without_scrolling(win, qtbot, tmp_path):
     """The Transcribe page with the editor open (queue above, editor below) needs no vertical
     scroll bar at the first-launch size, with the mel and GPU docks shown."""
-    from speechstudio.batch.run import InputItem
+    from speechstudio.batch.run import BatchSummary, InputItem
     from speechstudio.gui.transcript_view import QueueRow
 
     win.resize(1280, 800)
@@ -229,5 +229,13 @@ def test_editor_open_fits_the_1280x800_window_without_scrolling(win, qtbot, tmp_
     assert area.widget() is page
     assert (area.verticalScrollBar().maximum(), area.horizontalScrollBar().maximum()) == (0, 0)
     assert win.height() <= 800 and win.mel_dock.isVisible()
+    # after a batch, with its summary line (a long one too: it was word-wrapped, and the page
+    # then scrolled by 103 px at this size)
+    failed = [(tmp_path / f"broken-recording-{i:02d}.wav", "not a recognised audio or video file") for i in range(40)]
+    page.report.show_summary(BatchSummary(done=1, failed=failed, outputs=[srt], audio_s=5.0, compute_s=1.0), 83.0)
+    qtbot.wait(50)
+    assert page.report.isVisible() and page.report.label.text().startswith("1 done, 40 failed")
+    assert (area.verticalScrollBar().maximum(), area.horizontalScrollBar().maximum()) == (0, 0)
+    assert page.report.label.toolTip().startswith("broken-recording-00.wav: not a recognised")
     assert view.editor.text.height() >= 3 * view.editor.text.fontMetrics().lineSpacing()  # segments readable
     assert page.table.height() >= 2 * page.table.verticalHeader().defaultSectionSize()      # queue still there

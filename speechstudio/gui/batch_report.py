@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from speechstudio.gui.common import fmt_duration
 from speechstudio.gui.drop_paths import display_name
@@ -53,7 +53,10 @@ class BatchReport(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         self.label = QLabel()
         self.label.setAccessibleName("Batch summary")
-        self.label.setWordWrap(True)
+        # one line, cut at the page's edge (the failures are in its tooltip): a word-wrapped label
+        # makes the page height-for-width, and its scroll area then sizes it to the preferred
+        # heights of the queue and editor - a vertical scroll bar at 1280x800 after every batch
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.open_btn = QPushButton("Open output folder")
         self.open_btn.setAccessibleName("Open output folder")
         lay.addWidget(self.label, 1)
