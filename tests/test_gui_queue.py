@@ -194,6 +194,34 @@ def test_queue_columns_fit_at_1280x800_without_horizontal_scroll(win, qtbot, tmp
     assert t.columnWidth(5) >= fm.horizontalAdvance("txt · srt · vtt · json")
 
 
+def test_status_colours_read_on_the_light_and_the_dark_theme(win, qtbot, tmp_path):
+    """A done / failed / skipped / cancelled / ignored Status reads at 4.5:1 or more on the
+    table's base in both themes (Qt's darkGreen was about 3:1 on the dark one)."""
+    from speechstudio.batch.run import InputItem
+    from speechstudio.gui import preferences
+    from speechstudio.gui.transcript_view import QueueRow
+
+    def luminance(c) -> float:
+        ch = [v / 255 for v in (c.red(), c.green(), c.blue())]
+        ch = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in ch]
+        return 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2]
+
+    t = win.transcribe.table
+    try:
+        for theme in ("light", "dark"):
+            preferences.apply_theme(theme)
+            qtbot.wait(10)
+            base = t.palette().base().color()
+            assert (base.lightness() < 128) == (theme == "dark")
+            for status in ("done", "failed", "skipped", "cancelled", "ignored"):
+                r = t.append_row(QueueRow(InputItem(tmp_path / f"{status}.wav"), status=status, reason="x"))
+                fg = t.item(r, 2).foreground().color()
+                hi, lo = sorted((luminance(fg), luminance(base)), reverse=True)
+                assert (hi + 0.05) / (lo + 0.05) >= 4.5, (theme, status, fg.name(), base.name())
+    finally:
+        preferences.apply_theme("light")
+
+
 def test_running_file_shows_its_position():
     from pathlib import Path
 

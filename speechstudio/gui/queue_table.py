@@ -8,6 +8,7 @@ content needs, Output has a fixed share; long texts are elided and the full text
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -23,8 +24,10 @@ from speechstudio.gui.transcribe_options import language_tip, status_with_langua
 COLS = ("File", "Duration", "Status", "Progress", "RTFx", "Output")
 _STATUS = {"queued": "queued", "running": "transcribing", "done": "done", "cancelled": "cancelled (nothing written)",
            "skipped": "skipped: already transcribed", "loading": "loading model…"}
-_COLORS = {"done": Qt.GlobalColor.darkGreen, "failed": Qt.GlobalColor.red, "ignored": Qt.GlobalColor.gray,
-           "cancelled": Qt.GlobalColor.darkYellow, "skipped": Qt.GlobalColor.darkCyan}
+# status colours (on a light base, on a dark base): Qt's darkGreen / darkYellow / darkCyan read
+# at about 3:1 on the dark theme's #1e1e1e
+_COLORS = {"done": ("#15803d", "#4ade80"), "failed": ("#dc2626", "#f87171"), "ignored": ("#6b7280", "#9ca3af"),
+           "cancelled": ("#a16207", "#facc15"), "skipped": ("#0e7490", "#22d3ee")}
 
 
 def status_text(row) -> tuple[str, str]:
@@ -96,7 +99,8 @@ class QueueTable(QTableWidget):
         self.item(r, 2).setText(text)
         self.item(r, 2).setToolTip(tip)
         if row.status in _COLORS:
-            self.item(r, 2).setForeground(_COLORS[row.status])
+            light, dark = _COLORS[row.status]
+            self.item(r, 2).setForeground(QColor(dark if self.palette().base().color().lightness() < 128 else light))
         else:
             self.item(r, 2).setForeground(self.palette().text().color())
         bar = self.cellWidget(r, 3)
