@@ -15,12 +15,9 @@ Face is offline (the Models page then says "needs network").
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -36,27 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from speechstudio.audio.devices import FakeBackend  # noqa: E402
-
-
-class ShotBackend(FakeBackend):
-    """The fake sound card under the names a real one has (the test names are not for show)."""
-
-    def input_devices(self):
-        return [replace(d, name="Built-in Audio Analog Stereo") for d in super().input_devices()]
-
-    def output_devices(self):
-        return [replace(d, name="Built-in Audio Analog Stereo") for d in super().output_devices()]
-
-
-def capture(path: Path) -> None:
-    """The whole X screen to ``path``: ImageMagick's ``import -window root``, or Pillow's XCB grab."""
-    if shutil.which("import"):
-        subprocess.run(["import", "-window", "root", str(path)], check=True)
-    else:
-        from PIL import ImageGrab
-
-        ImageGrab.grab(xdisplay=os.environ.get("DISPLAY")).save(path)
+from shot_support import ShotBackend, capture  # noqa: E402  (this folder)
 
 
 def pump(seconds: float) -> None:
