@@ -15,6 +15,21 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from test_gui_support import fake_audio  # noqa: F401 - fixture
 
 
+
+def spy_atomic_path(monkeypatch, *modules) -> list[str]:
+    """Record the file name of every ``atomic.atomic_path`` call (the writes still happen), also
+    through ``modules`` that imported the name themselves."""
+    calls: list[str] = []
+    real_atomic = atomic.atomic_path
+
+    def spy(path, **kw):
+        calls.append(Path(path).name)
+        return real_atomic(path, **kw)
+
+    for module in (atomic, *modules):
+        monkeypatch.setattr(module, "atomic_path", spy)
+    return calls
+
 def test_new_file_gets_umask_mode_and_folder_is_created(tmp_path):
     target = tmp_path / "a" / "b" / "out.txt"
     atomic_write_text(target, "héllo\n")
@@ -95,16 +110,9 @@ def test_every_writer_uses_the_helper(tmp_path, monkeypatch):
     from speechstudio.finetune.manifest import atomic_write_json
     from speechstudio.tts.stream import SpeechChunk, write_stream
 
-    calls: list[str] = []
-    real = atomic.atomic_path
-
-    def spy(path, **kw):
-        calls.append(Path(path).name)
-        return real(path, **kw)
-
-    monkeypatch.setattr(atomic, "atomic_path", spy)
     import speechstudio.tts.stream as stream_mod
-    monkeypatch.setattr(stream_mod, "atomic_path", spy)
+
+    calls = spy_atomic_path(monkeypatch, stream_mod)
     info = TranscriptInfo(model_id="m", engine="wav2vec2", device="cpu", precision="fp32", duration_s=1.0,
                           language="en")
     export.write_transcript(tmp_path / "t.srt", [Segment(0.0, 1.0, "hi")], info, "srt")
@@ -170,14 +178,7 @@ def test_dictation_text_and_voice_takes_keep_links_and_permissions(tmp_path, mon
     assert stat.S_IMODE(real.stat().st_mode) == 0o640
     assert sorted(p.name for p in real.parent.iterdir()) == ["real.txt"]
 
-    calls: list[str] = []
-    real_atomic = atomic.atomic_path
-
-    def spy(path, **kw):
-        calls.append(Path(path).name)
-        return real_atomic(path, **kw)
-
-    monkeypatch.setattr(atomic, "atomic_path", spy)
+    calls = spy_atomic_path(monkeypatch)
     write_text_atomic(tmp_path / "d.txt", "x\n")
     wav = recording._write_wav(tmp_path / "take.wav", np.zeros(1600, np.float32), 16000)
     assert calls == ["d.txt", "take.wav"]

@@ -158,8 +158,8 @@ class VitsTraining:
         """
         if stage == "warmup":
             return name.startswith(self.warmup_prefixes)
-        train_flow = bool(getattr(self.config, "train_flow", False))
-        if getattr(self.config, "vae_decoder", False) and stage in ("decoder", "train"):
+        train_flow = self.config.train_flow
+        if self.config.vae_decoder and stage in ("decoder", "train"):
             frozen = ("text_encoder.", "duration_predictor.") if stage == "decoder" or self.config.freeze_prior else \
                 ("text_encoder.",) if self.config.freeze_text_encoder else ()
             return not name.startswith(frozen) if frozen else True
@@ -175,10 +175,10 @@ class VitsTraining:
         aligned to the clip (``model.prior_latents``) in the decoder stage and, with
         ``config.freeze_prior``, in the GAN stage (the decoder learns from what it gets when the
         voice speaks); ``"posterior"`` (VITS) otherwise."""
-        if getattr(self.config, "vae_decoder", False):
+        if self.config.vae_decoder:
             return "posterior"
         if stage == "decoder" or (stage == "train" and self.config.freeze_prior):
-            return "prior_flow" if getattr(self.config, "train_flow", False) else "prior"
+            return "prior_flow" if self.config.train_flow else "prior"
         return "posterior"
 
     def set_stage(self, stage: str) -> None:
