@@ -14,7 +14,7 @@ _preset = voice_run.train_config
 
 
 def _small(*args, **kwargs):
-    return replace(_preset(*args, **kwargs), segment_size=512, discriminator_width=1 / 16, warmup_steps=0, lr=2e-3)
+    return replace(_preset(*args, **kwargs), segment_size=512, discriminator_width=1 / 16, warmup_steps=0, lr=2e-3, generator_lr=None)
 
 
 voice_run.train_config = _small

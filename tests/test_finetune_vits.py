@@ -47,7 +47,7 @@ def make_dataset(folder: Path, texts=TEXTS, extra: list[tuple[str, str]] = ()) -
 
 
 def tiny_config(**kw) -> TrainConfig:
-    base = dict(steps=20, warmup_steps=0, batch_size=2, lr=2e-3, segment_size=512, eval_every=10,
+    base = dict(steps=20, warmup_steps=0, batch_size=2, lr=2e-3, generator_lr=None, segment_size=512, eval_every=10,
                 checkpoint_every=10, discriminator_width=1 / 16, device="cpu", precision="fp32", seed=3)
     return TrainConfig(**{**base, **kw})
 
@@ -299,13 +299,17 @@ def test_piper_base_warms_up_adapts_the_decoder_then_trains(tmp_path):
         events.append(ev)
         if isinstance(ev, CheckpointEvent) and ev.kind == "latest":
             state = torch.load(ev.path, weights_only=True)
-            saved[ev.step] = (state["generator"], state["opt_g"]["param_groups"][0]["lr"])
+            saved[ev.step] = (state["generator"], state["opt_g"]["param_groups"][0]["lr"],
+                              state["opt_d"]["param_groups"][0]["lr"])
     steps = [e for e in events if isinstance(e, StepEvent)]
     assert [(e.step, e.stage) for e in steps] == [(1, "warmup"), (2, "decoder"), (3, "train")]
     assert all(np.isfinite(v) for e in steps for v in e.losses.values())
-    gamma = config.lr_gamma  # warm-up ramping up to warmup_lr, then lr, both decayed per step
-    assert config.warmup_ramp_steps == 30
-    assert [saved[n][1] for n in (1, 2, 3)] == pytest.approx([1e-3 / 30, 2e-4 * gamma, 2e-4 * gamma ** 2], rel=1e-12)
+    # generator: warm-up ramping up to warmup_lr, then generator_lr (fine-tuning the base's decoder);
+    # the fresh discriminator at VITS' lr from its first step (the GAN stage); all decayed per step
+    gamma = config.lr_gamma
+    assert config.warmup_ramp_steps == 30 and (config.generator_lr, config.lr) == (2e-5, 2e-4)
+    assert [saved[n][1] for n in (1, 2, 3)] == pytest.approx([1e-3 / 30, 2e-5 * gamma, 2e-5 * gamma ** 2], rel=1e-12)
+    assert saved[3][2] == pytest.approx(2e-4 * gamma ** 2, rel=1e-12)
 
     def changed(state) -> set:
         parts = ("posterior_encoder.", "duration_predictor.post_", "duration_predictor.flows.1.", "decoder.",

@@ -192,17 +192,24 @@ class VitsTraining:
         self.gen_ddp = None  # the previous wrapper (if any) goes before the new one registers its hooks
         self.gen_ddp = self._wrap(self.gen, find_unused_parameters=True)
 
-    def lr_at(self, step: int, stage: str) -> float:
-        """Learning rate of optimizer step ``step`` (0-based) in ``stage``: ``config.warmup_lr``
-        in the warm-up (a new posterior encoder trains from scratch; ramped linearly over
-        ``config.warmup_ramp_steps``), else ``config.lr``, times
-        ``config.lr_gamma ** step`` (VITS' exponential decay, see ``config``). A pure function of
-        (stage, step), so a resumed run uses exactly the same rates."""
-        base = self.config.warmup_lr if stage == "warmup" else self.config.lr
-        ramp = int(self.config.warmup_ramp_steps)
-        if stage == "warmup" and ramp > 0:
-            base *= min(1.0, (step + 1) / ramp)
-        return float(base * self.config.lr_gamma ** step)
+    def lr_at(self, step: int, stage: str, part: str = "generator") -> float:
+        """Learning rate of optimizer step ``step`` (0-based) in ``stage`` for ``part``
+        (``"generator"`` or ``"discriminator"``): the generator gets ``config.warmup_lr`` in the
+        warm-up (a new posterior encoder trains from scratch; ramped linearly over
+        ``config.warmup_ramp_steps``) and ``config.generator_lr`` (``config.lr`` when None) in
+        the decoder and GAN stages, the discriminator ``config.lr``; times
+        ``config.lr_gamma ** step`` (VITS' decay, see ``TrainConfig``). A pure function of
+        (stage, step, part), so a resumed run uses exactly the same rates."""
+        c = self.config
+        if part == "discriminator":
+            base = c.lr
+        elif stage == "warmup":
+            base = c.warmup_lr
+            if int(c.warmup_ramp_steps) > 0:
+                base *= min(1.0, (step + 1) / int(c.warmup_ramp_steps))
+        else:
+            base = c.lr if c.generator_lr is None else c.generator_lr
+        return float(base * c.lr_gamma ** step)
 
     def _to_device(self, batch: dict) -> dict:
         return {k: v.to(self.device, non_blocking=True) for k, v in batch.items()}
@@ -227,7 +234,7 @@ class VitsTraining:
                 torch.nn.utils.clip_grad_norm_([p for p in mod.parameters() if p.grad is not None],
                                                self.config.max_grad_norm)
         for opt in optimizers:
-            lr = self.lr_at(self.step, self.stage) if opt is self.opt_g else self.lr_at(self.step, "train")
+            lr = self.lr_at(self.step, self.stage, "generator" if opt is self.opt_g else "discriminator")
             for group in opt.param_groups:
                 group["lr"] = lr
             self.scaler.step(opt)
