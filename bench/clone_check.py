@@ -154,10 +154,43 @@ def round_trip_wer(clips: list[np.ndarray], texts: list[str]) -> float:
     return wer(texts, hyps)
 
 
-def evaluate(voice, held_out: list[str], targets: list[np.ndarray], with_wer: bool) -> dict:
+def base_latents(voice, texts: list[str], seed: int = 7000) -> list:
+    """The latents (1, flow, frames) the base voice's decoder gets when it speaks ``texts``
+    (PyTorch model, ``seed + i`` per sentence), captured at the decoder's input."""
+    import torch
+
+    from speechstudio.finetune.vits.trainer import _load_base
+
+    model = _load_base(str(joe_onnx())).model.eval()
+    model.noise_scale, model.noise_scale_duration = 0.667, 0.8
+    captured = []
+    hook = model.decoder.register_forward_hook(lambda m, i, o: captured.append(i[0].detach()))
+    with torch.no_grad():
+        for i, text in enumerate(texts):
+            torch.manual_seed(seed + i)
+            model(input_ids=torch.tensor([voice.text_to_ids(text)]))
+    hook.remove()
+    return captured
+
+
+def pitch_probe(model, latents: list) -> dict:
+    """``f0_stats`` of the fine-tuned decoder fed the *base's* own latents: does it still render
+    the pitch contour they carry (joe's decoder: spread ~7 st, ~6 % at the frame rate), or has it
+    collapsed to one pulse per frame? Tells a decoder that lost its pitch rendering from latents
+    that lack the pitch."""
+    import torch
+
+    with torch.no_grad():
+        return f0_stats([model.decoder(z, None).squeeze().numpy() for z in latents])
+
+
+def evaluate(voice, held_out: list[str], targets: list[np.ndarray], with_wer: bool, probe_latents=None) -> dict:
     t = time.perf_counter()
     clips = synth(voice, held_out, seed=7000)
     out = {**f0_stats(clips), "mcd": mcd(clips, targets)}
+    if probe_latents is not None:
+        probe = pitch_probe(voice.model, probe_latents)
+        out["probe_spread_st"], out["probe_buzz"] = probe["f0_spread_st"], probe["frame_buzz"]
     if with_wer:
         out["wer"] = round_trip_wer(clips, held_out)
     out["eval_s"] = time.perf_counter() - t
@@ -165,6 +198,8 @@ def evaluate(voice, held_out: list[str], targets: list[np.ndarray], with_wer: bo
 
 
 def main() -> int:
+    from speechstudio.finetune.vits.trainer import TrainConfig
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--minutes", type=float, default=45.0, help="training wall-clock budget")
     ap.add_argument("--sentences", type=int, default=100)
@@ -176,12 +211,14 @@ def main() -> int:
     ap.add_argument("--train-flow", action="store_true", help="TrainConfig.train_flow (flow trained along the prior path)")
     ap.add_argument("--vae-decoder", action="store_true", help="TrainConfig.vae_decoder (posterior latents, flow trained)")
     ap.add_argument("--stft-weight", type=float, default=0.0, help="TrainConfig.stft_weight (multi-resolution STFT loss)")
+    ap.add_argument("--generator-lr", type=float, default=TrainConfig.generator_lr,
+                    help="TrainConfig.generator_lr (decoder and GAN stages; VITS from scratch: 2e-4)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/clone_check"))
     args = ap.parse_args()
 
     from speechstudio.finetune.dataset import build_dataset
     from speechstudio.finetune.prompts import load_prompts
-    from speechstudio.finetune.vits.trainer import TrainConfig, TrainControl, load_trained_generator, train_voice
+    from speechstudio.finetune.vits.trainer import TrainControl, load_trained_generator, train_voice
     from speechstudio.tts.vits import load_voice
 
     prompts = [p for p in load_prompts() if len(p.split()) >= 5]
@@ -201,20 +238,22 @@ def main() -> int:
     base = load_voice(joe_onnx(), device="cpu", precision="fp32", optimize=False)
     target_stats = f0_stats(targets)
     results = {"target_f0": target_stats["f0"], "target_f0_stats": target_stats}
-    base_metrics = evaluate(base, held_out, targets, with_wer=True)
+    probe_latents = base_latents(base, held_out[:8])
+    base_metrics = evaluate(base, held_out, targets, with_wer=True, probe_latents=probe_latents)
     results["base"] = base_metrics
     print(f"target median F0 {results['target_f0']:.1f} Hz; joe (base): F0 {base_metrics['f0']:.1f} Hz, "
           f"MCD {base_metrics['mcd']:.2f} dB, WER {base_metrics['wer']:.3f}; F0 spread (p10-p90) target "
           f"{target_stats['f0_spread_st']:.1f} st, joe {base_metrics['f0_spread_st']:.1f} st; frames at the frame rate "
-          f"target {target_stats['frame_buzz']:.0%}, joe {base_metrics['frame_buzz']:.0%}", flush=True)
+          f"target {target_stats['frame_buzz']:.0%}, joe {base_metrics['frame_buzz']:.0%}; joe's decoder on its latents (probe): "
+          f"{base_metrics['probe_spread_st']:.1f} st, {base_metrics['probe_buzz']:.0%}", flush=True)
 
     run_dir = args.work / "run"
     config = TrainConfig(steps=100000, warmup_steps=args.warmup_steps, decoder_steps=args.decoder_steps,
                          batch_size=args.batch_size, device="cpu", precision="fp32", checkpoint_every=25, eval_every=25,
                          seed=0, train_flow=args.train_flow, vae_decoder=args.vae_decoder,
-                         stft_weight=args.stft_weight)
+                         stft_weight=args.stft_weight, generator_lr=args.generator_lr)
     print(f"recipe: warm-up {config.warmup_steps} steps at lr {config.warmup_lr:g}, decoder stage "
-          f"{config.decoder_steps} steps, then GAN at lr {config.lr:g}; frozen in the GAN stage: text encoder "
+          f"{config.decoder_steps} steps, then GAN; generator lr {config.generator_lr:g}, discriminator lr {config.lr:g}; frozen in the GAN stage: text encoder "
           f"{config.freeze_text_encoder}, flow + duration predictor {config.freeze_prior}", flush=True)
     control = TrainControl()
     start = time.perf_counter()
@@ -247,12 +286,13 @@ def main() -> int:
             if now - last_eval > args.eval_every_min * 60 or final:
                 model, _ = load_trained_generator(run_dir, "latest")
                 base.model = model.eval()
-                m = evaluate(base, held_out, targets, with_wer=True)
+                m = evaluate(base, held_out, targets, with_wer=True, probe_latents=probe_latents)
                 m["step"] = ev.step
                 m["train_s"] = now - start
                 rows.append(m)
                 print(f"eval step {ev.step} ({(now - start) / 60:.1f} min): F0 {m['f0']:.1f} Hz (spread "
-                      f"{m['f0_spread_st']:.1f} st, {m['frame_buzz']:.0%} of frames at the frame rate), MCD {m['mcd']:.2f} dB"
+                      f"{m['f0_spread_st']:.1f} st, {m['frame_buzz']:.0%} of frames at the frame rate; decoder on joe's latents "
+                      f"{m['probe_spread_st']:.1f} st, {m['probe_buzz']:.0%}), MCD {m['mcd']:.2f} dB"
                       + (f", WER {m['wer']:.3f}" if "wer" in m else ""), flush=True)
                 last_eval = time.perf_counter()
                 t_last = last_eval  # evaluation time is not step time
@@ -264,12 +304,12 @@ def main() -> int:
         results["s_per_step"] = (total - eval_s - (first_step_t[0] - start)) / (step - first_step_t[1])
     results["evals"] = rows
     tf0, bf0 = results["target_f0"], base_metrics["f0"]
-    print("\nstep  min   F0 Hz  (joe {:.1f}, target {:.1f})  moved  spread st  at frame rate  MCD dB (joe {:.2f})  WER"
-          .format(bf0, tf0, base_metrics["mcd"]))
+    print("\nstep  min   F0 Hz  (joe {:.1f}, target {:.1f})  moved  spread st  at frame rate  probe st  probe rate"
+          "  MCD dB (joe {:.2f})  WER".format(bf0, tf0, base_metrics["mcd"]))
     for r in rows:
         moved = (r["f0"] - bf0) / (tf0 - bf0)
         print(f"{r['step']:5d} {r['train_s'] / 60:5.1f} {r['f0']:7.1f}  {'':29s} {moved:5.0%}  {r['f0_spread_st']:9.1f}"
-              f"  {r['frame_buzz']:13.0%}  {r['mcd']:6.2f}{'':16s}{r.get('wer', float('nan')):.3f}")
+              f"  {r['frame_buzz']:13.0%}  {r['probe_spread_st']:8.1f}  {r['probe_buzz']:10.0%}  {r['mcd']:6.2f}{'':16s}{r.get('wer', float('nan')):.3f}")
     print(f"seconds per step (CPU, batch {args.batch_size}): {results.get('s_per_step', float('nan')):.2f} overall; "
           + ", ".join(f"{k} {v[0] / v[1]:.2f}" for k, v in stage_s.items() if v[1]))
     results["s_per_step_by_stage"] = {k: v[0] / v[1] for k, v in stage_s.items() if v[1]}

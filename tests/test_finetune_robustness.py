@@ -3,6 +3,7 @@ refused for its batch size, a resume after a stop (the printed hint repeats no o
 pointed at other recordings, a base path with spaces in the resume hint."""
 from __future__ import annotations
 
+import argparse
 import contextlib
 import errno
 import json
@@ -312,3 +313,24 @@ def test_asr_resume_with_other_recordings_is_refused(prepared, tmp_path, home, c
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         f"speechstudio: error: --data {other}: the run in {run_dir} was built from {source}; resume without "
         "--data, or start a new run (another --out or --run-dir) for other recordings")
+
+
+def test_lr_option_sets_the_generator_rate_and_reaches_the_launch_line(tiny_base, prepared, tmp_path, home):
+    """``finetune voice --lr`` is the generator's rate after the warm-up (the error messages
+    advise "a lower --lr"); without it the fine-tuning default 2e-5, and the discriminator
+    keeps VITS' 2e-4."""
+    from speechstudio.finetune.cli import _voice_argv
+
+    default, given = (voice_run.plan(base=str(tiny_base), data=str(prepared), name="v", run_dir=tmp_path / f"r{i}",
+                                     device="cpu", lr=lr) for i, lr in enumerate((None, 5e-6)))
+    assert (default.config.generator_lr, default.config.lr) == (2e-5, 2e-4)
+    assert (given.config.generator_lr, given.config.lr) == (5e-6, 2e-4)
+    ap = argparse.ArgumentParser()
+    from speechstudio.finetune.cli import register
+
+    register(ap.add_subparsers(dest="command"))
+    args = ap.parse_args(["finetune", "voice", "--base", "b", "--data", "d", "--out", "o", "--lr", "5e-6"])
+    assert args.lr == 5e-6
+    argv = _voice_argv(args)
+    assert argv[argv.index("--lr") + 1] == "5e-06" and argv[-1] == "--multi-gpu"
+    assert ap.parse_args(["finetune", "voice", "--base", "b", "--out", "o"]).lr is None

@@ -138,7 +138,7 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
          precision: str = "auto", device: str = "auto", resume: bool = False,
          gradient_checkpointing: bool = False, overwrite: bool = False, multi_gpu: bool = False,
          checkpoint_every: int | None = None, launch_args: list[str] | None = None,
-         train_prosody: bool = False) -> VoicePlan:
+         train_prosody: bool = False, lr: float | None = None) -> VoicePlan:
     """Check the request and return a :class:`VoicePlan` (nothing is trained or written).
 
     With ``resume`` the run's stored settings (``config.json`` ``"train"``) are the defaults and
@@ -148,6 +148,8 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
     ``train_prosody``: the GAN stage also trains the flow and duration predictor (timing and
     intonation; ``TrainConfig.freeze_prior=False``), for long datasets; by default the clone keeps
     the base voice's and learns the new timbre (``finetune.vits.config`` notes).
+
+    ``lr``: the generator's learning rate after the warm-up (``TrainConfig.generator_lr``).
 
     ``multi_gpu``: this process is one of several started by ``accelerate launch`` (DDP; see
     ``finetune.parallel``); without a launcher (no ``WORLD_SIZE``) a ``UsageError`` shows the
@@ -217,7 +219,7 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
         steps=steps, batch_size=batch_size, grad_accum=grad_accum, checkpoint_every=checkpoint_every,
         precision=None if stored_train and precision == "auto" else precision,
         gradient_checkpointing=gradient_checkpointing or None,
-        freeze_prior=False if train_prosody else None).items() if v is not None})
+        freeze_prior=False if train_prosody else None, generator_lr=lr).items() if v is not None})
     if steps is not None and checkpoint_every is None and config.checkpoint_every > max(5, steps // 5):
         # a short run (--steps 50) still gets checkpoints to resume from and evaluations to judge it by
         every = max(5, steps // 5)
