@@ -18,16 +18,18 @@ background) and reports at each evaluation, on the held-out sentences:
 * round-trip WER with Whisper tiny.en (target <= 0.20), at every evaluation;
 * seconds per optimizer step on this CPU.
 
-Measured (2026-12-01, 2-core CPU, 45 min, batch 4, recipe of ``finetune.vits.config``: 150
-warm-up steps with the lr ramp, 300 decoder steps fed prior latents, then GAN with the prior
-frozen; s/step: warm-up 2.65, decoder 2.22, GAN 6.23, other jobs niced): MCD 9.25 -> 4.77 dB
-(step 225) -> 4.37 (475) -> 4.49 (700, 47 min); round-trip WER 0.103 -> 0.138 (225) -> 0.205 (475)
--> 0.215 (575) -> 0.164 (700): target WER <= 0.20 met at the end; median F0 89.9 -> 86.3 Hz,
-target 117.3: NOT moved. 86.3 Hz is the frame rate 22050 / 256 = 86.13 Hz, not joe's pitch: the
-fine-tuned decoder emits one pulse per latent frame (monotone; ``f0_stats`` now reports the contour
-spread and the share of frames at the frame rate; docs/finetune_voice.md). The previous recipe
-(posterior latents in the decoder stage, the posterior trained in the GAN stage; same budget):
-MCD 7.39 dB, WER 0.441 at step 525.
+* the pitch probe: the fine-tuned decoder fed joe's *own* latents (joe's synthesis of 8 held-out
+  sentences): contour spread and share at the frame rate. Joe's decoder: 6.9 st, 6 %; a decoder
+  that lost its pitch rendering shows ~0 st and most frames at 86.13 Hz whatever it is fed.
+
+Measured (2026-12-02, 2-core CPU, quiet machine, ``--minutes 40``, batch 4, generator lr 2e-5:
+150 warm-up steps (1.31 s/step), 300 decoder steps (1.17 s), then GAN (2.97 s)): MCD 9.25 ->
+4.46 dB (step 425, 9 min) -> 4.20 (step 1050, 41 min); WER 0.092 -> 0.118 -> 0.138 (target
+<= 0.20: met); contour spread 5.5 st at step 425, 3.3-5.7 st in the GAN stage, 20-34 % of the
+frames at the frame rate; probe 5.7 st at step 425. Median F0 89.9 -> 86.3 Hz, target 117.3: NOT
+moved (86.3 Hz is the frame rate, where a third of the frames sit; joe's median is 89.9). The same
+recipe at VITS' lr 2e-4 (2026-12-01, 45 min): MCD 4.49 dB, WER 0.164, contour 0.4 st (F0
+p10/p50/p90 85/86/87 Hz: a monotone buzz).
 
 Usage: ``python bench/clone_check.py [--minutes 45] [--sentences 100] [--work DIR] > log 2>&1 &``
 """

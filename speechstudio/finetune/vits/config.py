@@ -2,7 +2,8 @@
 
 Optimizer (VITS configs/ljs_base.json, ``train.py``; Piper ``lightning.py`` the same for the
 generator): AdamW, lr 2e-4, betas (0.8, 0.99), eps 1e-9, weight decay 0.01 (``torch.optim.AdamW``'s
-default, which VITS keeps), for both the generator and the discriminator.
+default, which VITS keeps), for both the generator and the discriminator; when fine-tuning,
+the base's generator runs at ``generator_lr`` = 2e-5 after the warm-up (below).
 
 Learning-rate decay: VITS multiplies the lr by ``lr_decay = 0.999875`` once per *epoch*
 (``ExponentialLR`` stepped per epoch; Piper too). An epoch of LJSpeech at VITS' batch size is
@@ -54,15 +55,16 @@ batch 4; 6 held-out sentences; joe itself: MCD 9.30 dB, round-trip WER 0.094):
    flow and duration predictor put back: 0.094). The clone keeps the base voice's timing and
    prosody and learns the new timbre; ``freeze_prior=False`` (``--train-prosody``) trains them
    too, with posterior latents as in VITS, for long datasets and runs.
-   Pitch (open problem, ``docs/finetune_voice.md``): the "86 Hz median F0" of every clone is the
-   frame rate 22050 / 256 = 86.13 Hz, not a pitch: the fine-tuned decoder emits one pulse per
-   latent frame (flat harmonics at k x 86 Hz, contour p10-p90 85-87 Hz against joe's 77-118), so
-   clones are monotone. Experiments kept as options, neither fixed it in 125 decoder steps:
-   ``train_flow`` (the flow trains through the prior latents in the decoder and GAN stages:
-   MCD 4.42 dB, WER 0.205 at step 275) and ``vae_decoder`` (VITS' posterior latents, flow and
-   posterior encoder trained with the decoder, text encoder and duration predictor frozen) with
-   ``stft_weight`` = 20 (``losses.stft_loss``, multi-resolution STFT, also in the warm-up):
-   MCD 5.59 dB, WER 0.282 at step 275.
+   Pitch (open problem, ``docs/finetune_voice.md``): the clone keeps the base's pitch range and
+   the target's pitch is not reached (nothing the decoder gets at inference carries it). At VITS'
+   lr 2e-4 the decoder stage also wiped out the contour (the "86 Hz median F0" of every clone was
+   the frame rate 22050 / 256 = 86.13 Hz: one pulse per latent frame); ``generator_lr`` = 2e-5
+   keeps most of it (below). Experiments kept as options: ``train_flow`` (the flow trains through
+   the prior latents in the decoder and GAN stages: MCD 4.42 dB, WER 0.205 at step 275, at 2e-4)
+   and ``vae_decoder`` (VITS' posterior latents, flow and posterior encoder trained with the
+   decoder, text encoder and duration predictor frozen) with ``stft_weight`` = 20
+   (``losses.stft_loss``, multi-resolution STFT, also in the warm-up): MCD 5.59 dB, WER 0.282 at
+   step 275, at 2e-4; neither keeps a contour.
 """
 from __future__ import annotations
 
