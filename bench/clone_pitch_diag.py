@@ -85,18 +85,8 @@ if args.synth:
     for i in range(2):
         sf.write(str(run_dir / f"syn{i}.wav"), clips[i], cc.SR)
 
-# probe: the trained decoder on joe's own latents (z of joe's synthesis of the held-out text)
-from speechstudio.finetune.vits.trainer import _load_base
+# probe: the trained decoder on joe's own latents (clone_check's pitch probe)
 from speechstudio.tts.vits import load_voice
 jv = load_voice(cc.joe_onnx(), device="cpu", precision="fp32", optimize=False)
-joe_m = _load_base(str(cc.joe_onnx())).model.eval()
-cap = {}
-hk = joe_m.decoder.register_forward_hook(lambda m, i, o: cap.__setitem__("z", i[0].detach()))
-jw, pw = [], []
-with torch.no_grad():
-    for j, text in enumerate(held_out[:8]):
-        torch.manual_seed(7000 + j)
-        out = joe_m(input_ids=torch.tensor([jv.text_to_ids(text)]))
-        jw.append(out.waveform[0, : int(out.sequence_lengths[0])].numpy())
-        pw.append(model.decoder(cap["z"], None).squeeze().numpy())
-print("probe joe latents: joe decoder", cc.f0_stats(jw), "trained decoder", cc.f0_stats(pw))
+latents = cc.base_latents(jv, held_out[:8])
+print("probe joe latents: joe decoder", cc.pitch_probe(jv.model, latents), "trained decoder", cc.pitch_probe(model, latents))

@@ -128,7 +128,8 @@ def _voice_argv(args) -> list[str]:
     for flag, value, default in (("--base", args.base, None), ("--data", args.data, None), ("--out", args.out, None),
                                  ("--preset", args.preset, "standard"), ("--steps", args.steps, None),
                                  ("--batch-size", args.batch_size, None), ("--grad-accum", args.grad_accum, None),
-                                 ("--lr", getattr(args, "lr", None), None), ("--precision", args.precision, "auto"), ("--device", args.device, "auto"),
+                                 ("--lr", args.lr, None), ("--precision", args.precision, "auto"),
+                                 ("--device", args.device, "auto"),
                                  ("--checkpoint-every", args.checkpoint_every, None), ("--run-dir", args.run_dir, None),
                                  ("--speaker", getattr(args, "speaker", None), None)):
         if value is not None and value != default:
