@@ -58,10 +58,10 @@ def joe_onnx() -> Path:
     return cfg.with_name(cfg.name[: -len(".json")])
 
 
-def synth(voice, sentences, seed=0):
+def synth(voice, sentences, seed=0, pitch=None):
     from speechstudio.tts.vits import SynthesisSettings
 
-    return [voice.synthesize(s, SynthesisSettings(seed=seed + i)) for i, s in enumerate(sentences)]
+    return [voice.synthesize(s, SynthesisSettings(seed=seed + i, pitch=pitch)) for i, s in enumerate(sentences)]
 
 
 def make_target(work: Path, sentences: list[str], held_out: list[str]) -> tuple[Path, list[np.ndarray]]:
@@ -186,7 +186,12 @@ def pitch_probe(model, latents: list) -> dict:
         return f0_stats([model.decoder(z, None).squeeze().numpy() for z in latents])
 
 
-def evaluate(voice, held_out: list[str], targets: list[np.ndarray], with_wer: bool, probe_latents=None) -> dict:
+def evaluate(voice, held_out: list[str], targets: list[np.ndarray], with_wer: bool, probe_latents=None,
+             data_dir: Path | None = None) -> dict:
+    """Metrics of ``voice`` on the held-out sentences. With ``data_dir`` (the prepared dataset)
+    also those of the voice as SpeechStudio saves it: the pitch offset the product measures
+    (``finetune.pitch_match.measure_pitch_match``: recordings vs the model on 8 of their texts)
+    applied at synthesis (``matched_*``)."""
     t = time.perf_counter()
     clips = synth(voice, held_out, seed=7000)
     out = {**f0_stats(clips), "mcd": mcd(clips, targets)}
@@ -195,8 +200,32 @@ def evaluate(voice, held_out: list[str], targets: list[np.ndarray], with_wer: bo
         out["probe_spread_st"], out["probe_buzz"] = probe["f0_spread_st"], probe["frame_buzz"]
     if with_wer:
         out["wer"] = round_trip_wer(clips, held_out)
+    if data_dir is not None:
+        from speechstudio.finetune.pitch_match import measure_pitch_match
+
+        match = measure_pitch_match(voice.model, voice, data_dir)
+        out["pitch_shift_st"] = match.semitones
+        matched = synth(voice, held_out, seed=7000, pitch=match.semitones)
+        stats = f0_stats(matched)
+        out.update({"matched_f0": stats["f0"], "matched_spread_st": stats["f0_spread_st"],
+                    "matched_buzz": stats["frame_buzz"], "matched_mcd": mcd(matched, targets)})
+        if with_wer:
+            out["matched_wer"] = round_trip_wer(matched, held_out)
     out["eval_s"] = time.perf_counter() - t
     return out
+
+
+def print_matched(rows: list[dict], base_f0: float, target_f0: float) -> None:
+    """The pitch-matched voice (what ``finetune voice`` saves) per evaluation."""
+    print("\nas saved (pitch matched):\nstep  shift st  F0 Hz (joe {:.1f}, target {:.1f})  moved  spread st  "
+          "at frame rate  MCD dB  WER".format(base_f0, target_f0))
+    for r in rows:
+        if "matched_f0" not in r:
+            continue
+        moved = (r["matched_f0"] - base_f0) / (target_f0 - base_f0)
+        print(f"{r['step']:5d}  {r['pitch_shift_st']:+7.2f}  {r['matched_f0']:7.1f}  {'':26s} {moved:5.0%}  "
+              f"{r['matched_spread_st']:9.1f}  {r['matched_buzz']:13.0%}  {r['matched_mcd']:6.2f}  "
+              f"{r.get('matched_wer', float('nan')):.3f}")
 
 
 def main() -> int:
@@ -216,6 +245,8 @@ def main() -> int:
     ap.add_argument("--generator-lr", type=float, default=TrainConfig.generator_lr,
                     help="TrainConfig.generator_lr (decoder and GAN stages; VITS from scratch: 2e-4)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/clone_check"))
+    ap.add_argument("--evaluate-only", choices=["latest", "best"],
+                    help="no training: evaluate that checkpoint of the run in --work (model and pitch matched)")
     args = ap.parse_args()
 
     from speechstudio.finetune.dataset import build_dataset
@@ -241,15 +272,28 @@ def main() -> int:
     target_stats = f0_stats(targets)
     results = {"target_f0": target_stats["f0"], "target_f0_stats": target_stats}
     probe_latents = base_latents(base, held_out[:8])
-    base_metrics = evaluate(base, held_out, targets, with_wer=True, probe_latents=probe_latents)
+    base_metrics = evaluate(base, held_out, targets, with_wer=True, probe_latents=probe_latents, data_dir=data_dir)
     results["base"] = base_metrics
     print(f"target median F0 {results['target_f0']:.1f} Hz; joe (base): F0 {base_metrics['f0']:.1f} Hz, "
           f"MCD {base_metrics['mcd']:.2f} dB, WER {base_metrics['wer']:.3f}; F0 spread (p10-p90) target "
           f"{target_stats['f0_spread_st']:.1f} st, joe {base_metrics['f0_spread_st']:.1f} st; frames at the frame rate "
           f"target {target_stats['frame_buzz']:.0%}, joe {base_metrics['frame_buzz']:.0%}; joe's decoder on its latents (probe): "
-          f"{base_metrics['probe_spread_st']:.1f} st, {base_metrics['probe_buzz']:.0%}", flush=True)
+          f"{base_metrics['probe_spread_st']:.1f} st, {base_metrics['probe_buzz']:.0%}; joe + the measured pitch shift "
+          f"only ({base_metrics['pitch_shift_st']:+.2f} st, no training): F0 {base_metrics['matched_f0']:.1f} Hz, MCD "
+          f"{base_metrics['matched_mcd']:.2f} dB, WER {base_metrics['matched_wer']:.3f}", flush=True)
 
     run_dir = args.work / "run"
+    if args.evaluate_only:
+        model, info = load_trained_generator(run_dir, args.evaluate_only)
+        base.model = model.eval()
+        m = evaluate(base, held_out, targets, with_wer=True, probe_latents=probe_latents, data_dir=data_dir)
+        m["step"] = int(getattr(info, "step", 0))
+        print(f"{args.evaluate_only} checkpoint, step {m['step']}: model F0 {m['f0']:.1f} Hz (spread "
+              f"{m['f0_spread_st']:.1f} st, {m['frame_buzz']:.0%} at the frame rate), MCD {m['mcd']:.2f} dB, WER {m['wer']:.3f}")
+        print_matched([m], base_metrics["f0"], results["target_f0"])
+        results["evaluate_only"] = m
+        (args.work / f"results_{args.evaluate_only}.json").write_text(json.dumps(results, indent=1))
+        return 0
     config = TrainConfig(steps=100000, warmup_steps=args.warmup_steps, decoder_steps=args.decoder_steps,
                          batch_size=args.batch_size, device="cpu", precision="fp32", checkpoint_every=25, eval_every=25,
                          seed=0, train_flow=args.train_flow, vae_decoder=args.vae_decoder,
@@ -288,14 +332,16 @@ def main() -> int:
             if now - last_eval > args.eval_every_min * 60 or final:
                 model, _ = load_trained_generator(run_dir, "latest")
                 base.model = model.eval()
-                m = evaluate(base, held_out, targets, with_wer=True, probe_latents=probe_latents)
+                m = evaluate(base, held_out, targets, with_wer=True, probe_latents=probe_latents, data_dir=data_dir)
                 m["step"] = ev.step
                 m["train_s"] = now - start
                 rows.append(m)
                 print(f"eval step {ev.step} ({(now - start) / 60:.1f} min): F0 {m['f0']:.1f} Hz (spread "
                       f"{m['f0_spread_st']:.1f} st, {m['frame_buzz']:.0%} of frames at the frame rate; decoder on joe's latents "
                       f"{m['probe_spread_st']:.1f} st, {m['probe_buzz']:.0%}), MCD {m['mcd']:.2f} dB"
-                      + (f", WER {m['wer']:.3f}" if "wer" in m else ""), flush=True)
+                      + (f", WER {m['wer']:.3f}" if "wer" in m else "")
+                      + (f"; as saved (pitch {m['pitch_shift_st']:+.2f} st): F0 {m['matched_f0']:.1f} Hz, MCD "
+                         f"{m['matched_mcd']:.2f} dB, WER {m.get('matched_wer', float('nan')):.3f}"), flush=True)
                 last_eval = time.perf_counter()
                 t_last = last_eval  # evaluation time is not step time
             if final:
@@ -312,6 +358,7 @@ def main() -> int:
         moved = (r["f0"] - bf0) / (tf0 - bf0)
         print(f"{r['step']:5d} {r['train_s'] / 60:5.1f} {r['f0']:7.1f}  {'':29s} {moved:5.0%}  {r['f0_spread_st']:9.1f}"
               f"  {r['frame_buzz']:13.0%}  {r['probe_spread_st']:8.1f}  {r['probe_buzz']:10.0%}  {r['mcd']:6.2f}{'':16s}{r.get('wer', float('nan')):.3f}")
+    print_matched(rows, bf0, tf0)
     print(f"seconds per step (CPU, batch {args.batch_size}): {results.get('s_per_step', float('nan')):.2f} overall; "
           + ", ".join(f"{k} {v[0] / v[1]:.2f}" for k, v in stage_s.items() if v[1]))
     results["s_per_step_by_stage"] = {k: v[0] / v[1] for k, v in stage_s.items() if v[1]}

@@ -114,7 +114,8 @@ def _mono(audio: np.ndarray, rate: int, target: int) -> np.ndarray:
 
 def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None = None,
                length_scale: float | None = None, noise_scale: float | None = None, noise_w: float | None = None,
-               seed: int | None = None, device: str = "auto", allow_download: bool = True):
+               seed: int | None = None, device: str = "auto", allow_download: bool = True,
+               pitch: float | None = None):
     """Speak ``text``: yields one :class:`~speechstudio.tts.stream.SpeechChunk` (``AudioChunk``) per
     sentence as soon as it is synthesized.
 
@@ -124,6 +125,8 @@ def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None
             a folder or a Hugging Face id; ``None``: the default voice.
         speaker / length_scale / noise_scale / noise_w / seed: VITS controls (``None``: the
             voice's defaults; Piper's ``.onnx.json`` ``inference``).
+        pitch: pitch shift in semitones, -12..12, formants kept (``None``: the voice's own, which
+            for a cloned voice is the offset to its recordings; 0: none).
         device: ``auto|cpu|cuda``.
 
     Yields:
@@ -139,7 +142,7 @@ def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None
     from speechstudio.tts.voices import resolve_voice
 
     settings = SynthesisSettings(speaker=speaker, noise_scale=noise_scale, noise_w=noise_w,
-                                 length_scale=length_scale, seed=seed)
+                                 length_scale=length_scale, seed=seed, pitch=pitch)
     check_settings(settings)
     key = (voice or None, device)
     with _lock:

@@ -87,6 +87,14 @@ def test_killed_run_resumes_and_the_clone_speaks(tiny_base, prepared, home, tmp_
     assert again.returncode == 0, again.stderr[-2000:]
     assert "step 12/12" in again.stderr + again.stdout
     assert "voice mine saved" in again.stdout
+    # the saved voice carries the pitch offset measured between the recordings and the model
+    import json
+
+    meta = json.loads((home / "voices" / "mine" / "voice.json").read_text(encoding="utf-8"))
+    facts = meta["training"]["pitch"]
+    assert set(facts) == {"recordings_hz", "voice_hz", "semitones"} and facts["semitones"] == meta["pitch_semitones"]
+    assert -12 <= meta["pitch_semitones"] <= 12
+    assert f"pitch: recordings {facts['recordings_hz']:.0f} Hz, fine-tuned voice {facts['voice_hz']:.0f} Hz" in again.stdout
     log = (run_dir / "train.log").read_text()
     assert "resume:" in log
 

@@ -274,6 +274,11 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
     if par is not None and not par.main:
         return 0  # process 0 saves the voice
     ref = voice_run.save(plan)
+    from speechstudio.finetune.clone_store import pitch_note
+
+    note = pitch_note(ref)
+    if note:
+        print(note)
     print(f"voice {ref.name} saved ({ref.reason}); try: speechstudio speak \"Hello.\" --voice {ref.name} --out hello.wav")
     return 0
 

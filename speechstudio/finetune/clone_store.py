@@ -32,7 +32,7 @@ from pathlib import Path
 
 from speechstudio.errors import SpeechStudioError, UsageError
 
-__all__ = ["base_license", "save_clone", "export_voice", "MMS_LICENSE", "UNKNOWN_LICENSE"]
+__all__ = ["base_license", "save_clone", "export_voice", "pitch_note", "MMS_LICENSE", "UNKNOWN_LICENSE"]
 
 #: facebook/mms-tts-* model cards: "license: cc-by-nc-4.0".
 MMS_LICENSE = "CC BY-NC 4.0 (MMS-TTS model card): non-commercial use only"
@@ -140,14 +140,18 @@ def _write_store_folder(name: str, overwrite: bool, fill) -> Path:
 
 
 def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str | os.PathLike | None = None,
-               license_note: str | None = None, training_summary: dict | None = None, overwrite: bool = False):
+               license_note: str | None = None, training_summary: dict | None = None, overwrite: bool = False,
+               pitch_semitones: float = 0.0):
     """Save fine-tuned ``model`` as store voice ``name``; return its ``VoiceRef`` (origin ``"store"``).
 
     ``model``: transformers ``VitsModel`` fine-tuned from ``base_voice`` (the loaded
     ``VitsVoice``), same architecture; ``base_ref_or_name``: the base's ``VoiceRef`` or its name
     (for ``voice.json`` ``"base"`` and the license); ``license_note``: default
     ``base_license(base ref)``; ``training_summary``: JSON-able facts (steps, clips, minutes...)
-    stored as ``"training"``; ``run_dir``: the run folder, stored as ``"cloned_from_run"``.
+    stored as ``"training"``; ``run_dir``: the run folder, stored as ``"cloned_from_run"``;
+    ``pitch_semitones``: the pitch shift SpeechStudio applies when the voice speaks
+    (``finetune.pitch_match``; stored as ``"pitch_semitones"`` in ``voice.json`` and the
+    ``.onnx.json`` ``"speechstudio"`` block, which Piper ignores).
     Piper base -> Piper voice files (checked by loading them back with ``load_piper_model``);
     transformers base -> safetensors checkpoint + tokenizer (see the module docstring).
     Written atomically (temp folder + ``os.replace``). Raises ``UsageError`` (bad or taken name
@@ -173,7 +177,7 @@ def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str |
         "cloned_from_run": run, "training": dict(training_summary or {}),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "speechstudio_version": speechstudio.__version__,
         "sample_rate": int(model.config.sampling_rate), "language": base_voice.language,
-        "num_speakers": int(model.config.num_speakers),
+        "num_speakers": int(model.config.num_speakers), "pitch_semitones": round(float(pitch_semitones), 2),
     }
     dest = voices_dir() / name
 
@@ -182,7 +186,8 @@ def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str |
         from speechstudio.tts.piper_import import load_piper_model
 
         onnx_path, _ = export_piper_onnx(model, base_voice, tmp / f"{name}.onnx", dataset_name=name,
-                                         extra_meta={"base": base_ref.name, "license": lic, "cloned_from_run": run})
+                                         extra_meta={"base": base_ref.name, "license": lic, "cloned_from_run": run,
+                                                     "pitch_semitones": meta["pitch_semitones"]})
         load_piper_model(onnx_path)  # the same check as voices import: it must load back
         (tmp / "voice.json").write_text(json.dumps({**meta, "file": f"{name}.onnx"}, indent=2), encoding="utf-8")
 
@@ -241,5 +246,23 @@ def export_voice(spec: str, out_dir: str | os.PathLike) -> tuple[Path, Path]:
     extra = {"license": base_license(ref)}
     if voice.clone_of:
         extra["base"] = voice.clone_of
+    if voice.pitch_semitones:
+        extra["pitch_semitones"] = voice.pitch_semitones
     return export_piper_onnx(voice.model, voice, onnx_out, dataset_name=ref.name, extra_meta=extra)
 
+
+
+def pitch_note(ref) -> str | None:
+    """The pitch-matching line of a saved clone ``ref`` (``VoiceRef`` of a store voice):
+    ``finetune.pitch_match.PitchMatch.describe`` of what its ``voice.json`` recorded, or None."""
+    from speechstudio.finetune.pitch_match import PitchMatch
+
+    loc = Path(str(ref.location or ""))
+    folder = loc.parent if loc.suffix == ".onnx" else loc
+    try:
+        meta = json.loads((folder / "voice.json").read_text(encoding="utf-8"))
+        facts = meta["training"]["pitch"]
+        return PitchMatch(facts.get("recordings_hz"), facts.get("voice_hz"), float(meta.get("pitch_semitones", 0.0))
+                          ).describe()
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None

@@ -393,14 +393,17 @@ def train(p: VoicePlan, control=None) -> Iterator[object]:
 
 
 def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False,
-                       summary: dict | None = None):
+                       summary: dict | None = None, match_pitch: bool = True):
     """Save a run's ``which`` (``best`` | ``latest``) checkpoint as store voice ``name``.
 
     ``load_trained_generator(run_dir, which)`` gives the fine-tuned ``VitsModel``; ``base`` (a
     ``VoiceRef``) is loaded as the ``VitsVoice`` whose front end (phonemes / tokenizer) the clone
     keeps; ``clone_store.save_clone`` writes the voice with the inherited license. Returns the
-    new ``VoiceRef``. Raises ``UsageError`` (name taken, bad name), ``RunError`` (no such
-    checkpoint), ``ExportError``.
+    new ``VoiceRef``. ``match_pitch``: measure the pitch offset between the run's recordings and
+    the fine-tuned model (``finetune.pitch_match``) and store it with the voice, which then
+    speaks at the recordings' pitch (``clone_store.pitch_note`` describes it); skipped when the
+    run's dataset folder is gone. Raises ``UsageError`` (name taken, bad name), ``RunError`` (no
+    such checkpoint), ``ExportError``.
     """
     from speechstudio.finetune.clone_store import save_clone
     from speechstudio.finetune.vits.trainer import load_trained_generator
@@ -413,8 +416,16 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
     if val is not None and val == val:  # not NaN (no validation clips)
         facts["val_mel_loss"] = round(float(val), 5)
     facts.update(summary or {})
+    pitch = 0.0
+    dataset = _stored_dataset(Path(run_dir))
+    if match_pitch and dataset is not None and (dataset / "manifest.json").is_file():
+        from speechstudio.finetune.pitch_match import measure_pitch_match
+
+        match = measure_pitch_match(model, base_voice, dataset)
+        facts["pitch"] = match.to_dict()
+        pitch = match.semitones
     return save_clone(model.eval(), base_voice, base, name, run_dir=run_dir, training_summary=facts,
-                      overwrite=overwrite)
+                      overwrite=overwrite, pitch_semitones=pitch)
 
 
 def save(p: VoicePlan, which: str = "best"):

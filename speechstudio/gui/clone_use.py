@@ -154,8 +154,12 @@ class UseStep(QWidget):
         if job_id == self._save_job:
             self._save_job = None
             if status == "done":
+                from speechstudio.finetune.clone_store import pitch_note
+
                 self.saved_name = result.name
-                self.info.setText(f"saved as voice {result.name}: choose it on the Speak page, or try it here")
+                note = pitch_note(result)
+                self.info.setText(f"saved as voice {result.name}: choose it on the Speak page, or try it here"
+                                  + (f"\n{note}" if note else ""))
                 self.wiz.status_message.emit(f"voice {result.name} saved")
                 self.voice_saved.emit(result.name)
             else:

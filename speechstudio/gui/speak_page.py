@@ -82,6 +82,14 @@ class SpeakPage(QWidget):
         self.noise_w = self._slider("Duration noise (rhythm variation)", 0, 100, 80)
         self.noise_w_label = QLabel()
         form.addRow("Rhythm noise", self._with_label(self.noise_w, self.noise_w_label))
+        # pitch shift in half semitones; follows the voice's own (a clone's measured offset)
+        # until the user moves it
+        self.pitch = self._slider("Pitch shift (semitones)", -24, 24, 0)
+        self.pitch.setToolTip("Shift the pitch, formants kept; a cloned voice starts at its recordings' pitch")
+        self.pitch_label = QLabel()
+        self.pitch_own = True
+        self.pitch.valueChanged.connect(self._pitch_moved)
+        form.addRow("Pitch", self._with_label(self.pitch, self.pitch_label))
         lay.addLayout(form)
         row = QHBoxLayout()
         self.speak_btn = QPushButton("Speak")
@@ -105,7 +113,7 @@ class SpeakPage(QWidget):
         self.stop_btn.clicked.connect(self.stop)
         self.save_btn.clicked.connect(self._save_dialog)
         self.lexicon_btn.clicked.connect(self.edit_lexicon)
-        for s in (self.rate, self.noise, self.noise_w):
+        for s in (self.rate, self.noise, self.noise_w, self.pitch):
             s.valueChanged.connect(self._update_labels)
         self.voice_box.currentTextChanged.connect(lambda _t: self._reset_speakers())
         self._update_labels()
@@ -134,6 +142,19 @@ class SpeakPage(QWidget):
         self.rate_label.setText(f"{self.rate.value() / 100:.2f}×")
         self.noise_label.setText(f"{self.noise.value() / 100:.2f}")
         self.noise_w_label.setText(f"{self.noise_w.value() / 100:.2f}")
+        self.pitch_label.setText(f"{self.pitch.value() / 2:+.1f} st")
+
+    def _pitch_moved(self, _value: int) -> None:
+        if not self.pitch.signalsBlocked():
+            self.pitch_own = False
+
+    def _set_pitch_to_voice(self, semitones: float) -> None:
+        """Put the pitch slider at the voice's own shift (it then follows the voice again)."""
+        self.pitch.blockSignals(True)
+        self.pitch.setValue(int(round(max(-12.0, min(12.0, semitones)) * 2)))
+        self.pitch.blockSignals(False)
+        self.pitch_own = True
+        self._update_labels()
 
     def _restore(self) -> None:
         s = settings()
@@ -167,6 +188,7 @@ class SpeakPage(QWidget):
 
     def _reset_speakers(self) -> None:
         self.voice_info = None
+        self._set_pitch_to_voice(0.0)
         self.speaker_box.clear()
         self.speaker_box.addItem("(loads with the voice)")
         self.speaker_box.setEnabled(False)
@@ -183,7 +205,8 @@ class SpeakPage(QWidget):
         return SpeakJob(self.text.toPlainText(), voice=None if voice == DEFAULT_VOICE else voice, speaker=speaker,
                         length_scale=100.0 / max(1, self.rate.value()) if on["rate"] else None,
                         noise_scale=self.noise.value() / 100 if on["noise"] else None,
-                        noise_w=self.noise_w.value() / 100 if on["noise_w"] else None, out_path=out_path)
+                        noise_w=self.noise_w.value() / 100 if on["noise_w"] else None, out_path=out_path,
+                        pitch=None if self.pitch_own else self.pitch.value() / 2)
 
     def no_output_device(self) -> bool:
         """True (and the message shown, Save as… focused) when there is no sound output device."""
@@ -309,6 +332,7 @@ class SpeakPage(QWidget):
         self.voice_info = info
         if first:
             self.status_message.emit(info.message)
+            self._set_pitch_to_voice(float(info.defaults.get("pitch", 0.0) or 0.0))
             cur = self.speaker_box.currentData() if self.speaker_box.isEnabled() else None
             self.speaker_box.clear()
             if info.num_speakers > 1:

@@ -31,6 +31,8 @@ def register(subparsers) -> None:
     ap.add_argument("--length-scale", type=float, default=None, metavar="1.0")
     ap.add_argument("--noise-scale", type=float, default=None, metavar="0.667")
     ap.add_argument("--noise-w", type=float, default=None, metavar="0.8")
+    ap.add_argument("--pitch", type=float, default=None, metavar="SEMITONES",
+                    help="pitch shift in semitones (-12..12, formants kept); default: the voice's")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--precision", default="auto", choices=["auto", "fp32", "fp16"])
@@ -63,7 +65,7 @@ def audiobook_command(args) -> int:
     from speechstudio.tts.voices import resolve_voice
 
     settings = SynthesisSettings(speaker=args.speaker, noise_scale=args.noise_scale, noise_w=args.noise_w,
-                                 length_scale=args.length_scale, seed=args.seed)
+                                 length_scale=args.length_scale, seed=args.seed, pitch=args.pitch)
     check_settings(settings, flags=True)
     title, chapters = read_document(args.book)  # fail on a bad document before the voice loads
     ref = resolve_voice(args.voice)

@@ -40,6 +40,9 @@ def register(subparsers) -> None:
                     help="prior noise (expressiveness), default: the voice's (Piper 0.667)")
     sp.add_argument("--noise-w", type=float, default=None, metavar="0.8",
                     help="duration noise (rhythm variation), default: the voice's (Piper 0.8)")
+    sp.add_argument("--pitch", type=float, default=None, metavar="SEMITONES",
+                    help="shift the pitch by this many semitones (-12..12, formants kept); default: the voice's "
+                         "(a cloned voice speaks at its recordings' pitch), 0: the model's own pitch")
     sp.add_argument("--seed", type=int, default=None, help="random seed: same seed, same audio")
     sp.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     sp.add_argument("--precision", default="auto", choices=["auto", "fp32", "fp16"])
@@ -173,7 +176,7 @@ def speak_command(args) -> int:
         if not has_speakable(source):
             raise EmptyTextError(f"text has nothing a voice can say (only symbols): {source.strip()[:40]!r}")
     settings = SynthesisSettings(speaker=args.speaker, noise_scale=args.noise_scale, noise_w=args.noise_w,
-                                 length_scale=args.length_scale, seed=args.seed)
+                                 length_scale=args.length_scale, seed=args.seed, pitch=args.pitch)
     check_settings(settings, flags=True)  # before the voice loads: bad numbers fail at once
 
     if args.play:

@@ -103,7 +103,12 @@ class FamilyVoice:
 
         with self.lock, torch.inference_mode():
             wav = self._run(ids, settings)
-        return np.ascontiguousarray(wav.float().cpu().numpy().reshape(-1), dtype=np.float32)
+        wav = np.ascontiguousarray(wav.float().cpu().numpy().reshape(-1), dtype=np.float32)
+        if settings.pitch:  # post-processing, as for VITS voices (tts.pitch)
+            from speechstudio.tts.pitch import shift_pitch
+
+            wav = shift_pitch(wav, self.sample_rate, float(settings.pitch))
+        return wav
 
     def _ids(self, text: str, original: str) -> list[int]:  # pragma: no cover - interface
         raise NotImplementedError

@@ -55,12 +55,16 @@ class SynthesisSettings:
     noise_w: float | None = None
     length_scale: float | None = None
     seed: int | None = None
+    #: Pitch shift in semitones (formants kept, ``tts.pitch.shift_pitch``); ``None``: the voice's
+    #: own ``VitsVoice.pitch_semitones`` (0 except for clones that measured one), 0: none.
+    pitch: float | None = None
 
 
 #: Accepted ranges of the controls, (low, high, low is allowed). Beyond them VITS output is no
 #: longer speech, and durations grow exponentially with noise_w (3.0 made one 6-word sentence
 #: 21 s long, 5.0 tried to allocate > 19 GB): refused with a usage error instead.
-CONTROL_RANGES = {"length_scale": (0.0, 10.0, False), "noise_scale": (0.0, 10.0, True), "noise_w": (0.0, 2.0, True)}
+CONTROL_RANGES = {"length_scale": (0.0, 10.0, False), "noise_scale": (0.0, 10.0, True), "noise_w": (0.0, 2.0, True),
+                  "pitch": (-12.0, 12.0, True)}
 #: Longest audio one sentence may produce (s); a guard against runaway durations.
 MAX_SENTENCE_AUDIO_S = 300.0
 
@@ -91,6 +95,9 @@ class VitsVoice:
     ``warnings``: messages about text the voice could not say (cleared by the caller).
     ``clone_of``: for a voice fine-tuned by SpeechStudio (``voice.json`` / ``.onnx.json`` marks it
     ``synthetic``), the base voice's name; files written from it are tagged as a cloned voice.
+    ``pitch_semitones``: pitch shift applied to everything it says unless
+    ``SynthesisSettings.pitch`` says otherwise: a clone's measured offset between the speaker's
+    recordings and the fine-tuned model (``finetune.pitch_match``), 0 for other voices.
     """
 
     name: str
@@ -111,6 +118,7 @@ class VitsVoice:
     engine: str = "torch"  # "torch" (VitsModel) or "onnx" (Piper's graph in onnxruntime, CPU)
     runner: object = field(default=None, repr=False, compare=False)  # piper_onnx.OnnxPiperRunner
     model_loader: object = field(default=None, repr=False, compare=False)  # builds ``model`` on first use
+    pitch_semitones: float = 0.0
 
     def __post_init__(self):
         if self.model is None and self.model_loader is not None:
@@ -235,14 +243,26 @@ class VitsVoice:
         Returns ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``self.sample_rate`` Hz, range
         [-1, 1]; ``n_samples`` is a multiple of the hop length (256 for Piper medium voices).
         Engine "onnx" runs onnxruntime unless ``settings.seed`` is set: the graph draws its noise
-        unseeded, so a seeded sentence runs the PyTorch model (built on first use).
+        unseeded, so a seeded sentence runs the PyTorch model (built on first use). A pitch shift
+        (``settings.pitch``, else ``self.pitch_semitones``) is applied to the model's output
+        (``tts.pitch.shift_pitch``: PSOLA, formants and length kept).
         """
+        check_settings(settings)
+        wav = self._run_ids(ids, settings)
+        shift = self.pitch_semitones if settings.pitch is None else float(settings.pitch)
+        if shift:
+            from speechstudio.tts.pitch import shift_pitch
+
+            wav = shift_pitch(wav, self.sample_rate, shift)
+        return wav
+
+    def _run_ids(self, ids: list[int], settings: SynthesisSettings) -> np.ndarray:
+        """The model's own output for one id sequence (``synthesize_ids`` without the pitch shift)."""
         sid = self.speaker_id(settings.speaker)
         d = self.defaults
         noise_scale = d["noise_scale"] if settings.noise_scale is None else float(settings.noise_scale)
         noise_w = d["noise_w"] if settings.noise_w is None else float(settings.noise_w)
         length_scale = d["length_scale"] if settings.length_scale is None else float(settings.length_scale)
-        check_settings(settings)
         if self.engine == "onnx" and settings.seed is None:
             return self.runner.run(ids, sid, noise_scale, length_scale, noise_w)
         import torch
@@ -488,6 +508,7 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
             engine=engine, runner=runner, model_loader=build if engine == "onnx" else None,
             model=None if engine == "onnx" else build(),
             clone_of=_clone_base(onnx_path.parent, piper.config_path),
+            pitch_semitones=_clone_pitch(onnx_path.parent, piper.config_path),
             name=name or onnx_path.stem, kind="piper", sample_rate=piper.sample_rate,
             num_speakers=piper.num_speakers, speakers=dict(piper.speaker_id_map),
             language=(piper.language or piper.espeak_voice).lower().replace("_", "-"), piper=piper,
@@ -526,6 +547,7 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
     speakers = dict(getattr(config, "speaker_id_map", None) or {})
     return VitsVoice(
         clone_of=_clone_base(src) if src.is_dir() else None,
+        pitch_semitones=_clone_pitch(src) if src.is_dir() else 0.0,
         name=name or str(source), kind="transformers", model=model, sample_rate=int(config.sampling_rate),
         num_speakers=int(config.num_speakers), speakers=speakers,
         language={"eng": "en"}.get(lang, lang), tokenizer=tokenizer, device=device, dtype=precision,
@@ -534,12 +556,10 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
     )
 
 
-def _clone_base(folder: Path, piper_config: Path | None = None) -> str | None:
-    """Base voice name if the voice in ``folder`` is a SpeechStudio clone, else None.
-
-    Read from the store's ``voice.json`` (``"synthetic": true``, ``"base"``) or, for an exported
-    Piper file used by path, its ``.onnx.json`` ``"speechstudio"`` block (``finetune.export``).
-    """
+def _clone_meta(folder: Path, piper_config: Path | None = None) -> dict:
+    """The SpeechStudio metadata of a clone in ``folder``: the store's ``voice.json`` or, for an
+    exported Piper file used by path, its ``.onnx.json`` ``"speechstudio"`` block
+    (``finetune.export``); ``{}`` when neither marks the voice ``synthetic``."""
     import json
 
     for path, block in ((folder / "voice.json", None), (piper_config, "speechstudio")):
@@ -552,6 +572,27 @@ def _clone_base(folder: Path, piper_config: Path | None = None) -> str | None:
         except (OSError, ValueError, AttributeError):
             continue
         if isinstance(meta, dict) and meta.get("synthetic"):
-            return str(meta.get("base") or meta.get("base_voice") or "unknown")
-    return None
+            return meta
+    return {}
+
+
+def _clone_base(folder: Path, piper_config: Path | None = None) -> str | None:
+    """Base voice name if the voice in ``folder`` is a SpeechStudio clone, else None."""
+    meta = _clone_meta(folder, piper_config)
+    if not meta:
+        return None
+    return str(meta.get("base") or meta.get("base_voice") or "unknown")
+
+
+def _clone_pitch(folder: Path, piper_config: Path | None = None) -> float:
+    """A clone's stored pitch shift (``"pitch_semitones"``, semitones; ``finetune.pitch_match``);
+    0 for other voices or a value that is not a number within +-12."""
+    import math
+
+    value = _clone_meta(folder, piper_config).get("pitch_semitones", 0.0)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return value if math.isfinite(value) and abs(value) <= 12.0 else 0.0
 

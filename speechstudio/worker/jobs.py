@@ -178,6 +178,12 @@ class VoiceInfo:
     message: str
 
 
+def _voice_defaults(voice) -> dict:
+    """``voice.defaults`` plus ``"pitch"``: its own pitch shift in semitones (a clone's measured
+    offset to its recordings, ``VitsVoice.pitch_semitones``; 0 for other voices)."""
+    return {**dict(voice.defaults), "pitch": float(getattr(voice, "pitch_semitones", 0.0) or 0.0)}
+
+
 class SpeakJob(Job):
     """Synthesize ``text`` sentence by sentence with the cached voice.
 
@@ -189,9 +195,9 @@ class SpeakJob(Job):
 
     def __init__(self, text: str, voice: str | None = None, speaker=None, length_scale: float | None = None,
                  noise_scale: float | None = None, noise_w: float | None = None, device: str = "auto",
-                 out_path: str | None = None) -> None:
+                 out_path: str | None = None, pitch: float | None = None) -> None:
         super().__init__()
-        self.text, self.voice, self.device, self.out_path = text, voice, device, out_path
+        self.text, self.voice, self.device, self.out_path, self.pitch = text, voice, device, out_path, pitch
         self.speaker, self.length_scale, self.noise_scale, self.noise_w = speaker, length_scale, noise_scale, noise_w
 
     def describe(self) -> str:
@@ -204,9 +210,9 @@ class SpeakJob(Job):
         yield Status(f"loading voice {self.voice or '(default)'} ...")
         voice, message = models.voice(self.voice, self.device)
         yield VoiceInfo(voice.name, voice.sample_rate, tuple(voice.speakers), voice.num_speakers,
-                        dict(voice.defaults), message or f"voice {voice.name} (loaded)")
+                        _voice_defaults(voice), message or f"voice {voice.name} (loaded)")
         settings = SynthesisSettings(speaker=self.speaker, noise_scale=self.noise_scale, noise_w=self.noise_w,
-                                     length_scale=self.length_scale)
+                                     length_scale=self.length_scale, pitch=self.pitch)
         def other_voice(name: str):
             """SSML <voice name="..."> naming another installed voice: loaded for this text only
             (the worker's cache keeps the page's voice)."""
@@ -257,7 +263,7 @@ class VoiceInfoJob(Job):
     def run(self, models) -> Iterator[object]:
         voice, message = models.voice(self.voice, self.device)
         self.result = VoiceInfo(voice.name, voice.sample_rate, tuple(voice.speakers), voice.num_speakers,
-                                dict(voice.defaults), message or f"voice {voice.name}")
+                                _voice_defaults(voice), message or f"voice {voice.name}")
         yield self.result
 
 

@@ -1,0 +1,104 @@
+"""Pitch of synthesized speech: measure it, and shift it by semitones with the formants kept.
+
+Both use Praat (Boersma & Weenink, praat.org) through parselmouth (Jadoul, Thompson & de Boer
+2018, "Introducing Parselmouth: A Python interface to Praat"; GPL-3.0, as SpeechStudio):
+
+* ``median_f0``: Praat's "To Pitch" (autocorrelation method, Boersma 1993, "Accurate short-term
+  analysis of the fundamental frequency and the harmonics-to-noise ratio of a sampled sound"),
+  10 ms steps, median over the voiced frames, in Hz.
+* ``shift_pitch``: Praat's Manipulation with its pitch tier shifted by N semitones and resynthesised
+  by overlap-add (PSOLA, Moulines & Charpentier 1990): the pitch contour moves by N semitones, the
+  spectral envelope (formants, i.e. the timbre) and the duration stay. Good for the few semitones
+  between a base voice and its clone (``pitch_offset``); far shifts (an octave) sound processed.
+
+Why a clone needs it: a voice fine-tuned from a Piper ``.onnx`` base learns the new speaker's
+timbre but keeps the base's pitch (docs/finetune_voice.md, "Pitch"), so the fine-tuning run
+measures the offset between the recordings and the clone (``pitch_offset``), stores it with the
+voice (``"pitch_semitones"``) and synthesis applies it (``vits.SynthesisSettings.pitch``).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["median_f0", "shift_pitch", "pitch_offset", "PITCH_FLOOR_HZ", "PITCH_CEILING_HZ", "MAX_SHIFT_ST",
+           "MIN_SHIFT_ST"]
+
+#: Pitch search range (Hz): Praat's defaults for speech are 75-600; 60 takes in low male voices.
+PITCH_FLOOR_HZ, PITCH_CEILING_HZ = 60.0, 500.0
+#: Largest shift ``pitch_offset`` proposes (semitones); beyond it PSOLA artefacts dominate and a
+#: base voice nearer the speaker's pitch is the better fix.
+MAX_SHIFT_ST = 12.0
+#: Offsets smaller than this (semitones) are not worth a resynthesis: ``pitch_offset`` returns 0.
+MIN_SHIFT_ST = 0.3
+
+
+def _sound(audio: np.ndarray, sample_rate: int):
+    import parselmouth
+
+    a = np.asarray(audio, dtype=np.float64).reshape(-1)
+    return parselmouth.Sound(a, sampling_frequency=float(sample_rate))
+
+
+def voiced_f0(audio: np.ndarray, sample_rate: int, floor: float = PITCH_FLOOR_HZ,
+              ceiling: float = PITCH_CEILING_HZ) -> np.ndarray:
+    """F0 (Hz, float64) of the voiced 10 ms frames of mono ``audio`` at ``sample_rate`` Hz
+    (Praat "To Pitch", autocorrelation); empty when nothing is voiced or the clip is shorter than
+    Praat's analysis window (3 / ``floor`` s)."""
+    if len(audio) < 3.0 / floor * sample_rate + 1:
+        return np.zeros(0)
+    pitch = _sound(audio, sample_rate).to_pitch(time_step=0.01, pitch_floor=floor, pitch_ceiling=ceiling)
+    f0 = pitch.selected_array["frequency"]
+    return f0[f0 > 0]
+
+
+def median_f0(clips: Sequence[np.ndarray] | np.ndarray, sample_rate: int) -> float | None:
+    """Median F0 (Hz) over the voiced frames of one clip or of several (pooled); None when no
+    frame is voiced. ``clips``: float arrays (n_samples,) at ``sample_rate`` Hz."""
+    if isinstance(clips, np.ndarray) and clips.ndim == 1:
+        clips = [clips]
+    f0 = [voiced_f0(c, sample_rate) for c in clips]
+    f0 = np.concatenate(f0) if f0 else np.zeros(0)
+    return float(np.median(f0)) if len(f0) else None
+
+
+def shift_pitch(audio: np.ndarray, sample_rate: int, semitones: float, floor: float = PITCH_FLOOR_HZ,
+                ceiling: float = PITCH_CEILING_HZ) -> np.ndarray:
+    """``audio`` with its pitch moved by ``semitones`` (formants and duration kept; PSOLA, module
+    notes). Returns float32 (n_samples,) of the input's length, peaks limited to [-1, 1]. A shift
+    of 0, a clip too short to analyse or one with no voiced frame comes back unchanged (as
+    float32). Raises ``ValueError`` for a non-finite shift."""
+    audio = np.asarray(audio, dtype=np.float32).reshape(-1)
+    if not math.isfinite(semitones):
+        raise ValueError(f"pitch shift must be a finite number of semitones (got {semitones})")
+    if semitones == 0 or len(audio) < 3.0 / floor * sample_rate + 1 or not np.any(audio):
+        return audio
+    from parselmouth.praat import call
+
+    sound = _sound(audio, sample_rate)
+    manipulation = call(sound, "To Manipulation", 0.01, floor, ceiling)
+    tier = call(manipulation, "Extract pitch tier")
+    if call(tier, "Get number of points") == 0:
+        return audio
+    call(tier, "Shift frequencies", sound.xmin, sound.xmax, float(semitones), "semitones")
+    call([tier, manipulation], "Replace pitch tier")
+    out = call(manipulation, "Get resynthesis (overlap-add)").values[0].astype(np.float32)
+    if len(out) < len(audio):
+        out = np.pad(out, (0, len(audio) - len(out)))
+    return np.clip(out[: len(audio)], -1.0, 1.0)
+
+
+def pitch_offset(reference: Sequence[np.ndarray], clips: Sequence[np.ndarray], sample_rate: int) -> float:
+    """Semitones that move the median F0 of ``clips`` (a voice's synthesis) to that of
+    ``reference`` (the speaker's recordings), both float arrays at ``sample_rate`` Hz:
+    ``12 * log2(median_ref / median_clips)``, limited to +-``MAX_SHIFT_ST``; 0 when under
+    ``MIN_SHIFT_ST`` or when either side has no voiced frame."""
+    ref, own = median_f0(list(reference), sample_rate), median_f0(list(clips), sample_rate)
+    if not ref or not own:
+        return 0.0
+    st = 12.0 * math.log2(ref / own)
+    if abs(st) < MIN_SHIFT_ST:
+        return 0.0
+    return float(max(-MAX_SHIFT_ST, min(MAX_SHIFT_ST, st)))
