@@ -63,7 +63,7 @@ def joe_clone(tmp_path_factory):
                 p.add_(torch.randn(p.shape, generator=gen) * 0.02 * p.std())
         base_ref = resolve_voice("en_US-joe-medium", allow_download=False)
         ref = save_clone(voice.model, voice, base_ref, "joe-clone", run_dir=root / "run1",
-                         training_summary={"steps": 10, "clips": 3})
+                         training_summary={"steps": 10, "clips": 3}, pitch_semitones=2.5)
         yield voice, ids, base_audio, ref, root
 
 
@@ -90,6 +90,7 @@ def test_piper_export_interface_and_config(joe_clone):
     assert cfg["dataset"] == "joe-clone" and cfg["num_symbols"] == 256 and cfg["num_speakers"] == 1
     block = cfg["speechstudio"]
     assert block["synthetic"] is True and block["base"] == "en_US-joe-medium" and block["license"].startswith("CC0")
+    assert block["pitch_semitones"] == 2.5  # SpeechStudio's pitch matching; Piper ignores the block
 
 
 def test_piper_export_runs_like_pytorch_and_imports_back(joe_clone, tmp_path):
@@ -108,7 +109,8 @@ def test_piper_export_runs_like_pytorch_and_imports_back(joe_clone, tmp_path):
     back = load_voice(found.location, device="cpu", precision="fp32", optimize=False, name=found.name)
     assert back.kind == "piper" and back.sample_rate == 22050 and back.clone_of == "en_US-joe-medium"
     assert back.text_to_ids(SENTENCE) == ids
-    again = back.synthesize_ids(ids, NOISELESS)
+    assert back.pitch_semitones == 2.5
+    again = back.synthesize_ids(ids, SynthesisSettings(noise_scale=0.0, noise_w=0.0, pitch=0.0))  # as trained
     assert again.shape == ours.shape
     np.testing.assert_allclose(again, ours, atol=1e-4)
     out = tmp_path / "clone.flac"
@@ -134,7 +136,7 @@ def test_clone_of_piper_voice_in_store_and_voices_list(joe_clone, capsys, monkey
     meta = json.loads((folder / "voice.json").read_text(encoding="utf-8"))
     assert meta["kind"] == "piper" and meta["synthetic"] is True and meta["base"] == "en_US-joe-medium"
     assert meta["license"].startswith("CC0") and meta["cloned_from_run"] == str((root / "run1").resolve())
-    assert meta["training"] == {"steps": 10, "clips": 3}
+    assert meta["training"] == {"steps": 10, "clips": 3} and meta["pitch_semitones"] == 2.5
     assert not [p for p in (home / "voices").iterdir() if p.name.startswith(".")]  # no temp folder left
     assert [v.clone_of for v in list_voices() if v.name == "joe-clone"] == ["en_US-joe-medium"]
     with pytest.raises(UsageError, match="already exists"):

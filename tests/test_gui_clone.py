@@ -261,6 +261,8 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
         use.save()
     assert blk.args == ["my-clone"]
     assert "my-clone" in [v.name for v in list_voices()]
+    first, pitch_line = use.info.text().split("\n")  # the pitch matching measured at save time
+    assert first.startswith("saved as voice my-clone") and pitch_line.startswith("pitch: ")
     qtbot.waitUntil(lambda: "my-clone" in [win.speak.voice_box.itemText(i)
                                             for i in range(win.speak.voice_box.count())], timeout=30000)
     with qtbot.waitSignal(use.tried, timeout=60000) as blk:
