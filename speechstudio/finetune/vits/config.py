@@ -55,8 +55,9 @@ batch 4; 6 held-out sentences; joe itself: MCD 9.30 dB, round-trip WER 0.094):
    flow and duration predictor put back: 0.094). The clone keeps the base voice's timing and
    prosody and learns the new timbre; ``freeze_prior=False`` (``--train-prosody``) trains them
    too, with posterior latents as in VITS, for long datasets and runs.
-   Pitch (open problem, ``docs/finetune_voice.md``): the clone keeps the base's pitch range and
-   the target's pitch is not reached (nothing the decoder gets at inference carries it). At VITS'
+   Pitch (``docs/finetune_voice.md``, "Pitch"): the model keeps the base's pitch range and does
+   not reach the speaker's pitch (nothing the decoder gets at inference carries it); the saved
+   voice is pitch-matched at synthesis instead (``finetune.pitch_match``, ``tts.pitch``). At VITS'
    lr 2e-4 the decoder stage also wiped out the contour (the "86 Hz median F0" of every clone was
    the frame rate 22050 / 256 = 86.13 Hz: one pulse per latent frame); ``generator_lr`` = 2e-5
    keeps most of it (below). Experiments kept as options: ``train_flow`` (the flow trains through
