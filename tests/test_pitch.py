@@ -73,6 +73,18 @@ def test_shift_pitch_edge_inputs():
         shift_pitch(src, SR, float("nan"))
 
 
+def test_shift_pitch_from_several_threads_equals_sequential():
+    """Sentences are synthesized on several threads (tts.stream); Praat calls are serialised."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    clips = [vowel(100.0 + 10 * i, seconds=0.6, vibrato=0.5) for i in range(8)]
+    sequential = [shift_pitch(c, SR, 3.0) for c in clips]
+    with ThreadPoolExecutor(4) as pool:
+        parallel = list(pool.map(lambda c: shift_pitch(c, SR, 3.0), clips))
+    for a, b in zip(sequential, parallel):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_pitch_offset_rules():
     low, high = [vowel(100.0)], [vowel(100.0 * 2 ** (5 / 12))]
     assert pitch_offset(high, low, SR) == pytest.approx(5.0, abs=0.15)

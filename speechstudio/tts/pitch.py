@@ -19,6 +19,7 @@ voice (``"pitch_semitones"``) and synthesis applies it (``vits.SynthesisSettings
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -33,6 +34,10 @@ PITCH_FLOOR_HZ, PITCH_CEILING_HZ = 60.0, 500.0
 MAX_SHIFT_ST = 12.0
 #: Offsets smaller than this (semitones) are not worth a resynthesis: ``pitch_offset`` returns 0.
 MIN_SHIFT_ST = 0.3
+#: Praat keeps global state and is not documented as thread-safe; sentences are synthesized on
+#: several threads (``tts.stream``), so every Praat call holds this lock (PSOLA runs at ~0.05x
+#: real time: serialising it costs little).
+_PRAAT_LOCK = threading.Lock()
 
 
 def _sound(audio: np.ndarray, sample_rate: int):
@@ -49,8 +54,9 @@ def voiced_f0(audio: np.ndarray, sample_rate: int, floor: float = PITCH_FLOOR_HZ
     Praat's analysis window (3 / ``floor`` s)."""
     if len(audio) < 3.0 / floor * sample_rate + 1:
         return np.zeros(0)
-    pitch = _sound(audio, sample_rate).to_pitch(time_step=0.01, pitch_floor=floor, pitch_ceiling=ceiling)
-    f0 = pitch.selected_array["frequency"]
+    with _PRAAT_LOCK:
+        pitch = _sound(audio, sample_rate).to_pitch(time_step=0.01, pitch_floor=floor, pitch_ceiling=ceiling)
+        f0 = pitch.selected_array["frequency"]
     return f0[f0 > 0]
 
 
@@ -77,14 +83,15 @@ def shift_pitch(audio: np.ndarray, sample_rate: int, semitones: float, floor: fl
         return audio
     from parselmouth.praat import call
 
-    sound = _sound(audio, sample_rate)
-    manipulation = call(sound, "To Manipulation", 0.01, floor, ceiling)
-    tier = call(manipulation, "Extract pitch tier")
-    if call(tier, "Get number of points") == 0:
-        return audio
-    call(tier, "Shift frequencies", sound.xmin, sound.xmax, float(semitones), "semitones")
-    call([tier, manipulation], "Replace pitch tier")
-    out = call(manipulation, "Get resynthesis (overlap-add)").values[0].astype(np.float32)
+    with _PRAAT_LOCK:
+        sound = _sound(audio, sample_rate)
+        manipulation = call(sound, "To Manipulation", 0.01, floor, ceiling)
+        tier = call(manipulation, "Extract pitch tier")
+        if call(tier, "Get number of points") == 0:
+            return audio
+        call(tier, "Shift frequencies", sound.xmin, sound.xmax, float(semitones), "semitones")
+        call([tier, manipulation], "Replace pitch tier")
+        out = call(manipulation, "Get resynthesis (overlap-add)").values[0].astype(np.float32)
     if len(out) < len(audio):
         out = np.pad(out, (0, len(audio) - len(out)))
     return np.clip(out[: len(audio)], -1.0, 1.0)
