@@ -31,6 +31,12 @@ moved (86.3 Hz is the frame rate, where a third of the frames sit; joe's median 
 recipe at VITS' lr 2e-4 (2026-12-01, 45 min): MCD 4.49 dB, WER 0.164, contour 0.4 st (F0
 p10/p50/p90 85/86/87 Hz: a monotone buzz).
 
+The voice as ``finetune voice`` saves it (pitch matched: ``finetune.pitch_match``, PSOLA at
+synthesis), 2026-12-02, 40 min run + ``--evaluate-only best`` (step 1250, 1250 steps at 0.89 /
+0.69 / 2.47 s per warm-up / decoder / GAN step): shift +4.71 st, median F0 113.3 Hz (joe 89.9,
+target 117.3: 85 % of the way), spread 6.6 st, 2 % at the frame rate, MCD 4.65 dB (model alone
+4.17; joe shifted without training 9.64), WER 0.190 (model alone 0.174).
+
 Usage: ``python bench/clone_check.py [--minutes 45] [--sentences 100] [--work DIR] > log 2>&1 &``
 """
 from __future__ import annotations
