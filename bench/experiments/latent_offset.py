@@ -10,34 +10,15 @@ Usage: ``python bench/experiments/latent_offset.py [LR] [STEPS]`` (about 1 min o
 """
 import sys, time
 from pathlib import Path
-import numpy as np, torch, librosa
+import numpy as np, torch
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import clone_check as cc
-from speechstudio.finetune.prompts import load_prompts
-from speechstudio.finetune.vits.trainer import _load_base
-from speechstudio.finetune.vits.features import FeatureConfig, mel_spectrogram
+from _joe_pairs import joe_pairs
+from speechstudio.finetune.vits.features import mel_spectrogram
 from speechstudio.finetune.vits.losses import stft_loss
-from speechstudio.tts.vits import load_voice
-torch.set_num_threads(2)
-prompts = [p for p in load_prompts() if len(p.split()) >= 5]
-voice = load_voice(cc.joe_onnx(), device="cpu", precision="fp32", optimize=False)
-model = _load_base(str(cc.joe_onnx())).model.eval()
-for p in model.parameters(): p.requires_grad_(False)
-model.noise_scale, model.noise_scale_duration = 0.667, 0.8
-fc = FeatureConfig.for_model(model.config)
-cap = []
-h = model.decoder.register_forward_hook(lambda m, i, o: cap.append((i[0].detach(), o.detach())))
-pairs = []
-with torch.no_grad():
-    for i, text in enumerate(prompts[:30]):
-        torch.manual_seed(i)
-        model(input_ids=torch.tensor([voice.text_to_ids(text)]))
-        z, wav = cap.pop()
-        a = wav.squeeze().numpy()
-        tgt = librosa.effects.pitch_shift(a, sr=22050, n_steps=4.0).astype(np.float32)
-        pairs.append((z, torch.from_numpy(tgt)))
-h.remove()
-c = torch.zeros(1, z.shape[1], 1, requires_grad=True)
+model, fc, pairs = joe_pairs(30)
+c = torch.zeros(1, pairs[0][0].shape[1], 1, requires_grad=True)
 opt = torch.optim.Adam([c], lr=float(sys.argv[1]) if len(sys.argv) > 1 else 0.05)
 SEG = 32
 t = time.perf_counter()

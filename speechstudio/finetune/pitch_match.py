@@ -69,10 +69,10 @@ def measure_pitch_match(model, base_voice, dataset_dir: str | Path, reference_cl
     import soundfile as sf
     import soxr
 
-    from speechstudio.finetune.manifest import Manifest
-    from speechstudio.tts.pitch import median_f0, pitch_offset
-    from speechstudio.tts.vits import SynthesisSettings
     from speechstudio.errors import SpeechStudioError
+    from speechstudio.finetune.manifest import Manifest
+    from speechstudio.tts.pitch import median_f0, offset_semitones
+    from speechstudio.tts.vits import SynthesisSettings
 
     manifest = Manifest.load(dataset_dir)
     clips = manifest.usable()[: max(reference_clips, probe_texts)]
@@ -94,4 +94,4 @@ def measure_pitch_match(model, base_voice, dataset_dir: str | Path, reference_cl
         except SpeechStudioError:
             continue
     ref_hz, own_hz = median_f0(reference, rate), median_f0(own, rate)
-    return PitchMatch(ref_hz, own_hz, pitch_offset(reference, own, rate) if ref_hz and own_hz else 0.0)
+    return PitchMatch(ref_hz, own_hz, offset_semitones(ref_hz, own_hz))

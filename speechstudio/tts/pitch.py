@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["median_f0", "shift_pitch", "pitch_offset", "PITCH_FLOOR_HZ", "PITCH_CEILING_HZ", "MAX_SHIFT_ST",
+__all__ = ["median_f0", "voiced_f0", "shift_pitch", "pitch_offset", "offset_semitones", "PITCH_FLOOR_HZ", "PITCH_CEILING_HZ", "MAX_SHIFT_ST",
            "MIN_SHIFT_ST"]
 
 #: Pitch search range (Hz): Praat's defaults for speech are 75-600; 60 takes in low male voices.
@@ -97,15 +97,19 @@ def shift_pitch(audio: np.ndarray, sample_rate: int, semitones: float, floor: fl
     return np.clip(out[: len(audio)], -1.0, 1.0)
 
 
-def pitch_offset(reference: Sequence[np.ndarray], clips: Sequence[np.ndarray], sample_rate: int) -> float:
-    """Semitones that move the median F0 of ``clips`` (a voice's synthesis) to that of
-    ``reference`` (the speaker's recordings), both float arrays at ``sample_rate`` Hz:
-    ``12 * log2(median_ref / median_clips)``, limited to +-``MAX_SHIFT_ST``; 0 when under
-    ``MIN_SHIFT_ST`` or when either side has no voiced frame."""
-    ref, own = median_f0(list(reference), sample_rate), median_f0(list(clips), sample_rate)
-    if not ref or not own:
+def offset_semitones(reference_hz: float | None, own_hz: float | None) -> float:
+    """Semitones from median F0 ``own_hz`` to ``reference_hz`` (Hz): ``12 * log2(ref / own)``,
+    limited to +-``MAX_SHIFT_ST``; 0 when under ``MIN_SHIFT_ST`` or when either is None / 0."""
+    if not reference_hz or not own_hz:
         return 0.0
-    st = 12.0 * math.log2(ref / own)
+    st = 12.0 * math.log2(reference_hz / own_hz)
     if abs(st) < MIN_SHIFT_ST:
         return 0.0
     return float(max(-MAX_SHIFT_ST, min(MAX_SHIFT_ST, st)))
+
+
+def pitch_offset(reference: Sequence[np.ndarray], clips: Sequence[np.ndarray], sample_rate: int) -> float:
+    """Semitones that move the median F0 of ``clips`` (a voice's synthesis) to that of
+    ``reference`` (the speaker's recordings), both float arrays at ``sample_rate`` Hz
+    (``offset_semitones`` of the two ``median_f0``)."""
+    return offset_semitones(median_f0(list(reference), sample_rate), median_f0(list(clips), sample_rate))

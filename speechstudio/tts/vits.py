@@ -499,6 +499,7 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
             return _finish(load_piper_model(onnx_path)[0], device, precision, optimize)
 
         piper = read_piper_config(onnx_path)
+        clone = _clone_meta(onnx_path.parent, piper.config_path)
         runner = None
         if engine == "onnx":
             from speechstudio.tts.piper_onnx import OnnxPiperRunner
@@ -507,8 +508,7 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
         return VitsVoice(
             engine=engine, runner=runner, model_loader=build if engine == "onnx" else None,
             model=None if engine == "onnx" else build(),
-            clone_of=_clone_base(onnx_path.parent, piper.config_path),
-            pitch_semitones=_clone_pitch(onnx_path.parent, piper.config_path),
+            clone_of=_clone_base(clone), pitch_semitones=_clone_pitch(clone),
             name=name or onnx_path.stem, kind="piper", sample_rate=piper.sample_rate,
             num_speakers=piper.num_speakers, speakers=dict(piper.speaker_id_map),
             language=(piper.language or piper.espeak_voice).lower().replace("_", "-"), piper=piper,
@@ -545,9 +545,9 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
     _finish(model, device, precision, optimize)
     lang = getattr(tokenizer, "language", None) or "en"
     speakers = dict(getattr(config, "speaker_id_map", None) or {})
+    clone = _clone_meta(src) if src.is_dir() else {}
     return VitsVoice(
-        clone_of=_clone_base(src) if src.is_dir() else None,
-        pitch_semitones=_clone_pitch(src) if src.is_dir() else 0.0,
+        clone_of=_clone_base(clone), pitch_semitones=_clone_pitch(clone),
         name=name or str(source), kind="transformers", model=model, sample_rate=int(config.sampling_rate),
         num_speakers=int(config.num_speakers), speakers=speakers,
         language={"eng": "en"}.get(lang, lang), tokenizer=tokenizer, device=device, dtype=precision,
@@ -576,20 +576,19 @@ def _clone_meta(folder: Path, piper_config: Path | None = None) -> dict:
     return {}
 
 
-def _clone_base(folder: Path, piper_config: Path | None = None) -> str | None:
-    """Base voice name if the voice in ``folder`` is a SpeechStudio clone, else None."""
-    meta = _clone_meta(folder, piper_config)
+def _clone_base(meta: dict) -> str | None:
+    """Base voice name of a clone from its ``_clone_meta``; None for other voices."""
     if not meta:
         return None
     return str(meta.get("base") or meta.get("base_voice") or "unknown")
 
 
-def _clone_pitch(folder: Path, piper_config: Path | None = None) -> float:
-    """A clone's stored pitch shift (``"pitch_semitones"``, semitones; ``finetune.pitch_match``);
-    0 for other voices or a value that is not a number within +-12."""
+def _clone_pitch(meta: dict) -> float:
+    """A clone's stored pitch shift from its ``_clone_meta`` (``"pitch_semitones"``, semitones;
+    ``finetune.pitch_match``); 0 for other voices or a value that is not a number within +-12."""
     import math
 
-    value = _clone_meta(folder, piper_config).get("pitch_semitones", 0.0)
+    value = meta.get("pitch_semitones", 0.0)
     try:
         value = float(value)
     except (TypeError, ValueError):
