@@ -33,6 +33,7 @@ from speechstudio.finetune import dataset as _ds
 from speechstudio.finetune.check import CheckSettings, NoSpeechError, asr_check, prepare_clip
 from speechstudio.finetune.manifest import MANIFEST_NAME, Clip, DatasetError, Manifest, Problem
 from speechstudio.finetune.recording import CONSENT_AUDIO, CONSENT_TEXT
+from speechstudio.finetune.vad import VAD_RATE
 
 __all__ = ["build_dataset", "decode_native"]
 
@@ -133,7 +134,8 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                   transcribe: Callable[[np.ndarray], str] | None = None,
                   text_ok: Callable[[str], str | None] | None = None, progress: Progress | None = None,
                   min_s: float = 0.5, max_s: float = 20.0, pad_s: float = 0.15, cer_threshold: float = 0.35,
-                  split_long: bool = False, asr_model=None, speaker: str | None = None) -> Manifest:
+                  split_long: bool = False, asr_model=None, speaker: str | None = None,
+                  speaker_check: bool = False) -> Manifest:
     """Import ``source``, check every clip, write ``out_dir`` (``manifest.json`` + ``clips/``).
 
     Args:
@@ -158,6 +160,11 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
         speaker: the speaker to keep from a Piper multi-speaker ``metadata.csv`` (``ID|SPEAKER|TEXT``;
             ``finetune.dataset.read_metadata``); needed when it holds several. Stored in
             ``notes["speaker"]``, the others' line counts in ``notes["speakers"]``.
+        speaker_check: (voice datasets) embed every clip with Resemblyzer and flag the clips that
+            sound like another speaker ``other_speaker`` (left out of training: a clone of two
+            voices is neither; ``finetune.closeness.speaker_outliers``); each clip's similarity to
+            the others is kept in ``notes["speaker_similarity"]``. Without Resemblyzer installed
+            the check is skipped and ``notes["speaker_check"]`` says why.
 
     Returns the saved ``Manifest``. Bad inputs become ``Manifest.problems``; the build goes on.
     Raises ``DatasetError`` ("DIR: no usable clip (N problems: first ...)") when no clip is
@@ -182,6 +189,7 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                    **({"speaker": scan.speaker, "speakers": scan.speakers} if scan.speakers else {}),
                    "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "clip_stats": {}, "unsayable": {}, "warnings": []}
     recognizer = None
+    voiceprint, embeddings = _voiceprint(notes) if speaker_check else (None, {})
     taken = {e.id.casefold() for e in scan.entries}   # ids in use (case-insensitive file systems)
     total = len(scan.entries)
     done = 0
@@ -249,10 +257,17 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                     if mismatch:
                         flags.append("asr_mismatch")
                     score = None if score is None else round(score, 4)
+                if voiceprint is not None:
+                    try:
+                        embeddings[len(clips)] = voiceprint.embed(prep.audio16k, VAD_RATE)
+                    except ValueError:
+                        pass  # too little speech to tell a voice: no vote either way
                 _write_wav(work / "clips" / f"{ident}.wav", prep.audio, settings.sample_rate)
                 notes["clip_stats"][ident] = prep.stats
                 clips.append(Clip(ident, f"clips/{ident}.wav", text, round(prep.duration_s, 4), tuple(flags),
                                   score, heard, where))
+        if voiceprint is not None:
+            clips = _flag_other_speakers(clips, embeddings, notes)
         report(done, total, "writing the manifest")
         manifest = Manifest(settings.sample_rate, clips, problems, language, notes)
         if not manifest.usable():
@@ -265,6 +280,37 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
         raise _write_error(out, exc) from exc
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _voiceprint(notes: dict):
+    """(``VoicePrint``, {}) for the speaker check, or (None, {}) with the reason in ``notes``."""
+    from speechstudio.finetune.closeness import VoicePrint
+
+    try:
+        return VoicePrint(), {}
+    except ImportError as exc:
+        notes["speaker_check"] = f"skipped: {exc.name or 'resemblyzer'} is not installed"
+        return None, {}
+
+
+def _flag_other_speakers(clips: list[Clip], embeddings: dict, notes: dict) -> list[Clip]:
+    """``clips`` with ``other_speaker`` added to the outliers among ``embeddings`` (clip index ->
+    GE2E embedding); similarities (leave-one-out) stored in ``notes["speaker_similarity"]``."""
+    from dataclasses import replace as _replace
+
+    from speechstudio.finetune.closeness import OUTLIER_SIMILARITY, VoicePrint, speaker_outliers
+
+    order = sorted(embeddings)
+    vectors = [embeddings[i] for i in order]
+    total = np.sum(np.stack(vectors), axis=0) if vectors else None
+    notes["speaker_similarity"] = {clips[i].id: round(VoicePrint.similarity(e, total - e), 4)
+                                   for i, e in zip(order, vectors)} if len(vectors) >= 3 else {}
+    notes["speaker_check"] = f"{len(vectors)} clips compared (threshold {OUTLIER_SIMILARITY})"
+    out = list(clips)
+    for k, _sim in speaker_outliers(vectors):
+        i = order[k]
+        out[i] = _replace(out[i], flags=tuple(out[i].flags) + ("other_speaker",))
+    return out
 
 
 def _write_error(out: Path, exc: OSError) -> DatasetError:

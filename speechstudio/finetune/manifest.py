@@ -35,6 +35,7 @@ FLAGS = {
     "too_short": "shorter than the shortest usable clip",
     "too_long": "longer than the longest usable clip (split it)",
     "unsayable": "text has characters the voice / vocabulary cannot say",
+    "other_speaker": "sounds like another speaker than the rest of the clips (speaker embedding outlier)",
 }
 
 
@@ -84,8 +85,8 @@ class Manifest:
 
     # ------------------------------------------------------------------ queries
     def usable(self) -> list[Clip]:
-        """Clips not dropped and not flagged too_short / too_long / unsayable."""
-        bad = {"too_short", "too_long", "unsayable"}
+        """Clips not dropped and not flagged too_short / too_long / unsayable / other_speaker."""
+        bad = {"too_short", "too_long", "unsayable", "other_speaker"}
         return [c for c in self.clips if not c.dropped and not bad.intersection(c.flags)]
 
     @property

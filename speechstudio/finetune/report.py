@@ -25,7 +25,9 @@ class DatasetReport:
     ``FLAGS``, zeros included); ``problems``: inputs that did not become clips; ``too_long``: ids
     of clips to split; ``mismatches``: ``(id, cer, text, asr_text)`` of asr_mismatch clips;
     ``warnings``: lines for the user; ``too_short``: ids of clips left out as too short;
-    ``unsayable``: ``(id, source, reason)`` of clips left out because the voice cannot say them."""
+    ``unsayable``: ``(id, source, reason)`` of clips left out because the voice cannot say them;
+    ``other_speaker``: ``(id, source, similarity to the other clips)`` of clips left out because
+    they sound like another speaker (``build_dataset(speaker_check=True)``)."""
 
     sample_rate: int
     clips: int
@@ -40,6 +42,7 @@ class DatasetReport:
     warnings: tuple[str, ...]
     too_short: tuple[str, ...] = ()
     unsayable: tuple[tuple[str, str, str], ...] = ()
+    other_speaker: tuple[tuple[str, str, float | None], ...] = ()
 
 
 def report(manifest: Manifest) -> DatasetReport:
@@ -61,6 +64,9 @@ def report(manifest: Manifest) -> DatasetReport:
     if counts["asr_mismatch"]:
         warnings.append(f"{counts['asr_mismatch']} clip(s) where the recogniser heard something else: check "
                         "their texts (fix, drop or re-record)")
+    if counts["other_speaker"]:
+        warnings.append(f"{counts['other_speaker']} clip(s) sound like another speaker than the rest: left out of "
+                        "training (listen to them; a clone learnt from two voices sounds like neither)")
     if manifest.problems:
         warnings.append(f"{len(manifest.problems)} input(s) could not be used (see problems)")
     mismatches = tuple((c.id, c.cer, c.text, c.asr_text or "") for c in kept if "asr_mismatch" in c.flags)
@@ -71,7 +77,9 @@ def report(manifest: Manifest) -> DatasetReport:
         mismatches=mismatches, warnings=tuple(warnings),
         too_short=tuple(c.id for c in kept if "too_short" in c.flags),
         unsayable=tuple((c.id, c.source, str(manifest.notes.get("unsayable", {}).get(c.id, "")))
-                        for c in kept if "unsayable" in c.flags))
+                        for c in kept if "unsayable" in c.flags),
+        other_speaker=tuple((c.id, c.source, manifest.notes.get("speaker_similarity", {}).get(c.id))
+                            for c in kept if "other_speaker" in c.flags))
 
 
 def _bin(lo: float, hi: float) -> str:
@@ -102,6 +110,11 @@ def format_report(rep: DatasetReport, max_lines: int = 20) -> str:
         out.append(f"  unsayable {ident} ({source}), left out: {reason}")
     if len(rep.unsayable) > max_lines:
         out.append(f"  ... and {len(rep.unsayable) - max_lines} more unsayable")
+    for ident, source, sim in rep.other_speaker[:max_lines]:
+        out.append(f"  other speaker? {ident} ({source}), left out: similarity {sim:.2f} to the other clips"
+                   if sim is not None else f"  other speaker? {ident} ({source}), left out")
+    if len(rep.other_speaker) > max_lines:
+        out.append(f"  ... and {len(rep.other_speaker) - max_lines} more from another speaker")
     if rep.problems:
         out.append(f"problems ({len(rep.problems)}):")
         out += [f"  {p.source}: {p.reason}" for p in rep.problems[:max_lines]]

@@ -377,7 +377,7 @@ def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = 
             transcribe = None  # no Whisper installed: the report says the texts were not cross-checked
     manifest = build_dataset(p.source, p.dataset_dir, voice.sample_rate, language=voice.language.split("-")[0],
                              transcribe=transcribe, text_ok=text_checker(voice), progress=progress,
-                             split_long=split_long, speaker=speaker)
+                             split_long=split_long, speaker=speaker, speaker_check=True)
     text = format_report(report(manifest))
     if transcribe is None and asr_check:
         text += "\nnote: texts not cross-checked with Whisper (no Whisper model installed)"

@@ -195,7 +195,8 @@ class DatasetStep(QWidget):
         self.cancel()
         out = datasets_dir() / self.wiz.voice_name()
         job = BuildDatasetJob(src, out, rate, base=self.wiz.base, asr=self.asr_check.isChecked(),
-                              language=self.wiz.language(), split_long=self.split_check.isChecked())
+                              language=self.wiz.language(), split_long=self.split_check.isChecked(),
+                              speaker_check=True)
         self.job = job
         self.job_id = self.wiz.compute.submit(job)
         self.progress.setRange(0, 0)

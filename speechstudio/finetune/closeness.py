@@ -1,0 +1,326 @@
+"""How close is a cloned voice to its speaker: speaker similarity, naturalness, pitch.
+
+Three measures, each from a model or method whose weights or code install offline:
+
+* **Speaker similarity** (SECS, speaker-encoder cosine similarity): the cosine between the GE2E
+  embedding of an utterance and the *speaker embedding* of the recordings (the normalised mean of
+  their utterance embeddings), as Resemblyzer computes them (resemblyzer's ``VoiceEncoder``,
+  weights in its wheel, Apache-2.0; Wan et al. 2018, "Generalized end-to-end loss for speaker
+  verification"; the SECS of YourTTS, Casanova et al. 2022). Two utterances of one speaker
+  score ~0.85-0.95, different speakers of one sex ~0.5-0.7 with this encoder (measured on
+  ``../shared/voices/matthes``: held-back recordings 0.94, the joe base voice 0.60).
+* **Naturalness**: DistillMOS (Stahl & Gamper 2025, "Distillation and pruning for scalable
+  self-supervised representation-based speech quality assessment"; weights in the ``distillmos``
+  wheel, MIT): a predicted mean opinion score 1-5 of 16 kHz speech. Real read speech ~4.5.
+* **Pitch**: Praat's F0 (``tts.pitch.voiced_f0``) over voiced frames: median, the p10-p90 spread
+  in semitones (read speech spans 5-12; a monotone ~0) and the share of voiced frames within 1 %
+  of the decoder's *frame rate* ``sample_rate / hop_length`` (86.13 Hz for a 22.05 kHz voice with
+  hop 256): a HiFi-GAN decoder that lost its pitch rendering emits one pulse per latent frame and
+  Praat reads that buzz as an "F0" (docs/finetune_voice.md, "Pitch"). ``median_hz`` leaves those
+  frames out, so a pitch measured here is never the buzz.
+
+The scorers load lazily (Resemblyzer ~0.1 s, DistillMOS ~0.2 s on a CPU) and are Qt-free; the
+fine-tuning trainer scores its samples at each evaluation with them and the wizard shows
+:meth:`Closeness.describe`'s words.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import math
+import sys
+import threading
+import types
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+__all__ = ["PitchProfile", "pitch_profile", "VoicePrint", "Naturalness", "Closeness", "scorers_available",
+           "speaker_outliers", "FRAME_RATE_TOLERANCE", "SCORER_RATE", "OUTLIER_SIMILARITY", "GROUP_SIMILARITY"]
+
+#: Resemblyzer and DistillMOS take 16 kHz audio.
+SCORER_RATE = 16000
+#: Relative distance to the frame rate within which a voiced frame counts as frame-rate buzz.
+FRAME_RATE_TOLERANCE = 0.01
+#: A clip whose similarity to the rest of the dataset is below this is another speaker (or a
+#: recording too damaged to tell): one speaker's own clips scored 0.80-0.96 on the matthes set
+#: (its worst clip 0.80), another male voice (joe) 0.55-0.66 against it.
+OUTLIER_SIMILARITY = 0.72
+#: Two groups of clips whose mean embeddings are less similar than this are two speakers: one
+#: speaker's clips split in two groups stay near 0.95 (30 matthes clips: 0.948); another voice against them 0.50-0.67.
+GROUP_SIMILARITY = 0.85
+
+_LOCK = threading.Lock()
+_ENCODER = None
+_MOS = None
+
+
+@dataclass(frozen=True)
+class PitchProfile:
+    """Pitch of a set of clips. ``median_hz``: median F0 of the voiced frames that are not
+    frame-rate buzz (None when none is); ``p10_hz`` / ``p90_hz`` and ``spread_st`` = 12 log2(p90 /
+    p10) over the same frames; ``frame_rate_share``: share of all voiced frames within
+    ``FRAME_RATE_TOLERANCE`` of ``frame_rate_hz``; ``voiced_frames``: their count (10 ms frames)."""
+
+    median_hz: float | None
+    p10_hz: float | None
+    p90_hz: float | None
+    spread_st: float
+    frame_rate_share: float
+    frame_rate_hz: float
+    voiced_frames: int
+
+
+def pitch_profile(clips: Sequence[np.ndarray], sample_rate: int, hop_length: int = 256) -> PitchProfile:
+    """:class:`PitchProfile` of mono float ``clips`` (n_samples,) at ``sample_rate`` Hz; the
+    decoder's frame rate is ``sample_rate / hop_length`` (VITS / Piper: hop 256)."""
+    from speechstudio.tts.pitch import voiced_f0
+
+    frame_rate = sample_rate / float(hop_length)
+    f0 = [voiced_f0(np.asarray(c, dtype=np.float32), sample_rate) for c in clips]
+    f0 = np.concatenate(f0) if f0 else np.zeros(0)
+    if not len(f0):
+        return PitchProfile(None, None, None, 0.0, 0.0, frame_rate, 0)
+    buzz = np.abs(f0 / frame_rate - 1.0) < FRAME_RATE_TOLERANCE
+    real = f0[~buzz]
+    if not len(real):
+        return PitchProfile(None, None, None, 0.0, float(buzz.mean()), frame_rate, int(len(f0)))
+    p10, p50, p90 = np.percentile(real, [10, 50, 90])
+    return PitchProfile(float(p50), float(p10), float(p90), float(12 * math.log2(p90 / p10)), float(buzz.mean()),
+                        frame_rate, int(len(f0)))
+
+
+def _to_16k(audio: np.ndarray, sample_rate: int) -> np.ndarray:
+    a = np.asarray(audio, dtype=np.float32).reshape(-1)
+    if sample_rate != SCORER_RATE:
+        import soxr
+
+        a = soxr.resample(a, sample_rate, SCORER_RATE).astype(np.float32)
+    return a
+
+
+def _pkg_resources_stand_in() -> types.ModuleType:
+    """``webrtcvad`` 2.0.10 (a Resemblyzer dependency) reads its own version with
+    ``pkg_resources.get_distribution``, which setuptools >= 81 no longer ships; only that call
+    is needed, answered from ``importlib.metadata``."""
+    mod = types.ModuleType("pkg_resources")
+    mod.get_distribution = lambda name: types.SimpleNamespace(version=importlib.metadata.version(name))
+    return mod
+
+
+def _import_resemblyzer():
+    try:
+        import resemblyzer
+    except ModuleNotFoundError as exc:
+        if exc.name != "pkg_resources":
+            raise
+        sys.modules.setdefault("pkg_resources", _pkg_resources_stand_in())
+        import resemblyzer
+    return resemblyzer
+
+
+def scorers_available() -> tuple[bool, str]:
+    """(True, "") when Resemblyzer and DistillMOS can be imported, else (False, the reason for
+    the user: which package to install)."""
+    import importlib.util
+
+    missing = [name for name in ("resemblyzer", "distillmos") if importlib.util.find_spec(name) is None]
+    if missing:
+        return False, (f"{' and '.join(missing)} not installed: pip install 'speechstudio[clone]' "
+                       "to see how close a clone is")
+    return True, ""
+
+
+class VoicePrint:
+    """GE2E speaker embeddings (Resemblyzer). One encoder per process, shared by threads.
+
+    ``embed(audio, sample_rate)`` -> float32 (256,), unit norm; ``speaker(clips, sample_rate)``
+    -> the normalised mean of the clips' embeddings (Resemblyzer ``embed_speaker``);
+    ``similarity(a, b)`` -> cosine in [-1, 1]. Audio: mono float in [-1, 1], any rate
+    (resampled to 16 kHz with soxr; Resemblyzer's ``preprocess_wav`` then normalises the volume
+    to -30 dBFS and removes pauses longer than 300 ms with its VAD). Raises ``ValueError`` for a
+    clip with no speech left after that.
+    """
+
+    def __init__(self):
+        global _ENCODER
+        with _LOCK:
+            if _ENCODER is None:
+                _ENCODER = _import_resemblyzer().VoiceEncoder("cpu", verbose=False)
+        self._encoder = _ENCODER
+
+    def embed(self, audio: np.ndarray, sample_rate: int) -> np.ndarray:
+        from resemblyzer import preprocess_wav
+
+        wav = preprocess_wav(_to_16k(audio, sample_rate), source_sr=SCORER_RATE)
+        if len(wav) < SCORER_RATE // 4:
+            raise ValueError("no speech left after removing the pauses (under 0.25 s)")
+        with _LOCK:
+            return np.asarray(self._encoder.embed_utterance(wav), dtype=np.float32)
+
+    def speaker(self, clips: Sequence[np.ndarray], sample_rate: int) -> np.ndarray:
+        embs = [self.embed(c, sample_rate) for c in clips]
+        if not embs:
+            raise ValueError("no clips to make a speaker embedding from")
+        return self.mean(embs)
+
+    @staticmethod
+    def mean(embeddings: Sequence[np.ndarray]) -> np.ndarray:
+        m = np.mean(np.stack(embeddings), axis=0)
+        return (m / max(float(np.linalg.norm(m)), 1e-9)).astype(np.float32)
+
+    @staticmethod
+    def similarity(a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.dot(a, b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-9))
+
+
+def _import_distillmos():
+    try:
+        import torchaudio  # noqa: F401
+    except (ImportError, OSError):
+        # distillmos imports torchaudio at module level but uses it only in its file-list helper
+        # (loading and resampling files), which SpeechStudio does not call: scoring takes a 16 kHz
+        # tensor. A torchaudio wheel built for another torch fails to load its library (OSError),
+        # so an empty module stands in for it.
+        sys.modules["torchaudio"] = types.ModuleType("torchaudio")
+    import distillmos
+
+    return distillmos
+
+
+class Naturalness:
+    """DistillMOS: ``score(audio, sample_rate)`` -> predicted MOS (float, ~1-5) of one mono
+    float clip (resampled to 16 kHz). One model per process, shared by threads."""
+
+    def __init__(self):
+        global _MOS
+        with _LOCK:
+            if _MOS is None:
+                import contextlib
+                import io
+
+                with contextlib.redirect_stdout(io.StringIO()):  # it prints where its weights are
+                    model = _import_distillmos().ConvTransformerSQAModel()
+                _MOS = model.eval()
+        self._model = _MOS
+
+    def score(self, audio: np.ndarray, sample_rate: int) -> float:
+        import torch
+
+        x = torch.from_numpy(_to_16k(audio, sample_rate))[None]
+        with _LOCK, torch.no_grad():
+            return float(self._model(x).reshape(-1)[0])
+
+
+def _two_groups(x: np.ndarray, iterations: int = 20) -> np.ndarray:
+    """Spherical 2-means of unit rows ``x`` (n, d), started from the two least similar rows;
+    returns a bool array, True for the rows of the second group."""
+    sim = x @ x.T
+    i, j = np.unravel_index(np.argmin(sim), sim.shape)
+    centres = x[[i, j]]
+    second = np.zeros(len(x), dtype=bool)
+    for _ in range(iterations):
+        new = (x @ centres.T).argmax(axis=1) == 1
+        if new.all() or not new.any() or (new == second).all():
+            second = new if new.any() and not new.all() else second
+            break
+        second = new
+        centres = np.stack([x[~second].mean(0), x[second].mean(0)])
+        centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    return second
+
+
+def speaker_outliers(embeddings: Sequence[np.ndarray], threshold: float = OUTLIER_SIMILARITY,
+                     group_similarity: float = GROUP_SIMILARITY) -> list[tuple[int, float]]:
+    """Clips that sound like another speaker: ``(index, similarity)`` pairs, by index.
+
+    Two checks on the GE2E embeddings (any dimension, normalised here):
+
+    1. *Two voices*: the clips are split in two groups (spherical 2-means); when the groups' mean
+       embeddings are less similar than ``group_similarity`` the dataset holds two speakers, and
+       every clip of the group with less clips is flagged (its similarity: to the larger group's
+       mean). One speaker's clips split this way stay near 0.95 (matthes: 0.948).
+    2. *Odd clips*: within the remaining clips, each one whose cosine with the mean of the
+       *others* (leave-one-out) is below ``threshold``.
+
+    With fewer than 3 clips nothing can be told (empty list)."""
+    if len(embeddings) < 3:
+        return []
+    x = np.stack([np.asarray(e, dtype=np.float64).reshape(-1) for e in embeddings])
+    x /= np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+    flagged: dict[int, float] = {}
+    second = _two_groups(x)
+    if second.any() and not second.all():
+        minority = second if second.sum() < (~second).sum() else ~second
+        major = x[~minority].mean(0)
+        minor = x[minority].mean(0)
+        if VoicePrint.similarity(major, minor) < group_similarity:
+            for i in np.flatnonzero(minority):
+                flagged[int(i)] = VoicePrint.similarity(x[i], major)
+    rest = [i for i in range(len(x)) if i not in flagged]
+    if len(rest) >= 3:
+        total = x[rest].sum(0)
+        for i in rest:
+            sim = VoicePrint.similarity(x[i], total - x[i])
+            if sim < threshold:
+                flagged[i] = sim
+    return sorted(flagged.items())
+
+
+@dataclass(frozen=True)
+class Closeness:
+    """How close a set of synthesized clips is to the speaker's recordings. ``similarity``: mean
+    SECS of the clips against the recordings' speaker embedding; ``naturalness``: mean DistillMOS;
+    ``pitch``: :class:`PitchProfile` of the clips; ``speaker_pitch_hz``: median F0 of the
+    recordings (None when not measured); ``base_similarity``: the base voice's SECS against the
+    same recordings (None when not measured), so progress can be told."""
+
+    similarity: float
+    naturalness: float
+    pitch: PitchProfile
+    speaker_pitch_hz: float | None = None
+    base_similarity: float | None = None
+
+    @property
+    def pitch_offset_st(self) -> float | None:
+        """Semitones from the speaker's median F0 to the clips' (None if either is missing)."""
+        if not self.speaker_pitch_hz or not self.pitch.median_hz:
+            return None
+        return 12 * math.log2(self.pitch.median_hz / self.speaker_pitch_hz)
+
+    @property
+    def score(self) -> float:
+        """One number to pick the best checkpoint by: similarity, less 0.1 per MOS point under
+        3.5 (a voice that sounds like the speaker but buzzes is not the best clone) and 0.5 per
+        unit of frame-rate share."""
+        return float(self.similarity - 0.1 * max(0.0, 3.5 - self.naturalness) - 0.5 * self.pitch.frame_rate_share)
+
+    def describe(self) -> str:
+        """Plain words for the wizard, e.g. "Sounds like you: close (similarity 0.81); sounds
+        natural (4.1 of 5); pitch 2 semitones lower than your recordings"."""
+        s = self.similarity
+        like = ("very close" if s >= 0.85 else "close" if s >= 0.75 else "partly" if s >= 0.65 else "not yet")
+        parts = [f"sounds like you: {like} (similarity {s:.2f}"
+                 + (f", base voice {self.base_similarity:.2f}" if self.base_similarity is not None else "")
+                 + ", your own recordings score about 0.9)"]
+        n = self.naturalness
+        nat = ("natural" if n >= 4.0 else "mostly natural" if n >= 3.5 else "somewhat artificial" if n >= 2.5
+               else "buzzy or distorted")
+        parts.append(f"{nat} ({n:.1f} of 5)")
+        off = self.pitch_offset_st
+        if off is not None:
+            if abs(off) < 1.0:
+                parts.append("pitch matches your recordings")
+            else:
+                parts.append(f"pitch {abs(off):.0f} semitone{'s' if abs(off) >= 1.5 else ''} "
+                             f"{'higher' if off > 0 else 'lower'} than your recordings")
+        if self.pitch.frame_rate_share > 0.05:
+            parts.append(f"{self.pitch.frame_rate_share:.0%} of the voiced sound is a mechanical buzz")
+        text = "; ".join(parts)
+        return text[0].upper() + text[1:]
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["pitch_offset_st"] = self.pitch_offset_st
+        d["score"] = self.score
+        return d
