@@ -303,6 +303,10 @@ def test_piper_base_warms_up_adapts_the_decoder_then_trains(tmp_path):
                               state["opt_d"]["param_groups"][0]["lr"])
     steps = [e for e in events if isinstance(e, StepEvent)]
     assert [(e.step, e.stage) for e in steps] == [(1, "warmup"), (2, "decoder"), (3, "train")]
+    # after the warm-up the decoder learns from pitch-conformed clips with fixed latents (conform.py)
+    notes = [e.message for e in events if isinstance(e, StageEvent) and e.stage == "decoder"]
+    assert any(m.startswith("pitch: your recordings ") and "from 3 clips" in m for m in notes), notes
+    assert len(list((tmp_path / "run" / "cache" / "conformed").glob("*.pt"))) == 3
     assert all(np.isfinite(v) for e in steps for v in e.losses.values())
     # generator: warm-up ramping up to warmup_lr, then generator_lr (fine-tuning the base's decoder);
     # the fresh discriminator at VITS' lr from its first step (the GAN stage); all decayed per step

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["median_f0", "voiced_f0", "shift_pitch", "pitch_offset", "offset_semitones", "PITCH_FLOOR_HZ", "PITCH_CEILING_HZ", "MAX_SHIFT_ST",
+__all__ = ["median_f0", "voiced_f0", "pitch_contour", "impose_contour", "shift_pitch", "pitch_offset", "offset_semitones", "PITCH_FLOOR_HZ", "PITCH_CEILING_HZ", "MAX_SHIFT_ST",
            "MIN_SHIFT_ST"]
 
 #: Pitch search range (Hz): Praat's defaults for speech are 75-600; 60 takes in low male voices.
@@ -90,6 +90,47 @@ def shift_pitch(audio: np.ndarray, sample_rate: int, semitones: float, floor: fl
         if call(tier, "Get number of points") == 0:
             return audio
         call(tier, "Shift frequencies", sound.xmin, sound.xmax, float(semitones), "semitones")
+        call([tier, manipulation], "Replace pitch tier")
+        out = call(manipulation, "Get resynthesis (overlap-add)").values[0].astype(np.float32)
+    if len(out) < len(audio):
+        out = np.pad(out, (0, len(audio) - len(out)))
+    return np.clip(out[: len(audio)], -1.0, 1.0)
+
+
+def pitch_contour(audio: np.ndarray, sample_rate: int, floor: float = PITCH_FLOOR_HZ,
+                  ceiling: float = PITCH_CEILING_HZ) -> tuple[np.ndarray, np.ndarray]:
+    """(times in s, F0 in Hz) of the voiced 10 ms frames of mono ``audio`` (Praat "To Pitch", as
+    :func:`voiced_f0`); both empty when nothing is voiced or the clip is too short."""
+    if len(audio) < 3.0 / floor * sample_rate + 1:
+        return np.zeros(0), np.zeros(0)
+    with _PRAAT_LOCK:
+        pitch = _sound(audio, sample_rate).to_pitch(time_step=0.01, pitch_floor=floor, pitch_ceiling=ceiling)
+        f0 = pitch.selected_array["frequency"]
+        times = np.asarray(pitch.xs())
+    voiced = f0 > 0
+    return times[voiced], f0[voiced]
+
+
+def impose_contour(audio: np.ndarray, sample_rate: int, times_s: np.ndarray, f0_hz: np.ndarray,
+                   floor: float = PITCH_FLOOR_HZ, ceiling: float = PITCH_CEILING_HZ) -> np.ndarray:
+    """``audio`` resynthesised to follow the pitch contour (``times_s``, ``f0_hz``), formants and
+    duration kept (Praat Manipulation: its pitch tier replaced by these points, PSOLA overlap-add;
+    Praat interpolates between points and holds the ends). Only the voiced parts of ``audio``
+    change. Returns float32 (n_samples,) of the input's length in [-1, 1]; a clip too short to
+    analyse, with no voiced frame or an empty contour comes back unchanged."""
+    audio = np.asarray(audio, dtype=np.float32).reshape(-1)
+    times_s, f0_hz = np.asarray(times_s, dtype=np.float64), np.asarray(f0_hz, dtype=np.float64)
+    keep = np.isfinite(f0_hz) & (f0_hz > 0) & np.isfinite(times_s)
+    if not keep.any() or len(audio) < 3.0 / floor * sample_rate + 1 or not np.any(audio):
+        return audio
+    from parselmouth.praat import call
+
+    with _PRAAT_LOCK:
+        sound = _sound(audio, sample_rate)
+        manipulation = call(sound, "To Manipulation", 0.01, floor, ceiling)
+        tier = call("Create PitchTier", "contour", sound.xmin, sound.xmax)
+        for t, f in zip(times_s[keep], f0_hz[keep]):
+            call(tier, "Add point", float(t), float(f))
         call([tier, manipulation], "Replace pitch tier")
         out = call(manipulation, "Get resynthesis (overlap-add)").values[0].astype(np.float32)
     if len(out) < len(audio):

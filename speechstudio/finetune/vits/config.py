@@ -105,6 +105,10 @@ class TrainConfig:
     generator's lr in the decoder and GAN stages (the base's trained decoder is fine-tuned, not
     trained: module notes); ``None`` = ``lr`` as VITS trains from scratch; the discriminator
     (fresh) always trains at ``lr``.
+    ``pitch_conform``: (Piper bases, ``freeze_prior``) after the warm-up the decoder trains on
+    pitch-conformed recordings with their fixed prior latents (``conform``: the base's contour in
+    the speaker's range, PSOLA), ``conform_draws`` noise draws per clip; False: on the raw
+    recordings with fresh prior noise each step (the recipe before 2026-12-03).
     ``decoder_steps``: steps of the decoder stage after the warm-up (``None``: as many as the
     warm-up's, at most a third of what follows it; 0 for bases with a trained posterior
     encoder); ``freeze_prior``: keep the flow, duration predictor and posterior encoder frozen in
@@ -144,6 +148,8 @@ class TrainConfig:
     vae_decoder: bool = False
     stft_weight: float = 0.0
     generator_lr: float | None = 2e-5
+    pitch_conform: bool = True
+    conform_draws: int = 1
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "grad_accum", "eval_every", "checkpoint_every", "patience"):
@@ -155,6 +161,8 @@ class TrainConfig:
             raise UsageError(f"decoder_steps must be between 0 and steps={self.steps} (got {self.decoder_steps})")
         if not self.warmup_lr > 0:
             raise UsageError(f"warmup_lr must be > 0 (got {self.warmup_lr})")
+        if not 1 <= int(self.conform_draws) <= 8:
+            raise UsageError(f"conform_draws must be between 1 and 8 (got {self.conform_draws})")
         if int(self.warmup_ramp_steps) < 0:
             raise UsageError(f"warmup_ramp_steps must be >= 0 (got {self.warmup_ramp_steps})")
         if self.generator_lr is not None and not self.generator_lr > 0:

@@ -144,7 +144,8 @@ def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | 
 class ClipDataset:
     """Map-style dataset over ``ClipItem``s: item -> dict of tensors (``ids`` long (t_x,),
     ``spec`` float32 (bins, frames), ``mel`` float32 (n_mels, frames), ``wav`` float32
-    (frames * hop,) in [-1, 1])."""
+    (frames * hop,) in [-1, 1]; and ``latent`` float32 (flow, frames) for pitch-conformed clips,
+    ``conform.conform_clips``)."""
 
     def __init__(self, items: list[ClipItem]):
         self.items = list(items)
@@ -157,14 +158,18 @@ class ClipDataset:
 
         item = self.items[i]
         data = torch.load(item.cache_path, weights_only=True)
-        return {"ids": torch.tensor(item.token_ids, dtype=torch.long), "spec": data["spec"].float(),
-                "mel": data["mel"].float(), "wav": data["wav"].float() / 32767.0}
+        out = {"ids": torch.tensor(item.token_ids, dtype=torch.long), "spec": data["spec"].float(),
+               "mel": data["mel"].float(), "wav": data["wav"].float() / 32767.0}
+        if "latent" in data:
+            out["latent"] = data["latent"].float()
+        return out
 
 
 def collate(batch: list[dict], hop_length: int, min_frames: int = 1) -> dict:
     """Pad a list of ``ClipDataset`` items: ``input_ids`` (b, t_x) long, ``input_mask`` (b, t_x),
     ``spec`` (b, bins, t_y), ``mel`` (b, n_mels, t_y), ``spec_mask`` (b, t_y) float32,
-    ``wav`` (b, 1, t_y * hop), with t_y >= ``min_frames`` (one training segment)."""
+    ``wav`` (b, 1, t_y * hop), with t_y >= ``min_frames`` (one training segment); ``latent``
+    (b, flow, t_y) when the items have one."""
     import torch
 
     b = len(batch)
@@ -182,6 +187,10 @@ def collate(batch: list[dict], hop_length: int, min_frames: int = 1) -> dict:
         out["mel"][i, :, :f] = x["mel"]
         out["spec_mask"][i, :f] = 1
         out["wav"][i, 0, : x["wav"].numel()] = x["wav"]
+    if "latent" in batch[0]:
+        out["latent"] = torch.zeros(b, batch[0]["latent"].shape[0], t_y)
+        for i, x in enumerate(batch):
+            out["latent"][i, :, : x["latent"].shape[-1]] = x["latent"]
     return out
 
 

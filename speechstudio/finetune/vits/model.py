@@ -137,7 +137,7 @@ def prior_latents(z_mask, attn, m_p, logs_p, model, g=None, flow_grad: bool = Fa
 
 def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_frames: int, speaker_ids=None,
                      gradient_checkpointing: bool = False, mas_backend: str = "auto",
-                     latents: str = "posterior") -> ForwardOutput:
+                     latents: str = "posterior", given_latents=None) -> ForwardOutput:
     """One VITS training forward on a batch.
 
     ``input_ids``: long (b, t_x); ``input_mask``: (b, t_x) 1 for tokens; ``spec``: float (b,
@@ -146,7 +146,8 @@ def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_fram
     its tokens. ``speaker_ids``: long (b,) for multi-speaker bases. ``latents``: what the decoder
     is fed, ``"posterior"`` (VITS) or ``"prior"`` (:func:`prior_latents`: no gradient reaches the
     posterior encoder, flow or text encoder through the decoder) or ``"prior_flow"`` (the same
-    with gradient through the reverse flow). Randomness (posterior sample,
+    with gradient through the reverse flow) or ``"given"``: ``given_latents`` (b, flow, t_y), the
+    prior latents fixed per clip by ``conform.conform_clips``. Randomness (posterior sample,
     prior noise, slice starts, dropout, SDP noise) comes from torch's global RNG.
     """
     g = _speaker_embedding(model, speaker_ids)
@@ -157,7 +158,9 @@ def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_fram
     attn = align(z_p, m_p, logs_p, x_mask, z_mask, mas_backend)
     w = attn.sum(2)
     loss_dur = duration_loss(model, hidden, x_mask, w.to(hidden.dtype), g)
-    if latents in ("prior", "prior_flow"):
+    if latents == "given":
+        source = given_latents.to(z.dtype) * z_mask
+    elif latents in ("prior", "prior_flow"):
         with torch.no_grad():  # durations from the posterior *mean* (no sampling noise), as validation aligns
             attn_q = align(model.flow(m_q * z_mask, z_mask, g, reverse=False), m_p, logs_p, x_mask, z_mask,
                            mas_backend)

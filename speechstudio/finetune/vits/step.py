@@ -68,9 +68,10 @@ class GeneratorForward(nn.Module):
         self.segment_frames, self.gradient_checkpointing, self.mas_backend = (
             segment_frames, gradient_checkpointing, mas_backend)
 
-    def forward(self, input_ids, input_mask, spec, spec_mask, speaker_ids=None, latents: str = "posterior"):
+    def forward(self, input_ids, input_mask, spec, spec_mask, speaker_ids=None, latents: str = "posterior",
+                given_latents=None):
         out = training_forward(self.model, input_ids, input_mask, spec, spec_mask, self.segment_frames, speaker_ids,
-                               self.gradient_checkpointing, self.mas_backend, latents)
+                               self.gradient_checkpointing, self.mas_backend, latents, given_latents)
         return tuple(getattr(out, f.name) for f in fields(out))
 
 
@@ -110,6 +111,7 @@ class VitsTraining:
         self.step = 0
         self.batches_seen = 0
         self.stage = None
+        self.conformed = False  # True once the batches carry pitch-conformed clips (conform.py)
         self.nonfinite_streak = 0
         self.last_nonfinite: list[str] = []
         self.warmup_prefixes = warmup_parameter_prefixes(model)
@@ -174,7 +176,10 @@ class VitsTraining:
         """What the decoder is fed in ``stage`` (``model.training_forward``): ``"prior"`` latents
         aligned to the clip (``model.prior_latents``) in the decoder stage and, with
         ``config.freeze_prior``, in the GAN stage (the decoder learns from what it gets when the
-        voice speaks); ``"posterior"`` (VITS) otherwise."""
+        voice speaks); ``"given"`` there instead once the batches are pitch-conformed clips with
+        their fixed latents (``conformed``; ``conform.conform_clips``); ``"posterior"`` (VITS) otherwise."""
+        if self.conformed and (stage == "decoder" or (stage == "train" and self.config.freeze_prior)):
+            return "given"
         if self.config.vae_decoder:
             return "posterior"
         if stage == "decoder" or (stage == "train" and self.config.freeze_prior):
@@ -222,7 +227,8 @@ class VitsTraining:
     def _forward(self, batch: dict):
         with self.autocast():
             out = ForwardOutput(*self.gen_ddp(batch["input_ids"], batch["input_mask"], batch["spec"],
-                                              batch["spec_mask"], self._speaker_ids(batch), self.latents(self.stage)))
+                                              batch["spec_mask"], self._speaker_ids(batch), self.latents(self.stage),
+                                              batch.get("latent")))
         y_mel = slice_segments(batch["mel"], out.ids_slice, self.segment_frames)
         y_hat_mel = mel_spectrogram(out.waveform.squeeze(1).float(), self.fc)
         return out, y_mel, y_hat_mel

@@ -144,6 +144,32 @@ def overtraining_warning(history: list[float], patience: int, best_step: int) ->
             f"(step {best_step}) is kept, stopping now loses nothing")
 
 
+def _conform(tr, source: str, items: list, fc, cache_dir: Path, config: TrainConfig, speaker):
+    """(conformed items, note for the log) by ``conform.conform_clips`` with the base's own
+    decoder (loaded afresh: the run's decoder may already be fine-tuned when a run resumes); (None,
+    the reason) when there is no pitch to match."""
+    import torch
+
+    from speechstudio.finetune.vits.conform import conform_clips
+    from speechstudio.tts.piper_import import fold_weight_norm
+
+    base = _load_base(source).model
+    fold_weight_norm(base)
+    g = None
+    if speaker is not None:
+        with torch.no_grad():
+            g = tr.model.embed_speaker(torch.tensor([speaker], device=tr.device)).unsqueeze(-1)
+    try:
+        with torch.random.fork_rng(devices=tr.cuda_devices()):
+            items, stats = conform_clips(tr.model, base.decoder.to(tr.device), items, fc, cache_dir, seed=config.seed,
+                                         draws=config.conform_draws,
+                                         noise_scale=float(getattr(tr.model, "noise_scale", 0.667)),
+                                         speaker_embedding=g, mas_backend=config.mas_backend)
+    except ValueError as exc:  # nothing voiced to measure: train on the recordings as they are
+        return None, f"pitch matching skipped ({exc}); the decoder trains on the recordings as they are"
+    return items, stats.describe()
+
+
 def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(), resume: bool = False,
                 control: TrainControl | None = None) -> Iterator[object]:
     """Fine-tune ``base`` on the dataset in ``dataset_dir``; yields events (``events`` module).
@@ -224,11 +250,15 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
         stats.update(state.get("trainer", {}))
     hop, seg = fc.hop_length, tr.segment_frames
     collate_fn = functools.partial(collate, hop_length=hop, min_frames=seg)
-    loader = torch.utils.data.DataLoader(
-        ClipDataset(clips.train), collate_fn=collate_fn, num_workers=config.num_workers,
-        batch_sampler=BucketBatches([c.frames for c in clips.train], config.batch_size, config.seed, tr.batches_seen,
-                                    par.world, par.rank),
-        pin_memory=device.startswith("cuda"), generator=torch.Generator(), persistent_workers=config.num_workers > 0)
+
+    def _loader(items):
+        return torch.utils.data.DataLoader(
+            ClipDataset(items), collate_fn=collate_fn, num_workers=config.num_workers,
+            batch_sampler=BucketBatches([c.frames for c in items], config.batch_size, config.seed, tr.batches_seen,
+                                        par.world, par.rank),
+            pin_memory=device.startswith("cuda"), generator=torch.Generator(), persistent_workers=config.num_workers > 0)
+
+    loader = _loader(clips.train)
     batches = iter(loader)
     val_set = ClipDataset(clips.val)
     val_batches = [collate_fn([val_set[j] for j in range(i, min(i + config.batch_size, len(val_set)))])
@@ -297,6 +327,21 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
             now_stage = "warmup" if tr.step < warmup else "decoder" if tr.step < decoder_end else "train"
             if now_stage != stage:
                 stage = now_stage
+                if (stage != "warmup" and config.pitch_conform and not has_posterior and config.freeze_prior
+                        and not config.vae_decoder and not tr.conformed):
+                    yield StageEvent(stage, "matching your recordings' pitch to the base voice's intonation "
+                                            f"({len(clips.train) * config.conform_draws} clips) ...")
+                    # process 0 writes the conformed clips first; the others then read them
+                    done = par.on_main(lambda: _conform(tr, source, clips.train, fc, rf.cache_dir, config, speaker),
+                                       "pitch-conforming the clips")
+                    conformed, note = done if par.main else _conform(tr, source, clips.train, fc, rf.cache_dir,
+                                                                     config, speaker)
+                    log(note)
+                    yield StageEvent(stage, note)
+                    if conformed is not None:
+                        loader = _loader(conformed)
+                        batches = iter(loader)
+                        tr.conformed = True
                 msg = {"warmup": f"warm-up: fitting the new posterior encoder to the frozen decoder, steps "
                                  f"{tr.step + 1}..{warmup}",
                        "decoder": f"decoder: adapting the decoder to the new voice from the text's prior aligned to "
