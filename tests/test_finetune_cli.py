@@ -87,14 +87,16 @@ def test_killed_run_resumes_and_the_clone_speaks(tiny_base, prepared, home, tmp_
     assert again.returncode == 0, again.stderr[-2000:]
     assert "step 12/12" in again.stderr + again.stdout
     assert "voice mine saved" in again.stdout
-    # the saved voice carries the pitch offset measured between the recordings and the model
+    # the saved voice records the pitch of the recordings and of the model, and is not shifted
+    # (no DSP after synthesis unless --match-pitch)
     import json
 
     meta = json.loads((home / "voices" / "mine" / "voice.json").read_text(encoding="utf-8"))
     facts = meta["training"]["pitch"]
-    assert set(facts) == {"recordings_hz", "voice_hz", "semitones"} and facts["semitones"] == meta["pitch_semitones"]
-    assert -12 <= meta["pitch_semitones"] <= 12
-    assert f"pitch: recordings {facts['recordings_hz']:.0f} Hz, fine-tuned voice {facts['voice_hz']:.0f} Hz" in again.stdout
+    assert set(facts) == {"recordings_hz", "voice_hz", "semitones", "shifted"}
+    assert facts["shifted"] is False and facts["semitones"] == 0 and meta.get("pitch_semitones", 0.0) == 0.0
+    assert f"pitch: recordings {facts['recordings_hz']:.0f} Hz, your voice {facts['voice_hz']:.0f} Hz (" in again.stdout
+    assert "the model speaks at its own pitch, here and in Piper" in again.stdout
     log = (run_dir / "train.log").read_text()
     assert "resume:" in log
 

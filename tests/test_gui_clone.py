@@ -72,6 +72,21 @@ def ljspeech(folder: Path, realspeech: Path) -> Path:
     return folder
 
 
+def one_speaker(folder: Path) -> tuple[Path, list[str]]:
+    """An LJSpeech folder of 5 clips of one real speaker (../shared/voices/matthes) and their
+    texts: a clone's dataset passes the speaker check (``ljspeech`` holds 5 different people)."""
+    from test_clone_closeness import _matthes
+
+    (folder / "wavs").mkdir(parents=True)
+    rows = _matthes(5)
+    for i, (_ident, _text, path) in enumerate(rows):
+        audio, rate = sf.read(str(path), dtype="float32")
+        sf.write(str(folder / "wavs" / f"clip{i}.wav"), audio, rate, subtype="PCM_16")
+    (folder / "metadata.csv").write_text("".join(f"clip{i}|{t}\n" for i, (_x, t, _p) in enumerate(rows)),
+                                         encoding="utf-8")
+    return folder, [t for _x, t, _p in rows]
+
+
 def _torch_threads_of_a_new_thread() -> int:
     """torch's intra-op thread count as a thread started now (e.g. a training worker) sees it."""
     import threading
@@ -163,7 +178,7 @@ def test_record_takes_then_check_them_with_whisper(win, qtbot, home, whisper_dir
 def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, realspeech, tmp_path):
     from speechstudio.tts.voices import list_voices
 
-    src = ljspeech(tmp_path / "dataset-lj", realspeech)
+    src, texts = one_speaker(tmp_path / "dataset-lj")
     page = win.show_page("Clone voice")
     # 1. base voice: the tiny transformers voice; what it lacks, its license
     qtbot.waitUntil(lambda: page.base_step._list_job is None and bool(page.base_step.voices), timeout=30000)
@@ -188,7 +203,8 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
     assert _torch_threads_of_a_new_thread() == threads  # silero-vad's import set it to 1; put back
     assert len(manifest.clips) == 5 and manifest.sample_rate == 16000
     assert ds.clips.table.rowCount() == 5
-    assert ds.clips.table.item(0, 2).text() == CLIPS[0][1]
+    assert ds.clips.table.item(0, 2).text() == texts[0]
+    assert not any("other_speaker" in c.flags for c in manifest.clips)  # one voice: the speaker check passes
     assert ds.warning.isVisible()  # far under 5 minutes
     assert "usable clips" in ds.info.text()
     assert int(sum(ds.report.histogram[i][2] for i in range(len(ds.report.histogram)))) == 5
@@ -353,3 +369,25 @@ def test_wizard_is_keyboard_usable(win, qtbot):
     widgets = page.findChildren(QPushButton) + page.findChildren(QComboBox) + page.findChildren(QCheckBox)
     assert len(widgets) > 25
     assert [w.text() if hasattr(w, "text") else w for w in widgets if not w.accessibleName()] == []
+
+
+def test_clone_wizard_flags_clips_of_other_people(win, qtbot, tiny_base, realspeech, tmp_path):
+    """Five recordings of five different people as one voice's dataset: the check says which
+    clips sound like another speaker and leaves them out, in the table and in the warning."""
+    page = win.show_page("Clone voice")
+    qtbot.waitUntil(lambda: page.base_step._list_job is None and bool(page.base_step.voices), timeout=30000)
+    assert page.base_step.select(tiny_base)
+    page.base_step.name_edit.setText("mixed")
+    page.next()
+    ds = page.dataset
+    ds.tabs.setCurrentIndex(1)
+    ds.folder_edit.setText(str(ljspeech(tmp_path / "five-people", realspeech)))
+    ds.asr_check.setChecked(False)
+    status, manifest = _wait_job(qtbot, page.compute, ds.check(), timeout=60000)
+    assert status == "done", manifest
+    flagged = [i for i, c in enumerate(manifest.clips) if "other_speaker" in c.flags]
+    assert flagged and len(manifest.usable()) == 5 - len(flagged)
+    for i in flagged:
+        assert "other_speaker" in ds.clips.table.item(i, 3).text()
+        assert "another speaker" in ds.clips.table.item(i, 3).toolTip()
+    assert "sound like another speaker than the rest: left out of training" in ds.warning.text()

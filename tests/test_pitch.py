@@ -203,5 +203,12 @@ def test_measure_pitch_match_finds_the_shift_of_the_recordings(joe, tmp_path):
     assert match.recordings_hz == pytest.approx(match.voice_hz * 2 ** (match.semitones / 12), rel=1e-6)
     line = match.describe()
     assert line.startswith(f"pitch: recordings {match.recordings_hz:.0f} Hz, fine-tuned voice {match.voice_hz:.0f} Hz")
+    # measured only (the default when a clone is saved): no shift stored, the offset is reported
+    only = measure_pitch_match(joe.model, joe, tmp_path, probe_texts=4, shift=False)
+    assert only.semitones == 0.0 and not only.shifted and only.recordings_hz == match.recordings_hz
+    assert only.describe().startswith(f"pitch: recordings {only.recordings_hz:.0f} Hz, your voice {only.voice_hz:.0f} Hz "
+                                     f"({12 * math.log2(only.recordings_hz / only.voice_hz):.1f} semitones lower")
+    assert " semitones lower; the model speaks at its own pitch, here and in Piper" in only.describe()
+    assert "--match-pitch shifts it" in only.describe()
     assert f"{match.semitones:+.1f} semitones" in line
     assert match.to_dict()["semitones"] == round(match.semitones, 2)

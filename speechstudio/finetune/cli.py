@@ -64,6 +64,9 @@ def register(subparsers) -> None:
                     help="cut clips over 20 s at sentence ends with Whisper word times (their texts then come "
                          "from the recogniser) instead of leaving them out")
     vp.add_argument("--overwrite", action="store_true", help="replace an existing voice NAME at the end")
+    vp.add_argument("--match-pitch", action="store_true",
+                    help="also shift the voice's output to your recordings' median pitch when SpeechStudio speaks "
+                         "(PSOLA; off by default: the model learns your pitch; Piper ignores the shift)")
     vp.add_argument("--multi-gpu", action="store_true",
                     help="one process per GPU (DDP), started with `accelerate launch --multi_gpu --num_processes N "
                          "-m speechstudio finetune voice ... --multi-gpu`")
@@ -245,6 +248,8 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
                 elif kind == "EvalEvent":
                     mark = " (best)" if ev.best else ""
                     print(f"eval at step {ev.step}: validation mel loss {ev.val_mel_loss:.4f}{mark}")
+                    if getattr(ev, "closeness_text", ""):
+                        print(f"  how close: {ev.closeness_text}")
                     if ev.overtraining:
                         print(f"warning: {ev.overtraining}", file=sys.stderr)
                 elif kind == "SampleEvent":
@@ -273,7 +278,7 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
         return 130
     if par is not None and not par.main:
         return 0  # process 0 saves the voice
-    ref = voice_run.save(plan)
+    ref = voice_run.save(plan, match_pitch=bool(getattr(args, "match_pitch", False)))
     from speechstudio.finetune.clone_store import pitch_note
 
     note = pitch_note(ref)

@@ -262,7 +262,7 @@ def pitch_note(ref) -> str | None:
     try:
         meta = json.loads((folder / "voice.json").read_text(encoding="utf-8"))
         facts = meta["training"]["pitch"]
-        return PitchMatch(facts.get("recordings_hz"), facts.get("voice_hz"), float(meta.get("pitch_semitones", 0.0))
-                          ).describe()
+        return PitchMatch(facts.get("recordings_hz"), facts.get("voice_hz"), float(meta.get("pitch_semitones", 0.0)),
+                          bool(facts.get("shifted", True))).describe()
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

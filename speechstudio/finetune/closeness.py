@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["PitchProfile", "pitch_profile", "VoicePrint", "Naturalness", "Closeness", "scorers_available",
+__all__ = ["CloneJudge", "PitchProfile", "pitch_profile", "VoicePrint", "Naturalness", "Closeness", "scorers_available",
            "speaker_outliers", "FRAME_RATE_TOLERANCE", "SCORER_RATE", "OUTLIER_SIMILARITY", "GROUP_SIMILARITY"]
 
 #: Resemblyzer and DistillMOS take 16 kHz audio.
@@ -276,7 +276,7 @@ class Closeness:
     same recordings (None when not measured), so progress can be told."""
 
     similarity: float
-    naturalness: float
+    naturalness: float | None
     pitch: PitchProfile
     speaker_pitch_hz: float | None = None
     base_similarity: float | None = None
@@ -293,7 +293,8 @@ class Closeness:
         """One number to pick the best checkpoint by: similarity, less 0.1 per MOS point under
         3.5 (a voice that sounds like the speaker but buzzes is not the best clone) and 0.5 per
         unit of frame-rate share."""
-        return float(self.similarity - 0.1 * max(0.0, 3.5 - self.naturalness) - 0.5 * self.pitch.frame_rate_share)
+        mos = 3.5 if self.naturalness is None else self.naturalness
+        return float(self.similarity - 0.1 * max(0.0, 3.5 - mos) - 0.5 * self.pitch.frame_rate_share)
 
     def describe(self) -> str:
         """Plain words for the wizard, e.g. "Sounds like you: close (similarity 0.81); sounds
@@ -304,9 +305,10 @@ class Closeness:
                  + (f", base voice {self.base_similarity:.2f}" if self.base_similarity is not None else "")
                  + ", your own recordings score about 0.9)"]
         n = self.naturalness
-        nat = ("natural" if n >= 4.0 else "mostly natural" if n >= 3.5 else "somewhat artificial" if n >= 2.5
-               else "buzzy or distorted")
-        parts.append(f"{nat} ({n:.1f} of 5)")
+        if n is not None:
+            nat = ("natural" if n >= 4.0 else "mostly natural" if n >= 3.5 else "somewhat artificial" if n >= 2.5
+                   else "buzzy or distorted")
+            parts.append(f"{nat} ({n:.1f} of 5)")
         off = self.pitch_offset_st
         if off is not None:
             if abs(off) < 1.0:
@@ -324,3 +326,47 @@ class Closeness:
         d["pitch_offset_st"] = self.pitch_offset_st
         d["score"] = self.score
         return d
+
+
+class CloneJudge:
+    """Scores a voice's synthesis against the speaker's recordings: :meth:`judge` -> ``Closeness``.
+
+    ``reference``: mono float clips of the speaker at ``sample_rate`` Hz (the training recordings;
+    30 are plenty for the speaker embedding); ``hop_length``: the voice's (frame-rate buzz).
+    Naturalness is scored when DistillMOS imports, else left out (``Closeness.naturalness`` None).
+    Raises ``ImportError`` when Resemblyzer is missing and ``ValueError`` when no reference clip
+    has speech."""
+
+    def __init__(self, reference: Sequence[np.ndarray], sample_rate: int, hop_length: int = 256):
+        self.rate, self.hop = int(sample_rate), int(hop_length)
+        self.print = VoicePrint()
+        embs = []
+        for clip in reference:
+            try:
+                embs.append(self.print.embed(clip, self.rate))
+            except ValueError:
+                continue
+        if not embs:
+            raise ValueError("no speech in the reference recordings")
+        self.speaker = VoicePrint.mean(embs)
+        self.speaker_hz = pitch_profile(reference, self.rate, self.hop).median_hz
+        try:
+            self.mos = Naturalness()
+        except (ImportError, OSError, RuntimeError):
+            self.mos = None
+        self.base_similarity: float | None = None
+
+    def similarity(self, clips: Sequence[np.ndarray]) -> float:
+        sims = []
+        for clip in clips:
+            try:
+                sims.append(VoicePrint.similarity(self.print.embed(clip, self.rate), self.speaker))
+            except ValueError:
+                sims.append(0.0)  # a clip with no speech left is not like the speaker at all
+        return float(np.mean(sims)) if sims else 0.0
+
+    def judge(self, clips: Sequence[np.ndarray]) -> Closeness:
+        """``Closeness`` of ``clips`` (the voice speaking a few sentences, at ``sample_rate``)."""
+        mos = float(np.mean([self.mos.score(c, self.rate) for c in clips])) if self.mos and len(clips) else None
+        return Closeness(self.similarity(clips), mos, pitch_profile(clips, self.rate, self.hop), self.speaker_hz,
+                         self.base_similarity)

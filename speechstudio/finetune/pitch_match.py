@@ -38,11 +38,18 @@ class PitchMatch:
     recordings_hz: float | None
     voice_hz: float | None
     semitones: float
+    shifted: bool = True
 
     def describe(self) -> str:
         """One line for the CLI / wizard."""
         if not self.recordings_hz or not self.voice_hz:
             return "pitch: not measured (no voiced speech found), no pitch shift"
+        if not self.shifted:
+            off = 12 * np.log2(self.voice_hz / self.recordings_hz)
+            return (f"pitch: recordings {self.recordings_hz:.0f} Hz, your voice {self.voice_hz:.0f} Hz ({abs(off):.1f} "
+                    f"semitones {'lower' if off < 0 else 'higher'}; the model speaks at its own pitch, here and in Piper"
+                    + ("" if abs(off) < 2 else "; --match-pitch shifts it to your recordings' when SpeechStudio speaks")
+                    + ")")
         if not self.semitones:
             return (f"pitch: recordings {self.recordings_hz:.0f} Hz, fine-tuned voice {self.voice_hz:.0f} Hz: "
                     "close enough, no pitch shift")
@@ -53,17 +60,20 @@ class PitchMatch:
     def to_dict(self) -> dict:
         return {"recordings_hz": None if self.recordings_hz is None else round(self.recordings_hz, 1),
                 "voice_hz": None if self.voice_hz is None else round(self.voice_hz, 1),
-                "semitones": round(self.semitones, 2)}
+                "semitones": round(self.semitones, 2), "shifted": self.shifted}
 
 
 def measure_pitch_match(model, base_voice, dataset_dir: str | Path, reference_clips: int = REFERENCE_CLIPS,
-                        probe_texts: int = PROBE_TEXTS, seed: int = 0) -> PitchMatch:
+                        probe_texts: int = PROBE_TEXTS, seed: int = 0, shift: bool = True) -> PitchMatch:
     """Compare the prepared dataset in ``dataset_dir`` (``finetune.manifest``) with ``model``
     (a fine-tuned ``VitsModel``) speaking through ``base_voice``'s front end (a loaded
     ``tts.vits.VitsVoice``, engine torch). Reads the first ``reference_clips`` usable clips
     (mono WAV at the dataset's rate) and synthesises the texts of the first ``probe_texts`` with
     seeds ``seed + i`` and the voice's default noise. Clips that cannot be read or said are
-    skipped. Returns a ``PitchMatch``."""
+    skipped. Medians are over voiced frames that are not the decoder's frame-rate buzz
+    (``finetune.closeness.pitch_profile``): a buzzing model is never "measured" at 86 Hz.
+    ``shift``: False measures only (``PitchMatch.semitones`` 0, the voice is not shifted).
+    Returns a ``PitchMatch``."""
     import dataclasses
 
     import soundfile as sf
@@ -71,7 +81,8 @@ def measure_pitch_match(model, base_voice, dataset_dir: str | Path, reference_cl
 
     from speechstudio.errors import SpeechStudioError
     from speechstudio.finetune.manifest import Manifest
-    from speechstudio.tts.pitch import median_f0, offset_semitones
+    from speechstudio.finetune.closeness import pitch_profile
+    from speechstudio.tts.pitch import offset_semitones
     from speechstudio.tts.vits import SynthesisSettings
 
     manifest = Manifest.load(dataset_dir)
@@ -93,5 +104,6 @@ def measure_pitch_match(model, base_voice, dataset_dir: str | Path, reference_cl
             own.append(voice.synthesize(clip.text, SynthesisSettings(seed=seed + i, pitch=0.0)))
         except SpeechStudioError:
             continue
-    ref_hz, own_hz = median_f0(reference, rate), median_f0(own, rate)
-    return PitchMatch(ref_hz, own_hz, offset_semitones(ref_hz, own_hz))
+    hop = int(np.prod(model.config.upsample_rates))
+    ref_hz, own_hz = pitch_profile(reference, rate, hop).median_hz, pitch_profile(own, rate, hop).median_hz
+    return PitchMatch(ref_hz, own_hz, offset_semitones(ref_hz, own_hz) if shift else 0.0, shifted=shift)

@@ -393,16 +393,17 @@ def train(p: VoicePlan, control=None) -> Iterator[object]:
 
 
 def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False,
-                       summary: dict | None = None, match_pitch: bool = True):
+                       summary: dict | None = None, match_pitch: bool = False):
     """Save a run's ``which`` (``best`` | ``latest``) checkpoint as store voice ``name``.
 
     ``load_trained_generator(run_dir, which)`` gives the fine-tuned ``VitsModel``; ``base`` (a
     ``VoiceRef``) is loaded as the ``VitsVoice`` whose front end (phonemes / tokenizer) the clone
     keeps; ``clone_store.save_clone`` writes the voice with the inherited license. Returns the
-    new ``VoiceRef``. ``match_pitch``: measure the pitch offset between the run's recordings and
-    the fine-tuned model (``finetune.pitch_match``) and store it with the voice, which then
-    speaks at the recordings' pitch (``clone_store.pitch_note`` describes it); skipped when the
-    run's dataset folder is gone. Raises ``UsageError`` (name taken, bad name), ``RunError`` (no
+    new ``VoiceRef``. The pitch of the run's recordings and of the fine-tuned model is always
+    measured (``finetune.pitch_match``, frame-rate buzz left out) and kept in the voice's training
+    summary; ``match_pitch`` also stores the offset as ``pitch_semitones``, so that SpeechStudio
+    shifts the voice's output by it (PSOLA; an explicit option: the model itself learns the
+    speaker's pitch, ``finetune.vits.conform``). Skipped when the run's dataset folder is gone. Raises ``UsageError`` (name taken, bad name), ``RunError`` (no
     such checkpoint), ``ExportError``.
     """
     from speechstudio.finetune.clone_store import save_clone
@@ -418,16 +419,17 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
     facts.update(summary or {})
     pitch = 0.0
     dataset = _stored_dataset(Path(run_dir))
-    if match_pitch and dataset is not None and (dataset / "manifest.json").is_file():
+    if dataset is not None and (dataset / "manifest.json").is_file():
         from speechstudio.finetune.pitch_match import measure_pitch_match
 
-        match = measure_pitch_match(model, base_voice, dataset)
+        match = measure_pitch_match(model, base_voice, dataset, shift=match_pitch)
         facts["pitch"] = match.to_dict()
         pitch = match.semitones
     return save_clone(model.eval(), base_voice, base, name, run_dir=run_dir, training_summary=facts,
                       overwrite=overwrite, pitch_semitones=pitch)
 
 
-def save(p: VoicePlan, which: str = "best"):
-    """Store the run's ``which`` checkpoint as voice ``p.name``; returns its ``VoiceRef``."""
-    return save_trained_voice(p.run_dir, p.name, p.base, which, p.overwrite)
+def save(p: VoicePlan, which: str = "best", match_pitch: bool = False):
+    """Store the run's ``which`` checkpoint as voice ``p.name``; returns its ``VoiceRef``
+    (``match_pitch``: see :func:`save_trained_voice`)."""
+    return save_trained_voice(p.run_dir, p.name, p.base, which, p.overwrite, match_pitch=match_pitch)

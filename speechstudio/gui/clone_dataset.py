@@ -261,6 +261,9 @@ class DatasetStep(QWidget):
         self.info.setText(f"{rep.usable_clips} usable clips of {len(m.clips)}, {rep.usable_minutes:.1f} minutes; "
                           f"{len(rep.problems)} input{'s' if len(rep.problems) != 1 else ''} refused")
         text = self.short_dataset_warning(rep)
+        others = [w for w in rep.warnings if "another speaker" in w]
+        if others:  # a clone of two people sounds like neither: said next to the size warning
+            text = "\n".join([t for t in (text, others[0][0].upper() + others[0][1:] + ".") if t])
         self.warning.setText(text)
         self.warning.setVisible(bool(text))
         self._draw_histogram(rep)

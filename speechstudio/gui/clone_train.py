@@ -95,6 +95,12 @@ class TrainStep(TrainingStep):
         self.warning.setLineWidth(2)
         self.warning.setVisible(False)
         lay.addWidget(self.warning)
+        self.closeness = note_label("How close is your clone")
+        self.closeness.setToolTip("At each checkpoint the voice speaks a few of your sentences and is compared with "
+                                  "your recordings: speaker similarity (your own recordings score about 0.9), "
+                                  "naturalness (1-5) and pitch. The best checkpoint is chosen by it.")
+        self.closeness.setVisible(False)
+        lay.addWidget(self.closeness)
         self.curves = LossCurves()
         lay.addWidget(self.curves, 3)
         lay.addWidget(QLabel("Samples of each checkpoint (a fixed sentence and one of yours):"))
@@ -197,6 +203,11 @@ class TrainStep(TrainingStep):
             if self.best_val is None or ev.val_mel_loss < self.best_val:
                 self.best_val, self.best_step = ev.val_mel_loss, ev.step
             self._overtraining(ev)
+            text = getattr(ev, "closeness_text", "")
+            if text:
+                self.closeness.setText(f"How close is your clone (step {ev.step}"
+                                       + (", the best so far" if ev.best else "") + f"): {text}.")
+                self.closeness.setVisible(True)
         elif kind == "SampleEvent":
             for p in ev.paths:
                 self.sample_table.add_sample(ev.step, Path(p))

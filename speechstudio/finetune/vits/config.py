@@ -109,6 +109,10 @@ class TrainConfig:
     pitch-conformed recordings with their fixed prior latents (``conform``: the base's contour in
     the speaker's range, PSOLA), ``conform_draws`` noise draws per clip; False: on the raw
     recordings with fresh prior noise each step (the recipe before 2026-12-03).
+    ``judge_clone``: at each evaluation, score the voice speaking a few validation texts against
+    the recordings (``finetune.closeness.CloneJudge``: speaker similarity, naturalness, pitch) and
+    keep as best the checkpoint with the best ``Closeness.score`` instead of the lowest validation
+    mel loss (the presets turn it on; needs Resemblyzer, else the mel loss decides).
     ``decoder_steps``: steps of the decoder stage after the warm-up (``None``: as many as the
     warm-up's, at most a third of what follows it; 0 for bases with a trained posterior
     encoder); ``freeze_prior``: keep the flow, duration predictor and posterior encoder frozen in
@@ -150,6 +154,7 @@ class TrainConfig:
     generator_lr: float | None = 2e-5
     pitch_conform: bool = True
     conform_draws: int = 1
+    judge_clone: bool = False
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "grad_accum", "eval_every", "checkpoint_every", "patience"):

@@ -45,13 +45,17 @@ class EvalEvent:
     """Validation result. ``val_mel_loss``: mean L1 of log-mel over the validation clips,
     synthesised from their text with aligned durations (see ``step.evaluate``); ``best``: lowest so
     far (``best.pt`` was just written); ``overtraining``: a warning text when the loss rose for
-    ``patience`` evaluations in a row, else ``""``."""
+    ``patience`` evaluations in a row, else ``""``. ``closeness``: ``finetune.closeness.Closeness.to_dict``
+    of the voice speaking validation texts (``TrainConfig.judge_clone``; None without it), and
+    ``closeness_text`` its plain words with advice; ``best`` then means the best ``Closeness.score``."""
 
     step: int
     val_mel_loss: float
     best: bool
     overtraining: str = ""
     val_recon_mel_loss: float = float("nan")
+    closeness: dict | None = None
+    closeness_text: str = ""
 
 
 @dataclass(frozen=True)

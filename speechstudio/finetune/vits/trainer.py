@@ -93,16 +93,15 @@ def _write_wav(path: Path, wav, sample_rate: int) -> Path:
     return path
 
 
-def _samples(tr, voice, texts, step: int, folder: Path, seed: int) -> list[Path]:
-    """Synthesise ``texts`` ((tag, sentence) pairs) with the model being trained (eval mode,
-    voice defaults, RNG forked and seeded) into ``folder/step_N_TAG.wav``."""
+def _speak(tr, voice, texts, seed: int) -> list[tuple[str, "np.ndarray"]]:
+    """(tag, float32 audio at the voice's rate) of ``texts`` ((tag, sentence) pairs) spoken by the
+    model being trained (eval mode, voice defaults, RNG forked and seeded); unsayable texts skipped."""
     import numpy as np
     import torch
 
     from speechstudio.errors import SpeechStudioError
 
-    folder.mkdir(parents=True, exist_ok=True)
-    model, paths = tr.model, []
+    model, out_clips = tr.model, []
     model.eval()
     try:
         with torch.random.fork_rng(devices=tr.cuda_devices()):
@@ -116,11 +115,52 @@ def _samples(tr, voice, texts, step: int, folder: Path, seed: int) -> list[Path]
                 with torch.no_grad(), tr.autocast():
                     out = model(input_ids=x, speaker_id=tr.speaker)
                 wav = out.waveform[0, : int(out.sequence_lengths[0])].float().cpu().numpy()
-                paths.append(_write_wav(folder / f"step_{step}_{tag}.wav", np.clip(wav, -1, 1), voice.sample_rate))
+                out_clips.append((tag, np.clip(wav, -1, 1).astype(np.float32)))
     finally:
         voice.warnings.clear()
         model.train()
-    return paths
+    return out_clips
+
+
+def _samples(tr, voice, texts, step: int, folder: Path, seed: int) -> list[Path]:
+    """Synthesise ``texts`` ((tag, sentence) pairs) into ``folder/step_N_TAG.wav`` (:func:`_speak`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return [_write_wav(folder / f"step_{step}_{tag}.wav", wav, voice.sample_rate)
+            for tag, wav in _speak(tr, voice, texts, seed)]
+
+
+#: Recordings the clone judge makes the speaker embedding from, and texts it has the voice speak.
+JUDGE_REFERENCE_CLIPS, JUDGE_TEXTS = 30, 4
+
+
+def _clone_judge(clips, voice, log):
+    """(``CloneJudge``, texts) for ``TrainConfig.judge_clone``, or (None, []) with the reason logged."""
+    import torch
+
+    from speechstudio.finetune.closeness import CloneJudge
+
+    items = (clips.val + clips.train)
+    texts = [(f"judge{i}", c.text) for i, c in enumerate(items[:JUDGE_TEXTS])]
+    try:
+        reference = [torch.load(c.cache_path, weights_only=True)["wav"].float().numpy() / 32767.0
+                     for c in clips.train[:JUDGE_REFERENCE_CLIPS]]
+        return CloneJudge(reference, voice.sample_rate, voice.hop_length), texts
+    except (ImportError, ValueError) as exc:
+        log(f"how close the clone is will not be measured ({exc}); the best checkpoint is the lowest validation loss")
+        return None, []
+
+
+def closeness_advice(history: list[dict], usable_minutes: float) -> str:
+    """One sentence on what more steps or data would buy, from the judge's ``history`` (dicts
+    with ``similarity``) and the minutes of usable recordings."""
+    parts = []
+    if len(history) >= 2:
+        gain = history[-1]["similarity"] - history[-2]["similarity"]
+        parts.append("still getting closer: more steps should help" if gain > 0.01 else
+                     "no longer getting closer: more steps will not change much")
+    if usable_minutes < 10:
+        parts.append(f"more recordings would ({usable_minutes:.0f} min now; 15-30 min is better)")
+    return "; ".join(parts)
 
 
 def _seed_all(seed: int, rank: int = 0, step: int = 0) -> None:
@@ -248,6 +288,8 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
         state = rf.load_checkpoint("latest", map_location=device)
         tr.load_state_dict(state)
         stats.update(state.get("trainer", {}))
+        if "best_score" not in stats and stats["best_val"] is not None and not config.judge_clone:
+            stats["best_score"] = -stats["best_val"]  # a run saved before scores: best was the lowest loss
     hop, seg = fc.hop_length, tr.segment_frames
     collate_fn = functools.partial(collate, hop_length=hop, min_frames=seg)
 
@@ -264,6 +306,11 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     val_batches = [collate_fn([val_set[j] for j in range(i, min(i + config.batch_size, len(val_set)))])
                    for i in range(0, len(val_set), config.batch_size)]
     texts = [("fox", FIXED_SENTENCE)] + [("val" if clips.val else "train", (clips.val or clips.train)[0].text)]
+    judge, judge_texts = _clone_judge(clips, voice, log) if config.judge_clone and par.main else (None, [])
+    if judge is not None:
+        if "base_similarity" not in stats:  # the base voice, before any step (the run's model is still the base)
+            stats["base_similarity"] = judge.similarity([w for _t, w in _speak(tr, voice, judge_texts, config.seed)])
+        judge.base_similarity = stats["base_similarity"]
     # last: everything above may draw random numbers
     if resume:
         ranks = state.get("rng_ranks") or []
@@ -297,20 +344,39 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                              f"--grad-accum {ga * 2} (or --gradient-checkpointing); {hint}")
 
     def evaluate() -> tuple:
-        """Process 0: validation mel loss, history, best.pt when it improved, log + TensorBoard."""
+        """Process 0: validation mel loss, history, the clone judge's closeness, best.pt when the
+        best score (closeness, else the lowest mel loss) improved, log + TensorBoard."""
         val, recon = tr.evaluate(val_batches)
         history = stats["val_history"] = stats["val_history"] + [val]
-        best = stats["best_val"] is None or val < stats["best_val"]
+        lowest = stats["best_val"] is None or val < stats["best_val"]
         stats["last_val"] = val
+        if lowest:
+            stats["best_val"] = val
+        close, text = None, ""
+        if judge is not None:
+            c = judge.judge([w for _t, w in _speak(tr, voice, judge_texts, config.seed)])
+            close = c.to_dict()
+            stats["closeness"] = stats.get("closeness", []) + [
+                {"step": tr.step, "similarity": c.similarity, "naturalness": c.naturalness, "score": c.score}]
+            advice = closeness_advice(stats["closeness"], manifest.total_s / 60)
+            text = c.describe() + (f". {advice[0].upper()}{advice[1:]}" if advice else "")
+            score = c.score
+        else:
+            score = -val
+        best = stats.get("best_score") is None or score > stats["best_score"]
         if best:
-            stats["best_val"], stats["best_step"] = val, tr.step
-        warn = overtraining_warning(history, config.patience, stats["best_step"])
+            stats["best_score"], stats["best_step"] = score, tr.step
+        warn = overtraining_warning(history, config.patience, stats["best_step"]) if judge is None else ""
         log(f"eval step {tr.step}: val mel {val:.4f} (recon {recon:.4f}){' best' if best else ''}"
-            + (f"; {warn}" if warn else ""))
+            + (f"; {warn}" if warn else "") + (f"; {text}" if text else ""))
         if writer is not None:
             writer.add_scalar("val/mel", val, tr.step)
             writer.add_scalar("val/recon_mel", recon, tr.step)
-        return val, recon, best, warn, save("best") if best else None
+            if close is not None:
+                writer.add_scalar("clone/similarity", close["similarity"], tr.step)
+                if close["naturalness"] is not None:
+                    writer.add_scalar("clone/naturalness", close["naturalness"], tr.step)
+        return val, recon, best, warn, save("best") if best else None, close, text
 
     saved_step = tr.step if resume else -1
     stage = None
@@ -382,8 +448,8 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                 except oom:
                     raise oom_error("validation") from None
                 if result is not None:  # process 0
-                    val, recon, best, warn, path = result
-                    yield EvalEvent(tr.step, val, best, warn, recon)
+                    val, recon, best, warn, path, close, text = result
+                    yield EvalEvent(tr.step, val, best, warn, recon, close, text)
                     if best:
                         yield CheckpointEvent(tr.step, path, "best")
             if tr.step % config.checkpoint_every == 0 or tr.step == total:
