@@ -117,3 +117,22 @@ def test_no_voiced_frame_is_a_clear_error(joe_and_clips):
 
     with pytest.raises(ValueError, match="no voiced frame"):
         conform_clips(model, Silent(), items[:1], fc, root / "cache3", seed=0)
+
+
+def test_conformed_to_the_base_keeps_the_base_pitch(joe_and_clips):
+    """``to="base"``: the recordings take the contour the base speaks from their latents, at the
+    base's own pitch (the decoder then learns only the timbre)."""
+    from speechstudio.finetune.vits.conform import conform_clips
+    from speechstudio.tts.pitch import voiced_f0
+
+    model, decoder, items, fc, root = joe_and_clips
+    new, stats = conform_clips(model, decoder, items, fc, root / "cache-base", seed=0, to="base")
+    wavs = [torch.load(i.cache_path, weights_only=True)["wav"].float().numpy() / 32767 for i in new]
+    log_mean = float(np.mean(np.log(np.concatenate([voiced_f0(w, 22050) for w in wavs]))))
+    assert abs(12 * (log_mean - stats.base_mean) / math.log(2)) < 1.5
+    speaker_mode, _ = conform_clips(model, decoder, items, fc, root / "cache-base", seed=0)
+    assert speaker_mode[0].cache_path != new[0].cache_path  # both kinds side by side in one cache
+    other = torch.load(speaker_mode[0].cache_path, weights_only=True)["wav"].float().numpy() / 32767
+    assert not np.allclose(other, wavs[0], atol=1e-3)
+    with pytest.raises(ValueError, match="conform to 'speaker' or 'base'"):
+        conform_clips(model, decoder, items, fc, root / "cache-x", seed=0, to="octave")

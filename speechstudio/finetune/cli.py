@@ -34,7 +34,10 @@ def register(subparsers) -> None:
                "--multi-gpu",
     )
     vp.add_argument("--base", required=True, metavar="VOICE",
-                    help="base voice: an installed VITS voice name (e.g. en_US-joe-medium), folder or .onnx")
+                    help="base voice: an installed VITS voice name (e.g. en_US-joe-medium), folder or .onnx; or a "
+                         "Piper training checkpoint (fine-tunes its posterior encoder and discriminator too): a .ckpt with "
+                         "its config.json beside it, or lessac-medium, lessac-high, ryan-medium, amy-medium, ... "
+                         "(downloaded from rhasspy/piper-checkpoints)")
     vp.add_argument("--data", metavar="DIR|FILE",
                     help="dataset: LJSpeech folder, wav+txt folder, long recording(s), or a prepared dataset "
                          "(manifest.json); not needed with --resume")

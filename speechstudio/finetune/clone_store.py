@@ -45,11 +45,12 @@ def base_license(voice_ref) -> str:
 
     In order: a store voice's ``voice.json`` ``"license"`` (a clone of a clone); MMS-TTS
     (``facebook/mms-tts-*`` id, name or cache path) -> ``MMS_LICENSE``; a Piper voice's
-    ``MODEL_CARD`` ``License:`` line (rhasspy/piper-voices cards give the dataset's license);
+    ``MODEL_CARD`` ``License:`` line (rhasspy/piper-voices cards give the dataset's license; for a
+    Piper training checkpoint the card beside the ``.ckpt``, when there is one);
     otherwise ``UNKNOWN_LICENSE``.
     """
     loc = Path(str(voice_ref.location or ""))
-    folder = loc.parent if loc.suffix == ".onnx" else loc
+    folder = loc.parent if loc.suffix in (".onnx", ".ckpt") else loc
     meta_path = folder / "voice.json"
     if voice_ref.origin == "store" and meta_path.is_file():
         try:
@@ -62,7 +63,7 @@ def base_license(voice_ref) -> str:
     if "mms-tts" in keys:
         return MMS_LICENSE
     card = folder / "MODEL_CARD"
-    if voice_ref.kind == "piper" and card.is_file():
+    if voice_ref.kind in ("piper", "piper-ckpt") and card.is_file():  # piper-ckpt: finetune.vits.piper_ckpt
         text = card.read_text(encoding="utf-8", errors="replace")
         m = _CARD_LICENSE.search(text)
         if m:

@@ -22,8 +22,8 @@ from typing import Callable, Iterator
 
 from speechstudio.errors import SpeechStudioError, UsageError
 
-__all__ = ["VoicePlan", "BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "plan", "prepare_dataset",
-           "run_lock", "check_resume_data", "train", "save", "save_trained_voice", "text_checker", "train_config"]
+__all__ = ["VoicePlan", "BaseVoiceInfo", "describe_base", "load_base_voice", "finetune_dir", "runs_dir", "plan",
+           "prepare_dataset", "run_lock", "check_resume_data", "train", "save", "save_trained_voice", "text_checker", "train_config"]
 
 
 def finetune_dir() -> Path:
@@ -53,8 +53,30 @@ class BaseVoiceInfo:
     note: str
 
 
+def _is_checkpoint(ref) -> bool:
+    from speechstudio.finetune.vits.piper_ckpt import CHECKPOINT_KIND
+
+    return ref.kind == CHECKPOINT_KIND
+
+
+def load_base_voice(ref):
+    """The base ``ref`` (a ``VoiceRef``) as a ``VitsVoice`` on the CPU (fp32): a Piper training
+    checkpoint through ``finetune.vits.piper_ckpt``, anything else through ``load_voice``."""
+    if _is_checkpoint(ref):
+        from speechstudio.finetune.vits.piper_ckpt import load_piper_checkpoint
+
+        return load_piper_checkpoint(ref.location, name=ref.name)
+    from speechstudio.tts.vits import load_voice
+
+    return load_voice(ref.location, device="cpu", precision="fp32", name=ref.name, optimize=False)
+
+
 def _sample_rate_of(ref) -> int:
     try:
+        if _is_checkpoint(ref):
+            from speechstudio.finetune.vits.piper_ckpt import read_checkpoint_config
+
+            return int(read_checkpoint_config(ref.location).sample_rate)
         if ref.kind == "piper":
             from speechstudio.tts.piper_import import read_piper_config
 
@@ -73,10 +95,16 @@ def describe_base(ref) -> BaseVoiceInfo:
     discriminator are not in the ``.onnx`` (VITS, Kim et al. 2021, sec. 2: both are training-only),
     so the trainer starts them fresh, with a warm-up stage that fits the posterior encoder to the
     frozen decoder before the GAN stage. A transformers ``VitsModel`` checkpoint keeps the
-    posterior encoder but has no discriminator (as in ylacombe/finetune-hf-vits)."""
+    posterior encoder but has no discriminator (as in ylacombe/finetune-hf-vits). A Piper
+    training checkpoint (``.ckpt``, ``finetune.vits.piper_ckpt``) has both."""
     from speechstudio.finetune.clone_store import base_license
 
-    if ref.kind == "piper":
+    if _is_checkpoint(ref):
+        lacks = ()
+        note = ("A Piper training checkpoint holds the whole voice as Piper trained it, posterior encoder and "
+                "discriminator included: all of it is fine-tuned from the checkpoint, with no warm-up stage. "
+                "The clone is saved as a Piper voice.")
+    elif ref.kind == "piper":
         lacks = ("posterior encoder", "discriminator")
         note = ("A Piper voice holds only what speaking needs: the posterior encoder and the discriminator "
                 "start fresh. A warm-up stage first fits the posterior encoder to the voice, then the whole "
@@ -156,9 +184,14 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
     ``accelerate launch`` line that runs ``speechstudio LAUNCH_ARGS`` (default: the ``finetune
     voice`` options given here).
 
+    ``base``: an installed voice name, a folder or ``.onnx``, a Piper training checkpoint
+    ``.ckpt`` (config.json beside it) or a short name of ``piper_ckpt.PIPER_CHECKPOINTS``
+    (``lessac-medium``: downloaded into the Hugging Face cache when not there yet).
+
     Raises ``UsageError`` (voice name taken or invalid, run folder already used without
     ``resume``, nothing to resume, no ``data``, ``multi_gpu`` without a launcher),
-    ``ModelNotFoundError`` (unknown base voice).
+    ``ModelNotFoundError`` (unknown base voice), ``OfflineError`` (a checkpoint short name that
+    cannot be downloaded).
     """
     from speechstudio.tts.voices import _check_name, package_voices, resolve_voice, voices_dir
 
@@ -177,7 +210,9 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
         raise UsageError(f"a voice named {name!r} already exists: choose another --out or add --overwrite")
     if any(v.name == name for v in package_voices()):
         raise UsageError(f"{name!r} is the name of an installed package voice: choose another --out")
-    ref = resolve_voice(base, allow_download=False)
+    from speechstudio.finetune.vits.piper_ckpt import checkpoint_base_ref
+
+    ref = checkpoint_base_ref(base) or resolve_voice(base, allow_download=False)
     if ref.name == name:
         raise UsageError(f"--out {name!r} is the base voice's own name: choose another")
     _check_base(ref)
@@ -233,6 +268,11 @@ def _check_base(ref) -> None:
     Raises ``ModelNotFoundError`` / ``PiperVoiceError`` naming the voice and the reason."""
     from speechstudio.errors import ModelNotFoundError
 
+    if _is_checkpoint(ref):
+        from speechstudio.finetune.vits.piper_ckpt import read_checkpoint_config
+
+        read_checkpoint_config(ref.location)
+        return
     if ref.kind == "piper":
         from speechstudio.tts.piper_import import read_piper_config
 
@@ -359,13 +399,12 @@ def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = 
     from speechstudio.finetune.build import build_dataset
     from speechstudio.finetune.manifest import Manifest
     from speechstudio.finetune.report import format_report, report
-    from speechstudio.tts.vits import load_voice
 
     if p.source is None:
         if p.resume:
             return ""
         return format_report(report(Manifest.load(p.dataset_dir)))
-    voice = load_voice(p.base.location, device="cpu", precision="fp32", name=p.base.name, optimize=False)
+    voice = load_base_voice(p.base)
     transcribe = None
     if asr_check and voice.language.startswith("en"):
         from speechstudio.errors import ModelNotFoundError
@@ -408,10 +447,9 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
     """
     from speechstudio.finetune.clone_store import save_clone
     from speechstudio.finetune.vits.trainer import load_trained_generator
-    from speechstudio.tts.vits import load_voice
 
     model, info = load_trained_generator(run_dir, which)
-    base_voice = load_voice(base.location, device="cpu", precision="fp32", name=base.name, optimize=False)
+    base_voice = load_base_voice(base)
     facts = {"checkpoint": which, "step": int(getattr(info, "step", 0))}
     val = getattr(info, "val_mel_loss", None)
     if val is not None and val == val:  # not NaN (no validation clips)

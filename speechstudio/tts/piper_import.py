@@ -76,16 +76,21 @@ def _config_path_for(onnx_path: Path) -> Path | None:
     return None
 
 
-def read_piper_config(onnx_path: str | Path) -> PiperVoiceConfig:
+def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = None) -> PiperVoiceConfig:
     """Read and check the ``.onnx.json`` next to ``onnx_path``.
 
-    Raises ``ModelNotFoundError`` if the .onnx file is missing, ``PiperVoiceError`` if the .json
-    is missing, not JSON, or lacks ``audio.sample_rate`` / ``phoneme_id_map``.
+    ``config_path``: read this voice config instead (same format; e.g. the ``config.json`` beside
+    a Piper training checkpoint, ``finetune.vits.piper_ckpt``); ``onnx_path`` is then the model
+    file it belongs to. Raises ``ModelNotFoundError`` if the model file is missing,
+    ``PiperVoiceError`` if the .json is missing, not JSON, or lacks ``audio.sample_rate`` /
+    ``phoneme_id_map``.
     """
     onnx_path = Path(onnx_path)
     if not onnx_path.is_file():
         raise ModelNotFoundError(f"{onnx_path}: Piper voice file not found")
-    cfg_path = _config_path_for(onnx_path)
+    cfg_path = _config_path_for(onnx_path) if config_path is None else Path(config_path)
+    if cfg_path is not None and not cfg_path.is_file():
+        raise PiperVoiceError(f"{onnx_path}: missing its voice config {cfg_path}")
     if cfg_path is None:
         raise PiperVoiceError(
             f"{onnx_path}: missing its voice config {onnx_path.name}.json (download it with the voice)"

@@ -154,6 +154,7 @@ class TrainConfig:
     generator_lr: float | None = 2e-5
     pitch_conform: bool = True
     conform_draws: int = 1
+    conform_to: str = "speaker"
     judge_clone: bool = False
 
     def __post_init__(self):
@@ -166,6 +167,8 @@ class TrainConfig:
             raise UsageError(f"decoder_steps must be between 0 and steps={self.steps} (got {self.decoder_steps})")
         if not self.warmup_lr > 0:
             raise UsageError(f"warmup_lr must be > 0 (got {self.warmup_lr})")
+        if self.conform_to not in ("speaker", "base"):
+            raise UsageError(f"conform_to must be 'speaker' or 'base' (got {self.conform_to!r})")
         if not 1 <= int(self.conform_draws) <= 8:
             raise UsageError(f"conform_draws must be between 1 and 8 (got {self.conform_draws})")
         if int(self.warmup_ramp_steps) < 0:

@@ -113,8 +113,8 @@ def _prior_latent(model, ids, spec, g, noise_scale: float, generator, mas_backen
     return (model.flow(z_p, z_mask, g, reverse=True) * z_mask)[0]
 
 
-def _key(item, draw: int, seed: int, noise_scale: float) -> str:
-    raw = f"{item.cache_path.name}|{draw}|{seed}|{noise_scale}|{CONFORM_VERSION}"
+def _key(item, draw: int, seed: int, noise_scale: float, to: str = "speaker") -> str:
+    raw = f"{item.cache_path.name}|{draw}|{seed}|{noise_scale}|{to}|{CONFORM_VERSION}"
     return hashlib.sha1(raw.encode()).hexdigest()[:16]
 
 
@@ -134,7 +134,7 @@ def _save(data: dict, path: Path) -> None:
 
 
 def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.PathLike, *, seed: int, draws: int = 1,
-                  noise_scale: float = 0.667, speaker_embedding=None, mas_backend: str = "auto",
+                  noise_scale: float = 0.667, speaker_embedding=None, mas_backend: str = "auto", to: str = "speaker",
                   progress: Callable[[int, int], None] | None = None) -> tuple[list, ConformStats]:
     """Pitch-conformed copies of the training ``items`` (``data.ClipItem``; module notes).
 
@@ -143,7 +143,9 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
     device); ``base_decoder``: the base voice's own decoder (not fine-tuned); ``fc``:
     ``FeatureConfig``; ``cache_dir``: where ``conformed/KEY.pt`` files go (reused when present);
     ``seed`` / ``draws``: noise draws per clip (each its own item); ``speaker_embedding``: the
-    (1, gin, 1) embedding of a multi-speaker base's speaker, else None.
+    (1, gin, 1) embedding of a multi-speaker base's speaker, else None. ``to``: ``"speaker"`` moves
+    the base's contour into the speaker's range (module notes, step 3); ``"base"`` keeps it as the
+    base speaks it (the recordings take the base's pitch: the decoder then learns only the timbre).
 
     Returns (items, stats): each new item's cache holds ``wav`` (int16, conformed), ``spec`` (the
     recording's own linear spectrogram, float16: alignment and KL stay those of the recording),
@@ -157,10 +159,12 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
 
     folder = Path(cache_dir) / "conformed"
     folder.mkdir(parents=True, exist_ok=True)
-    stats_path = folder / f"stats-{seed}-{draws}-{noise_scale}-{CONFORM_VERSION}.json"
+    if to not in ("speaker", "base"):
+        raise ValueError(f"conform to 'speaker' or 'base' (got {to!r})")
+    stats_path = folder / f"stats-{seed}-{draws}-{noise_scale}-{to}-{CONFORM_VERSION}.json"
     rate, frame_rate = fc.sample_rate, fc.sample_rate / fc.hop_length
     jobs = [(item, d) for item in items for d in range(draws)]
-    paths = [folder / f"{_key(item, d, seed, noise_scale)}.pt" for item, d in jobs]
+    paths = [folder / f"{_key(item, d, seed, noise_scale, to)}.pt" for item, d in jobs]
     new_items = [replace(item, cache_path=p) for (item, _d), p in zip(jobs, paths)]
     if stats_path.is_file() and all(p.is_file() for p in paths):
         return new_items, ConformStats(**json.loads(stats_path.read_text()))
@@ -193,11 +197,13 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
         if not len(b) or not len(s):
             raise ValueError("no voiced frame in the base voice's renders or in the recordings: cannot match pitch")
         stats = ConformStats(float(b.mean()), float(b.std()), float(s.mean()), float(s.std()), len(jobs))
+        mapping = stats if to == "speaker" else ConformStats(stats.base_mean, stats.base_sd, stats.base_mean,
+                                                             stats.base_sd, len(jobs))
         for n, ((item, _draw), (z, tb, fb), path) in enumerate(zip(jobs, renders, paths)):
             if not path.is_file():
                 data = torch.load(item.cache_path, weights_only=True)
                 real = data["wav"].float().numpy() / 32767.0
-                wav = torch.from_numpy(impose_contour(real, rate, tb, map_contour(fb, stats)) if len(fb) else real)
+                wav = torch.from_numpy(impose_contour(real, rate, tb, map_contour(fb, mapping)) if len(fb) else real)
                 mel = linear_to_mel(linear_spectrogram(wav.float(), fc), fc)[..., : data["spec"].shape[-1]]
                 _save({"wav": torch.round(wav.clamp(-1, 1) * 32767).to(torch.int16), "spec": data["spec"],
                        "mel": mel.half(), "latent": z.half()}, path)

@@ -94,13 +94,19 @@ class VitsTraining:
     ``precision``: resolved ``fp32|fp16|bf16``. ``step``: optimizer steps done; ``batches_seen``:
     batches consumed (the data order position). ``speaker``: speaker id for multi-speaker bases.
     ``parallel``: a ``finetune.parallel.Parallel`` (several processes: DDP), or None (one).
+    ``discriminator``: a ``MultiPeriodDiscriminator`` to start from (a Piper training
+    checkpoint's, ``piper_ckpt.build_discriminator``); None: a fresh one of
+    ``config.discriminator_width``.
     """
 
     def __init__(self, model, config: TrainConfig, fc: FeatureConfig, device: str, precision: str,
-                 weights: LossWeights = LossWeights(), speaker: int | None = None, parallel=None):
+                 weights: LossWeights = LossWeights(), speaker: int | None = None, parallel=None,
+                 discriminator=None):
         self.config, self.fc, self.device, self.precision, self.weights = config, fc, device, precision, weights
         self.model = model.to(device=device, dtype=torch.float32).train()
-        self.disc = MultiPeriodDiscriminator(width=config.discriminator_width).to(device).train()
+        if discriminator is None:
+            discriminator = MultiPeriodDiscriminator(width=config.discriminator_width)
+        self.disc = discriminator.to(device=device, dtype=torch.float32).train()
         kw = dict(lr=config.lr, betas=config.betas, eps=config.eps, weight_decay=config.weight_decay)
         self.opt_g = torch.optim.AdamW(self.model.parameters(), **kw)
         self.opt_d = torch.optim.AdamW(self.disc.parameters(), **kw)

@@ -1,9 +1,10 @@
 """``train_voice``: fine-tune a VITS voice on a prepared dataset, as a generator of events.
 
 Stages: ``prepare`` (token ids + cached features, skipped clips reported), ``warmup`` (Piper
-bases: the new posterior encoder, with decoder / flow / text encoder frozen; ``step.warmup_step``),
+``.onnx`` bases: the new posterior encoder, with decoder / flow / text encoder frozen; ``step.warmup_step``),
 ``decoder`` (Piper bases: posterior encoder + decoder on mel + KL, no discriminator yet),
-``train`` (generator + fresh discriminator, ``step.train_step``); why: ``config`` notes. Every ``eval_every`` steps the
+``train`` (generator + discriminator, ``step.train_step``; fresh, or a Piper training
+checkpoint's with its posterior encoder and no warm-up: ``piper_ckpt``); why: ``config`` notes. Every ``eval_every`` steps the
 validation mel loss is measured (``EvalEvent``; ``best.pt`` when it improves), every
 ``checkpoint_every`` steps ``latest.pt`` is written with the full resume state and samples are
 synthesised (``SampleEvent``). ``control.stop`` (or closing the generator) saves ``latest.pt``
@@ -61,8 +62,13 @@ def _base_source(base) -> str:
 
 
 def _load_base(source: str):
+    """The base as a ``VitsVoice`` (CPU, fp32): a Piper training checkpoint (``.ckpt``, with
+    ``voice.piper_checkpoint``: ``piper_ckpt``) or whatever ``load_voice`` loads."""
+    from speechstudio.finetune.vits.piper_ckpt import is_checkpoint_path, load_piper_checkpoint
     from speechstudio.tts.vits import load_voice
 
+    if is_checkpoint_path(source):
+        return load_piper_checkpoint(source)
     voice = load_voice(source, device="cpu", precision="fp32", optimize=False)
     if type(voice.model).__name__ != "VitsModel":  # pragma: no cover - load_voice only builds VitsModel
         raise TrainingError(f"{source}: not a VITS voice ({type(voice.model).__name__}); only VITS voices can "
@@ -204,7 +210,7 @@ def _conform(tr, source: str, items: list, fc, cache_dir: Path, config: TrainCon
             items, stats = conform_clips(tr.model, base.decoder.to(tr.device), items, fc, cache_dir, seed=config.seed,
                                          draws=config.conform_draws,
                                          noise_scale=float(getattr(tr.model, "noise_scale", 0.667)),
-                                         speaker_embedding=g, mas_backend=config.mas_backend)
+                                         speaker_embedding=g, mas_backend=config.mas_backend, to=config.conform_to)
     except ValueError as exc:  # nothing voiced to measure: train on the recordings as they are
         return None, f"pitch matching skipped ({exc}); the decoder trains on the recordings as they are"
     return items, stats.describe()
@@ -215,8 +221,9 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     """Fine-tune ``base`` on the dataset in ``dataset_dir``; yields events (``events`` module).
 
     ``run_dir``: the run folder (``finetune.run.RunFolder``; created); ``dataset_dir``: a prepared
-    dataset (``manifest.json`` + ``clips/``); ``base``: a Piper ``.onnx``, a transformers VITS
-    folder / HF id, or a ``VoiceRef``; ``config``: ``TrainConfig`` (``presets.preset`` gives
+    dataset (``manifest.json`` + ``clips/``); ``base``: a Piper ``.onnx``, a Piper training
+    checkpoint ``.ckpt`` (config.json beside it; ``piper_ckpt``: its posterior encoder and
+    discriminator are used, no warm-up), a transformers VITS folder / HF id, or a ``VoiceRef``; ``config``: ``TrainConfig`` (``presets.preset`` gives
     sensible ones); ``resume``: continue from ``checkpoints/latest.pt`` (refused when the base or
     the dataset differ); ``control``: ``TrainControl`` (stop / pause between steps).
     Raises ``DatasetError`` (no / bad dataset), ``ModelNotFoundError`` / ``PiperVoiceError`` (base
@@ -252,8 +259,17 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                   "base": {"source": source, "kind": voice.kind, "name": voice.name, "speaker": speaker},
                   "dataset": _dataset_identity(manifest, dataset_dir)}
     _seed_all(config.seed)  # the same on every process: fresh parts start equal (DDP also broadcasts them)
-    has_posterior = voice.kind != "piper"
+    ckpt = getattr(voice, "piper_checkpoint", None)  # a Piper training checkpoint: the full VITS (piper_ckpt)
+    has_posterior = voice.kind != "piper" or ckpt is not None
     notes = prepare_for_training(model, fresh_posterior=not has_posterior)
+    disc = None
+    if ckpt is not None:
+        from speechstudio.finetune.vits.piper_ckpt import build_discriminator
+
+        disc = build_discriminator(ckpt)
+        notes = [f"base: {ckpt.describe()}: posterior encoder "
+                 + ("and discriminator " if disc is not None else "") + "from the checkpoint, no warm-up"] \
+            + ckpt.notes + notes
     warmup = config.warmup_for(has_posterior)
     decoder_end = warmup + config.decoder_for(has_posterior)
     total = int(config.steps)
@@ -282,7 +298,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
         + (f" x {par.world} processes" if par.world > 1 else "") + f", {precision}, config {json.dumps(config.to_dict())}")
     log("\n".join(lines))
 
-    tr = VitsTraining(model, config, fc, device, precision, speaker=speaker, parallel=par)
+    tr = VitsTraining(model, config, fc, device, precision, speaker=speaker, parallel=par, discriminator=disc)
     stats = {"best_val": None, "best_step": 0, "val_history": [], "last_val": float("nan")}
     if resume:
         state = rf.load_checkpoint("latest", map_location=device)
