@@ -23,7 +23,8 @@ from typing import Callable, Iterator
 from speechstudio.errors import SpeechStudioError, UsageError
 
 __all__ = ["VoicePlan", "BaseVoiceInfo", "describe_base", "load_base_voice", "finetune_dir", "runs_dir", "plan",
-           "prepare_dataset", "run_lock", "check_resume_data", "train", "save", "save_trained_voice", "text_checker", "train_config"]
+           "prepare_dataset", "run_lock", "check_resume_data", "train", "save", "save_trained_voice", "text_checker",
+           "train_config"]
 
 
 def finetune_dir() -> Path:

@@ -14,6 +14,7 @@ Modules, one idea each:
 * ``trainer``       ``train_voice`` (the loop; re-exports the public names below)
 * ``trained``       ``BaseInfo`` and ``load_trained_generator`` (what the exporter saves)
 * ``presets``       quick / standard / best presets and a time / memory ``estimate``
+* ``piper_ckpt``    Piper training checkpoints (``.ckpt``: full VITS + discriminator) as bases
 
 Public API (``from speechstudio.finetune.vits.trainer import ...``): ``train_voice``,
 ``TrainConfig``, ``TrainControl``, ``load_trained_generator``, ``BaseInfo``, ``TrainingError``

@@ -75,11 +75,15 @@ class ConformStats:
     def speaker_hz(self) -> float:
         return math.exp(self.speaker_mean)
 
-    def describe(self) -> str:
+    def describe(self, to: str = "speaker") -> str:
         shift = 12 * (self.speaker_mean - self.base_mean) / math.log(2)
-        return (f"pitch: your recordings {self.speaker_hz:.0f} Hz, the base voice {self.base_hz:.0f} Hz "
-                f"({shift:+.1f} semitones, range x{self.speaker_sd / max(self.base_sd, 1e-6):.2f}): the decoder learns "
-                f"your voice at your pitch from {self.clips} clips whose intonation follows the base's")
+        head = (f"pitch: your recordings {self.speaker_hz:.0f} Hz, the base voice {self.base_hz:.0f} Hz "
+                f"({shift:+.1f} semitones, range x{self.speaker_sd / max(self.base_sd, 1e-6):.2f}): ")
+        if to == "base":
+            return head + (f"the decoder learns your timbre from {self.clips} clips moved to the base's pitch and "
+                           "intonation (the voice keeps the base's pitch)")
+        return head + (f"the decoder learns your voice at your pitch from {self.clips} clips whose intonation follows "
+                       "the base's")
 
 
 def map_contour(f0_hz: np.ndarray, stats: ConformStats) -> np.ndarray:

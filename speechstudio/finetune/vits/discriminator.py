@@ -5,7 +5,8 @@ MelGAN's, Kumar et al. 2019) + period discriminators for periods 2, 3, 5, 7, 11 
 HiFi-GAN, Kong et al. 2020, sec. 2.2). VITS (Kim et al. 2021, sec. 2.4 / 3.1) keeps only the first
 of HiFi-GAN's three scale discriminators. Layers, channels, kernel sizes, strides and groups are
 VITS', with weight norm (or spectral norm) through ``torch.nn.utils.parametrizations``.
-No base voice ships a discriminator, so it always starts fresh.
+Base voices ship no discriminator, so it starts fresh, except from a Piper training checkpoint
+(``piper_ckpt``: its ``model_d`` weights, same names and weight norm).
 """
 from __future__ import annotations
 

@@ -30,9 +30,10 @@ Lightning checkpoint's metadata names a few Python objects that weights-only loa
 OHF-Voice/piper1-gpl issue 108; Lightning callback / loop objects). Before loading we list them
 statically (``torch.serialization.get_unsafe_globals_in_checkpoint``, no code runs) and allow each
 *name* only as :class:`_Inert`, our own class that stores its arguments and does nothing else
-(``torch.serialization.safe_globals`` with ``(stand-in, "module.name")`` pairs): no function or
-class from the file is ever called, so a crafted checkpoint cannot run code (names in modules
-torch blocks, ``os`` / ``sys`` / ``posix`` / ``nt``, are refused outright). Only the tensors of
+(``torch.serialization.safe_globals`` with ``(stand-in, "module.name")`` pairs; a
+``collections.defaultdict`` becomes a plain dict): no function or class from the file is ever
+called, so a crafted checkpoint cannot run code (names in modules torch blocks, ``os`` / ``sys``
+/ ``posix`` / ``nt``, are refused outright). Only the tensors of
 ``state_dict`` and the plain numbers / strings / lists of ``hyper_parameters`` are used. Needs
 torch >= 2.5 for that; with torch 2.4 a checkpoint with such metadata is refused with a clear error.
 
@@ -348,12 +349,9 @@ def _map_discriminator(d: dict, hp: dict, ckpt: Path, notes: list[str]) -> tuple
         notes.append(f"the checkpoint's discriminator is not VITS' multi-period one ({n} discriminators): "
                      "it starts fresh")
         return None, None
-    width = float(top.shape[0]) / 1024.0
-    fresh = MultiPeriodDiscriminator(width=width) if width != 1.0 else None
-    if fresh is None:
-        with torch.device("meta"):
-            fresh = MultiPeriodDiscriminator()
-    own = fresh.state_dict()
+    width = float(top.shape[0]) / 1024.0  # the period discriminators' widest conv: 1024 channels in VITS
+    with torch.device("meta"):  # shapes only, no memory
+        own = MultiPeriodDiscriminator(width=width).state_dict()
     bad = [k for k in own if k not in state or tuple(own[k].shape) != tuple(state[k].shape)]
     extra = [k for k in state if k not in own]
     if bad or extra:

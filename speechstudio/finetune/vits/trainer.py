@@ -1,15 +1,16 @@
 """``train_voice``: fine-tune a VITS voice on a prepared dataset, as a generator of events.
 
 Stages: ``prepare`` (token ids + cached features, skipped clips reported), ``warmup`` (Piper
-``.onnx`` bases: the new posterior encoder, with decoder / flow / text encoder frozen; ``step.warmup_step``),
-``decoder`` (Piper bases: posterior encoder + decoder on mel + KL, no discriminator yet),
-``train`` (generator + discriminator, ``step.train_step``; fresh, or a Piper training
-checkpoint's with its posterior encoder and no warm-up: ``piper_ckpt``); why: ``config`` notes. Every ``eval_every`` steps the
-validation mel loss is measured (``EvalEvent``; ``best.pt`` when it improves), every
-``checkpoint_every`` steps ``latest.pt`` is written with the full resume state and samples are
-synthesised (``SampleEvent``). ``control.stop`` (or closing the generator) saves ``latest.pt``
-first; ``resume=True`` continues bit for bit (same device, same settings; on the CPU with
-``num_workers=0`` the weights equal those of an uninterrupted run).
+``.onnx`` bases: the new posterior encoder, with decoder / flow / text encoder frozen;
+``step.warmup_step``), ``decoder`` (Piper bases: posterior encoder + decoder on mel + KL, no
+discriminator yet), ``train`` (generator + discriminator, ``step.train_step``; the discriminator
+fresh, or with a Piper training checkpoint (``piper_ckpt``) the checkpoint's, and its posterior
+encoder: no warm-up); why: ``config`` notes. Every ``eval_every`` steps the validation mel loss
+is measured (``EvalEvent``; ``best.pt`` when it improves), every ``checkpoint_every`` steps
+``latest.pt`` is written with the full resume state and samples are synthesised (``SampleEvent``).
+``control.stop`` (or closing the generator) saves ``latest.pt`` first; ``resume=True`` continues
+bit for bit (same device, same settings; on the CPU with ``num_workers=0`` the weights equal those
+of an uninterrupted run).
 
 Deviations from VITS / Piper, on purpose:
 * the generator trains its weight-norm-folded conv weights (Piper's ``.onnx`` has no weight norm
@@ -213,7 +214,7 @@ def _conform(tr, source: str, items: list, fc, cache_dir: Path, config: TrainCon
                                          speaker_embedding=g, mas_backend=config.mas_backend, to=config.conform_to)
     except ValueError as exc:  # nothing voiced to measure: train on the recordings as they are
         return None, f"pitch matching skipped ({exc}); the decoder trains on the recordings as they are"
-    return items, stats.describe()
+    return items, stats.describe(config.conform_to)
 
 
 def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(), resume: bool = False,
