@@ -457,3 +457,22 @@ def test_pitch_experiment_recipe_trains(base, dataset, tmp_path):
     steps = [e for e in events if isinstance(e, StepEvent)]
     assert [e.stage for e in steps] == ["warmup", "decoder", "train", "train"]
     assert all(np.isfinite(v) for e in steps for v in e.losses.values())
+
+
+def test_discriminator_warmup_trains_only_the_discriminator(base, dataset, tmp_path):
+    """``disc_warmup_steps``: after the warm-up / decoder stages, steps that update the fresh
+    discriminator only; the generator is the same as before them, then the GAN stage trains both."""
+    config = tiny_config(steps=3, checkpoint_every=1, eval_every=3, disc_warmup_steps=2)
+    saved, stages = {}, []
+    for ev in train_voice(tmp_path / "run", dataset, base, config):
+        if isinstance(ev, StepEvent):
+            stages.append((ev.step, ev.stage, sorted(ev.losses)))
+        if isinstance(ev, CheckpointEvent) and ev.kind == "latest":
+            state = torch.load(ev.path, weights_only=True)
+            saved[ev.step] = ({k: v.clone() for k, v in state["generator"].items()},
+                              {k: v.clone() for k, v in state["discriminator"].items()})
+    assert [(s, st) for s, st, _ in stages] == [(1, "discriminator"), (2, "discriminator"), (3, "train")]
+    assert stages[0][2] == ["disc", "mel"] and "gen" in stages[2][2]
+    same = lambda a, b: all(torch.equal(a[k], b[k]) for k in a)  # noqa: E731
+    assert same(saved[1][0], saved[2][0]) and not same(saved[1][1], saved[2][1])  # only D moved
+    assert not same(saved[2][0], saved[3][0])  # then the generator trains

@@ -113,6 +113,9 @@ class TrainConfig:
     the recordings (``finetune.closeness.CloneJudge``: speaker similarity, naturalness, pitch) and
     keep as best the checkpoint with the best ``Closeness.score`` instead of the lowest validation
     mel loss (the presets turn it on; needs Resemblyzer, else the mel loss decides).
+    ``disc_warmup_steps``: steps after the decoder stage in which only the fresh discriminator
+    trains (the generator's output detached, no generator update), so that the GAN stage starts
+    with a discriminator that already tells your recordings from the base's rendering of them.
     ``decoder_steps``: steps of the decoder stage after the warm-up (``None``: as many as the
     warm-up's, at most a third of what follows it; 0 for bases with a trained posterior
     encoder); ``freeze_prior``: keep the flow, duration predictor and posterior encoder frozen in
@@ -156,6 +159,7 @@ class TrainConfig:
     conform_draws: int = 1
     conform_to: str = "speaker"
     judge_clone: bool = False
+    disc_warmup_steps: int = 0
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "grad_accum", "eval_every", "checkpoint_every", "patience"):
@@ -163,6 +167,8 @@ class TrainConfig:
                 raise UsageError(f"{name} must be at least 1 (got {getattr(self, name)})")
         if self.warmup_steps is not None and not 0 <= self.warmup_steps <= self.steps:
             raise UsageError(f"warmup_steps must be between 0 and steps={self.steps} (got {self.warmup_steps})")
+        if not 0 <= int(self.disc_warmup_steps) <= self.steps:
+            raise UsageError(f"disc_warmup_steps must be between 0 and steps={self.steps} (got {self.disc_warmup_steps})")
         if self.decoder_steps is not None and not 0 <= self.decoder_steps <= self.steps:
             raise UsageError(f"decoder_steps must be between 0 and steps={self.steps} (got {self.decoder_steps})")
         if not self.warmup_lr > 0:

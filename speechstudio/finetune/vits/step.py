@@ -300,11 +300,15 @@ class VitsTraining:
         self._finish_step([self.opt_g], [self.model])  # D not yet in play
         return sums
 
-    def train_step(self, batches: list[dict]) -> dict:
+    def train_step(self, batches: list[dict], generator: bool = True) -> dict:
         """One GAN optimizer step of generator and discriminator on ``len(batches)`` accumulated
         batches (module notes). Returns unweighted float losses (``mel kl dur gen fm disc
-        total_g``)."""
+        total_g``). ``generator`` False: the discriminator's step only (its warm-up: the
+        generator runs without gradient and is not updated; the generator losses are still
+        reported)."""
         self.set_stage("train")
+        if not generator:
+            return self._discriminator_step(batches)
         w, k = self.weights, len(batches)
         sums = dict.fromkeys(("mel", "kl", "dur", "gen", "fm", "disc", "total_g"), 0.0)
         hop, seg = self.fc.hop_length, self.segment_frames
@@ -341,6 +345,28 @@ class VitsTraining:
         sums = self._mean(sums)
         self._check(sums)
         self._finish_step([self.opt_g, self.opt_d], [self.model, self.disc])
+        return sums
+
+    def _discriminator_step(self, batches: list[dict]) -> dict:
+        w, k = self.weights, len(batches)
+        sums = dict.fromkeys(("mel", "disc"), 0.0)
+        hop, seg = self.fc.hop_length, self.segment_frames
+        for i, batch in enumerate(batches):
+            with self._no_sync(i < k - 1):
+                batch = self._to_device(batch)
+                with torch.no_grad():
+                    out, y_mel, y_hat_mel = self._forward(batch)
+                y = slice_segments(batch["wav"], out.ids_slice * hop, seg * hop)
+                with self.autocast():
+                    (real_scores, _), (fake_scores_d, _) = self.disc_pair(y, out.waveform.detach())
+                l_disc, _, _ = discriminator_loss(real_scores, fake_scores_d)
+                self.scaler.scale(w.c_disc * l_disc / k).backward()
+            sums["mel"] += float(mel_loss(y_mel, y_hat_mel)) / k
+            sums["disc"] += float(l_disc.detach()) / k
+        sums = self._mean(sums)
+        self._check(sums)
+        self.opt_g.zero_grad(set_to_none=True)
+        self._finish_step([self.opt_d], [self.disc])
         return sums
 
     # ------------------------------------------------------------------ validation

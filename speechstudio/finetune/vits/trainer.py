@@ -273,6 +273,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
             + ckpt.notes + notes
     warmup = config.warmup_for(has_posterior)
     decoder_end = warmup + config.decoder_for(has_posterior)
+    disc_end = decoder_end + min(int(config.disc_warmup_steps), max(0, int(config.steps) - decoder_end))
     total = int(config.steps)
 
     yield StageEvent("prepare", f"reading {len(manifest.usable())} clips; features are cached in {rf.cache_dir}")
@@ -407,7 +408,8 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                 times.clear()
             if par.any(control.stop.is_set()):
                 break
-            now_stage = "warmup" if tr.step < warmup else "decoder" if tr.step < decoder_end else "train"
+            now_stage = ("warmup" if tr.step < warmup else "decoder" if tr.step < decoder_end else
+                         "discriminator" if tr.step < disc_end else "train")
             if now_stage != stage:
                 stage = now_stage
                 if (stage != "warmup" and config.pitch_conform and not has_posterior and config.freeze_prior
@@ -429,6 +431,8 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                                  f"{tr.step + 1}..{warmup}",
                        "decoder": f"decoder: adapting the decoder to the new voice from the text's prior aligned to "
                                   f"each clip (mel loss, no discriminator yet), steps {tr.step + 1}..{decoder_end}",
+                       "discriminator": f"discriminator: learning to tell your recordings from the voice's "
+                                        f"rendering of them before it judges the voice, steps {tr.step + 1}..{disc_end}",
                        "train": f"training generator + discriminator, steps {tr.step + 1}..{total} ({device}, "
                                 f"{precision}, batch {config.batch_size} x {config.grad_accum}"
                                 + ("; text encoder, flow, duration predictor and posterior encoder kept as they are"
@@ -439,7 +443,9 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
             group = [next(batches) for _ in range(config.grad_accum)]
             tr.batches_seen += config.grad_accum * par.world
             try:
-                losses = tr.train_step(group) if stage == "train" else tr.warmup_step(group, stage)
+                losses = (tr.train_step(group) if stage == "train" else
+                          tr.train_step(group, generator=False) if stage == "discriminator" else
+                          tr.warmup_step(group, stage))
             except oom:
                 raise oom_error(f"step {tr.step + 1}") from None
             except NonFiniteLoss as exc:
