@@ -157,11 +157,14 @@ def _clone_judge(clips, voice, log):
         return None, []
 
 
-def closeness_advice(history: list[dict], usable_minutes: float) -> str:
+def closeness_advice(history: list[dict], usable_minutes: float, changing: bool = True) -> str:
     """One sentence on what more steps or data would buy, from the judge's ``history`` (dicts
-    with ``similarity``) and the minutes of usable recordings."""
+    with ``similarity``) and the minutes of usable recordings; ``changing`` False while the voice
+    itself does not train yet (warm-up, discriminator warm-up)."""
     parts = []
-    if len(history) >= 2:
+    if not changing:
+        parts.append("the voice itself starts learning after this stage")
+    elif len(history) >= 2:
         gain = history[-1]["similarity"] - history[-2]["similarity"]
         parts.append("still getting closer: more steps should help" if gain > 0.01 else
                      "no longer getting closer: more steps will not change much")
@@ -376,7 +379,8 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
             close = c.to_dict()
             stats["closeness"] = stats.get("closeness", []) + [
                 {"step": tr.step, "similarity": c.similarity, "naturalness": c.naturalness, "score": c.score}]
-            advice = closeness_advice(stats["closeness"], manifest.total_s / 60)
+            advice = closeness_advice(stats["closeness"], manifest.total_s / 60,
+                                      changing=stage not in ("warmup", "discriminator"))
             text = c.describe() + (f". {advice[0].upper()}{advice[1:]}" if advice else "")
             score = c.score
         else:
