@@ -48,7 +48,8 @@ def make_dataset(folder: Path, texts=TEXTS, extra: list[tuple[str, str]] = ()) -
 
 def tiny_config(**kw) -> TrainConfig:
     base = dict(steps=20, warmup_steps=0, batch_size=2, lr=2e-3, generator_lr=None, segment_size=512, eval_every=10,
-                checkpoint_every=10, discriminator_width=1 / 16, device="cpu", precision="fp32", seed=3)
+                checkpoint_every=10, discriminator_width=1 / 16, device="cpu", precision="fp32", seed=3,
+                disc_warmup_steps=0, stft_weight=0.0)
     return TrainConfig(**{**base, **kw})
 
 
@@ -264,7 +265,9 @@ def test_presets_and_estimates():
     gpu = estimate("standard", "cuda", 150, 900, vram_bytes=24 * 2**30)
     assert gpu.seconds < two.seconds / 10 and gpu.peak_memory_bytes < 0.6 * 24 * 2**30 and "GPU" in gpu.note
     piper, mms = (estimate("quick", "cpu", 150, 900, threads=2, has_posterior=p) for p in (False, True))
-    assert piper.seconds < mms.seconds  # warm-up steps are cheaper than GAN steps
+    plain = estimate(preset("quick", "cpu", pitch_conform=False), "cpu", 150, 900, threads=2, has_posterior=False)
+    assert plain.seconds < mms.seconds  # warm-up steps are cheaper than GAN steps
+    assert piper.seconds - plain.seconds == pytest.approx(0.1 * 900 * 1.74 / 2 ** 0.8, rel=1e-6)  # conforming
     tight = estimate(preset("quick", "cuda", vram_bytes=24 * 2**30), "cuda", 150, 900, vram_bytes=4 * 2**30)
     assert "--batch-size 8 --grad-accum 2" in tight.note
     assert set(PRESETS) == {"quick", "standard", "best"}
@@ -372,10 +375,15 @@ def test_gan_stage_keeps_the_text_encoder_and_prior_unless_asked(base, dataset, 
 
 
 def test_decoder_stage_length():
-    """Piper bases: as many decoder steps as warm-up steps, at most a third of what is left; none
-    for bases with a trained posterior encoder unless asked; never past the end of the run."""
-    assert [TrainConfig(steps=n).decoder_for(False) for n in (50, 120, 2000, 30000)] == [8, 23, 200, 1000]
+    """No decoder stage unless asked (it cost naturalness: config notes); never past the end of the
+    run. The discriminator warm-up: 10 % of the steps (50..1000), at most a third of what is left,
+    none for a trained discriminator unless asked."""
+    assert [TrainConfig(steps=n).decoder_for(False) for n in (50, 120, 2000, 30000)] == [0, 0, 0, 0]
     assert TrainConfig(steps=2000).decoder_for(True) == 0
+    assert [TrainConfig(steps=n).disc_warmup_for(False) for n in (50, 120, 600, 2000, 30000)] == [8, 23, 60, 200, 1000]
+    assert TrainConfig(steps=2000).disc_warmup_for(True, fresh_discriminator=False) == 0
+    assert TrainConfig(steps=2000, disc_warmup_steps=30).disc_warmup_for(True, fresh_discriminator=False) == 30
+    assert TrainConfig(steps=100, warmup_steps=40, disc_warmup_steps=80).disc_warmup_for(False) == 60
     assert TrainConfig(steps=100, warmup_steps=40, decoder_steps=80).decoder_for(False) == 60
     with pytest.raises(UsageError, match="decoder_steps must be between 0 and steps=10"):
         TrainConfig(steps=10, decoder_steps=11)

@@ -153,13 +153,13 @@ class TrainConfig:
     freeze_prior: bool = True
     train_flow: bool = False
     vae_decoder: bool = False
-    stft_weight: float = 0.0
+    stft_weight: float = 20.0
     generator_lr: float | None = 2e-5
     pitch_conform: bool = True
     conform_draws: int = 1
-    conform_to: str = "speaker"
+    conform_to: str = "base"
     judge_clone: bool = False
-    disc_warmup_steps: int = 0
+    disc_warmup_steps: int | None = None
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "grad_accum", "eval_every", "checkpoint_every", "patience"):
@@ -167,7 +167,7 @@ class TrainConfig:
                 raise UsageError(f"{name} must be at least 1 (got {getattr(self, name)})")
         if self.warmup_steps is not None and not 0 <= self.warmup_steps <= self.steps:
             raise UsageError(f"warmup_steps must be between 0 and steps={self.steps} (got {self.warmup_steps})")
-        if not 0 <= int(self.disc_warmup_steps) <= self.steps:
+        if self.disc_warmup_steps is not None and not 0 <= int(self.disc_warmup_steps) <= self.steps:
             raise UsageError(f"disc_warmup_steps must be between 0 and steps={self.steps} (got {self.disc_warmup_steps})")
         if self.decoder_steps is not None and not 0 <= self.decoder_steps <= self.steps:
             raise UsageError(f"decoder_steps must be between 0 and steps={self.steps} (got {self.decoder_steps})")
@@ -208,16 +208,27 @@ class TrainConfig:
         return int(min(1000, max(50, round(0.1 * self.steps)), self.steps // 2))
 
     def decoder_for(self, has_posterior: bool) -> int:
-        """Decoder-stage steps (after the warm-up) for a base with / without a trained posterior
-        encoder: ``decoder_steps`` when set (cut to what the run has left), else 0 with a
-        posterior encoder and, without, as many as the warm-up's but at most a third of the steps
-        left after it (the GAN stage keeps the rest)."""
+        """Decoder-stage steps (after the warm-up): ``decoder_steps`` when set (cut to what the run
+        has left), else 0. Off by default since 2026-12-03: on a real speaker (bench/clone_real.py)
+        100 steps of it took DistillMOS from 4.33 to 2.3-2.8 whatever the targets (raw or
+        pitch-conformed recordings, with or without the STFT loss); a discriminator warm-up and the
+        GAN stage kept 3.6 at the same similarity (docs/finetune_voice.md)."""
         left = max(0, int(self.steps) - self.warmup_for(has_posterior))
         if self.decoder_steps is not None:
             return min(int(self.decoder_steps), left)
-        if has_posterior:
+        return 0
+
+    def disc_warmup_for(self, has_posterior: bool, fresh_discriminator: bool = True) -> int:
+        """Discriminator warm-up steps after the decoder stage: ``disc_warmup_steps`` when set (cut
+        to what is left), else none for a trained discriminator (a Piper training checkpoint's)
+        and, for a fresh one, as many as a Piper base's warm-up (10 % of the steps, 50..1000) but
+        at most a third of the steps left."""
+        left = max(0, int(self.steps) - self.warmup_for(has_posterior) - self.decoder_for(has_posterior))
+        if self.disc_warmup_steps is not None:
+            return min(int(self.disc_warmup_steps), left)
+        if not fresh_discriminator:
             return 0
-        return min(self.warmup_for(has_posterior), left // 3)
+        return min(int(min(1000, max(50, round(0.1 * self.steps)))), left // 3)
 
     def to_dict(self) -> dict:
         d = asdict(self)

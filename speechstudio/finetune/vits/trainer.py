@@ -203,14 +203,16 @@ def _conform(tr, source: str, items: list, fc, cache_dir: Path, config: TrainCon
     from speechstudio.finetune.vits.conform import conform_clips
     from speechstudio.tts.piper_import import fold_weight_norm
 
-    base = _load_base(source).model
-    fold_weight_norm(base)
-    g = None
-    if speaker is not None:
-        with torch.no_grad():
-            g = tr.model.embed_speaker(torch.tensor([speaker], device=tr.device)).unsqueeze(-1)
     try:
+        # the training RNG stream must not see this (building the base model draws its init): a
+        # resumed run then continues exactly as an uninterrupted one
         with torch.random.fork_rng(devices=tr.cuda_devices()):
+            base = _load_base(source).model
+            fold_weight_norm(base)
+            g = None
+            if speaker is not None:
+                with torch.no_grad():
+                    g = tr.model.embed_speaker(torch.tensor([speaker], device=tr.device)).unsqueeze(-1)
             items, stats = conform_clips(tr.model, base.decoder.to(tr.device), items, fc, cache_dir, seed=config.seed,
                                          draws=config.conform_draws,
                                          noise_scale=float(getattr(tr.model, "noise_scale", 0.667)),
@@ -276,7 +278,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
             + ckpt.notes + notes
     warmup = config.warmup_for(has_posterior)
     decoder_end = warmup + config.decoder_for(has_posterior)
-    disc_end = decoder_end + min(int(config.disc_warmup_steps), max(0, int(config.steps) - decoder_end))
+    disc_end = decoder_end + config.disc_warmup_for(has_posterior, fresh_discriminator=disc is None)
     total = int(config.steps)
 
     yield StageEvent("prepare", f"reading {len(manifest.usable())} clips; features are cached in {rf.cache_dir}")
@@ -327,7 +329,8 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     val_batches = [collate_fn([val_set[j] for j in range(i, min(i + config.batch_size, len(val_set)))])
                    for i in range(0, len(val_set), config.batch_size)]
     texts = [("fox", FIXED_SENTENCE)] + [("val" if clips.val else "train", (clips.val or clips.train)[0].text)]
-    judge, judge_texts = _clone_judge(clips, voice, log) if config.judge_clone and par.main else (None, [])
+    with torch.random.fork_rng(devices=tr.cuda_devices()):  # the scorers' model inits draw random numbers
+        judge, judge_texts = _clone_judge(clips, voice, log) if config.judge_clone and par.main else (None, [])
     if judge is not None:
         if "base_similarity" not in stats:  # the base voice, before any step (the run's model is still the base)
             stats["base_similarity"] = judge.similarity([w for _t, w in _speak(tr, voice, judge_texts, config.seed)])
