@@ -329,6 +329,8 @@ def fake_hub(monkeypatch, tiny_ckpt, tmp_path, calls):
         return str(dest)
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", hf_hub_download)
+    # huggingface_hub reads HF_HUB_OFFLINE once, at import (CI sets it): the tests that are online say so
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
 
 
 def test_fetch_downloads_the_ckpt_and_its_config(tiny_ckpt, tmp_path, monkeypatch):

@@ -114,8 +114,13 @@ def _import_resemblyzer():
     except ModuleNotFoundError as exc:
         if exc.name != "pkg_resources":
             raise
-        sys.modules.setdefault("pkg_resources", _pkg_resources_stand_in())
-        import resemblyzer
+        # only while webrtcvad imports: left in sys.modules, the stand-in would pass for setuptools'
+        # pkg_resources elsewhere (pytest's syspath_prepend imports names from it)
+        sys.modules["pkg_resources"] = _pkg_resources_stand_in()
+        try:
+            import resemblyzer
+        finally:
+            del sys.modules["pkg_resources"]
     return resemblyzer
 
 
@@ -175,14 +180,23 @@ class VoicePrint:
 
 
 def _import_distillmos():
+    if "distillmos" in sys.modules:
+        return sys.modules["distillmos"]
     try:
         import torchaudio  # noqa: F401
     except (ImportError, OSError):
         # distillmos imports torchaudio at module level but uses it only in its file-list helper
         # (loading and resampling files), which SpeechStudio does not call: scoring takes a 16 kHz
         # tensor. A torchaudio wheel built for another torch fails to load its library (OSError),
-        # so an empty module stands in for it.
+        # so an empty module stands in for it while distillmos imports, and only then (left in
+        # sys.modules it would break transformers' check for torchaudio: no __spec__).
+        sys.modules.pop("torchaudio", None)
         sys.modules["torchaudio"] = types.ModuleType("torchaudio")
+        try:
+            import distillmos
+        finally:
+            del sys.modules["torchaudio"]
+        return distillmos
     import distillmos
 
     return distillmos

@@ -35,6 +35,8 @@ class AdaptDatasetStep(DatasetStep):
     """The clone wizard's dataset step with recognition wording: no consent take, a warning
     under :data:`MIN_MINUTES` minutes, and the model's (not a voice's) sample rate."""
 
+    SPEAKER_CHECK = False  # recognition data may hold many speakers
+
     def __init__(self, wizard) -> None:
         super().__init__(wizard, consent=False)
         self.split_check.setToolTip("Clips longer than 20 s (the trainer's limit) are cut by Whisper's word times "

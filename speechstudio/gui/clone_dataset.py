@@ -36,6 +36,10 @@ def histogram_bars(rep) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 class DatasetStep(QWidget):
     """Signals: ``changed()`` when the manifest (and so the wizard's Next) changes."""
 
+    #: Leave out clips of another speaker (``build_dataset(speaker_check=True)``): a voice clone's
+    #: dataset is one speaker; a recognition dataset may hold many (the adapt wizard turns it off).
+    SPEAKER_CHECK = True
+
     changed = Signal()
 
     def __init__(self, wizard, *, consent: bool = True) -> None:
@@ -196,7 +200,7 @@ class DatasetStep(QWidget):
         out = datasets_dir() / self.wiz.voice_name()
         job = BuildDatasetJob(src, out, rate, base=self.wiz.base, asr=self.asr_check.isChecked(),
                               language=self.wiz.language(), split_long=self.split_check.isChecked(),
-                              speaker_check=True)
+                              speaker_check=self.SPEAKER_CHECK)
         self.job = job
         self.job_id = self.wiz.compute.submit(job)
         self.progress.setRange(0, 0)
