@@ -149,3 +149,25 @@ def test_closeness_words_and_score():
     assert "buzzy or distorted (1.7 of 5)" in buzzy.describe() and "30% of the voiced sound is a mechanical buzz" in buzzy.describe()
     assert buzzy.score < c.score  # a buzzing voice is not the best checkpoint even if a bit more similar
     assert buzzy.pitch_offset_st is None
+
+
+def test_dataset_builds_without_the_speaker_encoder(tmp_path, monkeypatch):
+    """Resemblyzer missing (or its weights, in a trimmed bundle): the check is skipped and says why."""
+    from speechstudio.finetune import closeness
+    from speechstudio.finetune.build import build_dataset
+
+    src = tmp_path / "src"
+    (src / "wavs").mkdir(parents=True)
+    rows = _matthes(3)
+    for ident, _text, path in rows:
+        (src / "wavs" / path.name).symlink_to(path)
+    (src / "metadata.csv").write_text("".join(f"{i}|{t}\n" for i, t, _ in rows), encoding="utf-8")
+
+    def missing():
+        raise FileNotFoundError("pretrained.pt")
+
+    monkeypatch.setattr(closeness, "_ENCODER", None)
+    monkeypatch.setattr(closeness, "_import_resemblyzer", missing)
+    m = build_dataset(src, tmp_path / "data", 22050, speaker_check=True)
+    assert len(m.usable()) == 3 and not any("other_speaker" in c.flags for c in m.clips)
+    assert m.notes["speaker_check"] == "skipped: the speaker encoder could not load (pretrained.pt)"

@@ -290,7 +290,9 @@ def _voiceprint(notes: dict):
         return VoicePrint(), {}
     except ImportError as exc:
         notes["speaker_check"] = f"skipped: {exc.name or 'resemblyzer'} is not installed"
-        return None, {}
+    except (OSError, RuntimeError) as exc:  # installed without its weights (e.g. a trimmed bundle)
+        notes["speaker_check"] = f"skipped: the speaker encoder could not load ({exc})"
+    return None, {}
 
 
 def _flag_other_speakers(clips: list[Clip], embeddings: dict, notes: dict) -> list[Clip]:

@@ -152,7 +152,7 @@ def _clone_judge(clips, voice, log):
         reference = [torch.load(c.cache_path, weights_only=True)["wav"].float().numpy() / 32767.0
                      for c in clips.train[:JUDGE_REFERENCE_CLIPS]]
         return CloneJudge(reference, voice.sample_rate, voice.hop_length), texts
-    except (ImportError, ValueError) as exc:
+    except (ImportError, OSError, RuntimeError, ValueError) as exc:
         log(f"how close the clone is will not be measured ({exc}); the best checkpoint is the lowest validation loss")
         return None, []
 
