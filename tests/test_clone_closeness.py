@@ -27,6 +27,16 @@ def _matthes(n: int) -> list[tuple[str, str, Path]]:
     return [(r[0], r[-1], MATTHES / "wavs" / f"{r[0]}.flac") for r in rows]
 
 
+def matthes_folder(folder: Path, n: int) -> Path:
+    """An LJSpeech folder (metadata.csv + links in wavs/) of the first ``n`` clips of the real speaker."""
+    (folder / "wavs").mkdir(parents=True)
+    rows = _matthes(n)
+    for _ident, _text, path in rows:
+        (folder / "wavs" / path.name).symlink_to(path)
+    (folder / "metadata.csv").write_text("".join(f"{i}|{t}\n" for i, t, _ in rows), encoding="utf-8")
+    return folder
+
+
 def _read(path: Path) -> tuple[np.ndarray, int]:
     a, sr = sf.read(str(path), dtype="float32")
     return (a.mean(axis=1) if a.ndim > 1 else a), sr
@@ -156,12 +166,7 @@ def test_dataset_builds_without_the_speaker_encoder(tmp_path, monkeypatch):
     from speechstudio.finetune import closeness
     from speechstudio.finetune.build import build_dataset
 
-    src = tmp_path / "src"
-    (src / "wavs").mkdir(parents=True)
-    rows = _matthes(3)
-    for ident, _text, path in rows:
-        (src / "wavs" / path.name).symlink_to(path)
-    (src / "metadata.csv").write_text("".join(f"{i}|{t}\n" for i, t, _ in rows), encoding="utf-8")
+    src = matthes_folder(tmp_path / "src", 3)
 
     def missing():
         raise FileNotFoundError("pretrained.pt")

@@ -10,7 +10,7 @@ import pytest
 import soundfile as sf
 import torch
 
-from test_clone_closeness import _matthes
+from test_clone_closeness import _matthes, matthes_folder
 
 
 def test_impose_contour_makes_a_real_recording_follow_a_given_pitch():
@@ -51,13 +51,7 @@ def joe_and_clips(tmp_path_factory):
     from speechstudio.finetune.vits.trainer import _load_base
 
     root = tmp_path_factory.mktemp("conform")
-    src = root / "src"
-    (src / "wavs").mkdir(parents=True)
-    rows = _matthes(4)
-    for ident, _text, path in rows:
-        (src / "wavs" / path.name).symlink_to(path)
-    (src / "metadata.csv").write_text("".join(f"{i}|{t}\n" for i, t, _ in rows), encoding="utf-8")
-    build_dataset(src, root / "data", 22050)
+    build_dataset(matthes_folder(root / "src", 4), root / "data", 22050)
     voice = _load_base(str(joe.model_path()))
     torch.manual_seed(0)
     prepare_for_training(voice.model, fresh_posterior=True)
