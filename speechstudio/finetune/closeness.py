@@ -35,7 +35,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["CloneJudge", "PitchProfile", "pitch_profile", "VoicePrint", "Naturalness", "Closeness", "scorers_available",
+from speechstudio.finetune.check import resample
+
+__all__ = ["CloneJudge", "PitchProfile", "pitch_profile", "VoicePrint", "Naturalness", "Closeness",
            "speaker_outliers", "FRAME_RATE_TOLERANCE", "SCORER_RATE", "OUTLIER_SIMILARITY", "GROUP_SIMILARITY"]
 
 #: Resemblyzer and DistillMOS take 16 kHz audio.
@@ -90,15 +92,6 @@ def pitch_profile(clips: Sequence[np.ndarray], sample_rate: int, hop_length: int
                         frame_rate, int(len(f0)))
 
 
-def _to_16k(audio: np.ndarray, sample_rate: int) -> np.ndarray:
-    a = np.asarray(audio, dtype=np.float32).reshape(-1)
-    if sample_rate != SCORER_RATE:
-        import soxr
-
-        a = soxr.resample(a, sample_rate, SCORER_RATE).astype(np.float32)
-    return a
-
-
 def _pkg_resources_stand_in() -> types.ModuleType:
     """``webrtcvad`` 2.0.10 (a Resemblyzer dependency) reads its own version with
     ``pkg_resources.get_distribution``, which setuptools >= 81 no longer ships; only that call
@@ -124,18 +117,6 @@ def _import_resemblyzer():
     return resemblyzer
 
 
-def scorers_available() -> tuple[bool, str]:
-    """(True, "") when Resemblyzer and DistillMOS can be imported, else (False, the reason for
-    the user: which package to install)."""
-    import importlib.util
-
-    missing = [name for name in ("resemblyzer", "distillmos") if importlib.util.find_spec(name) is None]
-    if missing:
-        return False, (f"{' and '.join(missing)} not installed: pip install 'speechstudio[clone]' "
-                       "to see how close a clone is")
-    return True, ""
-
-
 class VoicePrint:
     """GE2E speaker embeddings (Resemblyzer). One encoder per process, shared by threads.
 
@@ -157,7 +138,8 @@ class VoicePrint:
     def embed(self, audio: np.ndarray, sample_rate: int) -> np.ndarray:
         from resemblyzer import preprocess_wav
 
-        wav = preprocess_wav(_to_16k(audio, sample_rate), source_sr=SCORER_RATE)
+        audio16k = resample(np.asarray(audio, dtype=np.float32).reshape(-1), sample_rate, SCORER_RATE)
+        wav = preprocess_wav(audio16k, source_sr=SCORER_RATE)
         if len(wav) < SCORER_RATE // 4:
             raise ValueError("no speech left after removing the pauses (under 0.25 s)")
         with _LOCK:
@@ -221,7 +203,7 @@ class Naturalness:
     def score(self, audio: np.ndarray, sample_rate: int) -> float:
         import torch
 
-        x = torch.from_numpy(_to_16k(audio, sample_rate))[None]
+        x = torch.from_numpy(resample(np.asarray(audio, dtype=np.float32).reshape(-1), sample_rate, SCORER_RATE))[None]
         with _LOCK, torch.no_grad():
             return float(self._model(x).reshape(-1)[0])
 
