@@ -247,17 +247,12 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
 
 
 def _check_window(args) -> None:
-    """Wav2Vec2 window options: chunk >= 1 s and 2 x stride < chunk (defaults 20 s / 2 s)."""
+    """Wav2Vec2 window options: chunk >= 1 s and 2 x stride < chunk (defaults 20 s / 2 s), before
+    any model is loaded."""
+    from speechstudio.asr.family_ctc import check_window
     from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S
 
-    chunk = args.chunk_s or DEFAULT_CHUNK_S
-    stride = DEFAULT_STRIDE_S if args.stride_s is None else args.stride_s
-    if chunk < 1.0:
-        raise UsageError(f"--chunk-s {chunk:g} is too short: Wav2Vec2 windows need at least 1 s")
-    if chunk > 600:
-        raise UsageError(f"--chunk-s {chunk:g} is too long: at most 600 s per window")
-    if 2 * stride >= chunk:
-        raise UsageError(f"--stride-s {stride:g} is too long for --chunk-s {chunk:g} (need 2 x stride < chunk)")
+    check_window(args.chunk_s or DEFAULT_CHUNK_S, DEFAULT_STRIDE_S if args.stride_s is None else args.stride_s)
 
 
 def _check_output_dir(path: Path) -> None:
@@ -275,22 +270,15 @@ def _check_output_dir(path: Path) -> None:
 
 
 def _check_options(args, recognizer, language: str | None) -> str | None:
-    """Check ``--language`` / ``--task`` / ``--hotwords`` / ``--initial-prompt`` against the loaded
-    recogniser before any file is read; returns the language to pass on."""
-    if recognizer.engine == "whisper":
-        recognizer.check_options(language, args.task)
-    elif recognizer.engine == "wav2vec2":
-        if args.task == "translate":
-            raise UsageError(f"--task translate: {recognizer.model_id} is a CTC model and cannot translate; "
-                             "use a multilingual Whisper model (e.g. --model whisper-base)")
-        if args.hotwords or args.initial_prompt:
-            raise UsageError(f"--hotwords / --initial-prompt: {recognizer.model_id} is a CTC model, which takes no "
-                             "prompt (they apply to Whisper models)")
-        if language:
-            print(f"note: --language is ignored by {recognizer.model_id}: a CTC model has one fixed vocabulary",
-                  file=sys.stderr)
-    if recognizer.engine == "whisper" and (args.chunk_s or args.stride_s):
-        print("note: --chunk-s/--stride-s apply to Wav2Vec2 models only", file=sys.stderr)
+    """Check ``--language`` / ``--task`` / ``--hotwords`` / ``--initial-prompt`` / ``--chunk-s`` against
+    the loaded recogniser's family before any file is read (the same check the GUI's worker runs);
+    prints its notes; returns the language to pass on."""
+    from speechstudio.asr import family
+
+    for note in family.check_options(recognizer, family.OptionCheck(
+            language=language, task=args.task, hotwords=args.hotwords, initial_prompt=args.initial_prompt,
+            chunk_s=args.chunk_s, stride_s=args.stride_s)):
+        print(f"note: {note}", file=sys.stderr)
     return language
 
 

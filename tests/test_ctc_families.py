@@ -23,7 +23,8 @@ from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
 from speechstudio.audio.decode import load_audio
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.hub import cli as hub_cli
-from speechstudio.hub.detect import OTHER_CTC_MODEL_TYPES, WAV2VEC2_MODEL_TYPES, detect_engine
+from speechstudio.asr.family_ctc import OTHER_CTC_MODEL_TYPES, WAV2VEC2_MODEL_TYPES
+from speechstudio.hub.detect import detect_engine
 
 LIBRI = "lhotse_librispeech_2412-153948-0000.flac"      # 16 kHz, 11.66 s
 

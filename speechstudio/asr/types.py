@@ -54,7 +54,8 @@ class TranscriptInfo:
 
     ``duration_s``: audio duration in seconds (for a block stream: the container's duration until
     the end is reached); ``language``: ISO 639-1 code or ``None``; ``model_id``: the model that
-    wrote the text (name / HF id / directory); ``engine``: ``"wav2vec2"`` or ``"whisper"``;
+    wrote the text (name / HF id / directory); ``engine``: the recogniser family's registry name (:mod:`speechstudio.asr.family`:
+    ``"wav2vec2"``, ``"whisper"``...);
     ``language_probability``: the detector's probability for ``language`` in [0, 1] (``None`` when
     the language was given, or the model has only one); ``task``: ``"transcribe"`` or
     ``"translate"`` (Whisper: speech in any language to English text); ``detector``: the model that
@@ -80,7 +81,7 @@ class Recognizer(Protocol):
     :class:`~speechstudio.asr.whisper.WhisperRecognizer` and the language router
     (:class:`~speechstudio.asr.routing.LanguageRouter`) all implement it.
 
-    ``engine``: ``"wav2vec2"`` | ``"whisper"`` | ``"auto"`` (router); ``model_id``; ``device``;
+    ``engine``: the family's registry name (``"wav2vec2"``, ``"whisper"``...) or ``"auto"`` (router); ``model_id``; ``device``;
     ``precision``; ``sample_rate``: the rate ``transcribe`` expects (Hz, 16000).
     """
 

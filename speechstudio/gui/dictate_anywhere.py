@@ -199,7 +199,9 @@ class AnywherePanel(QWidget):
                 commands = CommandTable.load().for_language(language)
             except CommandTableError as e:
                 self._note(f"spoken commands off: {e}")
-        self.composer = Composer(commands, casing="sentence" if engine == "wav2vec2" else "keep")
+        from speechstudio.asr.family import capabilities
+
+        self.composer = Composer(commands, casing="keep" if capabilities(engine).casing else "sentence")
         if self.tray is not None:
             self.tray.set_state("listening", f"text goes to: {self.output_box.currentText().lower()}")
         self._cue(True)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroup
                                QMessageBox, QProgressBar, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
+from speechstudio.asr.family import label as family_label
 from speechstudio.gui.common import WrapLabel, fit_columns
 from speechstudio.gui.model_listing import DOWNLOADABLE_VOICES, PageListing, list_for_page
 from speechstudio.worker.jobs import CallJob, DownloadJob
@@ -201,7 +202,7 @@ class ModelsPage(QWidget):
         for m in self.models:
             r = self.table.rowCount()
             self.table.insertRow(r)
-            vals = (m.name, m.engine, self.status_text(m), _size(m.size_mb), ", ".join(m.languages), m.description)
+            vals = (m.name, family_label(m.engine), self.status_text(m), _size(m.size_mb), ", ".join(m.languages), m.description)
             for c, v in enumerate(vals):
                 it = QTableWidgetItem(str(v))
                 tip = str(v) if c != 0 else (str(m.path) if m.path else m.name)
@@ -240,7 +241,10 @@ class ModelsPage(QWidget):
             if box is not None and hasattr(box, "set_default_name") and name:
                 box.set_default_name(name, why)
         if getattr(self.win, "dictate", None) is not None and hasattr(self.win.dictate, "set_models"):
-            self.win.dictate.set_models([m.name for m in self.models if m.installed and m.engine == "wav2vec2"])
+            from speechstudio.asr.family import capabilities
+
+            self.win.dictate.set_models([m.name for m in self.models
+                                         if m.installed and capabilities(m.engine).streaming is not None])
         if self.win.speak is not None:
             self.win.speak.set_voices([v.name for v in self.voices])
         self.fit_columns()

@@ -30,9 +30,31 @@ def model_languages(model: str | None) -> tuple[str, ...] | None:
     return None if not langs or langs == ("multi",) else langs
 
 
+def model_capabilities(model: str | None):
+    """The :class:`~speechstudio.asr.family.AsrCapabilities` of ``model``'s family when the store knows
+    it (package, catalog, imported or cached model), else ``None`` (the default routing, a folder)."""
+    if not model or model == DEFAULT_MODEL:
+        return None
+    from speechstudio.asr import family
+    from speechstudio.hub.catalog import find_entry
+    from speechstudio.hub.packages import find_package_model
+
+    known = find_package_model(model) or find_entry(model)
+    engine = getattr(known, "engine", None)
+    if engine is None:
+        from speechstudio.hub.inventory import list_models
+
+        engine = next((m.engine for m in list_models(include_catalog=False) if m.name == model), None)
+    return family.capabilities(engine) if engine else None
+
+
 def vocabulary_key(model: str) -> str:
     """Settings key of a model's vocabulary (``/`` and ``\\`` would nest INI groups: replaced)."""
     return "transcribe/vocabulary/" + (model or DEFAULT_MODEL).replace("/", "|").replace("\\", "|")
+
+
+VOCABULARY_TIP = ("Kept per model. Whisper is primed with these words (faster-whisper hotwords); "
+                  "CTC models take no vocabulary.")
 
 
 class LanguageOptions(QWidget):
@@ -61,8 +83,7 @@ class LanguageOptions(QWidget):
         self.vocabulary = QLineEdit()
         self.vocabulary.setAccessibleName("Vocabulary")
         self.vocabulary.setPlaceholderText("names and jargon to prefer, e.g. Kubernetes, Dr. Nguyen (Whisper)")
-        self.vocabulary.setToolTip("Kept per model. Whisper is primed with these words (faster-whisper hotwords); "
-                                   "CTC models take no vocabulary.")
+        self.vocabulary.setToolTip(VOCABULARY_TIP)
         lay.addWidget(self.vocabulary, 1)
         self._model = DEFAULT_MODEL
         self._fill_languages(None)
@@ -97,13 +118,20 @@ class LanguageOptions(QWidget):
         self.task_box.setCurrentIndex(max(0, self.task_box.findData(task)))
 
     def hotwords(self) -> str | None:
-        return self.vocabulary.text().strip() or None
+        """The vocabulary, ``None`` when empty or when the model's family takes none."""
+        return (self.vocabulary.text().strip() or None) if self.vocabulary.isEnabled() else None
 
     def set_model(self, model: str) -> None:
         """The model picker changed: offer its languages and show its vocabulary."""
         self._model = (model or "").strip() or DEFAULT_MODEL
         self._fill_languages(model_languages(self._model))
         self.vocabulary.setText(str(settings().value(vocabulary_key(self._model), "") or ""))
+        caps = model_capabilities(self._model)
+        takes_prompt = caps is None or caps.prompt
+        self.vocabulary.setEnabled(takes_prompt)
+        self.vocabulary.setToolTip(VOCABULARY_TIP if takes_prompt else
+                                   f"{self._model} takes no vocabulary (a CTC model has one fixed alphabet); "
+                                   "choose a Whisper model to prefer names and jargon.")
 
     def _vocabulary_edited(self, text: str) -> None:
         settings().setValue(vocabulary_key(self._model), text.strip())

@@ -4,7 +4,7 @@ Public API (all Qt-free; ``huggingface_hub`` is imported lazily, inside the func
 
 - ``resolve_model(spec, *, allow_download=True, progress=True) -> ResolvedModel``
 - ``default_asr_model(*, allow_download=True, progress=True) -> (ResolvedModel, reason)``
-- ``detect_engine(path) -> "wav2vec2" | "whisper"``
+- ``detect_engine(path) -> family name`` (the registry in :mod:`speechstudio.asr.family`)
 - ``download_model(repo_id, progress=True) -> ResolvedModel``
 - ``list_models(*, include_catalog=True) -> list[ModelEntry]``
 - ``import_model(dir, name=None) -> ResolvedModel``; ``remove_model(name) -> str``

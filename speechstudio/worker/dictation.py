@@ -101,7 +101,7 @@ class DictateStarted:
                           # eager runner" (CTC) or "LocalAgreement-2 re-decoding every 1 s; ..." (Whisper)
     source: str           # microphone name or file
     input_rate: int       # Hz
-    engine: str = "wav2vec2"   # "wav2vec2" | "whisper"
+    engine: str = "wav2vec2"   # the recogniser family's registry name (speechstudio.asr.family)
 
 
 @dataclass(frozen=True)

@@ -82,17 +82,12 @@ class TranscribeBatchJob(Job):
         recognizer, message = models.recognizer(o.model, o.device, o.precision, o.language)
         if message:
             yield Status(message)
-        if recognizer.engine == "whisper":
-            recognizer.check_options(o.language, o.task)
-        elif recognizer.engine == "wav2vec2" and o.task == "translate":
-            from speechstudio.errors import UsageError
+        from speechstudio.asr import family
 
-            raise UsageError(f"{recognizer.model_id} is a CTC model and cannot translate; choose a multilingual "
-                             "Whisper model (whisper-base)")
         hotwords = (o.hotwords or "").strip() or None
-        if hotwords and recognizer.engine == "wav2vec2":
-            yield Status(f"vocabulary not used: {recognizer.model_id} is a CTC model, which takes no prompt")
-            hotwords = None
+        for note in family.check_options(recognizer, family.OptionCheck(language=o.language, task=o.task,
+                                                                        hotwords=hotwords)):
+            yield Status(f"note: {note}")
         finished = 0
         batch = run_batch(self.items, recognizer, formats=o.formats, output_dir=o.output_dir,
                           overwrite=o.overwrite, language=o.language, cancel=self.cancel, task=o.task,

@@ -67,7 +67,9 @@ def resolve_base(spec: str) -> Base:
         if path is None:
             raise ModelNotFoundError(f"--base {spec}: {exc}") from None
     else:
-        if resolved.engine != "wav2vec2":
+        from speechstudio.asr.family_ctc import FAMILY as CTC
+
+        if resolved.engine != CTC.name:
             raise UsageError(f"--base {spec} is a {resolved.engine} model; CTC fine-tuning needs a Wav2Vec2-family "
                              "model (Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, WavLM), with or without "
                              "a CTC head")

@@ -1,0 +1,279 @@
+"""The registry of speech-recognition model families: one object per family, asked by everyone.
+
+A family (``AsrFamily``) knows how to tell its model folders apart (``detect``), load them
+(``load``), what its models can do (``capabilities``), which options it refuses or ignores
+(``check_options``: the one place the CLI, the worker and the GUI get their answer from) and how
+to stream them for dictation (``open_stream``). ``hub.detect``, ``asr.load``, ``asr.live``, the CLI,
+the worker jobs and the GUI pages ask the registry and never compare family names.
+
+Built-in families (one module each, one line in ``BUILTIN``):
+
+* ``wav2vec2`` (:mod:`speechstudio.asr.family_ctc`): transformers CTC checkpoints (Wav2Vec2,
+  HuBERT, WavLM, Data2Vec-Audio...), greedy or lexicon CTC decoding, fixed-window streaming.
+* ``whisper`` (:mod:`speechstudio.asr.family_whisper`): CTranslate2 Whisper folders run by
+  faster-whisper; any language, translation, prompts, LocalAgreement streaming.
+
+A new family is a module defining an ``AsrFamily`` subclass instance plus one line: either in
+``BUILTIN`` or a call to :func:`register` (a plug-in, a test). The ``name`` is what
+``Recognizer.engine``, ``ResolvedModel.engine`` and ``ModelEntry.engine`` hold: in SpeechStudio
+"engine" always means the model family's registry name, never a runtime. Qt-free, cheap to import
+(no torch / faster-whisper until ``load``).
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from speechstudio.errors import ModelNotFoundError, UsageError
+
+#: The built-in families' modules, in detection order; each defines ``FAMILY``.
+BUILTIN = ("speechstudio.asr.family_whisper", "speechstudio.asr.family_ctc")
+
+
+@dataclass(frozen=True)
+class AsrCapabilities:
+    """What every model of a family can do.
+
+    ``languages``: ``("multi",)`` when the family covers many languages (which ones a given model
+    knows is the catalog's or the model's business), else the ISO codes; ``translate``: speech to
+    English text; ``prompt``: takes an initial prompt / hotwords (custom vocabulary);
+    ``casing``: writes cased, punctuated text (else lower case or upper case without punctuation:
+    dictation applies sentence casing); ``streaming``: ``"windows"`` (fixed windows, each chunk
+    committed once: the low-latency kind), ``"agreement"`` (re-decoding a growing buffer,
+    LocalAgreement-2) or ``None`` (cannot dictate); ``trainable``: ``speechstudio finetune asr``
+    can adapt its models; ``detects_language``: a multilingual model of it can tell the language.
+    """
+
+    languages: tuple[str, ...] = ("multi",)
+    translate: bool = False
+    prompt: bool = False
+    casing: bool = False
+    streaming: str | None = None
+    trainable: bool = False
+    detects_language: bool = False
+
+
+@dataclass(frozen=True)
+class ModelFolder:
+    """A candidate model folder, read once for every family's ``detect``: ``path``, the file
+    ``names`` in it, and ``config`` (its ``config.json`` as a dict, ``None`` when it has none)."""
+
+    path: Path
+    names: frozenset[str]
+    config: dict | None = None
+
+
+@dataclass(frozen=True)
+class OptionCheck:
+    """Options as the user gave them, checked by :meth:`AsrFamily.check_options` before any file is
+    read: ``language`` (ISO code or ``None``: detect), ``task`` (``transcribe``/``translate``),
+    ``hotwords`` / ``initial_prompt`` (text or ``None``), ``chunk_s`` / ``stride_s`` (window
+    seconds or ``None``: the model's default)."""
+
+    language: str | None = None
+    task: str = "transcribe"
+    hotwords: str | None = None
+    initial_prompt: str | None = None
+    chunk_s: float | None = None
+    stride_s: float | None = None
+
+
+@dataclass
+class AsrFamily:
+    """One family of recognisers. Subclasses override ``detect``, ``load`` and, where the family
+    streams, ``open_stream``; ``check_options`` refuses what ``capabilities`` says the family cannot
+    do, with messages shared by the CLI and the GUI."""
+
+    name: str
+    label: str
+    capabilities: AsrCapabilities = field(default_factory=AsrCapabilities)
+
+    def detect(self, folder: ModelFolder) -> bool:
+        """True when ``folder`` is a model of this family. Raises ``ModelNotFoundError`` (naming the
+        folder and the reason) when it claims to be one but cannot be run (a part is missing...)."""
+        raise NotImplementedError
+
+    def load(self, path: Path, model_id: str, *, device: str = "auto", precision: str = "auto",
+             batch_size: int | None = None, chunk_s: float | None = None, stride_s: float | None = None,
+             vocabulary: str = "auto"):
+        """The loaded recogniser (a :class:`~speechstudio.asr.types.Recognizer` whose ``engine`` is
+        ``self.name``). Raises ``ModelNotFoundError`` / ``UsageError``."""
+        raise NotImplementedError
+
+    def describe(self, recognizer) -> tuple[str, str]:
+        """``(kind, note)`` for the "using MODEL (kind, source); note" line: default ``(name, "")``."""
+        return self.name, ""
+
+    def english_only(self, recognizer) -> bool:
+        """True when ``recognizer`` transcribes English only (default: the family is English-only, or
+        the catalog says the model is)."""
+        from speechstudio.hub.catalog import find_entry
+
+        if tuple(self.capabilities.languages) == ("en",):
+            return True
+        entry = find_entry(recognizer.model_id)
+        return entry is not None and tuple(entry.languages) == ("en",)
+
+    def check_options(self, recognizer, options: OptionCheck) -> list[str]:
+        """Refuse what this family's models cannot do, before any audio is read.
+
+        Returns notes for options that are ignored (one line each, shown by the CLI on stderr and
+        by the GUI in its status line). Raises ``UsageError`` for an option the model cannot honour;
+        the message names the model and what to use instead."""
+        caps, model = self.capabilities, recognizer.model_id
+        notes: list[str] = []
+        if options.task not in ("transcribe", "translate"):
+            raise UsageError(f"--task {options.task}: expected transcribe or translate")
+        if options.task == "translate" and (not caps.translate or self.english_only(recognizer)):
+            raise UsageError(f"--task translate: {model} ({self.label}) cannot translate; use a multilingual "
+                             "Whisper model (e.g. --model whisper-base)")
+        if (options.hotwords or options.initial_prompt) and not caps.prompt:
+            raise UsageError(f"--hotwords / --initial-prompt: {model} ({self.label}) takes no prompt or custom "
+                             "vocabulary; use a Whisper model for that")
+        if options.language and options.language != "en" and self.english_only(recognizer):
+            raise UsageError(f"--language {options.language}: {model} is an English-only model; use a "
+                             "multilingual Whisper model (e.g. --model whisper-base)")
+        return notes
+
+    def open_stream(self, recognizer, config=None, *, input_rate: int | None = None, language: str | None = None,
+                    task: str = "transcribe", hotwords: str | None = None, beam_size: int | None = None,
+                    backlog_s: Callable[[], float] | None = None):
+        """A streaming recogniser over ``recognizer`` (see :func:`speechstudio.asr.live.open_recognizer`).
+        Raises ``UsageError`` when the family cannot stream."""
+        raise UsageError(f"{recognizer.model_id} ({self.label}) cannot stream, so it cannot dictate; "
+                         "dictation takes a Wav2Vec2 CTC or a Whisper model")
+
+
+_REGISTRY: dict[str, AsrFamily] = {}
+_LOADED = False
+
+
+def _ensure_builtin() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    for module in BUILTIN:
+        register(importlib.import_module(module).FAMILY, replace=True)
+
+
+def register(family: AsrFamily, *, replace: bool = False) -> AsrFamily:
+    """Add ``family`` to the registry (after the built-ins in detection order) and return it.
+    Raises ``ValueError`` when its name is taken and ``replace`` is false."""
+    _ensure_builtin()
+    if family.name in _REGISTRY and not replace:
+        raise ValueError(f"a recogniser family named {family.name!r} is already registered")
+    _REGISTRY[family.name] = family
+    return family
+
+
+def unregister(name: str) -> None:
+    """Remove the family ``name`` (a test's fake family); unknown names are ignored."""
+    _ensure_builtin()
+    _REGISTRY.pop(name, None)
+
+
+def families() -> list[AsrFamily]:
+    """The registered families, in detection order."""
+    _ensure_builtin()
+    return list(_REGISTRY.values())
+
+
+def get(name: str) -> AsrFamily:
+    """The family registered as ``name``. Raises ``ModelNotFoundError`` for an unknown name."""
+    _ensure_builtin()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(_REGISTRY)
+        raise ModelNotFoundError(f"unknown recogniser family {name!r} (known: {known})") from None
+
+
+def of(recognizer) -> AsrFamily | None:
+    """The family of a loaded recogniser, ``None`` for a wrapper such as the language router."""
+    _ensure_builtin()
+    return _REGISTRY.get(getattr(recognizer, "engine", None) or "")
+
+
+def capabilities(name: str) -> AsrCapabilities:
+    """``get(name).capabilities``; an unknown name (an old queue entry) gets no capabilities."""
+    _ensure_builtin()
+    family = _REGISTRY.get(name)
+    return family.capabilities if family is not None else AsrCapabilities(languages=())
+
+
+def label(name: str) -> str:
+    """The family's display name (``"Whisper"``, ``"Wav2Vec2-family CTC"``); ``name`` when unknown."""
+    _ensure_builtin()
+    family = _REGISTRY.get(name)
+    return family.label if family is not None else name
+
+
+def check_options(recognizer, options: OptionCheck) -> list[str]:
+    """``check_options`` of ``recognizer``'s family: for a language router that guards a chosen
+    English-only model, that model's; none for the default routing, which checks per input."""
+    recognizer = getattr(recognizer, "chosen", None) or recognizer
+    family = of(recognizer)
+    return family.check_options(recognizer, options) if family is not None else []
+
+
+def read_folder(path: str | os.PathLike[str]) -> ModelFolder:
+    """Read ``path`` into a :class:`ModelFolder`. Raises ``ModelNotFoundError``: missing, a file,
+    unreadable, or a ``config.json`` that is not a JSON object."""
+    p = Path(path)
+    if not p.exists():
+        raise ModelNotFoundError(f"model directory {p} does not exist")
+    if not p.is_dir():
+        raise ModelNotFoundError(f"{p} is a file, not a model directory (give the folder that holds it)")
+    try:
+        names = frozenset(os.listdir(p))
+    except OSError as exc:
+        raise ModelNotFoundError(f"cannot read model directory {p}: {exc.strerror or exc}") from exc
+    config = None
+    if "config.json" in names:
+        try:
+            with open(p / "config.json", encoding="utf-8") as fh:
+                config = json.load(fh)
+        except (OSError, ValueError) as exc:
+            raise ModelNotFoundError(f"{p}: config.json cannot be read as JSON ({exc})") from exc
+        if not isinstance(config, dict):
+            raise ModelNotFoundError(f"{p}: config.json is not a JSON object")
+    return ModelFolder(p, names, config)
+
+
+def detect(path: str | os.PathLike[str]) -> str:
+    """The name of the family whose model ``path`` is (asks each family in registry order).
+
+    Raises ``ModelNotFoundError`` naming the folder and the reason when no family runs it."""
+    folder = read_folder(path)
+    for family in families():
+        if family.detect(folder):
+            return family.name
+    p, config = folder.path, folder.config
+    labels = ", ".join(f.label for f in families())
+    if config is None:
+        raise ModelNotFoundError(f"{p} is not a supported ASR model: no config.json and no model file that a "
+                                 f"recogniser family reads ({labels})")
+    model_type = str(config.get("model_type", "")).lower().replace("_", "-")
+    if model_type == "vits":
+        raise ModelNotFoundError(f"{p} is a VITS text-to-speech voice, not a speech-recognition model")
+    if model_type == "whisper":
+        raise ModelNotFoundError(
+            f"{p} is a transformers Whisper checkpoint; faster-whisper needs the CTranslate2 "
+            "conversion (ct2-transformers-converter) or a Systran/faster-whisper-* model"
+        )
+    architectures = config.get("architectures") or []
+    kind = f"model_type {model_type!r}" if model_type else "no model_type"
+    arch = f", architectures {architectures}" if architectures else ""
+    raise ModelNotFoundError(
+        f"{p} is not a supported ASR model ({kind}{arch}): expected a *ForCTC checkpoint (Wav2Vec2, "
+        f"HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) or a CTranslate2 Whisper directory (families: {labels})"
+    )
+
+
+__all__ = ["AsrCapabilities", "AsrFamily", "ModelFolder", "OptionCheck", "BUILTIN", "register", "unregister",
+           "families", "get", "of", "capabilities", "label", "check_options", "detect", "read_folder"]
