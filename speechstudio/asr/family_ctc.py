@@ -12,7 +12,6 @@ the CTC models this engine cannot feed (filter-bank input: Wav2Vec2-BERT, Parake
 """
 from __future__ import annotations
 
-import sys
 
 from speechstudio.asr.family import AsrCapabilities, AsrFamily, ModelFolder, OptionCheck
 from speechstudio.errors import ModelNotFoundError, UsageError
