@@ -241,8 +241,6 @@ def main() -> int:
     ap.add_argument("--warmup-steps", type=int, default=150, help="posterior-encoder warm-up steps")
     ap.add_argument("--decoder-steps", type=int, default=300, help="decoder-stage steps (no discriminator)")
     ap.add_argument("--eval-every-min", type=float, default=9.0, help="evaluate at most this often")
-    ap.add_argument("--train-flow", action="store_true", help="TrainConfig.train_flow (flow trained along the prior path)")
-    ap.add_argument("--vae-decoder", action="store_true", help="TrainConfig.vae_decoder (posterior latents, flow trained)")
     ap.add_argument("--stft-weight", type=float, default=0.0, help="TrainConfig.stft_weight (multi-resolution STFT loss)")
     ap.add_argument("--generator-lr", type=float, default=TrainConfig.generator_lr,
                     help="TrainConfig.generator_lr (decoder and GAN stages; VITS from scratch: 2e-4)")
@@ -292,7 +290,7 @@ def main() -> int:
         return 0
     config = TrainConfig(steps=100000, warmup_steps=args.warmup_steps, decoder_steps=args.decoder_steps,
                          batch_size=args.batch_size, device="cpu", precision="fp32", checkpoint_every=25, eval_every=25,
-                         seed=0, train_flow=args.train_flow, vae_decoder=args.vae_decoder,
+                         seed=0,
                          stft_weight=args.stft_weight, generator_lr=args.generator_lr)
     print(f"recipe: warm-up {config.warmup_steps} steps at lr {config.warmup_lr:g}, decoder stage "
           f"{config.decoder_steps} steps, then GAN; generator lr {config.generator_lr:g}, discriminator lr {config.lr:g}; frozen in the GAN stage: text encoder "

@@ -388,7 +388,7 @@ def test_decoder_stage_length():
     with pytest.raises(UsageError, match="decoder_steps must be between 0 and steps=10"):
         TrainConfig(steps=10, decoder_steps=11)
 
-@pytest.mark.parametrize("latents", ["posterior", "prior", "prior_flow"])
+@pytest.mark.parametrize("latents", ["posterior", "prior"])
 def test_decoder_is_fed_prior_latents_in_the_decoder_stage(base, dataset, latents):
     """``latents="prior"`` (decoder stage; GAN stage with the prior frozen): the decoder gets the
     text prior expanded along the clip's alignment (``model.prior_latents``), so the mel loss sends
@@ -419,26 +419,18 @@ def test_decoder_is_fed_prior_latents_in_the_decoder_stage(base, dataset, latent
     assert all(g is not None and float(g.abs().sum()) > 0 for g in dec[:1])
     reached = any(g is not None and float(g.abs().sum()) > 0 for g in post)
     assert reached == (latents == "posterior")
-    # "prior_flow": the mel loss also trains the flow along the prior (inference) path; the others: not
     flow_reached = any(p.grad is not None and float(p.grad.abs().sum()) > 0 for p in model.flow.parameters())
-    assert flow_reached == (latents == "prior_flow")
+    assert not flow_reached   # the flow stays out of the decoder's path either way
     cfg = TrainConfig(steps=10, warmup_steps=2, decoder_steps=2)
     tr = vits_step.VitsTraining(model, cfg, fc, "cpu", "fp32")
     assert [tr.latents(s) for s in ("warmup", "decoder", "train")] == ["posterior", "prior", "prior"]
     tr.config = TrainConfig(steps=10, freeze_prior=False)
     assert tr.latents("train") == "posterior"
-    tr.config = TrainConfig(steps=10, train_flow=True)
-    assert [tr.latents(s) for s in ("warmup", "decoder", "train")] == ["posterior", "prior_flow", "prior_flow"]
+    tr.config = TrainConfig(steps=10)
     trained = {s: {part for part in ("posterior_encoder.", "flow.", "duration_predictor.", "decoder.", "text_encoder.")
                    if any(tr.trains(n, s) for n, _ in model.named_parameters() if n.startswith(part))}
                for s in ("decoder", "train")}
-    assert trained == {"decoder": {"flow.", "decoder."}, "train": {"flow.", "decoder."}}
-    tr.config = TrainConfig(steps=10, vae_decoder=True)  # VITS' posterior latents; timing and text kept
-    assert [tr.latents(s) for s in ("warmup", "decoder", "train")] == ["posterior"] * 3
-    trained = {s: {part for part in ("posterior_encoder.", "flow.", "duration_predictor.", "decoder.", "text_encoder.")
-                   if any(tr.trains(n, s) for n, _ in model.named_parameters() if n.startswith(part))}
-               for s in ("decoder", "train")}
-    assert trained == {s: {"posterior_encoder.", "flow.", "decoder."} for s in ("decoder", "train")}
+    assert trained == {"decoder": {"decoder."}, "train": {"decoder."}}
 
 
 def test_stft_loss_sees_the_pitch_the_mel_loss_blurs():
@@ -455,16 +447,6 @@ def test_stft_loss_sees_the_pitch_the_mel_loss_blurs():
     assert float(stft_loss(tone(117), tone(117))) == pytest.approx(0.0, abs=1e-6)
     wrong_pitch, quieter = float(stft_loss(tone(117), tone(86.13))), float(stft_loss(tone(117), tone(117, 0.7)))
     assert wrong_pitch > 3 * quieter
-
-
-def test_pitch_experiment_recipe_trains(base, dataset, tmp_path):
-    """``vae_decoder`` + ``stft_weight`` (a pitch experiment, TrainConfig notes) run through every
-    stage with finite losses."""
-    events = list(train_voice(tmp_path / "run", dataset, base, tiny_config(steps=4, warmup_steps=1, decoder_steps=1,
-                                                                           vae_decoder=True, stft_weight=5.0)))
-    steps = [e for e in events if isinstance(e, StepEvent)]
-    assert [e.stage for e in steps] == ["warmup", "decoder", "train", "train"]
-    assert all(np.isfinite(v) for e in steps for v in e.losses.values())
 
 
 def test_discriminator_warmup_trains_only_the_discriminator(base, dataset, tmp_path):

@@ -237,7 +237,7 @@ def test_whisper_model_dictates(page, qtbot, whisper_dir, realspeech):
 def test_fake_microphone_stop_keeps_buffered_words(page, win, qtbot, realspeech):
     """The app's own audio backend (a FakeBackend playing the recording at 20x): Stop mid-speech
     ends the session with a final update, no grey tail, and the text heard so far."""
-    from speechstudio.audio.devices import FakeBackend
+    from fake_audio_backend import FakeBackend
 
     win.audio.set_backend(FakeBackend(realspeech / JFK, input_rate=44100, speed=20.0))
     page.refresh_devices()
@@ -269,7 +269,8 @@ def test_device_source_drains_after_stop():
     """Qt-free: the backend adapter yields captured blocks, and what was queued before stop()."""
     import numpy as np
 
-    from speechstudio.audio.devices import AudioUnavailableError, Backend, FakeBackend
+    from fake_audio_backend import FakeBackend
+    from speechstudio.audio.devices import AudioUnavailableError, Backend
     from speechstudio.worker.dictation import DeviceSource
 
     src = DeviceSource(FakeBackend(np.ones(48000, np.float32) * 0.1, input_rate=48000, speed=50.0), None, 20)

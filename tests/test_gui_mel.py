@@ -23,7 +23,7 @@ def mic_file(tmp_path):
 
 
 def test_mel_view_follows_fake_microphone(win, qtbot, mic_file):
-    from speechstudio.audio.devices import FakeBackend
+    from fake_audio_backend import FakeBackend
 
     backend = FakeBackend(mic_file, input_rate=48000, speed=4.0)
     win.audio.set_backend(backend)

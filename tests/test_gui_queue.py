@@ -278,7 +278,8 @@ from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv[:1])
 app.setApplicationName("SpeechStudio")
 app.setOrganizationName("SpeechStudio")
-from speechstudio.audio.devices import FakeBackend, set_backend
+from fake_audio_backend import FakeBackend
+from speechstudio.audio.devices import set_backend
 from speechstudio.gui.main_window import MainWindow
 
 backend = FakeBackend(speed=20.0)
@@ -314,7 +315,8 @@ def test_app_killed_mid_queue_shows_the_same_queue_and_continues(qtbot, home, fa
     for name, secs in (("a.wav", 1.0), ("b.wav", 240.0), ("c.wav", 1.0)):   # b runs long enough to be killed
         write_tone(folder / name, secs)
     db = default_path()
-    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))   # its settings stay its own
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"),   # its settings stay its own
+               PYTHONPATH=os.pathsep.join([str(__import__("pathlib").Path(__file__).parent), os.environ.get("PYTHONPATH", "")]))
     log = tmp_path / "app.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, "-c", KILLED_APP, str(tiny_w2v_dir), str(folder)], env=env,

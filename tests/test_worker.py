@@ -135,7 +135,8 @@ def test_missing_model_is_a_message(worker, qtbot, home, tmp_path):
 
 # ---------------------------------------------------------------------------- audio devices
 def test_fake_backend_player_and_recorder():
-    from speechstudio.audio.devices import FakeBackend, Player, Recorder
+    from fake_audio_backend import FakeBackend
+    from speechstudio.audio.devices import Player, Recorder
 
     mic = np.sin(2 * np.pi * 440 * np.arange(48000) / 48000).astype(np.float32)
     fb = FakeBackend(mic, input_rate=48000, speed=50)

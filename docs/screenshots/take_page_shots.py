@@ -30,6 +30,7 @@ os.environ["SPEECHSTUDIO_HOME"] = str(TMP / "home")
 os.environ["XDG_CONFIG_HOME"] = str(TMP / "config")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # fake_audio_backend: the file-fed sound card
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 

@@ -25,8 +25,8 @@ REAL = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "rea
 TMP = Path(tempfile.mkdtemp(prefix="speechstudio-shots-"))
 os.environ.setdefault("SPEECHSTUDIO_HOME", str(TMP / "home"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ["SPEECHSTUDIO_AUDIO"] = f"fake:{REAL / 'whisper_jfk.flac'}"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # fake_audio_backend: the file-fed sound card
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -57,7 +57,8 @@ def shot(name: str) -> None:
 
 
 def main() -> int:
-    from speechstudio.audio.devices import FakeBackend, set_backend
+    from fake_audio_backend import FakeBackend
+    from speechstudio.audio.devices import set_backend
     from speechstudio.gui.main_window import MainWindow
 
     backend = FakeBackend(REAL / "whisper_jfk.flac", input_rate=48000, speed=1.0)

@@ -60,12 +60,9 @@ batch 4; 6 held-out sentences; joe itself: MCD 9.30 dB, round-trip WER 0.094):
    voice is pitch-matched at synthesis instead (``finetune.pitch_match``, ``tts.pitch``). At VITS'
    lr 2e-4 the decoder stage also wiped out the contour (the "86 Hz median F0" of every clone was
    the frame rate 22050 / 256 = 86.13 Hz: one pulse per latent frame); ``generator_lr`` = 2e-5
-   keeps most of it (below). Experiments kept as options: ``train_flow`` (the flow trains through
-   the prior latents in the decoder and GAN stages: MCD 4.42 dB, WER 0.205 at step 275, at 2e-4)
-   and ``vae_decoder`` (VITS' posterior latents, flow and posterior encoder trained with the
-   decoder, text encoder and duration predictor frozen) with ``stft_weight`` = 20
-   (``losses.stft_loss``, multi-resolution STFT, also in the warm-up): MCD 5.59 dB, WER 0.282 at
-   step 275, at 2e-4; neither keeps a contour.
+   keeps most of it (below). The pitch experiments (the flow trained along the prior path, VITS'
+   posterior latents with the flow trained) are written up in ``docs/finetune_voice.md``; their
+   options were removed in 2026-12 as neither kept a contour.
 """
 from __future__ import annotations
 
@@ -100,8 +97,8 @@ class TrainConfig:
     ``Manifest.split``'s default). ``num_workers``: DataLoader workers (0: in the training thread).
     ``mas_backend``: ``auto|numba|torch``. ``warmup_lr``: the warm-up stage's lr, reached by a
     linear ramp over ``warmup_ramp_steps`` (module notes);
-    ``train_flow``, ``vae_decoder``, ``stft_weight`` (weight of the multi-resolution STFT loss,
-    0 = off): the pitch experiments of the module notes (default off). ``generator_lr``: the
+    ``stft_weight``: weight of the multi-resolution STFT loss (``losses.stft_loss``, Parallel
+    WaveGAN; 0 = off). ``generator_lr``: the
     generator's lr in the decoder and GAN stages (the base's trained decoder is fine-tuned, not
     trained: module notes); ``None`` = ``lr`` as VITS trains from scratch; the discriminator
     (fresh) always trains at ``lr``.
@@ -151,8 +148,6 @@ class TrainConfig:
     warmup_ramp_steps: int = 30
     decoder_steps: int | None = None
     freeze_prior: bool = True
-    train_flow: bool = False
-    vae_decoder: bool = False
     stft_weight: float = 20.0
     generator_lr: float | None = 2e-5
     pitch_conform: bool = True

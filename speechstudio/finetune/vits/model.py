@@ -118,20 +118,17 @@ def duration_loss(model, hidden, x_mask, w, g):
     return torch.sum(torch.sum((logw.float() - logw_.float()) ** 2, [1, 2]) / torch.sum(x_mask))
 
 
-def prior_latents(z_mask, attn, m_p, logs_p, model, g=None, flow_grad: bool = False):
+def prior_latents(z_mask, attn, m_p, logs_p, model, g=None):
     """Latents the decoder gets when the voice speaks, aligned to a real clip: the prior of each
     token expanded along the MAS alignment ``attn`` (the clip's own durations), sampled with the
     voice's ``noise_scale`` and mapped back through the flow. No gradient. As HiFi-GAN fine-tunes
     its vocoder on Tacotron 2's teacher-forced ("ground-truth aligned") mel spectrograms (Kong et al.
     2020, "HiFi-GAN": fine-tuning for end-to-end synthesis), the decoder then learns the new voice from what inference feeds it.
-    ``flow_grad``: the reverse flow runs with gradient (the mel loss then trains the flow along the
-    inference path: the flow can move the latents to where the decoder renders the new voice's
-    pitch). ``m_p``, ``logs_p``: (b, flow, t_x); ``attn``: (b, 1, t_y, t_x); returns (b, flow, t_y)."""
+    ``m_p``, ``logs_p``: (b, flow, t_x); ``attn``: (b, 1, t_y, t_x); returns (b, flow, t_y)."""
     with torch.no_grad():
         m_f, logs_f = expand_prior(attn, m_p.float(), logs_p.float())
         noise = float(getattr(model, "noise_scale", 0.667))
         z_p = ((m_f + torch.randn_like(m_f) * torch.exp(logs_f) * noise) * z_mask).to(m_p.dtype)
-    with torch.set_grad_enabled(flow_grad and torch.is_grad_enabled()):
         return model.flow(z_p, z_mask.to(m_p.dtype), g, reverse=True) * z_mask
 
 
@@ -145,8 +142,7 @@ def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_fram
     (b, t_y) 1 for frames, with t_y >= segment_frames (collate pads) and every item's frames >=
     its tokens. ``speaker_ids``: long (b,) for multi-speaker bases. ``latents``: what the decoder
     is fed, ``"posterior"`` (VITS) or ``"prior"`` (:func:`prior_latents`: no gradient reaches the
-    posterior encoder, flow or text encoder through the decoder) or ``"prior_flow"`` (the same
-    with gradient through the reverse flow) or ``"given"``: ``given_latents`` (b, flow, t_y), the
+    posterior encoder, flow or text encoder through the decoder) or ``"given"``: ``given_latents`` (b, flow, t_y), the
     prior latents fixed per clip by ``conform.conform_clips``. Randomness (posterior sample,
     prior noise, slice starts, dropout, SDP noise) comes from torch's global RNG.
     """
@@ -160,11 +156,11 @@ def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_fram
     loss_dur = duration_loss(model, hidden, x_mask, w.to(hidden.dtype), g)
     if latents == "given":
         source = given_latents.to(z.dtype) * z_mask
-    elif latents in ("prior", "prior_flow"):
+    elif latents == "prior":
         with torch.no_grad():  # durations from the posterior *mean* (no sampling noise), as validation aligns
             attn_q = align(model.flow(m_q * z_mask, z_mask, g, reverse=False), m_p, logs_p, x_mask, z_mask,
                            mas_backend)
-        source = prior_latents(z_mask, attn_q, m_p, logs_p, model, g, flow_grad=latents == "prior_flow")
+        source = prior_latents(z_mask, attn_q, m_p, logs_p, model, g)
     else:
         source = z
     m_p, logs_p = expand_prior(attn, m_p, logs_p)

@@ -166,16 +166,10 @@ class VitsTraining:
         """
         if stage == "warmup":
             return name.startswith(self.warmup_prefixes)
-        train_flow = self.config.train_flow
-        if self.config.vae_decoder and stage in ("decoder", "train"):
-            frozen = ("text_encoder.", "duration_predictor.") if stage == "decoder" or self.config.freeze_prior else \
-                ("text_encoder.",) if self.config.freeze_text_encoder else ()
-            return not name.startswith(frozen) if frozen else True
         if stage == "decoder":
-            return name.startswith(("decoder.", "flow.") if train_flow else ("decoder.",))
+            return name.startswith("decoder.")
         frozen = (("text_encoder.",) if self.config.freeze_text_encoder else ()) + \
-                 ((("duration_predictor.", "posterior_encoder.") if train_flow else
-                   ("flow.", "duration_predictor.", "posterior_encoder.")) if self.config.freeze_prior else ())
+                 (("flow.", "duration_predictor.", "posterior_encoder.") if self.config.freeze_prior else ())
         return not name.startswith(frozen) if frozen else True
 
     def latents(self, stage: str) -> str:
@@ -186,10 +180,8 @@ class VitsTraining:
         their fixed latents (``conformed``; ``conform.conform_clips``); ``"posterior"`` (VITS) otherwise."""
         if self.conformed and (stage == "decoder" or (stage == "train" and self.config.freeze_prior)):
             return "given"
-        if self.config.vae_decoder:
-            return "posterior"
         if stage == "decoder" or (stage == "train" and self.config.freeze_prior):
-            return "prior_flow" if self.config.train_flow else "prior"
+            return "prior"
         return "posterior"
 
     def set_stage(self, stage: str) -> None:

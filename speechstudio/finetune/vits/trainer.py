@@ -420,7 +420,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
             if now_stage != stage:
                 stage = now_stage
                 if (stage != "warmup" and config.pitch_conform and not has_posterior and config.freeze_prior
-                        and not config.vae_decoder and not tr.conformed):
+                        and not tr.conformed):
                     yield StageEvent(stage, "matching your recordings' pitch to the base voice's intonation "
                                             f"({len(clips.train) * config.conform_draws} clips) ...")
                     # process 0 writes the conformed clips first; the others then read them
