@@ -1,0 +1,163 @@
+"""The registry of diarizer families, shaped like the recogniser registry (:mod:`speechstudio.asr.family`).
+
+A family says whether it can run here (``unavailable``: ``None`` or the reason), what it can do
+(``capabilities``) and starts a session for one recording (``start``): the session takes the same
+16 kHz blocks the recogniser reads (``push``) and returns a :class:`Diarization` (``finish``),
+which labels the transcript's segments and words (``label``). The batch, the JSON writer and the
+GUI only see this interface.
+
+Built-in families (one module each, one line in ``BUILTIN``):
+
+* ``voiceprint`` (:mod:`speechstudio.diarize.family_voiceprint`): GE2E windows + agglomerative
+  clustering; offline on first install; known voices.
+* ``pyannote`` (:mod:`speechstudio.diarize.family_pyannote`): pyannote.audio's pipeline, where the
+  user has it (its gated weights need a Hugging Face token once, or a local copy).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from speechstudio.diarize.assign import Turn, label_segments, talk_time
+from speechstudio.errors import UsageError
+
+__all__ = ["DiarizerCapabilities", "DiarizerFamily", "Diarization", "SpeakerInfo", "BUILTIN", "DEFAULT",
+           "register", "unregister", "families", "get"]
+
+BUILTIN = ("speechstudio.diarize.family_voiceprint", "speechstudio.diarize.family_pyannote")
+DEFAULT = "voiceprint"
+
+
+@dataclass(frozen=True)
+class DiarizerCapabilities:
+    """``offline``: runs with what installs from PyPI, no account; ``overlap``: can put two speakers
+    on one moment; ``known_voices``: names voices from the speaker library; ``streaming``: works on
+    the pushed blocks (else it reads the whole file at ``finish``)."""
+
+    offline: bool = True
+    overlap: bool = False
+    known_voices: bool = False
+    streaming: bool = True
+
+
+@dataclass(frozen=True)
+class SpeakerInfo:
+    """One speaker of a recording: ``name`` (``"Speaker 1"`` or a known voice's name),
+    ``talk_s`` seconds of speech, ``known`` (named from the library), ``similarity`` to that voice
+    and ``sureness`` in words (``"sure"`` / ``"likely"``), ``None`` for unknown voices."""
+
+    name: str
+    talk_s: float
+    known: bool = False
+    similarity: float | None = None
+    sureness: str | None = None
+
+
+@dataclass
+class Diarization:
+    """What a session found. ``turns``: the speaker timeline; ``speakers``: in order of first
+    appearance; ``times`` (n, 2) seconds / ``labels`` (n,) index into ``names``: the scored
+    windows the words are labelled from; ``notes``: lines for the user (fewer speakers than asked...)."""
+
+    turns: list[Turn]
+    speakers: list[SpeakerInfo]
+    times: np.ndarray
+    labels: np.ndarray
+    names: list[str]
+    notes: list[str] = field(default_factory=list)
+    embeddings: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def label(self, segments):
+        """``segments`` with ``speaker`` on each segment and word, split at speaker changes."""
+        return label_segments(list(segments), self.times, self.labels, self.names)
+
+    def summary(self) -> str:
+        """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known, sure)"``."""
+        def mmss(s: float) -> str:
+            return f"{int(s // 60)}:{int(s % 60):02d}"
+
+        parts = []
+        for s in self.speakers:
+            extra = f", known voice, {s.sureness} ({s.similarity:.2f})" if s.known else ""
+            parts.append(f"{s.name} ({mmss(s.talk_s)}{extra})")
+        n = len(self.speakers)
+        return f"{n} speaker{'s' if n != 1 else ''}: " + ", ".join(parts) if n else "no speech found"
+
+
+def speaker_infos(turns: list[Turn], names: list[str], known: dict[str, float] | None = None) -> list[SpeakerInfo]:
+    """SpeakerInfo per name in order of first appearance in ``turns`` (names without turns last)."""
+    from speechstudio.diarize.library import describe_sureness
+
+    known = known or {}
+    talk = talk_time(turns)
+    order = list(dict.fromkeys([t.speaker for t in turns] + list(names)))
+    return [SpeakerInfo(n, talk.get(n, 0.0), n in known, known.get(n), describe_sureness(known[n]) if n in known else None)
+            for n in order if talk.get(n, 0.0) > 0 or n in known]
+
+
+@dataclass
+class DiarizerFamily:
+    """One family of diarizers. Subclasses override ``unavailable`` and ``start``."""
+
+    name: str
+    label: str
+    capabilities: DiarizerCapabilities = field(default_factory=DiarizerCapabilities)
+
+    def unavailable(self) -> str | None:
+        """``None`` when it can run here, else the reason and what to install or set."""
+        return None
+
+    def start(self, count, *, library=None, path=None):
+        """A session for one recording: ``push(block)`` (float32 16 kHz mono), ``finish() ->
+        Diarization``. ``count``: :class:`~speechstudio.diarize.speakers.SpeakerCount`;
+        ``library``: :class:`~speechstudio.diarize.library.Library` of known voices or ``None``;
+        ``path``: the file (for families that read it themselves)."""
+        raise NotImplementedError
+
+
+_REGISTRY: dict[str, DiarizerFamily] = {}
+_LOADED = False
+
+
+def _ensure_builtin() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    for module in BUILTIN:
+        register(importlib.import_module(module).FAMILY, replace=True)
+
+
+def register(family: DiarizerFamily, *, replace: bool = False) -> DiarizerFamily:
+    """Add ``family``; ``ValueError`` when the name is taken and ``replace`` is false."""
+    _ensure_builtin()
+    if family.name in _REGISTRY and not replace:
+        raise ValueError(f"a diarizer family named {family.name!r} is already registered")
+    _REGISTRY[family.name] = family
+    return family
+
+
+def unregister(name: str) -> None:
+    _ensure_builtin()
+    _REGISTRY.pop(name, None)
+
+
+def families() -> list[DiarizerFamily]:
+    _ensure_builtin()
+    return list(_REGISTRY.values())
+
+
+def get(name: str | None = None) -> DiarizerFamily:
+    """The family ``name`` (``None``: the default). Raises ``UsageError`` for an unknown name and
+    when it cannot run here (with the reason)."""
+    _ensure_builtin()
+    name = name or DEFAULT
+    family = _REGISTRY.get(name)
+    if family is None:
+        raise UsageError(f"--diarizer {name}: unknown (known: {', '.join(_REGISTRY)})")
+    why = family.unavailable()
+    if why:
+        raise UsageError(f"--diarizer {name}: {why}")
+    return family

@@ -1,0 +1,82 @@
+"""pyannote.audio's speaker-diarization pipeline as the other diarizer (registry name ``pyannote``).
+
+For users who have it: ``pip install pyannote.audio`` plus the pipeline's gated weights, either a
+local copy (``SPEECHSTUDIO_PYANNOTE=/path/to/pipeline`` with its ``config.yaml``) or the Hub id
+(default ``pyannote/speaker-diarization-3.1``) with a Hugging Face token (``HF_TOKEN``) once, after
+accepting its terms. The audio is collected as it streams and given to the pipeline as a waveform
+at ``finish``; the pipeline's turns label the words (:mod:`.assign`). Overlapping turns are kept
+in the timeline. Known voices are not matched (the voice-print library is GE2E).
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import numpy as np
+
+from speechstudio.diarize.family import Diarization, DiarizerCapabilities, DiarizerFamily, speaker_infos
+
+__all__ = ["FAMILY", "PIPELINE_ID"]
+
+PIPELINE_ID = "pyannote/speaker-diarization-3.1"
+
+
+def _source() -> str:
+    return os.environ.get("SPEECHSTUDIO_PYANNOTE") or PIPELINE_ID
+
+
+class PyannoteSession:
+    def __init__(self, count) -> None:
+        self.count = count
+        self.blocks: list[np.ndarray] = []
+
+    def push(self, block: np.ndarray) -> None:
+        self.blocks.append(np.asarray(block, np.float32).reshape(-1))
+
+    def finish(self) -> Diarization:
+        import torch
+        from pyannote.audio import Pipeline
+
+        from speechstudio.diarize.assign import Turn
+
+        src = _source()
+        token = os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
+        pipeline = Pipeline.from_pretrained(src, use_auth_token=token) if token else Pipeline.from_pretrained(src)
+        audio = np.concatenate(self.blocks) if self.blocks else np.zeros(0, np.float32)
+        kw = {"num_speakers": self.count.min_speakers} if self.count.exact else \
+            {"min_speakers": self.count.min_speakers, "max_speakers": self.count.max_speakers}
+        annotation = pipeline({"waveform": torch.from_numpy(audio).reshape(1, -1), "sample_rate": 16000}, **kw)
+        order: dict[str, str] = {}
+        turns, times, labels = [], [], []
+        for seg, _, label in sorted(annotation.itertracks(yield_label=True), key=lambda t: t[0].start):
+            name = order.setdefault(label, f"Speaker {len(order) + 1}")
+            turns.append(Turn(round(float(seg.start), 3), round(float(seg.end), 3), name))
+        names = list(order.values())
+        for t in turns:
+            times.append((t.start_s, t.end_s))
+            labels.append(names.index(t.speaker))
+        return Diarization(turns, speaker_infos(turns, names), np.asarray(times, float).reshape(-1, 2),
+                           np.asarray(labels, int), names)
+
+
+class PyannoteFamily(DiarizerFamily):
+    def unavailable(self) -> str | None:
+        if importlib.util.find_spec("pyannote") is None or importlib.util.find_spec("pyannote.audio") is None:
+            return "pyannote.audio is not installed (pip install pyannote.audio; the default diarizer needs no account)"
+        src = _source()
+        if os.path.isdir(src) or os.path.isfile(src):
+            return None
+        if not (os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")):
+            from speechstudio.hub.cache import cached_snapshot
+
+            if cached_snapshot(src) is None:
+                return (f"{src} is gated: set HF_TOKEN after accepting its terms on huggingface.co, or "
+                        "SPEECHSTUDIO_PYANNOTE=/path/to/a/local/copy")
+        return None
+
+    def start(self, count, *, library=None, path=None):
+        return PyannoteSession(count)
+
+
+FAMILY = PyannoteFamily("pyannote", "pyannote.audio pipeline (needs its gated weights)",
+                        DiarizerCapabilities(offline=False, overlap=True, known_voices=False, streaming=False))

@@ -1,0 +1,158 @@
+"""Known voices: a named speaker's voice print, saved once, recognised in later files.
+
+Each voice is one small JSON file ``<data dir>/speakers/<name>.json`` (written atomically): its
+256-d GE2E embedding (:mod:`.voiceprint`), the seconds of speech it was made from, where from and
+when. No audio is kept. A damaged file does not break the library: :func:`load_library` reports
+it and goes on.
+
+Matching (:func:`match`): a cluster's mean embedding is named after the closest saved voice when
+their cosine is at least ``KNOWN_SIMILARITY`` and beats the runner-up by ``MARGIN``;
+``describe_sureness`` turns the similarity into words. Thresholds from bench/bench_diarization.py
+(GE2E: one speaker's stretches ~0.85-0.95, different speakers 0.5-0.75).
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from speechstudio.errors import SpeechStudioError, UsageError
+
+__all__ = ["KnownVoice", "Library", "library_dir", "load_library", "save_voice", "rename_voice", "remove_voice",
+           "match", "describe_sureness", "KNOWN_SIMILARITY", "MARGIN"]
+
+KNOWN_SIMILARITY = 0.80
+MARGIN = 0.03
+_NAME = re.compile(r"^[^/\\:*?\"<>|\x00-\x1f]{1,64}$")
+
+
+@dataclass(frozen=True)
+class KnownVoice:
+    """``name``; ``embedding`` float32 (256,) unit norm; ``seconds`` of speech it was made from;
+    ``source`` (file and span, or "recording"); ``created`` (ISO time); ``path`` of its file."""
+
+    name: str
+    embedding: np.ndarray
+    seconds: float
+    source: str
+    created: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class Library:
+    """``voices`` that loaded, ``problems``: one line per file that did not (name and reason)."""
+
+    voices: tuple[KnownVoice, ...]
+    problems: tuple[str, ...] = ()
+
+    def get(self, name: str) -> KnownVoice | None:
+        return next((v for v in self.voices if v.name.lower() == name.lower()), None)
+
+
+def library_dir() -> Path:
+    """``<data dir>/speakers`` (``$SPEECHSTUDIO_HOME/speakers`` when set); not created."""
+    from speechstudio.hub.paths import data_dir
+
+    return data_dir() / "speakers"
+
+
+def _file(name: str) -> Path:
+    return library_dir() / f"{name}.json"
+
+
+def check_name(name: str) -> str:
+    """A voice name as given, trimmed. Raises ``UsageError`` for an empty name or one with characters
+    a file name cannot hold (``/ \\ : * ? " < > |``)."""
+    n = (name or "").strip()
+    if not n or not _NAME.match(n) or n in (".", ".."):
+        raise UsageError(f"speaker name {name!r}: use 1-64 characters without / \\ : * ? \" < > |")
+    return n
+
+
+def load_library(folder: Path | None = None) -> Library:
+    """Every ``*.json`` voice in the library folder; damaged ones are listed in ``problems``."""
+    d = folder or library_dir()
+    voices, problems = [], []
+    if not d.is_dir():
+        return Library(())
+    for p in sorted(d.glob("*.json")):
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+            emb = np.asarray(data["embedding"], np.float32)
+            if emb.shape != (256,) or not np.all(np.isfinite(emb)) or float(np.linalg.norm(emb)) < 1e-6:
+                raise ValueError(f"embedding of shape {emb.shape} is not a 256-d voice print")
+            voices.append(KnownVoice(str(data.get("name") or p.stem), emb / np.linalg.norm(emb),
+                                     float(data.get("seconds", 0.0)), str(data.get("source", "")),
+                                     str(data.get("created", "")), p))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            problems.append(f"{p}: skipped, not a readable voice print ({type(exc).__name__}: {exc})")
+    return Library(tuple(voices), tuple(problems))
+
+
+def save_voice(name: str, embedding: np.ndarray, *, seconds: float, source: str, overwrite: bool = False) -> KnownVoice:
+    """Save ``embedding`` (256,) as voice ``name``. Raises ``UsageError`` when the name is taken
+    (and ``overwrite`` is false) or not a valid name."""
+    from speechstudio.atomic import atomic_write_text
+
+    name = check_name(name)
+    existing = load_library().get(name)
+    if existing is not None and not overwrite:
+        raise UsageError(f"a known voice named {existing.name!r} exists ({existing.path}); choose another name "
+                         "or remove it first")
+    emb = np.asarray(embedding, np.float32).reshape(-1)
+    emb = emb / max(float(np.linalg.norm(emb)), 1e-9)
+    created = time.strftime("%Y-%m-%dT%H:%M:%S")
+    path = existing.path if existing is not None else _file(name)
+    atomic_write_text(path, json.dumps({"name": name, "seconds": round(float(seconds), 2), "source": source,
+                                        "created": created, "embedding": [round(float(v), 6) for v in emb]}))
+    return KnownVoice(name, emb, float(seconds), source, created, path)
+
+
+def rename_voice(old: str, new: str) -> KnownVoice:
+    """Rename a saved voice. Raises ``SpeechStudioError`` for an unknown one, ``UsageError`` for a taken name."""
+    lib = load_library()
+    v = lib.get(old)
+    if v is None:
+        raise SpeechStudioError(f"no known voice named {old!r}")
+    new = check_name(new)
+    other = lib.get(new)
+    if other is not None and other.path != v.path:
+        raise UsageError(f"a known voice named {other.name!r} exists already")
+    saved = save_voice(new, v.embedding, seconds=v.seconds, source=v.source, overwrite=other is not None)
+    if saved.path != v.path:
+        v.path.unlink(missing_ok=True)
+    return saved
+
+
+def remove_voice(name: str) -> KnownVoice:
+    """Delete a saved voice. Raises ``SpeechStudioError`` for an unknown one."""
+    v = load_library().get(name)
+    if v is None:
+        raise SpeechStudioError(f"no known voice named {name!r}")
+    v.path.unlink(missing_ok=True)
+    return v
+
+
+def match(embedding: np.ndarray, library: Library) -> tuple[str, float] | None:
+    """``(name, similarity)`` of the saved voice ``embedding`` (256,) is, or ``None`` (no voice close
+    enough, or two too close to tell apart)."""
+    if not library.voices:
+        return None
+    e = np.asarray(embedding, np.float32)
+    e = e / max(float(np.linalg.norm(e)), 1e-9)
+    sims = sorted(((float(v.embedding @ e), v.name) for v in library.voices), reverse=True)
+    best, name = sims[0]
+    runner = sims[1][0] if len(sims) > 1 else -1.0
+    if best >= KNOWN_SIMILARITY and best - runner >= MARGIN:
+        return name, best
+    return None
+
+
+def describe_sureness(similarity: float) -> str:
+    """``"sure"`` (>= 0.88), ``"likely"`` (>= KNOWN_SIMILARITY), else ``"unsure"``."""
+    return "sure" if similarity >= 0.88 else "likely" if similarity >= KNOWN_SIMILARITY else "unsure"

@@ -1,0 +1,52 @@
+"""What ``--speakers`` asks for: ``auto`` (1 to ``MAX_AUTO``), ``N`` or ``MIN-MAX``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from speechstudio.errors import UsageError
+
+#: The most speakers ``auto`` looks for (a meeting; more is rare in the recordings peers' users bring).
+MAX_AUTO = 8
+
+
+@dataclass(frozen=True)
+class SpeakerCount:
+    """``min_speakers`` <= the number found <= ``max_speakers``; ``exact`` when one number was asked."""
+
+    min_speakers: int = 1
+    max_speakers: int = MAX_AUTO
+
+    @property
+    def exact(self) -> bool:
+        return self.min_speakers == self.max_speakers
+
+    def describe(self) -> str:
+        if self.exact:
+            return f"{self.min_speakers} speaker{'s' if self.min_speakers != 1 else ''}"
+        if (self.min_speakers, self.max_speakers) == (1, MAX_AUTO):
+            return "auto"
+        return f"{self.min_speakers}-{self.max_speakers} speakers"
+
+
+def parse_speakers(text: str | None) -> SpeakerCount | None:
+    """``None`` / ``""`` / ``"off"`` -> ``None`` (no diarization); ``"auto"`` -> 1..MAX_AUTO;
+    ``"3"`` -> exactly 3; ``"2-4"`` -> 2..4. Raises ``UsageError`` naming the value."""
+    if text is None:
+        return None
+    t = str(text).strip().lower()
+    if t in ("", "off", "none", "no"):
+        return None
+    if t == "auto":
+        return SpeakerCount()
+    try:
+        if "-" in t:
+            lo, hi = (int(p) for p in t.split("-", 1))
+        else:
+            lo = hi = int(t)
+    except ValueError:
+        raise UsageError(f"--speakers {text}: expected auto, a number (2) or a range (2-4)") from None
+    if lo < 1 or hi < lo:
+        raise UsageError(f"--speakers {text}: need 1 <= MIN <= MAX")
+    if hi > 20:
+        raise UsageError(f"--speakers {text}: at most 20 speakers")
+    return SpeakerCount(lo, hi)

@@ -1,0 +1,114 @@
+"""GE2E speaker embeddings for diarization and known voices (Resemblyzer, Apache-2.0).
+
+The encoder (3-layer LSTM, 256 units, 256-d unit-norm output; Wan et al. 2018, "Generalized
+end-to-end loss for speaker verification") reads 40 log-mel bins at 16 kHz, 25 ms windows, 10 ms
+hop, over *partials* of 160 frames (1.6 s): Resemblyzer's ``hparams``. Its weights ship in the
+``resemblyzer`` wheel, so diarization works offline on first install. This is the d-vector of
+Wang et al. 2018, "Speaker diarization with LSTM".
+
+``webrtcvad`` (a Resemblyzer dependency) imports ``pkg_resources``, which setuptools >= 81 no
+longer ships: a stand-in answers its one call while it imports.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import sys
+import threading
+import types
+
+import numpy as np
+
+__all__ = ["RATE", "WINDOW_S", "WINDOW_FRAMES", "EMBEDDING_SIZE", "import_resemblyzer", "encoder", "mel_frames",
+           "embed_mels", "embed_speech", "cosine", "unavailable_reason"]
+
+RATE = 16000            #: Hz the encoder reads
+FRAME_S = 0.01          #: mel hop (Resemblyzer mel_window_step 10 ms)
+WINDOW_FRAMES = 160     #: frames per partial (Resemblyzer partials_n_frames)
+WINDOW_S = WINDOW_FRAMES * FRAME_S
+EMBEDDING_SIZE = 256
+TARGET_DBFS = -30       #: Resemblyzer's audio_norm_target_dBFS
+
+_LOCK = threading.Lock()
+_ENCODER = None
+
+
+def _pkg_resources_stand_in() -> types.ModuleType:
+    mod = types.ModuleType("pkg_resources")
+    mod.get_distribution = lambda name: types.SimpleNamespace(version=importlib.metadata.version(name))
+    return mod
+
+
+def import_resemblyzer():
+    """``import resemblyzer`` (with the ``pkg_resources`` stand-in only while ``webrtcvad`` imports).
+    Raises ``ModuleNotFoundError`` when Resemblyzer is not installed."""
+    try:
+        import resemblyzer
+    except ModuleNotFoundError as exc:
+        if exc.name != "pkg_resources":
+            raise
+        # only while webrtcvad imports: left in sys.modules, the stand-in would pass for setuptools'
+        # pkg_resources elsewhere (pytest's syspath_prepend imports names from it)
+        sys.modules["pkg_resources"] = _pkg_resources_stand_in()
+        try:
+            import resemblyzer
+        finally:
+            del sys.modules["pkg_resources"]
+    return resemblyzer
+
+
+def unavailable_reason() -> str | None:
+    """``None`` when the encoder can be built, else why not (one line)."""
+    try:
+        encoder()
+    except ModuleNotFoundError as exc:
+        return f"Resemblyzer is not installed ({exc.name}): pip install resemblyzer"
+    except Exception as exc:  # weights missing in a trimmed bundle, ...
+        return f"the speaker encoder cannot load: {type(exc).__name__}: {exc}"
+    return None
+
+
+def encoder():
+    """The process-wide Resemblyzer ``VoiceEncoder`` on the CPU (loaded once, ~0.1 s)."""
+    global _ENCODER
+    with _LOCK:
+        if _ENCODER is None:
+            _ENCODER = import_resemblyzer().VoiceEncoder("cpu", verbose=False)
+        return _ENCODER
+
+
+def mel_frames(audio16k: np.ndarray) -> np.ndarray:
+    """Resemblyzer's log-mel frames of ``audio16k`` (float32 (n,), 16 kHz), volume normalised to
+    -30 dBFS (raised only, as Resemblyzer's ``preprocess_wav``): float32 (n // 160 + 1, 40)."""
+    ra = import_resemblyzer().audio
+    wav = ra.normalize_volume(np.asarray(audio16k, np.float32).reshape(-1), TARGET_DBFS, increase_only=True)
+    return np.asarray(ra.wav_to_mel_spectrogram(wav), np.float32)
+
+
+def embed_mels(mels: np.ndarray, batch: int = 64) -> np.ndarray:
+    """Embeddings of partials ``mels`` float32 (n, 160, 40) -> float32 (n, 256), unit norm."""
+    import torch
+
+    enc = encoder()
+    out = []
+    with _LOCK, torch.inference_mode():
+        for i in range(0, len(mels), batch):
+            out.append(enc(torch.from_numpy(np.ascontiguousarray(mels[i:i + batch]))).numpy())
+    return np.concatenate(out).astype(np.float32) if out else np.zeros((0, EMBEDDING_SIZE), np.float32)
+
+
+def embed_speech(audio16k: np.ndarray) -> np.ndarray:
+    """One speaker embedding for a stretch of one voice (float32 (n,), 16 kHz, at least 1 s of
+    speech): Resemblyzer's ``preprocess_wav`` (pauses removed) then ``embed_utterance``. float32
+    (256,), unit norm. Raises ``ValueError`` when under 1 s of speech is left."""
+    rz = import_resemblyzer()
+    wav = rz.preprocess_wav(np.asarray(audio16k, np.float32).reshape(-1), source_sr=RATE)
+    if len(wav) < RATE:
+        raise ValueError(f"only {len(wav) / RATE:.1f} s of speech (need at least 1 s)")
+    enc = encoder()
+    with _LOCK:
+        return np.asarray(enc.embed_utterance(wav), np.float32)
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """Cosine similarity of two embeddings, in [-1, 1]."""
+    return float(np.dot(a, b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-9))
