@@ -25,7 +25,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 # Subcommands implemented in their own layer; each module exposes ``register(subparsers)``.
 _PLUGINS = ("speechstudio.hub.cli", "speechstudio.tts.cli", "speechstudio.asr.dictate_cli",
-            "speechstudio.gui.cli", "speechstudio.finetune.cli", "speechstudio.doctor.cli")
+            "speechstudio.gui.cli", "speechstudio.finetune.cli", "speechstudio.doctor.cli", "speechstudio.diarize.cli")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -88,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="names and jargon the model should prefer, e.g. 'Kubernetes, Dr. Nguyen' (Whisper)")
     t.add_argument("--initial-prompt", metavar="TEXT",
                    help="text that comes before the audio, to steer style and spelling (Whisper)")
+    t.add_argument("--speakers", metavar="auto|N|MIN-MAX",
+                   help="label who speaks when: auto (find the number), N speakers, or a range like 2-4 "
+                        "(default: off); known voices (speechstudio speakers) are named")
+    t.add_argument("--diarizer", metavar="NAME", help="speaker labels by: voiceprint (default, offline) or pyannote")
+    t.add_argument("--no-known-voices", action="store_true", help="do not name voices from the speaker library")
     t.add_argument("--batch-size", type=_positive_int, help="windows per forward pass (Wav2Vec2; default 8 on CUDA, 1 on CPU)")
     t.add_argument("--chunk-s", type=_positive_float, help="Wav2Vec2 window length in seconds (default 20)")
     t.add_argument("--stride-s", type=_positive_float, help="Wav2Vec2 left/right context in seconds (default 2)")
@@ -145,6 +150,7 @@ def cmd_transcribe(args) -> int:
     except AudioDecodeError as e:
         raise UsageError(f"--raw-format: {e}") from None
     _check_window(args)
+    diarize = _diarize_options(args)
     language = normalize_language(args.language)
     if args.output_dir:
         _check_output_dir(Path(args.output_dir))
@@ -186,7 +192,7 @@ def cmd_transcribe(args) -> int:
         for ev in run_batch(items, recognizer, formats=formats, output_dir=args.output_dir,
                             overwrite=args.overwrite, language=language, raw=raw, cancel=cancel,
                             debug=args.debug, task=args.task, initial_prompt=args.initial_prompt,
-                            hotwords=args.hotwords, subtitles=_subtitle_options(args)):
+                            hotwords=args.hotwords, subtitles=_subtitle_options(args), diarize=diarize):
             summary.add(ev)
             if ev.kind == "start":
                 credited = 0.0
@@ -202,6 +208,8 @@ def cmd_transcribe(args) -> int:
                 if ev.kind == "done":
                     if ev.info is not None and ev.info.language_probability is not None:
                         tqdm.write(f"{ev.item.path.name}: {_language_text(ev.info)}", file=sys.stderr)
+                    if ev.info is not None and diarize is not None:
+                        tqdm.write(f"{ev.item.path.name}: {_speakers_text(ev.info)}", file=sys.stderr)
                     for w in ev.warnings:
                         tqdm.write(f"warning: {w}", file=sys.stderr)
                     for out in ev.outputs:
@@ -253,6 +261,29 @@ def _check_window(args) -> None:
     from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S
 
     check_window(args.chunk_s or DEFAULT_CHUNK_S, DEFAULT_STRIDE_S if args.stride_s is None else args.stride_s)
+
+
+def _diarize_options(args):
+    """``DiarizeOptions`` for ``--speakers`` / ``--diarizer`` / ``--no-known-voices`` (``None``:
+    off), the diarizer checked before any model loads."""
+    from speechstudio.diarize.speakers import DiarizeOptions, parse_speakers
+
+    count = parse_speakers(getattr(args, "speakers", None))
+    if count is None:
+        if getattr(args, "diarizer", None):
+            raise UsageError("--diarizer needs --speakers (auto, N or MIN-MAX)")
+        return None
+    from speechstudio.diarize.family import get
+
+    get(args.diarizer)          # UsageError with the reason when it cannot run here
+    return DiarizeOptions(count, args.diarizer, not args.no_known_voices)
+
+
+def _speakers_text(info) -> str:
+    """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known voice, sure (0.91))"``."""
+    from speechstudio.diarize.family import Diarization
+
+    return Diarization([], list(info.speakers), None, None, []).summary()
 
 
 def _check_output_dir(path: Path) -> None:

@@ -23,12 +23,14 @@ class Word:
 
     Whisper: the mean probability of the word's tokens (openai/whisper ``timing.py``). CTC: the
     mean, over the word's characters, of the softmax probability of the emitted character on the
-    frames where it is the arg-max (see :mod:`speechstudio.asr.ctc`)."""
+    frames where it is the arg-max (see :mod:`speechstudio.asr.ctc`). ``speaker``: who said it
+    (diarization, :mod:`speechstudio.diarize`), ``None`` when not asked."""
 
     start_s: float
     end_s: float
     text: str
     probability: float = 1.0
+    speaker: str | None = None
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,8 @@ class Segment:
     ``avg_logprob``: Whisper's average log-probability of the segment's tokens (natural log, <= 0;
     faster-whisper's ``Segment.avg_logprob``); for CTC, the mean of ``log(word.probability)`` over
     the segment's words. ``no_speech_prob``: Whisper's probability of its ``<|nospeech|>`` token for
-    the window (``None`` for CTC, which has no such output). ``None`` when unknown."""
+    the window (``None`` for CTC, which has no such output). ``None`` when unknown. ``speaker``:
+    the segment's speaker label (diarization splits segments where the speaker changes)."""
 
     start_s: float
     end_s: float
@@ -46,6 +49,7 @@ class Segment:
     words: tuple[Word, ...] = field(default_factory=tuple)
     avg_logprob: float | None = None
     no_speech_prob: float | None = None
+    speaker: str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,9 @@ class TranscriptInfo:
     the language was given, or the model has only one); ``task``: ``"transcribe"`` or
     ``"translate"`` (Whisper: speech in any language to English text); ``detector``: the model that
     detected the language (``None`` when not detected); ``note``: one line on how the model was
-    chosen (language routing), else ``""``.
+    chosen (language routing), else ``""``. With diarization: ``speakers``, a tuple of
+    :class:`~speechstudio.diarize.family.SpeakerInfo` in order of first appearance, and
+    ``speaker_turns``, the timeline (:class:`~speechstudio.diarize.assign.Turn`, overlaps kept).
     """
 
     duration_s: float
@@ -73,6 +79,8 @@ class TranscriptInfo:
     task: str = "transcribe"
     detector: str | None = None
     note: str = ""
+    speakers: tuple = ()
+    speaker_turns: tuple = ()
 
 
 @runtime_checkable

@@ -134,10 +134,24 @@ def _clean(text: str) -> str:
 
 
 def render_txt(segments: Sequence[Segment], info: TranscriptInfo | None = None) -> str:
-    """Plain text: one stripped segment per line (empty segments skipped), trailing newline."""
-    lines = [_clean(s.text) for s in segments]
-    lines = [line for line in lines if line]
-    return "\n".join(lines) + "\n" if lines else ""
+    """Plain text: one stripped segment per line (empty segments skipped), trailing newline.
+
+    With speaker labels (diarization): one paragraph per speaker turn, ``"Speaker 1: text"``,
+    paragraphs separated by a blank line; consecutive segments of one speaker share a paragraph."""
+    kept = [(s.speaker, _clean(s.text)) for s in segments]
+    kept = [(who, line) for who, line in kept if line]
+    if not kept:
+        return ""
+    if all(who is None for who, _ in kept):
+        return "\n".join(line for _, line in kept) + "\n"
+    paragraphs: list[list[str]] = []
+    last = object()
+    for who, line in kept:
+        if who != last:
+            paragraphs.append([f"{who}:" if who else ""])
+            last = who
+        paragraphs[-1].append(line)
+    return "\n\n".join(" ".join(p).strip() for p in paragraphs) + "\n"
 
 
 def render_srt(segments: Sequence[Segment], info: TranscriptInfo | None = None,
@@ -185,14 +199,31 @@ def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
                 "text": s.text.strip(),
                 "avg_logprob": s.avg_logprob,
                 "no_speech_prob": s.no_speech_prob,
+                **({"speaker": s.speaker} if s.speaker is not None else {}),
                 "words": [
                     {"start_s": _t(w.start_s), "end_s": _t(w.end_s), "text": w.text.strip(),
-                     "probability": round(float(w.probability), 4)}
+                     "probability": round(float(w.probability), 4),
+                     **({"speaker": w.speaker or s.speaker} if (w.speaker or s.speaker) is not None else {})}
                     for w in s.words
                 ],
             }
             for s in segments
         ],
+        **_speaker_tables(info),
+    }
+
+
+def _speaker_tables(info: TranscriptInfo) -> dict:
+    """``speakers``: [{name, talk_time_s, known, similarity, sureness}] and ``speaker_turns``:
+    [{start_s, end_s, speaker}] when the transcript was diarized; nothing otherwise."""
+    speakers = getattr(info, "speakers", ()) or ()
+    if not speakers:
+        return {}
+    return {
+        "speakers": [{"name": s.name, "talk_time_s": _t(s.talk_s), "known": bool(s.known),
+                      "similarity": s.similarity, "sureness": s.sureness} for s in speakers],
+        "speaker_turns": [{"start_s": _t(t.start_s), "end_s": _t(t.end_s), "speaker": t.speaker}
+                          for t in (getattr(info, "speaker_turns", ()) or ())],
     }
 
 

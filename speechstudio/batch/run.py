@@ -164,7 +164,7 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
               language: str | None = None, raw: RawFormat | None = None,
               cancel: threading.Event | None = None, debug: bool = False, task: str = "transcribe",
               initial_prompt: str | None = None, hotwords: str | None = None,
-              subtitles: export.SubtitleOptions | None = None) -> Iterator[BatchEvent]:
+              subtitles: export.SubtitleOptions | None = None, diarize=None) -> Iterator[BatchEvent]:
     """Transcribe ``items`` with ``engine`` (a loaded :class:`~speechstudio.asr.types.Recognizer`:
     CTC, Whisper or the language router of :func:`~speechstudio.asr.load.load_recognizer`) and
     yield events.
@@ -174,9 +174,20 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
     ``initial_prompt``, ``hotwords``: passed to ``engine.transcribe``; ``cancel``: set it to stop;
     the running file is abandoned between two decoded blocks and writes nothing. Errors are never
     raised for a single bad file. Each ``done`` event carries the file's ``TranscriptInfo``
-    (language, its probability, the model used).
+    (language, its probability, the model used). ``diarize``: a
+    :class:`~speechstudio.diarize.speakers.DiarizeOptions` to label speakers (the diarizer reads the
+    blocks the recogniser reads: one decode per file); its family must be available (raises
+    ``UsageError`` before the first file otherwise). Unreadable known-voice files are reported as
+    warnings of the first file done.
     """
     options = dict(language=language, task=task, initial_prompt=initial_prompt, hotwords=hotwords)
+    speakers = None
+    if diarize is not None:
+        from speechstudio.diarize.family import get
+        from speechstudio.diarize.library import Library, load_library
+
+        library = load_library() if diarize.known_voices else Library(())
+        speakers = (get(diarize.diarizer), diarize.count, library, list(library.problems))
     layout = subtitles
     out_dir = Path(output_dir) if output_dir else None
     items = list(items)
@@ -193,7 +204,7 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
         kept = tuple(notes)
         item_raw = raw if item.path.suffix.lower() in RAW_EXTENSIONS else None
         fatal = False
-        for ev in _transcribe_one(item, index, recognizer, todo, options, item_raw, cancel, debug, layout):
+        for ev in _transcribe_one(item, index, recognizer, todo, options, item_raw, cancel, debug, layout, speakers):
             if ev.kind == "done" and kept:
                 ev.warnings = ev.warnings + kept
             fatal = fatal or ev.reason.startswith(FATAL_PREFIX)
@@ -260,7 +271,8 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
     return [{fmt: name(it, fmt, levels[i]) for fmt in formats} for i, it in enumerate(items)]
 
 
-def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debug, layout=None) -> Iterator[BatchEvent]:
+def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debug, layout=None,
+                    speakers=None) -> Iterator[BatchEvent]:
     t0 = time.perf_counter()
     try:
         reader = AudioReader(item.path, recognizer.sample_rate, raw=raw)
@@ -268,6 +280,10 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
         duration = reader.info.duration_s
         yield BatchEvent("start", item, index, duration_s=duration)
         cancelled = False
+        session = None
+        if speakers is not None:
+            family, count, library, _ = speakers
+            session = family.start(count, library=library, path=item.path)
 
         def blocks():
             nonlocal cancelled
@@ -275,6 +291,8 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
                 if cancel is not None and cancel.is_set():
                     cancelled = True
                     return
+                if session is not None:
+                    session.push(block)
                 yield block
 
         segments: list[Segment] = []
@@ -297,6 +315,13 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
             return
         info = dataclasses.replace(info, duration_s=round(reader.decoded_s, 3))
         warnings = list(reader.warnings)
+        if session is not None:
+            found = session.finish()
+            segments = found.label(segments)
+            info = dataclasses.replace(info, speakers=tuple(found.speakers), speaker_turns=tuple(found.turns))
+            warnings += [f"{item.path}: {note}" for note in found.notes]
+            warnings += speakers[3]
+            speakers[3].clear()                     # library problems: said once per batch
         if reader.loud_s >= LOUD_WITHOUT_TEXT_S and not any(s.text.strip() for s in segments):
             warnings.append(f"{item.path}: no text recognised in {reader.loud_s:.1f} s of audio at speech level "
                             "(music or noise, a language the model does not know, or channels that cancel?)")

@@ -70,6 +70,7 @@ class Cue:
     start_ms: int
     end_ms: int
     lines: list[list[Word]]
+    speaker: str | None = None
 
     @property
     def text(self) -> str:
@@ -167,7 +168,7 @@ def layout_cues(segments: Iterable[Segment], opts: SubtitleOptions = SubtitleOpt
         for k, group in enumerate(groups):
             start = seg.start_s if k == 0 else group[0].start_s
             end = seg.end_s if k == len(groups) - 1 else groups[k + 1][0].start_s
-            cues.append(Cue(_ms(start), _ms(end), _balanced(group, opts.max_line_width)))
+            cues.append(Cue(_ms(start), _ms(end), _balanced(group, opts.max_line_width), seg.speaker))
     return _fix_timing(cues, opts)
 
 
@@ -178,18 +179,19 @@ def _ms(seconds: float) -> int:
 def _fix_timing(cues: list[Cue], opts: SubtitleOptions) -> list[Cue]:
     cues.sort(key=lambda c: (c.start_ms, c.end_ms))
     min_ms = max(1, _ms(opts.min_cue_s))
-    prev_end = 0
+    prev_end: dict = {}         # per speaker: two people talking at once keep two cues at once
     for i, cue in enumerate(cues):
-        cue.start_ms = max(cue.start_ms, prev_end)
+        cue.start_ms = max(cue.start_ms, prev_end.get(cue.speaker, 0))
         end = max(cue.end_ms, cue.start_ms + min_ms)
-        if i + 1 < len(cues):
-            nxt = cues[i + 1].start_ms
+        nxt_cue = next((c for c in cues[i + 1:] if c.speaker == cue.speaker), None)
+        if nxt_cue is not None:
+            nxt = nxt_cue.start_ms
             if nxt > cue.start_ms and cue.end_ms <= nxt:      # lengthened: only into the gap
                 end = min(end, nxt)
             elif nxt > cue.start_ms:                           # overlapping: cut at the next start
                 end = nxt
         cue.end_ms = max(end, cue.start_ms + 1)
-        prev_end = cue.end_ms
+        prev_end[cue.speaker] = cue.end_ms
     return cues
 
 
@@ -239,6 +241,19 @@ def _cue_text(cue: Cue, fmt: str, karaoke: bool) -> str:
     return "\\N".join(parts)
 
 
+def _style_name(speaker: str) -> str:
+    """An ASS style name for a speaker (commas separate ASS fields: replaced)."""
+    return speaker.replace(",", " ")
+
+
+def _colours():
+    import pysubs2
+
+    # one readable colour per speaker (white first), in the order speakers first talk
+    return tuple(pysubs2.Color(*rgb) for rgb in ((255, 255, 255), (255, 230, 90), (120, 210, 255), (150, 240, 150),
+                                                  (255, 170, 200), (255, 180, 90), (200, 170, 255), (180, 180, 180)))
+
+
 def render_subtitles(segments: Sequence[Segment], fmt: str, opts: SubtitleOptions = SubtitleOptions()) -> str:
     """The whole ``fmt`` file (``srt``, ``vtt`` or ``ass``) for ``segments``, written by pysubs2.
 
@@ -249,9 +264,24 @@ def render_subtitles(segments: Sequence[Segment], fmt: str, opts: SubtitleOption
     import pysubs2
 
     subs = pysubs2.SSAFile()
+    speakers: list[str] = []
     for cue in layout_cues(segments, opts):
-        subs.append(pysubs2.SSAEvent(start=cue.start_ms, end=cue.end_ms,
-                                     text=_cue_text(cue, fmt, opts.highlight_words)))
+        text = _cue_text(cue, fmt, opts.highlight_words)
+        event = pysubs2.SSAEvent(start=cue.start_ms, end=cue.end_ms, text=text)
+        if cue.speaker is not None:
+            if cue.speaker not in speakers:
+                speakers.append(cue.speaker)
+            if fmt == "srt":
+                event.text = f"{_escape(cue.speaker, fmt)}: {text}"
+            elif fmt == "vtt":
+                event.text = f"<v {_escape(cue.speaker, fmt)}>{text}"
+            else:
+                event.style, event.name = _style_name(cue.speaker), _escape(cue.speaker, fmt)
+        subs.append(event)
     if fmt == "ass":
+        for k, who in enumerate(speakers):
+            style = subs.styles["Default"].copy()
+            style.primarycolor = _colours()[k % len(_colours())]
+            subs.styles[_style_name(who)] = style
         return subs.to_string("ass")
     return subs.to_string(fmt, keep_ssa_tags=True)

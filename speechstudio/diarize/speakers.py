@@ -28,6 +28,17 @@ class SpeakerCount:
         return f"{self.min_speakers}-{self.max_speakers} speakers"
 
 
+@dataclass(frozen=True)
+class DiarizeOptions:
+    """Diarization for a batch: ``count`` (:class:`SpeakerCount`), ``diarizer`` (a family name of
+    :mod:`speechstudio.diarize.family`, ``None``: the default ``voiceprint``), ``known_voices``:
+    name voices found in the speaker library."""
+
+    count: SpeakerCount = SpeakerCount()
+    diarizer: str | None = None
+    known_voices: bool = True
+
+
 def parse_speakers(text: str | None) -> SpeakerCount | None:
     """``None`` / ``""`` / ``"off"`` -> ``None`` (no diarization); ``"auto"`` -> 1..MAX_AUTO;
     ``"3"`` -> exactly 3; ``"2-4"`` -> 2..4. Raises ``UsageError`` naming the value."""

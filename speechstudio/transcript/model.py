@@ -15,8 +15,8 @@ from speechstudio.asr.types import Segment as AsrSegment
 from speechstudio.errors import SpeechStudioError
 from speechstudio.transcript.words import Word, ms
 
-SEGMENT_KEYS = ("start_s", "end_s", "text", "avg_logprob", "no_speech_prob", "words")
-WORD_KEYS = ("start_s", "end_s", "text", "probability")
+SEGMENT_KEYS = ("start_s", "end_s", "text", "avg_logprob", "no_speech_prob", "words", "speaker")
+WORD_KEYS = ("start_s", "end_s", "text", "probability", "speaker")
 
 
 class TranscriptFileError(SpeechStudioError):
@@ -38,13 +38,22 @@ def _num(v: Any, what: str) -> float:
     return float(v)
 
 
+def _speaker(d: dict, where: str) -> str | None:
+    v = d.get("speaker")
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        raise ValueError(f"{where} speaker is {v!r}, not a name")
+    return v
+
+
 def word_from_dict(d: dict, where: str) -> Word:
     if not isinstance(d, dict):
         raise ValueError(f"{where} is not an object")
     prob = d.get("probability", 1.0)
     return Word(_num(d.get("start_s"), f"{where} start_s"), _num(d.get("end_s"), f"{where} end_s"),
                 str(d.get("text", "")).strip(), 1.0 if prob is None else _num(prob, f"{where} probability"),
-                {k: v for k, v in d.items() if k not in WORD_KEYS})
+                _speaker(d, where), extra={k: v for k, v in d.items() if k not in WORD_KEYS})
 
 
 def segment_from_dict(d: dict, where: str) -> Segment:
@@ -64,12 +73,14 @@ def segment_from_dict(d: dict, where: str) -> Segment:
                    tuple(word_from_dict(w, f"{where} word {k + 1}") for k, w in enumerate(words)),
                    None if lp is None else _num(lp, f"{where} avg_logprob"),
                    None if ns is None else _num(ns, f"{where} no_speech_prob"),
-                   {k: v for k, v in d.items() if k not in SEGMENT_KEYS})
+                   _speaker(d, where), extra={k: v for k, v in d.items() if k not in SEGMENT_KEYS})
 
 
 def word_to_dict(w) -> dict:
     d = {"start_s": ms(w.start_s), "end_s": ms(w.end_s), "text": w.text.strip(),
          "probability": round(float(w.probability), 4)}
+    if getattr(w, "speaker", None) is not None:
+        d["speaker"] = w.speaker
     d.update(getattr(w, "extra", {}) or {})
     return d
 
@@ -80,6 +91,8 @@ def segment_to_dict(s) -> dict:
     d = {"start_s": ms(s.start_s), "end_s": ms(s.end_s), "text": s.text,
          "avg_logprob": s.avg_logprob, "no_speech_prob": s.no_speech_prob,
          "words": [word_to_dict(w) for w in s.words]}
+    if getattr(s, "speaker", None) is not None:
+        d["speaker"] = s.speaker
     d.update(getattr(s, "extra", {}) or {})
     return d
 

@@ -75,7 +75,7 @@ def interpolate(texts: Sequence[str], start_s: float, end_s: float) -> list[tupl
 def _as_word(w) -> Word:
     if isinstance(w, Word):
         return w
-    return Word(w.start_s, w.end_s, w.text, getattr(w, "probability", 1.0))
+    return Word(w.start_s, w.end_s, w.text, getattr(w, "probability", 1.0), getattr(w, "speaker", None))
 
 
 def retime(old_words: Sequence[AsrWord], new_text: str, start_s: float, end_s: float) -> tuple[Word, ...]:

@@ -1,0 +1,87 @@
+"""``speechstudio speakers list|add|rename|remove``: the known-voice library from the command line."""
+from __future__ import annotations
+
+import sys
+
+from speechstudio.errors import UsageError
+
+
+def register(subparsers) -> None:
+    sp = subparsers.add_parser("speakers", help="known voices: save a speaker's voice print, list, rename, remove",
+                               description="Known voices are named automatically in later transcripts "
+                                           "(transcribe --speakers auto).")
+    sub = sp.add_subparsers(dest="speakers_command", metavar="ACTION")
+    sub.add_parser("list", help="list the saved voices")
+    add = sub.add_parser("add", help="save the voice in an audio file (or a stretch of it) under a name")
+    add.add_argument("name", help="the speaker's name, e.g. 'Ana Lima'")
+    add.add_argument("audio", help="a recording of that voice alone (10 s or more is best)")
+    add.add_argument("--start", type=float, default=None, metavar="SECONDS", help="start of the stretch to use")
+    add.add_argument("--end", type=float, default=None, metavar="SECONDS", help="end of the stretch to use")
+    add.add_argument("--overwrite", action="store_true", help="replace a saved voice of that name")
+    ren = sub.add_parser("rename", help="rename a saved voice")
+    ren.add_argument("old")
+    ren.add_argument("new")
+    rm = sub.add_parser("remove", help="delete a saved voice")
+    rm.add_argument("name")
+    sp.set_defaults(func=speakers_command)
+
+
+def voice_from_file(path, start: float | None = None, end: float | None = None):
+    """``(embedding (256,), seconds, source)`` of the voice in ``path`` (optionally ``start``..``end``
+    seconds). Raises ``UsageError`` when the stretch is empty or has under 1 s of speech, the
+    decoder's errors for an unreadable file."""
+    import numpy as np
+
+    from speechstudio.audio.decode import load_audio
+    from speechstudio.diarize import voiceprint as vp
+
+    audio = load_audio(path, vp.RATE)
+    a = int(max(0.0, start or 0.0) * vp.RATE)
+    b = int(end * vp.RATE) if end is not None else len(audio)
+    if b <= a or a >= len(audio):
+        raise UsageError(f"{path}: the stretch {start or 0:g}-{end if end is not None else len(audio) / vp.RATE:g} s "
+                         f"is empty (the file is {len(audio) / vp.RATE:.1f} s)")
+    piece = np.asarray(audio[a:b], np.float32)
+    try:
+        emb = vp.embed_speech(piece)
+    except ValueError as e:
+        raise UsageError(f"{path}: {e}") from None
+    span = f" {a / vp.RATE:.1f}-{b / vp.RATE:.1f} s" if (start is not None or end is not None) else ""
+    return emb, len(piece) / vp.RATE, f"{path}{span}"
+
+
+def speakers_command(args) -> int:
+    from speechstudio.diarize import library
+
+    cmd = getattr(args, "speakers_command", None) or "list"
+    if cmd == "list":
+        lib = library.load_library()
+        for p in lib.problems:
+            print(f"warning: {p}", file=sys.stderr)
+        if not lib.voices:
+            print("no known voices (speechstudio speakers add NAME AUDIO)")
+        for v in lib.voices:
+            print(f"{v.name:32s} {v.seconds:6.1f} s  {v.created:19s}  {v.source}")
+        return 0
+    if cmd == "add":
+        from speechstudio.diarize.voiceprint import unavailable_reason
+
+        why = unavailable_reason()
+        if why:
+            raise UsageError(f"cannot make a voice print: {why}")
+        emb, seconds, source = voice_from_file(args.audio, args.start, args.end)
+        v = library.save_voice(args.name, emb, seconds=seconds, source=source, overwrite=args.overwrite)
+        print(f"saved the voice of {v.name} ({seconds:.1f} s of audio) to {v.path}")
+        if seconds < 5:
+            print("note: under 5 s of audio: the voice print may not be reliable; 10 s or more is best",
+                  file=sys.stderr)
+        return 0
+    if cmd == "rename":
+        v = library.rename_voice(args.old, args.new)
+        print(f"renamed {args.old} to {v.name}")
+        return 0
+    if cmd == "remove":
+        v = library.remove_voice(args.name)
+        print(f"removed {v.name}")
+        return 0
+    raise UsageError(f"unknown speakers action {cmd!r}")

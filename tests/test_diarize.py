@@ -1,0 +1,322 @@
+"""Speaker labels: --speakers on real recordings of two people, the writers, known voices, bad
+input (one voice asked for five, a damaged library file), the diarizer registry."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from conftest import realspeech_file
+from speechstudio import cli
+from speechstudio.asr.types import Segment, TranscriptInfo, Word
+from speechstudio.diarize.speakers import SpeakerCount, parse_speakers
+from speechstudio.errors import UsageError
+
+MATTHES = Path(os.environ.get("SPEECHSTUDIO_VOICES", Path(__file__).resolve().parents[2] / "shared" / "voices")) / "matthes"
+RATE = 16000
+
+
+def _load(path: Path) -> np.ndarray:
+    from speechstudio.audio.decode import load_audio
+
+    return load_audio(path, RATE)
+
+
+def _matthes_clips(first: int, n: int) -> list[np.ndarray]:
+    wavs = sorted((MATTHES / "wavs").glob("*.*"))
+    if len(wavs) < first + n:
+        if os.environ.get("CI"):
+            pytest.fail(f"real speaker not found at {MATTHES}")
+        pytest.skip(f"real speaker not found at {MATTHES}")
+    return [_load(p) for p in wavs[first:first + n]]
+
+
+def _conversation(turns: list[tuple[str, np.ndarray]], gap_s: float = 0.5):
+    """Audio of ``turns`` one after the other, and the reference [(start, end, who)]."""
+    out, ref, t = [], [], 0.0
+    for who, clip in turns:
+        out += [np.zeros(int(gap_s * RATE), np.float32), clip.astype(np.float32)]
+        t += gap_s
+        ref.append((t, t + len(clip) / RATE, who))
+        t += len(clip) / RATE
+    return np.concatenate(out), ref
+
+
+@pytest.fixture(scope="module")
+def interview(tmp_path_factory) -> tuple[Path, list]:
+    """35 s of two real people taking turns: the matthes reader and a LibriSpeech reader (2412)."""
+    other = _load(realspeech_file("lhotse_librispeech_2412-153948-0000.flac"))
+    half = len(other) // 2
+    cut = half + int(np.argmin(np.abs(other[half - 8000: half + 8000]))) - 8000
+    m = _matthes_clips(0, 3)
+    audio, ref = _conversation([("M", m[0]), ("L", other[:cut]), ("M", m[1]), ("L", other[cut:]), ("M", m[2])])
+    path = tmp_path_factory.mktemp("interview") / "interview.wav"
+    sf.write(path, audio, RATE)
+    return path, ref
+
+
+# ----------------------------------------------------------------------------- options
+@pytest.mark.parametrize("text, want", [("auto", SpeakerCount(1, 8)), ("3", SpeakerCount(3, 3)),
+                                        ("2-4", SpeakerCount(2, 4)), ("off", None), (None, None)])
+def test_parse_speakers(text, want):
+    assert parse_speakers(text) == want
+
+
+@pytest.mark.parametrize("text", ["many", "0", "4-2", "2-x", "30"])
+def test_parse_speakers_refuses(text):
+    with pytest.raises(UsageError, match=f"--speakers {text}"):
+        parse_speakers(text)
+
+
+# ----------------------------------------------------------------------------- clustering / labels
+def _blobs(centres: list[int], per: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(max(centres) + 1, 256))
+    x = np.concatenate([base[c] + 0.35 * rng.normal(size=(per, 256)) for c in centres])
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_clusters_count_voices_and_obey_the_asked_count():
+    from speechstudio.diarize.cluster import cluster_windows
+
+    x = _blobs([0, 1, 2], 20)
+    auto = cluster_windows(x, SpeakerCount())
+    assert sorted(np.bincount(auto)) == [20, 20, 20] and list(auto[:3]) == [0, 0, 0]
+    assert len(set(cluster_windows(x, SpeakerCount(2, 2)))) == 2
+    one = cluster_windows(_blobs([0], 30), SpeakerCount(5, 5))   # one voice: never invent four more
+    assert set(one) == {0}
+
+
+def test_labels_split_segments_at_the_change_and_keep_every_word():
+    from speechstudio.diarize.assign import label_segments
+
+    words = tuple(Word(i * 0.5, i * 0.5 + 0.4, w) for i, w in enumerate("one two three four five six".split()))
+    seg = Segment(0.0, 3.0, "one two three four five six", words)
+    times = np.array([[0.0, 1.6], [0.75, 1.5], [1.5, 3.1], [2.25, 3.1]])
+    out = label_segments([seg], times, np.array([0, 0, 1, 1]), ["Ana", "Ben"])
+    assert [(s.speaker, s.text) for s in out] == [("Ana", "one two three"), ("Ben", "four five six")]
+    assert [w.speaker for s in out for w in s.words] == ["Ana"] * 3 + ["Ben"] * 3
+    assert (out[0].start_s, out[-1].end_s) == (0.0, 3.0)
+    cjk = Segment(0.0, 1.0, "你好世界", (Word(0, 0.4, "你好"), Word(0.5, 1.0, "世界")))
+    split = label_segments([cjk], np.array([[0, 0.45], [0.45, 1.0]]), np.array([0, 1]), ["A", "B"])
+    assert [s.text for s in split] == ["你好", "世界"]                    # no space put into CJK text
+
+
+# ----------------------------------------------------------------------------- writers
+def _labelled():
+    segs = [Segment(0.0, 2.0, "hello there", (Word(0, 1, "hello", speaker="Speaker 1"),
+                                              Word(1, 2, "there", speaker="Speaker 1")), speaker="Speaker 1"),
+            Segment(1.5, 3.0, "hi, <Ana>", (Word(1.5, 2.2, "hi,"), Word(2.2, 3.0, "<Ana>")), speaker="Ana"),
+            Segment(3.2, 4.5, "fine", (), speaker="Ana")]
+    from speechstudio.diarize.assign import Turn
+    from speechstudio.diarize.family import SpeakerInfo
+
+    info = TranscriptInfo(4.5, "en", "m", "whisper",
+                          speakers=(SpeakerInfo("Speaker 1", 2.0), SpeakerInfo("Ana", 2.8, True, 0.91, "sure")),
+                          speaker_turns=(Turn(0.0, 2.0, "Speaker 1"), Turn(1.5, 4.5, "Ana")))
+    return segs, info
+
+
+def test_writers_carry_speakers():
+    from speechstudio.batch.export import render, transcript_dict
+
+    segs, info = _labelled()
+    assert render("txt", segs, info) == "Speaker 1: hello there\n\nAna: hi, <Ana> fine\n"
+    srt = render("srt", segs, info)
+    assert "Speaker 1: hello there" in srt and "Ana: hi, <Ana>" in srt
+    vtt = render("vtt", segs, info)
+    assert "<v Speaker 1>hello there" in vtt and "<v Ana>hi, &lt;Ana&gt;" in vtt
+    assert "00:00:01.500 --> 00:00:03.000" in vtt          # the overlap is kept: two voices at once
+    ass = render("ass", segs, info)
+    assert "Style: Ana," in ass and "Dialogue: 0,0:00:01.50,0:00:03.00,Ana,Ana," in ass
+    doc = transcript_dict(segs, info)
+    assert [s["speaker"] for s in doc["segments"]] == ["Speaker 1", "Ana", "Ana"]
+    assert [w["speaker"] for w in doc["segments"][1]["words"]] == ["Ana", "Ana"]   # word inherits the segment's
+    assert doc["speakers"][1] == {"name": "Ana", "talk_time_s": 2.8, "known": True, "similarity": 0.91,
+                                  "sureness": "sure"}
+    assert doc["speaker_turns"][1] == {"start_s": 1.5, "end_s": 4.5, "speaker": "Ana"}
+
+
+def test_without_speakers_outputs_are_unchanged():
+    from speechstudio.batch.export import render, transcript_dict
+
+    segs = [Segment(0, 1, "a b", (Word(0, 0.5, "a"), Word(0.5, 1, "b"))), Segment(1, 2, "c", ())]
+    info = TranscriptInfo(2, "en", "m", "whisper")
+    assert render("txt", segs, info) == "a b\nc\n"
+    doc = transcript_dict(segs, info)
+    assert "speakers" not in doc and "speaker" not in doc["segments"][0] and "speaker" not in doc["segments"][0]["words"][0]
+
+
+def test_editor_keeps_speakers_through_load_and_save(tmp_path):
+    from speechstudio.transcript.model import segment_from_dict, segment_to_dict
+
+    d = {"start_s": 0.0, "end_s": 1.0, "text": "hi", "avg_logprob": None, "no_speech_prob": None,
+         "speaker": "Ana", "words": [{"start_s": 0.0, "end_s": 1.0, "text": "hi", "probability": 1.0,
+                                      "speaker": "Ana"}], "note": "kept"}
+    seg = segment_from_dict(d, "segment 1")
+    assert seg.speaker == "Ana" and seg.words[0].speaker == "Ana" and seg.extra == {"note": "kept"}
+    assert segment_to_dict(seg) == d
+
+
+# ----------------------------------------------------------------------------- real recordings
+def _paragraphs(txt: str) -> list[tuple[str, str]]:
+    out = []
+    for p in txt.strip().split("\n\n"):
+        who, _, text = p.partition(": ")
+        out.append((who, text))
+    return out
+
+
+def test_two_people_are_labelled_from_their_voices(interview, whisper_dir, tmp_path):
+    path, ref = interview
+    out = tmp_path / "out"
+    assert cli.main(["transcribe", str(path), "--model", str(whisper_dir), "--speakers", "auto", "--format", "all",
+                     "--output-dir", str(out), "--quiet"]) == 0
+    doc = json.loads((out / "interview.json").read_text())
+    assert [s["name"] for s in doc["speakers"]] == ["Speaker 1", "Speaker 2"]
+    # each word's speaker against who really spoke at its middle: the two names map one-to-one
+    pairs = []
+    for seg in doc["segments"]:
+        for w in seg["words"]:
+            mid = (w["start_s"] + w["end_s"]) / 2
+            truth = next((who for a, b, who in ref if a - 0.3 <= mid <= b + 0.3), None)
+            pairs.append((truth, w["speaker"]))
+    right = sum((t, s) in {("M", "Speaker 1"), ("L", "Speaker 2")} for t, s in pairs)
+    assert right / len(pairs) >= 0.9, pairs
+    paragraphs = _paragraphs((out / "interview.txt").read_text())
+    assert [who for who, _ in paragraphs] == ["Speaker 1", "Speaker 2", "Speaker 1", "Speaker 2", "Speaker 1"]
+    assert "<v Speaker 2>" in (out / "interview.vtt").read_text()
+
+
+def test_a_known_voice_is_named_and_an_unknown_one_is_not(interview, whisper_dir, tmp_path, capsys):
+    path, _ = interview
+    other = tmp_path / "matthes-alone.wav"
+    sf.write(other, np.concatenate(_matthes_clips(10, 4)), RATE)   # not in the interview
+    assert cli.main(["speakers", "add", "Matthes", str(other)]) == 0
+    assert cli.main(["speakers", "list"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("Matthes")
+    out = tmp_path / "out"
+    assert cli.main(["transcribe", str(path), "--model", str(whisper_dir), "--speakers", "auto", "--format", "json",
+                     "--output-dir", str(out), "--quiet"]) == 0
+    speakers = json.loads((out / "interview.json").read_text())["speakers"]
+    assert [(s["name"], s["known"]) for s in speakers] == [("Matthes", True), ("Speaker 1", False)]
+    assert speakers[0]["similarity"] >= 0.8 and speakers[0]["sureness"] in ("sure", "likely")
+    assert "interview.wav: 2 speakers: Matthes (" in capsys.readouterr().err
+    assert cli.main(["speakers", "rename", "Matthes", "Matthes R."]) == 0
+    assert cli.main(["speakers", "remove", "Matthes R."]) == 0
+    assert cli.main(["speakers", "remove", "Matthes R."]) == 1
+
+
+def test_five_asked_of_one_voice_labels_one_and_says_so(whisper_dir, tmp_path, capsys):
+    solo = tmp_path / "solo.wav"
+    sf.write(solo, _conversation([("M", c) for c in _matthes_clips(20, 4)])[0], RATE)
+    out = tmp_path / "out"
+    assert cli.main(["transcribe", str(solo), "--model", str(whisper_dir), "--speakers", "5", "--format", "txt,json",
+                     "--output-dir", str(out), "--quiet"]) == 0
+    assert [s["name"] for s in json.loads((out / "solo.json").read_text())["speakers"]] == ["Speaker 1"]
+    assert "asked for 5 speakers; found 1 distinct voice, labelled it only" in capsys.readouterr().err
+    assert _paragraphs((out / "solo.txt").read_text())[0][0] == "Speaker 1"
+
+
+def test_a_damaged_library_file_is_reported_and_skipped(interview, whisper_dir, tmp_path, capsys):
+    from speechstudio.diarize.library import library_dir, load_library
+
+    library_dir().mkdir(parents=True)
+    (library_dir() / "Broken.json").write_text("{not json")
+    (library_dir() / "Short.json").write_text(json.dumps({"name": "Short", "embedding": [0.1, 0.2]}))
+    lib = load_library()
+    assert lib.voices == () and len(lib.problems) == 2 and "Broken.json: skipped" in lib.problems[0]
+    out = tmp_path / "out"
+    assert cli.main(["transcribe", str(interview[0]), "--model", str(whisper_dir), "--speakers", "2",
+                     "--format", "json", "--output-dir", str(out), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "Broken.json: skipped, not a readable voice print" in err and "Short.json: skipped" in err
+    assert len(json.loads((out / "interview.json").read_text())["speakers"]) == 2
+
+
+def test_bad_speaker_options_are_refused_before_work(interview, capsys):
+    assert cli.main(["transcribe", str(interview[0]), "--speakers", "lots"]) == 2
+    assert "--speakers lots: expected auto" in capsys.readouterr().err
+    assert cli.main(["transcribe", str(interview[0]), "--speakers", "auto", "--diarizer", "pyannote"]) == 2
+    assert "pyannote.audio is not installed" in capsys.readouterr().err
+    assert cli.main(["transcribe", str(interview[0]), "--diarizer", "voiceprint"]) == 2
+    assert "--diarizer needs --speakers" in capsys.readouterr().err
+    assert cli.main(["speakers", "add", "a/b", str(interview[0])]) == 2
+
+
+# ----------------------------------------------------------------------------- registry
+def test_a_registered_diarizer_family_is_used_by_the_batch(interview, whisper_dir, tmp_path):
+    from speechstudio.diarize import family
+    from speechstudio.diarize.assign import Turn
+
+    class Halves:
+        def __init__(self):
+            self.n = 0
+
+        def push(self, block):
+            self.n += len(block)
+
+        def finish(self):
+            half = self.n / RATE / 2
+            turns = [Turn(0.0, half, "Left"), Turn(half, self.n / RATE, "Right")]
+            return family.Diarization(turns, family.speaker_infos(turns, ["Left", "Right"]),
+                                      np.array([[0.0, half], [half, self.n / RATE]]), np.array([0, 1]),
+                                      ["Left", "Right"])
+
+    class HalvesFamily(family.DiarizerFamily):
+        def start(self, count, *, library=None, path=None):
+            return Halves()
+
+    family.register(HalvesFamily("halves", "first half / second half"))
+    try:
+        out = tmp_path / "out"
+        assert cli.main(["transcribe", str(interview[0]), "--model", str(whisper_dir), "--speakers", "auto",
+                         "--diarizer", "halves", "--format", "json", "--output-dir", str(out), "--quiet"]) == 0
+        doc = json.loads((out / "interview.json").read_text())
+        assert [s["name"] for s in doc["speakers"]] == ["Left", "Right"]
+        assert doc["segments"][0]["speaker"] == "Left" and doc["segments"][-1]["speaker"] == "Right"
+    finally:
+        family.unregister("halves")
+
+
+def test_pyannote_family_runs_the_users_pipeline(monkeypatch):
+    """The pyannote backend at the pyannote.audio boundary: a stand-in Pipeline returns turns."""
+    from speechstudio.diarize import family
+
+    class Seg:
+        def __init__(self, a, b):
+            self.start, self.end = a, b
+
+    class Annotation:
+        def itertracks(self, yield_label=True):
+            return [(Seg(0.0, 1.0), "A", "SPEAKER_01"), (Seg(0.8, 2.0), "B", "SPEAKER_00")]
+
+    calls = {}
+
+    class Pipeline:
+        @staticmethod
+        def from_pretrained(src, **kw):
+            calls["src"] = src
+            return lambda audio, **kw2: (calls.update(kw2), Annotation())[1]
+
+    audio_mod = types.ModuleType("pyannote.audio")
+    audio_mod.Pipeline = Pipeline
+    monkeypatch.setitem(sys.modules, "pyannote.audio", audio_mod)
+    local = Path(os.environ["SPEECHSTUDIO_HOME"]) / "pipeline"
+    local.mkdir(parents=True)
+    monkeypatch.setenv("SPEECHSTUDIO_PYANNOTE", str(local))
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: object())
+    fam = family.get("pyannote")
+    session = fam.start(SpeakerCount(2, 2))
+    session.push(np.zeros(32000, np.float32))
+    d = session.finish()
+    assert calls == {"src": str(local), "num_speakers": 2}
+    assert [(t.start_s, t.end_s, t.speaker) for t in d.turns] == [(0.0, 1.0, "Speaker 1"), (0.8, 2.0, "Speaker 2")]
+    seg = Segment(0.0, 2.0, "a b", (Word(0.1, 0.4, "a"), Word(1.5, 1.9, "b")))
+    assert [s.speaker for s in d.label([seg])] == ["Speaker 1", "Speaker 2"]
