@@ -32,7 +32,7 @@ def json_path(tmp_path):
     write_transcript(p, segs(), INFO, "json")
     d = json.loads(p.read_text())
     d["my_tool"] = {"reviewed": False}           # unknown keys at every level
-    d["segments"][0]["speaker"] = "A"
+    d["segments"][0]["reviewer"] = "A"
     d["segments"][1]["words"][0]["style"] = "bold"
     p.write_text(json.dumps(d))
     return p
@@ -49,7 +49,7 @@ def test_edit_word_in_place_keeps_times(json_path):
     assert (s.start_s, s.end_s, s.text) == (0.0, 2.0, "Hello world again")
     assert words(s) == [(0.1, 0.5, "Hello"), (0.6, 1.0, "world"), (1.2, 1.8, "again")]
     assert [w.probability for w in s.words] == [0.9, 1.0, 0.8]  # the typed word: 1.0
-    assert s.extra == {"speaker": "A"}
+    assert s.extra == {"reviewer": "A"}
 
 
 def test_free_edit_interpolates_inside_the_gap():
@@ -70,7 +70,7 @@ def test_split_at_word_boundary_and_merge(json_path):
     a, b = doc.segments[:2]
     assert (a.start_s, a.end_s, a.text, words(a)) == (0.0, 1.0, "Hello wrold", [(0.1, 0.5, "Hello"), (0.6, 1.0, "wrold")])
     assert (b.start_s, b.end_s, b.text, words(b)) == (1.2, 2.0, "again", [(1.2, 1.8, "again")])
-    assert a.extra == b.extra == {"speaker": "A"}
+    assert a.extra == b.extra == {"reviewer": "A"}
     doc.merge(1)  # "again" + "second part here"
     m = doc.segments[1]
     assert (m.start_s, m.end_s, m.text) == (1.2, 4.0, "again second part here")
@@ -156,7 +156,7 @@ def test_json_round_trip_keeps_unknown_keys_and_history(json_path):
     doc.save()
     assert not doc.dirty
     d = json.loads(json_path.read_text())
-    assert d["my_tool"] == {"reviewed": False} and d["segments"][0]["speaker"] == "A"
+    assert d["my_tool"] == {"reviewed": False} and d["segments"][0]["reviewer"] == "A"
     assert d["segments"][1]["words"][0] == {"start_s": 2.5, "end_s": 3.0, "text": "second", "probability": 0.7,
                                            "style": "bold"}
     assert d["text"] == "Hello world again second part here"

@@ -53,7 +53,9 @@ class BatchEvent:
     """What happened: ``kind`` is one of ``start``, ``segment``, ``done``, ``skipped``,
     ``failed``, ``ignored``, ``cancelled``; ``position_s`` / ``duration_s`` in seconds of audio; ``outputs``: files
     written; ``reason``: one line for skipped/failed/ignored; ``warnings``: decode warnings;
-    ``info``: (``done``) the transcript's metadata: language, its probability, model used."""
+    ``info``: (``done``) the transcript's metadata: language, its probability, model used;
+    ``segments``: (``done``) the final transcript (with speaker labels when diarized: the
+    ``segment`` events before it are the recogniser's, unlabelled)."""
 
     kind: str
     item: InputItem
@@ -66,6 +68,7 @@ class BatchEvent:
     warnings: tuple[str, ...] = ()
     wall_s: float = 0.0
     info: TranscriptInfo | None = None
+    segments: tuple = ()
 
 
 @dataclass
@@ -345,7 +348,7 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
             written.append(target)
         yield BatchEvent("done", item, index, duration_s=reader.decoded_s, position_s=reader.decoded_s,
                          outputs=tuple(t for t in targets.values() if t in written), warnings=tuple(warnings),
-                         wall_s=time.perf_counter() - t0, info=info)
+                         wall_s=time.perf_counter() - t0, info=info, segments=tuple(segments))
     except SpeechStudioError as e:
         yield BatchEvent("failed", item, index, reason=str(e), wall_s=time.perf_counter() - t0)
     except MemoryError:

@@ -12,9 +12,12 @@ def register(subparsers) -> None:
                                            "(transcribe --speakers auto).")
     sub = sp.add_subparsers(dest="speakers_command", metavar="ACTION")
     sub.add_parser("list", help="list the saved voices")
-    add = sub.add_parser("add", help="save the voice in an audio file (or a stretch of it) under a name")
+    add = sub.add_parser("add", help="save the voice in an audio file (or a stretch of it, or a transcript's "
+                                     "speaker) under a name")
     add.add_argument("name", help="the speaker's name, e.g. 'Ana Lima'")
-    add.add_argument("audio", help="a recording of that voice alone (10 s or more is best)")
+    add.add_argument("audio", help="a recording of that voice alone (10 s or more is best), or a .json transcript "
+                                   "made with --speakers (then give --speaker)")
+    add.add_argument("--speaker", metavar="LABEL", help="with a .json transcript: whose voice, e.g. 'Speaker 2'")
     add.add_argument("--start", type=float, default=None, metavar="SECONDS", help="start of the stretch to use")
     add.add_argument("--end", type=float, default=None, metavar="SECONDS", help="end of the stretch to use")
     add.add_argument("--overwrite", action="store_true", help="replace a saved voice of that name")
@@ -24,6 +27,24 @@ def register(subparsers) -> None:
     rm = sub.add_parser("remove", help="delete a saved voice")
     rm.add_argument("name")
     sp.set_defaults(func=speakers_command)
+
+
+def _voice_from_transcript(json_path, speaker: str | None):
+    """The voice of ``speaker``'s segments in a transcript made with ``--speakers`` (its recording
+    is the one the JSON's ``source`` names). Raises ``UsageError``."""
+    from speechstudio.transcript import TranscriptDocument
+
+    if not speaker:
+        raise UsageError("with a .json transcript, say whose voice: --speaker 'Speaker 2'")
+    doc = TranscriptDocument.load(json_path)
+    spans = [(s.start_s, s.end_s) for s in doc.segments if s.speaker == speaker]
+    if not spans:
+        names = ", ".join(doc.speakers()) or "none"
+        raise UsageError(f"{json_path}: no segments of {speaker!r} (speakers: {names})")
+    source = (doc.meta.get("source") or {}).get("path")
+    if not source:
+        raise UsageError(f"{json_path}: the transcript does not say which recording it is of")
+    return voice_from_spans(source, spans)
 
 
 def voice_from_file(path, start: float | None = None, end: float | None = None):
@@ -50,6 +71,33 @@ def voice_from_file(path, start: float | None = None, end: float | None = None):
     return emb, len(piece) / vp.RATE, f"{path}{span}"
 
 
+def voice_from_spans(path, spans: list[tuple[float, float]], max_s: float = 90.0):
+    """``(embedding (256,), seconds, source)`` of one speaker from the stretches ``spans``
+    (seconds) of the recording ``path``, at most ``max_s`` seconds of them. Raises ``UsageError``
+    with under 1 s of speech, the decoder's errors for an unreadable file."""
+    import numpy as np
+
+    from speechstudio.audio.decode import load_audio
+    from speechstudio.diarize import voiceprint as vp
+
+    audio = load_audio(path, vp.RATE)
+    pieces, total = [], 0.0
+    for a, b in sorted(spans):
+        piece = audio[int(a * vp.RATE): int(b * vp.RATE)]
+        if piece.size:
+            pieces.append(piece)
+            total += piece.size / vp.RATE
+        if total >= max_s:
+            break
+    if not pieces:
+        raise UsageError(f"{path}: no audio in the speaker's segments")
+    try:
+        emb = vp.embed_speech(np.concatenate(pieces))
+    except ValueError as e:
+        raise UsageError(f"{path}: {e}") from None
+    return emb, total, f"{path} ({len(pieces)} segments)"
+
+
 def speakers_command(args) -> int:
     from speechstudio.diarize import library
 
@@ -69,7 +117,10 @@ def speakers_command(args) -> int:
         why = unavailable_reason()
         if why:
             raise UsageError(f"cannot make a voice print: {why}")
-        emb, seconds, source = voice_from_file(args.audio, args.start, args.end)
+        if str(args.audio).lower().endswith(".json"):
+            emb, seconds, source = _voice_from_transcript(args.audio, args.speaker)
+        else:
+            emb, seconds, source = voice_from_file(args.audio, args.start, args.end)
         v = library.save_voice(args.name, emb, seconds=seconds, source=source, overwrite=args.overwrite)
         print(f"saved the voice of {v.name} ({seconds:.1f} s of audio) to {v.path}")
         if seconds < 5:

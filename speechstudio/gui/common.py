@@ -75,6 +75,19 @@ def fmt_duration(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+#: One colour per speaker, in the order they first talk (readable on light and dark palettes:
+#: Okabe-Ito's colour-blind-safe set without black and yellow).
+SPEAKER_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#7A5195", "#8C564B")
+
+
+def speaker_colour(names: list[str], name: str | None) -> QColor | None:
+    """The colour of speaker ``name`` among ``names`` (order of first appearance); ``None`` without one."""
+    if not name:
+        return None
+    i = names.index(name) if name in names else len(names)
+    return QColor(SPEAKER_COLOURS[i % len(SPEAKER_COLOURS)])
+
+
 def fmt_ts(seconds: float) -> str:
     """``m:ss.s`` timestamps for transcript rows."""
     m, s = divmod(max(0.0, seconds), 60)

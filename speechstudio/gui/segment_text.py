@@ -24,11 +24,13 @@ class _Gutter(QWidget):
 
 
 class SegmentTextEdit(QPlainTextEdit):
-    """Plain text, one block per segment; ``times(block) -> str`` fills the gutter."""
+    """Plain text, one block per segment; ``times(block) -> str`` fills the gutter, and
+    ``speaker(block) -> (name, QColor) | None`` (optional) writes the segment's speaker before it."""
 
-    def __init__(self, times, undo, redo, parent=None) -> None:
+    def __init__(self, times, undo, redo, parent=None, speaker=None) -> None:
         super().__init__(parent)
-        self.times, self._undo, self._redo = times, undo, redo
+        self.times, self._undo, self._redo, self.speaker = times, undo, redo, speaker
+        self.speaker_width = 0
         self._unsure: list = []
         self._said: tuple[int, int, int] | None = None
         self.gutter = _Gutter(self)
@@ -38,7 +40,16 @@ class SegmentTextEdit(QPlainTextEdit):
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
 
     def gutter_width(self) -> int:
-        return self.fontMetrics().horizontalAdvance("0:00:00.000–0:00:00.000") + 12
+        return self.fontMetrics().horizontalAdvance("0:00:00.000–0:00:00.000") + 12 + self.speaker_width
+
+    def set_speaker_names(self, names: list[str]) -> None:
+        """Make room in the gutter for the longest of ``names`` (none: no room)."""
+        fm = self.fontMetrics()
+        self.speaker_width = (min(160, max(fm.horizontalAdvance(n) for n in names)) + 10) if names else 0
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+        cr = self.contentsRect()
+        self.gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
+        self.gutter.update()
 
     def _on_update_request(self, rect: QRect, dy: int) -> None:
         if dy:
@@ -63,6 +74,13 @@ class SegmentTextEdit(QPlainTextEdit):
             bottom = top + round(self.blockBoundingRect(block).height())
             if block.isVisible() and bottom >= event.rect().top():
                 p.drawText(0, top, self.gutter.width() - 6, h, Qt.AlignmentFlag.AlignRight, self.times(block.blockNumber()))
+                who = self.speaker(block.blockNumber()) if self.speaker is not None and self.speaker_width else None
+                if who is not None:
+                    p.save()
+                    p.setPen(who[1])
+                    p.drawText(4, top, self.speaker_width - 8, h, Qt.AlignmentFlag.AlignLeft,
+                               p.fontMetrics().elidedText(who[0], Qt.TextElideMode.ElideRight, self.speaker_width - 8))
+                    p.restore()
             block = block.next()
             top = bottom
         p.end()

@@ -143,6 +143,16 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         row2.addWidget(self.out_reset)
         row2.addWidget(self.out_label, 1)
         row2.addWidget(self.overwrite_check)
+        row2.addSpacing(16)
+        row2.addWidget(QLabel("Speakers"))
+        self.speakers_box = QComboBox()
+        self.speakers_box.setAccessibleName("Speakers")
+        for text, data in (("Don't label", ""), ("Find out how many", "auto"), ("2", "2"), ("3", "3"), ("4", "4"),
+                           ("5", "5"), ("6", "6")):
+            self.speakers_box.addItem(text, data)
+        self.speakers_box.setToolTip("Label who speaks when (\"Speaker 1: …\"). Voices you saved with "
+                                     "\"Remember voice\" in the editor are named. Works offline.")
+        row2.addWidget(self.speakers_box)
         lay.addLayout(row2)
 
         self.language_options = LanguageOptions()
@@ -221,6 +231,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.device_box.setCurrentText(str(s.value("transcribe/device", "auto")))
         self.precision_box.setCurrentText(str(s.value("transcribe/precision", "auto")))
         self._set_output_dir(s.value("transcribe/output_dir", "") or None)
+        self.speakers_box.setCurrentIndex(max(0, self.speakers_box.findData(str(s.value("transcribe/speakers", "") or ""))))
 
     def save_settings(self) -> None:
         s = settings()
@@ -229,6 +240,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         s.setValue("transcribe/device", self.device_box.currentText())
         s.setValue("transcribe/precision", self.precision_box.currentText())
         s.setValue("transcribe/output_dir", self.output_dir or "")
+        s.setValue("transcribe/speakers", self.speakers_box.currentData() or "")
         self.language_options.save()
 
     def set_models(self, names: list[str]) -> None:
@@ -246,7 +258,8 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
                                  formats=self.formats() or ("txt",), output_dir=self.output_dir,
                                  overwrite=self.overwrite_check.isChecked(),
                                  language=self.language_options.language(), task=self.language_options.task(),
-                                 hotwords=self.language_options.hotwords(), subtitles=subtitle_options())
+                                 hotwords=self.language_options.hotwords(), subtitles=subtitle_options(),
+                                 speakers=self.speakers_box.currentData() or None)
 
     def _set_output_dir(self, path: str | None) -> None:
         self.output_dir = path

@@ -106,6 +106,8 @@ class TranscribeRunMixin:
             row.status, row.reason, row.outputs = ev.kind, ev.reason, tuple(ev.outputs)
             if ev.kind == "done":
                 row.progress = 1.0
+                if getattr(ev, "segments", ()):
+                    row.segments = list(ev.segments)     # speaker labels come at the end
                 row.duration_s = ev.duration_s or row.duration_s
                 if ev.wall_s > 0 and ev.duration_s:
                     row.rtfx = ev.duration_s / ev.wall_s

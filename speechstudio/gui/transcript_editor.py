@@ -1,6 +1,8 @@
 """The transcript editor: one line per segment with its times in a gutter, typed edits with word
 timing kept (see :mod:`speechstudio.transcript`), Enter splits a segment and Backspace at a line's
-start merges it, start / end fields for the segment under the cursor, find / replace, undo / redo
+start merges it, start / end fields for the segment under the cursor, speakers (shown in colour
+before each line; give a segment or the selected words to a speaker, rename or merge speakers,
+remember a voice for later files), find / replace, undo / redo
 (saved in the transcript, so they survive a restart), export, and a player that follows the
 cursor and highlights the word being said.
 
@@ -12,12 +14,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import threading
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -28,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from speechstudio.batch.export import FORMATS
 from speechstudio.errors import SpeechStudioError
+from speechstudio.gui.common import speaker_colour
 from speechstudio.gui.segment_text import SegmentTextEdit
 from speechstudio.gui.transcript_find import FindBar
 from speechstudio.transcript import TranscriptDocument
@@ -45,6 +51,7 @@ class TranscriptEditor(QWidget):
 
     changed = Signal()
     status_message = Signal(str)
+    voice_saved = Signal(str)        # a message once "Remember voice" is done (from its thread)
 
     def __init__(self, player=None, parent=None) -> None:
         super().__init__(parent)
@@ -54,6 +61,7 @@ class TranscriptEditor(QWidget):
         self._chars = 0  # the text's length at the last cursor move (typing changes it)
         self._unsure: list[tuple[int, int, int]] = []
         self._said: tuple[int, int, int] | None = None
+        self._names: list[str] = []
         self._build()
         self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
         self._autosave.timeout.connect(self.flush)
@@ -112,10 +120,34 @@ class TranscriptEditor(QWidget):
             bar.addWidget(w)
         lay.addLayout(bar)
 
+        who = QHBoxLayout()
+        who.addWidget(QLabel("Speaker"))
+        self.speaker_box = QComboBox()
+        self.speaker_box.setEditable(True)
+        self.speaker_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.speaker_box.setAccessibleName("Speaker of the segment or of the selected words")
+        self.speaker_box.setToolTip("Choose or type who says this segment (or only the selected words: the "
+                                    "segment is split around them); Enter applies")
+        self.speaker_box.setMinimumContentsLength(14)
+        self.speaker_box.activated.connect(lambda _i: self.assign_speaker(self.speaker_box.currentText()))
+        self.speaker_box.lineEdit().returnPressed.connect(lambda: self.assign_speaker(self.speaker_box.currentText()))
+        who.addWidget(self.speaker_box)
+        self.rename_btn = self._button("Rename speaker…", "Rename this speaker everywhere",
+                                       "Rename this speaker in the whole transcript; a name already used merges "
+                                       "the two", self._rename_dialog)
+        self.remember_btn = self._button("Remember voice", "Remember this speaker's voice",
+                                         "Save this speaker's voice under their name: later transcripts with "
+                                         "speaker labels name them automatically", self.remember_voice)
+        who.addWidget(self.rename_btn)
+        who.addWidget(self.remember_btn)
+        who.addStretch(1)
+        lay.addLayout(who)
+        self.voice_saved.connect(self.status_message)
+
         self.find_bar = FindBar(self)
         lay.addWidget(self.find_bar)
 
-        self.text = SegmentTextEdit(self._gutter_times, self.undo, self.redo)
+        self.text = SegmentTextEdit(self._gutter_times, self.undo, self.redo, speaker=self._gutter_speaker)
         self.text.setAccessibleName("Transcript text, one segment per line")
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.text.document().contentsChanged.connect(self._on_text_changed)
@@ -161,6 +193,95 @@ class TranscriptEditor(QWidget):
         self._said = None
         self.text.set_said(None)
         self._refresh_marks()
+
+    def _gutter_speaker(self, block: int):
+        doc = self.document
+        if doc is None or not 0 <= block < len(doc.segments) or not doc.segments[block].speaker:
+            return None
+        name = doc.segments[block].speaker
+        return name, speaker_colour(self._names, name)
+
+    # ------------------------------------------------------------------ speakers
+    def _current_speaker(self) -> str | None:
+        doc = self.document
+        if doc is None or not doc.segments:
+            return None
+        return doc.segments[min(self.cursor()[0], len(doc.segments) - 1)].speaker
+
+    def assign_speaker(self, name: str) -> bool:
+        """The segment under the cursor (or the selected words, when the selection is inside one
+        segment) is said by ``name``."""
+        name = (name or "").strip()
+        if self.document is None or not self.document.segments or not name:
+            return False
+        c = self.text.textCursor()
+        seg, _ = self.cursor()
+        start = end = None
+        if c.hasSelection():
+            a, b = sorted((c.selectionStart(), c.selectionEnd()))
+            block = self.text.document().findBlock(a)
+            if block.blockNumber() == self.text.document().findBlock(b).blockNumber():
+                seg, start, end = block.blockNumber(), a - block.position(), b - block.position()
+        if start is None and self.document.segments[seg].speaker == name:
+            return False
+        return self.run(lambda: self.document.set_speaker(seg, name, start, end), (seg, 0))
+
+    def rename_speaker(self, old: str, new: str) -> bool:
+        """Rename (or merge into an existing name) speaker ``old`` everywhere; one undo step."""
+        return self.run(lambda: self.document.rename_speaker(old, new), self.cursor())
+
+    def _rename_dialog(self) -> None:
+        old = self._current_speaker()
+        if not old:
+            self.status_message.emit("this segment has no speaker: choose one in the Speaker box first")
+            return
+        new, ok = QInputDialog.getText(self, "Rename speaker", f"New name for {old} (an existing name merges them):",
+                                       text=old)
+        if ok and new.strip() and new.strip() != old:
+            self.rename_speaker(old, new)
+
+    def audio_path(self) -> Path | None:
+        """The recording this transcript is of (its JSON's ``source``), ``None`` when unknown."""
+        doc = self.document
+        src = (doc.meta.get("source") or {}).get("path") if doc is not None else None
+        if src:
+            return Path(src)
+        player_src = getattr(self.player, "path", None)
+        return Path(player_src) if player_src else None
+
+    def remember_voice(self, wait: bool = False) -> threading.Thread | None:
+        """Save the current speaker's voice (from their segments of the recording) to the speaker
+        library under their name, in a background thread; ``voice_saved`` says how it went."""
+        name, path = self._current_speaker(), self.audio_path()
+        if self.document is None or not name:
+            self.status_message.emit("put the cursor on a segment with a speaker to remember their voice")
+            return None
+        if path is None or not path.exists():
+            self.status_message.emit(f"cannot remember {name}'s voice: the recording is not found")
+            return None
+        if name.startswith("Speaker ") and name[8:].isdigit():
+            self.status_message.emit(f"give {name} a real name first (Rename speaker…): the voice is saved under it")
+            return None
+        spans = [(s.start_s, s.end_s) for s in self.document.segments if s.speaker == name]
+
+        def work() -> None:
+            from speechstudio.diarize.cli import voice_from_spans
+            from speechstudio.diarize.library import save_voice
+
+            try:
+                emb, seconds, source = voice_from_spans(path, spans)
+                save_voice(name, emb, seconds=seconds, source=source, overwrite=True)
+                self.voice_saved.emit(f"remembered {name}'s voice ({seconds:.0f} s): later transcripts with "
+                                      "speaker labels will name them")
+            except (SpeechStudioError, OSError, ValueError) as e:
+                self.voice_saved.emit(f"cannot remember {name}'s voice: {e}")
+
+        self.status_message.emit(f"remembering {name}'s voice…")
+        t = threading.Thread(target=work, daemon=True, name="remember-voice")
+        t.start()
+        if wait:
+            t.join()
+        return t
 
     def cursor(self) -> tuple[int, int]:
         """``(segment, char)`` of the text cursor."""
@@ -358,6 +479,8 @@ class TranscriptEditor(QWidget):
             return
         seg = min(self.cursor()[0], len(doc.segments) - 1)
         s = doc.segments[seg]
+        if not self.speaker_box.hasFocus():
+            self.speaker_box.setEditText(s.speaker or "")
         self.segment_label.setText(f"Segment {seg + 1} of {len(doc.segments)}")
         if not self.start_edit.hasFocus():
             self.start_edit.setText(format_time(s.start_s))
@@ -374,6 +497,19 @@ class TranscriptEditor(QWidget):
         for w in (self.split_btn, self.merge_btn, self.export_btn, self.export_box, self.start_edit, self.end_edit):
             w.setEnabled(has)
         self.find_bar.set_enabled(has)
+        self._names = doc.speakers() if doc is not None else []
+        self.text.set_speaker_names(self._names)
+        for w in (self.speaker_box, self.rename_btn, self.remember_btn):
+            w.setEnabled(has)
+        current = self._current_speaker() or ""
+        items = [self.speaker_box.itemText(i) for i in range(self.speaker_box.count())]
+        if items != self._names:
+            self.speaker_box.blockSignals(True)
+            self.speaker_box.clear()
+            self.speaker_box.addItems(self._names)
+            self.speaker_box.blockSignals(False)
+        if not self.speaker_box.hasFocus():
+            self.speaker_box.setEditText(current)
         self.play_btn.setEnabled(has and self.player is not None and bool(getattr(self.player, "available", True)))
         self.save_btn.setEnabled(bool(doc and doc.dirty))
         self.save_btn.setText("Save" if doc is not None and doc.dirty else "Saved")

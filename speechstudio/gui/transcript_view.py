@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel
 
 from speechstudio.batch.export import output_path
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import fmt_ts
+from speechstudio.gui.common import fmt_ts, speaker_colour
 from speechstudio.gui.transcript_editor import TranscriptEditor
 from speechstudio.gui.transcript_player import SegmentPlayer
 from speechstudio.transcript import TranscriptDocument
@@ -48,8 +48,9 @@ def load_json_transcript(row: QueueRow, segments: bool = True) -> None:
                                   d.get("engine", ""), d.get("device", "cpu"), d.get("precision", "fp32"))
         if segments:
             row.segments = [Segment(s["start_s"], s["end_s"], s["text"],
-                                    tuple(Word(w["start_s"], w["end_s"], w["text"], w.get("probability", 1.0))
-                                          for w in s.get("words", [])))
+                                    tuple(Word(w["start_s"], w["end_s"], w["text"], w.get("probability", 1.0),
+                                               w.get("speaker")) for w in s.get("words", [])),
+                                    speaker=s.get("speaker"))
                             for s in d.get("segments", [])]
     except (OSError, ValueError, KeyError, TypeError):
         pass
@@ -161,12 +162,19 @@ class TranscriptView(QWidget):
             self.title.setText(f"{name}: cancelled, nothing written")
         else:
             self.title.setText(f"Transcript of {name} ({len(row.segments)} segments) — click a segment to hear it")
+        names = list(dict.fromkeys(s.speaker for s in row.segments if getattr(s, "speaker", None)))
         for seg in row.segments:
             r = self.segments.rowCount()
             self.segments.insertRow(r)
             self.segments.setItem(r, 0, QTableWidgetItem(fmt_ts(seg.start_s)))
             self.segments.setItem(r, 1, QTableWidgetItem(fmt_ts(seg.end_s)))
-            self.segments.setItem(r, 2, QTableWidgetItem(seg.text.strip()))
+            who = getattr(seg, "speaker", None)
+            item = QTableWidgetItem(f"{who}: {seg.text.strip()}" if who else seg.text.strip())
+            colour = speaker_colour(names, who)
+            if colour is not None:
+                item.setForeground(colour)
+                item.setToolTip(f"said by {who}")
+            self.segments.setItem(r, 2, item)
         self.segments.resizeRowsToContents()
 
     def set_editing(self, on: bool) -> None:

@@ -21,6 +21,7 @@ Word timing through edits: see :mod:`speechstudio.transcript.edits` and
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Sequence
@@ -113,6 +114,8 @@ class TranscriptDocument:
         d = dict(self.meta)
         d["text"] = transcript_dict(self._segments, self.info)["text"]
         d["segments"] = [segment_to_dict(s) for s in self._segments]
+        if "speakers" in d or any(s.speaker for s in self._segments):
+            d.update(self._speaker_tables(d))
         d["edit_history"] = history.history_to_dict(self._done, self._undone)
         return d
 
@@ -347,6 +350,82 @@ class TranscriptDocument:
         (``audio_duration_s``) in proportion to their lengths, dealt to the lines."""
         dur = max(0.0, float(self.meta.get("audio_duration_s") or 0.0))
         return edits.replace_run([edits.new_segment(" ".join(lines), 0.0, dur)], lines)
+
+    # ------------------------------------------------------------------ speakers
+    def speakers(self) -> list[str]:
+        """Speaker names in order of first appearance (segments and words)."""
+        names: dict[str, None] = {}
+        for s in self._segments:
+            for who in [s.speaker] + [w.speaker for w in s.words]:
+                if who:
+                    names.setdefault(who, None)
+        return list(names)
+
+    def rename_speaker(self, old: str, new: str) -> Change | None:
+        """Every segment and word of ``old`` becomes ``new`` (an existing name: the two merge), one
+        undo step. Raises UsageError for an empty new name or an unknown old one."""
+        new = (new or "").strip()
+        if not new:
+            raise UsageError("a speaker needs a name")
+        if old not in self.speakers():
+            raise UsageError(f"no speaker named {old!r} in this transcript")
+        merging = new in self.speakers() and new != old
+        splices = []
+        for i, s in enumerate(self._segments):
+            if s.speaker == old or any(w.speaker == old for w in s.words):
+                words = tuple(dataclasses.replace(w, speaker=new) if w.speaker == old else w for w in s.words)
+                splices.append(Splice(i, (s,), (dataclasses.replace(s, speaker=new if s.speaker == old else s.speaker,
+                                                                    words=words),)))
+        return self._commit(f"{'merge' if merging else 'rename'} {old} {'into' if merging else 'to'} {new}", splices)
+
+    def set_speaker(self, i: int, name: str, start: int | None = None, end: int | None = None) -> Change | None:
+        """Segment ``i`` (or only its characters ``start:end``, widened to whole words: the segment
+        is split around them) is said by ``name``. Raises UsageError for an empty name or range."""
+        name = (name or "").strip()
+        if not name:
+            raise UsageError("a speaker needs a name")
+        seg = self._index(i)
+        text = seg.text
+        if start is None or end is None or (text[:min(start, end)].strip() == "" and text[max(start, end):].strip() == ""):
+            words = tuple(dataclasses.replace(w, speaker=name) for w in seg.words)
+            return self._commit(f"speaker of segment {i + 1}",
+                                [Splice(i, (seg,), (dataclasses.replace(seg, speaker=name, words=words),))])
+        a, b = sorted((max(0, start), min(len(text), end)))
+        while a > 0 and not text[a - 1].isspace():
+            a -= 1
+        while b < len(text) and not text[b].isspace():
+            b += 1
+        parts = [text[:a].strip(), text[a:b].strip(), text[b:].strip()]
+        if not parts[1]:
+            raise UsageError(f"segment {i + 1}: select the words to give to {name}")
+        lines = [p for p in parts if p]
+        pieces = list(edits.replace_run([seg], lines))
+        mid = lines.index(parts[1])
+        who = [seg.speaker] * len(pieces)
+        who[mid] = name
+        pieces = [dataclasses.replace(p, speaker=w, words=tuple(dataclasses.replace(x, speaker=w) for x in p.words))
+                  for p, w in zip(pieces, who)]
+        return self._commit(f"speaker of words in segment {i + 1}", [Splice(i, (seg,), tuple(pieces))])
+
+    def _speaker_tables(self, d: dict) -> dict:
+        """``speakers`` / ``speaker_turns`` for the current segments: known-voice details kept for
+        names that are still there, talk time from the segments; turns rebuilt when a name changed."""
+        old = {e.get("name"): e for e in d.get("speakers") or [] if isinstance(e, dict)}
+        talk: dict[str, float] = {}
+        for s in self._segments:
+            if s.speaker:
+                talk[s.speaker] = talk.get(s.speaker, 0.0) + max(0.0, s.end_s - s.start_s)
+        table = []
+        for name in self.speakers():
+            e = dict(old.get(name) or {"name": name, "known": False, "similarity": None, "sureness": None})
+            e["talk_time_s"] = round(talk.get(name, 0.0), 3)
+            table.append(e)
+        out = {"speakers": table}
+        turns = d.get("speaker_turns") or []
+        if any(isinstance(t, dict) and t.get("speaker") not in talk for t in turns) or not turns:
+            out["speaker_turns"] = [{"start_s": s.start_s, "end_s": s.end_s, "speaker": s.speaker}
+                                    for s in self._segments if s.speaker]
+        return out
 
     def find(self, query: str, segment: int = 0, char: int = 0, *, case_sensitive: bool = False,
              whole_word: bool = False, backwards: bool = False) -> search.Match | None:

@@ -48,6 +48,7 @@ class TranscribeOptions:
     task: str = "transcribe"
     hotwords: str | None = None
     subtitles: object = None       # speechstudio.batch.subtitles.SubtitleOptions (None: 42 x 2, <= 7 s)
+    speakers: str | None = None    # speaker labels: None/"off", "auto", "N", "MIN-MAX" (diarize.speakers)
 
 
 class TranscribeBatchJob(Job):
@@ -88,10 +89,14 @@ class TranscribeBatchJob(Job):
         for note in family.check_options(recognizer, family.OptionCheck(language=o.language, task=o.task,
                                                                         hotwords=hotwords)):
             yield Status(f"note: {note}")
+        from speechstudio.diarize.speakers import DiarizeOptions, parse_speakers
+
+        count = parse_speakers(o.speakers)
         finished = 0
         batch = run_batch(self.items, recognizer, formats=o.formats, output_dir=o.output_dir,
                           overwrite=o.overwrite, language=o.language, cancel=self.cancel, task=o.task,
-                          hotwords=hotwords, subtitles=o.subtitles)
+                          hotwords=hotwords, subtitles=o.subtitles,
+                          diarize=DiarizeOptions(count) if count is not None else None)
         try:
             for ev in batch:
                 if ev.kind == "done":

@@ -1,0 +1,104 @@
+"""Speakers in the app: the Transcribe page's Speakers option labels a real two-person recording,
+the segment list shows them in colour, and the editor renames, merges, reassigns words (undoable)
+and remembers a named voice, which the next file then names."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
+import json  # noqa: E402
+
+import numpy as np  # noqa: E402
+import soundfile as sf  # noqa: E402
+
+from conftest import realspeech_file  # noqa: E402
+from test_diarize import RATE, _conversation, _load, _matthes_clips  # noqa: E402
+from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
+
+
+@pytest.fixture
+def interview(tmp_path):
+    other = _load(realspeech_file("lhotse_librispeech_2412-153948-0000.flac"))
+    m = _matthes_clips(0, 2)
+    audio, ref = _conversation([("M", m[0]), ("L", other), ("M", m[1])])
+    path = tmp_path / "in" / "interview.wav"
+    path.parent.mkdir()
+    sf.write(path, audio, RATE)
+    return path
+
+
+def run_page(win, qtbot, path, whisper_dir, speakers_index: int):
+    page = win.transcribe
+    page.model_box.setCurrentText(str(whisper_dir))
+    page.device_box.setCurrentText("cpu")
+    for f, c in page.format_checks.items():
+        c.setChecked(f in ("txt", "json"))
+    page.speakers_box.setCurrentIndex(speakers_index)
+    page.add_paths([path])
+    with qtbot.waitSignal(page.queue_finished, timeout=120000):
+        page.start()
+    return page
+
+
+def test_speakers_option_labels_and_the_list_shows_them(win, qtbot, interview, whisper_dir):
+    page = run_page(win, qtbot, interview, whisper_dir, 1)        # "Find out how many"
+    assert page.speakers_box.currentData() == "auto"
+    row = page.rows[0]
+    assert row.status == "done"
+    assert [s.speaker for s in row.segments][:1] == ["Speaker 1"]
+    assert {s.speaker for s in row.segments} == {"Speaker 1", "Speaker 2"}
+    txt = interview.with_suffix(".txt").read_text()
+    assert txt.startswith("Speaker 1: ") and "\n\nSpeaker 2: " in txt
+    page.table.selectRow(0)
+    first = page.segments.item(0, 2)
+    assert first.text().startswith("Speaker 1: ")
+    assert first.foreground().color().name() == "#0072b2"
+
+
+def test_editor_renames_reassigns_and_remembers_a_voice(win, qtbot, interview, whisper_dir, tmp_path):
+    page = run_page(win, qtbot, interview, whisper_dir, 2)        # exactly 2
+    page.table.selectRow(0)
+    view = page.transcript
+    view.edit_btn.setChecked(True)
+    ed = view.editor
+    doc = ed.document
+    assert doc.speakers() == ["Speaker 1", "Speaker 2"]
+    assert ed.text.speaker_width > 0 and ed._gutter_speaker(0)[0] == "Speaker 1"
+    assert ed.rename_speaker("Speaker 1", "Matthes")
+    assert doc.speakers() == ["Matthes", "Speaker 2"]
+    # the selected words of the first line go to the other speaker: the segment is split around them
+    first = doc.segments[0]
+    words = first.text.split()
+    ed.text.place_cursor(0, 0, len(words[0]))        # select the first word
+    before = len(doc.segments)
+    assert ed.assign_speaker("Speaker 2")
+    assert len(doc.segments) == before + 1 and doc.segments[0].speaker == "Speaker 2"
+    assert doc.segments[0].text == words[0] and doc.segments[1].speaker == "Matthes"
+    ed.undo()
+    assert len(doc.segments) == before and doc.segments[0].speaker == "Matthes"
+    # remember Matthes's voice from the recording, then a new file names him
+    ed.text.place_cursor(0, 0)
+    t = ed.remember_voice(wait=True)
+    assert t is not None
+    qtbot.waitUntil(lambda: "remembered Matthes's voice" in win.status_label.text(), timeout=10000)
+    from speechstudio.diarize.library import load_library
+
+    assert [v.name for v in load_library().voices] == ["Matthes"]
+    ed.flush()
+    saved = json.loads(interview.with_suffix(".json").read_text())
+    assert [s["name"] for s in saved["speakers"]] == ["Matthes", "Speaker 2"]
+    view.edit_btn.setChecked(False)
+    second = tmp_path / "in2" / "next.wav"
+    second.parent.mkdir()
+    sf.write(second, _conversation([("L", _load(realspeech_file("lhotse_librispeech_2412-153948-0000.flac"))),
+                                     ("M", np.concatenate(_matthes_clips(30, 2)))])[0], RATE)
+    page.add_paths([second])
+    with qtbot.waitSignal(page.queue_finished, timeout=120000):
+        page.start()
+    names = json.loads(second.with_suffix(".json").read_text())["speakers"]
+    assert [(s["name"], s["known"]) for s in names] == [("Speaker 1", False), ("Matthes", True)]
