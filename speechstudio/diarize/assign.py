@@ -44,18 +44,26 @@ def _mode_filter(labels: np.ndarray) -> np.ndarray:
 
 class _Timeline:
     """Label lookup at any time from window labels: windows covering ``t`` vote with a weight that
-    falls off from the window's centre; none covering it -> the nearest window within 3 s."""
+    falls off from the window's centre; none covering it -> the nearest window within 3 s. A short
+    stretch labelled on its own (``short``: spans (k, 2) and labels (k,)) decides inside it."""
 
-    def __init__(self, times: np.ndarray, labels: np.ndarray, names: list[str]) -> None:
+    def __init__(self, times: np.ndarray, labels: np.ndarray, names: list[str], short=None) -> None:
         self.times = np.asarray(times, float).reshape(-1, 2)
         self.centres = self.times.mean(axis=1) if self.times.size else np.zeros(0)
         self.labels = _mode_filter(np.asarray(labels, int))
         self.names = names
+        st, sl = short if short is not None else (np.zeros((0, 2)), np.zeros(0, int))
+        self.short_times, self.short_labels = np.asarray(st, float).reshape(-1, 2), np.asarray(sl, int)
 
     def at(self, t0: float, t1: float | None = None) -> str | None:
+        t1 = t0 if t1 is None else t1
+        mid = (t0 + t1) / 2
+        if self.short_times.size:
+            inside = np.nonzero((self.short_times[:, 0] <= mid) & (self.short_times[:, 1] >= mid))[0]
+            if inside.size:
+                return self.names[int(self.short_labels[inside[0]])]
         if not self.centres.size:
             return None
-        t1 = t0 if t1 is None else t1
         cover = (self.times[:, 0] <= t1) & (self.times[:, 1] >= t0)
         if cover.any():
             mid = (t0 + t1) / 2
@@ -71,10 +79,12 @@ class _Timeline:
         return None
 
 
-def turns_from_windows(times: np.ndarray, labels: np.ndarray, names: list[str], speech: np.ndarray) -> list[Turn]:
+def turns_from_windows(times: np.ndarray, labels: np.ndarray, names: list[str], speech: np.ndarray,
+                       short=None) -> list[Turn]:
     """The speaker timeline: VAD speech spans ``speech`` (m, 2) seconds cut where the window labels
-    change (at 0.1 s resolution), consecutive same-speaker pieces joined."""
-    line = _Timeline(times, labels, names)
+    change (at 0.1 s resolution), consecutive same-speaker pieces joined. ``short``: ``(spans,
+    labels)`` of short stretches labelled on their own."""
+    line = _Timeline(times, labels, names, short)
     turns: list[Turn] = []
     for s0, s1 in np.asarray(speech, float).reshape(-1, 2):
         t = float(s0)
@@ -115,13 +125,15 @@ def _smooth(labels: list[str | None], words: tuple[Word, ...]) -> list[str | Non
     return out
 
 
-def label_segments(segments: list[Segment], times: np.ndarray, labels: np.ndarray, names: list[str]) -> list[Segment]:
+def label_segments(segments: list[Segment], times: np.ndarray, labels: np.ndarray, names: list[str],
+                   short=None) -> list[Segment]:
     """``segments`` with ``speaker`` set on every segment and word, split at speaker changes.
 
     ``times`` (n, 2) / ``labels`` (n,): the embedded windows and their speaker index; ``names``:
-    the display name of each index. Segments without words take the speaker who talks most in
-    their span. Words and text are never dropped."""
-    line = _Timeline(times, labels, names)
+    the display name of each index; ``short``: ``(spans, labels)`` of short stretches labelled on
+    their own. Segments without words take the speaker who talks most in their span. Words and
+    text are never dropped."""
+    line = _Timeline(times, labels, names, short)
     out: list[Segment] = []
     for seg in segments:
         words = tuple(seg.words)

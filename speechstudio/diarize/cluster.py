@@ -7,6 +7,10 @@
 2. Clusters whose mean embeddings are more similar than ``MERGE_SIMILARITY`` are one voice.
 3. A cluster with under ``MIN_TALK_S`` of windows folds into its nearest neighbour: it is made of
    windows that straddle two voices (overlaps, quick turn changes), a cough or crosstalk.
+4. A cluster that sounds like two others at once (its mean embedding within ``MIXTURE_SIMILARITY``
+   of the normalised sum of two larger clusters' means) is windows that straddle those two voices:
+   each of its windows joins the nearer of the two. In bench/bench_diarization.py such clusters
+   scored 0.86-0.88, real third and fourth speakers at most 0.69.
 
 Figures from ``bench/bench_diarization.py`` (conversations of real recordings): GE2E centroids of
 different speakers 0.48-0.71 apart, one speaker's windows cut at 0.4 stay together. Spectral
@@ -23,12 +27,13 @@ import numpy as np
 
 from speechstudio.diarize.speakers import SpeakerCount
 
-__all__ = ["cluster_windows", "LINK_DISTANCE", "MERGE_SIMILARITY", "MAX_POINTS", "MIN_TALK_S"]
+__all__ = ["cluster_windows", "LINK_DISTANCE", "MERGE_SIMILARITY", "MAX_POINTS", "MIN_TALK_S", "MIXTURE_SIMILARITY"]
 
 LINK_DISTANCE = 0.4
 MERGE_SIMILARITY = 0.80
 MAX_POINTS = 3000
 MIN_TALK_S = 2.5
+MIXTURE_SIMILARITY = 0.83
 
 
 def _agglomerative(x: np.ndarray, n_clusters: int | None) -> np.ndarray:
@@ -84,6 +89,34 @@ def _fold_small(x: np.ndarray, labels: np.ndarray, seconds_per_window: float, fl
         labels[labels == k] = nearest
 
 
+def _fold_mixtures(x: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    labels = labels.copy()
+    while True:
+        keys, counts = np.unique(labels, return_counts=True)
+        if len(keys) < 3:
+            return labels
+        cents = _centroids(x, labels)
+        size = dict(zip(keys.tolist(), counts.tolist()))
+        found = None
+        for m in sorted(keys.tolist(), key=lambda k: size[k]):
+            bigger = [k for k in keys.tolist() if k != m and size[k] > size[m]]
+            best = (-1.0, None)
+            for i, a in enumerate(bigger):
+                for b in bigger[i + 1:]:
+                    mix = cents[a] + cents[b]
+                    sim = float(cents[m] @ (mix / max(float(np.linalg.norm(mix)), 1e-9)))
+                    if sim > best[0]:
+                        best = (sim, (a, b))
+            if best[0] >= MIXTURE_SIMILARITY:
+                found = (m, best[1])
+                break
+        if found is None:
+            return labels
+        m, (a, b) = found
+        idx = np.nonzero(labels == m)[0]
+        labels[idx] = np.where(x[idx] @ cents[a] >= x[idx] @ cents[b], a, b)
+
+
 def _fit(x: np.ndarray, count: SpeakerCount, n: int) -> np.ndarray:
     if count.exact:
         return _agglomerative(x, min(count.min_speakers, n))
@@ -116,6 +149,7 @@ def cluster_windows(embeddings: np.ndarray, count: SpeakerCount, hop_s: float = 
         labels = _fit(x, count, n)
     labels = _merge_similar(x, labels)
     labels = _fold_small(x, labels, hop_s, 1)
+    labels = _fold_mixtures(x, labels)
     order: dict[int, int] = {}
     for k in labels:
         order.setdefault(int(k), len(order))

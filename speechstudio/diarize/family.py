@@ -68,10 +68,11 @@ class Diarization:
     names: list[str]
     notes: list[str] = field(default_factory=list)
     embeddings: dict[str, np.ndarray] = field(default_factory=dict)
+    short: tuple | None = None     # (spans (k, 2), labels (k,)) of short stretches labelled on their own
 
     def label(self, segments):
         """``segments`` with ``speaker`` on each segment and word, split at speaker changes."""
-        return label_segments(list(segments), self.times, self.labels, self.names)
+        return label_segments(list(segments), self.times, self.labels, self.names, self.short)
 
     def summary(self) -> str:
         """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known, sure)"``."""

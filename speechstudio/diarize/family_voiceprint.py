@@ -53,7 +53,12 @@ class VoiceprintSession:
         # one name per index (clusters folded onto the same known voice share it)
         uniq = list(dict.fromkeys(names))
         labels = np.asarray([uniq.index(names[i]) for i in labels], int) if labels.size else labels
-        turns = turns_from_windows(w.times, labels, uniq, w.speech)
+        short = None
+        if w.short_times is not None and len(w.short_times) and labels.size:
+            cents = np.stack([w.embeddings[labels == i].mean(axis=0) for i in range(len(uniq))])
+            cents /= np.maximum(np.linalg.norm(cents, axis=1, keepdims=True), 1e-9)
+            short = (w.short_times, np.argmax(w.short_embeddings @ cents.T, axis=1))
+        turns = turns_from_windows(w.times, labels, uniq, w.speech, short)
         notes = []
         found = len(uniq)
         if self.count.exact and found < self.count.min_speakers:
@@ -69,7 +74,7 @@ class VoiceprintSession:
             if sel.any():
                 m = w.embeddings[sel].mean(axis=0)
                 embeddings[n] = m / max(float(np.linalg.norm(m)), 1e-9)
-        return Diarization(turns, speaker_infos(turns, uniq, known), w.times, labels, uniq, notes, embeddings)
+        return Diarization(turns, speaker_infos(turns, uniq, known), w.times, labels, uniq, notes, embeddings, short)
 
 
 class VoiceprintFamily(DiarizerFamily):
