@@ -93,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: off); known voices (speechstudio speakers) are named")
     t.add_argument("--diarizer", metavar="NAME", help="speaker labels by: voiceprint (default, offline) or pyannote")
     t.add_argument("--no-known-voices", action="store_true", help="do not name voices from the speaker library")
+    t.add_argument("--channels", choices=("auto", "mix", "split"), default=None,
+                   help="split: transcribe each channel on its own, one speaker per channel (interview recorders, "
+                        "calls); mix: the mean of the channels; auto (the default with --speakers): split when the "
+                        "channels hold different voices")
     t.add_argument("--batch-size", type=_positive_int, help="windows per forward pass (Wav2Vec2; default 8 on CUDA, 1 on CPU)")
     t.add_argument("--chunk-s", type=_positive_float, help="Wav2Vec2 window length in seconds (default 20)")
     t.add_argument("--stride-s", type=_positive_float, help="Wav2Vec2 left/right context in seconds (default 2)")
@@ -192,7 +196,8 @@ def cmd_transcribe(args) -> int:
         for ev in run_batch(items, recognizer, formats=formats, output_dir=args.output_dir,
                             overwrite=args.overwrite, language=language, raw=raw, cancel=cancel,
                             debug=args.debug, task=args.task, initial_prompt=args.initial_prompt,
-                            hotwords=args.hotwords, subtitles=_subtitle_options(args), diarize=diarize):
+                            hotwords=args.hotwords, subtitles=_subtitle_options(args), diarize=diarize,
+                            channels=args.channels or ("auto" if diarize is not None else "mix")):
             summary.add(ev)
             if ev.kind == "start":
                 credited = 0.0

@@ -320,3 +320,63 @@ def test_pyannote_family_runs_the_users_pipeline(monkeypatch):
     assert [(t.start_s, t.end_s, t.speaker) for t in d.turns] == [(0.0, 1.0, "Speaker 1"), (0.8, 2.0, "Speaker 2")]
     seg = Segment(0.0, 2.0, "a b", (Word(0.1, 0.4, "a"), Word(1.5, 1.9, "b")))
     assert [s.speaker for s in d.label([seg])] == ["Speaker 1", "Speaker 2"]
+
+
+# ----------------------------------------------------------------------------- one speaker per channel
+@pytest.fixture(scope="module")
+def two_channel_call(tmp_path_factory):
+    """A stereo call: the matthes reader on the left, the LibriSpeech reader on the right, each
+    heard 20 dB down on the other channel (bleed), turns overlapping by 0.8 s once."""
+    other = _load(realspeech_file("lhotse_librispeech_2412-153948-0000.flac"))
+    m = _matthes_clips(40, 2)
+    t = 0.5 + len(m[0]) / RATE - 0.8                       # the right speaker starts before the left ends
+    right_at = t
+    left2_at = right_at + len(other) / RATE + 0.5
+    n = int((left2_at + len(m[1]) / RATE + 0.5) * RATE)
+    left, right = np.zeros(n, np.float32), np.zeros(n, np.float32)
+
+    def put(ch, at, clip):
+        a = int(at * RATE)
+        ch[a:a + len(clip)] += clip
+
+    put(left, 0.5, m[0])
+    put(right, right_at, other)
+    put(left, left2_at, m[1])
+    stereo = np.stack([left + 0.1 * right, right + 0.1 * left], axis=1)     # -20 dB bleed
+    path = tmp_path_factory.mktemp("call") / "call.wav"
+    sf.write(path, stereo, RATE)
+    ref = [(0.5, 0.5 + len(m[0]) / RATE, "Left"), (right_at, right_at + len(other) / RATE, "Right"),
+           (left2_at, left2_at + len(m[1]) / RATE, "Left")]
+    return path, ref
+
+
+def test_split_channels_label_each_side_without_doubled_words(two_channel_call, whisper_dir, tmp_path, capsys):
+    path, ref = two_channel_call
+    out = tmp_path / "out"
+    assert cli.main(["transcribe", str(path), "--model", str(whisper_dir), "--channels", "split", "--format",
+                     "txt,json,srt", "--output-dir", str(out), "--quiet"]) == 0
+    doc = json.loads((out / "call.json").read_text())
+    assert [s["name"] for s in doc["speakers"]] == ["Left", "Right"]
+    words = [(w, s["speaker"]) for s in doc["segments"] for w in s["words"]]
+    for w, who in words:                    # every word sits in a turn of its own channel
+        mid = (w["start_s"] + w["end_s"]) / 2
+        assert any(a - 0.5 <= mid <= b + 0.5 and side == who for a, b, side in ref), (w, who)
+    starts = [s["start_s"] for s in doc["segments"]]
+    assert starts == sorted(starts)
+    left_end = max(s["end_s"] for s in doc["segments"] if s["speaker"] == "Left" and s["start_s"] < ref[1][0])
+    assert left_end > ref[1][0]                       # the overlap is kept: both talk at once
+    assert "crosstalk" in capsys.readouterr().err
+    assert (out / "call.txt").read_text().startswith("Left: ")
+
+
+def test_auto_splits_a_call_and_a_mono_file_says_so(two_channel_call, whisper_dir, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert cli.main(["transcribe", str(two_channel_call[0]), "--model", str(whisper_dir), "--speakers", "auto",
+                     "--format", "json", "--output-dir", str(out), "--quiet"]) == 0
+    assert "2 channels hold different voices" in capsys.readouterr().err
+    assert [s["name"] for s in json.loads((out / "call.json").read_text())["speakers"]] == ["Left", "Right"]
+    mono = tmp_path / "mono.wav"
+    sf.write(mono, np.concatenate(_matthes_clips(50, 1)), RATE)
+    assert cli.main(["transcribe", str(mono), "--model", str(whisper_dir), "--channels", "split", "--format", "json",
+                     "--output-dir", str(out), "--quiet"]) == 0
+    assert "--channels split: the file has one channel; transcribed as one stream" in capsys.readouterr().err

@@ -235,6 +235,27 @@ class AudioReader:
                 best, best_rms = s, rms
         return best
 
+    def channel_levels(self, seconds: float = 120.0) -> np.ndarray | None:
+        """Level in dBFS of each channel per 100 ms over the first ``seconds``: float64 (channels,
+        frames); ``None`` for a pipe or a raw file (read once / no layout to probe) or one that
+        does not decode."""
+        if self.streaming or self.raw is not None:
+            return None
+        out: list[np.ndarray] = []
+        rest = None
+        try:
+            for planes, rate in self._decode_planes(self.info.stream_index, limit_s=seconds):
+                frame = max(1, int(round(0.1 * rate)))
+                a = planes if rest is None or rest.shape[0] != planes.shape[0] else np.concatenate([rest, planes], axis=1)
+                n = a.shape[1] // frame
+                if n:
+                    p = (a[:, : n * frame].astype(np.float64).reshape(a.shape[0], n, frame) ** 2).mean(axis=2)
+                    out.append(10 * np.log10(p + 1e-12))
+                rest = a[:, n * frame:]
+        except AudioDecodeError:
+            return None
+        return np.concatenate(out, axis=1) if out else None
+
     # ---------------------------------------------------------------- decoding
     def _choose_downmix(self) -> None:
         """Mix the channels (mean) unless they cancel out: then take the strongest channel and
@@ -402,7 +423,7 @@ class AudioReader:
         import soxr
 
         src_rate = self.info.source_rate
-        if self.info.channels > 1:       # here, not at open: a duration probe decodes nothing
+        if self.info.channels > 1 and self.channel is None:   # here, not at open: a probe decodes nothing
             self._choose_downmix()
         planes = (self._stream_planes(None) if self.streaming
                   else self._raw_planes() if self.raw is not None else self._decode_planes(self.info.stream_index))

@@ -167,7 +167,8 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
               language: str | None = None, raw: RawFormat | None = None,
               cancel: threading.Event | None = None, debug: bool = False, task: str = "transcribe",
               initial_prompt: str | None = None, hotwords: str | None = None,
-              subtitles: export.SubtitleOptions | None = None, diarize=None) -> Iterator[BatchEvent]:
+              subtitles: export.SubtitleOptions | None = None, diarize=None,
+              channels: str = "mix") -> Iterator[BatchEvent]:
     """Transcribe ``items`` with ``engine`` (a loaded :class:`~speechstudio.asr.types.Recognizer`:
     CTC, Whisper or the language router of :func:`~speechstudio.asr.load.load_recognizer`) and
     yield events.
@@ -181,7 +182,10 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
     :class:`~speechstudio.diarize.speakers.DiarizeOptions` to label speakers (the diarizer reads the
     blocks the recogniser reads: one decode per file); its family must be available (raises
     ``UsageError`` before the first file otherwise). Unreadable known-voice files are reported as
-    warnings of the first file done.
+    warnings of the first file done. ``channels``: ``"mix"`` (the mean of the channels),
+    ``"split"`` (each channel transcribed on its own and labelled as one speaker, merged in time
+    order, words that bleed in from another channel dropped) or ``"auto"`` (split when the
+    channels hold different voices: :mod:`speechstudio.batch.channels`).
     """
     options = dict(language=language, task=task, initial_prompt=initial_prompt, hotwords=hotwords)
     speakers = None
@@ -207,7 +211,8 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
         kept = tuple(notes)
         item_raw = raw if item.path.suffix.lower() in RAW_EXTENSIONS else None
         fatal = False
-        for ev in _transcribe_one(item, index, recognizer, todo, options, item_raw, cancel, debug, layout, speakers):
+        for ev in _transcribe_one(item, index, recognizer, todo, options, item_raw, cancel, debug, layout, speakers,
+                                  channels):
             if ev.kind == "done" and kept:
                 ev.warnings = ev.warnings + kept
             fatal = fatal or ev.reason.startswith(FATAL_PREFIX)
@@ -274,59 +279,104 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
     return [{fmt: name(it, fmt, levels[i]) for fmt in formats} for i, it in enumerate(items)]
 
 
+class _Cancelled(Exception):
+    pass
+
+
+def _one_pass(reader, recognizer, options, cancel, item, index, duration, session, levels):
+    """Transcribe ``reader`` (one channel or the mix), feeding ``session`` (diarizer or None) and
+    ``levels`` (a :class:`~speechstudio.batch.channels.LevelMeter` or None) the same blocks.
+    Yields ``segment`` events; returns ``(segments, info)``. Raises ``_Cancelled``."""
+    cancelled = False
+
+    def blocks():
+        nonlocal cancelled
+        for block in reader.blocks():
+            if cancel is not None and cancel.is_set():
+                cancelled = True
+                return
+            if session is not None:
+                session.push(block)
+            if levels is not None:
+                levels.push(block)
+            yield block
+
+    segments: list[Segment] = []
+    stream, info = recognizer.transcribe(blocks(), duration_s=duration, **options)
+    try:
+        for seg in stream:
+            # between segments too: Whisper reads a whole piece (up to 20 min) before its first
+            # segment, so the block check alone would let it decode the piece to the end
+            if cancelled or (cancel is not None and cancel.is_set()):
+                cancelled = True
+                break
+            segments.append(seg)
+            yield BatchEvent("segment", item, index, duration_s=duration, position_s=seg.end_s, segment=seg)
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+    if cancelled or (cancel is not None and cancel.is_set()):
+        raise _Cancelled
+    return segments, info
+
+
 def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debug, layout=None,
-                    speakers=None) -> Iterator[BatchEvent]:
+                    speakers=None, channels: str = "mix") -> Iterator[BatchEvent]:
+    from speechstudio.batch import channels as chan
+
     t0 = time.perf_counter()
     try:
         reader = AudioReader(item.path, recognizer.sample_rate, raw=raw)
         source = resume.fingerprint(item.path)      # before decoding: what this transcript is of
         duration = reader.info.duration_s
         yield BatchEvent("start", item, index, duration_s=duration)
-        cancelled = False
-        session = None
-        if speakers is not None:
-            family, count, library, _ = speakers
-            session = family.start(count, library=library, path=item.path)
-
-        def blocks():
-            nonlocal cancelled
-            for block in reader.blocks():
-                if cancel is not None and cancel.is_set():
-                    cancelled = True
-                    return
-                if session is not None:
-                    session.push(block)
-                yield block
-
-        segments: list[Segment] = []
-        stream, info = recognizer.transcribe(blocks(), duration_s=duration, **options)
+        plan, plan_notes = chan.plan(reader, channels)
+        warnings: list[str] = [f"{item.path}: {n}" for n in plan_notes]
         try:
-            for seg in stream:
-                # between segments too: Whisper reads a whole piece (up to 20 min) before its first
-                # segment, so the block check alone would let it decode the piece to the end
-                if cancelled or (cancel is not None and cancel.is_set()):
-                    cancelled = True
-                    break
-                segments.append(seg)
-                yield BatchEvent("segment", item, index, duration_s=duration, position_s=seg.end_s, segment=seg)
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
-        if cancelled or (cancel is not None and cancel.is_set()):
+            if plan is None:                            # the mix: one pass
+                session = None
+                if speakers is not None:
+                    family, count, library, _ = speakers
+                    session = family.start(count, library=library, path=item.path)
+                segments, info = yield from _one_pass(reader, recognizer, options, cancel, item, index, duration,
+                                                      session, None)
+                warnings += reader.warnings
+                if session is not None:
+                    found = session.finish()
+                    segments = found.label(segments)
+                    info = dataclasses.replace(info, speakers=tuple(found.speakers), speaker_turns=tuple(found.turns))
+                    warnings += [f"{item.path}: {note}" for note in found.notes]
+                decoded, loud = reader.decoded_s, reader.loud_s
+            else:                                       # one pass per channel, one speaker each
+                passes = []
+                for ch in plan:
+                    r = AudioReader(item.path, recognizer.sample_rate, raw=raw)
+                    r.channel = ch
+                    session = None
+                    if speakers is not None:
+                        family, _, library, _ = speakers
+                        from speechstudio.diarize.speakers import SpeakerCount
+
+                        session = family.start(SpeakerCount(1, 1), library=library, path=item.path)
+                    meter = chan.LevelMeter(r.sample_rate)
+                    segs, info = yield from _one_pass(r, recognizer, options, cancel, item, index, duration,
+                                                      session, meter)
+                    passes.append((ch, segs, info, session.finish() if session is not None else None, meter, r))
+                segments, info, extra = chan.merge(passes, reader.info.channels)
+                warnings += [f"{item.path}: {n}" for n in extra]
+                decoded = max(p[5].decoded_s for p in passes)
+                loud = max(p[5].loud_s for p in passes)
+                warnings += [w for p in passes for w in p[5].warnings if w not in warnings]
+        except _Cancelled:
             yield BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
             return
-        info = dataclasses.replace(info, duration_s=round(reader.decoded_s, 3))
-        warnings = list(reader.warnings)
-        if session is not None:
-            found = session.finish()
-            segments = found.label(segments)
-            info = dataclasses.replace(info, speakers=tuple(found.speakers), speaker_turns=tuple(found.turns))
-            warnings += [f"{item.path}: {note}" for note in found.notes]
+        info = dataclasses.replace(info, duration_s=round(decoded, 3))
+        if speakers is not None:
             warnings += speakers[3]
             speakers[3].clear()                     # library problems: said once per batch
-        if reader.loud_s >= LOUD_WITHOUT_TEXT_S and not any(s.text.strip() for s in segments):
-            warnings.append(f"{item.path}: no text recognised in {reader.loud_s:.1f} s of audio at speech level "
+        if loud >= LOUD_WITHOUT_TEXT_S and not any(s.text.strip() for s in segments):
+            warnings.append(f"{item.path}: no text recognised in {loud:.1f} s of audio at speech level "
                             "(music or noise, a language the model does not know, or channels that cancel?)")
         written = []
         order = sorted(targets, key=lambda f: f == "json")       # the JSON last: it lists the others
@@ -346,7 +396,7 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
                     yield BatchEvent("failed", item, index, reason=f"cannot write {target}: {why}")
                 return
             written.append(target)
-        yield BatchEvent("done", item, index, duration_s=reader.decoded_s, position_s=reader.decoded_s,
+        yield BatchEvent("done", item, index, duration_s=decoded, position_s=decoded,
                          outputs=tuple(t for t in targets.values() if t in written), warnings=tuple(warnings),
                          wall_s=time.perf_counter() - t0, info=info, segments=tuple(segments))
     except SpeechStudioError as e:

@@ -96,7 +96,8 @@ class TranscribeBatchJob(Job):
         batch = run_batch(self.items, recognizer, formats=o.formats, output_dir=o.output_dir,
                           overwrite=o.overwrite, language=o.language, cancel=self.cancel, task=o.task,
                           hotwords=hotwords, subtitles=o.subtitles,
-                          diarize=DiarizeOptions(count) if count is not None else None)
+                          diarize=DiarizeOptions(count) if count is not None else None,
+                          channels="auto" if count is not None else "mix")
         try:
             for ev in batch:
                 if ev.kind == "done":

@@ -1,0 +1,147 @@
+"""Per-channel transcription: interview recorders and phone-call recordings put one person on
+each channel, and their downmix is one garbled stream with crosstalk.
+
+* :func:`plan`: which channels to transcribe on their own (``--channels split``; ``auto`` splits
+  when, on the first ``PROBE_S`` seconds, most speech frames are ``SPLIT_DB`` louder on one channel
+  than on the others and each channel leads on some of them: different voices, not a stereo mix).
+* :class:`LevelMeter`: the level of one channel per 100 ms, measured on the blocks the recogniser reads.
+* :func:`merge`: each channel's segments labelled as its speaker ("Left" / "Right", "Channel N", or a
+  known voice's name), in time order (two people talking at once stay two segments), without the
+  words a channel only *heard* from another one (crosstalk bleed: the other channel is at least
+  ``BLEED_DB`` louder over the word).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+__all__ = ["plan", "LevelMeter", "merge", "channel_names", "PROBE_S", "SPLIT_DB", "BLEED_DB"]
+
+PROBE_S = 120.0
+FRAME_S = 0.1
+SPLIT_DB = 10.0         #: one channel this much louder on a speech frame: someone close to its microphone
+SPLIT_SHARE = 0.6       #: ... on at least this share of speech frames
+LEAD_SHARE = 0.1        #: and every channel leads on at least this share (else it is a mono source)
+BLEED_DB = 10.0         #: a word whose span is this much louder on another channel was heard, not said
+MODES = ("mix", "split", "auto")
+
+
+def channel_names(n: int) -> list[str]:
+    """Display labels: ``["Left", "Right"]`` for stereo, else ``["Channel 1", ...]``."""
+    return ["Left", "Right"] if n == 2 else [f"Channel {k + 1}" for k in range(n)]
+
+
+def plan(reader, mode: str) -> tuple[list[int] | None, list[str]]:
+    """``(channels to transcribe one by one, or None for the mix; notes for the user)`` for an
+    :class:`~speechstudio.audio.decode.AudioReader` and ``mode`` (``mix``/``split``/``auto``)."""
+    n = int(reader.info.channels or 1)
+    if mode == "mix":
+        return None, []
+    if n < 2:
+        return None, (["--channels split: the file has one channel; transcribed as one stream"]
+                      if mode == "split" else [])
+    if mode == "split":
+        return list(range(n)), []
+    levels = reader.channel_levels(PROBE_S)
+    if levels is None or levels.shape[0] < 2 or levels.shape[1] == 0:
+        return None, []
+    top = levels.max(axis=0)
+    speech = top > max(-50.0, float(top.max()) - 35.0)
+    if speech.sum() < 20:                       # under 2 s of speech: nothing to decide on
+        return None, []
+    lv = levels[:, speech]
+    order = np.sort(lv, axis=0)
+    apart = (order[-1] - order[-2]) >= SPLIT_DB
+    leader = np.argmax(lv, axis=0)
+    leads = np.bincount(leader[apart], minlength=levels.shape[0]) / max(1, int(apart.sum()))
+    if apart.mean() >= SPLIT_SHARE and leads.min() >= LEAD_SHARE:
+        return list(range(n)), [f"the {n} channels hold different voices: each was transcribed on its own and "
+                                "labelled (--channels mix to transcribe the mix)"]
+    return None, []
+
+
+class LevelMeter:
+    """Level in dBFS of each ``FRAME_S`` frame of mono float32 blocks at ``sample_rate``."""
+
+    def __init__(self, sample_rate: int) -> None:
+        self.frame = max(1, int(round(FRAME_S * sample_rate)))
+        self._rest = np.zeros(0, np.float32)
+        self._db: list[float] = []
+
+    def push(self, block: np.ndarray) -> None:
+        a = np.concatenate([self._rest, np.asarray(block, np.float32).reshape(-1)])
+        n = a.size // self.frame
+        if n:
+            p = (a[: n * self.frame].astype(np.float64).reshape(n, self.frame) ** 2).mean(axis=1)
+            self._db.extend((10 * np.log10(p + 1e-12)).tolist())
+        self._rest = a[n * self.frame:]
+
+    def level(self, start_s: float, end_s: float) -> float:
+        """Mean power over ``start_s..end_s`` in dBFS (-120 when outside what was measured)."""
+        a = int(start_s / FRAME_S)
+        b = max(a + 1, int(np.ceil(end_s / FRAME_S)))
+        part = np.asarray(self._db[a:b])
+        if not part.size:
+            return -120.0
+        return float(10 * np.log10(np.mean(10 ** (part / 10))))
+
+
+def _without_bleed(seg, own: LevelMeter, others: list[LevelMeter]) -> tuple[object | None, int]:
+    """``(seg without the words heard from another channel, or None; words dropped)``."""
+    def heard(a: float, b: float) -> bool:
+        mine = own.level(a, b)
+        return any(o.level(a, b) - mine >= BLEED_DB for o in others)
+
+    if not seg.words:
+        return (None, 0) if heard(seg.start_s, seg.end_s) else (seg, 0)
+    kept = [w for w in seg.words if not heard(w.start_s, w.end_s)]
+    dropped = len(seg.words) - len(kept)
+    if not kept:
+        return None, dropped
+    if not dropped:
+        return seg, 0
+    spaced = " " in seg.text.strip()
+    text = (" " if spaced else "").join(w.text for w in kept)
+    return dataclasses.replace(seg, text=text, words=tuple(kept), start_s=kept[0].start_s, end_s=kept[-1].end_s), dropped
+
+
+def merge(passes, n_channels: int):
+    """``(segments, info, notes)`` from ``passes``: ``(channel, segments, info, diarization or None,
+    LevelMeter, reader)`` per channel. Each channel is one speaker (a known voice's name when its
+    diarization named it)."""
+    from speechstudio.diarize.assign import Turn
+    from speechstudio.diarize.family import SpeakerInfo
+
+    labels = channel_names(n_channels)
+    out, infos, dropped = [], [], 0
+    meters = {p[0]: p[4] for p in passes}
+    for ch, segs, _info, found, meter, _r in passes:
+        name, known = labels[ch], None
+        if found is not None and found.speakers and found.speakers[0].known:
+            known = found.speakers[0]
+            name = known.name
+        others = [m for c, m in meters.items() if c != ch]
+        talk = 0.0
+        for s in segs:
+            kept, k = _without_bleed(s, meter, others)
+            dropped += k
+            if kept is None:
+                continue
+            kept = dataclasses.replace(kept, speaker=name,
+                                       words=tuple(dataclasses.replace(w, speaker=name) for w in kept.words))
+            talk += max(0.0, kept.end_s - kept.start_s)
+            out.append(kept)
+        infos.append(SpeakerInfo(name, round(talk, 3), known is not None,
+                                 known.similarity if known is not None else None,
+                                 known.sureness if known is not None else None))
+    out.sort(key=lambda s: (s.start_s, s.end_s))
+    turns = tuple(Turn(s.start_s, s.end_s, s.speaker) for s in out)
+    first = {}
+    for s in out:
+        first.setdefault(s.speaker, s.start_s)
+    infos.sort(key=lambda i: first.get(i.name, float("inf")))
+    info = dataclasses.replace(passes[0][2], speakers=tuple(infos), speaker_turns=turns)
+    notes = [f"{dropped} word{'s' if dropped != 1 else ''} heard on one channel from another (crosstalk) "
+             "left out; they are in the channel that said them"] if dropped else []
+    return out, info, notes
