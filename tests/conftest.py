@@ -108,3 +108,14 @@ def home(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     return tmp_path / "home"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Let the app's worker threads finish the job they were in (a voice or model still loading
+    when its window was shut down) before the interpreter exits: a daemon thread inside
+    onnxruntime's session set-up during interpreter teardown aborts the process (exit 134)."""
+    import threading
+
+    for t in threading.enumerate():
+        if t is not threading.current_thread() and t.daemon and t.name.startswith(("speechstudio-", "remember-voice")):
+            t.join(timeout=120)

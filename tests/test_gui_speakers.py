@@ -102,3 +102,25 @@ def test_editor_renames_reassigns_and_remembers_a_voice(win, qtbot, interview, w
         page.start()
     names = json.loads(second.with_suffix(".json").read_text())["speakers"]
     assert [(s["name"], s["known"]) for s in names] == [("Speaker 1", False), ("Matthes", True)]
+
+
+def test_known_voices_dialog_lists_renames_and_deletes(win, qtbot):
+    from speechstudio.diarize.library import library_dir, load_library, save_voice
+
+    rng = np.random.default_rng(0)
+    save_voice("Ana", rng.normal(size=256), seconds=12.0, source="talk.wav")
+    save_voice("Ben", rng.normal(size=256), seconds=30.0, source="call.wav")
+    (library_dir() / "Broken.json").write_text("{")
+    dlg = win.transcribe.show_known_voices()
+    assert [dlg.table.item(i, 0).text() for i in range(dlg.table.rowCount())] == ["Ana", "Ben"]
+    assert "Broken.json: skipped" in dlg.problems.text()
+    assert not dlg.rename_btn.isEnabled()
+    dlg.select("Ana")
+    assert dlg.rename_btn.isEnabled() and dlg.delete_btn.isEnabled()
+    assert dlg.rename("Ana", "Ana Lima")
+    assert dlg.selected() == "Ana Lima"
+    assert not dlg.rename("Ben", "Ana Lima")            # taken: refused with the reason
+    assert "exists already" in win.status_label.text()
+    assert dlg.delete("Ben")
+    assert [v.name for v in load_library().voices] == ["Ana Lima"]
+    dlg.close()

@@ -143,16 +143,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         row2.addWidget(self.out_reset)
         row2.addWidget(self.out_label, 1)
         row2.addWidget(self.overwrite_check)
-        row2.addSpacing(16)
-        row2.addWidget(QLabel("Speakers"))
-        self.speakers_box = QComboBox()
-        self.speakers_box.setAccessibleName("Speakers")
-        for text, data in (("Don't label", ""), ("Find out how many", "auto"), ("2", "2"), ("3", "3"), ("4", "4"),
-                           ("5", "5"), ("6", "6")):
-            self.speakers_box.addItem(text, data)
-        self.speakers_box.setToolTip("Label who speaks when (\"Speaker 1: …\"). Voices you saved with "
-                                     "\"Remember voice\" in the editor are named. Works offline.")
-        row2.addWidget(self.speakers_box)
         lay.addLayout(row2)
 
         self.language_options = LanguageOptions()
@@ -183,6 +173,21 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.watch_btn.setToolTip("Folders whose new audio/video files are transcribed as they arrive")
         self.watch_menu = QMenu(self.watch_btn)
         self.watch_btn.setMenu(self.watch_menu)
+        row3.addWidget(QLabel("Speakers"))
+        self.speakers_box = QComboBox()
+        self.speakers_box.setAccessibleName("Speakers")
+        for text, data in (("Off", ""), ("Auto", "auto"), ("2", "2"), ("3", "3"), ("4", "4"),
+                           ("5", "5"), ("6", "6")):
+            self.speakers_box.addItem(text, data)
+        self.speakers_box.setToolTip("Label who speaks when (\"Speaker 1: …\"): Off, Auto (find out how many) "
+                                     "or the number of speakers. Voices you saved with \"Remember voice\" in the "
+                                     "editor are named. Works offline.")
+        row3.addWidget(self.speakers_box)
+        self.voices_btn = QPushButton("Voices…")
+        self.voices_btn.setAccessibleName("Known voices")
+        self.voices_btn.setToolTip("Voices you saved: they are named in new transcripts")
+        self.voices_btn.clicked.connect(self.show_known_voices)
+        row3.addWidget(self.voices_btn)
         row3.addWidget(self.history_btn)
         row3.addWidget(self.watch_btn)
         lay.addLayout(row3)
@@ -242,6 +247,20 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         s.setValue("transcribe/output_dir", self.output_dir or "")
         s.setValue("transcribe/speakers", self.speakers_box.currentData() or "")
         self.language_options.save()
+
+    def show_known_voices(self):
+        """Open (or raise) the known-voices dialog; returns it."""
+        from speechstudio.gui.speakers_dialog import SpeakersDialog
+
+        dlg = getattr(self, "_voices_dialog", None)
+        if dlg is None:
+            dlg = self._voices_dialog = SpeakersDialog(self)
+            dlg.status_message.connect(self.status_message)
+        else:
+            dlg.refresh()
+        dlg.show()
+        dlg.raise_()
+        return dlg
 
     def set_models(self, names: list[str]) -> None:
         """Fill the model picker with installed model names (keeps the current text)."""

@@ -1,0 +1,141 @@
+"""Known voices: the speaker library (``speechstudio speakers``) as a small dialog: list, rename,
+delete. Voices are added from the transcript editor ("Remember voice")."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
+
+from speechstudio.errors import SpeechStudioError
+
+COLS = ("Name", "Made from", "Saved")
+
+
+class SpeakersDialog(QDialog):
+    """Non-modal. ``status_message(str)`` reports what the buttons did."""
+
+    status_message = Signal(str)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Known voices")
+        lay = QVBoxLayout(self)
+        self.note = QLabel("Voices you saved are named in new transcripts when speaker labels are on. "
+                           "Save one from the transcript editor: rename a speaker, then \"Remember voice\".")
+        self.note.setWordWrap(True)
+        lay.addWidget(self.note)
+        self.table = QTableWidget(0, len(COLS))
+        self.table.setHorizontalHeaderLabels(COLS)
+        self.table.setAccessibleName("Known voices")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        lay.addWidget(self.table, 1)
+        self.problems = QLabel()
+        self.problems.setWordWrap(True)
+        lay.addWidget(self.problems)
+        row = QHBoxLayout()
+        self.rename_btn = QPushButton("Rename…")
+        self.rename_btn.setAccessibleName("Rename the selected voice")
+        self.delete_btn = QPushButton("Delete")
+        self.delete_btn.setAccessibleName("Delete the selected voice")
+        self.close_btn = QPushButton("Close")
+        self.close_btn.setAccessibleName("Close known voices")
+        for b in (self.rename_btn, self.delete_btn):
+            row.addWidget(b)
+        row.addStretch(1)
+        row.addWidget(self.close_btn)
+        lay.addLayout(row)
+        self.rename_btn.clicked.connect(self._rename_dialog)
+        self.delete_btn.clicked.connect(self._delete_selected)
+        self.close_btn.clicked.connect(self.close)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.resize(560, 320)
+        self.refresh()
+
+    def refresh(self) -> None:
+        from speechstudio.diarize.library import load_library
+
+        lib = load_library()
+        self.voices = list(lib.voices)
+        self.table.setRowCount(0)
+        for v in self.voices:
+            r = self.table.rowCount()
+            self.table.insertRow(r)
+            for c, text in enumerate((v.name, f"{v.seconds:.0f} s of {v.source}" if v.source else f"{v.seconds:.0f} s",
+                                      v.created.replace("T", " "))):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(r, c, item)
+        self.problems.setText("\n".join(lib.problems))
+        self.problems.setVisible(bool(lib.problems))
+        if not self.voices:
+            self.note.setText("No known voices yet. Save one from the transcript editor: rename a speaker, then "
+                              "\"Remember voice\".")
+        self._update_buttons()
+
+    def selected(self) -> str | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.voices[rows[0].row()].name if rows else None
+
+    def select(self, name: str) -> None:
+        for i, v in enumerate(self.voices):
+            if v.name == name:
+                self.table.selectRow(i)
+
+    def _update_buttons(self) -> None:
+        on = self.selected() is not None
+        self.rename_btn.setEnabled(on)
+        self.delete_btn.setEnabled(on)
+
+    def rename(self, old: str, new: str) -> bool:
+        from speechstudio.diarize.library import rename_voice
+
+        try:
+            v = rename_voice(old, new)
+        except SpeechStudioError as e:
+            self.status_message.emit(str(e))
+            return False
+        self.status_message.emit(f"renamed {old} to {v.name}")
+        self.refresh()
+        self.select(v.name)
+        return True
+
+    def delete(self, name: str) -> bool:
+        from speechstudio.diarize.library import remove_voice
+
+        try:
+            remove_voice(name)
+        except SpeechStudioError as e:
+            self.status_message.emit(str(e))
+            return False
+        self.status_message.emit(f"deleted the voice of {name}")
+        self.refresh()
+        return True
+
+    def _rename_dialog(self) -> None:
+        old = self.selected()
+        if old is None:
+            return
+        new, ok = QInputDialog.getText(self, "Rename voice", f"New name for {old}:", text=old)
+        if ok and new.strip() and new.strip() != old:
+            self.rename(old, new)
+
+    def _delete_selected(self) -> None:
+        name = self.selected()
+        if name is None:
+            return
+        if QMessageBox.question(self, "Delete voice", f"Forget the voice of {name}?") == QMessageBox.StandardButton.Yes:
+            self.delete(name)
