@@ -101,8 +101,9 @@ def _without_bleed(seg, own: LevelMeter, others: list[LevelMeter]) -> tuple[obje
         return None, dropped
     if not dropped:
         return seg, 0
-    spaced = " " in seg.text.strip()
-    text = (" " if spaced else "").join(w.text for w in kept)
+    from speechstudio.transcript.display import join_tokens
+
+    text = join_tokens([w.text for w in kept])
     return dataclasses.replace(seg, text=text, words=tuple(kept), start_s=kept[0].start_s, end_s=kept[-1].end_s), dropped
 
 

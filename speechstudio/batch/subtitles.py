@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from speechstudio.asr.types import Segment, Word
+from speechstudio.transcript.display import align, cell_width, clusters, needs_space, unspaced
 
 __all__ = ["SUBTITLE_FORMATS", "Cue", "SubtitleOptions", "layout_cues", "render_subtitles", "wrap_words"]
 
@@ -74,45 +75,95 @@ class Cue:
 
     @property
     def text(self) -> str:
-        return "\n".join(" ".join(w.text for w in line) for line in self.lines)
+        return "\n".join(line_text(line) for line in self.lines)
+
+
+def line_text(words: Sequence[Word]) -> str:
+    """The text of a line of layout words (each word's ``text`` carries the separator before it,
+    as the segment text spells it: a space, or none inside CJK / Thai text and elisions)."""
+    return "".join(w.text for w in words).strip()
+
+
+def _breakable(prev: Word, w: Word) -> bool:
+    """Whether a line or cue may end between ``prev`` and ``w``: at a space, or between characters
+    of a script written without spaces (never before a combining mark or closing punctuation, and
+    never inside c'est / don't)."""
+    if not w.text or w.text[0].isspace():
+        return True
+    left, right = prev.text.rstrip(), w.text
+    return bool(left) and (unspaced(left[-1]) or unspaced(right[0])) and not needs_space(left, right) \
+        and cell_width(right[0]) > 0 and right[0] not in "、。，！？；：…」』）】〉》"
 
 
 def _clean(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
+def _text_pieces(text: str) -> list[str]:
+    """``text`` cut into display pieces at spaces, and between the characters of unspaced scripts;
+    each piece but the first carries the space before it."""
+    pieces: list[str] = []
+    for k, part in enumerate(text.split(" ")):
+        if not part:
+            continue
+        units = clusters(part) if any(unspaced(c) for c in part) else [part]
+        for j, u in enumerate(units):
+            pieces.append((" " if pieces and j == 0 else "") + u)
+    return pieces
+
+
 def _words_of(seg: Segment) -> list[Word]:
-    """The segment's words with times; spread over the segment when it has no matching words."""
+    """The segment's words with times, each ``text`` being the stretch of the segment text it covers
+    (with the separator before it); spread over the segment when the words do not spell the text."""
     text = _clean(seg.text)
     if not text:
         return []
-    words = [Word(w.start_s, w.end_s, _clean(w.text), w.probability) for w in seg.words if _clean(w.text)]
-    if words and "".join(w.text for w in words).replace(" ", "") == text.replace(" ", ""):
-        return words
-    tokens = text.split(" ")
-    total = sum(len(t) + 1 for t in tokens)
+    words = [w for w in seg.words if _clean(w.text)]
+    spans = align(text, [_clean(w.text) for w in words]) if words else None
+    if spans:
+        out, prev = [], 0
+        for k, (w, (_a, b)) in enumerate(zip(words, spans)):
+            end = len(text) if k == len(words) - 1 else b
+            out.append(Word(w.start_s, w.end_s, text[prev:end], w.probability))
+            prev = end
+        return out
+    pieces = _text_pieces(text)
+    sizes = [max(1, cell_width(p.strip())) + 1 for p in pieces]
+    total = sum(sizes)
     span = max(seg.end_s - seg.start_s, 0.0)
     out, done = [], 0
-    for tok in tokens:
+    for piece, size in zip(pieces, sizes):
         start = seg.start_s + span * done / total
-        done += len(tok) + 1
-        out.append(Word(start, seg.start_s + span * (done - 1) / total, tok))
+        done += size
+        out.append(Word(start, seg.start_s + span * (done - 1) / total, piece))
+    return out
+
+
+def _pieces(words: Sequence[Word]) -> list[Word]:
+    """``words`` as display pieces: unchanged when they carry their separators (from
+    :func:`_words_of`), else plain tokens given the separator :func:`needs_space` puts before them."""
+    if any(w.text[:1].isspace() for w in words[1:]):
+        return list(words)
+    out: list[Word] = []
+    for w in words:
+        sep = " " if out and needs_space(out[-1].text.strip(), w.text.strip()) else ""
+        out.append(Word(w.start_s, w.end_s, sep + w.text.strip(), w.probability))
     return out
 
 
 def wrap_words(words: Sequence[Word], width: int) -> list[list[Word]]:
-    """Greedy line filling: words joined by one space, a line at most ``width`` characters
-    (0 = one line); a longer single word gets its own line."""
-    lines: list[list[Word]] = []
-    length = 0
-    for w in words:
-        if lines and (width <= 0 or length + 1 + len(w.text) <= width):
-            lines[-1].append(w)
-            length += 1 + len(w.text)
+    """Greedy line filling: a line at most ``width`` display cells (0 = one line; CJK characters
+    count two), broken only where :func:`_breakable` allows; a longer single word gets its own line.
+    Returns lines of the given words."""
+    pieces = _pieces(words)
+    lines: list[list[int]] = []
+    for i, w in enumerate(pieces):
+        if lines and (width <= 0 or cell_width(line_text([pieces[j] for j in lines[-1]] + [w])) <= width
+                      or not _breakable(pieces[lines[-1][-1]], w)):
+            lines[-1].append(i)
         else:
-            lines.append([w])
-            length = len(w.text)
-    return lines
+            lines.append([i])
+    return [[words[i] for i in line] for line in lines]
 
 
 def _balanced(words: Sequence[Word], width: int) -> list[list[Word]]:
@@ -121,7 +172,7 @@ def _balanced(words: Sequence[Word], width: int) -> list[list[Word]]:
     lines = wrap_words(words, width)
     if width <= 0 or len(lines) < 2:
         return lines
-    total = len(" ".join(w.text for w in words))
+    total = cell_width(line_text(_pieces(words)))
     for narrower in range(-(-total // len(lines)), width):
         tried = wrap_words(words, narrower)
         if len(tried) <= len(lines):
@@ -142,15 +193,36 @@ def _split(words: list[Word], opts: SubtitleOptions) -> list[list[Word]]:
     for w in words:
         if current:
             too_long = opts.max_cue_s > 0 and w.end_s - current[0].start_s > opts.max_cue_s
-            chars = len(" ".join(x.text for x in current))
+            chars = cell_width(line_text(current))
             sentence = room > 0 and current[-1].text.endswith(_SENTENCE_END) and chars >= room / 2
-            if too_long or sentence or not _fits(current + [w], opts):
+            if (too_long or sentence or not _fits(current + [w], opts)) and _breakable(current[-1], w):
                 groups.append(current)
                 current = []
         current.append(w)
     if current:
         groups.append(current)
-    return groups
+    return _no_orphan(groups, opts)
+
+
+def _no_orphan(groups: list[list[Word]], opts: SubtitleOptions) -> list[list[Word]]:
+    """A segment's last cue is never a lone scrap: joined to the cue before when both fit one cue,
+    else words move to it from the cue before until it holds at least a third of the two."""
+    if len(groups) < 2:
+        return groups
+    prev, last = groups[-2], groups[-1]
+    merged = prev + last
+    if _fits(merged, opts) and (opts.max_cue_s <= 0 or merged[-1].end_s - merged[0].start_s <= opts.max_cue_s):
+        return groups[:-2] + [merged]
+    prev, last = list(prev), list(last)
+    while (len(prev) > 1 and 2 * cell_width(line_text(last)) < cell_width(line_text(prev))
+           and _breakable(prev[-2], prev[-1])
+           and (opts.max_cue_s <= 0 or last[-1].end_s - prev[-1].start_s <= opts.max_cue_s)):
+        moved = [prev.pop()] + last
+        if not _fits(moved, opts):
+            prev.append(moved[0])
+            break
+        last = moved
+    return groups[:-2] + [prev, last]
 
 
 def layout_cues(segments: Iterable[Segment], opts: SubtitleOptions = SubtitleOptions()) -> list[Cue]:
@@ -213,7 +285,7 @@ def _escape(text: str, fmt: str) -> str:
 def _cue_text(cue: Cue, fmt: str, karaoke: bool) -> str:
     words = [w for line in cue.lines for w in line]
     if not karaoke or fmt == "srt":
-        return "\\N".join(" ".join(_escape(w.text, fmt) for w in line) for line in cue.lines)
+        return "\\N".join(_escape(line_text(line), fmt) for line in cue.lines)
     # word start times, clamped into the cue and never decreasing
     starts, last = [], cue.start_ms
     for w in words:
@@ -224,8 +296,11 @@ def _cue_text(cue: Cue, fmt: str, karaoke: bool) -> str:
     i = 0
     for n_line, line in enumerate(cue.lines):
         out = []
-        for w in line:
-            text = _escape(w.text, fmt)
+        for k, w in enumerate(line):
+            piece = w.text.lstrip() if k == 0 else w.text
+            token = piece.lstrip()
+            sep = piece[: len(piece) - len(token)]
+            text = _escape(token, fmt)
             if fmt == "vtt":
                 if cue.start_ms < starts[i] < cue.end_ms and i > 0:
                     text = f"<{_vtt_time(starts[i])}>{text}"
@@ -235,9 +310,9 @@ def _cue_text(cue: Cue, fmt: str, karaoke: bool) -> str:
                 if i == 0 and starts[0] > cue.start_ms:          # silence before the first word
                     lead = f"{{\\k{round((starts[0] - cue.start_ms) / 10)}}}"
                 text = f"{lead}{{\\k{round((nxt - starts[i]) / 10)}}}{text}"
-            out.append(text)
+            out.append(sep + text)
             i += 1
-        parts.append(" ".join(out))
+        parts.append("".join(out))
     return "\\N".join(parts)
 
 

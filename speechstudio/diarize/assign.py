@@ -100,8 +100,21 @@ def turns_from_windows(times: np.ndarray, labels: np.ndarray, names: list[str], 
     return turns
 
 
-def _join(words: list[Word], spaced: bool) -> str:
-    return (" " if spaced else "").join(w.text for w in words).strip()
+def _texts(seg: Segment, runs: list[list[Word]]) -> list[str]:
+    """The text of each run of ``seg``'s words: the stretch of the segment text they cover (so CJK
+    stays unspaced and c'est whole), else their tokens joined by script rules."""
+    from speechstudio.transcript.display import align, join_tokens
+
+    words = [w for run in runs for w in run]
+    spans = align(seg.text, [w.text for w in words])
+    if spans is None:
+        return [join_tokens([w.text for w in run]) for run in runs]
+    out, k = [], 0
+    for run in runs:
+        a, b = spans[k][0], spans[k + len(run) - 1][1]
+        out.append(seg.text[a:b].strip())
+        k += len(run)
+    return out
 
 
 def _smooth(labels: list[str | None], words: tuple[Word, ...]) -> list[str | None]:
@@ -140,7 +153,6 @@ def label_segments(segments: list[Segment], times: np.ndarray, labels: np.ndarra
         if not words:
             out.append(dataclasses.replace(seg, speaker=line.at(seg.start_s, seg.end_s)))
             continue
-        spaced = " " in seg.text.strip() or len(words) == 1
         who = _smooth([line.at(w.start_s, w.end_s) for w in words], words)
         runs: list[tuple[str | None, list[Word]]] = []
         for w, s in zip(words, who):
@@ -152,11 +164,11 @@ def label_segments(segments: list[Segment], times: np.ndarray, labels: np.ndarra
         if len(runs) == 1:
             out.append(dataclasses.replace(seg, words=tuple(runs[0][1]), speaker=runs[0][0]))
             continue
-        for i, (s, ws) in enumerate(runs):
+        texts = _texts(seg, [ws for _, ws in runs])
+        for i, ((s, ws), text) in enumerate(zip(runs, texts)):
             start = seg.start_s if i == 0 else ws[0].start_s
             end = seg.end_s if i == len(runs) - 1 else ws[-1].end_s
-            out.append(dataclasses.replace(seg, start_s=start, end_s=end, text=_join(ws, spaced), words=tuple(ws),
-                                           speaker=s))
+            out.append(dataclasses.replace(seg, start_s=start, end_s=end, text=text, words=tuple(ws), speaker=s))
     return out
 
 
