@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="split: transcribe each channel on its own, one speaker per channel (interview recorders, "
                         "calls); mix: the mean of the channels; auto (the default with --speakers): split when the "
                         "channels hold different voices")
+    t.add_argument("--audio-track", metavar="N|LANG",
+                   help="which audio track of a video with several: its number (1 = first) or language code "
+                        "(default: the track marked as the default, else the loudest)")
     t.add_argument("--batch-size", type=_positive_int, help="windows per forward pass (Wav2Vec2; default 8 on CUDA, 1 on CPU)")
     t.add_argument("--chunk-s", type=_positive_float, help="Wav2Vec2 window length in seconds (default 20)")
     t.add_argument("--stride-s", type=_positive_float, help="Wav2Vec2 left/right context in seconds (default 2)")
@@ -197,7 +200,8 @@ def cmd_transcribe(args) -> int:
                             overwrite=args.overwrite, language=language, raw=raw, cancel=cancel,
                             debug=args.debug, task=args.task, initial_prompt=args.initial_prompt,
                             hotwords=args.hotwords, subtitles=_subtitle_options(args), diarize=diarize,
-                            channels=args.channels or ("auto" if diarize is not None else "mix")):
+                            channels=args.channels or ("auto" if diarize is not None else "mix"),
+                            audio_track=args.audio_track):
             summary.add(ev)
             if ev.kind == "start":
                 credited = 0.0

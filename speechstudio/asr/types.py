@@ -67,6 +67,8 @@ class TranscriptInfo:
     chosen (language routing), else ``""``. With diarization: ``speakers``, a tuple of
     :class:`~speechstudio.diarize.family.SpeakerInfo` in order of first appearance, and
     ``speaker_turns``, the timeline (:class:`~speechstudio.diarize.assign.Turn`, overlaps kept).
+    ``audio``: the input's audio as decoded (track number and the file's tracks, start offset in
+    seconds after the video's start, channels, rate, codec), when the batch read a file.
     """
 
     duration_s: float
@@ -81,6 +83,7 @@ class TranscriptInfo:
     note: str = ""
     speakers: tuple = ()
     speaker_turns: tuple = ()
+    audio: dict | None = None
 
 
 @runtime_checkable

@@ -84,8 +84,13 @@ class AudioInfo:
     stream_index: int
     warnings: list[str] = field(default_factory=list)
     # True when the container's duration is a guess from the bitrate (MP3 without a Xing/Info/VBRI
-    # header, raw AAC): then decoding less than it is no sign of truncation.
+    # header, raw AAC), or the whole container's (the video may run longer than the audio): then
+    # decoding less than it is no sign of truncation.
     duration_estimated: bool = False
+    # the file's audio tracks, 1-based: {"number", "language", "title", "default", "channels", "codec"}
+    tracks: list[dict] = field(default_factory=list)
+    track: int = 1                 # the number of the track read
+    start_offset_s: float = 0.0    # the audio starts this late after the file's first stream (video)
 
 
 def _describe(path: Path) -> str:
@@ -139,8 +144,9 @@ class AudioReader:
     """
 
     def __init__(self, path: str | os.PathLike, sample_rate: int = 16000, *,
-                 raw: RawFormat | None = None, block_s: float = 30.0) -> None:
+                 raw: RawFormat | None = None, block_s: float = 30.0, track: int | str | None = None) -> None:
         self.path = Path(path)
+        self.track_choice = track
         self.sample_rate = int(sample_rate)
         self.block_s = float(block_s)
         self.decoded_s = 0.0
@@ -194,18 +200,26 @@ class AudioReader:
             if not streams:
                 kinds = ", ".join(sorted({s.type for s in container.streams})) or "nothing"
                 raise AudioDecodeError(f"{self.path}: no audio stream (the file holds {kinds})")
-            # A pipe cannot be read twice to compare streams: its first audio stream is taken.
-            stream = streams[0] if len(streams) == 1 or self.streaming else self._pick_stream(streams)
-            duration = None
+            tracks = [_track_info(k + 1, st) for k, st in enumerate(streams)]
+            stream, why = self._choose_track(streams, tracks)
+            duration, whole_container = None, False
             if stream.duration is not None and stream.time_base is not None:
                 duration = float(stream.duration * stream.time_base)
             elif container.duration is not None:
                 duration = container.duration / 1_000_000
+                whole_container = len(container.streams) > 1     # video and other tracks count too
             cc = stream.codec_context
             info = AudioInfo(self.path, duration, int(cc.sample_rate or 0), int(cc.channels or 0),
                              cc.name, stream.index)
-            info.duration_estimated = container.format.name in ("aac", "ac3", "eac3") or (
+            info.tracks, info.track = tracks, streams.index(stream) + 1
+            info.duration_estimated = whole_container or container.format.name in ("aac", "ac3", "eac3") or (
                 container.format.name == "mp3" and not self.streaming and not _has_vbr_header(self.path))
+            info.start_offset_s = _start_offset(container, stream)
+            if len(streams) > 1:
+                t = tracks[info.track - 1]
+                info.warnings.append(f"{self.path}: {len(streams)} audio tracks; transcribed track {info.track} "
+                                     f"({_track_label(t)}, {why}); choose another with --audio-track N or a "
+                                     "language code")
             if container.format.name == "wav" and not self.streaming:
                 short = _wav_missing_bytes(self.path)
                 if short:
@@ -217,6 +231,34 @@ class AudioReader:
         finally:
             if container is not None:
                 container.close()
+
+    def _choose_track(self, streams, tracks):
+        """``(stream, why)``: a file's only track; else the asked one (a number or a language code),
+        else the one marked as the default, else (several or none marked) the loudest. Raises
+        AudioDecodeError when a file with several tracks does not have the one asked for."""
+        want = self.track_choice
+        if len(streams) == 1:        # --audio-track is for files with several; others have one to read
+            return streams[0], "the only one"
+        if want is not None and str(want).strip():
+            w = str(want).strip().lower()
+            if w.isdigit():
+                k = int(w)
+                if 1 <= k <= len(streams):
+                    return streams[k - 1], "asked for"
+            else:
+                codes = {w} | set(_ISO639_2.get(w, ())) | ({w[:2]} if len(w) == 3 and w[:2] in _ISO639_2 else set())
+                hits = [st for st, t in zip(streams, tracks) if (t["language"] or "").lower() in codes
+                        or (len(w) == 2 and (t["language"] or "").lower().startswith(w))]
+                if hits:
+                    return hits[0], "asked for"
+            have = "; ".join(f"{t['number']}: {_track_label(t)}" for t in tracks)
+            raise AudioDecodeError(f"{self.path}: no audio track {want!r} (the file has {len(tracks)}: {have})")
+        defaults = [st for st, t in zip(streams, tracks) if t["default"]]
+        if len(defaults) == 1:
+            return defaults[0], "marked as the default"
+        if self.streaming:        # a pipe cannot be read twice to compare streams
+            return streams[0], "the first"
+        return self._pick_stream(streams), "the loudest"
 
     def _pick_stream(self, streams) -> object:
         """Several audio streams (e.g. a video with a silent commentary track): take the one
@@ -324,7 +366,9 @@ class AudioReader:
         got = 0
         rate = stream.codec_context.sample_rate or 1
         packets = container.demux(stream)
-        gap_state: dict = {"next_t": None}
+        # audio that starts after the video: silence first, so times match the video (the gap logic)
+        offset = self.info.start_offset_s if hasattr(self, "info") else 0.0     # (not while probing tracks)
+        gap_state: dict = {"next_t": _first_start(container) if offset > _GAP_S else None}
         while True:
             try:
                 packet = next(packets)
@@ -502,6 +546,52 @@ class AudioReader:
                    "announces (file truncated?)")
             self.info.warnings.append(msg)
             log.info(msg)
+
+
+#: ISO 639-1 -> ISO 639-2 codes (bibliographic and terminology) where they do not share a prefix
+#: with the 639-1 code, so --audio-track de finds a track tagged "ger"
+_ISO639_2 = {"de": ("deu", "ger"), "fr": ("fra", "fre"), "zh": ("zho", "chi"), "nl": ("nld", "dut"),
+             "cs": ("ces", "cze"), "el": ("ell", "gre"), "fa": ("fas", "per"), "hy": ("hye", "arm"),
+             "ka": ("kat", "geo"), "is": ("isl", "ice"), "mk": ("mkd", "mac"), "ms": ("msa", "may"),
+             "ro": ("ron", "rum"), "sk": ("slk", "slo"), "sq": ("sqi", "alb"), "cy": ("cym", "wel"),
+             "eu": ("eus", "baq"), "my": ("mya", "bur"), "bo": ("bod", "tib"), "ja": ("jpn",), "ko": ("kor",),
+             "es": ("spa",), "en": ("eng",), "it": ("ita",), "pt": ("por",), "ru": ("rus",), "sv": ("swe",)}
+
+
+def _track_info(number: int, stream) -> dict:
+    meta = dict(stream.metadata or {})
+    import av.stream
+
+    try:
+        default = bool(stream.disposition & av.stream.Disposition.default)
+    except (AttributeError, TypeError):
+        default = False
+    cc = stream.codec_context
+    lang = stream.language or meta.get("language")
+    return {"number": number, "language": None if lang in (None, "und") else lang, "title": meta.get("title"),
+            "default": default, "channels": int(cc.channels or 0), "codec": cc.name}
+
+
+def _track_label(t: dict) -> str:
+    parts = [t["language"] or "language not set"]
+    if t.get("title"):
+        parts.append(repr(t["title"]))
+    return ", ".join(parts)
+
+
+def _first_start(container) -> float | None:
+    """The earliest start time (s) of the container's audio and video streams, ``None`` if unknown."""
+    starts = [float(s.start_time * s.time_base) for s in container.streams
+              if s.type in ("audio", "video") and s.start_time is not None and s.time_base is not None]
+    return min(starts) if starts else None
+
+
+def _start_offset(container, stream) -> float:
+    """Seconds from the file's first audio/video stream start to ``stream``'s start (>= 0)."""
+    first = _first_start(container)
+    if first is None or stream.start_time is None or stream.time_base is None:
+        return 0.0
+    return max(0.0, float(stream.start_time * stream.time_base) - first)
 
 
 def _has_vbr_header(path: Path) -> bool:

@@ -191,6 +191,7 @@ def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
         "language_detected_by": info.detector,
         "task": info.task,
         "audio_duration_s": _t(info.duration_s),
+        **({"audio": info.audio} if getattr(info, "audio", None) else {}),
         "text": " ".join(t for t in (_clean(s.text) for s in segments) if t),
         "segments": [
             {

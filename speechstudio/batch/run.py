@@ -168,7 +168,7 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
               cancel: threading.Event | None = None, debug: bool = False, task: str = "transcribe",
               initial_prompt: str | None = None, hotwords: str | None = None,
               subtitles: export.SubtitleOptions | None = None, diarize=None,
-              channels: str = "mix") -> Iterator[BatchEvent]:
+              channels: str = "mix", audio_track: int | str | None = None) -> Iterator[BatchEvent]:
     """Transcribe ``items`` with ``engine`` (a loaded :class:`~speechstudio.asr.types.Recognizer`:
     CTC, Whisper or the language router of :func:`~speechstudio.asr.load.load_recognizer`) and
     yield events.
@@ -185,7 +185,9 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
     warnings of the first file done. ``channels``: ``"mix"`` (the mean of the channels),
     ``"split"`` (each channel transcribed on its own and labelled as one speaker, merged in time
     order, words that bleed in from another channel dropped) or ``"auto"`` (split when the
-    channels hold different voices: :mod:`speechstudio.batch.channels`).
+    channels hold different voices: :mod:`speechstudio.batch.channels`). ``audio_track``: which
+    audio track of a file with several (a 1-based number or a language code; ``None``: the one
+    marked as the default, else the loudest); a file without it fails with the tracks it has.
     """
     options = dict(language=language, task=task, initial_prompt=initial_prompt, hotwords=hotwords)
     speakers = None
@@ -212,7 +214,7 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
         item_raw = raw if item.path.suffix.lower() in RAW_EXTENSIONS else None
         fatal = False
         for ev in _transcribe_one(item, index, recognizer, todo, options, item_raw, cancel, debug, layout, speakers,
-                                  channels):
+                                  channels, audio_track):
             if ev.kind == "done" and kept:
                 ev.warnings = ev.warnings + kept
             fatal = fatal or ev.reason.startswith(FATAL_PREFIX)
@@ -279,6 +281,12 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
     return [{fmt: name(it, fmt, levels[i]) for fmt in formats} for i, it in enumerate(items)]
 
 
+def _audio_record(ai) -> dict:
+    """What the JSON says about the input's audio: the track read, the file's tracks, the start offset."""
+    return {"track": ai.track, "tracks": ai.tracks, "start_offset_s": round(ai.start_offset_s, 3),
+            "channels": ai.channels, "source_rate": ai.source_rate, "codec": ai.codec}
+
+
 class _Cancelled(Exception):
     pass
 
@@ -322,12 +330,12 @@ def _one_pass(reader, recognizer, options, cancel, item, index, duration, sessio
 
 
 def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debug, layout=None,
-                    speakers=None, channels: str = "mix") -> Iterator[BatchEvent]:
+                    speakers=None, channels: str = "mix", audio_track=None) -> Iterator[BatchEvent]:
     from speechstudio.batch import channels as chan
 
     t0 = time.perf_counter()
     try:
-        reader = AudioReader(item.path, recognizer.sample_rate, raw=raw)
+        reader = AudioReader(item.path, recognizer.sample_rate, raw=raw, track=audio_track)
         source = resume.fingerprint(item.path)      # before decoding: what this transcript is of
         duration = reader.info.duration_s
         yield BatchEvent("start", item, index, duration_s=duration)
@@ -351,7 +359,7 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
             else:                                       # one pass per channel, one speaker each
                 passes = []
                 for ch in plan:
-                    r = AudioReader(item.path, recognizer.sample_rate, raw=raw)
+                    r = AudioReader(item.path, recognizer.sample_rate, raw=raw, track=audio_track)
                     r.channel = ch
                     session = None
                     if speakers is not None:
@@ -371,7 +379,7 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
         except _Cancelled:
             yield BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
             return
-        info = dataclasses.replace(info, duration_s=round(decoded, 3))
+        info = dataclasses.replace(info, duration_s=round(decoded, 3), audio=_audio_record(reader.info))
         if speakers is not None:
             warnings += speakers[3]
             speakers[3].clear()                     # library problems: said once per batch

@@ -1,0 +1,75 @@
+"""Videos as users have them: several audio tracks (the default one taken and named, or the one
+asked for by number or language), audio that starts after the video (cue times follow the video),
+a video longer than its audio (no false "truncated" warning), a track that is not there."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from conftest import realspeech_file
+from media_builder import make_video
+from speechstudio import cli
+from speechstudio.audio.decode import AudioDecodeError, AudioReader, load_audio
+
+
+@pytest.fixture(scope="module")
+def film(tmp_path_factory):
+    """15 s of video; track 1: English-tagged silence; track 2 (the default, French-tagged, titled
+    "commentary"): the JFK recording, starting 2.0 s after the video."""
+    speech = load_audio(realspeech_file("whisper_jfk.flac"), 16000)
+    path = tmp_path_factory.mktemp("film") / "film.mkv"
+    return make_video(path, [dict(audio=np.zeros(16000 * 3, np.float32), language="eng", title="silence"),
+                             dict(audio=speech, language="fre", title="commentary", default=True, start_s=2.0)],
+                      video_s=15.0)
+
+
+def test_the_default_track_is_read_and_named(film):
+    r = AudioReader(film, 16000)
+    assert (r.info.track, r.info.start_offset_s) == (2, 2.0)
+    assert [(t["number"], t["language"], t["title"], t["default"]) for t in r.info.tracks] == [
+        (1, "eng", "silence", False), (2, "fre", "commentary", True)]
+    assert r.warnings == [f"{film}: 2 audio tracks; transcribed track 2 (fre, 'commentary', marked as the default); "
+                          "choose another with --audio-track N or a language code"]
+
+
+@pytest.mark.parametrize("choice, track", [("1", 1), ("2", 2), ("eng", 1), ("en", 1), ("fr", 2), ("FRE", 2)])
+def test_a_track_is_chosen_by_number_or_language(film, choice, track):
+    assert AudioReader(film, 16000, track=choice).info.track == track
+
+
+def test_cues_follow_the_video_and_no_false_truncation(film, whisper_dir, tmp_path, capsys):
+    plain = tmp_path / "jfk.flac"
+    plain.write_bytes(realspeech_file("whisper_jfk.flac").read_bytes())
+    out = tmp_path / "out"
+    assert cli.main(["transcribe", str(film), str(plain), "--model", str(whisper_dir), "--format", "srt,json",
+                     "--output-dir", str(out), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "transcribed track 2" in err and "truncated" not in err
+    doc = json.loads((out / "film.json").read_text())
+    assert doc["audio"]["track"] == 2 and doc["audio"]["start_offset_s"] == 2.0
+    assert doc["segments"][0]["text"].strip().replace(",", "").startswith("And so my fellow Americans")
+
+    def fellow(d):
+        return next(w["start_s"] for s in d["segments"] for w in s["words"] if w["text"] == "fellow")
+
+    # the same words 2.0 s later than in the recording alone: the video's times (were the recording's)
+    assert fellow(doc) - fellow(json.loads((out / "jfk.json").read_text())) == pytest.approx(2.0, abs=0.1)
+    assert json.loads((out / "jfk.json").read_text())["audio"] == {
+        "track": 1, "tracks": [{"number": 1, "language": None, "title": None, "default": False, "channels": 2,
+                                "codec": "flac"}], "start_offset_s": 0.0, "channels": 2, "source_rate": 44100,
+        "codec": "flac"}
+
+
+def test_a_missing_track_fails_that_file_and_the_batch_goes_on(film, whisper_dir, tmp_path, capsys):
+    other = tmp_path / "jfk.flac"
+    other.write_bytes(realspeech_file("whisper_jfk.flac").read_bytes())
+    out = tmp_path / "out"
+    assert cli.main(["transcribe", str(film), str(other), "--model", str(whisper_dir), "--audio-track", "3",
+                     "--format", "txt", "--output-dir", str(out), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"{film}: no audio track '3' (the file has 2: 1: eng, 'silence'; 2: fre, 'commentary')" in err
+    assert (out / "jfk.txt").read_text().replace(",", "").startswith("And so my fellow Americans")
+    with pytest.raises(AudioDecodeError, match="no audio track 'de'"):
+        AudioReader(film, 16000, track="de")
