@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="lines per subtitle cue, 0 = no limit (default 2)")
     t.add_argument("--max-cue-s", type=float, default=7.0, metavar="SECONDS",
                    help="longest subtitle cue, 0 = no limit (default 7)")
+    t.add_argument("--min-cue-s", type=float, default=5 / 6, metavar="SECONDS",
+                   help="shortest subtitle cue: shorter ones grow into the gap or join a neighbour (default 0.833)")
+    t.add_argument("--max-cps", type=float, default=20.0, metavar="CHARS",
+                   help="reading speed a cue is given time for, characters per second, 0 = off (default 20)")
     t.add_argument("--highlight-words", action="store_true",
                    help="word-level karaoke timing in vtt and ass subtitles")
     t.add_argument("--output-dir", help="write outputs here, mirroring the input folders")
@@ -126,11 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _subtitle_options(args):
     from speechstudio.batch.subtitles import SubtitleOptions
 
-    for flag in ("max_line_width", "max_line_count", "max_cue_s"):
+    for flag in ("max_line_width", "max_line_count", "max_cue_s", "min_cue_s", "max_cps"):
         if getattr(args, flag) < 0:
             raise UsageError(f"--{flag.replace('_', '-')} must be >= 0 (0 = no limit)")
     return SubtitleOptions(max_line_width=args.max_line_width, max_line_count=args.max_line_count,
-                           max_cue_s=args.max_cue_s, highlight_words=args.highlight_words)
+                           max_cue_s=args.max_cue_s, highlight_words=args.highlight_words,
+                           min_cue_s=args.min_cue_s, max_cps=args.max_cps)
 
 
 def _format_hms(seconds: float) -> str:

@@ -95,3 +95,52 @@ def test_japanese_recording_subtitles_have_no_spaces(tmp_path):
     srt = (tmp_path / "picovoice_test_ja.srt").read_text()
     cue_text = "".join(b.split("\n", 2)[2].replace("\n", "") for b in srt.strip().split("\n\n"))
     assert cue_text == text and " " not in cue_text and len(text) > 10
+
+
+# ----------------------------------------------------------------------------- cue timing (class 6)
+def test_a_scrap_cue_joins_its_neighbour_and_never_overlaps():
+    segs = [Segment(0.0, 2.0, "We met on Monday.", (Word(0.0, 0.4, "We"), Word(0.5, 0.8, "met"),
+                                                      Word(0.9, 1.1, "on"), Word(1.2, 2.0, "Monday."))),
+            Segment(2.0, 2.1, "Yes.", (Word(2.0, 2.1, "Yes."),)),
+            Segment(2.1, 4.0, "And then we left.", (Word(2.1, 2.5, "And"), Word(2.6, 3.0, "then"),
+                                                      Word(3.1, 3.3, "we"), Word(3.4, 4.0, "left.")))]
+    cues = layout_cues(segs)
+    assert [(c.text.replace("\n", " / "), c.start_ms, c.end_ms) for c in cues] == [
+        ("We met on Monday.", 0, 2000), ("Yes. And then we left.", 2000, 4000)]
+
+
+def test_reading_speed_lengthens_into_the_gap_only_and_not_past_the_audio():
+    long = "This sentence has exactly forty chars ok"                    # 40 characters: 2 s at 20 cps
+    segs = [Segment(0.0, 1.0, long), Segment(1.5, 2.5, "Next one here.")]
+    cues = layout_cues(segs, SubtitleOptions(max_line_width=0))
+    assert [(c.start_ms, c.end_ms) for c in cues] == [(0, 1500), (1500, 2500)]
+    assert [(c.start_ms, c.end_ms) for c in layout_cues([Segment(0.0, 1.0, long)], SubtitleOptions(max_line_width=0))] \
+        == [(0, 2000)]
+    assert [(c.start_ms, c.end_ms) for c in layout_cues([Segment(0.0, 1.0, long)], SubtitleOptions(max_line_width=0),
+                                                         duration_s=1.2)] == [(0, 1200)]
+    srt = render("srt", [Segment(0.0, 0.3, "Hi.")], TranscriptInfo(0.5, "en", "m", "whisper"))
+    assert "00:00:00,000 --> 00:00:00,500" in srt                     # the last cue ends with the audio
+
+
+def test_real_speech_subtitles_have_no_cue_under_the_minimum(whisper_dir, tmp_path):
+    import numpy as np
+    import soundfile as sf
+
+    from speechstudio import cli
+    from speechstudio.audio.decode import load_audio
+
+    names = ["whisper_jfk.flac", "lhotse_librispeech_2412-153948-0000.flac", "vosk_test.wav",
+             "pocketsphinx_sense_and_sensibility_0870.wav", "speechbrain_LJ050-0131.wav", "pocketsphinx_cards_005.wav"]
+    audio = np.concatenate([np.concatenate([load_audio(realspeech_file(n), 16000), np.zeros(4000, np.float32)])
+                            for n in names])
+    wav = tmp_path / "talk.wav"
+    sf.write(wav, audio, 16000)
+    assert cli.main(["transcribe", str(wav), "--model", str(whisper_dir), "--format", "srt",
+                     "--output-dir", str(tmp_path), "--quiet"]) == 0
+    import pysubs2
+
+    cues = pysubs2.SSAFile.from_string((tmp_path / "talk.srt").read_text())
+    assert len(cues) >= 8
+    short = [c for c in cues[:-1] if c.end - c.start < 833]
+    assert short == []
+    assert all(b.start >= a.end for a, b in zip(cues, cues[1:]))

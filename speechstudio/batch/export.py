@@ -250,7 +250,8 @@ def render(fmt: str, segments: Sequence[Segment], info: TranscriptInfo,
         UsageError: unknown ``fmt``.
     """
     if fmt in SUBTITLE_FORMATS:
-        return render_subtitles(list(segments), fmt, subtitles or SubtitleOptions())
+        return render_subtitles(list(segments), fmt, subtitles or SubtitleOptions(),
+                                getattr(info, "duration_s", None) or None)
     try:
         renderer = _RENDERERS[fmt]
     except KeyError:
