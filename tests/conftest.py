@@ -111,11 +111,14 @@ def home(tmp_path, monkeypatch) -> Path:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Let the app's worker threads finish the job they were in (a voice or model still loading
-    when its window was shut down) before the interpreter exits: a daemon thread inside
+    """Let the app's busy worker threads finish the job step they are in (a voice or model still
+    loading when its window was shut down) before the interpreter exits: a daemon thread inside
     onnxruntime's session set-up during interpreter teardown aborts the process (exit 134)."""
+    import sys
     import threading
 
+    if "speechstudio.worker.worker" in sys.modules:
+        sys.modules["speechstudio.worker.worker"].wait_for_busy_workers(120.0)
     for t in threading.enumerate():
-        if t is not threading.current_thread() and t.daemon and t.name.startswith(("speechstudio-", "remember-voice")):
-            t.join(timeout=120)
+        if t.name in ("remember-voice", "speechstudio-onnx-open"):
+            t.join(timeout=60)

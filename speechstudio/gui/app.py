@@ -50,21 +50,10 @@ def run(argv: list[str] | None = None, files: list[str] | None = None, startup_t
 
         QTimer.singleShot(0, wait_exposed)
     rc = app.exec()
-    _wait_for_workers()
+    from speechstudio.worker.worker import wait_for_busy_workers
+
+    wait_for_busy_workers()      # a voice still loading when the window closed: exit cleanly
     return int(rc)
-
-
-def _wait_for_workers(timeout_s: float = 30.0) -> None:
-    """After the window closed (its jobs cancelled), let a worker thread finish the step it is in:
-    a model or voice still loading in onnxruntime while the interpreter shuts down aborts the
-    process ("terminate called without an active exception") instead of exiting cleanly."""
-    import threading
-    import time as _time
-
-    end = _time.monotonic() + timeout_s
-    for t in threading.enumerate():
-        if t is not threading.current_thread() and t.daemon and t.name.startswith("speechstudio-"):
-            t.join(max(0.0, end - _time.monotonic()))
 
 
 def process_start_time() -> float | None:

@@ -23,11 +23,33 @@ import logging
 import queue
 import threading
 import traceback
+import weakref
 
 from PySide6.QtCore import QObject, Signal
 
 from speechstudio.errors import SpeechStudioError
 from speechstudio.worker.status import Status  # noqa: F401 - re-exported (it used to live here)
+
+#: Every worker alive (weakly): at exit, wait for the busy ones (:func:`wait_for_busy_workers`).
+_LIVE: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def wait_for_busy_workers(timeout_s: float = 30.0) -> None:
+    """Before the interpreter exits, let workers still inside a job finish the step they are in: a
+    daemon thread inside onnxruntime's session set-up during interpreter teardown aborts the
+    process ("terminate called without an active exception", exit 134). Idle workers are not waited for."""
+    import time as _time
+
+    end = _time.monotonic() + timeout_s
+    for w in list(_LIVE):
+        w.wait_idle(max(0.0, end - _time.monotonic()))
+    for t in threading.enumerate():      # one-shot helpers: a Piper voice's ONNX session opening
+        if t.name in ONE_SHOT_THREADS and t is not threading.current_thread():
+            t.join(max(0.0, end - _time.monotonic()))
+
+
+#: Names of threads that do one finite thing (safe to wait for at exit).
+ONE_SHOT_THREADS = ("speechstudio-onnx-open", "speechstudio-job-helper", "remember-voice")
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +211,7 @@ class Worker(QObject):
         self._cancelled_upto = 0     # cancel_all: every job numbered up to this is cancelled
         self._thread = threading.Thread(target=self._loop, name=f"speechstudio-{name}", daemon=True)
         self._thread.start()
+        _LIVE.add(self)
 
     # ---------------------------------------------------------------- GUI-thread API
     def submit(self, job) -> int:
@@ -229,6 +252,12 @@ class Worker(QObject):
     @property
     def busy(self) -> bool:
         return self._current is not None or not self._queue.empty()
+
+    def wait_idle(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds while a job runs (after :meth:`shutdown` cancelled it, its
+        thread finishes the step it is in: a model still loading cannot be interrupted)."""
+        if self._current is not None and self._thread.is_alive():
+            self._thread.join(timeout)
 
     def shutdown(self, timeout: float = 5.0) -> None:
         """Cancel everything and stop the thread (waits up to ``timeout`` seconds)."""
