@@ -116,14 +116,20 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     t.set_defaults(func=cmd_transcribe)
 
+    unavailable = []
     for name in _PLUGINS:
         try:
             mod = importlib.import_module(name)
         except ImportError as e:
-            if getattr(e, "name", None) != name:
-                logging.getLogger(__name__).debug("subcommands of %s unavailable: %s", name, e)
+            missing = getattr(e, "name", None) or ""
+            if not missing or missing.split(".")[0] == "speechstudio":
+                raise          # our own code broken: never let a subcommand vanish silently
+            logging.getLogger(__name__).debug("subcommands of %s unavailable: %s", name, e)
+            unavailable.append(f"{name.split('.')[1]} (needs the {missing.split('.')[0]} package)")
             continue
         mod.register(sub)
+    if unavailable:
+        parser.epilog = "unavailable here: " + ", ".join(unavailable)
     return parser
 
 

@@ -38,3 +38,15 @@ def configure_openmp(environ: MutableMapping[str, str] = os.environ) -> str:
             return f"{name}={environ[name]} (user)"
     environ["GOMP_SPINCOUNT"] = str(GOMP_SPIN_COUNT)
     return f"GOMP_SPINCOUNT={GOMP_SPIN_COUNT}"
+
+
+def app_command() -> list[str]:
+    """The command that runs this program's CLI in a child process: ``[python, "-m",
+    "speechstudio"]`` from a source or pip install; the app's own executable in the PyInstaller
+    app, where ``sys.executable`` *is* SpeechStudio and takes the subcommands directly (given
+    ``-m`` it answered "invalid choice": no download worked in the installed app)."""
+    import sys
+
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    return [sys.executable, "-m", "speechstudio"]

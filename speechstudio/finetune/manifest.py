@@ -14,6 +14,7 @@ recordings) and checks it; the VITS trainer (``finetune.vits``) and the CTC trai
 from __future__ import annotations
 
 import json
+import re
 import os
 import random
 from dataclasses import asdict, dataclass, field, replace
@@ -130,12 +131,27 @@ class Manifest:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             clips = [Clip(**{**c, "flags": tuple(c.get("flags", ()))}) for c in data["clips"]]
+            for k, c in enumerate(clips):
+                _check_inside(path, k + 1, c)
             problems = [Problem(**p) for p in data.get("problems", [])]
             return cls(int(data["sample_rate"]), clips, problems, data.get("language", "en"), data.get("notes", {}))
         except FileNotFoundError:
             raise DatasetError(f"{path}: no prepared dataset here (manifest.json missing)") from None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DatasetError(f"{path}: unreadable manifest ({type(exc).__name__}: {exc})") from exc
+
+
+def _check_inside(manifest: Path, number: int, clip: Clip) -> None:
+    """A clip's audio must be a relative path inside the dataset folder (as ``metadata.csv`` lines
+    are checked): an absolute path or ``..`` would let a prepared dataset read any file."""
+    audio = str(clip.audio)
+    rel = Path(audio.replace("\\", "/"))
+    if rel.is_absolute() or re.match(r"^[A-Za-z]:", audio) or audio.startswith(("/", "\\")):
+        raise DatasetError(f"{manifest}: clip {number} ({clip.id}): audio path {audio!r} is absolute; "
+                           "a prepared dataset names its clips relative to its folder")
+    if ".." in rel.parts:
+        raise DatasetError(f"{manifest}: clip {number} ({clip.id}): audio path {audio!r} leaves the dataset "
+                           "folder ('..' refused)")
 
 
 def atomic_write_json(path: str | os.PathLike, data) -> Path:

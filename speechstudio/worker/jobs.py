@@ -307,7 +307,9 @@ class DownloadJob(Job):
         from speechstudio.errors import SpeechStudioError
 
         sub = "models" if self.kind == "model" else "voices"
-        cmd = self.command or [sys.executable, "-m", "speechstudio", sub, "download", self.model_id]
+        from speechstudio.runtime import app_command
+
+        cmd = self.command or app_command() + [sub, "download", self.model_id]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
         lines: queue.Queue = queue.Queue()
 
