@@ -92,3 +92,25 @@ def test_a_prepared_dataset_cannot_point_outside_its_folder(tmp_path, audio, why
             {"id": "bad", "audio": audio, "text": "hi", "duration_s": 1.0}]}))
     with pytest.raises(DatasetError, match=f"clip 2 \\(bad\\): audio path .* {why}"):
         Manifest.load(tmp_path)
+
+
+def test_no_microphone_is_said_plainly(monkeypatch, capsys):
+    """PortAudio with no input device: dictate says "no microphone found", --list-devices says none."""
+    from speechstudio.asr import sources
+    from speechstudio.asr.sources import MicrophoneError, MicSource
+
+    class NoDevices:
+        @staticmethod
+        def query_devices(device=None, kind=None):
+            if device is None and kind is None:
+                return []
+            raise ValueError("Error querying device -1")
+
+    monkeypatch.setattr(sources, "import_sounddevice", lambda: NoDevices)
+    monkeypatch.setattr("speechstudio.audio.system_audio.monitor_sources", lambda: [])
+    with pytest.raises(MicrophoneError, match="^no microphone found"):
+        MicSource()
+    from speechstudio import cli
+
+    assert cli.main(["dictate", "--list-devices"]) == 0
+    assert capsys.readouterr().out.strip() == "no input device found (no microphone, no system-audio monitor source)"

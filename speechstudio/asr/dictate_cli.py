@@ -147,8 +147,11 @@ def cmd_dictate(args) -> int:
         print(send_command("toggle"))
         return 0
     if args.list_devices:
-        for idx, name, rate in list_input_devices():
+        found = list_input_devices()
+        for idx, name, rate in found:
             print(f"{idx}\t{name}\t{rate} Hz")
+        if not found:
+            print("no input device found (no microphone, no system-audio monitor source)")
         return 0
     if args.fast and not args.file:
         raise UsageError("--fast only applies to --file")

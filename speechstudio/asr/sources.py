@@ -113,10 +113,15 @@ class MicSource:
     def __init__(self, device: int | str | None = None, *, sample_rate: int | None = None,
                  block_ms: float = 20.0) -> None:
         sd = import_sounddevice()
+        if device is None and not _has_input(sd):
+            raise MicrophoneError("no microphone found (PortAudio lists no input device; "
+                                  "`speechstudio dictate --list-devices` shows what there is); use --file AUDIO")
         try:
             info = sd.query_devices(device, "input")
         except Exception as e:  # ValueError for a bad index/name, PortAudioError
-            raise MicrophoneError(f"input device {device!r}: {str(e).splitlines()[0] if str(e) else e}") from e
+            what = "the default microphone" if device is None else f"input device {device!r}"
+            raise MicrophoneError(f"{what}: {str(e).splitlines()[0] if str(e) else e} "
+                                  "(see `speechstudio dictate --list-devices`)") from e
         self.device = device
         self.name = str(info.get("name", device))
         self.sample_rate = int(sample_rate or info.get("default_samplerate") or 16000)
@@ -185,6 +190,13 @@ def import_sounddevice():
         raise MicrophoneError(f"microphone input needs the PortAudio library ({e}); on Debian/Ubuntu: "
                               "sudo apt install libportaudio2; or use --file AUDIO") from e
     return sounddevice
+
+
+def _has_input(sd) -> bool:
+    try:
+        return any(int(d.get("max_input_channels", 0)) > 0 for d in sd.query_devices())
+    except Exception:
+        return False
 
 
 def list_input_devices() -> list[tuple[int | str, str, int]]:
