@@ -58,7 +58,7 @@ def load(model: str | None = None, *, language: str | None = "auto", device: str
 def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = None, language: str | None = "auto",
                task: str = "transcribe", device: str = "auto", precision: str = "auto",
                initial_prompt: str | None = None, hotwords: str | None = None, sample_rate: int = 16000,
-               allow_download: bool = True) -> tuple[Iterator[Segment], TranscriptInfo]:
+               allow_download: bool = True, speakers: str | int | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
     """Transcribe a file or an array; returns ``(segments, info)``.
 
     Args:
@@ -72,6 +72,10 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
         task: ``"transcribe"`` or ``"translate"`` (to English; multilingual Whisper).
         device / precision: ``auto|cpu|cuda|cuda:N`` / ``auto|fp32|fp16|bf16``.
         initial_prompt / hotwords: names and jargon the decoder should prefer (Whisper).
+        speakers: ``None`` (no labels), ``"auto"``, a number or ``"2-4"``: every segment and word
+            gets a ``speaker`` (known voices by name; :mod:`speechstudio.diarize`). The audio is
+            then transcribed within this call (labels need the whole recording) and ``info``
+            carries ``speakers`` and ``speaker_turns``.
 
     Returns:
         ``(segments, info)``: an iterator of :class:`~speechstudio.asr.types.Segment` (decoded as
@@ -91,11 +95,39 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
     options = dict(language=lang, task=task, initial_prompt=initial_prompt, hotwords=hotwords)
     if isinstance(audio, np.ndarray):
         samples = _mono(audio, sample_rate, recognizer.sample_rate)
+        if speakers is not None:
+            return _with_speakers(recognizer, [samples], samples.shape[0] / recognizer.sample_rate, speakers, options)
         return recognizer.transcribe(samples, **options)
     from speechstudio.audio.decode import AudioReader
 
     reader = AudioReader(audio, recognizer.sample_rate)
-    return recognizer.transcribe(reader.blocks(), duration_s=reader.info.duration_s, **options)
+    if speakers is None:
+        return recognizer.transcribe(reader.blocks(), duration_s=reader.info.duration_s, **options)
+    return _with_speakers(recognizer, reader.blocks(), reader.info.duration_s, speakers, options)
+
+
+def _with_speakers(recognizer, blocks, duration_s, speakers, options) -> tuple[Iterator[Segment], TranscriptInfo]:
+    import dataclasses
+
+    from speechstudio.diarize.family import get
+    from speechstudio.diarize.library import load_library
+    from speechstudio.diarize.speakers import parse_speakers
+
+    count = parse_speakers(str(speakers))
+    if count is None:
+        raise UsageError(f"speakers={speakers!r}: expected 'auto', a number or a range such as '2-4'")
+    session = get().start(count, library=load_library())
+
+    def tee():
+        for b in blocks:
+            session.push(b)
+            yield b
+
+    segments, info = recognizer.transcribe(tee(), duration_s=duration_s, **options)
+    segs = list(segments)
+    found = session.finish()
+    info = dataclasses.replace(info, speakers=tuple(found.speakers), speaker_turns=tuple(found.turns))
+    return iter(found.label(segs)), info
 
 
 def _mono(audio: np.ndarray, rate: int, target: int) -> np.ndarray:

@@ -380,3 +380,14 @@ def test_auto_splits_a_call_and_a_mono_file_says_so(two_channel_call, whisper_di
     assert cli.main(["transcribe", str(mono), "--model", str(whisper_dir), "--channels", "split", "--format", "json",
                      "--output-dir", str(out), "--quiet"]) == 0
     assert "--channels split: the file has one channel; transcribed as one stream" in capsys.readouterr().err
+
+
+def test_library_api_labels_speakers(interview, whisper_dir):
+    import speechstudio
+
+    segments, info = speechstudio.transcribe(str(interview[0]), model=str(whisper_dir), speakers="auto")
+    segs = list(segments)
+    assert [s.name for s in info.speakers] == ["Speaker 1", "Speaker 2"]
+    assert {s.speaker for s in segs} == {"Speaker 1", "Speaker 2"} and segs[0].speaker == "Speaker 1"
+    with pytest.raises(UsageError, match="speakers many: expected auto"):
+        speechstudio.transcribe(str(interview[0]), model=str(whisper_dir), speakers="many")
