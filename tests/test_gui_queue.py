@@ -363,3 +363,40 @@ def test_app_killed_mid_queue_shows_the_same_queue_and_continues(qtbot, home, fa
     assert abs(json.loads((folder / "b.json").read_text())["audio_duration_s"] - 240.0) < 0.01
     assert page.report.label.text().startswith("2 done · 4:01 of audio"), page.report.label.text()
     win.shutdown()
+
+
+def test_remove_rows_start_after_cancel_and_history_closes(win, qtbot, tmp_path, tiny_w2v_dir):
+    """Delete takes rows off the queue (a queued one leaves no history); Start after Cancel runs
+    the cancelled file again (it used to stay disabled); the History dialog has a Close button."""
+    from test_gui_support import write_tone
+
+    page = win.transcribe
+    page.model_box.setCurrentText(str(tiny_w2v_dir))
+    page.device_box.setCurrentText("cpu")
+    for f, c in page.format_checks.items():
+        c.setChecked(f == "txt")
+    paths = []
+    for i in range(3):
+        p = tmp_path / f"t{i}.wav"
+        write_tone(p, 1.0 + i)
+        paths.append(p)
+    page.add_paths(paths)
+    assert [r.status for r in page.rows] == ["queued"] * 3
+    page.table.selectRow(1)
+    page.table.setFocus()
+    page.remove_action.trigger()
+    assert [r.item.path.name for r in page.rows] == ["t0.wav", "t2.wav"]
+    assert "removed 1 file from the queue" in win.status_label.text()
+    for r in page.rows:
+        r.status = "cancelled"
+    page._update_buttons()
+    assert page.start_btn.isEnabled()
+    with qtbot.waitSignal(page.queue_finished, timeout=60000):
+        page.start()
+    assert [r.status for r in page.rows] == ["done", "done"]
+    dlg = page.show_history()
+    names = [dlg.table.item(i, 0).text() for i in range(dlg.table.rowCount())]
+    assert "t1.wav" not in " ".join(names) and sum("t0.wav" in n for n in names) == 1
+    assert dlg.close_btn.text() == "Close"
+    dlg.close_btn.click()
+    assert not dlg.isVisible()

@@ -84,6 +84,10 @@ class HistoryDialog(QDialog):
         for w in (self.open_btn, QLabel("as"), self.format_box, self.reexport_btn, self.remove_btn):
             row.addWidget(w)
         row.addWidget(self.note, 1)
+        self.close_btn = QPushButton("Close")
+        self.close_btn.setAccessibleName("Close the history")
+        self.close_btn.clicked.connect(self.close)
+        row.addWidget(self.close_btn)
         lay.addLayout(row)
         self.open_btn.clicked.connect(self.open_selected)
         self.reexport_btn.clicked.connect(lambda: self.reexport_selected(self.format_box.currentText()))

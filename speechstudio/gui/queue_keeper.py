@@ -71,6 +71,14 @@ class QueueKeeper:
         if self._id(row) is not None:
             self.store.requeue(row.store_id)
 
+    def removed(self, row) -> None:
+        """A row taken off the queue before it ran: it never happened, so it leaves no history."""
+        if self._id(row) is not None:
+            if row.status in ("queued", "cancelled", "failed", "ignored"):
+                self.store.remove(row.store_id)
+            else:
+                self.store.clear_from_queue([row.store_id])
+
     def cleared(self, rows) -> None:
         if self.store is not None:
             self.store.clear_from_queue([r.store_id for r in rows if getattr(r, "store_id", None) is not None])

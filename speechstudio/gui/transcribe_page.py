@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -196,6 +197,12 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
 
         split = QSplitter(Qt.Orientation.Vertical)
         self.table = QueueTable()
+        self.remove_action = QAction("Remove from the queue", self.table)
+        self.remove_action.setShortcut(QKeySequence(Qt.Key.Key_Delete))
+        self.remove_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.remove_action.triggered.connect(self.remove_selected)
+        self.table.addAction(self.remove_action)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         split.addWidget(self.table)
 
         self.transcript = TranscriptView(FORMATS, audio=self.audio, io=self.io)

@@ -22,6 +22,11 @@ class TranscribeRunMixin:
         sends elsewhere run as their own group, right after."""
         if self.job is not None:
             return
+        for r in self.rows:                 # Start after Cancel: the cancelled files run again
+            if r.status == "cancelled":
+                r.status, r.reason, r.progress, r.rtfx = "queued", "", 0.0, None
+                self.keeper.requeued(r)
+                self._refresh_row(r)
         queued = [r for r in self.rows if r.status == "queued"]
         if not queued:
             self.status_message.emit("nothing queued: add files or folders first")
@@ -200,6 +205,31 @@ class TranscribeRunMixin:
         if n:
             self.start()
 
+    def remove_rows(self, indexes) -> int:
+        """Take the rows at ``indexes`` off the queue (not the one running); returns how many.
+        A row that never ran leaves no history; a finished one stays in History."""
+        drop = {i for i in indexes if 0 <= i < len(self.rows)
+                and self.rows[i].status != "running" and self.rows[i] not in self._job_rows.values()}
+        if not drop:
+            return 0
+        for i in sorted(drop):
+            self.keeper.removed(self.rows[i])
+        keep = [r for i, r in enumerate(self.rows) if i not in drop]
+        self.rows = []
+        self.table.setRowCount(0)
+        for r in keep:
+            self._append(r)
+        self.segments.setRowCount(0)
+        self._update_summary()
+        self._update_buttons()
+        self.status_message.emit(f"removed {len(drop)} file{'s' if len(drop) != 1 else ''} from the queue")
+        return len(drop)
+
+    def remove_selected(self) -> int:
+        """Delete key / context menu: take the selected rows off the queue."""
+        sel = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        return self.remove_rows([s.row() for s in sel])
+
     def clear_finished(self) -> None:
         """Take finished rows off the queue (they stay in History)."""
         keep = [r for r in self.rows if r.status in ("queued", "running") or r in self._job_rows.values()]
@@ -214,7 +244,7 @@ class TranscribeRunMixin:
 
     def _update_buttons(self) -> None:
         busy = self.job is not None
-        self.start_btn.setEnabled(not busy and any(r.status == "queued" for r in self.rows))
+        self.start_btn.setEnabled(not busy and any(r.status in ("queued", "cancelled") for r in self.rows))
         self.pause_btn.setEnabled(busy)              # nothing to pause when nothing runs
         self.cancel_btn.setEnabled(busy)
         self.retry_btn.setEnabled(any(r.status in ("failed", "cancelled") for r in self.rows))
