@@ -407,6 +407,9 @@ def main(argv: list[str] | None = None) -> int:
     # Before torch loads: OpenMP workers spin briefly, then sleep (see speechstudio/runtime.py).
     configure_openmp()
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and not argv[0].startswith("-") and argv[0] not in _subcommands(parser) and os.path.exists(argv[0]):
+        argv = ["gui"] + argv        # `speechstudio talk.mp3` (a file manager's "Open with"): the app, file queued
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
@@ -436,6 +439,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"speechstudio: unexpected error: {type(e).__name__}: {e} (rerun with --debug for details)",
               file=sys.stderr)
         return EXIT_FAILED
+
+
+def _subcommands(parser) -> set[str]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return set(action.choices)
+    return set()
 
 
 def _gui_entry():

@@ -114,3 +114,20 @@ def test_no_microphone_is_said_plainly(monkeypatch, capsys):
 
     assert cli.main(["dictate", "--list-devices"]) == 0
     assert capsys.readouterr().out.strip() == "no input device found (no microphone, no system-audio monitor source)"
+
+
+def test_a_file_as_the_only_argument_opens_the_app_with_it(monkeypatch, tmp_path):
+    """`speechstudio talk.mp3` (what a file manager's "Open with" runs) opens the app with the file
+    queued, as `speechstudio gui talk.mp3` does; a subcommand named like no file stays a subcommand."""
+    from speechstudio import cli
+    from speechstudio.gui import cli as gui_cli
+
+    seen = {}
+    monkeypatch.setattr(gui_cli, "run_gui", lambda args: seen.setdefault("paths", list(args.paths)) and 0)
+    audio = tmp_path / "talk.mp3"
+    audio.write_bytes(b"x")
+    assert cli.main([str(audio)]) == 0
+    assert seen["paths"] == [str(audio)]
+    with pytest.raises(SystemExit) as e:              # not a file: argparse's usage error as before
+        cli.main(["nosuchfile.wav"])
+    assert e.value.code == 2
