@@ -73,3 +73,34 @@ def test_a_missing_track_fails_that_file_and_the_batch_goes_on(film, whisper_dir
     assert (out / "jfk.txt").read_text().replace(",", "").startswith("And so my fellow Americans")
     with pytest.raises(AudioDecodeError, match="no audio track 'de'"):
         AudioReader(film, 16000, track="de")
+
+
+def test_the_transcribe_page_reads_the_chosen_track(film, whisper_dir, qtbot, tmp_path, request):
+    """The app's Audio track choice reaches the batch: track 1 (silence) gives no text, the default
+    (track 2) the speech; the row's warning names the track."""
+    pytest.importorskip("PySide6")
+    win = request.getfixturevalue("win")
+    page = win.transcribe
+    page.model_box.setCurrentText(str(whisper_dir))
+    page.device_box.setCurrentText("cpu")
+    for f, c in page.format_checks.items():
+        c.setChecked(f == "json")
+    page.language_options.track_box.setCurrentIndex(1)          # "1"
+    page.output_dir = str(tmp_path / "one")
+    page.add_paths([film])
+    with qtbot.waitSignal(page.queue_finished, timeout=120000):
+        page.start()
+    assert json.loads((tmp_path / "one" / "film.json").read_text())["audio"]["track"] == 1
+    assert "transcribed track 1" in page.rows[0].reason
+    page.language_options.track_box.setCurrentIndex(0)          # default
+    page.output_dir = str(tmp_path / "default")
+    again = tmp_path / "film.mkv"
+    again.write_bytes(film.read_bytes())
+    page.add_paths([again])
+    with qtbot.waitSignal(page.queue_finished, timeout=120000):
+        page.start()
+    doc = json.loads((tmp_path / "default" / "film.json").read_text())
+    assert doc["audio"]["track"] == 2 and "fellow Americans" in doc["text"]
+
+
+from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures

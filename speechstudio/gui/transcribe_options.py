@@ -85,6 +85,14 @@ class LanguageOptions(QWidget):
         self.vocabulary.setPlaceholderText("names and jargon to prefer, e.g. Kubernetes, Dr. Nguyen (Whisper)")
         self.vocabulary.setToolTip(VOCABULARY_TIP)
         lay.addWidget(self.vocabulary, 1)
+        lay.addWidget(QLabel("Audio track"))
+        self.track_box = QComboBox()
+        self.track_box.setAccessibleName("Audio track")
+        for text, data in (("default", ""), ("1", "1"), ("2", "2"), ("3", "3"), ("4", "4")):
+            self.track_box.addItem(text, data)
+        self.track_box.setToolTip("Videos with several audio tracks (languages, commentary): the track to "
+                                  "transcribe. default: the one the file marks as default, else the loudest.")
+        lay.addWidget(self.track_box)
         self._model = DEFAULT_MODEL
         self._fill_languages(None)
         self.vocabulary.textEdited.connect(self._vocabulary_edited)
@@ -116,6 +124,10 @@ class LanguageOptions(QWidget):
 
     def set_task(self, task: str) -> None:
         self.task_box.setCurrentIndex(max(0, self.task_box.findData(task)))
+
+    def audio_track(self) -> str | None:
+        """The audio track number chosen, ``None`` for the file's default."""
+        return self.track_box.currentData() or None
 
     def hotwords(self) -> str | None:
         """The vocabulary, ``None`` when empty or when the model's family takes none."""

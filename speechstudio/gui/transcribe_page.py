@@ -285,7 +285,8 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
                                  overwrite=self.overwrite_check.isChecked(),
                                  language=self.language_options.language(), task=self.language_options.task(),
                                  hotwords=self.language_options.hotwords(), subtitles=subtitle_options(),
-                                 speakers=self.speakers_box.currentData() or None)
+                                 speakers=self.speakers_box.currentData() or None,
+                                 audio_track=self.language_options.audio_track())
 
     def _set_output_dir(self, path: str | None) -> None:
         self.output_dir = path

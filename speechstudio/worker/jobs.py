@@ -49,6 +49,7 @@ class TranscribeOptions:
     hotwords: str | None = None
     subtitles: object = None       # speechstudio.batch.subtitles.SubtitleOptions (None: 42 x 2, <= 7 s)
     speakers: str | None = None    # speaker labels: None/"off", "auto", "N", "MIN-MAX" (diarize.speakers)
+    audio_track: str | None = None  # videos with several audio tracks: number or language (None: default)
 
 
 class TranscribeBatchJob(Job):
@@ -97,7 +98,7 @@ class TranscribeBatchJob(Job):
                           overwrite=o.overwrite, language=o.language, cancel=self.cancel, task=o.task,
                           hotwords=hotwords, subtitles=o.subtitles,
                           diarize=DiarizeOptions(count) if count is not None else None,
-                          channels="auto" if count is not None else "mix")
+                          channels="auto" if count is not None else "mix", audio_track=o.audio_track)
         try:
             for ev in batch:
                 if ev.kind == "done":
