@@ -113,12 +113,12 @@ class MicSource:
     def __init__(self, device: int | str | None = None, *, sample_rate: int | None = None,
                  block_ms: float = 20.0) -> None:
         sd = import_sounddevice()
-        if device is None and not _has_input(sd):
-            raise MicrophoneError("no microphone found (PortAudio lists no input device; "
-                                  "`speechstudio dictate --list-devices` shows what there is); use --file AUDIO")
         try:
             info = sd.query_devices(device, "input")
         except Exception as e:  # ValueError for a bad index/name, PortAudioError
+            if device is None and not _has_input(sd):
+                raise MicrophoneError("no microphone found (PortAudio lists no input device; `speechstudio "
+                                      "dictate --list-devices` shows what there is); use --file AUDIO") from e
             what = "the default microphone" if device is None else f"input device {device!r}"
             raise MicrophoneError(f"{what}: {str(e).splitlines()[0] if str(e) else e} "
                                   "(see `speechstudio dictate --list-devices`)") from e
