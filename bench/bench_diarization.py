@@ -104,7 +104,7 @@ def _trim(clip: np.ndarray, below_db: float = 35.0) -> np.ndarray:
 
 def make_conversation(material, speakers: list[str], rng: np.random.Generator, turns: int, used: dict):
     """(audio, reference [(start, end, speaker)]) of one conversation among ``speakers``."""
-    parts, ref = [], []
+    ref = []
     t = 0.0
     prev = None
     total = np.zeros(0, np.float32)
@@ -136,7 +136,6 @@ def make_conversation(material, speakers: list[str], rng: np.random.Generator, t
         ref.append((start, end / RATE, who))
         t = max(t, end / RATE)
         prev = who
-    del parts
     return total, ref
 
 
@@ -177,7 +176,7 @@ def main() -> int:
 
     t0 = time.perf_counter()
     material = speaker_material(args.cache)
-    print(f"material: " + ", ".join(f"{k} {sum(len(c) for c in v) / RATE:.0f} s" for k, v in material.items())
+    print("material: " + ", ".join(f"{k} {sum(len(c) for c in v) / RATE:.0f} s" for k, v in material.items())
           + f" (prepared in {time.perf_counter() - t0:.0f} s)", flush=True)
     # hold back recordings for the known-voice library
     library_clips = {"matthes": material["matthes"][-12:], "joe": material["joe"][-12:]}
@@ -268,7 +267,6 @@ def cost(material, seconds: float, cache: Path) -> None:
 
     rng = np.random.default_rng(3)
     used: dict = {}
-    parts, t = [], 0.0
     audio = np.zeros(0, np.float32)
     while len(audio) / RATE < seconds:
         a, _ = make_conversation(material, ["matthes", "joe"], rng, turns=24, used=used)

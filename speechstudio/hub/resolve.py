@@ -19,7 +19,7 @@ import os
 import re
 from pathlib import Path
 
-from speechstudio.errors import ModelNotFoundError, OfflineError
+from speechstudio.errors import ModelNotFoundError
 from speechstudio.hub import download as _dl
 from speechstudio.hub.cache import cached_snapshot
 from speechstudio.hub.catalog import CATALOG, DEFAULT_MODEL_ID, canonical_id

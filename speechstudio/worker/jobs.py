@@ -303,7 +303,6 @@ class DownloadJob(Job):
         import queue
         import re
         import subprocess
-        import sys
 
         from speechstudio.errors import SpeechStudioError
 
