@@ -21,7 +21,6 @@ A new family is a module defining an ``AsrFamily`` subclass instance plus one li
 """
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.registry import Registry
 
 #: The built-in families' modules, in detection order; each defines ``FAMILY``.
 BUILTIN = ("speechstudio.asr.family_whisper", "speechstudio.asr.family_ctc")
@@ -148,68 +148,48 @@ class AsrFamily:
                          "dictation takes a Wav2Vec2 CTC or a Whisper model")
 
 
-_REGISTRY: dict[str, AsrFamily] = {}
-_LOADED = False
-
-
-def _ensure_builtin() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    for module in BUILTIN:
-        register(importlib.import_module(module).FAMILY, replace=True)
+_FAMILIES = Registry("recogniser family", BUILTIN)
 
 
 def register(family: AsrFamily, *, replace: bool = False) -> AsrFamily:
     """Add ``family`` to the registry (after the built-ins in detection order) and return it.
     Raises ``ValueError`` when its name is taken and ``replace`` is false."""
-    _ensure_builtin()
-    if family.name in _REGISTRY and not replace:
-        raise ValueError(f"a recogniser family named {family.name!r} is already registered")
-    _REGISTRY[family.name] = family
-    return family
+    return _FAMILIES.register(family, replace=replace)
 
 
 def unregister(name: str) -> None:
     """Remove the family ``name`` (a test's fake family); unknown names are ignored."""
-    _ensure_builtin()
-    _REGISTRY.pop(name, None)
+    _FAMILIES.unregister(name)
 
 
 def families() -> list[AsrFamily]:
     """The registered families, in detection order."""
-    _ensure_builtin()
-    return list(_REGISTRY.values())
+    return _FAMILIES.all()
 
 
 def get(name: str) -> AsrFamily:
     """The family registered as ``name``. Raises ``ModelNotFoundError`` for an unknown name."""
-    _ensure_builtin()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(_REGISTRY)
-        raise ModelNotFoundError(f"unknown recogniser family {name!r} (known: {known})") from None
+    family = _FAMILIES.find(name)
+    if family is None:
+        known = ", ".join(_FAMILIES.names())
+        raise ModelNotFoundError(f"unknown recogniser family {name!r} (known: {known})")
+    return family
 
 
 def of(recognizer) -> AsrFamily | None:
     """The family of a loaded recogniser, ``None`` for a wrapper such as the language router."""
-    _ensure_builtin()
-    return _REGISTRY.get(getattr(recognizer, "engine", None) or "")
+    return _FAMILIES.find(getattr(recognizer, "engine", None))
 
 
 def capabilities(name: str) -> AsrCapabilities:
     """``get(name).capabilities``; an unknown name (an old queue entry) gets no capabilities."""
-    _ensure_builtin()
-    family = _REGISTRY.get(name)
+    family = _FAMILIES.find(name)
     return family.capabilities if family is not None else AsrCapabilities(languages=())
 
 
 def label(name: str) -> str:
     """The family's display name (``"Whisper"``, ``"Wav2Vec2-family CTC"``); ``name`` when unknown."""
-    _ensure_builtin()
-    family = _REGISTRY.get(name)
+    family = _FAMILIES.find(name)
     return family.label if family is not None else name
 
 

@@ -15,13 +15,13 @@ Built-in families (one module each, one line in ``BUILTIN``):
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from speechstudio.diarize.assign import Turn, label_segments, talk_time
 from speechstudio.errors import UsageError
+from speechstudio.registry import Registry
 
 __all__ = ["DiarizerCapabilities", "DiarizerFamily", "Diarization", "SpeakerInfo", "BUILTIN", "DEFAULT",
            "register", "unregister", "families", "get"]
@@ -118,46 +118,31 @@ class DiarizerFamily:
         raise NotImplementedError
 
 
-_REGISTRY: dict[str, DiarizerFamily] = {}
-_LOADED = False
-
-
-def _ensure_builtin() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    for module in BUILTIN:
-        register(importlib.import_module(module).FAMILY, replace=True)
+_FAMILIES = Registry("diarizer family", BUILTIN)
 
 
 def register(family: DiarizerFamily, *, replace: bool = False) -> DiarizerFamily:
     """Add ``family``; ``ValueError`` when the name is taken and ``replace`` is false."""
-    _ensure_builtin()
-    if family.name in _REGISTRY and not replace:
-        raise ValueError(f"a diarizer family named {family.name!r} is already registered")
-    _REGISTRY[family.name] = family
-    return family
+    return _FAMILIES.register(family, replace=replace)
 
 
 def unregister(name: str) -> None:
-    _ensure_builtin()
-    _REGISTRY.pop(name, None)
+    """Remove ``name`` (a test's fake diarizer); unknown names are ignored."""
+    _FAMILIES.unregister(name)
 
 
 def families() -> list[DiarizerFamily]:
-    _ensure_builtin()
-    return list(_REGISTRY.values())
+    """The registered diarizers, built-ins first."""
+    return _FAMILIES.all()
 
 
 def get(name: str | None = None) -> DiarizerFamily:
     """The family ``name`` (``None``: the default). Raises ``UsageError`` for an unknown name and
     when it cannot run here (with the reason)."""
-    _ensure_builtin()
     name = name or DEFAULT
-    family = _REGISTRY.get(name)
+    family = _FAMILIES.find(name)
     if family is None:
-        raise UsageError(f"--diarizer {name}: unknown (known: {', '.join(_REGISTRY)})")
+        raise UsageError(f"--diarizer {name}: unknown (known: {', '.join(_FAMILIES.names())})")
     why = family.unavailable()
     if why:
         raise UsageError(f"--diarizer {name}: {why}")

@@ -25,7 +25,6 @@ fine-tuning trainer scores its samples at each evaluation with them and the wiza
 """
 from __future__ import annotations
 
-import importlib.metadata
 import math
 import sys
 import threading
@@ -35,6 +34,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from speechstudio.diarize.voiceprint import import_resemblyzer
 from speechstudio.finetune.check import resample
 
 __all__ = ["CloneJudge", "PitchProfile", "pitch_profile", "VoicePrint", "Naturalness", "Closeness",
@@ -92,29 +92,9 @@ def pitch_profile(clips: Sequence[np.ndarray], sample_rate: int, hop_length: int
                         frame_rate, int(len(f0)))
 
 
-def _pkg_resources_stand_in() -> types.ModuleType:
-    """``webrtcvad`` 2.0.10 (a Resemblyzer dependency) reads its own version with
-    ``pkg_resources.get_distribution``, which setuptools >= 81 no longer ships; only that call
-    is needed, answered from ``importlib.metadata``."""
-    mod = types.ModuleType("pkg_resources")
-    mod.get_distribution = lambda name: types.SimpleNamespace(version=importlib.metadata.version(name))
-    return mod
-
-
-def _import_resemblyzer():
-    try:
-        import resemblyzer
-    except ModuleNotFoundError as exc:
-        if exc.name != "pkg_resources":
-            raise
-        # only while webrtcvad imports: left in sys.modules, the stand-in would pass for setuptools'
-        # pkg_resources elsewhere (pytest's syspath_prepend imports names from it)
-        sys.modules["pkg_resources"] = _pkg_resources_stand_in()
-        try:
-            import resemblyzer
-        finally:
-            del sys.modules["pkg_resources"]
-    return resemblyzer
+# Resemblyzer's import (with its pkg_resources stand-in) lives with the diarizer's voice prints;
+# looked up here at call time so a test can replace it.
+_import_resemblyzer = import_resemblyzer
 
 
 class VoicePrint:

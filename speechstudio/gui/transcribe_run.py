@@ -214,14 +214,7 @@ class TranscribeRunMixin:
             return 0
         for i in sorted(drop):
             self.keeper.removed(self.rows[i])
-        keep = [r for i, r in enumerate(self.rows) if i not in drop]
-        self.rows = []
-        self.table.setRowCount(0)
-        for r in keep:
-            self._append(r)
-        self.segments.setRowCount(0)
-        self._update_summary()
-        self._update_buttons()
+        self._show_only([r for i, r in enumerate(self.rows) if i not in drop])
         self.status_message.emit(f"removed {len(drop)} file{'s' if len(drop) != 1 else ''} from the queue")
         return len(drop)
 
@@ -234,6 +227,10 @@ class TranscribeRunMixin:
         """Take finished rows off the queue (they stay in History)."""
         keep = [r for r in self.rows if r.status in ("queued", "running") or r in self._job_rows.values()]
         self.keeper.cleared([r for r in self.rows if r not in keep])
+        self._show_only(keep)
+
+    def _show_only(self, keep) -> None:
+        """The queue table holds ``keep`` (rows in order); the transcript view is cleared."""
         self.rows = []
         self.table.setRowCount(0)
         for r in keep:

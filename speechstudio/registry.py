@@ -1,0 +1,52 @@
+"""A registry of model families by name (recognisers in :mod:`speechstudio.asr.family`, diarizers
+in :mod:`speechstudio.diarize.family`): the built-in families' modules are imported on first use
+(each defines ``FAMILY``), then a plug-in or a test adds its own with :meth:`Registry.register`."""
+from __future__ import annotations
+
+import importlib
+
+
+class Registry:
+    """Families by ``name`` attribute, in registration order (built-ins first).
+
+    ``what``: how a family is called in messages (``"recogniser family"``); ``builtin``: module
+    paths, each with a module-level ``FAMILY``."""
+
+    def __init__(self, what: str, builtin: tuple[str, ...]) -> None:
+        self.what, self.builtin = what, builtin
+        self._items: dict[str, object] = {}
+        self._loaded = False
+
+    def _load(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            for module in self.builtin:
+                self.register(importlib.import_module(module).FAMILY, replace=True)
+
+    def register(self, family, *, replace: bool = False):
+        """Add ``family`` and return it. Raises ``ValueError`` when its name is taken and
+        ``replace`` is false."""
+        self._load()
+        if family.name in self._items and not replace:
+            raise ValueError(f"a {self.what} named {family.name!r} is already registered")
+        self._items[family.name] = family
+        return family
+
+    def unregister(self, name: str) -> None:
+        """Remove ``name`` (a test's fake family); unknown names are ignored."""
+        self._load()
+        self._items.pop(name, None)
+
+    def all(self) -> list:
+        """The families, in registration order."""
+        self._load()
+        return list(self._items.values())
+
+    def find(self, name: str | None):
+        """The family ``name``, ``None`` when there is none."""
+        self._load()
+        return self._items.get(name or "")
+
+    def names(self) -> list[str]:
+        self._load()
+        return list(self._items)
