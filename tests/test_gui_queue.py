@@ -120,7 +120,7 @@ def test_queue_survives_a_restart_and_continues(win, qtbot, tmp_path, tiny_w2v_d
     assert not again.report.isHidden()
     text = again.report.label.text()
     assert text.startswith("2 done · 0:0") and " of audio (0.00 h) in 0:" in text, text
-    assert ", RTFx " in text
+    assert "× real time" in text and "RTF" not in text  # issue 30: speed in words
     opened = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     again.report.open_btn.click()

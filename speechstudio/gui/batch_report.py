@@ -1,4 +1,4 @@
-"""What a finished batch says on the Transcribe page: counts, audio hours, wall time, RTFx, the
+"""What a finished batch says on the Transcribe page: counts, audio hours, wall time, speed (× real time), the
 failures with their reasons, and a button that opens the output folder."""
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWi
 
 from speechstudio.gui.common import fmt_duration
 from speechstudio.gui.drop_paths import display_name
+from speechstudio.gui.wording import speed
 
 
 def report_text(summary, wall_s: float) -> tuple[str, str]:
     """``(line, details)`` for a :class:`~speechstudio.batch.run.BatchSummary`.
 
-    ``line``: ``"19 done, 1 failed · 31:12 of audio (0.52 h) in 3:10, RTFx 9.8"`` (audio
-    transcribed; wall time from Start to the end; RTFx = audio seconds / processing seconds);
+    ``line``: ``"19 done, 1 failed · 31:12 of audio (0.52 h) in 3:10, 9.8× real time"`` (audio
+    transcribed; wall time from Start to the end; speed = audio seconds / processing seconds, RTFx);
     ``details``: one line per failure, ``name: reason``, for the tooltip."""
     parts = [f"{summary.done} done"]
     if summary.skipped:
@@ -27,7 +28,7 @@ def report_text(summary, wall_s: float) -> tuple[str, str]:
     if summary.cancelled:
         parts.append("cancelled")
     line = (", ".join(parts) + f" · {fmt_duration(summary.audio_s)} of audio ({summary.audio_s / 3600:.2f} h)"
-            f" in {fmt_duration(wall_s)}" + (f", RTFx {summary.rtfx:.1f}" if summary.rtfx else ""))
+            f" in {fmt_duration(wall_s)}" + (f", {speed(summary.rtfx)}" if summary.rtfx else ""))
     details = "\n".join(f"{display_name(p)}: {reason.replace(str(p) + ': ', '')}" for p, reason in summary.failed)
     if details:
         line += f" · failed: {display_name(summary.failed[0][0])}" + (" …" if len(summary.failed) > 1 else "")

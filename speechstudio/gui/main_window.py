@@ -80,7 +80,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self.audio_label.setAccessibleName("Audio state")
             self.audio_label.setToolTip(self.audio.reason)
             self.status.addPermanentWidget(self.audio_label)
-            self.status_label.setText(self.audio.reason)
+            self.show_status(self.audio.reason)
         for page in self.pages():
             if hasattr(page, "status_message"):
                 page.status_message.connect(self.show_status)
@@ -298,8 +298,13 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self.transcribe.cancel()
 
     def show_status(self, text: str) -> None:
-        self.status_label.setText(text)
-        self.status_label.setToolTip(text)
+        """The status line, in plain words (:func:`~speechstudio.gui.wording.plain_status`); the raw
+        line stays in the tooltip when it differs, for a bug report."""
+        from speechstudio.gui.wording import plain_status
+
+        plain = plain_status(text)
+        self.status_label.setText(plain)
+        self.status_label.setToolTip(plain if plain == text else f"{plain}\n\nDetails: {text}")
 
     def _on_busy(self, busy: bool) -> None:
         self.worker_label.setText("working…" if busy else "idle")

@@ -1,8 +1,8 @@
 """The Transcribe page's queue table: one line per input (file, duration, status with the running
-file's position, progress bar, RTFx, outputs), sized to fit the window.
+file's position, progress bar, speed (× real time), outputs), sized to fit the window.
 
 Columns fit the viewport at the first-launch size (1280×800) without a horizontal scroll bar:
-File and Status share the free width (stretch), Duration, Progress and RTFx are as wide as their
+File and Status share the free width (stretch), Duration, Progress and Speed are as wide as their
 content needs, Output has a fixed share; long texts are elided and the full text is the tooltip.
 """
 from __future__ import annotations
@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
 from speechstudio.gui.common import fmt_duration
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.transcribe_options import language_tip, status_with_language
+from speechstudio.gui.wording import speed
 
-COLS = ("File", "Duration", "Status", "Progress", "RTFx", "Output")
+COLS = ("File", "Duration", "Status", "Progress", "Speed", "Output")
 _STATUS = {"queued": "queued", "running": "transcribing", "done": "done", "cancelled": "cancelled (nothing written)",
            "skipped": "skipped: already transcribed", "loading": "loading model…"}
 # status colours (on a light base, on a dark base): Qt's darkGreen / darkYellow / darkCyan read
@@ -68,7 +69,7 @@ class QueueTable(QTableWidget):
         fm = self.fontMetrics()
         pad = 24
         fixed = {1: max(fm.horizontalAdvance("Duration"), fm.horizontalAdvance("00:00:00")) + pad,
-                 3: 96, 4: max(fm.horizontalAdvance("RTFx"), fm.horizontalAdvance("999.9")) + pad,
+                 3: 96, 4: max(fm.horizontalAdvance("Speed"), fm.horizontalAdvance("999×")) + pad,
                  5: fm.horizontalAdvance("txt · srt · vtt · json  in folder") + pad}
         for col, width in fixed.items():
             h.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
@@ -107,7 +108,9 @@ class QueueTable(QTableWidget):
         if bar is not None:
             bar.setValue(int(round(100 * row.progress)))
             bar.setVisible(row.status not in ("failed", "ignored"))
-        self.item(r, 4).setText(f"{row.rtfx:.1f}" if row.rtfx else "")
+        self.item(r, 4).setText(speed(row.rtfx).removesuffix(" real time"))
+        self.item(r, 4).setToolTip(f"{speed(row.rtfx)}: {row.rtfx:.1f} s of audio per second of work (RTFx)"
+                                   if row.rtfx else "")
         out = " · ".join(p.suffix.lstrip(".") for p in row.outputs)
         if row.outputs:
             out += f"  in {row.outputs[0].parent.name or row.outputs[0].parent}"

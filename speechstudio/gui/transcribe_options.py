@@ -163,10 +163,15 @@ class LanguageOptions(QWidget):
 
 
 def status_with_language(text: str, info) -> str:
-    """``"done · German (de) 0.99"``: the status with the file's language and detection probability."""
-    text = f"{text} · {language_name(info.language)} ({info.language})"
-    if info.language_probability is not None:
-        text += f" {info.language_probability:.2f}"
+    """``"done · German"``, ``"done · German (probably)"``: the status with the file's language and,
+    when detection was not sure (probability < 0.9), how sure it was in words
+    (:func:`~speechstudio.gui.wording.sureness`; the number is in :func:`language_tip`)."""
+    from speechstudio.gui.wording import sureness
+
+    text = f"{text} · {language_name(info.language)}"
+    how = sureness(info.language_probability)
+    if how and how != "sure":
+        text += f" ({how})"
     return text + (" → English" if info.task == "translate" else "")
 
 

@@ -113,15 +113,25 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         top.addWidget(QLabel("Model"))
         self.model_box = ModelPicker("Model", "Installed model name, Hugging Face id, or a model folder")
         top.addWidget(self.model_box, 1)
-        top.addWidget(QLabel("Device"))
+        lay.addLayout(top)
+        # the expert settings (device, number format) one click away (issue 30), collapsed by default
+        from speechstudio.gui.details import Details
+
+        self.details = Details("Details", key="transcribe")
+        expert = QHBoxLayout()
+        expert.setContentsMargins(0, 0, 0, 0)
+        expert.addWidget(QLabel("Device"))
         self.device_box = device_picker("Device")
-        top.addWidget(self.device_box)
-        top.addWidget(QLabel("Precision"))
+        expert.addWidget(self.device_box)
+        expert.addWidget(QLabel("Precision"))
         self.precision_box = QComboBox()
         self.precision_box.addItems(["auto", "fp32", "fp16", "bf16"])
         self.precision_box.setAccessibleName("Precision")
-        top.addWidget(self.precision_box)
-        lay.addLayout(top)
+        self.precision_box.setToolTip("Number format on the GPU: auto picks fp16 on NVIDIA GPUs (faster, half the "
+                                      "memory) and fp32 on the CPU")
+        expert.addWidget(self.precision_box)
+        expert.addStretch(1)
+        self.details.body_layout.addLayout(expert)
 
         row2 = QHBoxLayout()
         row2.addWidget(QLabel("Formats"))
@@ -151,6 +161,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.task_box = self.language_options.task_box
         self.vocabulary = self.language_options.vocabulary
         lay.addWidget(self.language_options)
+        lay.addWidget(self.details)
 
         row3 = QHBoxLayout()
         self.start_btn = QPushButton("Start")

