@@ -26,7 +26,9 @@ Language: add a break", "prosody rate": x-weak 250 ms ... x-strong 1250 ms; x-sl
 Parsing uses the standard library's expat with every DTD refused (no entity expansion, no external
 entities: the safe subset defusedxml enforces). Malformed SSML raises ``SsmlError`` (a
 ``UsageError``) naming ``line L, column C`` (1-based). Text that does not start with ``<speak``
-(``"press <Enter>"``) is plain text unless the caller asks for SSML.
+(``"press <Enter>"``) is plain text unless the caller asks for SSML; a byte-order mark, blank lines,
+an XML declaration, comments and processing instructions may come before ``<speak>`` (a file
+saved by an editor or exported by another tool): it is still SSML (``ssml_verdict``).
 """
 from __future__ import annotations
 
@@ -55,6 +57,7 @@ __all__ = [
     "SsmlError",
     "is_ssml",
     "parse_ssml",
+    "ssml_verdict",
     "speech_parts",
 ]
 
@@ -62,7 +65,12 @@ DEFAULT_SENTENCE_PAUSE_S = 0.25  # = stream.SENTENCE_PAUSE_S
 PARAGRAPH_PAUSE_S = 0.75
 BREAK_STRENGTH_S = {"none": 0.0, "x-weak": 0.25, "weak": 0.5, "medium": 0.75, "strong": 1.0, "x-strong": 1.25}
 RATE_NAMES = {"x-slow": 0.5, "slow": 0.64, "medium": 1.0, "default": 1.0, "fast": 1.55, "x-fast": 2.0}
-_SSML_START = re.compile(r"\s*(?:<\?xml[^>]*\?>\s*)?(?:<!DOCTYPE[^>\[]*(?:\[[^\]]*\])?\s*>\s*)?<speak[\s>/]")
+#: What may come before the root element (XML 1.0 sec. 2.8 "prolog"): white space, the XML
+#: declaration, comments, processing instructions, a DOCTYPE (recognised here, refused when parsed).
+_PROLOG_ITEM = re.compile(r"\s+|<!--.*?-->|<\?.*?\?>|<!DOCTYPE[^>\[]*(?:\[[^\]]*\])?\s*>", re.DOTALL)
+_SPEAK_ROOT = re.compile(r"<speak[\s>/]")
+#: Lines of a text file read ahead, at most, to see whether a long prolog ends in <speak>.
+_MAX_PROLOG_CHARS = 65536
 _MAX_BREAK_S = 60.0
 
 
@@ -85,9 +93,30 @@ class SpeechPart:
     voice: str | None = None
 
 
+def ssml_verdict(text: str) -> bool | None:
+    """Whether ``text`` is SSML: True when its first element is ``<speak>``, after an optional
+    byte-order mark (U+FEFF) and an XML prolog (white space, ``<?xml ...?>``, comments, processing
+    instructions, a DOCTYPE); False when something else comes first; None when ``text`` ends
+    inside the prolog (the start of a file read line by line: read more to decide)."""
+    text = text.lstrip("\ufeff")
+    pos = 0
+    while True:
+        m = _PROLOG_ITEM.match(text, pos)
+        if m is None:
+            break
+        pos = m.end()
+    if _SPEAK_ROOT.match(text, pos):
+        return True
+    tail = text[pos:]
+    if not tail or tail.startswith(("<!--", "<?", "<!DOCTYPE")) or "<speak".startswith(tail) or tail == "<speak":
+        return None
+    return False
+
+
 def is_ssml(text: str) -> bool:
-    """True when ``text`` starts (after blanks and an XML declaration) with ``<speak``."""
-    return bool(_SSML_START.match(text))
+    """True when the first element of ``text`` is ``<speak>`` (``ssml_verdict``): a leading BOM,
+    blank lines, an XML declaration, comments or processing instructions may come before it."""
+    return ssml_verdict(text) is True
 
 
 def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float = DEFAULT_SENTENCE_PAUSE_S,
@@ -101,13 +130,14 @@ def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float
     if not isinstance(text, str):
         lines = iter(text)
         head: list[str] = []
-        first = None
-        for line in lines:  # blank lines, then the first line with text decides
+        verdict = None
+        for line in lines:  # blank lines and the XML prolog, then the first element decides
             head.append(line)
-            if line.strip():
-                first = line
+            seen = "".join(head)
+            verdict = ssml_verdict(seen)
+            if ssml is not None or verdict is not None or len(seen) > _MAX_PROLOG_CHARS:
                 break
-        if ssml or (ssml is None and first is not None and is_ssml(first)):
+        if ssml or (ssml is None and verdict is True):
             text = "".join(itertools.chain(head, lines))
         else:
             yield from _plain_parts(itertools.chain(head, lines), language, pause_s)
@@ -253,15 +283,22 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
     from xml.parsers import expat
 
     shift = 0
+    lines_before = 0
     if not is_ssml(text):
         text, shift = "<speak>" + text + "</speak>", len("<speak>")
+    else:  # expat refuses anything before an XML declaration: drop the BOM and blank lines, keep positions
+        body = text.lstrip("\ufeff \t\r\n")
+        lead = text[: len(text) - len(body)]
+        lines_before = lead.count("\n")
+        shift = -(len(lead) - (lead.rfind("\n") + 1))
+        text = body
     parser = expat.ParserCreate()
     build = _Builder(language, pause_s)
     stack: list[dict] = []
 
     def where() -> str:
         line, col = parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
-        return f"SSML line {line}, column {col - shift if line == 1 else col}"
+        return f"SSML line {line + lines_before}, column {col - shift if line == 1 else col}"
 
     def key() -> tuple[float, str | None]:
         return (stack[-1]["ls"], stack[-1]["voice"]) if stack else (1.0, None)
@@ -349,5 +386,6 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
     except expat.ExpatError as exc:
         line, col = exc.lineno, exc.offset + 1
         col = col - shift if line == 1 else col
-        raise SsmlError(f"SSML line {line}, column {max(col, 1)}: {expat.errors.messages[exc.code]}") from None
+        raise SsmlError(f"SSML line {line + lines_before}, column {max(col, 1)}: "
+                        f"{expat.errors.messages[exc.code]}") from None
     return build.result()

@@ -1,0 +1,266 @@
+"""Encoding float32 mono audio into the files people play: WAV, FLAC, Ogg Vorbis, MP3, Opus, M4A/M4B.
+
+``AudioEncoder(path, sample_rate, tags)`` takes audio block by block (``write``), so a long text
+is encoded as it is synthesized; the format comes from the file name's suffix (``OUTPUT_FORMATS``):
+
+* ``.wav`` (16-bit PCM), ``.flac`` (16-bit), ``.ogg`` (Vorbis), ``.mp3`` (MPEG layer III, LAME):
+  libsndfile through soundfile (tags: soundfile's string fields);
+* ``.opus`` (Opus in Ogg, RFC 7845; 48 kHz, the only rate Opus encodes at full band, so the audio is
+  resampled), ``.m4a`` (AAC-LC in MP4) and ``.m4b`` (AAC-LC in MP4 with the ``M4B `` brand, chapter
+  marks and a cover image): FFmpeg through PyAV. MP4 files get an edit list, so players (and
+  ``stream.duration``) see the exact length; decoders that ignore it add up to 1024 samples of
+  encoder padding at the end (AAC frame size).
+
+Chapters (``Chapter(title, start_s)``) go into both MP4 chapter forms FFmpeg writes: a QuickTime
+chapter text track (Apple Books, VLC) and a Nero ``chpl`` atom (ffprobe, foobar2000, most Android
+players). A cover (JPEG or PNG bytes) becomes the ``covr`` atom (an attached picture).
+
+This module writes to the path it is given; callers wrap it in ``speechstudio.atomic.atomic_path``
+so that no half-written file is ever left at the target name. Errors: ``UsageError`` for an
+unknown suffix, a cover that is not JPEG/PNG, or chapters on a format that cannot hold them.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from speechstudio.errors import UsageError
+
+__all__ = ["OUTPUT_FORMATS", "AudioEncoder", "Chapter", "OutputFormat", "check_output_suffix", "cover_mime",
+           "float_to_pcm16", "read_audio"]
+
+
+@dataclass(frozen=True)
+class OutputFormat:
+    """How one suffix is written: ``backend`` ``"soundfile"`` (``major``/``subtype``: libsndfile
+    format and subtype) or ``"av"`` (``major``: FFmpeg muxer, ``subtype``: encoder, ``rate``: the
+    encoder's sample rate, None = the audio's), ``description`` for messages."""
+
+    backend: str
+    major: str
+    subtype: str
+    description: str
+    rate: int | None = None
+    options: tuple[tuple[str, str], ...] = ()
+
+
+#: Output suffix -> format. Opus: 48 kHz (RFC 6716 sec. 2: internal rate of the full-band codec),
+#: 32 kbit/s mono (the Opus FAQ's "fullband speech" range is 28-40 kbit/s); AAC: 64 kbit/s mono
+#: (FFmpeg's AAC encoding guide: 64 kbit/s for a mono voice at "transparent"-ish quality).
+OUTPUT_FORMATS: dict[str, OutputFormat] = {
+    ".wav": OutputFormat("soundfile", "WAV", "PCM_16", "WAV 16-bit PCM"),
+    ".flac": OutputFormat("soundfile", "FLAC", "PCM_16", "FLAC 16-bit"),
+    ".ogg": OutputFormat("soundfile", "OGG", "VORBIS", "Ogg Vorbis"),
+    ".mp3": OutputFormat("soundfile", "MP3", "MPEG_LAYER_III", "MP3"),
+    ".opus": OutputFormat("av", "ogg", "libopus", "Opus (Ogg)", 48000, (("b", "32000"),)),
+    ".m4a": OutputFormat("av", "mp4", "aac", "AAC (M4A)", None, (("b", "64000"),)),
+    ".m4b": OutputFormat("av", "mp4", "aac", "AAC audiobook (M4B)", None, (("b", "64000"),)),
+}
+_CHAPTER_SUFFIXES = (".m4a", ".m4b")
+#: soundfile's string fields -> FFmpeg metadata keys (MP4 atoms / Vorbis comments).
+_AV_KEYS = {"title": "title", "artist": "artist", "album": "album", "comment": "comment", "date": "date",
+            "genre": "genre", "tracknumber": "track", "copyright": "copyright", "license": "copyright"}
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A chapter mark: ``title`` and ``start_s`` (seconds from the start of the file)."""
+
+    title: str
+    start_s: float
+
+
+def check_output_suffix(path: str | os.PathLike) -> OutputFormat:
+    """The ``OutputFormat`` for ``path``'s suffix; ``UsageError`` naming the file when unsupported."""
+    fmt = OUTPUT_FORMATS.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise UsageError(f"{path}: unsupported output format (use {', '.join(OUTPUT_FORMATS)})")
+    return fmt
+
+
+def cover_mime(data: bytes) -> str:
+    """``"image/jpeg"`` or ``"image/png"`` from the file's magic bytes; ``UsageError`` otherwise
+    (MP4 ``covr`` holds only JPEG, PNG or BMP, ISO/IEC 14496-12 / Apple's QuickTime metadata)."""
+    if data[:3] == b"\xff\xd8\xff":
+        return "image/jpeg"
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "image/png"
+    raise UsageError("cover: not a JPEG or PNG image")
+
+
+def float_to_pcm16(audio: np.ndarray) -> np.ndarray:
+    """``np.ndarray[float32]`` in [-1, 1] -> ``np.ndarray[int16]`` (x 32767, rounded, clipped), the
+    conversion libsndfile uses for 16-bit files, so raw output matches the WAV sample for sample."""
+    return np.round(np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2")
+
+
+class AudioEncoder:
+    """Writes float32 mono blocks to ``path`` in the format of ``suffix`` (default: the path's).
+
+    Args:
+        path: the file to write (a temporary path from ``atomic_path``; its own suffix is ignored
+            when ``suffix`` is given).
+        sample_rate: rate of the blocks given to ``write`` (Hz).
+        tags: soundfile string fields (``title``, ``artist``, ``album``, ``comment``, ``software``,
+            ``tracknumber``, ...); ``software`` is appended to the comment in MP4/Opus files
+            (FFmpeg writes its own ``encoder`` tag there).
+        chapters: chapter marks (M4A/M4B only), in order, the first at 0 s.
+        cover: JPEG or PNG bytes (M4A/M4B only).
+        duration_s: total length, needed to close the last chapter when chapters are given.
+
+    Use as a context manager or call ``close()``; ``samples`` counts what was written.
+    """
+
+    def __init__(self, path: str | os.PathLike, sample_rate: int, tags: dict[str, str] | None = None, *,
+                 suffix: str | None = None, chapters: list[Chapter] | None = None, cover: bytes | None = None,
+                 duration_s: float | None = None):
+        self.path = Path(path)
+        self.suffix = (suffix or self.path.suffix).lower()
+        self.format = check_output_suffix(f"x{self.suffix}")
+        self.sample_rate = int(sample_rate)
+        self.samples = 0
+        tags = dict(tags or {})
+        if (chapters or cover) and self.suffix not in _CHAPTER_SUFFIXES:
+            raise UsageError(f"{self.path.name}: chapters and covers need .m4a or .m4b")
+        if self.format.backend == "soundfile":
+            import soundfile as sf
+
+            unknown = sorted(set(tags) - set(sf._str_types))
+            if unknown:
+                raise UsageError(f"unknown audio metadata field(s) {', '.join(unknown)} "
+                                 f"(use {', '.join(sf._str_types)})")
+            self._sf = sf.SoundFile(str(self.path), "w", samplerate=self.sample_rate, channels=1,
+                                    format=self.format.major, subtype=self.format.subtype)
+            for key, value in tags.items():  # before any audio: libsndfile writes them in the header
+                setattr(self._sf, key, value)
+            self._av = None
+        else:
+            self._sf = None
+            self._open_av(tags, chapters or [], cover, duration_s)
+
+    def _open_av(self, tags: dict[str, str], chapters: list[Chapter], cover: bytes | None,
+                 duration_s: float | None) -> None:
+        import av
+
+        fmt = self.format
+        options = {".m4b": {"brand": "M4B "}, ".m4a": {"brand": "M4A "}}.get(self.suffix, {})
+        self._av = av.open(str(self.path), "w", format=fmt.major, options=options)
+        try:
+            rate = fmt.rate or self.sample_rate
+            self._stream = self._av.add_stream(fmt.subtype, rate=rate, layout="mono", options=dict(fmt.options))
+            meta = {_AV_KEYS[k]: v for k, v in tags.items() if k in _AV_KEYS and v}
+            if tags.get("software"):
+                meta["comment"] = f"{meta['comment']}; {tags['software']}" if meta.get("comment") else tags["software"]
+            if fmt.major == "ogg":
+                self._stream.metadata.update(meta)  # Opus: OpusTags belong to the stream
+            else:
+                self._av.metadata.update(meta)
+            if cover is not None:
+                from PIL import Image  # only for the picture's size, which the MP4 track header records
+                import io
+
+                codec = "mjpeg" if cover_mime(cover) == "image/jpeg" else "png"
+                width, height = Image.open(io.BytesIO(cover)).size
+                pic = self._av.add_mux_stream(codec, width=width, height=height)
+                pic.disposition = av.stream.Disposition.attached_pic
+                packet = av.Packet(cover)
+                packet.stream, packet.pts, packet.dts, packet.time_base = pic, 0, 0, Fraction(1, 90000)
+                self._cover_packet = packet
+            else:
+                self._cover_packet = None
+            if chapters:
+                if duration_s is None:
+                    raise ValueError("duration_s is needed to write chapters")
+                ms = Fraction(1, 1000)
+                starts = [int(round(c.start_s * 1000)) for c in chapters] + [int(round(duration_s * 1000))]
+                self._av.set_chapters([{"id": i + 1, "start": starts[i], "end": max(starts[i + 1], starts[i]),
+                                        "time_base": ms, "metadata": {"title": c.title}}
+                                       for i, c in enumerate(chapters)])
+        except BaseException:
+            self._av.close()
+            raise
+        self._pts = 0
+
+    def write(self, audio: np.ndarray) -> None:
+        """Append ``np.ndarray[float32]`` shape ``(n,)`` at ``sample_rate`` Hz, range [-1, 1]
+        (values outside are clipped)."""
+        audio = np.clip(np.asarray(audio, dtype=np.float32).reshape(-1), -1.0, 1.0)
+        if not len(audio):
+            return
+        if self._sf is not None:
+            self._sf.write(audio)
+        else:
+            import av
+
+            if self._cover_packet is not None:  # the attached picture goes first, once
+                self._av.mux(self._cover_packet)
+                self._cover_packet = None
+            frame = av.AudioFrame.from_ndarray(audio.reshape(1, -1), format="flt", layout="mono")
+            frame.sample_rate = self.sample_rate
+            frame.pts, frame.time_base = self._pts, Fraction(1, self.sample_rate)
+            self._pts += len(audio)
+            self._av.mux(self._stream.encode(frame))
+        self.samples += len(audio)
+
+    @property
+    def duration_s(self) -> float:
+        """Seconds written so far."""
+        return self.samples / self.sample_rate
+
+    def close(self) -> None:
+        """Flush the encoder and close the file (safe to call twice)."""
+        if self._sf is not None:
+            self._sf.close()
+            self._sf = None
+        elif self._av is not None:
+            try:
+                self._av.mux(self._stream.encode(None))
+            finally:
+                self._av.close()
+                self._av = None
+
+    def abort(self) -> None:
+        """Close without caring whether the file is complete (the caller discards it)."""
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - the file is thrown away anyway
+            self._sf = self._av = None
+
+    def __enter__(self) -> AudioEncoder:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
+def read_audio(path: str | os.PathLike) -> tuple[np.ndarray, int]:
+    """Decode a file written by ``AudioEncoder`` (or any libsndfile / FFmpeg format).
+
+    Returns ``(np.ndarray[float32] shape (n_samples,) mono, sample_rate Hz)``: libsndfile for the
+    formats it reads (sample exact), else PyAV (MP4: trimmed to the edit list's length).
+    """
+    import soundfile as sf
+
+    try:
+        audio, rate = sf.read(str(path), dtype="float32", always_2d=True)
+        return audio.mean(axis=1).astype(np.float32), int(rate)
+    except (sf.LibsndfileError, RuntimeError):
+        pass
+    import av
+
+    with av.open(str(path)) as container:
+        stream = container.streams.audio[0]
+        rate = stream.rate
+        to_mono = av.AudioResampler(format="flt", layout="mono", rate=rate)
+        blocks = [out.to_ndarray().reshape(-1) for frame in container.decode(stream) for out in to_mono.resample(frame)]
+        blocks += [out.to_ndarray().reshape(-1) for out in to_mono.resample(None)]
+        exact = int(round(stream.duration * stream.time_base * rate)) if stream.duration else None
+    audio = np.concatenate(blocks).astype(np.float32) if blocks else np.zeros(0, np.float32)
+    return (audio[:exact] if exact else audio), int(rate)

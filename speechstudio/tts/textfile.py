@@ -1,0 +1,133 @@
+"""Reading a user's text file (or standard input) whatever Unicode encoding the editor saved it in.
+
+Windows Notepad's "Unicode" is UTF-16 little-endian with a byte-order mark (BOM), "Unicode big
+endian" UTF-16 BE, "UTF-8 with BOM" UTF-8 behind ``EF BB BF``; other tools write UTF-32. The
+encoding is decided from the first bytes, in this order (the Unicode Standard, sec. 23.8 "Byte
+Order Mark"; UTF-32 LE is tested before UTF-16 LE because its BOM starts with UTF-16 LE's):
+
+====================  ===============  =============
+first bytes           encoding         Python codec
+====================  ===============  =============
+``00 00 FE FF``       UTF-32 BE        utf-32
+``FF FE 00 00``       UTF-32 LE        utf-32
+``EF BB BF``          UTF-8 with BOM   utf-8-sig
+``FE FF``             UTF-16 BE        utf-16
+``FF FE``             UTF-16 LE        utf-16
+no BOM, NUL bytes at  UTF-16 without   utf-16-le /
+odd/even offsets      a BOM            utf-16-be
+anything else         UTF-8            utf-8
+====================  ===============  =============
+
+The BOM is never part of the text. A file that does not decode in the chosen encoding (Latin-1 /
+Windows-1252, a binary file) raises ``TextFileError`` (a ``UsageError``: exit code 2 in the CLI)
+whose one line names the file, the byte offset and what to do; nothing is guessed, since a wrong
+guess reads out garbage.
+"""
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator
+from pathlib import Path
+
+from speechstudio.errors import UsageError
+
+__all__ = ["TextFileError", "decode_text", "detect_encoding", "iter_text_lines", "read_text_file"]
+
+_BOMS = ((codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+         (codecs.BOM_UTF16_BE, "utf-16"), (codecs.BOM_UTF16_LE, "utf-16"))
+_NAMES = {"utf-32": "UTF-32", "utf-8-sig": "UTF-8", "utf-16": "UTF-16", "utf-16-le": "UTF-16 LE",
+          "utf-16-be": "UTF-16 BE", "utf-8": "UTF-8"}
+_CHUNK = 1 << 20
+
+
+class TextFileError(UsageError):
+    """A text file or input that is not Unicode text; the message names it and the reason."""
+
+
+def detect_encoding(head: bytes) -> str:
+    """Python codec name for text starting with ``head`` (the first few KB; table in the module
+    docstring). BOM-less UTF-16 is recognised when at least 40 % of the 2-byte units have a NUL
+    in the same half and none in the other (ASCII-range text in UTF-16; UTF-8 text has no NULs)."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name
+    sample = head[: 4096 - 4096 % 2]
+    pairs = len(sample) // 2
+    if pairs >= 2 and b"\x00" in sample:
+        even = sum(1 for i in range(0, 2 * pairs, 2) if sample[i] == 0)
+        odd = sum(1 for i in range(1, 2 * pairs, 2) if sample[i] == 0)
+        if odd >= 0.4 * pairs and even == 0:
+            return "utf-16-le"
+        if even >= 0.4 * pairs and odd == 0:
+            return "utf-16-be"
+    return "utf-8"
+
+
+def _error(name: str, encoding: str, exc: UnicodeDecodeError, offset: int = 0) -> TextFileError:
+    where = offset + exc.start
+    what = f"byte 0x{exc.object[exc.start]:02X}" if exc.start < len(exc.object) else "the last bytes"
+    return TextFileError(f"{name}: not {_NAMES.get(encoding, encoding)} text ({what} at offset {where}: "
+                         f"{exc.reason}); save it as UTF-8 (or UTF-16 with a BOM) and try again")
+
+
+def decode_text(data: bytes, name: str = "input") -> str:
+    """``data`` as text (encoding from ``detect_encoding``, BOM removed). ``name`` is used in the
+    error (a file name, or ``"standard input"``). Raises ``TextFileError``."""
+    encoding = detect_encoding(data[:4096])
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise _error(name, encoding, exc) from None
+
+
+def _check(path: Path, encoding: str) -> None:
+    """Decode the whole file in 1 MB pieces (memory stays flat) to fail before any work."""
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    offset = 0
+    with open(path, "rb") as fh:
+        while True:
+            block = fh.read(_CHUNK)
+            try:
+                decoder.decode(block, final=not block)
+            except UnicodeDecodeError as exc:
+                raise _error(str(path), encoding, exc, offset) from None
+            if not block:
+                return
+            offset += len(block)
+
+
+def _encoding_of(path: Path) -> str:
+    try:
+        with open(path, "rb") as fh:
+            return detect_encoding(fh.read(4096))
+    except IsADirectoryError:
+        raise TextFileError(f"{path}: is a folder, not a text file") from None
+    except FileNotFoundError:
+        raise TextFileError(f"{path}: text file not found") from None
+    except OSError as exc:
+        raise TextFileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def read_text_file(path: str | Path) -> str:
+    """The whole text of ``path`` (any encoding of the module docstring), ``\\r\\n`` -> ``\\n``.
+    Raises ``TextFileError`` (missing, a folder, unreadable, not Unicode text)."""
+    path = Path(path)
+    encoding = _encoding_of(path)
+    try:
+        return path.read_text(encoding=encoding)
+    except UnicodeDecodeError as exc:
+        raise _error(str(path), encoding, exc) from None
+
+
+def iter_text_lines(path: str | Path) -> Iterator[str]:
+    """Check the whole file decodes (``TextFileError`` at once if not), then return an iterator
+    over its lines (with their ``\\n``), read lazily: a long file is never held in memory."""
+    path = Path(path)
+    encoding = _encoding_of(path)
+    _check(path, encoding)
+
+    def lines() -> Iterator[str]:
+        with open(path, encoding=encoding) as fh:
+            yield from fh
+
+    return lines()
