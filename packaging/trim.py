@@ -48,9 +48,10 @@ EXCLUDE_MODULES = (
     "tensorflow", "jax", "flax", "matplotlib", "IPython", "tkinter", "_tkinter", "pytest", "pytestqt",
     "PySide6.QtQuick", "PySide6.QtQml", "PySide6.QtQuickWidgets", "PySide6.QtDesigner", "PySide6.QtPdf",
     # the `test` extra's libraries, present when the build venv also runs the tests (CI): librosa
-    # pulls numba + llvmlite (180 MB) and scikit-learn. The app never imports librosa; voice
-    # fine-tuning's alignment search uses numba when installed and torch otherwise (finetune/vits/mas.py).
-    "librosa", "numba", "llvmlite", "sklearn",
+    # pulls numba + llvmlite (180 MB). The app never imports librosa (Resemblyzer gets the stand-in in
+    # diarize/librosa_stand_in.py); voice fine-tuning's alignment search uses numba when installed and
+    # torch otherwise (finetune/vits/mas.py). scikit-learn stays: the diarizer clusters with it.
+    "librosa", "numba", "llvmlite",
 )
 
 

@@ -39,21 +39,32 @@ def _pkg_resources_stand_in() -> types.ModuleType:
 
 
 def import_resemblyzer():
-    """``import resemblyzer`` (with the ``pkg_resources`` stand-in only while ``webrtcvad`` imports).
-    Raises ``ModuleNotFoundError`` when Resemblyzer is not installed."""
+    """``import resemblyzer``, with stand-ins only while it imports: ``pkg_resources`` (for
+    ``webrtcvad``; setuptools >= 81 has none) and ``librosa`` when it is not installed (the
+    packaged app: ``librosa_stand_in``). Left in ``sys.modules`` a stand-in would pass for the real
+    package elsewhere (pytest's syspath_prepend imports names from pkg_resources), so both are
+    removed again; Resemblyzer keeps its own reference. Raises ``ModuleNotFoundError`` when
+    Resemblyzer (or another of its dependencies) is not installed."""
+    from speechstudio.diarize import librosa_stand_in
+
+    stand_ins = {"pkg_resources": _pkg_resources_stand_in, "librosa": librosa_stand_in.module}
+    added: list[str] = []
     try:
-        import resemblyzer
-    except ModuleNotFoundError as exc:
-        if exc.name != "pkg_resources":
-            raise
-        # only while webrtcvad imports: left in sys.modules, the stand-in would pass for setuptools'
-        # pkg_resources elsewhere (pytest's syspath_prepend imports names from it)
-        sys.modules["pkg_resources"] = _pkg_resources_stand_in()
-        try:
-            import resemblyzer
-        finally:
-            del sys.modules["pkg_resources"]
-    return resemblyzer
+        for _ in range(len(stand_ins) + 1):
+            try:
+                import resemblyzer
+                return resemblyzer
+            except ModuleNotFoundError as exc:
+                if exc.name not in stand_ins or exc.name in added:
+                    raise
+                for name in [n for n in sys.modules if n == "resemblyzer" or n.startswith("resemblyzer.")]:
+                    del sys.modules[name]
+                sys.modules[exc.name] = stand_ins[exc.name]()
+                added.append(exc.name)
+        raise ModuleNotFoundError("resemblyzer could not be imported", name="resemblyzer")
+    finally:
+        for name in added:
+            sys.modules.pop(name, None)
 
 
 def unavailable_reason() -> str | None:
