@@ -12,10 +12,12 @@ from pathlib import Path
 
 from speechstudio.errors import SpeechStudioError, UsageError
 
-__all__ = ["MAX_TEXT_FILE_BYTES", "register", "speak_command", "voices_command"]
+__all__ = ["MAX_TEXT_FILE_BYTES", "OUTPUT_SUFFIXES", "register", "speak_command", "voices_command"]
 
 #: Text files larger than this are refused (a whole novel should be split into chapters).
 MAX_TEXT_FILE_BYTES = 20 * 1024 * 1024
+#: ``--out`` suffixes (``audio.encode.OUTPUT_FORMATS``; listed here so ``--help`` imports no audio code).
+OUTPUT_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3", ".opus", ".m4a", ".m4b")
 
 
 def register(subparsers) -> None:
@@ -25,13 +27,18 @@ def register(subparsers) -> None:
         description="Synthesize TEXT (or a text file) sentence by sentence and write or play it.",
     )
     src = sp.add_mutually_exclusive_group()
-    src.add_argument("text", nargs="?", help="text to speak")
+    src.add_argument("text", nargs="?", help="text to speak; - reads it from standard input")
     src.add_argument("--file", metavar="TEXT_FILE",
-                     help="UTF-8 text file to speak (a chapter is fine); .md and .epub are read as text "
-                          "(for one file per chapter use speechstudio audiobook)")
+                     help="text file to speak (UTF-8, UTF-8 with BOM, UTF-16 or UTF-32; - for standard input); "
+                          ".md and .epub are read as text (for one file per chapter use speechstudio audiobook)")
     sp.add_argument("--voice", metavar="NAME|HF_ID|DIR|PIPER.onnx",
                     help="voice to use (default: facebook/mms-tts-eng if cached, else the installed Piper voice)")
-    sp.add_argument("--out", metavar="OUT.wav|.flac|.ogg", help="output audio file (written atomically)")
+    sp.add_argument("--out", metavar="OUT." + "|.".join(s.lstrip(".") for s in OUTPUT_SUFFIXES),
+                    help="output audio file, format from the suffix (" + ", ".join(OUTPUT_SUFFIXES) +
+                         "; written atomically)")
+    sp.add_argument("--output-raw", action="store_true",
+                    help="write raw 16-bit mono PCM at the voice's sample rate to standard output, sentence by "
+                         "sentence, for a player (| aplay -r 22050 -f S16_LE -t raw -); messages go to stderr")
     sp.add_argument("--overwrite", action="store_true", help="replace --out if it exists (default: refuse)")
     sp.add_argument("--speaker", metavar="ID|NAME", help="speaker id or name of a multi-speaker voice")
     sp.add_argument("--length-scale", type=float, default=None, metavar="1.0",
@@ -76,12 +83,29 @@ def register(subparsers) -> None:
     book_cli.register(subparsers)
 
 
+def _read_stdin() -> str:
+    """All of standard input as text (any encoding ``textfile`` reads), size-limited."""
+    from speechstudio.tts.textfile import decode_text
+
+    data = sys.stdin.buffer.read(MAX_TEXT_FILE_BYTES + 1)
+    if len(data) > MAX_TEXT_FILE_BYTES:
+        raise UsageError(f"standard input: text too large (over {MAX_TEXT_FILE_BYTES // 1048576} MB); "
+                         f"split it into chapters")
+    return decode_text(data, "standard input")
+
+
 def _read_text_source(args) -> tuple[object, int]:
-    """Return (text or open line iterator, total characters) for ``speak``."""
+    """Return (text or line iterator, total characters) for ``speak``."""
+    from speechstudio.tts.textfile import iter_text_lines
+
     if args.file is None:
         if args.text is None:
-            raise UsageError("give TEXT or --file TEXT_FILE")
-        return args.text, len(args.text)
+            raise UsageError("give TEXT, - (standard input) or --file TEXT_FILE")
+        text = _read_stdin() if args.text == "-" else args.text
+        return text, len(text)
+    if args.file == "-":
+        text = _read_stdin()
+        return text, len(text)
     path = Path(args.file)
     if path.is_dir():
         raise UsageError(f"{path}: is a folder, not a text file")
@@ -97,18 +121,7 @@ def _read_text_source(args) -> tuple[object, int]:
     if size > MAX_TEXT_FILE_BYTES:
         raise UsageError(f"{path}: text file too large ({size // 1048576} MB, limit "
                          f"{MAX_TEXT_FILE_BYTES // 1048576} MB); split it into chapters")
-    try:
-        with open(path, encoding="utf-8-sig") as fh:  # validate encoding up front, cheaply
-            while fh.read(1 << 20):
-                pass
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    return path, size
-
-
-def _lines(path: Path):
-    with open(path, encoding="utf-8-sig") as fh:
-        yield from fh
+    return iter_text_lines(path), size  # the whole file is checked to decode first; then read lazily
 
 
 def _sounddevice():
@@ -153,23 +166,23 @@ class _Player:
 
 
 def speak_command(args) -> int:
-    """Handler of ``speechstudio speak``. Returns 0 on success."""
-    from speechstudio.tts.stream import AUDIO_FORMATS, stream_speech, write_stream
+    """Handler of ``speechstudio speak``. Returns 0 on success.
+
+    ``--output-raw`` puts only audio on standard output (raw s16le mono at the voice's rate);
+    every message then goes to standard error. A player that quits early (broken pipe) ends the
+    synthesis quietly with status 0, as ``head`` would expect."""
+    from speechstudio.tts.output import check_output_path, write_raw, write_speech
+    from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.text import EmptyTextError, has_speakable
     from speechstudio.tts.vits import SynthesisSettings, check_settings, load_voice
     from speechstudio.tts.voices import resolve_voice
 
-    source, total = _read_text_source(args)
-    if args.out is None and not args.play:
-        raise UsageError("give --out OUT.wav|.flac|.ogg and/or --play")
+    raw = getattr(args, "output_raw", False)
+    if args.out is None and not args.play and not raw:
+        raise UsageError("give --out OUT.wav|.mp3|.opus|.m4a|..., --output-raw and/or --play")
     if args.out is not None:
-        out = Path(args.out)
-        if out.suffix.lower() not in AUDIO_FORMATS:
-            raise UsageError(f"{out}: unsupported output format (use {', '.join(AUDIO_FORMATS)})")
-        if not (out.parent if str(out.parent) else Path(".")).is_dir():
-            raise UsageError(f"{out}: output folder {out.parent} does not exist")
-        if out.exists() and not getattr(args, "overwrite", False):
-            raise UsageError(f"{out}: the file exists (use --overwrite to replace it)")
+        check_output_path(args.out, overwrite=getattr(args, "overwrite", False))
+    source, total = _read_text_source(args)
     if isinstance(source, str):
         if not source.strip():
             raise EmptyTextError("text is empty: nothing to synthesize")
@@ -178,21 +191,21 @@ def speak_command(args) -> int:
     settings = SynthesisSettings(speaker=args.speaker, noise_scale=args.noise_scale, noise_w=args.noise_w,
                                  length_scale=args.length_scale, seed=args.seed, pitch=args.pitch)
     check_settings(settings, flags=True)  # before the voice loads: bad numbers fail at once
+    info = sys.stderr if raw else sys.stdout  # with --output-raw, stdout carries audio only
 
     if args.play:
         _Player.check()
     ref = resolve_voice(args.voice)
     voice = load_voice(ref.location, device=args.device, precision=args.precision, name=ref.name)
     clone = f", clone of {voice.clone_of}" if voice.clone_of else ""
-    print(f"voice: {ref.name} ({ref.reason}{clone}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
-    text = _lines(source) if isinstance(source, Path) else source
+    print(f"voice: {ref.name} ({ref.reason}{clone}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}", file=info)
 
     def other_voice(name: str):
         """An SSML <voice name> other than this voice: an installed voice, loaded like --voice."""
         other = resolve_voice(name)
         return load_voice(other.location, device=args.device, precision=args.precision, name=other.name)
 
-    chunks = stream_speech(voice, text, settings, ssml=True if getattr(args, "ssml", False) else None,
+    chunks = stream_speech(voice, source, settings, ssml=True if getattr(args, "ssml", False) else None,
                            voice_loader=other_voice)
 
     from tqdm import tqdm
@@ -201,6 +214,7 @@ def speak_command(args) -> int:
                desc="speak")
     seen_warnings: set[str] = set()
     player = _Player(voice.sample_rate) if args.play else None
+    raw_out = sys.stdout.buffer if raw else None
 
     def on_chunk(chunk) -> None:
         for w in chunk.warnings:
@@ -209,13 +223,20 @@ def speak_command(args) -> int:
                 print(f"warning: {w}", file=sys.stderr)
         if player is not None:
             player.write(chunk.audio)
+        if raw_out is not None and args.out is not None:  # --out and --output-raw together: both
+            write_raw([chunk], raw_out)
         bar.update(min(chunk.chars_done, total) - bar.n)
 
     try:
         if args.out is not None:
-            duration, n = write_stream(chunks, args.out, on_chunk, overwrite=getattr(args, "overwrite", False))
+            duration, n = write_speech(chunks, args.out, on_chunk, overwrite=getattr(args, "overwrite", False))
             bar.close()
-            print(f"wrote {args.out}: {duration:.1f} s of audio, {n} sentence(s); tagged as synthetic speech")
+            print(f"wrote {args.out}: {duration:.1f} s of audio, {n} sentence(s); tagged as synthetic speech", file=info)
+        elif raw_out is not None:
+            duration, n = write_raw(chunks, raw_out, on_chunk)
+            bar.close()
+            print(f"wrote {duration:.1f} s of raw 16-bit mono PCM at {voice.sample_rate} Hz to standard output, "
+                  f"{n} sentence(s)", file=sys.stderr)
         else:
             n = 0
             for chunk in chunks:
@@ -223,11 +244,27 @@ def speak_command(args) -> int:
                 n += 1
             bar.close()
             print(f"played {n} sentence(s)")
+    except BrokenPipeError:
+        chunks.close()
+        _quiet_stdout()
+        print("output pipe closed: synthesis stopped", file=sys.stderr)
     finally:
         bar.close()
         if player is not None:
             player.close()
     return 0
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush is silent
+    (the recipe in Python's ``signal`` documentation, "Note on SIGPIPE")."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (tests)
+        pass
 
 
 def voices_command(args) -> int:

@@ -1,0 +1,92 @@
+"""Where synthesized speech goes: an audio file in any ``audio.encode`` format, or raw PCM to a pipe.
+
+``write_speech`` encodes a ``SpeechChunk`` stream into ``.wav/.flac/.ogg/.mp3/.opus/.m4a/.m4b``
+as the sentences arrive, atomically (``speechstudio.atomic``: temp file in the same folder, fsync,
+rename; on any error no output file is left), tagged as synthetic speech (``stream.speech_tags``).
+``write_raw`` writes the same audio as raw signed 16-bit little-endian mono PCM at the voice's
+sample rate (Piper's ``--output-raw``: ``speechstudio speak ... --output-raw | aplay -r 22050 -f
+S16_LE -t raw -``), one sentence at a time, flushed, so a player starts after the first sentence.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import BinaryIO
+
+from speechstudio.atomic import atomic_path
+from speechstudio.audio.encode import AudioEncoder, check_output_suffix, float_to_pcm16
+from speechstudio.errors import UsageError
+
+__all__ = ["check_output_path", "write_raw", "write_speech"]
+
+
+def check_output_path(path: str | os.PathLike, overwrite: bool = False) -> Path:
+    """Fail before any synthesis when ``path`` cannot be written: ``UsageError`` for an unknown
+    suffix, a missing folder, or an existing file without ``overwrite``."""
+    path = Path(path)
+    check_output_suffix(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"{path}: output folder {folder} does not exist")
+    if path.exists() and not overwrite:
+        raise UsageError(f"{path}: the file exists (use --overwrite to replace it)")
+    return path
+
+
+def write_speech(chunks: Iterable, out_path: str | os.PathLike, on_chunk: Callable | None = None,
+                 tags: dict[str, str] | None = None, *, overwrite: bool = True,
+                 mkdir: bool = False) -> tuple[float, int]:
+    """Encode ``SpeechChunk``s into ``out_path`` (format from its suffix) atomically.
+
+    The first chunk decides the sample rate and the synthetic-speech tags
+    (``speech_tags(chunk.voice, chunk.clone_of)``), updated with ``tags``. ``on_chunk(chunk)`` is
+    called after each chunk is written. Returns ``(seconds of audio, number of chunks)``.
+    Raises ``UsageError`` (format, folder, ``OutputExistsError``), ``EmptyTextError`` when no
+    chunk came, and whatever synthesis raises; in every error case the target is untouched.
+    """
+    from speechstudio.tts.stream import speech_tags
+    from speechstudio.tts.text import EmptyTextError
+
+    out_path = Path(out_path)
+    check_output_suffix(out_path)
+    suffix = out_path.suffix.lower()
+    folder = out_path.parent if str(out_path.parent) else Path(".")
+    if not mkdir and not folder.is_dir():
+        raise UsageError(f"{out_path}: output folder {folder} does not exist")
+    encoder = None
+    n = 0
+    with atomic_path(out_path, overwrite=overwrite, mkdir=mkdir) as tmp:
+        try:
+            for chunk in chunks:
+                if encoder is None:
+                    encoder = AudioEncoder(tmp, chunk.sample_rate,
+                                           {**speech_tags(chunk.voice, chunk.clone_of), **(tags or {})}, suffix=suffix)
+                encoder.write(chunk.audio)
+                n += 1
+                if on_chunk is not None:
+                    on_chunk(chunk)
+            if encoder is None:
+                raise EmptyTextError(f"{out_path.name}: nothing was synthesized")
+            encoder.close()
+        except BaseException:
+            if encoder is not None:
+                encoder.abort()
+            raise
+    return encoder.duration_s, n
+
+
+def write_raw(chunks: Iterable, out: BinaryIO, on_chunk: Callable | None = None) -> tuple[float, int]:
+    """Write ``SpeechChunk``s to ``out`` as raw s16le mono PCM (``audio.encode.float_to_pcm16``),
+    flushing after each sentence. Returns ``(seconds of audio, number of chunks)``; 2 bytes per
+    sample, no header. ``BrokenPipeError`` (the player quit) is left to the caller."""
+    samples, n, rate = 0, 0, 0
+    for chunk in chunks:
+        out.write(float_to_pcm16(chunk.audio).tobytes())
+        out.flush()
+        samples += len(chunk.audio)
+        rate = chunk.sample_rate
+        n += 1
+        if on_chunk is not None:
+            on_chunk(chunk)
+    return (samples / rate if rate else 0.0), n
