@@ -33,12 +33,91 @@ from pathlib import Path
 
 from speechstudio.errors import UsageError
 
-__all__ = ["OutputExistsError", "atomic_path", "atomic_write_bytes", "atomic_write_text", "new_file_mode",
-           "resolve_target"]
+__all__ = ["OutputExistsError", "OutputWriteError", "atomic_path", "atomic_write_bytes", "atomic_write_text",
+           "check_destination", "check_folder_destination", "new_file_mode", "resolve_target", "write_error"]
 
 
 class OutputExistsError(UsageError):
     """The output file exists and replacing it was not asked for (``--overwrite``)."""
+
+
+class OutputWriteError(UsageError):
+    """The output cannot be written (folder missing or not writable, read-only file, disk full):
+    a one-line reason naming the path; the CLI exits with status 2."""
+
+
+def _why(e: Exception) -> str:
+    text = getattr(e, "strerror", None) or str(e)
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _probe(folder: Path) -> None:
+    """Create and remove a temporary file in ``folder``; raises ``OSError`` when it cannot."""
+    fd, name = tempfile.mkstemp(prefix=".speechstudio-write-test-", suffix=".part", dir=folder)
+    os.close(fd)
+    os.unlink(name)
+
+
+def _nearest_existing(path: Path) -> Path:
+    p = path.absolute()
+    while not os.path.lexists(p) and p != p.parent:
+        p = p.parent
+    return p
+
+
+def check_destination(path: str | os.PathLike[str], *, overwrite: bool = True) -> None:
+    """Fail before any work (before a model loads) when the file ``path`` cannot be written.
+
+    Checks that the folder exists and is a folder, that a file can be created in it (a probe
+    file, created and removed: the only test that sees read-only mounts, ACLs and quotas), that
+    ``path`` is not a folder, that an existing file may be replaced (``overwrite``) and is not
+    read-only (not writable by this user, or write-protected for everyone with ``chmod a-w``: then
+    refused even to root, as ``rm`` asks before removing a write-protected file). A disk that
+    fills up can only be seen while writing (:class:`OutputWriteError` from the writer).
+
+    Raises:
+        OutputExistsError: ``overwrite=False`` and ``path`` exists.
+        OutputWriteError: any other reason, one line naming ``path``.
+    """
+    shown = Path(path)
+    target = resolve_target(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        base = _nearest_existing(folder)
+        if os.path.lexists(base) and not base.is_dir():
+            raise OutputWriteError(f"{shown}: cannot write there ({base} is a file, not a folder)")
+        raise OutputWriteError(f"{shown}: output folder {folder} does not exist")
+    if target.is_dir():
+        raise OutputWriteError(f"{shown}: is a folder, not a file")
+    if os.path.lexists(target):
+        if not overwrite:
+            raise _exists_error(shown)
+        if not os.stat(target).st_mode & 0o222 or not os.access(target, os.W_OK):
+            # no write bit for anyone (chmod a-w): protected on purpose, also from root
+            raise OutputWriteError(f"{shown}: the file is read-only (make it writable to replace it)")
+    try:
+        _probe(folder)
+    except OSError as e:
+        raise OutputWriteError(f"{shown}: cannot write in {folder} ({_why(e)})") from None
+
+
+def check_folder_destination(folder: str | os.PathLike[str]) -> None:
+    """Fail before any work when files cannot be written in ``folder`` (created later if missing:
+    then its nearest existing parent must be a writable folder). Raises :class:`OutputWriteError`."""
+    folder = Path(folder)
+    base = _nearest_existing(folder)
+    if not base.is_dir():
+        raise OutputWriteError(f"{folder}: cannot write there ({base} is a file, not a folder)")
+    try:
+        _probe(base)
+    except OSError as e:
+        raise OutputWriteError(f"{folder}: cannot write in {base} ({_why(e)})") from None
+
+
+def write_error(path: str | os.PathLike[str], e: Exception) -> OutputWriteError:
+    """The one-line :class:`OutputWriteError` for an ``OSError`` (or an audio library's write error)
+    raised while writing ``path``."""
+    return OutputWriteError(f"{path}: cannot write ({_why(e)})")
 
 
 def _read_umask() -> int:

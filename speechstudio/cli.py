@@ -307,17 +307,20 @@ def _speakers_text(info) -> str:
 
 
 def _check_output_dir(path: Path) -> None:
-    """Fail before any work if the output folder cannot be created or written."""
-    import tempfile
+    """Fail before any work if the output folder cannot be created or written (the same check as
+    ``speak`` and ``audiobook``: :func:`speechstudio.atomic.check_folder_destination`)."""
+    from speechstudio.atomic import check_folder_destination
 
     if path.exists() and not path.is_dir():
         raise UsageError(f"--output-dir {path}: exists and is not a folder")
     try:
         path.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path, prefix=".speechstudio-write-test-"):
-            pass
     except OSError as e:
         raise UsageError(f"--output-dir {path}: cannot write there ({e.strerror or e})") from None
+    try:
+        check_folder_destination(path)
+    except UsageError as e:
+        raise UsageError(f"--output-dir {e}") from None
 
 
 def _check_options(args, recognizer, language: str | None) -> str | None:

@@ -85,27 +85,39 @@ def write_chunks(chunks: Iterable, path: Path, fmt: str, tags: dict[str, str],
     from speechstudio.tts.stream import speech_tags
     from speechstudio.tts.text import EmptyTextError
 
+    from speechstudio.atomic import write_error
+    from speechstudio.tts.stream import SynthesisOSError, synthesis_errors_apart
+
     major, subtype = BOOK_FORMATS[fmt]
     handle = None
     samples = 0
-    with atomic_path(path) as tmp:
-        try:
-            for chunk in chunks:
+    try:
+        with atomic_path(path) as tmp:
+            try:
+                for chunk in synthesis_errors_apart(chunks):
+                    if handle is None:
+                        handle = sf.SoundFile(str(tmp), "w", samplerate=chunk.sample_rate, channels=1, format=major,
+                                              subtype=subtype)
+                        for key, value in {**speech_tags(chunk.voice, chunk.clone_of), **tags}.items():
+                            setattr(handle, key, value)
+                    handle.write(np.clip(chunk.audio, -1.0, 1.0))
+                    samples += len(chunk.audio)
+                    if on_chunk is not None:
+                        on_chunk(chunk)
                 if handle is None:
-                    handle = sf.SoundFile(str(tmp), "w", samplerate=chunk.sample_rate, channels=1, format=major,
-                                          subtype=subtype)
-                    for key, value in {**speech_tags(chunk.voice, chunk.clone_of), **tags}.items():
-                        setattr(handle, key, value)
-                handle.write(np.clip(chunk.audio, -1.0, 1.0))
-                samples += len(chunk.audio)
-                if on_chunk is not None:
-                    on_chunk(chunk)
-            if handle is None:
-                raise EmptyTextError(f"{path.name}: nothing was synthesized")
-            rate = handle.samplerate
-        finally:
-            if handle is not None:
-                handle.close()
+                    raise EmptyTextError(f"{path.name}: nothing was synthesized")
+                rate = handle.samplerate
+            finally:
+                if handle is not None:
+                    handle.close()
+    except SynthesisOSError as e:
+        raise e.__cause__ from None
+    except (OSError, sf.LibsndfileError) as e:  # disk full, folder gone or read-only: one line, exit 2
+        raise write_error(path, e) from None
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()  # a stopped write: cancel the sentences ahead, wait for those running
     return samples / rate
 
 
@@ -114,7 +126,17 @@ def _digest(*parts: str) -> str:
 
 
 def _write_json(path: Path, data) -> None:
-    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False))
+    _write_text(path, json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _write_text(path: Path, text: str) -> None:
+    """``atomic_write_text``; a failing write is one ``OutputWriteError`` line naming ``path``."""
+    from speechstudio.atomic import write_error
+
+    try:
+        atomic_write_text(path, text)
+    except OSError as e:
+        raise write_error(path, e) from None
 
 
 def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = "flac", settings=None,
@@ -139,7 +161,10 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"{out_dir}: exists and is not a folder (an audiobook is a folder of chapter files)")
     title, chapters = read_document(document)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"{out_dir}: cannot create the folder ({e.strerror or e})") from None
     state_path = out_dir / STATE_FILE
     state = {}
     if state_path.is_file() and not restart:
@@ -199,5 +224,5 @@ def _write_index(out_dir: Path, title: str, chapters: list[Chapter], files: list
         marks.append({"chapter": ch.index + 1, "title": ch.title, "file": f.name, "start_s": round(start, 3),
                       "duration_s": round(d, 3)})
         start += d
-    atomic_write_text(out_dir / "playlist.m3u8", "\n".join(lines) + "\n")
+    _write_text(out_dir / "playlist.m3u8", "\n".join(lines) + "\n")
     _write_json(out_dir / "chapters.json", {"title": title, "chapters": marks})

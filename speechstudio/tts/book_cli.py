@@ -68,6 +68,9 @@ def audiobook_command(args) -> int:
                                  length_scale=args.length_scale, seed=args.seed, pitch=args.pitch)
     check_settings(settings, flags=True)
     title, chapters = read_document(args.book)  # fail on a bad document before the voice loads
+    from speechstudio.atomic import check_folder_destination
+
+    check_folder_destination(args.out)  # and on a folder that cannot be written
     ref = resolve_voice(args.voice)
     voice = load_voice(ref.location, device=args.device, precision=args.precision, name=ref.name)
     print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")

@@ -161,7 +161,11 @@ class OnnxPiperRunner:
         self._has_sid = False
         self._single: OnnxPiperRunner | None = None
         self._single_lock = threading.Lock()
-        self._thread = threading.Thread(target=self._open, name="speechstudio-onnx-open", daemon=True)
+        # Not a daemon: the interpreter waits for it at exit. A daemon thread still inside
+        # onnxruntime's session set-up while Python finalizes is killed by a forced unwind through
+        # C++ code ("terminate called without an active exception", SIGABRT, exit 134): an error
+        # right after a voice was loaded (an unwritable --out) aborted 4 runs in 10 (issue 29, 3).
+        self._thread = threading.Thread(target=self._open, name="speechstudio-onnx-open")
         self._thread.start()
 
     def _open(self) -> None:

@@ -34,7 +34,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from speechstudio.errors import UsageError
-from speechstudio.atomic import atomic_path
+from speechstudio.atomic import atomic_path, write_error
 from speechstudio.tts.ssml import SpeechPart, speech_parts
 from speechstudio.tts.text import EmptyTextError
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
@@ -314,23 +314,50 @@ def write_stream(
         raise UsageError(f"unknown audio metadata field(s) {', '.join(unknown)} (use {', '.join(sf._str_types)})")
     samples, n = 0, 0
     handle = None
-    with atomic_path(out_path, overwrite=overwrite, mkdir=False) as tmp:
-        try:
-            for chunk in chunks:
+    try:
+        with atomic_path(out_path, overwrite=overwrite, mkdir=False) as tmp:
+            try:
+                for chunk in synthesis_errors_apart(chunks):
+                    if handle is None:
+                        handle = sf.SoundFile(tmp, "w", samplerate=chunk.sample_rate, channels=1,
+                                              format=fmt[0], subtype=fmt[1])
+                        for key, value in {**speech_tags(chunk.voice, chunk.clone_of), **(tags or {})}.items():
+                            setattr(handle, key, value)  # before any audio: libsndfile writes them in the header
+                    handle.write(chunk.audio)
+                    samples += len(chunk.audio)
+                    n += 1
+                    if on_chunk is not None:
+                        on_chunk(chunk)
                 if handle is None:
-                    handle = sf.SoundFile(tmp, "w", samplerate=chunk.sample_rate, channels=1,
-                                          format=fmt[0], subtype=fmt[1])
-                    for key, value in {**speech_tags(chunk.voice, chunk.clone_of), **(tags or {})}.items():
-                        setattr(handle, key, value)  # before any audio: libsndfile writes them in the header
-                handle.write(chunk.audio)
-                samples += len(chunk.audio)
-                n += 1
-                if on_chunk is not None:
-                    on_chunk(chunk)
-            if handle is None:
-                raise EmptyTextError("nothing was synthesized")
-            rate = handle.samplerate
-        finally:
-            if handle is not None:
-                handle.close()
+                    raise EmptyTextError("nothing was synthesized")
+                rate = handle.samplerate
+            finally:
+                if handle is not None:
+                    handle.close()
+    except SynthesisOSError as e:
+        raise e.__cause__ from None
+    except (OSError, sf.LibsndfileError) as e:  # disk full, folder gone or read-only: one line, exit 2
+        raise write_error(out_path, e) from None
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()  # a stopped write: cancel the sentences ahead, wait for those running
     return samples / rate, n
+
+
+class SynthesisOSError(Exception):
+    """Carries (as ``__cause__``) an ``OSError`` raised by the chunk source, so a writer does not
+    report it as a write error."""
+
+
+def synthesis_errors_apart(chunks: Iterable[SpeechChunk]) -> Iterator[SpeechChunk]:
+    """Yield ``chunks``; an ``OSError`` raised while synthesizing comes out as ``SynthesisOSError``."""
+    it = iter(chunks)
+    while True:
+        try:
+            chunk = next(it)
+        except StopIteration:
+            return
+        except OSError as e:
+            raise SynthesisOSError(str(e)) from e
+        yield chunk
