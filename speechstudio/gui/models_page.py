@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroup
 
 from speechstudio.asr.family import label as family_label
 from speechstudio.gui.common import WrapLabel, fit_columns
-from speechstudio.gui.model_listing import DOWNLOADABLE_VOICES, PageListing, list_for_page
+from speechstudio.gui.model_listing import DOWNLOADABLE_VOICES, VOICE_NAMES, PageListing, list_for_page
+from speechstudio.gui.wording import plain_error, plain_status
 from speechstudio.worker.jobs import CallJob, DownloadJob
 
 MODEL_COLS = ("Name", "Engine", "Status", "Size", "Languages", "Description")
@@ -71,6 +72,7 @@ class ModelsPage(QWidget):
         self._list_job = None
         self._action_jobs: dict[int, str] = {}
         self.download_job: int | None = None
+        self._downloading = ""  # the id being downloaded (for the result line)
         lay = QVBoxLayout(self)
         split = QSplitter(Qt.Orientation.Vertical)
 
@@ -115,7 +117,9 @@ class ModelsPage(QWidget):
         self.remove_voice_btn.setAccessibleName("Remove selected voice")
         self.voice_id_box = QComboBox()
         self.voice_id_box.setEditable(True)
-        self.voice_id_box.addItems(DOWNLOADABLE_VOICES)
+        for hf_id in DOWNLOADABLE_VOICES:  # plain names; the Hub id is the data (typed ids work too)
+            self.voice_id_box.addItem(VOICE_NAMES.get(hf_id, hf_id), hf_id)
+            self.voice_id_box.setItemData(self.voice_id_box.count() - 1, hf_id, Qt.ItemDataRole.ToolTipRole)
         self.voice_id_box.setAccessibleName("Voice to download")
         self.voice_id_box.setToolTip("A VITS voice on the Hugging Face Hub (facebook/mms-tts-xxx, kakao-enterprise/vits-ljs…)")
         self.voice_id_box.setMinimumContentsLength(18)
@@ -216,13 +220,20 @@ class ModelsPage(QWidget):
                     it.setForeground(QColor("#4ade80") if dark else QColor("#15803d"))
                 self.table.setItem(r, c, it)
         if listing.default_model:
-            self.default_label.setText(f"(default) is {listing.default_model}: {listing.default_reason}.")
+            from speechstudio.gui.wording import automatic_model
+
+            line = f"(default) = {automatic_model(listing.default_model, listing.other_languages)}."
+            if "not downloaded" in listing.default_reason:
+                line += f" A larger English model, {plain_status(listing.default_reason.split()[0])}, can be downloaded."
+            self.default_label.setText(line)
+            self.default_label.setToolTip(f"{listing.default_model}: {listing.default_reason}")
         else:
-            self.default_label.setText(f"No default model: {listing.default_reason}")
-        note = ("" if listing.online else f"Offline: downloads need network ({listing.offline_reason}). Installed "
+            self.default_label.setText(f"No model to transcribe with: {plain_status(listing.default_reason)}")
+        note = ("" if listing.online else "Offline: downloads need a network connection. Installed "
                 "models work; import a model folder or a Piper voice instead.")
         if not self.dl_label.text() or self.dl_label.text() == self._offline_note:  # keep a download's result
             self.dl_label.setText(note)
+            self.dl_label.setToolTip(listing.offline_reason)
         self._offline_note = note
         self.voice_table.setRowCount(0)
         for v in self.voices:
@@ -239,7 +250,7 @@ class ModelsPage(QWidget):
                                  listing.dictation_reason)):
             box = getattr(page, "model_box", None) if page is not None else None
             if box is not None and hasattr(box, "set_default_name") and name:
-                box.set_default_name(name, why)
+                box.set_default_name(name, why, listing.other_languages if page is self.win.transcribe else "")
         if getattr(self.win, "dictate", None) is not None and hasattr(self.win.dictate, "set_models"):
             from speechstudio.asr.family import capabilities
 
@@ -285,7 +296,9 @@ class ModelsPage(QWidget):
             self.download(m.name)
 
     def download_voice_selected(self) -> None:
-        hf_id = self.voice_id_box.currentText().strip()
+        text = self.voice_id_box.currentText().strip()
+        i = self.voice_id_box.findText(text)
+        hf_id = str(self.voice_id_box.itemData(i)) if i >= 0 and self.voice_id_box.itemData(i) else text
         if hf_id:
             self.download(hf_id, kind="voice")
 
@@ -293,9 +306,10 @@ class ModelsPage(QWidget):
         """Download a model (``kind="model"``) or a VITS voice (``kind="voice"``, via
         ``speechstudio voices download``) on the downloads worker; returns the job id."""
         self.download_job = self.downloads.submit(DownloadJob(model_id, kind))
+        self._downloading = model_id
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)  # busy until the first percentage
-        self.dl_label.setText(f"downloading {model_id}…")
+        self.dl_label.setText(plain_status(f"downloading {model_id}…"))
         self._update_buttons()
         return self.download_job
 
@@ -311,14 +325,17 @@ class ModelsPage(QWidget):
         if frac is not None:
             self.progress.setRange(0, 100)
             self.progress.setValue(int(frac * 100))
-        self.dl_label.setText(line)
+        self.dl_label.setText(plain_status(line))
 
     def _on_dl_finished(self, job_id: int, status: str, result) -> None:
         if job_id != self.download_job:
             return
         self.download_job = None
         self.progress.setVisible(False)
-        self.dl_label.setText(str(result) if status != "failed" else f"download failed: {result}")
+        what = plain_status(self._downloading)
+        self.dl_label.setText(plain_status(str(result)) if status != "failed" else
+                              f"Download of {what} failed: {plain_error(str(result))}")
+        self.dl_label.setToolTip(str(result))
         self.status_message.emit(self.dl_label.text())
         self._update_buttons()
         self.refresh()

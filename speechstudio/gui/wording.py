@@ -59,6 +59,15 @@ def speed(rtfx: float | None) -> str:
     return f"{rtfx:.0f}× real time" if rtfx >= 10 else f"{rtfx:.1f}× real time"
 
 
+def automatic_model(english: str, others: str = "") -> str:
+    """What "(default)" really does: ``"Automatic: whisper-tiny.en for English, whisper-base for
+    other languages"`` (the router: English to the English model, others to multilingual Whisper),
+    or ``"Automatic: whisper-tiny.en (English only)"`` when no multilingual model is installed."""
+    if others and others != english:
+        return f"Automatic: {english} for English, {others} for other languages"
+    return f"Automatic: {english}" + ("" if others else " (English only)")
+
+
 def sureness(probability: float | None) -> str:
     """A language-detection probability in words: ``"sure"`` (≥ 0.9), ``"probably"`` (≥ 0.6),
     ``"unsure"`` below; ``""`` when none. Thresholds: Whisper's detector is rarely wrong above 0.9
@@ -102,10 +111,14 @@ def jargon_in(text: str) -> list[str]:
 NOT_DOWNLOADED = "This model is not downloaded yet: download it on the Models page or pick an installed one."
 GPU_MONITOR_OFF = "GPU monitor unavailable"
 OPTIONAL_PART = "This feature needs an optional part that is not installed."
+NO_NETWORK = "no network connection (downloads need the internet; installed models still work)."
 UNEXPECTED = "Something went wrong; the details are in the log (Help ▸ Open log folder)."
 
 #: (pattern in the raw text, plain sentence): the first match wins
 _KNOWN: tuple[tuple[re.Pattern, str], ...] = (
+    (re.compile(r"HF_HUB_OFFLINE|offline mode", re.I),
+     "the app is in offline mode (downloads are switched off; installed models still work)."),
+    (re.compile(r"unreachable|cannot reach|Name or service not known|ConnectionError|timed out", re.I), NO_NETWORK),
     (re.compile(r"LocalEntryNotFound|not cached|is not downloaded|cannot find the requested files in the "
                 r"(?:disk )?cache", re.I), NOT_DOWNLOADED),
     (re.compile(r"NVMLError|NVML", re.I), GPU_MONITOR_OFF),
