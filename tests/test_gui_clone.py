@@ -185,7 +185,8 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
     qtbot.waitUntil(lambda: page.base_step._list_job is None and bool(page.base_step.voices), timeout=30000)
     assert page.base_step.select(tiny_base)
     assert page.sample_rate() == 16000
-    assert "missing for training: discriminator" in page.base_step.about.text()
+    assert "The part that judges the voice during training starts fresh" in page.base_step.about.text()
+    assert "missing for training: discriminator" in page.base_step.about.toolTip()  # the field's words
     assert "license" in page.base_step.about.text()
     page.base_step.name_edit.setText("my-clone")
     assert page.next_btn.isEnabled()
@@ -325,13 +326,17 @@ def test_training_view_shows_curves_samples_and_the_overtraining_warning(win, qt
         tr._on_progress(-1, StepEvent(step, 10, {"mel": 1.0 / step, "kl": 2.0, "dur": 0.5, "gen": 3.0, "disc": 2.5,
                                                  "fm": 1.5, "total_g": 40.0}, 2.0, (10 - step) / 2.0, 2e-4))
     assert tr.progress.value() == 6 and tr.progress.maximum() == 10
-    assert tr.speed.text() == "step 6/10, 2.00 steps/s, 0:02 left, learning rate 2.00e-04"
+    assert tr.speed.text() == "step 6 of 10, 0:02 left"  # plain words on the page (issue 30)
+    assert tr.speed.toolTip() == "2.00 steps/s, learning rate 2.00e-04"  # the expert figures one hover away
     warn = ("validation mel loss rose 3 evaluations in a row (0.5000 -> 0.8000): the voice may be over-training "
             "on your clips; the best checkpoint (step 2) is kept")
     for step, val, text in ((2, 0.5, ""), (3, 0.6, ""), (4, 0.7, ""), (5, 0.8, warn)):
         tr._on_progress(-1, EvalEvent(step, val, step == 2, text))
     assert not tr.warning.isHidden()
-    assert tr.warning.text() == "⚠ V" + warn[1:] + ". You can stop now: the next step uses the best checkpoint."
+    assert tr.warning.text() == ("⚠ The voice stopped improving: it got further from your recordings 3 checks in a "
+                                 "row. The best version so far (step 2) is kept. You can stop now: the next step "
+                                 "uses the best version.")
+    assert tr.warning.toolTip() == warn
     assert tr.best_step == 2
     wav = tmp_path / "step_5_fox.wav"
     sf.write(str(wav), np.zeros(1600, np.float32), 16000)

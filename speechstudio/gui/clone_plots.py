@@ -80,10 +80,10 @@ class LossCurves(QWidget):
 
     def _make_plots(self, pg) -> None:
         """Make ``_plot`` (left) and ``_val_plot`` (right) and add them to the layout."""
-        self._plot = pg.PlotWidget(title="training losses")
+        self._plot = pg.PlotWidget(title="how training is going (lower is better)")
         self._plot.setAccessibleName("Training loss curves")
         self._plot.addLegend(offset=(-10, 10))
-        self._val_plot = pg.PlotWidget(title="validation mel loss")
+        self._val_plot = pg.PlotWidget(title="match with recordings it did not learn from (lower is better)")
         self._val_plot.setAccessibleName("Validation loss curve")
         self._lay.addWidget(self._plot, 2)
         self._lay.addWidget(self._val_plot, 1)
@@ -92,8 +92,10 @@ class LossCurves(QWidget):
         """The plot item of curve ``key`` (made on its first value)."""
         val = key == VAL_KEY
         pen = pg.mkPen(CURVE_COLORS.get(key, "#6b7280"), width=2 if val else 1.5)
-        return (self._val_plot if val else self._plot).plot([], [], pen=pen, name=key, symbol="o" if val else None,
-                                                            symbolSize=5)
+        from speechstudio.gui.wording import LOSS_NAMES
+
+        return (self._val_plot if val else self._plot).plot([], [], pen=pen, name=LOSS_NAMES.get(key, key),
+                                                            symbol="o" if val else None, symbolSize=5)
 
     def draw(self) -> None:
         """Draw what changed since the last draw (the plots are made on the first one)."""

@@ -55,6 +55,8 @@ class TrainStep(TrainingStep):
         self.preset_box.setCurrentText("standard")
         self.preset_box.currentTextChanged.connect(self._preset_changed)
         form.addRow("&Preset", self.preset_box)
+        self.preset_note = note_label("What the preset gives")  # time and quality, in words (issue 30)
+        form.addRow("", self.preset_note)
         # 0 = the preset's value (shown as "preset"), which depends on the device
         self.steps_spin = QSpinBox()
         self.steps_spin.setAccessibleName("Training steps")
@@ -74,7 +76,15 @@ class TrainStep(TrainingStep):
         self.device_box.currentTextChanged.connect(lambda _t: self.refresh_estimate())
         row.addWidget(self.device_box)
         row.addStretch(1)
-        form.addRow("Steps", row)
+        # steps, batch size and device: one click away (the preset chooses them)
+        from speechstudio.gui.details import Details
+
+        self.details = Details("Details", key="clone_train")
+        inner = QFormLayout()
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addRow("Steps", row)
+        self.details.body_layout.addLayout(inner)
+        form.addRow("", self.details)
         self.steps_spin.editingFinished.connect(self.refresh_estimate)
         self.batch_spin.editingFinished.connect(self.refresh_estimate)
         self.prosody_check = QCheckBox("Also learn timing and intonation (30+ minutes of speech, long runs)")
@@ -113,6 +123,9 @@ class TrainStep(TrainingStep):
 
     # ------------------------------------------------------------------ preset / estimate
     def _preset_changed(self, name: str) -> None:
+        from speechstudio.gui.wording import PRESET_LINES
+
+        self.preset_note.setText(PRESET_LINES.get(name, ""))
         self.steps_spin.setValue(0)
         self.batch_spin.setValue(0)
         self.refresh_estimate()
@@ -195,8 +208,8 @@ class TrainStep(TrainingStep):
             self.curves.add_losses(ev.step, ev.losses)
             eta = fmt_duration(ev.eta_s) if ev.eta_s is not None else "?"
             lr = getattr(ev, "lr", None)
-            self.speed.setText(f"step {ev.step}/{ev.total_steps}, {ev.steps_per_s:.2f} steps/s, {eta} left"
-                               + (f", learning rate {lr:.2e}" if lr else ""))
+            self.speed.setText(f"step {ev.step} of {ev.total_steps}, {eta} left")
+            self.speed.setToolTip(f"{ev.steps_per_s:.2f} steps/s" + (f", learning rate {lr:.2e}" if lr else ""))
             self._say_training()
         elif kind == "EvalEvent":
             self.curves.add(VAL_KEY, ev.step, ev.val_mel_loss)
@@ -225,10 +238,15 @@ class TrainStep(TrainingStep):
         if not text:
             self.warning.setVisible(False)
             return
-        self.warning.setText("⚠ " + text[0].upper() + text[1:] + ". You can stop now: the next step uses the best "
-                             "checkpoint.")
+        import re
+
+        m = re.search(r"rose (\d+) evaluations.*\(step (\d+)\)", text)
+        plain = (f"The voice stopped improving: it got further from your recordings {m.group(1)} checks in a row. "
+                 f"The best version so far (step {m.group(2)}) is kept" if m else text[0].upper() + text[1:])
+        self.warning.setText("⚠ " + plain + ". You can stop now: the next step uses the best version.")
+        self.warning.setToolTip(text)
         self.warning.setVisible(True)
-        self.wiz.status_message.emit(text)
+        self.wiz.status_message.emit(plain)
 
     def _play(self, path: Path) -> None:
         import soundfile as sf
