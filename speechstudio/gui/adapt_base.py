@@ -30,6 +30,17 @@ def _shown_error(message: str) -> str:
     return str(message).removeprefix("--base ")
 
 
+
+def plain_summary(info) -> str:
+    """Step 1's line about a base model in plain words (issue 30); ``info``: a
+    :class:`~speechstudio.worker.adapt_jobs.CTCBaseInfo` (its ``summary()`` goes in the tooltip)."""
+    size = (f"{info.n_params / 1e6:.0f} million parameters" if info.n_params >= 1e6 else
+            f"{info.n_params:,} parameters") if info.n_params else "size unknown"
+    alphabet = (f"It keeps its alphabet of {info.vocab_size} characters ({info.casing} case)." if info.has_vocab else
+                "It has no alphabet yet: one is built from your texts.")
+    return f"{info.family} speech recogniser ({'about ' if not info.params_exact and info.n_params else ''}{size}, " \
+           f"{info.sample_rate // 1000 if info.sample_rate % 1000 == 0 else info.sample_rate / 1000:g} kHz). {alphabet}"
+
 class BaseModelStep(BaseStepFrame):
     NOUN = "model"
     LIST_DESCRIPTION = "list CTC models"
@@ -80,7 +91,8 @@ class BaseModelStep(BaseStepFrame):
         if status == "done" and result.spec == spec:
             self.wiz.base_info, self.error, self._described = result, "", spec
             tint(self.about, None, bold=False)
-            self.about.setText(result.summary())
+            self.about.setText(plain_summary(result))
+            self.about.setToolTip(result.summary())  # the field's words (CTC head, model type)
         elif status == "failed":
             self.wiz.base_info, self.error, self._described = None, _shown_error(result), spec
             tint(self.about, ERROR_COLOR, bold=True)
@@ -102,8 +114,10 @@ class BaseModelStep(BaseStepFrame):
         self._show_runs(runs)
         if not self.model_box.count():
             tint(self.about, None, bold=False)
-            self.about.setText("No CTC recogniser installed: choose a model folder (Folder…), or install or import "
-                               "one on the Models page (e.g. facebook/wav2vec2-base-960h).")
+            self.about.setText("No model that can learn your voice is installed: choose a model folder (Folder…), or "
+                               "download or import a Wav2Vec2 model on the Models page (e.g. wav2vec2-base-960h).")
+            self.about.setToolTip("Base models are CTC recognisers (Wav2Vec2, HuBERT, WavLM ...), e.g. "
+                                  "facebook/wav2vec2-base-960h")
         self._model_changed(self.model_box.currentIndex())
 
     # ------------------------------------------------------------------ choosing

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QL
 
 from speechstudio.worker.worker import Status
 from speechstudio.gui.adapt_plots import CER_KEY, LOSS_KEY, WER_KEY, CTCCurves
-from speechstudio.gui.common import ERROR_COLOR, OK_COLOR, device_picker, fmt_duration, tint
+from speechstudio.gui.common import ERROR_COLOR, OK_COLOR, WARNING_COLOR, device_picker, fmt_duration, tint
 from speechstudio.gui.wizard_common import TrainingStep, buddy_label, note_label
 
 LEARNING_RATES = ("1e-4", "3e-4", "5e-5", "1e-3")  # 1e-4: CTCConfig's default (its docstring gives the sources)
@@ -47,6 +47,7 @@ class TrainStep(TrainingStep):
         from speechstudio.finetune.ctc.events import CTCConfig
 
         self.sanity = None
+        self.verdict = None  # sanity_words.Verdict of the quick check
         self.base_eval = None
         self.last_eval = None
         #: the trainer's lines (``InfoEvent``) and the job's status lines of the current run
@@ -59,11 +60,19 @@ class TrainStep(TrainingStep):
         d = self._defaults
         lay = QVBoxLayout(self)
         form = QFormLayout()
-        self.epochs_spin = _spin("Epochs", 1, 10_000, d.epochs)
+        self.epochs_spin = _spin("Passes over your recordings", 1, 10_000, d.epochs)
+        self.epochs_spin.setToolTip("Epochs: how many times training goes through all your recordings")
+        form.addRow(buddy_label("&Passes over your recordings", self.epochs_spin), self._row(self.epochs_spin))
+        # the trainer's own settings, one click away (issue 30); the field's words stay there
+        from speechstudio.gui.details import Details
+
+        self.details = Details("Details", key="adapt_train")
+        expert = QFormLayout()
+        expert.setContentsMargins(0, 0, 0, 0)
+        self.details.body_layout.addLayout(expert)
         self.steps_spin = _spin("Maximum steps", 0, 10_000_000, 0, "by epochs")
         self.steps_spin.setToolTip("Optimizer steps; when set it overrides the epochs")
-        form.addRow(buddy_label("&Epochs", self.epochs_spin),
-                    self._row(self.epochs_spin, QLabel("or max steps"), self.steps_spin))
+        expert.addRow("Max steps", self._row(self.steps_spin))
         self.lr_box = QComboBox()
         self.lr_box.setEditable(True)
         self.lr_box.addItems(LEARNING_RATES)
@@ -72,9 +81,9 @@ class TrainStep(TrainingStep):
         self.batch_spin = _spin("Batch size", 1, 512, d.batch_size)
         self.accum_spin = _spin("Gradient accumulation", 1, 256, d.grad_accum)
         self.accum_spin.setToolTip("Micro-batches per optimizer step (a larger effective batch in the same memory)")
-        form.addRow(buddy_label("&Learning rate", self.lr_box),
-                    self._row(self.lr_box, QLabel("batch size"), self.batch_spin, QLabel("gradient accumulation"),
-                              self.accum_spin))
+        expert.addRow(buddy_label("&Learning rate", self.lr_box),
+                      self._row(self.lr_box, QLabel("batch size"), self.batch_spin, QLabel("gradient accumulation"),
+                                self.accum_spin))
         self.device_box = device_picker("Training device")
         self.precision_box = QComboBox()
         self.precision_box.addItems(["auto", "fp32", "fp16", "bf16"])
@@ -82,25 +91,26 @@ class TrainStep(TrainingStep):
         self.precision_box.setToolTip("auto: BF16 (or FP16) on a GPU, FP32 on the CPU")
         self.eval_spin = _spin("Evaluate every", 0, 100_000, 0, "each epoch")
         self.eval_spin.setToolTip("Optimizer steps between WER / CER evaluations")
-        form.addRow(buddy_label("&Device", self.device_box),
-                    self._row(self.device_box, QLabel("precision"), self.precision_box, QLabel("evaluate every"),
-                              self.eval_spin, QLabel("steps")))
+        expert.addRow(buddy_label("&Device", self.device_box),
+                      self._row(self.device_box, QLabel("precision"), self.precision_box, QLabel("evaluate every"),
+                                self.eval_spin, QLabel("steps")))
         self.vocab_box = QComboBox()
-        self.vocab_box.setAccessibleName("Vocabulary")
+        self.vocab_box.setAccessibleName("Alphabet")
         self.vocab_box.addItem("the base model's (when it has one)", "auto")
-        self.vocab_box.addItem("new, from my texts (new CTC head)", "data")
-        self.vocab_box.setToolTip("Keeping the base's vocabulary keeps what it learnt; a new one is needed when your "
-                                  "texts use characters it lacks (accents, digits kept as digits...)")
+        self.vocab_box.addItem("new, from my texts", "data")
+        self.vocab_box.setToolTip("Keeping the base's alphabet keeps what it learnt; a new one (a new CTC head) is "
+                                  "needed when your texts use characters it lacks (accents, digits kept as digits...)")
         self.drop_check = QCheckBox("Leave out clips with characters outside it")
-        self.drop_check.setAccessibleName("Leave out clips with characters outside the vocabulary")
+        self.drop_check.setAccessibleName("Leave out clips with characters outside the alphabet")
         self.drop_check.setToolTip("Otherwise training stops before it starts and lists those characters and clips")
-        form.addRow(buddy_label("Vocab&ulary", self.vocab_box), self._row(self.vocab_box, self.drop_check))
+        form.addRow(buddy_label("&Alphabet", self.vocab_box), self._row(self.vocab_box, self.drop_check))
         self.freeze_check = QCheckBox("Freeze the feature encoder (as in wav2vec 2.0)")
         self.freeze_check.setAccessibleName("Freeze the feature encoder")
         self.freeze_check.setChecked(d.freeze_feature_encoder)
         self.ckpt_check = QCheckBox("Gradient checkpointing (less GPU memory, slower)")
         self.ckpt_check.setAccessibleName("Gradient checkpointing")
-        form.addRow("", self._row(self.freeze_check, self.ckpt_check))
+        expert.addRow("", self._row(self.freeze_check, self.ckpt_check))
+        form.addRow("", self.details)
         self.plan = note_label("Training plan")
         form.addRow("Plan", self.plan)
         lay.addLayout(form)
@@ -173,9 +183,10 @@ class TrainStep(TrainingStep):
         bs, accum = self.batch_spin.value(), self.accum_spin.value()
         spe = steps_per_epoch(len(train), bs, accum)
         total = self.steps_spin.value() or self.epochs_spin.value() * spe
-        text = (f"{len(train)} training clips, {len(val)} held out for WER / CER; {spe} step{'s' if spe != 1 else ''} "
-                f"per epoch of {bs} clip{'s' if bs != 1 else ''}" + (f" x {accum}" if accum > 1 else "")
-                + f": {total} steps")
+        text = (f"{len(train)} recordings to learn from, {len(val)} held back to check progress; {total} training "
+                f"steps ({spe} per pass over your recordings)")
+        self.plan.setToolTip(f"{spe} step{'s' if spe != 1 else ''} per epoch of {bs} clip{'s' if bs != 1 else ''}"
+                             + (f" x {accum}" if accum > 1 else "") + f"; WER / CER on the {len(val)} held out")
         if len(train) < bs:
             text += f" — fewer training clips than one batch: lower the batch size to {max(1, len(train))}"
         self.plan.setText(text)
@@ -227,17 +238,20 @@ class TrainStep(TrainingStep):
             if self.job is None or not (self.job.paused or self.job.stopping):  # keep "paused" / "stopping" shown
                 self._say(text)
         elif kind == "SanityEvent":
+            from speechstudio.gui.sanity_words import judge
+
             self.sanity = ev
-            head = "Sanity check passed" if ev.ok else "Sanity check FAILED"
-            tint(self.sanity_label, OK_COLOR if ev.ok else ERROR_COLOR, bold=not ev.ok)
-            self.sanity_label.setText(f"{head} ({ev.train_clips} training, {ev.val_clips} held-out clips):\n"
-                                      + "\n".join(f"• {m}" for m in ev.messages))
+            self.verdict = judge(ev)  # green only when the sample reads right (issue 30)
+            color = {"ok": OK_COLOR, "warning": WARNING_COLOR}.get(self.verdict.level, ERROR_COLOR)
+            tint(self.sanity_label, color, bold=self.verdict.level != "ok")
+            self.sanity_label.setText(self.verdict.headline)
+            self.sanity_label.setToolTip(self.verdict.details)
         elif kind == "StepEvent":
             self._show_step(ev.step, ev.total)
             self.curves.add(LOSS_KEY, ev.step, ev.loss)
             eta = fmt_duration(ev.eta_s) if math.isfinite(ev.eta_s) else "?"
-            self.speed.setText(f"step {ev.step}/{ev.total}, loss {ev.loss:.3f}, {ev.steps_per_s:.2f} steps/s, "
-                               f"{eta} left, learning rate {ev.lr:.2e}")
+            self.speed.setText(f"step {ev.step} of {ev.total}, {eta} left")
+            self.speed.setToolTip(f"loss {ev.loss:.3f}, {ev.steps_per_s:.2f} steps/s, learning rate {ev.lr:.2e}")
             self._say_training()
         elif kind == "EvalEvent":
             self._on_eval(ev)
