@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--raw-format", metavar="RATE[:CH[:FMT]]",
                    help="layout of headerless .raw/.pcm inputs, e.g. 16000:1:s16le (the default)")
     t.add_argument("--no-download", action="store_true", help="never touch the network")
-    t.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    t.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no model line or tips")
     t.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     t.set_defaults(func=cmd_transcribe)
 
@@ -190,7 +190,7 @@ def cmd_transcribe(args) -> int:
                                           chunk_s=args.chunk_s, stride_s=args.stride_s,
                                           allow_download=not args.no_download, progress=not args.quiet,
                                           vocabulary="off" if getattr(args, "no_vocabulary", False) else "auto")
-        print(message, file=sys.stderr)
+        _print_model_line(message, quiet=args.quiet)
         language = _check_options(args, recognizer, language)
 
     total_s = _probe_total(pending)
@@ -250,6 +250,20 @@ def cmd_transcribe(args) -> int:
     return EXIT_FAILED if summary.failed else EXIT_OK
 
 
+def _print_model_line(message: str, *, quiet: bool) -> None:
+    """Which model runs (one line on stderr); advice such as how to get a larger model on a
+    second line at most once a day (:mod:`speechstudio.notices`); nothing at all with ``-q``."""
+    from speechstudio.notices import due_today, split_advice
+
+    if quiet:
+        return
+    line, advice = split_advice(message)
+    print(line, file=sys.stderr)
+    due = [a for a in advice if due_today(a)]
+    if due:
+        print(f"tip: {'; '.join(due)}", file=sys.stderr)
+
+
 _BAR_KNOWN = "{l_bar}{bar}| {n:.0f}/{total:.0f} s audio [{elapsed}<{remaining}] {postfix}"
 _BAR_UNKNOWN = "{desc}{n:.0f} s audio [{elapsed}] {postfix}"
 
@@ -258,8 +272,11 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
     """A tqdm bar counting seconds of audio on stderr. ``total`` may be ``None`` (no pending input
     has a known duration: a finished folder rerun, unreadable files, a pipe): the bar then shows
     the count without a total, and it switches format whenever the total is unknown or exceeded,
-    so drawing never fails. When stderr is not a terminal (cron, ``2>log``) it redraws at most
-    every 30 s, so a log gets a few lines, not thousands."""
+    so drawing never fails. When stderr is not a terminal (cron, ``2>log``) it writes a plain line
+    (no ``\r``: :func:`speechstudio.progress.progress_file`) at most every 30 s, so a log gets a
+    few readable lines, not thousands."""
+    from speechstudio.progress import LOG_INTERVAL_S, is_terminal, progress_file
+
     class AudioBar(tqdm):
         @property
         def format_dict(self):
@@ -269,9 +286,9 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
                 d["bar_format"] = _BAR_UNKNOWN
             return d
 
-    tty = bool(getattr(sys.stderr, "isatty", lambda: False)())
-    return AudioBar(total=total, unit="s audio", disable=quiet, dynamic_ncols=tty, file=sys.stderr,
-                    mininterval=0.1 if tty else 30.0, bar_format=_BAR_KNOWN)
+    tty = is_terminal(sys.stderr)
+    return AudioBar(total=total, unit="s audio", disable=quiet, dynamic_ncols=tty, file=progress_file(sys.stderr),
+                    mininterval=0.1 if tty else LOG_INTERVAL_S, bar_format=_BAR_KNOWN)
 
 
 def _check_window(args) -> None:

@@ -299,6 +299,8 @@ def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
 
     from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
 
+    from speechstudio.progress import hub_tqdm_class
+
     was_disabled = are_progress_bars_disabled()
     if not progress and not was_disabled:
         disable_progress_bars()
@@ -308,6 +310,7 @@ def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
             cache_dir=str(hf_cache_dir()),
             allow_patterns=allow,
             etag_timeout=t,
+            tqdm_class=hub_tqdm_class(),  # plain lines, not \r redraws, into a log
         )
     except Exception as exc:  # noqa: BLE001 - mapped to a user error
         error = _map_hub_error(repo_id, exc)

@@ -1,0 +1,66 @@
+"""Advice the CLI gives at most once a day ("`speechstudio models download X` adds a larger
+English model"), kept apart from the line that says which model runs.
+
+A message from the model loader mixes facts (which model, on which device) with advice (a
+backquoted command that gets something better). :func:`split_advice` takes the advice out;
+:func:`due_today` says whether a piece of advice was already given today, remembered per piece
+in ``<data dir>/notices.json`` (``{"advice text": "YYYY-MM-DD"}``; the data dir is
+``SPEECHSTUDIO_HOME``, which tests point at a temporary folder).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from pathlib import Path
+
+__all__ = ["STATE_FILE", "due_today", "split_advice"]
+
+STATE_FILE = "notices.json"
+
+# A clause ("; ..." or a parenthesis' content) holding a backquoted command.
+_ADVICE = re.compile(r"(?:; )?[^;()`]*`[^`]+`[^;()]*")
+
+
+def split_advice(message: str) -> tuple[str, list[str]]:
+    """``(message without advice, advice clauses)``.
+
+    ``"English -> whisper-tiny.en (the installed whisper-tiny.en; `speechstudio models download
+    facebook/wav2vec2-base-960h` adds a larger English model); on cpu (int8)"`` gives
+    ``("English -> whisper-tiny.en (the installed whisper-tiny.en); on cpu (int8)",
+    ["`speechstudio models download facebook/wav2vec2-base-960h` adds a larger English model"])``.
+    """
+    advice = [m.group(0).removeprefix("; ").strip() for m in _ADVICE.finditer(message)]
+    rest = _ADVICE.sub("", message)
+    rest = re.sub(r"\s*\(\s*\)", "", rest)
+    return re.sub(r"\s{2,}", " ", rest).strip(), [a for a in advice if a]
+
+
+def _state_path() -> Path:
+    from speechstudio.hub.paths import data_dir
+
+    return data_dir() / STATE_FILE
+
+
+def due_today(advice: str, today: _dt.date | None = None) -> bool:
+    """True (and remembered) when ``advice`` was not given yet on ``today`` (default: the local
+    date); False when it was. A state file that cannot be read counts as empty; one that cannot
+    be written means the advice is given again next time (never an error)."""
+    from speechstudio.atomic import atomic_write_text
+
+    day = (today or _dt.date.today()).isoformat()
+    path = _state_path()
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+        state = state if isinstance(state, dict) else {}
+    except (OSError, ValueError):
+        state = {}
+    if state.get(advice) == day:
+        return False
+    state = {k: v for k, v in state.items() if v == day}  # older days: forgotten
+    state[advice] = day
+    try:
+        atomic_write_text(path, json.dumps(state, indent=1, ensure_ascii=False))
+    except OSError:
+        pass
+    return True

@@ -1,0 +1,74 @@
+"""Progress bars that suit where they are written: redrawn in place on a terminal, plain lines in a log.
+
+tqdm redraws a bar by writing ``\\r`` and the new state; into a file (``2>log``, cron, a CI log)
+that leaves one long line full of carriage returns. Off a terminal the bars here write each state
+as its own line (no ``\\r``, no padding, no repeated line), at most every ``LOG_INTERVAL_S``.
+"""
+from __future__ import annotations
+
+import sys
+from typing import IO
+
+__all__ = ["LOG_INTERVAL_S", "PlainLines", "hub_tqdm_class", "is_terminal", "progress_file"]
+
+#: Seconds between two progress lines written to a file (a long run logs a few lines, not thousands).
+LOG_INTERVAL_S = 30.0
+
+
+def is_terminal(stream: IO | None) -> bool:
+    """True when ``stream`` is an interactive terminal (``isatty()``; False when it cannot say)."""
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError, OSError):  # a closed or file-like stream without isatty
+        return False
+
+
+class PlainLines:
+    """A text stream wrapper that turns tqdm's in-place redraws into plain lines.
+
+    Every ``\\r`` becomes a line end, trailing padding is dropped, empty lines and a line equal to
+    the one before are not written. ``isatty()`` is False, so tqdm does not try to move the cursor.
+    """
+
+    def __init__(self, stream: IO):
+        self.stream = stream
+        self._last: str | None = None
+
+    def write(self, text: str) -> int:
+        for line in text.replace("\r", "\n").split("\n"):
+            line = line.rstrip()
+            if line and line != self._last:
+                self.stream.write(line + "\n")
+                self._last = line
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
+def progress_file(stream: IO | None = None) -> IO:
+    """Where a tqdm bar should write: ``stream`` (default ``sys.stderr``) itself on a terminal,
+    else a :class:`PlainLines` wrapper of it."""
+    stream = sys.stderr if stream is None else stream
+    return stream if is_terminal(stream) else PlainLines(stream)
+
+
+def hub_tqdm_class():
+    """A ``tqdm_class`` for ``huggingface_hub.snapshot_download``: its own bar class (so
+    ``disable_progress_bars`` still works), writing plain lines every ``LOG_INTERVAL_S`` when the
+    bar's stream is not a terminal."""
+    from huggingface_hub.utils import tqdm as hf_tqdm
+
+    class HubProgress(hf_tqdm):
+        def __init__(self, *args, **kwargs):
+            stream = kwargs.get("file") or sys.stderr
+            if not is_terminal(stream):
+                kwargs["file"] = PlainLines(stream)
+                kwargs["mininterval"] = max(float(kwargs.get("mininterval") or 0.0), LOG_INTERVAL_S)
+                kwargs["dynamic_ncols"] = False
+            super().__init__(*args, **kwargs)
+
+    return HubProgress

