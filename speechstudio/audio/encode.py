@@ -31,7 +31,7 @@ import numpy as np
 from speechstudio.errors import UsageError
 
 __all__ = ["OUTPUT_FORMATS", "AudioEncoder", "Chapter", "OutputFormat", "check_output_suffix", "cover_mime",
-           "float_to_pcm16", "read_audio"]
+           "encoder_errors", "float_to_pcm16", "read_audio"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,21 @@ def cover_mime(data: bytes) -> str:
     if data[:8] == b"\x89PNG\r\n\x1a\n":
         return "image/png"
     raise UsageError("cover: not a JPEG or PNG image")
+
+
+def encoder_errors() -> tuple[type[BaseException], ...]:
+    """What writing a file can raise besides bugs: ``OSError`` (disk full, folder gone), libsndfile's
+    and FFmpeg's (PyAV) write errors; for ``except`` clauses that turn them into one line."""
+    import soundfile as sf
+
+    errors: tuple[type[BaseException], ...] = (OSError, sf.LibsndfileError)
+    try:
+        import av
+
+        errors += (av.error.FFmpegError,)
+    except ImportError:
+        pass
+    return errors
 
 
 def float_to_pcm16(audio: np.ndarray) -> np.ndarray:

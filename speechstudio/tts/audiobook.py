@@ -1,17 +1,26 @@
-"""A long document as a chaptered audiobook: one audio file per chapter, resumable.
+"""A long document as a chaptered audiobook: one audio file per chapter and one ``.m4b``, resumable.
 
-``make_audiobook(voice, document, out_dir, fmt)`` reads the document (``documents.read_document``:
+``make_audiobook(voice, document, out_dir, fmt)`` reads the document (``documents.read_book``:
 txt / Markdown / EPUB), synthesizes each chapter with ``stream.stream_speech`` and writes
-``out_dir/NN - Title.<fmt>`` (``wav`` 16-bit PCM, ``flac`` 16-bit, ``ogg`` Vorbis, ``mp3`` MPEG layer
-III through libsndfile >= 1.1), each atomically (``speechstudio.atomic``: temp file in the same folder, fsync, rename).
-Every file carries title / album / track number tags and the synthetic-speech tag
-(``stream.speech_tags``). ``out_dir/playlist.m3u8`` lists the chapters in order with their
-durations, and ``chapters.json`` their start times in the whole book (the chapter marks).
+``out_dir/NN - Title.<fmt>`` (``BOOK_FORMATS``: ``wav`` 16-bit PCM, ``flac`` 16-bit, ``ogg`` Vorbis,
+``mp3``, ``opus``, ``m4a``; ``audio.encode``), each atomically (``speechstudio.atomic``: temp file in
+the same folder, fsync, rename). Every file carries title / album / artist / track number tags
+and the synthetic-speech tag (``stream.speech_tags``). ``out_dir/playlist.m3u8`` lists the
+chapters in order with their durations, and ``chapters.json`` their start times in the whole book.
+
+Then the chapter files are joined into ``out_dir/<Book title>.m4b`` (AAC in MP4, brand ``M4B ``),
+the single file audiobook players expect: chapter marks (title and start time of each chapter,
+both the QuickTime chapter track and the Nero ``chpl`` atom, so Apple Books, VLC, Android players
+and ffprobe list them), the book's title / author as metadata, and the cover image (the EPUB's, or
+``cover=``) as an attached picture. The chapter files are decoded and re-encoded once: from the
+default FLAC without loss; from a lossy chapter format (mp3 / ogg / opus / m4a) with a second
+generation of coding loss.
 
 Resume: ``out_dir/.audiobook.json`` records, per finished chapter, the SHA-256 of its text and of
 the voice + settings. A rerun after an interruption (Ctrl+C, crash, power loss) skips every
 chapter whose file is there with the same text, voice and settings, and synthesizes the rest; a
-chapter cut off half way left only a temp file, which is removed.
+chapter cut off half way left only a temp file, which is removed. The ``.m4b`` is rebuilt only
+when a chapter, the title, the author or the cover changed.
 """
 from __future__ import annotations
 
@@ -22,14 +31,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
-
 from speechstudio.atomic import atomic_path, atomic_write_text
+from speechstudio.audio.encode import AudioEncoder
+from speechstudio.audio.encode import Chapter as ChapterMark
 from speechstudio.errors import UsageError
-from speechstudio.tts.documents import Chapter, read_document
+from speechstudio.tts.documents import Book, Chapter, read_book
 
 __all__ = [
     "BOOK_FORMATS",
+    "book_file_name",
+    "prepare_cover",
     "STATE_FILE",
     "AudiobookProgress",
     "AudiobookResult",
@@ -38,9 +49,8 @@ __all__ = [
     "write_chunks",
 ]
 
-#: Output formats: extension -> (libsndfile format, subtype).
-BOOK_FORMATS = {"wav": ("WAV", "PCM_16"), "flac": ("FLAC", "PCM_16"), "ogg": ("OGG", "VORBIS"),
-                "mp3": ("MP3", "MPEG_LAYER_III")}
+#: Chapter file formats (``audio.encode.OUTPUT_FORMATS`` without the dot; m4b is the whole book).
+BOOK_FORMATS = ("flac", "wav", "ogg", "mp3", "opus", "m4a")
 STATE_FILE = ".audiobook.json"
 
 
@@ -60,19 +70,32 @@ class AudiobookProgress:
 @dataclass(frozen=True)
 class AudiobookResult:
     """``files``: the chapter files in order; ``durations_s``: their lengths (s); ``skipped``: how
-    many were already done (resume)."""
+    many were already done (resume); ``book_file``: the ``.m4b`` (None when not asked for);
+    ``title`` / ``author``: the book's; ``warnings``: what could not be done (an unusable cover)."""
 
     files: tuple[Path, ...]
     durations_s: tuple[float, ...]
     skipped: int
+    book_file: Path | None = None
+    title: str = ""
+    author: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+def _safe_name(title: str, fallback: str) -> str:
+    title = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", title)
+    return " ".join(title.split()).strip(" .")[:60] or fallback
 
 
 def chapter_file_name(chapter: Chapter, n_chapters: int, fmt: str) -> str:
     """``"03 - The Storm.flac"``: zero-padded number, title without path-unsafe characters (60 max)."""
     width = max(2, len(str(n_chapters)))
-    title = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", chapter.title)
-    title = " ".join(title.split()).strip(" .")[:60] or f"Chapter {chapter.index + 1}"
-    return f"{chapter.index + 1:0{width}d} - {title}.{fmt}"
+    return f"{chapter.index + 1:0{width}d} - {_safe_name(chapter.title, f'Chapter {chapter.index + 1}')}.{fmt}"
+
+
+def book_file_name(title: str) -> str:
+    """``"The Test Book.m4b"``: the book title without path-unsafe characters (60 max)."""
+    return f"{_safe_name(title, 'audiobook')}.m4b"
 
 
 def write_chunks(chunks: Iterable, path: Path, fmt: str, tags: dict[str, str],
@@ -80,45 +103,81 @@ def write_chunks(chunks: Iterable, path: Path, fmt: str, tags: dict[str, str],
     """Write ``SpeechChunk``s to ``path`` in ``fmt`` (``BOOK_FORMATS``) atomically; returns seconds
     written. The first chunk's voice decides the synthetic-speech tag; ``tags`` (soundfile string
     fields: title, album, tracknumber ...) are added. Nothing is left at ``path`` on error."""
+    from speechstudio.tts.output import write_speech
+
+    duration, _n = write_speech(chunks, path, on_chunk, tags, mkdir=True)
+    return duration
+
+
+def prepare_cover(data: bytes, name: str = "cover") -> bytes:
+    """Cover image bytes an MP4 can hold: JPEG or PNG as they are; other images (GIF, WebP, ...)
+    converted to JPEG with Pillow. Raises ``UsageError`` naming ``name`` when it is no image."""
+    from speechstudio.audio.encode import cover_mime
+
+    try:
+        cover_mime(data)
+        return data
+    except UsageError:
+        pass
+    import io
+
+    try:
+        from PIL import Image
+
+        with Image.open(io.BytesIO(data)) as img:
+            out = io.BytesIO()
+            img.convert("RGB").save(out, "JPEG", quality=90)
+            return out.getvalue()
+    except Exception as exc:  # ImportError, PIL.UnidentifiedImageError, OSError
+        raise UsageError(f"{name}: not an image a player can show ({type(exc).__name__})") from None
+
+
+def _samples(path: Path) -> tuple[int, int]:
+    """``(n_samples, sample_rate)`` of a chapter file, as ``read_audio`` will decode it."""
     import soundfile as sf
 
-    from speechstudio.tts.stream import speech_tags
-    from speechstudio.tts.text import EmptyTextError
+    from speechstudio.audio.encode import read_audio
 
+    try:
+        info = sf.info(str(path))
+        return int(info.frames), int(info.samplerate)
+    except (sf.LibsndfileError, RuntimeError):
+        audio, rate = read_audio(path)
+        return len(audio), rate
+
+
+def write_book_file(path: Path, files: list[Path], titles: list[str], tags: dict[str, str],
+                    cover: bytes | None = None) -> list[float]:
+    """Join chapter ``files`` into one ``.m4b`` at ``path`` atomically, with a chapter mark per file
+    (``titles``), ``tags`` and the ``cover``. Returns the chapter start times (s)."""
+    import numpy as np
+
+    from speechstudio.audio.encode import read_audio
+
+    lengths = [_samples(f) for f in files]
+    rate = lengths[0][1]
+    starts, total = [], 0
+    for n, r in lengths:
+        starts.append(total / rate)
+        total += n if r == rate else int(round(n * rate / r))
+    marks = [ChapterMark(t, s) for t, s in zip(titles, starts)]
     from speechstudio.atomic import write_error
-    from speechstudio.tts.stream import SynthesisOSError, synthesis_errors_apart
+    from speechstudio.audio.encode import encoder_errors
 
-    major, subtype = BOOK_FORMATS[fmt]
-    handle = None
-    samples = 0
     try:
         with atomic_path(path) as tmp:
-            try:
-                for chunk in synthesis_errors_apart(chunks):
-                    if handle is None:
-                        handle = sf.SoundFile(str(tmp), "w", samplerate=chunk.sample_rate, channels=1, format=major,
-                                              subtype=subtype)
-                        for key, value in {**speech_tags(chunk.voice, chunk.clone_of), **tags}.items():
-                            setattr(handle, key, value)
-                    handle.write(np.clip(chunk.audio, -1.0, 1.0))
-                    samples += len(chunk.audio)
-                    if on_chunk is not None:
-                        on_chunk(chunk)
-                if handle is None:
-                    raise EmptyTextError(f"{path.name}: nothing was synthesized")
-                rate = handle.samplerate
-            finally:
-                if handle is not None:
-                    handle.close()
-    except SynthesisOSError as e:
-        raise e.__cause__ from None
-    except (OSError, sf.LibsndfileError) as e:  # disk full, folder gone or read-only: one line, exit 2
+            with AudioEncoder(tmp, rate, tags, suffix=".m4b", chapters=marks, cover=cover,
+                              duration_s=total / rate) as enc:
+                for f in files:
+                    audio, r = read_audio(f)
+                    if r != rate:
+                        import soxr
+
+                        audio = soxr.resample(audio, r, rate).astype(np.float32)
+                    enc.write(audio)
+    except encoder_errors() as e:  # disk full, folder gone: one line, exit 2
         raise write_error(path, e) from None
-    finally:
-        close = getattr(chunks, "close", None)
-        if close is not None:
-            close()  # a stopped write: cancel the sentences ahead, wait for those running
-    return samples / rate
+    return starts
 
 
 def _digest(*parts: str) -> str:
@@ -141,12 +200,15 @@ def _write_text(path: Path, text: str) -> None:
 
 def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = "flac", settings=None,
                    progress: Callable[[AudiobookProgress], None] | None = None, restart: bool = False,
-                   workers: int | None = None, voice_loader=None) -> AudiobookResult:
-    """Synthesize ``document`` (txt / md / epub) into one ``fmt`` file per chapter in ``out_dir``.
+                   workers: int | None = None, voice_loader=None, book_file: bool = True,
+                   cover: bytes | None = None) -> AudiobookResult:
+    """Synthesize ``document`` (txt / md / epub) into one ``fmt`` file per chapter in ``out_dir``,
+    then (``book_file=True``) join them into ``out_dir/<title>.m4b`` with chapter marks and cover.
 
     ``voice``: a loaded voice (``vits.load_voice``); ``settings``: ``vits.SynthesisSettings``;
     ``progress`` is called after every sentence and for each skipped chapter; ``restart=True``
-    ignores earlier runs. Raises ``UsageError`` (unknown format, out_dir is a file),
+    ignores earlier runs; ``cover``: image bytes for the ``.m4b`` (default: the EPUB's cover, if
+    any). Raises ``UsageError`` (unknown format, out_dir is a file, a cover that is no image),
     ``DocumentError``, and whatever synthesis raises (the chapter being written is then discarded;
     finished chapters stay and a rerun resumes after them).
     """
@@ -160,7 +222,16 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"{out_dir}: exists and is not a folder (an audiobook is a folder of chapter files)")
-    title, chapters = read_document(document)
+    book: Book = read_book(document)
+    title, chapters = book.title, book.chapters
+    notes: list[str] = []
+    if cover is not None:
+        cover = prepare_cover(cover, "--cover")
+    elif book.cover is not None and book_file:
+        try:
+            cover = prepare_cover(book.cover, f"{Path(document).name}: cover image")
+        except UsageError as exc:
+            notes.append(f"{exc}; the .m4b has no cover")
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -200,6 +271,8 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
                                            len(chapters), ch.title))
 
         tags = {"title": ch.title, "album": title, "tracknumber": str(ch.index + 1)}
+        if book.author:
+            tags["artist"] = book.author
         chunks = stream_speech(voice, ch.text, settings, workers=workers, ssml=False, voice_loader=voice_loader)
         duration = write_chunks(chunks, path, fmt, tags, on_chunk)
         chars_before += len(ch.text)
@@ -208,9 +281,26 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
         files.append(path)
         durations.append(duration)
         done[str(ch.index)] = {"file": path.name, "text": key, "voice": voice_key, "duration_s": round(duration, 3)}
-        _write_json(state_path, {"document": str(Path(document).resolve()), "title": title, "chapters": done})
+        state = {**state, "document": str(Path(document).resolve()), "title": title, "chapters": done}
+        _write_json(state_path, state)
     _write_index(out_dir, title, chapters, files, durations)
-    return AudiobookResult(tuple(files), tuple(durations), skipped)
+    m4b = None
+    if book_file:
+        m4b = out_dir / book_file_name(title)
+        key = _digest(voice_key, title, book.author, *(done[str(c.index)]["text"] for c in chapters),
+                      hashlib.sha256(cover or b"").hexdigest())
+        prev = state.get("book_file") if isinstance(state.get("book_file"), dict) else {}
+        if not (prev.get("file") == m4b.name and prev.get("key") == key and m4b.is_file()):
+            from speechstudio.tts.stream import speech_tags
+
+            tags = {**speech_tags(voice.name, getattr(voice, "clone_of", None)), "title": title, "album": title,
+                    "genre": "Audiobook"}
+            if book.author:
+                tags["artist"] = book.author
+            write_book_file(m4b, files, [c.title for c in chapters], tags, cover)
+            state = {**state, "chapters": done, "book_file": {"file": m4b.name, "key": key}}
+            _write_json(state_path, state)
+    return AudiobookResult(tuple(files), tuple(durations), skipped, m4b, title, book.author, tuple(notes))
 
 
 def _write_index(out_dir: Path, title: str, chapters: list[Chapter], files: list[Path],

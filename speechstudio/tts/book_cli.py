@@ -1,8 +1,9 @@
 """``speechstudio audiobook`` and ``speechstudio lexicon``: argparse wiring (called by ``tts.cli.register``).
 
-* ``audiobook BOOK.epub|.md|.txt --out FOLDER [--format flac|mp3|ogg|wav] [--restart]`` - one file
-  per chapter (``tts.audiobook``), a tqdm progress bar over the whole book, resumes after an
-  interruption (finished chapters are not redone).
+* ``audiobook BOOK.epub|.md|.txt --out FOLDER [--format flac|wav|ogg|mp3|opus|m4a] [--cover IMAGE]
+  [--no-m4b] [--restart]`` - one file per chapter and one ``<title>.m4b`` with chapter marks and
+  cover (``tts.audiobook``), a tqdm progress bar over the whole book, resumes after an interruption
+  (finished chapters are not redone).
 * ``lexicon list|add WORD PRONUNCIATION|remove WORD|path [--language en]`` - the user lexicon
   (``tts.lexicon``) the voices of that language apply before phonemization.
 """
@@ -19,12 +20,16 @@ def register(subparsers) -> None:
     """Add ``audiobook`` and ``lexicon`` to an ``argparse`` subparsers object."""
     ap = subparsers.add_parser(
         "audiobook", help="turn a long document (txt, Markdown, EPUB) into a chaptered audiobook",
-        description="Synthesize BOOK chapter by chapter into FOLDER (one audio file per chapter, a playlist and "
-                    "chapters.json with the chapter marks). Run it again after an interruption: finished chapters "
-                    "are kept.")
+        description="Synthesize BOOK chapter by chapter into FOLDER: one audio file per chapter, one TITLE.m4b "
+                    "with chapter marks and the cover (what audiobook players open), a playlist and chapters.json. "
+                    "Run it again after an interruption: finished chapters are kept.")
     ap.add_argument("book", metavar="BOOK.epub|.md|.txt")
     ap.add_argument("--out", required=True, metavar="FOLDER", help="folder for the chapter files (created)")
-    ap.add_argument("--format", default="flac", choices=["flac", "mp3", "ogg", "wav"], help="audio format (flac)")
+    ap.add_argument("--format", default="flac", choices=["flac", "wav", "ogg", "mp3", "opus", "m4a"],
+                    help="format of the chapter files (flac)")
+    ap.add_argument("--cover", metavar="IMAGE", help="cover image for the .m4b (JPEG or PNG; default: the EPUB's cover)")
+    ap.add_argument("--no-m4b", dest="m4b", action="store_false",
+                    help="only the chapter files, no single .m4b")
     ap.add_argument("--restart", action="store_true", help="redo every chapter, even those already done")
     ap.add_argument("--voice", metavar="NAME|HF_ID|DIR|PIPER.onnx", help="voice (default as in speak)")
     ap.add_argument("--speaker", metavar="ID|NAME")
@@ -59,7 +64,7 @@ def audiobook_command(args) -> int:
     """Handler of ``speechstudio audiobook``. Returns 0 on success."""
     from tqdm import tqdm
 
-    from speechstudio.tts.audiobook import make_audiobook
+    from speechstudio.tts.audiobook import make_audiobook, prepare_cover
     from speechstudio.tts.documents import read_document
     from speechstudio.tts.vits import SynthesisSettings, check_settings, load_voice
     from speechstudio.tts.voices import resolve_voice
@@ -68,6 +73,9 @@ def audiobook_command(args) -> int:
                                  length_scale=args.length_scale, seed=args.seed, pitch=args.pitch)
     check_settings(settings, flags=True)
     title, chapters = read_document(args.book)  # fail on a bad document before the voice loads
+    cover = _read_cover(args.cover) if getattr(args, "cover", None) else None
+    if cover is not None:
+        cover = prepare_cover(cover, args.cover)
     from speechstudio.atomic import check_folder_destination
 
     check_folder_destination(args.out)  # and on a folder that cannot be written
@@ -93,13 +101,29 @@ def audiobook_command(args) -> int:
 
     try:
         result = make_audiobook(voice, args.book, args.out, args.format, settings, progress, restart=args.restart,
-                                voice_loader=other_voice)
+                                voice_loader=other_voice, book_file=getattr(args, "m4b", True), cover=cover)
     finally:
         bar.close()
     total = sum(result.durations_s)
+    for note in result.warnings:
+        print(f"warning: {note}", file=sys.stderr)
+    book = f", {result.book_file.name} ({len(result.files)} chapter marks)" if result.book_file else ""
     print(f"wrote {len(result.files)} chapter file(s) to {args.out} ({total / 60:.1f} min of audio; "
-          f"{result.skipped} kept from an earlier run); playlist.m3u8, chapters.json")
+          f"{result.skipped} kept from an earlier run); playlist.m3u8, chapters.json{book}")
     return 0
+
+
+def _read_cover(path: str) -> bytes:
+    """The bytes of ``--cover IMAGE``; ``UsageError`` naming it when it cannot be read."""
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"{p}: cover image not found")
+    try:
+        return p.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{p}: cannot read the cover image ({exc.strerror or exc})") from None
 
 
 def lexicon_command(args) -> int:

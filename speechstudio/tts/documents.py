@@ -1,18 +1,25 @@
 """Long documents (plain text, Markdown, EPUB) as chapters of plain text for ``audiobook``.
 
 * ``.txt``: a line such as ``Chapter 3``, ``CHAPTER IV. The Storm``, ``Part Two`` or ``Prologue`` /
-  ``Epilogue`` alone on its line starts a chapter; without such lines the file is one chapter. A part
-  without a heading (front matter) is titled by its first line, a file of one part by its name.
+  ``Epilogue`` alone on its line starts a chapter; without such lines the file is one chapter. Front
+  matter before the first heading that is only a title page (at most 3 short lines without
+  sentence punctuation: "The Test Book", "by A. Writer") gives the book's title and is no chapter;
+  other front matter is a chapter titled by its first line; a file of one part is titled by its name.
 * ``.md`` / ``.markdown``: every level-1 or level-2 heading (``#`` / ``##``) starts a chapter; the
   Markdown is reduced to the text a listener needs (links keep their text, images their alt text,
-  code blocks, HTML tags, emphasis and list markers go).
+  code blocks, HTML tags, emphasis and list markers go). The book title is a YAML front matter
+  ``title:``, else the document's only level-1 heading when level-2 headings divide it into
+  chapters; that heading alone is no chapter (text under it is, titled by it).
 * ``.epub`` (EPUB 2 and 3, read with EbookLib, AGPL-3.0): the documents of the spine in reading
   order; each with speakable text is a chapter, titled by its first heading (else its table of
-  contents entry, else its first line). Block elements (``p``, headings, ``li``, ``div``) become
-  paragraphs; ``script`` / ``style`` are dropped.
+  contents entry, else its first line). A title page (only the book's title and author names) is no
+  chapter. Block elements (``p``, headings, ``li``, ``div``) become paragraphs; ``script`` /
+  ``style`` are dropped. ``read_book`` also returns the author (``dc:creator``) and the cover image
+  (EPUB 3 ``cover-image`` item, EPUB 2 ``<meta name="cover">``, else an image named "cover").
 
-Errors: ``DocumentError`` (a ``UsageError``) naming the file and the reason (not UTF-8, not an
-EPUB, no text, EbookLib missing).
+Text files may be UTF-8 (with or without BOM), UTF-16 or UTF-32 (``textfile``).
+Errors: ``DocumentError`` (a ``UsageError``) naming the file and the reason (not Unicode text, not
+an EPUB, no text, EbookLib missing).
 """
 from __future__ import annotations
 
@@ -23,7 +30,7 @@ from pathlib import Path
 from speechstudio.errors import UsageError
 from speechstudio.tts.text import has_speakable
 
-__all__ = ["DOCUMENT_SUFFIXES", "Chapter", "DocumentError", "markdown_to_text", "read_document"]
+__all__ = ["DOCUMENT_SUFFIXES", "Book", "Chapter", "DocumentError", "markdown_to_text", "read_book", "read_document"]
 
 DOCUMENT_SUFFIXES = (".txt", ".md", ".markdown", ".epub")
 _TXT_HEADING = re.compile(
@@ -48,30 +55,55 @@ class Chapter:
     text: str
 
 
+@dataclass(frozen=True)
+class Book:
+    """A document read for an audiobook: ``title``, ``author`` ("" when unknown), ``chapters``,
+    ``cover``: the cover image's bytes (JPEG or PNG, as stored in the EPUB) or None."""
+
+    title: str
+    author: str
+    chapters: list[Chapter]
+    cover: bytes | None = None
+
+
 def read_document(path: str | Path) -> tuple[str, list[Chapter]]:
     """``(book title, chapters)`` of a ``.txt`` / ``.md`` / ``.epub`` file (module docstring).
 
     Chapters without anything speakable are left out. Raises ``DocumentError``."""
+    book = read_book(path)
+    return book.title, book.chapters
+
+
+def read_book(path: str | Path) -> Book:
+    """Title, author, chapters and cover of a ``.txt`` / ``.md`` / ``.epub`` file (module docstring).
+
+    Raises ``DocumentError`` (unsupported type, missing, not Unicode text, not an EPUB, no text)."""
+    from speechstudio.tts.textfile import TextFileError, read_text_file
+
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in DOCUMENT_SUFFIXES:
         raise DocumentError(f"{path}: unsupported document type (use {', '.join(DOCUMENT_SUFFIXES)})")
     if not path.is_file():
         raise DocumentError(f"{path}: file not found")
+    author, cover = "", None
     if suffix == ".epub":
-        title, parts = _read_epub(path)
+        title, author, cover, parts = _read_epub(path)
     else:
         try:
-            text = path.read_text(encoding="utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise DocumentError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-        title = path.stem
-        parts = _split_markdown(text) if suffix in (".md", ".markdown") else _split_text(text)
+            text = read_text_file(path)
+        except TextFileError as exc:
+            raise DocumentError(str(exc)) from None
+        if suffix in (".md", ".markdown"):
+            title, parts = _split_markdown(text)
+        else:
+            title, parts = _split_text(text)
+        title = title or path.stem
     chapters = [(t, x) for t, x in parts if has_speakable(x)]
     if not chapters:
         raise DocumentError(f"{path}: no text a voice can say")
-    return title, [Chapter(i, t or _untitled(x, title if len(chapters) == 1 else "", i), x)
-                   for i, (t, x) in enumerate(chapters)]
+    return Book(title, author, [Chapter(i, t or _untitled(x, title if len(chapters) == 1 else "", i), x)
+                                for i, (t, x) in enumerate(chapters)], cover)
 
 
 def _untitled(text: str, book_title: str, index: int) -> str:
@@ -80,14 +112,24 @@ def _untitled(text: str, book_title: str, index: int) -> str:
     return book_title or first or f"Chapter {index + 1}"
 
 
-def _split_text(text: str) -> list[tuple[str, str]]:
+def _is_title_page(text: str) -> bool:
+    """At most 3 short lines (12 words each) without sentence punctuation: a title and byline."""
+    lines = [" ".join(x.split()) for x in text.splitlines() if x.strip()]
+    return 0 < len(lines) <= 3 and all(len(x.split()) <= 12 and not re.search(r"[.!?;:]$", x) for x in lines)
+
+
+def _split_text(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """``(title from a title page or "", [(heading, text), ...])`` of a plain text book."""
     parts: list[tuple[str, list[str]]] = [("", [])]
     for line in text.splitlines():
         if _TXT_HEADING.match(line):
             parts.append((" ".join(line.split()), [line.strip() + ".", ""]))
         else:
             parts[-1][1].append(line)
-    return [(t, re.sub(r"\n\s*\n\s*\n", "\n\n", "\n".join(lines)).strip()) for t, lines in parts]
+    out = [(t, re.sub(r"\n\s*\n\s*\n", "\n\n", "\n".join(lines)).strip()) for t, lines in parts]
+    if len(out) > 1 and _is_title_page(out[0][1]):
+        return " ".join(out[0][1].split("\n")[0].split()), out[1:]
+    return "", out
 
 
 def markdown_to_text(md: str) -> str:
@@ -112,18 +154,35 @@ def markdown_to_text(md: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", md).strip()
 
 
-def _split_markdown(md: str) -> list[tuple[str, str]]:
-    parts: list[tuple[str, list[str]]] = [("", [])]
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
+def _split_markdown(md: str) -> tuple[str, list[tuple[str, str]]]:
+    """``(book title or "", [(heading, text), ...])`` of a Markdown book (module docstring)."""
+    title = ""
+    front = _FRONT_MATTER.match(md)
+    if front:  # YAML front matter (Pandoc, Jekyll, Hugo): its title; never read aloud
+        md = md[front.end():]
+        found = re.search(r"^title:[ \t]*(.+?)[ \t]*$", front.group(1), re.MULTILINE)
+        title = found.group(1).strip("'\"") if found else ""
+    parts: list[tuple[str, int, list[str]]] = [("", 0, [])]
     fence = False
     for line in md.splitlines():
         if line.lstrip().startswith(("```", "~~~")):
             fence = not fence
         m = None if fence else _MD_HEADING.match(line)
         if m:
-            parts.append((markdown_to_text(m.group(2)).rstrip("."), [line]))
+            parts.append((markdown_to_text(m.group(2)).rstrip("."), len(m.group(1)), [line]))
         else:
-            parts[-1][1].append(line)
-    return [(t, markdown_to_text("\n".join(lines))) for t, lines in parts]
+            parts[-1][2].append(line)
+    levels = [level for _, level, _ in parts[1:]]
+    if levels.count(1) == 1 and levels[0] == 1 and 2 in levels:  # "# Book" over "## Chapter" headings
+        heading, _, lines = parts.pop(1)
+        title = title or heading
+        body = markdown_to_text("\n".join(lines[1:]))
+        if has_speakable(body):
+            parts.insert(1, (heading, 1, lines))
+    return title, [(t, markdown_to_text("\n".join(lines))) for t, _, lines in parts]
 
 
 def _html_text(content: bytes) -> tuple[str, str]:
@@ -165,7 +224,8 @@ def _html_text(content: bytes) -> tuple[str, str]:
     return heading, "\n\n".join(p for p in paras if p and p != ".")
 
 
-def _read_epub(path: Path) -> tuple[str, list[tuple[str, str]]]:
+def _read_epub(path: Path) -> tuple[str, str, bytes | None, list[tuple[str, str]]]:
+    """``(title, author, cover bytes or None, [(heading, text), ...])`` of an EPUB."""
     try:
         import ebooklib
         from ebooklib import epub
@@ -176,7 +236,8 @@ def _read_epub(path: Path) -> tuple[str, list[tuple[str, str]]]:
     except Exception as exc:  # zipfile.BadZipFile, KeyError, EpubException, lxml errors
         raise DocumentError(f"{path}: not a readable EPUB ({type(exc).__name__}: {str(exc)[:80]})") from exc
     titles = book.get_metadata("DC", "title")
-    book_title = titles[0][0] if titles else path.stem
+    book_title = " ".join(titles[0][0].split()) if titles and titles[0][0] else path.stem
+    authors = [" ".join(a[0].split()) for a in book.get_metadata("DC", "creator") if a[0]]
     toc_titles: dict[str, str] = {}
 
     def walk_toc(items) -> None:
@@ -194,5 +255,36 @@ def _read_epub(path: Path) -> tuple[str, list[tuple[str, str]]]:
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT or isinstance(item, epub.EpubNav):
             continue
         heading, text = _html_text(item.get_content())
+        if _only_names(text, [book_title, *authors]):
+            continue  # a title page: the title is the book's metadata, not a one-second chapter
         out.append((heading or toc_titles.get(item.get_name(), ""), text))
-    return book_title, out
+    return book_title, ", ".join(authors), _epub_cover(book, ebooklib), out
+
+
+def _only_names(text: str, names: list[str]) -> bool:
+    """True when ``text`` says nothing but ``names`` (and "by"): an EPUB title page."""
+    rest = text.casefold()
+    for name in sorted(names, key=len, reverse=True):
+        if name:
+            rest = rest.replace(name.casefold(), " ")
+    rest = re.sub(r"\bby\b", " ", rest)
+    return bool(text.strip()) and not has_speakable(rest)
+
+
+def _epub_cover(book, ebooklib) -> bytes | None:
+    """The cover image's bytes: EPUB 3 ``cover-image`` item, EPUB 2 ``<meta name="cover">``, else
+    the first image whose id or file name says "cover"; None when there is none."""
+    covers = list(book.get_items_of_type(ebooklib.ITEM_COVER))
+    if not covers:
+        for _value, attrs in book.get_metadata("OPF", "cover"):
+            item = book.get_item_with_id(attrs.get("content", ""))
+            if item is not None:
+                covers.append(item)
+    if not covers:
+        covers = [i for i in book.get_items_of_type(ebooklib.ITEM_IMAGE)
+                  if "cover" in (i.get_id() or "").lower() or "cover" in i.get_name().lower()]
+    for item in covers:
+        data = item.get_content()
+        if data:
+            return data
+    return None

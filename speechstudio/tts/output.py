@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from speechstudio.atomic import atomic_path
-from speechstudio.audio.encode import AudioEncoder, check_output_suffix, float_to_pcm16
+from speechstudio.audio.encode import AudioEncoder, check_output_suffix, encoder_errors, float_to_pcm16
 from speechstudio.errors import UsageError
 
 __all__ = ["check_output_path", "write_raw", "write_speech"]
@@ -23,14 +23,13 @@ __all__ = ["check_output_path", "write_raw", "write_speech"]
 
 def check_output_path(path: str | os.PathLike, overwrite: bool = False) -> Path:
     """Fail before any synthesis when ``path`` cannot be written: ``UsageError`` for an unknown
-    suffix, a missing folder, or an existing file without ``overwrite``."""
+    suffix, then ``atomic.check_destination`` (missing folder, a file in the way, an existing file
+    without ``overwrite``, a read-only file, a folder that refuses new files)."""
+    from speechstudio.atomic import check_destination
+
     path = Path(path)
     check_output_suffix(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"{path}: output folder {folder} does not exist")
-    if path.exists() and not overwrite:
-        raise UsageError(f"{path}: the file exists (use --overwrite to replace it)")
+    check_destination(path, overwrite=overwrite)
     return path
 
 
@@ -54,25 +53,38 @@ def write_speech(chunks: Iterable, out_path: str | os.PathLike, on_chunk: Callab
     folder = out_path.parent if str(out_path.parent) else Path(".")
     if not mkdir and not folder.is_dir():
         raise UsageError(f"{out_path}: output folder {folder} does not exist")
+    from speechstudio.atomic import write_error
+    from speechstudio.tts.stream import SynthesisOSError, synthesis_errors_apart
+
     encoder = None
     n = 0
-    with atomic_path(out_path, overwrite=overwrite, mkdir=mkdir) as tmp:
-        try:
-            for chunk in chunks:
+    try:
+        with atomic_path(out_path, overwrite=overwrite, mkdir=mkdir) as tmp:
+            try:
+                for chunk in synthesis_errors_apart(chunks):
+                    if encoder is None:
+                        encoder = AudioEncoder(tmp, chunk.sample_rate,
+                                               {**speech_tags(chunk.voice, chunk.clone_of), **(tags or {})},
+                                               suffix=suffix)
+                    encoder.write(chunk.audio)
+                    n += 1
+                    if on_chunk is not None:
+                        on_chunk(chunk)
                 if encoder is None:
-                    encoder = AudioEncoder(tmp, chunk.sample_rate,
-                                           {**speech_tags(chunk.voice, chunk.clone_of), **(tags or {})}, suffix=suffix)
-                encoder.write(chunk.audio)
-                n += 1
-                if on_chunk is not None:
-                    on_chunk(chunk)
-            if encoder is None:
-                raise EmptyTextError(f"{out_path.name}: nothing was synthesized")
-            encoder.close()
-        except BaseException:
-            if encoder is not None:
-                encoder.abort()
-            raise
+                    raise EmptyTextError(f"{out_path.name}: nothing was synthesized")
+                encoder.close()
+            except BaseException:
+                if encoder is not None:
+                    encoder.abort()
+                raise
+    except SynthesisOSError as e:  # an OSError of the synthesis itself is not a write error
+        raise e.__cause__ from None
+    except encoder_errors() as e:  # disk full, folder gone, read-only: one line, exit 2
+        raise write_error(out_path, e) from None
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()  # a stopped write: cancel the sentences ahead, wait for those running
     return encoder.duration_s, n
 
 
