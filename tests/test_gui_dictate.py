@@ -229,7 +229,9 @@ def test_whisper_model_dictates(page, qtbot, whisper_dir, realspeech):
     assert jiwer.wer(norm(ref), norm(page.text)) <= 0.2, page.text
     r = page.result
     assert r.language == "en" and 0 < r.latency_p50_s <= r.latency_p90_s and r.rtf > 0
-    assert "word end to stable text" in page.note.text() and "language en" in page.note.text()
+    assert "word end to stable text" in page.note.toolTip() and "language en" in page.note.toolTip()
+    assert page.note.text() == (f"{r.audio_s:.0f} s dictated; words appeared about {r.latency_p50_s:.1f} s after you "
+                                "said them; language: English.")  # plain words on the page (issue 30)
     assert latency_number(page.latency_label.text()) is not None
     assert page.state_label.text() == "stopped" and not page.running and page.start_btn.isEnabled()
 

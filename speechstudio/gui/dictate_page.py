@@ -342,8 +342,9 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             aw = self.anywhere
             where = (f"; text goes to: {aw.output_box.currentText().lower()}" if aw.session_mode != "app" else
                      f"; text stays in this window: {aw.problem}" if aw.problem else "")
-            self.note.setText(f"{payload.message}; {payload.window}; input {payload.source} at {payload.input_rate} Hz"
-                              + where)
+            self.note.setText(f"Listening to {payload.source}" + where)  # plain words (issue 30)
+            self.note.setToolTip(f"{payload.message}; {payload.window}; input {payload.source} at "
+                                 f"{payload.input_rate} Hz")
             self.status_message.emit(f"dictating with {payload.model_id}")
         elif isinstance(payload, Status):
             self.state_label.setText(str(payload))
@@ -362,7 +363,8 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         if isinstance(result, DictateResult):
             self.result = result
             self.state_label.setText("stopped")
-            self.note.setText(self.summary(result))
+            self.note.setText(self.plain_summary(result))
+            self.note.setToolTip(self.summary(result))  # the figures (p50 / p95, RTF) one hover away
         self.anywhere.session_finished(f"dictation failed: {result}" if status == "failed" else "")
         if status == "failed":
             self._error(f"dictation failed: {result}")
@@ -370,6 +372,19 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             self.state_label.setText("cancelled")
         self._update_buttons()
         self.finished.emit(self.text)
+
+    @staticmethod
+    def plain_summary(result: DictateResult) -> str:
+        """One plain line on a finished session (issue 30): how much was dictated, how soon words
+        appeared (the median delay from the end of a word to its text), the language."""
+        from speechstudio.asr.languages import language_name
+
+        parts = [f"{result.audio_s:.0f} s dictated"]
+        if result.latency_p50_s is not None:
+            parts.append(f"words appeared about {result.latency_p50_s:.1f} s after you said them")
+        if result.language:
+            parts.append(f"language: {language_name(result.language)}")
+        return "; ".join(parts) + "."
 
     @staticmethod
     def summary(result: DictateResult) -> str:

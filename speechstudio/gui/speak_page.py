@@ -76,12 +76,18 @@ class SpeakPage(QWidget):
         self.rate = self._slider("Speaking rate", 50, 200, 100)
         self.rate_label = QLabel()
         form.addRow("Rate", self._with_label(self.rate, self.rate_label))
-        self.noise = self._slider("Noise scale (expressiveness)", 0, 100, 67)
+        from speechstudio.gui.wording import SLIDER_WORDS
+
+        name, tip = SLIDER_WORDS["noise"]
+        self.noise = self._slider(name, 0, 100, 67)
+        self.noise.setToolTip(tip)
         self.noise_label = QLabel()
-        form.addRow("Noise", self._with_label(self.noise, self.noise_label))
-        self.noise_w = self._slider("Duration noise (rhythm variation)", 0, 100, 80)
+        form.addRow(name, self._with_label(self.noise, self.noise_label))
+        name, tip = SLIDER_WORDS["noise_w"]
+        self.noise_w = self._slider(name, 0, 100, 80)
+        self.noise_w.setToolTip(tip)
         self.noise_w_label = QLabel()
-        form.addRow("Rhythm noise", self._with_label(self.noise_w, self.noise_w_label))
+        form.addRow(name, self._with_label(self.noise_w, self.noise_w_label))
         # pitch shift in half semitones; follows the voice's own (a clone's measured offset)
         # until the user moves it
         self.pitch = self._slider("Pitch shift (semitones)", -24, 24, 0)
@@ -330,8 +336,11 @@ class SpeakPage(QWidget):
     def _set_voice_info(self, info: VoiceInfo) -> None:
         first = self.voice_info is None or self.voice_info.name != info.name
         self.voice_info = info
-        if first:
-            self.status_message.emit(info.message)
+        if first:  # the engine's line (device, number format, where it came from) goes to the log (issue 30)
+            import logging
+
+            logging.getLogger(__name__).info("%s", info.message)
+            self.status_message.emit(f"Voice ready: {info.name}")
             self._set_pitch_to_voice(float(info.defaults.get("pitch", 0.0) or 0.0))
             cur = self.speaker_box.currentData() if self.speaker_box.isEnabled() else None
             self.speaker_box.clear()
