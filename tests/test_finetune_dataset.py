@@ -290,7 +290,8 @@ def test_signal_flags(tmp_path, say):
     assert m.notes["clip_stats"]["clean"]["snr_db"] > 40
     assert sorted(c.id for c in m.usable()) == ["clean", "clipped", "noisy", "quiet"]
     assert report(m).flag_counts == {"clipping": 1, "low_level": 1, "noisy": 1, "asr_mismatch": 0,
-                                     "too_short": 1, "too_long": 0, "unsayable": 1, "other_speaker": 0}
+                                     "too_short": 1, "too_long": 0, "unsayable": 1, "text_normalised": 0,
+                                     "other_speaker": 0}
     quiet, _ = sf.read(tmp_path / "out" / "clips" / "quiet.wav", dtype="float32")
     assert pyloudnorm.Meter(RATE).integrated_loudness(quiet) == pytest.approx(-23.0, abs=1.0)
 

@@ -269,8 +269,8 @@ def test_chinese_text_for_an_english_piper_voice_is_flagged_by_the_dataset_check
     text_ok = voice_run.text_checker(load_voice(ref.location, device="cpu", precision="fp32", optimize=False))
     assert text_ok("Call 555-0100 at 3pm!") is None
     assert text_ok("你好世界，今天天气很好。") == (
-        "voice en_US-joe-medium speaks English; text in CJK script ('你好世界') comes out spelled or garbled: "
-        "use a voice for that language")
+        "voice en_US-joe-medium speaks English and cannot say CJK script: left out (use a voice for that language); "
+        "voice en_US-joe-medium: nothing left to say in '你好世界，今天天气很好。'")
 
 
 def test_report_names_the_clips_left_out_and_why():

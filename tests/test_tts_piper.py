@@ -141,9 +141,13 @@ def test_onnx_that_is_not_a_vits_voice(tmp_path):
 
 def test_other_script_with_english_voice_is_reported(joe_voice):
     joe_voice.warnings.clear()
-    joe_voice.text_to_ids("Привет мир.")
-    assert joe_voice.warnings == ["voice joe speaks English; text in Cyrillic script ('Привет мир') comes out "
-                                  "spelled or garbled: use a voice for that language"]
+    joe_voice.text_to_ids("Привет мир.")  # transliterated: "Privet mir."
+    assert joe_voice.warnings == ["voice joe speaks English and cannot say Cyrillic script: read as Latin letters "
+                                  "(use a voice for that language)"]
+    joe_voice.warnings.clear()
+    assert len(joe_voice.synthesize("你好世界。")) == 0  # nothing left to say: no audio, a warning, no error
+    assert joe_voice.warnings == ["voice joe speaks English and cannot say CJK script: left out "
+                                  "(use a voice for that language)"]
     joe_voice.warnings.clear()
 
 

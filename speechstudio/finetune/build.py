@@ -34,6 +34,7 @@ from speechstudio.finetune.check import CheckSettings, NoSpeechError, asr_check,
 from speechstudio.finetune.manifest import MANIFEST_NAME, Clip, DatasetError, Manifest, Problem
 from speechstudio.finetune.recording import CONSENT_AUDIO, CONSENT_TEXT
 from speechstudio.finetune.vad import VAD_RATE
+from speechstudio.tts.sayable import remove_invisible
 
 __all__ = ["build_dataset", "decode_native"]
 
@@ -247,6 +248,9 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                     problems.append(Problem(where, str(exc)))
                     continue
                 flags = list(prep.flags)
+                if text is not None and remove_invisible(text) != text:  # zero-width space & co.: normalised
+                    text = remove_invisible(text)
+                    flags.append("text_normalised")
                 bad = text_ok(text) if text_ok is not None else None
                 if bad:
                     flags.append("unsayable")

@@ -36,6 +36,7 @@ FLAGS = {
     "too_short": "shorter than the shortest usable clip",
     "too_long": "longer than the longest usable clip (split it)",
     "unsayable": "text has characters the voice / vocabulary cannot say",
+    "text_normalised": "text had invisible characters (zero-width space, joiners, soft hyphen): removed, clip kept",
     "other_speaker": "sounds like another speaker than the rest of the clips (speaker embedding outlier)",
 }
 

@@ -371,22 +371,23 @@ def run_lock(run_dir: Path):
 
 # ----------------------------------------------------------------------------- dataset
 def text_checker(voice) -> Callable[[str], str | None]:
-    """``text_ok(text) -> None | str`` for ``build_dataset``: what the base voice cannot say
-    (its own front end: espeak-ng phonemes for Piper voices, the tokenizer for MMS), or text in
-    another script for an English voice."""
+    """``text_ok(text) -> None | str`` for ``build_dataset``: what the base voice cannot say, decided
+    by its own front end, the one synthesis uses (``VitsVoice.text_to_ids``: for an English voice
+    ``tts.text.english_front_end``, which leaves out emoji and unnamed symbols and transliterates or
+    leaves out other scripts; then espeak-ng phonemes for Piper voices, the tokenizer for MMS).
+    Every such warning ("cannot say ...") and a text with nothing left to say make the clip
+    ``unsayable``: the audio says something the trainer would not see in the text."""
 
     def text_ok(text: str) -> str | None:
         voice.warnings.clear()
+        error = None
         try:
             voice.text_to_ids(text)
         except SpeechStudioError as exc:
-            return str(exc)
-        finally:
-            # "comes out spelled or garbled": another script for an English voice (espeak reads
-            # Chinese as letter names), a clip the trainer would learn wrong sounds from
-            bad = [w for w in voice.warnings if "cannot say" in w or "spelled or garbled" in w]
-            voice.warnings.clear()
-        return "; ".join(bad) or None
+            error = str(exc)
+        bad = [w for w in voice.warnings if "cannot say" in w]
+        voice.warnings.clear()
+        return "; ".join(bad + ([error] if error else [])) or None
 
     return text_ok
 

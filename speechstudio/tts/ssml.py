@@ -46,7 +46,7 @@ from speechstudio.tts.numbers import (
     ordinal,
     phone_words,
 )
-from speechstudio.tts.text import has_speakable, iter_paragraph_sentences
+from speechstudio.tts.text import has_speakable, iter_paragraph_sentences, iter_sentence_pauses
 
 __all__ = [
     "BREAK_STRENGTH_S",
@@ -149,11 +149,11 @@ def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float
 
 
 def _plain_parts(text, language: str, pause_s: float) -> Iterator[SpeechPart]:
-    sentences = iter_paragraph_sentences(text, language)
+    sentences = iter_sentence_pauses(text, language, pause_s)  # longer pauses after paragraphs
     current = next(sentences, None)
     while current is not None:
         nxt = next(sentences, None)  # one sentence of look-ahead: the last one has no pause
-        yield SpeechPart(current, pause_s if nxt is not None else 0.0)
+        yield SpeechPart(current[0], current[1] if nxt is not None else 0.0)
         current = nxt
 
 

@@ -18,14 +18,24 @@ import unicodedata
 from typing import Iterable, Iterator
 
 from speechstudio.errors import SpeechStudioError
+from speechstudio.tts import abbreviations, codes
+from speechstudio.tts.abbreviations import expand_abbreviations
+from speechstudio.tts.codes import read_codes
+from speechstudio.tts.dates import read_month_dates
+from speechstudio.tts.markup import has_markup, html_to_text
 from speechstudio.tts.numbers import join_digit_groups, spell_numbers
+from speechstudio.tts.sayable import NAMED_SYMBOLS, Sayable, english_sayable, remove_invisible, script_of
 
 __all__ = [
     "EmptyTextError",
+    "LeftOutTextError",
+    "PARAGRAPH_PAUSE_FACTOR",
+    "english_front_end",
     "split_sentences",
     "normalize_english",
     "has_speakable",
     "iter_paragraph_sentences",
+    "iter_sentence_pauses",
 ]
 
 #: Longest chunk handed to the model in one go (characters). VITS attention is O(n^2) in the
@@ -35,6 +45,10 @@ MAX_SENTENCE_CHARS = 400
 
 class EmptyTextError(SpeechStudioError):
     """The text is empty or has nothing a voice could say (only symbols / whitespace)."""
+
+
+class LeftOutTextError(EmptyTextError):
+    """Everything in a sentence was left out by the front end (another script, emoji): nothing to say."""
 
 
 def has_speakable(text: str) -> bool:
@@ -93,23 +107,86 @@ def iter_paragraph_sentences(
 
     Works paragraph by paragraph, so a 1 MB chapter is never segmented in one piece; memory stays
     bounded by the longest paragraph. Yields only sentences with something speakable.
+    See ``iter_sentence_pauses`` for where sentences end.
     """
+    return (sentence for sentence, _ in _iter_breaks(text, language, max_chars))
+
+
+#: Pause after a paragraph (a blank line, an HTML block or list item), as a multiple of the
+#: sentence pause: 3 x 0.25 s = 0.75 s, the SSML ``<p>`` pause (``ssml.PARAGRAPH_PAUSE_S``).
+PARAGRAPH_PAUSE_FACTOR = 3.0
+
+
+def iter_sentence_pauses(
+    text: str | Iterable[str], language: str = "en", sentence_pause_s: float = 0.25,
+    max_chars: int = MAX_SENTENCE_CHARS,
+) -> Iterator[tuple[str, float]]:
+    """``(sentence, pause after it in seconds)`` for plain text, lazily (``iter_paragraph_sentences``).
+
+    Sentences end at the splitter's boundaries (pysbd), paragraph breaks (blank lines), HTML block
+    elements, list items and ``<br>`` (``markup.html_to_text``), and at an ellipsis inside a
+    sentence ("He waited... and waited"): a hesitation said as a pause (piper1-gpl#291: the voice
+    itself makes none). The pause is ``sentence_pause_s`` after a sentence or an ellipsis and
+    ``PARAGRAPH_PAUSE_FACTOR * sentence_pause_s`` after a paragraph. Abbreviations ("Vol. 3",
+    "approx. 5") and the dots / question marks of URLs, e-mail addresses and paths never end a
+    sentence (``abbreviations.protect``, ``codes.protect``). The last sentence gets a pause too;
+    callers drop it.
+    """
+    paragraph = PARAGRAPH_PAUSE_FACTOR * sentence_pause_s
+    for sentence, kind in _iter_breaks(text, language, max_chars):
+        yield sentence, paragraph if kind == "paragraph" else sentence_pause_s
+
+
+_ELLIPSIS_SPLIT_RE = re.compile(r"(?:\.\s?\.\s?\.|…)(?=\s+\S)")
+
+
+def _segment(paragraph: str, language: str) -> list[str]:
+    """pysbd sentences of one paragraph, with URLs, paths and non-final abbreviations protected."""
+    masked = abbreviations.protect(codes.protect(paragraph)) if language == "en" else paragraph
+    out = []
+    for sent in _segmenter(language).segment(masked):
+        sent = codes.unprotect(abbreviations.unprotect(sent)).strip()
+        # an ellipsis inside a sentence is a pause: cut after it
+        pos = 0
+        for m in _ELLIPSIS_SPLIT_RE.finditer(sent):
+            out.append(sent[pos:m.end()].strip())
+            pos = m.end()
+        out.append(sent[pos:].strip())
+    return [s for s in out if s]
+
+
+def _html_lines(lines: Iterable[str]) -> Iterator[str]:
+    """Lines with HTML block elements turned into blank lines (paragraph breaks), inline tags removed."""
+    for line in lines:
+        if has_markup(line):
+            yield from html_to_text(line, strip=False).split("\n")
+        else:
+            yield line
+
+
+def _iter_breaks(text: str | Iterable[str], language: str, max_chars: int) -> Iterator[tuple[str, str]]:
+    """``(sentence, "sentence" | "paragraph")``: the kind of break after each speakable sentence."""
     lines = text.splitlines() if isinstance(text, str) else text
     para: list[str] = []
 
-    def flush() -> Iterator[str]:
+    def flush() -> Iterator[tuple[str, str]]:
         joined = " ".join(s.strip() for s in para if s.strip())
         para.clear()
         if not joined:
             return
+        last = None
         # pysbd is slow on huge inputs: pre-cut paragraphs at line level before segmenting.
         for piece in _cut_long(joined, 20 * max_chars) if len(joined) > 20 * max_chars else [joined]:
-            for sent in _segmenter(language).segment(piece):
-                for chunk in _cut_long(sent.strip(), max_chars):
+            for sent in _segment(piece, language):
+                for chunk in _cut_long(sent, max_chars):
                     if has_speakable(chunk):
-                        yield chunk
+                        if last is not None:
+                            yield last, "sentence"
+                        last = chunk
+        if last is not None:
+            yield last, "paragraph"
 
-    for line in lines:
+    for line in _html_lines(lines):
         if not line.strip():
             yield from flush()
         else:
@@ -118,71 +195,76 @@ def iter_paragraph_sentences(
 
 
 # ----------------------------------------------------------------------------- normalisation
-_ABBREVIATIONS = {
-    "mr": "mister", "mrs": "missus", "ms": "miz", "dr": "doctor", "prof": "professor",
-    "jr": "junior", "sr": "senior", "vs": "versus", "etc": "et cetera",
-    "e.g": "for example", "i.e": "that is", "approx": "approximately",
-    "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
-    "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
-    "nov": "november", "dec": "december", "mt": "mount", "ft": "feet", "lb": "pounds",
-    "kg": "kilograms", "km": "kilometers", "cm": "centimeters", "mm": "millimeters",
-}
-_ABBR_RE = re.compile(
-    r"\b(" + "|".join(re.escape(a) for a in sorted(_ABBREVIATIONS, key=len, reverse=True)) + r")\.(?=\s|$)",
-    re.IGNORECASE,
-)
-# "No." only before a number ("No. 5" -> "number 5"; "The answer is no." stays); "kg" etc.
-# without a dot after a number.
-_NUMBER_ABBR_RE = re.compile(r"\b[Nn]o\.\s*(?=\d)")
-# "St." before a capitalised name is "Saint" ("St. Louis"), otherwise "street" ("Main St.").
-_SAINT_RE = re.compile(r"\bSt\.(?=\s+[A-Z])")
-_STREET_RE = re.compile(r"\b[Ss]t\.(?=\s|$)")
-_SYMBOLS = {
-    "&": " and ", "%": " percent", "@": " at ", "+": " plus ", "=": " equals ", "#": " number ",
-    "°": " degrees ", "×": " times ", "½": " one half ", "¼": " one quarter ", "¾": " three quarters ",
-}
+_SYMBOLS = NAMED_SYMBOLS
+_ELLIPSIS_RE = re.compile(r"\s*(?:\.\s?\.\s?\.)\.*")
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
 
 def foreign_script(text: str) -> tuple[str, str] | None:
     """``(script, sample)`` for the first run of letters outside the Latin script, else None.
 
     The script name is the first word of the letter's Unicode name ("CYRILLIC", "CJK", "ARABIC",
-    ...), title-cased; ``sample`` is up to 20 characters of that run. Used to warn when an English
-    voice is handed text it can only spell out.
+    ...), title-cased (``sayable.script_of``); ``sample`` is up to 20 characters of that run.
     """
     for i, ch in enumerate(text):
-        if ch.isalpha() and ord(ch) > 0x24F:  # beyond Latin Extended-B
-            name = unicodedata.name(ch, "")
-            if not name or name.startswith(("LATIN", "MODIFIER", "COMBINING")):
-                continue
-            j = i
-            while j < len(text) and j - i < 20 and (text[j].isalpha() or text[j] == " "):
-                j += 1
-            script = name.split()[0]
-            return (script if len(script) <= 3 else script.title()), text[i:j].strip()
+        script = script_of(ch)
+        if script is None:
+            continue
+        j = i
+        while j < len(text) and j - i < 20 and (text[j].isalpha() or text[j] == " "):
+            j += 1
+        return script, text[i:j].strip()
     return None
 
 
-def _final_dot(m: re.Match) -> str:
-    """"." when an abbreviation's dot also ends the sentence ("... etc."), so the pause stays."""
-    return "." if not m.string[m.end():].strip() else ""
+def _ellipsis(m: re.Match) -> str:
+    """"..." inside a sentence -> ", " (the voice pauses at a comma); at its end -> "."."""
+    return "." if not m.string[m.end():].strip() else ", "
+
+
+def _paragraphs_as_sentences(text: str) -> str:
+    """Blank lines left by HTML blocks inside one sentence: a full stop, unless punctuation is there."""
+    return re.sub(r"([.!?:;,])?\s*\n\s*\n\s*", lambda m: (m.group(1) or ".") + " ", text)
+
+
+def english_front_end(text: str, locale: str = "en-us") -> Sayable:
+    """What an English voice is given for ``text`` (one sentence), and what was left out.
+
+    In order: invisible characters removed and HTML reduced (``markup``), Unicode NFKC, typographic
+    quotes to ASCII, an ellipsis to a comma (inside) or a full stop (at the end), URLs / e-mail
+    addresses / paths / codes read (``codes``), abbreviations of reference works ("Vol.", "pp.")
+    and dates with a month name ("March 3" -> "March third", ``dates``), numbers
+    (``numbers.spell_numbers``), other abbreviations and initials (``abbreviations``), symbols;
+    then other scripts, emoji and unnamed symbols (``sayable.english_sayable``: transliterated or
+    left out, and noted). The same result serves synthesis and the fine-tuning dataset check.
+    """
+    text = remove_invisible(text)
+    if has_markup(text):
+        text = _paragraphs_as_sentences(html_to_text(text))
+    text = unicodedata.normalize("NFKC", join_digit_groups(text))  # NFKC turns thin spaces into spaces
+    text = _ELLIPSIS_RE.sub(_ellipsis, text.translate(_QUOTES))
+    text = read_codes(text)
+    text = read_month_dates(expand_abbreviations(text, before_numbers=True))
+    text = spell_numbers(text, locale)  # numbers first: "20 ms." is milliseconds, not "miz"
+    text = expand_abbreviations(text)
+    for sym, word in _SYMBOLS.items():
+        if sym in text:
+            text = text.replace(sym, word)
+    said = english_sayable(text)
+    return Sayable(re.sub(r"[ \t]+", " ", said.text).strip(), said.transliterated, said.skipped_scripts,
+                   said.skipped_symbols, said.removed_invisible)
 
 
 def normalize_english(text: str, locale: str = "en-us") -> str:
-    """Spell out numbers, currency, ordinals, times, abbreviations and symbols in English text.
+    """Spell out numbers, currency, ordinals, times, abbreviations, codes and symbols in English text.
 
     Examples: ``"$3.50"`` -> ``"three dollars and fifty cents"``, ``"2nd"`` -> ``"second"``,
     ``"10:30"`` -> ``"ten thirty"``, ``"50%"`` -> ``"fifty percent"``, ``"1999"`` -> ``"nineteen
-    ninety nine"``, ``"Dr."`` -> ``"doctor"``. Text in other scripts passes through unchanged.
-    Numbers are read by class (phone numbers, versions, dates, units, ...): ``numbers.spell_numbers``;
-    ``locale`` ("en-us", "en-gb", ...) decides the order of ambiguous numeric dates there.
+    ninety nine"``, ``"Dr."`` -> ``"doctor"``, ``"March 3"`` -> ``"March third"``,
+    ``"example.com/docs"`` -> ``"example dot com slash docs"``. Greek and Cyrillic words are
+    transliterated, other scripts and emoji left out (``english_front_end``, which also says what
+    was left out). Numbers are read by class (phone numbers, versions, dates, units, ...):
+    ``numbers.spell_numbers``; ``locale`` ("en-us", "en-gb", ...) decides the order of ambiguous
+    numeric dates there.
     """
-    text = unicodedata.normalize("NFKC", join_digit_groups(text))  # NFKC turns thin spaces into spaces
-    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-    text = _NUMBER_ABBR_RE.sub("number ", text)
-    text = spell_numbers(text, locale)  # numbers first: "20 ms." is milliseconds, not "miz"
-    text = _STREET_RE.sub(lambda m: "street" + _final_dot(m), _SAINT_RE.sub("Saint", text))
-    text = _ABBR_RE.sub(lambda m: _ABBREVIATIONS[m.group(1).lower()] + _final_dot(m), text)
-    for sym, word in _SYMBOLS.items():
-        text = text.replace(sym, word)
-    return re.sub(r"[ \t]+", " ", text).strip()
+    return english_front_end(text, locale).text

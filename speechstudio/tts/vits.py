@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError, UsageError
-from speechstudio.tts.text import EmptyTextError, foreign_script, has_speakable, normalize_english
+from speechstudio.tts.text import EmptyTextError, LeftOutTextError, english_front_end, has_speakable
 
 __all__ = ["VitsVoice", "SynthesisSettings", "UnknownSpeakerError", "UnsayableTextError", "load_voice",
            "check_settings", "CONTROL_RANGES", "MAX_SENTENCE_AUDIO_S"]
@@ -162,12 +162,9 @@ class VitsVoice:
             return ids
         if not has_speakable(sentence):
             raise EmptyTextError(f"text has nothing a voice can say: {sentence[:40]!r}")
-        text = normalize_english(sentence, self.language) if self.language.startswith("en") else sentence
+        text = sentence
         if self.language.startswith("en"):
-            foreign = foreign_script(text)
-            if foreign:
-                self.warnings.append(f"voice {self.name} speaks English; text in {foreign[0]} script "
-                                     f"({foreign[1]!r}) comes out spelled or garbled: use a voice for that language")
+            text = self._english_text(sentence)
         if self.kind == "piper":
             from speechstudio.tts.phonemize import codepoint_phonemes, espeak_phonemes, phonemes_to_ids
 
@@ -183,6 +180,27 @@ class VitsVoice:
                 raise UnsayableTextError(f"voice {self.name} cannot say any of {sentence[:40]!r}")
             return ids
         return self._tokenize_transformers(text, sentence)
+
+    def _english_text(self, sentence: str) -> str:
+        """The English front end (``text.english_front_end``) for one sentence, its notes as warnings.
+
+        The same text and the same warnings for synthesis and for the fine-tuning dataset check
+        (``finetune.voice_run.text_checker`` flags a clip on "cannot say"). A warning names the
+        script or the symbols, not the sentence, so a long text warns once per script. Raises
+        ``LeftOutTextError`` when nothing is left to say.
+        """
+        said = english_front_end(sentence, self.language)
+        for script in said.transliterated:
+            self.warnings.append(f"voice {self.name} speaks English and cannot say {script} script: "
+                                 "read as Latin letters (use a voice for that language)")
+        for script in said.skipped_scripts:
+            self.warnings.append(f"voice {self.name} speaks English and cannot say {script} script: "
+                                 "left out (use a voice for that language)")
+        if said.skipped_symbols:
+            self.warnings.append(f"voice {self.name} cannot say symbols {said.skipped_symbols!r}: left out")
+        if not has_speakable(said.text):
+            raise LeftOutTextError(f"voice {self.name}: nothing left to say in {sentence[:40]!r}")
+        return said.text
 
     def _tokenize_transformers(self, text: str, original: str) -> list[int]:
         """Token ids from the voice's ``VitsTokenizer``; thread-safe (sentence workers share it).
@@ -307,8 +325,13 @@ class VitsVoice:
         A Piper sentence longer than ``phonemize.MAX_PHONEMES`` phonemes (a long line without
         punctuation) is synthesized in pieces cut at clause marks / word boundaries
         (``phonemize.split_ids``) and joined, so memory stays bounded for any sentence length.
+        A sentence the English front end left nothing of (only another script, emoji) gives no
+        samples (shape ``(0,)``) and its warnings.
         """
-        ids = self.text_to_ids(sentence)
+        try:
+            ids = self.text_to_ids(sentence)
+        except LeftOutTextError:
+            return np.zeros(0, dtype=np.float32)  # all another script or emoji: warned, nothing to say
         if self.kind != "piper":
             return self.synthesize_ids(ids, settings)
         from speechstudio.tts.phonemize import split_ids

@@ -1,0 +1,97 @@
+"""Abbreviations and initials in English text: where a sentence does not end, and how they are read.
+
+* ``protect`` hides the full stop of an abbreviation that does not end a sentence ("Vol. 3",
+  "approx. ten", "Fig. 2", "ca. 1900", "Dr. Who") from the sentence splitter, which cut there
+  (pysbd 0.3: "See Vol." | "3 of the set."); ``unprotect`` puts it back.
+* ``expand_abbreviations`` reads them: "Vol. 3" -> "volume 3", "pp. 12-14" -> "pages 12-14",
+  "p. 5" -> "page 5", "et al." -> "et al", "approx." -> "approximately", "Dr." -> "doctor", "St. Louis"
+  -> "Saint Louis", "Main St." -> "Main street". Abbreviations of reference works ("Vol.", "pp.",
+  "Fig.", "No.", ...) are read before numbers (``before_numbers=True``) so the number after them is
+  read as a plain number or range; the rest after (``before_numbers=False``), so that units keep
+  their reading ("20 ms." is milliseconds, not "20 miz").
+* Initials inside a sentence ("J. K. Rowling") lose their dots, so the voice neither pauses nor reads
+  a lone "A." as the article: "J K Rowling".
+
+When the dot of an abbreviation also ends the sentence ("... etc."), a full stop is kept for the pause.
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = ["ABBREVIATIONS", "REFERENCE_ABBREVIATIONS", "expand_abbreviations", "protect", "unprotect"]
+
+#: Abbreviations read the same everywhere (lower case, without the dot).
+ABBREVIATIONS = {
+    "mr": "mister", "mrs": "missus", "ms": "miz", "dr": "doctor", "prof": "professor",
+    "jr": "junior", "sr": "senior", "vs": "versus", "etc": "et cetera",
+    "e.g": "for example", "i.e": "that is", "approx": "approximately", "cf": "compare", "ca": "circa",
+    "esp": "especially", "ibid": "ibidem", "viz": "namely", "avg": "average",
+    "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
+    "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
+    "nov": "november", "dec": "december", "mt": "mount", "ft": "feet", "lb": "pounds",
+    "kg": "kilograms", "km": "kilometers", "cm": "centimeters", "mm": "millimeters",
+    "inc": "incorporated", "ltd": "limited", "corp": "corporation", "dept": "department",
+    "univ": "university", "govt": "government", "ave": "avenue", "blvd": "boulevard", "rd": "road",
+    "capt": "captain", "col": "colonel", "gen": "general", "lt": "lieutenant", "sgt": "sergeant",
+    "rev": "reverend", "hon": "honorable", "gov": "governor", "sen": "senator", "rep": "representative",
+}
+#: Abbreviations of reference works, read before a number ("Vol. 3", "pp. 12-14", "Fig. 2").
+REFERENCE_ABBREVIATIONS = {
+    "vol": "volume", "vols": "volumes", "p": "page", "pp": "pages", "fig": "figure", "figs": "figures",
+    "eq": "equation", "eqs": "equations", "sec": "section", "ch": "chapter", "chap": "chapter",
+    "no": "number", "nos": "numbers", "art": "article", "para": "paragraph", "ex": "example",
+    "approx": "approximately", "ca": "circa", "ed": "edition", "pt": "part",
+}
+# Titles before a name never end a sentence ("Dr. Smith"); the rest do not before a number or a
+# lower-case word ("approx. ten", "cf. the appendix").
+_TITLES = ("mr", "mrs", "ms", "dr", "prof", "mt", "capt", "col", "gen", "lt", "sgt", "rev", "hon", "gov",
+           "sen", "rep")
+_NONFINAL = sorted(set(REFERENCE_ABBREVIATIONS) | {"approx", "cf", "ca", "esp", "vs", "viz", "et al"} | set(_TITLES),
+                   key=len, reverse=True)
+_HIDE_RE = re.compile(r"\b(" + "|".join(re.escape(a) for a in _NONFINAL) + r")\.(?=\s+(\S))", re.IGNORECASE)
+_HIDDEN_DOT = "\ue013"
+
+_ABBR_RE = re.compile(
+    r"\b(" + "|".join(re.escape(a) for a in sorted(ABBREVIATIONS, key=len, reverse=True)) + r")\.(?=\s|$)",
+    re.IGNORECASE,
+)
+_REF_RE = re.compile(r"\b(" + "|".join(re.escape(a) for a in sorted(REFERENCE_ABBREVIATIONS, key=len, reverse=True))
+                     + r")\.\s*(?=[-−]?\d)", re.IGNORECASE)
+_ET_AL_RE = re.compile(r"\bet al\.", re.IGNORECASE)
+# "St." before a capitalised name is "Saint" ("St. Louis"), otherwise "street" ("Main St.").
+_SAINT_RE = re.compile(r"\bSt\.(?=\s+[A-Z])")
+_STREET_RE = re.compile(r"\b[Ss]t\.(?=\s|$)")
+# An initial: one capital letter and a dot, then a capitalised word or another initial.
+_INITIAL_RE = re.compile(r"(?<![\w.])([A-Z])\.(?=\s+[A-Z])")
+
+
+def protect(text: str) -> str:
+    """``text`` with the dot of every abbreviation that does not end its sentence hidden (module docstring)."""
+
+    def hide(m: re.Match) -> str:
+        word, following = m.group(1).lower(), m.group(2)
+        if following.isdigit() or following.islower() or (word in _TITLES and following.isupper()):
+            return m.group(1) + _HIDDEN_DOT
+        return m.group(0)
+
+    return _HIDE_RE.sub(hide, text)
+
+
+def unprotect(text: str) -> str:
+    """Undo ``protect``."""
+    return text.replace(_HIDDEN_DOT, ".")
+
+
+def _final_dot(m: re.Match) -> str:
+    """"." when an abbreviation's dot also ends the sentence ("... etc."), so the pause stays."""
+    return "." if not m.string[m.end():].strip() else ""
+
+
+def expand_abbreviations(text: str, before_numbers: bool = False) -> str:
+    """Read the abbreviations and initials of one sentence (module docstring for the two passes)."""
+    if before_numbers:
+        text = _REF_RE.sub(lambda m: REFERENCE_ABBREVIATIONS[m.group(1).lower()] + " ", text)
+        return _ET_AL_RE.sub(lambda m: "et al" + _final_dot(m), text)
+    text = _STREET_RE.sub(lambda m: "street" + _final_dot(m), _SAINT_RE.sub("Saint", text))
+    text = _ABBR_RE.sub(lambda m: ABBREVIATIONS[m.group(1).lower()] + _final_dot(m), text)
+    return _INITIAL_RE.sub(lambda m: "A-" if m.group(1) == "A" else m.group(1), text)

@@ -1,0 +1,206 @@
+"""Text written for machines, read as a person would: URLs, e-mail addresses, file paths, hashes, codes.
+
+* URLs (``https://example.com/docs?lang=en``): the scheme is not said, dots, slashes and the query's
+  marks are named: "example dot com slash docs question mark lang equals en"; ``www.`` is "w w w dot".
+* E-mail addresses: "anna dot lee at example dot com".
+* File paths (``/usr/local/bin``, ``~/notes``, ``C:\\Users\\x``) and file names with a known extension
+  (``notes.txt``): "slash usr slash local slash bin", "C colon backslash users ...", "notes dot txt".
+* Hashes and long codes (a run of letters and digits that alternates three times or more:
+  ``786a3f2``, ``9F4C2E``): character by character, "seven eight six A three F two"; longer than
+  ``LONG_CODE_CHARS`` they are summarised by their first ``SHORT_CODE_CHARS`` characters (git's
+  short-hash length) and "and so on".
+* Alphanumeric codes: letters then digits (``BA117``, ``F16``) -> the letters spelled, then up to two
+  digits as a number, more digit by digit ("B A one one seven", "F sixteen"); digits then one capital
+  letter (``42B``, ``12b`` after "room", "apartment", "gate", ...) -> "forty two B", not "forty two
+  bytes" (``numbers.GLUED_ONLY_UNITS``: a glued "B" with no such label word stays bytes).
+
+A spelled letter "A" is written ``A-``: espeak-ng reads a lone capital A inside a phrase as the article
+(ɐ, "uh"); with the hyphen it says the letter name (eɪ) without a pause (piper-phonemize 1.2, en-us).
+
+``protect`` hides the dots and question marks of URLs, addresses and paths from the sentence
+splitter (same length, private-use characters); ``unprotect`` puts them back.
+"""
+from __future__ import annotations
+
+import re
+
+from speechstudio.tts.numbers import cardinal, digits_words
+
+__all__ = ["LONG_CODE_CHARS", "SHORT_CODE_CHARS", "protect", "read_codes", "spell_characters", "unprotect"]
+
+#: Codes longer than this are summarised (a 40-character SHA-1 would take ~15 s to spell).
+LONG_CODE_CHARS = 16
+#: Characters read of a summarised code: git's default abbreviated hash length (``core.abbrev``).
+SHORT_CODE_CHARS = 7
+
+_CHAR_NAMES = {".": "dot", "/": "slash", "\\": "backslash", "-": "dash", "_": "underscore", "?": "question mark",
+               "=": "equals", "&": "and", "#": "hash", "~": "tilde", ":": "colon", "+": "plus", "@": "at",
+               "%": "percent"}
+# Top-level domains a bare name ("example.org") is read as a web address with; short ones that are
+# also words ("at", "be", "it", "me", "no", "us") only with a scheme or "www.".
+_TLDS = "com|org|net|edu|gov|io|dev|ai|app|info|co|uk|de|fr|nl|eu|ca|au|jp|ru|ch|se|dk|fi|pl|tv|gg|xyz|site|online|tech|cloud"
+_TRAIL = ".,;:!?)]}'\""
+_URL_RE = re.compile(r"\b(?:(?:https?|ftp|file)://|www\.)[^\s<>\"']+"
+                     r"|\b[A-Za-z0-9][\w-]*(?:\.[A-Za-z0-9][\w-]*)*\.(?:" + _TLDS + r")\b(?:/[^\s<>\"']*)?",
+                     re.IGNORECASE)
+_EMAIL_RE = re.compile(r"\b[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\b")
+_UNIX_PATH_RE = re.compile(r"(?<![\w/.~])(?:~|\.{1,2})?/(?:[\w.+-]+/)*[\w.+-]*[A-Za-z_][\w.+-]*/?(?=[\s,;:!?)\]]|$|\.(?:\s|$))")
+_WIN_PATH_RE = re.compile(r"\b[A-Za-z]:\\(?:[^\\\s<>\"|?*]+\\)*[^\\\s<>\"|?*]*")
+_FILE_RE = re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.(?:txt|md|py|json|csv|tsv|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg"
+                      r"|mp3|wav|flac|ogg|m4a|mp4|mkv|zip|tar|gz|exe|dll|html?|css|js|ts|yaml|yml|toml|ini|cfg|sh"
+                      r"|bat|cpp|rs|go|java|log|xml|epub|onnx|bin)\b")
+# A code: letters and digits only, at least one of each, not inside a longer word or number.
+_CODE_RE = re.compile(r"(?<![\w.\-/])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}(?![\w/]|\.\w|-\w)")
+_LABELS = ("room|rm|apartment|apt|flat|suite|ste|unit|gate|seat|platform|bay|block|building|bldg|floor|level|row"
+           "|section|lot|locker|cabin|ward|bed|terminal|pier|dock|box|route|bus|exit|house|door|stand|stall|desk"
+           "|office|hall|studio|lab|court|track|cell|aisle|zone|wing|berth|carriage|coach|car|bunk")
+_LABELLED_RE = re.compile(r"\b(?:" + _LABELS + r")\.?\s+(?:no\.?\s*|number\s+|#\s*)?(\d{1,5})([A-Za-z])\b", re.IGNORECASE)
+# Unit letters and suffixes a number keeps ("5m", "4th", "10am"): numbers.py reads those.
+_NOT_CODE_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th|s|am|pm|[kKMGTP]?B|[kKMG]?Hz|[kmcµnu]?[mgsLlVWA]|[km]m|x|X|h|d|y"
+                              r"|ft|in|mi|lb|lbs|oz|kg|km|mph|kph|fps|px|dB|bn|K|k|mAh|kWh|kW|mV|mA|ms)")
+_PROTECT = {".": "\ue010", "?": "\ue011", "!": "\ue012"}
+_UNPROTECT = {v: k for k, v in _PROTECT.items()}
+
+
+def spell_characters(chars: str) -> str:
+    """Letters and digits of ``chars`` one by one: ``"786a3f"`` -> ``"seven eight six A- three F"``.
+
+    Letters come out as capitals (a voice says their names); "A" as ``A-`` (module docstring);
+    other characters by their names ("dot", "dash", ...) or not at all.
+    """
+    out = []
+    for ch in chars:
+        if ch.isdigit():
+            out.append(digits_words(ch))
+        elif ch.isalpha() and ch.isascii():
+            out.append("A-" if ch in "aA" else ch.upper())
+        elif ch in _CHAR_NAMES:
+            out.append(_CHAR_NAMES[ch])
+    return " ".join(out)
+
+
+def _word_or_code(part: str) -> str:
+    """One piece of a URL / path between separators: words stay, numbers are numbers, codes spelled."""
+    if not part:
+        return ""
+    if part.isdigit():
+        return cardinal(part) if len(part) <= 4 and not part.startswith("0") else digits_words(part)
+    if part.isalpha():
+        return part if len(part) > 1 or part.lower() not in "a" else "A-"
+    return _code(part)
+
+
+def _spoken_piece(text: str) -> str:
+    """A URL / address / path: pieces between separators read, separators named."""
+    out: list[str] = []
+    for token in re.split(r"([^A-Za-z0-9])", text):
+        if not token:
+            continue
+        if re.fullmatch(r"[A-Za-z0-9]+", token):
+            out.append(_word_or_code(token))
+        elif token in _CHAR_NAMES:
+            out.append(_CHAR_NAMES[token])
+    return " ".join(w for w in out if w)
+
+
+def _strip_trailing(m: re.Match) -> tuple[str, str]:
+    """``(token, trailing punctuation)``: a sentence's full stop or a closing bracket is not part of it."""
+    token = m.group(0)
+    core = token.rstrip(_TRAIL)
+    return core, token[len(core):]
+
+
+def _url(m: re.Match) -> str:
+    url, tail = _strip_trailing(m)
+    body = re.sub(r"^(?:https?|ftp|file)://", "", url, flags=re.IGNORECASE)
+    spoken = []
+    if body.lower().startswith("www."):
+        spoken.append("w w w dot")
+        body = body[4:]
+    spoken.append(_spoken_piece(body.rstrip("/")))
+    return " ".join(spoken) + tail
+
+
+def _email(m: re.Match) -> str:
+    return _spoken_piece(m.group(0))
+
+
+def _path(m: re.Match) -> str:
+    path, tail = _strip_trailing(m)
+    if path.startswith("~"):
+        return "home " + _spoken_piece(path[1:]) + tail
+    return _spoken_piece(path) + tail
+
+
+def _win_path(m: re.Match) -> str:
+    path, tail = _strip_trailing(m)
+    return f"{path[0].upper()} colon " + _spoken_piece(path[2:]) + tail
+
+
+def _runs(code: str) -> list[str]:
+    return re.findall(r"[A-Za-z]+|\d+", code)
+
+
+def _code(code: str) -> str:
+    """A letters-and-digits code (module docstring): spelled, summarised, or letters + number."""
+    runs = _runs(code)
+    if len(runs) >= 3:
+        if len(code) > LONG_CODE_CHARS:
+            return spell_characters(code[:SHORT_CODE_CHARS]) + ", and so on,"
+        return spell_characters(code)
+    letters, digits = (runs[0], runs[1]) if runs[0].isalpha() else (runs[1], runs[0])
+    if runs[0].isalpha():  # BA117, F16, COVID19, iPhone15
+        spell = len(letters) <= 2 or (letters.isupper() and len(letters) <= 4)
+        head = spell_characters(letters) if spell else letters
+        tail = cardinal(digits) if len(digits) <= 2 and not digits.startswith("0") else digits_words(digits)
+        return f"{head} {tail}"
+    return f"{cardinal(digits) if len(digits) <= 4 else digits_words(digits)} {spell_characters(letters)}"
+
+
+def _maybe_code(m: re.Match) -> str:
+    code = m.group(0)
+    runs = _runs(code)
+    if re.fullmatch(r"\d+[eExX]\d+", code):
+        return code  # "3e8", "6x10^23", "1920x1080": scientific notation and sizes, numbers.py
+    if len(runs) == 2 and runs[0].isdigit():
+        # "42B" bytes, "5km", "4th", "10am", "3x": numbers.py reads units, ordinals and times;
+        # only one capital letter that is no unit ("12C", "7D") is a label here.
+        if _NOT_CODE_SUFFIX.fullmatch(code) or not (len(runs[1]) == 1 and runs[1].isupper()):
+            return code
+    if len(runs) == 2 and runs[0].isalpha() and runs[0].islower() and len(runs[0]) > 1:
+        return code  # "mp3", "h264", "ipv6": numbers.py keeps letters and number apart
+    return _code(code)
+
+
+def read_codes(text: str) -> str:
+    """Rewrite URLs, e-mail addresses, paths, file names, hashes and codes in ``text`` as words.
+
+    Runs before number reading (``numbers.spell_numbers``), so the digits inside them are read here
+    as a person would (digit by digit in codes). Other text is returned unchanged.
+    """
+    text = _EMAIL_RE.sub(_email, text)
+    text = _URL_RE.sub(_url, text)
+    text = _WIN_PATH_RE.sub(_win_path, text)
+    text = _UNIX_PATH_RE.sub(_path, text)
+    text = _FILE_RE.sub(lambda m: _spoken_piece(m.group(0)), text)
+    text = _LABELLED_RE.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + f"{cardinal(m.group(1))} "
+                            f"{spell_characters(m.group(2))}", text)
+    return _CODE_RE.sub(_maybe_code, text)
+
+
+def protect(text: str) -> str:
+    """``text`` with the ``. ? !`` inside URLs, e-mail addresses and paths replaced by private-use
+    characters of the same length, so a sentence splitter does not cut there."""
+
+    def hide(m: re.Match) -> str:
+        token, tail = _strip_trailing(m)
+        return "".join(_PROTECT.get(ch, ch) for ch in token) + tail
+
+    for pattern in (_EMAIL_RE, _URL_RE, _WIN_PATH_RE, _UNIX_PATH_RE, _FILE_RE):
+        text = pattern.sub(hide, text)
+    return text
+
+
+def unprotect(text: str) -> str:
+    """Undo ``protect``."""
+    return "".join(_UNPROTECT.get(ch, ch) for ch in text) if any(ch in _UNPROTECT for ch in text) else text

@@ -1,0 +1,139 @@
+"""What an English voice can say: other scripts, symbols and emoji, invisible characters.
+
+One decision for synthesis and for fine-tuning (``VitsVoice.text_to_ids`` reads the result; the
+dataset check flags a clip when it is not clean, ``finetune.voice_run.text_checker``):
+
+* *Invisible characters* (zero-width space / joiners, word joiner, byte order mark, soft hyphen,
+  bidirectional marks, variation selectors: Unicode format characters ``Cf`` and the variation
+  selector blocks) are removed; a transcript that had them is *normalised*, not dropped.
+* *Other scripts* in English text: espeak-ng says a script name for each letter it has no rules
+  for ("Chinese letter, Chinese letter"; piper#740). Greek and Cyrillic words are transliterated
+  to Latin letters (BGN/PCGN romanisation, simplified: no diacritics) and a lone Greek letter is
+  named ("π" -> "pi"); every other script (Han, kana, Hangul, Arabic, Hebrew, Indic, Thai, ...) is
+  left out. Either way the result notes the script, so the caller can warn once per script.
+* *Symbols* with a reading ("&", "%", "±", "≥", "©", ...) are spelled by the normaliser
+  (``text.normalize_english``); every other non-ASCII symbol (emoji, dingbats, card suits, box
+  drawing, arrows: Unicode categories ``So``, ``Sm``, ``Sk``, ``Sc`` without a reading) is left out
+  and noted. ASCII punctuation and symbols stay for the phonemizer.
+
+``english_sayable(text)`` returns a ``Sayable(text, transliterated, skipped_scripts, skipped_symbols)``.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+__all__ = ["NAMED_SYMBOLS", "Sayable", "english_sayable", "remove_invisible", "script_of"]
+
+#: Symbols read as words (spaces around them are collapsed later).
+NAMED_SYMBOLS = {
+    "&": " and ", "%": " percent", "@": " at ", "+": " plus ", "=": " equals ", "#": " number ",
+    "°": " degrees ", "×": " times ", "½": " one half ", "¼": " one quarter ", "¾": " three quarters ",
+    "±": " plus or minus ", "≤": " less than or equal to ", "≥": " greater than or equal to ",
+    "≠": " not equal to ", "≈": " approximately ", "→": " to ", "÷": " divided by ", "∞": " infinity ",
+    "√": " square root of ", "©": " copyright ", "®": " registered ", "™": " trademark ", "§": " section ",
+    "€": " euros ", "£": " pounds ", "¥": " yen ", "¢": " cents ",
+}
+
+_CYRILLIC = dict(zip("абвгдезийклмнопрстуфыэіґ", "abvgdeziyklmnoprstufyeig")) | {
+    "ё": "yo", "ж": "zh", "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ь": "", "ю": "yu",
+    "я": "ya", "ї": "yi", "є": "ye", "ў": "w", "ј": "j", "љ": "lj", "њ": "nj", "ћ": "c", "ђ": "dj", "џ": "dz"}
+_GREEK = dict(zip("αβγδεζηικλμνξοπρσςτυφω", "avgdeziiklmnxoprsstyfo")) | {"θ": "th", "χ": "ch", "ψ": "ps"}
+_TRANSLITERATED = {"Cyrillic": _CYRILLIC, "Greek": _GREEK}
+# Runs of letters of one script (with marks inside words); a script is the first word of the
+# letter's Unicode name ("CYRILLIC", "CJK", "HIRAGANA", "ARABIC", ...).
+_WORD_RE = re.compile(r"[^\W\d_]+(?:[\u0300-\u036f'’][^\W\d_]*)*")
+
+
+@dataclass(frozen=True)
+class Sayable:
+    """``text``: what the voice is given; ``transliterated``: scripts read as Latin letters;
+    ``skipped_scripts``: scripts left out; ``skipped_symbols``: the symbols left out, in order
+    of first appearance; ``removed_invisible``: True when invisible characters were removed."""
+
+    text: str
+    transliterated: tuple[str, ...] = ()
+    skipped_scripts: tuple[str, ...] = ()
+    skipped_symbols: str = ""
+    removed_invisible: bool = False
+
+    @property
+    def clean(self) -> bool:
+        """True when nothing was transliterated or left out (invisible characters do not count)."""
+        return not (self.transliterated or self.skipped_scripts or self.skipped_symbols)
+
+
+def _invisible(ch: str) -> bool:
+    o = ord(ch)
+    return (unicodedata.category(ch) == "Cf" or 0xFE00 <= o <= 0xFE0F or 0xE0100 <= o <= 0xE01EF
+            or o == 0x034F)  # combining grapheme joiner
+
+
+def remove_invisible(text: str) -> str:
+    """``text`` without zero-width and other invisible format characters (module docstring)."""
+    return "".join(ch for ch in text if not _invisible(ch)) if not text.isascii() else text
+
+
+def script_of(ch: str) -> str | None:
+    """The script of letter ``ch`` outside Latin (``"Cyrillic"``, ``"CJK"``, ``"Hiragana"``, ...), else None."""
+    if not ch.isalpha() or ord(ch) <= 0x24F:
+        return None
+    name = unicodedata.name(ch, "")
+    if not name or name.startswith(("LATIN", "MODIFIER", "COMBINING")):
+        return None
+    script = name.split()[0]
+    return script if len(script) <= 3 else script.title()
+
+
+def _transliterate(word: str, table: dict[str, str]) -> str:
+    base = unicodedata.normalize("NFD", word)
+    out = "".join(table.get(ch.lower(), "" if unicodedata.combining(ch) else ch) for ch in base)
+    return out[:1].upper() + out[1:] if word[:1].isupper() else out
+
+
+def _greek_letter_name(ch: str) -> str:
+    name = unicodedata.name(ch, "")
+    return name.rsplit(" ", 1)[-1].lower() if "LETTER" in name else ""
+
+
+def english_sayable(text: str) -> Sayable:
+    """Make ``text`` something an English voice can say (module docstring). ``text`` should already
+    have its named symbols spelled out (``text.normalize_english`` does both in order)."""
+    had_invisible = not text.isascii() and any(_invisible(ch) for ch in text)
+    if had_invisible:
+        text = remove_invisible(text)
+    if text.isascii():
+        return Sayable(text, removed_invisible=had_invisible)
+    transliterated: list[str] = []
+    skipped: list[str] = []
+
+    def word(m: re.Match) -> str:
+        w = m.group(0)
+        scripts = {s for s in map(script_of, w) if s}
+        if not scripts:
+            return w
+        script = sorted(scripts)[0]
+        if len(scripts) == 1 and script in _TRANSLITERATED:
+            if script not in transliterated:
+                transliterated.append(script)
+            if script == "Greek" and len(w) == 1:
+                return _greek_letter_name(w)
+            return _transliterate(w, _TRANSLITERATED[script])
+        for s in sorted(scripts):
+            if s not in skipped:
+                skipped.append(s)
+        return " "
+
+    text = _WORD_RE.sub(word, text)
+    symbols: list[str] = []
+    kept: list[str] = []
+    for ch in text:
+        if not ch.isascii() and unicodedata.category(ch) in ("So", "Sm", "Sk", "Sc") and ch not in NAMED_SYMBOLS:
+            if ch not in symbols:
+                symbols.append(ch)
+            kept.append(" ")
+        else:
+            kept.append(ch)
+    text = re.sub(r"[ \t]{2,}", " ", "".join(kept)) if symbols or skipped else "".join(kept)
+    return Sayable(text, tuple(transliterated), tuple(skipped), "".join(symbols), had_invisible)
