@@ -127,6 +127,7 @@ def test_adapt_wizard_dataset_train_compare_register(win, qtbot, home, tiny_ctc,
     assert history["loss"][0] == [1, 2, 3, 4] and all(v > 0 for v in history["loss"][1])
     assert history["wer"][0] == [0, 2, 4] and history["wer"][1][0] == base.wer
     assert tr.progress.value() == STEPS and tr.state.text().startswith("finished at step 4: best WER ")
+    assert tr.resumable() and not tr.resume_btn.isEnabled()  # a finished run has nothing to resume (issue 30)
     tr.curves.draw()
     assert set(tr.curves.curves) == {"loss", "wer", "cer"}
     _shot(page, "3-train")

@@ -197,7 +197,7 @@ def test_commands_dialog_edits_and_saves_the_table(page, qtbot, home):
     from speechstudio.dictation.commands import Command, CommandTable
     from speechstudio.gui.commands_dialog import CommandsDialog
 
-    d = CommandsDialog(page)
+    d = CommandsDialog(page, language="de")  # the Dictate page passes its language (issue 30)
     qtbot.addWidget(d)
     assert d.lang_box.currentText() == "de" and d.rows()[0] == Command("komma", ",")
     d.lang_box.setCurrentText("en")

@@ -28,6 +28,7 @@ class AudioHub(QObject):
         self.available = bool(self.backend.available)
         self.reason = self.backend.reason
         self._mel_play = StreamingLogMel(16000)
+        self.play_source = "playback"  # the mel_frames source of what is playing
         self._mel_mic = StreamingLogMel(16000)
         self.player = Player(self.backend, on_block=self._on_play_block, on_end=self._ended.emit)
         self.recorder: Recorder | None = None
@@ -44,16 +45,19 @@ class AudioHub(QObject):
         self.player = Player(backend, on_block=self._on_play_block, on_end=self._ended.emit)
 
     # ---------------------------------------------------------------- playback
-    def play(self, audio: np.ndarray, sample_rate: int) -> None:
-        """Play a clip (float32 mono at ``sample_rate`` Hz). Raises AudioUnavailableError."""
+    def play(self, audio: np.ndarray, sample_rate: int, source: str = "") -> None:
+        """Play a clip (float32 mono at ``sample_rate`` Hz). ``source``: what it is, for the live
+        sound picture's caption (a file name; "" says "playback"). Raises AudioUnavailableError."""
         self._check()
+        self.play_source = f"file:{source}" if source else "playback"
         self.player.device = self.output_device
         self._reset_play_mel(sample_rate)
         self.player.play(audio, sample_rate)
         self.playing_changed.emit(True)
 
-    def begin_stream(self, sample_rate: int, first=None) -> None:
+    def begin_stream(self, sample_rate: int, first=None, source: str = "") -> None:
         self._check()
+        self.play_source = f"file:{source}" if source else "playback"
         self.player.device = self.output_device
         self._reset_play_mel(sample_rate)
         self.player.begin(sample_rate, first)
@@ -90,7 +94,7 @@ class AudioHub(QObject):
             return
         frames = self._mel_play.push(block)
         if len(frames):
-            self.mel_frames.emit(frames, "playback")
+            self.mel_frames.emit(frames, self.play_source)
 
     # ---------------------------------------------------------------- recording
     def start_recording(self) -> None:

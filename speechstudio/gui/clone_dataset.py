@@ -322,7 +322,7 @@ class DatasetStep(QWidget):
         path = self.manifest.path_of(self.manifest.clips[row], self.wiz.dataset_dir)
         try:
             audio, rate = sf.read(str(path), dtype="float32")
-            self.wiz.audio.play(audio, rate)
+            self.wiz.audio.play(audio, rate, source=path.name)
         except Exception as e:  # noqa: BLE001 - missing file, no audio device: said on the status line
             self.wiz.status_message.emit(f"cannot play {path.name}: {e}")
 

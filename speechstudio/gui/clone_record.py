@@ -257,7 +257,7 @@ class RecordPanel(QWidget):
         if audio is None:
             return
         try:
-            self.audio.play(audio, rate)
+            self.audio.play(audio, rate, source=path.name)
         except Exception as e:  # AudioUnavailableError
             self.status_message.emit(f"cannot play: {e}")
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLa
 from speechstudio.worker.worker import Status
 from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
 from speechstudio.gui.common import WARNING_COLOR, device_picker, fmt_duration, set_font, tint
-from speechstudio.gui.wizard_common import TrainingStep, note_label
+from speechstudio.gui.wizard_common import TrainingStep, buddy_label, note_label
 
 PRESETS = ("quick", "standard", "best")
 
@@ -54,9 +54,11 @@ class TrainStep(TrainingStep):
         self.preset_box.addItems(PRESETS)
         self.preset_box.setCurrentText("standard")
         self.preset_box.currentTextChanged.connect(self._preset_changed)
-        form.addRow("&Preset", self.preset_box)
         self.preset_note = note_label("What the preset gives")  # time and quality, in words (issue 30)
-        form.addRow("", self.preset_note)
+        prow = QHBoxLayout()
+        prow.addWidget(self.preset_box)
+        prow.addWidget(self.preset_note, 1)
+        form.addRow(buddy_label("&Preset", self.preset_box), prow)
         # 0 = the preset's value (shown as "preset"), which depends on the device
         self.steps_spin = QSpinBox()
         self.steps_spin.setAccessibleName("Training steps")
@@ -253,7 +255,7 @@ class TrainStep(TrainingStep):
 
         try:
             audio, rate = sf.read(str(path), dtype="float32")
-            self.wiz.audio.play(audio, rate)
+            self.wiz.audio.play(audio, rate, source=Path(path).name)
         except Exception as e:  # noqa: BLE001 - file gone, no audio device: said on the status line
             self.wiz.status_message.emit(f"cannot play {Path(path).name}: {e}")
 

@@ -30,7 +30,9 @@ def parse_does(text: str) -> tuple[str | None, str | None]:
 
 
 class CommandsDialog(QDialog):
-    def __init__(self, parent=None, table: CommandTable | None = None) -> None:
+    def __init__(self, parent=None, table: CommandTable | None = None, language: str = "en") -> None:
+        """``language``: the table shown first (the Dictate page's language; issue 30: the editor
+        opened on the first table, "de"). A language without a table yet is added, empty."""
         super().__init__(parent)
         self.setWindowTitle("Spoken commands")
         self.resize(560, 440)
@@ -75,6 +77,9 @@ class CommandsDialog(QDialog):
         box.accepted.connect(self.save)
         box.rejected.connect(self.reject)
         lay.addWidget(box)
+        if self.lang_box.findText(language) < 0:
+            self.lang_box.addItem(language)
+        self.lang_box.setCurrentText(language)
         self._lang = self.lang_box.currentText()
         self.lang_box.currentTextChanged.connect(self._switch)
         self._fill(self._lang)

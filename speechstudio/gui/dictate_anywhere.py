@@ -202,6 +202,8 @@ class AnywherePanel(QWidget):
         from speechstudio.asr.family import capabilities
 
         self.composer = Composer(commands, casing="keep" if capabilities(engine).casing else "sentence")
+        if self.captions is not None and self.captions_check.isChecked():
+            self.captions.setVisible(True)  # hidden when the last session stopped
         if self.tray is not None:
             self.tray.set_state("listening", f"text goes to: {self.output_box.currentText().lower()}")
         self._cue(True)
@@ -222,8 +224,8 @@ class AnywherePanel(QWidget):
         if self.output is not None:
             self.output.finish()       # the thread drains the queue and ends; the window is not blocked
         self.output = None
-        if self.composer is not None:
-            self._show_captions("")
+        if self.captions is not None:  # the overlay does not stay on top after dictation stops (issue 30)
+            self.captions.hide()
         if self.tray is not None:
             self.tray.set_state("error" if failed else "idle", failed)
         if self.composer is not None:
@@ -363,7 +365,7 @@ class AnywherePanel(QWidget):
     def edit_commands(self) -> None:
         from speechstudio.gui.commands_dialog import CommandsDialog
 
-        CommandsDialog(self).exec()
+        CommandsDialog(self, language=self.page.language_options.language() or "en").exec()
 
     def shutdown(self) -> None:
         """Stop the hotkey listener, the remote toggle, the tray and the captions window."""

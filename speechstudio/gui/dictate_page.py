@@ -34,6 +34,7 @@ from speechstudio.worker.dictation import DeviceSource, DictateJob, DictateLevel
 from speechstudio.worker.worker import Status
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import DEFAULT_MODEL, LevelMeter, ModelPicker, device_picker, settings
+from speechstudio.gui.wording import plain_error
 from speechstudio.gui.dictate_anywhere import AnywherePanel
 from speechstudio.gui.dictate_files import TranscriptFileActions, write_text_atomic  # noqa: F401 - re-exported
 from speechstudio.gui.dictate_view import TAIL_COLOR, LiveTranscriptView
@@ -290,7 +291,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
                 self._error(f"cannot dictate: {e}")
                 return False
             except Exception as e:  # noqa: BLE001 - a broken driver is a message, not a crash
-                self._error(f"cannot dictate: cannot use the microphone: {type(e).__name__}: {e}")
+                self._error(f"cannot dictate: cannot use the microphone: {plain_error(e)}")
                 return False
         self._new_utterance_block()
         self.result = None
@@ -299,6 +300,9 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.latency_label.setText("latency: —")
         self.anywhere.open_output()   # what is missing is a note; the text still comes here
         opts = self.language_options
+        # what the live sound picture shows: the microphone, or the file being dictated (issue 30)
+        path = getattr(source, "path", None)
+        self._mel_source = f"file:{Path(path).name}" if path and not isinstance(source, DeviceSource) else "mic"
         self.job = DictateJob(source, self.model_spec(), device=self.device_box.currentText(), config=self.config,
                               language=opts.language(), task=opts.task(), hotwords=opts.hotwords())
         self.job_id = self.compute.submit(self.job)
@@ -335,7 +339,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             self.meter.set_level(payload.level_db)
             self.backlog_s = payload.backlog_s
             if len(payload.mel):
-                self.audio.mel_frames.emit(payload.mel, "mic")  # the main window's live mel view
+                self.audio.mel_frames.emit(payload.mel, getattr(self, "_mel_source", "mic"))  # the main window's live mel view
         elif isinstance(payload, DictateStarted):
             self.state_label.setText("listening")
             self.anywhere.session_started(payload.engine, self.language_options.language())

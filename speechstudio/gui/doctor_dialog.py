@@ -20,6 +20,20 @@ _OPEN: set = set()
 WORDS = {"ok": "OK", "info": "Info", "warn": "Warning", "fail": "Problem"}
 
 
+
+def verdict_line(checks) -> str:
+    """The dialog's closing line: never "All is well." above a warning (issue 30). ``checks``:
+    objects with ``status`` in ``ok`` / ``info`` / ``warn`` / ``fail``."""
+    problems = sum(c.status == "fail" for c in checks)
+    warnings = sum(c.status == "warn" for c in checks)
+    w = f"{warnings} warning{'s' if warnings != 1 else ''}"
+    if problems:
+        return (f"{problems} problem{'s' if problems != 1 else ''}" + (f" and {w}" if warnings else "")
+                + ": the Fix lines say what to do.")
+    if warnings:
+        return f"Ready to use, with {w}: the amber lines say what works less well and how to fix it."
+    return "All is well."
+
 class _Relay(QObject):
     checked = Signal(object)   # Check
     finished = Signal()
@@ -102,9 +116,7 @@ class DoctorDialog(QDialog):
     def _finish(self) -> None:
         self.running = False
         self.again.setEnabled(True)
-        problems = sum(c.status == "fail" for c in self.checks)
-        self.status.setText(f"{problems} problem(s): the Fix lines say what to run." if problems
-                            else "All is well.")
+        self.status.setText(verdict_line(self.checks))
         self.done.emit()
 
     def report_text(self) -> str:

@@ -99,8 +99,12 @@ class GpuPanel(QWidget):
             self.headline.setText(f"{len(s.gpus)} NVIDIA GPU{'s' if len(s.gpus) > 1 else ''}"
                                   + (f", driver {s.driver}" if s.driver else ""))
         else:
-            self.headline.setText(f"{s.no_gpu_reason or 'No NVIDIA GPU found'}. Models run on the CPU; "
+            from speechstudio.gui.wording import GPU_MONITOR_OFF, jargon_in
+
+            reason = s.no_gpu_reason or "No NVIDIA GPU found"
+            self.headline.setText(f"{GPU_MONITOR_OFF if jargon_in(reason) else reason}. Models run on the CPU; "
                                   "showing CPU and RAM instead.")
+            self.headline.setToolTip(reason)
         while len(self.gpu_boxes) < len(s.gpus):
             box = _GpuBox(f"GPU {len(self.gpu_boxes)}")
             self.gpu_boxes.append(box)

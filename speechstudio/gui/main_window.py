@@ -90,9 +90,9 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         from speechstudio.gui.gpu_panel import GpuPanel
 
         self._mel = None
-        self.mel_dock = QDockWidget("Live mel spectrogram", self)
+        self.mel_dock = QDockWidget("Sound picture (spectrogram)", self)
         self.mel_dock.setObjectName("mel_dock")
-        self.mel_dock.setWidget(QLabel("Live mel view loading…"))
+        self.mel_dock.setWidget(QLabel("Sound picture loading…"))
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.mel_dock)
         self.gpu = GpuPanel()
         self.gpu_dock = QDockWidget("GPU monitor", self)
@@ -200,6 +200,10 @@ class MainWindow(WindowMenusMixin, QMainWindow):
 
     def _page_shown(self, index: int) -> None:
         page = self._inner(self.stack.widget(index))
+        # leaving a page leaves no stale sound picture (unless something still plays or records)
+        if self._mel is not None and not self.audio.playing and self.audio.recorder is None and not (
+                self.dictate is not None and getattr(self.dictate, "running", False)):
+            self._mel.clear()
         if page is self.speak and self.speak is not None:
             self.speak.preload()
 
@@ -228,7 +232,9 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             page = getattr(importlib.import_module(module), cls)(self)
         except Exception as e:  # noqa: BLE001 - the window must open anyway
             logging.getLogger(__name__).warning("page %s unavailable", cls, exc_info=True)
-            w = QLabel(f"This page could not be loaded: {type(e).__name__}: {e}")
+            from speechstudio.gui.wording import plain_error
+
+            w = QLabel(f"This page could not be loaded: {plain_error(e)}")
             w.setWordWrap(True)
             self._add_to_stack(w)
             return None

@@ -14,6 +14,18 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from speechstudio.audio.mel import HOP_S, N_MELS
 
 FLOOR = -10.0  # log10 power shown as black
+IDLE_CAPTION = "Sound picture: idle (shows the microphone while recording and whatever is playing)"
+DETAILS = "Live log-mel spectrogram: 80 mel bins, 25 ms window, 10 ms hop; low pitches at the bottom"
+
+
+def caption_for(source: str) -> str:
+    """The caption for a ``mel_frames`` source: ``"mic"`` -> the microphone, ``"file:NAME"`` ->
+    that file, ``"playback"`` (or anything else) -> playback."""
+    if source == "mic":
+        return "Sound picture: microphone"
+    if source.startswith("file:"):
+        return f"Sound picture: {source[5:]}"
+    return "Sound picture: playback"
 
 
 class MelView(QWidget):
@@ -44,7 +56,8 @@ class MelView(QWidget):
         self.plot.addItem(self.img)
         self.plot.setXRange(-seconds, 0, padding=0)
         self.plot.setYRange(0, N_MELS, padding=0)
-        self.caption = QLabel("Live mel: idle (shows the microphone while recording and whatever is playing)")
+        self.caption = QLabel(IDLE_CAPTION)
+        self.caption.setToolTip(DETAILS)
         self.caption.setAccessibleName("Mel view status")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
@@ -71,12 +84,14 @@ class MelView(QWidget):
         self.frames_received += k
         if source and source != self.source:
             self.source = source
-            self.caption.setText(f"Live mel: {'microphone' if source == 'mic' else 'playback'} "
-                                 f"(80 mel bins, 25 ms window, 10 ms hop)")
+            self.caption.setText(caption_for(source))
         self._dirty = True
 
     def clear(self) -> None:
+        """Blank the picture and say it is idle (a page change leaves no stale picture, issue 30)."""
         self.image[:] = FLOOR
+        self.source = ""
+        self.caption.setText(IDLE_CAPTION)
         self._dirty = True
 
     def _redraw(self) -> None:

@@ -155,7 +155,7 @@ class RecordPage(QWidget):
         if self.recording is None or not len(self.recording):
             return
         try:
-            self.audio.play(self.recording, RATE)
+            self.audio.play(self.recording, RATE, source="your recording")
         except Exception as e:
             self.status_message.emit(f"cannot play: {e}")
 

@@ -301,7 +301,7 @@ class SpeakPage(QWidget):
             self.sentences += 1
             try:
                 if not self._started_stream:
-                    self.audio.begin_stream(payload.sample_rate, payload.audio)
+                    self.audio.begin_stream(payload.sample_rate, payload.audio, source="speech")
                     self._started_stream = True
                     self.ttfa_s = time.perf_counter() - self._t0
                     self.voice_load_s = self._t_voice - self._t0

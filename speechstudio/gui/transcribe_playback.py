@@ -84,7 +84,7 @@ class TranscribePlaybackMixin:
         a, b = int(start_s * sr), int(end_s * sr)
         clip = audio[max(0, a):max(a + 1, b)]
         try:
-            self.audio.play(clip, sr)
+            self.audio.play(clip, sr, source=self._audio_cache[0].name if self._audio_cache else "")
             self.status_message.emit(f"playing {fmt_ts(start_s)}–{fmt_ts(end_s)}")
         except Exception as e:  # AudioUnavailableError
             self.status_message.emit(f"cannot play: {e}")

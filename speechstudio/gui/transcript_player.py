@@ -96,7 +96,7 @@ class SegmentPlayer(QObject):
             return
         self._offset = self._pos
         try:
-            self.hub.play(self._audio[a:], RATE)
+            self.hub.play(self._audio[a:], RATE, source=self.path.name if self.path else "")
         except Exception as e:  # noqa: BLE001 - AudioUnavailableError, PortAudio errors: say, do not crash
             self.message.emit(f"cannot play: {e}")
             return

@@ -297,6 +297,11 @@ class TrainingStep(QWidget):
         """True when the run folder holds a checkpoint to continue from."""
         return (self.run_dir() / "checkpoints" / "latest.pt").is_file()
 
+    def finished(self) -> bool:
+        """True when this session's run reached its end (all its steps, or stopped early because it
+        no longer improved): nothing is left to resume (issue 30: Resume stayed enabled)."""
+        return self.done is not None and getattr(self.done, "reason", "") in ("finished", "early_stop")
+
     def start(self, resume: bool = False) -> int | None:
         """Start (or with ``resume`` continue) training on the page's training worker; returns
         the job's id, or None when it cannot start (the state line says why)."""
@@ -375,7 +380,7 @@ class TrainingStep(QWidget):
         paused = running and self.job is not None and self.job.paused
         self.start_btn.setEnabled(not running)
         self.pause_btn.setEnabled(running and not paused)
-        self.resume_btn.setEnabled(paused or (not running and self.resumable()))
+        self.resume_btn.setEnabled(paused or (not running and not self.finished() and self.resumable()))
         self.stop_btn.setEnabled(running)
         for w in self.option_widgets:
             w.setEnabled(not running)
