@@ -15,8 +15,14 @@ first bytes           encoding         Python codec
 ``FF FE``             UTF-16 LE        utf-16
 no BOM, NUL bytes at  UTF-16 without   utf-16-le /
 odd/even offsets      a BOM            utf-16-be
+``<?xml ... encoding  what it declares  (that name)
+="X"?>`` (SSML)
 anything else         UTF-8            utf-8
 ====================  ===============  =============
+
+The XML declaration is honoured as XML 1.0 (appendix F) says a parser should: an SSML file saved
+as ``ISO-8859-1`` or ``windows-1252`` with that declaration is read in it (a declared UTF-16 or
+UTF-32 without a BOM or NULs is impossible for bytes that spell the declaration, and ignored).
 
 The BOM is never part of the text. A file that does not decode in the chosen encoding (Latin-1 /
 Windows-1252, a binary file) raises ``TextFileError`` (a ``UsageError``: exit code 2 in the CLI)
@@ -26,6 +32,7 @@ guess reads out garbage.
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +45,7 @@ _BOMS = ((codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF32_LE, "utf-32"), (code
 _NAMES = {"utf-32": "UTF-32", "utf-8-sig": "UTF-8", "utf-16": "UTF-16", "utf-16-le": "UTF-16 LE",
           "utf-16-be": "UTF-16 BE", "utf-8": "UTF-8"}
 _CHUNK = 1 << 20
+_XML_DECL = re.compile(rb"\A\s*<\?xml[^>]*?\sencoding\s*=\s*[\"']([A-Za-z][A-Za-z0-9._-]*)[\"']")
 
 
 class TextFileError(UsageError):
@@ -60,6 +68,14 @@ def detect_encoding(head: bytes) -> str:
             return "utf-16-le"
         if even >= 0.4 * pairs and odd == 0:
             return "utf-16-be"
+    declared = _XML_DECL.match(head)
+    if declared:
+        try:
+            name = codecs.lookup(declared.group(1).decode("ascii")).name
+        except LookupError:
+            name = ""
+        if name and not name.startswith(("utf-16", "utf-32")):
+            return "utf-8" if name in ("utf-8", "ascii") else name
     return "utf-8"
 
 
