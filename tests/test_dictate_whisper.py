@@ -273,15 +273,18 @@ def test_open_recognizer_dispatch_and_refusals(tiny_w2v_dir):
     assert "LocalAgreement-2" in rec.describe()
 
 
-def test_default_dictation_model_prefers_an_installed_ctc_model(home, tiny_w2v_dir, whisper_dir):
+def test_default_dictation_model_takes_an_added_ctc_model_only_when_chosen(home, tiny_w2v_dir, whisper_dir):
     from speechstudio.asr.live import default_dictation_model
+    from speechstudio.hub import defaults
     from speechstudio.hub.store import import_model
 
     name, why = default_dictation_model()
     assert name == "whisper-tiny.en" and "no CTC model" in why
-    import_model(tiny_w2v_dir, "my-ctc")
+    import_model(tiny_w2v_dir, "my-ctc")          # adding a model changes no default (issue 29, class 6)
+    assert default_dictation_model()[0] == "whisper-tiny.en"
+    defaults.choose("dictation", "my-ctc")
     name, why = default_dictation_model()
-    assert name == "my-ctc" and "CTC" in why
+    assert name == "my-ctc" and "your choice for dictation" in why
 
 
 # ---------------------------------------------------------------------------------------- the real model

@@ -212,12 +212,19 @@ def cmd_dictate(args) -> int:
     latencies: list[float] = []
     interrupted = False
     t0 = time.perf_counter()
+    from speechstudio.asr.no_text import NoTextWatch
+
+    watch, heard = NoTextWatch(recognizer.model_id), ""
     try:
         for block in source.blocks():
             for u in rec.push(block):
                 latencies += commit_latencies(u)
+                heard = heard or u.stable_text or u.tail_text
                 printer.update(u)
                 _compose(composer, sink, u, source)
+            warning = watch.push(block, source.sample_rate, heard or rec.text)
+            if warning:
+                print(f"\nwarning: {warning}", file=sys.stderr)
     except KeyboardInterrupt:
         interrupted = True
         source.stop()
@@ -225,6 +232,9 @@ def cmd_dictate(args) -> int:
         latencies += commit_latencies(u)
         printer.update(u)
         _compose(composer, sink, u, source)
+    warning = watch.final(rec.text)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     if composer is not None and sink is not None:
         edit = composer.flush()
         if edit is not None:

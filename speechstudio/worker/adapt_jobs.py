@@ -201,7 +201,8 @@ class Comparison:
     """Base vs adapted on the run's held-out clips: WER / CER (jiwer after ``normalize_text``;
     ``None`` for a base without a CTC head, which cannot transcribe), ``split`` (``"validation"``
     or ``"training"`` when no clip was held out), ``n_clips``, ``rows`` of ``(clip id, reference,
-    base text, adapted text)``, ``step`` / ``model_dir`` of the adapted (best) checkpoint."""
+    base text, adapted text)``, ``step`` / ``model_dir`` of the adapted (best) checkpoint,
+    ``empty``: clips on which the adapted model wrote nothing at all."""
 
     base_wer: float | None
     base_cer: float | None
@@ -212,6 +213,7 @@ class Comparison:
     rows: tuple[tuple[str, str, str, str], ...]
     step: int
     model_dir: Path
+    empty: int = 0
 
 
 def _held_out(cfg: dict):
@@ -286,17 +288,21 @@ class CompareJob(Job):
         base_wer, base_cer = score(refs, base_hyps, language) if base_hyps is not None else (None, None)
         shown = base_hyps if base_hyps is not None else ["(no CTC head: cannot transcribe)"] * len(clips)
         rows = tuple((c.id, r, b, a) for c, r, b, a in zip(clips, refs, shown, adapted))[:self.max_rows]
-        self.result = Comparison(base_wer, base_cer, wer, cer, split, len(clips), rows, step, model_dir)
+        self.result = Comparison(base_wer, base_cer, wer, cer, split, len(clips), rows, step, model_dir,
+                                 sum(1 for a in adapted if not a.strip()))
 
 
 class RegisterJob(Job):
     """Register ``model_dir`` (a run's exported ``RUN/model``) in the model store as ``name``
     (``finetune.ctc.register_model``; ``replace``: an existing model of that name is replaced).
+    Changes no default, unless ``use_for_dictation`` (the user ticked "Use for dictation"): then
+    dictation uses it when no model is chosen (:mod:`speechstudio.hub.defaults`).
     ``result``: the ``ResolvedModel``. Raises ``UsageError`` (bad or taken name)."""
 
-    def __init__(self, model_dir: Path, name: str, replace: bool = False) -> None:
+    def __init__(self, model_dir: Path, name: str, replace: bool = False, use_for_dictation: bool = False) -> None:
         super().__init__()
         self.model_dir, self.name, self.replace = Path(model_dir), name, replace
+        self.use_for_dictation = use_for_dictation
 
     def describe(self) -> str:
         return f"register model {self.name}"
@@ -310,3 +316,7 @@ class RegisterJob(Job):
             raise UsageError(f"a model named {name!r} already exists; choose another name or tick Replace")
         yield Status(f"adding {name} to the model store …")
         self.result = register_model(self.model_dir, name, replace=self.replace)
+        if self.use_for_dictation:
+            from speechstudio.hub import defaults
+
+            defaults.choose("dictation", self.result.model_id)

@@ -29,6 +29,7 @@ from typing import Iterator
 
 import numpy as np
 
+from speechstudio.asr.no_text import NoTextWatch
 from speechstudio.asr.sources import queued_blocks
 from speechstudio.audio.devices import AudioUnavailableError, rms_dbfs
 from speechstudio.worker.jobs import Job
@@ -138,6 +139,11 @@ class DictateResult:
     language_probability: float | None = None
 
 
+class DictateWarning(Status):
+    """A warning during a session (the recogniser writes nothing while there is sound:
+    :class:`~speechstudio.asr.no_text.NoTextWatch`); the page shows it like a status line."""
+
+
 class _StopEvent(threading.Event):
     """The job's cancel event: setting it (worker cancel / shutdown) also ends the source."""
 
@@ -201,6 +207,8 @@ class DictateJob(Job):
         peak = -100.0
         received = 0
         last = time.perf_counter()
+        watch = NoTextWatch(recognizer.model_id)
+        heard = ""
         for block in self.source.blocks():
             received += len(block)
             peak = max(peak, rms_dbfs(block))
@@ -209,7 +217,11 @@ class DictateJob(Job):
                 frames.append(f)
             for u in rec.push(block):
                 latencies += commit_latencies(u)
+                heard = heard or u.stable_text or u.tail_text
                 yield u
+            warning = watch.push(block, rate, heard or rec.text)
+            if warning:
+                yield DictateWarning(warning)
             now = time.perf_counter()
             if now - last >= LEVEL_INTERVAL_S:
                 yield self._level(peak, frames, received / rate, self.source)
@@ -220,6 +232,9 @@ class DictateJob(Job):
         for u in rec.stop():  # flush: the last words are kept
             latencies += commit_latencies(u)
             yield u
+        warning = watch.final(rec.text)
+        if warning:
+            yield DictateWarning(warning)
         st = dictation_stats(rec, latencies)
         self.result = DictateResult(rec.text, tuple(rec.segments), received / rate, st["compute_p50_s"] or 0.0,
                                     st["compute_p95_s"] or 0.0, st["latency_p50_s"], st["latency_p90_s"], st["rtf"],
@@ -231,4 +246,5 @@ class DictateJob(Job):
         return DictateLevel(peak, mel, audio_s, float(getattr(source, "backlog_s", 0.0)))
 
 
-__all__ = ["DeviceSource", "DictateJob", "DictateStarted", "DictateLevel", "DictateResult", "LEVEL_INTERVAL_S"]
+__all__ = ["DeviceSource", "DictateJob", "DictateStarted", "DictateLevel", "DictateResult", "DictateWarning",
+           "LEVEL_INTERVAL_S"]

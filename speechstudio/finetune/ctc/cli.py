@@ -95,6 +95,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"refuse longer clips (default {d.max_clip_s:g} s)")
     parser.add_argument("--seed", type=int, default=d.seed, help="random seed (default 0)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing model NAME at the end")
+    parser.add_argument("--use-for-dictation", action="store_true",
+                        help="make the new model the one dictation uses when none is chosen (default: saving a model "
+                             "changes no default)")
     parser.add_argument("--quiet", "-q", action="store_true", help="only evaluation and result lines")
 
 
@@ -219,6 +222,7 @@ def run(args) -> int:
         say = print if main else (lambda *a, **k: None)
         last_print = 0.0
         done = None
+        best_eval = None  # the best evaluation of the adapted model (its examples)
         try:
             for ev in train_ctc(run_dir, dataset_dir, base, config, resume=args.resume, control=control):
                 if isinstance(ev, E.StepEvent):
@@ -228,6 +232,8 @@ def run(args) -> int:
                         say(f"step {ev.step}/{ev.total} loss {ev.loss:.3f} lr {ev.lr:.2e} "
                             f"{ev.steps_per_s:.2f} steps/s ETA {_fmt_s(ev.eta_s)}")
                 elif isinstance(ev, E.EvalEvent):
+                    if ev.best and not ev.base:
+                        best_eval = ev
                     who = "base model" if ev.base else f"step {ev.step}"
                     say(f"{who}: WER {ev.wer:.3f} CER {ev.cer:.3f} on {ev.n_clips} {ev.split} clips"
                         + (" (best)" if ev.best else ""))
@@ -261,4 +267,14 @@ def run(args) -> int:
     model = register_model(done.best_dir, name, replace=args.overwrite)
     say(f"done ({done.reason.replace('_', ' ')}) at step {done.step}: {figures}")
     say(f"model {model.model_id} saved in {model.path}; use it with: speechstudio transcribe --model {model.model_id} FILE")
+    if getattr(args, "use_for_dictation", False):
+        from speechstudio.hub import defaults
+
+        defaults.choose("dictation", model.model_id)
+        say(f"dictation now uses {model.model_id} when no model is chosen")
+    if best_eval is not None and best_eval.examples and not any(h.strip() for _r, h in best_eval.examples):
+        say(f"warning: {model.model_id} writes nothing on the held-out clips: it does not recognise speech yet "
+            "(train longer, or with more recordings)")
+    if done.base_wer is not None and done.best_wer is not None and done.best_wer >= done.base_wer:
+        say(f"note: {model.model_id} is not better than its base on the held-out clips")
     return EXIT_OK

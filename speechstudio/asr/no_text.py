@@ -1,0 +1,68 @@
+"""Notice a recogniser that writes nothing while someone speaks.
+
+A model can load and run and still give empty text on speech: an adapted model whose training
+went wrong (it learned to emit only the CTC blank), a model for another language, a broken
+export. Dictation then looked like a dead microphone. :class:`NoTextWatch` counts the seconds of
+input loud enough to be speech while the recogniser's text stays empty, and gives one warning
+after ``NO_TEXT_AFTER_S`` of them. Qt-free; used by the dictation job (GUI) and ``dictate`` (CLI).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["NO_TEXT_AFTER_S", "SOUND_DBFS", "NoTextWatch", "no_text_warning"]
+
+#: A block at least this loud (RMS, dBFS) counts as sound. Conversational speech into a laptop or
+#: headset microphone sits around -30 to -20 dBFS RMS; a quiet room's noise floor is near -60 dBFS.
+SOUND_DBFS = -45.0
+#: Seconds of sound with no text at all before the warning: longer than a recogniser's own delay
+#: (CTC windows commit within ~2 s, Whisper's LocalAgreement within ~2-3 s) plus one sentence.
+NO_TEXT_AFTER_S = 8.0
+
+
+def no_text_warning(model_id: str, sound_s: float) -> str:
+    """The one-line warning for ``model_id`` after ``sound_s`` seconds of sound without text."""
+    return (f"{model_id} has written nothing for {sound_s:.0f} s of sound: it may not recognise speech "
+            f"(an adapted model that did not learn?); try another model")
+
+
+class NoTextWatch:
+    """Counts seconds of sound while the text is empty; :meth:`push` returns the warning once.
+
+    ``model_id``: named in the warning; ``after_s`` / ``threshold_db``: see ``NO_TEXT_AFTER_S``
+    and ``SOUND_DBFS``.
+    """
+
+    def __init__(self, model_id: str, after_s: float = NO_TEXT_AFTER_S, threshold_db: float = SOUND_DBFS):
+        self.model_id, self.after_s, self.threshold_db = model_id, float(after_s), float(threshold_db)
+        self.sound_s = 0.0
+        self.warned = False
+        self.text_seen = False
+
+    def push(self, block: np.ndarray, sample_rate: int, text: str) -> str | None:
+        """Account one input block (shape ``(n,)`` or ``(n, channels)``, float in [-1, 1] or
+        integer PCM, at ``sample_rate`` Hz) and the recogniser's text so far; returns the warning
+        the first time ``after_s`` seconds of sound have passed with no text, else ``None``."""
+        if text.strip():
+            self.text_seen = True
+        block = np.asarray(block)
+        if self.text_seen or self.warned or len(block) == 0:
+            return None
+        x = block.astype(np.float64)
+        if np.issubdtype(block.dtype, np.integer):
+            x /= float(np.iinfo(block.dtype).max)
+        rms = float(np.sqrt(np.mean(np.square(x))))
+        if 20.0 * np.log10(max(rms, 1e-10)) >= self.threshold_db:
+            self.sound_s += len(block) / float(sample_rate)
+        if self.sound_s >= self.after_s:
+            self.warned = True
+            return no_text_warning(self.model_id, self.sound_s)
+        return None
+
+    def final(self, text: str) -> str | None:
+        """At the end of a session: the warning when there was sound (at least half of
+        ``after_s``) and the final text is still empty, unless it was given already."""
+        if text.strip() or self.text_seen or self.warned or self.sound_s < self.after_s / 2:
+            return None
+        self.warned = True
+        return no_text_warning(self.model_id, self.sound_s)

@@ -1,0 +1,54 @@
+"""Defaults the user chose explicitly (which model dictation uses when none is picked).
+
+Adding a model (an adapted model saved by ``finetune asr`` or the Adapt wizard, an import, a
+download) never changes a default by itself: only :func:`choose` does, called when the user says
+so (``finetune asr --use-for-dictation``, ``speechstudio models default dictation NAME``, the
+wizard's "Use for dictation" box). Stored in ``<data dir>/defaults.json`` (``{"dictation": NAME}``),
+written atomically. Qt-free.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+__all__ = ["ROLES", "STATE_FILE", "choice", "choose"]
+
+STATE_FILE = "defaults.json"
+#: What a default can be chosen for.
+ROLES = ("dictation",)
+
+
+def _path() -> Path:
+    from speechstudio.hub.paths import data_dir
+
+    return data_dir() / STATE_FILE
+
+
+def _load() -> dict:
+    try:
+        data = json.loads(_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def choice(role: str) -> str | None:
+    """The model name the user chose for ``role`` (one of ``ROLES``), or ``None``."""
+    value = _load().get(role)
+    return value if isinstance(value, str) and value else None
+
+
+def choose(role: str, name: str | None) -> None:
+    """Make ``name`` the user's model for ``role`` (``None``: forget the choice, back to the
+    built-in rule). Raises ``UsageError`` for an unknown role, ``OSError`` when it cannot be saved."""
+    from speechstudio.atomic import atomic_write_text
+    from speechstudio.errors import UsageError
+
+    if role not in ROLES:
+        raise UsageError(f"unknown default {role!r} (one of: {', '.join(ROLES)})")
+    data = _load()
+    if name:
+        data[role] = name
+    else:
+        data.pop(role, None)
+    atomic_write_text(_path(), json.dumps(data, indent=1, ensure_ascii=False))
