@@ -195,7 +195,7 @@ def test_cli_speak_with_dir_voice(single_dir, tmp_path, capsys):
     (["speak", "", "--out", "{out}"], "empty"),
     (["speak", "hello", "--out", "{out}", "--speaker", "9"], "no speaker 9"),
     (["speak", "hello", "--out", "{tmp}/missing/dir/x.wav"], "does not exist"),
-    (["speak", "hello", "--out", "{tmp}/x.mp3"], "unsupported output format"),
+    (["speak", "hello", "--out", "{tmp}/x.aiff"], "unsupported output format"),
     (["speak", "hello"], "--out"),
     (["speak", "--file", "{tmp}/nope.txt", "--out", "{out}"], "not found"),
     (["speak", "hello", "--out", "{out}", "--length-scale", "0"], "length-scale"),
