@@ -143,7 +143,12 @@ def test_cli_audiobook_and_lexicon(tmp_path, home, capsys):
                               "--voice", str(voice), "--device", "cpu"])
     assert args.func(args) == 0
     assert sorted(p.name for p in (tmp_path / "ab").glob("*.ogg")) == ["01 - One.ogg", "02 - Two.ogg"]
-    assert "wrote 2 chapter file(s)" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "wrote 2 chapter file(s)" in printed and "b.m4b (2 chapter marks)" in printed
+    import av
+
+    with av.open(str(tmp_path / "ab" / "b.m4b")) as c:  # joined from the Ogg Vorbis chapter files
+        assert [ch["metadata"]["title"] for ch in c.chapters()] == ["One", "Two"]
     for argv in (["lexicon", "add", "Nguyen", "/ŋwˈɪn/"], ["lexicon", "add", "GIF", "jif", "--language", "en"]):
         a = parser.parse_args(argv)
         assert a.func(a) == 0
@@ -151,3 +156,128 @@ def test_cli_audiobook_and_lexicon(tmp_path, home, capsys):
     a.func(a)
     assert capsys.readouterr().out.splitlines()[-2:] == ["gif\tjif", "nguyen\t/ŋwˈɪn/"]
     assert (home / "lexicon" / "en.tsv").is_file()
+
+
+# (id, file name, text, expected book title, expected chapter titles)
+TITLES = [
+    ("md-h1-over-h2", "b.md", "# The Book\n\n## One\n\nFirst.\n\n## Two\n\nSecond.\n", "The Book", ["One", "Two"]),
+    ("md-h1-with-intro", "b.md", "# The Book\n\nAn intro line.\n\n## One\n\nFirst.\n", "The Book", ["The Book", "One"]),
+    ("md-yaml-title", "b.md", "---\ntitle: \"Yaml Title\"\nauthor: A\n---\n\n# One\n\nFirst.\n\n# Two\n\nSecond.\n",
+     "Yaml Title", ["One", "Two"]),
+    ("md-two-h1-chapters", "b.md", "# One\n\nFirst.\n\n# Two\n\nSecond.\n", "b", ["One", "Two"]),
+    ("txt-title-and-byline", "b.txt", "My Book\nby Some Body\n\nChapter 1\n\nFirst.\n", "My Book", ["Chapter 1"]),
+    ("txt-prose-front-matter", "b.txt", "This book has a preface.\n\nChapter 1\n\nFirst.\n", "b",
+     ["This book has a preface", "Chapter 1"]),
+    ("txt-no-headings", "b.txt", "Only text here.\n", "b", ["b"]),
+]
+
+
+@pytest.mark.parametrize("name, text, title, chapter_titles", [t[1:] for t in TITLES], ids=[t[0] for t in TITLES])
+def test_book_title_is_metadata_not_a_one_second_chapter(tmp_path, name, text, title, chapter_titles):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    got_title, chapters = read_document(path)
+    assert (got_title, [c.title for c in chapters]) == (title, chapter_titles)
+    assert all(c.text.strip() not in (title, title + ".") for c in chapters)
+
+
+def _png(color=(200, 30, 30), size=(40, 30)) -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", size, color).save(out, "PNG")
+    return out.getvalue()
+
+
+def _epub(path, cover: bytes | None = None):
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("id2")
+    book.set_title("A Small Book")
+    book.set_language("en")
+    book.add_author("Ann Author")
+    if cover is not None:
+        book.set_cover("cover.png", cover, create_page=False)
+    page = epub.EpubHtml(title="Title page", file_name="title.xhtml", lang="en")
+    page.content = "<html><body><h1>A Small Book</h1><p>by Ann Author</p></body></html>"
+    chs = [page]
+    for i, (head, body) in enumerate((("Beginning", "<p>First words here.</p>"), ("Middle", "<p>More words.</p>"),
+                                      ("The End", "<p>Last words.</p>"))):
+        c = epub.EpubHtml(title=head, file_name=f"c{i}.xhtml", lang="en")
+        c.content = f"<html><body><h1>{head}</h1>{body}</body></html>"
+        chs.append(c)
+    for c in chs:
+        book.add_item(c)
+    book.toc = chs[1:]
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["nav", *chs]
+    epub.write_epub(str(path), book)
+
+
+def test_epub_title_page_author_and_cover(tmp_path):
+    from speechstudio.tts.documents import read_book
+
+    cover = _png()
+    _epub(tmp_path / "b.epub", cover)
+    book = read_book(tmp_path / "b.epub")
+    assert (book.title, book.author, book.cover) == ("A Small Book", "Ann Author", cover)
+    assert [c.title for c in book.chapters] == ["Beginning", "Middle", "The End"]  # no title-page chapter
+    _epub(tmp_path / "plain.epub")
+    assert read_book(tmp_path / "plain.epub").cover is None
+
+
+def test_m4b_chapters_cover_tags_and_rebuild_only_on_change(tmp_path, tiny_voice):
+    import av
+
+    from speechstudio.tts.audiobook import make_audiobook
+
+    cover = _png()
+    _epub(tmp_path / "b.epub", cover)
+    out = tmp_path / "out"
+    result = make_audiobook(tiny_voice, tmp_path / "b.epub", out, "flac", workers=1)
+    assert result.book_file == out / "A Small Book.m4b" and result.warnings == ()
+    marks = json.loads((out / "chapters.json").read_text(encoding="utf-8"))["chapters"]
+    with av.open(str(result.book_file)) as c:
+        chapters = c.chapters()
+        assert [ch["metadata"]["title"] for ch in chapters] == ["Beginning", "Middle", "The End"]
+        starts = [float(ch["start"] * ch["time_base"]) for ch in chapters]
+        assert starts == pytest.approx([m["start_s"] for m in marks], abs=1e-3)
+        assert starts[1] == pytest.approx(result.durations_s[0], abs=1e-3) and starts[1] > 0.3
+        audio = c.streams.audio[0]
+        assert (audio.codec_context.name, audio.rate) == ("aac", 16000)
+        assert float(audio.duration * audio.time_base) == pytest.approx(sum(result.durations_s), abs=2e-3)
+        pictures = [s for s in c.streams if s.disposition & av.stream.Disposition.attached_pic]
+        assert [s.codec_context.name for s in pictures] == ["png"]
+        assert c.metadata["title"] == "A Small Book" and c.metadata["artist"] == "Ann Author"
+        assert c.metadata["major_brand"] == "M4B " and "synthetic speech (voice tiny)" in c.metadata["comment"]
+    assert cover in result.book_file.read_bytes()  # the covr atom holds the image as given
+    mtime = result.book_file.stat().st_mtime_ns
+    again = make_audiobook(tiny_voice, tmp_path / "b.epub", out, "flac", workers=1)
+    assert again.skipped == 3 and result.book_file.stat().st_mtime_ns == mtime  # nothing changed: kept
+    other = _png((10, 200, 10))
+    make_audiobook(tiny_voice, tmp_path / "b.epub", out, "flac", workers=1, cover=other)
+    data = result.book_file.read_bytes()
+    assert other in data and cover not in data  # a new cover: rebuilt, chapters not redone
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
+        "01 - Beginning.flac", "02 - Middle.flac", "03 - The End.flac", "A Small Book.m4b", "chapters.json",
+        "playlist.m3u8"]
+
+
+def test_cli_audiobook_cover_errors_are_one_line(tmp_path, capsys, monkeypatch):
+    from speechstudio import cli
+    import speechstudio.tts.vits as vits
+
+    monkeypatch.setattr(vits, "load_voice", lambda *a, **k: pytest.fail("voice loaded"))
+    book = tmp_path / "b.md"
+    book.write_text("# One\n\nHello there.\n", encoding="utf-8")
+    (tmp_path / "c.txt").write_text("not a picture")
+    for cover, reason in ((tmp_path / "none.png", "cover image not found"),
+                          (tmp_path / "c.txt", "not an image a player can show")):
+        assert cli.main(["audiobook", str(book), "--out", str(tmp_path / "ab"), "--cover", str(cover)]) == 2
+        assert capsys.readouterr().err.strip().splitlines() == [f"speechstudio: error: {cover}: {reason}"
+                                                                + ("" if "found" in reason else
+                                                                   " (UnidentifiedImageError)")]
