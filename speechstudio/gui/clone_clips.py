@@ -14,6 +14,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from speechstudio.gui.devices import allow
+
 CLIP_COLS = ("ID", "Seconds", "Text", "Flags", "CER", "Heard")
 COL_TEXT, COL_FLAGS, COL_HEARD = 2, 3, 5
 
@@ -35,6 +37,7 @@ class ClipEditor(QWidget):
         super().__init__(parent)
         self.manifest = None
         self.can_play = can_play
+        self.audio = None  # the AudioHub, when set: Play follows the no-device policy (gui.devices)
         self._filling = False
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -133,7 +136,8 @@ class ClipEditor(QWidget):
     def _update_buttons(self) -> None:
         row = self.table.currentRow()
         have = self.manifest is not None and 0 <= row < len(self.manifest.clips)
-        self.play_btn.setEnabled(have and self.can_play)
+        self.play_btn.setEnabled((self.audio is None or allow(self.play_btn, self.audio, "speaker"))
+                                 and have and self.can_play)
         self.drop_btn.setEnabled(have)
         if have:
             self.drop_btn.setText("Un&drop clip" if self.manifest.clips[row].dropped else "&Drop clip")

@@ -139,6 +139,8 @@ class DatasetStep(QWidget):
         ll.addLayout(self.hist_box)
         split.addWidget(left)
         right = ClipEditor(self.wiz.audio.available)
+        right.audio = self.wiz.audio
+        right._update_buttons()
         right.edited.connect(self._edited)
         right.play.connect(self.play_clip)
         self.clips = right

@@ -125,6 +125,7 @@ class SampleTable(QTableWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(0, 3, parent)
         self.samples: list[tuple[int, Path]] = []
+        self.audio = None  # the AudioHub, when set: Play follows the no-device policy (gui.devices)
         self.setAccessibleName("Checkpoint samples")
         self.setHorizontalHeaderLabels(("Step", "Sample", ""))
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -148,6 +149,10 @@ class SampleTable(QTableWidget):
         self.setItem(r, 1, item)
         btn = QPushButton("Play")
         btn.setAccessibleName(f"Play sample {path.stem} of step {step}")
+        if self.audio is not None:
+            from speechstudio.gui.devices import allow
+
+            allow(btn, self.audio, "speaker")
         btn.clicked.connect(lambda _=False, row=r: self.play_row(row))
         self.setCellWidget(r, 2, btn)
         self.scrollToBottom()

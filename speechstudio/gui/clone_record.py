@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPro
                                QWidget)
 
 from speechstudio.gui.common import ERROR_COLOR, set_font, tint
+from speechstudio.gui.devices import allow
 
 #: Level meter range (dBFS); -60 dBFS is shown as an empty bar.
 METER_FLOOR_DB = -60
@@ -275,9 +276,10 @@ class RecordPanel(QWidget):
         self.count.setText(f"{self.take_count} take{'s' if self.take_count != 1 else ''}"
                            + (" + consent" if 0 in self.takes else ""))
         self.rec_btn.setText("Re-&record" if have_script and self.index in self.takes else "&Record")
-        self.rec_btn.setEnabled(ok and not rec)
+        self.rec_btn.setEnabled(allow(self.rec_btn, self.audio, "mic") and ok and not rec)
         self.stop_btn.setEnabled(rec)
-        self.play_btn.setEnabled(ok and not rec and (self.take_audio is not None or self.index in self.takes))
+        self.play_btn.setEnabled(allow(self.play_btn, self.audio, "speaker") and ok and not rec
+                                 and (self.take_audio is not None or self.index in self.takes))
         self.prev_btn.setEnabled(have_script and not rec and self.index > self.first)
         self.next_btn.setEnabled(have_script and not rec and self.index < len(self.script) - 1)
         self.name_edit.setEnabled(not rec)

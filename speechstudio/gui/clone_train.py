@@ -117,6 +117,7 @@ class TrainStep(TrainingStep):
         lay.addWidget(self.curves, 3)
         lay.addWidget(QLabel("Samples of each checkpoint (a fixed sentence and one of yours):"))
         self.sample_table = SampleTable()
+        self.sample_table.audio = self.wiz.audio
         self.sample_table.play.connect(self._play)
         lay.addWidget(self.sample_table, 2)
         self.option_widgets = (self.preset_box, self.steps_spin, self.batch_spin, self.device_box, self.prosody_check)

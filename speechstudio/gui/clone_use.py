@@ -14,6 +14,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
 from speechstudio.worker.worker import Status
+from speechstudio.gui.devices import allow
 from speechstudio.gui.wizard_common import button, note_label
 
 TRY_TEXT = "Hello! This is my new voice, made on this computer."
@@ -188,7 +189,7 @@ class UseStep(QWidget):
         busy = self._save_job is not None or self._export_job is not None
         self.save_btn.setEnabled(not busy)
         have = self.saved_name is not None and not busy
-        self.try_btn.setEnabled(have and self._try_job is None)
+        self.try_btn.setEnabled(allow(self.try_btn, self.wiz.audio, "speaker") and have and self._try_job is None)
         self.speak_btn.setEnabled(have)
         self.export_btn.setEnabled(have)
 

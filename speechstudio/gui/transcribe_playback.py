@@ -67,8 +67,10 @@ class TranscribePlaybackMixin:
 
     def play_span(self, path: Path, start_s: float, end_s: float) -> None:
         """Play ``start_s..end_s`` of ``path`` (decoded on the I/O worker, cached per file)."""
-        if not self.audio.available:
-            self.status_message.emit(f"playback unavailable: {self.audio.reason}")
+        from speechstudio.gui.devices import has_speaker, why_not
+
+        if not has_speaker(self.audio):  # one no-device policy (gui.devices)
+            self.status_message.emit(why_not(self.audio, "speaker"))
             return
         if self._audio_cache is not None and self._audio_cache[0] == path:
             _, audio, sr = self._audio_cache

@@ -510,7 +510,14 @@ class TranscriptEditor(QWidget):
             self.speaker_box.blockSignals(False)
         if not self.speaker_box.hasFocus():
             self.speaker_box.setEditText(current)
-        self.play_btn.setEnabled(has and self.player is not None and bool(getattr(self.player, "available", True)))
+        hub = getattr(self.player, "hub", None)
+        if hub is not None:  # one no-device policy (gui.devices): disabled with "No speaker found"
+            from speechstudio.gui.devices import allow
+
+            self.play_btn.setEnabled(allow(self.play_btn, hub, "speaker", "Play from the cursor / pause (Ctrl+Space)")
+                                     and has)
+        else:
+            self.play_btn.setEnabled(has and self.player is not None and bool(getattr(self.player, "available", True)))
         self.save_btn.setEnabled(bool(doc and doc.dirty))
         self.save_btn.setText("Save" if doc is not None and doc.dirty else "Saved")
         self._show_times()

@@ -36,7 +36,9 @@ class SegmentPlayer(QObject):
 
     @property
     def available(self) -> bool:
-        return bool(self.hub.available)
+        from speechstudio.gui.devices import has_speaker
+
+        return has_speaker(self.hub)
 
     def set_source(self, path: Path | None) -> None:
         """The file positions refer to (decoded on the first play)."""
@@ -67,7 +69,9 @@ class SegmentPlayer(QObject):
 
     def play(self) -> None:
         if not self.available:
-            self.message.emit(f"playback unavailable: {self.hub.reason}")
+            from speechstudio.gui.devices import why_not
+
+            self.message.emit(why_not(self.hub, "speaker"))
             return
         if self.path is None:
             return

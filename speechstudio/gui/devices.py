@@ -1,0 +1,71 @@
+"""One no-sound-device policy for every Record and Play button (issue 30: the wizards, segment
+playback and sample Play were enabled without a device and failed with "Error querying device -1";
+the Record page and Speak said it well).
+
+:func:`has_microphone` / :func:`has_speaker` ask the :class:`~speechstudio.gui.audio_hub.AudioHub`'s
+backend whether it has an input / output device (the answer is kept for :data:`TTL_S` seconds, so
+a button update costs nothing); :func:`allow` enables a button only when its device is there and
+otherwise disables it with a plain tooltip ("No microphone found" / "No speaker found").
+"""
+from __future__ import annotations
+
+import time
+
+NO_MIC = "No microphone found"
+NO_SPEAKER = "No speaker found"
+TTL_S = 2.0  # how long an answer is reused (device lists change only on plug / unplug)
+
+def _has(hub, kind: str) -> bool:
+    if hub is None or not getattr(hub, "available", False):
+        return False
+    cache = hub.__dict__.setdefault("_device_answers", {})  # kept on the hub: a new sound card, new answers
+    key, now = (id(hub.backend), kind), time.monotonic()
+    hit = cache.get(key)
+    if hit is not None and now - hit[0] < TTL_S:
+        return hit[1]
+    try:
+        devs = hub.backend.input_devices() if kind == "mic" else hub.backend.output_devices()
+        found = bool(devs)
+    except Exception:  # noqa: BLE001 - a broken driver is "no device", not a crash
+        found = False
+    cache[key] = (now, found)
+    return found
+
+
+def has_microphone(hub) -> bool:
+    """True when ``hub`` (an AudioHub) can record: audio is on and an input device is listed."""
+    return _has(hub, "mic")
+
+
+def has_speaker(hub) -> bool:
+    """True when ``hub`` can play: audio is on and an output device is listed."""
+    return _has(hub, "speaker")
+
+
+def why_not(hub, kind: str) -> str:
+    """The plain sentence for a missing ``kind`` (``"mic"`` / ``"speaker"``) device."""
+    what = NO_MIC if kind == "mic" else NO_SPEAKER
+    if hub is not None and not getattr(hub, "available", False):
+        return f"{what}: sound is off on this computer (no audio system found)."
+    return f"{what}: connect one and restart the app." if kind == "speaker" else \
+        f"{what}: plug one in and restart the app, or import recordings instead."
+
+
+def allow(button, hub, kind: str, tip: str = "") -> bool:
+    """Whether ``button`` may be enabled as far as the ``kind`` device goes; when not, it is
+    disabled with :func:`why_not` as its tooltip, else its tooltip is ``tip`` (when given). The
+    caller combines the answer with its own conditions: ``b.setEnabled(ready and allow(b, hub, "mic"))``."""
+    ok = has_microphone(hub) if kind == "mic" else has_speaker(hub)
+    if not ok:
+        button.setEnabled(False)
+        button.setToolTip(why_not(hub, kind))
+    elif tip:
+        button.setToolTip(tip)
+    elif button.toolTip().startswith((NO_MIC, NO_SPEAKER)):
+        button.setToolTip("")
+    return ok
+
+
+def forget(hub) -> None:
+    """Forget ``hub``'s kept answers (after a device change)."""
+    hub.__dict__.pop("_device_answers", None)
