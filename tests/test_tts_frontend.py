@@ -264,3 +264,10 @@ def test_build_dataset_drops_unsayable_clips_and_normalises_invisible_ones(tmp_p
     }
     assert sorted(c.id for c in m.usable()) == ["plain", "zw"]
     assert m.notes["unsayable"] == {"dog": "voice joe cannot say symbols '🐕': left out"}
+
+
+def test_markdown_with_html_keeps_words_apart():
+    from speechstudio.tts.documents import markdown_to_text
+
+    md = "# Fees\n\n<p>The charge</p><p>Debentures is due.</p>\n\n<ul><li>Milk</li><li>Bread</li></ul>\n\nA <b>bold</b> &amp; fair price."
+    assert markdown_to_text(md) == "Fees.\n\nThe charge\n\nDebentures is due.\n\nMilk\n\nBread\n\nA bold & fair price."

@@ -55,6 +55,7 @@ CASES = {
         ("Sampled at 44.1 kHz.", "Sampled at forty four point one kilohertz."),
         ("It needs 256 MB and 1 GB.", "It needs two hundred and fifty six megabytes and one gigabyte."),
         ("Drive at 80 km/h.", "Drive at eighty kilometers per hour."),
+        ("It copies at 2 GB/s and 1 MB/s.", "It copies at two gigabytes per second and one megabyte per second."),
         ("It is 37°C inside.", "It is thirty seven degrees Celsius inside."),
         ("Only 15% left.", "Only fifteen percent left."),
         ("It costs $12.99 now.", "It costs twelve dollars and ninety nine cents now."),

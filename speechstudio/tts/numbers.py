@@ -69,6 +69,8 @@ UNITS: dict[str, tuple[str, str]] = {
     "B": ("byte", "bytes"), "kB": ("kilobyte", "kilobytes"), "KB": ("kilobyte", "kilobytes"),
     "MB": ("megabyte", "megabytes"), "GB": ("gigabyte", "gigabytes"), "TB": ("terabyte", "terabytes"),
     "KiB": ("kibibyte", "kibibytes"), "MiB": ("mebibyte", "mebibytes"), "GiB": ("gibibyte", "gibibytes"),
+    "kB/s": ("kilobyte per second", "kilobytes per second"), "KB/s": ("kilobyte per second", "kilobytes per second"),
+    "MB/s": ("megabyte per second", "megabytes per second"), "GB/s": ("gigabyte per second", "gigabytes per second"),
     "kbps": ("kilobit per second", "kilobits per second"), "Mbps": ("megabit per second", "megabits per second"),
     "Gbps": ("gigabit per second", "gigabits per second"),
     "nm": ("nanometer", "nanometers"), "mm": ("millimeter", "millimeters"), "cm": ("centimeter", "centimeters"),
