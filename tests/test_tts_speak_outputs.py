@@ -115,7 +115,10 @@ def test_stdin_to_mp3_and_raw_pcm_on_stdout(tmp_path):
 
 def test_unknown_suffix_and_nothing_to_do_are_one_line(tmp_path, capsys):
     from speechstudio import cli
+    from speechstudio.audio.encode import OUTPUT_FORMATS
+    from speechstudio.tts.cli import OUTPUT_SUFFIXES
 
+    assert OUTPUT_SUFFIXES == tuple(OUTPUT_FORMATS)  # --help lists what the encoder writes
     assert cli.main(["speak", "hello", "--out", str(tmp_path / "x.aiff")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"speechstudio: error: {tmp_path / 'x.aiff'}: unsupported output format "

@@ -87,6 +87,8 @@ def _read_stdin() -> str:
     """All of standard input as text (any encoding ``textfile`` reads), size-limited."""
     from speechstudio.tts.textfile import decode_text
 
+    if sys.stdin.isatty():
+        print("reading text from standard input (end it with Ctrl+D, on Windows Ctrl+Z Enter)", file=sys.stderr)
     data = sys.stdin.buffer.read(MAX_TEXT_FILE_BYTES + 1)
     if len(data) > MAX_TEXT_FILE_BYTES:
         raise UsageError(f"standard input: text too large (over {MAX_TEXT_FILE_BYTES // 1048576} MB); "
@@ -299,8 +301,12 @@ def voices_command(args) -> int:
         print(f"downloaded {args.hf_id} as voice {ref.name}")
         return 0
     if cmd == "remove":
+        from speechstudio.finetune.leftovers import folder_size, format_size, run_of_voice
+
+        run = run_of_voice(voices.voices_dir() / args.name)
+        size = folder_size(run) if run is not None else 0
         ref = voices.remove_voice(args.name)
-        print(f"removed voice {ref.name}")
+        print(f"removed voice {ref.name}" + (f" and its training run {run} ({format_size(size)})" if run else ""))
         return 0
     raise UsageError(f"unknown voices command {cmd!r}")
 
