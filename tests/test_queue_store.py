@@ -23,7 +23,7 @@ from speechstudio.batch.watch import FolderWatcher
 def test_default_location_is_the_data_dir(home):
     assert default_path() == home / "queue.sqlite3"
     store = QueueStore()
-    assert store.version == SCHEMA_VERSION == 2
+    assert store.version == SCHEMA_VERSION == 3
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -37,7 +37,7 @@ def test_migration_from_version_1_keeps_jobs(tmp_path):
     con.commit()
     con.close()
     store = QueueStore(db)
-    assert store.version == 2
+    assert store.version == SCHEMA_VERSION
     (job,) = store.queue()
     assert (str(job.path), job.status, job.in_queue, job.language, job.rtfx) == ("/x/a.wav", "done", True, None, 10.0)
     assert [str(p) for p in job.outputs] == ["/x/a.txt"]
@@ -49,7 +49,7 @@ def test_newer_schema_is_refused(tmp_path):
     con = sqlite3.connect(db)
     con.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
     con.close()
-    with pytest.raises(QueueStoreError, match=r"written by a newer SpeechStudio \(schema 3"):
+    with pytest.raises(QueueStoreError, match=r"written by a newer SpeechStudio \(schema 4"):
         QueueStore(db)
 
 

@@ -20,8 +20,11 @@ Tables (schema version in ``PRAGMA user_version``; :data:`MIGRATIONS` take any o
 - ``watched``: watched folders (``folder`` BLOB, ``output_dir``).
 - ``watch_seen``: files a watched folder has already queued or passed over.
 
-On open, an entry left ``running`` (the app died during it) goes back to ``queued``: a half-done
-file restarts from its beginning; finished files are never redone.
+A ``running`` entry records its process (``owner_pid``, ``owner_started``: the pid and that
+process's start time, so a pid reused after a reboot is not taken for it). On open, an entry left
+``running`` by a process that is gone (the app died during it) goes back to ``queued``: a half-done
+file restarts from its beginning; finished files are never redone. An entry a live process is
+running is left alone (issue 29: a second window re-queued it and both transcribed the file).
 """
 from __future__ import annotations
 
@@ -42,6 +45,8 @@ __all__ = [
     "QueueStoreError",
     "WatchedFolder",
     "default_path",
+    "own_process",
+    "process_alive",
 ]
 
 #: SQL that takes schema version ``i`` to ``i + 1`` (index ``i``).
@@ -82,9 +87,51 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (watch_id, path)
     );
     """,
+    # 2 -> 3: which process runs a row (pid and its start time), so another window leaves it alone
+    """
+    ALTER TABLE jobs ADD COLUMN owner_pid INTEGER;
+    ALTER TABLE jobs ADD COLUMN owner_started REAL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 FINISHED = ("done", "skipped", "failed", "cancelled")
+
+
+def _start_time(pid: int) -> float | None:
+    try:
+        import psutil
+
+        return float(psutil.Process(pid).create_time())
+    except Exception:  # noqa: BLE001 - no such process, no permission, psutil missing
+        return None
+
+
+def own_process() -> tuple[int, float | None]:
+    """``(pid, start time in Unix seconds or None)`` of this process."""
+    return os.getpid(), _start_time(os.getpid())
+
+
+def process_alive(pid: int | None, started: float | None) -> bool:
+    """True when process ``pid`` exists and (when ``started`` is known) is the one that started at
+    ``started`` (within 1 s: a pid reused by another program after a reboot is not it)."""
+    if not pid:
+        return False
+    try:
+        import psutil
+
+        if not psutil.pid_exists(int(pid)):
+            return False
+    except ImportError:
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            pass  # exists, owned by someone else
+    if started is None:
+        return True
+    now = _start_time(int(pid))
+    return now is None or abs(now - float(started)) < 1.0
 
 
 class QueueStoreError(SpeechStudioError):
@@ -160,9 +207,16 @@ class QueueStore:
                 self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
-            self.db.execute("UPDATE jobs SET status='queued' WHERE status='running'")
+            self._requeue_orphans()
         except sqlite3.DatabaseError as e:
             raise QueueStoreError(f"{self.path}: cannot use the queue database ({e})") from e
+
+    def _requeue_orphans(self) -> None:
+        """``running`` rows whose process is gone go back to ``queued`` (see the module docstring)."""
+        rows = self.db.execute("SELECT id, owner_pid, owner_started FROM jobs WHERE status='running'").fetchall()
+        orphans = [(i,) for i, pid, started in rows if not process_alive(pid, started)]
+        self.db.executemany("UPDATE jobs SET status='queued', owner_pid=NULL, owner_started=NULL WHERE id=?",
+                            orphans)
 
     # ------------------------------------------------------------------ schema
     @property
@@ -201,9 +255,11 @@ class QueueStore:
         return int(cur.lastrowid)
 
     def set_status(self, entry_id: int, status: str, *, reason: str = "", duration_s: float | None = None) -> None:
-        """``queued`` / ``running`` (and back): no finish time."""
-        self.db.execute("UPDATE jobs SET status=?, reason=?, duration_s=COALESCE(?, duration_s) WHERE id=?",
-                        (status, reason, duration_s, entry_id))
+        """``queued`` / ``running`` (and back): no finish time. ``running`` records this process as
+        the row's owner."""
+        pid, started = own_process() if status == "running" else (None, None)
+        self.db.execute("UPDATE jobs SET status=?, reason=?, duration_s=COALESCE(?, duration_s), owner_pid=?, "
+                        "owner_started=? WHERE id=?", (status, reason, duration_s, pid, started, entry_id))
 
     def finish(self, entry_id: int, status: str, *, outputs=(), reason: str = "", duration_s: float | None = None,
                wall_s: float | None = None, model: str | None = None, language: str | None = None) -> None:

@@ -28,7 +28,26 @@ def run(argv: list[str] | None = None, files: list[str] | None = None, startup_t
     preferences.apply_startup(prefs)  # data/cache folders from Settings, before any model code
     if prefs.theme != "system":
         preferences.apply_theme(prefs.theme, app)
+    from speechstudio.gui.single_instance import SingleInstance, serve_window
+    from speechstudio.hub.paths import data_dir
+
+    instance = SingleInstance(data_dir())   # one window per data folder (issue 29)
+    try:
+        first = instance.acquire()
+    except OSError:                         # a data folder that cannot be written: the window says so
+        first = True
+    if not first:
+        pid = instance.owner_pid()
+        if instance.send(list(files or [])):
+            sent = f"; {len(files)} file(s) queued there" if files else ""
+            print(f"SpeechStudio is already open (process {pid}) for {data_dir()}: its window was brought to the "
+                  f"front{sent}", flush=True)
+            return 0
+        print(f"speechstudio: error: another SpeechStudio (process {pid}) holds {instance.lock_path} and does not "
+              "answer; close it, or wait for it to finish starting", file=sys.stderr)
+        return 1
     win = MainWindow()
+    serve_window(instance, win)
     win.show()
     if files:  # shown on the Transcribe page, where they were queued
         QTimer.singleShot(0, lambda: win.open_paths(files))
@@ -53,6 +72,7 @@ def run(argv: list[str] | None = None, files: list[str] | None = None, startup_t
     from speechstudio.worker.worker import wait_for_busy_workers
 
     wait_for_busy_workers()      # a voice still loading when the window closed: exit cleanly
+    instance.release()
     return int(rc)
 
 

@@ -1,0 +1,127 @@
+"""One SpeechStudio window per data folder; a second launch hands its files to the first.
+
+Two windows on the same data folder shared one queue database, and the second re-queued what the
+first was transcribing (issue 29). As desktop apps do, the first window holds a lock file in the
+data folder (``QLockFile``: the owner's pid, host and name inside; a lock left by a process that is
+gone is stale and taken over) and listens on a local socket named after the folder
+(``QLocalServer``: a Unix socket, a named pipe on Windows). A second ``speechstudio`` /
+``speechstudio gui FILES`` finds the lock taken, sends its files (absolute paths, one JSON line)
+to that socket, waits for the answer and exits 0; the first window queues them and comes to the
+front.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QLockFile, QObject, Signal
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+__all__ = ["LOCK_FILE", "SingleInstance", "serve_window"]
+
+LOCK_FILE = "app.lock"
+_TIMEOUT_MS = 5000
+
+
+def _server_name(data_dir: Path) -> str:
+    """A socket name per data folder (short: Unix socket paths are limited to ~100 bytes)."""
+    digest = hashlib.sha1(os.fsencode(str(Path(data_dir).resolve()))).hexdigest()[:16]
+    return f"speechstudio-{digest}"
+
+
+class SingleInstance(QObject):
+    """The lock and the socket of one data folder. :meth:`acquire` in the first process (then
+    ``files_received(list[str])`` brings each later launch's files); :meth:`send` in a later one."""
+
+    files_received = Signal(list)
+
+    def __init__(self, data_dir: str | os.PathLike) -> None:
+        super().__init__()
+        self.data_dir = Path(data_dir)
+        self.lock_path = self.data_dir / LOCK_FILE
+        self.name = _server_name(self.data_dir)
+        self._lock: QLockFile | None = None
+        self._server: QLocalServer | None = None
+
+    def acquire(self) -> bool:
+        """Take the lock (a stale one, left by a process that is gone, is taken over) and listen;
+        False when another live process holds it."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        lock = QLockFile(str(self.lock_path))
+        lock.setStaleLockTime(0)  # stale only when its process is gone, never by age
+        if not lock.tryLock(0):
+            return False
+        self._lock = lock
+        QLocalServer.removeServer(self.name)  # a socket file left by a crashed first window
+        server = QLocalServer(self)
+        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        if server.listen(self.name):
+            server.newConnection.connect(self._accept)
+            self._server = server
+        return True
+
+    def owner_pid(self) -> int | None:
+        """The pid written in the lock file by the process holding it, or None."""
+        info = QLockFile(str(self.lock_path)).getLockInfo()   # PySide6: (pid, host, app); 0 when unreadable
+        pid = info[-3] if isinstance(info, tuple) and len(info) >= 3 else 0
+        return int(pid) if pid else None
+
+    def send(self, files: list[str]) -> bool:
+        """Hand ``files`` to the window holding the lock (also an empty list: it comes to the
+        front). True when it answered."""
+        sock = QLocalSocket()
+        sock.connectToServer(self.name)
+        if not sock.waitForConnected(_TIMEOUT_MS):
+            return False
+        sock.write((json.dumps({"files": [os.path.abspath(f) for f in files]}) + "\n").encode("utf-8"))
+        sock.flush()
+        ok = sock.waitForBytesWritten(_TIMEOUT_MS) or sock.bytesToWrite() == 0
+        answered = ok and sock.waitForReadyRead(_TIMEOUT_MS) and bytes(sock.readAll().data()).startswith(b"ok")
+        sock.disconnectFromServer()
+        return bool(answered)
+
+    def release(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        if self._lock is not None:
+            self._lock.unlock()
+            self._lock = None
+
+    def _accept(self) -> None:
+        while self._server is not None and self._server.hasPendingConnections():
+            sock = self._server.nextPendingConnection()
+            buffer = bytearray()
+
+            def read(sock=sock, buffer=buffer) -> None:
+                buffer.extend(bytes(sock.readAll().data()))
+                if b"\n" not in buffer:
+                    return
+                try:
+                    files = json.loads(buffer.split(b"\n", 1)[0].decode("utf-8")).get("files", [])
+                    files = [str(f) for f in files] if isinstance(files, list) else []
+                except (ValueError, AttributeError):
+                    files = []
+                sock.write(b"ok\n")
+                sock.flush()
+                sock.disconnectFromServer()
+                self.files_received.emit(files)
+
+            sock.readyRead.connect(read)
+            sock.disconnected.connect(sock.deleteLater)
+            if sock.bytesAvailable():
+                read()
+
+
+def serve_window(instance: SingleInstance, win) -> None:
+    """Files from a later launch: queued in ``win`` (its Transcribe page), which comes to the front."""
+    def received(files: list) -> None:
+        if files:
+            win.open_paths(files)
+        win.showNormal() if win.isMinimized() else win.show()
+        win.raise_()
+        win.activateWindow()
+
+    instance.files_received.connect(received)
