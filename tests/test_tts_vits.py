@@ -251,9 +251,11 @@ def test_cli_one_megabyte_text_file_streams_to_one_file(single_dir, tmp_path, mo
     args = _parser().parse_args(["speak", "--file", str(src), "--voice", str(single_dir), "--out", str(out)])
     assert args.func(args) == 0
     assert psutil.Process().memory_info().rss - rss0 < 300 * 2**20
-    n_sent = 3 * 8 * (1_000_000 // (len(para) * 8 + 1))
+    n_para = 1_000_000 // (len(para) * 8 + 1)
+    n_sent = 3 * 8 * n_para
     assert n_ids["n"] == n_sent
-    assert sf.info(str(out)).frames == n_sent * 160 + (n_sent - 1) * 4000
+    # 0.25 s (4000 samples) between sentences, 0.75 s (12000) between paragraphs (text.iter_sentence_pauses)
+    assert sf.info(str(out)).frames == n_sent * 160 + (n_sent - n_para) * 4000 + (n_para - 1) * 12000
 
 
 def test_bench_gpu_check_without_cuda_says_so():
