@@ -133,26 +133,30 @@ def prepare_cover(data: bytes, name: str = "cover") -> bytes:
 
 
 def _samples(path: Path) -> tuple[int, int]:
-    """``(n_samples, sample_rate)`` of a chapter file, as ``read_audio`` will decode it."""
+    """``(n_samples, sample_rate)`` of a chapter file, as ``iter_audio`` will decode it."""
     import soundfile as sf
 
-    from speechstudio.audio.encode import read_audio
+    from speechstudio.audio.encode import iter_audio
 
     try:
         info = sf.info(str(path))
-        return int(info.frames), int(info.samplerate)
+        if info.format != "MP3":  # iter_audio decodes MP3 with FFmpeg: count what it gives
+            return int(info.frames), int(info.samplerate)
     except (sf.LibsndfileError, RuntimeError):
-        audio, rate = read_audio(path)
-        return len(audio), rate
+        pass
+    rate, blocks = iter_audio(path)
+    return sum(len(b) for b in blocks), rate
 
 
 def write_book_file(path: Path, files: list[Path], titles: list[str], tags: dict[str, str],
                     cover: bytes | None = None) -> list[float]:
     """Join chapter ``files`` into one ``.m4b`` at ``path`` atomically, with a chapter mark per file
-    (``titles``), ``tags`` and the ``cover``. Returns the chapter start times (s)."""
+    (``titles``), ``tags`` and the ``cover``; decoded block by block (memory stays flat). Returns
+    the chapter start times (s). Raises ``OutputWriteError`` (one line) when writing fails."""
     import numpy as np
 
-    from speechstudio.audio.encode import read_audio
+    from speechstudio.atomic import write_error
+    from speechstudio.audio.encode import encoder_errors, iter_audio
 
     lengths = [_samples(f) for f in files]
     rate = lengths[0][1]
@@ -161,20 +165,22 @@ def write_book_file(path: Path, files: list[Path], titles: list[str], tags: dict
         starts.append(total / rate)
         total += n if r == rate else int(round(n * rate / r))
     marks = [ChapterMark(t, s) for t, s in zip(titles, starts)]
-    from speechstudio.atomic import write_error
-    from speechstudio.audio.encode import encoder_errors
-
     try:
         with atomic_path(path) as tmp:
             with AudioEncoder(tmp, rate, tags, suffix=".m4b", chapters=marks, cover=cover,
                               duration_s=total / rate) as enc:
                 for f in files:
-                    audio, r = read_audio(f)
-                    if r != rate:
-                        import soxr
+                    r, blocks = iter_audio(f)
+                    if r == rate:
+                        for block in blocks:
+                            enc.write(block)
+                        continue
+                    import soxr  # another rate (not one voice's chapters): resampled as one stream
 
-                        audio = soxr.resample(audio, r, rate).astype(np.float32)
-                    enc.write(audio)
+                    resampler = soxr.ResampleStream(r, rate, 1, dtype="float32")
+                    for block in blocks:
+                        enc.write(resampler.resample_chunk(block))
+                    enc.write(resampler.resample_chunk(np.zeros(0, np.float32), last=True))
     except encoder_errors() as e:  # disk full, folder gone: one line, exit 2
         raise write_error(path, e) from None
     return starts
