@@ -9,8 +9,9 @@
   ``786a3f2``, ``9F4C2E``): character by character, "seven eight six A three F two"; longer than
   ``LONG_CODE_CHARS`` they are summarised by their first ``SHORT_CODE_CHARS`` characters (git's
   short-hash length) and "and so on".
-* Alphanumeric codes: letters then digits (``BA117``, ``F16``) -> the letters spelled, then up to two
-  digits as a number, more digit by digit ("B A one one seven", "F sixteen"); digits then one capital
+* Alphanumeric codes: letters then digits (``BA117``, ``F16``, ``FY2024``) -> the letters spelled, then
+  up to two digits as a number, a four-digit year as a year, other digits one by one ("B A one one
+  seven", "F sixteen", "F Y twenty twenty four"); digits then one capital
   letter (``42B``, ``12b`` after "room", "apartment", "gate", ...) -> "forty two B", not "forty two
   bytes" (``numbers.GLUED_ONLY_UNITS``: a glued "B" with no such label word stays bytes).
 
@@ -152,7 +153,10 @@ def _code(code: str) -> str:
     if runs[0].isalpha():  # BA117, F16, COVID19, iPhone15
         spell = len(letters) <= 2 or (letters.isupper() and len(letters) <= 4)
         head = spell_characters(letters) if spell else letters
-        tail = cardinal(digits) if len(digits) <= 2 and not digits.startswith("0") else digits_words(digits)
+        if digits.startswith("0") or len(digits) == 3 or len(digits) > 4:
+            tail = digits_words(digits)
+        else:  # "F16" -> "sixteen", "FY2024" -> "twenty twenty four"; "RTX4090" -> digit by digit
+            tail = cardinal(digits, year_ok=True) if len(digits) <= 2 or 1100 <= int(digits) <= 2099 else digits_words(digits)
         return f"{head} {tail}"
     return f"{cardinal(digits) if len(digits) <= 4 else digits_words(digits)} {spell_characters(letters)}"
 
