@@ -73,10 +73,13 @@ class LossCurves(QWidget):
         import pyqtgraph as pg
 
         self._make_plots(pg)
+        from speechstudio.gui.wheel_guard import guard_wheel
+
         for p in (self._plot, self._val_plot):
             p.setLabel("bottom", "step")
             p.setMenuEnabled(False)
             p.setMinimumHeight(self.MIN_HEIGHT)
+            guard_wheel(p)  # the wheel scrolls the page; Ctrl + wheel zooms
 
     def _make_plots(self, pg) -> None:
         """Make ``_plot`` (left) and ``_val_plot`` (right) and add them to the layout."""

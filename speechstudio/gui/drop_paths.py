@@ -42,3 +42,14 @@ def display_name(path: str | os.PathLike, full: bool = False) -> str:
     UTF-8 appear as U+FFFD instead of vanishing."""
     p = Path(path)
     return os.fsencode(str(p) if full else p.name).decode("utf-8", "replace")
+
+
+def home_short(path: str | os.PathLike) -> str:
+    """``path`` with the user's home folder written ``~`` (``/home/ada/.local/share/x`` ->
+    ``~/.local/share/x``); other paths and non-paths (``""``, an id) unchanged."""
+    text = display_name(path, full=True) if str(path) else ""
+    home = str(Path.home())
+    if text == home or text.startswith(home + os.sep):
+        return "~" + text[len(home):]
+    return text
+

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroup
 
 from speechstudio.asr.family import label as family_label
 from speechstudio.gui.common import WrapLabel, fit_columns
+from speechstudio.gui.drop_paths import home_short
 from speechstudio.gui.model_listing import DOWNLOADABLE_VOICES, VOICE_NAMES, PageListing, list_for_page
 from speechstudio.gui.wording import plain_error, plain_status
 from speechstudio.worker.jobs import CallJob, DownloadJob
@@ -79,6 +80,7 @@ class ModelsPage(QWidget):
         mbox = QGroupBox("Speech recognition models")
         ml = QVBoxLayout(mbox)
         self.table = self._table(MODEL_COLS, "Speech recognition models")
+        self.table.setWordWrap(True)  # descriptions wrap (rows grow to fit); the other cells are short
         ml.addWidget(self.table)
         self.default_label = WrapLabel("")
         self.default_label.setAccessibleName("Default model")
@@ -170,9 +172,11 @@ class ModelsPage(QWidget):
         return t
 
     def fit_columns(self) -> None:
-        """Columns sized to content within caps, all inside the viewport (see ``common.fit_columns``)."""
+        """Columns sized to content within caps, all inside the viewport (see ``common.fit_columns``);
+        the models' descriptions wrap (issue 30: they were cut), full text in the tooltip."""
         fit_columns(self.table, MODEL_CAPS)
         fit_columns(self.voice_table, VOICE_CAPS)
+        self.table.resizeRowsToContents()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
@@ -240,8 +244,8 @@ class ModelsPage(QWidget):
             r = self.voice_table.rowCount()
             self.voice_table.insertRow(r)
             for c, val in enumerate((v.name, v.kind, v.reason or v.origin, v.location)):
-                it = QTableWidgetItem(str(val))
-                it.setToolTip(str(val))
+                it = QTableWidgetItem(home_short(val) if c == 3 and val else plain_status(str(val)))
+                it.setToolTip(str(val))  # the full path / line
                 self.voice_table.setItem(r, c, it)
         installed = [m.name for m in self.models if m.installed]
         self.win.transcribe.set_models(installed)

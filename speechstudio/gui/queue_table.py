@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from speechstudio.gui.common import fmt_duration
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.transcribe_options import language_tip, status_with_language
+from speechstudio.gui.contrast import readable
 from speechstudio.gui.wording import speed
 
 COLS = ("File", "Duration", "Status", "Progress", "Speed", "Output")
@@ -77,6 +78,27 @@ class QueueTable(QTableWidget):
         for col in (0, 2):
             h.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
 
+    def _tint(self, item) -> None:
+        """Colour a Status cell by its status, readable (WCAG AA) on the table's current background."""
+        status = item.data(Qt.ItemDataRole.UserRole)
+        if status in _COLORS:
+            light, dark = _COLORS[status]
+            base = self.palette().base().color().name()
+            order = (dark, light) if self.palette().base().color().lightness() < 128 else (light, dark)
+            item.setForeground(QColor(readable(order, base)))
+        else:
+            item.setForeground(self.palette().text().color())
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        """A theme switch recolours the rows already shown (they kept the old theme's colours)."""
+        super().changeEvent(event)
+        from PySide6.QtCore import QEvent
+
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            for r in range(self.rowCount()):
+                if self.item(r, 2) is not None:
+                    self._tint(self.item(r, 2))
+
     def append_row(self, row) -> int:
         r = self.rowCount()
         self.insertRow(r)
@@ -89,6 +111,7 @@ class QueueTable(QTableWidget):
             else:
                 self.setItem(r, c, QTableWidgetItem(""))
         self.refresh(r, row)
+        self.scrollToItem(self.item(r, 0))  # a new row is in view (issue 30: it landed below the fold)
         return r
 
     def refresh(self, r: int, row) -> None:
@@ -99,11 +122,8 @@ class QueueTable(QTableWidget):
         text, tip = status_text(row)
         self.item(r, 2).setText(text)
         self.item(r, 2).setToolTip(tip)
-        if row.status in _COLORS:
-            light, dark = _COLORS[row.status]
-            self.item(r, 2).setForeground(QColor(dark if self.palette().base().color().lightness() < 128 else light))
-        else:
-            self.item(r, 2).setForeground(self.palette().text().color())
+        self.item(r, 2).setData(Qt.ItemDataRole.UserRole, row.status)
+        self._tint(self.item(r, 2))
         bar = self.cellWidget(r, 3)
         if bar is not None:
             bar.setValue(int(round(100 * row.progress)))

@@ -88,7 +88,17 @@ class WizardPage(QWidget):
             self.stack.addWidget(s)
             if hasattr(s, "changed"):
                 s.changed.connect(self._update_nav)
-        lay.addWidget(self.stack, 1)
+        # the steps scroll inside their own area, so Back / Next stay on screen at 1280×800 and
+        # 1366×768 with the docks open (issue 30: they fell below the fold)
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QFrame, QScrollArea
+
+        self.step_area = QScrollArea()
+        self.step_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.step_area.setWidgetResizable(True)
+        self.step_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.step_area.setWidget(self.stack)
+        lay.addWidget(self.step_area, 1)
         row = QHBoxLayout()
         self.back_btn = button("◀ Bac&k", "Back to the previous step", "", self.back)
         self.next_btn = button("&Next ▶", "Next step", "", self.next)
@@ -123,6 +133,7 @@ class WizardPage(QWidget):
         self._update_nav()
         if self.isVisible():  # keyboard users land on the step's first control
             attrgetter(self.FIRST_CONTROLS[index])(self).setFocus()
+        self.step_area.verticalScrollBar().setValue(0)  # a step opens at its top (the Train step opened at the bottom)
         self.step_changed.emit(index)
 
     def next(self) -> None:

@@ -1,0 +1,36 @@
+"""Text colours that stay readable on the current background (issue 30: the dark theme's "done"
+green was drawn in the light theme's colour, 3.3:1 on #1e1e1e).
+
+WCAG 2.x contrast ratio (https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio): (L1 + 0.05) / (L2 + 0.05)
+of the relative luminances (sRGB channels linearised: c / 12.92 below 0.04045, else
+((c + 0.055) / 1.055) ** 2.4; L = 0.2126 R + 0.7152 G + 0.0722 B). AA for normal text: 4.5:1.
+Qt-free: colours are ``"#rrggbb"`` strings.
+"""
+from __future__ import annotations
+
+AA = 4.5  # WCAG 2.1 success criterion 1.4.3, normal text
+
+
+def luminance(color: str) -> float:
+    """Relative luminance of ``"#rrggbb"`` (0 black .. 1 white)."""
+    c = color.lstrip("#")
+    lin = []
+    for i in (0, 2, 4):
+        v = int(c[i:i + 2], 16) / 255
+        lin.append(v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4)
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(fg: str, bg: str) -> float:
+    """WCAG contrast ratio of ``fg`` on ``bg`` (1 .. 21)."""
+    a, b = sorted((luminance(fg), luminance(bg)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+def readable(candidates: tuple[str, ...], bg: str) -> str:
+    """The first of ``candidates`` with at least :data:`AA` contrast on ``bg``, else the one
+    with the most."""
+    for c in candidates:
+        if contrast(c, bg) >= AA:
+            return c
+    return max(candidates, key=lambda c: contrast(c, bg))

@@ -1,0 +1,144 @@
+"""Issue 30, layout: wizard Back / Next on screen at 1280×800 and 1366×768 with the docks open,
+a step opens at its top, the wheel over a chart scrolls the page (Ctrl + wheel zooms), new queue
+rows scroll into view, the Models table wraps descriptions and writes paths as ~/..., and the
+queue's status colours keep WCAG AA contrast (4.5:1) in both themes, also after a theme switch."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
+from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
+
+from test_gui_support import fake_audio, win, write_tone  # noqa: E402,F401 - fixtures
+
+
+def wcag(fg: str, bg: str) -> float:
+    """WCAG 2.1 contrast ratio, written out here (not the app's helper) so the test checks it."""
+    def lum(c):
+        ch = [int(c.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        r, g, b = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in ch]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    hi, lo = sorted((lum(fg), lum(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768)])
+@pytest.mark.parametrize("wizard,page", [("clone", "Clone voice"), ("adapt", "Adapt recognition")])
+def test_wizard_back_and_next_stay_on_screen(win, qtbot, size, wizard, page):
+    win.resize(*size)
+    assert win.mel_dock.isVisible() and win.gpu_dock.isVisible()
+    win.show_page(page)
+    wiz = getattr(win, wizard)
+    area = win.stack.currentWidget()
+    for step in range(4):
+        wiz.go(step)
+        qtbot.wait(20)
+        assert area.verticalScrollBar().maximum() == 0, (step, area.verticalScrollBar().maximum())
+        for b in (wiz.back_btn, wiz.next_btn):
+            bottom = b.mapTo(win, QPoint(0, b.height())).y()
+            assert bottom <= win.statusBar().y(), (step, b.text(), bottom, win.statusBar().y())
+
+
+def test_a_step_opens_at_its_top(win, qtbot):
+    win.resize(900, 600)  # the minimum size: the Train step scrolls
+    win.show_page("Clone voice")
+    wiz = win.clone
+    wiz.go(2)
+    bar = wiz.step_area.verticalScrollBar()
+    assert bar.maximum() > 0
+    bar.setValue(bar.maximum())
+    wiz.go(1)
+    wiz.go(2)
+    assert bar.value() == 0
+
+
+def _wheel(widget, ctrl: bool):
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    pos = QPointF(widget.width() / 2, widget.height() / 2)
+    mods = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
+    ev = QWheelEvent(pos, widget.mapToGlobal(pos), QPoint(0, 0), QPoint(0, -240), Qt.MouseButton.NoButton, mods,
+                     Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, ev)
+
+
+def test_the_wheel_over_a_chart_scrolls_the_page(win, qtbot):
+    win.resize(900, 600)
+    win.show_page("Clone voice")
+    wiz = win.clone
+    wiz.go(2)
+    curves = wiz.train.curves
+    curves.add("mel", 1, 1.0)
+    curves.add("mel", 2, 0.5)
+    curves.draw()
+    plot = curves._plot
+    bar = wiz.step_area.verticalScrollBar()
+    bar.setValue(0)
+    before = plot.getViewBox().viewRange()
+    _wheel(plot.viewport(), ctrl=False)
+    assert bar.value() > 0  # the page scrolled
+    assert plot.getViewBox().viewRange() == before  # the chart did not zoom
+    value = bar.value()
+    _wheel(plot.viewport(), ctrl=True)
+    assert bar.value() == value  # Ctrl + wheel is the chart's
+
+
+def test_new_queue_rows_scroll_into_view(win, qtbot, tmp_path):
+    page = win.show_page("Transcribe")
+    files = [write_tone(tmp_path / f"t{i:02d}.wav", 0.2) for i in range(30)]
+    page.add_paths(files)
+    t = page.table
+    last = t.rowCount() - 1
+    assert last == 29
+    rect = t.visualItemRect(t.item(last, 0))
+    assert t.viewport().rect().intersects(rect), (rect, t.viewport().rect())
+
+
+def test_models_table_wraps_descriptions_and_shortens_paths(win, qtbot, monkeypatch, tmp_path):
+    from speechstudio.gui.drop_paths import home_short
+
+    page = win.show_page("Models")
+    with qtbot.waitSignal(page.refreshed, timeout=60000):
+        page.refresh()
+    assert page.table.wordWrap()
+    col = page.table.columnCount() - 1
+    fm, width = page.table.fontMetrics(), page.table.columnWidth(col)
+    long_rows = [r for r in range(page.table.rowCount())
+                 if fm.horizontalAdvance(page.table.item(r, col).text()) > width]
+    assert long_rows  # at 1280×800 some descriptions are wider than their column...
+    for r in long_rows:  # ...and they wrap onto more lines instead of being cut
+        assert page.table.rowHeight(r) >= 2 * fm.height(), (page.table.item(r, col).text(), page.table.rowHeight(r))
+        assert page.table.item(r, col).toolTip() == page.table.item(r, col).text()
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert home_short(tmp_path / ".local" / "voices" / "joe.onnx") == "~/.local/voices/joe.onnx"
+    assert home_short("/opt/voices/joe.onnx") == "/opt/voices/joe.onnx"
+    assert home_short("") == ""
+
+
+@pytest.mark.parametrize("status", ["done", "failed", "cancelled", "skipped", "ignored"])
+def test_status_colours_are_readable_in_both_themes_and_after_a_switch(win, qtbot, tmp_path, status):
+    from PySide6.QtWidgets import QApplication
+
+    from speechstudio.gui import preferences
+
+    page = win.show_page("Transcribe")
+    page.add_paths([write_tone(tmp_path / "a.wav", 0.2)])
+    row = page.rows[0]
+    row.status = status
+    page.table.refresh(0, row)
+    app = QApplication.instance()
+    try:
+        for theme in ("light", "dark", "light"):
+            preferences.apply_theme(theme, app)
+            qtbot.wait(20)
+            cell = page.table.item(0, 2)
+            fg, bg = cell.foreground().color().name(), page.table.palette().base().color().name()
+            assert wcag(fg, bg) >= 4.5, (theme, status, fg, bg, round(wcag(fg, bg), 2))
+    finally:
+        preferences.apply_theme("light", app)
