@@ -143,3 +143,16 @@ def test_block_decoding_for_the_m4b_join_equals_a_whole_read(tmp_path, chunks, s
     joined = np.concatenate(list(blocks))
     assert got_rate == rate and len(joined) == len(whole)
     assert float(np.max(np.abs(joined - whole))) < 1e-4
+
+
+def test_out_and_output_raw_together_write_the_same_audio_twice(tmp_path):
+    import soundfile as sf
+
+    wav = tmp_path / "x.wav"
+    done = _run(["speak", TEXT, "--out", str(wav), "--output-raw", "--seed", "3"], b"")
+    assert done.returncode == 0, done.stderr.decode()
+    ref, _ = sf.read(str(wav), dtype="int16")
+    assert len(done.stdout) == 2 * len(ref)
+    diff = np.abs(np.frombuffer(done.stdout, dtype="<i2").astype(np.int32) - ref.astype(np.int32))
+    assert int(diff.max()) <= 1  # libsndfile's 16-bit rounding differs from round(x * 32767) by 1 LSB at most
+    assert f"wrote {wav}:" in done.stderr.decode()  # the message went to stderr, stdout is audio only

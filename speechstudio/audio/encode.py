@@ -108,8 +108,9 @@ def encoder_errors() -> tuple[type[BaseException], ...]:
 
 
 def float_to_pcm16(audio: np.ndarray) -> np.ndarray:
-    """``np.ndarray[float32]`` in [-1, 1] -> ``np.ndarray[int16]`` (x 32767, rounded, clipped), the
-    conversion libsndfile uses for 16-bit files, so raw output matches the WAV sample for sample."""
+    """``np.ndarray[float32]`` in [-1, 1] -> little-endian ``np.ndarray[int16]`` (x 32767, rounded to
+    nearest, clipped; Piper's scale). libsndfile 1.2.2 rounds its 16-bit WAV/FLAC samples slightly
+    differently (measured on joe speech: at most 1 LSB apart, on 46 % of the samples)."""
     return np.round(np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2")
 
 
