@@ -185,8 +185,8 @@ def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_a
     ed.document.edit_text(0, "Hello world again")
     ed.run(lambda: None)
     assert row.segments[0].text == "Hello world again"   # the page's Export… writes the edit too
-    assert view.rewrite_btn.isVisible()
-    view.rewrite_btn.click()                             # the srt next to the input, rewritten
+    assert not view.rewrite_btn.isVisible()              # no button to find: the outputs follow each save
+    ed.flush()                                           # (the autosave a second after typing does the same)
     assert srt.read_text(encoding="utf-8").startswith("1\n00:00:00,000 --> 00:00:02,200\nHello world again\n")
     view.edit_btn.click()                                # leaving the editor saves
     assert not view.editing and page.segments.item(0, 2).text() == "Hello world again"
@@ -239,3 +239,33 @@ def test_editor_open_fits_the_1280x800_window_without_scrolling(win, qtbot, tmp_
     assert page.report.label.toolTip().startswith("broken-recording-00.wav: not a recognised")
     assert view.editor.text.height() >= 3 * view.editor.text.fontMetrics().lineSpacing()  # segments readable
     assert page.table.height() >= 2 * page.table.verticalHeader().defaultSectionSize()      # queue still there
+
+
+@pytest.mark.parametrize("fmt,expected", [
+    ("srt", "1\n00:00:00,000 --> 00:00:02,200\nHello brave world\n"),
+    ("vtt", "WEBVTT\n\n1\n00:00:00.000 --> 00:00:02.200\nHello brave world\n"),
+    ("txt", "Hello brave world\n"),
+])
+def test_an_edit_reaches_the_outputs_beside_the_input(win, qtbot, tmp_path, fmt, expected):
+    """Issue 30: fix a word, get the corrected subtitles: each save of the edit (autosave or
+    leaving the editor) rewrites the .txt / .srt / .vtt the batch wrote, atomically."""
+    from speechstudio.batch.run import InputItem
+    from speechstudio.gui.transcript_view import QueueRow
+
+    wav = write_tone(tmp_path / "talk.wav", 5.0)
+    outs = tuple(write_transcript(tmp_path / f"talk.{f}", SEGMENTS, INFO, f) for f in ("txt", "srt", "vtt"))
+    row = QueueRow(InputItem(wav), status="done", outputs=outs, segments=list(SEGMENTS), info=INFO)
+    view = win.transcribe.transcript
+    view.show_row(row)
+    view.edit_btn.click()
+    assert "talk.srt" in view.title.text() and "talk.txt" in view.title.text()  # it says where edits go
+    view.editor.document.edit_text(0, "Hello brave world")
+    view.editor.run(lambda: None)
+    before = (tmp_path / f"talk.{fmt}").read_text(encoding="utf-8")
+    assert "Hello brave world" not in before
+    qtbot.waitUntil(lambda: not view.editor.document.dirty, timeout=5000)  # the autosave, a second later
+    text = (tmp_path / f"talk.{fmt}").read_text(encoding="utf-8")
+    assert text.startswith(expected), text
+    assert not list(tmp_path.glob("*.tmp*"))  # written atomically: no temporary file left
+    assert win.status_label.text().startswith("saved talk.json, ")
+

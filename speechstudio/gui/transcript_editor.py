@@ -52,6 +52,7 @@ class TranscriptEditor(QWidget):
     changed = Signal()
     status_message = Signal(str)
     voice_saved = Signal(str)        # a message once "Remember voice" is done (from its thread)
+    saved = Signal(object)           # the .json path, after each save of the edits
 
     def __init__(self, player=None, parent=None) -> None:
         super().__init__(parent)
@@ -397,6 +398,7 @@ class TranscriptEditor(QWidget):
             self.status_message.emit(f"cannot save the transcript: {e}")
             return False
         self.status_message.emit(f"saved {path.name}")
+        self.saved.emit(path)
         self._update_actions()
         return True
 

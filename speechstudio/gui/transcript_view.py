@@ -130,6 +130,7 @@ class TranscriptView(QWidget):
         self.editor = TranscriptEditor(self.player)
         self.editor.changed.connect(self._on_edited)
         self.editor.status_message.connect(self.status_message)
+        self.editor.saved.connect(self._outputs_follow)
         self.stack = _CurrentStack()
         self.stack.addWidget(self.segments)
         self.stack.addWidget(self.editor)
@@ -195,10 +196,11 @@ class TranscriptView(QWidget):
             w.setVisible(not on)  # the editor has its own export of the edited text
         self.edit_btn.setText("Close editor" if on else "Edit transcript")
         others = self._other_outputs()
-        self.rewrite_btn.setVisible(on and bool(others))
+        self.rewrite_btn.setVisible(False)  # the outputs follow each save (issue 30); kept for keyboard/API use
         self.rewrite_btn.setToolTip("Write the edited transcript over:\n" + "\n".join(str(p) for p in others))
         if on:
-            self.title.setText(f"Editing {row.item.path.name} — saved into {doc.path.name} as you go")
+            names = ", ".join([doc.path.name] + [p.name for p in others])
+            self.title.setText(f"Editing {row.item.path.name} — saved into {names} as you go")
             self._make_room()
             self.editor.text.setFocus()
         elif row is not None:
@@ -222,6 +224,25 @@ class TranscriptView(QWidget):
         if done:
             self.status_message.emit("rewrote " + ", ".join(p.name for p in done))
         return done
+
+    def _outputs_follow(self, json_path) -> None:
+        """After the editor saved ``json_path``: write the edit into the row's other outputs too
+        (.txt / .srt / .vtt beside the input, atomically; issue 30: they kept the old text until
+        "Rewrite outputs" was found)."""
+        doc = self.editor.document
+        if doc is None or doc.path != json_path:
+            return
+        done, failed = [], []
+        for p in self._other_outputs():
+            try:
+                doc.export(p.suffix.lstrip("."), p)
+                done.append(p.name)
+            except (SpeechStudioError, OSError) as e:
+                failed.append(f"{p.name}: {e}")
+        if failed:
+            self.status_message.emit(f"saved {json_path.name}; not updated: " + "; ".join(failed))
+        elif done:
+            self.status_message.emit(f"saved {json_path.name}, " + ", ".join(done))
 
     def _make_room(self) -> None:
         """In a vertical splitter (the Transcribe page), give the editor at least 60 % of it."""
