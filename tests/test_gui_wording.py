@@ -145,3 +145,24 @@ def test_status_line_never_shows_raw_errors(win, qtbot):
 
 def test_speed_in_words():
     assert (speed(9.84), speed(123.4), speed(None)) == ("9.8× real time", "123× real time", "")
+
+
+def test_dialogs_read_plainly(win, qtbot):
+    """Settings, History and Check my setup (the dialogs a new user opens)."""
+    from speechstudio.gui.doctor_dialog import DoctorDialog
+
+    bad = []
+    dlg = win.open_settings()
+    qtbot.wait(20)
+    bad += offending(dlg)
+    dlg.reject()
+    hist = win.transcribe.show_history()
+    bad += offending(hist)
+    hist.close()
+    doc = DoctorDialog(win, network=False)
+    qtbot.addWidget(doc)
+    doc.show()
+    qtbot.waitUntil(lambda: not doc.running, timeout=60000)
+    bad += offending(doc)
+    doc.close()
+    assert not bad, "\n".join(bad)

@@ -1,4 +1,4 @@
-"""History: every past transcription (file, model, date, duration, RTFx, outputs, status) from the
+"""History: every past transcription (file, model, date, duration, speed, outputs, status) from the
 queue database, with Open, Re-export (another format, from the JSON transcript) and Remove."""
 from __future__ import annotations
 
@@ -21,10 +21,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from speechstudio.gui.wording import speed
 from speechstudio.gui.common import fmt_duration
 from speechstudio.gui.drop_paths import display_name
 
-COLS = ("File", "Model", "Date", "Duration", "RTFx", "Outputs", "Status")
+COLS = ("File", "Model", "Date", "Duration", "Speed", "Outputs", "Status")
 
 
 def reexport(record, fmt: str) -> Path:
@@ -103,7 +104,7 @@ class HistoryDialog(QDialog):
             self.table.insertRow(r)
             when = _dt.datetime.fromtimestamp(rec.finished_at).strftime("%Y-%m-%d %H:%M") if rec.finished_at else ""
             cells = (display_name(rec.path), rec.model or "", when,
-                     fmt_duration(rec.duration_s) if rec.duration_s else "", f"{rec.rtfx:.1f}" if rec.rtfx else "",
+                     fmt_duration(rec.duration_s) if rec.duration_s else "", speed(rec.rtfx),
                      " · ".join(p.suffix.lstrip(".") for p in rec.outputs),
                      rec.status + (f": {rec.reason}" if rec.status == "failed" else ""))
             for c, text in enumerate(cells):

@@ -93,7 +93,9 @@ class SettingsDialog(QDialog):
         self.precision.setCurrentText(p.precision)
         self.precision.setAccessibleName("Default precision")
         f.addRow("Device", self.device)
-        f.addRow("Precision", self.precision)
+        self.precision.setToolTip("Precision of the numbers on the GPU: auto picks fp16 on NVIDIA GPUs (faster, "
+                                  "half the memory) and fp32 on the CPU")
+        f.addRow("Number format", self.precision)
         lay.addWidget(rec)
 
         app = QGroupBox("Application")
