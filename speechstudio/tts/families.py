@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError
-from speechstudio.tts.text import EmptyTextError, has_speakable, normalize_english
+from speechstudio.tts.text import EmptyTextError, LeftOutTextError, has_speakable
 
 __all__ = ["FAMILIES", "VITS_CONTROLS", "FamilyVoice", "family_of", "load_family_voice"]
 
@@ -85,7 +85,12 @@ class FamilyVoice:
         sentence, _ = apply_pronunciations(self, sentence)  # letter/ARPAbet voices: never ids here
         if not has_speakable(sentence):
             raise EmptyTextError(f"text has nothing a voice can say: {sentence[:40]!r}")
-        text = normalize_english(sentence, self.language) if self.language.startswith("en") else sentence
+        if self.language.startswith("en"):
+            from speechstudio.tts.vits import VitsVoice
+
+            text = VitsVoice._english_text(self, sentence)  # the same front end and warnings as VITS voices
+        else:
+            text = sentence
         return self._ids(text, sentence)
 
     def synthesize(self, sentence: str, settings=None) -> np.ndarray:
@@ -98,7 +103,10 @@ class FamilyVoice:
             value = getattr(settings, control)
             if value is not None and control not in self.controls and not (control == "length_scale" and value == 1.0):
                 self.warnings.append(f"voice {self.name} ({self.family}) has no {control} control; ignored")
-        ids = self.text_to_ids(sentence)
+        try:
+            ids = self.text_to_ids(sentence)
+        except LeftOutTextError:
+            return np.zeros(0, dtype=np.float32)  # only another script or emoji: warned, nothing to say
         import torch
 
         with self.lock, torch.inference_mode():
