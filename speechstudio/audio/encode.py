@@ -31,7 +31,7 @@ import numpy as np
 from speechstudio.errors import UsageError
 
 __all__ = ["OUTPUT_FORMATS", "AudioEncoder", "Chapter", "OutputFormat", "check_output_suffix", "cover_mime",
-           "encoder_errors", "float_to_pcm16", "iter_audio", "read_audio"]
+           "encoder_errors", "float_to_pcm16", "image_size", "iter_audio", "read_audio"]
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,30 @@ def encoder_errors() -> tuple[type[BaseException], ...]:
     return errors
 
 
+def image_size(data: bytes) -> tuple[int, int]:
+    """``(width, height)`` in pixels of JPEG or PNG bytes, read from the header (PNG: the IHDR chunk,
+    PNG spec sec. 11.2.2; JPEG: the first start-of-frame marker, ITU T.81 sec. B.2.2).
+    Raises ``UsageError`` when neither header is found."""
+    import struct
+
+    if cover_mime(data) == "image/png":
+        return struct.unpack(">II", data[16:24])
+    i = 2
+    while i + 9 <= len(data):
+        if data[i] != 0xFF:
+            i += 1
+            continue
+        marker = data[i + 1]
+        if marker == 0xFF or marker == 0x01 or 0xD0 <= marker <= 0xD8:  # fill byte, TEM, RSTn, SOI: no length
+            i += 1 if marker == 0xFF else 2
+            continue
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # SOFn (not DHT, JPG, DAC)
+            height, width = struct.unpack(">HH", data[i + 5:i + 9])
+            return width, height
+        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+    raise UsageError("cover: a JPEG without a frame header")
+
+
 def float_to_pcm16(audio: np.ndarray) -> np.ndarray:
     """``np.ndarray[float32]`` in [-1, 1] -> little-endian ``np.ndarray[int16]`` (x 32767, rounded to
     nearest, clipped; Piper's scale). libsndfile 1.2.2 rounds its 16-bit WAV/FLAC samples slightly
@@ -176,11 +200,8 @@ class AudioEncoder:
             else:
                 self._av.metadata.update(meta)
             if cover is not None:
-                from PIL import Image  # only for the picture's size, which the MP4 track header records
-                import io
-
                 codec = "mjpeg" if cover_mime(cover) == "image/jpeg" else "png"
-                width, height = Image.open(io.BytesIO(cover)).size
+                width, height = image_size(cover)  # the MP4 track header records it
                 pic = self._av.add_mux_stream(codec, width=width, height=height)
                 pic.disposition = av.stream.Disposition.attached_pic
                 packet = av.Packet(cover)

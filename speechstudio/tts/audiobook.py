@@ -111,11 +111,13 @@ def write_chunks(chunks: Iterable, path: Path, fmt: str, tags: dict[str, str],
 
 def prepare_cover(data: bytes, name: str = "cover") -> bytes:
     """Cover image bytes an MP4 can hold: JPEG or PNG as they are; other images (GIF, WebP, ...)
-    converted to JPEG with Pillow. Raises ``UsageError`` naming ``name`` when it is no image."""
-    from speechstudio.audio.encode import cover_mime
+    converted to JPEG with Pillow when it is installed (it is optional). Raises ``UsageError``
+    naming ``name`` when the image cannot be used."""
+    from speechstudio.audio.encode import cover_mime, image_size
 
     try:
         cover_mime(data)
+        image_size(data)
         return data
     except UsageError:
         pass
@@ -123,13 +125,16 @@ def prepare_cover(data: bytes, name: str = "cover") -> bytes:
 
     try:
         from PIL import Image
-
+    except ImportError:
+        raise UsageError(f"{name}: not a JPEG or PNG image (other image types are converted with Pillow: "
+                         f"pip install pillow)") from None
+    try:
         with Image.open(io.BytesIO(data)) as img:
             out = io.BytesIO()
             img.convert("RGB").save(out, "JPEG", quality=90)
             return out.getvalue()
-    except Exception as exc:  # ImportError, PIL.UnidentifiedImageError, OSError
-        raise UsageError(f"{name}: not an image a player can show ({type(exc).__name__})") from None
+    except Exception:  # PIL.UnidentifiedImageError, OSError: not an image
+        raise UsageError(f"{name}: not a JPEG or PNG image, nor one Pillow can convert") from None
 
 
 def _samples(path: Path) -> tuple[int, int]:
