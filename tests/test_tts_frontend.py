@@ -113,6 +113,9 @@ ABBREVIATIONS = [
     ("Built ca. 1900 by Acme Inc.", "Built circa nineteen hundred by Acme incorporated."),
     ("J. K. Rowling met Mr. Lee.", "J K Rowling met mister Lee."),
     ("A. B. Smith wrote it.", "A- B Smith wrote it."),
+    ("John F. Kennedy spoke.", "John F Kennedy spoke."),
+    ("Take vitamin C. Then rest.", "Take vitamin C. Then rest."),  # not an initial: "Then" starts a sentence
+    ("A $5M deal.", "A five million dollars deal."),  # an amount, not a code
     ("She lives in room 42B.", "She lives in room forty two B."),
     ("Apartment 12B is empty.", "Apartment twelve B is empty."),
     ("Gate 7C closes soon.", "Gate seven C closes soon."),

@@ -63,6 +63,10 @@ _SAINT_RE = re.compile(r"\bSt\.(?=\s+[A-Z])")
 _STREET_RE = re.compile(r"\b[Ss]t\.(?=\s|$)")
 # An initial: one capital letter and a dot, then a capitalised word or another initial.
 _INITIAL_RE = re.compile(r"(?<![\w.])([A-Z])\.(?=\s+[A-Z])")
+_SENTENCE_STARTS = frozenset(
+    "The A An This That These Those Then There Here It Its He She We They I You His Her Our Their My Your "
+    "In On At But And So If When While After Before As Now Yet Still Also However Next Finally Later Today "
+    "What Why How Who Where Which Some All No Not One Each Every".split())
 
 
 def protect(text: str) -> str:
@@ -94,4 +98,13 @@ def expand_abbreviations(text: str, before_numbers: bool = False) -> str:
         return _ET_AL_RE.sub(lambda m: "et al" + _final_dot(m), text)
     text = _STREET_RE.sub(lambda m: "street" + _final_dot(m), _SAINT_RE.sub("Saint", text))
     text = _ABBR_RE.sub(lambda m: ABBREVIATIONS[m.group(1).lower()] + _final_dot(m), text)
-    return _INITIAL_RE.sub(lambda m: "A-" if m.group(1) == "A" else m.group(1), text)
+    return _INITIAL_RE.sub(_initial, text)
+
+
+def _initial(m: re.Match) -> str:
+    """"J. K. Rowling" -> "J K Rowling"; "plan B. Then we left" keeps its dot: before a word that
+    usually starts a sentence (``_SENTENCE_STARTS``) the letter more likely ends one the splitter kept."""
+    following = re.match(r"\s+([A-Z][a-z']*)", m.string[m.end():])
+    if following and following.group(1) in _SENTENCE_STARTS:
+        return m.group(0)
+    return "A-" if m.group(1) == "A" else m.group(1)

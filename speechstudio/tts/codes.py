@@ -50,8 +50,9 @@ _WIN_PATH_RE = re.compile(r"\b[A-Za-z]:\\(?:[^\\\s<>\"|?*]+\\)*[^\\\s<>\"|?*]*")
 _FILE_RE = re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.(?:txt|md|py|json|csv|tsv|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg"
                       r"|mp3|wav|flac|ogg|m4a|mp4|mkv|zip|tar|gz|exe|dll|html?|css|js|ts|yaml|yml|toml|ini|cfg|sh"
                       r"|bat|cpp|rs|go|java|log|xml|epub|onnx|bin)\b")
-# A code: letters and digits only, at least one of each, not inside a longer word or number.
-_CODE_RE = re.compile(r"(?<![\w.\-/])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}(?![\w/]|\.\w|-\w)")
+# A code: letters and digits only, at least one of each, not inside a longer word or number, not
+# an amount ("$5M": numbers.py).
+_CODE_RE = re.compile(r"(?<![\w.\-/$£€¥])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}(?![\w/]|\.\w|-\w)")
 _LABELS = ("room|rm|apartment|apt|flat|suite|ste|unit|gate|seat|platform|bay|block|building|bldg|floor|level|row"
            "|section|lot|locker|cabin|ward|bed|terminal|pier|dock|box|route|bus|exit|house|door|stand|stall|desk"
            "|office|hall|studio|lab|court|track|cell|aisle|zone|wing|berth|carriage|coach|car|bunk")
