@@ -1,15 +1,21 @@
 """Text front end for synthesis: sentence splitting and English normalisation.
 
 * ``split_sentences`` uses pysbd (Pragmatic Sentence Boundary Disambiguation, MIT), which keeps
-  abbreviations ("Dr.", "e.g.", "U.S.") and decimal numbers ("3.50") inside one sentence.
-  Very long sentences (no punctuation for hundreds of characters) are cut further at commas /
-  spaces so that one chunk never exceeds ``max_chars`` (memory and latency stay bounded).
-* ``normalize_english`` spells out numbers, currency, percentages, ordinals, times and common
-  symbols with num2words (LGPL-2.1), so that character-based voices (MMS-TTS) which have no digits
-  in their vocabulary still say them. espeak-ng based voices (Piper, vits-ljs) would say most of
-  these on their own, but normalising first makes all voices read a text the same way.
+  abbreviations ("Dr.", "e.g.", "U.S.") and decimal numbers ("3.50") inside one sentence; URLs and
+  paths (``codes.protect``) and abbreviations it would cut at ("Vol. 3", ``abbreviations.protect``)
+  are hidden from it. HTML blocks are paragraphs (``markup``); an ellipsis inside a sentence ends
+  it (a pause). ``iter_sentence_pauses`` gives the pause after each sentence (longer after a
+  paragraph). Very long sentences (no punctuation for hundreds of characters) are cut further at
+  commas / spaces so that one chunk never exceeds ``max_chars`` (memory and latency stay bounded).
+* ``english_front_end`` / ``normalize_english`` spell out numbers, currency, percentages,
+  ordinals, times, dates, codes, URLs and common symbols (num2words, LGPL-2.1), so that
+  character-based voices (MMS-TTS) which have no digits in their vocabulary still say them, and
+  leave out or transliterate what an English voice cannot say (``sayable``). espeak-ng based
+  voices (Piper, vits-ljs) would say most of these on their own, but normalising first makes all
+  voices read a text the same way, as a person would.
 
-Errors: ``EmptyTextError`` when a text is empty or contains nothing speakable (only symbols).
+Errors: ``EmptyTextError`` when a text is empty or contains nothing speakable (only symbols);
+``LeftOutTextError`` (a subclass) when the front end left nothing of a sentence.
 """
 from __future__ import annotations
 
