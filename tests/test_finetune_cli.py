@@ -87,6 +87,9 @@ def test_killed_run_resumes_and_the_clone_speaks(tiny_base, prepared, home, tmp_
     assert again.returncode == 0, again.stderr[-2000:]
     assert "step 12/12" in again.stderr + again.stdout
     assert "voice mine saved" in again.stdout
+    # the voice is saved: the run keeps its best checkpoint only and says what that freed (issue 29)
+    assert f"run folder {run_dir}: kept the best checkpoint, freed " in again.stdout
+    assert sorted(p.name for p in latest.parent.iterdir()) == ["best.pt"] and not (run_dir / "cache").exists()
     # the saved voice records the pitch of the recordings and of the model, and is not shifted
     # (no DSP after synthesis unless --match-pitch)
     import json

@@ -275,9 +275,12 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
     use = page.use
     assert use.name_edit.text() == "my-clone"
     assert use.license.text()
-    with qtbot.waitSignal(page.voice_saved, timeout=60000) as blk:
-        use.save()
+    with qtbot.waitSignal(page.status_message, timeout=60000, check_params_cb=lambda m: "saved" in m) as saved:
+        with qtbot.waitSignal(page.voice_saved, timeout=60000) as blk:
+            use.save()
     assert blk.args == ["my-clone"]
+    assert re.fullmatch(r"voice my-clone saved; freed \d+ (kB|MB) of training files \(the run keeps its best "
+                        r"checkpoint\)", saved.args[0]), saved.args
     assert "my-clone" in [v.name for v in list_voices()]
     first, pitch_line = use.info.text().split("\n")  # the pitch matching measured at save time
     assert first.startswith("saved as voice my-clone") and pitch_line.startswith("pitch: ")
@@ -307,8 +310,11 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
         assert page2.open_run("my-clone")
         assert page2.index == 2 and page2.base.name == tiny_base
         assert page2.dataset_dir == page.dataset_dir and len(page2.manifest().usable()) == 4
-        assert page2.train.steps_spin.value() == 5 and page2.train.resume_btn.isEnabled()
-        assert "Resume continues it" in page2.train.state.text()
+        # the voice was saved: the run kept its best checkpoint only (issue 29: ~0.8 GB per run was left)
+        run = page2.train.run_dir()
+        assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["best.pt"] and not (run / "cache").exists()
+        assert page2.train.steps_spin.value() == 5 and not page2.train.resume_btn.isEnabled()
+        assert page2.train.has_model() and page2.next_btn.isEnabled()
     finally:
         w2.shutdown()
 

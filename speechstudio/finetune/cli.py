@@ -1,4 +1,5 @@
-"""``speechstudio finetune voice|asr``: argparse wiring for the two fine-tuning tracks.
+"""``speechstudio finetune voice|asr|clean``: argparse wiring for the two fine-tuning tracks (and
+``clean``, :mod:`speechstudio.finetune.clean_cli`: old runs' disk space).
 
 ``finetune voice`` clones a voice: build + check the dataset (``finetune.dataset``), fine-tune the
 base VITS voice (``finetune.vits.trainer``), save the best checkpoint as a voice in the store
@@ -25,7 +26,7 @@ def register(subparsers) -> None:
 
     fp = subparsers.add_parser("finetune", help="clone a voice or adapt recognition to your speech",
                                description="Fine-tune a VITS voice (voice) or a CTC recogniser (asr).")
-    fsub = fp.add_subparsers(dest="finetune_command", metavar="{voice,asr}")
+    fsub = fp.add_subparsers(dest="finetune_command", metavar="{voice,asr,clean}")
     fsub.required = True
     vp = fsub.add_parser(
         "voice", help="clone a voice: fine-tune a VITS / Piper voice on your recordings",
@@ -85,6 +86,9 @@ def register(subparsers) -> None:
     else:
         ctc_cli.add_arguments(ap)
         ap.set_defaults(func=ctc_cli.run)
+    from speechstudio.finetune import clean_cli
+
+    clean_cli.add_parser(fsub)
 
 
 def _unavailable(exc: Exception) -> int:
@@ -282,6 +286,12 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
     if par is not None and not par.main:
         return 0  # process 0 saves the voice
     ref = voice_run.save(plan, match_pitch=bool(getattr(args, "match_pitch", False)))
+    from speechstudio.finetune.leftovers import format_size, trim_finished
+
+    freed = trim_finished(run_dir)  # the voice is saved: the run keeps its best checkpoint only
+    if freed:
+        print(f"run folder {run_dir}: kept the best checkpoint, freed {format_size(freed)} (the resume state and "
+              "the feature cache)")
     from speechstudio.finetune.clone_store import pitch_note
 
     note = pitch_note(ref)

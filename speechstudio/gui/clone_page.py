@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QFormLayout, QVBoxLayout
+from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QVBoxLayout
 
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import settings
@@ -80,6 +80,19 @@ class BaseStep(BaseStepFrame):
         self._add_about_and_name(form, DEFAULT_NAME)
         lay.addLayout(form)
         self._add_runs_row(lay, "Continue this run: its dataset and checkpoints are loaded, training can resume")
+        from speechstudio.gui.clone_runs import OldRuns
+        from speechstudio.gui.wizard_common import button
+
+        self.old_runs = OldRuns(self)
+        self.clean_btn = button("Remove old r&uns…", "Remove old training runs",
+                                "List the earlier training runs with their size and remove them (saved voices stay)",
+                                self.old_runs.start)
+        self.clean_note = QLabel("")
+        self.old_runs.done.connect(self.clean_note.setText)
+        row = QHBoxLayout()
+        row.addWidget(self.clean_btn)
+        row.addWidget(self.clean_note, 1)
+        lay.addLayout(row)
 
     def _fill(self, voices: list, runs: list) -> None:
         cur = self.voice_box.currentData() or str(settings().value("clone/base", ""))

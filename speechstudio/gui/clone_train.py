@@ -285,7 +285,8 @@ class TrainStep(TrainingStep):
     # ------------------------------------------------------------------ wizard
     def has_model(self) -> bool:
         """True when there is a checkpoint to save (a run ended here, or a saved run)."""
-        return self.done is not None or self.resumable()
+        return (self.done is not None or self.resumable()
+                or (self.run_dir() / "checkpoints" / "best.pt").is_file())  # a finished run keeps only best.pt
 
     def entered(self) -> None:
         super().entered()

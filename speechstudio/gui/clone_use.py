@@ -89,6 +89,7 @@ class UseStep(QWidget):
         job = SaveCloneJob(self.wiz.train.run_dir(), name, self.wiz.base,
                            overwrite=name == self.saved_name or self.replace_check.isChecked())
         self._save_job = self.wiz.trainer.submit(job)
+        self._save_obj = job
         self.info.setText(f"saving voice {name}…")
         self._update()
         return self._save_job
@@ -161,7 +162,12 @@ class UseStep(QWidget):
                 note = pitch_note(result)
                 self.info.setText(f"saved as voice {result.name}: choose it on the Speak page, or try it here"
                                   + (f"\n{note}" if note else ""))
-                self.wiz.status_message.emit(f"voice {result.name} saved")
+                from speechstudio.finetune.leftovers import format_size
+
+                freed = getattr(getattr(self, "_save_obj", None), "freed", 0)  # the run keeps its best checkpoint
+                self.wiz.status_message.emit(f"voice {result.name} saved" + (
+                    f"; freed {format_size(freed)} of training files (the run keeps its best checkpoint)" if freed
+                    else ""))
                 self.voice_saved.emit(result.name)
             else:
                 self.info.setText(f"not saved: {result}")

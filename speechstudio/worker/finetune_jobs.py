@@ -313,11 +313,14 @@ class FineTuneJob(TrainingJob):
 # ----------------------------------------------------------------------------- save / export
 class SaveCloneJob(Job):
     """Save a run's best (or latest) checkpoint as voice ``name`` in the voice store
-    (:func:`save_trained_voice`); ``result``: its ``VoiceRef``."""
+    (:func:`save_trained_voice`); ``result``: its ``VoiceRef``. The run is then done: it keeps its
+    best checkpoint only (:func:`speechstudio.finetune.leftovers.trim_finished`); ``freed``: the
+    bytes that freed."""
 
     def __init__(self, run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False) -> None:
         super().__init__()
         self.run_dir, self.name, self.base, self.which, self.overwrite = Path(run_dir), name, base, which, overwrite
+        self.freed = 0
 
     def describe(self) -> str:
         return f"save voice {self.name}"
@@ -325,6 +328,9 @@ class SaveCloneJob(Job):
     def run(self, models) -> Iterator[object]:
         yield Status(f"saving the {self.which} checkpoint as voice {self.name} ...")
         self.result = save_trained_voice(self.run_dir, self.name, self.base, self.which, self.overwrite)
+        from speechstudio.finetune.leftovers import trim_finished
+
+        self.freed = trim_finished(self.run_dir)
 
 
 class ExportJob(Job):

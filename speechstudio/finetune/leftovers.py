@@ -1,0 +1,188 @@
+"""Disk space left by fine-tuning runs: trim a finished run, list and remove old runs.
+
+A voice run (``finetune.run.RunFolder`` under ``<data dir>/finetune/runs/NAME``) holds, besides
+its config, logs and samples:
+
+* ``checkpoints/latest.pt``: the full resume state (generator, discriminator, both optimizers,
+  RNG): about 0.5 GB for a Piper medium voice;
+* ``cache/``: features computed once (spectrograms, conformed clips), up to a few hundred MB;
+* ``checkpoints/best.pt``: the generator alone (what a voice is saved from, ~0.1 GB).
+
+While a run can be resumed (stopped, crashed, or finished and trained further with more steps)
+all of it stays. Once its voice is saved (``finetune voice`` at the end, the clone wizard's Save)
+the run is done: :func:`trim_finished` keeps ``best.pt`` (and the small files: config, log,
+samples, the prepared dataset) and removes what only resuming needs (``RESUME_ONLY``), returning
+the bytes freed. :func:`list_runs` / :func:`remove_run` serve
+``speechstudio finetune clean`` and the clone wizard's "Remove old runs"; removing a voice
+(``voices remove``) removes the run it was trained in (:func:`run_of_voice`). A run another
+process is training (its ``.lock`` held, ``voice_run.run_lock``) is never touched. Qt-free.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from speechstudio.finetune.run import RunError
+
+__all__ = ["RESUME_ONLY", "RunSummary", "folder_size", "format_size", "list_runs", "remove_run", "run_of_voice",
+           "trim_finished"]
+
+#: What only resuming a run needs (relative to the run folder).
+RESUME_ONLY = ("checkpoints/latest.pt", "cache")
+
+
+def folder_size(path: Path) -> int:
+    """Bytes of the files under ``path`` (a file: its size; missing: 0; links not followed)."""
+    path = Path(path)
+    if path.is_symlink() or path.is_file():
+        return path.lstat().st_size if path.exists() or path.is_symlink() else 0
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def format_size(n_bytes: int) -> str:
+    """``"612 MB"``, ``"1.3 GB"``, ``"48 kB"`` (decimal units, as file managers show)."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n_bytes >= scale:
+            value = n_bytes / scale
+            return f"{value:.1f} {unit}" if value < 10 and unit == "GB" else f"{value:.0f} {unit}"
+    return f"{n_bytes} B"
+
+
+def _remove(path: Path) -> int:
+    size = folder_size(path)
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+    else:
+        return 0
+    return size
+
+
+def trim_finished(run_dir: Path) -> int:
+    """After a run finished: remove ``RESUME_ONLY`` (and stray ``*.part`` temp files), keep
+    ``checkpoints/best.pt``. Returns the bytes freed (0 when there is no ``best.pt``: then nothing
+    is removed, the run's only checkpoint is ``latest.pt``). Raises ``RunError`` when a file
+    cannot be removed."""
+    run_dir = Path(run_dir)
+    if not (run_dir / "checkpoints" / "best.pt").is_file():
+        return 0
+    freed = 0
+    try:
+        for rel in RESUME_ONLY:
+            freed += _remove(run_dir / rel)
+        for part in (run_dir / "checkpoints").glob(".*.part"):
+            freed += _remove(part)
+    except OSError as exc:
+        raise RunError(f"{run_dir}: cannot remove the resume state ({exc.strerror or exc})") from exc
+    return freed
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One run folder: ``name`` (the folder's name: the voice or model it trains), ``size_bytes``,
+    ``modified`` (epoch seconds of the newest file, or the folder), ``state``: ``"resumable"``
+    (``latest.pt``), ``"finished"`` (``best.pt`` only), ``"in use"`` (another process trains in it)
+    or ``"no checkpoint"``."""
+
+    path: Path
+    name: str
+    size_bytes: int
+    modified: float
+    state: str
+
+    def age_days(self, now: float | None = None) -> float:
+        return max(0.0, ((now or time.time()) - self.modified) / 86400.0)
+
+
+def _newest(path: Path) -> float:
+    newest = path.stat().st_mtime
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+            except OSError:
+                pass
+    return newest
+
+
+def _in_use(run_dir: Path) -> bool:
+    """True when another process holds the run's ``.lock`` (it is training there)."""
+    lock = run_dir / ".lock"
+    if not lock.exists():
+        return False
+    from speechstudio.finetune.voice_run import run_lock
+
+    try:
+        with run_lock(run_dir):
+            return False
+    except RunError:
+        return True
+
+
+def _state(run_dir: Path) -> str:
+    if _in_use(run_dir):
+        return "in use"
+    if (run_dir / "checkpoints" / "latest.pt").is_file():
+        return "resumable"
+    if (run_dir / "checkpoints" / "best.pt").is_file():
+        return "finished"
+    return "no checkpoint"
+
+
+def list_runs(root: Path | None = None) -> list[RunSummary]:
+    """The run folders under ``root`` (default ``<data dir>/finetune/runs``), oldest first.
+    A folder without ``config.json`` is not a run and is left out."""
+    from speechstudio.finetune.voice_run import runs_dir
+
+    root = Path(root) if root is not None else runs_dir()
+    if not root.is_dir():
+        return []
+    runs = [RunSummary(p, p.name, folder_size(p), _newest(p), _state(p))
+            for p in sorted(root.iterdir()) if p.is_dir() and (p / "config.json").is_file()]
+    return sorted(runs, key=lambda r: r.modified)
+
+
+def remove_run(run_dir: Path) -> int:
+    """Remove a whole run folder; returns the bytes freed. Raises ``RunError`` when another
+    process is training in it, when it is not a run folder, or when it cannot be removed."""
+    run_dir = Path(run_dir)
+    if not (run_dir / "config.json").is_file():
+        raise RunError(f"{run_dir}: not a run folder (config.json missing)")
+    if _in_use(run_dir):
+        raise RunError(f"{run_dir}: a training is running in it; stop it first")
+    try:
+        return _remove(run_dir)
+    except OSError as exc:
+        raise RunError(f"{run_dir}: cannot remove it ({exc.strerror or exc})") from exc
+
+
+def run_of_voice(voice_dir: Path) -> Path | None:
+    """The run folder a stored voice was trained in (``voice.json`` ``"cloned_from_run"``) when it
+    still exists under ``<data dir>/finetune/runs`` (a folder elsewhere is never removed), else None."""
+    from speechstudio.finetune.voice_run import runs_dir
+
+    try:
+        meta = json.loads((Path(voice_dir) / "voice.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    run = meta.get("cloned_from_run") if isinstance(meta, dict) else None
+    if not run:
+        return None
+    run = Path(run).resolve()
+    root = runs_dir().resolve()
+    if run.parent != root or not (run / "config.json").is_file():
+        return None
+    return run
+
