@@ -165,3 +165,15 @@ def test_dictation_job_warns_when_the_model_writes_nothing(monkeypatch):
     assert warnings == ["adapted has written nothing for 8 s of sound: it may not recognise speech (an adapted "
                         "model that did not learn?); try another model"]
     assert isinstance(job.result, DictateResult) and job.result.text == ""
+    assert job.result.warning == warnings[0]
+
+
+def test_dictate_page_summary_shows_the_warning():
+    pytest.importorskip("PySide6", reason="the Dictate page needs PySide6")
+    from speechstudio.gui.dictate_page import DictatePage
+    from speechstudio.worker.dictation import DictateResult
+
+    quiet = DictateResult("", (), 12.0, 0.0, 0.0, warning="adapted has written nothing for 8 s of sound")
+    assert DictatePage.plain_summary(quiet) == "12 s dictated.\nWarning: adapted has written nothing for 8 s of sound."
+    fine = DictateResult("hello", (), 12.0, 0.0, 0.0)
+    assert DictatePage.plain_summary(fine) == "12 s dictated."

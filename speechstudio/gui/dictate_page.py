@@ -388,7 +388,8 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             parts.append(f"words appeared about {result.latency_p50_s:.1f} s after you said them")
         if result.language:
             parts.append(f"language: {language_name(result.language)}")
-        return "; ".join(parts) + "."
+        text = "; ".join(parts) + "."
+        return f"{text}\nWarning: {result.warning}." if getattr(result, "warning", "") else text
 
     @staticmethod
     def summary(result: DictateResult) -> str:

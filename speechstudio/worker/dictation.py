@@ -125,7 +125,8 @@ class DictateResult:
     ``latency_p90_s``: seconds from a word's end to its commit
     (:func:`~speechstudio.asr.streaming.commit_latencies`; None without words); ``rtf``: median
     compute / new audio per model call (< 1 keeps up with real time; None when none ran);
-    ``language`` / ``language_probability``: Whisper's language (None for CTC or unknown)."""
+    ``language`` / ``language_probability``: Whisper's language (None for CTC or unknown);
+    ``warning``: the recogniser wrote nothing while there was sound (``""`` otherwise)."""
 
     text: str
     segments: tuple
@@ -137,6 +138,7 @@ class DictateResult:
     rtf: float | None = None
     language: str | None = None
     language_probability: float | None = None
+    warning: str = ""          # the recogniser wrote nothing while there was sound (asr.no_text)
 
 
 class DictateWarning(Status):
@@ -208,7 +210,7 @@ class DictateJob(Job):
         received = 0
         last = time.perf_counter()
         watch = NoTextWatch(recognizer.model_id)
-        heard = ""
+        heard, given = "", ""
         for block in self.source.blocks():
             received += len(block)
             peak = max(peak, rms_dbfs(block))
@@ -221,6 +223,7 @@ class DictateJob(Job):
                 yield u
             warning = watch.push(block, rate, heard or rec.text)
             if warning:
+                given = warning
                 yield DictateWarning(warning)
             now = time.perf_counter()
             if now - last >= LEVEL_INTERVAL_S:
@@ -234,11 +237,12 @@ class DictateJob(Job):
             yield u
         warning = watch.final(rec.text)
         if warning:
+            given = warning
             yield DictateWarning(warning)
         st = dictation_stats(rec, latencies)
         self.result = DictateResult(rec.text, tuple(rec.segments), received / rate, st["compute_p50_s"] or 0.0,
                                     st["compute_p95_s"] or 0.0, st["latency_p50_s"], st["latency_p90_s"], st["rtf"],
-                                    st["language"], st["language_probability"])
+                                    st["language"], st["language_probability"], given)
 
     @staticmethod
     def _level(peak: float, frames: list[np.ndarray], audio_s: float, source) -> DictateLevel:
