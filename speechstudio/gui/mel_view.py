@@ -46,7 +46,7 @@ class MelView(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(False, False)
         self.plot.hideButtons()
-        self.plot.setLabel("left", "mel bin")
+        self.plot.setLabel("left", "pitch (low to high)")
         self.plot.setLabel("bottom", "seconds")
         self.img = pg.ImageItem(self.image)
         self.img.setRect(-seconds, 0, seconds, N_MELS)

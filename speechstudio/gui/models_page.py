@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroup
 
 from speechstudio.asr.family import label as family_label
 from speechstudio.gui.common import WrapLabel, fit_columns
-from speechstudio.gui.drop_paths import home_short
+from speechstudio.gui.drop_paths import short_path
 from speechstudio.gui.model_listing import DOWNLOADABLE_VOICES, VOICE_NAMES, PageListing, list_for_page
-from speechstudio.gui.wording import plain_error, plain_status
+from speechstudio.gui.wording import plain_error, plain_family, plain_status, short_description
 from speechstudio.worker.jobs import CallJob, DownloadJob
 
 MODEL_COLS = ("Name", "Engine", "Status", "Size", "Languages", "Description")
@@ -211,8 +211,9 @@ class ModelsPage(QWidget):
             r = self.table.rowCount()
             self.table.insertRow(r)
             vals = (m.name, family_label(m.engine), self.status_text(m), _size(m.size_mb), ", ".join(m.languages), m.description)
+            shown = (m.name, plain_family(vals[1]), vals[2], vals[3], vals[4], short_description(m.description))
             for c, v in enumerate(vals):
-                it = QTableWidgetItem(str(v))
+                it = QTableWidgetItem(str(shown[c]))  # plain words; the field's words in the tooltip (issue 30)
                 tip = str(v) if c != 0 else (str(m.path) if m.path else m.name)
                 if c == 2 and m.installed:
                     tip = f"installed from {m.source}" + (f": {m.path}" if m.path else "")
@@ -244,7 +245,7 @@ class ModelsPage(QWidget):
             r = self.voice_table.rowCount()
             self.voice_table.insertRow(r)
             for c, val in enumerate((v.name, v.kind, v.reason or v.origin, v.location)):
-                it = QTableWidgetItem(home_short(val) if c == 3 and val else plain_status(str(val)))
+                it = QTableWidgetItem(short_path(val) if c == 3 and val else plain_status(str(val)))
                 it.setToolTip(str(val))  # the full path / line
                 self.voice_table.setItem(r, c, it)
         installed = [m.name for m in self.models if m.installed]

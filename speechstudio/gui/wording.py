@@ -164,3 +164,20 @@ def plain_status(text: str) -> str:
     text = re.sub(r"\b(?:facebook|openai|Systran|jonatasgrosman|kakao-enterprise|espnet|microsoft|rhasspy)/([\w.-]+)",
                   r"\1", text)
     return text
+
+
+def short_description(text: str) -> str:
+    """A model's description for the Models table: its first clause (up to the first ``"; "``)
+    without the parentheses that hold expert words or install commands, e.g. ``"Wav2Vec2 base
+    fine-tuned on LibriSpeech 960 h (CTC, 16 kHz); the default model"`` -> ``"Wav2Vec2 base
+    fine-tuned on LibriSpeech 960 h"``. The full text stays in the cell's tooltip."""
+    first = (text or "").split("; ")[0]
+    first = re.sub(r"\s*\(([^()]*)\)", lambda m: "" if jargon_in(m.group(1)) else m.group(0), first)
+    return plain_status(first).strip()
+
+
+def plain_family(label: str) -> str:
+    """A recogniser family's label without the decoding jargon (``"Wav2Vec2-family CTC"`` ->
+    ``"Wav2Vec2-family"``)."""
+    return re.sub(r"\s*\bCTC\b", "", label or "").strip()
+
