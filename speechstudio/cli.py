@@ -190,7 +190,9 @@ def cmd_transcribe(args) -> int:
                                           chunk_s=args.chunk_s, stride_s=args.stride_s,
                                           allow_download=not args.no_download, progress=not args.quiet,
                                           vocabulary="off" if getattr(args, "no_vocabulary", False) else "auto")
-        _print_model_line(message, quiet=args.quiet)
+        from speechstudio.notices import print_model_line
+
+        print_model_line(message, quiet=args.quiet)
         language = _check_options(args, recognizer, language)
 
     total_s = _probe_total(pending)
@@ -248,20 +250,6 @@ def cmd_transcribe(args) -> int:
     if summary.cancelled:
         return EXIT_INTERRUPTED
     return EXIT_FAILED if summary.failed else EXIT_OK
-
-
-def _print_model_line(message: str, *, quiet: bool) -> None:
-    """Which model runs (one line on stderr); advice such as how to get a larger model on a
-    second line at most once a day (:mod:`speechstudio.notices`); nothing at all with ``-q``."""
-    from speechstudio.notices import due_today, split_advice
-
-    if quiet:
-        return
-    line, advice = split_advice(message)
-    print(line, file=sys.stderr)
-    due = [a for a in advice if due_today(a)]
-    if due:
-        print(f"tip: {'; '.join(due)}", file=sys.stderr)
 
 
 _BAR_KNOWN = "{l_bar}{bar}| {n:.0f}/{total:.0f} s audio [{elapsed}<{remaining}] {postfix}"

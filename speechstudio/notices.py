@@ -12,9 +12,10 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+import sys
 from pathlib import Path
 
-__all__ = ["STATE_FILE", "due_today", "split_advice"]
+__all__ = ["STATE_FILE", "due_today", "print_model_line", "split_advice"]
 
 STATE_FILE = "notices.json"
 
@@ -64,3 +65,16 @@ def due_today(advice: str, today: _dt.date | None = None) -> bool:
     except OSError:
         pass
     return True
+
+
+def print_model_line(message: str, *, quiet: bool, file=None) -> None:
+    """Which model runs (one line, default on stderr); its advice on a second ``tip:`` line at most
+    once a day (:func:`due_today`); nothing at all with ``quiet`` (``-q``)."""
+    if quiet:
+        return
+    out = sys.stderr if file is None else file
+    line, advice = split_advice(message)
+    print(line, file=out)
+    due = [a for a in advice if due_today(a)]
+    if due:
+        print(f"tip: {'; '.join(due)}", file=out)
