@@ -13,6 +13,8 @@ pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySid
 
 import json
 import shutil
+import subprocess
+import sys
 from urllib.parse import quote_from_bytes
 
 from PySide6.QtCore import QByteArray, QMimeData, QPointF, Qt
@@ -97,7 +99,10 @@ def test_queue_survives_a_restart_and_continues(win, qtbot, tmp_path, tiny_w2v_d
     qtbot.waitUntil(lambda: not page.running, timeout=60000)
     assert [r.status for r in page.rows] == ["done", "queued", "queued"]
     store = page.keeper.store
-    store.set_status(page.rows[1].store_id, "running")    # as if the app died during t1.wav
+    store.set_status(page.rows[1].store_id, "running")    # as if the app died during t1.wav:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    store.db.execute("UPDATE jobs SET owner_pid=? WHERE id=?",  # its process is gone (issue 29: a live
+                     (int(dead.stdout), page.rows[1].store_id))  # owner's row is left alone)
     first_json = folder / "t0.json"
     stamp = first_json.stat().st_mtime_ns
 
