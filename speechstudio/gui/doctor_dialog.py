@@ -17,6 +17,7 @@ from speechstudio.doctor.report import Check, to_text
 
 COLORS = {"ok": "#15803d", "info": "#1d4ed8", "warn": "#b45309", "fail": "#b91c1c"}
 _OPEN: set = set()
+DARK_COLORS = {"ok": "#4ade80", "info": "#93c5fd", "warn": "#fbbf24", "fail": "#f87171"}
 WORDS = {"ok": "OK", "info": "Info", "warn": "Warning", "fail": "Problem"}
 
 
@@ -107,9 +108,14 @@ class DoctorDialog(QDialog):
 
     def _add(self, check: Check) -> None:
         self.checks.append(check)
+        from speechstudio.gui.wording import without_class_names
+
         text = check.summary + (f"\nFix: {check.fix}" if check.fix else "")
-        item = QTreeWidgetItem([check.name, WORDS[check.status], text])
-        item.setForeground(1, QBrush(QColor(COLORS[check.status])))
+        item = QTreeWidgetItem([check.name, WORDS[check.status], without_class_names(text)])  # raw in the tooltip
+        from speechstudio.gui.contrast import readable
+
+        base = self.tree.palette().base().color().name()  # readable on the dark theme too (WCAG AA)
+        item.setForeground(1, QBrush(QColor(readable((COLORS[check.status], DARK_COLORS[check.status]), base))))
         item.setToolTip(2, text)
         self.tree.addTopLevelItem(item)
 

@@ -178,6 +178,13 @@ def short_description(text: str) -> str:
 
 def plain_family(label: str) -> str:
     """A recogniser family's label without the decoding jargon (``"Wav2Vec2-family CTC"`` ->
-    ``"Wav2Vec2-family"``)."""
-    return re.sub(r"\s*\bCTC\b", "", label or "").strip()
+    ``"Wav2Vec2"``; it fits the Models table's Engine column on one line)."""
+    return re.sub(r"-family\b|\s*\bCTC\b", "", label or "").strip()
+
+
+def without_class_names(text: str) -> str:
+    """``text`` without exception class names (``"no NVIDIA driver (NVMLError_LibraryNotFound: NVML
+    Shared Library Not Found)"`` -> ``"no NVIDIA driver (NVML Shared Library Not Found)"``); the rest
+    kept as written (the Check-my-setup report keeps its versions and fixes)."""
+    return _CLASS_PREFIX.sub("", text or "")
 
