@@ -60,9 +60,12 @@ class TranscriptFileActions:
         return data_dir() / "dictation" / f"dictation-{_dt.datetime.now():%Y%m%d-%H%M%S}.txt"
 
     def _save_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save transcript", str(self._default_path()),
+        from speechstudio.gui.save_places import remember, suggest
+
+        path, _ = QFileDialog.getSaveFileName(self, "Save transcript", suggest(self._default_path().name),
                                               "Text (*.txt);;All files (*)")
         if path:
+            remember(path)
             self.save(Path(path))
 
     def save(self, path: Path) -> Path | None:

@@ -160,9 +160,12 @@ class RecordPage(QWidget):
             self.status_message.emit(f"cannot play: {e}")
 
     def _save_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save recording", str(self._default_path()), "WAV (*.wav);;FLAC (*.flac)",
-                                              options=QFileDialog.Option.DontConfirmOverwrite)
+        from speechstudio.gui.save_places import remember, suggest
+
+        path, _ = QFileDialog.getSaveFileName(self, "Save recording", suggest(self._default_path().name),
+                                              "WAV (*.wav);;FLAC (*.flac)", options=QFileDialog.Option.DontConfirmOverwrite)
         if path:
+            remember(path)
             self.save_confirmed(Path(path))
 
     def save_confirmed(self, path: Path) -> Path | None:

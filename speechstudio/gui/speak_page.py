@@ -268,10 +268,11 @@ class SpeakPage(QWidget):
         self.audio.stop()
 
     def _save_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save speech", str(settings().value("speak/last_save", "speech.wav")),
-                                              "Audio (*.wav *.flac *.ogg)")
+        from speechstudio.gui.save_places import remember, suggest
+
+        path, _ = QFileDialog.getSaveFileName(self, "Save speech", suggest("speech.wav"), "Audio (*.wav *.flac *.ogg)")
         if path:
-            settings().setValue("speak/last_save", path)
+            remember(path)
             self.save(path)
 
     def save(self, path: str) -> int:

@@ -105,9 +105,12 @@ class TranscribePlaybackMixin:
         if row is None or row.info is None:
             return
         fmt = self.export_box.currentText()
-        default = str(row.item.path.with_suffix(f".{fmt}"))
+        from speechstudio.gui.save_places import remember, suggest
+
+        default = suggest(row.item.path.with_suffix(f".{fmt}").name)
         path, _ = QFileDialog.getSaveFileName(self, f"Export transcript as {fmt}", default, f"{fmt} (*.{fmt})")
         if path:
+            remember(path)
             self.export(row, fmt, Path(path))
 
     def export(self, row: QueueRow, fmt: str, path: Path) -> int:

@@ -420,8 +420,12 @@ class TranscriptEditor(QWidget):
         fmt = self.export_box.currentText()
         base = self.document.path or Path.home() / "transcript.json"
         default = base.with_name(f"{base.stem}.edited.{fmt}" if fmt == "json" else f"{base.stem}.{fmt}")
-        path, _ = QFileDialog.getSaveFileName(self, f"Export transcript as {fmt}", str(default), f"{fmt} (*.{fmt})")
+        from speechstudio.gui.save_places import remember, suggest
+
+        path, _ = QFileDialog.getSaveFileName(self, f"Export transcript as {fmt}", suggest(default.name),
+                                              f"{fmt} (*.{fmt})")
         if path:
+            remember(path)
             self.export(fmt, path)
 
     # ------------------------------------------------------------------ player

@@ -1,0 +1,36 @@
+"""Where a Save dialog opens (issue 30: they opened in the source folder or the app's data folder):
+the folder the user saved into last, else their Documents folder, else their home folder
+(``QStandardPaths``). Kept in the settings as ``save/last_dir``."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from speechstudio.gui.common import settings
+
+
+def documents_folder() -> Path:
+    """The user's Documents folder when it exists (XDG ``DOCUMENTS`` / ``~/Documents``), else home."""
+    from PySide6.QtCore import QStandardPaths
+
+    for where in (QStandardPaths.StandardLocation.DocumentsLocation, QStandardPaths.StandardLocation.HomeLocation):
+        found = QStandardPaths.writableLocation(where)
+        if found and Path(found).is_dir():
+            return Path(found)
+    return Path.home()
+
+
+def save_folder() -> Path:
+    """The folder a Save dialog starts in: the last one saved into (when it still exists), else
+    :func:`documents_folder`."""
+    last = str(settings().value("save/last_dir", "") or "")
+    return Path(last) if last and Path(last).is_dir() else documents_folder()
+
+
+def suggest(name: str) -> str:
+    """The path a Save dialog proposes for a file called ``name``."""
+    return str(save_folder() / name)
+
+
+def remember(path: str | Path) -> None:
+    """Note the folder of a file the user chose in a Save dialog."""
+    settings().setValue("save/last_dir", str(Path(path).parent))
