@@ -38,10 +38,11 @@ def test_api_returns_the_segments_of_the_cli_json(tmp_path, realspeech, home, ca
     segments, info = speechstudio.transcribe(f, device="cpu", allow_download=False)
     assert (info.language, info.language_probability, info.model_id) == ("es", doc["language_probability"], "whisper-base")
     got = [{"start_s": s.start_s, "end_s": s.end_s, "text": s.text, "avg_logprob": s.avg_logprob,
-            "no_speech_prob": s.no_speech_prob,
+            "no_speech_prob": s.no_speech_prob, "language": s.language,
             "words": [{"start_s": w.start_s, "end_s": w.end_s, "text": w.text, "probability": w.probability}
                       for w in s.words]} for s in segments]
     assert got == doc["segments"] and len(got) >= 1
+    assert {s["language"] for s in got} == {"es"}        # detected: each segment says its language
     assert all(s["avg_logprob"] < 0 and 0 <= s["no_speech_prob"] <= 1 for s in got)
 
 

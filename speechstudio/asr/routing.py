@@ -14,16 +14,34 @@ of each input on its first speech with the multilingual model
 A language given by the caller skips the detection and routes the same way. The result's
 ``TranscriptInfo`` names the model that wrote the text, the language, the detector's probability
 and a one-line ``note`` on the choice.
+
+When the language was detected, the decoded segments go through
+:func:`~speechstudio.asr.stretches.per_stretch`: a stretch later in the file that is in another
+language (a bilingual interview) is decoded again with the model for its language, and every
+segment carries its ``language``.
 """
 from __future__ import annotations
 
 import dataclasses
 from typing import Callable, Iterator
 
-from speechstudio.asr.language_id import detect_stream_language
+from speechstudio.asr.language_id import WINDOW_S, detect_stream_language
 from speechstudio.asr.languages import language_name
+from speechstudio.asr.stretches import AudioTee, per_stretch
 from speechstudio.asr.types import AudioInput, Recognizer, Segment, TranscriptInfo, as_blocks
 from speechstudio.errors import UsageError
+
+#: In a file whose detected language is not English, every stretch of about this many seconds
+#: (Whisper's window) has its language checked (:mod:`speechstudio.asr.stretches`).
+STRETCH_S = WINDOW_S
+
+
+def shifted(seg: Segment, offset_s: float) -> Segment:
+    """``seg`` with its and its words' times moved by ``offset_s`` seconds."""
+    words = tuple(dataclasses.replace(w, start_s=round(w.start_s + offset_s, 3), end_s=round(w.end_s + offset_s, 3))
+                  for w in seg.words)
+    return dataclasses.replace(seg, start_s=round(seg.start_s + offset_s, 3), end_s=round(seg.end_s + offset_s, 3),
+                               words=words)
 
 
 class LanguageMismatchError(UsageError):
@@ -91,6 +109,26 @@ class LanguageRouter:
                 "it as English anyway")
         return self.multilingual, f"{language_name(language)}: {self.multilingual.model_id}"
 
+    def _detect(self, clip):
+        """The detector's :class:`~speechstudio.asr.language_id.LanguageGuess` for a stretch
+        (16 kHz float32), on its speech when the VAD finds some."""
+        from speechstudio.asr.language_id import speech_of
+
+        speech = speech_of(clip, self.sample_rate)
+        return self.detector.detect_language(speech if speech.size >= self.sample_rate else clip)
+
+    def _decode_as(self, language: str, clip, offset_s: float, initial_prompt: str | None,
+                   hotwords: str | None) -> list[Segment]:
+        """Segments of one stretch (16 kHz float32) decoded in ``language`` by the model for it,
+        times moved by ``offset_s`` onto the file's clock."""
+        from speechstudio.asr.family import capabilities
+
+        target, _ = self._target(language)
+        if not capabilities(target.engine).prompt:
+            initial_prompt = hotwords = None
+        segments, _ = target.transcribe(clip, language=language, initial_prompt=initial_prompt, hotwords=hotwords)
+        return [shifted(s, offset_s) for s in segments]
+
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
@@ -104,6 +142,7 @@ class LanguageRouter:
             duration_s = audio.shape[0] / self.sample_rate
         blocks = as_blocks(audio)
         guess = None
+        auto = language is None
         if language is None:
             guess, blocks = detect_stream_language(self.detector, blocks)
             language = guess.language if guess is not None else None
@@ -115,8 +154,15 @@ class LanguageRouter:
             initial_prompt = hotwords = None
         if task == "translate" and language == "en" and not getattr(target, "multilingual", False):
             task = "transcribe"
+        stretches = auto and language is not None and task == "transcribe" and self.multilingual is not None
+        if stretches:
+            blocks = AudioTee(blocks, self.sample_rate)
         segments, info = target.transcribe(blocks, language=language, task=task, initial_prompt=initial_prompt,
                                            hotwords=hotwords, duration_s=duration_s)
+        if stretches:
+            segments = per_stretch(segments, blocks, language, self._detect,
+                                   lambda lang, clip, offset: self._decode_as(lang, clip, offset, initial_prompt, hotwords),
+                                   every_s=None if language == "en" else STRETCH_S)
         if guess is not None:
             info = dataclasses.replace(info, language=guess.language, language_probability=guess.probability,
                                        detector=guess.detector)

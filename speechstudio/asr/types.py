@@ -41,7 +41,9 @@ class Segment:
     faster-whisper's ``Segment.avg_logprob``); for CTC, the mean of ``log(word.probability)`` over
     the segment's words. ``no_speech_prob``: Whisper's probability of its ``<|nospeech|>`` token for
     the window (``None`` for CTC, which has no such output). ``None`` when unknown. ``speaker``:
-    the segment's speaker label (diarization splits segments where the speaker changes)."""
+    the segment's speaker label (diarization splits segments where the speaker changes).
+    ``language``: the ISO code of the language the segment was decoded in, when the language was
+    detected (each stretch of a file in its own language: :mod:`speechstudio.asr.stretches`)."""
 
     start_s: float
     end_s: float
@@ -50,6 +52,7 @@ class Segment:
     avg_logprob: float | None = None
     no_speech_prob: float | None = None
     speaker: str | None = None
+    language: str | None = None
 
 
 @dataclass(frozen=True)

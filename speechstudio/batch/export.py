@@ -25,6 +25,9 @@ Formats:
   UTF-8 (non-ASCII kept as is), 2-space indent. ``language_probability`` (the detector's, in
   [0, 1]), ``language_detected_by`` (its model), ``avg_logprob`` and ``no_speech_prob`` are
   ``null`` when unknown (a language given by the user; CTC has no no-speech probability).
+  With a detected language each segment has ``"language"`` (its own: a file whose language
+  changes is decoded stretch by stretch, :mod:`speechstudio.asr.stretches`), and a file in more
+  than one language gets ``"languages": {code: seconds}``.
 """
 from __future__ import annotations
 
@@ -201,6 +204,7 @@ def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
                 "avg_logprob": s.avg_logprob,
                 "no_speech_prob": s.no_speech_prob,
                 **({"speaker": s.speaker} if s.speaker is not None else {}),
+                **({"language": s.language} if getattr(s, "language", None) is not None else {}),
                 "words": [
                     {"start_s": _t(w.start_s), "end_s": _t(w.end_s), "text": w.text.strip(),
                      "probability": round(float(w.probability), 4),
@@ -211,7 +215,18 @@ def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
             for s in segments
         ],
         **_speaker_tables(info),
+        **_language_table(segments),
     }
+
+
+def _language_table(segments) -> dict:
+    """``languages``: {ISO code: seconds of segments} when the segments are in more than one
+    language (each stretch decoded in its own: :mod:`speechstudio.asr.stretches`); nothing otherwise."""
+    spoken: dict[str, float] = {}
+    for s in segments:
+        if getattr(s, "language", None):
+            spoken[s.language] = spoken.get(s.language, 0.0) + max(0.0, s.end_s - s.start_s)
+    return {"languages": {k: _t(v) for k, v in spoken.items()}} if len(spoken) > 1 else {}
 
 
 def _speaker_tables(info: TranscriptInfo) -> dict:

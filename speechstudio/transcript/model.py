@@ -3,8 +3,9 @@
 
 A segment's JSON: ``{"start_s", "end_s", "text", "avg_logprob", "no_speech_prob", "words": [
 {"start_s", "end_s", "text", "probability", ...}], ...}`` — times in seconds rounded to ms,
-probability rounded to 4 decimals (as the exporter writes them); any other key (``"speaker"``, a
-tool's own field) is kept in ``extra`` and written back after the known ones.
+probability rounded to 4 decimals (as the exporter writes them), then ``"speaker"`` and
+``"language"`` (the segment's own, when detected per stretch) when set; any other key (a tool's
+own field) is kept in ``extra`` and written back after the known ones.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from speechstudio.asr.types import Segment as AsrSegment
 from speechstudio.errors import SpeechStudioError
 from speechstudio.transcript.words import Word, ms
 
-SEGMENT_KEYS = ("start_s", "end_s", "text", "avg_logprob", "no_speech_prob", "words", "speaker")
+SEGMENT_KEYS = ("start_s", "end_s", "text", "avg_logprob", "no_speech_prob", "words", "speaker", "language")
 WORD_KEYS = ("start_s", "end_s", "text", "probability", "speaker")
 
 
@@ -47,6 +48,15 @@ def _speaker(d: dict, where: str) -> str | None:
     return v
 
 
+def _language(d: dict, where: str) -> str | None:
+    v = d.get("language")
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        raise ValueError(f"{where} language is {v!r}, not a language code")
+    return v
+
+
 def word_from_dict(d: dict, where: str) -> Word:
     if not isinstance(d, dict):
         raise ValueError(f"{where} is not an object")
@@ -73,7 +83,7 @@ def segment_from_dict(d: dict, where: str) -> Segment:
                    tuple(word_from_dict(w, f"{where} word {k + 1}") for k, w in enumerate(words)),
                    None if lp is None else _num(lp, f"{where} avg_logprob"),
                    None if ns is None else _num(ns, f"{where} no_speech_prob"),
-                   _speaker(d, where), extra={k: v for k, v in d.items() if k not in SEGMENT_KEYS})
+                   _speaker(d, where), _language(d, where), extra={k: v for k, v in d.items() if k not in SEGMENT_KEYS})
 
 
 def word_to_dict(w) -> dict:
@@ -93,6 +103,8 @@ def segment_to_dict(s) -> dict:
          "words": [word_to_dict(w) for w in s.words]}
     if getattr(s, "speaker", None) is not None:
         d["speaker"] = s.speaker
+    if getattr(s, "language", None) is not None:
+        d["language"] = s.language
     d.update(getattr(s, "extra", {}) or {})
     return d
 

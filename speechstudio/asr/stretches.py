@@ -1,0 +1,245 @@
+"""Each stretch of a recording in its own language: bilingual interviews, meetings, films.
+
+The router (:mod:`speechstudio.asr.routing`) detects a file's language on its first 30 s of
+speech and decodes the file in it. When the language changes later, Whisper forced into the first
+language writes the new one as nonsense in the first (tiny.en on German: "Their hint at this
+important link in the realm"), translates it, or drops it (whisper.cpp#1800, noScribe#294).
+:func:`per_stretch` watches the decoded segments and re-decodes the stretches that are in another
+language, so nothing is lost and each segment says its ``language``.
+
+Which stretches are checked (a check is one language detection by the multilingual model on that
+stretch's audio: its encoder on up to 30 s; cheap next to decoding, but not free):
+
+* **suspect segments**: the mean probability of a segment's words under ``SUSPECT_WORD_P`` (0.65).
+  Measured on the realspeech files (2026-12-03): Whisper tiny.en on German, Spanish, Russian,
+  Japanese, Chinese and Korean speech gives 0.44-0.53; on English 0.82-0.97. Whisper base forced
+  into a wrong non-English language gives 0.21-0.35; into the right one 0.81-0.90. Consecutive
+  suspect segments form one stretch;
+* **lost speech**: a gap between segments (or before the first / after the last) of at least
+  ``GAP_S`` (4 s) holding at least ``GAP_SPEECH_S`` (1.5 s) of speech by Silero VAD;
+* with ``every_s`` (used when the file's language is not English, decoded by the multilingual
+  model): every stretch of about 30 s, because Whisper base forced into German writes English
+  speech as English with confident words ("Und so my fellow Americans"), which the word
+  probability cannot tell.
+
+A stretch the detector is unsure of (probability under ``MIN_P``: often two languages in it) is
+checked again as two halves (split at the segment boundary nearest its middle), up to twice;
+one too short to halve is decoded in the detector's best guess, which is kept when its words are
+surer than the old ones (or the old ones were none).
+A stretch whose detected language differs from the file's with probability >= ``MIN_P`` (0.6) is
+decoded again with the model for that language and its segments replace the old ones (times kept
+on the file's clock); otherwise the old segments are kept. Every segment comes out with
+``language`` set.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from speechstudio.asr.types import Segment
+
+SUSPECT_WORD_P = 0.65
+GAP_S = 4.0
+GAP_SPEECH_S = 1.5
+MIN_P = 0.6
+MIN_STRETCH_S = 1.0
+PAD_S = 0.2
+#: a stretch the detector is unsure of (two languages in it) is halved up to this many times,
+#: down to halves of MIN_HALF_S seconds
+SPLITS = 2
+MIN_HALF_S = 4.0
+
+
+class AudioTee:
+    """Pass a 16 kHz float32 block stream through while keeping its audio for :meth:`slice`.
+
+    Blocks are kept until :meth:`release_before` drops them (the router releases what lies
+    before the last segment it has settled, so memory stays about one decoding piece: 20 min).
+    """
+
+    def __init__(self, blocks: Iterable[np.ndarray], sample_rate: int = 16000, start_s: float = 0.0) -> None:
+        self._it = iter(blocks)
+        self.rate = sample_rate
+        self.start_s = start_s                            # the first sample's time on the file's clock
+        self._kept: list[tuple[int, np.ndarray]] = []   # (first sample, block)
+        self.n_read = 0
+        self.done = False
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for block in self._it:
+            block = np.asarray(block, np.float32).reshape(-1)
+            self._kept.append((self.n_read, block))
+            self.n_read += block.shape[0]
+            yield block
+        self.done = True
+
+    @property
+    def read_s(self) -> float:
+        """The file time (seconds) up to which audio was read."""
+        return self.start_s + self.n_read / self.rate
+
+    def slice(self, t0: float, t1: float) -> np.ndarray:
+        """The kept audio from ``t0`` to ``t1`` seconds on the file's clock (clipped to what is
+        kept): ``np.ndarray[float32]`` shape (n,), 16 kHz."""
+        t0, t1 = t0 - self.start_s, t1 - self.start_s
+        a, b = int(max(0.0, t0) * self.rate), int(max(0.0, t1) * self.rate)
+        parts = [blk[max(0, a - s):max(0, b - s)] for s, blk in self._kept if s < b and s + blk.shape[0] > a]
+        return np.concatenate(parts) if parts else np.zeros(0, np.float32)
+
+    def release_before(self, t: float) -> None:
+        """Forget blocks that end before ``t`` seconds (file clock)."""
+        cut = int((t - self.start_s) * self.rate)
+        self._kept = [(s, blk) for s, blk in self._kept if s + blk.shape[0] > cut]
+
+
+def _word_p(seg: Segment) -> float | None:
+    probs = [w.probability for w in seg.words]
+    return float(np.mean(probs)) if probs else None
+
+
+def _mean_p(segments: list[Segment]) -> float:
+    probs = [w.probability for s in segments for w in s.words]
+    return float(np.mean(probs)) if probs else 0.0
+
+
+def suspect(seg: Segment) -> bool:
+    """True when the segment's words are unsure enough to check its language."""
+    p = _word_p(seg)
+    return p is not None and p < SUSPECT_WORD_P
+
+
+def per_stretch(segments: Iterable[Segment], audio: AudioTee, language: str,
+                detect: Callable[[np.ndarray], object], decode_as: Callable[[str, np.ndarray, float], Iterable[Segment]],
+                *, every_s: float | None = None, speech_s: Callable[[np.ndarray], float] | None = None,
+                checks: list | None = None, _depth: int = 0) -> Iterator[Segment]:
+    """Segments of one file with every stretch in its own language (see the module docstring).
+
+    Args:
+        segments: the file's segments as decoded in ``language`` (times in seconds on the file's
+            clock), read lazily from the recogniser that consumes ``audio``.
+        audio: the :class:`AudioTee` that recogniser reads.
+        language: the file's language (ISO code).
+        detect: ``(audio 16 kHz float32) -> LanguageGuess | None`` (the multilingual model's).
+        decode_as: ``(language, audio 16 kHz float32, offset_s) -> segments`` with times on the
+            file's clock; may raise (the old segments are kept then).
+        every_s: also check every stretch of about this many seconds (see the module docstring).
+        speech_s: seconds of speech in an audio array (default: Silero VAD via faster-whisper).
+        checks: when given, each check is appended as ``(t0, t1, detected language or None)``.
+
+    A re-decoded stretch is checked once more the same way (suspect segments and lost speech in
+    it, in its new language): a stretch that holds two languages (German then Spanish, detected as
+    German) gets its Spanish part decoded in Spanish instead of lost.
+
+    Yields ``Segment`` with ``language`` set, in time order.
+    """
+    if speech_s is None:
+        from speechstudio.asr.language_id import speech_of
+
+        def speech_s(a: np.ndarray) -> float:
+            return speech_of(a, audio.rate).shape[0] / audio.rate
+
+    def mark(seg: Segment, lang: str) -> Segment:
+        return seg if seg.language == lang else dataclasses.replace(seg, language=lang)
+
+    def resolve(t0: float, t1: float, old: list[Segment], halves: int = SPLITS) -> Iterator[Segment]:
+        if t1 - t0 >= MIN_STRETCH_S:
+            clip = audio.slice(t0 - PAD_S, t1 + PAD_S)
+            guess = detect(clip) if clip.size else None
+            other = getattr(guess, "language", None)
+            if checks is not None:
+                checks.append((round(t0, 3), round(t1, 3), other))
+            sure = other is not None and guess.probability >= MIN_P
+            if not sure and other not in (None, language) and (halves == 0 or t1 - t0 < 2 * MIN_HALF_S):
+                # unsure and too short to halve: the detector's best guess, kept only when its words
+                # are surer than the old ones (or there were none: lost speech)
+                start = max(audio.start_s, t0 - PAD_S)
+                try:
+                    new = [mark(s, other) for s in decode_as(other, clip, start)]
+                except Exception:  # noqa: BLE001 - keep what the file's model wrote
+                    new = []
+                if new and (not old or _mean_p(new) > _mean_p(old)):
+                    yield from new
+                    return
+            if sure and other == language and (not old or any(suspect(s) for s in old)):
+                # the file's language after all, but its words were lost or unsure: decode the
+                # stretch alone (no context from before it); keep whichever words are surer
+                try:
+                    new = [mark(s, language) for s in decode_as(language, clip, max(audio.start_s, t0 - PAD_S))]
+                except Exception:  # noqa: BLE001 - keep what the file's model wrote
+                    new = []
+                if new and (not old or _mean_p(new) > _mean_p(old)):
+                    yield from new
+                    return
+            if sure and other != language:
+                start = max(audio.start_s, t0 - PAD_S)
+                try:
+                    new = [mark(s, other) for s in decode_as(other, clip, start)]
+                    if _depth == 0:
+                        inner = AudioTee([clip], audio.rate, start)
+                        for _ in inner:          # all of it kept, already decoded
+                            pass
+                        new = list(per_stretch(new, inner, other, detect, decode_as,
+                                               speech_s=speech_s, checks=checks, _depth=1))
+                except Exception:  # noqa: BLE001 - keep what the file's model wrote
+                    new = None
+                if new is not None and (new or not old):
+                    yield from new
+                    return
+            elif not sure and halves > 0 and t1 - t0 >= 2 * MIN_HALF_S:
+                # two languages in one stretch: the detector hesitates; look at each half
+                mid = (t0 + t1) / 2
+                k = min(range(len(old) + 1), key=lambda i: abs((old[i].start_s if i < len(old) else t1) - mid)) \
+                    if old else 0
+                if old and 0 < k < len(old):
+                    cut = old[k].start_s
+                    left, right = old[:k], old[k:]
+                elif not old:
+                    cut, left, right = mid, [], []
+                else:
+                    cut = None
+                if cut is not None:
+                    yield from resolve(t0, left[-1].end_s if left else cut, left, halves - 1)
+                    yield from resolve(cut, t1, right, halves - 1)
+                    return
+        for s in old:
+            yield mark(s, language)
+
+    def gap(t0: float, t1: float) -> Iterator[Segment]:
+        if t1 - t0 >= GAP_S and speech_s(audio.slice(t0, t1)) >= GAP_SPEECH_S:
+            yield from resolve(t0, t1, [])
+
+    pending: list[Segment] = []      # consecutive suspect segments, or the current periodic stretch
+    last_end = audio.start_s
+
+    def flush() -> Iterator[Segment]:
+        nonlocal pending
+        if pending:
+            run, pending = pending, []
+            if every_s is not None or any(suspect(s) for s in run):
+                yield from resolve(run[0].start_s, run[-1].end_s, run)
+            else:
+                for s in run:
+                    yield mark(s, language)
+
+    for seg in segments:
+        if pending and seg.start_s - last_end >= GAP_S:
+            yield from flush()
+        if not pending:
+            yield from gap(last_end, seg.start_s)
+        if every_s is not None:
+            if pending and seg.end_s - pending[0].start_s > every_s:
+                yield from flush()
+            pending.append(seg)
+        elif suspect(seg):
+            pending.append(seg)
+        else:
+            yield from flush()
+            yield mark(seg, language)
+        last_end = max(last_end, seg.end_s)
+        audio.release_before((pending[0].start_s if pending else last_end) - GAP_S - PAD_S)
+    yield from flush()
+    for _ in audio:            # the recogniser may stop before the end (trailing silence)
+        pass
+    yield from gap(last_end, audio.read_s)
