@@ -45,6 +45,8 @@ def test_resume_is_off_after_a_finished_run(win, qtbot, wizard, reason, enabled)
     tr._update()
     assert tr.resumable()  # the checkpoint is there either way
     assert tr.resume_btn.isEnabled() is enabled
+    tr.steps_spin.setValue(20)  # more steps than the run made: Resume continues it
+    assert tr.resume_btn.isEnabled()
 
 
 @pytest.mark.parametrize("source,caption", [

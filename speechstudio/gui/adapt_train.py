@@ -116,6 +116,7 @@ class TrainStep(TrainingStep):
         lay.addLayout(form)
         for w in (self.epochs_spin, self.steps_spin, self.batch_spin, self.accum_spin):
             w.valueChanged.connect(lambda _v: self.refresh_plan())
+        self.steps_spin.valueChanged.connect(lambda _v: self._update())  # more steps after a finished run: Resume
         self.sanity_label = note_label("Sanity check")
         self._add_controls(lay, "Start fine-tuning from the base model", "Stop after this step and keep a checkpoint",
                            self.sanity_label)

@@ -88,6 +88,7 @@ class TrainStep(TrainingStep):
         self.details.body_layout.addLayout(inner)
         form.addRow("", self.details)
         self.steps_spin.editingFinished.connect(self.refresh_estimate)
+        self.steps_spin.valueChanged.connect(lambda _v: self._update())  # more steps after a finished run: Resume
         self.batch_spin.editingFinished.connect(self.refresh_estimate)
         self.prosody_check = QCheckBox("Also learn timing and intonation (30+ minutes of speech, long runs)")
         self.prosody_check.setAccessibleName("Train prosody")

@@ -310,8 +310,16 @@ class TrainingStep(QWidget):
 
     def finished(self) -> bool:
         """True when this session's run reached its end (all its steps, or stopped early because it
-        no longer improved): nothing is left to resume (issue 30: Resume stayed enabled)."""
-        return self.done is not None and getattr(self.done, "reason", "") in ("finished", "early_stop")
+        no longer improved) and no more steps are asked for: nothing is left to resume (issue 30:
+        Resume stayed enabled). Raising the step count makes Resume continue the run."""
+        return (self.done is not None and getattr(self.done, "reason", "") in ("finished", "early_stop")
+                and not self.more_steps_asked())
+
+    def more_steps_asked(self) -> bool:
+        """Whether the options now ask for more steps than the finished run made (subclasses with a
+        step count say so; ``_update`` runs when it changes)."""
+        spin = getattr(self, "steps_spin", None)
+        return spin is not None and spin.value() > int(getattr(self.done, "step", 0) or 0)
 
     def start(self, resume: bool = False) -> int | None:
         """Start (or with ``resume`` continue) training on the page's training worker; returns
