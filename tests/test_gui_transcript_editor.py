@@ -269,3 +269,22 @@ def test_an_edit_reaches_the_outputs_beside_the_input(win, qtbot, tmp_path, fmt,
     assert not list(tmp_path.glob("*.tmp*"))  # written atomically: no temporary file left
     assert win.status_label.text().startswith("saved talk.json, ")
 
+
+def test_seek_bar_jumps_and_follows(editor, qtbot):
+    """Issue 30: the transcript view's player has a seek bar: it spans the recording, dragging it
+    seeks the player and highlights the word said there, and it follows playback."""
+    bar = editor.seek_bar
+    player = editor.player
+    assert bar.isVisibleTo(editor) and bar.duration_s == 5.0 and bar.slider.maximum() == 50
+    assert bar.label.text() == "0:00 / 0:05"
+    bar.slider.setSliderDown(True)
+    bar.slider.setSliderPosition(7)  # 0.7 s, inside "wrold" (0.6-1.0 s)
+    bar.slider.setSliderDown(False)
+    assert player.seeks[-1] == 0.7 and editor._said == (0, 6, 11)
+    assert bar.label.text() == "0:01 / 0:05"  # 0.7 s, rounded to the second
+    player.playing, player.position_s = True, 3.1
+    qtbot.waitUntil(lambda: bar.slider.value() == 31, timeout=2000)
+    player.playing = False
+    editor.text.place_cursor(1, 0)  # moving the cursor moves the player and the bar
+    assert player.seeks[-1] == 2.5 and bar.slider.value() == 25
+

@@ -95,6 +95,10 @@ class TranscriptEditor(QWidget):
                                       self.merge_with_next)
         for b in (self.play_btn, self.undo_btn, self.redo_btn, self.split_btn, self.merge_btn):
             bar.addWidget(b)
+        from speechstudio.gui.seek_bar import SeekBar
+
+        self.seek_bar = SeekBar()  # jump in the recording; the highlighted word follows
+        self.seek_bar.seeked.connect(self._seek_to)
         bar.addSpacing(12)
         self.segment_label = QLabel("Segment –")
         self.segment_label.setAccessibleName("Segment under the cursor")
@@ -120,6 +124,8 @@ class TranscriptEditor(QWidget):
         for w in (self.save_btn, self.export_box, self.export_btn):
             bar.addWidget(w)
         lay.addLayout(bar)
+        lay.addWidget(self.seek_bar)
+        self.seek_bar.setVisible(self.player is not None)
 
         who = QHBoxLayout()
         who.addWidget(QLabel("Speaker"))
@@ -173,6 +179,7 @@ class TranscriptEditor(QWidget):
         """Show ``doc`` (saving the one shown before if it has unsaved edits)."""
         self.flush()
         self.document = doc
+        self.seek_bar.set_duration(self._duration(doc))
         self._render((0, 0))
         self.text.setReadOnly(doc is None)
         self.text.moveCursor(QTextCursor.MoveOperation.Start)
@@ -180,6 +187,7 @@ class TranscriptEditor(QWidget):
 
     def set_player(self, player) -> None:
         self.player = player
+        self.seek_bar.setVisible(player is not None)
         self._update_actions()
 
     def _render(self, cursor: tuple[int, int] | None = None) -> None:
@@ -445,12 +453,28 @@ class TranscriptEditor(QWidget):
         if chars != self._chars:  # typing moves the cursor: the player stays where it is
             return
         if self.player is not None:
-            self.player.seek(self.document.time_at(*self.cursor()))
+            t = self.document.time_at(*self.cursor())
+            self.player.seek(t)
+            self.seek_bar.show_position(t)
+
+    @staticmethod
+    def _duration(doc) -> float:
+        """The recording's length: the transcript's audio duration, else its last segment's end."""
+        if doc is None:
+            return 0.0
+        return float(doc.info.duration_s or 0.0) or max((seg.end_s for seg in doc.segments), default=0.0)
+
+    def _seek_to(self, t: float) -> None:
+        if self.player is not None:
+            self.player.seek(t)
+        self.highlight_time(t)
 
     def _follow_player(self) -> None:
         if self.player is None or self.document is None:
             return
         playing = bool(self.player.playing)
+        if playing:
+            self.seek_bar.show_position(self.player.position_s)
         if self.play_btn.text() != ("Pause" if playing else "Play"):
             self.play_btn.setText("Pause" if playing else "Play")
         self.highlight_time(self.player.position_s if playing else None)

@@ -1,0 +1,60 @@
+"""The transcript player's seek bar (issue 30: the transcript view had no way to jump in the
+audio but the text cursor): a slider over the file's length in tenths of a second and a
+"0:12 / 4:00" label. ``seeked(seconds)`` fires when the user drags or clicks it; the owner moves
+it with :meth:`show_position` (ignored while the user holds the handle)."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QWidget
+
+from speechstudio.gui.common import fmt_duration
+
+STEPS_PER_S = 10  # slider resolution: 0.1 s
+
+
+class SeekBar(QWidget):
+    seeked = Signal(float)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setAccessibleName("Position in the recording")
+        self.slider.setToolTip("Drag to jump in the recording; the text follows while it plays")
+        self.label = QLabel("0:00 / 0:00")
+        self.label.setAccessibleName("Position and length")
+        lay.addWidget(self.slider, 1)
+        lay.addWidget(self.label)
+        self.duration_s = 0.0
+        self.slider.sliderMoved.connect(self._moved)
+        self.slider.actionTriggered.connect(lambda _a: self._moved(self.slider.sliderPosition()))
+        self.set_duration(0.0)
+
+    def set_duration(self, seconds: float) -> None:
+        """The recording's length (0: nothing to seek; the bar is disabled)."""
+        self.duration_s = max(0.0, float(seconds or 0.0))
+        self.slider.setRange(0, int(round(self.duration_s * STEPS_PER_S)))
+        self.setEnabled(self.duration_s > 0)
+        self._say(0.0)
+
+    def show_position(self, seconds: float) -> None:
+        """Move the handle to ``seconds`` (not while the user is dragging it)."""
+        if self.slider.isSliderDown():
+            return
+        self.slider.blockSignals(True)
+        self.slider.setValue(int(round(min(max(0.0, seconds), self.duration_s) * STEPS_PER_S)))
+        self.slider.blockSignals(False)
+        self._say(seconds)
+
+    @property
+    def position_s(self) -> float:
+        return self.slider.value() / STEPS_PER_S
+
+    def _moved(self, value: int) -> None:
+        t = value / STEPS_PER_S
+        self._say(t)
+        self.seeked.emit(t)
+
+    def _say(self, seconds: float) -> None:
+        self.label.setText(f"{fmt_duration(max(0.0, min(seconds, self.duration_s)))} / {fmt_duration(self.duration_s)}")
