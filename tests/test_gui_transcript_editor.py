@@ -288,3 +288,39 @@ def test_seek_bar_jumps_and_follows(editor, qtbot):
     editor.text.place_cursor(1, 0)  # moving the cursor moves the player and the bar
     assert player.seeks[-1] == 2.5 and bar.slider.value() == 25
 
+
+
+BILINGUAL = [Segment(0.0, 2.0, "Hello there", (Word(0.0, 1.0, "Hello"), Word(1.0, 2.0, "there")), language="en"),
+             Segment(2.5, 4.0, "guten Tag", (Word(2.5, 3.0, "guten"), Word(3.1, 4.0, "Tag")), language="de")]
+
+
+def test_each_segment_shows_its_language_when_the_file_has_two(qtbot, home, tmp_path):
+    """A file whose language changes (issue 27): the editor's gutter writes the segment's language
+    before its times, and the Transcribe page's segment list names it; one language: nothing added."""
+    from types import SimpleNamespace
+
+    from speechstudio.batch.export import FORMATS
+    from speechstudio.gui.transcript_editor import TranscriptEditor
+    from speechstudio.gui.transcript_view import TranscriptView
+    from speechstudio.transcript import TranscriptDocument
+
+    path = tmp_path / "bilingual.json"
+    write_transcript(path, BILINGUAL, INFO, "json")
+    ed = TranscriptEditor(FakePlayer())
+    qtbot.addWidget(ed)
+    ed.set_document(TranscriptDocument.load(path))
+    assert [s.language for s in ed.document.segments] == ["en", "de"]
+    assert ed.text.tag_width > 0
+    assert ed._gutter_times(1) == "DE  0:02.500–0:04.000"
+    one = tmp_path / "english.json"
+    write_transcript(one, SEGMENTS, INFO, "json")
+    ed.set_document(TranscriptDocument.load(one))
+    assert ed.text.tag_width == 0 and ed._gutter_times(1) == "0:02.500–0:04.000"
+
+    view = TranscriptView(FORMATS)
+    qtbot.addWidget(view)
+    row = SimpleNamespace(item=SimpleNamespace(path=tmp_path / "bilingual.wav"), status="done", reason="",
+                          segments=BILINGUAL)
+    view._fill_table(row)
+    assert [view.segments.item(r, 2).text() for r in range(2)] == ["[English] Hello there", "[German] guten Tag"]
+    assert view.segments.item(1, 2).toolTip() == "spoken in German"

@@ -31,6 +31,7 @@ class SegmentTextEdit(QPlainTextEdit):
         super().__init__(parent)
         self.times, self._undo, self._redo, self.speaker = times, undo, redo, speaker
         self.speaker_width = 0
+        self.tag_width = 0          # room for a language tag before the times (a file in two languages)
         self._unsure: list = []
         self._said: tuple[int, int, int] | None = None
         self.gutter = _Gutter(self)
@@ -40,12 +41,23 @@ class SegmentTextEdit(QPlainTextEdit):
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
 
     def gutter_width(self) -> int:
-        return self.fontMetrics().horizontalAdvance("0:00:00.000–0:00:00.000") + 12 + self.speaker_width
+        return self.fontMetrics().horizontalAdvance("0:00:00.000–0:00:00.000") + 12 + self.speaker_width + self.tag_width
+
+    def set_tag_room(self, tags: list[str]) -> None:
+        """Make room in the gutter for the longest of ``tags`` written before the times (none: no room)."""
+        fm = self.fontMetrics()
+        width = (max(fm.horizontalAdvance(t + "  ") for t in tags)) if tags else 0
+        if width != self.tag_width:
+            self.tag_width = width
+            self._relayout()
 
     def set_speaker_names(self, names: list[str]) -> None:
         """Make room in the gutter for the longest of ``names`` (none: no room)."""
         fm = self.fontMetrics()
         self.speaker_width = (min(160, max(fm.horizontalAdvance(n) for n in names)) + 10) if names else 0
+        self._relayout()
+
+    def _relayout(self) -> None:
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
         cr = self.contentsRect()
         self.gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))

@@ -300,7 +300,15 @@ class TranscriptEditor(QWidget):
         if self.document is None or not 0 <= block < len(self.document.segments):
             return ""
         s = self.document.segments[block]
-        return f"{format_time(s.start_s)}–{format_time(s.end_s)}"
+        times = f"{format_time(s.start_s)}–{format_time(s.end_s)}"
+        lang = getattr(s, "language", None) if self.text.tag_width else None
+        return f"{lang.upper()}  {times}" if lang else times
+
+    def _languages(self) -> list[str]:
+        """The segments' languages when there is more than one (each stretch in its own), else []."""
+        doc = self.document
+        spoken = list(dict.fromkeys(s.language for s in doc.segments if getattr(s, "language", None))) if doc else []
+        return spoken if len(spoken) > 1 else []
 
     def _after_change(self, cursor=None, rerender: bool = True) -> None:
         """Refresh after a change; ``cursor``: ``(segment, char)`` or a callable giving it."""
@@ -529,6 +537,7 @@ class TranscriptEditor(QWidget):
         self.find_bar.set_enabled(has)
         self._names = doc.speakers() if doc is not None else []
         self.text.set_speaker_names(self._names)
+        self.text.set_tag_room([lang.upper() for lang in self._languages()])
         for w in (self.speaker_box, self.rename_btn, self.remember_btn):
             w.setEnabled(has)
         current = self._current_speaker() or ""

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter,
                                QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from speechstudio.asr.languages import language_name
 from speechstudio.batch.export import output_path
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import fmt_ts, speaker_colour
@@ -164,17 +165,27 @@ class TranscriptView(QWidget):
         else:
             self.title.setText(f"Transcript of {name} ({len(row.segments)} segments) — click a segment to hear it")
         names = list(dict.fromkeys(s.speaker for s in row.segments if getattr(s, "speaker", None)))
+        # a file in more than one language (each stretch decoded in its own): say which, per segment
+        spoken = list(dict.fromkeys(s.language for s in row.segments if getattr(s, "language", None)))
         for seg in row.segments:
             r = self.segments.rowCount()
             self.segments.insertRow(r)
             self.segments.setItem(r, 0, QTableWidgetItem(fmt_ts(seg.start_s)))
             self.segments.setItem(r, 1, QTableWidgetItem(fmt_ts(seg.end_s)))
             who = getattr(seg, "speaker", None)
-            item = QTableWidgetItem(f"{who}: {seg.text.strip()}" if who else seg.text.strip())
+            text = f"{who}: {seg.text.strip()}" if who else seg.text.strip()
+            lang = getattr(seg, "language", None) if len(spoken) > 1 else None
+            if lang:
+                text = f"[{language_name(lang)}] {text}"
+            item = QTableWidgetItem(text)
             colour = speaker_colour(names, who)
+            tip = [f"said by {who}"] if colour is not None else []
             if colour is not None:
                 item.setForeground(colour)
-                item.setToolTip(f"said by {who}")
+            if lang:
+                tip.append(f"spoken in {language_name(lang)}")
+            if tip:
+                item.setToolTip(", ".join(tip))
             self.segments.setItem(r, 2, item)
         self.segments.resizeRowsToContents()
 
