@@ -156,7 +156,7 @@ def cmd_transcribe(args) -> int:
 
     from speechstudio.asr.languages import normalize_language
     from speechstudio.asr.load import load_recognizer
-    from speechstudio.audio.decode import parse_raw_format
+    from speechstudio.audio.raw import parse_raw_format
     from speechstudio.errors import AudioDecodeError
     from speechstudio.batch.run import MISSING, BatchSummary, collect_inputs, plan_outputs, run_batch
     from speechstudio.batch.export import parse_formats
@@ -355,7 +355,8 @@ def _language_text(info) -> str:
 
 
 def _safe_duration(item) -> float:
-    from speechstudio.audio.decode import AudioReader, is_stream
+    from speechstudio.audio.decode import AudioReader
+    from speechstudio.audio.diagnose import is_stream
 
     if is_stream(item.path):            # a pipe can be read once: by the transcription
         return 0.0
@@ -366,7 +367,8 @@ def _safe_duration(item) -> float:
 
 
 def _probe_total(items) -> float:
-    from speechstudio.audio.decode import AudioReader, is_stream
+    from speechstudio.audio.decode import AudioReader
+    from speechstudio.audio.diagnose import is_stream
 
     total = 0.0
     for item in items:

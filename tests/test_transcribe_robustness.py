@@ -354,7 +354,7 @@ def _vbr_mp3_without_xing(path: Path) -> Path:
 def test_vbr_mp3_without_xing_header_is_not_called_truncated(tmp_path, monkeypatch):
     import av
 
-    from speechstudio.audio import decode
+    from speechstudio.audio import decode, diagnose
 
     f = _vbr_mp3_without_xing(tmp_path / "vbr.mp3")
     with av.open(str(f)) as c:
@@ -363,7 +363,7 @@ def test_vbr_mp3_without_xing_header_is_not_called_truncated(tmp_path, monkeypat
     audio = np.concatenate(list(reader.blocks()))
     assert abs(audio.shape[0] / 16000 - 5.0) < 0.1
     assert reader.warnings == []
-    monkeypatch.setattr(decode, "_has_vbr_header", lambda path: True)   # trusting the estimate
+    monkeypatch.setattr(diagnose, "has_vbr_header", lambda path: True)   # trusting the estimate
     reader = decode.AudioReader(f, 16000)
     list(reader.blocks())
     assert [w for w in reader.warnings if "file truncated?" in w]

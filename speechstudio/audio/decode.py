@@ -11,13 +11,14 @@ Memory stays bounded: :meth:`AudioReader.blocks` yields blocks of at most ``bloc
 (default 30 s), so a 3-hour file never sits in memory whole unless the caller collects it.
 
 Headerless raw PCM (``.raw``/``.pcm``) needs its layout stated: :class:`RawFormat`
-(default for those extensions: signed 16-bit little-endian, 16 kHz, mono, as CMU Sphinx ships it).
+(:mod:`speechstudio.audio.raw`). The checks around the decode (missing/empty file, truncation,
+channels that cancel, speech level) are :mod:`speechstudio.audio.diagnose`; track choice and
+start offsets :mod:`speechstudio.audio.tracks`. Their public names are importable from here too.
 """
 from __future__ import annotations
 
 import logging
 import os
-import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,50 +26,24 @@ from typing import Iterator
 
 import numpy as np
 
+from speechstudio.audio import diagnose
+from speechstudio.audio.diagnose import (CHANNEL_PROBE_S, LoudMeter, cancels, channel_energy, check_file,
+                                         is_stream)
+from speechstudio.audio.raw import RAW_EXTENSIONS, RawFormat, parse_raw_format, raw_planes
+from speechstudio.audio.tracks import choose_track, first_start, start_offset, track_info, track_label
 from speechstudio.errors import AudioDecodeError
+
+__all__ = ["AudioDecodeError", "AudioInfo", "AudioReader", "RAW_EXTENSIONS", "RawFormat", "is_stream",
+           "load_audio", "parse_raw_format"]
 
 log = logging.getLogger(__name__)
 
-RAW_EXTENSIONS = (".raw", ".pcm")
-_RAW_DTYPES = {
-    "s16le": "<i2", "s16be": ">i2", "s32le": "<i4", "s32be": ">i4", "u8": "u1", "s8": "i1",
-    "f32le": "<f4", "f32be": ">f4", "f64le": "<f8",
-}
 # How much audio (seconds) of each stream to look at when a file has several audio streams.
 _STREAM_PROBE_S = 20.0
-# Channel cancellation (a miswired recorder with one channel in opposite polarity): the mean of the
-# channels is looked at over the first _CHANNEL_PROBE_S seconds; when its energy is below
-# _CANCEL_RATIO of the channels' mean energy (-10 dB; uncorrelated equal channels give 0.5, in-phase
-# ones 1.0, exact opposites 0) and a channel is above _QUIET_RMS (-50 dBFS), the strongest channel
-# is transcribed instead of the mix.
-_CHANNEL_PROBE_S = 30.0
-_CANCEL_RATIO = 0.1
-_QUIET_RMS = 10 ** (-50 / 20)
-# Speech level for the "loud audio but no text" check: 100 ms windows above -35 dBFS RMS
-# (conversational speech recorded at a usable level sits around -30 to -15 dBFS).
-_LOUD_RMS = 10 ** (-35 / 20)
-_LOUD_WINDOW_S = 0.1
 # A jump in the timestamps longer than _GAP_S is decoded as silence (up to _MAX_GAP_S), so the
 # times after it stay right.
 _GAP_S = 0.1
 _MAX_GAP_S = 600.0
-
-
-@dataclass(frozen=True)
-class RawFormat:
-    """Layout of a headerless PCM file: ``sample_rate`` in Hz, ``channels``, ``sample_format``
-    one of s16le, s16be, s32le, s32be, u8, s8, f32le, f32be, f64le (FFmpeg's names)."""
-
-    sample_rate: int = 16000
-    channels: int = 1
-    sample_format: str = "s16le"
-
-    def __post_init__(self) -> None:
-        if self.sample_format not in _RAW_DTYPES:
-            raise AudioDecodeError(
-                f"unknown raw sample format {self.sample_format!r}; use one of {', '.join(_RAW_DTYPES)}")
-        if self.sample_rate <= 0 or self.channels <= 0:
-            raise AudioDecodeError("raw sample rate and channel count must be positive")
 
 
 @dataclass
@@ -91,38 +66,6 @@ class AudioInfo:
     tracks: list[dict] = field(default_factory=list)
     track: int = 1                 # the number of the track read
     start_offset_s: float = 0.0    # the audio starts this late after the file's first stream (video)
-
-
-def _describe(path: Path) -> str:
-    return str(path)
-
-
-def is_stream(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is read as a one-pass stream: ``-`` (stdin), a FIFO, a character device
-    or any other non-regular file (its size says nothing and it can be read only once)."""
-    if str(path) == "-":
-        return True
-    try:
-        return not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _check_file(path: Path) -> None:
-    if is_stream(path):
-        return
-    if not path.exists():
-        raise AudioDecodeError(f"{_describe(path)}: file not found")
-    if path.is_dir():
-        raise AudioDecodeError(f"{_describe(path)}: is a folder, not an audio file")
-    try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise AudioDecodeError(f"{_describe(path)}: cannot read ({e.strerror})") from e
-    if size == 0:
-        raise AudioDecodeError(f"{_describe(path)}: empty file (0 bytes)")
-    if not os.access(path, os.R_OK):
-        raise AudioDecodeError(f"{_describe(path)}: permission denied")
 
 
 class AudioReader:
@@ -158,7 +101,7 @@ class AudioReader:
         self._container = None
         self._live: Iterator[np.ndarray] | None = None
         self._head: list[np.ndarray] = []
-        _check_file(self.path)
+        check_file(self.path)
         if raw is None and self.path.suffix.lower() in RAW_EXTENSIONS:
             raw = RawFormat()
         self.raw = raw
@@ -168,7 +111,7 @@ class AudioReader:
     # ---------------------------------------------------------------- probing
     def _probe_raw(self) -> AudioInfo:
         assert self.raw is not None
-        width = np.dtype(_RAW_DTYPES[self.raw.sample_format]).itemsize * self.raw.channels
+        width = self.raw.frame_bytes
         if self.streaming:
             return AudioInfo(self.path, None, self.raw.sample_rate, self.raw.channels,
                              f"pcm_{self.raw.sample_format}", 0)
@@ -200,8 +143,9 @@ class AudioReader:
             if not streams:
                 kinds = ", ".join(sorted({s.type for s in container.streams})) or "nothing"
                 raise AudioDecodeError(f"{self.path}: no audio stream (the file holds {kinds})")
-            tracks = [_track_info(k + 1, st) for k, st in enumerate(streams)]
-            stream, why = self._choose_track(streams, tracks)
+            tracks = [track_info(k + 1, st) for k, st in enumerate(streams)]
+            stream, why = choose_track(self.path, streams, tracks, self.track_choice, self.streaming,
+                                       self._pick_stream)
             duration, whole_container = None, False
             if stream.duration is not None and stream.time_base is not None:
                 duration = float(stream.duration * stream.time_base)
@@ -212,53 +156,24 @@ class AudioReader:
             info = AudioInfo(self.path, duration, int(cc.sample_rate or 0), int(cc.channels or 0),
                              cc.name, stream.index)
             info.tracks, info.track = tracks, streams.index(stream) + 1
-            info.duration_estimated = whole_container or container.format.name in ("aac", "ac3", "eac3") or (
-                container.format.name == "mp3" and not self.streaming and not _has_vbr_header(self.path))
-            info.start_offset_s = _start_offset(container, stream)
+            info.duration_estimated = diagnose.duration_is_estimate(container.format.name, whole_container,
+                                                                    self.streaming, self.path)
+            info.start_offset_s = start_offset(container, stream)
             if len(streams) > 1:
                 t = tracks[info.track - 1]
                 info.warnings.append(f"{self.path}: {len(streams)} audio tracks; transcribed track {info.track} "
-                                     f"({_track_label(t)}, {why}); choose another with --audio-track N or a "
+                                     f"({track_label(t)}, {why}); choose another with --audio-track N or a "
                                      "language code")
             if container.format.name == "wav" and not self.streaming:
-                short = _wav_missing_bytes(self.path)
+                short = diagnose.wav_truncation_warning(self.path)
                 if short:
-                    info.warnings.append(f"{self.path}: the WAV header announces {short} more bytes of audio "
-                                         "than the file holds (file truncated?); decoded as far as it was valid")
+                    info.warnings.append(short)
             if self.streaming:
                 self._container, container = container, None
             return info
         finally:
             if container is not None:
                 container.close()
-
-    def _choose_track(self, streams, tracks):
-        """``(stream, why)``: a file's only track; else the asked one (a number or a language code),
-        else the one marked as the default, else (several or none marked) the loudest. Raises
-        AudioDecodeError when a file with several tracks does not have the one asked for."""
-        want = self.track_choice
-        if len(streams) == 1:        # --audio-track is for files with several; others have one to read
-            return streams[0], "the only one"
-        if want is not None and str(want).strip():
-            w = str(want).strip().lower()
-            if w.isdigit():
-                k = int(w)
-                if 1 <= k <= len(streams):
-                    return streams[k - 1], "asked for"
-            else:
-                codes = {w} | set(_ISO639_2.get(w, ())) | ({w[:2]} if len(w) == 3 and w[:2] in _ISO639_2 else set())
-                hits = [st for st, t in zip(streams, tracks) if (t["language"] or "").lower() in codes
-                        or (len(w) == 2 and (t["language"] or "").lower().startswith(w))]
-                if hits:
-                    return hits[0], "asked for"
-            have = "; ".join(f"{t['number']}: {_track_label(t)}" for t in tracks)
-            raise AudioDecodeError(f"{self.path}: no audio track {want!r} (the file has {len(tracks)}: {have})")
-        defaults = [st for st, t in zip(streams, tracks) if t["default"]]
-        if len(defaults) == 1:
-            return defaults[0], "marked as the default"
-        if self.streaming:        # a pipe cannot be read twice to compare streams
-            return streams[0], "the first"
-        return self._pick_stream(streams), "the loudest"
 
     def _pick_stream(self, streams) -> object:
         """Several audio streams (e.g. a video with a silent commentary track): take the one
@@ -268,7 +183,7 @@ class AudioReader:
         for s in streams:
             rms = 0.0
             try:
-                energy, _ = _channel_energy(self._decode_planes(s.index, limit_s=_STREAM_PROBE_S))
+                energy, _ = channel_energy(self._decode_planes(s.index, limit_s=_STREAM_PROBE_S))
                 rms = float(energy.max()) ** 0.5 if energy.size else 0.0
             except AudioDecodeError:
                 rms = 0.0
@@ -301,15 +216,15 @@ class AudioReader:
     # ---------------------------------------------------------------- decoding
     def _choose_downmix(self) -> None:
         """Mix the channels (mean) unless they cancel out: then take the strongest channel and
-        say so in :attr:`warnings` (see ``_CANCEL_RATIO``)."""
-        planes = (self._stream_planes(_CHANNEL_PROBE_S) if self.streaming
+        say so in :attr:`warnings` (see ``diagnose.CANCEL_RATIO``)."""
+        planes = (self._stream_planes(CHANNEL_PROBE_S) if self.streaming
                   else self._raw_planes() if self.raw is not None
-                  else self._decode_planes(self.info.stream_index, limit_s=_CHANNEL_PROBE_S))
+                  else self._decode_planes(self.info.stream_index, limit_s=CHANNEL_PROBE_S))
         try:
-            energy, mixed = _channel_energy(planes, limit=int(_CHANNEL_PROBE_S * self.info.source_rate))
+            energy, mixed = channel_energy(planes, limit=int(CHANNEL_PROBE_S * self.info.source_rate))
         except AudioDecodeError:
             return            # blocks() reports a file that does not decode
-        if not _cancels(energy, mixed):
+        if not cancels(energy, mixed):
             return
         self.channel = int(np.argmax(energy))
         msg = (f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?); "
@@ -368,7 +283,7 @@ class AudioReader:
         packets = container.demux(stream)
         # audio that starts after the video: silence first, so times match the video (the gap logic)
         offset = self.info.start_offset_s if hasattr(self, "info") else 0.0     # (not while probing tracks)
-        gap_state: dict = {"next_t": _first_start(container) if offset > _GAP_S else None}
+        gap_state: dict = {"next_t": first_start(container) if offset > _GAP_S else None}
         while True:
             try:
                 packet = next(packets)
@@ -431,31 +346,7 @@ class AudioReader:
     def _raw_planes(self) -> Iterator[np.ndarray]:
         """Yield ``(frame, rate)``: float32 shape (channels, n) of the raw file, its stated rate."""
         assert self.raw is not None
-        dtype = np.dtype(_RAW_DTYPES[self.raw.sample_format])
-        ch = self.raw.channels
-        width = dtype.itemsize * ch
-        step = int(self.raw.sample_rate * 10) * width           # 10 s per read
-        f = sys.stdin.buffer if str(self.path) == "-" else open(self.path, "rb")  # noqa: SIM115 (closed below)
-        rest = b""
-        try:
-            while True:
-                chunk = f.read(step)
-                if not chunk:
-                    break
-                buf = rest + chunk
-                n = (len(buf) // width) * width
-                rest = buf[n:]
-                if not n:
-                    continue
-                x = np.frombuffer(buf[:n], dtype=dtype).reshape(-1, ch).astype(np.float32)
-                if dtype.kind == "i":
-                    x /= float(2 ** (8 * dtype.itemsize - 1))
-                elif dtype.kind == "u":
-                    x = (x - 128.0) / 128.0
-                yield x.T, self.raw.sample_rate
-        finally:
-            if f is not sys.stdin.buffer:
-                f.close()
+        return raw_planes(self.path, self.raw)
 
     def blocks(self) -> Iterator[np.ndarray]:
         """Yield ``np.ndarray[float32]`` blocks, shape (n,), mono at ``self.sample_rate`` Hz.
@@ -496,7 +387,7 @@ class AudioReader:
         pending: list[np.ndarray] = []
         pending_n = 0
         total = 0
-        loud = _LoudMeter(self.sample_rate)
+        loud = LoudMeter(self.sample_rate)
         try:
             for (data, rate), last in _chain_last(frames, (np.zeros(0, np.float32), src_rate)):
                 parts = []
@@ -531,146 +422,18 @@ class AudioReader:
             total += pending_n
         self.decoded_s = total / self.sample_rate
         self.loud_s = loud.seconds()
-        if self.channel is None and energy.size > 1 and _cancels(energy / mixed_n, mixed_energy / mixed_n):
+        if self.channel is None and energy.size > 1 and cancels(energy / mixed_n, mixed_energy / mixed_n):
             msg = (f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?) "
                    "after the first part of the file; the transcript may miss speech")
             self.info.warnings.append(msg)
             log.info(msg)
         if total == 0:
             raise AudioDecodeError(f"{self.path}: no decodable audio (the audio stream is empty or corrupt)")
-        expected = self.info.duration_s
-        estimated = self.info.duration_estimated or rates_seen > 1
-        if (expected and not estimated and self.decoded_s < 0.99 * expected - 0.05
-                and not any("truncated" in w for w in self.info.warnings)):
-            msg = (f"{self.path}: decoded {self.decoded_s:.2f} s of the {expected:.2f} s the header "
-                   "announces (file truncated?)")
+        msg = diagnose.short_decode_warning(self.path, self.decoded_s, self.info.duration_s,
+                                            self.info.duration_estimated or rates_seen > 1, self.info.warnings)
+        if msg:
             self.info.warnings.append(msg)
             log.info(msg)
-
-
-#: ISO 639-1 -> ISO 639-2 codes (bibliographic and terminology) where they do not share a prefix
-#: with the 639-1 code, so --audio-track de finds a track tagged "ger"
-_ISO639_2 = {"de": ("deu", "ger"), "fr": ("fra", "fre"), "zh": ("zho", "chi"), "nl": ("nld", "dut"),
-             "cs": ("ces", "cze"), "el": ("ell", "gre"), "fa": ("fas", "per"), "hy": ("hye", "arm"),
-             "ka": ("kat", "geo"), "is": ("isl", "ice"), "mk": ("mkd", "mac"), "ms": ("msa", "may"),
-             "ro": ("ron", "rum"), "sk": ("slk", "slo"), "sq": ("sqi", "alb"), "cy": ("cym", "wel"),
-             "eu": ("eus", "baq"), "my": ("mya", "bur"), "bo": ("bod", "tib"), "ja": ("jpn",), "ko": ("kor",),
-             "es": ("spa",), "en": ("eng",), "it": ("ita",), "pt": ("por",), "ru": ("rus",), "sv": ("swe",)}
-
-
-def _track_info(number: int, stream) -> dict:
-    meta = dict(stream.metadata or {})
-    import av.stream
-
-    try:
-        default = bool(stream.disposition & av.stream.Disposition.default)
-    except (AttributeError, TypeError):
-        default = False
-    cc = stream.codec_context
-    lang = stream.language or meta.get("language")
-    return {"number": number, "language": None if lang in (None, "und") else lang, "title": meta.get("title"),
-            "default": default, "channels": int(cc.channels or 0), "codec": cc.name}
-
-
-def _track_label(t: dict) -> str:
-    parts = [t["language"] or "language not set"]
-    if t.get("title"):
-        parts.append(repr(t["title"]))
-    return ", ".join(parts)
-
-
-def _first_start(container) -> float | None:
-    """The earliest start time (s) of the container's audio and video streams, ``None`` if unknown."""
-    starts = [float(s.start_time * s.time_base) for s in container.streams
-              if s.type in ("audio", "video") and s.start_time is not None and s.time_base is not None]
-    return min(starts) if starts else None
-
-
-def _start_offset(container, stream) -> float:
-    """Seconds from the file's first audio/video stream start to ``stream``'s start (>= 0)."""
-    first = _first_start(container)
-    if first is None or stream.start_time is None or stream.time_base is None:
-        return 0.0
-    return max(0.0, float(stream.start_time * stream.time_base) - first)
-
-
-def _has_vbr_header(path: Path) -> bool:
-    """Whether an MP3 carries a Xing/Info or VBRI frame (exact length) in its first 64 KiB; without
-    one FFmpeg estimates the duration from the first frame's bitrate (wrong for VBR files)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(65536)
-    except OSError:
-        return False
-    return any(tag in head for tag in (b"Xing", b"Info", b"VBRI"))
-
-
-def _wav_missing_bytes(path: Path) -> int:
-    """For a RIFF/WAVE file: how many bytes of the ``data`` chunk its header announces beyond the
-    end of the file (0 when complete, or when the size field is the streaming placeholder)."""
-    import struct
-
-    size = path.stat().st_size
-    with open(path, "rb") as f:
-        head = f.read(12)
-        if len(head) < 12 or head[:4] not in (b"RIFF", b"RIFX") or head[8:12] != b"WAVE":
-            return 0
-        endian = "<" if head[:4] == b"RIFF" else ">"
-        pos = 12
-        while pos + 8 <= size:
-            f.seek(pos)
-            cid, clen = struct.unpack(endian + "4sI", f.read(8))
-            if cid == b"data":
-                if clen in (0, 0xFFFFFFFF):      # unknown length (streamed WAV)
-                    return 0
-                return max(0, pos + 8 + clen - size)
-            pos += 8 + clen + (clen & 1)
-    return 0
-
-
-def _channel_energy(planes: Iterator[np.ndarray], limit: int | None = None) -> tuple[np.ndarray, float]:
-    """Per-channel mean square ``np.ndarray[float64]`` shape (channels,) and the mean square of
-    their mean (the downmix), over the frames of ``planes`` (at most ``limit`` samples)."""
-    energy = np.zeros(0)
-    mixed, n = 0.0, 0
-    for p, _ in planes:
-        p = p.astype(np.float64)
-        e = np.einsum("cn,cn->c", p, p)
-        energy = e if energy.shape != e.shape else energy + e
-        m = p.mean(axis=0)
-        mixed += float(np.dot(m, m))
-        n += p.shape[1]
-        if limit is not None and n >= limit:
-            break
-    return (energy / n, mixed / n) if n else (energy, 0.0)
-
-
-def _cancels(energy: np.ndarray, mixed: float) -> bool:
-    """Whether channels with mean squares ``energy`` cancel out when averaged (``mixed``: the
-    mean square of their mean): a channel above -50 dBFS and the mix 10 dB below their mean."""
-    if energy.size < 2 or not np.all(np.isfinite(energy)):
-        return False
-    return bool(energy.max() >= _QUIET_RMS ** 2 and mixed < _CANCEL_RATIO * float(energy.mean()))
-
-
-class _LoudMeter:
-    """Counts 100 ms windows whose RMS is at speech level (``_LOUD_RMS``) in a mono stream."""
-
-    def __init__(self, rate: int) -> None:
-        self.win = max(1, int(rate * _LOUD_WINDOW_S))
-        self.rest = np.zeros(0, np.float32)
-        self.count = 0
-
-    def feed(self, x: np.ndarray) -> None:
-        x = np.concatenate([self.rest, x]) if self.rest.size else x
-        n = (x.shape[0] // self.win) * self.win
-        if n:
-            ms = np.mean(np.square(x[:n].reshape(-1, self.win), dtype=np.float64), axis=1)
-            self.count += int(np.count_nonzero(ms >= _LOUD_RMS ** 2))
-        self.rest = np.array(x[n:], dtype=np.float32)
-
-    def seconds(self) -> float:
-        return self.count * _LOUD_WINDOW_S
 
 
 def _chain_last(it: Iterator, empty) -> Iterator[tuple[object, bool]]:
@@ -702,15 +465,3 @@ def load_audio(path: str | os.PathLike, sample_rate: int = 16000, *, raw: RawFor
     reader = AudioReader(path, sample_rate, raw=raw)
     parts = list(reader.blocks())
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
-
-
-def parse_raw_format(spec: str) -> RawFormat:
-    """Parse ``"16000:1:s16le"`` (rate:channels:format) or ``"16000"`` into a :class:`RawFormat`."""
-    parts = spec.split(":")
-    try:
-        rate = int(parts[0])
-        ch = int(parts[1]) if len(parts) > 1 and parts[1] else 1
-    except ValueError as e:
-        raise AudioDecodeError(f"bad raw format {spec!r}: expected RATE[:CHANNELS[:FORMAT]], e.g. 16000:1:s16le") from e
-    fmt = parts[2] if len(parts) > 2 else "s16le"
-    return RawFormat(rate, ch, fmt)

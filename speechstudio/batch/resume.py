@@ -34,7 +34,7 @@ def fingerprint(path: str | os.PathLike) -> dict:
     """``{"path", "size", "mtime", "sha256_first_mib", "sha256_last_mib"}`` of a file (see above);
     ``{"path", "stream": True}`` for a pipe (``-``, a FIFO), which is never read here.
     Raises ``OSError`` when the file cannot be read."""
-    from speechstudio.audio.decode import is_stream
+    from speechstudio.audio.diagnose import is_stream
 
     p = Path(path)
     if is_stream(p):
@@ -77,7 +77,7 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool) -> tuple[di
     and a note says so; existing outputs not written by us are kept with a note."""
     if overwrite:
         return dict(targets), []
-    from speechstudio.audio.decode import is_stream
+    from speechstudio.audio.diagnose import is_stream
 
     if is_stream(path):          # a pipe holds new audio each time and cannot be compared
         notes = [f"{path}: read from a pipe, so its old transcript cannot be checked; transcribed again"

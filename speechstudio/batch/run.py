@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from speechstudio.asr.types import Segment, TranscriptInfo
-from speechstudio.audio.decode import RAW_EXTENSIONS, AudioReader, RawFormat
+from speechstudio.audio.decode import AudioReader
+from speechstudio.audio.raw import RAW_EXTENSIONS, RawFormat
 from speechstudio.batch import export, resume
 from speechstudio.errors import SpeechStudioError
 
@@ -224,7 +225,7 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
 
 
 FATAL_PREFIX = "cannot write outputs: "
-# A transcript with no text from at least this much audio at speech level (decode._LOUD_RMS) is
+# A transcript with no text from at least this much audio at speech level (diagnose.LOUD_RMS) is
 # done but warned about: the user would otherwise trust an empty file.
 LOUD_WITHOUT_TEXT_S = 1.0
 

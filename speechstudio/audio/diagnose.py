@@ -1,0 +1,173 @@
+"""Input diagnostics: what is wrong with an audio file, said in one line naming the file.
+
+Decoding itself is :mod:`speechstudio.audio.decode`; this module holds the checks it runs around
+the decode: the file exists, is readable and not empty (:func:`check_file`), whether it is a
+one-pass stream (:func:`is_stream`), truncation (a WAV header announcing more bytes than the file
+holds, fewer seconds decoded than the header announces, an MP3 duration that is only a bitrate
+guess), channels that cancel out when mixed, and how much of the audio is at speech level
+(for the "loud audio but no text" warning).
+"""
+from __future__ import annotations
+
+import os
+import stat
+import struct
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from speechstudio.errors import AudioDecodeError
+
+# Channel cancellation (a miswired recorder with one channel in opposite polarity): the mean of the
+# channels is looked at over the first CHANNEL_PROBE_S seconds; when its energy is below
+# CANCEL_RATIO of the channels' mean energy (-10 dB; uncorrelated equal channels give 0.5, in-phase
+# ones 1.0, exact opposites 0) and a channel is above QUIET_RMS (-50 dBFS), the strongest channel
+# is transcribed instead of the mix.
+CHANNEL_PROBE_S = 30.0
+CANCEL_RATIO = 0.1
+QUIET_RMS = 10 ** (-50 / 20)
+# Speech level for the "loud audio but no text" check: 100 ms windows above -35 dBFS RMS
+# (conversational speech recorded at a usable level sits around -30 to -15 dBFS).
+LOUD_RMS = 10 ** (-35 / 20)
+LOUD_WINDOW_S = 0.1
+
+
+def is_stream(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is read as a one-pass stream: ``-`` (stdin), a FIFO, a character device
+    or any other non-regular file (its size says nothing and it can be read only once)."""
+    if str(path) == "-":
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def check_file(path: Path) -> None:
+    """Raise :class:`AudioDecodeError` ("<path>: <reason>") for a missing, folder, unreadable or
+    empty (0 bytes) file; a stream (:func:`is_stream`) is not checked."""
+    if is_stream(path):
+        return
+    if not path.exists():
+        raise AudioDecodeError(f"{path}: file not found")
+    if path.is_dir():
+        raise AudioDecodeError(f"{path}: is a folder, not an audio file")
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise AudioDecodeError(f"{path}: cannot read ({e.strerror})") from e
+    if size == 0:
+        raise AudioDecodeError(f"{path}: empty file (0 bytes)")
+    if not os.access(path, os.R_OK):
+        raise AudioDecodeError(f"{path}: permission denied")
+
+
+# ---------------------------------------------------------------- truncation
+def has_vbr_header(path: Path) -> bool:
+    """Whether an MP3 carries a Xing/Info or VBRI frame (exact length) in its first 64 KiB; without
+    one FFmpeg estimates the duration from the first frame's bitrate (wrong for VBR files)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(65536)
+    except OSError:
+        return False
+    return any(tag in head for tag in (b"Xing", b"Info", b"VBRI"))
+
+
+def duration_is_estimate(format_name: str, whole_container: bool, streaming: bool, path: Path) -> bool:
+    """Whether a container's duration is a guess, so decoding less than it is no sign of
+    truncation: the whole container's duration (``whole_container``: the video may run longer than
+    the audio), raw AAC/AC-3 (bitrate estimate), or an MP3 without a Xing/Info/VBRI header."""
+    return whole_container or format_name in ("aac", "ac3", "eac3") or (
+        format_name == "mp3" and not streaming and not has_vbr_header(path))
+
+
+def wav_missing_bytes(path: Path) -> int:
+    """For a RIFF/WAVE file: how many bytes of the ``data`` chunk its header announces beyond the
+    end of the file (0 when complete, or when the size field is the streaming placeholder)."""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(12)
+        if len(head) < 12 or head[:4] not in (b"RIFF", b"RIFX") or head[8:12] != b"WAVE":
+            return 0
+        endian = "<" if head[:4] == b"RIFF" else ">"
+        pos = 12
+        while pos + 8 <= size:
+            f.seek(pos)
+            cid, clen = struct.unpack(endian + "4sI", f.read(8))
+            if cid == b"data":
+                if clen in (0, 0xFFFFFFFF):      # unknown length (streamed WAV)
+                    return 0
+                return max(0, pos + 8 + clen - size)
+            pos += 8 + clen + (clen & 1)
+    return 0
+
+
+def wav_truncation_warning(path: Path) -> str | None:
+    """The warning for a WAV whose header announces more audio than the file holds, else ``None``."""
+    short = wav_missing_bytes(path)
+    if not short:
+        return None
+    return (f"{path}: the WAV header announces {short} more bytes of audio "
+            "than the file holds (file truncated?); decoded as far as it was valid")
+
+
+def short_decode_warning(path: Path, decoded_s: float, expected_s: float | None, estimated: bool,
+                         warnings: list[str]) -> str | None:
+    """The warning for a file that decoded to less than 99 % (minus 50 ms) of the ``expected_s``
+    seconds its header announces, else ``None`` (also when the duration is an ``estimated`` guess
+    or ``warnings`` already say the file is truncated)."""
+    if (expected_s and not estimated and decoded_s < 0.99 * expected_s - 0.05
+            and not any("truncated" in w for w in warnings)):
+        return (f"{path}: decoded {decoded_s:.2f} s of the {expected_s:.2f} s the header "
+                "announces (file truncated?)")
+    return None
+
+
+# ---------------------------------------------------------------- channels
+def channel_energy(planes: Iterator[np.ndarray], limit: int | None = None) -> tuple[np.ndarray, float]:
+    """Per-channel mean square ``np.ndarray[float64]`` shape (channels,) and the mean square of
+    their mean (the downmix), over the ``(frame, rate)`` items of ``planes`` (frames float32
+    shape (channels, n)), at most ``limit`` samples."""
+    energy = np.zeros(0)
+    mixed, n = 0.0, 0
+    for p, _ in planes:
+        p = p.astype(np.float64)
+        e = np.einsum("cn,cn->c", p, p)
+        energy = e if energy.shape != e.shape else energy + e
+        m = p.mean(axis=0)
+        mixed += float(np.dot(m, m))
+        n += p.shape[1]
+        if limit is not None and n >= limit:
+            break
+    return (energy / n, mixed / n) if n else (energy, 0.0)
+
+
+def cancels(energy: np.ndarray, mixed: float) -> bool:
+    """Whether channels with mean squares ``energy`` cancel out when averaged (``mixed``: the
+    mean square of their mean): a channel above -50 dBFS and the mix 10 dB below their mean."""
+    if energy.size < 2 or not np.all(np.isfinite(energy)):
+        return False
+    return bool(energy.max() >= QUIET_RMS ** 2 and mixed < CANCEL_RATIO * float(energy.mean()))
+
+
+class LoudMeter:
+    """Counts 100 ms windows whose RMS is at speech level (``LOUD_RMS``) in a mono stream at
+    ``rate`` Hz; :meth:`feed` takes float32 shape (n,) pieces, :meth:`seconds` the total."""
+
+    def __init__(self, rate: int) -> None:
+        self.win = max(1, int(rate * LOUD_WINDOW_S))
+        self.rest = np.zeros(0, np.float32)
+        self.count = 0
+
+    def feed(self, x: np.ndarray) -> None:
+        x = np.concatenate([self.rest, x]) if self.rest.size else x
+        n = (x.shape[0] // self.win) * self.win
+        if n:
+            ms = np.mean(np.square(x[:n].reshape(-1, self.win), dtype=np.float64), axis=1)
+            self.count += int(np.count_nonzero(ms >= LOUD_RMS ** 2))
+        self.rest = np.array(x[n:], dtype=np.float32)
+
+    def seconds(self) -> float:
+        return self.count * LOUD_WINDOW_S

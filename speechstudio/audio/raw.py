@@ -1,0 +1,84 @@
+"""Headerless raw PCM (``.raw``/``.pcm``): its layout (:class:`RawFormat`, default signed 16-bit
+little-endian, 16 kHz, mono, as CMU Sphinx ships it), the ``--raw-format`` spec parser, and the
+reader that turns the bytes into float32 frames for :class:`~speechstudio.audio.decode.AudioReader`.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from speechstudio.errors import AudioDecodeError
+
+RAW_EXTENSIONS = (".raw", ".pcm")
+RAW_DTYPES = {
+    "s16le": "<i2", "s16be": ">i2", "s32le": "<i4", "s32be": ">i4", "u8": "u1", "s8": "i1",
+    "f32le": "<f4", "f32be": ">f4", "f64le": "<f8",
+}
+
+
+@dataclass(frozen=True)
+class RawFormat:
+    """Layout of a headerless PCM file: ``sample_rate`` in Hz, ``channels``, ``sample_format``
+    one of s16le, s16be, s32le, s32be, u8, s8, f32le, f32be, f64le (FFmpeg's names)."""
+
+    sample_rate: int = 16000
+    channels: int = 1
+    sample_format: str = "s16le"
+
+    def __post_init__(self) -> None:
+        if self.sample_format not in RAW_DTYPES:
+            raise AudioDecodeError(
+                f"unknown raw sample format {self.sample_format!r}; use one of {', '.join(RAW_DTYPES)}")
+        if self.sample_rate <= 0 or self.channels <= 0:
+            raise AudioDecodeError("raw sample rate and channel count must be positive")
+
+    @property
+    def frame_bytes(self) -> int:
+        """Bytes per frame (one sample of every channel)."""
+        return np.dtype(RAW_DTYPES[self.sample_format]).itemsize * self.channels
+
+
+def parse_raw_format(spec: str) -> RawFormat:
+    """Parse ``"16000:1:s16le"`` (rate:channels:format) or ``"16000"`` into a :class:`RawFormat`."""
+    parts = spec.split(":")
+    try:
+        rate = int(parts[0])
+        ch = int(parts[1]) if len(parts) > 1 and parts[1] else 1
+    except ValueError as e:
+        raise AudioDecodeError(f"bad raw format {spec!r}: expected RATE[:CHANNELS[:FORMAT]], e.g. 16000:1:s16le") from e
+    fmt = parts[2] if len(parts) > 2 else "s16le"
+    return RawFormat(rate, ch, fmt)
+
+
+def raw_planes(path: Path, fmt: RawFormat) -> Iterator[tuple[np.ndarray, int]]:
+    """Yield ``(frame, rate)``: float32 shape (channels, n), range [-1, 1], of the raw file (``-``:
+    stdin) read 10 s at a time, at its stated rate in Hz; a trailing partial frame is dropped."""
+    dtype = np.dtype(RAW_DTYPES[fmt.sample_format])
+    ch = fmt.channels
+    width = dtype.itemsize * ch
+    step = int(fmt.sample_rate * 10) * width           # 10 s per read
+    f = sys.stdin.buffer if str(path) == "-" else open(path, "rb")  # noqa: SIM115 (closed below)
+    rest = b""
+    try:
+        while True:
+            chunk = f.read(step)
+            if not chunk:
+                break
+            buf = rest + chunk
+            n = (len(buf) // width) * width
+            rest = buf[n:]
+            if not n:
+                continue
+            x = np.frombuffer(buf[:n], dtype=dtype).reshape(-1, ch).astype(np.float32)
+            if dtype.kind == "i":
+                x /= float(2 ** (8 * dtype.itemsize - 1))
+            elif dtype.kind == "u":
+                x = (x - 128.0) / 128.0
+            yield x.T, fmt.sample_rate
+    finally:
+        if f is not sys.stdin.buffer:
+            f.close()
