@@ -167,7 +167,7 @@ def test_fake_backend_player_and_recorder():
 def test_missing_portaudio_is_a_message(monkeypatch):
     import builtins
 
-    from speechstudio.audio import devices
+    from speechstudio.audio import backends, devices
 
     real_import = builtins.__import__
 
@@ -177,7 +177,7 @@ def test_missing_portaudio_is_a_message(monkeypatch):
         return real_import(name, *a, **k)
 
     monkeypatch.setattr(builtins, "__import__", fake_import)
-    b = devices._make_backend("")
+    b = backends._make_backend("")
     assert not b.available
     assert "PortAudio library not found" in b.reason and "libportaudio2" in b.reason
     with pytest.raises(devices.AudioUnavailableError):

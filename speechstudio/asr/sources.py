@@ -241,7 +241,7 @@ class SystemAudioSource:
         self.overflows = 0
 
     def blocks(self) -> Iterator[np.ndarray]:
-        from speechstudio.audio.devices import AudioUnavailableError
+        from speechstudio.audio.backends import AudioUnavailableError
         from speechstudio.audio.system_audio import MonitorStream
 
         stream = MonitorStream(self.device, self.sample_rate, self.block, self._queue.put)

@@ -9,12 +9,12 @@ ships (``pulseaudio-utils``; PipeWire provides the same through ``pipewire-pulse
 * ``parec --device=NAME --format=float32le --rate=R --channels=1`` records one as raw float32 PCM
   (:class:`MonitorStream`).
 
-A monitor source is a :class:`~speechstudio.audio.devices.DeviceInfo` whose ``index`` is the string
+A monitor source is a :class:`~speechstudio.audio.backends.DeviceInfo` whose ``index`` is the string
 ``"system:NAME"`` (:data:`PREFIX`); the audio backends open it with :class:`MonitorStream`, so every
 page that takes an input device (Dictate, captions, Record) can use it. On Windows (WASAPI loopback)
 and macOS (needs a virtual device such as BlackHole) nothing is listed here.
 
-Qt-free. Errors: :class:`~speechstudio.audio.devices.AudioUnavailableError` with the reason.
+Qt-free. Errors: :class:`~speechstudio.audio.backends.AudioUnavailableError` with the reason.
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def monitor_sources():
 
     Returns ``[]`` when this is not Linux, ``pactl`` is missing, or the server does not answer
     within 3 s (never raises: a missing sound server only means no system-audio entry)."""
-    from speechstudio.audio.devices import DeviceInfo
+    from speechstudio.audio.backends import DeviceInfo
 
     if not sys.platform.startswith("linux") or shutil.which("pactl") is None:
         return []
@@ -122,7 +122,7 @@ class MonitorStream:
         return self._proc is not None and self._proc.poll() is None
 
     def start(self) -> None:
-        from speechstudio.audio.devices import AudioUnavailableError
+        from speechstudio.audio.backends import AudioUnavailableError
 
         if self._proc is not None:
             return

@@ -31,7 +31,8 @@ import numpy as np
 
 from speechstudio.asr.no_text import NoTextWatch
 from speechstudio.asr.sources import queued_blocks
-from speechstudio.audio.devices import AudioUnavailableError, rms_dbfs
+from speechstudio.audio.backends import AudioUnavailableError
+from speechstudio.audio.devices import rms_dbfs
 from speechstudio.worker.jobs import Job
 from speechstudio.worker.status import Status
 
