@@ -1,27 +1,77 @@
 #!/usr/bin/env bash
-# Every GPU figure in one run on a lent CUDA machine (the `device` tool's `run`), logs under $OUT.
+# The GPU promises and figures in one command, from a fresh checkout on a CUDA machine (issue 32).
 #
-# That machine has torch + transformers but none of our audio packages and no network. Before the
-# call, here (Python 3.12 wheels for it, both folders ignored via .git/info/exclude):
-#   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
-#     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform any -d .whl \
-#     soundfile cffi pycparser soxr jiwer rapidfuzz platformdirs
-#   python -c "import sys; sys.path.insert(0,'bench'); import _common, numpy as np; np.save('.devdata/speech16k.npy', _common.speech_16k())"
-# then: run(command="bash bench/device_run.sh", carry=[".whl", ".devdata"], timeout_s=480).
-# Parts are bounded by `timeout` so one failure or hang leaves time for the others (~7 min in all).
+#   bash bench/device_run.sh [--quick] [--skip-install] [--wheels DIR] [--only-check CMD]
+#
+# 1. Install (unless --skip-install): the README's venv, .venv with Python 3.11 when there is one
+#    (else python3), `pip install torch==2.13.0` (on Linux the registry's wheel is the CUDA build),
+#    then `pip install -e '.[models,test]'`. --wheels DIR: install from downloaded wheels only
+#    (pip --no-index --find-links DIR), for a machine without network. An existing .venv is reused.
+# 2. Checks, each PASS or FAIL:
+#    - torch sees a CUDA GPU;
+#    - `python -m pytest -m cuda -rs tests/test_cuda_*.py`: graph replay = eager FP16 bit for bit,
+#      FP16/BF16 text = FP32 text, AMP training steps and resume, VITS FP16 = FP32 (the tests' docs);
+#    - `python bench/device_bench.py`: batch ASR RTFx FP32/FP16 at batch 1/8/32, streaming per-chunk
+#      eager vs graph (graph = eager asserted), VITS RTFx FP32/FP16 batch 1/8, training steps/s FP32
+#      vs AMP and peak VRAM; its table goes to $OUT/gpu_table.md (copy it into docs/gpu.md).
+# 3. A summary (one line per check); exit status 1 when any check failed, else 0.
+#
+# --quick: under 2 minutes of checks on an H200-class card (fewer sizes, calls and steps; the
+# pytest part is the same); full: under 5 minutes (installing torch comes on top).
+# --only-check CMD: run only CMD (bash -c) as the single check, e.g. to show that a failing check
+# makes the script fail (tests/test_device_run.py); --skip-install: use the python on PATH.
+# Logs: $OUT (default /tmp/device_out), one file per check.
 set -u
-export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 SPEECHSTUDIO_SPEECH_NPY="$PWD/.devdata/speech16k.npy"
-OUT="${OUT:-/tmp/device_out}"; mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-export PYTHONPATH="/tmp/site:$PWD:$PWD/tests"
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
-python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)"
-echo "== VITS fine-tuning steps, Piper-medium-sized voice, batch 16 x 4 s clips"
-timeout 120 python3 bench/bench_vits_train.py --model piper-medium --device cuda --batch 16 \
-    --precision fp32 bf16 fp16 --checkpointing both --steps 5 --warm 2 2>&1 | tee "$OUT/vits_train.txt"
-echo "== CTC fine-tuning steps, wav2vec2-base-sized, batch 8 x 10 s"
-timeout 60 python3 -c "import gpu_train_check as g; g.ctc_train_check()" 2>&1 | tee "$OUT/ctc_train.txt"
-echo "== transcription FP32/FP16, CUDA Graph streaming, TTS FP16"
-timeout 120 python3 bench/gpu_check.py --seconds 60 2>&1 | tee "$OUT/gpu_check.txt"
-echo "== CTC trainer on CUDA: precisions, FP16 resume, real OOM"
-timeout 100 python3 bench/gpu_ctc_finetune_check.py "$OUT/ctcft" 2>&1 | tee "$OUT/ctc_finetune.txt"
+QUICK=0 INSTALL=1 WHEELS="" ONLY=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) QUICK=1 ;;
+        --skip-install) INSTALL=0 ;;
+        --wheels) WHEELS="${2:?--wheels needs a folder}"; shift ;;
+        --only-check) ONLY="${2:?--only-check needs a command}"; shift ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        *) echo "device_run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT" || exit 2
+OUT="${OUT:-${TMPDIR:-/tmp}/device_out}"
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 QT_QPA_PLATFORM=offscreen
+
+if [ "$INSTALL" = 1 ]; then
+    PY="$(command -v python3.11 || command -v python3)"
+    [ -x .venv/bin/python ] || "$PY" -m venv .venv || { echo "device_run.sh: cannot create .venv with $PY" >&2; exit 2; }
+    # shellcheck disable=SC1091
+    . .venv/bin/activate
+    PIP=(python -m pip install -q)
+    [ -n "$WHEELS" ] && PIP+=(--no-index --find-links "$WHEELS")
+    "${PIP[@]}" torch==2.13.0 && "${PIP[@]}" -e '.[models,test]' \
+        || { echo "device_run.sh: installing failed (no network? use --wheels DIR)" >&2; exit 2; }
+fi
+
+SUMMARY=() STATUS=0
+check() {  # check NAME CMD...: run CMD, log to $OUT/NAME.log, record PASS / FAIL
+    local name="$1" rc; shift
+    echo "== $name"
+    "$@" 2>&1 | tee "$OUT/$name.log"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" = 0 ]; then SUMMARY+=("PASS  $name"); else SUMMARY+=("FAIL  $name (exit $rc)"); STATUS=1; fi
+}
+
+if [ -n "$ONLY" ]; then
+    check only-check bash -c "$ONLY"
+else
+    python -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)"
+    nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null
+    check cuda-visible python -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 'torch sees no CUDA GPU')"
+    check pytest-cuda timeout 300 python -m pytest -m cuda -rs -q -p no:cacheprovider tests/test_cuda_*.py
+    check benchmarks timeout "$([ "$QUICK" = 1 ] && echo 150 || echo 330)" \
+        python bench/device_bench.py --out "$OUT" $([ "$QUICK" = 1 ] && echo --quick)
+fi
+
+echo "== summary"
+printf '%s\n' "${SUMMARY[@]}"
+[ -f "$OUT/gpu_table.md" ] && [ -z "$ONLY" ] && cat "$OUT/gpu_table.md"
+exit "$STATUS"

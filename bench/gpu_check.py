@@ -7,6 +7,9 @@ Reports, for wav2vec2-base-sized models built from a config (no download needed)
 Without CUDA it says so and, with ``--quick``, runs the same transcription code path on the CPU
 with a tiny model, so CI keeps the script working.
 
+Exit status 1 when any check fails (an exception, or a broken promise such as CUDA Graph replay
+differing from eager FP16: ``bench_streaming.graph_failures``), 0 when all ran and passed.
+
 Usage: ``python bench/gpu_check.py [--quick] [--seconds 120]``
 """
 from __future__ import annotations
@@ -58,45 +61,55 @@ def transcription_check(device: str, size: str, seconds: float, batches=(1, 8, 3
     return rows
 
 
-def optional(module: str, func: str) -> None:
-    try:
-        mod = importlib.import_module(module)
-    except ImportError as e:
-        print(f"[{module}] not available: {e}")
-        return
-    fn = getattr(mod, func, None)
-    if fn is None:
-        print(f"[{module}] has no {func}()")
-        return
+def run_check(name: str, fn, failures: list[str]):
+    """Run one check ``fn()``; an exception (an ``AssertionError`` of a broken promise, a missing
+    module, a crash) is printed and appended to ``failures`` as ``"name: reason"``; returns
+    ``fn()``'s result, or ``None`` when it failed."""
     t = time.perf_counter()
-    fn()
-    print(f"[{module}] {func} took {time.perf_counter() - t:.0f} s")
+    try:
+        out = fn()
+    except Exception as e:  # noqa: BLE001 - every failure is reported, the other checks still run
+        failures.append(f"{name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        print(f"[{name}] FAILED: {failures[-1]}", flush=True)
+        return None
+    print(f"[{name}] took {time.perf_counter() - t:.0f} s", flush=True)
+    return out
 
 
-def main() -> int:
+def _module_check(module: str, func: str):
+    return lambda: getattr(importlib.import_module(module), func)()
+
+
+def main(argv=None) -> int:
+    """Exit status 0 when every check ran and kept its promise, 1 otherwise (the failures are
+    listed last)."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="CPU smoke run with a tiny model when CUDA is absent")
     ap.add_argument("--seconds", type=float, default=120.0, help="audio per measurement")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     import torch
 
+    failures: list[str] = []
     print(f"torch {torch.__version__}, CUDA available: {torch.cuda.is_available()}")
     if torch.cuda.is_available():
         print(f"GPU: {torch.cuda.get_device_name(0)}")
-        transcription_check("cuda", "base", args.seconds)
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        optional("bench_streaming", "gpu_streaming_check")
-        optional("bench_tts", "gpu_tts_check")
-        optional("gpu_train_check", "ctc_train_check")
+        run_check("asr", lambda: transcription_check("cuda", "base", args.seconds), failures)
+        run_check("bench_streaming", _module_check("bench_streaming", "gpu_streaming_check"), failures)
+        run_check("bench_tts", _module_check("bench_tts", "gpu_tts_check"), failures)
+        run_check("gpu_train_check", _module_check("gpu_train_check", "ctc_train_check"), failures)
         print("VITS fine-tuning: python bench/bench_vits_train.py --model piper-medium --device cuda --batch 16 "
               "--precision fp32 bf16 fp16 --checkpointing both (bench/device_run.sh runs it)")
-        return 0
-    print("CUDA is not available: no GPU figures.")
-    if args.quick:
-        transcription_check("cpu", "tiny", 30.0, batches=(1, 8), precisions=("fp32",))
-        from gpu_train_check import ctc_train_check
-
-        ctc_train_check(cpu_smoke=True)
+    else:
+        print("CUDA is not available: no GPU figures.")
+        if args.quick:
+            run_check("asr", lambda: transcription_check("cpu", "tiny", 30.0, batches=(1, 8), precisions=("fp32",)),
+                      failures)
+            run_check("gpu_train_check", lambda: importlib.import_module("gpu_train_check").ctc_train_check(cpu_smoke=True),
+                      failures)
+    if failures:
+        print(f"FAILED ({len(failures)}):\n  " + "\n  ".join(failures))
+        return 1
+    print("all checks passed")
     return 0
 
 
