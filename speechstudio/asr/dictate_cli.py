@@ -30,7 +30,7 @@ import time
 
 
 def register(subparsers) -> None:
-    from speechstudio.asr.streaming import DEFAULT_ENDPOINT_S, DEVICE_DEFAULTS
+    from speechstudio.asr.stream_geometry import DEFAULT_ENDPOINT_S, DEVICE_DEFAULTS
     from speechstudio.asr.whisper_stream import DEFAULT_AGREEMENT, DEFAULT_UPDATE_S
 
     gpu, cpu = DEVICE_DEFAULTS["cuda"], DEVICE_DEFAULTS["cpu"]
@@ -137,7 +137,8 @@ def cmd_dictate(args) -> int:
 
     from speechstudio.asr.live import default_dictation_model, open_recognizer
     from speechstudio.asr.sources import FileSource, MicSource, SystemAudioSource, list_input_devices
-    from speechstudio.asr.streaming import StreamConfig, WindowGeometry, commit_latencies
+    from speechstudio.asr.stream_geometry import StreamConfig, WindowGeometry
+    from speechstudio.asr.streaming import commit_latencies
     from speechstudio.asr.whisper_stream import AgreementConfig
     from speechstudio.errors import UsageError
 

@@ -41,7 +41,7 @@ class EnergyEndpointer:
     """Cut a stream of mono float32 samples into utterances (see the module docstring).
 
     ``sample_rate``: Hz of the samples given to :meth:`feed`; ``frame_len``: samples per decision
-    frame; other arguments as in :class:`~speechstudio.asr.streaming.StreamConfig` (seconds, dBFS).
+    frame; other arguments as in :class:`~speechstudio.asr.stream_geometry.StreamConfig` (seconds, dBFS).
     Not thread-safe.
     """
 

@@ -42,7 +42,7 @@ class WhisperFamily(AsrFamily):
 
     def open_stream(self, recognizer, config=None, *, input_rate=None, language=None, task="transcribe",
                     hotwords=None, beam_size=None, backlog_s=None):
-        from speechstudio.asr.streaming import StreamConfig
+        from speechstudio.asr.stream_geometry import StreamConfig
         from speechstudio.asr.whisper_stream import AgreementConfig, LocalAgreementRecognizer, WhisperHypotheses
 
         if isinstance(config, StreamConfig):

@@ -84,7 +84,7 @@ def open_recognizer(recognizer, config=None, *, input_rate: int | None = None, l
 
     ``recognizer``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer` (any CTC family) or a
     :class:`~speechstudio.asr.whisper.WhisperRecognizer`. ``config``: a
-    :class:`~speechstudio.asr.streaming.StreamConfig` (CTC windows + endpointing; for Whisper its
+    :class:`~speechstudio.asr.stream_geometry.StreamConfig` (CTC windows + endpointing; for Whisper its
     endpointing and, when set, ``chunk_s`` as the update interval) or a
     :class:`~speechstudio.asr.whisper_stream.AgreementConfig` (Whisper only); ``None``: defaults.
     ``input_rate``: Hz of the blocks that will be pushed. ``language``/``task``/``hotwords``/

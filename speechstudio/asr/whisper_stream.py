@@ -46,7 +46,8 @@ import numpy as np
 
 from speechstudio.asr.endpointing import EnergyEndpointer
 from speechstudio.asr.local_agreement import LocalAgreement
-from speechstudio.asr.streaming import BlockResampler, StreamUpdate
+from speechstudio.asr.stream_geometry import BlockResampler
+from speechstudio.asr.streaming import StreamUpdate
 from speechstudio.asr.types import Segment, Word
 from speechstudio.asr.whisper_buffer import WhisperHypotheses
 from speechstudio.errors import UsageError
@@ -71,7 +72,7 @@ class AgreementConfig:
     ``trim_s``: buffer length after which it is cut at a committed sentence end;
     ``max_buffer_s``: hard cap on the buffer (<= 30 s); ``prompt_chars``: committed text given
     as the decoder prompt (0: none). Endpointing (``endpoint_s``, ``threshold_db``,
-    ``min_speech_s``, ``preroll_s``) as in :class:`~speechstudio.asr.streaming.StreamConfig`.
+    ``min_speech_s``, ``preroll_s``) as in :class:`~speechstudio.asr.stream_geometry.StreamConfig`.
     Raises :class:`~speechstudio.errors.UsageError` for values out of range (see :meth:`check`).
     """
 
@@ -87,7 +88,7 @@ class AgreementConfig:
 
     @classmethod
     def from_stream_config(cls, c) -> "AgreementConfig":
-        """The endpointing settings of a :class:`~speechstudio.asr.streaming.StreamConfig`; its
+        """The endpointing settings of a :class:`~speechstudio.asr.stream_geometry.StreamConfig`; its
         ``chunk_s`` (audio per model call), when set, becomes ``update_s``."""
         out = cls(endpoint_s=c.endpoint_s, threshold_db=c.threshold_db, min_speech_s=c.min_speech_s,
                   preroll_s=c.preroll_s)

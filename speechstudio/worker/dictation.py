@@ -161,7 +161,7 @@ class _StopEvent(threading.Event):
 
 class DictateJob(Job):
     """Stream ``source`` through the cached model ``model`` (``None`` = the default dictation
-    model) with ``config`` (a :class:`~speechstudio.asr.streaming.StreamConfig` or, for Whisper,
+    model) with ``config`` (a :class:`~speechstudio.asr.stream_geometry.StreamConfig` or, for Whisper,
     an :class:`~speechstudio.asr.whisper_stream.AgreementConfig`; ``None`` = defaults for the
     device). ``language`` (``None`` = detect), ``task`` and ``hotwords`` apply to Whisper models.
     Raises :class:`~speechstudio.errors.UsageError` for options the model cannot honour and
@@ -185,7 +185,8 @@ class DictateJob(Job):
 
     def run(self, models) -> Iterator[object]:
         from speechstudio.asr.live import default_dictation_model, dictation_stats, open_recognizer
-        from speechstudio.asr.streaming import BlockResampler, commit_latencies
+        from speechstudio.asr.stream_geometry import BlockResampler
+        from speechstudio.asr.streaming import commit_latencies
         from speechstudio.audio.mel import StreamingLogMel
 
         spec, chosen = self.model, ""

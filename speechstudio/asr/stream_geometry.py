@@ -1,0 +1,191 @@
+"""Streaming CTC window geometry: the settings, the fixed-shape windows, and device blocks to model-rate mono.
+
+Qt-free. Used by :class:`~speechstudio.asr.streaming.StreamingRecognizer`, which runs the
+utterances over these windows.
+
+Window geometry (all lengths in samples at 16 kHz, each rounded to the frame hop ``frame_len``;
+``C`` chunk, ``L`` left context, ``R`` lookahead, ``W = L + C + R``). ``frame_len`` and the
+receptive field ``rf`` come from the checkpoint's conv feature encoder
+(:mod:`speechstudio.asr.ctc_checkpoint`): 320 and 400 samples (20 / 25 ms) for the standard
+Wav2Vec2 / HuBERT / Data2Vec-Audio / Wav2Vec2-Conformer stack; the numbers below use them.
+
+* Chunk ``k`` owns the CTC frames of samples ``[k*C, (k+1)*C)`` (frame ``f`` = samples
+  ``[320 f, 320 f + 400)``). Its logits come from the window ``[s_k, s_k + W)`` with
+  ``s_k = max(0, k*C - L)``: always exactly ``W`` samples, so the model sees one fixed shape
+  (one captured CUDA Graph). Only the chunk's own frames are kept ("committed").
+* **Start of a stream (or utterance)**: while ``k*C < L`` there is not yet ``L`` of left context;
+  the window is *start-aligned* (``s_k = 0``, no zero padding) and chunk ``k`` is computed once
+  ``W`` samples have arrived. The first window therefore commits chunks ``0 .. floor(L/C)``
+  together. Until then (``n < W`` samples received) a *preview* runs every chunk on the
+  received whole frames, right-aligned in a ``W`` window left-padded with zeros (frame-aligned,
+  so still one shape); the preview only sets the tail,
+  it never commits anything (skipped for windows over ``PREVIEW_MAX_WINDOW_S``).
+* **Stop / end of utterance** (``n`` samples): the frames still uncommitted, up to the last whole
+  frame ``(n - 400) // 320``, come from one final window: the whole utterance ``[0, n)`` unpadded
+  when ``n <= W`` (so a clip shorter than the window is exactly one full pass; this one window
+  has its own length, so it runs eagerly), else the
+  end-aligned window ``[s, s + W)`` with ``s = ceil((n - W) / 320) * 320``, zero-padded at the
+  end by fewer than 320 samples.
+* Per-window zero-mean/unit-variance normalisation (when the checkpoint asks for it) is over the
+  whole fixed window, padding included. An offline computation that cuts the same 16 kHz audio
+  into the same windows gives the same logits (this is what the tests check).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Iterator
+
+import numpy as np
+
+from speechstudio.errors import UsageError
+
+# Window defaults per device (seconds: chunk, left context, lookahead), from bench/bench_streaming.py.
+# CUDA: a wav2vec2-base/large window is a few ms, so short chunks with long context. CPU: the
+# per-chunk compute grows with the window (wav2vec2-base, one AVX2 core: ~0.09 s + 0.2 s per
+# second of window), so a 1 s chunk with 0.5 s of left context keeps compute < 0.5 x chunk on a
+# 2-core machine (1.74 s window: 0.43 s p50 CPU time per chunk on ONE thread).
+DEVICE_DEFAULTS = {"cuda": (0.5, 1.5, 0.24), "cpu": (1.0, 0.5, 0.24)}
+DEFAULT_CHUNK_S, DEFAULT_LEFT_CONTEXT_S, DEFAULT_LOOKAHEAD_S = DEVICE_DEFAULTS["cuda"]
+DEFAULT_ENDPOINT_S = 1.0
+# Previews (tail before the first full window) cost one window per chunk; skip them for long windows.
+PREVIEW_MAX_WINDOW_S = 8.0
+
+
+@dataclass(frozen=True)
+class StreamConfig:
+    """Streaming settings (seconds, dBFS).
+
+    ``chunk_s``, ``left_context_s``, ``lookahead_s``: ``None`` takes the device's default
+    (``DEVICE_DEFAULTS``: CUDA 0.5 + 1.5 + 0.24 s, CPU 1.0 + 0.5 + 0.24 s; see :meth:`resolved`).
+    ``chunk_s``: audio committed per model call; ``left_context_s`` / ``lookahead_s``: context
+    before / after the chunk in each window (lookahead adds latency); ``endpoint_s``: silence that
+    finalises an utterance (``None``/0: never); ``threshold_db``: RMS level (dBFS, 0 = full scale)
+    below which a CTC frame (``frame_len`` samples, 20 ms for the standard stack) is silence; ``min_speech_s``: loud audio needed to start an
+    utterance; ``preroll_s``: audio kept before the onset; ``preview``: show a tail before the
+    first full window exists; ``use_cuda_graph``: ``"auto"``, ``True`` or ``False``.
+    """
+
+    chunk_s: float | None = None
+    left_context_s: float | None = None
+    lookahead_s: float | None = None
+    endpoint_s: float | None = DEFAULT_ENDPOINT_S
+    threshold_db: float = -45.0
+    min_speech_s: float = 0.06
+    preroll_s: float = 0.3
+    preview: bool = True
+    use_cuda_graph: bool | str = "auto"
+
+    def resolved(self, device: str) -> "StreamConfig":
+        """This config with the unset window lengths (``None``) taken from ``DEVICE_DEFAULTS``
+        for ``device`` (``"cpu"``, ``"cuda"``, ``"cuda:N"``)."""
+        c, l, r = DEVICE_DEFAULTS["cuda" if str(device).startswith("cuda") else "cpu"]
+        return replace(self, chunk_s=c if self.chunk_s is None else self.chunk_s,
+                       left_context_s=l if self.left_context_s is None else self.left_context_s,
+                       lookahead_s=r if self.lookahead_s is None else self.lookahead_s)
+
+
+@dataclass(frozen=True)
+class WindowGeometry:
+    """Window arithmetic in samples at the model rate (see the module docstring).
+
+    ``chunk``, ``left``, ``lookahead`` are multiples of ``frame_len`` (the feature encoder's hop);
+    ``receptive_field`` is its input span of one frame. The defaults (320, 400) are the standard
+    conv stack; :class:`StreamingRecognizer` passes the loaded checkpoint's own values.
+    """
+
+    chunk: int
+    left: int
+    lookahead: int
+    frame_len: int = 320
+    receptive_field: int = 400
+
+    @classmethod
+    def from_seconds(cls, chunk_s: float, left_s: float, lookahead_s: float, *, sample_rate: int = 16000,
+                     frame_len: int = 320, receptive_field: int = 400) -> "WindowGeometry":
+        """Round each length to whole frames. Raises :class:`UsageError` for a chunk under one
+        frame, a negative length, or a lookahead too short to finish the chunk's last frame."""
+        if chunk_s <= 0 or left_s < 0 or lookahead_s < 0:
+            raise UsageError(f"chunk must be positive and context non-negative (chunk {chunk_s} s, "
+                             f"left {left_s} s, lookahead {lookahead_s} s)")
+
+        def frames(s: float) -> int:
+            return int(math.floor(s * sample_rate / frame_len + 0.5)) * frame_len  # half up
+
+        geo = cls(max(frame_len, frames(chunk_s)), frames(left_s), frames(lookahead_s), frame_len, receptive_field)
+        if geo.n_frames(geo.window) * frame_len < geo.window - geo.lookahead:
+            need = (receptive_field - frame_len + frame_len - 1) // frame_len * frame_len / sample_rate
+            raise UsageError(f"lookahead {lookahead_s} s is too short: the chunk's last frame needs "
+                             f"{receptive_field - frame_len} samples after it (use at least {need:g} s)")
+        return geo
+
+    @property
+    def window(self) -> int:
+        """Model input length W = left + chunk + lookahead (samples)."""
+        return self.left + self.chunk + self.lookahead
+
+    def n_frames(self, n_samples: int) -> int:
+        """CTC frames the feature encoder makes from ``n_samples`` samples."""
+        return 0 if n_samples < self.receptive_field else (n_samples - self.receptive_field) // self.frame_len + 1
+
+    def window_start(self, k: int) -> int:
+        """First sample of chunk ``k``'s window (start-aligned while left context is short)."""
+        return max(0, k * self.chunk - self.left)
+
+    def final_window_start(self, n: int) -> int:
+        """First sample of the flush window for ``n`` received samples (0 when ``n <= W``)."""
+        if n <= self.window:
+            return 0
+        return -(-(n - self.window) // self.frame_len) * self.frame_len
+
+
+class BlockResampler:
+    """Device-rate blocks -> float32 mono at ``out_rate`` (soxr ``ResampleStream``, "HQ").
+
+    Call with ``np.ndarray`` shape (n,) or (n, channels) (float in [-1, 1], or integer PCM which is
+    scaled to [-1, 1]); channels are averaged. Returns ``np.ndarray[float32]`` shape (m,) at
+    ``out_rate``; ``last=True`` flushes the resampler's delay line (call once, at the end).
+    Deterministic: the same blocks give the same output.
+    """
+
+    def __init__(self, in_rate: int, out_rate: int = 16000) -> None:
+        self.in_rate, self.out_rate = int(in_rate), int(out_rate)
+        if self.in_rate <= 0:
+            raise UsageError(f"input sample rate must be positive, got {in_rate}")
+        self._rs = None
+        if self.in_rate != self.out_rate:
+            import soxr
+
+            self._rs = soxr.ResampleStream(self.in_rate, self.out_rate, 1, dtype="float32", quality="HQ")
+
+    def __call__(self, block: np.ndarray, last: bool = False) -> np.ndarray:
+        x = to_mono_float32(block)
+        if self._rs is None:
+            return x
+        return np.ascontiguousarray(self._rs.resample_chunk(x, last=last), dtype=np.float32)
+
+
+def to_mono_float32(block: np.ndarray) -> np.ndarray:
+    """``np.ndarray`` (n,) or (n, channels), float or integer PCM -> float32 (n,) in [-1, 1]."""
+    x = np.asarray(block)
+    if x.dtype.kind in "iu":
+        half = float(2 ** (8 * x.dtype.itemsize - 1))
+        x = x.astype(np.float32) / half if x.dtype.kind == "i" else (x.astype(np.float32) - half) / half
+    x = x.astype(np.float32, copy=False)
+    if x.ndim == 2:
+        x = x[:, 0] if x.shape[1] == 1 else x.mean(axis=1, dtype=np.float32)
+    elif x.ndim != 1:
+        raise ValueError(f"audio block must have shape (n,) or (n, channels), got {x.shape}")
+    return np.ascontiguousarray(x)
+
+
+def stream_file_blocks(audio: np.ndarray, block: int) -> Iterator[np.ndarray]:
+    """Cut ``audio`` (``np.ndarray`` shape (n,) or (n, ch)) into consecutive blocks of ``block``
+    samples (the last may be shorter)."""
+    for i in range(0, audio.shape[0], max(1, int(block))):
+        yield audio[i:i + block]
+
+
+__all__ = ["StreamConfig", "WindowGeometry", "BlockResampler", "to_mono_float32", "stream_file_blocks",
+           "DEVICE_DEFAULTS", "DEFAULT_CHUNK_S", "DEFAULT_LEFT_CONTEXT_S", "DEFAULT_LOOKAHEAD_S",
+           "DEFAULT_ENDPOINT_S", "PREVIEW_MAX_WINDOW_S"]
