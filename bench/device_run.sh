@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
         --skip-install) INSTALL=0 ;;
         --wheels) WHEELS="${2:?--wheels needs a folder}"; shift ;;
         --only-check) ONLY="${2:?--only-check needs a command}"; shift ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "device_run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
