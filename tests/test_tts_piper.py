@@ -243,7 +243,8 @@ def test_download_is_faked(home, tmp_path, monkeypatch):
     assert "tiny-vits" in [v.name for v in voices.list_voices()]
     with pytest.raises(OfflineError, match="unreachable"):
         voices.download_voice("someone/offline")
-    with pytest.raises(ModelNotFoundError, match="not a VITS voice"):
+    with pytest.raises(ModelNotFoundError, match="someone/not-vits: not a voice model SpeechStudio speaks with "
+                       r"\(model_type 'wav2vec2'; voice families: vits, speecht5, fastspeech2\)"):
         voices.download_voice("someone/not-vits")
     voices.remove_voice("tiny-vits")
 

@@ -255,7 +255,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
         except (OSError, ValueError):
             state = {}
     done = state.get("chapters", {}) if isinstance(state.get("chapters"), dict) else {}
-    voice_key = _digest(voice.name, voice.family if hasattr(voice, "family") else "vits",
+    voice_key = _digest(voice.name, voice.family,
                         json.dumps(asdict(settings), sort_keys=True), fmt)
     total = sum(len(c.text) for c in chapters)
     chars_before = 0

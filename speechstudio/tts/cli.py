@@ -271,6 +271,7 @@ def _quiet_stdout() -> None:
 
 def voices_command(args) -> int:
     """Handler of ``speechstudio voices list|import|download|remove``. Returns 0 on success."""
+    from speechstudio.tts import family as tts_family
     from speechstudio.tts import voices
 
     cmd = getattr(args, "voices_command", None) or "list"
@@ -287,7 +288,8 @@ def voices_command(args) -> int:
         for v in found:
             mark = "*" if v.name == default else " "
             clone = f"  (clone of {v.clone_of}; synthetic)" if v.clone_of else ""
-            kind = v.kind if v.family == "vits" else v.family
+            family = tts_family.find(v.family)
+            kind = family.describe(v) if family is not None else v.family
             print(f"{mark} {v.name:32s} {kind:12s} {v.origin:9s} {v.location}{clone}")
         if default:
             print("(* = default voice)")

@@ -1,24 +1,16 @@
-"""TTS model families beyond VITS, behind the one voice interface ``stream_speech`` and the GUI use.
+"""The loaded voice of a non-VITS family (SpeechT5, FastSpeech2-Conformer), behind the one voice
+interface ``stream_speech`` and the GUI use. Which family loads a folder is the registry's
+business (:mod:`speechstudio.tts.family`); each family's module subclasses ``FamilyVoice``.
 
-``vits.load_voice`` reads a checkpoint's ``config.json`` and hands every ``model_type`` other than
-``vits`` to ``load_family_voice``:
-
-=====================================  ==================================  =========================
-model_type                             module                              controls
-=====================================  ==================================  =========================
-``speecht5``                           ``speecht5`` (+ HiFi-GAN, x-vector)  speaker, seed
-``fastspeech2_conformer_with_hifigan`` ``fastspeech2``                      length_scale, speaker
-=====================================  ==================================  =========================
-
-MMS-TTS (``facebook/mms-tts-<iso 639-3>``, 1,100+ languages) is VITS and loads in ``vits``.
+MMS-TTS (``facebook/mms-tts-<iso 639-3>``, 1,100+ languages) is VITS and loads in ``family_vits``.
 
 The interface (what ``VitsVoice`` also has): ``name``, ``kind``, ``family``, ``sample_rate`` (Hz),
 ``speakers`` (name -> id), ``num_speakers``, ``language``, ``device``, ``dtype``, ``defaults``,
 ``warnings``, ``clone_of``, ``speaker_id(speaker)``, ``text_to_ids(sentence)`` and
 ``synthesize(sentence, settings) -> np.ndarray[float32] (n_samples,)``. ``controls`` names the
-``SynthesisSettings`` fields the model uses; a set field it does not use is ignored with a warning.
-``defaults["controls"]`` carries the same tuple to the GUI (``VoiceInfo.defaults``), which greys
-out the other sliders.
+``SynthesisSettings`` fields the model uses (its family's ``capabilities.controls``); a set field
+it does not use is ignored with a warning (``TtsFamily.check_options``). ``defaults["controls"]``
+carries the same tuple to the GUI (``VoiceInfo.defaults``), which greys out the other sliders.
 """
 from __future__ import annotations
 
@@ -27,20 +19,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from speechstudio.errors import ModelNotFoundError, SpeechStudioError
+from speechstudio.tts.family import VITS_CONTROLS
 from speechstudio.tts.text import EmptyTextError, LeftOutTextError, has_speakable
 
-__all__ = ["FAMILIES", "VITS_CONTROLS", "FamilyVoice", "family_of", "load_family_voice"]
-
-#: The controls of VITS / Piper voices (``vits.SynthesisSettings`` fields).
-VITS_CONTROLS = ("speaker", "length_scale", "noise_scale", "noise_w", "seed")
-#: model_type -> module under speechstudio.tts that loads it (``load(source, config, ...)``).
-FAMILIES = {"speecht5": "speecht5", "fastspeech2_conformer_with_hifigan": "fastspeech2"}
-
-
-def family_of(model_type: str | None) -> str | None:
-    """``"vits" | "speecht5" | "fastspeech2"`` for a ``config.json`` model_type, None if unknown."""
-    return "vits" if model_type == "vits" else FAMILIES.get(model_type or "")
+__all__ = ["VITS_CONTROLS", "FamilyVoice", "to_device"]
 
 
 @dataclass
@@ -95,14 +77,11 @@ class FamilyVoice:
 
     def synthesize(self, sentence: str, settings=None) -> np.ndarray:
         """One sentence -> ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``self.sample_rate`` Hz."""
-        from speechstudio.tts.vits import SynthesisSettings, check_settings
+        from speechstudio.tts.family import check_options
+        from speechstudio.tts.vits import SynthesisSettings
 
         settings = settings or SynthesisSettings()
-        check_settings(settings)
-        for control in ("length_scale", "noise_scale", "noise_w", "seed"):
-            value = getattr(settings, control)
-            if value is not None and control not in self.controls and not (control == "length_scale" and value == 1.0):
-                self.warnings.append(f"voice {self.name} ({self.family}) has no {control} control; ignored")
+        self.warnings.extend(check_options(self, settings))
         try:
             ids = self.text_to_ids(sentence)
         except LeftOutTextError:
@@ -123,30 +102,6 @@ class FamilyVoice:
 
     def _run(self, ids: list[int], settings):  # pragma: no cover - interface
         raise NotImplementedError
-
-
-def load_family_voice(source, config, device: str, precision: str, name: str | None,
-                      local_files_only: bool = True):
-    """Load a non-VITS checkpoint (``config``: its transformers config) as a ``FamilyVoice``.
-
-    ``device`` / ``precision`` are already resolved (``cpu|cuda``, ``fp32|fp16``). Raises
-    ``ModelNotFoundError`` for a model_type SpeechStudio cannot speak with, or missing parts.
-    """
-    import importlib
-
-    model_type = getattr(config, "model_type", None)
-    module = FAMILIES.get(model_type or "")
-    if module is None:
-        raise ModelNotFoundError(f"{source}: not a VITS voice (model_type {model_type!r}); SpeechStudio speaks with "
-                                 f"vits, {', '.join(FAMILIES)}")
-    try:
-        return importlib.import_module(f"speechstudio.tts.{module}").load(source, config, device, precision, name,
-                                                                         local_files_only)
-    except (OSError, ValueError) as exc:
-        if isinstance(exc, SpeechStudioError):
-            raise
-        raise ModelNotFoundError(f"{source}: {model_type} checkpoint incomplete "
-                                 f"({str(exc).splitlines()[0][:120]})") from exc
 
 
 def to_device(model, device: str, precision: str):

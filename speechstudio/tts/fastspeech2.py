@@ -25,10 +25,13 @@ import json
 import re
 from pathlib import Path
 
-from speechstudio.errors import ModelNotFoundError
+from speechstudio.errors import ModelNotFoundError, SpeechStudioError
 from speechstudio.tts.families import FamilyVoice, to_device
+from speechstudio.tts.family import TtsCapabilities, TtsFamily, VoiceSource
 
-__all__ = ["FastSpeech2Voice", "arpabet", "load", "nltk_g2p_ready"]
+__all__ = ["FAMILY", "FASTSPEECH2_CONTROLS", "FastSpeech2Voice", "arpabet", "load", "nltk_g2p_ready"]
+
+FASTSPEECH2_CONTROLS = ("length_scale", "speaker")
 
 _WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*|[,.!?;:]")
 _PUNCT = {";": ",", ":": ","}
@@ -161,8 +164,7 @@ def load(source, config, device: str, precision: str, name: str | None, local_fi
     voice = FastSpeech2Voice(
         name=name or folder.name, model=model, sample_rate=rate, language="en", family="fastspeech2",
         tokenizer=tokenizer, num_speakers=n_spk, device=device, dtype=precision,
-        controls=("length_scale", "speaker"),
-        defaults={"length_scale": 1.0, "controls": ("length_scale", "speaker")},
+        controls=FASTSPEECH2_CONTROLS, defaults={"length_scale": 1.0, "controls": FASTSPEECH2_CONTROLS},
     )
     voice.vocab = vocab
     voice.strip_spaces = bool(tok_cfg.get("should_strip_spaces", " " not in vocab))
@@ -170,3 +172,30 @@ def load(source, config, device: str, precision: str, name: str | None, local_fi
     if voice.eos_token not in vocab:
         raise ModelNotFoundError(f"{vocab_path}: no end-of-sentence token {voice.eos_token!r}")
     return voice
+
+
+class FastSpeech2Family(TtsFamily):
+    def detect(self, source: VoiceSource) -> bool:
+        return source.model_type == "fastspeech2_conformer_with_hifigan"
+
+    def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
+             local_files_only: bool = True, optimize: bool = True, engine: str = "auto"):
+        from transformers import AutoConfig
+
+        try:
+            config = AutoConfig.from_pretrained(source.spec, local_files_only=local_files_only)
+            return load(source.spec, config, device, precision, name, local_files_only)
+        except (OSError, ValueError) as exc:
+            if isinstance(exc, SpeechStudioError):
+                raise
+            raise ModelNotFoundError(f"{source.spec}: fastspeech2_conformer_with_hifigan checkpoint incomplete "
+                                     f"({str(exc).splitlines()[0][:120]})") from exc
+
+    def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path:
+        from speechstudio.tts.voice_assembly import add_fastspeech2_parts, assemble_voice
+
+        return assemble_voice(self.name, hf_id, snapshot, dest, snapshot_fn, add_fastspeech2_parts)
+
+
+FAMILY = FastSpeech2Family("fastspeech2", "FastSpeech2-Conformer",
+                           TtsCapabilities(languages=("en",), speakers=True, controls=FASTSPEECH2_CONTROLS))

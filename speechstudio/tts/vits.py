@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from speechstudio.errors import ModelNotFoundError, SpeechStudioError, UsageError
+from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.tts.text import EmptyTextError, LeftOutTextError, english_front_end, has_speakable
 
 __all__ = ["VitsVoice", "SynthesisSettings", "UnknownSpeakerError", "UnsayableTextError", "load_voice",
@@ -119,6 +119,8 @@ class VitsVoice:
     runner: object = field(default=None, repr=False, compare=False)  # piper_onnx.OnnxPiperRunner
     model_loader: object = field(default=None, repr=False, compare=False)  # builds ``model`` on first use
     pitch_semitones: float = 0.0
+
+    family = "vits"  # the voice family (``speechstudio.tts.family``); ``kind`` is its file format
 
     def __post_init__(self):
         if self.model is None and self.model_loader is not None:
@@ -486,97 +488,27 @@ def _finish(model, device: str, precision: str, optimize: bool = True):
 
 def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto",
                name: str | None = None, local_files_only: bool = True, optimize: bool = True,
-               engine: str = "auto") -> VitsVoice:
-    """Load a voice from a Piper ``.onnx`` file, a directory, or a Hugging Face id (HF cache).
+               engine: str = "auto"):
+    """Load a voice from a Piper ``.onnx`` file, a directory, or a Hugging Face id (HF cache):
+    the voice family that recognises it (:mod:`speechstudio.tts.family`) loads it.
 
     ``device``: ``auto|cpu|cuda``; ``precision``: ``auto|fp32|fp16`` (auto: FP16 on CUDA, FP32 on
     CPU). ``optimize``: on CPU, run the decoder channels-last (see ``decoder.ChannelsLastDecoder``).
-    A directory may hold a transformers VITS checkpoint (``config.json`` with
-    ``model_type: vits``) or one Piper voice pair. ``engine``: ``"torch"`` (the PyTorch
-    ``VitsModel``), ``"onnx"`` (a Piper voice's own graph in onnxruntime; CPU only) or ``"auto"``
-    (onnx for a Piper voice on CPU with ``optimize`` and onnxruntime installed, else torch); an
-    onnx voice still builds its PyTorch ``model`` when first asked for it. Raises
-    ``ModelNotFoundError`` (nothing usable there), ``PiperVoiceError`` (bad Piper voice),
+    A directory may hold a checkpoint (``config.json``: ``model_type`` ``vits``, ``speecht5``,
+    ``fastspeech2_conformer_with_hifigan``) or one Piper voice pair. ``engine`` (VITS family):
+    ``"torch"`` (the PyTorch ``VitsModel``), ``"onnx"`` (a Piper voice's own graph in onnxruntime;
+    CPU only) or ``"auto"`` (onnx for a Piper voice on CPU with ``optimize`` and onnxruntime
+    installed, else torch); an onnx voice still builds its PyTorch ``model`` when first asked for
+    it. Raises ``ModelNotFoundError`` (nothing usable there), ``PiperVoiceError`` (bad Piper voice),
     ``UsageError`` (bad device/precision/engine).
     """
-    from speechstudio.tts.piper_import import read_piper_config
+    from speechstudio.tts import family
 
-    if engine not in ("auto", "torch", "onnx"):
-        raise UsageError(f"unknown engine {engine!r} (use auto, torch or onnx)")
-    if engine == "onnx" and device not in ("auto", "cpu"):
-        raise UsageError("engine onnx runs on the CPU only; use engine torch for a GPU")
+    family.check_engine(engine, device)
     device, precision = _pick_device(device, precision)
-    src = Path(source)
-    if src.suffix == ".onnx" or (src.is_dir() and not (src / "config.json").is_file() and list(src.glob("*.onnx"))):
-        onnx_path = src if src.suffix == ".onnx" else sorted(src.glob("*.onnx"))[0]
-        if engine == "onnx" and device != "cpu":
-            raise UsageError("engine onnx runs on the CPU only; use engine torch for a GPU")
-        if engine == "auto":
-            from speechstudio.tts.piper_onnx import onnxruntime_available
-
-            engine = "onnx" if device == "cpu" and optimize and onnxruntime_available() else "torch"
-
-        def build():
-            from speechstudio.tts.piper_import import load_piper_model
-
-            return _finish(load_piper_model(onnx_path)[0], device, precision, optimize)
-
-        piper = read_piper_config(onnx_path)
-        clone = _clone_meta(onnx_path.parent, piper.config_path)
-        runner = None
-        if engine == "onnx":
-            from speechstudio.tts.piper_onnx import OnnxPiperRunner
-
-            runner = OnnxPiperRunner(piper.onnx_path)
-        return VitsVoice(
-            engine=engine, runner=runner, model_loader=build if engine == "onnx" else None,
-            model=None if engine == "onnx" else build(),
-            clone_of=_clone_base(clone), pitch_semitones=_clone_pitch(clone),
-            name=name or onnx_path.stem, kind="piper", sample_rate=piper.sample_rate,
-            num_speakers=piper.num_speakers, speakers=dict(piper.speaker_id_map),
-            language=(piper.language or piper.espeak_voice).lower().replace("_", "-"), piper=piper,
-            device=device, dtype=precision,
-            defaults={"noise_scale": piper.noise_scale, "noise_w": piper.noise_w, "length_scale": piper.length_scale},
-        )
-    if src.is_dir() and not (src / "config.json").is_file():
-        raise ModelNotFoundError(f"{src}: no voice here (no config.json of a VITS model, no Piper .onnx)")
-    if not src.exists() and (str(source).count("/") != 1 or str(source).startswith((".", "/"))):
-        raise ModelNotFoundError(f"{source}: no such voice file, folder or Hugging Face id")
-    from transformers import AutoConfig, VitsModel, VitsTokenizer
-
-    from speechstudio.tts.piper_import import fold_weight_norm
-
-    try:
-        config = AutoConfig.from_pretrained(str(source), local_files_only=local_files_only)
-    except (OSError, ValueError) as exc:
-        raise ModelNotFoundError(f"{source}: not a downloaded VITS voice ({str(exc).splitlines()[0][:120]})") from exc
-    if getattr(config, "model_type", None) != "vits":  # SpeechT5, FastSpeech2-Conformer, or refused there
-        from speechstudio.tts.families import load_family_voice
-
-        return load_family_voice(source, config, device, precision, name, local_files_only)
-    try:
-        from speechstudio.tts.checkpoint import load_folded_checkpoint, needs_plain_load
-
-        if src.is_dir() and needs_plain_load(src, config):
-            model = load_folded_checkpoint(src, config)
-        else:
-            model = VitsModel.from_pretrained(str(source), local_files_only=local_files_only)
-        tokenizer = VitsTokenizer.from_pretrained(str(source), local_files_only=local_files_only)
-    except (OSError, ValueError) as exc:
-        raise ModelNotFoundError(f"{source}: VITS checkpoint incomplete ({str(exc).splitlines()[0][:120]})") from exc
-    fold_weight_norm(model)
-    _finish(model, device, precision, optimize)
-    lang = getattr(tokenizer, "language", None) or "en"
-    speakers = dict(getattr(config, "speaker_id_map", None) or {})
-    clone = _clone_meta(src) if src.is_dir() else {}
-    return VitsVoice(
-        clone_of=_clone_base(clone), pitch_semitones=_clone_pitch(clone),
-        name=name or str(source), kind="transformers", model=model, sample_rate=int(config.sampling_rate),
-        num_speakers=int(config.num_speakers), speakers=speakers,
-        language={"eng": "en"}.get(lang, lang), tokenizer=tokenizer, device=device, dtype=precision,
-        defaults={"noise_scale": float(config.noise_scale), "noise_w": float(config.noise_scale_duration),
-                  "length_scale": 1.0 / float(config.speaking_rate)},
-    )
+    source = family.read_source(source, local_files_only)
+    return family.detect(source).load(source, device=device, precision=precision, name=name,
+                                      local_files_only=local_files_only, optimize=optimize, engine=engine)
 
 
 def _clone_meta(folder: Path, piper_config: Path | None = None) -> dict:

@@ -28,7 +28,8 @@ import numpy as np
 
 from speechstudio.errors import ModelNotFoundError, OfflineError
 
-__all__ = ["ARCTIC_SPEAKERS", "assemble_voice", "link_tree", "xvectors_from_zip"]
+__all__ = ["ARCTIC_SPEAKERS", "add_fastspeech2_parts", "add_speecht5_parts", "assemble_voice", "link_tree",
+           "xvectors_from_zip"]
 
 ARCTIC_SPEAKERS = ("awb", "bdl", "clb", "jmk", "ksp", "rms", "slt")
 
@@ -83,27 +84,39 @@ def _download_xvectors() -> dict[str, np.ndarray]:
     return xvectors_from_zip(Path(path))
 
 
-def assemble_voice(family: str, hf_id: str, snapshot: Path, dest: Path,
-                   snapshot_fn: Callable[..., Path]) -> Path:
-    """Build ``dest`` for a ``family`` (``speecht5`` | ``fastspeech2``) voice from the checkpoint's
-    ``snapshot`` folder; ``snapshot_fn(repo_id, patterns)`` downloads the companions. Returns ``dest``.
-    Raises ``OfflineError`` / ``ModelNotFoundError`` (nothing is left in the store then)."""
-    from speechstudio.tts.voices import FASTSPEECH2_TOKENIZER, SPEECHT5_VOCODER
+def add_speecht5_parts(folder: Path, snapshot_fn: Callable[..., Path]) -> None:
+    """A SpeechT5 voice's companions into ``folder``: ``vocoder/`` and ``speakers.npz``."""
+    from speechstudio.tts.voices import SPEECHT5_VOCODER
 
+    link_tree(snapshot_fn(SPEECHT5_VOCODER), folder / "vocoder")
+    np.savez(folder / "speakers.npz", **_download_xvectors())
+
+
+def add_fastspeech2_parts(folder: Path, snapshot_fn: Callable[..., Path]) -> None:
+    """A FastSpeech2-Conformer voice's tokenizer files into ``folder`` (unless the checkpoint has them)."""
+    from speechstudio.tts.voices import FASTSPEECH2_TOKENIZER
+
+    if (folder / "vocab.json").is_file():
+        return
+    files = ["vocab.json", "tokenizer_config.json", "special_tokens_map.json"]
+    tok = snapshot_fn(FASTSPEECH2_TOKENIZER, files)
+    for f in files:
+        if (tok / f).is_file():
+            shutil.copyfile(tok / f, folder / f)
+
+
+def assemble_voice(family: str, hf_id: str, snapshot: Path, dest: Path, snapshot_fn: Callable[..., Path],
+                   add_parts: Callable[[Path, Callable[..., Path]], None]) -> Path:
+    """Build ``dest`` for a ``family`` voice from the checkpoint's ``snapshot`` folder;
+    ``add_parts(folder, snapshot_fn)`` adds the companions (``snapshot_fn(repo_id, patterns)``
+    downloads them). Returns ``dest``. Raises ``OfflineError`` / ``ModelNotFoundError`` (nothing
+    is left in the store then)."""
     tmp = dest.with_name(f".{dest.name}.assembling")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
         link_tree(snapshot, tmp)
-        if family == "speecht5":
-            link_tree(snapshot_fn(SPEECHT5_VOCODER), tmp / "vocoder")
-            np.savez(tmp / "speakers.npz", **_download_xvectors())
-        elif not (tmp / "vocab.json").is_file():
-            tok = snapshot_fn(FASTSPEECH2_TOKENIZER, ["vocab.json", "tokenizer_config.json",
-                                                      "special_tokens_map.json"])
-            for f in ("vocab.json", "tokenizer_config.json", "special_tokens_map.json"):
-                if (tok / f).is_file():
-                    shutil.copyfile(tok / f, tmp / f)
+        add_parts(tmp, snapshot_fn)
         meta = {"kind": "transformers", "family": family, "hf_id": hf_id, "path": str(dest),
                 "source": f"downloaded from {hf_id}"}
         (tmp / "voice.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")

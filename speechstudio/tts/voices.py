@@ -33,7 +33,7 @@ import json
 import os
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError, OfflineError, UsageError
@@ -236,32 +236,24 @@ def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
     docstring). Raises ``OfflineError`` (Hub unreachable), ``ModelNotFoundError`` (no such repo, or
     a model_type SpeechStudio does not speak with), ``UsageError`` (bad id or name, name taken).
     """
-    from speechstudio.tts.families import family_of
+    from speechstudio.tts import family as tts_family
 
     hf_id = hub_id(hf_id)
     name = _check_name(name or hf_id.split("/")[1])
     path = _snapshot(hf_id)
-    cfg_path = Path(path) / "config.json"
-    try:
-        model_type = json.loads(cfg_path.read_text(encoding="utf-8")).get("model_type")
-    except (OSError, ValueError):
-        model_type = None
-    family = family_of(model_type)
-    if family is None:
-        raise ModelNotFoundError(f"{hf_id}: not a VITS voice (model_type {model_type!r}); SpeechStudio speaks with "
-                                 "vits, speecht5 and fastspeech2_conformer_with_hifigan checkpoints")
-    if family != "vits":
-        from speechstudio.tts.voice_assembly import assemble_voice
-
-        dest = assemble_voice(family, hf_id, path, voices_dir() / name, _snapshot)
-        return VoiceRef(name, "transformers", str(dest), "store", f"downloaded from {hf_id}", hf_id, family=family)
+    family = tts_family.detect(replace(tts_family.read_source(path), spec=hf_id))
+    dest = family.assemble(hf_id, Path(path), voices_dir() / name, _snapshot)
+    if dest is not None:  # a folder in the store with its companions (vocoder, tokenizer...)
+        return VoiceRef(name, "transformers", str(dest), "store", f"downloaded from {hf_id}", hf_id,
+                        family=family.name)
     dest = voices_dir() / name
     dest.mkdir(parents=True, exist_ok=True)
-    meta = {"kind": "transformers", "hf_id": hf_id, "path": str(path), "source": f"downloaded from {hf_id}"}
+    meta = {"kind": "transformers", "family": family.name, "hf_id": hf_id, "path": str(path),
+            "source": f"downloaded from {hf_id}"}
     tmp = dest / "voice.json.part"
     tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
     os.replace(tmp, dest / "voice.json")
-    return VoiceRef(name, "transformers", str(path), "store", meta["source"], hf_id)
+    return VoiceRef(name, "transformers", str(path), "store", meta["source"], hf_id, family=family.name)
 
 
 def remove_voice(name: str) -> VoiceRef:
@@ -303,7 +295,8 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
     path = Path(spec).expanduser()
     if path.exists():
         kind = "piper" if path.suffix == ".onnx" or (path.is_dir() and not (path / "config.json").exists()) else "transformers"
-        return VoiceRef(path.stem if path.is_file() else path.name, kind, str(path), "path", f"given as {spec}")
+        return VoiceRef(path.stem if path.is_file() else path.name, kind, str(path), "path", f"given as {spec}",
+                        family=_family_of_path(path))
     if spec.endswith(".onnx"):
         raise ModelNotFoundError(f"{spec}: Piper voice file not found")
     known = _store_voices() + package_voices()
@@ -327,6 +320,17 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
     names = ", ".join(v.name for v in known) or "none installed"
     hint = f" (matches several: {', '.join(v.name for v in partial)})" if len(partial) > 1 else ""
     raise ModelNotFoundError(f"unknown voice {spec!r}{hint}; known voices: {names}")
+
+
+def _family_of_path(path: Path) -> str:
+    """The voice family of a voice given by path (``vits`` when no family recognises it: loading
+    it then says why)."""
+    from speechstudio.tts import family as tts_family
+
+    try:
+        return tts_family.detect(tts_family.read_source(path)).name
+    except ModelNotFoundError:
+        return "vits"
 
 
 def _default_voice(allow_download: bool) -> VoiceRef:

@@ -1,0 +1,231 @@
+"""The registry of text-to-speech model families: one object per family, asked by everyone.
+
+Shaped like the recogniser registry (:mod:`speechstudio.asr.family`). A family (``TtsFamily``)
+tells its voices apart (``detect``), loads them (``load``), says what they can do
+(``capabilities``), checks the synthesis settings (``check_options``: the one place the CLI, the
+worker and the GUI get their answer from) and, for a Hub download, builds the store folder
+(``assemble``). ``vits.load_voice``, ``voices.download_voice`` / ``resolve_voice`` and the
+``voices list`` command ask the registry and never compare family names.
+
+Built-in families (one module each, one line in ``BUILTIN``):
+
+* ``vits`` (:mod:`speechstudio.tts.family_vits`): transformers ``VitsModel`` checkpoints
+  (MMS-TTS in 1,100+ languages, kakao-enterprise/vits-*) and Piper voices (``.onnx`` + ``.onnx.json``;
+  ``VoiceRef.kind`` / ``VitsVoice.kind`` say which of the two file formats); trainable.
+* ``speecht5`` (:mod:`speechstudio.tts.speecht5`): SpeechT5 + HiFi-GAN + x-vector speakers.
+* ``fastspeech2`` (:mod:`speechstudio.tts.fastspeech2`): FastSpeech2-Conformer with HiFi-GAN.
+
+A new family is a module defining ``FAMILY`` (a ``TtsFamily`` instance) plus one line: in
+``BUILTIN`` or a call to :func:`register` (a plug-in, a test). Its ``name`` is what
+``VoiceRef.family``, a store voice's ``voice.json`` ``"family"`` and the loaded voice's
+``family`` hold. Qt-free and cheap to import (no torch / transformers until ``load``).
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.registry import Registry
+
+__all__ = ["TtsCapabilities", "TtsFamily", "VoiceSource", "BUILTIN", "VITS_CONTROLS", "register", "unregister",
+           "families", "get", "find", "of", "detect", "read_source", "check_options"]
+
+#: The built-in families' modules, in detection order; each defines ``FAMILY``.
+BUILTIN = ("speechstudio.tts.family_vits", "speechstudio.tts.speecht5", "speechstudio.tts.fastspeech2")
+
+#: The controls of VITS / Piper voices (``vits.SynthesisSettings`` fields).
+VITS_CONTROLS = ("speaker", "length_scale", "noise_scale", "noise_w", "seed")
+
+
+@dataclass(frozen=True)
+class TtsCapabilities:
+    """What every voice of a family can do.
+
+    ``languages``: ``("multi",)`` when the family covers many languages, else the ISO codes;
+    ``speakers``: its voices may have several speakers (``--speaker``); ``streaming``: speaks
+    sentence by sentence as the text comes (``stream_speech``: audio before the whole text is
+    done); ``trainable``: ``speechstudio finetune voice`` can fine-tune (clone) its voices;
+    ``controls``: the ``SynthesisSettings`` fields it uses (``speaker``, ``length_scale``,
+    ``noise_scale``, ``noise_w``, ``seed``; ``pitch`` is post-processing, every family has it)."""
+
+    languages: tuple[str, ...] = ("multi",)
+    speakers: bool = False
+    streaming: bool = True
+    trainable: bool = False
+    controls: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class VoiceSource:
+    """A candidate voice, read once for every family's ``detect``: ``spec`` as given (a path or a
+    Hugging Face id), ``path`` (``None`` for an id not on disk), the file ``names`` in the folder
+    (or of the file itself and its neighbours' ``.onnx.json``), and ``config`` (its ``config.json``
+    as a dict; ``None`` when it has none)."""
+
+    spec: str
+    path: Path | None
+    names: frozenset[str] = frozenset()
+    config: dict | None = None
+
+    @property
+    def model_type(self) -> str | None:
+        """``config.json``'s ``model_type`` (``None`` without one)."""
+        return (self.config or {}).get("model_type")
+
+
+@dataclass
+class TtsFamily:
+    """One family of voices. Subclasses override ``detect`` and ``load``; a family whose Hub
+    checkpoints need companions (a vocoder, a tokenizer) overrides ``assemble``."""
+
+    name: str
+    label: str
+    capabilities: TtsCapabilities = field(default_factory=TtsCapabilities)
+
+    def detect(self, source: VoiceSource) -> bool:
+        """True when ``source`` is a voice of this family (by its files / ``config.json``)."""
+        raise NotImplementedError
+
+    def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
+             local_files_only: bool = True, optimize: bool = True, engine: str = "auto"):
+        """The loaded voice (``name``, ``family == self.name``, ``sample_rate`` in Hz, ``speakers``,
+        ``text_to_ids``, ``synthesize(sentence, settings) -> np.ndarray[float32] (n,)``...: the
+        interface in :mod:`speechstudio.tts.families`). ``device`` / ``precision`` are resolved
+        (``cpu|cuda``, ``fp32|fp16``). Raises ``ModelNotFoundError`` naming the source and what is missing."""
+        raise NotImplementedError
+
+    def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path | None:
+        """Build the store folder ``dest`` for the Hub checkpoint ``hf_id`` downloaded in ``snapshot``
+        (``snapshot_fn(repo_id, patterns)`` fetches companions) and return it; ``None`` (the default):
+        the checkpoint is used from the Hugging Face cache as it is."""
+        return None
+
+    def describe(self, ref) -> str:
+        """The kind shown by ``voices list`` for ``ref`` (a ``VoiceRef``): the family's name."""
+        return self.name
+
+    def check_options(self, voice, settings, *, flags: bool = False) -> list[str]:
+        """Check ``settings`` (``SynthesisSettings``) for ``voice`` before any audio is made.
+
+        Raises ``UsageError`` (one line) for a value out of range (``vits.CONTROL_RANGES``).
+        Returns one note per control that is set but that this family has not (it is ignored):
+        the CLI prints them as warnings, the GUI greys the slider."""
+        from speechstudio.tts.vits import check_settings
+
+        check_settings(settings, flags=flags)
+        notes = []
+        for control in ("length_scale", "noise_scale", "noise_w", "seed"):
+            value = getattr(settings, control)
+            if value is None or control in self.capabilities.controls or (control == "length_scale" and value == 1.0):
+                continue
+            notes.append(f"voice {getattr(voice, 'name', voice)} ({self.name}) has no {control} control; ignored")
+        return notes
+
+
+_FAMILIES = Registry("voice family", BUILTIN)
+
+
+def register(family: TtsFamily, *, replace: bool = False) -> TtsFamily:
+    """Add ``family`` (after the built-ins in detection order) and return it. Raises
+    ``ValueError`` when its name is taken and ``replace`` is false."""
+    return _FAMILIES.register(family, replace=replace)
+
+
+def unregister(name: str) -> None:
+    """Remove the family ``name`` (a test's fake family); unknown names are ignored."""
+    _FAMILIES.unregister(name)
+
+
+def families() -> list[TtsFamily]:
+    """The registered families, in detection order."""
+    return _FAMILIES.all()
+
+
+def find(name: str | None) -> TtsFamily | None:
+    """The family ``name``; ``None`` when there is none."""
+    return _FAMILIES.find(name)
+
+
+def get(name: str) -> TtsFamily:
+    """The family ``name``. Raises ``ModelNotFoundError`` for an unknown name."""
+    family = _FAMILIES.find(name)
+    if family is None:
+        raise ModelNotFoundError(f"unknown voice family {name!r} (known: {', '.join(_FAMILIES.names())})")
+    return family
+
+
+def of(voice) -> TtsFamily | None:
+    """The family of a loaded voice (its ``family`` attribute), ``None`` when unknown."""
+    return _FAMILIES.find(getattr(voice, "family", None))
+
+
+def check_options(voice, settings, *, flags: bool = False) -> list[str]:
+    """``check_options`` of ``voice``'s family (a voice of an unknown family: the range check only)."""
+    family = of(voice)
+    if family is None:
+        from speechstudio.tts.vits import check_settings
+
+        check_settings(settings, flags=flags)
+        return []
+    return family.check_options(voice, settings, flags=flags)
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelNotFoundError(f"{path} cannot be read as JSON ({exc})") from exc
+    if not isinstance(config, dict):
+        raise ModelNotFoundError(f"{path} is not a JSON object")
+    return config
+
+
+def read_source(spec: str | os.PathLike[str], local_files_only: bool = True) -> VoiceSource:
+    """Read ``spec`` (a voice file, a folder or a Hugging Face id) into a :class:`VoiceSource`.
+
+    A Hugging Face id is looked up in the HF cache (or downloaded when ``local_files_only`` is
+    false) for its ``config.json``. Raises ``ModelNotFoundError``: no such file, folder or id,
+    or a ``config.json`` that is not a JSON object."""
+    text = str(spec)
+    path = Path(spec)
+    if path.is_file():
+        names = frozenset(p.name for p in path.parent.iterdir()) if path.suffix == ".onnx" else frozenset({path.name})
+        return VoiceSource(text, path, names)
+    if path.is_dir():
+        names = frozenset(os.listdir(path))
+        return VoiceSource(text, path, names, _read_json(path / "config.json") if "config.json" in names else None)
+    if text.count("/") != 1 or text.startswith((".", "/")) or text.endswith(".onnx"):
+        raise ModelNotFoundError(f"{spec}: no such voice file, folder or Hugging Face id")
+    from transformers import AutoConfig
+
+    try:
+        config = AutoConfig.from_pretrained(text, local_files_only=local_files_only)
+    except (OSError, ValueError) as exc:
+        raise ModelNotFoundError(f"{spec}: not a downloaded voice ({str(exc).splitlines()[0][:120]})") from exc
+    return VoiceSource(text, None, frozenset({"config.json"}), config.to_dict())
+
+
+def detect(source: VoiceSource) -> TtsFamily:
+    """The family whose voice ``source`` is (asks each family in registry order).
+
+    Raises ``ModelNotFoundError`` naming the source and the families when none speaks it."""
+    for family in families():
+        if family.detect(source):
+            return family
+    names = ", ".join(_FAMILIES.names())
+    if source.config is None:
+        raise ModelNotFoundError(f"{source.spec}: no voice here (no config.json of a voice model, no Piper .onnx; "
+                                 f"voice families: {names})")
+    raise ModelNotFoundError(f"{source.spec}: not a voice model SpeechStudio speaks with (model_type "
+                             f"{source.model_type!r}; voice families: {names})")
+
+
+def check_engine(engine: str, device: str) -> None:
+    """Refuse an ``engine`` (``auto|torch|onnx``) that cannot run on ``device`` (one-line ``UsageError``)."""
+    if engine not in ("auto", "torch", "onnx"):
+        raise UsageError(f"unknown engine {engine!r} (use auto, torch or onnx)")
+    if engine == "onnx" and device not in ("auto", "cpu"):
+        raise UsageError("engine onnx runs on the CPU only; use engine torch for a GPU")
