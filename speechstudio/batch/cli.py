@@ -1,0 +1,360 @@
+"""``speechstudio transcribe``: files and folders to txt/srt/vtt/json/ass, with a progress bar in
+seconds of audio and a summary.
+
+The parser of the whole command line is :mod:`speechstudio.cli` (which loads this module as a
+plugin, first, through :func:`register`); the work is :func:`speechstudio.batch.run.run_batch`, the
+same generator the GUI's batch queue consumes. Exit status as in :mod:`speechstudio.cli`: 0 all
+good, 1 some inputs failed (others still written), 2 usage error, 130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from pathlib import Path
+
+from speechstudio.errors import UsageError
+
+
+def register(subparsers) -> None:
+    """Add the ``transcribe`` subcommand to ``subparsers`` (an argparse subparsers action)."""
+    from speechstudio.cli import _positive_float, _positive_int
+
+    t = subparsers.add_parser("transcribe", help="transcribe audio/video files or folders",
+                       description="Transcribe files and folders (recursively) to txt/srt/vtt/json.")
+    t.add_argument("paths", nargs="+", metavar="PATH", help="audio/video files or folders")
+    t.add_argument("--model", help="model name, Hugging Face id or folder (default: see `models list`)")
+    t.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default auto)")
+    t.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"))
+    t.add_argument("--format", default="txt,srt,vtt,json", help="comma list of txt,srt,vtt,json,ass (or all)")
+    t.add_argument("--max-line-width", type=int, default=42, metavar="CHARS",
+                   help="subtitle line width in characters, 0 = no limit (default 42)")
+    t.add_argument("--max-line-count", type=int, default=2, metavar="LINES",
+                   help="lines per subtitle cue, 0 = no limit (default 2)")
+    t.add_argument("--max-cue-s", type=float, default=7.0, metavar="SECONDS",
+                   help="longest subtitle cue, 0 = no limit (default 7)")
+    t.add_argument("--min-cue-s", type=float, default=5 / 6, metavar="SECONDS",
+                   help="shortest subtitle cue: shorter ones grow into the gap or join a neighbour (default 0.833)")
+    t.add_argument("--max-cps", type=float, default=20.0, metavar="CHARS",
+                   help="reading speed a cue is given time for, characters per second, 0 = off (default 20)")
+    t.add_argument("--highlight-words", action="store_true",
+                   help="word-level karaoke timing in vtt and ass subtitles")
+    t.add_argument("--output-dir", help="write outputs here, mirroring the input folders")
+    t.add_argument("--recursive", action=argparse.BooleanOptionalAction, default=True,
+                   help="scan folders recursively (default yes)")
+    t.add_argument("--overwrite", action="store_true", help="redo inputs that already have outputs")
+    t.add_argument("--language", default="auto",
+                   help="auto (default: detect each file's language on its first speech, English to the English "
+                        "model, other languages to multilingual Whisper) or a code/name to force (fr, German)")
+    t.add_argument("--task", default="transcribe", choices=("transcribe", "translate"),
+                   help="translate: speech in any language to English text (multilingual Whisper)")
+    t.add_argument("--hotwords", metavar="TEXT",
+                   help="names and jargon the model should prefer, e.g. 'Kubernetes, Dr. Nguyen' (Whisper)")
+    t.add_argument("--initial-prompt", metavar="TEXT",
+                   help="text that comes before the audio, to steer style and spelling (Whisper)")
+    t.add_argument("--speakers", metavar="auto|N|MIN-MAX",
+                   help="label who speaks when: auto (find the number), N speakers, or a range like 2-4 "
+                        "(default: off); known voices (speechstudio speakers) are named")
+    t.add_argument("--diarizer", metavar="NAME", help="speaker labels by: voiceprint (default, offline) or pyannote")
+    t.add_argument("--no-known-voices", action="store_true", help="do not name voices from the speaker library")
+    t.add_argument("--channels", choices=("auto", "mix", "split"), default=None,
+                   help="split: transcribe each channel on its own, one speaker per channel (interview recorders, "
+                        "calls); mix: the mean of the channels; auto (the default with --speakers): split when the "
+                        "channels hold different voices")
+    t.add_argument("--audio-track", metavar="N|LANG",
+                   help="which audio track of a video with several: its number (1 = first) or language code "
+                        "(default: the track marked as the default, else the loudest)")
+    t.add_argument("--batch-size", type=_positive_int, help="windows per forward pass (Wav2Vec2; default 8 on CUDA, 1 on CPU)")
+    t.add_argument("--chunk-s", type=_positive_float, help="Wav2Vec2 window length in seconds (default 20)")
+    t.add_argument("--stride-s", type=_positive_float, help="Wav2Vec2 left/right context in seconds (default 2)")
+    t.add_argument("--no-vocabulary", action="store_true",
+                   help="CTC: decode greedily, ignoring the model's vocabulary.txt word list (an adapted model)")
+    t.add_argument("--raw-format", metavar="RATE[:CH[:FMT]]",
+                   help="layout of headerless .raw/.pcm inputs, e.g. 16000:1:s16le (the default)")
+    t.add_argument("--no-download", action="store_true", help="never touch the network")
+    t.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no model line or tips")
+    t.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    t.set_defaults(func=cmd_transcribe)
+
+
+def _subtitle_options(args):
+    from speechstudio.batch.subtitles import SubtitleOptions
+
+    for flag in ("max_line_width", "max_line_count", "max_cue_s", "min_cue_s", "max_cps"):
+        if getattr(args, flag) < 0:
+            raise UsageError(f"--{flag.replace('_', '-')} must be >= 0 (0 = no limit)")
+    return SubtitleOptions(max_line_width=args.max_line_width, max_line_count=args.max_line_count,
+                           max_cue_s=args.max_cue_s, highlight_words=args.highlight_words,
+                           min_cue_s=args.min_cue_s, max_cps=args.max_cps)
+
+
+def _format_hms(seconds: float) -> str:
+    seconds = int(round(seconds))
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def cmd_transcribe(args) -> int:
+    from tqdm import tqdm
+
+    from speechstudio.asr.languages import normalize_language
+    from speechstudio.asr.load import load_recognizer
+    from speechstudio.audio.raw import parse_raw_format
+    from speechstudio.errors import AudioDecodeError
+    from speechstudio.batch.run import MISSING, BatchSummary, collect_inputs, plan_outputs, run_batch
+    from speechstudio.batch.export import parse_formats
+    from speechstudio.batch.resume import plan_work
+
+    formats = parse_formats(args.format)
+    try:
+        raw = parse_raw_format(args.raw_format) if args.raw_format else None
+    except AudioDecodeError as e:
+        raise UsageError(f"--raw-format: {e}") from None
+    _check_window(args)
+    diarize = _diarize_options(args)
+    language = normalize_language(args.language)
+    if args.output_dir:
+        _check_output_dir(Path(args.output_dir))
+    items, ignored = collect_inputs(args.paths, recursive=args.recursive)
+    summary = BatchSummary()
+    summary.failed.extend((p, f"{p}: {why}") for p, why in ignored if why == MISSING)
+    summary.ignored.extend((p, why) for p, why in ignored if why != MISSING)
+    if not items:
+        for path, reason in ignored:
+            print(f"ignored {path}: {reason}", file=sys.stderr)
+        raise UsageError("no input files to transcribe")
+
+    plans = plan_outputs(items, formats, Path(args.output_dir) if args.output_dir else None)
+    pending = [it for it, plan in zip(items, plans) if plan_work(it.path, plan, args.overwrite)[0]]
+    recognizer = None
+    if pending:                      # nothing to do: do not spend seconds loading a model
+        recognizer, message = load_recognizer(args.model, language=language, device=args.device,
+                                          precision=args.precision, batch_size=args.batch_size,
+                                          chunk_s=args.chunk_s, stride_s=args.stride_s,
+                                          allow_download=not args.no_download, progress=not args.quiet,
+                                          vocabulary="off" if getattr(args, "no_vocabulary", False) else "auto")
+        from speechstudio.notices import print_model_line
+
+        print_model_line(message, quiet=args.quiet)
+        language = _check_options(args, recognizer, language)
+
+    total_s = _probe_total(pending)
+    cancel = threading.Event()
+    bar = _audio_bar(tqdm, round(total_s, 1) if total_s else None, quiet=args.quiet)
+
+    def advance(seconds: float) -> None:
+        if seconds <= 0:
+            return
+        if bar.total is not None and bar.n + seconds > bar.total:
+            bar.total = bar.n + seconds
+        bar.update(seconds)
+
+    t0 = time.perf_counter()
+    credited = 0.0
+    try:
+        for ev in run_batch(items, recognizer, formats=formats, output_dir=args.output_dir,
+                            overwrite=args.overwrite, language=language, raw=raw, cancel=cancel,
+                            debug=args.debug, task=args.task, initial_prompt=args.initial_prompt,
+                            hotwords=args.hotwords, subtitles=_subtitle_options(args), diarize=diarize,
+                            channels=args.channels or ("auto" if diarize is not None else "mix"),
+                            audio_track=args.audio_track):
+            summary.add(ev)
+            if ev.kind == "start":
+                credited = 0.0
+                bar.set_description(f"{ev.index + 1}/{len(items)} {ev.item.path.name[:30]}")
+            elif ev.kind == "segment" and ev.position_s > credited:
+                advance(ev.position_s - credited)
+                credited = ev.position_s
+            elif ev.kind in ("done", "failed"):
+                full = ev.duration_s if ev.kind == "done" else _safe_duration(ev.item)
+                advance((full or 0.0) - credited)
+                credited = 0.0
+                bar.set_postfix_str(f"done {summary.done}, skipped {summary.skipped}, failed {len(summary.failed)}")
+                if ev.kind == "done":
+                    if ev.info is not None and ev.info.language_probability is not None:
+                        tqdm.write(f"{ev.item.path.name}: {_language_text(ev.info)}", file=sys.stderr)
+                    if ev.info is not None and diarize is not None:
+                        tqdm.write(f"{ev.item.path.name}: {_speakers_text(ev.info)}", file=sys.stderr)
+                    for w in ev.warnings:
+                        tqdm.write(f"warning: {w}", file=sys.stderr)
+                    for out in ev.outputs:
+                        tqdm.write(str(out))
+                else:
+                    tqdm.write(f"failed: {ev.reason}", file=sys.stderr)
+            elif ev.kind == "skipped":
+                bar.set_postfix_str(f"done {summary.done}, skipped {summary.skipped}, failed {len(summary.failed)}")
+    except KeyboardInterrupt:
+        cancel.set()
+        summary.cancelled = True
+    finally:
+        bar.close()
+    summary.wall_s = time.perf_counter() - t0
+    _print_summary(summary)
+    from speechstudio.cli import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+
+    if summary.cancelled:
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if summary.failed else EXIT_OK
+
+
+_BAR_KNOWN = "{l_bar}{bar}| {n:.0f}/{total:.0f} s audio [{elapsed}<{remaining}] {postfix}"
+_BAR_UNKNOWN = "{desc}{n:.0f} s audio [{elapsed}] {postfix}"
+
+
+def _audio_bar(tqdm, total: float | None, *, quiet: bool):
+    """A tqdm bar counting seconds of audio on stderr. ``total`` may be ``None`` (no pending input
+    has a known duration: a finished folder rerun, unreadable files, a pipe): the bar then shows
+    the count without a total, and it switches format whenever the total is unknown or exceeded,
+    so drawing never fails. When stderr is not a terminal (cron, ``2>log``) it writes a plain line
+    (no ``\r``: :func:`speechstudio.progress.progress_file`) at most every 30 s, so a log gets a
+    few readable lines, not thousands."""
+    from speechstudio.progress import LOG_INTERVAL_S, is_terminal, progress_file
+
+    class AudioBar(tqdm):
+        @property
+        def format_dict(self):
+            d = super().format_dict
+            total, n = d.get("total"), d.get("n") or 0
+            if not total or n >= total + 0.5:     # tqdm drops such a total: no {total:.0f} then
+                d["bar_format"] = _BAR_UNKNOWN
+            return d
+
+    tty = is_terminal(sys.stderr)
+    return AudioBar(total=total, unit="s audio", disable=quiet, dynamic_ncols=tty, file=progress_file(sys.stderr),
+                    mininterval=0.1 if tty else LOG_INTERVAL_S, bar_format=_BAR_KNOWN)
+
+
+def _check_window(args) -> None:
+    """Wav2Vec2 window options: chunk >= 1 s and 2 x stride < chunk (defaults 20 s / 2 s), before
+    any model is loaded."""
+    from speechstudio.asr.family_ctc import check_window
+    from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S
+
+    check_window(args.chunk_s or DEFAULT_CHUNK_S, DEFAULT_STRIDE_S if args.stride_s is None else args.stride_s)
+
+
+def _diarize_options(args):
+    """``DiarizeOptions`` for ``--speakers`` / ``--diarizer`` / ``--no-known-voices`` (``None``:
+    off), the diarizer checked before any model loads."""
+    from speechstudio.diarize.speakers import DiarizeOptions, parse_speakers
+
+    count = parse_speakers(getattr(args, "speakers", None))
+    if count is None:
+        if getattr(args, "diarizer", None):
+            raise UsageError("--diarizer needs --speakers (auto, N or MIN-MAX)")
+        return None
+    from speechstudio.diarize.family import get
+
+    get(args.diarizer)          # UsageError with the reason when it cannot run here
+    return DiarizeOptions(count, args.diarizer, not args.no_known_voices)
+
+
+def _speakers_text(info) -> str:
+    """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known voice, sure (0.91))"``."""
+    from speechstudio.diarize.family import Diarization
+
+    return Diarization([], list(info.speakers), None, None, []).summary()
+
+
+def _check_output_dir(path: Path) -> None:
+    """Fail before any work if the output folder cannot be created or written (the same check as
+    ``speak`` and ``audiobook``: :func:`speechstudio.atomic.check_folder_destination`)."""
+    from speechstudio.atomic import check_folder_destination
+
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--output-dir {path}: exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--output-dir {path}: cannot write there ({e.strerror or e})") from None
+    try:
+        check_folder_destination(path)
+    except UsageError as e:
+        raise UsageError(f"--output-dir {e}") from None
+
+
+def _check_options(args, recognizer, language: str | None) -> str | None:
+    """Check ``--language`` / ``--task`` / ``--hotwords`` / ``--initial-prompt`` / ``--chunk-s`` against
+    the loaded recogniser's family before any file is read (the same check the GUI's worker runs);
+    prints its notes; returns the language to pass on."""
+    from speechstudio.asr import family
+
+    for note in family.check_options(recognizer, family.OptionCheck(
+            language=language, task=args.task, hotwords=args.hotwords, initial_prompt=args.initial_prompt,
+            chunk_s=args.chunk_s, stride_s=args.stride_s)):
+        print(f"note: {note}", file=sys.stderr)
+    return language
+
+
+def _language_text(info) -> str:
+    """``"fr (probability 0.99, detected by whisper-base) -> whisper-base"`` for one transcript."""
+    from speechstudio.asr.languages import language_name
+
+    if info.language is None:
+        return f"no speech found -> {info.model_id}"
+    text = f"{language_name(info.language)} ({info.language}"
+    if info.language_probability is not None:
+        text += f", probability {info.language_probability:.2f}"
+    text += f") -> {info.model_id}"
+    return text + (" (translated to English)" if info.task == "translate" else "")
+
+
+def _safe_duration(item) -> float:
+    from speechstudio.audio.decode import AudioReader
+    from speechstudio.audio.diagnose import is_stream
+
+    if is_stream(item.path):            # a pipe can be read once: by the transcription
+        return 0.0
+    try:
+        return AudioReader(item.path).info.duration_s or 0.0
+    except Exception:
+        return 0.0
+
+
+def _probe_total(items) -> float:
+    from speechstudio.audio.decode import AudioReader
+    from speechstudio.audio.diagnose import is_stream
+
+    total = 0.0
+    for item in items:
+        if is_stream(item.path):        # a pipe can be read once: by the transcription
+            continue
+        try:
+            total += AudioReader(item.path).info.duration_s or 0.0
+        except Exception:
+            pass
+    return total
+
+
+def _print_summary(s, max_listed: int = 10) -> None:
+    err = sys.stderr
+    print(f"\nSummary: {s.done} done, {s.skipped} skipped, {len(s.failed)} failed, "
+          f"{len(s.ignored)} ignored; {s.audio_s / 3600:.3f} h audio ({_format_hms(s.audio_s)}) "
+          f"in {_format_hms(s.wall_s)} wall, RTFx {s.rtfx:.1f}", file=err)
+    if s.infos:
+        print(f"  languages: {_languages_summary(s.infos)}", file=err)
+    for path, reason in s.failed:
+        reason = reason.splitlines()[0] if reason else reason  # a --debug traceback was printed already
+        print(f"  failed: {reason if str(path) in reason else f'{path}: {reason}'}", file=err)
+    for w in s.warnings:
+        print(f"  warning: {w}", file=err)
+    for path, reason in s.ignored[:max_listed]:
+        print(f"  ignored: {path}: {reason}", file=err)
+    if len(s.ignored) > max_listed:
+        print(f"  ... and {len(s.ignored) - max_listed} more ignored (not media files)", file=err)
+    if s.cancelled:
+        print("  interrupted: the file in progress was not written; rerun to resume", file=err)
+
+
+def _languages_summary(infos) -> str:
+    """``"fr 2 (probability >= 0.97), en 5"``: files per language, lowest detection probability."""
+    groups: dict[str, list] = {}
+    for _, info in infos:
+        groups.setdefault(info.language or "none", []).append(info.language_probability)
+    parts = []
+    for lang, probs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        known = [p for p in probs if p is not None]
+        parts.append(f"{lang} {len(probs)}" + (f" (probability >= {min(known):.2f})" if known else ""))
+    return ", ".join(parts)
