@@ -5,7 +5,7 @@ Library API (see :mod:`speechstudio.api`)::
     import speechstudio
     segments, info = speechstudio.transcribe("talk.mp3")     # info.language, info.language_probability
     print(info.language, [s.text for s in segments])
-    chunks = speechstudio.synthesize("Hello.", voice="en_US-joe-medium")  # AudioChunk per sentence
+    chunks = speechstudio.synthesize("Hello.", voice="en_US-joe-medium")  # SpeechChunk per sentence
 
 Qt-free core. Heavy libraries (torch, transformers, faster_whisper) are imported lazily inside
 the functions that need them, so ``speechstudio --help`` and the GUI's first window are fast: the
@@ -14,7 +14,7 @@ names below are loaded on first access.
 
 __version__ = "0.1.0"
 
-__all__ = ["AudioChunk", "Recognizer", "Segment", "TranscriptInfo", "Word", "load", "synthesize", "transcribe",
+__all__ = ["Recognizer", "Segment", "SpeechChunk", "TranscriptInfo", "Word", "load", "synthesize", "transcribe",
            "__version__"]
 
 _LAZY = {
@@ -25,11 +25,18 @@ _LAZY = {
     "Word": ("speechstudio.asr.types", "Word"),
     "TranscriptInfo": ("speechstudio.asr.types", "TranscriptInfo"),
     "Recognizer": ("speechstudio.asr.types", "Recognizer"),
-    "AudioChunk": ("speechstudio.tts.stream", "SpeechChunk"),
+    "SpeechChunk": ("speechstudio.tts.stream", "SpeechChunk"),
 }
+# Old names kept importable for library users, with a DeprecationWarning: {old: new}.
+_RENAMED = {"AudioChunk": "SpeechChunk"}
 
 
 def __getattr__(name: str):
+    if name in _RENAMED:
+        import warnings
+
+        warnings.warn(f"speechstudio.{name} is now speechstudio.{_RENAMED[name]}", DeprecationWarning, stacklevel=2)
+        return __getattr__(_RENAMED[name])
     if name in _LAZY:
         import importlib
 

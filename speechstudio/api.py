@@ -148,7 +148,7 @@ def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None
                length_scale: float | None = None, noise_scale: float | None = None, noise_w: float | None = None,
                seed: int | None = None, device: str = "auto", allow_download: bool = True,
                pitch: float | None = None):
-    """Speak ``text``: yields one :class:`~speechstudio.tts.stream.SpeechChunk` (``AudioChunk``) per
+    """Speak ``text``: yields one :class:`~speechstudio.tts.stream.SpeechChunk` (``speechstudio.SpeechChunk``) per
     sentence as soon as it is synthesized.
 
     Args:

@@ -21,7 +21,15 @@ def test_import_speechstudio_stays_light():
     code = "import sys, speechstudio; print(sorted(m for m in ('numpy', 'torch', 'faster_whisper') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
-    assert speechstudio.AudioChunk.__name__ == "SpeechChunk" and speechstudio.Segment.__name__ == "Segment"
+    assert speechstudio.SpeechChunk.__name__ == "SpeechChunk" and speechstudio.Segment.__name__ == "Segment"
+
+
+@pytest.mark.parametrize("old, new", [("AudioChunk", "SpeechChunk")])
+def test_renamed_library_names_still_import_with_a_warning(old, new):
+    """Issue 26: one name per concept; the old public name keeps working for library users."""
+    with pytest.warns(DeprecationWarning, match=f"speechstudio.{old} is now speechstudio.{new}"):
+        value = getattr(speechstudio, old)
+    assert value is getattr(speechstudio, new) and old not in speechstudio.__all__ and new in speechstudio.__all__
 
 
 def test_api_returns_the_segments_of_the_cli_json(tmp_path, realspeech, home, capsys):
@@ -110,7 +118,7 @@ def test_synthesize_yields_audio_chunks_per_sentence(home):
     chunks = list(speechstudio.synthesize("Hello there. How are you today?", voice="en_US-joe-medium", device="cpu",
                                           seed=1))
     assert [c.text for c in chunks] == ["Hello there.", "How are you today?"]
-    assert all(isinstance(c, speechstudio.AudioChunk) and c.sample_rate == 22050 for c in chunks)
+    assert all(isinstance(c, speechstudio.SpeechChunk) and c.sample_rate == 22050 for c in chunks)
     assert all(c.audio.dtype == np.float32 and c.audio.ndim == 1 and 0.3 < c.duration_s < 3.0 for c in chunks)
     assert float(np.abs(chunks[1].audio).max()) > 0.05
 
