@@ -37,11 +37,19 @@ class OverfitResult:
     hyp: str
 
 
+#: FP16 updates the check may lose to GradScaler overflow skips on top of ``steps``: the scale starts at
+#: 2**16 (``torch.amp.GradScaler``'s ``init_scale``) and halves on each skip, so 17 skips reach 0.5.
+MAX_SKIPPED_STEPS = 17
+
+
 def overfit_check(model, items: Sequence[Item], collator: Collator, decoding: Decoding, *, device: str,
                   precision: str, lr: float, steps: int, time_budget_s: float = 15.0) -> OverfitResult:
     """Train ``model`` (unwrapped, on ``device``) for up to ``steps`` AdamW steps at ``lr`` on the
     two shortest ``items`` (stopping early after ``time_budget_s`` seconds), then restore its
-    weights bit for bit. The caller saves and restores the RNG states around this call."""
+    weights bit for bit. The caller saves and restores the RNG states around this call.
+    ``losses`` has one loss per applied update: in FP16 an update the GradScaler skips (overflow;
+    the first ones of a run, while the scale comes down from 2**16) is not counted and is retried,
+    up to ``MAX_SKIPPED_STEPS`` times, so skips are not mistaken for a loss that does not fall."""
     import torch
 
     batch_items = sorted(items, key=lambda it: it.n_samples)[:2]
@@ -58,21 +66,29 @@ def overfit_check(model, items: Sequence[Item], collator: Collator, decoding: De
     was_training = model.training
     model.eval()
     start = time.monotonic()
+    attempts = 0
     try:
-        for _ in range(steps):
+        while len(losses) < steps and attempts < steps + MAX_SKIPPED_STEPS:
+            attempts += 1
             with autocast(device, precision):
                 logits = model(**inputs).logits
             loss = ctc_loss(model, logits, labels, input_lengths)
             value = float(loss.detach().float())
-            losses.append(value)
             if not math.isfinite(value):
+                losses.append(value)
                 break
+            scale = scaler.get_scale()
             scaler.scale(loss).backward()
             scaler.unscale_(optimizer)
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             scaler.step(optimizer)
             scaler.update()
             optimizer.zero_grad(set_to_none=True)
+            if scaler.get_scale() < scale:
+                # FP16: the scaled gradients overflowed, the scaler skipped this update and lowered
+                # its scale; the weights did not change, so this loss is not a step of the check
+                continue
+            losses.append(value)
             if time.monotonic() - start > time_budget_s and len(losses) >= 3:
                 break
         with torch.inference_mode(), autocast(device, precision):
@@ -86,7 +102,10 @@ def overfit_check(model, items: Sequence[Item], collator: Collator, decoding: De
         model.train(was_training)
     ref = batch_items[0].target
     problem = warning = ""
-    if not all(math.isfinite(v) for v in losses):
+    if steps > 0 and not losses:
+        problem = (f"every update of the tiny-batch check overflowed in {precision} ({attempts} GradScaler skips): "
+                   "try --precision bf16 or fp32, or a lower --lr")
+    elif not all(math.isfinite(v) for v in losses):
         problem = (f"NaN / inf CTC loss at sanity step {len(losses)} of a tiny batch ({precision}): "
                    "try --precision fp32 (or bf16), a lower --lr, and check the clips for silence or clipping")
     elif len(losses) >= 2 and not (losses[-1] < losses[0] or losses[0] < 0.05):
