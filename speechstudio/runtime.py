@@ -8,7 +8,7 @@ Wav2Vec2 window is thousands of short back-to-back ops:
 * ``PASSIVE``: every region pays a futex wake-up; the joe voice at 2 threads ran at RTFx 8.3-9.8,
   hardly better than 1 thread (bench/bench_tts.py, 2-core VM);
 * libgomp's default / ``ACTIVE``: idle workers keep spinning long after the work is done and
-  steal the cores from the GUI thread, the audio callback and other engines (measured earlier on
+  steal the cores from the GUI thread, the audio callback and other models' threads (measured earlier on
   a busy 2-core VM: time to first audio 1.6-4.8 s instead of 0.2-0.3 s);
 * ``GOMP_SPINCOUNT=10000`` (a few tens of microseconds, then sleep): RTFx 15-17 at 2 threads,
   with less CPU time than ``PASSIVE`` (6.3 s vs 7.6-8.0 s for the same 20 sentences).

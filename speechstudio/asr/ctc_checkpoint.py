@@ -1,6 +1,6 @@
-"""What a CTC checkpoint's config says: its family, its CTC frame rate, and whether the engine runs it.
+"""What a CTC checkpoint's config says: its family, its CTC frame rate, and whether our CTC recogniser runs it.
 
-The CTC engine (:mod:`speechstudio.asr.wav2vec2`) runs every checkpoint that transformers'
+The CTC recogniser (:mod:`speechstudio.asr.wav2vec2`) runs every checkpoint that transformers'
 ``AutoModelForCTC`` loads AND that reads raw 16 kHz waveforms through a convolutional feature
 encoder (``main_input_name == "input_values"``, ``conv_kernel`` / ``conv_stride`` in the config):
 Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, and the same recipe's WavLM, UniSpeech(-SAT)
@@ -93,7 +93,7 @@ def family_name(model_type: str) -> str:
 
 
 def ctc_config_problem(config) -> str | None:
-    """Why the CTC engine cannot run a checkpoint with this transformers ``PretrainedConfig``,
+    """Why the CTC recogniser cannot run a checkpoint with this transformers ``PretrainedConfig``,
     as one sentence; ``None`` when it can.
 
     Refused: a ``model_type`` that ``AutoModelForCTC`` does not map (Whisper, VITS, BERT...), a

@@ -7,7 +7,7 @@ SEW(-D)), run by :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer`, streame
 A folder is one of ours when its ``config.json`` has such a ``model_type`` or an ``architectures``
 entry ending in ``ForCTC``, with its weights (``*.safetensors`` or ``pytorch_model*.bin``). A
 pre-trained base of such a family (``HubertModel``, ``Wav2Vec2ForPreTraining``: no CTC head) and
-the CTC models this engine cannot feed (filter-bank input: Wav2Vec2-BERT, Parakeet CTC; see
+the CTC models this recogniser cannot feed (filter-bank input: Wav2Vec2-BERT, Parakeet CTC; see
 ``OTHER_CTC_MODEL_TYPES``) are refused with the reason.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from speechstudio.asr.family import AsrCapabilities, AsrFamily, ModelFolder, OptionCheck
 from speechstudio.errors import ModelNotFoundError, UsageError
 
-#: transformers ``model_type`` values whose ``*ForCTC`` heads our CTC engine can run: the
+#: transformers ``model_type`` values whose ``*ForCTC`` heads our CTC recogniser can run: the
 #: raw-waveform models with a conv feature encoder in transformers' ``MODEL_FOR_CTC_MAPPING_NAMES``
 #: (kept in step with it by tests/test_ctc_families.py).
 WAV2VEC2_MODEL_TYPES = frozenset(
@@ -26,7 +26,7 @@ WAV2VEC2_MODEL_TYPES = frozenset(
 
 _FILTERBANK = "reads filter-bank features, not the raw waveform the CTC engine feeds"
 
-#: Other ``AutoModelForCTC`` model types (``_`` written as ``-``) and why the CTC engine cannot run them.
+#: Other ``AutoModelForCTC`` model types (``_`` written as ``-``) and why the CTC recogniser cannot run them.
 OTHER_CTC_MODEL_TYPES = {
     "wav2vec2-bert": _FILTERBANK,
     "mctct": _FILTERBANK,

@@ -1,4 +1,4 @@
-"""CTC engine: any checkpoint ``AutoModelForCTC`` loads that reads the raw waveform, chunked, batched, greedy.
+"""CTC recogniser: any checkpoint ``AutoModelForCTC`` loads that reads the raw waveform, chunked, batched, greedy.
 
 Families (see :mod:`speechstudio.asr.ctc_checkpoint`): Wav2Vec2 (Baevski et al., "wav2vec 2.0",
 2020; e.g. facebook/wav2vec2-base-960h: 16 kHz input, CTC over characters, ``|`` between words),

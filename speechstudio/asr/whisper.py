@@ -1,4 +1,4 @@
-"""Whisper engine through faster-whisper (CTranslate2).
+"""Whisper recogniser through faster-whisper (CTranslate2).
 
 Model: Radford et al., "Robust Speech Recognition via Large-Scale Weak Supervision" (2022), run by
 SYSTRAN/faster-whisper. Defaults follow faster-whisper's README: ``float16`` on CUDA, ``int8`` on

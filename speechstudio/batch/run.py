@@ -1,7 +1,7 @@
 """Batch transcription of files and folders: the one loop the CLI and the GUI both drive.
 
 :func:`collect_inputs` expands the user's paths (folders recursively by default) into
-:class:`InputItem` objects; :func:`run_batch` transcribes them one by one with a loaded engine and
+:class:`InputItem` objects; :func:`run_batch` transcribes them one by one with a loaded recogniser and
 yields :class:`BatchEvent` objects as it goes (file started / progress / done / skipped / failed),
 so a progress bar, a GUI table or a log can follow along. A bad file never stops the batch: its
 reason (one line) is recorded and the next file starts. Outputs are written atomically by
@@ -170,13 +170,13 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
               initial_prompt: str | None = None, hotwords: str | None = None,
               subtitles: export.SubtitleOptions | None = None, diarize=None,
               channels: str = "mix", audio_track: int | str | None = None) -> Iterator[BatchEvent]:
-    """Transcribe ``items`` with ``engine`` (a loaded :class:`~speechstudio.asr.types.Recognizer`:
+    """Transcribe ``items`` with ``recognizer`` (a loaded :class:`~speechstudio.asr.types.Recognizer`:
     CTC, Whisper or the language router of :func:`~speechstudio.asr.load.load_recognizer`) and
     yield events.
 
     ``formats``: any of txt, srt, vtt, json; ``output_dir``: mirror the input tree there (default:
     next to each input); ``language``: ISO code or ``None`` to detect; ``task``,
-    ``initial_prompt``, ``hotwords``: passed to ``engine.transcribe``; ``cancel``: set it to stop;
+    ``initial_prompt``, ``hotwords``: passed to ``recognizer.transcribe``; ``cancel``: set it to stop;
     the running file is abandoned between two decoded blocks and writes nothing. Errors are never
     raised for a single bad file. Each ``done`` event carries the file's ``TranscriptInfo``
     (language, its probability, the model used). ``diarize``: a

@@ -31,7 +31,7 @@ T = TypeVar("T")
 
 _TRUE = {"1", "on", "yes", "true"}
 
-#: Files never needed by our engines (other frameworks' exports, repo plumbing).
+#: Files never needed by our recognisers and voices (other frameworks' exports, repo plumbing).
 SKIPPED_PATTERNS = (
     "*.h5",
     "*.msgpack",

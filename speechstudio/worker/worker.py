@@ -199,7 +199,7 @@ class Worker(QObject):
 
     queue_class = queue.Queue       # tests substitute one that pauses between dequeue and start
 
-    def __init__(self, name: str = "engine", parent=None) -> None:
+    def __init__(self, name: str = "worker", parent=None) -> None:
         super().__init__(parent)
         self.name = name
         self.models = ModelCache()
