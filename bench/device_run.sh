@@ -11,6 +11,7 @@
 #    - torch sees a CUDA GPU;
 #    - `python -m pytest -m cuda -rs tests/test_cuda_*.py`: graph replay = eager FP16 bit for bit,
 #      FP16/BF16 text = FP32 text, AMP training steps and resume, VITS FP16 = FP32 (the tests' docs);
+#      the real recordings must be at ../shared/realspeech or $SPEECHSTUDIO_REALSPEECH (else FAIL);
 #    - `python bench/device_bench.py`: batch ASR RTFx FP32/FP16 at batch 1/8/32, streaming per-chunk
 #      eager vs graph (graph = eager asserted), VITS RTFx FP32/FP16 batch 1/8, training steps/s FP32
 #      vs AMP and peak VRAM; its table goes to $OUT/gpu_table.md (copy it into docs/gpu.md).
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
         --skip-install) INSTALL=0 ;;
         --wheels) WHEELS="${2:?--wheels needs a folder}"; shift ;;
         --only-check) ONLY="${2:?--only-check needs a command}"; shift ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
         *) echo "device_run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -66,7 +67,9 @@ else
     python -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)"
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null
     check cuda-visible python -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 'torch sees no CUDA GPU')"
-    check pytest-cuda timeout 300 python -m pytest -m cuda -rs -q -p no:cacheprovider tests/test_cuda_*.py
+    # CI=1: missing real recordings fail instead of skipping (tests/conftest.py); -rsP: skip reasons and
+    # the figures the passing tests print (graph speed-up, WERs, peak VRAM)
+    check pytest-cuda env CI=1 timeout 300 python -m pytest -m cuda -rsP -q -p no:cacheprovider tests/test_cuda_*.py
     check benchmarks timeout "$([ "$QUICK" = 1 ] && echo 150 || echo 330)" \
         python bench/device_bench.py --out "$OUT" $([ "$QUICK" = 1 ] && echo --quick)
 fi
