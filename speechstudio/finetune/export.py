@@ -45,7 +45,6 @@ import copy
 import io
 import json
 import os
-import re
 import tempfile
 import unicodedata
 import warnings
@@ -168,61 +167,17 @@ def _prod(values) -> int:
 
 
 # ----------------------------------------------------------------------------- parameter names
-_NAME_RULES = [  # transformers VitsModel name -> jaywalnut310/vits (Piper) name; inverse of piper_import._RULES
-    (r"^text_encoder\.embed_tokens\.", "enc_p.emb."),
-    (r"^text_encoder\.project\.", "enc_p.proj."),
-    (r"^text_encoder\.encoder\.layers\.(\d+)\.attention\.([qkv])_proj\.", r"enc_p.encoder.attn_layers.\1.conv_\2."),
-    (r"^text_encoder\.encoder\.layers\.(\d+)\.attention\.out_proj\.", r"enc_p.encoder.attn_layers.\1.conv_o."),
-    (r"^text_encoder\.encoder\.layers\.(\d+)\.attention\.emb_rel_([kv])$", r"enc_p.encoder.attn_layers.\1.emb_rel_\2"),
-    (r"^text_encoder\.encoder\.layers\.(\d+)\.layer_norm\.weight$", r"enc_p.encoder.norm_layers_1.\1.gamma"),
-    (r"^text_encoder\.encoder\.layers\.(\d+)\.layer_norm\.bias$", r"enc_p.encoder.norm_layers_1.\1.beta"),
-    (r"^text_encoder\.encoder\.layers\.(\d+)\.final_layer_norm\.weight$", r"enc_p.encoder.norm_layers_2.\1.gamma"),
-    (r"^text_encoder\.encoder\.layers\.(\d+)\.final_layer_norm\.bias$", r"enc_p.encoder.norm_layers_2.\1.beta"),
-    (r"^text_encoder\.encoder\.layers\.(\d+)\.feed_forward\.", r"enc_p.encoder.ffn_layers.\1."),
-    (r"^duration_predictor\.conv_pre\.", "dp.pre."),
-    (r"^duration_predictor\.conv_proj\.", "dp.proj."),
-    (r"^duration_predictor\.cond\.", "dp.cond."),
-    (r"^duration_predictor\.conv_dds\.", "dp.convs."),
-    (r"^duration_predictor\.flows\.0\.translate$", "dp.flows.0.m"),
-    (r"^duration_predictor\.flows\.0\.log_scale$", "dp.flows.0.logs"),
-    (r"^duration_predictor\.flows\.(\d+)\.conv_pre\.", "dp.flows.{dpf}.pre."),
-    (r"^duration_predictor\.flows\.(\d+)\.conv_proj\.", "dp.flows.{dpf}.proj."),
-    (r"^duration_predictor\.flows\.(\d+)\.conv_dds\.", "dp.flows.{dpf}.convs."),
-    (r"^flow\.flows\.(\d+)\.conv_pre\.", "flow.flows.{ff}.pre."),
-    (r"^flow\.flows\.(\d+)\.conv_post\.", "flow.flows.{ff}.post."),
-    (r"^flow\.flows\.(\d+)\.wavenet\.", "flow.flows.{ff}.enc."),
-    (r"^decoder\.conv_pre\.", "dec.conv_pre."),
-    (r"^decoder\.conv_post\.", "dec.conv_post."),
-    (r"^decoder\.cond\.", "dec.cond."),
-    (r"^decoder\.upsampler\.", "dec.ups."),
-    (r"^decoder\.resblocks\.", "dec.resblocks."),
-    (r"^embed_speaker\.", "emb_g."),
-]
-_INNER_RULES = [(r"convs_dilated\.", "convs_sep."), (r"convs_pointwise\.", "convs_1x1."),
-                (r"(norms_[12]\.\d+)\.weight$", r"\1.gamma"), (r"(norms_[12]\.\d+)\.bias$", r"\1.beta")]
-
-
 def vits_parameter_name(name: str) -> str | None:
-    """transformers ``VitsModel`` parameter name -> the jaywalnut310/vits name Piper's files use.
+    """transformers ``VitsModel`` parameter name -> the jaywalnut310/vits name Piper's files use:
+    :func:`speechstudio.tts.piper_import.piper_name` (the import's name table read backwards).
 
     ``flow.flows.1.wavenet.in_layers.0.weight`` -> ``flow.flows.2.enc.in_layers.0.weight`` (VITS
     interleaves ``Flip`` modules), ``duration_predictor.flows.2.conv_pre.bias`` ->
     ``dp.flows.3.pre.bias``. None for names Piper's graph has no use for (posterior encoder).
     """
-    for rx, rep in _NAME_RULES:
-        m = re.match(rx, name)
-        if not m:
-            continue
-        if "{dpf}" in rep:
-            rep = rep.format(dpf=2 * int(m.group(1)) - 1)
-        elif "{ff}" in rep:
-            rep = rep.format(ff=2 * int(m.group(1)))
-        out = re.sub(rx, rep, name)
-        if out.startswith("dp.convs.") or re.match(r"dp\.flows\.\d+\.convs\.", out):
-            for irx, irep in _INNER_RULES:
-                out = re.sub(irx, irep, out)
-        return out
-    return None
+    from speechstudio.tts.piper_import import piper_name
+
+    return piper_name(name)
 
 
 # ----------------------------------------------------------------------------- the graph

@@ -303,52 +303,100 @@ def _vits_config(params: dict, attrs: dict, voice: PiperVoiceConfig):
     return cfg
 
 
-_RULES = [  # (regex on VITS name, replacement in transformers VitsModel)
-    (r"^enc_p\.emb\.", "text_encoder.embed_tokens."),
-    (r"^enc_p\.proj\.", "text_encoder.project."),
-    (r"^enc_p\.encoder\.attn_layers\.(\d+)\.conv_([qkv])\.", r"text_encoder.encoder.layers.\1.attention.\2_proj."),
-    (r"^enc_p\.encoder\.attn_layers\.(\d+)\.conv_o\.", r"text_encoder.encoder.layers.\1.attention.out_proj."),
-    (r"^enc_p\.encoder\.attn_layers\.(\d+)\.emb_rel_([kv])$", r"text_encoder.encoder.layers.\1.attention.emb_rel_\2"),
-    (r"^enc_p\.encoder\.norm_layers_1\.(\d+)\.", r"text_encoder.encoder.layers.\1.layer_norm."),
-    (r"^enc_p\.encoder\.norm_layers_2\.(\d+)\.", r"text_encoder.encoder.layers.\1.final_layer_norm."),
-    (r"^enc_p\.encoder\.ffn_layers\.(\d+)\.", r"text_encoder.encoder.layers.\1.feed_forward."),
-    (r"^dp\.pre\.", "duration_predictor.conv_pre."),
-    (r"^dp\.proj\.", "duration_predictor.conv_proj."),
-    (r"^dp\.cond\.", "duration_predictor.cond."),
-    (r"^dp\.convs\.", "duration_predictor.conv_dds."),
-    (r"^dp\.flows\.0\.m$", "duration_predictor.flows.0.translate"),
-    (r"^dp\.flows\.0\.logs$", "duration_predictor.flows.0.log_scale"),
-    (r"^dp\.flows\.(\d+)\.pre\.", "duration_predictor.flows.{dpf}.conv_pre."),
-    (r"^dp\.flows\.(\d+)\.proj\.", "duration_predictor.flows.{dpf}.conv_proj."),
-    (r"^dp\.flows\.(\d+)\.convs\.", "duration_predictor.flows.{dpf}.conv_dds."),
-    (r"^flow\.flows\.(\d+)\.pre\.", "flow.flows.{ff}.conv_pre."),
-    (r"^flow\.flows\.(\d+)\.post\.", "flow.flows.{ff}.conv_post."),
-    (r"^flow\.flows\.(\d+)\.enc\.", "flow.flows.{ff}.wavenet."),
-    (r"^dec\.conv_pre\.", "decoder.conv_pre."),
-    (r"^dec\.conv_post\.", "decoder.conv_post."),
-    (r"^dec\.cond\.", "decoder.cond."),
-    (r"^dec\.ups\.", "decoder.upsampler."),
-    (r"^dec\.resblocks\.", "decoder.resblocks."),
-    (r"^emb_g\.", "embed_speaker."),
+#: Parameter names of jaywalnut310/vits (Piper's checkpoints and ONNX initializers) <-> transformers
+#: ``VitsModel``, one table read in both directions (import: :func:`hf_name`, export:
+#: :func:`piper_name`). Each row: (VITS prefix, VitsModel prefix, what the rest of the name needs);
+#: a row that does not end with "." is a whole name. ``{i}``: the same layer index on both sides;
+#: ``{qkv}`` / ``{kv}``: the projection letter; ``{dpf}``: a duration-predictor flow (VITS
+#: interleaves ``Flip`` modules after the first: VITS ``2n - 1`` = VitsModel ``n``); ``{ff}``: a
+#: flow (VITS ``2n`` = VitsModel ``n``). Rest ``"norm"``: LayerNorm ``gamma`` / ``beta`` <-> ``weight`` /
+#: ``bias``; ``"dds"``: the DDSConv names inside the duration predictor (``DDS_NAMES``, and its norms).
+PIPER_NAMES = [
+    ("enc_p.emb.", "text_encoder.embed_tokens.", ""),
+    ("enc_p.proj.", "text_encoder.project.", ""),
+    ("enc_p.encoder.attn_layers.{i}.conv_{qkv}.", "text_encoder.encoder.layers.{i}.attention.{qkv}_proj.", ""),
+    ("enc_p.encoder.attn_layers.{i}.conv_o.", "text_encoder.encoder.layers.{i}.attention.out_proj.", ""),
+    ("enc_p.encoder.attn_layers.{i}.emb_rel_{kv}", "text_encoder.encoder.layers.{i}.attention.emb_rel_{kv}", ""),
+    ("enc_p.encoder.norm_layers_1.{i}.", "text_encoder.encoder.layers.{i}.layer_norm.", "norm"),
+    ("enc_p.encoder.norm_layers_2.{i}.", "text_encoder.encoder.layers.{i}.final_layer_norm.", "norm"),
+    ("enc_p.encoder.ffn_layers.{i}.", "text_encoder.encoder.layers.{i}.feed_forward.", ""),
+    ("dp.pre.", "duration_predictor.conv_pre.", ""),
+    ("dp.proj.", "duration_predictor.conv_proj.", ""),
+    ("dp.cond.", "duration_predictor.cond.", ""),
+    ("dp.convs.", "duration_predictor.conv_dds.", "dds"),
+    ("dp.flows.0.m", "duration_predictor.flows.0.translate", ""),
+    ("dp.flows.0.logs", "duration_predictor.flows.0.log_scale", ""),
+    ("dp.flows.{dpf}.pre.", "duration_predictor.flows.{dpf}.conv_pre.", ""),
+    ("dp.flows.{dpf}.proj.", "duration_predictor.flows.{dpf}.conv_proj.", ""),
+    ("dp.flows.{dpf}.convs.", "duration_predictor.flows.{dpf}.conv_dds.", "dds"),
+    ("flow.flows.{ff}.pre.", "flow.flows.{ff}.conv_pre.", ""),
+    ("flow.flows.{ff}.post.", "flow.flows.{ff}.conv_post.", ""),
+    ("flow.flows.{ff}.enc.", "flow.flows.{ff}.wavenet.", ""),
+    ("dec.conv_pre.", "decoder.conv_pre.", ""),
+    ("dec.conv_post.", "decoder.conv_post.", ""),
+    ("dec.cond.", "decoder.cond.", ""),
+    ("dec.ups.", "decoder.upsampler.", ""),
+    ("dec.resblocks.", "decoder.resblocks.", ""),
+    ("emb_g.", "embed_speaker.", ""),
 ]
-_INNER = [(r"convs_sep\.", "convs_dilated."), (r"convs_1x1\.", "convs_pointwise."),
-          (r"(norms_[12]\.\d+)\.gamma$", r"\1.weight"), (r"(norms_[12]\.\d+)\.beta$", r"\1.bias")]
+#: DDSConv names (VITS, VitsModel) inside ``dp.convs`` / ``dp.flows.N.convs``; its ``norms_1`` /
+#: ``norms_2`` LayerNorms follow the "norm" rule.
+DDS_NAMES = [("convs_sep.", "convs_dilated."), ("convs_1x1.", "convs_pointwise.")]
+_GROUPS = {"i": r"\d+", "dpf": r"\d+", "ff": r"\d+", "qkv": "[qkv]", "kv": "[kv]"}
+#: VITS index -> VitsModel index, and back (``{dpf}``, ``{ff}``).
+_TO_HF = {"dpf": lambda v: (v + 1) // 2, "ff": lambda v: v // 2}
+_TO_VITS = {"dpf": lambda h: 2 * h - 1, "ff": lambda h: 2 * h}
+_NORM = {"gamma": "weight", "beta": "bias"}
 
 
-def _hf_name(name: str) -> str | None:
-    for rx, rep in _RULES:
-        m = re.match(rx, name)
+def _pattern(template: str) -> re.Pattern:
+    parts = re.split(r"\{(\w+)\}", template)  # literal, group name, literal, ...
+    rx = "".join(re.escape(p) if k % 2 == 0 else f"(?P<{p}>{_GROUPS[p]})" for k, p in enumerate(parts))
+    return re.compile("^" + rx + ("" if template.endswith(".") else "$"))
+
+
+_PATTERNS = [(_pattern(v), _pattern(h)) for v, h, _ in PIPER_NAMES]
+
+
+def _rest(rest: str, kind: str, to_hf: bool) -> str:
+    """The part after a row's prefix, in the other naming (see ``PIPER_NAMES``)."""
+    if kind == "dds":
+        for vits, hf in DDS_NAMES:
+            src, dst = (vits, hf) if to_hf else (hf, vits)
+            if rest.startswith(src):
+                return dst + rest[len(src):]
+        if not re.match(r"norms_[12]\.\d+\.", rest):
+            return rest
+        kind = "norm"
+    if kind == "norm":
+        head, _, last = rest.rpartition(".")
+        table = _NORM if to_hf else {v: k for k, v in _NORM.items()}
+        return (head + "." if head else "") + table.get(last, last)
+    return rest
+
+
+def _translate(name: str, to_hf: bool) -> str | None:
+    for (vits_rx, hf_rx), (vits, hf, kind) in zip(_PATTERNS, PIPER_NAMES):
+        m = (vits_rx if to_hf else hf_rx).match(name)
         if not m:
             continue
-        if "{dpf}" in rep:  # VITS dp.flows: [EA, CF, Flip, CF, Flip, ...] -> HF [EA, CF, CF, ...]
-            rep = rep.format(dpf=(int(m.group(1)) + 1) // 2)
-        elif "{ff}" in rep:  # VITS flow.flows: [Coupling, Flip, Coupling, Flip, ...] -> HF [Coupling, ...]
-            rep = rep.format(ff=int(m.group(1)) // 2)
-        out = re.sub(rx, rep, name)
-        for irx, irep in _INNER:
-            out = re.sub(irx, irep, out)
-        return out.replace(".gamma", ".weight").replace(".beta", ".bias")
+        convert = _TO_HF if to_hf else _TO_VITS
+        values = {k: str(convert[k](int(v))) if k in convert else v for k, v in m.groupdict().items()}
+        return (hf if to_hf else vits).format(**values) + _rest(name[m.end():], kind, to_hf)
     return None
+
+
+def hf_name(name: str) -> str | None:
+    """VITS / Piper parameter name -> transformers ``VitsModel`` name (``dp.flows.3.pre.bias`` ->
+    ``duration_predictor.flows.2.conv_pre.bias``); None for names ``PIPER_NAMES`` has no row for."""
+    return _translate(name, to_hf=True)
+
+
+def piper_name(name: str) -> str | None:
+    """transformers ``VitsModel`` parameter name -> the VITS / Piper name, the inverse of
+    :func:`hf_name` (``flow.flows.1.wavenet.in_layers.0.weight`` -> ``flow.flows.2.enc.in_layers.0.weight``);
+    None for names Piper's graph has no use for (posterior encoder)."""
+    return _translate(name, to_hf=False)
 
 
 def load_piper_model(onnx_path: str | Path):
@@ -389,7 +437,7 @@ def load_piper_model(onnx_path: str | Path):
     install_decoder(model)
     state = {}
     for name, value in params.items():
-        hf = _hf_name(name)
+        hf = hf_name(name)
         if hf is None:
             continue
         tensor = torch.from_numpy(np.array(value, dtype=np.float32))  # writable copy

@@ -277,7 +277,7 @@ def _hf_name(name: str) -> str | None:
     parts ``piper_import`` has no rules for: ``enc_q.{pre,enc,proj}`` -> ``posterior_encoder.
     {conv_pre,wavenet,conv_proj}`` and ``dp.post_*`` -> ``duration_predictor.post_*`` (the same
     layout as ``dp.*``: ``dp.post_flows.2k-1`` -> ``post_flows.k``)."""
-    from speechstudio.tts.piper_import import _hf_name as inference_name
+    from speechstudio.tts.piper_import import hf_name as inference_name
 
     for vits, hf in (("enc_q.pre.", "posterior_encoder.conv_pre."), ("enc_q.enc.", "posterior_encoder.wavenet."),
                      ("enc_q.proj.", "posterior_encoder.conv_proj.")):
