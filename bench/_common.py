@@ -8,14 +8,15 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))  # tiny_models (models built from a config)
+sys.path.insert(0, str(ROOT / "fixtures"))  # tiny_models, tts_fixtures, realspeech (shared with tests/)
 sys.path.insert(0, str(ROOT))
+from realspeech import REALSPEECH as _REALSPEECH_ROOT  # noqa: E402
 from speechstudio.runtime import configure_openmp  # noqa: E402
 
 # The app's OpenMP waiting policy (set by its CLI before torch loads), so that the benchmarks
 # measure what users run. Importing this module before torch is enough.
 OPENMP_POLICY = configure_openmp()
-REALSPEECH = Path(os.environ.get("SPEECHSTUDIO_REALSPEECH", ROOT.parent / "shared" / "realspeech")) / "files"
+REALSPEECH = _REALSPEECH_ROOT / "files"
 ENGLISH = ["lhotse_librispeech_2412-153948-0000.flac", "pocketsphinx_sense_and_sensibility_0870.wav",
            "speechbrain_LJ050-0131.wav", "whisper_jfk.flac", "vosk_test.wav", "pocketsphinx_cards_005.wav",
            "deepspeech_LDC93S1_8k.wav", "speechbrain_spk1_snt1.wav", "pyroomacoustics_cmu_arctic_us_aew_a0001.wav"]

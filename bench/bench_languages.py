@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
 
 
 def main() -> None:
@@ -29,7 +29,7 @@ def main() -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"
     import jiwer
 
-    from conftest import REALSPEECH, realspeech_rows
+    from realspeech import REALSPEECH, realspeech_rows
     from speechstudio.asr.language_id import read_first_speech
     from speechstudio.asr.routing import LanguageRouter
     from speechstudio.asr.whisper import WhisperRecognizer

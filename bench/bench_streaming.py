@@ -1,7 +1,7 @@
 """Streaming dictation benchmark: per-chunk compute time of the fixed-shape window.
 
 CPU (default): a wav2vec2-base-sized Wav2Vec2ForCTC with random weights, built from a config
-(``tests/tiny_models.make_wav2vec2(size="base")``) and loaded through the real
+(``fixtures/tiny_models.make_wav2vec2(size="base")``) and loaded through the real
 ``Wav2Vec2Recognizer``; a real recording (``../shared/realspeech/files/whisper_jfk.flac``, 44.1 kHz,
 or noise when absent) is streamed through ``StreamingRecognizer`` in 20 ms blocks as fast as
 possible. Printed: per-chunk compute time p50/p95 (model call + decoding of one window), RTF =
@@ -32,7 +32,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 import _common  # noqa: E402,F401  (the app's OpenMP policy, before torch loads)
 
 REALSPEECH = Path(os.environ.get("SPEECHSTUDIO_REALSPEECH", ROOT.parent / "shared" / "realspeech"))

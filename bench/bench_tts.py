@@ -39,7 +39,7 @@ from speechstudio.runtime import configure_openmp  # noqa: E402
 
 OPENMP_POLICY = configure_openmp()
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
 from tts_fixtures.sentences import SENTENCES  # noqa: E402  (same set as the intelligibility test)
 TEXT = " ".join(SENTENCES)
 #: onnxruntime gets Piper's session defaults (its workers spin a while), unless PyTorch's may not.

@@ -14,7 +14,7 @@ process); the median is reported with the ratio ours / Piper. Cases, all with th
 voice, written to a WAV file:
 
 * ``short``: one short sentence given on the command line (Piper: on stdin);
-* ``20 sentences``: the 20 sentences of ``tests/tts_fixtures/sentences.py``, one per line, from a
+* ``20 sentences``: the 20 sentences of ``fixtures/tts_fixtures/sentences.py``, one per line, from a
   file (ours ``--file``, Piper stdin, which it reads line by line);
 * ``1200 words``: one line of 1,200 words without punctuation (peak memory; one run each, Piper
   only with ``--long-piper``: it synthesizes the line in one piece).
@@ -51,7 +51,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "fixtures"))
 from tts_fixtures.sentences import SENTENCES
 
 SHORT = "The birch canoe slid on the smooth planks."

@@ -163,9 +163,9 @@ def base_latents(voice, texts: list[str], seed: int = 7000) -> list:
     (PyTorch model, ``seed + i`` per sentence), captured at the decoder's input."""
     import torch
 
-    from speechstudio.finetune.vits.trainer import _load_base
+    from speechstudio.finetune.vits.trainer import load_base
 
-    model = _load_base(str(joe_onnx())).model.eval()
+    model = load_base(str(joe_onnx())).model.eval()
     model.noise_scale, model.noise_scale_duration = 0.667, 0.8
     captured = []
     hook = model.decoder.register_forward_hook(lambda m, i, o: captured.append(i[0].detach()))

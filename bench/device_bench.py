@@ -27,7 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import _common  # noqa: E402,F401  (the app's OpenMP policy before torch loads; tests/ on sys.path)
+import _common  # noqa: E402,F401  (the app's OpenMP policy before torch loads; fixtures/ on sys.path)
 from gpu_check import run_check, transcription_check  # noqa: E402
 
 

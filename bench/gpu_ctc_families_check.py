@@ -5,7 +5,7 @@ Per family, in FP16 on CUDA (FP32 with ``--fp32``):
   * offline chunked transcription: batch 1 vs batch 8 logits (max abs difference) and text;
   * dictation: the streaming runner must be a captured CUDA Graph; graph replay vs the eager
     runner on the same windows (max abs logit difference); the stream's committed logits vs the
-    offline windows (``tests/test_streaming.py: offline_logits``) and the text; ms per window for
+    offline windows (``fixtures/streaming_reference.py: offline_logits``) and the text; ms per window for
     graph replay and eager.
 Without CUDA it runs the same code on the CPU (eager runners) so the script stays alive.
 
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "fixtures"))
 sys.path.insert(0, str(ROOT))
 
 FAMILIES = {
@@ -60,7 +60,7 @@ def check(name: str, kw: dict, root: Path, device: str, precision: str, hidden: 
     from speechstudio.asr.cuda_graph import StaticWindowRunner, window_runner
     from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer, stream_file_blocks
     from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
-    from test_streaming import Collect, greedy_text, offline_logits
+    from streaming_reference import Collect, greedy_text, offline_logits
     from tiny_models import make_wav2vec2
 
     cfg = dict(kw.get("config", {}), hidden_size=hidden, num_hidden_layers=layers,

@@ -1,7 +1,7 @@
 """VITS fine-tuning on CUDA end to end (``finetune.vits.trainer.train_voice``), for a lent GPU.
 
 For each precision (fp16 + GradScaler, bf16, auto, fp32): train the tiny test voice
-(``tests/tts_fixtures/tiny.py``) on the synthetic test dataset for 12 steps, stopping at step 6
+(``fixtures/tts_fixtures/tiny.py``) on the synthetic test dataset for 12 steps, stopping at step 6
 through ``TrainControl`` and resuming (CUDA RNG state restored), then load the trained generator.
 Prints one JSON line per precision: finite losses, the steps seen, mel loss first / last, wall time,
 and the largest weight difference to an uninterrupted run (CUDA kernels are not bit-deterministic,
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "fixtures")]
 
 
 def main(out: Path, device: str = "cuda") -> int:
@@ -32,7 +32,7 @@ def main(out: Path, device: str = "cuda") -> int:
         import speechstudio.audio.decode as decode
 
         decode.load_audio = lambda path, sample_rate=16000, **kw: sf.read(str(path), dtype="float32")[0]
-    from test_finetune_vits import make_dataset, tiny_config
+    from tts_fixtures.dataset import make_dataset, tiny_config
     from tts_fixtures.tiny import make_tiny_vits
 
     from speechstudio.finetune.vits.events import DoneEvent, StepEvent

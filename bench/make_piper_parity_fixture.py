@@ -1,4 +1,4 @@
-"""Make ``tests/tts_fixtures/piper_parity.npz``: what Piper itself says for the 20 Harvard sentences.
+"""Make ``fixtures/tts_fixtures/piper_parity.npz``: what Piper itself says for the 20 Harvard sentences.
 
 Run with Piper's own package in a separate venv (it must not share a venv with SpeechStudio)::
 
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "fixtures"))
 from tts_fixtures.harvard import HARVARD
 
 _VERSION = "from importlib.metadata import version; print(version('piper-tts'))"
@@ -69,7 +69,7 @@ def main() -> None:
             "model": Path(model).name, "noise_scale": 0.0, "noise_w": 0.0, "length_scale": 1.0,
             "newer_piper": subprocess.run([sys.argv[2], "-c", _VERSION], capture_output=True, text=True,
                                           check=True).stdout.strip() if newer else ""}
-    out = Path(os.environ.get("PIPER_PARITY_OUT") or ROOT / "tests" / "tts_fixtures" / "piper_parity.npz")
+    out = Path(os.environ.get("PIPER_PARITY_OUT") or ROOT / "fixtures" / "tts_fixtures" / "piper_parity.npz")
     np.savez_compressed(out, phonemes=np.array(phonemes), phonemes_newer=np.array(newer),
                         ids=np.array(ids, dtype=object), audio=np.array(audio, dtype=object),
                         meta=np.array(json.dumps(meta)))

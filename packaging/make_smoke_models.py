@@ -8,8 +8,8 @@ test helpers) writes:
   ``smoke/whisper-tiny-en`` so the installed app downloads it like any model;
 * ``OUT/families/NAME/``: a tiny random-weight model of every family the app advertises besides
   the bundled defaults, saved like a real checkpoint (``save_pretrained``): the CTC families HuBERT,
-  Data2Vec-Audio and Wav2Vec2-Conformer (``tests/tiny_models.py``) and the voices SpeechT5 (with
-  its HiFi-GAN vocoder) and FastSpeech2-Conformer (``tests/tts_fixtures/families.py``). The smoke
+  Data2Vec-Audio and Wav2Vec2-Conformer (``fixtures/tiny_models.py``) and the voices SpeechT5 (with
+  its HiFi-GAN vocoder) and FastSpeech2-Conformer (``fixtures/tts_fixtures/families.py``). The smoke
   test loads each through the frozen app, which proves PyInstaller bundled its transformers modules.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "fixtures"))
 
 CTC_FAMILIES = ("hubert", "data2vec-audio", "wav2vec2-conformer")
 

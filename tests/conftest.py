@@ -2,16 +2,19 @@
 from __future__ import annotations
 
 import atexit
-import csv
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-REALSPEECH = Path(os.environ.get("SPEECHSTUDIO_REALSPEECH", ROOT.parent / "shared" / "realspeech"))
+# Model builders, texts and reference computations shared with bench/ and packaging/ (fixtures/).
+sys.path.insert(0, str(ROOT / "fixtures"))
+from realspeech import REALSPEECH, realspeech_rows  # noqa: E402,F401  (tests import them from here)
+from realspeech import missing_reason as _missing_reason  # noqa: E402
 
 # Isolation (issue 15): no test reads or writes the user's real settings, data or caches. Set at
 # import, before any test module imports Qt (QSettings caches its XDG paths on first use) and before
@@ -55,10 +58,6 @@ def isolated_root() -> Path:
     return _ISOLATED
 
 
-def _missing_reason() -> str:
-    return f"real recordings not found at {REALSPEECH} (set SPEECHSTUDIO_REALSPEECH)"
-
-
 def realspeech_file(name: str | None = None) -> Path:
     """``files/`` of the real recordings, or one file in it. Missing: the test is skipped, except
     when ``CI`` is set, where it fails (a missing folder there is a broken setup, not a skip)."""
@@ -68,18 +67,6 @@ def realspeech_file(name: str | None = None) -> Path:
             pytest.fail(_missing_reason())
         pytest.skip(_missing_reason())
     return path
-
-
-def realspeech_rows() -> list[dict]:
-    """Rows of ``manifest.tsv``; empty when the folder is absent (tests parametrized on them then
-    skip), except when ``CI`` is set: then the test module fails to import and the run fails."""
-    manifest = REALSPEECH / "manifest.tsv"
-    if not manifest.exists():
-        if os.environ.get("CI"):
-            raise RuntimeError(_missing_reason())
-        return []
-    with open(manifest, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f, delimiter="\t"))
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """The CTC engine beyond Wav2Vec2ForCTC: HuBERT, Data2Vec-Audio and Wav2Vec2-Conformer checkpoints.
 
-Tiny random-weight models of each family are built from a config (tests/tiny_models.py), saved
+Tiny random-weight models of each family are built from a config (fixtures/tiny_models.py), saved
 with their processor files and loaded by the real code. Checked: the family's own layers are
 really there, chunked + batched transcription is batch invariant, the CTC frame rate comes from
 the config (a 160-sample conv stack gives 10 ms frames and word times), streaming equals the
@@ -171,7 +171,7 @@ def test_frame_rate_and_word_times_come_from_the_config(model_dir, speech, reals
 # ---------------------------------------------------------------------------------------- streaming
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_streaming_equals_offline_windows(model_dir, speech, variant):
-    from test_streaming import Collect, greedy_text, offline_logits
+    from streaming_reference import Collect, greedy_text, offline_logits
 
     e = recognizer(model_dir(variant))
     audio = speech[:5 * 16000 + 123]
@@ -189,7 +189,7 @@ def test_streaming_equals_offline_windows(model_dir, speech, variant):
 
 
 def test_dictate_cli_streams_a_conformer(model_dir, speech, realspeech, tmp_path, capsys, monkeypatch):
-    from test_streaming import greedy_text, offline_logits
+    from streaming_reference import greedy_text, offline_logits
 
     from speechstudio.asr.streaming import WindowGeometry
 

@@ -48,16 +48,16 @@ def joe_and_clips(tmp_path_factory):
     from speechstudio.finetune.vits.data import prepare_clips
     from speechstudio.finetune.vits.features import FeatureConfig
     from speechstudio.finetune.vits.model import prepare_for_training
-    from speechstudio.finetune.vits.trainer import _load_base
+    from speechstudio.finetune.vits.trainer import load_base
 
     root = tmp_path_factory.mktemp("conform")
     build_dataset(matthes_folder(root / "src", 4), root / "data", 22050)
-    voice = _load_base(str(joe.model_path()))
+    voice = load_base(str(joe.model_path()))
     torch.manual_seed(0)
     prepare_for_training(voice.model, fresh_posterior=True)
     fc = FeatureConfig.for_model(voice.model.config)
     clips = prepare_clips(Manifest.load(root / "data"), root / "data", voice, fc, root / "cache", val_count=0)
-    base = _load_base(str(joe.model_path())).model
+    base = load_base(str(joe.model_path())).model
     return voice.model, base.decoder, clips.train, fc, root
 
 

@@ -1,6 +1,6 @@
 """VITS fine-tuning (finetune.vits) on a tiny transformers VITS voice and a tiny synthetic dataset.
 
-The voice is ``tests/tts_fixtures/tiny.make_tiny_vits`` (16 kHz, hop 16, stochastic duration
+The voice is ``fixtures/tts_fixtures/tiny.make_tiny_vits`` (16 kHz, hop 16, stochastic duration
 predictor) loaded through the real ``load_voice``; the dataset is a real prepared-dataset folder
 (``Manifest`` + PCM-16 clips) of harmonic tones; the discriminator is VITS' at 1/16 width.
 """
@@ -21,37 +21,8 @@ from speechstudio.finetune.vits.events import CheckpointEvent, DoneEvent, EvalEv
 from speechstudio.finetune.vits.trainer import TrainConfig, TrainControl, load_trained_generator, train_voice
 from speechstudio.tts.vits import load_voice
 
+from tts_fixtures.dataset import SR, TEXTS, make_dataset, tiny_config
 from tts_fixtures.tiny import make_tiny_vits
-
-SR = 16000
-TEXTS = ["hello world.", "a quick test of the voice.", "she sells sea shells.", "good morning to you.",
-         "one more short line.", "the end is near.", "how are you today?", "we like training."]
-
-
-def make_dataset(folder: Path, texts=TEXTS, extra: list[tuple[str, str]] = ()) -> Path:
-    """Prepared-dataset folder: clips/ID.wav (PCM-16 mono, 16 kHz harmonic tones) + manifest.json."""
-    (folder / "clips").mkdir(parents=True)
-    rng = np.random.default_rng(0)
-    clips = []
-    for i, text in enumerate(list(texts) + [t for _, t in extra]):
-        n = int(SR * (0.35 + 0.04 * i))
-        t = np.arange(n) / SR
-        f0 = 110 + 15 * i
-        wav = sum(np.sin(2 * np.pi * f0 * k * t) / k for k in range(1, 6)) * np.hanning(n) * 0.3
-        wav = (wav + 0.01 * rng.standard_normal(n)).astype(np.float32)
-        cid = f"c{i:02d}"
-        sf.write(folder / "clips" / f"{cid}.wav", wav, SR, subtype="PCM_16")
-        clips.append(Clip(cid, f"clips/{cid}.wav", text, n / SR))
-    Manifest(SR, clips).save(folder)
-    return folder
-
-
-def tiny_config(**kw) -> TrainConfig:
-    base = dict(steps=20, warmup_steps=0, batch_size=2, lr=2e-3, generator_lr=None, segment_size=512, eval_every=10,
-                checkpoint_every=10, discriminator_width=1 / 16, device="cpu", precision="fp32", seed=3,
-                disc_warmup_steps=0, stft_weight=0.0)
-    return TrainConfig(**{**base, **kw})
-
 
 @pytest.fixture(scope="module", autouse=True)
 def one_thread():

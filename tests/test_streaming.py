@@ -10,7 +10,6 @@ Two kinds of model:
 from __future__ import annotations
 
 import logging
-import math
 import os
 import subprocess
 import sys
@@ -20,11 +19,11 @@ import numpy as np
 import pytest
 
 from speechstudio.asr import cuda_graph
-from speechstudio.asr.ctc import GreedyCTCDecoder
 from speechstudio.asr.cuda_graph import CudaGraphWindowRunner, StaticWindowRunner, window_runner
 from speechstudio.asr.streaming import (BlockResampler, StreamConfig, StreamingRecognizer, WindowGeometry,
                                         stream_file_blocks, to_mono_float32)
 from speechstudio.errors import UsageError
+from streaming_reference import Collect, greedy_text, offline_logits
 
 ROOT = Path(__file__).resolve().parents[1]
 JFK = "whisper_jfk.flac"            # 44.1 kHz stereo FLAC, 11.0 s
@@ -70,61 +69,6 @@ def resampled(blocks: list[np.ndarray], rate: int) -> np.ndarray:
     """The 16 kHz audio the stream produces from ``blocks`` (same resampler, same calls)."""
     rs = BlockResampler(rate, 16000)
     return np.concatenate([rs(b) for b in blocks] + [rs(np.zeros(0, np.float32), last=True)])
-
-
-def offline_logits(recognizer, audio: np.ndarray, geo: WindowGeometry) -> np.ndarray:
-    """Reference: per chunk k, the frames [kC, (k+1)C) of window [max(0, kC-L), +W) when that window
-    lies inside the audio; the rest from the final window ([0, n) if n <= W, else end-aligned on a
-    frame and zero-padded to W). Computed with the offline ``engine.window_logits``."""
-    fl, W, C = geo.frame_len, geo.window, geo.chunk
-    n = audio.shape[0]
-    total = geo.n_frames(n)
-    out = np.full((total, len(recognizer.id_to_token)), np.nan, np.float32)
-    cache: dict[int, np.ndarray] = {}
-    done, k = 0, 0
-    while max(0, k * C - geo.left) + W <= n:
-        s = max(0, k * C - geo.left)
-        if s not in cache:
-            cache[s] = recognizer.window_logits([audio[s:s + W]])[0]
-        a, b = k * C // fl, (k + 1) * C // fl
-        out[a:b] = cache[s][a - s // fl:b - s // fl]
-        done, k = b, k + 1
-    if total > done:
-        if n <= W:
-            s, lg = 0, recognizer.window_logits([audio])[0]
-        else:
-            s = math.ceil((n - W) / fl) * fl
-            win = np.zeros(W, np.float32)
-            win[:n - s] = audio[s:]
-            lg = recognizer.window_logits([win])[0]
-        out[done:total] = lg[done - s // fl:total - s // fl]
-    assert not np.isnan(out).any()
-    return out
-
-
-def greedy_text(recognizer, logits: np.ndarray) -> str:
-    dec = GreedyCTCDecoder(recognizer.id_to_token, recognizer.blank_id, recognizer.word_delimiter, recognizer.skip_ids,
-                           recognizer.seconds_per_frame)
-    words = dec.feed(logits.argmax(axis=-1), 0) + dec.finish()
-    return " ".join(w.text for w in words)
-
-
-class Collect:
-    """``on_logits`` hook: checks frames arrive in order, each once."""
-
-    def __init__(self) -> None:
-        self.parts: list[np.ndarray] = []
-        self.next = None
-
-    def __call__(self, first: int, logits: np.ndarray) -> None:
-        if self.next is not None:
-            assert first == self.next, f"frames not contiguous: got {first}, expected {self.next}"
-        self.next = first + logits.shape[0]
-        self.parts.append(logits.copy())
-
-    @property
-    def logits(self) -> np.ndarray:
-        return np.concatenate(self.parts) if self.parts else np.zeros((0, 32), np.float32)
 
 
 def stream(recognizer, blocks, rate, config, runner=None):

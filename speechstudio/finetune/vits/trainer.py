@@ -48,7 +48,7 @@ from speechstudio.finetune.vits.trained import BaseInfo, base_info_for, load_tra
 
 __all__ = ["train_voice", "load_trained_generator", "TrainConfig", "TrainControl", "TrainingError", "BaseInfo",
            "StageEvent", "StepEvent", "EvalEvent", "SampleEvent", "CheckpointEvent", "DoneEvent", "FIXED_SENTENCE",
-           "overtraining_warning"]
+           "overtraining_warning", "load_base"]
 
 #: The sentence synthesised at every checkpoint (a pangram: every English letter).
 FIXED_SENTENCE = "The quick brown fox jumps over the lazy dog."
@@ -62,7 +62,7 @@ def _base_source(base) -> str:
     return str(path.resolve()) if path.exists() else str(source)
 
 
-def _load_base(source: str):
+def load_base(source: str):
     """The base as a ``VitsVoice`` (CPU, fp32): a Piper training checkpoint (``.ckpt``, with
     ``voice.piper_checkpoint``: ``piper_ckpt``) or whatever ``load_voice`` loads."""
     from speechstudio.finetune.vits.piper_ckpt import is_checkpoint_path, load_piper_checkpoint
@@ -207,7 +207,7 @@ def _conform(tr, source: str, items: list, fc, cache_dir: Path, config: TrainCon
         # the training RNG stream must not see this (building the base model draws its init): a
         # resumed run then continues exactly as an uninterrupted one
         with torch.random.fork_rng(devices=tr.cuda_devices()):
-            base = _load_base(source).model
+            base = load_base(source).model
             fold_weight_norm(base)
             g = None
             if speaker is not None:
@@ -252,7 +252,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     device = par.device
     precision = resolve_precision(config.precision, device)
     source = _base_source(base)
-    voice = _load_base(source)
+    voice = load_base(source)
     model = voice.model
     fc = FeatureConfig.for_model(model.config)
     speaker = (0 if config.speaker is None else int(config.speaker)) if model.config.num_speakers > 1 else None
