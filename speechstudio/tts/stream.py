@@ -14,9 +14,9 @@ sentences are synthesized ahead on a small thread pool (one sentence per worker,
 ``threads // workers`` intra-op threads; torch releases the GIL inside its ops), and still yielded
 strictly in order. The output is the same as sequential synthesis: on the CPU path each sentence
 draws its noise from its own seeded ``torch.Generator`` (``bucketed.synthesize_bucketed``), so
-workers share nothing but the read-only model; the plain ``VitsModel.forward`` path serialises
-its seeding and noise draws with ``vits._FRONT_LOCK``. ``workers=1`` (or a CUDA voice)
-synthesizes sequentially.
+workers share nothing but the read-only model. The plain ``VitsModel.forward`` path (a CUDA
+voice, a CPU voice loaded with ``optimize=False``), other families and ``workers=1`` synthesize
+sequentially.
 """
 from __future__ import annotations
 
@@ -82,9 +82,10 @@ MAX_AUTO_WORKERS = 4
 def stream_workers(voice: VitsVoice, workers: int | None = None) -> tuple[int, int]:
     """``(sentence workers, intra-op threads per worker)`` that ``stream_speech`` will use.
 
-    ``workers=None``: on CPU, one worker per intra-op thread the process has
-    (``torch.get_num_threads()``, at most ``MAX_AUTO_WORKERS``), so the CPU budget set with
-    ``torch.set_num_threads`` is kept; on CUDA 1 (sequential). A voice on the onnx engine: one
+    ``workers=None``: for a voice on the bucketed CPU path (``voice.bucketed``), one worker per
+    intra-op thread the process has (``torch.get_num_threads()``, at most ``MAX_AUTO_WORKERS``), so
+    the CPU budget set with ``torch.set_num_threads`` is kept; otherwise 1 (sequential: CUDA, the
+    plain forward, other families, which serialise their model calls). A voice on the onnx engine: one
     worker per CPU (``piper_onnx.cpu_threads``), each on the voice's single-threaded onnxruntime
     session (``OnnxPiperRunner.single_threaded``); torch is not imported.
     """
@@ -98,7 +99,8 @@ def stream_workers(voice: VitsVoice, workers: int | None = None) -> tuple[int, i
 
     threads = max(1, torch.get_num_threads())
     if workers is None:
-        workers = 1 if not str(voice.device).startswith("cpu") else min(threads, MAX_AUTO_WORKERS)
+        parallel = str(voice.device).startswith("cpu") and getattr(voice, "bucketed", False)
+        workers = min(threads, MAX_AUTO_WORKERS) if parallel else 1
     workers = max(1, int(workers))
     return workers, max(1, threads // workers)
 

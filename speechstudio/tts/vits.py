@@ -302,13 +302,10 @@ class VitsVoice:
                 wav = synthesize_bucketed(model, x, sid, noise_scale, noise_w, length_scale, generator,
                                           max_frames=int(MAX_SENTENCE_AUDIO_S * self.sample_rate / self.hop_length))
             return wav.float().cpu().numpy().astype(np.float32, copy=False)
-        _install_front_hook(model)
-        # Noise controls live on the shared model and the noise comes from torch's global RNG:
-        # hold _FRONT_LOCK from setting them until the flow starts (all noise drawn by then), so
-        # sentences synthesized on several threads (stream.py) get exactly the sequential output.
-        _FRONT_LOCK.acquire()
-        _HELD.release = _FRONT_LOCK.release
-        try:
+        # The plain VitsModel.forward (GPU, or a CPU voice loaded with optimize=False): its noise
+        # controls live on the shared model and its noise comes from torch's global RNG, so one
+        # sentence at a time (stream.stream_workers gives this path one worker).
+        with _PLAIN_FORWARD_LOCK:
             model.noise_scale = noise_scale
             model.noise_scale_duration = noise_w
             if settings.seed is not None:
@@ -316,8 +313,6 @@ class VitsVoice:
             with torch.inference_mode():
                 out = model(input_ids=x, speaker_id=sid, speaking_rate=1.0 / length_scale)
                 wav = out.waveform[0, : int(out.sequence_lengths[0])]
-        finally:
-            _release_front()
         return wav.float().cpu().numpy().astype(np.float32, copy=False)
 
     def synthesize(self, sentence: str, settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:
@@ -344,29 +339,8 @@ class VitsVoice:
         return np.concatenate([self.synthesize_ids(piece, settings) for piece in pieces])
 
 
-#: Held by a thread from "set the model's noise controls + seed torch's global RNG" until its model
-#: calls ``flow`` (text encoder, duration predictor and both noise draws done); flow + decoder, most
-#: of the work, then run concurrently with the next sentence's front part. One lock for the process
-#: because torch's default RNG is process-wide.
-_FRONT_LOCK = threading.Lock()
-_HELD = threading.local()
-
-
-def _release_front(*_args) -> None:
-    """Release ``_FRONT_LOCK`` if this thread holds it (flow forward pre-hook, and ``finally``)."""
-    release = getattr(_HELD, "release", None)
-    if release is not None:
-        _HELD.release = None
-        release()
-
-
-def _install_front_hook(model) -> None:
-    if getattr(model, "_speechstudio_front_hook", False):
-        return
-    with _FRONT_LOCK:
-        if not getattr(model, "_speechstudio_front_hook", False):
-            model.flow.register_forward_pre_hook(_release_front)
-            model._speechstudio_front_hook = True
+#: Serialises the plain ``VitsModel.forward`` path (shared noise attributes, torch's process-wide RNG).
+_PLAIN_FORWARD_LOCK = threading.Lock()
 
 
 class _SharedLoad:
