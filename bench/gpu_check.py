@@ -104,8 +104,8 @@ def main(argv=None) -> int:
         if args.quick:
             run_check("asr", lambda: transcription_check("cpu", "tiny", 30.0, batches=(1, 8), precisions=("fp32",)),
                       failures)
-            run_check("gpu_train_check", lambda: importlib.import_module("gpu_train_check").ctc_train_check(cpu_smoke=True),
-                      failures)
+            train = importlib.import_module("gpu_train_check")
+            run_check("gpu_train_check", lambda: train.ctc_train_check(cpu_smoke=True), failures)
     if failures:
         print(f"FAILED ({len(failures)}):\n  " + "\n  ".join(failures))
         return 1
