@@ -1,4 +1,6 @@
-"""``bench/device_run.sh`` says pass / fail per check and fails as a whole when one check fails.
+"""The GPU scripts fail when a check fails: ``bench/device_run.sh`` (pass / fail per check, exit 1
+when one fails), ``bench/gpu_check.py`` (exit 1) and ``bench_streaming.graph_failures`` (what breaks
+"CUDA Graph replay = eager FP16").
 
 Run on the CPU with ``--skip-install`` (no venv is built) and ``--only-check CMD`` (the single check
 is ``bash -c CMD``), so the script's own bookkeeping is what is tested: a failing check of each
@@ -44,3 +46,57 @@ def test_device_run_refuses_an_unknown_option(tmp_path):
                           timeout=60, env={"PATH": "/usr/bin:/bin", "OUT": str(tmp_path)})
     assert proc.returncode == 2
     assert proc.stderr.strip() == "device_run.sh: unknown option --fast (see --help)"
+
+
+# ------------------------------------------------------------------ bench/gpu_check.py, bench_streaming
+def _bench(name: str):
+    """Import ``bench/<name>.py``; the OpenMP variable its ``_common`` sets is put back as it was."""
+    import importlib
+    import os
+
+    before = os.environ.get("GOMP_SPINCOUNT")
+    if str(ROOT / "bench") not in sys.path:
+        sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        if before is None:
+            os.environ.pop("GOMP_SPINCOUNT", None)
+        else:
+            os.environ["GOMP_SPINCOUNT"] = before
+
+
+def test_gpu_check_exits_1_when_a_check_fails(monkeypatch, capsys):
+    """Without CUDA, ``--quick`` runs the CPU smoke checks; one that raises makes the exit status 1."""
+    gpu_check = _bench("gpu_check")
+
+    def broken(*args, **kwargs):
+        raise AssertionError("graph differs from eager")
+
+    monkeypatch.setattr(gpu_check, "transcription_check", broken)
+    monkeypatch.setattr(_bench("gpu_train_check"), "ctc_train_check", lambda **kw: {})
+    assert gpu_check.main(["--quick"]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED (1):\n  asr: AssertionError: graph differs from eager" in out
+    monkeypatch.setattr(gpu_check, "transcription_check", lambda *a, **kw: [])
+    assert gpu_check.main(["--quick"]) == 0
+    assert capsys.readouterr().out.endswith("all checks passed\n")
+
+
+_OK = {"p50_ms": 1.0}
+GRAPH_CASES = [  # (gpu_streaming_check results, failures)
+    ({"base": {"eager-fp32": _OK, "eager-fp16": _OK, "graph-fp16": _OK, "max_abs_diff": 0.0}}, []),
+    ({"base": {"eager-fp32": _OK, "eager-fp16": _OK, "graph-fp16": _OK, "max_abs_diff": 0.00049}},
+     ["base: graph vs eager FP16 max |logit diff| 0.00049 (must be 0)"]),
+    ({"large": {"eager-fp32": _OK, "eager-fp16": _OK, "graph-fp16": None}}, ["large: graph-fp16 did not run"]),
+    ({"end_to_end": {"max_abs_diff": 0.0, "same_text": False, "graph_runner": "cuda-graph"}},
+     ["end to end: max |logit diff| 0, same text False"]),
+    ({"end_to_end": {"max_abs_diff": 0.0, "same_text": True, "graph_runner": "eager"}},
+     ["end to end: the stream ran on the eager runner, not the CUDA Graph"]),
+]
+
+
+@pytest.mark.parametrize("results, failures", GRAPH_CASES, ids=["equal", "logits-differ", "no-capture", "text-differs",
+                                                                "fell-back-to-eager"])
+def test_graph_failures_name_every_broken_promise(results, failures):
+    assert _bench("bench_streaming").graph_failures(results) == failures
