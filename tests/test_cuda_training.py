@@ -110,7 +110,7 @@ def test_ctc_amp_run_resumes_at_the_same_step(precision, tmp_path, words, encode
 
 @pytest.mark.parametrize("precision", AMP)
 def test_vits_amp_run_resumes_at_the_same_step(precision, tmp_path):
-    from test_finetune_vits import make_dataset, tiny_config
+    from tts_fixtures.dataset import make_dataset, tiny_config
     from tts_fixtures.tiny import make_tiny_vits
 
     from speechstudio.finetune.vits.events import DoneEvent, StepEvent
