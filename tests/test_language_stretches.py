@@ -118,6 +118,11 @@ def test_periodic_check_catches_confident_wrong_language():
     # without the periodic check (English files) nothing is checked when the words are sure
     out, calls = run(segments, [de, en1, en2], 40.0, "de")
     assert [s.language for s in out] == ["de", "de", "de"] and calls["detect"] == []
+    # a short file whose speech the router's first detection saw all of, surely: no second look
+    out, calls = run([seg(0.0, 10.0, de[3])], [de], 12.0, "de", every_s=30.0, known_until_s=12.0)
+    assert [s.language for s in out] == ["de"] and calls["detect"] == []
+    out, calls = run([seg(0.0, 10.0, de[3])], [de], 12.0, "de", every_s=30.0, known_until_s=5.0)
+    assert len(calls["detect"]) == 1
 
 
 def test_a_stretch_holding_two_languages_is_halved():
@@ -190,11 +195,20 @@ def _join(names):
 
 
 @pytest.fixture(scope="module")
-def router():
+def loaded_router():
     from speechstudio.asr.load import load_recognizer
 
     r, _ = load_recognizer(None, allow_download=False, progress=False)
     return r
+
+
+@pytest.fixture
+def router(loaded_router):
+    """Whisper's temperature fallback samples: a fixed seed makes each test's decoding repeatable."""
+    import ctranslate2
+
+    ctranslate2.set_random_seed(2026)
+    return loaded_router
 
 
 ENGLISH = ["whisper_jfk.flac", "lhotse_librispeech_2412-153948-0000.flac",
@@ -230,4 +244,4 @@ def test_router_other_languages_then_english(router):
     for words in ("fellow americans", "excuse me", "dashwood"):
         assert words in english
     assert "raum" in " ".join(s.text for s in _in(segments, spans[0], "de")).lower()
-    assert "ребят" in " ".join(s.text for s in _in(segments, spans[2], "ru")).lower()
+    assert "месте" in " ".join(s.text for s in _in(segments, spans[2], "ru")).lower()

@@ -10,6 +10,7 @@ so nothing is decoded twice from disk and memory stays bounded (at most ``max_sc
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass
 from typing import Iterable, Iterator
@@ -29,6 +30,8 @@ class LanguageGuess:
     probability: float
     speech_s: float
     detector: str
+    #: seconds of audio from the start whose speech was all used for this guess (0: unknown)
+    covered_s: float = 0.0
 
 
 def speech_of(audio: np.ndarray, sample_rate: int = 16000) -> np.ndarray:
@@ -99,4 +102,6 @@ def detect_stream_language(detector, blocks: Iterable[np.ndarray], *, max_scan_s
     it = iter(blocks)
     read, speech = read_first_speech(it, detector.sample_rate, max_scan_s=max_scan_s)
     guess = detector.detect_language(speech) if speech.size else None
+    if guess is not None and speech.shape[0] < WINDOW_S * detector.sample_rate:
+        guess = dataclasses.replace(guess, covered_s=round(sum(b.shape[0] for b in read) / detector.sample_rate, 3))
     return guess, itertools.chain(read, it)

@@ -34,6 +34,8 @@ from speechstudio.errors import UsageError
 #: In a file whose detected language is not English, every stretch of about this many seconds
 #: (Whisper's window) has its language checked (:mod:`speechstudio.asr.stretches`).
 STRETCH_S = WINDOW_S
+#: a first detection this sure, on all of a short file's speech, needs no periodic check after it
+SURE_P = 0.9
 
 
 def shifted(seg: Segment, offset_s: float) -> Segment:
@@ -162,7 +164,8 @@ class LanguageRouter:
         if stretches:
             segments = per_stretch(segments, blocks, language, self._detect,
                                    lambda lang, clip, offset: self._decode_as(lang, clip, offset, initial_prompt, hotwords),
-                                   every_s=None if language == "en" else STRETCH_S)
+                                   every_s=None if language == "en" else STRETCH_S,
+                                   known_until_s=guess.covered_s if guess is not None and guess.probability >= SURE_P else 0.0)
         if guess is not None:
             info = dataclasses.replace(info, language=guess.language, language_probability=guess.probability,
                                        detector=guess.detector)

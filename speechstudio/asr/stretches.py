@@ -16,17 +16,18 @@ stretch's audio: its encoder on up to 30 s; cheap next to decoding, but not free
   into a wrong non-English language gives 0.21-0.35; into the right one 0.81-0.90. Consecutive
   suspect segments form one stretch;
 * **lost speech**: a gap between segments (or before the first / after the last) of at least
-  ``GAP_S`` (4 s) holding at least ``GAP_SPEECH_S`` (1.5 s) of speech by Silero VAD;
+  ``GAP_S`` (2.5 s) holding at least ``GAP_SPEECH_S`` (1 s) of speech by Silero VAD;
 * with ``every_s`` (used when the file's language is not English, decoded by the multilingual
   model): every stretch of about 30 s, because Whisper base forced into German writes English
   speech as English with confident words ("Und so my fellow Americans"), which the word
-  probability cannot tell.
+  probability cannot tell. A stretch found in the file's language still has its suspect segments
+  and lost speech looked at one by one.
 
 A stretch the detector is unsure of (probability under ``MIN_P``: often two languages in it) is
 checked again as two halves (split at the segment boundary nearest its middle), up to twice;
 one too short to halve is decoded in the detector's best guess, which is kept when its words are
 surer than the old ones (or the old ones were none).
-A stretch whose detected language differs from the file's with probability >= ``MIN_P`` (0.6) is
+A stretch whose detected language differs from the file's with probability >= ``MIN_P`` (0.8) is
 decoded again with the model for that language and its segments replace the old ones (times kept
 on the file's clock); otherwise the old segments are kept. Every segment comes out with
 ``language`` set.
@@ -41,9 +42,9 @@ import numpy as np
 from speechstudio.asr.types import Segment
 
 SUSPECT_WORD_P = 0.65
-GAP_S = 4.0
-GAP_SPEECH_S = 1.5
-MIN_P = 0.6
+GAP_S = 2.5
+GAP_SPEECH_S = 1.0
+MIN_P = 0.8
 MIN_STRETCH_S = 1.0
 PAD_S = 0.2
 #: a stretch the detector is unsure of (two languages in it) is halved up to this many times,
@@ -110,10 +111,23 @@ def suspect(seg: Segment) -> bool:
     return p is not None and p < SUSPECT_WORD_P
 
 
-def per_stretch(segments: Iterable[Segment], audio: AudioTee, language: str,
+def per_stretch(segments: Iterable[Segment], audio: AudioTee, language: str, *args, **kwargs) -> Iterator[Segment]:
+    """:func:`_stretches` (see there), without the repeats that stretches decoded apart leave at
+    their seams (each is decoded with ``PAD_S`` of the next): a segment more than half of which
+    lies before the end of what was already yielded is dropped."""
+    said_until = -1.0
+    for seg in _stretches(segments, audio, language, *args, **kwargs):
+        if said_until - seg.start_s > 0.5 * max(seg.end_s - seg.start_s, 1e-3):
+            continue
+        said_until = max(said_until, seg.end_s)
+        yield seg
+
+
+def _stretches(segments: Iterable[Segment], audio: AudioTee, language: str,
                 detect: Callable[[np.ndarray], object], decode_as: Callable[[str, np.ndarray, float], Iterable[Segment]],
                 *, every_s: float | None = None, speech_s: Callable[[np.ndarray], float] | None = None,
-                checks: list | None = None, _depth: int = 0) -> Iterator[Segment]:
+                checks: list | None = None, known_until_s: float = 0.0, _depth: int = 0,
+                _memo: dict | None = None) -> Iterator[Segment]:
     """Segments of one file with every stretch in its own language (see the module docstring).
 
     Args:
@@ -127,6 +141,9 @@ def per_stretch(segments: Iterable[Segment], audio: AudioTee, language: str,
         every_s: also check every stretch of about this many seconds (see the module docstring).
         speech_s: seconds of speech in an audio array (default: Silero VAD via faster-whisper).
         checks: when given, each check is appended as ``(t0, t1, detected language or None)``.
+        known_until_s: the file's language was detected, surely, on all the speech before this
+            time (the router's first detection on a short file): the periodic check skips
+            stretches that end before it (a suspect stretch is still checked).
 
     A re-decoded stretch is checked once more the same way (suspect segments and lost speech in
     it, in its new language): a stretch that holds two languages (German then Spanish, detected as
@@ -140,16 +157,35 @@ def per_stretch(segments: Iterable[Segment], audio: AudioTee, language: str,
         def speech_s(a: np.ndarray) -> float:
             return speech_of(a, audio.rate).shape[0] / audio.rate
 
+    memo = {} if _memo is None else _memo     # (t0, t1) -> guess: a stretch is detected once
+
+    def detect_once(t0: float, t1: float, clip: np.ndarray):
+        key = (round(t0, 2), round(t1, 2))
+        if key not in memo:
+            memo[key] = detect(clip) if clip.size else None
+            if checks is not None:
+                checks.append((round(t0, 3), round(t1, 3), getattr(memo[key], "language", None)))
+        return memo[key]
+
     def mark(seg: Segment, lang: str) -> Segment:
         return seg if seg.language == lang else dataclasses.replace(seg, language=lang)
 
-    def resolve(t0: float, t1: float, old: list[Segment], halves: int = SPLITS) -> Iterator[Segment]:
+    def inside(t0: float, t1: float, old: list[Segment]) -> Iterator[Segment]:
+        """A periodic stretch found in the file's language: its unsure segments and lost speech
+        are still looked at one by one (a 30 s stretch can hold a short stretch of another)."""
+        start = max(audio.start_s, t0 - PAD_S)
+        inner = AudioTee([audio.slice(start, t1 + PAD_S)], audio.rate, start)
+        for _ in inner:
+            pass
+        yield from _stretches(iter(old), inner, language, detect, decode_as, speech_s=speech_s, checks=checks,
+                               _depth=_depth, _memo=memo)
+
+    def resolve(t0: float, t1: float, old: list[Segment], halves: int = SPLITS,
+                periodic: bool = False) -> Iterator[Segment]:
         if t1 - t0 >= MIN_STRETCH_S:
             clip = audio.slice(t0 - PAD_S, t1 + PAD_S)
-            guess = detect(clip) if clip.size else None
+            guess = detect_once(t0, t1, clip)
             other = getattr(guess, "language", None)
-            if checks is not None:
-                checks.append((round(t0, 3), round(t1, 3), other))
             sure = other is not None and guess.probability >= MIN_P
             if not sure and other not in (None, language) and (halves == 0 or t1 - t0 < 2 * MIN_HALF_S):
                 # unsure and too short to halve: the detector's best guess, kept only when its words
@@ -162,6 +198,9 @@ def per_stretch(segments: Iterable[Segment], audio: AudioTee, language: str,
                 if new and (not old or _mean_p(new) > _mean_p(old)):
                     yield from new
                     return
+            if sure and other == language and periodic:
+                yield from inside(t0, t1, old)
+                return
             if sure and other == language and (not old or any(suspect(s) for s in old)):
                 # the file's language after all, but its words were lost or unsure: decode the
                 # stretch alone (no context from before it); keep whichever words are surer
@@ -180,8 +219,8 @@ def per_stretch(segments: Iterable[Segment], audio: AudioTee, language: str,
                         inner = AudioTee([clip], audio.rate, start)
                         for _ in inner:          # all of it kept, already decoded
                             pass
-                        new = list(per_stretch(new, inner, other, detect, decode_as,
-                                               speech_s=speech_s, checks=checks, _depth=1))
+                        new = list(_stretches(new, inner, other, detect, decode_as,
+                                               speech_s=speech_s, checks=checks, _depth=1, _memo=memo))
                 except Exception:  # noqa: BLE001 - keep what the file's model wrote
                     new = None
                 if new is not None and (new or not old):
@@ -200,9 +239,12 @@ def per_stretch(segments: Iterable[Segment], audio: AudioTee, language: str,
                 else:
                     cut = None
                 if cut is not None:
-                    yield from resolve(t0, left[-1].end_s if left else cut, left, halves - 1)
-                    yield from resolve(cut, t1, right, halves - 1)
+                    yield from resolve(t0, left[-1].end_s if left else cut, left, halves - 1, periodic)
+                    yield from resolve(cut, t1, right, halves - 1, periodic)
                     return
+        if periodic and old:
+            yield from inside(t0, t1, old)
+            return
         for s in old:
             yield mark(s, language)
 
@@ -217,7 +259,11 @@ def per_stretch(segments: Iterable[Segment], audio: AudioTee, language: str,
         nonlocal pending
         if pending:
             run, pending = pending, []
-            if every_s is not None or any(suspect(s) for s in run):
+            if every_s is not None and run[-1].end_s > known_until_s:
+                yield from resolve(run[0].start_s, run[-1].end_s, run, periodic=True)
+            elif every_s is not None:
+                yield from inside(run[0].start_s, run[-1].end_s, run)
+            elif any(suspect(s) for s in run):
                 yield from resolve(run[0].start_s, run[-1].end_s, run)
             else:
                 for s in run:
