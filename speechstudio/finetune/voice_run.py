@@ -279,17 +279,17 @@ def _check_base(ref) -> None:
 
         read_piper_config(ref.location)
         return
-    cfg = Path(ref.location) / "config.json"
+    from speechstudio.tts import family as tts_family
+
+    trainable = " / ".join(f.label for f in tts_family.families() if f.capabilities.trainable)
     try:
-        model_type = json.loads(cfg.read_text(encoding="utf-8")).get("model_type")
-    except (OSError, ValueError, AttributeError):
-        model_type = None
-        if not cfg.is_file():
-            raise ModelNotFoundError(f"{ref.location}: not a VITS voice (no config.json, no Piper .onnx): "
-                                     "only VITS voices can be cloned") from None
-    if model_type != "vits":
-        raise ModelNotFoundError(f"{ref.location}: not a VITS voice (model_type {model_type!r}): "
-                                 "only VITS voices can be cloned")
+        family = tts_family.detect(tts_family.read_source(ref.location))
+        why = f"a {family.label} voice"
+    except ModelNotFoundError as exc:
+        family, why = None, str(exc).split(": ", 1)[-1].split(" (", 1)[0]
+    if family is None or not family.capabilities.trainable:
+        raise ModelNotFoundError(f"{ref.location}: not a {trainable} voice ({why}): only {trainable} voices can be "
+                                 "cloned")
 
 
 def _stored_train(run_dir: Path) -> dict:

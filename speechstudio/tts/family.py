@@ -30,12 +30,14 @@ from pathlib import Path
 from speechstudio.errors import ModelNotFoundError, UsageError
 from speechstudio.registry import Registry
 
-__all__ = ["TtsCapabilities", "TtsFamily", "VoiceSource", "BUILTIN", "VITS_CONTROLS", "register", "unregister",
+__all__ = ["TtsCapabilities", "TtsFamily", "VoiceSource", "BUILTIN", "DEFAULT", "VITS_CONTROLS", "register", "unregister",
            "families", "get", "find", "of", "detect", "read_source", "check_options"]
 
 #: The built-in families' modules, in detection order; each defines ``FAMILY``.
 BUILTIN = ("speechstudio.tts.family_vits", "speechstudio.tts.speecht5", "speechstudio.tts.fastspeech2")
 
+#: The family of a voice that names none (a store voice saved before families had names).
+DEFAULT = "vits"
 #: The controls of VITS / Piper voices (``vits.SynthesisSettings`` fields).
 VITS_CONTROLS = ("speaker", "length_scale", "noise_scale", "noise_w", "seed")
 

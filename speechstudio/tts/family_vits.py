@@ -102,5 +102,5 @@ def _load_transformers(source: VoiceSource, device: str, precision: str, name: s
     )
 
 
-FAMILY = VitsFamily("vits", "VITS / Piper", TtsCapabilities(languages=("multi",), speakers=True, trainable=True,
+FAMILY = VitsFamily("vits", "VITS", TtsCapabilities(languages=("multi",), speakers=True, trainable=True,
                                                              controls=VITS_CONTROLS))

@@ -162,7 +162,7 @@ def load(source, config, device: str, precision: str, name: str | None, local_fi
     n_spk = int(getattr(config.model_config, "num_speakers", None) or 1)
     rate = int(getattr(config.vocoder_config, "sampling_rate", None) or 22050)  # LJSpeech (model card)
     voice = FastSpeech2Voice(
-        name=name or folder.name, model=model, sample_rate=rate, language="en", family="fastspeech2",
+        name=name or folder.name, model=model, sample_rate=rate, language="en", family=FAMILY.name,
         tokenizer=tokenizer, num_speakers=n_spk, device=device, dtype=precision,
         controls=FASTSPEECH2_CONTROLS, defaults={"length_scale": 1.0, "controls": FASTSPEECH2_CONTROLS},
     )

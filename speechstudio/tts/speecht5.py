@@ -109,7 +109,7 @@ def load(source, config, device: str, precision: str, name: str | None, local_fi
                                  f"({', '.join(bad[:3]) or 'none found'})")
     voice = SpeechT5Voice(
         name=name or folder.name, model=model, sample_rate=int(vocoder.config.sampling_rate), language="en",
-        family="speecht5", tokenizer=tokenizer, speakers={k: i for i, k in enumerate(speakers)},
+        family=FAMILY.name, tokenizer=tokenizer, speakers={k: i for i, k in enumerate(speakers)},
         num_speakers=len(speakers), device=device, dtype=precision, controls=SPEECHT5_CONTROLS,
         defaults={"length_scale": 1.0, "controls": SPEECHT5_CONTROLS},
     )
