@@ -1,4 +1,4 @@
-"""One way to write a file so that readers see the old content or the new, never half of it.
+"""One way to write a file (or a folder) so that readers see the old content or the new, never half of it.
 
 Every writer of user files (transcripts, speech audio, recordings, dictation text, JSON state)
 goes through :func:`atomic_path`, or its shortcuts :func:`atomic_write_bytes` and
@@ -19,6 +19,12 @@ goes through :func:`atomic_path`, or its shortcuts :func:`atomic_write_bytes` an
    the file appears while we write: the final step is a hard link, which fails if the name is
    taken (file systems without hard links fall back to a check just before ``os.replace``).
 
+Folders (a voice, an imported model, an exported checkpoint) go through :func:`atomic_folder`
+(or :func:`install_folder` for a folder built elsewhere): built under a hidden temporary name
+next to the target (``.<name>.<random>.partial``), every file ``fsync``-ed, an existing target
+moved aside to a hidden name, the new folder renamed into place, then the old one removed; on
+any failure the temporary folder is removed and the target is as it was.
+
 The same recipe as ``python-atomicwrites`` and the ``fsync`` discipline described in
 "Files are hard" (Dan Luu, 2015) and LWN's "ext4 and data loss" (2009).
 """
@@ -27,13 +33,16 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 from speechstudio.errors import UsageError
 
-__all__ = ["OutputExistsError", "OutputWriteError", "atomic_path", "atomic_write_bytes", "atomic_write_text",
+__all__ = ["OutputExistsError", "OutputWriteError", "atomic_folder", "atomic_path", "atomic_write_bytes",
+           "atomic_write_text", "install_folder",
            "check_destination", "check_folder_destination", "new_file_mode", "resolve_target", "write_error"]
 
 
@@ -257,3 +266,88 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
         with open(tmp, "w", encoding=encoding, newline="\n") as fh:
             fh.write(text)
     return Path(path)
+
+
+# ----------------------------------------------------------------------------- folders
+def _fsync_tree(folder: Path) -> None:
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                continue
+            with open(path, "rb") as fh:
+                os.fsync(fh.fileno())
+        _fsync_dir(Path(root))
+
+
+def install_folder(ready: str | os.PathLike[str], path: str | os.PathLike[str], *, overwrite: bool = True,
+                   keep_existing=None) -> Path:
+    """Put the finished folder ``ready`` (on the same file system) at ``path`` and return ``Path(path)``.
+
+    Its files are ``fsync``-ed; an existing ``path`` is renamed to a hidden name, ``ready`` renamed
+    into place, the old folder removed (a reader sees the old folder or the new, and a crash leaves
+    at worst a hidden leftover, never a half folder under the name). ``keep_existing()``: called when
+    ``path`` exists or appears meanwhile; True keeps that folder (another process made the same one)
+    and removes ``ready``.
+
+    Raises:
+        OutputExistsError: ``overwrite=False`` and ``path`` exists (``ready`` is left as it is).
+        OSError: a rename failed; the old folder is put back.
+    """
+    ready, target = Path(ready), Path(path)
+    if keep_existing is not None and target.exists() and keep_existing():
+        shutil.rmtree(ready, ignore_errors=True)
+        return target
+    if not overwrite and os.path.lexists(target):
+        raise OutputExistsError(f"{target}: the folder exists")
+    _fsync_tree(ready)
+    trash = None
+    if os.path.lexists(target):
+        trash = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.removing")
+        os.replace(target, trash)
+    try:
+        os.replace(ready, target)
+    except OSError:
+        if trash is not None and not os.path.lexists(target):
+            os.replace(trash, target)
+            trash = None
+        if keep_existing is not None and target.exists() and keep_existing():
+            shutil.rmtree(ready, ignore_errors=True)
+            return target
+        raise
+    finally:
+        if trash is not None:
+            shutil.rmtree(trash, ignore_errors=True)
+    _fsync_dir(target.parent)
+    return target
+
+
+@contextlib.contextmanager
+def atomic_folder(path: str | os.PathLike[str], *, overwrite: bool = True, keep_existing=None) -> Iterator[Path]:
+    """Give a new empty temporary folder to fill; on a clean exit it becomes ``path`` atomically
+    (:func:`install_folder`)::
+
+        with atomic_folder(voices_dir() / name) as tmp:
+            shutil.copyfile(src, tmp / "voice.onnx")
+
+    The temporary folder is a hidden sibling of ``path`` (``.<name>.<random>.partial``, same file
+    system, mode ``0777`` minus the umask). ``overwrite=False`` refuses an existing ``path`` before
+    the block runs and again when committing. Missing parent folders are created.
+
+    Raises:
+        OutputExistsError: ``overwrite=False`` and ``path`` exists.
+        OSError: the folder cannot be written or renamed; the temporary folder is removed and
+            ``path`` is untouched.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not overwrite and os.path.lexists(target) and not (keep_existing is not None and keep_existing()):
+        raise OutputExistsError(f"{target}: the folder exists")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
+    try:
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, 0o777 & ~_UMASK)
+        yield tmp
+        install_folder(tmp, target, overwrite=overwrite, keep_existing=keep_existing)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -106,21 +106,15 @@ def _install(work: Path, out: Path, manifest: Manifest, root: Path) -> None:
     """Swap ``work/clips`` in as ``out/clips`` and write the manifest. The old manifest goes first,
     so an interrupted swap leaves a folder that reads as "not prepared", never a manifest that
     names clips from another run."""
-    target = out / "clips"
+    from speechstudio.atomic import atomic_path, install_folder
+
     (out / MANIFEST_NAME).unlink(missing_ok=True)
-    trash = None
-    if target.exists():
-        trash = work / "old-clips"
-        os.replace(target, trash)
-    os.replace(work / "clips", target)
+    install_folder(work / "clips", out / "clips")
     for name in (CONSENT_TEXT, CONSENT_AUDIO):
         if (root / name).is_file() and (root / name).resolve() != (out / name).resolve():
-            tmp = work / name
-            shutil.copyfile(root / name, tmp)
-            os.replace(tmp, out / name)
+            with atomic_path(out / name) as tmp:
+                shutil.copyfile(root / name, tmp)
     manifest.save(out)
-    if trash is not None:
-        shutil.rmtree(trash, ignore_errors=True)
 
 
 def _check_out_dir(out: Path) -> None:

@@ -118,26 +118,13 @@ def _weight_norm_state(model) -> dict:
 
 
 def _write_store_folder(name: str, overwrite: bool, fill) -> Path:
-    """Create ``voices_dir()/name`` atomically: ``fill(tmp_folder)`` writes it, then ``os.replace``."""
+    """Create ``voices_dir()/name`` atomically: ``fill(tmp_folder)`` writes it (``atomic.atomic_folder``)."""
+    from speechstudio.atomic import atomic_folder
     from speechstudio.tts.voices import voices_dir
 
-    root = voices_dir()
-    dest = root / name
-    root.mkdir(parents=True, exist_ok=True)
-    tmp = root / f".{name}.cloning"
-    old = root / f".{name}.replaced"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    try:
+    with atomic_folder(voices_dir() / name, overwrite=overwrite) as tmp:
         fill(tmp)
-        if dest.exists():
-            shutil.rmtree(old, ignore_errors=True)
-            os.replace(dest, old)
-        os.replace(tmp, dest)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(old, ignore_errors=True)
-    return dest
+    return voices_dir() / name
 
 
 def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str | os.PathLike | None = None,
@@ -234,13 +221,10 @@ def export_voice(spec: str, out_dir: str | os.PathLike) -> tuple[Path, Path]:
         from speechstudio.tts.piper_import import read_piper_config
 
         cfg = read_piper_config(ref.location)
-        tmp = onnx_out.with_name(f".{onnx_out.name}.part")
-        try:
+        from speechstudio.atomic import atomic_path
+
+        with atomic_path(onnx_out) as tmp:
             shutil.copyfile(ref.location, tmp)
-            os.replace(tmp, onnx_out)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
         atomic_write_json(json_out, json.loads(Path(cfg.config_path).read_text(encoding="utf-8")))
         return onnx_out, json_out
     voice = load_voice(ref.location, device="cpu", precision="fp32", name=ref.name, optimize=False)

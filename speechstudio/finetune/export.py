@@ -45,7 +45,6 @@ import copy
 import io
 import json
 import os
-import tempfile
 import unicodedata
 import warnings
 from pathlib import Path
@@ -362,15 +361,10 @@ def export_piper_onnx(model, base_voice, out_onnx: str | os.PathLike, *, dataset
     onnx.helper.set_model_props(proto, {"speechstudio": json.dumps(config["speechstudio"], ensure_ascii=False)})
     proto.producer_name = "speechstudio"
     json_path = out_onnx.with_name(out_onnx.name + ".json")
-    out_onnx.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out_onnx.name}.", suffix=".part", dir=out_onnx.parent)
-    os.close(fd)
-    try:
-        onnx.save(proto, tmp)
-        os.replace(tmp, out_onnx)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    from speechstudio.atomic import atomic_path
+
+    with atomic_path(out_onnx) as tmp:
+        onnx.save(proto, str(tmp))
     from speechstudio.finetune.manifest import atomic_write_json
 
     atomic_write_json(json_path, config)

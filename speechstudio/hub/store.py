@@ -75,13 +75,15 @@ def dir_size_bytes(path: Path) -> int:
     return total
 
 
-def import_model(src: str | os.PathLike[str], name: str | None = None) -> ResolvedModel:
+def import_model(src: str | os.PathLike[str], name: str | None = None, *, replace: bool = False) -> ResolvedModel:
     """Copy a local model directory into the store under ``name``.
 
     Args:
         src: a Wav2Vec2 CTC checkpoint dir or a CTranslate2 Whisper dir (validated with
             ``detect_engine``); symlinks (e.g. a Hugging Face cache snapshot) are followed.
         name: the name to use with ``--model``; default: the directory's own name.
+        replace: an imported model of that name is replaced once the copy is complete
+            (until then the old one stays usable).
 
     Returns:
         ``ResolvedModel(path=<data_dir>/models/<name>, model_id=name, engine, source="imported")``.
@@ -98,7 +100,7 @@ def import_model(src: str | os.PathLike[str], name: str | None = None) -> Resolv
     clean = validate_name(name if name is not None else src_abs.name)
     root = models_dir()
     final = root / clean
-    if final.exists():
+    if final.exists() and not replace:
         raise UsageError(
             f"a model named {clean!r} is already imported; remove it first (`speechstudio models remove {clean}`) "
             "or choose another --name"
@@ -106,15 +108,11 @@ def import_model(src: str | os.PathLike[str], name: str | None = None) -> Resolv
     root_abs = root.resolve() if root.exists() else root.absolute()
     if root_abs == src_abs or src_abs in root_abs.parents:
         raise UsageError(f"cannot import {src_abs}: it contains the model store {root_abs}")
-    root.mkdir(parents=True, exist_ok=True)
-    tmp = root / f".importing-{clean}-{uuid.uuid4().hex[:8]}"
-    try:
-        shutil.copytree(src_abs, tmp, symlinks=False)
+    from speechstudio.atomic import atomic_folder
+
+    with atomic_folder(final, overwrite=replace) as tmp:
+        shutil.copytree(src_abs, tmp, symlinks=False, dirs_exist_ok=True)
         detect_engine(tmp)
-        os.rename(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return ResolvedModel(final, clean, engine, "imported")
 
 

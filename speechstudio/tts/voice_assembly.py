@@ -111,18 +111,12 @@ def assemble_voice(family: str, hf_id: str, snapshot: Path, dest: Path, snapshot
     ``add_parts(folder, snapshot_fn)`` adds the companions (``snapshot_fn(repo_id, patterns)``
     downloads them). Returns ``dest``. Raises ``OfflineError`` / ``ModelNotFoundError`` (nothing
     is left in the store then)."""
-    tmp = dest.with_name(f".{dest.name}.assembling")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    try:
+    from speechstudio.atomic import atomic_folder
+
+    with atomic_folder(dest) as tmp:
         link_tree(snapshot, tmp)
         add_parts(tmp, snapshot_fn)
         meta = {"kind": "transformers", "family": family, "hf_id": hf_id, "path": str(dest),
                 "source": f"downloaded from {hf_id}"}
         (tmp / "voice.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tmp, dest)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return dest

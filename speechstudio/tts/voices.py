@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError, OfflineError, UsageError
+from speechstudio.tts import family as tts_family
 
 __all__ = [
     "DEFAULT_HF_VOICE",
@@ -75,7 +76,7 @@ class VoiceRef:
     reason: str = ""
     hf_id: str | None = None
     clone_of: str | None = None
-    family: str = "vits"
+    family: str = tts_family.DEFAULT
 
 
 def data_dir() -> Path:
@@ -133,7 +134,8 @@ def _store_voices() -> list[VoiceRef]:
             loc = meta.get("path") or meta.get("hf_id", "")
         clone_of = str(meta.get("base") or "unknown") if meta.get("synthetic") else None
         out.append(VoiceRef(d.name, meta.get("kind", "piper"), loc, "store",
-                            meta.get("source", ""), meta.get("hf_id"), clone_of, meta.get("family", "vits")))
+                            meta.get("source", ""), meta.get("hf_id"), clone_of,
+                            meta.get("family", tts_family.DEFAULT)))
     return out
 
 
@@ -183,19 +185,14 @@ def import_piper(onnx_path: str | os.PathLike, name: str | None = None) -> Voice
         raise UsageError(f"a voice named {name!r} already exists in {voices_dir()} (remove it or use --name)")
     if any(v.name == name for v in package_voices()):
         raise UsageError(f"{name!r} is the name of an installed package voice (choose another with --name)")
-    voices_dir().mkdir(parents=True, exist_ok=True)
-    tmp = voices_dir() / f".{name}.importing"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    try:
+    from speechstudio.atomic import atomic_folder
+
+    with atomic_folder(dest, overwrite=False) as tmp:
         shutil.copyfile(src, tmp / f"{name}.onnx")
         shutil.copyfile(cfg.config_path, tmp / f"{name}.onnx.json")
         meta = {"kind": "piper", "file": f"{name}.onnx", "source": f"imported from {src.resolve()}",
                 "sample_rate": cfg.sample_rate, "language": cfg.language, "num_speakers": cfg.num_speakers}
         (tmp / "voice.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        os.replace(tmp, dest)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return VoiceRef(name, "piper", str(dest / f"{name}.onnx"), "store", meta["source"])
 
 
@@ -236,8 +233,6 @@ def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
     docstring). Raises ``OfflineError`` (Hub unreachable), ``ModelNotFoundError`` (no such repo, or
     a model_type SpeechStudio does not speak with), ``UsageError`` (bad id or name, name taken).
     """
-    from speechstudio.tts import family as tts_family
-
     hf_id = hub_id(hf_id)
     name = _check_name(name or hf_id.split("/")[1])
     path = _snapshot(hf_id)
@@ -246,13 +241,11 @@ def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
     if dest is not None:  # a folder in the store with its companions (vocoder, tokenizer...)
         return VoiceRef(name, "transformers", str(dest), "store", f"downloaded from {hf_id}", hf_id,
                         family=family.name)
-    dest = voices_dir() / name
-    dest.mkdir(parents=True, exist_ok=True)
+    from speechstudio.atomic import atomic_write_text
+
     meta = {"kind": "transformers", "family": family.name, "hf_id": hf_id, "path": str(path),
             "source": f"downloaded from {hf_id}"}
-    tmp = dest / "voice.json.part"
-    tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
-    os.replace(tmp, dest / "voice.json")
+    atomic_write_text(voices_dir() / name / "voice.json", json.dumps(meta, indent=2))
     return VoiceRef(name, "transformers", str(path), "store", meta["source"], hf_id, family=family.name)
 
 
@@ -325,12 +318,10 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
 def _family_of_path(path: Path) -> str:
     """The voice family of a voice given by path (``vits`` when no family recognises it: loading
     it then says why)."""
-    from speechstudio.tts import family as tts_family
-
     try:
         return tts_family.detect(tts_family.read_source(path)).name
     except ModelNotFoundError:
-        return "vits"
+        return tts_family.DEFAULT
 
 
 def _default_voice(allow_download: bool) -> VoiceRef:

@@ -61,19 +61,9 @@ def train_ctc(*args, **kwargs):
 def register_model(model_dir, name: str, *, replace: bool = False):
     """Import the exported model folder into the model store under ``name`` (a copy under
     ``<data dir>/models/NAME``), so ``speechstudio models list`` shows it and ``transcribe`` /
-    ``dictate --model NAME`` use it. ``replace``: remove an existing model of that name first.
+    ``dictate --model NAME`` use it. ``replace``: an existing model of that name is replaced once the
+    copy is complete (``atomic.atomic_folder``).
     Returns the ``ResolvedModel``. Raises ``UsageError`` (bad / taken name), ``ModelNotFoundError``."""
-    import os
-    import uuid
+    from speechstudio.hub.store import import_model
 
-    from speechstudio.hub.store import imported_dir, import_model, remove_imported, validate_name
-    from speechstudio.hub.types import ResolvedModel
-
-    name = validate_name(name)
-    if not (replace and imported_dir(name) is not None):
-        return import_model(model_dir, name)
-    staged = import_model(model_dir, f"{name}-new-{uuid.uuid4().hex[:8]}")  # the old one stays until this is complete
-    remove_imported(name)
-    final = staged.path.with_name(name)
-    os.rename(staged.path, final)
-    return ResolvedModel(final, name, staged.engine, "imported")
+    return import_model(model_dir, name, replace=replace)

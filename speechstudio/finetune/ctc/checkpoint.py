@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import uuid
 from pathlib import Path
 
+from speechstudio.atomic import atomic_folder
 from speechstudio.finetune.manifest import atomic_write_json
 
 __all__ = ["PROCESSOR", "MODEL", "save_model_files", "model_from_state", "cpu_state_dict", "export_best"]
@@ -70,25 +70,11 @@ def export_best(run) -> Path | None:
     files = run.path / PROCESSOR
     model = model_from_state(files, best["model"])
     out = run.path / MODEL
-    tmp = run.path / f".{MODEL}-{uuid.uuid4().hex[:8]}"
-    try:
+    with atomic_folder(out) as tmp:
         model.save_pretrained(tmp, safe_serialization=True)
         for name in os.listdir(files):
             if name != "config.json":
                 shutil.copy2(files / name, tmp / name)
-        for name in os.listdir(tmp):
-            with open(tmp / name, "rb") as fh:
-                os.fsync(fh.fileno())
-        if out.exists():
-            trash = run.path / f".old-{MODEL}-{uuid.uuid4().hex[:8]}"
-            os.rename(out, trash)
-            os.rename(tmp, out)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.rename(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     atomic_write_json(run.path / "model.json", {"step": int(best["step"]), "wer": float(best["wer"]),
                                                 "cer": float(best["cer"])})
     return out

@@ -43,7 +43,6 @@ import io
 import json
 import math
 import os
-import tempfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -125,16 +124,11 @@ def _key(item, draw: int, seed: int, noise_scale: float, to: str = "speaker") ->
 def _save(data: dict, path: Path) -> None:
     import torch
 
+    from speechstudio.atomic import atomic_write_bytes
+
     buf = io.BytesIO()
     torch.save(data, buf)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(buf.getbuffer())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, buf.getvalue())
 
 
 def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.PathLike, *, seed: int, draws: int = 1,

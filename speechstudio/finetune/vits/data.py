@@ -16,11 +16,11 @@ from __future__ import annotations
 import errno
 import hashlib
 import io
-import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from speechstudio.atomic import atomic_write_bytes
 from speechstudio.errors import SpeechStudioError
 from speechstudio.finetune.run import RunError
 
@@ -57,8 +57,6 @@ def _cache_name(clip_id: str, audio: Path, fc) -> str:
 
 def _compute_features(audio: Path, fc, path: Path) -> int:
     """Decode ``audio`` at ``fc.sample_rate``, compute spec + mel, save atomically; return frames."""
-    import tempfile
-
     import torch
 
     from speechstudio.audio.decode import load_audio
@@ -74,15 +72,9 @@ def _compute_features(audio: Path, fc, path: Path) -> int:
     data = {"wav": torch.round(wav * 32767).to(torch.int16), "spec": spec.half(), "mel": mel.half()}
     buf = io.BytesIO()  # serialised in memory: a full disk then raises OSError(ENOSPC) on write
     torch.save(data, buf)
-    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-        with os.fdopen(fd, "wb") as f:
-            f.write(buf.getbuffer())
-        os.replace(tmp, path)
+        atomic_write_bytes(path, buf.getvalue())
     except BaseException as exc:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
         if isinstance(exc, OSError):  # not the clip's fault: stop, rather than skip every clip
             why = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
             raise RunError(f"{path.parent}: could not write the feature cache ({why})") from exc

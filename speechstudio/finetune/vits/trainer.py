@@ -85,18 +85,12 @@ def _dataset_identity(manifest, dataset_dir: Path) -> dict:
 
 
 def _write_wav(path: Path, wav, sample_rate: int) -> Path:
-    import tempfile
-
     import soundfile as sf
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".wav", dir=path.parent)
-    os.close(fd)
-    try:
-        sf.write(tmp, wav, sample_rate, subtype="PCM_16")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from speechstudio.atomic import atomic_path
+
+    with atomic_path(path) as tmp:
+        sf.write(tmp, wav, sample_rate, subtype="PCM_16", format="WAV")
     return path
 
 
