@@ -72,3 +72,18 @@ def hub_tqdm_class():
             super().__init__(*args, **kwargs)
 
     return HubProgress
+
+
+def quiet_transformers() -> None:
+    """transformers' own progress bars ("Loading weights") off and its logging to errors, leaving
+    huggingface_hub's download bars as they were: transformers' ``disable_progress_bar`` also turns
+    those off process-wide, which silenced every later model download of the process (the app's
+    Models page, ``transcribe`` fetching a model after a CTC model was loaded)."""
+    import transformers
+    from huggingface_hub.utils import are_progress_bars_disabled, enable_progress_bars
+
+    hub_was_off = are_progress_bars_disabled()
+    transformers.utils.logging.disable_progress_bar()
+    transformers.utils.logging.set_verbosity_error()
+    if not hub_was_off and are_progress_bars_disabled():
+        enable_progress_bars()

@@ -94,3 +94,20 @@ def test_plain_lines_and_the_hub_bar_class():
     bar.close()
     assert "\r" not in log.getvalue()
     assert log.getvalue().splitlines()[-1].startswith("Downloading: 100%|")
+
+
+def test_loading_a_ctc_model_leaves_download_bars_on(tiny_w2v_dir):
+    """transformers' disable_progress_bar turns huggingface_hub's bars off process-wide: loading a
+    CTC model then silenced every later download of the process (the app's Models page)."""
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+    from speechstudio.progress import quiet_transformers
+
+    enable_progress_bars()
+    Wav2Vec2Recognizer(tiny_w2v_dir, device="cpu")
+    assert are_progress_bars_disabled() is False
+    disable_progress_bars()            # off before (the user's HF_HUB_DISABLE_PROGRESS_BARS): stays off
+    quiet_transformers()
+    assert are_progress_bars_disabled() is True
+    enable_progress_bars()

@@ -211,7 +211,7 @@ def test_cli_transcribe_routes_the_folder_to_the_ctc_engine(model_dir, realspeec
     d = model_dir(variant)
     f = tmp_path / "talk.wav"
     shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
-    code = cli.main(["transcribe", str(f), "--model", str(d), "--device", "cpu", "--format", "json", "-q",
+    code = cli.main(["transcribe", str(f), "--model", str(d), "--device", "cpu", "--format", "json",
                      "--chunk-s", "1.0", "--stride-s", "0.2"])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -232,7 +232,7 @@ def test_models_import_list_and_transcribe_by_name(model_dir, realspeech, tmp_pa
         assert rows[variant][1] == "wav2vec2" and rows[variant][-1] == "imported"
     f = tmp_path / "a.wav"
     shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
-    assert cli.main(["transcribe", str(f), "--model", "data2vec-audio", "--device", "cpu", "--format", "txt", "-q"]) == 0
+    assert cli.main(["transcribe", str(f), "--model", "data2vec-audio", "--device", "cpu", "--format", "txt"]) == 0
     assert "using data2vec-audio (Data2Vec-Audio CTC, imported)" in capsys.readouterr().err
     assert (tmp_path / "a.txt").read_text().strip() == text_of(recognizer(model_dir("data2vec-audio")), [load_audio(f, 16000)])
 

@@ -74,11 +74,11 @@ class Wav2Vec2Recognizer:
                  batch_size: int | None = None, vocabulary: str = "auto",
                  oov_penalty: float = DEFAULT_OOV_PENALTY) -> None:
         import torch
-        import transformers
         from transformers import AutoConfig, AutoModelForCTC, Wav2Vec2CTCTokenizer, Wav2Vec2FeatureExtractor
 
-        transformers.utils.logging.disable_progress_bar()
-        transformers.utils.logging.set_verbosity_error()
+        from speechstudio.progress import quiet_transformers
+
+        quiet_transformers()
 
         self.model_dir = Path(model_dir)
         self.model_id = model_id or str(model_dir)

@@ -40,10 +40,9 @@ class Base:
 
 
 def _quiet_transformers() -> None:
-    import transformers
+    from speechstudio.progress import quiet_transformers
 
-    transformers.utils.logging.disable_progress_bar()
-    transformers.utils.logging.set_verbosity_error()
+    quiet_transformers()
 
 
 def resolve_base(spec: str) -> Base:
