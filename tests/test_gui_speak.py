@@ -58,6 +58,14 @@ def test_speak_plays_through_fake_speaker_and_saves(win, qtbot, piper_voice, tmp
     assert rate == 22050 and len(audio) / rate > 1.0
     assert "saved" in page.info.text()
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["speech.wav"]
+    # the formats `speak --out` writes (issue 31): MP3 too, the same length within a frame
+    mp3 = tmp_path / "out" / "speech.mp3"
+    with qtbot.waitSignal(page.speech_finished, timeout=60000):
+        page.save(str(mp3))
+    from speechstudio.audio.decode import load_audio
+
+    assert abs(len(load_audio(mp3, 22050)) / 22050 - len(audio) / rate) < 0.05
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["speech.mp3", "speech.wav"]
 
 
 def test_speak_empty_text_is_a_message(win, qtbot):

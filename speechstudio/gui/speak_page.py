@@ -103,7 +103,7 @@ class SpeakPage(QWidget):
         self.stop_btn = QPushButton("Stop")
         self.stop_btn.setToolTip("Stop speaking (Esc)")
         self.save_btn = QPushButton("Save as…")
-        self.save_btn.setToolTip("Synthesize the whole text to a .wav, .flac or .ogg file")
+        self.save_btn.setToolTip("Synthesize the whole text to an audio file (.wav, .flac, .ogg, .mp3, .opus or .m4a)")
         self.lexicon_btn = QPushButton("Pronunciations…")
         self.lexicon_btn.setToolTip("Words the voices should say your way (a respelling or IPA phonemes)")
         for b, n in ((self.speak_btn, "Speak"), (self.stop_btn, "Stop speaking"), (self.save_btn, "Save speech as"),
@@ -270,13 +270,13 @@ class SpeakPage(QWidget):
     def _save_dialog(self) -> None:
         from speechstudio.gui.save_places import remember, suggest
 
-        path, _ = QFileDialog.getSaveFileName(self, "Save speech", suggest("speech.wav"), "Audio (*.wav *.flac *.ogg)")
+        path, _ = QFileDialog.getSaveFileName(self, "Save speech", suggest("speech.wav"), "Audio (*.wav *.flac *.ogg *.mp3 *.opus *.m4a)")
         if path:
             remember(path)
             self.save(path)
 
     def save(self, path: str) -> int:
-        """Synthesize the text into ``path`` (.wav/.flac/.ogg; written atomically)."""
+        """Synthesize the text into ``path`` (.wav/.flac/.ogg/.mp3/.opus/.m4a: ``tts.output``; written atomically)."""
         self.stop()
         self._t0 = time.perf_counter()
         self.job_id = self.compute.submit(self._job(out_path=str(path)))

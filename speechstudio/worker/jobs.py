@@ -206,7 +206,8 @@ class SpeakJob(Job):
         return "save speech" if self.out_path else "speak"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.tts.stream import stream_speech, write_stream
+        from speechstudio.tts.output import write_speech
+        from speechstudio.tts.stream import stream_speech
         from speechstudio.tts.vits import SynthesisSettings
 
         yield Status(f"loading voice {self.voice or '(default)'} ...")
@@ -236,7 +237,7 @@ class SpeakJob(Job):
                     yield c
 
             try:
-                dur, n = write_stream(checked(), self.out_path)
+                dur, n = write_speech(checked(), self.out_path)
             except _Cancelled:
                 self.result = "cancelled (nothing written)"
                 return
