@@ -12,6 +12,7 @@ dumps its in-memory generator + discriminator and the events it saw; the test co
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -64,7 +65,7 @@ def test_both_processes_keep_identical_weights_and_losses_are_finite(launched):
     assert a0["losses"] == a1["losses"]  # every process logs the mean over the processes
     assert _same(a0, a1) == []  # gradients averaged: the weights never drift apart
     # they did train (the other process's different batches included) and match the checkpoint
-    state = torch.load(tmp / "a" / "checkpoints" / "latest.pt", weights_only=True)
+    state = torch.load(tmp / "a" / "latest-before-trim.pt", weights_only=True)   # saving the voice trims the run
     assert state["step"] == 4 and state["world"] == 2 and len(state["rng_ranks"]) == 2
     assert state["batches_seen"] == 8  # 2 processes x 4 steps x 1 batch, one shared order
     assert _same(a0, state) == []
@@ -78,7 +79,9 @@ def test_only_process_0_writes_and_speaks(launched):
     tmp, dumps, output = launched
     writes = {"CheckpointEvent", "EvalEvent", "SampleEvent"}
     assert writes <= set(dumps["a", 0]["events"]) and not writes & set(dumps["a", 1]["events"])
-    assert sorted(p.name for p in (tmp / "a" / "checkpoints").iterdir()) == ["best.pt", "latest.pt"]
+    # latest.pt was written (once), then the saved voice's run kept its best checkpoint only (issue 29 item 7)
+    assert (tmp / "a" / "latest-before-trim.pt").is_file()
+    assert sorted(p.name for p in (tmp / "a" / "checkpoints").iterdir()) == ["best.pt"]
     assert len(list((tmp / "a" / "tb").iterdir())) == 1
     log = (tmp / "a" / "train.log").read_text()
     assert log.count("checkpoint latest at step 2") == 1 and "x 2 processes" in log
@@ -143,6 +146,17 @@ def _worker(tmp: Path, base: str, data: str) -> None:
         trainings.append(self)
 
     voice_run.train_config, voice_run.train, vits_step.VitsTraining.__init__ = small, seen_train, capture_init
+    from speechstudio.finetune import leftovers
+
+    trim = leftovers.trim_finished
+
+    def keep_latest(run_dir):  # the test reads the checkpoint that saving the voice trims away
+        latest = Path(run_dir) / "checkpoints" / "latest.pt"
+        if latest.is_file():
+            shutil.copy(latest, Path(run_dir) / "latest-before-trim.pt")
+        return trim(run_dir)
+
+    leftovers.trim_finished = keep_latest
 
     def run(tag: str, *extra: str) -> int:
         events.clear()
