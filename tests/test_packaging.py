@@ -4,11 +4,13 @@ real artifact is built and smoke-tested by .ci/run)."""
 from __future__ import annotations
 
 import configparser
+import json
 import os
 import shutil
 import struct
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -115,6 +117,11 @@ BREAK=@BREAK@
 case "$1" in
   --version) echo "speechstudio 0.1.0" ;;
   transcribe)
+    if [ "$3" = --speakers ]; then            # transcribe FILE --speakers auto --format json --output-dir DIR
+      [ "$BREAK" = speakers ] && label="" || label=', "speaker": "Speaker 1"'
+      mkdir -p "$8"; echo "{\"segments\": [{\"text\": \"And so\"$label}]}" > "$8/jfk_inaugural_1961.json"
+      exit 0
+    fi
     [ "$BREAK" = transcribe ] && text="And so my fellow Americans." || text="And so, my fellow Americans, ask not what your country can do for you."
     echo "$text" > "$2/jfk_inaugural_1961.txt" ;;
   speak)
@@ -143,7 +150,8 @@ def test_smoke_test_passes_a_working_app(tmp_path):
     assert r.stdout.strip().endswith(f"smoke: all passed ({exe})")
 
 
-@pytest.mark.parametrize("broken, message", [("transcribe", "transcript lacks"), ("speak", "speak exited")])
+@pytest.mark.parametrize("broken, message", [("transcribe", "transcript lacks"), ("speak", "speak exited"),
+                                             ("speakers", "no speaker labels in the JSON")])
 def test_smoke_test_fails_a_broken_app(tmp_path, broken, message):
     r = subprocess.run([str(PKG / "smoke_test.sh"), str(_fake_app(tmp_path, broken))], capture_output=True,
                        text=True, timeout=60)
@@ -208,3 +216,42 @@ def test_the_installed_app_suggests_a_download_not_pip():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.stdout.strip() == ("download a multilingual model on the Models page or with "
                                   "`speechstudio models download Systran/faster-whisper-base`"), out.stderr
+
+
+def test_local_hub_serves_a_model_that_the_cli_downloads_and_uses(tmp_path, tiny_w2v_dir, realspeech):
+    """packaging/local_hub.py speaks the Hub's file API well enough for huggingface_hub: the real
+    `models download` (what the app's Models page runs) fetches a model from it, and `transcribe`
+    then uses it offline. (The installed app does the same in the CI smoke test.)"""
+    root = tmp_path / "hub"
+    shutil.copytree(tiny_w2v_dir, root / "smoke" / "tiny-ctc")
+    log = tmp_path / "hub.log"
+    server = subprocess.Popen([sys.executable, str(PKG / "local_hub.py"), str(root), "--port-file",
+                               str(tmp_path / "port"), "--log", str(log)], stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if (tmp_path / "port").exists():
+                break
+            time.sleep(0.05)
+        env = dict(os.environ, HF_ENDPOINT=f"http://127.0.0.1:{(tmp_path / 'port').read_text()}",
+                   SPEECHSTUDIO_HOME=str(tmp_path / "home"), HF_HOME=str(tmp_path / "hf"), HF_HUB_CACHE=str(tmp_path / "hf"))
+        env.pop("HF_HUB_OFFLINE", None)
+        cli = [sys.executable, "-m", "speechstudio"]
+        r = subprocess.run(cli + ["models", "download", "smoke/tiny-ctc", "--no-progress"], env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.startswith("downloaded smoke/tiny-ctc (wav2vec2) to ")
+        fetched = log.read_text()
+        assert "GET /smoke/tiny-ctc/resolve/" in fetched and "model.safetensors -> 200" in fetched
+        # a repo the hub does not have: the Hub's 404, said in one line
+        r = subprocess.run(cli + ["models", "download", "smoke/none", "--no-progress"], env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode != 0 and "smoke/none" in r.stderr and "Traceback" not in r.stderr
+        audio = tmp_path / "a.wav"
+        shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", audio)
+        r = subprocess.run(cli + ["transcribe", str(audio), "--model", "smoke/tiny-ctc", "--format", "json"],
+                           env={**env, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert json.loads((tmp_path / "a.json").read_text())["model_id"] == "smoke/tiny-ctc"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
