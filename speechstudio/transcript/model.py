@@ -39,22 +39,22 @@ def _num(v: Any, what: str) -> float:
     return float(v)
 
 
-def _speaker(d: dict, where: str) -> str | None:
-    v = d.get("speaker")
+def _text_field(d: dict, key: str, where: str, what: str) -> str | None:
+    """``d[key]`` when it is a string, ``None`` when absent; else ``ValueError`` naming ``where``."""
+    v = d.get(key)
     if v is None:
         return None
     if not isinstance(v, str):
-        raise ValueError(f"{where} speaker is {v!r}, not a name")
+        raise ValueError(f"{where} {key} is {v!r}, not {what}")
     return v
+
+
+def _speaker(d: dict, where: str) -> str | None:
+    return _text_field(d, "speaker", where, "a name")
 
 
 def _language(d: dict, where: str) -> str | None:
-    v = d.get("language")
-    if v is None:
-        return None
-    if not isinstance(v, str):
-        raise ValueError(f"{where} language is {v!r}, not a language code")
-    return v
+    return _text_field(d, "language", where, "a language code")
 
 
 def word_from_dict(d: dict, where: str) -> Word:

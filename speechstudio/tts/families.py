@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
-from speechstudio.tts.family import VITS_CONTROLS
+from speechstudio.tts.family import VITS_CONTROLS, TtsFamily, VoiceSource
 from speechstudio.tts.text import EmptyTextError, LeftOutTextError, has_speakable
 
 __all__ = ["VITS_CONTROLS", "FamilyVoice", "to_device"]
@@ -110,3 +112,40 @@ def to_device(model, device: str, precision: str):
 
     model.eval()
     return model.to(device=device, dtype=torch.float16 if precision == "fp16" else torch.float32)
+
+
+@dataclass
+class TransformersFamily(TtsFamily):
+    """A voice family that is one transformers checkpoint type (``config.json``'s ``model_type``):
+    SpeechT5, FastSpeech2-Conformer. ``loader(spec, config, device, precision, name,
+    local_files_only)`` builds the voice; ``parts`` is the ``voice_assembly`` function that adds a
+    Hub download's companions (vocoder, speaker vectors). ``load`` raises ``ModelNotFoundError``
+    naming the folder when the checkpoint is incomplete."""
+
+    model_type: str = ""
+    loader: Callable | None = None
+    parts: str = ""
+
+    def detect(self, source: VoiceSource) -> bool:
+        return source.model_type == self.model_type
+
+    def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
+             local_files_only: bool = True, optimize: bool = True, engine: str = "auto"):
+        from transformers import AutoConfig
+
+        from speechstudio.errors import ModelNotFoundError, SpeechStudioError
+
+        try:
+            config = AutoConfig.from_pretrained(source.spec, local_files_only=local_files_only)
+            return self.loader(source.spec, config, device, precision, name, local_files_only)
+        except (OSError, ValueError) as exc:
+            if isinstance(exc, SpeechStudioError):
+                raise
+            raise ModelNotFoundError(f"{source.spec}: {self.model_type} checkpoint incomplete "
+                                     f"({str(exc).splitlines()[0][:120]})") from exc
+
+    def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path:
+        from speechstudio.tts import voice_assembly
+
+        return voice_assembly.assemble_voice(self.name, hf_id, snapshot, dest, snapshot_fn,
+                                             getattr(voice_assembly, self.parts))

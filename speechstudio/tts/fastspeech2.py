@@ -25,9 +25,9 @@ import json
 import re
 from pathlib import Path
 
-from speechstudio.errors import ModelNotFoundError, SpeechStudioError
-from speechstudio.tts.families import FamilyVoice, to_device
-from speechstudio.tts.family import TtsCapabilities, TtsFamily, VoiceSource
+from speechstudio.errors import ModelNotFoundError
+from speechstudio.tts.families import FamilyVoice, TransformersFamily, to_device
+from speechstudio.tts.family import TtsCapabilities
 
 __all__ = ["FAMILY", "FASTSPEECH2_CONTROLS", "FastSpeech2Voice", "arpabet", "load", "nltk_g2p_ready"]
 
@@ -174,28 +174,6 @@ def load(source, config, device: str, precision: str, name: str | None, local_fi
     return voice
 
 
-class FastSpeech2Family(TtsFamily):
-    def detect(self, source: VoiceSource) -> bool:
-        return source.model_type == "fastspeech2_conformer_with_hifigan"
-
-    def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
-             local_files_only: bool = True, optimize: bool = True, engine: str = "auto"):
-        from transformers import AutoConfig
-
-        try:
-            config = AutoConfig.from_pretrained(source.spec, local_files_only=local_files_only)
-            return load(source.spec, config, device, precision, name, local_files_only)
-        except (OSError, ValueError) as exc:
-            if isinstance(exc, SpeechStudioError):
-                raise
-            raise ModelNotFoundError(f"{source.spec}: fastspeech2_conformer_with_hifigan checkpoint incomplete "
-                                     f"({str(exc).splitlines()[0][:120]})") from exc
-
-    def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path:
-        from speechstudio.tts.voice_assembly import add_fastspeech2_parts, assemble_voice
-
-        return assemble_voice(self.name, hf_id, snapshot, dest, snapshot_fn, add_fastspeech2_parts)
-
-
-FAMILY = FastSpeech2Family("fastspeech2", "FastSpeech2-Conformer",
-                           TtsCapabilities(languages=("en",), speakers=True, controls=FASTSPEECH2_CONTROLS))
+FAMILY = TransformersFamily("fastspeech2", "FastSpeech2-Conformer",
+                            TtsCapabilities(languages=("en",), speakers=True, controls=FASTSPEECH2_CONTROLS),
+                            model_type="fastspeech2_conformer_with_hifigan", loader=load, parts="add_fastspeech2_parts")

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from speechstudio.errors import ModelNotFoundError, SpeechStudioError
-from speechstudio.tts.families import FamilyVoice, to_device
-from speechstudio.tts.family import TtsCapabilities, TtsFamily, VoiceSource
+from speechstudio.errors import ModelNotFoundError
+from speechstudio.tts.families import FamilyVoice, TransformersFamily, to_device
+from speechstudio.tts.family import TtsCapabilities
 
 __all__ = ["FAMILY", "SPEECHT5_CONTROLS", "SpeechT5Voice", "load", "read_speakers"]
 
@@ -118,28 +118,6 @@ def load(source, config, device: str, precision: str, name: str | None, local_fi
     return voice
 
 
-class SpeechT5Family(TtsFamily):
-    def detect(self, source: VoiceSource) -> bool:
-        return source.model_type == "speecht5"
-
-    def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
-             local_files_only: bool = True, optimize: bool = True, engine: str = "auto"):
-        from transformers import AutoConfig
-
-        try:
-            config = AutoConfig.from_pretrained(source.spec, local_files_only=local_files_only)
-            return load(source.spec, config, device, precision, name, local_files_only)
-        except (OSError, ValueError) as exc:
-            if isinstance(exc, SpeechStudioError):
-                raise
-            raise ModelNotFoundError(f"{source.spec}: speecht5 checkpoint incomplete "
-                                     f"({str(exc).splitlines()[0][:120]})") from exc
-
-    def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path:
-        from speechstudio.tts.voice_assembly import add_speecht5_parts, assemble_voice
-
-        return assemble_voice(self.name, hf_id, snapshot, dest, snapshot_fn, add_speecht5_parts)
-
-
-FAMILY = SpeechT5Family("speecht5", "SpeechT5",
-                        TtsCapabilities(languages=("en",), speakers=True, controls=SPEECHT5_CONTROLS))
+FAMILY = TransformersFamily("speecht5", "SpeechT5",
+                            TtsCapabilities(languages=("en",), speakers=True, controls=SPEECHT5_CONTROLS),
+                            model_type="speecht5", loader=load, parts="add_speecht5_parts")
