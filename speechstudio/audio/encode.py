@@ -46,7 +46,13 @@ class OutputFormat:
     description: str
     rate: int | None = None
     options: tuple[tuple[str, str], ...] = ()
+    rates: tuple[int, ...] = ()
 
+
+#: Rates the MPEG encoders take (MP3: MPEG-1/2/2.5 Layer III; AAC: the common rates of ISO/IEC
+#: 14496-3's sampling frequency table). Audio at another rate (a clone that speaks at its own rate:
+#: ``finetune.vits.voice_rate``) is resampled to the next one up (soxr), never down.
+MPEG_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 
 #: Output suffix -> format. Opus: 48 kHz (RFC 6716 sec. 2: internal rate of the full-band codec),
 #: 32 kbit/s mono (the Opus FAQ's "fullband speech" range is 28-40 kbit/s); AAC: 64 kbit/s mono
@@ -55,10 +61,10 @@ OUTPUT_FORMATS: dict[str, OutputFormat] = {
     ".wav": OutputFormat("soundfile", "WAV", "PCM_16", "WAV 16-bit PCM"),
     ".flac": OutputFormat("soundfile", "FLAC", "PCM_16", "FLAC 16-bit"),
     ".ogg": OutputFormat("soundfile", "OGG", "VORBIS", "Ogg Vorbis"),
-    ".mp3": OutputFormat("soundfile", "MP3", "MPEG_LAYER_III", "MP3"),
+    ".mp3": OutputFormat("soundfile", "MP3", "MPEG_LAYER_III", "MP3", rates=MPEG_RATES),
     ".opus": OutputFormat("av", "ogg", "libopus", "Opus (Ogg)", 48000, (("b", "32000"),)),
-    ".m4a": OutputFormat("av", "mp4", "aac", "AAC (M4A)", None, (("b", "64000"),)),
-    ".m4b": OutputFormat("av", "mp4", "aac", "AAC audiobook (M4B)", None, (("b", "64000"),)),
+    ".m4a": OutputFormat("av", "mp4", "aac", "AAC (M4A)", None, (("b", "64000"),), MPEG_RATES),
+    ".m4b": OutputFormat("av", "mp4", "aac", "AAC audiobook (M4B)", None, (("b", "64000"),), MPEG_RATES),
 }
 _CHAPTER_SUFFIXES = (".m4a", ".m4b")
 #: soundfile's string fields -> FFmpeg metadata keys (MP4 atoms / Vorbis comments).
@@ -152,7 +158,8 @@ class AudioEncoder:
         cover: JPEG or PNG bytes (M4A/M4B only).
         duration_s: total length, needed to close the last chapter when chapters are given.
 
-    Use as a context manager or call ``close()``; ``samples`` counts what was written.
+    Use as a context manager or call ``close()``; ``samples`` counts what was written (at
+    ``sample_rate``); ``file_rate`` is the rate in the file (``MPEG_RATES``: MP3 / AAC resample).
     """
 
     def __init__(self, path: str | os.PathLike, sample_rate: int, tags: dict[str, str] | None = None, *,
@@ -163,6 +170,15 @@ class AudioEncoder:
         self.format = check_output_suffix(f"x{self.suffix}")
         self.sample_rate = int(sample_rate)
         self.samples = 0
+        rates = self.format.rates
+        # the rate the file is written at: the audio's, or the next one the encoder takes (MPEG_RATES)
+        self.file_rate = self.sample_rate if not rates or self.sample_rate in rates else \
+            next((r for r in rates if r > self.sample_rate), rates[-1])
+        self._resampler = None
+        if self.file_rate != self.sample_rate:
+            import soxr
+
+            self._resampler = soxr.ResampleStream(self.sample_rate, self.file_rate, 1, dtype="float32", quality="HQ")
         tags = dict(tags or {})
         if (chapters or cover) and self.suffix not in _CHAPTER_SUFFIXES:
             raise UsageError(f"{self.path.name}: chapters and covers need .m4a or .m4b")
@@ -173,7 +189,7 @@ class AudioEncoder:
             if unknown:
                 raise UsageError(f"unknown audio metadata field(s) {', '.join(unknown)} "
                                  f"(use {', '.join(sf._str_types)})")
-            self._sf = sf.SoundFile(str(self.path), "w", samplerate=self.sample_rate, channels=1,
+            self._sf = sf.SoundFile(str(self.path), "w", samplerate=self.file_rate, channels=1,
                                     format=self.format.major, subtype=self.format.subtype)
             for key, value in tags.items():  # before any audio: libsndfile writes them in the header
                 setattr(self._sf, key, value)
@@ -190,7 +206,7 @@ class AudioEncoder:
         options = {".m4b": {"brand": "M4B "}, ".m4a": {"brand": "M4A "}}.get(self.suffix, {})
         self._av = av.open(str(self.path), "w", format=fmt.major, options=options)
         try:
-            rate = fmt.rate or self.sample_rate
+            rate = fmt.rate or self.file_rate
             self._stream = self._av.add_stream(fmt.subtype, rate=rate, layout="mono", options=dict(fmt.options))
             meta = {_AV_KEYS[k]: v for k, v in tags.items() if k in _AV_KEYS and v}
             if tags.get("software"):
@@ -228,6 +244,13 @@ class AudioEncoder:
         audio = np.clip(np.asarray(audio, dtype=np.float32).reshape(-1), -1.0, 1.0)
         if not len(audio):
             return
+        self.samples += len(audio)
+        self._emit(audio if self._resampler is None else self._resampler.resample_chunk(audio))
+
+    def _emit(self, audio: np.ndarray) -> None:
+        """Encode ``audio`` at ``file_rate``."""
+        if not len(audio):
+            return
         if self._sf is not None:
             self._sf.write(audio)
         else:
@@ -237,11 +260,10 @@ class AudioEncoder:
                 self._av.mux(self._cover_packet)
                 self._cover_packet = None
             frame = av.AudioFrame.from_ndarray(audio.reshape(1, -1), format="flt", layout="mono")
-            frame.sample_rate = self.sample_rate
-            frame.pts, frame.time_base = self._pts, Fraction(1, self.sample_rate)
+            frame.sample_rate = self.file_rate
+            frame.pts, frame.time_base = self._pts, Fraction(1, self.file_rate)
             self._pts += len(audio)
             self._av.mux(self._stream.encode(frame))
-        self.samples += len(audio)
 
     @property
     def duration_s(self) -> float:
@@ -250,6 +272,9 @@ class AudioEncoder:
 
     def close(self) -> None:
         """Flush the encoder and close the file (safe to call twice)."""
+        if self._resampler is not None and (self._sf is not None or self._av is not None):
+            resampler, self._resampler = self._resampler, None
+            self._emit(np.clip(resampler.resample_chunk(np.zeros(0, np.float32), last=True), -1.0, 1.0))
         if self._sf is not None:
             self._sf.close()
             self._sf = None

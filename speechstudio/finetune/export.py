@@ -122,7 +122,15 @@ def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, ex
     if base_voice.kind == "piper":
         raw = json.loads(Path(base_voice.piper.config_path).read_text(encoding="utf-8"))
         if rate != int(base_voice.sample_rate):
-            raise ExportError(f"model sample rate {rate} Hz differs from the base voice's {base_voice.sample_rate} Hz")
+            # a clone trained at another rate to speak at its speaker's pitch (finetune.vits.voice_rate):
+            # its samples play at the model's rate, and its durations were scaled to keep the base's tempo
+            factor = rate / int(base_voice.sample_rate)
+            if not 0.5 <= factor <= 2.0:
+                raise ExportError(f"model sample rate {rate} Hz is too far from the base voice's "
+                                  f"{base_voice.sample_rate} Hz")
+            raw.setdefault("audio", {})["sample_rate"] = rate
+            inference = raw.setdefault("inference", {})
+            inference["length_scale"] = round(float(inference.get("length_scale", 1.0)) * factor, 6)
         max_id = max((i for ids in raw["phoneme_id_map"].values() for i in ids), default=0)
         if max_id >= vocab:
             raise ExportError(f"model has {vocab} symbols but the base voice uses phoneme id {max_id}")
@@ -153,6 +161,8 @@ def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, ex
     raw["dataset"] = dataset_name or raw.get("dataset") or base_voice.name
     block = {"synthetic": True, "base_voice": base_voice.name,
              "exported_by": f"SpeechStudio {speechstudio.__version__}"}
+    if base_voice.kind == "piper" and rate != int(base_voice.sample_rate):
+        block["voice_rate"] = {"base_rate": int(base_voice.sample_rate), "model_rate": rate}
     block.update(extra_meta or {})
     raw["speechstudio"] = block
     return raw

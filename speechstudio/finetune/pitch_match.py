@@ -87,7 +87,7 @@ def measure_pitch_match(model, base_voice, dataset_dir: str | Path, reference_cl
 
     manifest = Manifest.load(dataset_dir)
     clips = manifest.usable()[: max(reference_clips, probe_texts)]
-    rate = int(base_voice.sample_rate)
+    rate = int(model.config.sampling_rate)  # a clone may speak at another rate than its base (vits.voice_rate)
     reference = []
     for clip in clips[:reference_clips]:
         try:

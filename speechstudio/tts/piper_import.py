@@ -106,7 +106,10 @@ def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = No
             raise PiperVoiceError(f"{cfg_path}: phoneme_id_map lacks the {sym!r} symbol")
     quality = str((raw.get("audio") or {}).get("quality", "")).lower()
     expected_rate = QUALITY_SAMPLE_RATES.get(quality)
-    if expected_rate is not None and sample_rate != expected_rate:
+    # a SpeechStudio clone trained at another rate to speak at its speaker's pitch declares it
+    # (finetune.vits.voice_rate): its quality names the base's rate
+    trained_at = ((raw.get("speechstudio") or {}).get("voice_rate") or {}).get("model_rate")
+    if expected_rate is not None and sample_rate != expected_rate and trained_at != sample_rate:
         # The weights do not store the rate; Piper's qualities fix it (piper/TRAINING.md).
         raise PiperVoiceError(f"{cfg_path}: audio.sample_rate {sample_rate} does not match quality "
                               f"{quality!r} (Piper {quality} voices are {expected_rate} Hz)")

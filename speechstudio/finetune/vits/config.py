@@ -106,6 +106,10 @@ class TrainConfig:
     pitch-conformed recordings with their fixed prior latents (``conform``: the base's contour in
     the speaker's range, PSOLA), ``conform_draws`` noise draws per clip; False: on the raw
     recordings with fresh prior noise each step (the recipe before 2026-12-03).
+    ``pitch_by_rate``: (Piper bases without a posterior encoder) train and save the clone at the
+    sample rate that puts the base's pitch on the speaker's (``voice_rate``: recordings resampled
+    to ``base rate x F0 ratio``; the voice declares that rate); False: the clone keeps the base's
+    rate and pitch.
     ``judge_clone``: at each evaluation, score the voice speaking a few validation texts against
     the recordings (``finetune.closeness.CloneJudge``: speaker similarity, naturalness, pitch) and
     keep as best the checkpoint with the best ``Closeness.score`` instead of the lowest validation
@@ -153,6 +157,7 @@ class TrainConfig:
     pitch_conform: bool = True
     conform_draws: int = 1
     conform_to: str = "base"
+    pitch_by_rate: bool = True
     judge_clone: bool = False
     disc_warmup_steps: int | None = None
 

@@ -56,13 +56,13 @@ def _cache_name(clip_id: str, audio: Path, fc) -> str:
 
 
 def _compute_features(audio: Path, fc, path: Path) -> int:
-    """Decode ``audio`` at ``fc.sample_rate``, compute spec + mel, save atomically; return frames."""
+    """Decode ``audio`` at ``fc.decode_rate``, compute spec + mel, save atomically; return frames."""
     import torch
 
     from speechstudio.audio.decode import load_audio
     from speechstudio.finetune.vits.features import linear_spectrogram, linear_to_mel
 
-    wav = torch.from_numpy(load_audio(audio, fc.sample_rate)).float().clamp(-1, 1)
+    wav = torch.from_numpy(load_audio(audio, fc.decode_rate)).float().clamp(-1, 1)
     frames = wav.numel() // fc.hop_length
     if frames == 0:
         return 0

@@ -21,7 +21,12 @@ __all__ = ["FeatureConfig", "linear_spectrogram", "linear_to_mel", "mel_spectrog
 
 @dataclass(frozen=True)
 class FeatureConfig:
-    """STFT / mel settings (sample rate in Hz, sizes in samples, fmin / fmax in Hz)."""
+    """STFT / mel settings (sample rate in Hz, sizes in samples, fmin / fmax in Hz).
+
+    ``audio_rate``: the rate (Hz) recordings are decoded at before their samples are treated as
+    the decoder's output at ``sample_rate`` (None: ``sample_rate``). A clone trained to speak at
+    another pitch through its sample rate (``voice_rate``) reads its recordings at its model rate.
+    """
 
     sample_rate: int
     n_fft: int = 1024
@@ -30,6 +35,7 @@ class FeatureConfig:
     n_mels: int = 80
     fmin: float = 0.0
     fmax: float | None = None
+    audio_rate: int | None = None
 
     @property
     def spectrogram_bins(self) -> int:
@@ -48,8 +54,16 @@ class FeatureConfig:
             n_mels = 80 if n_fft >= 512 else max(2, n_fft // 4)
         return cls(int(config.sampling_rate), n_fft, hop, n_fft, int(n_mels), 0.0, None)
 
+    @property
+    def decode_rate(self) -> int:
+        """Hz the recordings are decoded at (``audio_rate`` or ``sample_rate``)."""
+        return int(self.audio_rate or self.sample_rate)
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if d["audio_rate"] is None:  # cache keys and run configs of runs without it stay the same
+            del d["audio_rate"]
+        return d
 
 
 _WINDOWS: dict = {}

@@ -30,6 +30,7 @@ resume with the same number of processes continues exactly; a stop is agreed by 
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -45,6 +46,7 @@ from speechstudio.finetune.vits.config import TrainConfig, resolve_device, resol
 from speechstudio.finetune.vits.events import (CheckpointEvent, DoneEvent, EvalEvent, SampleEvent, StageEvent,
                                                StepEvent, TrainControl)
 from speechstudio.finetune.vits.trained import BaseInfo, base_info_for, load_trained_generator
+from speechstudio.finetune.vits.voice_rate import VoiceRate, choose_rate
 
 __all__ = ["train_voice", "load_trained_generator", "TrainConfig", "TrainControl", "TrainingError", "BaseInfo",
            "StageEvent", "StepEvent", "EvalEvent", "SampleEvent", "CheckpointEvent", "DoneEvent", "FIXED_SENTENCE",
@@ -126,7 +128,7 @@ def _speak(tr, voice, texts, seed: int) -> list[tuple]:
 def _samples(tr, voice, texts, step: int, folder: Path, seed: int) -> list[Path]:
     """Synthesise ``texts`` ((tag, sentence) pairs) into ``folder/step_N_TAG.wav`` (:func:`_speak`)."""
     folder.mkdir(parents=True, exist_ok=True)
-    return [_write_wav(folder / f"step_{step}_{tag}.wav", wav, voice.sample_rate)
+    return [_write_wav(folder / f"step_{step}_{tag}.wav", wav, int(tr.model.config.sampling_rate))
             for tag, wav in _speak(tr, voice, texts, seed)]
 
 
@@ -134,8 +136,9 @@ def _samples(tr, voice, texts, step: int, folder: Path, seed: int) -> list[Path]
 JUDGE_REFERENCE_CLIPS, JUDGE_TEXTS = 30, 4
 
 
-def _clone_judge(clips, voice, log):
-    """(``CloneJudge``, texts) for ``TrainConfig.judge_clone``, or (None, []) with the reason logged."""
+def _clone_judge(clips, voice, rate: int, log):
+    """(``CloneJudge``, texts) for ``TrainConfig.judge_clone``, or (None, []) with the reason logged.
+    ``rate``: Hz of the model's samples and of the cached recordings (``FeatureConfig.decode_rate``)."""
     import torch
 
     from speechstudio.finetune.closeness import CloneJudge
@@ -145,7 +148,7 @@ def _clone_judge(clips, voice, log):
     try:
         reference = [torch.load(c.cache_path, weights_only=True)["wav"].float().numpy() / 32767.0
                      for c in clips.train[:JUDGE_REFERENCE_CLIPS]]
-        return CloneJudge(reference, voice.sample_rate, voice.hop_length), texts
+        return CloneJudge(reference, rate, voice.hop_length), texts
     except (ImportError, OSError, RuntimeError, ValueError) as exc:
         log(f"how close the clone is will not be measured ({exc}); the best checkpoint is the lowest validation loss")
         return None, []
@@ -216,6 +219,25 @@ def _conform(tr, source: str, items: list, fc, cache_dir: Path, config: TrainCon
     return items, stats.describe(config.conform_to)
 
 
+def _voice_rate(rf, resume: bool, voice, model, dataset_dir: Path, config: TrainConfig) -> VoiceRate:
+    """The rate the clone trains and speaks at (``voice_rate``): on resume the run's own, else
+    from the median F0 of the recordings and of the base voice (``pitch_match``; RNG untouched)."""
+    import torch
+
+    from speechstudio.finetune.pitch_match import measure_pitch_match
+
+    if resume and rf.config_path.is_file():
+        old = rf.read_config()
+        kept = old.get("voice_rate") or {}
+        return VoiceRate(int(voice.sample_rate), int(kept.get("model_rate") or voice.sample_rate),
+                         kept.get("recordings_hz"), kept.get("base_hz"))
+    was_training = model.training
+    with torch.random.fork_rng():
+        m = measure_pitch_match(model, voice, dataset_dir, seed=config.seed, shift=False)
+    model.train(was_training)
+    return choose_rate(voice.sample_rate, m.recordings_hz, m.voice_hz)
+
+
 def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(), resume: bool = False,
                 control: TrainControl | None = None) -> Iterator[object]:
     """Fine-tune ``base`` on the dataset in ``dataset_dir``; yields events (``events`` module).
@@ -270,6 +292,16 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
         notes = [f"base: {ckpt.describe()}: posterior encoder "
                  + ("and discriminator " if disc is not None else "") + "from the checkpoint, no warm-up"] \
             + ckpt.notes + notes
+    rate = _voice_rate(rf, resume, voice, model, dataset_dir, config) if config.pitch_by_rate and not has_posterior \
+        else VoiceRate(voice.sample_rate, voice.sample_rate)
+    if rate.model_rate != rate.base_rate:
+        fc = dataclasses.replace(fc, audio_rate=rate.model_rate)
+        model.config.sampling_rate = rate.model_rate  # checkpoints and the saved voice carry it
+        model.config.speaking_rate = float(model.config.speaking_rate) / rate.factor  # the base's tempo in seconds
+        run_config["features"] = fc.to_dict()
+    if config.pitch_by_rate and not has_posterior:
+        run_config["voice_rate"] = {"model_rate": rate.model_rate, "recordings_hz": rate.recordings_hz,
+                                    "base_hz": rate.base_hz}
     warmup = config.warmup_for(has_posterior)
     decoder_end = warmup + config.decoder_for(has_posterior)
     disc_end = decoder_end + config.disc_warmup_for(has_posterior, fresh_discriminator=disc is None)
@@ -282,6 +314,8 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     if not par.main:
         clips = prepare_clips(manifest, dataset_dir, voice, fc, rf.cache_dir, config.val_count)
     lines = [f"{len(clips.train)} training clips, {len(clips.val)} validation clips"]
+    if config.pitch_by_rate and not has_posterior:
+        lines.append(rate.describe())
     lines += [f"skipped {cid}: {why}" for cid, why in clips.skipped] + clips.warnings[:20] + notes
     if manifest.sample_rate != voice.sample_rate:
         lines.append(f"clips are {manifest.sample_rate} Hz, the voice {voice.sample_rate} Hz: resampled"
@@ -324,7 +358,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                    for i in range(0, len(val_set), config.batch_size)]
     texts = [("fox", FIXED_SENTENCE)] + [("val" if clips.val else "train", (clips.val or clips.train)[0].text)]
     with torch.random.fork_rng(devices=tr.cuda_devices()):  # the scorers' model inits draw random numbers
-        judge, judge_texts = _clone_judge(clips, voice, log) if config.judge_clone and par.main else (None, [])
+        judge, judge_texts = _clone_judge(clips, voice, fc.decode_rate, log) if config.judge_clone and par.main else (None, [])
     if judge is not None:
         if "base_similarity" not in stats:  # the base voice, before any step (the run's model is still the base)
             stats["base_similarity"] = judge.similarity([w for _t, w in _speak(tr, voice, judge_texts, config.seed)])
@@ -494,7 +528,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
 
                         for p in paths:
                             writer.add_audio(f"samples/{p.stem.split('_', 2)[-1]}",
-                                             torch.from_numpy(sf.read(p)[0]), tr.step, voice.sample_rate)
+                                             torch.from_numpy(sf.read(p)[0]), tr.step, fc.decode_rate)
                         writer.flush()
                     yield SampleEvent(tr.step, paths)
     except GeneratorExit:
