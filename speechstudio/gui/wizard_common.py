@@ -54,6 +54,30 @@ def buddy_label(text: str, buddy: QWidget) -> QLabel:
 
 
 # ----------------------------------------------------------------------------- page shell
+class StepStack(QStackedWidget):
+    """A stack of steps that asks only for the room of the step it shows.
+
+    Qt's stack asks for its largest page, and for the largest page's *preferred* height when any
+    page has word-wrapped text (height-for-width): in a scroll area that made every Adapt step
+    scroll by what the Dataset step would like (72 px at 1280×800 with the docks open), and the
+    Train step jump. Here a step gets the viewport and scrolls only below its own minimum."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.currentChanged.connect(lambda _i: self.updateGeometry())
+
+    def sizeHint(self):  # noqa: N802 - Qt API
+        w = self.currentWidget()
+        return w.sizeHint() if w is not None else super().sizeHint()
+
+    def minimumSizeHint(self):  # noqa: N802
+        w = self.currentWidget()
+        return w.minimumSizeHint().expandedTo(w.minimumSize()) if w is not None else super().minimumSizeHint()
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802
+        return False
+
+
 class WizardPage(QWidget):
     """The four-step shell. Subclasses set :attr:`STEPS`, make ``base_step``, ``dataset``,
     ``train`` and ``use`` (each with ``ready() -> (ok, why)`` and ``entered()``; a ``changed``
@@ -82,7 +106,7 @@ class WizardPage(QWidget):
         set_font(self.step_bar, 12)
         self.step_bar.setMargin(4)
         lay.addWidget(self.step_bar)
-        self.stack = QStackedWidget()
+        self.stack = StepStack()
         self.steps = [self.base_step, self.dataset, self.train, self.use]
         for s in self.steps:
             self.stack.addWidget(s)
@@ -97,7 +121,11 @@ class WizardPage(QWidget):
         self.step_area.setFrameShape(QFrame.Shape.NoFrame)
         self.step_area.setWidgetResizable(True)
         self.step_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.step_area.setWidget(self.stack)
+        holder = QWidget()  # the scroll area asks the holder's layout, which asks StepStack (not Qt's stack)
+        hold = QVBoxLayout(holder)
+        hold.setContentsMargins(0, 0, 0, 0)
+        hold.addWidget(self.stack)
+        self.step_area.setWidget(holder)
         lay.addWidget(self.step_area, 1)
         row = QHBoxLayout()
         self.back_btn = button("◀ Bac&k", "Back to the previous step", "", self.back)
