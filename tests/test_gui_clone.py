@@ -404,3 +404,32 @@ def test_clone_wizard_flags_clips_of_other_people(win, qtbot, tiny_base, realspe
         assert "other_speaker" in ds.clips.table.item(i, 3).text()
         assert "another speaker" in ds.clips.table.item(i, 3).toolTip()
     assert "sound like another speaker than the rest: left out of training" in ds.warning.text()
+
+
+def test_base_without_posterior_encoder_gets_the_warm_up_note_and_estimate(win, monkeypatch):
+    """What a base voice lacks (``BaseVoiceInfo.lacks``), not its file format, picks step 1's note
+    and the estimate's warm-up stage (``has_posterior``, the last argument of ``_estimate``)."""
+    from types import SimpleNamespace
+
+    from speechstudio.finetune.voice_run import BaseVoiceInfo
+    from speechstudio.gui.clone_page import plain_base_note
+
+    page = win.show_page("Clone voice")
+    tr = page.train
+    jobs = []
+    monkeypatch.setattr(tr, "worker", SimpleNamespace(submit=lambda job: jobs.append(job) or None))
+    monkeypatch.setattr(page, "manifest", lambda: SimpleNamespace(usable=lambda: [1, 2, 3], total_s=12.0))
+    cases = [(BaseVoiceInfo("joe", "piper", 22050, ("posterior encoder", "discriminator"), "MIT", ""),
+              "training first teaches it to listen to your recordings (a short warm-up)", False),
+             (BaseVoiceInfo("mms", "transformers", 16000, ("discriminator",), "MIT", ""),
+              "The part that judges the voice during training starts fresh", True),
+             (BaseVoiceInfo("joe-ckpt", "piper-ckpt", 22050, (), "MIT", ""),
+              "It holds everything training needs", True)]
+    for info, note, has_posterior in cases:
+        assert note in plain_base_note(info)
+        page.base, page.base_info = SimpleNamespace(name=info.name, kind=info.kind), info
+        tr.refresh_estimate()
+        assert jobs[-1].args[-1] is has_posterior, info.kind
+    page.base = page.base_info = None
+    tr.refresh_estimate()
+    assert len(jobs) == 4 and jobs[-1].args[-1] is True

@@ -44,7 +44,7 @@ def plain_base_note(info) -> str:
         if info.sample_rate else ""
     if not info.lacks:
         how = "It holds everything training needs: all of it is fine-tuned on your recordings, with no warm-up."
-    elif info.kind == "piper":
+    elif "posterior encoder" in info.lacks:  # a Piper voice: the warm-up stage fits one first
         how = ("A Piper voice holds only what speaking needs: training first teaches it to listen to your "
                "recordings (a short warm-up), then fine-tunes the whole voice.")
     else:

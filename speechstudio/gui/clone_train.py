@@ -145,7 +145,8 @@ class TrainStep(TrainingStep):
         self._est_job = self.worker.submit(CallJob(
             _estimate, self.preset_box.currentText(), self.device_box.currentText(),
             self.steps_spin.value() or None, self.batch_spin.value() or None, len(m.usable()), m.total_s,
-            self.wiz.base is None or self.wiz.base.kind != "piper", description="training estimate"))
+            self.wiz.base_info is None or "posterior encoder" not in self.wiz.base_info.lacks,
+            description="training estimate"))
 
     def _show_estimate(self, result) -> None:
         config, est = result

@@ -204,10 +204,9 @@ def user_lexicon(language: str) -> Lexicon | None:
 
 
 def reads_ipa(voice) -> bool:
-    """True when ``voice`` reads espeak-ng phonemes (Piper espeak voices, phonemizing VITS tokenizers)."""
-    if getattr(voice, "kind", None) == "piper":
-        return getattr(voice.piper, "phoneme_type", "espeak") != "text"
-    return bool(getattr(getattr(voice, "tokenizer", None), "phonemize", False)) and voice.kind == "transformers"
+    """True when ``voice`` reads espeak-ng phonemes (Piper espeak voices, phonemizing VITS tokenizers:
+    the voice's ``reads_ipa``); False for voices without that property (the other families read letters)."""
+    return bool(getattr(voice, "reads_ipa", False))
 
 
 def apply_pronunciations(voice, sentence: str) -> tuple[str, list[int] | None]:
@@ -237,7 +236,7 @@ def _ipa_ids(voice, segments: list[tuple[str, str | None]]) -> list[int]:
     from speechstudio.tts.text import has_speakable, normalize_english
 
     english = voice.language.startswith("en")
-    espeak_voice = voice.piper.espeak_voice if voice.kind == "piper" else "en-us"
+    espeak_voice = voice.piper.espeak_voice if voice.has_phoneme_map else "en-us"
     phonemes: list[str] = []
     for text, ipa in segments:
         if ipa is None:
@@ -253,7 +252,7 @@ def _ipa_ids(voice, segments: list[tuple[str, str | None]]) -> list[int]:
         if phonemes and phonemes[-1] != " " and new and new[0] not in (" ", ",", ".", "!", "?"):
             phonemes.append(" ")
         phonemes.extend(new)
-    if voice.kind == "piper":
+    if voice.has_phoneme_map:
         missing: Counter = Counter()
         ids = phonemes_to_ids(phonemes, voice.piper.phoneme_id_map, missing)
         if missing:

@@ -136,6 +136,20 @@ class VitsVoice:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
+    def has_phoneme_map(self) -> bool:
+        """True when text reaches ids as phonemes through a Piper ``phoneme_id_map`` (``piper``: Piper
+        voices and clones saved as Piper); False when the transformers ``tokenizer`` makes the ids."""
+        return self.piper is not None
+
+    @property
+    def reads_ipa(self) -> bool:
+        """True when the voice reads espeak-ng phonemes (IPA): a Piper voice of ``phoneme_type``
+        espeak, or a transformers VITS tokenizer that phonemizes (``tokenizer.phonemize``)."""
+        if self.has_phoneme_map:
+            return getattr(self.piper, "phoneme_type", "espeak") != "text"
+        return bool(getattr(self.tokenizer, "phonemize", False))
+
+    @property
     def hop_length(self) -> int:
         """Audio samples per latent frame (product of the decoder's upsample rates)."""
         if self.engine == "onnx":
@@ -167,7 +181,7 @@ class VitsVoice:
         text = sentence
         if self.language.startswith("en"):
             text = self._english_text(sentence)
-        if self.kind == "piper":
+        if self.has_phoneme_map:
             from speechstudio.tts.phonemize import codepoint_phonemes, espeak_phonemes, phonemes_to_ids
 
             missing: Counter = Counter()
@@ -329,7 +343,7 @@ class VitsVoice:
             ids = self.text_to_ids(sentence)
         except LeftOutTextError:
             return np.zeros(0, dtype=np.float32)  # all another script or emoji: warned, nothing to say
-        if self.kind != "piper":
+        if not self.has_phoneme_map:
             return self.synthesize_ids(ids, settings)
         from speechstudio.tts.phonemize import split_ids
 
