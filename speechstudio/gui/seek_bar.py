@@ -1,13 +1,16 @@
 """The transcript player's seek bar (issue 30: the transcript view had no way to jump in the
 audio but the text cursor): a slider over the file's length in tenths of a second and a
-"0:12 / 4:00" label. ``seeked(seconds)`` fires when the user drags or clicks it; the owner moves
-it with :meth:`show_position` (ignored while the user holds the handle)."""
+"0:12 / 4:00" label, under the recording's waveform (:class:`~.waveform_view.WaveformView`: the
+played part shaded, a click jumps there). ``seeked(seconds)`` fires when the user drags or clicks
+either; the owner moves them with :meth:`show_position` (ignored while the user holds the handle)
+and gives the waveform its peaks with :meth:`set_peaks`."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QSlider, QStyle, QStyleOptionSlider, QWidget
 
 from speechstudio.gui.common import fmt_duration
+from speechstudio.gui.waveform_view import WaveformView
 
 STEPS_PER_S = 10  # slider resolution: 0.1 s
 
@@ -17,15 +20,23 @@ class SeekBar(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        lay = QHBoxLayout(self)
+        lay = QGridLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.setVerticalSpacing(0)
+        self.waveform = WaveformView()
+        self.waveform.seeked.connect(self._clicked)
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setAccessibleName("Position in the recording")
         self.slider.setToolTip("Drag to jump in the recording; the text follows while it plays")
         self.label = QLabel("0:00 / 0:00")
         self.label.setAccessibleName("Position and length")
-        lay.addWidget(self.slider, 1)
-        lay.addWidget(self.label)
+        lay.addWidget(self.waveform, 0, 0)
+        lay.addWidget(self.slider, 1, 0)
+        lay.addWidget(self.label, 1, 1)
+        lay.setColumnStretch(0, 1)
+        opt = QStyleOptionSlider()
+        self.slider.initStyleOption(opt)  # line the waveform up with the groove the handle runs on
+        self.waveform.set_margin(self.style().pixelMetric(QStyle.PixelMetric.PM_SliderLength, opt, self.slider) // 2)
         self.duration_s = 0.0
         self.slider.sliderMoved.connect(self._moved)
         self.slider.actionTriggered.connect(lambda _a: self._moved(self.slider.sliderPosition()))
@@ -36,7 +47,14 @@ class SeekBar(QWidget):
         self.duration_s = max(0.0, float(seconds or 0.0))
         self.slider.setRange(0, int(round(self.duration_s * STEPS_PER_S)))
         self.setEnabled(self.duration_s > 0)
+        self.waveform.set_duration(self.duration_s)
+        self.waveform.set_position(0.0)
         self._say(0.0)
+
+    def set_peaks(self, peaks) -> None:
+        """The recording's waveform peaks (``np.ndarray`` shape ``(columns, 2)``: min / max, from
+        :func:`speechstudio.audio.waveform.peaks`), ``None`` while unknown."""
+        self.waveform.set_peaks(peaks)
 
     def show_position(self, seconds: float) -> None:
         """Move the handle to ``seconds`` (not while the user is dragging it)."""
@@ -45,6 +63,7 @@ class SeekBar(QWidget):
         self.slider.blockSignals(True)
         self.slider.setValue(int(round(min(max(0.0, seconds), self.duration_s) * STEPS_PER_S)))
         self.slider.blockSignals(False)
+        self.waveform.set_position(min(max(0.0, seconds), self.duration_s))
         self._say(seconds)
 
     @property
@@ -53,6 +72,14 @@ class SeekBar(QWidget):
 
     def _moved(self, value: int) -> None:
         t = value / STEPS_PER_S
+        self.waveform.set_position(t)
+        self._say(t)
+        self.seeked.emit(t)
+
+    def _clicked(self, t: float) -> None:  # on the waveform
+        self.slider.blockSignals(True)
+        self.slider.setValue(int(round(t * STEPS_PER_S)))
+        self.slider.blockSignals(False)
         self._say(t)
         self.seeked.emit(t)
 

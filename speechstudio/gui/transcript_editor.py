@@ -124,8 +124,18 @@ class TranscriptEditor(QWidget):
         for w in (self.save_btn, self.export_box, self.export_btn):
             bar.addWidget(w)
         lay.addLayout(bar)
-        lay.addWidget(self.seek_bar)
-        self.seek_bar.setVisible(self.player is not None)
+        from speechstudio.gui.playback_speed import SpeedBox
+
+        self.speed_box = SpeedBox()  # 0.5x-2x, pitch kept; the text and the bar stay in the file's time
+        self.speed_box.speed_changed.connect(self._set_speed)
+        self.speed_label = QLabel("Speed")
+        self.speed_label.setBuddy(self.speed_box)
+        seek_row = QHBoxLayout()
+        seek_row.addWidget(self.seek_bar, 1)
+        seek_row.addWidget(self.speed_label)
+        seek_row.addWidget(self.speed_box)
+        lay.addLayout(seek_row)
+        self._show_player()
 
         who = QHBoxLayout()
         who.addWidget(QLabel("Speaker"))
@@ -180,6 +190,9 @@ class TranscriptEditor(QWidget):
         self.flush()
         self.document = doc
         self.seek_bar.set_duration(self._duration(doc))
+        self.seek_bar.set_peaks(None)
+        if doc is not None and hasattr(self.player, "request_peaks"):
+            self.player.request_peaks()  # the waveform: at once when known, else after decoding
         self._render((0, 0))
         self.text.setReadOnly(doc is None)
         self.text.moveCursor(QTextCursor.MoveOperation.Start)
@@ -187,8 +200,29 @@ class TranscriptEditor(QWidget):
 
     def set_player(self, player) -> None:
         self.player = player
-        self.seek_bar.setVisible(player is not None)
+        self._show_player()
         self._update_actions()
+
+    def _show_player(self) -> None:
+        """The seek bar, waveform and speed show with a player; its file's waveform follows."""
+        player = self.player
+        for w in (self.seek_bar, self.speed_label, self.speed_box):
+            w.setVisible(player is not None)
+        self.speed_box.setEnabled(hasattr(player, "set_speed"))
+        ready = getattr(player, "peaks_ready", None)
+        if ready is not None and getattr(self, "_peaks_from", None) is not player:
+            ready.connect(self._on_peaks)
+            self._peaks_from = player
+
+    def _on_peaks(self, path, peaks) -> None:
+        if path == getattr(self.player, "path", None):
+            self.seek_bar.set_peaks(peaks)
+
+    def _set_speed(self, speed: float) -> None:
+        if hasattr(self.player, "set_speed"):
+            self.player.set_speed(speed)
+            self.status_message.emit("playing at normal speed" if speed == 1.0 else
+                                     f"playing at {speed:g}× speed, same pitch")
 
     def _render(self, cursor: tuple[int, int] | None = None) -> None:
         """Fill the text from the document; put the cursor at ``(segment, char)``."""

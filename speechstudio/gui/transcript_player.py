@@ -2,36 +2,61 @@
 
 The editor needs four things of a player: ``position_s`` (seconds into the file), ``playing``,
 ``seek(t)`` and ``toggle()``; tests pass a fake with the same members. This one decodes the file
-once on the I/O worker (``LoadAudioJob``, float32 mono 16 kHz), plays from the position through
-the hub, and restarts from the new position when seeked while playing.
+once on the I/O worker (float32 mono 16 kHz, with its waveform peaks:
+:func:`~speechstudio.audio.waveform.load_with_peaks`), plays from the position through the hub,
+and restarts from the new position when seeked while playing.
+
+Playback speed (:meth:`SegmentPlayer.set_speed`, 0.5x–2x) keeps the pitch: at a speed other than
+1x the audio is stretched as it plays by a :class:`~speechstudio.audio.tempo.TempoStream` on a
+feeder thread that keeps about :data:`LOOKAHEAD_S` seconds ahead of the speaker, so a 1-hour file
+starts at once and the window never waits for it. ``position_s`` stays in source seconds at any
+speed (the stream maps the samples played back to the file's time).
 """
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from speechstudio.worker.jobs import LoadAudioJob
+from speechstudio.worker.jobs import CallJob
 
 RATE = 16000
+LOOKAHEAD_S = 4.0   # stretched audio queued ahead of the speaker (output seconds)
+_PEAKS: dict[tuple, object] = {}  # (path, mtime_ns, size) -> waveform peaks; small (4000 x 2 floats)
+
+
+def _file_key(path: Path) -> tuple | None:
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return None
+    return (str(path), st.st_mtime_ns, st.st_size)
 
 
 class SegmentPlayer(QObject):
-    """Signals: ``state_changed(bool playing)``, ``message(str)`` (for the status line)."""
+    """Signals: ``state_changed(bool playing)``, ``message(str)`` (for the status line),
+    ``peaks_ready(path, peaks)`` (``np.ndarray[float32]`` shape ``(columns, 2)``: min / max per
+    column of the file's waveform, once per file)."""
 
     state_changed = Signal(bool)
     message = Signal(str)
+    peaks_ready = Signal(object, object)
 
     def __init__(self, hub, io, parent=None) -> None:
         super().__init__(parent)
         self.hub, self.io = hub, io
         self.path: Path | None = None
+        self.speed = 1.0
         self._audio = None
         self._job: int | None = None
         self._pos = 0.0
         self._offset = 0.0
         self._playing = False
         self._play_when_loaded = False
+        self._stream = None          # the TempoStream playing (speed != 1), else None
+        self._gen = 0                # bumped at each start / stop: an old feeder stops feeding
+        self._feed_lock = threading.Lock()
         io.job_finished.connect(self._on_io_finished)
 
     @property
@@ -41,26 +66,59 @@ class SegmentPlayer(QObject):
         return has_speaker(self.hub)
 
     def set_source(self, path: Path | None) -> None:
-        """The file positions refer to (decoded on the first play)."""
+        """The file positions refer to (decoded on the first play or :meth:`request_peaks`)."""
         if path == self.path:
             return
         self.pause()
         self.path, self._audio, self._job, self._pos = path, None, None, 0.0
 
+    def request_peaks(self) -> None:
+        """Emit ``peaks_ready`` for the current file: at once when known, else after it is
+        decoded on the I/O worker (the decoded audio is then kept for playing)."""
+        if self.path is None:
+            return
+        key = _file_key(self.path)
+        if key is not None and key in _PEAKS:
+            self.peaks_ready.emit(self.path, _PEAKS[key])
+            return
+        self._load()
+
+    def set_speed(self, speed: float) -> None:
+        """Play at ``speed`` (0.5–2: faster or slower, same pitch); takes effect at once."""
+        from speechstudio.audio.tempo import check_speed
+
+        speed = check_speed(speed)
+        if speed == self.speed:
+            return
+        playing = self.playing
+        if playing:
+            self._pos = self.position_s
+        self.speed = speed
+        if playing:
+            self._start()
+
     @property
     def playing(self) -> bool:
         if self._playing and not self.hub.playing:  # the clip ran out (or something else played)
+            self._pos = self._played_to()
             self._playing = False
-            self._pos = self._offset + self.hub.player.position_s
+            self._stop_feeder()
             self.state_changed.emit(False)
         return self._playing
 
     @property
     def position_s(self) -> float:
-        """Seconds from the start of the file."""
+        """Seconds from the start of the file (source time, at any speed)."""
         if self.playing:
-            return self._offset + self.hub.player.position_s
+            return self._played_to()
         return self._pos
+
+    def _played_to(self) -> float:
+        played = self.hub.player.played_samples
+        stream = self._stream
+        if stream is not None:
+            return stream.source_time(played)
+        return self._offset + self.hub.player.position_s
 
     def seek(self, t: float) -> None:
         self._pos = max(0.0, float(t))
@@ -77,9 +135,7 @@ class SegmentPlayer(QObject):
             return
         if self._audio is None:
             self._play_when_loaded = True
-            if self._job is None:
-                self._job = self.io.submit(LoadAudioJob(self.path, RATE))
-                self.message.emit(f"loading {self.path.name} for playback…")
+            self._load()
             return
         self._start()
 
@@ -88,33 +144,98 @@ class SegmentPlayer(QObject):
         if self.playing:
             self._pos = self.position_s
             self._playing = False
+            self._stop_feeder()
             self.hub.stop()
             self.state_changed.emit(False)
 
     def toggle(self) -> None:
         self.pause() if self.playing else self.play()
 
+    def _load(self) -> None:
+        if self._job is None and self.path is not None:
+            from speechstudio.audio.waveform import load_with_peaks
+
+            self._job = self.io.submit(CallJob(load_with_peaks, self.path, RATE,
+                                               description=f"load {self.path.name}"))
+            if self._play_when_loaded:
+                self.message.emit(f"loading {self.path.name} for playback…")
+
     def _start(self) -> None:
         a = int(self._pos * RATE)
         if a >= len(self._audio):
             return
+        self._stop_feeder()
         self._offset = self._pos
+        source = self.path.name if self.path else ""
         try:
-            self.hub.play(self._audio[a:], RATE, source=self.path.name if self.path else "")
+            if self.speed == 1.0:
+                self._stream = None
+                self.hub.play(self._audio[a:], RATE, source=source)
+            else:
+                from speechstudio.audio.tempo import TempoStream
+
+                stream = TempoStream(self._audio, RATE, self.speed, start_s=self._pos)
+                with self._feed_lock:
+                    self._gen += 1
+                    gen = self._gen
+                    self._stream = stream
+                self.hub.begin_stream(RATE, source=source)  # silence until the first piece comes
+                threading.Thread(target=self._feed, args=(stream, gen), daemon=True, name="tempo-feeder").start()
         except Exception as e:  # noqa: BLE001 - AudioUnavailableError, PortAudio errors: say, do not crash
+            self._stream = None
             self.message.emit(f"cannot play: {e}")
             return
         self._playing = True
         self.state_changed.emit(True)
+
+    def _feed(self, stream, gen: int) -> None:
+        """Feeder thread: stretch the next piece when less than LOOKAHEAD_S is queued."""
+        import time
+
+        ahead = int(LOOKAHEAD_S * RATE)
+        try:
+            while True:
+                with self._feed_lock:
+                    if gen != self._gen:
+                        return
+                    queued = stream.produced - self.hub.player.played_samples
+                if queued > ahead:
+                    time.sleep(0.05)
+                    continue
+                piece = stream.next_piece()
+                with self._feed_lock:
+                    if gen != self._gen:
+                        return
+                    if piece is None:
+                        self.hub.finish_stream()
+                        return
+                    self.hub.feed(piece)
+        except Exception as e:  # noqa: BLE001 - a TempoError or a device error: end the stream, say why
+            with self._feed_lock:
+                if gen == self._gen:
+                    self.hub.finish_stream()
+            self.message.emit(f"cannot play at {self.speed:g}x: {e}")
+
+    def _stop_feeder(self) -> None:
+        with self._feed_lock:
+            self._gen += 1
 
     def _on_io_finished(self, job_id: int, status: str, result) -> None:
         if job_id != self._job:
             return
         if status != "done":
             self._job = None
+            self._play_when_loaded = False
             self.message.emit(f"cannot play: {result}")
             return
-        self._audio = result[0]
+        audio, _rate, peaks = result
+        self._audio = audio
+        key = _file_key(self.path) if self.path is not None else None
+        if key is not None:
+            if len(_PEAKS) >= 64:
+                _PEAKS.pop(next(iter(_PEAKS)))
+            _PEAKS[key] = peaks
+        self.peaks_ready.emit(self.path, peaks)
         if self._play_when_loaded:
             self._play_when_loaded = False
             self._start()
