@@ -144,8 +144,10 @@ def test_adapt_wizard_dataset_train_compare_register(win, qtbot, home, tiny_ctc,
     assert ref == dict(zip((f"clip{i}" for i in range(len(CLIPS))), (t for _, t in CLIPS)))[clip_id]
     assert use.examples.rowCount() == 1 and use.examples.item(0, 0).text() == ref
     assert use.examples.item(0, 1).text() == base_text and use.examples.item(0, 2).text() == adapted_text
-    assert use.figures.item(0, 0).text() == f"{c.base_wer:.3f}" and use.figures.item(1, 1).text() == f"{c.cer:.3f}"
-    assert use.summary.text().startswith("On 1 validation clip (WER / CER: lower is better).")
+    assert use.figures.item(0, 0).text() == f"{100 * c.base_wer:.1f} %" and use.figures.item(1, 1).text() == f"{100 * c.cer:.1f} %"
+    assert use.figures.horizontalHeaderItem(0).text() == "Words wrong"           # the field's name one hover away
+    assert use.figures.horizontalHeaderItem(0).toolTip().startswith("Word error rate (WER)")
+    assert use.summary.text().startswith("On 1 validation clip (words and letters heard wrong: lower is better).")
     assert use.name_edit.text() == "my-words" and not use.transcribe_btn.isEnabled()
     with qtbot.waitSignal(page.model_saved, timeout=60000) as blk:
         use.save()
@@ -266,7 +268,7 @@ def test_stop_then_resume_in_another_window_continues_the_run(win, qtbot, home, 
             page2.next()
         c = blk.args[0]
         assert c.base_wer is None and c.base_cer is None and c.n_clips == 1
-        assert page2.use.figures.item(0, 0).text() == "—" and page2.use.figures.item(1, 0).text() == f"{c.wer:.3f}"
+        assert page2.use.figures.item(0, 0).text() == "—" and page2.use.figures.item(1, 0).text() == f"{100 * c.wer:.1f} %"
         assert page2.use.examples.item(0, 1).text() == "(no CTC head: cannot transcribe)"
         # the tiny random-weight model writes nothing: that verdict comes first (issue 29 item 6)
         assert c.empty == c.n_clips == 1
@@ -274,3 +276,15 @@ def test_stop_then_resume_in_another_window_continues_the_run(win, qtbot, home, 
                                                  "recognise speech yet. Train longer or add recordings before using it.")
     finally:
         w2.shutdown()
+
+
+def test_evaluate_step_before_any_training_says_train_first(win, qtbot):
+    """The screenshots showed "comparison failed: /tmp/.../finetune/runs/my-asr: not a run folder
+    (config.json missing)" on step 4 when nothing was trained: it now says what to do, plainly."""
+    win.show_page("Adapt recognition")
+    wiz = win.adapt
+    wiz.go(3)
+    assert wiz.use._compare_job is None
+    assert wiz.use.info.text() == ("Nothing to compare yet: train “my-asr” first (step 3, Train), then its results "
+                                   "show here.")
+    assert not wiz.use.save_btn.isEnabled()

@@ -21,7 +21,7 @@ EXAMPLE_COLS = ("Reference", "Base model", "Adapted model")
 
 
 def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3f}"
+    return "—" if x is None else f"{100 * x:.1f} %"
 
 
 class UseStep(QWidget):
@@ -40,7 +40,10 @@ class UseStep(QWidget):
         lay = QVBoxLayout(self)
         self.figures = QTableWidget(2, 2)
         self.figures.setAccessibleName("Base and adapted error rates")
-        self.figures.setHorizontalHeaderLabels(("WER", "CER"))
+        self.figures.setHorizontalHeaderLabels(("Words wrong", "Letters wrong"))
+        for col, tip in enumerate(("Word error rate (WER): words left out, added or changed, per word of the "
+                                   "clips' texts", "Character error rate (CER): the same, counted in letters")):
+            self.figures.horizontalHeaderItem(col).setToolTip(tip)
         self.figures.setVerticalHeaderLabels(("Base model", "Adapted model"))
         self.figures.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.figures.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
@@ -179,14 +182,14 @@ class UseStep(QWidget):
             verdict = ("The adapted model writes nothing at all on these clips: it does not recognise speech yet. "
                        "Train longer or add recordings before using it.")
         elif c.base_wer is None:
-            verdict = "The base had no CTC head, so only the adapted model can transcribe."
+            verdict = "The base model could not transcribe on its own, so only the adapted model is scored."
         elif c.wer < c.base_wer:
             fewer = 100 * (c.base_wer - c.wer) / max(c.base_wer, 1e-9)
             verdict = f"The adapted model makes {fewer:.0f} % fewer word errors."
         else:
             verdict = "The adapted model is not better than the base on these clips: train longer or add recordings."
         self.summary.setText(f"On {c.n_clips} {c.split} clip{'s' if c.n_clips != 1 else ''} "
-                             f"(WER / CER: lower is better). {verdict}")
+                             f"(words and letters heard wrong: lower is better). {verdict}")
         self.examples.setRowCount(len(c.rows))
         for r, (_cid, ref, base, adapted) in enumerate(c.rows):
             for col, text in enumerate((ref, base, adapted)):
@@ -207,6 +210,14 @@ class UseStep(QWidget):
         if not self.name_edit.text().strip():
             self.name_edit.setText(self.wiz.model_name())
         self.comparison = None
+        from speechstudio.finetune.run import RunFolder
+
+        run = RunFolder(self.wiz.train.run_dir())
+        if not run.config_path.is_file():  # nothing trained under this name: say so, not "not a run folder"
+            self.info.setText(f"Nothing to compare yet: train “{self.wiz.model_name()}” first (step 3, Train), "
+                              "then its results show here.")
+            self._update()
+            return
         self.compare()
 
     def ready(self) -> tuple[bool, str]:
