@@ -7,7 +7,9 @@ Usage, one run per size and theme (issue 30: retaken after the wording and layou
     python docs/screenshots/take_offscreen_shots.py 1920x1080 dark
 
 Writes ``pages-<size>-<theme>/NN-<page>[-step-K].png`` next to this script, plus the Settings and
-Check-my-setup dialogs. Settings and data go to a temporary folder; the fake sound card stands in
+Check-my-setup dialogs, and ``01-transcribe-player.png``: JFK's "ask not" transcribed on the CPU
+(Whisper tiny.en), its transcript open in the editor, playing at 1.5x with the word said lit up
+over the waveform. Settings and data go to a temporary folder; the fake sound card stands in
 for the microphone and speaker under a real card's name; Hugging Face is offline.
 """
 from __future__ import annotations
@@ -99,6 +101,7 @@ def main() -> int:
             shot(win, slug if step == 0 else f"{slug}-step-{step + 1}")
         wizard.go(0)
 
+    transcript_player_shot(win, shot)
     dlg = win.open_settings()
     shot(dlg, "10-settings-dialog")
     dlg.reject()
@@ -114,6 +117,58 @@ def main() -> int:
     doc.close()
     win.shutdown()
     return 0
+
+
+def transcript_player_shot(win, shot) -> None:
+    """The Transcribe page with JFK's transcript open in the editor, the player at 1.5x."""
+    import shutil
+
+    import speechstudio
+    from speechstudio.batch.export import write_transcript
+    from speechstudio.batch.run import InputItem
+    from speechstudio.gui.transcript_view import QueueRow
+
+    src = REAL / "whisper_jfk.flac"
+    if not src.exists():
+        print("no", src, "- transcript player shot skipped", flush=True)
+        return
+    folder = TMP / "recordings"
+    folder.mkdir(exist_ok=True)
+    wav = folder / src.name
+    shutil.copy(src, wav)
+    segments, info = speechstudio.transcribe(wav, device="cpu", allow_download=False)
+    outs = tuple(write_transcript(wav.with_suffix(f".{f}"), segments, info, f) for f in ("json", "srt"))
+    win.page_actions[0].trigger()
+    page = win.transcribe
+    view = page.transcript
+    # the queue's own JFK row, as if transcribed (its outputs in the temporary folder, not in ../shared)
+    i = next((k for k, r in enumerate(page.rows) if r.item.path.name == src.name), None)
+    if i is None:
+        page.rows.append(QueueRow(InputItem(wav)))
+        page.table.insertRow(len(page.rows) - 1)
+        i = len(page.rows) - 1
+    row = page.rows[i]
+    row.status, row.outputs, row.segments, row.info, row.progress = "done", outs, list(segments), info, 1.0
+    row.duration_s = info.duration_s
+    page.table.refresh(i, row)
+    page._update_summary()  # "1 done, 5 queued"
+    page.select_row(i)
+    pump(0.3)
+    view.edit_btn.click()
+    ed = view.editor
+    end = time.time() + 30
+    while ed.seek_bar.waveform.peaks is None and time.time() < end:
+        pump(0.1)
+    ed.speed_box.set_speed(1.5)
+    ed.text.place_cursor(0, 0)
+    ed.toggle_play()
+    end = time.time() + 10
+    while (view.player.position_s < 4.0 or ed._said is None) and time.time() < end:
+        pump(0.02)
+    shot(win, "01-transcribe-player")
+    print("said", ed._said, "at", round(view.player.position_s, 2), "s", flush=True)
+    ed.toggle_play()
+    view.edit_btn.click()
 
 
 if __name__ == "__main__":

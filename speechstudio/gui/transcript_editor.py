@@ -132,8 +132,8 @@ class TranscriptEditor(QWidget):
         self.speed_label.setBuddy(self.speed_box)
         seek_row = QHBoxLayout()
         seek_row.addWidget(self.seek_bar, 1)
-        seek_row.addWidget(self.speed_label)
-        seek_row.addWidget(self.speed_box)
+        seek_row.addWidget(self.speed_label, 0, Qt.AlignmentFlag.AlignBottom)  # on the slider's line
+        seek_row.addWidget(self.speed_box, 0, Qt.AlignmentFlag.AlignBottom)
         lay.addLayout(seek_row)
         self._show_player()
 
