@@ -109,3 +109,24 @@ def test_the_waveform_has_a_column_per_pixel_shades_the_played_part_and_seeks(wi
     qtbot.wait(50)
     assert wave.width() < before
     assert len(wave.columns()) == wave.width() - 2 * wave.margin   # one column per pixel after a resize too
+
+
+def test_another_page_playing_ends_the_players_stream_without_mixing_in(win, qtbot, tmp_path, fake_audio):
+    """At 2x the player feeds the speaker from a thread: when another page plays a clip (Record,
+    the clone wizard...), the feeder stops and none of the transcript's audio lands in that clip."""
+    ed, player = open_editor(win, tmp_path, seconds=60.0, freq=220.0)
+    fake_audio.speed = 1.0
+    ed.speed_box.set_speed(2.0)
+    ed.play_btn.click()
+    qtbot.waitUntil(lambda: player.position_s > 0.5, timeout=30000)
+    t = np.arange(20 * SR) / SR
+    other = (0.2 * np.sin(2 * np.pi * 1000 * t)).astype(np.float32)  # 20 s at 1 kHz: longer than what was fed ahead
+    fake_audio.played.clear()
+    fake_audio.speed = 20.0
+    win.audio.play(other, SR, source="your recording")
+    qtbot.waitUntil(lambda: not player.playing, timeout=2000)         # the player sees it is not its sound
+    qtbot.waitUntil(lambda: not win.audio.playing, timeout=10000)
+    played = fake_audio.played_audio()
+    sound = played[played != 0]
+    assert abs(len(sound) - 20 * SR) <= 0.02 * SR                      # the clip, no 220 Hz pieces fed into it
+    assert dominant_hz(sound) == pytest.approx(1000.0, rel=0.01)

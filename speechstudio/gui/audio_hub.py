@@ -29,6 +29,7 @@ class AudioHub(QObject):
         self.reason = self.backend.reason
         self._mel_play = StreamingLogMel(16000)
         self.play_source = "playback"  # the mel_frames source of what is playing
+        self.session = 0  # +1 at each play / begin_stream: a caller tells its playback from a later one
         self._mel_mic = StreamingLogMel(16000)
         self.player = Player(self.backend, on_block=self._on_play_block, on_end=self._ended.emit)
         self.recorder: Recorder | None = None
@@ -49,6 +50,7 @@ class AudioHub(QObject):
         """Play a clip (float32 mono at ``sample_rate`` Hz). ``source``: what it is, for the live
         sound picture's caption (a file name; "" says "playback"). Raises AudioUnavailableError."""
         self._check()
+        self.session += 1
         self.play_source = f"file:{source}" if source else "playback"
         self.player.device = self.output_device
         self._reset_play_mel(sample_rate)
@@ -57,6 +59,7 @@ class AudioHub(QObject):
 
     def begin_stream(self, sample_rate: int, first=None, source: str = "") -> None:
         self._check()
+        self.session += 1
         self.play_source = f"file:{source}" if source else "playback"
         self.player.device = self.output_device
         self._reset_play_mel(sample_rate)

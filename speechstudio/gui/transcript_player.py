@@ -56,7 +56,8 @@ class SegmentPlayer(QObject):
         self._play_when_loaded = False
         self._stream = None          # the TempoStream playing (speed != 1), else None
         self._gen = 0                # bumped at each start / stop: an old feeder stops feeding
-        self._feed_lock = threading.Lock()
+        self._feed_lock = threading.RLock()
+        self._session = -1           # the hub's session of our playback (another page may play after it)
         io.job_finished.connect(self._on_io_finished)
 
     @property
@@ -99,12 +100,16 @@ class SegmentPlayer(QObject):
 
     @property
     def playing(self) -> bool:
-        if self._playing and not self.hub.playing:  # the clip ran out (or something else played)
+        if self._playing and not self._ours():  # the clip ran out (or something else played)
             self._pos = self._played_to()
             self._playing = False
             self._stop_feeder()
             self.state_changed.emit(False)
         return self._playing
+
+    def _ours(self) -> bool:
+        """Whether the hub still plays what this player started."""
+        return self.hub.playing and getattr(self.hub, "session", self._session) == self._session
 
     @property
     def position_s(self) -> float:
@@ -171,6 +176,7 @@ class SegmentPlayer(QObject):
             if self.speed == 1.0:
                 self._stream = None
                 self.hub.play(self._audio[a:], RATE, source=source)
+                self._session = getattr(self.hub, "session", 0)
             else:
                 from speechstudio.audio.tempo import TempoStream
 
@@ -179,7 +185,9 @@ class SegmentPlayer(QObject):
                     self._gen += 1
                     gen = self._gen
                     self._stream = stream
-                self.hub.begin_stream(RATE, source=source)  # silence until the first piece comes
+                with self._feed_lock:  # the feeder checks the session before each feed
+                    self.hub.begin_stream(RATE, source=source)  # silence until the first piece comes
+                    self._session = getattr(self.hub, "session", 0)
                 threading.Thread(target=self._feed, args=(stream, gen), daemon=True, name="tempo-feeder").start()
         except Exception as e:  # noqa: BLE001 - AudioUnavailableError, PortAudio errors: say, do not crash
             self._stream = None
@@ -196,7 +204,7 @@ class SegmentPlayer(QObject):
         try:
             while True:
                 with self._feed_lock:
-                    if gen != self._gen:
+                    if gen != self._gen or not self._ours():  # seeked, paused, or another page plays now
                         return
                     queued = stream.produced - self.hub.player.played_samples
                 if queued > ahead:
@@ -204,7 +212,7 @@ class SegmentPlayer(QObject):
                     continue
                 piece = stream.next_piece()
                 with self._feed_lock:
-                    if gen != self._gen:
+                    if gen != self._gen or not self._ours():
                         return
                     if piece is None:
                         self.hub.finish_stream()
@@ -212,7 +220,7 @@ class SegmentPlayer(QObject):
                     self.hub.feed(piece)
         except Exception as e:  # noqa: BLE001 - a TempoError or a device error: end the stream, say why
             with self._feed_lock:
-                if gen == self._gen:
+                if gen == self._gen and self._ours():
                     self.hub.finish_stream()
             self.message.emit(f"cannot play at {self.speed:g}x: {e}")
 
