@@ -144,7 +144,8 @@ def test_adapt_wizard_dataset_train_compare_register(win, qtbot, home, tiny_ctc,
     assert ref == dict(zip((f"clip{i}" for i in range(len(CLIPS))), (t for _, t in CLIPS)))[clip_id]
     assert use.examples.rowCount() == 1 and use.examples.item(0, 0).text() == ref
     assert use.examples.item(0, 1).text() == base_text and use.examples.item(0, 2).text() == adapted_text
-    assert use.figures.item(0, 0).text() == f"{100 * c.base_wer:.1f} %" and use.figures.item(1, 1).text() == f"{100 * c.cer:.1f} %"
+    assert use.figures.item(0, 0).text() == f"{100 * c.base_wer:.1f} %"
+    assert use.figures.item(1, 1).text() == f"{100 * c.cer:.1f} %"
     assert use.figures.horizontalHeaderItem(0).text() == "Words wrong"           # the field's name one hover away
     assert use.figures.horizontalHeaderItem(0).toolTip().startswith("Word error rate (WER)")
     assert use.summary.text().startswith("On 1 validation clip (words and letters heard wrong: lower is better).")

@@ -71,10 +71,12 @@ def test_peaks_are_the_min_and_max_of_each_column_and_regroup_to_any_width(tmp_p
     x = np.zeros(1000, np.float32)
     x[10], x[990] = 0.9, -0.7
     p = peaks(x, 10)
-    assert p.shape == (10, 2) and p[0].tolist() == pytest.approx([0.0, 0.9]) and p[9].tolist() == pytest.approx([-0.7, 0.0])
+    assert p.shape == (10, 2)
+    assert p[0].tolist() == pytest.approx([0.0, 0.9]) and p[9].tolist() == pytest.approx([-0.7, 0.0])
     assert np.all(p[1:9] == 0)
     r = regroup(p, 3)
-    assert r.shape == (3, 2) and r[0].tolist() == pytest.approx([0.0, 0.9]) and r[2].tolist() == pytest.approx([-0.7, 0.0])
+    assert r.shape == (3, 2)
+    assert r[0].tolist() == pytest.approx([0.0, 0.9]) and r[2].tolist() == pytest.approx([-0.7, 0.0])
     wide = regroup(p, 25)
     assert wide.shape == (25, 2) and wide[0, 1] == pytest.approx(0.9) and wide[-1, 0] == pytest.approx(-0.7)
     assert peaks(np.zeros(0, np.float32), 4).tolist() == [[0, 0]] * 4
