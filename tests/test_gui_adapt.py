@@ -121,12 +121,18 @@ def test_adapt_wizard_dataset_train_compare_register(win, qtbot, home, tiny_ctc,
     assert tr.sanity_label.toolTip().startswith("4 training clips, 1 held back for checks")
     assert "vocabulary: 32 tokens from the base (upper case)" in tr.sanity_label.toolTip()
     base = tr.base_eval
-    assert base.base and tr.figures.text().startswith(f"Base model: WER {base.wer:.3f}, CER {base.cer:.3f} on 1 "
-                                                      "validation clips")
+    # plain words on the main view, the field's names one hover away (issue 30)
+    assert base.base and tr.figures.text().startswith(
+        f"Base model: words wrong {100 * base.wer:.1f} %, letters wrong {100 * base.cer:.1f} % (on 1 held-back clip)")
+    assert "WER" not in tr.figures.text() and "CER" not in tr.figures.text()
+    assert f"base model: WER {base.wer:.3f}, CER {base.cer:.3f} on 1 validation clips" in tr.figures.toolTip()
     history = tr.curves.history
     assert history["loss"][0] == [1, 2, 3, 4] and all(v > 0 for v in history["loss"][1])
     assert history["wer"][0] == [0, 2, 4] and history["wer"][1][0] == base.wer
-    assert tr.progress.value() == STEPS and tr.state.text().startswith("finished at step 4: best WER ")
+    assert tr.progress.value() == STEPS and tr.state.text().startswith("finished at step 4: best ")
+    assert tr.state.text() == (f"finished at step 4: best {100 * done.best_wer:.1f} % words wrong "
+                               f"(base model {100 * base.wer:.1f} %)")
+    assert tr.state.toolTip() == f"best WER {done.best_wer:.3f}"  # above 1 for a model that writes gibberish
     assert tr.resumable() and not tr.resume_btn.isEnabled()  # a finished run has nothing to resume (issue 30)
     tr.curves.draw()
     assert set(tr.curves.curves) == {"loss", "wer", "cer"}
@@ -176,7 +182,11 @@ def test_a_base_that_is_not_a_ctc_model_is_refused_with_the_message(win, qtbot, 
     assert page.base_step.model_box.count() == 0
     assert page.base_step.about.text().startswith("No model that can learn your voice is installed")
     _choose(page, qtbot, str(bert))
-    message = page.base_step.about.text()
+    # plain words on the step (issue 30), the library's message on hover
+    assert page.base_step.about.text() == (f"{bert} cannot learn your voice here: choose a speech recogniser of the "
+                                           "Wav2Vec2 kind (Wav2Vec2, HuBERT, WavLM, Data2Vec-Audio or "
+                                           "Wav2Vec2-Conformer). Hover for the reason.")
+    message = page.base_step.about.toolTip()
     assert message.startswith(f"{bert}: model_type 'bert' is not a CTC model or speech encoder that AutoModelForCTC "
                               "can load (known: ")
     assert "wav2vec2" in message and page.base_info is None

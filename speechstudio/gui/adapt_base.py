@@ -30,6 +30,21 @@ def _shown_error(message: str) -> str:
     return str(message).removeprefix("--base ")
 
 
+#: what step 1 says of a model the trainer refuses in the field's words (issue 30: "model_type 'bert'
+#: is not a CTC model or speech encoder that AutoModelForCTC can load"); the message stays on hover
+REFUSED = ("cannot learn your voice here: choose a speech recogniser of the Wav2Vec2 kind (Wav2Vec2, HuBERT, WavLM, "
+           "Data2Vec-Audio or Wav2Vec2-Conformer). Hover for the reason.")
+
+
+def plain_refusal(spec: str, message: str) -> str:
+    """Step 1's line for a refused base model: the library's message when it reads plainly
+    (e.g. "not downloaded yet"), else ``"SPEC cannot learn your voice here: choose ..."``."""
+    from speechstudio.gui.wording import jargon_in, plain_error
+
+    text = plain_error(_shown_error(message))
+    return text if not jargon_in(text) else f"{spec} {REFUSED}"
+
+
 
 def plain_summary(info) -> str:
     """Step 1's line about a base model in plain words (issue 30); ``info``: a
@@ -96,7 +111,8 @@ class BaseModelStep(BaseStepFrame):
         elif status == "failed":
             self.wiz.base_info, self.error, self._described = None, _shown_error(result), spec
             tint(self.about, ERROR_COLOR, bold=True)
-            self.about.setText(self.error)
+            self.about.setText(plain_refusal(spec, str(result)))
+            self.about.setToolTip(self.error)  # the library's message, for a bug report
             self.wiz.status_message.emit("this base model cannot be fine-tuned: see step 1")
         self.changed.emit()
 
@@ -145,6 +161,7 @@ class BaseModelStep(BaseStepFrame):
         if spec:
             tint(self.about, None, bold=False)
             self.about.setText(f"checking {spec} …")
+            self.about.setToolTip("")
             self._describe_job = self.wiz.io.submit(CallJob(_describe, spec, description=f"describe {spec}"))
         self.changed.emit()
 

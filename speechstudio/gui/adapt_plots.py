@@ -45,14 +45,19 @@ class CTCCurves(LossCurves):
             self._base_line.setVisible(False)
 
     def _make_plots(self, pg) -> None:
-        self._plot = pg.PlotWidget(title="training CTC loss")
+        self._plot = pg.PlotWidget(title="how training is going (lower is better)")
         self._plot.setAccessibleName("Training loss curve")
-        self._val_plot = pg.PlotWidget(title=f"held-out <span style='color:{COLORS[WER_KEY]}'>WER</span> / "
-                                             f"<span style='color:{COLORS[CER_KEY]}'>CER</span> (step 0: base model)")
+        # plain words on the chart (issue 30); WER / CER in the tooltip
+        self._val_plot = pg.PlotWidget(title=f"<span style='color:{COLORS[WER_KEY]}'>words</span> / "
+                                             f"<span style='color:{COLORS[CER_KEY]}'>letters</span> wrong on held-back "
+                                             "clips (step 0: base model)")
+        self._val_plot.setToolTip("Word error rate (WER, orange) and character error rate (CER, green) on the "
+                                  "clips held back from training, in percent; lower is better")
         self._val_plot.setAccessibleName("Word and character error rate curves")
+        self._val_plot.getAxis("left").setScale(100)  # ticks in percent, as the figures above it (history: 0..1)
         self._base_line = pg.InfiniteLine(angle=0, movable=False,
                                           pen=pg.mkPen("#f97316", width=1, style=pg.QtCore.Qt.PenStyle.DashLine),
-                                          label="base WER", labelOpts={"position": 0.5, "color": "#f97316"})
+                                          label="base model", labelOpts={"position": 0.5, "color": "#f97316"})
         self._base_line.setVisible(False)
         self._val_plot.addItem(self._base_line)
         self._lay.addWidget(self._plot, 1)

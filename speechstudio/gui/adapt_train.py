@@ -5,7 +5,8 @@ peak learning rate, batch size, gradient accumulation, device, precision, frozen
 gradient checkpointing, evaluation interval. Start / Pause / Resume / Stop drive an
 :class:`~speechstudio.worker.adapt_jobs.AdaptTrainJob` on the page's own "adapt" worker, so the
 window and the compute worker (Transcribe, Speak) stay responsive. Shown live: the sanity pass in
-words (vocabulary, left-out clips, tiny-batch check), the base model's WER / CER first, then the
+words (vocabulary, left-out clips, tiny-batch check), the base model's figures first ("words wrong
+/ letters wrong" in percent; WER / CER and the trainer's own notes on hover), then the
 loss and WER / CER curves (:class:`~speechstudio.gui.adapt_plots.CTCCurves`), steps/s and time
 left, each evaluation's first example. A failure shows the library's one-line message. Resume
 continues the run folder (``speechstudio finetune asr --resume``'s) from its last checkpoint, also
@@ -226,6 +227,8 @@ class TrainStep(TrainingStep):
             self.sanity = self.base_eval = self.last_eval = None
             self.sanity_label.setText("")
             self.figures.setText("")
+            self.figures.setToolTip("")
+        self.state.setToolTip("")
         self.messages = []
 
     # ------------------------------------------------------------------ events
@@ -269,31 +272,36 @@ class TrainStep(TrainingStep):
             self.last_eval = ev
             self.curves.add(WER_KEY, ev.step, ev.wer)
             self.curves.add(CER_KEY, ev.step, ev.cer)
-        lines = []
+        lines, tips = [], [ERROR_RATES_TIP]
         if self.base_eval is not None:
             b = self.base_eval
-            lines.append(f"Base model: WER {b.wer:.3f}, CER {b.cer:.3f} on {b.n_clips} {b.split} clips"
-                         + (f" ({b.note})" if b.note else ""))
+            lines.append(f"Base model: {rates_in_words(b.wer, b.cer)} {clips_in_words(b.n_clips, b.split)}"
+                         + (f" — {plain_note(b.note)}" if b.note else ""))
+            tips.append(f"base model: WER {b.wer:.3f}, CER {b.cer:.3f} on {b.n_clips} {b.split} clips"
+                        + (f" ({b.note})" if b.note else ""))
         if self.last_eval is not None:
             e = self.last_eval
-            lines.append(f"Step {e.step}: WER {e.wer:.3f}, CER {e.cer:.3f}" + (" — best so far" if e.best else "")
-                         + (f" — {e.note}" if e.note else ""))
+            lines.append(f"Step {e.step}: {rates_in_words(e.wer, e.cer)}" + (" — best so far" if e.best else "")
+                         + (f" — {plain_note(e.note)}" if e.note else ""))
+            tips.append(f"step {e.step}: WER {e.wer:.3f}, CER {e.cer:.3f}" + (f" ({e.note})" if e.note else ""))
         if ev.examples:
             ref, hyp = ev.examples[0]
             lines.append(f"e.g. “{ref}” → “{hyp}”")
         self.figures.setText("\n".join(lines))
+        self.figures.setToolTip("\n".join(tips))
 
     def _show_failure(self, result) -> None:
         self._say(f"training failed: {result}", error=True)
         self.wiz.status_message.emit("training failed: see the Train step")
 
     def _show_done(self, ev, status: str) -> None:
-        words = {"finished": "finished", "early_stop": "stopped early (no better WER)",
+        words = {"finished": "finished", "early_stop": "stopped early (no longer getting better)",
                  "stopped": "stopped"}.get(ev.reason, ev.reason)
-        best = f"best WER {ev.best_wer:.3f}" if ev.best_wer is not None else "no evaluation yet"
-        base = f" (base {ev.base_wer:.3f})" if ev.base_wer is not None else ""
+        best = f"best {_pct(ev.best_wer)} words wrong" if ev.best_wer is not None else "no check of the results yet"
+        base = f" (base model {_pct(ev.base_wer)})" if ev.base_wer is not None else ""
         more = "; Resume continues it" if ev.reason == "stopped" else ""
         self._say(f"{words} at step {ev.step}: {best}{base}{more}")
+        self.state.setToolTip(f"best WER {ev.best_wer:.3f}" if ev.best_wer is not None else "")
         self.wiz.status_message.emit(f"training {words} at step {ev.step}")
 
     # ------------------------------------------------------------------ wizard
@@ -311,3 +319,46 @@ def _inside(path, folder: Path) -> bool:
         return path is not None and Path(path).resolve().is_relative_to(folder.resolve())
     except OSError:
         return False
+
+
+#: the figures' field names, one hover away (the same words as the Evaluate step's table headers)
+ERROR_RATES_TIP = ("Words wrong: the word error rate (WER), words left out, added or changed per word of the "
+                   "clips' texts; letters wrong: the character error rate (CER), the same counted in letters. "
+                   "Lower is better.")
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def rates_in_words(wer: float, cer: float) -> str:
+    """``(0.42, 0.183)`` -> ``"words wrong 42.0 %, letters wrong 18.3 %"`` (WER / CER as fractions)."""
+    return f"words wrong {_pct(wer)}, letters wrong {_pct(cer)}"
+
+
+def clips_in_words(n: int, split: str) -> str:
+    """Which clips the figures are on: ``"(on 1 held-back clip)"``; ``split`` ``"train"`` (no clip
+    held out) -> ``"(on 4 training clips: none held back)"``."""
+    s = "" if n == 1 else "s"
+    return f"(on {n} held-back clip{s})" if split != "train" else f"(on {n} training clip{s}: none held back)"
+
+
+#: the trainer's diagnoses (``finetune.ctc.evaluate.diagnose``, the trainer's base note) in plain words
+_NOTES = (
+    ("blank so far", "it writes nothing yet: normal at the start of training, text should appear soon"),
+    ("still blank", "it still writes nothing: train longer, or check that the texts match the recordings"),
+    ("stuck at 1.0", "no word right for 3 checks in a row: check that the texts match the recordings"),
+    ("no CTC head", "it starts with a new alphabet, so it writes nothing before training"),
+)
+
+
+def plain_note(note: str) -> str:
+    """A trainer's diagnosis (``EvalEvent.note``) in plain words; an unknown note passes when it
+    reads plainly, else ``"see the details (hover)"`` (the raw note stays in the tooltip)."""
+    from speechstudio.gui.wording import jargon_in
+
+    for key, words in _NOTES:
+        if key in note:
+            return words
+    return note if not jargon_in(note) else "see the details (hover)"
+

@@ -16,8 +16,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 
 from speechstudio.gui.devices import allow
 
-CLIP_COLS = ("ID", "Seconds", "Text", "Flags", "CER", "Heard")
-COL_TEXT, COL_FLAGS, COL_HEARD = 2, 3, 5
+#: column titles in plain words (issue 30): "Letters wrong" is the character error rate (CER, on hover)
+CLIP_COLS = ("ID", "Seconds", "Text", "Flags", "Letters wrong", "Heard")
+COL_TEXT, COL_FLAGS, COL_CER, COL_HEARD = 2, 3, 4, 5
 
 
 def _flag_help(flag: str) -> str:
@@ -45,7 +46,8 @@ class ClipEditor(QWidget):
         self.table.setAccessibleName("Clips")
         self.table.setHorizontalHeaderLabels(CLIP_COLS)
         self.table.horizontalHeaderItem(COL_HEARD).setToolTip("what speech recognition (Whisper) heard")
-        self.table.horizontalHeaderItem(4).setToolTip("character error rate between the text and what was heard")
+        self.table.horizontalHeaderItem(COL_CER).setToolTip("Character error rate (CER) between the text and what "
+                                                            "speech recognition heard, in percent")
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
@@ -88,7 +90,7 @@ class ClipEditor(QWidget):
         self.table.setRowCount(len(clips))
         for r, c in enumerate(clips):
             cells = (c.id, f"{c.duration_s:.2f}", c.text, ", ".join(c.flags) + (" [dropped]" if c.dropped else ""),
-                     "" if c.cer is None else f"{c.cer:.2f}", c.asr_text or "")
+                     "" if c.cer is None else f"{100 * c.cer:.0f} %", c.asr_text or "")
             for col, v in enumerate(cells):
                 item = QTableWidgetItem(v)
                 if col != COL_TEXT:
