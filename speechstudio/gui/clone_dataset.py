@@ -129,14 +129,16 @@ class DatasetStep(QWidget):
 
         split = QSplitter(Qt.Orientation.Horizontal)
         left = QWidget()
-        ll = QVBoxLayout(left)
+        # the report and the clip-length histogram side by side: stacked, they asked 216 px and the
+        # checked step scrolled by 120 px at 1366×768 with the docks open (issue 30)
+        ll = QHBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
         self.report_text = QPlainTextEdit()
         self.report_text.setReadOnly(True)
         self.report_text.setAccessibleName("Dataset report")
-        ll.addWidget(self.report_text, 1)
+        ll.addWidget(self.report_text, 3)
         self.hist_box = QVBoxLayout()
-        ll.addLayout(self.hist_box)
+        ll.addLayout(self.hist_box, 2)
         split.addWidget(left)
         right = ClipEditor(self.wiz.audio.available)
         right.audio = self.wiz.audio
@@ -146,7 +148,7 @@ class DatasetStep(QWidget):
         self.clips = right
         split.addWidget(right)
         split.setStretchFactor(1, 2)
-        split.setSizes([340, 660])
+        split.setSizes([440, 560])
         lay.addWidget(split, 1)
 
     def _path_row(self, name: str, button: str, slot) -> tuple[QLineEdit, QHBoxLayout]:
@@ -298,7 +300,8 @@ class DatasetStep(QWidget):
             self._plot.hideButtons()
             self._plot.setLabel("bottom", "clip length (s)")
             self._plot.setLabel("left", "clips")
-            self._plot.setMinimumHeight(140)
+            self._plot.setMinimumHeight(96)
+            self._plot.setMinimumWidth(160)
             self._bars = pg.BarGraphItem(x0=x0, x1=x1, height=counts, brush="#3b82f6")
             self._plot.addItem(self._bars)
             self.hist_box.addWidget(self._plot)
