@@ -225,7 +225,7 @@ def test_ljspeech_import_trim_loudness_asr_and_refusals(tmp_path, say, transcrib
     assert sum(n for _, _, n in rep.histogram) == 4
     text = format_report(rep)
     assert "under 5 minutes of usable audio: expect a weak clone; 15–30 minutes is better" in text
-    assert "with 12 minutes of one speaker our benchmark clone reached a speaker similarity of 0.70" in text
+    assert "with 12 minutes of one speaker our benchmark clone reached a speaker similarity of 0.54" in text
     assert "metadata.csv:7: ../outside.wav" in text and "asr_mismatch LJ003" in text
 
     # Re-running into the same folder replaces the clips: no old ones are left

@@ -334,3 +334,17 @@ def test_lr_option_sets_the_generator_rate_and_reaches_the_launch_line(tiny_base
     argv = _voice_argv(args)
     assert argv[argv.index("--lr") + 1] == "5e-06" and argv[-1] == "--multi-gpu"
     assert ap.parse_args(["finetune", "voice", "--base", "b", "--out", "o"]).lr is None
+
+
+def test_keep_base_pitch_trains_at_the_base_rate(tiny_base, prepared, tmp_path, home):
+    """By default a Piper base trains at the rate that puts its pitch on the recordings'
+    (finetune.vits.voice_rate); --keep-base-pitch turns it off, in the plan and in the DDP argv."""
+    from speechstudio.cli import build_parser
+    from speechstudio.finetune.cli import _voice_argv
+
+    plans = [voice_run.plan(base=str(tiny_base), data=str(prepared), name="v", run_dir=tmp_path / "run", device="cpu",
+                            keep_base_pitch=flag) for flag in (False, True)]
+    assert [p.config.pitch_by_rate for p in plans] == [True, False]
+    args = build_parser().parse_args(["finetune", "voice", "--base", "b", "--data", "d", "--out", "o",
+                                      "--keep-base-pitch"])
+    assert args.keep_base_pitch is True and "--keep-base-pitch" in _voice_argv(args)

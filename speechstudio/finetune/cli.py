@@ -68,6 +68,9 @@ def register(subparsers) -> None:
                     help="cut clips over 20 s at sentence ends with Whisper word times (their texts then come "
                          "from the recogniser) instead of leaving them out")
     vp.add_argument("--overwrite", action="store_true", help="replace an existing voice NAME at the end")
+    vp.add_argument("--keep-base-pitch", action="store_true",
+                    help="train at the base voice's sample rate: the clone keeps the base's pitch (by default a "
+                         "Piper base is trained at the rate that puts its pitch on your recordings')")
     vp.add_argument("--match-pitch", action="store_true",
                     help="also shift the voice's output to your recordings' median pitch when SpeechStudio speaks "
                          "(PSOLA; off by default: the model learns your pitch; Piper ignores the shift)")
@@ -144,7 +147,8 @@ def _voice_argv(args) -> list[str]:
                                  ("--speaker", getattr(args, "speaker", None), None)):
         if value is not None and value != default:
             argv += [flag, str(value)]
-    for flag in ("gradient_checkpointing", "train_prosody", "resume", "no_asr_check", "split_long", "overwrite", "quiet"):
+    for flag in ("gradient_checkpointing", "train_prosody", "keep_base_pitch", "resume", "no_asr_check", "split_long",
+                 "overwrite", "quiet"):
         if getattr(args, flag, False):
             argv.append("--" + flag.replace("_", "-"))
     return argv + ["--multi-gpu"]
@@ -170,7 +174,7 @@ def voice_command(args) -> int:
                           precision=args.precision, device=args.device, resume=args.resume,
                           gradient_checkpointing=args.gradient_checkpointing, overwrite=args.overwrite,
                           multi_gpu=args.multi_gpu, checkpoint_every=args.checkpoint_every, train_prosody=args.train_prosody,
-                          lr=args.lr, launch_args=_voice_argv(args))
+                          keep_base_pitch=args.keep_base_pitch, lr=args.lr, launch_args=_voice_argv(args))
     if not main:  # the other processes of a launched run: process 0 speaks for all
         args.quiet = True
         with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):

@@ -167,7 +167,7 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
          precision: str = "auto", device: str = "auto", resume: bool = False,
          gradient_checkpointing: bool = False, overwrite: bool = False, multi_gpu: bool = False,
          checkpoint_every: int | None = None, launch_args: list[str] | None = None,
-         train_prosody: bool = False, lr: float | None = None) -> VoicePlan:
+         train_prosody: bool = False, lr: float | None = None, keep_base_pitch: bool = False) -> VoicePlan:
     """Check the request and return a :class:`VoicePlan` (nothing is trained or written).
 
     With ``resume`` the run's stored settings (``config.json`` ``"train"``) are the defaults and
@@ -179,6 +179,9 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
     the base voice's and learns the new timbre (``finetune.vits.config`` notes).
 
     ``lr``: the generator's learning rate after the warm-up (``TrainConfig.generator_lr``).
+    ``keep_base_pitch``: train at the base's sample rate (``TrainConfig.pitch_by_rate=False``); by
+    default a Piper base is trained at the rate that puts its pitch on the recordings'
+    (``finetune.vits.voice_rate``).
 
     ``multi_gpu``: this process is one of several started by ``accelerate launch`` (DDP; see
     ``finetune.parallel``); without a launcher (no ``WORLD_SIZE``) a ``UsageError`` shows the
@@ -255,7 +258,8 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
         steps=steps, batch_size=batch_size, grad_accum=grad_accum, checkpoint_every=checkpoint_every,
         precision=None if stored_train and precision == "auto" else precision,
         gradient_checkpointing=gradient_checkpointing or None,
-        freeze_prior=False if train_prosody else None, generator_lr=lr).items() if v is not None})
+        freeze_prior=False if train_prosody else None, pitch_by_rate=False if keep_base_pitch else None,
+        generator_lr=lr).items() if v is not None})
     if steps is not None and checkpoint_every is None and config.checkpoint_every > max(5, steps // 5):
         # a short run (--steps 50) still gets checkpoints to resume from and evaluations to judge it by
         every = max(5, steps // 5)

@@ -285,8 +285,8 @@ class DatasetStep(QWidget):
             return ""
         return (f"Only {rep.usable_minutes:.1f} minutes of usable speech: under {MIN_USABLE_MINUTES:.0f} "
                 "minutes the clone will sound rough (15–30 minutes is better). Record or import more if you can. "
-                "With 12 minutes our benchmark clone reached a similarity of 0.70 to its speaker "
-                "(their own recordings 0.95).")
+                "With 12 minutes our benchmark clone reached a similarity of 0.54 to its speaker, at their "
+                "pitch (their own recordings 0.95).")
 
     def _draw_histogram(self, rep) -> None:
         x0, x1, counts = histogram_bars(rep)
