@@ -10,8 +10,9 @@ the model's output by it (``tts.pitch.shift_pitch``, PSOLA: formants and duratio
 ``speak --pitch`` overrides it, ``--pitch 0`` plays the model as trained). Piper itself ignores
 the field: an exported clone played by Piper speaks at the model's own pitch.
 
-Benchmark (``bench/clone_check.py``, joe -> joe shifted +4 semitones): the closing figures are in
-docs/finetune_voice.md.
+Since 2026-12-03 a clone of a Piper base speaks at its speaker's pitch through its sample rate
+(``finetune.vits.voice_rate``), so the offset measured here is small and the shift is off unless
+asked for (``--match-pitch``). Figures: docs/finetune_voice.md.
 """
 from __future__ import annotations
 

@@ -21,13 +21,13 @@ has moved much. Probe: the fine-tuned decoder fed the *base's own* latents (joe'
 held-out sentences): after 30 warm-up + 250 decoder steps at 2e-4 its contour spread fell from
 6.9 to 2.1 semitones with 55 % of the voiced frames at the frame rate 86.13 Hz (one pulse per latent
 frame); at 2e-5 it kept 5.7 semitones / 14 %. Over the default recipe (150 warm-up + 300 decoder
-steps, prior latents, bench/clone_check.py's data) the clone's own synthesis went from a
+steps, prior latents, the since removed bench/clone_check.py's data) the clone's own synthesis went from a
 monotone buzz (2e-4: F0 p10/p50/p90 85/86/87 Hz, spread 0.4 st) to a contour spread of 5.3 st
 with 22 % of the frames at the frame rate (joe: 6.9 st, 7 %), at a *lower* MCD to the target
 (4.39 dB against 4.4-4.8 at 2e-4): the envelope is learnt as fast, the pitch rendering survives.
 
 Stages for a base without a trained posterior encoder (Piper ``.onnx`` voices), and what stays
-frozen, chosen on ``bench/clone_check.py`` (joe -> joe pitch-shifted +4 semitones, 100 clips, CPU,
+frozen, chosen on ``bench/clone_check.py`` (removed since) (joe -> joe pitch-shifted +4 semitones, 100 clips, CPU,
 batch 4; 6 held-out sentences; joe itself: MCD 9.30 dB, round-trip WER 0.094):
 
 1. ``warmup`` (``warmup_steps``): only the new posterior encoder, at ``warmup_lr`` = 1e-3 (it
