@@ -245,3 +245,23 @@ def test_adapt_train_figures_read_plainly(win, qtbot):
                                            "stopped at step 8: best 30.0 % words wrong (base model 42.0 %); Resume"))
         assert tr.state.toolTip() == "best WER 0.300"
     assert not bad, "\n".join(bad)
+
+
+def test_the_dataset_summary_is_in_plain_words_without_a_text_histogram():
+    """The Clone wizard's Dataset step shows the dataset report without the CLI's '####' histogram
+    (the step draws one), flag keys or recogniser scores (issue 30)."""
+    from speechstudio.finetune.manifest import FLAGS, Problem
+    from speechstudio.finetune.report import DatasetReport
+    from speechstudio.gui.clone_dataset import plain_report
+
+    rep = DatasetReport(22050, 30, 25, 11.8, 12.5, ((0.0, 2.0, 3), (2.0, 5.0, 20), (5.0, float("inf"), 7)),
+                        {k: 1 for k in FLAGS}, (Problem("broken.wav", "not an audio file"),), ("c07",),
+                        (("c03", 0.45, "the red cup", "the bread cup"),), ("under 5 minutes of usable audio",),
+                        ("c09",), (("c11", "c11.wav", "no letters"),), (("c12", "c12.wav", 0.61),))
+    text = plain_report(rep)
+    assert text.splitlines()[0] == "25 of 30 clips can be used: 11.8 minutes of speech (12.5 minutes in all)."
+    assert "#" not in text and "CER" not in text and "0.45" not in text and "0.61" not in text
+    assert not [k for k in FLAGS if k in text], text
+    assert "c03: the text says \u201cthe red cup\u201d, heard \u201cthe bread cup\u201d" in text
+    assert "Too long (not used; cut them" in text and "May be another person (not used): c12" in text
+    assert "  broken.wav: not an audio file" in text and "Under 5 minutes of usable audio" in text

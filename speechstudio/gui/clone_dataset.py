@@ -98,7 +98,7 @@ class DatasetStep(QWidget):
         self.split_check = QCheckBox("Cut clips over 20 s at sentence ends")
         self.split_check.setAccessibleName("Cut long clips at sentence ends")
         self.split_check.setToolTip("Clips longer than 20 s are cut by Whisper's word times (their texts then come "
-                                    "from the recogniser); otherwise they are flagged too_long and not used")
+                                    "from the recogniser); otherwise they are marked too long and not used")
         row.addWidget(self.split_check)
         row.addStretch(1)
         self.check_btn = QPushButton("&Check dataset")
@@ -260,12 +260,12 @@ class DatasetStep(QWidget):
         self.changed.emit()
 
     def _show_report(self) -> None:
-        from speechstudio.finetune.report import format_report, report
+        from speechstudio.finetune.report import report
 
         m = self.manifest
         rep = report(m)
         self.report = rep
-        self.report_text.setPlainText(format_report(rep))
+        self.report_text.setPlainText(plain_report(rep))
         self.info.setText(f"{rep.usable_clips} usable clips of {len(m.clips)}, {rep.usable_minutes:.1f} minutes; "
                           f"{len(rep.problems)} input{'s' if len(rep.problems) != 1 else ''} refused")
         text = self.short_dataset_warning(rep)
@@ -369,3 +369,48 @@ class DatasetStep(QWidget):
 
     def shutdown(self) -> None:
         self.recorder.shutdown()
+
+
+#: ``manifest.FLAGS`` in plain words, for the dataset summary.
+FLAG_WORDS = {
+    "clipping": "distorted (recorded too loud)", "low_level": "very quiet", "noisy": "background noise",
+    "asr_mismatch": "the words heard differ from the text", "too_short": "too short", "too_long": "too long",
+    "unsayable": "text the voice cannot say", "text_normalised": "invisible characters removed from the text",
+    "other_speaker": "may be another person",
+}
+
+
+def plain_report(rep, max_lines: int = 20) -> str:
+    """The dataset summary the Dataset step shows (a ``finetune.report.DatasetReport``): what the
+    CLI's ``format_report`` says, in plain words, without its text histogram (the step draws one)
+    or scores; at most ``max_lines`` clips per list, then a count."""
+    def listed(items: list[str]) -> str:
+        more = f" and {len(items) - max_lines} more" if len(items) > max_lines else ""
+        return ", ".join(items[:max_lines]) + more
+
+    out = [f"{rep.usable_clips} of {rep.clips} clips can be used: {rep.usable_minutes:.1f} minutes of speech "
+           f"({rep.total_minutes:.1f} minutes in all)."]
+    marked = {FLAG_WORDS.get(k, k.replace("_", " ")): v for k, v in rep.flag_counts.items() if v}
+    out.append("Marked clips: " + ("; ".join(f"{k}: {v}" for k, v in marked.items()) if marked else "none") + ".")
+    if rep.mismatches:
+        out.append("The words heard differ from the text:")
+        out += [f"  {ident}: the text says \u201c{text}\u201d, heard \u201c{heard}\u201d"
+                for ident, _score, text, heard in rep.mismatches[:max_lines]]
+        if len(rep.mismatches) > max_lines:
+            out.append(f"  and {len(rep.mismatches) - max_lines} more")
+    if rep.too_long:
+        out.append("Too long (not used; cut them, or tick \u201cCut clips over 20 s\u201d): " + listed(rep.too_long))
+    if rep.too_short:
+        out.append("Too short (not used): " + listed(rep.too_short))
+    if rep.unsayable:
+        out.append("Text the voice cannot say (not used): "
+                   + listed([f"{ident} ({why})" for ident, _source, why in rep.unsayable]))
+    if rep.other_speaker:
+        out.append("May be another person (not used): " + listed([ident for ident, _source, _sim in rep.other_speaker]))
+    if rep.problems:
+        out.append(f"Files that could not be used ({len(rep.problems)}):")
+        out += [f"  {p.source}: {p.reason}" for p in rep.problems[:max_lines]]
+        if len(rep.problems) > max_lines:
+            out.append(f"  and {len(rep.problems) - max_lines} more")
+    out += [w[0].upper() + w[1:] for w in rep.warnings if w]
+    return "\n".join(out)
