@@ -17,14 +17,23 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from speechstudio.gui.devices import allow
 
 #: column titles in plain words (issue 30): "Letters wrong" is the character error rate (CER, on hover)
-CLIP_COLS = ("ID", "Seconds", "Text", "Flags", "Letters wrong", "Heard")
+CLIP_COLS = ("ID", "Seconds", "Text", "Marked", "Letters wrong", "Heard")
 COL_TEXT, COL_FLAGS, COL_CER, COL_HEARD = 2, 3, 4, 5
+
+
+#: ``manifest.FLAGS`` in plain words, for the dataset summary.
+FLAG_WORDS = {
+    "clipping": "distorted (recorded too loud)", "low_level": "very quiet", "noisy": "background noise",
+    "asr_mismatch": "the words heard differ from the text", "too_short": "too short", "too_long": "too long",
+    "unsayable": "text the voice cannot say", "text_normalised": "invisible characters removed from the text",
+    "other_speaker": "may be another person",
+}
 
 
 def _flag_help(flag: str) -> str:
     from speechstudio.finetune.manifest import FLAGS
 
-    return f"{flag}: {FLAGS.get(flag, '')}"
+    return f"{FLAG_WORDS.get(flag, flag)}: {FLAGS.get(flag, '')}"
 
 
 class ClipEditor(QWidget):
@@ -89,7 +98,8 @@ class ClipEditor(QWidget):
         clips = self.manifest.clips
         self.table.setRowCount(len(clips))
         for r, c in enumerate(clips):
-            cells = (c.id, f"{c.duration_s:.2f}", c.text, ", ".join(c.flags) + (" [dropped]" if c.dropped else ""),
+            cells = (c.id, f"{c.duration_s:.2f}", c.text,
+                     ", ".join(FLAG_WORDS.get(f, f.replace("_", " ")) for f in c.flags) + (" (not used)" if c.dropped else ""),
                      "" if c.cer is None else f"{100 * c.cer:.0f} %", c.asr_text or "")
             for col, v in enumerate(cells):
                 item = QTableWidgetItem(v)

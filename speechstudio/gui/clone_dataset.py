@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QLin
                                QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from speechstudio.worker.worker import Status
-from speechstudio.gui.clone_clips import ClipEditor
+from speechstudio.gui.clone_clips import FLAG_WORDS, ClipEditor
 from speechstudio.gui.common import WARNING_COLOR, tint
 from speechstudio.gui.clone_record import RecordPanel
 
@@ -369,15 +369,6 @@ class DatasetStep(QWidget):
 
     def shutdown(self) -> None:
         self.recorder.shutdown()
-
-
-#: ``manifest.FLAGS`` in plain words, for the dataset summary.
-FLAG_WORDS = {
-    "clipping": "distorted (recorded too loud)", "low_level": "very quiet", "noisy": "background noise",
-    "asr_mismatch": "the words heard differ from the text", "too_short": "too short", "too_long": "too long",
-    "unsayable": "text the voice cannot say", "text_normalised": "invisible characters removed from the text",
-    "other_speaker": "may be another person",
-}
 
 
 def plain_report(rep, max_lines: int = 20) -> str:
