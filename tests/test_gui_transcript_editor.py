@@ -196,6 +196,8 @@ def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_a
     player = view.player
     ed.text.place_cursor(1, 0)
     assert player.position_s == 2.5
+    # real time: at the fixture's 20x the 2.5 s left could end between two polls (seen on the 2-core CI)
+    fake_audio.speed = 1.0
     ed.play_btn.click()
     qtbot.waitUntil(lambda: player.playing, timeout=30000)   # decoded on the I/O worker, then played
     qtbot.waitUntil(lambda: player.position_s > 2.6, timeout=5000)
@@ -203,8 +205,8 @@ def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_a
     t0 = time.perf_counter()
     ed.text.place_cursor(0, 0)                               # seek while playing: restarts at 0.1 s
     pos = player.position_s
-    # the fake sound card plays 20x real time: allow what it played meanwhile (plus one 20 ms block)
-    assert 0.1 <= pos <= 0.1 + 20 * (time.perf_counter() - t0) + 0.05 and player.playing
+    # allow what the card played meanwhile (plus one 20 ms block)
+    assert 0.1 <= pos <= 0.1 + (time.perf_counter() - t0) + 0.05 and player.playing
     ed.play_btn.click()
     assert not player.playing
 
