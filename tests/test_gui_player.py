@@ -15,15 +15,9 @@ pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySid
 
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
 
-from speechstudio.asr.types import Segment, TranscriptInfo, Word  # noqa: E402
 from speechstudio.batch.export import write_transcript  # noqa: E402
-from test_gui_support import fake_audio, win, write_tone  # noqa: E402,F401 - fixtures
+from test_gui_support import INFO, SEGMENTS, fake_audio, win, write_tone  # noqa: E402,F401 - fixtures
 
-INFO = TranscriptInfo(5.0, "en", "whisper-tiny.en", "whisper")
-SEGMENTS = [Segment(0.0, 2.2, "Hello wrold again", (Word(0.1, 0.5, "Hello", 0.9), Word(0.6, 1.0, "wrold", 0.3),
-                                                    Word(1.2, 1.8, "again", 0.8))),
-            Segment(2.5, 4.0, "second part here", (Word(2.5, 3.0, "second"), Word(3.1, 3.5, "part"),
-                                                   Word(3.6, 4.0, "here")))]
 SR = 16000
 
 

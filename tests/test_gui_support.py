@@ -50,3 +50,14 @@ def win(qtbot, home, fake_audio):
     w.mel  # build the mel view now (the app does it 0.4 s after start-up) so tests time the steady state
     yield w
     w.shutdown()
+
+
+#: A two-segment transcript of a 5 s recording (one low-probability word, "wrold"), shared by the
+#: transcript editor and player tests.
+from speechstudio.asr.types import Segment, TranscriptInfo, Word  # noqa: E402
+
+INFO = TranscriptInfo(5.0, "en", "whisper-tiny.en", "whisper")
+SEGMENTS = [Segment(0.0, 2.2, "Hello wrold again", (Word(0.1, 0.5, "Hello", 0.9), Word(0.6, 1.0, "wrold", 0.3),
+                                                    Word(1.2, 1.8, "again", 0.8))),
+            Segment(2.5, 4.0, "second part here", (Word(2.5, 3.0, "second"), Word(3.1, 3.5, "part"),
+                                                   Word(3.6, 4.0, "here")))]
