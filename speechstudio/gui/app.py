@@ -21,6 +21,9 @@ def run(argv: list[str] | None = None, files: list[str] | None = None, startup_t
     app.setApplicationName("SpeechStudio")
     app.setOrganizationName("SpeechStudio")
     app.setApplicationDisplayName("SpeechStudio")
+    from speechstudio.worker.gc_guard import collect_on_gui_thread
+
+    collect_on_gui_thread()  # cyclic garbage holding Qt objects is never freed in a worker thread
     from speechstudio.gui import preferences
     from speechstudio.gui.main_window import MainWindow
 

@@ -28,6 +28,7 @@ import weakref
 from PySide6.QtCore import QObject, Signal
 
 from speechstudio.errors import SpeechStudioError
+from speechstudio.worker.gc_guard import collect_on_gui_thread
 from speechstudio.worker.status import Status  # noqa: F401 - re-exported (it used to live here)
 
 #: Every worker alive (weakly): at exit, wait for the busy ones (:func:`wait_for_busy_workers`).
@@ -209,6 +210,7 @@ class Worker(QObject):
         self._dropped: set[int] = set()
         self._submitted = 0          # jobs submitted so far; each job remembers its number
         self._cancelled_upto = 0     # cancel_all: every job numbered up to this is cancelled
+        collect_on_gui_thread()      # cyclic garbage (Qt objects in it) is freed in the GUI thread only
         self._thread = threading.Thread(target=self._loop, name=f"speechstudio-{name}", daemon=True)
         self._thread.start()
         _LIVE.add(self)
