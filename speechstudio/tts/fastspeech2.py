@@ -107,7 +107,7 @@ class FastSpeech2Voice(FamilyVoice):
     unk_token = "<unk>"
 
     def _ids(self, text: str, original: str) -> list[int]:
-        from speechstudio.tts.vits import UnsayableTextError
+        from speechstudio.tts.voice_text import UnsayableTextError
 
         if self.tokenizer is not None:  # transformers + g2p-en (NLTK data present)
             ids = list(self.tokenizer(text, return_tensors=None)["input_ids"])

@@ -258,7 +258,7 @@ def _ipa_ids(voice, segments: list[tuple[str, str | None]]) -> list[int]:
         if missing:
             voice.warnings.append(f"voice {voice.name} cannot say phonemes {''.join(sorted(missing))!r}; skipped")
         return ids
-    from speechstudio.tts.vits import _plain_tokenizer
+    from speechstudio.tts.voice_text import _plain_tokenizer
 
     tok = _plain_tokenizer(voice.tokenizer)
     text = " ".join("".join(phonemes).split())

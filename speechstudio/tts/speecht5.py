@@ -51,7 +51,7 @@ class SpeechT5Voice(FamilyVoice):
     xvectors = None
 
     def _ids(self, text: str, original: str) -> list[int]:
-        from speechstudio.tts.vits import UnsayableTextError
+        from speechstudio.tts.voice_text import UnsayableTextError
 
         ids = list(self.tokenizer(text, return_tensors=None)["input_ids"])
         unk = self.tokenizer.unk_token_id
