@@ -15,54 +15,31 @@ a factor 0.994 (VITS' decay only matters over its ~800k-step runs). The rate of 
 and ``generator_lr`` for the generator in the decoder and GAN stages.
 
 Generator lr when fine-tuning (``generator_lr`` = 2e-5, a tenth of VITS' 2e-4; the fresh
-discriminator keeps 2e-4). VITS' 2e-4 is a rate for training from scratch; at that rate the
-decoder stage destroys the base decoder's pitch rendering within ~250 steps, before the envelope
-has moved much. Probe: the fine-tuned decoder fed the *base's own* latents (joe's synthesis of the
-held-out sentences): after 30 warm-up + 250 decoder steps at 2e-4 its contour spread fell from
-6.9 to 2.1 semitones with 55 % of the voiced frames at the frame rate 86.13 Hz (one pulse per latent
-frame); at 2e-5 it kept 5.7 semitones / 14 %. Over the default recipe (150 warm-up + 300 decoder
-steps, prior latents, the since removed bench/clone_check.py's data) the clone's own synthesis went from a
-monotone buzz (2e-4: F0 p10/p50/p90 85/86/87 Hz, spread 0.4 st) to a contour spread of 5.3 st
-with 22 % of the frames at the frame rate (joe: 6.9 st, 7 %), at a *lower* MCD to the target
-(4.39 dB against 4.4-4.8 at 2e-4): the envelope is learnt as fast, the pitch rendering survives.
+discriminator keeps 2e-4): VITS' 2e-4 is a rate for training from scratch, and at it the decoder
+stage wipes out the base decoder's pitch rendering within ~250 steps (one pulse per latent frame,
+the 86 Hz "F0" of early clones); at 2e-5 the contour survives and the envelope is learnt as fast.
 
-Stages for a base without a trained posterior encoder (Piper ``.onnx`` voices), and what stays
-frozen, chosen on ``bench/clone_check.py`` (removed since) (joe -> joe pitch-shifted +4 semitones, 100 clips, CPU,
-batch 4; 6 held-out sentences; joe itself: MCD 9.30 dB, round-trip WER 0.094):
+Stages for a base without a trained posterior encoder (Piper ``.onnx`` voices):
 
 1. ``warmup`` (``warmup_steps``): only the new posterior encoder, at ``warmup_lr`` = 1e-3 (it
-   trains from scratch; at VITS' 2e-4 its mel loss was still 1.3 after 60 steps), reached by a
-   linear ramp over ``warmup_ramp_steps`` = 30 steps. Without the ramp the warm-up depended on
-   the random init: seed 0 ended 150 steps at mel 1.11 / KL 28.6, seed 1 at 0.97 / 27.1, and the
-   decoder stage below then gave WER 0.27-0.33 with seed 0 against 0.16 with seed 1 (the
-   alignments it learns from come from this posterior encoder); with the ramp seed 0 ends at
-   mel 0.99 / KL 26.2 and the decoder stage keeps the base's WER. The voice does not change yet.
+   trains from scratch), reached by a linear ramp over ``warmup_ramp_steps`` = 30 steps (without
+   it the result depended on the random init). The voice does not change yet.
 2. ``decoder`` (``decoder_steps``): only the HiFi-GAN decoder, on mel L1, no discriminator, fed
    *prior* latents aligned to each clip (``model.prior_latents``: the text's prior expanded along
    the MAS durations of the posterior mean, noise 0.667, reverse flow), i.e. what it gets when
    the voice speaks. HiFi-GAN fine-tunes its vocoder the same way on Tacotron 2's teacher-forced
-   ("ground-truth aligned") mels (Kong et al. 2020, "HiFi-GAN", section on fine-tuning for
-   end-to-end synthesis). 1.6 s a step on 2 CPU cores against 8.4 s for a GAN step. Measured
-   through ``train_voice`` (150 warm-up steps, ramp 30, seed 0): after 50 decoder steps MCD 9.30
-   -> 4.79 dB with WER 0.094 (= the base's). Feeding the decoder the posterior's latents instead
-   (VITS' own recipe) gave MCD 8.89 / WER 0.22 after 150 steps and WER 0.44 after 225 more GAN
-   steps (the clone_check run of 2026-12-01): the decoder learnt latents it never gets at
-   inference.
+   mels (Kong et al. 2020, "HiFi-GAN", fine-tuning for end-to-end synthesis). Feeding it the
+   posterior's latents instead (VITS' own recipe) taught it latents it never gets at inference.
 3. ``train``: GAN training (VITS' losses, discriminator). With ``freeze_prior`` (default) the text
    encoder, flow, duration predictor and posterior encoder stay as they are and the decoder keeps
-   learning from prior latents; training the flow and duration predictor on so little data
-   against a young posterior encoder ruined intelligibility (150 steps: WER 0.83; with the base's
-   flow and duration predictor put back: 0.094). The clone keeps the base voice's timing and
-   prosody and learns the new timbre; ``freeze_prior=False`` (``--train-prosody``) trains them
-   too, with posterior latents as in VITS, for long datasets and runs.
-   Pitch (``docs/finetune_voice.md``, "Pitch"): the model keeps the base's pitch range and does
-   not reach the speaker's pitch (nothing the decoder gets at inference carries it); the saved
-   voice is pitch-matched at synthesis instead (``finetune.pitch_match``, ``tts.pitch``). At VITS'
-   lr 2e-4 the decoder stage also wiped out the contour (the "86 Hz median F0" of every clone was
-   the frame rate 22050 / 256 = 86.13 Hz: one pulse per latent frame); ``generator_lr`` = 2e-5
-   keeps most of it (below). The pitch experiments (the flow trained along the prior path, VITS'
-   posterior latents with the flow trained) are written up in ``docs/finetune_voice.md``; their
-   options were removed in 2026-12 as neither kept a contour.
+   learning from prior latents (training the flow and duration predictor on so little data
+   against a young posterior encoder ruined intelligibility). The clone keeps the base voice's
+   timing and prosody and learns the new timbre; ``freeze_prior=False`` (``--train-prosody``)
+   trains them too, with posterior latents as in VITS, for long datasets and runs. The clone
+   reaches the speaker's pitch through its sample rate (``pitch_by_rate``, ``voice_rate``).
+
+The measurements behind each choice (step times, MCD, WER, F0 spread per recipe, the pitch
+experiments and why their options were removed) are in ``docs/finetune_voice.md``.
 """
 from __future__ import annotations
 
