@@ -27,6 +27,26 @@ for _var, _sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("X
                    ("SPEECHSTUDIO_HOME", "home")):
     os.environ[_var] = str(_ISOLATED / _sub)
 
+# Memory (issue 26: the suite's peak RSS): the whole suite is one long process. The app raises
+# glibc's mmap / trim thresholds when a PyTorch voice loads (``tts.vits.tune_cpu_allocator``: the
+# heap stays at its peak, for speed), which here kept every module's peak for the rest of the run;
+# off in tests (and their subprocesses), and freed memory goes back to the OS after each module.
+os.environ.setdefault("SPEECHSTUDIO_NO_MALLOPT", "1")
+
+
+@pytest.hookimpl(trylast=True)  # after the runner has torn down the module's fixtures
+def pytest_runtest_teardown(item, nextitem):
+    if nextitem is None or nextitem.module is not item.module:
+        import ctypes
+        import gc
+
+        gc.collect()
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc
+            pass
+
+
 # Offscreen Qt gets one 1280×800 screen (the app's first-launch size; the plugin's default is an
 # 800×800 placeholder), so "the window fits the screen" can be tested. Qt reads this when the
 # QApplication is created.

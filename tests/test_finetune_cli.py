@@ -124,7 +124,8 @@ def test_interrupt_saves_a_checkpoint_and_says_how_to_resume(tiny_base, prepared
                             stderr=subprocess.PIPE, text=True)
     log = home / "finetune" / "runs" / "ctrlc" / "train.log"
     deadline = time.monotonic() + 240
-    while (not log.is_file() or "training generator" not in log.read_text()) and time.monotonic() < deadline:
+    # the first training stage has begun (with 100000 steps it is the 1000-step discriminator warm-up)
+    while (not log.is_file() or "steps 1.." not in log.read_text()) and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
