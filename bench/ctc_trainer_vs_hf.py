@@ -44,17 +44,6 @@ def _config(steps: int):
                      patience=0, val_count=10, sanity_steps=0, seed=SEED)
 
 
-def _seed(seed: int) -> None:
-    import random
-
-    import numpy as np
-    import torch
-
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-
-
 def run_ours(work: Path, run: Path, steps: int, stop_at: int | None, resume: bool) -> dict:
     from speechstudio.finetune.ctc import StepEvent, TrainControl, train_ctc
 
@@ -80,9 +69,10 @@ def run_hf(work: Path, run: Path, steps: int, stop_at: int | None, resume: bool)
     from speechstudio.finetune.ctc.data import Collator
     from speechstudio.finetune.ctc.model import ctc_loss
     from speechstudio.finetune.ctc.setup import prepare
+    from speechstudio.finetune.ctc.trainer import seed_all
 
     config = _config(steps)
-    _seed(config.seed)   # as train_ctc seeds a fresh run before building the CTC head
+    seed_all(config.seed)   # as train_ctc seeds a fresh run before building the CTC head
     run.mkdir(parents=True, exist_ok=True)
     p = prepare(run, work / "data", str(work / "base-encoder"), config)
     lengths = [it.n_samples for it in p.train]

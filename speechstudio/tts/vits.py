@@ -42,7 +42,6 @@ class UnknownSpeakerError(SpeechStudioError):
     """A speaker id / name that the voice does not have."""
 
 
-
 @dataclass(frozen=True)
 class SynthesisSettings:
     """Per-call controls. ``None`` means the voice's default (Piper's .onnx.json ``inference``)."""

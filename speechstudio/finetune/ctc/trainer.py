@@ -34,12 +34,14 @@ from speechstudio.finetune.ctc.setup import prepare
 from speechstudio.finetune.manifest import DatasetError
 from speechstudio.finetune.run import RunError, RunFolder, capture_rng_state, restore_rng_state
 
-__all__ = ["train_ctc"]
+__all__ = ["train_ctc", "seed_all"]
 
 MAX_BAD_STEPS = 10
 
 
-def _seed_all(seed: int) -> None:
+def seed_all(seed: int) -> None:
+    """Seed Python's ``random``, NumPy's global RNG (SpecAugment masks) and torch: what a fresh
+    run does before building its CTC head, so two runs with one seed start equal."""
     import random
 
     import numpy as np
@@ -135,7 +137,7 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
                        "or choose another output name / run folder")
     state = run.load_checkpoint("latest") if resume else None
     if state is None:
-        _seed_all(config.seed)
+        seed_all(config.seed)
     p = prepare(run.path, dataset_dir, base, config, resumed=run.read_config() if resume else None,
                 model_state=state["model"] if state else None, main=par.main)
     if par.main:
@@ -173,7 +175,7 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
             yield EvalEvent(0, base_res.wer, base_res.cer, False, True, split, len(eval_items),
                             tuple(zip(base_res.refs[:3], base_res.hyps[:3])), note)
         par.barrier()
-        _seed_all(config.seed + par.rank)
+        seed_all(config.seed + par.rank)
     else:
         base_wer, base_cer = state["base_wer"], state["base_cer"]
         yield InfoEvent(f"resumed from step {state['step']}")
