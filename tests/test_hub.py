@@ -193,6 +193,27 @@ def test_import_resolve_list_remove_roundtrip(tiny_w2v, isolated):
         resolve_model(name)
 
 
+def test_one_data_dir_expands_tilde_for_every_store(tiny_w2v, tmp_path, monkeypatch):
+    """``SPEECHSTUDIO_HOME='~/ss'``: voices, clones, training runs, lexicons, models and the queue all
+    land in the same expanded folder (issue 42: ``tts.voices`` used to keep the ``~`` literally)."""
+    from speechstudio.batch.queue_store import QueueStore
+    from speechstudio.finetune.voice_run import runs_dir
+    from speechstudio.tts.lexicon import Lexicon, lexicon_path, save_lexicon
+    from speechstudio.tts.voices import voices_dir
+    from speechstudio.worker.adapt_jobs import run_dir_for
+
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.setenv("SPEECHSTUDIO_HOME", "~/ss")
+    home = tmp_path / "user" / "ss"
+    assert voices_dir() == home / "voices"  # voices and clones (finetune.clone_store writes here)
+    assert runs_dir() / "joe" == run_dir_for("joe") == home / "finetune" / "runs" / "joe"
+    assert lexicon_path("en-us") == home / "lexicon" / "en.tsv"
+    save_lexicon(Lexicon(), lexicon_path("en"))
+    assert import_model(tiny_w2v, name="tiny").path == home / "models" / "tiny"
+    QueueStore().close()
+    assert sorted(p.name for p in home.iterdir()) == ["lexicon", "models", "queue.sqlite3"]
+
+
 def test_import_default_name_is_folder_name(tiny_w2v):
     model = import_model(tiny_w2v)
     assert model.model_id == "tiny-w2v" and model.path.name == "tiny-w2v"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from speechstudio.errors import SpeechStudioError, UsageError
 
-__all__ = ["register", "voice_command", "default_run_dir"]
+__all__ = ["register", "voice_command"]
 
 
 def register(subparsers) -> None:
@@ -98,13 +98,6 @@ def _unavailable(exc: Exception) -> int:
     raise UsageError(f"finetune asr is not available in this installation ({exc})")
 
 
-def default_run_dir(name: str) -> Path:
-    """``<data dir>/finetune/runs/NAME`` (``SPEECHSTUDIO_HOME`` or the platform's data folder)."""
-    from speechstudio.tts.voices import data_dir
-
-    return data_dir() / "finetune" / "runs" / name
-
-
 def _fmt_s(seconds: float | None) -> str:
     if seconds is None or seconds != seconds or seconds == float("inf"):
         return "?"
@@ -166,7 +159,7 @@ def voice_command(args) -> int:
     from speechstudio.finetune import voice_run
     from speechstudio.finetune.parallel import launcher_world
 
-    run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(args.out)
+    run_dir = Path(args.run_dir) if args.run_dir else voice_run.runs_dir() / args.out
     launched = (launcher_world() or 1) > 1
     main = int(os.environ.get("RANK", "0") or 0) == 0
     plan = voice_run.plan(base=args.base, data=args.data, name=args.out, run_dir=run_dir, preset=args.preset,

@@ -29,7 +29,7 @@ __all__ = ["VoicePlan", "BaseVoiceInfo", "describe_base", "load_base_voice", "fi
 
 def finetune_dir() -> Path:
     """``<data dir>/finetune`` (not created here)."""
-    from speechstudio.tts.voices import data_dir
+    from speechstudio.hub.paths import data_dir
 
     return data_dir() / "finetune"
 

@@ -9,6 +9,8 @@ from PySide6.QtCore import QPointF, QSettings, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QComboBox, QLabel, QMessageBox, QSizePolicy, QStyledItemDelegate, QWidget
 
+from speechstudio.hub.paths import data_dir
+
 
 ERROR_COLOR = "#dc2626"   # red: failures (readable on the light and the dark palette)
 WARNING_COLOR = "#d97706"  # amber: warnings
@@ -50,10 +52,10 @@ def settings() -> QSettings:
     explicit = os.environ.get("SPEECHSTUDIO_SETTINGS")
     if explicit:
         return QSettings(explicit, QSettings.Format.IniFormat)
-    home = os.environ.get("SPEECHSTUDIO_HOME")
-    if home:
-        Path(home).mkdir(parents=True, exist_ok=True)
-        return QSettings(str(Path(home) / "settings.ini"), QSettings.Format.IniFormat)
+    if os.environ.get("SPEECHSTUDIO_HOME"):
+        home = data_dir()
+        home.mkdir(parents=True, exist_ok=True)
+        return QSettings(str(home / "settings.ini"), QSettings.Format.IniFormat)
     return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "SpeechStudio", "SpeechStudio")
 
 

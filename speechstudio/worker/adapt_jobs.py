@@ -130,9 +130,9 @@ def ctc_model_names() -> list[str]:
 def run_dir_for(name: str) -> Path:
     """The run folder of model ``name``: ``speechstudio finetune asr --out NAME``'s default
     (``<data dir>/finetune/runs/NAME``)."""
-    from speechstudio.finetune.ctc.cli import _default_run_dir
+    from speechstudio.finetune.voice_run import runs_dir
 
-    return _default_run_dir(name)
+    return runs_dir() / name
 
 
 def resume_dataset(run_dir: Path) -> Path:

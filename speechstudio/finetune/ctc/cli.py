@@ -101,12 +101,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", "-q", action="store_true", help="only evaluation and result lines")
 
 
-def _default_run_dir(name: str) -> Path:
-    from speechstudio.hub.paths import data_dir
-
-    return data_dir() / "finetune" / "runs" / name
-
-
 def _config(args):
     from speechstudio.finetune.ctc.events import CTCConfig
 
@@ -170,13 +164,13 @@ def run(args) -> int:
     from speechstudio.finetune.ctc import events as E
     from speechstudio.finetune.ctc import register_model, train_ctc
     from speechstudio.finetune.run import RunFolder
-    from speechstudio.finetune.voice_run import run_lock
+    from speechstudio.finetune.voice_run import run_lock, runs_dir
     from speechstudio.hub.store import imported_dir, validate_name
 
     name = validate_name(args.out)
     if imported_dir(name) is not None and not args.overwrite:
         raise UsageError(f"a model named {name!r} already exists; choose another --out or pass --overwrite")
-    run_dir = Path(args.run_dir).expanduser() if args.run_dir else _default_run_dir(name)
+    run_dir = Path(args.run_dir).expanduser() if args.run_dir else runs_dir() / name
     config = _config(args)
     main = int(os.environ.get("RANK", "0") or 0) == 0
     if int(os.environ.get("WORLD_SIZE", "1") or 1) <= 1:
