@@ -128,3 +128,17 @@ def test_every_subtitle_format_parses_back(fmt):
     subs = pysubs2.SSAFile.from_string(text)
     assert len(subs) == 4
     assert subs[2].start == 20000
+
+
+def test_speaker_prefix_counts_toward_the_srt_line_width():
+    """'Speaker 12: ' is part of the first line a viewer reads: no SRT line over 42 cells with it;
+    VTT's <v> voice tag is not shown as text, so its lines may use the whole width."""
+    import dataclasses
+
+    seg = dataclasses.replace(ctc_segment(), speaker="Speaker 12")
+    srt = pysubs2.SSAFile.from_string(render_subtitles([seg], "srt"))
+    lines = [line for ev in srt for line in ev.plaintext.split("\n")]
+    assert lines == ["Speaker 12: so the thing about recording", "interviews is that you never know which",
+                     "Speaker 12: part will matter later", "and that is why we keep every word"]
+    vtt_first = layout_cues([seg], prefix=False)[0].text.split("\n")[0]
+    assert vtt_first == "so the thing about recording interviews"

@@ -153,14 +153,15 @@ def _pieces(words: Sequence[Word]) -> list[Word]:
     return out
 
 
-def wrap_words(words: Sequence[Word], width: int) -> list[list[Word]]:
+def wrap_words(words: Sequence[Word], width: int, indent: int = 0) -> list[list[Word]]:
     """Greedy line filling: a line at most ``width`` display cells (0 = one line; CJK characters
-    count two), broken only where :func:`_breakable` allows; a longer single word gets its own line.
-    Returns lines of the given words."""
+    count two), the first line ``indent`` cells less (a ``"Speaker 1: "`` prefix), broken only where
+    :func:`_breakable` allows; a longer single word gets its own line. Returns lines of the given words."""
     pieces = _pieces(words)
     lines: list[list[int]] = []
     for i, w in enumerate(pieces):
-        if lines and (width <= 0 or cell_width(line_text([pieces[j] for j in lines[-1]] + [w])) <= width
+        room = width - (indent if len(lines) == 1 else 0)
+        if lines and (width <= 0 or cell_width(line_text([pieces[j] for j in lines[-1]] + [w])) <= room
                       or not _breakable(pieces[lines[-1][-1]], w)):
             lines[-1].append(i)
         else:
@@ -168,27 +169,27 @@ def wrap_words(words: Sequence[Word], width: int) -> list[list[Word]]:
     return [[words[i] for i in line] for line in lines]
 
 
-def _balanced(words: Sequence[Word], width: int) -> list[list[Word]]:
+def _balanced(words: Sequence[Word], width: int, indent: int = 0) -> list[list[Word]]:
     """As :func:`wrap_words`, with lines of even length: the narrowest width that needs no more
     lines than ``width`` does (no lone last word under a full line)."""
-    lines = wrap_words(words, width)
+    lines = wrap_words(words, width, indent)
     if width <= 0 or len(lines) < 2:
         return lines
-    total = cell_width(line_text(_pieces(words)))
+    total = cell_width(line_text(_pieces(words))) + indent
     for narrower in range(-(-total // len(lines)), width):
-        tried = wrap_words(words, narrower)
+        tried = wrap_words(words, narrower, indent)
         if len(tried) <= len(lines):
             return tried
     return lines
 
 
-def _fits(words: Sequence[Word], opts: SubtitleOptions) -> bool:
+def _fits(words: Sequence[Word], opts: SubtitleOptions, indent: int = 0) -> bool:
     if opts.max_line_count <= 0 or opts.max_line_width <= 0:
         return True
-    return len(wrap_words(words, opts.max_line_width)) <= opts.max_line_count
+    return len(wrap_words(words, opts.max_line_width, indent)) <= opts.max_line_count
 
 
-def _split(words: list[Word], opts: SubtitleOptions) -> list[list[Word]]:
+def _split(words: list[Word], opts: SubtitleOptions, indent: int = 0) -> list[list[Word]]:
     room = opts.max_line_width * opts.max_line_count if opts.max_line_width > 0 and opts.max_line_count > 0 else 0
     groups: list[list[Word]] = []
     current: list[Word] = []
@@ -197,41 +198,47 @@ def _split(words: list[Word], opts: SubtitleOptions) -> list[list[Word]]:
             too_long = opts.max_cue_s > 0 and w.end_s - current[0].start_s > opts.max_cue_s
             chars = cell_width(line_text(current))
             sentence = room > 0 and current[-1].text.endswith(_SENTENCE_END) and chars >= room / 2
-            if (too_long or sentence or not _fits(current + [w], opts)) and _breakable(current[-1], w):
+            if (too_long or sentence or not _fits(current + [w], opts, indent)) and _breakable(current[-1], w):
                 groups.append(current)
                 current = []
         current.append(w)
     if current:
         groups.append(current)
-    return _no_orphan(groups, opts)
+    return _no_orphan(groups, opts, indent)
 
 
-def _no_orphan(groups: list[list[Word]], opts: SubtitleOptions) -> list[list[Word]]:
+def _no_orphan(groups: list[list[Word]], opts: SubtitleOptions, indent: int = 0) -> list[list[Word]]:
     """A segment's last cue is never a lone scrap: joined to the cue before when both fit one cue,
     else words move to it from the cue before until it holds at least a third of the two."""
     if len(groups) < 2:
         return groups
     prev, last = groups[-2], groups[-1]
     merged = prev + last
-    if _fits(merged, opts) and (opts.max_cue_s <= 0 or merged[-1].end_s - merged[0].start_s <= opts.max_cue_s):
+    if _fits(merged, opts, indent) and (opts.max_cue_s <= 0 or merged[-1].end_s - merged[0].start_s <= opts.max_cue_s):
         return groups[:-2] + [merged]
     prev, last = list(prev), list(last)
     while (len(prev) > 1 and 2 * cell_width(line_text(last)) < cell_width(line_text(prev))
            and _breakable(prev[-2], prev[-1])
            and (opts.max_cue_s <= 0 or last[-1].end_s - prev[-1].start_s <= opts.max_cue_s)):
         moved = [prev.pop()] + last
-        if not _fits(moved, opts):
+        if not _fits(moved, opts, indent):
             prev.append(moved[0])
             break
         last = moved
     return groups[:-2] + [prev, last]
 
 
+def _indent(speaker: str | None, prefix: bool) -> int:
+    """Display cells the ``"Name: "`` prefix takes on a cue's first line (0 without one)."""
+    return cell_width(f"{speaker}: ") if prefix and speaker else 0
+
+
 def layout_cues(segments: Iterable[Segment], opts: SubtitleOptions = SubtitleOptions(),
-                duration_s: float | None = None) -> list[Cue]:
+                duration_s: float | None = None, prefix: bool = False) -> list[Cue]:
     """Cut ``segments`` (times in seconds) into cues (see the module docstring).
 
-    ``duration_s``: the audio's length; no cue is lengthened past it.
+    ``duration_s``: the audio's length; no cue is lengthened past it. ``prefix``: the cue text will
+    start with ``"Name: "`` (SRT), which counts toward the first line's width.
 
     Returns:
         Cues in time order, none overlapping, each at least 1 ms long; empty segments give none.
@@ -241,12 +248,13 @@ def layout_cues(segments: Iterable[Segment], opts: SubtitleOptions = SubtitleOpt
         words = _words_of(seg)
         if not words:
             continue
-        groups = _split(words, opts)
+        indent = _indent(seg.speaker, prefix)
+        groups = _split(words, opts, indent)
         for k, group in enumerate(groups):
             start = seg.start_s if k == 0 else group[0].start_s
             end = seg.end_s if k == len(groups) - 1 else groups[k + 1][0].start_s
-            cues.append(Cue(_ms(start), _ms(end), _balanced(group, opts.max_line_width), seg.speaker))
-    return _fix_timing(cues, opts, duration_s)
+            cues.append(Cue(_ms(start), _ms(end), _balanced(group, opts.max_line_width, indent), seg.speaker))
+    return _fix_timing(cues, opts, duration_s, prefix)
 
 
 def _ms(seconds: float) -> int:
@@ -261,7 +269,7 @@ def _needed_ms(cue: Cue, opts: SubtitleOptions) -> int:
     return max(1, need)
 
 
-def _merge_short(cues: list[Cue], opts: SubtitleOptions) -> list[Cue]:
+def _merge_short(cues: list[Cue], opts: SubtitleOptions, prefix: bool = False) -> list[Cue]:
     """A cue too short to read that cannot grow (the next cue starts right after it) joins the next
     (or else the previous) cue of its speaker, when the two fit one cue's lines and length."""
     i = 0
@@ -288,9 +296,9 @@ def _merge_short(cues: list[Cue], opts: SubtitleOptions) -> list[Cue]:
             sep = " " if needs_space(line_text(first), head) else ""
             words = first + [Word(second[0].start_s, second[0].end_s, sep + head, second[0].probability)] + second[1:]
             span = max(a.end_ms, b.end_ms) - min(a.start_ms, b.start_ms)
-            if _fits(words, opts) and (opts.max_cue_s <= 0 or span <= _ms(opts.max_cue_s)):
+            if _fits(words, opts, _indent(cue.speaker, prefix)) and (opts.max_cue_s <= 0 or span <= _ms(opts.max_cue_s)):
                 joined = Cue(min(a.start_ms, b.start_ms), max(a.end_ms, b.end_ms),
-                             _balanced(words, opts.max_line_width), cue.speaker)
+                             _balanced(words, opts.max_line_width, _indent(cue.speaker, prefix)), cue.speaker)
                 lo, hi = sorted((i, k))
                 cues[lo:hi + 1] = [joined] + cues[lo + 1:hi]
                 merged = True
@@ -299,9 +307,10 @@ def _merge_short(cues: list[Cue], opts: SubtitleOptions) -> list[Cue]:
     return cues
 
 
-def _fix_timing(cues: list[Cue], opts: SubtitleOptions, duration_s: float | None = None) -> list[Cue]:
+def _fix_timing(cues: list[Cue], opts: SubtitleOptions, duration_s: float | None = None,
+                prefix: bool = False) -> list[Cue]:
     cues.sort(key=lambda c: (c.start_ms, c.end_ms))
-    cues = _merge_short(cues, opts)
+    cues = _merge_short(cues, opts, prefix)
     cues.sort(key=lambda c: (c.start_ms, c.end_ms))
     limit = _ms(duration_s) if duration_s else None
     prev_end: dict = {}         # per speaker: two people talking at once keep two cues at once
@@ -396,7 +405,7 @@ def render_subtitles(segments: Sequence[Segment], fmt: str, opts: SubtitleOption
 
     subs = pysubs2.SSAFile()
     speakers: list[str] = []
-    for cue in layout_cues(segments, opts, duration_s):
+    for cue in layout_cues(segments, opts, duration_s, prefix=fmt == "srt"):
         text = _cue_text(cue, fmt, opts.highlight_words)
         event = pysubs2.SSAEvent(start=cue.start_ms, end=cue.end_ms, text=text)
         if cue.speaker is not None:
