@@ -174,7 +174,8 @@ def make_data(work: Path, train_texts: list[str], held_texts: list[str], copies:
     the 400 commands as wholes). Returns figures (minutes of audio, seconds taken)."""
     import soundfile as sf
 
-    from speechstudio.finetune.manifest import Clip, Manifest, atomic_write_json
+    from speechstudio.atomic import atomic_write_json
+    from speechstudio.finetune.manifest import Clip, Manifest
 
     t0 = time.perf_counter()
     joe = Joe()
@@ -365,7 +366,7 @@ def main(argv=None) -> int:
 
     from speechstudio.finetune.ctc import (CTCConfig, DoneEvent, EvalEvent, InfoEvent, SanityEvent, StepEvent,
                                            TrainControl, train_ctc)
-    from speechstudio.finetune.manifest import atomic_write_json
+    from speechstudio.atomic import atomic_write_json
 
     kept = a.keep_data and all((a.work / f).is_file() for f in ("data/manifest.json", "held_out/texts.json", "data.json"))
     if a.work.exists():

@@ -1,8 +1,8 @@
 """One way to write a file (or a folder) so that readers see the old content or the new, never half of it.
 
 Every writer of user files (transcripts, speech audio, recordings, dictation text, JSON state)
-goes through :func:`atomic_path`, or its shortcuts :func:`atomic_write_bytes` and
-:func:`atomic_write_text`. The guarantees, in order:
+goes through :func:`atomic_path`, or its shortcuts :func:`atomic_write_bytes`,
+:func:`atomic_write_text` and :func:`atomic_write_json`. The guarantees, in order:
 
 1. The new content goes to a temporary file in the target's own folder (``.<name>.<random>.part``),
    so the final rename never crosses file systems.
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import shutil
 import tempfile
@@ -42,7 +43,7 @@ from pathlib import Path
 from speechstudio.errors import UsageError
 
 __all__ = ["OutputExistsError", "OutputWriteError", "atomic_folder", "atomic_path", "atomic_write_bytes",
-           "atomic_write_text", "install_folder",
+           "atomic_write_json", "atomic_write_text", "install_folder",
            "check_destination", "check_folder_destination", "new_file_mode", "resolve_target", "write_error"]
 
 
@@ -266,6 +267,12 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
         with open(tmp, "w", encoding=encoding, newline="\n") as fh:
             fh.write(text)
     return Path(path)
+
+
+def atomic_write_json(path: str | os.PathLike[str], data) -> Path:
+    """Write ``data`` as JSON (1-space indent, UTF-8, non-ASCII kept) to ``path`` atomically
+    (:func:`atomic_write_text`). Returns ``Path(path)``."""
+    return atomic_write_text(path, json.dumps(data, indent=1, ensure_ascii=False))
 
 
 # ----------------------------------------------------------------------------- folders

@@ -47,7 +47,7 @@ def due_today(advice: str, today: _dt.date | None = None) -> bool:
     """True (and remembered) when ``advice`` was not given yet on ``today`` (default: the local
     date); False when it was. A state file that cannot be read counts as empty; one that cannot
     be written means the advice is given again next time (never an error)."""
-    from speechstudio.atomic import atomic_write_text
+    from speechstudio.atomic import atomic_write_json
 
     day = (today or _dt.date.today()).isoformat()
     path = _state_path()
@@ -61,7 +61,7 @@ def due_today(advice: str, today: _dt.date | None = None) -> bool:
     state = {k: v for k, v in state.items() if v == day}  # older days: forgotten
     state[advice] = day
     try:
-        atomic_write_text(path, json.dumps(state, indent=1, ensure_ascii=False))
+        atomic_write_json(path, state)
     except OSError:
         pass
     return True

@@ -107,7 +107,7 @@ def test_every_writer_uses_the_helper(tmp_path, monkeypatch):
     """Transcripts, JSON state, speech audio and recordings all go through atomic_path."""
     from speechstudio.asr.types import Segment, TranscriptInfo
     from speechstudio.batch import export
-    from speechstudio.finetune.manifest import atomic_write_json
+    from speechstudio.atomic import atomic_write_json
     from speechstudio.tts.stream import SpeechChunk, write_stream
 
     import speechstudio.tts.stream as stream_mod
@@ -161,25 +161,11 @@ def test_record_save_asks_before_replacing(qtbot, tmp_path, home, fake_audio, mo
     w.shutdown()
 
 
-def test_dictation_text_and_voice_takes_keep_links_and_permissions(tmp_path, monkeypatch):
-    """The Dictate page's Save as / Send to file and the voice-clone takes had writers of their
-    own (``os.replace`` on the name: a symbolic link became a plain file, the mode became 0600)."""
+def test_voice_takes_go_through_atomic_path(tmp_path, monkeypatch):
+    """The voice-clone takes had a writer of their own (``os.replace`` on the name: the mode became 0600)."""
     from speechstudio.finetune import recording
-    from speechstudio.gui.dictate_files import write_text_atomic
 
-    real = tmp_path / "notes" / "real.txt"
-    real.parent.mkdir()
-    real.write_text("old\n")
-    os.chmod(real, 0o640)
-    link = tmp_path / "notes.txt"
-    link.symlink_to(real)
-    write_text_atomic(link, "dictated\n")
-    assert link.is_symlink() and real.read_text() == "dictated\n"
-    assert stat.S_IMODE(real.stat().st_mode) == 0o640
-    assert sorted(p.name for p in real.parent.iterdir()) == ["real.txt"]
-
-    calls = spy_atomic_path(monkeypatch)
-    write_text_atomic(tmp_path / "d.txt", "x\n")
+    calls = spy_atomic_path(monkeypatch, recording)
     wav = recording._write_wav(tmp_path / "take.wav", np.zeros(1600, np.float32), 16000)
-    assert calls == ["d.txt", "take.wav"]
+    assert calls == ["take.wav"]
     assert stat.S_IMODE(wav.stat().st_mode) == atomic.new_file_mode()

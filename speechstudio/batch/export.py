@@ -274,11 +274,6 @@ def render(fmt: str, segments: Sequence[Segment], info: TranscriptInfo,
     return renderer(list(segments), info)
 
 
-# One atomic writer for every output (issue 12, fault 6): see speechstudio.atomic.
-atomic_write_text = atomic.atomic_write_text
-new_file_mode = atomic.new_file_mode
-
-
 def write_transcript(
     target: str | os.PathLike[str],
     segments: Sequence[Segment],
@@ -301,7 +296,7 @@ def write_transcript(
         UsageError: unknown ``fmt``.
         OSError: the file could not be written (nothing partial is left behind).
     """
-    return atomic_write_text(target, render(fmt, segments, info, subtitles))
+    return atomic.atomic_write_text(target, render(fmt, segments, info, subtitles))
 
 
 def write_transcripts(

@@ -124,8 +124,9 @@ def write_json(target: Path, segments, info, source: dict, outputs: list[str]) -
     """Write the JSON transcript (:func:`speechstudio.batch.export.transcript_dict`) with its
     ``"source"`` record (``source`` from :func:`fingerprint`, ``outputs``: file names written
     with it), atomically. Raises ``OSError`` like ``export.write_transcript``."""
+    from speechstudio.atomic import atomic_write_text
     from speechstudio.batch import export
 
     doc = export.transcript_dict(list(segments), info)
     doc["source"] = {**source, "outputs": [path_text(name) for name in outputs]}
-    return export.atomic_write_text(target, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    return atomic_write_text(target, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")

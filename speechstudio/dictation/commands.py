@@ -133,7 +133,7 @@ class CommandTable:
     def save(self, path: str | os.PathLike | None = None) -> Path:
         """Write the table atomically (temp file + ``os.replace``) to ``path`` (default
         :func:`commands_path`)."""
-        from speechstudio.finetune.manifest import atomic_write_json
+        from speechstudio.atomic import atomic_write_json
 
         path = Path(path) if path is not None else commands_path()
         path.parent.mkdir(parents=True, exist_ok=True)

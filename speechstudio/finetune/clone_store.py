@@ -207,8 +207,8 @@ def export_voice(spec: str, out_dir: str | os.PathLike) -> tuple[Path, Path]:
     clone's ``voice.json`` base and license go into the ``"speechstudio"`` block). Returns
     ``(onnx_path, json_path)``. Raises ``ModelNotFoundError`` (unknown voice), ``ExportError``.
     """
+    from speechstudio.atomic import atomic_write_json
     from speechstudio.finetune.export import export_piper_onnx
-    from speechstudio.finetune.manifest import atomic_write_json
     from speechstudio.tts.vits import load_voice
     from speechstudio.tts.voices import resolve_voice
 

@@ -371,11 +371,9 @@ def export_piper_onnx(model, base_voice, out_onnx: str | os.PathLike, *, dataset
     onnx.helper.set_model_props(proto, {"speechstudio": json.dumps(config["speechstudio"], ensure_ascii=False)})
     proto.producer_name = "speechstudio"
     json_path = out_onnx.with_name(out_onnx.name + ".json")
-    from speechstudio.atomic import atomic_path
+    from speechstudio.atomic import atomic_path, atomic_write_json
 
     with atomic_path(out_onnx) as tmp:
         onnx.save(proto, str(tmp))
-    from speechstudio.finetune.manifest import atomic_write_json
-
     atomic_write_json(json_path, config)
     return out_onnx, json_path

@@ -20,9 +20,10 @@ import random
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from speechstudio.atomic import atomic_write_json
 from speechstudio.errors import SpeechStudioError
 
-__all__ = ["Clip", "Problem", "Manifest", "DatasetError", "MANIFEST_NAME", "FLAGS", "atomic_write_json"]
+__all__ = ["Clip", "Problem", "Manifest", "DatasetError", "MANIFEST_NAME", "FLAGS"]
 
 MANIFEST_NAME = "manifest.json"
 
@@ -153,11 +154,3 @@ def _check_inside(manifest: Path, number: int, clip: Clip) -> None:
     if ".." in rel.parts:
         raise DatasetError(f"{manifest}: clip {number} ({clip.id}): audio path {audio!r} leaves the dataset "
                            "folder ('..' refused)")
-
-
-def atomic_write_json(path: str | os.PathLike, data) -> Path:
-    """Write JSON (1-space indent, UTF-8) to ``path`` with :func:`speechstudio.atomic.atomic_write_text`
-    (temp file in the same folder, fsync, rename, folder fsync). Returns ``Path(path)``."""
-    from speechstudio.atomic import atomic_write_text
-
-    return atomic_write_text(path, json.dumps(data, indent=1, ensure_ascii=False))

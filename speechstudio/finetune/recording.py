@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from speechstudio.atomic import atomic_path, atomic_write_text
 from speechstudio.errors import UsageError
 from speechstudio.finetune.levels import TakeLevels, take_levels
 
@@ -61,20 +62,12 @@ def _clean_text(text: str) -> str:
     return text
 
 
-def _atomic_bytes(path: Path, writer) -> Path:
-    """``writer(tmp)`` fills a temporary file that becomes ``path`` through
-    :func:`speechstudio.atomic.atomic_path` (the one writer with every guarantee)."""
-    from speechstudio.atomic import atomic_path
-
-    with atomic_path(path) as tmp:
-        writer(str(tmp))
-    return path
-
-
 def _write_wav(path: Path, audio: np.ndarray, sample_rate: int) -> Path:
     import soundfile as sf
 
-    return _atomic_bytes(path, lambda tmp: sf.write(tmp, audio, int(sample_rate), subtype="PCM_16", format="WAV"))
+    with atomic_path(path) as tmp:
+        sf.write(tmp, audio, int(sample_rate), subtype="PCM_16", format="WAV")
+    return path
 
 
 def _read_metadata(folder: Path) -> dict[str, str]:
@@ -91,7 +84,7 @@ def _read_metadata(folder: Path) -> dict[str, str]:
 
 def _write_metadata(folder: Path, rows: dict[str, str]) -> None:
     body = "".join(f"{k}|{rows[k]}\n" for k in sorted(rows))
-    _atomic_bytes(folder / METADATA_NAME, lambda tmp: Path(tmp).write_text(body, encoding="utf-8"))
+    atomic_write_text(folder / METADATA_NAME, body)
 
 
 def save_consent(dataset_dir: str | os.PathLike, text: str, audio: np.ndarray, sample_rate: int,
@@ -107,7 +100,7 @@ def save_consent(dataset_dir: str | os.PathLike, text: str, audio: np.ndarray, s
     wav = _write_wav(folder / CONSENT_AUDIO, a, sample_rate)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     body = f"{text}\nspeaker: {name or ''}\nrecorded: {stamp}\naudio: {CONSENT_AUDIO}\n"
-    _atomic_bytes(folder / CONSENT_TEXT, lambda tmp: Path(tmp).write_text(body, encoding="utf-8"))
+    atomic_write_text(folder / CONSENT_TEXT, body)
     return wav
 
 

@@ -21,12 +21,11 @@ from __future__ import annotations
 import errno
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 
+from speechstudio.atomic import atomic_path, atomic_write_json
 from speechstudio.errors import SpeechStudioError
-from speechstudio.finetune.manifest import atomic_write_json
 
 __all__ = ["RunError", "TrainingError", "RunFolder", "atomic_torch_save", "capture_rng_state", "restore_rng_state"]
 
@@ -40,44 +39,20 @@ class TrainingError(SpeechStudioError):
     cannot be trained); the message says why and what to try."""
 
 
-def _fsync_dir(folder: Path) -> None:
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def atomic_torch_save(obj, path: str | os.PathLike) -> Path:
-    """``torch.save(obj)`` to ``path`` atomically: a temp file in the same folder, flush + fsync,
-    ``os.replace``, fsync of the folder. On any error the temp file is removed, ``path`` keeps its
-    old content, and ``RunError`` is raised (disk full is named as such)."""
+    """``torch.save(obj)`` to ``path`` atomically (:func:`speechstudio.atomic.atomic_path`). On any
+    error ``path`` keeps its old content, and an ``OSError`` becomes ``RunError`` (disk full is named
+    as such)."""
     import torch
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as f:
+        with atomic_path(path) as tmp, open(tmp, "wb") as f:
             torch.save(obj, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            why = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
-            kept = "the previous checkpoint is kept" if path.exists() else "nothing was written"
-            raise RunError(f"{path}: could not write the checkpoint ({why}); {kept}") from exc
-        raise
-    _fsync_dir(path.parent)
+    except OSError as exc:
+        why = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+        kept = "the previous checkpoint is kept" if path.exists() else "nothing was written"
+        raise RunError(f"{path}: could not write the checkpoint ({why}); {kept}") from exc
     return path
 
 

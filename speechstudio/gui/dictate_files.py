@@ -8,17 +8,9 @@ from pathlib import Path
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
+from speechstudio.atomic import atomic_write_text
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import settings
-
-
-def write_text_atomic(path: Path, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` with :func:`speechstudio.atomic.atomic_write_text` (temp
-    file in the same folder, fsync, rename, folder fsync; keeps the file's permissions and a
-    symbolic link): readers see the old file or the new one, never half of it."""
-    from speechstudio.atomic import atomic_write_text
-
-    return atomic_write_text(Path(path), text)
 
 
 class TranscriptFileActions:
@@ -71,7 +63,7 @@ class TranscriptFileActions:
     def save(self, path: Path) -> Path | None:
         """Write the transcript (UTF-8, one final newline) to ``path`` atomically."""
         try:
-            write_text_atomic(Path(path), self.text + "\n")
+            atomic_write_text(Path(path), self.text + "\n")
         except OSError as e:
             self._error(f"cannot save {path}: {e.strerror or e}")
             return None
@@ -94,7 +86,7 @@ class TranscriptFileActions:
             old = path.read_text(encoding="utf-8") if path.exists() else ""
             if old and not old.endswith("\n"):
                 old += "\n"
-            write_text_atomic(path, old + self.text + "\n")
+            atomic_write_text(path, old + self.text + "\n")
         except (OSError, UnicodeDecodeError) as e:
             self._error(f"cannot append to {path}: {getattr(e, 'strerror', None) or e}")
             return None

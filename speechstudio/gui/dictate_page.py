@@ -36,7 +36,7 @@ from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import DEFAULT_MODEL, LevelMeter, ModelPicker, device_picker, settings
 from speechstudio.gui.wording import plain_error
 from speechstudio.gui.dictate_anywhere import AnywherePanel
-from speechstudio.gui.dictate_files import TranscriptFileActions, write_text_atomic  # noqa: F401 - re-exported
+from speechstudio.gui.dictate_files import TranscriptFileActions
 from speechstudio.gui.dictate_view import TAIL_COLOR, LiveTranscriptView
 from speechstudio.gui.transcribe_options import LanguageOptions
 

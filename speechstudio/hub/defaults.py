@@ -41,7 +41,7 @@ def choice(role: str) -> str | None:
 def choose(role: str, name: str | None) -> None:
     """Make ``name`` the user's model for ``role`` (``None``: forget the choice, back to the
     built-in rule). Raises ``UsageError`` for an unknown role, ``OSError`` when it cannot be saved."""
-    from speechstudio.atomic import atomic_write_text
+    from speechstudio.atomic import atomic_write_json
     from speechstudio.errors import UsageError
 
     if role not in ROLES:
@@ -51,4 +51,4 @@ def choose(role: str, name: str | None) -> None:
         data[role] = name
     else:
         data.pop(role, None)
-    atomic_write_text(_path(), json.dumps(data, indent=1, ensure_ascii=False))
+    atomic_write_json(_path(), data)

@@ -132,7 +132,7 @@ class TranscriptDocument:
                 changed on disk since it was loaded (nothing is written). OSError: the file could
                 not be written (it keeps its previous content).
         """
-        from speechstudio.batch.export import atomic_write_text
+        from speechstudio.atomic import atomic_write_text
 
         target = Path(path) if path is not None else self.path
         if target is None:

@@ -25,7 +25,7 @@ import shutil
 from pathlib import Path
 
 from speechstudio.atomic import atomic_folder
-from speechstudio.finetune.manifest import atomic_write_json
+from speechstudio.atomic import atomic_write_json
 
 __all__ = ["PROCESSOR", "MODEL", "save_model_files", "model_from_state", "cpu_state_dict", "export_best"]
 
