@@ -391,7 +391,7 @@ def test_vad_keeps_torch_threads():
     import sys
 
     code = ("import torch; torch.set_num_threads(2); import numpy as np; "
-            "from speechstudio.finetune.vad import SileroVad; "
+            "from speechstudio.audio.vad import SileroVad; "
             "r = SileroVad(threads=1)(np.zeros(16000, np.float32)); print(torch.get_num_threads(), r.spans)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["2", "()"], out.stderr[-500:]

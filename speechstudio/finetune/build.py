@@ -33,7 +33,7 @@ from speechstudio.finetune import dataset as _ds
 from speechstudio.finetune.check import CheckSettings, NoSpeechError, asr_check, prepare_clip
 from speechstudio.finetune.manifest import MANIFEST_NAME, Clip, DatasetError, Manifest, Problem
 from speechstudio.finetune.recording import CONSENT_AUDIO, CONSENT_TEXT
-from speechstudio.finetune.vad import VAD_RATE
+from speechstudio.audio.vad import VAD_RATE
 from speechstudio.tts.sayable import remove_invisible
 
 __all__ = ["build_dataset", "decode_native"]
@@ -73,7 +73,7 @@ def decode_native(path: Path) -> tuple[np.ndarray, int, list[str]]:
 @functools.lru_cache(maxsize=1)
 def _vad():
     """One Silero VAD session per process (2 CPU threads; loading takes ~1-2 s)."""
-    from speechstudio.finetune.vad import SileroVad
+    from speechstudio.audio.vad import SileroVad
 
     return SileroVad(threads=2)
 

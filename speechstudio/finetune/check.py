@@ -49,7 +49,7 @@ import numpy as np
 from speechstudio.finetune.levels import is_clipping
 from speechstudio.finetune.manifest import DatasetError
 from speechstudio.finetune.report import DatasetReport, format_report, report
-from speechstudio.finetune.vad import VAD_RATE, SileroVad
+from speechstudio.audio.vad import VAD_RATE, SileroVad
 
 __all__ = ["CheckSettings", "PreparedClip", "prepare_clip", "measure_lufs", "normalise_loudness", "resample",
            "normalise_text", "cer", "asr_check", "whisper_transcriber", "NoSpeechError",

@@ -1,4 +1,4 @@
-"""Silero VAD for the dataset check: where speech starts and ends, and a rough SNR.
+"""Silero VAD (the dataset check, diarization): where speech starts and ends, and a rough SNR.
 
 Model: Silero VAD v5/v6 (snakers4/silero-vad, MIT), the ONNX file shipped in the PyPI package
 ``silero-vad`` (``silero_vad/data/silero_vad_16k_sequence.onnx``). The "sequence" export runs a
