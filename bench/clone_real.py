@@ -189,7 +189,7 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/clone_real"))
     ap.add_argument("--evaluate-only", action="store_true")
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                    help="another TrainConfig field (JSON value), e.g. --set decoder_steps=400")
+                    help="another TrainConfig field (JSON value), e.g. --set disc_warmup_steps=150")
     args = ap.parse_args()
 
     from speechstudio.finetune.vits.presets import preset

@@ -60,7 +60,7 @@ def test_both_processes_keep_identical_weights_and_losses_are_finite(launched):
     tmp, dumps, _ = launched
     a0, a1 = dumps["a", 0], dumps["a", 1]
     assert a0["rc"] == a1["rc"] == 0
-    assert a0["steps"] == [(1, "warmup"), (2, "decoder"), (3, "train"), (4, "train")]  # re-wrapped per stage
+    assert a0["steps"] == [(1, "warmup"), (2, "train"), (3, "train"), (4, "train")]  # re-wrapped per stage
     assert all(np.isfinite(v) for loss in a0["losses"] + a1["losses"] for v in loss.values())
     assert a0["losses"] == a1["losses"]  # every process logs the mean over the processes
     assert _same(a0, a1) == []  # gradients averaged: the weights never drift apart
@@ -130,9 +130,9 @@ def _worker(tmp: Path, base: str, data: str) -> None:
     trainings, events = [], []
     stop_at = [None]
 
-    def small(*args, **kwargs):  # tests/finetune_cli_shrunk.py's trainer, 1 warm-up and 1 decoder step
+    def small(*args, **kwargs):  # tests/finetune_cli_shrunk.py's trainer, 1 warm-up step, no discriminator warm-up
         return replace(preset(*args, **kwargs), segment_size=512, discriminator_width=1 / 16, warmup_steps=1,
-                       decoder_steps=1, lr=2e-3, generator_lr=None, mas_backend="torch")  # torch MAS: no numba compile (3 s a process)
+                       disc_warmup_steps=0, lr=2e-3, generator_lr=None, mas_backend="torch")  # torch MAS: no numba compile (3 s a process)
 
     def seen_train(p, control=None):
         for ev in train(p, control):

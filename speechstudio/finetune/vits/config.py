@@ -12,11 +12,11 @@ Learning-rate decay: VITS multiplies the lr by ``lr_decay = 0.999875`` once per 
 in VITS, independent of the size of the user's (much smaller) dataset. Over 10,000 steps that is
 a factor 0.994 (VITS' decay only matters over its ~800k-step runs). The rate of step ``n`` is
 ``lr * lr_gamma ** n`` (``step.VitsTraining.lr_at``), ``warmup_lr`` instead of ``lr`` in the warm-up
-and ``generator_lr`` for the generator in the decoder and GAN stages.
+and ``generator_lr`` for the generator after it.
 
 Generator lr when fine-tuning (``generator_lr`` = 2e-5, a tenth of VITS' 2e-4; the fresh
-discriminator keeps 2e-4): VITS' 2e-4 is a rate for training from scratch, and at it the decoder
-stage wipes out the base decoder's pitch rendering within ~250 steps (one pulse per latent frame,
+discriminator keeps 2e-4): VITS' 2e-4 is a rate for training from scratch, and at it training the
+decoder wiped out the base decoder's pitch rendering within ~250 steps (one pulse per latent frame,
 the 86 Hz "F0" of early clones); at 2e-5 the contour survives and the envelope is learnt as fast.
 
 Stages for a base without a trained posterior encoder (Piper ``.onnx`` voices):
@@ -24,16 +24,15 @@ Stages for a base without a trained posterior encoder (Piper ``.onnx`` voices):
 1. ``warmup`` (``warmup_steps``): only the new posterior encoder, at ``warmup_lr`` = 1e-3 (it
    trains from scratch), reached by a linear ramp over ``warmup_ramp_steps`` = 30 steps (without
    it the result depended on the random init). The voice does not change yet.
-2. ``decoder`` (``decoder_steps``): only the HiFi-GAN decoder, on mel L1, no discriminator, fed
-   *prior* latents aligned to each clip (``model.prior_latents``: the text's prior expanded along
-   the MAS durations of the posterior mean, noise 0.667, reverse flow), i.e. what it gets when
-   the voice speaks. HiFi-GAN fine-tunes its vocoder the same way on Tacotron 2's teacher-forced
-   mels (Kong et al. 2020, "HiFi-GAN", fine-tuning for end-to-end synthesis). Feeding it the
-   posterior's latents instead (VITS' own recipe) taught it latents it never gets at inference.
+2. ``discriminator`` (``disc_warmup_for``): only the fresh discriminator, against the voice's
+   rendering of the recordings.
 3. ``train``: GAN training (VITS' losses, discriminator). With ``freeze_prior`` (default) the text
-   encoder, flow, duration predictor and posterior encoder stay as they are and the decoder keeps
-   learning from prior latents (training the flow and duration predictor on so little data
-   against a young posterior encoder ruined intelligibility). The clone keeps the base voice's
+   encoder, flow, duration predictor and posterior encoder stay as they are and the decoder
+   learns from *prior* latents aligned to each clip (``model.prior_latents``: the text's prior
+   expanded along the MAS durations of the posterior mean, noise 0.667, reverse flow), i.e. what
+   it gets when the voice speaks, as HiFi-GAN fine-tunes its vocoder on Tacotron 2's
+   teacher-forced mels (Kong et al. 2020); training the flow and duration predictor on so little
+   data against a young posterior encoder ruined intelligibility. The clone keeps the base voice's
    timing and prosody and learns the new timbre; ``freeze_prior=False`` (``--train-prosody``)
    trains them too, with posterior latents as in VITS, for long datasets and runs. The clone
    reaches the speaker's pitch through its sample rate (``pitch_by_rate``, ``voice_rate``).
@@ -76,13 +75,13 @@ class TrainConfig:
     linear ramp over ``warmup_ramp_steps`` (module notes);
     ``stft_weight``: weight of the multi-resolution STFT loss (``losses.stft_loss``, Parallel
     WaveGAN; 0 = off). ``generator_lr``: the
-    generator's lr in the decoder and GAN stages (the base's trained decoder is fine-tuned, not
+    generator's lr after the warm-up (the base's trained decoder is fine-tuned, not
     trained: module notes); ``None`` = ``lr`` as VITS trains from scratch; the discriminator
     (fresh) always trains at ``lr``.
     ``pitch_conform``: (Piper bases, ``freeze_prior``) after the warm-up the decoder trains on
-    pitch-conformed recordings with their fixed prior latents (``conform``: the base's contour in
-    the speaker's range, PSOLA), ``conform_draws`` noise draws per clip; False: on the raw
-    recordings with fresh prior noise each step (the recipe before 2026-12-03).
+    pitch-conformed recordings with their fixed prior latents (``conform``: the contour the base
+    speaks from them, PSOLA); False: on the raw recordings with fresh prior noise each step (the
+    recipe before 2026-12-03).
     ``pitch_by_rate``: (Piper bases without a posterior encoder) train and save the clone at the
     sample rate that puts the base's pitch on the speaker's (``voice_rate``: recordings resampled
     to ``base rate x F0 ratio``; the voice declares that rate); False: the clone keeps the base's
@@ -91,12 +90,8 @@ class TrainConfig:
     the recordings (``finetune.closeness.CloneJudge``: speaker similarity, naturalness, pitch) and
     keep as best the checkpoint with the best ``Closeness.score`` instead of the lowest validation
     mel loss (the presets turn it on; needs Resemblyzer, else the mel loss decides).
-    ``disc_warmup_steps``: steps after the decoder stage in which only the fresh discriminator
-    trains (the generator's output detached, no generator update), so that the GAN stage starts
-    with a discriminator that already tells your recordings from the base's rendering of them.
-    ``decoder_steps``: steps of the decoder stage after the warm-up (``None``: as many as the
-    warm-up's, at most a third of what follows it; 0 for bases with a trained posterior
-    encoder); ``freeze_prior``: keep the flow, duration predictor and posterior encoder frozen in
+    ``disc_warmup_steps``: steps after the warm-up in which only the fresh discriminator trains
+    (``None``: :meth:`disc_warmup_for`'s default). ``freeze_prior``: keep the flow, duration predictor and posterior encoder frozen in
     the GAN stage, where the decoder then learns from prior latents (module notes). ``discriminator_width``: fraction of VITS'
     discriminator channels (1.0 = VITS, 46.7 M parameters; smaller only for tests / toy voices).
     """
@@ -127,13 +122,10 @@ class TrainConfig:
     freeze_text_encoder: bool = True
     warmup_lr: float = 1e-3
     warmup_ramp_steps: int = 30
-    decoder_steps: int | None = None
     freeze_prior: bool = True
     stft_weight: float = 20.0
     generator_lr: float | None = 2e-5
     pitch_conform: bool = True
-    conform_draws: int = 1
-    conform_to: str = "base"
     pitch_by_rate: bool = True
     judge_clone: bool = False
     disc_warmup_steps: int | None = None
@@ -146,14 +138,8 @@ class TrainConfig:
             raise UsageError(f"warmup_steps must be between 0 and steps={self.steps} (got {self.warmup_steps})")
         if self.disc_warmup_steps is not None and not 0 <= int(self.disc_warmup_steps) <= self.steps:
             raise UsageError(f"disc_warmup_steps must be between 0 and steps={self.steps} (got {self.disc_warmup_steps})")
-        if self.decoder_steps is not None and not 0 <= self.decoder_steps <= self.steps:
-            raise UsageError(f"decoder_steps must be between 0 and steps={self.steps} (got {self.decoder_steps})")
         if not self.warmup_lr > 0:
             raise UsageError(f"warmup_lr must be > 0 (got {self.warmup_lr})")
-        if self.conform_to not in ("speaker", "base"):
-            raise UsageError(f"conform_to must be 'speaker' or 'base' (got {self.conform_to!r})")
-        if not 1 <= int(self.conform_draws) <= 8:
-            raise UsageError(f"conform_draws must be between 1 and 8 (got {self.conform_draws})")
         if int(self.warmup_ramp_steps) < 0:
             raise UsageError(f"warmup_ramp_steps must be >= 0 (got {self.warmup_ramp_steps})")
         if self.generator_lr is not None and not self.generator_lr > 0:
@@ -184,23 +170,14 @@ class TrainConfig:
         # at most half of the run: a short run (--steps 50) still trains the decoder on the new voice
         return int(min(1000, max(50, round(0.1 * self.steps)), self.steps // 2))
 
-    def decoder_for(self, has_posterior: bool) -> int:
-        """Decoder-stage steps (after the warm-up): ``decoder_steps`` when set (cut to what the run
-        has left), else 0. Off by default since 2026-12-03: on a real speaker (bench/clone_real.py)
-        100 steps of it took DistillMOS from 4.33 to 2.3-2.8 whatever the targets (raw or
-        pitch-conformed recordings, with or without the STFT loss); a discriminator warm-up and the
-        GAN stage kept 3.6 at the same similarity (docs/finetune_voice.md)."""
-        left = max(0, int(self.steps) - self.warmup_for(has_posterior))
-        if self.decoder_steps is not None:
-            return min(int(self.decoder_steps), left)
-        return 0
-
     def disc_warmup_for(self, has_posterior: bool, fresh_discriminator: bool = True) -> int:
-        """Discriminator warm-up steps after the decoder stage: ``disc_warmup_steps`` when set (cut
-        to what is left), else none for a trained discriminator (a Piper training checkpoint's)
-        and, for a fresh one, as many as a Piper base's warm-up (10 % of the steps, 50..1000) but
-        at most a third of the steps left."""
-        left = max(0, int(self.steps) - self.warmup_for(has_posterior) - self.decoder_for(has_posterior))
+        """Discriminator warm-up steps after the warm-up (the generator's output detached, no
+        generator update: the GAN stage starts with a discriminator that already tells your
+        recordings from the base's rendering of them): ``disc_warmup_steps`` when set (cut to
+        what is left), else none for a trained discriminator (a Piper training checkpoint's) and,
+        for a fresh one, as many as a Piper base's warm-up (10 % of the steps, 50..1000) but at
+        most a third of the steps left."""
+        left = max(0, int(self.steps) - self.warmup_for(has_posterior))
         if self.disc_warmup_steps is not None:
             return min(int(self.disc_warmup_steps), left)
         if not fresh_discriminator:

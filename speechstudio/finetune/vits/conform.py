@@ -16,24 +16,20 @@ it. For each training clip, once, after the warm-up has fitted the posterior enc
    (the text's prior expanded along it, ``noise_scale`` noise from a per-clip seed, reverse flow):
    exactly what the decoder is then trained on;
 2. the *base* decoder renders those latents, and Praat reads the contour it speaks with;
-3. that contour is moved into the speaker's range, in log F0, matching mean and standard
-   deviation over the whole dataset (the usual linear F0 transform of voice conversion: Toda et
-   al. 2007, "Voice conversion based on maximum-likelihood estimation of spectral parameter
-   trajectory", sec. on F0 conversion; Kain & Macon 1998): ``f = exp((ln f_base - mu_base) *
-   sd_speaker / sd_base + mu_speaker)``;
-4. the recording is resynthesised with that contour (Praat PSOLA, ``tts.pitch.impose_contour``:
+3. the recording is resynthesised with that contour (Praat PSOLA, ``tts.pitch.impose_contour``:
    the speaker's formants, voice quality and timing stay; only the contour changes).
 
-The decoder then learns latents -> the speaker's timbre at a pitch that follows the latents'
-own contour, shifted and scaled: a consistent mapping, learnt in a few hundred steps, and the
-model itself speaks in the speaker's range (no pitch shift at synthesis, and a Piper export plays
-the same). What the clone does not get is the speaker's own intonation pattern (it keeps the
-base's, in the speaker's range), which needs a prior trained on much more speech.
+The decoder then learns latents -> the speaker's timbre at the pitch the latents carry: a
+consistent mapping, learnt in a few hundred steps. The clone reaches the speaker's pitch through
+its sample rate (``voice_rate``). Moving the contour into the speaker's log-F0 range instead (the
+linear F0 transform of voice conversion, Toda et al. 2007) scored lower (docs/finetune_voice.md,
+run F) and was removed. What the clone does not get is the speaker's own intonation pattern,
+which needs a prior trained on much more speech.
 
 Frames Praat reads at the decoder's frame rate (``sample_rate / hop``: the buzz) are left out of
 the contours and the statistics (``finetune.closeness.FRAME_RATE_TOLERANCE``).
 
-Cost: one decoder pass, two Praat analyses and one PSOLA per clip and draw (~1-2 s per clip on
+Cost: one decoder pass, two Praat analyses and one PSOLA per clip (~1-2 s per clip on
 2 CPU cores); cached in ``RUN/cache/conformed`` (a resumed run reuses it).
 """
 from __future__ import annotations
@@ -49,16 +45,16 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["ConformStats", "conform_clips", "map_contour", "CONFORM_VERSION"]
+__all__ = ["ConformStats", "conform_clips", "CONFORM_VERSION"]
 
-CONFORM_VERSION = "conform-v1"
+CONFORM_VERSION = "conform-v2"
 
 
 @dataclass(frozen=True)
 class ConformStats:
     """Log-F0 statistics (natural log of Hz, over voiced frames that are not frame-rate buzz) of
     the base decoder's renders (``base_*``) and of the recordings (``speaker_*``); ``clips``:
-    conformed clips (items x draws)."""
+    conformed clips."""
 
     base_mean: float
     base_sd: float
@@ -74,21 +70,12 @@ class ConformStats:
     def speaker_hz(self) -> float:
         return math.exp(self.speaker_mean)
 
-    def describe(self, to: str = "speaker") -> str:
+    def describe(self) -> str:
         shift = 12 * (self.speaker_mean - self.base_mean) / math.log(2)
-        head = (f"pitch: your recordings {self.speaker_hz:.0f} Hz, the base voice {self.base_hz:.0f} Hz "
-                f"({shift:+.1f} semitones, range x{self.speaker_sd / max(self.base_sd, 1e-6):.2f}): ")
-        if to == "base":
-            return head + (f"the decoder learns your timbre from {self.clips} clips moved to the base's pitch and "
-                           "intonation (the voice keeps the base's pitch)")
-        return head + (f"the decoder learns your voice at your pitch from {self.clips} clips whose intonation follows "
-                       "the base's")
-
-
-def map_contour(f0_hz: np.ndarray, stats: ConformStats) -> np.ndarray:
-    """The base's contour moved into the speaker's range (log-F0 mean and deviation; module notes)."""
-    ratio = stats.speaker_sd / max(stats.base_sd, 1e-6)
-    return np.exp((np.log(np.asarray(f0_hz, dtype=np.float64)) - stats.base_mean) * ratio + stats.speaker_mean)
+        return (f"pitch: your recordings {self.speaker_hz:.0f} Hz, the base voice {self.base_hz:.0f} Hz "
+                f"({shift:+.1f} semitones, range x{self.speaker_sd / max(self.base_sd, 1e-6):.2f}): "
+                f"the decoder learns your timbre from {self.clips} clips moved to the base's pitch and "
+                "intonation (the voice keeps the base's pitch)")
 
 
 def _without_buzz(times: np.ndarray, f0: np.ndarray, frame_rate: float) -> tuple[np.ndarray, np.ndarray]:
@@ -116,8 +103,8 @@ def _prior_latent(model, ids, spec, g, noise_scale: float, generator, mas_backen
     return (model.flow(z_p, z_mask, g, reverse=True) * z_mask)[0]
 
 
-def _key(item, draw: int, seed: int, noise_scale: float, to: str = "speaker") -> str:
-    raw = f"{item.cache_path.name}|{draw}|{seed}|{noise_scale}|{to}|{CONFORM_VERSION}"
+def _key(item, seed: int, noise_scale: float) -> str:
+    raw = f"{item.cache_path.name}|{seed}|{noise_scale}|{CONFORM_VERSION}"
     return hashlib.sha1(raw.encode()).hexdigest()[:16]
 
 
@@ -131,8 +118,8 @@ def _save(data: dict, path: Path) -> None:
     atomic_write_bytes(path, buf.getvalue())
 
 
-def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.PathLike, *, seed: int, draws: int = 1,
-                  noise_scale: float = 0.667, speaker_embedding=None, mas_backend: str = "auto", to: str = "speaker",
+def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.PathLike, *, seed: int,
+                  noise_scale: float = 0.667, speaker_embedding=None, mas_backend: str = "auto",
                   progress: Callable[[int, int], None] | None = None) -> tuple[list, ConformStats]:
     """Pitch-conformed copies of the training ``items`` (``data.ClipItem``; module notes).
 
@@ -140,10 +127,9 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
     encoder give the alignment and the latents; not changed; any device, run on the CPU copy's
     device); ``base_decoder``: the base voice's own decoder (not fine-tuned); ``fc``:
     ``FeatureConfig``; ``cache_dir``: where ``conformed/KEY.pt`` files go (reused when present);
-    ``seed`` / ``draws``: noise draws per clip (each its own item); ``speaker_embedding``: the
-    (1, gin, 1) embedding of a multi-speaker base's speaker, else None. ``to``: ``"speaker"`` moves
-    the base's contour into the speaker's range (module notes, step 3); ``"base"`` keeps it as the
-    base speaks it (the recordings take the base's pitch: the decoder then learns only the timbre).
+    ``seed``: of each clip's noise draw; ``speaker_embedding``: the (1, gin, 1) embedding of a
+    multi-speaker base's speaker, else None. The recordings take the base's pitch: the decoder then
+    learns only the timbre.
 
     Returns (items, stats): each new item's cache holds ``wav`` (int16, conformed), ``spec`` (the
     recording's own linear spectrogram, float16: alignment and KL stay those of the recording),
@@ -157,13 +143,11 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
 
     folder = Path(cache_dir) / "conformed"
     folder.mkdir(parents=True, exist_ok=True)
-    if to not in ("speaker", "base"):
-        raise ValueError(f"conform to 'speaker' or 'base' (got {to!r})")
-    stats_path = folder / f"stats-{seed}-{draws}-{noise_scale}-{to}-{CONFORM_VERSION}.json"
+    stats_path = folder / f"stats-{seed}-{noise_scale}-{CONFORM_VERSION}.json"
     rate, frame_rate = fc.sample_rate, fc.sample_rate / fc.hop_length
-    jobs = [(item, d) for item in items for d in range(draws)]
-    paths = [folder / f"{_key(item, d, seed, noise_scale, to)}.pt" for item, d in jobs]
-    new_items = [replace(item, cache_path=p) for (item, _d), p in zip(jobs, paths)]
+    keys = [_key(item, seed, noise_scale) for item in items]
+    paths = [folder / f"{key}.pt" for key in keys]
+    new_items = [replace(item, cache_path=p) for item, p in zip(items, paths)]
     if stats_path.is_file() and all(p.is_file() for p in paths):
         return new_items, ConformStats(**json.loads(stats_path.read_text()))
 
@@ -172,21 +156,20 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
     model.eval()
     base_decoder.eval()
     renders, base_logs, speaker_logs = [], [], []
-    total = 2 * len(jobs)
+    total = 2 * len(items)
     try:
         with torch.no_grad():
-            for n, (item, draw) in enumerate(jobs):
+            for n, (item, key) in enumerate(zip(items, keys)):
                 data = torch.load(item.cache_path, weights_only=True)
-                gen = torch.Generator().manual_seed(int(_key(item, draw, seed, noise_scale)[:8], 16))
+                gen = torch.Generator().manual_seed(int(key[:8], 16))
                 ids = torch.tensor(item.token_ids, dtype=torch.long, device=device)
                 z = _prior_latent(model, ids, data["spec"].float().to(device), speaker_embedding, noise_scale, gen,
                                   mas_backend).cpu()
                 wav_b = base_decoder(z[None].to(next(base_decoder.parameters()).device), speaker_embedding)
                 tb, fb = _without_buzz(*pitch_contour(wav_b.reshape(-1).float().cpu().numpy(), rate), frame_rate)
-                if draw == 0:
-                    real = data["wav"].float().numpy() / 32767.0
-                    _ts, fs = _without_buzz(*pitch_contour(real, rate), frame_rate)
-                    speaker_logs.append(np.log(fs))
+                real = data["wav"].float().numpy() / 32767.0
+                _ts, fs = _without_buzz(*pitch_contour(real, rate), frame_rate)
+                speaker_logs.append(np.log(fs))
                 base_logs.append(np.log(fb))
                 renders.append((z, tb, fb))
                 if progress is not None:
@@ -194,19 +177,17 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
         b, s = np.concatenate(base_logs), np.concatenate(speaker_logs)
         if not len(b) or not len(s):
             raise ValueError("no voiced frame in the base voice's renders or in the recordings: cannot match pitch")
-        stats = ConformStats(float(b.mean()), float(b.std()), float(s.mean()), float(s.std()), len(jobs))
-        mapping = stats if to == "speaker" else ConformStats(stats.base_mean, stats.base_sd, stats.base_mean,
-                                                             stats.base_sd, len(jobs))
-        for n, ((item, _draw), (z, tb, fb), path) in enumerate(zip(jobs, renders, paths)):
+        stats = ConformStats(float(b.mean()), float(b.std()), float(s.mean()), float(s.std()), len(items))
+        for n, (item, (z, tb, fb), path) in enumerate(zip(items, renders, paths)):
             if not path.is_file():
                 data = torch.load(item.cache_path, weights_only=True)
                 real = data["wav"].float().numpy() / 32767.0
-                wav = torch.from_numpy(impose_contour(real, rate, tb, map_contour(fb, mapping)) if len(fb) else real)
+                wav = torch.from_numpy(impose_contour(real, rate, tb, fb) if len(fb) else real)
                 mel = linear_to_mel(linear_spectrogram(wav.float(), fc), fc)[..., : data["spec"].shape[-1]]
                 _save({"wav": torch.round(wav.clamp(-1, 1) * 32767).to(torch.int16), "spec": data["spec"],
                        "mel": mel.half(), "latent": z.half()}, path)
             if progress is not None:
-                progress(len(jobs) + n + 1, total)
+                progress(len(items) + n + 1, total)
         stats_path.write_text(json.dumps(asdict(stats)))
         return new_items, stats
     finally:

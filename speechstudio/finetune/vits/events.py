@@ -16,9 +16,9 @@ __all__ = ["StageEvent", "StepEvent", "EvalEvent", "SampleEvent", "CheckpointEve
 @dataclass(frozen=True)
 class StageEvent:
     """A stage starts or has news: ``stage`` is ``"prepare"`` (reading clips, caching features;
-    skipped clips are listed in ``message``), ``"warmup"`` (posterior encoder only), ``"decoder"`` (posterior encoder + decoder, no
-    discriminator) or ``"train"``
-    (full GAN training); ``message`` is one or more human-readable lines."""
+    skipped clips are listed in ``message``), ``"warmup"`` (posterior encoder only),
+    ``"discriminator"`` (the fresh discriminator only) or ``"train"`` (full GAN training);
+    ``message`` is one or more human-readable lines."""
 
     stage: str
     message: str

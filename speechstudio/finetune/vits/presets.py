@@ -16,10 +16,10 @@ Estimate model (``bench/bench_vits_train.py``; Piper voice en_US-joe-medium's ar
 clips, segment 8192 samples):
 
 * CPU: seconds per step = (a + b * batch) / ``min(threads, 8) ** 0.8``. Warm-up: a 0.5 + b 0.70
-  s (process CPU time, one thread, 2026-11); GAN step and decoder step re-measured 2026-12-03 as
+  s (process CPU time, one thread, 2026-11); GAN step re-measured 2026-12-03 as
   wall time with 2 threads on this project's 2-core machine, batch 4, joe base, 93 clips of a
   real speaker (``bench/clone_real.py`` train.log): GAN 2.8 s per step (the 2026-11 one-thread
-  figure, 4.0 + 2.42 s per clip, predicted 7.9 s), decoder stage 0.9 s, discriminator warm-up
+  figure, 4.0 + 2.42 s per clip, predicted 7.9 s), discriminator warm-up
   1.6 s, warm-up 1.9 s (as
   predicted); a and b keep the 2026-11 ratio, scaled to the new totals. Pitch-conforming the
   clips (``conform``, once after the warm-up): 0.1 s per second of audio (70 s for 11 min);
@@ -51,7 +51,6 @@ PRESETS = {"quick": (600, 100), "standard": (2000, 250), "best": (6000, 500)}
 # --- measured with bench/bench_vits_train.py (module notes)
 CPU_TRAIN_S = (1.5, 0.85)        # GAN step on one core: a + b * batch (s); 2.8 s wall at batch 4, 2 threads
 CPU_WARMUP_S = (0.5, 0.70)       # warm-up step on one core (no discriminator)
-CPU_DECODER_S = (0.16, 0.35)     # decoder-stage step (decoder only, no discriminator): 0.9 s wall
 CPU_DISC_S = (0.3, 0.62)         # discriminator warm-up step (generator without gradient): 1.6 s wall
 CONFORM_S_PER_AUDIO_S = 0.1      # pitch-conforming the clips once (Praat + one decoder pass), 2 threads
 GFLOP_PER_CLIP = {"train": 136.0, "warmup": 34.0}
@@ -141,9 +140,8 @@ def estimate(name_or_config, device: str = "auto", n_clips: int = 100, total_s: 
     """
     config = name_or_config if isinstance(name_or_config, TrainConfig) else preset(name_or_config, device, vram_bytes)
     dev = _device(device if device != "auto" else config.device)
-    warmup, decoder = config.warmup_for(has_posterior), config.decoder_for(has_posterior)
-    disc = config.disc_warmup_for(has_posterior)
-    warm = warmup + decoder + disc
+    warmup, disc = config.warmup_for(has_posterior), config.disc_warmup_for(has_posterior)
+    warm = warmup + disc
     gan = config.steps - warm
     b, k = config.batch_size, config.grad_accum
     clip_s = total_s / max(n_clips, 1)
@@ -171,10 +169,9 @@ def estimate(name_or_config, device: str = "auto", n_clips: int = 100, total_s: 
     speed = min(max(n, 1), 8) ** 0.8
     train_s = k * (CPU_TRAIN_S[0] + CPU_TRAIN_S[1] * b) / speed
     warm_s = k * (CPU_WARMUP_S[0] + CPU_WARMUP_S[1] * b) / speed
-    dec_s = k * (CPU_DECODER_S[0] + CPU_DECODER_S[1] * b) / speed
     disc_s = k * (CPU_DISC_S[0] + CPU_DISC_S[1] * b) / speed
-    conform = CONFORM_S_PER_AUDIO_S * total_s * config.conform_draws if config.pitch_conform and not has_posterior else 0
-    seconds = (gan * train_s + warmup * warm_s + decoder * dec_s + disc * disc_s + n_evals * val_s * 0.5 / speed
+    conform = CONFORM_S_PER_AUDIO_S * total_s if config.pitch_conform and not has_posterior else 0
+    seconds = (gan * train_s + warmup * warm_s + disc * disc_s + n_evals * val_s * 0.5 / speed
                + prep / speed + conform * 1.74 / speed)
     mem = PARAM_BYTES + act
     note = (f"CPU, {n} thread(s), ~{train_s:.0f} s per step at batch {b} x {k} (measured on an "

@@ -158,35 +158,29 @@ class VitsTraining:
 
         * ``"warmup"``: only ``warmup_parameter_prefixes`` (the new posterior encoder, the SDP's
           training-only flows);
-        * ``"decoder"``: the HiFi-GAN decoder only, fed prior latents (:meth:`latents`; mel loss,
-          no discriminator);
         * ``"train"``: everything but the text encoder (``config.freeze_text_encoder``) and, with
           ``config.freeze_prior``, the flow, duration predictor and posterior encoder (which then
           only aligns); see ``TrainConfig``.
         """
         if stage == "warmup":
             return name.startswith(self.warmup_prefixes)
-        if stage == "decoder":
-            return name.startswith("decoder.")
         frozen = (("text_encoder.",) if self.config.freeze_text_encoder else ()) + \
                  (("flow.", "duration_predictor.", "posterior_encoder.") if self.config.freeze_prior else ())
         return not name.startswith(frozen) if frozen else True
 
     def latents(self, stage: str) -> str:
         """What the decoder is fed in ``stage`` (``model.training_forward``): ``"prior"`` latents
-        aligned to the clip (``model.prior_latents``) in the decoder stage and, with
-        ``config.freeze_prior``, in the GAN stage (the decoder learns from what it gets when the
-        voice speaks); ``"given"`` there instead once the batches are pitch-conformed clips with
-        their fixed latents (``conformed``; ``conform.conform_clips``); ``"posterior"`` (VITS) otherwise."""
-        if self.conformed and (stage == "decoder" or (stage == "train" and self.config.freeze_prior)):
-            return "given"
-        if stage == "decoder" or (stage == "train" and self.config.freeze_prior):
-            return "prior"
+        aligned to the clip (``model.prior_latents``) in the GAN stage with ``config.freeze_prior``
+        (the decoder learns from what it gets when the voice speaks); ``"given"`` there instead
+        once the batches are pitch-conformed clips with their fixed latents (``conformed``;
+        ``conform.conform_clips``); ``"posterior"`` (VITS) otherwise."""
+        if stage == "train" and self.config.freeze_prior:
+            return "given" if self.conformed else "prior"
         return "posterior"
 
     def set_stage(self, stage: str) -> None:
-        """Set which generator parameters train (:meth:`trains`) for ``stage``: ``"warmup"``,
-        ``"decoder"`` or ``"train"``."""
+        """Set which generator parameters train (:meth:`trains`) for ``stage``: ``"warmup"`` or
+        ``"train"``."""
         if stage == self.stage:
             return
         for name, p in self.model.named_parameters():
@@ -200,7 +194,7 @@ class VitsTraining:
         (``"generator"`` or ``"discriminator"``): the generator gets ``config.warmup_lr`` in the
         warm-up (a new posterior encoder trains from scratch; ramped linearly over
         ``config.warmup_ramp_steps``) and ``config.generator_lr`` (``config.lr`` when None) in
-        the decoder and GAN stages, the discriminator ``config.lr``; times
+        the GAN stage, the discriminator ``config.lr``; times
         ``config.lr_gamma ** step`` (VITS' decay, see ``TrainConfig``). A pure function of
         (stage, step, part), so a resumed run uses exactly the same rates."""
         c = self.config
@@ -263,13 +257,12 @@ class VitsTraining:
         self.last_nonfinite = bad
 
     # ------------------------------------------------------------------ steps
-    def warmup_step(self, batches: list[dict], stage: str = "warmup") -> dict:
-        """One optimizer step without the discriminator on ``len(batches)`` accumulated batches:
-        c_mel * mel L1 + c_kl * KL (+ c_dur * duration NLL) through the frozen parts.
-        ``stage`` ``"warmup"``: the posterior encoder (+ SDP training-only flows) only;
-        ``"decoder"``: the posterior encoder and the decoder (see :meth:`trains`). Returns
-        unweighted float losses."""
-        self.set_stage(stage)
+    def warmup_step(self, batches: list[dict]) -> dict:
+        """One optimizer step of the posterior encoder (+ SDP training-only flows; :meth:`trains`)
+        without the discriminator on ``len(batches)`` accumulated batches: c_mel * mel L1 + c_kl *
+        KL (+ c_dur * duration NLL) + ``config.stft_weight`` * STFT through the frozen parts.
+        Returns unweighted float losses."""
+        self.set_stage("warmup")
         w, k = self.weights, len(batches)
         sums = {"mel": 0.0, "kl": 0.0, "dur": 0.0, "total_g": 0.0}
         sdp_trains = self.model.config.use_stochastic_duration_prediction

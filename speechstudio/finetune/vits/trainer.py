@@ -2,8 +2,7 @@
 
 Stages: ``prepare`` (token ids + cached features, skipped clips reported), ``warmup`` (Piper
 ``.onnx`` bases: the new posterior encoder, with decoder / flow / text encoder frozen;
-``step.warmup_step``), ``decoder`` (Piper bases: posterior encoder + decoder on mel + KL, no
-discriminator yet), ``train`` (generator + discriminator, ``step.train_step``; the discriminator
+``step.warmup_step``), ``discriminator`` (a fresh discriminator alone), ``train`` (generator + discriminator, ``step.train_step``; the discriminator
 fresh, or with a Piper training checkpoint (``piper_ckpt``) the checkpoint's, and its posterior
 encoder: no warm-up); why: ``config`` notes. Every ``eval_every`` steps the validation mel loss
 is measured (``EvalEvent``; ``best.pt`` when it improves), every ``checkpoint_every`` steps
@@ -211,12 +210,11 @@ def _conform(tr, source: str, items: list, fc, cache_dir: Path, config: TrainCon
                 with torch.no_grad():
                     g = tr.model.embed_speaker(torch.tensor([speaker], device=tr.device)).unsqueeze(-1)
             items, stats = conform_clips(tr.model, base.decoder.to(tr.device), items, fc, cache_dir, seed=config.seed,
-                                         draws=config.conform_draws,
                                          noise_scale=float(getattr(tr.model, "noise_scale", 0.667)),
-                                         speaker_embedding=g, mas_backend=config.mas_backend, to=config.conform_to)
+                                         speaker_embedding=g, mas_backend=config.mas_backend)
     except ValueError as exc:  # nothing voiced to measure: train on the recordings as they are
         return None, f"pitch matching skipped ({exc}); the decoder trains on the recordings as they are"
-    return items, stats.describe(config.conform_to)
+    return items, stats.describe()
 
 
 def _voice_rate(rf, resume: bool, voice, model, dataset_dir: Path, config: TrainConfig) -> VoiceRate:
@@ -303,8 +301,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
         run_config["voice_rate"] = {"model_rate": rate.model_rate, "recordings_hz": rate.recordings_hz,
                                     "base_hz": rate.base_hz}
     warmup = config.warmup_for(has_posterior)
-    decoder_end = warmup + config.decoder_for(has_posterior)
-    disc_end = decoder_end + config.disc_warmup_for(has_posterior, fresh_discriminator=disc is None)
+    disc_end = warmup + config.disc_warmup_for(has_posterior, fresh_discriminator=disc is None)
     total = int(config.steps)
 
     yield StageEvent("prepare", f"reading {len(manifest.usable())} clips; features are cached in {rf.cache_dir}")
@@ -443,14 +440,13 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                 times.clear()
             if par.any(control.stop.is_set()):
                 break
-            now_stage = ("warmup" if tr.step < warmup else "decoder" if tr.step < decoder_end else
-                         "discriminator" if tr.step < disc_end else "train")
+            now_stage = "warmup" if tr.step < warmup else "discriminator" if tr.step < disc_end else "train"
             if now_stage != stage:
                 stage = now_stage
                 if (stage != "warmup" and config.pitch_conform and not has_posterior and config.freeze_prior
                         and not tr.conformed):
                     yield StageEvent(stage, "matching your recordings' pitch to the base voice's intonation "
-                                            f"({len(clips.train) * config.conform_draws} clips) ...")
+                                            f"({len(clips.train)} clips) ...")
                     # process 0 writes the conformed clips first; the others then read them
                     done = par.on_main(lambda: _conform(tr, source, clips.train, fc, rf.cache_dir, config, speaker),
                                        "pitch-conforming the clips")
@@ -464,8 +460,6 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                         tr.conformed = True
                 msg = {"warmup": f"warm-up: fitting the new posterior encoder to the frozen decoder, steps "
                                  f"{tr.step + 1}..{warmup}",
-                       "decoder": f"decoder: adapting the decoder to the new voice from the text's prior aligned to "
-                                  f"each clip (mel loss, no discriminator yet), steps {tr.step + 1}..{decoder_end}",
                        "discriminator": f"discriminator: learning to tell your recordings from the voice's "
                                         f"rendering of them before it judges the voice, steps {tr.step + 1}..{disc_end}",
                        "train": f"training generator + discriminator, steps {tr.step + 1}..{total} ({device}, "
@@ -480,7 +474,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
             try:
                 losses = (tr.train_step(group) if stage == "train" else
                           tr.train_step(group, generator=False) if stage == "discriminator" else
-                          tr.warmup_step(group, stage))
+                          tr.warmup_step(group))
             except oom:
                 raise oom_error(f"step {tr.step + 1}") from None
             except NonFiniteLoss as exc:
