@@ -4,7 +4,7 @@
 decoded once and memory stays bounded: it keeps at most one chunk of audio (``CHUNK_S``) and, per
 window, two times and a 256-d embedding (1 KiB; 1 h of speech at the default hop ~5 MB).
 
-Per chunk: Silero VAD speech probabilities (32 ms frames, :class:`~speechstudio.finetune.vad.SileroVad`),
+Per chunk: Silero VAD speech probabilities (32 ms frames, :class:`~speechstudio.audio.vad.SileroVad`),
 Resemblyzer's mel frames, then every ``hop_s`` a 160-frame window whose frames are at least
 ``min_speech`` speech is embedded (:mod:`.voiceprint`), its mel scaled as if the window's audio
 were at -30 dBFS (Resemblyzer's volume normalisation, per window so a quiet and a loud speaker
@@ -53,7 +53,7 @@ class SpeakerTrack:
     """Feed mono float32 16 kHz blocks with :meth:`push`, then :meth:`finish` -> :class:`Windows`."""
 
     def __init__(self, hop_s: float = HOP_S, min_speech: float = MIN_SPEECH, vad=None) -> None:
-        from speechstudio.finetune.vad import SileroVad
+        from speechstudio.audio.vad import SileroVad
 
         self.hop = max(1, int(round(hop_s / vp.FRAME_S)))          # frames
         self.min_speech = float(min_speech)
@@ -86,7 +86,7 @@ class SpeakerTrack:
 
     # ------------------------------------------------------------------ internals
     def _process(self, final: bool) -> None:
-        from speechstudio.finetune.vad import FRAME
+        from speechstudio.audio.vad import FRAME
 
         audio = self._buf
         hop_samples = int(vp.FRAME_S * vp.RATE)                       # 160
@@ -151,7 +151,7 @@ class SpeakerTrack:
     def _short_stretches(self, speech: np.ndarray, n: int, final: bool) -> list[tuple[int, int]]:
         """Sample spans (in this buffer) of speech stretches SHORT_MIN_S..SHORT_MAX_S long between
         pauses, not yet done and not cut by the buffer's end (unless ``final``)."""
-        from speechstudio.finetune.vad import FRAME
+        from speechstudio.audio.vad import FRAME
 
         pause = max(1, int(round(PAUSE_S * vp.RATE / FRAME)))
         runs, i = [], 0
@@ -186,7 +186,7 @@ class SpeakerTrack:
 
     def _record_speech(self, audio: np.ndarray, final: bool, probs: np.ndarray | None = None) -> None:
         """Speech spans (for DER's "missed" side and the JSON): new frames of this buffer only."""
-        from speechstudio.finetune.vad import FRAME
+        from speechstudio.audio.vad import FRAME
 
         if probs is None:
             probs = self.vad.probs(audio) if audio.size >= FRAME else np.zeros(0, np.float32)
