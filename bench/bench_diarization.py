@@ -1,26 +1,30 @@
-"""Speaker diarization benchmark: conversations built from real recordings of different speakers.
+"""Speaker diarization benchmark on real conversations where every voice shares one channel.
 
-Speakers: matthes (``../shared/voices/matthes``, 14 min, real), joe (the Piper voice, synthesised
-sentences), and for a third and fourth speaker the longer real clips of ``../shared/realspeech``
-(LibriSpeech 2412, JFK, LJSpeech, the Sense and Sensibility reader, the Vosk test speaker, the
-Spanish Picovoice speaker), each cut at pauses into turns of 1.5-4 s. A conversation alternates
-turns at random (seeded): gaps of 0.1-0.6 s, some overlaps of 0.3-0.8 s, short back-channel turns of
-0.5-1.0 s. The reference is where each turn was put.
+Table 1 (the one that counts): ``bench/diarization_data`` holds real recordings with reference
+RTTMs (SOURCES.tsv: pyannote.audio's phone sample, an AMI single-distant-microphone excerpt, AMI
+headset-mix excerpts; 2-4 speakers). Per file and overall: DER with ``pyannote.metrics`` (no collar
+with overlap scored, and a 0.25 s collar), JER, the count found with ``--speakers auto`` and with
+``--speakers N`` (N from the reference), and seconds of diarization per audio minute.
 
-Reported per speaker count (2, 3, 4): DER with ``pyannote.metrics`` (0.25 s collar, overlap scored),
-its missed / false-alarm / confusion parts, and how often ``--speakers auto`` found the right number.
-Then known voices: matthes and joe saved from recordings not in the conversations; the share of
-their turns named right in new conversations and the false-accept rate (turns of other voices
-given a saved name). With ``--cost``: wall time of transcribing a long conversation with and without
-``--speakers auto`` (the product's CLI, in this process) and the peak memory.
+Table 2: one speaker alone, where any second label is a phantom: the single-speaker recordings of
+``../shared/realspeech``, 90 s of the matthes reader, and the same reader close, far (room
+reverberation and noise) and over a telephone band in one file (pyannote/pyannote-audio#1742).
 
-Usage: ``python bench/bench_diarization.py [--n 6] [--cost 600]`` (a few minutes on 2 CPU cores;
-``--cost`` adds two transcriptions of that many seconds).
+Table 3 (``--stitched``): conversations stitched from separate recordings (each speaker with their
+own microphone), the benchmark of the previous round, kept for comparison only. Then known voices:
+the share of turns named right and the false-accept rate.
+
+``--cost SECONDS``: whole-process wall time and peak memory of ``speechstudio transcribe`` on a
+real conversation repeated to that length, with and without ``--speakers auto`` (separate processes).
+
+Usage: ``python bench/bench_diarization.py [--stitched] [--cost 600]`` (about a minute on 2 CPU cores
+without the options). Needs ``pip install -e '.[bench,speakers]'``.
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,10 +33,11 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+DATA = ROOT / "bench" / "diarization_data"
 sys.path.insert(0, str(ROOT / "bench"))
 RATE = 16000
 
-REAL = {   # third / fourth speakers: real clips of ../shared/realspeech
+REAL = {   # third / fourth speakers of the stitched table; one-speaker table
     "librispeech": "lhotse_librispeech_2412-153948-0000.flac",
     "jfk": "whisper_jfk.flac",
     "lj": "speechbrain_LJ050-0131.wav",
@@ -139,20 +144,41 @@ def make_conversation(material, speakers: list[str], rng: np.random.Generator, t
     return total, ref
 
 
-def der(reference, turns, duration_s: float):
-    from pyannote.core import Annotation, Segment
-    from pyannote.metrics.diarization import DiarizationErrorRate
+def read_rttm(path: Path) -> list[tuple[float, float, str]]:
+    """``[(start_s, end_s, speaker)]`` of an RTTM file."""
+    out = []
+    for line in path.read_text().splitlines():
+        p = line.split()
+        if p and p[0] == "SPEAKER":
+            out.append((float(p[3]), float(p[3]) + float(p[4]), p[7]))
+    return out
 
-    ref, hyp = Annotation(), Annotation()
-    for i, (a, b, s) in enumerate(reference):
-        ref[Segment(a, b), i] = s
-    for i, t in enumerate(turns):
-        hyp[Segment(t.start_s, t.end_s), i] = t.speaker
-    metric = DiarizationErrorRate(collar=0.25, skip_overlap=False)
-    d = metric(ref, hyp, detailed=True)
+
+def _annotation(items):
+    from pyannote.core import Annotation, Segment
+
+    ann = Annotation()
+    for i, (a, b, s) in enumerate(items):
+        ann[Segment(a, b), i] = s
+    return ann
+
+
+def scores(reference, turns) -> dict:
+    """DER (no collar, overlap scored), DER with a 0.25 s collar, JER, and DER's parts (no collar)."""
+    from pyannote.metrics.diarization import DiarizationErrorRate, JaccardErrorRate
+
+    ref, hyp = _annotation(reference), _annotation([(t.start_s, t.end_s, t.speaker) for t in turns])
+    d = DiarizationErrorRate(collar=0.0, skip_overlap=False)(ref, hyp, detailed=True)
     total = d["total"] or 1.0
-    return (d["diarization error rate"], d["missed detection"] / total, d["false alarm"] / total,
-            d["confusion"] / total)
+    return dict(der=d["diarization error rate"], missed=d["missed detection"] / total,
+                false_alarm=d["false alarm"] / total, confusion=d["confusion"] / total,
+                der25=DiarizationErrorRate(collar=0.25, skip_overlap=False)(ref, hyp),
+                jer=JaccardErrorRate(collar=0.0, skip_overlap=False)(ref, hyp))
+
+
+def der(reference, turns, duration_s: float):
+    s = scores(reference, turns)
+    return s["der25"], s["missed"], s["false_alarm"], s["confusion"]
 
 
 def diarize_audio(audio: np.ndarray, count, library=None):
@@ -164,14 +190,113 @@ def diarize_audio(audio: np.ndarray, count, library=None):
     return session.finish()
 
 
+def real_table() -> list[dict]:
+    """Table 1: every recording of ``bench/diarization_data`` with ``--speakers auto`` and ``N``."""
+    from speechstudio.diarize.speakers import SpeakerCount, parse_speakers
+
+    sources = {}
+    with open(DATA / "SOURCES.tsv") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            sources[Path(row["file"]).stem] = row
+    rows = []
+    print("| recording | condition | speakers | found (auto) | count sure | DER | DER 0.25 s | JER | "
+          "missed | false alarm | confusion | found (N) | DER (N) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for path in sorted(DATA.glob("*.flac")):
+        ref = read_rttm(path.with_suffix(".rttm"))
+        n = len({r[2] for r in ref})
+        audio = _load(path)
+        t = time.perf_counter()
+        auto = diarize_audio(audio, parse_speakers("auto"))
+        took = time.perf_counter() - t
+        asked = diarize_audio(audio, SpeakerCount(n, n))
+        a, k = scores(ref, auto.turns), scores(ref, asked.turns)
+        cond = sources.get(path.stem, {}).get("condition", "?")
+        row = dict(recording=path.stem, condition=cond, speakers=n, found=len(auto.speakers),
+                   sure=auto.could_be is None, found_n=len(asked.speakers), der_n=k["der"],
+                   seconds=len(audio) / RATE, took=took, **a)
+        rows.append(row)
+        print(f"| {path.stem} | {cond} | {n} | {row['found']} | {'yes' if row['sure'] else 'no'} | {a['der']:.3f} | "
+              f"{a['der25']:.3f} | {a['jer']:.3f} | {a['missed']:.3f} | {a['false_alarm']:.3f} | {a['confusion']:.3f} | "
+              f"{row['found_n']} | {k['der']:.3f} |", flush=True)
+    minutes = sum(r["seconds"] for r in rows) / 60
+    print(f"| **all {len(rows)} ({minutes:.1f} min)** | | | count right {sum(r['found'] == r['speakers'] for r in rows)}"
+          f"/{len(rows)} | | **{np.mean([r['der'] for r in rows]):.3f}** | {np.mean([r['der25'] for r in rows]):.3f} | "
+          f"{np.mean([r['jer'] for r in rows]):.3f} | {np.mean([r['missed'] for r in rows]):.3f} | "
+          f"{np.mean([r['false_alarm'] for r in rows]):.3f} | {np.mean([r['confusion'] for r in rows]):.3f} | "
+          f"N given {sum(r['found_n'] == r['speakers'] for r in rows)}/{len(rows)} | "
+          f"{np.mean([r['der_n'] for r in rows]):.3f} |")
+    print(f"diarization: {sum(r['took'] for r in rows) / minutes:.2f} s per audio minute (auto, this process)")
+    return rows
+
+
+def _degraded(audio: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Thirds of ``audio``: as recorded, far (reverberation 0.12 s decay + noise), telephone band
+    (300-3400 Hz, 8 kHz, mu-law)."""
+    import scipy.signal as ss
+
+    n = len(audio) // 3
+    close, far, phone = audio[:n], audio[n:2 * n], audio[2 * n:]
+    t = np.arange(int(0.5 * RATE)) / RATE
+    ir = rng.standard_normal(t.size) * np.exp(-t / 0.12)
+    ir[0] = 8.0
+    far = ss.fftconvolve(far, ir)[: far.size]
+    far = far / np.abs(far).max() * 0.1 + rng.standard_normal(far.size) * 0.004
+    b, a = ss.butter(4, [300, 3400], btype="band", fs=RATE)
+    phone = ss.resample_poly(ss.resample_poly(ss.lfilter(b, a, phone), 1, 2), 2, 1)
+    phone = np.clip(phone / np.abs(phone).max(), -1, 1)
+    mu = 255.0
+    q = np.round(np.sign(phone) * np.log1p(mu * np.abs(phone)) / np.log1p(mu) * 127) / 127
+    phone = 0.5 * np.sign(q) * ((1 + mu) ** np.abs(q) - 1) / mu
+    return np.concatenate([close, far, phone]).astype(np.float32)
+
+
+def one_speaker_table() -> list[dict]:
+    """Table 2: one voice per recording; the count found with ``--speakers auto``."""
+    from speechstudio.diarize.speakers import parse_speakers
+
+    clips = {k: _load(SHARED / "realspeech" / "files" / f) for k, f in REAL.items()}
+    wavs = sorted((SHARED / "voices" / "matthes" / "wavs").glob("*.*"))
+
+    def joined(paths):
+        return np.concatenate([np.concatenate([_load(p), np.zeros(RATE * 2 // 5, np.float32)]) for p in paths])
+
+    clips["matthes 90 s"] = joined(wavs[20:40])[: 90 * RATE]
+    clips["matthes close / far / phone"] = _degraded(joined(wavs[60:90]), np.random.default_rng(0))
+    rows = []
+    print("\n| one speaker | seconds | found (auto) | note |\n|---|---|---|---|")
+    for name, audio in clips.items():
+        result = diarize_audio(audio, parse_speakers("auto"))
+        rows.append(dict(recording=name, found=len(result.speakers)))
+        print(f"| {name} | {len(audio) / RATE:.0f} | {len(result.speakers)} | {'; '.join(result.notes)} |", flush=True)
+    print(f"one label on {sum(r['found'] == 1 for r in rows)}/{len(rows)}")
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=6, help="conversations per speaker count")
+    ap.add_argument("--stitched", action="store_true", help="also the stitched conversations and known voices")
+    ap.add_argument("--n", type=int, default=6, help="stitched conversations per speaker count")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/speechstudio-diarization-bench"))
     ap.add_argument("--cost", type=float, default=0.0, help="seconds of conversation for the cost run (0: skip)")
-    ap.add_argument("--out", type=Path, default=None, help="write the per-conversation rows as CSV")
+    ap.add_argument("--out", type=Path, default=None, help="write the real recordings' rows as CSV")
     args = ap.parse_args()
+    rows = real_table()
+    if args.out:
+        with open(args.out, "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+    one_speaker_table()
+    if args.stitched:
+        stitched(args)
+    if args.cost > 0:
+        cost(args.cost, args.cache)
+    return 0
 
+
+def stitched(args) -> None:
+    """Table 3: conversations stitched from separate recordings, and known voices."""
     from speechstudio.diarize.speakers import parse_speakers
 
     t0 = time.perf_counter()
@@ -210,11 +335,6 @@ def main() -> int:
               f"{np.mean([x['false_alarm'] for x in r]):.3f} | {np.mean([x['confusion'] for x in r]):.3f} | "
               f"{sum(x['found'] == n_spk for x in r)}/{len(r)} |")
     print(f"diarization alone: {diar_s:.1f} s for {audio_s:.0f} s of audio (RTF {diar_s / audio_s:.3f})")
-    if args.out:
-        with open(args.out, "w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
 
     # ------------------------------------------------------------------ known voices
     from speechstudio.diarize import voiceprint as vp
@@ -251,39 +371,36 @@ def main() -> int:
           f"unknown voices given a saved name on {false_accept}/{total_unknown} turns "
           f"(false-accept rate {false_accept / max(1, total_unknown):.1%})", flush=True)
 
-    if args.cost > 0:
-        cost(material, args.cost, args.cache)
-    return 0
 
-
-def cost(material, seconds: float, cache: Path) -> None:
-    """Wall time of `speechstudio transcribe` on one long 2-speaker conversation, with and
-    without --speakers auto, in this process (model loaded once before timing)."""
+def cost(seconds: float, cache: Path) -> None:
+    """Whole-process wall time and peak RSS of ``speechstudio transcribe`` on the AMI far-field
+    excerpt repeated to ``seconds``, without and with ``--speakers auto``: each run its own process,
+    alternating, 2 runs each; the medians."""
     import resource
 
     import soundfile as sf
 
-    from speechstudio import cli
-
-    rng = np.random.default_rng(3)
-    used: dict = {}
-    audio = np.zeros(0, np.float32)
-    while len(audio) / RATE < seconds:
-        a, _ = make_conversation(material, ["matthes", "joe"], rng, turns=24, used=used)
-        audio = np.concatenate([audio, a])
+    cache.mkdir(parents=True, exist_ok=True)
+    clip = _load(DATA / "ami_EN2002a_sdm_184s.flac")
+    audio = np.tile(clip, int(np.ceil(seconds * RATE / len(clip))))[: int(seconds * RATE)]
     path = cache / f"cost-{int(seconds)}.wav"
     sf.write(path, audio, RATE)
-    out = cache / "cost-out"
-    cli.main(["transcribe", str(path), "--output-dir", str(out), "--format", "json", "--overwrite", "--quiet"])  # warm
-    times = {}
-    for label, extra in (("plain", []), ("speakers", ["--speakers", "auto"])):
-        t = time.perf_counter()
-        cli.main(["transcribe", str(path), "--output-dir", str(out), "--format", "json", "--overwrite", "--quiet"] + extra)
-        times[label] = time.perf_counter() - t
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"cost on {len(audio) / RATE / 60:.1f} min: transcribe {times['plain']:.1f} s, with --speakers auto "
-          f"{times['speakers']:.1f} s (+{(times['speakers'] / times['plain'] - 1):.1%}); peak RSS {peak:.0f} MB",
-          flush=True)
+    exe = [sys.executable, "-m", "speechstudio", "transcribe", str(path), "--output-dir", str(cache / "cost-out"),
+           "--format", "json", "--overwrite", "--quiet"]
+    runs: dict[str, list[tuple[float, float]]] = {"plain": [], "speakers": []}
+    for _ in range(2):
+        for label, extra in (("plain", []), ("speakers", ["--speakers", "auto"])):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            t = time.perf_counter()
+            subprocess.run(exe + extra, check=True)
+            took = time.perf_counter() - t
+            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            runs[label].append((took, max(peak, before) / 1024))
+    wall = {k: float(np.median([r[0] for r in v])) for k, v in runs.items()}
+    peak = {k: max(r[1] for r in v) for k, v in runs.items()}
+    print(f"cost on {seconds / 60:.1f} min: transcribe {wall['plain']:.1f} s, with --speakers auto "
+          f"{wall['speakers']:.1f} s (+{wall['speakers'] / wall['plain'] - 1:.1%}); peak RSS {peak['plain']:.0f} MB "
+          f"-> {peak['speakers']:.0f} MB (RUSAGE_CHILDREN: the largest child so far)", flush=True)
 
 
 if __name__ == "__main__":

@@ -107,8 +107,6 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
 
 
 def _with_speakers(recognizer, blocks, duration_s, speakers, options) -> tuple[Iterator[Segment], TranscriptInfo]:
-    import dataclasses
-
     from speechstudio.diarize.family import get
     from speechstudio.diarize.library import load_library
     from speechstudio.diarize.speakers import parse_speakers
@@ -126,7 +124,7 @@ def _with_speakers(recognizer, blocks, duration_s, speakers, options) -> tuple[I
     segments, info = recognizer.transcribe(tee(), duration_s=duration_s, **options)
     segs = list(segments)
     found = session.finish()
-    info = dataclasses.replace(info, speakers=tuple(found.speakers), speaker_turns=tuple(found.turns))
+    info = found.info(info)
     return iter(found.label(segs)), info
 
 

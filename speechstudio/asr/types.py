@@ -69,7 +69,8 @@ class TranscriptInfo:
     detected the language (``None`` when not detected); ``note``: one line on how the model was
     chosen (language routing), else ``""``. With diarization: ``speakers``, a tuple of
     :class:`~speechstudio.diarize.family.SpeakerInfo` in order of first appearance, and
-    ``speaker_turns``, the timeline (:class:`~speechstudio.diarize.assign.Turn`, overlaps kept).
+    ``speaker_turns``, the timeline (:class:`~speechstudio.diarize.assign.Turn`, overlaps kept);
+    ``speakers_could_be``: the other speaker count the evidence allows, ``None`` when the count is sure.
     ``audio``: the input's audio as decoded (track number and the file's tracks, start offset in
     seconds after the video's start, channels, rate, codec), when the batch read a file.
     """
@@ -86,6 +87,7 @@ class TranscriptInfo:
     note: str = ""
     speakers: tuple = ()
     speaker_turns: tuple = ()
+    speakers_could_be: int | None = None
     audio: dict | None = None
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SileroVad", "VadResult", "VAD_RATE", "FRAME"]
+__all__ = ["SileroVad", "VadResult", "VAD_RATE", "FRAME", "speech_spans"]
 
 VAD_RATE = 16000
 FRAME = 512            # samples per probability at 16 kHz (32 ms), silero-vad's window
@@ -77,18 +77,24 @@ class SileroVad:
         return np.concatenate(out).astype(np.float32) if out else np.zeros(0, np.float32)
 
     def __call__(self, audio16k: np.ndarray) -> VadResult:
-        get_speech_timestamps_from_probs = _silero("silero_vad.utils_vad").get_speech_timestamps_from_probs
-
         a = np.asarray(audio16k, dtype=np.float32).reshape(-1)
         if a.size < FRAME:
             return VadResult((), None, int(a.size))
         probs = self.probs(a)
-        stamps = get_speech_timestamps_from_probs(
-            probs.tolist(), sampling_rate=VAD_RATE, threshold=_SPEECH_P, neg_threshold=_SILENCE_P,
-            min_speech_duration_ms=250, min_silence_duration_ms=100, speech_pad_ms=0,
-            audio_length_samples=int(a.size))
-        spans = tuple((int(s["start"]), int(s["end"])) for s in stamps)
-        return VadResult(spans, _snr_db(a, probs), int(a.size))
+        return VadResult(speech_spans(probs, int(a.size)), _snr_db(a, probs), int(a.size))
+
+
+def speech_spans(probs: np.ndarray, n_samples: int, pad_ms: int = 0) -> tuple[tuple[int, int], ...]:
+    """Speech ``(start, end)`` sample indices at 16 kHz from per-frame ``probs`` (see
+    :meth:`SileroVad.probs`) of ``n_samples`` of audio: silero's state machine, each span widened by
+    ``pad_ms`` (silero's ``speech_pad_ms``)."""
+    get_speech_timestamps_from_probs = _silero("silero_vad.utils_vad").get_speech_timestamps_from_probs
+
+    stamps = get_speech_timestamps_from_probs(
+        np.asarray(probs, np.float32).tolist(), sampling_rate=VAD_RATE, threshold=_SPEECH_P,
+        neg_threshold=_SILENCE_P, min_speech_duration_ms=250, min_silence_duration_ms=100,
+        speech_pad_ms=pad_ms, audio_length_samples=int(n_samples))
+    return tuple((int(s["start"]), int(s["end"])) for s in stamps)
 
 
 def _silero(module: str):

@@ -255,7 +255,7 @@ def _speakers_text(info) -> str:
     """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known voice, sure (0.91))"``."""
     from speechstudio.diarize.family import Diarization
 
-    return Diarization([], list(info.speakers), None, None, []).summary()
+    return Diarization([], list(info.speakers), None, None, [], could_be=info.speakers_could_be).summary()
 
 
 def _check_output_dir(path: Path) -> None:

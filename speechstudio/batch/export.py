@@ -44,6 +44,7 @@ from speechstudio.batch.subtitles import (
     SubtitleOptions,
     render_subtitles,
 )
+from speechstudio.diarize.speakers import speaker_count_text
 from speechstudio.errors import UsageError
 
 FORMATS = ("txt", "srt", "vtt", "json", "ass")
@@ -230,12 +231,16 @@ def _language_table(segments) -> dict:
 
 
 def _speaker_tables(info: TranscriptInfo) -> dict:
-    """``speakers``: [{name, talk_time_s, known, similarity, sureness}] and ``speaker_turns``:
-    [{start_s, end_s, speaker}] when the transcript was diarized; nothing otherwise."""
+    """``speaker_count``: {found, sure, could_be, text}, ``speakers``: [{name, talk_time_s, known,
+    similarity, sureness}] and ``speaker_turns``: [{start_s, end_s, speaker}] when the transcript
+    was diarized; nothing otherwise."""
     speakers = getattr(info, "speakers", ()) or ()
     if not speakers:
         return {}
+    could_be = getattr(info, "speakers_could_be", None)
     return {
+        "speaker_count": {"found": len(speakers), "sure": could_be is None, "could_be": could_be,
+                          "text": speaker_count_text(len(speakers), could_be)},
         "speakers": [{"name": s.name, "talk_time_s": _t(s.talk_s), "known": bool(s.known),
                       "similarity": s.similarity, "sureness": s.sureness} for s in speakers],
         "speaker_turns": [{"start_s": _t(t.start_s), "end_s": _t(t.end_s), "speaker": t.speaker}

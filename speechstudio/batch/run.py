@@ -354,7 +354,7 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
                 if session is not None:
                     found = session.finish()
                     segments = found.label(segments)
-                    info = dataclasses.replace(info, speakers=tuple(found.speakers), speaker_turns=tuple(found.turns))
+                    info = found.info(info)
                     warnings += [f"{item.path}: {note}" for note in found.notes]
                 decoded, loud = reader.decoded_s, reader.loud_s
             else:                                       # one pass per channel, one speaker each

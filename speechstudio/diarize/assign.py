@@ -21,6 +21,9 @@ __all__ = ["Turn", "turns_from_windows", "label_segments", "talk_time"]
 #: neighbour (a speaker change for one short word is usually a window straddling a change).
 SHORT_RUN_WORDS = 1
 SHORT_RUN_S = 0.5
+#: Pauses shorter than this inside one speaker's speech belong to their turn (references of real
+#: conversations count them as speech: bench/bench_diarization.py, docs/diarization.md).
+JOIN_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -44,47 +47,37 @@ def _mode_filter(labels: np.ndarray) -> np.ndarray:
 
 class _Timeline:
     """Label lookup at any time from window labels: windows covering ``t`` vote with a weight that
-    falls off from the window's centre; none covering it -> the nearest window within 3 s. A short
-    stretch labelled on its own (``short``: spans (k, 2) and labels (k,)) decides inside it."""
+    falls off from the window's centre; none covering it -> the nearest window within 3 s."""
 
-    def __init__(self, times: np.ndarray, labels: np.ndarray, names: list[str], short=None) -> None:
+    def __init__(self, times: np.ndarray, labels: np.ndarray, names: list[str]) -> None:
         self.times = np.asarray(times, float).reshape(-1, 2)
         self.centres = self.times.mean(axis=1) if self.times.size else np.zeros(0)
         self.labels = _mode_filter(np.asarray(labels, int))
         self.names = names
-        st, sl = short if short is not None else (np.zeros((0, 2)), np.zeros(0, int))
-        self.short_times, self.short_labels = np.asarray(st, float).reshape(-1, 2), np.asarray(sl, int)
 
     def at(self, t0: float, t1: float | None = None) -> str | None:
         t1 = t0 if t1 is None else t1
         mid = (t0 + t1) / 2
-        if self.short_times.size:
-            inside = np.nonzero((self.short_times[:, 0] <= mid) & (self.short_times[:, 1] >= mid))[0]
-            if inside.size:
-                return self.names[int(self.short_labels[inside[0]])]
         if not self.centres.size:
             return None
         cover = (self.times[:, 0] <= t1) & (self.times[:, 1] >= t0)
         if cover.any():
-            mid = (t0 + t1) / 2
             half = (self.times[cover, 1] - self.times[cover, 0]) / 2
             w = np.maximum(1e-3, 1.0 - np.abs(self.centres[cover] - mid) / np.maximum(half, 1e-3))
             votes: dict[int, float] = {}
             for k, wi in zip(self.labels[cover], w):
                 votes[int(k)] = votes.get(int(k), 0.0) + float(wi)
             return self.names[max(votes, key=votes.get)]
-        i = int(np.argmin(np.abs(self.centres - (t0 + t1) / 2)))
-        if abs(self.centres[i] - (t0 + t1) / 2) <= 3.0:
+        i = int(np.argmin(np.abs(self.centres - mid)))
+        if abs(self.centres[i] - mid) <= 3.0:
             return self.names[int(self.labels[i])]
         return None
 
 
-def turns_from_windows(times: np.ndarray, labels: np.ndarray, names: list[str], speech: np.ndarray,
-                       short=None) -> list[Turn]:
+def turns_from_windows(times: np.ndarray, labels: np.ndarray, names: list[str], speech: np.ndarray) -> list[Turn]:
     """The speaker timeline: VAD speech spans ``speech`` (m, 2) seconds cut where the window labels
-    change (at 0.1 s resolution), consecutive same-speaker pieces joined. ``short``: ``(spans,
-    labels)`` of short stretches labelled on their own."""
-    line = _Timeline(times, labels, names, short)
+    change (at 0.1 s resolution); pieces of one speaker less than ``JOIN_S`` apart are one turn."""
+    line = _Timeline(times, labels, names)
     turns: list[Turn] = []
     for s0, s1 in np.asarray(speech, float).reshape(-1, 2):
         t = float(s0)
@@ -92,7 +85,7 @@ def turns_from_windows(times: np.ndarray, labels: np.ndarray, names: list[str], 
             e = min(float(s1), t + 0.1)
             who = line.at(t, e)
             if who is not None:
-                if turns and turns[-1].speaker == who and t - turns[-1].end_s < 0.3:
+                if turns and turns[-1].speaker == who and t - turns[-1].end_s < JOIN_S:
                     turns[-1] = Turn(turns[-1].start_s, round(e, 3), who)
                 else:
                     turns.append(Turn(round(t, 3), round(e, 3), who))
@@ -138,15 +131,13 @@ def _smooth(labels: list[str | None], words: tuple[Word, ...]) -> list[str | Non
     return out
 
 
-def label_segments(segments: list[Segment], times: np.ndarray, labels: np.ndarray, names: list[str],
-                   short=None) -> list[Segment]:
+def label_segments(segments: list[Segment], times: np.ndarray, labels: np.ndarray, names: list[str]) -> list[Segment]:
     """``segments`` with ``speaker`` set on every segment and word, split at speaker changes.
 
     ``times`` (n, 2) / ``labels`` (n,): the embedded windows and their speaker index; ``names``:
-    the display name of each index; ``short``: ``(spans, labels)`` of short stretches labelled on
-    their own. Segments without words take the speaker who talks most in their span. Words and
+    the display name of each index. Segments without words take the speaker who talks most in their span. Words and
     text are never dropped."""
-    line = _Timeline(times, labels, names, short)
+    line = _Timeline(times, labels, names)
     out: list[Segment] = []
     for seg in segments:
         words = tuple(seg.words)

@@ -1,156 +1,178 @@
-"""Group window embeddings into speakers.
+"""Group window embeddings into speakers, with a count calibrated per recording.
 
-1. Average-linkage agglomerative clustering of the windows on cosine distance (scikit-learn;
-   the usual clustering of speaker embeddings in diarization: Sell et al. 2018, "Diarization is
-   hard", DIHARD; pyannote.audio's pipeline clusters the same way), cut at ``LINK_DISTANCE`` for
-   ``auto`` and ranges, or at the asked number of clusters for ``--speakers N``.
-2. Clusters whose mean embeddings are more similar than ``MERGE_SIMILARITY`` are one voice.
-3. A cluster with under ``MIN_TALK_S`` of windows folds into its nearest neighbour: it is made of
-   windows that straddle two voices (overlaps, quick turn changes), a cough or crosstalk.
-4. A cluster that sounds like two others at once (its mean embedding within ``MIXTURE_SIMILARITY``
-   of the normalised sum of two larger clusters' means) is windows that straddle those two voices:
-   each of its windows joins the nearer of the two. In bench/bench_diarization.py such clusters
-   scored 0.86-0.88, real third and fourth speakers at most 0.69.
+1. Average-linkage agglomerative clustering of the windows on cosine distance (the usual clustering
+   of speaker embeddings: Sell et al. 2018, DIHARD; pyannote.audio clusters the same way), cut at
+   ``LINK_DISTANCE``: an over-split of the recording into candidate groups. Groups with under
+   ``MIN_TALK_S`` of windows are too short to stand for a voice; their windows join the nearest
+   voice at the end.
+2. Two groups are two people when their windows agree with their own group more than with each
+   other: ``gap = min(within_a, within_b) - between >= SEPARATION``, the mean cosine similarities of
+   window pairs that do not overlap in time. Both sides are measured in the same recording, so a
+   shared phone line or room, which raises every similarity, moves them together (on real calls the
+   speakers' centroids sit at cosine 0.73-0.83, where a fixed similarity cut joins them). The pair
+   with the smallest gap merges first, until every pair is separated.
+3. ``--speakers N`` is law: groups merge (smallest gap first) or the tree is cut at N clusters
+   until there are N (a recording that sounds like one voice gets N labels and a note).
+   ``MIN-MAX`` clamps the count the same way.
+4. Each window joins the voice whose mean embedding is nearest.
 
-Figures from ``bench/bench_diarization.py`` (conversations of real recordings): GE2E centroids of
-different speakers 0.48-0.71 apart, one speaker's windows cut at 0.4 stay together. Spectral
-clustering with the eigen-gap (Wang et al. 2018) was tried first: it missed speakers who talk
-little (10 s in 2 min), which average linkage with a distance cut keeps.
-
-Memory: over ``MAX_POINTS`` windows (about 40 min of speech at the 0.75 s hop), the windows are
-first summarised by k-means into ``MAX_POINTS`` centroids (``MiniBatchKMeans``), so the distance
-matrix stays at most ``MAX_POINTS``² floats (72 MB) whatever the file's length.
+``LINK_DISTANCE``, ``MIN_TALK_S`` and ``SEPARATION`` come from ``bench/bench_diarization.py`` (real
+shared-channel conversations; one-speaker recordings with noise and changes of room): the
+figures and the variants that lost are in ``docs/diarization.md``.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from speechstudio.diarize.speakers import SpeakerCount
 
-__all__ = ["cluster_windows", "LINK_DISTANCE", "MERGE_SIMILARITY", "MAX_POINTS", "MIN_TALK_S", "MIXTURE_SIMILARITY"]
+__all__ = ["Clustering", "cluster_windows", "LINK_DISTANCE", "MIN_TALK_S", "SEPARATION", "MAX_POINTS"]
 
-LINK_DISTANCE = 0.4
-MERGE_SIMILARITY = 0.80
-MAX_POINTS = 3000
-MIN_TALK_S = 2.5
-MIXTURE_SIMILARITY = 0.83
-
-
-def _agglomerative(x: np.ndarray, n_clusters: int | None) -> np.ndarray:
-    from sklearn.cluster import AgglomerativeClustering
-
-    if n_clusters is not None:
-        model = AgglomerativeClustering(n_clusters=n_clusters, metric="cosine", linkage="average")
-    else:
-        model = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
-                                        distance_threshold=LINK_DISTANCE)
-    return np.asarray(model.fit_predict(x), int)
+LINK_DISTANCE = 0.35   #: cosine distance of the over-split (1 s windows)
+MIN_TALK_S = 2.0       #: a group shorter than this is not a voice of its own
+SEPARATION = 0.04      #: own-group minus other-group mean similarity that makes two people
+SURE_MARGIN = 0.015    #: a decision this close to SEPARATION is reported as unsure
+MAX_POINTS = 3000      #: windows clustered at once (more: k-means summary first)
+MAX_PAIRS = 2000       #: windows whose pairwise similarities measure the gaps
 
 
-def _centroids(x: np.ndarray, labels: np.ndarray) -> dict[int, np.ndarray]:
-    out = {}
-    for k in np.unique(labels):
-        m = x[labels == k].mean(axis=0)
-        out[int(k)] = m / max(float(np.linalg.norm(m)), 1e-9)
-    return out
+@dataclass(frozen=True)
+class Clustering:
+    """``labels`` int (n,) speaker index per window, 0..k-1 in order of first appearance;
+    ``other_count``: the count the evidence also allows (``"2 or 3 speakers: check"``), ``None``
+    when sure; ``one_voice``: more speakers were asked for than the voices heard (one voice, surely)."""
+
+    labels: np.ndarray
+    other_count: int | None = None
+    one_voice: bool = False
+
+    @property
+    def count(self) -> int:
+        return int(self.labels.max()) + 1 if self.labels.size else 0
 
 
-def _merge_similar(x: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Merge the most similar pair of clusters while it is above ``MERGE_SIMILARITY``."""
-    labels = labels.copy()
-    while True:
-        cents = _centroids(x, labels)
-        keys = sorted(cents)
-        if len(keys) <= 1:
-            return labels
-        best, pair = -1.0, None
-        for i, a in enumerate(keys):
-            for b in keys[i + 1:]:
-                s = float(cents[a] @ cents[b])
-                if s > best:
-                    best, pair = s, (a, b)
-        if best < MERGE_SIMILARITY:
-            return labels
-        labels[labels == pair[1]] = pair[0]
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)
 
 
-def _fold_small(x: np.ndarray, labels: np.ndarray, seconds_per_window: float, floor: int) -> np.ndarray:
-    labels = labels.copy()
-    while True:
-        keys, counts = np.unique(labels, return_counts=True)
-        if len(keys) <= max(1, floor):
-            return labels
-        small = counts * seconds_per_window < MIN_TALK_S
-        if not small.any():
-            return labels
-        k = int(keys[small][np.argmin(counts[small])])
-        cents = _centroids(x, labels)
-        nearest = max((o for o in cents if o != k), key=lambda o: float(cents[o] @ cents[k]))
-        labels[labels == k] = nearest
+def _tree(x: np.ndarray):
+    """Average-linkage tree of ``x`` (cosine), and how to map its leaves back to the windows."""
+    from scipy.cluster.hierarchy import linkage
+
+    if len(x) <= MAX_POINTS:
+        return linkage(x, "average", metric="cosine"), np.arange(len(x))
+    from sklearn.cluster import MiniBatchKMeans
+
+    km = MiniBatchKMeans(n_clusters=MAX_POINTS, random_state=0, n_init=1, batch_size=4096).fit(x)
+    return linkage(_unit(km.cluster_centers_), "average", metric="cosine"), km.labels_
 
 
-def _fold_mixtures(x: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    labels = labels.copy()
-    while True:
-        keys, counts = np.unique(labels, return_counts=True)
-        if len(keys) < 3:
-            return labels
-        cents = _centroids(x, labels)
-        size = dict(zip(keys.tolist(), counts.tolist()))
-        found = None
-        for m in sorted(keys.tolist(), key=lambda k: size[k]):
-            bigger = [k for k in keys.tolist() if k != m and size[k] > size[m]]
-            best = (-1.0, None)
-            for i, a in enumerate(bigger):
-                for b in bigger[i + 1:]:
-                    mix = cents[a] + cents[b]
-                    sim = float(cents[m] @ (mix / max(float(np.linalg.norm(mix)), 1e-9)))
-                    if sim > best[0]:
-                        best = (sim, (a, b))
-            if best[0] >= MIXTURE_SIMILARITY:
-                found = (m, best[1])
-                break
-        if found is None:
-            return labels
-        m, (a, b) = found
-        idx = np.nonzero(labels == m)[0]
-        labels[idx] = np.where(x[idx] @ cents[a] >= x[idx] @ cents[b], a, b)
+def _cut(tree, leaves: np.ndarray, *, distance: float | None = None, clusters: int | None = None) -> np.ndarray:
+    from scipy.cluster.hierarchy import fcluster
+
+    if distance is not None:
+        return fcluster(tree, distance, "distance")[leaves] - 1
+    return fcluster(tree, clusters, "maxclust")[leaves] - 1
 
 
-def _fit(x: np.ndarray, count: SpeakerCount, n: int) -> np.ndarray:
-    if count.exact:
-        return _agglomerative(x, min(count.min_speakers, n))
-    labels = _agglomerative(x, None)
-    k = len(np.unique(labels))
-    if k > count.max_speakers:
-        return _agglomerative(x, count.max_speakers)
-    if k < count.min_speakers:
-        return _agglomerative(x, min(count.min_speakers, n))
-    return labels
+class _Gaps:
+    """Mean similarity of non-overlapping window pairs within and between groups, on at most
+    ``MAX_PAIRS`` windows (seeded sample)."""
+
+    def __init__(self, x: np.ndarray, times: np.ndarray) -> None:
+        pick = np.arange(len(x))
+        if len(x) > MAX_PAIRS:
+            pick = np.sort(np.random.default_rng(0).choice(len(x), MAX_PAIRS, replace=False))
+        t = times[pick]
+        self.pick = pick
+        self.valid = ~((t[:, None, 0] < t[None, :, 1]) & (t[None, :, 0] < t[:, None, 1]))
+        self.sim = (x[pick] @ x[pick].T) * self.valid
+
+    def table(self, groups: list[np.ndarray]) -> np.ndarray:
+        """(g, g) gaps ``min(within_i, within_j) - between_ij``; +inf on the diagonal."""
+        member = np.zeros((len(self.pick), len(groups)))
+        where = {w: i for i, w in enumerate(self.pick)}
+        for j, g in enumerate(groups):
+            rows = [where[w] for w in g if w in where]
+            member[rows, j] = 1.0
+        sums = member.T @ self.sim @ member
+        counts = member.T @ self.valid.astype(float) @ member
+        mean = np.where(counts > 0, sums / np.maximum(counts, 1), 1.0)
+        within = np.diag(mean)
+        gap = np.minimum(within[:, None], within[None, :]) - mean
+        np.fill_diagonal(gap, np.inf)
+        return gap
 
 
-def cluster_windows(embeddings: np.ndarray, count: SpeakerCount, hop_s: float = 0.75) -> np.ndarray:
-    """Speaker index per window (int (n,), 0..k-1 in order of first appearance) for unit-norm
-    ``embeddings`` float32 (n, 256) taken every ``hop_s`` seconds. ``count.min_speakers`` <= k <=
-    ``count.max_speakers`` unless fewer distinct voices are there: then fewer (the caller says so)."""
-    x = np.asarray(embeddings, np.float32)
-    n = x.shape[0]
-    if n == 0:
-        return np.zeros(0, int)
-    if n < 4 or count.max_speakers <= 1:
-        return np.zeros(n, int)
-    if n > MAX_POINTS:
-        from sklearn.cluster import MiniBatchKMeans
+def _merge(groups: list[np.ndarray], gaps: _Gaps, *, until: int | None = None) -> tuple[list[np.ndarray], list[float], float]:
+    """Merge the closest pair while it is not separated (or while more than ``until`` groups).
+    Returns the groups, the gaps merged, and the smallest gap left (inf with one group)."""
+    merged: list[float] = []
+    while len(groups) > 1:
+        table = gaps.table(groups)
+        i, j = np.unravel_index(int(np.argmin(table)), table.shape)
+        smallest = float(table[i, j])
+        if (until is None and smallest >= SEPARATION) or (until is not None and len(groups) <= until):
+            return groups, merged, smallest
+        merged.append(smallest)
+        groups = [g for k, g in enumerate(groups) if k not in (i, j)] + [np.concatenate([groups[i], groups[j]])]
+    return groups, merged, float("inf")
 
-        km = MiniBatchKMeans(n_clusters=MAX_POINTS, random_state=0, n_init=1, batch_size=4096).fit(x)
-        cent = km.cluster_centers_ / np.maximum(np.linalg.norm(km.cluster_centers_, axis=1, keepdims=True), 1e-9)
-        labels = _fit(cent.astype(np.float32), count, MAX_POINTS)[km.labels_]
-    else:
-        labels = _fit(x, count, n)
-    labels = _merge_similar(x, labels)
-    labels = _fold_small(x, labels, hop_s, 1)
-    labels = _fold_mixtures(x, labels)
+
+def _assign(x: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
+    cents = _unit(np.stack([x[g].mean(axis=0) for g in groups]))
+    return np.argmax(x @ cents.T, axis=1)
+
+
+def _in_order(labels: np.ndarray) -> np.ndarray:
     order: dict[int, int] = {}
     for k in labels:
         order.setdefault(int(k), len(order))
     return np.asarray([order[int(k)] for k in labels], int)
+
+
+def cluster_windows(embeddings: np.ndarray, times: np.ndarray, count: SpeakerCount,
+                    hop_s: float) -> Clustering:
+    """Speakers of the windows: unit-norm ``embeddings`` float32 (n, 256) of windows at ``times``
+    float (n, 2) seconds, one every ``hop_s`` seconds. The count stays within ``count`` unless the
+    recording is surely one voice."""
+    x = np.asarray(embeddings, np.float64)
+    times = np.asarray(times, np.float64).reshape(-1, 2)
+    n = len(x)
+    min_windows = max(2, int(round(MIN_TALK_S / hop_s)))
+    if n == 0:
+        return Clustering(np.zeros(0, int))
+    if count.max_speakers <= 1 or n < 2:
+        return Clustering(np.zeros(n, int))
+    if n < 2 * min_windows:                 # too little speech to measure: the asked count, if any
+        want = min(count.min_speakers, n)
+        return Clustering(_in_order(_cut(*_tree(x), clusters=want)) if want > 1 else np.zeros(n, int))
+    tree, leaves = _tree(x)
+    over = _cut(tree, leaves, distance=LINK_DISTANCE)
+    groups = [np.nonzero(over == k)[0] for k in np.unique(over)]
+    groups = [g for g in groups if len(g) >= min_windows] or [np.arange(n)]
+    gaps = _Gaps(x, times)
+    voices, merged, left = _merge(list(groups), gaps)
+    found = len(voices)
+    other = None
+    if merged and merged[-1] > SEPARATION - SURE_MARGIN:
+        other = found + 1
+    elif found > 1 and left < SEPARATION + SURE_MARGIN:
+        other = found - 1
+    want = min(max(found, count.min_speakers), count.max_speakers, n)
+    one_voice = found == 1 and other is None and want > 1
+    if want < found:
+        voices, _, _ = _merge(voices, gaps, until=want)
+    elif want > found:
+        split = _cut(tree, leaves, clusters=want)
+        voices = [np.nonzero(split == k)[0] for k in np.unique(split)]
+    if want != found:
+        other = None     # the count was asked for
+    labels = _assign(x, voices) if len(voices) > 1 else np.zeros(n, int)
+    if len(np.unique(labels)) < len(voices):          # a group no window is nearest to keeps its own
+        labels = np.zeros(n, int)
+        for k, g in enumerate(voices):
+            labels[g] = k
+    return Clustering(_in_order(labels), other, one_voice)

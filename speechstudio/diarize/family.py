@@ -9,17 +9,19 @@ GUI only see this interface.
 Built-in families (one module each, one line in ``BUILTIN``):
 
 * ``voiceprint`` (:mod:`speechstudio.diarize.family_voiceprint`): GE2E windows + agglomerative
-  clustering; offline on first install; known voices.
+  clustering with a per-recording count; offline on first install; known voices.
 * ``pyannote`` (:mod:`speechstudio.diarize.family_pyannote`): pyannote.audio's pipeline, where the
   user has it (its gated weights need a Hugging Face token once, or a local copy).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from speechstudio.diarize.assign import Turn, label_segments, talk_time
+from speechstudio.diarize.speakers import speaker_count_text
 from speechstudio.errors import UsageError
 from speechstudio.registry import Registry
 
@@ -59,7 +61,8 @@ class SpeakerInfo:
 class Diarization:
     """What a session found. ``turns``: the speaker timeline; ``speakers``: in order of first
     appearance; ``times`` (n, 2) seconds / ``labels`` (n,) index into ``names``: the scored
-    windows the words are labelled from; ``notes``: lines for the user (fewer speakers than asked...)."""
+    windows the words are labelled from; ``notes``: lines for the user (fewer speakers than asked...);
+    ``could_be``: the other count the evidence allows, ``None`` when the count is sure."""
 
     turns: list[Turn]
     speakers: list[SpeakerInfo]
@@ -68,14 +71,19 @@ class Diarization:
     names: list[str]
     notes: list[str] = field(default_factory=list)
     embeddings: dict[str, np.ndarray] = field(default_factory=dict)
-    short: tuple | None = None     # (spans (k, 2), labels (k,)) of short stretches labelled on their own
+    could_be: int | None = None
 
     def label(self, segments):
         """``segments`` with ``speaker`` on each segment and word, split at speaker changes."""
-        return label_segments(list(segments), self.times, self.labels, self.names, self.short)
+        return label_segments(list(segments), self.times, self.labels, self.names)
+
+    def info(self, info):
+        """``info`` (:class:`~speechstudio.asr.types.TranscriptInfo`) with the speakers, timeline and count sureness."""
+        return dataclasses.replace(info, speakers=tuple(self.speakers), speaker_turns=tuple(self.turns),
+                                   speakers_could_be=self.could_be)
 
     def summary(self) -> str:
-        """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known, sure)"``."""
+        """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known, sure)"``; ``"2 or 3 speakers: check: ..."``."""
         def mmss(s: float) -> str:
             return f"{int(s // 60)}:{int(s % 60):02d}"
 
@@ -84,7 +92,7 @@ class Diarization:
             extra = f", known voice, {s.sureness} ({s.similarity:.2f})" if s.known else ""
             parts.append(f"{s.name} ({mmss(s.talk_s)}{extra})")
         n = len(self.speakers)
-        return f"{n} speaker{'s' if n != 1 else ''}: " + ", ".join(parts) if n else "no speech found"
+        return f"{speaker_count_text(n, self.could_be)}: " + ", ".join(parts) if n else "no speech found"
 
 
 def speaker_infos(turns: list[Turn], names: list[str], known: dict[str, float] | None = None) -> list[SpeakerInfo]:

@@ -1,38 +1,33 @@
 """The offline diarizer (registry name ``voiceprint``): GE2E window embeddings while the audio
-streams (:mod:`.track`), agglomerative clustering (:mod:`.cluster`), known voices named from the
-speaker library (:mod:`.library`), words labelled from the windows (:mod:`.assign`)."""
+streams (:mod:`.track`), agglomerative clustering with a per-recording count (:mod:`.cluster`),
+known voices named from the speaker library (:mod:`.library`), words labelled from the windows
+(:mod:`.assign`)."""
 from __future__ import annotations
 
 import numpy as np
 
+from speechstudio.diarize.assign import turns_from_windows
+from speechstudio.diarize.cluster import cluster_windows
 from speechstudio.diarize.family import Diarization, DiarizerCapabilities, DiarizerFamily, speaker_infos
+from speechstudio.diarize.library import match
+from speechstudio.diarize.track import HOP_S, WINDOW_S, SpeakerTrack
 
 __all__ = ["FAMILY", "VoiceprintSession"]
 
 
 class VoiceprintSession:
     def __init__(self, count, library=None) -> None:
-        from speechstudio.diarize.track import HOP_S, SpeakerTrack
-
         self.count, self.library = count, library
-        self.hop_s = HOP_S
-        self.track = SpeakerTrack(HOP_S)
+        self.track = SpeakerTrack()
 
     def push(self, block: np.ndarray) -> None:
         self.track.push(block)
 
     def finish(self) -> Diarization:
-        from speechstudio.diarize.assign import turns_from_windows
-        from speechstudio.diarize.cluster import cluster_windows
-        from speechstudio.diarize.library import match
-
         w = self.track.finish()
-        labels = cluster_windows(w.embeddings, self.count, self.hop_s)
-        k = int(labels.max()) + 1 if labels.size else 0
-        cents = []
-        for i in range(k):
-            m = w.embeddings[labels == i].mean(axis=0)
-            cents.append(m / max(float(np.linalg.norm(m)), 1e-9))
+        found = cluster_windows(w.embeddings, w.times, self.count, HOP_S)
+        labels, k = found.labels, found.count
+        cents = [_unit(w.embeddings[labels == i].mean(axis=0)) for i in range(k)]
         # known voices: a cluster takes the name of the saved voice it matches; two clusters that
         # match one voice are one person
         names, known = [None] * k, {}
@@ -50,31 +45,25 @@ class VoiceprintSession:
             if names[i] is None:
                 unknown += 1
                 names[i] = f"Speaker {unknown}"
-        # one name per index (clusters folded onto the same known voice share it)
-        uniq = list(dict.fromkeys(names))
+        uniq = list(dict.fromkeys(names))        # clusters folded onto the same known voice share it
         labels = np.asarray([uniq.index(names[i]) for i in labels], int) if labels.size else labels
-        short = None
-        if w.short_times is not None and len(w.short_times) and labels.size:
-            cents = np.stack([w.embeddings[labels == i].mean(axis=0) for i in range(len(uniq))])
-            cents /= np.maximum(np.linalg.norm(cents, axis=1, keepdims=True), 1e-9)
-            short = (w.short_times, np.argmax(w.short_embeddings @ cents.T, axis=1))
-        turns = turns_from_windows(w.times, labels, uniq, w.speech, short)
+        turns = turns_from_windows(w.times, labels, uniq, w.speech)
         notes = []
-        found = len(uniq)
-        if self.count.exact and found < self.count.min_speakers:
-            notes.append(f"asked for {self.count.min_speakers} speakers; found {found} distinct voice"
-                         f"{'s' if found != 1 else ''}, labelled {'them' if found != 1 else 'it'} only")
-        elif found < self.count.min_speakers:
-            notes.append(f"asked for at least {self.count.min_speakers} speakers; found {found}")
-        if not len(w):
-            notes.append("no speech long enough to tell voices apart (1.6 s windows)")
-        embeddings = {}
-        for i, n in enumerate(uniq):
-            sel = labels == i
-            if sel.any():
-                m = w.embeddings[sel].mean(axis=0)
-                embeddings[n] = m / max(float(np.linalg.norm(m)), 1e-9)
-        return Diarization(turns, speaker_infos(turns, uniq, known), w.times, labels, uniq, notes, embeddings, short)
+        if found.one_voice:
+            notes.append(f"asked for {self.count.describe()}; they sound like one voice: check the labels "
+                         "(merge speakers in the transcript editor)")
+        if not len(w) and len(w.speech):
+            notes.append(f"too little speech to tell voices apart ({WINDOW_S:.0f} s windows): one label")
+        elif not len(w.speech):
+            notes.append("no speech found: no speaker labels")
+        embeddings = {n: _unit(w.embeddings[labels == i].mean(axis=0))
+                      for i, n in enumerate(uniq) if (labels == i).any()}
+        could_be = found.other_count if len(uniq) == k else None
+        return Diarization(turns, speaker_infos(turns, uniq, known), w.times, labels, uniq, notes, embeddings, could_be)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / max(float(np.linalg.norm(v)), 1e-9)
 
 
 class VoiceprintFamily(DiarizerFamily):
