@@ -124,3 +124,32 @@ def test_known_voices_dialog_lists_renames_and_deletes(win, qtbot):
     assert dlg.delete("Ben")
     assert [v.name for v in load_library().voices] == ["Ana Lima"]
     dlg.close()
+
+
+def test_editor_says_how_sure_the_count_is_and_a_merge_settles_it(qtbot, home, tmp_path):
+    """A transcript whose count the diarizer was unsure of: the editor says '2 or 3 speakers: check';
+    merging two speakers (one action: Rename speaker… to the other's name) makes it '2 speakers'."""
+    from speechstudio.asr.types import Segment, TranscriptInfo, Word
+    from speechstudio.batch.export import write_transcript
+    from speechstudio.diarize.family import SpeakerInfo
+    from speechstudio.gui.transcript_editor import TranscriptEditor
+    from speechstudio.transcript import TranscriptDocument
+
+    segs = [Segment(float(i), i + 0.8, f"line {i}", (Word(float(i), i + 0.8, f"line{i}", 0.9, f"Speaker {i % 3 + 1}"),),
+                    speaker=f"Speaker {i % 3 + 1}") for i in range(6)]
+    info = TranscriptInfo(6.0, "en", "m", "whisper", speakers=tuple(SpeakerInfo(f"Speaker {k}", 1.6) for k in (1, 2, 3)),
+                          speakers_could_be=2)
+    path = tmp_path / "talk.json"
+    write_transcript(path, segs, info, "json")
+    assert json.loads(path.read_text())["speaker_count"] == {"found": 3, "sure": False, "could_be": 2,
+                                                             "text": "2 or 3 speakers: check"}
+    ed = TranscriptEditor(None)
+    qtbot.addWidget(ed)
+    ed.set_document(TranscriptDocument.load(path))
+    assert ed.count_label.text() == "2 or 3 speakers: check"
+    assert "merge two speakers" in ed.count_label.toolTip()
+    assert ed.rename_speaker("Speaker 3", "Speaker 1")
+    assert ed.count_label.text() == "2 speakers"
+    ed.flush()
+    assert json.loads(path.read_text())["speaker_count"] == {"found": 2, "sure": True, "could_be": None,
+                                                             "text": "2 speakers"}

@@ -44,8 +44,8 @@ from speechstudio.batch.subtitles import (
     SubtitleOptions,
     render_subtitles,
 )
-from speechstudio.diarize.speakers import speaker_count_text
 from speechstudio.errors import UsageError
+from speechstudio.transcript.model import speaker_count_text
 
 FORMATS = ("txt", "srt", "vtt", "json", "ass")
 

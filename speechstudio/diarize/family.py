@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from speechstudio.diarize.assign import Turn, label_segments, talk_time
-from speechstudio.diarize.speakers import speaker_count_text
+from speechstudio.transcript.model import speaker_count_text
 from speechstudio.errors import UsageError
 from speechstudio.registry import Registry
 

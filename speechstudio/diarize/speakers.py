@@ -28,14 +28,6 @@ class SpeakerCount:
         return f"{self.min_speakers}-{self.max_speakers} speakers"
 
 
-def speaker_count_text(found: int, could_be: int | None) -> str:
-    """``"2 speakers"``, or ``"2 or 3 speakers: check"`` when the count is unsure."""
-    if could_be is None:
-        return f"{found} speaker{'s' if found != 1 else ''}"
-    lo, hi = sorted((found, could_be))
-    return f"{lo} or {hi} speakers: check"
-
-
 @dataclass(frozen=True)
 class DiarizeOptions:
     """Diarization for a batch: ``count`` (:class:`SpeakerCount`), ``diarizer`` (a family name of

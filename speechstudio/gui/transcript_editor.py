@@ -157,6 +157,9 @@ class TranscriptEditor(QWidget):
                                          "speaker labels name them automatically", self.remember_voice)
         who.addWidget(self.rename_btn)
         who.addWidget(self.remember_btn)
+        self.count_label = QLabel()
+        self.count_label.setAccessibleName("How many speakers")
+        who.addWidget(self.count_label)
         who.addStretch(1)
         lay.addLayout(who)
         self.voice_saved.connect(self.status_message)
@@ -583,6 +586,12 @@ class TranscriptEditor(QWidget):
             self.speaker_box.blockSignals(False)
         if not self.speaker_box.hasFocus():
             self.speaker_box.setEditText(current)
+        count = doc.speaker_count() if doc is not None else ""
+        self.count_label.setText(count)
+        self.count_label.setToolTip(
+            "The program is not sure how many people speak: listen, then merge two speakers with Rename "
+            "speaker… (give one the other's name) or give selected words to another speaker" if count.endswith("check")
+            else "How many people speak in this recording" if count else "")
         hub = getattr(self.player, "hub", None)
         if hub is not None:  # one no-device policy (gui.devices): disabled with "No speaker found"
             from speechstudio.gui.devices import allow

@@ -37,6 +37,7 @@ from speechstudio.transcript.model import (
     as_segment,
     segment_from_dict,
     segment_to_dict,
+    speaker_count_text,
 )
 from speechstudio.transcript.words import tokens
 
@@ -407,9 +408,20 @@ class TranscriptDocument:
                   for p, w in zip(pieces, who)]
         return self._commit(f"speaker of words in segment {i + 1}", [Splice(i, (seg,), tuple(pieces))])
 
+    def speaker_count(self) -> str:
+        """How many speakers and how sure (``"2 speakers"``, ``"2 or 3 speakers: check"``); ``""``
+        without speaker labels. A count the user changed by merging or naming is sure."""
+        if not any(s.speaker for s in self._segments):
+            return ""
+        d = dict(self.meta)
+        d.update(self._speaker_tables(d))
+        count = d["speaker_count"]
+        return count.get("text") or speaker_count_text(count["found"], count.get("could_be"))
+
     def _speaker_tables(self, d: dict) -> dict:
-        """``speakers`` / ``speaker_turns`` for the current segments: known-voice details kept for
-        names that are still there, talk time from the segments; turns rebuilt when a name changed."""
+        """``speaker_count`` / ``speakers`` / ``speaker_turns`` for the current segments: known-voice
+        details kept for names that are still there, talk time from the segments; turns rebuilt when
+        a name changed; the count the recogniser was unsure of becomes sure once the user changes it."""
         old = {e.get("name"): e for e in d.get("speakers") or [] if isinstance(e, dict)}
         talk: dict[str, float] = {}
         for s in self._segments:
@@ -421,6 +433,10 @@ class TranscriptDocument:
             e["talk_time_s"] = round(talk.get(name, 0.0), 3)
             table.append(e)
         out = {"speakers": table}
+        count = d.get("speaker_count")
+        if not isinstance(count, dict) or count.get("found") != len(table):    # the user merged or split
+            out["speaker_count"] = {"found": len(table), "sure": True, "could_be": None,
+                                    "text": speaker_count_text(len(table), None)}
         turns = d.get("speaker_turns") or []
         if any(isinstance(t, dict) and t.get("speaker") not in talk for t in turns) or not turns:
             out["speaker_turns"] = [{"start_s": s.start_s, "end_s": s.end_s, "speaker": s.speaker}

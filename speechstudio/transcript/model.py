@@ -114,3 +114,11 @@ def as_segment(s) -> Segment:
     if isinstance(s, Segment):
         return s
     return segment_from_dict(segment_to_dict(s), "segment")
+
+
+def speaker_count_text(found: int, could_be: int | None) -> str:
+    """``"2 speakers"``, or ``"2 or 3 speakers: check"`` when the count is unsure."""
+    if could_be is None:
+        return f"{found} speaker{'s' if found != 1 else ''}"
+    lo, hi = sorted((found, could_be))
+    return f"{lo} or {hi} speakers: check"
