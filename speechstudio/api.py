@@ -107,14 +107,12 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
 
 
 def _with_speakers(recognizer, blocks, duration_s, speakers, options) -> tuple[Iterator[Segment], TranscriptInfo]:
-    from speechstudio.diarize.family import get
-    from speechstudio.diarize.library import load_library
-    from speechstudio.diarize.speakers import parse_speakers
+    from speechstudio.diarize.speakers import DiarizeOptions, parse_speakers
 
     count = parse_speakers(str(speakers))
     if count is None:
         raise UsageError(f"speakers={speakers!r}: expected 'auto', a number or a range such as '2-4'")
-    session = get().start(count, library=load_library())
+    session = DiarizeOptions(count).labeller().start()
 
     def tee():
         for b in blocks:
@@ -123,9 +121,8 @@ def _with_speakers(recognizer, blocks, duration_s, speakers, options) -> tuple[I
 
     segments, info = recognizer.transcribe(tee(), duration_s=duration_s, **options)
     segs = list(segments)
-    found = session.finish()
-    info = found.info(info)
-    return iter(found.label(segs)), info
+    segs, info = session.finish().apply(segs, info)
+    return iter(segs), info
 
 
 def _mono(audio: np.ndarray, rate: int, target: int) -> np.ndarray:

@@ -10,49 +10,24 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import math
 import os
 import sys
 
 from speechstudio import __version__
+from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.runtime import configure_openmp
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
 # Subcommands implemented in their own layer; each module exposes ``register(subparsers)``
 # (``transcribe`` first: speechstudio.batch.cli).
-_PLUGINS = ("speechstudio.batch.cli", "speechstudio.hub.cli", "speechstudio.tts.cli", "speechstudio.asr.dictate_cli",
+_PLUGINS = ("speechstudio.batch.cli", "speechstudio.hub.cli", "speechstudio.tts.cli", "speechstudio.dictation.cli",
             "speechstudio.gui.cli", "speechstudio.finetune.cli", "speechstudio.doctor.cli", "speechstudio.diarize.cli")
-
-# The transcribe command lives in speechstudio.batch.cli; its names stay importable from here.
-from speechstudio.batch.cli import _audio_bar, cmd_transcribe  # noqa: E402,F401
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # usage errors: exit 2 with one line, like argparse
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
-    return v
-
-
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not (v > 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
-    return v
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -134,7 +134,8 @@ def _labelled():
 
 
 def test_writers_carry_speakers():
-    from speechstudio.batch.export import render, transcript_dict
+    from speechstudio.batch.export import render
+    from speechstudio.transcript.model import transcript_dict
 
     segs, info = _labelled()
     assert render("txt", segs, info) == "Speaker 1: hello there\n\nAna: hi, <Ana> fine\n"
@@ -154,7 +155,8 @@ def test_writers_carry_speakers():
 
 
 def test_without_speakers_outputs_are_unchanged():
-    from speechstudio.batch.export import render, transcript_dict
+    from speechstudio.batch.export import render
+    from speechstudio.transcript.model import transcript_dict
 
     segs = [Segment(0, 1, "a b", (Word(0, 0.5, "a"), Word(0.5, 1, "b"))), Segment(1, 2, "c", ())]
     info = TranscriptInfo(2, "en", "m", "whisper")

@@ -52,6 +52,9 @@ def test_speakers_option_labels_and_the_list_shows_them(win, qtbot, interview, w
     assert row.status == "done"
     assert [s.speaker for s in row.segments][:1] == ["Speaker 1"]
     assert {s.speaker for s in row.segments} == {"Speaker 1", "Speaker 2"}
+    from speechstudio.gui.queue_table import status_text
+
+    assert status_text(row)[0].endswith(" · 2 speakers")
     txt = interview.with_suffix(".txt").read_text()
     assert txt.startswith("Speaker 1: ") and "\n\nSpeaker 2: " in txt
     page.table.selectRow(0)

@@ -166,7 +166,7 @@ def test_audio_tee_slices_on_the_file_clock_and_releases():
 
 
 def test_json_marks_each_segment_and_lists_the_languages():
-    from speechstudio.batch.export import render_json
+    from speechstudio.transcript.model import render_json
     from speechstudio.transcript.model import segment_from_dict, segment_to_dict
 
     segments = [seg(0.0, 10.0, "hello there", language="en"), seg(11.0, 15.0, "guten Tag", language="de")]

@@ -43,7 +43,9 @@ def test_batch_of_one_unreadable_file_without_terminal(tmp_path, tiny_w2v_dir, c
 def test_audio_bar_draws_with_unknown_and_exceeded_totals(capsys):
     from tqdm import tqdm
 
-    bar = cli._audio_bar(tqdm, None, quiet=False)
+    from speechstudio.batch.cli import _audio_bar
+
+    bar = _audio_bar(tqdm, None, quiet=False)
     bar.set_description("1/1 a.wav")
     bar.update(3.0)
     bar.refresh()

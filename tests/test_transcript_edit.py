@@ -200,15 +200,15 @@ def test_export_round_trip_srt_and_json(json_path, tmp_path):
     doc.edit_text(0, "Hello world again")
     doc.split(0, len("Hello world"))
     doc.set_times(1, 1.2, 2.2)  # cues of 1 s or more: subtitle layout rules leave them as they are
-    srt = doc.export("srt", tmp_path / "out.srt")
+    srt = write_transcript(tmp_path / "out.srt", doc.segments, doc.info, "srt")
     assert srt.read_text() == ("1\n00:00:00,000 --> 00:00:01,000\nHello world\n\n"
                                "2\n00:00:01,200 --> 00:00:02,200\nagain\n\n"
                                "3\n00:00:02,500 --> 00:00:04,000\nsecond part here\n\n")
-    js = json.loads(doc.export("json", tmp_path / "out.json").read_text())
+    js = json.loads(write_transcript(tmp_path / "out.json", doc.segments, doc.info, "json").read_text())
     assert [(s["start_s"], s["end_s"], s["text"]) for s in js["segments"]] == [
         (0.0, 1.0, "Hello world"), (1.2, 2.2, "again"), (2.5, 4.0, "second part here")]
     assert [w["start_s"] for w in js["segments"][1]["words"]] == [1.2]
-    assert doc.export("txt", tmp_path / "out.txt").read_text() == "Hello world\nagain\nsecond part here\n"
+    assert write_transcript(tmp_path / "out.txt", doc.segments, doc.info, "txt").read_text() == "Hello world\nagain\nsecond part here\n"
 
 
 def test_time_at_cursor_and_word_at_time(json_path):

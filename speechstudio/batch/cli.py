@@ -14,12 +14,12 @@ import threading
 import time
 from pathlib import Path
 
+from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, positive_float, positive_int
 from speechstudio.errors import UsageError
 
 
 def register(subparsers) -> None:
     """Add the ``transcribe`` subcommand to ``subparsers`` (an argparse subparsers action)."""
-    from speechstudio.cli import _positive_float, _positive_int
 
     t = subparsers.add_parser("transcribe", help="transcribe audio/video files or folders",
                        description="Transcribe files and folders (recursively) to txt/srt/vtt/json.")
@@ -65,9 +65,9 @@ def register(subparsers) -> None:
     t.add_argument("--audio-track", metavar="N|LANG",
                    help="which audio track of a video with several: its number (1 = first) or language code "
                         "(default: the track marked as the default, else the loudest)")
-    t.add_argument("--batch-size", type=_positive_int, help="windows per forward pass (Wav2Vec2; default 8 on CUDA, 1 on CPU)")
-    t.add_argument("--chunk-s", type=_positive_float, help="Wav2Vec2 window length in seconds (default 20)")
-    t.add_argument("--stride-s", type=_positive_float, help="Wav2Vec2 left/right context in seconds (default 2)")
+    t.add_argument("--batch-size", type=positive_int, help="windows per forward pass (Wav2Vec2; default 8 on CUDA, 1 on CPU)")
+    t.add_argument("--chunk-s", type=positive_float, help="Wav2Vec2 window length in seconds (default 20)")
+    t.add_argument("--stride-s", type=positive_float, help="Wav2Vec2 left/right context in seconds (default 2)")
     t.add_argument("--no-vocabulary", action="store_true",
                    help="CTC: decode greedily, ignoring the model's vocabulary.txt word list (an adapted model)")
     t.add_argument("--raw-format", metavar="RATE[:CH[:FMT]]",
@@ -192,7 +192,6 @@ def cmd_transcribe(args) -> int:
         bar.close()
     summary.wall_s = time.perf_counter() - t0
     _print_summary(summary)
-    from speechstudio.cli import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
     if summary.cancelled:
         return EXIT_INTERRUPTED

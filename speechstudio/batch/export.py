@@ -18,20 +18,10 @@ Formats:
 - ``srt`` / ``vtt`` / ``ass``: cues laid out by :mod:`speechstudio.batch.subtitles` (line width
   and count, at most 7 s, no zero-length or overlapping cues, optional word karaoke in vtt/ass),
   written by pysubs2; times in milliseconds; ``vtt`` escapes ``& < >`` as the WebVTT spec requires.
-- ``json``: ``{"speechstudio_version", "model_id", "engine", "device", "precision",
-  "language", "language_probability", "language_detected_by", "task", "audio_duration_s", "text",
-  "segments": [{"start_s", "end_s", "text", "avg_logprob", "no_speech_prob",
-  "words": [{"start_s", "end_s", "text", "probability"}]}]}``; times in seconds rounded to ms,
-  UTF-8 (non-ASCII kept as is), 2-space indent. ``language_probability`` (the detector's, in
-  [0, 1]), ``language_detected_by`` (its model), ``avg_logprob`` and ``no_speech_prob`` are
-  ``null`` when unknown (a language given by the user; CTC has no no-speech probability).
-  With a detected language each segment has ``"language"`` (its own: a file whose language
-  changes is decoded stretch by stretch, :mod:`speechstudio.asr.stretches`), and a file in more
-  than one language gets ``"languages": {code: seconds}``.
+- ``json``: :func:`speechstudio.transcript.model.transcript_dict` (the one JSON writer).
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -45,7 +35,7 @@ from speechstudio.batch.subtitles import (
     render_subtitles,
 )
 from speechstudio.errors import UsageError
-from speechstudio.transcript.model import speaker_count_text
+from speechstudio.transcript.model import render_json
 
 FORMATS = ("txt", "srt", "vtt", "json", "ass")
 
@@ -174,83 +164,6 @@ def render_ass(segments: Sequence[Segment], info: TranscriptInfo | None = None,
                subtitles: SubtitleOptions | None = None) -> str:
     """Advanced SubStation Alpha: pysubs2's default header and style, optional ``\\k`` karaoke."""
     return render_subtitles(segments, "ass", subtitles or SubtitleOptions())
-
-
-def _t(seconds: float) -> float:
-    return round(float(seconds), 3)
-
-
-def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
-    """The JSON document as a dict (see the module docstring for its keys)."""
-    from speechstudio import __version__
-
-    return {
-        "speechstudio_version": __version__,
-        "model_id": info.model_id,
-        "engine": info.engine,
-        "device": info.device,
-        "precision": info.precision,
-        "language": info.language,
-        "language_probability": info.language_probability,
-        "language_detected_by": info.detector,
-        "task": info.task,
-        "audio_duration_s": _t(info.duration_s),
-        **({"audio": info.audio} if getattr(info, "audio", None) else {}),
-        "text": " ".join(t for t in (_clean(s.text) for s in segments) if t),
-        "segments": [
-            {
-                "start_s": _t(s.start_s),
-                "end_s": _t(s.end_s),
-                "text": s.text.strip(),
-                "avg_logprob": s.avg_logprob,
-                "no_speech_prob": s.no_speech_prob,
-                **({"speaker": s.speaker} if s.speaker is not None else {}),
-                **({"language": s.language} if getattr(s, "language", None) is not None else {}),
-                "words": [
-                    {"start_s": _t(w.start_s), "end_s": _t(w.end_s), "text": w.text.strip(),
-                     "probability": round(float(w.probability), 4),
-                     **({"speaker": w.speaker or s.speaker} if (w.speaker or s.speaker) is not None else {})}
-                    for w in s.words
-                ],
-            }
-            for s in segments
-        ],
-        **_speaker_tables(info),
-        **_language_table(segments),
-    }
-
-
-def _language_table(segments) -> dict:
-    """``languages``: {ISO code: seconds of segments} when the segments are in more than one
-    language (each stretch decoded in its own: :mod:`speechstudio.asr.stretches`); nothing otherwise."""
-    spoken: dict[str, float] = {}
-    for s in segments:
-        if getattr(s, "language", None):
-            spoken[s.language] = spoken.get(s.language, 0.0) + max(0.0, s.end_s - s.start_s)
-    return {"languages": {k: _t(v) for k, v in spoken.items()}} if len(spoken) > 1 else {}
-
-
-def _speaker_tables(info: TranscriptInfo) -> dict:
-    """``speaker_count``: {found, sure, could_be, text}, ``speakers``: [{name, talk_time_s, known,
-    similarity, sureness}] and ``speaker_turns``: [{start_s, end_s, speaker}] when the transcript
-    was diarized; nothing otherwise."""
-    speakers = getattr(info, "speakers", ()) or ()
-    if not speakers:
-        return {}
-    could_be = getattr(info, "speakers_could_be", None)
-    return {
-        "speaker_count": {"found": len(speakers), "sure": could_be is None, "could_be": could_be,
-                          "text": speaker_count_text(len(speakers), could_be)},
-        "speakers": [{"name": s.name, "talk_time_s": _t(s.talk_s), "known": bool(s.known),
-                      "similarity": s.similarity, "sureness": s.sureness} for s in speakers],
-        "speaker_turns": [{"start_s": _t(t.start_s), "end_s": _t(t.end_s), "speaker": t.speaker}
-                          for t in (getattr(info, "speaker_turns", ()) or ())],
-    }
-
-
-def render_json(segments: Sequence[Segment], info: TranscriptInfo) -> str:
-    """JSON document (UTF-8 text, 2-space indent, trailing newline)."""
-    return json.dumps(transcript_dict(segments, info), ensure_ascii=False, indent=2) + "\n"
 
 
 _RENDERERS = {"txt": render_txt, "json": render_json}

@@ -21,6 +21,9 @@ import json
 import os
 from pathlib import Path
 
+from speechstudio.atomic import atomic_write_text
+from speechstudio.transcript.model import transcript_dict
+
 MIB = 1 << 20
 
 
@@ -121,12 +124,9 @@ def owner(json_path: Path) -> str | None:
 
 
 def write_json(target: Path, segments, info, source: dict, outputs: list[str]) -> Path:
-    """Write the JSON transcript (:func:`speechstudio.batch.export.transcript_dict`) with its
+    """Write the JSON transcript (:func:`speechstudio.transcript.model.transcript_dict`) with its
     ``"source"`` record (``source`` from :func:`fingerprint`, ``outputs``: file names written
     with it), atomically. Raises ``OSError`` like ``export.write_transcript``."""
-    from speechstudio.atomic import atomic_write_text
-    from speechstudio.batch import export
-
-    doc = export.transcript_dict(list(segments), info)
+    doc = transcript_dict(list(segments), info)
     doc["source"] = {**source, "outputs": [path_text(name) for name in outputs]}
     return atomic_write_text(target, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")

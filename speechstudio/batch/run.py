@@ -25,6 +25,7 @@ from speechstudio.asr.types import Segment, TranscriptInfo
 from speechstudio.audio.decode import AudioReader
 from speechstudio.audio.raw import RAW_EXTENSIONS, RawFormat
 from speechstudio.batch import export, resume
+from speechstudio.diarize.speakers import SpeakerCount
 from speechstudio.errors import SpeechStudioError
 
 log = logging.getLogger(__name__)
@@ -191,13 +192,7 @@ def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] 
     marked as the default, else the loudest); a file without it fails with the tracks it has.
     """
     options = dict(language=language, task=task, initial_prompt=initial_prompt, hotwords=hotwords)
-    speakers = None
-    if diarize is not None:
-        from speechstudio.diarize.family import get
-        from speechstudio.diarize.library import Library, load_library
-
-        library = load_library() if diarize.known_voices else Library(())
-        speakers = (get(diarize.diarizer), diarize.count, library, list(library.problems))
+    speakers = diarize.labeller() if diarize is not None else None
     layout = subtitles
     out_dir = Path(output_dir) if output_dir else None
     items = list(items)
@@ -344,17 +339,13 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
         warnings: list[str] = [f"{item.path}: {n}" for n in plan_notes]
         try:
             if plan is None:                            # the mix: one pass
-                session = None
-                if speakers is not None:
-                    family, count, library, _ = speakers
-                    session = family.start(count, library=library, path=item.path)
+                session = speakers.start(item.path) if speakers is not None else None
                 segments, info = yield from _one_pass(reader, recognizer, options, cancel, item, index, duration,
                                                       session, None)
                 warnings += reader.warnings
                 if session is not None:
                     found = session.finish()
-                    segments = found.label(segments)
-                    info = found.info(info)
+                    segments, info = found.apply(segments, info)
                     warnings += [f"{item.path}: {note}" for note in found.notes]
                 decoded, loud = reader.decoded_s, reader.loud_s
             else:                                       # one pass per channel, one speaker each
@@ -362,12 +353,7 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
                 for ch in plan:
                     r = AudioReader(item.path, recognizer.sample_rate, raw=raw, track=audio_track)
                     r.channel = ch
-                    session = None
-                    if speakers is not None:
-                        family, _, library, _ = speakers
-                        from speechstudio.diarize.speakers import SpeakerCount
-
-                        session = family.start(SpeakerCount(1, 1), library=library, path=item.path)
+                    session = speakers.start(item.path, SpeakerCount(1, 1)) if speakers is not None else None
                     meter = chan.LevelMeter(r.sample_rate)
                     segs, info = yield from _one_pass(r, recognizer, options, cancel, item, index, duration,
                                                       session, meter)
@@ -382,8 +368,7 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
             return
         info = dataclasses.replace(info, duration_s=round(decoded, 3), audio=_audio_record(reader.info))
         if speakers is not None:
-            warnings += speakers[3]
-            speakers[3].clear()                     # library problems: said once per batch
+            warnings += speakers.take_problems()    # library problems: said once per batch
         if loud >= LOUD_WITHOUT_TEXT_S and not any(s.text.strip() for s in segments):
             warnings.append(f"{item.path}: no text recognised in {loud:.1f} s of audio at speech level "
                             "(music or noise, a language the model does not know, or channels that cancel?)")

@@ -77,10 +77,12 @@ class Diarization:
         """``segments`` with ``speaker`` on each segment and word, split at speaker changes."""
         return label_segments(list(segments), self.times, self.labels, self.names)
 
-    def info(self, info):
-        """``info`` (:class:`~speechstudio.asr.types.TranscriptInfo`) with the speakers, timeline and count sureness."""
-        return dataclasses.replace(info, speakers=tuple(self.speakers), speaker_turns=tuple(self.turns),
-                                   speakers_could_be=self.could_be)
+    def apply(self, segments, info):
+        """``(segments, info)`` labelled: segments split at speaker changes (:meth:`label`), ``info``
+        (:class:`~speechstudio.asr.types.TranscriptInfo`) with the speakers, timeline and count sureness."""
+        return self.label(segments), dataclasses.replace(info, speakers=tuple(self.speakers),
+                                                         speaker_turns=tuple(self.turns),
+                                                         speakers_could_be=self.could_be)
 
     def summary(self) -> str:
         """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known, sure)"``; ``"2 or 3 speakers: check: ..."``."""

@@ -1,8 +1,11 @@
-"""What ``--speakers`` asks for: ``auto`` (1 to ``MAX_AUTO``), ``N`` or ``MIN-MAX``."""
+"""What ``--speakers`` asks for (``auto`` (1 to ``MAX_AUTO``), ``N`` or ``MIN-MAX``) and the
+:class:`Labeller` that carries it through a batch or a library call."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from speechstudio.diarize.family import DiarizerFamily, get
+from speechstudio.diarize.library import Library, load_library
 from speechstudio.errors import UsageError
 
 #: The most speakers ``auto`` looks for (a meeting; more is rare in the recordings peers' users bring).
@@ -37,6 +40,31 @@ class DiarizeOptions:
     count: SpeakerCount = SpeakerCount()
     diarizer: str | None = None
     known_voices: bool = True
+
+    def labeller(self) -> Labeller:
+        """The diarizer family (``UsageError`` when it cannot run here) with the speaker library."""
+        library = load_library() if self.known_voices else Library(())
+        return Labeller(get(self.diarizer), self.count, library, list(library.problems))
+
+
+@dataclass
+class Labeller:
+    """Speaker labels for the files of one batch (or one library call): ``start`` a session per
+    recording (it takes the blocks the recogniser reads), then ``session.finish().apply(segments,
+    info)``. ``problems``: unreadable known-voice files, said once (:meth:`take_problems`)."""
+
+    family: DiarizerFamily
+    count: SpeakerCount
+    library: Library
+    problems: list[str] = field(default_factory=list)
+
+    def start(self, path=None, count: SpeakerCount | None = None):
+        """A session for one recording (``count``: instead of the asked one, e.g. one channel's 1)."""
+        return self.family.start(count or self.count, library=self.library, path=path)
+
+    def take_problems(self) -> list[str]:
+        out, self.problems = self.problems, []
+        return out
 
 
 def parse_speakers(text: str | None) -> SpeakerCount | None:

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from speechstudio.cli_args import positive_float, positive_int
 from speechstudio.errors import SpeechStudioError, UsageError
 
 __all__ = ["register", "voice_command"]
@@ -22,7 +23,6 @@ __all__ = ["register", "voice_command"]
 
 def register(subparsers) -> None:
     """Add ``finetune`` (with ``voice`` and ``asr``) to an ``argparse`` subparsers object."""
-    from speechstudio.cli import _positive_float, _positive_int
 
     fp = subparsers.add_parser("finetune", help="clone a voice or adapt recognition to your speech",
                                description="Fine-tune a VITS voice (voice) or a CTC recogniser (asr).")
@@ -46,10 +46,10 @@ def register(subparsers) -> None:
     vp.add_argument("--speaker", metavar="NAME",
                     help="the speaker to clone from a multi-speaker metadata.csv (Piper's ID|SPEAKER|TEXT lines)")
     vp.add_argument("--preset", default="standard", choices=("quick", "standard", "best"))
-    vp.add_argument("--steps", type=_positive_int, help="optimizer steps (default: the preset's)")
-    vp.add_argument("--batch-size", type=_positive_int, help="clips per step (default: the preset's)")
-    vp.add_argument("--grad-accum", type=_positive_int, help="batches per optimizer step (default 1)")
-    vp.add_argument("--lr", type=_positive_float, metavar="RATE",
+    vp.add_argument("--steps", type=positive_int, help="optimizer steps (default: the preset's)")
+    vp.add_argument("--batch-size", type=positive_int, help="clips per step (default: the preset's)")
+    vp.add_argument("--grad-accum", type=positive_int, help="batches per optimizer step (default 1)")
+    vp.add_argument("--lr", type=positive_float, metavar="RATE",
                     help="learning rate of the voice's generator after the warm-up (default 2e-5: the base is "
                          "fine-tuned; VITS trains from scratch at 2e-4, which makes clones buzz)")
     vp.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"))
@@ -58,7 +58,7 @@ def register(subparsers) -> None:
     vp.add_argument("--train-prosody", action="store_true",
                     help="also learn timing and intonation (flow + duration predictor); for 30+ minutes of "
                          "speech and long runs; by default the clone keeps the base voice's and learns the timbre")
-    vp.add_argument("--checkpoint-every", type=_positive_int, metavar="N",
+    vp.add_argument("--checkpoint-every", type=positive_int, metavar="N",
                     help="save a resumable checkpoint (and samples) every N steps (default: the preset's, "
                          "or steps/5 for short runs)")
     vp.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")

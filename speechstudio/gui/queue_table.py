@@ -22,6 +22,7 @@ from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.transcribe_options import language_tip, status_with_language
 from speechstudio.gui.contrast import readable
 from speechstudio.gui.wording import speed
+from speechstudio.transcript.model import speaker_count_text
 
 COLS = ("File", "Duration", "Status", "Progress", "Speed", "Output")
 _STATUS = {"queued": "queued", "running": "transcribing", "done": "done", "cancelled": "cancelled (nothing written)",
@@ -47,6 +48,12 @@ def status_text(row) -> tuple[str, str]:
     tip = row.reason or text
     if row.status == "done" and getattr(row.info, "language", None):
         text, tip = status_with_language(text, row.info), f"{tip}\n{language_tip(row.info)}"
+    speakers = getattr(row.info, "speakers", ()) if row.status == "done" else ()
+    if speakers:
+        count = speaker_count_text(len(speakers), getattr(row.info, "speakers_could_be", None))
+        text, tip = f"{text} · {count}", f"{tip}\n{count}" + (
+            ": listen in the editor, then merge two speakers (Rename speaker…) or give words to another"
+            if count.endswith("check") else "")
     return text, tip
 
 

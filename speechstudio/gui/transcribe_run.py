@@ -113,6 +113,8 @@ class TranscribeRunMixin:
                 row.progress = 1.0
                 if getattr(ev, "segments", ()):
                     row.segments = list(ev.segments)     # speaker labels come at the end
+                if getattr(ev, "info", None) is not None:
+                    row.info = ev.info                   # with the speakers and how sure their count is
                 row.duration_s = ev.duration_s or row.duration_s
                 if ev.wall_s > 0 and ev.duration_s:
                     row.rtfx = ev.duration_s / ev.wall_s

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from speechstudio.batch.export import FORMATS
+from speechstudio.batch.export import FORMATS, write_transcript
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import speaker_colour
 from speechstudio.gui.segment_text import SegmentTextEdit
@@ -460,7 +460,7 @@ class TranscriptEditor(QWidget):
         if self.document is None:
             return None
         try:
-            out = self.document.export(fmt, path)
+            out = write_transcript(path, self.document.segments, self.document.info, fmt)
         except (SpeechStudioError, OSError) as e:
             self.status_message.emit(f"export failed: {e}")
             return None

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel
                                QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from speechstudio.asr.languages import language_name
-from speechstudio.batch.export import output_path
+from speechstudio.batch.export import output_path, write_transcript
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import fmt_ts, speaker_colour
 from speechstudio.gui.transcript_editor import TranscriptEditor
@@ -246,7 +246,7 @@ class TranscriptView(QWidget):
         done, failed = [], []
         for p in self._other_outputs():
             try:
-                doc.export(p.suffix.lstrip("."), p)
+                write_transcript(p, doc.segments, doc.info, p.suffix.lstrip("."))
                 done.append(p.name)
             except (SpeechStudioError, OSError) as e:
                 failed.append(f"{p.name}: {e}")

@@ -1,13 +1,12 @@
 """An editable transcript backed by our JSON transcript file (the source of truth).
 
-``TranscriptDocument.load(path)`` reads a ``.json`` transcript written by
-:mod:`speechstudio.batch.export` (or by this editor); every operation (:meth:`edit_text`,
+``TranscriptDocument.load(path)`` reads a ``.json`` transcript (:mod:`.model`, the one writer); every operation (:meth:`edit_text`,
 :meth:`set_times`, :meth:`split`, :meth:`merge`, :meth:`replace_lines`, :meth:`type_lines`,
 :meth:`replace`, :meth:`replace_all`) records an undoable :class:`~.history.Change`;
 :meth:`save` writes the file back atomically (temp file + ``os.replace``) with every key it had
 (unknown ones included), ``"text"`` and ``"segments"`` updated, and the edit history under
 ``"edit_history"``, so undo and redo survive a restart (up to ``history.MAX_SAVED`` changes).
-:meth:`export` writes txt / srt / vtt / json through the batch exporters.
+Other formats are the batch exporters' (``batch.export.write_transcript(path, doc.segments, doc.info, fmt)``).
 
 What survives a restart: the edited segments and words, every key of the file, and the undo and
 redo stacks (the last ``history.MAX_SAVED`` changes each). What does not: the grouping of the
@@ -38,6 +37,7 @@ from speechstudio.transcript.model import (
     segment_from_dict,
     segment_to_dict,
     speaker_count_text,
+    transcript_dict,
 )
 from speechstudio.transcript.words import tokens
 
@@ -103,15 +103,11 @@ class TranscriptDocument:
     def from_segments(cls, segments: Sequence, info: TranscriptInfo,
                       path: str | os.PathLike | None = None) -> TranscriptDocument:
         """A document for segments that have no JSON yet (``path``: where :meth:`save` writes)."""
-        from speechstudio.batch.export import transcript_dict
-
         return cls(segments, transcript_dict(list(segments), info), path)
 
     def to_dict(self) -> dict:
         """The JSON document: the loaded keys in their order, ``text`` / ``segments`` updated,
         ``edit_history`` last."""
-        from speechstudio.batch.export import transcript_dict
-
         d = dict(self.meta)
         d["text"] = transcript_dict(self._segments, self.info)["text"]
         d["segments"] = [segment_to_dict(s) for s in self._segments]
@@ -146,13 +142,6 @@ class TranscriptDocument:
         self.dirty = False
         self._stamp = _stamp(target)
         return target
-
-    def export(self, fmt: str, path: str | os.PathLike) -> Path:
-        """Write the edited transcript as ``fmt`` (txt | srt | vtt | json) with
-        :func:`speechstudio.batch.export.write_transcript` (atomic). Raises UsageError, OSError."""
-        from speechstudio.batch.export import write_transcript
-
-        return write_transcript(path, self._segments, self.info, fmt)
 
     # ------------------------------------------------------------------ reading
     @property

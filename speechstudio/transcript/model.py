@@ -1,5 +1,5 @@
-"""The editable transcript's segment and its JSON form (our ``.json`` transcript, see
-:mod:`speechstudio.batch.export`), keeping every key this program does not know.
+"""Our ``.json`` transcript: the one writer (:func:`transcript_dict`, :func:`render_json`) and the
+editable transcript's segment read back from it, keeping every key this program does not know.
 
 A segment's JSON: ``{"start_s", "end_s", "text", "avg_logprob", "no_speech_prob", "words": [
 {"start_s", "end_s", "text", "probability", ...}], ...}`` — times in seconds rounded to ms,
@@ -10,9 +10,13 @@ own field) is kept in ``extra`` and written back after the known ones.
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from speechstudio.asr.types import Segment as AsrSegment
+from speechstudio.asr.types import TranscriptInfo
 from speechstudio.errors import SpeechStudioError
 from speechstudio.transcript.words import Word, ms
 
@@ -122,3 +126,99 @@ def speaker_count_text(found: int, could_be: int | None) -> str:
         return f"{found} speaker{'s' if found != 1 else ''}"
     lo, hi = sorted((found, could_be))
     return f"{lo} or {hi} speakers: check"
+
+
+def _t(seconds: float) -> float:
+    return round(float(seconds), 3)
+
+
+def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
+    """The JSON document as a dict::
+
+    - ``json``: ``{"speechstudio_version", "model_id", "engine", "device", "precision",
+    "language", "language_probability", "language_detected_by", "task", "audio_duration_s", "text",
+    "segments": [{"start_s", "end_s", "text", "avg_logprob", "no_speech_prob",
+    "words": [{"start_s", "end_s", "text", "probability"}]}]}``; times in seconds rounded to ms,
+    UTF-8 (non-ASCII kept as is), 2-space indent. ``language_probability`` (the detector's, in
+    [0, 1]), ``language_detected_by`` (its model), ``avg_logprob`` and ``no_speech_prob`` are
+    ``null`` when unknown (a language given by the user; CTC has no no-speech probability).
+    With a detected language each segment has ``"language"`` (its own: a file whose language
+    changes is decoded stretch by stretch, :mod:`speechstudio.asr.stretches`), and a file in more
+    than one language gets ``"languages": {code: seconds}``.
+    """
+    from speechstudio import __version__
+
+    return {
+        "speechstudio_version": __version__,
+        "model_id": info.model_id,
+        "engine": info.engine,
+        "device": info.device,
+        "precision": info.precision,
+        "language": info.language,
+        "language_probability": info.language_probability,
+        "language_detected_by": info.detector,
+        "task": info.task,
+        "audio_duration_s": _t(info.duration_s),
+        **({"audio": info.audio} if getattr(info, "audio", None) else {}),
+        "text": " ".join(t for t in (_clean(s.text) for s in segments) if t),
+        "segments": [
+            {
+                "start_s": _t(s.start_s),
+                "end_s": _t(s.end_s),
+                "text": s.text.strip(),
+                "avg_logprob": s.avg_logprob,
+                "no_speech_prob": s.no_speech_prob,
+                **({"speaker": s.speaker} if s.speaker is not None else {}),
+                **({"language": s.language} if getattr(s, "language", None) is not None else {}),
+                "words": [
+                    {"start_s": _t(w.start_s), "end_s": _t(w.end_s), "text": w.text.strip(),
+                     "probability": round(float(w.probability), 4),
+                     **({"speaker": w.speaker or s.speaker} if (w.speaker or s.speaker) is not None else {})}
+                    for w in s.words
+                ],
+            }
+            for s in segments
+        ],
+        **_speaker_tables(info),
+        **_language_table(segments),
+    }
+
+
+def _language_table(segments) -> dict:
+    """``languages``: {ISO code: seconds of segments} when the segments are in more than one
+    language (each stretch decoded in its own: :mod:`speechstudio.asr.stretches`); nothing otherwise."""
+    spoken: dict[str, float] = {}
+    for s in segments:
+        if getattr(s, "language", None):
+            spoken[s.language] = spoken.get(s.language, 0.0) + max(0.0, s.end_s - s.start_s)
+    return {"languages": {k: _t(v) for k, v in spoken.items()}} if len(spoken) > 1 else {}
+
+
+def _speaker_tables(info: TranscriptInfo) -> dict:
+    """``speaker_count``: {found, sure, could_be, text}, ``speakers``: [{name, talk_time_s, known,
+    similarity, sureness}] and ``speaker_turns``: [{start_s, end_s, speaker}] when the transcript
+    was diarized; nothing otherwise."""
+    speakers = getattr(info, "speakers", ()) or ()
+    if not speakers:
+        return {}
+    could_be = getattr(info, "speakers_could_be", None)
+    return {
+        "speaker_count": {"found": len(speakers), "sure": could_be is None, "could_be": could_be,
+                          "text": speaker_count_text(len(speakers), could_be)},
+        "speakers": [{"name": s.name, "talk_time_s": _t(s.talk_s), "known": bool(s.known),
+                      "similarity": s.similarity, "sureness": s.sureness} for s in speakers],
+        "speaker_turns": [{"start_s": _t(t.start_s), "end_s": _t(t.end_s), "speaker": t.speaker}
+                          for t in (getattr(info, "speaker_turns", ()) or ())],
+    }
+
+
+def render_json(segments: Sequence[Segment], info: TranscriptInfo) -> str:
+    """JSON document (UTF-8 text, 2-space indent, trailing newline)."""
+    return json.dumps(transcript_dict(segments, info), ensure_ascii=False, indent=2) + "\n"
+
+
+_WS = re.compile(r"\s+")
+
+
+def _clean(text: str) -> str:
+    return _WS.sub(" ", text).strip()
