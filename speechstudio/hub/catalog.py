@@ -12,7 +12,10 @@ faster-whisper's own size names (``tiny``, ``base.en``, ``large-v3``...).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_HF_ID = re.compile(r"^[\w.-]+/[\w.-]+$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -110,3 +113,8 @@ def canonical_id(name: str) -> str:
     """Map a catalog alias (``"base.en"``) to its Hugging Face id; other names are returned unchanged."""
     entry = find_entry(name)
     return entry.model_id if entry else name
+
+
+def looks_like_hf_id(spec: str) -> bool:
+    """True when ``spec`` has the shape of a Hugging Face id (``owner/name``, ASCII word chars, ``.-``)."""
+    return bool(_HF_ID.match(spec)) and ".." not in spec

@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from speechstudio.errors import ModelNotFoundError, OfflineError
 from speechstudio.hub.cache import cached_snapshot
-from speechstudio.hub.catalog import canonical_id
+from speechstudio.hub.catalog import canonical_id, looks_like_hf_id
 from speechstudio.hub.detect import detect_engine
 from speechstudio.hub.paths import hf_cache_dir
 from speechstudio.hub.types import ResolvedModel
@@ -264,8 +264,6 @@ def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
             not an ASR model SpeechStudio can run.
     """
     import huggingface_hub as hf
-
-    from speechstudio.hub.resolve import looks_like_hf_id
 
     repo_id = canonical_id(repo_id.strip())
     if not looks_like_hf_id(repo_id):

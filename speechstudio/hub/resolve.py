@@ -16,26 +16,18 @@ Resolution order for ``resolve_model(spec)``:
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.hub import download as _dl
 from speechstudio.hub.cache import cached_snapshot
-from speechstudio.hub.catalog import CATALOG, DEFAULT_MODEL_ID, canonical_id
+from speechstudio.hub.catalog import CATALOG, DEFAULT_MODEL_ID, canonical_id, looks_like_hf_id
 from speechstudio.hub.detect import detect_engine
 from speechstudio.hub.packages import PackageModel, find_package_model, installed_package_models, package_model_dir
 from speechstudio.hub.store import imported_models, resolve_imported
 from speechstudio.hub.types import ResolvedModel
 
-_HF_ID = re.compile(r"^[\w.-]+/[\w.-]+$", re.ASCII)
-
 DEFAULT_FALLBACK = "whisper-tiny.en"
-
-
-def looks_like_hf_id(spec: str) -> bool:
-    """True when ``spec`` has the shape of a Hugging Face id (``owner/name``, ASCII word chars, ``.-``)."""
-    return bool(_HF_ID.match(spec)) and ".." not in spec
 
 
 def _looks_like_path(spec: str) -> bool:

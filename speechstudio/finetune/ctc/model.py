@@ -89,8 +89,7 @@ def _encoder_folder(spec: str) -> Path | None:
     """A model folder for ``spec`` found without the ASR checks: a local folder, an imported
     model's folder or a Hugging Face cache snapshot; it must hold config.json and weights."""
     from speechstudio.hub.cache import cached_snapshot
-    from speechstudio.hub.catalog import canonical_id
-    from speechstudio.hub.resolve import looks_like_hf_id
+    from speechstudio.hub.catalog import canonical_id, looks_like_hf_id
     from speechstudio.hub.store import imported_dir
 
     local = Path(spec).expanduser()
