@@ -1,25 +1,9 @@
-"""Transcript exporters (txt, srt, vtt, json) and where their files go.
+"""Transcript exporters (txt, srt, vtt, ass, json) and where their files go.
 
-Design:
-
-- ``render(fmt, segments, info)`` builds the whole file content in memory (a ``str``); it never
-  touches the disk, so a bad segment can never leave a half-written file.
-- ``write_transcript(target, segments, info, fmt)`` renders, then writes with
-  :func:`speechstudio.atomic.atomic_write_text` (temp file in the target's folder, fsync, rename,
-  fsync of the folder; permissions and symbolic links kept). On any error (disk full, encoding,
-  interrupt) the temporary file is removed and ``target`` is untouched: old content or absent.
-- ``output_path(input_path, fmt, input_root, output_dir)`` maps an input file to its output
-  path, mirroring the folder tree under ``output_dir``.
-
-Formats:
-
-- ``txt``: one segment per line (text stripped), UTF-8, trailing newline; empty file when there
-  is no speech.
-- ``srt`` / ``vtt`` / ``ass``: cues laid out by :mod:`speechstudio.batch.subtitles` (line width
-  and count, at most 7 s, no zero-length or overlapping cues, optional word karaoke in vtt/ass),
-  written by pysubs2; times in milliseconds; ``vtt`` escapes ``& < >`` as the WebVTT spec requires.
-- ``json``: :func:`speechstudio.transcript.model.transcript_dict` (the one JSON writer).
-"""
+``render`` builds a file's content in memory; ``write_transcript`` writes it with
+:func:`speechstudio.atomic.atomic_write_text`, so an error leaves the target untouched. Subtitle cues are
+laid out by :mod:`speechstudio.batch.subtitles` (times in ms, vtt escapes ``& < >``); ``json`` is
+:func:`speechstudio.transcript.model.transcript_dict`."""
 from __future__ import annotations
 
 import os
@@ -43,20 +27,10 @@ _WS = re.compile(r"\s+")
 
 
 def parse_formats(spec: str | Iterable[str]) -> tuple[str, ...]:
-    """Parse ``"txt,srt"`` (or a list of names) into a tuple of formats.
+    """Parse ``"txt,srt"`` (or an iterable of names) into a non-empty tuple from ``FORMATS``.
 
-    Case-insensitive, spaces and a leading dot are ignored, duplicates dropped (first order
-    kept); ``"all"`` means every format.
-
-    Args:
-        spec: comma-separated names, or an iterable of names.
-
-    Returns:
-        A non-empty tuple of names from ``FORMATS``.
-
-    Raises:
-        UsageError: empty list or an unknown format (the message lists the valid ones).
-    """
+    Case-insensitive, spaces and a leading dot ignored, duplicates dropped; ``"all"`` is every format.
+    Raises ``UsageError`` for an empty list or an unknown format."""
     parts = spec.split(",") if isinstance(spec, str) else list(spec)
     chosen: list[str] = []
     for part in parts:
@@ -80,28 +54,11 @@ def output_path(
     input_root: str | os.PathLike[str] | None = None,
     output_dir: str | os.PathLike[str] | None = None,
 ) -> Path:
-    """Return where the ``fmt`` transcript of ``input_path`` goes.
+    """Where the ``fmt`` transcript of ``input_path`` goes: the last extension replaced (``talk.v2.mp3`` ->
+    ``talk.v2.srt``; ``x.txt`` as txt -> ``x.txt.txt``, never the input itself).
 
-    The name is the input's name with its last extension replaced: ``talk.v2.final.mp3`` ->
-    ``talk.v2.final.srt``; ``README`` -> ``README.srt``. If that equals the input itself (an input
-    named ``x.txt`` and ``fmt="txt"``), ``.<fmt>`` is appended instead (``x.txt.txt``), so an input
-    is never overwritten.
-
-    Args:
-        input_path: the audio/video file.
-        fmt: one of ``FORMATS``.
-        input_root: the folder the input was found under (``None`` if given directly).
-        output_dir: where outputs go; ``None`` puts them next to the input.
-
-    Returns:
-        ``output_dir / <input's path relative to input_root>.parent / <stem>.<fmt>`` when both
-        are given and the input is inside ``input_root`` (``root/a/b.wav`` -> ``out/a/b.srt``);
-        ``output_dir / <stem>.<fmt>`` when only ``output_dir`` is given (or the input is outside
-        ``input_root``); ``<input's folder> / <stem>.<fmt>`` without ``output_dir``.
-
-    Raises:
-        UsageError: unknown ``fmt``.
-    """
+    Under ``output_dir`` the tree below ``input_root`` is mirrored (``root/a/b.wav`` -> ``out/a/b.srt``);
+    without ``output_dir`` next to the input. Raises ``UsageError`` for an unknown ``fmt``."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
     src = Path(input_path)
@@ -128,10 +85,8 @@ def _clean(text: str) -> str:
 
 
 def render_txt(segments: Sequence[Segment], info: TranscriptInfo | None = None) -> str:
-    """Plain text: one stripped segment per line (empty segments skipped), trailing newline.
-
-    With speaker labels (diarization): one paragraph per speaker turn, ``"Speaker 1: text"``,
-    paragraphs separated by a blank line; consecutive segments of one speaker share a paragraph."""
+    """Plain text: one stripped segment per line, trailing newline; with speaker labels one ``"Speaker 1:
+    text"`` paragraph per turn, separated by a blank line."""
     kept = [(s.speaker, _clean(s.text)) for s in segments]
     kept = [(who, line) for who, line in kept if line]
     if not kept:
@@ -171,17 +126,8 @@ _RENDERERS = {"txt": render_txt, "json": render_json}
 
 def render(fmt: str, segments: Sequence[Segment], info: TranscriptInfo,
            subtitles: SubtitleOptions | None = None) -> str:
-    """Return the full content of a ``fmt`` transcript.
-
-    Args:
-        fmt: one of ``FORMATS``.
-        segments: the transcript's segments (times in seconds).
-        info: model/engine/duration metadata (used by ``json``).
-        subtitles: cue layout for srt/vtt/ass (default ``SubtitleOptions()``: 42 x 2, <= 7 s).
-
-    Raises:
-        UsageError: unknown ``fmt``.
-    """
+    """Return the full content of a ``fmt`` transcript (times in seconds; ``info`` is used by ``json``).
+    Raises ``UsageError`` for an unknown ``fmt``."""
     if fmt in SUBTITLE_FORMATS:
         return render_subtitles(list(segments), fmt, subtitles or SubtitleOptions(),
                                 getattr(info, "duration_s", None) or None)
@@ -199,21 +145,9 @@ def write_transcript(
     fmt: str,
     subtitles: SubtitleOptions | None = None,
 ) -> Path:
-    """Render and atomically write one transcript file.
+    """Render and atomically write one transcript to ``target`` (folders created); returns ``target``.
 
-    Args:
-        target: the output file (usually from ``output_path``); its folders are created.
-        segments: the transcript (``Segment`` with ``Word`` s; times in seconds).
-        info: metadata (model id, engine, device, precision, duration, language).
-        fmt: one of ``FORMATS``.
-
-    Returns:
-        ``target`` as a ``Path``.
-
-    Raises:
-        UsageError: unknown ``fmt``.
-        OSError: the file could not be written (nothing partial is left behind).
-    """
+    Raises ``UsageError`` (unknown ``fmt``) or ``OSError`` (nothing partial is left)."""
     return atomic.atomic_write_text(target, render(fmt, segments, info, subtitles))
 
 
@@ -227,14 +161,8 @@ def write_transcripts(
     output_dir: str | os.PathLike[str] | None = None,
     subtitles: SubtitleOptions | None = None,
 ) -> list[Path]:
-    """Write every format of one input's transcript (``output_path`` + ``write_transcript``).
-
-    Returns:
-        The written paths, in ``formats`` order.
-
-    Raises:
-        UsageError, OSError: as ``write_transcript`` (earlier formats stay written).
-    """
+    """Write every format of one input's transcript; returns the paths in ``formats`` order. Raises as
+    ``write_transcript`` (earlier formats stay written)."""
     segs = list(segments)
     return [
         write_transcript(output_path(input_path, fmt, input_root, output_dir), segs, info, fmt, subtitles)

@@ -1,44 +1,17 @@
-"""Export a (fine-tuned) transformers ``VitsModel`` as a Piper voice: ``NAME.onnx`` + ``NAME.onnx.json``.
+"""Export a (fine-tuned) transformers ``VitsModel`` as a Piper voice: ``NAME.onnx`` +
+``NAME.onnx.json``.
 
-The ONNX graph has the interface of Piper's own export (rhasspy/piper
-``src/python/piper_train/export_onnx.py``, OHF-Voice/piper1-gpl ``src/piper/train/export_onnx.py``),
-which is what Piper's runtime feeds (piper1-gpl ``src/piper/voice.py``, ``phoneme_ids_to_audio``):
+The graph has the interface of Piper's export (rhasspy/piper ``piper_train/export_onnx.py``) that
+Piper's runtime feeds: inputs ``input`` int64 ``[1, T]``, ``input_lengths`` int64 ``[1]``, ``scales``
+float32 ``[3]`` (noise_scale, length_scale, noise_w), ``sid`` int64 ``[1]`` for multi-speaker voices;
+output ``output`` float32 ``[1, 1, 1, n_samples]`` in [-1, 1] at the voice's rate; opset 15, legacy
+TorchScript exporter. Noise uses ``RandomNormalLike`` (zero scales are deterministic); weights carry
+jaywalnut310/vits names so ``tts.piper_import`` reads it back.
 
-* inputs ``input`` int64 ``[1, T]`` (phoneme ids), ``input_lengths`` int64 ``[1]`` (= T),
-  ``scales`` float32 ``[3]`` = (noise_scale, length_scale, noise_w), and for multi-speaker voices
-  ``sid`` int64 ``[1]``;
-* output ``output`` float32 ``[1, 1, 1, n_samples]`` (the shape of Piper's export: the decoder's
-  ``(batch, 1, samples)`` unsqueezed at 1; Piper's runtime squeezes it), audio in [-1, 1] at the
-  voice's sample rate;
-* opset 15, dynamic axes for the batch, T and the samples; the legacy TorchScript exporter
-  (``torch.onnx.export(..., dynamo=False)``, as Piper's export of its older voices).
-
-The graph is VITS inference (Kim et al. 2021, sec. 2; as transformers ``VitsModel.forward``) with
-the noise controls taken from ``scales`` instead of the model's attributes, and noise drawn with
-``RandomNormalLike`` (so ``noise_scale = noise_w = 0`` is deterministic). Its weights carry the
-names of jaywalnut310/vits (``enc_p.*``, ``dp.*``, ``flow.flows.*``, ``dec.*``, ``emb_g``) like
-Piper's files, and the attention projections are 1x1 convolutions as in VITS, so SpeechStudio's
-own Piper import (``speechstudio.tts.piper_import``) reads an exported voice back.
-
-Front end (``phoneme_id_map``):
-
-* Piper base voice: the base's ``.onnx.json`` is copied (phoneme_id_map, espeak voice, sample
-  rate, inference defaults), so Piper phonemizes exactly as for the base voice.
-* transformers base (MMS-TTS style ``VitsTokenizer``: characters, ``add_blank``): mapped onto
-  Piper's ``"phoneme_type": "text"``. Piper's runtime turns text into ``^ _ c1 _ c2 _ ... cn _ $``
-  (piper1-gpl: ``unicodedata.normalize("NFD", text)`` codepoints, ``phoneme_ids.phonemes_to_ids``;
-  rhasspy/piper C++: the same, lower-cased, via piper-phonemize ``phonemize_codepoints``), while
-  ``VitsTokenizer`` gives ``0 c1 0 c2 ... cn 0`` (lower-cased, unknown characters dropped, id 0
-  between all tokens). Both coincide when ``"_"`` maps to ``[0]`` (or ``[]`` without add_blank),
-  ``"^"`` and ``"$"`` to ``[]``, each vocabulary character to its id, and each upper-case letter
-  to its lower-case letter's id (piper1-gpl does not lower-case). So the export maps when that
-  gives the same ids and refuses (``ExportError``, with the reason) otherwise: tokenizers that
-  phonemize (vits-ljs / vctk: espeak via ``phonemizer``, not Piper's), that romanise with uroman
-  (Piper has no romaniser), that do not normalise (unknown characters become ``<unk>`` instead of
-  being skipped), or whose vocabulary has characters that NFD decomposes (Piper would split
-  them). Neither runtime expands numbers for "text" voices; SpeechStudio does (English text
-  normalisation) before the ids, for both the transformers voice and the exported one.
-"""
+Front end: a Piper base's ``.onnx.json`` is copied. A transformers ``VitsTokenizer`` base is mapped onto
+``"phoneme_type": "text"`` only when Piper's ``^ _ c1 _ ... cn _ $`` ids (NFD codepoints) equal the
+tokenizer's; otherwise ``ExportError`` (phonemizing or uroman tokenizers, no normalisation, characters
+NFD decomposes)."""
 from __future__ import annotations
 
 import copy
@@ -64,12 +37,9 @@ class ExportError(SpeechStudioError):
 
 # ----------------------------------------------------------------------------- front end
 def text_phoneme_id_map(tokenizer) -> dict[str, list[int]]:
-    """Piper ``phoneme_id_map`` (``"phoneme_type": "text"``) that reproduces ``tokenizer``'s ids.
-
-    ``tokenizer``: a transformers ``VitsTokenizer`` (MMS-TTS style: one character per token).
-    Returns ``{"_": [0], "^": [], "$": [], "a": [id], "A": [id], ...}``. Raises ``ExportError``
-    when Piper's runtime could not give the same ids (see the module docstring for why).
-    """
+    """Piper ``phoneme_id_map`` (``"phoneme_type": "text"``) reproducing an MMS-style
+    ``VitsTokenizer``'s ids: ``{"_": [0], "^": [], "$": [], "a": [id], "A": [id], ...}``. Raises
+    ``ExportError`` when Piper could not give the same ids."""
     if tokenizer is None:
         raise ExportError("the base voice has no tokenizer to map onto Piper's phoneme ids")
     if getattr(tokenizer, "phonemize", False):
@@ -107,13 +77,9 @@ def text_phoneme_id_map(tokenizer) -> dict[str, list[int]]:
 
 
 def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, extra_meta: dict | None = None) -> dict:
-    """The ``.onnx.json`` for ``model`` fine-tuned from ``base_voice`` (a ``VitsVoice``).
-
-    Piper base: a copy of the base config with ``dataset``, ``num_symbols``, ``num_speakers`` set and a
-    ``"speechstudio"`` block (``synthetic: true``, ``base_voice``, ``license``, ``exported_by`` and
-    ``extra_meta``). transformers base: a ``"phoneme_type": "text"`` config built from the tokenizer
-    (``text_phoneme_id_map``). Raises ``ExportError`` (sample rate / vocabulary / speakers do not fit).
-    """
+    """The ``.onnx.json`` for ``model`` fine-tuned from ``base_voice``: a Piper base's config updated
+    (with a ``"speechstudio"`` block: synthetic, base voice, license, ``extra_meta``), or a text config
+    built by ``text_phoneme_id_map``. Raises ``ExportError`` (rate, vocabulary or speakers do not fit)."""
     import speechstudio
 
     cfg = model.config
@@ -177,13 +143,9 @@ def _prod(values) -> int:
 
 # ----------------------------------------------------------------------------- parameter names
 def vits_parameter_name(name: str) -> str | None:
-    """transformers ``VitsModel`` parameter name -> the jaywalnut310/vits name Piper's files use:
-    :func:`speechstudio.tts.piper_import.piper_name` (the import's name table read backwards).
-
-    ``flow.flows.1.wavenet.in_layers.0.weight`` -> ``flow.flows.2.enc.in_layers.0.weight`` (VITS
-    interleaves ``Flip`` modules), ``duration_predictor.flows.2.conv_pre.bias`` ->
-    ``dp.flows.3.pre.bias``. None for names Piper's graph has no use for (posterior encoder).
-    """
+    """transformers ``VitsModel`` parameter name -> jaywalnut310/vits name (``piper_import.piper_name``
+    read backwards), e.g. ``flow.flows.1.wavenet...`` -> ``flow.flows.2.enc...``; None for names Piper's
+    graph does not use (posterior encoder)."""
     from speechstudio.tts.piper_import import piper_name
 
     return piper_name(name)
@@ -317,20 +279,9 @@ def _rename_to_vits(onnx_model) -> None:
 
 def export_piper_onnx(model, base_voice, out_onnx: str | os.PathLike, *, dataset_name: str | None = None,
                       extra_meta: dict | None = None) -> tuple[Path, Path]:
-    """Write ``model`` as a Piper voice ``out_onnx`` (``NAME.onnx``) + ``NAME.onnx.json``.
-
-    ``model``: a transformers ``VitsModel`` (weight norm folded, any device / dtype; exported as FP32
-    on CPU from a copy, the model is not changed), fine-tuned from ``base_voice`` (a loaded
-    ``speechstudio.tts.vits.VitsVoice``) and of the same architecture. ``dataset_name``: the
-    config's ``dataset`` (default: the base's). ``extra_meta``: added to the config's
-    ``"speechstudio"`` block (e.g. ``{"license": ..., "cloned_from_run": ...}``).
-    Both files are written atomically (temp file + ``os.replace``). Returns ``(onnx_path, json_path)``.
-
-    Interface: see the module docstring (Piper's inputs/outputs, opset 15). Inputs shorter than
-    ``window_size + 1`` ids (5 for Piper voices) are outside the traced graph's range, as with
-    Piper's own files (Piper always sends at least ``^ _ x _ $``).
-    Raises ``ExportError`` (base voice / front end cannot be exported, see ``piper_voice_config``).
-    """
+    """Write ``model`` (a copy, FP32 on CPU) as Piper voice ``out_onnx`` + ``NAME.onnx.json``,
+    atomically; returns ``(onnx_path, json_path)``. Inputs shorter than ``window_size + 1`` ids are out
+    of the traced range, as with Piper's files. Raises ``ExportError`` (see ``piper_voice_config``)."""
     import onnx
     import torch
 

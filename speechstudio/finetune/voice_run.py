@@ -1,16 +1,9 @@
 """Voice cloning as three calls, shared by ``speechstudio finetune voice`` and the Clone voice wizard.
 
-``plan(...)`` checks everything cheap first (base voice, names, run folder, options) so that a
-mistake fails in a second, not after an hour of training; ``prepare_dataset(plan)`` builds and
-checks the dataset (``finetune.build.build_dataset``) at the base voice's sample rate; ``train``
-runs ``finetune.vits.trainer.train_voice`` and yields its events; ``save`` stores the best
-checkpoint as a voice (``finetune.clone_store.save_clone``). Qt-free.
-
-Folders (under ``<data dir>``, i.e. ``$SPEECHSTUDIO_HOME`` or the platform's data folder)::
-
-    finetune/runs/NAME/            one run (``finetune.run.RunFolder``): config.json, checkpoints/,
-                                   samples/, tb/, train.log, and data/ (the prepared dataset)
-"""
+``plan`` checks everything cheap first (base, names, run folder, options); ``prepare_dataset`` builds
+and checks the dataset at the base's sample rate; ``train`` yields the trainer's events; ``save`` stores
+the best checkpoint as a voice. A run lives in ``<data dir>/finetune/runs/NAME/``
+(``finetune.run.RunFolder``). Qt-free."""
 from __future__ import annotations
 
 import json
@@ -42,9 +35,8 @@ def runs_dir() -> Path:
 # ----------------------------------------------------------------------------- base voice
 @dataclass(frozen=True)
 class BaseVoiceInfo:
-    """What the wizard / CLI says about a base voice: ``sample_rate`` (Hz; 0 when unknown),
-    ``lacks`` (training-only parts missing from it, which the trainer starts fresh), ``license``
-    (inherited by the clone) and ``note`` (one paragraph for the user)."""
+    """A base voice for the wizard / CLI: ``sample_rate`` (Hz; 0 unknown), ``lacks`` (training-only
+    parts the trainer starts fresh), ``license`` (inherited by the clone), ``note`` (one paragraph)."""
 
     name: str
     kind: str
@@ -89,15 +81,9 @@ def _sample_rate_of(ref) -> int:
 
 
 def describe_base(ref) -> BaseVoiceInfo:
-    """Describe a :class:`~speechstudio.tts.voices.VoiceRef` as a fine-tuning base (reads only
-    small config files; no model is loaded).
-
-    A Piper voice is a VITS generator exported for inference: its posterior encoder and the
-    discriminator are not in the ``.onnx`` (VITS, Kim et al. 2021, sec. 2: both are training-only),
-    so the trainer starts them fresh, with a warm-up stage that fits the posterior encoder to the
-    frozen decoder before the GAN stage. A transformers ``VitsModel`` checkpoint keeps the
-    posterior encoder but has no discriminator (as in ylacombe/finetune-hf-vits). A Piper
-    training checkpoint (``.ckpt``, ``finetune.vits.piper_ckpt``) has both."""
+    """Describe a ``VoiceRef`` as a fine-tuning base (reads small config files only). A Piper ``.onnx``
+    lacks the posterior encoder and discriminator (training-only, VITS, Kim et al. 2021, sec. 2); a
+    ``VitsModel`` lacks the discriminator; a Piper ``.ckpt`` has both."""
     from speechstudio.finetune.clone_store import base_license
 
     if _is_checkpoint(ref):
@@ -123,9 +109,8 @@ def describe_base(ref) -> BaseVoiceInfo:
 # ----------------------------------------------------------------------------- plan
 @dataclass
 class VoicePlan:
-    """Everything a run needs, checked. ``dataset_dir``: the prepared dataset to train on
-    (``run_dir/data`` unless ``data`` already was one); ``source``: raw input to build it from
-    (None when prepared or resuming); ``config``: the ``TrainConfig``."""
+    """Everything a run needs, checked: ``dataset_dir`` (prepared dataset), ``source`` (raw input, None
+    when prepared or resuming), ``config`` (the ``TrainConfig``)."""
 
     name: str
     base: object  # VoiceRef
@@ -152,9 +137,8 @@ class VoicePlan:
 
 
 def train_config(preset: str = "standard", device: str = "auto", **overrides):
-    """The ``TrainConfig`` of ``preset`` (``finetune.vits.presets.preset``) for ``device``
-    (``auto`` is resolved: CUDA when available), with ``overrides`` (``TrainConfig`` fields;
-    ``None`` values are ignored) on top. Raises ``UsageError`` (unknown preset, bad value)."""
+    """The ``TrainConfig`` of ``preset`` for ``device`` (``auto`` resolved) with non-None ``overrides``.
+    Raises ``UsageError``."""
     from speechstudio.finetune.vits.config import resolve_device
     from speechstudio.finetune.vits.presets import preset as make_preset
 
@@ -168,35 +152,17 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
          gradient_checkpointing: bool = False, overwrite: bool = False, multi_gpu: bool = False,
          checkpoint_every: int | None = None, launch_args: list[str] | None = None,
          train_prosody: bool = False, lr: float | None = None, keep_base_pitch: bool = False) -> VoicePlan:
-    """Check the request and return a :class:`VoicePlan` (nothing is trained or written).
+    """Check the request and return a :class:`VoicePlan` (nothing trained or written).
 
-    With ``resume`` the run's stored settings (``config.json`` ``"train"``) are the defaults and
-    ``preset`` is not applied; options given (not None) replace them; ``data``, if given, must be
-    what the run was built from.
+    With ``resume`` the run's stored settings are the defaults and options given replace them.
+    ``train_prosody`` also trains flow and duration predictor (``freeze_prior=False``); ``lr`` is
+    ``generator_lr``; ``keep_base_pitch`` sets ``pitch_by_rate=False``; ``multi_gpu`` needs an
+    ``accelerate launch`` process (else the error shows the launch line for ``LAUNCH_ARGS``). ``base``:
+    a voice name, folder, ``.onnx``, Piper ``.ckpt`` or a short name of
+    ``piper_ckpt.PIPER_CHECKPOINTS``.
 
-    ``train_prosody``: the GAN stage also trains the flow and duration predictor (timing and
-    intonation; ``TrainConfig.freeze_prior=False``), for long datasets; by default the clone keeps
-    the base voice's and learns the new timbre (``finetune.vits.config`` notes).
-
-    ``lr``: the generator's learning rate after the warm-up (``TrainConfig.generator_lr``).
-    ``keep_base_pitch``: train at the base's sample rate (``TrainConfig.pitch_by_rate=False``); by
-    default a Piper base is trained at the rate that puts its pitch on the recordings'
-    (``finetune.vits.voice_rate``).
-
-    ``multi_gpu``: this process is one of several started by ``accelerate launch`` (DDP; see
-    ``finetune.parallel``); without a launcher (no ``WORLD_SIZE``) a ``UsageError`` shows the
-    ``accelerate launch`` line that runs ``speechstudio LAUNCH_ARGS`` (default: the ``finetune
-    voice`` options given here).
-
-    ``base``: an installed voice name, a folder or ``.onnx``, a Piper training checkpoint
-    ``.ckpt`` (config.json beside it) or a short name of ``piper_ckpt.PIPER_CHECKPOINTS``
-    (``lessac-medium``: downloaded into the Hugging Face cache when not there yet).
-
-    Raises ``UsageError`` (voice name taken or invalid, run folder already used without
-    ``resume``, nothing to resume, no ``data``, ``multi_gpu`` without a launcher),
-    ``ModelNotFoundError`` (unknown base voice), ``OfflineError`` (a checkpoint short name that
-    cannot be downloaded).
-    """
+    Raises ``UsageError`` (name taken or invalid, run folder used without ``resume``, nothing to resume,
+    no ``data``, ``multi_gpu`` without a launcher), ``ModelNotFoundError``, ``OfflineError``."""
     from speechstudio.tts.voices import _check_name, package_voices, resolve_voice, voices_dir
 
     _check_name(name)
@@ -314,9 +280,8 @@ def _stored_train(run_dir: Path) -> dict:
 
 
 def check_resume_data(data: Path, dataset_dir: Path, run_dir: Path) -> None:
-    """``--data`` with ``--resume`` must be what the run in ``run_dir`` was built from (the source
-    in ``dataset_dir``'s manifest notes) or its prepared dataset ``dataset_dir``: resuming on other
-    recordings would silently train on the old ones. Raises ``UsageError``."""
+    """With ``--resume``, ``--data`` must be the run's source or its prepared dataset (else training
+    would silently use the old recordings). Raises ``UsageError``."""
     from speechstudio.finetune.manifest import Manifest
 
     known = {dataset_dir.resolve()}
@@ -342,11 +307,8 @@ def _stored_dataset(run_dir: Path) -> Path | None:
 
 @contextmanager
 def run_lock(run_dir: Path):
-    """Hold ``run_dir/.lock`` (an OS file lock: ``fcntl.flock``, ``msvcrt.locking`` on Windows;
-    released by the OS when the process dies, so a crash never leaves it held) while a run builds
-    its dataset, trains and saves: a second training in the same folder would overwrite its
-    dataset and checkpoints. Creates ``run_dir``. Raises ``RunError`` (folder not writable, or
-    another training holds it)."""
+    """Hold ``run_dir/.lock`` (an OS file lock, released if the process dies) while a run builds, trains
+    and saves; creates ``run_dir``. Raises ``RunError`` (not writable, or held by another training)."""
     from speechstudio.finetune.run import RunError
 
     run_dir = Path(run_dir)
@@ -375,12 +337,8 @@ def run_lock(run_dir: Path):
 
 # ----------------------------------------------------------------------------- dataset
 def text_checker(voice) -> Callable[[str], str | None]:
-    """``text_ok(text) -> None | str`` for ``build_dataset``: what the base voice cannot say, decided
-    by its own front end, the one synthesis uses (``VitsVoice.text_to_ids``: for an English voice
-    ``tts.text.english_front_end``, which leaves out emoji and unnamed symbols and transliterates or
-    leaves out other scripts; then espeak-ng phonemes for Piper voices, the tokenizer for MMS).
-    Every such warning ("cannot say ...") and a text with nothing left to say make the clip
-    ``unsayable``: the audio says something the trainer would not see in the text."""
+    """``text_ok(text) -> None | str`` for ``build_dataset``: what the base voice's own front end
+    (``VitsVoice.text_to_ids``) cannot say; such a clip is marked ``unsayable``."""
 
     def text_ok(text: str) -> str | None:
         voice.warnings.clear()
@@ -398,10 +356,9 @@ def text_checker(voice) -> Callable[[str], str | None]:
 
 def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = False,
                     progress: Callable[[int, int, str], None] | None = None, speaker: str | None = None) -> str:
-    """Build + check the dataset of ``p`` when it comes from raw input; return the report text
-    ('' when the dataset was already prepared). ``split_long``: cut clips over 20 s at sentence
-    ends (``build_dataset(split_long=True)``); ``speaker``: the speaker kept from a multi-speaker
-    ``metadata.csv``. Raises ``DatasetError`` (nothing usable; several speakers, none chosen)."""
+    """Build and check the dataset of ``p`` when it comes from raw input; return the report ('' when
+    prepared). ``split_long`` cuts clips over 20 s at sentence ends; ``speaker`` picks one of a
+    multi-speaker ``metadata.csv``. Raises ``DatasetError``."""
     from speechstudio.finetune.build import build_dataset
     from speechstudio.finetune.manifest import Manifest
     from speechstudio.finetune.report import format_report, report
@@ -439,18 +396,12 @@ def train(p: VoicePlan, control=None) -> Iterator[object]:
 
 def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False,
                        summary: dict | None = None, match_pitch: bool = False):
-    """Save a run's ``which`` (``best`` | ``latest``) checkpoint as store voice ``name``.
+    """Save a run's ``which`` (``best`` | ``latest``) checkpoint as store voice ``name`` with ``base``'s
+    front end and license; returns the new ``VoiceRef``.
 
-    ``load_trained_generator(run_dir, which)`` gives the fine-tuned ``VitsModel``; ``base`` (a
-    ``VoiceRef``) is loaded as the ``VitsVoice`` whose front end (phonemes / tokenizer) the clone
-    keeps; ``clone_store.save_clone`` writes the voice with the inherited license. Returns the
-    new ``VoiceRef``. The pitch of the run's recordings and of the fine-tuned model is always
-    measured (``finetune.pitch_match``, frame-rate buzz left out) and kept in the voice's training
-    summary; ``match_pitch`` also stores the offset as ``pitch_semitones``, so that SpeechStudio
-    shifts the voice's output by it (PSOLA; an explicit option: the model itself learns the
-    speaker's pitch, ``finetune.vits.conform``). Skipped when the run's dataset folder is gone. Raises ``UsageError`` (name taken, bad name), ``RunError`` (no
-    such checkpoint), ``ExportError``.
-    """
+    The pitch of the recordings and the model is measured (``finetune.pitch_match``) into the training
+    summary; ``match_pitch`` also stores the offset as ``pitch_semitones`` (PSOLA at synthesis). Raises
+    ``UsageError`` (name taken or bad), ``RunError`` (no such checkpoint), ``ExportError``."""
     from speechstudio.finetune.clone_store import save_clone
     from speechstudio.finetune.vits.trainer import load_trained_generator
 

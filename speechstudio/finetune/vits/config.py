@@ -1,45 +1,16 @@
 """``TrainConfig``: the settings of a VITS fine-tuning run, with the source of every default.
 
-Optimizer (VITS configs/ljs_base.json, ``train.py``; Piper ``lightning.py`` the same for the
-generator): AdamW, lr 2e-4, betas (0.8, 0.99), eps 1e-9, weight decay 0.01 (``torch.optim.AdamW``'s
-default, which VITS keeps), for both the generator and the discriminator; when fine-tuning,
-the base's generator runs at ``generator_lr`` = 2e-5 after the warm-up (below).
+Optimizer: AdamW, lr 2e-4, betas (0.8, 0.99), eps 1e-9, weight decay 0.01 for generator and
+discriminator (VITS ``configs/ljs_base.json``, ``train.py``; Piper ``lightning.py``); after the warm-up
+the base's generator runs at ``generator_lr`` = 2e-5. VITS decays the lr by 0.999875 per epoch
+(LJSpeech: ~205 steps at batch 64); we apply ``lr_decay ** (1 / LJS_STEPS_PER_EPOCH)`` per step, so the
+curve over steps matches VITS whatever the dataset size.
 
-Learning-rate decay: VITS multiplies the lr by ``lr_decay = 0.999875`` once per *epoch*
-(``ExponentialLR`` stepped per epoch; Piper too). An epoch of LJSpeech at VITS' batch size is
-13,100 clips / 64 = ~205 optimizer steps, so we decay per optimizer step by
-``lr_decay ** (1 / LJS_STEPS_PER_EPOCH)``: the lr follows the same curve over optimizer steps as
-in VITS, independent of the size of the user's (much smaller) dataset. Over 10,000 steps that is
-a factor 0.994 (VITS' decay only matters over its ~800k-step runs). The rate of step ``n`` is
-``lr * lr_gamma ** n`` (``step.VitsTraining.lr_at``), ``warmup_lr`` instead of ``lr`` in the warm-up
-and ``generator_lr`` for the generator after it.
-
-Generator lr when fine-tuning (``generator_lr`` = 2e-5, a tenth of VITS' 2e-4; the fresh
-discriminator keeps 2e-4): VITS' 2e-4 is a rate for training from scratch, and at it training the
-decoder wiped out the base decoder's pitch rendering within ~250 steps (one pulse per latent frame,
-the 86 Hz "F0" of early clones); at 2e-5 the contour survives and the envelope is learnt as fast.
-
-Stages for a base without a trained posterior encoder (Piper ``.onnx`` voices):
-
-1. ``warmup`` (``warmup_steps``): only the new posterior encoder, at ``warmup_lr`` = 1e-3 (it
-   trains from scratch), reached by a linear ramp over ``warmup_ramp_steps`` = 30 steps (without
-   it the result depended on the random init). The voice does not change yet.
-2. ``discriminator`` (``disc_warmup_for``): only the fresh discriminator, against the voice's
-   rendering of the recordings.
-3. ``train``: GAN training (VITS' losses, discriminator). With ``freeze_prior`` (default) the text
-   encoder, flow, duration predictor and posterior encoder stay as they are and the decoder
-   learns from *prior* latents aligned to each clip (``model.prior_latents``: the text's prior
-   expanded along the MAS durations of the posterior mean, noise 0.667, reverse flow), i.e. what
-   it gets when the voice speaks, as HiFi-GAN fine-tunes its vocoder on Tacotron 2's
-   teacher-forced mels (Kong et al. 2020); training the flow and duration predictor on so little
-   data against a young posterior encoder ruined intelligibility. The clone keeps the base voice's
-   timing and prosody and learns the new timbre; ``freeze_prior=False`` (``--train-prosody``)
-   trains them too, with posterior latents as in VITS, for long datasets and runs. The clone
-   reaches the speaker's pitch through its sample rate (``pitch_by_rate``, ``voice_rate``).
-
-The measurements behind each choice (step times, MCD, WER, F0 spread per recipe, the pitch
-experiments and why their options were removed) are in ``docs/finetune_voice.md``.
-"""
+Stages for a base without a trained posterior encoder (Piper ``.onnx``): ``warmup`` (only the new
+posterior encoder, ``warmup_lr`` 1e-3 ramped over 30 steps), ``discriminator`` (only the fresh
+discriminator), ``train`` (GAN, VITS' losses). With ``freeze_prior`` the decoder learns from prior
+latents aligned to each clip, as HiFi-GAN fine-tunes on Tacotron 2's teacher-forced mels (Kong et al.
+2020). The measurements behind each default are in ``docs/finetune_voice.md``."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
@@ -56,45 +27,17 @@ LJS_STEPS_PER_EPOCH = 205
 class TrainConfig:
     """Settings of one run (JSON-serialisable; stored in ``run_dir/config.json``).
 
-    ``steps``: optimizer steps in total, *including* the warm-up steps (one progress bar);
-    ``warmup_steps``: posterior-encoder warm-up steps; ``None`` = 10 % of ``steps`` (at least
-    50, at most 1000, never more than half the steps) for bases without a trained posterior
-    encoder (Piper voices) and 0 for transformers checkpoints (MMS, vits-ljs) that have one; an int forces that many for any base.
-    ``batch_size``: clips per forward; ``grad_accum``: forwards per optimizer step (effective
-    batch = batch_size * grad_accum). ``precision``: ``auto`` (CUDA: bf16 where supported, else
-    fp16 with a GradScaler; CPU: fp32), ``fp32``, ``fp16`` (CUDA only), ``bf16``. ``lr``, ``betas``,
-    ``eps``, ``weight_decay``: AdamW (module notes); ``lr_decay``: VITS' per-epoch factor,
-    applied per step as explained above. ``max_grad_norm``: clip the total gradient norm (None:
-    no clipping, as VITS). ``segment_size``: audio samples per training slice (VITS 8192 = 32
-    frames at hop 256), rounded down to whole frames. ``eval_every`` / ``checkpoint_every``: in
-    optimizer steps. ``patience``: evaluations in a row with a rising validation mel loss before
-    ``EvalEvent.overtraining`` warns. ``device``: ``auto|cpu|cuda|cuda:N``. ``speaker``: speaker
-    id of a multi-speaker base to adapt (default 0). ``val_count``: validation clips (None:
-    ``Manifest.split``'s default). ``num_workers``: DataLoader workers (0: in the training thread).
-    ``mas_backend``: ``auto|numba|torch``. ``warmup_lr``: the warm-up stage's lr, reached by a
-    linear ramp over ``warmup_ramp_steps`` (module notes);
-    ``stft_weight``: weight of the multi-resolution STFT loss (``losses.stft_loss``, Parallel
-    WaveGAN; 0 = off). ``generator_lr``: the
-    generator's lr after the warm-up (the base's trained decoder is fine-tuned, not
-    trained: module notes); ``None`` = ``lr`` as VITS trains from scratch; the discriminator
-    (fresh) always trains at ``lr``.
-    ``pitch_conform``: (Piper bases, ``freeze_prior``) after the warm-up the decoder trains on
-    pitch-conformed recordings with their fixed prior latents (``conform``: the contour the base
-    speaks from them, PSOLA); False: on the raw recordings with fresh prior noise each step (the
-    recipe before 2026-12-03).
-    ``pitch_by_rate``: (Piper bases without a posterior encoder) train and save the clone at the
-    sample rate that puts the base's pitch on the speaker's (``voice_rate``: recordings resampled
-    to ``base rate x F0 ratio``; the voice declares that rate); False: the clone keeps the base's
-    rate and pitch.
-    ``judge_clone``: at each evaluation, score the voice speaking a few validation texts against
-    the recordings (``finetune.closeness.CloneJudge``: speaker similarity, naturalness, pitch) and
-    keep as best the checkpoint with the best ``Closeness.score`` instead of the lowest validation
-    mel loss (the presets turn it on; needs Resemblyzer, else the mel loss decides).
-    ``disc_warmup_steps``: steps after the warm-up in which only the fresh discriminator trains
-    (``None``: :meth:`disc_warmup_for`'s default). ``freeze_prior``: keep the flow, duration predictor and posterior encoder frozen in
-    the GAN stage, where the decoder then learns from prior latents (module notes). ``discriminator_width``: fraction of VITS'
-    discriminator channels (1.0 = VITS, 46.7 M parameters; smaller only for tests / toy voices).
-    """
+    ``steps`` counts optimizer steps including the warm-up; ``warmup_steps`` None = 10 % of ``steps``
+    (50..1000, at most half) for bases without a posterior encoder, 0 for transformers checkpoints.
+    Effective batch = ``batch_size * grad_accum``. ``precision``: ``auto`` (CUDA bf16, else fp16 with a
+    GradScaler; CPU fp32) | ``fp32`` | ``fp16`` | ``bf16``. ``segment_size`` in samples (VITS 8192),
+    rounded down to whole frames. ``eval_every`` / ``checkpoint_every`` in optimizer steps;
+    ``patience``: rising validation evaluations before an overtraining warning. ``device``:
+    ``auto|cpu|cuda|cuda:N``. ``mas_backend``: ``auto|numba|torch``. ``stft_weight``: multi-resolution
+    STFT loss weight (Parallel WaveGAN; 0 = off). ``generator_lr`` None = ``lr``. ``pitch_conform``,
+    ``pitch_by_rate``: Piper-base pitch recipes (``conform``, ``voice_rate``). ``judge_clone``: pick the
+    best checkpoint by ``closeness.Closeness.score`` (needs Resemblyzer, else the validation mel loss).
+    ``discriminator_width``: fraction of VITS' channels (1.0 = 46.7 M parameters)."""
 
     steps: int = 2000
     warmup_steps: int | None = None
@@ -171,12 +114,9 @@ class TrainConfig:
         return int(min(1000, max(50, round(0.1 * self.steps)), self.steps // 2))
 
     def disc_warmup_for(self, has_posterior: bool, fresh_discriminator: bool = True) -> int:
-        """Discriminator warm-up steps after the warm-up (the generator's output detached, no
-        generator update: the GAN stage starts with a discriminator that already tells your
-        recordings from the base's rendering of them): ``disc_warmup_steps`` when set (cut to
-        what is left), else none for a trained discriminator (a Piper training checkpoint's) and,
-        for a fresh one, as many as a Piper base's warm-up (10 % of the steps, 50..1000) but at
-        most a third of the steps left."""
+        """Discriminator-only steps after the warm-up: ``disc_warmup_steps`` when set (cut to what is
+        left), else 0 for a trained discriminator and, for a fresh one, a Piper warm-up's count (10 %,
+        50..1000) but at most a third of the steps left."""
         left = max(0, int(self.steps) - self.warmup_for(has_posterior))
         if self.disc_warmup_steps is not None:
             return min(int(self.disc_warmup_steps), left)

@@ -1,46 +1,16 @@
 """Piper *training* checkpoints (PyTorch Lightning ``.ckpt``) as fine-tuning bases.
 
-Piper publishes the checkpoints its voices were trained to (Hugging Face dataset repo
-``rhasspy/piper-checkpoints``, e.g. ``en/en_US/lessac/medium/epoch=2164-step=1355540.ckpt`` with a
-``config.json`` beside it, in the format of a voice's ``.onnx.json``). Unlike the ``.onnx`` export,
-such a checkpoint holds the whole VITS model as Piper trains it (rhasspy/piper
-``src/python/piper_train/vits/lightning.py``; OHF-Voice/piper1-gpl ``src/piper/train/vits/lightning.py``):
+Layout (rhasspy/piper ``piper_train/vits/lightning.py``; HF dataset ``rhasspy/piper-checkpoints``,
+``config.json`` beside each): ``state_dict["model_g.*"]`` is VITS' ``SynthesizerTrn`` (jaywalnut310/vits
+names) with the posterior encoder ``enc_q`` and the duration predictor's training-only flows that
+``.onnx`` exports lack; ``state_dict["model_d.*"]`` the ``MultiPeriodDiscriminator``. Weight norm
+(``weight_g``/``weight_v`` or parametrizations) is folded in the generator (``w = g * v / ||v||``, dim
+0), kept in the discriminator.
 
-* ``state_dict["model_g.*"]``: the generator, VITS' ``SynthesizerTrn`` (jaywalnut310/vits
-  ``models.py``; Piper keeps its names): ``enc_p`` text encoder, ``dec`` HiFi-GAN decoder,
-  ``flow``, ``dp`` stochastic duration predictor *with* its training-only posterior flows
-  (``dp.post_*``) and first ConvFlow (``dp.flows.1``), ``emb_g`` (multi-speaker), and ``enc_q``,
-  the posterior encoder (16 WaveNet layers on the linear spectrogram) that ``.onnx`` exports lack;
-* ``state_dict["model_d.*"]``: VITS' ``MultiPeriodDiscriminator`` (``discriminators.0`` the scale
-  discriminator, ``discriminators.1..5`` the period ones);
-* Lightning metadata: ``epoch``, ``global_step``, ``hyper_parameters`` (Piper's model arguments:
-  ``upsample_rates``, ``resblock_dilation_sizes``, ... and a ``pathlib`` path of the dataset),
-  optimizer / scheduler states and loop state (not used here).
-
-Weight norm: Piper (rhasspy/piper) applies ``torch.nn.utils.weight_norm``, so weight-normed convs
-are stored as ``NAME.weight_g`` (g, shape (out, 1, ...)) + ``NAME.weight_v`` (v); newer code may
-store ``NAME.parametrizations.weight.original0`` / ``original1`` (the same g, v). The generator is
-folded to ``w = g * v / ||v||`` (norm over all dims but 0, ``dim=0`` as VITS uses), which is what
-``piper_import.fold_weight_norm`` leaves in a loaded voice and what the trainer trains; the
-discriminator keeps weight norm (``discriminator.MultiPeriodDiscriminator``, parametrizations).
-
-Loading untrusted files: ``torch.load(..., weights_only=True)`` only, never full pickle. A
-Lightning checkpoint's metadata names a few Python objects that weights-only loading refuses
-(``pathlib.PosixPath`` in ``hyper_parameters``: torch's error message for Piper checkpoints,
-OHF-Voice/piper1-gpl issue 108; Lightning callback / loop objects). Before loading we list them
-statically (``torch.serialization.get_unsafe_globals_in_checkpoint``, no code runs) and allow each
-*name* only as :class:`_Inert`, our own class that stores its arguments and does nothing else
-(``torch.serialization.safe_globals`` with ``(stand-in, "module.name")`` pairs; a
-``collections.defaultdict`` becomes a plain dict): no function or class from the file is ever
-called, so a crafted checkpoint cannot run code (names in modules torch blocks, ``os`` / ``sys``
-/ ``posix`` / ``nt``, are refused outright). Only the tensors of
-``state_dict`` and the plain numbers / strings / lists of ``hyper_parameters`` are used. Needs
-torch >= 2.5 for that; with torch 2.4 a checkpoint with such metadata is refused with a clear error.
-
-Public API: :func:`load_piper_checkpoint`, :func:`read_checkpoint_config`,
-:func:`build_discriminator`, :func:`fetch_piper_checkpoint`, :func:`checkpoint_base_ref`,
-:data:`PIPER_CHECKPOINTS`, :class:`PiperCheckpoint`, :class:`PiperCheckpointError`. Qt-free.
-"""
+Loading is ``torch.load(weights_only=True)`` only (torch >= 2.5): the Lightning objects named in the
+metadata (``pathlib.PosixPath``, callbacks) are listed statically and allowed only as :class:`_Inert`,
+which stores its arguments and does nothing, so a crafted file cannot run code; names in ``os`` /
+``sys`` / ``posix`` / ``nt`` are refused. Qt-free."""
 from __future__ import annotations
 
 import ast
@@ -99,15 +69,10 @@ class PiperCheckpointError(PiperVoiceError):
 
 @dataclass
 class PiperCheckpoint:
-    """What a Piper training checkpoint adds to the loaded voice (``voice.piper_checkpoint``).
-
-    ``path``: the ``.ckpt``; ``config_path``: its ``config.json``; ``epoch`` / ``global_step``:
-    Lightning's counters (None when absent); ``discriminator``: the ``model_d`` weights as a
-    ``discriminator.MultiPeriodDiscriminator`` ``state_dict`` (parametrization names, float32 CPU
-    tensors) or None when the checkpoint has none that fits (``notes`` says why);
-    ``discriminator_width``: its channel fraction of VITS' (1.0 for Piper's); ``notes``: lines
-    for the training log.
-    """
+    """What a training checkpoint adds to the loaded voice (``voice.piper_checkpoint``): ``epoch`` /
+    ``global_step`` (None when absent), ``discriminator`` (a ``MultiPeriodDiscriminator`` float32 CPU
+    ``state_dict``, or None with the reason in ``notes``), ``discriminator_width`` (channel fraction of
+    VITS', 1.0 for Piper) and ``notes`` (lines for the training log)."""
 
     path: Path
     config_path: Path
@@ -202,10 +167,9 @@ def _config_path(ckpt: Path, config_path) -> Path:
 
 
 def read_checkpoint_config(ckpt_path, config_path=None):
-    """The Piper voice config (``piper_import.PiperVoiceConfig``; its ``onnx_path`` is the ``.ckpt``)
-    of a training checkpoint: ``config_path`` or the ``config.json`` beside ``ckpt_path``. Reads
-    only the config (no weights). Raises ``ModelNotFoundError`` (no such .ckpt),
-    ``PiperCheckpointError`` (config.json missing) or ``PiperVoiceError`` (config not valid)."""
+    """The Piper voice config of a training checkpoint (``config_path`` or the ``config.json`` beside
+    ``ckpt_path``; no weights read). Raises ``ModelNotFoundError``, ``PiperCheckpointError`` (no
+    config.json) or ``PiperVoiceError`` (invalid config)."""
     from speechstudio.tts.piper_import import read_piper_config
 
     ckpt = Path(ckpt_path).expanduser()
@@ -273,10 +237,8 @@ def _fold_generator(g: dict, ckpt: Path) -> dict:
 
 
 def _hf_name(name: str) -> str | None:
-    """VITS / Piper generator name -> transformers ``VitsModel`` name, including the training-only
-    parts ``piper_import`` has no rules for: ``enc_q.{pre,enc,proj}`` -> ``posterior_encoder.
-    {conv_pre,wavenet,conv_proj}`` and ``dp.post_*`` -> ``duration_predictor.post_*`` (the same
-    layout as ``dp.*``: ``dp.post_flows.2k-1`` -> ``post_flows.k``)."""
+    """VITS / Piper generator name -> transformers ``VitsModel`` name, including ``enc_q.*`` ->
+    ``posterior_encoder.*`` and ``dp.post_*`` -> ``duration_predictor.post_*``."""
     from speechstudio.tts.piper_import import hf_name as inference_name
 
     for vits, hf in (("enc_q.pre.", "posterior_encoder.conv_pre."), ("enc_q.enc.", "posterior_encoder.wavenet."),
@@ -390,28 +352,15 @@ def _default_name(piper, ckpt: Path) -> str:
 def load_piper_checkpoint(ckpt_path, config_path=None, *, name: str | None = None):
     """Load a Piper training checkpoint as a fine-tuning base.
 
-    ``ckpt_path``: the Lightning ``.ckpt`` (``{"state_dict": {"model_g.<VITS name>": tensor, ...,
-    "model_d.<...>": tensor}, "epoch": int, "global_step": int, "hyper_parameters": {...}}``, module
-    notes); ``config_path``: its Piper voice config (default: ``config.json`` beside it, else
-    ``NAME.json`` / ``NAME.ckpt.json``), which gives the front end (``phoneme_id_map``, espeak
-    voice, ``audio.sample_rate`` in Hz) and the inference defaults (noise_scale, length_scale,
-    noise_w).
+    ``config_path`` defaults to ``config.json`` beside the ``.ckpt`` (else ``NAME.json`` /
+    ``NAME.ckpt.json``); it gives the front end, ``audio.sample_rate`` (Hz) and inference defaults.
+    Returns a ``VitsVoice`` of kind ``"piper"`` whose ``model`` is a float32 CPU eval ``VitsModel``
+    (weight norm folded) holding all of ``model_g``, posterior encoder included (16 WaveNet layers, 513
+    spectrogram bins for n_fft 1024); discriminator weights, epoch and step are in
+    ``voice.piper_checkpoint``.
 
-    Returns a ``speechstudio.tts.vits.VitsVoice`` of kind ``"piper"`` (it speaks, exports and
-    phonemizes like the Piper voice of the same config; ``voice.piper.onnx_path`` is the .ckpt)
-    whose ``model`` is a transformers ``VitsModel`` (float32, CPU, eval mode, weight norm folded,
-    Piper's resblock-"2" decoder where the checkpoint has one) holding *all* of ``model_g``: text
-    encoder, flow, decoder, duration predictor with its training-only flows, and the posterior
-    encoder (``config.posterior_encoder_num_wavenet_layers`` = the checkpoint's, 16 in VITS /
-    Piper; ``config.spectrogram_bins`` = its input bins, 513 for n_fft 1024). The rest is in
-    ``voice.piper_checkpoint`` (:class:`PiperCheckpoint`): the ``model_d`` discriminator weights
-    (``build_discriminator``), epoch, step, notes.
-
-    Raises ``ModelNotFoundError`` (no such file), ``PiperCheckpointError`` naming the file: not a
-    readable / safe checkpoint, no ``model_g.*`` weights (not a Piper checkpoint), config.json
-    missing, weights that do not fit VITS' layout or the config (symbols, speakers, sample rate);
-    ``PiperVoiceError`` (config.json not a valid Piper voice config).
-    """
+    Raises ``ModelNotFoundError`` (no such file), ``PiperCheckpointError`` (unreadable or unsafe, no
+    ``model_g.*``, no config.json, weights that do not fit the config), ``PiperVoiceError``."""
     from transformers import VitsModel
 
     from speechstudio.tts.decoder import install_decoder
@@ -525,21 +474,12 @@ def _entry(name: str) -> tuple[str, str, str]:
 
 def fetch_piper_checkpoint(name: str, *, revision: str | None = None, cache_dir=None,
                            local_files_only: bool = False) -> tuple[Path, Path]:
-    """Download (or find in the Hugging Face cache) Piper's training checkpoint ``name``.
+    """Download (or find in the Hugging Face cache) Piper's training checkpoint ``name`` (a short name
+    of :data:`PIPER_CHECKPOINTS` or its voice name) with its ``config.json`` and ``MODEL_CARD`` from
+    :data:`PIPER_CHECKPOINT_REPO` (~850 MB for medium voices). Offline settings use only the cache.
 
-    ``name``: a short name of :data:`PIPER_CHECKPOINTS` (``"lessac-medium"``) or its Piper voice
-    name (``"en_US-lessac-medium"``). The ``.ckpt`` (~850 MB for medium voices) and its
-    ``config.json`` come from the dataset repo :data:`PIPER_CHECKPOINT_REPO` through
-    ``huggingface_hub.hf_hub_download`` into the Hugging Face cache (``cache_dir``: another
-    folder; ``revision``: a branch / commit, default main), where SpeechStudio keeps its other
-    downloads; the folder's ``MODEL_CARD``, if the repo has one, comes too (the clone's license).
-    With ``local_files_only`` or ``HF_HUB_OFFLINE`` / ``TRANSFORMERS_OFFLINE`` set, only the cache
-    is used.
-
-    Returns ``(ckpt_path, config_path)`` (the same folder). Raises ``ModelNotFoundError``
-    (unknown name, or not in the repo), ``OfflineError`` (one line: offline or unreachable, and how
-    to use a local ``.ckpt`` instead).
-    """
+    Returns ``(ckpt_path, config_path)``. Raises ``ModelNotFoundError`` (unknown name), ``OfflineError``
+    (offline or unreachable, with how to use a local ``.ckpt``)."""
     import huggingface_hub
     from huggingface_hub import errors as hf_errors
 
@@ -580,12 +520,9 @@ def fetch_piper_checkpoint(name: str, *, revision: str | None = None, cache_dir=
 
 
 def checkpoint_base_ref(spec: str, allow_download: bool = True):
-    """A ``speechstudio.tts.voices.VoiceRef`` of kind :data:`CHECKPOINT_KIND` for ``--base`` given as a
-    ``.ckpt`` path or a short name of :data:`PIPER_CHECKPOINTS` (exactly: ``lessac-medium``;
-    downloaded when needed and ``allow_download``, else only looked up in the cache), or None when
-    ``spec`` is neither (an installed voice with exactly that name wins over the table).
-    ``location`` is the ``.ckpt``.
-    Raises ``ModelNotFoundError`` (a .ckpt path that does not exist), ``OfflineError``."""
+    """A ``VoiceRef`` of kind :data:`CHECKPOINT_KIND` (``location`` the ``.ckpt``) for ``--base`` given
+    as a ``.ckpt`` path or a short name of :data:`PIPER_CHECKPOINTS` (fetched when ``allow_download``),
+    or None (an installed voice of that name wins). Raises ``ModelNotFoundError``, ``OfflineError``."""
     from speechstudio.tts.voices import VoiceRef, list_voices
 
     if spec is None:

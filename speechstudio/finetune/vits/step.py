@@ -1,27 +1,14 @@
 """One VITS optimizer step (warm-up or GAN), validation, and the resumable training state.
 
-GAN step order follows Piper's ``lightning.py`` ``training_step`` (OHF-Voice/piper1-gpl): the
-generator losses are computed against the current discriminator, then the discriminator loss on
-the detached generated audio; both optimizers step after the last accumulated batch. (VITS'
-``train.py`` updates D first and then computes G's loss with the updated D; with gradient
-accumulation that order would need all micro-batch graphs at once, so we use Piper's.) The real
-audio goes through the discriminator once per step: its scores feed D's loss and its detached
-feature maps G's feature-matching loss. D's parameters are frozen while G's adversarial loss is
-back-propagated, so G's backward does not leave gradients in D.
+GAN step order follows Piper's ``lightning.py`` ``training_step`` (OHF-Voice/piper1-gpl): G's losses
+against the current D, then D's loss on the detached audio, both optimizers stepping after the last
+accumulated batch (VITS' D-first order would need every micro-batch graph at once). D is frozen while
+G's adversarial loss back-propagates.
 
-Several processes (``finetune.parallel.Parallel``, DDP): the training forward runs through a
-module (``GeneratorForward``) and D's two gradient-carrying passes (real, detached fake) through
-one (``DiscriminatorPair``), each DDP-wrapped, because DDP averages only the gradients of forwards
-that go through its wrapper; D's pass for G's adversarial loss (D frozen) uses D unwrapped. The
-generator is wrapped again at each stage change (only what trains in that stage is synchronised)
-with ``find_unused_parameters`` (some trainable parts may get no gradient in a step); D's pair
-uses every D parameter. Each process logs the mean of the processes' losses, so a NaN anywhere
-stops every process. Single process: the same modules, unwrapped (no cost, same numbers).
-
-Precision: forward passes under ``torch.autocast`` (fp16 / bf16 on CUDA), master weights float32;
-spectrograms, MAS and every loss in float32; fp16 uses one ``torch.amp.GradScaler`` for both
-optimizers (VITS uses one GradScaler too), which skips steps whose gradients overflowed.
-"""
+Several processes (``finetune.parallel``, DDP): the generator forward (``GeneratorForward``) and D's
+gradient-carrying passes (``DiscriminatorPair``) go through DDP-wrapped modules; losses are averaged
+across processes, so a NaN anywhere stops all. Precision: autocast forwards, float32 master weights,
+spectrograms, MAS and losses; fp16 uses one ``GradScaler`` for both optimizers."""
 from __future__ import annotations
 
 import contextlib
@@ -88,16 +75,11 @@ class DiscriminatorPair(nn.Module):
 
 
 class VitsTraining:
-    """Generator (transformers ``VitsModel``), discriminator, optimizers and scaler.
+    """Generator (a ``prepare_for_training``-ed ``VitsModel``), discriminator, optimizers and scaler.
 
-    ``model`` must already be ``model.prepare_for_training``-ed. ``device``: ``cpu|cuda[:N]``;
-    ``precision``: resolved ``fp32|fp16|bf16``. ``step``: optimizer steps done; ``batches_seen``:
-    batches consumed (the data order position). ``speaker``: speaker id for multi-speaker bases.
-    ``parallel``: a ``finetune.parallel.Parallel`` (several processes: DDP), or None (one).
-    ``discriminator``: a ``MultiPeriodDiscriminator`` to start from (a Piper training
-    checkpoint's, ``piper_ckpt.build_discriminator``); None: a fresh one of
-    ``config.discriminator_width``.
-    """
+    ``precision``: resolved ``fp32|fp16|bf16``; ``step``: optimizer steps done; ``batches_seen``: the
+    data order position; ``parallel``: a ``finetune.parallel.Parallel`` or None; ``discriminator``: one
+    to start from (a Piper checkpoint's), None for a fresh one of ``config.discriminator_width``."""
 
     def __init__(self, model, config: TrainConfig, fc: FeatureConfig, device: str, precision: str,
                  weights: LossWeights = LossWeights(), speaker: int | None = None, parallel=None,
@@ -154,14 +136,9 @@ class VitsTraining:
         return [torch.cuda.current_device() if index is None else index]
 
     def trains(self, name: str, stage: str) -> bool:
-        """Whether generator parameter ``name`` trains in ``stage``:
-
-        * ``"warmup"``: only ``warmup_parameter_prefixes`` (the new posterior encoder, the SDP's
-          training-only flows);
-        * ``"train"``: everything but the text encoder (``config.freeze_text_encoder``) and, with
-          ``config.freeze_prior``, the flow, duration predictor and posterior encoder (which then
-          only aligns); see ``TrainConfig``.
-        """
+        """Whether generator parameter ``name`` trains in ``stage``: ``"warmup"`` only
+        ``warmup_parameter_prefixes``; ``"train"`` all but the text encoder and, with
+        ``config.freeze_prior``, flow, duration predictor and posterior encoder."""
         if stage == "warmup":
             return name.startswith(self.warmup_prefixes)
         frozen = (("text_encoder.",) if self.config.freeze_text_encoder else ()) + \
@@ -169,11 +146,8 @@ class VitsTraining:
         return not name.startswith(frozen) if frozen else True
 
     def latents(self, stage: str) -> str:
-        """What the decoder is fed in ``stage`` (``model.training_forward``): ``"prior"`` latents
-        aligned to the clip (``model.prior_latents``) in the GAN stage with ``config.freeze_prior``
-        (the decoder learns from what it gets when the voice speaks); ``"given"`` there instead
-        once the batches are pitch-conformed clips with their fixed latents (``conformed``;
-        ``conform.conform_clips``); ``"posterior"`` (VITS) otherwise."""
+        """What the decoder is fed in ``stage``: ``"prior"`` (GAN stage with ``freeze_prior``),
+        ``"given"`` (pitch-conformed clips with fixed latents), ``"posterior"`` (VITS) otherwise."""
         if stage == "train" and self.config.freeze_prior:
             return "given" if self.conformed else "prior"
         return "posterior"
@@ -190,13 +164,9 @@ class VitsTraining:
         self.gen_ddp = self._wrap(self.gen, find_unused_parameters=True)
 
     def lr_at(self, step: int, stage: str, part: str = "generator") -> float:
-        """Learning rate of optimizer step ``step`` (0-based) in ``stage`` for ``part``
-        (``"generator"`` or ``"discriminator"``): the generator gets ``config.warmup_lr`` in the
-        warm-up (a new posterior encoder trains from scratch; ramped linearly over
-        ``config.warmup_ramp_steps``) and ``config.generator_lr`` (``config.lr`` when None) in
-        the GAN stage, the discriminator ``config.lr``; times
-        ``config.lr_gamma ** step`` (VITS' decay, see ``TrainConfig``). A pure function of
-        (stage, step, part), so a resumed run uses exactly the same rates."""
+        """Learning rate of 0-based step ``step`` in ``stage`` for ``part`` (``"generator"`` |
+        ``"discriminator"``): ``warmup_lr`` (ramped) in the warm-up, ``generator_lr`` or ``lr`` after
+        it, times ``lr_gamma ** step``. A pure function, so a resumed run uses the same rates."""
         c = self.config
         if part == "discriminator":
             base = c.lr
@@ -242,9 +212,8 @@ class VitsTraining:
         self.step += 1
 
     def _check(self, values: dict) -> None:
-        """Non-finite loss: without a GradScaler raise ``NonFiniteLoss`` before any update; with
-        one (fp16) the scaler skips the update and lowers its scale; ``nonfinite_streak`` counts
-        such steps in a row (the trainer gives up after a few)."""
+        """Non-finite loss: raise ``NonFiniteLoss`` before any update, or with a GradScaler let it skip
+        the step; ``nonfinite_streak`` counts such steps in a row."""
         bad = [k for k, v in values.items() if not math.isfinite(v)]
         if not bad:
             self.nonfinite_streak = 0
@@ -258,10 +227,8 @@ class VitsTraining:
 
     # ------------------------------------------------------------------ steps
     def warmup_step(self, batches: list[dict]) -> dict:
-        """One optimizer step of the posterior encoder (+ SDP training-only flows; :meth:`trains`)
-        without the discriminator on ``len(batches)`` accumulated batches: c_mel * mel L1 + c_kl *
-        KL (+ c_dur * duration NLL) + ``config.stft_weight`` * STFT through the frozen parts.
-        Returns unweighted float losses."""
+        """One optimizer step of the posterior encoder (and SDP training-only flows) on ``len(batches)``
+        accumulated batches: mel L1 + KL (+ duration NLL) + STFT loss. Returns unweighted float losses."""
         self.set_stage("warmup")
         w, k = self.weights, len(batches)
         sums = {"mel": 0.0, "kl": 0.0, "dur": 0.0, "total_g": 0.0}
@@ -286,11 +253,8 @@ class VitsTraining:
         return sums
 
     def train_step(self, batches: list[dict], generator: bool = True) -> dict:
-        """One GAN optimizer step of generator and discriminator on ``len(batches)`` accumulated
-        batches (module notes). Returns unweighted float losses (``mel kl dur gen fm disc
-        total_g``). ``generator`` False: the discriminator's step only (its warm-up: the
-        generator runs without gradient and is not updated; the generator losses are still
-        reported)."""
+        """One GAN optimizer step on ``len(batches)`` accumulated batches; returns unweighted float
+        losses (``mel kl dur gen fm disc total_g``). ``generator`` False: the discriminator steps alone."""
         self.set_stage("train")
         if not generator:
             return self._discriminator_step(batches)
@@ -357,16 +321,9 @@ class VitsTraining:
     # ------------------------------------------------------------------ validation
     @torch.no_grad()
     def evaluate(self, batches) -> tuple[float, float]:
-        """Validation mel L1 over ``batches`` (collated validation clips), without noise:
-
-        * ``val_mel``: from the text, with durations from MAS on the posterior mean: prior means
-          expanded along the alignment, reverse flow, decoder -> log-mel vs the real one
-          (measures text encoder + flow + decoder; the usual overfitting signal);
-        * ``recon_mel``: decoder of the posterior mean (the auto-encoder path).
-
-        Both are mean absolute log-mel differences over valid frames. Uses a forked RNG, so the
-        training RNG stream is untouched. Returns (val_mel, recon_mel).
-        """
+        """Validation on ``batches`` without noise; returns ``(val_mel, recon_mel)``, mean absolute
+        log-mel differences over valid frames: from the text with MAS durations (the overfitting
+        signal), and the decoder of the posterior mean. Uses a forked RNG."""
         model = self.model
         model.eval()
         err, err_r, count = 0.0, 0.0, 0.0
