@@ -1,24 +1,12 @@
 """The registry of speech-recognition model families: one object per family, asked by everyone.
 
-A family (``AsrFamily``) knows how to tell its model folders apart (``detect``), load them
-(``load``), what its models can do (``capabilities``), which options it refuses or ignores
-(``check_options``: the one place the CLI, the worker and the GUI get their answer from) and how
-to stream them for dictation (``open_stream``). ``hub.detect``, ``asr.load``, ``asr.live``, the CLI,
-the worker jobs and the GUI pages ask the registry and never compare family names.
-
-Built-in families (one module each, one line in ``BUILTIN``):
-
-* ``wav2vec2`` (:mod:`speechstudio.asr.family_ctc`): transformers CTC checkpoints (Wav2Vec2,
-  HuBERT, WavLM, Data2Vec-Audio...), greedy or lexicon CTC decoding, fixed-window streaming.
-* ``whisper`` (:mod:`speechstudio.asr.family_whisper`): CTranslate2 Whisper folders run by
-  faster-whisper; any language, translation, prompts, LocalAgreement streaming.
-
-A new family is a module defining an ``AsrFamily`` subclass instance plus one line: either in
-``BUILTIN`` or a call to :func:`register` (a plug-in, a test). The ``name`` is what
-``Recognizer.engine``, ``ResolvedModel.engine`` and ``ModelEntry.engine`` hold: in SpeechStudio
-"engine" always means the model family's registry name, never a runtime. Qt-free, cheap to import
-(no torch / faster-whisper until ``load``).
-"""
+An ``AsrFamily`` tells its model folders apart (``detect``), loads them (``load``), says what its models
+can do (``capabilities``), refuses or notes options (``check_options``, the one answer for CLI, worker
+and GUI) and streams for dictation (``open_stream``). Built in: ``wav2vec2``
+(:mod:`speechstudio.asr.family_ctc`) and ``whisper`` (:mod:`speechstudio.asr.family_whisper`); a new
+family is one line in ``BUILTIN`` or a :func:`register` call. The ``name`` is what the ``engine`` fields
+hold: "engine" always means the family's registry name, never a runtime. Qt-free, cheap to import (no
+torch / faster-whisper until ``load``)."""
 from __future__ import annotations
 
 import json
@@ -36,17 +24,10 @@ BUILTIN = ("speechstudio.asr.family_whisper", "speechstudio.asr.family_ctc")
 
 @dataclass(frozen=True)
 class AsrCapabilities:
-    """What every model of a family can do.
-
-    ``languages``: ``("multi",)`` when the family covers many languages (which ones a given model
-    knows is the catalog's or the model's business), else the ISO codes; ``translate``: speech to
-    English text; ``prompt``: takes an initial prompt / hotwords (custom vocabulary);
-    ``casing``: writes cased, punctuated text (else lower case or upper case without punctuation:
-    dictation applies sentence casing); ``streaming``: ``"windows"`` (fixed windows, each chunk
-    committed once: the low-latency kind), ``"agreement"`` (re-decoding a growing buffer,
-    LocalAgreement-2) or ``None`` (cannot dictate); ``trainable``: ``speechstudio finetune asr``
-    can adapt its models; ``detects_language``: a multilingual model of it can tell the language.
-    """
+    """What every model of a family can do: ``languages`` (``("multi",)`` or ISO codes); ``translate``
+    (to English); ``prompt`` (initial prompt / hotwords); ``casing`` (cased, punctuated text);
+    ``streaming`` (``"windows"``, ``"agreement"`` or None); ``trainable`` (``finetune asr``);
+    ``detects_language``."""
 
     languages: tuple[str, ...] = ("multi",)
     translate: bool = False
@@ -69,10 +50,9 @@ class ModelFolder:
 
 @dataclass(frozen=True)
 class OptionCheck:
-    """Options as the user gave them, checked by :meth:`AsrFamily.check_options` before any file is
-    read: ``language`` (ISO code or ``None``: detect), ``task`` (``transcribe``/``translate``),
-    ``hotwords`` / ``initial_prompt`` (text or ``None``), ``chunk_s`` / ``stride_s`` (window
-    seconds or ``None``: the model's default)."""
+    """Options as the user gave them, checked before any file is read: ``language`` (ISO code or None:
+    detect), ``task`` (``transcribe`` | ``translate``), ``hotwords`` / ``initial_prompt``, ``chunk_s`` /
+    ``stride_s`` (seconds or None: the model's default)."""
 
     language: str | None = None
     task: str = "transcribe"
@@ -119,11 +99,8 @@ class AsrFamily:
         return entry is not None and tuple(entry.languages) == ("en",)
 
     def check_options(self, recognizer, options: OptionCheck) -> list[str]:
-        """Refuse what this family's models cannot do, before any audio is read.
-
-        Returns notes for options that are ignored (one line each, shown by the CLI on stderr and
-        by the GUI in its status line). Raises ``UsageError`` for an option the model cannot honour;
-        the message names the model and what to use instead."""
+        """Refuse what this family's models cannot do, before any audio is read. Returns one-line notes
+        for ignored options; raises ``UsageError`` naming the model and what to use instead."""
         caps, model = self.capabilities, recognizer.model_id
         notes: list[str] = []
         if options.task not in ("transcribe", "translate"):
@@ -226,9 +203,8 @@ def read_folder(path: str | os.PathLike[str]) -> ModelFolder:
 
 
 def detect(path: str | os.PathLike[str]) -> str:
-    """The name of the family whose model ``path`` is (asks each family in registry order).
-
-    Raises ``ModelNotFoundError`` naming the folder and the reason when no family runs it."""
+    """The name of the family whose model ``path`` is. Raises ``ModelNotFoundError`` naming the folder
+    and why no family runs it."""
     folder = read_folder(path)
     for family in families():
         if family.detect(folder):

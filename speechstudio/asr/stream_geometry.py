@@ -1,35 +1,14 @@
-"""Streaming CTC window geometry: the settings, the fixed-shape windows, and device blocks to model-rate mono.
+"""Streaming CTC window geometry: the settings, the fixed-shape windows, and device blocks to model-rate
+mono.
 
-Qt-free. Used by :class:`~speechstudio.asr.streaming.StreamingRecognizer`, which runs the
-utterances over these windows.
-
-Window geometry (all lengths in samples at 16 kHz, each rounded to the frame hop ``frame_len``;
-``C`` chunk, ``L`` left context, ``R`` lookahead, ``W = L + C + R``). ``frame_len`` and the
-receptive field ``rf`` come from the checkpoint's conv feature encoder
-(:mod:`speechstudio.asr.ctc_checkpoint`): 320 and 400 samples (20 / 25 ms) for the standard
-Wav2Vec2 / HuBERT / Data2Vec-Audio / Wav2Vec2-Conformer stack; the numbers below use them.
-
-* Chunk ``k`` owns the CTC frames of samples ``[k*C, (k+1)*C)`` (frame ``f`` = samples
-  ``[320 f, 320 f + 400)``). Its logits come from the window ``[s_k, s_k + W)`` with
-  ``s_k = max(0, k*C - L)``: always exactly ``W`` samples, so the model sees one fixed shape
-  (one captured CUDA Graph). Only the chunk's own frames are kept ("committed").
-* **Start of a stream (or utterance)**: while ``k*C < L`` there is not yet ``L`` of left context;
-  the window is *start-aligned* (``s_k = 0``, no zero padding) and chunk ``k`` is computed once
-  ``W`` samples have arrived. The first window therefore commits chunks ``0 .. floor(L/C)``
-  together. Until then (``n < W`` samples received) a *preview* runs every chunk on the
-  received whole frames, right-aligned in a ``W`` window left-padded with zeros (frame-aligned,
-  so still one shape); the preview only sets the tail,
-  it never commits anything (skipped for windows over ``PREVIEW_MAX_WINDOW_S``).
-* **Stop / end of utterance** (``n`` samples): the frames still uncommitted, up to the last whole
-  frame ``(n - 400) // 320``, come from one final window: the whole utterance ``[0, n)`` unpadded
-  when ``n <= W`` (so a clip shorter than the window is exactly one full pass; this one window
-  has its own length, so it runs eagerly), else the
-  end-aligned window ``[s, s + W)`` with ``s = ceil((n - W) / 320) * 320``, zero-padded at the
-  end by fewer than 320 samples.
-* Per-window zero-mean/unit-variance normalisation (when the checkpoint asks for it) is over the
-  whole fixed window, padding included. An offline computation that cuts the same 16 kHz audio
-  into the same windows gives the same logits (this is what the tests check).
-"""
+Qt-free. Lengths in samples at 16 kHz, multiples of the frame hop ``frame_len`` (320; receptive field
+400 for the standard conv stack, read from the checkpoint): chunk ``C``, left context ``L``, lookahead
+``R``, window ``W = L + C + R``. Chunk ``k`` commits the frames of ``[k*C, (k+1)*C)`` from the window
+``[max(0, k*C - L), +W)``: always ``W`` samples, one shape (one CUDA Graph). Before ``W`` samples arrive
+a preview on a left-zero-padded window sets only the tail (skipped over ``PREVIEW_MAX_WINDOW_S``). At
+stop the rest comes from one final window: the whole utterance when ``n <= W`` (run eagerly), else the
+end-aligned window padded by < 320 samples. Per-window normalisation covers the padding, so offline
+windows give the same logits (the tests check it)."""
 from __future__ import annotations
 
 import math
@@ -54,17 +33,11 @@ PREVIEW_MAX_WINDOW_S = 8.0
 
 @dataclass(frozen=True)
 class StreamConfig:
-    """Streaming settings (seconds, dBFS).
-
-    ``chunk_s``, ``left_context_s``, ``lookahead_s``: ``None`` takes the device's default
-    (``DEVICE_DEFAULTS``: CUDA 0.5 + 1.5 + 0.24 s, CPU 1.0 + 0.5 + 0.24 s; see :meth:`resolved`).
-    ``chunk_s``: audio committed per model call; ``left_context_s`` / ``lookahead_s``: context
-    before / after the chunk in each window (lookahead adds latency); ``endpoint_s``: silence that
-    finalises an utterance (``None``/0: never); ``threshold_db``: RMS level (dBFS, 0 = full scale)
-    below which a CTC frame (``frame_len`` samples, 20 ms for the standard stack) is silence; ``min_speech_s``: loud audio needed to start an
-    utterance; ``preroll_s``: audio kept before the onset; ``preview``: show a tail before the
-    first full window exists; ``use_cuda_graph``: ``"auto"``, ``True`` or ``False``.
-    """
+    """Streaming settings (seconds, dBFS). ``chunk_s`` / ``left_context_s`` / ``lookahead_s`` None take
+    ``DEVICE_DEFAULTS`` (CUDA 0.5 + 1.5 + 0.24 s, CPU 1.0 + 0.5 + 0.24 s). ``endpoint_s``: silence that
+    ends an utterance (None/0: never); ``threshold_db``: RMS below which a 20 ms frame is silence;
+    ``min_speech_s``: loud audio to start one; ``preroll_s``: audio kept before the onset; ``preview``;
+    ``use_cuda_graph``: ``"auto"`` | bool."""
 
     chunk_s: float | None = None
     left_context_s: float | None = None
@@ -87,12 +60,8 @@ class StreamConfig:
 
 @dataclass(frozen=True)
 class WindowGeometry:
-    """Window arithmetic in samples at the model rate (see the module docstring).
-
-    ``chunk``, ``left``, ``lookahead`` are multiples of ``frame_len`` (the feature encoder's hop);
-    ``receptive_field`` is its input span of one frame. The defaults (320, 400) are the standard
-    conv stack; :class:`StreamingRecognizer` passes the loaded checkpoint's own values.
-    """
+    """Window arithmetic in samples at the model rate: ``chunk``, ``left``, ``lookahead`` multiples of
+    ``frame_len``; defaults (320, 400) are the standard conv stack."""
 
     chunk: int
     left: int
@@ -140,13 +109,9 @@ class WindowGeometry:
 
 
 class BlockResampler:
-    """Device-rate blocks -> float32 mono at ``out_rate`` (soxr ``ResampleStream``, "HQ").
-
-    Call with ``np.ndarray`` shape (n,) or (n, channels) (float in [-1, 1], or integer PCM which is
-    scaled to [-1, 1]); channels are averaged. Returns ``np.ndarray[float32]`` shape (m,) at
-    ``out_rate``; ``last=True`` flushes the resampler's delay line (call once, at the end).
-    Deterministic: the same blocks give the same output.
-    """
+    """Device-rate blocks (``(n,)`` or ``(n, channels)``, float in [-1, 1] or integer PCM) -> float32
+    mono ``(m,)`` at ``out_rate`` (soxr ``ResampleStream`` "HQ", channels averaged); ``last=True``
+    flushes. Deterministic."""
 
     def __init__(self, in_rate: int, out_rate: int = 16000) -> None:
         self.in_rate, self.out_rate = int(in_rate), int(out_rate)

@@ -1,40 +1,17 @@
 """Live dictation: streaming CTC (Wav2Vec2 family) on fixed-shape windows, stable text + changing tail.
 
-Qt-free. Audio arrives in small blocks (typically 10-40 ms) at any device rate; blocks are
-down-mixed, resampled to the model rate (16 kHz, ``soxr.ResampleStream`` "HQ", as
-:mod:`speechstudio.audio.decode` does) and cut into *chunks*. Usage::
+Qt-free. Blocks at any device rate are resampled to 16 kHz (soxr HQ); the window geometry and
+:class:`StreamConfig` live in :mod:`speechstudio.asr.stream_geometry` (re-exported here). Completed
+words are stable; the tail is decoded from the lookahead frames and may change. An energy endpointer
+(``endpoint_s`` of silence; None or 0: one utterance) splits utterances, and silence never runs the
+model. How it runs: ``docs/transcribe.md``. Usage::
 
     rec = StreamingRecognizer(recognizer, StreamConfig(), input_rate=44100)
     for block in source.blocks():          # np.ndarray[float32] shape (n,), 44.1 kHz
         for u in rec.push(block):          # StreamUpdate: stable text, tail, new words
             show(u.stable_text, u.tail_text)
-    for u in rec.stop():                   # flushes what is buffered: the last words are kept
-        ...
-    rec.text                               # the whole transcript
-
-The windows the model sees (fixed shape; where each chunk's window starts, the preview before
-the first full window, the final flush window) are :mod:`speechstudio.asr.stream_geometry`, with
-the settings (:class:`StreamConfig`) and the device-block resampler; their names are importable
-from here too. This module runs the utterances: endpointing, decoding, updates.
-
-Decoding: greedy CTC (:class:`~speechstudio.asr.ctc.GreedyCTCDecoder`) over committed frames
-continues across chunk boundaries (repeat/blank merging is exact); a model with a ``vocabulary.txt``
-uses the recogniser's lexicon decoder instead
-(:class:`~speechstudio.asr.ctc_lexicon.LexiconCTCDecoder`, ``Wav2Vec2Recognizer.new_decoder``),
-whose words are stable once every hypothesis of its beam holds them. Completed words are *stable*.
-The *tail* is a throw-away copy of the decoder fed with the window's lookahead frames (the
-frames after the committed ones): the unfinished word plus what the lookahead suggests; it may
-change with the next chunk.
-
-Endpointing (energy): frames of ``frame_len`` samples (20 ms) whose RMS is below ``threshold_db`` dBFS are silence. Audio
-before speech onset (``min_speech_s`` of consecutive loud frames) is not recognised, apart from
-``preroll_s`` kept before the onset; after ``endpoint_s`` of continuous silence the utterance is
-finalised (same flush as Stop) and a ``final`` update is emitted. Each utterance is windowed
-from its own start (frame-aligned global position), so leading silence gives no text, and pure
-silence gives none at all (the model never runs). Trailing silence up to ``endpoint_s`` is part of
-the utterance (a trained CTC model emits blanks there); after it nothing runs until the next onset. ``endpoint_s=None`` (or 0) disables endpointing: the whole stream is
-one utterance starting at sample 0.
-"""
+    for u in rec.stop():                   # flushes what is buffered
+        ..."""
 from __future__ import annotations
 
 import copy
@@ -60,16 +37,10 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class StreamUpdate:
-    """One update for the display.
-
-    ``kind``: ``"partial"`` (after a chunk or preview) or ``"final"`` (utterance finished by
-    endpointing or Stop). ``utterance``: 0-based index. ``words``: words that became stable with
-    this update (times in seconds from the stream start). ``stable_text``: the utterance's stable
-    text so far (on ``final``: its whole text). ``tail_text``: still-changing text after it (``""``
-    on final). ``audio_s``: seconds of audio received when the update was made; ``stable_s``: stream
-    time up to which frames are committed (``audio_s - stable_s`` is the lag behind real time,
-    excluding compute); ``compute_s``: model time spent for this update.
-    """
+    """One update for the display: ``kind`` ``"partial"`` | ``"final"``; ``utterance`` (0-based);
+    ``words`` newly stable (seconds from the stream start); ``stable_text`` (on final the whole text);
+    ``tail_text`` (``""`` on final); ``audio_s`` received, ``stable_s`` committed up to (their
+    difference is the lag), ``compute_s`` of model time."""
 
     kind: str
     utterance: int
@@ -204,17 +175,12 @@ class _Utterance:
 
 
 class StreamingRecognizer:
-    """Streaming dictation over a loaded :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer` (any CTC
-    family it loads: Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...; window geometry from
-    its ``frame_len`` / ``receptive_field``).
+    """Streaming dictation over a loaded ``Wav2Vec2Recognizer`` (any CTC family it loads).
 
-    ``input_rate``: sample rate (Hz) of the blocks given to :meth:`push` (resampled to
-    ``recognizer.sample_rate``). ``runner``: a callable window -> logits for windows of exactly
-    ``geometry.window`` samples (default :func:`speechstudio.asr.cuda_graph.window_runner`: a CUDA
-    Graph on CUDA, eager elsewhere). ``on_logits(first_global_frame, logits)`` is called with every
-    committed slice of logits (``np.ndarray[float32]`` shape (n_frames, vocab)), in order, each
-    frame once. Not thread-safe: feed it from one thread (the worker's thread).
-    """
+    ``input_rate``: Hz of the blocks given to :meth:`push`. ``runner``: window -> logits for windows of
+    exactly ``geometry.window`` samples (default ``asr.cuda_graph.window_runner``).
+    ``on_logits(first_global_frame, logits)`` sees each committed ``float32 (n_frames, vocab)`` slice
+    once, in order. Not thread-safe."""
 
     def __init__(self, recognizer, config: StreamConfig | None = None, *, input_rate: int | None = None,
                  runner: Callable[[np.ndarray], np.ndarray] | None = None,
@@ -257,9 +223,8 @@ class StreamingRecognizer:
                 f"{g.lookahead / sr:g} s; {getattr(self.runner, 'kind', 'custom')} runner")
 
     def push(self, block: np.ndarray) -> list[StreamUpdate]:
-        """Feed one block, ``np.ndarray`` shape (n,) or (n, channels) at ``input_rate``, float in
-        [-1, 1] (or integer PCM). Returns the updates it caused (often none; one per chunk).
-        Raises ``RuntimeError`` after :meth:`stop`."""
+        """Feed one block (``(n,)`` or ``(n, channels)`` at ``input_rate``, float in [-1, 1] or integer
+        PCM); returns the updates it caused. Raises ``RuntimeError`` after :meth:`stop`."""
         if self.stopped:
             raise RuntimeError("push() after stop(); make a new StreamingRecognizer")
         return self._feed(self._resampler(block))
@@ -283,10 +248,9 @@ class StreamingRecognizer:
         yield from self.stop()
 
     def run_source(self, source, on_block: Callable[[np.ndarray], None] | None = None) -> Iterator[StreamUpdate]:
-        """Recognise an :class:`~speechstudio.asr.sources.AudioSource` live (its ``sample_rate`` must
-        equal ``input_rate``): yields updates until the source ends or ``source.stop()`` is called
-        (from any thread, e.g. the GUI's Stop button), then flushes like :meth:`stop`.
-        ``on_block(block)`` sees each raw block first (input level, mel view)."""
+        """Recognise an ``AudioSource`` (``sample_rate == input_rate``) until it ends or
+        ``source.stop()`` (any thread), then flush like :meth:`stop`; ``on_block(block)`` sees each raw
+        block first."""
         if int(source.sample_rate) != self.input_rate:
             raise ValueError(f"source rate {source.sample_rate} Hz != input_rate {self.input_rate} Hz")
         for block in source.blocks():
@@ -343,9 +307,8 @@ class StreamingRecognizer:
 
 
 def commit_latencies(update: StreamUpdate) -> list[float]:
-    """Seconds from the end of each word that became stable with ``update`` to the moment it is
-    shown: audio received when the update was made minus the word's end time, plus the update's
-    compute time (queueing behind a slow model not included). One value per ``update.words``."""
+    """Seconds from the end of each of ``update.words`` to its display: audio received minus the word's
+    end, plus the update's compute time."""
     return [max(0.0, update.audio_s - w.end_s) + update.compute_s for w in update.words]
 
 

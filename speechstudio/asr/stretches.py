@@ -1,37 +1,11 @@
 """Each stretch of a recording in its own language: bilingual interviews, meetings, films.
 
-The router (:mod:`speechstudio.asr.routing`) detects a file's language on its first 30 s of
-speech and decodes the file in it. When the language changes later, Whisper forced into the first
-language writes the new one as nonsense in the first (tiny.en on German: "Their hint at this
-important link in the realm"), translates it, or drops it (whisper.cpp#1800, noScribe#294).
-:func:`per_stretch` watches the decoded segments and re-decodes the stretches that are in another
-language, so nothing is lost and each segment says its ``language``.
-
-Which stretches are checked (a check is one language detection by the multilingual model on that
-stretch's audio: its encoder on up to 30 s; cheap next to decoding, but not free):
-
-* **suspect segments**: the mean probability of a segment's words under ``SUSPECT_WORD_P`` (0.65).
-  Measured on the realspeech files (2026-12-03): Whisper tiny.en on German, Spanish, Russian,
-  Japanese, Chinese and Korean speech gives 0.44-0.53; on English 0.82-0.97. Whisper base forced
-  into a wrong non-English language gives 0.21-0.35; into the right one 0.81-0.90. Consecutive
-  suspect segments form one stretch;
-* **lost speech**: a gap between segments (or before the first / after the last) of at least
-  ``GAP_S`` (2.5 s) holding at least ``GAP_SPEECH_S`` (1 s) of speech by Silero VAD;
-* with ``every_s`` (used when the file's language is not English, decoded by the multilingual
-  model): every stretch of about 30 s, because Whisper base forced into German writes English
-  speech as English with confident words ("Und so my fellow Americans"), which the word
-  probability cannot tell. A stretch found in the file's language still has its suspect segments
-  and lost speech looked at one by one.
-
-A stretch the detector is unsure of (probability under ``MIN_P``: often two languages in it) is
-checked again as two halves (split at the segment boundary nearest its middle), up to twice;
-one too short to halve is decoded in the detector's best guess, which is kept when its words are
-surer than the old ones (or the old ones were none).
-A stretch whose detected language differs from the file's with probability >= ``MIN_P`` (0.8) is
-decoded again with the model for that language and its segments replace the old ones (times kept
-on the file's clock); otherwise the old segments are kept. Every segment comes out with
-``language`` set.
-"""
+The router (:mod:`speechstudio.asr.routing`) decodes a file in the language of its first 30 s;
+:func:`per_stretch` re-decodes the stretches in another language, found from suspect segments (mean word
+probability < ``SUSPECT_WORD_P``), lost speech (gaps >= ``GAP_S`` with >= ``GAP_SPEECH_S`` of VAD
+speech) and, with ``every_s``, periodic checks. A stretch detected as another language with probability
+>= ``MIN_P`` is decoded in it; every segment comes out with ``language`` set. The thresholds'
+measurements and the rules in full: ``docs/transcribe.md``."""
 from __future__ import annotations
 
 import dataclasses
@@ -54,11 +28,8 @@ MIN_HALF_S = 4.0
 
 
 class AudioTee:
-    """Pass a 16 kHz float32 block stream through while keeping its audio for :meth:`slice`.
-
-    Blocks are kept until :meth:`release_before` drops them (the router releases what lies
-    before the last segment it has settled, so memory stays about one decoding piece: 20 min).
-    """
+    """Pass a 16 kHz float32 block stream through while keeping its audio for :meth:`slice`, until
+    :meth:`release_before` drops it (about one 20 min decoding piece is kept)."""
 
     def __init__(self, blocks: Iterable[np.ndarray], sample_rate: int = 16000, start_s: float = 0.0) -> None:
         self._it = iter(blocks)
@@ -112,9 +83,8 @@ def suspect(seg: Segment) -> bool:
 
 
 def per_stretch(segments: Iterable[Segment], audio: AudioTee, language: str, *args, **kwargs) -> Iterator[Segment]:
-    """:func:`_stretches` (see there), without the repeats that stretches decoded apart leave at
-    their seams (each is decoded with ``PAD_S`` of the next): a segment more than half of which
-    lies before the end of what was already yielded is dropped."""
+    """:func:`_stretches` without the repeats at the seams of stretches decoded apart (a segment more
+    than half before the end of what was yielded is dropped)."""
     said_until = -1.0
     for seg in _stretches(segments, audio, language, *args, **kwargs):
         if said_until - seg.start_s > 0.5 * max(seg.end_s - seg.start_s, 1e-3):
@@ -128,29 +98,15 @@ def _stretches(segments: Iterable[Segment], audio: AudioTee, language: str,
                 *, every_s: float | None = None, speech_s: Callable[[np.ndarray], float] | None = None,
                 checks: list | None = None, known_until_s: float = 0.0, _depth: int = 0,
                 _memo: dict | None = None) -> Iterator[Segment]:
-    """Segments of one file with every stretch in its own language (see the module docstring).
+    """Segments of one file with every stretch in its own language; yields ``Segment`` with ``language``
+    set, in time order.
 
-    Args:
-        segments: the file's segments as decoded in ``language`` (times in seconds on the file's
-            clock), read lazily from the recogniser that consumes ``audio``.
-        audio: the :class:`AudioTee` that recogniser reads.
-        language: the file's language (ISO code).
-        detect: ``(audio 16 kHz float32) -> LanguageGuess | None`` (the multilingual model's).
-        decode_as: ``(language, audio 16 kHz float32, offset_s) -> segments`` with times on the
-            file's clock; may raise (the old segments are kept then).
-        every_s: also check every stretch of about this many seconds (see the module docstring).
-        speech_s: seconds of speech in an audio array (default: Silero VAD via faster-whisper).
-        checks: when given, each check is appended as ``(t0, t1, detected language or None)``.
-        known_until_s: the file's language was detected, surely, on all the speech before this
-            time (the router's first detection on a short file): the periodic check skips
-            stretches that end before it (a suspect stretch is still checked).
-
-    A re-decoded stretch is checked once more the same way (suspect segments and lost speech in
-    it, in its new language): a stretch that holds two languages (German then Spanish, detected as
-    German) gets its Spanish part decoded in Spanish instead of lost.
-
-    Yields ``Segment`` with ``language`` set, in time order.
-    """
+    ``segments``: decoded in ``language`` (seconds, file clock), read lazily from the recogniser that
+    consumes ``audio`` (an :class:`AudioTee`). ``detect``: 16 kHz float32 -> ``LanguageGuess | None``.
+    ``decode_as(language, audio, offset_s)`` -> segments on the file's clock (if it raises, the old
+    segments stay). ``speech_s``: seconds of speech in an array (default Silero VAD). ``checks``
+    collects ``(t0, t1, language or None)``. ``known_until_s``: the periodic check skips stretches
+    ending before it."""
     if speech_s is None:
         from speechstudio.asr.language_id import speech_of
 

@@ -1,21 +1,10 @@
-"""CTC recogniser: any checkpoint ``AutoModelForCTC`` loads that reads the raw waveform, chunked, batched, greedy.
+"""CTC recogniser: any raw-waveform checkpoint ``AutoModelForCTC`` loads, chunked, batched, greedy.
 
-Families (see :mod:`speechstudio.asr.ctc_checkpoint`): Wav2Vec2 (Baevski et al., "wav2vec 2.0",
-2020; e.g. facebook/wav2vec2-base-960h: 16 kHz input, CTC over characters, ``|`` between words),
-HuBERT (Hsu et al., 2021; facebook/hubert-large-ls960-ft), Data2Vec-Audio (Baevski et al., 2022;
-facebook/data2vec-audio-base-960h), Wav2Vec2-Conformer (facebook/wav2vec2-conformer-rope-large-960h-ft,
--rel-pos-), and WavLM / UniSpeech / SEW built the same way. They share the conv feature encoder,
-the ``Wav2Vec2FeatureExtractor`` and the ``Wav2Vec2CTCTokenizer``; the frame hop and receptive
-field are read from each config (``conv_stride``, ``conv_kernel``), never assumed. Weights load
-through ``AutoModelForCTC.from_pretrained`` (safetensors preferred when both formats are present).
-
-Long audio: fixed windows with left/right stride (:mod:`speechstudio.asr.chunking`), equal-length
-windows batched (``batch_size``), centre frames kept, greedy CTC across boundaries
-(:mod:`speechstudio.asr.ctc`), or, when the model folder holds a ``vocabulary.txt`` (a model
-adapted with ``speechstudio finetune asr``), a prefix beam search that prefers those words
-(:mod:`speechstudio.asr.ctc_lexicon`). Inference runs under ``torch.inference_mode``; FP16 on CUDA and
-FP32 on CPU unless ``precision`` says otherwise.
-"""
+Families (:mod:`speechstudio.asr.ctc_checkpoint`): Wav2Vec2 (Baevski et al. 2020), HuBERT (Hsu et al.
+2021), Data2Vec-Audio (Baevski et al. 2022), Wav2Vec2-Conformer, WavLM / UniSpeech / SEW; frame hop and
+receptive field come from each config (``conv_stride``, ``conv_kernel``). Long audio: strided windows
+(:mod:`speechstudio.asr.chunking`), batched, greedy CTC across boundaries, or the lexicon beam search
+when the folder has a ``vocabulary.txt``. FP16 on CUDA, FP32 on CPU by default."""
 from __future__ import annotations
 
 import logging
@@ -41,31 +30,18 @@ VOCABULARY_MODES = ("auto", "off")
 
 
 class Wav2Vec2Recognizer:
-    """Load a CTC model (Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) once and
-    transcribe many inputs with it.
+    """Load a CTC model once and transcribe many inputs with it.
 
-    Args:
-        model_dir: folder holding ``config.json``, weights and the processor files
-            (``vocab.json``, ``preprocessor_config.json``...).
-        model_id: name shown to the user and written to JSON outputs.
-        device: ``auto``/``cpu``/``cuda``/``cuda:N``; precision: ``auto``/``fp32``/``fp16``/``bf16``.
-        chunk_s: window length in seconds; stride_s: left and right context in seconds
-            (each; default 2 s); batch_size: windows per forward pass (default 8 on CUDA, 1 on CPU).
-        vocabulary: ``"auto"``: when the folder holds ``vocabulary.txt`` (one word per line, UTF-8),
-            decode with :class:`~speechstudio.asr.ctc_lexicon.LexiconCTCDecoder` over those words
-            (soft: ``oov_penalty`` nats per word not in the list, default 8); ``"off"``: greedy CTC.
-            Without the file both decode greedily, exactly as before.
+    ``model_dir``: ``config.json``, weights, processor files. ``device``: ``auto|cpu|cuda|cuda:N``;
+    ``precision``: ``auto|fp32|fp16|bf16``. ``chunk_s`` / ``stride_s`` (each side, default 2 s) in
+    seconds; ``batch_size`` windows per forward (8 on CUDA, 1 on CPU). ``vocabulary``: ``"auto"`` uses a
+    ``vocabulary.txt`` with ``LexiconCTCDecoder`` (``oov_penalty`` nats per unknown word, default 8),
+    ``"off"`` greedy.
 
-    Attributes read from the checkpoint: ``family`` (transformers ``model_type``, e.g. ``"hubert"``),
-    ``sample_rate`` (Hz, from the feature extractor), ``frame_len`` / ``receptive_field``
-    (samples, from ``conv_stride`` / ``conv_kernel``), ``seconds_per_frame`` (``frame_len /
-    sample_rate``: 0.02 s for the standard conv stack at 16 kHz). ``lexicon``: the
-    :class:`~speechstudio.asr.ctc_lexicon.Lexicon` decoding uses, or ``None`` (greedy).
-
-    Raises :class:`ModelNotFoundError` if the folder is not a loadable CTC model; the message names
-    the folder and the reason (a faster-whisper folder, a Whisper or VITS checkpoint, a
-    filter-bank CTC model, a pre-trained base without a CTC head, missing or corrupt files).
-    """
+    From the checkpoint: ``family`` (``model_type``), ``sample_rate`` (Hz), ``frame_len`` /
+    ``receptive_field`` (samples), ``seconds_per_frame`` (0.02 s for the standard stack at 16 kHz),
+    ``lexicon`` (or None). Raises ``ModelNotFoundError`` naming the folder and why it is not a loadable
+    CTC model."""
 
     engine = "wav2vec2"
 
@@ -181,11 +157,8 @@ class Wav2Vec2Recognizer:
         return audio
 
     def window_logits(self, windows: list[np.ndarray]) -> list[np.ndarray]:
-        """Run the model on windows of EQUAL length.
-
-        ``windows``: list of ``np.ndarray[float32]`` shape (n,), 16 kHz mono, same n.
-        Returns a list of ``np.ndarray[float32]`` shape (n_frames, vocab_size) CTC logits.
-        """
+        """Run the model on equal-length windows (``float32 (n,)``, 16 kHz mono); returns ``float32
+        (n_frames, vocab_size)`` CTC logits per window."""
         torch = self._torch
         n = windows[0].shape[0]
         if n < self.receptive_field:  # too short for one frame of the conv feature encoder
@@ -197,11 +170,8 @@ class Wav2Vec2Recognizer:
         return list(logits)
 
     def stream_logits(self, blocks: Iterable[np.ndarray]) -> Iterator[tuple[int, np.ndarray]]:
-        """Kept logits for a stream of 16 kHz float32 blocks, in order.
-
-        Yields ``(first_global_frame, logits)`` with logits ``np.ndarray[float32]`` shape
-        (n_kept_frames, vocab_size); concatenated they cover every frame of the audio once.
-        """
+        """Kept logits for a stream of 16 kHz float32 blocks: yields ``(first_global_frame, logits
+        float32 (n_kept, vocab_size))`` covering every frame once, in order."""
         planner = WindowPlanner(self.chunk, self.stride, self.stride, self.frame_len)
         pending: list[Window] = []
 
@@ -245,16 +215,9 @@ class Wav2Vec2Recognizer:
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
-        """The :class:`~speechstudio.asr.types.Recognizer` call: ``(segments, info)`` for one array or
-        a stream of ``np.ndarray[float32]`` blocks, mono at ``self.sample_rate``.
-
-        A CTC checkpoint has one vocabulary: ``language`` is only recorded in ``info`` (its
-        probability stays ``None``). Word probabilities come from the softmax of the logits
-        (:meth:`~speechstudio.asr.ctc.GreedyCTCDecoder.feed`).
-
-        Raises:
-            UsageError: ``task="translate"``, ``initial_prompt`` or ``hotwords`` (Whisper only).
-        """
+        """The ``Recognizer`` call: ``(segments, info)`` for one ``float32`` array or a stream of
+        blocks, mono at ``self.sample_rate``. ``language`` is only recorded. Raises ``UsageError`` for
+        ``task="translate"``, ``initial_prompt`` or ``hotwords`` (Whisper only)."""
         if task == "translate":
             raise UsageError(f"--task translate: {self.model_id} is a CTC model and cannot translate; "
                              "use a multilingual Whisper model (e.g. --model whisper-base)")
@@ -276,10 +239,8 @@ class Wav2Vec2Recognizer:
 
 
 def feed_decoder(decoder, logits: np.ndarray, first_frame: int, probs: bool = True) -> list[Word]:
-    """Feed CTC ``logits`` (``np.ndarray[float32]`` shape (n_frames, vocab), first frame = global
-    frame ``first_frame``) to a decoder from :meth:`Wav2Vec2Recognizer.new_decoder`: its
-    log-softmax for a :class:`~speechstudio.asr.ctc_lexicon.LexiconCTCDecoder`, the arg-max ids
-    (and, with ``probs``, their softmax probabilities) for a greedy one. Returns the completed words."""
+    """Feed CTC ``logits`` (``float32 (n_frames, vocab)``, starting at global frame ``first_frame``) to
+    a decoder from ``new_decoder``; returns the completed words."""
     if isinstance(decoder, LexiconCTCDecoder):
         return decoder.feed(log_softmax(logits), first_frame)
     return decoder.feed(logits.argmax(axis=-1), first_frame, max_softmax(logits) if probs else None)

@@ -1,40 +1,16 @@
 """Live dictation with Whisper: re-decode a growing buffer, commit what LocalAgreement-n agrees on.
 
-Method and numbers from Macháček, Dabre and Bojar, "Turning Whisper into Real-Time Transcription
-System" (IJCNLP-AACL 2023 demo), reference code ``ufal/whisper_streaming`` (``whisper_online.py``:
-``OnlineASRProcessor``). Qt-free. Usage (same interface as the CTC
-:class:`~speechstudio.asr.streaming.StreamingRecognizer`)::
+Method and numbers from Macháček, Dabre and Bojar, "Turning Whisper into Real-Time Transcription System"
+(IJCNLP-AACL 2023 demo; ``ufal/whisper_streaming`` ``OnlineASRProcessor``); how it runs (endpointing,
+prompt, buffer trimming, flush) is in ``docs/transcribe.md``. Qt-free; same interface as the CTC
+``StreamingRecognizer``::
 
     rec = LocalAgreementRecognizer(WhisperHypotheses(recognizer), AgreementConfig(), input_rate=44100)
     for block in source.blocks():          # np.ndarray[float32] shape (n,), 44.1 kHz
         for u in rec.push(block):          # StreamUpdate: stable text, grey tail, new words
             show(u.stable_text, u.tail_text)
-    for u in rec.stop():                   # the last hypothesis is committed whole: nothing lost
-        ...
-
-How it runs (times in seconds, audio at 16 kHz):
-
-* The energy endpointer (:mod:`speechstudio.asr.endpointing`, the CTC path's settings) cuts the
-  stream into utterances; silence never reaches the model.
-* Inside an utterance the *buffer* (audio from the last cut to now) is decoded whenever
-  ``update_s`` of new audio has arrived (the reference's ``--min-chunk-size``, 1 s), or later when
-  a live source has audio waiting (``backlog_s() > 0``: the model fell behind, so one update covers
-  all of it, as the reference's real-time mode does). Each decode is one *hypothesis*.
-* :class:`~speechstudio.asr.local_agreement.LocalAgreement` commits the prefix the last
-  ``agreement`` (n) hypotheses share; the rest of the newest one is the tail.
-* The decoder is prompted with the last ``prompt_chars`` (200) characters of committed text that
-  lie before the buffer (reference ``OnlineASRProcessor.prompt``).
-* Buffer trimming: once the buffer is longer than ``trim_s`` it is cut at the end of the last
-  committed sentence (a committed word ending in . ? !; the reference's "sentence" option uses a
-  sentence splitter instead). It never grows past ``max_buffer_s`` (Whisper sees at most 30 s):
-  it is then cut at the last committed word, or, when nothing there was agreed on, the words in
-  its first half are committed without agreement and it is cut after them.
-* Endpoint or Stop: the buffer is decoded once more if audio arrived since the last decode, and
-  that hypothesis is committed whole (reference ``finish``): Stop never drops the last words.
-
-Latency: a word is committed at the update that makes n hypotheses agree, so it appears about
-``(n - 1) * update_s`` + the decode time after it was spoken (see ``bench/bench_dictate_whisper.py``).
-"""
+    for u in rec.stop():                   # the last hypothesis is committed whole
+        ..."""
 from __future__ import annotations
 
 import logging
@@ -66,15 +42,10 @@ WHISPER_WINDOW_S = 30.0
 
 @dataclass(frozen=True)
 class AgreementConfig:
-    """Settings of :class:`LocalAgreementRecognizer` (seconds, dBFS, characters).
-
-    ``update_s``: new audio between two decodes; ``agreement``: n of LocalAgreement-n (>= 1);
-    ``trim_s``: buffer length after which it is cut at a committed sentence end;
-    ``max_buffer_s``: hard cap on the buffer (<= 30 s); ``prompt_chars``: committed text given
-    as the decoder prompt (0: none). Endpointing (``endpoint_s``, ``threshold_db``,
-    ``min_speech_s``, ``preroll_s``) as in :class:`~speechstudio.asr.stream_geometry.StreamConfig`.
-    Raises :class:`~speechstudio.errors.UsageError` for values out of range (see :meth:`check`).
-    """
+    """Settings of :class:`LocalAgreementRecognizer` (seconds, dBFS, characters): ``update_s`` new audio
+    between decodes; ``agreement`` n (>= 1); ``trim_s`` cut at a committed sentence end past it;
+    ``max_buffer_s`` (<= 30); ``prompt_chars`` (0: none); endpointing as ``StreamConfig``. Raises
+    ``UsageError`` for values out of range (:meth:`check`)."""
 
     update_s: float = DEFAULT_UPDATE_S
     agreement: int = DEFAULT_AGREEMENT
@@ -136,16 +107,11 @@ class _Utterance:
 
 
 class LocalAgreementRecognizer:
-    """Streaming dictation by re-decoding (see the module docstring) over a :class:`BufferDecoder`.
+    """Streaming dictation by re-decoding over a :class:`BufferDecoder`; ``input_rate`` in Hz.
 
-    ``input_rate``: Hz of the blocks given to :meth:`push` (resampled to the decoder's rate);
-    ``backlog_s``: optional callable giving seconds of audio already captured but not yet pushed
-    (e.g. :attr:`~speechstudio.worker.dictation.DeviceSource.backlog_s`); while it is positive,
-    decodes wait so that one decode covers all of it. Attributes after a run: ``segments`` (one
-    per utterance with words), ``chunk_times`` (seconds per decode), ``update_audio_s`` (new audio
-    per decode, s), ``buffer_s`` (buffer length per decode, s), ``received`` (samples at the model
-    rate). Not thread-safe: feed it from one thread.
-    """
+    ``backlog_s``: optional callable, seconds captured but not yet pushed; while positive, decodes wait.
+    After a run: ``segments`` (one per utterance), ``chunk_times`` / ``update_audio_s`` / ``buffer_s``
+    (seconds, per decode), ``received`` (samples at the model rate). Not thread-safe."""
 
     def __init__(self, decoder: BufferDecoder, config: AgreementConfig | None = None, *,
                  input_rate: int | None = None, backlog_s: Callable[[], float] | None = None) -> None:
@@ -180,9 +146,9 @@ class LocalAgreementRecognizer:
         return "; ".join(parts)
 
     def push(self, block: np.ndarray) -> list[StreamUpdate]:
-        """Feed one block, ``np.ndarray`` shape (n,) or (n, channels) at ``input_rate``, float in
-        [-1, 1] (or integer PCM). Returns the updates it caused (at most one decode per call, plus
-        a ``final`` per utterance ended by silence). Raises ``RuntimeError`` after :meth:`stop`."""
+        """Feed one block (``(n,)`` or ``(n, channels)`` at ``input_rate``, float or integer PCM);
+        returns the updates (at most one decode per call, plus a ``final`` per ended utterance). Raises
+        ``RuntimeError`` after :meth:`stop`."""
         if self.stopped:
             raise RuntimeError("push() after stop(); make a new LocalAgreementRecognizer")
         x = self._resampler(block)
