@@ -1,33 +1,12 @@
-"""Subtitle cues from transcript segments: line width and count, cue length, no zero-length or
-overlapping cues, optional word-level karaoke; rendered as SRT, WebVTT or ASS by pysubs2.
+"""Subtitle cues from transcript segments, rendered as SRT, WebVTT or ASS by pysubs2.
 
-Layout (:func:`layout_cues`), per segment in start order:
-
-- The segment's words (its ``Word`` timestamps when they spell the segment's text; otherwise the
-  text's words with times spread over the segment in proportion to their length, which is what a
-  CTC segment without word times or an edited segment gets) are packed greedily into cues. A cue
-  is closed before a word that would make it wrap to more than ``max_line_count`` lines of
-  ``max_line_width`` characters, or last longer than ``max_cue_s``; after a sentence end
-  (``. ? !``) once the cue holds half its room, so cues tend to end with sentences.
-- A segment that fits one cue keeps the segment's times. A split segment's cues meet: cue *k*
-  ends where cue *k+1*'s first word starts, the first starts at the segment's start and the
-  last ends at its end.
-- Lines are filled greedily (openai/whisper ``utils.py`` ``SubtitlesWriter`` does the same with
-  ``max_line_width``) at the narrowest width that needs no extra line, so a cue's lines are of
-  even length; a single word longer than the width gets a line of its own.
-
-Timing (:func:`_fix_timing`, in whole milliseconds): cues are sorted by start; a cue starts no
-earlier than the previous one ends (no overlap); a cue shorter than ``min_cue_s`` is lengthened
-up to the next cue's start; every cue lasts at least 1 ms (a zero-length cue is never written).
-
-Defaults follow the Netflix Timed Text Style Guide (English): 42 characters per line, 2 lines,
-at most 7 s and at least 5/6 s per subtitle event.
-
-Karaoke (``highlight_words``): WebVTT inline cue timestamps (``<00:00:01.200>`` before each word
-after the first, W3C WebVTT section 4.2.2 "cue timestamp"; players colour the words already
-spoken) and ASS ``{\\kNN}`` tags (centiseconds per word, the karaoke tag of ASS/libass). SRT has
-no word timing and ignores it.
-"""
+:func:`layout_cues` packs each segment's words (its word times, or times spread by length) greedily into
+cues of at most ``max_line_count`` lines of ``max_line_width`` characters and ``max_cue_s``, preferring
+sentence ends; a split segment's cues meet. Lines are filled greedily as openai/whisper ``utils.py``
+``SubtitlesWriter``, at the narrowest width that needs no extra line. Timing (whole ms): sorted, no
+overlap, short cues lengthened up to the next, every cue >= 1 ms. Defaults: the Netflix Timed Text Style
+Guide (English). Karaoke: WebVTT inline cue timestamps (W3C WebVTT 4.2.2) and ASS ``{\\kNN}``
+(centiseconds); SRT has none."""
 from __future__ import annotations
 
 import re
@@ -49,13 +28,10 @@ _SENTENCE_END = (".", "?", "!", "…", "。", "？", "！")
 
 @dataclass(frozen=True)
 class SubtitleOptions:
-    """How transcripts are cut into subtitle cues.
-
-    ``max_line_width``: characters per line (0 = no limit); ``max_line_count``: lines per cue
-    (0 = no limit); ``max_cue_s`` / ``min_cue_s``: longest / shortest cue in seconds (0 = no
-    limit); ``highlight_words``: word-level karaoke timing in VTT and ASS; ``max_cps``: reading
-    speed in characters per second a cue is given time for (0 = off). Defaults: Netflix Timed Text
-    Style Guide (42 x 2, 7 s, 5/6 s, 20 characters per second for adult programmes)."""
+    """How transcripts are cut into cues: ``max_line_width`` (characters), ``max_line_count``,
+    ``max_cue_s`` / ``min_cue_s`` (seconds), ``max_cps`` (characters per second), 0 = no limit;
+    ``highlight_words`` (VTT / ASS karaoke). Defaults: Netflix Timed Text Style Guide (42 x 2, 7 s, 5/6
+    s, 20 cps for adult programmes)."""
 
     max_line_width: int = 42
     max_line_count: int = 2
@@ -87,9 +63,8 @@ def line_text(words: Sequence[Word]) -> str:
 
 
 def _breakable(prev: Word, w: Word) -> bool:
-    """Whether a line or cue may end between ``prev`` and ``w``: at a space, or between characters
-    of a script written without spaces (never before a combining mark or closing punctuation, and
-    never inside c'est / don't)."""
+    """Whether a line may end between ``prev`` and ``w``: at a space or inside a script without spaces
+    (never before a combining mark or closing punctuation, never inside c'est / don't)."""
     if not w.text or w.text[0].isspace():
         return True
     left, right = prev.text.rstrip(), w.text
@@ -154,9 +129,8 @@ def _pieces(words: Sequence[Word]) -> list[Word]:
 
 
 def wrap_words(words: Sequence[Word], width: int, indent: int = 0) -> list[list[Word]]:
-    """Greedy line filling: a line at most ``width`` display cells (0 = one line; CJK characters
-    count two), the first line ``indent`` cells less (a ``"Speaker 1: "`` prefix), broken only where
-    :func:`_breakable` allows; a longer single word gets its own line. Returns lines of the given words."""
+    """Greedy line filling to ``width`` display cells (0: one line; CJK counts two), the first line
+    ``indent`` cells shorter, broken where :func:`_breakable` allows; returns the lines."""
     pieces = _pieces(words)
     lines: list[list[int]] = []
     for i, w in enumerate(pieces):
@@ -235,14 +209,8 @@ def _indent(speaker: str | None, prefix: bool) -> int:
 
 def layout_cues(segments: Iterable[Segment], opts: SubtitleOptions = SubtitleOptions(),
                 duration_s: float | None = None, prefix: bool = False) -> list[Cue]:
-    """Cut ``segments`` (times in seconds) into cues (see the module docstring).
-
-    ``duration_s``: the audio's length; no cue is lengthened past it. ``prefix``: the cue text will
-    start with ``"Name: "`` (SRT), which counts toward the first line's width.
-
-    Returns:
-        Cues in time order, none overlapping, each at least 1 ms long; empty segments give none.
-    """
+    """Cut ``segments`` (seconds) into cues in time order, none overlapping, each >= 1 ms, none past
+    ``duration_s``. ``prefix``: a ``"Name: "`` that counts toward the first line."""
     cues: list[Cue] = []
     for seg in sorted(segments, key=lambda s: (s.start_s, s.end_s)):
         words = _words_of(seg)
@@ -395,12 +363,8 @@ def _colours():
 
 def render_subtitles(segments: Sequence[Segment], fmt: str, opts: SubtitleOptions = SubtitleOptions(),
                      duration_s: float | None = None) -> str:
-    """The whole ``fmt`` file (``srt``, ``vtt`` or ``ass``) for ``segments``, written by pysubs2.
-
-    SRT: numbered cues ``HH:MM:SS,mmm --> HH:MM:SS,mmm``; VTT: ``WEBVTT`` header, ``& < >``
-    escaped; ASS: pysubs2's default script header and style. Lines of a cue are separated by a
-    line break (``\\N`` in ASS).
-    """
+    """The whole ``fmt`` file (``srt`` | ``vtt`` | ``ass``) for ``segments``, by pysubs2; VTT escapes
+    ``& < >``, ASS breaks lines with ``\\N``."""
     import pysubs2
 
     subs = pysubs2.SSAFile()

@@ -1,42 +1,14 @@
 """Check one clip: resample, trim silence, normalise loudness, set flags; the ASR cross-check.
 
-For every clip (``prepare_clip``):
-
-1. *Clipping* is looked for on the decoded samples at the file's own rate (``levels.is_clipping``).
-2. The clip is resampled to the target rate (the base voice's rate, e.g. 22050 Hz, or 16000 for
-   CTC) with soxr "HQ", and to 16 kHz for the voice activity detector and the recogniser.
-3. *Trim*: Silero VAD (``vad.SileroVad``) finds the first and last speech sample; the clip keeps
-   ``pad_s`` = 0.15 s of the original audio on each side (less where the recording has less).
-   Why 0.15 s: silero decides per 32 ms frame and marks speech onsets one to three frames late,
-   and weak initial fricatives ("f", "th") start before it fires; 150 ms covers that, while
-   keeping the leading / trailing silence short and even, which VITS duration modelling prefers
-   (LJSpeech clips carry a similar ~0.1-0.2 s).
-4. *Loudness*: ITU-R BS.1770-4 integrated loudness (pyloudnorm, csteinmetz1/pyloudnorm) of the
-   trimmed clip is brought to ``target_lufs`` (default -23 LUFS, EBU R128); if that would push a
-   sample peak above ``peak_dbfs`` (-1 dBFS) the gain is lowered instead (no limiter artefacts,
-   the clip ends up a little quieter than the target).
-5. *Flags* (``manifest.FLAGS``): ``clipping``; ``low_level`` when the recording's own loudness is
-   more than ``low_level_lu`` (20 LU) below the target, i.e. it needs > 20 dB of gain and its
-   noise floor comes up with it; ``noisy`` when the VAD-based SNR estimate is below
-   ``noisy_snr_db`` (20 dB: Hi-Fi TTS kept only >= 32 dB for studio-grade data, Bakhturina et al.
-   2021; at 20 dB hiss between words is plainly audible and a VITS fine-tune learns it);
-   ``too_short`` (< ``min_s``), ``too_long`` (> ``max_s``); ``unsayable`` when the trainer's
-   ``text_ok(text)`` names characters its voice / vocabulary cannot say.
-
-ASR cross-check (``asr_check``): the clip at 16 kHz goes through ``transcribe`` (default:
-``whisper_transcriber()``, Whisper tiny.en); CER (jiwer) between the normalised text and what was
-heard. Above ``cer_threshold`` (default 0.35) the clip is flagged ``asr_mismatch``. Why 0.35:
-measured with tiny.en on the 11 English recordings of ``shared/realspeech`` with known
-transcripts, 10 right texts scored CER 0.00-0.12 (read speech, names, a noisy 8 kHz file), while
-the 130 pairs of a recording with another, different transcript scored 0.71-1.0 (median 0.90).
-0.35 sits between with margin on both sides, so the flag means "wrong text / wrong file / mostly
-unintelligible", not "the recogniser misspelled a name". The 11th recording is the known false
-alarm (CER 0.91): digits read out one by one ("one zero zero zero one"), which Whisper writes as
-"10001" and the normaliser then reads as a number.
-
-The dataset report (``DatasetReport``, ``report``, ``format_report``) lives in
-``finetune.report`` and is re-exported here.
-"""
+``prepare_clip``: clipping is looked for at the file's rate (``levels.is_clipping``); the clip is
+resampled with soxr "HQ" to the target rate and to 16 kHz; Silero VAD trims it keeping ``pad_s`` (0.15
+s) each side; ITU-R BS.1770-4 loudness (pyloudnorm) is brought to ``target_lufs`` (-23 LUFS, EBU R128)
+unless a peak would pass ``peak_dbfs`` (-1 dBFS); flags (``manifest.FLAGS``): ``clipping``,
+``low_level`` (> ``low_level_lu`` under the target), ``noisy`` (VAD-based SNR < ``noisy_snr_db``, 20
+dB), ``too_short`` / ``too_long``, ``unsayable``. ``asr_check`` flags ``asr_mismatch`` when the CER
+(jiwer) to Whisper's transcript exceeds ``cer_threshold`` (0.35). Why each threshold:
+``docs/finetune_voice.md``, "Dataset checks". The dataset report lives in ``finetune.report``
+(re-exported here)."""
 from __future__ import annotations
 
 import re
@@ -78,10 +50,9 @@ class CheckSettings:
 
 @dataclass
 class PreparedClip:
-    """``audio``: ``np.ndarray[float32]`` shape (n,), ``sample_rate`` Hz, trimmed and normalised;
-    ``audio16k``: the same span at 16 kHz with the same gain (for the recogniser);
-    ``flags``: keys of ``manifest.FLAGS`` from the signal checks; ``stats``: measurements
-    (``source_lufs``, ``gain_db``, ``snr_db``, ``peak_dbfs``, ``trimmed_s``)."""
+    """``audio``: float32 ``(n,)`` at ``sample_rate`` Hz, trimmed and normalised; ``audio16k``: the same
+    span at 16 kHz; ``flags``: keys of ``manifest.FLAGS``; ``stats``: ``source_lufs``, ``gain_db``,
+    ``snr_db``, ``peak_dbfs``, ``trimmed_s``."""
 
     audio: np.ndarray
     audio16k: np.ndarray
@@ -105,9 +76,8 @@ def resample(audio: np.ndarray, rate: int, target: int) -> np.ndarray:
 
 
 def measure_lufs(audio: np.ndarray, rate: int) -> float:
-    """BS.1770-4 integrated loudness (LUFS) of ``np.ndarray[float32]`` shape (n,) at ``rate`` Hz,
-    via pyloudnorm. Clips shorter than one 400 ms gating block are repeated to fill it (same
-    mean power). Returns ``-inf`` for silence."""
+    """BS.1770-4 integrated loudness (LUFS, pyloudnorm) of float32 ``(n,)`` at ``rate`` Hz; clips under
+    one 400 ms gating block are repeated to fill it. ``-inf`` for silence."""
     import pyloudnorm
 
     a = np.asarray(audio, dtype=np.float64).reshape(-1)
@@ -135,11 +105,8 @@ def normalise_loudness(audio: np.ndarray, rate: int, target_lufs: float = -23.0,
 
 
 def prepare_clip(audio: np.ndarray, rate: int, settings: CheckSettings, vad: SileroVad) -> PreparedClip:
-    """Run steps 1-5 of the module docstring on one clip (not the ASR check, not ``unsayable``).
-
-    ``audio``: ``np.ndarray[float32]`` shape (n,), mono, ``rate`` Hz (the file's own rate), range
-    [-1, 1]. Raises ``NoSpeechError`` when the VAD finds no speech (silence, noise or music only).
-    """
+    """The signal checks of the module docstring on one mono float32 ``(n,)`` clip at its own ``rate``
+    Hz in [-1, 1]. Raises ``NoSpeechError`` when the VAD finds no speech."""
     x = np.asarray(audio, dtype=np.float32).reshape(-1)
     sr = int(settings.sample_rate)
     flags: list[str] = []
@@ -219,13 +186,8 @@ def asr_check(text: str, audio16k: np.ndarray, transcribe: Callable[[np.ndarray]
 
 def whisper_transcriber(model: str | None = None, language: str = "en", *, device: str = "cpu",
                         cpu_threads: int = 2, beam_size: int = 1) -> Callable[[np.ndarray], str]:
-    """A ``transcribe(audio16k) -> str`` for the cross-check, on ``WhisperRecognizer``.
-
-    ``model``: a model folder or name for ``hub.resolve.resolve_model`` (default ``tiny.en`` for
-    English, ``base`` otherwise; never downloaded here). Greedy decoding (``beam_size`` 1): the
-    check only needs to tell right from wrong texts; no word timestamps. Cost: Whisper always
-    encodes a 30 s window, so each clip takes about as long as 30 s of audio (~0.7-1 s for tiny.en
-    on 2 CPU cores). Raises ``ModelNotFoundError``."""
+    """A ``transcribe(audio16k) -> str`` for the cross-check: ``WhisperRecognizer`` greedy, ``model``
+    resolved locally (default ``tiny.en`` for English, else ``base``). Raises ``ModelNotFoundError``."""
     from speechstudio.asr.whisper import WhisperRecognizer
     from speechstudio.hub.resolve import resolve_model
 

@@ -1,28 +1,13 @@
 """How close is a cloned voice to its speaker: speaker similarity, naturalness, pitch.
 
-Three measures, each from a model or method whose weights or code install offline:
+* **Speaker similarity** (SECS): cosine between an utterance's GE2E embedding and the recordings'
+speaker embedding, as Resemblyzer computes them (``VoiceEncoder``, Apache-2.0; Wan et al. 2018; the SECS
+of YourTTS, Casanova et al. 2022). * **Naturalness**: DistillMOS (Stahl & Gamper 2025, MIT wheel), a
+predicted MOS 1-5 of 16 kHz speech. * **Pitch**: Praat's F0 (``tts.pitch.voiced_f0``): median, p10-p90
+spread in semitones, and the share of voiced frames within 1 % of the decoder's frame rate ``sample_rate
+/ hop_length`` (frame-rate buzz; left out of the median).
 
-* **Speaker similarity** (SECS, speaker-encoder cosine similarity): the cosine between the GE2E
-  embedding of an utterance and the *speaker embedding* of the recordings (the normalised mean of
-  their utterance embeddings), as Resemblyzer computes them (resemblyzer's ``VoiceEncoder``,
-  weights in its wheel, Apache-2.0; Wan et al. 2018, "Generalized end-to-end loss for speaker
-  verification"; the SECS of YourTTS, Casanova et al. 2022). Two utterances of one speaker
-  score ~0.85-0.95, different speakers of one sex ~0.5-0.7 with this encoder (measured on
-  ``../shared/voices/matthes``: held-back recordings 0.94, the joe base voice 0.60).
-* **Naturalness**: DistillMOS (Stahl & Gamper 2025, "Distillation and pruning for scalable
-  self-supervised representation-based speech quality assessment"; weights in the ``distillmos``
-  wheel, MIT): a predicted mean opinion score 1-5 of 16 kHz speech. Real read speech ~4.5.
-* **Pitch**: Praat's F0 (``tts.pitch.voiced_f0``) over voiced frames: median, the p10-p90 spread
-  in semitones (read speech spans 5-12; a monotone ~0) and the share of voiced frames within 1 %
-  of the decoder's *frame rate* ``sample_rate / hop_length`` (86.13 Hz for a 22.05 kHz voice with
-  hop 256): a HiFi-GAN decoder that lost its pitch rendering emits one pulse per latent frame and
-  Praat reads that buzz as an "F0" (docs/finetune_voice.md, "Pitch"). ``median_hz`` leaves those
-  frames out, so a pitch measured here is never the buzz.
-
-The scorers load lazily (Resemblyzer ~0.1 s, DistillMOS ~0.2 s on a CPU) and are Qt-free; the
-fine-tuning trainer scores its samples at each evaluation with them and the wizard shows
-:meth:`Closeness.describe`'s words.
-"""
+Typical values: ``docs/finetune_voice.md``. Scorers load lazily; Qt-free."""
 from __future__ import annotations
 
 import math
@@ -34,7 +19,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from speechstudio.diarize.voiceprint import import_resemblyzer
+from speechstudio.audio.speaker_encoder import import_resemblyzer
 from speechstudio.finetune.check import resample
 
 __all__ = ["CloneJudge", "PitchProfile", "pitch_profile", "VoicePrint", "Naturalness", "Closeness",
@@ -59,10 +44,9 @@ _MOS = None
 
 @dataclass(frozen=True)
 class PitchProfile:
-    """Pitch of a set of clips. ``median_hz``: median F0 of the voiced frames that are not
-    frame-rate buzz (None when none is); ``p10_hz`` / ``p90_hz`` and ``spread_st`` = 12 log2(p90 /
-    p10) over the same frames; ``frame_rate_share``: share of all voiced frames within
-    ``FRAME_RATE_TOLERANCE`` of ``frame_rate_hz``; ``voiced_frames``: their count (10 ms frames)."""
+    """Pitch of a set of clips (10 ms frames): ``median_hz`` of voiced non-buzz frames (None when none),
+    ``p10_hz`` / ``p90_hz``, ``spread_st`` = 12 log2(p90 / p10), ``frame_rate_share`` within
+    ``FRAME_RATE_TOLERANCE`` of ``frame_rate_hz``, ``voiced_frames``."""
 
     median_hz: float | None
     p10_hz: float | None
@@ -98,15 +82,10 @@ _import_resemblyzer = import_resemblyzer
 
 
 class VoicePrint:
-    """GE2E speaker embeddings (Resemblyzer). One encoder per process, shared by threads.
-
-    ``embed(audio, sample_rate)`` -> float32 (256,), unit norm; ``speaker(clips, sample_rate)``
-    -> the normalised mean of the clips' embeddings (Resemblyzer ``embed_speaker``);
-    ``similarity(a, b)`` -> cosine in [-1, 1]. Audio: mono float in [-1, 1], any rate
-    (resampled to 16 kHz with soxr; Resemblyzer's ``preprocess_wav`` then normalises the volume
-    to -30 dBFS and removes pauses longer than 300 ms with its VAD). Raises ``ValueError`` for a
-    clip with no speech left after that.
-    """
+    """GE2E speaker embeddings (Resemblyzer), one encoder per process. ``embed`` -> float32 ``(256,)``
+    unit norm; ``speaker`` -> normalised mean (``embed_speaker``); ``similarity`` -> cosine in [-1, 1].
+    Audio: mono float in [-1, 1], any rate (soxr to 16 kHz, then ``preprocess_wav``). Raises
+    ``ValueError`` for a clip with no speech left."""
 
     def __init__(self):
         global _ENCODER
@@ -208,18 +187,9 @@ def _two_groups(x: np.ndarray, iterations: int = 20) -> np.ndarray:
 
 def speaker_outliers(embeddings: Sequence[np.ndarray], threshold: float = OUTLIER_SIMILARITY,
                      group_similarity: float = GROUP_SIMILARITY) -> list[tuple[int, float]]:
-    """Clips that sound like another speaker: ``(index, similarity)`` pairs, by index.
-
-    Two checks on the GE2E embeddings (any dimension, normalised here):
-
-    1. *Two voices*: the clips are split in two groups (spherical 2-means); when the groups' mean
-       embeddings are less similar than ``group_similarity`` the dataset holds two speakers, and
-       every clip of the group with less clips is flagged (its similarity: to the larger group's
-       mean). One speaker's clips split this way stay near 0.95 (matthes: 0.948).
-    2. *Odd clips*: within the remaining clips, each one whose cosine with the mean of the
-       *others* (leave-one-out) is below ``threshold``.
-
-    With fewer than 3 clips nothing can be told (empty list)."""
+    """Clips that sound like another speaker: ``(index, similarity)`` pairs by index. Spherical 2-means:
+    groups whose means are less similar than ``group_similarity`` flag the smaller group; then each clip
+    whose leave-one-out cosine is under ``threshold``. Fewer than 3 clips: empty."""
     if len(embeddings) < 3:
         return []
     x = np.stack([np.asarray(e, dtype=np.float64).reshape(-1) for e in embeddings])
@@ -245,11 +215,9 @@ def speaker_outliers(embeddings: Sequence[np.ndarray], threshold: float = OUTLIE
 
 @dataclass(frozen=True)
 class Closeness:
-    """How close a set of synthesized clips is to the speaker's recordings. ``similarity``: mean
-    SECS of the clips against the recordings' speaker embedding; ``naturalness``: mean DistillMOS;
-    ``pitch``: :class:`PitchProfile` of the clips; ``speaker_pitch_hz``: median F0 of the
-    recordings (None when not measured); ``base_similarity``: the base voice's SECS against the
-    same recordings (None when not measured), so progress can be told."""
+    """A synthesized set against the speaker's recordings: ``similarity`` (mean SECS), ``naturalness``
+    (mean DistillMOS), ``pitch`` (:class:`PitchProfile`), ``speaker_pitch_hz`` and ``base_similarity``
+    (None when not measured)."""
 
     similarity: float
     naturalness: float | None
@@ -266,9 +234,8 @@ class Closeness:
 
     @property
     def score(self) -> float:
-        """One number to pick the best checkpoint by: similarity, less 0.1 per MOS point under
-        3.5 (a voice that sounds like the speaker but buzzes is not the best clone) and 0.5 per
-        unit of frame-rate share."""
+        """Checkpoint choice: similarity, less 0.1 per MOS point under 3.5 and 0.5 per unit of
+        frame-rate share."""
         mos = 3.5 if self.naturalness is None else self.naturalness
         return float(self.similarity - 0.1 * max(0.0, 3.5 - mos) - 0.5 * self.pitch.frame_rate_share)
 
@@ -305,13 +272,9 @@ class Closeness:
 
 
 class CloneJudge:
-    """Scores a voice's synthesis against the speaker's recordings: :meth:`judge` -> ``Closeness``.
-
-    ``reference``: mono float clips of the speaker at ``sample_rate`` Hz (the training recordings;
-    30 are plenty for the speaker embedding); ``hop_length``: the voice's (frame-rate buzz).
-    Naturalness is scored when DistillMOS imports, else left out (``Closeness.naturalness`` None).
-    Raises ``ImportError`` when Resemblyzer is missing and ``ValueError`` when no reference clip
-    has speech."""
+    """Scores a voice's synthesis against ``reference`` (mono float clips at ``sample_rate`` Hz; ~30 are
+    plenty): :meth:`judge` -> ``Closeness``; naturalness only when DistillMOS imports. Raises
+    ``ImportError`` (no Resemblyzer), ``ValueError`` (no reference speech)."""
 
     def __init__(self, reference: Sequence[np.ndarray], sample_rate: int, hop_length: int = 256):
         self.rate, self.hop = int(sample_rate), int(hop_length)

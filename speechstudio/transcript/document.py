@@ -1,23 +1,11 @@
 """An editable transcript backed by our JSON transcript file (the source of truth).
 
-``TranscriptDocument.load(path)`` reads a ``.json`` transcript (:mod:`.model`, the one writer); every operation (:meth:`edit_text`,
-:meth:`set_times`, :meth:`split`, :meth:`merge`, :meth:`replace_lines`, :meth:`type_lines`,
-:meth:`replace`, :meth:`replace_all`) records an undoable :class:`~.history.Change`;
-:meth:`save` writes the file back atomically (temp file + ``os.replace``) with every key it had
-(unknown ones included), ``"text"`` and ``"segments"`` updated, and the edit history under
-``"edit_history"``, so undo and redo survive a restart (up to ``history.MAX_SAVED`` changes).
-Other formats are the batch exporters' (``batch.export.write_transcript(path, doc.segments, doc.info, fmt)``).
-
-What survives a restart: the edited segments and words, every key of the file, and the undo and
-redo stacks (the last ``history.MAX_SAVED`` changes each). What does not: the grouping of the
-typing in progress (the next keystroke after a reload starts a new undo step). Undo refuses, with
-:class:`TranscriptFileError`, when the segments no longer match the history (the file was
-rewritten by something else); :meth:`save` refuses to write over a file changed on disk since it
-was loaded.
-
-Word timing through edits: see :mod:`speechstudio.transcript.edits` and
-:mod:`speechstudio.transcript.words`.
-"""
+``TranscriptDocument.load(path)`` reads a ``.json`` transcript (:mod:`.model`); every operation records
+an undoable :class:`~.history.Change`; :meth:`save` writes the file back atomically with every key it
+had, ``"text"`` / ``"segments"`` updated and the last ``history.MAX_SAVED`` undo and redo changes under
+``"edit_history"`` (typing grouping is not kept). Undo raises :class:`TranscriptFileError` when the
+segments no longer match the history; :meth:`save` will not overwrite a file changed on disk. Word
+timing through edits: :mod:`.edits`, :mod:`.words`."""
 from __future__ import annotations
 
 import dataclasses
@@ -59,12 +47,9 @@ def _info_from(d: dict) -> TranscriptInfo:
 
 
 class TranscriptDocument:
-    """Segments (``Segment`` with ``Word`` s, seconds) + the rest of the JSON + the edit history.
-
-    ``path``: the ``.json`` file (``None`` until saved somewhere); ``segments``: a tuple of
-    :class:`~.model.Segment`; ``info``: a :class:`TranscriptInfo` from the JSON's metadata;
-    ``dirty``: changed since loaded / saved; ``version``: increases with every change, undo, redo.
-    """
+    """Segments (seconds) + the rest of the JSON + the edit history: ``path`` (None until saved),
+    ``segments`` (tuple of :class:`~.model.Segment`), ``info`` (:class:`TranscriptInfo`), ``dirty``,
+    ``version`` (increases with every change, undo, redo)."""
 
     def __init__(self, segments: Sequence, meta: dict, path: str | os.PathLike | None = None,
                  done: Sequence[Change] = (), undone: Sequence[Change] = ()) -> None:
@@ -122,13 +107,9 @@ class TranscriptDocument:
         return self.path is not None and _stamp(self.path) != self._stamp
 
     def save(self, path: str | os.PathLike | None = None) -> Path:
-        """Write the JSON atomically to ``path`` (default: :attr:`path`, which it then becomes).
-
-        Raises:
-            UsageError: no path known. TranscriptFileError: saving over :attr:`path` when it was
-                changed on disk since it was loaded (nothing is written). OSError: the file could
-                not be written (it keeps its previous content).
-        """
+        """Write the JSON atomically to ``path`` (default :attr:`path`, which it becomes). Raises
+        ``UsageError`` (no path), ``TranscriptFileError`` (changed on disk since loaded; nothing
+        written), ``OSError`` (previous content kept)."""
         from speechstudio.atomic import atomic_write_text
 
         target = Path(path) if path is not None else self.path
@@ -164,9 +145,8 @@ class TranscriptDocument:
         return [(a, b, w) for (a, b, _), w in zip(tokens(self._segments[i].text), self.words(i))]
 
     def time_at(self, i: int, char: int) -> float:
-        """The time (s) the player should be at for a cursor at ``char`` in segment ``i``: the
-        start of the word the cursor is in or before; the segment's end after its last word;
-        proportional to the character position in a segment without words."""
+        """Player time (s) for a cursor at ``char`` in segment ``i``: start of the word at or after it,
+        the segment's end after its last word, proportional in a segment without words."""
         seg = self._segments[i]
         spans = self.word_spans(i)
         for a, b, w in spans:
@@ -292,10 +272,8 @@ class TranscriptDocument:
         return self._commit(label, [Splice(i, tuple(run), tuple(after))])
 
     def type_lines(self, lines: Sequence[str]) -> Change | None:
-        """The editor's whole text changed to ``lines`` (one per segment): find the run of lines
-        that differs and replace it. Consecutive calls that stay inside the run of the previous
-        one extend that one undo step, re-timed from the text before the first of them (so
-        "wrold" -> "world" typed letter by letter is one word edited in place)."""
+        """The editor's text changed to ``lines`` (one per segment): replace the differing run. Calls
+        that stay inside the previous run extend its undo step, re-timed from the text before the first."""
         old, new = self.texts(), list(lines)
         if old == new:
             return None
@@ -408,9 +386,8 @@ class TranscriptDocument:
         return count.get("text") or speaker_count_text(count["found"], count.get("could_be"))
 
     def _speaker_tables(self, d: dict) -> dict:
-        """``speaker_count`` / ``speakers`` / ``speaker_turns`` for the current segments: known-voice
-        details kept for names that are still there, talk time from the segments; turns rebuilt when
-        a name changed; the count the recogniser was unsure of becomes sure once the user changes it."""
+        """``speaker_count`` / ``speakers`` / ``speaker_turns`` for the current segments; an unsure
+        count becomes sure once the user changes it."""
         old = {e.get("name"): e for e in d.get("speakers") or [] if isinstance(e, dict)}
         talk: dict[str, float] = {}
         for s in self._segments:
