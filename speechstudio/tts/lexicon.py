@@ -26,7 +26,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from speechstudio.atomic import atomic_write_text
 from speechstudio.errors import UsageError
+from speechstudio.hub.paths import data_dir
+from speechstudio.tts.phonemize import espeak_phonemes, phonemes_to_ids, plain_tokenizer
+from speechstudio.tts.text import has_speakable, normalize_english
 
 __all__ = [
     "PHONEME_CLOSE",
@@ -159,8 +163,6 @@ def load_lexicon(path: str | os.PathLike) -> Lexicon:
 
 def save_lexicon(lexicon: Lexicon, path: str | os.PathLike) -> Path:
     """Write ``lexicon`` to ``path`` atomically (``speechstudio.atomic``); folders are created."""
-    from speechstudio.atomic import atomic_write_text
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, "# word<TAB>respelling, or word<TAB>/IPA phonemes/ (SpeechStudio lexicon)\n"
@@ -171,8 +173,6 @@ def save_lexicon(lexicon: Lexicon, path: str | os.PathLike) -> Path:
 
 def lexicon_path(language: str) -> Path:
     """``<data dir>/lexicon/<primary subtag>.tsv`` for a voice language ("en-us" -> ``en.tsv``)."""
-    from speechstudio.hub.paths import data_dir
-
     lang = (language or "en").lower().replace("_", "-").split("-")[0] or "en"
     if not re.fullmatch(r"[a-z0-9]{1,8}", lang):
         raise UsageError(f"language {language!r} is not a language code")
@@ -232,9 +232,6 @@ def apply_pronunciations(voice, sentence: str) -> tuple[str, list[int] | None]:
 
 
 def _ipa_ids(voice, segments: list[tuple[str, str | None]]) -> list[int]:
-    from speechstudio.tts.phonemize import espeak_phonemes, phonemes_to_ids
-    from speechstudio.tts.text import has_speakable, normalize_english
-
     english = voice.language.startswith("en")
     espeak_voice = voice.piper.espeak_voice if voice.has_phoneme_map else "en-us"
     phonemes: list[str] = []
@@ -258,9 +255,7 @@ def _ipa_ids(voice, segments: list[tuple[str, str | None]]) -> list[int]:
         if missing:
             voice.warnings.append(f"voice {voice.name} cannot say phonemes {''.join(sorted(missing))!r}; skipped")
         return ids
-    from speechstudio.tts.voice_text import _plain_tokenizer
-
-    tok = _plain_tokenizer(voice.tokenizer)
+    tok = plain_tokenizer(voice.tokenizer)
     text = " ".join("".join(phonemes).split())
     vocab = tok.get_vocab()
     lost = sorted({ch for ch in text if ch not in vocab and not ch.isspace()})

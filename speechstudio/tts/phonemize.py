@@ -17,6 +17,8 @@ time): ``BOS "^"``, ``PAD "_"``, then every phoneme followed by ``PAD``, then ``
 """
 from __future__ import annotations
 
+import copy
+import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
@@ -31,6 +33,7 @@ __all__ = [
     "codepoint_phonemes",
     "espeak_phonemes",
     "phonemes_to_ids",
+    "plain_tokenizer",
     "split_ids",
 ]
 
@@ -136,3 +139,20 @@ def split_ids(ids: Sequence[int], id_map: Mapping[str, Sequence[int]], max_phone
     if inner:
         pieces.append(bos + pad + inner + eos)
     return pieces
+
+
+_PLAIN_LOCK = threading.Lock()  # the one-time copy shared by sentence workers
+
+
+def plain_tokenizer(tok):
+    """A shallow copy of the transformers tokenizer ``tok`` with ``phonemize=False`` (same
+    vocabulary), made once per tokenizer: it takes espeak-ng phonemes as they are."""
+    plain = getattr(tok, "_speechstudio_plain", None)
+    if plain is None:
+        with _PLAIN_LOCK:
+            plain = getattr(tok, "_speechstudio_plain", None)
+            if plain is None:
+                plain = copy.copy(tok)
+                plain.phonemize = False
+                tok._speechstudio_plain = plain
+    return plain

@@ -12,6 +12,8 @@ import threading
 from collections import Counter
 
 from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.tts.lexicon import apply_pronunciations
+from speechstudio.tts.phonemize import codepoint_phonemes, espeak_phonemes, phonemes_to_ids, plain_tokenizer
 from speechstudio.tts.text import EmptyTextError, LeftOutTextError, english_front_end, has_speakable
 
 __all__ = ["VoiceText", "UnsayableTextError"]
@@ -31,8 +33,6 @@ class VoiceText:
         ``self.warnings``. Raises ``EmptyTextError`` (nothing speakable) or
         ``UnsayableTextError`` (nothing maps to the voice's symbols).
         """
-        from speechstudio.tts.lexicon import apply_pronunciations
-
         sentence, ids = apply_pronunciations(self, sentence)  # user lexicon, SSML <phoneme> (lexicon.py)
         if ids is not None:
             return ids
@@ -42,8 +42,6 @@ class VoiceText:
         if self.language.startswith("en"):
             text = self._english_text(sentence)
         if self.has_phoneme_map:
-            from speechstudio.tts.phonemize import codepoint_phonemes, espeak_phonemes, phonemes_to_ids
-
             missing: Counter = Counter()
             if self.piper.phoneme_type == "text":
                 phonemes = codepoint_phonemes(text)
@@ -83,17 +81,15 @@ class VoiceText:
 
         The shared tokenizer is never changed: a phonemizing tokenizer without the ``phonemizer``
         package gets espeak-ng phonemes from piper-phonemize and is called through a non-phonemizing
-        copy made once (``_plain_tokenizer``), instead of switching its ``phonemize`` flag per call.
+        copy made once (``phonemize.plain_tokenizer``), instead of switching its ``phonemize`` flag per call.
         """
         tok = self.tokenizer
         if getattr(tok, "phonemize", False):  # vits-ljs / vctk: espeak-ng IPA, as VitsTokenizer does
             from transformers.utils import is_phonemizer_available
 
             if not is_phonemizer_available():
-                from speechstudio.tts.phonemize import espeak_phonemes
-
                 text = " ".join("".join(espeak_phonemes(text, "en-us")).split())
-                tok = _plain_tokenizer(tok)
+                tok = plain_tokenizer(tok)
         else:
             from transformers.models.vits.tokenization_vits import has_non_roman_characters
 
@@ -112,22 +108,7 @@ class VoiceText:
 
 
 _UROMAN = None
-_TOKENIZER_LOCK = threading.Lock()  # one-time builds shared by sentence workers (uroman, plain tokenizer)
-
-
-def _plain_tokenizer(tok):
-    """A shallow copy of ``tok`` with ``phonemize=False`` (same vocabulary), made once per tokenizer."""
-    plain = getattr(tok, "_speechstudio_plain", None)
-    if plain is None:
-        import copy
-
-        with _TOKENIZER_LOCK:
-            plain = getattr(tok, "_speechstudio_plain", None)
-            if plain is None:
-                plain = copy.copy(tok)
-                plain.phonemize = False
-                tok._speechstudio_plain = plain
-    return plain
+_UROMAN_LOCK = threading.Lock()  # the one-time build shared by sentence workers
 
 
 def _uroman(voice_name: str):
@@ -138,7 +119,7 @@ def _uroman(voice_name: str):
             import uroman
         except ImportError as exc:
             raise UsageError(f"voice {voice_name} needs the uroman romaniser for this script: pip install uroman") from exc
-        with _TOKENIZER_LOCK:
+        with _UROMAN_LOCK:
             if _UROMAN is None:
                 _UROMAN = uroman.Uroman()
     return _UROMAN
