@@ -176,7 +176,8 @@ def speak_command(args) -> int:
     from speechstudio.tts.output import check_output_path, write_raw, write_speech
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.text import EmptyTextError, has_speakable
-    from speechstudio.tts.vits import SynthesisSettings, check_settings, load_voice
+    from speechstudio.tts.family import check_settings
+    from speechstudio.tts.vits import SynthesisSettings, load_voice
     from speechstudio.tts.voices import resolve_voice
 
     raw = getattr(args, "output_raw", False)

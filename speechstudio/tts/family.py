@@ -23,6 +23,7 @@ A new family is a module defining ``FAMILY`` (a ``TtsFamily`` instance) plus one
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +31,9 @@ from pathlib import Path
 from speechstudio.errors import ModelNotFoundError, UsageError
 from speechstudio.registry import Registry
 
-__all__ = ["TtsCapabilities", "TtsFamily", "VoiceSource", "BUILTIN", "DEFAULT", "VITS_CONTROLS", "register", "unregister",
-           "families", "get", "find", "of", "detect", "read_source", "check_options"]
+__all__ = ["TtsCapabilities", "TtsFamily", "VoiceSource", "BUILTIN", "DEFAULT", "VITS_CONTROLS", "CONTROL_RANGES",
+           "register", "unregister", "families", "get", "find", "of", "detect", "read_source", "check_options",
+           "check_settings"]
 
 #: The built-in families' modules, in detection order; each defines ``FAMILY``.
 BUILTIN = ("speechstudio.tts.family_vits", "speechstudio.tts.speecht5", "speechstudio.tts.fastspeech2")
@@ -40,6 +42,27 @@ BUILTIN = ("speechstudio.tts.family_vits", "speechstudio.tts.speecht5", "speechs
 DEFAULT = "vits"
 #: The controls of VITS / Piper voices (``vits.SynthesisSettings`` fields).
 VITS_CONTROLS = ("speaker", "length_scale", "noise_scale", "noise_w", "seed")
+
+#: Accepted ranges of the controls, (low, high, low is allowed). Beyond them VITS output is no
+#: longer speech, and durations grow exponentially with noise_w (3.0 made one 6-word sentence
+#: 21 s long, 5.0 tried to allocate > 19 GB): refused with a usage error instead.
+CONTROL_RANGES = {"length_scale": (0.0, 10.0, False), "noise_scale": (0.0, 10.0, True), "noise_w": (0.0, 2.0, True),
+                  "pitch": (-12.0, 12.0, True)}
+
+
+def check_settings(settings, flags: bool = False) -> None:
+    """Raise ``UsageError`` (one line) for a control of ``settings`` (``vits.SynthesisSettings``)
+    outside ``CONTROL_RANGES``, NaN / inf, or a seed outside [-2**63, 2**64). ``None`` values
+    (voice default) pass. ``flags=True`` names the CLI flags (``--noise-w``) instead of the field names."""
+    for name, (low, high, low_ok) in CONTROL_RANGES.items():
+        value = getattr(settings, name)
+        if value is None:
+            continue
+        label = "--" + name.replace("_", "-") if flags else name
+        if not math.isfinite(value) or value > high or value < low or (value == low and not low_ok):
+            raise UsageError(f"{label} must be {'>=' if low_ok else '>'} {low:g} and <= {high:g} (got {value})")
+    if settings.seed is not None and not -2**63 <= int(settings.seed) < 2**64:
+        raise UsageError(f"{'--seed' if flags else 'seed'} must be a 64-bit integer (got {settings.seed})")
 
 
 @dataclass(frozen=True)
@@ -112,11 +135,9 @@ class TtsFamily:
     def check_options(self, voice, settings, *, flags: bool = False) -> list[str]:
         """Check ``settings`` (``SynthesisSettings``) for ``voice`` before any audio is made.
 
-        Raises ``UsageError`` (one line) for a value out of range (``vits.CONTROL_RANGES``).
+        Raises ``UsageError`` (one line) for a value out of range (``CONTROL_RANGES``).
         Returns one note per control that is set but that this family has not (it is ignored):
         the CLI prints them as warnings, the GUI greys the slider."""
-        from speechstudio.tts.vits import check_settings
-
         check_settings(settings, flags=flags)
         notes = []
         for control in ("length_scale", "noise_scale", "noise_w", "seed"):
@@ -168,8 +189,6 @@ def check_options(voice, settings, *, flags: bool = False) -> list[str]:
     """``check_options`` of ``voice``'s family (a voice of an unknown family: the range check only)."""
     family = of(voice)
     if family is None:
-        from speechstudio.tts.vits import check_settings
-
         check_settings(settings, flags=flags)
         return []
     return family.check_options(voice, settings, flags=flags)

@@ -35,6 +35,7 @@ import numpy as np
 
 from speechstudio.errors import UsageError
 from speechstudio.atomic import atomic_path, write_error
+from speechstudio.tts.family import CONTROL_RANGES
 from speechstudio.tts.ssml import SpeechPart, speech_parts
 from speechstudio.tts.text import EmptyTextError
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
@@ -157,8 +158,6 @@ class _PartVoices:
 
     def __call__(self, part: SpeechPart) -> tuple[VitsVoice, SynthesisSettings]:
         import dataclasses
-
-        from speechstudio.tts.vits import CONTROL_RANGES
 
         voice, settings = self.voice, self.settings
         if part.voice:

@@ -31,11 +31,13 @@ from pathlib import Path
 import numpy as np
 
 from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.tts import family
+from speechstudio.tts.family import check_settings
 from speechstudio.tts.text import LeftOutTextError
 from speechstudio.tts.voice_text import UnsayableTextError, VoiceText
 
 __all__ = ["VitsVoice", "SynthesisSettings", "UnknownSpeakerError", "UnsayableTextError", "load_voice",
-           "check_settings", "CONTROL_RANGES", "MAX_SENTENCE_AUDIO_S"]
+           "MAX_SENTENCE_AUDIO_S"]
 
 
 class UnknownSpeakerError(SpeechStudioError):
@@ -56,30 +58,8 @@ class SynthesisSettings:
     pitch: float | None = None
 
 
-#: Accepted ranges of the controls, (low, high, low is allowed). Beyond them VITS output is no
-#: longer speech, and durations grow exponentially with noise_w (3.0 made one 6-word sentence
-#: 21 s long, 5.0 tried to allocate > 19 GB): refused with a usage error instead.
-CONTROL_RANGES = {"length_scale": (0.0, 10.0, False), "noise_scale": (0.0, 10.0, True), "noise_w": (0.0, 2.0, True),
-                  "pitch": (-12.0, 12.0, True)}
 #: Longest audio one sentence may produce (s); a guard against runaway durations.
 MAX_SENTENCE_AUDIO_S = 300.0
-
-
-def check_settings(settings: "SynthesisSettings", flags: bool = False) -> None:
-    """Raise ``UsageError`` (one line) for a control outside ``CONTROL_RANGES``, NaN / inf, or a
-    seed outside [-2**63, 2**64). ``None`` values (voice default) pass. ``flags=True`` names the
-    CLI flags (``--noise-w``) instead of the field names."""
-    import math
-
-    for name, (low, high, low_ok) in CONTROL_RANGES.items():
-        value = getattr(settings, name)
-        if value is None:
-            continue
-        label = "--" + name.replace("_", "-") if flags else name
-        if not math.isfinite(value) or value > high or value < low or (value == low and not low_ok):
-            raise UsageError(f"{label} must be {'>=' if low_ok else '>'} {low:g} and <= {high:g} (got {value})")
-    if settings.seed is not None and not -2**63 <= int(settings.seed) < 2**64:
-        raise UsageError(f"{'--seed' if flags else 'seed'} must be a 64-bit integer (got {settings.seed})")
 
 
 @dataclass
@@ -366,8 +346,6 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
     it. Raises ``ModelNotFoundError`` (nothing usable there), ``PiperVoiceError`` (bad Piper voice),
     ``UsageError`` (bad device/precision/engine).
     """
-    from speechstudio.tts import family
-
     family.check_engine(engine, device)
     device, precision = _pick_device(device, precision)
     source = family.read_source(source, local_files_only)
