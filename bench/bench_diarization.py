@@ -337,7 +337,7 @@ def stitched(args) -> None:
     print(f"diarization alone: {diar_s:.1f} s for {audio_s:.0f} s of audio (RTF {diar_s / audio_s:.3f})")
 
     # ------------------------------------------------------------------ known voices
-    from speechstudio.diarize import voiceprint as vp
+    from speechstudio.audio import speaker_encoder as vp
     from speechstudio.diarize.library import KnownVoice, Library
 
     voices = tuple(KnownVoice(name, vp.embed_speech(np.concatenate(clips)), sum(len(c) for c in clips) / RATE, "bench",

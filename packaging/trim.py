@@ -49,7 +49,7 @@ EXCLUDE_MODULES = (
     "PySide6.QtQuick", "PySide6.QtQml", "PySide6.QtQuickWidgets", "PySide6.QtDesigner", "PySide6.QtPdf",
     # the `test` extra's libraries, present when the build venv also runs the tests (CI): librosa
     # pulls numba + llvmlite (180 MB). The app never imports librosa (Resemblyzer gets the stand-in in
-    # diarize/librosa_stand_in.py); voice fine-tuning's alignment search uses numba when installed and
+    # audio/librosa_stand_in.py); voice fine-tuning's alignment search uses numba when installed and
     # torch otherwise (finetune/vits/mas.py). scikit-learn stays: the diarizer clusters with it.
     "librosa", "numba", "llvmlite",
 )

@@ -10,7 +10,7 @@ import pytest
 from conftest import realspeech_file
 
 from speechstudio.audio.decode import load_audio
-from speechstudio.diarize.librosa_stand_in import melspectrogram, resample
+from speechstudio.audio.librosa_stand_in import melspectrogram, resample
 
 SPEECH = "lhotse_librispeech_2412-153948-0000.flac"
 
@@ -32,7 +32,7 @@ def test_resample_and_load():
     out = resample(y, orig_sr=22050, target_sr=16000)
     assert out.shape == (16000,) and out.dtype == np.float32
     with pytest.raises(RuntimeError, match="librosa.load is not available"):
-        from speechstudio.diarize.librosa_stand_in import load
+        from speechstudio.audio.librosa_stand_in import load
         load("x.wav")
 
 
@@ -41,7 +41,7 @@ import sys, numpy as np
 if sys.argv[1] == "none":
     sys.modules["librosa"] = None            # as in the packaged app: librosa cannot be imported
 from speechstudio.audio.decode import load_audio
-from speechstudio.diarize import voiceprint as vp
+from speechstudio.audio import speaker_encoder as vp
 y = load_audio(sys.argv[2], 16000)[: 16000 * 8]
 rz = vp.import_resemblyzer()
 print(getattr(rz.audio.librosa, "__speechstudio_stand_in__", False), "librosa" in sys.modules and sys.modules["librosa"] is not None)

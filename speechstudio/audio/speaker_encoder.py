@@ -1,8 +1,8 @@
-"""GE2E speaker embeddings for diarization and known voices (Resemblyzer, Apache-2.0).
+"""GE2E speaker embeddings (Resemblyzer, Apache-2.0): diarization, known voices and the voice-clone check.
 
 The encoder (3-layer LSTM, 256 units, 256-d unit-norm output; Wan et al. 2018, "Generalized
 end-to-end loss for speaker verification") reads 40 log-mel bins at 16 kHz, 25 ms windows, 10 ms
-hop, over *partials* of 160 frames (1.6 s): Resemblyzer's ``hparams``. Its weights ship in the
+hop (Resemblyzer's ``hparams``); it was trained on partials of 160 frames (1.6 s). Its weights ship in the
 ``resemblyzer`` wheel, so diarization works offline on first install. This is the d-vector of
 Wang et al. 2018, "Speaker diarization with LSTM".
 
@@ -18,13 +18,11 @@ import types
 
 import numpy as np
 
-__all__ = ["RATE", "WINDOW_S", "WINDOW_FRAMES", "EMBEDDING_SIZE", "import_resemblyzer", "encoder", "mel_frames",
-           "embed_mels", "embed_speech", "cosine", "unavailable_reason"]
+__all__ = ["RATE", "EMBEDDING_SIZE", "import_resemblyzer", "encoder", "mel_frames", "embed_mels", "embed_speech",
+           "cosine", "unavailable_reason"]
 
 RATE = 16000            #: Hz the encoder reads
 FRAME_S = 0.01          #: mel hop (Resemblyzer mel_window_step 10 ms)
-WINDOW_FRAMES = 160     #: frames per partial (Resemblyzer partials_n_frames)
-WINDOW_S = WINDOW_FRAMES * FRAME_S
 EMBEDDING_SIZE = 256
 TARGET_DBFS = -30       #: Resemblyzer's audio_norm_target_dBFS
 
@@ -45,7 +43,7 @@ def import_resemblyzer():
     package elsewhere (pytest's syspath_prepend imports names from pkg_resources), so both are
     removed again; Resemblyzer keeps its own reference. Raises ``ModuleNotFoundError`` when
     Resemblyzer (or another of its dependencies) is not installed."""
-    from speechstudio.diarize import librosa_stand_in
+    from speechstudio.audio import librosa_stand_in
 
     stand_ins = {"pkg_resources": _pkg_resources_stand_in, "librosa": librosa_stand_in.module}
     added: list[str] = []
@@ -96,7 +94,7 @@ def mel_frames(audio16k: np.ndarray) -> np.ndarray:
 
 
 def embed_mels(mels: np.ndarray, batch: int = 64) -> np.ndarray:
-    """Embeddings of partials ``mels`` float32 (n, 160, 40) -> float32 (n, 256), unit norm."""
+    """Embeddings of windows ``mels`` float32 (n, frames, 40) -> float32 (n, 256), unit norm."""
     import torch
 
     enc = encoder()

@@ -54,7 +54,7 @@ def voice_from_file(path, start: float | None = None, end: float | None = None):
     import numpy as np
 
     from speechstudio.audio.decode import load_audio
-    from speechstudio.diarize import voiceprint as vp
+    from speechstudio.audio import speaker_encoder as vp
 
     audio = load_audio(path, vp.RATE)
     a = int(max(0.0, start or 0.0) * vp.RATE)
@@ -78,7 +78,7 @@ def voice_from_spans(path, spans: list[tuple[float, float]], max_s: float = 90.0
     import numpy as np
 
     from speechstudio.audio.decode import load_audio
-    from speechstudio.diarize import voiceprint as vp
+    from speechstudio.audio import speaker_encoder as vp
 
     audio = load_audio(path, vp.RATE)
     pieces, total = [], 0.0
@@ -112,7 +112,7 @@ def speakers_command(args) -> int:
             print(f"{v.name:32s} {v.seconds:6.1f} s  {v.created:19s}  {v.source}")
         return 0
     if cmd == "add":
-        from speechstudio.diarize.voiceprint import unavailable_reason
+        from speechstudio.audio.speaker_encoder import unavailable_reason
 
         why = unavailable_reason()
         if why:

@@ -1,7 +1,7 @@
 """Known voices: a named speaker's voice print, saved once, recognised in later files.
 
 Each voice is one small JSON file ``<data dir>/speakers/<name>.json`` (written atomically): its
-256-d GE2E embedding (:mod:`.voiceprint`), the seconds of speech it was made from, where from and
+256-d GE2E embedding (:mod:`speechstudio.audio.speaker_encoder`), the seconds of speech it was made from, where from and
 when. No audio is kept. A damaged file does not break the library: :func:`load_library` reports
 it and goes on.
 

@@ -7,7 +7,7 @@ a 256-d embedding (1 KiB; 1 h of speech: 14 MB).
 
 Per chunk: Silero VAD speech probabilities (:class:`~speechstudio.audio.vad.SileroVad`),
 Resemblyzer's mel frames, then every ``HOP_S`` a ``WINDOW_S`` window whose frames are at least
-``MIN_SPEECH`` speech is embedded (:mod:`.voiceprint`), its mel scaled as if the window's audio
+``MIN_SPEECH`` speech is embedded (:mod:`speechstudio.audio.speaker_encoder`), its mel scaled as if the window's audio
 were at -30 dBFS (Resemblyzer's volume normalisation, per window so a quiet and a loud speaker are
 compared on their voices, not their levels). The GE2E encoder was trained on 1.6 s partials; 1 s
 windows every 0.25 s follow quick turns better, and scored lower DER on the real conversations of
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from speechstudio.audio.vad import FRAME, SileroVad, speech_spans
-from speechstudio.diarize import voiceprint as vp
+from speechstudio.audio import speaker_encoder as vp
 
-__all__ = ["SpeakerTrack", "Windows", "CHUNK_S", "HOP_S", "WINDOW_S", "MIN_SPEECH"]
+__all__ = ["SpeakerTrack", "Windows", "HOP_S", "WINDOW_S"]
 
 CHUNK_S = 30.0      #: audio processed at once (s)
 WINDOW_S = 1.0      #: window length (s)
