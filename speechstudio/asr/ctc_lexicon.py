@@ -1,29 +1,11 @@
 """Vocabulary-constrained CTC decoding: prefix beam search over a character trie of a word list.
 
-CTC prefix beam search (Graves et al., "Connectionist Temporal Classification", ICML 2006;
-Hannun et al., "First-Pass Large Vocabulary Continuous Speech Recognition using Bi-Directional
-Recurrent DNNs", 2014, Algorithm 1 "prefix beam search") keeps, for each label prefix, the
-probability of all frame paths that spell it and end in a blank (``p_b``) or in its last label
-(``p_nb``), so repeats and blanks are merged as CTC defines them. Here the prefixes are also walked
-through a character trie of the allowed words (the lexicon of wav2vec 2.0's decoding, Baevski et
-al. 2020, section 4.3, without the language model): a character outside the trie, or a word that
-ends where the trie has no word, costs ``oov_penalty`` nats once per word (``math.inf``: never
-allowed, a strict lexicon). The word delimiter token (``|``) ends a word; a second ``|`` or one
-before the first word changes nothing.
-
-Streaming: :meth:`LexiconCTCDecoder.feed` takes the log-softmax of consecutive frames and returns
-the words every surviving hypothesis agrees on (the common word prefix of the beam), which no
-later frame can change; :meth:`~LexiconCTCDecoder.finish` returns the rest of the best one. The
-result does not depend on how the frames are cut into calls.
-
-Word times follow :mod:`speechstudio.asr.ctc` (greedy): a word starts at the first frame of its
-first character and ends after the last frame of its last character, seconds = frame x
-``seconds_per_frame``. A character's frames are those where it is the arg-max token, in one run,
-from the frame where the hypothesis emitted it; a character the lexicon inserted where it never is
-the arg-max spans its one emitting frame. ``probability`` is the mean over the word's characters
-of their mean posterior on those frames, as greedy reports it: equal to greedy's when both spell
-the same words.
-"""
+CTC prefix beam search (Graves et al. 2006; Hannun et al. 2014, Algorithm 1) with prefixes walked
+through a character trie of the allowed words (wav2vec 2.0's lexicon decoding, Baevski et al. 2020, sec.
+4.3, without the language model): a word outside the trie costs ``oov_penalty`` nats (``math.inf``:
+strict). ``|`` ends a word. :meth:`LexiconCTCDecoder.feed` returns the words every hypothesis agrees on,
+so results do not depend on how frames are cut into calls. Word times and probabilities follow the
+greedy decoder (:mod:`speechstudio.asr.ctc`): seconds = frame x ``seconds_per_frame``."""
 from __future__ import annotations
 
 import heapq
@@ -105,13 +87,8 @@ class _Node:
 
 
 class Lexicon:
-    """A character trie of ``words`` spelled in a CTC vocabulary (build it once, share it between
-    decoders: it is never modified).
-
-    Words match case-insensitively: each word is spelled as written, lower case, upper case and
-    capitalised, each character mapped to the single-character token of that case if the
-    vocabulary has one, else to one equal ignoring case; spellings with a character the
-    vocabulary lacks are skipped. ``size``: words that could be spelled; ``unspellable``: the
+    """A read-only character trie of ``words`` spelled in a CTC vocabulary, matched case-insensitively
+    (as written, lower, upper, capitalised); ``size``: words that could be spelled; ``unspellable``: the
     others."""
 
     def __init__(self, words: Iterable[str], id_to_token: Sequence[str], word_delimiter: str = "|",
@@ -155,21 +132,11 @@ class Lexicon:
 class LexiconCTCDecoder:
     """Streaming CTC prefix beam search constrained (softly or strictly) to a word list.
 
-    ``id_to_token``: the vocabulary (index = token id); ``blank_id``: the CTC blank;
-    ``word_delimiter``: the token between words (``"|"``); ``skip_ids``: other special tokens
-    (``<s>``, ``</s>``, ``<unk>``), never emitted: their probability counts as blank;
-    ``seconds_per_frame``: the frame hop in seconds (0.02 for Wav2Vec2 at 16 kHz).
-    ``words``: the allowed words (any case), or a prebuilt :class:`Lexicon`; ``beam``: prefixes
-    kept per frame; ``oov_penalty``: natural-log penalty per completed word not in the list
-    (``math.inf``: strict, only listed words); ``token_prune``: per frame, tokens whose
-    log-probability is below this are not tried; ``beam_threshold``: hypotheses more than this
-    many nats below the best are dropped; ``beam_tokens``: at most this many tokens (the most
-    probable) tried per frame.
-
-    Same interface as :class:`~speechstudio.asr.ctc.GreedyCTCDecoder` except that :meth:`feed`
-    takes log-probabilities; ``copy.deepcopy`` copies the beam and shares the lexicon (cheap: the
-    streaming recogniser decodes its lookahead on a copy).
-    """
+    ``id_to_token``: the vocabulary; ``skip_ids``: special tokens counted as blank;
+    ``seconds_per_frame`` (0.02 for Wav2Vec2 at 16 kHz); ``words`` or a prebuilt :class:`Lexicon`;
+    ``beam``: prefixes per frame; ``oov_penalty``: nats per unlisted word; ``token_prune`` /
+    ``beam_threshold`` (nats) and ``beam_tokens`` prune the search. Same interface as
+    ``GreedyCTCDecoder`` except :meth:`feed` takes log-probabilities; ``deepcopy`` shares the lexicon."""
 
     def __init__(self, id_to_token: Sequence[str], blank_id: int, word_delimiter: str = "|",
                  skip_ids: Iterable[int] = frozenset(), seconds_per_frame: float = 0.02,
@@ -211,10 +178,8 @@ class LexiconCTCDecoder:
 
     # ------------------------------------------------------------------ public API
     def feed(self, log_probs: np.ndarray, first_frame: int) -> list[Word]:
-        """Decode ``log_probs``: ``np.ndarray[float32]`` shape (n_frames, vocab), the CTC
-        log-softmax (natural log) of consecutive frames whose first is global frame
-        ``first_frame``. Returns the words that became final (every hypothesis of the beam starts
-        with them); they never change. Raises ``ValueError`` for a wrong shape."""
+        """Decode CTC log-softmax ``log_probs`` (float32 ``(n_frames, vocab)``, first frame = global
+        ``first_frame``); returns the words that became final. Raises ``ValueError`` for a wrong shape."""
         lp = np.asarray(log_probs, np.float64)
         if lp.ndim != 2 or lp.shape[1] != len(self.id_to_token):
             raise ValueError(f"log_probs shape {lp.shape}: expected (n_frames, {len(self.id_to_token)})")

@@ -1,28 +1,11 @@
-"""Fixed-shape window runners for streaming CTC (Wav2Vec2 family): static buffers, CUDA Graph capture / replay.
+"""Fixed-shape window runners for streaming CTC: static buffers, CUDA Graph capture / replay.
 
-Streaming dictation runs the model on windows of ONE fixed length (left context + chunk +
-lookahead, see :mod:`speechstudio.asr.streaming`), batch 1, every chunk. That is what CUDA Graphs
-are for: the whole forward pass (hundreds of small kernels for wav2vec2-base) is captured once and
-replayed as a single launch (PyTorch docs, "CUDA Graphs": ``torch.cuda.CUDAGraph``,
-``torch.cuda.graph``; static input/output tensors, warm-up on a side stream before capture).
-Nothing here depends on the family: HuBERT, Data2Vec-Audio and Wav2Vec2-Conformer (whose rotary
-or relative position tables are built during the warm-up and reused for the fixed window length)
-capture the same way.
-
-Two runners share one code path for everything but the forward call:
-
-* :class:`StaticWindowRunner` (eager): a static input tensor of shape ``(1, window_samples)``
-  (model dtype, on the model's device) is filled in place, the model runs eagerly, the logits are
-  read back. Used on CPU, and on CUDA when capture is off or failed.
-* :class:`CudaGraphWindowRunner`: same static input; at construction it warms up on a side
-  stream, then captures ``model(static_input).logits`` into a ``torch.cuda.CUDAGraph`` with its
-  own memory pool (``torch.cuda.graph_pool_handle()``) and ``capture_error_mode="thread_local"``,
-  so another thread's work on the same GPU (a batch transcription job) neither breaks the capture
-  nor shares its memory. Each call copies the window into the static input and replays.
-
-:func:`window_runner` returns one runner per (model, precision, window length), cached on the
-recogniser object, and falls back to eager with a logged reason when capture fails.
-"""
+Streaming runs the model on windows of one fixed length, batch 1, so the forward pass is captured once
+and replayed as a single launch (PyTorch docs, "CUDA Graphs"). Any CTC family captures the same way.
+:class:`StaticWindowRunner` runs eagerly on a static input (CPU, or CUDA without capture);
+:class:`CudaGraphWindowRunner` captures into its own memory pool with
+``capture_error_mode="thread_local"`` so other GPU work neither breaks nor shares it.
+:func:`window_runner` caches one runner per (model, precision, window) and falls back to eager."""
 from __future__ import annotations
 
 import logging
@@ -36,19 +19,13 @@ _CACHE_ATTR = "_speechstudio_window_runners"
 
 
 class StaticWindowRunner:
-    """Run a CTC model (any family the CTC recogniser loads) eagerly on windows of exactly ``window_samples`` samples.
+    """Run a CTC model eagerly on windows of exactly ``window_samples`` samples at 16 kHz (>= the
+    receptive field).
 
-    ``recognizer``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer` (uses ``.model``,
-    ``.normalize``, ``.device``, ``.precision``, ``.frame_len``, ``.receptive_field``).
-    ``window_samples``: window length in samples at 16 kHz (at least the model's receptive field,
-    400 for the standard conv stack).
-
-    Call with ``np.ndarray[float32]`` shape ``(window_samples,)``, 16 kHz mono, range ~[-1, 1]
-    (NOT normalised: the runner applies the checkpoint's per-window normalisation exactly as
-    :meth:`Wav2Vec2Recognizer.window_logits` does). Returns ``np.ndarray[float32]`` shape
-    ``(n_frames, vocab_size)`` with ``n_frames = (window_samples - receptive_field) // frame_len + 1``.
-    Raises ``ValueError`` for a window of another shape.
-    """
+    Call with float32 ``(window_samples,)``, mono, not normalised (the checkpoint's per-window
+    normalisation is applied as in ``window_logits``); returns float32 ``(n_frames, vocab_size)``,
+    ``n_frames = (window_samples - receptive_field) // frame_len + 1``. Raises ``ValueError`` for
+    another shape."""
 
     kind = "eager"
 
@@ -109,12 +86,8 @@ class StaticWindowRunner:
 
 
 class CudaGraphWindowRunner(StaticWindowRunner):
-    """Like :class:`StaticWindowRunner`, but the forward pass is one captured CUDA Graph replay.
-
-    Construction warms up (``warmup`` eager calls on a side stream, so lazy cuBLAS/cuDNN
-    initialisation and autotuning happen outside the capture), then captures once. Raises
-    ``RuntimeError`` if the device is not CUDA or capture fails (callers fall back to eager).
-    """
+    """:class:`StaticWindowRunner` as one CUDA Graph replay, captured after ``warmup`` eager calls on a
+    side stream. Raises ``RuntimeError`` off CUDA or when capture fails."""
 
     kind = "cuda-graph"
 
@@ -143,14 +116,9 @@ class CudaGraphWindowRunner(StaticWindowRunner):
 
 
 def window_runner(recognizer, window_samples: int, use_cuda_graph: bool | str = "auto") -> StaticWindowRunner:
-    """Return the runner for ``(recognizer.model, recognizer.precision, window_samples)``, built once.
-
-    ``use_cuda_graph``: ``"auto"``/``True`` capture a CUDA Graph when the recogniser is on CUDA;
-    ``False`` always eager. On CPU the eager runner is returned. If capture raises, the reason is
-    logged (warning) and the eager runner is used; the fallback is cached too, so capture is
-    attempted once. The cache lives on the recogniser object (attribute ``_speechstudio_window_runners``)
-    and goes away with it.
-    """
+    """The runner for ``(recognizer.model, recognizer.precision, window_samples)``, built once and
+    cached on the recogniser. ``use_cuda_graph`` ``"auto"`` / True captures on CUDA, False is eager; a
+    failed capture is logged and the eager fallback cached."""
     want_graph = use_cuda_graph in (True, "auto") and str(recognizer.device).startswith("cuda")
     key = (id(recognizer.model), recognizer.precision, int(window_samples), bool(want_graph))
     cache = recognizer.__dict__.setdefault(_CACHE_ATTR, {})

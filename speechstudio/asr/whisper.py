@@ -1,15 +1,10 @@
 """Whisper recogniser through faster-whisper (CTranslate2).
 
-Model: Radford et al., "Robust Speech Recognition via Large-Scale Weak Supervision" (2022), run by
-SYSTRAN/faster-whisper. Defaults follow faster-whisper's README: ``float16`` on CUDA, ``int8`` on
-CPU; ``--precision`` maps fp32 -> ``float32``, fp16 -> ``float16``, bf16 -> ``bfloat16``.
-Segments and word timestamps come from faster-whisper and are re-yielded as our own
-:class:`~speechstudio.asr.types.Segment` / :class:`~speechstudio.asr.types.Word` as they are decoded
-(with faster-whisper's confidences: ``avg_logprob``, ``no_speech_prob``, word probabilities).
-:meth:`WhisperRecognizer.transcribe` implements :class:`~speechstudio.asr.types.Recognizer`; tasks
-``transcribe`` and ``translate`` (any language to English text, multilingual models only), a
-custom vocabulary through ``initial_prompt`` / ``hotwords``.
-"""
+Model: Radford et al. 2022, run by SYSTRAN/faster-whisper; defaults from its README (``float16`` on
+CUDA, ``int8`` on CPU). Segments and words are re-yielded as our
+:class:`~speechstudio.asr.types.Segment` / ``Word`` with faster-whisper's confidences. Tasks
+``transcribe`` and ``translate`` (multilingual models), custom vocabulary via ``initial_prompt`` /
+``hotwords``."""
 from __future__ import annotations
 
 import logging
@@ -31,16 +26,9 @@ _COMPUTE_TYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 class WhisperRecognizer:
     """Load a faster-whisper model once; transcribe many inputs.
 
-    Args:
-        model_dir: a CTranslate2 Whisper folder (``model.bin``, ``config.json``, tokenizer).
-        device: ``auto``/``cpu``/``cuda``/``cuda:N``; precision: ``auto`` (float16 on CUDA, int8 on
-            CPU), ``fp32``, ``fp16``, ``bf16``.
-        beam_size: beam width (faster-whisper default 5); word_timestamps: per-word times.
-        cpu_threads: CTranslate2 intra-op threads on CPU (0: CTranslate2's default).
-        vad_filter: skip non-speech with faster-whisper's Silero VAD (default on).
-
-    Raises :class:`ModelNotFoundError` when the folder is not a faster-whisper model.
-    """
+    ``model_dir``: a CTranslate2 Whisper folder; ``device``: ``auto|cpu|cuda|cuda:N``; ``precision``:
+    ``auto`` | ``fp32`` | ``fp16`` | ``bf16``; ``beam_size`` (default 5); ``cpu_threads`` (0: the
+    default); ``vad_filter``: skip non-speech with Silero VAD. Raises ``ModelNotFoundError``."""
 
     engine = "whisper"
     sample_rate = 16000  # Whisper's fixed input rate (openai/whisper audio.py SAMPLE_RATE)
@@ -89,11 +77,8 @@ class WhisperRecognizer:
 
     # ------------------------------------------------------------------ the Recognizer interface
     def check_options(self, language: str | None, task: str = "transcribe") -> None:
-        """Refuse what this model cannot do, before any audio is read.
-
-        Raises:
-            UsageError: unknown ``task``; ``language`` not a Whisper code; a language other than
-                English, or ``translate``, asked of an English-only model."""
+        """Refuse what this model cannot do, before any audio is read. Raises ``UsageError``: unknown
+        ``task`` or language; non-English or ``translate`` on an English-only model."""
         if task not in TASKS:
             raise UsageError(f"--task {task}: expected transcribe or translate")
         if language is not None and language not in LANGUAGES:
@@ -107,9 +92,8 @@ class WhisperRecognizer:
                                  "use a multilingual Whisper model (e.g. --model whisper-base)")
 
     def detect_language(self, speech: np.ndarray) -> LanguageGuess | None:
-        """Language of ``speech`` (``np.ndarray[float32]`` shape (n,), 16 kHz; its first 30 s are
-        used) from Whisper's language tokens (faster-whisper ``WhisperModel.detect_language``).
-        ``None`` for an English-only model or empty audio."""
+        """Language of ``speech`` (float32 ``(n,)``, 16 kHz; first 30 s) from Whisper's language tokens;
+        None for an English-only model or empty audio."""
         if not self.multilingual or speech.size == 0:
             return None
         speech = np.asarray(speech, np.float32)[: int(WINDOW_S * self.sample_rate)]
@@ -122,15 +106,9 @@ class WhisperRecognizer:
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
         """Transcribe (or translate to English) one array or a stream of 16 kHz float32 blocks.
 
-        With ``language=None`` a multilingual model detects the language on the first 30 s of
-        speech (:func:`~speechstudio.asr.language_id.detect_stream_language`) before this
-        returns, and decodes everything in that language; an English-only model uses ``en``.
-        ``initial_prompt`` primes the first window of each piece; ``hotwords`` (faster-whisper)
-        is put before every window: both steer spelling of names and jargon.
-
-        Returns ``(segments, info)`` (see :class:`~speechstudio.asr.types.Recognizer`). Raises
-        :class:`UsageError` (see :meth:`check_options`) before reading any audio.
-        """
+        With ``language=None`` the language is detected on the first 30 s of speech before this returns.
+        ``initial_prompt`` primes each piece's first window, ``hotwords`` every window. Returns
+        ``(segments, info)``; raises ``UsageError`` (:meth:`check_options`) before reading audio."""
         self.check_options(language, task)
         blocks = as_blocks(audio)
         guess = None
@@ -149,11 +127,9 @@ class WhisperRecognizer:
 
     def _decode(self, blocks: Iterable[np.ndarray], language: str | None, task: str, initial_prompt: str | None,
                 hotwords: str | None) -> Iterator[Segment]:
-        """Segments of a block stream, decoded in pieces of about ``piece_s`` seconds (20 min), each
-        cut at the quietest 100 ms of the 30 s after that mark so no word is split. Memory stays
-        bounded. Pieces are decoded without the previous piece's text as a prompt: with tiny
-        models such prompts made the decoder repeat earlier sentences (seen in
-        tests/test_whisper.py); the user's ``initial_prompt`` / ``hotwords`` apply to every piece."""
+        """Segments of a block stream in pieces of about ``piece_s`` (20 min), each cut at the quietest
+        100 ms of the next 30 s. Pieces get no previous text as prompt: with tiny models it made the
+        decoder repeat sentences (tests/test_whisper.py)."""
         piece = int(self.piece_s * self.sample_rate)
         buf: list[np.ndarray] = []
         n = 0
@@ -192,11 +168,8 @@ class WhisperRecognizer:
     def transcribe_audio(self, audio: np.ndarray, language: str | None = None, *, offset_s: float = 0.0,
                          initial_prompt: str | None = None, task: str = "transcribe",
                          hotwords: str | None = None) -> Iterator[Segment]:
-        """Segments for ``np.ndarray[float32]`` shape (n,), 16 kHz mono, range [-1, 1], decoded in one
-        piece (faster-whisper detects the language itself when ``language`` is None).
-
-        ``offset_s`` is added to every time; ``initial_prompt``: text that preceded this audio.
-        The detected language is not kept (use :meth:`transcribe`: its ``TranscriptInfo`` carries it)."""
+        """Segments for float32 ``(n,)``, 16 kHz mono in [-1, 1], decoded in one piece; ``offset_s`` is
+        added to every time. The detected language is not kept (use :meth:`transcribe`)."""
         self.check_options(language, task)
         _found, segments = self._piece(np.asarray(audio, np.float32), language, offset_s, task=task,
                                       initial_prompt=initial_prompt, hotwords=hotwords)

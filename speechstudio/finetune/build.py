@@ -1,17 +1,10 @@
 """Build a prepared dataset folder from a source: import, cut, check, write (atomically).
 
-``build_dataset(source, out_dir, sample_rate)`` is the one entry point both wizards and the CLI
-use. It decodes every input once (at the file's own rate), cuts long recordings with Whisper
-word times, checks each clip (``finetune.check.prepare_clip``, optional ASR cross-check and
-``text_ok``), writes ``clips/ID.wav`` (mono PCM-16 at ``sample_rate``) into a hidden work folder
-inside ``out_dir`` and only then swaps it in and writes ``manifest.json`` (see ``_install``), so
-a re-run never mixes old and new clips and a failed run leaves the previous dataset untouched.
-
-Memory: each input is decoded whole; a long recording is held at its own rate plus a 16 kHz
-copy (a 1 h, 44.1 kHz file: ~0.9 GB). Time on 2 CPU cores: ~0.05-0.15 s per clip for the
-signal checks, plus ~1 s per clip for the Whisper tiny.en cross-check (Whisper encodes a 30 s
-window per call), plus one Whisper pass (beam 5, word times) over each long recording.
-"""
+``build_dataset`` is the one entry point of both wizards and the CLI: every input is decoded once, long
+recordings are cut with Whisper word times, each clip is checked (``finetune.check``) and written as
+mono PCM-16 into a hidden work folder that is swapped in before ``manifest.json`` is written, so a
+failed run leaves the previous dataset untouched. Memory: a long input is held at its own rate plus a 16
+kHz copy (1 h at 44.1 kHz: ~0.9 GB)."""
 from __future__ import annotations
 
 import copy
@@ -103,9 +96,8 @@ def _first_reason(problems: list[Problem], clips: list[Clip]) -> str:
 
 
 def _install(work: Path, out: Path, manifest: Manifest, root: Path) -> None:
-    """Swap ``work/clips`` in as ``out/clips`` and write the manifest. The old manifest goes first,
-    so an interrupted swap leaves a folder that reads as "not prepared", never a manifest that
-    names clips from another run."""
+    """Swap ``work/clips`` in as ``out/clips`` and write the manifest; the old manifest goes first, so
+    an interrupted swap reads as "not prepared"."""
     from speechstudio.atomic import atomic_path, install_folder
 
     (out / MANIFEST_NAME).unlink(missing_ok=True)
@@ -131,43 +123,21 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                   min_s: float = 0.5, max_s: float = 20.0, pad_s: float = 0.15, cer_threshold: float = 0.35,
                   split_long: bool = False, asr_model=None, speaker: str | None = None,
                   speaker_check: bool = False) -> Manifest:
-    """Import ``source``, check every clip, write ``out_dir`` (``manifest.json`` + ``clips/``).
+    """Import ``source``, check every clip, write ``out_dir`` (``manifest.json`` + ``clips/``, replacing
+    a previous build); returns the saved ``Manifest``, bad inputs in ``Manifest.problems``.
 
-    Args:
-        source: a folder (LJSpeech / wav+txt / long recordings, auto-detected, see
-            ``finetune.dataset``) or one long audio file.
-        out_dir: the prepared dataset folder (created; a previous build there is replaced).
-        sample_rate: Hz of the written clips (the base voice's rate, e.g. 22050; 16000 for CTC).
-        language: ISO code of the speech (text normalisation, Whisper).
-        trim / pad_s: trim leading / trailing silence with Silero VAD, keep ``pad_s`` seconds.
-        target_lufs: loudness target (BS.1770); peaks are kept at or below -1 dBFS.
-        transcribe: ``transcribe(audio16k) -> str`` for the ASR cross-check (e.g.
-            ``check.whisper_transcriber()``); None skips it. Not applied to clips cut from long
-            recordings (their text already is the recogniser's).
-        text_ok: ``text_ok(text) -> None | str``: the characters the trainer cannot say (flag
-            ``unsayable``; the characters are kept in ``notes["unsayable"][id]``).
-        progress: ``progress(done, total, message)``; ``total`` grows when long recordings are cut.
-        min_s / max_s: clips outside are flagged ``too_short`` / ``too_long`` (not usable).
-        cer_threshold: CER above which a clip is flagged ``asr_mismatch``.
-        split_long: cut clips longer than ``max_s`` like long recordings (texts from Whisper).
-        asr_model: Whisper model (folder, name or a ``WhisperRecognizer``) for cutting long recordings;
-            default: the cross-check's engine, else tiny.en (English) / base.
-        speaker: the speaker to keep from a Piper multi-speaker ``metadata.csv`` (``ID|SPEAKER|TEXT``;
-            ``finetune.dataset.read_metadata``); needed when it holds several. Stored in
-            ``notes["speaker"]``, the others' line counts in ``notes["speakers"]``.
-        speaker_check: (voice datasets) embed every clip with Resemblyzer and flag the clips that
-            sound like another speaker ``other_speaker`` (left out of training: a clone of two
-            voices is neither; ``finetune.closeness.speaker_outliers``); each clip's similarity to
-            the others is kept in ``notes["speaker_similarity"]``. Without Resemblyzer installed
-            the check is skipped and ``notes["speaker_check"]`` says why.
+    ``source``: a folder (LJSpeech / wav+txt / long recordings, ``finetune.dataset``) or one long file;
+    ``sample_rate``: Hz of the clips; ``language``: ISO code; ``trim`` / ``pad_s`` (seconds);
+    ``target_lufs`` (BS.1770, peaks <= -1 dBFS); ``transcribe(audio16k) -> str``: ASR cross-check (not
+    for clips cut from long recordings); ``text_ok(text) -> None | str`` flags ``unsayable``;
+    ``progress(done, total, message)``; ``min_s`` / ``max_s`` (seconds); ``cer_threshold``;
+    ``split_long`` cuts clips over ``max_s``; ``asr_model``: Whisper for cutting; ``speaker``: the one
+    to keep from a multi-speaker ``metadata.csv``; ``speaker_check``: flag ``other_speaker`` clips
+    (Resemblyzer; skipped without it, ``notes["speaker_check"]`` says why).
 
-    Returns the saved ``Manifest``. Bad inputs become ``Manifest.problems``; the build goes on.
-    Raises ``DatasetError`` ("DIR: no usable clip (N problems: first ...)") when no clip is
-    usable, when the source is missing or has no audio, when ``out_dir/clips`` is not ours, or
-    when a multi-speaker ``metadata.csv`` needs ``speaker`` (the message lists the speakers);
-    ``UsageError`` for a bad ``sample_rate``; ``ModelNotFoundError`` when Whisper is needed but
-    not installed.
-    """
+    Raises ``DatasetError`` (no usable clip, missing source, ``out_dir/clips`` not ours, several
+    speakers and no ``speaker``), ``UsageError`` (bad ``sample_rate``), ``ModelNotFoundError`` (Whisper
+    needed, not installed)."""
     src, out = Path(source), Path(out_dir)
     if not 8000 <= int(sample_rate) <= 96000:
         raise UsageError(f"sample rate {sample_rate} Hz: expected 8000-96000")

@@ -1,26 +1,11 @@
 """Cloned voices in the voice store: save a fine-tuned ``VitsModel`` under a name, with its license.
 
-A clone is a store voice (``speechstudio.tts.voices``: ``<data dir>/voices/NAME/voice.json``) that
-``voices list``, ``speak --voice NAME`` and the GUI's Speak page use like any other, plus::
-
-    "synthetic": true, "base": "<base voice name>", "license": "<inherited license>",
-    "cloned_from_run": "<run folder or null>", "training": {<training summary>}
-
-* Piper base voice: the clone is a Piper voice (``NAME.onnx`` + ``NAME.onnx.json``, written by
-  ``finetune.export.export_piper_onnx``), ``"kind": "piper"``: Piper itself can play it.
-* transformers base (MMS-TTS, vits-ljs, ...): ``model.safetensors`` + ``config.json`` in the
-  layout of transformers' ``VitsModel`` (weight norm as parametrizations, so plain
-  ``VitsModel.from_pretrained`` loads it too) and the base voice's tokenizer files,
-  ``"kind": "transformers"``, ``"path"``: that folder.
-
-Files synthesized with a clone carry "synthetic speech, cloned voice NAME (base BASE)" in their
-metadata (``speechstudio.tts.stream.speech_tags``).
-
-Licenses (``base_license``): a clone is a derivative of its base voice and inherits its license.
-MMS-TTS checkpoints (facebook/mms-tts-*) are CC BY-NC 4.0 (their model cards): non-commercial.
-Piper voices state their dataset license in the ``MODEL_CARD`` next to the ``.onnx`` (e.g.
-en_US-joe-medium: CC0, fine-tuned from Piper's en_US lessac voice).
-"""
+A clone is a store voice (``<data dir>/voices/NAME/voice.json``) with ``"synthetic": true``, ``"base"``,
+``"license"``, ``"cloned_from_run"`` and ``"training"``. A Piper base gives a Piper voice (``NAME.onnx``
++ ``.onnx.json``, ``"kind": "piper"``); a transformers base gives a ``VitsModel`` folder
+(``model.safetensors`` with weight-norm parametrizations, ``config.json``, the base's tokenizer;
+``"kind": "transformers"``). A clone inherits its base's license: MMS-TTS is CC BY-NC 4.0 (model cards);
+Piper voices state theirs in ``MODEL_CARD``."""
 from __future__ import annotations
 
 import json
@@ -41,14 +26,8 @@ _CARD_LICENSE = re.compile(r"^\W*License:\s*(.+?)\s*$", re.IGNORECASE | re.MULTI
 
 
 def base_license(voice_ref) -> str:
-    """License a clone of ``voice_ref`` (a ``speechstudio.tts.voices.VoiceRef``) inherits, one line.
-
-    In order: a store voice's ``voice.json`` ``"license"`` (a clone of a clone); MMS-TTS
-    (``facebook/mms-tts-*`` id, name or cache path) -> ``MMS_LICENSE``; a Piper voice's
-    ``MODEL_CARD`` ``License:`` line (rhasspy/piper-voices cards give the dataset's license; for a
-    Piper training checkpoint the card beside the ``.ckpt``, when there is one);
-    otherwise ``UNKNOWN_LICENSE``.
-    """
+    """The one-line license a clone of ``voice_ref`` inherits: a store voice's ``"license"``, MMS-TTS ->
+    ``MMS_LICENSE``, a Piper ``MODEL_CARD`` ``License:`` line, else ``UNKNOWN_LICENSE``."""
     loc = Path(str(voice_ref.location or ""))
     folder = loc.parent if loc.suffix in (".onnx", ".ckpt") else loc
     meta_path = folder / "voice.json"
@@ -85,9 +64,8 @@ def _base_ref(base_ref_or_name, base_voice):
 
 
 def _weight_norm_state(model) -> dict:
-    """``model``'s weights in the key layout of a fresh ``VitsModel(model.config)``: weights that
-    transformers keeps under weight norm are split again into ``original0`` (g = ||w||, norm over
-    all dims but 0) and ``original1`` (v = w), which is exact (g * v / ||v|| = w)."""
+    """``model``'s weights in a fresh ``VitsModel(model.config)``'s key layout: weight-normed weights
+    split exactly into ``original0`` (g = ||w||, dims but 0) and ``original1`` (v = w)."""
     import torch
     from transformers import VitsModel
 
@@ -130,22 +108,13 @@ def _write_store_folder(name: str, overwrite: bool, fill) -> Path:
 def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str | os.PathLike | None = None,
                license_note: str | None = None, training_summary: dict | None = None, overwrite: bool = False,
                pitch_semitones: float = 0.0):
-    """Save fine-tuned ``model`` as store voice ``name``; return its ``VoiceRef`` (origin ``"store"``).
+    """Save fine-tuned ``model`` as store voice ``name``; returns its ``VoiceRef`` (origin ``"store"``).
 
-    ``model``: transformers ``VitsModel`` fine-tuned from ``base_voice`` (the loaded
-    ``VitsVoice``), same architecture; ``base_ref_or_name``: the base's ``VoiceRef`` or its name
-    (for ``voice.json`` ``"base"`` and the license); ``license_note``: default
-    ``base_license(base ref)``; ``training_summary``: JSON-able facts (steps, clips, minutes...)
-    stored as ``"training"``; ``run_dir``: the run folder, stored as ``"cloned_from_run"``;
-    ``pitch_semitones``: the pitch shift SpeechStudio applies when the voice speaks
-    (``finetune.pitch_match``; stored as ``"pitch_semitones"`` in ``voice.json`` and the
-    ``.onnx.json`` ``"speechstudio"`` block, which Piper ignores).
-    Piper base -> Piper voice files (checked by loading them back with ``load_piper_model``);
-    transformers base -> safetensors checkpoint + tokenizer (see the module docstring).
-    Written atomically (temp folder + ``os.replace``). Raises ``UsageError`` (bad or taken name
-    without ``overwrite``, name of a package voice or of the base), ``ExportError`` (front end or
-    architecture does not fit the base).
-    """
+    ``base_ref_or_name``: the base (for ``"base"`` and the license, default ``base_license``);
+    ``training_summary``: JSON-able facts; ``run_dir``: stored as ``"cloned_from_run"``;
+    ``pitch_semitones``: the shift applied at synthesis (also in the ``.onnx.json``, which Piper
+    ignores). Written atomically; a Piper clone is loaded back to check it. Raises ``UsageError`` (bad
+    or taken name without ``overwrite``, a package voice's or the base's name), ``ExportError``."""
     import speechstudio
     from speechstudio.tts.voices import _check_name, package_voices, voices_dir
 
@@ -200,13 +169,9 @@ def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str |
 
 
 def export_voice(spec: str, out_dir: str | os.PathLike) -> tuple[Path, Path]:
-    """Export voice ``spec`` (name / path, as ``--voice``) as Piper files ``out_dir/NAME.onnx(.json)``.
-
-    A Piper voice (e.g. a clone of a Piper voice) is copied as is; a transformers voice is
-    exported with ``export_piper_onnx`` (its own tokenizer gives the ``"text"`` phoneme map; a
-    clone's ``voice.json`` base and license go into the ``"speechstudio"`` block). Returns
-    ``(onnx_path, json_path)``. Raises ``ModelNotFoundError`` (unknown voice), ``ExportError``.
-    """
+    """Export voice ``spec`` as Piper files ``out_dir/NAME.onnx(.json)``: a Piper voice is copied, a
+    transformers voice exported with ``export_piper_onnx``. Returns ``(onnx_path, json_path)``. Raises
+    ``ModelNotFoundError``, ``ExportError``."""
     from speechstudio.atomic import atomic_write_json
     from speechstudio.finetune.export import export_piper_onnx
     from speechstudio.tts.vits import load_voice

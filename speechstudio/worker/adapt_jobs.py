@@ -1,15 +1,8 @@
 """Jobs of the Adapt recognition wizard (Qt-free): describe a CTC base, train, compare, register.
 
-The CTC fine-tuning itself lives in ``speechstudio.finetune.ctc`` (``train_ctc``,
-``register_model``); this module adapts it to the worker, as ``finetune_jobs`` does for voice
-cloning: each job is a :class:`~speechstudio.worker.jobs.Job` whose yields become
-``job_progress`` signals, and the trainer's ``TrainControl`` becomes pause / stop methods callable
-from the GUI thread.
-
-Runs live where ``speechstudio finetune asr --out NAME`` puts them (``<data dir>/finetune/runs/NAME``,
-the CLI's own default, :func:`run_dir_for`), so a run started in one continues in the other; a
-resumed run takes its dataset from the run's ``config.json``, as the CLI's ``--resume`` does.
-"""
+Adapts ``speechstudio.finetune.ctc`` to the worker as ``finetune_jobs`` does for voices. Runs live where
+``finetune asr --out NAME`` puts them (:func:`run_dir_for`), so CLI and GUI share them; a resumed run
+takes its dataset from the run's ``config.json``."""
 from __future__ import annotations
 
 import json
@@ -30,12 +23,10 @@ __all__ = ["CTCBaseInfo", "describe_ctc_base", "ctc_model_names", "run_dir_for",
 # ----------------------------------------------------------------------------- base model
 @dataclass(frozen=True)
 class CTCBaseInfo:
-    """What the wizard says about a base: ``spec`` (what was chosen: store name or folder),
-    ``path`` (model folder), ``family`` (display name: ``"Wav2Vec2"``, ``"HuBERT"`` ...),
-    ``model_type`` (transformers), ``has_vocab`` (a CTC head with its ``vocab.json``: kept),
-    ``vocab_size`` (tokens; 0 without a head), ``casing`` (``"upper"`` / ``"lower"`` / ``""``),
-    ``n_params`` (from the weight files' headers; 0 when unknown), ``params_exact`` (False: estimated
-    from a ``.bin`` file's size at 4 bytes per FP32 weight), ``sample_rate`` (Hz the model takes)."""
+    """A CTC base for the wizard: ``spec``, ``path``, ``family`` (display name), ``model_type``,
+    ``has_vocab`` (CTC head + ``vocab.json``), ``vocab_size`` (0 without a head), ``casing``
+    (``"upper"`` | ``"lower"`` | ``""``), ``n_params`` (0 unknown; ``params_exact`` False: estimated at
+    4 bytes per FP32 weight), ``sample_rate`` (Hz)."""
 
     spec: str
     path: Path
@@ -60,9 +51,8 @@ class CTCBaseInfo:
 
 
 def _count_params(folder: Path) -> tuple[int, bool]:
-    """Parameters of the weights in ``folder``: exact from safetensors headers (the first 8 bytes
-    give the JSON header's length; each tensor's ``shape`` is listed there — safetensors format
-    spec, huggingface/safetensors README), else estimated from ``pytorch_model*.bin`` sizes."""
+    """Parameters in ``folder``: exact from safetensors headers (huggingface/safetensors format spec),
+    else estimated from ``pytorch_model*.bin`` sizes."""
     total, found = 0, False
     for f in sorted(folder.glob("*.safetensors")):
         try:
@@ -85,12 +75,9 @@ def _count_params(folder: Path) -> tuple[int, bool]:
 
 
 def describe_ctc_base(spec: str) -> CTCBaseInfo:
-    """Resolve ``spec`` (store name, Hugging Face id in the cache, or folder) as a CTC
-    fine-tuning base with the trainer's own check (``finetune.ctc.model.resolve_base``) and
-    describe it from its small files (no weights are loaded).
-
-    Raises the trainer's ``UsageError`` for a model that is not a CTC model or speech encoder
-    (a Whisper model, a BERT folder ...) and ``ModelNotFoundError`` for an unknown spec."""
+    """Resolve ``spec`` (store name, cached HF id or folder) with ``finetune.ctc.model.resolve_base``
+    and describe it from its small files. Raises ``UsageError`` (not a CTC model or speech encoder),
+    ``ModelNotFoundError``."""
     from speechstudio.asr.ctc_checkpoint import family_name
     from speechstudio.finetune.ctc.model import resolve_base
     from speechstudio.finetune.ctc.vocab import vocab_casing
@@ -167,14 +154,9 @@ def list_adapt_runs() -> list[AdaptRun]:
 
 # ----------------------------------------------------------------------------- training
 class AdaptTrainJob(TrainingJob):
-    """Fine-tune a CTC model: ``finetune.ctc.train_ctc(run_dir, dataset_dir, base, config,
-    resume, control)`` in the worker, holding the run folder's lock (``voice_run.run_lock``: a
-    second window on the same folder is refused). ``resume``: continue ``run_dir`` from
-    ``checkpoints/latest.pt`` on the run's own dataset (``dataset_dir`` and ``base`` are then
-    ignored). Yields the trainer's events; ``result``: the ``DoneEvent``. :meth:`pause`,
-    :meth:`resume_training`, :meth:`stop` may be called from any thread; stop (and the worker's
-    cancel) ends after the current step with a resumable checkpoint
-    (:class:`~speechstudio.worker.finetune_jobs.TrainingJob`)."""
+    """Fine-tune a CTC model (``finetune.ctc.train_ctc``) holding the run folder's lock; ``resume``
+    continues ``run_dir`` on its own dataset. Yields the trainer's events; ``result``: the
+    ``DoneEvent``. Pause / stop as :class:`~speechstudio.worker.finetune_jobs.TrainingJob`."""
 
     def __init__(self, run_dir: Path, dataset_dir: Path | None, base: str | None, config, resume: bool = False) -> None:
         from speechstudio.finetune.ctc.events import TrainControl
@@ -198,11 +180,10 @@ class AdaptTrainJob(TrainingJob):
 # ----------------------------------------------------------------------------- evaluation
 @dataclass(frozen=True)
 class Comparison:
-    """Base vs adapted on the run's held-out clips: WER / CER (jiwer after ``normalize_text``;
-    ``None`` for a base without a CTC head, which cannot transcribe), ``split`` (``"validation"``
-    or ``"training"`` when no clip was held out), ``n_clips``, ``rows`` of ``(clip id, reference,
-    base text, adapted text)``, ``step`` / ``model_dir`` of the adapted (best) checkpoint,
-    ``empty``: clips on which the adapted model wrote nothing at all."""
+    """Base vs adapted on the run's held-out clips: WER / CER (jiwer after ``normalize_text``; None for
+    a base without a CTC head), ``split`` (``"validation"`` | ``"training"``), ``n_clips``, ``rows``
+    ``(clip id, reference, base, adapted)``, ``step`` / ``model_dir`` of the best checkpoint, ``empty``
+    (clips the adapted model left blank)."""
 
     base_wer: float | None
     base_cer: float | None
@@ -244,10 +225,8 @@ def _transcripts(recognizer, clips, dataset: Path, manifest, cancel) -> list[str
 
 
 class CompareJob(Job):
-    """Export the run's best checkpoint (``RUN/model``, ``finetune.ctc.checkpoint.export_best``),
-    then transcribe its held-out clips with the base and with the adapted model through the
-    CTC recogniser that Transcribe and Dictate use and score both. ``result``: a
-    :class:`Comparison`. ``device``: ``auto`` / ``cpu`` / ``cuda``."""
+    """Export the run's best checkpoint, transcribe its held-out clips with base and adapted model
+    through the CTC recogniser and score both; ``result``: a :class:`Comparison`."""
 
     def __init__(self, run_dir: Path, device: str = "auto", max_rows: int = 5) -> None:
         super().__init__()
@@ -293,11 +272,9 @@ class CompareJob(Job):
 
 
 class RegisterJob(Job):
-    """Register ``model_dir`` (a run's exported ``RUN/model``) in the model store as ``name``
-    (``finetune.ctc.register_model``; ``replace``: an existing model of that name is replaced).
-    Changes no default, unless ``use_for_dictation`` (the user ticked "Use for dictation"): then
-    dictation uses it when no model is chosen (:mod:`speechstudio.hub.defaults`).
-    ``result``: the ``ResolvedModel``. Raises ``UsageError`` (bad or taken name)."""
+    """Register ``model_dir`` in the model store as ``name`` (``replace`` an existing one);
+    ``use_for_dictation`` makes it dictation's default. ``result``: the ``ResolvedModel``. Raises
+    ``UsageError`` (bad or taken name)."""
 
     def __init__(self, model_dir: Path, name: str, replace: bool = False, use_for_dictation: bool = False) -> None:
         super().__init__()

@@ -1,15 +1,8 @@
 """Jobs of the voice-cloning wizard (Qt-free): check a dataset, fine-tune, save, export.
 
-Each is an :class:`~speechstudio.worker.jobs.Job` (a generator run by an
-:class:`~speechstudio.worker.worker.Worker` worker thread; what it yields becomes
-``job_progress`` signals). The fine-tuning itself lives in ``speechstudio.finetune`` (dataset
-builder, VITS trainer, clone store, Piper export); this module only adapts those calls to the
-worker: callbacks become yielded :class:`DatasetProgress` events, the trainer's
-``TrainControl`` becomes pause / stop methods callable from the GUI thread.
-
-Runs live in ``<data dir>/finetune/runs/NAME`` (the CLI's ``finetune voice`` uses the same
-folders, so a run started in one continues in the other).
-"""
+Each is a :class:`~speechstudio.worker.jobs.Job` that adapts a ``speechstudio.finetune`` call to the
+worker: callbacks become yielded events, the trainer's ``TrainControl`` pause / stop methods callable
+from the GUI thread. Runs live in ``<data dir>/finetune/runs/NAME``, shared with the CLI."""
 from __future__ import annotations
 
 import json
@@ -78,10 +71,9 @@ class _Cancelled(Exception):
 
 
 def run_with_progress(fn: Callable, cancel: threading.Event, poll_s: float = 0.1) -> Iterator[object]:
-    """Run ``fn(report)`` in a helper thread and yield what it passes to ``report(item)`` as it
-    goes; the generator's return value (``StopIteration.value``) is ``fn``'s result. Exceptions
-    of ``fn`` are re-raised here. When ``cancel`` is set, the next ``report`` call raises inside
-    ``fn`` (so it stops at its next progress point) and the generator returns ``None``."""
+    """Run ``fn(report)`` in a helper thread, yielding each ``report(item)``; returns ``fn``'s result
+    and re-raises its exceptions. With ``cancel`` set the next ``report`` raises inside ``fn`` and the
+    generator returns None."""
     q: queue.Queue = queue.Queue()
     box: dict = {}
 
@@ -133,20 +125,14 @@ _TRANSCRIBERS: dict = {}  # one Whisper transcriber, reused by the next check (w
 
 
 class BuildDatasetJob(Job):
-    """Build + check a dataset with ``speechstudio.finetune.build.build_dataset``.
+    """Build and check a dataset (``finetune.build.build_dataset``) into ``out_dir`` at ``sample_rate``
+    Hz.
 
-    ``source``: an LJSpeech folder, a folder of ``wav`` + ``txt`` pairs, or long recording(s);
-    ``out_dir``: the prepared dataset folder (``manifest.json`` + ``clips/``); ``sample_rate``:
-    the base voice's rate in Hz. ``base``: the base voice's ``VoiceRef``; when given, it is
-    loaded (the worker's cached voice) so texts it cannot say are flagged ``unsayable``
-    (``voice_run.text_checker``), and its language replaces ``language``. ``asr``: cross-check
-    the texts with Whisper (``asr_model``: a model name or folder; ``None`` = tiny.en for
-    English); when no Whisper model is installed the check goes on without it and
-    ``asr_skipped`` says so. Long recordings are cut with Whisper either way. ``options``: more
-    ``build_dataset`` keywords (``split_long``, ``max_s`` ...). Yields :class:`Status` and
-    :class:`DatasetProgress`; ``result``: the ``Manifest`` (also saved in ``out_dir``). Cancel
-    stops at the next clip (the previous dataset in ``out_dir`` stays).
-    """
+    ``base``: the base ``VoiceRef``, loaded to flag ``unsayable`` texts; its language wins. ``asr``:
+    cross-check with Whisper (``asr_model``; None = tiny.en for English); without one installed the
+    check is skipped (``asr_skipped``). ``options``: more ``build_dataset`` keywords. Yields
+    :class:`Status` and :class:`DatasetProgress`; ``result``: the ``Manifest``. Cancel stops at the next
+    clip."""
 
     def __init__(self, source: Path, out_dir: Path, sample_rate: int, *, base=None, language: str = "en",
                  asr: bool = True, asr_model: str | None = None, device: str = "auto", **options) -> None:
@@ -216,16 +202,11 @@ class BuildDatasetJob(Job):
 
 # ----------------------------------------------------------------------------- training
 class TrainingJob(Job):
-    """A trainer run in the worker, holding the run folder's lock (:func:`run_lock`: a CLI run
-    or a second window on the same folder is refused), with :meth:`pause`,
-    :meth:`resume_training` and :meth:`stop` callable from any thread. Stop (and the worker's
-    cancel: window closing, Esc) makes the trainer save a resumable checkpoint after the
-    current step and end with ``DoneEvent(reason="stopped")``.
-
-    Subclasses pass the trainer's ``TrainControl`` (``pause`` / ``stop`` events) and yield the
-    trainer's events from :meth:`_train`; :meth:`_prepare` runs first, outside the lock.
-    Yields those events; ``result``: the ``DoneEvent`` (``None`` if the trainer ended without one).
-    """
+    """A trainer run holding the run folder's lock (:func:`run_lock`), with :meth:`pause`,
+    :meth:`resume_training` and :meth:`stop` callable from any thread; stop (and cancel) saves a
+    resumable checkpoint and ends with ``DoneEvent(reason="stopped")``. Subclasses yield the trainer's
+    events from :meth:`_train` (:meth:`_prepare` runs first, outside the lock); ``result``: the
+    ``DoneEvent`` or None."""
 
     def __init__(self, run_dir: Path, control) -> None:
         super().__init__()
@@ -278,18 +259,14 @@ class TrainingJob(Job):
 
 
 class FineTuneJob(TrainingJob):
-    """Fine-tune a VITS voice: ``speechstudio.finetune.vits.trainer.train_voice`` in the worker.
-
-    Yields the trainer's events as they come (``StageEvent``, ``StepEvent``, ``EvalEvent``,
-    ``SampleEvent``, ``CheckpointEvent``, ``DoneEvent``); ``result``: the ``DoneEvent`` (or
-    ``None`` if the trainer ended without one). Pause / stop: :class:`TrainingJob`.
-    """
+    """Fine-tune a VITS voice (``finetune.vits.trainer.train_voice``), yielding the trainer's events;
+    ``result``: the ``DoneEvent`` or None."""
 
     def __init__(self, run_dir: Path, dataset_dir: Path, base, config=None, resume: bool = False, *,
                  preset: str = "standard", overrides: dict | None = None) -> None:
-        """``config``: a ``TrainConfig``; when ``None`` it is made in the worker by
-        :func:`train_config` from ``preset`` and ``overrides`` (which may hold ``device="auto"``:
-        resolving it imports torch, which the GUI thread must not wait for)."""
+        """``config``: a ``TrainConfig``, or None to build it in the worker from ``preset`` and
+        ``overrides`` (resolving ``device="auto"`` imports torch, which the GUI thread must not wait
+        for)."""
         from speechstudio.finetune.vits.trainer import TrainControl
 
         super().__init__(run_dir, TrainControl())
@@ -312,10 +289,8 @@ class FineTuneJob(TrainingJob):
 
 # ----------------------------------------------------------------------------- save / export
 class SaveCloneJob(Job):
-    """Save a run's best (or latest) checkpoint as voice ``name`` in the voice store
-    (:func:`save_trained_voice`); ``result``: its ``VoiceRef``. The run is then done: it keeps its
-    best checkpoint only (:func:`speechstudio.finetune.leftovers.trim_finished`); ``freed``: the
-    bytes that freed."""
+    """Save a run's best (or latest) checkpoint as store voice ``name``; ``result``: its ``VoiceRef``.
+    The run then keeps its best checkpoint only; ``freed``: bytes freed."""
 
     def __init__(self, run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False) -> None:
         super().__init__()

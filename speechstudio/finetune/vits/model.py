@@ -1,22 +1,10 @@
 """The training forward of transformers' ``VitsModel`` (which itself refuses ``labels``).
 
 Follows jaywalnut310/vits ``models.SynthesizerTrn.forward`` (Kim et al. 2021, sec. 2) on the
-submodules transformers provides (as ylacombe/finetune-hf-vits ``VitsModelForPreTraining`` does):
-
-1. text encoder -> hidden states and prior mean / log std per token (``m_p``, ``logs_p``);
-2. posterior encoder on the linear spectrogram -> ``z ~ q(z|x)`` (``m_q``, ``logs_q``);
-3. flow ``z_p = f(z)``; MAS (``mas.maximum_path``) on the prior log-likelihood of ``z_p`` under
-   each token (no gradient) -> hard alignment ``attn`` and durations ``w``;
-4. duration loss: stochastic DP negative log-likelihood / token count, or the deterministic DP's
-   squared error of log durations / token count (VITS ``use_sdp``);
-5. prior stats expanded to frames (for the KL);
-6. random slice of ``segment_frames`` latent frames (VITS ``rand_slice_segments``, 32 frames =
-   8192 samples at hop 256) -> HiFi-GAN decoder -> ``y_hat`` (optionally gradient checkpointed).
-
-``prepare_for_training`` fixes two things the inference checkpoint lacks: a Piper voice has no
-posterior encoder (and no training-only flows of the stochastic duration predictor), and
-transformers' ``VitsConfig.layerdrop = 0.1`` (not in VITS) is turned off.
-"""
+transformers submodules, as ylacombe/finetune-hf-vits ``VitsModelForPreTraining`` does: text encoder,
+posterior encoder, flow, MAS alignment, duration loss (SDP NLL or DP squared error), random slice of
+``segment_frames`` latent frames (32 = 8192 samples at hop 256) into the HiFi-GAN decoder.
+``prepare_for_training`` adds what an inference checkpoint lacks."""
 from __future__ import annotations
 
 import math
@@ -36,12 +24,9 @@ POSTERIOR_LAYERS = 16
 
 @dataclass
 class ForwardOutput:
-    """Tensors of one training forward (batch b, latent frames t_y, tokens t_x).
-
-    ``waveform``: (b, 1, segment_frames * hop) generated audio of the slice; ``ids_slice``: (b,)
-    first latent frame of each slice; ``loss_dur``: scalar; ``z_p``, ``logs_q``, ``m_p``,
-    ``logs_p``: (b, flow_size, t_y) for the KL; ``z_mask``: (b, 1, t_y); ``attn``: (b, 1, t_y, t_x).
-    """
+    """Tensors of one training forward (batch b, latent frames t_y, tokens t_x): ``waveform`` (b, 1,
+    segment_frames * hop), ``ids_slice`` (b,), ``loss_dur`` scalar, ``z_p`` / ``logs_q`` / ``m_p`` /
+    ``logs_p`` (b, flow_size, t_y), ``z_mask`` (b, 1, t_y), ``attn`` (b, 1, t_y, t_x)."""
 
     waveform: torch.Tensor
     ids_slice: torch.Tensor
@@ -86,9 +71,8 @@ def encode_text(model, input_ids, input_mask):
 
 
 def align(z_p, m_p, logs_p, x_mask, z_mask, backend: str = "auto"):
-    """MAS on the log-likelihood of ``z_p`` (b, d, t_y) under N(m_p, exp(logs_p)) (b, d, t_x),
-    computed in float32 without gradient (VITS ``SynthesizerTrn.forward``'s ``neg_cent``).
-    Returns ``attn`` (b, 1, t_y, t_x) in float32."""
+    """MAS on the float32 log-likelihood of ``z_p`` (b, d, t_y) under N(m_p, exp(logs_p)) (b, d, t_x),
+    no gradient (VITS ``neg_cent``). Returns ``attn`` (b, 1, t_y, t_x) float32."""
     with torch.no_grad(), torch.autocast(z_p.device.type, enabled=False):
         z_p, m_p, logs_p = z_p.float(), m_p.float(), logs_p.float()
         s_p_sq_r = torch.exp(-2 * logs_p)
@@ -119,12 +103,10 @@ def duration_loss(model, hidden, x_mask, w, g):
 
 
 def prior_latents(z_mask, attn, m_p, logs_p, model, g=None):
-    """Latents the decoder gets when the voice speaks, aligned to a real clip: the prior of each
-    token expanded along the MAS alignment ``attn`` (the clip's own durations), sampled with the
-    voice's ``noise_scale`` and mapped back through the flow. No gradient. As HiFi-GAN fine-tunes
-    its vocoder on Tacotron 2's teacher-forced ("ground-truth aligned") mel spectrograms (Kong et al.
-    2020, "HiFi-GAN": fine-tuning for end-to-end synthesis), the decoder then learns the new voice from what inference feeds it.
-    ``m_p``, ``logs_p``: (b, flow, t_x); ``attn``: (b, 1, t_y, t_x); returns (b, flow, t_y)."""
+    """Latents the decoder gets when the voice speaks, aligned to a real clip: prior ``m_p`` /
+    ``logs_p`` (b, flow, t_x) expanded along ``attn`` (b, 1, t_y, t_x), sampled at ``noise_scale``,
+    through the reverse flow; returns (b, flow, t_y), no gradient. As HiFi-GAN fine-tunes on
+    teacher-forced mels (Kong et al. 2020)."""
     with torch.no_grad():
         m_f, logs_f = expand_prior(attn, m_p.float(), logs_p.float())
         noise = float(getattr(model, "noise_scale", 0.667))
@@ -135,17 +117,10 @@ def prior_latents(z_mask, attn, m_p, logs_p, model, g=None):
 def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_frames: int, speaker_ids=None,
                      gradient_checkpointing: bool = False, mas_backend: str = "auto",
                      latents: str = "posterior", given_latents=None) -> ForwardOutput:
-    """One VITS training forward on a batch.
-
-    ``input_ids``: long (b, t_x); ``input_mask``: (b, t_x) 1 for tokens; ``spec``: float (b,
-    spectrogram_bins, t_y) linear magnitude (``features.linear_spectrogram``); ``spec_mask``:
-    (b, t_y) 1 for frames, with t_y >= segment_frames (collate pads) and every item's frames >=
-    its tokens. ``speaker_ids``: long (b,) for multi-speaker bases. ``latents``: what the decoder
-    is fed, ``"posterior"`` (VITS) or ``"prior"`` (:func:`prior_latents`: no gradient reaches the
-    posterior encoder, flow or text encoder through the decoder) or ``"given"``: ``given_latents`` (b, flow, t_y), the
-    prior latents fixed per clip by ``conform.conform_clips``. Randomness (posterior sample,
-    prior noise, slice starts, dropout, SDP noise) comes from torch's global RNG.
-    """
+    """One VITS training forward. ``input_ids`` long (b, t_x); ``input_mask`` (b, t_x); ``spec`` float
+    (b, spectrogram_bins, t_y) linear magnitude; ``spec_mask`` (b, t_y), t_y >= segment_frames;
+    ``speaker_ids`` long (b,); ``latents``: ``"posterior"`` (VITS), ``"prior"`` (:func:`prior_latents`)
+    or ``"given"`` (``given_latents`` (b, flow, t_y)). Randomness from torch's global RNG."""
     g = _speaker_embedding(model, speaker_ids)
     hidden, m_p, logs_p, x_mask = encode_text(model, input_ids, input_mask)
     z_mask = spec_mask.unsqueeze(1).to(spec.dtype)
@@ -190,9 +165,8 @@ def _reset_like_vits(module) -> None:
 
 
 def warmup_parameter_prefixes(model) -> tuple[str, ...]:
-    """Parameter-name prefixes the warm-up stage trains: the posterior encoder and, with a
-    stochastic duration predictor, its training-only posterior flows and first ConvFlow (which
-    VITS drops at inference and a Piper ``.onnx`` therefore lacks)."""
+    """Parameter-name prefixes the warm-up trains: the posterior encoder and the SDP's training-only
+    flows (absent from a Piper ``.onnx``)."""
     prefixes = ["posterior_encoder."]
     if model.config.use_stochastic_duration_prediction:
         prefixes += ["duration_predictor.post_", "duration_predictor.flows.1."]
@@ -200,14 +174,9 @@ def warmup_parameter_prefixes(model) -> tuple[str, ...]:
 
 
 def prepare_for_training(model, fresh_posterior: bool) -> list[str]:
-    """Make an inference-loaded ``VitsModel`` trainable, in place; returns notes for the log.
-
-    Always: LayerDrop off (transformers' ``VitsConfig.layerdrop`` = 0.1 is not in VITS).
-    ``fresh_posterior`` (Piper bases): a new VITS-sized posterior encoder (16 WaveNet layers,
-    PyTorch default init) and, with a stochastic duration predictor, fresh posterior flows and
-    first ConvFlow (VITS init), drawn from torch's global RNG (seed it first). Weight norm is
-    folded everywhere (the trainer trains plain conv weights; see ``trainer`` notes).
-    """
+    """Make an inference-loaded ``VitsModel`` trainable in place; returns notes for the log. LayerDrop
+    off (transformers' 0.1 is not in VITS); ``fresh_posterior``: a new 16-layer posterior encoder and
+    SDP training flows from torch's global RNG; weight norm folded everywhere."""
     from speechstudio.tts.piper_import import fold_weight_norm
 
     notes = []

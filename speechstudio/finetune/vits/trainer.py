@@ -1,32 +1,17 @@
 """``train_voice``: fine-tune a VITS voice on a prepared dataset, as a generator of events.
 
-Stages: ``prepare`` (token ids + cached features, skipped clips reported), ``warmup`` (Piper
-``.onnx`` bases: the new posterior encoder, with decoder / flow / text encoder frozen;
-``step.warmup_step``), ``discriminator`` (a fresh discriminator alone), ``train`` (generator + discriminator, ``step.train_step``; the discriminator
-fresh, or with a Piper training checkpoint (``piper_ckpt``) the checkpoint's, and its posterior
-encoder: no warm-up); why: ``config`` notes. Every ``eval_every`` steps the validation mel loss
-is measured (``EvalEvent``; ``best.pt`` when it improves), every ``checkpoint_every`` steps
-``latest.pt`` is written with the full resume state and samples are synthesised (``SampleEvent``).
-``control.stop`` (or closing the generator) saves ``latest.pt`` first; ``resume=True`` continues
-bit for bit (same device, same settings; on the CPU with ``num_workers=0`` the weights equal those
-of an uninterrupted run).
+Stages: ``prepare`` (token ids, cached features), ``warmup`` (Piper ``.onnx`` bases: the new posterior
+encoder alone), ``discriminator`` (a fresh discriminator alone), ``train`` (GAN); why: ``config``. Every
+``eval_every`` steps an ``EvalEvent`` (``best.pt`` on improvement), every ``checkpoint_every`` steps
+``latest.pt`` with the full resume state and samples. ``control.stop`` saves ``latest.pt``;
+``resume=True`` continues bit for bit (same device and settings).
 
-Deviations from VITS / Piper, on purpose:
-* the generator trains its weight-norm-folded conv weights (Piper's ``.onnx`` has no weight norm
-  left; VITS trains ``g`` and ``v``); the discriminator keeps weight norm as in VITS;
-* one lr decay per optimizer step equal to VITS' per-epoch curve on LJSpeech (``config``);
-* G's losses use the discriminator before its update (Piper's order; ``step``);
-* the warm-up also trains the stochastic duration predictor's training-only flows, which a Piper
-  ``.onnx`` lacks too (``model.warmup_parameter_prefixes``); transformers' LayerDrop is off.
-
-Several processes (``accelerate launch``, ``finetune.parallel``; DDP in ``step``): every process
-walks the same seeded batch order and takes every ``world``-th batch (``data.BucketBatches``), so
-one step of W processes with accumulation A uses the batches a single process would use with
-accumulation W x A; gradients are averaged. Process 0 alone computes the feature cache (the
-others wait, then read it), writes config.json, train.log, TensorBoard, samples and checkpoints,
-and evaluates; the others wait at barriers. ``latest.pt`` holds every process's RNG state, so a
-resume with the same number of processes continues exactly; a stop is agreed by all processes.
-"""
+Deviations from VITS / Piper: the generator trains weight-norm-folded weights; lr decays per step
+(``config``); G's losses use D before its update (Piper's order, ``step``); the warm-up also trains the
+SDP's training-only flows; LayerDrop off. Several processes (``finetune.parallel``): each takes every
+``world``-th batch of the same seeded order (W processes x accumulation A = one process with W x A);
+process 0 alone builds the feature cache, writes files and evaluates; ``latest.pt`` holds every
+process's RNG state."""
 from __future__ import annotations
 
 import dataclasses
@@ -154,9 +139,8 @@ def _clone_judge(clips, voice, rate: int, log):
 
 
 def closeness_advice(history: list[dict], usable_minutes: float, changing: bool = True) -> str:
-    """One sentence on what more steps or data would buy, from the judge's ``history`` (dicts
-    with ``similarity``) and the minutes of usable recordings; ``changing`` False while the voice
-    itself does not train yet (warm-up, discriminator warm-up)."""
+    """One sentence on what more steps or data would buy, from the judge's ``history`` and the minutes
+    of usable recordings; ``changing`` False while the voice does not train yet."""
     parts = []
     if not changing:
         parts.append("the voice itself starts learning after this stage")
@@ -191,9 +175,8 @@ def overtraining_warning(history: list[float], patience: int, best_step: int) ->
 
 
 def _conform(tr, source: str, items: list, fc, cache_dir: Path, config: TrainConfig, speaker):
-    """(conformed items, note for the log) by ``conform.conform_clips`` with the base's own
-    decoder (loaded afresh: the run's decoder may already be fine-tuned when a run resumes); (None,
-    the reason) when there is no pitch to match."""
+    """``(conformed items, log note)`` by ``conform.conform_clips`` with the base's own decoder (loaded
+    afresh), or ``(None, reason)`` when there is no pitch to match."""
     import torch
 
     from speechstudio.finetune.vits.conform import conform_clips
@@ -240,16 +223,12 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                 control: TrainControl | None = None) -> Iterator[object]:
     """Fine-tune ``base`` on the dataset in ``dataset_dir``; yields events (``events`` module).
 
-    ``run_dir``: the run folder (``finetune.run.RunFolder``; created); ``dataset_dir``: a prepared
-    dataset (``manifest.json`` + ``clips/``); ``base``: a Piper ``.onnx``, a Piper training
-    checkpoint ``.ckpt`` (config.json beside it; ``piper_ckpt``: its posterior encoder and
-    discriminator are used, no warm-up), a transformers VITS folder / HF id, or a ``VoiceRef``; ``config``: ``TrainConfig`` (``presets.preset`` gives
-    sensible ones); ``resume``: continue from ``checkpoints/latest.pt`` (refused when the base or
-    the dataset differ); ``control``: ``TrainControl`` (stop / pause between steps).
-    Raises ``DatasetError`` (no / bad dataset), ``ModelNotFoundError`` / ``PiperVoiceError`` (base
-    not a VITS voice), ``RunError`` (run folder, checkpoint write), ``TrainingError`` (fewer
-    training clips than one batch, out of GPU memory, non-finite loss), ``UsageError``.
-    """
+    ``run_dir``: created (``finetune.run.RunFolder``); ``base``: a Piper ``.onnx`` or ``.ckpt``, a
+    transformers VITS folder / HF id, or a ``VoiceRef``; ``config``: ``TrainConfig``; ``resume``:
+    continue from ``checkpoints/latest.pt`` (refused when base or dataset differ); ``control``:
+    ``TrainControl``. Raises ``DatasetError``, ``ModelNotFoundError`` / ``PiperVoiceError`` (not a VITS
+    voice), ``RunError``, ``TrainingError`` (fewer clips than a batch, out of GPU memory, non-finite
+    loss), ``UsageError``."""
     import torch
 
     from speechstudio.finetune.manifest import Manifest
