@@ -107,7 +107,7 @@ def test_no_microphone_is_said_plainly(monkeypatch, capsys):
             raise ValueError("Error querying device -1")
 
     monkeypatch.setattr(sources, "import_sounddevice", lambda: NoDevices)
-    monkeypatch.setattr("speechstudio.audio.system_audio.monitor_sources", lambda: [])
+    monkeypatch.setattr("speechstudio.audio.backends.monitor_sources", lambda: [])
     with pytest.raises(MicrophoneError, match="^no microphone found"):
         MicSource()
     from speechstudio import cli

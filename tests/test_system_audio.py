@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from speechstudio.audio.devices import AudioUnavailableError, DeviceInfo, SoundDeviceBackend
-from speechstudio.audio.system_audio import MonitorStream, is_system_device, monitor_sources
+from speechstudio.audio.backends import MonitorStream, is_system_device, monitor_sources
 
 LISTING = """\
 Source #0

@@ -201,9 +201,9 @@ def _has_input(sd) -> bool:
 
 def list_input_devices() -> list[tuple[int | str, str, int]]:
     """``(index, name, default_rate_hz)`` for every input device, then the system-audio monitor
-    sources (index ``"system:NAME"``, see :mod:`speechstudio.audio.system_audio`).
+    sources (index ``"system:NAME"``, see :func:`speechstudio.audio.backends.monitor_sources`).
     Raises :class:`MicrophoneError` when PortAudio is unavailable and no monitor source exists."""
-    from speechstudio.audio.system_audio import monitor_sources
+    from speechstudio.audio.backends import monitor_sources
 
     system = [(m.index, m.name, int(m.default_samplerate)) for m in monitor_sources()]
     try:
@@ -227,7 +227,7 @@ class SystemAudioSource:
     cannot be recorded (``parec`` missing, server down)."""
 
     def __init__(self, device: str, *, sample_rate: int = 16000, block_ms: float = 20.0) -> None:
-        from speechstudio.audio.system_audio import monitor_sources
+        from speechstudio.audio.backends import monitor_sources
 
         names = {m.index: m.name for m in monitor_sources()}
         if device not in names:
@@ -241,8 +241,7 @@ class SystemAudioSource:
         self.overflows = 0
 
     def blocks(self) -> Iterator[np.ndarray]:
-        from speechstudio.audio.backends import AudioUnavailableError
-        from speechstudio.audio.system_audio import MonitorStream
+        from speechstudio.audio.backends import AudioUnavailableError, MonitorStream
 
         stream = MonitorStream(self.device, self.sample_rate, self.block, self._queue.put)
         try:

@@ -6,6 +6,15 @@
 * :class:`UnavailableBackend`: no sound card (``SPEECHSTUDIO_AUDIO=none``, or PortAudio missing).
   Tests give a file-fed fake through :func:`set_backend` (``tests/fake_audio_backend.py``).
 
+System audio as an input: live captions for a meeting or a video need what the computer plays.
+On Linux the sound server (PulseAudio, or PipeWire through ``pipewire-pulse``) exposes it as a
+*monitor source* per output (name ``<sink>.monitor``), which PortAudio does not list, so we ask
+the sound server with the tools it ships (``pulseaudio-utils``): ``pactl list sources`` lists them
+(:func:`monitor_sources`: a ``DeviceInfo`` whose ``index`` is ``"system:NAME"``, :data:`PREFIX`)
+and ``parec --device=NAME --format=float32le --rate=R --channels=1`` records one
+(:class:`MonitorStream`), so every page that takes an input device can use it. On Windows (WASAPI
+loopback) and macOS (needs a virtual device such as BlackHole) nothing is listed.
+
 What plays and records on top of a backend is :mod:`speechstudio.audio.devices` (``Player``,
 ``Recorder``). Qt-free; no call blocks for longer than a stream open.
 """
@@ -13,8 +22,12 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -23,7 +36,8 @@ from speechstudio.errors import SpeechStudioError
 log = logging.getLogger(__name__)
 
 __all__ = ["AudioUnavailableError", "DeviceInfo", "Stream", "Backend", "SoundDeviceBackend",
-           "UnavailableBackend", "get_backend", "set_backend"]
+           "UnavailableBackend", "get_backend", "set_backend", "PREFIX", "is_system_device", "monitor_sources",
+           "MonitorStream"]
 
 
 class AudioUnavailableError(SpeechStudioError):
@@ -134,17 +148,13 @@ class SoundDeviceBackend(Backend):
 
     def input_devices(self) -> list[DeviceInfo]:
         """PortAudio's inputs, then the sound server's monitor sources ("System audio: ...", index
-        ``"system:NAME"``; Linux with PulseAudio/PipeWire, see :mod:`speechstudio.audio.system_audio`)."""
-        from speechstudio.audio.system_audio import monitor_sources
-
+        ``"system:NAME"``; Linux with PulseAudio/PipeWire, see :func:`monitor_sources`)."""
         return self._devices("input") + monitor_sources()
 
     def output_devices(self) -> list[DeviceInfo]:
         return self._devices("output")
 
     def open_input(self, device, samplerate, blocksize, callback) -> Stream:
-        from speechstudio.audio.system_audio import MonitorStream, is_system_device
-
         if is_system_device(device):
             return MonitorStream(device, samplerate, blocksize, callback)
 
@@ -176,6 +186,154 @@ class SoundDeviceBackend(Backend):
             raise AudioUnavailableError(f"cannot open the speaker: {e}") from e
         return _SDStream(s)
 
+
+
+# ----------------------------------------------------------------------------- system audio
+PREFIX = "system:"
+_LIST_TIMEOUT_S = 3.0
+
+
+def is_system_device(device) -> bool:
+    """True for a device id made by :func:`monitor_sources` (``"system:NAME"``)."""
+    return isinstance(device, str) and device.startswith(PREFIX)
+
+
+def monitor_sources():
+    """The sound server's monitor sources as ``DeviceInfo`` (index ``"system:NAME"``, name
+    ``"System audio: DESCRIPTION"``, 1+ input channels, the source's rate in Hz), default sink's
+    monitor first and marked ``is_default=False`` (the microphone stays the default input).
+
+    Returns ``[]`` when this is not Linux, ``pactl`` is missing, or the server does not answer
+    within 3 s (never raises: a missing sound server only means no system-audio entry)."""
+    if not sys.platform.startswith("linux") or shutil.which("pactl") is None:
+        return []
+    try:
+        listing = _pactl("list", "sources")
+        default_sink = _pactl("get-default-sink").strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        log.debug("pactl failed: %s", e)
+        return []
+    out = []
+    for block in _source_blocks(listing):
+        name = block.get("Name", "")
+        if not name.endswith(".monitor"):
+            continue
+        desc = block.get("Description", "") or name
+        channels, rate = _sample_spec(block.get("Sample Specification", ""))
+        info = DeviceInfo(PREFIX + name, f"System audio: {desc.removeprefix('Monitor of ')}", max(channels, 1),
+                          0, float(rate), False)
+        out.append((name != default_sink + ".monitor", info))
+    return [info for _, info in sorted(out, key=lambda t: t[0])]
+
+
+def _pactl(*args: str) -> str:
+    env = dict(os.environ, LC_ALL="C")  # field names in English whatever the user's locale
+    r = subprocess.run(["pactl", *args], capture_output=True, text=True, timeout=_LIST_TIMEOUT_S, env=env,
+                       check=False)
+    if r.returncode != 0:
+        raise subprocess.SubprocessError(r.stderr.strip() or f"pactl {' '.join(args)}: exit {r.returncode}")
+    return r.stdout
+
+
+def _source_blocks(listing: str) -> list[dict[str, str]]:
+    """``pactl list sources`` → one dict per ``Source #N`` with its top-level ``Key: value`` fields."""
+    blocks: list[dict[str, str]] = []
+    for line in listing.splitlines():
+        if line.startswith("Source #"):
+            blocks.append({})
+        elif blocks and line.startswith("\t") and not line.startswith("\t\t") and ":" in line:
+            key, _, value = line.strip().partition(":")
+            blocks[-1].setdefault(key.strip(), value.strip())
+    return blocks
+
+
+def _sample_spec(spec: str) -> tuple[int, int]:
+    """``"float32le 2ch 48000Hz"`` → ``(2, 48000)``; unknown parts default to 2 channels, 48 kHz."""
+    channels, rate = 2, 48000
+    for part in spec.split():
+        if part.endswith("ch") and part[:-2].isdigit():
+            channels = int(part[:-2])
+        elif part.endswith("Hz") and part[:-2].isdigit():
+            rate = int(part[:-2])
+    return channels, rate
+
+
+class MonitorStream(Stream):
+    """Records a monitor source with ``parec`` (mono float32 at ``samplerate`` Hz; the sound server
+    downmixes and resamples) and calls ``callback(block)`` with ``np.ndarray[float32]`` shape
+    ``(blocksize,)`` from a reader thread. Same interface as the backends' streams: ``start``,
+    ``stop``, ``close``, ``active``. ``start`` raises ``AudioUnavailableError`` when ``parec`` is
+    missing or exits at once (source gone, server down), with its message."""
+
+    def __init__(self, device: str, samplerate: int, blocksize: int,
+                 callback: Callable[[np.ndarray], None]) -> None:
+        self.source = device.removeprefix(PREFIX)
+        self.samplerate, self.blocksize, self.callback = int(samplerate), max(1, int(blocksize)), callback
+        self._proc: subprocess.Popen | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def active(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def start(self) -> None:
+        if self._proc is not None:
+            return
+        if shutil.which("parec") is None:
+            raise AudioUnavailableError("capturing system audio needs 'parec' (Debian/Ubuntu: "
+                                        "sudo apt install pulseaudio-utils)")
+        latency_ms = max(10, int(1000 * self.blocksize / self.samplerate))
+        cmd = ["parec", f"--device={self.source}", "--format=float32le", f"--rate={self.samplerate}",
+               "--channels=1", f"--latency-msec={latency_ms}", "--client-name=SpeechStudio",
+               "--stream-name=captions"]
+        try:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+        except OSError as e:
+            raise AudioUnavailableError(f"cannot record system audio: {e}") from e
+        try:
+            proc.wait(timeout=0.3)  # a bad source name or no server: parec exits at once
+        except subprocess.TimeoutExpired:
+            pass
+        else:
+            err = proc.stderr.read().decode(errors="replace").strip() if proc.stderr else ""
+            raise AudioUnavailableError(f"cannot record system audio from {self.source!r}: "
+                                        f"{err or f'parec exited with status {proc.returncode}'}")
+        self._proc = proc
+        self._thread = threading.Thread(target=self._read, name="speechstudio-system-audio", daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        want = 4 * self.blocksize
+        buf = b""
+        while True:
+            data = proc.stdout.read(want - len(buf))
+            if not data:
+                break
+            buf += data
+            if len(buf) == want:
+                self.callback(np.frombuffer(buf, dtype="<f4").astype(np.float32))
+                buf = b""
+        if len(buf) >= 4:
+            self.callback(np.frombuffer(buf[: len(buf) // 4 * 4], dtype="<f4").astype(np.float32))
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+            self._thread = None
+
+    def close(self) -> None:
+        self.stop()
 
 
 # ----------------------------------------------------------------------------- selection
