@@ -1,32 +1,13 @@
-"""LocalAgreement-n: commit the prefix of a re-decoded transcript that n consecutive hypotheses agree on.
+"""LocalAgreement-n: commit the prefix of a re-decoded transcript that n consecutive hypotheses agree
+on.
 
-Source: Macháček, Dabre and Bojar, "Turning Whisper into Real-Time Transcription System"
-(IJCNLP-AACL 2023, system demonstrations), reference code ``ufal/whisper_streaming``
-(``whisper_online.py``, class ``HypothesisBuffer``). A recogniser that re-decodes a growing audio
-buffer produces one *hypothesis* (timed words) per update; a word is *committed* (stable, never
-changed again) once it is in the longest common prefix of the last ``n`` hypotheses (the paper
-uses n = 2). What is not committed yet is the *tail* (shown grey).
-
-Before comparing, each new hypothesis loses the words that re-transcribe committed audio still
-in the buffer:
-
-* *anchor* (added here): when the last 3, else 2, else 1 committed words occur in the hypothesis
-  with their last word ending within 1 s of the last committed end, everything up to them is
-  dropped (the occurrence closest in time wins). Word timestamps jitter by a tenth of a second
-  or more between decodes; with the time rule alone a word starting 0.12 s earlier than the
-  last committed end in the next decode was dropped and lost for good (seen with tiny.en on
-  whisper_jfk.flac: "ask not what your country" became "ask not your country");
-* otherwise, as in ``HypothesisBuffer.insert``: words starting before ``last committed end -
-  0.1 s`` are dropped, and when the first remaining word starts within 1 s of the last
-  committed end, the first ``i`` words (``i = 1..5``, the smallest that matches) are dropped if
-  they repeat the last ``i`` committed words (a word re-transcribed across a buffer cut). The last
-  committed words are remembered across buffer trimming (the reference forgets those trimmed away).
-
-Words are compared by their exact text (punctuation and case included, as in the reference), so
-"country," and "country." disagree and wait for another update.
-
-Qt-free and model-free; times are seconds (any origin, as long as all hypotheses share it).
-"""
+Source: Macháček, Dabre and Bojar 2023 (IJCNLP-AACL demo), ``ufal/whisper_streaming``
+``HypothesisBuffer``; the paper uses n = 2. Before comparing, a hypothesis loses the words that
+re-transcribe committed audio: by an *anchor* (ours: the last 3, 2 or 1 committed words found ending
+within 1 s of the last committed end; timestamps jitter between decodes, and the time rule alone lost
+"what your" on whisper_jfk.flac with tiny.en), else as ``HypothesisBuffer.insert`` (words starting
+before the last end - 0.1 s dropped, then up to 5 repeated words). Words compare by exact text,
+punctuation and case included. Qt-free, model-free; times in seconds."""
 from __future__ import annotations
 
 from collections import deque
@@ -50,19 +31,15 @@ def ends_sentence(word: Word) -> bool:
 
 
 class LocalAgreement:
-    """The LocalAgreement-``n`` policy over a sequence of hypotheses (see the module docstring).
-
-    Usage::
+    """The LocalAgreement-``n`` policy over a sequence of hypotheses::
 
         la = LocalAgreement(2)
         for hyp in hypotheses:            # list[Word] per update, times in seconds
             new = la.insert(hyp)          # words committed by this hypothesis (often [])
-            show(la.committed, la.tail)
         last = la.flush()                 # end of stream: the tail of the newest hypothesis
 
-    ``n >= 1`` (``n = 1`` commits every hypothesis whole). ``start_s``: nothing before this time
-    is expected (a new utterance's start). Raises ``ValueError`` for ``n < 1``.
-    """
+    ``n >= 1`` (1 commits every hypothesis whole); ``start_s``: nothing is expected before it. Raises
+    ``ValueError`` for ``n < 1``."""
 
     def __init__(self, n: int = 2, *, start_s: float = 0.0) -> None:
         if int(n) < 1:
@@ -109,9 +86,8 @@ class LocalAgreement:
         return new
 
     def insert(self, words: Sequence[Word]) -> list[Word]:
-        """Add one hypothesis (``Word`` list in time order); return the words it commits: the
-        longest common prefix (by text) of it and the ``n - 1`` previous hypotheses, with this
-        hypothesis' times. Nothing is committed before ``n`` hypotheses have been seen."""
+        """Add one hypothesis (``Word`` list in time order); return the words it commits: the longest
+        common text prefix with the ``n - 1`` previous ones, with this hypothesis' times."""
         new = self._clean(words)
         k = 0
         if self.n == 1:

@@ -1,32 +1,13 @@
 """Import a voice dataset: an LJSpeech folder, wav+txt pairs, or long recordings to cut.
 
-``scan_source(path)`` decides what a source is and lists its inputs (``Entry``) plus the inputs it
-refused (``Problem``, naming ``file:line`` and the reason); ``build.build_dataset`` (re-exported
-here) decodes, cuts, checks and writes the prepared dataset.
-
-Layouts (auto-detected, in this order):
-
-* **LJSpeech / Piper** (keithito.com/LJ-Speech-Dataset; Piper's ``--dataset-format ljspeech``):
-  ``metadata.csv`` with ``ID|TEXT``, ``ID|TEXT|NORMALIZED`` or ``ID|SPEAKER|TEXT`` lines (the
-  layout, header lines, quoting, BOM, CRLF, UTF-16: ``finetune.metadata``), audio in
-  ``wavs/ID.wav`` or ``ID.wav`` beside metadata.csv (any audio extension FFmpeg reads; ``ID``
-  may carry one, or another than the file's). TEXT is used; NORMALIZED only when TEXT is empty.
-  Of several speakers one is chosen (``speaker``). The first field may also be a relative path
-  (``wavs/a.flac``, ``audio/b``; ``wavs/a.wav`` also finds a flat ``a.wav``); absolute paths and
-  paths with ``..`` are refused, so a dataset never reads outside its folder. A recording made
-  with ``finetune.recording`` is such a folder (plus ``consent.txt``). Its ``wavs/`` folder given
-  as the source is read as the dataset folder (not as long recordings).
-* **wav+txt pairs**: ``NAME.wav`` (or .flac, .mp3, ...) with ``NAME.txt`` (or ``NAME.lab``) beside
-  it, in the folder or its subfolders (hidden folders skipped).
-* **long recordings**: one audio file, or a folder of audio files none of which has a text file:
-  each is cut into sentence clips by Whisper word times (``finetune.longform``).
-
-Refused with a ``Problem`` (never dropped silently): lines without ``|``, lines with more fields
-than the layout (an unquoted ``|`` in a text), empty ids or texts, duplicate ids, missing audio,
-text that is not UTF-8, audio files no line refers to, text files without audio, audio without
-text (pairs mode); undecodable audio is found while building. Lines of the speakers not chosen
-are left out on purpose (counted in ``SourceScan.speakers``).
-"""
+``scan_source(path)`` detects the layout and lists its inputs (``Entry``) and refusals (``Problem``,
+``file:line`` and reason); ``build.build_dataset`` (re-exported) writes the prepared dataset. Layouts,
+in order: **LJSpeech / Piper** (keithito.com/LJ-Speech-Dataset; ``metadata.csv`` as read by
+``finetune.metadata``, audio in ``wavs/`` or beside it, relative paths only, never ``..``); **wav+txt
+pairs** (``NAME.txt`` / ``.lab`` beside any audio, subfolders included); **long recordings** (audio
+without texts, cut by ``finetune.longform``). Nothing is dropped silently: malformed or duplicate lines,
+missing audio, non-UTF-8 text, orphan audio or text become ``Problem`` s; other speakers' lines are
+counted in ``SourceScan.speakers``."""
 from __future__ import annotations
 
 import os
@@ -64,9 +45,8 @@ class Entry:
 
 @dataclass
 class SourceScan:
-    """``mode``: ``ljspeech``, ``pairs`` or ``long``; ``root``: the dataset folder; for
-    ``ljspeech``: ``layout`` of metadata.csv, ``speakers`` (name -> lines) and the ``speaker``
-    kept (``ID|SPEAKER|TEXT`` files)."""
+    """``mode`` (``ljspeech`` | ``pairs`` | ``long``), ``root``; for ``ljspeech`` the ``layout``,
+    ``speakers`` (name -> lines) and the ``speaker`` kept."""
 
     mode: str
     root: Path
@@ -115,9 +95,8 @@ def _find_audio(root: Path, rel: PurePosixPath) -> Path | None:
 
 @dataclass
 class MetadataRead:
-    """What ``metadata.csv`` gave: ``entries`` and ``problems`` (as ``read_ljspeech``), its
-    ``layout`` (``finetune.metadata.LAYOUTS``), ``speakers`` (name -> lines; ``speaker`` layout)
-    and the ``speaker`` chosen, and the header line number (0: none)."""
+    """What ``metadata.csv`` gave: ``entries``, ``problems``, ``layout``, ``speakers`` (name -> lines),
+    the ``speaker`` chosen and the header line number (0: none)."""
 
     entries: list[Entry]
     problems: list[Problem]
@@ -164,11 +143,9 @@ def _choose_speaker(path: Path, speakers: Counter, wanted: str | None) -> str:
 
 
 def read_metadata(root: Path, speaker: str | None = None) -> MetadataRead:
-    """Read ``root/metadata.csv`` (layouts and faults: ``finetune.metadata``). ``speaker``: the
-    speaker to keep from ``ID|SPEAKER|TEXT`` lines (case-insensitive when unambiguous; may be
-    omitted when there is one). Lines of other speakers are left out (counted in ``speakers``),
-    not reported as problems. Raises ``DatasetError`` (unreadable or empty file; several speakers
-    and none chosen; a speaker that is not there; ``speaker`` for a file without speakers)."""
+    """Read ``root/metadata.csv``, keeping ``speaker``'s lines (case-insensitive; optional with one
+    speaker). Raises ``DatasetError`` (unreadable or empty; several speakers, none or an absent one
+    chosen; ``speaker`` for a file without speakers)."""
     from speechstudio.finetune.metadata import detect_layout, read_lines, similar
 
     path = root / METADATA
@@ -314,12 +291,8 @@ def read_pairs(root: Path, exclude: tuple[Path, ...] = ()) -> tuple[list[Entry],
 
 
 def scan_source(source: str | os.PathLike, exclude: tuple[Path, ...] = (), speaker: str | None = None) -> SourceScan:
-    """Detect the layout of ``source`` (a folder or one audio file) and list its inputs.
-
-    ``exclude``: folders not to scan (the output's ``clips/`` when it lies inside the source).
-    ``speaker``: the speaker to keep from a ``metadata.csv`` of ``ID|SPEAKER|TEXT`` lines (see
-    :func:`read_metadata`). Raises ``DatasetError`` when the source does not exist or holds no
-    audio, or (``read_metadata``) about the speakers."""
+    """Detect the layout of ``source`` (folder or audio file) and list its inputs, skipping ``exclude``
+    folders. Raises ``DatasetError`` (missing, no audio, or about the speakers)."""
     src = Path(source)
     if not src.exists():
         raise DatasetError(f"{src}: no such file or folder")

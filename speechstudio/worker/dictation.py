@@ -1,24 +1,11 @@
-"""Live dictation as a worker job: a microphone (or a file played live) through a streaming
-recogniser (:func:`speechstudio.asr.live.open_recognizer`: Wav2Vec2 CTC windows, or Whisper
-re-decoding with LocalAgreement-2) in the worker's thread.
+"""Live dictation as a worker job: a microphone (or a file played live) through a streaming recogniser
+(:func:`speechstudio.asr.live.open_recognizer`) in the worker's thread.
 
-Qt-free. The GUI builds an audio source in its own thread (so "no microphone" is an immediate
-message), submits a :class:`DictateJob` to the compute worker (the model comes from the worker's
-:class:`~speechstudio.worker.worker.ModelCache`, shared with Transcribe; no model chosen = an
-installed CTC model, else Whisper: :func:`~speechstudio.asr.live.default_dictation_model`) and
-listens to ``job_progress``. The job yields, in order:
-
-* :class:`~speechstudio.worker.worker.Status` while the model is chosen and loads;
-* one :class:`DictateStarted` (model, streaming policy, input) before the first block;
-* every :class:`~speechstudio.asr.streaming.StreamUpdate` (``partial`` / ``final``);
-* :class:`DictateLevel` at most every ``LEVEL_INTERVAL_S`` of wall time: input level (dBFS) and
-  the log-mel frames of the audio since the previous one, for the level meter and the live mel
-  view (80 mel bins, 25 ms / 10 ms, at 16 kHz, like :class:`~speechstudio.gui.audio_hub.AudioHub`).
-
-``result`` is a :class:`DictateResult`. :meth:`DictateJob.stop` (thread-safe) and the worker's
-cancel both end the source; what is already captured is still recognised and flushed (Stop never
-drops the last words).
-"""
+Qt-free. The GUI builds the audio source in its own thread and submits a :class:`DictateJob` (model from
+the worker's ``ModelCache``; default :func:`~speechstudio.asr.live.default_dictation_model`). The job
+yields ``Status`` while loading, one :class:`DictateStarted`, every ``StreamUpdate``, and
+:class:`DictateLevel` at most every ``LEVEL_INTERVAL_S``; ``result`` is a :class:`DictateResult`.
+:meth:`DictateJob.stop` (thread-safe) and cancel end the source; captured audio is still flushed."""
 from __future__ import annotations
 
 import queue
@@ -40,15 +27,10 @@ LEVEL_INTERVAL_S = 0.05
 
 
 class DeviceSource:
-    """An :class:`~speechstudio.asr.sources.AudioSource` over the app's audio backend
-    (:mod:`speechstudio.audio.devices`: sounddevice, the file-fed fake, or none).
-
-    Opens ``device`` (backend index; ``None`` = default input) at its native rate; ``blocks()``
-    yields ``np.ndarray[float32]`` shape ``(n,)``, mono, at ``sample_rate`` Hz, ``block_ms`` long,
-    until :meth:`stop`, then whatever was captured before it. The constructor checks, in the
-    calling thread, that input exists and raises :class:`AudioUnavailableError` with a readable
-    reason otherwise; opening the stream happens in ``blocks()`` (the worker thread).
-    """
+    """An ``AudioSource`` over :mod:`speechstudio.audio.devices`: opens ``device`` (None = default
+    input) at its native rate; ``blocks()`` yields float32 ``(n,)`` mono at ``sample_rate`` Hz,
+    ``block_ms`` long, until :meth:`stop`. The constructor raises :class:`AudioUnavailableError` (with
+    the reason) when there is no input; the stream opens in ``blocks()``."""
 
     def __init__(self, backend, device: int | None = None, block_ms: float = 20.0) -> None:
         if not getattr(backend, "available", False):
@@ -108,10 +90,8 @@ class DictateStarted:
 
 @dataclass(frozen=True)
 class DictateLevel:
-    """Input level (dBFS, loudest block since the previous one) and new log-mel frames
-    (``np.ndarray[float32]`` shape ``(k, 80)``, 16 kHz, 25 ms / 10 ms; ``k`` may be 0);
-    ``audio_s``: seconds of input consumed so far; ``backlog_s``: seconds captured but not yet
-    consumed (a live microphone when the model falls behind; 0 for a file)."""
+    """Input level (dBFS, loudest block since the last) and new log-mel frames (float32 ``(k, 80)``, 16
+    kHz, 25 ms / 10 ms); ``audio_s`` consumed and ``backlog_s`` captured but not consumed (seconds)."""
 
     level_db: float
     mel: np.ndarray
@@ -121,13 +101,10 @@ class DictateLevel:
 
 @dataclass(frozen=True)
 class DictateResult:
-    """What a finished session produced: the whole text, its segments, seconds of audio, and
-    compute time per model call (seconds, p50 / p95; 0 when none ran). ``latency_p50_s`` /
-    ``latency_p90_s``: seconds from a word's end to its commit
-    (:func:`~speechstudio.asr.streaming.commit_latencies`; None without words); ``rtf``: median
-    compute / new audio per model call (< 1 keeps up with real time; None when none ran);
-    ``language`` / ``language_probability``: Whisper's language (None for CTC or unknown);
-    ``warning``: the recogniser wrote nothing while there was sound (``""`` otherwise)."""
+    """A finished session: text, segments, seconds of audio, compute per model call (p50 / p95 s);
+    ``latency_p50_s`` / ``latency_p90_s`` (word end to commit, None without words); ``rtf`` (median,
+    None when none ran); Whisper's ``language`` / ``language_probability``; ``warning`` ("" or: no text
+    while there was sound)."""
 
     text: str
     segments: tuple
@@ -160,12 +137,9 @@ class _StopEvent(threading.Event):
 
 
 class DictateJob(Job):
-    """Stream ``source`` through the cached model ``model`` (``None`` = the default dictation
-    model) with ``config`` (a :class:`~speechstudio.asr.stream_geometry.StreamConfig` or, for Whisper,
-    an :class:`~speechstudio.asr.whisper_stream.AgreementConfig`; ``None`` = defaults for the
-    device). ``language`` (``None`` = detect), ``task`` and ``hotwords`` apply to Whisper models.
-    Raises :class:`~speechstudio.errors.UsageError` for options the model cannot honour and
-    :class:`~speechstudio.errors.ModelNotFoundError` when no recogniser is installed."""
+    """Stream ``source`` through cached ``model`` (None = default) with ``config`` (``StreamConfig`` or
+    Whisper's ``AgreementConfig``; None = the device's defaults); ``language``, ``task``, ``hotwords``
+    for Whisper. Raises ``UsageError`` (options the model cannot honour), ``ModelNotFoundError``."""
 
     def __init__(self, source, model: str | None = None, device: str = "auto", precision: str = "auto",
                  config=None, *, language: str | None = None, task: str = "transcribe",

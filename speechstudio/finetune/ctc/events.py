@@ -23,33 +23,17 @@ class CTCTrainingError(SpeechStudioError):
 
 @dataclass(frozen=True)
 class CTCConfig:
-    """Hyper-parameters and policies of one CTC fine-tuning run (defaults: see ``finetune.ctc``).
+    """Hyper-parameters and policies of one CTC fine-tuning run (sources: ``finetune.ctc``).
 
-    Optimisation: ``lr`` peak learning rate of AdamW (1e-4: the transformers blog "Fine-Tune
-    Wav2Vec2 for English ASR", wav2vec2-base on TIMIT; the example README uses 3e-4 for XLSR);
-    ``warmup_ratio`` of the steps warm up linearly, then the rate decays linearly to 0
-    (transformers ``get_linear_schedule_with_warmup``; wav2vec 2.0 paper, appendix B, warms up over
-    the first 10 %); ``weight_decay`` 0.005 (same blog); ``max_grad_norm`` 1.0 (transformers
-    Trainer default). One optimizer step = ``batch_size`` clips x ``grad_accum`` (x GPUs).
-    Length: ``epochs`` over the training split, or ``max_steps`` optimizer steps when set.
-
-    ``precision``: ``auto`` (BF16 on a CUDA GPU that has it, else FP16 with a GradScaler; FP32 on
-    CPU) | ``fp32`` | ``fp16`` (CUDA only) | ``bf16``. ``device``: ``auto`` | ``cpu`` | ``cuda[:N]``.
-
-    Data: ``val_count`` held-out clips (None: ``Manifest.split``'s 5 %, 1..20; 0: evaluate on the
-    training clips); ``max_clip_s`` longer clips are refused (20 s: the transformers CTC example's
-    ``max_duration_in_seconds``); ``uncovered``: ``"error"`` or ``"drop"`` clips whose text has
-    characters outside a kept vocabulary. ``vocab``: ``auto`` (keep the base's CTC vocabulary when
-    it has one, else build characters from the data) | ``base`` | ``data``; ``casing``: ``auto``
-    (the base vocabulary's case; lower case for a new one) | ``lower`` | ``upper`` | ``keep``.
-
-    Evaluation: every ``eval_every`` optimizer steps (None: once per epoch, at most 500 steps
-    apart); early stop after ``patience`` evaluations without a better WER (0: never), counted once
-    the WER has dropped below 1.0 (a new CTC head first outputs only blanks for a while).
-    ``mask_time_prob``: override the model config's SpecAugment time-mask probability (None: keep
-    the config's, e.g. 0.05 for wav2vec2-base). ``sanity_steps``: optimizer steps of the
-    tiny-batch overfit check before training (0: skip the check).
-    """
+    AdamW peak ``lr`` 1e-4 and ``weight_decay`` 0.005 (transformers blog "Fine-Tune Wav2Vec2 for English
+    ASR"), linear warm-up over ``warmup_ratio`` then linear decay (wav2vec 2.0 appendix B),
+    ``max_grad_norm`` 1.0 (Trainer default). A step is ``batch_size`` x ``grad_accum`` (x GPUs) clips;
+    ``epochs`` or ``max_steps``. ``precision``: ``auto|fp32|fp16|bf16``; ``device``:
+    ``auto|cpu|cuda[:N]``. ``val_count`` (None: 5 %, 1..20; 0: the training clips); ``max_clip_s`` 20 s
+    (transformers CTC example); ``uncovered``: ``"error"`` | ``"drop"``; ``vocab``: ``auto|base|data``;
+    ``casing``: ``auto|lower|upper|keep``. ``eval_every`` (None: per epoch, <= 500 steps); ``patience``
+    evaluations without a better WER once below 1.0 (0: never); ``mask_time_prob`` (None: the config's);
+    ``sanity_steps`` of the overfit check (0: skip)."""
 
     epochs: int = 20
     max_steps: int | None = None
@@ -84,15 +68,9 @@ class InfoEvent:
 
 @dataclass(frozen=True)
 class SanityEvent:
-    """Result of the pre-flight checks (a few seconds, before the base evaluation and training).
-
-    ``ok``: no blocking problem; ``messages``: one line per finding, problems first;
-    ``vocab``: the tokens in id order; ``vocab_source``: ``"base"`` | ``"data"``;
-    ``uncovered``: character -> ids of the clips whose text has it (outside the vocabulary);
-    ``refused``: ``(clip id, reason)`` for clips left out (too long, text longer than the audio
-    allows, unreadable); ``losses``: CTC loss per step of the tiny-batch overfit check;
-    ``sample_ref`` / ``sample_hyp``: a clip's target and its greedy output after the check.
-    """
+    """Pre-flight check result: ``ok``, ``messages`` (problems first), ``vocab`` (tokens by id),
+    ``vocab_source``, ``uncovered`` (character -> clip ids), ``refused`` ``(clip id, reason)``,
+    ``losses`` of the tiny-batch overfit, ``sample_ref`` / ``sample_hyp``."""
 
     ok: bool
     messages: tuple[str, ...]
@@ -123,11 +101,8 @@ class StepEvent:
 
 @dataclass(frozen=True)
 class EvalEvent:
-    """WER / CER (0..1+, jiwer after ``speechstudio.metrics.normalize_text``) on ``split``
-    (``"validation"`` or ``"train"`` when no clip is held out) at ``step``. ``base``: the base
-    model's figures (step 0, before training); ``best``: the best so far (its checkpoint is kept);
-    ``examples``: a few ``(reference, hypothesis)`` pairs; ``note``: a diagnosis (all-blank output,
-    WER stuck at 1.0) or ``""``."""
+    """WER / CER (jiwer after ``normalize_text``) on ``split`` at ``step``; ``base``: step-0 figures;
+    ``best`` so far; ``examples`` ``(reference, hypothesis)``; ``note``: a diagnosis or ``""``."""
 
     step: int
     wer: float
@@ -142,10 +117,9 @@ class EvalEvent:
 
 @dataclass(frozen=True)
 class DoneEvent:
-    """The run ended. ``reason``: ``"finished"`` (all epochs / max_steps), ``"early_stop"``
-    (patience ran out) or ``"stopped"`` (``TrainControl.stop``; resumable). ``best_dir``: a plain
-    transformers model folder (safetensors + feature extractor + tokenizer vocab.json) holding the
-    best checkpoint (``RUN/model``), ``None`` when no evaluation has run yet."""
+    """The run ended: ``reason`` ``"finished"`` | ``"early_stop"`` | ``"stopped"`` (resumable);
+    ``best_dir``: the best checkpoint as a plain transformers folder (``RUN/model``), None before any
+    evaluation."""
 
     best_dir: Path | None
     reason: str

@@ -1,37 +1,13 @@
 """Pitch-conformed targets: what the decoder of a Piper base learns a new voice from.
 
-The problem (docs/finetune_voice.md, "Pitch"): a Piper ``.onnx`` base has no posterior encoder in
-its decoder's latent space, so its decoder fine-tunes on the *text's prior* latents aligned to
-each recording ("ground-truth aligned", as HiFi-GAN fine-tunes on Tacotron 2 mels). Those latents
-carry the base voice's intonation (the pitch of the base's synthesis is linearly readable from
-them: R^2 0.80), while the recording has the speaker's own, unrelated contour. A decoder asked to
-turn contour A into contour B, differently for every clip, learns neither: it averages, and a
-HiFi-GAN decoder that lost its pitch rendering emits one pulse per latent frame (the 86 Hz
-"frame-rate buzz" of every earlier clone, DistillMOS 1.6-1.7 on a real speaker).
-
-The fix here removes the contradiction from the data instead of asking the decoder to resolve
-it. For each training clip, once, after the warm-up has fitted the posterior encoder:
-
-1. the clip's alignment (MAS on the posterior mean, as validation aligns) and prior latents
-   (the text's prior expanded along it, ``noise_scale`` noise from a per-clip seed, reverse flow):
-   exactly what the decoder is then trained on;
-2. the *base* decoder renders those latents, and Praat reads the contour it speaks with;
-3. the recording is resynthesised with that contour (Praat PSOLA, ``tts.pitch.impose_contour``:
-   the speaker's formants, voice quality and timing stay; only the contour changes).
-
-The decoder then learns latents -> the speaker's timbre at the pitch the latents carry: a
-consistent mapping, learnt in a few hundred steps. The clone reaches the speaker's pitch through
-its sample rate (``voice_rate``). Moving the contour into the speaker's log-F0 range instead (the
-linear F0 transform of voice conversion, Toda et al. 2007) scored lower (docs/finetune_voice.md,
-run F) and was removed. What the clone does not get is the speaker's own intonation pattern,
-which needs a prior trained on much more speech.
-
-Frames Praat reads at the decoder's frame rate (``sample_rate / hop``: the buzz) are left out of
-the contours and the statistics (``finetune.closeness.FRAME_RATE_TOLERANCE``).
-
-Cost: one decoder pass, two Praat analyses and one PSOLA per clip (~1-2 s per clip on
-2 CPU cores); cached in ``RUN/cache/conformed`` (a resumed run reuses it).
-"""
+A Piper base's decoder fine-tunes on the text's prior latents aligned to each recording; those latents
+carry the base's intonation while the recording has the speaker's, and a decoder asked to map one onto
+the other averages into frame-rate buzz (``docs/finetune_voice.md``, "Pitch"). So, once after the
+warm-up, each clip's prior latents (MAS on the posterior mean, per-clip seeded noise) are rendered by
+the *base* decoder, Praat reads that contour, and the recording is resynthesised with it (PSOLA,
+``tts.pitch.impose_contour``): the decoder then learns only the speaker's timbre. The clone reaches the
+speaker's pitch through its sample rate (``voice_rate``). Frame-rate frames are left out of contours and
+statistics. Cached in ``RUN/cache/conformed``."""
 from __future__ import annotations
 
 import hashlib
@@ -52,9 +28,8 @@ CONFORM_VERSION = "conform-v2"
 
 @dataclass(frozen=True)
 class ConformStats:
-    """Log-F0 statistics (natural log of Hz, over voiced frames that are not frame-rate buzz) of
-    the base decoder's renders (``base_*``) and of the recordings (``speaker_*``); ``clips``:
-    conformed clips."""
+    """Log-F0 statistics (natural log of Hz, voiced non-buzz frames) of the base decoder's renders
+    (``base_*``) and the recordings (``speaker_*``); ``clips``: conformed clips."""
 
     base_mean: float
     base_sd: float
@@ -121,21 +96,13 @@ def _save(data: dict, path: Path) -> None:
 def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.PathLike, *, seed: int,
                   noise_scale: float = 0.667, speaker_embedding=None, mas_backend: str = "auto",
                   progress: Callable[[int, int], None] | None = None) -> tuple[list, ConformStats]:
-    """Pitch-conformed copies of the training ``items`` (``data.ClipItem``; module notes).
+    """Pitch-conformed copies of the training ``items`` (``data.ClipItem``).
 
-    ``model``: the training ``VitsModel`` after the warm-up (text encoder, flow and posterior
-    encoder give the alignment and the latents; not changed; any device, run on the CPU copy's
-    device); ``base_decoder``: the base voice's own decoder (not fine-tuned); ``fc``:
-    ``FeatureConfig``; ``cache_dir``: where ``conformed/KEY.pt`` files go (reused when present);
-    ``seed``: of each clip's noise draw; ``speaker_embedding``: the (1, gin, 1) embedding of a
-    multi-speaker base's speaker, else None. The recordings take the base's pitch: the decoder then
-    learns only the timbre.
-
-    Returns (items, stats): each new item's cache holds ``wav`` (int16, conformed), ``spec`` (the
-    recording's own linear spectrogram, float16: alignment and KL stay those of the recording),
-    ``mel`` (float16, conformed) and ``latent`` (float16 (flow, frames): the decoder's input).
-    Raises ``ValueError`` when neither the renders nor the recordings have a voiced frame.
-    """
+    ``model``: the training ``VitsModel`` after the warm-up (not changed); ``base_decoder``: the base's
+    own decoder; ``cache_dir``: ``conformed/KEY.pt`` files (reused); ``seed``: per-clip noise;
+    ``speaker_embedding``: (1, gin, 1) or None. Returns ``(items, stats)``; each item's cache holds
+    ``wav`` (int16, conformed), ``spec`` (the recording's, float16), ``mel`` (float16, conformed) and
+    ``latent`` (float16 (flow, frames)). Raises ``ValueError`` when nothing is voiced."""
     import torch
 
     from speechstudio.finetune.vits.features import linear_spectrogram, linear_to_mel

@@ -1,41 +1,12 @@
 """Presets (quick / standard / best) and a time + memory estimate for the detected device.
 
-Steps (optimizer steps, warm-up included; ``TrainConfig.warmup_for``: 10 % of them, 50..1000,
-for Piper bases): quick 600, standard 2000, best 6000 at an effective batch of 16 clips on a GPU
-(finetune-hf-vits fine-tunes MMS / vits-ljs on ~100-200 clips with batch 16 for ~200 epochs, i.e.
-~1-2k steps; Piper's fine-tuning runs a few thousand steps). On the CPU the batch is 4 and the
-steps are the same: expect hours (``estimate`` says how many).
-
-On a GPU the batch is the largest of 16, 8, 4, 2 (grad_accum keeping 16 clips per optimizer
-step) whose estimated peak memory stays under 60 % of the card's memory (a margin while the
-memory model is not measured on a GPU), first without, then with decoder gradient checkpointing;
-with the figures below: 16 x 1 from ~7 GB, 8 x 2 from ~5 GB, 4 x 4 from ~4 GB.
-
-Estimate model (``bench/bench_vits_train.py``; Piper voice en_US-joe-medium's architecture:
-~24 M generator parameters with the 16-layer posterior encoder, VITS' 46.7 M discriminator, 4 s
-clips, segment 8192 samples):
-
-* CPU: seconds per step = (a + b * batch) / ``min(threads, 8) ** 0.8``. Warm-up: a 0.5 + b 0.70
-  s (process CPU time, one thread, 2026-11); GAN step re-measured 2026-12-03 as
-  wall time with 2 threads on this project's 2-core machine, batch 4, joe base, 93 clips of a
-  real speaker (``bench/clone_real.py`` train.log): GAN 2.8 s per step (the 2026-11 one-thread
-  figure, 4.0 + 2.42 s per clip, predicted 7.9 s), discriminator warm-up
-  1.6 s, warm-up 1.9 s (as
-  predicted); a and b keep the 2026-11 ratio, scaled to the new totals. Pitch-conforming the
-  clips (``conform``, once after the warm-up): 0.1 s per second of audio (70 s for 11 min);
-* GPU (not measured: no GPU was available while writing this): the step's floating-point work,
-  counted with ``torch.utils.flop_counter`` (GAN step 136 GFLOP per clip, warm-up 34), at an
-  assumed effective 8 TFLOP/s with mixed precision (about a sixth of a mid-range RTX 3060-class
-  card's fp16 tensor peak, usual for these small-channel convolutions) or 25 TFLOP/s on cards
-  with >= 20 GB, plus 0.15 s per step of kernel launches and the CPU alignment search. Replace
-  with ``bench/bench_vits_train.py --device cuda`` figures when a GPU is at hand;
-* memory: parameters + gradients + AdamW moments (16 bytes per parameter, 70 M parameters =
-  1.1 GB) + activations, measured as the CPU process's peak-RSS growth per extra clip in fp32
-  (190 MiB per 4 s clip; ~155 MB of it is the fixed training segment through decoder and
-  discriminator, the rest grows ~11 MB per second of clip); on CUDA x0.6 with fp16 / bf16
-  autocast, decoder checkpointing keeps ``1 - CKPT_SAVING`` of it, x1.3 for allocator slack,
-  + 0.5 GB CUDA context.
-"""
+Steps (warm-up included): quick 600, standard 2000, best 6000 at an effective batch of 16 on a GPU
+(finetune-hf-vits and Piper fine-tune for ~1-2k to a few thousand steps); batch 4 on the CPU. On a GPU
+the batch is the largest of 16, 8, 4, 2 (``grad_accum`` keeping 16) whose estimated peak stays under 60
+% of the card's memory, first without, then with decoder checkpointing. The estimate model (CPU step
+times measured with ``bench/bench_vits_train.py`` and ``bench/clone_real.py``; GPU from FLOP counts at
+an assumed throughput; memory per clip) and its figures are in ``docs/finetune_voice.md``, "Presets and
+what they cost"."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -67,9 +38,8 @@ FEATURE_S_PER_AUDIO_S = 0.01     # caching spectrograms, per second of audio (on
 
 @dataclass(frozen=True)
 class Estimate:
-    """``seconds``: expected wall time of the whole run (steps, evaluations, feature caching);
-    ``peak_memory_bytes``: expected peak GPU memory (CUDA) or extra process memory (CPU);
-    ``note``: one line with the assumptions and advice (e.g. too little GPU memory)."""
+    """``seconds``: expected wall time of the run; ``peak_memory_bytes``: GPU peak (CUDA) or extra
+    process memory (CPU); ``note``: one line of assumptions and advice."""
 
     seconds: float
     peak_memory_bytes: int
@@ -113,9 +83,8 @@ def _tier(vram: int | None, clip_s: float = 4.0) -> tuple[int, int, bool]:
 
 
 def preset(name: str, device: str = "auto", vram_bytes: int | None = None, **overrides) -> TrainConfig:
-    """``TrainConfig`` for preset ``name`` (``quick|standard|best``) on ``device`` (``auto|cpu|
-    cuda[:N]``); ``vram_bytes``: GPU memory (default: read from the device). ``overrides`` replace
-    fields (e.g. ``steps=300``). Raises ``UsageError`` for an unknown preset."""
+    """``TrainConfig`` for preset ``name`` (``quick|standard|best``) on ``device``; ``vram_bytes``
+    (default: read from the device); ``overrides`` replace fields. Raises ``UsageError``."""
     if name not in PRESETS:
         raise UsageError(f"unknown preset {name!r} (use {', '.join(PRESETS)})")
     steps, every = PRESETS[name]
@@ -131,13 +100,9 @@ def preset(name: str, device: str = "auto", vram_bytes: int | None = None, **ove
 
 def estimate(name_or_config, device: str = "auto", n_clips: int = 100, total_s: float = 600.0,
              vram_bytes: int | None = None, threads: int | None = None, has_posterior: bool = False) -> Estimate:
-    """Expected run time and peak memory for a preset name or a ``TrainConfig``.
-
-    ``n_clips`` / ``total_s``: usable clips and seconds of audio; ``vram_bytes``: GPU memory
-    (default: read from the device); ``threads``: CPU threads (default: torch's);
-    ``has_posterior``: False for Piper bases (a warm-up stage runs first). Figures and
-    assumptions: module notes.
-    """
+    """Expected run time and peak memory for a preset name or ``TrainConfig``, from ``n_clips`` /
+    ``total_s`` (seconds of audio), ``vram_bytes``, ``threads`` and ``has_posterior`` (False: a warm-up
+    runs first)."""
     config = name_or_config if isinstance(name_or_config, TrainConfig) else preset(name_or_config, device, vram_bytes)
     dev = _device(device if device != "auto" else config.device)
     warmup, disc = config.warmup_for(has_posterior), config.disc_warmup_for(has_posterior)
