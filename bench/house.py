@@ -2,7 +2,7 @@
 imports at module top vs inside functions, import cycles and imports that climb a floor.
 
 Floors (GUIDE.md's layers, data flows down): 0 the base modules at the package root (errors,
-atomic, registry, runtime, progress, notices, metrics); 1 ``audio``, ``hub``; 2 ``asr``, ``tts``,
+atomic, registry, runtime, progress, metrics); 1 ``audio``, ``hub``; 2 ``asr``, ``tts``,
 ``diarize``, ``transcript``; 3 ``batch``, ``finetune``, ``dictation``, ``doctor``; 4 ``worker``,
 ``api``, ``cli``, ``__main__``; 5 ``gui``. An import of a higher floor from a lower one is "up".
 Cycles are strongly connected components of the module import graph (every import, wherever it

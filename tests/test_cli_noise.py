@@ -14,7 +14,7 @@ import pytest
 
 from conftest import realspeech_file
 from speechstudio import cli
-from speechstudio.notices import STATE_FILE, due_today, split_advice
+from speechstudio.batch.notices import STATE_FILE, due_today, split_advice
 from speechstudio.progress import PlainLines, hub_tqdm_class, progress_file
 
 ADVICE = "`speechstudio models download facebook/wav2vec2-base-960h` adds a larger English model"

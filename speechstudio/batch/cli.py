@@ -135,7 +135,7 @@ def cmd_transcribe(args) -> int:
                                           chunk_s=args.chunk_s, stride_s=args.stride_s,
                                           allow_download=not args.no_download, progress=not args.quiet,
                                           vocabulary="off" if getattr(args, "no_vocabulary", False) else "auto")
-        from speechstudio.notices import print_model_line
+        from speechstudio.batch.notices import print_model_line
 
         print_model_line(message, quiet=args.quiet)
         language = _check_options(args, recognizer, language)

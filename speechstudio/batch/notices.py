@@ -15,6 +15,9 @@ import re
 import sys
 from pathlib import Path
 
+from speechstudio.atomic import atomic_write_json
+from speechstudio.hub.paths import data_dir
+
 __all__ = ["STATE_FILE", "due_today", "print_model_line", "split_advice"]
 
 STATE_FILE = "notices.json"
@@ -38,8 +41,6 @@ def split_advice(message: str) -> tuple[str, list[str]]:
 
 
 def _state_path() -> Path:
-    from speechstudio.hub.paths import data_dir
-
     return data_dir() / STATE_FILE
 
 
@@ -47,8 +48,6 @@ def due_today(advice: str, today: _dt.date | None = None) -> bool:
     """True (and remembered) when ``advice`` was not given yet on ``today`` (default: the local
     date); False when it was. A state file that cannot be read counts as empty; one that cannot
     be written means the advice is given again next time (never an error)."""
-    from speechstudio.atomic import atomic_write_json
-
     day = (today or _dt.date.today()).isoformat()
     path = _state_path()
     try:
