@@ -1,28 +1,11 @@
 """Cut a stream of audio blocks into fixed-length CTC windows with left/right stride.
 
-The scheme is transformers' ASR pipeline chunking (``chunk_length_s``, ``stride_length_s``;
-``pipelines/automatic_speech_recognition.py``, ``chunk_iter``): windows of ``chunk`` samples
-overlap by a left and right stride; of each window's logits only the centre frames are kept, so
-every output frame was computed with context on both sides.
-
-Two differences, both so that batching never changes results:
-
-* Every window but a possible final *tail* has exactly ``chunk`` samples, so windows batch without
-  zero padding (wav2vec2-base-style models have no attention mask and a group-norm feature
-  encoder, and layer-norm models such as HuBERT-large or Data2Vec-Audio would need one: padding
-  changes their output).
-* The pipeline's last chunk is whatever is left (possibly a fraction of a second, with little
-  context). Here the tail window is *end-aligned*: it starts ``chunk`` samples before the end
-  (rounded down to a frame), overlaps the previous window more, and keeps only the frames the
-  previous window did not. A clip shorter than one chunk is a single full pass.
-
-All positions are in samples at the model rate and are multiples of ``frame_len`` (the feature
-encoder's total conv stride, read from the checkpoint's ``conv_stride`` by
-:mod:`speechstudio.asr.ctc_checkpoint`: 320 samples = 20 ms for the standard Wav2Vec2 / HuBERT /
-Data2Vec-Audio / Wav2Vec2-Conformer stack at 16 kHz), so window frame ``j`` is global frame
-``start // frame_len + j``. The planner itself never assumes a frame length: ``frame_len``
-defaults to 320 only for callers that do not pass one.
-"""
+transformers' ASR pipeline chunking (``chunk_length_s``, ``stride_length_s``; ``chunk_iter``):
+overlapping windows, only centre frames kept. Two changes so batching never changes results: every
+window but a final tail has exactly ``chunk`` samples (no zero padding, which changes group-norm and
+layer-norm models' output), and the tail is end-aligned, keeping only new frames. Positions are samples
+at the model rate, multiples of ``frame_len`` (the checkpoint's conv stride, 320 = 20 ms for the
+standard stack; the default only for callers that pass none)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,12 +16,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Window:
-    """One model input window.
-
-    ``start``: first sample (global, model rate); ``audio``: ``np.ndarray[float32]`` shape
-    (n_samples,); ``keep_from`` / ``keep_to``: global frame range whose logits are kept
-    (``keep_to=None``: up to the window's last frame); ``final``: last window of the stream.
-    """
+    """One model input: ``start`` (global sample), ``audio`` float32 ``(n_samples,)``, ``keep_from`` /
+    ``keep_to`` (global frames kept; None: to the end), ``final``."""
 
     start: int
     audio: np.ndarray
@@ -57,11 +36,8 @@ def align(n: int, frame_len: int) -> int:
 
 
 class WindowPlanner:
-    """Streaming window planner: :meth:`push` audio blocks, get :class:`Window` objects out.
-
-    ``chunk``, ``stride_left``, ``stride_right`` are in samples (rounded down to ``frame_len``).
-    Requires ``stride_left + stride_right < chunk``. Memory held: under two windows of audio.
-    """
+    """Streaming planner: :meth:`push` blocks, get :class:`Window` s. ``chunk``, ``stride_left``,
+    ``stride_right`` in samples (rounded down to ``frame_len``), strides < ``chunk``."""
 
     def __init__(self, chunk: int, stride_left: int, stride_right: int, frame_len: int = 320) -> None:
         self.frame_len = int(frame_len)
@@ -89,11 +65,7 @@ class WindowPlanner:
         return Window(start, audio.copy(), keep_from, keep_to, final)
 
     def push(self, block: np.ndarray) -> Iterator[Window]:
-        """Add ``np.ndarray[float32]`` shape (n,) samples; yield the windows that are now ready.
-
-        A window is only yielded once at least one sample beyond it has arrived, so that it is
-        known not to be the final one.
-        """
+        """Add float32 ``(n,)`` samples; yield the windows now known not to be final."""
         block = np.asarray(block, dtype=np.float32).reshape(-1)
         if block.size:
             self._buf = np.concatenate([self._buf, block]) if self._buf.size else block.copy()

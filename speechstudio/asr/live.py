@@ -1,20 +1,10 @@
 """Live dictation with any installed recogniser: which model to use, and the streaming policy for it.
 
-Each recogniser family streams its own way (``AsrFamily.open_stream``, :mod:`speechstudio.asr.family`);
-the two built-in paths share one interface (``push`` / ``stop`` / ``run_source`` /
-``text`` / ``segments``, :class:`~speechstudio.asr.streaming.StreamUpdate` results):
-
-* Wav2Vec2-family CTC: :class:`~speechstudio.asr.streaming.StreamingRecognizer`, fixed-shape
-  windows (a CUDA Graph on GPU); each chunk is committed once, so it is the low-latency path.
-* Whisper: :class:`~speechstudio.asr.whisper_stream.LocalAgreementRecognizer` re-decoding a growing
-  buffer with LocalAgreement-2 (Macháček et al. 2023, ufal/whisper_streaming); any language the
-  model knows, punctuation and casing, at the cost of about one update interval of extra delay.
-
-Default model (:func:`default_dictation_model`): the user's explicit choice, else a built-in CTC
-model if installed (the lowest latency), else an installed Whisper model (English-only for
-English or ``auto``, multilingual for another language); a model the user added is never the
-default by itself. Never downloads. Qt-free.
-"""
+Each family streams its own way (``AsrFamily.open_stream``) behind one interface (``push`` / ``stop`` /
+``run_source`` / ``text`` / ``segments``, ``StreamUpdate`` results): CTC fixed windows
+(:mod:`speechstudio.asr.streaming`, the low-latency path) or Whisper with LocalAgreement-2
+(:mod:`speechstudio.asr.whisper_stream`; any language, punctuation, about one update interval later).
+Never downloads. Qt-free."""
 from __future__ import annotations
 
 from typing import Callable
@@ -29,18 +19,11 @@ def _english_only(entry) -> bool:
 def default_dictation_model(language: str | None = None) -> tuple[str, str]:
     """The model dictation uses when none is chosen: ``(name for --model, reason)``.
 
-    In order: the model the user chose for dictation (:func:`speechstudio.hub.defaults.choice`,
-    when installed); facebook/wav2vec2-base-960h when cached, or a CTC model a package installed
-    (the low-latency path) for ``None``/``"en"`` or a language it lists; an installed Whisper
-    model, English-only (tiny.en: more accurate on English than base, see the README) for
-    ``None``/``"en"``, multilingual for other languages; last, any other installed CTC model.
-    A model the user added (imported, an adapted model, another download) is never picked ahead
-    of these by itself (issue 29: saving an adapted model silently made it the Dictate default,
-    and it wrote nothing); choosing it is explicit. Looks only at what is installed (never the network).
-
-    Raises:
-        ModelNotFoundError: no recogniser is installed (says how to get one).
-    """
+    In order: the user's dictation choice (``hub.defaults.choice``, when installed); for ``None`` /
+    ``"en"`` or a listed language wav2vec2-base-960h or a package's CTC model; an installed Whisper
+    model (English-only for ``None`` / ``"en"``, else multilingual); any other installed CTC model. A
+    model the user added is never picked by itself (why: ``docs/transcribe.md``). Raises
+    ``ModelNotFoundError`` (no recogniser installed; says how to get one)."""
     from speechstudio.hub import defaults
     from speechstudio.hub.catalog import DEFAULT_MODEL_ID
     from speechstudio.hub.inventory import list_models
@@ -80,21 +63,13 @@ def default_dictation_model(language: str | None = None) -> tuple[str, str]:
 def open_recognizer(recognizer, config=None, *, input_rate: int | None = None, language: str | None = None,
                     task: str = "transcribe", hotwords: str | None = None, beam_size: int | None = None,
                     backlog_s: Callable[[], float] | None = None):
-    """A streaming recogniser for a loaded recogniser.
+    """A streaming recogniser over a loaded ``Wav2Vec2Recognizer`` or ``WhisperRecognizer``.
 
-    ``recognizer``: a :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer` (any CTC family) or a
-    :class:`~speechstudio.asr.whisper.WhisperRecognizer`. ``config``: a
-    :class:`~speechstudio.asr.stream_geometry.StreamConfig` (CTC windows + endpointing; for Whisper its
-    endpointing and, when set, ``chunk_s`` as the update interval) or a
-    :class:`~speechstudio.asr.whisper_stream.AgreementConfig` (Whisper only); ``None``: defaults.
-    ``input_rate``: Hz of the blocks that will be pushed. ``language``/``task``/``hotwords``/
-    ``beam_size``: Whisper decoding (see :class:`~speechstudio.asr.whisper_stream.WhisperHypotheses`);
-    ``backlog_s``: seconds of captured audio not yet pushed (Whisper waits to decode while > 0).
-
-    Raises:
-        UsageError: Whisper-only options with a CTC model, an English-only model asked for
-            another language or to translate, a recogniser that cannot stream.
-    """
+    ``config``: ``StreamConfig`` (CTC windows + endpointing; for Whisper its endpointing and ``chunk_s``
+    as update interval) or ``AgreementConfig`` (Whisper); None: defaults. ``input_rate`` in Hz.
+    ``language`` / ``task`` / ``hotwords`` / ``beam_size``: Whisper; ``backlog_s``: seconds not yet
+    pushed. Raises ``UsageError`` (Whisper-only options with CTC, English-only model asked for another
+    language or translation, a recogniser that cannot stream)."""
     from speechstudio.asr import family
 
     found = family.of(recognizer)
@@ -107,12 +82,9 @@ def open_recognizer(recognizer, config=None, *, input_rate: int | None = None, l
 
 
 def dictation_stats(rec, latencies: list[float]) -> dict:
-    """Timing of a finished session of ``rec`` (from :func:`open_recognizer`, after ``stop()``),
-    with ``latencies`` the seconds from word end to commit gathered from its updates. Returns a dict:
-    ``audio_s``; ``updates`` (model calls); ``compute_p50_s`` /
-    ``compute_p95_s`` per call; ``rtf``: median of (compute / new audio) per call (< 1 keeps up with
-    real time); ``latency_p50_s`` / ``latency_p90_s``: word end to its commit
-    (:func:`~speechstudio.asr.streaming.commit_latencies`); ``language`` (Whisper) or None."""
+    """Timing of a finished session of ``rec``, ``latencies`` in seconds: a dict with ``audio_s``,
+    ``updates``, ``compute_p50_s`` / ``compute_p95_s``, ``rtf`` (median compute / new audio),
+    ``latency_p50_s`` / ``latency_p90_s``, ``language`` (Whisper) or None."""
     import numpy as np
 
     sr = rec.recognizer.sample_rate

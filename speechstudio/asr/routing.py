@@ -1,25 +1,10 @@
 """Pick the recogniser per input from the language spoken in it.
 
-Whisper tiny.en is more accurate on English than multilingual Whisper base (WER 0.073 vs 0.119 on
-the English realspeech files, issue 13) and faster, but it cannot transcribe other languages: given
-French it writes English-sounding nonsense. :class:`LanguageRouter` therefore detects the language
-of each input on its first speech with the multilingual model
-(:func:`~speechstudio.asr.language_id.detect_stream_language`), then
-
-- English goes to the English model when one is installed (else to the multilingual one);
-- any other language goes to the multilingual model; when there is none (an English-only model
-  chosen with ``--model``, the multilingual one only detecting), the input is refused with the
-  reason instead of being transcribed as English (:class:`LanguageMismatchError`).
-
-A language given by the caller skips the detection and routes the same way. The result's
-``TranscriptInfo`` names the model that wrote the text, the language, the detector's probability
-and a one-line ``note`` on the choice.
-
-When the language was detected, the decoded segments go through
-:func:`~speechstudio.asr.stretches.per_stretch`: a stretch later in the file that is in another
-language (a bilingual interview) is decoded again with the model for its language, and every
-segment carries its ``language``.
-"""
+:class:`LanguageRouter` detects each input's language on its first speech with the multilingual model
+(``language_id.detect_stream_language``) unless given; English goes to the English model when installed,
+other languages to the multilingual one, and without one the input is refused
+(:class:`LanguageMismatchError`). Detected files then go through ``stretches.per_stretch``. Why (tiny.en
+vs base on English): ``docs/transcribe.md``."""
 from __future__ import annotations
 
 import dataclasses
@@ -51,19 +36,10 @@ class LanguageMismatchError(UsageError):
 
 
 class LanguageRouter:
-    """A :class:`~speechstudio.asr.types.Recognizer` over an English model and a multilingual one.
-
-    Args:
-        detector: a loaded multilingual :class:`~speechstudio.asr.whisper.WhisperRecognizer` (detects
-            the language of each input).
-        english: the English model: a loaded recogniser or a loader ``() -> Recognizer`` called
-            on the first English input; ``None`` sends English to ``multilingual``.
-        multilingual: the model for other languages (usually ``detector`` itself); ``None`` refuses
-            them (an English-only model chosen by the user).
-
-    ``model_id`` describes the routing; each result's ``TranscriptInfo.model_id`` names the model
-    that was used. ``device`` / ``precision`` are the detector's.
-    """
+    """A ``Recognizer`` over an English model and a multilingual one. ``detector``: a loaded
+    multilingual ``WhisperRecognizer``; ``english``: a recogniser, a loader called on first use, or None
+    (English to ``multilingual``); ``multilingual``: usually ``detector``, None refuses other languages.
+    Each result's ``TranscriptInfo.model_id`` names the model used."""
 
     engine = "auto"
     sample_rate = 16000
@@ -134,12 +110,9 @@ class LanguageRouter:
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
-        """Detect (unless ``language`` is given), route, transcribe; see the module docstring.
-
-        For English routed to an English-only model ``translate`` means ``transcribe``; a prompt
-        or hotwords are passed to Whisper models only (a CTC model takes none: the ``note`` says
-        so). Raises :class:`LanguageMismatchError` for non-English speech and no multilingual
-        model, :class:`UsageError` for options the chosen model cannot honour."""
+        """Detect (unless ``language`` is given), route, transcribe. Prompts and hotwords reach Whisper
+        models only (the ``note`` says so). Raises :class:`LanguageMismatchError` (non-English, no
+        multilingual model), ``UsageError``."""
         if duration_s is None and hasattr(audio, "shape"):
             duration_s = audio.shape[0] / self.sample_rate
         blocks = as_blocks(audio)

@@ -1,31 +1,12 @@
 """VITS training losses and their weights.
 
-The generator objective (VITS, Kim et al. 2021, sec. 2.5, eq. 8; jaywalnut310/vits ``train.py``)::
-
-    L_G = L_adv(G) + L_fm + c_mel * L_mel + L_dur + c_kl * L_kl
-
-and the discriminator's ``L_D`` (LSGAN, Mao et al. 2017). Every term is computed in float32
-(outside autocast), as VITS and Piper do.
-
-Weights (``LossWeights``) and where they come from:
-
-==========  =====  =========================================================================
-term        value  source
-==========  =====  =========================================================================
-c_mel       45     HiFi-GAN (Kong et al. 2020) sec. 2.3 lambda_mel; VITS configs/ljs_base.json
-                   ``c_mel``; Piper ``lightning.py`` ``c_mel=45``
-c_kl        1.0    VITS configs ``c_kl``; Piper ``c_kl=1.0``
-c_dur       1.0    VITS ``train.py`` adds ``loss_dur`` unweighted; Piper the same
-c_gen       1.0    VITS ``train.py`` (unweighted ``loss_gen``)
-c_fm        1.0    applied on top of ``feature_loss``'s built-in factor 2 (VITS ``losses.py``
-                   returns ``loss * 2`` = HiFi-GAN's lambda_fm = 2)
-c_disc      1.0    VITS ``train.py`` (unweighted ``loss_disc``)
-==========  =====  =========================================================================
-
-Deviation noted: ylacombe/finetune-hf-vits fine-tunes with mel 35, kl 1.5, disc 3, fm 1 (its
-``VITSTrainingArguments`` defaults); we keep the VITS / Piper values, which Piper also uses when
-fine-tuning from a checkpoint.
-"""
+Generator objective (VITS, Kim et al. 2021, sec. 2.5, eq. 8; jaywalnut310/vits ``train.py``) ``L_G =
+L_adv + L_fm + c_mel * L_mel + L_dur + c_kl * L_kl``; discriminator LSGAN (Mao et al. 2017). All in
+float32, outside autocast. Weights (``LossWeights``): ``c_mel`` 45 (HiFi-GAN sec. 2.3; VITS
+``configs/ljs_base.json``; Piper ``lightning.py``), ``c_kl`` 1.0 (VITS, Piper), ``c_dur`` / ``c_gen`` /
+``c_disc`` 1.0 (unweighted in VITS ``train.py``), ``c_fm`` 1.0 on top of ``feature_loss``'s factor 2
+(HiFi-GAN's lambda_fm). ylacombe/finetune-hf-vits uses mel 35, kl 1.5, disc 3; we keep VITS / Piper's,
+which Piper also fine-tunes with."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -50,11 +31,9 @@ class LossWeights:
 
 
 def feature_loss(fmap_r, fmap_g) -> torch.Tensor:
-    """Feature matching: sum over discriminators and layers of mean |D_l(y) - D_l(G(z))|, times 2.
-
-    ``fmap_r`` / ``fmap_g``: lists (per discriminator) of lists (per layer) of tensors; the real
-    maps are detached. Returns a float32 scalar (VITS ``losses.feature_loss``: ``loss * 2``).
-    """
+    """Feature matching: sum over discriminators and layers of mean |D_l(y) - D_l(G(z))|, times 2 (VITS
+    ``losses.feature_loss``). ``fmap_r`` (detached) / ``fmap_g``: per discriminator, per layer tensors;
+    returns a float32 scalar."""
     loss = 0.0
     for dr, dg in zip(fmap_r, fmap_g):
         for rl, gl in zip(dr, dg):
@@ -63,11 +42,8 @@ def feature_loss(fmap_r, fmap_g) -> torch.Tensor:
 
 
 def discriminator_loss(real_scores, fake_scores) -> tuple[torch.Tensor, list[float], list[float]]:
-    """LSGAN discriminator loss: sum over discriminators of mean (1 - D(y))^2 + mean D(G(z))^2.
-
-    Returns (float32 scalar, per-discriminator real losses, per-discriminator fake losses) as in
-    VITS ``losses.discriminator_loss`` (the lists hold tensors here, not ``.item()``: no sync).
-    """
+    """LSGAN: sum over discriminators of mean (1 - D(y))^2 + mean D(G(z))^2. Returns (float32 scalar,
+    real losses, fake losses) per discriminator as tensors (VITS ``losses.discriminator_loss``)."""
     loss = 0.0
     r_losses, g_losses = [], []
     for dr, dg in zip(real_scores, fake_scores):
@@ -88,12 +64,9 @@ def generator_loss(fake_scores) -> torch.Tensor:
 
 
 def kl_loss(z_p, logs_q, m_p, logs_p, z_mask) -> torch.Tensor:
-    """KL(q(z|x) || p(z|c)) per valid latent frame (VITS sec. 2.2, eq. 5; ``losses.kl_loss``).
-
-    ``z_p``: flowed posterior sample f(z), ``logs_q``: posterior log std, ``m_p`` / ``logs_p``:
-    prior mean / log std expanded to frames; all (batch, flow_size, frames). ``z_mask``: (batch, 1,
-    frames). Summed over channels and frames, divided by the number of valid frames.
-    """
+    """KL(q(z|x) || p(z|c)) per valid latent frame (VITS sec. 2.2, eq. 5): ``z_p``, ``logs_q``, ``m_p``,
+    ``logs_p`` (batch, flow_size, frames), ``z_mask`` (batch, 1, frames); summed, divided by valid
+    frames."""
     z_p, logs_q, m_p, logs_p, z_mask = (t.float() for t in (z_p, logs_q, m_p, logs_p, z_mask))
     kl = logs_p - logs_q - 0.5
     kl = kl + 0.5 * ((z_p - m_p) ** 2) * torch.exp(-2.0 * logs_p)
@@ -106,11 +79,9 @@ STFT_RESOLUTIONS = ((1024, 120, 600), (2048, 240, 1200), (512, 50, 240))
 
 
 def stft_loss(y: torch.Tensor, y_hat: torch.Tensor, resolutions=STFT_RESOLUTIONS) -> torch.Tensor:
-    """Multi-resolution STFT loss (Parallel WaveGAN, Yamamoto et al. 2020, eq. 1-4): per resolution
-    spectral convergence ``||S - S_hat||_F / ||S||_F`` plus mean |log S - log S_hat|, averaged
-    over the resolutions. Unlike the 80-bin mel loss, the 2048-point resolution (10.8 Hz bins at
-    22.05 kHz) resolves harmonics, so a wrong pitch or a buzz at the frame rate costs.
-    ``y``, ``y_hat``: (batch, 1, samples) or (batch, samples) float; float32 scalar."""
+    """Multi-resolution STFT loss (Parallel WaveGAN, Yamamoto et al. 2020, eq. 1-4): spectral
+    convergence plus mean log-magnitude L1, averaged over resolutions; the 2048-point one resolves
+    harmonics. ``y``, ``y_hat``: (batch, 1, samples) or (batch, samples); float32 scalar."""
     y, y_hat = y.float().reshape(y.shape[0], -1), y_hat.float().reshape(y_hat.shape[0], -1)
     # resolutions longer than the slice are left out (tiny test voices train on 512-sample slices)
     resolutions = [r for r in resolutions if r[0] <= y.shape[-1]] or [(y.shape[-1] // 2 * 2, max(1, y.shape[-1] // 8),

@@ -1,34 +1,12 @@
 """The clone's pitch through its sample rate: a Piper base speaks at the speaker's pitch.
 
-Why (docs/finetune_voice.md, "Pitch"): a HiFi-GAN decoder fine-tuned from a Piper ``.onnx`` keeps
-the base's pitch whatever its targets, because it renders about one glottal pulse per latent frame
-(joe: 90 Hz against a frame rate of 22050 / 256 = 86 Hz) and a few hundred steps do not teach it
-another pattern. Its pitch in *samples* is fixed; its pitch in *Hz* is that times the rate the
-samples are played at. So the clone is trained, and saved, at the rate that puts the base's
-pitch pattern on the speaker's pitch:
-
-    k = (speaker's median F0) / (base voice's median F0),   model rate = round(base rate x k)
-
-* the recordings are resampled to the model rate (``FeatureConfig.audio_rate``) and the decoder
-  trains on those samples as its own output: in its sample domain the speaker's pitch is then the
-  base's (a speaker at 108 Hz, k = 1.2, reads as 90 Hz) and their formants are scaled by 1 / k,
-  which the decoder learns as it learns any timbre;
-* the saved voice's ``sampling_rate`` (``voice.json``, the Piper ``.onnx.json`` ``audio.sample_rate``)
-  is the model rate: played at it, the pitch and the formants are the speaker's again. No DSP
-  after synthesis: SpeechStudio and Piper both play the model's samples at the rate it declares;
-* durations: the duration predictor (frozen) gives the base's frames, which last 1 / k as long at
-  the model rate, so the clone's ``speaking_rate`` is divided by k (``length_scale`` x k): the base's
-  tempo in seconds.
-
-The same method is how "speed perturbation" (Ko et al. 2015, Interspeech, "Audio augmentation
-for speech recognition") changes pitch and formants together; here the factor is chosen so that
-the pulse pattern the decoder already renders lands on the speaker's F0. Measured on a real speaker
-in docs/finetune_voice.md ("Benchmark: a real speaker").
-
-Speakers within ``MIN_SEMITONES`` of the base keep the base's rate; beyond ``MAX_SEMITONES`` the
-factor is limited (formants scaled further than that sound like another person: a closer base voice
-is the better choice, and the note says so).
-"""
+A HiFi-GAN decoder fine-tuned from a Piper ``.onnx`` keeps the base's pitch in samples
+(``docs/finetune_voice.md``, "Pitch"), so the clone is trained and saved at the rate that puts it on the
+speaker's: ``k = speaker median F0 / base median F0``, ``model rate = round(base rate x k)``. Recordings
+are resampled to the model rate for training; the saved voice declares that rate (no DSP after
+synthesis); ``speaking_rate`` is divided by k to keep the base's tempo. The same resampling as speed
+perturbation (Ko et al. 2015). Within ``MIN_SEMITONES`` the base's rate is kept; beyond
+``MAX_SEMITONES`` the factor is limited."""
 from __future__ import annotations
 
 import math
@@ -44,9 +22,8 @@ MAX_SEMITONES = 5.0
 
 @dataclass(frozen=True)
 class VoiceRate:
-    """``base_rate`` / ``model_rate``: sample rates in Hz (the clone is trained and saved at
-    ``model_rate``); ``recordings_hz`` / ``base_hz``: median F0 of the speaker's recordings and of
-    the base voice (None when not measured); ``semitones``: 12 log2(model_rate / base_rate)."""
+    """``base_rate`` / ``model_rate`` (Hz; the clone runs at ``model_rate``), ``recordings_hz`` /
+    ``base_hz`` (median F0, None when not measured), ``semitones`` = 12 log2(model_rate / base_rate)."""
 
     base_rate: int
     model_rate: int
