@@ -1,15 +1,9 @@
 """Audio sources for dictation: the microphone, and a file played as if it were a microphone.
 
-Both implement one tiny interface (:class:`AudioSource`): ``sample_rate`` (Hz), ``blocks()``
-yielding ``np.ndarray[float32]`` shape (n,) mono blocks at that rate, range ~[-1, 1], and
-``stop()`` (thread-safe; ``blocks()`` then ends after what is already captured). The recogniser
-does not know which one it is fed by, so tests and ``speechstudio dictate --file`` exercise the
-same path as live dictation.
-
-The microphone uses ``sounddevice`` (PortAudio). On Linux ``import sounddevice`` raises
-``OSError`` when the system PortAudio library (Debian ``libportaudio2``) is missing; that, a
-missing package, or no input device is a :class:`MicrophoneError` with a one-line reason.
-"""
+One interface (:class:`AudioSource`): ``sample_rate`` (Hz), ``blocks()`` yielding float32 ``(n,)`` mono
+blocks in ~[-1, 1], and thread-safe ``stop()``; tests and ``dictate --file`` use the live path. The
+microphone uses ``sounddevice`` (PortAudio); a missing library (Debian ``libportaudio2``), package or
+input device is a :class:`MicrophoneError` with a one-line reason."""
 from __future__ import annotations
 
 import os
@@ -43,11 +37,8 @@ class AudioSource(Protocol):
 
 
 class FileSource:
-    """Plays a recording in blocks of ``block_ms`` milliseconds at the file's own sample rate
-    (decoded and down-mixed by :class:`~speechstudio.audio.decode.AudioReader`, no resampling)
-    or at ``sample_rate`` when given. ``realtime=True`` paces blocks at real time (a fake
-    microphone); ``False`` yields them as fast as they are consumed. Raises
-    :class:`~speechstudio.errors.AudioDecodeError` for a file that cannot be decoded."""
+    """Plays a recording in ``block_ms`` blocks at its own rate (``AudioReader``, down-mixed) or at
+    ``sample_rate``; ``realtime=True`` paces them like a microphone. Raises ``AudioDecodeError``."""
 
     def __init__(self, path: str | os.PathLike, *, block_ms: float = 20.0, realtime: bool = True,
                  sample_rate: int | None = None, raw=None) -> None:
@@ -66,9 +57,8 @@ class FileSource:
 
     @property
     def backlog_s(self) -> float:
-        """Seconds of audio a microphone would have captured by now but not yet handed over
-        (``realtime=True`` only, like ``MicSource.backlog_s``: it grows when the consumer is slower
-        than real time); 0.0 before playback and with ``realtime=False``."""
+        """Seconds a microphone would have captured but not handed over yet (``realtime=True`` only;
+        else 0.0)."""
         if not self.realtime or self._t0 is None:
             return 0.0
         return max(0.0, time.perf_counter() - self._t0 - self._sent / self.sample_rate)
@@ -101,14 +91,9 @@ class FileSource:
 
 
 class MicSource:
-    """Live microphone input through ``sounddevice.InputStream`` (mono, float32).
-
-    ``device``: PortAudio input device index or name (``None``: the default input);
-    ``sample_rate``: Hz (``None``: the device's default rate, e.g. 44100 or 48000);
-    ``block_ms``: block length in milliseconds. Blocks are queued by PortAudio's callback
-    thread and yielded by :meth:`blocks` in the caller's thread; overflows are counted in
-    ``overflows``. Raises :class:`MicrophoneError` when input is unavailable.
-    """
+    """Live microphone input (``sounddevice.InputStream``, mono float32): ``device`` index or name
+    (None: default), ``sample_rate`` Hz (None: the device's), ``block_ms``; overflows counted in
+    ``overflows``. Raises :class:`MicrophoneError`."""
 
     def __init__(self, device: int | str | None = None, *, sample_rate: int | None = None,
                  block_ms: float = 20.0) -> None:
@@ -160,10 +145,8 @@ class MicSource:
 
 def queued_blocks(q: "queue.Queue[np.ndarray | None]", stop: threading.Event, *,
                   draining: bool) -> Iterator[np.ndarray]:
-    """Blocks put on ``q`` by an audio callback, in order.
-
-    ``draining=False``: wait for blocks until ``stop`` is set or a ``None`` sentinel arrives.
-    ``draining=True``: take only what is already queued (audio captured before Stop still counts)."""
+    """Blocks put on ``q`` by an audio callback, in order: until ``stop`` or a ``None`` sentinel, or
+    with ``draining=True`` only what is already queued."""
     while draining or not stop.is_set():
         try:
             item = q.get_nowait() if draining else q.get(timeout=0.1)
@@ -200,9 +183,8 @@ def _has_input(sd) -> bool:
 
 
 def list_input_devices() -> list[tuple[int | str, str, int]]:
-    """``(index, name, default_rate_hz)`` for every input device, then the system-audio monitor
-    sources (index ``"system:NAME"``, see :func:`speechstudio.audio.backends.monitor_sources`).
-    Raises :class:`MicrophoneError` when PortAudio is unavailable and no monitor source exists."""
+    """``(index, name, default_rate_hz)`` per input device, then system-audio monitors
+    (``"system:NAME"``). Raises :class:`MicrophoneError` when there is neither."""
     from speechstudio.audio.backends import monitor_sources
 
     system = [(m.index, m.name, int(m.default_samplerate)) for m in monitor_sources()]
@@ -220,11 +202,9 @@ def list_input_devices() -> list[tuple[int | str, str, int]]:
 
 
 class SystemAudioSource:
-    """What the computer plays (a PulseAudio/PipeWire monitor source, ``device`` =
-    ``"system:NAME"`` from :func:`list_input_devices`) as dictation input: mono float32 blocks of
-    ``block_ms`` at ``sample_rate`` Hz (default 16000; the sound server resamples). Same interface
-    as :class:`MicSource`. Raises :class:`MicrophoneError` when the source is not listed or
-    cannot be recorded (``parec`` missing, server down)."""
+    """What the computer plays (a PulseAudio / PipeWire monitor, ``device="system:NAME"``) as mono
+    float32 blocks at ``sample_rate`` Hz (default 16000). Raises :class:`MicrophoneError` (not listed,
+    ``parec`` missing, server down)."""
 
     def __init__(self, device: str, *, sample_rate: int = 16000, block_ms: float = 20.0) -> None:
         from speechstudio.audio.backends import monitor_sources

@@ -1,31 +1,13 @@
-"""The transcription queue, its history and the watched folders, kept in SQLite so they survive a
-crash, a power cut or a quit.
+"""The transcription queue, its history and the watched folders in SQLite, surviving a crash or quit.
 
-One database file, ``<data dir>/queue.sqlite3`` (``$SPEECHSTUDIO_HOME`` or
-``platformdirs.user_data_dir("SpeechStudio")``), opened with the standard library's ``sqlite3``
-in WAL mode (readers never block the writer; a crash loses at most the last transaction) with
-``synchronous=NORMAL`` (durable at each checkpoint, the SQLite documentation's advice for WAL).
-Buzz keeps its transcription tasks the same way (``buzz/db/``).
-
-Tables (schema version in ``PRAGMA user_version``; :data:`MIGRATIONS` take any older file to
-:data:`SCHEMA_VERSION`, each in one transaction):
-
-- ``jobs`` (the table keeps its version-1 name; a row is a queue entry, not a worker's job): one
-  row per queued input: ``path`` and ``root`` as BLOBs (the OS bytes, so a name that is not valid
-  UTF-8 survives), ``status`` (queued | running | done | skipped | failed |
-  cancelled), ``position`` (queue order), ``in_queue`` (0 once cleared from the queue: it stays in
-  the history), ``model``, ``output_dir``, ``outputs`` (JSON list of paths), ``reason``,
-  ``duration_s`` (audio seconds), ``wall_s`` (processing seconds), ``language``, ``added_at`` /
-  ``finished_at`` (Unix seconds), ``watch_id`` (the watched folder that queued it).
-- ``watched``: watched folders (``folder`` BLOB, ``output_dir``).
-- ``watch_seen``: files a watched folder has already queued or passed over.
-
-A ``running`` entry records its process (``owner_pid``, ``owner_started``: the pid and that
-process's start time, so a pid reused after a reboot is not taken for it). On open, an entry left
-``running`` by a process that is gone (the app died during it) goes back to ``queued``: a half-done
-file restarts from its beginning; finished files are never redone. An entry a live process is
-running is left alone (issue 29: a second window re-queued it and both transcribed the file).
-"""
+``<data dir>/queue.sqlite3``, stdlib ``sqlite3`` in WAL mode with ``synchronous=NORMAL`` (the SQLite
+documentation's advice for WAL; Buzz keeps its tasks the same way). Schema version in ``PRAGMA
+user_version``; :data:`MIGRATIONS` bring older files to :data:`SCHEMA_VERSION`, one transaction each.
+Tables: ``jobs`` (one queue entry per input; ``path`` / ``root`` as OS-byte BLOBs, ``status`` queued |
+running | done | skipped | failed | cancelled, ``position``, ``in_queue``, outputs, ``duration_s`` /
+``wall_s`` seconds, Unix-second times, ``watch_id``), ``watched`` and ``watch_seen``. A ``running``
+entry records its owner (pid and start time); on open, one whose process is gone goes back to ``queued``
+(restarts from the beginning), one a live process runs is left alone (issue 29)."""
 from __future__ import annotations
 
 import json
@@ -190,11 +172,8 @@ class WatchedFolder:
 
 
 class QueueStore:
-    """The queue database. Use from one thread (the GUI's); every change is committed at once.
-
-    Raises:
-        QueueStoreError: the file is not a database, or its schema is newer than this program's.
-    """
+    """The queue database, used from one thread (the GUI's); every change commits at once. Raises
+    ``QueueStoreError`` (not a database, or a newer schema)."""
 
     def __init__(self, path: str | os.PathLike | None = None) -> None:
         self.path = Path(path) if path is not None else default_path()

@@ -1,25 +1,10 @@
 """Word timing through text edits: which words keep their times and how the others get theirs.
 
-A segment's text is split into *tokens* (maximal runs of non-space characters, ``\\S+``); after any
-edit the editor keeps exactly one :class:`Word` per token. :func:`retime` maps the old words onto the
-new tokens:
-
-- **unchanged** words (same text, found by :class:`difflib.SequenceMatcher` on the token lists)
-  keep their times, probability and extra JSON keys;
-- words **edited in place** (a run of *k* old words replaced by *k* new tokens) keep their times;
-  their probability becomes 1.0 (the user typed them);
-- a run of *k* old words replaced by *m* ≠ *k* tokens shares the old run's span (first start to
-  last end) in proportion to the new words' character counts (**proportional interpolation**);
-- inserted words (and replaced runs too short for them) are interpolated the same way over
-  the span between their kept neighbours
-  (the previous kept word's end and the next one's start; the segment's bounds at the ends) in
-  proportion to their character counts. When that span is shorter than ``MIN_WORD_S`` per word
-  (typing a word between two words with no pause between them), the neighbouring kept word joins
-  the run and its span is shared too.
-
-Times are seconds (float), rounded to milliseconds (what the JSON transcript stores,
-``speechstudio.batch.export``).
-"""
+A segment's text has one :class:`Word` per token (``\\S+``). :func:`retime` keeps the times of unchanged
+words (``difflib.SequenceMatcher``) and of words edited in place (probability 1.0); a run of k old words
+replaced by m != k, and inserted words, share the available span in proportion to their character
+counts, widened over a neighbour when under ``MIN_WORD_S`` per word. Seconds, rounded to ms (as the JSON
+stores them)."""
 from __future__ import annotations
 
 import dataclasses
@@ -55,11 +40,8 @@ def tokens(text: str) -> list[tuple[int, int, str]]:
 
 
 def interpolate(texts: Sequence[str], start_s: float, end_s: float) -> list[tuple[float, float]]:
-    """Share ``start_s..end_s`` among ``texts`` in proportion to their lengths (at least 1 each).
-
-    Returns one ``(start_s, end_s)`` per text, contiguous, first start = ``start_s``, last end =
-    ``end_s`` (both rounded to ms); an empty list for no texts.
-    """
+    """Share ``start_s..end_s`` among ``texts`` by length (>= 1 each): contiguous ``(start_s, end_s)``
+    pairs rounded to ms; empty for no texts."""
     weights = [max(1, len(t)) for t in texts]
     total = sum(weights)
     span = max(0.0, end_s - start_s)
@@ -79,17 +61,8 @@ def _as_word(w) -> Word:
 
 
 def retime(old_words: Sequence[AsrWord], new_text: str, start_s: float, end_s: float) -> tuple[Word, ...]:
-    """The words of ``new_text`` (one per token), timed from ``old_words`` as the module says.
-
-    Args:
-        old_words: the words before the edit (times in seconds, in order).
-        new_text: the edited text.
-        start_s, end_s: the segment's span (seconds), the bounds for interpolation.
-
-    Returns:
-        A tuple of :class:`Word`, one per token of ``new_text``, in order; times rounded to ms.
-        An old word whose text equals its token is returned as is (same object).
-    """
+    """The words of ``new_text``, one per token in order, timed from ``old_words`` within the segment's
+    ``start_s..end_s`` (seconds, ms-rounded); an unchanged word is returned as the same object."""
     new = [t for _, _, t in tokens(new_text)]
     old = [_as_word(w) for w in old_words]
     result: list[Word | None] = [None] * len(new)
@@ -140,9 +113,8 @@ def retime(old_words: Sequence[AsrWord], new_text: str, start_s: float, end_s: f
 
 def scale(words: Sequence[Word], old_start: float, old_end: float, new_start: float,
           new_end: float, text: str) -> tuple[Word, ...]:
-    """Words moved with their segment: the affine map of ``old_start..old_end`` onto
-    ``new_start..new_end`` (seconds); when the old span is empty, the words are re-interpolated
-    over the new span from ``text``."""
+    """Words moved with their segment: ``old_start..old_end`` mapped affinely onto
+    ``new_start..new_end`` (seconds), re-interpolated from ``text`` when the old span is empty."""
     if old_end - old_start <= 0:
         spans = interpolate([w.text for w in words], new_start, new_end)
         return tuple(dataclasses.replace(w, start_s=s, end_s=e) for w, (s, e) in zip(words, spans))

@@ -1,20 +1,11 @@
-"""The worker: a long-lived worker thread that owns loaded models and runs jobs from a queue.
+"""The worker: a long-lived thread that owns loaded models and runs jobs from a queue.
 
-The GUI never calls torch: it builds a :class:`~speechstudio.worker.jobs.Job`, calls
-:meth:`Worker.submit`, and listens to the worker's Qt signals, which are emitted from the worker
-thread and delivered (queued) in the GUI thread:
-
-* ``job_started(job_id, description)``
-* ``job_progress(job_id, payload)``: whatever the job yields (a ``BatchEvent``, a ``SpeechChunk``,
-  a status string wrapped in :class:`Status` ...)
-* ``job_finished(job_id, status, result)``: ``status`` is ``"done"``, ``"cancelled"`` or
-  ``"failed"`` (then ``result`` is a one-line message).
-* ``busy_changed(bool)``
-
-Models are loaded on first use by the job through :class:`ModelCache` (kept between jobs; a new
-ASR model replaces the previous one so VRAM does not grow). Cancel: :meth:`Worker.cancel` sets
-the job's ``cancel`` event (the job stops at its next check point) or drops it if still queued.
-"""
+The GUI never calls torch: it submits a :class:`~speechstudio.worker.jobs.Job` and listens to the
+worker's queued Qt signals: ``job_started(job_id, description)``, ``job_progress(job_id, payload)``
+(whatever the job yields), ``job_finished(job_id, status, result)`` (``"done"`` | ``"cancelled"`` |
+``"failed"`` with a one-line message) and ``busy_changed(bool)``. Models load on first use through
+:class:`ModelCache` (a new ASR model replaces the old). :meth:`Worker.cancel` sets the job's ``cancel``
+event or drops it if still queued."""
 from __future__ import annotations
 
 import gc
@@ -36,9 +27,8 @@ _LIVE: "weakref.WeakSet" = weakref.WeakSet()
 
 
 def wait_for_busy_workers(timeout_s: float = 30.0) -> None:
-    """Before the interpreter exits, let workers still inside a job finish the step they are in: a
-    daemon thread inside onnxruntime's session set-up during interpreter teardown aborts the
-    process ("terminate called without an active exception", exit 134). Idle workers are not waited for."""
+    """Before exit, let workers inside a job finish their step: a daemon thread inside onnxruntime's
+    set-up during teardown aborts the process (exit 134). Idle workers are not waited for."""
     import time as _time
 
     end = _time.monotonic() + timeout_s
@@ -58,23 +48,16 @@ _ids = itertools.count(1)
 
 
 def _freeze_heap() -> None:
-    """Move everything allocated so far (torch, transformers, the model) into the GC's permanent
-    generation. Without this a full collection walks millions of long-lived objects and, when the
-    GUI thread happens to trigger it, freezes the window for 0.3-0.7 s (measured). No
-    ``gc.collect()`` first: that full collection would itself hold the GIL for as long."""
+    """Move everything allocated so far into the GC's permanent generation, so a full collection in the
+    GUI thread does not walk the models (it froze the window for 0.3-0.7 s). No ``gc.collect()`` first."""
     gc.freeze()
 
 
 def _cut_cycles(obj) -> None:
-    """Let reference counting free a model we no longer use, at once and in this thread.
-
-    ``gc.freeze()`` (above) moves every model into the permanent generation, where the cycle
-    collector never looks, so an old model caught in a reference cycle was never freed. The cycle
-    we create is the recognizer <-> window-runner cache of :mod:`speechstudio.asr.cuda_graph`
-    (the runners hold the recognizer and its CUDA Graph memory pool): it is cut here, for the
-    recognizer and for those a :class:`~speechstudio.asr.routing.LanguageRouter` holds. No
-    ``gc.collect()``: a full collection in the worker thread could finalise Qt objects (widgets
-    of a closed window) off the GUI thread."""
+    """Let reference counting free an unused model at once: frozen objects are never cycle-collected, so
+    the recogniser <-> window-runner cycle (:mod:`speechstudio.asr.cuda_graph`) is cut here, also for a
+    ``LanguageRouter``'s recognisers. No ``gc.collect()``: it could finalise Qt objects off the GUI
+    thread."""
     from speechstudio.asr.cuda_graph import _CACHE_ATTR
 
     seen: set[int] = set()
@@ -137,9 +120,8 @@ class ModelCache:
         return self._asr is not None and self._asr_key == (spec or None, device, precision)
 
     def recognizer(self, spec: str | None, device: str, precision: str, language: str | None = None):
-        """What the Transcribe page runs: :func:`~speechstudio.asr.load.load_recognizer` for
-        ``(spec, device, precision)`` and the language mode (``None`` auto, ``"en"``, other), in the
-        same slot as :meth:`asr` (loading one replaces the other). Returns ``(recognizer, message_or_None)``."""
+        """The Transcribe page's recogniser: ``load_recognizer`` for ``(spec, device, precision)`` and
+        the language mode, in :meth:`asr`'s slot. Returns ``(recognizer, message_or_None)``."""
         key = self._recognizer_key(spec, device, precision, language)
         if key == self._asr_key and self._asr is not None:
             return self._asr, None
@@ -237,9 +219,7 @@ class Worker(QObject):
                 self._dropped.add(job_id)
 
     def cancel_all(self) -> None:
-        """Drop every queued job and cancel the running one, including a job the worker thread
-        has just taken from the queue but not yet started (it is numbered, and every number up to
-        the last submitted one is cancelled)."""
+        """Drop every queued job and cancel the running one, including one just taken but not started."""
         with self._lock:
             self._cancelled_upto = self._submitted
         while True:
