@@ -14,7 +14,8 @@ the run is done: :func:`trim_finished` keeps ``best.pt`` (and the small files: c
 samples, the prepared dataset) and removes what only resuming needs (``RESUME_ONLY``), returning
 the bytes freed. :func:`list_runs` / :func:`remove_run` serve
 ``speechstudio finetune clean`` and the clone wizard's "Remove old runs"; removing a voice
-(``voices remove``) removes the run it was trained in (:func:`run_of_voice`). A run another
+(``voices remove``, the Models page) removes the run it was trained in too
+(:func:`remove_voice_and_run`, :func:`run_of_voice`). A run another
 process is training (its ``.lock`` held, ``voice_run.run_lock``) is never touched. Qt-free.
 """
 from __future__ import annotations
@@ -27,9 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from speechstudio.finetune.run import RunError
+from speechstudio.finetune.voice_run import run_lock, runs_dir
+from speechstudio.tts.voices import VoiceRef, remove_voice, voices_dir
 
-__all__ = ["RESUME_ONLY", "RunSummary", "folder_size", "format_size", "list_runs", "remove_run", "run_of_voice",
-           "trim_finished"]
+__all__ = ["RESUME_ONLY", "RunSummary", "folder_size", "format_size", "list_runs", "remove_run", "remove_voice_and_run",
+           "run_of_voice", "trim_finished"]
 
 #: What only resuming a run needs (relative to the run folder).
 RESUME_ONLY = ("checkpoints/latest.pt", "cache")
@@ -122,8 +125,6 @@ def _in_use(run_dir: Path) -> bool:
     lock = run_dir / ".lock"
     if not lock.exists():
         return False
-    from speechstudio.finetune.voice_run import run_lock
-
     try:
         with run_lock(run_dir):
             return False
@@ -144,8 +145,6 @@ def _state(run_dir: Path) -> str:
 def list_runs(root: Path | None = None) -> list[RunSummary]:
     """The run folders under ``root`` (default ``<data dir>/finetune/runs``), oldest first.
     A folder without ``config.json`` is not a run and is left out."""
-    from speechstudio.finetune.voice_run import runs_dir
-
     root = Path(root) if root is not None else runs_dir()
     if not root.is_dir():
         return []
@@ -171,8 +170,6 @@ def remove_run(run_dir: Path) -> int:
 def run_of_voice(voice_dir: Path) -> Path | None:
     """The run folder a stored voice was trained in (``voice.json`` ``"cloned_from_run"``) when it
     still exists under ``<data dir>/finetune/runs`` (a folder elsewhere is never removed), else None."""
-    from speechstudio.finetune.voice_run import runs_dir
-
     try:
         meta = json.loads((Path(voice_dir) / "voice.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -186,3 +183,17 @@ def run_of_voice(voice_dir: Path) -> Path | None:
         return None
     return run
 
+
+def remove_voice_and_run(name: str) -> tuple[VoiceRef, Path | None, int]:
+    """Remove the store voice ``name`` (``tts.voices.remove_voice``) and the run folder it was
+    trained in (:func:`run_of_voice`): nothing else uses it. Returns ``(voice, run, bytes)``: the
+    removed run folder and the bytes it freed, ``(voice, None, 0)`` when there was none or another
+    training is using it now (that folder stays). Raises what ``remove_voice`` raises."""
+    run = run_of_voice(voices_dir() / name)
+    ref = remove_voice(name)
+    if run is None:
+        return ref, None, 0
+    try:
+        return ref, run, remove_run(run)
+    except RunError:  # a new training of that name runs there now: its folder stays
+        return ref, None, 0

@@ -37,9 +37,9 @@ def _import_voice(path: str):
 
 
 def _remove_voice(name: str):
-    from speechstudio.tts.voices import remove_voice
+    from speechstudio.finetune.leftovers import remove_voice_and_run
 
-    return remove_voice(name)
+    return remove_voice_and_run(name)[0]
 
 
 def _import_model(path: str):

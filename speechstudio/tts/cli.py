@@ -304,11 +304,9 @@ def voices_command(args) -> int:
         print(f"downloaded {args.hf_id} as voice {ref.name}")
         return 0
     if cmd == "remove":
-        from speechstudio.finetune.leftovers import folder_size, format_size, run_of_voice
+        from speechstudio.finetune.leftovers import format_size, remove_voice_and_run
 
-        run = run_of_voice(voices.voices_dir() / args.name)
-        size = folder_size(run) if run is not None else 0
-        ref = voices.remove_voice(args.name)
+        ref, run, size = remove_voice_and_run(args.name)
         print(f"removed voice {ref.name}" + (f" and its training run {run} ({format_size(size)})" if run else ""))
         return 0
     raise UsageError(f"unknown voices command {cmd!r}")

@@ -240,25 +240,15 @@ def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
 
 
 def remove_voice(name: str) -> VoiceRef:
-    """Delete a voice from the store, and the fine-tuning run folder a cloned voice was trained in
-    (:func:`speechstudio.finetune.leftovers.run_of_voice`). Package voices cannot be removed here
-    (``pip uninstall``). A folder another training is using now is kept.
+    """Delete a voice from the store (its folder under ``voices_dir()``); a clone's training run is
+    left to the caller (``finetune.leftovers.remove_voice_and_run``). Package voices cannot be
+    removed here (``pip uninstall``).
 
     Raises ``ModelNotFoundError`` for an unknown name, ``UsageError`` for a package voice.
     """
     for v in _store_voices():
         if v.name == name:
-            from speechstudio.finetune.leftovers import remove_run, run_of_voice
-
-            run = run_of_voice(voices_dir() / name)
             shutil.rmtree(voices_dir() / name)
-            if run is not None:  # the run it was trained in (checkpoints, cache): nothing else uses it
-                from speechstudio.finetune.run import RunError
-
-                try:
-                    remove_run(run)
-                except RunError:  # a new training of that name runs there now: its folder stays
-                    pass
             return v
     for v in package_voices():
         if v.name == name:
