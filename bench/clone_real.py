@@ -3,7 +3,7 @@
 Data: an LJSpeech-layout folder of one real speaker (default ``../shared/voices/matthes``: 113
 clips, 14 min, one male non-native speaker on an ordinary microphone). ``--held-out`` sentences
 (default 15, spread over the set: every n-th line) are held back; the rest is the training set,
-prepared by the product's own dataset builder (``finetune.dataset.build_dataset``) and trained with
+prepared by the product's own dataset builder (``finetune.build.build_dataset``) and trained with
 the product's preset (``finetune.vits.presets``, ``--preset``, default quick) from the product's
 default base (en_US-joe-medium) for a wall-clock budget (``--minutes``; evaluation time is not
 counted).

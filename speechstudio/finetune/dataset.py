@@ -1,7 +1,7 @@
 """Import a voice dataset: an LJSpeech folder, wav+txt pairs, or long recordings to cut.
 
 ``scan_source(path)`` detects the layout and lists its inputs (``Entry``) and refusals (``Problem``,
-``file:line`` and reason); ``build.build_dataset`` (re-exported) writes the prepared dataset. Layouts,
+``file:line`` and reason); ``build.build_dataset`` writes the prepared dataset. Layouts,
 in order: **LJSpeech / Piper** (keithito.com/LJ-Speech-Dataset; ``metadata.csv`` as read by
 ``finetune.metadata``, audio in ``wavs/`` or beside it, relative paths only, never ``..``); **wav+txt
 pairs** (``NAME.txt`` / ``.lab`` beside any audio, subfolders included); **long recordings** (audio
@@ -15,15 +15,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
 from speechstudio.finetune.manifest import DatasetError, Problem
 
-if TYPE_CHECKING:
-    from speechstudio.finetune.build import build_dataset  # noqa: F401  (served by __getattr__ below)
-
 __all__ = ["Entry", "SourceScan", "MetadataRead", "scan_source", "read_metadata", "read_ljspeech", "read_pairs",
-           "clip_id", "AUDIO_EXTENSIONS", "TEXT_EXTENSIONS", "build_dataset"]
+           "clip_id", "AUDIO_EXTENSIONS", "TEXT_EXTENSIONS"]
 
 #: Extensions taken as audio when scanning folders (decoding is FFmpeg's, so the list is generous).
 AUDIO_EXTENSIONS = (".wav", ".flac", ".mp3", ".ogg", ".oga", ".opus", ".m4a", ".aac", ".wma", ".aif", ".aiff",
@@ -327,12 +323,3 @@ def scan_source(source: str | os.PathLike, exclude: tuple[Path, ...] = (), speak
         seen.add(name.casefold())
         out.append(Entry(name, None, p, p.relative_to(src).as_posix()))
     return SourceScan("long", src, out)
-
-
-def __getattr__(name: str):
-    # ``build_dataset`` lives in ``finetune.build`` (which imports this module); served lazily here.
-    if name == "build_dataset":
-        from speechstudio.finetune.build import build_dataset
-
-        return build_dataset
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """Write the takes of a recording session as an LJSpeech folder (Qt-free part of the wizard).
 
 A recording folder is a plain LJSpeech dataset, so it is imported like any other
-(``dataset.build_dataset(folder, ...)``)::
+(``build.build_dataset(folder, ...)``)::
 
     FOLDER/
       metadata.csv        ID|TEXT lines, UTF-8, sorted by ID (rewritten atomically on every take)

@@ -3,7 +3,7 @@
 Three sources (tabs): Record (prompts read aloud, :class:`~speechstudio.gui.clone_record.RecordPanel`),
 Import a folder (LJSpeech ``metadata.csv`` + ``wavs/``, or ``.wav`` + ``.txt`` pairs), Long
 recording(s) cut into sentences by Whisper's word times. "Check" builds the prepared dataset
-(``speechstudio.finetune.dataset.build_dataset``: trim, loudness, resample to the base voice's
+(``speechstudio.finetune.build.build_dataset``: trim, loudness, resample to the base voice's
 rate, ASR cross-check) on the compute worker, then shows the report (minutes, a clip-length
 histogram, flags, problems) and a table of the clips where texts can be fixed, clips dropped
 or played. Edits are saved to ``manifest.json`` at once (atomically).

@@ -5,7 +5,7 @@
 
 ``--data`` is a prepared dataset (a folder with ``manifest.json``) or a raw folder (LJSpeech
 ``metadata.csv`` + ``wavs/``, or audio files with same-named ``.txt`` transcripts) that is
-prepared at 16 kHz into ``RUN/data`` by ``speechstudio.finetune.dataset.build_dataset``. The run
+prepared at 16 kHz into ``RUN/data`` by ``speechstudio.finetune.build.build_dataset``. The run
 folder is ``<data dir>/finetune/runs/NAME`` (``--run-dir``). Ctrl+C stops after the current step
 with a checkpoint; ``--resume`` continues. Several GPUs::
 
@@ -128,7 +128,7 @@ def _dataset_dir(data: str, run_dir: Path, max_clip_s: float, main: bool, speake
     if not main:  # several processes: the main one built it (main_process_first)
         return out
     try:
-        from speechstudio.finetune.dataset import build_dataset
+        from speechstudio.finetune.build import build_dataset
     except ImportError as exc:
         raise UsageError(f"--data {data} is not a prepared dataset (no {MANIFEST_NAME}) and the dataset builder "
                          f"is not available in this installation ({exc})") from None
