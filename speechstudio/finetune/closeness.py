@@ -1,13 +1,9 @@
-"""How close is a cloned voice to its speaker: speaker similarity, naturalness, pitch.
+"""How close a cloned voice is to its speaker: speaker similarity, naturalness, pitch.
 
-* **Speaker similarity** (SECS): cosine between an utterance's GE2E embedding and the recordings'
-speaker embedding, as Resemblyzer computes them (``VoiceEncoder``, Apache-2.0; Wan et al. 2018; the SECS
-of YourTTS, Casanova et al. 2022). * **Naturalness**: DistillMOS (Stahl & Gamper 2025, MIT wheel), a
-predicted MOS 1-5 of 16 kHz speech. * **Pitch**: Praat's F0 (``tts.pitch.voiced_f0``): median, p10-p90
-spread in semitones, and the share of voiced frames within 1 % of the decoder's frame rate ``sample_rate
-/ hop_length`` (frame-rate buzz; left out of the median).
-
-Typical values: ``docs/finetune_voice.md``. Scorers load lazily; Qt-free."""
+Similarity: SECS, cosine of Resemblyzer GE2E embeddings (Wan et al. 2018; YourTTS, Casanova et al.
+2022). Naturalness: DistillMOS (Stahl & Gamper 2025), predicted MOS 1-5. Pitch: Praat F0
+(``tts.pitch.voiced_f0``), median, p10-p90 spread, and the share of frames at the decoder's frame rate
+(buzz). Typical values: ``docs/finetune_voice.md``. Scorers load lazily."""
 from __future__ import annotations
 
 import math
@@ -44,9 +40,8 @@ _MOS = None
 
 @dataclass(frozen=True)
 class PitchProfile:
-    """Pitch of a set of clips (10 ms frames): ``median_hz`` of voiced non-buzz frames (None when none),
-    ``p10_hz`` / ``p90_hz``, ``spread_st`` = 12 log2(p90 / p10), ``frame_rate_share`` within
-    ``FRAME_RATE_TOLERANCE`` of ``frame_rate_hz``, ``voiced_frames``."""
+    """Pitch of clips (10 ms frames): ``median_hz`` of voiced non-buzz frames (or None), ``p10_hz`` /
+    ``p90_hz``, ``spread_st`` = 12 log2(p90 / p10), ``frame_rate_share``, ``voiced_frames``."""
 
     median_hz: float | None
     p10_hz: float | None
@@ -82,10 +77,9 @@ _import_resemblyzer = import_resemblyzer
 
 
 class VoicePrint:
-    """GE2E speaker embeddings (Resemblyzer), one encoder per process. ``embed`` -> float32 ``(256,)``
-    unit norm; ``speaker`` -> normalised mean (``embed_speaker``); ``similarity`` -> cosine in [-1, 1].
-    Audio: mono float in [-1, 1], any rate (soxr to 16 kHz, then ``preprocess_wav``). Raises
-    ``ValueError`` for a clip with no speech left."""
+    """GE2E embeddings (Resemblyzer): ``embed`` -> unit float32 ``(256,)``, ``speaker`` -> normalised
+    mean, ``similarity`` -> cosine. Audio: mono float, any rate. Raises ``ValueError`` for a clip with
+    no speech."""
 
     def __init__(self):
         global _ENCODER
@@ -187,9 +181,9 @@ def _two_groups(x: np.ndarray, iterations: int = 20) -> np.ndarray:
 
 def speaker_outliers(embeddings: Sequence[np.ndarray], threshold: float = OUTLIER_SIMILARITY,
                      group_similarity: float = GROUP_SIMILARITY) -> list[tuple[int, float]]:
-    """Clips that sound like another speaker: ``(index, similarity)`` pairs by index. Spherical 2-means:
-    groups whose means are less similar than ``group_similarity`` flag the smaller group; then each clip
-    whose leave-one-out cosine is under ``threshold``. Fewer than 3 clips: empty."""
+    """Clips that sound like another speaker, ``(index, similarity)``: spherical 2-means flags the
+    smaller of two dissimilar groups, then clips under ``threshold`` leave-one-out. Under 3 clips:
+    empty."""
     if len(embeddings) < 3:
         return []
     x = np.stack([np.asarray(e, dtype=np.float64).reshape(-1) for e in embeddings])
@@ -215,9 +209,8 @@ def speaker_outliers(embeddings: Sequence[np.ndarray], threshold: float = OUTLIE
 
 @dataclass(frozen=True)
 class Closeness:
-    """A synthesized set against the speaker's recordings: ``similarity`` (mean SECS), ``naturalness``
-    (mean DistillMOS), ``pitch`` (:class:`PitchProfile`), ``speaker_pitch_hz`` and ``base_similarity``
-    (None when not measured)."""
+    """Synthesis against recordings: ``similarity`` (mean SECS), ``naturalness`` (mean DistillMOS),
+    ``pitch``, ``speaker_pitch_hz``, ``base_similarity`` (None when not measured)."""
 
     similarity: float
     naturalness: float | None
@@ -272,9 +265,8 @@ class Closeness:
 
 
 class CloneJudge:
-    """Scores a voice's synthesis against ``reference`` (mono float clips at ``sample_rate`` Hz; ~30 are
-    plenty): :meth:`judge` -> ``Closeness``; naturalness only when DistillMOS imports. Raises
-    ``ImportError`` (no Resemblyzer), ``ValueError`` (no reference speech)."""
+    """Scores a voice against ``reference`` (mono float clips at ``sample_rate`` Hz): :meth:`judge` ->
+    ``Closeness``. Raises ``ImportError`` (no Resemblyzer), ``ValueError`` (no reference speech)."""
 
     def __init__(self, reference: Sequence[np.ndarray], sample_rate: int, hop_length: int = 256):
         self.rate, self.hop = int(sample_rate), int(hop_length)

@@ -1,17 +1,10 @@
-"""Export a (fine-tuned) transformers ``VitsModel`` as a Piper voice: ``NAME.onnx`` +
-``NAME.onnx.json``.
+"""Export a fine-tuned transformers ``VitsModel`` as a Piper voice: ``NAME.onnx`` + ``NAME.onnx.json``.
 
-The graph has the interface of Piper's export (rhasspy/piper ``piper_train/export_onnx.py``) that
-Piper's runtime feeds: inputs ``input`` int64 ``[1, T]``, ``input_lengths`` int64 ``[1]``, ``scales``
-float32 ``[3]`` (noise_scale, length_scale, noise_w), ``sid`` int64 ``[1]`` for multi-speaker voices;
-output ``output`` float32 ``[1, 1, 1, n_samples]`` in [-1, 1] at the voice's rate; opset 15, legacy
-TorchScript exporter. Noise uses ``RandomNormalLike`` (zero scales are deterministic); weights carry
-jaywalnut310/vits names so ``tts.piper_import`` reads it back.
-
-Front end: a Piper base's ``.onnx.json`` is copied. A transformers ``VitsTokenizer`` base is mapped onto
-``"phoneme_type": "text"`` only when Piper's ``^ _ c1 _ ... cn _ $`` ids (NFD codepoints) equal the
-tokenizer's; otherwise ``ExportError`` (phonemizing or uroman tokenizers, no normalisation, characters
-NFD decomposes)."""
+Interface of rhasspy/piper ``export_onnx.py``: ``input`` int64 [1, T], ``input_lengths`` int64 [1],
+``scales`` float32 [3], ``sid`` int64 [1] (multi-speaker); ``output`` float32 [1, 1, 1, n] in [-1, 1];
+opset 15, TorchScript exporter, jaywalnut310/vits weight names. A Piper base's ``.onnx.json`` is copied;
+a ``VitsTokenizer`` base maps to ``"phoneme_type": "text"`` only when Piper's ids equal the tokenizer's,
+else ``ExportError``."""
 from __future__ import annotations
 
 import copy
@@ -37,9 +30,8 @@ class ExportError(SpeechStudioError):
 
 # ----------------------------------------------------------------------------- front end
 def text_phoneme_id_map(tokenizer) -> dict[str, list[int]]:
-    """Piper ``phoneme_id_map`` (``"phoneme_type": "text"``) reproducing an MMS-style
-    ``VitsTokenizer``'s ids: ``{"_": [0], "^": [], "$": [], "a": [id], "A": [id], ...}``. Raises
-    ``ExportError`` when Piper could not give the same ids."""
+    """Piper ``phoneme_id_map`` (``"phoneme_type": "text"``) giving an MMS ``VitsTokenizer``'s ids.
+    Raises ``ExportError`` when Piper could not give the same ids."""
     if tokenizer is None:
         raise ExportError("the base voice has no tokenizer to map onto Piper's phoneme ids")
     if getattr(tokenizer, "phonemize", False):
@@ -77,9 +69,8 @@ def text_phoneme_id_map(tokenizer) -> dict[str, list[int]]:
 
 
 def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, extra_meta: dict | None = None) -> dict:
-    """The ``.onnx.json`` for ``model`` fine-tuned from ``base_voice``: a Piper base's config updated
-    (with a ``"speechstudio"`` block: synthetic, base voice, license, ``extra_meta``), or a text config
-    built by ``text_phoneme_id_map``. Raises ``ExportError`` (rate, vocabulary or speakers do not fit)."""
+    """The ``.onnx.json`` for ``model`` fine-tuned from ``base_voice`` (the base's config plus a
+    ``"speechstudio"`` block, or a text config). Raises ``ExportError`` (rate, vocabulary or speakers)."""
     import speechstudio
 
     cfg = model.config
@@ -144,8 +135,7 @@ def _prod(values) -> int:
 # ----------------------------------------------------------------------------- parameter names
 def vits_parameter_name(name: str) -> str | None:
     """transformers ``VitsModel`` parameter name -> jaywalnut310/vits name (``piper_import.piper_name``
-    read backwards), e.g. ``flow.flows.1.wavenet...`` -> ``flow.flows.2.enc...``; None for names Piper's
-    graph does not use (posterior encoder)."""
+    reversed); None for names Piper's graph does not use."""
     from speechstudio.tts.piper_import import piper_name
 
     return piper_name(name)
@@ -234,9 +224,8 @@ def _generator_module(model):
 
 
 def _sdp_reverse(dp, hidden, mask, g, noise_w, affine_scale):
-    """Stochastic duration predictor, reverse pass (as ``speechstudio.tts.bucketed``; noise via
-    ``randn_like`` so the ONNX graph has ``RandomNormalLike``; the final ElementwiseAffine as
-    ``(x - translate) * affine_scale``). Returns log durations ``(B, 1, T)``."""
+    """Stochastic duration predictor reverse pass with ``randn_like`` noise (ONNX ``RandomNormalLike``);
+    log durations ``(B, 1, T)``."""
     import torch
 
     h = dp.conv_pre(hidden)
@@ -279,9 +268,8 @@ def _rename_to_vits(onnx_model) -> None:
 
 def export_piper_onnx(model, base_voice, out_onnx: str | os.PathLike, *, dataset_name: str | None = None,
                       extra_meta: dict | None = None) -> tuple[Path, Path]:
-    """Write ``model`` (a copy, FP32 on CPU) as Piper voice ``out_onnx`` + ``NAME.onnx.json``,
-    atomically; returns ``(onnx_path, json_path)``. Inputs shorter than ``window_size + 1`` ids are out
-    of the traced range, as with Piper's files. Raises ``ExportError`` (see ``piper_voice_config``)."""
+    """Write ``model`` (an FP32 CPU copy) as ``out_onnx`` + ``NAME.onnx.json`` atomically; returns both
+    paths. Raises ``ExportError`` (``piper_voice_config``)."""
     import onnx
     import torch
 

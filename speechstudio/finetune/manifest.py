@@ -1,16 +1,8 @@
-"""The prepared dataset both fine-tuning tracks train on: clips + texts + checks, saved as JSON.
+"""The prepared dataset both fine-tuning tracks train on, saved as JSON.
 
-A prepared dataset is a folder::
-
-    DATASET/
-      manifest.json        this file's ``Manifest`` (written atomically)
-      clips/ID.wav         mono PCM-16 WAV at ``Manifest.sample_rate`` Hz, trimmed + loudness-normalised
-      consent.txt          (recorded datasets) the consent sentence and the speaker's name
-
-``speechstudio.finetune.dataset`` builds it (record prompts / import LJSpeech or wav+txt / cut long
-recordings) and checks it; the VITS trainer (``finetune.vits``) and the CTC trainer
-(``finetune.ctc``) read it. Clip paths in the manifest are relative to the dataset folder.
-"""
+A folder with ``manifest.json`` (``Manifest``, atomic), ``clips/ID.wav`` (mono PCM-16 at
+``Manifest.sample_rate``, trimmed, loudness-normalised) and, for recordings, ``consent.txt``. Clip paths
+are relative to the folder."""
 from __future__ import annotations
 
 import json
@@ -48,14 +40,9 @@ class DatasetError(SpeechStudioError):
 
 @dataclass(frozen=True)
 class Clip:
-    """One utterance.
-
-    ``audio``: path relative to the dataset folder (``clips/ID.wav``); ``text``: what is said
-    (as written by the user; normalisation happens in each trainer's front end);
-    ``duration_s``: seconds after trimming; ``flags``: keys of ``FLAGS``; ``cer``: character
-    error rate of the ASR cross-check (None if not run); ``source``: where it came from
-    (``metadata.csv:12``, ``talk.mp3 12.3-17.9 s``); ``dropped``: excluded by the user.
-    """
+    """One utterance: ``audio`` (relative path), ``text`` as written, ``duration_s`` after trimming,
+    ``flags`` (keys of ``FLAGS``), ``cer`` of the ASR cross-check (or None), ``source``
+    (``metadata.csv:12``, ``talk.mp3 12.3-17.9 s``), ``dropped`` by the user."""
 
     id: str
     audio: str

@@ -1,24 +1,10 @@
 """The lines of an LJSpeech / Piper ``metadata.csv``: decoding, fields, header, layout, speakers.
 
-Layouts (``|``-separated, one clip per line; Piper's ``piper_train.preprocess --dataset-format
-ljspeech`` reads the first two, LJSpeech ships the third):
-
-* ``text``: ``ID|TEXT``;
-* ``speaker``: ``ID|SPEAKER|TEXT`` (Piper, multi-speaker: ``--multiple-speakers``);
-* ``normalized``: ``ID|TEXT|NORMALIZED`` (keithito.com/LJ-Speech-Dataset: numbers, abbreviations
-  spelled out in the third field).
-
-Three fields are ``speaker`` when a header says so (``id|speaker|text``), else when most such lines
-have a short middle field (at most 3 words, 40 characters) that is *not* a version of the third
-(:func:`similar`: less than 60 % of the letters and digits in common, ``difflib``), and the middle
-values repeat (at most half as many names as such lines, or at most 3 names). LJSpeech's third
-field is the second rewritten, so it is similar to it; a one-word text (``w1|yes|yes``) is too.
-
-Also read: a UTF-8 byte order mark, UTF-16 files (with their BOM), CRLF / CR line ends, blank
-lines, a header line (``id|text``, ``file|speaker|transcript``, ...), and CSV quoting: a field
-wholly in double quotes may hold ``|`` and ``""`` for one quote (Python's ``csv`` / Excel
-convention); a text that only starts with a quote (``"Yes," she said.``) is taken as written.
-"""
+Layouts (``|``-separated, one clip per line): ``text`` ``ID|TEXT``; ``speaker`` ``ID|SPEAKER|TEXT``
+(Piper ``--multiple-speakers``); ``normalized`` ``ID|TEXT|NORMALIZED`` (LJSpeech). Three fields are
+``speaker`` when a header says so, else when most middle fields are short (<= 3 words, 40 chars), not
+:func:`similar` to the third (< 60 % letters/digits in common, ``difflib``) and repeat. Also read: BOM,
+UTF-16, CRLF/CR, blank lines, a header line, and CSV quoting (``""`` inside a fully quoted field)."""
 from __future__ import annotations
 
 import difflib
@@ -48,9 +34,8 @@ class Row:
 
 @dataclass
 class MetadataLines:
-    """Decoded lines of one file: ``rows`` (data), ``problems`` (undecodable lines, with the rough
-    first field in ``undecodable_ids`` so their audio is not also called unreferenced),
-    ``header`` (the header's fields, or None) and its line number."""
+    """Decoded lines of one file: ``rows``, ``problems`` (undecodable lines; their rough ids in
+    ``undecodable_ids``), ``header`` (fields or None) and its line number."""
 
     rows: list[Row] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -109,9 +94,8 @@ def split_fields(line: str) -> list[str]:
 
 
 def read_lines(raw: bytes, where: str) -> MetadataLines:
-    """Split ``raw`` (the file's bytes) into rows; ``where``: the file name used in problems.
-    Blank lines are skipped; the first data line is the header when it looks like one
-    (:func:`_is_header`); the caller decides whether its first field is a clip after all."""
+    """Split ``raw`` (the file's bytes) into rows; ``where`` names the file in problems. The first data
+    line is the header when it looks like one (:func:`_is_header`)."""
     out = MetadataLines()
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 (Windows Notepad's "Unicode")
         try:
@@ -164,9 +148,8 @@ def _short(text: str) -> bool:
 
 
 def detect_layout(rows: list[Row], header: tuple[str, ...] | None = None) -> str:
-    """``text``, ``speaker`` or ``normalized`` (module docstring) for the rows of one file:
-    ``text`` when most rows have two fields (rows with three are then refused unless the third
-    is :func:`similar` to the second)."""
+    """``text``, ``speaker`` or ``normalized`` for the rows of one file (module docstring); with mostly
+    two-field rows, three-field rows are refused unless the third is :func:`similar` to the second."""
     if header is not None and len(header) >= 3:
         return "speaker" if _key(header[1]) in HEADER_SPEAKER else "normalized"
     if header is not None:

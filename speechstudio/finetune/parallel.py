@@ -1,17 +1,10 @@
-"""One process or several (DDP under ``accelerate launch`` / ``torchrun``): device, rank, wrapping.
+"""One process or several (DDP under ``accelerate launch`` / ``torchrun``): device, rank, wrapping;
+shared by the CTC and VITS trainers.
 
-Shared by the CTC trainer (``finetune.ctc``) and the VITS trainer (``finetune.vits``).
-
-Single process (the usual case, and the GUI): no process group, models are used as they are.
-Several processes (``WORLD_SIZE`` > 1 in the environment, set by the launcher): accelerate's
-``PartialState`` joins the process group (NCCL on GPUs, gloo on CPU) and picks this process's
-device; models are wrapped in ``torch.nn.parallel.DistributedDataParallel`` (gradients averaged
-over the processes in ``backward``); the main process (rank 0) evaluates, logs and writes
-checkpoints while the others wait at a barrier.
-
-    accelerate launch --multi_gpu --num_processes 2 -m speechstudio finetune asr --base ... --data ... --out NAME
-    accelerate launch --multi_gpu --num_processes 2 -m speechstudio finetune voice --base ... --out NAME --multi-gpu
-"""
+With ``WORLD_SIZE`` > 1 accelerate's ``PartialState`` joins the process group (NCCL on GPUs, gloo on
+CPU), models are wrapped in ``DistributedDataParallel``, and rank 0 evaluates, logs and writes
+checkpoints while the others wait at a barrier. Example: ``accelerate launch --multi_gpu --num_processes
+2 -m speechstudio finetune asr --base ... --data ... --out NAME``."""
 from __future__ import annotations
 
 import contextlib
@@ -43,9 +36,8 @@ def launcher_world() -> int | None:
 
 
 def launch_command(argv: list[str], num_processes: int | None = None) -> str:
-    """The ``accelerate launch`` line that runs ``speechstudio ARGV`` once per GPU, e.g.
-    ``accelerate launch --multi_gpu --num_processes 2 -m speechstudio finetune voice --base joe ...``.
-    ``num_processes``: GPUs to use (default: those torch sees, at least 2)."""
+    """The ``accelerate launch`` line that runs ``speechstudio ARGV`` once per GPU; ``num_processes``:
+    GPUs to use (default: those torch sees, at least 2)."""
     if num_processes is None:
         try:
             import torch
@@ -59,13 +51,11 @@ def launch_command(argv: list[str], num_processes: int | None = None) -> str:
 
 
 class Parallel:
-    """Process layout for training. ``device``: ``"cpu"`` or ``"cuda[:N]"``; ``world`` processes,
-    this one ``rank``; ``main``: rank 0.
+    """Process layout for training: ``device`` (``"cpu"`` / ``"cuda[:N]"``), ``world``, ``rank``,
+    ``main`` (rank 0).
 
-    ``resolve``: ``resolve(device) -> str`` for a single process (default
-    ``speechstudio.asr.device.resolve_device``; it raises ``UsageError`` for a missing GPU).
-    Under a launcher the device is accelerate's (``cuda:LOCAL_RANK``, or ``cpu`` when asked for
-    or when there is no GPU: gloo)."""
+    ``resolve(device) -> str`` picks a single process's device (default ``asr.device.resolve_device``,
+    which raises ``UsageError`` for a missing GPU); under a launcher the device is accelerate's."""
 
     def __init__(self, device: str = "auto", resolve: Callable[[str], str] | None = None) -> None:
         import torch
@@ -95,11 +85,8 @@ class Parallel:
         return self.device.startswith("cuda")
 
     def wrap(self, model, find_unused_parameters: bool = False):
-        """DDP-wrap ``model`` (already on ``self.device``) when distributed; else return it.
-
-        Only parameters with ``requires_grad`` at this moment are synchronised: wrap again after
-        freezing or unfreezing parts. ``find_unused_parameters``: some of those may get no
-        gradient in a step (DDP then walks the autograd graph after each forward to find them)."""
+        """DDP-wrap ``model`` (already on ``self.device``) when distributed, else return it. Only
+        parameters with ``requires_grad`` now are synchronised: wrap again after (un)freezing."""
         if self.world == 1:
             return model
         from torch.nn.parallel import DistributedDataParallel
@@ -156,9 +143,8 @@ class Parallel:
         return out
 
     def on_main(self, fn: Callable[[], object], what: str = "the main process"):
-        """Run ``fn`` on rank 0 only and return its result there (None elsewhere); when it raises,
-        it raises on rank 0 and every other process raises ``OtherRankFailed``, instead of
-        waiting for rank 0 forever."""
+        """Run ``fn`` on rank 0 only and return its result there (None elsewhere); if it raises, the
+        other ranks raise ``OtherRankFailed`` instead of waiting forever."""
         if self.world == 1:
             return fn()
         result, error = None, None

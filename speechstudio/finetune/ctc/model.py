@@ -1,17 +1,10 @@
-"""Load the base for CTC fine-tuning and run it: vocabulary choice, config for training, decoding.
+"""Load the base for CTC fine-tuning and run it: vocabulary choice, training config, decoding.
 
-A base is anything transformers' ``AutoModelForCTC`` loads — Wav2Vec2, HuBERT, Data2Vec-Audio,
-Wav2Vec2-Conformer, WavLM, UniSpeech(-SAT), SEW(-D) — either with its CTC head and vocabulary
-(facebook/wav2vec2-base-960h) or as a pretrained encoder without one (facebook/wav2vec2-base,
-config ``architectures`` ``Wav2Vec2ForPreTraining``); then a character vocabulary is built from
-the data and the head (``lm_head``) starts from random weights, as in the transformers CTC example.
-
-Training settings written into the model config (transformers ``run_speech_recognition_ctc.py``):
-``ctc_loss_reduction="mean"``, ``ctc_zero_infinity=True`` (an impossible alignment gives 0, not
-inf), ``pad_token_id`` = the tokenizer's pad id (the CTC blank), ``vocab_size``. SpecAugment
-(``mask_time_prob``, ``mask_time_length``, ``mask_feature_prob``...) stays as in the base config;
-the model applies it itself in train mode (wav2vec 2.0 paper, sec. 4 / appendix B).
-"""
+A base is anything ``AutoModelForCTC`` loads (Wav2Vec2, HuBERT, WavLM, ...), with its CTC head and
+vocabulary or as a bare encoder, whose head (``lm_head``) then starts random over a character vocabulary
+built from the data (transformers CTC example). Config as in ``run_speech_recognition_ctc.py``:
+``ctc_loss_reduction="mean"``, ``ctc_zero_infinity=True``, ``pad_token_id`` = blank, ``vocab_size``;
+SpecAugment stays as in the base config."""
 from __future__ import annotations
 
 import contextlib
@@ -46,11 +39,8 @@ def _quiet_transformers() -> None:
 
 
 def resolve_base(spec: str) -> Base:
-    """Resolve ``--base`` (model store name, Hugging Face id, folder) through ``speechstudio.hub``.
-
-    Raises ``ModelNotFoundError`` (unknown / not downloadable) or ``UsageError`` (a Whisper model
-    or a config ``AutoModelForCTC`` cannot load: not a CTC model or speech encoder).
-    """
+    """Resolve ``--base`` (store name, Hugging Face id, folder) through ``speechstudio.hub``. Raises
+    ``ModelNotFoundError`` or ``UsageError`` (Whisper, or not a CTC model / speech encoder)."""
     from transformers import AutoConfig
 
     from speechstudio.hub.resolve import resolve_model
@@ -117,12 +107,9 @@ def _check_ctc_capable(config, spec: str) -> None:
 
 def load_for_training(path: str | Path, *, vocab_size: int, pad_token_id: int, new_head: bool,
                       mask_time_prob: float | None = None):
-    """``AutoModelForCTC`` from ``path`` in FP32, train-ready config (see module docstring).
-
-    ``new_head``: the vocabulary is not the checkpoint's; the CTC head is created with
-    ``vocab_size`` outputs from the current torch RNG (seed it first). Raises ``UsageError`` when
-    the checkpoint is not loadable as a CTC model.
-    """
+    """``AutoModelForCTC`` from ``path`` in FP32 with the training config; ``new_head``: a fresh CTC
+    head of ``vocab_size`` outputs from the current torch RNG. Raises ``UsageError`` when not loadable
+    as CTC."""
     import torch
     from transformers import AutoModelForCTC
 
@@ -143,24 +130,20 @@ def load_for_training(path: str | Path, *, vocab_size: int, pad_token_id: int, n
 
 
 def output_frames(model, n_input: int) -> int:
-    """Model output frames (CTC time steps) for an input of ``n_input`` samples (or feature frames):
-    the conv feature encoder's arithmetic (``_get_feat_extract_output_lengths``; 320 samples =
-    20 ms per frame for Wav2Vec2 at 16 kHz)."""
+    """CTC frames for ``n_input`` samples (or feature frames), by the conv encoder's arithmetic (320
+    samples = 20 ms per frame for Wav2Vec2 at 16 kHz)."""
     import torch
 
     return int(model._get_feat_extract_output_lengths(torch.tensor(int(n_input))))
 
 
 def ctc_loss(model, logits, labels, input_lengths):
-    """CTC loss of ``logits`` (B, T, V) against ``labels`` (B, L; -100 = padding), each clip over
-    its OWN frames: ``input_lengths`` (B,) samples before padding -> frames by the conv arithmetic.
+    """CTC loss of ``logits`` (B, T, V) against ``labels`` (B, L; -100 = padding), each clip over its
+    own frames from ``input_lengths`` (B,) samples.
 
-    transformers' ``*ForCTC.forward`` takes the frame counts from the attention mask, or all T
-    frames when there is none — and group-norm models (wav2vec2-base) must be run without one, so
-    the alignment could then end in the zero padding and the model learn to emit a word's last
-    characters there, which a clip transcribed alone does not have. Same settings otherwise:
-    blank = ``pad_token_id``, ``ctc_loss_reduction``, ``ctc_zero_infinity``, FP32 log-softmax,
-    cuDNN off (as transformers does)."""
+    transformers' ``*ForCTC.forward`` uses all T frames when there is no attention mask (group-norm
+    bases), letting alignments end in the padding; otherwise the same settings (blank =
+    ``pad_token_id``, FP32 log-softmax, cuDNN off)."""
     import torch
 
     cfg = model.config
@@ -187,9 +170,8 @@ def autocast(device: str, precision: str):
 
 def greedy_texts(logits, frames: Sequence[int], id_to_token: Sequence[str], blank_id: int,
                  delimiter: str = "|", skip_ids: frozenset[int] = frozenset()) -> list[str]:
-    """Greedy CTC decoding of ``logits`` (tensor (B, T, V)): arg-max per frame over the first
-    ``frames[b]`` frames, repeats merged, blank and ``skip_ids`` dropped, ``delimiter`` -> space
-    (Graves et al., 2006, best path)."""
+    """Greedy CTC decoding of ``logits`` (B, T, V) over the first ``frames[b]`` frames: repeats merged,
+    blank and ``skip_ids`` dropped, ``delimiter`` -> space (Graves et al., 2006)."""
     ids = logits.argmax(dim=-1).cpu().tolist()
     texts = []
     for row, n in zip(ids, frames):

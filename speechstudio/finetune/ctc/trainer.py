@@ -1,18 +1,11 @@
 """The CTC fine-tuning loop: a generator of progress events (Qt-free; the CLI and GUI consume it).
 
-``train_ctc(run_dir, dataset_dir, base, config, resume=False, control=None)`` yields, in order:
-``InfoEvent``s, one ``SanityEvent`` (vocabulary coverage, refused clips, tiny-batch overfit),
-the base model's ``EvalEvent(base=True)`` (fresh runs), then a ``StepEvent`` per optimizer step
-with ``EvalEvent`` + ``CheckpointEvent`` at each evaluation, and a final ``DoneEvent``.
-
-Step: length-grouped micro-batches, ``grad_accum`` of them per optimizer step (DDP all-reduce only
-on the last), autocast FP16 (with ``torch.amp.GradScaler``) or BF16, gradients clipped to
-``max_grad_norm``, AdamW, linear warm-up then linear decay. Non-finite steps are skipped (the
-GradScaler does it for FP16); ten in a row stop the run with advice. Determinism: the data order
-is a function of (seed, epoch), and the RNG states (Python, numpy — SpecAugment masks come from
-numpy — torch, CUDA) go into each checkpoint, so on one process a stop + resume gives the same
-weights, bit for bit, as an uninterrupted run.
-"""
+Yields ``InfoEvent``s, one ``SanityEvent``, the base's ``EvalEvent(base=True)`` (fresh runs), a
+``StepEvent`` per optimizer step with ``EvalEvent`` + ``CheckpointEvent`` at each evaluation, and a
+``DoneEvent``. Step: length-grouped micro-batches, ``grad_accum`` per step, FP16 (GradScaler) or BF16
+autocast, clipped AdamW, linear warm-up and decay; ten non-finite steps in a row stop the run. RNG
+states and a (seed, epoch) data order go into each checkpoint, so on one process stop + resume is
+bit-exact."""
 from __future__ import annotations
 
 import dataclasses
@@ -96,22 +89,15 @@ def _wait_while_paused(control) -> None:
 
 def train_ctc(run_dir, dataset_dir, base: str | None, config: CTCConfig = CTCConfig(), resume: bool = False,
               control=None) -> Iterator:
-    """Fine-tune a CTC model on a prepared dataset; yield events (see the module docstring).
+    """Fine-tune a CTC model on a prepared dataset; yield events (module docstring).
 
-    Args:
-        run_dir: the run folder (layout in ``finetune.ctc.checkpoint``).
-        dataset_dir: a prepared dataset (``manifest.json`` + ``clips/ID.wav``, 16 kHz; other rates
-            are resampled on the fly).
-        base: model store name / Hugging Face id / folder (not needed when resuming: the run's).
-        config: ``CTCConfig``; resume: continue from ``checkpoints/latest.pt``.
-        control: a ``TrainControl`` (``stop`` / ``pause`` events) or a ``threading.Event`` (stop).
+    ``run_dir``: run folder (``finetune.ctc.checkpoint``); ``dataset_dir``: prepared dataset (16 kHz
+    clips; others resampled); ``base``: store name / HF id / folder (the run's when resuming);
+    ``control``: ``TrainControl`` or a stop ``threading.Event``.
 
-    Raises:
-        UsageError, ModelNotFoundError: bad base or option; RunError: nothing to resume, or the
-        folder already holds a run; DatasetError: unusable data (characters outside a kept
-        vocabulary, fewer clips than one batch); CTCTrainingError: failed sanity pass, NaN loss,
-        out of memory, disk full (the last checkpoint stays valid: ``resume=True`` continues).
-    """
+    Raises ``UsageError`` / ``ModelNotFoundError`` (base, options), ``RunError`` (nothing to resume, or
+    a run already there), ``DatasetError`` (unusable data), ``CTCTrainingError`` (sanity pass, NaN, out
+    of memory, disk full; ``resume=True`` continues)."""
     import torch
 
     try:

@@ -1,15 +1,8 @@
 """CTC targets: transcript normalisation, character vocabularies, coverage, processor files.
 
-Targets are characters with ``|`` between words, as in facebook/wav2vec2-base-960h and the
-transformers CTC example (``run_speech_recognition_ctc.py``: ``create_vocabulary_from_data``,
-lower-cased text, punctuation removed, space replaced by the word delimiter ``|``, plus pad and
-unknown tokens). Here the pad token ``<pad>`` is id 0 and doubles as the CTC blank (the model's
-``pad_token_id``), ``<unk>`` is 1, ``|`` is 2, then the data's characters in code-point order.
-
-Normalisation (``normalize_transcript``): Unicode NFKC, typographic apostrophes to ``'``,
-numbers spelled out and English abbreviations expanded (``speechstudio.metrics.normalize_text``),
-punctuation dropped, apostrophes kept inside words only; then the casing policy.
-"""
+Characters with ``|`` between words, as in wav2vec2-base-960h and transformers'
+``run_speech_recognition_ctc.py``; ``<pad>`` is id 0 and the CTC blank, ``<unk>`` 1, ``|`` 2, then the
+data's characters in code-point order."""
 from __future__ import annotations
 
 import json
@@ -44,12 +37,11 @@ def _spell_numbers(text: str, language: str) -> str:
 
 
 def normalize_transcript(text: str, casing: str = "lower", language: str = "en") -> str:
-    """The CTC target for a transcript: words separated by single spaces, no punctuation.
+    """The CTC target for a transcript: single spaces, no punctuation, apostrophes inside words only
+    (NFKC, ``’`` -> ``'``).
 
-    ``casing``: ``"lower"`` / ``"upper"`` (after ``metrics.normalize_text``: numbers spelled out,
-    ``Dr.`` -> ``doctor``) or ``"keep"`` (same steps without changing case or expanding
-    abbreviations). ``"don’t"`` -> ``"don't"``; ``"'quoted'"`` -> ``"quoted"``.
-    """
+    ``casing``: ``"lower"`` / ``"upper"`` (after ``metrics.normalize_text``: numbers and abbreviations
+    spelled out) or ``"keep"`` (no case change, no abbreviation expansion)."""
     from speechstudio.metrics import normalize_text
 
     text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
@@ -136,10 +128,8 @@ def make_tokenizer(vocab: Mapping[str, int], folder: str | os.PathLike):
 
 
 def default_feature_extractor(model_config, sampling_rate: int = 16000):
-    """A ``Wav2Vec2FeatureExtractor`` for a base that ships none: 16 kHz, zero-mean unit-variance
-    per clip, attention mask only for layer-norm feature encoders (``feat_extract_norm="layer"``,
-    e.g. wav2vec2-large-lv60; group-norm ones such as wav2vec2-base are trained on zero-padded
-    batches without it — transformers' Wav2Vec2 documentation)."""
+    """A ``Wav2Vec2FeatureExtractor`` for a base that ships none: 16 kHz, per-clip normalised, attention
+    mask only for layer-norm feature encoders (transformers' Wav2Vec2 docs)."""
     from transformers import Wav2Vec2FeatureExtractor
 
     layer_norm = getattr(model_config, "feat_extract_norm", "group") == "layer"

@@ -1,16 +1,10 @@
 """``TrainConfig``: the settings of a VITS fine-tuning run, with the source of every default.
 
-Optimizer: AdamW, lr 2e-4, betas (0.8, 0.99), eps 1e-9, weight decay 0.01 for generator and
-discriminator (VITS ``configs/ljs_base.json``, ``train.py``; Piper ``lightning.py``); after the warm-up
-the base's generator runs at ``generator_lr`` = 2e-5. VITS decays the lr by 0.999875 per epoch
-(LJSpeech: ~205 steps at batch 64); we apply ``lr_decay ** (1 / LJS_STEPS_PER_EPOCH)`` per step, so the
-curve over steps matches VITS whatever the dataset size.
-
-Stages for a base without a trained posterior encoder (Piper ``.onnx``): ``warmup`` (only the new
-posterior encoder, ``warmup_lr`` 1e-3 ramped over 30 steps), ``discriminator`` (only the fresh
-discriminator), ``train`` (GAN, VITS' losses). With ``freeze_prior`` the decoder learns from prior
-latents aligned to each clip, as HiFi-GAN fine-tunes on Tacotron 2's teacher-forced mels (Kong et al.
-2020). The measurements behind each default are in ``docs/finetune_voice.md``."""
+AdamW lr 2e-4, betas (0.8, 0.99), eps 1e-9, weight decay 0.01 (VITS ``configs/ljs_base.json``, Piper
+``lightning.py``); after the warm-up the generator runs at ``generator_lr`` 2e-5. VITS' per-epoch lr
+decay 0.999875 is applied per step as ``lr_decay ** (1 / LJS_STEPS_PER_EPOCH)``. ``freeze_prior``
+follows HiFi-GAN fine-tuning on teacher-forced mels (Kong et al. 2020). Measurements behind the
+defaults: ``docs/finetune_voice.md``."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
@@ -25,19 +19,13 @@ LJS_STEPS_PER_EPOCH = 205
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Settings of one run (JSON-serialisable; stored in ``run_dir/config.json``).
+    """Settings of one run (JSON, ``run_dir/config.json``). ``steps`` includes the warm-up;
+    ``warmup_steps`` None = 10 % (50..1000, at most half) without a posterior encoder, else 0.
 
-    ``steps`` counts optimizer steps including the warm-up; ``warmup_steps`` None = 10 % of ``steps``
-    (50..1000, at most half) for bases without a posterior encoder, 0 for transformers checkpoints.
-    Effective batch = ``batch_size * grad_accum``. ``precision``: ``auto`` (CUDA bf16, else fp16 with a
-    GradScaler; CPU fp32) | ``fp32`` | ``fp16`` | ``bf16``. ``segment_size`` in samples (VITS 8192),
-    rounded down to whole frames. ``eval_every`` / ``checkpoint_every`` in optimizer steps;
-    ``patience``: rising validation evaluations before an overtraining warning. ``device``:
-    ``auto|cpu|cuda|cuda:N``. ``mas_backend``: ``auto|numba|torch``. ``stft_weight``: multi-resolution
-    STFT loss weight (Parallel WaveGAN; 0 = off). ``generator_lr`` None = ``lr``. ``pitch_conform``,
-    ``pitch_by_rate``: Piper-base pitch recipes (``conform``, ``voice_rate``). ``judge_clone``: pick the
-    best checkpoint by ``closeness.Closeness.score`` (needs Resemblyzer, else the validation mel loss).
-    ``discriminator_width``: fraction of VITS' channels (1.0 = 46.7 M parameters)."""
+    ``precision``: ``auto|fp32|fp16|bf16``; ``segment_size`` in samples (VITS 8192); ``eval_every`` /
+    ``checkpoint_every`` in steps; ``patience``: rising evaluations before a warning; ``stft_weight``:
+    multi-resolution STFT loss (Parallel WaveGAN; 0 = off); ``judge_clone``: best checkpoint by
+    ``closeness.Closeness.score``; ``discriminator_width``: fraction of VITS' channels."""
 
     steps: int = 2000
     warmup_steps: int | None = None
@@ -114,9 +102,8 @@ class TrainConfig:
         return int(min(1000, max(50, round(0.1 * self.steps)), self.steps // 2))
 
     def disc_warmup_for(self, has_posterior: bool, fresh_discriminator: bool = True) -> int:
-        """Discriminator-only steps after the warm-up: ``disc_warmup_steps`` when set (cut to what is
-        left), else 0 for a trained discriminator and, for a fresh one, a Piper warm-up's count (10 %,
-        50..1000) but at most a third of the steps left."""
+        """Discriminator-only steps after the warm-up: ``disc_warmup_steps`` if set, else 0 for a
+        trained discriminator, else a Piper warm-up's count capped at a third of the steps left."""
         left = max(0, int(self.steps) - self.warmup_for(has_posterior))
         if self.disc_warmup_steps is not None:
             return min(int(self.disc_warmup_steps), left)

@@ -1,16 +1,8 @@
 """Clips of a prepared dataset (``finetune.manifest.Manifest``) as VITS training batches.
 
-* ``prepare_clips``: text -> token ids with the base voice's own front end (``VitsVoice.text_to_ids``:
-  espeak-ng phonemes for Piper voices, the ``VitsTokenizer`` for MMS), audio -> linear
-  spectrogram + log-mel (``features``) computed once and cached as float16 in ``cache_dir``
-  (audio as int16). Clips the voice cannot say, unreadable audio, or audio with fewer latent
-  frames than tokens (MAS needs frames >= tokens) are skipped and reported, not fatal.
-* ``ClipDataset`` + ``collate``: padded tensors (pad to at least one training segment).
-* ``BucketBatches``: seeded, length-bucketed batches that go on across epochs; batch ``k`` of the
-  run is a pure function of (seed, k), so the trainer checkpoints just ``k`` (like VITS'
-  ``DistributedBucketSampler``, which groups similar lengths to waste less padding). With several
-  processes (DDP) process ``r`` of ``W`` takes batches ``k + r, k + r + W, ...`` of that one order.
-"""
+``prepare_clips`` turns text into ids with the base voice's front end and audio into cached features;
+``ClipDataset`` + ``collate`` pad them; ``BucketBatches`` gives seeded, length-bucketed batches where
+batch ``k`` is a pure function of (seed, k), as VITS' ``DistributedBucketSampler`` groups lengths."""
 from __future__ import annotations
 
 import errno
@@ -86,12 +78,10 @@ def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | 
                   progress=None) -> PreparedClips:
     """Token ids + cached features for the usable clips of ``manifest``.
 
-    ``voice``: the loaded base (``VitsVoice``); ``fc``: ``FeatureConfig`` of the base;
-    ``cache_dir``: folder for ``ID-HASH.pt`` (float16 spec / mel, int16 audio; reused while the
-    clip file and the settings are unchanged). The validation split is ``Manifest.split``
-    (seeded, 5 % of the clips, 1..20; none below 4 clips). ``progress(done, total)`` is called
-    per clip. Clip problems go to ``skipped``; nothing is raised for a single bad clip.
-    """
+    ``voice``: the loaded base (``VitsVoice``); ``fc``: its ``FeatureConfig``; ``cache_dir``:
+    ``ID-HASH.pt`` files (float16 spec / mel, int16 audio). Validation split: ``Manifest.split``.
+    ``progress(done, total)`` per clip. Clips the voice cannot say, unreadable audio, or fewer frames
+    than tokens (MAS needs frames >= tokens) go to ``skipped``; nothing is raised for a bad clip."""
     import torch
 
     cache_dir = Path(cache_dir)
@@ -134,10 +124,9 @@ def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | 
 
 
 class ClipDataset:
-    """Map-style dataset over ``ClipItem``s: item -> dict of tensors (``ids`` long (t_x,),
-    ``spec`` float32 (bins, frames), ``mel`` float32 (n_mels, frames), ``wav`` float32
-    (frames * hop,) in [-1, 1]; and ``latent`` float32 (flow, frames) for pitch-conformed clips,
-    ``conform.conform_clips``)."""
+    """Map-style dataset: item -> ``ids`` long (t_x,), ``spec`` (bins, frames), ``mel`` (n_mels,
+    frames), ``wav`` (frames * hop,) in [-1, 1], and ``latent`` (flow, frames) for pitch-conformed
+    clips; float32."""
 
     def __init__(self, items: list[ClipItem]):
         self.items = list(items)
@@ -158,10 +147,9 @@ class ClipDataset:
 
 
 def collate(batch: list[dict], hop_length: int, min_frames: int = 1) -> dict:
-    """Pad a list of ``ClipDataset`` items: ``input_ids`` (b, t_x) long, ``input_mask`` (b, t_x),
-    ``spec`` (b, bins, t_y), ``mel`` (b, n_mels, t_y), ``spec_mask`` (b, t_y) float32,
-    ``wav`` (b, 1, t_y * hop), with t_y >= ``min_frames`` (one training segment); ``latent``
-    (b, flow, t_y) when the items have one."""
+    """Pad ``ClipDataset`` items: ``input_ids`` (b, t_x) long, ``input_mask`` (b, t_x), ``spec`` (b,
+    bins, t_y), ``mel`` (b, n_mels, t_y), ``spec_mask`` (b, t_y), ``wav`` (b, 1, t_y * hop), [``latent``
+    (b, flow, t_y)]; t_y >= ``min_frames``."""
     import torch
 
     b = len(batch)
@@ -189,13 +177,9 @@ def collate(batch: list[dict], hop_length: int, min_frames: int = 1) -> dict:
 class BucketBatches:
     """Endless, seeded, length-bucketed batches of indices, resumable at any batch number.
 
-    Per epoch e (``random.Random(f"{seed}:{e}")``): sort clips by length with +-10 % jitter,
-    cut into runs of ``batch_size`` neighbours (the last run is the final ``batch_size`` clips, so
-    every batch is full and every clip is seen), shuffle the runs. ``batches_per_epoch`` =
-    ceil(n / batch_size). Iterating from ``start`` yields batch ``start``, ``start + 1``, ...;
-    with ``world`` processes, process ``rank`` yields ``start + rank``, ``start + rank + world``, ...
-    (``start`` counts the batches all processes consumed together).
-    """
+    Per epoch e (``random.Random(f"{seed}:{e}")``): sort by length with +-10 % jitter, cut into full
+    runs of ``batch_size``, shuffle the runs; ceil(n / batch_size) batches per epoch. From ``start``,
+    process ``rank`` of ``world`` yields ``start + rank``, ``start + rank + world``, ..."""
 
     def __init__(self, lengths: list[int], batch_size: int, seed: int, start: int = 0, world: int = 1,
                  rank: int = 0):

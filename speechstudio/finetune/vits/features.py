@@ -1,17 +1,10 @@
-"""Training features as VITS / Piper compute them (``mel_processing.py`` of jaywalnut310/vits and
-OHF-Voice/piper1-gpl ``src/piper/train/vits/mel_processing.py``).
+"""Training features as VITS / Piper compute them (jaywalnut310/vits and OHF-Voice/piper1-gpl
+``mel_processing.py``).
 
-* linear magnitude spectrogram (the posterior encoder's input, ``config.spectrogram_bins`` =
-  n_fft / 2 + 1 bins): reflect-pad (n_fft - hop) / 2 on both sides, ``torch.stft`` with a Hann
-  window, ``center=False``, magnitude ``sqrt(re^2 + im^2 + 1e-6)``; frames = samples // hop;
-* log-mel (the reconstruction-loss target): the Slaney mel filterbank (``slaney_mel_filters``, the
-  same numbers as ``librosa.filters.mel(htk=False, norm="slaney")``, VITS' ``librosa_mel_fn``,
-  computed here without librosa) times the linear spectrogram, then ``log(clamp(x, 1e-5))``.
-
-Piper medium / VITS LJSpeech: 22050 Hz, n_fft = win = 1024, hop 256, 80 mel bins, fmin 0,
-fmax None (= sr / 2) (VITS configs/ljs_base.json, Piper ``MelAudioConfig``); MMS-TTS: 16 kHz with
-the same STFT. The hop must equal the decoder's upsampling (prod(config.upsample_rates)).
-"""
+Linear magnitude spectrogram (reflect-pad (n_fft - hop) / 2, Hann ``torch.stft``, ``center=False``,
+``sqrt(re^2 + im^2 + 1e-6)``; frames = samples // hop) and log-mel (Slaney filterbank times it,
+``log(clamp(x, 1e-5))``). Piper medium / VITS LJSpeech: 22050 Hz, n_fft = win = 1024, hop 256, 80 mels,
+fmax sr / 2; MMS-TTS 16 kHz. The hop must equal prod(config.upsample_rates)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -21,12 +14,9 @@ __all__ = ["FeatureConfig", "linear_spectrogram", "linear_to_mel", "mel_spectrog
 
 @dataclass(frozen=True)
 class FeatureConfig:
-    """STFT / mel settings (sample rate in Hz, sizes in samples, fmin / fmax in Hz).
-
-    ``audio_rate``: the rate (Hz) recordings are decoded at before their samples are treated as
-    the decoder's output at ``sample_rate`` (None: ``sample_rate``). A clone trained to speak at
-    another pitch through its sample rate (``voice_rate``) reads its recordings at its model rate.
-    """
+    """STFT / mel settings (rates and fmin / fmax in Hz, sizes in samples). ``audio_rate``: the rate
+    recordings are decoded at before being treated as output at ``sample_rate`` (None: ``sample_rate``;
+    see ``voice_rate``)."""
 
     sample_rate: int
     n_fft: int = 1024
@@ -43,9 +33,8 @@ class FeatureConfig:
 
     @classmethod
     def for_model(cls, config, n_mels: int | None = None) -> "FeatureConfig":
-        """Settings matching a ``VitsConfig``: n_fft = 2 (spectrogram_bins - 1), hop =
-        prod(upsample_rates), win = n_fft, 80 mel bins (fewer for toy models with n_fft < 512:
-        n_fft / 4), fmin 0, fmax None."""
+        """Settings for a ``VitsConfig``: n_fft = 2 (spectrogram_bins - 1), hop = prod(upsample_rates),
+        80 mels (n_fft / 4 below n_fft 512), fmin 0, fmax None."""
         import math
 
         n_fft = 2 * (int(config.spectrogram_bins) - 1)
@@ -101,9 +90,8 @@ def _mel_to_hz(m):
 
 
 def slaney_mel_filters(sample_rate: int, n_fft: int, n_mels: int, fmin: float = 0.0, fmax: float | None = None):
-    """Mel filterbank ``np.ndarray[float32]`` (n_mels, n_fft // 2 + 1): triangles on the Slaney mel
-    scale, each scaled to unit area (norm "slaney"); the same arithmetic as
-    ``librosa.filters.mel(sr, n_fft, n_mels, fmin, fmax, htk=False, norm="slaney")``."""
+    """Mel filterbank float32 (n_mels, n_fft // 2 + 1), Slaney scale and norm:
+    ``librosa.filters.mel(htk=False, norm="slaney")`` without librosa."""
     import numpy as np
 
     fmax = float(sample_rate) / 2 if fmax is None else float(fmax)
@@ -131,13 +119,8 @@ def _mel_basis(fc: FeatureConfig, device, dtype):
 
 
 def linear_spectrogram(wav, fc: FeatureConfig):
-    """Linear magnitude spectrogram (VITS ``spectrogram_torch``).
-
-    ``wav``: ``torch.Tensor`` float32 (batch, samples) or (samples,), ``fc.sample_rate`` Hz,
-    range [-1, 1]. Returns float32 (batch, n_fft / 2 + 1, samples // hop) (no batch axis if the
-    input had none). Runs in float32 even under autocast (cuFFT has no bf16; VITS / Piper do the
-    same).
-    """
+    """VITS ``spectrogram_torch``: ``wav`` float32 (batch, samples) or (samples,) in [-1, 1] -> float32
+    (batch, n_fft / 2 + 1, samples // hop), batch axis as given. Always float32 (cuFFT has no bf16)."""
     import torch
     import torch.nn.functional as F
 

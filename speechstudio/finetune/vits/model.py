@@ -1,10 +1,6 @@
-"""The training forward of transformers' ``VitsModel`` (which itself refuses ``labels``).
-
-Follows jaywalnut310/vits ``models.SynthesizerTrn.forward`` (Kim et al. 2021, sec. 2) on the
-transformers submodules, as ylacombe/finetune-hf-vits ``VitsModelForPreTraining`` does: text encoder,
-posterior encoder, flow, MAS alignment, duration loss (SDP NLL or DP squared error), random slice of
-``segment_frames`` latent frames (32 = 8192 samples at hop 256) into the HiFi-GAN decoder.
-``prepare_for_training`` adds what an inference checkpoint lacks."""
+"""The training forward of transformers' ``VitsModel`` (which refuses ``labels``), after
+jaywalnut310/vits ``SynthesizerTrn.forward`` (Kim et al. 2021) as ylacombe/finetune-hf-vits does:
+posterior, flow, MAS, duration loss, random slice of ``segment_frames`` into the decoder."""
 from __future__ import annotations
 
 import math
@@ -24,9 +20,9 @@ POSTERIOR_LAYERS = 16
 
 @dataclass
 class ForwardOutput:
-    """Tensors of one training forward (batch b, latent frames t_y, tokens t_x): ``waveform`` (b, 1,
-    segment_frames * hop), ``ids_slice`` (b,), ``loss_dur`` scalar, ``z_p`` / ``logs_q`` / ``m_p`` /
-    ``logs_p`` (b, flow_size, t_y), ``z_mask`` (b, 1, t_y), ``attn`` (b, 1, t_y, t_x)."""
+    """One training forward (b, latent frames t_y, tokens t_x): ``waveform`` (b, 1, segment_frames *
+    hop), ``ids_slice`` (b,), ``loss_dur``, ``z_p`` / ``logs_q`` / ``m_p`` / ``logs_p`` (b, flow, t_y),
+    ``z_mask`` (b, 1, t_y), ``attn`` (b, 1, t_y, t_x)."""
 
     waveform: torch.Tensor
     ids_slice: torch.Tensor
@@ -103,10 +99,9 @@ def duration_loss(model, hidden, x_mask, w, g):
 
 
 def prior_latents(z_mask, attn, m_p, logs_p, model, g=None):
-    """Latents the decoder gets when the voice speaks, aligned to a real clip: prior ``m_p`` /
-    ``logs_p`` (b, flow, t_x) expanded along ``attn`` (b, 1, t_y, t_x), sampled at ``noise_scale``,
-    through the reverse flow; returns (b, flow, t_y), no gradient. As HiFi-GAN fine-tunes on
-    teacher-forced mels (Kong et al. 2020)."""
+    """Prior ``m_p`` / ``logs_p`` (b, flow, t_x) expanded along ``attn`` (b, 1, t_y, t_x), sampled at
+    ``noise_scale``, through the reverse flow: (b, flow, t_y), no gradient (Kong et al. 2020, teacher
+    forcing)."""
     with torch.no_grad():
         m_f, logs_f = expand_prior(attn, m_p.float(), logs_p.float())
         noise = float(getattr(model, "noise_scale", 0.667))
@@ -117,10 +112,9 @@ def prior_latents(z_mask, attn, m_p, logs_p, model, g=None):
 def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_frames: int, speaker_ids=None,
                      gradient_checkpointing: bool = False, mas_backend: str = "auto",
                      latents: str = "posterior", given_latents=None) -> ForwardOutput:
-    """One VITS training forward. ``input_ids`` long (b, t_x); ``input_mask`` (b, t_x); ``spec`` float
-    (b, spectrogram_bins, t_y) linear magnitude; ``spec_mask`` (b, t_y), t_y >= segment_frames;
-    ``speaker_ids`` long (b,); ``latents``: ``"posterior"`` (VITS), ``"prior"`` (:func:`prior_latents`)
-    or ``"given"`` (``given_latents`` (b, flow, t_y)). Randomness from torch's global RNG."""
+    """One VITS training forward: ``input_ids`` (b, t_x), ``input_mask``, ``spec`` (b, bins, t_y),
+    ``spec_mask`` (b, t_y), ``speaker_ids`` (b,); ``latents``: ``"posterior"``, ``"prior"`` or
+    ``"given"`` (``given_latents``). Uses torch's global RNG."""
     g = _speaker_embedding(model, speaker_ids)
     hidden, m_p, logs_p, x_mask = encode_text(model, input_ids, input_mask)
     z_mask = spec_mask.unsqueeze(1).to(spec.dtype)
@@ -174,9 +168,8 @@ def warmup_parameter_prefixes(model) -> tuple[str, ...]:
 
 
 def prepare_for_training(model, fresh_posterior: bool) -> list[str]:
-    """Make an inference-loaded ``VitsModel`` trainable in place; returns notes for the log. LayerDrop
-    off (transformers' 0.1 is not in VITS); ``fresh_posterior``: a new 16-layer posterior encoder and
-    SDP training flows from torch's global RNG; weight norm folded everywhere."""
+    """Make an inference-loaded ``VitsModel`` trainable in place; returns log notes. LayerDrop off;
+    ``fresh_posterior``: new posterior encoder and SDP flows; weight norm folded."""
     from speechstudio.tts.piper_import import fold_weight_norm
 
     notes = []

@@ -1,14 +1,9 @@
 """One VITS optimizer step (warm-up or GAN), validation, and the resumable training state.
 
-GAN step order follows Piper's ``lightning.py`` ``training_step`` (OHF-Voice/piper1-gpl): G's losses
-against the current D, then D's loss on the detached audio, both optimizers stepping after the last
-accumulated batch (VITS' D-first order would need every micro-batch graph at once). D is frozen while
-G's adversarial loss back-propagates.
-
-Several processes (``finetune.parallel``, DDP): the generator forward (``GeneratorForward``) and D's
-gradient-carrying passes (``DiscriminatorPair``) go through DDP-wrapped modules; losses are averaged
-across processes, so a NaN anywhere stops all. Precision: autocast forwards, float32 master weights,
-spectrograms, MAS and losses; fp16 uses one ``GradScaler`` for both optimizers."""
+GAN step order as Piper's ``lightning.py`` ``training_step``: G's losses against the current (frozen) D,
+then D on the detached audio, both optimizers stepping after the last accumulated batch. Under DDP
+(``finetune.parallel``) losses are averaged across processes, so a NaN anywhere stops all. Autocast
+forwards, float32 master weights, spectrograms, MAS and losses; fp16 uses one ``GradScaler``."""
 from __future__ import annotations
 
 import contextlib
@@ -75,11 +70,9 @@ class DiscriminatorPair(nn.Module):
 
 
 class VitsTraining:
-    """Generator (a ``prepare_for_training``-ed ``VitsModel``), discriminator, optimizers and scaler.
-
-    ``precision``: resolved ``fp32|fp16|bf16``; ``step``: optimizer steps done; ``batches_seen``: the
-    data order position; ``parallel``: a ``finetune.parallel.Parallel`` or None; ``discriminator``: one
-    to start from (a Piper checkpoint's), None for a fresh one of ``config.discriminator_width``."""
+    """Generator (``prepare_for_training``-ed ``VitsModel``), discriminator, optimizers and scaler.
+    ``step``: optimizer steps done; ``batches_seen``: data order position; ``discriminator``: one to
+    start from, or None for a fresh one of ``config.discriminator_width``."""
 
     def __init__(self, model, config: TrainConfig, fc: FeatureConfig, device: str, precision: str,
                  weights: LossWeights = LossWeights(), speaker: int | None = None, parallel=None,
@@ -137,8 +130,8 @@ class VitsTraining:
 
     def trains(self, name: str, stage: str) -> bool:
         """Whether generator parameter ``name`` trains in ``stage``: ``"warmup"`` only
-        ``warmup_parameter_prefixes``; ``"train"`` all but the text encoder and, with
-        ``config.freeze_prior``, flow, duration predictor and posterior encoder."""
+        ``warmup_parameter_prefixes``; ``"train"`` all but the text encoder (and, with
+        ``config.freeze_prior``, the prior)."""
         if stage == "warmup":
             return name.startswith(self.warmup_prefixes)
         frozen = (("text_encoder.",) if self.config.freeze_text_encoder else ()) + \
@@ -164,9 +157,8 @@ class VitsTraining:
         self.gen_ddp = self._wrap(self.gen, find_unused_parameters=True)
 
     def lr_at(self, step: int, stage: str, part: str = "generator") -> float:
-        """Learning rate of 0-based step ``step`` in ``stage`` for ``part`` (``"generator"`` |
-        ``"discriminator"``): ``warmup_lr`` (ramped) in the warm-up, ``generator_lr`` or ``lr`` after
-        it, times ``lr_gamma ** step``. A pure function, so a resumed run uses the same rates."""
+        """Learning rate of 0-based ``step`` in ``stage`` for ``part`` (``"generator"`` |
+        ``"discriminator"``), times ``lr_gamma ** step``; pure, so a resumed run uses the same rates."""
         c = self.config
         if part == "discriminator":
             base = c.lr
@@ -321,9 +313,8 @@ class VitsTraining:
     # ------------------------------------------------------------------ validation
     @torch.no_grad()
     def evaluate(self, batches) -> tuple[float, float]:
-        """Validation on ``batches`` without noise; returns ``(val_mel, recon_mel)``, mean absolute
-        log-mel differences over valid frames: from the text with MAS durations (the overfitting
-        signal), and the decoder of the posterior mean. Uses a forked RNG."""
+        """Validation without noise: ``(val_mel, recon_mel)``, mean absolute log-mel differences from
+        the text with MAS durations and from the posterior mean. Uses a forked RNG."""
         model = self.model
         model.eval()
         err, err_r, count = 0.0, 0.0, 0.0
