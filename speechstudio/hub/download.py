@@ -26,6 +26,7 @@ from speechstudio.hub.catalog import canonical_id, looks_like_hf_id
 from speechstudio.hub.detect import detect_engine
 from speechstudio.hub.paths import hf_cache_dir
 from speechstudio.hub.types import ResolvedModel
+from speechstudio.progress import hub_tqdm_class
 
 T = TypeVar("T")
 
@@ -296,8 +297,6 @@ def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
     allow = [glob.escape(f) for f in select_files(files)] or None
 
     from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
-
-    from speechstudio.progress import hub_tqdm_class
 
     was_disabled = are_progress_bars_disabled()
     if not progress and not was_disabled:

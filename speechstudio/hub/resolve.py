@@ -20,7 +20,7 @@ from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.hub import download as _dl
-from speechstudio.hub.cache import cached_snapshot
+from speechstudio.hub.cache import cached_models, cached_snapshot
 from speechstudio.hub.catalog import CATALOG, DEFAULT_MODEL_ID, canonical_id, looks_like_hf_id
 from speechstudio.hub.detect import detect_engine
 from speechstudio.hub.packages import PackageModel, find_package_model, installed_package_models, package_model_dir
@@ -64,8 +64,6 @@ def available_summary() -> str:
     """One line naming the models usable right now plus a hint, for 'not found' messages."""
     names = [name for name, _ in imported_models()]
     names += [m.name for m, _ in installed_package_models()]
-    from speechstudio.hub.cache import cached_models
-
     names += [m.repo_id for m in cached_models()]
     have = ", ".join(names) if names else "none"
     examples = ", ".join(e.model_id for e in CATALOG[:2])

@@ -33,9 +33,11 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from speechstudio.errors import UsageError
+import speechstudio
 from speechstudio.atomic import atomic_path, write_error
+from speechstudio.errors import UsageError
 from speechstudio.tts.family import CONTROL_RANGES
+from speechstudio.tts.piper_onnx import cpu_threads
 from speechstudio.tts.ssml import SpeechPart, speech_parts
 from speechstudio.tts.text import EmptyTextError
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
@@ -91,8 +93,6 @@ def stream_workers(voice: VitsVoice, workers: int | None = None) -> tuple[int, i
     session (``OnnxPiperRunner.single_threaded``); torch is not imported.
     """
     if getattr(voice, "engine", "torch") == "onnx":
-        from speechstudio.tts.piper_onnx import cpu_threads
-
         threads = cpu_threads()
         workers = min(threads, MAX_AUTO_WORKERS) if workers is None else max(1, int(workers))
         return workers, 1 if workers > 1 else threads
@@ -275,8 +275,6 @@ def speech_tags(voice: str, clone_of: str | None = None) -> dict[str, str]:
     ``comment`` is ``"synthetic speech (voice NAME)"``, or for a cloned voice ``"synthetic speech,
     cloned voice NAME (base BASE)"``. Keys are soundfile ``SoundFile`` string attributes.
     """
-    import speechstudio
-
     name = voice or "unknown"
     comment = (f"synthetic speech, cloned voice {name} (base {clone_of})" if clone_of
                else f"synthetic speech (voice {name})")

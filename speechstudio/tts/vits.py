@@ -33,6 +33,8 @@ import numpy as np
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.tts import family
 from speechstudio.tts.family import check_settings
+from speechstudio.tts.phonemize import split_ids
+from speechstudio.tts.pitch import shift_pitch
 from speechstudio.tts.text import LeftOutTextError
 from speechstudio.tts.voice_text import UnsayableTextError, VoiceText
 
@@ -174,8 +176,6 @@ class VitsVoice(VoiceText):
         wav = self._run_ids(ids, settings)
         shift = self.pitch_semitones if settings.pitch is None else float(settings.pitch)
         if shift:
-            from speechstudio.tts.pitch import shift_pitch
-
             wav = shift_pitch(wav, self.sample_rate, shift)
         return wav
 
@@ -234,8 +234,6 @@ class VitsVoice(VoiceText):
             return np.zeros(0, dtype=np.float32)  # all another script or emoji: warned, nothing to say
         if not self.has_phoneme_map:
             return self.synthesize_ids(ids, settings)
-        from speechstudio.tts.phonemize import split_ids
-
         pieces = split_ids(ids, self.piper.phoneme_id_map)
         if len(pieces) == 1:
             return self.synthesize_ids(ids, settings)

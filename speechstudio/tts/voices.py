@@ -35,9 +35,11 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from speechstudio.atomic import atomic_folder, atomic_write_text
 from speechstudio.errors import ModelNotFoundError, OfflineError, UsageError
 from speechstudio.hub.paths import data_dir
 from speechstudio.tts import family as tts_family
+from speechstudio.tts.piper_import import load_piper_model
 
 __all__ = [
     "DEFAULT_HF_VOICE",
@@ -165,8 +167,6 @@ def import_piper(onnx_path: str | os.PathLike, name: str | None = None) -> Voice
     mismatched pair is refused with ``PiperVoiceError`` before anything is copied. The copy is
     atomic (temp folder + rename). Raises ``UsageError`` if ``name`` is taken.
     """
-    from speechstudio.tts.piper_import import load_piper_model
-
     src = Path(onnx_path)
     _, cfg = load_piper_model(src)
     name = _check_name(name or src.name[: -len(".onnx")] if src.name.endswith(".onnx") else (name or src.stem))
@@ -175,8 +175,6 @@ def import_piper(onnx_path: str | os.PathLike, name: str | None = None) -> Voice
         raise UsageError(f"a voice named {name!r} already exists in {voices_dir()} (remove it or use --name)")
     if any(v.name == name for v in package_voices()):
         raise UsageError(f"{name!r} is the name of an installed package voice (choose another with --name)")
-    from speechstudio.atomic import atomic_folder
-
     with atomic_folder(dest, overwrite=False) as tmp:
         shutil.copyfile(src, tmp / f"{name}.onnx")
         shutil.copyfile(cfg.config_path, tmp / f"{name}.onnx.json")
@@ -231,8 +229,6 @@ def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
     if dest is not None:  # a folder in the store with its companions (vocoder, tokenizer...)
         return VoiceRef(name, "transformers", str(dest), "store", f"downloaded from {hf_id}", hf_id,
                         family=family.name)
-    from speechstudio.atomic import atomic_write_text
-
     meta = {"kind": "transformers", "family": family.name, "hf_id": hf_id, "path": str(path),
             "source": f"downloaded from {hf_id}"}
     atomic_write_text(voices_dir() / name / "voice.json", json.dumps(meta, indent=2))
