@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from speechstudio.audio.decode import load_audio
+
 #: Columns computed per file (a 1-hour file: 0.9 s a column; regrouped to the pixels drawn).
 BASE_COLUMNS = 4000
 
@@ -46,7 +48,5 @@ def load_with_peaks(path: str | Path, sample_rate: int = 16000,
     """Decode ``path`` (float32 mono at ``sample_rate`` Hz) and its :func:`peaks`; returns
     ``(audio, sample_rate, peaks)``. Raises :class:`~speechstudio.errors.AudioDecodeError` for a
     file that cannot be decoded."""
-    from speechstudio.audio.decode import load_audio
-
     audio = load_audio(path, sample_rate)
     return audio, sample_rate, peaks(audio, columns)

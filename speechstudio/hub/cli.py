@@ -12,6 +12,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.hub.download import download_model
+from speechstudio.hub.inventory import list_models, remove_model
+from speechstudio.hub.paths import models_dir
+from speechstudio.hub.store import import_model
 from speechstudio.hub.types import ModelEntry
 
 
@@ -46,9 +51,6 @@ def format_table(entries: Sequence[ModelEntry], *, paths: bool = False) -> str:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Print installed models, then (unless ``--installed``) the catalog. Returns 0."""
-    from speechstudio.hub.inventory import list_models
-    from speechstudio.hub.paths import models_dir
-
     entries = list_models(include_catalog=not args.installed)
     if args.installed:
         entries = [e for e in entries if e.installed or e.source == "imported"]
@@ -65,8 +67,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_download(args: argparse.Namespace) -> int:
     """Download a Hugging Face model (or catalog alias) into the cache. Returns 0."""
-    from speechstudio.hub.download import download_model
-
     model = download_model(args.model_id, progress=not args.no_progress)
     if model.source == "downloaded":
         print(f"downloaded {model.model_id} ({model.engine}) to {model.path}")
@@ -77,8 +77,6 @@ def cmd_download(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Copy a local model directory into the store. Returns 0."""
-    from speechstudio.hub.store import import_model
-
     model = import_model(args.dir, name=args.name)
     print(f"imported {model.engine} model {model.model_id!r} to {model.path}; use it with --model {model.model_id!r}"
           if " " in model.model_id else
@@ -88,8 +86,6 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_remove(args: argparse.Namespace) -> int:
     """Remove an imported model or a Hugging Face cache entry. Returns 0."""
-    from speechstudio.hub.inventory import remove_model
-
     print(remove_model(args.name))
     return 0
 
@@ -127,8 +123,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``models ...`` standalone; one-line errors on stderr (exit 2 usage, 1 other)."""
-    from speechstudio.errors import SpeechStudioError, UsageError
-
     parser = argparse.ArgumentParser(prog="speechstudio")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

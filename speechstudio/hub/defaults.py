@@ -11,6 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from speechstudio.atomic import atomic_write_json
+from speechstudio.errors import UsageError
+from speechstudio.hub.paths import data_dir
+
 __all__ = ["ROLES", "STATE_FILE", "choice", "choose"]
 
 STATE_FILE = "defaults.json"
@@ -19,8 +23,6 @@ ROLES = ("dictation",)
 
 
 def _path() -> Path:
-    from speechstudio.hub.paths import data_dir
-
     return data_dir() / STATE_FILE
 
 
@@ -41,9 +43,6 @@ def choice(role: str) -> str | None:
 def choose(role: str, name: str | None) -> None:
     """Make ``name`` the user's model for ``role`` (``None``: forget the choice, back to the
     built-in rule). Raises ``UsageError`` for an unknown role, ``OSError`` when it cannot be saved."""
-    from speechstudio.atomic import atomic_write_json
-    from speechstudio.errors import UsageError
-
     if role not in ROLES:
         raise UsageError(f"unknown default {role!r} (one of: {', '.join(ROLES)})")
     data = _load()

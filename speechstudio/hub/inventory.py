@@ -5,7 +5,7 @@ from speechstudio.errors import ModelNotFoundError, UsageError
 from speechstudio.hub.cache import cached_models, delete_cached
 from speechstudio.hub.catalog import CATALOG, canonical_id, find_entry
 from speechstudio.hub.detect import detect_engine
-from speechstudio.hub.assemble import remove_assembled
+from speechstudio.hub.assemble import find_parts, remove_assembled
 from speechstudio.hub.packages import (PACKAGE_MODELS, PackageModel, find_package_model, installed_package_models,
                                        package_model_assembled, package_model_dir, package_problem)
 from speechstudio.hub.store import dir_size_bytes, imported_models, remove_imported
@@ -94,8 +94,6 @@ def _package_size(model: PackageModel, path) -> int:
     """Bytes on disk: the folder, or for a split model not yet assembled, its parts + companions."""
     if not model.parts or package_model_assembled(model):
         return dir_size_bytes(path)
-    from speechstudio.hub.assemble import find_parts
-
     return sum(f.path.stat().st_size for f in find_parts(model.name, model.parts))
 
 

@@ -11,6 +11,7 @@ import shutil
 import uuid
 from pathlib import Path
 
+from speechstudio.atomic import atomic_folder
 from speechstudio.errors import UsageError
 from speechstudio.hub.detect import detect_engine
 from speechstudio.hub.packages import find_package_model
@@ -108,8 +109,6 @@ def import_model(src: str | os.PathLike[str], name: str | None = None, *, replac
     root_abs = root.resolve() if root.exists() else root.absolute()
     if root_abs == src_abs or src_abs in root_abs.parents:
         raise UsageError(f"cannot import {src_abs}: it contains the model store {root_abs}")
-    from speechstudio.atomic import atomic_folder
-
     with atomic_folder(final, overwrite=replace) as tmp:
         shutil.copytree(src_abs, tmp, symlinks=False, dirs_exist_ok=True)
         detect_engine(tmp)
