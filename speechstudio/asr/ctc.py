@@ -1,15 +1,9 @@
-"""Greedy CTC decoding that runs across window boundaries, with word times from frame offsets.
+"""Greedy CTC decoding across window boundaries (Graves et al., 2006, best path), with word times from
+frame offsets.
 
-Greedy (best-path) CTC: take the arg-max token per frame, merge repeats, drop the CTC blank
-(Graves et al., 2006). The decoder keeps the previous frame's token between calls, so a
-character repeated across a window boundary is merged exactly as in one long pass, and a blank
-at the boundary still separates two identical characters.
-
-Word times: a word starts at the first frame of its first character and ends after the last
-frame of its last character (the scheme of transformers' ``Wav2Vec2CTCTokenizer`` word offsets);
-seconds = frame index x ``seconds_per_frame`` (conv stride / sample rate: 320 / 16000 = 0.02 s
-for Wav2Vec2).
-"""
+The previous frame's token is kept between calls, so results equal one long pass. A word spans its first
+character's first frame to its last character's last frame (transformers' ``Wav2Vec2CTCTokenizer``
+offsets); seconds = frame x ``seconds_per_frame``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -31,12 +25,8 @@ class _Char:
 
 @dataclass
 class GreedyCTCDecoder:
-    """Streaming greedy CTC decoder.
-
-    ``id_to_token``: the vocabulary (index = token id); ``blank_id``: the CTC blank (the pad token
-    for Wav2Vec2CTCTokenizer); ``word_delimiter``: the token between words (``"|"``);
-    ``skip_ids``: other special tokens to drop (``<s>``, ``</s>``, ``<unk>``).
-    """
+    """Streaming greedy CTC decoder: ``id_to_token`` (vocabulary by id), ``blank_id``,
+    ``word_delimiter`` (``"|"``), ``skip_ids`` (other special tokens to drop)."""
 
     id_to_token: Sequence[str]
     blank_id: int
@@ -47,15 +37,10 @@ class GreedyCTCDecoder:
     _word: list[_Char] = field(default_factory=list)
 
     def feed(self, ids: np.ndarray, first_frame: int, probs: np.ndarray | None = None) -> list[Word]:
-        """Decode arg-max ids ``np.ndarray[int]`` shape (n_frames,) whose first frame is global
-        frame ``first_frame``; return the words completed so far (a word is complete when a
-        delimiter follows it).
-
-        ``probs``: optional ``np.ndarray[float]`` shape (n_frames,), the softmax probability of
-        each frame's arg-max token. A word's ``probability`` is then the mean over its characters
-        of their mean probability over the frames that emit them (the CTC counterpart of
-        openai/whisper's word probability, the mean of the word's token probabilities); without
-        ``probs`` it is 1.0 (unknown)."""
+        """Decode arg-max ids int (n_frames,) starting at global frame ``first_frame``; return the words
+        completed (followed by a delimiter). ``probs`` (n_frames,): arg-max softmax probabilities; a
+        word's ``probability`` is the mean of its characters' mean (as openai/whisper's mean token
+        probability), else 1.0."""
         done: list[Word] = []
         prev = self._prev
         p = None if probs is None else np.asarray(probs, np.float64).tolist()
@@ -101,9 +86,8 @@ class GreedyCTCDecoder:
 
 def group_segments(words: Iterable[Word], max_gap_s: float = 0.6, max_len_s: float = 12.0,
                    max_words: int = 30) -> Iterator[Segment]:
-    """Group words into subtitle-sized segments: a new segment starts after a pause of
-    ``max_gap_s`` seconds, or when the segment would exceed ``max_len_s`` seconds or
-    ``max_words`` words. CTC models give no punctuation, so pauses are the best cue."""
+    """Group words into subtitle-sized segments, split after a ``max_gap_s`` pause or beyond
+    ``max_len_s`` seconds / ``max_words`` words (CTC gives no punctuation)."""
     cur: list[Word] = []
     for w in words:
         if cur and (w.start_s - cur[-1].end_s >= max_gap_s or w.end_s - cur[0].start_s > max_len_s

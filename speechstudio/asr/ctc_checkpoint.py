@@ -1,21 +1,11 @@
-"""What a CTC checkpoint's config says: its family, its CTC frame rate, and whether our CTC recogniser runs it.
+"""What a CTC checkpoint's config says: its family, its CTC frame rate, and whether our CTC recogniser
+runs it.
 
-The CTC recogniser (:mod:`speechstudio.asr.wav2vec2`) runs every checkpoint that transformers'
-``AutoModelForCTC`` loads AND that reads raw 16 kHz waveforms through a convolutional feature
-encoder (``main_input_name == "input_values"``, ``conv_kernel`` / ``conv_stride`` in the config):
-Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, and the same recipe's WavLM, UniSpeech(-SAT)
-and SEW(-D). Models whose CTC head reads log-mel / filter-bank features (Wav2Vec2-BERT, Parakeet
-CTC, ...) need another front end and are refused with a clear reason.
-
-Frame rate: the feature encoder is a stack of 1-D convolutions without padding (transformers
-``*FeatureEncoder``; wav2vec 2.0 paper, section 2: kernels (10,3,3,3,3,2,2), strides
-(5,2,2,2,2,2,2)). One CTC frame therefore advances ``frame_len = prod(conv_stride)`` samples (320 =
-20 ms at 16 kHz for the standard stack) and sees ``receptive_field`` samples (400 = 25 ms), and
-``n`` samples make ``(n - receptive_field) // frame_len + 1`` frames (the same as transformers'
-``_get_feat_extract_output_lengths``: composing ``floor((L - k) / s) + 1`` layer by layer gives
-this closed form). Everything after the feature encoder (positional conv stack, rotary/relative
-position embeddings, Conformer blocks) keeps the frame count.
-"""
+Runnable: what ``AutoModelForCTC`` loads that reads raw 16 kHz audio through a conv feature encoder
+(Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, WavLM, UniSpeech, SEW); filter-bank models
+(Wav2Vec2-BERT, Parakeet) are refused. Frames (wav2vec 2.0 paper, sec. 2): ``frame_len =
+prod(conv_stride)`` (320 = 20 ms at 16 kHz), ``n`` samples give ``(n - receptive_field) // frame_len +
+1`` frames, as transformers' ``_get_feat_extract_output_lengths``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -49,11 +39,7 @@ SUPPORTED = "Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, WavLM, UniSpe
 
 @dataclass(frozen=True)
 class FrameGeometry:
-    """CTC frame arithmetic of a conv feature encoder, in samples at ``sample_rate`` (Hz).
-
-    ``frame_len``: hop between CTC frames (product of ``conv_stride``); ``receptive_field``:
-    samples one frame is computed from (from ``conv_kernel`` and ``conv_stride``).
-    """
+    """CTC frame arithmetic in samples at ``sample_rate`` Hz: ``frame_len`` (hop), ``receptive_field``."""
 
     frame_len: int
     receptive_field: int
@@ -71,10 +57,7 @@ class FrameGeometry:
 
 
 def frame_geometry(conv_kernel: Sequence[int], conv_stride: Sequence[int], sample_rate: int = 16000) -> FrameGeometry:
-    """:class:`FrameGeometry` of a conv stack with the given kernels and strides (samples).
-
-    Raises ``ValueError`` if the lists are empty, differ in length, or hold a non-positive value.
-    """
+    """:class:`FrameGeometry` of a conv stack; ``ValueError`` for empty, unequal or non-positive lists."""
     kernels, strides = [int(k) for k in conv_kernel], [int(s) for s in conv_stride]
     if not kernels or len(kernels) != len(strides) or min(kernels + strides) < 1:
         raise ValueError(f"conv_kernel {list(conv_kernel)} and conv_stride {list(conv_stride)} must be "
@@ -93,15 +76,9 @@ def family_name(model_type: str) -> str:
 
 
 def ctc_config_problem(config) -> str | None:
-    """Why the CTC recogniser cannot run a checkpoint with this transformers ``PretrainedConfig``,
-    as one sentence; ``None`` when it can.
-
-    Refused: a ``model_type`` that ``AutoModelForCTC`` does not map (Whisper, VITS, BERT...), a
-    CTC model that reads filter-bank features instead of the waveform, a config without a conv
-    feature encoder, adapter layers (``add_adapter``: they change the frame rate), and a
-    checkpoint whose ``architectures`` name no ``*ForCTC`` class (a pre-trained base such as
-    ``HubertModel`` or ``Wav2Vec2ForPreTraining``: its CTC head would be random).
-    """
+    """Why the CTC recogniser cannot run this ``PretrainedConfig``, as one sentence, or ``None``: not
+    mapped by ``AutoModelForCTC``, filter-bank input, no conv encoder, adapter layers, or no ``*ForCTC``
+    architecture (random head)."""
     import transformers
     from transformers.models.auto.modeling_auto import MODEL_FOR_CTC_MAPPING_NAMES
 

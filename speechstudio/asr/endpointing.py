@@ -1,17 +1,9 @@
-"""Energy endpointing for live dictation: where utterances start and end in a stream of samples.
+"""Energy endpointing for live dictation (both streaming recognisers): where utterances start and end in
+a stream of samples.
 
-Qt-free, model-free. Both streaming recognisers (Wav2Vec2 CTC windows,
-:mod:`speechstudio.asr.streaming`, and Whisper re-decoding with LocalAgreement,
-:mod:`speechstudio.asr.whisper_stream`) cut the stream into utterances with it, so silence is
-never sent to a model and every utterance is recognised from its own start.
-
-The audio is cut into frames of ``frame_len`` samples (20 ms at 16 kHz: the Wav2Vec2 CTC frame
-hop). A frame whose RMS is below ``threshold_db`` dBFS is silence. ``min_speech_s`` of consecutive
-loud frames start an utterance, which begins ``preroll_s`` (plus the onset frames) before the
-frame that completed the onset; ``endpoint_s`` of consecutive silent frames end it (the silence
-is part of the utterance). ``endpoint_s=None`` (or 0) disables endpointing: the whole stream is
-one utterance starting at sample 0.
-"""
+Frames of ``frame_len`` samples (20 ms at 16 kHz); RMS below ``threshold_db`` dBFS is silence.
+``min_speech_s`` of loud frames start an utterance ``preroll_s`` earlier; ``endpoint_s`` of silence end
+it (silence included). ``endpoint_s`` None or 0: one utterance from sample 0. Model-free."""
 from __future__ import annotations
 
 from collections import deque
@@ -22,12 +14,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class EndpointEvent:
-    """What :meth:`EnergyEndpointer.feed` found, in stream order.
-
-    ``kind``: ``"start"`` (an utterance begins at global sample ``start``; ``audio`` is its first
-    samples: pre-roll and onset), ``"audio"`` (more samples of the open utterance) or ``"end"``
-    (the open utterance is over; ``audio`` is empty). ``audio``: ``np.ndarray[float32]`` shape
-    (n,) at the stream's rate."""
+    """What :meth:`EnergyEndpointer.feed` found: ``kind`` ``"start"`` (at global sample ``start``;
+    ``audio`` = pre-roll and onset), ``"audio"`` or ``"end"`` (empty ``audio``); ``audio`` float32 (n,)."""
 
     kind: str
     audio: np.ndarray
@@ -38,12 +26,8 @@ _EMPTY = np.zeros(0, np.float32)
 
 
 class EnergyEndpointer:
-    """Cut a stream of mono float32 samples into utterances (see the module docstring).
-
-    ``sample_rate``: Hz of the samples given to :meth:`feed`; ``frame_len``: samples per decision
-    frame; other arguments as in :class:`~speechstudio.asr.stream_geometry.StreamConfig` (seconds, dBFS).
-    Not thread-safe.
-    """
+    """Cut mono float32 samples at ``sample_rate`` Hz into utterances; ``frame_len`` samples per
+    decision, other arguments as ``StreamConfig``. Not thread-safe."""
 
     def __init__(self, sample_rate: int, frame_len: int, *, endpoint_s: float | None, min_speech_s: float,
                  preroll_s: float, threshold_db: float) -> None:

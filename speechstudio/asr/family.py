@@ -1,12 +1,10 @@
 """The registry of speech-recognition model families: one object per family, asked by everyone.
 
-An ``AsrFamily`` tells its model folders apart (``detect``), loads them (``load``), says what its models
-can do (``capabilities``), refuses or notes options (``check_options``, the one answer for CLI, worker
-and GUI) and streams for dictation (``open_stream``). Built in: ``wav2vec2``
-(:mod:`speechstudio.asr.family_ctc`) and ``whisper`` (:mod:`speechstudio.asr.family_whisper`); a new
-family is one line in ``BUILTIN`` or a :func:`register` call. The ``name`` is what the ``engine`` fields
-hold: "engine" always means the family's registry name, never a runtime. Qt-free, cheap to import (no
-torch / faster-whisper until ``load``)."""
+An ``AsrFamily`` detects its model folders, loads them, states ``capabilities``, checks options
+(``check_options``, the one answer for CLI, worker and GUI) and streams (``open_stream``). Built in:
+``wav2vec2`` (:mod:`.family_ctc`) and ``whisper`` (:mod:`.family_whisper`); add one in ``BUILTIN`` or
+with :func:`register`. ``engine`` fields hold the family's registry name, never a runtime. Cheap to
+import (no torch until ``load``)."""
 from __future__ import annotations
 
 import json
@@ -24,9 +22,8 @@ BUILTIN = ("speechstudio.asr.family_whisper", "speechstudio.asr.family_ctc")
 
 @dataclass(frozen=True)
 class AsrCapabilities:
-    """What every model of a family can do: ``languages`` (``("multi",)`` or ISO codes); ``translate``
-    (to English); ``prompt`` (initial prompt / hotwords); ``casing`` (cased, punctuated text);
-    ``streaming`` (``"windows"``, ``"agreement"`` or None); ``trainable`` (``finetune asr``);
+    """What a family's models can do: ``languages`` (``("multi",)`` or ISO codes), ``translate``,
+    ``prompt``, ``casing``, ``streaming`` (``"windows"`` | ``"agreement"`` | None), ``trainable``,
     ``detects_language``."""
 
     languages: tuple[str, ...] = ("multi",)
@@ -50,9 +47,9 @@ class ModelFolder:
 
 @dataclass(frozen=True)
 class OptionCheck:
-    """Options as the user gave them, checked before any file is read: ``language`` (ISO code or None:
-    detect), ``task`` (``transcribe`` | ``translate``), ``hotwords`` / ``initial_prompt``, ``chunk_s`` /
-    ``stride_s`` (seconds or None: the model's default)."""
+    """Options as given, checked before any file is read: ``language`` (ISO or None), ``task``
+    (``transcribe`` | ``translate``), ``hotwords`` / ``initial_prompt``, ``chunk_s`` / ``stride_s``
+    (seconds or None)."""
 
     language: str | None = None
     task: str = "transcribe"
@@ -64,9 +61,8 @@ class OptionCheck:
 
 @dataclass
 class AsrFamily:
-    """One family of recognisers. Subclasses override ``detect``, ``load`` and, where the family
-    streams, ``open_stream``; ``check_options`` refuses what ``capabilities`` says the family cannot
-    do, with messages shared by the CLI and the GUI."""
+    """One family of recognisers: subclasses override ``detect``, ``load`` and, if it streams,
+    ``open_stream``; ``check_options`` refuses what ``capabilities`` excludes."""
 
     name: str
     label: str

@@ -1,13 +1,8 @@
 """Spoken language identification on the first speech of a stream, with multilingual Whisper.
 
-Whisper predicts the language from its language tokens after encoding 30 s of log-mel (Radford et
-al. 2022, section 2.3; openai/whisper ``decoding.detect_language``; faster-whisper
-``WhisperModel.detect_language``). faster-whisper runs it on the first 30 s of the audio kept by its
-Silero VAD when ``vad_filter`` is on; :func:`detect_stream_language` does the same on a *stream*:
-it reads blocks until the VAD has found 30 s of speech (or ``max_scan_s`` of audio, or the end),
-detects on that speech, and hands back an iterator that replays what it read followed by the rest,
-so nothing is decoded twice from disk and memory stays bounded (at most ``max_scan_s`` of audio).
-"""
+As faster-whisper's ``detect_language`` with ``vad_filter`` (Radford et al. 2022, sec. 2.3): detect on
+the first 30 s of Silero-VAD speech; :func:`detect_stream_language` reads a stream until it has that (or
+``max_scan_s``) and replays what it read, so memory stays bounded."""
 from __future__ import annotations
 
 import dataclasses
@@ -35,9 +30,8 @@ class LanguageGuess:
 
 
 def speech_of(audio: np.ndarray, sample_rate: int = 16000) -> np.ndarray:
-    """The speech regions of ``audio`` (``np.ndarray[float32]`` shape (n,), 16 kHz) concatenated, as
-    faster-whisper's VAD filter keeps them (Silero VAD, ``VadOptions()`` defaults: threshold 0.5,
-    400 ms padding, 2 s minimum silence). Empty when no speech is found."""
+    """The speech regions of ``audio`` (float32 (n,), 16 kHz) concatenated, as faster-whisper's VAD
+    filter keeps them (Silero, ``VadOptions()`` defaults); empty when none."""
     from faster_whisper.vad import VadOptions, collect_chunks, get_speech_timestamps
 
     if audio.size == 0:
@@ -49,13 +43,9 @@ def speech_of(audio: np.ndarray, sample_rate: int = 16000) -> np.ndarray:
 
 def read_first_speech(blocks: Iterator[np.ndarray], sample_rate: int = 16000, *, want_s: float = WINDOW_S,
                       max_scan_s: float = 300.0, step_s: float = WINDOW_S) -> tuple[list[np.ndarray], np.ndarray]:
-    """Read ``blocks`` until ``want_s`` seconds of speech are found, ``max_scan_s`` seconds of audio
-    were read, or the stream ends.
-
-    The VAD runs on each new stretch of ``step_s`` seconds (and on the rest at the end), so the
-    work is linear in the audio read. Returns ``(read, speech)``: the blocks read (in order, to
-    replay) and the speech found (``np.ndarray[float32]``, at most ``want_s`` seconds; empty if
-    none)."""
+    """Read ``blocks`` until ``want_s`` s of speech, ``max_scan_s`` s of audio, or the end; the VAD runs
+    per ``step_s`` stretch. Returns ``(read, speech)``: the blocks read, to replay, and float32 speech
+    (<= ``want_s`` s, maybe empty)."""
     read: list[np.ndarray] = []
     fresh: list[np.ndarray] = []
     n_fresh = 0
@@ -88,17 +78,9 @@ def read_first_speech(blocks: Iterator[np.ndarray], sample_rate: int = 16000, *,
 
 def detect_stream_language(detector, blocks: Iterable[np.ndarray], *, max_scan_s: float = 300.0
                            ) -> tuple[LanguageGuess | None, Iterator[np.ndarray]]:
-    """Detect the language of a 16 kHz float32 block stream on its first speech.
-
-    Args:
-        detector: a loaded multilingual :class:`~speechstudio.asr.whisper.WhisperRecognizer`.
-        blocks: ``np.ndarray[float32]`` blocks, mono, 16 kHz.
-        max_scan_s: read at most this much audio looking for speech.
-
-    Returns:
-        ``(guess, replay)``: ``guess`` is ``None`` when no speech was found; ``replay`` yields the
-        blocks read so far, then the rest of the stream.
-    """
+    """Detect the language of a 16 kHz mono float32 block stream on its first speech with ``detector``
+    (a multilingual ``WhisperRecognizer``). Returns ``(guess, replay)``: ``guess`` None when no speech;
+    ``replay`` yields the blocks read, then the rest."""
     it = iter(blocks)
     read, speech = read_first_speech(it, detector.sample_rate, max_scan_s=max_scan_s)
     guess = detector.detect_language(speech) if speech.size else None

@@ -1,8 +1,5 @@
-"""Pick and load a recogniser for a model spec (name, HF id, folder) or the default model.
-
-``load_model`` loads one model; ``load_recognizer`` (what ``speechstudio transcribe``, the
-Transcribe page and ``speechstudio.transcribe`` use) adds language detection and routing.
-"""
+"""Pick and load a recogniser for a model spec (name, HF id, folder) or the default model;
+``load_recognizer`` adds language detection and routing."""
 from __future__ import annotations
 
 import sys
@@ -13,18 +10,12 @@ from speechstudio.errors import ModelNotFoundError, UsageError
 def load_model(spec: str | None = None, *, device: str = "auto", precision: str = "auto",
                 batch_size: int | None = None, chunk_s: float | None = None, stride_s: float | None = None,
                 allow_download: bool = True, progress: bool = True, vocabulary: str = "auto"):
-    """Resolve ``spec`` through the model store and load it with its family's loader (the registry,
-    :mod:`speechstudio.asr.family`).
+    """Resolve ``spec`` through the model store and load it with its family (:mod:`.family`);
+    ``(recognizer, message)``, the message saying which model and why.
 
-    ``spec=None`` takes the default model (facebook/wav2vec2-base-960h when cached, never downloaded unasked,
-    else the installed Whisper tiny.en). A folder the hub detects as a CTC checkpoint (engine
-    ``"wav2vec2"``: Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) loads the CTC recogniser
-    :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer`; ``vocabulary`` (CTC only): ``"auto"`` decodes
-    with the folder's ``vocabulary.txt`` word list when it has one (a model adapted with ``finetune
-    asr``), ``"off"`` always greedily. Returns ``(recognizer, message)`` where
-    ``message`` says which model is used (and, for CTC, its family) and why. Raises :class:`~speechstudio.errors.ModelNotFoundError`,
-    :class:`~speechstudio.errors.OfflineError` or :class:`~speechstudio.errors.UsageError`.
-    """
+    ``spec=None``: the default model (wav2vec2-base-960h when cached, never downloaded unasked; else
+    Whisper tiny.en). ``vocabulary`` (CTC): ``"auto"`` uses the folder's ``vocabulary.txt``, ``"off"``
+    greedy. Raises ``ModelNotFoundError``, ``OfflineError``, ``UsageError``."""
     from speechstudio.hub.resolve import default_asr_model, resolve_model
 
     if spec:
@@ -65,26 +56,13 @@ def load_recognizer(spec: str | None = None, *, language: str | None = None, dev
                     precision: str = "auto", batch_size: int | None = None, chunk_s: float | None = None,
                     stride_s: float | None = None, allow_download: bool = True, progress: bool = True,
                     vocabulary: str = "auto"):
-    """Load what ``transcribe`` runs: a :class:`~speechstudio.asr.types.Recognizer` for ``spec`` and
-    ``language``, choosing models by language (:mod:`speechstudio.asr.routing`).
+    """What ``transcribe`` runs for ``spec`` and ``language`` (Whisper code or None), choosing models by
+    language (:mod:`.routing`); returns ``(recognizer, message)``.
 
-    - ``spec=None`` (the default model) with ``language=None`` (auto): a
-      :class:`~speechstudio.asr.routing.LanguageRouter` that detects each input's language with the
-      installed multilingual Whisper (``whisper-base``) and sends English to the default English
-      model (:func:`~speechstudio.hub.resolve.default_asr_model`: wav2vec2-base-960h when cached,
-      else Whisper tiny.en; loaded on the first English input), other languages to the
-      multilingual model. Without a multilingual model: the English model alone, and the message
-      says that other languages are not detected.
-    - ``spec=None`` with ``language="en"``: the English model; another language: the multilingual one.
-    - an explicit ``spec``: that model. If it is English-only and a multilingual model is installed,
-      auto mode wraps it in a router that refuses non-English inputs (never silently transcribes
-      them as English); a non-English ``language`` is a usage error.
-
-    ``language``: a Whisper code (see :func:`~speechstudio.asr.languages.normalize_language`) or
-    ``None``; ``vocabulary``: see :func:`load_model`. Returns ``(recognizer, message)``; raises
-    ``ModelNotFoundError``, ``OfflineError``,
-    ``UsageError``.
-    """
+    Default model with auto language: a ``LanguageRouter`` (multilingual Whisper detects; English goes
+    to the default English model), or the English model alone when no multilingual one is installed. An
+    explicit English-only ``spec`` in auto mode refuses non-English inputs; a non-English ``language``
+    is a ``UsageError``. Also raises ``ModelNotFoundError``, ``OfflineError``."""
     from speechstudio.asr.routing import LanguageRouter
     from speechstudio.hub.resolve import default_asr_model, multilingual_whisper
 

@@ -1,13 +1,8 @@
-"""LocalAgreement-n: commit the prefix of a re-decoded transcript that n consecutive hypotheses agree
-on.
+"""LocalAgreement-n: commit the prefix of a re-decoded transcript that n consecutive hypotheses agree on
+(Macháček, Dabre and Bojar 2023; ``ufal/whisper_streaming`` ``HypothesisBuffer``; paper n = 2).
 
-Source: Macháček, Dabre and Bojar 2023 (IJCNLP-AACL demo), ``ufal/whisper_streaming``
-``HypothesisBuffer``; the paper uses n = 2. Before comparing, a hypothesis loses the words that
-re-transcribe committed audio: by an *anchor* (ours: the last 3, 2 or 1 committed words found ending
-within 1 s of the last committed end; timestamps jitter between decodes, and the time rule alone lost
-"what your" on whisper_jfk.flac with tiny.en), else as ``HypothesisBuffer.insert`` (words starting
-before the last end - 0.1 s dropped, then up to 5 repeated words). Words compare by exact text,
-punctuation and case included. Qt-free, model-free; times in seconds."""
+Words re-transcribing committed audio are dropped first (anchor rule: ``docs/transcribe.md``); words
+compare by exact text. Model-free; times in seconds."""
 from __future__ import annotations
 
 from collections import deque
@@ -31,15 +26,9 @@ def ends_sentence(word: Word) -> bool:
 
 
 class LocalAgreement:
-    """The LocalAgreement-``n`` policy over a sequence of hypotheses::
-
-        la = LocalAgreement(2)
-        for hyp in hypotheses:            # list[Word] per update, times in seconds
-            new = la.insert(hyp)          # words committed by this hypothesis (often [])
-        last = la.flush()                 # end of stream: the tail of the newest hypothesis
-
-    ``n >= 1`` (1 commits every hypothesis whole); ``start_s``: nothing is expected before it. Raises
-    ``ValueError`` for ``n < 1``."""
+    """The LocalAgreement-``n`` policy: ``insert(hyp)`` (list[Word]) returns the newly committed words,
+    ``flush()`` the newest hypothesis's tail. ``n >= 1`` (1 commits everything) else ``ValueError``;
+    ``start_s``: nothing expected before it."""
 
     def __init__(self, n: int = 2, *, start_s: float = 0.0) -> None:
         if int(n) < 1:

@@ -1,14 +1,10 @@
-"""Streaming CTC window geometry: the settings, the fixed-shape windows, and device blocks to model-rate
-mono.
+"""Streaming CTC window geometry: settings, fixed-shape windows, and device blocks to model-rate mono.
 
-Qt-free. Lengths in samples at 16 kHz, multiples of the frame hop ``frame_len`` (320; receptive field
-400 for the standard conv stack, read from the checkpoint): chunk ``C``, left context ``L``, lookahead
-``R``, window ``W = L + C + R``. Chunk ``k`` commits the frames of ``[k*C, (k+1)*C)`` from the window
-``[max(0, k*C - L), +W)``: always ``W`` samples, one shape (one CUDA Graph). Before ``W`` samples arrive
-a preview on a left-zero-padded window sets only the tail (skipped over ``PREVIEW_MAX_WINDOW_S``). At
-stop the rest comes from one final window: the whole utterance when ``n <= W`` (run eagerly), else the
-end-aligned window padded by < 320 samples. Per-window normalisation covers the padding, so offline
-windows give the same logits (the tests check it)."""
+Samples at 16 kHz, multiples of ``frame_len`` (320): chunk ``C``, left context ``L``, lookahead ``R``,
+window ``W = L + C + R``. Chunk ``k`` commits frames ``[k*C, (k+1)*C)`` from window ``[max(0, k*C - L),
++W)``: one shape, one CUDA Graph. Before ``W`` samples a left-padded preview sets the tail; at stop one
+final window ends the utterance. Per-window normalisation makes offline windows give the same logits
+(tested)."""
 from __future__ import annotations
 
 import math
@@ -33,11 +29,9 @@ PREVIEW_MAX_WINDOW_S = 8.0
 
 @dataclass(frozen=True)
 class StreamConfig:
-    """Streaming settings (seconds, dBFS). ``chunk_s`` / ``left_context_s`` / ``lookahead_s`` None take
-    ``DEVICE_DEFAULTS`` (CUDA 0.5 + 1.5 + 0.24 s, CPU 1.0 + 0.5 + 0.24 s). ``endpoint_s``: silence that
-    ends an utterance (None/0: never); ``threshold_db``: RMS below which a 20 ms frame is silence;
-    ``min_speech_s``: loud audio to start one; ``preroll_s``: audio kept before the onset; ``preview``;
-    ``use_cuda_graph``: ``"auto"`` | bool."""
+    """Streaming settings (seconds, dBFS). ``chunk_s`` / ``left_context_s`` / ``lookahead_s`` None:
+    ``DEVICE_DEFAULTS``. ``endpoint_s`` (None/0: never), ``threshold_db`` per 20 ms frame,
+    ``min_speech_s``, ``preroll_s``, ``preview``, ``use_cuda_graph`` (``"auto"`` | bool)."""
 
     chunk_s: float | None = None
     left_context_s: float | None = None
@@ -109,9 +103,8 @@ class WindowGeometry:
 
 
 class BlockResampler:
-    """Device-rate blocks (``(n,)`` or ``(n, channels)``, float in [-1, 1] or integer PCM) -> float32
-    mono ``(m,)`` at ``out_rate`` (soxr ``ResampleStream`` "HQ", channels averaged); ``last=True``
-    flushes. Deterministic."""
+    """Device blocks ((n,) or (n, channels), float or int PCM) -> float32 mono (m,) at ``out_rate``
+    (soxr "HQ", channels averaged); ``last=True`` flushes."""
 
     def __init__(self, in_rate: int, out_rate: int = 16000) -> None:
         self.in_rate, self.out_rate = int(in_rate), int(out_rate)

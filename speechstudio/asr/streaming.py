@@ -1,17 +1,9 @@
 """Live dictation: streaming CTC (Wav2Vec2 family) on fixed-shape windows, stable text + changing tail.
 
-Qt-free. Blocks at any device rate are resampled to 16 kHz (soxr HQ); the window geometry and
-:class:`StreamConfig` live in :mod:`speechstudio.asr.stream_geometry` (re-exported here). Completed
-words are stable; the tail is decoded from the lookahead frames and may change. An energy endpointer
-(``endpoint_s`` of silence; None or 0: one utterance) splits utterances, and silence never runs the
-model. How it runs: ``docs/transcribe.md``. Usage::
-
-    rec = StreamingRecognizer(recognizer, StreamConfig(), input_rate=44100)
-    for block in source.blocks():          # np.ndarray[float32] shape (n,), 44.1 kHz
-        for u in rec.push(block):          # StreamUpdate: stable text, tail, new words
-            show(u.stable_text, u.tail_text)
-    for u in rec.stop():                   # flushes what is buffered
-        ..."""
+Blocks at any rate are resampled to 16 kHz (soxr HQ); geometry and :class:`StreamConfig` are in
+:mod:`.stream_geometry` (re-exported). An energy endpointer (``endpoint_s`` of silence; None or 0: one
+utterance) splits utterances; silence never runs the model. How it runs: ``docs/transcribe.md``. Use:
+``rec.push(block)`` per float32 (n,) block yields ``StreamUpdate``s; ``rec.stop()`` flushes."""
 from __future__ import annotations
 
 import copy
@@ -37,10 +29,9 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class StreamUpdate:
-    """One update for the display: ``kind`` ``"partial"`` | ``"final"``; ``utterance`` (0-based);
-    ``words`` newly stable (seconds from the stream start); ``stable_text`` (on final the whole text);
-    ``tail_text`` (``""`` on final); ``audio_s`` received, ``stable_s`` committed up to (their
-    difference is the lag), ``compute_s`` of model time."""
+    """One display update: ``kind`` ``"partial"`` | ``"final"``; ``utterance`` (0-based); newly stable
+    ``words`` (s from stream start); ``stable_text``; ``tail_text`` (``""`` on final); ``audio_s``,
+    ``stable_s``, ``compute_s``."""
 
     kind: str
     utterance: int
@@ -175,12 +166,10 @@ class _Utterance:
 
 
 class StreamingRecognizer:
-    """Streaming dictation over a loaded ``Wav2Vec2Recognizer`` (any CTC family it loads).
-
-    ``input_rate``: Hz of the blocks given to :meth:`push`. ``runner``: window -> logits for windows of
-    exactly ``geometry.window`` samples (default ``asr.cuda_graph.window_runner``).
-    ``on_logits(first_global_frame, logits)`` sees each committed ``float32 (n_frames, vocab)`` slice
-    once, in order. Not thread-safe."""
+    """Streaming dictation over a loaded ``Wav2Vec2Recognizer``; ``input_rate``: Hz of pushed blocks.
+    ``runner``: logits for windows of exactly ``geometry.window`` samples (default
+    ``cuda_graph.window_runner``). ``on_logits(first_frame, logits)`` sees each committed float32
+    (n_frames, vocab) slice once. Not thread-safe."""
 
     def __init__(self, recognizer, config: StreamConfig | None = None, *, input_rate: int | None = None,
                  runner: Callable[[np.ndarray], np.ndarray] | None = None,
@@ -249,8 +238,7 @@ class StreamingRecognizer:
 
     def run_source(self, source, on_block: Callable[[np.ndarray], None] | None = None) -> Iterator[StreamUpdate]:
         """Recognise an ``AudioSource`` (``sample_rate == input_rate``) until it ends or
-        ``source.stop()`` (any thread), then flush like :meth:`stop`; ``on_block(block)`` sees each raw
-        block first."""
+        ``source.stop()``, then flush; ``on_block(block)`` sees each raw block first."""
         if int(source.sample_rate) != self.input_rate:
             raise ValueError(f"source rate {source.sample_rate} Hz != input_rate {self.input_rate} Hz")
         for block in source.blocks():

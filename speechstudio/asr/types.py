@@ -1,8 +1,6 @@
-"""Result dataclasses and the recogniser interface shared by every recogniser (CTC, Whisper).
-
-Times are seconds from the start of the input. Modelled on faster-whisper's ``Segment`` / ``Word`` /
-``TranscriptionInfo`` and its ``transcribe(audio) -> (segments, info)`` (SYSTRAN/faster-whisper
-``transcribe.py``); segments are yielded lazily."""
+"""Result dataclasses and the recogniser interface shared by every recogniser, after faster-whisper's
+``Segment`` / ``Word`` / ``TranscriptionInfo`` and ``transcribe(audio) -> (segments, info)``. Times:
+seconds from the input's start; segments are lazy."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -17,9 +15,8 @@ AudioInput = Union[np.ndarray, Iterable[np.ndarray]]
 
 @dataclass(frozen=True)
 class Word:
-    """One word: ``start_s`` / ``end_s`` (seconds), ``probability`` in [0, 1] (1.0 unknown: Whisper's
-    mean token probability, openai/whisper ``timing.py``; CTC's mean arg-max character probability),
-    ``speaker`` (diarization) or None."""
+    """One word: ``start_s`` / ``end_s``, ``probability`` in [0, 1] (1.0: unknown; openai/whisper
+    ``timing.py``), ``speaker`` or None."""
 
     start_s: float
     end_s: float
@@ -30,9 +27,8 @@ class Word:
 
 @dataclass(frozen=True)
 class Segment:
-    """A stretch of transcript (seconds) with its words (may be empty). ``avg_logprob``: natural log, <=
-    0 (Whisper's; CTC: mean log word probability); ``no_speech_prob``: Whisper only; ``speaker``;
-    ``language``: ISO code when detected per stretch. None when unknown."""
+    """A stretch of transcript with its words (may be empty); ``avg_logprob`` (natural log, <= 0),
+    ``no_speech_prob`` (Whisper), ``speaker``, ``language`` (per stretch); None when unknown."""
 
     start_s: float
     end_s: float
@@ -46,11 +42,10 @@ class Segment:
 
 @dataclass(frozen=True)
 class TranscriptInfo:
-    """What a run knows about its input: ``duration_s`` (seconds), ``language`` (ISO 639-1 or None),
-    ``model_id``, ``engine`` (family registry name), ``language_probability`` ([0, 1] or None),
-    ``task``, ``detector``, ``note`` (how the model was chosen). With diarization ``speakers``
-    (``SpeakerInfo`` by first appearance), ``speaker_turns`` and ``speakers_could_be`` (None when the
-    count is sure). ``audio``: the decoded input's track, offset, channels, rate, codec."""
+    """What a run knows: ``duration_s``, ``language`` (ISO 639-1 or None), ``model_id``, ``engine``
+    (family name), ``language_probability``, ``task``, ``detector``, ``note``; with diarization
+    ``speakers``, ``speaker_turns``, ``speakers_could_be``; ``audio``: track, offset, channels, rate,
+    codec."""
 
     duration_s: float
     language: str | None
@@ -82,12 +77,10 @@ class Recognizer(Protocol):
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
-        """Transcribe ``audio`` (one array or a stream of blocks, mono float32 at ``sample_rate``).
-
-        ``language``: ISO code or None to detect; ``task``: ``"transcribe"`` | ``"translate"``;
-        ``initial_prompt`` / ``hotwords`` (Whisper only); ``duration_s`` when known. Returns
-        ``(segments, info)`` with the language known; segments decode lazily. Raises ``UsageError`` for
-        options the model cannot honour and, while iterating, the reader's errors."""
+        """Transcribe one array or a stream of mono float32 blocks at ``sample_rate``. ``language`` (ISO
+        or None: detect), ``task`` (``"transcribe"`` | ``"translate"``), ``initial_prompt`` /
+        ``hotwords`` (Whisper), ``duration_s``. Returns ``(segments, info)``; raises ``UsageError`` and,
+        while iterating, the reader's errors."""
         ...
 
 

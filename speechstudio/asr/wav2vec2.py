@@ -1,10 +1,6 @@
-"""CTC recogniser: any raw-waveform checkpoint ``AutoModelForCTC`` loads, chunked, batched, greedy.
-
-Families (:mod:`speechstudio.asr.ctc_checkpoint`): Wav2Vec2 (Baevski et al. 2020), HuBERT (Hsu et al.
-2021), Data2Vec-Audio (Baevski et al. 2022), Wav2Vec2-Conformer, WavLM / UniSpeech / SEW; frame hop and
-receptive field come from each config (``conv_stride``, ``conv_kernel``). Long audio: strided windows
-(:mod:`speechstudio.asr.chunking`), batched, greedy CTC across boundaries, or the lexicon beam search
-when the folder has a ``vocabulary.txt``. FP16 on CUDA, FP32 on CPU by default."""
+"""CTC recogniser: any raw-waveform checkpoint ``AutoModelForCTC`` loads (:mod:`.ctc_checkpoint`),
+chunked (:mod:`.chunking`), batched, greedy or lexicon beam search with a ``vocabulary.txt``. FP16 on
+CUDA, FP32 on CPU by default."""
 from __future__ import annotations
 
 import logging
@@ -32,16 +28,12 @@ VOCABULARY_MODES = ("auto", "off")
 class Wav2Vec2Recognizer:
     """Load a CTC model once and transcribe many inputs with it.
 
-    ``model_dir``: ``config.json``, weights, processor files. ``device``: ``auto|cpu|cuda|cuda:N``;
-    ``precision``: ``auto|fp32|fp16|bf16``. ``chunk_s`` / ``stride_s`` (each side, default 2 s) in
-    seconds; ``batch_size`` windows per forward (8 on CUDA, 1 on CPU). ``vocabulary``: ``"auto"`` uses a
-    ``vocabulary.txt`` with ``LexiconCTCDecoder`` (``oov_penalty`` nats per unknown word, default 8),
-    ``"off"`` greedy.
-
-    From the checkpoint: ``family`` (``model_type``), ``sample_rate`` (Hz), ``frame_len`` /
-    ``receptive_field`` (samples), ``seconds_per_frame`` (0.02 s for the standard stack at 16 kHz),
-    ``lexicon`` (or None). Raises ``ModelNotFoundError`` naming the folder and why it is not a loadable
-    CTC model."""
+    ``device``: ``auto|cpu|cuda|cuda:N``; ``precision``: ``auto|fp32|fp16|bf16``; ``chunk_s`` /
+    ``stride_s`` in seconds (stride default 2 s each side); ``batch_size`` windows per forward (8 CUDA,
+    1 CPU); ``vocabulary``: ``"auto"`` (``LexiconCTCDecoder`` with ``oov_penalty`` nats per unknown
+    word) or ``"off"``. Exposes ``family``, ``sample_rate``, ``frame_len`` / ``receptive_field``
+    (samples), ``seconds_per_frame``, ``lexicon``. Raises ``ModelNotFoundError`` saying why the folder
+    is not loadable."""
 
     engine = "wav2vec2"
 
@@ -215,9 +207,9 @@ class Wav2Vec2Recognizer:
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
-        """The ``Recognizer`` call: ``(segments, info)`` for one ``float32`` array or a stream of
-        blocks, mono at ``self.sample_rate``. ``language`` is only recorded. Raises ``UsageError`` for
-        ``task="translate"``, ``initial_prompt`` or ``hotwords`` (Whisper only)."""
+        """The ``Recognizer`` call: ``(segments, info)`` for a float32 mono array or block stream at
+        ``self.sample_rate``; ``language`` only recorded. ``UsageError`` for ``task="translate"``,
+        ``initial_prompt`` or ``hotwords``."""
         if task == "translate":
             raise UsageError(f"--task translate: {self.model_id} is a CTC model and cannot translate; "
                              "use a multilingual Whisper model (e.g. --model whisper-base)")

@@ -1,10 +1,5 @@
-"""Whisper recogniser through faster-whisper (CTranslate2).
-
-Model: Radford et al. 2022, run by SYSTRAN/faster-whisper; defaults from its README (``float16`` on
-CUDA, ``int8`` on CPU). Segments and words are re-yielded as our
-:class:`~speechstudio.asr.types.Segment` / ``Word`` with faster-whisper's confidences. Tasks
-``transcribe`` and ``translate`` (multilingual models), custom vocabulary via ``initial_prompt`` /
-``hotwords``."""
+"""Whisper recogniser through SYSTRAN/faster-whisper (CTranslate2; Radford et al. 2022), defaults from
+its README (``float16`` CUDA, ``int8`` CPU); yields our ``Segment`` / ``Word`` with its confidences."""
 from __future__ import annotations
 
 import logging
@@ -24,11 +19,9 @@ _COMPUTE_TYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 
 
 class WhisperRecognizer:
-    """Load a faster-whisper model once; transcribe many inputs.
-
-    ``model_dir``: a CTranslate2 Whisper folder; ``device``: ``auto|cpu|cuda|cuda:N``; ``precision``:
-    ``auto`` | ``fp32`` | ``fp16`` | ``bf16``; ``beam_size`` (default 5); ``cpu_threads`` (0: the
-    default); ``vad_filter``: skip non-speech with Silero VAD. Raises ``ModelNotFoundError``."""
+    """Load a faster-whisper model once; transcribe many inputs. ``model_dir``: a CTranslate2 Whisper
+    folder; ``device``: ``auto|cpu|cuda|cuda:N``; ``precision``: ``auto|fp32|fp16|bf16``; ``beam_size``
+    (5); ``cpu_threads`` (0: default); ``vad_filter``: Silero VAD. Raises ``ModelNotFoundError``."""
 
     engine = "whisper"
     sample_rate = 16000  # Whisper's fixed input rate (openai/whisper audio.py SAMPLE_RATE)
@@ -104,11 +97,10 @@ class WhisperRecognizer:
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
-        """Transcribe (or translate to English) one array or a stream of 16 kHz float32 blocks.
-
-        With ``language=None`` the language is detected on the first 30 s of speech before this returns.
-        ``initial_prompt`` primes each piece's first window, ``hotwords`` every window. Returns
-        ``(segments, info)``; raises ``UsageError`` (:meth:`check_options`) before reading audio."""
+        """Transcribe (or translate to English) one array or a stream of 16 kHz float32 blocks;
+        ``language=None`` is detected on the first 30 s of speech. ``initial_prompt`` primes each
+        piece's first window, ``hotwords`` every window. Returns ``(segments, info)``; ``UsageError``
+        before reading audio."""
         self.check_options(language, task)
         blocks = as_blocks(audio)
         guess = None
@@ -127,9 +119,8 @@ class WhisperRecognizer:
 
     def _decode(self, blocks: Iterable[np.ndarray], language: str | None, task: str, initial_prompt: str | None,
                 hotwords: str | None) -> Iterator[Segment]:
-        """Segments of a block stream in pieces of about ``piece_s`` (20 min), each cut at the quietest
-        100 ms of the next 30 s. Pieces get no previous text as prompt: with tiny models it made the
-        decoder repeat sentences (tests/test_whisper.py)."""
+        """Segments in pieces of about ``piece_s`` (20 min) cut at the quietest 100 ms of the next 30 s;
+        no previous text as prompt (tiny models repeated sentences, tests/test_whisper.py)."""
         piece = int(self.piece_s * self.sample_rate)
         buf: list[np.ndarray] = []
         n = 0

@@ -1,16 +1,9 @@
 """Live dictation with Whisper: re-decode a growing buffer, commit what LocalAgreement-n agrees on.
 
-Method and numbers from Macháček, Dabre and Bojar, "Turning Whisper into Real-Time Transcription System"
-(IJCNLP-AACL 2023 demo; ``ufal/whisper_streaming`` ``OnlineASRProcessor``); how it runs (endpointing,
-prompt, buffer trimming, flush) is in ``docs/transcribe.md``. Qt-free; same interface as the CTC
-``StreamingRecognizer``::
-
-    rec = LocalAgreementRecognizer(WhisperHypotheses(recognizer), AgreementConfig(), input_rate=44100)
-    for block in source.blocks():          # np.ndarray[float32] shape (n,), 44.1 kHz
-        for u in rec.push(block):          # StreamUpdate: stable text, grey tail, new words
-            show(u.stable_text, u.tail_text)
-    for u in rec.stop():                   # the last hypothesis is committed whole
-        ..."""
+Method from Macháček, Dabre and Bojar, "Turning Whisper into Real-Time Transcription System"
+(IJCNLP-AACL 2023; ``ufal/whisper_streaming``); how it runs: ``docs/transcribe.md``. Same interface as
+the CTC ``StreamingRecognizer`` (``push`` / ``stop`` yield ``StreamUpdate``s; ``stop`` commits the last
+hypothesis whole)."""
 from __future__ import annotations
 
 import logging
@@ -42,10 +35,9 @@ WHISPER_WINDOW_S = 30.0
 
 @dataclass(frozen=True)
 class AgreementConfig:
-    """Settings of :class:`LocalAgreementRecognizer` (seconds, dBFS, characters): ``update_s`` new audio
-    between decodes; ``agreement`` n (>= 1); ``trim_s`` cut at a committed sentence end past it;
-    ``max_buffer_s`` (<= 30); ``prompt_chars`` (0: none); endpointing as ``StreamConfig``. Raises
-    ``UsageError`` for values out of range (:meth:`check`)."""
+    """Settings (seconds, dBFS, characters): ``update_s`` between decodes, ``agreement`` n >= 1,
+    ``trim_s``, ``max_buffer_s`` <= 30, ``prompt_chars`` (0: none), endpointing as ``StreamConfig``.
+    :meth:`check` raises ``UsageError``."""
 
     update_s: float = DEFAULT_UPDATE_S
     agreement: int = DEFAULT_AGREEMENT
@@ -107,11 +99,10 @@ class _Utterance:
 
 
 class LocalAgreementRecognizer:
-    """Streaming dictation by re-decoding over a :class:`BufferDecoder`; ``input_rate`` in Hz.
-
-    ``backlog_s``: optional callable, seconds captured but not yet pushed; while positive, decodes wait.
-    After a run: ``segments`` (one per utterance), ``chunk_times`` / ``update_audio_s`` / ``buffer_s``
-    (seconds, per decode), ``received`` (samples at the model rate). Not thread-safe."""
+    """Streaming by re-decoding over a :class:`BufferDecoder`; ``input_rate`` in Hz; ``backlog_s()``:
+    seconds captured but not pushed (decodes wait while positive). After a run: ``segments``,
+    ``chunk_times`` / ``update_audio_s`` / ``buffer_s`` per decode, ``received`` samples. Not
+    thread-safe."""
 
     def __init__(self, decoder: BufferDecoder, config: AgreementConfig | None = None, *,
                  input_rate: int | None = None, backlog_s: Callable[[], float] | None = None) -> None:
@@ -146,9 +137,8 @@ class LocalAgreementRecognizer:
         return "; ".join(parts)
 
     def push(self, block: np.ndarray) -> list[StreamUpdate]:
-        """Feed one block (``(n,)`` or ``(n, channels)`` at ``input_rate``, float or integer PCM);
-        returns the updates (at most one decode per call, plus a ``final`` per ended utterance). Raises
-        ``RuntimeError`` after :meth:`stop`."""
+        """Feed one block ((n,) or (n, channels) at ``input_rate``, float or int PCM); returns updates
+        (at most one decode, plus a ``final`` per ended utterance). ``RuntimeError`` after :meth:`stop`."""
         if self.stopped:
             raise RuntimeError("push() after stop(); make a new LocalAgreementRecognizer")
         x = self._resampler(block)
