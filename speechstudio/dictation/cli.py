@@ -1,26 +1,10 @@
-"""``speechstudio dictate``: live transcription in the terminal (microphone or a file played live).
+"""``speechstudio dictate``: live transcription in the terminal (microphone or a file played live), with
+any installed recogniser (default :func:`speechstudio.asr.live.default_dictation_model`).
 
-Any installed recogniser works: a Wav2Vec2 CTC model streams in fixed-shape windows (the
-low-latency path, CUDA Graph replay on GPU); a Whisper model re-decodes a growing buffer and
-commits what LocalAgreement-2 agrees on (:mod:`speechstudio.asr.whisper_stream`). Without
-``--model`` an installed CTC model is used if there is one, else Whisper
-(:func:`speechstudio.asr.live.default_dictation_model`).
-
-Output: on a terminal the current utterance's stable text and its still-changing tail (dim) are
-redrawn in place and each finished utterance stays on its own line; on a pipe every stable piece
-(the words that became final with one update) is printed on its own line and the whole transcript
-is the last line. Settings, timing and the latency achieved (word end to its commit, median and
-p90) go to stderr.
-
-``--output type|paste|clipboard`` puts the text where the cursor is in the focused application
-instead (key events; the clipboard + the paste shortcut, the user's clipboard restored; or only
-the clipboard), with spoken punctuation and commands applied
-(:mod:`speechstudio.dictation.composer`; "stop dictating" ends the session). Only stable text is
-inserted. On a pipe the last stdout line is then the composed text.
-
-Exit status: 0 done (Ctrl+C is how a microphone session ends), 1 error (e.g. no microphone),
-2 usage error, 130 a file session interrupted.
-"""
+On a terminal the stable text and dim tail are redrawn in place; on a pipe each stable piece gets a line
+and the whole transcript is last; settings and latency go to stderr. ``--output type|paste|clipboard``
+puts composed text (:mod:`.composer`) in the focused application instead. Exit: 0 done (Ctrl+C ends a
+microphone session), 1 error, 2 usage, 130 file session interrupted."""
 from __future__ import annotations
 
 import argparse

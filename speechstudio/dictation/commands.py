@@ -1,20 +1,10 @@
 """Spoken punctuation and commands: a per-language table the user can edit.
 
-A :class:`Command` maps what is said (``say``, one or more words, matched case- and
-punctuation-insensitively) to what it does: insert text (``insert``: ``","``, ``"\\n"``,
-``"\\n\\n"``, any string) or an action (``action``: ``"scratch"`` removes the last inserted
-phrase, ``"stop"`` ends dictation).
-
-The table lives in ``<data dir>/dictation/commands.json``::
-
-    {"version": 1, "languages": {"en": [{"say": "comma", "insert": ","},
-                                        {"say": "scratch that", "action": "scratch"}, ...], ...}}
-
-A missing file means the built-in defaults (:data:`DEFAULT_COMMANDS`: English, German, French,
-Spanish; the phrases dictation software commonly uses, e.g. Dragon's "new line", "new paragraph",
-"scratch that"). A file that cannot be read raises :class:`CommandTableError` naming the file and
-the entry.
-"""
+A :class:`Command` maps ``say`` (words, matched case- and punctuation-insensitively) to ``insert`` (any
+text) or ``action`` (``"scratch"``, ``"stop"``). The table is ``<data dir>/dictation/commands.json``
+(``{"version": 1, "languages": {"en": [{"say": "comma", "insert": ","}, ...]}}``); without it
+:data:`DEFAULT_COMMANDS` (en, de, fr, es; Dragon-style phrases). An unreadable file raises
+:class:`CommandTableError` naming the file and entry."""
 from __future__ import annotations
 
 import json

@@ -1,30 +1,17 @@
-"""Turn a recogniser's stable words into the text to put where the cursor is: spoken
-punctuation and commands applied, sentence casing for CTC output, and the edits (Backspaces,
-then text) that bring the target up to date.
+"""Turn a recogniser's stable words into the text to put where the cursor is: spoken punctuation and
+commands, sentence casing for CTC output, and the edits (Backspaces, then text) that update the target.
 
-A :class:`Composer` is fed every :class:`~speechstudio.asr.streaming.StreamUpdate` (``words``:
-the words that became stable with that update; ``kind == "final"``: the utterance ended). It
-keeps the composed text (:attr:`Composer.text`) and returns one :class:`Edit` per update that
-changed it. Only stable words are used: the grey tail never reaches the target.
+A :class:`Composer` is fed every ``StreamUpdate`` and returns one :class:`Edit` per change of
+:attr:`Composer.text`; the grey tail never reaches the target. Rules:
 
-Rules:
-
-* Commands (:mod:`speechstudio.dictation.commands`) match whole words, case- and
-  punctuation-insensitively, longest phrase first. Words that could still begin a command
-  ("new" before "line") are held back (:attr:`Composer.held`) until the next update decides, or
-  the utterance ends, so a command split across two stable updates is still one command.
-* Spacing: words are joined with the separator (``" "``; ``""`` for scripts written without
-  spaces); inserted punctuation (made only of ``, . ; : ? ! ) %``) and line breaks attach without a space. A
-  punctuation command right after a word that already ends in punctuation (Whisper's own
-  comma before a spoken "comma") replaces that mark instead of doubling it.
-* ``casing="sentence"`` (CTC models: upper-case letters, no punctuation): words are lower-cased,
-  "i" becomes "I", and the first word of the text and after ``. ? !`` or a line break is
-  capitalised. ``casing="keep"`` (Whisper: cased and punctuated): words are kept as they are;
-  only the first word after a *spoken* sentence end or line break is capitalised.
-* "scratch that" removes the last inserted phrase: the current utterance's text so far, or if it
-  is empty the previous phrase (an utterance, or a spoken line break). Said again, the one before.
-* "stop dictating" sets :attr:`Composer.stop_requested`; words after it are dropped.
-"""
+* Commands (:mod:`.commands`) match whole words, case- and punctuation-insensitively, longest first;
+words that could begin one are held back (:attr:`Composer.held`) until the next update or the utterance
+end. * Words join with the separator (``""`` for scripts without spaces); punctuation (``, . ; : ? ! )
+%``) and line breaks attach without a space, and replace a mark the word already ends with. *
+``casing="sentence"`` (CTC): lower-case, "I", capitals after ``. ? !`` or a line break; ``"keep"``
+(Whisper): as given, capitals only after a spoken sentence end or line break. * "scratch that" removes
+the last phrase (the utterance so far, else the previous one); "stop dictating" sets
+:attr:`Composer.stop_requested` and drops later words."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -63,9 +50,9 @@ def apply_edit(text: str, edit: Edit) -> str:
 
 
 class Composer:
-    """See the module docstring. ``commands``: the language's :class:`Command` list (empty = no
-    spoken commands); ``casing``: ``"sentence"`` or ``"keep"``; ``separator``: joins words (a
-    string, or a function returning it: Whisper knows the script only after detecting the language)."""
+    """``commands``: the language's :class:`Command` list (empty: none); ``casing``: ``"sentence"`` |
+    ``"keep"``; ``separator``: a string or a function returning it (Whisper knows the script only after
+    detection)."""
 
     def __init__(self, commands: Iterable[Command] = (), *, casing: str = "keep",
                  separator: str | Callable[[], str] = " ") -> None:

@@ -1,13 +1,10 @@
-"""Remote control of the running app's dictation: ``speechstudio dictate --toggle`` tells the
-SpeechStudio window to start or stop dictating. This is the global hotkey where applications
-cannot read global keys (Wayland): the user binds a desktop shortcut to that command.
+"""Remote control of the running app's dictation: ``speechstudio dictate --toggle``, the hotkey where
+apps cannot read global keys (Wayland).
 
-A :class:`ControlServer` (started by the app) listens on a local socket —
-``$XDG_RUNTIME_DIR/speechstudio-<user>.sock`` (or the data dir) on Linux and macOS, a named pipe
-``\\\\.\\pipe\\speechstudio-<user>`` on Windows — with :mod:`multiprocessing.connection` and a
-per-user random key (``<data dir>/dictation/control.key``, mode 0600), so other users cannot
-drive it. Messages: ``"toggle"``, ``"start"``, ``"stop"``; the reply is one line for the user.
-"""
+A :class:`ControlServer` listens with :mod:`multiprocessing.connection` on
+``$XDG_RUNTIME_DIR/speechstudio-<user>.sock`` (or the data dir; a named pipe on Windows) with a per-user
+key (``<data dir>/dictation/control.key``, 0600). Messages ``"toggle"``, ``"start"``, ``"stop"``; the
+reply is one line."""
 from __future__ import annotations
 
 import getpass
@@ -67,9 +64,8 @@ def _read_key(create: bool) -> bytes:
 
 
 class ControlServer:
-    """Answer :data:`COMMANDS` by calling ``handler(command) -> reply`` (from the server's
-    thread: a GUI must hand the call to its own thread). Raises :class:`ControlError` when the
-    address is in use by a running app."""
+    """Answer :data:`COMMANDS` via ``handler(command) -> reply`` from the server's thread (a GUI must
+    hop to its own). Raises :class:`ControlError` when a running app has the address."""
 
     def __init__(self, handler: Callable[[str], str]) -> None:
         from multiprocessing.connection import Listener

@@ -1,21 +1,10 @@
-"""The global dictation hotkey: start and stop dictation while another application has the focus.
+"""The global dictation hotkey, through pynput's ``keyboard.Listener`` (X11 RECORD, a Windows hook, a
+macOS event tap needing Input Monitoring): ``mode="toggle"`` or ``"push_to_talk"``.
 
-:class:`Hotkey` listens to every key press through pynput's ``keyboard.Listener`` (X11: the
-RECORD extension; Windows: a low-level keyboard hook; macOS: a Quartz event tap, which needs the
-Input Monitoring / Accessibility permission) and calls ``on_start`` / ``on_stop``:
-
-* ``mode="toggle"``: pressing the combination starts dictation, pressing it again stops it;
-* ``mode="push_to_talk"``: dictation runs while the combination is held.
-
-Specs are written ``"ctrl+alt+d"`` (pynput's ``"<ctrl>+<alt>+d"`` is accepted too); left and right
-modifiers are the same key. The listener does not take the keys away from the focused window.
-
-On X11, :func:`check_x11_grab` asks the X server whether another client has grabbed the
-combination (XGrabKey answers BadAccess), so "taken by another application" is a message instead
-of a hotkey that never fires. On Wayland no application may read global keys: bind a shortcut
-in the desktop's keyboard settings to ``speechstudio dictate --toggle`` instead
-(:mod:`speechstudio.dictation.control`).
-"""
+Specs: ``"ctrl+alt+d"`` (or pynput's ``"<ctrl>+<alt>+d"``); left and right modifiers are one key; keys
+still reach the focused window. On X11 :func:`check_x11_grab` detects a combination taken by another
+client. Wayland lets no app read global keys: bind a desktop shortcut to ``speechstudio dictate
+--toggle`` (:mod:`.control`)."""
 from __future__ import annotations
 
 import os
@@ -67,11 +56,10 @@ def key_name(key) -> str | None:
 
 
 class Hotkey:
-    """Listen for ``spec`` and call ``on_start()`` / ``on_stop()`` (from the listener's thread).
-    ``is_active()`` tells toggle mode whether dictation runs now (it may have been stopped from
-    elsewhere); default: the hotkey's own last call. ``listener_factory(on_press=, on_release=)``
-    returns an object with ``start()`` / ``stop()`` (default pynput's ``keyboard.Listener``).
-    Raises :class:`HotkeyUnavailable` from :meth:`start` naming what is missing."""
+    """Listen for ``spec`` and call ``on_start()`` / ``on_stop()`` from the listener thread;
+    ``is_active()`` tells toggle mode whether dictation runs; ``listener_factory(on_press=,
+    on_release=)`` defaults to pynput's. :meth:`start` raises :class:`HotkeyUnavailable` naming what is
+    missing."""
 
     def __init__(self, spec: str, on_start: Callable[[], None], on_stop: Callable[[], None], *,
                  mode: str = "toggle", is_active: Callable[[], bool] | None = None, listener_factory=None) -> None:
@@ -173,9 +161,8 @@ def _pynput_listener_factory():
 
 
 def check_x11_grab(spec: str) -> None:
-    """On X11 (``$DISPLAY`` set, python-xlib present; elsewhere a no-op): raise
-    :class:`HotkeyUnavailable` when another client holds a passive grab on ``spec`` (XGrabKey on
-    the root window answers BadAccess). The test grab is released at once."""
+    """On X11 (no-op elsewhere) raise :class:`HotkeyUnavailable` when another client grabbed ``spec``
+    (XGrabKey answers BadAccess); the test grab is released at once."""
     if not sys.platform.startswith("linux") or not os.environ.get("DISPLAY"):
         return
     try:

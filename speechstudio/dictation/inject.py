@@ -1,22 +1,10 @@
 """Key injection and the clipboard: how text reaches the application that has the focus.
 
-Backends (chosen by :func:`open_injector`):
-
-* X11, Windows, macOS: pynput's keyboard ``Controller`` (X11: the XTest extension, see
-  :func:`_xtest_controller`; Windows: ``SendInput``; macOS: Quartz events, which need the
-  Accessibility permission).
-* Wayland, where one client may not send keys to another: ``wtype`` (wlroots compositors such
-  as Sway, Hyprland, river; the virtual-keyboard protocol) or ``ydotool`` (any compositor: the
-  kernel's uinput, needs the ``ydotoold`` daemon and access to ``/dev/uinput``), whichever is
-  installed. GNOME and KDE do not offer the virtual-keyboard protocol to wtype: use ydotool there.
-
-Clipboard (:class:`Clipboard`): Linux ``xclip``/``xsel`` on X11, ``wl-copy``/``wl-paste`` from
-wl-clipboard on Wayland; macOS and Windows through pyperclip (``pbcopy``, the Win32 API). Text
-only: an image on the clipboard is not restored after a paste.
-
-What is missing is an :class:`InjectionUnavailable` / :class:`ClipboardUnavailable` whose message
-names it and how to get it; dictation into SpeechStudio's own window works without either.
-"""
+Keys (:func:`open_injector`): pynput on X11 (XTest), Windows (``SendInput``) and macOS (Quartz, needs
+Accessibility); on Wayland ``wtype`` (wlroots compositors) or ``ydotool`` (any compositor, via uinput
+and ``ydotoold``; GNOME and KDE need it). Clipboard (:class:`Clipboard`): ``xclip``/``xsel``,
+``wl-copy``/``wl-paste``, pyperclip on macOS / Windows; text only. What is missing raises
+:class:`InjectionUnavailable` / :class:`ClipboardUnavailable` naming it."""
 from __future__ import annotations
 
 import os
@@ -103,16 +91,9 @@ class PynputInjector:
 
 
 def _xtest_controller():
-    """On X11, pynput's keyboard ``Controller`` with every key sent through XTest, or ``None``
-    where pynput runs another backend (Windows, macOS, ``PYNPUT_BACKEND=uinput``).
-
-    pynput's X11 controller sends keys without a virtual key code as ``XSendEvent`` to the focused
-    window: synthetic events, which xterm (``allowSendEvents: false``) and other X clients drop, so
-    ``--output type`` typed nothing into a terminal running ``cat``. XTest events look like the
-    keyboard's own; the shift level pynput resolved for a character (Shift, AltGr / Mode_switch)
-    is pressed around its key the same way. pynput's keysym lookup and its borrowing of a spare
-    keycode for characters the layout lacks are kept.
-    """
+    """On X11, pynput's ``Controller`` sending every key through XTest, else None. pynput's
+    ``XSendEvent`` events are synthetic and xterm and others drop them; its keysym lookup and
+    spare-keycode borrowing are kept."""
     try:
         import Xlib.display
         import Xlib.X
@@ -231,10 +212,8 @@ def open_injector(key_delay_s: float = 0.0):
 
 
 class Clipboard:
-    """The system clipboard as text. Linux: ``wl-copy``/``wl-paste`` (Wayland) or ``xclip`` /
-    ``xsel`` (X11) run with their output detached (the tool that keeps serving the clipboard
-    must not hold our stdout open); macOS and Windows: pyperclip. ``get()`` / ``set(text)`` raise
-    :class:`ClipboardUnavailable` naming what to install."""
+    """The system clipboard as text (tools run detached so the serving one does not hold our stdout).
+    ``get()`` / ``set(text)`` raise :class:`ClipboardUnavailable` naming what to install."""
 
     def __init__(self) -> None:
         self._p = None

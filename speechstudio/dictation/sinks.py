@@ -1,18 +1,7 @@
-"""Where dictated text goes: the :class:`~speechstudio.dictation.composer.Edit` stream applied to
-the focused application (type, paste), the clipboard, or nowhere but SpeechStudio itself.
-
-* :class:`TypeSink`: Backspaces, then the text as key events (an injector from
-  :mod:`speechstudio.dictation.inject`). Works everywhere keys can be sent; slow for long text.
-* :class:`PasteSink`: Backspaces as keys; the text through the clipboard and the paste shortcut
-  (Ctrl+V; Ctrl+Shift+V or Shift+Insert for terminals). The user's clipboard text is saved before
-  and put back ``restore_delay_s`` after the shortcut (the target reads the clipboard
-  asynchronously, so it is not restored at once).
-* :class:`ClipboardSink`: the whole composed text is kept on the clipboard; nothing is typed.
-
-:func:`open_sink` builds one by name (:data:`OUTPUT_MODES`; ``"stdout"`` / ``"app"`` give None: the
-caller prints or shows the text itself). :class:`OutputThread` applies edits in its own thread so
-typing never blocks the recogniser or the GUI.
-"""
+"""Where dictated text goes: :class:`TypeSink` (Backspaces and key events), :class:`PasteSink` (text
+through the clipboard and the paste shortcut; the user's clipboard put back ``restore_delay_s`` later,
+as the target reads it asynchronously) or :class:`ClipboardSink` (the whole text kept there).
+:class:`OutputThread` applies edits off the recogniser's and GUI's threads."""
 from __future__ import annotations
 
 import queue
@@ -97,11 +86,9 @@ class ClipboardSink:
 
 def open_sink(mode: str, *, paste_shortcut: str = "ctrl+v", key_delay_s: float = 0.0, injector=None,
               clipboard=None):
-    """A sink for ``mode`` (:data:`OUTPUT_MODES`, or ``"app"``: None). Opens the injector /
-    clipboard now, so what is missing is reported before dictation starts: raises
-    :class:`~speechstudio.dictation.inject.InjectionUnavailable` or
-    :class:`~speechstudio.dictation.inject.ClipboardUnavailable`;
-    :class:`~speechstudio.errors.UsageError` for an unknown mode."""
+    """A sink for ``mode`` (:data:`OUTPUT_MODES`; ``"stdout"`` / ``"app"``: None), opened now so what is
+    missing shows before dictation: raises ``InjectionUnavailable``, ``ClipboardUnavailable``, or
+    ``UsageError`` for an unknown mode."""
     from speechstudio.dictation.inject import Clipboard, open_injector
     from speechstudio.errors import UsageError
 
@@ -117,10 +104,9 @@ def open_sink(mode: str, *, paste_shortcut: str = "ctrl+v", key_delay_s: float =
 
 
 class OutputThread:
-    """Apply edits to ``sink`` in a daemon thread, in order. ``on_error(message)`` is called (from
-    that thread) once when the sink fails; later edits are dropped. ``wait_while()``: while it is
-    true, edits wait (the hotkey's keys are still held: typed letters would combine with Ctrl/Alt
-    into shortcuts). :meth:`close` waits for the queue to drain (at most ``timeout_s``)."""
+    """Apply edits to ``sink`` in order in a daemon thread; ``on_error(message)`` once on failure, later
+    edits dropped. Edits wait while ``wait_while()`` (hotkey keys still held would make shortcuts).
+    :meth:`close` drains, at most ``timeout_s``."""
 
     def __init__(self, sink, on_error: Callable[[str], None] | None = None,
                  wait_while: Callable[[], bool] | None = None) -> None:

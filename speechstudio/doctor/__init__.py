@@ -1,12 +1,5 @@
-"""``speechstudio doctor``: checks this computer's setup and says what is and is not there.
-
-Qt-free. Each check returns a :class:`~speechstudio.doctor.report.Check` (verdict ``ok``, ``info``,
-``warn`` or ``fail``, a one-line summary, the fix command, details for ``--json``); a failing
-check never stops the others. Usage::
-
-    from speechstudio.doctor import run_checks
-    checks = run_checks(network=False)      # about a second; network=True adds <= 3 s
-"""
+"""``speechstudio doctor``: checks this computer's setup and says what is and is not there (Qt-free);
+``run_checks(network=False)`` takes about a second."""
 from __future__ import annotations
 
 import logging
@@ -36,15 +29,9 @@ CHECKS = ("Python", "PyTorch and GPU", "Sound (PortAudio)", "Window (Qt)", "Mode
 
 
 def run_checks(*, network: bool = True, on_check: Callable[[Check], None] | None = None) -> list[Check]:
-    """Run every check in :data:`CHECKS` order and return their verdicts.
-
-    Args:
-        network: include the Hugging Face reachability check (at most 3 s; no request when
-            ``HF_HUB_OFFLINE=1``).
-        on_check: called with each verdict as soon as it is known (the GUI fills its list with it).
-
-    A check that crashes becomes a ``fail`` verdict naming the exception (the others still run).
-    """
+    """Run :data:`CHECKS` in order and return their verdicts; ``network`` adds the Hugging Face
+    reachability check (<= 3 s, none with ``HF_HUB_OFFLINE=1``); ``on_check(verdict)`` as each is known.
+    A crashing check becomes a ``fail`` naming the exception."""
     out: list[Check] = []
     for name, fn in _checks():
         if name == "Network" and not network:

@@ -1,12 +1,6 @@
-"""The window: Qt's platform plugin and the system libraries it cannot find.
-
-Qt draws through a platform plugin (``PySide6/Qt/plugins/platforms/libqxcb.so`` on X11,
-``libqwayland.so`` on Wayland). On Linux the xcb plugin needs system libraries that minimal
-installs lack (``libxcb-cursor0``, ``libxcb-icccm4``, ``libxkbcommon-x11-0``, ...); then Qt only says
-"could not load the Qt platform plugin". ``ldd`` on the plugin names each missing library; the
-Debian/Ubuntu package name follows from the library's soname (Debian Policy 8.1: ``libfoo.so.N`` is
-shipped in ``libfooN``, ``libfoo-1.so.N`` in ``libfoo-1-N``), with the exceptions in :data:`PACKAGE_OF`.
-"""
+"""The window: Qt's platform plugin and the system libraries it cannot find. ``ldd`` on the plugin names
+missing libraries (``libxcb-cursor0`` ...); the Debian package follows from the soname (Debian Policy
+8.1), with the exceptions in :data:`PACKAGE_OF`."""
 from __future__ import annotations
 
 import importlib.util

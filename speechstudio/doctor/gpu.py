@@ -1,19 +1,10 @@
-"""PyTorch's build (CPU or CUDA version) against the NVIDIA driver, read through NVML.
+"""PyTorch's build (CPU or CUDA version) against the NVIDIA driver, read through NVML without a CUDA
+context (torch imported only for a CUDA build with a driver).
 
-NVML (``nvidia-ml-py``, module ``pynvml``) loads the driver's ``libnvidia-ml.so.1`` (``nvml.dll`` on
-Windows) and reports the driver version, the newest CUDA version it supports, and each GPU's name,
-memory and compute capability, without creating a CUDA context. torch's build is read from
-``torch/version.py`` without importing torch; torch itself is imported only for a CUDA build on a
-machine with a driver (to ask ``torch.cuda.is_available()`` and the cuDNN version).
-
-Rules (NVIDIA, "CUDA Compatibility", minor version compatibility section,
-https://docs.nvidia.com/deploy/cuda-compatibility/): a driver runs CUDA programs built for its own
-or an older CUDA version. A program built for a newer *minor* version of the same major still runs
-when the driver is at least the major's minimum (:data:`MINOR_COMPAT_MIN_DRIVER`), except features
-that need PTX JIT; a newer *major* version does not run. FP16 arithmetic needs compute capability
-5.3 and tensor cores 7.0; BF16 needs 8.0 (CUDA C++ Programming Guide, arithmetic instructions;
-``torch.cuda.is_bf16_supported``).
-"""
+Rules (NVIDIA "CUDA Compatibility", minor version compatibility): a driver runs programs built for its
+CUDA version or older, and a newer minor of the same major when the driver is at least
+:data:`MINOR_COMPAT_MIN_DRIVER` (no PTX JIT). FP16 needs compute capability 5.3 (tensor cores 7.0), BF16
+8.0 (CUDA C++ Programming Guide)."""
 from __future__ import annotations
 
 import importlib.util
@@ -52,12 +43,8 @@ def _nvml_text(value) -> str:
 
 
 def read_nvml() -> dict:
-    """Driver and GPUs through NVML.
-
-    Returns ``{"driver": "550.54.15", "driver_cuda": "12.4", "gpus": [{"name", "vram_bytes",
-    "compute_capability": "8.9", "fp16": bool, "bf16": bool}, ...]}``, or ``{"error": reason}``
-    when NVML cannot be loaded or initialised (no driver, no GPU, nvidia-ml-py missing).
-    """
+    """Driver and GPUs through NVML: ``{"driver", "driver_cuda", "gpus": [{"name", "vram_bytes",
+    "compute_capability", "fp16", "bf16"}]}``, or ``{"error": reason}`` when NVML cannot load or start."""
     try:
         import pynvml
     except ImportError:

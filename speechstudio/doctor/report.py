@@ -1,10 +1,6 @@
-"""One doctor check's verdict (:class:`Check`) and the report of all of them (text and JSON).
-
-Verdicts: ``ok`` (works), ``info`` (a fact, nothing to do: e.g. no GPU on a CPU build), ``warn``
-(one feature is limited but the app works: e.g. the Hub is unreachable while models are
-installed), ``fail`` (something the user has is broken and needs the fix line). ``speechstudio
-doctor`` exits 1 when any check fails, else 0.
-"""
+"""One doctor check's verdict (:class:`Check`) and the report of all of them (text and JSON). Verdicts:
+``ok``, ``info`` (a fact, nothing to do), ``warn`` (a feature limited, the app works), ``fail`` (broken,
+see the fix); ``speechstudio doctor`` exits 1 when any fails."""
 from __future__ import annotations
 
 import json
@@ -17,13 +13,8 @@ SCHEMA_VERSION = 1
 
 @dataclass(frozen=True)
 class Check:
-    """The verdict of one check.
-
-    ``name``: short title ("Python", "PyTorch and GPU", ...). ``status``: one of :data:`VERDICTS`.
-    ``summary``: one line saying what is (and is not) there. ``fix``: the command that fixes a
-    ``warn``/``fail`` (empty for ``ok``/``info``). ``details``: JSON-serialisable facts
-    (versions, paths, sizes in bytes) for ``--json`` and bug reports.
-    """
+    """One verdict: ``name`` (short title), ``status`` (:data:`VERDICTS`), one-line ``summary``, ``fix``
+    command (warn / fail), JSON-serialisable ``details`` (sizes in bytes)."""
 
     name: str
     status: str

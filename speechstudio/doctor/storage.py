@@ -1,10 +1,6 @@
-"""Folders: write access and free space of SpeechStudio's data folder and the Hugging Face cache.
-
-A folder that does not exist yet is fine when it can be created: the check walks up to the nearest
-existing parent, then writes and removes a probe file there (``os.access`` is not enough: it says
-yes to root on a read-only mount). Below :data:`LOW_SPACE_BYTES` free a warning: one Whisper or
-Wav2Vec2 model takes 0.1-1.3 GB, a fine-tuning run a few GB.
-"""
+"""Folders: write access (a probe file in the nearest existing parent; ``os.access`` says yes to root on
+a read-only mount) and free space (warn below :data:`LOW_SPACE_BYTES`) of the data folder and the
+Hugging Face cache."""
 from __future__ import annotations
 
 import os

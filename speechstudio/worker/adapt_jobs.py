@@ -1,8 +1,6 @@
-"""Jobs of the Adapt recognition wizard (Qt-free): describe a CTC base, train, compare, register.
-
-Adapts ``speechstudio.finetune.ctc`` to the worker as ``finetune_jobs`` does for voices. Runs live where
-``finetune asr --out NAME`` puts them (:func:`run_dir_for`), so CLI and GUI share them; a resumed run
-takes its dataset from the run's ``config.json``."""
+"""Jobs of the Adapt recognition wizard (Qt-free): describe a CTC base, train, compare, register. Runs
+live where ``finetune asr --out NAME`` puts them (:func:`run_dir_for`); a resumed run takes its dataset
+from its ``config.json``."""
 from __future__ import annotations
 
 import json
@@ -23,10 +21,9 @@ __all__ = ["CTCBaseInfo", "describe_ctc_base", "ctc_model_names", "run_dir_for",
 # ----------------------------------------------------------------------------- base model
 @dataclass(frozen=True)
 class CTCBaseInfo:
-    """A CTC base for the wizard: ``spec``, ``path``, ``family`` (display name), ``model_type``,
-    ``has_vocab`` (CTC head + ``vocab.json``), ``vocab_size`` (0 without a head), ``casing``
-    (``"upper"`` | ``"lower"`` | ``""``), ``n_params`` (0 unknown; ``params_exact`` False: estimated at
-    4 bytes per FP32 weight), ``sample_rate`` (Hz)."""
+    """A CTC base: ``spec``, ``path``, ``family``, ``model_type``, ``has_vocab``, ``vocab_size`` (0
+    without a head), ``casing`` (``"upper"`` | ``"lower"`` | ``""``), ``n_params`` (``params_exact``
+    False: from file size at 4 bytes each), ``sample_rate``."""
 
     spec: str
     path: Path
@@ -75,9 +72,8 @@ def _count_params(folder: Path) -> tuple[int, bool]:
 
 
 def describe_ctc_base(spec: str) -> CTCBaseInfo:
-    """Resolve ``spec`` (store name, cached HF id or folder) with ``finetune.ctc.model.resolve_base``
-    and describe it from its small files. Raises ``UsageError`` (not a CTC model or speech encoder),
-    ``ModelNotFoundError``."""
+    """Resolve ``spec`` with ``finetune.ctc.model.resolve_base`` and describe it from its small files.
+    Raises ``UsageError``, ``ModelNotFoundError``."""
     from speechstudio.asr.ctc_checkpoint import family_name
     from speechstudio.finetune.ctc.model import resolve_base
     from speechstudio.finetune.ctc.vocab import vocab_casing
@@ -154,9 +150,9 @@ def list_adapt_runs() -> list[AdaptRun]:
 
 # ----------------------------------------------------------------------------- training
 class AdaptTrainJob(TrainingJob):
-    """Fine-tune a CTC model (``finetune.ctc.train_ctc``) holding the run folder's lock; ``resume``
-    continues ``run_dir`` on its own dataset. Yields the trainer's events; ``result``: the
-    ``DoneEvent``. Pause / stop as :class:`~speechstudio.worker.finetune_jobs.TrainingJob`."""
+    """Fine-tune a CTC model (``finetune.ctc.train_ctc``) holding the run's lock; ``resume`` continues
+    ``run_dir``. Yields the trainer's events; ``result``: the ``DoneEvent``; pause / stop as
+    ``TrainingJob``."""
 
     def __init__(self, run_dir: Path, dataset_dir: Path | None, base: str | None, config, resume: bool = False) -> None:
         from speechstudio.finetune.ctc.events import TrainControl
@@ -180,10 +176,9 @@ class AdaptTrainJob(TrainingJob):
 # ----------------------------------------------------------------------------- evaluation
 @dataclass(frozen=True)
 class Comparison:
-    """Base vs adapted on the run's held-out clips: WER / CER (jiwer after ``normalize_text``; None for
-    a base without a CTC head), ``split`` (``"validation"`` | ``"training"``), ``n_clips``, ``rows``
-    ``(clip id, reference, base, adapted)``, ``step`` / ``model_dir`` of the best checkpoint, ``empty``
-    (clips the adapted model left blank)."""
+    """Base vs adapted on held-out clips: WER / CER (jiwer after ``normalize_text``; None for a headless
+    base), ``split``, ``n_clips``, ``rows`` ``(id, reference, base, adapted)``, best ``step`` /
+    ``model_dir``, ``empty``."""
 
     base_wer: float | None
     base_cer: float | None
@@ -272,9 +267,8 @@ class CompareJob(Job):
 
 
 class RegisterJob(Job):
-    """Register ``model_dir`` in the model store as ``name`` (``replace`` an existing one);
-    ``use_for_dictation`` makes it dictation's default. ``result``: the ``ResolvedModel``. Raises
-    ``UsageError`` (bad or taken name)."""
+    """Register ``model_dir`` as ``name`` (``replace`` an existing one; ``use_for_dictation``);
+    ``result``: the ``ResolvedModel``. Raises ``UsageError``."""
 
     def __init__(self, model_dir: Path, name: str, replace: bool = False, use_for_dictation: bool = False) -> None:
         super().__init__()

@@ -1,10 +1,8 @@
-"""Live dictation as a worker job: a microphone (or a file played live) through a streaming recogniser
-(:func:`speechstudio.asr.live.open_recognizer`) in the worker's thread.
+"""Live dictation as a worker job: an ``AudioSource`` through a streaming recogniser
+(:func:`speechstudio.asr.live.open_recognizer`) in the worker thread.
 
-Qt-free. The GUI builds the audio source in its own thread and submits a :class:`DictateJob` (model from
-the worker's ``ModelCache``; default :func:`~speechstudio.asr.live.default_dictation_model`). The job
-yields ``Status`` while loading, one :class:`DictateStarted`, every ``StreamUpdate``, and
-:class:`DictateLevel` at most every ``LEVEL_INTERVAL_S``; ``result`` is a :class:`DictateResult`.
+Yields ``Status`` while loading, one :class:`DictateStarted`, every ``StreamUpdate``, and
+:class:`DictateLevel` at most every ``LEVEL_INTERVAL_S``; ``result``: a :class:`DictateResult`.
 :meth:`DictateJob.stop` (thread-safe) and cancel end the source; captured audio is still flushed."""
 from __future__ import annotations
 
@@ -27,10 +25,9 @@ LEVEL_INTERVAL_S = 0.05
 
 
 class DeviceSource:
-    """An ``AudioSource`` over :mod:`speechstudio.audio.devices`: opens ``device`` (None = default
-    input) at its native rate; ``blocks()`` yields float32 ``(n,)`` mono at ``sample_rate`` Hz,
-    ``block_ms`` long, until :meth:`stop`. The constructor raises :class:`AudioUnavailableError` (with
-    the reason) when there is no input; the stream opens in ``blocks()``."""
+    """An ``AudioSource`` on input ``device`` (None: default): ``blocks()`` yields float32 mono (n,) at
+    ``sample_rate`` Hz, ``block_ms`` long, until :meth:`stop`. Raises :class:`AudioUnavailableError`
+    when there is no input."""
 
     def __init__(self, backend, device: int | None = None, block_ms: float = 20.0) -> None:
         if not getattr(backend, "available", False):
@@ -101,10 +98,9 @@ class DictateLevel:
 
 @dataclass(frozen=True)
 class DictateResult:
-    """A finished session: text, segments, seconds of audio, compute per model call (p50 / p95 s);
-    ``latency_p50_s`` / ``latency_p90_s`` (word end to commit, None without words); ``rtf`` (median,
-    None when none ran); Whisper's ``language`` / ``language_probability``; ``warning`` ("" or: no text
-    while there was sound)."""
+    """A finished session: text, segments, audio seconds, compute p50 / p95 s, ``latency_p50_s`` /
+    ``latency_p90_s`` (None without words), ``rtf``, Whisper's ``language`` / ``language_probability``,
+    ``warning``."""
 
     text: str
     segments: tuple
@@ -137,9 +133,8 @@ class _StopEvent(threading.Event):
 
 
 class DictateJob(Job):
-    """Stream ``source`` through cached ``model`` (None = default) with ``config`` (``StreamConfig`` or
-    Whisper's ``AgreementConfig``; None = the device's defaults); ``language``, ``task``, ``hotwords``
-    for Whisper. Raises ``UsageError`` (options the model cannot honour), ``ModelNotFoundError``."""
+    """Stream ``source`` through cached ``model`` (None: default) with ``config`` (``StreamConfig`` or
+    ``AgreementConfig``; None: device defaults). Raises ``UsageError``, ``ModelNotFoundError``."""
 
     def __init__(self, source, model: str | None = None, device: str = "auto", precision: str = "auto",
                  config=None, *, language: str | None = None, task: str = "transcribe",

@@ -1,8 +1,6 @@
-"""Jobs of the voice-cloning wizard (Qt-free): check a dataset, fine-tune, save, export.
-
-Each is a :class:`~speechstudio.worker.jobs.Job` that adapts a ``speechstudio.finetune`` call to the
-worker: callbacks become yielded events, the trainer's ``TrainControl`` pause / stop methods callable
-from the GUI thread. Runs live in ``<data dir>/finetune/runs/NAME``, shared with the CLI."""
+"""Jobs of the voice-cloning wizard (Qt-free): check a dataset, fine-tune, save, export; each adapts a
+``speechstudio.finetune`` call to the worker. Runs live in ``<data dir>/finetune/runs/NAME``, shared
+with the CLI."""
 from __future__ import annotations
 
 import json
@@ -71,9 +69,9 @@ class _Cancelled(Exception):
 
 
 def run_with_progress(fn: Callable, cancel: threading.Event, poll_s: float = 0.1) -> Iterator[object]:
-    """Run ``fn(report)`` in a helper thread, yielding each ``report(item)``; returns ``fn``'s result
-    and re-raises its exceptions. With ``cancel`` set the next ``report`` raises inside ``fn`` and the
-    generator returns None."""
+    """Run ``fn(report)`` in a helper thread, yielding each ``report(item)``; returns ``fn``'s result,
+    re-raises its exceptions. With ``cancel`` set the next ``report`` raises inside ``fn`` and this
+    returns None."""
     q: queue.Queue = queue.Queue()
     box: dict = {}
 
@@ -128,11 +126,9 @@ class BuildDatasetJob(Job):
     """Build and check a dataset (``finetune.build.build_dataset``) into ``out_dir`` at ``sample_rate``
     Hz.
 
-    ``base``: the base ``VoiceRef``, loaded to flag ``unsayable`` texts; its language wins. ``asr``:
-    cross-check with Whisper (``asr_model``; None = tiny.en for English); without one installed the
-    check is skipped (``asr_skipped``). ``options``: more ``build_dataset`` keywords. Yields
-    :class:`Status` and :class:`DatasetProgress`; ``result``: the ``Manifest``. Cancel stops at the next
-    clip."""
+    ``base``: the base ``VoiceRef`` (flags ``unsayable`` texts; its language wins); ``asr``: Whisper
+    cross-check with ``asr_model`` (None: tiny.en for English; skipped when none is installed). Yields
+    :class:`Status` and :class:`DatasetProgress`; ``result``: the ``Manifest``."""
 
     def __init__(self, source: Path, out_dir: Path, sample_rate: int, *, base=None, language: str = "en",
                  asr: bool = True, asr_model: str | None = None, device: str = "auto", **options) -> None:
@@ -202,10 +198,9 @@ class BuildDatasetJob(Job):
 
 # ----------------------------------------------------------------------------- training
 class TrainingJob(Job):
-    """A trainer run holding the run folder's lock (:func:`run_lock`), with :meth:`pause`,
-    :meth:`resume_training` and :meth:`stop` callable from any thread; stop (and cancel) saves a
-    resumable checkpoint and ends with ``DoneEvent(reason="stopped")``. Subclasses yield the trainer's
-    events from :meth:`_train` (:meth:`_prepare` runs first, outside the lock); ``result``: the
+    """A trainer run holding the run folder's lock; :meth:`pause`, :meth:`resume_training`, :meth:`stop`
+    from any thread (stop and cancel save a resumable checkpoint, ending with
+    ``DoneEvent(reason="stopped")``). Subclasses yield from :meth:`_train`; ``result``: the
     ``DoneEvent`` or None."""
 
     def __init__(self, run_dir: Path, control) -> None:
@@ -265,8 +260,7 @@ class FineTuneJob(TrainingJob):
     def __init__(self, run_dir: Path, dataset_dir: Path, base, config=None, resume: bool = False, *,
                  preset: str = "standard", overrides: dict | None = None) -> None:
         """``config``: a ``TrainConfig``, or None to build it in the worker from ``preset`` and
-        ``overrides`` (resolving ``device="auto"`` imports torch, which the GUI thread must not wait
-        for)."""
+        ``overrides`` (resolving ``device="auto"`` imports torch, too slow for the GUI thread)."""
         from speechstudio.finetune.vits.trainer import TrainControl
 
         super().__init__(run_dir, TrainControl())

@@ -1,20 +1,8 @@
 """Python's cycle collector runs on the GUI thread only, once a worker thread exists.
 
-CPython runs an automatic collection in whichever thread happens to allocate past the
-generation-0 threshold: with worker threads that is usually a worker loading a model (hundreds
-of thousands of objects). When that collection frees a reference cycle that holds Qt objects
-(a closed dialog's widgets, a page and its signal connections), their C++ destructors run in the
-worker thread, which Qt does not allow: the process dies with a segmentation fault (seen in the
-test suite: "Garbage-collecting" in a worker while transformers built a Wav2Vec2 model, with the
-widgets of earlier tests waiting to be collected).
-
-The usual remedy in PySide / PyQt applications (pyqtgraph's ``GarbageCollector``, the PyQt
-mailing-list recipe): turn automatic collection off (``gc.disable()``) and collect from a timer
-in the GUI thread, with the same generation thresholds (``gc.get_threshold()``, default
-700 / 10 / 10), so cyclic garbage is freed as often as before, but always in the GUI thread.
-The collector stops (and automatic collection comes back) when the application object goes.
-Long-lived objects are still kept out of full collections by the worker's ``gc.freeze()``.
-"""
+An automatic collection in a worker thread can free Qt objects there and crash (segfault seen in the
+suite). As pyqtgraph's ``GarbageCollector``: ``gc.disable()`` and collect from a GUI-thread timer with
+the same thresholds, until the application object goes."""
 from __future__ import annotations
 
 import gc
@@ -43,10 +31,8 @@ class GuiThreadCollector(QObject):
         gc.disable()
 
     def check(self) -> int:
-        """Collect the generations whose counts passed their thresholds, as CPython's automatic
-        collector does (``gc.get_count()``: allocations minus frees since the last generation-0
-        collection, then collections of the younger generation since the last one of each older).
-        Returns the number of unreachable objects found."""
+        """Collect the generations past their thresholds, as CPython's automatic collector does; returns
+        the unreachable objects found."""
         c0, c1, c2 = gc.get_count()
         t0, t1, t2 = self.threshold
         found = 0
@@ -67,9 +53,8 @@ def _stopped(*_args) -> None:
 
 
 def collect_on_gui_thread() -> GuiThreadCollector | None:
-    """Install the collector once per application (idempotent). Call it from the GUI thread
-    before starting a worker thread. Returns it, or ``None`` (automatic collection left as it is)
-    when there is no ``QCoreApplication`` yet or this is not its thread."""
+    """Install the collector once per application, from the GUI thread before starting a worker. Returns
+    it, or None when there is no ``QCoreApplication`` or this is not its thread."""
     global _installed
     app = QCoreApplication.instance()
     if app is None or threading.current_thread() is not threading.main_thread():

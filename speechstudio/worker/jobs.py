@@ -1,9 +1,5 @@
-"""Jobs a Worker runs. Qt-free: each job is a generator (``run(models)``) yielding payloads.
-
-A job has ``id`` (set by the worker), ``cancel`` (a ``threading.Event`` checked between units of
-work) and ``result`` (the value ``job_finished`` carries on success). Heavy libraries are imported
-inside ``run`` only, in the worker thread.
-"""
+"""Jobs a Worker runs: generators (``run(models)``) yielding payloads, Qt-free. A job has ``id``,
+``cancel`` (an Event checked between units of work) and ``result``; heavy imports happen inside ``run``."""
 from __future__ import annotations
 
 import threading
@@ -32,11 +28,9 @@ class Job:
 
 @dataclass
 class TranscribeOptions:
-    """What the Transcribe page asks for: model spec (``None`` = default), device
-    (auto/cpu/cuda), precision (auto/fp32/fp16/bf16), formats, output folder (``None`` = next to
-    the input), overwrite, language (ISO code; ``None`` = detect per file and route, see
-    :func:`~speechstudio.asr.load.load_recognizer`), task (``transcribe``/``translate``),
-    hotwords (Whisper vocabulary: names and jargon), subtitles (cue layout for srt/vtt/ass)."""
+    """What the Transcribe page asks for: model (None: default), device, precision, formats, output
+    folder (None: next to the input), overwrite, language (None: detect and route), task, hotwords,
+    subtitles (cue layout)."""
 
     model: str | None = None
     device: str = "auto"
@@ -53,15 +47,11 @@ class TranscribeOptions:
 
 
 class TranscribeBatchJob(Job):
-    """Transcribe ``items`` with the cached ASR model through :func:`speechstudio.batch.run.run_batch`
-    (the CLI's loop: output names planned for all items together, bad files reported and skipped).
+    """Transcribe ``items`` with the cached model through :func:`speechstudio.batch.run.run_batch`.
 
-    Yields :class:`Status` (model loading), the file's ``TranscriptInfo`` (language, its probability,
-    the model used) just before each ``done``, and every
-    ``BatchEvent`` (start, segment, done, skipped, failed, cancelled). ``cancel`` stops the running
-    file between decoded blocks (nothing written) and the batch; ``pause`` (an Event) ends the
-    batch after the current file. ``result``: number of files finished.
-    """
+    Yields :class:`Status`, each file's ``TranscriptInfo`` before its ``done``, and every
+    ``BatchEvent``. ``cancel`` stops the file between blocks (nothing written) and the batch; ``pause``
+    ends it after the current file. ``result``: files finished."""
 
     def __init__(self, items, options: TranscribeOptions) -> None:
         super().__init__()
@@ -187,13 +177,10 @@ def _voice_defaults(voice) -> dict:
 
 
 class SpeakJob(Job):
-    """Synthesize ``text`` sentence by sentence with the cached voice.
-
-    Yields :class:`VoiceInfo` once (after loading) then one ``SpeechChunk`` per sentence
-    (``np.ndarray[float32]`` audio at the voice's rate). Cancel stops between sentences. With
-    ``out_path`` the audio is written atomically there instead (nothing left on cancel/error) and
-    ``result`` is ``(duration_s, n_sentences, out_path)``.
-    """
+    """Synthesize ``text`` sentence by sentence with the cached voice: :class:`VoiceInfo` once, then a
+    ``SpeechChunk`` (float32 at the voice's rate) per sentence; cancel between sentences. With
+    ``out_path`` the audio is written there atomically and ``result`` is ``(duration_s, n_sentences,
+    out_path)``."""
 
     def __init__(self, text: str, voice: str | None = None, speaker=None, length_scale: float | None = None,
                  noise_scale: float | None = None, noise_w: float | None = None, device: str = "auto",
@@ -288,9 +275,8 @@ class CallJob(Job):
 
 
 class DownloadJob(Job):
-    """Download a catalog model in a child process (``speechstudio models download``), so that
-    cancel can really stop it (the process is killed; huggingface_hub resumes partial files on the
-    next try). Yields ``(fraction_or_None, line)`` progress tuples parsed from the progress bar."""
+    """Download a catalog model in a child process (``speechstudio models download``) so cancel can kill
+    it (huggingface_hub resumes next time). Yields ``(fraction_or_None, line)``."""
 
     def __init__(self, model_id: str, kind: str = "model", command: list[str] | None = None) -> None:
         super().__init__()

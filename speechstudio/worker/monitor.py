@@ -1,12 +1,9 @@
-"""GPU / system monitor: NVML (``nvidia-ml-py``, module ``pynvml``) sampled off the GUI thread.
+"""GPU / system monitor: NVML (``pynvml``) sampled off the GUI thread.
 
-:func:`sample_system` is Qt-free and returns a :class:`SystemSample`: one :class:`GpuSample` per
-NVIDIA GPU (utilisation %, VRAM used/total, temperature, power draw/limit, SM clock, throttle
-reasons), this process's own VRAM from the torch caching allocator (only when torch is already
-imported and CUDA initialised: the monitor never imports torch), and CPU % / RAM from psutil.
-When NVML is missing or finds no GPU, ``gpus`` is empty and ``no_gpu_reason`` says why in plain
-words. :class:`SystemMonitor` samples every ``interval_s`` in its own thread and emits ``sampled``.
-"""
+:func:`sample_system` (Qt-free) returns a :class:`SystemSample`: a :class:`GpuSample` per NVIDIA GPU,
+this process's VRAM from torch (only if already imported), CPU % / RAM (psutil); without NVML or a GPU,
+``gpus`` is empty and ``no_gpu_reason`` says why. :class:`SystemMonitor` samples every ``interval_s``
+and emits ``sampled``."""
 from __future__ import annotations
 
 import logging
