@@ -1,21 +1,9 @@
-"""Adapt recognition page: a four-step wizard that fine-tunes a CTC recogniser on the user's speech.
+"""Adapt recognition page: a four-step wizard that fine-tunes a CTC recogniser on the user's speech:
+base (:mod:`.adapt_base`), dataset (the Clone wizard's ``DatasetStep`` at 16 kHz, no consent sentence),
+train (:mod:`.adapt_train`), evaluate & use (:mod:`.adapt_use`).
 
-1. Base model (:mod:`~speechstudio.gui.adapt_base`): an installed CTC model or a folder, what it
-   is (family, vocabulary, parameters), the new model's name; or an earlier run to continue.
-2. Dataset: the Clone voice wizard's dataset builder (:class:`~speechstudio.gui.clone_dataset.DatasetStep`:
-   record prompts, import a folder, cut long recordings, check, fix texts, drop clips) at the
-   model's rate (16 kHz), without the voice-cloning consent sentence.
-3. Train (:mod:`~speechstudio.gui.adapt_train`): options, sanity pass, base WER, live curves,
-   pause / stop / resume.
-4. Evaluate & use (:mod:`~speechstudio.gui.adapt_use`): base vs adapted WER / CER and examples,
-   then register the model (Transcribe and Dictate list it).
-
-Same shell as the Clone voice page (:class:`~speechstudio.gui.wizard_common.WizardPage`: step bar,
-``QStackedWidget``, Back / Next with Alt+K / Alt+N; Next's tooltip says what is missing). The page
-owns an "adapt" :class:`~speechstudio.worker.worker.Worker` for training and evaluation, so the
-compute worker stays free for Transcribe and Speak. Run folders are the CLI's (``speechstudio
-finetune asr --out NAME``), so a run started in one continues in the other.
-"""
+Shell: :class:`~speechstudio.gui.wizard_common.WizardPage` with its own "adapt" worker. Run folders are
+the CLI's (``finetune asr --out NAME``), so a run continues in either."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
@@ -92,9 +80,8 @@ class AdaptPage(WizardPage):
         return self.base_info.sample_rate if self.base_info is not None else 16000
 
     def open_run(self, name: str) -> bool:
-        """Continue the run ``name``: its base, dataset and options (from the run's ``config.json``),
-        then the Train step, where Resume continues from ``checkpoints/latest.pt``. Returns False
-        (and says why on the status line) when it cannot be continued here."""
+        """Continue run ``name`` (base, dataset, options from its ``config.json``) at the Train step.
+        Returns False, saying why on the status line, when it cannot."""
         from speechstudio.worker.adapt_jobs import resume_dataset, run_dir_for
         from speechstudio.finetune.manifest import Manifest
         from speechstudio.finetune.run import RunFolder

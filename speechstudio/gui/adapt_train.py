@@ -1,17 +1,9 @@
-"""Adapt recognition wizard, step 3: fine-tune the CTC base on the dataset.
+"""Adapt recognition wizard, step 3: fine-tune the CTC base on the dataset with ``CTCConfig``'s options
+(the ``finetune asr`` flags and defaults).
 
-Options are ``CTCConfig``'s (the CLI's ``finetune asr`` flags, same defaults): epochs or max steps,
-peak learning rate, batch size, gradient accumulation, device, precision, frozen feature encoder,
-gradient checkpointing, evaluation interval. Start / Pause / Resume / Stop drive an
-:class:`~speechstudio.worker.adapt_jobs.AdaptTrainJob` on the page's own "adapt" worker, so the
-window and the compute worker (Transcribe, Speak) stay responsive. Shown live: the sanity pass in
-words (vocabulary, left-out clips, tiny-batch check), the base model's figures first ("words wrong
-/ letters wrong" in percent; WER / CER and the trainer's own notes on hover), then the
-loss and WER / CER curves (:class:`~speechstudio.gui.adapt_plots.CTCCurves`), steps/s and time
-left, each evaluation's first example. A failure shows the library's one-line message. Resume
-continues the run folder (``speechstudio finetune asr --resume``'s) from its last checkpoint, also
-one left by a closed app or a killed CLI run.
-"""
+An ``AdaptTrainJob`` runs on the page's "adapt" worker; shown live: the sanity pass, the base's figures,
+loss and WER / CER curves, speed and time left, each evaluation's first example. Resume continues the
+run folder from its last checkpoint (also one left by a closed app or a CLI run)."""
 from __future__ import annotations
 
 import math

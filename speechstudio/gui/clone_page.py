@@ -1,20 +1,9 @@
-"""Clone voice page: a four-step wizard that fine-tunes a VITS voice on the user's speech.
+"""Clone voice page: a four-step wizard that fine-tunes a VITS voice on the user's speech: base voice
+(here; the clone inherits its license), dataset (:mod:`.clone_dataset`), train (:mod:`.clone_train`),
+use & export (:mod:`.clone_use`).
 
-1. Base voice (this module): an installed VITS voice, what it lacks for training, its license
-   (the clone inherits it), the new voice's name; or an earlier run to continue.
-2. Dataset (:mod:`~speechstudio.gui.clone_dataset`): record prompts / import a folder / cut long
-   recordings, check, fix texts, drop clips.
-3. Train (:mod:`~speechstudio.gui.clone_train`): preset, estimate, live losses, samples.
-4. Use & export (:mod:`~speechstudio.gui.clone_use`): save as a voice, try it, export for Piper.
-
-Steps sit in a ``QStackedWidget`` under a step bar, with Back / Next (Alt+K / Alt+N); Next is
-enabled when the step is done, and its tooltip says what is missing (the shell, step 1's name and
-runs rows and step 3's run control are :mod:`~speechstudio.gui.wizard_common`'s, shared with the
-Adapt recognition wizard). The page owns a "train"
-:class:`~speechstudio.worker.worker.Worker` (training, saving, exporting), so
-the window's compute worker stays free for Speak and Transcribe while a voice trains. An
-earlier run (also one started from the CLI) is continued from its folder's ``config.json``.
-"""
+Shell: :mod:`.wizard_common`, with its own "train" worker. An earlier run (also one from the CLI)
+continues from its folder's ``config.json``."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -168,10 +157,9 @@ class ClonePage(WizardPage):
         return self.base_info.sample_rate if self.base_info is not None else 0
 
     def open_run(self, name: str) -> bool:
-        """Continue the run folder ``name``: its base voice and dataset (from the run's
-        ``config.json``, written by the trainer), its steps and batch size, then the Train step,
-        where Resume continues from ``checkpoints/latest.pt``. Returns False (and says why on
-        the status line) when the run cannot be continued here."""
+        """Continue run folder ``name`` (base voice, dataset, steps, batch size from its
+        ``config.json``) at the Train step. Returns False, saying why on the status line, when it
+        cannot."""
         import json
 
         from speechstudio.worker.finetune_jobs import runs_dir

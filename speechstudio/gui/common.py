@@ -18,9 +18,8 @@ OK_COLOR = "#16a34a"      # green: checks passed
 
 
 def set_font(widget: QWidget, point_size: float | None = None, bold: bool | None = None) -> None:
-    """Change ``widget``'s font size (points) and weight. Used instead of a style sheet: a style
-    sheet pins the widget's palette when it is applied, so a later switch to the dark theme would
-    leave it light (white boxes, black text on dark)."""
+    """Set ``widget``'s font size (points) and weight without a style sheet, which would pin the palette
+    against a later theme switch."""
     font = widget.font()
     if point_size is not None:
         font.setPointSizeF(point_size)
@@ -44,11 +43,9 @@ def tint(widget: QWidget, color: str | None, bold: bool | None = None) -> None:
 
 
 def settings() -> QSettings:
-    """The app's QSettings (INI): the file ``$SPEECHSTUDIO_SETTINGS`` when set (the app sets it at
-    start-up, so that a data folder chosen in Settings does not move the settings), else
-    ``$SPEECHSTUDIO_HOME/settings.ini`` when that is set (tests, portable installs), else the
-    platform's usual place for "SpeechStudio/SpeechStudio" (``~/.config/SpeechStudio/SpeechStudio.ini``
-    on Linux; tests/conftest.py points ``XDG_CONFIG_HOME`` elsewhere)."""
+    """The app's QSettings (INI): ``$SPEECHSTUDIO_SETTINGS`` (set at start-up, so moving the data folder
+    does not move it), else ``$SPEECHSTUDIO_HOME/settings.ini``, else the platform's place for
+    "SpeechStudio/SpeechStudio"."""
     explicit = os.environ.get("SPEECHSTUDIO_SETTINGS")
     if explicit:
         return QSettings(explicit, QSettings.Format.IniFormat)
@@ -108,9 +105,8 @@ _ZWSP = "\u200b"
 
 
 def breakable(text: str, longest: int = 30) -> str:
-    """``text`` with zero-width spaces after ``/ \\ _ . , ; : = & ? -`` inside words longer than
-    ``longest`` characters (paths, URLs, repo ids), so a word-wrapped label can break them; a word
-    with none of those is cut every ``longest`` characters."""
+    """``text`` with zero-width spaces after ``/ \\ _ . , ; : = & ? -`` in words longer than ``longest``
+    (paths, URLs), else cut every ``longest`` characters, so a wrapped label can break them."""
     out = []
     for word in text.split(" "):
         if len(word) <= longest:
@@ -128,9 +124,8 @@ def breakable(text: str, longest: int = 30) -> str:
 
 
 class WrapLabel(QLabel):
-    """A message label that wraps, long paths and URLs included, and never widens its window
-    (horizontal size policy ``Ignored``: it takes the width it is given and grows in height).
-    ``text()`` returns the text as set (without the break hints); the tooltip shows it too."""
+    """A label that wraps long paths and URLs and never widens its window (horizontal policy
+    ``Ignored``); ``text()`` returns the text as set, also the tooltip."""
 
     def __init__(self, text: str = "", parent=None) -> None:
         super().__init__(parent)
@@ -153,11 +148,8 @@ class WrapLabel(QLabel):
 
 
 def fit_columns(table, caps: dict[int, int], min_width: int = 48) -> None:
-    """Size a table's columns to their content, each capped at ``caps[col]`` pixels (uncapped
-    columns: content width), then shrink the widest columns until all but the last fit the
-    viewport with room for the last (which stretches; set ``setStretchLastSection(True)``).
-    Long cell text is elided (full text in each item's tooltip): no horizontal scroll bar at
-    the window's first-launch size (1280×800) when the content allows it."""
+    """Size a table's columns to content, capped at ``caps[col]`` px, then shrink the widest until all
+    fit with room for the stretching last one; long text elided (tooltip has it)."""
     header = table.horizontalHeader()
     n = table.columnCount()
     if n == 0:
@@ -248,9 +240,8 @@ def is_default_model(text: str | None) -> bool:
 
 
 def missing_model(spec: str | None) -> str | None:
-    """For a model spec saved in the settings: a one-line note when it names a folder that no
-    longer exists (a removed model, a test's temporary model), else ``None``. Names and Hugging
-    Face ids (``whisper-tiny.en``, ``org/name``) are not checked here: they resolve at load time."""
+    """A one-line note when a saved model spec names a folder that no longer exists, else None; names
+    and HF ids resolve at load time."""
     if is_default_model(spec):
         return None
     t = str(spec).strip()
@@ -278,10 +269,8 @@ class _DefaultNameDelegate(QStyledItemDelegate):
 
 
 class ModelPicker(QComboBox):
-    """Editable model picker: "(default)", the installed names, or any typed HF id / folder.
-
-    :meth:`set_default_name` says which model "(default)" is (shown in the list and the tooltip);
-    :meth:`restore` puts back a saved choice unless it names a folder that is gone."""
+    """Editable model picker: "(default)", installed names, or a typed HF id / folder; :meth:`restore`
+    puts back a saved choice unless its folder is gone."""
 
     def __init__(self, accessible_name: str, tooltip: str) -> None:
         super().__init__()
@@ -303,10 +292,8 @@ class ModelPicker(QComboBox):
         self.currentTextChanged.connect(self._place_hint)
 
     def set_default_name(self, name: str, reason: str = "", others: str = "") -> None:
-        """Say which model "(default)" stands for (e.g. ``whisper-tiny.en``) and why: in the list
-        ("(default): NAME"), after "(default)" in the field ("= NAME", grey) and in the tooltip.
-        ``others``: the model the router uses for languages other than English (issue 30: the box
-        said "= whisper-tiny.en" while German files went to whisper-base)."""
+        """Say which model "(default)" stands for (list entry, grey "= NAME" in the field, tooltip);
+        ``others``: the router's model for non-English (issue 30)."""
         from speechstudio.gui.wording import automatic_model
 
         self.default_name, self._default_reason, self._others = name, reason, others

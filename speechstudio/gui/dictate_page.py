@@ -1,26 +1,10 @@
-"""Dictate page: live microphone transcription with any installed recogniser.
+"""Dictate page: live microphone transcription with any installed recogniser ("(default)": an installed
+CTC model, else Whisper).
 
-A Wav2Vec2 CTC model streams in fixed-shape windows (the lowest latency); a Whisper model
-re-decodes a growing buffer and commits the words two consecutive decodes agree on
-(LocalAgreement-2, :mod:`speechstudio.asr.whisper_stream`), in any language it knows. "(default)"
-is an installed CTC model if there is one, else Whisper.
-
-Start / Stop, model / device / microphone pickers, language / task / vocabulary (Whisper; the
-Transcribe page's :class:`~speechstudio.gui.transcribe_options.LanguageOptions`, settings under
-``dictate/``), a live transcript (stable text in the normal text colour, the still-changing tail
-grey), input level meter, latency (ms behind real time), Dictate a file… (a recording played
-through the same path; Start is off when there is no microphone), Copy, Save as… and Send to
-file… (append, :mod:`~speechstudio.gui.dictate_files`). The "Text goes to" row
-(:mod:`~speechstudio.gui.dictate_anywhere`) types or pastes the stable text into the focused
-application, with spoken commands, live captions on top, a global hotkey and a tray icon. The live mel view (the main window's dock) gets the microphone's log-mel frames through
-:attr:`AudioHub.mel_frames`.
-
-View only: recognition runs as a :class:`~speechstudio.worker.dictation.DictateJob` in the
-compute worker's thread (the model cache is shared with Transcribe); results come back as
-queued Qt signals. Stop ends the input and the job flushes what is buffered, so the last words
-are kept. Errors (no microphone, a missing model, an option the model cannot honour) are shown
-in the page.
-"""
+Start / Stop, model / device / microphone pickers, Whisper language options (settings under
+``dictate/``), live text with a grey tail, level meter, latency, Dictate a file…, Copy, Save as…, Send
+to file…, and the "Text goes to" row (:mod:`.dictate_anywhere`). View only: recognition is a
+``DictateJob`` in the compute worker; Stop flushes what is buffered so the last words are kept."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -271,9 +255,8 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         return None if m in ("", DEFAULT_MODEL) else m
 
     def start(self, source=None) -> bool:
-        """Start dictating from the chosen microphone, or from ``source`` (an
-        :class:`~speechstudio.asr.sources.AudioSource`, e.g. a ``FileSource``: the fake microphone of
-        tests and demos). Returns False (with a message in the page) when it cannot start."""
+        """Start dictating from the chosen microphone or ``source`` (an ``AudioSource``, e.g. a
+        ``FileSource`` in tests). Returns False, with a message in the page, when it cannot."""
         if self.running:
             return False
         self.last_error = ""

@@ -1,14 +1,8 @@
-"""The main window: page list on the left (Transcribe, Speak, Record, Models), the live mel view
-and the GPU monitor docked side by side under the pages, a status line at the bottom.
+"""The main window: page list, the mel view and GPU monitor docked under the pages, a status line; owns
+the ``compute``, ``io`` and ``downloads`` workers and the :class:`AudioHub`.
 
-Owns the workers (``compute``: models and inference; ``io``: probing, decoding, listing, exports;
-``downloads``: model downloads) and the :class:`AudioHub`. Keyboard: Ctrl+O add files,
-Ctrl+Shift+O add folder, Ctrl+1…Ctrl+7 the pages, Ctrl+, Settings, F1 the shortcut list, Space
-play/pause, Ctrl+Enter run the page's main action (Start / Speak), Esc cancel / stop.
-
-Size: the first launch opens at 1280×800 (smaller when the screen is); the window never grows by
-itself (an explicit minimum size stops a child's long text from widening it past the screen).
-"""
+Opens at 1280×800 (smaller on small screens) and never grows by itself (an explicit minimum size stops a
+child's long text from widening it). Shortcuts: F1 lists them."""
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, Qt, QTimer

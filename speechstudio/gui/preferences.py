@@ -1,20 +1,10 @@
 """The user's preferences (the Settings dialog's values) and recent files, kept in QSettings.
 
-Keys (group ``prefs/``) and who reads them:
-
-- ``prefs/output_dir`` (str, "" = next to each input) and ``prefs/formats`` (comma list of
-  ``txt,srt,vtt,json``): the Transcribe page's defaults when it has no value of its own.
-- ``prefs/subtitle_max_line_width`` (characters, default 42, 0 = no limit) and
-  ``prefs/subtitle_max_line_count`` (lines per cue, default 2, 0 = no limit; the CLI's defaults): subtitle layout for srt/vtt (the meaning of openai/whisper's
-  ``utils.py`` writer options ``max_line_width`` / ``max_line_count``).
-- ``prefs/model/<lang>`` (model spec, "" = the app's default) for a language code (``en``...) and
-  ``prefs/model/other``: the default model per language.
-- ``prefs/device`` (``auto|cpu|cuda``) and ``prefs/precision`` (``auto|fp32|fp16|bf16``).
-- ``prefs/data_dir`` and ``prefs/cache_dir``: applied at start-up (:func:`apply_startup`) as
-  ``SPEECHSTUDIO_HOME`` and ``HF_HUB_CACHE`` unless those are already set in the environment.
-- ``prefs/theme``: ``system|light|dark`` (:func:`apply_theme`).
-- ``recent/files``: the last :data:`RECENT_MAX` files or folders opened, newest first.
-"""
+Keys: ``prefs/output_dir`` ("" = next to each input), ``prefs/formats`` (``txt,srt,vtt,json``),
+``prefs/subtitle_max_line_width`` (42) / ``prefs/subtitle_max_line_count`` (2; 0 = no limit;
+openai/whisper's writer options), ``prefs/model/<lang>`` and ``prefs/model/other``, ``prefs/device``,
+``prefs/precision``, ``prefs/data_dir`` / ``prefs/cache_dir`` (:func:`apply_startup`), ``prefs/theme``
+(:func:`apply_theme`), ``recent/files`` (newest first, :data:`RECENT_MAX`)."""
 from __future__ import annotations
 
 import os
@@ -103,13 +93,8 @@ def save(p: Preferences) -> None:
 
 
 def apply_startup(p: Preferences | None = None) -> list[str]:
-    """Point the data and cache folders at the preferred ones, before any model code runs.
-
-    ``SPEECHSTUDIO_HOME`` / ``HF_HUB_CACHE`` already set in the environment win (tests, portable
-    installs). The settings file stays where it was read from (``SPEECHSTUDIO_SETTINGS`` is set to
-    it first, so moving the data folder does not move the settings). Returns one note per value
-    applied, e.g. ``"data folder: /data/speech"``.
-    """
+    """Set ``SPEECHSTUDIO_HOME`` / ``HF_HUB_CACHE`` from the preferences before model code runs, unless
+    the environment has them; pins ``SPEECHSTUDIO_SETTINGS`` first. Returns one note per value applied."""
     p = p or load()
     notes: list[str] = []
     os.environ.setdefault("SPEECHSTUDIO_SETTINGS", settings().fileName())
@@ -144,13 +129,9 @@ def _dark_palette():
 
 
 def apply_theme(theme: str, app=None) -> str:
-    """Set the colour scheme: ``"light"``, ``"dark"`` or ``"system"`` (follow the desktop).
-
-    Asks Qt (``QStyleHints.setColorScheme``, Qt >= 6.8); where the platform cannot switch (X11
-    without a desktop theme, offscreen) ``light``/``dark`` set the Fusion style with a light or
-    dark palette instead. Returns the scheme now in effect, ``"light"`` or ``"dark"`` (from the
-    window colour's lightness).
-    """
+    """Set ``"light"``, ``"dark"`` or ``"system"`` via ``QStyleHints.setColorScheme`` (Qt >= 6.8), or
+    Fusion with a palette where the platform cannot switch (X11 without a theme, offscreen). Returns
+    ``"light"`` or ``"dark"`` now in effect."""
     global _SYSTEM_PALETTE
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication

@@ -1,15 +1,9 @@
-"""The transcript editor: one line per segment with its times in a gutter, typed edits with word
-timing kept (see :mod:`speechstudio.transcript`), Enter splits a segment and Backspace at a line's
-start merges it, start / end fields for the segment under the cursor, speakers (shown in colour
-before each line; give a segment or the selected words to a speaker, rename or merge speakers,
-remember a voice for later files), find / replace, undo / redo
-(saved in the transcript, so they survive a restart), export, and a player that follows the
-cursor and highlights the word being said.
+"""The transcript editor: one line per segment with times in a gutter, typed edits keeping word timing
+(:mod:`speechstudio.transcript`), split / merge, speakers, find / replace, undo / redo kept in the
+transcript, export, and a player following the cursor.
 
-Edits are saved atomically into the ``.json`` transcript one second after the last change (and
-on :meth:`TranscriptEditor.flush`). No model code: the document is a Qt-free
-:class:`~speechstudio.transcript.TranscriptDocument`.
-"""
+Edits are saved atomically into the ``.json`` one second after the last change (and on
+:meth:`TranscriptEditor.flush`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -376,9 +370,8 @@ class TranscriptEditor(QWidget):
         self._after_change(rerender=False)
 
     def run(self, op, cursor=None) -> bool:
-        """Run a document operation ``op()``, then re-render with the cursor at ``cursor``
-        (``(segment, char)`` or a callable giving it); a user error goes to the status line.
-        Returns whether it succeeded."""
+        """Run document operation ``op()``, then re-render with the cursor at ``cursor`` (``(segment,
+        char)`` or a callable); a user error goes to the status line. Returns success."""
         if self.document is None:
             return False
         try:

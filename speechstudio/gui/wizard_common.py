@@ -1,15 +1,9 @@
 """What the two fine-tuning wizards (Clone voice, Adapt recognition) share.
 
-:class:`WizardPage`: the page shell — a step bar over a ``QStackedWidget`` of four steps, Back /
-Next (Alt+K / Alt+N; Next is enabled when the step's ``ready()`` says so, its tooltip says what is
-missing), and the page's own training :class:`~speechstudio.worker.worker.Worker`, so the
-window's compute worker stays free for the other pages while a model trains.
-:class:`BaseStepFrame`: step 1's listing, name field (``NAME_RE``) and "continue an earlier run".
-:class:`TrainingStep`: step 3's Start / Pause / Resume / Stop of a
-:class:`~speechstudio.worker.finetune_jobs.TrainingJob` on that worker, state line, progress bar
-and speed. Start over a saved run first renames its folder to ``NAME-<date-time>`` (kept, listed
-under earlier runs), since a run folder holds one run; Resume continues ``checkpoints/latest.pt``.
-"""
+:class:`WizardPage`: step bar, four stacked steps, Back / Next (Alt+K / Alt+N; Next follows the step's
+``ready()``) and its own training ``Worker`` so the window's worker stays free. :class:`BaseStepFrame`:
+step 1's listing, name and earlier runs. :class:`TrainingStep`: step 3's run control; Start over a saved
+run renames its folder to ``NAME-<date-time>`` first (one run per folder)."""
 from __future__ import annotations
 
 import re
@@ -55,12 +49,8 @@ def buddy_label(text: str, buddy: QWidget) -> QLabel:
 
 # ----------------------------------------------------------------------------- page shell
 class StepStack(QStackedWidget):
-    """A stack of steps that asks only for the room of the step it shows.
-
-    Qt's stack asks for its largest page, and for the largest page's *preferred* height when any
-    page has word-wrapped text (height-for-width): in a scroll area that made every Adapt step
-    scroll by what the Dataset step would like (72 px at 1280×800 with the docks open), and the
-    Train step jump. Here a step gets the viewport and scrolls only below its own minimum."""
+    """A stack of steps that asks only for the room of the step it shows: Qt's stack asks for its
+    largest page's preferred height (height-for-width), making every step scroll."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -79,10 +69,9 @@ class StepStack(QStackedWidget):
 
 
 class WizardPage(QWidget):
-    """The four-step shell. Subclasses set :attr:`STEPS`, make ``base_step``, ``dataset``,
-    ``train`` and ``use`` (each with ``ready() -> (ok, why)`` and ``entered()``; a ``changed``
-    signal updates Next) and call :meth:`_lay_out`. Signals: ``status_message(str)`` (the
-    window's status line), ``step_changed(index)``."""
+    """The four-step shell: subclasses set :attr:`STEPS`, make ``base_step``, ``dataset``, ``train``,
+    ``use`` (each with ``ready() -> (ok, why)``, ``entered()``, ``changed``) and call :meth:`_lay_out`.
+    Signals ``status_message(str)``, ``step_changed(index)``."""
 
     status_message = Signal(str)
     step_changed = Signal(int)
@@ -201,9 +190,9 @@ class WizardPage(QWidget):
 
 # ----------------------------------------------------------------------------- step 1
 class BaseStepFrame(QWidget):
-    """Step 1's shared parts, worded by :attr:`NOUN` (``"voice"`` / ``"model"``). Subclasses
-    implement ``list_bases()`` (a static method, run on the I/O worker by :meth:`refresh`:
-    ``(bases, runs)``), ``_fill(bases, runs)`` and ``ready()`` (ending with :meth:`name_problem`)."""
+    """Step 1's shared parts, worded by :attr:`NOUN`; subclasses implement static ``list_bases() ->
+    (bases, runs)`` (run on the I/O worker), ``_fill(bases, runs)`` and ``ready()`` (ending with
+    :meth:`name_problem`)."""
 
     changed = Signal()
     NOUN = "model"
@@ -277,12 +266,10 @@ class BaseStepFrame(QWidget):
 
 # ----------------------------------------------------------------------------- step 3
 class TrainingStep(QWidget):
-    """Step 3's run control. Subclasses build their options, call :meth:`_add_controls`, set
-    ``curves`` (a :class:`~speechstudio.gui.clone_plots.LossCurves`) and ``option_widgets``
-    (disabled while a run goes), and implement ``run_dir()``, ``_make_job(resume) -> (job, moved
-    folder or None) | None``, ``_reset_view(keep)``, ``_on_progress(job_id, event)``,
-    ``_show_failure(result)``, ``_show_done(done_event, status)`` and ``has_model()``. Signal:
-    ``changed()`` when training starts or ends (Next may change)."""
+    """Step 3's run control. Subclasses call :meth:`_add_controls`, set ``curves`` and
+    ``option_widgets``, and implement ``run_dir()``, ``_make_job(resume)``, ``_reset_view(keep)``,
+    ``_on_progress``, ``_show_failure``, ``_show_done`` and ``has_model()``. Signal ``changed()`` when
+    training starts or ends."""
 
     changed = Signal()
     UNTRAINED = "train first"  # what ready() says while there is no model to use
@@ -337,9 +324,8 @@ class TrainingStep(QWidget):
         return (self.run_dir() / "checkpoints" / "latest.pt").is_file()
 
     def finished(self) -> bool:
-        """True when this session's run reached its end (all its steps, or stopped early because it
-        no longer improved) and no more steps are asked for: nothing is left to resume (issue 30:
-        Resume stayed enabled). Raising the step count makes Resume continue the run."""
+        """True when this session's run reached its end and no more steps are asked for: nothing to
+        resume (issue 30). Raising the step count makes Resume continue."""
         return (self.done is not None and getattr(self.done, "reason", "") in ("finished", "early_stop")
                 and not self.more_steps_asked())
 

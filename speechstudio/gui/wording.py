@@ -1,12 +1,6 @@
-"""The app's words (issue 30): one plain phrase per concept, the terms the main view never shows,
-and errors turned into a sentence a person can act on.
-
-Qt-free (plain strings), so the CLI and the tests can read it too. The expert words (RTF, CTC,
-p50, learning rate, ...) stay in the log, in ``--json`` and behind a "Details" expander
-(:class:`speechstudio.gui.details.Details`); :data:`BANNED` is what the wording test
-(``tests/test_gui_wording.py``) looks for in every visible label, button, group title, table
-header and the status line of each page and wizard step.
-"""
+"""The app's words (issue 30): one plain phrase per concept, the terms the main view never shows
+(:data:`BANNED`, checked by ``tests/test_gui_wording.py``), and errors as sentences a person can act on.
+Qt-free; expert words stay in the log, ``--json`` and "Details"."""
 from __future__ import annotations
 
 import logging
@@ -60,18 +54,16 @@ def speed(rtfx: float | None) -> str:
 
 
 def automatic_model(english: str, others: str = "") -> str:
-    """What "(default)" really does: ``"Automatic: whisper-tiny.en for English, whisper-base for
-    other languages"`` (the router: English to the English model, others to multilingual Whisper),
-    or ``"Automatic: whisper-tiny.en (English only)"`` when no multilingual model is installed."""
+    """What "(default)" does: ``"Automatic: whisper-tiny.en for English, whisper-base for other
+    languages"``, or ``"... (English only)"`` without a multilingual model."""
     if others and others != english:
         return f"Automatic: {english} for English, {others} for other languages"
     return f"Automatic: {english}" + ("" if others else " (English only)")
 
 
 def sureness(probability: float | None) -> str:
-    """A language-detection probability in words: ``"sure"`` (≥ 0.9), ``"probably"`` (≥ 0.6),
-    ``"unsure"`` below; ``""`` when none. Thresholds: Whisper's detector is rarely wrong above 0.9
-    on the real recordings (all seven languages detected at ≥ 0.93)."""
+    """A language probability in words: ``"sure"`` (>= 0.9; on the real recordings all seven languages
+    came at >= 0.93), ``"probably"`` (>= 0.6), ``"unsure"``, or ``""`` when none."""
     if probability is None:
         return ""
     return "sure" if probability >= 0.9 else "probably" if probability >= 0.6 else "unsure"
@@ -135,10 +127,8 @@ _PACKAGE_BITS = re.compile(r"\s*(?:\(|;|,)?\s*(?:from |using )?(?:the )?installe
 
 
 def plain_error(error: BaseException | str) -> str:
-    """A one-line message a person can act on, for an exception or a raw error line: known causes
-    (model not downloaded, no GPU monitor, an optional module, no sound device, memory, permissions,
-    disk) become a fixed sentence; otherwise the exception's class name and package names are
-    dropped and the rest kept. The raw text goes to the log (``speechstudio.gui.wording``)."""
+    """A one-line actionable message for an exception or raw error line: known causes get a fixed
+    sentence, else class and package names are dropped. The raw text goes to the log."""
     raw = f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error or "")
     for rx, sentence in _KNOWN:
         if rx.search(raw):
@@ -153,9 +143,8 @@ def plain_error(error: BaseException | str) -> str:
 
 
 def plain_status(text: str) -> str:
-    """A status line as people read it: errors and package names in plain words (see
-    :func:`plain_error`), model ids shortened to their name (``facebook/mms-tts-eng`` ->
-    ``mms-tts-eng``). Plain text passes unchanged."""
+    """A status line in plain words (:func:`plain_error`; ``facebook/mms-tts-eng`` -> ``mms-tts-eng``);
+    plain text passes unchanged."""
     if not text:
         return text
     if jargon_in(text) and any(k in jargon_in(text) for k in ("exception class name", "raw import error")):
@@ -167,10 +156,8 @@ def plain_status(text: str) -> str:
 
 
 def short_description(text: str) -> str:
-    """A model's description for the Models table: its first clause (up to the first ``"; "``)
-    without the parentheses that hold expert words or install commands, e.g. ``"Wav2Vec2 base
-    fine-tuned on LibriSpeech 960 h (CTC, 16 kHz); the default model"`` -> ``"Wav2Vec2 base
-    fine-tuned on LibriSpeech 960 h"``. The full text stays in the cell's tooltip."""
+    """A model's description for the Models table: its first clause (to ``"; "``) without parentheses;
+    the full text stays in the tooltip."""
     first = (text or "").split("; ")[0]
     first = re.sub(r"\s*\(([^()]*)\)", lambda m: "" if jargon_in(m.group(1)) else m.group(0), first)
     return plain_status(first).strip()
@@ -183,8 +170,7 @@ def plain_family(label: str) -> str:
 
 
 def without_class_names(text: str) -> str:
-    """``text`` without exception class names (``"no NVIDIA driver (NVMLError_LibraryNotFound: NVML
-    Shared Library Not Found)"`` -> ``"no NVIDIA driver (NVML Shared Library Not Found)"``); the rest
-    kept as written (the Check-my-setup report keeps its versions and fixes)."""
+    """``text`` without exception class names (``"(NVMLError_LibraryNotFound: NVML ...)"`` -> ``"(NVML
+    ...)"``), the rest kept."""
     return _CLASS_PREFIX.sub("", text or "")
 
