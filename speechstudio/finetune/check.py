@@ -1,14 +1,10 @@
 """Check one clip: resample, trim silence, normalise loudness, set flags; the ASR cross-check.
 
-``prepare_clip``: clipping is looked for at the file's rate (``levels.is_clipping``); the clip is
-resampled with soxr "HQ" to the target rate and to 16 kHz; Silero VAD trims it keeping ``pad_s`` (0.15
-s) each side; ITU-R BS.1770-4 loudness (pyloudnorm) is brought to ``target_lufs`` (-23 LUFS, EBU R128)
-unless a peak would pass ``peak_dbfs`` (-1 dBFS); flags (``manifest.FLAGS``): ``clipping``,
-``low_level`` (> ``low_level_lu`` under the target), ``noisy`` (VAD-based SNR < ``noisy_snr_db``, 20
-dB), ``too_short`` / ``too_long``, ``unsayable``. ``asr_check`` flags ``asr_mismatch`` when the CER
-(jiwer) to Whisper's transcript exceeds ``cer_threshold`` (0.35). Why each threshold:
-``docs/finetune_voice.md``, "Dataset checks". The dataset report lives in ``finetune.report``
-(re-exported here)."""
+``prepare_clip``: clipping at the file's rate, soxr "HQ" to the target rate and 16 kHz, Silero VAD trim
+keeping ``pad_s``, ITU-R BS.1770-4 loudness to ``target_lufs`` (EBU R128 -23) unless a peak would pass
+``peak_dbfs``, flags (``manifest.FLAGS``). ``asr_check`` flags ``asr_mismatch`` above ``cer_threshold``
+(jiwer CER to Whisper). Why each threshold: ``docs/finetune_voice.md``, "Dataset checks". Re-exports
+``finetune.report``."""
 from __future__ import annotations
 
 import re
@@ -50,9 +46,9 @@ class CheckSettings:
 
 @dataclass
 class PreparedClip:
-    """``audio``: float32 ``(n,)`` at ``sample_rate`` Hz, trimmed and normalised; ``audio16k``: the same
-    span at 16 kHz; ``flags``: keys of ``manifest.FLAGS``; ``stats``: ``source_lufs``, ``gain_db``,
-    ``snr_db``, ``peak_dbfs``, ``trimmed_s``."""
+    """``audio``: float32 (n,) at ``sample_rate`` Hz, trimmed and normalised; ``audio16k``: the same at
+    16 kHz; ``flags``; ``stats``: ``source_lufs``, ``gain_db``, ``snr_db``, ``peak_dbfs``,
+    ``trimmed_s``."""
 
     audio: np.ndarray
     audio16k: np.ndarray

@@ -1,19 +1,6 @@
-"""Pitch matching of a cloned voice: the offset between the speaker's recordings and the clone.
-
-A voice fine-tuned from a Piper ``.onnx`` base learns the speaker's timbre (spectral envelope)
-but keeps the base's pitch: nothing the decoder gets when the voice speaks carries the speaker's
-pitch (docs/finetune_voice.md, "Pitch"). So when a run is saved as a voice, this module compares
-the median F0 of the prepared recordings with that of the fine-tuned model speaking some of the
-same texts, and the voice stores the difference in semitones (``"pitch_semitones"`` in
-``voice.json`` and the ``.onnx.json`` ``"speechstudio"`` block); SpeechStudio's synthesis shifts
-the model's output by it (``tts.pitch.shift_pitch``, PSOLA: formants and durations kept;
-``speak --pitch`` overrides it, ``--pitch 0`` plays the model as trained). Piper itself ignores
-the field: an exported clone played by Piper speaks at the model's own pitch.
-
-Since 2026-12-03 a clone of a Piper base speaks at its speaker's pitch through its sample rate
-(``finetune.vits.voice_rate``), so the offset measured here is small and the shift is off unless
-asked for (``--match-pitch``). Figures: docs/finetune_voice.md.
-"""
+"""Pitch matching of a cloned voice: the offset in semitones between the speaker's recordings and the
+clone (median F0), stored as ``"pitch_semitones"`` and applied at synthesis by ``tts.pitch.shift_pitch``
+(PSOLA) when asked for (``--match-pitch``); Piper ignores it. Why and figures: docs/finetune_voice.md."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,9 +19,8 @@ PROBE_TEXTS = 8
 
 @dataclass(frozen=True)
 class PitchMatch:
-    """``recordings_hz`` / ``voice_hz``: median F0 (Hz) of the speaker's clips and of the
-    fine-tuned model's synthesis (None when nothing was voiced); ``semitones``: the shift the
-    voice stores (``tts.pitch.pitch_offset``: 0 below 0.3 st, limited to +-12)."""
+    """``recordings_hz`` / ``voice_hz``: median F0 of the clips and of the synthesis (None if unvoiced);
+    ``semitones``: the stored shift (``tts.pitch.pitch_offset``: 0 below 0.3 st, within +-12)."""
 
     recordings_hz: float | None
     voice_hz: float | None
@@ -66,15 +52,10 @@ class PitchMatch:
 
 def measure_pitch_match(model, base_voice, dataset_dir: str | Path, reference_clips: int = REFERENCE_CLIPS,
                         probe_texts: int = PROBE_TEXTS, seed: int = 0, shift: bool = True) -> PitchMatch:
-    """Compare the prepared dataset in ``dataset_dir`` (``finetune.manifest``) with ``model``
-    (a fine-tuned ``VitsModel``) speaking through ``base_voice``'s front end (a loaded
-    ``tts.vits.VitsVoice``, engine torch). Reads the first ``reference_clips`` usable clips
-    (mono WAV at the dataset's rate) and synthesises the texts of the first ``probe_texts`` with
-    seeds ``seed + i`` and the voice's default noise. Clips that cannot be read or said are
-    skipped. Medians are over voiced frames that are not the decoder's frame-rate buzz
-    (``finetune.closeness.pitch_profile``): a buzzing model is never "measured" at 86 Hz.
-    ``shift``: False measures only (``PitchMatch.semitones`` 0, the voice is not shifted).
-    Returns a ``PitchMatch``."""
+    """Compare the first ``reference_clips`` usable clips of ``dataset_dir`` with ``model`` (a
+    fine-tuned ``VitsModel``) saying the first ``probe_texts`` through ``base_voice``'s front end (seeds
+    ``seed + i``). Medians skip the decoder's frame-rate buzz (``closeness.pitch_profile``); unreadable
+    or unsayable clips are skipped. ``shift=False`` measures only. Returns a ``PitchMatch``."""
     import dataclasses
 
     import soundfile as sf

@@ -1,18 +1,10 @@
-"""Write the takes of a recording session as an LJSpeech folder (Qt-free part of the wizard).
+"""Write the takes of a recording session as an LJSpeech folder, imported like any other
+(``build.build_dataset``).
 
-A recording folder is a plain LJSpeech dataset, so it is imported like any other
-(``build.build_dataset(folder, ...)``)::
-
-    FOLDER/
-      metadata.csv        ID|TEXT lines, UTF-8, sorted by ID (rewritten atomically on every take)
-      wavs/ID.wav         mono PCM-16 WAV at the rate the microphone delivered
-      consent.txt         the consent sentence, the speaker's name, the date (prompt index 0)
-      consent.wav         the spoken consent sentence
-
-IDs are ``take0001`` ... for prompt index 1, 2, ... of ``prompts.script(name)``; index 0 is the
-consent sentence, which is kept beside the dataset but is not a training clip. Re-recording a
-prompt replaces its WAV and its metadata line.
-"""
+``FOLDER/metadata.csv`` (``ID|TEXT``, UTF-8, sorted, rewritten atomically per take), ``wavs/ID.wav``
+(mono PCM-16 at the microphone's rate), ``consent.txt`` / ``consent.wav`` (prompt index 0, not a
+training clip). IDs ``take0001`` ... follow ``prompts.script(name)``; a re-take replaces its WAV and
+line."""
 from __future__ import annotations
 
 import os
@@ -89,9 +81,8 @@ def _write_metadata(folder: Path, rows: dict[str, str]) -> None:
 
 def save_consent(dataset_dir: str | os.PathLike, text: str, audio: np.ndarray, sample_rate: int,
                  name: str | None = None) -> Path:
-    """Write the spoken consent sentence: ``consent.wav`` (PCM-16) and ``consent.txt`` (the
-    sentence, the speaker's ``name`` and the UTC time). ``audio``: ``np.ndarray[float32]`` shape
-    (n,), ``sample_rate`` Hz, range [-1, 1]. Returns the WAV path. Raises ``UsageError``."""
+    """Write ``consent.wav`` (PCM-16) and ``consent.txt`` (sentence, ``name``, UTC time); ``audio``
+    float32 (n,) in [-1, 1] at ``sample_rate`` Hz. Returns the WAV path; raises ``UsageError``."""
     folder = Path(dataset_dir)
     a = _check_audio(audio, sample_rate)
     text = _clean_text(text)
@@ -106,17 +97,11 @@ def save_consent(dataset_dir: str | os.PathLike, text: str, audio: np.ndarray, s
 
 def save_take(dataset_dir: str | os.PathLike, prompt_index: int, text: str, audio: np.ndarray,
               sample_rate: int) -> Path:
-    """Write one take and return its WAV path.
+    """Write take ``prompt_index`` (1.., into ``prompts.script(name)``) to ``wavs/takeNNNN.wav`` and its
+    ``metadata.csv`` line (``|`` and newlines become spaces), each atomically; return the WAV path.
 
-    ``prompt_index``: index into ``prompts.script(name)``; 0 is the consent sentence (written by
-    ``save_consent``: ``consent.wav`` + ``consent.txt``, not a training clip), 1.. are prompts,
-    written to ``wavs/take0001.wav`` ... with their line in ``metadata.csv`` (``ID|TEXT``; "|" and
-    newlines in ``text`` become spaces). ``audio``: ``np.ndarray[float32]`` shape (n,) mono,
-    ``sample_rate`` Hz (the microphone's rate; resampling happens in the check), range [-1, 1]
-    (values outside are clipped). The WAV and metadata.csv are each replaced atomically (temp
-    file + ``os.replace``); a re-take overwrites the previous one.
-    Raises ``UsageError`` for a negative index, empty / non-mono / non-finite audio, empty text.
-    """
+    ``audio``: float32 mono (n,) at ``sample_rate`` Hz, clipped to [-1, 1]. Raises ``UsageError`` for a
+    negative index, empty / non-mono / non-finite audio, or empty text."""
     if int(prompt_index) < 0:
         raise UsageError(f"prompt index {prompt_index} is negative")
     if int(prompt_index) == 0:

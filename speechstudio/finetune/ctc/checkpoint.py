@@ -1,23 +1,10 @@
-"""CTC run folder on top of ``speechstudio.finetune.run.RunFolder``: resume state and export.
+"""CTC run folder on top of ``finetune.run.RunFolder``: resume state and export.
 
-Layout (``RunFolder``'s, plus two folders)::
-
-    RUN/
-      config.json              base, dataset, vocabulary source, casing, seed, split, CTCConfig
-      processor/               config.json of the model being trained + feature extractor +
-                               tokenizer (vocab.json) + vocabulary.txt (the transcripts' words,
-                               for lexicon decoding): a model folder without weights
-      checkpoints/latest.pt    full resume state: model, optimizer, scheduler, GradScaler, step,
-                               data order position, RNG states, early-stopping counters
-      checkpoints/best.pt      the best model weights (lowest WER, then CER) + its figures
-      model/                   the best checkpoint exported as a plain transformers model folder
-                               (model.safetensors + processor files): what gets registered
-      tb/                      TensorBoard logs;   train.log: one line per event
-
-Checkpoints are written atomically (``finetune.run.atomic_torch_save``: temp file, fsync,
-``os.replace``); a full disk raises ``RunError`` and leaves the previous file valid. They hold
-tensors, numbers, strings, lists and dicts only and load with ``weights_only=True``.
-"""
+Adds ``processor/`` (config, feature extractor, ``vocab.json``, ``vocabulary.txt``: a model folder
+without weights), ``checkpoints/latest.pt`` (full resume state), ``checkpoints/best.pt`` (lowest WER,
+then CER) and ``model/`` (the best as a transformers folder, what gets registered). Checkpoints are
+written atomically (``atomic_torch_save``; a full disk raises ``RunError``, the previous file stays) and
+load with ``weights_only=True``."""
 from __future__ import annotations
 
 import os
@@ -61,9 +48,9 @@ def model_from_state(files_dir: str | os.PathLike, state_dict: dict):
 
 
 def export_best(run) -> Path | None:
-    """Write ``RUN/model``: the best checkpoint as a transformers model folder (safetensors +
-    processor files, ``vocabulary.txt`` included), atomically (temp folder, rename). ``run`` is a ``RunFolder``. Returns the
-    folder, or ``None`` when no best checkpoint exists yet. Raises ``RunError`` / ``OSError``."""
+    """Write ``RUN/model`` from the best checkpoint (safetensors + processor files) atomically; ``run``:
+    a ``RunFolder``. Returns the folder or None when there is no best yet; raises ``RunError`` /
+    ``OSError``."""
     if not run.checkpoint_path("best").is_file():
         return None
     best = run.load_checkpoint("best")

@@ -1,9 +1,6 @@
 """The trained generator of a run: what it was fine-tuned from (``BaseInfo``) and how to load it.
-
-``checkpoints/best.pt`` (and ``latest.pt``) hold the generator's ``state_dict`` (float32, weight
-norm folded), its ``VitsConfig`` as JSON (incl. Piper's ``resblock``), and ``base``: the
-``BaseInfo`` fields. ``load_trained_generator`` rebuilds the ``VitsModel`` for the exporter.
-"""
+Checkpoints hold the generator's float32 ``state_dict`` (weight norm folded), its ``VitsConfig`` JSON
+and the ``BaseInfo`` fields."""
 from __future__ import annotations
 
 import json
@@ -16,15 +13,9 @@ __all__ = ["BaseInfo", "base_info_for", "load_trained_generator"]
 
 @dataclass(frozen=True)
 class BaseInfo:
-    """The base voice of a run and where training got to.
-
-    ``source``: the base as given (``.onnx`` path, checkpoint folder or HF id); ``kind``:
-    ``"piper"`` or ``"transformers"``; ``name``; ``sample_rate`` (Hz); ``language``;
-    ``speaker``: the speaker id adapted in a multi-speaker base (None otherwise);
-    ``piper_config``: the base's ``.onnx.json`` content (Piper bases: phoneme map, espeak voice,
-    inference defaults) for the exporter; ``step``: optimizer steps of this checkpoint;
-    ``val_mel_loss``: its validation mel loss (NaN if none was measured).
-    """
+    """The base voice of a run and where training got to: ``source`` (as given), ``kind`` (``"piper"`` |
+    ``"transformers"``), ``name``, ``sample_rate`` (Hz), ``language``, ``speaker`` (or None),
+    ``piper_config`` (the base's ``.onnx.json``), ``step``, ``val_mel_loss`` (NaN if unmeasured)."""
 
     source: str
     kind: str
@@ -49,14 +40,9 @@ def base_info_for(voice, source: str, speaker: int | None) -> BaseInfo:
 
 
 def load_trained_generator(run_dir: str | os.PathLike, which: str = "best"):
-    """The fine-tuned generator of a run: ``(VitsModel, BaseInfo)``.
-
-    ``which``: ``"best"`` (lowest validation mel loss; what gets exported) or ``"latest"``. The
-    model is float32 on the CPU in eval mode, weight norm folded, with the posterior encoder
-    (training-only; exporters drop it) and Piper's resblock-"2" decoder where the base had one;
-    ``model.config`` holds the base's noise / length defaults. Raises ``RunError`` when the run
-    folder has no such checkpoint or it is unreadable.
-    """
+    """``(VitsModel, BaseInfo)`` of checkpoint ``which`` (``"best"`` | ``"latest"``): float32, CPU, eval
+    mode, weight norm folded, with the posterior encoder and the base's noise / length defaults. Raises
+    ``RunError`` when missing or unreadable."""
     from transformers import VitsConfig, VitsModel
 
     from speechstudio.finetune.run import RunError, RunFolder
