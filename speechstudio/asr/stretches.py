@@ -82,6 +82,24 @@ def suspect(seg: Segment) -> bool:
     return p is not None and p < SUSPECT_WORD_P
 
 
+def _pause_after(audio: AudioTee, t: float, within_s: float = 3.0, pause_s: float = 0.25) -> float:
+    """The start of the first pause of at least ``pause_s`` after ``t`` (Silero VAD frames), within
+    ``within_s``; ``t`` when there is none (or the audio is not read that far)."""
+    from speechstudio.audio.vad import FRAME, SileroVad
+
+    clip = audio.slice(t, t + within_s)
+    if clip.size < FRAME:
+        return t
+    speech = SileroVad(threads=1).probs(clip) >= 0.35
+    need = max(1, int(round(pause_s * audio.rate / FRAME)))
+    quiet = 0
+    for i, v in enumerate(speech):
+        quiet = 0 if v else quiet + 1
+        if quiet >= need:
+            return t + (i + 1 - need) * FRAME / audio.rate
+    return t
+
+
 def per_stretch(segments: Iterable[Segment], audio: AudioTee, language: str, *args, **kwargs) -> Iterator[Segment]:
     """:func:`_stretches` without the repeats at the seams of stretches decoded apart (a segment more
     than half before the end of what was yielded is dropped)."""
@@ -137,16 +155,20 @@ def _stretches(segments: Iterable[Segment], audio: AudioTee, language: str,
                                _depth=_depth, _memo=memo)
 
     def resolve(t0: float, t1: float, old: list[Segment], halves: int = SPLITS,
-                periodic: bool = False) -> Iterator[Segment]:
+                periodic: bool = False, after: float = float("-inf")) -> Iterator[Segment]:
+        """``after``: where the stretch before ends (a halved stretch): its audio is not padded into
+        this one, where a word of the other language would be decoded as this one's."""
+        t0 = max(t0, after)
         if t1 - t0 >= MIN_STRETCH_S:
-            clip = audio.slice(t0 - PAD_S, t1 + PAD_S)
+            lead = max(t0 - PAD_S, after)
+            clip = audio.slice(lead, t1 + PAD_S)
             guess = detect_once(t0, t1, clip)
             other = getattr(guess, "language", None)
             sure = other is not None and guess.probability >= MIN_P
             if not sure and other not in (None, language) and (halves == 0 or t1 - t0 < 2 * MIN_HALF_S):
                 # unsure and too short to halve: the detector's best guess, kept only when its words
                 # are surer than the old ones (or there were none: lost speech)
-                start = max(audio.start_s, t0 - PAD_S)
+                start = max(audio.start_s, lead)
                 try:
                     new = [mark(s, other) for s in decode_as(other, clip, start)]
                 except Exception:  # noqa: BLE001 - keep what the file's model wrote
@@ -161,14 +183,17 @@ def _stretches(segments: Iterable[Segment], audio: AudioTee, language: str,
                 # the file's language after all, but its words were lost or unsure: decode the
                 # stretch alone (no context from before it); keep whichever words are surer
                 try:
-                    new = [mark(s, language) for s in decode_as(language, clip, max(audio.start_s, t0 - PAD_S))]
+                    new = [mark(s, language) for s in decode_as(language, clip, max(audio.start_s, lead))]
                 except Exception:  # noqa: BLE001 - keep what the file's model wrote
                     new = []
                 if new and (not old or _mean_p(new) > _mean_p(old)):
                     yield from new
                     return
             if sure and other != language:
-                start = max(audio.start_s, t0 - PAD_S)
+                start = max(audio.start_s, lead)
+                end = _pause_after(audio, t1)
+                if end > t1 + PAD_S:          # the stretch ends mid-sentence: decode to the pause
+                    clip = audio.slice(lead, end)
                 try:
                     new = [mark(s, other) for s in decode_as(other, clip, start)]
                     if _depth == 0:
@@ -195,8 +220,8 @@ def _stretches(segments: Iterable[Segment], audio: AudioTee, language: str,
                 else:
                     cut = None
                 if cut is not None:
-                    yield from resolve(t0, left[-1].end_s if left else cut, left, halves - 1, periodic)
-                    yield from resolve(cut, t1, right, halves - 1, periodic)
+                    yield from resolve(t0, left[-1].end_s if left else cut, left, halves - 1, periodic, after)
+                    yield from resolve(cut, t1, right, halves - 1, periodic, left[-1].end_s if left else after)
                     return
         if periodic and old:
             yield from inside(t0, t1, old)
@@ -206,7 +231,7 @@ def _stretches(segments: Iterable[Segment], audio: AudioTee, language: str,
 
     def gap(t0: float, t1: float) -> Iterator[Segment]:
         if t1 - t0 >= GAP_S and speech_s(audio.slice(t0, t1)) >= GAP_SPEECH_S:
-            yield from resolve(t0, t1, [])
+            yield from resolve(t0, t1, [], after=t0)
 
     pending: list[Segment] = []      # consecutive suspect segments, or the current periodic stretch
     last_end = audio.start_s
