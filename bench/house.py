@@ -4,7 +4,8 @@ imports at module top vs inside functions, import cycles and imports that climb 
 Floors (GUIDE.md's layers, data flows down): 0 the base modules at the package root (errors,
 atomic, registry, runtime, progress, metrics); 1 ``audio``, ``hub``; 2 ``asr``, ``tts``,
 ``diarize``, ``transcript``; 3 ``batch``, ``finetune``, ``dictation``, ``doctor``; 4 ``worker``,
-``api``, ``cli``, ``__main__``; 5 ``gui``. An import of a higher floor from a lower one is "up".
+``api``, ``cli``, ``__main__`` and every subcommand module outside ``gui`` (``*.cli``, ``*_cli``); 5 ``gui``. An
+import of a higher floor from a lower one is "up".
 Cycles are strongly connected components of the module import graph (every import, wherever it
 sits), found with networkx.
 
@@ -30,6 +31,8 @@ def module_name(path: Path, root: Path = ROOT) -> str:
 
 def floor(module: str) -> int:
     parts = module.split(".")
+    if len(parts) > 1 and parts[1] != "gui" and (parts[-1] == "cli" or parts[-1].endswith("_cli")):
+        return 4                    # a subcommand's parser and printing: the CLI layer, wherever it sits
     return FLOORS.get(parts[1], 0) if len(parts) > 1 else 0
 
 
