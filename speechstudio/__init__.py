@@ -1,16 +1,11 @@
 """SpeechStudio: offline speech work (transcribe, dictate, speak) on the user's own GPU or CPU.
 
-Library API (see :mod:`speechstudio.api`)::
+Library API (:mod:`speechstudio.api`)::
 
-    import speechstudio
-    segments, info = speechstudio.transcribe("talk.mp3")     # info.language, info.language_probability
-    print(info.language, [s.text for s in segments])
+    segments, info = speechstudio.transcribe("talk.mp3")
     chunks = speechstudio.synthesize("Hello.", voice="en_US-joe-medium")  # SpeechChunk per sentence
 
-Qt-free core. Heavy libraries (torch, transformers, faster_whisper) are imported lazily inside
-the functions that need them, so ``speechstudio --help`` and the GUI's first window are fast: the
-names below are loaded on first access.
-"""
+The names below load on first access, so ``speechstudio --help`` and the GUI start fast."""
 
 __version__ = "0.1.0"
 

@@ -1,21 +1,12 @@
 """The library API: ``speechstudio.transcribe`` and ``speechstudio.synthesize``.
 
-Shaped like faster-whisper's ``WhisperModel.transcribe`` (SYSTRAN/faster-whisper, transcribe.py):
-segments come back as a lazy generator together with the run's metadata, so the language is known
-before the first segment is decoded::
+Shaped like faster-whisper's ``WhisperModel.transcribe`` (segments as a lazy generator plus metadata)::
 
-    import speechstudio
-    segments, info = speechstudio.transcribe("talk.mp3")          # language detected: info.language
-    for s in segments:
-        print(f"{s.start_s:.2f}-{s.end_s:.2f} {s.text}")
+    segments, info = speechstudio.transcribe("talk.mp3")          # info.language
     for chunk in speechstudio.synthesize("Hello there.", voice="en_US-joe-medium"):
         play(chunk.audio, chunk.sample_rate)
 
-These are the functions ``speechstudio transcribe`` runs per file (``load_recognizer`` then
-``Recognizer.transcribe`` on the decoded blocks; see :mod:`speechstudio.batch.run`) and the voice
-loading / sentence streaming ``speechstudio speak`` uses. Loaded models are kept between calls
-(one recogniser and one voice; a call with other settings replaces them).
-"""
+One recogniser and one voice are kept between calls (other settings replace them)."""
 from __future__ import annotations
 
 import os
@@ -62,32 +53,22 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
     """Transcribe a file or an array; returns ``(segments, info)``.
 
     Args:
-        audio: a path to any audio/video file FFmpeg reads (decoded in bounded blocks, mono,
-            resampled to 16 kHz), or ``np.ndarray[float32]`` shape (n_samples,) mono at
-            ``sample_rate`` Hz, range [-1, 1] (shape (n_samples, channels) is averaged to mono).
-        model: an installed model name (``whisper-base``, ``whisper-tiny.en``), Hugging Face id or
-            folder; ``None``: by language (English model for English, multilingual Whisper for
-            the rest).
-        language: ``"auto"`` (detect on the first speech; default), a code (``"fr"``) or a name.
-        task: ``"transcribe"`` or ``"translate"`` (to English; multilingual Whisper).
+        audio: a path FFmpeg reads (decoded to 16 kHz mono in blocks), or ``np.ndarray[float32]``
+            (n_samples,) at ``sample_rate`` Hz in [-1, 1] ((n, channels) is averaged).
+        model: installed name, Hugging Face id or folder; ``None``: chosen by language.
+        language: ``"auto"`` (default), a code or a name. task: ``"transcribe"`` | ``"translate"``.
         device / precision: ``auto|cpu|cuda|cuda:N`` / ``auto|fp32|fp16|bf16``.
-        initial_prompt / hotwords: names and jargon the decoder should prefer (Whisper).
-        speakers: ``None`` (no labels), ``"auto"``, a number or ``"2-4"``: every segment and word
-            gets a ``speaker`` (known voices by name; :mod:`speechstudio.diarize`). The audio is
-            then transcribed within this call (labels need the whole recording) and ``info``
-            carries ``speakers`` and ``speaker_turns``.
+        initial_prompt / hotwords: words the decoder should prefer (Whisper).
+        speakers: ``None``, ``"auto"``, a number or ``"2-4"``: segments and words get a ``speaker``; the
+            whole file is then transcribed within the call and ``info`` carries ``speakers``,
+            ``speaker_turns``.
 
     Returns:
-        ``(segments, info)``: an iterator of :class:`~speechstudio.asr.types.Segment` (decoded as
-        you iterate; times in seconds, words with probabilities) and a
-        :class:`~speechstudio.asr.types.TranscriptInfo` (``language``, ``language_probability``,
-        the ``model_id`` that wrote the text, ``duration_s``).
+        an iterator of :class:`~speechstudio.asr.types.Segment` (seconds) and a
+            :class:`~speechstudio.asr.types.TranscriptInfo`.
 
     Raises:
-        AudioDecodeError (a file that is not audio), ModelNotFoundError, OfflineError, UsageError
-        (e.g. ``translate`` with an English-only model; non-English speech given to an
-        English-only ``model``).
-    """
+        AudioDecodeError, ModelNotFoundError, OfflineError, UsageError."""
     from speechstudio.asr.languages import normalize_language
 
     lang = normalize_language(language)
@@ -143,26 +124,22 @@ def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None
                length_scale: float | None = None, noise_scale: float | None = None, noise_w: float | None = None,
                seed: int | None = None, device: str = "auto", allow_download: bool = True,
                pitch: float | None = None):
-    """Speak ``text``: yields one :class:`~speechstudio.tts.stream.SpeechChunk` (``speechstudio.SpeechChunk``) per
-    sentence as soon as it is synthesized.
+    """Speak ``text``: yields one :class:`~speechstudio.tts.stream.SpeechChunk` per sentence as it is
+    synthesized.
 
     Args:
-        text: the text (sentences are split on punctuation, numbers spelled out).
-        voice: an installed voice name (``en_US-joe-medium``, a cloned voice), a Piper ``.onnx``,
-            a folder or a Hugging Face id; ``None``: the default voice.
-        speaker / length_scale / noise_scale / noise_w / seed: VITS controls (``None``: the
-            voice's defaults; Piper's ``.onnx.json`` ``inference``).
-        pitch: pitch shift in semitones, -12..12, formants kept (``None``: the voice's own, which
-            for a cloned voice is the offset to its recordings; 0: none).
-        device: ``auto|cpu|cuda``.
+        voice: installed name, Piper ``.onnx``, folder or Hugging Face id; ``None``: the default voice.
+        speaker / length_scale / noise_scale / noise_w / seed: VITS controls (``None``: the voice's
+            defaults).
+        pitch: semitones, -12..12, formants kept (``None``: the voice's own; 0: none). device:
+            ``auto|cpu|cuda``.
 
     Yields:
-        chunks with ``audio`` (``np.ndarray[float32]`` shape (n_samples,), range [-1, 1]) at
-        ``sample_rate`` Hz (22050 for the joe voice), ``text``, ``index``.
+        chunks with ``audio`` (``np.ndarray[float32]`` (n_samples,), [-1, 1]) at ``sample_rate`` Hz,
+            ``text``, ``index``.
 
     Raises:
-        ModelNotFoundError (unknown voice), UsageError (controls out of range), EmptyTextError.
-    """
+        ModelNotFoundError, UsageError (controls out of range), EmptyTextError."""
     global _voice
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.family import check_settings

@@ -1,33 +1,16 @@
-"""One way to write a file (or a folder) so that readers see the old content or the new, never half of it.
+"""Write a file or a folder so that readers see the old content or the new, never half of it.
 
-Every writer of user files (transcripts, speech audio, recordings, dictation text, JSON state)
-goes through :func:`atomic_path`, or its shortcuts :func:`atomic_write_bytes`,
-:func:`atomic_write_text` and :func:`atomic_write_json`. The guarantees, in order:
+Files: :func:`atomic_path` (or :func:`atomic_write_bytes` / ``_text`` / ``_json``) writes a temporary
+``.<name>.<random>.part`` in the target's folder, ``fsync``-s it, ``os.replace``-s it over the target
+and ``fsync``-s the folder (POSIX). On any failure the temporary is removed and the target is unchanged.
+An existing target keeps its mode (a new one gets ``0666`` minus the umask); a symbolic link is written
+through; ``overwrite=False`` commits by hard link, so a file that appears meanwhile is not replaced
+(:class:`OutputExistsError`).
 
-1. The new content goes to a temporary file in the target's own folder (``.<name>.<random>.part``),
-   so the final rename never crosses file systems.
-2. The temporary file is flushed and ``fsync``-ed before the rename, then renamed with
-   ``os.replace`` (atomic on POSIX and on Windows for files), then the folder is ``fsync``-ed
-   so the rename itself survives a power cut (POSIX; folders cannot be opened on Windows).
-3. On any failure (disk full, an exception in the caller's writer, Ctrl+C) the temporary file is
-   removed and the target keeps its previous content, or stays absent.
-4. A target that exists keeps its permission bits; a new file gets ``0666`` minus the umask
-   (``mkstemp`` alone would leave it ``0600``).
-5. A target that is a symbolic link is never replaced by a file: the write goes to the file the
-   link points to (the link stays). A link whose target folder does not exist raises.
-6. ``overwrite=False`` refuses to replace an existing file (:class:`OutputExistsError`), also when
-   the file appears while we write: the final step is a hard link, which fails if the name is
-   taken (file systems without hard links fall back to a check just before ``os.replace``).
+Folders: :func:`atomic_folder` / :func:`install_folder` build a hidden ``.<name>.<random>.partial``
+sibling, move an existing target aside, rename the new one in, then remove the old.
 
-Folders (a voice, an imported model, an exported checkpoint) go through :func:`atomic_folder`
-(or :func:`install_folder` for a folder built elsewhere): built under a hidden temporary name
-next to the target (``.<name>.<random>.partial``), every file ``fsync``-ed, an existing target
-moved aside to a hidden name, the new folder renamed into place, then the old one removed; on
-any failure the temporary folder is removed and the target is as it was.
-
-The same recipe as ``python-atomicwrites`` and the ``fsync`` discipline described in
-"Files are hard" (Dan Luu, 2015) and LWN's "ext4 and data loss" (2009).
-"""
+Recipe: ``python-atomicwrites``; "Files are hard" (Dan Luu, 2015); LWN "ext4 and data loss" (2009)."""
 from __future__ import annotations
 
 import contextlib
@@ -76,19 +59,13 @@ def _nearest_existing(path: Path) -> Path:
 
 
 def check_destination(path: str | os.PathLike[str], *, overwrite: bool = True) -> None:
-    """Fail before any work (before a model loads) when the file ``path`` cannot be written.
-
-    Checks that the folder exists and is a folder, that a file can be created in it (a probe
-    file, created and removed: the only test that sees read-only mounts, ACLs and quotas), that
-    ``path`` is not a folder, that an existing file may be replaced (``overwrite``) and is not
-    read-only (not writable by this user, or write-protected for everyone with ``chmod a-w``: then
-    refused even to root, as ``rm`` asks before removing a write-protected file). A disk that
-    fills up can only be seen while writing (:class:`OutputWriteError` from the writer).
+    """Fail before any work when the file ``path`` cannot be written (folder missing, not writable per a
+    probe file, ``path`` a folder, exists without ``overwrite``, or read-only). A full disk shows only
+    while writing.
 
     Raises:
         OutputExistsError: ``overwrite=False`` and ``path`` exists.
-        OutputWriteError: any other reason, one line naming ``path``.
-    """
+        OutputWriteError: any other reason, one line naming ``path``."""
     shown = Path(path)
     target = resolve_target(path)
     folder = target.parent if str(target.parent) else Path(".")
@@ -174,31 +151,19 @@ def _exists_error(target: Path) -> OutputExistsError:
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str], *, overwrite: bool = True, mkdir: bool = True) -> Iterator[Path]:
-    """Give a temporary path to write; on a clean exit it becomes ``path`` atomically.
-
-    For writers that need a path rather than a file object (soundfile, torch.save, onnx)::
+    """Give a temporary path to write (in the target's folder, empty, suffix ``<target suffix>.part``);
+    on a clean exit it becomes ``path`` atomically. For writers that need a path (soundfile, torch.save,
+    onnx); pass ``format=`` to writers that guess from the name::
 
         with atomic_path("out.wav") as tmp:
             soundfile.write(tmp, audio, 22050, format="WAV")
 
-    The temporary file exists (empty, mode 0600) when the block starts; the writer may
-    overwrite or truncate it. Its name ends with the target's suffix plus ``.part`` so format
-    sniffing by extension is not fooled; pass ``format=`` to writers that guess from the name.
-
-    Args:
-        path: the target file (a symbolic link is followed, see the module docstring).
-        overwrite: ``False`` refuses to replace an existing target (checked before the block
-            runs and again, race-free where hard links exist, when committing).
-        mkdir: create the target's missing parent folders.
-
-    Yields:
-        The temporary file's path (in the target's folder).
+    ``overwrite=False`` refuses an existing target (before and when committing); ``mkdir`` creates
+    missing parents.
 
     Raises:
         OutputExistsError: ``overwrite=False`` and the target exists.
-        OSError: the folder is missing (``mkdir=False``), not writable, or the disk is full; the
-            temporary file is removed and the target is untouched.
-    """
+        OSError: folder missing, not writable, disk full; the target is untouched."""
     target = resolve_target(path)
     folder = target.parent if str(target.parent) else Path(".")
     if mkdir:
@@ -254,15 +219,10 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, overwrite: 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8", *,
                       overwrite: bool = True) -> Path:
-    """Write ``text`` to ``path`` atomically, ``\\n`` line ends on every platform.
+    """Write ``text`` to ``path`` atomically (``\\n`` line ends); returns ``Path(path)``.
 
-    Returns:
-        ``Path(path)``.
-
-    Raises:
-        OutputExistsError: ``overwrite=False`` and the file exists.
-        OSError / UnicodeError: writing failed; nothing partial is left, the old file is kept.
-    """
+    Raises ``OutputExistsError`` (``overwrite=False``, file exists), ``OSError`` / ``UnicodeError`` (old
+    file kept)."""
     with atomic_path(path, overwrite=overwrite) as tmp:
         with open(tmp, "w", encoding=encoding, newline="\n") as fh:
             fh.write(text)
@@ -289,18 +249,14 @@ def _fsync_tree(folder: Path) -> None:
 
 def install_folder(ready: str | os.PathLike[str], path: str | os.PathLike[str], *, overwrite: bool = True,
                    keep_existing=None) -> Path:
-    """Put the finished folder ``ready`` (on the same file system) at ``path`` and return ``Path(path)``.
+    """Put the finished folder ``ready`` (same file system) at ``path``; returns ``Path(path)``.
 
-    Its files are ``fsync``-ed; an existing ``path`` is renamed to a hidden name, ``ready`` renamed
-    into place, the old folder removed (a reader sees the old folder or the new, and a crash leaves
-    at worst a hidden leftover, never a half folder under the name). ``keep_existing()``: called when
-    ``path`` exists or appears meanwhile; True keeps that folder (another process made the same one)
-    and removes ``ready``.
+    An existing ``path`` is moved aside, ``ready`` renamed in, the old removed. ``keep_existing()`` is
+    asked when ``path`` exists or appears meanwhile; True keeps it and removes ``ready``.
 
     Raises:
-        OutputExistsError: ``overwrite=False`` and ``path`` exists (``ready`` is left as it is).
-        OSError: a rename failed; the old folder is put back.
-    """
+        OutputExistsError: ``overwrite=False`` and ``path`` exists (``ready`` is left).
+        OSError: a rename failed; the old folder is put back."""
     ready, target = Path(ready), Path(path)
     if keep_existing is not None and target.exists() and keep_existing():
         shutil.rmtree(ready, ignore_errors=True)
@@ -331,21 +287,14 @@ def install_folder(ready: str | os.PathLike[str], path: str | os.PathLike[str], 
 
 @contextlib.contextmanager
 def atomic_folder(path: str | os.PathLike[str], *, overwrite: bool = True, keep_existing=None) -> Iterator[Path]:
-    """Give a new empty temporary folder to fill; on a clean exit it becomes ``path`` atomically
+    """Give a new empty temporary folder to fill; on a clean exit it becomes ``path``
     (:func:`install_folder`)::
 
         with atomic_folder(voices_dir() / name) as tmp:
             shutil.copyfile(src, tmp / "voice.onnx")
 
-    The temporary folder is a hidden sibling of ``path`` (``.<name>.<random>.partial``, same file
-    system, mode ``0777`` minus the umask). ``overwrite=False`` refuses an existing ``path`` before
-    the block runs and again when committing. Missing parent folders are created.
-
-    Raises:
-        OutputExistsError: ``overwrite=False`` and ``path`` exists.
-        OSError: the folder cannot be written or renamed; the temporary folder is removed and
-            ``path`` is untouched.
-    """
+    Raises ``OutputExistsError`` (``overwrite=False``, ``path`` exists) or ``OSError`` (``path``
+    untouched)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     if not overwrite and os.path.lexists(target) and not (keep_existing is not None and keep_existing()):

@@ -1,10 +1,6 @@
-"""User-facing errors.
-
-Every error a user can cause (a bad file, an unknown model, no network) is raised as a
-``SpeechStudioError`` subclass whose message names the thing and the reason in one line. The CLI
-prints that line (no traceback unless ``--debug``); the batch runner records it in the summary and
-goes on with the next file.
-"""
+"""User-facing errors: ``SpeechStudioError`` subclasses whose message names the thing and the reason in
+one line (the CLI prints it without a traceback unless ``--debug``; the batch runner records it and goes
+on)."""
 
 
 class SpeechStudioError(Exception):

@@ -1,10 +1,5 @@
-"""Word error rate with text normalisation (for tests, benchmarks and the bench CLI).
-
-WER = (substitutions + deletions + insertions) / reference words, computed by jiwer. Before
-scoring, both sides are normalised the way reference transcripts differ in practice (the
-realspeech manifest notes casing, punctuation, "8" vs "eight", "mister" vs "Mr."): lower case,
-digits spelled out (num2words), a few English abbreviations expanded, punctuation removed.
-"""
+"""Word error rate (jiwer) after normalising both sides: lower case, digits spelled out (num2words), a
+few English abbreviations expanded, punctuation removed."""
 from __future__ import annotations
 
 import re

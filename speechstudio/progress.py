@@ -1,9 +1,5 @@
-"""Progress bars that suit where they are written: redrawn in place on a terminal, plain lines in a log.
-
-tqdm redraws a bar by writing ``\\r`` and the new state; into a file (``2>log``, cron, a CI log)
-that leaves one long line full of carriage returns. Off a terminal the bars here write each state
-as its own line (no ``\\r``, no padding, no repeated line), at most every ``LOG_INTERVAL_S``.
-"""
+"""Progress bars redrawn in place on a terminal, written as plain lines (no ``\\r``, no repeats, at most
+every ``LOG_INTERVAL_S``) into a log."""
 from __future__ import annotations
 
 import sys
@@ -24,11 +20,8 @@ def is_terminal(stream: IO | None) -> bool:
 
 
 class PlainLines:
-    """A text stream wrapper that turns tqdm's in-place redraws into plain lines.
-
-    Every ``\\r`` becomes a line end, trailing padding is dropped, empty lines and a line equal to
-    the one before are not written. ``isatty()`` is False, so tqdm does not try to move the cursor.
-    """
+    """A text stream wrapper that turns tqdm's ``\\r`` redraws into plain lines, dropping padding, empty
+    and repeated lines; ``isatty()`` is False."""
 
     def __init__(self, stream: IO):
         self.stream = stream
@@ -75,10 +68,8 @@ def hub_tqdm_class():
 
 
 def quiet_transformers() -> None:
-    """transformers' own progress bars ("Loading weights") off and its logging to errors, leaving
-    huggingface_hub's download bars as they were: transformers' ``disable_progress_bar`` also turns
-    those off process-wide, which silenced every later model download of the process (the app's
-    Models page, ``transcribe`` fetching a model after a CTC model was loaded)."""
+    """transformers' own progress bars off and its logging to errors, leaving huggingface_hub's download
+    bars on (transformers' ``disable_progress_bar`` would silence every later download of the process)."""
     import transformers
     from huggingface_hub.utils import are_progress_bars_disabled, enable_progress_bars
 

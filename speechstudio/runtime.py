@@ -1,21 +1,8 @@
-"""Process-wide settings that must be made before torch is imported (OpenMP thread waiting).
+"""Process-wide settings made before torch is imported: OpenMP thread waiting.
 
-PyTorch's CPU wheels run intra-op parallel regions on GNU OpenMP (libgomp). Between two parallel
-regions, libgomp's idle workers either spin (``OMP_WAIT_POLICY=ACTIVE``, or by default for
-``GOMP_SPINCOUNT`` = 300,000 iterations) or sleep at once (``PASSIVE``). A VITS sentence or a
-Wav2Vec2 window is thousands of short back-to-back ops:
-
-* ``PASSIVE``: every region pays a futex wake-up; the joe voice at 2 threads ran at RTFx 8.3-9.8,
-  hardly better than 1 thread (bench/bench_tts.py, 2-core VM);
-* libgomp's default / ``ACTIVE``: idle workers keep spinning long after the work is done and
-  steal the cores from the GUI thread, the audio callback and other models' threads (measured earlier on
-  a busy 2-core VM: time to first audio 1.6-4.8 s instead of 0.2-0.3 s);
-* ``GOMP_SPINCOUNT=10000`` (a few tens of microseconds, then sleep): RTFx 15-17 at 2 threads,
-  with less CPU time than ``PASSIVE`` (6.3 s vs 7.6-8.0 s for the same 20 sentences).
-
-``configure_openmp()`` sets the last one unless the user chose a policy. libgomp reads these
-variables when it is loaded, so this must run before ``import torch`` (the CLI's ``main`` does).
-"""
+``configure_openmp()`` sets ``GOMP_SPINCOUNT=10000`` (idle libgomp workers spin a few tens of µs, then
+sleep) unless the user chose a policy; libgomp reads it when loaded, so the CLI's ``main`` calls it
+before ``import torch``. Measurements (``bench/bench_tts.py``): docs/tts.md, Performance."""
 from __future__ import annotations
 
 import os
@@ -41,10 +28,8 @@ def configure_openmp(environ: MutableMapping[str, str] = os.environ) -> str:
 
 
 def app_command() -> list[str]:
-    """The command that runs this program's CLI in a child process: ``[python, "-m",
-    "speechstudio"]`` from a source or pip install; the app's own executable in the PyInstaller
-    app, where ``sys.executable`` *is* SpeechStudio and takes the subcommands directly (given
-    ``-m`` it answered "invalid choice": no download worked in the installed app)."""
+    """The command that runs this program's CLI in a child process: ``[python, "-m", "speechstudio"]``,
+    or the PyInstaller app's own executable (which takes the subcommands directly, not ``-m``)."""
     import sys
 
     if getattr(sys, "frozen", False):
