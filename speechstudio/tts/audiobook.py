@@ -1,27 +1,10 @@
-"""A long document as a chaptered audiobook: one audio file per chapter and one ``.m4b``, resumable.
+"""A long document (txt / Markdown / EPUB) as a chaptered audiobook: one audio file per chapter
+(``out_dir/NN - Title.<fmt>``, ``BOOK_FORMATS``, tagged, atomic), ``playlist.m3u8``, ``chapters.json``
+and one ``.m4b`` (AAC with chapter marks, title / author and cover), resumable.
 
-``make_audiobook(voice, document, out_dir, fmt)`` reads the document (``documents.read_book``:
-txt / Markdown / EPUB), synthesizes each chapter with ``stream.stream_speech`` and writes
-``out_dir/NN - Title.<fmt>`` (``BOOK_FORMATS``: ``wav`` 16-bit PCM, ``flac`` 16-bit, ``ogg`` Vorbis,
-``mp3``, ``opus``, ``m4a``; ``audio.encode``), each atomically (``speechstudio.atomic``: temp file in
-the same folder, fsync, rename). Every file carries title / album / artist / track number tags
-and the synthetic-speech tag (``stream.speech_tags``). ``out_dir/playlist.m3u8`` lists the
-chapters in order with their durations, and ``chapters.json`` their start times in the whole book.
-
-Then the chapter files are joined into ``out_dir/<Book title>.m4b`` (AAC in MP4, brand ``M4B ``),
-the single file audiobook players expect: chapter marks (title and start time of each chapter,
-both the QuickTime chapter track and the Nero ``chpl`` atom, so Apple Books, VLC, Android players
-and ffprobe list them), the book's title / author as metadata, and the cover image (the EPUB's, or
-``cover=``) as an attached picture. The chapter files are decoded and re-encoded once: from the
-default FLAC without loss; from a lossy chapter format (mp3 / ogg / opus / m4a) with a second
-generation of coding loss.
-
-Resume: ``out_dir/.audiobook.json`` records, per finished chapter, the SHA-256 of its text and of
-the voice + settings. A rerun after an interruption (Ctrl+C, crash, power loss) skips every
-chapter whose file is there with the same text, voice and settings, and synthesizes the rest; a
-chapter cut off half way left only a temp file, which is removed. The ``.m4b`` is rebuilt only
-when a chapter, the title, the author or the cover changed.
-"""
+Resume: ``out_dir/.audiobook.json`` holds per finished chapter the SHA-256 of its text and of voice +
+settings; a rerun skips chapters that match and rebuilds the ``.m4b`` only when something changed.
+Details: docs/tts.md, Audiobooks."""
 from __future__ import annotations
 
 import hashlib
@@ -69,9 +52,8 @@ class AudiobookProgress:
 
 @dataclass(frozen=True)
 class AudiobookResult:
-    """``files``: the chapter files in order; ``durations_s``: their lengths (s); ``skipped``: how
-    many were already done (resume); ``book_file``: the ``.m4b`` (None when not asked for);
-    ``title`` / ``author``: the book's; ``warnings``: what could not be done (an unusable cover)."""
+    """``files`` (chapter files in order), ``durations_s``, ``skipped`` (resumed), ``book_file`` (the
+    ``.m4b`` or None), ``title`` / ``author``, ``warnings``."""
 
     files: tuple[Path, ...]
     durations_s: tuple[float, ...]
@@ -100,9 +82,8 @@ def book_file_name(title: str) -> str:
 
 def write_chunks(chunks: Iterable, path: Path, fmt: str, tags: dict[str, str],
                  on_chunk: Callable | None = None) -> float:
-    """Write ``SpeechChunk``s to ``path`` in ``fmt`` (``BOOK_FORMATS``) atomically; returns seconds
-    written. The first chunk's voice decides the synthetic-speech tag; ``tags`` (soundfile string
-    fields: title, album, tracknumber ...) are added. Nothing is left at ``path`` on error."""
+    """Write ``SpeechChunk``s to ``path`` in ``fmt`` atomically with the synthetic-speech tag plus
+    ``tags``; returns seconds written."""
     from speechstudio.tts.output import write_speech
 
     duration, _n = write_speech(chunks, path, on_chunk, tags, mkdir=True)
@@ -110,9 +91,8 @@ def write_chunks(chunks: Iterable, path: Path, fmt: str, tags: dict[str, str],
 
 
 def prepare_cover(data: bytes, name: str = "cover") -> bytes:
-    """Cover image bytes an MP4 can hold: JPEG or PNG as they are; other images (GIF, WebP, ...)
-    converted to JPEG with Pillow when it is installed (it is optional). Raises ``UsageError``
-    naming ``name`` when the image cannot be used."""
+    """Cover bytes an MP4 can hold: JPEG / PNG as they are, others to JPEG with Pillow (optional).
+    Raises ``UsageError`` naming ``name``."""
     from speechstudio.audio.encode import cover_mime, image_size
 
     try:
@@ -155,9 +135,8 @@ def _samples(path: Path) -> tuple[int, int]:
 
 def write_book_file(path: Path, files: list[Path], titles: list[str], tags: dict[str, str],
                     cover: bytes | None = None) -> list[float]:
-    """Join chapter ``files`` into one ``.m4b`` at ``path`` atomically, with a chapter mark per file
-    (``titles``), ``tags`` and the ``cover``; decoded block by block (memory stays flat). Returns
-    the chapter start times (s). Raises ``OutputWriteError`` (one line) when writing fails."""
+    """Join chapter ``files`` into one ``.m4b`` at ``path`` atomically with chapter marks (``titles``),
+    ``tags`` and ``cover``; returns chapter start times (s). Raises ``OutputWriteError``."""
     import numpy as np
 
     from speechstudio.atomic import write_error
@@ -213,16 +192,13 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
                    progress: Callable[[AudiobookProgress], None] | None = None, restart: bool = False,
                    workers: int | None = None, voice_loader=None, book_file: bool = True,
                    cover: bytes | None = None) -> AudiobookResult:
-    """Synthesize ``document`` (txt / md / epub) into one ``fmt`` file per chapter in ``out_dir``,
-    then (``book_file=True``) join them into ``out_dir/<title>.m4b`` with chapter marks and cover.
+    """Synthesize ``document`` into one ``fmt`` file per chapter in ``out_dir`` and (``book_file=True``)
+    ``<title>.m4b``.
 
-    ``voice``: a loaded voice (``vits.load_voice``); ``settings``: ``vits.SynthesisSettings``;
-    ``progress`` is called after every sentence and for each skipped chapter; ``restart=True``
-    ignores earlier runs; ``cover``: image bytes for the ``.m4b`` (default: the EPUB's cover, if
-    any). Raises ``UsageError`` (unknown format, out_dir is a file, a cover that is no image),
-    ``DocumentError``, and whatever synthesis raises (the chapter being written is then discarded;
-    finished chapters stay and a rerun resumes after them).
-    """
+    ``voice``: a loaded voice; ``settings``: ``SynthesisSettings``; ``progress`` after every sentence
+    and skipped chapter; ``restart`` ignores earlier runs; ``cover``: image bytes (default: the EPUB's).
+    Raises ``UsageError`` (format, out_dir a file, bad cover), ``DocumentError`` and synthesis errors
+    (finished chapters stay; a rerun resumes)."""
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.vits import SynthesisSettings
 

@@ -1,32 +1,12 @@
-"""VITS inference for one utterance on CPU with bucketed shapes (oneDNN kernel reuse).
+"""VITS inference for one utterance on CPU with bucketed shapes, so oneDNN reuses kernels built per
+input shape.
 
-On CPU, PyTorch runs convolutions through oneDNN, which JIT-builds a kernel ("primitive") for
-every new input shape and caches it. Every sentence has a new length, so the plain
-``VitsModel.forward`` pays that build for every convolution of every sentence: measured on the
-joe voice (bench/bench_tts.py), 20 unseen sentences ran at RTFx 8.2 and the same 20 again, with
-their shapes cached, at 10.5 (single thread).
-
-``synthesize_bucketed`` is ``VitsModel.forward`` for a batch of one with the token sequence
-padded to a multiple of ``token_bucket`` and the latent frames to a multiple of
-``frame_bucket``, using the model's own padding masks (the same masks that make batched
-inference exact): text encoder, duration predictor and flow zero the padding after every layer,
-and ``decoder.ChannelsLastDecoder`` zeroes it before every convolution (``valid_frames``). The
-valid part of every layer therefore equals the unpadded computation (to float rounding, ~1e-6),
-and a limited set of bucket shapes serves all sentences. The cost is the padded compute: on
-average half a bucket (4 frames = 46 ms of audio at 22.05 kHz / hop 256), ~2 % of a sentence.
-
-Noise comes from the caller's ``torch.Generator`` (not torch's global RNG) and the noise controls
-are arguments (not attributes of the shared model), so several threads can synthesize sentences
-with one model at once, with no lock, and a seeded sentence gives the same audio on any thread.
-For a given seed that audio is a different (equally valid) sample than ``VitsModel.forward``
-gives (other draws, other shapes); with ``noise_scale = noise_w = 0`` both agree (the Piper
-parity test).
-
-Follows transformers ``VitsModel.forward`` (v4.33+; Kim et al. 2021, VITS, sec. 2): text
-encoder -> stochastic duration predictor (reverse, ``noise_scale_duration``) -> durations
-``ceil(exp(logw) * length_scale)`` -> monotonic expansion of the prior -> prior sample
-(``noise_scale``) -> reverse flow -> HiFi-GAN.
-"""
+``VitsModel.forward`` for a batch of one (transformers v4.33+; VITS, Kim et al. 2021, sec. 2) with
+tokens padded to a multiple of ``token_bucket`` and latent frames to ``frame_bucket``; the model's
+padding masks (and ``ChannelsLastDecoder(valid_frames)``) keep the valid part equal to the unpadded
+computation (~1e-6). Noise comes from the caller's ``torch.Generator`` and the controls are arguments,
+so threads share one model without a lock; a seed gives other (equally valid) draws than
+``VitsModel.forward``, equal with zero noise. Figures: docs/tts.md, Performance."""
 from __future__ import annotations
 
 import numpy as np
@@ -57,15 +37,14 @@ def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, 
                         max_frames: int | None = None) -> torch.Tensor:
     """Waveform for one utterance; call under ``torch.inference_mode()``.
 
-    ``model``: a ``VitsModel`` whose ``decoder`` is a ``decoder.ChannelsLastDecoder``.
-    ``input_ids``: ``torch.long`` shape ``(1, T)``. ``speaker_id``: int or None (single speaker).
-    ``noise_scale`` / ``noise_w`` / ``length_scale``: as ``VitsVoice`` documents them.
-    ``generator``: source of the two noise draws (None: torch's global RNG).
-    ``max_frames``: refuse (``UsageError``) a sentence whose predicted durations exceed this many
-    latent frames, before the flow and decoder allocate for them.
-    Returns ``torch.float32`` shape ``(n_samples,)``, n_samples = frames * hop length, in [-1, 1].
-    Raises ``ValueError`` for an out-of-range speaker id (as ``VitsModel.forward`` does).
-    """
+    Args:
+        model: a ``VitsModel`` whose ``decoder`` is a ``ChannelsLastDecoder``.
+        input_ids: ``torch.long`` ``(1, T)``; speaker_id: int or None.
+        generator: source of the two noise draws (None: the global RNG).
+        max_frames: refuse (``UsageError``) predicted durations longer than this, before allocating.
+
+    Returns ``torch.float32`` ``(frames * hop,)`` in [-1, 1]. Raises ``ValueError`` for an out-of-range
+    speaker id."""
     config = model.config
     n_tokens = int(input_ids.shape[1])
     padded_tokens = bucket(n_tokens, token_bucket)
@@ -125,12 +104,8 @@ def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, 
 
 def _stochastic_log_duration(dp, hidden: torch.Tensor, mask: torch.Tensor, speaker_embeddings, noise_w: float,
                              generator: torch.Generator | None) -> torch.Tensor:
-    """``VitsStochasticDurationPredictor.forward(..., reverse=True)`` with the noise from ``generator``.
-
-    ``hidden``: ``(1, hidden, T)``; ``mask``: ``(1, 1, T)``. Returns log durations ``(1, 1, T)``.
-    As in VITS (Kim et al. 2021, sec. 2.2.2) the reverse pass skips the first flow after the
-    affine one (the "useless vflow" of the reference implementation).
-    """
+    """Reverse ``VitsStochasticDurationPredictor`` with noise from ``generator``: ``hidden (1, H, T)``,
+    ``mask (1, 1, T)`` -> log durations ``(1, 1, T)`` (skips the "useless vflow", VITS sec. 2.2.2)."""
     h = dp.conv_pre(hidden)
     if speaker_embeddings is not None:
         h = h + dp.cond(speaker_embeddings)

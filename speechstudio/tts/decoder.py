@@ -1,14 +1,9 @@
-"""HiFi-GAN decoder with residual block type "1" or "2", built from a ``VitsConfig``.
+"""HiFi-GAN decoder with residual block type "1" or "2", built from a ``VitsConfig``, and the
+channels-last CPU decoder.
 
-transformers' ``VitsHifiGan`` only has HiFi-GAN residual block type "1" (three dilated convs, each
-followed by a plain conv). Piper's x_low / low / medium voices use type "2": one dilated conv per
-dilation, no second conv (VITS ``modules.ResBlock2``, jaywalnut310/vits and rhasspy/piper
-``vits/modules.py``; HiFi-GAN paper, Kong et al. 2020, "V2/V3" generators).
-
-``VitsHifiGanV2`` subclasses ``VitsHifiGan`` and only replaces ``self.resblocks`` when
-``config.resblock == "2"``; ``forward`` (upsample, average of the resblocks, tanh) is inherited,
-so transformers is used as is, not forked.
-"""
+transformers' ``VitsHifiGan`` has only type "1"; Piper's x_low / low / medium voices use type "2" (one
+dilated conv per dilation: VITS ``modules.ResBlock2``, jaywalnut310/vits and rhasspy/piper; HiFi-GAN,
+Kong et al. 2020, V2/V3). ``VitsHifiGanV2`` replaces only ``self.resblocks``; ``forward`` is inherited."""
 from __future__ import annotations
 
 import torch
@@ -20,11 +15,8 @@ __all__ = ["HifiGanResidualBlock2", "VitsHifiGanV2", "install_decoder", "Channel
 
 
 class HifiGanResidualBlock2(nn.Module):
-    """HiFi-GAN residual block type "2": ``x = x + conv_d(leaky_relu(x))`` for each dilation d.
-
-    Input/output: ``torch.Tensor`` shape ``(batch, channels, frames)``, same dtype as the weights.
-    Parameter names ``convs.{i}.weight/bias`` match Piper/VITS (``dec.resblocks.N.convs.i``).
-    """
+    """HiFi-GAN residual block type "2": ``x = x + conv_d(leaky_relu(x))`` per dilation d; ``(batch,
+    channels, frames)`` in and out; parameters ``convs.{i}`` as in Piper/VITS."""
 
     def __init__(self, channels: int, kernel_size: int = 3, dilation=(1, 3), leaky_relu_slope: float = 0.1):
         super().__init__()
@@ -51,11 +43,9 @@ class HifiGanResidualBlock2(nn.Module):
 
 
 class VitsHifiGanV2(VitsHifiGan):
-    """``VitsHifiGan`` whose residual blocks follow ``config.resblock`` ("1" default, or "2").
-
-    ``forward(spectrogram (batch, flow_size, frames), global_conditioning (batch, emb, 1) | None)``
-    returns ``(batch, 1, frames * prod(upsample_rates))`` waveform in [-1, 1].
-    """
+    """``VitsHifiGan`` with residual blocks per ``config.resblock``: ``forward(spectrogram (batch,
+    flow_size, frames), global_conditioning (batch, emb, 1) | None)`` -> ``(batch, 1, frames *
+    prod(upsample_rates))`` in [-1, 1]."""
 
     def __init__(self, config):
         super().__init__(config)
@@ -68,10 +58,8 @@ class VitsHifiGanV2(VitsHifiGan):
 
 
 def install_decoder(model) -> None:
-    """Replace ``model.decoder`` by a ``VitsHifiGanV2`` when the config asks for resblock "2".
-
-    Must be called before loading weights. Keeps dtype/device of the existing decoder.
-    """
+    """Replace ``model.decoder`` by a ``VitsHifiGanV2`` (same dtype/device) when the config asks for
+    resblock "2"; call before loading weights."""
     if str(getattr(model.config, "resblock", "1")) != "2":
         return
     ref = next(model.decoder.parameters())
@@ -101,19 +89,12 @@ def _conv1d_to_2d(module: nn.Module) -> None:
 
 
 class PolyphaseUpsample(nn.Module):
-    """A ``ConvTranspose`` upsampler (stride ``s``, kernel ``2s``, padding ``s/2``) run as a plain conv.
+    """A ``ConvTranspose`` upsampler (stride ``s``, kernel ``2s``, padding ``s/2``) run as one (1, 2)
+    plain conv with ``s * C_out`` outputs (polyphase decomposition); on channels-last tensors
+    interleaving the phases is a free view. Equal to the transposed conv to ~1e-6.
 
-    HiFi-GAN's upsamplers (VITS / Piper: strides 8, 8, 4 with kernels 16, 16, 8) are transposed
-    convolutions, which oneDNN runs ~2-3x slower per MAC on CPU than ordinary ones. Each output
-    sample ``q*s + p`` depends on two input frames, so the same result is one (1, 2) convolution
-    with ``s * C_out`` output channels (one group of ``C_out`` per phase ``p``; the polyphase
-    decomposition of a strided transposed convolution). On channels-last ("NHWC") tensors the
-    phases of one frame are already adjacent in memory, so interleaving them is a free reshape:
-    the output is a view, no copy. Same MACs as the transposed conv; equal to it to ~1e-6.
-
-    Input ``(batch, C_in, 1, T)`` channels-last -> ``(batch, C_out, 1, T * s)`` channels-last.
-    ``supports(conv)`` tells whether a ``ConvTranspose1d/2d`` has that geometry.
-    """
+    ``(batch, C_in, 1, T)`` -> ``(batch, C_out, 1, T * s)``, channels-last. ``supports(conv)``: whether
+    a ``ConvTranspose1d/2d`` has that geometry."""
 
     def __init__(self, conv: nn.Module):
         super().__init__()
@@ -155,26 +136,13 @@ def _zero_tail(x: torch.Tensor, valid: int | None) -> torch.Tensor:
 
 
 class ChannelsLastDecoder(nn.Module):
-    """A HiFi-GAN decoder run as (1, k) 2-D convolutions on channels-last ("NHWC") tensors.
+    """A HiFi-GAN decoder run as (1, k) 2-D convolutions on channels-last tensors, inference only; same
+    call as ``VitsHifiGan``: ``(batch, flow_size, frames)`` -> ``(batch, 1, samples)`` in [-1, 1], equal
+    to the eager decoder (``.eager``) to ~1e-5. Speed-ups and figures: docs/tts.md, Performance.
 
-    Same maths and same call signature as ``VitsHifiGan``: ``forward(spectrogram (batch, flow_size,
-    frames), global_conditioning (batch, emb, 1) | None) -> (batch, 1, samples)``, in [-1, 1].
-    Inference only. CPU speed-ups, measured in bench/bench_tts.py:
-
-    * oneDNN runs NHWC convolutions without re-laying out every activation (as it does for
-      Conv1d's NCW): decoder ~1.4x faster;
-    * in-place activations / residual adds, and the average over the resblocks (``/ num_kernels``)
-      folded into the next conv's weights (leaky ReLU is positively homogeneous): ~1.1x more;
-    * the transposed-conv upsamplers as polyphase plain convs (``PolyphaseUpsample``).
-
-    ``valid_frames``: when the spectrogram was zero-padded to a bucket length (so that oneDNN
-    reuses kernels built for that shape instead of building new ones for every sentence length),
-    the padding is zeroed again before every convolution. Every conv then sees exactly the zeros
-    it sees without padding, so the first ``valid_frames * hop`` samples equal the unpadded output
-    (to float rounding); the rest is returned too and is for the caller to cut.
-
-    Output equals the eager decoder to ~1e-5. The eager 1-D decoder stays at ``.eager``.
-    """
+    ``valid_frames``: for a spectrogram zero-padded to a bucket length, the padding is re-zeroed before
+    every conv, so the first ``valid_frames * hop`` samples equal the unpadded output; the caller cuts
+    the rest."""
 
     def __init__(self, decoder: nn.Module):
         super().__init__()

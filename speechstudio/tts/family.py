@@ -1,25 +1,12 @@
-"""The registry of text-to-speech model families: one object per family, asked by everyone.
+"""The registry of text-to-speech model families (shaped like :mod:`speechstudio.asr.family`).
 
-Shaped like the recogniser registry (:mod:`speechstudio.asr.family`). A family (``TtsFamily``)
-tells its voices apart (``detect``), loads them (``load``), says what they can do
-(``capabilities``), checks the synthesis settings (``check_options``: the one place the CLI, the
-worker and the GUI get their answer from) and, for a Hub download, builds the store folder
-(``assemble``). ``vits.load_voice``, ``voices.download_voice`` / ``resolve_voice`` and the
-``voices list`` command ask the registry and never compare family names.
-
-Built-in families (one module each, one line in ``BUILTIN``):
-
-* ``vits`` (:mod:`speechstudio.tts.family_vits`): transformers ``VitsModel`` checkpoints
-  (MMS-TTS in 1,100+ languages, kakao-enterprise/vits-*) and Piper voices (``.onnx`` + ``.onnx.json``;
-  ``VoiceRef.kind`` / ``VitsVoice.kind`` say which of the two file formats); trainable.
-* ``speecht5`` (:mod:`speechstudio.tts.speecht5`): SpeechT5 + HiFi-GAN + x-vector speakers.
-* ``fastspeech2`` (:mod:`speechstudio.tts.fastspeech2`): FastSpeech2-Conformer with HiFi-GAN.
-
-A new family is a module defining ``FAMILY`` (a ``TtsFamily`` instance) plus one line: in
-``BUILTIN`` or a call to :func:`register` (a plug-in, a test). Its ``name`` is what
-``VoiceRef.family``, a store voice's ``voice.json`` ``"family"`` and the loaded voice's
-``family`` hold. Qt-free and cheap to import (no torch / transformers until ``load``).
-"""
+A ``TtsFamily`` recognises its voices (``detect``), loads them (``load``), says what they can do
+(``capabilities``), checks synthesis settings (``check_options``, for CLI, worker and GUI alike) and
+builds a Hub download's store folder (``assemble``). Built in (``BUILTIN``): ``vits``
+(:mod:`~speechstudio.tts.family_vits`: transformers VITS / MMS-TTS and Piper voices; trainable),
+``speecht5``, ``fastspeech2``. A new family is a module with ``FAMILY`` plus a line in ``BUILTIN`` or a
+:func:`register` call; its ``name`` is what ``VoiceRef.family``, ``voice.json`` ``"family"`` and the
+loaded voice's ``family`` hold. Qt-free; no torch until ``load``."""
 from __future__ import annotations
 
 import json
@@ -67,14 +54,10 @@ def check_settings(settings, flags: bool = False) -> None:
 
 @dataclass(frozen=True)
 class TtsCapabilities:
-    """What every voice of a family can do.
-
-    ``languages``: ``("multi",)`` when the family covers many languages, else the ISO codes;
-    ``speakers``: its voices may have several speakers (``--speaker``); ``streaming``: speaks
-    sentence by sentence as the text comes (``stream_speech``: audio before the whole text is
-    done); ``trainable``: ``speechstudio finetune voice`` can fine-tune (clone) its voices;
-    ``controls``: the ``SynthesisSettings`` fields it uses (``speaker``, ``length_scale``,
-    ``noise_scale``, ``noise_w``, ``seed``; ``pitch`` is post-processing, every family has it)."""
+    """What every voice of a family can do: ``languages`` (``("multi",)`` or ISO codes), ``speakers``
+    (several per voice), ``streaming`` (sentence by sentence), ``trainable`` (``finetune voice``),
+    ``controls`` (``SynthesisSettings`` fields it uses; ``pitch`` is post-processing, every family has
+    it)."""
 
     languages: tuple[str, ...] = ("multi",)
     speakers: bool = False
@@ -85,10 +68,8 @@ class TtsCapabilities:
 
 @dataclass(frozen=True)
 class VoiceSource:
-    """A candidate voice, read once for every family's ``detect``: ``spec`` as given (a path or a
-    Hugging Face id), ``path`` (``None`` for an id not on disk), the file ``names`` in the folder
-    (or of the file itself and its neighbours' ``.onnx.json``), and ``config`` (its ``config.json``
-    as a dict; ``None`` when it has none)."""
+    """A candidate voice, read once for every family's ``detect``: ``spec`` as given, ``path`` (``None``
+    for an id not on disk), the file ``names`` there, ``config`` (its ``config.json``, or ``None``)."""
 
     spec: str
     path: Path | None
@@ -116,10 +97,9 @@ class TtsFamily:
 
     def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
              local_files_only: bool = True, optimize: bool = True, engine: str = "auto"):
-        """The loaded voice (``name``, ``family == self.name``, ``sample_rate`` in Hz, ``speakers``,
-        ``text_to_ids``, ``synthesize(sentence, settings) -> np.ndarray[float32] (n,)``...: the
-        interface in :mod:`speechstudio.tts.families`). ``device`` / ``precision`` are resolved
-        (``cpu|cuda``, ``fp32|fp16``). Raises ``ModelNotFoundError`` naming the source and what is missing."""
+        """The loaded voice (the interface in :mod:`speechstudio.tts.families`: ``sample_rate`` Hz,
+        ``speakers``, ``synthesize(sentence, settings) -> np.ndarray[float32] (n,)``...). ``device`` /
+        ``precision`` are resolved. Raises ``ModelNotFoundError``."""
         raise NotImplementedError
 
     def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path | None:
@@ -133,11 +113,8 @@ class TtsFamily:
         return self.name
 
     def check_options(self, voice, settings, *, flags: bool = False) -> list[str]:
-        """Check ``settings`` (``SynthesisSettings``) for ``voice`` before any audio is made.
-
-        Raises ``UsageError`` (one line) for a value out of range (``CONTROL_RANGES``).
-        Returns one note per control that is set but that this family has not (it is ignored):
-        the CLI prints them as warnings, the GUI greys the slider."""
+        """Check ``settings`` for ``voice`` before any audio is made; returns one note per set control
+        this family ignores. Raises ``UsageError`` for a value outside ``CONTROL_RANGES``."""
         check_settings(settings, flags=flags)
         notes = []
         for control in ("length_scale", "noise_scale", "noise_w", "seed"):
@@ -205,11 +182,9 @@ def _read_json(path: Path) -> dict:
 
 
 def read_source(spec: str | os.PathLike[str], local_files_only: bool = True) -> VoiceSource:
-    """Read ``spec`` (a voice file, a folder or a Hugging Face id) into a :class:`VoiceSource`.
-
-    A Hugging Face id is looked up in the HF cache (or downloaded when ``local_files_only`` is
-    false) for its ``config.json``. Raises ``ModelNotFoundError``: no such file, folder or id,
-    or a ``config.json`` that is not a JSON object."""
+    """Read ``spec`` (file, folder or Hugging Face id: its ``config.json`` from the HF cache or, unless
+    ``local_files_only``, the Hub) into a :class:`VoiceSource`. Raises ``ModelNotFoundError`` (missing,
+    or a ``config.json`` that is not an object)."""
     text = str(spec)
     path = Path(spec)
     if path.is_file():

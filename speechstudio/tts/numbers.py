@@ -1,40 +1,8 @@
 """Numbers in English text to the words a voice should say, without ever changing the number.
 
-Our code only detects and classifies; the words come from num2words (LGPL-2.1,
-https://github.com/savoirfairelinux/num2words). ``spell_numbers`` rewrites, in this order (each
-class is turned into words, so a later class never sees its digits again):
-
-========================  ===================================  =====================================
-class                     example                              spoken
-========================  ===================================  =====================================
-scientific                ``6.02e23``, ``3x10^8``              six point zero two times ten to the
-                                                               power of twenty three
-IP address (+ port)       ``192.168.0.1:8080``                 one nine two dot one six eight dot ...
-numeric date              ``2024-03-07``, ``07/03/2024``       March seventh, twenty twenty four
-version                   ``v2.10.3``, ``1.0.0``               version two point ten point three
-phone number              ``+44 20 7946 0958``, ``555-0142``   plus four four, two zero, ...
-currency                  ``$3.50``, ``€2.5M``                 three dollars and fifty cents
-time                      ``7:05``                             seven oh five
-range (+ unit)            ``10-20 ms``, ``5–7``                ten to twenty milliseconds
-number + unit             ``20 ms``, ``3.5 kHz``, ``-4 °C``    twenty milliseconds ...
-fraction                  ``3/4``, ``1 1/2``                   three quarters, one and one half
-ordinal                   ``21st``                             twenty first
-decade                    ``1990s``, ``'90s``                  nineteen nineties
-leading zeros             ``007``, ``A0031``                   zero zero seven
-plain number              ``1,234.50``, ``-3``, ``.5``, 1999   one thousand, two hundred and thirty
-                                                               four point five zero; year reading
-========================  ===================================  =====================================
-
-Dates: ISO ``yyyy-mm-dd`` (and ``yyyy/mm/dd``) always; other numeric dates (``/``, ``-`` and, with
-a four-digit year, ``.``) are month/day/year for ``en-US`` (and any English locale not listed in
-``DAY_FIRST_LOCALES``) unless the first field is > 12, and day/month/year for ``en-GB``, ``en-AU``,
-``en-IE``, ``en-IN``, ``en-NZ``, ``en-ZA`` unless the second field is > 12. Impossible dates are
-read field by field ("thirteen slash ...").
-
-Decimals keep every written digit ("2.50" -> "two point five zero"). Four-digit numbers
-1100-2099 without a separator read as years ("nineteen ninety nine") unless a unit follows;
-years and cardinals name the same number. Runs of more than 15 digits read digit by digit.
-"""
+Our code detects and classifies (scientific, IP, numeric date, version, phone, currency, time, range,
+unit, fraction, ordinal, decade, leading zeros, plain); the words come from num2words (LGPL-2.1). The
+class table, date order by locale and year reading: docs/tts.md, Text front end."""
 from __future__ import annotations
 
 import re
@@ -110,11 +78,8 @@ def digits_words(digits: str) -> str:
 
 
 def cardinal(raw: str, year_ok: bool = False) -> str:
-    """A written integer or decimal (``"1,234"``, ``"-3"``, ``"2.50"``, ``".5"``) in words.
-
-    Leading zeros (``"007"``) and runs over 15 digits are read digit by digit; with ``year_ok``
-    four-digit numbers 1100-2099 read as years.
-    """
+    """A written integer or decimal (``"1,234"``, ``"-3"``, ``"2.50"``, ``".5"``) in words; leading
+    zeros and runs over 15 digits digit by digit; ``year_ok``: 1100-2099 as years."""
     raw = raw.replace("\u2212", "-")
     neg = raw.startswith("-")
     body = raw.lstrip("+-")

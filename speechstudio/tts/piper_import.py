@@ -1,28 +1,11 @@
-"""Import a Piper voice (VITS exported to ONNX) into transformers' ``VitsModel`` (PyTorch).
+"""Import a Piper voice (``NAME.onnx`` + ``NAME.onnx.json``; rhasspy/piper ``export_onnx.py``) into
+transformers' ``VitsModel``.
 
-A Piper voice is ``NAME.onnx`` + ``NAME.onnx.json`` (rhasspy/piper, ``src/python/piper_train/
-export_onnx.py`` and the voice config format). The ONNX file holds the VITS generator of
-jaywalnut310/vits (Kim et al. 2021, "Conditional Variational Autoencoder with Adversarial Learning
-for End-to-End Text-to-Speech") with weight norm already folded into the conv weights.
-
-How weights are found: we read the ONNX initializers (``onnx`` package) and walk the graph. Most
-initializers keep their PyTorch names (``flow.flows.0.pre.weight``), but the export renames some:
-
-* weight-norm-folded convs (WaveNet ``in_layers`` / ``res_skip_layers`` / ``cond_layer`` of the flow)
-  appear as anonymous ``onnx::Conv_NNNN``. We identify each by the ``Conv`` node that consumes it:
-  the node's bias input keeps its name (``flow.flows.0.enc.in_layers.0.bias``), and the node's
-  scope name (``/flow/flows.0/enc/in_layers.0/Conv``) says the same; never by initializer order.
-* the phoneme embedding may be renamed (e.g. ``sid``): it is the ``Gather`` that indexes the graph
-  input ``input``; the speaker embedding is the ``Gather`` that indexes ``sid``.
-* the duration predictor's ``ElementwiseAffine.logs`` is constant-folded to ``exp(-logs)``: it is
-  the initializer multiplied with ``(x - dp.flows.0.m)``.
-
-The architecture (layers, channels, kernel sizes, dilations, upsample rates, resblock type) is read
-from the weight shapes and the Conv attributes, so x_low/low/medium/high voices map alike, as
-long as transformers' VITS layout fits (duration-predictor width == hidden size: true for
-low/medium/high; Piper x_low voices use a 192-wide duration predictor with 96 hidden channels
-and are rejected with ``PiperVoiceError``).
-"""
+The ONNX file holds the VITS generator (jaywalnut310/vits; Kim et al. 2021) with weight norm folded.
+Weights are found by walking the graph (renamed convs by their consuming ``Conv`` node, embeddings by
+their ``Gather`` input, never by initializer order) and the architecture is read from weight shapes and
+Conv attributes: docs/tts.md, "Piper import". x_low voices (192-wide duration predictor on 96 hidden
+channels) do not fit transformers' layout and raise ``PiperVoiceError``."""
 from __future__ import annotations
 
 import json
@@ -43,11 +26,8 @@ class PiperVoiceError(SpeechStudioError):
 
 @dataclass(frozen=True)
 class PiperVoiceConfig:
-    """The parts of ``NAME.onnx.json`` the engine needs.
-
-    ``sample_rate`` in Hz (22050 for medium voices); ``noise_scale`` (0.667), ``length_scale``
-    (1.0) and ``noise_w`` (0.8) are the voice's default inference settings (Piper defaults).
-    """
+    """The parts of ``NAME.onnx.json`` the engine needs: ``sample_rate`` Hz; default ``noise_scale``
+    (0.667), ``length_scale`` (1.0), ``noise_w`` (0.8), as Piper."""
 
     onnx_path: Path
     config_path: Path
@@ -77,14 +57,11 @@ def _config_path_for(onnx_path: Path) -> Path | None:
 
 
 def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = None) -> PiperVoiceConfig:
-    """Read and check the ``.onnx.json`` next to ``onnx_path``.
+    """Read and check the ``.onnx.json`` next to ``onnx_path`` (or ``config_path``, e.g. a Piper
+    training checkpoint's ``config.json``).
 
-    ``config_path``: read this voice config instead (same format; e.g. the ``config.json`` beside
-    a Piper training checkpoint, ``finetune.vits.piper_ckpt``); ``onnx_path`` is then the model
-    file it belongs to. Raises ``ModelNotFoundError`` if the model file is missing,
-    ``PiperVoiceError`` if the .json is missing, not JSON, or lacks ``audio.sample_rate`` /
-    ``phoneme_id_map``.
-    """
+    Raises ``ModelNotFoundError`` (model file missing), ``PiperVoiceError`` (.json missing, not JSON, or
+    without ``audio.sample_rate`` / ``phoneme_id_map``)."""
     onnx_path = Path(onnx_path)
     if not onnx_path.is_file():
         raise ModelNotFoundError(f"{onnx_path}: Piper voice file not found")
@@ -145,13 +122,9 @@ _PARAM_RE = re.compile(r"^(enc_p|dp|flow|dec|emb_g)\.")
 
 
 def read_onnx_weights(onnx_path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, dict]]:
-    """Return (``params``, ``conv_attrs``) of a Piper ONNX file, keyed by VITS module names.
-
-    ``params``: ``{"flow.flows.0.enc.in_layers.0.weight": float32 array, ...}`` in the names of
-    jaywalnut310/vits ``models.SynthesizerTrn``. ``conv_attrs``: ``{module: {"dilations": [..],
-    "strides": [..], "pads": [..], "group": g}}`` for every Conv/ConvTranspose.
-    Raises ``PiperVoiceError`` if the file is not ONNX or not a Piper VITS graph.
-    """
+    """``(params, conv_attrs)`` of a Piper ONNX file in jaywalnut310/vits ``SynthesizerTrn`` names:
+    float32 arrays, and ``{module: {"dilations", "strides", "pads", "group"}}`` per Conv/ConvTranspose.
+    Raises ``PiperVoiceError`` (not ONNX, not a Piper VITS graph)."""
     import onnx
     from onnx import numpy_helper
 
@@ -403,12 +376,9 @@ def piper_name(name: str) -> str | None:
 
 
 def load_piper_model(onnx_path: str | Path):
-    """Build a ``VitsModel`` (FP32, CPU, eval mode, weight norm folded) from a Piper voice.
-
-    Returns ``(model, voice_config)``. ``model.config.sampling_rate`` is the voice's rate (Hz);
-    ``model.config.resblock`` is ``"1"`` or ``"2"``. Raises ``ModelNotFoundError`` /
-    ``PiperVoiceError`` (missing or mismatched .onnx.json, not a VITS voice).
-    """
+    """``(model, voice_config)``: a ``VitsModel`` (FP32, CPU, eval, weight norm folded;
+    ``config.resblock`` "1" or "2") from a Piper voice. Raises ``ModelNotFoundError`` /
+    ``PiperVoiceError``."""
     import torch
     from transformers import VitsModel
 
@@ -471,11 +441,8 @@ def _unused_at_inference(key: str) -> bool:
 
 
 def fold_weight_norm(model) -> None:
-    """Fold every weight-norm parametrization of ``model`` into a plain ``weight`` (in place).
-
-    Inference gets faster (no per-call ``g * v / ||v||``) and the result matches weight-norm-free
-    exports such as Piper's ONNX files.
-    """
+    """Fold every weight-norm parametrization of ``model`` into a plain ``weight``, in place (faster
+    inference; matches Piper's exports)."""
     from torch.nn.utils import parametrize
 
     for module in model.modules():

@@ -1,24 +1,11 @@
 """Run a Piper voice's own ONNX graph with onnxruntime: the light CPU engine for Piper voices.
 
-Cold start is what a user feels on ``speechstudio speak "Hi."``: importing PyTorch and
-transformers and mapping the ONNX weights onto a ``VitsModel`` took ~8 of the 9 s that one short
-sentence cost (issue 14 item 3). onnxruntime is the runtime Piper itself uses (rhasspy/piper
-``src/python_run/piper/voice.py``, OHF-Voice/piper1-gpl ``src/piper/voice.py``: one
-``InferenceSession`` with default options, inputs ``input`` int64 ``(1, T)``, ``input_lengths``
-int64 ``(1,)``, ``scales`` float32 ``[noise_scale, length_scale, noise_w]`` and ``sid`` int64
-``(1,)`` for multi-speaker voices; output float32 ``(1, 1, 1, n_samples)`` in [-1, 1]). It imports
-in ~0.3 s instead of several seconds, so ``load_voice`` uses it for Piper voices on CPU
-(``engine="auto"``) and keeps the PyTorch model for what needs it (GPU, fine-tuning, a fixed
-``seed``: the graph's two ``RandomNormalLike`` draws have no seed input).
-
-The session is created on a background thread as soon as the voice is loaded, so text splitting,
-number normalisation and espeak-ng run while onnxruntime reads the 60 MB graph. The graph
-onnxruntime optimised at first use is cached (``<data dir>/cache/voices/NAME-KEY.onnx``, written
-atomically; ``SessionOptions.optimized_model_filepath``) and later sessions load it with graph
-optimisation off: 0.18 s instead of 0.69 s to open the joe voice (same outputs, bit for bit).
-The key covers the voice file (path, size, mtime), the onnxruntime version and the CPU, because
-onnxruntime's fully optimised graphs may use the CPU's own instructions (NCHWc layouts).
-"""
+As Piper does (rhasspy/piper, OHF-Voice/piper1-gpl ``voice.py``): inputs ``input`` int64 ``(1, T)``,
+``input_lengths`` int64 ``(1,)``, ``scales`` float32 ``[noise_scale, length_scale, noise_w]``, ``sid``
+int64 ``(1,)`` (multi-speaker); output float32 ``(1, 1, 1, n_samples)`` in [-1, 1]. The graph's noise
+has no seed input, so a seeded sentence uses the PyTorch model. The session opens on a background
+thread; the optimised graph is cached (``optimized_cache_path``). Why and figures: docs/tts.md, "Piper
+voices on onnxruntime"."""
 from __future__ import annotations
 
 import os
@@ -56,10 +43,8 @@ def _cpu_id() -> str:
 
 
 def optimized_cache_path(onnx_path: Path, ort_version: str) -> Path | None:
-    """Where the optimised graph of ``onnx_path`` is cached, or None when the voice file is unreadable.
-
-    ``<data dir>/cache/voices/<stem>-<sha1 of path, size, mtime, onnxruntime version, CPU>.onnx``.
-    """
+    """Cache path of ``onnx_path``'s optimised graph, ``<data dir>/cache/voices/<stem>-<sha1 of path,
+    size, mtime, onnxruntime version, CPU>.onnx``; None when the voice file is unreadable."""
     import hashlib
 
     from speechstudio.hub.paths import data_dir
@@ -79,13 +64,8 @@ _ARENA: list[bool] = []
 
 
 def _shared_arena(ort) -> bool:
-    """Register one CPU arena for all voice sessions of the process (True when available).
-
-    Sessions with ``session.use_env_allocators`` share it, so the first sentence's session and the
-    workers' single-threaded session reuse each other's freed buffers, and it grows by what is
-    asked (``arena_extend_strategy`` 1, kSameAsRequested) instead of doubling: 20 sentences peaked
-    at 393 MB instead of 466 MB (``bench/bench_tts_cold.py``; onnxruntime ``OrtArenaCfg``).
-    """
+    """Register one CPU arena (grows by what is asked) shared by all voice sessions with
+    ``session.use_env_allocators``; True when available (onnxruntime ``OrtArenaCfg``)."""
     with _ARENA_LOCK:
         if not _ARENA:
             try:
@@ -98,12 +78,8 @@ def _shared_arena(ort) -> bool:
 
 
 class _InFlight:
-    """At most ``capacity`` phoneme ids synthesized at once by a voice's sessions together.
-
-    Memory of one run grows with its length (decoder activations, ~25 MB per second of audio):
-    with one worker per core, a long text would otherwise run one maximal piece per core at once.
-    A run longer than ``capacity`` waits until it runs alone.
-    """
+    """At most ``capacity`` phoneme ids synthesized at once by a voice's sessions together (memory grows
+    with run length); a longer run waits to run alone."""
 
     def __init__(self, capacity: int):
         self.capacity, self.used, self.cond = capacity, 0, threading.Condition()
@@ -131,21 +107,12 @@ def cpu_threads() -> int:
 
 
 class OnnxPiperRunner:
-    """One onnxruntime session for a Piper ``.onnx`` voice, opened on a background thread.
+    """One onnxruntime session for a Piper ``.onnx`` voice, opened on a background thread; ``run`` is
+    thread-safe.
 
-    ``threads``: onnxruntime intra-op threads (``None``: onnxruntime's default, one per core, as
-    Piper). ``run`` may be called from several threads at once (``InferenceSession.run`` is
-    thread-safe). Errors opening the file surface as ``PiperVoiceError`` on first use.
-
-    Runs of the voice's sessions together hold at most two maximal pieces of phoneme ids at once
-    (``_InFlight``), so peak memory does not grow with the number of cores.
-
-    ``single_threaded()``: a second runner of the same voice with one intra-op thread, for sentence
-    workers that each synthesize a sentence at once (``stream.stream_speech``): on 2 cores, 20
-    sentences on 2 workers took 0.62-0.65 of the time one session with 2 threads took for them one
-    after the other (in-process, the joe voice, busy machine), since onnxruntime splits the small
-    convolutions of one sentence poorly over threads.
-    """
+    ``threads``: intra-op threads (``None``: onnxruntime's default). ``single_threaded()``: a one-thread
+    runner of the same voice for sentence workers. Runs hold at most two maximal pieces at once
+    (``_InFlight``). Errors opening the file surface as ``PiperVoiceError`` on first use."""
 
     hop_length = PIPER_HOP_LENGTH
 
@@ -243,11 +210,8 @@ class OnnxPiperRunner:
 
     def run(self, ids: list[int], speaker_id: int | None, noise_scale: float, length_scale: float,
             noise_w: float) -> np.ndarray:
-        """Audio for one id sequence: ``np.ndarray[float32]`` shape ``(n_samples,)``, in [-1, 1].
-
-        ``n_samples`` is a multiple of ``hop_length``. Raises ``PiperVoiceError`` when the graph
-        refuses the ids (an id beyond the voice's symbol table: a mismatched ``.onnx.json``).
-        """
+        """Audio for one id sequence: ``np.ndarray[float32]`` ``(n_samples,)`` in [-1, 1], a multiple of
+        ``hop_length``. Raises ``PiperVoiceError`` for an id beyond the voice's symbol table."""
         session = self.session
         feeds = {
             "input": np.asarray([ids], dtype=np.int64),

@@ -1,35 +1,13 @@
-"""SSML (and plain text) to the stream of ``SpeechPart`` the synthesizer reads.
+"""SSML 1.1 subset (W3C, https://www.w3.org/TR/speech-synthesis11/) and plain text to the ``SpeechPart``
+stream the synthesizer reads.
 
-SSML 1.1 (W3C Recommendation, https://www.w3.org/TR/speech-synthesis11/) subset:
-
-* ``<speak>`` root (``xml:lang`` / ``version`` / ``xmlns`` accepted, not needed);
-* ``<break time="500ms|1.5s" strength="none|x-weak|weak|medium|strong|x-strong"/>``: silence after
-  what precedes it (replaces the default pause there; consecutive breaks add up);
-* ``<p>`` / ``<s>``: paragraph / sentence boundaries (``PARAGRAPH_PAUSE_S`` / the sentence pause);
-* ``<say-as interpret-as="characters|spell-out|verbatim|digits|telephone|date|cardinal|number|ordinal"
-  format="mdy|dmy|ymd|md|dm|ym|my|y">``;
-* ``<sub alias="...">``: the alias is said instead of the content;
-* ``<prosody rate="x-slow|slow|medium|fast|x-fast|default|80%|+20%|1.5">``: the speaking rate, as a
-  factor on the voice's ``length_scale`` (``1 / rate``; nested rates multiply); ``pitch`` / ``volume``
-  are ignored;
-* ``<voice name="...">``: another installed voice (or a speaker name of the current voice) for the
-  enclosed text, for multi-voice scripts;
-* ``<phoneme alphabet="ipa" ph="ŋwˈɪn">Nguyen</phoneme>``: the IPA phonemes are said instead of the
-  content by voices that read espeak-ng phonemes (Piper, vits-ljs); voices that read letters say the
-  content (``lexicon.apply_pronunciations``, with a warning). Only ``alphabet="ipa"`` (the default);
-* other elements (``emphasis``, ``lang``, ``audio``, ``mark``): their text is read.
-
-Strength and named-rate values are not fixed by SSML 1.1 (sec. 3.2.3, 3.2.4: "processor
-specific"); ours are Microsoft Azure Speech's documented defaults ("Speech Synthesis Markup
-Language: add a break", "prosody rate": x-weak 250 ms ... x-strong 1250 ms; x-slow 0.5 ... x-fast 2.0).
-
-Parsing uses the standard library's expat with every DTD refused (no entity expansion, no external
-entities: the safe subset defusedxml enforces). Malformed SSML raises ``SsmlError`` (a
-``UsageError``) naming ``line L, column C`` (1-based). Text that does not start with ``<speak``
-(``"press <Enter>"``) is plain text unless the caller asks for SSML; a byte-order mark, blank lines,
-an XML declaration, comments and processing instructions may come before ``<speak>`` (a file
-saved by an editor or exported by another tool): it is still SSML (``ssml_verdict``).
-"""
+Elements: ``speak``, ``break`` (time / strength; replaces the pause there, consecutive breaks add),
+``p`` / ``s``, ``say-as``, ``sub``, ``prosody rate`` (a factor on ``length_scale``, nested rates
+multiply; pitch / volume ignored), ``voice name``, ``phoneme alphabet="ipa"`` (for espeak-ng voices;
+others say the content and warn); others are read as their text. Strength and rate values: Microsoft
+Azure Speech's defaults (table and sources: docs/tts.md, SSML). Parsed with expat, every DTD refused.
+Malformed SSML raises ``SsmlError`` (a ``UsageError``) naming line and column (1-based). Text is SSML
+when ``<speak>`` comes first after an optional BOM and XML prolog (``ssml_verdict``)."""
 from __future__ import annotations
 
 import itertools
@@ -80,12 +58,9 @@ class SsmlError(UsageError):
 
 @dataclass(frozen=True)
 class SpeechPart:
-    """One piece of the synthesis stream.
-
-    ``text``: one sentence to say ("" for silence only); ``pause_s``: seconds of silence after it;
-    ``length_scale``: factor on the voice's length_scale (2.0 = twice as slow; from ``<prosody
-    rate>``); ``voice``: a voice or speaker name from ``<voice name>``, ``None`` for the caller's.
-    """
+    """One piece of the stream: ``text`` (one sentence; "" for silence), ``pause_s`` after it,
+    ``length_scale`` factor (from ``<prosody rate>``), ``voice`` (``<voice name>``; ``None``: the
+    caller's)."""
 
     text: str
     pause_s: float = 0.0
@@ -94,10 +69,8 @@ class SpeechPart:
 
 
 def ssml_verdict(text: str) -> bool | None:
-    """Whether ``text`` is SSML: True when its first element is ``<speak>``, after an optional
-    byte-order mark (U+FEFF) and an XML prolog (white space, ``<?xml ...?>``, comments, processing
-    instructions, a DOCTYPE); False when something else comes first; None when ``text`` ends
-    inside the prolog (the start of a file read line by line: read more to decide)."""
+    """Whether ``text`` is SSML: True when ``<speak>`` comes first after an optional BOM and XML prolog;
+    False when something else does; None when ``text`` ends inside the prolog (read more)."""
     text = text.lstrip("\ufeff")
     pos = 0
     while True:
@@ -121,12 +94,9 @@ def is_ssml(text: str) -> bool:
 
 def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float = DEFAULT_SENTENCE_PAUSE_S,
                  ssml: bool | None = None) -> Iterator[SpeechPart]:
-    """``SpeechPart`` stream for plain text or SSML (``ssml=None``: SSML when it starts with ``<speak``).
-
-    Plain text (a string or an iterable of lines) is split lazily into sentences, each followed by
-    ``pause_s`` except the last. SSML is parsed whole (``parse_ssml``); with ``ssml=True`` text
-    without a ``<speak>`` root is wrapped in one. Raises ``SsmlError``.
-    """
+    """``SpeechPart`` stream for plain text (split lazily, a pause after each sentence but the last) or
+    SSML (parsed whole; ``ssml=None``: when it starts with ``<speak``; ``ssml=True`` wraps text without
+    a root). Raises ``SsmlError``."""
     if not isinstance(text, str):
         lines = iter(text)
         head: list[str] = []
@@ -274,12 +244,8 @@ class _Builder:
 
 
 def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENCE_PAUSE_S) -> list[SpeechPart]:
-    """Parse an SSML document into ``SpeechPart``s (see the module docstring for the elements).
-
-    Text without a ``<speak>`` root is wrapped in one. Raises ``SsmlError`` ("SSML line L, column
-    C: reason") for malformed XML, a DTD, a wrong root, bad attribute values or say-as content that
-    does not fit its ``interpret-as``.
-    """
+    """Parse an SSML document (wrapped in ``<speak>`` if it has no root) into ``SpeechPart``s. Raises
+    ``SsmlError`` ("SSML line L, column C: reason")."""
     from xml.parsers import expat
 
     shift = 0

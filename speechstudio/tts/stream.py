@@ -1,23 +1,10 @@
-"""Sentence-by-sentence synthesis as a generator, and writing a stream to one audio file.
+"""Sentence-by-sentence synthesis as a generator (``stream_speech``), and writing a stream to one audio
+file (``write_stream``: atomic, tagged as synthetic speech in WAV INFO / FLAC / Vorbis comments).
 
-``stream_speech`` yields one ``SpeechChunk`` per sentence as soon as that sentence is synthesized,
-so the GUI, ``speak --play`` and the file writer all start after the first sentence; memory does
-not grow with the text (sentences are split lazily, audio is handed on and forgotten).
-``write_stream`` writes the chunks to ``.wav/.flac/.ogg`` atomically (``speechstudio.atomic``: temp
-file in the same folder, fsync, rename): on any error no partial output file is left behind. Every file is
-tagged as synthetic speech in its metadata (``speech_tags``: WAV LIST/INFO ``ISFT``/``ICMT``,
-FLAC and Ogg Vorbis comments, written by libsndfile through soundfile's ``software``/``comment``).
-
-Long texts on CPU: the first sentence is synthesized alone, in the caller's thread with all its
-intra-op threads (time to first audio as before); after it has been yielded, the following
-sentences are synthesized ahead on a small thread pool (one sentence per worker, each worker with
-``threads // workers`` intra-op threads; torch releases the GIL inside its ops), and still yielded
-strictly in order. The output is the same as sequential synthesis: on the CPU path each sentence
-draws its noise from its own seeded ``torch.Generator`` (``bucketed.synthesize_bucketed``), so
-workers share nothing but the read-only model. The plain ``VitsModel.forward`` path (a CUDA
-voice, a CPU voice loaded with ``optimize=False``), other families and ``workers=1`` synthesize
-sequentially.
-"""
+On the bucketed CPU path the first sentence is synthesized alone in the caller's thread; the rest are
+synthesized ahead on a small thread pool (each sentence with its own seeded ``torch.Generator``) and
+yielded in order, the same output as sequential. Other paths run sequentially. Figures: docs/tts.md,
+"Long texts"."""
 from __future__ import annotations
 
 import copy
@@ -54,14 +41,9 @@ AUDIO_FORMATS = {".wav": ("WAV", "PCM_16"), ".flac": ("FLAC", "PCM_16"), ".ogg":
 class SpeechChunk:
     """One synthesized sentence.
 
-    ``audio``: ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``sample_rate`` Hz, range [-1, 1],
-    including the trailing pause ``pause_s`` (``SENTENCE_PAUSE_S`` between sentences, none after the
-    last; from SSML: the ``<break>`` / ``<p>`` pause).
-    ``index``: 0-based sentence number; ``text``: the sentence as split; ``chars_done``: characters
-    of input consumed so far (for progress); ``warnings``: what the voice could not say.
-    ``voice``: the voice's name; ``clone_of``: its base voice if it is a cloned voice
-    (``VitsVoice.clone_of``), for the file's synthetic-speech tag.
-    """
+    ``audio``: ``np.ndarray[float32]`` ``(n_samples,)`` at ``sample_rate`` Hz, [-1, 1], including the
+    trailing ``pause_s``. ``index``: 0-based; ``chars_done``: input characters consumed; ``warnings``:
+    what the voice could not say; ``voice`` / ``clone_of``: for the file's synthetic-speech tag."""
 
     index: int
     text: str
@@ -83,15 +65,9 @@ MAX_AUTO_WORKERS = 4
 
 
 def stream_workers(voice: VitsVoice, workers: int | None = None) -> tuple[int, int]:
-    """``(sentence workers, intra-op threads per worker)`` that ``stream_speech`` will use.
-
-    ``workers=None``: for a voice on the bucketed CPU path (``voice.bucketed``), one worker per
-    intra-op thread the process has (``torch.get_num_threads()``, at most ``MAX_AUTO_WORKERS``), so
-    the CPU budget set with ``torch.set_num_threads`` is kept; otherwise 1 (sequential: CUDA, the
-    plain forward, other families, which serialise their model calls). A voice on the onnx engine: one
-    worker per CPU (``piper_onnx.cpu_threads``), each on the voice's single-threaded onnxruntime
-    session (``OnnxPiperRunner.single_threaded``); torch is not imported.
-    """
+    """``(sentence workers, intra-op threads per worker)`` for ``stream_speech``: ``workers=None`` on
+    the bucketed CPU path is one per ``torch.get_num_threads()`` (at most ``MAX_AUTO_WORKERS``); on the
+    onnx engine one per CPU, each a single-threaded session; otherwise 1."""
     if getattr(voice, "engine", "torch") == "onnx":
         threads = cpu_threads()
         workers = min(threads, MAX_AUTO_WORKERS) if workers is None else max(1, int(workers))
@@ -197,23 +173,17 @@ def stream_speech(
     ssml: bool | None = None,
     voice_loader: Callable[[str], VitsVoice] | None = None,
 ) -> Iterator[SpeechChunk]:
-    """Synthesize ``text`` (a string, or an iterable of lines such as an open text file) lazily.
+    """Synthesize ``text`` (a string or an iterable of lines) lazily; yields ``SpeechChunk`` per
+    sentence, in order.
 
-    Yields ``SpeechChunk`` per sentence, in order. The speaker is validated before the first
-    sentence. Raises ``EmptyTextError`` if the text has nothing speakable, ``UnknownSpeakerError``,
-    ``UnsayableTextError`` (no sentence could be said at all), ``SsmlError`` (malformed SSML).
+    ``ssml``: ``None`` reads text starting with ``<speak>`` as SSML; ``<voice name>`` picks a speaker
+    or, through ``voice_loader(name)``, another voice (resampled). ``workers``: sentences synthesized
+    concurrently after the first (``None``: ``stream_workers``); at most ``workers + 1`` ahead. Output
+    is the same for any ``workers`` (bit-identical at equal thread counts). Closing the generator
+    cancels pending sentences.
 
-    ``ssml``: ``None`` reads text starting with ``<speak>`` as SSML (``ssml.speech_parts``), True
-    always, False never. SSML ``<voice name>`` picks a speaker of ``voice`` or, through
-    ``voice_loader(name) -> VitsVoice``, another voice (resampled to ``voice.sample_rate``).
-
-    ``workers``: sentences synthesized concurrently after the first one (``None``: see
-    ``stream_workers``; 1: sequential). The first sentence is always synthesized alone, before
-    anything else; at most ``workers + 1`` sentences are synthesized ahead of the consumer. Order,
-    warnings and lengths are the same for any ``workers``; the samples are bit-identical for the
-    same intra-op thread count and within float rounding (~1e-5) across thread counts. Closing the generator cancels the
-    sentences not started and waits for those running.
-    """
+    Raises ``EmptyTextError``, ``UnknownSpeakerError``, ``UnsayableTextError`` (no sentence sayable),
+    ``SsmlError``."""
     voice.speaker_id(settings.speaker)  # fail fast on an unknown speaker
     lang = (voice.language or "en").split("-")[0]
     parts = speech_parts(text, lang, pause_s, ssml)
@@ -270,11 +240,8 @@ def stream_speech(
 
 
 def speech_tags(voice: str, clone_of: str | None = None) -> dict[str, str]:
-    """Metadata for a synthesized file: ``{"software": "SpeechStudio <version>", "comment": ...}``.
-
-    ``comment`` is ``"synthetic speech (voice NAME)"``, or for a cloned voice ``"synthetic speech,
-    cloned voice NAME (base BASE)"``. Keys are soundfile ``SoundFile`` string attributes.
-    """
+    """``{"software": "SpeechStudio <version>", "comment": "synthetic speech (voice NAME)" | "synthetic
+    speech, cloned voice NAME (base BASE)"}`` (soundfile string attributes)."""
     name = voice or "unknown"
     comment = (f"synthetic speech, cloned voice {name} (base {clone_of})" if clone_of
                else f"synthetic speech (voice {name})")
@@ -289,16 +256,11 @@ def write_stream(
     *,
     overwrite: bool = True,
 ) -> tuple[float, int]:
-    """Write chunks to ``out_path`` (.wav 16-bit PCM, .flac 16-bit, .ogg Vorbis) atomically.
+    """Write chunks to ``out_path`` (.wav 16-bit PCM, .flac 16-bit, .ogg Vorbis) atomically; returns
+    ``(duration_s, n_chunks)``.
 
-    The first chunk decides the sample rate and the metadata: ``speech_tags(chunk.voice,
-    chunk.clone_of)``, updated with ``tags`` (soundfile string attributes: ``title``, ``artist``,
-    ``comment``, ``software``, ...). Returns ``(duration_s, n_chunks)``. Raises ``UsageError`` for
-    an unsupported extension or a missing output folder, ``OutputExistsError`` (a ``UsageError``)
-    when ``overwrite`` is false and the file exists; any error while synthesizing removes the
-    temp file and leaves no output file. Written by :func:`speechstudio.atomic.atomic_path`
-    (fsync, rename, folder fsync, permissions and symbolic links kept).
-    """
+    The first chunk sets the rate and ``speech_tags``, updated with ``tags``. Raises ``UsageError``
+    (extension, missing folder), ``OutputExistsError``; on any error no output file is left."""
     import soundfile as sf
 
     out_path = Path(out_path)

@@ -1,22 +1,9 @@
-"""Text front end for synthesis: sentence splitting and English normalisation.
+"""Text front end for synthesis: sentence splitting (pysbd, with URLs and abbreviations hidden from it;
+long sentences cut to ``max_chars``) and English normalisation (numbers, currency, dates, codes, symbols
+spelled out with num2words; what an English voice cannot say transliterated or left out, ``sayable``).
 
-* ``split_sentences`` uses pysbd (Pragmatic Sentence Boundary Disambiguation, MIT), which keeps
-  abbreviations ("Dr.", "e.g.", "U.S.") and decimal numbers ("3.50") inside one sentence; URLs and
-  paths (``codes.protect``) and abbreviations it would cut at ("Vol. 3", ``abbreviations.protect``)
-  are hidden from it. HTML blocks are paragraphs (``markup``); an ellipsis inside a sentence ends
-  it (a pause). ``iter_sentence_pauses`` gives the pause after each sentence (longer after a
-  paragraph). Very long sentences (no punctuation for hundreds of characters) are cut further at
-  commas / spaces so that one chunk never exceeds ``max_chars`` (memory and latency stay bounded).
-* ``english_front_end`` / ``normalize_english`` spell out numbers, currency, percentages,
-  ordinals, times, dates, codes, URLs and common symbols (num2words, LGPL-2.1), so that
-  character-based voices (MMS-TTS) which have no digits in their vocabulary still say them, and
-  leave out or transliterate what an English voice cannot say (``sayable``). espeak-ng based
-  voices (Piper, vits-ljs) would say most of these on their own, but normalising first makes all
-  voices read a text the same way, as a person would.
-
-Errors: ``EmptyTextError`` when a text is empty or contains nothing speakable (only symbols);
-``LeftOutTextError`` (a subclass) when the front end left nothing of a sentence.
-"""
+Errors: ``EmptyTextError`` (nothing speakable); ``LeftOutTextError`` (a subclass: the front end left
+nothing of a sentence)."""
 from __future__ import annotations
 
 import re
@@ -93,11 +80,8 @@ def _cut_long(sentence: str, max_chars: int) -> Iterator[str]:
 
 
 def split_sentences(text: str, language: str = "en", max_chars: int = MAX_SENTENCE_CHARS) -> list[str]:
-    """Split ``text`` into sentences, keeping abbreviations and numbers intact.
-
-    Paragraph breaks (blank lines) always end a sentence. Sentences without anything speakable
-    (e.g. a lone "---") are dropped. Raises ``EmptyTextError`` if nothing speakable remains.
-    """
+    """Split ``text`` into sentences (paragraph breaks end one; unspeakable ones dropped). Raises
+    ``EmptyTextError`` if nothing speakable remains."""
     out = list(iter_paragraph_sentences(text, language, max_chars))
     if not out:
         if not text or not text.strip():
@@ -109,12 +93,8 @@ def split_sentences(text: str, language: str = "en", max_chars: int = MAX_SENTEN
 def iter_paragraph_sentences(
     text: str | Iterable[str], language: str = "en", max_chars: int = MAX_SENTENCE_CHARS
 ) -> Iterator[str]:
-    """Lazily split ``text`` (a string, or an iterable of lines such as an open file) into sentences.
-
-    Works paragraph by paragraph, so a 1 MB chapter is never segmented in one piece; memory stays
-    bounded by the longest paragraph. Yields only sentences with something speakable.
-    See ``iter_sentence_pauses`` for where sentences end.
-    """
+    """Lazily split ``text`` (a string or an iterable of lines) into speakable sentences, one paragraph
+    at a time."""
     return (sentence for sentence, _ in _iter_breaks(text, language, max_chars))
 
 
@@ -127,17 +107,11 @@ def iter_sentence_pauses(
     text: str | Iterable[str], language: str = "en", sentence_pause_s: float = 0.25,
     max_chars: int = MAX_SENTENCE_CHARS,
 ) -> Iterator[tuple[str, float]]:
-    """``(sentence, pause after it in seconds)`` for plain text, lazily (``iter_paragraph_sentences``).
+    """``(sentence, pause after it in s)`` for plain text, lazily.
 
-    Sentences end at the splitter's boundaries (pysbd), paragraph breaks (blank lines), HTML block
-    elements, list items and ``<br>`` (``markup.html_to_text``), and at an ellipsis inside a
-    sentence ("He waited... and waited"): a hesitation said as a pause (piper1-gpl#291: the voice
-    itself makes none). The pause is ``sentence_pause_s`` after a sentence or an ellipsis and
-    ``PARAGRAPH_PAUSE_FACTOR * sentence_pause_s`` after a paragraph. Abbreviations ("Vol. 3",
-    "approx. 5") and the dots / question marks of URLs, e-mail addresses and paths never end a
-    sentence (``abbreviations.protect``, ``codes.protect``). The last sentence gets a pause too;
-    callers drop it.
-    """
+    Sentences end at pysbd boundaries, paragraphs, HTML blocks / list items / ``<br>`` and at an
+    ellipsis inside a sentence (piper1-gpl#291). Pause: ``sentence_pause_s``, or
+    ``PARAGRAPH_PAUSE_FACTOR`` times that after a paragraph; the last one too (callers drop it)."""
     paragraph = PARAGRAPH_PAUSE_FACTOR * sentence_pause_s
     for sentence, kind in _iter_breaks(text, language, max_chars):
         yield sentence, paragraph if kind == "paragraph" else sentence_pause_s
@@ -207,11 +181,8 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": 
 
 
 def foreign_script(text: str) -> tuple[str, str] | None:
-    """``(script, sample)`` for the first run of letters outside the Latin script, else None.
-
-    The script name is the first word of the letter's Unicode name ("CYRILLIC", "CJK", "ARABIC",
-    ...), title-cased (``sayable.script_of``); ``sample`` is up to 20 characters of that run.
-    """
+    """``(script, sample)`` for the first run of non-Latin letters (script: first word of the Unicode
+    name, title-cased; sample: up to 20 characters), else None."""
     for i, ch in enumerate(text):
         script = script_of(ch)
         if script is None:
@@ -234,16 +205,9 @@ def _paragraphs_as_sentences(text: str) -> str:
 
 
 def english_front_end(text: str, locale: str = "en-us") -> Sayable:
-    """What an English voice is given for ``text`` (one sentence), and what was left out.
-
-    In order: invisible characters removed and HTML reduced (``markup``), Unicode NFKC, typographic
-    quotes to ASCII, an ellipsis to a comma (inside) or a full stop (at the end), URLs / e-mail
-    addresses / paths / codes read (``codes``), abbreviations of reference works ("Vol.", "pp.")
-    and dates with a month name ("March 3" -> "March third", ``dates``), numbers
-    (``numbers.spell_numbers``), other abbreviations and initials (``abbreviations``), symbols;
-    then other scripts, emoji and unnamed symbols (``sayable.english_sayable``: transliterated or
-    left out, and noted). The same result serves synthesis and the fine-tuning dataset check.
-    """
+    """What an English voice is given for one sentence, and what was left out: markup reduced, NFKC,
+    quotes and ellipses, codes, dates, numbers, abbreviations, symbols, then other scripts and emoji
+    (``sayable.english_sayable``). Serves synthesis and the fine-tuning dataset check."""
     text = remove_invisible(text)
     if has_markup(text):
         text = _paragraphs_as_sentences(html_to_text(text))
@@ -262,15 +226,7 @@ def english_front_end(text: str, locale: str = "en-us") -> Sayable:
 
 
 def normalize_english(text: str, locale: str = "en-us") -> str:
-    """Spell out numbers, currency, ordinals, times, abbreviations, codes and symbols in English text.
-
-    Examples: ``"$3.50"`` -> ``"three dollars and fifty cents"``, ``"2nd"`` -> ``"second"``,
-    ``"10:30"`` -> ``"ten thirty"``, ``"50%"`` -> ``"fifty percent"``, ``"1999"`` -> ``"nineteen
-    ninety nine"``, ``"Dr."`` -> ``"doctor"``, ``"March 3"`` -> ``"March third"``,
-    ``"example.com/docs"`` -> ``"example dot com slash docs"``. Greek and Cyrillic words are
-    transliterated, other scripts and emoji left out (``english_front_end``, which also says what
-    was left out). Numbers are read by class (phone numbers, versions, dates, units, ...):
-    ``numbers.spell_numbers``; ``locale`` ("en-us", "en-gb", ...) decides the order of ambiguous
-    numeric dates there.
-    """
+    """Spell out numbers, currency, ordinals, times, abbreviations, codes and symbols in English text
+    (``"$3.50"`` -> ``"three dollars and fifty cents"``, ``"March 3"`` -> ``"March third"``); ``locale``
+    orders ambiguous numeric dates (``numbers.spell_numbers``)."""
     return english_front_end(text, locale).text

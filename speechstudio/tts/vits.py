@@ -1,25 +1,11 @@
-"""VITS synthesis engine (PyTorch): transformers ``VitsModel`` checkpoints and imported Piper voices.
+"""VITS synthesis engine (PyTorch) for transformers ``VitsModel`` checkpoints (facebook/mms-tts-*,
+kakao-enterprise/vits-ljs, vits-vctk; uroman or espeak-ng input as the tokenizer asks) and imported
+Piper voices (``piper_import``; espeak-ng phonemes through ``phoneme_id_map``).
 
-One engine for both kinds of voice:
-
-* ``VitsModel`` + ``VitsTokenizer`` checkpoints (facebook/mms-tts-*, kakao-enterprise/vits-ljs,
-  vits-vctk) from a directory or a Hugging Face id (HF cache; downloads go through
-  ``speechstudio.tts.voices``). MMS tokenizers that ask for uroman romanise non-Latin text with the
-  ``uroman`` package; phoneme tokenizers (vits-ljs/vctk) get espeak-ng phonemes.
-* Piper voices (``NAME.onnx`` + ``NAME.onnx.json``), imported by ``piper_import`` into the same
-  ``VitsModel`` class; espeak-ng phonemes mapped through the voice's ``phoneme_id_map``.
-
-Controls (VITS paper, Kim et al. 2021, sec. 2.5 / Piper's ``inference`` config):
-``noise_scale`` (std of the prior sample, Piper default 0.667), ``noise_w`` (=
-``noise_scale_duration``, noise of the stochastic duration predictor, default 0.8) and
-``length_scale`` (> 1 is slower; = 1 / ``speaking_rate``). With a ``seed`` the output is
-deterministic (the global torch RNG is seeded before each sentence). FP16 on CUDA, FP32 on CPU.
-
-Engines: on CPU a Piper voice runs its own ONNX graph with onnxruntime (``piper_onnx``, Piper's
-runtime: ~0.3 s to import instead of several seconds for PyTorch + transformers); the PyTorch
-model is then built only when something needs it (``voice.model``: a fixed ``seed``, fine-tuning,
-a GPU), see ``load_voice(engine=...)``.
-"""
+Controls (VITS, Kim et al. 2021, sec. 2.5; Piper's ``inference`` config): ``noise_scale`` (prior std,
+0.667), ``noise_w`` (duration predictor noise, 0.8), ``length_scale`` (> 1 slower). A ``seed`` makes
+output deterministic. FP16 on CUDA, FP32 on CPU. On CPU a Piper voice runs its ONNX graph in onnxruntime
+(``piper_onnx``); the PyTorch model is built when first needed (``load_voice(engine=...)``)."""
 from __future__ import annotations
 
 import os
@@ -66,17 +52,12 @@ MAX_SENTENCE_AUDIO_S = 300.0
 
 @dataclass
 class VitsVoice(VoiceText):
-    """A loaded VITS voice, ready to synthesize (text -> ids: ``voice_text.VoiceText``).
+    """A loaded VITS voice (text -> ids: ``voice_text.VoiceText``).
 
-    ``sample_rate``: Hz of the audio it produces. ``speakers``: name -> id (may be empty);
-    ``num_speakers``: 1 for single-speaker voices. ``device`` / ``dtype``: where it runs.
-    ``warnings``: messages about text the voice could not say (cleared by the caller).
-    ``clone_of``: for a voice fine-tuned by SpeechStudio (``voice.json`` / ``.onnx.json`` marks it
-    ``synthetic``), the base voice's name; files written from it are tagged as a cloned voice.
-    ``pitch_semitones``: pitch shift applied to everything it says unless
-    ``SynthesisSettings.pitch`` says otherwise: a clone's measured offset between the speaker's
-    recordings and the fine-tuned model (``finetune.pitch_match``), 0 for other voices.
-    """
+    ``sample_rate`` Hz; ``speakers`` name -> id (may be empty); ``warnings``: text it could not say (the
+    caller clears them); ``clone_of``: the base voice of a SpeechStudio clone; ``pitch_semitones``:
+    shift applied unless ``SynthesisSettings.pitch`` says otherwise (a clone's measured offset,
+    ``finetune.pitch_match``; else 0)."""
 
     name: str
     kind: str  # "transformers" or "piper"
@@ -143,10 +124,8 @@ class VitsVoice(VoiceText):
 
     # ------------------------------------------------------------------ speakers
     def speaker_id(self, speaker: int | str | None) -> int | None:
-        """Resolve a speaker id (int or digit string) or name to an int id; ``None`` for default.
-
-        Raises ``UnknownSpeakerError`` naming the voice and the valid range / names.
-        """
+        """Speaker id (int, digit string) or name -> int id; ``None`` for default. Raises
+        ``UnknownSpeakerError``."""
         if speaker is None or speaker == "":
             return 0 if self.num_speakers > 1 else None
         if isinstance(speaker, str) and not speaker.strip().lstrip("-").isdigit():
@@ -163,15 +142,12 @@ class VitsVoice(VoiceText):
 
     # ------------------------------------------------------------------ synthesis
     def synthesize_ids(self, ids: list[int], settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:
-        """Run the model on one id sequence.
+        """Run the model on one id sequence -> ``np.ndarray[float32]`` ``(n_samples,)`` at
+        ``self.sample_rate`` Hz, [-1, 1] (a multiple of the hop length).
 
-        Returns ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``self.sample_rate`` Hz, range
-        [-1, 1]; ``n_samples`` is a multiple of the hop length (256 for Piper medium voices).
-        Engine "onnx" runs onnxruntime unless ``settings.seed`` is set: the graph draws its noise
-        unseeded, so a seeded sentence runs the PyTorch model (built on first use). A pitch shift
-        (``settings.pitch``, else ``self.pitch_semitones``) is applied to the model's output
-        (``tts.pitch.shift_pitch``: PSOLA, formants and length kept).
-        """
+        A seeded sentence on the onnx engine runs the PyTorch model (the graph's noise is unseeded). The
+        pitch shift (``settings.pitch`` or ``self.pitch_semitones``) is ``tts.pitch.shift_pitch``
+        (PSOLA, formants and length kept)."""
         check_settings(settings)
         wav = self._run_ids(ids, settings)
         shift = self.pitch_semitones if settings.pitch is None else float(settings.pitch)
@@ -219,15 +195,12 @@ class VitsVoice(VoiceText):
         return wav.float().cpu().numpy().astype(np.float32, copy=False)
 
     def synthesize(self, sentence: str, settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:
-        """One sentence -> ``np.ndarray[float32]`` shape ``(n_samples,)``, ``self.sample_rate`` Hz.
+        """One sentence -> ``np.ndarray[float32]`` ``(n_samples,)`` at ``self.sample_rate`` Hz (whole
+        texts: ``tts.stream.stream_speech``).
 
-        For whole texts use ``speechstudio.tts.stream.stream_speech`` (splits into sentences).
-        A Piper sentence longer than ``phonemize.MAX_PHONEMES`` phonemes (a long line without
-        punctuation) is synthesized in pieces cut at clause marks / word boundaries
-        (``phonemize.split_ids``) and joined, so memory stays bounded for any sentence length.
-        A sentence the English front end left nothing of (only another script, emoji) gives no
-        samples (shape ``(0,)``) and its warnings.
-        """
+        A Piper sentence over ``phonemize.MAX_PHONEMES`` is synthesized in pieces
+        (``phonemize.split_ids``) and joined; a sentence with nothing sayable gives shape ``(0,)`` and
+        warnings."""
         try:
             ids = self.text_to_ids(sentence)
         except LeftOutTextError:
@@ -290,14 +263,9 @@ _ALLOCATOR_TUNED = False
 
 
 def tune_cpu_allocator() -> bool:
-    """Keep large freed CPU buffers in the heap instead of returning them to the OS (glibc only).
-
-    The HiFi-GAN decoder allocates tens of MB of fresh activations per sentence; with glibc's
-    defaults each one is a new ``mmap`` whose pages fault in on first touch. Raising
-    ``M_MMAP_THRESHOLD`` / ``M_TRIM_THRESHOLD`` (``mallopt``) lets them be reused: decoder ~20 %
-    faster on CPU (bench/bench_tts.py). Process-wide; the cost is that the heap stays at its peak
-    size. Skipped when ``SPEECHSTUDIO_NO_MALLOPT`` is set or libc is not glibc. Returns True if set.
-    """
+    """Raise glibc's ``M_MMAP_THRESHOLD`` / ``M_TRIM_THRESHOLD`` (``mallopt``) so the decoder's large
+    freed buffers are reused instead of re-``mmap``-ed (figures: docs/tts.md, Performance).
+    Process-wide; skipped with ``SPEECHSTUDIO_NO_MALLOPT`` or a non-glibc libc. Returns True if set."""
     global _ALLOCATOR_TUNED
     if _ALLOCATOR_TUNED:
         return True
@@ -331,19 +299,15 @@ def _finish(model, device: str, precision: str, optimize: bool = True):
 def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto",
                name: str | None = None, local_files_only: bool = True, optimize: bool = True,
                engine: str = "auto"):
-    """Load a voice from a Piper ``.onnx`` file, a directory, or a Hugging Face id (HF cache):
-    the voice family that recognises it (:mod:`speechstudio.tts.family`) loads it.
+    """Load a voice from a Piper ``.onnx``, a folder (a ``config.json`` checkpoint: ``vits``,
+    ``speecht5``, ``fastspeech2_conformer_with_hifigan``; or one Piper pair) or a Hugging Face id,
+    through the family that recognises it (:mod:`speechstudio.tts.family`).
 
-    ``device``: ``auto|cpu|cuda``; ``precision``: ``auto|fp32|fp16`` (auto: FP16 on CUDA, FP32 on
-    CPU). ``optimize``: on CPU, run the decoder channels-last (see ``decoder.ChannelsLastDecoder``).
-    A directory may hold a checkpoint (``config.json``: ``model_type`` ``vits``, ``speecht5``,
-    ``fastspeech2_conformer_with_hifigan``) or one Piper voice pair. ``engine`` (VITS family):
-    ``"torch"`` (the PyTorch ``VitsModel``), ``"onnx"`` (a Piper voice's own graph in onnxruntime;
-    CPU only) or ``"auto"`` (onnx for a Piper voice on CPU with ``optimize`` and onnxruntime
-    installed, else torch); an onnx voice still builds its PyTorch ``model`` when first asked for
-    it. Raises ``ModelNotFoundError`` (nothing usable there), ``PiperVoiceError`` (bad Piper voice),
-    ``UsageError`` (bad device/precision/engine).
-    """
+    ``device``: ``auto|cpu|cuda``; ``precision``: ``auto|fp32|fp16``; ``optimize``: channels-last
+    decoder on CPU; ``engine``: ``torch``, ``onnx`` (Piper on CPU) or ``auto`` (onnx for a Piper voice
+    on CPU with ``optimize`` and onnxruntime, else torch).
+
+    Raises ``ModelNotFoundError``, ``PiperVoiceError``, ``UsageError`` (device/precision/engine)."""
     family.check_engine(engine, device)
     device, precision = _pick_device(device, precision)
     source = family.read_source(source, local_files_only)
@@ -352,9 +316,8 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
 
 
 def _clone_meta(folder: Path, piper_config: Path | None = None) -> dict:
-    """The SpeechStudio metadata of a clone in ``folder``: the store's ``voice.json`` or, for an
-    exported Piper file used by path, its ``.onnx.json`` ``"speechstudio"`` block
-    (``finetune.export``); ``{}`` when neither marks the voice ``synthetic``."""
+    """SpeechStudio metadata of a clone in ``folder`` (``voice.json`` or the ``.onnx.json``
+    ``"speechstudio"`` block); ``{}`` unless marked ``synthetic``."""
     import json
 
     for path, block in ((folder / "voice.json", None), (piper_config, "speechstudio")):

