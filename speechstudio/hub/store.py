@@ -1,9 +1,5 @@
-"""Imported models: copies of local model directories under ``<data_dir>/models/<name>/``.
-
-An import is atomic: the directory is copied to a hidden temporary sibling
-(``.importing-<name>-<random>``) and renamed into place, so a crash never leaves a half-copied
-model under a usable name. Leftover temporary dirs are ignored by listings.
-"""
+"""Imported models: copies of local model directories under ``<data_dir>/models/<name>/``, copied to a
+hidden ``.importing-<name>-<random>`` sibling and renamed in (listings ignore leftovers)."""
 from __future__ import annotations
 
 import os
@@ -22,15 +18,8 @@ _FORBIDDEN_CHARS = set('/\\:*?"<>|\0')
 
 
 def validate_name(name: str) -> str:
-    """Check an imported model's name and return it stripped.
-
-    Names may hold any Unicode letters, digits, spaces, dots, dashes, ``#``... but no path
-    separators or characters Windows forbids, must not start with ``.`` and must not equal a
-    package model name (``whisper-tiny.en``). Having no ``/`` they never shadow a Hugging Face id.
-
-    Raises:
-        UsageError: the name is empty or not allowed (message says why).
-    """
+    """Return an imported model's name stripped: no path separators or Windows-forbidden characters, no
+    leading ``.``, not a package model name. Raises ``UsageError`` saying why."""
     clean = name.strip()
     if not clean:
         raise UsageError("model name must not be empty")
@@ -77,24 +66,14 @@ def dir_size_bytes(path: Path) -> int:
 
 
 def import_model(src: str | os.PathLike[str], name: str | None = None, *, replace: bool = False) -> ResolvedModel:
-    """Copy a local model directory into the store under ``name``.
-
-    Args:
-        src: a Wav2Vec2 CTC checkpoint dir or a CTranslate2 Whisper dir (validated with
-            ``detect_engine``); symlinks (e.g. a Hugging Face cache snapshot) are followed.
-        name: the name to use with ``--model``; default: the directory's own name.
-        replace: an imported model of that name is replaced once the copy is complete
-            (until then the old one stays usable).
-
-    Returns:
-        ``ResolvedModel(path=<data_dir>/models/<name>, model_id=name, engine, source="imported")``.
+    """Copy the model directory ``src`` (Wav2Vec2 CTC or CTranslate2 Whisper, ``detect_engine``;
+    symlinks followed) into the store as ``name`` (default: its folder name); ``replace`` swaps an
+    existing one once the copy is complete. Returns ``ResolvedModel(..., source="imported")``.
 
     Raises:
         ModelNotFoundError: ``src`` is not a model SpeechStudio can run.
-        UsageError: bad name, a model with that name is already imported, or ``src`` is the
-            store itself.
-        OSError: copying failed (disk full...); nothing is left behind.
-    """
+        UsageError: bad name, name taken, or ``src`` is the store itself.
+        OSError: copying failed; nothing is left behind."""
     src_path = Path(src).expanduser()
     engine = detect_engine(src_path)
     src_abs = src_path.resolve()
@@ -116,11 +95,8 @@ def import_model(src: str | os.PathLike[str], name: str | None = None, *, replac
 
 
 def remove_imported(name: str) -> int | None:
-    """Delete the imported model ``name``; return the bytes freed, or ``None`` if it does not exist.
-
-    The directory is first renamed to a hidden name, so a crash mid-delete never leaves a
-    half-deleted model under its name.
-    """
+    """Delete the imported model ``name`` (renamed to a hidden name first); returns bytes freed, or
+    ``None`` if absent."""
     path = imported_dir(name)
     if path is None:
         return None
@@ -132,11 +108,8 @@ def remove_imported(name: str) -> int | None:
 
 
 def resolve_imported(name: str) -> ResolvedModel | None:
-    """Return the imported model ``name`` as a ``ResolvedModel``, ``None`` if not imported.
-
-    Raises:
-        ModelNotFoundError: the imported dir exists but is no longer a valid model.
-    """
+    """The imported model ``name`` as a ``ResolvedModel``, ``None`` if not imported. Raises
+    ``ModelNotFoundError`` if its folder is no longer a valid model."""
     path = imported_dir(name)
     if path is None:
         return None
