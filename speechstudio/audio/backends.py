@@ -1,23 +1,11 @@
-"""Sound-card backends behind a small interface: sounddevice (PortAudio) or none.
+"""Sound-card backends behind a small interface: :class:`SoundDeviceBackend` (PortAudio through
+``sounddevice``) or :class:`UnavailableBackend` (``SPEECHSTUDIO_AUDIO=none`` or no PortAudio; its
+``reason`` is shown). Tests set a fake with :func:`set_backend`.
 
-* :class:`SoundDeviceBackend`: the real sound card through ``sounddevice``. On Linux that loads the
-  system PortAudio (Debian ``libportaudio2``); without it ``import sounddevice`` raises ``OSError``
-  and :func:`get_backend` returns an :class:`UnavailableBackend` whose ``reason`` the GUI shows.
-* :class:`UnavailableBackend`: no sound card (``SPEECHSTUDIO_AUDIO=none``, or PortAudio missing).
-  Tests give a file-fed fake through :func:`set_backend` (``tests/fake_audio_backend.py``).
-
-System audio as an input: live captions for a meeting or a video need what the computer plays.
-On Linux the sound server (PulseAudio, or PipeWire through ``pipewire-pulse``) exposes it as a
-*monitor source* per output (name ``<sink>.monitor``), which PortAudio does not list, so we ask
-the sound server with the tools it ships (``pulseaudio-utils``): ``pactl list sources`` lists them
-(:func:`monitor_sources`: a ``DeviceInfo`` whose ``index`` is ``"system:NAME"``, :data:`PREFIX`)
-and ``parec --device=NAME --format=float32le --rate=R --channels=1`` records one
-(:class:`MonitorStream`), so every page that takes an input device can use it. On Windows (WASAPI
-loopback) and macOS (needs a virtual device such as BlackHole) nothing is listed.
-
-What plays and records on top of a backend is :mod:`speechstudio.audio.devices` (``Player``,
-``Recorder``). Qt-free; no call blocks for longer than a stream open.
-"""
+System audio as input (Linux): the sound server's monitor sources (``<sink>.monitor``, which PortAudio
+does not list) via ``pactl list sources`` (:func:`monitor_sources`, index ``"system:NAME"``) and
+recorded with ``parec`` (:class:`MonitorStream`); nothing on Windows / macOS. Players and recorders on
+top: :mod:`speechstudio.audio.devices`. Qt-free."""
 from __future__ import annotations
 
 import logging
@@ -199,12 +187,9 @@ def is_system_device(device) -> bool:
 
 
 def monitor_sources():
-    """The sound server's monitor sources as ``DeviceInfo`` (index ``"system:NAME"``, name
-    ``"System audio: DESCRIPTION"``, 1+ input channels, the source's rate in Hz), default sink's
-    monitor first and marked ``is_default=False`` (the microphone stays the default input).
-
-    Returns ``[]`` when this is not Linux, ``pactl`` is missing, or the server does not answer
-    within 3 s (never raises: a missing sound server only means no system-audio entry)."""
+    """Monitor sources as ``DeviceInfo`` (index ``"system:NAME"``, name ``"System audio: DESCRIPTION"``,
+    the source's rate), the default sink's first, none marked default. ``[]`` off Linux, without
+    ``pactl`` or after 3 s without answer; never raises."""
     if not sys.platform.startswith("linux") or shutil.which("pactl") is None:
         return []
     try:
@@ -259,11 +244,10 @@ def _sample_spec(spec: str) -> tuple[int, int]:
 
 
 class MonitorStream(Stream):
-    """Records a monitor source with ``parec`` (mono float32 at ``samplerate`` Hz; the sound server
-    downmixes and resamples) and calls ``callback(block)`` with ``np.ndarray[float32]`` shape
-    ``(blocksize,)`` from a reader thread. Same interface as the backends' streams: ``start``,
-    ``stop``, ``close``, ``active``. ``start`` raises ``AudioUnavailableError`` when ``parec`` is
-    missing or exits at once (source gone, server down), with its message."""
+    """Records a monitor source with ``parec`` (mono float32 at ``samplerate`` Hz) and calls
+    ``callback(block)`` (``(blocksize,)`` float32) from a reader thread; ``start`` / ``stop`` /
+    ``close`` / ``active``. ``start`` raises ``AudioUnavailableError`` when ``parec`` is missing or
+    exits at once."""
 
     def __init__(self, device: str, samplerate: int, blocksize: int,
                  callback: Callable[[np.ndarray], None]) -> None:

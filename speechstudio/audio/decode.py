@@ -1,20 +1,10 @@
-"""Decode any audio/video file to float32 mono at a target sample rate, in bounded blocks.
+"""Decode any audio/video file FFmpeg reads (PyAV) to float32 mono at a target rate, in blocks of at
+most ``block_s`` (30 s).
 
-Decoding is PyAV (FFmpeg) from the path, so every container/codec FFmpeg reads works (WAV of any
-bit depth incl. float, u8, mu-law; FLAC, MP3, OGG/Vorbis, Opus, AAC/M4A, AIFF, and the audio track
-of WebM/MP4/MKV/MOV; MP4 with the index at the end is fine because the file is seekable).
-Sample-format conversion is FFmpeg's (``av.AudioResampler`` to planar float), the channel downmix
-is the mean of the channels, and rate conversion is soxr (``soxr.ResampleStream``, "HQ") at each
-frame's own rate (a file whose rate changes part way, e.g. two MP3s joined, keeps its speed).
-
-Memory stays bounded: :meth:`AudioReader.blocks` yields blocks of at most ``block_s`` seconds
-(default 30 s), so a 3-hour file never sits in memory whole unless the caller collects it.
-
-Headerless raw PCM (``.raw``/``.pcm``) needs its layout stated: :class:`RawFormat`
-(:mod:`speechstudio.audio.raw`). The checks around the decode (missing/empty file, truncation,
-channels that cancel, speech level) are :mod:`speechstudio.audio.diagnose`; track choice and
-start offsets :mod:`speechstudio.audio.tracks`. Their public names are importable from here too.
-"""
+Channels are averaged; rates converted with soxr (``ResampleStream``, "HQ") at each frame's own rate.
+Raw PCM: :class:`RawFormat` (:mod:`~speechstudio.audio.raw`); checks around the decode:
+:mod:`~speechstudio.audio.diagnose`; tracks and offsets: :mod:`~speechstudio.audio.tracks` (their public
+names import from here too)."""
 from __future__ import annotations
 
 import logging
@@ -69,22 +59,15 @@ class AudioInfo:
 
 
 class AudioReader:
-    """Reads one file as float32 mono blocks at ``sample_rate`` Hz.
-
-    Usage::
+    """Reads one file as float32 mono blocks at ``sample_rate`` Hz::
 
         reader = AudioReader("talk.mp4", sample_rate=16000)
-        reader.info.duration_s          # from the container (None if unknown)
-        for block in reader.blocks():   # np.ndarray[float32] shape (n,), 16 kHz, range ~[-1, 1]
+        for block in reader.blocks():   # np.ndarray[float32] (n,), range ~[-1, 1]
             ...
-        reader.decoded_s                # seconds actually decoded (after blocks() is exhausted)
-        reader.warnings                 # e.g. truncated file: decoded as far as it was valid
 
-    Raises :class:`AudioDecodeError` (message names the file and the reason) for a missing or
-    empty file, a file FFmpeg does not recognise, or one with no audio stream. Corruption after
-    some valid audio (an FFmpeg decode error) is not an error: decoding stops there and a warning is
-    recorded; any other exception (MemoryError, a bug) propagates.
-    """
+    ``info.duration_s`` (container, or None), ``decoded_s`` (after ``blocks()``), ``warnings``. Raises
+    :class:`AudioDecodeError` (names file and reason) for a missing / empty / unrecognised file or no
+    audio stream; corruption after valid audio stops decoding with a warning."""
 
     def __init__(self, path: str | os.PathLike, sample_rate: int = 16000, *,
                  raw: RawFormat | None = None, block_s: float = 30.0, track: int | str | None = None) -> None:
@@ -176,9 +159,8 @@ class AudioReader:
                 container.close()
 
     def _pick_stream(self, streams) -> object:
-        """Several audio streams (e.g. a video with a silent commentary track): take the one
-        whose first ~20 s carry the most energy (RMS of its strongest channel, so a stream whose
-        channels cancel when mixed still counts)."""
+        """Of several audio streams, the one whose first ~20 s carry the most energy (RMS of its
+        strongest channel)."""
         best, best_rms = streams[0], -1.0
         for s in streams:
             rms = 0.0
@@ -193,9 +175,8 @@ class AudioReader:
         return best
 
     def channel_levels(self, seconds: float = 120.0) -> np.ndarray | None:
-        """Level in dBFS of each channel per 100 ms over the first ``seconds``: float64 (channels,
-        frames); ``None`` for a pipe or a raw file (read once / no layout to probe) or one that
-        does not decode."""
+        """Per-channel dBFS per 100 ms over the first ``seconds``: float64 (channels, frames); ``None``
+        for a pipe, a raw file or one that does not decode."""
         if self.streaming or self.raw is not None:
             return None
         out: list[np.ndarray] = []
@@ -312,9 +293,8 @@ class AudioReader:
             yield out.to_ndarray(), int(out.sample_rate or rate)
 
     def _gap_before(self, frame, state: dict) -> Iterator[tuple[np.ndarray, int]]:
-        """Silence for a jump in the timestamps before ``frame`` (a recorder that paused, a
-        stream with a hole), so later times do not shift: gaps over ``_GAP_S`` are filled, in
-        10 s pieces, up to ``_MAX_GAP_S``; a longer jump is not filled but warned about."""
+        """Silence for a timestamp jump before ``frame`` (gaps over ``_GAP_S`` filled in 10 s pieces up
+        to ``_MAX_GAP_S``; longer ones warned about)."""
         rate = frame.sample_rate
         if frame.pts is None or frame.time_base is None or not rate:
             return
@@ -349,12 +329,9 @@ class AudioReader:
         return raw_planes(self.path, self.raw)
 
     def blocks(self) -> Iterator[np.ndarray]:
-        """Yield ``np.ndarray[float32]`` blocks, shape (n,), mono at ``self.sample_rate`` Hz.
-
-        Every block but the last holds exactly ``round(block_s * sample_rate)`` samples.
-        Afterwards ``self.decoded_s`` is the decoded duration in seconds. Raises
-        :class:`AudioDecodeError` if the file yields no audio at all.
-        """
+        """Yield ``np.ndarray[float32]`` (n,) mono at ``self.sample_rate``; all but the last hold
+        ``round(block_s * sample_rate)`` samples; then ``decoded_s`` is set. Raises
+        :class:`AudioDecodeError` if no audio comes."""
         import soxr
 
         src_rate = self.info.source_rate
@@ -459,9 +436,8 @@ def _ffmpeg_reason(e: Exception) -> str:
 
 
 def load_audio(path: str | os.PathLike, sample_rate: int = 16000, *, raw: RawFormat | None = None) -> np.ndarray:
-    """Decode a whole file: ``np.ndarray[float32]`` shape (n_samples,), mono, ``sample_rate`` Hz,
-    range ~[-1, 1]. For long files prefer :class:`AudioReader` blocks (bounded memory).
-    Raises :class:`AudioDecodeError` naming the file and the reason."""
+    """Decode a whole file to ``np.ndarray[float32]`` (n_samples,), mono, ``sample_rate`` Hz (long
+    files: :class:`AudioReader`). Raises :class:`AudioDecodeError`."""
     reader = AudioReader(path, sample_rate, raw=raw)
     parts = list(reader.blocks())
     return np.concatenate(parts) if len(parts) > 1 else parts[0]

@@ -1,12 +1,6 @@
-"""Play and record on a sound-card backend (:mod:`speechstudio.audio.backends`).
-
-:class:`Player` plays a clip (or a growing stream of chunks, for speech synthesis) and
-:class:`Recorder` records at the device's native rate and resamples to 16 kHz.
-Both call ``on_block(audio, sample_rate)`` from the audio thread with what was just played /
-captured (float32 mono), which feeds the live mel view and the level meter.
-The backend names (``get_backend``, ``DeviceInfo``, ``AudioUnavailableError``...) are importable
-from here too. Qt-free; no call blocks for longer than a stream open.
-"""
+"""Play (:class:`Player`) and record (:class:`Recorder`, device rate resampled to 16 kHz) on a
+sound-card backend (:mod:`speechstudio.audio.backends`, whose names import from here too); both call
+``on_block(audio, sample_rate)`` from the audio thread. Qt-free."""
 from __future__ import annotations
 
 import collections
@@ -41,13 +35,9 @@ PLAYBACK_RATES = (8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000)
 
 
 class Player:
-    """Plays mono float32 audio on ``backend``; one clip or stream at a time.
-
-    ``play(audio, sr)`` plays a whole clip; ``begin(sr)`` + ``feed(chunk)`` ... + ``finish()``
-    plays a stream that is still being produced (silence while it waits for the next chunk).
-    ``on_block(block, sr)`` sees every block as it is played; ``on_end()`` runs when playback ends
-    (naturally or by ``stop``). ``position_s``: seconds played of the current clip/stream.
-    """
+    """Plays mono float32 audio on ``backend``, one clip or stream at a time: ``play(audio, sr)``, or
+    ``begin(sr)`` + ``feed(chunk)`` ... + ``finish()``. ``on_block(block, sr)`` sees each block played;
+    ``on_end()`` runs when playback ends; ``position_s``: seconds played."""
 
     def __init__(self, backend: Backend | None = None, device=None, on_block: BlockCallback | None = None,
                  on_end: Callable[[], None] | None = None) -> None:
@@ -78,11 +68,9 @@ class Player:
         self.begin(sample_rate, audio, finished=True)
 
     def begin(self, sample_rate: int, first: np.ndarray | None = None, finished: bool = False) -> None:
-        """Start a stream at ``sample_rate`` Hz (with ``first`` audio queued); add audio with
-        :meth:`feed`, end with :meth:`finish`. Audio at a rate outside ``PLAYBACK_RATES`` (a clone
-        that speaks at its own rate: ``finetune.vits.voice_rate``) is played resampled to the next
-        one up (``sample_rate`` is then that rate). Raises :class:`AudioUnavailableError` when the
-        speaker cannot be opened."""
+        """Start a stream at ``sample_rate`` Hz (``first`` queued); a rate outside ``PLAYBACK_RATES`` is
+        resampled to the next one up. Raises :class:`AudioUnavailableError` when the speaker cannot be
+        opened."""
         self.stop()
         rate = int(sample_rate)
         sample_rate = rate if rate in PLAYBACK_RATES else next((r for r in PLAYBACK_RATES if r > rate),
@@ -189,12 +177,9 @@ class Player:
 
 
 class Recorder:
-    """Records the microphone at the device's native rate, resampled to ``target_rate`` (16 kHz).
-
-    ``on_block(block, target_rate)`` gets each resampled block from the audio thread;
-    ``level_dbfs`` is the RMS level of the latest block. ``stop()`` returns the recording,
-    ``np.ndarray[float32]`` shape ``(n,)`` at ``target_rate`` Hz.
-    """
+    """Records the microphone, resampled to ``target_rate`` (16 kHz): ``on_block(block, target_rate)``
+    from the audio thread, ``level_dbfs`` of the latest block; ``stop()`` returns
+    ``np.ndarray[float32]`` (n,) at ``target_rate``."""
 
     def __init__(self, backend: Backend | None = None, device=None, target_rate: int = 16000,
                  on_block: BlockCallback | None = None) -> None:

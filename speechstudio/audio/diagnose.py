@@ -1,12 +1,6 @@
-"""Input diagnostics: what is wrong with an audio file, said in one line naming the file.
-
-Decoding itself is :mod:`speechstudio.audio.decode`; this module holds the checks it runs around
-the decode: the file exists, is readable and not empty (:func:`check_file`), whether it is a
-one-pass stream (:func:`is_stream`), truncation (a WAV header announcing more bytes than the file
-holds, fewer seconds decoded than the header announces, an MP3 duration that is only a bitrate
-guess), channels that cancel out when mixed, and how much of the audio is at speech level
-(for the "loud audio but no text" warning).
-"""
+"""Input diagnostics around the decode (:mod:`speechstudio.audio.decode`), each said in one line naming
+the file: missing / unreadable / empty (:func:`check_file`), one-pass streams, truncation, channels that
+cancel when mixed, speech level."""
 from __future__ import annotations
 
 import os

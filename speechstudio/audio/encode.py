@@ -1,24 +1,11 @@
-"""Encoding float32 mono audio into the files people play: WAV, FLAC, Ogg Vorbis, MP3, Opus, M4A/M4B.
+"""Encode float32 mono audio block by block (``AudioEncoder``) into WAV (16-bit), FLAC (16-bit), Ogg
+Vorbis, MP3 (LAME) through soundfile, or Opus (Ogg, RFC 7845, resampled to 48 kHz), M4A / M4B (AAC-LC in
+MP4 with an edit list; M4B with chapters and cover) through PyAV; the format comes from the suffix
+(``OUTPUT_FORMATS``).
 
-``AudioEncoder(path, sample_rate, tags)`` takes audio block by block (``write``), so a long text
-is encoded as it is synthesized; the format comes from the file name's suffix (``OUTPUT_FORMATS``):
-
-* ``.wav`` (16-bit PCM), ``.flac`` (16-bit), ``.ogg`` (Vorbis), ``.mp3`` (MPEG layer III, LAME):
-  libsndfile through soundfile (tags: soundfile's string fields);
-* ``.opus`` (Opus in Ogg, RFC 7845; 48 kHz, the only rate Opus encodes at full band, so the audio is
-  resampled), ``.m4a`` (AAC-LC in MP4) and ``.m4b`` (AAC-LC in MP4 with the ``M4B `` brand, chapter
-  marks and a cover image): FFmpeg through PyAV. MP4 files get an edit list, so players (and
-  ``stream.duration``) see the exact length; decoders that ignore it add up to 1024 samples of
-  encoder padding at the end (AAC frame size).
-
-Chapters (``Chapter(title, start_s)``) go into both MP4 chapter forms FFmpeg writes: a QuickTime
-chapter text track (Apple Books, VLC) and a Nero ``chpl`` atom (ffprobe, foobar2000, most Android
-players). A cover (JPEG or PNG bytes) becomes the ``covr`` atom (an attached picture).
-
-This module writes to the path it is given; callers wrap it in ``speechstudio.atomic.atomic_path``
-so that no half-written file is ever left at the target name. Errors: ``UsageError`` for an
-unknown suffix, a cover that is not JPEG/PNG, or chapters on a format that cannot hold them.
-"""
+Writes to the path given (callers wrap it in ``atomic_path``). Raises ``UsageError`` for an unknown
+suffix, a cover that is not JPEG/PNG, or chapters on a format without them. Measured lengths and chapter
+forms: docs/tts.md, "Reading text and writing speech"."""
 from __future__ import annotations
 
 import os
@@ -36,9 +23,8 @@ __all__ = ["OUTPUT_FORMATS", "AudioEncoder", "Chapter", "OutputFormat", "check_o
 
 @dataclass(frozen=True)
 class OutputFormat:
-    """How one suffix is written: ``backend`` ``"soundfile"`` (``major``/``subtype``: libsndfile
-    format and subtype) or ``"av"`` (``major``: FFmpeg muxer, ``subtype``: encoder, ``rate``: the
-    encoder's sample rate, None = the audio's), ``description`` for messages."""
+    """How one suffix is written: ``backend`` ``"soundfile"`` (``major`` / ``subtype``: libsndfile's) or
+    ``"av"`` (FFmpeg muxer / encoder, ``rate``: the encoder's, None = the audio's)."""
 
     backend: str
     major: str
@@ -114,9 +100,8 @@ def encoder_errors() -> tuple[type[BaseException], ...]:
 
 
 def image_size(data: bytes) -> tuple[int, int]:
-    """``(width, height)`` in pixels of JPEG or PNG bytes, read from the header (PNG: the IHDR chunk,
-    PNG spec sec. 11.2.2; JPEG: the first start-of-frame marker, ITU T.81 sec. B.2.2).
-    Raises ``UsageError`` when neither header is found."""
+    """``(width, height)`` of JPEG or PNG bytes from the header (PNG spec sec. 11.2.2; ITU T.81 sec.
+    B.2.2). Raises ``UsageError`` when neither is found."""
     import struct
 
     if cover_mime(data) == "image/png":
@@ -138,29 +123,19 @@ def image_size(data: bytes) -> tuple[int, int]:
 
 
 def float_to_pcm16(audio: np.ndarray) -> np.ndarray:
-    """``np.ndarray[float32]`` in [-1, 1] -> little-endian ``np.ndarray[int16]`` (x 32767, rounded to
-    nearest, clipped; Piper's scale). libsndfile 1.2.2 rounds its 16-bit WAV/FLAC samples slightly
-    differently (measured on joe speech: at most 1 LSB apart, on 46 % of the samples)."""
+    """``np.ndarray[float32]`` in [-1, 1] -> little-endian ``int16`` (x 32767, rounded, clipped; Piper's
+    scale)."""
     return np.round(np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2")
 
 
 class AudioEncoder:
-    """Writes float32 mono blocks to ``path`` in the format of ``suffix`` (default: the path's).
+    """Writes float32 mono blocks at ``sample_rate`` Hz to ``path`` in the format of ``suffix``
+    (default: the path's); a context manager, or call ``close()``.
 
-    Args:
-        path: the file to write (a temporary path from ``atomic_path``; its own suffix is ignored
-            when ``suffix`` is given).
-        sample_rate: rate of the blocks given to ``write`` (Hz).
-        tags: soundfile string fields (``title``, ``artist``, ``album``, ``comment``, ``software``,
-            ``tracknumber``, ...); ``software`` is appended to the comment in MP4/Opus files
-            (FFmpeg writes its own ``encoder`` tag there).
-        chapters: chapter marks (M4A/M4B only), in order, the first at 0 s.
-        cover: JPEG or PNG bytes (M4A/M4B only).
-        duration_s: total length, needed to close the last chapter when chapters are given.
-
-    Use as a context manager or call ``close()``; ``samples`` counts what was written (at
-    ``sample_rate``); ``file_rate`` is the rate in the file (``MPEG_RATES``: MP3 / AAC resample).
-    """
+    ``tags``: soundfile string fields (``software`` joins the comment in MP4/Opus); ``chapters``
+    (M4A/M4B, in order, the first at 0 s; needs ``duration_s``) and ``cover`` (JPEG/PNG bytes).
+    ``samples``: written so far at ``sample_rate``; ``file_rate``: the rate in the file
+    (``MPEG_RATES``)."""
 
     def __init__(self, path: str | os.PathLike, sample_rate: int, tags: dict[str, str] | None = None, *,
                  suffix: str | None = None, chapters: list[Chapter] | None = None, cover: bytes | None = None,
@@ -303,13 +278,9 @@ class AudioEncoder:
 
 
 def iter_audio(path: str | os.PathLike, block_s: float = 10.0) -> tuple[int, object]:
-    """Decode a file written by ``AudioEncoder`` (or any libsndfile / FFmpeg format) block by block.
-
-    Returns ``(sample_rate Hz, iterator of np.ndarray[float32] shape (n,) mono)``, about
-    ``block_s`` seconds per block, so an hour-long chapter never sits in memory whole. libsndfile
-    for WAV / FLAC / Ogg (sample exact), else PyAV (MP3: LAME's gapless header honoured; MP4:
-    trimmed to the edit list's length).
-    """
+    """Decode a file block by block: ``(sample_rate Hz, iterator of np.ndarray[float32] (n,) mono)``,
+    about ``block_s`` s each; libsndfile for WAV / FLAC / Ogg (sample exact), else PyAV (LAME gapless
+    header and MP4 edit list honoured)."""
     import soundfile as sf
 
     try:

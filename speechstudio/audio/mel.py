@@ -1,17 +1,6 @@
-"""Log-mel spectrogram (80 mel bins, 25 ms window, 10 ms hop) for the live mel view.
-
-Pure numpy, so it is cheap to import and runs on the GUI's audio path without torch. The
-definition is the usual one (as in Whisper / librosa / transformers' ``audio_utils``):
-
-* frames of ``n_fft = 25 ms`` (400 samples at 16 kHz), hop ``10 ms`` (160 samples), no centering
-  (frame ``i`` covers samples ``[i*hop, i*hop + n_fft)``), periodic Hann window;
-* power spectrum ``|rfft|**2``;
-* Slaney-style mel filter bank (``mel_scale="slaney"``, ``norm="slaney"``), 0 Hz .. ``sr/2``;
-* ``log10(max(mel, 1e-10))``.
-
-:class:`StreamingLogMel` gives exactly the same frames as :func:`log_mel` on the concatenated
-audio, whatever block sizes the microphone delivers.
-"""
+"""Log-mel spectrogram for the live mel view, pure numpy (as Whisper / librosa): 25 ms periodic Hann
+frames, 10 ms hop, no centering, ``|rfft|**2``, Slaney mel bank (80 bins, 0 .. sr/2), ``log10(max(mel,
+1e-10))``. :class:`StreamingLogMel` gives the same frames as :func:`log_mel` for any block sizes."""
 from __future__ import annotations
 
 import numpy as np
@@ -49,11 +38,8 @@ def _mel_to_hz(m: np.ndarray) -> np.ndarray:
 
 def mel_filter_bank(sample_rate: int = 16000, n_fft: int = 400, n_mels: int = N_MELS,
                     f_min: float = 0.0, f_max: float | None = None) -> np.ndarray:
-    """Slaney mel filters, ``np.ndarray[float32]`` shape ``(n_fft // 2 + 1, n_mels)``.
-
-    Triangles between ``n_mels + 2`` points equally spaced on the Slaney mel scale, each divided
-    by its width in Hz / 2 (area normalisation, librosa's ``norm="slaney"``).
-    """
+    """Slaney mel filters (librosa ``norm="slaney"``), ``np.ndarray[float32]`` ``(n_fft // 2 + 1,
+    n_mels)``."""
     f_max = sample_rate / 2 if f_max is None else f_max
     fft_freqs = np.fft.rfftfreq(n_fft, 1.0 / sample_rate)
     mel_pts = np.linspace(_hz_to_mel(f_min), _hz_to_mel(f_max), n_mels + 2)
@@ -96,12 +82,8 @@ def log_mel(audio: np.ndarray, sample_rate: int = 16000, n_mels: int = N_MELS) -
 
 
 class StreamingLogMel:
-    """Feed audio blocks of any size; get the log-mel frames that became complete.
-
-    ``push(block)`` takes ``np.ndarray[float32]`` shape ``(n,)`` at ``sample_rate`` Hz and returns
-    ``np.ndarray[float32]`` shape ``(k, n_mels)`` (k may be 0). Frames are identical to
-    ``log_mel`` of all audio pushed so far.
-    """
+    """``push(block)`` (float32 (n,) at ``sample_rate`` Hz) -> the ``(k, n_mels)`` float32 frames that
+    became complete, identical to ``log_mel`` of all audio so far."""
 
     def __init__(self, sample_rate: int = 16000, n_mels: int = N_MELS) -> None:
         self.sample_rate = int(sample_rate)

@@ -1,14 +1,6 @@
-"""GE2E speaker embeddings (Resemblyzer, Apache-2.0): diarization, known voices and the voice-clone check.
-
-The encoder (3-layer LSTM, 256 units, 256-d unit-norm output; Wan et al. 2018, "Generalized
-end-to-end loss for speaker verification") reads 40 log-mel bins at 16 kHz, 25 ms windows, 10 ms
-hop (Resemblyzer's ``hparams``); it was trained on partials of 160 frames (1.6 s). Its weights ship in the
-``resemblyzer`` wheel, so diarization works offline on first install. This is the d-vector of
-Wang et al. 2018, "Speaker diarization with LSTM".
-
-``webrtcvad`` (a Resemblyzer dependency) imports ``pkg_resources``, which setuptools >= 81 no
-longer ships: a stand-in answers its one call while it imports.
-"""
+"""GE2E speaker embeddings (Resemblyzer, Apache-2.0; Wan et al. 2018; the d-vector of Wang et al. 2018)
+for diarization, known voices and the clone check: a 3-layer LSTM on 40 log-mel bins at 16 kHz (25 ms /
+10 ms), 256-d unit-norm output; weights ship in the wheel (offline)."""
 from __future__ import annotations
 
 import importlib.metadata
@@ -37,12 +29,9 @@ def _pkg_resources_stand_in() -> types.ModuleType:
 
 
 def import_resemblyzer():
-    """``import resemblyzer``, with stand-ins only while it imports: ``pkg_resources`` (for
-    ``webrtcvad``; setuptools >= 81 has none) and ``librosa`` when it is not installed (the
-    packaged app: ``librosa_stand_in``). Left in ``sys.modules`` a stand-in would pass for the real
-    package elsewhere (pytest's syspath_prepend imports names from pkg_resources), so both are
-    removed again; Resemblyzer keeps its own reference. Raises ``ModuleNotFoundError`` when
-    Resemblyzer (or another of its dependencies) is not installed."""
+    """``import resemblyzer`` with stand-ins present only while it imports: ``pkg_resources`` (for
+    ``webrtcvad``; setuptools >= 81 has none) and ``librosa`` when absent (``librosa_stand_in``). Raises
+    ``ModuleNotFoundError`` when Resemblyzer or another dependency is missing."""
     from speechstudio.audio import librosa_stand_in
 
     stand_ins = {"pkg_resources": _pkg_resources_stand_in, "librosa": librosa_stand_in.module}

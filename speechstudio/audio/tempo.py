@@ -1,16 +1,7 @@
-"""Playback speed with the pitch kept, for listening to a recording faster or slower.
-
-The time-stretch is Praat's "Lengthen (overlap-add)" (PSOLA, pitch-synchronous overlap-add:
-Moulines & Charpentier 1990) through ``parselmouth``: the pitch periods are found (75–600 Hz) and
-repeated or dropped, so a voice keeps its pitch at 0.5x–2x; unvoiced stretches are overlap-added
-at a fixed rate. No code of ours does the stretching.
-
-A long file is stretched as it plays, piece by piece (:class:`TempoStream`): each piece is a
-chunk of the source stretched with a quarter second of context either side, cut at the chunk's
-edges and cross-faded over 10 ms into the next, so seams do not click. The stream keeps the map
-from output samples played back to source seconds, so a follow-along highlight and a seek bar stay
-in source time at any speed.
-"""
+"""Playback speed with the pitch kept: Praat's "Lengthen (overlap-add)" (PSOLA; Moulines & Charpentier
+1990; pitch 75–600 Hz) through ``parselmouth``. :class:`TempoStream` stretches a long file piece by
+piece (a quarter second of context either side, 10 ms cross-fades) and maps output samples back to
+source seconds."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,13 +36,10 @@ def check_speed(speed: float) -> float:
 
 
 def stretch(audio: np.ndarray, sample_rate: int, speed: float) -> np.ndarray:
-    """Play ``audio`` at ``speed`` with its pitch kept.
-
-    ``audio``: ``np.ndarray[float32]`` shape ``(n,)``, mono, at ``sample_rate`` Hz, range [-1, 1].
-    Returns float32 shape ``(≈ n / speed,)`` at the same rate (Praat rounds to whole pitch periods,
-    so the length is within a period or two of ``n / speed``). ``speed == 1`` returns a copy;
-    audio shorter than 40 ms (three periods at 75 Hz, too short for Praat) is resampled in time.
-    Raises :class:`TempoError` for a speed outside [0.25, 4] or audio Praat cannot stretch."""
+    """Play ``audio`` (``np.ndarray[float32]`` (n,), mono, ``sample_rate`` Hz) at ``speed`` with its
+    pitch kept: float32 ``(≈ n / speed,)`` at the same rate (within a pitch period or two). ``speed ==
+    1`` copies; under 40 ms is resampled in time. Raises :class:`TempoError` for a speed outside [0.25,
+    4] or audio Praat cannot stretch."""
     speed = check_speed(speed)
     x = np.asarray(audio, dtype=np.float32).reshape(-1)
     if speed == 1.0 or len(x) == 0:
@@ -82,14 +70,10 @@ class Piece:
 
 
 class TempoStream:
-    """``audio`` from ``start_s`` on at ``speed``, stretched one chunk at a time.
-
-    ``audio``: ``np.ndarray[float32]`` shape ``(n,)`` at ``sample_rate`` Hz (kept by reference,
-    not copied). :meth:`next_piece` stretches the next ``chunk_s`` seconds of source (the first
-    piece is ``first_chunk_s`` long so playback starts at once) and returns its output samples, or
-    ``None`` after the last one. :meth:`source_time` maps samples played back to source seconds.
-    Not thread-safe: one producer calls :meth:`next_piece`; :meth:`source_time` may be read from
-    other threads (it reads a list that only grows)."""
+    """``audio`` ((n,) float32 at ``sample_rate`` Hz, by reference) from ``start_s`` on at ``speed``,
+    one chunk at a time: :meth:`next_piece` returns the next ``chunk_s`` (first: ``first_chunk_s``)
+    stretched, or ``None`` at the end; :meth:`source_time` maps samples played to source seconds
+    (readable from other threads). One producer only."""
 
     def __init__(self, audio: np.ndarray, sample_rate: int, speed: float, start_s: float = 0.0,
                  chunk_s: float = 10.0, first_chunk_s: float = 2.0) -> None:

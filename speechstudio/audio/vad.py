@@ -1,14 +1,7 @@
-"""Silero VAD (the dataset check, diarization): where speech starts and ends, and a rough SNR.
-
-Model: Silero VAD v5/v6 (snakers4/silero-vad, MIT), the ONNX file shipped in the PyPI package
-``silero-vad`` (``silero_vad/data/silero_vad_16k_sequence.onnx``). The "sequence" export runs a
-whole block of 32 ms frames (512 samples at 16 kHz, with 64 samples of context) in one ONNX call,
-giving the same probabilities as the streaming model without a Python loop per frame
-(silero-vad PR #784). Speech spans come from silero's own state machine
-(``get_speech_timestamps_from_probs``: threshold 0.5, exit threshold 0.35, speech >= 250 ms,
-silence >= 100 ms: the package defaults). It runs at 16 kHz on a copy of the clip; times are
-mapped back to the clip's rate by the caller.
-"""
+"""Silero VAD (snakers4/silero-vad v5/v6, MIT; the ``silero_vad_16k_sequence.onnx`` of the
+``silero-vad`` package, one ONNX call per block of 32 ms frames, silero-vad PR #784): speech spans from
+silero's state machine with the package defaults (threshold 0.5 / 0.35, speech >= 250 ms, silence >= 100
+ms), at 16 kHz, and a rough SNR."""
 from __future__ import annotations
 
 import threading
@@ -98,9 +91,8 @@ def speech_spans(probs: np.ndarray, n_samples: int, pad_ms: int = 0) -> tuple[tu
 
 
 def _silero(module: str):
-    """Import a ``silero_vad`` submodule without its side effect: importing the package runs
-    ``torch.set_num_threads(1)`` (silero_vad/model.py), which would leave training and synthesis
-    later in this process on one core. The thread count is put back."""
+    """Import a ``silero_vad`` submodule, putting back the thread count its package import sets to 1
+    (``torch.set_num_threads(1)``)."""
     import importlib
     import sys
 
