@@ -1,26 +1,11 @@
-"""Text written for machines, read as a person would: URLs, e-mail addresses, file paths, hashes, codes.
+"""Text written for machines, read as a person would: URLs ("example dot com slash docs question mark
+lang equals en"), e-mail addresses, file paths and names, hashes (character by character; over
+``LONG_CODE_CHARS`` the first ``SHORT_CODE_CHARS``, git's short hash, and "and so on") and alphanumeric
+codes ("B A one one seven", "F sixteen", "room forty two B"; ``numbers.GLUED_ONLY_UNITS``). Examples:
+docs/tts.md, Text front end.
 
-* URLs (``https://example.com/docs?lang=en``): the scheme is not said, dots, slashes and the query's
-  marks are named: "example dot com slash docs question mark lang equals en"; ``www.`` is "w w w dot".
-* E-mail addresses: "anna dot lee at example dot com".
-* File paths (``/usr/local/bin``, ``~/notes``, ``C:\\Users\\x``) and file names with a known extension
-  (``notes.txt``): "slash usr slash local slash bin", "C colon backslash users ...", "notes dot txt".
-* Hashes and long codes (a run of letters and digits that alternates three times or more:
-  ``786a3f2``, ``9F4C2E``): character by character, "seven eight six A three F two"; longer than
-  ``LONG_CODE_CHARS`` they are summarised by their first ``SHORT_CODE_CHARS`` characters (git's
-  short-hash length) and "and so on".
-* Alphanumeric codes: letters then digits (``BA117``, ``F16``, ``FY2024``) -> the letters spelled, then
-  up to two digits as a number, a four-digit year as a year, other digits one by one ("B A one one
-  seven", "F sixteen", "F Y twenty twenty four"); digits then one capital
-  letter (``42B``, ``12b`` after "room", "apartment", "gate", ...) -> "forty two B", not "forty two
-  bytes" (``numbers.GLUED_ONLY_UNITS``: a glued "B" with no such label word stays bytes).
-
-A spelled letter "A" is written ``A-``: espeak-ng reads a lone capital A inside a phrase as the article
-(ɐ, "uh"); with the hyphen it says the letter name (eɪ) without a pause (piper-phonemize 1.2, en-us).
-
-``protect`` hides the dots and question marks of URLs, addresses and paths from the sentence
-splitter (same length, private-use characters); ``unprotect`` puts them back.
-"""
+A spelled "A" is written ``A-`` so espeak-ng says the letter, not the article (piper-phonemize 1.2,
+en-us). ``protect`` / ``unprotect`` hide their dots and question marks from the sentence splitter."""
 from __future__ import annotations
 
 import re
@@ -65,11 +50,8 @@ _UNPROTECT = {v: k for k, v in _PROTECT.items()}
 
 
 def spell_characters(chars: str) -> str:
-    """Letters and digits of ``chars`` one by one: ``"786a3f"`` -> ``"seven eight six A- three F"``.
-
-    Letters come out as capitals (a voice says their names); "A" as ``A-`` (module docstring);
-    other characters by their names ("dot", "dash", ...) or not at all.
-    """
+    """Letters and digits of ``chars`` one by one (``"786a3f"`` -> ``"seven eight six A- three F"``;
+    letters as capitals, other characters by name or not at all)."""
     out = []
     for ch in chars:
         if ch.isdigit():
@@ -178,11 +160,8 @@ def _maybe_code(m: re.Match) -> str:
 
 
 def read_codes(text: str) -> str:
-    """Rewrite URLs, e-mail addresses, paths, file names, hashes and codes in ``text`` as words.
-
-    Runs before number reading (``numbers.spell_numbers``), so the digits inside them are read here
-    as a person would (digit by digit in codes). Other text is returned unchanged.
-    """
+    """Rewrite URLs, e-mail addresses, paths, file names, hashes and codes in ``text`` as words, before
+    ``numbers.spell_numbers``; other text unchanged."""
     text = _EMAIL_RE.sub(_email, text)
     text = _URL_RE.sub(_url, text)
     text = _WIN_PATH_RE.sub(_win_path, text)

@@ -1,26 +1,11 @@
-"""Long documents (plain text, Markdown, EPUB) as chapters of plain text for ``audiobook``.
+"""Long documents as chapters of plain text for ``audiobook``: ``.txt`` (chapter heading lines such as
+``Chapter 3`` / ``Part Two`` / ``Prologue``; a short title page gives the title), ``.md`` (``#`` /
+``##`` headings; Markdown reduced to what a listener needs; title from YAML ``title:`` or the only
+level-1 heading) and ``.epub`` (EPUB 2/3 with EbookLib, AGPL-3.0: spine documents in reading order,
+author ``dc:creator``, cover image). Rules in full: docs/tts.md, Audiobooks.
 
-* ``.txt``: a line such as ``Chapter 3``, ``CHAPTER IV. The Storm``, ``Part Two`` or ``Prologue`` /
-  ``Epilogue`` alone on its line starts a chapter; without such lines the file is one chapter. Front
-  matter before the first heading that is only a title page (at most 3 short lines without
-  sentence punctuation: "The Test Book", "by A. Writer") gives the book's title and is no chapter;
-  other front matter is a chapter titled by its first line; a file of one part is titled by its name.
-* ``.md`` / ``.markdown``: every level-1 or level-2 heading (``#`` / ``##``) starts a chapter; the
-  Markdown is reduced to the text a listener needs (links keep their text, images their alt text,
-  code blocks, HTML tags, emphasis and list markers go). The book title is a YAML front matter
-  ``title:``, else the document's only level-1 heading when level-2 headings divide it into
-  chapters; that heading alone is no chapter (text under it is, titled by it).
-* ``.epub`` (EPUB 2 and 3, read with EbookLib, AGPL-3.0): the documents of the spine in reading
-  order; each with speakable text is a chapter, titled by its first heading (else its table of
-  contents entry, else its first line). A title page (only the book's title and author names) is no
-  chapter. Block elements (``p``, headings, ``li``, ``div``) become paragraphs; ``script`` /
-  ``style`` are dropped. ``read_book`` also returns the author (``dc:creator``) and the cover image
-  (EPUB 3 ``cover-image`` item, EPUB 2 ``<meta name="cover">``, else an image named "cover").
-
-Text files may be UTF-8 (with or without BOM), UTF-16 or UTF-32 (``textfile``).
-Errors: ``DocumentError`` (a ``UsageError``) naming the file and the reason (not Unicode text, not
-an EPUB, no text, EbookLib missing).
-"""
+Text files may be UTF-8, UTF-16 or UTF-32 (``textfile``). Errors: ``DocumentError`` (a ``UsageError``)
+naming the file and reason."""
 from __future__ import annotations
 
 import re

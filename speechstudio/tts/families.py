@@ -1,17 +1,11 @@
-"""The loaded voice of a non-VITS family (SpeechT5, FastSpeech2-Conformer), behind the one voice
-interface ``stream_speech`` and the GUI use. Which family loads a folder is the registry's
-business (:mod:`speechstudio.tts.family`); each family's module subclasses ``FamilyVoice``.
+"""The loaded voice of a non-VITS family (SpeechT5, FastSpeech2-Conformer; MMS-TTS is VITS,
+``family_vits``): each family's module subclasses ``FamilyVoice``.
 
-MMS-TTS (``facebook/mms-tts-<iso 639-3>``, 1,100+ languages) is VITS and loads in ``family_vits``.
-
-The interface (what ``VitsVoice`` also has): ``name``, ``kind``, ``family``, ``sample_rate`` (Hz),
-``speakers`` (name -> id), ``num_speakers``, ``language``, ``device``, ``dtype``, ``defaults``,
-``warnings``, ``clone_of``, ``speaker_id(speaker)``, ``text_to_ids(sentence)`` and
-``synthesize(sentence, settings) -> np.ndarray[float32] (n_samples,)``. ``controls`` names the
-``SynthesisSettings`` fields the model uses (its family's ``capabilities.controls``); a set field
-it does not use is ignored with a warning (``TtsFamily.check_options``). ``defaults["controls"]``
-carries the same tuple to the GUI (``VoiceInfo.defaults``), which greys out the other sliders.
-"""
+The interface ``VitsVoice`` shares: ``name``, ``kind``, ``family``, ``sample_rate`` (Hz), ``speakers``,
+``num_speakers``, ``language``, ``device``, ``dtype``, ``defaults`` (``"controls"`` for the GUI),
+``warnings``, ``clone_of``, ``speaker_id()``, ``text_to_ids()``, ``synthesize(sentence, settings) ->
+np.ndarray[float32] (n_samples,)``; ``controls``: the settings it uses (others are ignored with a
+warning)."""
 from __future__ import annotations
 
 import threading
@@ -116,11 +110,9 @@ def to_device(model, device: str, precision: str):
 
 @dataclass
 class TransformersFamily(TtsFamily):
-    """A voice family that is one transformers checkpoint type (``config.json``'s ``model_type``):
-    SpeechT5, FastSpeech2-Conformer. ``loader(spec, config, device, precision, name,
-    local_files_only)`` builds the voice; ``parts`` is the ``voice_assembly`` function that adds a
-    Hub download's companions (vocoder, speaker vectors). ``load`` raises ``ModelNotFoundError``
-    naming the folder when the checkpoint is incomplete."""
+    """A family that is one transformers ``model_type`` (SpeechT5, FastSpeech2-Conformer):
+    ``loader(spec, config, device, precision, name, local_files_only)`` builds the voice, ``parts`` adds
+    a Hub download's companions. ``load`` raises ``ModelNotFoundError`` for an incomplete checkpoint."""
 
     model_type: str = ""
     loader: Callable | None = None

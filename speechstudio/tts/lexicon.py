@@ -1,22 +1,11 @@
 """User pronunciation lexicon and inline IPA phonemes, applied before phonemization.
 
-A lexicon is a UTF-8 text file per voice language, ``<data dir>/lexicon/<lang>.tsv`` (``<lang>`` is
-the voice language's primary subtag: ``en`` for en-us and en-gb; ``<data dir>`` as in
-``hub.paths.data_dir``). One entry a line, ``WORD<TAB>PRONUNCIATION``; ``#`` starts a comment line:
-
-* ``Nguyen<TAB>win`` - a respelling: the word is replaced by other text, for every kind of voice;
-* ``Nguyen<TAB>/ŋwˈɪn/`` - IPA between slashes: the phonemes are used as they are by voices that
-  read espeak-ng phonemes (Piper voices, vits-ljs / vits-vctk); voices that read letters
-  (MMS-TTS, SpeechT5, FastSpeech2) say the word as written and get a warning.
-
-Matching is case-insensitive, on whole words (an entry may hold several words, e.g. ``SQL
-Server``); the longest entry wins. SSML ``<phoneme alphabet="ipa" ph="...">word</phoneme>`` goes the
-same way: ``ssml`` writes it into the sentence as a *phoneme mark* (``phoneme_mark``), private-use
-characters that survive sentence splitting, and ``apply_pronunciations`` turns marks into ids.
-
-Phonemes are the espeak-ng IPA symbols of Piper's ``phoneme_id_map`` (rhasspy/piper-phonemize); a
-few ASCII look-alikes are mapped (``g`` -> ``ɡ``, ``:`` -> ``ː``, ``'`` -> ``ˈ``).
-"""
+``<data dir>/lexicon/<lang>.tsv`` (primary subtag: ``en`` serves en-us and en-gb), one
+``WORD<TAB>PRONUNCIATION`` a line, ``#`` comments: a respelling (any voice) or ``/IPA/`` (espeak-ng
+voices; letter-reading voices say the word and warn). Whole words, case-insensitive, longest entry
+first. SSML ``<phoneme>`` arrives as private-use *phoneme marks* (``phoneme_mark``). Phonemes are the
+espeak-ng symbols of Piper's ``phoneme_id_map`` (rhasspy/piper-phonemize), with a few ASCII look-alikes
+mapped (docs/tts.md, Pronunciations)."""
 from __future__ import annotations
 
 import os
@@ -210,13 +199,10 @@ def reads_ipa(voice) -> bool:
 
 
 def apply_pronunciations(voice, sentence: str) -> tuple[str, list[int] | None]:
-    """The user lexicon of ``voice.language`` and inline phoneme marks, before phonemization.
-
-    Returns ``(text, None)`` when the voice goes on with its own front end on ``text`` (respellings
-    substituted; for letter-reading voices, marked words as written, with a warning in
-    ``voice.warnings``), or ``(sentence, ids)`` when IPA was turned into ids here (espeak voices).
-    Raises ``LexiconError`` for a broken lexicon file.
-    """
+    """Apply ``voice.language``'s lexicon and inline phoneme marks: ``(text, None)`` when the voice's
+    own front end goes on (respellings substituted; marked words as written for letter-reading voices,
+    warned), or ``(sentence, ids)`` when IPA became ids here. Raises ``LexiconError`` for a broken
+    lexicon file."""
     lexicon = user_lexicon(getattr(voice, "language", "en") or "en")
     if lexicon is not None:
         sentence = lexicon.apply(sentence)

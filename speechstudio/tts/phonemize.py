@@ -1,20 +1,7 @@
-"""espeak-ng phonemes and Piper phoneme ids.
-
-Phonemes come from espeak-ng through ``piper_phonemize``, rhasspy's own binding, which bundles
-espeak-ng and its data, so no system package is needed (PyPI ``piper-phonemize-fix`` 1.2.2 has wheels
-for Python 3.10-3.13 with the same module and API; the original ``piper-phonemize`` 1.1.0 stops at
-3.11). espeak-ng is GPL-3.0-or-later.
-
-Which espeak-ng data: Piper's released voices were trained with piper-phonemize 1.1.0 (rhasspy/piper
-``piper_train``), built on rhasspy/espeak-ng, i.e. upstream espeak-ng data of 2023-05-20 (the fork
-only adds an API for clause terminators). ``piper-phonemize-fix`` builds the same fork commit
-(0f65aa30), so our phonemes are the training phonemes. piper-tts >= 1.3 (OHF-Voice/piper1-gpl)
-bundles upstream espeak-ng of 2025-03-22 instead, whose en-us differs for a few words ("four"
-fˈɔːɹ, "the" before a vowel ðɪʲ); ``tests/test_tts_piper_text_parity.py`` pins the difference.
-
-Piper's id convention (rhasspy/piper-phonemize ``src/phoneme_ids.cpp``, the one used at training
-time): ``BOS "^"``, ``PAD "_"``, then every phoneme followed by ``PAD``, then ``EOS "$"``.
-"""
+"""espeak-ng phonemes (through ``piper_phonemize``, rhasspy's binding with espeak-ng and its data
+bundled; PyPI ``piper-phonemize-fix`` 1.2.2; espeak-ng is GPL-3.0-or-later) and Piper phoneme ids
+(rhasspy/piper-phonemize ``src/phoneme_ids.cpp``: ``BOS "^"``, ``PAD "_"``, each phoneme then ``PAD``,
+``EOS "$"``). Which espeak-ng data and why: docs/tts.md, Modules."""
 from __future__ import annotations
 
 import copy
@@ -45,13 +32,9 @@ class PhonemizerUnavailableError(SpeechStudioError):
 
 
 def espeak_phonemes(text: str, voice: str = "en-us") -> list[str]:
-    """Phonemize ``text`` with espeak-ng voice ``voice`` (e.g. ``"en-us"``).
-
-    Returns one flat list of phoneme characters (IPA, with stress marks and punctuation). espeak
-    may split the text into several clauses/sentences; they are joined with a space so a
-    sentence we chose to keep together (e.g. "Dr. Smith") stays one utterance.
-    Raises ``PhonemizerUnavailableError`` if piper-phonemize is missing or the voice is unknown.
-    """
+    """Phonemize ``text`` with espeak-ng voice ``voice`` (``"en-us"``): one flat list of IPA characters
+    (stress, punctuation), clauses joined with a space. Raises ``PhonemizerUnavailableError``
+    (piper-phonemize missing, unknown voice)."""
     try:
         from piper_phonemize import phonemize_espeak
     except ImportError as exc:  # pragma: no cover - depends on the install
@@ -87,11 +70,8 @@ def codepoint_phonemes(text: str) -> list[str]:
 def phonemes_to_ids(
     phonemes: Sequence[str], id_map: Mapping[str, Sequence[int]], missing: Counter | None = None
 ) -> list[int]:
-    """Map phonemes to ids with a Piper ``phoneme_id_map`` (BOS, PAD, p1, PAD, p2, PAD, ..., EOS).
-
-    Phonemes missing from ``id_map`` are skipped and counted in ``missing`` (so callers can
-    report them). Returns a list of ints, length ``2 * kept + 3``.
-    """
+    """Map phonemes to ids with a Piper ``phoneme_id_map`` (BOS, PAD, p1, PAD, ..., EOS): ``2 * kept +
+    3`` ints; unknown phonemes are skipped and counted in ``missing``."""
     ids: list[int] = list(id_map[BOS]) + list(id_map[PAD])
     for ph in phonemes:
         mapped = id_map.get(ph)
@@ -113,13 +93,9 @@ MAX_PHONEMES = 120
 
 
 def split_ids(ids: Sequence[int], id_map: Mapping[str, Sequence[int]], max_phonemes: int = MAX_PHONEMES) -> list[list[int]]:
-    """Cut a Piper id sequence (``phonemes_to_ids`` layout) into pieces of at most ``max_phonemes``.
-
-    Each piece is itself a complete sequence (BOS, PAD, ..., EOS). Cuts fall on a word boundary
-    (the space phoneme), preferably right after a clause mark (``, ; :``), in the last two thirds
-    of the window; a single word longer than the budget is cut inside. The spaces cut at are
-    dropped; every other id is kept, in order. Returns ``[list(ids)]`` when it fits.
-    """
+    """Cut a ``phonemes_to_ids`` sequence into complete sequences of at most ``max_phonemes``, at word
+    boundaries (preferably after ``, ; :``, in the window's last two thirds; an over-long word inside).
+    The spaces cut at are dropped; ``[list(ids)]`` when it fits."""
     bos, pad, eos = list(id_map[BOS]), list(id_map[PAD]), list(id_map[EOS])
     space = list(id_map.get(" ", []))
     clause = {tuple(id_map[c]) for c in ",;:" if c in id_map}

@@ -1,21 +1,10 @@
-"""Pitch of synthesized speech: measure it, and shift it by semitones with the formants kept.
+"""Pitch of synthesized speech: measure it and shift it by semitones with the formants kept, with Praat
+(Boersma & Weenink) through parselmouth (Jadoul et al. 2018; GPL-3.0).
 
-Both use Praat (Boersma & Weenink, praat.org) through parselmouth (Jadoul, Thompson & de Boer
-2018, "Introducing Parselmouth: A Python interface to Praat"; GPL-3.0, as SpeechStudio):
-
-* ``median_f0``: Praat's "To Pitch" (autocorrelation method, Boersma 1993, "Accurate short-term
-  analysis of the fundamental frequency and the harmonics-to-noise ratio of a sampled sound"),
-  10 ms steps, median over the voiced frames, in Hz.
-* ``shift_pitch``: Praat's Manipulation with its pitch tier shifted by N semitones and resynthesised
-  by overlap-add (PSOLA, Moulines & Charpentier 1990): the pitch contour moves by N semitones, the
-  spectral envelope (formants, i.e. the timbre) and the duration stay. Good for the few semitones
-  between a base voice and its clone (``pitch_offset``); far shifts (an octave) sound processed.
-
-Why a clone needs it: a voice fine-tuned from a Piper ``.onnx`` base learns the new speaker's
-timbre but keeps the base's pitch (docs/finetune_voice.md, "Pitch"), so the fine-tuning run
-measures the offset between the recordings and the clone (``pitch_offset``), stores it with the
-voice (``"pitch_semitones"``) and synthesis applies it (``vits.SynthesisSettings.pitch``).
-"""
+``median_f0``: Praat "To Pitch" (autocorrelation, Boersma 1993), 10 ms steps, median of voiced frames,
+Hz. ``shift_pitch``: a Manipulation's pitch tier shifted and resynthesised by PSOLA (Moulines &
+Charpentier 1990), fine for a few semitones. A clone keeps its base's pitch, so fine-tuning stores the
+measured offset (``pitch_offset``) as ``"pitch_semitones"`` (docs/finetune_voice.md, "Pitch")."""
 from __future__ import annotations
 
 import math
@@ -49,9 +38,8 @@ def _sound(audio: np.ndarray, sample_rate: int):
 
 def voiced_f0(audio: np.ndarray, sample_rate: int, floor: float = PITCH_FLOOR_HZ,
               ceiling: float = PITCH_CEILING_HZ) -> np.ndarray:
-    """F0 (Hz, float64) of the voiced 10 ms frames of mono ``audio`` at ``sample_rate`` Hz
-    (Praat "To Pitch", autocorrelation); empty when nothing is voiced or the clip is shorter than
-    Praat's analysis window (3 / ``floor`` s)."""
+    """F0 (Hz, float64) of the voiced 10 ms frames of mono ``audio`` at ``sample_rate`` Hz; empty when
+    nothing is voiced or the clip is under 3 / ``floor`` s."""
     if len(audio) < 3.0 / floor * sample_rate + 1:
         return np.zeros(0)
     with _PRAAT_LOCK:
@@ -72,10 +60,9 @@ def median_f0(clips: Sequence[np.ndarray] | np.ndarray, sample_rate: int) -> flo
 
 def shift_pitch(audio: np.ndarray, sample_rate: int, semitones: float, floor: float = PITCH_FLOOR_HZ,
                 ceiling: float = PITCH_CEILING_HZ) -> np.ndarray:
-    """``audio`` with its pitch moved by ``semitones`` (formants and duration kept; PSOLA, module
-    notes). Returns float32 (n_samples,) of the input's length, peaks limited to [-1, 1]. A shift
-    of 0, a clip too short to analyse or one with no voiced frame comes back unchanged (as
-    float32). Raises ``ValueError`` for a non-finite shift."""
+    """``audio`` with its pitch moved by ``semitones`` (PSOLA; formants and duration kept): float32
+    (n_samples,), peaks within [-1, 1]; unchanged for 0, too short or unvoiced. Raises ``ValueError``
+    for a non-finite shift."""
     audio = np.asarray(audio, dtype=np.float32).reshape(-1)
     if not math.isfinite(semitones):
         raise ValueError(f"pitch shift must be a finite number of semitones (got {semitones})")
@@ -113,11 +100,9 @@ def pitch_contour(audio: np.ndarray, sample_rate: int, floor: float = PITCH_FLOO
 
 def impose_contour(audio: np.ndarray, sample_rate: int, times_s: np.ndarray, f0_hz: np.ndarray,
                    floor: float = PITCH_FLOOR_HZ, ceiling: float = PITCH_CEILING_HZ) -> np.ndarray:
-    """``audio`` resynthesised to follow the pitch contour (``times_s``, ``f0_hz``), formants and
-    duration kept (Praat Manipulation: its pitch tier replaced by these points, PSOLA overlap-add;
-    Praat interpolates between points and holds the ends). Only the voiced parts of ``audio``
-    change. Returns float32 (n_samples,) of the input's length in [-1, 1]; a clip too short to
-    analyse, with no voiced frame or an empty contour comes back unchanged."""
+    """``audio`` resynthesised to follow the contour (``times_s``, ``f0_hz``; Praat interpolates and
+    holds the ends), formants and duration kept: float32 (n_samples,) in [-1, 1]; unchanged when too
+    short, unvoiced or the contour is empty."""
     audio = np.asarray(audio, dtype=np.float32).reshape(-1)
     times_s, f0_hz = np.asarray(times_s, dtype=np.float64), np.asarray(f0_hz, dtype=np.float64)
     keep = np.isfinite(f0_hz) & (f0_hz > 0) & np.isfinite(times_s)

@@ -1,23 +1,8 @@
-"""What an English voice can say: other scripts, symbols and emoji, invisible characters.
-
-One decision for synthesis and for fine-tuning (``VitsVoice.text_to_ids`` reads the result; the
-dataset check flags a clip when it is not clean, ``finetune.voice_run.text_checker``):
-
-* *Invisible characters* (zero-width space / joiners, word joiner, byte order mark, soft hyphen,
-  bidirectional marks, variation selectors: Unicode format characters ``Cf`` and the variation
-  selector blocks) are removed; a transcript that had them is *normalised*, not dropped.
-* *Other scripts* in English text: espeak-ng says a script name for each letter it has no rules
-  for ("Chinese letter, Chinese letter"; piper#740). Greek and Cyrillic words are transliterated
-  to Latin letters (BGN/PCGN romanisation, simplified: no diacritics) and a lone Greek letter is
-  named ("π" -> "pi"); every other script (Han, kana, Hangul, Arabic, Hebrew, Indic, Thai, ...) is
-  left out. Either way the result notes the script, so the caller can warn once per script.
-* *Symbols* with a reading ("&", "%", "±", "≥", "©", ...) are spelled by the normaliser
-  (``text.normalize_english``); every other non-ASCII symbol (emoji, dingbats, card suits, box
-  drawing, arrows: Unicode categories ``So``, ``Sm``, ``Sk``, ``Sc`` without a reading) is left out
-  and noted. ASCII punctuation and symbols stay for the phonemizer.
-
-``english_sayable(text)`` returns a ``Sayable(text, transliterated, skipped_scripts, skipped_symbols)``.
-"""
+"""What an English voice can say, decided once for synthesis and the fine-tuning dataset check:
+invisible characters (``Cf``, variation selectors) removed (the text is *normalised*); Greek and
+Cyrillic transliterated (simplified BGN/PCGN), other scripts left out (espeak-ng would say "Chinese
+letter", piper#740); symbols without a reading (emoji, ``So`` / ``Sm`` / ``Sk`` / ``Sc``) left out. Each
+is noted in the ``Sayable`` that ``english_sayable(text)`` returns."""
 from __future__ import annotations
 
 import re

@@ -1,34 +1,10 @@
-"""Reading a user's text file (or standard input) whatever Unicode encoding the editor saved it in.
+"""Read a user's text file (or standard input) in whatever Unicode encoding the editor saved it: a BOM
+(UTF-32, UTF-8, UTF-16), BOM-less UTF-16 by its NUL pattern, an SSML ``<?xml encoding>`` declaration
+(XML 1.0 appendix F), else UTF-8; the BOM is never part of the text (rules: docs/tts.md, "Reading text
+and writing speech").
 
-Windows Notepad's "Unicode" is UTF-16 little-endian with a byte-order mark (BOM), "Unicode big
-endian" UTF-16 BE, "UTF-8 with BOM" UTF-8 behind ``EF BB BF``; other tools write UTF-32. The
-encoding is decided from the first bytes, in this order (the Unicode Standard, sec. 23.8 "Byte
-Order Mark"; UTF-32 LE is tested before UTF-16 LE because its BOM starts with UTF-16 LE's):
-
-====================  ===============  =============
-first bytes           encoding         Python codec
-====================  ===============  =============
-``00 00 FE FF``       UTF-32 BE        utf-32
-``FF FE 00 00``       UTF-32 LE        utf-32
-``EF BB BF``          UTF-8 with BOM   utf-8-sig
-``FE FF``             UTF-16 BE        utf-16
-``FF FE``             UTF-16 LE        utf-16
-no BOM, NUL bytes at  UTF-16 without   utf-16-le /
-odd/even offsets      a BOM            utf-16-be
-``<?xml ... encoding  what it declares  (that name)
-="X"?>`` (SSML)
-anything else         UTF-8            utf-8
-====================  ===============  =============
-
-The XML declaration is honoured as XML 1.0 (appendix F) says a parser should: an SSML file saved
-as ``ISO-8859-1`` or ``windows-1252`` with that declaration is read in it (a declared UTF-16 or
-UTF-32 without a BOM or NULs is impossible for bytes that spell the declaration, and ignored).
-
-The BOM is never part of the text. A file that does not decode in the chosen encoding (Latin-1 /
-Windows-1252, a binary file) raises ``TextFileError`` (a ``UsageError``: exit code 2 in the CLI)
-whose one line names the file, the byte offset and what to do; nothing is guessed, since a wrong
-guess reads out garbage.
-"""
+Bytes that do not decode raise ``TextFileError`` (a ``UsageError``, exit 2) naming the file, the byte
+offset and what to do; nothing is guessed."""
 from __future__ import annotations
 
 import codecs
@@ -53,9 +29,8 @@ class TextFileError(UsageError):
 
 
 def detect_encoding(head: bytes) -> str:
-    """Python codec name for text starting with ``head`` (the first few KB; table in the module
-    docstring). BOM-less UTF-16 is recognised when at least 40 % of the 2-byte units have a NUL
-    in the same half and none in the other (ASCII-range text in UTF-16; UTF-8 text has no NULs)."""
+    """Python codec name for text starting with ``head`` (the first few KB); BOM-less UTF-16 when at
+    least 40 % of the 2-byte units have a NUL in one half and none in the other."""
     for bom, name in _BOMS:
         if head.startswith(bom):
             return name

@@ -1,11 +1,6 @@
-"""Text -> ids for a VITS voice: the English front end, Piper phonemes, transformers tokenizers.
-
-``VoiceText`` is the text half of ``tts.vits.VitsVoice`` (which adds loading and synthesis): a
-sentence goes through the user's lexicon / SSML ``<phoneme>`` (``lexicon``), the English front end
-(``text.english_front_end``: numbers, abbreviations, scripts an English voice cannot read), then
-either espeak-ng phonemes mapped by a Piper ``phoneme_id_map`` (``phonemize``) or the voice's
-``VitsTokenizer`` (MMS characters, uroman romanisation, vits-ljs / vctk espeak-ng IPA).
-"""
+"""Text -> ids for a VITS voice (``VoiceText``, the text half of ``tts.vits.VitsVoice``): lexicon / SSML
+``<phoneme>``, the English front end, then espeak-ng phonemes through a Piper ``phoneme_id_map`` or the
+voice's ``VitsTokenizer`` (MMS characters, uroman, espeak-ng IPA)."""
 from __future__ import annotations
 
 import threading
@@ -27,12 +22,8 @@ class VoiceText:
     None), ``tokenizer`` and ``warnings`` (a list the notes about unsayable text go to)."""
 
     def text_to_ids(self, sentence: str) -> list[int]:
-        """Token / phoneme ids (ints) for one sentence, after English normalisation.
-
-        Characters or phonemes the voice does not know are skipped and reported in
-        ``self.warnings``. Raises ``EmptyTextError`` (nothing speakable) or
-        ``UnsayableTextError`` (nothing maps to the voice's symbols).
-        """
+        """Token / phoneme ids for one sentence; unknown symbols are skipped and reported in
+        ``self.warnings``. Raises ``EmptyTextError`` or ``UnsayableTextError`` (nothing maps)."""
         sentence, ids = apply_pronunciations(self, sentence)  # user lexicon, SSML <phoneme> (lexicon.py)
         if ids is not None:
             return ids
@@ -56,13 +47,8 @@ class VoiceText:
         return self._tokenize_transformers(text, sentence)
 
     def _english_text(self, sentence: str) -> str:
-        """The English front end (``text.english_front_end``) for one sentence, its notes as warnings.
-
-        The same text and the same warnings for synthesis and for the fine-tuning dataset check
-        (``finetune.voice_run.text_checker`` flags a clip on "cannot say"). A warning names the
-        script or the symbols, not the sentence, so a long text warns once per script. Raises
-        ``LeftOutTextError`` when nothing is left to say.
-        """
+        """``text.english_front_end`` for one sentence, its notes as warnings (per script or symbol, not
+        per sentence); the same for synthesis and the dataset check. Raises ``LeftOutTextError``."""
         said = english_front_end(sentence, self.language)
         for script in said.transliterated:
             self.warnings.append(f"voice {self.name} speaks English and cannot say {script} script: "
@@ -77,12 +63,8 @@ class VoiceText:
         return said.text
 
     def _tokenize_transformers(self, text: str, original: str) -> list[int]:
-        """Token ids from the voice's ``VitsTokenizer``; thread-safe (sentence workers share it).
-
-        The shared tokenizer is never changed: a phonemizing tokenizer without the ``phonemizer``
-        package gets espeak-ng phonemes from piper-phonemize and is called through a non-phonemizing
-        copy made once (``phonemize.plain_tokenizer``), instead of switching its ``phonemize`` flag per call.
-        """
+        """Token ids from the shared ``VitsTokenizer``, thread-safe: it is never changed (a phonemizing
+        one without ``phonemizer`` gets piper-phonemize phonemes through ``phonemize.plain_tokenizer``)."""
         tok = self.tokenizer
         if getattr(tok, "phonemize", False):  # vits-ljs / vctk: espeak-ng IPA, as VitsTokenizer does
             from transformers.utils import is_phonemizer_available
