@@ -24,33 +24,11 @@ import sys
 import time
 from pathlib import Path
 
+from speechstudio.cli_args import EXIT_INTERRUPTED, EXIT_OK, int_at_least, positive_number
 from speechstudio.errors import UsageError
 
 __all__ = ["add_arguments", "run"]
 
-EXIT_OK, EXIT_INTERRUPTED = 0, 130
-
-
-def _int_at_least(low: int):
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if v < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, got {v}")
-        return v
-    return parse
-
-
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (v > 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return v
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,12 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--speaker", metavar="NAME",
                         help="with a multi-speaker metadata.csv (Piper's ID|SPEAKER|TEXT): the speaker to train on")
     parser.add_argument("--out", required=True, metavar="NAME", help="name of the new model (speechstudio models list)")
-    parser.add_argument("--epochs", type=_int_at_least(1), default=d.epochs, help=f"passes over the data (default {d.epochs})")
-    parser.add_argument("--max-steps", type=_int_at_least(1), help="optimizer steps (overrides --epochs)")
-    parser.add_argument("--lr", type=_positive_float, default=d.lr, help=f"peak learning rate (default {d.lr:g})")
-    parser.add_argument("--batch-size", type=_int_at_least(1), default=d.batch_size,
+    parser.add_argument("--epochs", type=int_at_least(1), default=d.epochs, help=f"passes over the data (default {d.epochs})")
+    parser.add_argument("--max-steps", type=int_at_least(1), help="optimizer steps (overrides --epochs)")
+    parser.add_argument("--lr", type=positive_number(), default=d.lr, help=f"peak learning rate (default {d.lr:g})")
+    parser.add_argument("--batch-size", type=int_at_least(1), default=d.batch_size,
                         help=f"clips per micro-batch (default {d.batch_size})")
-    parser.add_argument("--grad-accum", type=_int_at_least(1), default=d.grad_accum,
+    parser.add_argument("--grad-accum", type=int_at_least(1), default=d.grad_accum,
                         help="micro-batches per optimizer step (default 1)")
     parser.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"),
                         help="auto: BF16 (or FP16) on a GPU, FP32 on CPU")
@@ -80,10 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="continue the run NAME from its last checkpoint")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     parser.add_argument("--run-dir", metavar="DIR", help="run folder (default: <data dir>/finetune/runs/NAME)")
-    parser.add_argument("--val-count", type=_int_at_least(0),
+    parser.add_argument("--val-count", type=int_at_least(0),
                         help="held-out clips for WER/CER (default 5%%, 1-20; 0: score the training clips)")
-    parser.add_argument("--eval-every", type=_int_at_least(1), help="steps between evaluations (default: one epoch, <= 500)")
-    parser.add_argument("--patience", type=_int_at_least(0), default=d.patience,
+    parser.add_argument("--eval-every", type=int_at_least(1), help="steps between evaluations (default: one epoch, <= 500)")
+    parser.add_argument("--patience", type=int_at_least(0), default=d.patience,
                         help=f"stop after this many evaluations without a better WER (default {d.patience}; 0: never)")
     parser.add_argument("--new-vocab", action="store_true", help="build a character vocabulary from the data even "
                                                                  "when the base has one (new CTC head)")
@@ -91,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="case of the targets (auto: the base vocabulary's; lower for a new one)")
     parser.add_argument("--drop-uncovered", action="store_true",
                         help="leave out clips with characters outside the base vocabulary (default: stop and list them)")
-    parser.add_argument("--max-clip-s", type=_positive_float, default=d.max_clip_s,
+    parser.add_argument("--max-clip-s", type=positive_number(), default=d.max_clip_s,
                         help=f"refuse longer clips (default {d.max_clip_s:g} s)")
     parser.add_argument("--seed", type=int, default=d.seed, help="random seed (default 0)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing model NAME at the end")
