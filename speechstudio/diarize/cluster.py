@@ -1,24 +1,12 @@
-"""Group window embeddings into speakers, with a count calibrated per recording.
+"""Group window embeddings into speakers, with a count measured in each recording.
 
-1. Average-linkage agglomerative clustering of the windows on cosine distance (the usual clustering
-   of speaker embeddings: Sell et al. 2018, DIHARD; pyannote.audio clusters the same way), cut at
-   ``LINK_DISTANCE``: an over-split of the recording into candidate groups. Groups with under
-   ``MIN_TALK_S`` of windows are too short to stand for a voice; their windows join the nearest
-   voice at the end.
-2. Two groups are two people when their windows agree with their own group more than with each
-   other: ``gap = min(within_a, within_b) - between >= SEPARATION``, the mean cosine similarities of
-   window pairs that do not overlap in time. Both sides are measured in the same recording, so a
-   shared phone line or room, which raises every similarity, moves them together (on real calls the
-   speakers' centroids sit at cosine 0.73-0.83, where a fixed similarity cut joins them). The pair
-   with the smallest gap merges first, until every pair is separated.
-3. ``--speakers N`` is law: groups merge (smallest gap first) or the tree is cut at N clusters
-   until there are N (a recording that sounds like one voice gets N labels and a note).
-   ``MIN-MAX`` clamps the count the same way.
-4. Each window joins the voice whose mean embedding is nearest.
-
-``LINK_DISTANCE``, ``MIN_TALK_S`` and ``SEPARATION`` come from ``bench/bench_diarization.py`` (real
-shared-channel conversations; one-speaker recordings with noise and changes of room): the
-figures and the variants that lost are in ``docs/diarization.md``.
+An average-linkage tree of the windows (cosine; Sell et al. 2018, DIHARD) is cut at
+``LINK_DISTANCE`` into groups; groups under ``MIN_TALK_S`` are no voice of their own. Two groups are
+two people when ``min(within_a, within_b) - between >= SEPARATION`` (mean cosine of window pairs that
+do not overlap in time, both measured in this recording); the closest pair merges first. A decision
+within ``SURE_MARGIN`` makes the count unsure. ``--speakers N`` is law (merge, or cut the tree at N);
+each window joins the nearest group mean. Numbers and the variants that lost: ``docs/diarization.md``
+(``bench/bench_diarization.py``, real shared-channel conversations).
 """
 from __future__ import annotations
 

@@ -1,21 +1,11 @@
 """Speaker embeddings of a recording while it streams: 1 s windows of speech every ``HOP_S``.
 
-:class:`SpeakerTrack` takes the same 16 kHz blocks the recogniser reads (``push``), so a file is
-decoded once and memory stays bounded: it keeps at most one chunk of audio (``CHUNK_S``), the
-Silero VAD probability of each 32 ms frame (4 bytes; 1 h: 0.45 MB) and, per window, two times and
-a 256-d embedding (1 KiB; 1 h of speech: 14 MB).
-
-Per chunk: Silero VAD speech probabilities (:class:`~speechstudio.audio.vad.SileroVad`),
-Resemblyzer's mel frames, then every ``HOP_S`` a ``WINDOW_S`` window whose frames are at least
-``MIN_SPEECH`` speech is embedded (:mod:`speechstudio.audio.speaker_encoder`), its mel scaled as if the window's audio
-were at -30 dBFS (Resemblyzer's volume normalisation, per window so a quiet and a loud speaker are
-compared on their voices, not their levels). The GE2E encoder was trained on 1.6 s partials; 1 s
-windows every 0.25 s follow quick turns better, and scored lower DER on the real conversations of
-``bench/bench_diarization.py`` (docs/diarization.md).
-
-The speech timeline is silero's own state machine over all the frames (thresholds 0.5 / 0.35),
-each span widened by ``PAD_MS``: references of real conversations count the short pauses inside a
-turn as speech.
+:class:`SpeakerTrack` takes the 16 kHz blocks the recogniser reads, keeps at most one ``CHUNK_S``
+chunk of audio, 4 bytes per 32 ms VAD frame and 1 KiB per window (1 h of speech: 14 MB). A window
+whose Silero VAD frames are at least ``MIN_SPEECH`` speech is embedded with GE2E, its mel scaled as
+if the window were at -30 dBFS (Resemblyzer's normalisation, per window). The speech timeline is
+silero's state machine (0.5 / 0.35) widened by ``PAD_MS``. Window, hop and padding:
+``docs/diarization.md``.
 """
 from __future__ import annotations
 
