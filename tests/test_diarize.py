@@ -466,3 +466,19 @@ def test_library_api_labels_speakers(interview, whisper_dir):
     assert {s.speaker for s in segs} == {"Speaker 1", "Speaker 2"} and segs[0].speaker == "Speaker 1"
     with pytest.raises(UsageError, match="speakers many: expected auto"):
         speechstudio.transcribe(str(interview[0]), model=str(whisper_dir), speakers="many")
+
+
+@pytest.mark.parametrize("kind", ["silence", "tone"])
+def test_silence_or_a_tone_gets_no_labels_and_one_warning(kind, whisper_dir, tmp_path, capsys):
+    """Nothing to label (digital silence: it used to fail the file with 'Audio buffer is not finite')."""
+    t = np.arange(RATE * 5) / RATE
+    audio = np.zeros(t.size, np.float32) if kind == "silence" else (0.2 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+    path = tmp_path / f"{kind}.wav"
+    sf.write(path, audio, RATE)
+    out = tmp_path / "out"
+    assert cli.main(["transcribe", str(path), "--model", str(whisper_dir), "--speakers", "auto", "--format", "json",
+                     "--output-dir", str(out), "--quiet"]) == 0
+    doc = json.loads((out / f"{kind}.json").read_text())
+    assert "speakers" not in doc and "speaker_count" not in doc
+    said = {line.strip() for line in capsys.readouterr().err.splitlines() if "speaker" in line}
+    assert said == {f"warning: {path}: no speech found: no speaker labels"}     # one warning (per file and in the summary)

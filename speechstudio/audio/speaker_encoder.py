@@ -76,9 +76,13 @@ def encoder():
 
 def mel_frames(audio16k: np.ndarray) -> np.ndarray:
     """Resemblyzer's log-mel frames of ``audio16k`` (float32 (n,), 16 kHz), volume normalised to
-    -30 dBFS (raised only, as Resemblyzer's ``preprocess_wav``): float32 (n // 160 + 1, 40)."""
+    -30 dBFS (raised only, as Resemblyzer's ``preprocess_wav``): float32 (n // 160 + 1, 40). Digital
+    silence gives zeros (Resemblyzer's level of it is -inf dB and its frames NaN)."""
     ra = import_resemblyzer().audio
-    wav = ra.normalize_volume(np.asarray(audio16k, np.float32).reshape(-1), TARGET_DBFS, increase_only=True)
+    wav = np.asarray(audio16k, np.float32).reshape(-1)
+    if not np.any(wav):
+        return np.zeros((wav.size // 160 + 1, 40), np.float32)
+    wav = ra.normalize_volume(wav, TARGET_DBFS, increase_only=True)
     return np.asarray(ra.wav_to_mel_spectrogram(wav), np.float32)
 
 
