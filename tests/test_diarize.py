@@ -482,3 +482,13 @@ def test_silence_or_a_tone_gets_no_labels_and_one_warning(kind, whisper_dir, tmp
     assert "speakers" not in doc and "speaker_count" not in doc
     said = {line.strip() for line in capsys.readouterr().err.splitlines() if "speaker" in line}
     assert said == {f"warning: {path}: no speech found: no speaker labels"}     # one warning (per file and in the summary)
+
+
+def test_too_little_speech_gets_one_label_and_says_so(whisper_dir, tmp_path, capsys):
+    path = tmp_path / "short.wav"
+    sf.write(path, _load(realspeech_file("whisper_jfk.flac"))[: int(2.5 * RATE)], RATE)
+    out = tmp_path / "out"
+    assert cli.main(["transcribe", str(path), "--model", str(whisper_dir), "--speakers", "auto", "--format", "json",
+                     "--output-dir", str(out), "--quiet"]) == 0
+    assert [s["name"] for s in json.loads((out / "short.json").read_text())["speakers"]] == ["Speaker 1"]
+    assert "s of speech: too little to tell voices apart, one label" in capsys.readouterr().err

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from speechstudio.diarize.assign import turns_from_windows
-from speechstudio.diarize.cluster import cluster_windows
+from speechstudio.diarize.cluster import MIN_TALK_S, cluster_windows
 from speechstudio.diarize.family import Diarization, DiarizerCapabilities, DiarizerFamily, speaker_infos
 from speechstudio.diarize.library import match
-from speechstudio.diarize.track import HOP_S, WINDOW_S, SpeakerTrack
+from speechstudio.diarize.track import HOP_S, SpeakerTrack
 
 __all__ = ["FAMILY", "VoiceprintSession"]
 
@@ -52,8 +52,9 @@ class VoiceprintSession:
         if found.one_voice:
             notes.append(f"asked for {self.count.describe()}; they sound like one voice: check the labels "
                          "(merge speakers in the transcript editor)")
-        if not len(w) and len(w.speech):
-            notes.append(f"too little speech to tell voices apart ({WINDOW_S:.0f} s windows): one label")
+        speech_s = float((w.speech[:, 1] - w.speech[:, 0]).sum()) if len(w.speech) else 0.0
+        if len(w.speech) and k <= 1 < self.count.max_speakers and len(w) * HOP_S < 2 * MIN_TALK_S:
+            notes.append(f"only {speech_s:.1f} s of speech: too little to tell voices apart, one label")
         elif not len(w.speech):
             notes.append("no speech found: no speaker labels")
         embeddings = {n: _unit(w.embeddings[labels == i].mean(axis=0))
