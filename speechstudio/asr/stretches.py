@@ -9,6 +9,7 @@ measurements and the rules in full: ``docs/transcribe.md``."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
@@ -82,15 +83,23 @@ def suspect(seg: Segment) -> bool:
     return p is not None and p < SUSPECT_WORD_P
 
 
+@functools.cache
+def _vad():
+    """One Silero VAD session for the process (a session takes ~0.1 s to open; calls are serialised)."""
+    from speechstudio.audio.vad import SileroVad
+
+    return SileroVad(threads=1)
+
+
 def _pause_after(audio: AudioTee, t: float, within_s: float = 3.0, pause_s: float = 0.25) -> float:
     """The start of the first pause of at least ``pause_s`` after ``t`` (Silero VAD frames), within
     ``within_s``; ``t`` when there is none (or the audio is not read that far)."""
-    from speechstudio.audio.vad import FRAME, SileroVad
+    from speechstudio.audio.vad import FRAME
 
     clip = audio.slice(t, t + within_s)
     if clip.size < FRAME:
         return t
-    speech = SileroVad(threads=1).probs(clip) >= 0.35
+    speech = _vad().probs(clip) >= 0.35
     need = max(1, int(round(pause_s * audio.rate / FRAME)))
     quiet = 0
     for i, v in enumerate(speech):
