@@ -41,7 +41,8 @@ class Clustering:
         return int(self.labels.max()) + 1 if self.labels.size else 0
 
 
-def _unit(x: np.ndarray) -> np.ndarray:
+def unit(x: np.ndarray) -> np.ndarray:
+    """``x`` scaled to unit norm along its last axis."""
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)
 
 
@@ -54,7 +55,7 @@ def _tree(x: np.ndarray):
     from sklearn.cluster import MiniBatchKMeans
 
     km = MiniBatchKMeans(n_clusters=MAX_POINTS, random_state=0, n_init=1, batch_size=4096).fit(x)
-    return linkage(_unit(km.cluster_centers_), "average", metric="cosine"), km.labels_
+    return linkage(unit(km.cluster_centers_), "average", metric="cosine"), km.labels_
 
 
 def _cut(tree, leaves: np.ndarray, *, distance: float | None = None, clusters: int | None = None) -> np.ndarray:
@@ -110,7 +111,7 @@ def _merge(groups: list[np.ndarray], gaps: _Gaps, *, until: int | None = None) -
 
 
 def _assign(x: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
-    cents = _unit(np.stack([x[g].mean(axis=0) for g in groups]))
+    cents = unit(np.stack([x[g].mean(axis=0) for g in groups]))
     return np.argmax(x @ cents.T, axis=1)
 
 

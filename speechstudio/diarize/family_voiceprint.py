@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from speechstudio.diarize.assign import turns_from_windows
-from speechstudio.diarize.cluster import MIN_TALK_S, cluster_windows
+from speechstudio.diarize.cluster import MIN_TALK_S, cluster_windows, unit
 from speechstudio.diarize.family import Diarization, DiarizerCapabilities, DiarizerFamily, speaker_infos
 from speechstudio.diarize.library import match
 from speechstudio.diarize.track import HOP_S, SpeakerTrack
@@ -27,7 +27,7 @@ class VoiceprintSession:
         w = self.track.finish()
         found = cluster_windows(w.embeddings, w.times, self.count, HOP_S)
         labels, k = found.labels, found.count
-        cents = [_unit(w.embeddings[labels == i].mean(axis=0)) for i in range(k)]
+        cents = [unit(w.embeddings[labels == i].mean(axis=0)) for i in range(k)]
         # known voices: a cluster takes the name of the saved voice it matches; two clusters that
         # match one voice are one person
         names, known = [None] * k, {}
@@ -57,14 +57,10 @@ class VoiceprintSession:
             notes.append(f"only {speech_s:.1f} s of speech: too little to tell voices apart, one label")
         elif not len(w.speech):
             notes.append("no speech found: no speaker labels")
-        embeddings = {n: _unit(w.embeddings[labels == i].mean(axis=0))
+        embeddings = {n: unit(w.embeddings[labels == i].mean(axis=0))
                       for i, n in enumerate(uniq) if (labels == i).any()}
         could_be = found.other_count if len(uniq) == k else None
         return Diarization(turns, speaker_infos(turns, uniq, known), w.times, labels, uniq, notes, embeddings, could_be)
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    return v / max(float(np.linalg.norm(v)), 1e-9)
 
 
 class VoiceprintFamily(DiarizerFamily):
