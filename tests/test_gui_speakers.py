@@ -156,3 +156,39 @@ def test_editor_says_how_sure_the_count_is_and_a_merge_settles_it(qtbot, home, t
     ed.flush()
     assert json.loads(path.read_text())["speaker_count"] == {"found": 2, "sure": True, "could_be": None,
                                                              "text": "2 speakers"}
+
+
+def test_editor_splits_a_speaker_heard_as_one_into_two_people(qtbot, home, tmp_path):
+    """pyannote.audio's real phone call with both people under "Speaker 1": Split speaker listens to
+    the segments again and gives the second voice its own speaker; one undo puts it back."""
+    from pathlib import Path
+
+    from speechstudio.asr.types import Segment, TranscriptInfo, Word
+    from speechstudio.batch.export import write_transcript
+    from speechstudio.gui.transcript_editor import TranscriptEditor
+    from speechstudio.transcript import TranscriptDocument
+
+    call = Path(__file__).resolve().parents[1] / "bench" / "diarization_data" / "pyannote_sample_phone.flac"
+    ref = [(float(r[3]), float(r[3]) + float(r[4]), r[7]) for r in
+           (line.split() for line in call.with_suffix(".rttm").read_text().splitlines())]
+    segs = [Segment(a, b, f"turn {i}", (Word(a, b, f"turn{i}", 0.9, "Speaker 1"),), speaker="Speaker 1")
+            for i, (a, b, _) in enumerate(ref)]
+    path = tmp_path / "call.json"
+    write_transcript(path, segs, TranscriptInfo(30.0, "en", "m", "whisper"), "json")
+    doc = TranscriptDocument.load(path)
+    doc.meta["source"] = {"path": str(call)}
+    ed = TranscriptEditor(None)
+    qtbot.addWidget(ed)
+    messages = []
+    ed.status_message.connect(messages.append)
+    ed.set_document(doc)
+    ed.text.place_cursor(0, 0)
+    assert ed.count_label.text() == "1 speaker"
+    ed.split_speaker(wait=True)
+    qtbot.waitUntil(lambda: ed.count_label.text() == "2 speakers", timeout=10000)
+    said = {who: {s.speaker for s, (a, b, w) in zip(doc.segments, ref) if w == who and b - a > 1.0}
+            for who in ("speaker90", "speaker91")}
+    assert said == {"speaker90": {"Speaker 2"}, "speaker91": {"Speaker 1"}}
+    assert messages[-1] == "Speaker 1 split in two: 5 segments are now Speaker 2 (undo puts them back)"
+    ed.undo()
+    assert {s.speaker for s in doc.segments} == {"Speaker 1"}

@@ -46,6 +46,7 @@ class TranscriptEditor(QWidget):
     changed = Signal()
     status_message = Signal(str)
     voice_saved = Signal(str)        # a message once "Remember voice" is done (from its thread)
+    split_found = Signal(str, object, object)  # speaker, segment spans, voice 0/1 of each ("Split speaker")
     saved = Signal(object)           # the .json path, after each save of the edits
 
     def __init__(self, player=None, parent=None) -> None:
@@ -149,7 +150,12 @@ class TranscriptEditor(QWidget):
         self.remember_btn = self._button("Remember voice", "Remember this speaker's voice",
                                          "Save this speaker's voice under their name: later transcripts with "
                                          "speaker labels name them automatically", self.remember_voice)
+        self.split_speaker_btn = self._button("Split speaker", "Split this speaker in two by voice",
+                                              "Two people were heard as one: their segments are listened to "
+                                              "again and the other voice's get a speaker of their own",
+                                              self.split_speaker)
         who.addWidget(self.rename_btn)
+        who.addWidget(self.split_speaker_btn)
         who.addWidget(self.remember_btn)
         self.count_label = QLabel()
         self.count_label.setAccessibleName("How many speakers")
@@ -157,6 +163,7 @@ class TranscriptEditor(QWidget):
         who.addStretch(1)
         lay.addLayout(who)
         self.voice_saved.connect(self.status_message)
+        self.split_found.connect(self._apply_split)
 
         self.find_bar = FindBar(self)
         lay.addWidget(self.find_bar)
@@ -322,6 +329,43 @@ class TranscriptEditor(QWidget):
         if wait:
             t.join()
         return t
+
+    def split_speaker(self, wait: bool = False) -> threading.Thread | None:
+        """Split the current speaker in two by voice (:func:`speechstudio.diarize.split.split_by_voice`
+        in a background thread); the segments of the second voice get the next free "Speaker N",
+        one undo step. Problems go to the status line."""
+        name, path = self._current_speaker(), self.audio_path()
+        if self.document is None or not name:
+            self.status_message.emit("put the cursor on a segment with a speaker to split them")
+            return None
+        if path is None or not path.exists():
+            self.status_message.emit(f"cannot split {name}: the recording is not found")
+            return None
+        spans = [(s.start_s, s.end_s) for s in self.document.segments if s.speaker == name]
+
+        def work() -> None:
+            from speechstudio.diarize.split import split_by_voice
+
+            try:
+                self.split_found.emit(name, spans, split_by_voice(path, spans))
+            except (SpeechStudioError, OSError, ValueError) as e:
+                self.voice_saved.emit(f"cannot split {name}: {e}")
+
+        self.status_message.emit(f"listening to {name}'s segments again…")
+        t = threading.Thread(target=work, daemon=True, name="split-speaker")
+        t.start()
+        if wait:
+            t.join()
+        return t
+
+    def _apply_split(self, name: str, spans, voices) -> None:
+        """The second voice's segments (found by :meth:`split_speaker`) to a new speaker; segments
+        edited meanwhile keep their speaker."""
+        second = {span for span, v in zip(spans, voices) if v == 1}
+        moved = [i for i, s in enumerate(self.document.segments) if s.speaker == name and (s.start_s, s.end_s) in second]
+        if self.run(lambda: self.document.split_speaker(name, moved), self.cursor()):
+            new = self.document.segments[moved[0]].speaker
+            self.status_message.emit(f"{name} split in two: {len(moved)} segments are now {new} (undo puts them back)")
 
     def cursor(self) -> tuple[int, int]:
         """``(segment, char)`` of the text cursor."""
@@ -568,7 +612,7 @@ class TranscriptEditor(QWidget):
         self._names = doc.speakers() if doc is not None else []
         self.text.set_speaker_names(self._names)
         self.text.set_tag_room([lang.upper() for lang in self._languages()])
-        for w in (self.speaker_box, self.rename_btn, self.remember_btn):
+        for w in (self.speaker_box, self.rename_btn, self.split_speaker_btn, self.remember_btn):
             w.setEnabled(has)
         current = self._current_speaker() or ""
         items = [self.speaker_box.itemText(i) for i in range(self.speaker_box.count())]
@@ -583,7 +627,8 @@ class TranscriptEditor(QWidget):
         self.count_label.setText(count)
         self.count_label.setToolTip(
             "The program is not sure how many people speak: listen, then merge two speakers with Rename "
-            "speaker… (give one the other's name) or give selected words to another speaker" if count.endswith("check")
+            "speaker… (give one the other's name), split one with Split speaker, or give selected words to "
+            "another speaker" if count.endswith("check")
             else "How many people speak in this recording" if count else "")
         hub = getattr(self.player, "hub", None)
         if hub is not None:  # one no-device policy (gui.devices): disabled with "No speaker found"

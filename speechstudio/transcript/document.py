@@ -346,6 +346,25 @@ class TranscriptDocument:
                                                                     words=words),)))
         return self._commit(f"{'merge' if merging else 'rename'} {old} {'into' if merging else 'to'} {new}", splices)
 
+    def split_speaker(self, old: str, moved: Sequence[int], new: str | None = None) -> Change | None:
+        """Segments ``moved`` (indexes of segments said by ``old``) and their words become ``new``
+        (default: the next free "Speaker N"), one undo step: the split of one speaker who was two
+        people (:func:`speechstudio.diarize.split.split_by_voice` finds ``moved``). Raises
+        UsageError when ``old`` says none of ``moved`` or all of its segments."""
+        own = [i for i, s in enumerate(self._segments) if s.speaker == old]
+        moved = sorted(set(moved) & set(own))
+        if not moved or len(moved) == len(own):
+            raise UsageError(f"{old}: choose some, not all, of their segments to give to another speaker")
+        if new is None:
+            taken, k = set(self.speakers()), 1
+            while f"Speaker {k}" in taken:
+                k += 1
+            new = f"Speaker {k}"
+        splices = [Splice(i, (s,), (dataclasses.replace(s, speaker=new, words=tuple(
+            dataclasses.replace(w, speaker=new) if w.speaker in (old, None) else w for w in s.words)),))
+            for i, s in ((i, self._segments[i]) for i in moved)]
+        return self._commit(f"split {old}: {len(moved)} segments to {new}", splices)
+
     def set_speaker(self, i: int, name: str, start: int | None = None, end: int | None = None) -> Change | None:
         """Segment ``i`` (or only its characters ``start:end``, widened to whole words: the segment
         is split around them) is said by ``name``. Raises UsageError for an empty name or range."""

@@ -1,0 +1,57 @@
+"""Split one speaker in two by voice (the editor's *Split speaker*): on a real phone call whose two
+people were heard as one, and as one undo step of the transcript document."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from speechstudio.asr.types import Segment, TranscriptInfo, Word
+from speechstudio.errors import UsageError
+
+CALL = Path(__file__).resolve().parents[1] / "bench" / "diarization_data" / "pyannote_sample_phone.flac"
+
+
+def _reference() -> list[tuple[float, float, str]]:
+    rows = [line.split() for line in CALL.with_suffix(".rttm").read_text().splitlines() if line.startswith("SPEAKER")]
+    return [(float(r[3]), float(r[3]) + float(r[4]), r[7]) for r in rows]
+
+
+def test_a_real_call_heard_as_one_voice_splits_into_its_two_people():
+    from speechstudio.diarize.split import split_by_voice
+
+    ref = _reference()
+    voices = split_by_voice(CALL, [(a, b) for a, b, _ in ref])
+    assert voices[0] == 0 and set(voices) == {0, 1}
+    # the turns longer than 1 s (the short ones overlap the other person) go to their own person
+    long_turns = [(who, v) for (a, b, who), v in zip(ref, voices) if b - a > 1.0]
+    assert sorted(set(long_turns)) == [("speaker90", 1), ("speaker91", 0)]
+    agree = sum(b - a for (a, b, who), v in zip(ref, voices) if v == {"speaker90": 1, "speaker91": 0}[who])
+    assert agree / sum(b - a for a, b, _ in ref) > 0.95
+
+
+def test_too_little_speech_to_split_is_refused_with_the_reason():
+    from speechstudio.diarize.split import split_by_voice
+
+    with pytest.raises(UsageError, match=r"pyannote_sample_phone.flac: only \d\.\d s of speech .* too little"):
+        split_by_voice(CALL, [(6.69, 7.12), (7.55, 8.35)])
+
+
+def test_split_speaker_is_one_undo_step(tmp_path):
+    from speechstudio.batch.export import write_transcript
+    from speechstudio.transcript import TranscriptDocument
+
+    segs = [Segment(float(i), i + 0.8, f"line {i}", (Word(float(i), i + 0.8, f"line{i}", 0.9, "Speaker 1"),),
+                    speaker="Speaker 1") for i in range(4)] + \
+           [Segment(4.0, 4.8, "other", (Word(4.0, 4.8, "other", 0.9, "Speaker 2"),), speaker="Speaker 2")]
+    path = tmp_path / "talk.json"
+    write_transcript(path, segs, TranscriptInfo(5.0, "en", "m", "whisper"), "json")
+    doc = TranscriptDocument.load(path)
+    doc.split_speaker("Speaker 1", [1, 3, 4])         # 4 is Speaker 2's: left alone
+    assert [s.speaker for s in doc.segments] == ["Speaker 1", "Speaker 3", "Speaker 1", "Speaker 3", "Speaker 2"]
+    assert [w.speaker for s in doc.segments for w in s.words][1] == "Speaker 3"
+    assert doc.speaker_count() == "3 speakers"
+    doc.undo()
+    assert [s.speaker for s in doc.segments] == ["Speaker 1"] * 4 + ["Speaker 2"]
+    with pytest.raises(UsageError, match="Speaker 1: choose some, not all"):
+        doc.split_speaker("Speaker 1", [0, 1, 2, 3])
