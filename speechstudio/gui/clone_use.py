@@ -87,7 +87,8 @@ class UseStep(QWidget):
             self.info.setText("type a name for the voice")
             return None
         job = SaveCloneJob(self.wiz.train.run_dir(), name, self.wiz.base,
-                           overwrite=name == self.saved_name or self.replace_check.isChecked())
+                           overwrite=name == self.saved_name or self.replace_check.isChecked(),
+                           finished=self.wiz.train.finished())
         self._save_job = self.wiz.trainer.submit(job)
         self._save_obj = job
         self.info.setText(f"saving voice {name}…")

@@ -283,23 +283,32 @@ class FineTuneJob(TrainingJob):
 
 # ----------------------------------------------------------------------------- save / export
 class SaveCloneJob(Job):
-    """Save a run's best (or latest) checkpoint as store voice ``name``; ``result``: its ``VoiceRef``.
-    The run then keeps its best checkpoint only; ``freed``: bytes freed."""
+    """Save a run's best checkpoint (``latest.pt`` when a run stopped before this version wrote a
+    best one) as store voice ``name``; ``result``: its ``VoiceRef``. ``finished``: the run reached
+    its last step, so it then keeps its best checkpoint only (``freed``: bytes freed); a stopped run
+    keeps what Resume needs."""
 
-    def __init__(self, run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False) -> None:
+    def __init__(self, run_dir: Path, name: str, base, overwrite: bool = False, finished: bool = True) -> None:
         super().__init__()
-        self.run_dir, self.name, self.base, self.which, self.overwrite = Path(run_dir), name, base, which, overwrite
+        self.run_dir, self.name, self.base, self.overwrite = Path(run_dir), name, base, overwrite
+        self.finished = finished
         self.freed = 0
 
     def describe(self) -> str:
         return f"save voice {self.name}"
 
     def run(self, models) -> Iterator[object]:
-        yield Status(f"saving the {self.which} checkpoint as voice {self.name} ...")
-        self.result = save_trained_voice(self.run_dir, self.name, self.base, self.which, self.overwrite)
-        from speechstudio.finetune.leftovers import trim_finished
+        from speechstudio.finetune.run import RunFolder
 
-        self.freed = trim_finished(self.run_dir)
+        folder = RunFolder(self.run_dir)
+        which = "latest" if (not folder.checkpoint_path("best").is_file()
+                             and folder.checkpoint_path("latest").is_file()) else "best"
+        yield Status(f"saving voice {self.name} ...")
+        self.result = save_trained_voice(self.run_dir, self.name, self.base, which, self.overwrite)
+        if self.finished:
+            from speechstudio.finetune.leftovers import trim_finished
+
+            self.freed = trim_finished(self.run_dir)
 
 
 class ExportJob(Job):

@@ -3,7 +3,8 @@
 Stages: ``prepare`` (token ids, cached features), ``warmup`` (Piper ``.onnx`` bases: the new posterior
 encoder alone), ``discriminator`` (a fresh discriminator alone), ``train`` (GAN); why: ``config``. Every
 ``eval_every`` steps an ``EvalEvent`` (``best.pt`` on improvement), every ``checkpoint_every`` steps
-``latest.pt`` with the full resume state and samples. ``control.stop`` saves ``latest.pt``;
+``latest.pt`` with the full resume state and samples. ``control.stop`` saves ``latest.pt`` (and
+``best.pt`` from the latest generator when nothing was evaluated yet);
 ``resume=True`` continues bit for bit (same device and settings).
 
 Deviations from VITS / Piper: the generator trains weight-norm-folded weights; lr decays per step
@@ -508,6 +509,8 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
         if tr.step != saved_step and par.main:  # no collective here: the other processes may be gone
             save("latest")
             log(f"closed at step {tr.step}; checkpoint latest saved")
+        if par.main and not rf.checkpoint_path("best").is_file():
+            save("best")  # nothing judged yet: the latest generator is the best there is
         raise
     finally:
         if writer is not None:
@@ -519,5 +522,9 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
         if par.main:
             yield CheckpointEvent(tr.step, path, "latest")
     best_path = rf.checkpoint_path("best")
+    if par.any(not best_path.is_file()):  # stopped before the first evaluation: the latest generator is the best there is
+        path = par.on_main(lambda: save("best"), "writing the checkpoint")
+        if par.main:
+            yield CheckpointEvent(tr.step, path, "best")
     log(f"{reason} at step {tr.step}")
     yield DoneEvent(tr.step, best_path if best_path.is_file() else None, reason)
