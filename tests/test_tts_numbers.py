@@ -10,6 +10,29 @@ from speechstudio.tts.numbers import spell_numbers
 from speechstudio.tts.text import normalize_english
 
 CASES = {
+    "roman numeral": [  # piper1-gpl#135: "Henry Roman 8"
+        ("Henry VIII had six wives.", "Henry the Eighth had six wives."),
+        ("Louis XIV's court and Elizabeth I.", "Louis the Fourteenth's court and Elizabeth the First."),
+        ("World War II ended in 1945.", "World War two ended in nineteen forty five."),
+        ("Read Chapter IV before Part III.", "Read Chapter four before Part three."),
+        ("Act I, Scene II of Super Bowl LVII.", "Act one, Scene two of Super Bowl fifty seven."),
+        ("Malcolm X met Washington DC and I left.", "Malcolm X met Washington DC and I left."),
+    ],
+    "identifier": [  # dialled and labelled numbers are names, not amounts
+        ("Call 911 now.", "Call nine one one now."),
+        ("Dial 999 or extension 4021.", "Dial nine nine nine or extension four zero two one."),
+        ("Room 101 and gate 7.", "Room one oh one and gate seven."),
+        ("Flight 1549 and flight 370.", "Flight fifteen forty nine and flight three seventy."),
+        ("He lives at 221B Baker St.", "He lives at two twenty one B Baker street."),
+        ("Gate 221A, seat 14C.", "Gate two twenty one A-, seat fourteen C."),
+        ("Python 3.11 and HTTP 1.1.", "Python three point eleven and HTTP one point one."),
+    ],
+    "year or count": [
+        ("In the 1990s and in 1984.", "In the nineteen nineties and in nineteen eighty four."),
+        ("He paid 1984 dollars.", "He paid one thousand, nine hundred and eighty four dollars."),
+        ("Over 2000 people came in 2000.", "Over two thousand people came in two thousand."),
+        ("A 512B file.", "A five hundred and twelve bytes file."),
+    ],
     "leading zeros": [
         ("Enter code 0042 now.", "Enter code zero zero four two now."),
         ("Agent 007 is here.", "Agent zero zero seven is here."),

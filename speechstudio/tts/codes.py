@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from speechstudio.tts.numbers import cardinal, digits_words
+from speechstudio.tts.numbers import LABEL_WORDS, cardinal, digits_words, identifier_words
 
 __all__ = ["LONG_CODE_CHARS", "SHORT_CODE_CHARS", "protect", "read_codes", "spell_characters", "unprotect"]
 
@@ -38,10 +38,7 @@ _FILE_RE = re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.(?:txt|md|py|json|csv|tsv|pdf|doc
 # A code: letters and digits only, at least one of each, not inside a longer word or number, not
 # an amount ("$5M": numbers.py).
 _CODE_RE = re.compile(r"(?<![\w.\-/$£€¥])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}(?![\w/]|\.\w|-\w)")
-_LABELS = ("room|rm|apartment|apt|flat|suite|ste|unit|gate|seat|platform|bay|block|building|bldg|floor|level|row"
-           "|section|lot|locker|cabin|ward|bed|terminal|pier|dock|box|route|bus|exit|house|door|stand|stall|desk"
-           "|office|hall|studio|lab|court|track|cell|aisle|zone|wing|berth|carriage|coach|car|bunk")
-_LABELLED_RE = re.compile(r"\b(?:" + _LABELS + r")\.?\s+(?:no\.?\s*|number\s+|#\s*)?(\d{1,5})([A-Za-z])\b", re.IGNORECASE)
+_LABELLED_RE = re.compile(r"\b(?:" + LABEL_WORDS + r")\.?\s+(?:no\.?\s*|number\s+|#\s*)?(\d{1,5})([A-Za-z])\b", re.IGNORECASE)
 # Unit letters and suffixes a number keeps ("5m", "4th", "10am"): numbers.py reads those.
 _NOT_CODE_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th|s|am|pm|[kKMGTP]?B|[kKMG]?Hz|[kmcµnu]?[mgsLlVWA]|[km]m|x|X|h|d|y"
                               r"|ft|in|mi|lb|lbs|oz|kg|km|mph|kph|fps|px|dB|bn|K|k|mAh|kWh|kW|mV|mA|ms)")
@@ -141,7 +138,7 @@ def _code(code: str) -> str:
         else:  # "F16" -> "sixteen", "FY2024" -> "twenty twenty four"; "RTX4090" -> digit by digit
             tail = cardinal(digits, year_ok=True) if len(digits) <= 2 or 1100 <= int(digits) <= 2099 else digits_words(digits)
         return f"{head} {tail}"
-    return f"{cardinal(digits) if len(digits) <= 4 else digits_words(digits)} {spell_characters(letters)}"
+    return f"{identifier_words(digits)} {spell_characters(letters)}"
 
 
 def _maybe_code(m: re.Match) -> str:
@@ -167,7 +164,7 @@ def read_codes(text: str) -> str:
     text = _WIN_PATH_RE.sub(_win_path, text)
     text = _UNIX_PATH_RE.sub(_path, text)
     text = _FILE_RE.sub(lambda m: _spoken_piece(m.group(0)), text)
-    text = _LABELLED_RE.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + f"{cardinal(m.group(1))} "
+    text = _LABELLED_RE.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + f"{identifier_words(m.group(1))} "
                             f"{spell_characters(m.group(2))}", text)
     return _CODE_RE.sub(_maybe_code, text)
 

@@ -1,8 +1,9 @@
 """Numbers in English text to the words a voice should say, without ever changing the number.
 
-Our code detects and classifies (scientific, IP, numeric date, version, phone, currency, time, range,
-unit, fraction, ordinal, decade, leading zeros, plain); the words come from num2words (LGPL-2.1). The
-class table, date order by locale and year reading: docs/tts.md, Text front end."""
+Our code detects and classifies (Roman numeral, scientific, IP, numeric date, version, phone, dialled and
+labelled numbers, currency, time, range, unit, fraction, ordinal, decade, leading zeros, year or count);
+the words come from num2words (LGPL-2.1). The class table, date order by locale and year reading, and why
+not NeMo's grammars: docs/tts.md, Text front end."""
 from __future__ import annotations
 
 import re
@@ -14,9 +15,12 @@ __all__ = [
     "date_words",
     "decimal",
     "digits_words",
+    "identifier_words",
+    "LABEL_WORDS",
     "join_digit_groups",
     "ordinal",
     "phone_words",
+    "read_roman_numerals",
     "spell_numbers",
 ]
 
@@ -75,6 +79,22 @@ def _n2w(value, **kw) -> str:
 def digits_words(digits: str) -> str:
     """``"0031"`` -> ``"zero zero three one"`` (non-digits are dropped)."""
     return " ".join(_DIGIT[int(d)] for d in digits if d.isdigit())
+
+
+def identifier_words(digits: str) -> str:
+    """A number that names something (a room, flight, house, gate), read as people say it: 1-2 digits
+    as a cardinal, ``"101"`` -> ``"one oh one"``, ``"221"`` -> ``"two twenty one"``, 4 digits in pairs
+    (``"1549"`` -> ``"fifteen forty nine"``), a leading zero or 5+ digits digit by digit."""
+    if (len(digits) > 1 and digits.startswith("0")) or len(digits) >= 5:
+        return digits_words(digits)
+    if len(digits) <= 2:
+        return _n2w(int(digits))
+    if len(digits) == 4:
+        return _n2w(int(digits), to="year")
+    head, pair = _DIGIT[int(digits[0])], digits[1:]
+    if pair == "00":
+        return _n2w(int(digits))
+    return f"{head} " + (f"oh {_DIGIT[int(pair[1])]}" if pair[0] == "0" else _n2w(int(pair)))
 
 
 def cardinal(raw: str, year_ok: bool = False) -> str:
@@ -164,6 +184,54 @@ _DECADE_RE = re.compile(r"(?<![\w.])(1[1-9]\d0|20[0-9]0)s\b")
 _SHORT_DECADE_RE = re.compile(r"'([2-9])0s\b")
 _NUMBER_RE = re.compile(r"(?:(?<![\w.,])[-−+])?(?<![\d.])(?:" + _NUM + r"|\.\d+)(?![\d])")
 
+# Roman numerals: a strict numeral (no "IIII", "IC"), upper case only.
+_ROMAN = r"(?=[MDCLXVI])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
+_ROMAN_VALUE = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
+#: Words after which a Roman numeral is a cardinal ("Chapter IV" -> "Chapter four", "World War Two").
+_COUNTED_BY = ("chapter|part|volume|vol\\.|book|act|scene|section|article|appendix|episode|phase|stage|type"
+               "|class|level|grade|title|canto|psalm|round|series|mark|mk\\.?|annex|schedule|plate|figure|table"
+               "|world war|super bowl|vatican|division|corps|army|fleet|symphony|opus|op\\.")
+_COUNTED_ROMAN_RE = re.compile(r"\b((?i:" + _COUNTED_BY + r")\s+)(" + _ROMAN + r")\b(?!['’]\w\w|-\w)")
+#: Names a one-letter numeral follows as a regnal number ("Elizabeth I", "Henry V", "Pius X"); a
+#: numeral of two or more letters (II-XXXIX) follows any capitalised name ("Louis XIV", "Ramesses II").
+REGNAL_NAMES = frozenset(
+    "Henry Edward George William Richard James Charles John Louis Philip Elizabeth Mary Anne Peter Catherine "
+    "Frederick Napoleon Alexander Nicholas Ivan Pius Leo Gregory Benedict Innocent Clement Boniface Paul Urban "
+    "Alfonso Ferdinand Isabella Wilhelm Otto Rudolf Francis Joseph Ludwig Gustav Christian Haakon Olaf Harald "
+    "Carl Felipe Constantine Justinian Ramesses Thutmose Amenhotep Ptolemy Darius Xerxes Cyrus David "
+    "Robert Michael Leopold Maximilian Sigismund Casimir Sancho Pedro Manuel Afonso Sebastian Mehmed Suleiman "
+    "Selim Murad Stephen Edmund Harold Sixtus Julius Adrian Hadrian Martin Victor Umberto Frederik Valdemar "
+    "Eric Erik Magnus Sverre Jaime Juan Carlos Amadeus Baldwin Godfrey Tiberius Theodosius Basil Romanus".split())
+_REGNAL_RE = re.compile(r"\b([A-Z][a-z]+)\s+([IVX]{1,6})\b(?!['’](?!s\b)|-\w|\.\w)")
+_NOT_A_NAME = frozenset("The A An In On At Of For To By And Or But If As So Than Then With From Is Was Are "
+                        "Were Be Do Did Has Had Have My Your His Her Our Their Its This That These Those "
+                        "When While After Before Now Here There Yes No Not".split())
+#: Words after which a number is a label ("room 101", "flight 1549", "gate 7"): ``identifier_words``.
+LABEL_WORDS = ("room|rm|apartment|apt|flat|suite|ste|unit|gate|seat|platform|bay|block|building|bldg|floor|level"
+               "|row|section|lot|locker|cabin|ward|bed|terminal|pier|dock|box|route|bus|exit|house|door|stand"
+               "|stall|desk|office|hall|studio|lab|court|track|cell|aisle|zone|wing|berth|carriage|coach|car|bunk"
+               "|flight|train|tram|highway|interstate|channel|station|locomotive|engine|squadron")
+_LABELLED_RE = re.compile(r"\b((?i:" + LABEL_WORDS + r")\.?\s+(?i:no\.?\s*|number\s+|#\s*)?)(\d{1,5})"
+                          r"(?![\w,.:/-]?\d|\w|\s?(?:" + _UNIT_ALT + r")(?![\w/]))")
+# Numbers dialled or keyed in, read digit by digit ("call 911", "extension 4021", "PIN 8765").
+_DIALLED_RE = re.compile(r"\b((?i:call|dial|dialled|dialed|ring|phone|text|ext\.?|extension|pin|passcode|code"
+                         r"|account|zip(?:\s+code)?|postcode|serial|id)\s+(?i:no\.?\s*|number\s+|#\s*)?)(\d{3,})"
+                         r"(?![\w,.:/-]?\d|\w)")
+_EMERGENCY_RE = re.compile(r"(?<![\w.,$£€#-])(911|999|112)(?=\s+(?:call|calls|operator|dispatcher|dispatch)\b)"
+                           r"|(?<![\w.,$£€#-])911(?![\w,.]?\d|\w)")
+#: Software and standards a two-part version follows ("Python 3.11", "HTTP 1.1"): each part a cardinal.
+_VERSIONED = ("Python|Java|Node|Ruby|Perl|PHP|Rust|Golang|Swift|Kotlin|Scala|Julia|Lua|Qt|GTK|Django|Flask|React"
+              "|Angular|Vue|Rails|iOS|iPadOS|macOS|OS X|Android|Windows|Ubuntu|Debian|Fedora|Linux|kernel|GCC"
+              "|LLVM|Clang|CUDA|PyTorch|TensorFlow|NumPy|Firefox|Chrome|Safari|Excel|Office|Photoshop"
+              "|Blender|HTTP|TLS|SSL|USB|Bluetooth|Wi-Fi|HTML|CSS|OpenGL|Vulkan|DirectX|Unicode|IPv|Piper"
+              "|version|release|build|update|patch|firmware|v\\.")
+_TWO_PART_VERSION_RE = re.compile(r"\b((?:" + _VERSIONED + r")\s+)(\d+)\.(\d+)(?![\w.]?\d|\w)")
+# Before a 4-digit number a year is written ("in 1984", "the 1990s"); before a plural noun a count is.
+_YEAR_BEFORE = frozenset("in since until till by of from year years before after circa c. ca. during around "
+                         "summer winter spring autumn fall early late mid".split())
+_COUNT_AFTER_RE = re.compile(r"\s+(?!(?:is|was|has|does|as|us|this|its|his|hers|yes|thus|plus|minus|versus)\b)"
+                             r"[a-z]{2,}(?<!ss)s\b")
+
 
 def _sci(m: re.Match) -> str:
     exp = m.group(2) if m.group(2) is not None else m.group(3)
@@ -239,14 +307,18 @@ def _unit_word(raw_number: str, unit: str) -> str:
     return one if raw_number.lstrip("+-−") == "1" else many
 
 
-#: One-letter units that are also common labels ("Room 4 B", "Plan 9 V"): units only when glued ("4B").
+#: One-letter units that are also common labels ("Room 4 B", "Plan 9 V"): units only when glued ("4B")
+#: and not part of a name ("221B Baker Street": a capitalised word follows).
 GLUED_ONLY_UNITS = frozenset({"B", "V", "W", "L", "g"})
+_NAME_FOLLOWS_RE = re.compile(r"\s+[A-Z][a-z]")
 
 
 def _unit(m: re.Match) -> str:
     number, unit = m.group(1), m.group(2)
     if unit in GLUED_ONLY_UNITS and m.group(0)[len(number)].isspace():
         return f"{cardinal(number)} {unit}"
+    if unit in GLUED_ONLY_UNITS and number.isdigit() and _NAME_FOLLOWS_RE.match(m.string, m.end()):
+        return f"{identifier_words(number)} {unit.upper()}"
     return f"{cardinal(number)} {_unit_word(number, unit)}"
 
 
@@ -290,9 +362,46 @@ def _plural_number(words: str) -> str:
     return words[:-1] + "ies" if words.endswith("y") else words + "s"
 
 
+def _roman_value(numeral: str) -> int:
+    values = [_ROMAN_VALUE[ch] for ch in numeral]
+    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+
+
+def _regnal(m: re.Match) -> str:
+    name, numeral = m.groups()
+    if name in _NOT_A_NAME or not re.fullmatch(_ROMAN, numeral) or (len(numeral) == 1 and name not in REGNAL_NAMES):
+        return m.group(0)
+    value = _roman_value(numeral)
+    return f"{name} the {ordinal(value).title()}" if value < 40 else m.group(0)
+
+
+def read_roman_numerals(text: str) -> str:
+    """Roman numerals by context: a cardinal after "Chapter", "Part", "Volume", "Act", "World War", ...
+    (``"World War II"`` -> ``"World War two"``), a regnal ordinal after a name (``"Henry VIII"`` ->
+    ``"Henry the Eighth"``, ``"Louis XIV's"`` -> ``"Louis the Fourteenth's"``; one-letter numerals only
+    after ``REGNAL_NAMES``, so "Malcolm X" and "Windows X" stay). Other capitals stay as written."""
+    if not re.search(r"[IVXLCDM]", text):
+        return text
+    text = _COUNTED_ROMAN_RE.sub(lambda m: m.group(1) + _n2w(_roman_value(m.group(2))), text)
+    return _REGNAL_RE.sub(_regnal, text)
+
+
+def _count_follows(m: re.Match) -> bool:
+    """True when a plural noun follows the number and no year preposition comes before it."""
+    before = m.string[max(0, m.start() - 12): m.start()].split()
+    if before and before[-1].lower() in _YEAR_BEFORE:
+        return False
+    return bool(_COUNT_AFTER_RE.match(m.string, m.end()))
+
+
+def _labelled(m: re.Match) -> str:
+    return m.group(1) + identifier_words(m.group(2))
+
+
 def _plain(m: re.Match) -> str:
     raw = m.group(0)
-    words = "plus " + cardinal(raw[1:], year_ok=True) if raw.startswith("+") else cardinal(raw, year_ok=True)
+    year_ok = not _count_follows(m)  # "in 1984" a year, "1984 dollars" a count
+    words = "plus " + cardinal(raw[1:], year_ok=year_ok) if raw.startswith("+") else cardinal(raw, year_ok=year_ok)
     before, after = m.string[m.start() - 1: m.start()], m.string[m.end(): m.end() + 1]
     # Digits glued to letters ("mp3", "A0031", "H2O"): keep the words apart from the letters.
     return (" " if before.isalpha() else "") + words + (" " if after.isalpha() else "")
@@ -310,7 +419,7 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     """
     day_first = locale.lower().replace("_", "-") in DAY_FIRST_LOCALES
     text = join_digit_groups(text)
-    text = text.replace("\u2212", "-")
+    text = read_roman_numerals(text.replace("\u2212", "-"))
     text = _SCI_RE.sub(_sci, text)
     text = _IP_RE.sub(_ip, text)
     text = _ISO_DATE_RE.sub(lambda m: date_words(int(m.group(1)), int(m.group(3)), int(m.group(4)))
@@ -319,7 +428,11 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _DATE_RE.sub(lambda m: _fields_date(m.group(1), m.group(3), m.group(4), day_first, m.group(2))
                         if m.group(1) else _fields_date(m.group(5), m.group(6), m.group(7), day_first, "."), text)
     text = _VERSION_RE.sub(_version, text)
+    text = _TWO_PART_VERSION_RE.sub(lambda m: f"{m.group(1)}{_n2w(int(m.group(2)))} point {_n2w(int(m.group(3)))}", text)
     text = _PHONE_RE.sub(_phone, text)
+    text = _EMERGENCY_RE.sub(lambda m: digits_words(m.group(0)), text)
+    text = _DIALLED_RE.sub(lambda m: m.group(1) + digits_words(m.group(2)), text)
+    text = _LABELLED_RE.sub(_labelled, text)
     text = _CURRENCY_RE.sub(_currency, text)
     text = _DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)), to="year")), text)
     text = _SHORT_DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)) * 10)), text)
