@@ -7,9 +7,7 @@ Similarity: SECS, cosine of Resemblyzer GE2E embeddings (Wan et al. 2018; YourTT
 from __future__ import annotations
 
 import math
-import sys
 import threading
-import types
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -114,43 +112,18 @@ class VoicePrint:
         return float(np.dot(a, b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-9))
 
 
-def _import_distillmos():
-    if "distillmos" in sys.modules:
-        return sys.modules["distillmos"]
-    try:
-        import torchaudio  # noqa: F401
-    except (ImportError, OSError):
-        # distillmos imports torchaudio at module level but uses it only in its file-list helper
-        # (loading and resampling files), which SpeechStudio does not call: scoring takes a 16 kHz
-        # tensor. A torchaudio wheel built for another torch fails to load its library (OSError),
-        # so an empty module stands in for it while distillmos imports, and only then (left in
-        # sys.modules it would break transformers' check for torchaudio: no __spec__).
-        sys.modules.pop("torchaudio", None)
-        sys.modules["torchaudio"] = types.ModuleType("torchaudio")
-        try:
-            import distillmos
-        finally:
-            del sys.modules["torchaudio"]
-        return distillmos
-    import distillmos
-
-    return distillmos
-
-
 class Naturalness:
-    """DistillMOS: ``score(audio, sample_rate)`` -> predicted MOS (float, ~1-5) of one mono
-    float clip (resampled to 16 kHz). One model per process, shared by threads."""
+    """DistillMOS (``finetune.distillmos``, weights in the package): ``score(audio, sample_rate)`` ->
+    predicted MOS (float, 1-5) of one mono float clip (resampled to 16 kHz with soxr). One model per
+    process, shared by threads."""
 
     def __init__(self):
         global _MOS
         with _LOCK:
             if _MOS is None:
-                import contextlib
-                import io
+                from speechstudio.finetune.distillmos import DistillMOS
 
-                with contextlib.redirect_stdout(io.StringIO()):  # it prints where its weights are
-                    model = _import_distillmos().ConvTransformerSQAModel()
-                _MOS = model.eval()
+                _MOS = DistillMOS.load()
         self._model = _MOS
 
     def score(self, audio: np.ndarray, sample_rate: int) -> float:
@@ -158,7 +131,7 @@ class Naturalness:
 
         x = torch.from_numpy(resample(np.asarray(audio, dtype=np.float32).reshape(-1), sample_rate, SCORER_RATE))[None]
         with _LOCK, torch.no_grad():
-            return float(self._model(x).reshape(-1)[0])
+            return float(self._model(x)[0])
 
 
 def _two_groups(x: np.ndarray, iterations: int = 20) -> np.ndarray:
@@ -281,10 +254,7 @@ class CloneJudge:
             raise ValueError("no speech in the reference recordings")
         self.speaker = VoicePrint.mean(embs)
         self.speaker_hz = pitch_profile(reference, self.rate, self.hop).median_hz
-        try:
-            self.mos = Naturalness()
-        except (ImportError, OSError, RuntimeError):
-            self.mos = None
+        self.mos = Naturalness()
         self.base_similarity: float | None = None
 
     def similarity(self, clips: Sequence[np.ndarray]) -> float:
