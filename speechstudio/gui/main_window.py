@@ -15,6 +15,7 @@ from speechstudio.gui.window_menus import PAGES, WindowMenusMixin
 
 FIRST_SIZE = (1280, 800)
 MIN_SIZE = (900, 600)
+FRAME_WAIT_TRIES = 30  # x 100 ms: how long the first window waits for the window manager's frame
 
 
 class MainWindow(WindowMenusMixin, QMainWindow):
@@ -119,7 +120,8 @@ class MainWindow(WindowMenusMixin, QMainWindow):
 
     def _fit_to_screen(self) -> None:
         """First-launch size 1280×800 and an explicit minimum of 900×600, both capped by the
-        screen's available area (a 1366×768 laptop gets 1280×768)."""
+        screen's available area (a 1366×768 laptop gets 1280×768); the window manager's frame is
+        taken off once it is known (:meth:`_fit_frame`)."""
         from PySide6.QtGui import QGuiApplication
 
         screen = self.screen() or QGuiApplication.primaryScreen()
@@ -133,7 +135,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         # so a page's long unbreakable text can no longer widen the window past the screen
         self.setMinimumSize(mw, mh)
         self.resize(w, h)
-        self._clamped = False
+        self._frame_wait = False
 
     def clamp_to_screen(self) -> None:
         """Shrink and move the window so that its frame (title bar included) is inside the
@@ -154,11 +156,19 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         if (x, y) != (frame.x(), frame.y()):
             self.move(max(x, avail.x()), max(y, avail.y()))
 
+    def _fit_frame(self, tries: int = FRAME_WAIT_TRIES) -> None:
+        """Clamp to the screen now and again every 100 ms until the window manager has reported its
+        frame (Qt's frame equals the client area until then: 0 ms after showing, openbox's 25 px
+        title bar was still unknown and the status bar ended below the screen, issue 44)."""
+        self.clamp_to_screen()
+        if self.frameGeometry().size() == self.size() and tries > 0:
+            self._later(100, lambda: self._fit_frame(tries - 1))
+
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
-        if not self._clamped:  # the frame's size is known once shown
-            self._clamped = True
-            self._later(0, self.clamp_to_screen)
+        if not self._frame_wait:
+            self._frame_wait = True  # once per window
+            self._later(0, self._fit_frame)
 
     def _fit_nav(self) -> None:
         """Widen the page list to its longest name ("Adapt recognition") at the list's 12 pt."""
