@@ -18,10 +18,12 @@ class StageEvent:
     """A stage starts or has news: ``stage`` is ``"prepare"`` (reading clips, caching features;
     skipped clips are listed in ``message``), ``"warmup"`` (posterior encoder only),
     ``"discriminator"`` (the fresh discriminator only) or ``"train"`` (full GAN training);
-    ``message`` is one or more human-readable lines."""
+    ``message`` is one or more human-readable lines; ``steps``: ``(first, last)`` step of a training
+    stage as it starts, else ``()``."""
 
     stage: str
     message: str
+    steps: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,8 @@ class StepEvent:
     """After each optimizer step. ``losses``: name -> float (unweighted terms: ``mel`` (L1 of
     log-mel), ``kl``, ``dur``, ``gen``, ``fm``, ``disc``; ``total_g`` weighted sum); ``steps_per_s``
     over the recent steps; ``eta_s``: seconds to ``total_steps`` at that rate; ``lr``: the
-    generator's current learning rate."""
+    generator's current learning rate; ``step_s``: this step's seconds (no evaluation, checkpoint
+    or pause in it)."""
 
     step: int
     total_steps: int
@@ -38,6 +41,7 @@ class StepEvent:
     eta_s: float
     lr: float
     stage: str = "train"
+    step_s: float = 0.0
 
 
 @dataclass(frozen=True)
