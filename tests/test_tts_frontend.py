@@ -52,6 +52,25 @@ def test_ellipsis_and_paragraph_breaks_are_pauses(text, expected):
     assert list(iter_sentence_pauses(text, "en", 0.25)) == expected
 
 
+STRUCTURE = [  # rhasspy/piper#349: a line without final punctuation ends a phrase; headings pause longer
+    ("Apple\nBanana\nOrange\nBlueberry", [("Apple.", 0.4), ("Banana.", 0.4), ("Orange.", 0.4), ("Blueberry", 0.75)]),
+    ("Chapter Two\nThe Long Road Home\nIt was cold. We left.",
+     [("Chapter Two.", 1.0), ("The Long Road Home.", 1.0), ("It was cold.", 0.25), ("We left.", 0.75)]),
+    ("- milk\n- eggs\n\nThen home.", [("milk.", 0.4), ("eggs", 0.75), ("Then home.", 0.75)]),
+    ("# Title\n\nSome text.", [("Title", 1.0), ("Some text.", 0.75)]),
+    ("PROLOGUE\n\nIt began.", [("PROLOGUE", 1.0), ("It began.", 0.75)]),
+    # hard-wrapped prose goes on: a long line, or the next line starts in lower case
+    ("It was the best of times, it was the worst of times, it was the age\nOf wisdom.",
+     [("It was the best of times, it was the worst of times, it was the age Of wisdom.", 0.75)]),
+    ("He said hello\nand left.", [("He said hello and left.", 0.75)]),
+]
+
+
+@pytest.mark.parametrize("text,expected", STRUCTURE)
+def test_lines_lists_and_headings_are_phrases_with_pauses(text, expected):
+    assert list(iter_sentence_pauses(text, "en", 0.25)) == expected
+
+
 def test_ellipsis_reads_as_a_pause_in_the_words():
     assert normalize_english("He waited... and waited...") == "He waited, and waited."
 
@@ -61,6 +80,7 @@ def test_ellipsis_reads_as_a_pause_in_the_words():
     ("He waited. And waited.", 0.2),             # sentence pause
     ("He waited.\n\nAnd waited.", 0.5),           # paragraph pause
     ("<ul><li>He waited</li><li>And waited</li></ul>", 0.5),   # list items are paragraphs
+    ("Apple\nBanana", 0.3),                      # rhasspy/piper#349: lines of a list, no punctuation
 ])
 def test_pause_measured_in_the_audio(joe_voice, text, shortest_s):
     from speechstudio.tts.stream import stream_speech

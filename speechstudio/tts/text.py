@@ -29,6 +29,7 @@ __all__ = [
     "has_speakable",
     "iter_paragraph_sentences",
     "iter_sentence_pauses",
+    "looks_like_heading",
 ]
 
 #: Longest chunk handed to the model in one go (characters). VITS attention is O(n^2) in the
@@ -101,6 +102,12 @@ def iter_paragraph_sentences(
 #: Pause after a paragraph (a blank line, an HTML block or list item), as a multiple of the
 #: sentence pause: 3 x 0.25 s = 0.75 s, the SSML ``<p>`` pause (``ssml.PARAGRAPH_PAUSE_S``).
 PARAGRAPH_PAUSE_FACTOR = 3.0
+#: Pause after a line that ends a phrase without punctuation (a list item, a line of verse or an
+#: address): 1.6 x 0.25 s = 0.4 s; after a heading: 4 x 0.25 s = 1.0 s (rhasspy/piper#349).
+LINE_PAUSE_FACTOR = 1.6
+HEADING_PAUSE_FACTOR = 4.0
+_PAUSE_FACTOR = {"sentence": 1.0, "line": LINE_PAUSE_FACTOR, "paragraph": PARAGRAPH_PAUSE_FACTOR,
+                 "heading": HEADING_PAUSE_FACTOR}
 
 
 def iter_sentence_pauses(
@@ -109,12 +116,12 @@ def iter_sentence_pauses(
 ) -> Iterator[tuple[str, float]]:
     """``(sentence, pause after it in s)`` for plain text, lazily.
 
-    Sentences end at pysbd boundaries, paragraphs, HTML blocks / list items / ``<br>`` and at an
-    ellipsis inside a sentence (piper1-gpl#291). Pause: ``sentence_pause_s``, or
-    ``PARAGRAPH_PAUSE_FACTOR`` times that after a paragraph; the last one too (callers drop it)."""
-    paragraph = PARAGRAPH_PAUSE_FACTOR * sentence_pause_s
+    Sentences end at pysbd boundaries, paragraphs, HTML blocks / list items / ``<br>``, an ellipsis
+    inside a sentence (piper1-gpl#291) and a line that ends a phrase without punctuation (``_line_kind``).
+    Pause: ``sentence_pause_s`` times 1, ``LINE_PAUSE_FACTOR``, ``PARAGRAPH_PAUSE_FACTOR`` or
+    ``HEADING_PAUSE_FACTOR``; the last one too (callers drop it)."""
     for sentence, kind in _iter_breaks(text, language, max_chars):
-        yield sentence, paragraph if kind == "paragraph" else sentence_pause_s
+        yield sentence, _PAUSE_FACTOR[kind] * sentence_pause_s
 
 
 _ELLIPSIS_SPLIT_RE = re.compile(r"(?:\.\s?\.\s?\.|…)(?=\s+\S)")
@@ -144,16 +151,66 @@ def _html_lines(lines: Iterable[str]) -> Iterator[str]:
             yield line
 
 
+_MARKER_RE = re.compile(r"^\s*(?:[-*+\u2022\u2023\u25e6\u25aa\u2013]\s+|#{1,6}\s+)")
+_NUMBERED_RE = re.compile(r"^\s*(?:\d{1,3}|[a-zA-Z])[.)]\s+")
+_HEADING_RE = re.compile(r"(?i:chapter|part|book|volume|act|scene|section|prologue|epilogue|preface|introduction"
+                         r"|appendix|contents|afterword|foreword)\b(?:\s+(?:[\dIVXLC]+|[A-Za-z]+))?[.:]?(?:\s|$)")
+_ENDS_PHRASE = ".!?:;,\u2026"
+#: A line longer than this that ends without punctuation is taken as hard-wrapped prose, unless it is
+#: a list item (Project Gutenberg wraps at 70-72 characters).
+WRAPPED_LINE_CHARS = 60
+
+
+def looks_like_heading(line: str) -> bool:
+    """A short line without final punctuation that reads as a heading: Markdown ``#``, "Chapter 3",
+    "Part II", "PROLOGUE", all capitals, or two or more words all capitalised ("The Long Road Home")."""
+    s = line.strip()
+    if s.startswith("#"):
+        return True
+    if not s or len(s) > WRAPPED_LINE_CHARS or s[-1] in _ENDS_PHRASE:
+        return False
+    if _HEADING_RE.match(s) and len(s.split()) <= 6:
+        return True
+    letters = [ch for ch in s if ch.isalpha()]
+    if len(letters) >= 3 and all(ch.isupper() for ch in letters):
+        return True
+    words = [w for w in re.findall(r"[A-Za-z][\w'’-]*", s)]
+    small = {"a", "an", "the", "of", "and", "or", "in", "on", "to", "at", "for", "with", "from", "by"}
+    return len(words) >= 2 and all(w[0].isupper() or w in small for w in words) and words[0][0].isupper()
+
+
+def _is_item(line: str) -> bool:
+    return bool(_MARKER_RE.match(line) or _NUMBERED_RE.match(line))
+
+
+def _line_kind(line: str, following: str | None) -> str | None:
+    """How a line within a paragraph ends: ``"heading"``, ``"line"`` (a phrase ends: a list item,
+    verse, an address), or None (a hard-wrapped sentence goes on to ``following``)."""
+    s = line.strip()
+    if looks_like_heading(s) and (following is None or not _is_item(following)):
+        return "heading"
+    if following is None:
+        return None
+    if _is_item(s) or _is_item(following):
+        return "line"
+    if s[-1] in _ENDS_PHRASE or following.lstrip()[:1].islower() or len(s) > WRAPPED_LINE_CHARS:
+        return None
+    return "line"
+
+
 def _iter_breaks(text: str | Iterable[str], language: str, max_chars: int) -> Iterator[tuple[str, str]]:
-    """``(sentence, "sentence" | "paragraph")``: the kind of break after each speakable sentence."""
+    """``(sentence, kind)``, kind ``"sentence"``, ``"line"``, ``"paragraph"`` or ``"heading"``: the
+    break after each speakable sentence."""
     lines = text.splitlines() if isinstance(text, str) else text
     para: list[str] = []
 
-    def flush() -> Iterator[tuple[str, str]]:
+    def flush(kind: str, inside: bool = False) -> Iterator[tuple[str, str]]:
         joined = " ".join(s.strip() for s in para if s.strip())
         para.clear()
         if not joined:
             return
+        if inside and joined[-1] not in _ENDS_PHRASE:
+            joined += "."  # a phrase of its own: the voice ends it as a sentence
         last = None
         # pysbd is slow on huge inputs: pre-cut paragraphs at line level before segmenting.
         for piece in _cut_long(joined, 20 * max_chars) if len(joined) > 20 * max_chars else [joined]:
@@ -164,14 +221,27 @@ def _iter_breaks(text: str | Iterable[str], language: str, max_chars: int) -> It
                             yield last, "sentence"
                         last = chunk
         if last is not None:
-            yield last, "paragraph"
+            yield last, kind
 
+    previous: str | None = None
     for line in _html_lines(lines):
         if not line.strip():
-            yield from flush()
-        else:
-            para.append(line)
-    yield from flush()
+            if previous is not None:
+                para.append(_MARKER_RE.sub("", previous))
+                yield from flush("heading" if _line_kind(previous, None) == "heading" else "paragraph")
+                previous = None
+            yield from flush("paragraph")
+            continue
+        if previous is not None:
+            kind = _line_kind(previous, line)
+            para.append(_MARKER_RE.sub("", previous))
+            if kind is not None:
+                yield from flush(kind, inside=True)
+        previous = line
+    if previous is not None:
+        para.append(_MARKER_RE.sub("", previous))
+        yield from flush("heading" if _line_kind(previous, None) == "heading" else "paragraph")
+    yield from flush("paragraph")
 
 
 # ----------------------------------------------------------------------------- normalisation
