@@ -232,7 +232,8 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
     assert tr.steps_spin.text() == "preset" and tr.batch_spin.text() == "preset"
     tr.device_box.setCurrentText("cpu")
     qtbot.waitUntil(lambda: tr._est_job is None, timeout=30000)
-    assert re.match(r"\d+ steps of \d+ clips on cpu", tr.estimate.text()), tr.estimate.text()
+    assert re.match(r"about [\d:]+ on this computer's processor \(\d+ steps\)", tr.estimate.text()), tr.estimate.text()
+    assert re.match(r"\d+ steps of \d+ clips on cpu", tr.estimate.toolTip()), tr.estimate.toolTip()
     tr.steps_spin.setValue(3)
     tr.batch_spin.setValue(2)
     # a discriminator and training slices sized for the tiny voice (tests/test_finetune_vits.py's)
@@ -323,17 +324,26 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
 def test_training_view_shows_curves_samples_and_the_overtraining_warning(win, qtbot, tmp_path):
     """The train step fed the trainer's events by hand (no training): curves, ETA, samples with
     Play buttons, and the over-training warning text of the trainer, shown prominently."""
-    from speechstudio.finetune.vits.events import DoneEvent, EvalEvent, SampleEvent, StepEvent
+    from types import SimpleNamespace
+
+    from speechstudio.finetune.vits.config import TrainConfig
+    from speechstudio.finetune.vits.events import DoneEvent, EvalEvent, SampleEvent, StageEvent, StepEvent
 
     page = win.show_page("Clone voice")
     page.go(2)
     tr = page.train
     tr.job_id = -1  # events of a (pretend) running job
+    tr.job = SimpleNamespace(config=TrainConfig(steps=10, eval_every=100, checkpoint_every=100, batch_size=2),
+                             paused=False, stopping=False)
+    tr._on_progress(-1, StageEvent("train", "training generator + discriminator, steps 1..10 (cpu, fp32)", (1, 10)))
+    assert tr.state.text() == "Training the voice…" and "discriminator" in tr.state.toolTip()
     for step in range(1, 7):
         tr._on_progress(-1, StepEvent(step, 10, {"mel": 1.0 / step, "kl": 2.0, "dur": 0.5, "gen": 3.0, "disc": 2.5,
-                                                 "fm": 1.5, "total_g": 40.0}, 2.0, (10 - step) / 2.0, 2e-4))
+                                                 "fm": 1.5, "total_g": 40.0}, 2.0, (10 - step) / 2.0, 2e-4,
+                                      "train", 0.5))
     assert tr.progress.value() == 6 and tr.progress.maximum() == 10
-    assert tr.speed.text() == "step 6 of 10, 0:02 left"  # plain words on the page (issue 30)
+    # plain words on the page, the stage's own steps and the time left from measured steps (issue 44)
+    assert tr.speed.text() == "Training the voice: step 6 of 10, about 0:02 left in this stage"
     assert tr.speed.toolTip() == "2.00 steps/s, learning rate 2.00e-04"  # the expert figures one hover away
     warn = ("validation mel loss rose 3 evaluations in a row (0.5000 -> 0.8000): the voice may be over-training "
             "on your clips; the best checkpoint (step 2) is kept")
@@ -358,7 +368,7 @@ def test_training_view_shows_curves_samples_and_the_overtraining_warning(win, qt
     assert list(x) == [2, 3, 4, 5] and list(y) == [0.5, 0.6, 0.7, 0.8]
     tr._on_progress(-1, DoneEvent(6, None, "stopped"))
     tr._on_finished(-1, "done", None)
-    assert tr.state.text() == "stopped at step 6; best checkpoint: step 2"
+    assert tr.state.text() == "stopped at step 6; the best version (step 2) is kept: Next saves it, Resume goes on"
 
 
 def test_wizard_is_keyboard_usable(win, qtbot):

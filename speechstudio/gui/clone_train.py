@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
 
 from speechstudio.worker.worker import Status
@@ -43,6 +44,10 @@ class TrainStep(TrainingStep):
         self._est_job: int | None = None
         self.best_step: int | None = None
         self.best_val: float | None = None
+        self.clock = None  # a StageClock while a run goes
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._show_clock)
         self._build()
 
     # ------------------------------------------------------------------ layout
@@ -99,7 +104,7 @@ class TrainStep(TrainingStep):
         self.estimate = note_label("Training estimate")
         form.addRow("Estimate", self.estimate)
         lay.addLayout(form)
-        self._add_controls(lay, "Start fine-tuning from the base voice", "Stop and keep the checkpoints (Esc)")
+        self._add_controls(lay, "Start fine-tuning from the base voice", "Stop and keep the voice learnt so far (Esc)")
         self.warning = note_label("Over-training warning")
         tint(self.warning, WARNING_COLOR, bold=True)  # palette, not a style sheet: follows the theme
         set_font(self.warning, 12)
@@ -109,9 +114,9 @@ class TrainStep(TrainingStep):
         self.warning.setVisible(False)
         lay.addWidget(self.warning)
         self.closeness = note_label("How close is your clone")
-        self.closeness.setToolTip("At each checkpoint the voice speaks a few of your sentences and is compared with "
+        self.closeness.setToolTip("At each check the voice speaks a few of your sentences and is compared with "
                                   "your recordings: speaker similarity (your own recordings score about 0.9), "
-                                  "naturalness (1-5) and pitch. The best checkpoint is chosen by it.")
+                                  "naturalness (1-5) and pitch. The best version is chosen by it.")
         self.closeness.setVisible(False)
         lay.addWidget(self.closeness)
         self.curves = LossCurves()
@@ -150,12 +155,14 @@ class TrainStep(TrainingStep):
 
     def _show_estimate(self, result) -> None:
         config, est = result
-        text = (f"{config.steps} steps of {config.batch_size} clips"
-                + (f" x {config.grad_accum}" if config.grad_accum > 1 else "")
-                + f" on {config.device}: about {fmt_duration(est.seconds)}")
+        where = "the graphics card" if str(config.device).startswith("cuda") else "this computer's processor"
+        text = f"about {fmt_duration(est.seconds)} on {where} ({config.steps} steps)"
         if est.peak_memory_bytes:
-            text += f", peak memory {est.peak_memory_bytes / 2**30:.1f} GiB"
-        self.estimate.setText(text + (f" — {est.note}" if est.note else ""))
+            text += f", needs about {est.peak_memory_bytes / 2**30:.1f} GB of memory"
+        self.estimate.setText(text + "; the time left is measured once training runs")
+        self.estimate.setToolTip(f"{config.steps} steps of {config.batch_size} clips"
+                                 + (f" x {config.grad_accum}" if config.grad_accum > 1 else "")
+                                 + f" on {config.device}" + (f": {est.note}" if est.note else ""))
 
     # ------------------------------------------------------------------ actions
     def run_dir(self) -> Path:
@@ -197,6 +204,8 @@ class TrainStep(TrainingStep):
             self.sample_table.clear_samples()
             self.best_step = self.best_val = None
         self.warning.setVisible(False)
+        self.clock = None
+        self._tick.start()
 
     def _on_progress(self, job_id: int, ev) -> None:
         if job_id == self._est_job:
@@ -204,20 +213,39 @@ class TrainStep(TrainingStep):
         if job_id != self.job_id:
             return
         kind = type(ev).__name__
+        if self.clock is None and self.job is not None and self.job.config is not None:
+            from speechstudio.gui.stage_clock import StageClock
+
+            self.clock = StageClock(self.job.config)
         if isinstance(ev, Status):
             self._say(str(ev))
         elif kind == "StageEvent":
-            self._say(f"{ev.stage}: {ev.message}")
+            from speechstudio.gui.stage_clock import STAGE_NAMES
+
+            steps = getattr(ev, "steps", ())
+            if self.clock is not None:
+                self.clock.stage(ev.stage, steps, ev.message)
+            # the stage in words; the trainer's own lines (clip counts, what trains) in the tooltip
+            news = not steps and ev.stage != "prepare"
+            self._say(ev.message.splitlines()[0] if news else STAGE_NAMES.get(ev.stage, ev.stage) + "…")
+            self.state.setToolTip(ev.message)
         elif kind == "StepEvent":
             self._show_step(ev.step, ev.total_steps)
             self.curves.add_losses(ev.step, ev.losses)
-            eta = fmt_duration(ev.eta_s) if ev.eta_s is not None else "?"
+            if self.clock is not None:
+                self.clock.step(ev.stage, ev.step, getattr(ev, "step_s", 0.0))
+                done, of = self.clock.stage_steps()
+                self.progress.setRange(0, max(1, of))
+                self.progress.setValue(min(done, of))
+                self.progress.setFormat(f"step %v of %m of this stage (run: step {ev.step} of {ev.total_steps})")
             lr = getattr(ev, "lr", None)
-            self.speed.setText(f"step {ev.step} of {ev.total_steps}, {eta} left")
             self.speed.setToolTip(f"{ev.steps_per_s:.2f} steps/s" + (f", learning rate {lr:.2e}" if lr else ""))
+            self._show_clock()
             self._say_training()
         elif kind == "EvalEvent":
             self.curves.add(VAL_KEY, ev.step, ev.val_mel_loss)
+            if self.clock is not None:
+                self.clock.evaluated()
             if self.best_val is None or ev.val_mel_loss < self.best_val:
                 self.best_val, self.best_step = ev.val_mel_loss, ev.step
             self._overtraining(ev)
@@ -227,14 +255,22 @@ class TrainStep(TrainingStep):
                                        + (", the best so far" if ev.best else "") + f"): {text}.")
                 self.closeness.setVisible(True)
         elif kind == "SampleEvent":
+            if self.clock is not None:
+                self.clock.saved()
             for p in ev.paths:
                 self.sample_table.add_sample(ev.step, Path(p))
         elif kind == "CheckpointEvent":
             if ev.kind == "best":
                 self.best_step = ev.step
-            self.wiz.status_message.emit(f"checkpoint ({ev.kind}) saved at step {ev.step}")
+            self.wiz.status_message.emit(f"the voice so far is kept (step {ev.step})" if ev.kind == "latest" else
+                                         f"step {ev.step} is the best version so far")
         elif kind == "DoneEvent":
             self.done = ev
+
+    def _show_clock(self) -> None:
+        """The speed line: the stage, its steps and time left, and what runs between steps."""
+        if self.clock is not None and self.job_id is not None:
+            self.speed.setText(self.clock.line())
 
     def _overtraining(self, ev) -> None:
         """Show the trainer's warning (``EvalEvent.overtraining``: validation loss rising for
@@ -275,13 +311,23 @@ class TrainStep(TrainingStep):
         super()._on_finished(job_id, status, result)
 
     def _show_failure(self, result) -> None:
+        self._tick.stop()
         self._say(f"training failed: {result}")
         self.wiz.status_message.emit(f"training failed: {result}")
 
     def _show_done(self, ev, status: str) -> None:
+        self._tick.stop()
         reason = getattr(ev, "reason", status)
-        self._say(f"{'finished' if reason == 'finished' else 'stopped'} at step {ev.step}; "
-                  f"best checkpoint: step {self.best_step or ev.step}")
+        self.progress.setRange(0, max(1, self.total_steps))
+        self.progress.setValue(ev.step)
+        self.progress.setFormat("step %v / %m")
+        self.speed.setText("")
+        best = self.best_step if self.best_step is not None else ev.step
+        if ev.step == 0:
+            self._say("stopped before the first step: nothing was learnt yet; Resume starts the training")
+        else:
+            self._say(f"{'finished' if reason == 'finished' else 'stopped'} at step {ev.step}; the best version "
+                      f"(step {best}) is kept: Next saves it" + ("" if reason == "finished" else ", Resume goes on"))
         self.wiz.status_message.emit(f"training {reason} at step {ev.step}")
 
     # ------------------------------------------------------------------ wizard

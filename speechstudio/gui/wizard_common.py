@@ -378,7 +378,7 @@ class TrainingStep(QWidget):
     def stop(self) -> None:
         if self.job is not None and self.job_id is not None:
             self.job.stop()
-            self._say("stopping after this step (saving a checkpoint)…")
+            self._say("stopping after this step (keeping what was learnt)…")
             self._update()
 
     def _show_step(self, step: int, total: int) -> None:
