@@ -213,10 +213,7 @@ class TrainStep(TrainingStep):
         if job_id != self.job_id:
             return
         kind = type(ev).__name__
-        if self.clock is None and self.job is not None and self.job.config is not None:
-            from speechstudio.gui.stage_clock import StageClock
-
-            self.clock = StageClock(self.job.config)
+        self._start_clock()
         if isinstance(ev, Status):
             self._say(str(ev))
         elif kind == "StageEvent":
@@ -267,8 +264,16 @@ class TrainStep(TrainingStep):
         elif kind == "DoneEvent":
             self.done = ev
 
+    def _start_clock(self) -> None:
+        """A :class:`StageClock` once the job's config is built (in the worker, before its first event)."""
+        if self.clock is None and self.job is not None and getattr(self.job, "config", None) is not None:
+            from speechstudio.gui.stage_clock import StageClock
+
+            self.clock = StageClock(self.job.config)
+
     def _show_clock(self) -> None:
         """The speed line: the stage, its steps and time left, and what runs between steps."""
+        self._start_clock()
         if self.clock is not None and self.job_id is not None:
             self.speed.setText(self.clock.line())
 
