@@ -245,7 +245,7 @@ def test_asr_missing_gpu_is_said_before_the_dataset_is_built(tmp_path, home, cap
     assert main(["finetune", "asr", "--base", "some-model", "--data", str(empty), "--out", "m",
                  "--device", "cuda", "--run-dir", str(tmp_path / "run")]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
-        "speechstudio: error: --device cuda: no CUDA GPU is available to PyTorch here; use --device cpu")
+        "speechstudio: error: --device cuda: no CUDA GPU is available here; use --device cpu")
     assert not (tmp_path / "run").exists()
 
 

@@ -11,26 +11,33 @@ from speechstudio.errors import UsageError
 PRECISIONS = ("auto", "fp32", "fp16", "bf16")
 
 
-def resolve_device(device: str = "auto") -> str:
-    """Return ``"cpu"`` or ``"cuda[:N]"``. Raises :class:`UsageError` for an unknown name or a
-    CUDA device that is not present."""
+def _torch_gpus() -> int:
     import torch
 
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def resolve_device(device: str = "auto", gpus=None) -> str:
+    """Return ``"cpu"`` or ``"cuda[:N]"``. ``gpus``: a callable giving the number of CUDA devices the
+    engine sees (default PyTorch's; CTranslate2 engines pass ``ctranslate2.get_cuda_device_count``
+    so the Whisper path never imports torch). Raises :class:`UsageError` for an unknown name or a
+    CUDA device that is not present."""
     device = (device or "auto").strip().lower()
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu":
         return "cpu"
+    count = (gpus or _torch_gpus)()
+    if device == "auto":
+        return "cuda" if count > 0 else "cpu"
     if device == "cuda" or device.startswith("cuda:"):
-        if not torch.cuda.is_available():
-            raise UsageError(f"--device {device}: no CUDA GPU is available to PyTorch here; use --device cpu")
+        if count == 0:
+            raise UsageError(f"--device {device}: no CUDA GPU is available here; use --device cpu")
         if ":" in device:
             try:
                 idx = int(device.split(":", 1)[1])
             except ValueError:
                 raise UsageError(f"--device {device}: expected cuda:N with N a number") from None
-            if idx >= torch.cuda.device_count():
-                raise UsageError(f"--device {device}: only {torch.cuda.device_count()} CUDA device(s) present")
+            if idx >= count:
+                raise UsageError(f"--device {device}: only {count} CUDA device(s) present")
         return device
     raise UsageError(f"--device {device}: expected auto, cpu, cuda or cuda:N")
 

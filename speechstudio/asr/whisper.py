@@ -29,13 +29,14 @@ class WhisperRecognizer:
     def __init__(self, model_dir: str | Path, model_id: str | None = None, *, device: str = "auto",
                  precision: str = "auto", beam_size: int = 5, word_timestamps: bool = True,
                  cpu_threads: int = 0, batch_size: int = 1, vad_filter: bool = True) -> None:
+        import ctranslate2
         from faster_whisper import WhisperModel
 
         from speechstudio.asr.device import resolve_device
 
         self.model_dir = Path(model_dir)
         self.model_id = model_id or str(model_dir)
-        dev = resolve_device(device)
+        dev = resolve_device(device, ctranslate2.get_cuda_device_count)
         index = int(dev.split(":")[1]) if ":" in dev else 0
         self.device = dev
         precision = (precision or "auto").lower()
@@ -47,8 +48,6 @@ class WhisperRecognizer:
         else:
             raise UsageError(f"--precision {precision}: expected auto, fp32, fp16 or bf16")
         if dev == "cpu" and compute_type in ("float16", "bfloat16"):
-            import ctranslate2
-
             if compute_type not in ctranslate2.get_supported_compute_types("cpu"):
                 raise UsageError(f"--precision {precision}: this CPU has no efficient {compute_type} support in "
                                  "CTranslate2; use --precision auto (int8) or fp32")

@@ -1,0 +1,31 @@
+"""Cold start (issue 43): ``speechstudio transcribe`` with a Whisper model loads what the job needs
+and nothing else: no PyTorch, no transformers, no Qt (the Whisper path runs on CTranslate2)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import realspeech_file
+
+PROBE = """
+import json, runpy, sys
+sys.argv = ["speechstudio"] + sys.argv[1:]
+try:
+    runpy.run_module("speechstudio", run_name="__main__")
+except SystemExit as e:
+    code = e.code
+print(json.dumps({"exit": code, "loaded": sorted(m for m in ("torch", "transformers", "PySide6") if m in sys.modules)}))
+"""
+
+
+def test_transcribing_with_whisper_imports_no_torch_transformers_or_qt(whisper_dir, tmp_path, home):
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-c", PROBE, "transcribe", str(realspeech_file("whisper_jfk.flac")),
+                           "--model", str(whisper_dir), "--language", "en", "--output-dir", str(out),
+                           "--format", "txt", "--quiet"],
+                          capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report == {"exit": 0, "loaded": []}, done.stderr[-2000:]
+    assert "ask not what your country can do for you" in (out / "whisper_jfk.txt").read_text().lower()
