@@ -23,7 +23,9 @@ CASES = [
     ('<speak>Dial <say-as interpret-as="telephone">+1 202 555 0175</say-as> today.</speak>',
      [P("Dial plus one, two zero two, five five five, zero one seven five today.")]),
     ('<speak>Code <say-as interpret-as="characters">NASA</say-as> and '
-     '<say-as interpret-as="spell-out">b2</say-as>.</speak>', [P("Code N A S A and B two.")]),
+     '<say-as interpret-as="spell-out">b2</say-as>.</speak>', [P("Code N A- S A- and B two.")]),
+    ('<speak><say-as interpret-as="characters">R&amp;D</say-as> costs &lt; 5.</speak>',  # entities read whole
+     [P("R and D costs < 5.")]),
     ('<speak>PIN <say-as interpret-as="digits">4096</say-as>, '
      '<say-as interpret-as="cardinal">4096</say-as>, <say-as interpret-as="ordinal">12</say-as>.</speak>',
      [P("PIN four zero nine six, four thousand and ninety six, twelfth.")]),
@@ -131,3 +133,11 @@ def test_cli_speak_reads_ssml_file_and_voice_tags(tmp_path, capsys, home):
     with pytest.raises(SsmlError, match="SSML line 1, column 21"):
         args.func(args)
     assert not (tmp_path / "x.wav").exists()
+
+
+def test_decoded_entities_are_read_with_their_symbols_words():
+    from speechstudio.tts.text import normalize_english
+
+    parts = parse_ssml("<speak>which is &lt; $6, &gt;= 2 &amp; press &lt;Enter&gt;</speak>")
+    assert [normalize_english(p.text) for p in parts] == [
+        "which is less than six dollars, greater than or equal to two and press Enter"]

@@ -13,6 +13,7 @@ __all__ = ["NAMED_SYMBOLS", "Sayable", "english_sayable", "remove_invisible", "s
 
 #: Symbols read as words (spaces around them are collapsed later).
 NAMED_SYMBOLS = {
+    "<=": " less than or equal to ", ">=": " greater than or equal to ", "<": " less than ", ">": " greater than ",
     "&": " and ", "%": " percent", "@": " at ", "+": " plus ", "=": " equals ", "#": " number ",
     "°": " degrees ", "×": " times ", "½": " one half ", "¼": " one quarter ", "¾": " three quarters ",
     "±": " plus or minus ", "≤": " less than or equal to ", "≥": " greater than or equal to ",

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from speechstudio.errors import UsageError
+from speechstudio.tts.codes import spell_characters
 from speechstudio.tts.lexicon import phoneme_mark
 from speechstudio.tts.numbers import (
     cardinal,
@@ -148,19 +149,6 @@ def _rate(value: str) -> float | None:
     return float(v) if m and float(v) > 0 else None
 
 
-def _characters(text: str) -> str:
-    names = {"-": "dash", ".": "dot", "@": "at", "_": "underscore", "/": "slash", "+": "plus", "#": "hash"}
-    out = []
-    for ch in text:
-        if ch.isdigit():
-            out.append(digits_words(ch))
-        elif ch.isalpha():
-            out.append(ch.upper())
-        elif ch in names:
-            out.append(names[ch])
-    return " ".join(out)
-
-
 def _date(text: str, fmt: str | None, language: str) -> str | None:
     fields = re.findall(r"\d+", text)
     if fmt is None:
@@ -185,7 +173,7 @@ def _say_as(kind: str, text: str, fmt: str | None, language: str) -> str | None:
     """Spoken form of ``text`` for ``interpret-as=kind``; None when the content does not fit."""
     raw = text.strip()
     if kind in ("characters", "spell-out", "verbatim"):
-        return _characters(raw)
+        return spell_characters(raw)
     if kind == "digits":
         return digits_words(raw) if re.search(r"\d", raw) and not re.search(r"[^\d\s,.-]", raw) else None
     if kind == "telephone":
