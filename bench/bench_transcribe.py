@@ -111,11 +111,13 @@ def bench_whisper(repeats: int) -> dict:
 
 def _rss_child(path: str, model_dir: str) -> None:
     from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+    from speechstudio.batch.request import TranscriptionRequest
     from speechstudio.batch.run import InputItem, run_batch
 
     recognizer = Wav2Vec2Recognizer(model_dir, "tiny", device="cpu", batch_size=8)
     with tempfile.TemporaryDirectory() as out:
-        for ev in run_batch([InputItem(Path(path))], recognizer, formats=("txt", "srt", "json"), output_dir=out):
+        for ev in run_batch([InputItem(Path(path))], recognizer,
+                            TranscriptionRequest(formats=("txt", "srt", "json"), output_dir=out)):
             if ev.kind == "failed":
                 raise SystemExit(ev.reason)
             if ev.kind == "done":

@@ -49,8 +49,10 @@ def load(model: str | None = None, *, language: str | None = "auto", device: str
 def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = None, language: str | None = "auto",
                task: str = "transcribe", device: str = "auto", precision: str = "auto",
                initial_prompt: str | None = None, hotwords: str | None = None, sample_rate: int = 16000,
-               allow_download: bool = True, speakers: str | int | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
-    """Transcribe a file or an array; returns ``(segments, info)``.
+               allow_download: bool = True, speakers: str | int | None = None, channels: str | None = None,
+               audio_track: int | str | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
+    """Transcribe a file or an array; returns ``(segments, info)``: what ``speechstudio transcribe``
+    writes for the file (the same :class:`~speechstudio.batch.request.TranscriptionRequest`).
 
     Args:
         audio: a path FFmpeg reads (decoded to 16 kHz mono in blocks), or ``np.ndarray[float32]``
@@ -59,51 +61,56 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
         language: ``"auto"`` (default), a code or a name. task: ``"transcribe"`` | ``"translate"``.
         device / precision: ``auto|cpu|cuda|cuda:N`` / ``auto|fp32|fp16|bf16``.
         initial_prompt / hotwords: words the decoder should prefer (Whisper).
-        speakers: ``None``, ``"auto"``, a number or ``"2-4"``: segments and words get a ``speaker``; the
-            whole file is then transcribed within the call and ``info`` carries ``speakers``,
-            ``speaker_turns``.
+        speakers: ``None``, ``"auto"``, a number or ``"2-4"``: segments and words get a ``speaker``;
+            ``info`` carries ``speakers``, ``speaker_turns``.
+        channels: ``"mix"`` | ``"split"`` | ``"auto"`` (``None``: ``auto`` with speakers, else ``mix``);
+            audio_track: which track of a file with several. Files only.
 
     Returns:
         an iterator of :class:`~speechstudio.asr.types.Segment` (seconds) and a
-            :class:`~speechstudio.asr.types.TranscriptInfo`.
+            :class:`~speechstudio.asr.types.TranscriptInfo`. A file with speakers or channels split is
+            transcribed within the call; otherwise segments come as they are decoded and
+            ``info.duration_s`` is the container's duration.
 
     Raises:
         AudioDecodeError, ModelNotFoundError, OfflineError, UsageError."""
-    from speechstudio.asr.languages import normalize_language
+    from speechstudio.batch.request import TranscriptionRequest
 
-    lang = normalize_language(language)
+    request = TranscriptionRequest.build(model=model, language=language, task=task, device=device,
+                                         precision=precision, initial_prompt=initial_prompt, hotwords=hotwords,
+                                         allow_download=allow_download, speakers=speakers, channels=channels,
+                                         audio_track=audio_track)
     recognizer = load(model, language=language, device=device, precision=precision, allow_download=allow_download)
-    options = dict(language=lang, task=task, initial_prompt=initial_prompt, hotwords=hotwords)
+    request.check(recognizer)
+    labeller = request.speakers.labeller() if request.speakers is not None else None
     if isinstance(audio, np.ndarray):
         samples = _mono(audio, sample_rate, recognizer.sample_rate)
-        if speakers is not None:
-            return _with_speakers(recognizer, [samples], samples.shape[0] / recognizer.sample_rate, speakers, options)
-        return recognizer.transcribe(samples, **options)
+        segments, info = recognizer.transcribe(samples, **request.decode_options())
+        if labeller is None:
+            return segments, info
+        session = labeller.start()
+        session.push(samples)
+        segments, info = session.finish().apply(list(segments), info)
+        return iter(segments), info
+    from pathlib import Path
+
+    from speechstudio.batch.run import InputItem, finished_info, transcribe_file
+
+    item = InputItem(Path(audio))
+    if labeller is not None or request.channels != "mix":
+        work = transcribe_file(item, recognizer, request, labeller)
+        while True:
+            try:
+                next(work)
+            except StopIteration as done:
+                return iter(done.value.segments), done.value.info
     from speechstudio.audio.decode import AudioReader
 
-    reader = AudioReader(audio, recognizer.sample_rate)
-    if speakers is None:
-        return recognizer.transcribe(reader.blocks(), duration_s=reader.info.duration_s, **options)
-    return _with_speakers(recognizer, reader.blocks(), reader.info.duration_s, speakers, options)
-
-
-def _with_speakers(recognizer, blocks, duration_s, speakers, options) -> tuple[Iterator[Segment], TranscriptInfo]:
-    from speechstudio.diarize.speakers import DiarizeOptions, parse_speakers
-
-    count = parse_speakers(str(speakers))
-    if count is None:
-        raise UsageError(f"speakers={speakers!r}: expected 'auto', a number or a range such as '2-4'")
-    session = DiarizeOptions(count).labeller().start()
-
-    def tee():
-        for b in blocks:
-            session.push(b)
-            yield b
-
-    segments, info = recognizer.transcribe(tee(), duration_s=duration_s, **options)
-    segs = list(segments)
-    segs, info = session.finish().apply(segs, info)
-    return iter(segs), info
+    reader = AudioReader(item.path, recognizer.sample_rate, track=request.audio_track)
+    segments, info = recognizer.transcribe(reader.blocks(), duration_s=reader.info.duration_s,
+                                           **request.decode_options())
+    known = reader.info.duration_s
+    return segments, finished_info(info, reader.info, info.duration_s if known is None else known)
 
 
 def _mono(audio: np.ndarray, rate: int, target: int) -> np.ndarray:

@@ -105,7 +105,8 @@ def test_unregistered_folder_is_refused_with_the_families_named(echo_dir):
 
 
 def test_cli_and_worker_give_the_same_refusal(echo_family, echo_dir, wav, tmp_path, capsys):
-    from speechstudio.worker.jobs import TranscribeBatchJob, TranscribeOptions
+    from speechstudio.batch.request import TranscriptionRequest
+    from speechstudio.worker.jobs import TranscribeBatchJob
 
     recognizer = EchoRecognizer(echo_dir, str(echo_dir))
     with pytest.raises(UsageError) as direct:
@@ -123,7 +124,8 @@ def test_cli_and_worker_give_the_same_refusal(echo_family, echo_dir, wav, tmp_pa
         def recognizer(self, *a):
             return recognizer, ""
 
-    job = TranscribeBatchJob([], TranscribeOptions(model=str(echo_dir), task="translate", output_dir=str(tmp_path / "o")))
+    job = TranscribeBatchJob([], TranscriptionRequest(model=str(echo_dir), task="translate",
+                                                    output_dir=str(tmp_path / "o")))
     with pytest.raises(UsageError) as worker:
         list(job.run(Models()))
     assert str(worker.value) == str(direct.value)

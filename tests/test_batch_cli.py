@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from speechstudio import cli
+from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.batch.run import InputItem, collect_inputs, run_batch
 
 
@@ -136,7 +137,7 @@ def test_cancel_mid_file_writes_nothing(tmp_path, realspeech, tiny_w2v_dir):
 
     decode.AudioReader.blocks = small_blocks
     try:
-        for ev in run_batch([InputItem(f)], recognizer, formats=("txt", "json"), cancel=cancel):
+        for ev in run_batch([InputItem(f)], recognizer, TranscriptionRequest(formats=("txt", "json")), cancel=cancel):
             kinds.append(ev.kind)
             if ev.kind == "segment":
                 cancel.set()

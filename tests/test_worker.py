@@ -98,7 +98,8 @@ def test_cancel_running_and_queued(worker, qtbot):
 
 
 def test_call_job_and_model_cache_loads_once(worker, qtbot, tiny_w2v_dir, home):
-    from speechstudio.worker.jobs import TranscribeBatchJob, TranscribeOptions
+    from speechstudio.batch.request import TranscriptionRequest
+    from speechstudio.worker.jobs import TranscribeBatchJob
 
     with qtbot.waitSignal(worker.job_finished, timeout=5000) as blk:
         worker.submit(CallJob(sum, [1, 2, 3]))
@@ -111,7 +112,7 @@ def test_call_job_and_model_cache_loads_once(worker, qtbot, tiny_w2v_dir, home):
 
     wav = home.parent / "x.wav"
     sf.write(str(wav), np.zeros(16000, np.float32), 16000)
-    opts = TranscribeOptions(model=str(tiny_w2v_dir), device="cpu", formats=("txt",), overwrite=True)
+    opts = TranscriptionRequest(model=str(tiny_w2v_dir), device="cpu", formats=("txt",), overwrite=True)
     kinds = []
     worker.job_progress.connect(lambda i, p: kinds.append(getattr(p, "kind", None)))
     for _ in range(2):
@@ -124,11 +125,12 @@ def test_call_job_and_model_cache_loads_once(worker, qtbot, tiny_w2v_dir, home):
 
 
 def test_missing_model_is_a_message(worker, qtbot, home, tmp_path):
-    from speechstudio.worker.jobs import TranscribeBatchJob, TranscribeOptions
+    from speechstudio.batch.request import TranscriptionRequest
+    from speechstudio.worker.jobs import TranscribeBatchJob
     from speechstudio.batch.run import InputItem
 
     with qtbot.waitSignal(worker.job_finished, timeout=30000) as blk:
-        worker.submit(TranscribeBatchJob([InputItem(tmp_path / "a.wav")], TranscribeOptions(model="no-such-model")))
+        worker.submit(TranscribeBatchJob([InputItem(tmp_path / "a.wav")], TranscriptionRequest(model="no-such-model")))
     assert blk.args[1] == "failed"
     assert "no-such-model" in blk.args[2] and "\n" not in blk.args[2]
 

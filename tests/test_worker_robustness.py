@@ -18,6 +18,7 @@ import pytest
 pytest.importorskip("PySide6", reason="worker tests need PySide6")
 
 from speechstudio.asr.types import Segment, TranscriptInfo
+from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.batch.run import InputItem, run_batch
 from speechstudio.worker.jobs import Job
 from speechstudio.worker.worker import ModelCache, Worker
@@ -75,7 +76,7 @@ def test_cancel_stops_whisper_between_segments(tmp_path):
     rec = PieceRecognizer()
     cancel = threading.Event()
     kinds = []
-    for ev in run_batch([InputItem(wav)], rec, formats=("txt",), cancel=cancel):
+    for ev in run_batch([InputItem(wav)], rec, TranscriptionRequest(formats=("txt",)), cancel=cancel):
         kinds.append(ev.kind)
         if ev.kind == "segment":
             cancel.set()

@@ -96,25 +96,34 @@ def _format_hms(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def cmd_transcribe(args) -> int:
-    from tqdm import tqdm
-
-    from speechstudio.asr.languages import normalize_language
-    from speechstudio.asr.load import load_recognizer
+def _request(args):
+    """The :class:`~speechstudio.batch.request.TranscriptionRequest` of the command line."""
     from speechstudio.audio.raw import parse_raw_format
-    from speechstudio.errors import AudioDecodeError
-    from speechstudio.batch.run import MISSING, BatchSummary, collect_inputs, plan_outputs, run_batch
     from speechstudio.batch.export import parse_formats
-    from speechstudio.batch.resume import plan_work
+    from speechstudio.batch.request import TranscriptionRequest
+    from speechstudio.errors import AudioDecodeError
 
-    formats = parse_formats(args.format)
     try:
         raw = parse_raw_format(args.raw_format) if args.raw_format else None
     except AudioDecodeError as e:
         raise UsageError(f"--raw-format: {e}") from None
-    _check_window(args)
-    diarize = _diarize_options(args)
-    language = normalize_language(args.language)
+    return TranscriptionRequest.build(
+        model=args.model, device=args.device, precision=args.precision, language=args.language, task=args.task,
+        initial_prompt=args.initial_prompt, hotwords=args.hotwords, speakers=args.speakers, diarizer=args.diarizer,
+        known_voices=not args.no_known_voices, channels=args.channels, audio_track=args.audio_track,
+        formats=parse_formats(args.format), output_dir=args.output_dir, overwrite=args.overwrite,
+        subtitles=_subtitle_options(args), raw=raw, batch_size=args.batch_size, chunk_s=args.chunk_s,
+        stride_s=args.stride_s, vocabulary="off" if args.no_vocabulary else "auto",
+        allow_download=not args.no_download)
+
+
+def cmd_transcribe(args) -> int:
+    from tqdm import tqdm
+
+    from speechstudio.batch.run import MISSING, BatchSummary, collect_inputs, plan_outputs, run_batch
+    from speechstudio.batch.resume import plan_work
+
+    request = _request(args)
     if args.output_dir:
         _check_output_dir(Path(args.output_dir))
     items, ignored = collect_inputs(args.paths, recursive=args.recursive)
@@ -126,19 +135,16 @@ def cmd_transcribe(args) -> int:
             print(f"ignored {path}: {reason}", file=sys.stderr)
         raise UsageError("no input files to transcribe")
 
-    plans = plan_outputs(items, formats, Path(args.output_dir) if args.output_dir else None)
+    plans = plan_outputs(items, request.formats, Path(args.output_dir) if args.output_dir else None)
     pending = [it for it, plan in zip(items, plans) if plan_work(it.path, plan, args.overwrite)[0]]
     recognizer = None
     if pending:                      # nothing to do: do not spend seconds loading a model
-        recognizer, message = load_recognizer(args.model, language=language, device=args.device,
-                                          precision=args.precision, batch_size=args.batch_size,
-                                          chunk_s=args.chunk_s, stride_s=args.stride_s,
-                                          allow_download=not args.no_download, progress=not args.quiet,
-                                          vocabulary="off" if getattr(args, "no_vocabulary", False) else "auto")
+        recognizer, message = request.load(progress=not args.quiet)
         from speechstudio.batch.notices import print_model_line
 
         print_model_line(message, quiet=args.quiet)
-        language = _check_options(args, recognizer, language)
+        for note in request.check(recognizer):
+            print(f"note: {note}", file=sys.stderr)
 
     total_s = _probe_total(pending)
     cancel = threading.Event()
@@ -154,12 +160,7 @@ def cmd_transcribe(args) -> int:
     t0 = time.perf_counter()
     credited = 0.0
     try:
-        for ev in run_batch(items, recognizer, formats=formats, output_dir=args.output_dir,
-                            overwrite=args.overwrite, language=language, raw=raw, cancel=cancel,
-                            debug=args.debug, task=args.task, initial_prompt=args.initial_prompt,
-                            hotwords=args.hotwords, subtitles=_subtitle_options(args), diarize=diarize,
-                            channels=args.channels or ("auto" if diarize is not None else "mix"),
-                            audio_track=args.audio_track):
+        for ev in run_batch(items, recognizer, request, cancel=cancel, debug=args.debug):
             summary.add(ev)
             if ev.kind == "start":
                 credited = 0.0
@@ -175,7 +176,7 @@ def cmd_transcribe(args) -> int:
                 if ev.kind == "done":
                     if ev.info is not None and ev.info.language_probability is not None:
                         tqdm.write(f"{ev.item.path.name}: {_language_text(ev.info)}", file=sys.stderr)
-                    if ev.info is not None and diarize is not None:
+                    if ev.info is not None and request.speakers is not None:
                         tqdm.write(f"{ev.item.path.name}: {_speakers_text(ev.info)}", file=sys.stderr)
                     for w in ev.warnings:
                         tqdm.write(f"warning: {w}", file=sys.stderr)
@@ -225,31 +226,6 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
                     mininterval=0.1 if tty else LOG_INTERVAL_S, bar_format=_BAR_KNOWN)
 
 
-def _check_window(args) -> None:
-    """Wav2Vec2 window options: chunk >= 1 s and 2 x stride < chunk (defaults 20 s / 2 s), before
-    any model is loaded."""
-    from speechstudio.asr.family_ctc import check_window
-    from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S
-
-    check_window(args.chunk_s or DEFAULT_CHUNK_S, DEFAULT_STRIDE_S if args.stride_s is None else args.stride_s)
-
-
-def _diarize_options(args):
-    """``DiarizeOptions`` for ``--speakers`` / ``--diarizer`` / ``--no-known-voices`` (``None``:
-    off), the diarizer checked before any model loads."""
-    from speechstudio.diarize.speakers import DiarizeOptions, parse_speakers
-
-    count = parse_speakers(getattr(args, "speakers", None))
-    if count is None:
-        if getattr(args, "diarizer", None):
-            raise UsageError("--diarizer needs --speakers (auto, N or MIN-MAX)")
-        return None
-    from speechstudio.diarize.family import get
-
-    get(args.diarizer)          # UsageError with the reason when it cannot run here
-    return DiarizeOptions(count, args.diarizer, not args.no_known_voices)
-
-
 def _speakers_text(info) -> str:
     """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known voice, sure (0.91))"``."""
     from speechstudio.diarize.family import Diarization
@@ -272,19 +248,6 @@ def _check_output_dir(path: Path) -> None:
         check_folder_destination(path)
     except UsageError as e:
         raise UsageError(f"--output-dir {e}") from None
-
-
-def _check_options(args, recognizer, language: str | None) -> str | None:
-    """Check ``--language`` / ``--task`` / ``--hotwords`` / ``--initial-prompt`` / ``--chunk-s`` against
-    the loaded recogniser's family before any file is read (the same check the GUI's worker runs);
-    prints its notes; returns the language to pass on."""
-    from speechstudio.asr import family
-
-    for note in family.check_options(recognizer, family.OptionCheck(
-            language=language, task=args.task, hotwords=args.hotwords, initial_prompt=args.initial_prompt,
-            chunk_s=args.chunk_s, stride_s=args.stride_s)):
-        print(f"note: {note}", file=sys.stderr)
-    return language
 
 
 def _language_text(info) -> str:

@@ -18,13 +18,15 @@ import threading
 import time
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from speechstudio.asr.types import Segment, TranscriptInfo
 from speechstudio.audio.decode import AudioReader
-from speechstudio.audio.raw import RAW_EXTENSIONS, RawFormat
+from speechstudio.audio.raw import RAW_EXTENSIONS
 from speechstudio.batch import export, resume
+from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.diarize.speakers import SpeakerCount
 from speechstudio.errors import SpeechStudioError
 
@@ -164,53 +166,35 @@ def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True
 MISSING = "no such file or folder"
 
 
-def run_batch(items: Iterable[InputItem], recognizer, *, formats: Sequence[str] = ("txt",),
-              output_dir: str | os.PathLike | None = None, overwrite: bool = False,
-              language: str | None = None, raw: RawFormat | None = None,
-              cancel: threading.Event | None = None, debug: bool = False, task: str = "transcribe",
-              initial_prompt: str | None = None, hotwords: str | None = None,
-              subtitles: export.SubtitleOptions | None = None, diarize=None,
-              channels: str = "mix", audio_track: int | str | None = None) -> Iterator[BatchEvent]:
+def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequest, *,
+              cancel: threading.Event | None = None, debug: bool = False) -> Iterator[BatchEvent]:
     """Transcribe ``items`` with ``recognizer`` (a loaded :class:`~speechstudio.asr.types.Recognizer`:
-    CTC, Whisper or the language router of :func:`~speechstudio.asr.load.load_recognizer`) and
-    yield events.
+    CTC, Whisper or the language router of :func:`~speechstudio.asr.load.load_recognizer`) as
+    ``request`` asks (formats, output folder, language, speakers, channels, track: see
+    :class:`~speechstudio.batch.request.TranscriptionRequest`) and yield events.
 
-    ``formats``: any of txt, srt, vtt, json; ``output_dir``: mirror the input tree there (default:
-    next to each input); ``language``: ISO code or ``None`` to detect; ``task``,
-    ``initial_prompt``, ``hotwords``: passed to ``recognizer.transcribe``; ``cancel``: set it to stop;
-    the running file is abandoned between two decoded blocks and writes nothing. Errors are never
-    raised for a single bad file. Each ``done`` event carries the file's ``TranscriptInfo``
-    (language, its probability, the model used). ``diarize``: a
-    :class:`~speechstudio.diarize.speakers.DiarizeOptions` to label speakers (the diarizer reads the
-    blocks the recogniser reads: one decode per file); its family must be available (raises
-    ``UsageError`` before the first file otherwise). Unreadable known-voice files are reported as
-    warnings of the first file done. ``channels``: ``"mix"`` (the mean of the channels),
-    ``"split"`` (each channel transcribed on its own and labelled as one speaker, merged in time
-    order, words that bleed in from another channel dropped) or ``"auto"`` (split when the
-    channels hold different voices: :mod:`speechstudio.batch.channels`). ``audio_track``: which
-    audio track of a file with several (a 1-based number or a language code; ``None``: the one
-    marked as the default, else the loudest); a file without it fails with the tracks it has.
+    ``cancel``: set it to stop; the running file is abandoned between two decoded blocks and writes
+    nothing. Errors are never raised for a single bad file. Each ``done`` event carries the file's
+    ``TranscriptInfo``. With ``request.speakers`` the diarizer reads the blocks the recogniser
+    reads (one decode per file); its family must be available (``UsageError`` before the first
+    file otherwise); unreadable known-voice files are reported as warnings of the first file done.
     """
-    options = dict(language=language, task=task, initial_prompt=initial_prompt, hotwords=hotwords)
-    speakers = diarize.labeller() if diarize is not None else None
-    layout = subtitles
-    out_dir = Path(output_dir) if output_dir else None
+    labeller = request.speakers.labeller() if request.speakers is not None else None
+    out_dir = Path(request.output_dir) if request.output_dir else None
     items = list(items)
-    plan = plan_outputs(items, formats, out_dir)
+    plan = plan_outputs(items, request.formats, out_dir)
     for index, item in enumerate(items):
         if cancel is not None and cancel.is_set():
             return
         targets = plan[index]
-        todo, notes = resume.plan_work(item.path, targets, overwrite)
+        todo, notes = resume.plan_work(item.path, targets, request.overwrite)
         if not todo:
             yield BatchEvent("skipped", item, index, reason="already transcribed (use --overwrite to redo)",
                              outputs=tuple(targets.values()), warnings=tuple(notes))
             continue
         kept = tuple(notes)
-        item_raw = raw if item.path.suffix.lower() in RAW_EXTENSIONS else None
         fatal = False
-        for ev in _transcribe_one(item, index, recognizer, todo, options, item_raw, cancel, debug, layout, speakers,
-                                  channels, audio_track):
+        for ev in _transcribe_one(item, index, recognizer, todo, request, labeller, cancel, debug):
             if ev.kind == "done" and kept:
                 ev.warnings = ev.warnings + kept
             fatal = fatal or ev.reason.startswith(FATAL_PREFIX)
@@ -277,17 +261,45 @@ def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
     return [{fmt: name(it, fmt, levels[i]) for fmt in formats} for i, it in enumerate(items)]
 
 
-def _audio_record(ai) -> dict:
-    """What the JSON says about the input's audio: the track read, the file's tracks, the start offset."""
-    return {"track": ai.track, "tracks": ai.tracks, "start_offset_s": round(ai.start_offset_s, 3),
-            "channels": ai.channels, "source_rate": ai.source_rate, "codec": ai.codec}
+def finished_info(info: TranscriptInfo, audio, duration_s: float) -> TranscriptInfo:
+    """``info`` as the JSON records it: ``duration_s`` (seconds, rounded to ms) and the input's
+    audio (``audio``: an ``AudioReader.info``: the track read, the file's tracks, the start offset,
+    channels, source rate, codec)."""
+    return dataclasses.replace(info, duration_s=round(duration_s, 3), audio={
+        "track": audio.track, "tracks": audio.tracks, "start_offset_s": round(audio.start_offset_s, 3),
+        "channels": audio.channels, "source_rate": audio.source_rate, "codec": audio.codec})
 
 
 class _Cancelled(Exception):
     pass
 
 
-def _one_pass(reader, recognizer, options, cancel, item, index, duration, session, levels):
+class ChannelPass(NamedTuple):
+    """One channel transcribed on its own (:func:`speechstudio.batch.channels.merge` reads these)."""
+
+    channel: int
+    segments: list
+    info: TranscriptInfo
+    diarization: object          # the channel's Diarization, None without speaker labels
+    meter: object                # its channels.LevelMeter
+    reader: AudioReader
+
+
+@dataclass
+class FileTranscript:
+    """One input transcribed: ``segments``, ``info`` (as the JSON records it), ``warnings`` (each
+    naming the file), ``source`` (:func:`speechstudio.batch.resume.fingerprint`, taken before
+    decoding), ``decoded_s`` / ``loud_s``: seconds of audio decoded / at speech level."""
+
+    segments: list
+    info: TranscriptInfo
+    warnings: list
+    source: dict
+    decoded_s: float
+    loud_s: float
+
+
+def _one_pass(reader, recognizer, request, cancel, item, index, duration, session, levels):
     """Transcribe ``reader`` (one channel or the mix), feeding ``session`` (diarizer or None) and
     ``levels`` (a :class:`~speechstudio.batch.channels.LevelMeter` or None) the same blocks.
     Yields ``segment`` events; returns ``(segments, info)``. Raises ``_Cancelled``."""
@@ -306,7 +318,7 @@ def _one_pass(reader, recognizer, options, cancel, item, index, duration, sessio
             yield block
 
     segments: list[Segment] = []
-    stream, info = recognizer.transcribe(blocks(), duration_s=duration, **options)
+    stream, info = recognizer.transcribe(blocks(), duration_s=duration, **request.decode_options())
     try:
         for seg in stream:
             # between segments too: Whisper reads a whole piece (up to 20 min) before its first
@@ -325,52 +337,60 @@ def _one_pass(reader, recognizer, options, cancel, item, index, duration, sessio
     return segments, info
 
 
-def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debug, layout=None,
-                    speakers=None, channels: str = "mix", audio_track=None) -> Iterator[BatchEvent]:
+def transcribe_file(item: InputItem, recognizer, request: TranscriptionRequest, labeller=None,
+                    cancel: threading.Event | None = None, index: int = 0):
+    """Transcribe one input as ``request`` asks (channels, track, raw layout; speaker labels with
+    ``labeller``, a :class:`~speechstudio.diarize.speakers.Labeller`): yields its ``start`` and
+    ``segment`` events, returns a :class:`FileTranscript`. Raises ``SpeechStudioError`` (an
+    unreadable file) and ``_Cancelled``."""
     from speechstudio.batch import channels as chan
 
+    raw = request.raw if item.path.suffix.lower() in RAW_EXTENSIONS else None
+    reader = AudioReader(item.path, recognizer.sample_rate, raw=raw, track=request.audio_track)
+    source = resume.fingerprint(item.path)      # before decoding: what this transcript is of
+    duration = reader.info.duration_s
+    yield BatchEvent("start", item, index, duration_s=duration)
+    plan, plan_notes = chan.plan(reader, request.channels)
+    warnings: list[str] = [f"{item.path}: {n}" for n in plan_notes]
+    if plan is None:                            # the mix: one pass
+        session = labeller.start(item.path) if labeller is not None else None
+        segments, info = yield from _one_pass(reader, recognizer, request, cancel, item, index, duration, session, None)
+        warnings += reader.warnings
+        if session is not None:
+            found = session.finish()
+            segments, info = found.apply(segments, info)
+            warnings += [f"{item.path}: {note}" for note in found.notes]
+        decoded, loud = reader.decoded_s, reader.loud_s
+    else:                                       # one pass per channel, one speaker each
+        passes: list[ChannelPass] = []
+        for ch in plan:
+            r = AudioReader(item.path, recognizer.sample_rate, raw=raw, track=request.audio_track)
+            r.channel = ch
+            session = labeller.start(item.path, SpeakerCount(1, 1)) if labeller is not None else None
+            meter = chan.LevelMeter(r.sample_rate)
+            segs, info = yield from _one_pass(r, recognizer, request, cancel, item, index, duration, session, meter)
+            passes.append(ChannelPass(ch, segs, info, session.finish() if session is not None else None, meter, r))
+        segments, info, extra = chan.merge(passes, reader.info.channels)
+        warnings += [f"{item.path}: {n}" for n in extra]
+        decoded = max(p.reader.decoded_s for p in passes)
+        loud = max(p.reader.loud_s for p in passes)
+        warnings += [w for p in passes for w in p.reader.warnings if w not in warnings]
+    if labeller is not None:
+        warnings += labeller.take_problems()    # library problems: said once per batch
+    return FileTranscript(segments, finished_info(info, reader.info, decoded), warnings, source, decoded, loud)
+
+
+def _transcribe_one(item, index, recognizer, targets, request, labeller, cancel, debug) -> Iterator[BatchEvent]:
     t0 = time.perf_counter()
     try:
-        reader = AudioReader(item.path, recognizer.sample_rate, raw=raw, track=audio_track)
-        source = resume.fingerprint(item.path)      # before decoding: what this transcript is of
-        duration = reader.info.duration_s
-        yield BatchEvent("start", item, index, duration_s=duration)
-        plan, plan_notes = chan.plan(reader, channels)
-        warnings: list[str] = [f"{item.path}: {n}" for n in plan_notes]
         try:
-            if plan is None:                            # the mix: one pass
-                session = speakers.start(item.path) if speakers is not None else None
-                segments, info = yield from _one_pass(reader, recognizer, options, cancel, item, index, duration,
-                                                      session, None)
-                warnings += reader.warnings
-                if session is not None:
-                    found = session.finish()
-                    segments, info = found.apply(segments, info)
-                    warnings += [f"{item.path}: {note}" for note in found.notes]
-                decoded, loud = reader.decoded_s, reader.loud_s
-            else:                                       # one pass per channel, one speaker each
-                passes = []
-                for ch in plan:
-                    r = AudioReader(item.path, recognizer.sample_rate, raw=raw, track=audio_track)
-                    r.channel = ch
-                    session = speakers.start(item.path, SpeakerCount(1, 1)) if speakers is not None else None
-                    meter = chan.LevelMeter(r.sample_rate)
-                    segs, info = yield from _one_pass(r, recognizer, options, cancel, item, index, duration,
-                                                      session, meter)
-                    passes.append((ch, segs, info, session.finish() if session is not None else None, meter, r))
-                segments, info, extra = chan.merge(passes, reader.info.channels)
-                warnings += [f"{item.path}: {n}" for n in extra]
-                decoded = max(p[5].decoded_s for p in passes)
-                loud = max(p[5].loud_s for p in passes)
-                warnings += [w for p in passes for w in p[5].warnings if w not in warnings]
+            done = yield from transcribe_file(item, recognizer, request, labeller, cancel, index)
         except _Cancelled:
             yield BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
             return
-        info = dataclasses.replace(info, duration_s=round(decoded, 3), audio=_audio_record(reader.info))
-        if speakers is not None:
-            warnings += speakers.take_problems()    # library problems: said once per batch
-        if loud >= LOUD_WITHOUT_TEXT_S and not any(s.text.strip() for s in segments):
-            warnings.append(f"{item.path}: no text recognised in {loud:.1f} s of audio at speech level "
+        segments, info, warnings = done.segments, done.info, done.warnings
+        if done.loud_s >= LOUD_WITHOUT_TEXT_S and not any(s.text.strip() for s in segments):
+            warnings.append(f"{item.path}: no text recognised in {done.loud_s:.1f} s of audio at speech level "
                             "(music or noise, a language the model does not know, or channels that cancel?)")
         written = []
         order = sorted(targets, key=lambda f: f == "json")       # the JSON last: it lists the others
@@ -379,9 +399,9 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
             try:
                 if fmt == "json":
                     names = [t.name for t in written if t.parent == target.parent] + [target.name]
-                    resume.write_json(target, segments, info, source, names)
+                    resume.write_json(target, segments, info, done.source, names)
                 else:
-                    export.write_transcript(target, segments, info, fmt, layout)
+                    export.write_transcript(target, segments, info, fmt, request.subtitles)
             except OSError as e:
                 why = e.strerror or type(e).__name__
                 if e.errno in _FATAL_ERRNOS:     # the next files would fail the same way: stop
@@ -390,7 +410,7 @@ def _transcribe_one(item, index, recognizer, targets, options, raw, cancel, debu
                     yield BatchEvent("failed", item, index, reason=f"cannot write {target}: {why}")
                 return
             written.append(target)
-        yield BatchEvent("done", item, index, duration_s=decoded, position_s=decoded,
+        yield BatchEvent("done", item, index, duration_s=done.decoded_s, position_s=done.decoded_s,
                          outputs=tuple(t for t in targets.values() if t in written), warnings=tuple(warnings),
                          wall_s=time.perf_counter() - t0, info=info, segments=tuple(segments))
     except SpeechStudioError as e:

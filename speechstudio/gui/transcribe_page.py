@@ -44,7 +44,8 @@ from speechstudio.gui.transcribe_playback import TranscribePlaybackMixin
 from speechstudio.gui.transcribe_run import TranscribeRunMixin
 from speechstudio.gui.transcribe_watch import TranscribeWatchMixin, subtitle_options
 from speechstudio.gui.transcript_view import QueueRow, TranscriptView
-from speechstudio.worker.jobs import ProbeJob, TranscribeOptions
+from speechstudio.batch.request import TranscriptionRequest
+from speechstudio.worker.jobs import ProbeJob
 
 FORMATS = ("txt", "srt", "vtt", "json")
 
@@ -288,16 +289,16 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
     def formats(self) -> tuple[str, ...]:
         return tuple(f for f, c in self.format_checks.items() if c.isChecked())
 
-    def options(self) -> TranscribeOptions:
+    def options(self) -> TranscriptionRequest:
         model = self.model_box.currentText().strip()
-        return TranscribeOptions(model=None if model in ("", DEFAULT_MODEL) else model,
-                                 device=self.device_box.currentText(), precision=self.precision_box.currentText(),
-                                 formats=self.formats() or ("txt",), output_dir=self.output_dir,
-                                 overwrite=self.overwrite_check.isChecked(),
-                                 language=self.language_options.language(), task=self.language_options.task(),
-                                 hotwords=self.language_options.hotwords(), subtitles=subtitle_options(),
-                                 speakers=self.speakers_box.currentData() or None,
-                                 audio_track=self.language_options.audio_track())
+        return TranscriptionRequest.build(model=None if model in ("", DEFAULT_MODEL) else model,
+                                          device=self.device_box.currentText(), precision=self.precision_box.currentText(),
+                                          formats=self.formats() or ("txt",), output_dir=self.output_dir,
+                                          overwrite=self.overwrite_check.isChecked(),
+                                          language=self.language_options.language(), task=self.language_options.task(),
+                                          hotwords=self.language_options.hotwords(), subtitles=subtitle_options(),
+                                          speakers=self.speakers_box.currentData() or None,
+                                          audio_track=self.language_options.audio_track(), allow_download=False)
 
     def _set_output_dir(self, path: str | None) -> None:
         self.output_dir = path

@@ -45,10 +45,8 @@ class TranscribeRunMixin:
         self.pause_btn.setChecked(False)
         self.running = True
         self._job_rows = {r.item.path: r for r in todo}
-        options = self.options()
-        if out:
-            options.output_dir = out
-        self.job = TranscribeBatchJob([r.item for r in todo], options)
+        request = self.options()
+        self.job = TranscribeBatchJob([r.item for r in todo], request.replace(output_dir=out) if out else request)
         self.compute.submit(self.job)
         for r in todo:
             r.progress, r.reason, r.rtfx, r.position_s = 0.0, "", None, 0.0

@@ -26,75 +26,42 @@ class Job:
         return iter(())
 
 
-@dataclass
-class TranscribeOptions:
-    """What the Transcribe page asks for: model (None: default), device, precision, formats, output
-    folder (None: next to the input), overwrite, language (None: detect and route), task, hotwords,
-    subtitles (cue layout)."""
-
-    model: str | None = None
-    device: str = "auto"
-    precision: str = "auto"
-    formats: tuple[str, ...] = ("txt", "srt", "vtt", "json")
-    output_dir: str | None = None
-    overwrite: bool = False
-    language: str | None = None
-    task: str = "transcribe"
-    hotwords: str | None = None
-    subtitles: object = None       # speechstudio.batch.subtitles.SubtitleOptions (None: 42 x 2, <= 7 s)
-    speakers: str | None = None    # speaker labels: None/"off", "auto", "N", "MIN-MAX" (diarize.speakers)
-    audio_track: str | None = None  # videos with several audio tracks: number or language (None: default)
-
-
 class TranscribeBatchJob(Job):
-    """Transcribe ``items`` with the cached model through :func:`speechstudio.batch.run.run_batch`.
+    """Transcribe ``items`` with the cached model through :func:`speechstudio.batch.run.run_batch`, as
+    ``request`` (a :class:`~speechstudio.batch.request.TranscriptionRequest`) asks.
 
     Yields :class:`Status`, each file's ``TranscriptInfo`` before its ``done``, and every
     ``BatchEvent``. ``cancel`` stops the file between blocks (nothing written) and the batch; ``pause``
     ends it after the current file. ``result``: files finished."""
 
-    def __init__(self, items, options: TranscribeOptions) -> None:
+    def __init__(self, items, request) -> None:
         super().__init__()
         self.items = list(items)
-        self.options = options
+        self.request = request
         self.pause = threading.Event()
 
     def describe(self) -> str:
         return f"transcribe {len(self.items)} file{'s' if len(self.items) != 1 else ''}"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.asr.types import TranscriptInfo
         from speechstudio.batch.run import run_batch
 
-        o = self.options
+        r = self.request
         if self.cancel.is_set():
             return
-        if not models.has_recognizer(o.model, o.device, o.precision, o.language):
-            yield Status(f"loading model {o.model or '(default)'} ...")
-        recognizer, message = models.recognizer(o.model, o.device, o.precision, o.language)
+        if not models.has_recognizer(r.model, r.device, r.precision, r.language):
+            yield Status(f"loading model {r.model or '(default)'} ...")
+        recognizer, message = models.recognizer(r.model, r.device, r.precision, r.language)
         if message:
             yield Status(message)
-        from speechstudio.asr import family
-
-        hotwords = (o.hotwords or "").strip() or None
-        for note in family.check_options(recognizer, family.OptionCheck(language=o.language, task=o.task,
-                                                                        hotwords=hotwords)):
+        for note in r.check(recognizer):
             yield Status(f"note: {note}")
-        from speechstudio.diarize.speakers import DiarizeOptions, parse_speakers
-
-        count = parse_speakers(o.speakers)
         finished = 0
-        batch = run_batch(self.items, recognizer, formats=o.formats, output_dir=o.output_dir,
-                          overwrite=o.overwrite, language=o.language, cancel=self.cancel, task=o.task,
-                          hotwords=hotwords, subtitles=o.subtitles,
-                          diarize=DiarizeOptions(count) if count is not None else None,
-                          channels="auto" if count is not None else "mix", audio_track=o.audio_track)
+        batch = run_batch(self.items, recognizer, r, cancel=self.cancel)
         try:
             for ev in batch:
                 if ev.kind == "done":
-                    yield ev.info if ev.info is not None else TranscriptInfo(
-                        round(ev.duration_s or 0.0, 3), o.language, recognizer.model_id, recognizer.engine,
-                        recognizer.device, recognizer.precision)
+                    yield ev.info
                 yield ev
                 if ev.kind in ("done", "skipped", "failed", "cancelled"):
                     finished += 1
