@@ -30,13 +30,13 @@ INFO = TranscriptInfo(duration_s=3727.5004, language="en", model_id="facebook/wa
 
 TXT = "Hello world.\nCafé & crème <b>brûlée</b> 😀\nOver an hour.\n"
 SRT = (
-    "1\n00:00:00,000 --> 00:00:02,500\nHello world.\n\n"
+    "1\n00:00:00,120 --> 00:00:01,200\nHello world.\n\n"
     "2\n00:00:02,500 --> 00:00:05,000\nCafé & crème <b>brûlée</b> 😀\n\n"
     "3\n01:02:05,500 --> 01:02:07,250\nOver an hour.\n\n"
 )
 VTT = (
     "WEBVTT\n\n"
-    "1\n00:00:00.000 --> 00:00:02.500\nHello world.\n\n"
+    "1\n00:00:00.120 --> 00:00:01.200\nHello world.\n\n"
     "2\n00:00:02.500 --> 00:00:05.000\nCafé &amp; crème &lt;b&gt;brûlée&lt;/b&gt; 😀\n\n"
     "3\n01:02:05.500 --> 01:02:07.250\nOver an hour.\n\n"
 )
@@ -98,7 +98,8 @@ def test_empty_transcript():
 
 
 def test_subtitles_skip_empty_sort_and_keep_braces_and_backslashes():
-    """A segment that ends before it starts gets the shortest cue (5/6 s), never a zero-length one."""
+    """A segment that ends before it starts is never a zero-length cue: too short to read, it joins
+    the cue before (1 s apart: no pause over 1 s parts them)."""
     segs = [
         Segment(5.0, 6.0, "second {laughs} a\\Nb"),
         Segment(1.0, 2.0, "first"),
@@ -106,9 +107,8 @@ def test_subtitles_skip_empty_sort_and_keep_braces_and_backslashes():
         Segment(3.0, 2.9, "end before start"),
     ]
     assert render("srt", segs, INFO) == (
-        "1\n00:00:01,000 --> 00:00:02,000\nfirst\n\n"
-        "2\n00:00:03,000 --> 00:00:03,833\nend before start\n\n"
-        "3\n00:00:05,000 --> 00:00:06,000\nsecond {laughs} a\\\u2060Nb\n\n"
+        "1\n00:00:01,000 --> 00:00:03,000\nfirst end before start\n\n"
+        "2\n00:00:05,000 --> 00:00:06,000\nsecond {laughs} a\\\u2060Nb\n\n"
     )
     assert render("txt", segs, INFO) == "second {laughs} a\\Nb\nfirst\nend before start\n"
 

@@ -90,8 +90,8 @@ def test_type_split_merge_undo_export(editor, qtbot, transcript, tmp_path):
     assert len(doc.segments) == 3
 
     out = editor.export("srt", tmp_path / "edited.srt")
-    assert out.read_text(encoding="utf-8") == ("1\n00:00:00,000 --> 00:00:01,000\nHello world\n\n"
-                                              "2\n00:00:01,200 --> 00:00:02,200\nagain\n\n"
+    assert out.read_text(encoding="utf-8") == ("1\n00:00:00,100 --> 00:00:01,000\nHello world\n\n"
+                                              "2\n00:00:01,200 --> 00:00:02,033\nagain\n\n"
                                               "3\n00:00:02,500 --> 00:00:04,000\nsecond part here\n\n")
     qtbot.waitUntil(lambda: not doc.dirty, timeout=5000)  # autosaved a second after the last edit
     saved = json.loads(transcript.read_text(encoding="utf-8"))
@@ -182,7 +182,7 @@ def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_a
     assert row.segments[0].text == "Hello world again"   # the page's Export… writes the edit too
     assert not view.rewrite_btn.isVisible()              # no button to find: the outputs follow each save
     ed.flush()                                           # (the autosave a second after typing does the same)
-    assert srt.read_text(encoding="utf-8").startswith("1\n00:00:00,000 --> 00:00:02,200\nHello world again\n")
+    assert srt.read_text(encoding="utf-8").startswith("1\n00:00:00,100 --> 00:00:01,800\nHello world again\n")
     view.edit_btn.click()                                # leaving the editor saves
     assert not view.editing and page.segments.item(0, 2).text() == "Hello world again"
     assert json.loads((tmp_path / "talk.json").read_text())["segments"][0]["text"] == "Hello world again"
@@ -239,8 +239,8 @@ def test_editor_open_fits_the_1280x800_window_without_scrolling(win, qtbot, tmp_
 
 
 @pytest.mark.parametrize("fmt,expected", [
-    ("srt", "1\n00:00:00,000 --> 00:00:02,200\nHello brave world\n"),
-    ("vtt", "WEBVTT\n\n1\n00:00:00.000 --> 00:00:02.200\nHello brave world\n"),
+    ("srt", "1\n00:00:00,100 --> 00:00:01,800\nHello brave world\n"),
+    ("vtt", "WEBVTT\n\n1\n00:00:00.100 --> 00:00:01.800\nHello brave world\n"),
     ("txt", "Hello brave world\n"),
 ])
 def test_an_edit_reaches_the_outputs_beside_the_input(win, qtbot, tmp_path, fmt, expected):

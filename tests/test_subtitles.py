@@ -29,8 +29,9 @@ def ctc_segment(start=0.0, step=0.5):
 
 def test_long_ctc_segment_is_split_into_cues_within_limits():
     cues = layout_cues([ctc_segment()])
-    assert [(c.start_ms, c.end_ms) for c in cues] == [(0, 7000), (7000, 11900)]
-    assert cues[0].text == "so the thing about recording interviews\nis that you never know which part will"
+    # each cue ends at its last word (6.9 s: the next one starts 0.1 s later, under a linger)
+    assert [(c.start_ms, c.end_ms) for c in cues] == [(0, 6900), (7000, 11900)]
+    assert cues[0].text == "so the thing about recording interviews is\nthat you never know which part will"
     assert cues[1].text == "matter later and that is\nwhy we keep every word"       # even lines
     for c in cues:
         assert c.end_ms - c.start_ms <= 7000
@@ -42,8 +43,9 @@ def test_line_width_and_count_are_configurable():
     assert [c.text for c in cues][:3] == ["so the thing about", "recording interviews", "is that you never"]
     assert max(len(c.text) for c in cues) == 20
     assert all("\n" not in c.text for c in cues)
-    # cues of one split segment meet: each ends where the next one's first word starts
-    assert all(a.end_ms == b.start_ms for a, b in zip(cues, cues[1:]))
+    # a cue ends at its last word (plus reading time up to 0.5 s), 2 frames (83 ms) before the next
+    assert [(c.start_ms, c.end_ms) for c in cues[:3]] == [(0, 1900), (2000, 2917), (3000, 4900)]
+    assert all(b.start_ms - a.end_ms >= 83 for a, b in zip(cues, cues[1:]))
     assert (cues[0].start_ms, cues[-1].end_ms) == (0, 11900)
 
 
@@ -57,7 +59,7 @@ def test_segment_without_word_times_is_split_by_text_length():
     cues = layout_cues([seg])
     assert len(cues) == 2
     assert cues[0].start_ms == 10000 and cues[-1].end_ms == 22000
-    assert cues[0].end_ms == cues[1].start_ms
+    assert cues[1].start_ms - cues[0].end_ms == 94      # the spread words' own gap (> 2 frames)
     assert cues[0].end_ms - cues[0].start_ms <= 7000
 
 
@@ -65,9 +67,10 @@ def test_no_zero_length_or_overlapping_cues():
     segs = [Segment(1.0, 1.0, "a"), Segment(1.0, 3.0, "b"), Segment(2.0, 2.5, "c"), Segment(2.4, 2.4, "d"),
             Segment(9.0, 8.0, "e")]
     cues = layout_cues(segs)
-    # cues too short to read that cannot grow join their neighbour (were "b" 167 ms, "c" 400 ms)
+    # cues too short to read join their neighbour (were "b" 167 ms, "c" 400 ms); "e" has none: its
+    # word and the 0.5 s linger; 2 frames between cues
     assert [(c.text, c.start_ms, c.end_ms) for c in cues] == [
-        ("a b", 1000, 2000), ("c d", 2000, 2833), ("e", 9000, 9833)]
+        ("a b", 1000, 1917), ("c d", 2000, 2833), ("e", 9000, 9500)]
     srt = render("srt", segs, INFO)
     for a, b in zip(pysubs2.SSAFile.from_string(srt), pysubs2.SSAFile.from_string(srt)[1:]):
         assert a.end > a.start and b.start >= a.end
@@ -77,7 +80,8 @@ def test_vtt_karaoke_has_a_timestamp_before_each_later_word():
     seg = Segment(0.0, 2.0, "Hello big world", (Word(0.1, 0.5, " Hello"), Word(0.6, 1.0, " big"),
                                                   Word(1.2, 1.9, " world")))
     vtt = render_subtitles([seg], "vtt", SubtitleOptions(highlight_words=True))
-    assert vtt == "WEBVTT\n\n1\n00:00:00.000 --> 00:00:02.000\nHello <00:00:00.600>big <00:00:01.200>world\n\n"
+    # the cue is on screen from its first word to its last (1.9 s; 0.5 s linger would pass the reading time)
+    assert vtt == "WEBVTT\n\n1\n00:00:00.100 --> 00:00:01.900\nHello <00:00:00.600>big <00:00:01.200>world\n\n"
     plain = render_subtitles([seg], "vtt")
     assert "Hello big world" in plain and "<00:" not in plain
 
@@ -87,8 +91,8 @@ def test_ass_karaoke_durations_add_up_to_the_cue():
                                                   Word(1.2, 1.9, "world")))
     ass = render("ass", [seg], INFO, SubtitleOptions(highlight_words=True))
     line = [x for x in ass.splitlines() if x.startswith("Dialogue:")]
-    assert line == ["Dialogue: 0,0:00:00.00,0:00:02.00,Default,,0,0,0,,{\\k10}{\\k50}Hello {\\k60}big {\\k80}world"]
-    assert sum(int(k) for k in re.findall(r"\\k(\d+)", line[0])) == 200      # centiseconds = 2.00 s
+    assert line == ["Dialogue: 0,0:00:00.10,0:00:01.90,Default,,0,0,0,,{\\k50}Hello {\\k60}big {\\k70}world"]
+    assert sum(int(k) for k in re.findall(r"\\k(\d+)", line[0])) == 180      # centiseconds = 1.80 s
 
 
 def test_wrap_keeps_a_long_word_on_its_own_line():
@@ -138,7 +142,89 @@ def test_speaker_prefix_counts_toward_the_srt_line_width():
     seg = dataclasses.replace(ctc_segment(), speaker="Speaker 12")
     srt = pysubs2.SSAFile.from_string(render_subtitles([seg], "srt"))
     lines = [line for ev in srt for line in ev.plaintext.split("\n")]
-    assert lines == ["Speaker 12: so the thing about recording", "interviews is that you never know which",
-                     "Speaker 12: part will matter later", "and that is why we keep every word"]
+    assert lines == ["Speaker 12: so the thing about recording", "interviews is that you never know",
+                     "Speaker 12: which part will matter later", "and that is why we keep every word"]
     vtt_first = layout_cues([seg], prefix=False)[0].text.split("\n")[0]
-    assert vtt_first == "so the thing about recording interviews"
+    assert vtt_first == "so the thing about recording interviews is"
+
+
+# ------------------------------------------------------------------ issue 40: cue rules for every format
+def timed(text: str, start: float, step: float = 0.3, length: float = 0.25, gaps: dict | None = None) -> list[Word]:
+    """Whisper-like words of ``text``, one every ``step`` s; ``gaps``: extra seconds before word k."""
+    out, t = [], start
+    for k, w in enumerate(text.split()):
+        t += (gaps or {}).get(k, 0.0)
+        out.append(Word(round(t, 3), round(t + length, 3), " " + w))
+        t += step
+    return out
+
+
+def seg_of(words: list[Word], speaker=None) -> Segment:
+    return Segment(words[0].start_s, words[-1].end_s, "".join(w.text for w in words).strip(), tuple(words),
+                   speaker=speaker)
+
+
+def test_a_pause_over_a_second_ends_the_cue_within_half_a_second():
+    words = timed("Now, as all books not primarily intended as picture-books", 0.4, gaps={4: 4.0})
+    cues = layout_cues([seg_of(words)])
+    assert [c.text for c in cues] == ["Now, as all books", "not primarily intended as picture-books"]
+    assert (cues[0].start_ms, cues[0].end_ms) == (400, 1550)       # "books" ends 1.35 s; 0.2 s to read
+    assert cues[1].start_ms == 5600                               # when "not" is said, not before
+    for fmt in ("srt", "vtt", "ass"):
+        subs = pysubs2.SSAFile.from_string(render_subtitles([seg_of(words)], fmt))
+        assert [(e.start, e.end) for e in subs] == [(400, 1550), (5600, 7550)]
+
+
+def test_a_long_gap_is_never_highlighted_nor_on_screen():
+    words = timed("Wine and beer might be", 1.0) + timed("had in any quantity.", 27.8)
+    ass = render("ass", [seg_of(words)], TranscriptInfo(40.0, "en", "m", "whisper"), SubtitleOptions(highlight_words=True))
+    lines = [x for x in ass.splitlines() if x.startswith("Dialogue:")]
+    # each cue ends with its last word ("be" 2.45 s: already readable), the highlight never spans the gap
+    assert lines == ["Dialogue: 0,0:00:01.00,0:00:02.45,Default,,0,0,0,,{\\k30}Wine {\\k30}and {\\k30}beer "
+                     "{\\k30}might {\\k25}be",
+                     "Dialogue: 0,0:00:27.80,0:00:28.95,Default,,0,0,0,,{\\k30}had {\\k30}in {\\k30}any "
+                     "{\\k25}quantity."]
+
+
+def test_no_cue_over_seven_seconds_and_a_gap_between_cues():
+    words = timed(" ".join(["word"] * 80), 0.0, step=0.35)       # 28 s of fast, unbroken speech
+    for opts in (SubtitleOptions(), SubtitleOptions(max_line_width=0)):
+        cues = layout_cues([seg_of(words)], opts)
+        assert max(c.end_ms - c.start_ms for c in cues) <= 7000
+        assert min(b.start_ms - a.end_ms for a, b in zip(cues, cues[1:])) >= 83
+
+
+def test_lines_count_every_character_and_break_naturally():
+    """'of Technology and a well-known state-of-the-art' was a 47-character line; the speaker prefix
+    counts; no break inside a hyphenated compound, a number or a name."""
+    text = ("He worked at the Massachusetts Institute of Technology and a well-known state-of-the-art "
+            "laboratory in New York City for 25 years, and then he went home to Rio de Janeiro.")
+    toks = text.replace("-", " -").split()              # Whisper splits compounds: " state", "-of", ...
+    words, t = [], 0.0
+    for tok in toks:
+        words.append(Word(t, t + 0.2, tok if tok.startswith("-") else " " + tok))
+        t += 0.22
+    seg = Segment(0.0, t, text, tuple(words), speaker="Speaker 12")
+    for fmt in ("srt", "vtt", "ass"):
+        out = render_subtitles([seg], fmt)
+        shown = [line for ev in pysubs2.SSAFile.from_string(out) for line in ev.plaintext.split("\n")]
+        assert max(len(line) for line in shown) <= 42, shown
+        assert "".join(shown).replace("Speaker 12: ", "").replace(" ", "") == text.replace(" ", "")
+        for line in shown:
+            assert not line.endswith(("-", "New", "25", "Rio", "de")) and not line.startswith(("-", "York", "years"))
+    srt = pysubs2.SSAFile.from_string(render_subtitles([seg], "srt"))
+    assert [ev.plaintext for ev in srt][0].startswith("Speaker 12: He worked at")
+
+
+def test_a_word_wider_than_a_line_is_split_by_characters(caplog):
+    import logging
+
+    word = "Pneumonoultramicroscopicsilicovolcanoconiosis" + "xxxxx"      # 50 characters
+    seg = Segment(0.0, 2.0, f"It is {word} indeed", (Word(0.0, 0.2, "It"), Word(0.3, 0.5, "is"),
+                                                      Word(0.6, 1.6, word), Word(1.7, 2.0, "indeed")))
+    with caplog.at_level(logging.INFO, logger="speechstudio.batch.subtitles"):
+        cues = layout_cues([seg])
+    lines = [line for c in cues for line in c.text.split("\n")]
+    assert max(len(line) for line in lines) <= 42
+    assert "".join(lines).replace(" ", "") == f"Itis{word}indeed"
+    assert "a word of 50 characters is wider than a subtitle line (42): split into 2 pieces" in caplog.text

@@ -106,16 +106,16 @@ def test_a_scrap_cue_joins_its_neighbour_and_never_overlaps():
                                                       Word(3.1, 3.3, "we"), Word(3.4, 4.0, "left.")))]
     cues = layout_cues(segs)
     assert [(c.text.replace("\n", " / "), c.start_ms, c.end_ms) for c in cues] == [
-        ("We met on Monday.", 0, 2000), ("Yes. And then we left.", 2000, 4000)]
+        ("We met on Monday.", 0, 1917), ("Yes. And then we left.", 2000, 4000)]
 
 
-def test_reading_speed_lengthens_into_the_gap_only_and_not_past_the_audio():
+def test_reading_speed_lengthens_by_the_linger_only_and_not_past_the_audio():
     long = "This sentence has exactly forty chars ok"                    # 40 characters: 2 s at 20 cps
     segs = [Segment(0.0, 1.0, long), Segment(1.5, 2.5, "Next one here.")]
     cues = layout_cues(segs, SubtitleOptions(max_line_width=0))
-    assert [(c.start_ms, c.end_ms) for c in cues] == [(0, 1500), (1500, 2500)]
+    assert [(c.start_ms, c.end_ms) for c in cues] == [(0, 1417), (1500, 2500)]      # 2 frames apart
     assert [(c.start_ms, c.end_ms) for c in layout_cues([Segment(0.0, 1.0, long)], SubtitleOptions(max_line_width=0))] \
-        == [(0, 2000)]
+        == [(0, 1500)]                                                   # 0.5 s at most after the words
     assert [(c.start_ms, c.end_ms) for c in layout_cues([Segment(0.0, 1.0, long)], SubtitleOptions(max_line_width=0),
                                                          duration_s=1.2)] == [(0, 1200)]
     srt = render("srt", [Segment(0.0, 0.3, "Hi.")], TranscriptInfo(0.5, "en", "m", "whisper"))

