@@ -18,7 +18,7 @@ from pathlib import Path
 from speechstudio.cli_args import positive_float, positive_int
 from speechstudio.errors import SpeechStudioError, UsageError
 
-__all__ = ["register", "voice_command"]
+__all__ = ["register", "voice_command", "save_command"]
 
 
 def register(subparsers) -> None:
@@ -26,7 +26,7 @@ def register(subparsers) -> None:
 
     fp = subparsers.add_parser("finetune", help="clone a voice or adapt recognition to your speech",
                                description="Fine-tune a VITS voice (voice) or a CTC recogniser (asr).")
-    fsub = fp.add_subparsers(dest="finetune_command", metavar="{voice,asr,clean}")
+    fsub = fp.add_subparsers(dest="finetune_command", metavar="{voice,save,asr,clean}")
     fsub.required = True
     vp = fsub.add_parser(
         "voice", help="clone a voice: fine-tune a VITS / Piper voice on your recordings",
@@ -79,6 +79,21 @@ def register(subparsers) -> None:
                          "-m speechstudio finetune voice ... --multi-gpu`")
     vp.add_argument("--quiet", "-q", action="store_true", help="only stage and checkpoint lines")
     vp.set_defaults(func=voice_command)
+
+    sp = fsub.add_parser("save", help="save another checkpoint of a voice run (or a blend with the base) as a voice",
+                         description="Show a run's checkpoints (similarity, naturalness, pitch; the recommended one "
+                                     "marked) and save the one you pick as a voice.")
+    sp.add_argument("--run", required=True, metavar="NAME|DIR",
+                    help="the run: the voice name it was started with (--out) or its run folder")
+    sp.add_argument("--out", metavar="NAME", help="name of the voice to save (without it: only show the table)")
+    sp.add_argument("--checkpoint", default="recommended", metavar="step_N|recommended|latest",
+                    help="which checkpoint (a step from the table; default: the recommended one)")
+    sp.add_argument("--blend", type=float, metavar="A",
+                    help="save the checkpoint blended with the base voice, A of the way from the base (0-1; WiSE-FT: "
+                         "e.g. 0.3 keeps most of the base's naturalness)")
+    sp.add_argument("--overwrite", action="store_true", help="replace an existing voice NAME")
+    sp.add_argument("--match-pitch", action="store_true", help="as for finetune voice")
+    sp.set_defaults(func=save_command)
 
     ap = fsub.add_parser("asr", help="adapt a CTC recogniser (Wav2Vec2, HuBERT, ...) to your speech",
                          description="Fine-tune a CTC model on your recordings; the result is a model NAME.")
@@ -295,6 +310,64 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
     if note:
         print(note)
     print(f"voice {ref.name} saved ({ref.reason}); try: speechstudio speak \"Hello.\" --voice {ref.name} --out hello.wav")
+    _print_trade(run_dir, "best", f"speechstudio finetune save --run {shlex.quote(str(run_dir))} --out NAME")
+    return 0
+
+
+def _print_trade(run_dir: Path, chosen: str | None, command: str) -> None:
+    """The run's checkpoint table (``finetune.trade``) and how to save another; nothing for a run
+    without the clone judge."""
+    from speechstudio.finetune.run import RunError
+    from speechstudio.finetune.trade import format_table, load_trade
+
+    try:
+        trade = load_trade(run_dir)
+    except RunError:
+        return
+    if chosen == "best":
+        from speechstudio.finetune.vits.trained import load_checkpoint_state
+
+        chosen = f"step_{int(load_checkpoint_state(run_dir, 'best').get('step', 0))}"
+    print("\nhow natural and how close each checkpoint is (your own recordings score about 0.9 similarity):")
+    print(format_table(trade, chosen))
+    print(f"another checkpoint or a blend with the base voice: {command} --checkpoint step_N [--blend 0.3]")
+
+
+def save_command(args) -> int:
+    """Handler of ``speechstudio finetune save``: the run's table; with ``--out`` the chosen checkpoint
+    (or blend) saved as a voice. Returns 0."""
+    from speechstudio.finetune import voice_run
+    from speechstudio.finetune.run import RunError
+    from speechstudio.finetune.trade import load_trade
+
+    run_dir = Path(args.run).expanduser()
+    if not (run_dir / "config.json").is_file():
+        run_dir = voice_run.runs_dir() / args.run
+    if not (run_dir / "checkpoints").is_dir():
+        raise UsageError(f"--run {args.run}: no voice training run there (nor in {voice_run.runs_dir()})")
+    which = args.checkpoint
+    if which == "recommended":
+        try:
+            trade = load_trade(run_dir)
+        except RunError:
+            trade = None
+        rec = None if trade is None else trade.recommended
+        which = "best" if rec is None else trade.rows[rec].checkpoint
+    command = f"speechstudio finetune save --run {shlex.quote(args.run)} --out NAME"
+    if not args.out:
+        _print_trade(run_dir, None, command)
+        return 0
+    with voice_run.run_lock(run_dir):
+        ref = voice_run.save_trained_voice(run_dir, args.out, voice_run.base_of_run(run_dir), which,
+                                           overwrite=args.overwrite, match_pitch=args.match_pitch, blend=args.blend)
+    label = which
+    if args.blend is not None:
+        from speechstudio.finetune.blend import blend_name
+
+        label = blend_name(args.blend, which)
+    _print_trade(run_dir, label, command)
+    print(f"voice {ref.name} saved from {label} ({ref.reason}); try: speechstudio speak \"Hello.\" --voice {ref.name}"
+          " --out hello.wav")
     return 0
 
 

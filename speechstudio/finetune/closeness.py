@@ -17,7 +17,8 @@ from speechstudio.audio.speaker_encoder import import_resemblyzer
 from speechstudio.finetune.check import resample
 
 __all__ = ["CloneJudge", "PitchProfile", "pitch_profile", "VoicePrint", "Naturalness", "Closeness",
-           "speaker_outliers", "FRAME_RATE_TOLERANCE", "SCORER_RATE", "OUTLIER_SIMILARITY", "GROUP_SIMILARITY"]
+           "speaker_outliers", "FRAME_RATE_TOLERANCE", "SCORER_RATE", "OUTLIER_SIMILARITY", "GROUP_SIMILARITY",
+           "NATURALNESS_DROP", "SIMILARITY_STALL", "natural_enough", "recommend", "trade_stalled"]
 
 #: Resemblyzer and DistillMOS take 16 kHz audio.
 SCORER_RATE = 16000
@@ -30,6 +31,12 @@ OUTLIER_SIMILARITY = 0.72
 #: Two groups of clips whose mean embeddings are less similar than this are two speakers: one
 #: speaker's clips split in two groups stay near 0.95 (30 matthes clips: 0.948); another voice against them 0.50-0.67.
 GROUP_SIMILARITY = 0.85
+#: A checkpoint more than this many MOS points less natural than the base voice is never recommended
+#: (issue 45: on this CPU the quick preset fell from 4.38 to 1.70 while similarity moved 0.01).
+NATURALNESS_DROP = 0.6
+#: Similarity gains under this (SECS) count as "no longer getting closer" (the judge's clips vary by
+#: about 0.01 between steps of a voice that does not change).
+SIMILARITY_STALL = 0.01
 
 _LOCK = threading.Lock()
 _ENCODER = None
@@ -271,3 +278,25 @@ class CloneJudge:
         mos = float(np.mean([self.mos.score(c, self.rate) for c in clips])) if self.mos and len(clips) else None
         return Closeness(self.similarity(clips), mos, pitch_profile(clips, self.rate, self.hop), self.speaker_hz,
                          self.base_similarity)
+
+
+def natural_enough(naturalness: float | None, base_naturalness: float | None) -> bool:
+    """True unless both are known and ``naturalness`` < ``base_naturalness`` - ``NATURALNESS_DROP``."""
+    return naturalness is None or base_naturalness is None or naturalness >= base_naturalness - NATURALNESS_DROP
+
+
+def recommend(rows: Sequence[dict], base_naturalness: float | None) -> int | None:
+    """Index of the checkpoint a listener would pick among ``rows`` (dicts with ``score`` and
+    ``naturalness``, the base voice's own row included): the highest :attr:`Closeness.score` among
+    those :func:`natural_enough`; None when no row is."""
+    ok = [i for i, r in enumerate(rows) if natural_enough(r.get("naturalness"), base_naturalness)]
+    return max(ok, key=lambda i: rows[i]["score"]) if ok else None
+
+
+def trade_stalled(rows: Sequence[dict], base_naturalness: float | None) -> bool:
+    """Early stop (issue 45): the latest of the trained ``rows`` (``similarity``, ``naturalness``; at
+    least two, step order) is not :func:`natural_enough` and is no more than ``SIMILARITY_STALL``
+    more similar than the best earlier row: more steps would trade naturalness for nothing."""
+    if len(rows) < 2 or natural_enough(rows[-1].get("naturalness"), base_naturalness):
+        return False
+    return rows[-1]["similarity"] <= max(r["similarity"] for r in rows[:-1]) + SIMILARITY_STALL

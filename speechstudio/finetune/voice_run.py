@@ -17,7 +17,7 @@ from speechstudio.errors import SpeechStudioError, UsageError
 
 __all__ = ["VoicePlan", "BaseVoiceInfo", "describe_base", "load_base_voice", "finetune_dir", "runs_dir", "plan",
            "prepare_dataset", "run_lock", "check_resume_data", "train", "save", "save_trained_voice", "text_checker",
-           "train_config"]
+           "train_config", "base_of_run"]
 
 
 def finetune_dir() -> Path:
@@ -395,19 +395,42 @@ def train(p: VoicePlan, control=None) -> Iterator[object]:
 
 
 def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False,
-                       summary: dict | None = None, match_pitch: bool = False):
-    """Save a run's ``which`` (``best`` | ``latest``) checkpoint as store voice ``name`` with ``base``'s
-    front end and license; returns the new ``VoiceRef``.
+                       summary: dict | None = None, match_pitch: bool = False, blend: float | None = None):
+    """Save a run's ``which`` (``best`` | ``latest`` | ``step_N``, a row of ``finetune.trade``) checkpoint
+    as store voice ``name`` with ``base``'s front end and license; ``blend`` (0-1) saves that checkpoint
+    blended with the base (``finetune.blend``, WiSE-FT) instead. Returns the new ``VoiceRef``.
 
     The pitch of the recordings and the model is measured (``finetune.pitch_match``) into the training
-    summary; ``match_pitch`` also stores the offset as ``pitch_semitones`` (PSOLA at synthesis). Raises
-    ``UsageError`` (name taken or bad), ``RunError`` (no such checkpoint), ``ExportError``."""
+    summary, with the checkpoint's judged row when there is one; ``match_pitch`` also stores the offset
+    as ``pitch_semitones`` (PSOLA at synthesis). Raises ``UsageError`` (name taken or bad, ``blend``
+    outside 0-1), ``RunError`` (no such checkpoint), ``ExportError``."""
+    from dataclasses import asdict
+
     from speechstudio.finetune.clone_store import save_clone
+    from speechstudio.finetune.run import RunError
     from speechstudio.finetune.vits.trainer import load_trained_generator
 
-    model, info = load_trained_generator(run_dir, which)
+    if blend is None:
+        model, info = load_trained_generator(run_dir, which)
+        label = which
+    else:
+        from speechstudio.finetune.blend import blend_generator, blend_name
+
+        if not 0.0 <= blend <= 1.0:
+            raise UsageError(f"--blend {blend}: between 0 (the base voice) and 1 (the checkpoint)")
+        model, info = blend_generator(Path(run_dir), blend, which)
+        label = blend_name(blend, which)
     base_voice = load_base_voice(base)
-    facts = {"checkpoint": which, "step": int(getattr(info, "step", 0))}
+    facts = {"checkpoint": label, "step": int(getattr(info, "step", 0))}
+    try:
+        from speechstudio.finetune.trade import load_trade
+
+        trade = load_trade(Path(run_dir))
+        row = trade.row(label if label.startswith(("step_", "blend_")) else f"step_{facts['step']}")
+        if row is not None:
+            facts["closeness"] = asdict(row)
+    except RunError:
+        pass  # a run without the clone judge: no table
     val = getattr(info, "val_mel_loss", None)
     if val is not None and val == val:  # not NaN (no validation clips)
         facts["val_mel_loss"] = round(float(val), 5)
@@ -424,7 +447,21 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
                       overwrite=overwrite, pitch_semitones=pitch)
 
 
-def save(p: VoicePlan, which: str = "best", match_pitch: bool = False):
+def save(p: VoicePlan, which: str = "best", match_pitch: bool = False, blend: float | None = None):
     """Store the run's ``which`` checkpoint as voice ``p.name``; returns its ``VoiceRef``
-    (``match_pitch``: see :func:`save_trained_voice`)."""
-    return save_trained_voice(p.run_dir, p.name, p.base, which, p.overwrite, match_pitch=match_pitch)
+    (``match_pitch``, ``blend``: see :func:`save_trained_voice`)."""
+    return save_trained_voice(p.run_dir, p.name, p.base, which, p.overwrite, match_pitch=match_pitch, blend=blend)
+
+
+def base_of_run(run_dir: Path):
+    """The base ``VoiceRef`` a run was trained from (its ``config.json``). Raises ``RunError`` (no run
+    there), ``ModelNotFoundError`` (the base voice is no longer installed)."""
+    from speechstudio.finetune.run import RunError
+    from speechstudio.finetune.vits.piper_ckpt import checkpoint_base_ref
+    from speechstudio.tts.voices import resolve_voice
+
+    try:
+        source = json.loads((Path(run_dir) / "config.json").read_text(encoding="utf-8"))["base"]["source"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise RunError(f"{run_dir}: not a voice training run (no readable config.json)") from None
+    return checkpoint_base_ref(source) or resolve_voice(source, allow_download=False)

@@ -25,7 +25,8 @@ class TrainConfig:
     ``precision``: ``auto|fp32|fp16|bf16``; ``segment_size`` in samples (VITS 8192); ``eval_every`` /
     ``checkpoint_every`` in steps; ``patience``: rising evaluations before a warning; ``stft_weight``:
     multi-resolution STFT loss (Parallel WaveGAN; 0 = off); ``judge_clone``: best checkpoint by
-    ``closeness.Closeness.score``; ``discriminator_width``: fraction of VITS' channels."""
+    ``closeness.Closeness.score`` among those ``closeness.natural_enough``; ``stop_early``: end the run
+    when ``closeness.trade_stalled`` (needs ``judge_clone``); ``discriminator_width``: fraction of VITS' channels."""
 
     steps: int = 2000
     warmup_steps: int | None = None
@@ -59,6 +60,7 @@ class TrainConfig:
     pitch_conform: bool = True
     pitch_by_rate: bool = True
     judge_clone: bool = False
+    stop_early: bool = False
     disc_warmup_steps: int | None = None
 
     def __post_init__(self):

@@ -8,7 +8,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-__all__ = ["BaseInfo", "base_info_for", "load_trained_generator"]
+__all__ = ["BaseInfo", "base_info_for", "load_trained_generator", "load_checkpoint_state"]
 
 
 @dataclass(frozen=True)
@@ -39,18 +39,40 @@ def base_info_for(voice, source: str, speaker: int | None) -> BaseInfo:
     return BaseInfo(str(source), voice.kind, voice.name, int(voice.sample_rate), voice.language, speaker, piper_config)
 
 
-def load_trained_generator(run_dir: str | os.PathLike, which: str = "best"):
-    """``(VitsModel, BaseInfo)`` of checkpoint ``which`` (``"best"`` | ``"latest"``): float32, CPU, eval
-    mode, weight norm folded, with the posterior encoder and the base's noise / length defaults. Raises
-    ``RunError`` when missing or unreadable."""
+def load_checkpoint_state(run_dir: str | os.PathLike, which: str = "best") -> dict:
+    """The stored dict of checkpoint ``which``: ``"best"``, ``"latest"`` or ``"step_N"`` (a judged
+    step, ``finetune.trade.snapshot_path``). Raises ``RunError`` when missing or unreadable."""
+    from speechstudio.finetune.run import RunError, RunFolder
+
+    if not which.startswith("step_"):
+        return RunFolder(run_dir).load_checkpoint(which)
+    import torch
+
+    from speechstudio.finetune.trade import snapshot_path
+
+    try:
+        path = snapshot_path(Path(run_dir), int(which[5:]))
+    except ValueError:
+        raise RunError(f"checkpoint {which!r}: use best, latest or step_N (N a judged step)") from None
+    if not path.is_file():
+        raise RunError(f"{path}: no checkpoint {which} in this run folder (the table lists the judged steps)")
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - zip / unpickling errors of a damaged file
+        raise RunError(f"{path}: unreadable checkpoint ({type(exc).__name__}: {str(exc)[:120]})") from exc
+
+
+def load_trained_generator(run_dir: str | os.PathLike, which: str = "best", state: dict | None = None):
+    """``(VitsModel, BaseInfo)`` of checkpoint ``which`` (``"best"`` | ``"latest"`` | ``"step_N"``), or of
+    a generator ``state`` in that format: float32, CPU, eval mode, weight norm folded, with the posterior
+    encoder and the base's noise / length defaults. Raises ``RunError`` when missing or unreadable."""
     from transformers import VitsConfig, VitsModel
 
-    from speechstudio.finetune.run import RunError, RunFolder
+    from speechstudio.finetune.run import RunError
     from speechstudio.tts.decoder import install_decoder
     from speechstudio.tts.piper_import import fold_weight_norm
 
-    folder = RunFolder(run_dir)
-    state = folder.load_checkpoint(which)
+    state = load_checkpoint_state(run_dir, which) if state is None else state
     try:
         config = VitsConfig.from_dict(json.loads(state["model_config"]))
         model = VitsModel(config)
@@ -59,7 +81,8 @@ def load_trained_generator(run_dir: str | os.PathLike, which: str = "best"):
         model.load_state_dict(state["generator"])
         base = dict(state["base"])
     except (KeyError, RuntimeError, ValueError, TypeError) as exc:
-        raise RunError(f"{folder.checkpoint_path(which)}: not a VITS generator checkpoint ({str(exc)[:160]})") from exc
+        where = Path(run_dir) / "checkpoints" / f"{which}.pt"
+        raise RunError(f"{where}: not a VITS generator checkpoint ({str(exc)[:160]})") from exc
     model.eval()
     base["step"] = int(state.get("step", 0))
     base["val_mel_loss"] = float(state.get("val_mel_loss", float("nan")))

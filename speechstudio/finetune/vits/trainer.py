@@ -2,7 +2,11 @@
 
 Stages: ``prepare`` (token ids, cached features), ``warmup`` (Piper ``.onnx`` bases: the new posterior
 encoder alone), ``discriminator`` (a fresh discriminator alone), ``train`` (GAN); why: ``config``. Every
-``eval_every`` steps an ``EvalEvent`` (``best.pt`` on improvement), every ``checkpoint_every`` steps
+``eval_every`` steps an ``EvalEvent`` (``best.pt`` on improvement; with the clone judge the base voice
+is judged first and is the best until a step beats it, each judged step is kept as ``step_N.pt`` and a
+row of ``RUN/closeness.json``, ``finetune.trade``; a step much less natural than the base is never the
+best, ``closeness.natural_enough``; ``stop_early`` ends the run when ``closeness.trade_stalled``), every
+``checkpoint_every`` steps
 ``latest.pt`` with the full resume state and samples. ``control.stop`` saves ``latest.pt`` (and
 ``best.pt`` from the latest generator when nothing was evaluated yet);
 ``resume=True`` continues bit for bit (same device and settings).
@@ -32,6 +36,8 @@ from speechstudio.finetune.vits.events import (CheckpointEvent, DoneEvent, EvalE
                                                StepEvent, TrainControl)
 from speechstudio.finetune.vits.trained import BaseInfo, base_info_for, load_trained_generator
 from speechstudio.finetune.vits.voice_rate import VoiceRate, choose_rate
+from speechstudio.finetune.closeness import natural_enough, trade_stalled
+from speechstudio.finetune.trade import row_of, snapshot_path, write_trade
 
 __all__ = ["train_voice", "load_trained_generator", "TrainConfig", "TrainControl", "TrainingError", "BaseInfo",
            "StageEvent", "StepEvent", "EvalEvent", "SampleEvent", "CheckpointEvent", "DoneEvent", "FIXED_SENTENCE",
@@ -81,9 +87,10 @@ def _write_wav(path: Path, wav, sample_rate: int) -> Path:
     return path
 
 
-def _speak(tr, voice, texts, seed: int) -> list[tuple]:
+def _speak(tr, voice, texts, seed: int, speaking_rate: float | None = None) -> list[tuple]:
     """(tag, float32 audio at the voice's rate) of ``texts`` ((tag, sentence) pairs) spoken by the
-    model being trained (eval mode, voice defaults, RNG forked and seeded); unsayable texts skipped."""
+    model being trained (eval mode, voice defaults, RNG forked and seeded; ``speaking_rate`` default:
+    the saved voice's, ``model.config``); unsayable texts skipped."""
     import numpy as np
     import torch
 
@@ -101,7 +108,8 @@ def _speak(tr, voice, texts, seed: int) -> list[tuple]:
                 torch.manual_seed(seed)
                 x = torch.tensor([ids], dtype=torch.long, device=tr.device)
                 with torch.no_grad(), tr.autocast():
-                    out = model(input_ids=x, speaker_id=tr.speaker)
+                    out = model(input_ids=x, speaker_id=tr.speaker,
+                                speaking_rate=float(speaking_rate or model.config.speaking_rate))
                 wav = out.waveform[0, : int(out.sequence_lengths[0])].float().cpu().numpy()
                 out_clips.append((tag, np.clip(wav, -1, 1).astype(np.float32)))
     finally:
@@ -137,6 +145,18 @@ def _clone_judge(clips, voice, rate: int, log):
     except (ImportError, OSError, RuntimeError, ValueError) as exc:
         log(f"how close the clone is will not be measured ({exc}); the best checkpoint is the lowest validation loss")
         return None, []
+
+
+def _judge_base(tr, voice, judge, texts, seed: int, rate) -> tuple:
+    """(``Closeness`` of the run's starting voice, naturalness of the base voice as it ships): the same
+    clips heard at the model's rate and at the base's own (``VoiceRate``; the same voice when equal)."""
+    import numpy as np
+
+    start = judge.judge([w for _t, w in _speak(tr, voice, texts, seed)])
+    if rate.model_rate == rate.base_rate or start.naturalness is None:
+        return start, start.naturalness
+    shipped = _speak(tr, voice, texts, seed, speaking_rate=float(tr.model.speaking_rate))  # the base's own tempo
+    return start, float(np.mean([judge.mos.score(w, rate.base_rate) for _t, w in shipped]))
 
 
 def closeness_advice(history: list[dict], usable_minutes: float, changing: bool = True) -> str:
@@ -336,9 +356,28 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     texts = [("fox", FIXED_SENTENCE)] + [("val" if clips.val else "train", (clips.val or clips.train)[0].text)]
     with torch.random.fork_rng(devices=tr.cuda_devices()):  # the scorers' model inits draw random numbers
         judge, judge_texts = _clone_judge(clips, voice, fc.decode_rate, log) if config.judge_clone and par.main else (None, [])
+
+    def generator_state() -> dict:
+        return {"format": "speechstudio-vits-generator/1", "step": tr.step, "generator": tr.model.state_dict(),
+                "model_config": json.dumps(tr.model.config.to_dict()), "base": {**info.to_dict(), "step": tr.step},
+                "val_mel_loss": float(stats["last_val"])}
+
+    def snapshot() -> Path:
+        """``step_N.pt`` (the table's checkpoints) and ``best.pt`` when this step is the best."""
+        path = atomic_torch_save(generator_state(), snapshot_path(rf.path, tr.step))
+        if stats["best_step"] == tr.step:
+            atomic_torch_save(generator_state(), rf.checkpoint_path("best"))
+        write_trade(rf.path, stats.get("base_naturalness"), stats["closeness"])
+        return path
+
     if judge is not None:
         if "base_similarity" not in stats:  # the base voice, before any step (the run's model is still the base)
-            stats["base_similarity"] = judge.similarity([w for _t, w in _speak(tr, voice, judge_texts, config.seed)])
+            c0, stats["base_naturalness"] = _judge_base(tr, voice, judge, judge_texts, config.seed, rate)
+            stats["base_similarity"] = c0.similarity
+            stats["closeness"] = [row_of(0, c0)]
+            stats["best_score"], stats["best_step"] = c0.score, 0  # the base is the best until a step beats it
+            snapshot()
+            log(f"base voice: {c0.describe()}; as it ships: naturalness {stats['base_naturalness']:.2f}")
         judge.base_similarity = stats["base_similarity"]
     # last: everything above may draw random numbers
     if resume:
@@ -359,10 +398,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
             rngs = rngs or [capture_rng_state()]
             extra.update({"trainer": stats, "world": par.world}, **({"rng_ranks": rngs} if len(rngs) > 1 else {}))
             return rf.save_checkpoint(tr.state_dict(rngs[0], extra), kind)
-        return atomic_torch_save({"format": "speechstudio-vits-generator/1", "step": tr.step,
-                                  "generator": tr.model.state_dict(),
-                                  "model_config": json.dumps(tr.model.config.to_dict()), **extra},
-                                 rf.checkpoint_path("best"))
+        return atomic_torch_save(generator_state(), rf.checkpoint_path("best"))
 
     def oom_error(what: str) -> TrainingError:
         torch.cuda.empty_cache()
@@ -385,15 +421,23 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
         if judge is not None:
             c = judge.judge([w for _t, w in _speak(tr, voice, judge_texts, config.seed)])
             close = c.to_dict()
-            stats["closeness"] = stats.get("closeness", []) + [
-                {"step": tr.step, "similarity": c.similarity, "naturalness": c.naturalness, "score": c.score}]
+            base_mos = stats.get("base_naturalness")
+            stats["closeness"] = stats.get("closeness", []) + [row_of(tr.step, c)]
             advice = closeness_advice(stats["closeness"], manifest.total_s / 60,
                                       changing=stage not in ("warmup", "discriminator"))
             text = c.describe() + (f". {advice[0].upper()}{advice[1:]}" if advice else "")
             score = c.score
+            # the guard (issue 45): a checkpoint much less natural than the base is never the best
+            eligible = natural_enough(c.naturalness, base_mos)
+            if not eligible:
+                text += (f". Much less natural than the base voice ({c.naturalness:.1f} vs {base_mos:.1f}): "
+                         "not recommended")
+            trained = [r for r in stats["closeness"] if r["step"] > disc_end]
+            if config.stop_early and stage == "train" and trade_stalled(trained, base_mos):
+                stats["early_stop"] = tr.step
         else:
-            score = -val
-        best = stats.get("best_score") is None or score > stats["best_score"]
+            score, eligible = -val, True
+        best = eligible and (stats.get("best_score") is None or score > stats["best_score"])
         if best:
             stats["best_score"], stats["best_step"] = score, tr.step
         warn = overtraining_warning(history, config.patience, stats["best_step"]) if judge is None else ""
@@ -406,6 +450,9 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                 writer.add_scalar("clone/similarity", close["similarity"], tr.step)
                 if close["naturalness"] is not None:
                     writer.add_scalar("clone/naturalness", close["naturalness"], tr.step)
+        if judge is not None:
+            path = snapshot()
+            return val, recon, best, warn, rf.checkpoint_path("best") if best else path, close, text
         return val, recon, best, warn, save("best") if best else None, close, text
 
     saved_step = tr.step if resume else -1
@@ -485,6 +532,14 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
                     yield EvalEvent(tr.step, val, best, warn, recon, close, text)
                     if best:
                         yield CheckpointEvent(tr.step, path, "best")
+                    if stats.get("early_stop") == tr.step:
+                        msg = (f"stopping early at step {tr.step}: the voice has become much less natural than "
+                               f"the base and no closer to yours; the best checkpoint (step {stats['best_step']}) "
+                               "is kept")
+                        log(msg)
+                        yield StageEvent("train", msg)
+                if par.any(stats.get("early_stop") == tr.step):
+                    break  # the run ends here: latest.pt below, reason "finished"
             if tr.step % config.checkpoint_every == 0 or tr.step == total:
                 rngs = par.gather(capture_rng_state())
                 paths = par.on_main(lambda: (save("latest", rngs), None if val_batches else save("best")),
@@ -516,7 +571,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     finally:
         if writer is not None:
             writer.close()
-    reason = "finished" if tr.step >= total else "stopped"
+    reason = "finished" if tr.step >= total or stats.get("early_stop") == tr.step else "stopped"
     if tr.step != saved_step:
         rngs = par.gather(capture_rng_state())
         path = par.on_main(lambda: save("latest", rngs), "writing the checkpoint")

@@ -1,0 +1,122 @@
+"""The trade a clone run offers, on the real speaker's held-back sentences (issue 45).
+
+For a run made by ``bench/clone_real.py`` (``--work DIR``; the same held-back split), every judged
+checkpoint of the run (``checkpoints/step_N.pt``, ``finetune.trade``) and WiSE-FT blends of the best
+one with the base (``finetune.blend``, Wortsman et al. 2022: ``--alphas``) speak the held-back
+sentences and are scored as ``clone_real.py`` scores: SECS, naturalness (SpeechStudio's bundled
+DistillMOS), WER, median F0. With ``--agreement`` the same clips are also scored by the ``distillmos``
+package (``pip install --no-deps distillmos xls-r-sqa`` in a bench environment) and the largest
+difference is reported, on the speaker's recordings, the base voice (Piper joe) and degraded copies too.
+
+Usage: ``python bench/clone_blend.py --work /tmp/clone45 [--alphas 0.3,0.5,0.7] [--agreement]``."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import clone_real  # noqa: E402
+
+
+def package_mos():
+    """The ``distillmos`` package's own model (torchaudio stood in for: its scoring never calls it)."""
+    import contextlib
+    import io
+    import types
+
+    sys.modules.setdefault("torchaudio", types.ModuleType("torchaudio"))
+    try:
+        import distillmos
+    finally:
+        if isinstance(sys.modules.get("torchaudio"), types.ModuleType) and not hasattr(sys.modules["torchaudio"], "__file__"):
+            del sys.modules["torchaudio"]
+    with contextlib.redirect_stdout(io.StringIO()):
+        return distillmos.ConvTransformerSQAModel().eval()
+
+
+def agreement(model, clips: list[np.ndarray], rate: int) -> tuple[float, float]:
+    """(mean MOS by the package, largest |ours - package|) over ``clips`` at ``rate``."""
+    import torch
+
+    from speechstudio.finetune.check import resample
+    from speechstudio.finetune.closeness import Naturalness
+
+    ours = Naturalness()
+    diffs, ref = [], []
+    for c in clips:
+        x = torch.from_numpy(resample(c, rate, 16000))[None]
+        with torch.no_grad():
+            r = float(model(x).reshape(-1)[0])
+        ref.append(r)
+        diffs.append(abs(ours.score(c, rate) - r))
+    return float(np.mean(ref)), float(np.max(diffs))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "voices" / "matthes")
+    ap.add_argument("--held-out", type=int, default=28)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/clone_real"))
+    ap.add_argument("--alphas", default="0.3,0.5,0.7")
+    ap.add_argument("--agreement", action="store_true")
+    args = ap.parse_args()
+
+    from speechstudio.finetune.blend import blend_generator
+    from speechstudio.finetune.trade import load_trade
+    from speechstudio.finetune.vits.trained import load_trained_generator
+    from speechstudio.tts.vits import load_voice
+
+    run = args.work / "run"
+    train_dir, held = clone_real.split(args.data, args.work, args.held_out)
+    texts = [t for t, _ in held]
+    base = load_voice(clone_real.joe_onnx(), device="cpu", precision="fp32", optimize=False)
+    rate = base.sample_rate
+    scorer = clone_real.Scorer([clone_real.read_audio(p, rate) for p in sorted((train_dir / "wavs").iterdir())], rate)
+    pkg = package_mos() if args.agreement else None
+    speaker_clips = [clone_real.read_audio(p, rate) for _, p in held]
+    base_clips = clone_real.synth(base, texts)
+    speaker, base_m = scorer(speaker_clips, texts), scorer(base_clips, texts)
+    rows = [("speaker's held-back recordings", speaker), ("base voice (joe)", base_m)]
+    agree = []
+    if pkg is not None:
+        rng = np.random.default_rng(0)
+        for name, clips in (("speaker", speaker_clips), ("base joe", base_clips),
+                            ("speaker + noise", [c + 0.03 * rng.standard_normal(len(c)).astype(np.float32) for c in speaker_clips]),
+                            ("joe clipped", [np.clip(c * 8, -0.3, 0.3) for c in base_clips])):
+            agree.append((name, *agreement(pkg, clips, rate)))
+
+    trade = load_trade(run)
+    best = trade.rows[trade.recommended].checkpoint if trade.recommended is not None else "best"
+    voices = [(r.checkpoint, lambda w=r.checkpoint: load_trained_generator(run, w)) for r in trade.rows if r.step > 0]
+    voices += [(f"blend {a:g} of {best}", lambda a=float(a): blend_generator(run, a, best))
+               for a in args.alphas.split(",")]
+    results = {"speaker": speaker, "base": base_m, "voices": {}}
+    for name, load in voices:
+        t = time.perf_counter()
+        model, _ = load()
+        clips = clone_real.synth(base, texts, model=model)
+        r = scorer(clips, texts, int(model.config.sampling_rate))
+        results["voices"][name] = r
+        rows.append((name, r))
+        if pkg is not None:
+            agree.append((name, *agreement(pkg, clips, rate)))
+        print(f"{name}: SECS {r['secs']:.3f} MOS {r['mos']:.2f} WER {r['wer']:.3f} F0 {r['f0'] or 0:.1f} "
+              f"({time.perf_counter() - t:.0f} s)", flush=True)
+    print("\n" + clone_real.table(rows, speaker, base_m))
+    print("\n" + "recommended in training: " + best + "\n")
+    if agree:
+        print(f"{'clips':34s} {'package MOS':>11s} {'max |ours - package|':>20s}")
+        for name, mean, diff in agree:
+            print(f"{name:34s} {mean:11.2f} {diff:20.4f}")
+        results["agreement"] = agree
+    (args.work / "blend.json").write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
