@@ -310,3 +310,119 @@ def test_cli_audiobook_cover_errors_are_one_line(tmp_path, capsys, monkeypatch):
         assert cli.main(["audiobook", str(book), "--out", str(tmp_path / "ab"), "--cover", str(cover)]) == 2
         lines = capsys.readouterr().err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"speechstudio: error: {cover}: {reason}")
+
+
+# ----------------------------------------------------------------------------- issue 41: the book's own chapters
+def _zip_epub(path, files: dict[str, str], spine: list[str], nav: str | None = None, ncx: str | None = None,
+              container: bool = True):
+    """A small EPUB written with zipfile: ``files`` (name under OEBPS/ -> XHTML), their ``spine`` order,
+    an EPUB 3 ``nav`` document and / or an EPUB 2 ``ncx`` (their bodies)."""
+    import zipfile
+
+    items = [f'<item id="d{i}" href="{name}" media-type="application/xhtml+xml"/>' for i, name in enumerate(files)]
+    if nav is not None:
+        items.append('<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>')
+    if ncx is not None:
+        items.append('<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>')
+    toc = ' toc="ncx"' if ncx else ""
+    refs = "".join(f'<itemref idref="d{list(files).index(n) if n in files else 99}"/>' for n in spine)
+    opf = ('<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+           '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Two In One</dc:title>'
+           '<dc:creator>Ann Author</dc:creator></metadata>'
+           f'<manifest>{"".join(items)}</manifest><spine{toc}>{refs}</spine></package>')
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("mimetype", "application/epub+zip")
+        if container:
+            z.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" '
+                       'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+                       '<rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+                       '</rootfiles></container>')
+        z.writestr("OEBPS/content.opf", opf)
+        for name, body in files.items():
+            if body is not None:
+                z.writestr(f"OEBPS/{name}", '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml" '
+                           f'xmlns:epub="http://www.idpf.org/2007/ops"><head><title>x</title></head><body>{body}'
+                           '</body></html>')
+        if nav is not None:
+            z.writestr("OEBPS/nav.xhtml", '<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org'
+                       f'/2007/ops"><body><nav epub:type="landmarks"><ol><li><a href="one.xhtml">Start</a></li></ol>'
+                       f'</nav><nav epub:type="toc"><ol>{nav}</ol></nav></body></html>')
+        if ncx is not None:
+            z.writestr("OEBPS/toc.ncx", '<?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" '
+                       f'version="2005-1"><navMap>{ncx}</navMap></ncx>')
+
+
+ONE_FILE = ('<h1>Chapter 1</h1><p>It began at noon.<a epub:type="noteref" href="#fn1"><sup>1</sup></a> '
+            'Then noon again.<sup><a href="notes.xhtml#n2" id="r2">[2]</a></sup></p>'
+            '<p><img src="i.png" alt="A picture of a cat"/>See <a href="one.xhtml#c2">the middle</a>.</p>'
+            '<aside epub:type="footnote" id="fn1"><p>A pop-up note.</p></aside>'
+            '<h1 id="c2">Chapter 2</h1><h2>The Middle</h2><p>Middle words.</p>')
+NOTES = '<h1>Notes</h1><p id="n2">2. A real note. <a href="one.xhtml#r2">\u21a9</a></p>'
+
+
+def test_epub3_chapters_from_the_nav_anchors_in_one_file_and_no_markers(tmp_path):
+    from speechstudio.tts.documents import read_book
+
+    nav = ('<li><a href="one.xhtml">Chapter 1</a></li><li><a href="one.xhtml#c2">Chapter 2: The Middle</a></li>'
+           '<li><a href="notes.xhtml">Notes</a></li>')
+    _zip_epub(tmp_path / "b.epub", {"title.xhtml": "<h1>Two In One</h1><p>by Ann Author</p>", "one.xhtml": ONE_FILE,
+                                    "notes.xhtml": NOTES}, ["title.xhtml", "one.xhtml", "notes.xhtml"], nav=nav)
+    book = read_book(tmp_path / "b.epub")
+    assert (book.title, book.author, book.warnings) == ("Two In One", "Ann Author", ())
+    assert [(c.title, c.text) for c in book.chapters] == [
+        ("Chapter 1", "Chapter 1.\n\nIt began at noon. Then noon again.\n\nSee the middle."),
+        ("Chapter 2: The Middle", "Chapter 2.\n\nThe Middle.\n\nMiddle words."),
+        ("Notes", "Notes.\n\n2. A real note.")]
+
+
+def test_epub2_chapters_from_the_ncx(tmp_path):
+    from speechstudio.tts.documents import read_book
+
+    ncx = ('<navPoint id="a" playOrder="1"><navLabel><text>Chapter 1</text></navLabel><content src="one.xhtml"/>'
+           '<navPoint id="b" playOrder="2"><navLabel><text>Chapter 2</text></navLabel>'
+           '<content src="one.xhtml#c2"/></navPoint></navPoint>')
+    _zip_epub(tmp_path / "b.epub", {"one.xhtml": ONE_FILE}, ["one.xhtml"], ncx=ncx)
+    book = read_book(tmp_path / "b.epub")
+    assert [c.title for c in book.chapters] == ["Chapter 1", "Chapter 2"] and book.warnings == ()
+    assert book.chapters[1].text.startswith("Chapter 2.\n\nThe Middle.")
+
+
+def test_broken_epub_chapters_from_the_spine_with_one_warning(tmp_path):
+    from speechstudio.tts.documents import read_book
+
+    _zip_epub(tmp_path / "b.epub", {"a.xhtml": "<h2>Opening</h2><p>First.</p>", "gone.xhtml": None,
+                                    "c.xhtml": "<p>Last words.</p>"}, ["a.xhtml", "gone.xhtml", "c.xhtml"],
+              container=False)
+    book = read_book(tmp_path / "b.epub")
+    assert [(c.title, c.text) for c in book.chapters] == [("Opening", "Opening.\n\nFirst."),
+                                                          ("Last words", "Last words.")]
+    assert book.warnings == ("b.epub: no table of contents (EPUB 3 nav / EPUB 2 NCX) to take chapters from: one "
+                             "chapter per spine document; 1 file(s) of the spine missing and skipped "
+                             "(OEBPS/gone.xhtml)",)
+    (tmp_path / "empty.epub").write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty ZIP
+    with pytest.raises(DocumentError, match="empty.epub: not a readable EPUB"):
+        read_book(tmp_path / "empty.epub")
+
+
+def test_plain_text_headings_only_where_a_heading_is(tmp_path):
+    path = tmp_path / "b.txt"
+    path.write_text("Chapter 1\n\nPart of him wanted to stay.\n\nBook the next boat, she said.\n\nPART II\n\n"
+                    "THE RETURN\n\nHe came home.\n\nCHAPTER THREE\nIt ended.\n", encoding="utf-8")
+    _, chapters = read_document(path)
+    assert [c.title for c in chapters] == ["Chapter 1", "PART II", "THE RETURN", "CHAPTER THREE"]
+    assert "Part of him wanted to stay.\n\nBook the next boat" in chapters[0].text
+
+
+def test_cli_list_chapters_synthesizes_nothing(tmp_path, capsys):
+    import argparse
+
+    from speechstudio.tts.cli import register
+
+    _zip_epub(tmp_path / "b.epub", {"one.xhtml": ONE_FILE}, ["one.xhtml"],
+              nav='<li><a href="one.xhtml">Chapter 1</a></li><li><a href="one.xhtml#c2">Chapter 2</a></li>')
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["audiobook", str(tmp_path / "b.epub"), "--list-chapters"])
+    assert args.func(args) == 0
+    assert capsys.readouterr().out.splitlines() == ["Two In One by Ann Author: 2 chapter(s)",
+                                                    "  1  Chapter 1  (12 words)", "  2  Chapter 2  (6 words)"]

@@ -211,7 +211,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
         raise UsageError(f"{out_dir}: exists and is not a folder (an audiobook is a folder of chapter files)")
     book: Book = read_book(document)
     title, chapters = book.title, book.chapters
-    notes: list[str] = []
+    notes: list[str] = list(book.warnings)
     if cover is not None:
         cover = prepare_cover(cover, "--cover")
     elif book.cover is not None and book_file:

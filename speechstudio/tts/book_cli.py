@@ -1,7 +1,7 @@
 """``speechstudio audiobook`` and ``speechstudio lexicon``: argparse wiring (called by ``tts.cli.register``).
 
 * ``audiobook BOOK.epub|.md|.txt --out FOLDER [--format flac|wav|ogg|mp3|opus|m4a] [--cover IMAGE]
-  [--no-m4b] [--restart]`` - one file per chapter and one ``<title>.m4b`` with chapter marks and
+  [--no-m4b] [--restart] | --list-chapters`` - one file per chapter and one ``<title>.m4b`` with chapter marks and
   cover (``tts.audiobook``), a tqdm progress bar over the whole book, resumes after an interruption
   (finished chapters are not redone).
 * ``lexicon list|add WORD PRONUNCIATION|remove WORD|path [--language en]`` - the user lexicon
@@ -24,7 +24,10 @@ def register(subparsers) -> None:
                     "with chapter marks and the cover (what audiobook players open), a playlist and chapters.json. "
                     "Run it again after an interruption: finished chapters are kept.")
     ap.add_argument("book", metavar="BOOK.epub|.md|.txt")
-    ap.add_argument("--out", required=True, metavar="FOLDER", help="folder for the chapter files (created)")
+    ap.add_argument("--out", metavar="FOLDER", help="folder for the chapter files (created; required unless "
+                                                   "--list-chapters)")
+    ap.add_argument("--list-chapters", action="store_true",
+                    help="print the chapters found (number, title, words) and stop: nothing is synthesized")
     ap.add_argument("--format", default="flac", choices=["flac", "wav", "ogg", "mp3", "opus", "m4a"],
                     help="format of the chapter files (flac)")
     ap.add_argument("--cover", metavar="IMAGE", help="cover image for the .m4b (JPEG or PNG; default: the EPUB's cover)")
@@ -65,7 +68,7 @@ def audiobook_command(args) -> int:
     from tqdm import tqdm
 
     from speechstudio.tts.audiobook import make_audiobook, prepare_cover
-    from speechstudio.tts.documents import read_document
+    from speechstudio.tts.documents import read_book
     from speechstudio.tts.family import check_settings
     from speechstudio.tts.vits import SynthesisSettings, load_voice
     from speechstudio.tts.voices import resolve_voice
@@ -73,7 +76,17 @@ def audiobook_command(args) -> int:
     settings = SynthesisSettings(speaker=args.speaker, noise_scale=args.noise_scale, noise_w=args.noise_w,
                                  length_scale=args.length_scale, seed=args.seed, pitch=args.pitch)
     check_settings(settings, flags=True)
-    title, chapters = read_document(args.book)  # fail on a bad document before the voice loads
+    book = read_book(args.book)  # fail on a bad document before the voice loads
+    title, chapters = book.title, book.chapters
+    if getattr(args, "list_chapters", False):
+        for note in book.warnings:
+            print(f"warning: {note}", file=sys.stderr)
+        print(f"{title}" + (f" by {book.author}" if book.author else "") + f": {len(chapters)} chapter(s)")
+        for ch in chapters:
+            print(f"{ch.index + 1:3d}  {ch.title}  ({len(ch.text.split())} words)")
+        return 0
+    if not args.out:
+        raise UsageError("audiobook needs --out FOLDER (or --list-chapters to only show the chapters)")
     cover = _read_cover(args.cover) if getattr(args, "cover", None) else None
     if cover is not None:
         cover = prepare_cover(cover, args.cover)

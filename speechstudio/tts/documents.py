@@ -1,8 +1,8 @@
-"""Long documents as chapters of plain text for ``audiobook``: ``.txt`` (chapter heading lines such as
-``Chapter 3`` / ``Part Two`` / ``Prologue``; a short title page gives the title), ``.md`` (``#`` /
-``##`` headings; Markdown reduced to what a listener needs; title from YAML ``title:`` or the only
-level-1 heading) and ``.epub`` (EPUB 2/3 with EbookLib, AGPL-3.0: spine documents in reading order,
-author ``dc:creator``, cover image). Rules in full: docs/tts.md, Audiobooks.
+"""Long documents as chapters of plain text for ``audiobook``: ``.txt`` (heading lines that look like
+one: ``Chapter 3``, ``Part II: The Return``, ``Prologue``, an all-capitals line before a blank line;
+never "Part of him wanted ..."; a short title page gives the title), ``.md`` (``#`` / ``##``
+headings; Markdown reduced to what a listener needs; title from YAML ``title:`` or the only level-1
+heading) and ``.epub`` (the book's own contents, ``tts.epub``). Rules in full: docs/tts.md, Audiobooks.
 
 Text files may be UTF-8, UTF-16 or UTF-32 (``textfile``). Errors: ``DocumentError`` (a ``UsageError``)
 naming the file and reason."""
@@ -16,15 +16,36 @@ from speechstudio.errors import UsageError
 from speechstudio.tts.markup import html_to_text
 from speechstudio.tts.text import has_speakable
 
-__all__ = ["DOCUMENT_SUFFIXES", "Book", "Chapter", "DocumentError", "markdown_to_text", "read_book", "read_document"]
+__all__ = ["DOCUMENT_SUFFIXES", "Book", "Chapter", "DocumentError", "is_text_heading", "markdown_to_text", "read_book",
+           "read_document"]
 
 DOCUMENT_SUFFIXES = (".txt", ".md", ".markdown", ".epub")
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred first second third fourth "
+    "fifth sixth seventh eighth ninth tenth eleventh twelfth last final".split())
+# "Chapter 3", "CHAPTER IV. The Storm", "Part Two: Home", "Book the First"; the keyword capitalised.
 _TXT_HEADING = re.compile(
-    r"^\s*(?:(?:chapter|part|book)\s+(?:[0-9]+|[ivxlcdm]+|[a-z]+(?:-[a-z]+)?)\b[.:]?(?:\s+.{0,80})?"
-    r"|prologue|epilogue|preface|introduction|afterword)\s*$", re.IGNORECASE)
+    r"^\s*(?:(?:Chapter|CHAPTER|Part|PART|Book|BOOK|Volume|VOLUME)\s+(?:the\s+|THE\s+)?(\d+|[IVXLCivxlc]+|[A-Za-z]+(?:-[A-Za-z]+)?)"
+    r"(?:\s*[.:\u2014\u2013-]\s*(?:\S.{0,70})?|\.)?"
+    r"|Prologue|PROLOGUE|Epilogue|EPILOGUE|Preface|PREFACE|Introduction|INTRODUCTION|Afterword|AFTERWORD)\s*$")
+_ROMAN = re.compile(r"(?i)M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 _MD_HEADING = re.compile(r"^(#{1,2})\s+(.+?)\s*#*\s*$")
-_BLOCKS = {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "section", "tr", "br", "dt", "dd",
-           "figcaption", "pre"}
+
+
+def is_text_heading(line: str, next_line: str | None = "") -> bool:
+    """A plain-text chapter heading: a numbered "Chapter 3" / "Part II" / "Book Two" line (the word
+    after the keyword a number, Roman numeral or number word), "Prologue" and the like, or a line of
+    capitals (at most 8 words) followed by a blank line (``next_line`` "" or None)."""
+    m = _TXT_HEADING.match(line)
+    if m:
+        word = m.group(1)
+        return word is None or word.isdigit() or bool(_ROMAN.fullmatch(word)) or all(
+            w.lower() in _NUMBER_WORDS for w in word.split("-"))
+    s = line.strip()
+    letters = [ch for ch in s if ch.isalpha()]
+    return (len(letters) >= 3 and all(ch.isupper() for ch in letters) and len(s.split()) <= 8
+            and not s.endswith((",", ";")) and not (next_line or "").strip())
 
 
 class DocumentError(UsageError):
@@ -44,12 +65,14 @@ class Chapter:
 @dataclass(frozen=True)
 class Book:
     """A document read for an audiobook: ``title``, ``author`` ("" when unknown), ``chapters``,
-    ``cover``: the cover image's bytes (JPEG or PNG, as stored in the EPUB) or None."""
+    ``cover``: the cover image's bytes (JPEG or PNG, as stored in the EPUB) or None; ``warnings``: what
+    was wrong with the file and how it was read anyway (an EPUB without contents: chapters from the spine)."""
 
     title: str
     author: str
     chapters: list[Chapter]
     cover: bytes | None = None
+    warnings: tuple[str, ...] = ()
 
 
 def read_document(path: str | Path) -> tuple[str, list[Chapter]]:
@@ -72,9 +95,12 @@ def read_book(path: str | Path) -> Book:
         raise DocumentError(f"{path}: unsupported document type (use {', '.join(DOCUMENT_SUFFIXES)})")
     if not path.is_file():
         raise DocumentError(f"{path}: file not found")
-    author, cover = "", None
+    author, cover, warnings = "", None, ()
     if suffix == ".epub":
-        title, author, cover, parts = _read_epub(path)
+        from speechstudio.tts.epub import read_epub
+
+        epub = read_epub(path, DocumentError)
+        title, author, cover, parts, warnings = epub.title, epub.author, epub.cover, epub.chapters, tuple(epub.warnings)
     else:
         try:
             text = read_text_file(path)
@@ -89,7 +115,7 @@ def read_book(path: str | Path) -> Book:
     if not chapters:
         raise DocumentError(f"{path}: no text a voice can say")
     return Book(title, author, [Chapter(i, t or _untitled(x, title if len(chapters) == 1 else "", i), x)
-                                for i, (t, x) in enumerate(chapters)], cover)
+                                for i, (t, x) in enumerate(chapters)], cover, warnings)
 
 
 def _untitled(text: str, book_title: str, index: int) -> str:
@@ -107,8 +133,9 @@ def _is_title_page(text: str) -> bool:
 def _split_text(text: str) -> tuple[str, list[tuple[str, str]]]:
     """``(title from a title page or "", [(heading, text), ...])`` of a plain text book."""
     parts: list[tuple[str, list[str]]] = [("", [])]
-    for line in text.splitlines():
-        if _TXT_HEADING.match(line):
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if is_text_heading(line, lines[i + 1] if i + 1 < len(lines) else None):
             parts.append((" ".join(line.split()), [line.strip() + ".", ""]))
         else:
             parts[-1][1].append(line)
@@ -170,108 +197,3 @@ def _split_markdown(md: str) -> tuple[str, list[tuple[str, str]]]:
         if has_speakable(body):
             parts.insert(1, (heading, 1, lines))
     return title, [(t, markdown_to_text("\n".join(lines))) for t, _, lines in parts]
-
-
-def _html_text(content: bytes) -> tuple[str, str]:
-    """``(first heading, text)`` of an XHTML document: block elements as paragraphs."""
-    from lxml import etree, html
-
-    try:
-        root = html.fromstring(content)
-    except (etree.ParserError, ValueError):
-        return "", ""
-    for bad in root.xpath("//script|//style|//head"):
-        bad.drop_tree()
-    heading = ""
-    for h in root.xpath("//h1|//h2|//h3"):
-        heading = " ".join(h.text_content().split())
-        if heading:
-            break
-    pieces: list[str] = []
-
-    def walk(el) -> None:
-        tag = el.tag.split("}")[-1].lower() if isinstance(el.tag, str) else ""
-        block = tag in _BLOCKS
-        if block:
-            pieces.append("\n\n")
-        if el.text and isinstance(el.tag, str):
-            pieces.append(el.text)
-        for child in el:
-            walk(child)
-            if child.tail:
-                pieces.append(child.tail)
-        if block:
-            if tag.startswith("h") and len(tag) == 2:
-                pieces.append(".")
-            pieces.append("\n\n")
-
-    walk(root)
-    text = "".join(pieces)
-    paras = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
-    return heading, "\n\n".join(p for p in paras if p and p != ".")
-
-
-def _read_epub(path: Path) -> tuple[str, str, bytes | None, list[tuple[str, str]]]:
-    """``(title, author, cover bytes or None, [(heading, text), ...])`` of an EPUB."""
-    try:
-        import ebooklib
-        from ebooklib import epub
-    except ImportError as exc:
-        raise DocumentError(f"{path}: reading EPUB needs EbookLib: pip install ebooklib") from exc
-    try:
-        book = epub.read_epub(str(path), options={"ignore_ncx": True})
-    except Exception as exc:  # zipfile.BadZipFile, KeyError, EpubException, lxml errors
-        raise DocumentError(f"{path}: not a readable EPUB ({type(exc).__name__}: {str(exc)[:80]})") from exc
-    titles = book.get_metadata("DC", "title")
-    book_title = " ".join(titles[0][0].split()) if titles and titles[0][0] else path.stem
-    authors = [" ".join(a[0].split()) for a in book.get_metadata("DC", "creator") if a[0]]
-    toc_titles: dict[str, str] = {}
-
-    def walk_toc(items) -> None:
-        for it in items:
-            if isinstance(it, tuple):
-                walk_toc([it[0]])
-                walk_toc(it[1])
-            elif getattr(it, "href", None):
-                toc_titles.setdefault(it.href.split("#")[0], it.title)
-
-    walk_toc(book.toc)
-    out: list[tuple[str, str]] = []
-    for idref, _linear in book.spine:
-        item = book.get_item_with_id(idref)
-        if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT or isinstance(item, epub.EpubNav):
-            continue
-        heading, text = _html_text(item.get_content())
-        if _only_names(text, [book_title, *authors]):
-            continue  # a title page: the title is the book's metadata, not a one-second chapter
-        out.append((heading or toc_titles.get(item.get_name(), ""), text))
-    return book_title, ", ".join(authors), _epub_cover(book, ebooklib), out
-
-
-def _only_names(text: str, names: list[str]) -> bool:
-    """True when ``text`` says nothing but ``names`` (and "by"): an EPUB title page."""
-    rest = text.casefold()
-    for name in sorted(names, key=len, reverse=True):
-        if name:
-            rest = rest.replace(name.casefold(), " ")
-    rest = re.sub(r"\bby\b", " ", rest)
-    return bool(text.strip()) and not has_speakable(rest)
-
-
-def _epub_cover(book, ebooklib) -> bytes | None:
-    """The cover image's bytes: EPUB 3 ``cover-image`` item, EPUB 2 ``<meta name="cover">``, else
-    the first image whose id or file name says "cover"; None when there is none."""
-    covers = list(book.get_items_of_type(ebooklib.ITEM_COVER))
-    if not covers:
-        for _value, attrs in book.get_metadata("OPF", "cover"):
-            item = book.get_item_with_id(attrs.get("content", ""))
-            if item is not None:
-                covers.append(item)
-    if not covers:
-        covers = [i for i in book.get_items_of_type(ebooklib.ITEM_IMAGE)
-                  if "cover" in (i.get_id() or "").lower() or "cover" in i.get_name().lower()]
-    for item in covers:
-        data = item.get_content()
-        if data:
-            return data
-    return None

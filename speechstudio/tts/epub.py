@@ -1,0 +1,338 @@
+"""EPUB 2 / 3 books as the chapters their own table of contents names (santinic/audiblez#80,
+aedocw/epub2tts#119), read with the standard library only (``zipfile``; ``xml.etree`` for the package
+document and NCX, whose DTDs are never fetched; ``html.parser`` for XHTML).
+
+Chapters: the EPUB 3 navigation document (``<nav epub:type="toc">``), else the EPUB 2 NCX
+(``navPoint``s in document order), every entry a chapter that runs to the next one in spine order,
+anchors inside one file included. Text before the first entry (a preface outside the contents) is a
+chapter of its own; a title page that only repeats title and author is not. A footnote marker (an
+internal link whose text is a number, letter or sign, or ``epub:type="noteref"``), a back-link ("↩",
+``epub:type="backlink"``) and a pop-up footnote (``<aside epub:type="footnote">``) are not read;
+images, SVG and MathML say nothing. Broken books (no contents, files missing): chapters from the
+spine, one per document, and one warning. Not a ZIP or no package document: ``DocumentError``."""
+from __future__ import annotations
+
+import posixpath
+import re
+import zipfile
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote
+
+from speechstudio.errors import UsageError
+
+__all__ = ["EpubBook", "read_epub"]
+
+_BLOCKS = frozenset("p div h1 h2 h3 h4 h5 h6 li blockquote section article tr br dt dd figcaption pre hr "
+                    "table ul ol dl header footer aside nav body title".split())
+_SILENT = frozenset("script style head svg math img object video audio iframe template".split())
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+_NOTE_TYPES = ("noteref", "backlink", "doc-noteref", "doc-backlink")
+_POPUP_TYPES = ("footnote", "endnote", "rearnote", "doc-footnote", "doc-endnote")
+# The text of a footnote marker or back-link: "1", "[12]", "*", "†", "a", "iv", "↩", "Back".
+_MARKER_TEXT = re.compile(r"^\s*[\[(]?(?:\d{1,3}|[a-z]|[ivx]{1,4}|[*†‡§¶#]+)[\])]?\s*$|^\s*(?:[↩↑⤴^]|back\b|return\b)",
+                          re.IGNORECASE)
+
+
+@dataclass
+class EpubBook:
+    """``title``, ``author`` (creators joined by ", "), ``cover`` (image bytes or None), ``chapters``
+    (``[(title, plain text), ...]``, paragraphs separated by a blank line) and ``warnings``."""
+
+    title: str
+    author: str
+    cover: bytes | None
+    chapters: list[tuple[str, str]]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _local(tag) -> str:
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def _xml(data: bytes):
+    try:
+        return ET.fromstring(data)
+    except ET.ParseError:
+        return None
+
+
+class _Xhtml(HTMLParser):
+    """Plain text of one XHTML document, cut at the elements whose ``id`` is in ``marks``:
+    ``segments`` is ``[(id or None, text), ...]``; ``heading``: its first h1-h3; ``toc``: the
+    ``(href, label)`` links of its ``<nav epub:type="toc">`` (or its first ``<nav>``)."""
+
+    def __init__(self, marks: set[str]):
+        super().__init__(convert_charrefs=True)
+        self.marks = marks
+        self.segments: list[tuple[str | None, list[str]]] = [(None, [])]
+        self.skip = 0  # depth inside silent elements
+        self.stack: list[tuple[str, bool]] = []  # (tag, silent)
+        self.link: list[str] | None = None  # text of an internal link, decided at its end
+        self.heading, self.in_heading = "", 0
+        self.navs: list[tuple[bool, list[tuple[str, str]]]] = []  # (epub:type="toc", links) per <nav>
+        self.nav_depth, self.href = 0, None
+
+    @property
+    def toc(self) -> list[tuple[str, str]]:
+        """The ``(href, label)`` links of ``<nav epub:type="toc">``, else of the first ``<nav>``."""
+        typed = [links for is_toc, links in self.navs if is_toc]
+        return typed[0] if typed else (self.navs[0][1] if self.navs else [])
+
+    def _out(self, text: str) -> None:
+        if self.link is not None:
+            self.link.append(text)
+        else:
+            self.segments[-1][1].append(text)
+
+    def handle_starttag(self, tag, attrs) -> None:
+        tag = tag.lower()
+        a = {k.lower(): (v or "") for k, v in attrs}
+        kinds = (a.get("epub:type", "") + " " + a.get("role", "")).lower().split()
+        if a.get("id") in self.marks and not self.skip:
+            self.segments.append((a["id"], []))
+        if tag == "nav":
+            if not self.nav_depth:
+                self.navs.append(("toc" in kinds, []))
+            self.nav_depth += 1
+        silent = tag in _SILENT or any(k in _NOTE_TYPES for k in kinds) or (
+            tag == "aside" and any(k in _POPUP_TYPES for k in kinds))
+        if tag in _VOID:
+            if tag in _BLOCKS and not self.skip:
+                self._out("\n\n")
+            return
+        self.stack.append((tag, silent))
+        if silent:
+            self.skip += 1
+            return
+        if self.skip:
+            return
+        if tag in _BLOCKS:
+            self._out("\n\n")
+        if tag in ("h1", "h2", "h3"):
+            self.in_heading += 1
+        if tag == "a":
+            self.href = a.get("href")
+            if self.nav_depth:
+                self.link = []
+            elif self.href and "#" in self.href and self.link is None:
+                self.link = []
+
+    def handle_startendtag(self, tag, attrs) -> None:
+        self.handle_starttag(tag, attrs)
+        self.handle_endtag(tag)
+
+    def handle_endtag(self, tag) -> None:
+        tag = tag.lower()
+        if tag in _VOID:
+            return
+        while self.stack:
+            open_tag, silent = self.stack.pop()
+            if silent:
+                self.skip -= 1
+            if not self.skip and not silent:
+                self._close(open_tag)
+            if open_tag == tag:
+                break
+
+    def _close(self, tag: str) -> None:
+        if tag == "a" and self.link is not None:
+            text, self.link = "".join(self.link), None
+            if self.nav_depth and self.href:
+                self.navs[-1][1].append((self.href, " ".join(text.split())))
+            if not _MARKER_TEXT.match(text):
+                self._out(text)
+            self.href = None
+        if tag == "nav" and self.nav_depth:
+            self.nav_depth -= 1
+        if tag in ("h1", "h2", "h3") and self.in_heading:
+            self.in_heading -= 1
+        if tag in _BLOCKS:
+            if tag[0] == "h" and len(tag) == 2 and tag[1].isdigit():
+                self._out("\ue014")  # a heading ends its sentence
+            self._out("\n\n")
+
+    def handle_data(self, data) -> None:
+        if self.skip:
+            return
+        if self.in_heading and not self.heading and data.strip() and self.link is None:
+            self.heading = " ".join(data.split())
+        self._out(data)
+
+    def result(self) -> list[tuple[str | None, str]]:
+        self.close()
+        return [(mark, _tidy("".join(parts))) for mark, parts in self.segments]
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"([.!?:;,])?[ \t\n]*\ue014", lambda m: m.group(1) or ".", text)
+    paras = (" ".join(p.split()) for p in re.split(r"\n\s*\n", text))
+    return "\n\n".join(p for p in paras if p and p != ".")
+
+
+def _parse_xhtml(data: bytes, marks: set[str]) -> _Xhtml:
+    parser = _Xhtml(marks)
+    parser.feed(data.decode("utf-8", errors="replace"))
+    return parser
+
+
+def read_epub(path: str | Path, error=UsageError) -> EpubBook:
+    """The EPUB at ``path`` as chapters (module docstring). Raises ``error(message)`` naming the file."""
+    path = Path(path)
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise error(f"{path}: not a readable EPUB ({type(exc).__name__}: {str(exc)[:80]})") from None
+    with zf:
+        names = set(zf.namelist())
+
+        def read(name: str) -> bytes | None:
+            try:
+                return zf.read(name) if name in names else None
+            except (zipfile.BadZipFile, OSError, KeyError, ValueError):
+                return None
+
+        return _book(path, read, names, error)
+
+
+def _package_path(read, names: set[str]) -> str | None:
+    container = _xml(read("META-INF/container.xml") or b"")
+    if container is not None:
+        for el in container.iter():
+            if _local(el.tag) == "rootfile" and el.get("full-path") in names:
+                return el.get("full-path")
+    found = sorted(n for n in names if n.lower().endswith(".opf"))
+    return found[0] if found else None
+
+
+def _book(path: Path, read, names: set[str], error) -> EpubBook:
+    opf_path = _package_path(read, names)
+    opf = _xml(read(opf_path) or b"") if opf_path else None
+    if opf is None:
+        raise error(f"{path}: not a readable EPUB (no package document: META-INF/container.xml names no .opf file)")
+    base = posixpath.dirname(opf_path)
+    title, creators, cover_id = "", [], ""
+    manifest: dict[str, tuple[str, str, str]] = {}
+    spine: list[str] = []
+    ncx_id = ""
+    for el in opf.iter():
+        name = _local(el.tag)
+        if name == "title" and not title and (el.text or "").strip():
+            title = " ".join(el.text.split())
+        elif name == "creator" and (el.text or "").strip():
+            creators.append(" ".join(el.text.split()))
+        elif name == "meta" and el.get("name") == "cover":
+            cover_id = el.get("content", "")
+        elif name == "item" and el.get("id") and el.get("href"):
+            href = posixpath.normpath(posixpath.join(base, unquote(el.get("href"))))
+            manifest[el.get("id")] = (href, el.get("media-type", ""), el.get("properties", ""))
+        elif name == "spine":
+            ncx_id = el.get("toc", "")
+        elif name == "itemref" and el.get("idref"):
+            spine.append(el.get("idref"))
+    title = title or path.stem
+    nav_file = next((h for h, _t, props in manifest.values() if "nav" in props.split()), None)
+    ncx_file = manifest.get(ncx_id, ("",))[0] or next(
+        (h for h, t, _p in manifest.values() if t == "application/x-dtbncx+xml"), None)
+    entries = _nav_entries(nav_file, read) or _ncx_entries(ncx_file, read)
+    documents = [manifest[i][0] for i in spine if i in manifest and manifest[i][0] not in (nav_file, ncx_file)
+                 and "html" in manifest[i][1]]
+    problems: list[str] = []
+    missing = [d for d in documents if d not in names]
+    documents = [d for d in documents if d in names]
+    entries = [(label, f, frag) for label, f, frag in entries if f in documents]
+    if not entries:
+        problems.append("no table of contents (EPUB 3 nav / EPUB 2 NCX) to take chapters from: one chapter per "
+                        "spine document")
+    if missing:
+        problems.append(f"{len(missing)} file(s) of the spine missing and skipped ({', '.join(missing[:3])}"
+                        f"{', ...' if len(missing) > 3 else ''})")
+    chapters = _chapters(documents, entries, read, [title, *creators])
+    warnings = [f"{path.name}: " + "; ".join(problems)] if problems else []
+    return EpubBook(title, ", ".join(creators), _cover(manifest, cover_id, read), chapters, warnings)
+
+
+def _nav_entries(nav_file: str | None, read) -> list[tuple[str, str, str | None]]:
+    data = read(nav_file) if nav_file else None
+    if not data:
+        return []
+    parsed = _parse_xhtml(data, set())
+    parsed.result()
+    return [_entry(label, href, nav_file) for href, label in parsed.toc if label]
+
+
+def _ncx_entries(ncx_file: str | None, read) -> list[tuple[str, str, str | None]]:
+    root = _xml(read(ncx_file) or b"") if ncx_file else None
+    if root is None:
+        return []
+    out = []
+    for point in root.iter():
+        if _local(point.tag) != "navPoint":
+            continue
+        label, src = "", ""
+        for child in point:
+            if _local(child.tag) == "navLabel":
+                label = " ".join("".join(t.text or "" for t in child.iter() if _local(t.tag) == "text").split())
+            elif _local(child.tag) == "content":
+                src = child.get("src", "")
+        if src:
+            out.append(_entry(label, src, ncx_file))
+    return out
+
+
+def _entry(label: str, href: str, relative_to: str) -> tuple[str, str, str | None]:
+    file, _, frag = href.partition("#")
+    file = posixpath.normpath(posixpath.join(posixpath.dirname(relative_to), unquote(file))) if file else relative_to
+    return label, file, unquote(frag) or None
+
+
+def _chapters(documents: list[str], entries, read, names: list[str]) -> list[tuple[str, str]]:
+    """``[(title, text), ...]``: each contents entry runs to the next one in spine order."""
+    marks: dict[str, set[str]] = {}
+    starts: dict[tuple[str, str | None], list[str]] = {}
+    for label, file, frag in entries:
+        if frag:
+            marks.setdefault(file, set()).add(frag)
+        starts.setdefault((file, frag), []).append(label)
+    chapters: list[list] = [["", []]]  # text before the first entry: front matter
+    for doc in documents:
+        parsed = _parse_xhtml(read(doc) or b"", marks.get(doc, set()))
+        segments = parsed.result()
+        if not entries:
+            chapters.append([parsed.heading, [segments[0][1]]])
+            continue
+        for mark, text in segments:
+            for label in starts.get((doc, mark), []):
+                chapters.append([label, []])
+            chapters[-1][1].append(text)
+    out = []
+    for i, (label, texts) in enumerate(chapters):
+        text = "\n\n".join(t for t in texts if t)
+        if i == 0 and (not text or _only_names(text, names)):
+            continue  # no front matter, or a title page: the title is metadata, not a chapter
+        out.append((label, text))
+    return out
+
+
+def _only_names(text: str, names: list[str]) -> bool:
+    """True when ``text`` says nothing but ``names`` (and "by"): a title page."""
+    rest = text.casefold()
+    for name in sorted(names, key=len, reverse=True):
+        if name:
+            rest = rest.replace(name.casefold(), " ")
+    return not re.search(r"\w", re.sub(r"\bby\b", " ", rest))
+
+
+def _cover(manifest: dict[str, tuple[str, str, str]], cover_id: str, read) -> bytes | None:
+    """EPUB 3 ``cover-image`` item, EPUB 2 ``<meta name="cover">``, else an image named "cover"."""
+    images = [(i, h) for i, (h, t, _p) in manifest.items() if t.startswith("image/")]
+    candidates = [h for h, t, p in manifest.values() if "cover-image" in p.split()]
+    candidates += [manifest[cover_id][0]] if cover_id in manifest else []
+    candidates += [h for i, h in images if "cover" in i.lower() or "cover" in posixpath.basename(h).lower()]
+    for href in candidates:
+        data = read(href)
+        if data:
+            return data
+    return None
