@@ -388,39 +388,54 @@ def _transcribe_one(item, index, recognizer, targets, request, labeller, cancel,
         except _Cancelled:
             yield BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
             return
-        segments, info, warnings = done.segments, done.info, done.warnings
-        if done.loud_s >= LOUD_WITHOUT_TEXT_S and not any(s.text.strip() for s in segments):
-            warnings.append(f"{item.path}: no text recognised in {done.loud_s:.1f} s of audio at speech level "
-                            "(music or noise, a language the model does not know, or channels that cancel?)")
-        written = []
-        order = sorted(targets, key=lambda f: f == "json")       # the JSON last: it lists the others
-        for fmt in order:
-            target = targets[fmt]
-            try:
-                if fmt == "json":
-                    names = [t.name for t in written if t.parent == target.parent] + [target.name]
-                    resume.write_json(target, segments, info, done.source, names)
-                else:
-                    export.write_transcript(target, segments, info, fmt, request.subtitles)
-            except OSError as e:
-                why = e.strerror or type(e).__name__
-                if e.errno in _FATAL_ERRNOS:     # the next files would fail the same way: stop
-                    yield BatchEvent("failed", item, index, reason=f"{FATAL_PREFIX}{target.parent}: {why}")
-                else:
-                    yield BatchEvent("failed", item, index, reason=f"cannot write {target}: {why}")
-                return
-            written.append(target)
-        yield BatchEvent("done", item, index, duration_s=done.decoded_s, position_s=done.decoded_s,
-                         outputs=tuple(t for t in targets.values() if t in written), warnings=tuple(warnings),
-                         wall_s=time.perf_counter() - t0, info=info, segments=tuple(segments))
-    except SpeechStudioError as e:
-        yield BatchEvent("failed", item, index, reason=str(e), wall_s=time.perf_counter() - t0)
-    except MemoryError:
-        yield BatchEvent("failed", item, index, reason=f"{item.path}: out of memory")
+        yield write_outputs(item, index, done, targets, request, t0)
     except Exception as e:  # never let one file end the batch
-        reason = f"{item.path}: unexpected error: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        yield failed_event(item, index, e, time.perf_counter() - t0, debug)
+
+
+def write_outputs(item: InputItem, index: int, done: FileTranscript, targets: dict[str, Path],
+                  request: TranscriptionRequest, t0: float) -> BatchEvent:
+    """Write ``done`` (a :class:`FileTranscript`) to ``targets`` (format -> path), atomically, the JSON
+    last; returns the ``done`` event (``wall_s`` since ``t0``, a ``time.perf_counter()`` value) or a
+    ``failed`` one (an output cannot be written; the reason starts with :data:`FATAL_PREFIX` when the
+    next files would fail the same way). The writer of a local batch and of a cluster's driver."""
+    segments, info, warnings = done.segments, done.info, list(done.warnings)
+    if done.loud_s >= LOUD_WITHOUT_TEXT_S and not any(s.text.strip() for s in segments):
+        warnings.append(f"{item.path}: no text recognised in {done.loud_s:.1f} s of audio at speech level "
+                        "(music or noise, a language the model does not know, or channels that cancel?)")
+    written = []
+    order = sorted(targets, key=lambda f: f == "json")       # the JSON last: it lists the others
+    for fmt in order:
+        target = targets[fmt]
+        try:
+            if fmt == "json":
+                names = [t.name for t in written if t.parent == target.parent] + [target.name]
+                resume.write_json(target, segments, info, done.source, names)
+            else:
+                export.write_transcript(target, segments, info, fmt, request.subtitles)
+        except OSError as e:
+            why = e.strerror or type(e).__name__
+            if e.errno in _FATAL_ERRNOS:     # the next files would fail the same way: stop
+                return BatchEvent("failed", item, index, reason=f"{FATAL_PREFIX}{target.parent}: {why}")
+            return BatchEvent("failed", item, index, reason=f"cannot write {target}: {why}")
+        written.append(target)
+    return BatchEvent("done", item, index, duration_s=done.decoded_s, position_s=done.decoded_s,
+                      outputs=tuple(t for t in targets.values() if t in written), warnings=tuple(warnings),
+                      wall_s=time.perf_counter() - t0, info=info, segments=tuple(segments))
+
+
+def failed_event(item: InputItem, index: int, error: BaseException, wall_s: float, debug: bool = False) -> BatchEvent:
+    """The ``failed`` event of a file whose transcription raised ``error``: its message for a
+    ``SpeechStudioError``, "out of memory", else "unexpected error: Type: first line" (with the
+    traceback when ``debug``)."""
+    if isinstance(error, SpeechStudioError):
+        reason = str(error)
+    elif isinstance(error, MemoryError):
+        reason = f"{item.path}: out of memory"
+    else:
+        reason = f"{item.path}: unexpected error: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
         if debug:  # the traceback goes with the reason (printed once by the CLI)
-            reason += "\n" + traceback.format_exc()
+            reason += "\n" + "".join(traceback.format_exception(error))
         else:
-            log.debug("unexpected error on %s", item.path, exc_info=True)
-        yield BatchEvent("failed", item, index, reason=reason, wall_s=time.perf_counter() - t0)
+            log.debug("unexpected error on %s", item.path, exc_info=error)
+    return BatchEvent("failed", item, index, reason=reason, wall_s=wall_s)
