@@ -73,7 +73,7 @@ def test_adapt_wizard_dataset_train_compare_register(win, qtbot, home, tiny_ctc,
     _choose(page, qtbot, tiny_ctc)
     about = page.base_step.about.toolTip()  # the field's words; the page says it plainly (issue 30)
     assert page.base_step.about.text().startswith("Wav2Vec2 speech recogniser (")
-    assert page.base_step.about.text().endswith(", 16 kHz). It keeps its alphabet of 32 characters (upper case).")
+    assert page.base_step.about.text().endswith(" parameters). It keeps its alphabet of 32 characters (upper case).")
     assert about.startswith("Wav2Vec2 (wav2vec2), ") and "16000 Hz" in about
     assert "keeps its CTC vocabulary of 32 tokens (upper case)" in about
     n_params = sum(p.numel() for p in Wav2Vec2ForCTC.from_pretrained(tiny_w2v_dir).parameters())

@@ -53,8 +53,8 @@ def plain_summary(info) -> str:
             f"{info.n_params:,} parameters") if info.n_params else "size unknown"
     alphabet = (f"It keeps its alphabet of {info.vocab_size} characters ({info.casing} case)." if info.has_vocab else
                 "It has no alphabet yet: one is built from your texts.")
-    return f"{info.family} speech recogniser ({'about ' if not info.params_exact and info.n_params else ''}{size}, " \
-           f"{info.sample_rate // 1000 if info.sample_rate % 1000 == 0 else info.sample_rate / 1000:g} kHz). {alphabet}"
+    return f"{info.family} speech recogniser ({'about ' if not info.params_exact and info.n_params else ''}{size}). " \
+           f"{alphabet}"
 
 class BaseModelStep(BaseStepFrame):
     NOUN = "model"

@@ -29,8 +29,6 @@ def _same_path(a, b) -> bool:
 def plain_base_note(info) -> str:
     """Step 1's line about a base voice in plain words (issue 30: no "posterior encoder" or
     "discriminator" on the page; the field's words are in the label's tooltip)."""
-    rate = f", {info.sample_rate // 1000 if info.sample_rate % 1000 == 0 else info.sample_rate / 1000:g} kHz" \
-        if info.sample_rate else ""
     if not info.lacks:
         how = "It holds everything training needs: all of it is fine-tuned on your recordings, with no warm-up."
     elif "posterior encoder" in info.lacks:  # a Piper voice: the warm-up stage fits one first
@@ -38,7 +36,7 @@ def plain_base_note(info) -> str:
                "recordings (a short warm-up), then fine-tunes the whole voice.")
     else:
         how = "The part that judges the voice during training starts fresh; the rest is fine-tuned on your recordings."
-    line = f"{info.name}{rate}. {how}\nThe new voice inherits the base voice's license: {info.license}."
+    line = f"{info.name}. {how}\nThe new voice inherits the base voice's license: {info.license}."
     if "non-commercial" in info.license.lower() or "by-nc" in info.license.lower().replace(" ", "-"):
         line += " It may not be used commercially."
     return line
@@ -89,7 +87,7 @@ class BaseStep(BaseStepFrame):
         self.voice_box.blockSignals(True)
         self.voice_box.clear()
         for ref, info in self.voices:
-            self.voice_box.addItem(f"{ref.name}" + (f"  ({info.sample_rate} Hz)" if info.sample_rate else ""), ref.name)
+            self.voice_box.addItem(ref.name, ref.name)
         idx = self.voice_box.findData(cur)
         self.voice_box.setCurrentIndex(idx if idx >= 0 else 0)
         self.voice_box.blockSignals(False)

@@ -190,7 +190,8 @@ class RecordPanel(QWidget):
             self.status_message.emit(f"cannot record: {e}")
             return
         self.clip_warning.setText("")
-        self.note.setText(f"recording at {rate} Hz… read the prompt, then Stop (S)")
+        self.note.setText("recording… read the prompt, then Stop (S)")
+        self.note.setToolTip(f"recording at {rate} Hz")
         self._timer.start()
         self._update()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QTextCharFormat
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
@@ -206,8 +206,9 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             return
         saved = settings().value("dictate/mic_name")
         for d in devs:
-            label = f"{d.name} ({d.default_samplerate / 1000:g} kHz)" + ("  [default]" if d.is_default else "")
-            self.mic_box.addItem(label, d.index)
+            self.mic_box.addItem(d.name + ("  [default]" if d.is_default else ""), d.index)
+            self.mic_box.setItemData(self.mic_box.count() - 1, f"{d.default_samplerate / 1000:g} kHz",
+                                     Qt.ItemDataRole.ToolTipRole)
         for i in range(self.mic_box.count()):
             if saved and self.mic_box.itemText(i) == saved:
                 self.mic_box.setCurrentIndex(i)

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QMessageBox, QPushButton,
                                QVBoxLayout, QWidget)
 
@@ -80,8 +80,9 @@ class RecordPage(QWidget):
             return
         devs = self.audio.backend.input_devices()
         for d in devs:
-            self.device_box.addItem(f"{d.name} ({d.default_samplerate / 1000:g} kHz)" + ("  [default]" if d.is_default else ""),
-                                    d.index)
+            self.device_box.addItem(d.name + ("  [default]" if d.is_default else ""), d.index)
+            self.device_box.setItemData(self.device_box.count() - 1, f"{d.default_samplerate / 1000:g} kHz",
+                                        Qt.ItemDataRole.ToolTipRole)
         if not devs:
             self.device_box.addItem("no microphone found")
             self.device_box.setEnabled(False)
@@ -97,11 +98,11 @@ class RecordPage(QWidget):
             self.device_box.setCurrentIndex(default)
             return
         for i, d in enumerate(devs):
-            if saved == d.name or saved.startswith(f"{d.name} ("):
+            if saved == d.name or saved.startswith((f"{d.name} (", f"{d.name}  [")):
                 self.device_box.setCurrentIndex(i)
                 return
         self.device_box.setCurrentIndex(default)
-        gone = re.sub(r" \([\d.]+ kHz\).*$", "", saved)
+        gone = re.sub(r" \([\d.]+ kHz\).*$|  \[default\]$", "", saved)
         self.note.setText(f"The microphone used last time, {gone}, is not connected; using {devs[default].name}.")
 
     def _device_changed(self, _i: int) -> None:
@@ -130,7 +131,8 @@ class RecordPage(QWidget):
             return
         self.recording = None
         self.saved_path = None
-        self.note.setText(f"recording at {self.audio.recorder.native_rate} Hz (saved at {RATE} Hz)…")
+        self.note.setText("recording…")
+        self.note.setToolTip(f"recording at {self.audio.recorder.native_rate} Hz (saved at {RATE} Hz)")
         self._timer.start()
         self._update()
 

@@ -420,7 +420,7 @@ class TrainingStep(QWidget):
 
     def ready(self) -> tuple[bool, str]:
         if self.job_id is not None:
-            return False, "training is running (stop it to use the best checkpoint so far)"
+            return False, "training is running (stop it to use the best version so far)"
         if not self.has_model():
             return False, self.UNTRAINED
         return True, ""

