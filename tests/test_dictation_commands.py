@@ -46,9 +46,9 @@ def test_command_split_across_two_stable_updates_is_held_then_applied():
     assert comp.held == "NEW"                                   # may begin "new line" / "new paragraph"
     assert comp.feed_words(["PARAGRAPH", "THANKS"]) == Edit(0, "\n\nThanks")
     assert comp.feed_words(["FULL"]) is None and comp.held == "FULL"
-    assert comp.feed_words(["STOP"]) == Edit(0, ".")
+    assert comp.feed_words(["STOP"]) is None and comp.held == "FULL STOP"  # meant or a noun: the next word decides
+    assert comp.feed_words(["NEW"]) == Edit(0, ".")
     # "new" followed by something else is just a word, inserted when the next update decides
-    assert comp.feed_words(["NEW"]) is None
     assert comp.feed_words(["YORK"], final=True) == Edit(0, " New york")
     assert comp.text == "Dear anna\n\nThanks. New york"
 
@@ -115,9 +115,13 @@ def test_no_commands_and_no_space_scripts():
 def test_feed_takes_stream_updates():
     comp = Composer(EN, casing="sentence")
     u = StreamUpdate("partial", 0, (Word(0.0, 0.4, "HELLO"), Word(0.5, 0.9, "COMMA")), "HELLO COMMA", "WOR", 1.0, 0.9)
-    assert comp.feed(u) == Edit(0, "Hello,")
+    assert comp.feed(u) == Edit(0, "Hello") and comp.held == "COMMA"  # a word follows at once: wait for it
     assert comp.feed(StreamUpdate("final", 0, (Word(1.0, 1.3, "WORLD"),), "HELLO COMMA WORLD", "", 1.5, 1.5)) \
-        == Edit(0, " world")
+        == Edit(0, ", world")
+    # a pause after the command word (0.5 s of audio after it, nothing in the tail): applied at once
+    u = StreamUpdate("partial", 1, (Word(2.0, 2.3, "YES"), Word(2.4, 2.8, "PERIOD")), "YES PERIOD", "", 3.3, 2.8)
+    assert comp.feed(u) == Edit(0, " yes.")
+    assert comp.heard == ["HELLO", "COMMA", "WORLD", "YES", "PERIOD"]  # the raw words, for the log
 
 
 def test_diff_edit_and_key():
@@ -146,3 +150,26 @@ def test_table_round_trip_edits_and_errors(tmp_path):
     path.write_text("{not json")
     with pytest.raises(CommandTableError, match=r"commands\.json: cannot read"):
         CommandTable.load(path)
+
+
+def test_command_words_inside_a_phrase_stay_words():
+    """gurjar1/OmniDictate#14: the noun is not a full stop; the command at the end still is."""
+    comp = Composer(EN, casing="sentence")
+    _, text = run(comp, [["THE", "TRIAL", "PERIOD"], ["LASTS", "THIRTY", "DAYS", "PERIOD", "|"]])
+    assert text == "The trial period lasts thirty days."
+    comp = Composer(EN, casing="keep")  # Whisper: its own capital after the word says a sentence begins
+    _, text = run(comp, [["Put", "a", "comma", "here", "period", "Then", "stop", "|"]])
+    assert text == "Put a comma here. Then stop"
+
+
+def test_the_forty_sentence_set_reads_both_ways():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("dictation_bench", Path(__file__).parents[1] / "bench" / "dictation_commands.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = bench.read_set()
+    assert len(rows) == 40
+    scores = bench.measure(rows)
+    assert scores == {"word": (21, 21), "punct": (40, 40)}  # issue 41: >= 95 % each way
