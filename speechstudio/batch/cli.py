@@ -73,6 +73,11 @@ def register(subparsers) -> None:
     t.add_argument("--raw-format", metavar="RATE[:CH[:FMT]]",
                    help="layout of headerless .raw/.pcm inputs, e.g. 16000:1:s16le (the default)")
     t.add_argument("--no-download", action="store_true", help="never touch the network")
+    t.add_argument("--cluster", metavar="ray[://HOST:PORT]",
+                   help="transcribe on Ray workers, each holding the model: ray starts Ray on this machine, "
+                        "ray://HOST:PORT joins a running cluster (pip install 'speechstudio[cluster]'; docs/cluster.md)")
+    t.add_argument("--worker-cores", type=positive_int, default=1, metavar="N",
+                   help="with --cluster on CPUs: cores per worker (default 1; on GPUs one worker per GPU)")
     t.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no model line or tips")
     t.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     t.set_defaults(func=cmd_transcribe)
@@ -137,8 +142,12 @@ def cmd_transcribe(args) -> int:
 
     plans = plan_outputs(items, request.formats, Path(args.output_dir) if args.output_dir else None)
     pending = [it for it, plan in zip(items, plans) if plan_work(it.path, plan, args.overwrite)[0]]
-    recognizer = None
-    if pending:                      # nothing to do: do not spend seconds loading a model
+    recognizer = pool = None
+    if pending and args.cluster:     # the workers load the model; Ray reachable before any work
+        from speechstudio.batch.cluster import RayPool, parse_cluster
+
+        pool = RayPool(parse_cluster(args.cluster), worker_cores=args.worker_cores, debug=args.debug)
+    elif pending:                    # nothing to do: do not spend seconds loading a model
         recognizer, message = request.load(progress=not args.quiet)
         from speechstudio.batch.notices import print_model_line
 
@@ -160,7 +169,9 @@ def cmd_transcribe(args) -> int:
     t0 = time.perf_counter()
     credited = 0.0
     try:
-        for ev in run_batch(items, recognizer, request, cancel=cancel, debug=args.debug):
+        events = pool.run(items, request, cancel=cancel) if pool else run_batch(
+            items, recognizer, request, cancel=cancel, debug=args.debug)
+        for ev in events:
             summary.add(ev)
             if ev.kind == "start":
                 credited = 0.0
@@ -191,6 +202,8 @@ def cmd_transcribe(args) -> int:
         summary.cancelled = True
     finally:
         bar.close()
+        if pool is not None:
+            pool.close()
     summary.wall_s = time.perf_counter() - t0
     _print_summary(summary)
 

@@ -1,0 +1,276 @@
+"""Batch transcription on a Ray cluster: ``speechstudio transcribe SOURCES --cluster ray[://HOST:PORT]``
+(``pip install 'speechstudio[cluster]'``).
+
+A pool of Ray actors (:class:`Transcriber`), each holding the request's loaded recogniser (one per GPU,
+else one per ``worker_cores`` CPU cores), transcribes the inputs by path; each file's
+:class:`~speechstudio.batch.run.FileTranscript` comes back to the driver as soon as it is done, and the
+driver writes it with the local batch's writer (:func:`speechstudio.batch.run.write_outputs`: atomic,
+the JSON last with its source record) after the local batch's resume check
+(:func:`speechstudio.batch.resume.plan_work`): a stopped run, local or clustered, resumes where it was.
+Inputs must be at the same path on every node (this machine's own Ray, or a shared mount); outputs are
+written by the driver only. A file whose worker is lost (process killed, node gone) goes back to the
+queue and to the next free worker, at most :data:`MAX_TRIES` times; a lost worker is replaced. A file
+is written once: only the driver writes, once per input. ``docs/cluster.md``: set-up and scaling.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from speechstudio.batch import resume
+from speechstudio.batch.request import TranscriptionRequest
+from speechstudio.batch.run import (FATAL_PREFIX, BatchEvent, FileTranscript, InputItem, failed_event, plan_outputs,
+                                    transcribe_file, write_outputs)
+from speechstudio.errors import SpeechStudioError, UsageError
+
+EXTRA = "pip install 'speechstudio[cluster]'"
+MAX_TRIES = 3                 # attempts of one file whose worker is lost each time
+CONNECT_TIMEOUT_S = 5.0       # a ray:// address that does not answer within this is unreachable
+IN_FLIGHT = 2                 # files queued on a worker: the next is there as soon as one finishes
+
+
+def parse_cluster(spec: str) -> str | None:
+    """The Ray address of ``--cluster``: ``ray`` -> ``None`` (a local Ray on this machine),
+    ``ray://HOST:PORT`` -> itself (a running cluster's Ray Client port, 10001 by default).
+    Raises ``UsageError`` for anything else."""
+    spec = spec.strip()
+    if spec == "ray":
+        return None
+    host, _, port = spec.removeprefix("ray://").rpartition(":")
+    if spec.startswith("ray://") and host and port.isdigit():
+        return spec
+    raise UsageError(f"--cluster {spec}: expected ray (a local Ray on this machine) or ray://HOST:PORT")
+
+
+class Transcriber:
+    """One Ray actor: the request's recogniser, loaded once, transcribing files by path.
+
+    A load error is kept and returned by :meth:`ready` (one line), not raised (Ray would print the
+    actor's traceback)."""
+
+    def __init__(self, request: TranscriptionRequest, debug: bool = False) -> None:
+        self.request, self.debug = request, debug
+        self.message, self.error, self.recognizer, self.labeller = "", None, None, None
+        try:
+            self.recognizer, self.message = request.load()
+            request.check(self.recognizer)
+            self.labeller = request.speakers.labeller() if request.speakers is not None else None
+        except SpeechStudioError as e:
+            self.error = e
+        except Exception as e:  # noqa: BLE001 - said in one line by the driver
+            self.error = SpeechStudioError(f"cannot load the model on a worker: {type(e).__name__}: {e}")
+
+    def ready(self) -> tuple[int, str, str, SpeechStudioError | None]:
+        """``(pid, host name, model line, the load error or None)``."""
+        return os.getpid(), socket.gethostname(), self.message, self.error
+
+    def transcribe(self, path: str, root: str | None, index: int):
+        """``("done", FileTranscript, seconds)`` or ``("failed", reason, seconds)`` for one input."""
+        item = InputItem(Path(path), Path(root) if root is not None else None)
+        t0 = time.perf_counter()
+        try:
+            work = transcribe_file(item, self.recognizer, self.request, self.labeller, None, index)
+            while True:
+                try:
+                    next(work)              # start / segment events: the driver is told when it is done
+                except StopIteration as finished:
+                    return "done", finished.value, time.perf_counter() - t0
+        except Exception as e:  # noqa: BLE001 - one file never ends the batch
+            return "failed", failed_event(item, index, e, 0.0, self.debug).reason, time.perf_counter() - t0
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:          # macOS, Windows
+        return os.cpu_count() or 1
+
+
+class RayPool:
+    """The driver's side: Ray connected (or a local Ray started), then :meth:`run` per batch.
+
+    ``address``: from :func:`parse_cluster` (``None``: start a local Ray with ``num_cpus`` cores, all of
+    this machine's by default; an already initialised Ray in this process is used as it is).
+    ``worker_cores``: CPU cores per worker on CPU. Raises ``UsageError``: Ray not installed (one line
+    naming the extra), the address unreachable or Ray not starting."""
+
+    def __init__(self, address: str | None = None, *, worker_cores: int = 1, num_cpus: int | None = None,
+                 debug: bool = False) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise UsageError(f"--cluster needs Ray: {EXTRA}") from None
+        self.ray, self.address, self.worker_cores, self.debug = ray, address, max(1, int(worker_cores)), debug
+        self.workers: dict = {}           # actor -> (pid, host) of the workers ready now
+        self.model_line = ""
+        self._started = False
+        if ray.is_initialized():
+            return
+        if address is not None:
+            host, port = address.removeprefix("ray://").rsplit(":", 1)
+            try:
+                socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+            except OSError as e:
+                raise UsageError(f"--cluster {address}: cannot reach the Ray cluster "
+                                 f"({e.strerror or type(e).__name__})") from None
+        import logging
+
+        try:
+            ray.init(address=address, num_cpus=None if address else (num_cpus or _cores()),
+                     include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+        except Exception as e:  # noqa: BLE001 - Ray's many connection errors, said in one line
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise UsageError(f"--cluster {address or 'ray'}: cannot start Ray ({first})") from None
+        self._started = True
+
+    def close(self) -> None:
+        """Stop this pool's workers (and the local Ray it started)."""
+        for actor in list(self.workers):
+            self.ray.kill(actor)
+        self.workers.clear()
+        if self._started:
+            self.ray.shutdown()
+            self._started = False
+
+    def __enter__(self) -> RayPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def size(self, request: TranscriptionRequest) -> tuple[int, dict]:
+        """``(workers, Ray resources of one)``: one per GPU of the cluster (unless the request asks for
+        the CPU), else one per ``worker_cores`` CPU cores."""
+        have = self.ray.cluster_resources()
+        gpus = int(have.get("GPU", 0))
+        if gpus and request.device != "cpu":
+            return gpus, {"num_gpus": 1, "num_cpus": 1}
+        return max(1, int(have.get("CPU", 1)) // self.worker_cores), {"num_cpus": self.worker_cores}
+
+    def run(self, items: Iterable[InputItem], request: TranscriptionRequest, *,
+            cancel: threading.Event | None = None) -> Iterator[BatchEvent]:
+        """Transcribe ``items`` as ``request`` asks; yields ``skipped`` events first, then ``done`` /
+        ``failed`` in the order files finish (``start`` / ``segment`` events are not sent). Raises
+        ``SpeechStudioError`` (the model cannot load on the workers) before anything is written.
+        ``cancel``: set it to stop; files not finished are not written."""
+        ray = self.ray
+        items = list(items)
+        plan = plan_outputs(items, request.formats, Path(request.output_dir) if request.output_dir else None)
+        todo: deque[int] = deque()
+        notes: dict[int, tuple[dict, tuple]] = {}
+        for index, item in enumerate(items):
+            targets, said = resume.plan_work(item.path, plan[index], request.overwrite)
+            if not targets:
+                yield BatchEvent("skipped", item, index, reason="already transcribed (use --overwrite to redo)",
+                                 outputs=tuple(plan[index].values()), warnings=tuple(said))
+            elif str(item.path) == "-":
+                yield BatchEvent("failed", item, index, reason="standard input cannot go to a cluster: give files")
+            else:
+                todo.append(index)
+                notes[index] = (targets, tuple(said))
+        if not todo:
+            return
+        count, resources = self.size(request)
+        count = min(count, len(todo))
+        actor_class = ray.remote(Transcriber).options(max_restarts=0, max_task_retries=0, **resources)
+        starting = {}                       # ready() ref -> actor
+        budget = [count * MAX_TRIES]       # workers that may still be started (replacements included)
+
+        def start_worker() -> None:
+            if budget[0] > 0:
+                budget[0] -= 1
+                actor = actor_class.remote(request, self.debug)
+                starting[actor.ready.remote()] = actor
+
+        for _ in range(count):
+            start_worker()
+        inflight: dict = {}                 # transcribe ref -> (actor, index)
+        busy: dict = {}                     # actor -> files in flight on it
+        tries: dict[int, int] = {}
+        finished: set[int] = set()
+
+        def feed(actor) -> None:
+            while todo and busy.get(actor, 0) < IN_FLIGHT:
+                index = todo.popleft()
+                item = items[index]
+                ref = actor.transcribe.remote(str(item.path), None if item.root is None else str(item.root), index)
+                inflight[ref] = (actor, index)
+                busy[actor] = busy.get(actor, 0) + 1
+
+        def lose(actor) -> None:
+            if self.workers.pop(actor, None) is not None or actor in busy:
+                busy.pop(actor, None)
+                start_worker()
+
+        try:
+            while inflight or (todo and (starting or self.workers)):
+                if cancel is not None and cancel.is_set():
+                    return
+                waiting = list(starting) + list(inflight)
+                if not waiting:
+                    break
+                ready, _ = ray.wait(waiting, num_returns=1, timeout=0.5)
+                for ref in ready:
+                    if ref in starting:
+                        actor = starting.pop(ref)
+                        try:
+                            pid, host, message, error = ray.get(ref)
+                        except ray.exceptions.RayActorError:
+                            start_worker()
+                            continue
+                        if error is not None:
+                            raise error
+                        self.workers[actor] = (pid, host)
+                        self.model_line = self.model_line or message
+                        feed(actor)
+                        continue
+                    actor, index = inflight.pop(ref)
+                    busy[actor] = busy.get(actor, 1) - 1
+                    item = items[index]
+                    try:
+                        kind, result, compute_s = ray.get(ref)
+                    except ray.exceptions.RayActorError:     # the worker died: the file goes back
+                        lose(actor)
+                        tries[index] = tries.get(index, 0) + 1
+                        if tries[index] >= MAX_TRIES:
+                            yield BatchEvent("failed", item, index, reason=f"{item.path}: its worker was lost "
+                                             f"{tries[index]} times (out of memory? a node gone?)")
+                        else:
+                            todo.appendleft(index)
+                        for other in list(self.workers):
+                            feed(other)
+                        continue
+                    feed(actor)
+                    if index in finished:            # never written twice
+                        continue
+                    finished.add(index)
+                    t0 = time.perf_counter() - compute_s     # wall_s: the worker's seconds and the writing
+                    targets, said = notes[index]
+                    if kind == "failed":
+                        yield BatchEvent("failed", item, index, reason=result, wall_s=time.perf_counter() - t0)
+                        continue
+                    event = self._write(item, index, result, targets, said, request, t0)
+                    yield event
+                    if event.reason.startswith(FATAL_PREFIX):      # the next files would fail the same way
+                        return
+            for index in todo:                       # no worker left to take them
+                yield BatchEvent("failed", items[index], index,
+                                 reason=f"{items[index].path}: no Ray worker could be started for it")
+        finally:
+            for actor in list(self.workers) + list(starting.values()):
+                ray.kill(actor)
+            self.workers.clear()
+
+    def _write(self, item, index, done: FileTranscript, targets, said, request, t0) -> BatchEvent:
+        try:
+            event = write_outputs(item, index, done, targets, request, t0)
+        except Exception as e:  # noqa: BLE001 - like a local file: reported, the batch goes on
+            return failed_event(item, index, e, time.perf_counter() - t0, self.debug)
+        if event.kind == "done" and said:
+            event.warnings = event.warnings + said
+        return event
