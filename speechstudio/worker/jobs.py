@@ -49,9 +49,9 @@ class TranscribeBatchJob(Job):
         r = self.request
         if self.cancel.is_set():
             return
-        if not models.has_recognizer(r.model, r.device, r.precision, r.language):
+        if not models.has_recognizer(r):
             yield Status(f"loading model {r.model or '(default)'} ...")
-        recognizer, message = models.recognizer(r.model, r.device, r.precision, r.language)
+        recognizer, message = models.recognizer(r)
         if message:
             yield Status(message)
         for note in r.check(recognizer):

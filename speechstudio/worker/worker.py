@@ -93,54 +93,48 @@ class ModelCache:
         self._voice = None
 
     def asr(self, spec: str | None, device: str, precision: str):
-        """The recogniser for ``(spec, device, precision)``; loads it (replacing the previous one)
-        only when it differs from the cached one. Returns ``(recognizer, message_or_None)``."""
-        key = (spec or None, device, precision)
+        """The recogniser for ``(spec, device, precision)`` (dictation); loads it (replacing the
+        previous one) only when it differs from the cached one. Returns ``(recognizer, message_or_None)``."""
+        from speechstudio.asr.load import load_model
+
+        return self._asr_slot((spec or None, device, precision), lambda: load_model(
+            spec, device=device, precision=precision, allow_download=False, progress=False))
+
+    def has_asr(self, spec: str | None, device: str, precision: str) -> bool:
+        return self._asr is not None and self._asr_key == (spec or None, device, precision)
+
+    def recognizer(self, request):
+        """The Transcribe page's recogniser for a :class:`~speechstudio.batch.request.TranscriptionRequest`
+        (its model, device, precision and language mode), in :meth:`asr`'s slot. Returns ``(recognizer,
+        message_or_None)``."""
+        return self._asr_slot(self._recognizer_key(request), lambda: request.replace(allow_download=False).load())
+
+    def has_recognizer(self, request) -> bool:
+        return self._asr is not None and self._asr_key == self._recognizer_key(request)
+
+    @staticmethod
+    def _recognizer_key(r) -> tuple:
+        mode = "auto" if r.language is None else ("en" if r.language == "en" else "other")
+        return ("recognizer", r.model or None, r.device, r.precision, mode)
+
+    def _asr_slot(self, key: tuple, load):
+        """The cached recogniser when ``key`` matches, else ``load()`` after freeing the old one (peak
+        memory stays one model)."""
         if key == self._asr_key and self._asr is not None:
             return self._asr, None
         self._drop_asr()
-        from speechstudio.asr.load import load_model
-
-        recognizer, message = load_model(spec, device=device, precision=precision, allow_download=False,
-                                      progress=False)
+        recognizer, message = load()
         self._asr, self._asr_key = recognizer, key
         _freeze_heap()
         return recognizer, message
 
     def _drop_asr(self) -> None:
-        """Forget the loaded ASR model and free it (before its replacement loads: peak memory
-        stays one model)."""
+        """Forget the loaded ASR model and free it (before its replacement loads)."""
         if self._asr is not None:
             old, self._asr, self._asr_key = self._asr, None, None
             _cut_cycles(old)
             del old                          # the last reference: freed here, before the next load
             _empty_cuda_cache()
-
-    def has_asr(self, spec: str | None, device: str, precision: str) -> bool:
-        return self._asr is not None and self._asr_key == (spec or None, device, precision)
-
-    def recognizer(self, spec: str | None, device: str, precision: str, language: str | None = None):
-        """The Transcribe page's recogniser: ``load_recognizer`` for ``(spec, device, precision)`` and
-        the language mode, in :meth:`asr`'s slot. Returns ``(recognizer, message_or_None)``."""
-        key = self._recognizer_key(spec, device, precision, language)
-        if key == self._asr_key and self._asr is not None:
-            return self._asr, None
-        self._drop_asr()
-        from speechstudio.asr.load import load_recognizer
-
-        recognizer, message = load_recognizer(spec, language=language, device=device, precision=precision,
-                                              allow_download=False, progress=False)
-        self._asr, self._asr_key = recognizer, key
-        _freeze_heap()
-        return recognizer, message
-
-    def has_recognizer(self, spec: str | None, device: str, precision: str, language: str | None = None) -> bool:
-        return self._asr is not None and self._asr_key == self._recognizer_key(spec, device, precision, language)
-
-    @staticmethod
-    def _recognizer_key(spec, device, precision, language) -> tuple:
-        mode = "auto" if language is None else ("en" if language == "en" else "other")
-        return ("recognizer", spec or None, device, precision, mode)
 
     def voice(self, spec: str | None, device: str = "auto"):
         """The loaded :class:`~speechstudio.tts.vits.VitsVoice` for ``spec`` (name/path/None=default).
