@@ -1,5 +1,5 @@
-"""Energy endpointing for live dictation (both streaming recognisers): where utterances start and end in
-a stream of samples.
+"""Energy endpointing for live dictation: where utterances start and end in a stream of samples, and
+:class:`UtteranceStream`, the base both streaming recognisers share (resample, endpoint, utterances).
 
 Frames of ``frame_len`` samples (20 ms at 16 kHz); RMS below ``threshold_db`` dBFS is silence.
 ``min_speech_s`` of loud frames start an utterance ``preroll_s`` earlier; ``endpoint_s`` of silence end
@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
+
+from speechstudio.asr.stream_geometry import BlockResampler
 
 
 @dataclass(frozen=True)
@@ -95,4 +98,102 @@ class EnergyEndpointer:
         return out
 
 
-__all__ = ["EndpointEvent", "EnergyEndpointer"]
+class UtteranceStream:
+    """Device blocks -> model-rate mono -> :class:`EnergyEndpointer` -> one utterance at a time.
+
+    A subclass defines ``_begin(index, start)`` (a new utterance at global sample ``start``), ``_take(x)``
+    (its audio; returns updates), ``_finish()`` (the ``final`` update; appends to ``segments``) and
+    ``_words()`` (its stable words); ``separator`` joins words into text. ``config`` has the
+    endpointing settings of ``StreamConfig``. Not thread-safe."""
+
+    separator = " "
+
+    def __init__(self, sample_rate: int, frame_len: int, config, input_rate: int | None = None) -> None:
+        self.input_rate = int(input_rate or sample_rate)
+        self._resampler = BlockResampler(self.input_rate, sample_rate)
+        self._endpointer = EnergyEndpointer(sample_rate, frame_len, endpoint_s=config.endpoint_s,
+                                            min_speech_s=config.min_speech_s, preroll_s=config.preroll_s,
+                                            threshold_db=config.threshold_db)
+        self._utt = None
+        self._n_utt = 0
+        self.received = 0          # samples at the model rate received so far
+        self.segments: list = []   # finished utterances with words (asr.types.Segment)
+        self.chunk_times: list[float] = []  # seconds of compute per model call
+        self.stopped = False
+
+    def push(self, block: np.ndarray) -> list:
+        """Feed one block (``(n,)`` or ``(n, channels)`` at ``input_rate``, float in [-1, 1] or integer
+        PCM); returns the ``StreamUpdate`` s it caused. Raises ``RuntimeError`` after :meth:`stop`."""
+        if self.stopped:
+            raise RuntimeError(f"push() after stop(); make a new {type(self).__name__}")
+        return self._feed(self._resampler(block)) + self._pushed()
+
+    def stop(self) -> list:
+        """End of stream: flush the resampler and the endpointer, finish the current utterance
+        (``final`` update) and return the remaining updates."""
+        if self.stopped:
+            return []
+        updates = self._feed(self._resampler(np.zeros(0, np.float32), last=True))
+        self.stopped = True
+        updates += self._apply(self._endpointer.flush())
+        if self._utt is not None:
+            updates.append(self._finish())
+        return updates
+
+    def run(self, blocks: Iterable[np.ndarray]) -> Iterator:
+        """Push every block, then stop; yields the updates as they come."""
+        for block in blocks:
+            yield from self.push(block)
+        yield from self.stop()
+
+    def run_source(self, source, on_block: Callable[[np.ndarray], None] | None = None) -> Iterator:
+        """Recognise an :class:`~speechstudio.asr.sources.AudioSource` (rate must equal ``input_rate``)
+        until it ends or is stopped, then flush like :meth:`stop`; ``on_block(block)`` sees each raw
+        block first."""
+        if int(source.sample_rate) != self.input_rate:
+            raise ValueError(f"source rate {source.sample_rate} Hz != input_rate {self.input_rate} Hz")
+        for block in source.blocks():
+            if on_block is not None:
+                on_block(block)
+            yield from self.push(block)
+        yield from self.stop()
+
+    @property
+    def text(self) -> str:
+        """Transcript so far: finished utterances plus the current utterance's stable words."""
+        parts = [s.text for s in self.segments]
+        words = self._words() if self._utt is not None else []
+        if words:
+            parts.append(self.separator.join(w.text for w in words))
+        return self.separator.join(p for p in parts if p)
+
+    @property
+    def in_utterance(self) -> bool:
+        """True while speech is being recognised (between onset and endpoint)."""
+        return self._utt is not None
+
+    def _feed(self, x: np.ndarray) -> list:
+        self.received += x.shape[0]
+        return self._apply(self._endpointer.feed(x))
+
+    def _apply(self, events) -> list:
+        """Run the endpointer's events (utterance start / audio / end) through the utterances."""
+        updates: list = []
+        for ev in events:
+            if ev.kind == "start":
+                self._utt = self._begin(self._n_utt, ev.start)
+                self._n_utt += 1
+                if ev.audio.size:
+                    updates += self._take(ev.audio)
+            elif ev.kind == "audio":
+                updates += self._take(ev.audio)
+            else:
+                updates.append(self._finish())
+        return updates
+
+    def _pushed(self) -> list:
+        """Updates to add after a pushed block's audio was taken (none by default)."""
+        return []
+
+
+__all__ = ["EndpointEvent", "EnergyEndpointer", "UtteranceStream"]

@@ -10,12 +10,12 @@ import copy
 import logging
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
+from typing import Callable
 
 import numpy as np
 
 from speechstudio.asr.ctc import GreedyCTCDecoder
-from speechstudio.asr.endpointing import EnergyEndpointer
+from speechstudio.asr.endpointing import UtteranceStream
 from speechstudio.asr.stream_geometry import (DEFAULT_CHUNK_S, DEFAULT_ENDPOINT_S, DEFAULT_LEFT_CONTEXT_S,
                                               DEFAULT_LOOKAHEAD_S, DEVICE_DEFAULTS, PREVIEW_MAX_WINDOW_S,
                                               BlockResampler, StreamConfig, WindowGeometry, stream_file_blocks,
@@ -165,11 +165,12 @@ class _Utterance:
                        tuple(self.words))
 
 
-class StreamingRecognizer:
+class StreamingRecognizer(UtteranceStream):
     """Streaming dictation over a loaded ``Wav2Vec2Recognizer``; ``input_rate``: Hz of pushed blocks.
     ``runner``: logits for windows of exactly ``geometry.window`` samples (default
     ``cuda_graph.window_runner``). ``on_logits(first_frame, logits)`` sees each committed float32
-    (n_frames, vocab) slice once. Not thread-safe."""
+    (n_frames, vocab) slice once. ``push`` / ``stop`` / ``run`` / ``run_source`` / ``text``:
+    :class:`~speechstudio.asr.endpointing.UtteranceStream`. Not thread-safe."""
 
     def __init__(self, recognizer, config: StreamConfig | None = None, *, input_rate: int | None = None,
                  runner: Callable[[np.ndarray], np.ndarray] | None = None,
@@ -190,20 +191,9 @@ class StreamingRecognizer:
             runner = window_runner(recognizer, self.geometry.window, c.use_cuda_graph)
         self.runner = runner
         self.on_logits = on_logits
-        self.input_rate = int(input_rate or recognizer.sample_rate)
         self.preview_max = int(PREVIEW_MAX_WINDOW_S * recognizer.sample_rate)
-        self._resampler = BlockResampler(self.input_rate, recognizer.sample_rate)
-        self._endpointer = EnergyEndpointer(recognizer.sample_rate, recognizer.frame_len, endpoint_s=c.endpoint_s,
-                                            min_speech_s=c.min_speech_s, preroll_s=c.preroll_s,
-                                            threshold_db=c.threshold_db)
-        self._utt: _Utterance | None = None
-        self._n_utt = 0
-        self.received = 0          # samples at the model rate received so far
-        self.segments: list[Segment] = []   # finished utterances with words
-        self.chunk_times: list[float] = []  # seconds of compute per regular window
-        self.stopped = False
+        super().__init__(recognizer.sample_rate, recognizer.frame_len, c, input_rate)
 
-    # ------------------------------------------------------------------ public API
     def describe(self) -> str:
         """One line for the CLI / GUI, e.g. ``"window 1.74 s = left 0.5 + chunk 1 + lookahead 0.24 s;
         eager runner"``."""
@@ -211,81 +201,16 @@ class StreamingRecognizer:
         return (f"window {g.window / sr:g} s = left {g.left / sr:g} + chunk {g.chunk / sr:g} + lookahead "
                 f"{g.lookahead / sr:g} s; {getattr(self.runner, 'kind', 'custom')} runner")
 
-    def push(self, block: np.ndarray) -> list[StreamUpdate]:
-        """Feed one block (``(n,)`` or ``(n, channels)`` at ``input_rate``, float in [-1, 1] or integer
-        PCM); returns the updates it caused. Raises ``RuntimeError`` after :meth:`stop`."""
-        if self.stopped:
-            raise RuntimeError("push() after stop(); make a new StreamingRecognizer")
-        return self._feed(self._resampler(block))
+    def _begin(self, index: int, start: int) -> _Utterance:
+        return _Utterance(self, index, start)
 
-    def stop(self) -> list[StreamUpdate]:
-        """End of stream: flush the resampler and every buffered sample through the model, finish
-        the current utterance (``final`` update) and return the remaining updates."""
-        if self.stopped:
-            return []
-        updates = self._feed(self._resampler(np.zeros(0, np.float32), last=True))
-        self.stopped = True
-        updates += self._apply(self._endpointer.flush())
-        if self._utt is not None:
-            updates.append(self._finish())
-        return updates
+    def _take(self, x: np.ndarray) -> list[StreamUpdate]:
+        return self._utt.feed(x)
 
-    def run(self, blocks: Iterable[np.ndarray]) -> Iterator[StreamUpdate]:
-        """Convenience: push every block, then stop; yields the updates as they come."""
-        for block in blocks:
-            yield from self.push(block)
-        yield from self.stop()
-
-    def run_source(self, source, on_block: Callable[[np.ndarray], None] | None = None) -> Iterator[StreamUpdate]:
-        """Recognise an ``AudioSource`` (``sample_rate == input_rate``) until it ends or
-        ``source.stop()``, then flush; ``on_block(block)`` sees each raw block first."""
-        if int(source.sample_rate) != self.input_rate:
-            raise ValueError(f"source rate {source.sample_rate} Hz != input_rate {self.input_rate} Hz")
-        for block in source.blocks():
-            if on_block is not None:
-                on_block(block)
-            yield from self.push(block)
-        yield from self.stop()
-
-    @property
-    def text(self) -> str:
-        """Transcript so far: finished utterances plus the current utterance's stable words."""
-        parts = [s.text for s in self.segments]
-        if self._utt is not None and self._utt.words:
-            parts.append(" ".join(w.text for w in self._utt.words))
-        return " ".join(p for p in parts if p)
-
-    @property
-    def in_utterance(self) -> bool:
-        """True while speech is being recognised (between onset and endpoint)."""
-        return self._utt is not None
-
-    # ------------------------------------------------------------------ internals
-    def _feed(self, x: np.ndarray) -> list[StreamUpdate]:
-        self.received += x.shape[0]
-        return self._apply(self._endpointer.feed(x))
-
-    def _apply(self, events) -> list[StreamUpdate]:
-        """Run the endpointer's events (utterance start / audio / end) through the utterances."""
-        updates: list[StreamUpdate] = []
-        for ev in events:
-            if ev.kind == "start":
-                self._utt = self._new_utterance(ev.start)
-                if ev.audio.size:
-                    updates += self._utt.feed(ev.audio)
-            elif ev.kind == "audio":
-                updates += self._utt.feed(ev.audio)
-            else:
-                updates.append(self._finish())
-        return updates
-
-    def _new_utterance(self, start: int) -> _Utterance:
-        utt = _Utterance(self, self._n_utt, start)
-        self._n_utt += 1
-        return utt
+    def _words(self) -> list[Word]:
+        return self._utt.words
 
     def _finish(self) -> StreamUpdate:
-        assert self._utt is not None
         u = self._utt.finish()
         seg = self._utt.segment()
         if seg is not None:

@@ -9,13 +9,12 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator, Protocol
+from typing import Callable, Protocol
 
 import numpy as np
 
-from speechstudio.asr.endpointing import EnergyEndpointer
+from speechstudio.asr.endpointing import UtteranceStream
 from speechstudio.asr.local_agreement import LocalAgreement
-from speechstudio.asr.stream_geometry import BlockResampler
 from speechstudio.asr.streaming import StreamUpdate
 from speechstudio.asr.types import Segment, Word
 from speechstudio.asr.whisper_buffer import WhisperHypotheses
@@ -98,9 +97,11 @@ class _Utterance:
         self.decoded = False
 
 
-class LocalAgreementRecognizer:
+class LocalAgreementRecognizer(UtteranceStream):
     """Streaming by re-decoding over a :class:`BufferDecoder`; ``input_rate`` in Hz; ``backlog_s()``:
-    seconds captured but not pushed (decodes wait while positive). After a run: ``segments``,
+    seconds captured but not pushed (decodes wait while positive). ``push`` / ``stop`` / ``run`` /
+    ``run_source`` / ``text``: :class:`~speechstudio.asr.endpointing.UtteranceStream` (a push makes at
+    most one decode; ``stop`` commits the newest hypothesis whole). After a run: ``segments``,
     ``chunk_times`` / ``update_audio_s`` / ``buffer_s`` per decode, ``received`` samples. Not
     thread-safe."""
 
@@ -109,23 +110,13 @@ class LocalAgreementRecognizer:
         self.decoder = self.recognizer = decoder
         self.config = c = (config or AgreementConfig()).check()
         self.sample_rate = sr = int(decoder.sample_rate)
-        self.input_rate = int(input_rate or sr)
+        super().__init__(sr, sr // 50, c, input_rate)
         self.backlog_s = backlog_s
-        self._resampler = BlockResampler(self.input_rate, sr)
-        self._endpointer = EnergyEndpointer(sr, sr // 50, endpoint_s=c.endpoint_s, min_speech_s=c.min_speech_s,
-                                            preroll_s=c.preroll_s, threshold_db=c.threshold_db)
         self._update_n = int(round(c.update_s * sr))
-        self._utt: _Utterance | None = None
-        self._n_utt = 0
         self.committed: list[Word] = []          # every committed word of the session
-        self.received = 0
-        self.segments: list[Segment] = []
-        self.chunk_times: list[float] = []
         self.update_audio_s: list[float] = []
         self.buffer_s: list[float] = []
-        self.stopped = False
 
-    # ------------------------------------------------------------------ public API
     def describe(self) -> str:
         """One line for the CLI / GUI: the policy and its settings."""
         c, d = self.config, self.decoder
@@ -136,88 +127,35 @@ class LocalAgreementRecognizer:
         parts.append(f"language {getattr(d, 'language', None) or 'auto'}")
         return "; ".join(parts)
 
-    def push(self, block: np.ndarray) -> list[StreamUpdate]:
-        """Feed one block ((n,) or (n, channels) at ``input_rate``, float or int PCM); returns updates
-        (at most one decode, plus a ``final`` per ended utterance). ``RuntimeError`` after :meth:`stop`."""
-        if self.stopped:
-            raise RuntimeError("push() after stop(); make a new LocalAgreementRecognizer")
-        x = self._resampler(block)
-        self.received += x.shape[0]
-        updates = self._apply(self._endpointer.feed(x))
+    @property
+    def separator(self) -> str:
+        return self.decoder.separator         # "" once the language is found to be one without spaces
+
+    def _pushed(self) -> list[StreamUpdate]:
         u = self._utt
         if u is not None and u.since_update >= self._update_n and not self._behind():
-            updates.append(self._decode(u))
-        return updates
+            return [self._decode(u)]
+        return []
 
-    def stop(self) -> list[StreamUpdate]:
-        """End of stream: flush the resampler, decode what arrived since the last decode, commit
-        the newest hypothesis whole (``final`` update) and return the remaining updates."""
-        if self.stopped:
-            return []
-        x = self._resampler(np.zeros(0, np.float32), last=True)
-        self.received += x.shape[0]
-        updates = self._apply(self._endpointer.feed(x))
-        self.stopped = True
-        updates += self._apply(self._endpointer.flush())
-        if self._utt is not None:
-            updates.append(self._finish())
-        return updates
-
-    def run(self, blocks: Iterable[np.ndarray]) -> Iterator[StreamUpdate]:
-        """Push every block, then stop; yields the updates as they come."""
-        for block in blocks:
-            yield from self.push(block)
-        yield from self.stop()
-
-    def run_source(self, source, on_block: Callable[[np.ndarray], None] | None = None) -> Iterator[StreamUpdate]:
-        """Recognise an :class:`~speechstudio.asr.sources.AudioSource` (rate must equal
-        ``input_rate``) until it ends or is stopped, then flush like :meth:`stop`."""
-        if int(source.sample_rate) != self.input_rate:
-            raise ValueError(f"source rate {source.sample_rate} Hz != input_rate {self.input_rate} Hz")
-        for block in source.blocks():
-            if on_block is not None:
-                on_block(block)
-            yield from self.push(block)
-        yield from self.stop()
-
-    @property
-    def text(self) -> str:
-        """Transcript so far: finished utterances plus the current utterance's committed words."""
-        parts = [s.text for s in self.segments]
-        if self._utt is not None and self._utt.la.committed:
-            parts.append(self._join(self._utt.la.committed))
-        return self.decoder.separator.join(p for p in parts if p)
-
-    @property
-    def in_utterance(self) -> bool:
-        return self._utt is not None
-
-    # ------------------------------------------------------------------ internals
     def _behind(self) -> bool:
         return self.backlog_s is not None and self.backlog_s() > 0.0
 
     def _join(self, words) -> str:
-        return self.decoder.separator.join(w.text for w in words)
+        return self.separator.join(w.text for w in words)
 
-    def _apply(self, events) -> list[StreamUpdate]:
-        updates: list[StreamUpdate] = []
-        for ev in events:
-            if ev.kind == "start":
-                self._utt = _Utterance(self._n_utt, ev.start, self.config.agreement, self.sample_rate)
-                self._n_utt += 1
-                self._append(ev.audio)
-            elif ev.kind == "audio":
-                self._append(ev.audio)
-            else:
-                updates.append(self._finish())
-        return updates
+    def _begin(self, index: int, start: int) -> _Utterance:
+        return _Utterance(index, start, self.config.agreement, self.sample_rate)
 
-    def _append(self, x: np.ndarray) -> None:
+    def _words(self) -> list[Word]:
+        return self._utt.la.committed
+
+    def _take(self, x: np.ndarray) -> list[StreamUpdate]:
         u = self._utt
         if x.size:
             u.buf = np.concatenate([u.buf, x]) if u.buf.size else x.copy()
             u.n += x.shape[0]
             u.since_update += x.shape[0]
+        return []
 
     def _prompt(self, u: _Utterance) -> str:
         """The last ``prompt_chars`` characters of committed words ending before the buffer."""
@@ -234,7 +172,7 @@ class LocalAgreementRecognizer:
                 break
             out.append(w.text)
             size += len(w.text) + 1
-        return self.decoder.separator.join(reversed(out))
+        return self.separator.join(reversed(out))
 
     def _hypothesis(self, u: _Utterance) -> tuple[list[Word], float]:
         t0 = time.perf_counter()
