@@ -281,8 +281,8 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
         with qtbot.waitSignal(page.voice_saved, timeout=60000) as blk:
             use.save()
     assert blk.args == ["my-clone"]
-    assert re.fullmatch(r"voice my-clone saved; freed \d+ (kB|MB) of training files \(the run keeps its best "
-                        r"checkpoint\)", saved.args[0]), saved.args
+    assert re.fullmatch(r"voice my-clone saved; freed \d+ (kB|MB) of training files \(the run keeps the best "
+                        r"version\)", saved.args[0]), saved.args
     assert "my-clone" in [v.name for v in list_voices()]
     first, pitch_line = use.info.text().split("\n")  # the pitch matching measured at save time
     assert first.startswith("saved as voice my-clone") and pitch_line.startswith("pitch: ")

@@ -223,3 +223,20 @@ def test_every_page_and_wizard_step_reads_plainly(win, qtbot):
     assert {"Estimate", "S&tart", "Model"} <= watch.seen  # the Clone Train step and the Transcribe page
     bad = watch.report()
     assert not bad, bad
+
+
+def test_check_my_setup_keeps_raw_causes_in_the_tooltip(monkeypatch):
+    """Issue 44: Check my setup showed "[Errno -2]" and "NVML"; the raw causes (the checks' details)
+    stay in the tooltip and the copied report."""
+    from speechstudio.doctor import gpu, network
+    from speechstudio.gui.doctor_dialog import shown_text
+    from speechstudio.hub import download
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(download, "hub_reachable", lambda timeout_s: (False, "[Errno -2] Name or service not known"))
+    monkeypatch.setattr(gpu, "read_nvml", lambda: {"error": "NVMLError_LibraryNotFound: NVML Shared Library Not Found"})
+    net, card = network.check_network(), gpu.check_gpu()
+    assert "[Errno -2]" in net.summary and "NVML" in card.summary  # the CLI's report keeps them
+    assert shown_text(net).startswith("https://huggingface.co unreachable: downloads fail, installed models work")
+    assert terms_in(shown_text(net).split("\nFix:")[0]) == []
+    assert "no NVIDIA driver" in shown_text(card) and "Errno" not in shown_text(card) and "NVML" not in shown_text(card)

@@ -252,7 +252,8 @@ class TrainStep(TrainingStep):
         elif kind == "EvalEvent":
             self._on_eval(ev)
         elif kind == "CheckpointEvent":
-            self.wiz.status_message.emit(f"checkpoint ({ev.kind}) saved at step {ev.step}")
+            self.wiz.status_message.emit(f"the model so far is kept (step {ev.step})" if ev.kind == "latest" else
+                                         f"step {ev.step} is the best version so far")
         elif kind == "DoneEvent":
             self.done = ev
 

@@ -122,7 +122,7 @@ class UseStep(QWidget):
             self.info.setText("type a name for the model")
             return None
         if self.comparison is None:
-            self.info.setText("wait for the comparison: it exports the best checkpoint")
+            self.info.setText("wait for the comparison: it exports the best version")
             return None
         replace = name == self.saved_name or self.replace_check.isChecked()
         self._save_job = self.wiz.trainer.submit(RegisterJob(self.comparison.model_dir, name, replace,

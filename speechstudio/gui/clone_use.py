@@ -167,7 +167,7 @@ class UseStep(QWidget):
 
                 freed = getattr(getattr(self, "_save_obj", None), "freed", 0)  # the run keeps its best checkpoint
                 self.wiz.status_message.emit(f"voice {result.name} saved" + (
-                    f"; freed {format_size(freed)} of training files (the run keeps its best checkpoint)" if freed
+                    f"; freed {format_size(freed)} of training files (the run keeps the best version)" if freed
                     else ""))
                 self.voice_saved.emit(result.name)
             else:

@@ -35,6 +35,18 @@ def verdict_line(checks) -> str:
         return f"Ready to use, with {w}: the amber lines say what works less well and how to fix it."
     return "All is well."
 
+def shown_text(check) -> str:
+    """A check's line as the dialog shows it: the summary and fix without the raw cause the check
+    also keeps in ``details`` (an OS error such as "[Errno -2] Name or service not known", the GPU
+    library's error), which stays in the tooltip and the copied report."""
+    text = check.summary + (f"\nFix: {check.fix}" if check.fix else "")
+    for key in ("reason", "error"):
+        raw = (check.details or {}).get(key)
+        if isinstance(raw, str) and raw:
+            text = text.replace(f" ({raw})", "")
+    return text
+
+
 class _Relay(QObject):
     checked = Signal(object)   # Check
     finished = Signal()
@@ -111,7 +123,7 @@ class DoctorDialog(QDialog):
         from speechstudio.gui.wording import without_class_names
 
         text = check.summary + (f"\nFix: {check.fix}" if check.fix else "")
-        item = QTreeWidgetItem([check.name, WORDS[check.status], without_class_names(text)])  # raw in the tooltip
+        item = QTreeWidgetItem([check.name, WORDS[check.status], without_class_names(shown_text(check))])
         from speechstudio.gui.contrast import readable
 
         base = self.tree.palette().base().color().name()  # readable on the dark theme too (WCAG AA)

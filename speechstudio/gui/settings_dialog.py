@@ -95,7 +95,13 @@ class SettingsDialog(QDialog):
         f.addRow("Device", self.device)
         self.precision.setToolTip("Precision of the numbers on the GPU: auto picks fp16 on NVIDIA GPUs (faster, "
                                   "half the memory) and fp32 on the CPU")
-        f.addRow("Number format", self.precision)
+        row = QHBoxLayout()
+        row.addWidget(self.precision)
+        note = QLabel("how exactly the recogniser computes: auto is right on every computer (smaller formats "
+                      "are faster on a graphics card)")
+        note.setWordWrap(True)
+        row.addWidget(note, 1)
+        f.addRow("Number format", row)
         lay.addWidget(rec)
 
         app = QGroupBox("Application")
