@@ -77,7 +77,7 @@ def make_ljspeech(root: Path, say, texts=SENTENCES, extra_lines=()) -> Path:
     lines = []
     for i, text in enumerate(texts):
         sf.write(root / "wavs" / f"LJ{i:03d}.wav", padded(say(text), i), RATE, subtype="PCM_16")
-        lines.append(f"LJ{i:03d}|{text}|{text.lower()}")
+        lines.append(f"LJ{i:03d}|{text}|{text}")  # LJSpeech keeps the case in NORMALIZED
     (root / "metadata.csv").write_text("\n".join([*lines, *extra_lines]) + "\n", encoding="utf-8")
     return root
 
@@ -448,7 +448,23 @@ def test_three_fields_of_ljspeech_are_text_and_normalized_text(tmp_path):
     scan = scan_source(root)
     assert scan.layout == "normalized" and scan.speakers == {} and scan.problems == []
     assert [e.text for e in scan.entries] == ["Printing, in the only sense with which we are at present concerned.",
-                                              "It was printed in 1469 by Dr. Smith.", "yes", "no"]
+                                              "It was printed in fourteen sixty-nine by Doctor Smith.", "yes", "no"]
+
+
+def test_ljspeech_trains_on_what_the_audio_says_and_names_bad_lines(tmp_path):
+    """rhasspy/piper#368: the normalized column is the one the recordings say; faults named by line."""
+    meta = ("a|Call 911 now.|Call nine one one now.\nb|Room 101|Room one oh one\nc|Python 3.11|Python three eleven\n"
+            "d|Only two fields\ne|One|two|three\na|Again.|Again.\nf||\n")
+    root = _lj_folder(tmp_path / "lj", meta, wavs=("a.wav", "b.wav", "c.wav", "d.wav", "e.wav", "f.wav"))
+    scan = scan_source(root)
+    assert scan.layout == "normalized"
+    assert [(e.id, e.text) for e in scan.entries] == [("a", "Call nine one one now."), ("b", "Room one oh one"),
+                                                      ("c", "Python three eleven")]
+    assert [(p.source, p.reason) for p in scan.problems] == [
+        ("metadata.csv:4", "2 fields, expected ID|TEXT|NORMALIZED"),
+        ("metadata.csv:5", "4 fields, expected ID|TEXT|NORMALIZED; put a text that holds '|' in double quotes"),
+        ("metadata.csv:6", "duplicate id a (first on line 1)"),
+        ("metadata.csv:7", "empty text for f")]
 
 
 def test_bom_crlf_blank_lines_and_a_header(tmp_path):

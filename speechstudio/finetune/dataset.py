@@ -189,7 +189,7 @@ def read_metadata(root: Path, speaker: str | None = None) -> MetadataRead:
         if len(fields) < 2:
             problems.append(Problem(where, f"expected {expected} (no '|' on the line)"))
             continue
-        if len(fields) > 3 or (layout == "speaker" and len(fields) != 3):
+        if len(fields) > 3 or (layout in ("speaker", "normalized") and len(fields) != 3):
             problems.append(Problem(where, f"{len(fields)} fields, expected {expected}" + (
                 "; put a text that holds '|' in double quotes" if len(fields) > 3 else "")))
             continue
@@ -201,6 +201,8 @@ def read_metadata(root: Path, speaker: str | None = None) -> MetadataRead:
             problems.append(Problem(where, f"3 fields, expected {expected} (the other lines have 2): put a text "
                                            "that holds '|' in double quotes"))
             continue
+        elif layout == "normalized":  # LJSpeech: the audio says the normalized text ("nine one one")
+            text = fields[2] or fields[1]
         else:
             text = fields[1] or (fields[2] if len(fields) > 2 else "")
         text = " ".join(text.split())

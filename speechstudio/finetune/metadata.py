@@ -1,7 +1,8 @@
 """The lines of an LJSpeech / Piper ``metadata.csv``: decoding, fields, header, layout, speakers.
 
 Layouts (``|``-separated, one clip per line): ``text`` ``ID|TEXT``; ``speaker`` ``ID|SPEAKER|TEXT``
-(Piper ``--multiple-speakers``); ``normalized`` ``ID|TEXT|NORMALIZED`` (LJSpeech). Three fields are
+(Piper ``--multiple-speakers``); ``normalized`` ``ID|TEXT|NORMALIZED`` (LJSpeech; the NORMALIZED field is
+what the audio says, "nine one one" for "911", and is trained on; rhasspy/piper#368). Three fields are
 ``speaker`` when a header says so, else when most middle fields are short (<= 3 words, 40 chars), not
 :func:`similar` to the third (< 60 % letters/digits in common, ``difflib``) and repeat. Also read: BOM,
 UTF-16, CRLF/CR, blank lines, a header line, and CSV quoting (``""`` inside a fully quoted field)."""
@@ -136,11 +137,17 @@ def _letters(text: str) -> str:
 
 def similar(a: str, b: str) -> bool:
     """True when ``b`` reads as a version of ``a`` (same letters and digits, or a ``difflib``
-    ratio of at least 0.6 on them): LJSpeech's normalised text of the same sentence."""
+    ratio of at least 0.6 on them, with the numbers of ``a`` spelled out when it has digits:
+    "Call 911 now." / "Call nine one one now."): LJSpeech's normalised text of the same sentence."""
     la, lb = _letters(a), _letters(b)
-    if la == lb:
+    if la == lb or difflib.SequenceMatcher(None, la, lb, autojunk=False).ratio() >= 0.6:
         return True
-    return difflib.SequenceMatcher(None, la, lb, autojunk=False).ratio() >= 0.6
+    if not any(ch.isdigit() for ch in a):
+        return False
+    from speechstudio.tts.text import normalize_english
+
+    spelled = _letters(normalize_english(a))
+    return difflib.SequenceMatcher(None, spelled, lb, autojunk=False).ratio() >= 0.6
 
 
 def _short(text: str) -> bool:
