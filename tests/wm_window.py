@@ -76,6 +76,9 @@ def main() -> int:
             win.screen().grabWindow(0).save(str(shots / f"{name.lower().replace(' ', '_')}.png"))
     print(json.dumps(out), flush=True)
     win.shutdown()
+    from speechstudio.worker.worker import wait_for_busy_workers
+
+    wait_for_busy_workers()  # as the app does: a voice still loading would abort the exit
     return 0
 
 

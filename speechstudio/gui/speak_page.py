@@ -1,5 +1,6 @@
 """Speak page: text, voice + speaker, rate / noise sliders, Speak (plays from the first sentence),
-Stop, Save as…, Pronunciations… (the user lexicon). Synthesis runs on the compute worker
+Stop, Save as…, Open text… and Audiobook… (:mod:`.speak_documents`), Pronunciations… (the user lexicon).
+Synthesis runs on the compute worker
 (:class:`~speechstudio.worker.jobs.SpeakJob`); chunks are fed to the speaker as they arrive.
 
 The sliders a voice has no control for are greyed out: ``VoiceInfo.defaults["controls"]`` names the
@@ -110,6 +111,11 @@ class SpeakPage(QWidget):
                      (self.lexicon_btn, "Edit pronunciations")):
             b.setAccessibleName(n)
             row.addWidget(b)
+        from speechstudio.gui.speak_documents import SpeakDocuments
+
+        self.documents = SpeakDocuments(self)  # Open text… and Audiobook…
+        row.insertWidget(3, self.documents.open_btn)
+        row.insertWidget(4, self.documents.book_btn)
         self.info = QLabel("")
         self.info.setAccessibleName("Speech status")
         self.info.setWordWrap(True)
@@ -117,6 +123,7 @@ class SpeakPage(QWidget):
         lay.addLayout(row)
         self.speak_btn.clicked.connect(self.speak)
         self.stop_btn.clicked.connect(self.stop)
+        self.stop_btn.clicked.connect(self.documents.stop)
         self.save_btn.clicked.connect(self._save_dialog)
         self.lexicon_btn.clicked.connect(self.edit_lexicon)
         for s in (self.rate, self.noise, self.noise_w, self.pitch):
