@@ -152,7 +152,10 @@ class WhisperRecognizer:
                                                word_timestamps=self.word_timestamps, initial_prompt=initial_prompt,
                                                hotwords=hotwords, vad_filter=self.vad_filter,
                                                condition_on_previous_text=True)
-        return info.language, (_segment(s, offset_s) for s in segments)
+        segs = (_segment(s, offset_s) for s in segments)
+        if self.word_timestamps and self.speech_times:
+            segs = _to_speech(segs, audio, offset_s)
+        return info.language, segs
 
     # ------------------------------------------------------------------ older entry points
     def transcribe_audio(self, audio: np.ndarray, language: str | None = None, *, offset_s: float = 0.0,
@@ -172,6 +175,8 @@ class WhisperRecognizer:
         yield from segments
 
     piece_s = 20 * 60.0
+    #: word times re-timed to the speech Silero VAD finds in the piece (:func:`speechstudio.transcript.words.to_speech`)
+    speech_times = True
     cut_search_s = 30.0
     pieces = 0
 
@@ -182,6 +187,37 @@ def _segment(s, offset_s: float) -> Segment:
                        round(float(w.probability), 4)) for w in (s.words or ()))
     return Segment(round(float(s.start) + offset_s, 3), round(float(s.end) + offset_s, 3), s.text.strip(), words,
                    avg_logprob=round(float(s.avg_logprob), 4), no_speech_prob=round(float(s.no_speech_prob), 4))
+
+
+def _to_speech(segments: Iterable[Segment], audio: np.ndarray, offset_s: float) -> Iterator[Segment]:
+    """``segments`` with their words re-timed to the speech regions of ``audio`` (float32 (n,), 16 kHz
+    as Silero VAD reads it, starting at ``offset_s``), the segment spanning its words; the VAD runs at the first segment."""
+    import dataclasses
+
+    from speechstudio.audio.vad import VAD_RATE
+    from speechstudio.transcript.words import to_speech
+
+    spans = None
+    for seg in segments:
+        if seg.words:
+            if spans is None:
+                spans = [(offset_s + s / VAD_RATE, offset_s + e / VAD_RATE) for s, e in _vad()(audio).spans]
+            words = tuple(to_speech(seg.words, spans, seg.end_s))
+            seg = dataclasses.replace(seg, words=words, start_s=words[0].start_s, end_s=max(w.end_s for w in words))
+        yield seg
+
+
+_VAD = None
+
+
+def _vad():
+    """One Silero VAD session per process (one ONNX thread)."""
+    global _VAD
+    if _VAD is None:
+        from speechstudio.audio.vad import SileroVad
+
+        _VAD = SileroVad(threads=1)
+    return _VAD
 
 
 def quietest_cut(audio: np.ndarray, target: int, sample_rate: int, search_s: float = 30.0) -> int:

@@ -124,3 +124,121 @@ def scale(words: Sequence[Word], old_start: float, old_end: float, new_start: fl
         return ms(min(new_end, max(new_start, new_start + (t - old_start) * k)))
 
     return tuple(dataclasses.replace(w, start_s=f(w.start_s), end_s=f(w.end_s)) for w in words)
+
+
+#: Silences shorter than this (seconds) inside speech are not pauses a word could sit in (stop
+#: closures, breaths): Silero's spans closer than this are one region.
+BRIDGE_S = 0.3
+#: The first word of a speech region starting up to this late (seconds) after the region's onset starts
+#: at the onset (Whisper tiny's DTW put first words after a pause 0.1-0.3 s late on our constructed files).
+ONSET_S = 1.0
+#: A word whose decoder span lies less than this share inside speech is timed from the audio instead.
+INSIDE_SHARE = 0.5
+
+
+def _regions(spans: Sequence[tuple[float, float]]) -> list[list[float]]:
+    out: list[list[float]] = []
+    for a, b in sorted(spans):
+        if out and a - out[-1][1] < BRIDGE_S:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def to_speech(words: Sequence[AsrWord], spans: Sequence[tuple[float, float]], until: float = 0.0) -> list[AsrWord]:
+    """``words`` (in order, seconds) re-timed to the speech ``spans`` (seconds, from Silero VAD:
+    :class:`speechstudio.audio.vad.SileroVad`): no word sits in a silence, none starts before its
+    speech. A word mostly inside a speech region is clamped to it (the first word of a region starts at
+    its onset when within ``ONSET_S``); words mostly in silence (a
+    decoder that timed them across a long gap) go to the first region after the previous word that
+    no word claims (the speech the decoder skipped; after the last word, one starting before ``until``,
+    the segment's end), else the neighbour region with more speech no word
+    covers, and share that speech by length with the words next to them there. Without spans the words come back unchanged."""
+    regions = _regions(spans)
+    if not regions or not words:
+        return list(words)
+
+    home = [_home_by_time(w, regions) for w in words]
+    moved = [h is None for h in home]
+    # words in silence: the first unclaimed region between their neighbours, else the nearest
+    claimed = {h for h in home if h is not None}
+    i = 0
+    while i < len(words):
+        if home[i] is not None:
+            i += 1
+            continue
+        j = i
+        while j < len(words) and home[j] is None:
+            j += 1
+        lo = home[i - 1] if i > 0 else -1
+        hi = home[j] if j < len(words) else len(regions)
+        free = [k for k in range(lo + 1, hi) if k not in claimed and regions[k][1] > words[i].start_s
+                and (j < len(words) or regions[k][0] < until)]     # after the last word: within the segment
+        if free:
+            target = free[0]
+        else:       # the neighbour region with more speech no word covers (before / after its words)
+            spare = {}
+            if 0 <= lo < len(regions):
+                spare[lo] = regions[lo][1] - words[i - 1].end_s
+            if 0 <= hi < len(regions):
+                spare[hi] = words[j].start_s - regions[hi][0]
+            if spare:
+                target = max(spare, key=lambda k: (spare[k], k))
+            else:
+                mid = (words[i].start_s + words[j - 1].end_s) / 2
+                target = min(range(len(regions)), key=lambda k: min(abs(regions[k][0] - mid), abs(regions[k][1] - mid)))
+        for k in range(i, j):
+            home[k] = target
+        claimed.add(target)
+        i = j
+    out = list(words)
+    k = 0
+    while k < len(words):                 # per region: moved words share the speech no word covers
+        r = regions[home[k]]
+        m = k
+        while m < len(words) and home[m] == home[k]:
+            m += 1
+        p = k
+        while p < m:
+            if not moved[p]:
+                p += 1
+                continue
+            q = p
+            while q < m and moved[q]:
+                q += 1
+            lo_i, hi_i = p, q             # widen over kept neighbours in the region until there is room
+            while True:
+                left = words[lo_i - 1].end_s if lo_i > k else r[0]
+                right = words[hi_i].start_s if hi_i < m else r[1]
+                if hi_i == m and lo_i == k:         # nothing kept here: as long as the words were
+                    right = r[0] + sum(max(w.end_s - w.start_s, MIN_WORD_S) for w in words[p:q]) + 0.2
+                left, right = max(r[0], min(left, r[1])), max(r[0], min(right, r[1]))
+                if right - left >= 3 * MIN_WORD_S * (hi_i - lo_i) or (lo_i == k and hi_i == m):
+                    break
+                if hi_i < m:
+                    hi_i += 1
+                else:
+                    lo_i -= 1
+            for x, (a, b) in zip(range(lo_i, hi_i), interpolate([w.text for w in words[lo_i:hi_i]], left, right)):
+                out[x] = dataclasses.replace(words[x], start_s=a, end_s=b)
+                moved[x] = True
+            p = hi_i
+        for x in range(k, m):             # kept words: clamped into their region
+            if not moved[x]:
+                a = min(max(out[x].start_s, r[0]), r[1])
+                if x == k and (k == 0 or home[k - 1] != home[k]) and a - r[0] <= ONSET_S:
+                    a = r[0]              # the first word after a pause starts with its speech
+                out[x] = dataclasses.replace(out[x], start_s=ms(a), end_s=ms(min(max(out[x].end_s, a), r[1])))
+        k = m
+    return out
+
+
+def _home_by_time(w, regions) -> int | None:
+    """The region holding at least ``INSIDE_SHARE`` of ``w`` by its own times, or its end (a word
+    timed to start early)."""
+    dur = w.end_s - w.start_s
+    for k, r in enumerate(regions):
+        if r[0] < w.end_s <= r[1] or max(0.0, min(w.end_s, r[1]) - max(w.start_s, r[0])) >= INSIDE_SHARE * dur > 0:
+            return k
+    return None
