@@ -108,23 +108,23 @@ def _without_bleed(seg, own: LevelMeter, others: list[LevelMeter]) -> tuple[obje
 
 
 def merge(passes, n_channels: int):
-    """``(segments, info, notes)`` from ``passes``: ``(channel, segments, info, diarization or None,
-    LevelMeter, reader)`` per channel. Each channel is one speaker (a known voice's name when its
-    diarization named it)."""
+    """``(segments, info, notes)`` from ``passes`` (a :class:`~speechstudio.batch.run.ChannelPass` per
+    channel). Each channel is one speaker (a known voice's name when its diarization named it)."""
     from speechstudio.diarize.assign import Turn
     from speechstudio.diarize.family import SpeakerInfo
 
     labels = channel_names(n_channels)
     out, infos, dropped = [], [], 0
-    meters = {p[0]: p[4] for p in passes}
-    for ch, segs, _info, found, meter, _r in passes:
+    meters = {p.channel: p.meter for p in passes}
+    for p in passes:
+        ch, found, meter = p.channel, p.diarization, p.meter
         name, known = labels[ch], None
         if found is not None and found.speakers and found.speakers[0].known:
             known = found.speakers[0]
             name = known.name
         others = [m for c, m in meters.items() if c != ch]
         talk = 0.0
-        for s in segs:
+        for s in p.segments:
             kept, k = _without_bleed(s, meter, others)
             dropped += k
             if kept is None:
@@ -142,7 +142,7 @@ def merge(passes, n_channels: int):
     for s in out:
         first.setdefault(s.speaker, s.start_s)
     infos.sort(key=lambda i: first.get(i.name, float("inf")))
-    info = dataclasses.replace(passes[0][2], speakers=tuple(infos), speaker_turns=turns)
+    info = dataclasses.replace(passes[0].info, speakers=tuple(infos), speaker_turns=turns)
     notes = [f"{dropped} word{'s' if dropped != 1 else ''} heard on one channel from another (crosstalk) "
              "left out; they are in the channel that said them"] if dropped else []
     return out, info, notes
