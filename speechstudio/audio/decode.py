@@ -1,7 +1,8 @@
 """Decode any audio/video file FFmpeg reads (PyAV) to float32 mono at a target rate, in blocks of at
 most ``block_s`` (30 s).
 
-Channels are averaged; rates converted with soxr (``ResampleStream``, "HQ") at each frame's own rate.
+Channels are mixed as players do (:mod:`~speechstudio.audio.downmix`: the centre of 5.1/7.1, the mean of
+stereo); rates converted with soxr (``ResampleStream``, "HQ") at each frame's own rate.
 Raw PCM: :class:`RawFormat` (:mod:`~speechstudio.audio.raw`); checks around the decode:
 :mod:`~speechstudio.audio.diagnose`; tracks and offsets: :mod:`~speechstudio.audio.tracks` (their public
 names import from here too)."""
@@ -19,6 +20,7 @@ import numpy as np
 from speechstudio.audio import diagnose
 from speechstudio.audio.diagnose import (CHANNEL_PROBE_S, LoudMeter, cancels, channel_energy, check_file,
                                          is_stream)
+from speechstudio.audio.downmix import Downmix, choose
 from speechstudio.audio.raw import RAW_EXTENSIONS, RawFormat, parse_raw_format, raw_planes
 from speechstudio.audio.tracks import choose_track, first_start, start_offset, track_info, track_label
 from speechstudio.errors import AudioDecodeError
@@ -56,6 +58,8 @@ class AudioInfo:
     tracks: list[dict] = field(default_factory=list)
     track: int = 1                 # the number of the track read
     start_offset_s: float = 0.0    # the audio starts this late after the file's first stream (video)
+    layout: str = ""               # FFmpeg's channel layout name: "mono", "stereo", "5.1", "6 channels"
+    channel_names: list[str] = field(default_factory=list)   # "FL", "FR", "FC", "LFE", ...; "NONE" unnamed
 
 
 class AudioReader:
@@ -77,7 +81,8 @@ class AudioReader:
         self.block_s = float(block_s)
         self.decoded_s = 0.0
         self.loud_s = 0.0      # seconds of 100 ms windows at speech level (after blocks())
-        self.channel: int | None = None   # None: mean of the channels; k: channel k only
+        self.channel: int | None = None   # None: the channels mixed (self.downmix); k: channel k only
+        self.downmix: Downmix | None = None
         # A pipe is read once: the container stays open from the probe on, and the frames a probe
         # reads are kept in _head and decoded again from there.
         self.streaming = is_stream(self.path)
@@ -139,6 +144,9 @@ class AudioReader:
             info = AudioInfo(self.path, duration, int(cc.sample_rate or 0), int(cc.channels or 0),
                              cc.name, stream.index)
             info.tracks, info.track = tracks, streams.index(stream) + 1
+            layout = getattr(cc, "layout", None)
+            info.layout = str(getattr(layout, "name", "") or f"{info.channels} channels")
+            info.channel_names = [str(c.name) for c in getattr(layout, "channels", ())] or ["NONE"] * info.channels
             info.duration_estimated = diagnose.duration_is_estimate(container.format.name, whole_container,
                                                                     self.streaming, self.path)
             info.start_offset_s = start_offset(container, stream)
@@ -201,11 +209,19 @@ class AudioReader:
         planes = (self._stream_planes(CHANNEL_PROBE_S) if self.streaming
                   else self._raw_planes() if self.raw is not None
                   else self._decode_planes(self.info.stream_index, limit_s=CHANNEL_PROBE_S))
+        names = self.info.channel_names or ["NONE"] * self.info.channels
+        layout = self.info.layout or f"{self.info.channels} channels"
         try:
             energy, mixed = channel_energy(planes, limit=int(CHANNEL_PROBE_S * self.info.source_rate))
         except AudioDecodeError:
+            self.downmix = choose(names, layout)
             return            # blocks() reports a file that does not decode
         if not cancels(energy, mixed):
+            self.downmix = choose(names, layout, energy if energy.size == len(names) else None, mixed)
+            if self.downmix.channel is not None:
+                self.channel = self.downmix.channel
+            if self.downmix.note and self.downmix.note not in self.info.warnings:
+                self.info.warnings.append(f"{self.path}: {self.downmix.note}")
             return
         self.channel = int(np.argmax(energy))
         msg = (f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?); "
@@ -351,7 +367,7 @@ class AudioReader:
                 if self.channel is not None:
                     yield np.ascontiguousarray(p[min(self.channel, p.shape[0] - 1)]), rate
                     continue
-                mono = p.mean(axis=0, dtype=np.float32)
+                mono = self.downmix.mono(p) if self.downmix is not None else p.mean(axis=0, dtype=np.float32)
                 e = np.einsum("cn,cn->c", p, p, dtype=np.float64)
                 energy = e if energy.shape != e.shape else energy + e
                 mixed_energy += float(np.dot(mono, mono))

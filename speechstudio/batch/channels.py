@@ -1,7 +1,8 @@
 """Per-channel transcription: interview recorders and phone-call recordings put one person on
 each channel, and their downmix is one garbled stream with crosstalk.
 
-* :func:`plan`: which channels to transcribe on their own (``--channels split``; ``auto`` splits
+* :func:`plan`: which channels to transcribe on their own (``--channels split``; ``auto`` never splits
+  a layout with a centre channel (a film: :mod:`speechstudio.audio.downmix` takes its dialogue), and splits
   when, on the first ``PROBE_S`` seconds, most speech frames are ``SPLIT_DB`` louder on one channel
   than on the others and each channel leads on some of them: different voices, not a stereo mix).
 * :class:`LevelMeter`: the level of one channel per 100 ms, measured on the blocks the recogniser reads.
@@ -43,6 +44,8 @@ def plan(reader, mode: str) -> tuple[list[int] | None, list[str]]:
                       if mode == "split" else [])
     if mode == "split":
         return list(range(n)), []
+    if n > 2 and "FC" in (reader.info.channel_names or ()):     # a film's channels: dialogue, music, effects
+        return None, []
     levels = reader.channel_levels(PROBE_S)
     if levels is None or levels.shape[0] < 2 or levels.shape[1] == 0:
         return None, []

@@ -1,0 +1,59 @@
+"""Multi-channel audio to the one stream a recogniser reads, as players and subtitle tools take it.
+
+* 5.1 / 7.1 and any named layout with a front centre (FC): the centre channel, where films mix the
+  dialogue; when the centre is silent (``CENTRE_QUIET_DB`` under the loudest channel) an ITU-R BS.775
+  downmix with the centre at full level (``C + 0.707 (L + R) + 0.5 surrounds``, LFE left out; BS.775-3
+  Table 2 folded to mono), never an average of six (speech in the centre alone loses 15.6 dB there).
+* Mono and stereo: the mean of the channels.
+* Other layouts (quad, unnamed "N channels"): the mean, raised to the level of the loudest channel (at
+  most x n), so speech in one channel of n loses nothing to the mix; an unnamed layout is warned about.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["CENTRE_QUIET_DB", "Downmix", "choose"]
+
+CENTRE_QUIET_DB = 30.0
+_BS775 = {"FC": 1.0, "FL": 0.7071, "FR": 0.7071, "FLC": 0.7071, "FRC": 0.7071, "LFE": 0.0, "LFE2": 0.0}
+_SURROUND = 0.5
+
+
+class Downmix:
+    """How to mix: ``channel`` (one channel, 0-based) or ``weights`` (float32 (channels,)), or neither
+    (the plain mean); ``note``: one line for the user, or None."""
+
+    def __init__(self, channel: int | None = None, weights: np.ndarray | None = None, note: str | None = None):
+        self.channel, self.weights, self.note = channel, weights, note
+
+    def mono(self, planes: np.ndarray) -> np.ndarray:
+        """float32 (n,) from float32 (channels, n)."""
+        if self.channel is not None:
+            return np.ascontiguousarray(planes[min(self.channel, planes.shape[0] - 1)])
+        if self.weights is not None and self.weights.shape[0] == planes.shape[0]:
+            return (self.weights @ planes).astype(np.float32)
+        return planes.mean(axis=0, dtype=np.float32)
+
+
+def choose(names: list[str], layout: str, energy: np.ndarray | None = None, mixed: float | None = None) -> Downmix:
+    """The :class:`Downmix` for channels ``names`` (FFmpeg's: FL, FR, FC, LFE, ...; "NONE" when unnamed)
+    of ``layout`` (e.g. "5.1", "6 channels"), given the channels' mean squares ``energy`` and the
+    mean square of their plain mean ``mixed`` on the first seconds (None: not measured)."""
+    n = len(names)
+    if n <= 2:
+        return Downmix()
+    named = all(c and c != "NONE" for c in names)
+    if named and "FC" in names:
+        c = names.index("FC")
+        if energy is None or energy[c] >= float(energy.max()) * 10 ** (-CENTRE_QUIET_DB / 10):
+            return Downmix(channel=c, note=f"{layout} audio: transcribed the centre channel, where films carry the "
+                                           "dialogue (--channels split for every channel)")
+        w = np.array([_BS775.get(x, _SURROUND) for x in names], np.float32)
+        return Downmix(weights=w, note=f"{layout} audio with a silent centre channel: transcribed an ITU-R BS.775 "
+                                       "downmix of the others")
+    gain = 1.0
+    if energy is not None and mixed:
+        gain = float(np.clip(np.sqrt(float(energy.max()) / mixed), 1.0, n))
+    note = None if named else (f"unknown channel layout '{layout}' ({n} channels without names): transcribed as "
+                               "one mono mix (--channels split for each channel)")
+    return Downmix(weights=np.full(n, gain / n, np.float32), note=note)

@@ -1,0 +1,102 @@
+"""Issue 40: film and multi-channel audio taken as players take it (audio/downmix.py). The 5.1 file is
+constructed with PyAV: a real recording in the centre, chords and noise in the fronts and surrounds."""
+from __future__ import annotations
+
+import fractions
+
+import av
+import numpy as np
+import pytest
+
+from conftest import realspeech_file
+from speechstudio.audio.decode import AudioReader, load_audio
+from speechstudio.audio.downmix import choose
+from speechstudio.metrics import wer
+
+RATE = 16000
+FILM = ["FL", "FR", "FC", "LFE", "BL", "BR"]
+
+
+def write(path, planes: np.ndarray, layout: str, codec: str = "flac", tracks: list | None = None) -> None:
+    """``planes`` (channels, n) float32 as one audio track of ``path`` (or ``tracks``: several
+    ``(planes, layout, default)``), FLAC in Matroska."""
+    with av.open(str(path), "w") as c:
+        items = tracks or [(planes, layout, True)]
+        streams = []
+        for k, (_p, lay, default) in enumerate(items):
+            st = c.add_stream(codec, rate=RATE, layout=lay)
+            st.disposition = av.stream.Disposition.default if default else 0
+            streams.append(st)
+        for st, (p, lay, _d) in zip(streams, items):
+            x = (np.clip(p, -1, 1) * 32767).astype(np.int16)
+            for i in range(0, x.shape[1], 4096):
+                f = av.AudioFrame.from_ndarray(np.ascontiguousarray(x[:, i:i + 4096].T.reshape(1, -1)), format="s16",
+                                               layout=lay)
+                f.sample_rate, f.pts, f.time_base = RATE, i, fractions.Fraction(1, RATE)
+                for pkt in st.encode(f):
+                    c.mux(pkt)
+            for pkt in st.encode(None):
+                c.mux(pkt)
+
+
+def film(speech: np.ndarray, seed: int = 1) -> np.ndarray:
+    """5.1 planes: ``speech`` in the centre; a swelling five-note chord and noise in the fronts (each
+    about as loud as the speech), a 50 Hz hum in the LFE, noise in the surrounds."""
+    t = np.arange(speech.size) / RATE
+    music = sum(0.15 * np.sin(2 * np.pi * f * t + k) for k, f in enumerate([220, 277, 330, 440, 554]))
+    music *= 0.6 + 0.4 * np.sin(2 * np.pi * 0.5 * t)
+    noise = np.random.default_rng(seed).standard_normal(speech.size) * 0.05
+    return np.stack([music + noise, music - noise, speech, 0.3 * np.sin(2 * np.pi * 50 * t),
+                     noise * 0.5, noise * 0.5]).astype(np.float32)
+
+
+def test_the_centre_of_a_film_is_taken_else_a_bs775_downmix_with_the_centre_at_full_level():
+    loud = np.ones(6)
+    d = choose(FILM, "5.1", loud, 0.2)
+    assert d.channel == 2 and d.note.startswith("5.1 audio: transcribed the centre channel")
+    quiet_centre = np.array([1, 1, 1e-4, 1, 1, 1], float)
+    d = choose(FILM, "5.1", quiet_centre, 0.2)
+    assert d.channel is None and d.weights.tolist() == pytest.approx([0.7071, 0.7071, 1.0, 0.0, 0.5, 0.5])
+    assert choose(["FL", "FR"], "stereo").weights is None                        # stereo: the mean
+
+
+def test_speech_in_one_channel_of_many_loses_nothing_and_an_unnamed_layout_is_named():
+    one = np.zeros((4, RATE), np.float32)
+    one[1] = 0.1 * np.sin(np.arange(RATE) / 5)
+    energy, mixed = (one ** 2).mean(axis=1), float((one.mean(axis=0) ** 2).mean())
+    d = choose(["FL", "FR", "BL", "BR"], "quad", energy, mixed)
+    assert d.note is None
+    assert 20 * np.log10(np.abs(d.mono(one)).max() / 0.1) == pytest.approx(0.0, abs=0.01)   # the mean: -12 dB
+    d = choose(["NONE"] * 6, "6 channels", energy, mixed)
+    assert d.note == ("unknown channel layout '6 channels' (6 channels without names): transcribed as one mono "
+                      "mix (--channels split for each channel)")
+
+
+def test_a_six_channel_wav_without_a_layout_is_read_as_mono_with_a_warning(tmp_path):
+    import soundfile as sf
+
+    x = np.zeros((RATE, 6), np.float32)
+    x[:, 4] = 0.25
+    sf.write(tmp_path / "six.wav", x, RATE)
+    reader = AudioReader(tmp_path / "six.wav")
+    audio = np.concatenate(list(reader.blocks()))
+    assert reader.info.layout == "6 channels" and audio.max() == pytest.approx(0.25, abs=1e-4)
+    assert reader.warnings == [f"{tmp_path / 'six.wav'}: unknown channel layout '6 channels' (6 channels without "
+                               "names): transcribed as one mono mix (--channels split for each channel)"]
+
+
+def test_a_film_is_transcribed_from_its_centre_channel(tmp_path, whisper_dir):
+    from speechstudio.asr.whisper import WhisperRecognizer
+
+    speech = load_audio(realspeech_file("lhotse_librispeech_2412-153948-0000.flac"), RATE)
+    planes = film(speech)
+    write(tmp_path / "film.mka", planes, "5.1")
+    reader = AudioReader(tmp_path / "film.mka")
+    assert (reader.info.layout, reader.info.channel_names) == ("5.1", FILM)
+    audio = np.concatenate(list(reader.blocks()))
+    assert np.abs(audio - speech[: audio.size]).max() < 1e-3                       # the centre, at full level
+    m = WhisperRecognizer(whisper_dir, "whisper-tiny.en", device="cpu", cpu_threads=2)
+    ours = " ".join(s.text for s in m.transcribe(audio, language="en")[0])
+    centre = " ".join(s.text for s in m.transcribe(speech, language="en")[0])
+    assert wer([centre], [ours]) <= 0.05
+    assert ours.startswith("If the reader will excuse me")
