@@ -30,19 +30,21 @@ def load(model: str | None = None, *, language: str | None = "auto", device: str
     Returns a :class:`~speechstudio.asr.types.Recognizer` (see
     :func:`speechstudio.asr.load.load_recognizer` for how ``model=None`` and ``language="auto"``
     choose models). Raises ``ModelNotFoundError``, ``OfflineError``, ``UsageError``."""
-    global _recognizer
-    from speechstudio.asr.languages import normalize_language
-    from speechstudio.asr.load import load_recognizer
+    from speechstudio.batch.request import TranscriptionRequest
 
-    lang = normalize_language(language)
-    key = (model or None, "auto" if lang is None else ("en" if lang == "en" else "other"), device, precision)
+    return _load(TranscriptionRequest.build(model=model, language=language, device=device, precision=precision,
+                                            allow_download=allow_download))
+
+
+def _load(request):
+    """The recogniser for ``request``, kept while later requests pick the same one."""
+    global _recognizer
     with _lock:
-        if _recognizer is not None and _recognizer[0] == key:
+        if _recognizer is not None and _recognizer[0] == request.model_key():
             return _recognizer[1]
         _recognizer = None
-        recognizer, _message = load_recognizer(model, language=lang, device=device, precision=precision,
-                                               allow_download=allow_download, progress=False)
-        _recognizer = (key, recognizer)
+        recognizer, _message = request.load()
+        _recognizer = (request.model_key(), recognizer)
         return recognizer
 
 
@@ -80,7 +82,7 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
                                          precision=precision, initial_prompt=initial_prompt, hotwords=hotwords,
                                          allow_download=allow_download, speakers=speakers, channels=channels,
                                          audio_track=audio_track)
-    recognizer = load(model, language=language, device=device, precision=precision, allow_download=allow_download)
+    recognizer = _load(request)
     request.check(recognizer)
     labeller = request.speakers.labeller() if request.speakers is not None else None
     if isinstance(audio, np.ndarray):

@@ -94,6 +94,11 @@ class TranscriptionRequest:
                                batch_size=self.batch_size, chunk_s=self.chunk_s, stride_s=self.stride_s,
                                allow_download=self.allow_download, progress=progress, vocabulary=self.vocabulary)
 
+    def model_key(self) -> tuple:
+        """What picks the recogniser (model, device, precision, language mode): equal keys, same one."""
+        mode = "auto" if self.language is None else ("en" if self.language == "en" else "other")
+        return (self.model or None, self.device, self.precision, mode)
+
     def check(self, recognizer) -> list[str]:
         """The registry's option check (:func:`speechstudio.asr.family.check_options`) for the loaded
         ``recognizer``: one-line notes on ignored options. Raises ``UsageError`` naming the option."""

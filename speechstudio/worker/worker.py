@@ -107,15 +107,10 @@ class ModelCache:
         """The Transcribe page's recogniser for a :class:`~speechstudio.batch.request.TranscriptionRequest`
         (its model, device, precision and language mode), in :meth:`asr`'s slot. Returns ``(recognizer,
         message_or_None)``."""
-        return self._asr_slot(self._recognizer_key(request), lambda: request.replace(allow_download=False).load())
+        return self._asr_slot(("recognizer",) + request.model_key(), lambda: request.replace(allow_download=False).load())
 
     def has_recognizer(self, request) -> bool:
-        return self._asr is not None and self._asr_key == self._recognizer_key(request)
-
-    @staticmethod
-    def _recognizer_key(r) -> tuple:
-        mode = "auto" if r.language is None else ("en" if r.language == "en" else "other")
-        return ("recognizer", r.model or None, r.device, r.precision, mode)
+        return self._asr is not None and self._asr_key == ("recognizer",) + request.model_key()
 
     def _asr_slot(self, key: tuple, load):
         """The cached recogniser when ``key`` matches, else ``load()`` after freeing the old one (peak
