@@ -109,8 +109,6 @@ class RayPool:
         self.workers: dict = {}           # actor -> (pid, host) of the workers ready now
         self.model_line = ""
         self._started = False
-        if ray.is_initialized():
-            return
         if address is not None:
             host, port = address.removeprefix("ray://").rsplit(":", 1)
             try:
@@ -118,6 +116,8 @@ class RayPool:
             except OSError as e:
                 raise UsageError(f"--cluster {address}: cannot reach the Ray cluster "
                                  f"({e.strerror or type(e).__name__})") from None
+        if ray.is_initialized():
+            return
         import logging
 
         try:

@@ -1,0 +1,135 @@
+"""Batch transcription on a Ray cluster (issue 43 item 4): a local 2-CPU Ray gives the local batch's
+outputs byte for byte; a worker killed mid-run loses no file and writes none twice; bad input is one
+line, exit 2."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+
+import pytest
+
+from speechstudio import cli
+from speechstudio.batch import cluster
+from speechstudio.batch.request import TranscriptionRequest
+from speechstudio.batch.run import collect_inputs
+
+from conftest import realspeech_file
+
+ray = pytest.importorskip("ray", reason="pip install 'speechstudio[cluster]'")
+
+# Short English clips (2-10 s): ten real recordings and the first ten of the matthes voice.
+REAL = ["deepspeech_LDC93S1_8k.wav", "lhotse_common_voice_en_651325.mp3", "pocketsphinx_cards_005.wav",
+        "pyroomacoustics_cmu_arctic_us_aew_a0001.wav", "speechbrain_spk1_snt1.wav",
+        "speechrecognition_english_mono_32bit.wav", "speechrecognition_english_stereo_24bit.wav",
+        "pocketsphinx_sense_and_sensibility_0870.wav", "speechbrain_LJ050-0131.wav", "vosk_test.wav"]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """20 clips (116 s of speech) and one broken file."""
+    realspeech = realspeech_file()
+    d = tmp_path_factory.mktemp("cluster") / "in"
+    d.mkdir()
+    for name in REAL:
+        shutil.copy(realspeech / name, d / name)
+    wavs = realspeech.parent.parent / "voices" / "matthes" / "wavs"
+    for name in sorted(os.listdir(wavs))[:10]:
+        shutil.copy(wavs / name, d / name)
+    (d / "broken.wav").write_bytes(b"RIFF\x00\x00\x00\x00WAVEnot audio at all" * 10)
+    return d
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """One local Ray with 2 CPUs for the module (the pool uses the Ray this process started)."""
+    import logging
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+    yield ray
+    ray.shutdown()
+
+
+def _flags(whisper_dir, out):
+    return ["--model", str(whisper_dir), "--language", "en", "--device", "cpu", "--format", "txt,srt,json",
+            "--output-dir", str(out), "--no-download", "-q"]
+
+
+def _tree(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def local_outputs(folder, whisper_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("local")
+    assert cli.main(["transcribe", str(folder), *_flags(whisper_dir, out)]) == 1       # broken.wav failed
+    return out
+
+
+def test_a_local_ray_cluster_writes_what_the_local_batch_writes(folder, local_outputs, local_ray, whisper_dir,
+                                                              tmp_path, capsys):
+    local = _tree(local_outputs)
+    assert len(local) == 20 * 3 and "broken.json" not in local
+    assert b"ask not" not in b"".join(local.values())           # sanity: not the JFK clip
+    assert local["pocketsphinx_cards_005.txt"].startswith(b"Eight of spades")
+
+    capsys.readouterr()
+    out = tmp_path / "cluster"
+    assert cli.main(["transcribe", str(folder), *_flags(whisper_dir, out), "--cluster", "ray"]) == 1
+    err = capsys.readouterr().err
+    assert _tree(out) == local                                  # byte for byte, every format
+    assert f"failed: {folder / 'broken.wav'}:" in err          # reported like a local failure
+    assert "Summary: 20 done, 0 skipped, 1 failed" in err
+
+    # a rerun skips everything (the local batch's resume) and starts no Ray work
+    assert cli.main(["transcribe", str(folder), *_flags(whisper_dir, out), "--cluster", "ray"]) == 1
+    assert "Summary: 0 done, 20 skipped, 1 failed" in capsys.readouterr().err
+
+
+def test_a_worker_killed_mid_run_loses_no_file_and_writes_none_twice(folder, local_outputs, local_ray,
+                                                                     whisper_dir, tmp_path, monkeypatch):
+    writes: list[str] = []
+    real_write = cluster.write_outputs
+
+    def counted(item, *args, **kwargs):
+        writes.append(item.path.name)
+        return real_write(item, *args, **kwargs)
+
+    monkeypatch.setattr(cluster, "write_outputs", counted)
+    out = tmp_path / "killed"
+    request = TranscriptionRequest.build(model=str(whisper_dir), language="en", device="cpu",
+                                         formats=("txt", "srt", "json"), output_dir=str(out), allow_download=False)
+    items, _ = collect_inputs([folder])
+    killed = []
+    events = []
+    with cluster.RayPool() as pool:
+        for ev in pool.run(items, request):
+            events.append(ev)
+            if ev.kind == "done" and not killed:                # both workers hold files now
+                pid = next(iter(pool.workers.values()))[0]
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+    done = sorted(ev.item.path.name for ev in events if ev.kind == "done")
+    assert len(killed) == 1 and len(done) == 20 and len(set(done)) == 20
+    assert sorted(writes) == done                               # each file written once
+    assert [ev.item.path.name for ev in events if ev.kind == "failed"] == ["broken.wav"]
+    assert _tree(out) == _tree(local_outputs)
+
+
+def test_bad_cluster_input_is_one_line_and_exit_2(folder, whisper_dir, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out"
+    assert cli.main(["transcribe", str(folder), *_flags(whisper_dir, out), "--cluster", "ray://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["speechstudio: error: --cluster ray://127.0.0.1:1: cannot reach the Ray cluster "
+                   "(Connection refused)"]
+    assert not out.exists() or not any(out.iterdir())          # nothing written
+
+    assert cli.main(["transcribe", str(folder), *_flags(whisper_dir, out), "--cluster", "spark"]) == 2
+    assert capsys.readouterr().err.strip() == ("speechstudio: error: --cluster spark: expected ray (a local Ray on "
+                                               "this machine) or ray://HOST:PORT")
+
+    monkeypatch.setitem(sys.modules, "ray", None)               # Ray not installed
+    assert cli.main(["transcribe", str(folder), *_flags(whisper_dir, out), "--cluster", "ray"]) == 2
+    assert capsys.readouterr().err.strip() == ("speechstudio: error: --cluster needs Ray: "
+                                               "pip install 'speechstudio[cluster]'")
