@@ -100,3 +100,22 @@ def test_a_film_is_transcribed_from_its_centre_channel(tmp_path, whisper_dir):
     centre = " ".join(s.text for s in m.transcribe(speech, language="en")[0])
     assert wer([centre], [ours]) <= 0.05
     assert ours.startswith("If the reader will excuse me")
+
+
+# ------------------------------------------------------------------ the track with the speech
+def test_a_silent_default_track_gives_way_to_the_track_with_speech(tmp_path, whisper_dir):
+    from speechstudio.asr.whisper import WhisperRecognizer
+
+    speech = load_audio(realspeech_file("whisper_jfk.flac"), RATE)
+    hum = (0.001 * np.sin(2 * np.pi * 50 * np.arange(speech.size) / RATE)).astype(np.float32)
+    path = tmp_path / "two.mkv"
+    write(path, None, "", tracks=[(np.stack([hum, hum]), "stereo", True), (speech[None], "mono", False)])
+    reader = AudioReader(path)
+    assert reader.info.track == 2
+    assert reader.warnings == [f"{path}: 2 audio tracks; transcribed track 2 (language not set, track 1, marked as "
+                               "the default, has no speech); choose another with --audio-track N or a language code"]
+    m = WhisperRecognizer(whisper_dir, "whisper-tiny.en", device="cpu", cpu_threads=2)
+    text = " ".join(s.text for s in m.transcribe(np.concatenate(list(reader.blocks())), language="en")[0])
+    assert "my fellow Americans ask not what your country can do for you" in text
+    asked = AudioReader(path, track=1)                     # an explicit --audio-track is obeyed
+    assert asked.info.track == 1 and np.abs(np.concatenate(list(asked.blocks()))).max() < 0.002

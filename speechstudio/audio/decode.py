@@ -22,7 +22,8 @@ from speechstudio.audio.diagnose import (CHANNEL_PROBE_S, LoudMeter, cancels, ch
                                          is_stream)
 from speechstudio.audio.downmix import Downmix, choose
 from speechstudio.audio.raw import RAW_EXTENSIONS, RawFormat, parse_raw_format, raw_planes
-from speechstudio.audio.tracks import choose_track, first_start, start_offset, track_info, track_label
+from speechstudio.audio.tracks import (choose_track, first_start, prefer_speech, start_offset, track_info,
+                                       track_label)
 from speechstudio.errors import AudioDecodeError
 
 __all__ = ["AudioDecodeError", "AudioInfo", "AudioReader", "RAW_EXTENSIONS", "RawFormat", "is_stream",
@@ -32,6 +33,8 @@ log = logging.getLogger(__name__)
 
 # How much audio (seconds) of each stream to look at when a file has several audio streams.
 _STREAM_PROBE_S = 20.0
+# How much of the chosen track (seconds) must hold no speech before another track with speech is read.
+_SPEECH_PROBE_S = 120.0
 # A jump in the timestamps longer than _GAP_S is decoded as silence (up to _MAX_GAP_S), so the
 # times after it stay right.
 _GAP_S = 0.1
@@ -134,6 +137,8 @@ class AudioReader:
             tracks = [track_info(k + 1, st) for k, st in enumerate(streams)]
             stream, why = choose_track(self.path, streams, tracks, self.track_choice, self.streaming,
                                        self._pick_stream)
+            if why != "asked for" and not self.streaming:
+                stream, why = prefer_speech(streams, tracks, stream, why, self._speech_s)
             duration, whole_container = None, False
             if stream.duration is not None and stream.time_base is not None:
                 duration = float(stream.duration * stream.time_base)
@@ -181,6 +186,25 @@ class AudioReader:
             if rms > best_rms:
                 best, best_rms = s, rms
         return best
+
+    def _speech_s(self, stream) -> float:
+        """Seconds of speech Silero VAD finds in the first ``_SPEECH_PROBE_S`` of ``stream`` (its
+        channels' mean at 16 kHz); 0 for a stream that does not decode."""
+        import soxr
+
+        from speechstudio.audio.vad import VAD_RATE, SileroVad
+
+        parts = []
+        try:
+            for planes, rate in self._decode_planes(stream.index, limit_s=_SPEECH_PROBE_S):
+                mono = planes.mean(axis=0, dtype=np.float32)
+                parts.append(mono if rate == VAD_RATE else soxr.resample(mono, rate, VAD_RATE))
+        except AudioDecodeError:
+            return 0.0
+        if not parts:
+            return 0.0
+        found = SileroVad(threads=1)(np.concatenate(parts))
+        return sum(b - a for a, b in found.spans) / VAD_RATE
 
     def channel_levels(self, seconds: float = 120.0) -> np.ndarray | None:
         """Per-channel dBFS per 100 ms over the first ``seconds``: float64 (channels, frames); ``None``

@@ -1,5 +1,6 @@
 """Audio tracks of a container: what each is (language, title, default flag), which one to read
-(``--audio-track N`` or a language code, else the default, else the loudest), and how late a
+(``--audio-track N`` or a language code, else the default, else the loudest; one with speech when that
+one has none), and how late a
 track starts after the file's first stream (audio that starts after the video).
 
 The PyAV objects passed in are ``av.container.InputContainer`` and ``av.audio.stream.AudioStream``;
@@ -74,6 +75,20 @@ def choose_track(path: Path, streams: Sequence, tracks: list[dict], want: int | 
     if streaming:        # a pipe cannot be read twice to compare streams
         return streams[0], "the first"
     return loudest(streams), "the loudest"
+
+
+def prefer_speech(streams: Sequence, tracks: list[dict], chosen, why: str,
+                  speech_s: Callable[[object], float]) -> tuple[object, str]:
+    """``(stream, why)``: ``chosen`` unless it has no speech (``speech_s(stream)``: seconds Silero VAD
+    finds on its start) and another track has: then the first such track, ``why`` naming the silent
+    one. For a choice the user did not make (a default, the loudest)."""
+    if len(streams) < 2 or speech_s(chosen) > 0:
+        return chosen, why
+    for st, t in zip(streams, tracks):
+        if st is not chosen and speech_s(st) > 0:
+            k = streams.index(chosen) + 1
+            return st, f"track {k}, {why}, has no speech"
+    return chosen, why
 
 
 def first_start(container) -> float | None:
