@@ -312,9 +312,12 @@ def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, real
         assert page2.open_run("my-clone")
         assert page2.index == 2 and page2.base.name == tiny_base
         assert page2.dataset_dir == page.dataset_dir and len(page2.manifest().usable()) == 4
-        # the voice was saved: the run kept its best checkpoint only (issue 29: ~0.8 GB per run was left)
+        # the voice was saved: the run kept its best checkpoint (issue 29: ~0.8 GB per run was left) and the
+        # judged steps another checkpoint can be saved from (issue 45)
         run = page2.train.run_dir()
-        assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["best.pt"] and not (run / "cache").exists()
+        names = sorted(p.name for p in (run / "checkpoints").iterdir())
+        assert [n for n in names if not n.startswith("step_")] == ["best.pt"] and not (run / "cache").exists()
+        assert "step_0.pt" in names
         assert page2.train.steps_spin.value() == 5 and not page2.train.resume_btn.isEnabled()
         assert page2.train.has_model() and page2.next_btn.isEnabled()
     finally:
