@@ -1,10 +1,11 @@
-"""A file whose language changes mid-way: each stretch decoded in its own language, marked per
-segment in the JSON, nothing dropped (issue 27 class 3; whisper.cpp#1800, noScribe#294).
+"""A file whose language changes mid-way: each stretch's language decided first, each stretch decoded
+once in it, marked per segment in the JSON, nothing dropped (issue 27 class 3, issue 43; whisper.cpp#1800,
+noScribe#294).
 
-The class is covered three ways: the stretch logic with scripted detector/decoder (every trigger:
-unsure words, lost speech, the periodic check, a stretch holding two languages, a decoder that
-fails); the JSON; and the real router (Whisper tiny.en + base) on real recordings joined into
-bilingual files, English first and English last."""
+The class is covered three ways: the planner with a scripted detector (two languages, a window holding
+two, speech too short to detect, no speech, one language), the router's decoding of the plan (each
+sample decoded once, in its language); the JSON; and the real router (Whisper tiny.en + base) on real
+recordings joined into multilingual files, English first and English last."""
 from __future__ import annotations
 
 import json
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 from conftest import realspeech_file
 
-from speechstudio.asr.stretches import AudioTee, per_stretch
+from speechstudio.asr.stretches import Stretch, pieces, plan
 from speechstudio.asr.types import Segment, TranscriptInfo, Word
 
 RATE = 16000
@@ -24,6 +25,8 @@ RATE = 16000
 class Guess:
     language: str
     probability: float
+    detector: str = "scripted"
+    covered_s: float = 0.0
 
 
 def seg(t0, t1, text, p=0.9, language=None):
@@ -33,136 +36,107 @@ def seg(t0, t1, text, p=0.9, language=None):
                    language=language)
 
 
-def script(truth):
-    """A detector and a decoder over a timeline ``truth`` = [(t0, t1, language, text)]: the
-    detector answers the language covering most of the clip (probability = its share), the
-    decoder writes the text of the parts in the asked language."""
-    calls = {"detect": [], "decode": []}
+def clock(total_s: float) -> np.ndarray:
+    """Audio whose every sample holds its own time (s), so a scripted detector knows what it heard."""
+    return (np.arange(int(total_s * RATE)) / RATE).astype(np.float32)
 
-    def spans(t0, t1):
-        return [(max(a, t0), min(b, t1), lang, text) for a, b, lang, text in truth if min(b, t1) > max(a, t0)]
 
-    def detect(clip, offset):
-        t0, t1 = offset, offset + clip.shape[0] / RATE
+def detector(truth, calls):
+    """Answers the language covering most of the speech it gets, with its share as probability."""
+    def detect(speech):
         share = {}
-        for a, b, lang, _ in spans(t0, t1):
-            share[lang] = share.get(lang, 0.0) + (b - a)
-        calls["detect"].append((round(t0, 2), round(t1, 2)))
-        if not share:
-            return None
+        for a, b, lang in truth:
+            share[lang] = share.get(lang, 0.0) + float(((speech >= a) & (speech < b)).sum())
+        calls.append((round(float(speech[0]), 1), round(float(speech[-1]), 1)))
         lang = max(share, key=share.get)
         return Guess(lang, share[lang] / sum(share.values()))
-
-    def decode_as(lang, clip, offset):
-        t0, t1 = offset, offset + clip.shape[0] / RATE
-        calls["decode"].append((lang, round(t0, 2), round(t1, 2)))
-        return [seg(a, b, text) for a, b, lng, text in spans(t0, t1) if lng == lang and b - a > 0.5]
-
-    return detect, decode_as, calls
+    return detect
 
 
-def run(segments, truth, total_s, language, **kw):
-    tee = AudioTee([np.zeros(int(total_s * RATE), np.float32)], RATE)
-    for _ in tee:            # the recogniser read it all
-        pass
-    detect, decode_as, calls = script(truth)
-    last = {}
-
-    def detect_at(clip):
-        # the router's detector sees only the clip: find where it starts by the last slice asked
-        return detect(clip, last["t0"])
-
-    real_slice = tee.slice
-
-    def slice_(t0, t1):
-        last["t0"] = max(0.0, t0)
-        return real_slice(t0, t1)
-
-    tee.slice = slice_
-    out = list(per_stretch(iter(segments), tee, language, detect_at, decode_as,
-                           speech_s=lambda a: a.shape[0] / RATE, **kw))
-    return out, calls
+def test_each_language_gets_its_stretch_cut_in_the_pause():
+    truth = [(0.0, 10.0, "en"), (11.0, 20.0, "de"), (21.0, 30.0, "en")]
+    calls = []
+    out = plan(clock(30.0), detector(truth, calls), regions=[(a, b) for a, b, _ in truth])
+    assert [(s.start_s, s.end_s, s.language) for s in out] == [(0.0, 10.5, "en"), (10.5, 20.5, "de"), (20.5, 30.0, "en")]
+    assert calls == [(0.0, 10.0), (11.0, 20.0), (21.0, 30.0)]            # a window of at most 10 s each
 
 
-EN1 = (0.0, 10.0, "en", "one two three four five six")
-DE = (11.0, 20.0, "de", "eins zwei drei vier")
-EN2 = (21.0, 30.0, "en", "seven eight nine ten")
+def test_a_change_inside_a_window_is_found_region_by_region():
+    truth = [(0.0, 8.0, "fr"), (10.0, 18.0, "fr"), (20.0, 28.0, "fr"), (30.0, 38.0, "fr"), (40.0, 48.0, "de")]
+    calls = []
+    out = plan(clock(50.0), detector(truth, calls), regions=[(a, b) for a, b, _ in truth])
+    assert [(s.start_s, s.end_s, s.language) for s in out] == [(0.0, 39.0, "fr"), (39.0, 50.0, "de")]
+    # two sure regions, then a 30 s window: French at 0.67 only, so its regions one by one
+    assert calls == [(0.0, 8.0), (10.0, 18.0), (20.0, 48.0), (20.0, 28.0), (30.0, 38.0), (40.0, 48.0)]
 
 
-def test_unsure_words_get_their_stretch_decoded_in_its_language():
-    # tiny.en wrote German as English nonsense with unsure words
-    segments = [seg(0.0, 10.0, EN1[3]), seg(11.0, 15.0, "their hint", 0.5), seg(15.0, 20.0, "at this realm", 0.45),
-                seg(21.0, 30.0, EN2[3])]
-    out, calls = run(segments, [EN1, DE, EN2], 30.0, "en")
-    assert [(s.text, s.language) for s in out] == [(EN1[3], "en"), (DE[3], "de"), (EN2[3], "en")]
-    assert calls["decode"] == [("de", 10.8, 20.2)]
-    assert len(calls["detect"]) == 1                 # sure English words are never checked
+def test_one_language_is_one_stretch_detected_once_per_window():
+    regions = [(float(t), t + 8.0) for t in range(0, 60, 10)]
+    calls = []
+    out = plan(clock(61.0), detector([(0.0, 61.0, "fr")], calls), regions=regions)
+    assert out == [Stretch(0.0, 61.0, "fr", 1.0)]
+    # region by region until two in a row are sure, then 30 s windows
+    assert calls == [(0.0, 8.0), (10.0, 18.0), (20.0, 48.0), (50.0, 58.0)]
 
 
-def test_lost_speech_in_a_gap_is_recovered():
-    # the model forced into English wrote nothing for the German stretch
-    out, calls = run([seg(0.0, 10.0, EN1[3]), seg(21.0, 30.0, EN2[3])], [EN1, DE, EN2], 30.0, "en")
-    assert [(s.text, s.language) for s in out] == [(EN1[3], "en"), (DE[3], "de"), (EN2[3], "en")]
-    # lost at the end of the file too
-    out, _ = run([seg(0.0, 10.0, EN1[3])], [EN1, DE], 20.0, "en")
-    assert [(s.text, s.language) for s in out] == [(EN1[3], "en"), (DE[3], "de")]
+def test_speech_too_short_to_detect_takes_its_neighbours_language():
+    truth = [(0.0, 25.0, "en"), (26.0, 26.5, "en"), (43.0, 43.5, "de"), (45.0, 70.0, "de")]
+    calls = []
+    out = plan(clock(70.0), detector(truth, calls), regions=[(a, b) for a, b, _ in truth])
+    # each 0.5 s region goes with the neighbour across the shorter pause
+    assert [(s.start_s, s.end_s, s.language) for s in out] == [(0.0, 34.75, "en"), (34.75, 70.0, "de")]
+    assert calls == [(0.0, 25.0), (45.0, 70.0)]             # the short ones were not asked about
 
 
-def test_periodic_check_catches_confident_wrong_language():
-    # Whisper base forced into German writes English with sure words ("Und so my fellow Americans")
-    de = (0.0, 10.0, "de", "eins zwei drei vier")
-    en1, en2 = (10.5, 25.0, "en", "and so my fellow"), (25.0, 40.0, "en", "americans ask not")
-    segments = [seg(0.0, 10.0, de[3]), seg(10.5, 25.0, "und so my fellow"), seg(25.0, 40.0, "americans fragen")]
-    out, _ = run(segments, [de, en1, en2], 40.0, "de", every_s=30.0)
-    assert [(s.text, s.language) for s in out] == [(de[3], "de"), (en1[3], "en"), (en2[3], "en")]
-    # without the periodic check (English files) nothing is checked when the words are sure
-    out, calls = run(segments, [de, en1, en2], 40.0, "de")
-    assert [s.language for s in out] == ["de", "de", "de"] and calls["detect"] == []
-    # a short file whose speech the router's first detection saw all of, surely: no second look
-    out, calls = run([seg(0.0, 10.0, de[3])], [de], 12.0, "de", every_s=30.0, known_until_s=12.0)
-    assert [s.language for s in out] == ["de"] and calls["detect"] == []
-    out, calls = run([seg(0.0, 10.0, de[3])], [de], 12.0, "de", every_s=30.0, known_until_s=5.0)
-    assert len(calls["detect"]) == 1
+def test_no_speech_is_one_stretch_in_the_files_language():
+    assert plan(np.zeros(5 * RATE, np.float32), detector([], []), regions=[], offset_s=600.0, fallback="es") == \
+        [Stretch(600.0, 605.0, "es")]
 
 
-def test_a_stretch_holding_two_languages_is_halved():
-    de = (0.0, 9.0, "de", "eins zwei drei")
-    es = (9.5, 18.0, "es", "uno dos tres")
-    segments = [seg(0.0, 9.0, "x y z", 0.3), seg(9.5, 18.0, "p q r", 0.3)]
-    out, calls = run(segments, [de, es], 18.0, "en")
-    assert [(s.text, s.language) for s in out] == [(de[3], "de"), (es[3], "es")]
-    assert calls["detect"][:3] == [(0.0, 18.0), (0.0, 9.2), (9.3, 18.0)]   # the whole (unsure: 0.53), each half
+def test_pieces_tile_the_stream_and_cut_in_a_pause():
+    audio = np.ones(700 * RATE, np.float32)
+    audio[312 * RATE:int(312.1 * RATE)] = 0.0               # the quietest 100 ms after 300 s
+    got = list(pieces((audio[i:i + RATE] for i in range(0, audio.size, RATE)), piece_s=300.0))
+    assert [off for off, _ in got][:2] == [0.0, 312.05]            # cut in the middle of the quiet
+    assert [round(off + a.shape[0] / RATE, 2) for off, a in got] == [got[1][0], got[2][0], 700.0]
 
 
-def test_same_language_or_failing_decoder_keeps_the_segments():
-    segments = [seg(0.0, 10.0, "noisy english words", 0.5)]
-    out, calls = run(segments, [(0.0, 10.0, "en", "noisy english words")], 10.0, "en")
-    # the file's language after all: decoded alone once more, the surer words kept (same text here)
-    assert [(s.text, s.language) for s in out] == [("noisy english words", "en")]
-    assert calls["decode"] == [("en", 0.0, 10.0)]
+class _Fake:
+    """A recogniser that writes one segment per second it is given, saying which language it was asked."""
 
-    tee = AudioTee([np.zeros(20 * RATE, np.float32)])
-    for _ in tee:
-        pass
+    engine, device, precision, sample_rate = "whisper", "cpu", "int8", RATE
 
-    def broken(lang, clip, offset):
-        raise RuntimeError("model crashed")
+    def __init__(self, model_id, truth=None):
+        self.model_id, self.truth, self.calls, self.multilingual = model_id, truth, [], truth is not None
 
-    out = list(per_stretch(iter([seg(0.0, 10.0, "their hint", 0.4)]), tee, "en", lambda c: Guess("de", 0.99), broken,
-                           speech_s=lambda a: 0.0))
-    assert [(s.text, s.language) for s in out] == [("their hint", "en")]
+    def detect_language(self, speech):
+        return detector(self.truth, [])(speech)
+
+    def transcribe(self, audio, *, language=None, task="transcribe", initial_prompt=None, hotwords=None,
+                   duration_s=None):
+        audio = np.concatenate(list(audio)) if not isinstance(audio, np.ndarray) else audio
+        self.calls.append((language, round(float(audio[0]), 2), round(audio.shape[0] / RATE, 2)))
+        n = int(audio.shape[0] / RATE)
+        segs = [seg(float(i), i + 1.0, f"{language}{i}") for i in range(n)]
+        return iter(segs), TranscriptInfo(audio.shape[0] / RATE, language, self.model_id, "whisper")
 
 
-def test_audio_tee_slices_on_the_file_clock_and_releases():
-    blocks = [np.full(RATE, i, np.float32) for i in range(5)]
-    tee = AudioTee(blocks)
-    assert [b[0] for b in tee] == [0, 1, 2, 3, 4] and tee.read_s == 5.0
-    assert tee.slice(1.5, 2.5).tolist() == [1.0] * (RATE // 2) + [2.0] * (RATE // 2)
-    tee.release_before(3.0)
-    assert tee.slice(0.0, 5.0).shape[0] == 2 * RATE           # blocks 3 and 4 kept
-    inner = AudioTee([np.ones(RATE, np.float32)], RATE, start_s=10.0)
-    list(inner)
-    assert inner.read_s == 11.0 and inner.slice(10.5, 20.0).shape[0] == RATE // 2
+def test_the_router_decodes_each_stretch_once_in_its_language(monkeypatch):
+    from speechstudio.asr import language_id, stretches
+    from speechstudio.asr.routing import LanguageRouter
+
+    truth = [(0.0, 10.0, "de"), (11.0, 20.0, "en"), (21.0, 30.0, "de")]
+    monkeypatch.setattr(stretches, "speech_regions", lambda audio, rate=RATE: [(a, b) for a, b, _ in truth])
+    monkeypatch.setattr(language_id, "speech_of", lambda audio, rate=RATE: audio)   # the first guess: all of it
+    base, english = _Fake("base", truth), _Fake("tiny.en")
+    router = LanguageRouter(base, english, base)
+    segments, info = router.transcribe(clock(30.0))
+    out = list(segments)
+    assert info.language == "de" and info.model_id == "base"
+    # every sample decoded once: the German stretches by base, the English one by tiny.en
+    assert base.calls == [("de", 0.0, 10.5), ("de", 20.5, 9.5)] and english.calls == [("en", 10.5, 10.0)]
+    assert [(s.start_s, s.language) for s in out][9:12] == [(9.0, "de"), (10.5, "en"), (11.5, "en")]
+    assert {s.language for s in out} == {"de", "en"}
 
 
 def test_json_marks_each_segment_and_lists_the_languages():

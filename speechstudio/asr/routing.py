@@ -3,24 +3,19 @@
 :class:`LanguageRouter` detects each input's language on its first speech with the multilingual model
 (``language_id.detect_stream_language``) unless given; English goes to the English model when installed,
 other languages to the multilingual one, and without one the input is refused
-(:class:`LanguageMismatchError`). Detected files then go through ``stretches.per_stretch``. Why (tiny.en
+(:class:`LanguageMismatchError`). A detected file is planned into stretches, each in its own language
+(``stretches.plan``), and each stretch is decoded once by the model for its language. Why (tiny.en
 vs base on English): ``docs/transcribe.md``."""
 from __future__ import annotations
 
 import dataclasses
 from typing import Callable, Iterator
 
-from speechstudio.asr.language_id import WINDOW_S, detect_stream_language
+from speechstudio.asr.language_id import detect_stream_language
 from speechstudio.asr.languages import language_name
-from speechstudio.asr.stretches import AudioTee, per_stretch
+from speechstudio.asr.stretches import pieces, plan
 from speechstudio.asr.types import AudioInput, Recognizer, Segment, TranscriptInfo, as_blocks
 from speechstudio.errors import UsageError
-
-#: In a file whose detected language is not English, every stretch of about this many seconds
-#: (Whisper's window) has its language checked (:mod:`speechstudio.asr.stretches`).
-STRETCH_S = WINDOW_S
-#: a first detection this sure, on all of a short file's speech, needs no periodic check after it
-SURE_P = 0.9
 
 
 def shifted(seg: Segment, offset_s: float) -> Segment:
@@ -87,32 +82,31 @@ class LanguageRouter:
                 "it as English anyway")
         return self.multilingual, f"{language_name(language)}: {self.multilingual.model_id}"
 
-    def _detect(self, clip):
-        """The detector's :class:`~speechstudio.asr.language_id.LanguageGuess` for a stretch
-        (16 kHz float32), on its speech when the VAD finds some."""
-        from speechstudio.asr.language_id import speech_of
-
-        speech = speech_of(clip, self.sample_rate)
-        return self.detector.detect_language(speech if speech.size >= self.sample_rate else clip)
-
-    def _decode_as(self, language: str, clip, offset_s: float, initial_prompt: str | None,
-                   hotwords: str | None) -> list[Segment]:
-        """Segments of one stretch (16 kHz float32) decoded in ``language`` by the model for it,
-        times moved by ``offset_s`` onto the file's clock."""
+    def _by_stretch(self, blocks, first: str | None, initial_prompt: str | None,
+                    hotwords: str | None) -> Iterator[Segment]:
+        """Segments of a 16 kHz block stream, each stretch (:func:`~speechstudio.asr.stretches.plan`)
+        decoded once in its language by the model for it (no text carried across stretches), times
+        on the file's clock, ``language`` set on every segment."""
         from speechstudio.asr.family import capabilities
 
-        target, _ = self._target(language)
-        if not capabilities(target.engine).prompt:
-            initial_prompt = hotwords = None
-        segments, _ = target.transcribe(clip, language=language, initial_prompt=initial_prompt, hotwords=hotwords)
-        return [shifted(s, offset_s) for s in segments]
+        rate = self.sample_rate
+        for offset, audio in pieces(blocks, rate):
+            for st in plan(audio, self.detector.detect_language, offset_s=offset, rate=rate, fallback=first):
+                clip = audio[int(round((st.start_s - offset) * rate)):int(round((st.end_s - offset) * rate))]
+                target, _ = self._target(st.language)
+                vocab = (initial_prompt, hotwords) if capabilities(target.engine).prompt else (None, None)
+                segments, info = target.transcribe(clip, language=st.language, initial_prompt=vocab[0], hotwords=vocab[1])
+                lang = st.language or info.language
+                for seg in segments:
+                    yield dataclasses.replace(shifted(seg, st.start_s), language=lang)
 
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
-        """Detect (unless ``language`` is given), route, transcribe. Prompts and hotwords reach Whisper
-        models only (the ``note`` says so). Raises :class:`LanguageMismatchError` (non-English, no
-        multilingual model), ``UsageError``."""
+        """Detect (unless ``language`` is given), route, transcribe; a detected file stretch by
+        stretch, each in its own language. Prompts and hotwords reach Whisper models only (the
+        ``note`` says so). Raises :class:`LanguageMismatchError` (non-English, no multilingual
+        model), ``UsageError``."""
         if duration_s is None and hasattr(audio, "shape"):
             duration_s = audio.shape[0] / self.sample_rate
         blocks = as_blocks(audio)
@@ -126,19 +120,17 @@ class LanguageRouter:
 
         if not capabilities(target.engine).prompt and (initial_prompt or hotwords):
             note += "; vocabulary not applied (a CTC model takes no prompt)"
-            initial_prompt = hotwords = None
         if task == "translate" and language == "en" and not getattr(target, "multilingual", False):
             task = "transcribe"
-        stretches = auto and language is not None and task == "transcribe" and self.multilingual is not None
-        if stretches:
-            blocks = AudioTee(blocks, self.sample_rate)
-        segments, info = target.transcribe(blocks, language=language, task=task, initial_prompt=initial_prompt,
-                                           hotwords=hotwords, duration_s=duration_s)
-        if stretches:
-            segments = per_stretch(segments, blocks, language, self._detect,
-                                   lambda lang, clip, offset: self._decode_as(lang, clip, offset, initial_prompt, hotwords),
-                                   every_s=None if language == "en" else STRETCH_S,
-                                   known_until_s=guess.covered_s if guess is not None and guess.probability >= SURE_P else 0.0)
+        if auto and task == "transcribe" and self.multilingual is not None:
+            info = TranscriptInfo(round(float(duration_s or 0.0), 3), language, target.model_id, target.engine,
+                                  target.device, target.precision, task=task)
+            segments = self._by_stretch(blocks, language, initial_prompt, hotwords)
+        else:
+            if not capabilities(target.engine).prompt:
+                initial_prompt = hotwords = None
+            segments, info = target.transcribe(blocks, language=language, task=task, initial_prompt=initial_prompt,
+                                               hotwords=hotwords, duration_s=duration_s)
         if guess is not None:
             info = dataclasses.replace(info, language=guess.language, language_probability=guess.probability,
                                        detector=guess.detector)
