@@ -5,7 +5,8 @@ document and NCX, whose DTDs are never fetched; ``html.parser`` for XHTML).
 Chapters: the EPUB 3 navigation document (``<nav epub:type="toc">``), else the EPUB 2 NCX
 (``navPoint``s in document order), every entry a chapter that runs to the next one in spine order,
 anchors inside one file included. Text before the first entry (a preface outside the contents) is a
-chapter of its own; a title page that only repeats title and author is not. A footnote marker (an
+chapter of its own; a title page that only repeats title and author is not, nor is a contents page
+(``<nav>``: its links are not read). A footnote marker (an
 internal link whose text is a number, letter or sign, or ``epub:type="noteref"``), a back-link ("↩",
 ``epub:type="backlink"``) and a pop-up footnote (``<aside epub:type="footnote">``) are not read;
 images, SVG and MathML say nothing. Broken books (no contents, files missing): chapters from the
@@ -74,6 +75,7 @@ class _Xhtml(HTMLParser):
         self.heading, self.in_heading = "", 0
         self.navs: list[tuple[bool, list[tuple[str, str]]]] = []  # (epub:type="toc", links) per <nav>
         self.nav_depth, self.href = 0, None
+        self.link_words = 0  # links to the book itself: a contents page is mostly those
 
     @property
     def toc(self) -> list[tuple[str, str]]:
@@ -84,7 +86,7 @@ class _Xhtml(HTMLParser):
     def _out(self, text: str) -> None:
         if self.link is not None:
             self.link.append(text)
-        else:
+        elif not self.nav_depth:  # a contents page is navigation, not text to read
             self.segments[-1][1].append(text)
 
     def handle_starttag(self, tag, attrs) -> None:
@@ -115,9 +117,7 @@ class _Xhtml(HTMLParser):
             self.in_heading += 1
         if tag == "a":
             self.href = a.get("href")
-            if self.nav_depth:
-                self.link = []
-            elif self.href and "#" in self.href and self.link is None:
+            if self.nav_depth or (self.href and "#" in self.href and self.link is None):
                 self.link = []
 
     def handle_startendtag(self, tag, attrs) -> None:
@@ -138,6 +138,8 @@ class _Xhtml(HTMLParser):
                 break
 
     def _close(self, tag: str) -> None:
+        if tag == "a" and self.href and not re.match(r"[a-z]+:", self.href):
+            self.link_words += 1  # one per link to the book itself
         if tag == "a" and self.link is not None:
             text, self.link = "".join(self.link), None
             if self.nav_depth and self.href:
@@ -221,7 +223,7 @@ def _book(path: Path, read, names: set[str], error) -> EpubBook:
         name = _local(el.tag)
         if name == "title" and not title and (el.text or "").strip():
             title = " ".join(el.text.split())
-        elif name == "creator" and (el.text or "").strip():
+        elif name == "creator" and (el.text or "").strip() and " ".join(el.text.split()) not in creators:
             creators.append(" ".join(el.text.split()))
         elif name == "meta" and el.get("name") == "cover":
             cover_id = el.get("content", "")
@@ -303,14 +305,16 @@ def _chapters(documents: list[str], entries, read, names: list[str]) -> list[tup
         if not entries:
             chapters.append([parsed.heading, [segments[0][1]]])
             continue
+        words = sum(len(t.split()) for _, t in segments)
+        contents_page = parsed.link_words >= 3 and parsed.link_words * 3 >= words  # one link per 3 words or more
         for mark, text in segments:
             for label in starts.get((doc, mark), []):
                 chapters.append([label, []])
-            chapters[-1][1].append(text)
+            chapters[-1][1].append("" if contents_page else text)
     out = []
     for i, (label, texts) in enumerate(chapters):
         text = "\n\n".join(t for t in texts if t)
-        if i == 0 and (not text or _only_names(text, names)):
+        if (i == 0 and not text) or _only_names(text, names):
             continue  # no front matter, or a title page: the title is metadata, not a chapter
         out.append((label, text))
     return out
