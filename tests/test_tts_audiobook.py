@@ -426,3 +426,16 @@ def test_cli_list_chapters_synthesizes_nothing(tmp_path, capsys):
     assert args.func(args) == 0
     assert capsys.readouterr().out.splitlines() == ["Two In One by Ann Author: 2 chapter(s)",
                                                     "  1  Chapter 1  (12 words)", "  2  Chapter 2  (6 words)"]
+
+
+def test_epub2_contents_page_in_the_spine_is_not_read(tmp_path):
+    from speechstudio.tts.documents import read_book
+
+    toc_page = ('<div id="toc"><h1>Two In One</h1><ol><li><a href="one.xhtml">Chapter 1</a></li>'
+                '<li><a href="one.xhtml#c2">Chapter 2</a></li><li><a href="notes.xhtml">Notes</a></li></ol></div>')
+    ncx = ''.join(f'<navPoint id="p{i}"><navLabel><text>{t}</text></navLabel><content src="{s}"/></navPoint>'
+                  for i, (t, s) in enumerate((("Chapter 1", "one.xhtml"), ("Chapter 2", "one.xhtml#c2"))))
+    _zip_epub(tmp_path / "b.epub", {"toc.xhtml": toc_page, "one.xhtml": ONE_FILE}, ["toc.xhtml", "one.xhtml"], ncx=ncx)
+    book = read_book(tmp_path / "b.epub")
+    assert [c.title for c in book.chapters] == ["Chapter 1", "Chapter 2"]
+    assert book.chapters[0].text.startswith("Chapter 1.\n\nIt began at noon.")
