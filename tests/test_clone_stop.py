@@ -64,6 +64,9 @@ def test_a_stopped_clone_saves_and_speaks(base, dataset, home, tmp_path, stage, 
     assert done.best_path == run / "checkpoints" / "best.pt" and done.best_path.is_file()
     assert [e.step for e in events if isinstance(e, CheckpointEvent) and e.kind == "best"][-1] == best_step
     assert RunFolder(run).load_checkpoint("best")["step"] == best_step
+    from speechstudio.gui.wizard_common import saved_step
+
+    assert saved_step(run) == stop_at  # what the wizard says of the run when it is opened again
 
     job = SaveCloneJob(run, "stopped-clone", VoiceRef("tiny", "transformers", str(base), "path"), finished=False)
     statuses = [str(s) for s in job.run(None)]

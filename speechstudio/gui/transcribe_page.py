@@ -131,6 +131,15 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.precision_box.setToolTip("Number format on the GPU: auto picks fp16 on NVIDIA GPUs (faster, half the "
                                       "memory) and fp32 on the CPU")
         expert.addWidget(self.precision_box)
+        expert.addWidget(QLabel("Channels"))
+        self.channels_box = QComboBox()
+        self.channels_box.setAccessibleName("Channels")
+        for text, data in (("auto", "auto"), ("mixed", "mix"), ("one person each", "split")):
+            self.channels_box.addItem(text, data)
+        self.channels_box.setToolTip("Stereo recordings with one person per channel (interview recorders, phone "
+                                     "calls): each channel is transcribed on its own and labelled Left / Right. "
+                                     "auto: when the channels hold different voices; mixed: always one stream.")
+        expert.addWidget(self.channels_box)
         expert.addStretch(1)
         self.details.body_layout.addLayout(expert)
 
@@ -256,6 +265,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.precision_box.setCurrentText(str(s.value("transcribe/precision", "auto")))
         self._set_output_dir(s.value("transcribe/output_dir", "") or None)
         self.speakers_box.setCurrentIndex(max(0, self.speakers_box.findData(str(s.value("transcribe/speakers", "") or ""))))
+        self.channels_box.setCurrentIndex(max(0, self.channels_box.findData(str(s.value("transcribe/channels", "auto")))))
 
     def save_settings(self) -> None:
         s = settings()
@@ -265,6 +275,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         s.setValue("transcribe/precision", self.precision_box.currentText())
         s.setValue("transcribe/output_dir", self.output_dir or "")
         s.setValue("transcribe/speakers", self.speakers_box.currentData() or "")
+        s.setValue("transcribe/channels", self.channels_box.currentData())
         self.language_options.save()
 
     def show_known_voices(self):
@@ -298,6 +309,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
                                           language=self.language_options.language(), task=self.language_options.task(),
                                           hotwords=self.language_options.hotwords(), subtitles=subtitle_options(),
                                           speakers=self.speakers_box.currentData() or None,
+                                          channels=self.channels_box.currentData(),
                                           audio_track=self.language_options.audio_track(), allow_download=False)
 
     def _set_output_dir(self, path: str | None) -> None:

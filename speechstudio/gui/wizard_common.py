@@ -23,6 +23,19 @@ from speechstudio.worker.worker import Worker
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
 
+def saved_step(run_dir: Path) -> int | None:
+    """The last step a run folder's ``train.log`` says was saved or reached, None when it says none."""
+    try:
+        lines = (Path(run_dir) / "train.log").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        m = re.search(r"\b(?:checkpoint latest at|stopped at|finished at|closed at|done \(\w+\) at) step (\d+)", line)
+        if m:
+            return int(m.group(1))
+    return None
+
+
 def button(text: str, name: str, tip: str, slot) -> QPushButton:
     """A push button with its accessible name and tooltip, ``clicked`` connected to ``slot``."""
     b = QPushButton(text)
@@ -428,7 +441,10 @@ class TrainingStep(QWidget):
     def entered(self) -> None:
         self._update()
         if self.job_id is None and self.done is None and self.resumable():
-            self._say(f"a saved run is in {self.run_dir()}: Resume continues it, Start begins again")
+            step = saved_step(self.run_dir())
+            self._say(f"a saved run of {self.run_dir().name}" + (f" (stopped at step {step})" if step else "")
+                      + ": Resume continues it, Start begins again")
+            self.state.setToolTip(str(self.run_dir()))
 
     def shutdown(self) -> None:
         if self.job is not None:
