@@ -52,7 +52,8 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
                task: str = "transcribe", device: str = "auto", precision: str = "auto",
                initial_prompt: str | None = None, hotwords: str | None = None, sample_rate: int = 16000,
                allow_download: bool = True, speakers: str | int | None = None, channels: str | None = None,
-               audio_track: int | str | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
+               audio_track: int | str | None = None, cluster: str | None = None
+               ) -> tuple[Iterator[Segment], TranscriptInfo]:
     """Transcribe a file or an array; returns ``(segments, info)``: what ``speechstudio transcribe``
     writes for the file (the same :class:`~speechstudio.batch.request.TranscriptionRequest`).
 
@@ -67,6 +68,9 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
             ``info`` carries ``speakers``, ``speaker_turns``.
         channels: ``"mix"`` | ``"split"`` | ``"auto"`` (``None``: ``auto`` with speakers, else ``mix``);
             audio_track: which track of a file with several. Files only.
+        cluster: ``"ray"`` (a local Ray) or ``"ray://HOST:PORT"``: the file is transcribed by a Ray
+            worker that stays loaded for the next call (:mod:`speechstudio.batch.cluster`; many files:
+            its ``RayPool.run``). Files only.
 
     Returns:
         an iterator of :class:`~speechstudio.asr.types.Segment` (seconds) and a
@@ -82,6 +86,12 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
                                          precision=precision, initial_prompt=initial_prompt, hotwords=hotwords,
                                          allow_download=allow_download, speakers=speakers, channels=channels,
                                          audio_track=audio_track)
+    if cluster is not None:
+        from speechstudio.batch.cluster import transcribe_on
+
+        if isinstance(audio, np.ndarray):
+            raise UsageError("cluster: give a file path (arrays are transcribed here)")
+        return transcribe_on(cluster, audio, request)
     recognizer = _load(request)
     request.check(recognizer)
     labeller = request.speakers.labeller() if request.speakers is not None else None

@@ -48,6 +48,7 @@ def local_ray():
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
     yield ray
+    cluster._pools.clear()
     ray.shutdown()
 
 
@@ -115,6 +116,23 @@ def test_a_worker_killed_mid_run_loses_no_file_and_writes_none_twice(folder, loc
     assert sorted(writes) == done                               # each file written once
     assert [ev.item.path.name for ev in events if ev.kind == "failed"] == ["broken.wav"]
     assert _tree(out) == _tree(local_outputs)
+
+
+def test_the_library_transcribes_a_file_on_a_worker_kept_loaded(folder, local_ray, whisper_dir):
+    import speechstudio
+
+    settings = dict(model=str(whisper_dir), language="en", device="cpu", allow_download=False)
+    segments, info = speechstudio.transcribe(folder / "pocketsphinx_cards_005.wav", cluster="ray", **settings)
+    text = " ".join(s.text.strip() for s in segments)
+    assert text == "Eight of spades, four of close, seven of hearts."
+    assert (info.language, info.duration_s) == ("en", 3.502)
+    workers = dict(cluster._pools[None].workers)
+    segments, _ = speechstudio.transcribe(folder / "speechbrain_spk1_snt1.wav", cluster="ray", **settings)
+    local, _ = speechstudio.transcribe(folder / "speechbrain_spk1_snt1.wav", **settings)
+    assert [s.text for s in segments] == [s.text for s in local] != []
+    assert cluster._pools[None].workers == workers                # the same loaded worker
+    with pytest.raises(speechstudio.errors.SpeechStudioError, match="broken.wav: not a recognised audio"):
+        speechstudio.transcribe(folder / "broken.wav", cluster="ray", **settings)
 
 
 def test_bad_cluster_input_is_one_line_and_exit_2(folder, whisper_dir, tmp_path, capsys, monkeypatch):

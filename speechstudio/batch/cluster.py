@@ -108,6 +108,7 @@ class RayPool:
         self.ray, self.address, self.worker_cores, self.debug = ray, address, max(1, int(worker_cores)), debug
         self.workers: dict = {}           # actor -> (pid, host) of the workers ready now
         self.model_line = ""
+        self._key = None                  # the request the workers were loaded for
         self._started = False
         if address is not None:
             host, port = address.removeprefix("ray://").rsplit(":", 1)
@@ -154,15 +155,13 @@ class RayPool:
 
     def run(self, items: Iterable[InputItem], request: TranscriptionRequest, *,
             cancel: threading.Event | None = None) -> Iterator[BatchEvent]:
-        """Transcribe ``items`` as ``request`` asks; yields ``skipped`` events first, then ``done`` /
-        ``failed`` in the order files finish (``start`` / ``segment`` events are not sent). Raises
-        ``SpeechStudioError`` (the model cannot load on the workers) before anything is written.
+        """Transcribe ``items`` as ``request`` asks and write their outputs; yields ``skipped`` events
+        first, then ``done`` / ``failed`` in the order files finish (no ``start`` / ``segment`` events).
+        Raises ``SpeechStudioError`` (the model cannot load on the workers) before anything is written.
         ``cancel``: set it to stop; files not finished are not written."""
-        ray = self.ray
         items = list(items)
         plan = plan_outputs(items, request.formats, Path(request.output_dir) if request.output_dir else None)
-        todo: deque[int] = deque()
-        notes: dict[int, tuple[dict, tuple]] = {}
+        todo: dict[int, tuple[dict, tuple]] = {}
         for index, item in enumerate(items):
             targets, said = resume.plan_work(item.path, plan[index], request.overwrite)
             if not targets:
@@ -171,12 +170,37 @@ class RayPool:
             elif str(item.path) == "-":
                 yield BatchEvent("failed", item, index, reason="standard input cannot go to a cluster: give files")
             else:
-                todo.append(index)
-                notes[index] = (targets, tuple(said))
-        if not todo:
+                todo[index] = (targets, tuple(said))
+        order = list(todo)
+        for n, kind, result, compute_s in self.results([items[i] for i in order], request, cancel=cancel):
+            index = order[n]
+            item, (targets, said) = items[index], todo[index]
+            t0 = time.perf_counter() - compute_s         # wall_s: the worker's seconds and the writing
+            if kind == "failed":
+                yield BatchEvent("failed", item, index, reason=result, wall_s=compute_s)
+                continue
+            event = self._write(item, index, result, targets, said, request, t0)
+            yield event
+            if event.reason.startswith(FATAL_PREFIX):   # the next files would fail the same way
+                return
+
+    def results(self, items: list[InputItem], request: TranscriptionRequest, *,
+                cancel: threading.Event | None = None) -> Iterator[tuple[int, str, object, float]]:
+        """Transcribe ``items`` on the workers, writing nothing: yields ``(position in items, "done",
+        FileTranscript, worker seconds)`` or ``(position, "failed", reason, seconds)`` once per item, as
+        each finishes. Workers stay loaded for the next call with the same model settings (until
+        :meth:`close`). Raises ``SpeechStudioError`` (the model cannot load on the workers)."""
+        ray = self.ray
+        if not items:
             return
+        key = request.replace(formats=("txt",), output_dir=None, overwrite=False, subtitles=None)
+        if key != self._key:                # other model settings: other workers
+            for actor in list(self.workers):
+                ray.kill(actor)
+            self.workers.clear()
+            self._key = key
         count, resources = self.size(request)
-        count = min(count, len(todo))
+        count = min(count, len(items))
         actor_class = ray.remote(Transcriber).options(max_restarts=0, max_task_retries=0, **resources)
         starting = {}                       # ready() ref -> actor
         budget = [count * MAX_TRIES]       # workers that may still be started (replacements included)
@@ -187,19 +211,20 @@ class RayPool:
                 actor = actor_class.remote(request, self.debug)
                 starting[actor.ready.remote()] = actor
 
-        for _ in range(count):
+        for _ in range(count - len(self.workers)):
             start_worker()
-        inflight: dict = {}                 # transcribe ref -> (actor, index)
+        todo = deque(range(len(items)))
+        inflight: dict = {}                 # transcribe ref -> (actor, position)
         busy: dict = {}                     # actor -> files in flight on it
         tries: dict[int, int] = {}
         finished: set[int] = set()
 
         def feed(actor) -> None:
             while todo and busy.get(actor, 0) < IN_FLIGHT:
-                index = todo.popleft()
-                item = items[index]
-                ref = actor.transcribe.remote(str(item.path), None if item.root is None else str(item.root), index)
-                inflight[ref] = (actor, index)
+                n = todo.popleft()
+                item = items[n]
+                ref = actor.transcribe.remote(str(item.path), None if item.root is None else str(item.root), n)
+                inflight[ref] = (actor, n)
                 busy[actor] = busy.get(actor, 0) + 1
 
         def lose(actor) -> None:
@@ -207,6 +232,9 @@ class RayPool:
                 busy.pop(actor, None)
                 start_worker()
 
+        for actor in list(self.workers):
+            feed(actor)
+        complete = False
         try:
             while inflight or (todo and (starting or self.workers)):
                 if cancel is not None and cancel.is_set():
@@ -229,42 +257,34 @@ class RayPool:
                         self.model_line = self.model_line or message
                         feed(actor)
                         continue
-                    actor, index = inflight.pop(ref)
+                    actor, n = inflight.pop(ref)
                     busy[actor] = busy.get(actor, 1) - 1
-                    item = items[index]
                     try:
                         kind, result, compute_s = ray.get(ref)
                     except ray.exceptions.RayActorError:     # the worker died: the file goes back
                         lose(actor)
-                        tries[index] = tries.get(index, 0) + 1
-                        if tries[index] >= MAX_TRIES:
-                            yield BatchEvent("failed", item, index, reason=f"{item.path}: its worker was lost "
-                                             f"{tries[index]} times (out of memory? a node gone?)")
+                        tries[n] = tries.get(n, 0) + 1
+                        if tries[n] >= MAX_TRIES:
+                            finished.add(n)
+                            yield n, "failed", (f"{items[n].path}: its worker was lost {tries[n]} times "
+                                                "(out of memory? a node gone?)"), 0.0
                         else:
-                            todo.appendleft(index)
+                            todo.appendleft(n)
                         for other in list(self.workers):
                             feed(other)
                         continue
                     feed(actor)
-                    if index in finished:            # never written twice
-                        continue
-                    finished.add(index)
-                    t0 = time.perf_counter() - compute_s     # wall_s: the worker's seconds and the writing
-                    targets, said = notes[index]
-                    if kind == "failed":
-                        yield BatchEvent("failed", item, index, reason=result, wall_s=time.perf_counter() - t0)
-                        continue
-                    event = self._write(item, index, result, targets, said, request, t0)
-                    yield event
-                    if event.reason.startswith(FATAL_PREFIX):      # the next files would fail the same way
-                        return
-            for index in todo:                       # no worker left to take them
-                yield BatchEvent("failed", items[index], index,
-                                 reason=f"{items[index].path}: no Ray worker could be started for it")
-        finally:
-            for actor in list(self.workers) + list(starting.values()):
+                    if n not in finished:                   # once per item
+                        finished.add(n)
+                        yield n, kind, result, compute_s
+            for n in todo:                                  # no worker left to take them
+                yield n, "failed", f"{items[n].path}: no Ray worker could be started for it", 0.0
+            complete = True
+        finally:                            # stopped early: busy workers hold files nobody wants
+            stale = list(starting.values()) + ([] if complete else list(self.workers))
+            for actor in stale:
                 ray.kill(actor)
-            self.workers.clear()
+                self.workers.pop(actor, None)
 
     def _write(self, item, index, done: FileTranscript, targets, said, request, t0) -> BatchEvent:
         try:
@@ -274,3 +294,19 @@ class RayPool:
         if event.kind == "done" and said:
             event.warnings = event.warnings + said
         return event
+
+
+_pools: dict[str | None, RayPool] = {}
+
+
+def transcribe_on(spec: str, path: str | os.PathLike, request: TranscriptionRequest):
+    """``speechstudio.transcribe(path, cluster=spec)``: one file on a worker of the pool kept for
+    ``spec`` (:func:`parse_cluster`) in this process, whose workers stay loaded between calls with the
+    same model settings. Returns ``(iterator of Segment, TranscriptInfo)`` as the local path does.
+    Raises ``UsageError`` (see :class:`RayPool`) and ``SpeechStudioError`` (the file failed, its reason)."""
+    address = parse_cluster(spec)
+    pool = _pools.get(address) or _pools.setdefault(address, RayPool(address))
+    ((_, kind, result, _),) = pool.results([InputItem(Path(path))], request)
+    if kind == "failed":
+        raise SpeechStudioError(result)
+    return iter(result.segments), result.info
