@@ -38,6 +38,9 @@ def test_no_output_device_offers_save_as(win, fake_audio):
     assert page.job_id is None
     assert page.info.text() == "no sound output device: use Save as… to write the speech to a file"
     assert "Error querying device" not in win.status_label.text()
+    win.show_page("Speak")  # shown: Speak is greyed and says why, Save as… stays (issue 44)
+    assert not page.speak_btn.isEnabled() and page.save_btn.isEnabled()
+    assert page.speak_btn.toolTip() == "No sound output device: Save as… writes the speech to a file"
 
 
 def test_pronunciations_dialog_saves_the_lexicon(win, home, qtbot):

@@ -135,8 +135,6 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.view = QTextEdit()
         self.view.setReadOnly(True)
         self.view.setAccessibleName("Live transcript")
-        self.view.setPlaceholderText("Press Start and speak: stable words appear in the normal text colour, "
-                                     "words that may still change in grey.")
         font = self.view.font()  # a font, not a style sheet: a style sheet would pin the palette at the
         font.setPointSize(13)    # time it is applied and miss a switch to the dark theme
         self.view.setFont(font)
@@ -230,6 +228,10 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.start_btn.setEnabled(not run and self._mic_ok)
         self.start_btn.setToolTip("Start listening (Ctrl+Enter)" if self._mic_ok else
                                   "No microphone: Dictate a file… dictates a recording")
+        self.view.setPlaceholderText(("Press Start and speak" if self._mic_ok else
+                                      "No microphone found: Dictate a file… dictates a recording")
+                                     + ": stable words appear in the normal text colour, words that may still "
+                                       "change in grey.")
         self.file_btn.setEnabled(not run)
         self.stop_btn.setEnabled(run)
         for w in (self.model_box, self.device_box, self.mic_box, self.language_options, self.anywhere.output_box,

@@ -232,6 +232,26 @@ class SpeakPage(QWidget):
         self._offer_save()
         return True
 
+    def can_play(self) -> bool:
+        """Whether there is somewhere to play to; Speak is greyed (its tooltip and the page say why)
+        when not, checked each time the page is shown."""
+        ok = self.audio.available and not self._no_devices()
+        self.speak_btn.setEnabled(ok and self.job_id is None)
+        self.speak_btn.setToolTip("Speak the text; playback starts after the first sentence (Ctrl+Enter)" if ok else
+                                  "No sound output device: Save as… writes the speech to a file")
+        return ok
+
+    def _no_devices(self) -> bool:
+        try:
+            return not self.audio.backend.output_devices()
+        except Exception:  # a backend that cannot list devices: let playback try
+            return False
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if not self.can_play() and self.job_id is None and self.audio.available:
+            self.info.setText("no sound output device: use Save as… to write the speech to a file")
+
     def _offer_save(self) -> None:
         msg = "no sound output device: use Save as… to write the speech to a file"
         self.info.setText(msg)
@@ -292,7 +312,7 @@ class SpeakPage(QWidget):
         return self.job_id
 
     def _busy(self, busy: bool) -> None:
-        self.speak_btn.setEnabled(not busy)
+        self.speak_btn.setEnabled(not busy and self.can_play())
         self.save_btn.setEnabled(not busy)
         self.stop_btn.setEnabled(busy)
 
