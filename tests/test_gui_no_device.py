@@ -63,6 +63,7 @@ def test_wizard_record_and_play_are_off_with_a_plain_tooltip(bare, qtbot, wizard
     assert _off(rec.rec_btn, NO_MIC), rec.rec_btn.toolTip()
     assert _off(rec.play_btn, NO_SPEAKER), rec.play_btn.toolTip()
     assert rec.rec_btn.toolTip() == "No microphone found: plug one in and restart the app, or import recordings instead."
+    assert rec.note.text() == rec.rec_btn.toolTip()  # the reason on the page too, not only on hover (issue 44)
     assert _off(wiz.dataset.clips.play_btn, NO_SPEAKER)
     texts = "\n".join(visible_texts(bare))
     assert "Error querying device" not in texts and "device -1" not in texts and "PortAudio" not in texts

@@ -278,7 +278,10 @@ class RecordPanel(QWidget):
         self.count.setText(f"{self.take_count} take{'s' if self.take_count != 1 else ''}"
                            + (" + consent" if 0 in self.takes else ""))
         self.rec_btn.setText("Re-&record" if have_script and self.index in self.takes else "&Record")
-        self.rec_btn.setEnabled(allow(self.rec_btn, self.audio, "mic") and ok and not rec)
+        mic = allow(self.rec_btn, self.audio, "mic")
+        self.rec_btn.setEnabled(mic and ok and not rec)
+        if not (mic and ok) and not self.note.text():  # the reason on the page, not only on hover
+            self.note.setText(self.rec_btn.toolTip() or self.audio.reason)
         self.stop_btn.setEnabled(rec)
         self.play_btn.setEnabled(allow(self.play_btn, self.audio, "speaker") and ok and not rec
                                  and (self.take_audio is not None or self.index in self.takes))
