@@ -2,7 +2,7 @@
 
 The audio is constructed: real recordings from ../shared/realspeech with silence or room tone (brown
 noise at -50 dBFS) inserted at their pauses or mid-sentence; the truth is the energy onset of the
-recording after each insertion."""
+recording after each insertion (:func:`onset_after`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -55,14 +55,17 @@ def room_tone(n: int, seed: int = 0) -> np.ndarray:
 
 
 def onset_after(audio: np.ndarray, at: float) -> float:
-    """First 10 ms frame after ``at`` (s) louder than a tenth of the recording's loud frames."""
+    """The speech onset after ``at`` (s): the first 10 ms frame within 12 dB of the recording's loud
+    frames (95th percentile), then back along its rise while each frame before is at most 6 dB
+    quieter (the ramp of the first sound, not the room noise before it)."""
     hop = RATE // 100
     frames = audio[: audio.size // hop * hop].reshape(-1, hop)
-    rms = np.sqrt((frames.astype(np.float64) ** 2).mean(axis=1))
-    loud = 0.1 * np.percentile(rms, 95)
-    k = int(at * 100)
-    while rms[k] < loud:
+    rms = np.sqrt((frames.astype(np.float64) ** 2).mean(axis=1)) + 1e-9
+    k = int(round(at * 100))
+    while rms[k] < 10 ** (-12 / 20) * np.percentile(rms, 95):
         k += 1
+    while k > int(round(at * 100)) and rms[k - 1] >= 0.5 * rms[k]:
+        k -= 1
     return k / 100
 
 
