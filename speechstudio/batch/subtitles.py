@@ -307,10 +307,11 @@ def _split(words: list[Word], opts: SubtitleOptions, indent: int = 0) -> list[li
         cur.append(i)
     if cur:
         groups.append(cur)
-    if len(groups) > 1:         # no lone scrap at the end: words move to it while they fit
+    if len(groups) > 1:         # no lone scrap at the end: words move to it while they fit, to a break as good
         prev, last = groups[-2], groups[-1]
         width = lambda g: cell_width(line_text([pieces[j] for j in g]))  # noqa: E731
-        while (len(prev) > 1 and 2 * width(last) < width(prev) and _breakable(pieces[prev[-2]], pieces[prev[-1]])
+        while (len(prev) > 1 and 2 * width(last) < width(prev)
+               and _break_cost(pieces[prev[-2]], pieces[prev[-1]]) <= _break_cost(pieces[prev[-1]], pieces[last[0]])
                and _fits([pieces[j] for j in [prev[-1]] + last], opts, indent)
                and not _too_long([pieces[j] for j in [prev[-1]] + last], opts)):
             last.insert(0, prev.pop())
