@@ -100,3 +100,13 @@ def test_commands_editor_opens_on_the_dictation_language(win, qtbot, monkeypatch
     win.dictate.language_options.set_language(language)
     win.dictate.anywhere.edit_commands()
     assert seen == [shown]
+
+
+def test_a_queued_file_is_not_said_to_have_zero_segments(win, tmp_path):
+    """Issue 44: selecting a file still in the queue read "Transcript of x.wav (0 segments)"."""
+    from test_gui_support import write_tone
+
+    page = win.show_page("Transcribe")
+    page.add_paths([write_tone(tmp_path / "later.wav", 1.0)])
+    page.select_row(0)
+    assert page.transcript_title.text() == "later.wav: not transcribed yet"

@@ -162,6 +162,8 @@ class TranscriptView(QWidget):
             self.title.setText(f"{name}: {row.reason}")
         elif row.status == "cancelled":
             self.title.setText(f"{name}: cancelled, nothing written")
+        elif row.status in ("queued", "running") and not row.segments:
+            self.title.setText(f"{name}: {'not transcribed yet' if row.status == 'queued' else 'transcribing…'}")
         else:
             self.title.setText(f"Transcript of {name} ({len(row.segments)} segments) — click a segment to hear it")
         names = list(dict.fromkeys(s.speaker for s in row.segments if getattr(s, "speaker", None)))
