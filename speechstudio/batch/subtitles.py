@@ -71,10 +71,6 @@ class Cue:
     def text(self) -> str:
         return "\n".join(line_text(line) for line in self.lines)
 
-    @property
-    def words(self) -> list[Word]:
-        return [w for line in self.lines for w in line]
-
 
 @dataclass(frozen=True)
 class _Piece(Word):
