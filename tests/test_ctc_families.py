@@ -22,7 +22,7 @@ from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer, stream
 from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
 from speechstudio.audio.decode import load_audio
 from speechstudio.errors import ModelNotFoundError
-from speechstudio.hub import cli as hub_cli
+from speechstudio import cli as hub_cli
 from speechstudio.asr.family_ctc import OTHER_CTC_MODEL_TYPES, WAV2VEC2_MODEL_TYPES
 from speechstudio.hub.detect import detect_engine
 

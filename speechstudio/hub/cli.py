@@ -3,16 +3,13 @@
 ``register(subparsers)`` adds the ``models`` command to the main parser; every action sets
 ``func=handler(args) -> int`` (exit status). Handlers print results on stdout and let
 ``SpeechStudioError`` subclasses propagate (the main CLI prints their one-line message: exit 2
-for ``UsageError``, 1 otherwise). ``main(argv)`` runs the command on its own, for
-``python -m speechstudio.hub.cli``.
+for ``UsageError``, 1 otherwise).
 """
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 
-from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.hub.download import download_model
 from speechstudio.hub.inventory import list_models, remove_model
 from speechstudio.hub.paths import models_dir
@@ -120,18 +117,3 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_remove)
     return parser
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``models ...`` standalone; one-line errors on stderr (exit 2 usage, 1 other)."""
-    parser = argparse.ArgumentParser(prog="speechstudio")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except SpeechStudioError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,7 +6,6 @@ raised as ``SpeechStudioError`` subclasses (the main CLI prints their one-line m
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -311,20 +310,3 @@ def voices_command(args) -> int:
         return 0
     raise UsageError(f"unknown voices command {cmd!r}")
 
-
-def _standalone(argv=None) -> int:  # pragma: no cover - the main CLI is speechstudio.cli
-    parser = argparse.ArgumentParser(prog="speechstudio")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except SpeechStudioError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(_standalone())
