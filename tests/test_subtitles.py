@@ -108,9 +108,9 @@ def test_cli_flags_reach_the_srt(tmp_path, tiny_w2v_dir, capsys, home, monkeypat
     seen = {}
     real = run_mod.run_batch
 
-    def spy(*a, **k):
-        seen["subtitles"] = k.get("subtitles")
-        return real(*a, **k)
+    def spy(items, recognizer, request, **k):
+        seen["subtitles"] = request.subtitles
+        return real(items, recognizer, request, **k)
 
     monkeypatch.setattr(run_mod, "run_batch", spy)
     wav = tmp_path / "x.wav"

@@ -155,7 +155,7 @@ def cmd_transcribe(args) -> int:
         for note in request.check(recognizer):
             print(f"note: {note}", file=sys.stderr)
 
-    total_s = _probe_total(pending)
+    total_s = sum(_safe_duration(it) for it in pending)
     cancel = threading.Event()
     bar = _audio_bar(tqdm, round(total_s, 1) if total_s else None, quiet=args.quiet)
 
@@ -277,6 +277,7 @@ def _language_text(info) -> str:
 
 
 def _safe_duration(item) -> float:
+    """Seconds of ``item`` from its container (no decoding); 0 when unknown, unreadable or a pipe."""
     from speechstudio.audio.decode import AudioReader
     from speechstudio.audio.diagnose import is_stream
 
@@ -286,21 +287,6 @@ def _safe_duration(item) -> float:
         return AudioReader(item.path).info.duration_s or 0.0
     except Exception:
         return 0.0
-
-
-def _probe_total(items) -> float:
-    from speechstudio.audio.decode import AudioReader
-    from speechstudio.audio.diagnose import is_stream
-
-    total = 0.0
-    for item in items:
-        if is_stream(item.path):        # a pipe can be read once: by the transcription
-            continue
-        try:
-            total += AudioReader(item.path).info.duration_s or 0.0
-        except Exception:
-            pass
-    return total
 
 
 def _print_summary(s, max_listed: int = 10) -> None:

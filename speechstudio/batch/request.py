@@ -10,11 +10,10 @@ from dataclasses import dataclass
 from speechstudio.asr import family
 from speechstudio.asr.languages import normalize_language
 from speechstudio.audio.raw import RawFormat
+from speechstudio.batch.channels import MODES as CHANNEL_MODES
 from speechstudio.batch.subtitles import SubtitleOptions
 from speechstudio.diarize.speakers import DiarizeOptions, parse_speakers
 from speechstudio.errors import UsageError
-
-CHANNEL_MODES = ("mix", "split", "auto")
 
 
 @dataclass(frozen=True)
