@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from speechstudio.asr.chunking import WindowPlanner, plan_windows
+from speechstudio.asr.chunking import WindowPlanner
 from speechstudio.asr.ctc import GreedyCTCDecoder, group_segments
 from speechstudio.asr.types import Word
 
@@ -13,6 +13,11 @@ FL = 320  # samples per CTC frame (Wav2Vec2 conv stride)
 
 def n_frames(n):  # Wav2Vec2 feature encoder output length (kernel 400, stride 320 overall)
     return (n - 400) // 320 + 1
+
+
+def plan_windows(blocks, chunk, stride_left, stride_right):
+    planner = WindowPlanner(chunk, stride_left, stride_right)
+    return [w for b in blocks for w in planner.push(b)] + list(planner.finish())
 
 
 def kept_frames(windows):

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from speechstudio import cli
-from speechstudio.asr.chunking import plan_windows
+from speechstudio.asr.chunking import WindowPlanner
 from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer, stream_file_blocks
 from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
 from speechstudio.audio.decode import load_audio
@@ -114,7 +114,8 @@ def test_chunked_batched_transcription_is_batch_invariant(model_dir, speech, var
     for bs in (1, 4):
         e = recognizer(model_dir(variant), chunk_s=2.0, stride_s=0.4, batch_size=bs)
         results[bs] = (e.logits(speech), text_of(e, [speech]))
-    n_windows = len(list(plan_windows([speech], e.chunk, e.stride, e.stride, e.frame_len)))
+    planner = WindowPlanner(e.chunk, e.stride, e.stride, e.frame_len)
+    n_windows = len([*planner.push(speech), *planner.finish()])
     assert n_windows == 10                                         # several windows, batched 4 by 4
     assert results[1][0].shape == results[4][0].shape == (582, 32)
     assert np.abs(results[1][0] - results[4][0]).max() <= 1e-4

@@ -9,7 +9,7 @@ standard stack; the default only for callers that pass none)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Iterator
 
 import numpy as np
 
@@ -93,11 +93,3 @@ class WindowPlanner:
             start = max(self._buf_start, ((total - self.chunk) // self.frame_len) * self.frame_len)
             yield self._window(start, total - start, final=True)
 
-
-def plan_windows(blocks: Iterable[np.ndarray], chunk: int, stride_left: int, stride_right: int,
-                 frame_len: int = 320) -> Iterator[Window]:
-    """All windows for a stream of blocks (see :class:`WindowPlanner`)."""
-    planner = WindowPlanner(chunk, stride_left, stride_right, frame_len)
-    for block in blocks:
-        yield from planner.push(block)
-    yield from planner.finish()

@@ -51,8 +51,6 @@ class StaticWindowRunner:
         pin = self.device.type == "cuda"
         self._host_input = torch.zeros((1, self.window_samples), dtype=torch.float32, pin_memory=pin)
         self.static_output = None  # (1, n_frames, vocab) in model dtype, set by the first forward
-        self.calls = 0
-        self.last_compute_s = 0.0
 
     def load(self, window: np.ndarray) -> None:
         """Validate ``window`` (shape ``(window_samples,)``), normalise it and copy it into the
@@ -76,13 +74,9 @@ class StaticWindowRunner:
         return out
 
     def __call__(self, window: np.ndarray) -> np.ndarray:
-        t0 = time.perf_counter()
         self.load(window)
         self.forward()
-        out = self.read()
-        self.calls += 1
-        self.last_compute_s = time.perf_counter() - t0
-        return out
+        return self.read()
 
 
 class CudaGraphWindowRunner(StaticWindowRunner):
