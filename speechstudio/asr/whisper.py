@@ -190,34 +190,32 @@ def _segment(s, offset_s: float) -> Segment:
 
 
 def _to_speech(segments: Iterable[Segment], audio: np.ndarray, offset_s: float) -> Iterator[Segment]:
-    """``segments`` with their words re-timed to the speech regions of ``audio`` (float32 (n,), 16 kHz
-    as Silero VAD reads it, starting at ``offset_s``), the segment spanning its words; the VAD runs at the first segment."""
+    """``segments`` with their words re-timed to the speech regions of ``audio`` (float32 (n,), 16 kHz,
+    starting at ``offset_s``), the segment spanning its words; the VAD runs at the first segment."""
     import dataclasses
 
-    from speechstudio.audio.vad import VAD_RATE
     from speechstudio.transcript.words import to_speech
 
     spans = None
     for seg in segments:
         if seg.words:
             if spans is None:
-                spans = [(offset_s + s / VAD_RATE, offset_s + e / VAD_RATE) for s, e in _vad()(audio).spans]
+                spans = [(offset_s + a / 16000, offset_s + b / 16000) for a, b in _speech_spans(audio)]
             words = tuple(to_speech(seg.words, spans, seg.end_s))
             seg = dataclasses.replace(seg, words=words, start_s=words[0].start_s, end_s=max(w.end_s for w in words))
         yield seg
 
 
-_VAD = None
+def _speech_spans(audio: np.ndarray) -> list[tuple[int, int]]:
+    """Speech ``(start, end)`` samples of ``audio`` (float32 (n,), 16 kHz): Silero VAD through
+    faster-whisper's ONNX session (no torch on the Whisper path, tests/test_cold_start.py), with
+    silero-vad's package defaults as :class:`speechstudio.audio.vad.SileroVad` uses them (0.5 / 0.35,
+    speech >= 250 ms, silence >= 100 ms, no padding)."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
 
-
-def _vad():
-    """One Silero VAD session per process (one ONNX thread)."""
-    global _VAD
-    if _VAD is None:
-        from speechstudio.audio.vad import SileroVad
-
-        _VAD = SileroVad(threads=1)
-    return _VAD
+    opts = VadOptions(threshold=0.5, neg_threshold=0.35, min_speech_duration_ms=250, min_silence_duration_ms=100,
+                      speech_pad_ms=0)
+    return [(c["start"], c["end"]) for c in get_speech_timestamps(np.asarray(audio, np.float32), opts)]
 
 
 def quietest_cut(audio: np.ndarray, target: int, sample_rate: int, search_s: float = 30.0) -> int:
