@@ -63,6 +63,7 @@ STRUCTURE = [  # rhasspy/piper#349: a line without final punctuation ends a phra
     ("It was the best of times, it was the worst of times, it was the age\nOf wisdom.",
      [("It was the best of times, it was the worst of times, it was the age Of wisdom.", 0.75)]),
     ("He said hello\nand left.", [("He said hello and left.", 0.75)]),
+    ("Mr. Smith went to\nWashington today.", [("Mr. Smith went to Washington today.", 0.75)]),
 ]
 
 

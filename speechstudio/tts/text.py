@@ -156,6 +156,9 @@ _NUMBERED_RE = re.compile(r"^\s*(?:\d{1,3}|[a-zA-Z])[.)]\s+")
 _HEADING_RE = re.compile(r"(?i:chapter|part|book|volume|act|scene|section|prologue|epilogue|preface|introduction"
                          r"|appendix|contents|afterword|foreword)\b(?:\s+(?:[\dIVXLC]+|[A-Za-z]+))?[.:]?(?:\s|$)")
 _ENDS_PHRASE = ".!?:;,\u2026"
+# A line ending in one of these goes on to the next ("Mr. Smith went to / Washington today.").
+_GOES_ON = frozenset("a an the to of and or nor but in on at for with by from as that than into onto his her my "
+                     "your their our its this these those is are was were be".split())
 #: A line longer than this that ends without punctuation is taken as hard-wrapped prose, unless it is
 #: a list item (Project Gutenberg wraps at 70-72 characters).
 WRAPPED_LINE_CHARS = 60
@@ -193,7 +196,8 @@ def _line_kind(line: str, following: str | None) -> str | None:
         return None
     if _is_item(s) or _is_item(following):
         return "line"
-    if s[-1] in _ENDS_PHRASE or following.lstrip()[:1].islower() or len(s) > WRAPPED_LINE_CHARS:
+    if (s[-1] in _ENDS_PHRASE or following.lstrip()[:1].islower() or len(s) > WRAPPED_LINE_CHARS
+            or s.rsplit(None, 1)[-1].lower() in _GOES_ON):
         return None
     return "line"
 
