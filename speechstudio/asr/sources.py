@@ -90,10 +90,31 @@ class FileSource:
         self._stop.set()
 
 
-class MicSource:
+class QueuedSource:
+    """Blocks an audio callback puts on ``_queue``: ``sample_rate`` Hz, ``block`` samples (``block_ms``
+    long), ``backlog_s`` and a thread-safe ``stop()`` (the subclass's ``blocks()`` reads the queue with
+    :func:`queued_blocks`)."""
+
+    def __init__(self, sample_rate: int, block_ms: float) -> None:
+        self.sample_rate = int(sample_rate)
+        self.block = max(1, int(round(block_ms * self.sample_rate / 1000.0)))
+        self._queue: queue.Queue[np.ndarray | None] = queue.Queue()
+        self._stop = threading.Event()
+
+    @property
+    def backlog_s(self) -> float:
+        """Seconds of captured audio waiting in the queue (grows when the recogniser is slower than
+        real time; Whisper dictation then decodes once for all of it)."""
+        return self._queue.qsize() * self.block / self.sample_rate
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._queue.put(None)
+
+
+class MicSource(QueuedSource):
     """Live microphone input (``sounddevice.InputStream``, mono float32): ``device`` index or name
-    (None: default), ``sample_rate`` Hz (None: the device's), ``block_ms``; overflows counted in
-    ``overflows``. Raises :class:`MicrophoneError`."""
+    (None: default), ``sample_rate`` Hz (None: the device's), ``block_ms``. Raises :class:`MicrophoneError`."""
 
     def __init__(self, device: int | str | None = None, *, sample_rate: int | None = None,
                  block_ms: float = 20.0) -> None:
@@ -107,18 +128,12 @@ class MicSource:
             what = "the default microphone" if device is None else f"input device {device!r}"
             raise MicrophoneError(f"{what}: {str(e).splitlines()[0] if str(e) else e} "
                                   "(see `speechstudio dictate --list-devices`)") from e
+        super().__init__(sample_rate or info.get("default_samplerate") or 16000, block_ms)
         self.device = device
         self.name = str(info.get("name", device))
-        self.sample_rate = int(sample_rate or info.get("default_samplerate") or 16000)
-        self.block = max(1, int(round(block_ms * self.sample_rate / 1000.0)))
         self._sd = sd
-        self._queue: queue.Queue[np.ndarray | None] = queue.Queue()
-        self._stop = threading.Event()
-        self.overflows = 0
 
     def _callback(self, indata, frames, time_info, status) -> None:
-        if status and getattr(status, "input_overflow", False):
-            self.overflows += 1
         self._queue.put(np.array(indata[:, 0], dtype=np.float32, copy=True))
 
     def blocks(self) -> Iterator[np.ndarray]:
@@ -131,16 +146,6 @@ class MicSource:
         with stream:
             yield from queued_blocks(self._queue, self._stop, draining=False)
         yield from queued_blocks(self._queue, self._stop, draining=True)
-
-    @property
-    def backlog_s(self) -> float:
-        """Seconds of captured audio waiting in the queue (grows when the recogniser is slower than
-        real time; Whisper dictation then decodes once for all of it)."""
-        return self._queue.qsize() * self.block / self.sample_rate
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._queue.put(None)
 
 
 def queued_blocks(q: "queue.Queue[np.ndarray | None]", stop: threading.Event, *,
@@ -201,7 +206,7 @@ def list_input_devices() -> list[tuple[int | str, str, int]]:
     return out + system
 
 
-class SystemAudioSource:
+class SystemAudioSource(QueuedSource):
     """What the computer plays (a PulseAudio / PipeWire monitor, ``device="system:NAME"``) as mono
     float32 blocks at ``sample_rate`` Hz (default 16000). Raises :class:`MicrophoneError` (not listed,
     ``parec`` missing, server down)."""
@@ -213,12 +218,8 @@ class SystemAudioSource:
         if device not in names:
             listed = ", ".join(names) or "none (needs PulseAudio or PipeWire and pactl)"
             raise MicrophoneError(f"system audio source {device!r} not found; available: {listed}")
+        super().__init__(sample_rate, block_ms)
         self.device, self.name = device, names[device]
-        self.sample_rate = int(sample_rate)
-        self.block = max(1, int(round(block_ms * self.sample_rate / 1000.0)))
-        self._queue: queue.Queue[np.ndarray | None] = queue.Queue()
-        self._stop = threading.Event()
-        self.overflows = 0
 
     def blocks(self) -> Iterator[np.ndarray]:
         from speechstudio.audio.backends import AudioUnavailableError, MonitorStream
@@ -233,12 +234,3 @@ class SystemAudioSource:
         finally:
             stream.stop()
         yield from queued_blocks(self._queue, self._stop, draining=True)
-
-    @property
-    def backlog_s(self) -> float:
-        """Seconds of captured audio waiting in the queue."""
-        return self._queue.qsize() * self.block / self.sample_rate
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._queue.put(None)

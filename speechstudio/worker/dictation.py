@@ -6,7 +6,6 @@ Yields ``Status`` while loading, one :class:`DictateStarted`, every ``StreamUpda
 :meth:`DictateJob.stop` (thread-safe) and cancel end the source; captured audio is still flushed."""
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from typing import Iterator
 import numpy as np
 
 from speechstudio.asr.no_text import NoTextWatch
-from speechstudio.asr.sources import queued_blocks
+from speechstudio.asr.sources import QueuedSource, queued_blocks
 from speechstudio.audio.backends import AudioUnavailableError
 from speechstudio.audio.devices import rms_dbfs
 from speechstudio.worker.jobs import Job
@@ -24,7 +23,7 @@ from speechstudio.worker.status import Status
 LEVEL_INTERVAL_S = 0.05
 
 
-class DeviceSource:
+class DeviceSource(QueuedSource):
     """An ``AudioSource`` on input ``device`` (None: default): ``blocks()`` yields float32 mono (n,) at
     ``sample_rate`` Hz, ``block_ms`` long, until :meth:`stop`. Raises :class:`AudioUnavailableError`
     when there is no input."""
@@ -38,12 +37,9 @@ class DeviceSource:
         if device is not None and device not in {d.index for d in devs}:
             raise AudioUnavailableError(f"microphone {device} is not connected (choose another input device)")
         info = next((d for d in devs if d.index == device or (device is None and d.is_default)), devs[0])
+        super().__init__(backend.default_samplerate(device, "input"), block_ms)
         self.backend, self.device = backend, device
         self.name = info.name
-        self.sample_rate = int(backend.default_samplerate(device, "input"))
-        self.block = max(1, int(round(block_ms * self.sample_rate / 1000.0)))
-        self._queue: queue.Queue[np.ndarray | None] = queue.Queue()
-        self._stop = threading.Event()
 
     def blocks(self) -> Iterator[np.ndarray]:
         if self._stop.is_set():
@@ -59,16 +55,6 @@ class DeviceSource:
             except Exception:  # noqa: BLE001 - a failing close must not lose the transcript
                 pass
         yield from queued_blocks(self._queue, self._stop, draining=True)  # captured before stop()
-
-    @property
-    def backlog_s(self) -> float:
-        """Seconds of captured audio waiting to be recognised (grows when the model is slower
-        than real time)."""
-        return self._queue.qsize() * self.block / self.sample_rate
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._queue.put(None)
 
 
 @dataclass(frozen=True)
