@@ -31,6 +31,9 @@ FILES = {
 }
 
 
+DETECTIONS = [0]
+
+
 def _run(router, audio):
     import ctranslate2
 
@@ -41,6 +44,17 @@ def _run(router, audio):
     return segments, time.process_time() - c, time.perf_counter() - w
 
 
+def _counted(detector):
+    """Count the detector's encoder passes (the cost a changing language adds)."""
+    detect = detector.detect_language
+
+    def counting(speech):
+        DETECTIONS[0] += 1
+        return detect(speech)
+
+    detector.detect_language = counting
+
+
 def main() -> int:
     from realspeech import REALSPEECH, realspeech_rows
     from speechstudio.asr.load import load_recognizer
@@ -49,18 +63,22 @@ def main() -> int:
 
     refs = {r["filename"]: r for r in realspeech_rows()}
     router, _ = load_recognizer(None, allow_download=False, progress=False)
+    _counted(router.detector)
     _run(router, load_audio(REALSPEECH / "files" / ENGLISH[0], RATE))          # warm up both models
     ratios = []
     for title, names in FILES.items():
         parts = [load_audio(REALSPEECH / "files" / n, RATE) for n in names]
         pause = np.zeros(RATE, np.float32)
         joined = np.concatenate([x for p in parts for x in (p, pause)])
+        DETECTIONS[0] = 0
         segs, cpu, wall = _run(router, joined)
+        det_joined, DETECTIONS[0] = DETECTIONS[0], 0
         alone = [_run(router, p) for p in parts]
         cpu_parts, wall_parts = sum(a[1] for a in alone), sum(a[2] for a in alone)
         ratios.append(cpu / cpu_parts)
-        print(f"\n{title} ({joined.shape[0] / RATE:.0f} s): joined {cpu:.1f} CPU s / {wall:.1f} wall s, parts alone "
-              f"{cpu_parts:.1f} / {wall_parts:.1f}: **{cpu / cpu_parts:.2f}x** CPU, {wall / wall_parts:.2f}x wall")
+        print(f"\n{title} ({joined.shape[0] / RATE:.0f} s): joined {cpu:.1f} CPU s / {wall:.1f} wall s, "
+              f"{det_joined} language detections; parts alone {cpu_parts:.1f} / {wall_parts:.1f}, {DETECTIONS[0]} "
+              f"detections: **{cpu / cpu_parts:.2f}x** CPU, {wall / wall_parts:.2f}x wall")
         print("| part | language | WER joined | WER alone | joined text |\n|---|---|---|---|---|")
         t = 0.0
         for name, p, (alone_segs, _, _) in zip(names, parts, alone):

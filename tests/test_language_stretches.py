@@ -88,6 +88,18 @@ def test_speech_too_short_to_detect_takes_its_neighbours_language():
     assert calls == [(0.0, 25.0), (45.0, 70.0)]             # the short ones were not asked about
 
 
+def test_a_sure_first_guess_that_heard_all_the_speech_decides_alone():
+    truth = [(0.0, 8.0, "fr"), (10.0, 18.0, "fr")]
+    calls = []
+    whole = plan(clock(20.0), detector(truth, calls), regions=[(0.0, 8.0), (10.0, 18.0)],
+                 first=Guess("fr", 0.99, covered_s=20.0))
+    assert whole == [Stretch(0.0, 20.0, "fr", 0.99)] and calls == []      # a short file: one detection, as before
+    # it heard only the start: windows at once (it counts as two sure regions), no region by region
+    longer = [(float(t), t + 8.0) for t in range(0, 60, 10)]
+    plan(clock(61.0), detector([(0.0, 61.0, "fr")], calls), regions=longer, first=Guess("fr", 0.99, covered_s=0.0))
+    assert calls == [(0.0, 28.0), (30.0, 58.0)]
+
+
 def test_no_speech_is_one_stretch_in_the_files_language():
     assert plan(np.zeros(5 * RATE, np.float32), detector([], []), regions=[], offset_s=600.0, fallback="es") == \
         [Stretch(600.0, 605.0, "es")]

@@ -82,8 +82,7 @@ class LanguageRouter:
                 "it as English anyway")
         return self.multilingual, f"{language_name(language)}: {self.multilingual.model_id}"
 
-    def _by_stretch(self, blocks, first: str | None, initial_prompt: str | None,
-                    hotwords: str | None) -> Iterator[Segment]:
+    def _by_stretch(self, blocks, first, initial_prompt: str | None, hotwords: str | None) -> Iterator[Segment]:
         """Segments of a 16 kHz block stream, each stretch (:func:`~speechstudio.asr.stretches.plan`)
         decoded once in its language by the model for it (no text carried across stretches), times
         on the file's clock, ``language`` set on every segment."""
@@ -91,7 +90,8 @@ class LanguageRouter:
 
         rate = self.sample_rate
         for offset, audio in pieces(blocks, rate):
-            for st in plan(audio, self.detector.detect_language, offset_s=offset, rate=rate, fallback=first):
+            for st in plan(audio, self.detector.detect_language, offset_s=offset, rate=rate,
+                           fallback=getattr(first, "language", None), first=first):
                 clip = audio[int(round((st.start_s - offset) * rate)):int(round((st.end_s - offset) * rate))]
                 target, _ = self._target(st.language)
                 vocab = (initial_prompt, hotwords) if capabilities(target.engine).prompt else (None, None)
@@ -125,7 +125,7 @@ class LanguageRouter:
         if auto and task == "transcribe" and self.multilingual is not None:
             info = TranscriptInfo(round(float(duration_s or 0.0), 3), language, target.model_id, target.engine,
                                   target.device, target.precision, task=task)
-            segments = self._by_stretch(blocks, language, initial_prompt, hotwords)
+            segments = self._by_stretch(blocks, guess, initial_prompt, hotwords)
         else:
             if not capabilities(target.engine).prompt:
                 initial_prompt = hotwords = None

@@ -25,6 +25,7 @@ __all__ = ["Stretch", "plan", "pieces", "speech_regions", "WINDOW_S", "MIN_P"]
 
 WINDOW_S = 30.0      #: a window of regions detected at once spans at most this (Whisper's window)
 STEADY_P = 0.95      #: "surely": two regions this sure of one language start windows
+SURE_P = 0.9         #: a first guess this sure that heard all of a piece's speech decides it alone
 MIN_P = 0.8          #: a region detected less surely keeps its language only when a neighbour agrees
 MIN_DETECT_S = 1.0   #: speech shorter than this is not detected: it takes its neighbour's language
 PAUSE_MS = 500       #: a pause this long separates speech regions (where a language may change)
@@ -56,13 +57,22 @@ def speech_regions(audio: np.ndarray, rate: int = 16000) -> list[tuple[float, fl
 
 def plan(audio: np.ndarray, detect: Callable[[np.ndarray], object], *, offset_s: float = 0.0,
          rate: int = 16000, regions: list[tuple[float, float]] | None = None,
-         fallback: str | None = None) -> list[Stretch]:
+         fallback: str | None = None, first=None) -> list[Stretch]:
     """The stretches of ``audio`` (float32 (n,), ``rate`` Hz, starting at ``offset_s`` on the file's
     clock), tiling it. ``detect``: speech (float32) -> a guess with ``language`` and ``probability``,
     or None. ``regions``: its speech (s, relative to ``audio``; default :func:`speech_regions`).
-    ``fallback``: the language of a piece with no speech to detect."""
+    ``fallback``: the language of a piece with no speech to detect. ``first``: the file's first
+    :class:`~speechstudio.asr.language_id.LanguageGuess`; when it is sure (``STEADY_P``) windows start
+    at once, and when it heard all of this piece's speech (``covered_s``) at ``SURE_P`` it decides the
+    piece alone (a short file costs one detection, as before)."""
+    end_s = audio.shape[0] / rate
+    sure_first = first is not None and float(first.probability) >= STEADY_P
+    heard_all = float(getattr(first, "covered_s", 0.0) or 0.0) >= offset_s + end_s - 1e-3
+    if first is not None and float(first.probability) >= SURE_P and heard_all:
+        return [Stretch(round(offset_s, 3), round(offset_s + end_s, 3), first.language, float(first.probability))]
     regions = speech_regions(audio, rate) if regions is None else regions
     decided: list[tuple[float, float, str | None, float]] = []   # per region: (start, end, lang, p)
+    recent = [(first.language, float(first.probability))] * 2 if sure_first else []   # for steadiness
 
     def detect_speech(group) -> tuple[str | None, float]:
         if sum(b - a for a, b in group) < MIN_DETECT_S:
@@ -72,16 +82,20 @@ def plan(audio: np.ndarray, detect: Callable[[np.ndarray], object], *, offset_s:
 
     i = 0
     while i < len(regions):
-        last = decided[-2:]
-        steady = len(last) == 2 and last[0][2] == last[1][2] is not None and min(last[0][3], last[1][3]) >= STEADY_P
+        last = recent[-2:]
+        steady = len(last) == 2 and last[0][0] == last[1][0] is not None and min(last[0][1], last[1][1]) >= STEADY_P
         j = i + 1
         while steady and j < len(regions) and regions[j][1] - regions[i][0] <= WINDOW_S:
             j += 1
         lang, p = detect_speech(regions[i:j]) if j > i + 1 else (None, 0.0)
-        if j > i + 1 and lang == last[1][2] and p >= STEADY_P:
+        if j > i + 1 and lang == last[1][0] and p >= STEADY_P:
             decided += [(a, b, lang, p) for a, b in regions[i:j]]
+            recent.append((lang, p))
         else:                       # one region at a time: where the language may change
-            decided += [(a, b, *detect_speech([(a, b)])) for a, b in regions[i:j]]
+            for a, b in regions[i:j]:
+                decided.append((a, b, *detect_speech([(a, b)])))
+                if decided[-1][2] is not None:
+                    recent.append(decided[-1][2:])
         i = j
     # an unsure guess stands only when a neighbour says the same; speech too short to detect (or
     # unsure alone) takes the language of the nearer neighbour (across the shorter pause)
@@ -99,7 +113,6 @@ def plan(audio: np.ndarray, detect: Callable[[np.ndarray], object], *, offset_s:
             gap_after = decided[i + 1][0] - decided[i][1] if i + 1 < len(decided) else float("inf")
             first, second = (after, before) if gap_after < gap_before else (before, after)
             langs[i] = first or second or fallback
-    end_s = audio.shape[0] / rate
     if not decided:
         return [Stretch(round(offset_s, 3), round(offset_s + end_s, 3), fallback)]
     out: list[Stretch] = []
