@@ -110,3 +110,16 @@ def test_words_start_with_their_speech_and_cues_leave_at_pauses(whisper, name, c
             assert c.end - c.start <= 7000
             for start, end, _ in gaps:      # never more than 0.5 s into a pause
                 assert not (c.start < end * 1000 and c.end > start * 1000 + 500), (c, start, end)
+
+
+def test_a_silent_file_gives_no_cues_and_one_warning(whisper_dir, tmp_path, capsys):
+    import soundfile as sf
+
+    from speechstudio import cli
+
+    sf.write(tmp_path / "quiet.wav", room_tone(RATE * 8), RATE)
+    assert cli.main(["transcribe", str(tmp_path / "quiet.wav"), "--model", str(whisper_dir), "--format", "srt,vtt,ass",
+                     "--output-dir", str(tmp_path), "--quiet"]) == 0
+    assert (tmp_path / "quiet.srt").read_text() == "" and (tmp_path / "quiet.vtt").read_text() == "WEBVTT\n\n"
+    warned = {line.strip() for line in capsys.readouterr().err.splitlines() if "warning" in line}
+    assert warned == {f"warning: {tmp_path / 'quiet.wav'}: no speech found: the transcript and subtitles are empty"}     # (per file and in the summary)

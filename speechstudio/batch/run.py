@@ -403,6 +403,8 @@ def write_outputs(item: InputItem, index: int, done: FileTranscript, targets: di
     if done.loud_s >= LOUD_WITHOUT_TEXT_S and not any(s.text.strip() for s in segments):
         warnings.append(f"{item.path}: no text recognised in {done.loud_s:.1f} s of audio at speech level "
                         "(music or noise, a language the model does not know, or channels that cancel?)")
+    elif not any(s.text.strip() for s in segments) and not any("no speech found" in w for w in warnings):
+        warnings.append(f"{item.path}: no speech found: the transcript and subtitles are empty")
     written = []
     order = sorted(targets, key=lambda f: f == "json")       # the JSON last: it lists the others
     for fmt in order:
