@@ -8,7 +8,7 @@ DistillMOS), WER, median F0. With ``--agreement`` the same clips are also scored
 package (``pip install --no-deps distillmos xls-r-sqa`` in a bench environment) and the largest
 difference is reported, on the speaker's recordings, the base voice (Piper joe) and degraded copies too.
 
-Usage: ``python bench/clone_blend.py --work /tmp/clone45 [--alphas 0.3,0.5,0.7] [--agreement]``."""
+Usage: ``python bench/clone_blend.py --work /tmp/clone45 [--sentences N] [--alphas 0.3,0.5,0.7] [--agreement]``."""
 from __future__ import annotations
 
 import argparse
@@ -62,6 +62,7 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "voices" / "matthes")
     ap.add_argument("--held-out", type=int, default=28)
     ap.add_argument("--work", type=Path, default=Path("/tmp/clone_real"))
+    ap.add_argument("--sentences", type=int, help="score only the first N held-back sentences (a busy machine)")
     ap.add_argument("--alphas", default="0.3,0.5,0.7")
     ap.add_argument("--agreement", action="store_true")
     args = ap.parse_args()
@@ -73,6 +74,7 @@ def main() -> int:
 
     run = args.work / "run"
     train_dir, held = clone_real.split(args.data, args.work, args.held_out)
+    held = held[:args.sentences] if args.sentences else held
     texts = [t for t, _ in held]
     base = load_voice(clone_real.joe_onnx(), device="cpu", precision="fp32", optimize=False)
     rate = base.sample_rate
@@ -93,8 +95,8 @@ def main() -> int:
     trade = load_trade(run)
     best = trade.rows[trade.recommended].checkpoint if trade.recommended is not None else "best"
     voices = [(r.checkpoint, lambda w=r.checkpoint: load_trained_generator(run, w)) for r in trade.rows if r.step > 0]
-    voices += [(f"blend {a:g} of {best}", lambda a=float(a): blend_generator(run, a, best))
-               for a in args.alphas.split(",")]
+    voices += [(f"blend {a:g} of {best}", lambda a=a: blend_generator(run, a, best))
+               for a in (float(x) for x in args.alphas.split(","))]
     results = {"speaker": speaker, "base": base_m, "voices": {}}
     for name, load in voices:
         t = time.perf_counter()

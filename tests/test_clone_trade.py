@@ -71,6 +71,12 @@ def test_guard_early_stop_table_and_blend(tmp_path, home, monkeypatch):
     assert sorted(p.name for p in (run / "checkpoints").glob("step_*.pt")) == [
         f"step_{n}.pt" for n in (0, 10, 2, 4, 6, 8)]
 
+    # past step 0 a snapshot holds only what changed (the frozen text encoder, flow, ... come from step_0)
+    full = load_checkpoint_state(run, "step_0")["generator"]
+    stored = torch.load(run / "checkpoints" / "step_8.pt", weights_only=True)["generator"]
+    assert 0 < len(stored) < len(full) and not any(k.startswith("text_encoder.") for k in stored)
+    assert load_checkpoint_state(run, "step_8")["generator"].keys() == full.keys()
+
     trade = load_trade(run)
     assert [r.step for r in trade.rows] == [0, 2, 4, 6, 8, 10]
     assert trade.base_naturalness == pytest.approx(4.4) and trade.floor == pytest.approx(3.8)
@@ -105,3 +111,27 @@ def test_rules_on_rows():
     assert closeness.trade_stalled(rows[1:], 4.4)  # fell to 1.7 and 0.01 closer: stop
     assert not closeness.trade_stalled(rows[1:], None)
     assert not closeness.trade_stalled([rows[1], dict(rows[2], similarity=0.70)], 4.4)  # still getting closer
+
+
+def test_the_base_as_it_ships_is_a_row_and_a_checkpoint():
+    """A Piper base trained at the speaker's pitch (voice_rate: 26582 Hz instead of 22050) starts from
+    the base at that rate (step_0); the base as it ships is its own row, saved with its own rate and tempo."""
+    from speechstudio.finetune.trade import Trade, TradeRow, format_table
+    from speechstudio.finetune.vits.trained import shipped_base
+
+    state = {"model_config": json.dumps({"sampling_rate": 26582, "speaking_rate": 0.8}),
+             "base": {"sample_rate": 22050}, "step": 0}
+    shipped = shipped_base(state)
+    cfg = json.loads(shipped["model_config"])
+    assert cfg["sampling_rate"] == 22050 and cfg["speaking_rate"] == pytest.approx(0.8 * 26582 / 22050)
+    assert shipped["checkpoint"] == "base" and json.loads(state["model_config"])["sampling_rate"] == 26582
+
+    trade = Trade(4.35, [TradeRow(0, 0.585, 4.35, 89.0, -3.0, 0.58, "base"),
+                         TradeRow(0, 0.478, 4.19, 107.0, -0.3, 0.47, "step_0"),
+                         TradeRow(300, 0.56, 3.60, 106.0, -0.2, 0.54, "step_300"),
+                         TradeRow(600, 0.61, 1.70, 107.0, 0.0, 0.43, "step_600")])
+    assert trade.rows[trade.recommended].checkpoint == "base"  # nothing beat the base: it is what is saved
+    table = format_table(trade, "base")
+    assert "base: the base voice as it ships; step_0: the base at your pitch" in table
+    assert [ln.split()[0] for ln in table.splitlines() if "below the floor" in ln] == ["step_300", "step_600"]
+    assert "<- recommended, saved" in table.splitlines()[1]

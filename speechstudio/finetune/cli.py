@@ -327,7 +327,8 @@ def _print_trade(run_dir: Path, chosen: str | None, command: str) -> None:
     if chosen == "best":
         from speechstudio.finetune.vits.trained import load_checkpoint_state
 
-        chosen = f"step_{int(load_checkpoint_state(run_dir, 'best').get('step', 0))}"
+        state = load_checkpoint_state(run_dir, "best")
+        chosen = state.get("checkpoint") or f"step_{int(state.get('step', 0))}"
     print("\nhow natural and how close each checkpoint is (your own recordings score about 0.9 similarity):")
     print(format_table(trade, chosen))
     print(f"another checkpoint or a blend with the base voice: {command} --checkpoint step_N [--blend 0.3]")

@@ -264,19 +264,21 @@ class CloneJudge:
         self.mos = Naturalness()
         self.base_similarity: float | None = None
 
-    def similarity(self, clips: Sequence[np.ndarray]) -> float:
+    def similarity(self, clips: Sequence[np.ndarray], sample_rate: int | None = None) -> float:
         sims = []
         for clip in clips:
             try:
-                sims.append(VoicePrint.similarity(self.print.embed(clip, self.rate), self.speaker))
+                sims.append(VoicePrint.similarity(self.print.embed(clip, sample_rate or self.rate), self.speaker))
             except ValueError:
                 sims.append(0.0)  # a clip with no speech left is not like the speaker at all
         return float(np.mean(sims)) if sims else 0.0
 
-    def judge(self, clips: Sequence[np.ndarray]) -> Closeness:
-        """``Closeness`` of ``clips`` (the voice speaking a few sentences, at ``sample_rate``)."""
-        mos = float(np.mean([self.mos.score(c, self.rate) for c in clips])) if self.mos and len(clips) else None
-        return Closeness(self.similarity(clips), mos, pitch_profile(clips, self.rate, self.hop), self.speaker_hz,
+    def judge(self, clips: Sequence[np.ndarray], sample_rate: int | None = None) -> Closeness:
+        """``Closeness`` of ``clips`` (the voice speaking a few sentences, at ``sample_rate``, default the
+        judge's; the decoder's frame rate is that rate / ``hop_length``)."""
+        rate = int(sample_rate or self.rate)
+        mos = float(np.mean([self.mos.score(c, rate) for c in clips])) if self.mos and len(clips) else None
+        return Closeness(self.similarity(clips, rate), mos, pitch_profile(clips, rate, self.hop), self.speaker_hz,
                          self.base_similarity)
 
 

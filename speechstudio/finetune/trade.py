@@ -28,7 +28,8 @@ class TradeRow:
     """One judged voice: ``step`` (0: the base voice at the run's rate), ``similarity`` (mean SECS),
     ``naturalness`` (mean DistillMOS, 1-5, or None), ``pitch_hz`` (median F0, or None),
     ``pitch_offset_st`` (semitones from the speaker's median, or None), ``score`` (the checkpoint
-    choice), ``checkpoint`` (``step_N`` or ``blend_A``: what ``finetune save --checkpoint`` takes)."""
+    choice), ``checkpoint`` (``step_N``, ``base``: the base voice as it ships when the run trains at
+    another rate, or ``blend_A``: what ``finetune save --checkpoint`` takes)."""
 
     step: int
     similarity: float
@@ -135,11 +136,12 @@ def format_table(trade: Trade, chosen: str | None = None) -> str:
             marks.append("recommended")
         if chosen is not None and r.checkpoint == chosen:
             marks.append("saved")
-        name = r.checkpoint + (" (base)" if r.step == 0 and r.checkpoint.startswith("step_") else "")
-        line = f"{name:<12} {r.step:>5} {r.similarity:>10.3f} {_fmt(r.naturalness, '.2f'):>11} {pitch:>16}"
+        line = f"{r.checkpoint:<12} {r.step:>5} {r.similarity:>10.3f} {_fmt(r.naturalness, '.2f'):>11} {pitch:>16}"
         if not trade.natural_enough(r):
             line += "  below the floor"
         lines.append(line + (f"  <- {', '.join(marks)}" if marks else ""))
+    if trade.row("base") is not None:
+        lines.append("base: the base voice as it ships; step_0: the base at your pitch, where training starts")
     if trade.floor is not None:
         lines.append(f"naturalness of the base voice {trade.base_naturalness:.2f}; checkpoints under "
                      f"{trade.floor:.2f} are not recommended (the save command still takes them with --checkpoint)")

@@ -422,11 +422,15 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
         label = blend_name(blend, which)
     base_voice = load_base_voice(base)
     facts = {"checkpoint": label, "step": int(getattr(info, "step", 0))}
+    if label == "best":
+        from speechstudio.finetune.vits.trained import load_checkpoint_state
+
+        label = load_checkpoint_state(run_dir, "best").get("checkpoint") or f"step_{facts['step']}"
     try:
         from speechstudio.finetune.trade import load_trade
 
         trade = load_trade(Path(run_dir))
-        row = trade.row(label if label.startswith(("step_", "blend_")) else f"step_{facts['step']}")
+        row = trade.row(label) or trade.row(f"step_{facts['step']}")
         if row is not None:
             facts["closeness"] = asdict(row)
     except RunError:

@@ -8,7 +8,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-__all__ = ["BaseInfo", "base_info_for", "load_trained_generator", "load_checkpoint_state"]
+__all__ = ["BaseInfo", "base_info_for", "load_trained_generator", "load_checkpoint_state", "shipped_base"]
 
 
 @dataclass(frozen=True)
@@ -39,11 +39,24 @@ def base_info_for(voice, source: str, speaker: int | None) -> BaseInfo:
     return BaseInfo(str(source), voice.kind, voice.name, int(voice.sample_rate), voice.language, speaker, piper_config)
 
 
+def shipped_base(state: dict) -> dict:
+    """The ``step_0`` generator ``state`` of a run trained at another rate (``voice_rate``) as the base
+    voice ships: its own sample rate and speaking rate (``checkpoint`` ``"base"``)."""
+    cfg = json.loads(state["model_config"])
+    base_rate = int(state["base"]["sample_rate"])
+    k = float(cfg["sampling_rate"]) / base_rate
+    cfg.update(sampling_rate=base_rate, speaking_rate=float(cfg["speaking_rate"]) * k)
+    return dict(state, model_config=json.dumps(cfg), checkpoint="base")
+
+
 def load_checkpoint_state(run_dir: str | os.PathLike, which: str = "best") -> dict:
-    """The stored dict of checkpoint ``which``: ``"best"``, ``"latest"`` or ``"step_N"`` (a judged
-    step, ``finetune.trade.snapshot_path``). Raises ``RunError`` when missing or unreadable."""
+    """The stored dict of checkpoint ``which``: ``"best"``, ``"latest"``, ``"step_N"`` (a judged
+    step, ``finetune.trade.snapshot_path``) or ``"base"`` (:func:`shipped_base` of ``step_0``). Raises
+    ``RunError`` when missing or unreadable."""
     from speechstudio.finetune.run import RunError, RunFolder
 
+    if which == "base":
+        return shipped_base(load_checkpoint_state(run_dir, "step_0"))
     if not which.startswith("step_"):
         return RunFolder(run_dir).load_checkpoint(which)
     import torch
@@ -57,9 +70,12 @@ def load_checkpoint_state(run_dir: str | os.PathLike, which: str = "best") -> di
     if not path.is_file():
         raise RunError(f"{path}: no checkpoint {which} in this run folder (the table lists the judged steps)")
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - zip / unpickling errors of a damaged file
         raise RunError(f"{path}: unreadable checkpoint ({type(exc).__name__}: {str(exc)[:120]})") from exc
+    if state.get("delta_of"):  # only what changed since step_0 is stored
+        state["generator"] = {**load_checkpoint_state(run_dir, state["delta_of"])["generator"], **state["generator"]}
+    return state
 
 
 def load_trained_generator(run_dir: str | os.PathLike, which: str = "best", state: dict | None = None):

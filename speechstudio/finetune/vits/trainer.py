@@ -34,7 +34,8 @@ from speechstudio.finetune.run import RunFolder, TrainingError, atomic_torch_sav
 from speechstudio.finetune.vits.config import TrainConfig, resolve_device, resolve_precision
 from speechstudio.finetune.vits.events import (CheckpointEvent, DoneEvent, EvalEvent, SampleEvent, StageEvent,
                                                StepEvent, TrainControl)
-from speechstudio.finetune.vits.trained import BaseInfo, base_info_for, load_trained_generator
+from speechstudio.finetune.vits.trained import (BaseInfo, base_info_for, load_checkpoint_state, load_trained_generator,
+                                                shipped_base)
 from speechstudio.finetune.vits.voice_rate import VoiceRate, choose_rate
 from speechstudio.finetune.closeness import natural_enough, trade_stalled
 from speechstudio.finetune.trade import row_of, snapshot_path, write_trade
@@ -148,15 +149,13 @@ def _clone_judge(clips, voice, rate: int, log):
 
 
 def _judge_base(tr, voice, judge, texts, seed: int, rate) -> tuple:
-    """(``Closeness`` of the run's starting voice, naturalness of the base voice as it ships): the same
-    clips heard at the model's rate and at the base's own (``VoiceRate``; the same voice when equal)."""
-    import numpy as np
-
+    """``Closeness`` of (the run's starting voice, the base voice as it ships): the base at the model's
+    rate (``VoiceRate``: the speaker's pitch) and at its own rate and tempo (the same when equal)."""
     start = judge.judge([w for _t, w in _speak(tr, voice, texts, seed)])
-    if rate.model_rate == rate.base_rate or start.naturalness is None:
-        return start, start.naturalness
+    if rate.model_rate == rate.base_rate:
+        return start, start
     shipped = _speak(tr, voice, texts, seed, speaking_rate=float(tr.model.speaking_rate))  # the base's own tempo
-    return start, float(np.mean([judge.mos.score(w, rate.base_rate) for _t, w in shipped]))
+    return start, judge.judge([w for _t, w in shipped], rate.base_rate)
 
 
 def closeness_advice(history: list[dict], usable_minutes: float, changing: bool = True) -> str:
@@ -360,24 +359,43 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
     def generator_state() -> dict:
         return {"format": "speechstudio-vits-generator/1", "step": tr.step, "generator": tr.model.state_dict(),
                 "model_config": json.dumps(tr.model.config.to_dict()), "base": {**info.to_dict(), "step": tr.step},
-                "val_mel_loss": float(stats["last_val"])}
+                "val_mel_loss": float(stats["last_val"]), "checkpoint": f"step_{tr.step}"}
+
+    step0: dict = {}
 
     def snapshot() -> Path:
-        """``step_N.pt`` (the table's checkpoints) and ``best.pt`` when this step is the best."""
-        path = atomic_torch_save(generator_state(), snapshot_path(rf.path, tr.step))
+        """``step_N.pt`` (the table's checkpoints: past step 0 only the tensors that changed since
+        ``step_0.pt``, ``trained.load_checkpoint_state``) and ``best.pt`` when this step is the best (at
+        step 0 maybe the base voice as it ships, ``trained.shipped_base``)."""
+        state = generator_state()
+        if tr.step == 0:
+            step0.update({k: v.detach().cpu().clone() for k, v in state["generator"].items()})  # a copy: training moves them
+            path = atomic_torch_save(state, snapshot_path(rf.path, 0))
+        else:
+            if not step0:  # resumed: read once
+                step0.update(load_checkpoint_state(rf.path, "step_0")["generator"])
+            changed = {k: v for k, v in state["generator"].items() if k not in step0 or not torch.equal(v.cpu(), step0[k])}
+            path = atomic_torch_save(dict(state, generator=changed, delta_of="step_0"), snapshot_path(rf.path, tr.step))
         if stats["best_step"] == tr.step:
-            atomic_torch_save(generator_state(), rf.checkpoint_path("best"))
+            best = shipped_base(state) if stats.get("best_checkpoint") == "base" else state
+            atomic_torch_save(best, rf.checkpoint_path("best"))
         write_trade(rf.path, stats.get("base_naturalness"), stats["closeness"])
         return path
 
     if judge is not None:
         if "base_similarity" not in stats:  # the base voice, before any step (the run's model is still the base)
-            c0, stats["base_naturalness"] = _judge_base(tr, voice, judge, judge_texts, config.seed, rate)
-            stats["base_similarity"] = c0.similarity
+            c0, shipped = _judge_base(tr, voice, judge, judge_texts, config.seed, rate)
+            stats["base_similarity"], stats["base_naturalness"] = shipped.similarity, shipped.naturalness
             stats["closeness"] = [row_of(0, c0)]
-            stats["best_score"], stats["best_step"] = c0.score, 0  # the base is the best until a step beats it
+            # the base is the best until a step beats it: as it ships, or at the speaker's pitch if that scores higher
+            stats["best_score"], stats["best_step"] = c0.score, 0
+            if shipped is not c0:
+                stats["closeness"].insert(0, row_of(0, shipped, "base"))
+                if shipped.score > c0.score:
+                    stats["best_score"], stats["best_checkpoint"] = shipped.score, "base"
             snapshot()
-            log(f"base voice: {c0.describe()}; as it ships: naturalness {stats['base_naturalness']:.2f}")
+            log(f"base voice at your pitch: {c0.describe()}"
+                + (f"; as it ships: {shipped.describe()}" if shipped is not c0 else ""))
         judge.base_similarity = stats["base_similarity"]
     # last: everything above may draw random numbers
     if resume:
@@ -439,7 +457,7 @@ def train_voice(run_dir, dataset_dir, base, config: TrainConfig = TrainConfig(),
             score, eligible = -val, True
         best = eligible and (stats.get("best_score") is None or score > stats["best_score"])
         if best:
-            stats["best_score"], stats["best_step"] = score, tr.step
+            stats["best_score"], stats["best_step"], stats["best_checkpoint"] = score, tr.step, f"step_{tr.step}"
         warn = overtraining_warning(history, config.patience, stats["best_step"]) if judge is None else ""
         log(f"eval step {tr.step}: val mel {val:.4f} (recon {recon:.4f}){' best' if best else ''}"
             + (f"; {warn}" if warn else "") + (f"; {text}" if text else ""))
