@@ -52,6 +52,9 @@ EXCLUDE_MODULES = (
     # audio/librosa_stand_in.py); voice fine-tuning's alignment search uses numba when installed and
     # torch otherwise (finetune/vits/mas.py). scikit-learn stays: the diarizer clusters with it.
     "librosa", "numba", "llvmlite",
+    # Ray (the `cluster` extra, in the test extra for CI) is for archives on servers, not the desktop
+    # app: an installed app asked for --cluster says which extra to install (batch/cluster.py).
+    "ray",
 )
 
 
