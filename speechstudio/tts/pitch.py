@@ -40,12 +40,7 @@ def voiced_f0(audio: np.ndarray, sample_rate: int, floor: float = PITCH_FLOOR_HZ
               ceiling: float = PITCH_CEILING_HZ) -> np.ndarray:
     """F0 (Hz, float64) of the voiced 10 ms frames of mono ``audio`` at ``sample_rate`` Hz; empty when
     nothing is voiced or the clip is under 3 / ``floor`` s."""
-    if len(audio) < 3.0 / floor * sample_rate + 1:
-        return np.zeros(0)
-    with _PRAAT_LOCK:
-        pitch = _sound(audio, sample_rate).to_pitch(time_step=0.01, pitch_floor=floor, pitch_ceiling=ceiling)
-        f0 = pitch.selected_array["frequency"]
-    return f0[f0 > 0]
+    return pitch_contour(audio, sample_rate, floor, ceiling)[1]
 
 
 def median_f0(clips: Sequence[np.ndarray] | np.ndarray, sample_rate: int) -> float | None:
@@ -86,8 +81,8 @@ def shift_pitch(audio: np.ndarray, sample_rate: int, semitones: float, floor: fl
 
 def pitch_contour(audio: np.ndarray, sample_rate: int, floor: float = PITCH_FLOOR_HZ,
                   ceiling: float = PITCH_CEILING_HZ) -> tuple[np.ndarray, np.ndarray]:
-    """(times in s, F0 in Hz) of the voiced 10 ms frames of mono ``audio`` (Praat "To Pitch", as
-    :func:`voiced_f0`); both empty when nothing is voiced or the clip is too short."""
+    """(times in s, F0 in Hz) of the voiced 10 ms frames of mono ``audio`` (Praat "To Pitch"); both
+    empty when nothing is voiced or the clip is too short."""
     if len(audio) < 3.0 / floor * sample_rate + 1:
         return np.zeros(0), np.zeros(0)
     with _PRAAT_LOCK:
