@@ -12,17 +12,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 #: Display names of the raw-waveform CTC families (transformers ``model_type`` -> name).
-FAMILY_NAMES = {
-    "wav2vec2": "Wav2Vec2",
-    "hubert": "HuBERT",
-    "data2vec-audio": "Data2Vec-Audio",
-    "wav2vec2-conformer": "Wav2Vec2-Conformer",
-    "wavlm": "WavLM",
-    "unispeech": "UniSpeech",
-    "unispeech-sat": "UniSpeech-SAT",
-    "sew": "SEW",
-    "sew-d": "SEW-D",
-}
+FAMILY_NAMES = {"wav2vec2": "Wav2Vec2", "hubert": "HuBERT", "data2vec-audio": "Data2Vec-Audio",
+                "wav2vec2-conformer": "Wav2Vec2-Conformer", "wavlm": "WavLM", "unispeech": "UniSpeech",
+                "unispeech-sat": "UniSpeech-SAT", "sew": "SEW", "sew-d": "SEW-D"}
 
 # Why a well-known non-CTC model_type cannot run here, for the error message.
 _NOT_CTC_HINTS = {

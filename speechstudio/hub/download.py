@@ -28,23 +28,8 @@ T = TypeVar("T")
 _TRUE = {"1", "on", "yes", "true"}
 
 #: Files never needed by our recognisers and voices (other frameworks' exports, repo plumbing).
-SKIPPED_PATTERNS = (
-    "*.h5",
-    "*.msgpack",
-    "*.ot",
-    "*.onnx",
-    "*.onnx_data",
-    "*.tflite",
-    "*.pb",
-    "*.mlmodel",
-    "*.ckpt",
-    "onnx/*",
-    "coreml/*",
-    "tf_model*",
-    "flax_model*",
-    "rust_model*",
-    ".gitattributes",
-)
+SKIPPED_PATTERNS = ("*.h5", "*.msgpack", "*.ot", "*.onnx", "*.onnx_data", "*.tflite", "*.pb", "*.mlmodel", "*.ckpt",
+                    "onnx/*", "coreml/*", "tf_model*", "flax_model*", "rust_model*", ".gitattributes")
 
 IMPORT_HINT = (
     "to use it without network, copy the model folder from a machine that has it (for example its "
