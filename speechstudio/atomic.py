@@ -27,7 +27,8 @@ from speechstudio.errors import UsageError
 
 __all__ = ["OutputExistsError", "OutputWriteError", "atomic_folder", "atomic_path", "atomic_write_bytes",
            "atomic_write_json", "atomic_write_text", "install_folder",
-           "check_destination", "check_folder_destination", "new_file_mode", "resolve_target", "write_error"]
+           "check_destination", "check_folder_destination", "new_file_mode", "probe_write", "resolve_target",
+           "write_error"]
 
 
 class OutputExistsError(UsageError):
@@ -44,7 +45,7 @@ def _why(e: Exception) -> str:
     return text.splitlines()[0] if text else type(e).__name__
 
 
-def _probe(folder: Path) -> None:
+def probe_write(folder: Path) -> None:
     """Create and remove a temporary file in ``folder``; raises ``OSError`` when it cannot."""
     fd, name = tempfile.mkstemp(prefix=".speechstudio-write-test-", suffix=".part", dir=folder)
     os.close(fd)
@@ -83,7 +84,7 @@ def check_destination(path: str | os.PathLike[str], *, overwrite: bool = True) -
             # no write bit for anyone (chmod a-w): protected on purpose, also from root
             raise OutputWriteError(f"{shown}: the file is read-only (make it writable to replace it)")
     try:
-        _probe(folder)
+        probe_write(folder)
     except OSError as e:
         raise OutputWriteError(f"{shown}: cannot write in {folder} ({_why(e)})") from None
 
@@ -96,7 +97,7 @@ def check_folder_destination(folder: str | os.PathLike[str]) -> None:
     if not base.is_dir():
         raise OutputWriteError(f"{folder}: cannot write there ({base} is a file, not a folder)")
     try:
-        _probe(base)
+        probe_write(base)
     except OSError as e:
         raise OutputWriteError(f"{folder}: cannot write in {base} ({_why(e)})") from None
 

@@ -187,13 +187,13 @@ def test_read_only_data_folder(monkeypatch, tmp_path):
     data.mkdir()
     monkeypatch.setenv("SPEECHSTUDIO_HOME", str(data / "SpeechStudio"))
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    real = storage._try_write
+    real = storage.probe_write
 
     def write(folder):
         if folder == data:
             raise OSError(errno.EROFS, "Read-only file system")
         real(folder)
-    monkeypatch.setattr(storage, "_try_write", write)
+    monkeypatch.setattr(storage, "probe_write", write)
     c = storage.check_folders()
     assert c.status == "fail"
     assert f"data folder: cannot write in {data} (Read-only file system)" in c.summary

@@ -3,11 +3,10 @@ a read-only mount) and free space (warn below :data:`LOW_SPACE_BYTES`) of the da
 Hugging Face cache."""
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from pathlib import Path
 
+from speechstudio.atomic import probe_write
 from speechstudio.doctor.report import FAIL, OK, WARN, Check
 
 LOW_SPACE_BYTES = 2 * 10**9
@@ -20,20 +19,13 @@ def _existing(path: Path) -> Path:
     return path
 
 
-def _try_write(folder: Path) -> None:
-    """Create and remove a probe file in ``folder``; raises ``OSError`` when it cannot."""
-    fd, name = tempfile.mkstemp(prefix=".speechstudio-doctor-", dir=folder)
-    os.close(fd)
-    os.unlink(name)
-
-
 def folder_problem(path: Path) -> str | None:
     """Why SpeechStudio cannot write under ``path`` (one line), or None when it can."""
     base = _existing(path)
     if not base.is_dir():
         return f"{base} is a file, not a folder"
     try:
-        _try_write(base)
+        probe_write(base)
     except OSError as e:
         return f"cannot write in {base} ({e.strerror or e})"
     return None
