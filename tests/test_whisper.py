@@ -19,7 +19,7 @@ def whisper(whisper_dir):
 
 def transcribe(recognizer, path):
     reader = AudioReader(path, 16000)
-    return list(recognizer.transcribe_blocks(reader.blocks(), language="en"))
+    return list(recognizer.transcribe(reader.blocks(), language="en")[0])
 
 
 @pytest.mark.skipif(not ENGLISH_HUMAN, reason="real recordings not found")
@@ -72,7 +72,7 @@ def test_long_audio_is_split_in_pieces_at_quiet_points(whisper, realspeech):
     whisper.piece_s, whisper.cut_search_s, whisper.pieces = 3.0, 1.5, 0
     try:
         blocks = [audio[i:i + 8000] for i in range(0, audio.size, 8000)]
-        segs = list(whisper.transcribe_blocks(blocks, language="en"))
+        segs = list(whisper.transcribe(blocks, language="en")[0])
     finally:
         whisper.piece_s, whisper.cut_search_s = 20 * 60.0, 30.0
     assert whisper.pieces == 2
@@ -88,7 +88,7 @@ def test_silence_and_tiny_clips_give_no_text(whisper):
 
     assert list(whisper.transcribe_audio(np.zeros(5 * 16000, np.float32), language="en")) == []
     for n in (16, 160, 800):            # 1 ms, 10 ms, 50 ms
-        assert list(whisper.transcribe_blocks([np.zeros(n, np.float32)], language="en")) == []
+        assert list(whisper.transcribe([np.zeros(n, np.float32)], language="en")[0]) == []
 
 
 def test_fp16_on_cpu_is_a_clear_usage_error(whisper_dir):

@@ -157,7 +157,7 @@ class WhisperRecognizer:
             segs = _to_speech(segs, audio, offset_s)
         return info.language, segs
 
-    # ------------------------------------------------------------------ older entry points
+    # ------------------------------------------------------------------ one piece (fine-tuning's checks)
     def transcribe_audio(self, audio: np.ndarray, language: str | None = None, *, offset_s: float = 0.0,
                          initial_prompt: str | None = None, task: str = "transcribe",
                          hotwords: str | None = None) -> Iterator[Segment]:
@@ -166,12 +166,6 @@ class WhisperRecognizer:
         self.check_options(language, task)
         _found, segments = self._piece(np.asarray(audio, np.float32), language, offset_s, task=task,
                                       initial_prompt=initial_prompt, hotwords=hotwords)
-        yield from segments
-
-    def transcribe_blocks(self, blocks: Iterable[np.ndarray], language: str | None = None) -> Iterator[Segment]:
-        """Segments of a stream of 16 kHz float32 blocks: :meth:`transcribe` as one generator (the
-        language it detects is in :meth:`transcribe`'s ``TranscriptInfo``, not kept here)."""
-        segments, _info = self.transcribe(blocks, language=language)
         yield from segments
 
     piece_s = 20 * 60.0
