@@ -16,7 +16,7 @@ from speechstudio.audio.backends import (AudioUnavailableError, Backend, DeviceI
 log = logging.getLogger(__name__)
 
 __all__ = ["AudioUnavailableError", "DeviceInfo", "Backend", "SoundDeviceBackend", "Stream",
-           "UnavailableBackend", "get_backend", "set_backend", "Player", "Recorder", "rms_dbfs"]
+           "UnavailableBackend", "get_backend", "set_backend", "Player", "Recorder", "close_stream", "rms_dbfs"]
 
 BlockCallback = Callable[[np.ndarray, int], None]
 
@@ -33,6 +33,14 @@ def rms_dbfs(block: np.ndarray) -> float:
 #: Rates every sound card / PortAudio host API opens an output stream at.
 PLAYBACK_RATES = (8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000)
 
+
+def close_stream(stream: Stream) -> None:
+    """Stop and close ``stream``; a failure is logged (debug), never raised (the audio is kept)."""
+    try:
+        stream.stop()
+        stream.close()
+    except Exception:
+        log.debug("stream stop failed", exc_info=True)
 
 class Player:
     """Plays mono float32 audio on ``backend``, one clip or stream at a time: ``play(audio, sr)``, or
@@ -167,11 +175,7 @@ class Player:
             self._chunks.clear()
             self._finished = True
         if stream is not None:
-            try:
-                stream.stop()
-                stream.close()
-            except Exception:
-                log.debug("stream stop failed", exc_info=True)
+            close_stream(stream)
             if self.on_end is not None:
                 self.on_end()
 
@@ -234,10 +238,6 @@ class Recorder:
     def stop(self) -> np.ndarray:
         stream, self._stream = self._stream, None
         if stream is not None:
-            try:
-                stream.stop()
-                stream.close()
-            except Exception:
-                log.debug("stream stop failed", exc_info=True)
+            close_stream(stream)
         with self._lock:
             return np.concatenate(self._blocks) if self._blocks else np.zeros(0, np.float32)

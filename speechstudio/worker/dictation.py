@@ -16,7 +16,7 @@ import numpy as np
 from speechstudio.asr.no_text import NoTextWatch
 from speechstudio.asr.sources import QueuedSource, queued_blocks
 from speechstudio.audio.backends import AudioUnavailableError
-from speechstudio.audio.devices import rms_dbfs
+from speechstudio.audio.devices import close_stream, rms_dbfs
 from speechstudio.worker.jobs import Job
 from speechstudio.worker.status import Status
 
@@ -49,11 +49,7 @@ class DeviceSource(QueuedSource):
         try:
             yield from queued_blocks(self._queue, self._stop, draining=False)
         finally:
-            try:
-                stream.stop()
-                stream.close()
-            except Exception:  # noqa: BLE001 - a failing close must not lose the transcript
-                pass
+            close_stream(stream)
         yield from queued_blocks(self._queue, self._stop, draining=True)  # captured before stop()
 
 
