@@ -204,17 +204,13 @@ def _held_out(cfg: dict):
 
 
 def _transcripts(recognizer, clips, dataset: Path, manifest, cancel) -> list[str] | None:
-    import soundfile as sf
-    import soxr
+    from speechstudio.audio.decode import load_audio
 
     out = []
     for c in clips:
         if cancel.is_set():
             return None
-        audio, rate = sf.read(str(manifest.path_of(c, dataset)), dtype="float32", always_2d=True)
-        audio = audio.mean(axis=1)
-        if rate != recognizer.sample_rate:
-            audio = soxr.resample(audio, rate, recognizer.sample_rate)
+        audio = load_audio(manifest.path_of(c, dataset), recognizer.sample_rate)
         out.append(" ".join(s.text.strip() for s in recognizer.transcribe_blocks([audio])).strip())
     return out
 
