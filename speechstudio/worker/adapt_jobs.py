@@ -4,6 +4,7 @@ from its ``config.json``."""
 from __future__ import annotations
 
 import json
+import math
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,12 +60,8 @@ def _count_params(folder: Path) -> tuple[int, bool]:
         except (OSError, ValueError, struct.error):
             continue
         found = True
-        for key, meta in header.items():
-            if key != "__metadata__":
-                count = 1
-                for d in meta.get("shape", ()):
-                    count *= int(d)
-                total += count
+        total += sum(math.prod(int(d) for d in meta.get("shape", ())) for key, meta in header.items()
+                     if key != "__metadata__")
     if found:
         return total, True
     size = sum(f.stat().st_size for f in folder.glob("pytorch_model*.bin"))
