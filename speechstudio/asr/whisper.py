@@ -201,15 +201,52 @@ def _to_speech(segments: Iterable[Segment], audio: np.ndarray, offset_s: float) 
 
 
 def _speech_spans(audio: np.ndarray) -> list[tuple[int, int]]:
-    """Speech ``(start, end)`` samples of ``audio`` (float32 (n,), 16 kHz): Silero VAD through
-    faster-whisper's ONNX session (no torch on the Whisper path, tests/test_cold_start.py), with
-    silero-vad's package defaults as :class:`speechstudio.audio.vad.SileroVad` uses them (0.5 / 0.35,
-    speech >= 250 ms, silence >= 100 ms, no padding)."""
-    from faster_whisper.vad import VadOptions, get_speech_timestamps
+    """Speech ``(start, end)`` samples of ``audio`` (float32 (n,), 16 kHz): silero-vad's sequence ONNX
+    model (the one :class:`speechstudio.audio.vad.SileroVad` runs, found without importing the
+    ``silero_vad`` package, which imports torch: tests/test_cold_start.py) and silero's state machine
+    with its package defaults (0.5 / 0.35, speech >= 250 ms, silence >= 100 ms, no padding).
+    faster-whisper's own VAD model is not used: on tests/test_word_times.py's audio it gave 0.2-0.5
+    where silero-vad gives 0.97 and missed 1.1 s of speech."""
+    n, frame, context = audio.shape[0], 512, 64
+    frames = np.zeros(((n + frame - 1) // frame, frame), np.float32)
+    frames.reshape(-1)[:n] = audio
+    blocks = np.concatenate([np.concatenate([np.zeros((1, context), np.float32), frames[:-1, -context:]]), frames], 1)
+    h = c = np.zeros((1, 1, 128), np.float32)
+    probs = []
+    for k in range(0, blocks.shape[0], 512):
+        p, h, c = _vad_session().run(["speech_probs", "hn", "cn"], {"input": blocks[k:k + 512], "h": h, "c": c})
+        probs.extend(np.asarray(p).reshape(-1).tolist())
+    spans, start, quiet = [], None, None
+    for i, p in enumerate(probs + [0.0] * 4):
+        if p >= 0.5:
+            start, quiet = (i * frame if start is None else start), None
+        elif p < 0.35 and start is not None:
+            quiet = i * frame if quiet is None else quiet
+            if i * frame - quiet >= 1600 or i >= len(probs):          # 100 ms of silence (or the end)
+                if min(quiet, n) - start >= 4000:                     # 250 ms of speech
+                    spans.append((start, min(quiet, n)))
+                start = quiet = None
+    return spans
 
-    opts = VadOptions(threshold=0.5, neg_threshold=0.35, min_speech_duration_ms=250, min_silence_duration_ms=100,
-                      speech_pad_ms=0)
-    return [(c["start"], c["end"]) for c in get_speech_timestamps(np.asarray(audio, np.float32), opts)]
+
+_SESSION = None
+
+
+def _vad_session():
+    """One ONNX Runtime session (one thread) of silero-vad's ``silero_vad_16k_sequence.onnx``."""
+    global _SESSION
+    if _SESSION is None:
+        import importlib.util
+        import os
+
+        import onnxruntime as ort
+
+        where = importlib.util.find_spec("silero_vad").submodule_search_locations[0]
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads, opts.inter_op_num_threads = 1, 1
+        _SESSION = ort.InferenceSession(os.path.join(where, "data", "silero_vad_16k_sequence.onnx"), sess_options=opts,
+                                        providers=["CPUExecutionProvider"])
+    return _SESSION
 
 
 def quietest_cut(audio: np.ndarray, target: int, sample_rate: int, search_s: float = 30.0) -> int:
