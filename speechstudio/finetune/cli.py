@@ -64,6 +64,8 @@ def register(subparsers) -> None:
     vp.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     vp.add_argument("--run-dir", metavar="DIR", help="run folder (default: <data dir>/finetune/runs/NAME)")
     vp.add_argument("--no-asr-check", action="store_true", help="skip the Whisper cross-check of the texts")
+    vp.add_argument("--keep-mismatched", action="store_true",
+                    help="train on clips whose text Whisper hears differently too (by default they are left out)")
     vp.add_argument("--split-long", action="store_true",
                     help="cut clips over 20 s at sentence ends with Whisper word times (their texts then come "
                          "from the recogniser) instead of leaving them out")
@@ -156,7 +158,7 @@ def _voice_argv(args) -> list[str]:
         if value is not None and value != default:
             argv += [flag, str(value)]
     for flag in ("gradient_checkpointing", "train_prosody", "keep_base_pitch", "resume", "no_asr_check", "split_long",
-                 "overwrite", "quiet"):
+                 "keep_mismatched", "overwrite", "quiet"):
         if getattr(args, flag, False):
             argv.append("--" + flag.replace("_", "-"))
     return argv + ["--multi-gpu"]
@@ -223,7 +225,7 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
 
     def prepare() -> str:
         return voice_run.prepare_dataset(plan, asr_check=not args.no_asr_check, split_long=args.split_long,
-                                         progress=progress, speaker=args.speaker)
+                                         progress=progress, speaker=args.speaker, keep_mismatched=args.keep_mismatched)
 
     par = None
     if launched:  # process 0 builds the dataset, the others wait for it

@@ -355,10 +355,11 @@ def text_checker(voice) -> Callable[[str], str | None]:
 
 
 def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = False,
-                    progress: Callable[[int, int, str], None] | None = None, speaker: str | None = None) -> str:
+                    progress: Callable[[int, int, str], None] | None = None, speaker: str | None = None,
+                    keep_mismatched: bool = False) -> str:
     """Build and check the dataset of ``p`` when it comes from raw input; return the report ('' when
     prepared). ``split_long`` cuts clips over 20 s at sentence ends; ``speaker`` picks one of a
-    multi-speaker ``metadata.csv``. Raises ``DatasetError``."""
+    multi-speaker ``metadata.csv``; ``keep_mismatched`` trains on asr_mismatch clips. Raises ``DatasetError``."""
     from speechstudio.finetune.build import build_dataset
     from speechstudio.finetune.manifest import Manifest
     from speechstudio.finetune.report import format_report, report
@@ -379,7 +380,8 @@ def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = 
             transcribe = None  # no Whisper installed: the report says the texts were not cross-checked
     manifest = build_dataset(p.source, p.dataset_dir, voice.sample_rate, language=voice.language.split("-")[0],
                              transcribe=transcribe, text_ok=text_checker(voice), progress=progress,
-                             split_long=split_long, speaker=speaker, speaker_check=True)
+                             split_long=split_long, speaker=speaker, speaker_check=True,
+                             keep_mismatched=keep_mismatched)
     text = format_report(report(manifest))
     if transcribe is None and asr_check:
         text += "\nnote: texts not cross-checked with Whisper (no Whisper model installed)"
