@@ -143,8 +143,8 @@ def test_split_long_named_by_the_too_long_warning_is_an_option(tiny_base, prepar
     monkeypatch.setattr(voice_run, "prepare_dataset", lambda p, **k: seen.update(k) or "")
     monkeypatch.setattr(voice_run, "train", lambda p, control: iter([DoneEvent(0, None, "stopped")]))
     assert main(["finetune", "voice", "--base", str(tiny_base), "--data", str(prepared), "--out", "v",
-                 "--run-dir", str(tmp_path / "run"), "--split-long"]) == 130
-    assert seen["split_long"] is True
+                 "--run-dir", str(tmp_path / "run"), "--split-long", "--keep-mismatched"]) == 130
+    assert seen["split_long"] is True and seen["keep_mismatched"] is True
 
 
 def test_metadata_line_in_windows_1252_is_one_problem(tmp_path):
