@@ -18,10 +18,13 @@ from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.runtime import configure_openmp
 
-# Subcommands implemented in their own layer; each module exposes ``register(subparsers)``
-# (``transcribe`` first: speechstudio.batch.cli).
-_PLUGINS = ("speechstudio.batch.cli", "speechstudio.hub.cli", "speechstudio.tts.cli", "speechstudio.dictation.cli",
-            "speechstudio.gui.cli", "speechstudio.finetune.cli", "speechstudio.doctor.cli", "speechstudio.diarize.cli")
+# Subcommands implemented in their own layer; each module exposes ``register(subparsers)`` for the
+# commands named here (``transcribe`` first). A command line naming one loads only its module (a
+# cold ``transcribe`` imports no speech synthesis, fine-tuning or model-store code: issue 43).
+_PLUGINS = {"speechstudio.batch.cli": ("transcribe",), "speechstudio.hub.cli": ("models",),
+            "speechstudio.tts.cli": ("speak", "voices", "lexicon", "audiobook"), "speechstudio.dictation.cli": ("dictate",),
+            "speechstudio.gui.cli": ("gui",), "speechstudio.finetune.cli": ("finetune",),
+            "speechstudio.doctor.cli": ("doctor",), "speechstudio.diarize.cli": ("speakers",)}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,14 +33,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``command`` one of the subcommands, only that one's module
+    is imported and registered (any other word, or None: all of them, for help and file paths)."""
     parser = _Parser(prog="speechstudio", description="Offline speech: transcribe, dictate, speak.")
     parser.add_argument("--version", action="version", version=f"speechstudio {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logging")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     unavailable = []
-    for name in _PLUGINS:
+    for name in [m for m, commands in _PLUGINS.items() if command in commands] or list(_PLUGINS):
         try:
             mod = importlib.import_module(name)
         except ImportError as e:
@@ -56,8 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     # Before torch loads: OpenMP workers spin briefly, then sleep (see speechstudio/runtime.py).
     configure_openmp()
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     if argv and not argv[0].startswith("-") and argv[0] not in _subcommands(parser) and os.path.exists(argv[0]):
         argv = ["gui"] + argv        # `speechstudio talk.mp3` (a file manager's "Open with"): the app, file queued
     args = parser.parse_args(argv)
