@@ -439,3 +439,21 @@ def test_epub2_contents_page_in_the_spine_is_not_read(tmp_path):
     book = read_book(tmp_path / "b.epub")
     assert [c.title for c in book.chapters] == ["Chapter 1", "Chapter 2"]
     assert book.chapters[0].text.startswith("Chapter 1.\n\nIt began at noon.")
+
+
+def test_contents_entries_that_are_footnote_links_are_not_chapters(tmp_path):
+    """A short book converted by Calibre: its NCX also lists the first links of the text, a footnote
+    marker ("1" -> the note) and its back-link ("Back" -> the marker); neither cuts a chapter."""
+    from speechstudio.tts.documents import read_book
+
+    one = ('<h1>Chapter I</h1><p>It is a truth.<a id="ref1" href="#note1">1</a></p><p>Second paragraph.</p>'
+           '<p id="note1">1. A note. <a href="#ref1">Back</a></p>')
+    ncx = ''.join(f'<navPoint id="p{i}"><navLabel><text>{t}</text></navLabel><content src="{s}"/></navPoint>'
+                  for i, (t, s) in enumerate((("Chapter I", "one.xhtml"), ("Chapter II", "two.xhtml"),
+                                              ("1", "one.xhtml#note1"), ("Back", "one.xhtml#ref1"))))
+    _zip_epub(tmp_path / "c.epub", {"one.xhtml": one, "two.xhtml": "<h1>Chapter II</h1><p>More.</p>"},
+              ["one.xhtml", "two.xhtml"], ncx=ncx)
+    book = read_book(tmp_path / "c.epub")
+    assert [(c.title, c.text) for c in book.chapters] == [
+        ("Chapter I", "Chapter I.\n\nIt is a truth.\n\nSecond paragraph.\n\n1. A note."),
+        ("Chapter II", "Chapter II.\n\nMore.")]

@@ -76,6 +76,8 @@ class _Xhtml(HTMLParser):
         self.navs: list[tuple[bool, list[tuple[str, str]]]] = []  # (epub:type="toc", links) per <nav>
         self.nav_depth, self.href = 0, None
         self.link_words = 0  # links to the book itself: a contents page is mostly those
+        self.link_id: str | None = None
+        self.note_links: list[tuple[str | None, str]] = []  # (own id, href) of footnote markers / back-links
 
     @property
     def toc(self) -> list[tuple[str, str]]:
@@ -99,6 +101,8 @@ class _Xhtml(HTMLParser):
             if not self.nav_depth:
                 self.navs.append(("toc" in kinds, []))
             self.nav_depth += 1
+        if tag == "a" and a.get("href") and any(k in _NOTE_TYPES for k in kinds):
+            self.note_links.append((a.get("id"), a["href"]))
         silent = tag in _SILENT or any(k in _NOTE_TYPES for k in kinds) or (
             tag == "aside" and any(k in _POPUP_TYPES for k in kinds))
         if tag in _VOID:
@@ -116,7 +120,7 @@ class _Xhtml(HTMLParser):
         if tag in ("h1", "h2", "h3"):
             self.in_heading += 1
         if tag == "a":
-            self.href = a.get("href")
+            self.href, self.link_id = a.get("href"), a.get("id")
             if self.nav_depth or (self.href and "#" in self.href and self.link is None):
                 self.link = []
 
@@ -146,6 +150,8 @@ class _Xhtml(HTMLParser):
                 self.navs[-1][1].append((self.href, " ".join(text.split())))
             if not _MARKER_TEXT.match(text):
                 self._out(text)
+            elif not self.nav_depth and self.href:
+                self.note_links.append((self.link_id, self.href))
             self.href = None
         if tag == "nav" and self.nav_depth:
             self.nav_depth -= 1
@@ -290,8 +296,27 @@ def _entry(label: str, href: str, relative_to: str) -> tuple[str, str, str | Non
     return label, file, unquote(frag) or None
 
 
+def _note_places(documents: list[str], read) -> set[tuple[str, str]]:
+    """``(file, id)`` of every footnote marker and back-link in the book, and of what they point at."""
+    places = set()
+    for doc in documents:
+        parsed = _parse_xhtml(read(doc) or b"", set())
+        for own, href in parsed.note_links:
+            if own:
+                places.add((doc, own))
+            _label, file, frag = _entry("", href, doc)
+            if frag:
+                places.add((file, frag))
+    return places
+
+
 def _chapters(documents: list[str], entries, read, names: list[str]) -> list[tuple[str, str]]:
-    """``[(title, text), ...]``: each contents entry runs to the next one in spine order."""
+    """``[(title, text), ...]``: each contents entry runs to the next one in spine order. An entry
+    labelled like a footnote marker ("1", "Back") that points at a marker, a back-link or a note is
+    not a chapter (Calibre puts a short book's first links in its contents)."""
+    if any(_MARKER_TEXT.match(label) for label, _f, frag in entries if frag):
+        notes = _note_places(documents, read)
+        entries = [e for e in entries if not (e[2] and (e[1], e[2]) in notes and _MARKER_TEXT.match(e[0]))]
     marks: dict[str, set[str]] = {}
     starts: dict[tuple[str, str | None], list[str]] = {}
     for label, file, frag in entries:
