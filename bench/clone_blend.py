@@ -64,6 +64,7 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/clone_real"))
     ap.add_argument("--sentences", type=int, help="score only the first N held-back sentences (a busy machine)")
     ap.add_argument("--alphas", default="0.3,0.5,0.7")
+    ap.add_argument("--of", metavar="step_N", help="blend this checkpoint (default: the recommended one)")
     ap.add_argument("--agreement", action="store_true")
     args = ap.parse_args()
 
@@ -94,8 +95,9 @@ def main() -> int:
 
     trade = load_trade(run)
     best = trade.rows[trade.recommended].checkpoint if trade.recommended is not None else "best"
+    of = args.of or best
     voices = [(r.checkpoint, lambda w=r.checkpoint: load_trained_generator(run, w)) for r in trade.rows if r.step > 0]
-    voices += [(f"blend {a:g} of {best}", lambda a=a: blend_generator(run, a, best))
+    voices += [(f"blend {a:g} of {of}", lambda a=a: blend_generator(run, a, of))
                for a in (float(x) for x in args.alphas.split(","))]
     results = {"speaker": speaker, "base": base_m, "voices": {}}
     for name, load in voices:
