@@ -599,10 +599,12 @@ def test_cli_download_with_fake_hub(fake_hub, capsys):
 def test_register_adds_models_subcommand():
     import argparse
 
+    from speechstudio.hub import cli as models_cli
+
     parser = argparse.ArgumentParser()
-    hub_cli.register(parser.add_subparsers(dest="command"))
+    models_cli.register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["models", "import", "/some/dir", "--name", "x y"])
-    assert args.func is hub_cli.cmd_import and args.dir == "/some/dir" and args.name == "x y"
-    assert parser.parse_args(["models", "list"]).func is hub_cli.cmd_list
+    assert args.func is models_cli.cmd_import and args.dir == "/some/dir" and args.name == "x y"
+    assert parser.parse_args(["models", "list"]).func is models_cli.cmd_list
     assert parser.parse_args(["models", "download", "base.en"]).model_id == "base.en"
-    assert parser.parse_args(["models", "remove", "n"]).func is hub_cli.cmd_remove
+    assert parser.parse_args(["models", "remove", "n"]).func is models_cli.cmd_remove
