@@ -12,6 +12,7 @@ dumps its in-memory generator + discriminator and the events it saw; the test co
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -79,9 +80,11 @@ def test_only_process_0_writes_and_speaks(launched):
     tmp, dumps, output = launched
     writes = {"CheckpointEvent", "EvalEvent", "SampleEvent"}
     assert writes <= set(dumps["a", 0]["events"]) and not writes & set(dumps["a", 1]["events"])
-    # latest.pt was written (once), then the saved voice's run kept its best checkpoint only (issue 29 item 7)
+    # latest.pt was written (once), then the saved voice's run kept its best checkpoint and the judged steps
+    # (issue 29 item 7; issue 45: `finetune save --checkpoint step_N` can still take another)
     assert (tmp / "a" / "latest-before-trim.pt").is_file()
-    assert sorted(p.name for p in (tmp / "a" / "checkpoints").iterdir()) == ["best.pt"]
+    kept = sorted(p.name for p in (tmp / "a" / "checkpoints").iterdir())
+    assert kept[0] == "best.pt" and "step_0.pt" in kept and all(re.fullmatch(r"step_\d+\.pt", n) for n in kept[1:])
     assert len(list((tmp / "a" / "tb").iterdir())) == 1
     log = (tmp / "a" / "train.log").read_text()
     assert log.count("checkpoint latest at step 2") == 1 and "x 2 processes" in log
