@@ -296,20 +296,36 @@ class TranscriptEditor(QWidget):
         player_src = getattr(self.player, "path", None)
         return Path(player_src) if player_src else None
 
+    def _speaker_job(self, what: str, cannot: str):
+        """``(name, path, spans)`` of the current speaker's segments for a background job (``what``: "to
+        split them"; ``cannot``: "cannot split {name}"), or None after saying on the status line why not."""
+        name, path = self._current_speaker(), self.audio_path()
+        if self.document is None or not name:
+            self.status_message.emit(f"put the cursor on a segment with a speaker {what}")
+            return None
+        if path is None or not path.exists():
+            self.status_message.emit(f"{cannot.format(name=name)}: the recording is not found")
+            return None
+        return name, path, [(s.start_s, s.end_s) for s in self.document.segments if s.speaker == name]
+
+    def _in_background(self, work, message: str, thread_name: str, wait: bool) -> threading.Thread:
+        self.status_message.emit(message)
+        t = threading.Thread(target=work, daemon=True, name=thread_name)
+        t.start()
+        if wait:
+            t.join()
+        return t
+
     def remember_voice(self, wait: bool = False) -> threading.Thread | None:
         """Save the current speaker's voice (from their segments of the recording) to the speaker
         library under their name, in a background thread; ``voice_saved`` says how it went."""
-        name, path = self._current_speaker(), self.audio_path()
-        if self.document is None or not name:
-            self.status_message.emit("put the cursor on a segment with a speaker to remember their voice")
+        job = self._speaker_job("to remember their voice", "cannot remember {name}'s voice")
+        if job is None:
             return None
-        if path is None or not path.exists():
-            self.status_message.emit(f"cannot remember {name}'s voice: the recording is not found")
-            return None
+        name, path, spans = job
         if name.startswith("Speaker ") and name[8:].isdigit():
             self.status_message.emit(f"give {name} a real name first (Rename speaker…): the voice is saved under it")
             return None
-        spans = [(s.start_s, s.end_s) for s in self.document.segments if s.speaker == name]
 
         def work() -> None:
             from speechstudio.diarize.cli import voice_from_spans
@@ -323,25 +339,16 @@ class TranscriptEditor(QWidget):
             except (SpeechStudioError, OSError, ValueError) as e:
                 self.voice_saved.emit(f"cannot remember {name}'s voice: {e}")
 
-        self.status_message.emit(f"remembering {name}'s voice…")
-        t = threading.Thread(target=work, daemon=True, name="remember-voice")
-        t.start()
-        if wait:
-            t.join()
-        return t
+        return self._in_background(work, f"remembering {name}'s voice…", "remember-voice", wait)
 
     def split_speaker(self, wait: bool = False) -> threading.Thread | None:
         """Split the current speaker in two by voice (:func:`speechstudio.diarize.split.split_by_voice`
         in a background thread); the segments of the second voice get the next free "Speaker N",
         one undo step. Problems go to the status line."""
-        name, path = self._current_speaker(), self.audio_path()
-        if self.document is None or not name:
-            self.status_message.emit("put the cursor on a segment with a speaker to split them")
+        job = self._speaker_job("to split them", "cannot split {name}")
+        if job is None:
             return None
-        if path is None or not path.exists():
-            self.status_message.emit(f"cannot split {name}: the recording is not found")
-            return None
-        spans = [(s.start_s, s.end_s) for s in self.document.segments if s.speaker == name]
+        name, path, spans = job
 
         def work() -> None:
             from speechstudio.diarize.split import split_by_voice
@@ -351,12 +358,7 @@ class TranscriptEditor(QWidget):
             except (SpeechStudioError, OSError, ValueError) as e:
                 self.voice_saved.emit(f"cannot split {name}: {e}")
 
-        self.status_message.emit(f"listening to {name}'s segments again…")
-        t = threading.Thread(target=work, daemon=True, name="split-speaker")
-        t.start()
-        if wait:
-            t.join()
-        return t
+        return self._in_background(work, f"listening to {name}'s segments again…", "split-speaker", wait)
 
     def _apply_split(self, name: str, spans, voices) -> None:
         """The second voice's segments (found by :meth:`split_speaker`) to a new speaker; segments
