@@ -60,8 +60,8 @@ def register(subparsers) -> None:
     t.add_argument("--no-known-voices", action="store_true", help="do not name voices from the speaker library")
     t.add_argument("--channels", choices=("auto", "mix", "split"), default=None,
                    help="split: transcribe each channel on its own, one speaker per channel (interview recorders, "
-                        "calls); mix: one mono mix (a film's centre channel, where the dialogue is; other layouts at the "
-                        "loudest channel's level); auto (the default with --speakers): split when the "
+                        "calls); mix: one mono mix (stereo: the mean; a film: its centre channel, where the dialogue is; "
+                        "other layouts: raised to the loudest channel's level); auto (the default with --speakers): split when the "
                         "channels hold different voices")
     t.add_argument("--audio-track", metavar="N|LANG",
                    help="which audio track of a video with several: its number (1 = first) or language code "
