@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from speechstudio.finetune.run import RunFolder
 from speechstudio.finetune.vits.events import CheckpointEvent, DoneEvent, StageEvent, StepEvent
@@ -15,21 +14,8 @@ from speechstudio.finetune.vits.trainer import TrainControl, train_voice
 from speechstudio.tts.voices import VoiceRef
 from speechstudio.worker.finetune_jobs import SaveCloneJob
 
+from test_finetune_vits import base, one_thread  # noqa: F401 - fixtures: the tiny base voice, one torch thread
 from tts_fixtures.dataset import make_dataset, tiny_config
-from tts_fixtures.tiny import make_tiny_vits
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-@pytest.fixture(scope="module")
-def base(tmp_path_factory) -> Path:
-    return make_tiny_vits(tmp_path_factory.mktemp("tiny-vits"), stochastic=True)
 
 
 @pytest.fixture(scope="module")
