@@ -283,15 +283,18 @@ class FineTuneJob(TrainingJob):
 
 # ----------------------------------------------------------------------------- save / export
 class SaveCloneJob(Job):
-    """Save a run's best checkpoint (``latest.pt`` when a run stopped before this version wrote a
-    best one) as store voice ``name``; ``result``: its ``VoiceRef``. ``finished``: the run reached
-    its last step, so it then keeps its best checkpoint only (``freed``: bytes freed); a stopped run
-    keeps what Resume needs."""
+    """Save a run's checkpoint ``which`` (a row of ``finetune.trade``: ``step_N``, ``base``; None: the
+    best one, or ``latest.pt`` when a run stopped before this version wrote a best one), blended
+    ``blend`` of the way from the base (``finetune.blend``; None: not blended), as store voice
+    ``name``; ``result``: its ``VoiceRef``. ``finished``: the run reached its last step, so it then
+    keeps its best and judged checkpoints only (``freed``: bytes freed); a stopped run keeps what
+    Resume needs."""
 
-    def __init__(self, run_dir: Path, name: str, base, overwrite: bool = False, finished: bool = True) -> None:
+    def __init__(self, run_dir: Path, name: str, base, overwrite: bool = False, finished: bool = True,
+                 which: str | None = None, blend: float | None = None) -> None:
         super().__init__()
         self.run_dir, self.name, self.base, self.overwrite = Path(run_dir), name, base, overwrite
-        self.finished = finished
+        self.finished, self.which, self.blend = finished, which, blend
         self.freed = 0
 
     def describe(self) -> str:
@@ -301,10 +304,10 @@ class SaveCloneJob(Job):
         from speechstudio.finetune.run import RunFolder
 
         folder = RunFolder(self.run_dir)
-        which = "latest" if (not folder.checkpoint_path("best").is_file()
-                             and folder.checkpoint_path("latest").is_file()) else "best"
+        which = self.which or ("latest" if (not folder.checkpoint_path("best").is_file()
+                                            and folder.checkpoint_path("latest").is_file()) else "best")
         yield Status(f"saving voice {self.name} ...")
-        self.result = save_trained_voice(self.run_dir, self.name, self.base, which, self.overwrite)
+        self.result = save_trained_voice(self.run_dir, self.name, self.base, which, self.overwrite, blend=self.blend)
         if self.finished:
             from speechstudio.finetune.leftovers import trim_finished
 
