@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from speechstudio.errors import SpeechStudioError
+from speechstudio.errors import SpeechStudioError, kind_of
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +153,7 @@ class SoundDeviceBackend(Backend):
             s = self.sd.InputStream(device=device, samplerate=samplerate, blocksize=blocksize,
                                     channels=1, dtype="float32", callback=cb)
         except Exception as e:
-            raise AudioUnavailableError(f"cannot open the microphone: {e}") from e
+            raise AudioUnavailableError(f"cannot open the microphone: {e}", kind=kind_of(e)) from e
         return _SDStream(s)
 
     def open_output(self, device, samplerate, blocksize, callback, on_end=None) -> Stream:
@@ -171,7 +171,7 @@ class SoundDeviceBackend(Backend):
             s = sd.OutputStream(device=device, samplerate=samplerate, blocksize=blocksize, channels=1,
                                 dtype="float32", callback=cb, finished_callback=on_end)
         except Exception as e:
-            raise AudioUnavailableError(f"cannot open the speaker: {e}") from e
+            raise AudioUnavailableError(f"cannot open the speaker: {e}", kind=kind_of(e)) from e
         return _SDStream(s)
 
 

@@ -150,8 +150,8 @@ def select_files(files: Iterable[str]) -> list[str]:
     return chosen
 
 
-def _offline_error(repo_id: str, reason: str) -> OfflineError:
-    return OfflineError(f"cannot download {repo_id}: {reason}; {IMPORT_HINT}")
+def _offline_error(repo_id: str, reason: str, kind: str = "no_network") -> OfflineError:
+    return OfflineError(f"cannot download {repo_id}: {reason}; {IMPORT_HINT}", kind=kind, value=repo_id)
 
 
 def _map_hub_error(repo_id: str, exc: BaseException) -> Exception:
@@ -170,7 +170,7 @@ def _map_hub_error(repo_id: str, exc: BaseException) -> Exception:
         )
     offline_cls = getattr(hf_errors, "OfflineModeIsEnabled", None)
     if offline_cls is not None and isinstance(exc, offline_cls):
-        return _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache")
+        return _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache", "offline")
     if isinstance(exc, hf_errors.LocalEntryNotFoundError):
         return _offline_error(repo_id, "the Hugging Face Hub is unreachable and it is not fully cached")
     if isinstance(exc, hf_errors.HfHubHTTPError):
@@ -192,7 +192,7 @@ def list_repo_files(repo_id: str, timeout_s: float | None = None) -> list[str]:
     import huggingface_hub as hf
 
     if hub_offline():
-        raise _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set")
+        raise _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set", "offline")
     t = network_timeout_s() if timeout_s is None else timeout_s
     try:
         info = _call_with_deadline(lambda: hf.HfApi().model_info(repo_id, timeout=t), t, "listing files")
@@ -231,7 +231,7 @@ def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
         cached = from_cache()
         if cached is not None:
             return cached
-        raise _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache")
+        raise _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache", "offline")
 
     t = network_timeout_s()
     try:
@@ -259,7 +259,7 @@ def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
     except Exception as exc:  # noqa: BLE001 - mapped to a user error
         error = _map_hub_error(repo_id, exc)
         if isinstance(error, OfflineError):
-            error = OfflineError(f"{error} (a rerun resumes the partial download)")
+            error = OfflineError(f"{error} (a rerun resumes the partial download)", kind=error.kind, value=repo_id)
         raise error from exc
     finally:
         if not progress and not was_disabled:

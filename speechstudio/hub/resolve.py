@@ -119,7 +119,7 @@ def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bo
             return _dl.download_model(repo_id, progress=progress)
         raise ModelNotFoundError(
             f"{repo_id} is not in the Hugging Face cache and downloads are disabled; "
-            f"run `speechstudio models download {repo_id}` or import a local copy"
+            f"run `speechstudio models download {repo_id}` or import a local copy", kind="not_downloaded", value=repo_id
         )
     raise ModelNotFoundError(f"unknown model {spec!r}: {available_summary()}")
 

@@ -3,7 +3,8 @@
 The GUI never calls torch: it submits a :class:`~speechstudio.worker.jobs.Job` and listens to the
 worker's queued Qt signals: ``job_started(job_id, description)``, ``job_progress(job_id, payload)``
 (whatever the job yields), ``job_finished(job_id, status, result)`` (``"done"`` | ``"cancelled"`` |
-``"failed"`` with a one-line message) and ``busy_changed(bool)``. Models load on first use through
+``"failed"`` with a one-line :class:`~speechstudio.errors.ErrorLine`, which keeps the error's kind) and
+``busy_changed(bool)``. Models load on first use through
 :class:`ModelCache` (a new ASR model replaces the old). :meth:`Worker.cancel` sets the job's ``cancel``
 event or drops it if still queued."""
 from __future__ import annotations
@@ -18,7 +19,7 @@ import weakref
 
 from PySide6.QtCore import QObject, Signal
 
-from speechstudio.errors import SpeechStudioError
+from speechstudio.errors import ErrorLine, SpeechStudioError
 from speechstudio.worker.gc_guard import collect_on_gui_thread
 from speechstudio.worker.status import Status  # noqa: F401 - re-exported (it used to live here)
 
@@ -258,13 +259,13 @@ class Worker(QObject):
                 if job.cancel.is_set():
                     status, result = "cancelled", job.result or "cancelled"
             except SpeechStudioError as e:
-                status, result = "failed", str(e)
-            except MemoryError:
-                status, result = "failed", "out of memory"
+                status, result = "failed", ErrorLine.of(e, str(e))
+            except MemoryError as e:
+                status, result = "failed", ErrorLine.of(e, "out of memory")
             except Exception as e:  # a bug in a job must not kill the worker
                 log.warning("job %s failed:\n%s", job.describe(), traceback.format_exc())
                 first = str(e).splitlines()[0] if str(e) else ""
-                status, result = "failed", f"unexpected error: {type(e).__name__}: {first}"
+                status, result = "failed", ErrorLine.of(e, f"unexpected error: {type(e).__name__}: {first}")
             with self._lock:
                 self._current = None
             self.job_finished.emit(job.id, status, result)
