@@ -9,8 +9,10 @@ import of a higher floor from a lower one is "up".
 Cycles are strongly connected components of the module import graph (every import, wherever it
 sits), found with networkx.
 
-Usage: ``python bench/house.py [--list] [--root DIR]`` (``--list``: print each upward import and
-cycle; ``--root``: another checkout's ``speechstudio`` folder, e.g. a ``git worktree`` of an older commit).
+Usage: ``python bench/house.py [--list] [--draw] [--root DIR]`` (``--list``: print each upward import
+and cycle; ``--draw``: the house as a Mermaid diagram, one box per floor with its subpackages and an
+arrow per subpackage import, an arrow up drawn red; ``--root``: another checkout's ``speechstudio``
+folder, e.g. a ``git worktree`` of an older commit).
 """
 from __future__ import annotations
 
@@ -71,9 +73,36 @@ def imports(tree: ast.AST, module: str, is_package: bool, modules: dict) -> list
     return out
 
 
+def draw(graph) -> str:
+    """Mermaid ``flowchart TB`` of subpackage imports (module edges folded), floors as subgraphs."""
+    def unit(module: str) -> str:     # a subpackage; every subcommand module outside gui is in "cli"
+        parts = module.split(".")
+        if len(parts) > 1 and floor(module) == 4 and FLOORS.get(parts[1]) != 4:
+            return "cli"
+        return parts[1] if len(parts) > 2 or parts[1] in FLOORS else "base"
+    floors = {0: "base (errors, atomic, registry, runtime, progress, metrics)", 1: "1 audio, hub",
+              2: "2 engines", 3: "3 jobs", 4: "4 entry points", 5: "5 gui"}
+    units = {unit(m): 4 if unit(m) == "cli" else FLOORS.get(unit(m), 0) for m in graph.nodes if m != "speechstudio"}
+    edges = sorted({(unit(a), unit(b)) for a, b in graph.edges} - {(u, u) for u in units})
+    out = ["flowchart TB"]
+    for f in sorted(floors, reverse=True):
+        out.append(f'  subgraph F{f}["{floors[f]}"]')
+        out += [f"    {u}" for u in sorted(units) if units[u] == f]
+        out.append("  end")
+    red = []
+    for k, (a, b) in enumerate(edges):
+        out.append(f"  {a} --> {b}")
+        if units.get(b, 0) > units.get(a, 0):
+            red.append(k)
+    if red:
+        out.append(f"  linkStyle {','.join(map(str, red))} stroke:red")
+    return "\n".join(out)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--draw", action="store_true", help="print the house as a Mermaid diagram")
     ap.add_argument("--root", type=Path, default=ROOT, help="the speechstudio package folder to measure")
     args = ap.parse_args()
     root = args.root.resolve()
@@ -113,6 +142,8 @@ def main() -> int:
     print(f"modules {len(modules)}; docstrings {doc / total:.1%} of the lines; internal imports {at_top + inside}, "
           f"{inside / max(1, at_top + inside):.0%} inside functions; import cycles {len(cycles)} "
           f"(largest {max((len(c) for c in cycles), default=0)} modules); upward imports {len(set(up))}")
+    if args.draw:
+        print(draw(graph))
     if args.list:
         for a, b in sorted(set(up)):
             print(f"up: {a} (floor {floor(a)}) -> {b} (floor {floor(b)})")
