@@ -4,12 +4,14 @@
 at most every 0.3 s and only when something changed (training can report several steps a
 second); the plots are built on first draw, so pyqtgraph (slow to import) is not loaded with
 the window. :class:`SampleTable` lists the audio written at each checkpoint with Play buttons.
+:class:`TradePlot` draws how much each judged try sounds like the speaker and how natural it sounds
+(issue 45; the table and the choice: :mod:`.clone_trade`).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QTableWidget,
                                QTableWidgetItem, QWidget)
 
@@ -163,3 +165,75 @@ class SampleTable(QTableWidget):
     def play_row(self, row: int) -> None:
         if 0 <= row < len(self.samples):
             self.play.emit(self.samples[row][1])
+
+
+#: Colours of the trade plot: similarity, naturalness, a try too unnatural to recommend, the marks.
+TRADE_COLORS = {"similarity": "#3b82f6", "naturalness": "#22c55e", "below": "#ef4444", "mark": "#eab308"}
+
+
+class TradePlot(QWidget):
+    """How much each judged try of a clone sounds like the speaker (left, similarity) and how natural
+    it sounds (right, 1-5, with the lowest naturalness recommended dashed), by training step
+    (``finetune.trade.Trade.series``). The recommended try has a star on both plots, the chosen one a
+    ring. Built with pyqtgraph on the first :meth:`show_trade`. Signal ``clicked(index)``: a point
+    (a row of the trade) was clicked."""
+
+    clicked = Signal(int)
+    MIN_HEIGHT = 150
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._lay = QHBoxLayout(self)
+        self._lay.setContentsMargins(0, 0, 0, 0)
+        self.plots: dict = {}      # "similarity" / "naturalness" -> PlotWidget
+        self.curves: dict = {}     # the same keys -> the series' PlotDataItem
+        self.recommended: dict = {}  # the same keys -> the star's PlotDataItem
+        self.chosen: dict = {}     # the same keys -> the ring's PlotDataItem
+        self.floor_line = None
+
+    def _ensure_plots(self, pg) -> None:
+        if self.plots:
+            return
+        from speechstudio.gui.wheel_guard import guard_wheel
+
+        titles = {"similarity": "sounds like you (higher is closer; your own recordings: about 0.9)",
+                  "naturalness": "sounds natural (1 to 5, higher is better)"}
+        for key, title in titles.items():
+            p = pg.PlotWidget(title=title)
+            p.setAccessibleName("Sounds like you, per try" if key == "similarity" else "Sounds natural, per try")
+            p.setLabel("bottom", "step")
+            p.setMenuEnabled(False)
+            p.setMinimumHeight(self.MIN_HEIGHT)
+            guard_wheel(p)
+            self.plots[key] = p
+            self.curves[key] = p.plot([], [], pen=pg.mkPen(TRADE_COLORS[key], width=2), symbol="o", symbolSize=8)
+            self.curves[key].sigPointsClicked.connect(lambda _item, points, *_a: points and
+                                                      self.clicked.emit(int(points[0].index())))
+            self.recommended[key] = p.plot([], [], pen=None, symbol="star", symbolSize=18,
+                                           symbolBrush=TRADE_COLORS["mark"], symbolPen="k")
+            self.chosen[key] = p.plot([], [], pen=None, symbol="o", symbolSize=18, symbolBrush=None,
+                                      symbolPen=pg.mkPen(TRADE_COLORS["mark"], width=2))
+            self._lay.addWidget(p, 1)
+        self.floor_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(TRADE_COLORS["below"], style=Qt.PenStyle.DashLine),
+                                          label="lowest recommended", labelOpts={"position": 0.1})
+        self.plots["naturalness"].addItem(self.floor_line)
+
+    def show_trade(self, trade, chosen: int | None = None) -> None:
+        """Draw ``trade`` (a ``finetune.trade.Trade``; None: empty) with row ``chosen`` ringed."""
+        import pyqtgraph as pg
+
+        self._ensure_plots(pg)
+        series = trade.series() if trade is not None else {"step": [], "similarity": [], "naturalness": [],
+                                                            "natural_enough": [], "floor": None}
+        rec = trade.recommended if trade is not None else None
+        steps = series["step"]
+        for key in ("similarity", "naturalness"):
+            values = series[key]
+            brushes = [TRADE_COLORS[key] if ok else TRADE_COLORS["below"] for ok in series["natural_enough"]]
+            self.curves[key].setData(steps, values, symbolBrush=brushes)
+            for item, i in ((self.recommended[key], rec), (self.chosen[key], chosen)):
+                shown = [i] if i is not None and 0 <= i < len(steps) else []
+                item.setData([steps[j] for j in shown], [values[j] for j in shown])
+        self.floor_line.setVisible(series["floor"] is not None)
+        if series["floor"] is not None:
+            self.floor_line.setValue(series["floor"])

@@ -13,7 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QSpinBox, QTabWidget,
+                               QVBoxLayout)
 
 from speechstudio.worker.worker import Status
 from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
@@ -119,8 +120,16 @@ class TrainStep(TrainingStep):
                                   "naturalness (1-5) and pitch. The best version is chosen by it.")
         self.closeness.setVisible(False)
         lay.addWidget(self.closeness)
+        from speechstudio.gui.clone_trade import TradeView
+
+        # how each judged try sounds (issue 45: the trade, and the choice of the try to save) and the losses
+        self.trade_view = TradeView()
         self.curves = LossCurves()
-        lay.addWidget(self.curves, 3)
+        self.views = QTabWidget()
+        self.views.setAccessibleName("Training views")
+        self.views.addTab(self.trade_view, "How each try sounds")
+        self.views.addTab(self.curves, "How training goes")
+        lay.addWidget(self.views, 3)
         lay.addWidget(QLabel("Samples as training goes (a fixed sentence and one of yours):"))
         self.sample_table = SampleTable()
         self.sample_table.audio = self.wiz.audio
@@ -203,6 +212,7 @@ class TrainStep(TrainingStep):
             self.curves.clear()
             self.sample_table.clear_samples()
             self.best_step = self.best_val = None
+            self.trade_view.set_trade(None)
         self.warning.setVisible(False)
         self.clock = None
         self._tick.start()
@@ -251,6 +261,7 @@ class TrainStep(TrainingStep):
                 self.closeness.setText(f"How close is your clone (step {ev.step}"
                                        + (", the best so far" if ev.best else "") + f"): {text}.")
                 self.closeness.setVisible(True)
+                self.show_trade()
         elif kind == "SampleEvent":
             if self.clock is not None:
                 self.clock.saved()
@@ -328,12 +339,31 @@ class TrainStep(TrainingStep):
         self.progress.setFormat("step %v / %m")
         self.speed.setText("")
         best = self.best_step if self.best_step is not None else ev.step
+        self.show_trade()
+        chosen = self.trade_view.chosen_name()
         if ev.step == 0:
             self._say("stopped before the first step: nothing was learnt yet; Resume starts the training")
         else:
-            self._say(f"{'finished' if reason == 'finished' else 'stopped'} at step {ev.step}; the best version "
-                      f"(step {best}) is kept: Next saves it" + ("" if reason == "finished" else ", Resume goes on"))
+            kept = (f"{chosen.lower() if chosen.startswith('Base') else chosen} is chosen" if chosen
+                    else f"the best version (step {best}) is kept")
+            self._say(f"{'finished' if reason == 'finished' else 'stopped'} at step {ev.step}; {kept}: Next saves it"
+                      + ("" if reason == "finished" else ", Resume goes on"))
         self.wiz.status_message.emit(f"training {reason} at step {ev.step}")
+
+    def show_trade(self) -> None:
+        """Read the run's judged tries (``RUN/closeness.json``) into the trade view; the view's tab is
+        shown once there is a try besides the base voice."""
+        from speechstudio.gui.clone_trade import load_run_trade
+
+        trade = load_run_trade(self.run_dir())
+        self.trade_view.set_trade(trade)
+        if trade is not None and any(r.step > 0 for r in trade.rows):
+            self.views.setCurrentWidget(self.trade_view)
+
+    def chosen_checkpoint(self) -> str | None:
+        """What the Use step saves: the chosen try's checkpoint (``step_N``, ``base``), or None for the
+        run's best (a run without judged tries)."""
+        return self.trade_view.checkpoint()
 
     # ------------------------------------------------------------------ wizard
     def has_model(self) -> bool:
@@ -343,4 +373,33 @@ class TrainStep(TrainingStep):
 
     def entered(self) -> None:
         super().entered()
+        if self.job_id is None and self.done is None:
+            self._show_saved_run()
         self.refresh_estimate()
+
+    def _show_saved_run(self) -> None:
+        """A run opened again (issue 44): its name and the steps it trained, on the state line and the
+        progress bar (the folder in the tooltip), and its tries."""
+        import json
+
+        from speechstudio.gui.wizard_common import saved_step
+
+        run = self.run_dir()
+        self.show_trade()
+        if not self.has_model():
+            return
+        step = saved_step(run)
+        try:
+            total = int(json.loads((run / "config.json").read_text(encoding="utf-8"))["train"]["steps"])
+        except (OSError, ValueError, KeyError, TypeError):
+            total = step or 0
+        if step is not None:
+            self.step, self.total_steps = step, max(total, step)
+            self.progress.setRange(0, max(1, self.total_steps))
+            self.progress.setValue(step)
+            self.progress.setFormat("step %v of %m")
+        trained = f"{step} of {self.total_steps} steps trained" if step is not None else "trained"
+        more = ("Resume continues it, Start begins again" if self.resumable() and step is not None and step < total
+                else "Next saves it, Start trains a new one")
+        self._say(f"the saved run {run.name}: {trained}; {more}")
+        self.state.setToolTip(str(run))

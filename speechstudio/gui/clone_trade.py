@@ -1,0 +1,181 @@
+"""The Clone voice wizard's "how each try sounds" panel (issue 45, the trade shown).
+
+The trainer judges the base voice and every evaluated step of a clone run and keeps each as a
+checkpoint (``finetune.trade``: ``RUN/closeness.json``, ``checkpoints/step_N.pt``). :class:`TradeView`
+shows them in plain words: a table of the tries (how much each sounds like the speaker, how natural
+it sounds, which one is recommended: ``finetune.closeness.recommend``, the most similar try at most
+``NATURALNESS_DROP`` less natural than the base voice) and :class:`~speechstudio.gui.clone_plots.TradePlot`.
+The user picks another try by its row or its point; the Use step saves the chosen one.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from speechstudio.gui.clone_plots import TradePlot
+from speechstudio.gui.wizard_common import note_label
+
+#: The table's columns.
+COLUMNS = ("Version", "Steps", "Sounds like you", "Sounds natural", "")
+RECOMMENDED = "recommended"
+BELOW = "much less natural than the base voice"
+
+
+def try_names(trade) -> list[str]:
+    """Plain names of ``trade.rows``: "Base voice" (``base``, or ``step_0`` when the run has no
+    ``base`` row), "Base voice at your pitch" (``step_0`` of a run trained at another rate), "Try 1",
+    "Try 2", ... (the later steps, in order)."""
+    names, n = [], 0
+    shipped = trade.row("base") is not None
+    for r in trade.rows:
+        if r.checkpoint == "base" or (r.step == 0 and not shipped):
+            names.append("Base voice")
+        elif r.step == 0:
+            names.append("Base voice at your pitch")
+        else:
+            n += 1
+            names.append(f"Try {n}")
+    return names
+
+
+def load_run_trade(run_dir: Path):
+    """The run's ``Trade``, or None when the run judged nothing (no or unreadable ``closeness.json``)."""
+    from speechstudio.finetune.run import RunError
+    from speechstudio.finetune.trade import load_trade
+
+    try:
+        trade = load_trade(run_dir)
+    except RunError:
+        return None
+    return trade if trade.rows else None
+
+
+class TradeView(QWidget):
+    """Table + plots of a run's tries. ``trade`` (or None), ``chosen`` (row index, or None),
+    :meth:`checkpoint` (what the Use step saves: the chosen row's ``finetune save --checkpoint``
+    name). Signal ``picked(index)`` when the user picks a row."""
+
+    picked = Signal(int)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.trade = None
+        self.chosen: int | None = None
+        self.names: list[str] = []
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.summary = note_label("Which try is recommended", "Each check during training makes a try of your "
+                                  "voice; how each one sounds appears here.")
+        lay.addWidget(self.summary)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setAccessibleName("Tries of the voice")
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.table.setMinimumHeight(110)
+        lay.addWidget(self.table, 2)
+        self.plot = TradePlot()
+        self.plot.clicked.connect(self.choose)
+        lay.addWidget(self.plot, 3)
+
+    # ------------------------------------------------------------------ data
+    def set_trade(self, trade) -> None:
+        """Show ``trade`` (None: nothing judged yet). The choice stays on the same step when the
+        trade grows during training, else it moves to the recommended try."""
+        keep = self.checkpoint() if self.chosen is not None and self.chosen != self._recommended() else None
+        self.trade = trade
+        self.names = try_names(trade) if trade is not None else []
+        rows = trade.rows if trade is not None else []
+        rec = self._recommended()
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            note = RECOMMENDED if i == rec else ("" if trade.natural_enough(r) else BELOW)
+            cells = (self.names[i], str(r.step), f"{r.similarity:.2f}",
+                     "not measured" if r.naturalness is None else f"{r.naturalness:.1f}", note)
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(self._details(r))
+                self.table.setItem(i, c, item)
+        self.table.blockSignals(False)
+        index = next((i for i, r in enumerate(rows) if r.checkpoint == keep), rec)
+        if index is None and rows:
+            index = max(range(len(rows)), key=lambda i: rows[i].score)  # nothing recommended: the highest score
+        self.choose(index, emit=False)
+
+    def _recommended(self) -> int | None:
+        return None if self.trade is None else self.trade.recommended
+
+    @staticmethod
+    def _details(r) -> str:
+        """A row's figures for the tooltip (pitch in Hz stays here, off the page)."""
+        pitch = "" if r.pitch_hz is None else f"; pitch {r.pitch_hz:.0f} Hz" + (
+            "" if r.pitch_offset_st is None else f", {r.pitch_offset_st:+.1f} semitones from yours")
+        return f"{r.checkpoint}: speaker similarity {r.similarity:.3f}, naturalness " + (
+            "not measured" if r.naturalness is None else f"{r.naturalness:.2f}") + pitch
+
+    def checkpoint(self) -> str | None:
+        """The chosen row's checkpoint name (``step_N``, ``base``), or None when nothing was judged."""
+        if self.trade is None or self.chosen is None or not 0 <= self.chosen < len(self.trade.rows):
+            return None
+        return self.trade.rows[self.chosen].checkpoint
+
+    def chosen_name(self) -> str:
+        """The chosen try's plain name ("Try 2"), or "" when nothing was judged."""
+        return self.names[self.chosen] if self.chosen is not None and self.chosen < len(self.names) else ""
+
+    # ------------------------------------------------------------------ choice
+    def choose(self, index: int | None, emit: bool = True) -> None:
+        """Pick row ``index`` (a table row or a plot point)."""
+        self.chosen = index
+        self.table.blockSignals(True)
+        if index is None:
+            self.table.clearSelection()
+        else:
+            self.table.selectRow(index)
+        self.table.blockSignals(False)
+        self.plot.show_trade(self.trade, index)
+        self.summary.setText(self._summary())
+        if emit and index is not None:
+            self.picked.emit(index)
+
+    def _selection_changed(self) -> None:
+        rows = {i.row() for i in self.table.selectedIndexes()}
+        if len(rows) == 1:
+            self.choose(rows.pop())
+
+    def _summary(self) -> str:
+        """What the table says, in one or two sentences."""
+        t = self.trade
+        if t is None:
+            return "Each check during training makes a try of your voice; how each one sounds appears here."
+        rec = t.recommended
+        chosen = self.chosen
+        if t.base_naturalness is None:
+            head = "How natural each try sounds could not be measured on this computer: "
+        else:
+            head = ""
+        if rec is None:
+            text = head + ("no try sounds natural enough to recommend: each is much less natural than the base "
+                           "voice. Pick one to save anyway, or blend it with the base voice on the next step.")
+        else:
+            why = ("the one most like you" if t.base_naturalness is None else
+                   "the one most like you that still sounds about as natural as the base voice")
+            text = head + f"Recommended: {self.names[rec]}, {why}."
+        if chosen is not None and chosen != rec:
+            r = t.rows[chosen]
+            text += f" You chose {self.names[chosen]}"
+            if not t.natural_enough(r):
+                text += (f": it sounds much less natural than the base voice ({r.naturalness:.1f} against "
+                         f"{t.base_naturalness:.1f}). It is saved only because you chose it")
+            text += "."
+        elif rec is not None:
+            text += " Pick another row or point to save that one instead."
+        return text
