@@ -51,3 +51,8 @@ class Registry:
     def names(self) -> list[str]:
         self._load()
         return list(self._items)
+
+
+#: Speech-recognition families (:mod:`speechstudio.asr.family`), here so the model store can ask them
+#: which family a folder is without importing ``asr``.
+RECOGNISERS = Registry("recogniser family", ("speechstudio.asr.family_whisper", "speechstudio.asr.family_ctc"))

@@ -2,22 +2,19 @@
 
 An ``AsrFamily`` detects its model folders, loads them, states ``capabilities``, checks options
 (``check_options``, the one answer for CLI, worker and GUI) and streams (``open_stream``). Built in:
-``wav2vec2`` (:mod:`.family_ctc`) and ``whisper`` (:mod:`.family_whisper`); add one in ``BUILTIN`` or
-with :func:`register`. ``engine`` fields hold the family's registry name, never a runtime. Cheap to
-import (no torch until ``load``)."""
+``wav2vec2`` (:mod:`.family_ctc`) and ``whisper`` (:mod:`.family_whisper`) in
+:data:`speechstudio.registry.RECOGNISERS`; add one with :func:`register`. ``engine`` fields hold the
+family's registry name, never a runtime. Cheap to import (no torch until ``load``)."""
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from speechstudio.errors import ModelNotFoundError, UsageError
-from speechstudio.registry import Registry
+from speechstudio.hub.detect import ModelFolder, read_folder
+from speechstudio.registry import RECOGNISERS
 
-#: The built-in families' modules, in detection order; each defines ``FAMILY``.
-BUILTIN = ("speechstudio.asr.family_whisper", "speechstudio.asr.family_ctc")
 
 
 @dataclass(frozen=True)
@@ -33,16 +30,6 @@ class AsrCapabilities:
     streaming: str | None = None
     trainable: bool = False
     detects_language: bool = False
-
-
-@dataclass(frozen=True)
-class ModelFolder:
-    """A candidate model folder, read once for every family's ``detect``: ``path``, the file
-    ``names`` in it, and ``config`` (its ``config.json`` as a dict, ``None`` when it has none)."""
-
-    path: Path
-    names: frozenset[str]
-    config: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -121,7 +108,7 @@ class AsrFamily:
                          "dictation takes a Wav2Vec2 CTC or a Whisper model")
 
 
-_FAMILIES = Registry("recogniser family", BUILTIN)
+_FAMILIES = RECOGNISERS
 
 
 def register(family: AsrFamily, *, replace: bool = False) -> AsrFamily:
@@ -174,58 +161,5 @@ def check_options(recognizer, options: OptionCheck) -> list[str]:
     return family.check_options(recognizer, options) if family is not None else []
 
 
-def read_folder(path: str | os.PathLike[str]) -> ModelFolder:
-    """Read ``path`` into a :class:`ModelFolder`. Raises ``ModelNotFoundError``: missing, a file,
-    unreadable, or a ``config.json`` that is not a JSON object."""
-    p = Path(path)
-    if not p.exists():
-        raise ModelNotFoundError(f"model directory {p} does not exist")
-    if not p.is_dir():
-        raise ModelNotFoundError(f"{p} is a file, not a model directory (give the folder that holds it)")
-    try:
-        names = frozenset(os.listdir(p))
-    except OSError as exc:
-        raise ModelNotFoundError(f"cannot read model directory {p}: {exc.strerror or exc}") from exc
-    config = None
-    if "config.json" in names:
-        try:
-            with open(p / "config.json", encoding="utf-8") as fh:
-                config = json.load(fh)
-        except (OSError, ValueError) as exc:
-            raise ModelNotFoundError(f"{p}: config.json cannot be read as JSON ({exc})") from exc
-        if not isinstance(config, dict):
-            raise ModelNotFoundError(f"{p}: config.json is not a JSON object")
-    return ModelFolder(p, names, config)
-
-
-def detect(path: str | os.PathLike[str]) -> str:
-    """The name of the family whose model ``path`` is. Raises ``ModelNotFoundError`` naming the folder
-    and why no family runs it."""
-    folder = read_folder(path)
-    for family in families():
-        if family.detect(folder):
-            return family.name
-    p, config = folder.path, folder.config
-    labels = ", ".join(f.label for f in families())
-    if config is None:
-        raise ModelNotFoundError(f"{p} is not a supported ASR model: no config.json and no model file that a "
-                                 f"recogniser family reads ({labels})")
-    model_type = str(config.get("model_type", "")).lower().replace("_", "-")
-    if model_type == "vits":
-        raise ModelNotFoundError(f"{p} is a VITS text-to-speech voice, not a speech-recognition model")
-    if model_type == "whisper":
-        raise ModelNotFoundError(
-            f"{p} is a transformers Whisper checkpoint; faster-whisper needs the CTranslate2 "
-            "conversion (ct2-transformers-converter) or a Systran/faster-whisper-* model"
-        )
-    architectures = config.get("architectures") or []
-    kind = f"model_type {model_type!r}" if model_type else "no model_type"
-    arch = f", architectures {architectures}" if architectures else ""
-    raise ModelNotFoundError(
-        f"{p} is not a supported ASR model ({kind}{arch}): expected a *ForCTC checkpoint (Wav2Vec2, "
-        f"HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) or a CTranslate2 Whisper directory (families: {labels})"
-    )
-
-
-__all__ = ["AsrCapabilities", "AsrFamily", "ModelFolder", "OptionCheck", "BUILTIN", "register", "unregister",
-           "families", "get", "of", "capabilities", "label", "check_options", "detect", "read_folder"]
+__all__ = ["AsrCapabilities", "AsrFamily", "ModelFolder", "OptionCheck", "register", "unregister",
+           "families", "get", "of", "capabilities", "label", "check_options", "read_folder"]
