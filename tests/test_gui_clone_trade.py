@@ -104,7 +104,7 @@ def test_train_step_plots_the_tries_marks_the_recommended_and_saves_the_one_pick
     table = [[view.table.item(r, c).text() for c in range(5)] for r in range(view.table.rowCount())]
     assert table == [["Base voice", "0", "0.60", "4.4", ""],
                      ["Try 1", "2", "0.66", "4.1", "recommended"],
-                     ["Try 2", "4", "0.75", "3.0", "much less natural than the base voice"]]
+                     ["Try 2", "4", "0.75", "3.0", "much less natural"]]
     assert view.summary.text() == ("Recommended: Try 1, the one most like you that still sounds about as natural as "
                                    "the base voice. Pick another row or point to save that one instead.")
     assert _plain(win) == []

@@ -179,7 +179,7 @@ class TradePlot(QWidget):
     (a row of the trade) was clicked."""
 
     clicked = Signal(int)
-    MIN_HEIGHT = 150
+    MIN_HEIGHT = 120
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -196,14 +196,14 @@ class TradePlot(QWidget):
             return
         from speechstudio.gui.wheel_guard import guard_wheel
 
-        titles = {"similarity": "sounds like you (higher is closer; your own recordings: about 0.9)",
-                  "naturalness": "sounds natural (1 to 5, higher is better)"}
+        titles = {"similarity": "sounds like you", "naturalness": "sounds natural (1 to 5)"}
         for key, title in titles.items():
             p = pg.PlotWidget(title=title)
             p.setAccessibleName("Sounds like you, per try" if key == "similarity" else "Sounds natural, per try")
             p.setLabel("bottom", "step")
             p.setMenuEnabled(False)
             p.setMinimumHeight(self.MIN_HEIGHT)
+            p.setMinimumWidth(160)
             guard_wheel(p)
             self.plots[key] = p
             self.curves[key] = p.plot([], [], pen=pg.mkPen(TRADE_COLORS[key], width=2), symbol="o", symbolSize=8)
@@ -215,7 +215,9 @@ class TradePlot(QWidget):
                                       symbolPen=pg.mkPen(TRADE_COLORS["mark"], width=2))
             self._lay.addWidget(p, 1)
         self.floor_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(TRADE_COLORS["below"], style=Qt.PenStyle.DashLine),
-                                          label="lowest recommended", labelOpts={"position": 0.1})
+                                          label="lowest recommended",
+                                          labelOpts={"position": 0.02, "anchors": [(0, 0), (0, 0)],
+                                                     "color": TRADE_COLORS["below"]})
         self.plots["naturalness"].addItem(self.floor_line)
 
     def show_trade(self, trade, chosen: int | None = None) -> None:

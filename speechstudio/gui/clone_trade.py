@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
 
 from speechstudio.gui.clone_plots import TradePlot
 from speechstudio.gui.wizard_common import note_label
@@ -21,7 +21,7 @@ from speechstudio.gui.wizard_common import note_label
 #: The table's columns.
 COLUMNS = ("Version", "Steps", "Sounds like you", "Sounds natural", "")
 RECOMMENDED = "recommended"
-BELOW = "much less natural than the base voice"
+BELOW = "much less natural"
 
 
 def try_names(trade) -> list[str]:
@@ -77,13 +77,20 @@ class TradeView(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        header.setToolTip("Sounds like you: speaker similarity, your own recordings score about 0.9. Sounds "
+                          "natural: predicted listener score from 1 to 5.")
         self.table.itemSelectionChanged.connect(self._selection_changed)
-        self.table.setMinimumHeight(110)
-        lay.addWidget(self.table, 2)
+        self.table.setMinimumHeight(120)
         self.plot = TradePlot()
         self.plot.clicked.connect(self.choose)
-        lay.addWidget(self.plot, 3)
+        row = QHBoxLayout()  # side by side: the page is short at 1280x768 with the docks open
+        row.addWidget(self.table, 4)
+        row.addWidget(self.plot, 5)
+        lay.addLayout(row, 1)
 
     # ------------------------------------------------------------------ data
     def set_trade(self, trade) -> None:
@@ -98,11 +105,13 @@ class TradeView(QWidget):
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             note = RECOMMENDED if i == rec else ("" if trade.natural_enough(r) else BELOW)
+            tip = self._details(r) + ("" if note != BELOW else "; much less natural than the base voice: not "
+                                      "recommended")
             cells = (self.names[i], str(r.step), f"{r.similarity:.2f}",
                      "not measured" if r.naturalness is None else f"{r.naturalness:.1f}", note)
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(self._details(r))
+                item.setToolTip(tip)
                 self.table.setItem(i, c, item)
         self.table.blockSignals(False)
         index = next((i for i, r in enumerate(rows) if r.checkpoint == keep), rec)

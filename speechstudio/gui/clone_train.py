@@ -3,10 +3,12 @@
 A preset (quick / standard / best, ``speechstudio.finetune.vits.presets``) fills steps and batch
 size and gives a time / memory estimate for the detected device; Start / Pause / Resume / Stop
 drive a :class:`~speechstudio.worker.finetune_jobs.FineTuneJob` on the wizard's own "train"
-worker, so the compute worker (Speak, Transcribe) stays free and the window responsive. Live:
-loss curves (pyqtgraph; drawn at most every 0.3 s), steps/s and ETA, the over-training warning,
-and the audio samples of each checkpoint with Play buttons. Resume continues the run folder
-``<data dir>/finetune/runs/NAME`` from its last checkpoint, also after the app was restarted.
+worker, so the compute worker (Speak, Transcribe) stays free and the window responsive. Live, in
+three tabs: how each judged try sounds (similarity and naturalness, the recommended try, the choice of
+the try the Use step saves: :mod:`.clone_trade`), the audio samples of each check with Play buttons,
+and the loss curves (pyqtgraph; drawn at most every 0.3 s); steps/s and ETA, the over-training
+warning. Resume continues the run folder ``<data dir>/finetune/runs/NAME`` from its last checkpoint,
+also after the app was restarted; a run opened again says its name and how many steps it trained.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QSpinBox, QTabWidget,
-                               QVBoxLayout)
+                               QVBoxLayout, QWidget)
 
 from speechstudio.worker.worker import Status
 from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
@@ -127,14 +129,18 @@ class TrainStep(TrainingStep):
         self.curves = LossCurves()
         self.views = QTabWidget()
         self.views.setAccessibleName("Training views")
-        self.views.addTab(self.trade_view, "How each try sounds")
-        self.views.addTab(self.curves, "How training goes")
-        lay.addWidget(self.views, 3)
-        lay.addWidget(QLabel("Samples as training goes (a fixed sentence and one of yours):"))
         self.sample_table = SampleTable()
         self.sample_table.audio = self.wiz.audio
         self.sample_table.play.connect(self._play)
-        lay.addWidget(self.sample_table, 2)
+        listen = QWidget()
+        listen_lay = QVBoxLayout(listen)
+        listen_lay.setContentsMargins(0, 0, 0, 0)
+        listen_lay.addWidget(QLabel("What each try says (a fixed sentence and one of yours):"))
+        listen_lay.addWidget(self.sample_table, 1)
+        self.views.addTab(self.trade_view, "How each try sounds")
+        self.views.addTab(listen, "Listen")
+        self.views.addTab(self.curves, "How training goes")
+        lay.addWidget(self.views, 1)
         self.option_widgets = (self.preset_box, self.steps_spin, self.batch_spin, self.device_box, self.prosody_check)
         self._preset_changed(self.preset_box.currentText())
         self._update()
