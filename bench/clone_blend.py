@@ -71,7 +71,7 @@ def main() -> int:
     from speechstudio.finetune.blend import blend_generator
     from speechstudio.finetune.trade import load_trade
     from speechstudio.finetune.vits.trained import load_trained_generator
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     run = args.work / "run"
     train_dir, held = clone_real.split(args.data, args.work, args.held_out)

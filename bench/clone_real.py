@@ -119,7 +119,7 @@ def synth(voice, texts: list[str], pitch: float | None = 0.0, model=None) -> lis
     end, at its own rate and tempo (``length_scale`` x rate ratio), resampled to the voice's rate."""
     import soxr
 
-    from speechstudio.tts.vits import SynthesisSettings
+    from speechstudio.tts.family import SynthesisSettings
 
     rate = int(model.config.sampling_rate) if model is not None else voice.sample_rate
     k = rate / voice.sample_rate
@@ -194,7 +194,7 @@ def main() -> int:
 
     from speechstudio.finetune.vits.presets import preset
     from speechstudio.finetune.vits.trainer import TrainControl, load_trained_generator, train_voice
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     args.work.mkdir(parents=True, exist_ok=True)
     train_dir, held = split(args.data, args.work, args.held_out)

@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import speechstudio
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     rows = read_corpus(args.corpus)[: args.lines or None]
     voice = load_voice(joe.model_path(), device="cpu", name="joe")

@@ -162,7 +162,7 @@ def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None
     global _voice
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.family import check_settings
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
     from speechstudio.tts.voices import resolve_voice
 
     settings = SynthesisSettings(speaker=speaker, noise_scale=noise_scale, noise_w=noise_w,

@@ -13,7 +13,7 @@ import pytest
 from cuda_promises import cuda_marks
 from test_tts_piper import HOP, PARITY_SENTENCES
 
-from speechstudio.tts.vits import SynthesisSettings, load_voice
+from speechstudio.tts.family import SynthesisSettings, load_voice
 
 pytestmark = cuda_marks()
 

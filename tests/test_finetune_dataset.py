@@ -49,7 +49,7 @@ LEAD_S, TAIL_S = 0.8, 1.2
 def say():
     """``say(text) -> float32 audio at 22.05 kHz`` with the joe voice (cached per text; the noise
     seed comes from the text, so a clip sounds the same whichever tests run)."""
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     voice = load_voice(joe.model_path(), device="cpu", name="joe")
     assert voice.sample_rate == RATE

@@ -70,7 +70,7 @@ def test_both_processes_keep_identical_weights_and_losses_are_finite(launched):
     assert state["step"] == 4 and state["world"] == 2 and len(state["rng_ranks"]) == 2
     assert state["batches_seen"] == 8  # 2 processes x 4 steps x 1 batch, one shared order
     assert _same(a0, state) == []
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     before = load_voice(tmp / "base", device="cpu", precision="fp32", optimize=False).model.state_dict()
     assert any(not torch.equal(before[k], a0["generator"][k]) for k in before if k.startswith("decoder."))

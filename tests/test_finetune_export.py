@@ -14,7 +14,7 @@ from speechstudio.finetune.clone_store import MMS_LICENSE, UNKNOWN_LICENSE, base
 from speechstudio.finetune.export import ExportError, export_piper_onnx, text_phoneme_id_map, vits_parameter_name
 from speechstudio.tts.phonemize import phonemes_to_ids
 from speechstudio.tts.stream import speech_tags, stream_speech, write_stream
-from speechstudio.tts.vits import SynthesisSettings, load_voice
+from speechstudio.tts.family import SynthesisSettings, load_voice
 from speechstudio.tts.voices import VoiceRef
 
 from tts_fixtures.tiny import make_tiny_vits

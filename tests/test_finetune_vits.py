@@ -19,7 +19,7 @@ from speechstudio.finetune.run import RunError, RunFolder, TrainingError
 from speechstudio.finetune.vits import step as vits_step
 from speechstudio.finetune.vits.events import CheckpointEvent, DoneEvent, EvalEvent, SampleEvent, StageEvent, StepEvent
 from speechstudio.finetune.vits.trainer import TrainConfig, TrainControl, load_trained_generator, train_voice
-from speechstudio.tts.vits import load_voice
+from speechstudio.tts.family import load_voice
 
 from tts_fixtures.dataset import SR, TEXTS, make_dataset, tiny_config
 from tts_fixtures.tiny import make_tiny_vits

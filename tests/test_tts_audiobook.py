@@ -28,7 +28,7 @@ The end came quietly.
 def tiny_voice(tmp_path_factory):
     from tts_fixtures.tiny import make_tiny_vits
 
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     return load_voice(make_tiny_vits(tmp_path_factory.mktemp("tiny") / "v"), device="cpu", name="tiny")
 
@@ -121,7 +121,7 @@ def test_audiobook_files_tags_marks_and_resume(tmp_path, tiny_voice):
     playlist = (out / "playlist.m3u8").read_text(encoding="utf-8").splitlines()
     assert playlist[0] == "#EXTM3U" and playlist[-1] == "03 - Chapter 3.mp3"
     # Other settings: chapters are redone.
-    from speechstudio.tts.vits import SynthesisSettings
+    from speechstudio.tts.family import SynthesisSettings
 
     again = make_audiobook(tiny_voice, path, out, "mp3", SynthesisSettings(length_scale=1.5), workers=1)
     # 1.5x slower speech; the sentence and heading pauses stay: measured 2.034 -> 2.426 s
@@ -299,9 +299,9 @@ def test_m4b_chapters_cover_tags_and_rebuild_only_on_change(tmp_path, tiny_voice
 
 def test_cli_audiobook_cover_errors_are_one_line(tmp_path, capsys, monkeypatch):
     from speechstudio import cli
-    import speechstudio.tts.vits as vits
+    import speechstudio.tts.family as tts_family
 
-    monkeypatch.setattr(vits, "load_voice", lambda *a, **k: pytest.fail("voice loaded"))
+    monkeypatch.setattr(tts_family, "load_voice", lambda *a, **k: pytest.fail("voice loaded"))
     book = tmp_path / "b.md"
     book.write_text("# One\n\nHello there.\n", encoding="utf-8")
     (tmp_path / "c.txt").write_text("not a picture")

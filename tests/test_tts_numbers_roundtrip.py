@@ -38,7 +38,7 @@ def test_numbers_round_trip_through_whisper():
     import soxr
     from faster_whisper import WhisperModel
 
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     voice = load_voice(joe.model_path(), device="cpu", name="joe")
     whisper = WhisperModel(os.path.join(os.path.dirname(mnm.__file__), "model"), device="cpu",

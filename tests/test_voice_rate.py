@@ -23,7 +23,7 @@ from speechstudio.finetune.vits.events import StageEvent
 from speechstudio.finetune.vits.features import FeatureConfig
 from speechstudio.finetune.vits.trainer import TrainConfig, load_trained_generator, train_voice
 from speechstudio.finetune.vits.voice_rate import MAX_SEMITONES, choose_rate
-from speechstudio.tts.vits import SynthesisSettings, load_voice
+from speechstudio.tts.family import SynthesisSettings, load_voice
 
 K = 1.2
 TEXTS = ["Hello there, how are you today?", "It is a fine day for a walk in the park.",

@@ -65,7 +65,7 @@ def measure_pitch_match(model, base_voice, dataset_dir: str | Path, reference_cl
     from speechstudio.finetune.manifest import Manifest
     from speechstudio.finetune.closeness import pitch_profile
     from speechstudio.tts.pitch import offset_semitones
-    from speechstudio.tts.vits import SynthesisSettings
+    from speechstudio.tts.family import SynthesisSettings
 
     manifest = Manifest.load(dataset_dir)
     clips = manifest.usable()[: max(reference_clips, probe_texts)]
@@ -78,7 +78,7 @@ def measure_pitch_match(model, base_voice, dataset_dir: str | Path, reference_cl
             continue
         audio = audio.mean(axis=1)
         reference.append(audio if sr == rate else soxr.resample(audio, sr, rate).astype(np.float32))
-    voice = dataclasses.replace(base_voice, model=model.eval(), pitch_semitones=0.0, engine="torch", runner=None,
+    voice = dataclasses.replace(base_voice, model=model.eval(), pitch_semitones=0.0, runtime="torch", runner=None,
                                 model_loader=None, warnings=[])
     own = []
     for i, clip in enumerate(clips[:probe_texts]):

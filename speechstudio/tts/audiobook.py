@@ -200,7 +200,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     Raises ``UsageError`` (format, out_dir a file, bad cover), ``DocumentError`` and synthesis errors
     (finished chapters stay; a rerun resumes)."""
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.vits import SynthesisSettings
+    from speechstudio.tts.family import SynthesisSettings
 
     fmt = fmt.lower().lstrip(".")
     if fmt not in BOOK_FORMATS:

@@ -70,7 +70,7 @@ def audiobook_command(args) -> int:
     from speechstudio.tts.audiobook import make_audiobook, prepare_cover
     from speechstudio.tts.documents import read_book
     from speechstudio.tts.family import check_settings
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
     from speechstudio.tts.voices import resolve_voice
 
     settings = SynthesisSettings(speaker=args.speaker, noise_scale=args.noise_scale, noise_w=args.noise_w,

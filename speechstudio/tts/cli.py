@@ -176,7 +176,7 @@ def speak_command(args) -> int:
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.text import EmptyTextError, has_speakable
     from speechstudio.tts.family import check_settings
-    from speechstudio.tts.vits import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, load_voice
     from speechstudio.tts.voices import resolve_voice
 
     raw = getattr(args, "output_raw", False)

@@ -74,7 +74,7 @@ class FamilyVoice:
     def synthesize(self, sentence: str, settings=None) -> np.ndarray:
         """One sentence -> ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``self.sample_rate`` Hz."""
         from speechstudio.tts.family import check_options
-        from speechstudio.tts.vits import SynthesisSettings
+        from speechstudio.tts.family import SynthesisSettings
 
         settings = settings or SynthesisSettings()
         self.warnings.extend(check_options(self, settings))
@@ -122,7 +122,7 @@ class TransformersFamily(TtsFamily):
         return source.model_type == self.model_type
 
     def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
-             local_files_only: bool = True, optimize: bool = True, engine: str = "auto"):
+             local_files_only: bool = True, optimize: bool = True, runtime: str = "auto"):
         from transformers import AutoConfig
 
         from speechstudio.errors import ModelNotFoundError, SpeechStudioError

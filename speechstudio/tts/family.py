@@ -12,15 +12,18 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from speechstudio.errors import ModelNotFoundError, UsageError
+from typing import Protocol, runtime_checkable
+
+from speechstudio.errors import ModelNotFoundError, SpeechStudioError, UsageError
 from speechstudio.registry import Registry
 
-__all__ = ["TtsCapabilities", "TtsFamily", "VoiceSource", "BUILTIN", "DEFAULT", "VITS_CONTROLS", "CONTROL_RANGES",
-           "register", "unregister", "families", "get", "find", "of", "detect", "read_source", "check_options",
-           "check_settings"]
+__all__ = ["Voice", "SynthesisSettings", "UnknownSpeakerError", "TtsCapabilities", "TtsFamily", "VoiceSource",
+           "BUILTIN", "DEFAULT", "VITS_CONTROLS", "CONTROL_RANGES", "register", "unregister", "families", "get", "find",
+           "of", "detect", "read_source", "load_voice", "check_options", "check_settings"]
 
 #: The built-in families' modules, in detection order; each defines ``FAMILY``.
 BUILTIN = ("speechstudio.tts.family_vits", "speechstudio.tts.speecht5", "speechstudio.tts.fastspeech2")
@@ -35,6 +38,55 @@ VITS_CONTROLS = ("speaker", "length_scale", "noise_scale", "noise_w", "seed")
 #: 21 s long, 5.0 tried to allocate > 19 GB): refused with a usage error instead.
 CONTROL_RANGES = {"length_scale": (0.0, 10.0, False), "noise_scale": (0.0, 10.0, True), "noise_w": (0.0, 2.0, True),
                   "pitch": (-12.0, 12.0, True)}
+
+
+class UnknownSpeakerError(SpeechStudioError):
+    """A speaker id / name that the voice does not have."""
+
+
+@dataclass(frozen=True)
+class SynthesisSettings:
+    """Per-call controls. ``None`` means the voice's default (Piper's .onnx.json ``inference``)."""
+
+    speaker: int | str | None = None
+    noise_scale: float | None = None
+    noise_w: float | None = None
+    length_scale: float | None = None
+    seed: int | None = None
+    #: Pitch shift in semitones (formants kept, ``tts.pitch.shift_pitch``); ``None``: the voice's
+    #: own ``VitsVoice.pitch_semitones`` (0 except for clones that measured one), 0: none.
+    pitch: float | None = None
+
+
+@runtime_checkable
+class Voice(Protocol):
+    """A loaded voice of any family (``vits.VitsVoice``, ``families.FamilyVoice``). ``family``: its
+    registry name (what it can do: ``of(voice).capabilities``); ``kind``: its file format
+    (``transformers`` | ``piper``); ``sample_rate`` Hz; ``speakers`` name -> id; ``defaults`` the
+    controls' defaults; ``warnings`` text it could not say (the caller clears them); ``clone_of`` the
+    base voice of a clone."""
+
+    name: str
+    family: str
+    kind: str
+    sample_rate: int
+    language: str
+    speakers: dict
+    num_speakers: int
+    device: str
+    dtype: str
+    defaults: dict
+    warnings: list
+    clone_of: str | None
+
+    def speaker_id(self, speaker: int | str | None) -> int | None:
+        """Speaker name / id -> int id (``None``: the default). Raises ``UnknownSpeakerError``."""
+
+    def text_to_ids(self, sentence: str) -> list[int]:
+        """Token ids of one sentence. Raises ``EmptyTextError`` / ``UnsayableTextError``."""
+
+    def synthesize(self, sentence: str, settings: SynthesisSettings = SynthesisSettings()):
+        """One sentence -> ``np.ndarray[float32]`` ``(n_samples,)`` at ``sample_rate`` Hz, [-1, 1]."""
 
 
 def check_settings(settings, flags: bool = False) -> None:
@@ -96,10 +148,8 @@ class TtsFamily:
         raise NotImplementedError
 
     def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
-             local_files_only: bool = True, optimize: bool = True, engine: str = "auto"):
-        """The loaded voice (the interface in :mod:`speechstudio.tts.families`: ``sample_rate`` Hz,
-        ``speakers``, ``synthesize(sentence, settings) -> np.ndarray[float32] (n,)``...). ``device`` /
-        ``precision`` are resolved. Raises ``ModelNotFoundError``."""
+             local_files_only: bool = True, optimize: bool = True, runtime: str = "auto") -> Voice:
+        """The loaded :class:`Voice`; ``device`` / ``precision`` are resolved. Raises ``ModelNotFoundError``."""
         raise NotImplementedError
 
     def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path | None:
@@ -219,9 +269,56 @@ def detect(source: VoiceSource) -> TtsFamily:
                              f"{source.model_type!r}; voice families: {names})")
 
 
-def check_engine(engine: str, device: str) -> None:
-    """Refuse an ``engine`` (``auto|torch|onnx``) that cannot run on ``device`` (one-line ``UsageError``)."""
-    if engine not in ("auto", "torch", "onnx"):
-        raise UsageError(f"unknown engine {engine!r} (use auto, torch or onnx)")
-    if engine == "onnx" and device not in ("auto", "cpu"):
-        raise UsageError("engine onnx runs on the CPU only; use engine torch for a GPU")
+def _gpu_driver_present() -> bool:
+    """False when this Linux machine has no NVIDIA / AMD GPU driver, so CUDA cannot be available
+    and ``device="auto"`` is the CPU without importing PyTorch (~1-3 s); True when unsure."""
+    if "torch" in sys.modules or not sys.platform.startswith("linux"):
+        return True
+    return any(os.path.exists(p) for p in ("/proc/driver/nvidia/version", "/dev/nvidiactl", "/dev/kfd"))
+
+
+def _pick_device(device: str, precision: str) -> tuple[str, str]:
+    if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
+        raise UsageError(f"unknown device {device!r} (use auto, cpu or cuda)")
+    if precision not in ("auto", "fp32", "fp16"):
+        raise UsageError(f"unknown precision {precision!r} (use auto, fp32 or fp16)")
+    if (device == "cpu" or (device == "auto" and not _gpu_driver_present())) and precision != "fp16":
+        return "cpu", "fp32"
+    import torch
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    elif device.startswith("cuda") and not torch.cuda.is_available():
+        raise UsageError("--device cuda asked for, but CUDA is not available on this machine")
+    if precision == "auto":
+        precision = "fp16" if device.startswith("cuda") else "fp32"
+    if precision == "fp16" and device == "cpu":
+        raise UsageError("fp16 needs a CUDA device; use --precision fp32 on CPU")
+    return device, precision
+
+
+def check_runtime(runtime: str, device: str) -> None:
+    """Refuse a ``runtime`` (``auto|torch|onnx``) that cannot run on ``device`` (one-line ``UsageError``)."""
+    if runtime not in ("auto", "torch", "onnx"):
+        raise UsageError(f"unknown runtime {runtime!r} (use auto, torch or onnx)")
+    if runtime == "onnx" and device not in ("auto", "cpu"):
+        raise UsageError("runtime onnx runs on the CPU only; use runtime torch for a GPU")
+
+
+def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto",
+               name: str | None = None, local_files_only: bool = True, optimize: bool = True,
+               runtime: str = "auto") -> Voice:
+    """Load a voice from a Piper ``.onnx``, a folder (a ``config.json`` checkpoint: ``vits``,
+    ``speecht5``, ``fastspeech2_conformer_with_hifigan``; or one Piper pair) or a Hugging Face id,
+    through the family that recognises it.
+
+    ``device``: ``auto|cpu|cuda``; ``precision``: ``auto|fp32|fp16``; ``optimize``: channels-last
+    decoder on CPU; ``runtime``: ``torch``, ``onnx`` (Piper on CPU) or ``auto`` (onnx for a Piper voice
+    on CPU with ``optimize`` and onnxruntime, else torch).
+
+    Raises ``ModelNotFoundError``, ``PiperVoiceError``, ``UsageError`` (device/precision/runtime)."""
+    check_runtime(runtime, device)
+    device, precision = _pick_device(device, precision)
+    source = read_source(source, local_files_only)
+    return detect(source).load(source, device=device, precision=precision, name=name,
+                               local_files_only=local_files_only, optimize=optimize, runtime=runtime)

@@ -3,9 +3,14 @@ and Piper voices (``NAME.onnx`` + ``NAME.onnx.json``, run by onnxruntime on the 
 ``VitsModel`` by ``piper_import``). The synthesis itself is :class:`speechstudio.tts.vits.VitsVoice`."""
 from __future__ import annotations
 
+import ctypes
+import json
+import math
+import os
+import sys
 from pathlib import Path
 
-from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.family import VITS_CONTROLS, TtsCapabilities, TtsFamily, VoiceSource
 
 __all__ = ["FAMILY", "VitsFamily"]
@@ -25,24 +30,22 @@ class VitsFamily(TtsFamily):
         return ref.kind  # "piper" or "transformers": the two file formats of the family
 
     def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
-             local_files_only: bool = True, optimize: bool = True, engine: str = "auto"):
+             local_files_only: bool = True, optimize: bool = True, runtime: str = "auto"):
         if _is_piper(source):
-            return _load_piper(source.path, device, precision, name, optimize, engine)
+            return _load_piper(source.path, device, precision, name, optimize, runtime)
         return _load_transformers(source, device, precision, name, local_files_only, optimize)
 
 
-def _load_piper(src: Path, device: str, precision: str, name: str | None, optimize: bool, engine: str):
+def _load_piper(src: Path, device: str, precision: str, name: str | None, optimize: bool, runtime: str):
     """A Piper voice: ``src`` is the ``.onnx`` file or a folder holding one (the first by name)."""
     from speechstudio.tts.piper_import import read_piper_config
-    from speechstudio.tts.vits import VitsVoice, _clone_base, _clone_meta, _clone_pitch, _finish
+    from speechstudio.tts.vits import VitsVoice
 
     onnx_path = src if src.suffix == ".onnx" else sorted(src.glob("*.onnx"))[0]
-    if engine == "onnx" and device != "cpu":
-        raise UsageError("engine onnx runs on the CPU only; use engine torch for a GPU")
-    if engine == "auto":
+    if runtime == "auto":
         from speechstudio.tts.piper_onnx import onnxruntime_available
 
-        engine = "onnx" if device == "cpu" and optimize and onnxruntime_available() else "torch"
+        runtime = "onnx" if device == "cpu" and optimize and onnxruntime_available() else "torch"
 
     def build():
         from speechstudio.tts.piper_import import load_piper_model
@@ -52,13 +55,13 @@ def _load_piper(src: Path, device: str, precision: str, name: str | None, optimi
     piper = read_piper_config(onnx_path)
     clone = _clone_meta(onnx_path.parent, piper.config_path)
     runner = None
-    if engine == "onnx":
+    if runtime == "onnx":
         from speechstudio.tts.piper_onnx import OnnxPiperRunner
 
         runner = OnnxPiperRunner(piper.onnx_path)
     return VitsVoice(
-        engine=engine, runner=runner, model_loader=build if engine == "onnx" else None,
-        model=None if engine == "onnx" else build(),
+        runtime=runtime, runner=runner, model_loader=build if runtime == "onnx" else None,
+        model=None if runtime == "onnx" else build(),
         clone_of=_clone_base(clone), pitch_semitones=_clone_pitch(clone),
         name=name or onnx_path.stem, kind="piper", sample_rate=piper.sample_rate,
         num_speakers=piper.num_speakers, speakers=dict(piper.speaker_id_map),
@@ -75,7 +78,7 @@ def _load_transformers(source: VoiceSource, device: str, precision: str, name: s
 
     from speechstudio.tts.checkpoint import load_folded_checkpoint, needs_plain_load
     from speechstudio.tts.piper_import import fold_weight_norm
-    from speechstudio.tts.vits import VitsVoice, _clone_base, _clone_meta, _clone_pitch, _finish
+    from speechstudio.tts.vits import VitsVoice
 
     spec, src = source.spec, source.path
     try:
@@ -100,6 +103,76 @@ def _load_transformers(source: VoiceSource, device: str, precision: str, name: s
         defaults={"noise_scale": float(config.noise_scale), "noise_w": float(config.noise_scale_duration),
                   "length_scale": 1.0 / float(config.speaking_rate)},
     )
+
+
+_ALLOCATOR_TUNED = False
+
+
+def tune_cpu_allocator() -> bool:
+    """Raise glibc's ``M_MMAP_THRESHOLD`` / ``M_TRIM_THRESHOLD`` (``mallopt``) so the decoder's large
+    freed buffers are reused instead of re-``mmap``-ed (figures: docs/tts.md, Performance).
+    Process-wide; skipped with ``SPEECHSTUDIO_NO_MALLOPT`` or a non-glibc libc. Returns True if set."""
+    global _ALLOCATOR_TUNED
+    if _ALLOCATOR_TUNED:
+        return True
+    if os.environ.get("SPEECHSTUDIO_NO_MALLOPT") or not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        m_trim_threshold, m_mmap_threshold = -1, -3
+        ok = libc.mallopt(m_mmap_threshold, 256 * 2**20) == 1 and libc.mallopt(m_trim_threshold, 1024 * 2**20) == 1
+    except (OSError, AttributeError):
+        return False
+    _ALLOCATOR_TUNED = bool(ok)
+    return _ALLOCATOR_TUNED
+
+
+def _finish(model, device: str, precision: str, optimize: bool = True):
+    import torch
+
+    model.eval()
+    model.to(device=device, dtype=torch.float16 if precision == "fp16" else torch.float32)
+    if optimize and device == "cpu":
+        from speechstudio.tts.decoder import use_channels_last_decoder
+
+        use_channels_last_decoder(model)  # ~1.5x faster HiFi-GAN on CPU, same output
+        tune_cpu_allocator()
+    return model
+
+
+def _clone_meta(folder: Path, piper_config: Path | None = None) -> dict:
+    """SpeechStudio metadata of a clone in ``folder`` (``voice.json`` or the ``.onnx.json``
+    ``"speechstudio"`` block); ``{}`` unless marked ``synthetic``."""
+    for path, block in ((folder / "voice.json", None), (piper_config, "speechstudio")):
+        if path is None or not Path(path).is_file():
+            continue
+        try:
+            meta = json.loads(Path(path).read_text(encoding="utf-8"))
+            if block:
+                meta = meta.get(block) or {}
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(meta, dict) and meta.get("synthetic"):
+            return meta
+    return {}
+
+
+def _clone_base(meta: dict) -> str | None:
+    """Base voice name of a clone from its ``_clone_meta``; None for other voices."""
+    if not meta:
+        return None
+    return str(meta.get("base") or meta.get("base_voice") or "unknown")
+
+
+def _clone_pitch(meta: dict) -> float:
+    """A clone's stored pitch shift from its ``_clone_meta`` (``"pitch_semitones"``, semitones;
+    ``finetune.pitch_match``); 0 for other voices or a value that is not a number within +-12."""
+    value = meta.get("pitch_semitones", 0.0)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return value if math.isfinite(value) and abs(value) <= 12.0 else 0.0
 
 
 FAMILY = VitsFamily("vits", "VITS", TtsCapabilities(languages=("multi",), speakers=True, trainable=True,

@@ -1,4 +1,4 @@
-"""Run a Piper voice's own ONNX graph with onnxruntime: the light CPU engine for Piper voices.
+"""Run a Piper voice's own ONNX graph with onnxruntime: the light CPU runtime for Piper voices.
 
 As Piper does (rhasspy/piper, OHF-Voice/piper1-gpl ``voice.py``): inputs ``input`` int64 ``(1, T)``,
 ``input_lengths`` int64 ``(1,)``, ``scales`` float32 ``[noise_scale, length_scale, noise_w]``, ``sid``

@@ -67,8 +67,8 @@ MAX_AUTO_WORKERS = 4
 def stream_workers(voice: VitsVoice, workers: int | None = None) -> tuple[int, int]:
     """``(sentence workers, intra-op threads per worker)`` for ``stream_speech``: ``workers=None`` on
     the bucketed CPU path is one per ``torch.get_num_threads()`` (at most ``MAX_AUTO_WORKERS``); on the
-    onnx engine one per CPU, each a single-threaded session; otherwise 1."""
-    if getattr(voice, "engine", "torch") == "onnx":
+    onnx runtime one per CPU, each a single-threaded session; otherwise 1."""
+    if getattr(voice, "runtime", "torch") == "onnx":
         threads = cpu_threads()
         workers = min(threads, MAX_AUTO_WORKERS) if workers is None else max(1, int(workers))
         return workers, 1 if workers > 1 else threads
@@ -88,7 +88,7 @@ _POOLS_LOCK = threading.Lock()
 
 def _pool(workers: int, intra: int, torch_threads: bool = True) -> ThreadPoolExecutor:
     """A shared pool of ``workers`` threads, each set to ``intra`` torch intra-op threads
-    (``torch_threads=False``: plain threads, torch not imported; for the onnx engine)."""
+    (``torch_threads=False``: plain threads, torch not imported; for the onnx runtime)."""
     with _POOLS_LOCK:
         pool = _POOLS.get((workers, intra, torch_threads))
         if pool is not None:
@@ -118,7 +118,7 @@ def _synthesize_job(voice: VitsVoice, sentence: str, settings: SynthesisSettings
     """Worker: one sentence -> ``(audio, warnings)``; a shallow copy keeps warnings per sentence."""
     own = copy.copy(voice)  # same model; own warnings list
     own.warnings = []
-    if getattr(own, "engine", "torch") == "onnx":
+    if getattr(own, "runtime", "torch") == "onnx":
         own.runner = voice.runner.single_threaded()  # one sentence per worker, one thread each
     audio = own.synthesize(sentence, settings) if sentence else np.zeros(0, dtype=np.float32)
     return audio, tuple(own.warnings)
@@ -195,7 +195,7 @@ def stream_speech(
     if current is None:
         raise EmptyTextError("text is empty or has nothing a voice can say")
     n_workers, intra = stream_workers(voice, workers)
-    if n_workers > 1 and getattr(voice, "engine", "torch") == "onnx":
+    if n_workers > 1 and getattr(voice, "runtime", "torch") == "onnx":
         following = next(parts, None)
         if following is not None:  # more than one sentence: open the workers' session meanwhile
             voice.runner.single_threaded()
@@ -216,7 +216,7 @@ def stream_speech(
     if current is None:
         return
     # The rest: synthesized ahead on the pool, yielded in order.
-    pool = _pool(n_workers, intra, torch_threads=getattr(voice, "engine", "torch") != "onnx")
+    pool = _pool(n_workers, intra, torch_threads=getattr(voice, "runtime", "torch") != "onnx")
     pending: deque = deque()  # (index, part, part voice, chars_done, future)
     try:
         while current is not None or pending:

@@ -1,49 +1,23 @@
-"""VITS synthesis engine (PyTorch) for transformers ``VitsModel`` checkpoints (facebook/mms-tts-*,
-kakao-enterprise/vits-ljs, vits-vctk; uroman or espeak-ng input as the tokenizer asks) and imported
-Piper voices (``piper_import``; espeak-ng phonemes through ``phoneme_id_map``).
+"""VITS synthesis (PyTorch) for transformers ``VitsModel`` checkpoints (facebook/mms-tts-*,
+kakao-enterprise/vits-ljs, vits-vctk) and Piper voices; loading: :mod:`speechstudio.tts.family_vits`.
 
 Controls (VITS, Kim et al. 2021, sec. 2.5; Piper's ``inference`` config): ``noise_scale`` (prior std,
-0.667), ``noise_w`` (duration predictor noise, 0.8), ``length_scale`` (> 1 slower). A ``seed`` makes
-output deterministic. FP16 on CUDA, FP32 on CPU. On CPU a Piper voice runs its ONNX graph in onnxruntime
-(``piper_onnx``); the PyTorch model is built when first needed (``load_voice(engine=...)``)."""
+0.667), ``noise_w`` (duration predictor noise, 0.8), ``length_scale`` (> 1 slower); a ``seed`` makes
+output deterministic. FP16 on CUDA, FP32 on CPU; runtime ``onnx``: a Piper graph in onnxruntime (CPU)."""
 from __future__ import annotations
 
-import os
-import sys
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from speechstudio.errors import SpeechStudioError, UsageError
-from speechstudio.tts import family
-from speechstudio.tts.family import check_settings
+from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, check_settings
 from speechstudio.tts.phonemize import split_ids
 from speechstudio.tts.pitch import shift_pitch
 from speechstudio.tts.text import LeftOutTextError
 from speechstudio.tts.voice_text import UnsayableTextError, VoiceText
 
-__all__ = ["VitsVoice", "SynthesisSettings", "UnknownSpeakerError", "UnsayableTextError", "load_voice",
-           "MAX_SENTENCE_AUDIO_S"]
-
-
-class UnknownSpeakerError(SpeechStudioError):
-    """A speaker id / name that the voice does not have."""
-
-
-@dataclass(frozen=True)
-class SynthesisSettings:
-    """Per-call controls. ``None`` means the voice's default (Piper's .onnx.json ``inference``)."""
-
-    speaker: int | str | None = None
-    noise_scale: float | None = None
-    noise_w: float | None = None
-    length_scale: float | None = None
-    seed: int | None = None
-    #: Pitch shift in semitones (formants kept, ``tts.pitch.shift_pitch``); ``None``: the voice's
-    #: own ``VitsVoice.pitch_semitones`` (0 except for clones that measured one), 0: none.
-    pitch: float | None = None
+__all__ = ["VitsVoice", "SynthesisSettings", "UnknownSpeakerError", "UnsayableTextError", "MAX_SENTENCE_AUDIO_S"]
 
 
 #: Longest audio one sentence may produce (s); a guard against runaway durations.
@@ -61,7 +35,7 @@ class VitsVoice(VoiceText):
 
     name: str
     kind: str  # "transformers" or "piper"
-    model: object = field(repr=False, compare=False)  # VitsModel; built on first use for engine "onnx"
+    model: object = field(repr=False, compare=False)  # VitsModel; built on first use for runtime "onnx"
     sample_rate: int
     num_speakers: int = 1
     speakers: dict = field(default_factory=dict)
@@ -74,7 +48,7 @@ class VitsVoice(VoiceText):
     warnings: list = field(default_factory=list)
     bucketing: bool = True  # False: the plain VitsModel.forward even where bucketing applies
     clone_of: str | None = None  # a cloned (fine-tuned) voice: the name of its base voice
-    engine: str = "torch"  # "torch" (VitsModel) or "onnx" (Piper's graph in onnxruntime, CPU)
+    runtime: str = "torch"  # "torch" (VitsModel) or "onnx" (Piper's graph in onnxruntime, CPU)
     runner: object = field(default=None, repr=False, compare=False)  # piper_onnx.OnnxPiperRunner
     model_loader: object = field(default=None, repr=False, compare=False)  # builds ``model`` on first use
     pitch_semitones: float = 0.0
@@ -111,7 +85,7 @@ class VitsVoice(VoiceText):
     @property
     def hop_length(self) -> int:
         """Audio samples per latent frame (product of the decoder's upsample rates)."""
-        if self.engine == "onnx":
+        if self.runtime == "onnx":
             return self.runner.hop_length
         return int(np.prod(self.model.config.upsample_rates))
 
@@ -145,7 +119,7 @@ class VitsVoice(VoiceText):
         """Run the model on one id sequence -> ``np.ndarray[float32]`` ``(n_samples,)`` at
         ``self.sample_rate`` Hz, [-1, 1] (a multiple of the hop length).
 
-        A seeded sentence on the onnx engine runs the PyTorch model (the graph's noise is unseeded). The
+        A seeded sentence on the onnx runtime runs the PyTorch model (the graph's noise is unseeded). The
         pitch shift (``settings.pitch`` or ``self.pitch_semitones``) is ``tts.pitch.shift_pitch``
         (PSOLA, formants and length kept)."""
         check_settings(settings)
@@ -162,7 +136,7 @@ class VitsVoice(VoiceText):
         noise_scale = d["noise_scale"] if settings.noise_scale is None else float(settings.noise_scale)
         noise_w = d["noise_w"] if settings.noise_w is None else float(settings.noise_w)
         length_scale = d["length_scale"] if settings.length_scale is None else float(settings.length_scale)
-        if self.engine == "onnx" and settings.seed is None:
+        if self.runtime == "onnx" and settings.seed is None:
             return self.runner.run(ids, sid, noise_scale, length_scale, noise_w)
         import torch
 
@@ -228,128 +202,3 @@ class _SharedLoad:
             if self.value is None:
                 self.value = self.load()
             return self.value
-
-
-# ---------------------------------------------------------------------- loading
-def _gpu_driver_present() -> bool:
-    """False when this Linux machine has no NVIDIA / AMD GPU driver, so CUDA cannot be available
-    and ``device="auto"`` is the CPU without importing PyTorch (~1-3 s); True when unsure."""
-    if "torch" in sys.modules or not sys.platform.startswith("linux"):
-        return True
-    return any(os.path.exists(p) for p in ("/proc/driver/nvidia/version", "/dev/nvidiactl", "/dev/kfd"))
-
-
-def _pick_device(device: str, precision: str) -> tuple[str, str]:
-    if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
-        raise UsageError(f"unknown device {device!r} (use auto, cpu or cuda)")
-    if precision not in ("auto", "fp32", "fp16"):
-        raise UsageError(f"unknown precision {precision!r} (use auto, fp32 or fp16)")
-    if (device == "cpu" or (device == "auto" and not _gpu_driver_present())) and precision != "fp16":
-        return "cpu", "fp32"
-    import torch
-
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    elif device.startswith("cuda") and not torch.cuda.is_available():
-        raise UsageError("--device cuda asked for, but CUDA is not available on this machine")
-    if precision == "auto":
-        precision = "fp16" if device.startswith("cuda") else "fp32"
-    if precision == "fp16" and device == "cpu":
-        raise UsageError("fp16 needs a CUDA device; use --precision fp32 on CPU")
-    return device, precision
-
-
-_ALLOCATOR_TUNED = False
-
-
-def tune_cpu_allocator() -> bool:
-    """Raise glibc's ``M_MMAP_THRESHOLD`` / ``M_TRIM_THRESHOLD`` (``mallopt``) so the decoder's large
-    freed buffers are reused instead of re-``mmap``-ed (figures: docs/tts.md, Performance).
-    Process-wide; skipped with ``SPEECHSTUDIO_NO_MALLOPT`` or a non-glibc libc. Returns True if set."""
-    global _ALLOCATOR_TUNED
-    if _ALLOCATOR_TUNED:
-        return True
-    if os.environ.get("SPEECHSTUDIO_NO_MALLOPT") or not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        m_trim_threshold, m_mmap_threshold = -1, -3
-        ok = libc.mallopt(m_mmap_threshold, 256 * 2**20) == 1 and libc.mallopt(m_trim_threshold, 1024 * 2**20) == 1
-    except (OSError, AttributeError):
-        return False
-    _ALLOCATOR_TUNED = bool(ok)
-    return _ALLOCATOR_TUNED
-
-
-def _finish(model, device: str, precision: str, optimize: bool = True):
-    import torch
-
-    model.eval()
-    model.to(device=device, dtype=torch.float16 if precision == "fp16" else torch.float32)
-    if optimize and device == "cpu":
-        from speechstudio.tts.decoder import use_channels_last_decoder
-
-        use_channels_last_decoder(model)  # ~1.5x faster HiFi-GAN on CPU, same output
-        tune_cpu_allocator()
-    return model
-
-
-def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto",
-               name: str | None = None, local_files_only: bool = True, optimize: bool = True,
-               engine: str = "auto"):
-    """Load a voice from a Piper ``.onnx``, a folder (a ``config.json`` checkpoint: ``vits``,
-    ``speecht5``, ``fastspeech2_conformer_with_hifigan``; or one Piper pair) or a Hugging Face id,
-    through the family that recognises it (:mod:`speechstudio.tts.family`).
-
-    ``device``: ``auto|cpu|cuda``; ``precision``: ``auto|fp32|fp16``; ``optimize``: channels-last
-    decoder on CPU; ``engine``: ``torch``, ``onnx`` (Piper on CPU) or ``auto`` (onnx for a Piper voice
-    on CPU with ``optimize`` and onnxruntime, else torch).
-
-    Raises ``ModelNotFoundError``, ``PiperVoiceError``, ``UsageError`` (device/precision/engine)."""
-    family.check_engine(engine, device)
-    device, precision = _pick_device(device, precision)
-    source = family.read_source(source, local_files_only)
-    return family.detect(source).load(source, device=device, precision=precision, name=name,
-                                      local_files_only=local_files_only, optimize=optimize, engine=engine)
-
-
-def _clone_meta(folder: Path, piper_config: Path | None = None) -> dict:
-    """SpeechStudio metadata of a clone in ``folder`` (``voice.json`` or the ``.onnx.json``
-    ``"speechstudio"`` block); ``{}`` unless marked ``synthetic``."""
-    import json
-
-    for path, block in ((folder / "voice.json", None), (piper_config, "speechstudio")):
-        if path is None or not Path(path).is_file():
-            continue
-        try:
-            meta = json.loads(Path(path).read_text(encoding="utf-8"))
-            if block:
-                meta = meta.get(block) or {}
-        except (OSError, ValueError, AttributeError):
-            continue
-        if isinstance(meta, dict) and meta.get("synthetic"):
-            return meta
-    return {}
-
-
-def _clone_base(meta: dict) -> str | None:
-    """Base voice name of a clone from its ``_clone_meta``; None for other voices."""
-    if not meta:
-        return None
-    return str(meta.get("base") or meta.get("base_voice") or "unknown")
-
-
-def _clone_pitch(meta: dict) -> float:
-    """A clone's stored pitch shift from its ``_clone_meta`` (``"pitch_semitones"``, semitones;
-    ``finetune.pitch_match``); 0 for other voices or a value that is not a number within +-12."""
-    import math
-
-    value = meta.get("pitch_semitones", 0.0)
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return value if math.isfinite(value) and abs(value) <= 12.0 else 0.0
-

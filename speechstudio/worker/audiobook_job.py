@@ -29,7 +29,7 @@ class AudiobookJob(Job):
 
     def run(self, models) -> Iterator[object]:
         from speechstudio.tts.audiobook import make_audiobook
-        from speechstudio.tts.vits import SynthesisSettings
+        from speechstudio.tts.family import SynthesisSettings
 
         yield Status(f"loading voice {self.voice or '(default)'} ...")
         voice, _message = models.voice(self.voice, self.device)

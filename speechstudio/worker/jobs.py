@@ -162,7 +162,7 @@ class SpeakJob(Job):
     def run(self, models) -> Iterator[object]:
         from speechstudio.tts.output import write_speech
         from speechstudio.tts.stream import stream_speech
-        from speechstudio.tts.vits import SynthesisSettings
+        from speechstudio.tts.family import SynthesisSettings
 
         yield Status(f"loading voice {self.voice or '(default)'} ...")
         voice, message = models.voice(self.voice, self.device)
@@ -173,7 +173,7 @@ class SpeakJob(Job):
         def other_voice(name: str):
             """SSML <voice name="..."> naming another installed voice: loaded for this text only
             (the worker's cache keeps the page's voice)."""
-            from speechstudio.tts.vits import load_voice
+            from speechstudio.tts.family import load_voice
             from speechstudio.tts.voices import resolve_voice
 
             other = resolve_voice(name, allow_download=False)

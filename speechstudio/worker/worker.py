@@ -143,7 +143,7 @@ class ModelCache:
             _cut_cycles(old)
             del old
             _empty_cuda_cache()
-        from speechstudio.tts.vits import load_voice
+        from speechstudio.tts.family import load_voice
         from speechstudio.tts.voices import resolve_voice
 
         ref = resolve_voice(spec, allow_download=False)

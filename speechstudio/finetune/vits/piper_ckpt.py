@@ -453,7 +453,7 @@ def load_piper_checkpoint(ckpt_path, config_path=None, *, name: str | None = Non
         name=name or _default_name(piper, ckpt), kind="piper", model=model, sample_rate=piper.sample_rate,
         num_speakers=piper.num_speakers, speakers=dict(piper.speaker_id_map),
         language=(piper.language or piper.espeak_voice).lower().replace("_", "-"), piper=piper,
-        device="cpu", dtype="fp32", engine="torch",
+        device="cpu", dtype="fp32", runtime="torch",
         defaults={"noise_scale": piper.noise_scale, "noise_w": piper.noise_w, "length_scale": piper.length_scale},
     )
     voice.piper_checkpoint = info
