@@ -222,6 +222,8 @@ class TradePlot(QWidget):
 
     def show_trade(self, trade, chosen: int | None = None) -> None:
         """Draw ``trade`` (a ``finetune.trade.Trade``; None: empty) with row ``chosen`` ringed."""
+        if trade is None and not self.plots:
+            return  # nothing to draw yet: pyqtgraph stays unloaded
         import pyqtgraph as pg
 
         self._ensure_plots(pg)

@@ -357,13 +357,17 @@ class TrainStep(TrainingStep):
         self.wiz.status_message.emit(f"training {reason} at step {ev.step}")
 
     def show_trade(self) -> None:
-        """Read the run's judged tries (``RUN/closeness.json``) into the trade view; the view's tab is
-        shown once there is a try besides the base voice."""
+        """Read the run's judged tries (``RUN/closeness.json``) into the trade view; its tab comes to
+        the front when the first try besides the base voice appears."""
         from speechstudio.gui.clone_trade import load_run_trade
 
+        def tried(t) -> bool:
+            return t is not None and any(r.step > 0 for r in t.rows)
+
+        before = tried(self.trade_view.trade)
         trade = load_run_trade(self.run_dir())
         self.trade_view.set_trade(trade)
-        if trade is not None and any(r.step > 0 for r in trade.rows):
+        if tried(trade) and not before:
             self.views.setCurrentWidget(self.trade_view)
 
     def chosen_checkpoint(self) -> str | None:
