@@ -62,9 +62,10 @@ class AsrFamily:
 
     def load(self, path: Path, model_id: str, *, device: str = "auto", precision: str = "auto",
              batch_size: int | None = None, chunk_s: float | None = None, stride_s: float | None = None,
-             vocabulary: str = "auto"):
+             vocabulary: str = "auto", workers: int = 1):
         """The loaded recogniser (a :class:`~speechstudio.asr.types.Recognizer` whose ``engine`` is
-        ``self.name``). Raises ``ModelNotFoundError`` / ``UsageError``."""
+        ``self.name``); ``workers``: inputs it may decode at once (ignored where it cannot).
+        Raises ``ModelNotFoundError`` / ``UsageError``."""
         raise NotImplementedError
 
     def describe(self, recognizer) -> tuple[str, str]:

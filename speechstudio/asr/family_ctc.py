@@ -75,7 +75,7 @@ class CtcFamily(AsrFamily):
         return True
 
     def load(self, path, model_id, *, device="auto", precision="auto", batch_size=None, chunk_s=None, stride_s=None,
-             vocabulary="auto"):
+             vocabulary="auto", workers=1):
         from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, Wav2Vec2Recognizer
 
         return Wav2Vec2Recognizer(path, model_id, device=device, precision=precision,

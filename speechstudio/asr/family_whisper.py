@@ -22,10 +22,11 @@ class WhisperFamily(AsrFamily):
                                  "it is not a complete CTranslate2 Whisper model")
 
     def load(self, path, model_id, *, device="auto", precision="auto", batch_size=None, chunk_s=None, stride_s=None,
-             vocabulary="auto"):
+             vocabulary="auto", workers=1):
         from speechstudio.asr.whisper import WhisperRecognizer
 
-        return WhisperRecognizer(path, model_id, device=device, precision=precision, batch_size=batch_size)
+        return WhisperRecognizer(path, model_id, device=device, precision=precision, batch_size=batch_size,
+                                 workers=workers)
 
     def english_only(self, recognizer) -> bool:
         return not getattr(recognizer, "multilingual", True)

@@ -9,13 +9,14 @@ from speechstudio.errors import ModelNotFoundError, UsageError
 
 def load_model(spec: str | None = None, *, device: str = "auto", precision: str = "auto",
                 batch_size: int | None = None, chunk_s: float | None = None, stride_s: float | None = None,
-                allow_download: bool = True, progress: bool = True, vocabulary: str = "auto"):
+                allow_download: bool = True, progress: bool = True, vocabulary: str = "auto", workers: int = 1):
     """Resolve ``spec`` through the model store and load it with its family (:mod:`.family`);
     ``(recognizer, message)``, the message saying which model and why.
 
     ``spec=None``: the default model (wav2vec2-base-960h when cached, never downloaded unasked; else
     Whisper tiny.en). ``vocabulary`` (CTC): ``"auto"`` uses the folder's ``vocabulary.txt``, ``"off"``
-    greedy. Raises ``ModelNotFoundError``, ``OfflineError``, ``UsageError``."""
+    greedy. ``workers``: inputs it may decode at once (a family that cannot ignores it).
+    Raises ``ModelNotFoundError``, ``OfflineError``, ``UsageError``."""
     from speechstudio.hub.resolve import default_asr_model, resolve_model
 
     if spec:
@@ -28,7 +29,8 @@ def load_model(spec: str | None = None, *, device: str = "auto", precision: str 
 
     found = family.get(resolved.engine)
     recognizer = found.load(resolved.path, resolved.model_id, device=device, precision=precision,
-                            batch_size=batch_size, chunk_s=chunk_s, stride_s=stride_s, vocabulary=vocabulary)
+                            batch_size=batch_size, chunk_s=chunk_s, stride_s=stride_s, vocabulary=vocabulary,
+                            workers=workers)
     kind, extra = found.describe(recognizer)
     if spec:
         why = f"using {resolved.model_id} ({kind}, {resolved.source})"
@@ -55,19 +57,21 @@ if getattr(sys, "frozen", False):  # the installed app (PyInstaller) has no pip:
 def load_recognizer(spec: str | None = None, *, language: str | None = None, device: str = "auto",
                     precision: str = "auto", batch_size: int | None = None, chunk_s: float | None = None,
                     stride_s: float | None = None, allow_download: bool = True, progress: bool = True,
-                    vocabulary: str = "auto"):
+                    vocabulary: str = "auto", workers: int = 1):
     """What ``transcribe`` runs for ``spec`` and ``language`` (Whisper code or None), choosing models by
     language (:mod:`.routing`); returns ``(recognizer, message)``.
 
     Default model with auto language: a ``LanguageRouter`` (multilingual Whisper detects; English goes
     to the default English model), or the English model alone when no multilingual one is installed. An
     explicit English-only ``spec`` in auto mode refuses non-English inputs; a non-English ``language``
-    is a ``UsageError``. Also raises ``ModelNotFoundError``, ``OfflineError``."""
+    is a ``UsageError``. ``workers`` (:func:`load_model`) applies when ``language`` is given (one model, no
+    routing). Also raises ``ModelNotFoundError``, ``OfflineError``."""
     from speechstudio.asr.routing import LanguageRouter
     from speechstudio.hub.resolve import default_asr_model, multilingual_whisper
 
     options = dict(device=device, precision=precision, batch_size=batch_size, chunk_s=chunk_s, stride_s=stride_s,
-                   allow_download=allow_download, progress=progress, vocabulary=vocabulary)
+                   allow_download=allow_download, progress=progress, vocabulary=vocabulary,
+                   workers=workers if language is not None else 1)
     if spec:
         recognizer, message = load_model(spec, **options)
         if _english_only(recognizer):
