@@ -1,11 +1,6 @@
-"""SpeechStudio: offline speech work (transcribe, dictate, speak) on the user's own GPU or CPU.
-
-Library API (:mod:`speechstudio.api`)::
-
-    segments, info = speechstudio.transcribe("talk.mp3")
-    chunks = speechstudio.synthesize("Hello.", voice="en_US-joe-medium")  # SpeechChunk per sentence
-
-The names below load on first access, so ``speechstudio --help`` and the GUI start fast."""
+"""SpeechStudio: offline speech work on the user's GPU or CPU. ``segments, info =
+speechstudio.transcribe("talk.mp3")``; ``speechstudio.synthesize("Hello.", voice=...)`` (:mod:`.api`).
+Names load on first access, so ``--help`` and the GUI start fast."""
 
 __version__ = "0.1.0"
 

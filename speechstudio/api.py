@@ -1,12 +1,6 @@
-"""The library API: ``speechstudio.transcribe`` and ``speechstudio.synthesize``.
-
-Shaped like faster-whisper's ``WhisperModel.transcribe`` (segments as a lazy generator plus metadata)::
-
-    segments, info = speechstudio.transcribe("talk.mp3")          # info.language
-    for chunk in speechstudio.synthesize("Hello there.", voice="en_US-joe-medium"):
-        play(chunk.audio, chunk.sample_rate)
-
-One recogniser and one voice are kept between calls (other settings replace them)."""
+"""The library API, shaped like faster-whisper's ``transcribe``: ``segments, info =
+speechstudio.transcribe("talk.mp3")``; ``speechstudio.synthesize(text, voice=...)`` yields a
+``SpeechChunk`` per sentence. One recogniser and one voice are kept between calls."""
 from __future__ import annotations
 
 import os

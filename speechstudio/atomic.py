@@ -1,16 +1,7 @@
-"""Write a file or a folder so that readers see the old content or the new, never half of it.
-
-Files: :func:`atomic_path` (or :func:`atomic_write_bytes` / ``_text`` / ``_json``) writes a temporary
-``.<name>.<random>.part`` in the target's folder, ``fsync``-s it, ``os.replace``-s it over the target
-and ``fsync``-s the folder (POSIX). On any failure the temporary is removed and the target is unchanged.
-An existing target keeps its mode (a new one gets ``0666`` minus the umask); a symbolic link is written
-through; ``overwrite=False`` commits by hard link, so a file that appears meanwhile is not replaced
-(:class:`OutputExistsError`).
-
-Folders: :func:`atomic_folder` / :func:`install_folder` build a hidden ``.<name>.<random>.partial``
-sibling, move an existing target aside, rename the new one in, then remove the old.
-
-Recipe: ``python-atomicwrites``; "Files are hard" (Dan Luu, 2015); LWN "ext4 and data loss" (2009)."""
+"""Write a file or folder so readers see the old content or the new, never half (python-atomicwrites;
+Dan Luu, "Files are hard"): a temporary in the target's folder, fsync, ``os.replace``, fsync of the
+folder; ``overwrite=False`` commits by hard link (:class:`OutputExistsError`). Folders: built aside,
+renamed in."""
 from __future__ import annotations
 
 import contextlib

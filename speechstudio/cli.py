@@ -1,10 +1,6 @@
-"""Command line: ``speechstudio transcribe|models|speak|voices|dictate|gui ...``.
-
-Thin on purpose: parse arguments, call the same functions the GUI uses, print results. Errors a
-user can cause print one line (``speechstudio: error: ...``), never a traceback (``--debug`` shows
-it). Exit status: 0 all good, 1 some inputs failed (others still written), 2 usage error,
-130 interrupted.
-"""
+"""Command line ``speechstudio transcribe|models|speak|voices|dictate|gui ...``: parse, call what the GUI
+calls, print. User errors print one line (``--debug``: the traceback). Exit: 0, 1 some inputs failed, 2
+usage, 130 interrupted."""
 from __future__ import annotations
 
 import argparse

@@ -1,7 +1,5 @@
-"""What every subcommand's parser shares: the exit codes and argument types.
-
-Exit status: 0 all good, 1 some inputs failed (others still written), 2 usage error, 130 interrupted.
-"""
+"""What every subcommand's parser shares: exit codes (0, 1 some inputs failed, 2 usage, 130
+interrupted) and argument types."""
 from __future__ import annotations
 
 import argparse

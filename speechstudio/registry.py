@@ -1,7 +1,5 @@
-"""A registry of model families by name (recognisers in :mod:`speechstudio.asr.family`, diarizers
-in :mod:`speechstudio.diarize.family`, voices in :mod:`speechstudio.tts.family`): the built-in
-families' modules are imported on first use
-(each defines ``FAMILY``), then a plug-in or a test adds its own with :meth:`Registry.register`."""
+"""Model families by name (recognisers, diarizers, voices): built-in modules (each with ``FAMILY``)
+imported on first use; a plug-in or a test adds one with :meth:`Registry.register`."""
 from __future__ import annotations
 
 import importlib

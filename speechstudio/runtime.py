@@ -1,8 +1,5 @@
-"""Process-wide settings made before torch is imported: OpenMP thread waiting.
-
-``configure_openmp()`` sets ``GOMP_SPINCOUNT=10000`` (idle libgomp workers spin a few tens of µs, then
-sleep) unless the user chose a policy; libgomp reads it when loaded, so the CLI's ``main`` calls it
-before ``import torch``. Measurements (``bench/bench_tts.py``): docs/tts.md, Performance."""
+"""Process-wide settings made before torch is imported: ``configure_openmp()`` sets
+``GOMP_SPINCOUNT=10000`` unless the user chose one (figures: docs/tts.md, Performance)."""
 from __future__ import annotations
 
 import os

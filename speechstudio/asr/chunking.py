@@ -1,11 +1,6 @@
-"""Cut a stream of audio blocks into fixed-length CTC windows with left/right stride.
-
-transformers' ASR pipeline chunking (``chunk_length_s``, ``stride_length_s``; ``chunk_iter``):
-overlapping windows, only centre frames kept. Two changes so batching never changes results: every
-window but a final tail has exactly ``chunk`` samples (no zero padding, which changes group-norm and
-layer-norm models' output), and the tail is end-aligned, keeping only new frames. Positions are samples
-at the model rate, multiples of ``frame_len`` (the checkpoint's conv stride, 320 = 20 ms for the
-standard stack; the default only for callers that pass none)."""
+"""Cut audio blocks into fixed-length CTC windows with left/right stride (transformers' ASR pipeline
+``chunk_iter``), with every window but an end-aligned tail exactly ``chunk`` samples so batching never
+changes results. Positions: samples at the model rate, multiples of ``frame_len``."""
 from __future__ import annotations
 
 from dataclasses import dataclass

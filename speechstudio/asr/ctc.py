@@ -1,9 +1,5 @@
-"""Greedy CTC decoding across window boundaries (Graves et al., 2006, best path), with word times from
-frame offsets.
-
-The previous frame's token is kept between calls, so results equal one long pass. A word spans its first
-character's first frame to its last character's last frame (transformers' ``Wav2Vec2CTCTokenizer``
-offsets); seconds = frame x ``seconds_per_frame``."""
+"""Greedy CTC decoding across window boundaries (Graves et al. 2006) with word times from frame offsets
+(as ``Wav2Vec2CTCTokenizer``); results equal one long pass."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,11 +1,5 @@
-"""What a CTC checkpoint's config says: its family, its CTC frame rate, and whether our CTC recogniser
-runs it.
-
-Runnable: what ``AutoModelForCTC`` loads that reads raw 16 kHz audio through a conv feature encoder
-(Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, WavLM, UniSpeech, SEW); filter-bank models
-(Wav2Vec2-BERT, Parakeet) are refused. Frames (wav2vec 2.0 paper, sec. 2): ``frame_len =
-prod(conv_stride)`` (320 = 20 ms at 16 kHz), ``n`` samples give ``(n - receptive_field) // frame_len +
-1`` frames, as transformers' ``_get_feat_extract_output_lengths``."""
+"""What a CTC checkpoint's config says: family, frame rate (``frame_len = prod(conv_stride)``, wav2vec 2.0
+sec. 2) and whether our recogniser runs it (raw-waveform conv encoders; filter-bank models refused)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

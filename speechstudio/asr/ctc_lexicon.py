@@ -1,11 +1,6 @@
-"""Vocabulary-constrained CTC decoding: prefix beam search over a character trie of a word list.
-
-CTC prefix beam search (Graves et al. 2006; Hannun et al. 2014, Algorithm 1) with prefixes walked
-through a character trie of the allowed words (wav2vec 2.0's lexicon decoding, Baevski et al. 2020, sec.
-4.3, without the language model): a word outside the trie costs ``oov_penalty`` nats (``math.inf``:
-strict). ``|`` ends a word. :meth:`LexiconCTCDecoder.feed` returns the words every hypothesis agrees on,
-so results do not depend on how frames are cut into calls. Word times and probabilities follow the
-greedy decoder (:mod:`speechstudio.asr.ctc`): seconds = frame x ``seconds_per_frame``."""
+"""Vocabulary-constrained CTC prefix beam search (Hannun et al. 2014, Alg. 1) over a character trie of
+allowed words (Baevski et al. 2020 sec. 4.3, no LM); ``oov_penalty`` nats per unknown word (inf: strict).
+``feed`` returns the words all hypotheses agree on; times as :mod:`.ctc`."""
 from __future__ import annotations
 
 import heapq

@@ -1,11 +1,6 @@
-"""Fixed-shape window runners for streaming CTC: static buffers, CUDA Graph capture / replay.
-
-Streaming runs the model on windows of one fixed length, batch 1, so the forward pass is captured once
-and replayed as a single launch (PyTorch docs, "CUDA Graphs"). Any CTC family captures the same way.
-:class:`StaticWindowRunner` runs eagerly on a static input (CPU, or CUDA without capture);
-:class:`CudaGraphWindowRunner` captures into its own memory pool with
-``capture_error_mode="thread_local"`` so other GPU work neither breaks nor shares it.
-:func:`window_runner` caches one runner per (model, precision, window) and falls back to eager."""
+"""Fixed-shape window runners for streaming CTC: eager on a static buffer, or captured once as a CUDA
+Graph (own pool, ``capture_error_mode="thread_local"``) and replayed; ``window_runner`` caches one per
+(model, precision, window)."""
 from __future__ import annotations
 
 import logging

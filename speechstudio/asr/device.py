@@ -1,9 +1,5 @@
-"""Choose the compute device and precision (``--device``, ``--precision``).
-
-``auto`` device: the first CUDA GPU when torch sees one, else the CPU. ``auto`` precision: FP16 on
-CUDA (tensor cores; what the design card asks for), FP32 on CPU (FP16 kernels on CPU are slow or
-missing). Users may force fp32/fp16/bf16.
-"""
+"""Device and precision (``--device``, ``--precision``): ``auto`` = the first CUDA GPU else CPU, FP16 on
+CUDA, FP32 on CPU; fp32 / fp16 / bf16 may be forced."""
 from __future__ import annotations
 
 from speechstudio.errors import UsageError

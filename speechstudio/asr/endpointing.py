@@ -1,9 +1,6 @@
-"""Energy endpointing for live dictation: where utterances start and end in a stream of samples, and
-:class:`UtteranceStream`, the base both streaming recognisers share (resample, endpoint, utterances).
-
-Frames of ``frame_len`` samples (20 ms at 16 kHz); RMS below ``threshold_db`` dBFS is silence.
-``min_speech_s`` of loud frames start an utterance ``preroll_s`` earlier; ``endpoint_s`` of silence end
-it (silence included). ``endpoint_s`` None or 0: one utterance from sample 0. Model-free."""
+"""Energy endpointing for live dictation and :class:`UtteranceStream`, the base of both streaming
+recognisers. RMS under ``threshold_db`` dBFS is silence; ``min_speech_s`` starts an utterance
+``preroll_s`` early, ``endpoint_s`` of silence ends it (None / 0: one utterance)."""
 from __future__ import annotations
 
 from collections import deque

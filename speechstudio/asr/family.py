@@ -1,10 +1,6 @@
-"""The registry of speech-recognition model families: one object per family, asked by everyone.
-
-An ``AsrFamily`` detects its model folders, loads them, states ``capabilities``, checks options
-(``check_options``, the one answer for CLI, worker and GUI) and streams (``open_stream``). Built in:
-``wav2vec2`` (:mod:`.family_ctc`) and ``whisper`` (:mod:`.family_whisper`) in
-:data:`speechstudio.registry.RECOGNISERS`; add one with :func:`register`. ``engine`` fields hold the
-family's registry name, never a runtime. Cheap to import (no torch until ``load``)."""
+"""The registry of speech-recognition families (:data:`speechstudio.registry.RECOGNISERS`: ``wav2vec2``,
+``whisper``): an ``AsrFamily`` detects, loads, states ``capabilities``, checks options and streams.
+``engine`` fields hold the family's name, never a runtime. No torch until ``load``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

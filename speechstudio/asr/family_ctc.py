@@ -1,15 +1,6 @@
-"""The CTC recogniser family (registry name ``wav2vec2``): transformers ``*ForCTC`` checkpoints of
-the raw-waveform models (Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, WavLM, UniSpeech(-SAT),
-SEW(-D)), run by :class:`~speechstudio.asr.wav2vec2.Wav2Vec2Recognizer`, streamed in fixed windows by
-:class:`~speechstudio.asr.streaming.StreamingRecognizer` (a CUDA Graph on GPU) and adapted by
-``speechstudio finetune asr``.
-
-A folder is one of ours when its ``config.json`` has such a ``model_type`` or an ``architectures``
-entry ending in ``ForCTC``, with its weights (``*.safetensors`` or ``pytorch_model*.bin``). A
-pre-trained base of such a family (``HubertModel``, ``Wav2Vec2ForPreTraining``: no CTC head) and
-the CTC models this recogniser cannot feed (filter-bank input: Wav2Vec2-BERT, Parakeet CTC; see
-``OTHER_CTC_MODEL_TYPES``) are refused with the reason.
-"""
+"""The CTC family (``wav2vec2``): transformers ``*ForCTC`` checkpoints of raw-waveform models (Wav2Vec2,
+HuBERT, Data2Vec-Audio, WavLM, UniSpeech, SEW...), run by ``Wav2Vec2Recognizer``, streamed by
+``StreamingRecognizer``. Bases without a CTC head and filter-bank models are refused with the reason."""
 from __future__ import annotations
 
 

@@ -1,9 +1,5 @@
-"""The Whisper recogniser family (registry name ``whisper``): CTranslate2 Whisper folders
-(``model.bin`` plus ``config.json`` / ``vocabulary.*`` / ``tokenizer.json``) run by faster-whisper
-(:class:`~speechstudio.asr.whisper.WhisperRecognizer`), streamed for dictation with LocalAgreement-2
-(:class:`~speechstudio.asr.whisper_stream.LocalAgreementRecognizer`; Macháček et al. 2023).
-Any of Whisper's 99 languages (multilingual models), translation to English, prompts and hotwords.
-"""
+"""The Whisper family (``whisper``): CTranslate2 Whisper folders run by faster-whisper, streamed with
+LocalAgreement-2 (Macháček et al. 2023); 99 languages, translation, prompts and hotwords."""
 from __future__ import annotations
 
 from speechstudio.asr.family import AsrCapabilities, AsrFamily, ModelFolder, OptionCheck

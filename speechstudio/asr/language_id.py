@@ -1,8 +1,5 @@
-"""Spoken language identification on the first speech of a stream, with multilingual Whisper.
-
-As faster-whisper's ``detect_language`` with ``vad_filter`` (Radford et al. 2022, sec. 2.3): detect on
-the first 30 s of Silero-VAD speech; :func:`detect_stream_language` reads a stream until it has that (or
-``max_scan_s``) and replays what it read, so memory stays bounded."""
+"""Spoken language identification with multilingual Whisper on the first 30 s of Silero-VAD speech (as
+faster-whisper's ``detect_language``); ``detect_stream_language`` replays what it read."""
 from __future__ import annotations
 
 import dataclasses

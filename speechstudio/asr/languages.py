@@ -1,10 +1,5 @@
-"""Whisper's languages: ISO 639-1 codes (``yue``, ``haw`` are ISO 639-3) and English names.
-
-The table is openai/whisper's ``tokenizer.LANGUAGES`` (99 languages + Cantonese, which only
-large-v3 knows), in the same order (the order of the language tokens); tests check that its codes
-equal faster-whisper's ``tokenizer._LANGUAGE_CODES``. Kept here as plain data so the GUI can fill
-its language picker without importing faster-whisper.
-"""
+"""Whisper's languages: openai/whisper's ``tokenizer.LANGUAGES`` (ISO 639-1; ``yue``, ``haw`` 639-3) in
+token order, as plain data so the GUI needs no faster-whisper."""
 from __future__ import annotations
 
 from speechstudio.errors import UsageError

@@ -1,10 +1,6 @@
-"""Live dictation with any installed recogniser: which model to use, and the streaming policy for it.
-
-Each family streams its own way (``AsrFamily.open_stream``) behind one interface (``push`` / ``stop`` /
-``run_source`` / ``text`` / ``segments``, ``StreamUpdate`` results): CTC fixed windows
-(:mod:`speechstudio.asr.streaming`, the low-latency path) or Whisper with LocalAgreement-2
-(:mod:`speechstudio.asr.whisper_stream`; any language, punctuation, about one update interval later).
-Never downloads. Qt-free."""
+"""Live dictation with any installed recogniser: the model to use and its streaming policy (CTC fixed
+windows, or Whisper with LocalAgreement-2) behind one interface (``push`` / ``stop`` / ``run_source``,
+``StreamUpdate``). Never downloads."""
 from __future__ import annotations
 
 from typing import Callable

@@ -1,8 +1,5 @@
-"""LocalAgreement-n: commit the prefix of a re-decoded transcript that n consecutive hypotheses agree on
-(Macháček, Dabre and Bojar 2023; ``ufal/whisper_streaming`` ``HypothesisBuffer``; paper n = 2).
-
-Words re-transcribing committed audio are dropped first (anchor rule: ``docs/transcribe.md``); words
-compare by exact text. Model-free; times in seconds."""
+"""LocalAgreement-n (Macháček et al. 2023; ``ufal/whisper_streaming`` ``HypothesisBuffer``): commit the
+prefix n consecutive hypotheses agree on; words re-transcribing committed audio are dropped first."""
 from __future__ import annotations
 
 from collections import deque

@@ -1,11 +1,5 @@
-"""Notice a recogniser that writes nothing while someone speaks.
-
-A model can load and run and still give empty text on speech: an adapted model whose training
-went wrong (it learned to emit only the CTC blank), a model for another language, a broken
-export. Dictation then looked like a dead microphone. :class:`NoTextWatch` counts the seconds of
-input loud enough to be speech while the recogniser's text stays empty, and gives one warning
-after ``NO_TEXT_AFTER_S`` of them. Qt-free; used by the dictation job (GUI) and ``dictate`` (CLI).
-"""
+"""Notice a recogniser that writes nothing while someone speaks: :class:`NoTextWatch` warns once after
+``NO_TEXT_AFTER_S`` of loud input with empty text (a broken adapted model looks like a dead microphone)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,11 +1,6 @@
-"""Pick the recogniser per input from the language spoken in it.
-
-:class:`LanguageRouter` detects each input's language on its first speech with the multilingual model
-(``language_id.detect_stream_language``) unless given; English goes to the English model when installed,
-other languages to the multilingual one, and without one the input is refused
-(:class:`LanguageMismatchError`). A detected file is planned into stretches, each in its own language
-(``stretches.plan``), and each stretch is decoded once by the model for its language. Why (tiny.en
-vs base on English): ``docs/transcribe.md``."""
+"""Pick the recogniser per input from its spoken language: :class:`LanguageRouter` sends English to the
+English model when installed, others to the multilingual one (none: ``LanguageMismatchError``); a file is
+planned into stretches (``stretches.plan``), each decoded once. docs/transcribe.md."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,9 +1,6 @@
-"""Audio sources for dictation: the microphone, and a file played as if it were a microphone.
-
-One interface (:class:`AudioSource`): ``sample_rate`` (Hz), ``blocks()`` yielding float32 ``(n,)`` mono
-blocks in ~[-1, 1], and thread-safe ``stop()``; tests and ``dictate --file`` use the live path. The
-microphone uses ``sounddevice`` (PortAudio); a missing library (Debian ``libportaudio2``), package or
-input device is a :class:`MicrophoneError` with a one-line reason."""
+"""Audio sources for dictation (the microphone, a file played live): ``sample_rate`` Hz, ``blocks()`` of
+float32 ``(n,)`` mono in [-1, 1], thread-safe ``stop()``. A missing PortAudio or device raises
+:class:`MicrophoneError`."""
 from __future__ import annotations
 
 import os

@@ -1,10 +1,6 @@
-"""Streaming CTC window geometry: settings, fixed-shape windows, and device blocks to model-rate mono.
-
-Samples at 16 kHz, multiples of ``frame_len`` (320): chunk ``C``, left context ``L``, lookahead ``R``,
-window ``W = L + C + R``. Chunk ``k`` commits frames ``[k*C, (k+1)*C)`` from window ``[max(0, k*C - L),
-+W)``: one shape, one CUDA Graph. Before ``W`` samples a left-padded preview sets the tail; at stop one
-final window ends the utterance. Per-window normalisation makes offline windows give the same logits
-(tested)."""
+"""Streaming CTC window geometry at 16 kHz (multiples of ``frame_len``): chunk ``C``, left ``L``,
+lookahead ``R``, window ``W = L + C + R``; chunk ``k`` commits frames ``[k*C, (k+1)*C)``, one shape, one
+CUDA Graph. Per-window normalisation makes offline windows equal (tested)."""
 from __future__ import annotations
 
 import math

@@ -1,9 +1,6 @@
-"""Live dictation: streaming CTC (Wav2Vec2 family) on fixed-shape windows, stable text + changing tail.
-
-Blocks at any rate are resampled to 16 kHz (soxr HQ); geometry and :class:`StreamConfig` are in
-:mod:`.stream_geometry` (re-exported). An energy endpointer (``endpoint_s`` of silence; None or 0: one
-utterance) splits utterances; silence never runs the model. How it runs: ``docs/transcribe.md``. Use:
-``rec.push(block)`` per float32 (n,) block yields ``StreamUpdate``s; ``rec.stop()`` flushes."""
+"""Live dictation with streaming CTC on fixed-shape windows (:mod:`.stream_geometry`): blocks resampled
+to 16 kHz (soxr HQ), utterances from the energy endpointer; ``push(block)`` yields ``StreamUpdate``s,
+``stop()`` flushes. docs/transcribe.md."""
 from __future__ import annotations
 
 import copy

@@ -1,19 +1,7 @@
-"""Each stretch of a recording in its own language, decided before decoding, decoded once:
-bilingual interviews, meetings, films (issue 43).
-
-The speech regions of each piece of the file (Silero VAD through faster-whisper, pauses of
-``PAUSE_MS``) have their language detected (one Whisper encoder pass each, Radford et al. 2022
-sec. 2.3), each region alone, until two in a row are one language (at ``MIN_P``); then a window of
-regions spanning up to ``WINDOW_S`` (Whisper's window) is detected at once, and when it is not that
-language again at ``STEADY_P`` its regions are detected one by one. Whisper's detector names the first or main
-language of what it hears, surely, even when a window holds three (Spanish 0.93 on 20 s of Spanish,
-Russian and English; German 0.996 on 4 s of German and 2 s of Spanish), so a window never decides
-a change of language. Speech under ``MIN_DETECT_S`` takes its neighbour's language. Consecutive
-regions in one language are one stretch, cut from the next in the middle of the pause between
-them, so the stretches tile the file and each sample is decoded exactly once. Numbers and what this
-replaced (decode the file in its first language, then re-decode what looked wrong):
-``docs/transcribe.md``.
-"""
+"""Each stretch of a recording in its own language, decided before decoding and decoded once: speech
+regions (Silero VAD, pauses of ``PAUSE_MS``) get Whisper's language (Radford et al. 2022 sec. 2.3) one by
+one until two agree at ``MIN_P``, then per ``WINDOW_S`` window, rechecked under ``STEADY_P``; stretches
+tile the file, cut mid-pause. Figures: docs/transcribe.md."""
 from __future__ import annotations
 
 from dataclasses import dataclass

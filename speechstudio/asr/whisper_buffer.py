@@ -1,12 +1,6 @@
-"""Decode an audio buffer into timed words with Whisper: the hypotheses LocalAgreement compares.
-
-One call = one faster-whisper decode of the whole buffer (SYSTRAN/faster-whisper
-``WhisperModel.transcribe``), set up as ``ufal/whisper_streaming``'s ``FasterWhisperASR`` does
-(Macháček et al. 2023): committed text as ``initial_prompt``, word timestamps, words of segments
-with ``no_speech_prob`` above 0.9 dropped. Used by
-:class:`~speechstudio.asr.whisper_stream.LocalAgreementRecognizer`. Qt-free; faster-whisper is
-reached through the loaded :class:`~speechstudio.asr.whisper.WhisperRecognizer` (``recognizer.model``).
-"""
+"""Decode an audio buffer into timed words with faster-whisper, as ``ufal/whisper_streaming``'s
+``FasterWhisperASR`` does (committed text as prompt, word times, segments with ``no_speech_prob`` > 0.9
+dropped): the hypotheses LocalAgreement compares."""
 from __future__ import annotations
 
 import numpy as np

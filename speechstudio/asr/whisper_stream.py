@@ -1,9 +1,5 @@
-"""Live dictation with Whisper: re-decode a growing buffer, commit what LocalAgreement-n agrees on.
-
-Method from Macháček, Dabre and Bojar, "Turning Whisper into Real-Time Transcription System"
-(IJCNLP-AACL 2023; ``ufal/whisper_streaming``); how it runs: ``docs/transcribe.md``. Same interface as
-the CTC ``StreamingRecognizer`` (``push`` / ``stop`` yield ``StreamUpdate``s; ``stop`` commits the last
-hypothesis whole)."""
+"""Live dictation with Whisper: re-decode a growing buffer and commit what LocalAgreement-n agrees on
+(Macháček et al. 2023); the CTC recogniser's interface, ``stop`` commits the last hypothesis."""
 from __future__ import annotations
 
 import logging

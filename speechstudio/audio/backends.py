@@ -1,11 +1,6 @@
-"""Sound-card backends behind a small interface: :class:`SoundDeviceBackend` (PortAudio through
-``sounddevice``) or :class:`UnavailableBackend` (``SPEECHSTUDIO_AUDIO=none`` or no PortAudio; its
-``reason`` is shown). Tests set a fake with :func:`set_backend`.
-
-System audio as input (Linux): the sound server's monitor sources (``<sink>.monitor``, which PortAudio
-does not list) via ``pactl list sources`` (:func:`monitor_sources`, index ``"system:NAME"``) and
-recorded with ``parec`` (:class:`MonitorStream`); nothing on Windows / macOS. Players and recorders on
-top: :mod:`speechstudio.audio.devices`. Qt-free."""
+"""Sound-card backends: :class:`SoundDeviceBackend` (PortAudio) or :class:`UnavailableBackend`
+(``SPEECHSTUDIO_AUDIO=none`` or no PortAudio; ``reason`` shown); tests use :func:`set_backend`. Linux
+system audio: monitor sources from ``pactl``, recorded with ``parec``."""
 from __future__ import annotations
 
 import logging

@@ -1,11 +1,6 @@
-"""Decode any audio/video file FFmpeg reads (PyAV) to float32 mono at a target rate, in blocks of at
-most ``block_s`` (30 s).
-
-Channels are mixed as players do (:mod:`~speechstudio.audio.downmix`: the centre of 5.1/7.1, the mean of
-stereo); rates converted with soxr (``ResampleStream``, "HQ") at each frame's own rate.
-Raw PCM: :class:`RawFormat` (:mod:`~speechstudio.audio.raw`); checks around the decode:
-:mod:`~speechstudio.audio.diagnose`; tracks and offsets: :mod:`~speechstudio.audio.tracks` (their public
-names import from here too)."""
+"""Decode any file FFmpeg reads (PyAV) to float32 mono at a target rate, in blocks of at most ``block_s``
+(30 s): channels mixed as players do (:mod:`.downmix`), rates converted with soxr HQ. Raw PCM:
+:mod:`.raw`; checks: :mod:`.diagnose`; tracks: :mod:`.tracks`."""
 from __future__ import annotations
 
 import logging

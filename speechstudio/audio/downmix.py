@@ -1,13 +1,6 @@
-"""Multi-channel audio to the one stream a recogniser reads, as players and subtitle tools take it.
-
-* 5.1 / 7.1 and any named layout with a front centre (FC): the centre channel, where films mix the
-  dialogue; when the centre is silent (``CENTRE_QUIET_DB`` under the loudest channel) an ITU-R BS.775
-  downmix with the centre at full level (``C + 0.707 (L + R) + 0.5 surrounds``, LFE left out; BS.775-3
-  Table 2 folded to mono), never an average of six (speech in the centre alone loses 15.6 dB there).
-* Mono and stereo: the mean of the channels.
-* Other layouts (quad, unnamed "N channels"): the mean, raised to the level of the loudest channel (at
-  most x n), so speech in one channel of n loses nothing to the mix; an unnamed layout is warned about.
-"""
+"""Multi-channel audio to one stream: with a front centre, the centre (quiet centre: ITU-R BS.775-3
+downmix, LFE out); mono / stereo: the mean; other layouts: the mean raised to the loudest channel's level
+(at most x n), an unnamed layout warned about."""
 from __future__ import annotations
 
 import numpy as np

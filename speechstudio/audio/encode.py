@@ -1,11 +1,6 @@
-"""Encode float32 mono audio block by block (``AudioEncoder``) into WAV (16-bit), FLAC (16-bit), Ogg
-Vorbis, MP3 (LAME) through soundfile, or Opus (Ogg, RFC 7845, resampled to 48 kHz), M4A / M4B (AAC-LC in
-MP4 with an edit list; M4B with chapters and cover) through PyAV; the format comes from the suffix
-(``OUTPUT_FORMATS``).
-
-Writes to the path given (callers wrap it in ``atomic_path``). Raises ``UsageError`` for an unknown
-suffix, a cover that is not JPEG/PNG, or chapters on a format without them. Measured lengths and chapter
-forms: docs/tts.md, "Reading text and writing speech"."""
+"""Encode float32 mono audio block by block (``AudioEncoder``) into WAV / FLAC (16-bit), Ogg Vorbis, MP3
+(soundfile), Opus (48 kHz), M4A / M4B (AAC, chapters, cover; PyAV), by suffix (``OUTPUT_FORMATS``).
+Raises ``UsageError`` for an unknown suffix, a bad cover, or chapters where none fit."""
 from __future__ import annotations
 
 import os

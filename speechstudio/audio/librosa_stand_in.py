@@ -1,18 +1,6 @@
-"""The three ``librosa`` calls Resemblyzer makes, for installs without librosa (the desktop app).
-
-Resemblyzer (``resemblyzer/audio.py``) imports librosa at the top for ``librosa.load`` (paths; we
-never pass one), ``librosa.resample`` (only when the rate is not 16 kHz; we always resample with
-soxr first) and ``librosa.feature.melspectrogram`` (its 40-bin mel frames). librosa pulls numba
-and llvmlite (~180 MB), which the packaged app leaves out (``packaging/trim.py``), so when librosa
-cannot be imported :func:`module` stands in for it while Resemblyzer imports:
-
-* ``feature.melspectrogram(y, sr, n_fft, hop_length, n_mels)``: librosa 0.10/0.11's defaults
-  (``center=True`` with ``pad_mode="constant"``, periodic Hann window, power 2, Slaney mel
-  filters with Slaney area norm from 0 Hz to sr/2: ``speechstudio.audio.mel.mel_filter_bank``);
-  float32 ``(n_mels, 1 + len(y) // hop_length)``. Parity with librosa: ``tests/test_diarize.py``.
-* ``resample(y, orig_sr, target_sr)``: soxr (VHQ).
-* ``load``: raises ``RuntimeError`` (Resemblyzer is always given arrays here).
-"""
+"""The three ``librosa`` calls Resemblyzer makes, for installs without librosa (numba + llvmlite, ~180
+MB): ``feature.melspectrogram`` (librosa 0.10 defaults, Slaney mel; parity: tests/test_diarize.py),
+``resample`` (soxr VHQ), ``load`` (raises)."""
 from __future__ import annotations
 
 import types

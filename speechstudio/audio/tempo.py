@@ -1,7 +1,5 @@
-"""Playback speed with the pitch kept: Praat's "Lengthen (overlap-add)" (PSOLA; Moulines & Charpentier
-1990; pitch 75–600 Hz) through ``parselmouth``. :class:`TempoStream` stretches a long file piece by
-piece (a quarter second of context either side, 10 ms cross-fades) and maps output samples back to
-source seconds."""
+"""Playback speed with the pitch kept: Praat's "Lengthen (overlap-add)" (PSOLA) through parselmouth;
+:class:`TempoStream` stretches piece by piece and maps output samples to source seconds."""
 from __future__ import annotations
 
 from dataclasses import dataclass

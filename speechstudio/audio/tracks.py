@@ -1,11 +1,5 @@
-"""Audio tracks of a container: what each is (language, title, default flag), which one to read
-(``--audio-track N`` or a language code, else the default, else the loudest; one with speech when that
-one has none), and how late a
-track starts after the file's first stream (audio that starts after the video).
-
-The PyAV objects passed in are ``av.container.InputContainer`` and ``av.audio.stream.AudioStream``;
-decoding is :mod:`speechstudio.audio.decode`.
-"""
+"""Audio tracks of a container (PyAV): what each is, which one to read (``--audio-track N`` or language,
+else default, else loudest; one with speech), and how late a track starts."""
 from __future__ import annotations
 
 from pathlib import Path

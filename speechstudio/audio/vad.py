@@ -1,7 +1,5 @@
-"""Silero VAD (snakers4/silero-vad v5/v6, MIT; the ``silero_vad_16k_sequence.onnx`` of the
-``silero-vad`` package, one ONNX call per block of 32 ms frames, silero-vad PR #784): speech spans from
-silero's state machine with the package defaults (threshold 0.5 / 0.35, speech >= 250 ms, silence >= 100
-ms), at 16 kHz, and a rough SNR."""
+"""Silero VAD (snakers4/silero-vad v5/v6, MIT; its ``silero_vad_16k_sequence.onnx``): speech spans at 16
+kHz from silero's state machine with the package defaults, and a rough SNR."""
 from __future__ import annotations
 
 import threading

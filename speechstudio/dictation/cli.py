@@ -1,10 +1,6 @@
-"""``speechstudio dictate``: live transcription in the terminal (microphone or a file played live), with
-any installed recogniser (default :func:`speechstudio.asr.live.default_dictation_model`).
-
-On a terminal the stable text and dim tail are redrawn in place; on a pipe each stable piece gets a line
-and the whole transcript is last; settings and latency go to stderr. ``--output type|paste|clipboard``
-puts composed text (:mod:`.composer`) in the focused application instead. Exit: 0 done (Ctrl+C ends a
-microphone session), 1 error, 2 usage, 130 file session interrupted."""
+"""``speechstudio dictate``: live transcription in the terminal (microphone or a file played live), or
+into the focused application (``--output type|paste|clipboard``). Exit: 0, 1 error, 2 usage, 130
+interrupted file session."""
 from __future__ import annotations
 
 import argparse

@@ -1,10 +1,6 @@
-"""Spoken punctuation and commands: a per-language table the user can edit.
-
-A :class:`Command` maps ``say`` (words, matched case- and punctuation-insensitively) to ``insert`` (any
-text) or ``action`` (``"scratch"``, ``"stop"``). The table is ``<data dir>/dictation/commands.json``
-(``{"version": 1, "languages": {"en": [{"say": "comma", "insert": ","}, ...]}}``); without it
-:data:`DEFAULT_COMMANDS` (en, de, fr, es; Dragon-style phrases). An unreadable file raises
-:class:`CommandTableError` naming the file and entry."""
+"""Spoken punctuation and commands: a per-language table (``<data dir>/dictation/commands.json``, else
+:data:`DEFAULT_COMMANDS`: en, de, fr, es) mapping ``say`` to ``insert`` or ``action``; a bad file raises
+:class:`CommandTableError` naming the entry."""
 from __future__ import annotations
 
 import json

@@ -1,23 +1,6 @@
-"""Turn a recogniser's stable words into the text to put where the cursor is: spoken punctuation and
-commands, sentence casing for CTC output, and the edits (Backspaces, then text) that update the target.
-
-A :class:`Composer` is fed every ``StreamUpdate`` and returns one :class:`Edit` per change of
-:attr:`Composer.text`; the grey tail never reaches the target. Rules:
-
-* Commands (:mod:`.commands`) match whole words, case- and punctuation-insensitively, longest first;
-words that could begin one are held back (:attr:`Composer.held`) until the next update or the utterance
-end. * Words join with the separator (``""`` for scripts without spaces); punctuation (``, . ; : ? ! )
-%``) and line breaks attach without a space, and replace a mark the word already ends with. *
-``casing="sentence"`` (CTC): lower-case, "I", capitals after ``. ? !`` or a line break; ``"keep"``
-(Whisper): as given, capitals only after a spoken sentence end or line break. * "scratch that" removes
-the last phrase (the utterance so far, else the previous one); "stop dictating" sets
-:attr:`Composer.stop_requested` and drops later words.
-* A command that inserts text is meant only at the end of a phrase (gurjar1/OmniDictate#14): it is held
-until the next word, a pause of ``PHRASE_PAUSE_S`` or the utterance end, and stays a word inside a noun
-phrase ("the trial period lasts", "a question mark", "the comma key"): after a determiner or noun
-modifier (``NOUN_BEFORE``), or before a word that continues the phrase (``CONTINUES``, a verb in -s).
-The recognised words are kept in :attr:`Composer.heard` for the log. Measured on the 40 sentences of
-``bench/dictation_commands.tsv``: ``python bench/dictation_commands.py``."""
+"""A recogniser's stable words to the text at the cursor: spoken commands, sentence casing for CTC, and
+one :class:`Edit` (Backspaces, then text) per change. Inserting commands count only at a phrase end
+(gurjar1/OmniDictate#14); measured: ``python bench/dictation_commands.py``."""
 from __future__ import annotations
 
 from dataclasses import dataclass

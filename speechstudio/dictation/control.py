@@ -1,10 +1,5 @@
-"""Remote control of the running app's dictation: ``speechstudio dictate --toggle``, the hotkey where
-apps cannot read global keys (Wayland).
-
-A :class:`ControlServer` listens with :mod:`multiprocessing.connection` on
-``$XDG_RUNTIME_DIR/speechstudio-<user>.sock`` (or the data dir; a named pipe on Windows) with a per-user
-key (``<data dir>/dictation/control.key``, 0600). Messages ``"toggle"``, ``"start"``, ``"stop"``; the
-reply is one line."""
+"""Remote control of the running app's dictation (``dictate --toggle``, for Wayland): a
+:class:`ControlServer` on a per-user socket with a 0600 key; messages ``toggle`` / ``start`` / ``stop``."""
 from __future__ import annotations
 
 import getpass

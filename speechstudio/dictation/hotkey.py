@@ -1,10 +1,5 @@
-"""The global dictation hotkey, through pynput's ``keyboard.Listener`` (X11 RECORD, a Windows hook, a
-macOS event tap needing Input Monitoring): ``mode="toggle"`` or ``"push_to_talk"``.
-
-Specs: ``"ctrl+alt+d"`` (or pynput's ``"<ctrl>+<alt>+d"``); left and right modifiers are one key; keys
-still reach the focused window. On X11 :func:`check_x11_grab` detects a combination taken by another
-client. Wayland lets no app read global keys: bind a desktop shortcut to ``speechstudio dictate
---toggle`` (:mod:`.control`)."""
+"""The global dictation hotkey through pynput (``"ctrl+alt+d"``; ``toggle`` or ``push_to_talk``);
+:func:`check_x11_grab` finds a taken combination. Wayland: bind ``dictate --toggle`` (:mod:`.control`)."""
 from __future__ import annotations
 
 import os

@@ -1,10 +1,6 @@
-"""Key injection and the clipboard: how text reaches the application that has the focus.
-
-Keys (:func:`open_injector`): pynput on X11 (XTest), Windows (``SendInput``) and macOS (Quartz, needs
-Accessibility); on Wayland ``wtype`` (wlroots compositors) or ``ydotool`` (any compositor, via uinput
-and ``ydotoold``; GNOME and KDE need it). Clipboard (:class:`Clipboard`): ``xclip``/``xsel``,
-``wl-copy``/``wl-paste``, pyperclip on macOS / Windows; text only. What is missing raises
-:class:`InjectionUnavailable` / :class:`ClipboardUnavailable` naming it."""
+"""Key injection and the clipboard: pynput (X11, Windows, macOS), ``wtype`` / ``ydotool`` on Wayland;
+``xclip`` / ``xsel`` / ``wl-copy`` / pyperclip. What is missing raises :class:`InjectionUnavailable` /
+:class:`ClipboardUnavailable`."""
 from __future__ import annotations
 
 import os

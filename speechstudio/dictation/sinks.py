@@ -1,7 +1,5 @@
-"""Where dictated text goes: :class:`TypeSink` (Backspaces and key events), :class:`PasteSink` (text
-through the clipboard and the paste shortcut; the user's clipboard put back ``restore_delay_s`` later,
-as the target reads it asynchronously) or :class:`ClipboardSink` (the whole text kept there).
-:class:`OutputThread` applies edits off the recogniser's and GUI's threads."""
+"""Where dictated text goes: :class:`TypeSink`, :class:`PasteSink` (clipboard restored after
+``restore_delay_s``) or :class:`ClipboardSink`; :class:`OutputThread` applies edits off other threads."""
 from __future__ import annotations
 
 import queue

@@ -1,9 +1,5 @@
-"""Sound: the PortAudio library that ``sounddevice`` loads, and the audio devices it sees.
-
-On Linux ``import sounddevice`` looks PortAudio up with ``ctypes.util.find_library("portaudio")``
-and raises ``OSError("PortAudio library not found")`` when the system package (Debian/Ubuntu
-``libportaudio2``) is missing; the app then starts without recording and playback.
-"""
+"""Sound: the PortAudio library ``sounddevice`` loads (Debian ``libportaudio2``; missing: the app starts
+without recording) and the devices it sees."""
 from __future__ import annotations
 
 import sys

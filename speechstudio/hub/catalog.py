@@ -1,15 +1,6 @@
-"""Catalog of known-good ASR models (Hugging Face ids) with engine, approximate size and languages.
-
-Sizes are **approximate** download sizes in MB of what ``download_model`` fetches (weights in
-safetensors when the repo has them, plus config/tokenizer files), taken from the models' Hugging
-Face file listings; they are shown to the user before a download, not used for checks.
-
-``languages`` holds ISO 639-1 codes (``"zh"`` for Mandarin / zh-CN) or ``("multi",)`` for the
-multilingual Whisper models (99 languages).
-
-Aliases are short names accepted wherever a model id is (``--model base.en``); they follow
-faster-whisper's own size names (``tiny``, ``base.en``, ``large-v3``...).
-"""
+"""Catalog of known-good ASR models (HF ids): family, approximate download size in MB (from the HF file
+listings; shown, never checked), languages (ISO 639-1 or ``("multi",)``) and faster-whisper's short
+aliases (``base.en``)."""
 from __future__ import annotations
 
 import re

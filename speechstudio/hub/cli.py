@@ -1,10 +1,5 @@
-"""``speechstudio models list | download ID | import DIR [--name NAME] | remove NAME``.
-
-``register(subparsers)`` adds the ``models`` command to the main parser; every action sets
-``func=handler(args) -> int`` (exit status). Handlers print results on stdout and let
-``SpeechStudioError`` subclasses propagate (the main CLI prints their one-line message: exit 2
-for ``UsageError``, 1 otherwise).
-"""
+"""``speechstudio models list | download ID | import DIR [--name NAME] | remove NAME``: ``register``
+adds the command; handlers return the exit status and raise ``SpeechStudioError``."""
 from __future__ import annotations
 
 import argparse

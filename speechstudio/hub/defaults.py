@@ -1,11 +1,5 @@
-"""Defaults the user chose explicitly (which model dictation uses when none is picked).
-
-Adding a model (an adapted model saved by ``finetune asr`` or the Adapt wizard, an import, a
-download) never changes a default by itself: only :func:`choose` does, called when the user says
-so (``finetune asr --use-for-dictation``, ``speechstudio models default dictation NAME``, the
-wizard's "Use for dictation" box). Stored in ``<data dir>/defaults.json`` (``{"dictation": NAME}``),
-written atomically. Qt-free.
-"""
+"""Defaults the user chose (the dictation model): only :func:`choose` changes one, never adding a model;
+``<data dir>/defaults.json`` (``{"dictation": NAME}``), written atomically."""
 from __future__ import annotations
 
 import json

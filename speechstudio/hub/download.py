@@ -1,8 +1,6 @@
-"""Download models from the Hugging Face Hub into its normal cache, failing fast when offline.
-
-Every network step runs under a deadline (``network_timeout_s()``, 5 s, env
-``SPEECHSTUDIO_HUB_TIMEOUT``); ``HF_HUB_OFFLINE=1`` / ``TRANSFORMERS_OFFLINE=1`` mean no network at all;
-a connection failure is an ``OfflineError`` saying how to get the model. Files: ``select_files``."""
+"""Download models into the Hugging Face cache, failing fast offline: each network step has a deadline
+(``network_timeout_s()``, 5 s, ``SPEECHSTUDIO_HUB_TIMEOUT``); ``HF_HUB_OFFLINE`` means no network; a
+failure is an ``OfflineError`` saying how to get the model."""
 from __future__ import annotations
 
 import fnmatch

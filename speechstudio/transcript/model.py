@@ -1,12 +1,6 @@
 """Our ``.json`` transcript: the one writer (:func:`transcript_dict`, :func:`render_json`) and the
-editable transcript's segment read back from it, keeping every key this program does not know.
-
-A segment's JSON: ``{"start_s", "end_s", "text", "avg_logprob", "no_speech_prob", "words": [
-{"start_s", "end_s", "text", "probability", ...}], ...}`` — times in seconds rounded to ms,
-probability rounded to 4 decimals (as the exporter writes them), then ``"speaker"`` and
-``"language"`` (the segment's own, when detected per stretch) when set; any other key (a tool's
-own field) is kept in ``extra`` and written back after the known ones.
-"""
+segment read back from it. Times in seconds rounded to ms, probabilities to 4 decimals; unknown keys kept
+in ``extra`` and written back."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,10 +1,6 @@
-"""Word timing through text edits: which words keep their times and how the others get theirs.
-
-A segment's text has one :class:`Word` per token (``\\S+``). :func:`retime` keeps the times of unchanged
-words (``difflib.SequenceMatcher``) and of words edited in place (probability 1.0); a run of k old words
-replaced by m != k, and inserted words, share the available span in proportion to their character
-counts, widened over a neighbour when under ``MIN_WORD_S`` per word. Seconds, rounded to ms (as the JSON
-stores them)."""
+"""Word timing through text edits (:func:`retime`): unchanged and in-place-edited words keep their times;
+replaced and inserted words share the span by character counts (at least ``MIN_WORD_S`` each). Seconds,
+rounded to ms."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,7 +1,3 @@
-"""Speech synthesis: VITS voices (transformers ``VitsModel``, imported Piper voices) in PyTorch.
-
-Qt-free. Heavy imports (torch, transformers, onnx) happen inside the functions that need them.
-Entry points: ``speechstudio.tts.family.load_voice``, ``speechstudio.tts.stream.stream_speech`` /
-``write_stream``, ``speechstudio.tts.voices.resolve_voice``, ``speechstudio.tts.cli.register``.
-See docs/tts.md.
-"""
+"""Speech synthesis (Qt-free; torch, transformers, onnxruntime imported inside functions). Entry points:
+``tts.family.load_voice``, ``tts.stream.stream_speech`` / ``write_stream``, ``tts.voices.resolve_voice``,
+``tts.cli.register``. See docs/tts.md."""

@@ -1,19 +1,6 @@
-"""Abbreviations and initials in English text: where a sentence does not end, and how they are read.
-
-* ``protect`` hides the full stop of an abbreviation that does not end a sentence ("Vol. 3",
-  "approx. ten", "Fig. 2", "ca. 1900", "Dr. Who") from the sentence splitter, which cut there
-  (pysbd 0.3: "See Vol." | "3 of the set."); ``unprotect`` puts it back.
-* ``expand_abbreviations`` reads them: "Vol. 3" -> "volume 3", "pp. 12-14" -> "pages 12-14",
-  "p. 5" -> "page 5", "et al." -> "et al", "approx." -> "approximately", "Dr." -> "doctor", "St. Louis"
-  -> "Saint Louis", "Main St." -> "Main street". Abbreviations of reference works ("Vol.", "pp.",
-  "Fig.", "No.", ...) are read before numbers (``before_numbers=True``) so the number after them is
-  read as a plain number or range; the rest after (``before_numbers=False``), so that units keep
-  their reading ("20 ms." is milliseconds, not "20 miz").
-* Initials inside a sentence ("J. K. Rowling") lose their dots, so the voice neither pauses nor reads
-  a lone "A." as the article: "J K Rowling".
-
-When the dot of an abbreviation also ends the sentence ("... etc."), a full stop is kept for the pause.
-"""
+"""Abbreviations and initials in English text: ``protect`` / ``unprotect`` hide a non-final full stop
+("Vol. 3", "Dr. Who") from the sentence splitter; ``expand_abbreviations`` reads them ("pp. 12" -> "pages
+12", "St. Louis" -> "Saint Louis"; reference-work ones ``before_numbers``); initials lose their dots."""
 from __future__ import annotations
 
 import re

@@ -1,10 +1,6 @@
-"""A long document (txt / Markdown / EPUB) as a chaptered audiobook: one audio file per chapter
-(``out_dir/NN - Title.<fmt>``, ``BOOK_FORMATS``, tagged, atomic), ``playlist.m3u8``, ``chapters.json``
-and one ``.m4b`` (AAC with chapter marks, title / author and cover), resumable.
-
-Resume: ``out_dir/.audiobook.json`` holds per finished chapter the SHA-256 of its text and of voice +
-settings; a rerun skips chapters that match and rebuilds the ``.m4b`` only when something changed.
-Details: docs/tts.md, Audiobooks."""
+"""A long document (txt / Markdown / EPUB) as a chaptered audiobook: ``out_dir/NN - Title.<fmt>`` per
+chapter (atomic, tagged), ``playlist.m3u8``, ``chapters.json`` and one ``.m4b``; resumable through
+``out_dir/.audiobook.json`` (SHA-256 of each chapter's text and of voice + settings). docs/tts.md, Audiobooks."""
 from __future__ import annotations
 
 import hashlib

@@ -1,12 +1,5 @@
-"""``speechstudio audiobook`` and ``speechstudio lexicon``: argparse wiring (called by ``tts.cli.register``).
-
-* ``audiobook BOOK.epub|.md|.txt --out FOLDER [--format flac|wav|ogg|mp3|opus|m4a] [--cover IMAGE]
-  [--no-m4b] [--restart] | --list-chapters`` - one file per chapter and one ``<title>.m4b`` with chapter marks and
-  cover (``tts.audiobook``), a tqdm progress bar over the whole book, resumes after an interruption
-  (finished chapters are not redone).
-* ``lexicon list|add WORD PRONUNCIATION|remove WORD|path [--language en]`` - the user lexicon
-  (``tts.lexicon``) the voices of that language apply before phonemization.
-"""
+"""``speechstudio audiobook`` (``tts.audiobook``) and ``speechstudio lexicon`` (``tts.lexicon``):
+argparse wiring, called by ``tts.cli.register``."""
 from __future__ import annotations
 
 import sys

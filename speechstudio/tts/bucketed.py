@@ -1,12 +1,6 @@
-"""VITS inference for one utterance on CPU with bucketed shapes, so oneDNN reuses kernels built per
-input shape.
-
-``VitsModel.forward`` for a batch of one (transformers v4.33+; VITS, Kim et al. 2021, sec. 2) with
-tokens padded to a multiple of ``token_bucket`` and latent frames to ``frame_bucket``; the model's
-padding masks (and ``ChannelsLastDecoder(valid_frames)``) keep the valid part equal to the unpadded
-computation (~1e-6). Noise comes from the caller's ``torch.Generator`` and the controls are arguments,
-so threads share one model without a lock; a seed gives other (equally valid) draws than
-``VitsModel.forward``, equal with zero noise. Figures: docs/tts.md, Performance."""
+"""VITS inference for one utterance on CPU with tokens and frames padded to buckets, so oneDNN reuses its
+kernels; the valid part equals ``VitsModel.forward`` (~1e-6). Noise from the caller's ``torch.Generator``,
+controls as arguments: threads share one model without a lock. Figures: docs/tts.md, Performance."""
 from __future__ import annotations
 
 import numpy as np

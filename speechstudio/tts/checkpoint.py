@@ -1,12 +1,6 @@
-"""Load transformers VITS checkpoints that ``VitsModel.from_pretrained`` would load wrongly.
-
-Fine-tuning runs keep their generator with weight norm folded into plain ``weight`` tensors
-(``piper_import.fold_weight_norm``), and a voice fine-tuned from a Piper base has a HiFi-GAN with
-residual blocks of type "2" (``config.resblock == "2"``, ``decoder.VitsHifiGanV2``).
-transformers' ``VitsModel`` expects weight-norm parametrizations and type-"1" blocks, so
-``from_pretrained`` would leave those layers randomly initialised (it only warns). These two
-functions detect such a folder and load it directly from ``model.safetensors``.
-"""
+"""Load the VITS checkpoints ``VitsModel.from_pretrained`` would leave half random: weight norm folded
+(``piper_import.fold_weight_norm``) or HiFi-GAN resblock type "2" (``decoder.VitsHifiGanV2``), read
+straight from ``model.safetensors``."""
 from __future__ import annotations
 
 from pathlib import Path

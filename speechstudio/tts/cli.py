@@ -1,9 +1,5 @@
-"""``speechstudio speak`` and ``speechstudio voices``: argparse wiring for the TTS engine.
-
-``register(subparsers)`` adds both subcommands to the main CLI's subparsers object; each sets
-``func=handler`` where ``handler(args) -> int`` is the exit status. Errors a user can cause are
-raised as ``SpeechStudioError`` subclasses (the main CLI prints their one-line message).
-"""
+"""``speechstudio speak`` and ``speechstudio voices``: ``register(subparsers)``; handlers return the exit
+status and raise ``SpeechStudioError`` for what a user can cause."""
 from __future__ import annotations
 
 import sys

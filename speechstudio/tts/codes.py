@@ -1,11 +1,6 @@
-"""Text written for machines, read as a person would: URLs ("example dot com slash docs question mark
-lang equals en"), e-mail addresses, file paths and names, hashes (character by character; over
-``LONG_CODE_CHARS`` the first ``SHORT_CODE_CHARS``, git's short hash, and "and so on") and alphanumeric
-codes ("B A one one seven", "F sixteen", "room forty two B"; ``numbers.GLUED_ONLY_UNITS``). Examples:
-docs/tts.md, Text front end.
-
-A spelled "A" is written ``A-`` so espeak-ng says the letter, not the article (piper-phonemize 1.2,
-en-us). ``protect`` / ``unprotect`` hide their dots and question marks from the sentence splitter."""
+"""Text written for machines, read as a person would: URLs, e-mail addresses, paths, hashes (over
+``LONG_CODE_CHARS``: the first ``SHORT_CODE_CHARS`` and "and so on") and alphanumeric codes ("B A one one
+seven"); a spelled "A" is ``A-`` for espeak-ng. Examples: docs/tts.md, Text front end."""
 from __future__ import annotations
 
 import re

@@ -1,14 +1,6 @@
-"""Dates written with a month name, read with an ordinal day, as English speakers say them.
-
-"March 3" -> "March third", "March 3rd, 2024" -> "March third, twenty twenty four", "Jul. 21, 1969"
--> "July twenty first, nineteen sixty nine", "4 June" -> "the fourth of June", "21 July 1969" -> "the
-twenty first of July, nineteen sixty nine" (the order written is the order read). Without these
-rules the day was read as a cardinal ("March three"; piper#492). Numeric dates ("2024-03-07",
-"3/7/2024") are read in ``numbers.py``.
-
-The month must be capitalised ("we march 3 miles" stays), the day 1-31 and valid for the month,
-and the day must not be followed by a unit, a time or another digit ("May 5 km", "June 3:30").
-"""
+"""Dates with a month name read with an ordinal day, in the order written ("March 3rd, 2024" -> "March
+third, twenty twenty four", "4 June" -> "the fourth of June"; piper#492). Capitalised month, a valid day,
+no unit or time after it. Numeric dates: ``numbers.py``."""
 from __future__ import annotations
 
 import re

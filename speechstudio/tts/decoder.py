@@ -1,9 +1,5 @@
-"""HiFi-GAN decoder with residual block type "1" or "2", built from a ``VitsConfig``, and the
-channels-last CPU decoder.
-
-transformers' ``VitsHifiGan`` has only type "1"; Piper's x_low / low / medium voices use type "2" (one
-dilated conv per dilation: VITS ``modules.ResBlock2``, jaywalnut310/vits and rhasspy/piper; HiFi-GAN,
-Kong et al. 2020, V2/V3). ``VitsHifiGanV2`` replaces only ``self.resblocks``; ``forward`` is inherited."""
+"""HiFi-GAN decoder with residual block type "1" or "2" (Piper's x_low / low / medium voices; VITS
+``modules.ResBlock2``, Kong et al. 2020 V2/V3) built from a ``VitsConfig``, and the channels-last CPU decoder."""
 from __future__ import annotations
 
 import torch

@@ -1,11 +1,6 @@
-"""Long documents as chapters of plain text for ``audiobook``: ``.txt`` (heading lines that look like
-one: ``Chapter 3``, ``Part II: The Return``, ``Prologue``, an all-capitals line before a blank line;
-never "Part of him wanted ..."; a short title page gives the title), ``.md`` (``#`` / ``##``
-headings; Markdown reduced to what a listener needs; title from YAML ``title:`` or the only level-1
-heading) and ``.epub`` (the book's own contents, ``tts.epub``). Rules in full: docs/tts.md, Audiobooks.
-
-Text files may be UTF-8, UTF-16 or UTF-32 (``textfile``). Errors: ``DocumentError`` (a ``UsageError``)
-naming the file and reason."""
+"""Long documents as chapters of plain text for ``audiobook``: ``.txt`` (heading-like lines), ``.md``
+(``#`` / ``##`` headings) and ``.epub`` (``tts.epub``); rules: docs/tts.md, Audiobooks. Raises
+``DocumentError`` (a ``UsageError``) naming the file and reason."""
 from __future__ import annotations
 
 import re

@@ -1,16 +1,6 @@
-"""EPUB 2 / 3 books as the chapters their own table of contents names (santinic/audiblez#80,
-aedocw/epub2tts#119), read with the standard library only (``zipfile``; ``xml.etree`` for the package
-document and NCX, whose DTDs are never fetched; ``html.parser`` for XHTML).
-
-Chapters: the EPUB 3 navigation document (``<nav epub:type="toc">``), else the EPUB 2 NCX
-(``navPoint``s in document order), every entry a chapter that runs to the next one in spine order,
-anchors inside one file included. Text before the first entry (a preface outside the contents) is a
-chapter of its own; a title page that only repeats title and author is not, nor is a contents page
-(``<nav>``: its links are not read). A footnote marker (an
-internal link whose text is a number, letter or sign, or ``epub:type="noteref"``), a back-link ("↩",
-``epub:type="backlink"``) and a pop-up footnote (``<aside epub:type="footnote">``) are not read;
-images, SVG and MathML say nothing. Broken books (no contents, files missing): chapters from the
-spine, one per document, and one warning. Not a ZIP or no package document: ``DocumentError``."""
+"""EPUB 2 / 3 books as the chapters their own contents name (EPUB 3 ``nav``, else the NCX; broken books:
+one chapter per spine document and a warning), standard library only, no DTD fetched. Footnote markers,
+back-links and pop-up notes are not read. Not a ZIP or no package document: ``DocumentError``."""
 from __future__ import annotations
 
 import posixpath

@@ -1,11 +1,5 @@
-"""The loaded voice of a non-VITS family (SpeechT5, FastSpeech2-Conformer; MMS-TTS is VITS,
-``family_vits``): each family's module subclasses ``FamilyVoice``.
-
-The interface ``VitsVoice`` shares: ``name``, ``kind``, ``family``, ``sample_rate`` (Hz), ``speakers``,
-``num_speakers``, ``language``, ``device``, ``dtype``, ``defaults`` (``"controls"`` for the GUI),
-``warnings``, ``clone_of``, ``speaker_id()``, ``text_to_ids()``, ``synthesize(sentence, settings) ->
-np.ndarray[float32] (n_samples,)``; ``controls``: the settings it uses (others are ignored with a
-warning)."""
+"""The loaded voice of a non-VITS family (SpeechT5, FastSpeech2-Conformer): ``FamilyVoice`` implements
+:class:`speechstudio.tts.family.Voice`; ``controls`` are the settings it uses (others warned about)."""
 from __future__ import annotations
 
 import threading

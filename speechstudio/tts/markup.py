@@ -1,16 +1,6 @@
-"""HTML left in text to be read aloud (pasted from web pages, chat output, Markdown with HTML).
-
-``html_to_text``: block elements (``<p>``, ``<div>``, ``<h1>``..``<h6>``, ``<li>``, ``<tr>``, ``<td>``,
-``<blockquote>``, ...) and ``<br>`` become paragraph breaks, so "<p>charge</p><p>Debentures</p>" is
-two sentences ("charge", "Debentures") instead of "chargeDebentures" (my_addons#232), and list items
-are said one by one with a pause between them (open-webui#7125). Inline elements (``<b>``, ``<i>``,
-``<a>``, ``<span>``, ...) vanish without joining or splitting words. ``<script>`` / ``<style>`` and
-comments go with their content. Character references (``&amp;``, ``&pound;``, ``&#8212;``,
-``&#x2014;``) are decoded (only the complete ones with ``;``: "R&D" and "&copy" stay as written).
-
-Only the element names of HTML are tags here, so text such as "press <Enter>" or "if a<b and c>d"
-is left alone.
-"""
+"""HTML left in text to be read aloud: ``html_to_text`` turns block elements and ``<br>`` into paragraph
+breaks, drops inline tags, scripts, styles and comments, and decodes complete character references;
+only HTML element names count as tags ("press <Enter>" stays)."""
 from __future__ import annotations
 
 import html

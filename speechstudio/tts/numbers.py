@@ -1,9 +1,6 @@
-"""Numbers in English text to the words a voice should say, without ever changing the number.
-
-Our code detects and classifies (Roman numeral, scientific, IP, numeric date, version, phone, dialled and
-labelled numbers, currency, time, range, unit, fraction, ordinal, decade, leading zeros, year or count);
-the words come from num2words (LGPL-2.1). The class table, date order by locale and year reading, and why
-not NeMo's grammars: docs/tts.md, Text front end."""
+"""Numbers in English text to the words a voice says, never changing the number: we classify (dates,
+versions, currency, units, ranges, ordinals...), num2words (LGPL-2.1) gives the words. Table and sources:
+docs/tts.md, Text front end."""
 from __future__ import annotations
 
 import re

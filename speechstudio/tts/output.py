@@ -1,12 +1,6 @@
-"""Where synthesized speech goes: an audio file in any ``audio.encode`` format, or raw PCM to a pipe.
-
-``write_speech`` encodes a ``SpeechChunk`` stream into ``.wav/.flac/.ogg/.mp3/.opus/.m4a/.m4b``
-as the sentences arrive, atomically (``speechstudio.atomic``: temp file in the same folder, fsync,
-rename; on any error no output file is left), tagged as synthetic speech (``stream.speech_tags``).
-``write_raw`` writes the same audio as raw signed 16-bit little-endian mono PCM at the voice's
-sample rate (Piper's ``--output-raw``: ``speechstudio speak ... --output-raw | aplay -r 22050 -f
-S16_LE -t raw -``), one sentence at a time, flushed, so a player starts after the first sentence.
-"""
+"""Where synthesized speech goes: ``write_speech`` encodes a ``SpeechChunk`` stream into any
+``audio.encode`` format, atomically and tagged as synthetic; ``write_raw`` writes s16le mono PCM at the
+voice's rate, flushed per sentence (Piper's ``--output-raw``)."""
 from __future__ import annotations
 
 import os

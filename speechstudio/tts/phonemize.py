@@ -1,7 +1,6 @@
-"""espeak-ng phonemes (through ``piper_phonemize``, rhasspy's binding with espeak-ng and its data
-bundled; PyPI ``piper-phonemize-fix`` 1.2.2; espeak-ng is GPL-3.0-or-later) and Piper phoneme ids
-(rhasspy/piper-phonemize ``src/phoneme_ids.cpp``: ``BOS "^"``, ``PAD "_"``, each phoneme then ``PAD``,
-``EOS "$"``). Which espeak-ng data and why: docs/tts.md, Modules."""
+"""espeak-ng phonemes (``piper_phonemize``, PyPI ``piper-phonemize-fix`` 1.2.2; espeak-ng GPL-3.0) and
+Piper phoneme ids (rhasspy/piper-phonemize ``phoneme_ids.cpp``: ``^``, phonemes each followed by ``_``,
+``$``). docs/tts.md, Modules."""
 from __future__ import annotations
 
 import copy

@@ -1,11 +1,6 @@
-"""Import a Piper voice (``NAME.onnx`` + ``NAME.onnx.json``; rhasspy/piper ``export_onnx.py``) into
-transformers' ``VitsModel``.
-
-The ONNX file holds the VITS generator (jaywalnut310/vits; Kim et al. 2021) with weight norm folded.
-Weights are found by walking the graph (renamed convs by their consuming ``Conv`` node, embeddings by
-their ``Gather`` input, never by initializer order) and the architecture is read from weight shapes and
-Conv attributes: docs/tts.md, "Piper import". x_low voices (192-wide duration predictor on 96 hidden
-channels) do not fit transformers' layout and raise ``PiperVoiceError``."""
+"""Import a Piper voice (``NAME.onnx`` + ``.onnx.json``) into transformers' ``VitsModel``: weights found by
+walking the ONNX graph, architecture from weight shapes (docs/tts.md, "Piper import"). x_low voices raise
+``PiperVoiceError``."""
 from __future__ import annotations
 
 import json

@@ -1,11 +1,6 @@
-"""Run a Piper voice's own ONNX graph with onnxruntime: the light CPU runtime for Piper voices.
-
-As Piper does (rhasspy/piper, OHF-Voice/piper1-gpl ``voice.py``): inputs ``input`` int64 ``(1, T)``,
-``input_lengths`` int64 ``(1,)``, ``scales`` float32 ``[noise_scale, length_scale, noise_w]``, ``sid``
-int64 ``(1,)`` (multi-speaker); output float32 ``(1, 1, 1, n_samples)`` in [-1, 1]. The graph's noise
-has no seed input, so a seeded sentence uses the PyTorch model. The session opens on a background
-thread; the optimised graph is cached (``optimized_cache_path``). Why and figures: docs/tts.md, "Piper
-voices on onnxruntime"."""
+"""Run a Piper voice's own ONNX graph with onnxruntime (the CPU runtime), as Piper's ``voice.py`` does:
+``input`` int64 ``(1, T)``, ``input_lengths``, ``scales`` float32 ``[noise_scale, length_scale, noise_w]``,
+``sid``; output float32 ``(1, 1, 1, n_samples)``. Unseeded (a seed uses the PyTorch model). docs/tts.md."""
 from __future__ import annotations
 
 import os

@@ -1,10 +1,6 @@
-"""Pitch of synthesized speech: measure it and shift it by semitones with the formants kept, with Praat
-(Boersma & Weenink) through parselmouth (Jadoul et al. 2018; GPL-3.0).
-
-``median_f0``: Praat "To Pitch" (autocorrelation, Boersma 1993), 10 ms steps, median of voiced frames,
-Hz. ``shift_pitch``: a Manipulation's pitch tier shifted and resynthesised by PSOLA (Moulines &
-Charpentier 1990), fine for a few semitones. A clone keeps its base's pitch, so fine-tuning stores the
-measured offset (``pitch_offset``) as ``"pitch_semitones"`` (docs/finetune_voice.md, "Pitch")."""
+"""Pitch of synthesized speech with Praat through parselmouth (GPL-3.0): ``median_f0`` (autocorrelation,
+Boersma 1993, 10 ms steps; Hz) and ``shift_pitch`` (PSOLA, Moulines & Charpentier 1990; formants kept).
+A clone's offset: docs/finetune_voice.md, "Pitch"."""
 from __future__ import annotations
 
 import math

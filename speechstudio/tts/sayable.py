@@ -1,8 +1,6 @@
-"""What an English voice can say, decided once for synthesis and the fine-tuning dataset check:
-invisible characters (``Cf``, variation selectors) removed (the text is *normalised*); Greek and
-Cyrillic transliterated (simplified BGN/PCGN), other scripts left out (espeak-ng would say "Chinese
-letter", piper#740); symbols without a reading (emoji, ``So`` / ``Sm`` / ``Sk`` / ``Sc``) left out. Each
-is noted in the ``Sayable`` that ``english_sayable(text)`` returns."""
+"""What an English voice can say, for synthesis and the dataset check alike: invisible characters
+removed, Greek and Cyrillic transliterated (BGN/PCGN), other scripts and symbols without a reading left
+out, each noted in the ``Sayable`` of ``english_sayable(text)``."""
 from __future__ import annotations
 
 import re

@@ -1,21 +1,6 @@
-"""SpeechT5 text-to-speech (Ao et al. 2022, "SpeechT5: Unified-Modal Encoder-Decoder Pre-Training
-for Spoken Language Processing"; transformers ``SpeechT5ForTextToSpeech``, model card
-microsoft/speecht5_tts) with its HiFi-GAN vocoder (microsoft/speecht5_hifigan) and speaker x-vectors.
-
-A SpeechT5 voice is a folder:
-
-* the checkpoint (``config.json`` with ``model_type: speecht5``, weights, ``spm_char.model`` and the
-  tokenizer files of ``SpeechT5Tokenizer``);
-* ``vocoder/``: a ``SpeechT5HifiGan`` checkpoint (mel -> 16 kHz waveform);
-* ``speakers.npz``: speaker name -> x-vector, ``float32`` shape ``(speaker_embedding_dim,)`` (512 for
-  microsoft/speecht5_tts: the speechbrain spkrec-xvect-voxceleb x-vectors of the CMU ARCTIC
-  speakers, Hugging Face dataset Matthijs/cmu-arctic-xvectors, as on the model card).
-
-``speechstudio voices download microsoft/speecht5_tts`` builds that folder. More speakers: add
-arrays to ``speakers.npz`` (``numpy.savez``). Controls: ``speaker`` and ``seed`` (the decoder pre-net
-keeps dropout on at inference, so the output varies from call to call unless seeded); speed and
-noise controls do not exist in this model. Output: 16 kHz.
-"""
+"""SpeechT5 text-to-speech (Ao et al. 2022; transformers ``SpeechT5ForTextToSpeech``, microsoft/speecht5_tts)
+with its HiFi-GAN (``vocoder/``) and x-vectors (``speakers.npz``: name -> float32 ``(512,)``, CMU ARCTIC,
+Matthijs/cmu-arctic-xvectors). Controls: ``speaker``, ``seed`` (dropout stays on). Output 16 kHz."""
 from __future__ import annotations
 
 from pathlib import Path

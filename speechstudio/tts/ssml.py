@@ -1,13 +1,6 @@
-"""SSML 1.1 subset (W3C, https://www.w3.org/TR/speech-synthesis11/) and plain text to the ``SpeechPart``
-stream the synthesizer reads.
-
-Elements: ``speak``, ``break`` (time / strength; replaces the pause there, consecutive breaks add),
-``p`` / ``s``, ``say-as``, ``sub``, ``prosody rate`` (a factor on ``length_scale``, nested rates
-multiply; pitch / volume ignored), ``voice name``, ``phoneme alphabet="ipa"`` (for espeak-ng voices;
-others say the content and warn); others are read as their text. Strength and rate values: Microsoft
-Azure Speech's defaults (table and sources: docs/tts.md, SSML). Parsed with expat, every DTD refused.
-Malformed SSML raises ``SsmlError`` (a ``UsageError``) naming line and column (1-based). Text is SSML
-when ``<speak>`` comes first after an optional BOM and XML prolog (``ssml_verdict``)."""
+"""An SSML 1.1 subset (W3C speech-synthesis11) and plain text to the ``SpeechPart`` stream: ``speak``,
+``break``, ``p`` / ``s``, ``say-as``, ``sub``, ``prosody rate``, ``voice``, ``phoneme``; values: docs/tts.md,
+SSML. Expat, DTDs refused; malformed SSML raises ``SsmlError`` with line and column (1-based)."""
 from __future__ import annotations
 
 import itertools

@@ -1,10 +1,6 @@
-"""Sentence-by-sentence synthesis as a generator (``stream_speech``), and writing a stream to one audio
-file (``write_stream``: atomic, tagged as synthetic speech in WAV INFO / FLAC / Vorbis comments).
-
-On the bucketed CPU path the first sentence is synthesized alone in the caller's thread; the rest are
-synthesized ahead on a small thread pool (each sentence with its own seeded ``torch.Generator``) and
-yielded in order, the same output as sequential. Other paths run sequentially. Figures: docs/tts.md,
-"Long texts"."""
+"""Sentence-by-sentence synthesis as a generator (``stream_speech``; on the bucketed CPU path later
+sentences run ahead on a thread pool, same output) and one audio file from a stream (``write_stream``:
+atomic, tagged as synthetic). Figures: docs/tts.md, "Long texts"."""
 from __future__ import annotations
 
 import copy

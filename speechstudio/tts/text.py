@@ -1,9 +1,6 @@
-"""Text front end for synthesis: sentence splitting (pysbd, with URLs and abbreviations hidden from it;
-long sentences cut to ``max_chars``) and English normalisation (numbers, currency, dates, codes, symbols
-spelled out with num2words; what an English voice cannot say transliterated or left out, ``sayable``).
-
-Errors: ``EmptyTextError`` (nothing speakable); ``LeftOutTextError`` (a subclass: the front end left
-nothing of a sentence)."""
+"""Text front end for synthesis: sentence splitting (pysbd; long sentences cut to ``max_chars``) and
+English normalisation (numbers, dates, codes, symbols; ``sayable``). Raises ``EmptyTextError`` /
+``LeftOutTextError``."""
 from __future__ import annotations
 
 import re

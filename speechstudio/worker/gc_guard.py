@@ -1,8 +1,5 @@
-"""Python's cycle collector runs on the GUI thread only, once a worker thread exists.
-
-An automatic collection in a worker thread can free Qt objects there and crash (segfault seen in the
-suite). As pyqtgraph's ``GarbageCollector``: ``gc.disable()`` and collect from a GUI-thread timer with
-the same thresholds, until the application object goes."""
+"""Python's cycle collector runs on the GUI thread only (a collection in a worker thread can free Qt
+objects there and crash), as pyqtgraph's ``GarbageCollector``."""
 from __future__ import annotations
 
 import gc

@@ -1,9 +1,5 @@
-"""GPU / system monitor: NVML (``pynvml``) sampled off the GUI thread.
-
-:func:`sample_system` (Qt-free) returns a :class:`SystemSample`: a :class:`GpuSample` per NVIDIA GPU,
-this process's VRAM from torch (only if already imported), CPU % / RAM (psutil); without NVML or a GPU,
-``gpus`` is empty and ``no_gpu_reason`` says why. :class:`SystemMonitor` samples every ``interval_s``
-and emits ``sampled``."""
+"""GPU / system monitor: :func:`sample_system` (Qt-free; NVML per GPU, this process's VRAM, CPU %, RAM;
+``no_gpu_reason`` without one) and :class:`SystemMonitor`, sampling off the GUI thread."""
 from __future__ import annotations
 
 import logging

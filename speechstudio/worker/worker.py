@@ -1,12 +1,6 @@
-"""The worker: a long-lived thread that owns loaded models and runs jobs from a queue.
-
-The GUI never calls torch: it submits a :class:`~speechstudio.worker.jobs.Job` and listens to the
-worker's queued Qt signals: ``job_started(job_id, description)``, ``job_progress(job_id, payload)``
-(whatever the job yields), ``job_finished(job_id, status, result)`` (``"done"`` | ``"cancelled"`` |
-``"failed"`` with a one-line :class:`~speechstudio.errors.ErrorLine`, which keeps the error's kind) and
-``busy_changed(bool)``. Models load on first use through
-:class:`ModelCache` (a new ASR model replaces the old). :meth:`Worker.cancel` sets the job's ``cancel``
-event or drops it if still queued."""
+"""The worker: a long-lived thread that owns loaded models (:class:`ModelCache`) and runs queued jobs.
+Signals: ``job_started``, ``job_progress``, ``job_finished(job_id, status, result)`` (a failure carries an
+:class:`~speechstudio.errors.ErrorLine`), ``busy_changed``; :meth:`Worker.cancel`."""
 from __future__ import annotations
 
 import gc
