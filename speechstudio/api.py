@@ -19,11 +19,8 @@ _voice: tuple[tuple, object] | None = None
 
 def load(model: str | None = None, *, language: str | None = "auto", device: str = "auto",
          precision: str = "auto", allow_download: bool = True):
-    """The recogniser ``transcribe`` uses for these settings (loaded once, then reused).
-
-    Returns a :class:`~speechstudio.asr.types.Recognizer` (see
-    :func:`speechstudio.asr.load.load_recognizer` for how ``model=None`` and ``language="auto"``
-    choose models). Raises ``ModelNotFoundError``, ``OfflineError``, ``UsageError``."""
+    """The recogniser ``transcribe`` uses for these settings (loaded once, reused; see
+    :func:`speechstudio.asr.load.load_recognizer`)."""
     from speechstudio.batch.request import TranscriptionRequest
 
     return _load(TranscriptionRequest.build(model=model, language=language, device=device, precision=precision,
@@ -137,22 +134,9 @@ def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None
                length_scale: float | None = None, noise_scale: float | None = None, noise_w: float | None = None,
                seed: int | None = None, device: str = "auto", allow_download: bool = True,
                pitch: float | None = None):
-    """Speak ``text``: yields one :class:`~speechstudio.tts.stream.SpeechChunk` per sentence as it is
-    synthesized.
-
-    Args:
-        voice: installed name, Piper ``.onnx``, folder or Hugging Face id; ``None``: the default voice.
-        speaker / length_scale / noise_scale / noise_w / seed: VITS controls (``None``: the voice's
-            defaults).
-        pitch: semitones, -12..12, formants kept (``None``: the voice's own; 0: none). device:
-            ``auto|cpu|cuda``.
-
-    Yields:
-        chunks with ``audio`` (``np.ndarray[float32]`` (n_samples,), [-1, 1]) at ``sample_rate`` Hz,
-            ``text``, ``index``.
-
-    Raises:
-        ModelNotFoundError, UsageError (controls out of range), EmptyTextError."""
+    """Speak ``text``: one :class:`~speechstudio.tts.stream.SpeechChunk` per sentence (float32
+    ``(n_samples,)`` at ``sample_rate`` Hz). ``voice``: name, ``.onnx``, folder or HF id (None: default);
+    VITS controls and ``pitch`` in semitones. Raises ``ModelNotFoundError``, ``UsageError``, ``EmptyTextError``."""
     global _voice
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.family import check_settings

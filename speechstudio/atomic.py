@@ -51,13 +51,8 @@ def _nearest_existing(path: Path) -> Path:
 
 
 def check_destination(path: str | os.PathLike[str], *, overwrite: bool = True) -> None:
-    """Fail before any work when the file ``path`` cannot be written (folder missing, not writable per a
-    probe file, ``path`` a folder, exists without ``overwrite``, or read-only). A full disk shows only
-    while writing.
-
-    Raises:
-        OutputExistsError: ``overwrite=False`` and ``path`` exists.
-        OutputWriteError: any other reason, one line naming ``path``."""
+    """Fail before any work when ``path`` cannot be written. Raises ``OutputExistsError`` or
+    ``OutputWriteError`` (one line naming ``path``)."""
     shown = Path(path)
     target = resolve_target(path)
     folder = target.parent if str(target.parent) else Path(".")
@@ -241,14 +236,8 @@ def _fsync_tree(folder: Path) -> None:
 
 def install_folder(ready: str | os.PathLike[str], path: str | os.PathLike[str], *, overwrite: bool = True,
                    keep_existing=None) -> Path:
-    """Put the finished folder ``ready`` (same file system) at ``path``; returns ``Path(path)``.
-
-    An existing ``path`` is moved aside, ``ready`` renamed in, the old removed. ``keep_existing()`` is
-    asked when ``path`` exists or appears meanwhile; True keeps it and removes ``ready``.
-
-    Raises:
-        OutputExistsError: ``overwrite=False`` and ``path`` exists (``ready`` is left).
-        OSError: a rename failed; the old folder is put back."""
+    """Put the finished folder ``ready`` at ``path`` (old one aside, new renamed in, old removed);
+    ``keep_existing()`` True keeps an existing one. Raises ``OutputExistsError`` or ``OSError``."""
     ready, target = Path(ready), Path(path)
     if keep_existing is not None and target.exists() and keep_existing():
         shutil.rmtree(ready, ignore_errors=True)
@@ -279,14 +268,8 @@ def install_folder(ready: str | os.PathLike[str], path: str | os.PathLike[str], 
 
 @contextlib.contextmanager
 def atomic_folder(path: str | os.PathLike[str], *, overwrite: bool = True, keep_existing=None) -> Iterator[Path]:
-    """Give a new empty temporary folder to fill; on a clean exit it becomes ``path``
-    (:func:`install_folder`)::
-
-        with atomic_folder(voices_dir() / name) as tmp:
-            shutil.copyfile(src, tmp / "voice.onnx")
-
-    Raises ``OutputExistsError`` (``overwrite=False``, ``path`` exists) or ``OSError`` (``path``
-    untouched)."""
+    """A new empty temporary folder that becomes ``path`` on a clean exit (:func:`install_folder`).
+    Raises ``OutputExistsError`` or ``OSError`` (``path`` untouched)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     if not overwrite and os.path.lexists(target) and not (keep_existing is not None and keep_existing()):

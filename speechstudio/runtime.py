@@ -12,11 +12,8 @@ GOMP_SPIN_COUNT = 10_000
 
 
 def configure_openmp(environ: MutableMapping[str, str] = os.environ) -> str:
-    """Set ``GOMP_SPINCOUNT`` in ``environ`` unless ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` is set.
-
-    Returns a short description of the policy in force, e.g. ``"GOMP_SPINCOUNT=10000"`` or
-    ``"OMP_WAIT_POLICY=PASSIVE (user)"``. No effect on a libgomp that is already loaded.
-    """
+    """Set ``GOMP_SPINCOUNT`` unless ``OMP_WAIT_POLICY`` / ``GOMP_SPINCOUNT`` is set; returns the policy in
+    force (``"GOMP_SPINCOUNT=10000"``). No effect once libgomp is loaded."""
     for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
         if environ.get(name):
             return f"{name}={environ[name]} (user)"

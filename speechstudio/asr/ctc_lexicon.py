@@ -125,13 +125,10 @@ class Lexicon:
 
 
 class LexiconCTCDecoder:
-    """Streaming CTC prefix beam search constrained (softly or strictly) to a word list.
-
-    ``id_to_token``: the vocabulary; ``skip_ids``: special tokens counted as blank;
-    ``seconds_per_frame`` (0.02 for Wav2Vec2 at 16 kHz); ``words`` or a prebuilt :class:`Lexicon`;
-    ``beam``: prefixes per frame; ``oov_penalty``: nats per unlisted word; ``token_prune`` /
-    ``beam_threshold`` (nats) and ``beam_tokens`` prune the search. Same interface as
-    ``GreedyCTCDecoder`` except :meth:`feed` takes log-probabilities; ``deepcopy`` shares the lexicon."""
+    """Streaming CTC prefix beam search held to a word list (``words`` or a :class:`Lexicon`):
+    ``seconds_per_frame`` (0.02 for Wav2Vec2), ``beam``, ``oov_penalty`` nats, pruning by
+    ``token_prune`` / ``beam_threshold`` / ``beam_tokens``. ``GreedyCTCDecoder``'s interface, but
+    :meth:`feed` takes log-probabilities."""
 
     def __init__(self, id_to_token: Sequence[str], blank_id: int, word_delimiter: str = "|",
                  skip_ids: Iterable[int] = frozenset(), seconds_per_frame: float = 0.02,

@@ -14,13 +14,8 @@ _CACHE_ATTR = "_speechstudio_window_runners"
 
 
 class StaticWindowRunner:
-    """Run a CTC model eagerly on windows of exactly ``window_samples`` samples at 16 kHz (>= the
-    receptive field).
-
-    Call with float32 ``(window_samples,)``, mono, not normalised (the checkpoint's per-window
-    normalisation is applied as in ``window_logits``); returns float32 ``(n_frames, vocab_size)``,
-    ``n_frames = (window_samples - receptive_field) // frame_len + 1``. Raises ``ValueError`` for
-    another shape."""
+    """Run a CTC model eagerly on float32 ``(window_samples,)`` 16 kHz windows (normalised as
+    ``window_logits``) -> float32 ``(n_frames, vocab_size)``. Raises ``ValueError`` for another shape."""
 
     kind = "eager"
 

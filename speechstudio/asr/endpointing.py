@@ -96,12 +96,8 @@ class EnergyEndpointer:
 
 
 class UtteranceStream:
-    """Device blocks -> model-rate mono -> :class:`EnergyEndpointer` -> one utterance at a time.
-
-    A subclass defines ``_begin(index, start)`` (a new utterance at global sample ``start``), ``_take(x)``
-    (its audio; returns updates), ``_finish()`` (the ``final`` update; appends to ``segments``) and
-    ``_words()`` (its stable words); ``separator`` joins words into text. ``config`` has the
-    endpointing settings of ``StreamConfig``. Not thread-safe."""
+    """Device blocks -> model-rate mono -> :class:`EnergyEndpointer` -> one utterance at a time. Subclasses
+    define ``_begin(index, start)``, ``_take(x)``, ``_finish()`` and ``_words()``. Not thread-safe."""
 
     separator = " "
 

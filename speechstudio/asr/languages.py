@@ -33,12 +33,8 @@ AUTO = "auto"
 
 
 def normalize_language(text: str | None) -> str | None:
-    """Turn what a user typed (``"fr"``, ``"French"``, ``"AUTO"``, ``""``) into a Whisper language
-    code, or ``None`` for automatic detection (``auto``, empty, ``None``).
-
-    Raises:
-        UsageError: not a Whisper language code or English name (the message gives examples).
-    """
+    """A Whisper language code from ``"fr"``, ``"French"``; ``None`` for ``auto`` / empty. Raises
+    ``UsageError`` for anything else."""
     if text is None:
         return None
     key = str(text).strip().lower().replace("_", "-")

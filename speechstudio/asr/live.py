@@ -13,13 +13,8 @@ def _english_only(entry) -> bool:
 
 
 def default_dictation_model(language: str | None = None) -> tuple[str, str]:
-    """The model dictation uses when none is chosen: ``(name for --model, reason)``.
-
-    In order: the user's dictation choice (``hub.defaults.choice``, when installed); for ``None`` /
-    ``"en"`` or a listed language wav2vec2-base-960h or a package's CTC model; an installed Whisper
-    model (English-only for ``None`` / ``"en"``, else multilingual); any other installed CTC model. A
-    model the user added is never picked by itself (why: ``docs/transcribe.md``). Raises
-    ``ModelNotFoundError`` (no recogniser installed; says how to get one)."""
+    """``(model name, reason)`` dictation uses when none is chosen: the user's choice, then a CTC English
+    model, an installed Whisper model, any CTC model (docs/transcribe.md). Raises ``ModelNotFoundError``."""
     from speechstudio.hub import defaults
     from speechstudio.hub.catalog import DEFAULT_MODEL_ID
     from speechstudio.hub.inventory import list_models
@@ -59,13 +54,9 @@ def default_dictation_model(language: str | None = None) -> tuple[str, str]:
 def open_recognizer(recognizer, config=None, *, input_rate: int | None = None, language: str | None = None,
                     task: str = "transcribe", hotwords: str | None = None, beam_size: int | None = None,
                     backlog_s: Callable[[], float] | None = None):
-    """A streaming recogniser over a loaded ``Wav2Vec2Recognizer`` or ``WhisperRecognizer``.
-
-    ``config``: ``StreamConfig`` (CTC windows + endpointing; for Whisper its endpointing and ``chunk_s``
-    as update interval) or ``AgreementConfig`` (Whisper); None: defaults. ``input_rate`` in Hz.
-    ``language`` / ``task`` / ``hotwords`` / ``beam_size``: Whisper; ``backlog_s``: seconds not yet
-    pushed. Raises ``UsageError`` (Whisper-only options with CTC, English-only model asked for another
-    language or translation, a recogniser that cannot stream)."""
+    """A streaming recogniser over a loaded recogniser; ``config``: ``StreamConfig`` or ``AgreementConfig``
+    (None: defaults); ``language`` / ``task`` / ``hotwords`` / ``beam_size``: Whisper; ``backlog_s``:
+    seconds not yet pushed. Raises ``UsageError`` for what the model cannot do."""
     from speechstudio.asr import family
 
     found = family.of(recognizer)

@@ -10,13 +10,9 @@ from speechstudio.errors import ModelNotFoundError, UsageError
 def load_model(spec: str | None = None, *, device: str = "auto", precision: str = "auto",
                 batch_size: int | None = None, chunk_s: float | None = None, stride_s: float | None = None,
                 allow_download: bool = True, progress: bool = True, vocabulary: str = "auto", workers: int = 1):
-    """Resolve ``spec`` through the model store and load it with its family (:mod:`.family`);
-    ``(recognizer, message)``, the message saying which model and why.
-
-    ``spec=None``: the default model (wav2vec2-base-960h when cached, never downloaded unasked; else
-    Whisper tiny.en). ``vocabulary`` (CTC): ``"auto"`` uses the folder's ``vocabulary.txt``, ``"off"``
-    greedy. ``workers``: inputs it may decode at once (a family that cannot ignores it).
-    Raises ``ModelNotFoundError``, ``OfflineError``, ``UsageError``."""
+    """``(recognizer, message)`` for ``spec`` (None: the default model) through the store and its family;
+    ``vocabulary`` ``auto|off`` (CTC), ``workers`` inputs at once. Raises ``ModelNotFoundError``,
+    ``OfflineError``, ``UsageError``."""
     from speechstudio.hub.resolve import default_asr_model, resolve_model
 
     if spec:
@@ -58,14 +54,9 @@ def load_recognizer(spec: str | None = None, *, language: str | None = None, dev
                     precision: str = "auto", batch_size: int | None = None, chunk_s: float | None = None,
                     stride_s: float | None = None, allow_download: bool = True, progress: bool = True,
                     vocabulary: str = "auto", workers: int = 1):
-    """What ``transcribe`` runs for ``spec`` and ``language`` (Whisper code or None), choosing models by
-    language (:mod:`.routing`); returns ``(recognizer, message)``.
-
-    Default model with auto language: a ``LanguageRouter`` (multilingual Whisper detects; English goes
-    to the default English model), or the English model alone when no multilingual one is installed. An
-    explicit English-only ``spec`` in auto mode refuses non-English inputs; a non-English ``language``
-    is a ``UsageError``. ``workers`` (:func:`load_model`) applies when ``language`` is given (one model, no
-    routing). Also raises ``ModelNotFoundError``, ``OfflineError``."""
+    """``(recognizer, message)`` ``transcribe`` runs for ``spec`` and ``language``: with the default model
+    and auto language a ``LanguageRouter`` (:mod:`.routing`). Raises ``UsageError`` (a non-English
+    language on an English-only model), ``ModelNotFoundError``, ``OfflineError``."""
     from speechstudio.asr.routing import LanguageRouter
     from speechstudio.hub.resolve import default_asr_model, multilingual_whisper
 

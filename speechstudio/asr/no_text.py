@@ -21,11 +21,7 @@ def no_text_warning(model_id: str, sound_s: float) -> str:
 
 
 class NoTextWatch:
-    """Counts seconds of sound while the text is empty; :meth:`push` returns the warning once.
-
-    ``model_id``: named in the warning; ``after_s`` / ``threshold_db``: see ``NO_TEXT_AFTER_S``
-    and ``SOUND_DBFS``.
-    """
+    """Counts seconds of sound while the text is empty; :meth:`push` returns the warning once."""
 
     def __init__(self, model_id: str, after_s: float = NO_TEXT_AFTER_S, threshold_db: float = SOUND_DBFS):
         self.model_id, self.after_s, self.threshold_db = model_id, float(after_s), float(threshold_db)

@@ -163,11 +163,9 @@ class _Utterance:
 
 
 class StreamingRecognizer(UtteranceStream):
-    """Streaming dictation over a loaded ``Wav2Vec2Recognizer``; ``input_rate``: Hz of pushed blocks.
-    ``runner``: logits for windows of exactly ``geometry.window`` samples (default
-    ``cuda_graph.window_runner``). ``on_logits(first_frame, logits)`` sees each committed float32
-    (n_frames, vocab) slice once. ``push`` / ``stop`` / ``run`` / ``run_source`` / ``text``:
-    :class:`~speechstudio.asr.endpointing.UtteranceStream`. Not thread-safe."""
+    """Streaming dictation over a loaded ``Wav2Vec2Recognizer`` (``input_rate`` Hz): ``runner`` gives logits
+    per ``geometry.window`` samples, ``on_logits(first_frame, logits)`` sees each committed slice.
+    Interface: :class:`~speechstudio.asr.endpointing.UtteranceStream`. Not thread-safe."""
 
     def __init__(self, recognizer, config: StreamConfig | None = None, *, input_rate: int | None = None,
                  runner: Callable[[np.ndarray], np.ndarray] | None = None,

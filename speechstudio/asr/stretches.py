@@ -47,12 +47,9 @@ def speech_regions(audio: np.ndarray, rate: int = 16000) -> list[tuple[float, fl
 def plan(audio: np.ndarray, detect: Callable[[np.ndarray], object], *, offset_s: float = 0.0,
          rate: int = 16000, regions: list[tuple[float, float]] | None = None,
          fallback: str | None = None, first=None) -> list[Stretch]:
-    """The stretches of ``audio`` (float32 (n,), ``rate`` Hz, starting at ``offset_s`` on the file's
-    clock), tiling it. ``detect``: speech (float32) -> a guess with ``language`` and ``probability``,
-    or None. ``regions``: its speech (s, relative to ``audio``; default :func:`speech_regions`).
-    ``fallback``: the language of a piece with no speech to detect. ``first``: the file's first
-    :class:`~speechstudio.asr.language_id.LanguageGuess`; at ``MIN_P`` windows start at once, and when it heard all of this piece's speech (``covered_s``) at ``SURE_P`` it decides the
-    piece alone (a short file costs one detection, as before)."""
+    """The stretches tiling ``audio`` (float32 (n,), ``rate`` Hz, from ``offset_s``): ``detect`` gives a
+    language guess, ``regions`` its speech (s), ``fallback`` the language without speech, ``first`` the
+    file's first guess (at ``SURE_P`` over the whole piece it decides alone)."""
     end_s = audio.shape[0] / rate
     sure_first = first is not None and float(first.probability) >= MIN_P
     heard_all = float(getattr(first, "covered_s", 0.0) or 0.0) >= offset_s + end_s - 1e-3

@@ -26,14 +26,9 @@ VOCABULARY_MODES = ("auto", "off")
 
 
 class Wav2Vec2Recognizer:
-    """Load a CTC model once and transcribe many inputs with it.
-
-    ``device``: ``auto|cpu|cuda|cuda:N``; ``precision``: ``auto|fp32|fp16|bf16``; ``chunk_s`` /
-    ``stride_s`` in seconds (stride default 2 s each side); ``batch_size`` windows per forward (8 CUDA,
-    1 CPU); ``vocabulary``: ``"auto"`` (``LexiconCTCDecoder`` with ``oov_penalty`` nats per unknown
-    word) or ``"off"``. Exposes ``family``, ``sample_rate``, ``frame_len`` / ``receptive_field``
-    (samples), ``seconds_per_frame``, ``lexicon``. Raises ``ModelNotFoundError`` saying why the folder
-    is not loadable."""
+    """Load a CTC model once, transcribe many inputs: ``device`` ``auto|cpu|cuda|cuda:N``, ``precision``
+    ``auto|fp32|fp16|bf16``, ``chunk_s`` / ``stride_s`` (s), ``batch_size`` windows per forward,
+    ``vocabulary`` ``auto|off``. Raises ``ModelNotFoundError`` saying why."""
 
     engine = "wav2vec2"
 

@@ -20,10 +20,8 @@ _COMPUTE_TYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 
 
 class WhisperRecognizer:
-    """Load a faster-whisper model once; transcribe many inputs. ``model_dir``: a CTranslate2 Whisper
-    folder; ``device``: ``auto|cpu|cuda|cuda:N``; ``precision``: ``auto|fp32|fp16|bf16``; ``beam_size``
-    (5); ``cpu_threads`` (0: default); ``vad_filter``: Silero VAD; ``workers``: on CPU, inputs decoded at once
-    from as many threads (CTranslate2's ``inter_threads``, weights shared; the cores split between them).
+    """Load a faster-whisper model (a CTranslate2 folder) once; transcribe many inputs. ``beam_size`` (5),
+    ``cpu_threads``, ``vad_filter``, ``workers`` (CPU inputs at once, CTranslate2 ``inter_threads``).
     Raises ``ModelNotFoundError``."""
 
     engine = "whisper"
@@ -208,12 +206,9 @@ def _to_speech(segments: Iterable[Segment], audio: np.ndarray, offset_s: float) 
 
 
 def _speech_spans(audio: np.ndarray) -> list[tuple[int, int]]:
-    """Speech ``(start, end)`` samples of ``audio`` (float32 (n,), 16 kHz): silero-vad's sequence ONNX
-    model (the one :class:`speechstudio.audio.vad.SileroVad` runs, found without importing the
-    ``silero_vad`` package, which imports torch: tests/test_cold_start.py) and silero's state machine
-    with its package defaults (0.5 / 0.35, speech >= 250 ms, silence >= 100 ms, no padding).
-    faster-whisper's own VAD model is not used: on tests/test_word_times.py's audio it gave 0.2-0.5
-    where silero-vad gives 0.97 and missed 1.1 s of speech."""
+    """Speech ``(start, end)`` samples of float32 16 kHz ``audio`` from silero-vad's sequence ONNX model
+    (found without importing torch) and silero's state machine with its defaults; why not
+    faster-whisper's VAD: docs/transcribe.md."""
     n, frame, context = audio.shape[0], 512, 64
     frames = np.zeros(((n + frame - 1) // frame, frame), np.float32)
     frames.reshape(-1)[:n] = audio

@@ -20,21 +20,10 @@ NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "yue", "th", "lo", "my", "km", "bo"}
 
 
 class WhisperHypotheses:
-    """A :class:`BufferDecoder` over a loaded :class:`~speechstudio.asr.whisper.WhisperRecognizer`
-    (faster-whisper): one decode of the buffer with the committed text as ``initial_prompt``,
-    word timestamps on, temperature 0 only (no fallback re-decodes, so an update's time is
-    bounded), the recogniser's Silero VAD filter, and words of segments whose ``no_speech_prob`` is
-    above 0.9 (reference ``FasterWhisperASR.ts_words``) or whose ``compression_ratio`` is above 2.4
-    (a repetition loop, :data:`COMPRESSION_DROP`) dropped.
-
-    ``language``: ISO code, or ``None`` to detect it (faster-whisper, on the buffer) at each decode
-    that finds words until the detector's probability reaches 0.8 or the buffer holds 4 s, then
-    keep it for the session (an English-only model always uses ``en``); ``task``: ``"transcribe"`` or
-    ``"translate"`` (into English); ``beam_size``: ``None`` = 1 on CPU (greedy; the per-update
-    cost matters more than the last bit of accuracy there) and the recogniser's beam (5) on CUDA;
-    ``hotwords``: names/jargon to prefer (faster-whisper ``hotwords``). Raises
-    :class:`~speechstudio.errors.UsageError` for a non-English language on an English-only model.
-    """
+    """A :class:`BufferDecoder` over a ``WhisperRecognizer``: one decode of the buffer (committed text as
+    prompt, word times, temperature 0), words dropped for ``no_speech_prob`` > 0.9 or
+    :data:`COMPRESSION_DROP`. ``language`` None: detected until p >= 0.8 or 4 s, then kept; ``beam_size``
+    None: 1 on CPU, the recogniser's on CUDA. Raises ``UsageError`` (non-English on English-only)."""
 
     def __init__(self, recognizer, *, language: str | None = None, task: str = "transcribe",
                  beam_size: int | None = None, hotwords: str | None = None) -> None:

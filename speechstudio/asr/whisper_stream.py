@@ -94,11 +94,8 @@ class _Utterance:
 
 
 class LocalAgreementRecognizer(UtteranceStream):
-    """Streaming by re-decoding over a :class:`BufferDecoder`; ``input_rate`` in Hz; ``backlog_s()``:
-    seconds captured but not pushed (decodes wait while positive). ``push`` / ``stop`` / ``run`` /
-    ``run_source`` / ``text``: :class:`~speechstudio.asr.endpointing.UtteranceStream` (a push makes at
-    most one decode; ``stop`` commits the newest hypothesis whole). After a run: ``segments``,
-    ``chunk_times`` / ``update_audio_s`` / ``buffer_s`` per decode, ``received`` samples. Not
+    """Streaming by re-decoding over a :class:`BufferDecoder` (``input_rate`` Hz; decodes wait while
+    ``backlog_s()`` > 0); interface: ``UtteranceStream``, ``stop`` commits the newest hypothesis. Not
     thread-safe."""
 
     def __init__(self, decoder: BufferDecoder, config: AgreementConfig | None = None, *,

@@ -124,13 +124,9 @@ def float_to_pcm16(audio: np.ndarray) -> np.ndarray:
 
 
 class AudioEncoder:
-    """Writes float32 mono blocks at ``sample_rate`` Hz to ``path`` in the format of ``suffix``
-    (default: the path's); a context manager, or call ``close()``.
-
-    ``tags``: soundfile string fields (``software`` joins the comment in MP4/Opus); ``chapters``
-    (M4A/M4B, in order, the first at 0 s; needs ``duration_s``) and ``cover`` (JPEG/PNG bytes).
-    ``samples``: written so far at ``sample_rate``; ``file_rate``: the rate in the file
-    (``MPEG_RATES``)."""
+    """Writes float32 mono blocks at ``sample_rate`` Hz to ``path`` in the ``suffix``'s format (a context
+    manager); ``tags``, ``chapters`` (M4A/M4B; needs ``duration_s``), ``cover`` (JPEG/PNG bytes).
+    ``samples`` written so far; ``file_rate`` the rate in the file."""
 
     def __init__(self, path: str | os.PathLike, sample_rate: int, tags: dict[str, str] | None = None, *,
                  suffix: str | None = None, chapters: list[Chapter] | None = None, cover: bytes | None = None,

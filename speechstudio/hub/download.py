@@ -182,11 +182,8 @@ def _map_hub_error(repo_id: str, exc: BaseException) -> Exception:
 
 
 def list_repo_files(repo_id: str, timeout_s: float | None = None) -> list[str]:
-    """List a model repo's files on the Hub within a deadline.
-
-    Raises:
-        OfflineError: offline mode, no network, no answer in time, Hub error 5xx.
-        ModelNotFoundError: no such repo, gated, or access denied."""
+    """A model repo's files on the Hub within a deadline. Raises ``OfflineError`` (offline, no answer,
+    5xx) or ``ModelNotFoundError`` (no such repo, gated, denied)."""
     import huggingface_hub as hf
 
     if hub_offline():
@@ -202,13 +199,9 @@ def list_repo_files(repo_id: str, timeout_s: float | None = None) -> list[str]:
 
 
 def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
-    """Download ``repo_id`` (or a catalog alias, ``"base.en"``) into the HF cache (``select_files``;
-    interrupted downloads resume); returns a ``ResolvedModel`` with ``source="downloaded"``, or ``"hf
-    cache"`` when the Hub is unreachable but the model is cached. ``progress``: tqdm bars on stderr.
-
-    Raises:
-        OfflineError: offline or unreachable, and not cached (the message says how to import a copy).
-        ModelNotFoundError: no such repo / gated / denied, or not an ASR model SpeechStudio runs."""
+    """Download ``repo_id`` (or alias) into the HF cache, resuming; a ``ResolvedModel`` (``"downloaded"``,
+    or ``"hf cache"`` when unreachable but cached). Raises ``OfflineError`` (not cached),
+    ``ModelNotFoundError`` (no repo, or not an ASR model we run)."""
     import huggingface_hub as hf
 
     repo_id = canonical_id(repo_id.strip())

@@ -101,11 +101,8 @@ def _package_description(model: PackageModel) -> str:
 
 
 def remove_model(name: str) -> str:
-    """Remove an imported model or an HF-cache entry (id or alias); returns a one-line message with the
-    space freed.
-
-    Raises ``UsageError`` (a package model: use pip), ``ModelNotFoundError`` (nothing by that name),
-    ``OSError``."""
+    """Remove an imported model or HF-cache entry; a one-line message with the space freed. Raises
+    ``UsageError`` (a package model), ``ModelNotFoundError``, ``OSError``."""
     clean = name.strip()
     freed = remove_imported(clean)
     if freed is not None:

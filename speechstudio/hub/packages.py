@@ -86,12 +86,8 @@ def _main_dir(model: PackageModel) -> Path | None:
 
 
 def package_model_dir(model: PackageModel, *, assemble_parts: bool = True) -> Path | None:
-    """The model directory of an installed package model (found with ``find_spec``, not imported), or
-    ``None``. A split model's is its copy in ``<data_dir>/packages/<name>/``, assembled on first call
-    unless ``assemble_parts`` is false (then returned as is).
-
-    Raises ``ModelNotFoundError`` (split models: a part missing or damaged, or the copy cannot be
-    written)."""
+    """An installed package model's folder (found by ``find_spec``) or ``None``; a split model's joined
+    copy (assembled unless ``assemble_parts`` is false). Raises ``ModelNotFoundError`` (a bad part)."""
     main = _main_dir(model)
     if main is None:
         return None

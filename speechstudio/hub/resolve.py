@@ -62,14 +62,8 @@ def available_summary() -> str:
 
 
 def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bool = True) -> ResolvedModel:
-    """Resolve ``--model`` (``None``: ``default_asr_model``) to ``ResolvedModel(path, model_id, engine,
-    source)`` in the module docstring's order; ``allow_download`` fetches an uncached Hub model,
-    ``progress`` shows bars on stderr.
-
-    Raises:
-        ModelNotFoundError: unknown, invalid, not runnable, or not cached with downloads off (lists what
-            is available).
-        OfflineError: a download was needed and the Hub is unreachable / offline."""
+    """``--model`` (None: ``default_asr_model``) to a ``ResolvedModel``, in the module docstring's order;
+    ``allow_download`` fetches. Raises ``ModelNotFoundError`` (lists what is available) or ``OfflineError``."""
     if spec is None or not str(spec).strip():
         return default_asr_model(allow_download=allow_download, progress=progress)[0]
     spec = str(spec).strip()

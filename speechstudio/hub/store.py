@@ -66,14 +66,9 @@ def dir_size_bytes(path: Path) -> int:
 
 
 def import_model(src: str | os.PathLike[str], name: str | None = None, *, replace: bool = False) -> ResolvedModel:
-    """Copy the model directory ``src`` (Wav2Vec2 CTC or CTranslate2 Whisper, ``detect_engine``;
-    symlinks followed) into the store as ``name`` (default: its folder name); ``replace`` swaps an
-    existing one once the copy is complete. Returns ``ResolvedModel(..., source="imported")``.
-
-    Raises:
-        ModelNotFoundError: ``src`` is not a model SpeechStudio can run.
-        UsageError: bad name, name taken, or ``src`` is the store itself.
-        OSError: copying failed; nothing is left behind."""
+    """Copy model folder ``src`` into the store as ``name`` (``replace`` swaps once complete); a
+    ``ResolvedModel`` with ``source="imported"``. Raises ``ModelNotFoundError``, ``UsageError`` (bad or
+    taken name), ``OSError`` (nothing left behind)."""
     src_path = Path(src).expanduser()
     engine = detect_engine(src_path)
     src_abs = src_path.resolve()

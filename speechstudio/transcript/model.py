@@ -127,19 +127,9 @@ def _t(seconds: float) -> float:
 
 
 def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
-    """The JSON document as a dict::
-
-    - ``json``: ``{"speechstudio_version", "model_id", "engine", "device", "precision",
-    "language", "language_probability", "language_detected_by", "task", "audio_duration_s", "text",
-    "segments": [{"start_s", "end_s", "text", "avg_logprob", "no_speech_prob",
-    "words": [{"start_s", "end_s", "text", "probability"}]}]}``; times in seconds rounded to ms,
-    UTF-8 (non-ASCII kept as is), 2-space indent. ``language_probability`` (the detector's, in
-    [0, 1]), ``language_detected_by`` (its model), ``avg_logprob`` and ``no_speech_prob`` are
-    ``null`` when unknown (a language given by the user; CTC has no no-speech probability).
-    With a detected language each segment has ``"language"`` (its own: a file whose language
-    changes is decoded stretch by stretch, :mod:`speechstudio.asr.stretches`), and a file in more
-    than one language gets ``"languages": {code: seconds}``.
-    """
+    """The JSON document as a dict: run metadata (model, device, language and its probability, task,
+    duration), ``text`` and ``segments`` with ``words``; ``null`` where unknown; per-segment ``language``
+    and ``languages: {code: seconds}`` when detected per stretch."""
     from speechstudio import __version__
 
     return {

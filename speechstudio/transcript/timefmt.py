@@ -18,11 +18,7 @@ def format_time(seconds: float) -> str:
 
 
 def parse_time(text: str) -> float:
-    """Seconds from ``"1:15.5"``, ``"75.5"``, ``"1:02:05"`` or ``"75,5"`` (a decimal comma).
-
-    Raises:
-        UsageError: anything else (the message quotes the text and the forms accepted).
-    """
+    """Seconds from ``"1:15.5"``, ``"75.5"``, ``"1:02:05"`` or ``"75,5"``. Raises ``UsageError`` otherwise."""
     m = _TIME.match(text or "")
     if not m:
         raise UsageError(f"{text!r} is not a time (write seconds, m:ss.sss or h:mm:ss.sss)")

@@ -143,14 +143,9 @@ def _regions(spans: Sequence[tuple[float, float]]) -> list[list[float]]:
 
 
 def to_speech(words: Sequence[AsrWord], spans: Sequence[tuple[float, float]], until: float = 0.0) -> list[AsrWord]:
-    """``words`` (in order, seconds) re-timed to the speech ``spans`` (seconds, from Silero VAD:
-    :class:`speechstudio.audio.vad.SileroVad`): no word sits in a silence, none starts before its
-    speech. A word mostly inside a speech region is clamped to it (the first word of a region starts at
-    its onset when within ``ONSET_S``); words mostly in silence (a
-    decoder that timed them across a long gap) go to the first region after the previous word that
-    no word claims (the speech the decoder skipped; after the last word, one starting before ``until``,
-    the segment's end), else the neighbour region with more speech no word
-    covers, and share that speech by length with the words next to them there. Without spans the words come back unchanged."""
+    """``words`` re-timed to speech ``spans`` (s, Silero VAD): none in silence or before its speech; words
+    mostly in silence move to unclaimed speech after the previous word and share it by length. No
+    spans: unchanged."""
     regions = _regions(spans)
     if not regions or not words:
         return list(words)

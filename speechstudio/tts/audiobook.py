@@ -188,13 +188,9 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
                    progress: Callable[[AudiobookProgress], None] | None = None, restart: bool = False,
                    workers: int | None = None, voice_loader=None, book_file: bool = True,
                    cover: bytes | None = None) -> AudiobookResult:
-    """Synthesize ``document`` into one ``fmt`` file per chapter in ``out_dir`` and (``book_file=True``)
-    ``<title>.m4b``.
-
-    ``voice``: a loaded voice; ``settings``: ``SynthesisSettings``; ``progress`` after every sentence
-    and skipped chapter; ``restart`` ignores earlier runs; ``cover``: image bytes (default: the EPUB's).
-    Raises ``UsageError`` (format, out_dir a file, bad cover), ``DocumentError`` and synthesis errors
-    (finished chapters stay; a rerun resumes)."""
+    """Synthesize ``document`` into one ``fmt`` file per chapter in ``out_dir`` and (``book_file``) an
+    ``.m4b``; ``progress`` after every sentence, ``restart`` ignores earlier runs, ``cover``: image bytes.
+    Raises ``UsageError``, ``DocumentError`` and synthesis errors (finished chapters stay)."""
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.family import SynthesisSettings
 

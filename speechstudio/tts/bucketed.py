@@ -29,16 +29,9 @@ def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, 
                         noise_w: float, length_scale: float, generator: torch.Generator | None = None,
                         token_bucket: int = TOKEN_BUCKET, frame_bucket: int = FRAME_BUCKET,
                         max_frames: int | None = None) -> torch.Tensor:
-    """Waveform for one utterance; call under ``torch.inference_mode()``.
-
-    Args:
-        model: a ``VitsModel`` whose ``decoder`` is a ``ChannelsLastDecoder``.
-        input_ids: ``torch.long`` ``(1, T)``; speaker_id: int or None.
-        generator: source of the two noise draws (None: the global RNG).
-        max_frames: refuse (``UsageError``) predicted durations longer than this, before allocating.
-
-    Returns ``torch.float32`` ``(frames * hop,)`` in [-1, 1]. Raises ``ValueError`` for an out-of-range
-    speaker id."""
+    """Waveform ``torch.float32 (frames * hop,)`` in [-1, 1] for ``input_ids`` ``(1, T)`` on a ``VitsModel``
+    with a ``ChannelsLastDecoder``, under ``torch.inference_mode()``; noise from ``generator``. Raises
+    ``UsageError`` over ``max_frames`` (before allocating), ``ValueError`` for a bad speaker id."""
     config = model.config
     n_tokens = int(input_ids.shape[1])
     padded_tokens = bucket(n_tokens, token_bucket)

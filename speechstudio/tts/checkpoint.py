@@ -27,12 +27,8 @@ def needs_plain_load(folder: Path, config) -> bool:
 
 
 def load_folded_checkpoint(folder: Path, config):
-    """``VitsModel`` from ``folder/model.safetensors`` holding plain (weight-norm-folded) weights.
-
-    Weight-norm pairs still in the file (``weight_g``/``weight_v`` or ``parametrizations.weight.
-    original0/1``) are folded as ``g * v / ||v||`` (norm over all dims but 0). Raises ``OSError``
-    (no ``model.safetensors``) or ``ValueError`` (weights missing or of the wrong shape).
-    """
+    """``VitsModel`` from ``folder/model.safetensors`` with plain weights (weight-norm pairs still there
+    folded, ``g * v / ||v||``). Raises ``OSError`` (no file) or ``ValueError`` (missing / misshapen weights)."""
     import re
 
     import torch

@@ -163,11 +163,8 @@ class _Player:
 
 
 def speak_command(args) -> int:
-    """Handler of ``speechstudio speak``. Returns 0 on success.
-
-    ``--output-raw`` puts only audio on standard output (raw s16le mono at the voice's rate);
-    every message then goes to standard error. A player that quits early (broken pipe) ends the
-    synthesis quietly with status 0, as ``head`` would expect."""
+    """Handler of ``speechstudio speak`` (0 on success). With ``--output-raw`` only audio goes to stdout;
+    a player that quits early (broken pipe) ends quietly with 0."""
     from speechstudio.tts.output import check_output_path, write_raw, write_speech
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.text import EmptyTextError, has_speakable

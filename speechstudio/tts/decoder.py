@@ -85,12 +85,9 @@ def _conv1d_to_2d(module: nn.Module) -> None:
 
 
 class PolyphaseUpsample(nn.Module):
-    """A ``ConvTranspose`` upsampler (stride ``s``, kernel ``2s``, padding ``s/2``) run as one (1, 2)
-    plain conv with ``s * C_out`` outputs (polyphase decomposition); on channels-last tensors
-    interleaving the phases is a free view. Equal to the transposed conv to ~1e-6.
-
-    ``(batch, C_in, 1, T)`` -> ``(batch, C_out, 1, T * s)``, channels-last. ``supports(conv)``: whether
-    a ``ConvTranspose1d/2d`` has that geometry."""
+    """A ``ConvTranspose`` upsampler (stride ``s``, kernel ``2s``, padding ``s/2``) as one (1, 2) conv with
+    ``s * C_out`` outputs (polyphase), equal to ~1e-6: ``(batch, C_in, 1, T)`` -> ``(batch, C_out, 1, T * s)``
+    channels-last. ``supports(conv)``: whether a transposed conv has that geometry."""
 
     def __init__(self, conv: nn.Module):
         super().__init__()
@@ -132,13 +129,10 @@ def _zero_tail(x: torch.Tensor, valid: int | None) -> torch.Tensor:
 
 
 class ChannelsLastDecoder(nn.Module):
-    """A HiFi-GAN decoder run as (1, k) 2-D convolutions on channels-last tensors, inference only; same
-    call as ``VitsHifiGan``: ``(batch, flow_size, frames)`` -> ``(batch, 1, samples)`` in [-1, 1], equal
-    to the eager decoder (``.eager``) to ~1e-5. Speed-ups and figures: docs/tts.md, Performance.
-
-    ``valid_frames``: for a spectrogram zero-padded to a bucket length, the padding is re-zeroed before
-    every conv, so the first ``valid_frames * hop`` samples equal the unpadded output; the caller cuts
-    the rest."""
+    """A HiFi-GAN decoder as (1, k) 2-D convolutions on channels-last tensors (inference):
+    ``(batch, flow_size, frames)`` -> ``(batch, 1, samples)``, equal to ``.eager`` to ~1e-5 (docs/tts.md,
+    Performance). ``valid_frames``: bucket padding re-zeroed before every conv, so the first
+    ``valid_frames * hop`` samples equal the unpadded output."""
 
     def __init__(self, decoder: nn.Module):
         super().__init__()

@@ -302,15 +302,10 @@ def check_runtime(runtime: str, device: str) -> None:
 def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto",
                name: str | None = None, local_files_only: bool = True, optimize: bool = True,
                runtime: str = "auto") -> Voice:
-    """Load a voice from a Piper ``.onnx``, a folder (a ``config.json`` checkpoint: ``vits``,
-    ``speecht5``, ``fastspeech2_conformer_with_hifigan``; or one Piper pair) or a Hugging Face id,
-    through the family that recognises it.
-
-    ``device``: ``auto|cpu|cuda``; ``precision``: ``auto|fp32|fp16``; ``optimize``: channels-last
-    decoder on CPU; ``runtime``: ``torch``, ``onnx`` (Piper on CPU) or ``auto`` (onnx for a Piper voice
-    on CPU with ``optimize`` and onnxruntime, else torch).
-
-    Raises ``ModelNotFoundError``, ``PiperVoiceError``, ``UsageError`` (device/precision/runtime)."""
+    """Load a voice (Piper ``.onnx``, checkpoint folder or Hugging Face id) through the family that
+    recognises it. ``device`` ``auto|cpu|cuda``; ``precision`` ``auto|fp32|fp16``; ``optimize``:
+    channels-last decoder on CPU; ``runtime`` ``torch|onnx|auto`` (auto: onnx for Piper on CPU with
+    onnxruntime). Raises ``ModelNotFoundError``, ``PiperVoiceError``, ``UsageError``."""
     check_runtime(runtime, device)
     device, precision = _pick_device(device, precision)
     source = read_source(source, local_files_only)

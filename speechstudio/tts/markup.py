@@ -36,12 +36,8 @@ def has_markup(text: str) -> bool:
 
 
 def html_to_text(text: str, strip: bool = True) -> str:
-    """``text`` with HTML reduced to what a listener needs (module docstring).
-
-    Paragraph breaks come out as a blank line (``"\\n\\n"``); a heading, table header or caption
-    that ends without punctuation gets a full stop so it is said as its own sentence. ``strip``:
-    drop the breaks at the start and end (False keeps them, for one line of a longer text).
-    """
+    """``text`` with HTML reduced to what a listener needs: paragraph breaks as ``"\\n\\n"``, a heading
+    without punctuation gets a full stop; ``strip`` drops the breaks at both ends."""
     if not has_markup(text):
         return text
     text = _DROP_RE.sub("", text)

@@ -30,14 +30,9 @@ def check_output_path(path: str | os.PathLike, overwrite: bool = False) -> Path:
 def write_speech(chunks: Iterable, out_path: str | os.PathLike, on_chunk: Callable | None = None,
                  tags: dict[str, str] | None = None, *, overwrite: bool = True,
                  mkdir: bool = False) -> tuple[float, int]:
-    """Encode ``SpeechChunk``s into ``out_path`` (format from its suffix) atomically.
-
-    The first chunk decides the sample rate and the synthetic-speech tags
-    (``speech_tags(chunk.voice, chunk.clone_of)``), updated with ``tags``. ``on_chunk(chunk)`` is
-    called after each chunk is written. Returns ``(seconds of audio, number of chunks)``.
-    Raises ``UsageError`` (format, folder, ``OutputExistsError``), ``EmptyTextError`` when no
-    chunk came, and whatever synthesis raises; in every error case the target is untouched.
-    """
+    """Encode ``SpeechChunk``s into ``out_path`` (format by suffix) atomically; the first chunk sets the
+    rate and ``speech_tags`` (updated with ``tags``); ``on_chunk`` after each. Returns ``(seconds,
+    chunks)``. Raises ``UsageError``, ``EmptyTextError``, synthesis errors; the target is untouched."""
     from speechstudio.tts.stream import speech_tags
     from speechstudio.tts.text import EmptyTextError
 

@@ -52,11 +52,8 @@ def _config_path_for(onnx_path: Path) -> Path | None:
 
 
 def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = None) -> PiperVoiceConfig:
-    """Read and check the ``.onnx.json`` next to ``onnx_path`` (or ``config_path``, e.g. a Piper
-    training checkpoint's ``config.json``).
-
-    Raises ``ModelNotFoundError`` (model file missing), ``PiperVoiceError`` (.json missing, not JSON, or
-    without ``audio.sample_rate`` / ``phoneme_id_map``)."""
+    """Read and check the ``.onnx.json`` of ``onnx_path`` (or ``config_path``). Raises
+    ``ModelNotFoundError`` (no model file) or ``PiperVoiceError`` (json missing, bad, incomplete)."""
     onnx_path = Path(onnx_path)
     if not onnx_path.is_file():
         raise ModelNotFoundError(f"{onnx_path}: Piper voice file not found")

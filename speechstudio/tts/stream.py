@@ -35,11 +35,8 @@ AUDIO_FORMATS = {".wav": ("WAV", "PCM_16"), ".flac": ("FLAC", "PCM_16"), ".ogg":
 
 @dataclass(frozen=True)
 class SpeechChunk:
-    """One synthesized sentence.
-
-    ``audio``: ``np.ndarray[float32]`` ``(n_samples,)`` at ``sample_rate`` Hz, [-1, 1], including the
-    trailing ``pause_s``. ``index``: 0-based; ``chars_done``: input characters consumed; ``warnings``:
-    what the voice could not say; ``voice`` / ``clone_of``: for the file's synthetic-speech tag."""
+    """One synthesized sentence: ``audio`` float32 ``(n_samples,)`` at ``sample_rate`` Hz in [-1, 1] with
+    its trailing ``pause_s``; ``index``, ``chars_done``, ``warnings``, ``voice`` / ``clone_of`` (tags)."""
 
     index: int
     text: str
@@ -169,17 +166,10 @@ def stream_speech(
     ssml: bool | None = None,
     voice_loader: Callable[[str], VitsVoice] | None = None,
 ) -> Iterator[SpeechChunk]:
-    """Synthesize ``text`` (a string or an iterable of lines) lazily; yields ``SpeechChunk`` per
-    sentence, in order.
-
-    ``ssml``: ``None`` reads text starting with ``<speak>`` as SSML; ``<voice name>`` picks a speaker
-    or, through ``voice_loader(name)``, another voice (resampled). ``workers``: sentences synthesized
-    concurrently after the first (``None``: ``stream_workers``); at most ``workers + 1`` ahead. Output
-    is the same for any ``workers`` (bit-identical at equal thread counts). Closing the generator
-    cancels pending sentences.
-
-    Raises ``EmptyTextError``, ``UnknownSpeakerError``, ``UnsayableTextError`` (no sentence sayable),
-    ``SsmlError``."""
+    """Synthesize ``text`` (string or lines) lazily, one ``SpeechChunk`` per sentence in order. ``ssml``
+    None: text starting with ``<speak>`` is SSML (``voice_loader`` for ``<voice name>``); ``workers``
+    ahead after the first, same output for any count; closing cancels. Raises ``EmptyTextError``,
+    ``UnknownSpeakerError``, ``UnsayableTextError``, ``SsmlError``."""
     voice.speaker_id(settings.speaker)  # fail fast on an unknown speaker
     lang = (voice.language or "en").split("-")[0]
     parts = speech_parts(text, lang, pause_s, ssml)
@@ -252,11 +242,8 @@ def write_stream(
     *,
     overwrite: bool = True,
 ) -> tuple[float, int]:
-    """Write chunks to ``out_path`` (.wav 16-bit PCM, .flac 16-bit, .ogg Vorbis) atomically; returns
-    ``(duration_s, n_chunks)``.
-
-    The first chunk sets the rate and ``speech_tags``, updated with ``tags``. Raises ``UsageError``
-    (extension, missing folder), ``OutputExistsError``; on any error no output file is left."""
+    """Write chunks to ``out_path`` (.wav, .flac, .ogg) atomically; returns ``(duration_s, n_chunks)``.
+    Raises ``UsageError``, ``OutputExistsError``; on error no file is left."""
     import soundfile as sf
 
     out_path = Path(out_path)

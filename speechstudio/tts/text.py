@@ -111,12 +111,9 @@ def iter_sentence_pauses(
     text: str | Iterable[str], language: str = "en", sentence_pause_s: float = 0.25,
     max_chars: int = MAX_SENTENCE_CHARS,
 ) -> Iterator[tuple[str, float]]:
-    """``(sentence, pause after it in s)`` for plain text, lazily.
-
-    Sentences end at pysbd boundaries, paragraphs, HTML blocks / list items / ``<br>``, an ellipsis
-    inside a sentence (piper1-gpl#291) and a line that ends a phrase without punctuation (``_line_kind``).
-    Pause: ``sentence_pause_s`` times 1, ``LINE_PAUSE_FACTOR``, ``PARAGRAPH_PAUSE_FACTOR`` or
-    ``HEADING_PAUSE_FACTOR``; the last one too (callers drop it)."""
+    """``(sentence, pause after it in s)`` for plain text, lazily: sentences end at pysbd boundaries,
+    paragraphs, HTML blocks, an inner ellipsis (piper1-gpl#291) and unpunctuated line ends; the pause is
+    ``sentence_pause_s`` times the line / paragraph / heading factor."""
     for sentence, kind in _iter_breaks(text, language, max_chars):
         yield sentence, _PAUSE_FACTOR[kind] * sentence_pause_s
 

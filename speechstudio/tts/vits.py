@@ -23,12 +23,8 @@ MAX_SENTENCE_AUDIO_S = 300.0
 
 @dataclass
 class VitsVoice(VoiceText):
-    """A loaded VITS voice (text -> ids: ``voice_text.VoiceText``).
-
-    ``sample_rate`` Hz; ``speakers`` name -> id (may be empty); ``warnings``: text it could not say (the
-    caller clears them); ``clone_of``: the base voice of a SpeechStudio clone; ``pitch_semitones``:
-    shift applied unless ``SynthesisSettings.pitch`` says otherwise (a clone's measured offset,
-    ``finetune.pitch_match``; else 0)."""
+    """A loaded VITS voice (:class:`~speechstudio.tts.family.Voice`; text -> ids: ``voice_text.VoiceText``).
+    ``pitch_semitones``: applied unless ``SynthesisSettings.pitch`` says otherwise (a clone's offset)."""
 
     name: str
     kind: str  # "transformers" or "piper"
@@ -113,12 +109,8 @@ class VitsVoice(VoiceText):
 
     # ------------------------------------------------------------------ synthesis
     def synthesize_ids(self, ids: list[int], settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:
-        """Run the model on one id sequence -> ``np.ndarray[float32]`` ``(n_samples,)`` at
-        ``self.sample_rate`` Hz, [-1, 1] (a multiple of the hop length).
-
-        A seeded sentence on the onnx runtime runs the PyTorch model (the graph's noise is unseeded). The
-        pitch shift (``settings.pitch`` or ``self.pitch_semitones``) is ``tts.pitch.shift_pitch``
-        (PSOLA, formants and length kept)."""
+        """One id sequence -> float32 ``(n_samples,)`` at ``sample_rate`` Hz in [-1, 1] (hop multiple),
+        pitch-shifted by ``settings.pitch`` or ``pitch_semitones``; seeded on onnx: the PyTorch model."""
         check_settings(settings)
         wav = self._run_ids(ids, settings)
         shift = self.pitch_semitones if settings.pitch is None else float(settings.pitch)
@@ -166,12 +158,8 @@ class VitsVoice(VoiceText):
         return wav.float().cpu().numpy().astype(np.float32, copy=False)
 
     def synthesize(self, sentence: str, settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:
-        """One sentence -> ``np.ndarray[float32]`` ``(n_samples,)`` at ``self.sample_rate`` Hz (whole
-        texts: ``tts.stream.stream_speech``).
-
-        A Piper sentence over ``phonemize.MAX_PHONEMES`` is synthesized in pieces
-        (``phonemize.split_ids``) and joined; a sentence with nothing sayable gives shape ``(0,)`` and
-        warnings."""
+        """One sentence -> float32 ``(n_samples,)`` at ``sample_rate`` Hz; Piper sentences over
+        ``phonemize.MAX_PHONEMES`` in pieces; nothing sayable: ``(0,)`` and warnings."""
         try:
             ids = self.text_to_ids(sentence)
         except LeftOutTextError:

@@ -173,11 +173,8 @@ def _snapshot(repo_id: str, patterns: list[str] | None = None, **kwargs) -> Path
 
 
 def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
-    """Download ``hf_id`` (``owner/name`` or ``mms:<iso 639-3>``) and register it in the store (see the
-    module docstring for what is kept where).
-
-    Raises ``OfflineError``, ``ModelNotFoundError`` (no such repo, unsupported model_type),
-    ``UsageError`` (bad id or name, name taken)."""
+    """Download ``hf_id`` (``owner/name`` or ``mms:<iso 639-3>``) into the store. Raises
+    ``OfflineError``, ``ModelNotFoundError``, ``UsageError`` (bad id or name, name taken)."""
     hf_id = hub_id(hf_id)
     name = _check_name(name or hf_id.split("/")[1])
     path = _snapshot(hf_id)

@@ -123,12 +123,8 @@ _TRANSCRIBERS: dict = {}  # one Whisper transcriber, reused by the next check (w
 
 
 class BuildDatasetJob(Job):
-    """Build and check a dataset (``finetune.build.build_dataset``) into ``out_dir`` at ``sample_rate``
-    Hz.
-
-    ``base``: the base ``VoiceRef`` (flags ``unsayable`` texts; its language wins); ``asr``: Whisper
-    cross-check with ``asr_model`` (None: tiny.en for English; skipped when none is installed). Yields
-    :class:`Status` and :class:`DatasetProgress`; ``result``: the ``Manifest``."""
+    """Build and check a dataset into ``out_dir`` at ``sample_rate`` Hz (``finetune.build``); ``asr``:
+    Whisper cross-check. Yields ``Status`` / ``DatasetProgress``; ``result``: the ``Manifest``."""
 
     def __init__(self, source: Path, out_dir: Path, sample_rate: int, *, base=None, language: str = "en",
                  asr: bool = True, asr_model: str | None = None, device: str = "auto", **options) -> None:
@@ -283,12 +279,8 @@ class FineTuneJob(TrainingJob):
 
 # ----------------------------------------------------------------------------- save / export
 class SaveCloneJob(Job):
-    """Save a run's checkpoint ``which`` (a row of ``finetune.trade``: ``step_N``, ``base``; None: the
-    best one, or ``latest.pt`` when a run stopped before this version wrote a best one), blended
-    ``blend`` of the way from the base (``finetune.blend``; None: not blended), as store voice
-    ``name``; ``result``: its ``VoiceRef``. ``finished``: the run reached its last step, so it then
-    keeps its best and judged checkpoints only (``freed``: bytes freed); a stopped run keeps what
-    Resume needs."""
+    """Save a run's checkpoint ``which`` (None: best, or latest) blended ``blend`` from the base as store
+    voice ``name``; ``result``: its ``VoiceRef``. A ``finished`` run keeps only best and judged checkpoints."""
 
     def __init__(self, run_dir: Path, name: str, base, overwrite: bool = False, finished: bool = True,
                  which: str | None = None, blend: float | None = None) -> None:

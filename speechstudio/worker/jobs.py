@@ -27,12 +27,8 @@ class Job:
 
 
 class TranscribeBatchJob(Job):
-    """Transcribe ``items`` with the cached model through :func:`speechstudio.batch.run.run_batch`, as
-    ``request`` (a :class:`~speechstudio.batch.request.TranscriptionRequest`) asks.
-
-    Yields :class:`Status`, each file's ``TranscriptInfo`` before its ``done``, and every
-    ``BatchEvent``. ``cancel`` stops the file between blocks (nothing written) and the batch; ``pause``
-    ends it after the current file. ``result``: files finished."""
+    """Transcribe ``items`` as ``request`` asks (:func:`speechstudio.batch.run.run_batch`), yielding
+    ``Status``, each file's ``TranscriptInfo`` and every ``BatchEvent``; ``result``: files finished."""
 
     def __init__(self, items, request) -> None:
         super().__init__()
