@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from speechstudio.atomic import atomic_path
 from speechstudio.tts.piper_import import PiperVoiceError
 
 __all__ = ["PIPER_HOP_LENGTH", "OnnxPiperRunner", "cpu_threads", "onnxruntime_available", "optimized_cache_path"]
@@ -102,12 +103,9 @@ def cpu_threads() -> int:
 
 
 class OnnxPiperRunner:
-    """One onnxruntime session for a Piper ``.onnx`` voice, opened on a background thread; ``run`` is
-    thread-safe.
-
-    ``threads``: intra-op threads (``None``: onnxruntime's default). ``single_threaded()``: a one-thread
-    runner of the same voice for sentence workers. Runs hold at most two maximal pieces at once
-    (``_InFlight``). Errors opening the file surface as ``PiperVoiceError`` on first use."""
+    """One onnxruntime session for a Piper voice, opened in the background; ``run`` is thread-safe.
+    ``threads``: intra-op threads; ``single_threaded()``: a one-thread runner for sentence workers.
+    Open errors surface as ``PiperVoiceError`` on first use."""
 
     hop_length = PIPER_HOP_LENGTH
 
@@ -165,25 +163,24 @@ class OnnxPiperRunner:
                 return ort.InferenceSession(str(cached), sess_options=self._options(ort, False), providers=providers)
             except Exception:  # noqa: BLE001 - a cache from elsewhere or damaged: rebuild it below
                 cached.unlink(missing_ok=True)
-        opts = self._options(ort, True)
-        tmp = None
+        session = None
         if cached is not None:
             try:
-                cached.parent.mkdir(parents=True, exist_ok=True)
-                tmp = cached.with_name(f".{cached.name}.{os.getpid()}.{threading.get_ident()}.part")
-                opts.optimized_model_filepath = str(tmp)
-                opts.log_severity_level = 3  # not the "hardware specific" warning: the cache is per CPU
-            except OSError:
-                tmp = None
-        session = ort.InferenceSession(str(self.onnx_path), sess_options=opts, providers=providers)
-        if tmp is not None and tmp.is_file():
-            try:
-                os.replace(tmp, cached)
+                with atomic_path(cached) as tmp:
+                    opts = self._options(ort, True)
+                    opts.optimized_model_filepath = str(tmp)
+                    opts.log_severity_level = 3  # not the "hardware specific" warning: the cache is per CPU
+                    session = ort.InferenceSession(str(self.onnx_path), sess_options=opts, providers=providers)
+                    if not tmp.stat().st_size:
+                        raise OSError("onnxruntime wrote no optimised graph")
                 for old in cached.parent.glob(f"{cached.name.rsplit('-', 1)[0]}-*.onnx"):
                     if old != cached:
                         old.unlink(missing_ok=True)  # an older key of the same voice
             except OSError:
-                tmp.unlink(missing_ok=True)
+                pass  # no cache (a read-only folder): the session runs all the same
+        if session is None:
+            session = ort.InferenceSession(str(self.onnx_path), sess_options=self._options(ort, True),
+                                           providers=providers)
         return session
 
     def single_threaded(self) -> OnnxPiperRunner:
