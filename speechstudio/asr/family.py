@@ -16,8 +16,7 @@ from speechstudio.registry import RECOGNISERS
 @dataclass(frozen=True)
 class AsrCapabilities:
     """What a family's models can do: ``languages`` (``("multi",)`` or ISO codes), ``translate``,
-    ``prompt``, ``casing``, ``streaming`` (``"windows"`` | ``"agreement"`` | None), ``trainable``,
-    ``detects_language``."""
+    ``prompt``, ``casing``, ``streaming`` (``"windows"`` | ``"agreement"`` | None), ``trainable``."""
 
     languages: tuple[str, ...] = ("multi",)
     translate: bool = False
@@ -25,7 +24,6 @@ class AsrCapabilities:
     casing: bool = False
     streaming: str | None = None
     trainable: bool = False
-    detects_language: bool = False
 
 
 @dataclass(frozen=True)

@@ -123,5 +123,5 @@ def check_window(chunk: float, stride: float) -> None:
 FAMILY = CtcFamily(
     "wav2vec2", "Wav2Vec2-family CTC",
     AsrCapabilities(languages=("multi",), translate=False, prompt=False, casing=False, streaming="windows",
-                    trainable=True, detects_language=False),
+                    trainable=True),
 )

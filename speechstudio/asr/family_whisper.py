@@ -51,5 +51,5 @@ class WhisperFamily(AsrFamily):
 FAMILY = WhisperFamily(
     "whisper", "Whisper",
     AsrCapabilities(languages=("multi",), translate=True, prompt=True, casing=True, streaming="agreement",
-                    trainable=False, detects_language=True),
+                    trainable=False),
 )

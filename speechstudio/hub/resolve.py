@@ -138,7 +138,7 @@ def multilingual_whisper() -> ResolvedModel | None:
 def default_asr_model(*, allow_download: bool = True, progress: bool = True) -> tuple[ResolvedModel, str]:
     """``(model, reason)`` without network: facebook/wav2vec2-base-960h if in the HF cache, else the
     packaged Whisper tiny.en; ``reason`` is one line saying how to get the larger model. Nothing is
-    downloaded unasked (issue 29); ``allow_download`` / ``progress`` have no effect. Raises
+    downloaded unasked; ``allow_download`` / ``progress`` have no effect. Raises
     ``ModelNotFoundError`` when neither is available."""
     primary = DEFAULT_MODEL_ID
     try:
