@@ -7,6 +7,10 @@ Honest states: one row per model (a catalog id served by an installed package mo
 into that row), "needs network" instead of "available to download" when the Hub does not answer,
 and which model "(default)" is. Messages wrap (long paths and URLs included) and never widen the
 window; columns fit the page at 1280×800 (long cells are elided, full text in the tooltip).
+
+Plain words (issue 44): a model is listed by a plain name ("Whisper small (English)", "Wav2Vec2
+large (English)") with one plain line on what it is good for (:func:`plain_model`); its Hub name, the name the
+model lists use and the catalog's description are behind "Details" under the table (for the selected row).
 """
 from __future__ import annotations
 
@@ -15,6 +19,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QHeaderView,
                                QMessageBox, QProgressBar, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
+
+import re
 
 from speechstudio.asr.family import label as family_label
 from speechstudio.gui.common import WrapLabel, fit_columns
@@ -54,6 +60,52 @@ def _remove_model(name: str):
     return remove_model(name)
 
 
+#: Whisper's sizes in plain words, for a processor (OpenAI's model card: tiny 39 M parameters ... large 1550 M).
+WHISPER_LINES = {"tiny": "Fastest; good on clear speech", "base": "Fast; good on clear speech",
+                 "small": "Slower; more accurate on hard recordings",
+                 "medium": "Slow without a graphics card; accurate",
+                 "large": "Most accurate; needs a graphics card for long recordings"}
+_WHISPER = re.compile(r"whisper-(tiny|base|small|medium|large(?:-v\d)?)(\.en)?\b")
+
+
+def plain_languages(codes) -> str:
+    """``("en",)`` -> ``"English"``, ``("multi",)`` -> ``"many"``, "" when unknown."""
+    from speechstudio.asr.languages import language_name
+
+    return ", ".join("many" if c == "multi" else language_name(c) for c in codes)
+
+
+def plain_model(m) -> tuple[str, str]:
+    """``(name, line)`` of a ``ModelEntry`` for the Models table: a plain name without the Hub's
+    organisation ("Whisper small (English)", "Wav2Vec2 large (English)", "Wav2Vec2 German (Common Voice)"; an
+    imported or unknown model keeps its own name) and one plain line on what it is good for (the
+    catalog's description's first clause for other families, or why a model is not usable)."""
+    leaf = m.name.split("/")[-1]
+    langs = tuple(m.languages or ())
+    one = plain_languages(langs) if len(langs) == 1 and langs != ("multi",) else ""
+    if m.description.startswith("not usable"):
+        return leaf, short_description(m.description)
+    w = _WHISPER.search(leaf.lower())
+    if m.engine == "whisper" and w:
+        size = w.group(1)
+        name = f"Whisper {size}" + (" (English)" if w.group(2) else "")
+        return name, WHISPER_LINES[size.split("-")[0]]
+    if m.engine == "wav2vec2" and m.source != "imported":
+        from speechstudio.asr.family import capabilities
+
+        low = leaf.lower()
+        size = "large" if "large" in low else "base" if "base" in low else ""
+        name = ("Wav2Vec2 " + (f"{one} (Common Voice)" if "xlsr" in low else f"{size} ({one})")) if size and one else leaf
+        caps = capabilities(m.engine)
+        parts = ["Fast" if size == "base" else "Slower, more accurate"]
+        if not caps.casing:
+            parts.append("writes no punctuation or capitals")
+        if caps.trainable:
+            parts.append("can learn your voice (Adapt recognition)")
+        return name, "; ".join(parts)
+    return leaf, short_description(m.description)
+
+
 def _size(mb) -> str:
     if mb is None:
         return "?"
@@ -85,6 +137,14 @@ class ModelsPage(QWidget):
         self.default_label = WrapLabel("")
         self.default_label.setAccessibleName("Default model")
         ml.addWidget(self.default_label)
+        from speechstudio.gui.details import Details
+
+        self.details = Details("Details")  # the selected model's Hub name and the catalog's words
+        self.details_label = WrapLabel("Select a model to see its full name and description.")
+        self.details_label.setAccessibleName("Details of the selected model")
+        self.details_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.body_layout.addWidget(self.details_label)
+        ml.addWidget(self.details)
         row = QHBoxLayout()
         self.refresh_btn = QPushButton("Refresh")
         self.download_btn = QPushButton("Download")
@@ -211,7 +271,8 @@ class ModelsPage(QWidget):
             r = self.table.rowCount()
             self.table.insertRow(r)
             vals = (m.name, family_label(m.engine), self.status_text(m), _size(m.size_mb), ", ".join(m.languages), m.description)
-            shown = (m.name, plain_family(vals[1]), vals[2], vals[3], vals[4], short_description(m.description))
+            name, line = plain_model(m)
+            shown = (name, plain_family(vals[1]), vals[2], vals[3], plain_languages(m.languages), line)
             for c, v in enumerate(vals):
                 it = QTableWidgetItem(str(shown[c]))  # plain words; the field's words in the tooltip (issue 30)
                 tip = str(v) if c != 0 else (str(m.path) if m.path else m.name)
@@ -281,8 +342,23 @@ class ModelsPage(QWidget):
                 return True
         return False
 
+    def _show_details(self, m) -> None:
+        """The Details line of model ``m``: its Hub name(s), the name the model lists use, engine,
+        languages and the catalog's full description."""
+        if m is None:
+            self.details_label.setText("Select a model to see its full name and description.")
+            return
+        hub = [n for n in (m.name, *self.listing.aliases.get(m.name, ())) if "/" in n]
+        lines = ([f"Hub name: {', '.join(hub)}"] if hub else []) + [
+            f"Name in the model lists: {m.name}", f"Engine: {family_label(m.engine)}; languages: "
+            f"{', '.join(m.languages) or 'unknown'}", m.description]
+        if m.path:
+            lines.append(f"Folder: {m.path}")
+        self.details_label.setText("\n".join(line for line in lines if line))
+
     def _update_buttons(self) -> None:
         m = self._selected_model()
+        self._show_details(m)
         downloading = self.download_job is not None
         # offline a download is still allowed (the network may be back); it fails with the reason
         self.download_btn.setEnabled(m is not None and not m.installed and m.engine != "?" and not downloading)
@@ -339,7 +415,7 @@ class ModelsPage(QWidget):
         self.progress.setVisible(False)
         what = plain_status(self._downloading)
         self.dl_label.setText(plain_status(str(result)) if status != "failed" else
-                              f"Download of {what} failed: {plain_error(str(result))}")
+                              f"Download of {what} failed: {plain_error(result)}")
         self.dl_label.setToolTip(str(result))
         self.status_message.emit(self.dl_label.text())
         self._update_buttons()
