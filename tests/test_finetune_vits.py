@@ -17,6 +17,7 @@ from speechstudio.errors import UsageError
 from speechstudio.finetune.manifest import Clip, Manifest
 from speechstudio.finetune.run import RunError, RunFolder, TrainingError
 from speechstudio.finetune.vits import step as vits_step
+from speechstudio.finetune.vits.config import WARMUP_RAMP_STEPS
 from speechstudio.finetune.vits.events import CheckpointEvent, DoneEvent, EvalEvent, SampleEvent, StageEvent, StepEvent
 from speechstudio.finetune.vits.trainer import TrainConfig, TrainControl, load_trained_generator, train_voice
 from speechstudio.tts.family import load_voice
@@ -287,7 +288,7 @@ def test_piper_base_warms_up_then_trains(tmp_path):
     # generator: warm-up ramping up to warmup_lr, then generator_lr (fine-tuning the base's decoder);
     # the fresh discriminator at VITS' lr from its first step (the GAN stage); all decayed per step
     gamma = config.lr_gamma
-    assert config.warmup_ramp_steps == 30 and (config.generator_lr, config.lr) == (2e-5, 2e-4)
+    assert WARMUP_RAMP_STEPS == 30 and (config.generator_lr, config.lr) == (2e-5, 2e-4)
     assert [saved[n][1] for n in (1, 2, 3)] == pytest.approx([1e-3 / 30, 2e-5 * gamma, 2e-5 * gamma ** 2], rel=1e-12)
     assert saved[3][2] == pytest.approx(2e-4 * gamma ** 2, rel=1e-12)
 

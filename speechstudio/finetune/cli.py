@@ -9,14 +9,13 @@ checkpoint and ``--resume`` continues from it, as does a rerun after a crash or 
 """
 from __future__ import annotations
 
-import argparse
 import shlex
 import sys
 import time
 from pathlib import Path
 
 from speechstudio.cli_args import positive_float, positive_int
-from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.errors import UsageError
 
 __all__ = ["register", "voice_command", "save_command"]
 
@@ -373,13 +372,3 @@ def save_command(args) -> int:
           " --out hello.wav")
     return 0
 
-
-def _standalone(argv=None) -> int:  # pragma: no cover - the main CLI is speechstudio.cli
-    p = argparse.ArgumentParser(prog="speechstudio")
-    register(p.add_subparsers(dest="command"))
-    args = p.parse_args(argv)
-    try:
-        return args.func(args)
-    except SpeechStudioError as e:
-        print(f"speechstudio: error: {e}", file=sys.stderr)
-        return 2 if isinstance(e, UsageError) else 1

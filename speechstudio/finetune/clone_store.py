@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import time
 from pathlib import Path
 
 from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.finetune.base_format import base_format
 
 __all__ = ["base_license", "save_clone", "export_voice", "pitch_note", "MMS_LICENSE", "UNKNOWN_LICENSE"]
 
@@ -42,7 +42,7 @@ def base_license(voice_ref) -> str:
     if "mms-tts" in keys:
         return MMS_LICENSE
     card = folder / "MODEL_CARD"
-    if voice_ref.kind in ("piper", "piper-ckpt") and card.is_file():  # piper-ckpt: finetune.vits.piper_ckpt
+    if base_format(voice_ref).saves_piper and card.is_file():
         text = card.read_text(encoding="utf-8", errors="replace")
         m = _CARD_LICENSE.search(text)
         if m:
@@ -63,48 +63,6 @@ def _base_ref(base_ref_or_name, base_voice):
         return VoiceRef(str(base_ref_or_name), base_voice.kind, "", "unknown")
 
 
-def _weight_norm_state(model) -> dict:
-    """``model``'s weights in a fresh ``VitsModel(model.config)``'s key layout: weight-normed weights
-    split exactly into ``original0`` (g = ||w||, dims but 0) and ``original1`` (v = w)."""
-    import torch
-    from transformers import VitsModel
-
-    from speechstudio.tts.decoder import ChannelsLastDecoder
-
-    with torch.device("meta"):
-        fresh = VitsModel(model.config)
-    state = {}
-    for key, value in model.state_dict().items():
-        if key.startswith("decoder.") and isinstance(model.decoder, ChannelsLastDecoder):
-            continue
-        state[key] = value.detach().to(device="cpu", dtype=torch.float32)
-    if isinstance(model.decoder, ChannelsLastDecoder):
-        state.update({f"decoder.{k}": v.detach().to(device="cpu", dtype=torch.float32)
-                      for k, v in model.decoder.eager.state_dict().items()})
-    out = {}
-    for key in fresh.state_dict():
-        m = re.match(r"(.*)\.parametrizations\.weight\.original([01])$", key)
-        if key in state:
-            out[key] = state[key]
-        elif m and f"{m.group(1)}.weight" in state:
-            w = state[f"{m.group(1)}.weight"]
-            out[key] = (torch.linalg.vector_norm(w, dim=tuple(range(1, w.dim())), keepdim=True)
-                        if m.group(2) == "0" else w.clone())
-        elif not key.startswith(("posterior_encoder.", "duration_predictor.post_", "duration_predictor.flows.1.")):
-            raise UsageError(f"the fine-tuned model lacks {key} (not a complete VitsModel)")
-    return out
-
-
-def _write_store_folder(name: str, overwrite: bool, fill) -> Path:
-    """Create ``voices_dir()/name`` atomically: ``fill(tmp_folder)`` writes it (``atomic.atomic_folder``)."""
-    from speechstudio.atomic import atomic_folder
-    from speechstudio.tts.voices import voices_dir
-
-    with atomic_folder(voices_dir() / name, overwrite=overwrite) as tmp:
-        fill(tmp)
-    return voices_dir() / name
-
-
 def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str | os.PathLike | None = None,
                license_note: str | None = None, training_summary: dict | None = None, overwrite: bool = False,
                pitch_semitones: float = 0.0):
@@ -116,7 +74,8 @@ def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str |
     ignores). Written atomically; a Piper clone is loaded back to check it. Raises ``UsageError`` (bad
     or taken name without ``overwrite``, a package voice's or the base's name), ``ExportError``."""
     import speechstudio
-    from speechstudio.tts.voices import _check_name, package_voices, voices_dir
+    from speechstudio.atomic import atomic_folder
+    from speechstudio.tts.voices import VoiceRef, _check_name, package_voices, voices_dir
 
     name = _check_name(name)
     base_ref = _base_ref(base_ref_or_name, base_voice)
@@ -137,69 +96,22 @@ def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str |
         "num_speakers": int(model.config.num_speakers), "pitch_semitones": round(float(pitch_semitones), 2),
     }
     dest = voices_dir() / name
-
-    def fill_piper(tmp: Path) -> None:
-        from speechstudio.finetune.export import export_piper_onnx
-        from speechstudio.tts.piper_import import load_piper_model
-
-        onnx_path, _ = export_piper_onnx(model, base_voice, tmp / f"{name}.onnx", dataset_name=name,
-                                         extra_meta={"base": base_ref.name, "license": lic, "cloned_from_run": run,
-                                                     "pitch_semitones": meta["pitch_semitones"]})
-        load_piper_model(onnx_path)  # the same check as voices import: it must load back
-        (tmp / "voice.json").write_text(json.dumps({**meta, "file": f"{name}.onnx"}, indent=2), encoding="utf-8")
-
-    def fill_transformers(tmp: Path) -> None:
-        if base_voice.tokenizer is None:
-            raise UsageError(f"base voice {base_ref.name} has no tokenizer to save with the clone")
-        model.save_pretrained(str(tmp), state_dict=_weight_norm_state(model))
-        base_voice.tokenizer.save_pretrained(str(tmp))
-        (tmp / "voice.json").write_text(json.dumps({**meta, "path": str(dest)}, indent=2), encoding="utf-8")
-
-    if base_voice.kind == "piper":
-        _write_store_folder(name, overwrite, fill_piper)
-        location = str(dest / f"{name}.onnx")
-    elif base_voice.kind == "transformers":
-        _write_store_folder(name, overwrite, fill_transformers)
-        location = str(dest)
-    else:
-        raise UsageError(f"unknown base voice kind {base_voice.kind!r}")
-    from speechstudio.tts.voices import VoiceRef
-
-    return VoiceRef(name, base_voice.kind, location, "store", meta["source"], clone_of=base_ref.name)
+    with atomic_folder(dest, overwrite=overwrite) as tmp:
+        file = base_format(base_voice).write_clone(tmp, model, base_voice, dest, meta)
+    return VoiceRef(name, base_voice.kind, str(dest / file), "store", meta["source"], clone_of=base_ref.name)
 
 
 def export_voice(spec: str, out_dir: str | os.PathLike) -> tuple[Path, Path]:
     """Export voice ``spec`` as Piper files ``out_dir/NAME.onnx(.json)``: a Piper voice is copied, a
     transformers voice exported with ``export_piper_onnx``. Returns ``(onnx_path, json_path)``. Raises
     ``ModelNotFoundError``, ``ExportError``."""
-    from speechstudio.atomic import atomic_write_json
-    from speechstudio.finetune.export import export_piper_onnx
-    from speechstudio.tts.vits import load_voice
     from speechstudio.tts.voices import resolve_voice
 
     ref = resolve_voice(spec, allow_download=False)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_out = out_dir / f"{ref.name.replace('/', '_')}.onnx"
-    json_out = onnx_out.with_name(onnx_out.name + ".json")
-    if ref.kind == "piper":
-        from speechstudio.tts.piper_import import read_piper_config
-
-        cfg = read_piper_config(ref.location)
-        from speechstudio.atomic import atomic_path
-
-        with atomic_path(onnx_out) as tmp:
-            shutil.copyfile(ref.location, tmp)
-        atomic_write_json(json_out, json.loads(Path(cfg.config_path).read_text(encoding="utf-8")))
-        return onnx_out, json_out
-    voice = load_voice(ref.location, device="cpu", precision="fp32", name=ref.name, optimize=False)
-    extra = {"license": base_license(ref)}
-    if voice.clone_of:
-        extra["base"] = voice.clone_of
-    if voice.pitch_semitones:
-        extra["pitch_semitones"] = voice.pitch_semitones
-    return export_piper_onnx(voice.model, voice, onnx_out, dataset_name=ref.name, extra_meta=extra)
-
+    return base_format(ref).export_files(ref, onnx_out, base_license(ref))
 
 
 def pitch_note(ref) -> str | None:

@@ -76,7 +76,7 @@ def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, ex
     cfg = model.config
     vocab = int(cfg.vocab_size)
     rate = int(cfg.sampling_rate)
-    if base_voice.kind == "piper":
+    if base_voice.piper is not None:  # a Piper voice or checkpoint: its own .onnx.json
         raw = json.loads(Path(base_voice.piper.config_path).read_text(encoding="utf-8"))
         if rate != int(base_voice.sample_rate):
             # a clone trained at another rate to speak at its speaker's pitch (finetune.vits.voice_rate):
@@ -91,7 +91,7 @@ def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, ex
         max_id = max((i for ids in raw["phoneme_id_map"].values() for i in ids), default=0)
         if max_id >= vocab:
             raise ExportError(f"model has {vocab} symbols but the base voice uses phoneme id {max_id}")
-    elif base_voice.kind == "transformers":
+    else:
         try:
             id_map = text_phoneme_id_map(base_voice.tokenizer)
         except ExportError as exc:
@@ -109,8 +109,6 @@ def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, ex
             "speaker_id_map": dict(getattr(cfg, "speaker_id_map", None) or {}),
             "hop_length": int(_prod(cfg.upsample_rates)),
         }
-    else:
-        raise ExportError(f"unknown base voice kind {base_voice.kind!r}")
     if int(cfg.num_speakers) != int(base_voice.num_speakers):
         raise ExportError(f"model has {cfg.num_speakers} speakers, the base voice {base_voice.num_speakers}")
     raw["num_symbols"] = vocab
@@ -118,7 +116,7 @@ def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, ex
     raw["dataset"] = dataset_name or raw.get("dataset") or base_voice.name
     block = {"synthetic": True, "base_voice": base_voice.name,
              "exported_by": f"SpeechStudio {speechstudio.__version__}"}
-    if base_voice.kind == "piper" and rate != int(base_voice.sample_rate):
+    if base_voice.piper is not None and rate != int(base_voice.sample_rate):
         block["voice_rate"] = {"base_rate": int(base_voice.sample_rate), "model_rate": rate}
     block.update(extra_meta or {})
     raw["speechstudio"] = block

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.finetune.base_format import base_format
 
 __all__ = ["VoicePlan", "BaseVoiceInfo", "describe_base", "load_base_voice", "finetune_dir", "runs_dir", "plan",
            "prepare_dataset", "run_lock", "check_resume_data", "train", "save", "save_trained_voice", "text_checker",
@@ -46,64 +47,25 @@ class BaseVoiceInfo:
     note: str
 
 
-def _is_checkpoint(ref) -> bool:
-    from speechstudio.finetune.vits.piper_ckpt import CHECKPOINT_KIND
-
-    return ref.kind == CHECKPOINT_KIND
-
-
 def load_base_voice(ref):
-    """The base ``ref`` (a ``VoiceRef``) as a ``VitsVoice`` on the CPU (fp32): a Piper training
-    checkpoint through ``finetune.vits.piper_ckpt``, anything else through ``load_voice``."""
-    if _is_checkpoint(ref):
-        from speechstudio.finetune.vits.piper_ckpt import load_piper_checkpoint
-
-        return load_piper_checkpoint(ref.location, name=ref.name)
-    from speechstudio.tts.vits import load_voice
-
-    return load_voice(ref.location, device="cpu", precision="fp32", name=ref.name, optimize=False)
-
-
-def _sample_rate_of(ref) -> int:
-    try:
-        if _is_checkpoint(ref):
-            from speechstudio.finetune.vits.piper_ckpt import read_checkpoint_config
-
-            return int(read_checkpoint_config(ref.location).sample_rate)
-        if ref.kind == "piper":
-            from speechstudio.tts.piper_import import read_piper_config
-
-            return int(read_piper_config(ref.location).sample_rate)
-        cfg = Path(ref.location) / "config.json"
-        return int(json.loads(cfg.read_text(encoding="utf-8")).get("sampling_rate", 0))
-    except Exception:  # noqa: BLE001 - unreadable voice: shown as unknown, loading it says why
-        return 0
+    """The base ``ref`` (a ``VoiceRef``) as a ``VitsVoice`` on the CPU (fp32), by its ``base_format``."""
+    return base_format(ref).load(ref.location, name=ref.name)
 
 
 def describe_base(ref) -> BaseVoiceInfo:
-    """Describe a ``VoiceRef`` as a fine-tuning base (reads small config files only). A Piper ``.onnx``
-    lacks the posterior encoder and discriminator (training-only, VITS, Kim et al. 2021, sec. 2); a
-    ``VitsModel`` lacks the discriminator; a Piper ``.ckpt`` has both."""
+    """Describe a ``VoiceRef`` as a fine-tuning base (``base_format``; reads small config files only)."""
     from speechstudio.finetune.clone_store import base_license
 
-    if _is_checkpoint(ref):
-        lacks = ()
-        note = ("A Piper training checkpoint holds the whole voice as Piper trained it, posterior encoder and "
-                "discriminator included: all of it is fine-tuned from the checkpoint, with no warm-up stage. "
-                "The clone is saved as a Piper voice.")
-    elif ref.kind == "piper":
-        lacks = ("posterior encoder", "discriminator")
-        note = ("A Piper voice holds only what speaking needs: the posterior encoder and the discriminator "
-                "start fresh. A warm-up stage first fits the posterior encoder to the voice, then the whole "
-                "voice is fine-tuned.")
-    else:
-        lacks = ("discriminator",)
-        note = "The discriminator starts fresh; the rest of the voice is fine-tuned from the checkpoint."
+    fmt = base_format(ref)
+    try:
+        rate = fmt.sample_rate(ref.location)
+    except Exception:  # noqa: BLE001 - unreadable voice: shown as unknown, loading it says why
+        rate = 0
     lic = base_license(ref)
-    note += f" The new voice inherits the base voice's license: {lic}."
+    note = fmt.note + f" The new voice inherits the base voice's license: {lic}."
     if "non-commercial" in lic.lower() or "by-nc" in lic.lower().replace(" ", "-"):
         note += " The clone may not be used commercially."
-    return BaseVoiceInfo(ref.name, ref.kind, _sample_rate_of(ref), lacks, lic, note)
+    return BaseVoiceInfo(ref.name, ref.kind, rate, fmt.lacks, lic, note)
 
 
 # ----------------------------------------------------------------------------- plan
@@ -185,7 +147,7 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
     ref = checkpoint_base_ref(base) or resolve_voice(base, allow_download=False)
     if ref.name == name:
         raise UsageError(f"--out {name!r} is the base voice's own name: choose another")
-    _check_base(ref)
+    base_format(ref).check(ref.location)
     info = describe_base(ref)
     run_dir = Path(run_dir)
     latest = run_dir / "checkpoints" / "latest.pt"
@@ -234,34 +196,6 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
     return VoicePlan(name, ref, info, run_dir, dataset_dir, source, config, resume, overwrite, preset, notes)
 
 
-def _check_base(ref) -> None:
-    """Refuse a base that is not a VITS voice before anything runs (reads config files only).
-    Raises ``ModelNotFoundError`` / ``PiperVoiceError`` naming the voice and the reason."""
-    from speechstudio.errors import ModelNotFoundError
-
-    if _is_checkpoint(ref):
-        from speechstudio.finetune.vits.piper_ckpt import read_checkpoint_config
-
-        read_checkpoint_config(ref.location)
-        return
-    if ref.kind == "piper":
-        from speechstudio.tts.piper_import import read_piper_config
-
-        read_piper_config(ref.location)
-        return
-    from speechstudio.tts import family as tts_family
-
-    trainable = " / ".join(f.label for f in tts_family.families() if f.capabilities.trainable)
-    try:
-        family = tts_family.detect(tts_family.read_source(ref.location))
-        why = f"a {family.label} voice"
-    except ModelNotFoundError as exc:
-        family, why = None, str(exc).split(": ", 1)[-1].split(" (", 1)[0]
-    if family is None or not family.capabilities.trainable:
-        raise ModelNotFoundError(f"{ref.location}: not a {trainable} voice ({why}): only {trainable} voices can be "
-                                 "cloned")
-
-
 def _stored_train(run_dir: Path) -> dict:
     """The ``TrainConfig`` fields stored in ``run_dir/config.json`` (``{}`` when unreadable)."""
     from dataclasses import fields
@@ -273,10 +207,7 @@ def _stored_train(run_dir: Path) -> dict:
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     names = {f.name for f in fields(TrainConfig)}
-    out = {k: v for k, v in train.items() if k in names and v is not None} if isinstance(train, dict) else {}
-    if isinstance(out.get("betas"), list):
-        out["betas"] = tuple(out["betas"])
-    return out
+    return {k: v for k, v in train.items() if k in names and v is not None} if isinstance(train, dict) else {}
 
 
 def check_resume_data(data: Path, dataset_dir: Path, run_dir: Path) -> None:

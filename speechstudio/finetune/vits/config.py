@@ -1,8 +1,8 @@
 """``TrainConfig``: the settings of a VITS fine-tuning run, with the source of every default.
 
-AdamW lr 2e-4, betas (0.8, 0.99), eps 1e-9, weight decay 0.01 (VITS ``configs/ljs_base.json``, Piper
+AdamW lr 2e-4, ``ADAMW`` betas, eps and weight decay (VITS ``configs/ljs_base.json``, Piper
 ``lightning.py``); after the warm-up the generator runs at ``generator_lr`` 2e-5. VITS' per-epoch lr
-decay 0.999875 is applied per step as ``lr_decay ** (1 / LJS_STEPS_PER_EPOCH)``. ``freeze_prior``
+decay ``LR_DECAY`` is applied per step as ``LR_DECAY ** (1 / LJS_STEPS_PER_EPOCH)``. ``freeze_prior``
 follows HiFi-GAN fine-tuning on teacher-forced mels (Kong et al. 2020). Measurements behind the
 defaults: ``docs/finetune_voice.md``."""
 from __future__ import annotations
@@ -11,10 +11,15 @@ from dataclasses import asdict, dataclass, fields
 
 from speechstudio.errors import UsageError
 
-__all__ = ["TrainConfig", "LJS_STEPS_PER_EPOCH", "resolve_device", "resolve_precision"]
+__all__ = ["TrainConfig", "LJS_STEPS_PER_EPOCH", "ADAMW", "LR_DECAY", "WARMUP_LR", "WARMUP_RAMP_STEPS",
+           "resolve_device", "resolve_precision"]
 
 #: Optimizer steps per epoch of VITS' LJSpeech recipe (13,100 clips / batch 64, rounded).
 LJS_STEPS_PER_EPOCH = 205
+#: AdamW settings and per-epoch lr decay of VITS ``configs/ljs_base.json``.
+ADAMW, LR_DECAY = {"betas": (0.8, 0.99), "eps": 1e-9, "weight_decay": 0.01}, 0.999875
+#: The warm-up's generator lr (the fresh posterior encoder), reached linearly over the first steps.
+WARMUP_LR, WARMUP_RAMP_STEPS = 1e-3, 30
 
 
 @dataclass(frozen=True)
@@ -34,11 +39,6 @@ class TrainConfig:
     grad_accum: int = 1
     precision: str = "auto"
     lr: float = 2e-4
-    betas: tuple[float, float] = (0.8, 0.99)
-    eps: float = 1e-9
-    weight_decay: float = 0.01
-    lr_decay: float = 0.999875
-    max_grad_norm: float | None = None
     segment_size: int = 8192
     eval_every: int = 200
     checkpoint_every: int = 200
@@ -46,14 +46,11 @@ class TrainConfig:
     seed: int = 1234
     device: str = "auto"
     gradient_checkpointing: bool = False
-    num_workers: int = 0
     speaker: int | None = None
     val_count: int | None = None
     mas_backend: str = "auto"
     discriminator_width: float = 1.0
     freeze_text_encoder: bool = True
-    warmup_lr: float = 1e-3
-    warmup_ramp_steps: int = 30
     freeze_prior: bool = True
     stft_weight: float = 20.0
     generator_lr: float | None = 2e-5
@@ -71,28 +68,21 @@ class TrainConfig:
             raise UsageError(f"warmup_steps must be between 0 and steps={self.steps} (got {self.warmup_steps})")
         if self.disc_warmup_steps is not None and not 0 <= int(self.disc_warmup_steps) <= self.steps:
             raise UsageError(f"disc_warmup_steps must be between 0 and steps={self.steps} (got {self.disc_warmup_steps})")
-        if not self.warmup_lr > 0:
-            raise UsageError(f"warmup_lr must be > 0 (got {self.warmup_lr})")
-        if int(self.warmup_ramp_steps) < 0:
-            raise UsageError(f"warmup_ramp_steps must be >= 0 (got {self.warmup_ramp_steps})")
         if self.generator_lr is not None and not self.generator_lr > 0:
             raise UsageError(f"generator_lr must be > 0 or None (got {self.generator_lr})")
-        if not self.lr > 0 or not 0 < self.lr_decay <= 1:
-            raise UsageError(f"lr must be > 0 and lr_decay in (0, 1] (got {self.lr}, {self.lr_decay})")
+        if not self.lr > 0:
+            raise UsageError(f"lr must be > 0 (got {self.lr})")
         if self.precision not in ("auto", "fp32", "fp16", "bf16"):
             raise UsageError(f"unknown precision {self.precision!r} (use auto, fp32, fp16 or bf16)")
-        if self.num_workers < 0:
-            raise UsageError(f"num_workers must be >= 0 (got {self.num_workers})")
         if self.mas_backend not in ("auto", "numba", "torch"):
             raise UsageError(f"unknown mas_backend {self.mas_backend!r} (use auto, numba or torch)")
         if not 0 < self.discriminator_width <= 4:
             raise UsageError(f"discriminator_width must be in (0, 4] (got {self.discriminator_width})")
-        object.__setattr__(self, "betas", tuple(float(b) for b in self.betas))
 
     @property
     def lr_gamma(self) -> float:
-        """Per-optimizer-step lr factor: ``lr_decay ** (1 / LJS_STEPS_PER_EPOCH)``."""
-        return float(self.lr_decay) ** (1.0 / LJS_STEPS_PER_EPOCH)
+        """Per-optimizer-step lr factor: ``LR_DECAY ** (1 / LJS_STEPS_PER_EPOCH)``."""
+        return LR_DECAY ** (1.0 / LJS_STEPS_PER_EPOCH)
 
     def warmup_for(self, has_posterior: bool) -> int:
         """Warm-up steps for a base with (``True``) or without a trained posterior encoder."""
@@ -114,17 +104,12 @@ class TrainConfig:
         return min(int(min(1000, max(50, round(0.1 * self.steps)))), left // 3)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["betas"] = list(self.betas)
-        return d
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> "TrainConfig":
         known = {f.name for f in fields(cls)}
-        kwargs = {k: v for k, v in data.items() if k in known}
-        if "betas" in kwargs:
-            kwargs["betas"] = tuple(kwargs["betas"])
-        return cls(**kwargs)
+        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 def resolve_device(device: str) -> str:

@@ -14,7 +14,7 @@ from dataclasses import fields
 import torch
 from torch import nn
 
-from speechstudio.finetune.vits.config import TrainConfig
+from speechstudio.finetune.vits.config import ADAMW, WARMUP_LR, WARMUP_RAMP_STEPS, TrainConfig
 from speechstudio.finetune.vits.discriminator import MultiPeriodDiscriminator
 from speechstudio.finetune.vits.features import FeatureConfig, mel_spectrogram
 from speechstudio.finetune.vits.losses import (LossWeights, discriminator_loss, feature_loss, generator_loss, kl_loss, stft_loss,
@@ -82,9 +82,8 @@ class VitsTraining:
         if discriminator is None:
             discriminator = MultiPeriodDiscriminator(width=config.discriminator_width)
         self.disc = discriminator.to(device=device, dtype=torch.float32).train()
-        kw = dict(lr=config.lr, betas=config.betas, eps=config.eps, weight_decay=config.weight_decay)
-        self.opt_g = torch.optim.AdamW(self.model.parameters(), **kw)
-        self.opt_d = torch.optim.AdamW(self.disc.parameters(), **kw)
+        self.opt_g = torch.optim.AdamW(self.model.parameters(), lr=config.lr, **ADAMW)
+        self.opt_d = torch.optim.AdamW(self.disc.parameters(), lr=config.lr, **ADAMW)
         self.scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16")
         self.amp_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
         self.segment_frames = max(1, config.segment_size // fc.hop_length)
@@ -163,9 +162,7 @@ class VitsTraining:
         if part == "discriminator":
             base = c.lr
         elif stage == "warmup":
-            base = c.warmup_lr
-            if int(c.warmup_ramp_steps) > 0:
-                base *= min(1.0, (step + 1) / int(c.warmup_ramp_steps))
+            base = WARMUP_LR * min(1.0, (step + 1) / WARMUP_RAMP_STEPS)
         else:
             base = c.lr if c.generator_lr is None else c.generator_lr
         return float(base * c.lr_gamma ** step)
@@ -187,12 +184,7 @@ class VitsTraining:
         y_hat_mel = mel_spectrogram(out.waveform.squeeze(1).float(), self.fc)
         return out, y_mel, y_hat_mel
 
-    def _finish_step(self, optimizers, modules) -> None:
-        if self.config.max_grad_norm is not None:
-            for opt, mod in zip(optimizers, modules):
-                self.scaler.unscale_(opt)
-                torch.nn.utils.clip_grad_norm_([p for p in mod.parameters() if p.grad is not None],
-                                               self.config.max_grad_norm)
+    def _finish_step(self, optimizers) -> None:
         for opt in optimizers:
             lr = self.lr_at(self.step, self.stage, "generator" if opt is self.opt_g else "discriminator")
             for group in opt.param_groups:
@@ -241,7 +233,7 @@ class VitsTraining:
                 sums[name] += float(v.detach() if torch.is_tensor(v) else v) / k
         sums = self._mean(sums)
         self._check(sums)
-        self._finish_step([self.opt_g], [self.model])  # D not yet in play
+        self._finish_step([self.opt_g])  # D not yet in play
         return sums
 
     def train_step(self, batches: list[dict], generator: bool = True) -> dict:
@@ -285,7 +277,7 @@ class VitsTraining:
                 sums[name] += float(v.detach() if torch.is_tensor(v) else v) / k
         sums = self._mean(sums)
         self._check(sums)
-        self._finish_step([self.opt_g, self.opt_d], [self.model, self.disc])
+        self._finish_step([self.opt_g, self.opt_d])
         return sums
 
     def _discriminator_step(self, batches: list[dict]) -> dict:
@@ -307,7 +299,7 @@ class VitsTraining:
         sums = self._mean(sums)
         self._check(sums)
         self.opt_g.zero_grad(set_to_none=True)
-        self._finish_step([self.opt_d], [self.disc])
+        self._finish_step([self.opt_d])
         return sums
 
     # ------------------------------------------------------------------ validation

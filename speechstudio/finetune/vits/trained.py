@@ -33,9 +33,9 @@ class BaseInfo:
 
 def base_info_for(voice, source: str, speaker: int | None) -> BaseInfo:
     """``BaseInfo`` of a loaded ``VitsVoice`` (reads the Piper ``.onnx.json`` if there is one)."""
-    piper_config = None
-    if voice.kind == "piper" and voice.piper is not None:
-        piper_config = json.loads(Path(voice.piper.config_path).read_text(encoding="utf-8"))
+    from speechstudio.finetune.base_format import base_format
+
+    piper_config = base_format(voice).piper_config(voice)
     return BaseInfo(str(source), voice.kind, voice.name, int(voice.sample_rate), voice.language, speaker, piper_config)
 
 
