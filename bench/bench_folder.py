@@ -6,9 +6,11 @@ The clips (``--clips``, 200 by default) are 5-20 s pieces (uniform, seed 0) cut 
 from real recordings: the matthes voice (``../shared/voices/matthes/wavs``, 113 read sentences) and
 the English files of ``../shared/realspeech``, joined; written once as 16 kHz FLAC to
 ``$TMPDIR/speechstudio-bench-folder-N``. Each run is a fresh process (model load included), the
-modes alternating so a busy machine slows all alike; medians of ``--runs``. The loop is what a
-faster-whisper user writes: ``WhisperModel`` loaded once (int8 on CPU), ``transcribe(language="en",
-word_timestamps=True)`` per clip, its text written to a .txt. Ours writes the same .txt
+modes alternating so a busy machine slows all alike; medians of ``--runs``; each run's CPU seconds
+(user + system of the process tree) and the load average before it are printed, for a shared
+machine. The loop is what a faster-whisper user writes: ``WhisperModel`` loaded once (int8 on CPU,
+its default threads), ``transcribe(language="en", word_timestamps=True)`` per clip, its text written
+to a .txt. Ours writes the same .txt
 (``--format txt --overwrite``). The cluster run also reports its steady rate: files per hour from
 its first file done to its last (Ray's start and the workers' model load left out).
 
@@ -129,12 +131,19 @@ def driver_cost(folder: Path, files: int = 100) -> tuple[float, float]:
     return write_ms, trip_ms
 
 
-def timed(cmd: list[str]) -> tuple[float, str]:
-    t0 = time.perf_counter()
+def timed(cmd: list[str]) -> tuple[float, float, str]:
+    """``(wall s, CPU s (user + system, the process and its children), stdout)`` of ``cmd``."""
+    import resource
+
+    def cpu() -> float:
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return used.ru_utime + used.ru_stime
+
+    t0, c0 = time.perf_counter(), cpu()
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{cmd[:5]} failed:\n{done.stderr[-2000:]}")
-    return time.perf_counter() - t0, done.stdout
+    return time.perf_counter() - t0, cpu() - c0, done.stdout
 
 
 def main() -> int:
@@ -159,25 +168,30 @@ def main() -> int:
     }
     modes = args.modes.split(",")
     walls: dict[str, list[float]] = {m: [] for m in modes}
+    cpus: dict[str, list[float]] = {m: [] for m in modes}
     steady: list[float] = []
     for _ in range(args.runs):
         for mode in modes:
-            wall, stdout = timed(cmds[mode])
+            load = os.getloadavg()[0]
+            wall, cpu, stdout = timed(cmds[mode])
             walls[mode].append(wall)
+            cpus[mode].append(cpu)
             note = ""
             if mode == "cluster":
                 count, first, last = stdout.split("DONE")[1].split()
                 steady.append((int(count) - 1) / (float(last) - float(first)) * 3600)
                 note = f", first file done at {float(first):.1f} s, steady {steady[-1]:.0f} files/hour"
-            print(f"{mode}: {wall:.1f} s{note}", flush=True)
+            print(f"{mode}: {wall:.1f} s wall, {cpu:.1f} s CPU, load average {load:.1f} before{note}", flush=True)
     wall = {m: statistics.median(v) for m, v in walls.items()}
+    cpu = {m: statistics.median(v) for m, v in cpus.items()}
     print(f"{args.clips} clips of 5-20 s ({audio_s / 60:.1f} min of real speech), Whisper tiny.en int8, "
           f"{os.cpu_count()} cores, {args.runs} alternating whole-process runs each (median):")
-    print("| | wall (s) | files/min | RTFx |\n|---|---|---|---|")
+    print("| | wall (s) | CPU (s) | files/min | RTFx |\n|---|---|---|---|---|")
     for m in modes:
-        print(f"| {m} | {wall[m]:.1f} | {args.clips / wall[m] * 60:.1f} | {audio_s / wall[m]:.1f} |")
+        print(f"| {m} | {wall[m]:.1f} | {cpu[m]:.1f} | {args.clips / wall[m] * 60:.1f} | {audio_s / wall[m]:.1f} |")
     if "loop" in wall and "batch" in wall:
-        print(f"batch / loop files per minute: **{wall['loop'] / wall['batch']:.2f}x** (target >= 0.95x)")
+        print(f"batch / loop files per minute: **{wall['loop'] / wall['batch']:.2f}x** (target >= 0.95x); "
+              f"CPU seconds batch / loop {cpu['batch'] / cpu['loop']:.2f}")
     if "batch" in wall and "cluster" in wall:
         print(f"cluster / batch files per minute: **{wall['batch'] / wall['cluster']:.2f}x** (target >= 0.9x); "
               f"cluster steady rate {statistics.median(steady):.0f} files/hour "

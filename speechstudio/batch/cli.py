@@ -126,7 +126,7 @@ def _request(args):
 def cmd_transcribe(args) -> int:
     from tqdm import tqdm
 
-    from speechstudio.batch.run import MISSING, BatchSummary, collect_inputs, plan_outputs, run_batch
+    from speechstudio.batch.run import MISSING, BatchSummary, batch_workers, collect_inputs, plan_outputs, run_batch
     from speechstudio.batch.resume import plan_work
 
     request = _request(args)
@@ -149,7 +149,7 @@ def cmd_transcribe(args) -> int:
 
         pool = RayPool(parse_cluster(args.cluster), worker_cores=args.worker_cores, debug=args.debug)
     elif pending:                    # nothing to do: do not spend seconds loading a model
-        recognizer, message = request.load(progress=not args.quiet)
+        recognizer, message = request.load(progress=not args.quiet, workers=batch_workers(len(pending)))
         from speechstudio.batch.notices import print_model_line
 
         print_model_line(message, quiet=args.quiet)

@@ -85,13 +85,15 @@ class TranscriptionRequest:
         """A copy with ``changes`` (e.g. another ``output_dir``)."""
         return dataclasses.replace(self, **changes)
 
-    def load(self, *, progress: bool = False):
-        """``(recognizer, message)``: :func:`speechstudio.asr.load.load_recognizer` for this request."""
+    def load(self, *, progress: bool = False, workers: int = 1):
+        """``(recognizer, message)``: :func:`speechstudio.asr.load.load_recognizer` for this request;
+        ``workers``: inputs the recogniser may decode at once (:func:`speechstudio.batch.run.batch_workers`)."""
         from speechstudio.asr.load import load_recognizer
 
         return load_recognizer(self.model, language=self.language, device=self.device, precision=self.precision,
                                batch_size=self.batch_size, chunk_s=self.chunk_s, stride_s=self.stride_s,
-                               allow_download=self.allow_download, progress=progress, vocabulary=self.vocabulary)
+                               allow_download=self.allow_download, progress=progress, vocabulary=self.vocabulary,
+                               workers=workers)
 
     def model_key(self) -> tuple:
         """What picks the recogniser (model, device, precision, language mode): equal keys, same one."""
