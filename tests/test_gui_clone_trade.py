@@ -108,6 +108,12 @@ def test_train_step_plots_the_tries_marks_the_recommended_and_saves_the_one_pick
     assert view.summary.text() == ("Recommended: Try 1, the one most like you that still sounds about as natural as "
                                    "the base voice. Pick another row or point to save that one instead.")
     assert _plain(win) == []
+    # listen before choosing: the sample the trainer spoke at that step (kept at each save: step 4 here)
+    plays = [view.table.cellWidget(r, 5) for r in range(3)]
+    assert [b.isEnabled() for b in plays] == [False, False, True] and plays[2].accessibleName() == "Play Try 2"
+    plays[2].click()
+    qtbot.waitUntil(lambda: len(win.audio.backend.played_audio()) > 0, timeout=10000)
+    assert tr.chosen_checkpoint() == "step_2"  # listening does not choose
 
     view.table.selectRow(2)  # the user picks the most similar try, below the floor
     assert tr.chosen_checkpoint() == "step_4"

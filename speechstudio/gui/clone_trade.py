@@ -5,21 +5,25 @@ checkpoint (``finetune.trade``: ``RUN/closeness.json``, ``checkpoints/step_N.pt`
 shows them in plain words: a table of the tries (how much each sounds like the speaker, how natural
 it sounds, which one is recommended: ``finetune.closeness.recommend``, the most similar try at most
 ``NATURALNESS_DROP`` less natural than the base voice) and :class:`~speechstudio.gui.clone_plots.TradePlot`.
-The user picks another try by its row or its point; the Use step saves the chosen one.
+The user picks another try by its row or its point, after listening to it (the sample the trainer
+spoke at that step, ``RUN/samples/step_N_TAG.wav``: one of the user's sentences first); the Use step
+saves the chosen one.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from speechstudio.gui.clone_plots import TradePlot
 from speechstudio.gui.wizard_common import note_label
 
-#: The table's columns.
-COLUMNS = ("Version", "Steps", "Sounds like you", "Sounds natural", "")
+#: The table's columns (the last: a Play button).
+COLUMNS = ("Version", "Steps", "Sounds like you", "Sounds natural", "", "")
+#: Which sample of a step Play plays, first found: one of the user's sentences, then the fixed one.
+SAMPLE_TAGS = ("val", "train", "fox")
 RECOMMENDED = "recommended"
 BELOW = "much less natural"
 
@@ -41,6 +45,14 @@ def try_names(trade) -> list[str]:
     return names
 
 
+def sample_of(run_dir: Path | None, step: int) -> Path | None:
+    """The sample the trainer spoke at ``step`` (``SAMPLE_TAGS`` order), or None when none was kept."""
+    if run_dir is None:
+        return None
+    return next((p for tag in SAMPLE_TAGS if (p := Path(run_dir) / "samples" / f"step_{step}_{tag}.wav").is_file()),
+                None)
+
+
 def load_run_trade(run_dir: Path):
     """The run's ``Trade``, or None when the run judged nothing (no or unreadable ``closeness.json``)."""
     from speechstudio.finetune.run import RunError
@@ -56,15 +68,18 @@ def load_run_trade(run_dir: Path):
 class TradeView(QWidget):
     """Table + plots of a run's tries. ``trade`` (or None), ``chosen`` (row index, or None),
     :meth:`checkpoint` (what the Use step saves: the chosen row's ``finetune save --checkpoint``
-    name). Signal ``picked(index)`` when the user picks a row."""
+    name); ``audio``: the window's AudioHub (Play follows the no-device policy). Signals
+    ``picked(index)`` when the user picks a row, ``play(path)`` to play a try's sample."""
 
     picked = Signal(int)
+    play = Signal(object)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.trade = None
         self.chosen: int | None = None
         self.names: list[str] = []
+        self.audio = None
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         self.summary = note_label("Which try is recommended", "Each check during training makes a try of your "
@@ -80,7 +95,7 @@ class TradeView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(len(COLUMNS) - 2, QHeaderView.ResizeMode.Stretch)
         header.setToolTip("Sounds like you: speaker similarity, your own recordings score about 0.9. Sounds "
                           "natural: predicted listener score from 1 to 5.")
         self.table.itemSelectionChanged.connect(self._selection_changed)
@@ -88,14 +103,14 @@ class TradeView(QWidget):
         self.plot = TradePlot()
         self.plot.clicked.connect(self.choose)
         row = QHBoxLayout()  # side by side: the page is short at 1280x768 with the docks open
-        row.addWidget(self.table, 4)
+        row.addWidget(self.table, 6)
         row.addWidget(self.plot, 5)
         lay.addLayout(row, 1)
 
     # ------------------------------------------------------------------ data
-    def set_trade(self, trade) -> None:
-        """Show ``trade`` (None: nothing judged yet). The choice stays on the same step when the
-        trade grows during training, else it moves to the recommended try."""
+    def set_trade(self, trade, run_dir: Path | None = None) -> None:
+        """Show ``trade`` (None: nothing judged yet) of run ``run_dir`` (its samples: Play). The choice
+        stays on the same step when the trade grows during training, else it moves to the recommended try."""
         keep = self.checkpoint() if self.chosen is not None and self.chosen != self._recommended() else None
         self.trade = trade
         self.names = try_names(trade) if trade is not None else []
@@ -113,6 +128,7 @@ class TradeView(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(tip)
                 self.table.setItem(i, c, item)
+            self.table.setCellWidget(i, len(COLUMNS) - 1, self._play_button(self.names[i], sample_of(run_dir, r.step)))
         self.table.blockSignals(False)
         index = next((i for i, r in enumerate(rows) if r.checkpoint == keep), rec)
         if index is None and rows:
@@ -121,6 +137,20 @@ class TradeView(QWidget):
 
     def _recommended(self) -> int | None:
         return None if self.trade is None else self.trade.recommended
+
+    def _play_button(self, name: str, sample: Path | None) -> QPushButton:
+        btn = QPushButton("Play")
+        btn.setMaximumWidth(btn.fontMetrics().horizontalAdvance("Play") + 24)
+        btn.setAccessibleName(f"Play {name}")
+        btn.setToolTip(f"Play what {name.lower() if name.startswith('Base') else name} said during training"
+                       if sample else "No sample of this one was kept (samples are made at each save)")
+        btn.setEnabled(sample is not None)
+        if sample is not None and self.audio is not None:
+            from speechstudio.gui.devices import allow
+
+            allow(btn, self.audio, "speaker")
+        btn.clicked.connect(lambda _=False, p=sample: p is not None and self.play.emit(p))
+        return btn
 
     @staticmethod
     def _details(r) -> str:

@@ -126,6 +126,8 @@ class TrainStep(TrainingStep):
 
         # how each judged try sounds (issue 45: the trade, and the choice of the try to save) and the losses
         self.trade_view = TradeView()
+        self.trade_view.audio = self.wiz.audio
+        self.trade_view.play.connect(self._play)
         self.curves = LossCurves()
         self.views = QTabWidget()
         self.views.setAccessibleName("Training views")
@@ -366,7 +368,7 @@ class TrainStep(TrainingStep):
 
         before = tried(self.trade_view.trade)
         trade = load_run_trade(self.run_dir())
-        self.trade_view.set_trade(trade)
+        self.trade_view.set_trade(trade, self.run_dir())
         if tried(trade) and not before:
             self.views.setCurrentWidget(self.trade_view)
 
