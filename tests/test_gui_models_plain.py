@@ -32,7 +32,7 @@ def test_models_have_plain_names_and_lines_and_the_hub_name_is_behind_details(wi
                                                           "Slower; more accurate on hard recordings"]
     assert rows["jonatasgrosman/wav2vec2-large-xlsr-53-german"] == [
         "Wav2Vec2 German (Common Voice)", "German",
-        "Slower, more accurate; writes no punctuation or capitals; can learn your voice (Adapt recognition)"]
+        "Slower, more accurate; no punctuation or capitals; can learn your voice"]
     assert rows["facebook/wav2vec2-base-960h"][0] == "Wav2Vec2 base (English)"
     assert len({cells[0] for cells in rows.values()}) == len(rows)  # every plain name is one model
 

@@ -99,9 +99,9 @@ def plain_model(m) -> tuple[str, str]:
         caps = capabilities(m.engine)
         parts = ["Fast" if size == "base" else "Slower, more accurate"]
         if not caps.casing:
-            parts.append("writes no punctuation or capitals")
+            parts.append("no punctuation or capitals")
         if caps.trainable:
-            parts.append("can learn your voice (Adapt recognition)")
+            parts.append("can learn your voice")  # the Adapt recognition page
         return name, "; ".join(parts)
     return leaf, short_description(m.description)
 
