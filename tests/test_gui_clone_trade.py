@@ -158,3 +158,22 @@ def test_the_recommended_try_is_saved_unless_another_is_picked_and_the_base_cann
     page.next()
     assert page.use.choice.text() == "Base voice, your choice; Back shows how each try sounds"
     assert not page.use.blend_check.isEnabled() and page.use.blend() is None
+
+
+def test_with_nothing_natural_enough_nothing_is_chosen_for_the_user(qtbot):
+    """A trade whose tries all fell under the floor (no base row: judged by an older run): no try is
+    chosen, so the Use step saves the trainer's best unless the user picks one."""
+    from speechstudio.finetune.trade import Trade, TradeRow
+    from speechstudio.gui.clone_trade import TradeView
+
+    view = TradeView()
+    qtbot.addWidget(view)
+    view.set_trade(Trade(4.4, [TradeRow(300, 0.64, 3.1, None, None, 0.60, "step_300"),
+                               TradeRow(600, 0.66, 1.7, None, None, 0.48, "step_600")]))
+    assert view.chosen is None and view.checkpoint() is None and view.table.selectedIndexes() == []
+    assert [view.table.item(r, 4).text() for r in range(2)] == ["much less natural"] * 2
+    assert view.summary.text() == ("No try sounds natural enough to recommend: each is much less natural than the "
+                                   "base voice. Pick one to save anyway, or blend it with the base voice on the next "
+                                   "step.")
+    view.table.selectRow(1)
+    assert view.checkpoint() == "step_600" and view.chosen_name() == "Try 2"

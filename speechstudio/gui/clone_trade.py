@@ -68,10 +68,9 @@ def load_run_trade(run_dir: Path):
 class TradeView(QWidget):
     """Table + plots of a run's tries. ``trade`` (or None), ``chosen`` (row index, or None),
     :meth:`checkpoint` (what the Use step saves: the chosen row's ``finetune save --checkpoint``
-    name); ``audio``: the window's AudioHub (Play follows the no-device policy). Signals
-    ``picked(index)`` when the user picks a row, ``play(path)`` to play a try's sample."""
+    name); ``audio``: the window's AudioHub (Play follows the no-device policy). Signal
+    ``play(path)``: play a try's sample."""
 
-    picked = Signal(int)
     play = Signal(object)
 
     def __init__(self, parent=None) -> None:
@@ -130,10 +129,9 @@ class TradeView(QWidget):
                 self.table.setItem(i, c, item)
             self.table.setCellWidget(i, len(COLUMNS) - 1, self._play_button(self.names[i], sample_of(run_dir, r.step)))
         self.table.blockSignals(False)
-        index = next((i for i, r in enumerate(rows) if r.checkpoint == keep), rec)
-        if index is None and rows:
-            index = max(range(len(rows)), key=lambda i: rows[i].score)  # nothing recommended: the highest score
-        self.choose(index, emit=False)
+        # nothing recommended: nothing chosen, the Use step saves the trainer's best (never a try below
+        # the naturalness floor without the user's choice, issue 45)
+        self.choose(next((i for i, r in enumerate(rows) if r.checkpoint == keep), rec))
 
     def _recommended(self) -> int | None:
         return None if self.trade is None else self.trade.recommended
@@ -171,7 +169,7 @@ class TradeView(QWidget):
         return self.names[self.chosen] if self.chosen is not None and self.chosen < len(self.names) else ""
 
     # ------------------------------------------------------------------ choice
-    def choose(self, index: int | None, emit: bool = True) -> None:
+    def choose(self, index: int | None) -> None:
         """Pick row ``index`` (a table row or a plot point)."""
         self.chosen = index
         self.table.blockSignals(True)
@@ -182,8 +180,6 @@ class TradeView(QWidget):
         self.table.blockSignals(False)
         self.plot.show_trade(self.trade, index)
         self.summary.setText(self._summary())
-        if emit and index is not None:
-            self.picked.emit(index)
 
     def _selection_changed(self) -> None:
         rows = {i.row() for i in self.table.selectedIndexes()}
@@ -217,4 +213,4 @@ class TradeView(QWidget):
             text += "."
         elif rec is not None:
             text += " Pick another row or point to save that one instead."
-        return text
+        return text[0].upper() + text[1:]
