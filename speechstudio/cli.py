@@ -11,7 +11,7 @@ import sys
 
 from speechstudio import __version__
 from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
-from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.errors import ERROR_KIND_ENV, ERROR_KIND_LINE, SpeechStudioError, UsageError
 from speechstudio.runtime import configure_openmp
 
 # Subcommands implemented in their own layer; each module exposes ``register(subparsers)`` for the
@@ -80,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         print(f"speechstudio: error: {e}", file=sys.stderr)
+        if os.environ.get(ERROR_KIND_ENV):  # a parent process (the app's download job) reads the kind
+            print(f"{ERROR_KIND_LINE}{e.kind}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

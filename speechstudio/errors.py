@@ -55,6 +55,10 @@ class UsageError(SpeechStudioError):
     kind = "usage"
 
 
+#: a parent process that sets this variable gets a failed command's kind on its last line, after ERROR_KIND_LINE
+ERROR_KIND_ENV, ERROR_KIND_LINE = "SPEECHSTUDIO_ERROR_KIND", "speechstudio: error kind: "
+
+
 def kind_of(error: BaseException) -> str:
     """The :data:`KINDS` kind of any exception: ours say it, the standard library's and known
     third-party ones (PyTorch, huggingface_hub, pynvml, sounddevice) by class; else ``"error"``."""

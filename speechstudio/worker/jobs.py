@@ -254,13 +254,16 @@ class DownloadJob(Job):
         import re
         import subprocess
 
-        from speechstudio.errors import SpeechStudioError
+        import os
+
+        from speechstudio.errors import ERROR_KIND_ENV, ERROR_KIND_LINE, SpeechStudioError
 
         sub = "models" if self.kind == "model" else "voices"
         from speechstudio.runtime import app_command
 
         cmd = self.command or app_command() + [sub, "download", self.model_id]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0,
+                                env={**os.environ, ERROR_KIND_ENV: "1"})
         lines: queue.Queue = queue.Queue()
 
         def reader() -> None:  # tqdm redraws with \r: split on both
@@ -280,7 +283,7 @@ class DownloadJob(Job):
 
         threading.Thread(target=reader, daemon=True).start()
         pct = re.compile(r"(\d{1,3})%\|")
-        last_line = ""
+        last_line, kind = "", "error"
         try:
             while True:
                 if self.cancel.is_set():
@@ -294,7 +297,9 @@ class DownloadJob(Job):
                     continue
                 if text is None:
                     break
-                if text:
+                if text.startswith(ERROR_KIND_LINE):  # the command's error kind (speechstudio.cli)
+                    kind = text.removeprefix(ERROR_KIND_LINE)
+                elif text:
                     last_line = text
                     m = pct.search(text)
                     yield (int(m.group(1)) / 100 if m else None, text[:160])
@@ -303,5 +308,5 @@ class DownloadJob(Job):
             if proc.poll() is None:
                 proc.kill()
         if rc != 0:
-            raise SpeechStudioError(last_line.removeprefix("speechstudio: error: ") or f"download failed ({rc})")
+            raise SpeechStudioError(last_line.removeprefix("speechstudio: error: ") or f"download failed ({rc})", kind=kind)
         self.result = last_line
