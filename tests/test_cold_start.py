@@ -32,3 +32,23 @@ def test_transcribing_with_whisper_imports_no_torch_qt_or_other_subcommands(whis
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report == {"exit": 0, "loaded": []}, done.stderr[-2000:]
     assert "ask not what your country can do for you" in (out / "whisper_jfk.txt").read_text().lower()
+
+
+def test_choosing_among_audio_tracks_imports_no_torch(whisper_dir, tmp_path, home):
+    """A file with several audio tracks: the track with speech is found by Silero VAD on ONNX Runtime
+    (audio.vad.default_spans), not through the silero_vad package, which imports torch."""
+    import numpy as np
+
+    from media_builder import make_video
+    from speechstudio.audio.decode import load_audio
+
+    speech = load_audio(realspeech_file("whisper_jfk.flac"), 16000)
+    film = make_video(tmp_path / "film.mkv", [dict(audio=np.zeros(16000 * 3, np.float32), language="eng", default=True),
+                                              dict(audio=speech, language="fre")], video_s=12.0)
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-c", PROBE, "transcribe", str(film), "--model", str(whisper_dir),
+                           "--language", "en", "--output-dir", str(out), "--format", "txt", "--quiet"],
+                          capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report == {"exit": 0, "loaded": []}, done.stderr[-2000:]
+    assert "ask not what your country can do for you" in (out / "film.txt").read_text().lower()

@@ -190,64 +190,21 @@ def _segment(s, offset_s: float) -> Segment:
 
 def _to_speech(segments: Iterable[Segment], audio: np.ndarray, offset_s: float) -> Iterator[Segment]:
     """``segments`` with their words re-timed to the speech regions of ``audio`` (float32 (n,), 16 kHz,
-    starting at ``offset_s``), the segment spanning its words; the VAD runs at the first segment."""
+    starting at ``offset_s``, found by :func:`speechstudio.audio.vad.default_spans`; why not faster-whisper's
+    VAD: docs/transcribe.md), the segment spanning its words; the VAD runs at the first segment."""
     import dataclasses
 
+    from speechstudio.audio.vad import default_spans
     from speechstudio.transcript.words import to_speech
 
     spans = None
     for seg in segments:
         if seg.words:
             if spans is None:
-                spans = [(offset_s + a / 16000, offset_s + b / 16000) for a, b in _speech_spans(audio)]
+                spans = [(offset_s + a / 16000, offset_s + b / 16000) for a, b in default_spans(audio)]
             words = tuple(to_speech(seg.words, spans, seg.end_s))
             seg = dataclasses.replace(seg, words=words, start_s=words[0].start_s, end_s=max(w.end_s for w in words))
         yield seg
-
-
-def _speech_spans(audio: np.ndarray) -> list[tuple[int, int]]:
-    """Speech ``(start, end)`` samples of float32 16 kHz ``audio`` from silero-vad's sequence ONNX model
-    (found without importing torch) and silero's state machine with its defaults; why not
-    faster-whisper's VAD: docs/transcribe.md."""
-    n, frame, context = audio.shape[0], 512, 64
-    frames = np.zeros(((n + frame - 1) // frame, frame), np.float32)
-    frames.reshape(-1)[:n] = audio
-    blocks = np.concatenate([np.concatenate([np.zeros((1, context), np.float32), frames[:-1, -context:]]), frames], 1)
-    h = c = np.zeros((1, 1, 128), np.float32)
-    probs = []
-    for k in range(0, blocks.shape[0], 512):
-        p, h, c = _vad_session().run(["speech_probs", "hn", "cn"], {"input": blocks[k:k + 512], "h": h, "c": c})
-        probs.extend(np.asarray(p).reshape(-1).tolist())
-    spans, start, quiet = [], None, None
-    for i, p in enumerate(probs + [0.0] * 4):
-        if p >= 0.5:
-            start, quiet = (i * frame if start is None else start), None
-        elif p < 0.35 and start is not None:
-            quiet = i * frame if quiet is None else quiet
-            if i * frame - quiet >= 1600 or i >= len(probs):          # 100 ms of silence (or the end)
-                if min(quiet, n) - start >= 4000:                     # 250 ms of speech
-                    spans.append((start, min(quiet, n)))
-                start = quiet = None
-    return spans
-
-
-_SESSION = None
-
-
-def _vad_session():
-    """One ONNX Runtime session (one thread) of silero-vad's ``silero_vad_16k_sequence.onnx``."""
-    global _SESSION
-    if _SESSION is None:
-        import importlib.util
-
-        import onnxruntime as ort
-
-        where = importlib.util.find_spec("silero_vad").submodule_search_locations[0]
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads, opts.inter_op_num_threads = 1, 1
-        _SESSION = ort.InferenceSession(os.path.join(where, "data", "silero_vad_16k_sequence.onnx"), sess_options=opts,
-                                        providers=["CPUExecutionProvider"])
-    return _SESSION
 
 
 def quietest_cut(audio: np.ndarray, target: int, sample_rate: int, search_s: float = 30.0) -> int:

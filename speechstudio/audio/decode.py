@@ -187,7 +187,7 @@ class AudioReader:
         channels' mean at 16 kHz); 0 for a stream that does not decode."""
         import soxr
 
-        from speechstudio.audio.vad import VAD_RATE, SileroVad
+        from speechstudio.audio.vad import VAD_RATE, default_spans
 
         parts = []
         try:
@@ -198,8 +198,7 @@ class AudioReader:
             return 0.0
         if not parts:
             return 0.0
-        found = SileroVad(threads=1)(np.concatenate(parts))
-        return sum(b - a for a, b in found.spans) / VAD_RATE
+        return sum(b - a for a, b in default_spans(np.concatenate(parts))) / VAD_RATE
 
     def channel_levels(self, seconds: float = 120.0) -> np.ndarray | None:
         """Per-channel dBFS per 100 ms over the first ``seconds``: float64 (channels, frames); ``None``

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SileroVad", "VadResult", "VAD_RATE", "FRAME", "speech_spans"]
+__all__ = ["SileroVad", "VadResult", "VAD_RATE", "FRAME", "default_spans", "speech_spans"]
 
 VAD_RATE = 16000
 FRAME = 512            # samples per probability at 16 kHz (32 ms), silero-vad's window
@@ -42,11 +42,14 @@ class SileroVad:
     range [-1, 1]. One instance may be shared by threads (calls are serialised)."""
 
     def __init__(self, threads: int = 2) -> None:
-        import onnxruntime as ort
-        from importlib import resources
+        import importlib.util
+        import os
 
-        _silero("silero_vad.data")
-        path = resources.files("silero_vad.data").joinpath("silero_vad_16k_sequence.onnx")
+        import onnxruntime as ort
+
+        # found without importing the silero_vad package, which imports torch (tests/test_cold_start.py)
+        where = importlib.util.find_spec("silero_vad").submodule_search_locations[0]
+        path = os.path.join(where, "data", "silero_vad_16k_sequence.onnx")
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(1, int(threads))
         opts.inter_op_num_threads = 1
@@ -55,14 +58,12 @@ class SileroVad:
 
     def probs(self, audio16k: np.ndarray, max_frames: int = 512) -> np.ndarray:
         """Speech probability per 32 ms frame: ``np.ndarray[float32]`` shape (ceil(n / 512),)."""
-        frame_blocks = _silero("silero_vad.sequence_vad").frame_blocks
-
         a = np.ascontiguousarray(audio16k, dtype=np.float32).reshape(-1)
         h = np.zeros((1, 1, 128), np.float32)
         c = np.zeros((1, 1, 128), np.float32)
         out = []
         with self._lock:
-            for block in frame_blocks(a, FRAME, _CONTEXT, max_frames):
+            for block in _frame_blocks(a, max_frames):
                 p, h, c = self.session.run(["speech_probs", "hn", "cn"], {"input": block, "h": h, "c": c})
                 out.append(p.reshape(-1))
         return np.concatenate(out).astype(np.float32) if out else np.zeros(0, np.float32)
@@ -73,6 +74,46 @@ class SileroVad:
             return VadResult((), None, int(a.size))
         probs = self.probs(a)
         return VadResult(speech_spans(probs, int(a.size)), _snr_db(a, probs), int(a.size))
+
+
+def _frame_blocks(audio: np.ndarray, max_frames: int):
+    """``(frames, 64 + 512)`` float32 blocks of at most ``max_frames`` 512-sample frames, each led by the
+    last 64 samples of the frame before (zeros first), the last frame zero-padded: the model's input
+    (silero_vad.sequence_vad.frame_blocks, whose module imports torch)."""
+    count = (audio.size + FRAME - 1) // FRAME
+    context = np.zeros(_CONTEXT, np.float32)
+    for first in range(0, count, max_frames):
+        frames = np.zeros((min(max_frames, count - first), FRAME), np.float32)
+        part = audio[first * FRAME:(first + frames.shape[0]) * FRAME]
+        frames.reshape(-1)[:part.size] = part
+        contexts = np.concatenate([context[None], frames[:-1, -_CONTEXT:]])
+        context = frames[-1, -_CONTEXT:].copy()
+        yield np.concatenate([contexts, frames], axis=1)
+
+
+_SHARED: SileroVad | None = None
+
+
+def default_spans(audio16k: np.ndarray) -> list[tuple[int, int]]:
+    """Speech ``(start, end)`` samples of float32 16 kHz ``audio16k`` without torch: one shared
+    :class:`SileroVad` (one thread) and silero's state machine with its package defaults (0.5 / 0.35,
+    speech >= 250 ms, silence >= 100 ms, no padding), as :func:`speech_spans` without importing it."""
+    global _SHARED
+    if _SHARED is None:
+        _SHARED = SileroVad(threads=1)
+    n = int(np.asarray(audio16k).size)
+    probs = _SHARED.probs(audio16k).tolist() if n else []
+    spans, start, quiet = [], None, None
+    for i, p in enumerate(probs + [0.0] * 4):
+        if p >= _SPEECH_P:
+            start, quiet = (i * FRAME if start is None else start), None
+        elif p < _SILENCE_P and start is not None:
+            quiet = i * FRAME if quiet is None else quiet
+            if i * FRAME - quiet >= 1600 or i >= len(probs):          # 100 ms of silence (or the end)
+                if min(quiet, n) - start >= 4000:                     # 250 ms of speech
+                    spans.append((start, min(quiet, n)))
+                start = quiet = None
+    return spans
 
 
 def speech_spans(probs: np.ndarray, n_samples: int, pad_ms: int = 0) -> tuple[tuple[int, int], ...]:
