@@ -33,7 +33,7 @@ def torch_lerp(a, b, alpha: float):
 
 def blend_generator(run_dir: Path, alpha: float, which: str = "best"):
     """``(VitsModel, BaseInfo)``: checkpoint ``which`` of run ``run_dir`` blended ``alpha`` of the way
-    from the base (``step_0``). Raises ``RunError`` (no ``step_0``: a run from before issue 45, or
+    from the base (``step_0``). Raises ``RunError`` (no ``step_0``: a run from an older version or
     without the clone judge; missing checkpoint), ``ValueError`` (bad ``alpha``)."""
     from speechstudio.finetune.vits.trained import load_checkpoint_state, load_trained_generator
 

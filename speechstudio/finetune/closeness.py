@@ -32,7 +32,7 @@ OUTLIER_SIMILARITY = 0.72
 #: speaker's clips split in two groups stay near 0.95 (30 matthes clips: 0.948); another voice against them 0.50-0.67.
 GROUP_SIMILARITY = 0.85
 #: A checkpoint more than this many MOS points less natural than the base voice is never recommended
-#: (issue 45: on this CPU the quick preset fell from 4.38 to 1.70 while similarity moved 0.01).
+#: (the quick preset on a 2-core CPU fell from 4.38 to 1.70 while similarity moved 0.01: docs/finetune_voice.md).
 NATURALNESS_DROP = 0.6
 #: Similarity gains under this (SECS) count as "no longer getting closer" (the judge's clips vary by
 #: about 0.01 between steps of a voice that does not change).
@@ -296,7 +296,7 @@ def recommend(rows: Sequence[dict], base_naturalness: float | None) -> int | Non
 
 
 def trade_stalled(rows: Sequence[dict], base_naturalness: float | None) -> bool:
-    """Early stop (issue 45): the latest of the trained ``rows`` (``similarity``, ``naturalness``; at
+    """Early stop: the latest of the trained ``rows`` (``similarity``, ``naturalness``; at
     least two, step order) is not :func:`natural_enough` and is no more than ``SIMILARITY_STALL``
     more similar than the best earlier row: more steps would trade naturalness for nothing."""
     if len(rows) < 2 or natural_enough(rows[-1].get("naturalness"), base_naturalness):

@@ -15,7 +15,7 @@ HISTOGRAM_EDGES = (0.0, 0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0, 15.0, 20.0, float("i
 #: VITS voice, not a measured limit.)
 MIN_USABLE_MINUTES = 5.0
 WEAK_CLONE = "under 5 minutes of usable audio: expect a weak clone; 15–30 minutes is better"
-#: What the benchmark measured with more (bench/clone_real.py, 2026-12-03, docs/finetune_voice.md).
+#: What the benchmark measured with more (bench/clone_real.py; the figures: docs/finetune_voice.md).
 EXPECTED_CLONE = ("with 12 minutes of one speaker our benchmark clone reached a speaker similarity of 0.54 "
                   "at the speaker's pitch (the speaker's own recordings 0.95, the base voice 0.59); with less, "
                   "expect lower")

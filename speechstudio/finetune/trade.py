@@ -1,4 +1,4 @@
-"""The similarity / naturalness trade of a clone run, checkpoint by checkpoint (issue 45).
+"""The similarity / naturalness trade of a clone run, checkpoint by checkpoint.
 
 The trainer judges the base voice (step 0) and every evaluated checkpoint (``closeness.CloneJudge``)
 and keeps each as ``checkpoints/step_N.pt``; the rows go to ``RUN/closeness.json``. The recommended
@@ -105,7 +105,7 @@ def _row(r: dict) -> TradeRow:
 
 def load_trade(run_dir: Path) -> Trade:
     """The run's :class:`Trade`. Raises ``RunError`` when the run judged nothing (no or unreadable
-    ``closeness.json``: a run without the clone judge, or from before issue 45)."""
+    ``closeness.json``: a run without the clone judge, or from an older version)."""
     from speechstudio.finetune.run import RunError
 
     path = Path(run_dir) / TRADE_FILE

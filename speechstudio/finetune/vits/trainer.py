@@ -163,8 +163,8 @@ class VoiceTrainer:
             model.config.speaking_rate = float(model.config.speaking_rate) / self.rate.factor  # the base's tempo
             self.run_config["features"] = self.fc.to_dict()
         if by_rate:
-            self.run_config["voice_rate"] = {"model_rate": self.rate.model_rate, "base_hz": self.rate.base_hz,
-                                             "recordings_hz": self.rate.recordings_hz}
+            self.run_config["voice_rate"] = {"model_rate": self.rate.model_rate, "recordings_hz": self.rate.recordings_hz,
+                                             "base_hz": self.rate.base_hz}
         self.warmup_end = config.warmup_for(self.has_posterior)
         self.disc_end = self.warmup_end + config.disc_warmup_for(self.has_posterior,
                                                                  fresh_discriminator=self.disc is None)
