@@ -108,20 +108,21 @@ def test_every_writer_uses_the_helper(tmp_path, monkeypatch):
     from speechstudio.asr.types import Segment, TranscriptInfo
     from speechstudio.batch import export
     from speechstudio.atomic import atomic_write_json
-    from speechstudio.tts.stream import SpeechChunk, write_stream
+    from speechstudio.tts.output import write_speech
+    from speechstudio.tts.stream import SpeechChunk
 
-    import speechstudio.tts.stream as stream_mod
+    import speechstudio.tts.output as output_mod
 
-    calls = spy_atomic_path(monkeypatch, stream_mod)
+    calls = spy_atomic_path(monkeypatch, output_mod)
     info = TranscriptInfo(model_id="m", engine="wav2vec2", device="cpu", precision="fp32", duration_s=1.0,
                           language="en")
     export.write_transcript(tmp_path / "t.srt", [Segment(0.0, 1.0, "hi")], info, "srt")
     atomic_write_json(tmp_path / "m.json", {"a": 1})
     chunk = SpeechChunk(audio=np.zeros(2205, np.float32), sample_rate=22050, text="x", index=0, chars_done=1)
-    write_stream([chunk], tmp_path / "s.wav")
+    write_speech([chunk], tmp_path / "s.wav")
     assert calls == ["t.srt", "m.json", "s.wav"]
     with pytest.raises(OutputExistsError):
-        write_stream([chunk], tmp_path / "s.wav", overwrite=False)
+        write_speech([chunk], tmp_path / "s.wav", overwrite=False)
 
 
 def test_speak_out_refuses_an_existing_file_before_loading_a_voice(tmp_path, home, capsys):

@@ -13,7 +13,8 @@ from speechstudio.errors import UsageError
 from speechstudio.finetune.clone_store import MMS_LICENSE, UNKNOWN_LICENSE, base_license, save_clone
 from speechstudio.finetune.export import ExportError, export_piper_onnx, text_phoneme_id_map, vits_parameter_name
 from speechstudio.tts.phonemize import phonemes_to_ids
-from speechstudio.tts.stream import speech_tags, stream_speech, write_stream
+from speechstudio.tts.output import write_speech
+from speechstudio.tts.stream import speech_tags, stream_speech
 from speechstudio.tts.family import SynthesisSettings, load_voice
 from speechstudio.tts.voices import VoiceRef
 
@@ -114,7 +115,7 @@ def test_piper_export_runs_like_pytorch_and_imports_back(joe_clone, tmp_path):
     assert again.shape == ours.shape
     np.testing.assert_allclose(again, ours, atol=1e-4)
     out = tmp_path / "clone.flac"
-    write_stream(stream_speech(back, SENTENCE, NOISELESS), out)
+    write_speech(stream_speech(back, SENTENCE, NOISELESS), out)
     with sf.SoundFile(str(out)) as fh:
         assert fh.comment == "synthetic speech, cloned voice joe-clone (base en_US-joe-medium)"
         assert fh.software.startswith("SpeechStudio ")
@@ -272,7 +273,7 @@ def test_save_clone_of_transformers_voice(tiny_dirs, home, tmp_path):
     assert base_license(VoiceRef("tiny-clone", "transformers", str(folder), "store")) == UNKNOWN_LICENSE
 
     out = tmp_path / "clone.ogg"
-    write_stream(stream_speech(clone, "Two sentences. From a clone.", NOISELESS), out)
+    write_speech(stream_speech(clone, "Two sentences. From a clone.", NOISELESS), out)
     with sf.SoundFile(str(out)) as fh:
         assert fh.comment == f"synthetic speech, cloned voice {clone.name} (base tiny)"
 
@@ -315,11 +316,11 @@ def test_every_written_file_is_tagged_synthetic(tiny_dirs, tmp_path, ext):
     voice = load_voice(tiny_dirs[1], device="cpu", name="tiny")
     assert voice.clone_of is None
     out = tmp_path / f"out{ext}"
-    write_stream(stream_speech(voice, "One. Two words."), out, tags={"title": "test"})
+    write_speech(stream_speech(voice, "One. Two words."), out, tags={"title": "test"})
     with sf.SoundFile(str(out)) as fh:
         assert fh.comment == "synthetic speech (voice tiny)" and fh.title == "test"
         assert fh.software.startswith(f"SpeechStudio {speechstudio.__version__}")
     assert speech_tags("x", "y")["comment"] == "synthetic speech, cloned voice x (base y)"
     with pytest.raises(UsageError, match="metadata field"):
-        write_stream(stream_speech(voice, "One."), tmp_path / f"bad{ext}", tags={"colour": "red"})
+        write_speech(stream_speech(voice, "One."), tmp_path / f"bad{ext}", tags={"colour": "red"})
     assert not (tmp_path / f"bad{ext}").exists()

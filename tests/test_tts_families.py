@@ -44,11 +44,12 @@ def test_fastspeech2_front_end_durations_and_controls(fs2_dir):
 def test_fastspeech2_streams_to_a_file(fs2_dir, tmp_path):
     import soundfile as sf
 
-    from speechstudio.tts.stream import stream_speech, write_stream
+    from speechstudio.tts.output import write_speech
+    from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.family import load_voice
 
     voice = load_voice(fs2_dir, device="cpu", name="fs2")
-    dur, n = write_stream(stream_speech(voice, "It is 3.0.2 now. See you at 10:30!", workers=2), tmp_path / "o.flac")
+    dur, n = write_speech(stream_speech(voice, "It is 3.0.2 now. See you at 10:30!", workers=2), tmp_path / "o.flac")
     info = sf.info(str(tmp_path / "o.flac"))
     assert n == 2 and info.samplerate == 22050 and abs(info.duration - dur) < 1e-3
 

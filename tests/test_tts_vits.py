@@ -7,7 +7,8 @@ import pytest
 import soundfile as sf
 
 from speechstudio.errors import SpeechStudioError, UsageError
-from speechstudio.tts.stream import SpeechChunk, stream_speech, write_stream
+from speechstudio.tts.output import write_speech
+from speechstudio.tts.stream import SpeechChunk, stream_speech
 from speechstudio.tts.text import EmptyTextError
 from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, load_voice
 
@@ -143,16 +144,16 @@ def test_stream_errors(single):
 
 
 @pytest.mark.parametrize("ext", [".wav", ".flac", ".ogg"])
-def test_write_stream_formats(single, tmp_path, ext):
+def test_write_speech_formats(single, tmp_path, ext):
     out = tmp_path / f"speech{ext}"
-    duration, n = write_stream(stream_speech(single, "One. Two words. Three small words."), out)
+    duration, n = write_speech(stream_speech(single, "One. Two words. Three small words."), out)
     assert n == 3 and out.is_file()
     info = sf.info(str(out))
     assert info.samplerate == 16000 and abs(info.duration - duration) < 0.05
     assert sorted(os.listdir(tmp_path)) == [out.name]
 
 
-def test_write_stream_is_atomic_on_failure(single, tmp_path, monkeypatch):
+def test_write_speech_is_atomic_on_failure(single, tmp_path, monkeypatch):
     out = tmp_path / "speech.wav"
     real = single.synthesize
     count = {"n": 0}
@@ -165,10 +166,10 @@ def test_write_stream_is_atomic_on_failure(single, tmp_path, monkeypatch):
 
     monkeypatch.setattr(single, "synthesize", flaky)
     with pytest.raises(EmptyTextError):
-        write_stream(stream_speech(single, "One. Two. Three."), out)
+        write_speech(stream_speech(single, "One. Two. Three."), out)
     assert os.listdir(tmp_path) == []  # neither output nor temp file left behind
     with pytest.raises(UsageError, match="unsupported output format"):
-        write_stream(iter(()), tmp_path / "x.mp3")
+        write_speech(iter(()), tmp_path / "x.mp4")
 
 
 # ----------------------------------------------------------------------------- CLI handlers
@@ -320,5 +321,5 @@ def test_written_audio_gets_normal_permissions(single_dir, tmp_path):
     out = tmp_path / "perm.wav"
     old = os.umask(0o022)
     os.umask(old)
-    write_stream(stream_speech(voice, "permissions test.", SynthesisSettings(seed=0)), out)
+    write_speech(stream_speech(voice, "permissions test.", SynthesisSettings(seed=0)), out)
     assert out.stat().st_mode & 0o777 == 0o666 & ~old

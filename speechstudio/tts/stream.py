@@ -1,23 +1,20 @@
 """Sentence-by-sentence synthesis as a generator (``stream_speech``; on the bucketed CPU path later
-sentences run ahead on a thread pool, same output) and one audio file from a stream (``write_stream``:
-atomic, tagged as synthetic). Figures: docs/tts.md, "Long texts"."""
+sentences run ahead on a thread pool, same output; files: ``tts.output.write_speech``). Figures:
+docs/tts.md, "Long texts"."""
 from __future__ import annotations
 
 import copy
 import itertools
-import os
 import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
 import speechstudio
-from speechstudio.atomic import atomic_path, write_error
 from speechstudio.errors import UsageError
 from speechstudio.tts.family import CONTROL_RANGES
 from speechstudio.tts.piper_onnx import cpu_threads
@@ -25,12 +22,10 @@ from speechstudio.tts.ssml import SpeechPart, speech_parts
 from speechstudio.tts.text import EmptyTextError
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
 
-__all__ = ["SpeechChunk", "stream_speech", "write_stream", "stream_workers", "speech_tags", "SENTENCE_PAUSE_S",
-           "AUDIO_FORMATS"]
+__all__ = ["SpeechChunk", "stream_speech", "stream_workers", "speech_tags", "SENTENCE_PAUSE_S"]
 
 #: Silence appended after every sentence but the last, in seconds.
 SENTENCE_PAUSE_S = 0.25
-AUDIO_FORMATS = {".wav": ("WAV", "PCM_16"), ".flac": ("FLAC", "PCM_16"), ".ogg": ("OGG", "VORBIS")}
 
 
 @dataclass(frozen=True)
@@ -232,61 +227,6 @@ def speech_tags(voice: str, clone_of: str | None = None) -> dict[str, str]:
     comment = (f"synthetic speech, cloned voice {name} (base {clone_of})" if clone_of
                else f"synthetic speech (voice {name})")
     return {"software": f"SpeechStudio {speechstudio.__version__}", "comment": comment}
-
-
-def write_stream(
-    chunks: Iterable[SpeechChunk],
-    out_path: str | os.PathLike,
-    on_chunk: Callable[[SpeechChunk], None] | None = None,
-    tags: dict[str, str] | None = None,
-    *,
-    overwrite: bool = True,
-) -> tuple[float, int]:
-    """Write chunks to ``out_path`` (.wav, .flac, .ogg) atomically; returns ``(duration_s, n_chunks)``.
-    Raises ``UsageError``, ``OutputExistsError``; on error no file is left."""
-    import soundfile as sf
-
-    out_path = Path(out_path)
-    fmt = AUDIO_FORMATS.get(out_path.suffix.lower())
-    if fmt is None:
-        raise UsageError(f"{out_path}: unsupported output format (use {', '.join(AUDIO_FORMATS)})")
-    folder = out_path.parent if str(out_path.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"{out_path}: output folder {folder} does not exist")
-    unknown = sorted(set(tags or {}) - set(sf._str_types))
-    if unknown:
-        raise UsageError(f"unknown audio metadata field(s) {', '.join(unknown)} (use {', '.join(sf._str_types)})")
-    samples, n = 0, 0
-    handle = None
-    try:
-        with atomic_path(out_path, overwrite=overwrite, mkdir=False) as tmp:
-            try:
-                for chunk in synthesis_errors_apart(chunks):
-                    if handle is None:
-                        handle = sf.SoundFile(tmp, "w", samplerate=chunk.sample_rate, channels=1,
-                                              format=fmt[0], subtype=fmt[1])
-                        for key, value in {**speech_tags(chunk.voice, chunk.clone_of), **(tags or {})}.items():
-                            setattr(handle, key, value)  # before any audio: libsndfile writes them in the header
-                    handle.write(chunk.audio)
-                    samples += len(chunk.audio)
-                    n += 1
-                    if on_chunk is not None:
-                        on_chunk(chunk)
-                if handle is None:
-                    raise EmptyTextError("nothing was synthesized")
-                rate = handle.samplerate
-            finally:
-                if handle is not None:
-                    handle.close()
-    except SynthesisOSError as e:
-        raise e.__cause__ from None
-    except (OSError, sf.LibsndfileError) as e:  # disk full, folder gone or read-only: one line, exit 2
-        raise write_error(out_path, e) from None
-    finally:
-        close = getattr(chunks, "close", None)
-        if close is not None:
-            close()  # a stopped write: cancel the sentences ahead, wait for those running
-    return samples / rate, n
 
 
 class SynthesisOSError(Exception):
