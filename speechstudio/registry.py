@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 
+from speechstudio.errors import ModelNotFoundError
+
 
 class Registry:
     """Families by ``name`` attribute, in registration order (built-ins first).
@@ -45,6 +47,13 @@ class Registry:
         """The family ``name``, ``None`` when there is none."""
         self._load()
         return self._items.get(name or "")
+
+    def get(self, name: str):
+        """The family ``name``. Raises ``ModelNotFoundError`` naming the known ones."""
+        family = self.find(name)
+        if family is None:
+            raise ModelNotFoundError(f"unknown {self.what} {name!r} (known: {', '.join(self.names())})")
+        return family
 
     def names(self) -> list[str]:
         self._load()

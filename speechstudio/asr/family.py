@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.errors import UsageError
 from speechstudio.hub.detect import ModelFolder, read_folder
 from speechstudio.registry import RECOGNISERS
 
@@ -104,31 +104,10 @@ class AsrFamily:
 
 
 _FAMILIES = RECOGNISERS
-
-
-def register(family: AsrFamily, *, replace: bool = False) -> AsrFamily:
-    """Add ``family`` to the registry (after the built-ins in detection order) and return it.
-    Raises ``ValueError`` when its name is taken and ``replace`` is false."""
-    return _FAMILIES.register(family, replace=replace)
-
-
-def unregister(name: str) -> None:
-    """Remove the family ``name`` (a test's fake family); unknown names are ignored."""
-    _FAMILIES.unregister(name)
-
-
-def families() -> list[AsrFamily]:
-    """The registered families, in detection order."""
-    return _FAMILIES.all()
-
-
-def get(name: str) -> AsrFamily:
-    """The family registered as ``name``. Raises ``ModelNotFoundError`` for an unknown name."""
-    family = _FAMILIES.find(name)
-    if family is None:
-        known = ", ".join(_FAMILIES.names())
-        raise ModelNotFoundError(f"unknown recogniser family {name!r} (known: {known})")
-    return family
+#: The registry's calls (:class:`speechstudio.registry.Registry`): ``register(family, replace=False)``
+#: adds one after the built-ins, ``families()`` in detection order, ``get(name)`` raises
+#: ``ModelNotFoundError`` for an unknown name.
+register, unregister, families, get = _FAMILIES.register, _FAMILIES.unregister, _FAMILIES.all, _FAMILIES.get
 
 
 def of(recognizer) -> AsrFamily | None:

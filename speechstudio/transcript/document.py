@@ -13,15 +13,8 @@ from speechstudio.asr.types import TranscriptInfo
 from speechstudio.errors import UsageError
 from speechstudio.transcript import edits, history, search
 from speechstudio.transcript.history import Change, Splice
-from speechstudio.transcript.model import (
-    Segment,
-    TranscriptFileError,
-    as_segment,
-    segment_from_dict,
-    segment_to_dict,
-    speaker_count_text,
-    transcript_dict,
-)
+from speechstudio.transcript.model import (Segment, TranscriptFileError, as_segment, segment_from_dict,
+                                           segment_to_dict, speaker_count_text, json_text, transcript_dict)
 from speechstudio.transcript.words import tokens
 
 
@@ -113,7 +106,7 @@ class TranscriptDocument:
         if target == self.path and self.changed_on_disk():
             raise TranscriptFileError(f"{target}: changed on disk since it was opened (transcribed again?); "
                                       "open it again to edit the new version")
-        atomic_write_text(target, json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        atomic_write_text(target, json_text(self.to_dict()))
         self.path = target
         self.dirty = False
         self._stamp = _stamp(target)

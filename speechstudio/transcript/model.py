@@ -196,9 +196,14 @@ def _speaker_tables(info: TranscriptInfo) -> dict:
     }
 
 
+def json_text(doc: dict) -> str:
+    """A transcript document (``transcript_dict``'s shape, extra keys kept) as our file's text."""
+    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+
+
 def render_json(segments: Sequence[Segment], info: TranscriptInfo) -> str:
     """JSON document (UTF-8 text, 2-space indent, trailing newline)."""
-    return json.dumps(transcript_dict(segments, info), ensure_ascii=False, indent=2) + "\n"
+    return json_text(transcript_dict(segments, info))
 
 
 _WS = re.compile(r"\s+")

@@ -27,9 +27,8 @@ DEFAULT = "vits"
 #: The controls of VITS / Piper voices (``vits.SynthesisSettings`` fields).
 VITS_CONTROLS = ("speaker", "length_scale", "noise_scale", "noise_w", "seed")
 
-#: Accepted ranges of the controls, (low, high, low is allowed). Beyond them VITS output is no
-#: longer speech, and durations grow exponentially with noise_w (3.0 made one 6-word sentence
-#: 21 s long, 5.0 tried to allocate > 19 GB): refused with a usage error instead.
+#: Accepted ranges of the controls, (low, high, low is allowed): beyond them VITS output is no longer
+#: speech and durations grow exponentially with noise_w (3.0: a 6-word sentence 21 s long).
 CONTROL_RANGES = {"length_scale": (0.0, 10.0, False), "noise_scale": (0.0, 10.0, True), "noise_w": (0.0, 2.0, True),
                   "pitch": (-12.0, 12.0, True)}
 
@@ -170,35 +169,9 @@ class TtsFamily:
 
 
 _FAMILIES = Registry("voice family", BUILTIN)
-
-
-def register(family: TtsFamily, *, replace: bool = False) -> TtsFamily:
-    """Add ``family`` (after the built-ins in detection order) and return it. Raises
-    ``ValueError`` when its name is taken and ``replace`` is false."""
-    return _FAMILIES.register(family, replace=replace)
-
-
-def unregister(name: str) -> None:
-    """Remove the family ``name`` (a test's fake family); unknown names are ignored."""
-    _FAMILIES.unregister(name)
-
-
-def families() -> list[TtsFamily]:
-    """The registered families, in detection order."""
-    return _FAMILIES.all()
-
-
-def find(name: str | None) -> TtsFamily | None:
-    """The family ``name``; ``None`` when there is none."""
-    return _FAMILIES.find(name)
-
-
-def get(name: str) -> TtsFamily:
-    """The family ``name``. Raises ``ModelNotFoundError`` for an unknown name."""
-    family = _FAMILIES.find(name)
-    if family is None:
-        raise ModelNotFoundError(f"unknown voice family {name!r} (known: {', '.join(_FAMILIES.names())})")
-    return family
+#: The registry's calls (:class:`speechstudio.registry.Registry`), as in :mod:`speechstudio.asr.family`.
+register, unregister, families, find, get = (_FAMILIES.register, _FAMILIES.unregister, _FAMILIES.all, _FAMILIES.find,
+                                             _FAMILIES.get)
 
 
 def of(voice) -> TtsFamily | None:
