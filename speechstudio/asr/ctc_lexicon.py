@@ -17,11 +17,8 @@ __all__ = ["LexiconCTCDecoder", "Lexicon", "log_softmax", "read_vocabulary", "DE
 #: The word list a model folder may hold: one word per line, UTF-8 (written by ``finetune asr``).
 VOCABULARY_FILE = "vocabulary.txt"
 
-#: Nats added per word that is not in the list. 8 nats = a factor e^8 ~ 3000 in acoustic
-#: likelihood: enough to insert or swap two or three characters that have a few percent of
-#: posterior (each costs ~1-4 nats against the blank), while a word every character of which the
-#: model is sure of (alternatives below ~1e-4, each swap costing > 9 nats) stays as heard: names
-#: and new words still come through.
+#: Nats added per word not in the list (e^8 ~ 3000): enough to swap two or three unsure characters
+#: (~1-4 nats each), too little to override sure ones (> 9 nats), so new words still come through.
 DEFAULT_OOV_PENALTY = 8.0
 #: Per-frame log-probability below which a token is not tried (natural log; e^-8 ~ 3.4e-4): such a
 #: character costs more than ``DEFAULT_OOV_PENALTY`` against a sure blank, so trying it could only

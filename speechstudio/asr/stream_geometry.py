@@ -11,11 +11,8 @@ import numpy as np
 
 from speechstudio.errors import UsageError
 
-# Window defaults per device (seconds: chunk, left context, lookahead), from bench/bench_streaming.py.
-# CUDA: a wav2vec2-base/large window is a few ms, so short chunks with long context. CPU: the
-# per-chunk compute grows with the window (wav2vec2-base, one AVX2 core: ~0.09 s + 0.2 s per
-# second of window), so a 1 s chunk with 0.5 s of left context keeps compute < 0.5 x chunk on a
-# 2-core machine (1.74 s window: 0.43 s p50 CPU time per chunk on ONE thread).
+# Window defaults per device (seconds: chunk, left context, lookahead): bench/bench_streaming.py,
+# figures in docs/transcribe.md (CPU compute grows with the window, so longer chunks, shorter context).
 DEVICE_DEFAULTS = {"cuda": (0.5, 1.5, 0.24), "cpu": (1.0, 0.5, 0.24)}
 DEFAULT_CHUNK_S, DEFAULT_LEFT_CONTEXT_S, DEFAULT_LOOKAHEAD_S = DEVICE_DEFAULTS["cuda"]
 DEFAULT_ENDPOINT_S = 1.0

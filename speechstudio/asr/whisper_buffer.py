@@ -11,9 +11,7 @@ from speechstudio.errors import UsageError
 LANGUAGE_SURE = 0.8       # language detection: keep the language from this probability on ...
 LANGUAGE_ENOUGH_S = 4.0   # ... or once it was detected on this much audio
 NO_SPEECH_DROP = 0.9      # words of segments with no_speech_prob above this are dropped (reference ts_words)
-# openai/whisper's compression_ratio_threshold: above it a segment is a repetition loop, which whisper re-decodes
-# at a higher temperature; with temperature 0 only (bounded update time) its words are dropped instead (seen in
-# bench_dictate_whisper: tiny.en turned spoken digits into '.0 .0 .0 ...' x 150, agreed twice and committed)
+# openai/whisper's compression_ratio_threshold (a repetition loop): re-decoded there, dropped here (temperature 0)
 COMPRESSION_DROP = 2.4
 # scripts written without spaces between words: faster-whisper's words join with "" there
 NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "yue", "th", "lo", "my", "km", "bo"})

@@ -16,17 +16,8 @@ from speechstudio.audio.encode import Chapter as ChapterMark
 from speechstudio.errors import UsageError
 from speechstudio.tts.documents import Book, Chapter, read_book
 
-__all__ = [
-    "BOOK_FORMATS",
-    "book_file_name",
-    "prepare_cover",
-    "STATE_FILE",
-    "AudiobookProgress",
-    "AudiobookResult",
-    "chapter_file_name",
-    "make_audiobook",
-    "write_chunks",
-]
+__all__ = ["BOOK_FORMATS", "book_file_name", "prepare_cover", "STATE_FILE", "AudiobookProgress", "AudiobookResult",
+           "chapter_file_name", "make_audiobook", "write_chunks"]
 
 #: Chapter file formats (``audio.encode.OUTPUT_FORMATS`` without the dot; m4b is the whole book).
 BOOK_FORMATS = ("flac", "wav", "ogg", "mp3", "opus", "m4a")

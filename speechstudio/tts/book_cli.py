@@ -135,12 +135,7 @@ def _read_cover(path: str) -> bytes:
 
 def lexicon_command(args) -> int:
     """Handler of ``speechstudio lexicon list|add|remove|path``. Returns 0 on success."""
-    from speechstudio.tts.lexicon import (
-        Lexicon,
-        lexicon_path,
-        load_lexicon,
-        save_lexicon,
-    )
+    from speechstudio.tts.lexicon import Lexicon, lexicon_path, load_lexicon, save_lexicon
 
     cmd = getattr(args, "lexicon_command", None) or "list"
     path = lexicon_path(args.language)

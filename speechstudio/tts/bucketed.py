@@ -13,10 +13,8 @@ __all__ = ["synthesize_bucketed", "bucket", "TOKEN_BUCKET", "FRAME_BUCKET"]
 
 #: Token sequences are padded to a multiple of this many ids.
 TOKEN_BUCKET = 8
-#: Latent frames (one frame = hop length samples: 256 for Piper medium voices) are padded to a
-#: multiple of this: 8 frames = 93 ms at 22.05 kHz. Measured against onnxruntime on 120 unseen
-#: sentence lengths (bench rounds, 1 thread): bucket 1 (= exact shapes) 0.89, 4 0.94, 8 0.93-0.96,
-#: 16 0.94, 32 0.92 -- small buckets waste little compute and still repeat often enough.
+#: Latent frames are padded to a multiple of this (8 x 256 samples = 93 ms at 22.05 kHz; bucket
+#: sizes measured: docs/tts.md, Performance).
 FRAME_BUCKET = 8
 
 

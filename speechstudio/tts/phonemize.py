@@ -74,10 +74,8 @@ def phonemes_to_ids(
     return ids
 
 
-#: Most phonemes one model call gets. The decoder's activations grow with the audio length (~25 MB
-#: per second of audio in onnxruntime); 120 phonemes is 7-10 s of speech (~20 words), so a
-#: sentence without punctuation never needs more than ~250 MB (bench/bench_tts_cold.py: a
-#: 1,200-word line peaked at 3.1 GB in one piece with PyTorch, 11 GB in Piper's CLI).
+#: Most phonemes one model call gets: 7-10 s of speech, ~250 MB of decoder activations (~25 MB per
+#: second in onnxruntime; bench/bench_tts_cold.py, docs/tts.md).
 MAX_PHONEMES = 120
 
 

@@ -121,10 +121,7 @@ class OnnxPiperRunner:
         self._has_sid = False
         self._single: OnnxPiperRunner | None = None
         self._single_lock = threading.Lock()
-        # Not a daemon: the interpreter waits for it at exit. A daemon thread still inside
-        # onnxruntime's session set-up while Python finalizes is killed by a forced unwind through
-        # C++ code ("terminate called without an active exception", SIGABRT, exit 134): an error
-        # right after a voice was loaded (an unwritable --out) aborted 4 runs in 10 (issue 29, 3).
+        # Not a daemon: one still inside onnxruntime's set-up at interpreter exit aborts (SIGABRT).
         self._thread = threading.Thread(target=self._open, name="speechstudio-onnx-open")
         self._thread.start()
 

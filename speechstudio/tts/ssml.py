@@ -11,27 +11,11 @@ from dataclasses import dataclass
 from speechstudio.errors import UsageError
 from speechstudio.tts.codes import spell_characters
 from speechstudio.tts.lexicon import phoneme_mark
-from speechstudio.tts.numbers import (
-    cardinal,
-    date_words,
-    digits_words,
-    ordinal,
-    phone_words,
-)
+from speechstudio.tts.numbers import cardinal, date_words, digits_words, ordinal, phone_words
 from speechstudio.tts.text import has_speakable, iter_paragraph_sentences, iter_sentence_pauses
 
-__all__ = [
-    "BREAK_STRENGTH_S",
-    "DEFAULT_SENTENCE_PAUSE_S",
-    "PARAGRAPH_PAUSE_S",
-    "RATE_NAMES",
-    "SpeechPart",
-    "SsmlError",
-    "is_ssml",
-    "parse_ssml",
-    "ssml_verdict",
-    "speech_parts",
-]
+__all__ = ["BREAK_STRENGTH_S", "DEFAULT_SENTENCE_PAUSE_S", "PARAGRAPH_PAUSE_S", "RATE_NAMES", "SpeechPart",
+           "SsmlError", "is_ssml", "parse_ssml", "ssml_verdict", "speech_parts"]
 
 DEFAULT_SENTENCE_PAUSE_S = 0.25  # = stream.SENTENCE_PAUSE_S
 PARAGRAPH_PAUSE_S = 0.75
