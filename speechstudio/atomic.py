@@ -1,7 +1,6 @@
-"""Write a file or folder so readers see the old content or the new, never half (python-atomicwrites;
-Dan Luu, "Files are hard"): a temporary in the target's folder, fsync, ``os.replace``, fsync of the
-folder; ``overwrite=False`` commits by hard link (:class:`OutputExistsError`). Folders: built aside,
-renamed in."""
+"""Write a file or folder so readers see the old content or the new, never half (python-atomicwrites; Dan Luu, "Files
+are hard"): a temporary in the target's folder, fsync, ``os.replace``, fsync of the folder; ``overwrite=False``
+commits by hard link (:class:`OutputExistsError`). Folders: built aside, renamed in."""
 from __future__ import annotations
 
 import contextlib

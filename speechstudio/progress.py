@@ -50,9 +50,8 @@ def progress_file(stream: IO | None = None) -> IO:
 
 
 def hub_tqdm_class():
-    """A ``tqdm_class`` for ``huggingface_hub.snapshot_download``: its own bar class (so
-    ``disable_progress_bars`` still works), writing plain lines every ``LOG_INTERVAL_S`` when the
-    bar's stream is not a terminal."""
+    """A ``tqdm_class`` for ``huggingface_hub.snapshot_download``: its own bar class (so ``disable_progress_bars``
+    still works), writing plain lines every ``LOG_INTERVAL_S`` when the bar's stream is not a terminal."""
     from huggingface_hub.utils import tqdm as hf_tqdm
 
     class HubProgress(hf_tqdm):

@@ -25,8 +25,7 @@ class Registry:
                 self.register(importlib.import_module(module).FAMILY, replace=True)
 
     def register(self, family, *, replace: bool = False):
-        """Add ``family`` and return it. Raises ``ValueError`` when its name is taken and
-        ``replace`` is false."""
+        """Add ``family`` and return it. Raises ``ValueError`` when its name is taken and ``replace`` is false."""
         self._load()
         if family.name in self._items and not replace:
             raise ValueError(f"a {self.what} named {family.name!r} is already registered")

@@ -33,10 +33,9 @@ class GreedyCTCDecoder:
     _word: list[_Char] = field(default_factory=list)
 
     def feed(self, ids: np.ndarray, first_frame: int, probs: np.ndarray | None = None) -> list[Word]:
-        """Decode arg-max ids int (n_frames,) starting at global frame ``first_frame``; return the words
-        completed (followed by a delimiter). ``probs`` (n_frames,): arg-max softmax probabilities; a
-        word's ``probability`` is the mean of its characters' mean (as openai/whisper's mean token
-        probability), else 1.0."""
+        """Decode arg-max ids int (n_frames,) starting at global frame ``first_frame``; return the words completed
+        (followed by a delimiter). ``probs`` (n_frames,): arg-max softmax probabilities; a word's ``probability`` is
+        the mean of its characters' mean (as openai/whisper's mean token probability), else 1.0."""
         done: list[Word] = []
         prev = self._prev
         p = None if probs is None else np.asarray(probs, np.float64).tolist()

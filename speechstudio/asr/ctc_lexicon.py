@@ -79,9 +79,8 @@ class _Node:
 
 
 class Lexicon:
-    """A read-only character trie of ``words`` spelled in a CTC vocabulary, matched case-insensitively
-    (as written, lower, upper, capitalised); ``size``: words that could be spelled; ``unspellable``: the
-    others."""
+    """A read-only character trie of ``words`` spelled in a CTC vocabulary, matched case-insensitively (as written,
+    lower, upper, capitalised); ``size``: words that could be spelled; ``unspellable``: the others."""
 
     def __init__(self, words: Iterable[str], id_to_token: Sequence[str], word_delimiter: str = "|",
                  skip_ids: Iterable[int] = (), blank_id: int | None = None) -> None:
@@ -122,10 +121,9 @@ class Lexicon:
 
 
 class LexiconCTCDecoder:
-    """Streaming CTC prefix beam search held to a word list (``words`` or a :class:`Lexicon`):
-    ``seconds_per_frame`` (0.02 for Wav2Vec2), ``beam``, ``oov_penalty`` nats, pruning by
-    ``token_prune`` / ``beam_threshold`` / ``beam_tokens``. ``GreedyCTCDecoder``'s interface, but
-    :meth:`feed` takes log-probabilities."""
+    """Streaming CTC prefix beam search held to a word list (``words`` or a :class:`Lexicon`): ``seconds_per_frame``
+    (0.02 for Wav2Vec2), ``beam``, ``oov_penalty`` nats, pruning by ``token_prune`` / ``beam_threshold`` /
+    ``beam_tokens``. ``GreedyCTCDecoder``'s interface, but :meth:`feed` takes log-probabilities."""
 
     def __init__(self, id_to_token: Sequence[str], blank_id: int, word_delimiter: str = "|",
                  skip_ids: Iterable[int] = frozenset(), seconds_per_frame: float = 0.02,

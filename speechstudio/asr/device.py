@@ -14,10 +14,9 @@ def _torch_gpus() -> int:
 
 
 def resolve_device(device: str = "auto", gpus=None) -> str:
-    """Return ``"cpu"`` or ``"cuda[:N]"``. ``gpus``: a callable giving the number of CUDA devices the
-    engine sees (default PyTorch's; CTranslate2 engines pass ``ctranslate2.get_cuda_device_count``
-    so the Whisper path never imports torch). Raises :class:`UsageError` for an unknown name or a
-    CUDA device that is not present."""
+    """Return ``"cpu"`` or ``"cuda[:N]"``. ``gpus``: a callable giving the number of CUDA devices the engine sees
+    (default PyTorch's; CTranslate2 engines pass ``ctranslate2.get_cuda_device_count`` so the Whisper path never
+    imports torch). Raises :class:`UsageError` for an unknown name or a CUDA device that is not present."""
     device = (device or "auto").strip().lower()
     if device == "cpu":
         return "cpu"

@@ -140,9 +140,8 @@ class UtteranceStream:
         yield from self.stop()
 
     def run_source(self, source, on_block: Callable[[np.ndarray], None] | None = None) -> Iterator:
-        """Recognise an :class:`~speechstudio.asr.sources.AudioSource` (rate must equal ``input_rate``)
-        until it ends or is stopped, then flush like :meth:`stop`; ``on_block(block)`` sees each raw
-        block first."""
+        """Recognise an :class:`~speechstudio.asr.sources.AudioSource` (rate must equal ``input_rate``) until it ends
+        or is stopped, then flush like :meth:`stop`; ``on_block(block)`` sees each raw block first."""
         if int(source.sample_rate) != self.input_rate:
             raise ValueError(f"source rate {source.sample_rate} Hz != input_rate {self.input_rate} Hz")
         for block in source.blocks():

@@ -28,9 +28,8 @@ class AsrCapabilities:
 
 @dataclass(frozen=True)
 class OptionCheck:
-    """Options as given, checked before any file is read: ``language`` (ISO or None), ``task``
-    (``transcribe`` | ``translate``), ``hotwords`` / ``initial_prompt``, ``chunk_s`` / ``stride_s``
-    (seconds or None)."""
+    """Options as given, checked before any file is read: ``language`` (ISO or None), ``task`` (``transcribe`` |
+    ``translate``), ``hotwords`` / ``initial_prompt``, ``chunk_s`` / ``stride_s`` (seconds or None)."""
 
     language: str | None = None
     task: str = "transcribe"

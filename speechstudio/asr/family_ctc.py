@@ -108,8 +108,7 @@ class CtcFamily(AsrFamily):
 
 
 def check_window(chunk: float, stride: float) -> None:
-    """Refuse a CTC window the recogniser cannot run: ``chunk`` and ``stride`` in seconds.
-    Raises ``UsageError``."""
+    """Refuse a CTC window the recogniser cannot run: ``chunk`` and ``stride`` in seconds. Raises ``UsageError``."""
     if chunk < 1.0:
         raise UsageError(f"--chunk-s {chunk:g} is too short: Wav2Vec2 windows need at least 1 s")
     if chunk > 600:

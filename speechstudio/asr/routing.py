@@ -98,10 +98,9 @@ class LanguageRouter:
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
-        """Detect (unless ``language`` is given), route, transcribe; a detected file stretch by
-        stretch, each in its own language. Prompts and hotwords reach Whisper models only (the
-        ``note`` says so). Raises :class:`LanguageMismatchError` (non-English, no multilingual
-        model), ``UsageError``."""
+        """Detect (unless ``language`` is given), route, transcribe; a detected file stretch by stretch, each in its
+        own language. Prompts and hotwords reach Whisper models only (the ``note`` says so). Raises
+        :class:`LanguageMismatchError` (non-English, no multilingual model), ``UsageError``."""
         if duration_s is None and hasattr(audio, "shape"):
             duration_s = audio.shape[0] / self.sample_rate
         blocks = as_blocks(audio)

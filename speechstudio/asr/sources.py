@@ -1,6 +1,5 @@
-"""Audio sources for dictation (the microphone, a file played live): ``sample_rate`` Hz, ``blocks()`` of
-float32 ``(n,)`` mono in [-1, 1], thread-safe ``stop()``. A missing PortAudio or device raises
-:class:`MicrophoneError`."""
+"""Audio sources for dictation (the microphone, a file played live): ``sample_rate`` Hz, ``blocks()`` of float32
+``(n,)`` mono in [-1, 1], thread-safe ``stop()``. A missing PortAudio or device raises :class:`MicrophoneError`."""
 from __future__ import annotations
 
 import os
@@ -54,8 +53,7 @@ class FileSource:
 
     @property
     def backlog_s(self) -> float:
-        """Seconds a microphone would have captured but not handed over yet (``realtime=True`` only;
-        else 0.0)."""
+        """Seconds a microphone would have captured but not handed over yet (``realtime=True`` only; else 0.0)."""
         if not self.realtime or self._t0 is None:
             return 0.0
         return max(0.0, time.perf_counter() - self._t0 - self._sent / self.sample_rate)
@@ -204,9 +202,8 @@ def list_input_devices() -> list[tuple[int | str, str, int]]:
 
 
 class SystemAudioSource(QueuedSource):
-    """What the computer plays (a PulseAudio / PipeWire monitor, ``device="system:NAME"``) as mono
-    float32 blocks at ``sample_rate`` Hz (default 16000). Raises :class:`MicrophoneError` (not listed,
-    ``parec`` missing, server down)."""
+    """What the computer plays (a PulseAudio / PipeWire monitor, ``device="system:NAME"``) as mono float32 blocks at
+    ``sample_rate`` Hz (default 16000). Raises :class:`MicrophoneError` (not listed, ``parec`` missing, server down)."""
 
     def __init__(self, device: str, *, sample_rate: int = 16000, block_ms: float = 20.0) -> None:
         from speechstudio.audio.backends import monitor_sources

@@ -26,9 +26,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class StreamUpdate:
-    """One display update: ``kind`` ``"partial"`` | ``"final"``; ``utterance`` (0-based); newly stable
-    ``words`` (s from stream start); ``stable_text``; ``tail_text`` (``""`` on final); ``audio_s``,
-    ``stable_s``, ``compute_s``."""
+    """One display update: ``kind`` ``"partial"`` | ``"final"``; ``utterance`` (0-based); newly stable ``words`` (s
+    from stream start); ``stable_text``; ``tail_text`` (``""`` on final); ``audio_s``, ``stable_s``, ``compute_s``."""
 
     kind: str
     utterance: int

@@ -115,9 +115,8 @@ def plan(audio: np.ndarray, detect: Callable[[np.ndarray], object], *, offset_s:
 
 def pieces(blocks: Iterable[np.ndarray], rate: int = 16000, piece_s: float = PIECE_S
            ) -> Iterator[tuple[float, np.ndarray]]:
-    """``(offset_s, audio)`` pieces of a 16 kHz float32 block stream, about ``piece_s`` long, each cut
-    at the quietest 100 ms of the 30 s after that length (so no word is cut); the last one is what
-    remains."""
+    """``(offset_s, audio)`` pieces of a 16 kHz float32 block stream, about ``piece_s`` long, each cut at the
+    quietest 100 ms of the 30 s after that length (so no word is cut); the last one is what remains."""
     from speechstudio.asr.whisper import quietest_cut
 
     piece, search = int(piece_s * rate), 30 * rate

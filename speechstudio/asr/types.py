@@ -42,10 +42,9 @@ class Segment:
 
 @dataclass(frozen=True)
 class TranscriptInfo:
-    """What a run knows: ``duration_s``, ``language`` (ISO 639-1 or None), ``model_id``, ``engine``
-    (family name), ``language_probability``, ``task``, ``detector``, ``note``; with diarization
-    ``speakers``, ``speaker_turns``, ``speakers_could_be``; ``audio``: track, offset, channels, rate,
-    codec."""
+    """What a run knows: ``duration_s``, ``language`` (ISO 639-1 or None), ``model_id``, ``engine`` (family name),
+    ``language_probability``, ``task``, ``detector``, ``note``; with diarization ``speakers``, ``speaker_turns``,
+    ``speakers_could_be``; ``audio``: track, offset, channels, rate, codec."""
 
     duration_s: float
     language: str | None

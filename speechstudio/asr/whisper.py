@@ -101,10 +101,9 @@ class WhisperRecognizer:
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
-        """Transcribe (or translate to English) one array or a stream of 16 kHz float32 blocks;
-        ``language=None`` is detected on the first 30 s of speech. ``initial_prompt`` primes each
-        piece's first window, ``hotwords`` every window. Returns ``(segments, info)``; ``UsageError``
-        before reading audio."""
+        """Transcribe (or translate to English) one array or a stream of 16 kHz float32 blocks; ``language=None`` is
+        detected on the first 30 s of speech. ``initial_prompt`` primes each piece's first window, ``hotwords`` every
+        window. Returns ``(segments, info)``; ``UsageError`` before reading audio."""
         self.check_options(language, task)
         blocks = as_blocks(audio)
         guess = None

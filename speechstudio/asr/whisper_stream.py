@@ -94,9 +94,8 @@ class _Utterance:
 
 
 class LocalAgreementRecognizer(UtteranceStream):
-    """Streaming by re-decoding over a :class:`BufferDecoder` (``input_rate`` Hz; decodes wait while
-    ``backlog_s()`` > 0); interface: ``UtteranceStream``, ``stop`` commits the newest hypothesis. Not
-    thread-safe."""
+    """Streaming by re-decoding over a :class:`BufferDecoder` (``input_rate`` Hz; decodes wait while ``backlog_s()``
+    > 0); interface: ``UtteranceStream``, ``stop`` commits the newest hypothesis. Not thread-safe."""
 
     def __init__(self, decoder: BufferDecoder, config: AgreementConfig | None = None, *,
                  input_rate: int | None = None, backlog_s: Callable[[], float] | None = None) -> None:

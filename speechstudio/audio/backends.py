@@ -239,10 +239,9 @@ def _sample_spec(spec: str) -> tuple[int, int]:
 
 
 class MonitorStream(Stream):
-    """Records a monitor source with ``parec`` (mono float32 at ``samplerate`` Hz) and calls
-    ``callback(block)`` (``(blocksize,)`` float32) from a reader thread; ``start`` / ``stop`` /
-    ``close`` / ``active``. ``start`` raises ``AudioUnavailableError`` when ``parec`` is missing or
-    exits at once."""
+    """Records a monitor source with ``parec`` (mono float32 at ``samplerate`` Hz) and calls ``callback(block)``
+    (``(blocksize,)`` float32) from a reader thread; ``start`` / ``stop`` / ``close`` / ``active``. ``start`` raises
+    ``AudioUnavailableError`` when ``parec`` is missing or exits at once."""
 
     def __init__(self, device: str, samplerate: int, blocksize: int,
                  callback: Callable[[np.ndarray], None]) -> None:

@@ -167,8 +167,7 @@ class AudioReader:
                 container.close()
 
     def _pick_stream(self, streams) -> object:
-        """Of several audio streams, the one whose first ~20 s carry the most energy (RMS of its
-        strongest channel)."""
+        """Of several audio streams, the one whose first ~20 s carry the most energy (RMS of its strongest channel)."""
         best, best_rms = streams[0], -1.0
         for s in streams:
             rms = 0.0
@@ -363,9 +362,8 @@ class AudioReader:
         return raw_planes(self.path, self.raw)
 
     def blocks(self) -> Iterator[np.ndarray]:
-        """Yield ``np.ndarray[float32]`` (n,) mono at ``self.sample_rate``; all but the last hold
-        ``round(block_s * sample_rate)`` samples; then ``decoded_s`` is set. Raises
-        :class:`AudioDecodeError` if no audio comes."""
+        """Yield ``np.ndarray[float32]`` (n,) mono at ``self.sample_rate``; all but the last hold ``round(block_s *
+        sample_rate)`` samples; then ``decoded_s`` is set. Raises :class:`AudioDecodeError` if no audio comes."""
         import soxr
 
         src_rate = self.info.source_rate

@@ -76,9 +76,8 @@ class Player:
         self.begin(sample_rate, audio, finished=True)
 
     def begin(self, sample_rate: int, first: np.ndarray | None = None, finished: bool = False) -> None:
-        """Start a stream at ``sample_rate`` Hz (``first`` queued); a rate outside ``PLAYBACK_RATES`` is
-        resampled to the next one up. Raises :class:`AudioUnavailableError` when the speaker cannot be
-        opened."""
+        """Start a stream at ``sample_rate`` Hz (``first`` queued); a rate outside ``PLAYBACK_RATES`` is resampled to
+        the next one up. Raises :class:`AudioUnavailableError` when the speaker cannot be opened."""
         self.stop()
         rate = int(sample_rate)
         sample_rate = rate if rate in PLAYBACK_RATES else next((r for r in PLAYBACK_RATES if r > rate),
@@ -181,9 +180,8 @@ class Player:
 
 
 class Recorder:
-    """Records the microphone, resampled to ``target_rate`` (16 kHz): ``on_block(block, target_rate)``
-    from the audio thread, ``level_dbfs`` of the latest block; ``stop()`` returns
-    ``np.ndarray[float32]`` (n,) at ``target_rate``."""
+    """Records the microphone, resampled to ``target_rate`` (16 kHz): ``on_block(block, target_rate)`` from the audio
+    thread, ``level_dbfs`` of the latest block; ``stop()`` returns ``np.ndarray[float32]`` (n,) at ``target_rate``."""
 
     def __init__(self, backend: Backend | None = None, device=None, target_rate: int = 16000,
                  on_block: BlockCallback | None = None) -> None:

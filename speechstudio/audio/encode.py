@@ -118,8 +118,7 @@ def image_size(data: bytes) -> tuple[int, int]:
 
 
 def float_to_pcm16(audio: np.ndarray) -> np.ndarray:
-    """``np.ndarray[float32]`` in [-1, 1] -> little-endian ``int16`` (x 32767, rounded, clipped; Piper's
-    scale)."""
+    """``np.ndarray[float32]`` in [-1, 1] -> little-endian ``int16`` (x 32767, rounded, clipped; Piper's scale)."""
     return np.round(np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2")
 
 
@@ -313,8 +312,7 @@ def iter_audio(path: str | os.PathLike, block_s: float = 10.0) -> tuple[int, obj
 
 
 def read_audio(path: str | os.PathLike) -> tuple[np.ndarray, int]:
-    """The whole file as ``(np.ndarray[float32] shape (n_samples,) mono, sample_rate Hz)``
-    (``iter_audio`` joined)."""
+    """The whole file as ``(np.ndarray[float32] shape (n_samples,) mono, sample_rate Hz)`` (``iter_audio`` joined)."""
     rate, blocks = iter_audio(path)
     parts = list(blocks)
     return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), rate

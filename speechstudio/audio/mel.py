@@ -38,8 +38,7 @@ def _mel_to_hz(m: np.ndarray) -> np.ndarray:
 
 def mel_filter_bank(sample_rate: int = 16000, n_fft: int = 400, n_mels: int = N_MELS,
                     f_min: float = 0.0, f_max: float | None = None) -> np.ndarray:
-    """Slaney mel filters (librosa ``norm="slaney"``), ``np.ndarray[float32]`` ``(n_fft // 2 + 1,
-    n_mels)``."""
+    """Slaney mel filters (librosa ``norm="slaney"``), ``np.ndarray[float32]`` ``(n_fft // 2 + 1, n_mels)``."""
     f_max = sample_rate / 2 if f_max is None else f_max
     fft_freqs = np.fft.rfftfreq(n_fft, 1.0 / sample_rate)
     mel_pts = np.linspace(_hz_to_mel(f_min), _hz_to_mel(f_max), n_mels + 2)

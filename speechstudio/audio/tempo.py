@@ -34,10 +34,9 @@ def check_speed(speed: float) -> float:
 
 
 def stretch(audio: np.ndarray, sample_rate: int, speed: float) -> np.ndarray:
-    """Play ``audio`` (``np.ndarray[float32]`` (n,), mono, ``sample_rate`` Hz) at ``speed`` with its
-    pitch kept: float32 ``(≈ n / speed,)`` at the same rate (within a pitch period or two). ``speed ==
-    1`` copies; under 40 ms is resampled in time. Raises :class:`TempoError` for a speed outside [0.25,
-    4] or audio Praat cannot stretch."""
+    """Play ``audio`` (``np.ndarray[float32]`` (n,), mono, ``sample_rate`` Hz) at ``speed`` with its pitch kept:
+    float32 ``(≈ n / speed,)`` at the same rate (within a pitch period or two). ``speed == 1`` copies; under 40 ms is
+    resampled in time. Raises :class:`TempoError` for a speed outside [0.25, 4] or audio Praat cannot stretch."""
     speed = check_speed(speed)
     x = np.asarray(audio, dtype=np.float32).reshape(-1)
     if speed == 1.0 or len(x) == 0:
@@ -68,10 +67,9 @@ class Piece:
 
 
 class TempoStream:
-    """``audio`` ((n,) float32 at ``sample_rate`` Hz, by reference) from ``start_s`` on at ``speed``,
-    one chunk at a time: :meth:`next_piece` returns the next ``chunk_s`` (first: ``first_chunk_s``)
-    stretched, or ``None`` at the end; :meth:`source_time` maps samples played to source seconds
-    (readable from other threads). One producer only."""
+    """``audio`` ((n,) float32 at ``sample_rate`` Hz, by reference) from ``start_s`` on at ``speed``, one chunk at a
+    time: :meth:`next_piece` returns the next ``chunk_s`` (first: ``first_chunk_s``) stretched, or ``None`` at the
+    end; :meth:`source_time` maps samples played to source seconds (readable from other threads). One producer only."""
 
     def __init__(self, audio: np.ndarray, sample_rate: int, speed: float, start_s: float = 0.0,
                  chunk_s: float = 10.0, first_chunk_s: float = 2.0) -> None:

@@ -43,10 +43,9 @@ def track_label(t: dict) -> str:
 
 def choose_track(path: Path, streams: Sequence, tracks: list[dict], want: int | str | None,
                  streaming: bool, loudest: Callable[[Sequence], object]) -> tuple[object, str]:
-    """``(stream, why)``: a file's only track; else the asked one (``want``: a number or a language
-    code), else the one marked as the default, else (several or none marked) the first for a
-    ``streaming`` input (read once) or ``loudest(streams)``. Raises AudioDecodeError when a file
-    with several tracks does not have the one asked for."""
+    """``(stream, why)``: a file's only track; else the asked one (``want``: a number or a language code), else the
+    one marked as the default, else (several or none marked) the first for a ``streaming`` input (read once) or
+    ``loudest(streams)``. Raises AudioDecodeError when a file with several tracks does not have the one asked for."""
     if len(streams) == 1:        # --audio-track is for files with several; others have one to read
         return streams[0], "the only one"
     if want is not None and str(want).strip():

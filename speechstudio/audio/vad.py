@@ -117,9 +117,8 @@ def default_spans(audio16k: np.ndarray) -> list[tuple[int, int]]:
 
 
 def speech_spans(probs: np.ndarray, n_samples: int, pad_ms: int = 0) -> tuple[tuple[int, int], ...]:
-    """Speech ``(start, end)`` sample indices at 16 kHz from per-frame ``probs`` (see
-    :meth:`SileroVad.probs`) of ``n_samples`` of audio: silero's state machine, each span widened by
-    ``pad_ms`` (silero's ``speech_pad_ms``)."""
+    """Speech ``(start, end)`` sample indices at 16 kHz from per-frame ``probs`` (see :meth:`SileroVad.probs`) of
+    ``n_samples`` of audio: silero's state machine, each span widened by ``pad_ms`` (silero's ``speech_pad_ms``)."""
     get_speech_timestamps_from_probs = _silero("silero_vad.utils_vad").get_speech_timestamps_from_probs
 
     stamps = get_speech_timestamps_from_probs(

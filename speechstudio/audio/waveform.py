@@ -41,8 +41,7 @@ def regroup(base: np.ndarray, columns: int) -> np.ndarray:
 
 def load_with_peaks(path: str | Path, sample_rate: int = 16000,
                     columns: int = BASE_COLUMNS) -> tuple[np.ndarray, int, np.ndarray]:
-    """Decode ``path`` (float32 mono at ``sample_rate`` Hz) and its :func:`peaks`; returns
-    ``(audio, sample_rate, peaks)``. Raises :class:`~speechstudio.errors.AudioDecodeError` for a
-    file that cannot be decoded."""
+    """Decode ``path`` (float32 mono at ``sample_rate`` Hz) and its :func:`peaks`; returns ``(audio, sample_rate,
+    peaks)``. Raises :class:`~speechstudio.errors.AudioDecodeError` for a file that cannot be decoded."""
     audio = load_audio(path, sample_rate)
     return audio, sample_rate, peaks(audio, columns)

@@ -1,6 +1,5 @@
-"""``speechstudio dictate``: live transcription in the terminal (microphone or a file played live), or
-into the focused application (``--output type|paste|clipboard``). Exit: 0, 1 error, 2 usage, 130
-interrupted file session."""
+"""``speechstudio dictate``: live transcription in the terminal (microphone or a file played live), or into the
+focused application (``--output type|paste|clipboard``). Exit: 0, 1 error, 2 usage, 130 interrupted file session."""
 from __future__ import annotations
 
 import argparse

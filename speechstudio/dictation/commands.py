@@ -117,8 +117,7 @@ class CommandTable:
         return {"version": 1, "languages": langs}
 
     def save(self, path: str | os.PathLike | None = None) -> Path:
-        """Write the table atomically (temp file + ``os.replace``) to ``path`` (default
-        :func:`commands_path`)."""
+        """Write the table atomically (temp file + ``os.replace``) to ``path`` (default :func:`commands_path`)."""
         from speechstudio.atomic import atomic_write_json
 
         path = Path(path) if path is not None else commands_path()

@@ -53,9 +53,8 @@ def apply_edit(text: str, edit: Edit) -> str:
 
 
 class Composer:
-    """``commands``: the language's :class:`Command` list (empty: none); ``casing``: ``"sentence"`` |
-    ``"keep"``; ``separator``: a string or a function returning it (Whisper knows the script only after
-    detection)."""
+    """``commands``: the language's :class:`Command` list (empty: none); ``casing``: ``"sentence"`` | ``"keep"``;
+    ``separator``: a string or a function returning it (Whisper knows the script only after detection)."""
 
     def __init__(self, commands: Iterable[Command] = (), *, casing: str = "keep",
                  separator: str | Callable[[], str] = " ") -> None:

@@ -51,10 +51,9 @@ def key_name(key) -> str | None:
 
 
 class Hotkey:
-    """Listen for ``spec`` and call ``on_start()`` / ``on_stop()`` from the listener thread;
-    ``is_active()`` tells toggle mode whether dictation runs; ``listener_factory(on_press=,
-    on_release=)`` defaults to pynput's. :meth:`start` raises :class:`HotkeyUnavailable` naming what is
-    missing."""
+    """Listen for ``spec`` and call ``on_start()`` / ``on_stop()`` from the listener thread; ``is_active()`` tells
+    toggle mode whether dictation runs; ``listener_factory(on_press=, on_release=)`` defaults to pynput's.
+    :meth:`start` raises :class:`HotkeyUnavailable` naming what is missing."""
 
     def __init__(self, spec: str, on_start: Callable[[], None], on_stop: Callable[[], None], *,
                  mode: str = "toggle", is_active: Callable[[], bool] | None = None, listener_factory=None) -> None:

@@ -87,9 +87,8 @@ class PynputInjector:
 
 
 def _xtest_controller():
-    """On X11, pynput's ``Controller`` sending every key through XTest, else None. pynput's
-    ``XSendEvent`` events are synthetic and xterm and others drop them; its keysym lookup and
-    spare-keycode borrowing are kept."""
+    """On X11, pynput's ``Controller`` sending every key through XTest, else None. pynput's ``XSendEvent`` events are
+    synthetic and xterm and others drop them; its keysym lookup and spare-keycode borrowing are kept."""
     try:
         import Xlib.display
         import Xlib.X

@@ -1,6 +1,5 @@
-"""Folders: write access (a probe file in the nearest existing parent; ``os.access`` says yes to root on
-a read-only mount) and free space (warn below :data:`LOW_SPACE_BYTES`) of the data folder and the
-Hugging Face cache."""
+"""Folders: write access (a probe file in the nearest existing parent; ``os.access`` says yes to root on a read-only
+mount) and free space (warn below :data:`LOW_SPACE_BYTES`) of the data folder and the Hugging Face cache."""
 from __future__ import annotations
 
 import shutil

@@ -19,9 +19,8 @@ class CachedModel:
 
 
 def cached_snapshot(repo_id: str) -> Path | None:
-    """The cached ``main`` snapshot folder of ``repo_id`` (``snapshot_download(local_files_only=True)``;
-    a filtered snapshot counts, the caller validates it), or ``None`` when nothing usable is cached or
-    the id is invalid."""
+    """The cached ``main`` snapshot folder of ``repo_id`` (``snapshot_download(local_files_only=True)``; a filtered
+    snapshot counts, the caller validates it), or ``None`` when nothing usable is cached or the id is invalid."""
     import huggingface_hub as hf
     from huggingface_hub import errors as hf_errors
 

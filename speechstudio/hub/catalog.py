@@ -1,6 +1,5 @@
-"""Catalog of known-good ASR models (HF ids): family, approximate download size in MB (from the HF file
-listings; shown, never checked), languages (ISO 639-1 or ``("multi",)``) and faster-whisper's short
-aliases (``base.en``)."""
+"""Catalog of known-good ASR models (HF ids): family, approximate download size in MB (from the HF file listings;
+shown, never checked), languages (ISO 639-1 or ``("multi",)``) and faster-whisper's short aliases (``base.en``)."""
 from __future__ import annotations
 
 import re

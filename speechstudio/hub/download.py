@@ -61,9 +61,8 @@ def hub_endpoint() -> str:
 
 
 def _call_with_deadline(fn: Callable[[], T], timeout_s: float, what: str) -> T:
-    """Run ``fn()`` in a daemon thread; return its result, re-raise its error, or raise
-    ``OfflineError`` when it has not finished after ``timeout_s`` (DNS lookups ignore socket
-    timeouts, so only a thread bounds them)."""
+    """Run ``fn()`` in a daemon thread; return its result, re-raise its error, or raise ``OfflineError`` when it has
+    not finished after ``timeout_s`` (DNS lookups ignore socket timeouts, so only a thread bounds them)."""
     box: dict[str, object] = {}
 
     def target() -> None:
@@ -130,9 +129,8 @@ def hub_reachable(timeout_s: float | None = None) -> tuple[bool, str]:
 
 
 def select_files(files: Iterable[str]) -> list[str]:
-    """The repo ``files`` to fetch, in input order: not other frameworks' exports
-    (``SKIPPED_PATTERNS``), not ``pytorch_model*.bin`` (+ index) when ``*.safetensors`` exist;
-    CTranslate2's ``model.bin`` is kept."""
+    """The repo ``files`` to fetch, in input order: not other frameworks' exports (``SKIPPED_PATTERNS``), not
+    ``pytorch_model*.bin`` (+ index) when ``*.safetensors`` exist; CTranslate2's ``model.bin`` is kept."""
     names = list(files)
     has_safetensors = any(n.endswith(".safetensors") for n in names)
     chosen = []

@@ -13,10 +13,9 @@ from speechstudio.hub.paths import packages_dir
 
 @dataclass(frozen=True)
 class PackageModel:
-    """A model shipped inside Python packages: ``name`` for ``--model``; ``distribution`` (part 1's for
-    split models), ``module``, ``subdir``; ``engine`` ``"wav2vec2"`` | ``"whisper"``; ``aliases`` it
-    stands in for; listing fields; split models: ``parts`` concatenated into ``assembled_file``
-    (``assembled_size`` bytes)."""
+    """A model shipped inside Python packages: ``name`` for ``--model``; ``distribution`` (part 1's for split
+    models), ``module``, ``subdir``; ``engine`` ``"wav2vec2"`` | ``"whisper"``; ``aliases`` it stands in for; listing
+    fields; split models: ``parts`` concatenated into ``assembled_file`` (``assembled_size`` bytes)."""
 
     name: str
     distribution: str
@@ -137,8 +136,7 @@ def find_package_model(name: str, *, include_aliases: bool = True) -> PackageMod
 
 
 def installed_package_models() -> list[tuple[PackageModel, Path]]:
-    """``(model, dir)`` for every known package model whose packages are all installed (nothing
-    assembled)."""
+    """``(model, dir)`` for every known package model whose packages are all installed (nothing assembled)."""
     found = []
     for model in PACKAGE_MODELS:
         try:

@@ -1,6 +1,5 @@
-"""Where SpeechStudio keeps its data (``SPEECHSTUDIO_HOME``, else
-``platformdirs.user_data_dir("SpeechStudio")``) and where the Hugging Face cache lives, both read from
-the environment at call time."""
+"""Where SpeechStudio keeps its data (``SPEECHSTUDIO_HOME``, else ``platformdirs.user_data_dir("SpeechStudio")``) and
+where the Hugging Face cache lives, both read from the environment at call time."""
 from __future__ import annotations
 
 import os
@@ -32,9 +31,8 @@ def packages_dir() -> Path:
 
 
 def hf_cache_dir() -> Path:
-    """The HF hub cache, as ``huggingface_hub`` resolves it: ``$HF_HUB_CACHE`` (or
-    ``$HUGGINGFACE_HUB_CACHE``), ``$HF_HOME/hub``, ``$XDG_CACHE_HOME/huggingface/hub``,
-    ``~/.cache/huggingface/hub``."""
+    """The HF hub cache, as ``huggingface_hub`` resolves it: ``$HF_HUB_CACHE`` (or ``$HUGGINGFACE_HUB_CACHE``),
+    ``$HF_HOME/hub``, ``$XDG_CACHE_HOME/huggingface/hub``, ``~/.cache/huggingface/hub``."""
     for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
         value = os.environ.get(var)
         if value:

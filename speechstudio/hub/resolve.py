@@ -115,10 +115,9 @@ def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bo
 
 
 def multilingual_whisper() -> ResolvedModel | None:
-    """The installed multilingual Whisper for language detection, or ``None``, without network: the
-    package model ``whisper-base`` (assembled on first use), then catalog Whisper models in the HF cache
-    (tiny ... large-v3). Raises ``ModelNotFoundError`` when whisper-base's packages are installed but a
-    part is missing or damaged."""
+    """The installed multilingual Whisper for language detection, or ``None``, without network: the package model
+    ``whisper-base`` (assembled on first use), then catalog Whisper models in the HF cache (tiny ... large-v3).
+    Raises ``ModelNotFoundError`` when whisper-base's packages are installed but a part is missing or damaged."""
     package = find_package_model("whisper-base", include_aliases=False)
     if package is not None:
         found = _package(package)
@@ -136,10 +135,9 @@ def multilingual_whisper() -> ResolvedModel | None:
 
 
 def default_asr_model(*, allow_download: bool = True, progress: bool = True) -> tuple[ResolvedModel, str]:
-    """``(model, reason)`` without network: facebook/wav2vec2-base-960h if in the HF cache, else the
-    packaged Whisper tiny.en; ``reason`` is one line saying how to get the larger model. Nothing is
-    downloaded unasked; ``allow_download`` / ``progress`` have no effect. Raises
-    ``ModelNotFoundError`` when neither is available."""
+    """``(model, reason)`` without network: facebook/wav2vec2-base-960h if in the HF cache, else the packaged Whisper
+    tiny.en; ``reason`` is one line saying how to get the larger model. Nothing is downloaded unasked;
+    ``allow_download`` / ``progress`` have no effect. Raises ``ModelNotFoundError`` when neither is available."""
     primary = DEFAULT_MODEL_ID
     try:
         cached = _cached(primary)

@@ -1,6 +1,5 @@
-"""Word tokens as text people read, in any script: a stretch of words shown as the segment text it
-covers (:func:`align`), else joined by rule (:func:`join_tokens`); widths in display cells (UAX #11,
-:func:`cell_width`)."""
+"""Word tokens as text people read, in any script: a stretch of words shown as the segment text it covers
+(:func:`align`), else joined by rule (:func:`join_tokens`); widths in display cells (UAX #11, :func:`cell_width`)."""
 from __future__ import annotations
 
 import unicodedata

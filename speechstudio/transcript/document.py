@@ -79,8 +79,7 @@ class TranscriptDocument:
         return cls(segments, transcript_dict(list(segments), info), path)
 
     def to_dict(self) -> dict:
-        """The JSON document: the loaded keys in their order, ``text`` / ``segments`` updated,
-        ``edit_history`` last."""
+        """The JSON document: the loaded keys in their order, ``text`` / ``segments`` updated, ``edit_history`` last."""
         d = dict(self.meta)
         d["text"] = transcript_dict(self._segments, self.info)["text"]
         d["segments"] = [segment_to_dict(s) for s in self._segments]
@@ -146,8 +145,7 @@ class TranscriptDocument:
         return seg.start_s + (seg.end_s - seg.start_s) * min(char, n) / n
 
     def word_at(self, t: float) -> tuple[int, int, int] | None:
-        """``(segment, start_char, end_char)`` of the word being said at ``t`` seconds, or
-        ``None`` between words."""
+        """``(segment, start_char, end_char)`` of the word being said at ``t`` seconds, or ``None`` between words."""
         for i, seg in enumerate(self._segments):
             if seg.start_s <= t <= seg.end_s:
                 for a, b, w in self.word_spans(i):
@@ -233,8 +231,7 @@ class TranscriptDocument:
         return self._commit(f"times of segment {i + 1}", [Splice(i, (seg,), (new,))])
 
     def split(self, i: int, char: int) -> Change | None:
-        """Split segment ``i`` at character ``char`` of its text. Raises UsageError when one side
-        would be empty."""
+        """Split segment ``i`` at character ``char`` of its text. Raises UsageError when one side would be empty."""
         seg = self._index(i)
         left, right = edits.split_lines(seg.text, char)
         if not left.strip() or not right.strip():

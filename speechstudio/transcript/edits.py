@@ -21,8 +21,7 @@ def aligned_words(seg: Segment):
 
 
 def retext(seg: Segment, text: str) -> Segment:
-    """``seg`` with ``text`` (span unchanged, words re-timed); ``seg`` itself when the text is
-    the same."""
+    """``seg`` with ``text`` (span unchanged, words re-timed); ``seg`` itself when the text is the same."""
     if text == seg.text:
         return seg
     return dataclasses.replace(seg, text=text, words=retime(seg.words, text, seg.start_s, seg.end_s))

@@ -1,6 +1,5 @@
-"""Word timing through text edits (:func:`retime`): unchanged and in-place-edited words keep their times;
-replaced and inserted words share the span by character counts (at least ``MIN_WORD_S`` each). Seconds,
-rounded to ms."""
+"""Word timing through text edits (:func:`retime`): unchanged and in-place-edited words keep their times; replaced
+and inserted words share the span by character counts (at least ``MIN_WORD_S`` each). Seconds, rounded to ms."""
 from __future__ import annotations
 
 import dataclasses
@@ -143,9 +142,8 @@ def _regions(spans: Sequence[tuple[float, float]]) -> list[list[float]]:
 
 
 def to_speech(words: Sequence[AsrWord], spans: Sequence[tuple[float, float]], until: float = 0.0) -> list[AsrWord]:
-    """``words`` re-timed to speech ``spans`` (s, Silero VAD): none in silence or before its speech; words
-    mostly in silence move to unclaimed speech after the previous word and share it by length. No
-    spans: unchanged."""
+    """``words`` re-timed to speech ``spans`` (s, Silero VAD): none in silence or before its speech; words mostly in
+    silence move to unclaimed speech after the previous word and share it by length. No spans: unchanged."""
     regions = _regions(spans)
     if not regions or not words:
         return list(words)

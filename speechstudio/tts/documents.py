@@ -49,8 +49,7 @@ class DocumentError(UsageError):
 
 @dataclass(frozen=True)
 class Chapter:
-    """One chapter: ``index`` (0-based), ``title``, ``text`` (plain text, paragraphs separated by a
-    blank line)."""
+    """One chapter: ``index`` (0-based), ``title``, ``text`` (plain text, paragraphs separated by a blank line)."""
 
     index: int
     title: str

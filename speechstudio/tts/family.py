@@ -53,11 +53,10 @@ class SynthesisSettings:
 
 @runtime_checkable
 class Voice(Protocol):
-    """A loaded voice of any family (``vits.VitsVoice``, ``families.FamilyVoice``). ``family``: its
-    registry name (what it can do: ``of(voice).capabilities``); ``kind``: its file format
-    (``transformers`` | ``piper``); ``sample_rate`` Hz; ``speakers`` name -> id; ``defaults`` the
-    controls' defaults; ``warnings`` text it could not say (the caller clears them); ``clone_of`` the
-    base voice of a clone."""
+    """A loaded voice of any family (``vits.VitsVoice``, ``families.FamilyVoice``). ``family``: its registry name
+    (what it can do: ``of(voice).capabilities``); ``kind``: its file format (``transformers`` | ``piper``);
+    ``sample_rate`` Hz; ``speakers`` name -> id; ``defaults`` the controls' defaults; ``warnings`` text it could not
+    say (the caller clears them); ``clone_of`` the base voice of a clone."""
 
     name: str
     family: str
@@ -99,10 +98,9 @@ def check_settings(settings, flags: bool = False) -> None:
 
 @dataclass(frozen=True)
 class TtsCapabilities:
-    """What every voice of a family can do: ``languages`` (``("multi",)`` or ISO codes), ``speakers``
-    (several per voice), ``streaming`` (sentence by sentence), ``trainable`` (``finetune voice``),
-    ``controls`` (``SynthesisSettings`` fields it uses; ``pitch`` is post-processing, every family has
-    it)."""
+    """What every voice of a family can do: ``languages`` (``("multi",)`` or ISO codes), ``speakers`` (several per
+    voice), ``streaming`` (sentence by sentence), ``trainable`` (``finetune voice``), ``controls``
+    (``SynthesisSettings`` fields it uses; ``pitch`` is post-processing, every family has it)."""
 
     languages: tuple[str, ...] = ("multi",)
     speakers: bool = False

@@ -181,10 +181,9 @@ def reads_ipa(voice) -> bool:
 
 
 def apply_pronunciations(voice, sentence: str) -> tuple[str, list[int] | None]:
-    """Apply ``voice.language``'s lexicon and inline phoneme marks: ``(text, None)`` when the voice's
-    own front end goes on (respellings substituted; marked words as written for letter-reading voices,
-    warned), or ``(sentence, ids)`` when IPA became ids here. Raises ``LexiconError`` for a broken
-    lexicon file."""
+    """Apply ``voice.language``'s lexicon and inline phoneme marks: ``(text, None)`` when the voice's own front end
+    goes on (respellings substituted; marked words as written for letter-reading voices, warned), or ``(sentence,
+    ids)`` when IPA became ids here. Raises ``LexiconError`` for a broken lexicon file."""
     lexicon = user_lexicon(getattr(voice, "language", "en") or "en")
     if lexicon is not None:
         sentence = lexicon.apply(sentence)

@@ -368,9 +368,8 @@ def piper_name(name: str) -> str | None:
 
 
 def load_piper_model(onnx_path: str | Path):
-    """``(model, voice_config)``: a ``VitsModel`` (FP32, CPU, eval, weight norm folded;
-    ``config.resblock`` "1" or "2") from a Piper voice. Raises ``ModelNotFoundError`` /
-    ``PiperVoiceError``."""
+    """``(model, voice_config)``: a ``VitsModel`` (FP32, CPU, eval, weight norm folded; ``config.resblock`` "1" or
+    "2") from a Piper voice. Raises ``ModelNotFoundError`` / ``PiperVoiceError``."""
     import torch
     from transformers import VitsModel
 

@@ -51,9 +51,8 @@ def median_f0(clips: Sequence[np.ndarray] | np.ndarray, sample_rate: int) -> flo
 
 def shift_pitch(audio: np.ndarray, sample_rate: int, semitones: float, floor: float = PITCH_FLOOR_HZ,
                 ceiling: float = PITCH_CEILING_HZ) -> np.ndarray:
-    """``audio`` with its pitch moved by ``semitones`` (PSOLA; formants and duration kept): float32
-    (n_samples,), peaks within [-1, 1]; unchanged for 0, too short or unvoiced. Raises ``ValueError``
-    for a non-finite shift."""
+    """``audio`` with its pitch moved by ``semitones`` (PSOLA; formants and duration kept): float32 (n_samples,),
+    peaks within [-1, 1]; unchanged for 0, too short or unvoiced. Raises ``ValueError`` for a non-finite shift."""
     audio = np.asarray(audio, dtype=np.float32).reshape(-1)
     if not math.isfinite(semitones):
         raise ValueError(f"pitch shift must be a finite number of semitones (got {semitones})")
@@ -126,7 +125,6 @@ def offset_semitones(reference_hz: float | None, own_hz: float | None) -> float:
 
 
 def pitch_offset(reference: Sequence[np.ndarray], clips: Sequence[np.ndarray], sample_rate: int) -> float:
-    """Semitones that move the median F0 of ``clips`` (a voice's synthesis) to that of
-    ``reference`` (the speaker's recordings), both float arrays at ``sample_rate`` Hz
-    (``offset_semitones`` of the two ``median_f0``)."""
+    """Semitones that move the median F0 of ``clips`` (a voice's synthesis) to that of ``reference`` (the speaker's
+    recordings), both float arrays at ``sample_rate`` Hz (``offset_semitones`` of the two ``median_f0``)."""
     return offset_semitones(median_f0(list(reference), sample_rate), median_f0(list(clips), sample_rate))

@@ -36,9 +36,8 @@ class SsmlError(UsageError):
 
 @dataclass(frozen=True)
 class SpeechPart:
-    """One piece of the stream: ``text`` (one sentence; "" for silence), ``pause_s`` after it,
-    ``length_scale`` factor (from ``<prosody rate>``), ``voice`` (``<voice name>``; ``None``: the
-    caller's)."""
+    """One piece of the stream: ``text`` (one sentence; "" for silence), ``pause_s`` after it, ``length_scale``
+    factor (from ``<prosody rate>``), ``voice`` (``<voice name>``; ``None``: the caller's)."""
 
     text: str
     pause_s: float = 0.0

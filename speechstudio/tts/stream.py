@@ -1,6 +1,5 @@
-"""Sentence-by-sentence synthesis as a generator (``stream_speech``; on the bucketed CPU path later
-sentences run ahead on a thread pool, same output; files: ``tts.output.write_speech``). Figures:
-docs/tts.md, "Long texts"."""
+"""Sentence-by-sentence synthesis as a generator (``stream_speech``; on the bucketed CPU path later sentences run
+ahead on a thread pool, same output; files: ``tts.output.write_speech``). Figures: docs/tts.md, "Long texts"."""
 from __future__ import annotations
 
 import copy

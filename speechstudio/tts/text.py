@@ -1,6 +1,5 @@
-"""Text front end for synthesis: sentence splitting (pysbd; long sentences cut to ``max_chars``) and
-English normalisation (numbers, dates, codes, symbols; ``sayable``). Raises ``EmptyTextError`` /
-``LeftOutTextError``."""
+"""Text front end for synthesis: sentence splitting (pysbd; long sentences cut to ``max_chars``) and English
+normalisation (numbers, dates, codes, symbols; ``sayable``). Raises ``EmptyTextError`` / ``LeftOutTextError``."""
 from __future__ import annotations
 
 import re
@@ -82,8 +81,7 @@ def split_sentences(text: str, language: str = "en", max_chars: int = MAX_SENTEN
 def iter_paragraph_sentences(
     text: str | Iterable[str], language: str = "en", max_chars: int = MAX_SENTENCE_CHARS
 ) -> Iterator[str]:
-    """Lazily split ``text`` (a string or an iterable of lines) into speakable sentences, one paragraph
-    at a time."""
+    """Lazily split ``text`` (a string or an iterable of lines) into speakable sentences, one paragraph at a time."""
     return (sentence for sentence, _ in _iter_breaks(text, language, max_chars))
 
 

@@ -1,6 +1,5 @@
-"""Read a user's text file or stdin in its Unicode encoding (BOM, BOM-less UTF-16, an SSML ``<?xml
-encoding>``, else UTF-8; docs/tts.md). Undecodable bytes raise ``TextFileError`` (a ``UsageError``) naming
-the file and byte offset."""
+"""Read a user's text file or stdin in its Unicode encoding (BOM, BOM-less UTF-16, an SSML ``<?xml encoding>``, else
+UTF-8; docs/tts.md). Undecodable bytes raise ``TextFileError`` (a ``UsageError``) naming the file and byte offset."""
 from __future__ import annotations
 
 import codecs

@@ -91,8 +91,7 @@ class VitsVoice(VoiceText):
 
     # ------------------------------------------------------------------ speakers
     def speaker_id(self, speaker: int | str | None) -> int | None:
-        """Speaker id (int, digit string) or name -> int id; ``None`` for default. Raises
-        ``UnknownSpeakerError``."""
+        """Speaker id (int, digit string) or name -> int id; ``None`` for default. Raises ``UnknownSpeakerError``."""
         if speaker is None or speaker == "":
             return 0 if self.num_speakers > 1 else None
         if isinstance(speaker, str) and not speaker.strip().lstrip("-").isdigit():

@@ -124,9 +124,8 @@ def _check_name(name: str) -> str:
 
 
 def import_piper(onnx_path: str | os.PathLike, name: str | None = None) -> VoiceRef:
-    """Copy a Piper voice (``X.onnx`` + ``X.onnx.json``) into the store atomically after converting it
-    once as a check. Raises ``PiperVoiceError`` (broken or mismatched pair), ``UsageError`` (``name``
-    taken)."""
+    """Copy a Piper voice (``X.onnx`` + ``X.onnx.json``) into the store atomically after converting it once as a
+    check. Raises ``PiperVoiceError`` (broken or mismatched pair), ``UsageError`` (``name`` taken)."""
     src = Path(onnx_path)
     _, cfg = load_piper_model(src)
     name = _check_name(name or src.name[: -len(".onnx")] if src.name.endswith(".onnx") else (name or src.stem))
@@ -240,8 +239,7 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
 
 
 def _family_of_path(path: Path) -> str:
-    """The voice family of a voice given by path (``vits`` when no family recognises it: loading
-    it then says why)."""
+    """The voice family of a voice given by path (``vits`` when no family recognises it: loading it then says why)."""
     try:
         return tts_family.detect(tts_family.read_source(path)).name
     except ModelNotFoundError:

@@ -147,9 +147,8 @@ def list_adapt_runs() -> list[AdaptRun]:
 
 # ----------------------------------------------------------------------------- training
 class AdaptTrainJob(TrainingJob):
-    """Fine-tune a CTC model (``finetune.ctc.train_ctc``) holding the run's lock; ``resume`` continues
-    ``run_dir``. Yields the trainer's events; ``result``: the ``DoneEvent``; pause / stop as
-    ``TrainingJob``."""
+    """Fine-tune a CTC model (``finetune.ctc.train_ctc``) holding the run's lock; ``resume`` continues ``run_dir``.
+    Yields the trainer's events; ``result``: the ``DoneEvent``; pause / stop as ``TrainingJob``."""
 
     def __init__(self, run_dir: Path, dataset_dir: Path | None, base: str | None, config, resume: bool = False) -> None:
         from speechstudio.finetune.ctc.events import TrainControl
@@ -173,9 +172,8 @@ class AdaptTrainJob(TrainingJob):
 # ----------------------------------------------------------------------------- evaluation
 @dataclass(frozen=True)
 class Comparison:
-    """Base vs adapted on held-out clips: WER / CER (jiwer after ``normalize_text``; None for a headless
-    base), ``split``, ``n_clips``, ``rows`` ``(id, reference, base, adapted)``, best ``step`` /
-    ``model_dir``, ``empty``."""
+    """Base vs adapted on held-out clips: WER / CER (jiwer after ``normalize_text``; None for a headless base),
+    ``split``, ``n_clips``, ``rows`` ``(id, reference, base, adapted)``, best ``step`` / ``model_dir``, ``empty``."""
 
     base_wer: float | None
     base_cer: float | None

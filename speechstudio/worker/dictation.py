@@ -77,9 +77,8 @@ class DictateLevel:
 
 @dataclass(frozen=True)
 class DictateResult:
-    """A finished session: text, segments, audio seconds, compute p50 / p95 s, ``latency_p50_s`` /
-    ``latency_p90_s`` (None without words), ``rtf``, Whisper's ``language`` / ``language_probability``,
-    ``warning``."""
+    """A finished session: text, segments, audio seconds, compute p50 / p95 s, ``latency_p50_s`` / ``latency_p90_s``
+    (None without words), ``rtf``, Whisper's ``language`` / ``language_probability``, ``warning``."""
 
     text: str
     segments: tuple

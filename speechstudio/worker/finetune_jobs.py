@@ -1,6 +1,5 @@
 """Jobs of the voice-cloning wizard (Qt-free): check a dataset, fine-tune, save, export; each adapts a
-``speechstudio.finetune`` call to the worker. Runs live in ``<data dir>/finetune/runs/NAME``, shared
-with the CLI."""
+``speechstudio.finetune`` call to the worker. Runs live in ``<data dir>/finetune/runs/NAME``, shared with the CLI."""
 from __future__ import annotations
 
 import json
@@ -69,9 +68,8 @@ class _Cancelled(Exception):
 
 
 def run_with_progress(fn: Callable, cancel: threading.Event, poll_s: float = 0.1) -> Iterator[object]:
-    """Run ``fn(report)`` in a helper thread, yielding each ``report(item)``; returns ``fn``'s result,
-    re-raises its exceptions. With ``cancel`` set the next ``report`` raises inside ``fn`` and this
-    returns None."""
+    """Run ``fn(report)`` in a helper thread, yielding each ``report(item)``; returns ``fn``'s result, re-raises its
+    exceptions. With ``cancel`` set the next ``report`` raises inside ``fn`` and this returns None."""
     q: queue.Queue = queue.Queue()
     box: dict = {}
 
@@ -194,10 +192,9 @@ class BuildDatasetJob(Job):
 
 # ----------------------------------------------------------------------------- training
 class TrainingJob(Job):
-    """A trainer run holding the run folder's lock; :meth:`pause`, :meth:`resume_training`, :meth:`stop`
-    from any thread (stop and cancel save a resumable checkpoint, ending with
-    ``DoneEvent(reason="stopped")``). Subclasses yield from :meth:`_train`; ``result``: the
-    ``DoneEvent`` or None."""
+    """A trainer run holding the run folder's lock; :meth:`pause`, :meth:`resume_training`, :meth:`stop` from any
+    thread (stop and cancel save a resumable checkpoint, ending with ``DoneEvent(reason="stopped")``). Subclasses
+    yield from :meth:`_train`; ``result``: the ``DoneEvent`` or None."""
 
     def __init__(self, run_dir: Path, control) -> None:
         super().__init__()

@@ -141,9 +141,8 @@ def _voice_defaults(voice) -> dict:
 
 class SpeakJob(Job):
     """Synthesize ``text`` sentence by sentence with the cached voice: :class:`VoiceInfo` once, then a
-    ``SpeechChunk`` (float32 at the voice's rate) per sentence; cancel between sentences. With
-    ``out_path`` the audio is written there atomically and ``result`` is ``(duration_s, n_sentences,
-    out_path)``."""
+    ``SpeechChunk`` (float32 at the voice's rate) per sentence; cancel between sentences. With ``out_path`` the audio
+    is written there atomically and ``result`` is ``(duration_s, n_sentences, out_path)``."""
 
     def __init__(self, text: str, voice: str | None = None, speaker=None, length_scale: float | None = None,
                  noise_scale: float | None = None, noise_w: float | None = None, device: str = "auto",

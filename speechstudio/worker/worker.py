@@ -49,10 +49,9 @@ def _freeze_heap() -> None:
 
 
 def _cut_cycles(obj) -> None:
-    """Let reference counting free an unused model at once: frozen objects are never cycle-collected, so
-    the recogniser <-> window-runner cycle (:mod:`speechstudio.asr.cuda_graph`) is cut here, also for a
-    ``LanguageRouter``'s recognisers. No ``gc.collect()``: it could finalise Qt objects off the GUI
-    thread."""
+    """Let reference counting free an unused model at once: frozen objects are never cycle-collected, so the
+    recogniser <-> window-runner cycle (:mod:`speechstudio.asr.cuda_graph`) is cut here, also for a
+    ``LanguageRouter``'s recognisers. No ``gc.collect()``: it could finalise Qt objects off the GUI thread."""
     from speechstudio.asr.cuda_graph import _CACHE_ATTR
 
     seen: set[int] = set()
