@@ -179,7 +179,7 @@ class TradePlot(QWidget):
     (a row of the trade) was clicked."""
 
     clicked = Signal(int)
-    MIN_HEIGHT = 120
+    MIN_HEIGHT = 100
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)

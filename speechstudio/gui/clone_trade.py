@@ -98,7 +98,7 @@ class TradeView(QWidget):
         header.setToolTip("Sounds like you: speaker similarity, your own recordings score about 0.9. Sounds "
                           "natural: predicted listener score from 1 to 5.")
         self.table.itemSelectionChanged.connect(self._selection_changed)
-        self.table.setMinimumHeight(120)
+        self.table.setMinimumHeight(96)
         self.plot = TradePlot()
         self.plot.clicked.connect(self.choose)
         row = QHBoxLayout()  # side by side: the page is short at 1280x768 with the docks open

@@ -38,6 +38,22 @@ def _estimate(preset: str, device: str, steps: int | None, batch_size: int | Non
     return config, estimate(config, config.device, n_clips, total_s, has_posterior=has_posterior)
 
 
+class CurrentTab(QTabWidget):
+    """Tabs that ask for the minimum height of the page shown, not of the tallest page (Qt's): the
+    loss curves' height does not make the Train step scroll while the tries are shown."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.currentChanged.connect(lambda _i: self.updateGeometry())
+
+    def minimumSizeHint(self):  # noqa: N802 - Qt API
+        hint = super().minimumSizeHint()
+        page = self.currentWidget()
+        if page is not None:
+            hint.setHeight(self.tabBar().sizeHint().height() + page.minimumSizeHint().height() + 4)
+        return hint
+
+
 class TrainStep(TrainingStep):
     """Signals: ``changed()`` when training starts or ends (Next may change). ``extra_config``:
     more ``TrainConfig`` fields for the next Start."""
@@ -129,7 +145,7 @@ class TrainStep(TrainingStep):
         self.trade_view.audio = self.wiz.audio
         self.trade_view.play.connect(self._play)
         self.curves = LossCurves()
-        self.views = QTabWidget()
+        self.views = CurrentTab()
         self.views.setAccessibleName("Training views")
         self.sample_table = SampleTable()
         self.sample_table.audio = self.wiz.audio
