@@ -5,7 +5,7 @@ at most every 0.3 s and only when something changed (training can report several
 second); the plots are built on first draw, so pyqtgraph (slow to import) is not loaded with
 the window. :class:`SampleTable` lists the audio written at each checkpoint with Play buttons.
 :class:`TradePlot` draws how much each judged try sounds like the speaker and how natural it sounds
-(issue 45; the table and the choice: :mod:`.clone_trade`).
+(the table and the choice: :mod:`.clone_trade`).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Clone voice wizard's "how each try sounds" panel (issue 45, the trade shown).
+"""The Clone voice wizard's "how each try sounds" panel: the similarity / naturalness trade.
 
 The trainer judges the base voice and every evaluated step of a clone run and keeps each as a
 checkpoint (``finetune.trade``: ``RUN/closeness.json``, ``checkpoints/step_N.pt``). :class:`TradeView`
@@ -130,7 +130,7 @@ class TradeView(QWidget):
             self.table.setCellWidget(i, len(COLUMNS) - 1, self._play_button(self.names[i], sample_of(run_dir, r.step)))
         self.table.blockSignals(False)
         # nothing recommended: nothing chosen, the Use step saves the trainer's best (never a try below
-        # the naturalness floor without the user's choice, issue 45)
+        # the naturalness floor without the user's choice)
         self.choose(next((i for i, r in enumerate(rows) if r.checkpoint == keep), rec))
 
     def _recommended(self) -> int | None:

@@ -140,7 +140,7 @@ class TrainStep(TrainingStep):
         lay.addWidget(self.closeness)
         from speechstudio.gui.clone_trade import TradeView
 
-        # how each judged try sounds (issue 45: the trade, and the choice of the try to save) and the losses
+        # how each judged try sounds (and the choice of the try to save), its samples, the losses
         self.trade_view = TradeView()
         self.trade_view.audio = self.wiz.audio
         self.trade_view.play.connect(self._play)
@@ -406,7 +406,7 @@ class TrainStep(TrainingStep):
         self.refresh_estimate()
 
     def _show_saved_run(self) -> None:
-        """A run opened again (issue 44): its name and the steps it trained, on the state line and the
+        """A run opened again: its name and the steps it trained, on the state line and the
         progress bar (the folder in the tooltip), and its tries."""
         import json
 

@@ -8,7 +8,7 @@ into that row), "needs network" instead of "available to download" when the Hub 
 and which model "(default)" is. Messages wrap (long paths and URLs included) and never widen the
 window; columns fit the page at 1280×800 (long cells are elided, full text in the tooltip).
 
-Plain words (issue 44): a model is listed by a plain name ("Whisper small (English)", "Wav2Vec2
+Plain words: a model is listed by a plain name ("Whisper small (English)", "Wav2Vec2
 large (English)") with one plain line on what it is good for (:func:`plain_model`); its Hub name, the name the
 model lists use and the catalog's description are behind "Details" under the table (for the selected row).
 """
