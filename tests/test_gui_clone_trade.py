@@ -91,6 +91,7 @@ def test_train_step_plots_the_tries_marks_the_recommended_and_saves_the_one_pick
     # issue 44: the reopened run by its name and its step count (its folder only in the tooltip)
     assert tr.state.text() == f"the saved run {NAME}: 4 of 4 steps trained; Next saves it, Start trains a new one"
     assert (tr.progress.value(), tr.progress.maximum()) == (4, 4) and tr.state.toolTip().endswith(NAME)
+    assert [(step, p.name) for step, p in tr.sample_table.samples] == [(4, "step_4_fox.wav"), (4, "step_4_val.wav")]
 
     assert tr.views.currentWidget() is view and view.isVisible()
     x, y = view.plot.curves["similarity"].getData()

@@ -407,7 +407,7 @@ class TrainStep(TrainingStep):
 
     def _show_saved_run(self) -> None:
         """A run opened again: its name and the steps it trained, on the state line and the
-        progress bar (the folder in the tooltip), and its tries."""
+        progress bar (the folder in the tooltip), its tries and its samples."""
         import json
 
         from speechstudio.gui.wizard_common import saved_step
@@ -416,6 +416,13 @@ class TrainStep(TrainingStep):
         self.show_trade()
         if not self.has_model():
             return
+        if not self.sample_table.samples:  # what it said at each save, in step order
+            import re
+
+            found = [(int(m.group(1)), p) for p in (run / "samples").glob("step_*_*.wav")
+                     if (m := re.match(r"step_(\d+)_", p.name))]
+            for step, path in sorted(found):
+                self.sample_table.add_sample(step, path)
         step = saved_step(run)
         try:
             total = int(json.loads((run / "config.json").read_text(encoding="utf-8"))["train"]["steps"])
