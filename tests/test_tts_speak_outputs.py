@@ -159,3 +159,24 @@ def test_out_and_output_raw_together_write_the_same_audio_twice(tmp_path):
     diff = np.abs(np.frombuffer(done.stdout, dtype="<i2").astype(np.int32) - ref.astype(np.int32))
     assert int(diff.max()) <= 1  # libsndfile's 16-bit rounding differs from round(x * 32767) by 1 LSB at most
     assert f"wrote {wav}:" in done.stderr.decode()  # the message went to stderr, stdout is audio only
+
+
+def test_play_sends_every_sample_to_the_speaker_and_waits(monkeypatch, capsys):
+    """``speak --play`` plays through ``audio.devices.Player`` (the app's one player) and returns when
+    the last sentence has been heard; without a speaker it is one line, before a voice loads."""
+    from fake_audio_backend import FakeBackend
+
+    from speechstudio import cli
+    from speechstudio.audio import backends
+
+    fake = FakeBackend(speed=50.0)
+    monkeypatch.setattr(backends, "_backend", fake)
+    assert cli.main(["speak", TEXT, "--voice", str(joe.model_path()), "--play", *QUIET]) == 0
+    played = fake.played_audio()  # with silence wherever synthesis was behind the 50x fast speaker
+    assert fake.played_rate == 22050 and "played 2 sentence(s)" in capsys.readouterr().out
+    heard = np.flatnonzero(np.abs(played) > 1e-3)
+    assert 2.5 < (heard[-1] - heard[0]) / 22050 and float(np.abs(played).max()) > 0.1
+    monkeypatch.setattr(backends, "_backend", backends.UnavailableBackend("PortAudio library not found"))
+    assert cli.main(["speak", TEXT, "--play"]) == 1
+    assert capsys.readouterr().err.strip() == ("speechstudio: error: audio playback unavailable: PortAudio library "
+                                               "not found")

@@ -3,6 +3,7 @@ status and raise ``SpeechStudioError`` for what a user can cause."""
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 
 from speechstudio.errors import SpeechStudioError, UsageError
@@ -121,45 +122,34 @@ def _read_text_source(args) -> tuple[object, int]:
     return iter_text_lines(path), size  # the whole file is checked to decode first; then read lazily
 
 
-def _sounddevice():
-    """``import sounddevice``, or a one-line :class:`SpeechStudioError` saying why it cannot work."""
-    try:
-        import sounddevice as sd
-    except OSError as exc:
-        raise SpeechStudioError(
-            "audio playback unavailable: PortAudio library not found (Debian: apt install libportaudio2)"
-        ) from exc
-    except ImportError as exc:
-        raise SpeechStudioError("audio playback unavailable: pip install sounddevice") from exc
-    return sd
-
-
-class _Player:
-    """Plays float32 mono chunks through sounddevice as they arrive (blocking writes)."""
+class _Playback:
+    """Chunks played as they arrive through :class:`speechstudio.audio.devices.Player`; ``close`` waits
+    for the end. Raises ``AudioUnavailableError`` (one line) when no speaker can be used."""
 
     @staticmethod
     def check() -> None:
         """Fail fast (before loading a voice) when playback cannot work."""
-        sd = _sounddevice()
-        try:
-            sd.query_devices(kind="output")
-        except Exception as exc:
-            raise SpeechStudioError(f"audio playback unavailable: no output device ({exc})") from exc
+        from speechstudio.audio.backends import AudioUnavailableError, get_backend
+
+        backend = get_backend()
+        if not backend.available or not backend.output_devices():
+            raise AudioUnavailableError(f"audio playback unavailable: {backend.reason or 'no output device'}")
 
     def __init__(self, sample_rate: int):
-        sd = _sounddevice()
-        try:
-            self.stream = sd.OutputStream(samplerate=sample_rate, channels=1, dtype="float32")
-            self.stream.start()
-        except Exception as exc:  # sounddevice.PortAudioError: no device
-            raise SpeechStudioError(f"audio playback unavailable: no output device ({exc})") from exc
+        from speechstudio.audio.devices import Player
+
+        self.done, self.fed_s, self.sample_rate = threading.Event(), 0.0, sample_rate
+        self.player = Player(on_end=self.done.set)
+        self.player.begin(sample_rate)
 
     def write(self, audio) -> None:
-        self.stream.write(audio.reshape(-1, 1))
+        self.player.feed(audio)
+        self.fed_s += len(audio) / self.sample_rate
 
     def close(self) -> None:
-        self.stream.stop()
-        self.stream.close()
+        self.player.finish()
+        if not self.done.wait(timeout=self.fed_s + 5.0):
+            self.player.stop()
 
 
 def speak_command(args) -> int:
@@ -189,7 +179,7 @@ def speak_command(args) -> int:
     info = sys.stderr if raw else sys.stdout  # with --output-raw, stdout carries audio only
 
     if args.play:
-        _Player.check()
+        _Playback.check()
     ref = resolve_voice(args.voice)
     voice = load_voice(ref.location, device=args.device, precision=args.precision, name=ref.name)
     clone = f", clone of {voice.clone_of}" if voice.clone_of else ""
@@ -208,7 +198,7 @@ def speak_command(args) -> int:
     bar = tqdm(total=total, unit="char", file=sys.stderr, disable=total < 2000 or not sys.stderr.isatty(),
                desc="speak")
     seen_warnings: set[str] = set()
-    player = _Player(voice.sample_rate) if args.play else None
+    player = _Playback(voice.sample_rate) if args.play else None
     raw_out = sys.stdout.buffer if raw else None
 
     def on_chunk(chunk) -> None:
