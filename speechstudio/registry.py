@@ -8,10 +8,8 @@ from speechstudio.errors import ModelNotFoundError
 
 
 class Registry:
-    """Families by ``name`` attribute, in registration order (built-ins first).
-
-    ``what``: how a family is called in messages (``"recogniser family"``); ``builtin``: module
-    paths, each with a module-level ``FAMILY``."""
+    """Families by ``name`` in registration order (built-ins first): ``what`` names them in messages,
+    ``builtin`` lists modules each with a ``FAMILY``."""
 
     def __init__(self, what: str, builtin: tuple[str, ...]) -> None:
         self.what, self.builtin = what, builtin

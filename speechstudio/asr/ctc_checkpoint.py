@@ -62,9 +62,8 @@ def family_name(model_type: str) -> str:
 
 
 def ctc_config_problem(config) -> str | None:
-    """Why the CTC recogniser cannot run this ``PretrainedConfig``, as one sentence, or ``None``: not
-    mapped by ``AutoModelForCTC``, filter-bank input, no conv encoder, adapter layers, or no ``*ForCTC``
-    architecture (random head)."""
+    """Why the CTC recogniser cannot run this ``PretrainedConfig`` (one sentence), or ``None``: not an
+    ``AutoModelForCTC`` model, filter-bank input, no conv encoder, adapter layers or no ``*ForCTC`` head."""
     import transformers
     from transformers.models.auto.modeling_auto import MODEL_FOR_CTC_MAPPING_NAMES
 

@@ -100,9 +100,8 @@ class CudaGraphWindowRunner(StaticWindowRunner):
 
 
 def window_runner(recognizer, window_samples: int, use_cuda_graph: bool | str = "auto") -> StaticWindowRunner:
-    """The runner for ``(recognizer.model, recognizer.precision, window_samples)``, built once and
-    cached on the recogniser. ``use_cuda_graph`` ``"auto"`` / True captures on CUDA, False is eager; a
-    failed capture is logged and the eager fallback cached."""
+    """The runner for ``(model, precision, window_samples)``, cached on the recogniser; ``use_cuda_graph``
+    ``"auto"`` / True captures on CUDA; a failed capture is logged and falls back to eager."""
     want_graph = use_cuda_graph in (True, "auto") and str(recognizer.device).startswith("cuda")
     key = (id(recognizer.model), recognizer.precision, int(window_samples), bool(want_graph))
     cache = recognizer.__dict__.setdefault(_CACHE_ATTR, {})

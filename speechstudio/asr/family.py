@@ -56,9 +56,8 @@ class AsrFamily:
     def load(self, path: Path, model_id: str, *, device: str = "auto", precision: str = "auto",
              batch_size: int | None = None, chunk_s: float | None = None, stride_s: float | None = None,
              vocabulary: str = "auto", workers: int = 1):
-        """The loaded recogniser (a :class:`~speechstudio.asr.types.Recognizer` whose ``engine`` is
-        ``self.name``); ``workers``: inputs it may decode at once (ignored where it cannot).
-        Raises ``ModelNotFoundError`` / ``UsageError``."""
+        """The loaded recogniser (its ``engine`` is ``self.name``); ``workers``: inputs decoded at once where it
+        can. Raises ``ModelNotFoundError`` / ``UsageError``."""
         raise NotImplementedError
 
     def describe(self, recognizer) -> tuple[str, str]:

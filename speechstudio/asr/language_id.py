@@ -40,9 +40,8 @@ def speech_of(audio: np.ndarray, sample_rate: int = 16000) -> np.ndarray:
 
 def read_first_speech(blocks: Iterator[np.ndarray], sample_rate: int = 16000, *, want_s: float = WINDOW_S,
                       max_scan_s: float = 300.0, step_s: float = WINDOW_S) -> tuple[list[np.ndarray], np.ndarray]:
-    """Read ``blocks`` until ``want_s`` s of speech, ``max_scan_s`` s of audio, or the end; the VAD runs
-    per ``step_s`` stretch. Returns ``(read, speech)``: the blocks read, to replay, and float32 speech
-    (<= ``want_s`` s, maybe empty)."""
+    """``(read, speech)``: the blocks read until ``want_s`` of speech, ``max_scan_s`` of audio or the end (to
+    replay), and float32 speech (<= ``want_s`` s, maybe empty); the VAD runs per ``step_s``."""
     read: list[np.ndarray] = []
     fresh: list[np.ndarray] = []
     n_fresh = 0
@@ -75,9 +74,8 @@ def read_first_speech(blocks: Iterator[np.ndarray], sample_rate: int = 16000, *,
 
 def detect_stream_language(detector, blocks: Iterable[np.ndarray], *, max_scan_s: float = 300.0
                            ) -> tuple[LanguageGuess | None, Iterator[np.ndarray]]:
-    """Detect the language of a 16 kHz mono float32 block stream on its first speech with ``detector``
-    (a multilingual ``WhisperRecognizer``). Returns ``(guess, replay)``: ``guess`` None when no speech;
-    ``replay`` yields the blocks read, then the rest."""
+    """``(guess, replay)`` for a 16 kHz float32 block stream: ``detector``'s guess on its first speech (None
+    without speech) and the blocks read, then the rest."""
     it = iter(blocks)
     read, speech = read_first_speech(it, detector.sample_rate, max_scan_s=max_scan_s)
     guess = detector.detect_language(speech) if speech.size else None

@@ -69,9 +69,8 @@ def open_recognizer(recognizer, config=None, *, input_rate: int | None = None, l
 
 
 def dictation_stats(rec, latencies: list[float]) -> dict:
-    """Timing of a finished session of ``rec``, ``latencies`` in seconds: a dict with ``audio_s``,
-    ``updates``, ``compute_p50_s`` / ``compute_p95_s``, ``rtf`` (median compute / new audio),
-    ``latency_p50_s`` / ``latency_p90_s``, ``language`` (Whisper) or None."""
+    """Timing of a finished session (``latencies`` s): ``audio_s``, ``updates``, ``compute_p50_s`` /
+    ``_p95_s``, ``rtf``, ``latency_p50_s`` / ``_p90_s``, ``language`` (Whisper) or None."""
     import numpy as np
 
     sr = rec.recognizer.sample_rate

@@ -23,9 +23,8 @@ def ends_sentence(word: Word) -> bool:
 
 
 class LocalAgreement:
-    """The LocalAgreement-``n`` policy: ``insert(hyp)`` (list[Word]) returns the newly committed words,
-    ``flush()`` the newest hypothesis's tail. ``n >= 1`` (1 commits everything) else ``ValueError``;
-    ``start_s``: nothing expected before it."""
+    """LocalAgreement-``n``: ``insert(hyp)`` returns the newly committed words, ``flush()`` the newest tail;
+    ``n >= 1`` else ``ValueError``; ``start_s``: nothing expected before it."""
 
     def __init__(self, n: int = 2, *, start_s: float = 0.0) -> None:
         if int(n) < 1:

@@ -30,9 +30,8 @@ class NoTextWatch:
         self.text_seen = False
 
     def push(self, block: np.ndarray, sample_rate: int, text: str) -> str | None:
-        """Account one input block (shape ``(n,)`` or ``(n, channels)``, float in [-1, 1] or
-        integer PCM, at ``sample_rate`` Hz) and the recogniser's text so far; returns the warning
-        the first time ``after_s`` seconds of sound have passed with no text, else ``None``."""
+        """Account one block (``(n,)`` or ``(n, channels)``, float or integer PCM, ``sample_rate`` Hz) and the
+        text so far; the warning the first time ``after_s`` of sound passed with no text, else None."""
         if text.strip():
             self.text_seen = True
         block = np.asarray(block)

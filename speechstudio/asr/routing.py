@@ -78,9 +78,8 @@ class LanguageRouter:
         return self.multilingual, f"{language_name(language)}: {self.multilingual.model_id}"
 
     def _by_stretch(self, blocks, first, initial_prompt: str | None, hotwords: str | None) -> Iterator[Segment]:
-        """Segments of a 16 kHz block stream, each stretch (:func:`~speechstudio.asr.stretches.plan`)
-        decoded once in its language by the model for it (no text carried across stretches), times
-        on the file's clock, ``language`` set on every segment."""
+        """Segments of a 16 kHz block stream, each stretch (``stretches.plan``) decoded once by its language's
+        model, times on the file's clock, ``language`` on every segment."""
         from speechstudio.asr.family import capabilities
 
         rate = self.sample_rate
@@ -98,8 +97,7 @@ class LanguageRouter:
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
-        """Detect (unless ``language`` is given), route, transcribe; a detected file stretch by stretch, each in its
-        own language. Prompts and hotwords reach Whisper models only (the ``note`` says so). Raises
+        """Detect (unless given), route and transcribe, stretch by stretch. Raises
         :class:`LanguageMismatchError` (non-English, no multilingual model), ``UsageError``."""
         if duration_s is None and hasattr(audio, "shape"):
             duration_s = audio.shape[0] / self.sample_rate

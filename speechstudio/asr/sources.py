@@ -86,9 +86,8 @@ class FileSource:
 
 
 class QueuedSource:
-    """Blocks an audio callback puts on ``_queue``: ``sample_rate`` Hz, ``block`` samples (``block_ms``
-    long), ``backlog_s`` and a thread-safe ``stop()`` (the subclass's ``blocks()`` reads the queue with
-    :func:`queued_blocks`)."""
+    """Blocks an audio callback puts on ``_queue``: ``sample_rate`` Hz, ``block`` samples, ``backlog_s`` and
+    a thread-safe ``stop()`` (``blocks()`` reads the queue with :func:`queued_blocks`)."""
 
     def __init__(self, sample_rate: int, block_ms: float) -> None:
         self.sample_rate = int(sample_rate)

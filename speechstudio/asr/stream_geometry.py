@@ -22,9 +22,8 @@ PREVIEW_MAX_WINDOW_S = 8.0
 
 @dataclass(frozen=True)
 class StreamConfig:
-    """Streaming settings (seconds, dBFS). ``chunk_s`` / ``left_context_s`` / ``lookahead_s`` None:
-    ``DEVICE_DEFAULTS``. ``endpoint_s`` (None/0: never), ``threshold_db`` per 20 ms frame,
-    ``min_speech_s``, ``preroll_s``, ``preview``, ``use_cuda_graph`` (``"auto"`` | bool)."""
+    """Streaming settings (s, dBFS): ``chunk_s`` / ``left_context_s`` / ``lookahead_s`` (None: ``DEVICE_DEFAULTS``),
+    ``endpoint_s``, ``threshold_db``, ``min_speech_s``, ``preroll_s``, ``preview``, ``use_cuda_graph``."""
 
     chunk_s: float | None = None
     left_context_s: float | None = None

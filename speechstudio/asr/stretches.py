@@ -33,9 +33,8 @@ class Stretch:
 
 
 def speech_regions(audio: np.ndarray, rate: int = 16000) -> list[tuple[float, float]]:
-    """Speech ``(start_s, end_s)`` of ``audio`` (float32 (n,), 16 kHz): faster-whisper's Silero VAD
-    with pauses from ``PAUSE_MS`` apart (its filter's 2 s joined a Russian sentence and the English
-    after a 1 s pause into one region) and no region over ``WINDOW_S``."""
+    """Speech ``(start_s, end_s)`` of float32 16 kHz ``audio`` (faster-whisper's Silero VAD), split at pauses
+    of ``PAUSE_MS`` and at ``WINDOW_S``."""
     from faster_whisper.vad import VadOptions, get_speech_timestamps
 
     if audio.size == 0:

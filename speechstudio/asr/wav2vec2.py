@@ -202,9 +202,8 @@ class Wav2Vec2Recognizer:
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
-        """The ``Recognizer`` call: ``(segments, info)`` for a float32 mono array or block stream at
-        ``self.sample_rate``; ``language`` only recorded. ``UsageError`` for ``task="translate"``,
-        ``initial_prompt`` or ``hotwords``."""
+        """``(segments, info)`` for a float32 mono array or block stream at ``sample_rate``; ``language`` only
+        recorded. ``UsageError`` for ``task="translate"``, ``initial_prompt`` or ``hotwords``."""
         if task == "translate":
             raise UsageError(f"--task translate: {self.model_id} is a CTC model and cannot translate; "
                              "use a multilingual Whisper model (e.g. --model whisper-base)")

@@ -188,9 +188,8 @@ def _segment(s, offset_s: float) -> Segment:
 
 
 def _to_speech(segments: Iterable[Segment], audio: np.ndarray, offset_s: float) -> Iterator[Segment]:
-    """``segments`` with their words re-timed to the speech regions of ``audio`` (float32 (n,), 16 kHz,
-    starting at ``offset_s``, found by :func:`speechstudio.audio.vad.default_spans`; why not faster-whisper's
-    VAD: docs/transcribe.md), the segment spanning its words; the VAD runs at the first segment."""
+    """``segments`` with words re-timed to the speech of ``audio`` (float32 16 kHz from ``offset_s``;
+    ``audio.vad.default_spans``), each segment spanning its words."""
     import dataclasses
 
     from speechstudio.audio.vad import default_spans

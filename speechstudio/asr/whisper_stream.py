@@ -30,9 +30,8 @@ WHISPER_WINDOW_S = 30.0
 
 @dataclass(frozen=True)
 class AgreementConfig:
-    """Settings (seconds, dBFS, characters): ``update_s`` between decodes, ``agreement`` n >= 1,
-    ``trim_s``, ``max_buffer_s`` <= 30, ``prompt_chars`` (0: none), endpointing as ``StreamConfig``.
-    :meth:`check` raises ``UsageError``."""
+    """Settings (s, dBFS, characters): ``update_s``, ``agreement`` n, ``trim_s``, ``max_buffer_s`` <= 30,
+    ``prompt_chars``, endpointing as ``StreamConfig``; :meth:`check` raises ``UsageError``."""
 
     update_s: float = DEFAULT_UPDATE_S
     agreement: int = DEFAULT_AGREEMENT

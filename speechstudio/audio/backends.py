@@ -182,9 +182,8 @@ def is_system_device(device) -> bool:
 
 
 def monitor_sources():
-    """Monitor sources as ``DeviceInfo`` (index ``"system:NAME"``, name ``"System audio: DESCRIPTION"``,
-    the source's rate), the default sink's first, none marked default. ``[]`` off Linux, without
-    ``pactl`` or after 3 s without answer; never raises."""
+    """Monitor sources as ``DeviceInfo`` (``"system:NAME"``), the default sink's first; ``[]`` off Linux,
+    without ``pactl`` or after 3 s; never raises."""
     if not sys.platform.startswith("linux") or shutil.which("pactl") is None:
         return []
     try:

@@ -70,9 +70,8 @@ def has_vbr_header(path: Path) -> bool:
 
 
 def duration_is_estimate(format_name: str, whole_container: bool, streaming: bool, path: Path) -> bool:
-    """Whether a container's duration is a guess, so decoding less than it is no sign of
-    truncation: the whole container's duration (``whole_container``: the video may run longer than
-    the audio), raw AAC/AC-3 (bitrate estimate), or an MP3 without a Xing/Info/VBRI header."""
+    """Whether a container's duration is a guess (so a shorter decode is no truncation): a whole-container
+    duration, raw AAC / AC-3, or an MP3 without a Xing / Info / VBRI header."""
     return whole_container or format_name in ("aac", "ac3", "eac3") or (
         format_name == "mp3" and not streaming and not has_vbr_header(path))
 
@@ -109,9 +108,8 @@ def wav_truncation_warning(path: Path) -> str | None:
 
 def short_decode_warning(path: Path, decoded_s: float, expected_s: float | None, estimated: bool,
                          warnings: list[str]) -> str | None:
-    """The warning for a file that decoded to less than 99 % (minus 50 ms) of the ``expected_s``
-    seconds its header announces, else ``None`` (also when the duration is an ``estimated`` guess
-    or ``warnings`` already say the file is truncated)."""
+    """The warning for a decode under 99 % (minus 50 ms) of the header's ``expected_s``, else None (also for
+    an ``estimated`` duration or when ``warnings`` already say truncated)."""
     if (expected_s and not estimated and decoded_s < 0.99 * expected_s - 0.05
             and not any("truncated" in w for w in warnings)):
         return (f"{path}: decoded {decoded_s:.2f} s of the {expected_s:.2f} s the header "
@@ -121,9 +119,8 @@ def short_decode_warning(path: Path, decoded_s: float, expected_s: float | None,
 
 # ---------------------------------------------------------------- channels
 def channel_energy(planes: Iterator[np.ndarray], limit: int | None = None) -> tuple[np.ndarray, float]:
-    """Per-channel mean square ``np.ndarray[float64]`` shape (channels,) and the mean square of
-    their mean (the downmix), over the ``(frame, rate)`` items of ``planes`` (frames float32
-    shape (channels, n)), at most ``limit`` samples."""
+    """Per-channel mean square float64 (channels,) and that of their mean, over ``planes`` (``(frame, rate)``,
+    frames float32 (channels, n)), at most ``limit`` samples."""
     energy = np.zeros(0)
     mixed, n = 0.0, 0
     for p, _ in planes:

@@ -29,9 +29,8 @@ class Downmix:
 
 
 def choose(names: list[str], layout: str, energy: np.ndarray | None = None, mixed: float | None = None) -> Downmix:
-    """The :class:`Downmix` for channels ``names`` (FFmpeg's: FL, FR, FC, LFE, ...; "NONE" when unnamed)
-    of ``layout`` (e.g. "5.1", "6 channels"), given the channels' mean squares ``energy`` and the
-    mean square of their plain mean ``mixed`` on the first seconds (None: not measured)."""
+    """The :class:`Downmix` for channel ``names`` (FFmpeg's; "NONE" unnamed) of ``layout`` given their mean
+    squares ``energy`` and that of their mean ``mixed`` (None: not measured)."""
     n = len(names)
     if n <= 2:
         return Downmix()

@@ -268,9 +268,8 @@ class AudioEncoder:
 
 
 def iter_audio(path: str | os.PathLike, block_s: float = 10.0) -> tuple[int, object]:
-    """Decode a file block by block: ``(sample_rate Hz, iterator of np.ndarray[float32] (n,) mono)``,
-    about ``block_s`` s each; libsndfile for WAV / FLAC / Ogg (sample exact), else PyAV (LAME gapless
-    header and MP4 edit list honoured)."""
+    """``(rate Hz, iterator of float32 (n,) mono blocks)`` of ~``block_s``: libsndfile for WAV / FLAC / Ogg
+    (sample exact), else PyAV (LAME gapless header and MP4 edit list honoured)."""
     import soundfile as sf
 
     try:

@@ -64,9 +64,8 @@ def _tables(sample_rate: int, n_fft: int, n_mels: int) -> tuple[np.ndarray, np.n
 
 
 def log_mel(audio: np.ndarray, sample_rate: int = 16000, n_mels: int = N_MELS) -> np.ndarray:
-    """Log-mel of ``audio`` (``np.ndarray[float32]`` shape ``(n_samples,)`` at ``sample_rate`` Hz,
-    range [-1, 1]). Returns ``np.ndarray[float32]`` shape ``(n_frames, n_mels)``, log10 power,
-    ``n_frames = 1 + (n_samples - n_fft) // hop`` (0 when shorter than one window)."""
+    """Log10-power mel of float32 ``(n_samples,)`` ``audio`` at ``sample_rate`` Hz: float32 ``(n_frames,
+    n_mels)``, ``n_frames = 1 + (n_samples - n_fft) // hop`` (0 when shorter than a window)."""
     n_fft, hop = frame_params(sample_rate)
     audio = np.asarray(audio, dtype=np.float64).reshape(-1)
     if len(audio) < n_fft:

@@ -29,9 +29,8 @@ def _pkg_resources_stand_in() -> types.ModuleType:
 
 
 def import_resemblyzer():
-    """``import resemblyzer`` with stand-ins present only while it imports: ``pkg_resources`` (for
-    ``webrtcvad``; setuptools >= 81 has none) and ``librosa`` when absent (``librosa_stand_in``). Raises
-    ``ModuleNotFoundError`` when Resemblyzer or another dependency is missing."""
+    """``import resemblyzer`` with stand-ins for ``pkg_resources`` (setuptools >= 81) and, when absent,
+    ``librosa`` while it imports. Raises ``ModuleNotFoundError``."""
     from speechstudio.audio import librosa_stand_in
 
     stand_ins = {"pkg_resources": _pkg_resources_stand_in, "librosa": librosa_stand_in.module}
@@ -75,9 +74,8 @@ def encoder():
 
 
 def mel_frames(audio16k: np.ndarray) -> np.ndarray:
-    """Resemblyzer's log-mel frames of ``audio16k`` (float32 (n,), 16 kHz), volume normalised to
-    -30 dBFS (raised only, as Resemblyzer's ``preprocess_wav``): float32 (n // 160 + 1, 40). Digital
-    silence gives zeros (Resemblyzer's level of it is -inf dB and its frames NaN)."""
+    """Resemblyzer's log-mel frames of float32 16 kHz ``audio16k`` normalised up to -30 dBFS: float32
+    (n // 160 + 1, 40); digital silence gives zeros."""
     ra = import_resemblyzer().audio
     wav = np.asarray(audio16k, np.float32).reshape(-1)
     if not np.any(wav):
@@ -99,9 +97,8 @@ def embed_mels(mels: np.ndarray, batch: int = 64) -> np.ndarray:
 
 
 def embed_speech(audio16k: np.ndarray) -> np.ndarray:
-    """One speaker embedding for a stretch of one voice (float32 (n,), 16 kHz, at least 1 s of
-    speech): Resemblyzer's ``preprocess_wav`` (pauses removed) then ``embed_utterance``. float32
-    (256,), unit norm. Raises ``ValueError`` when under 1 s of speech is left."""
+    """A unit-norm float32 (256,) speaker embedding of one voice's float32 16 kHz speech (Resemblyzer
+    ``preprocess_wav`` + ``embed_utterance``). Raises ``ValueError`` under 1 s of speech."""
     rz = import_resemblyzer()
     wav = rz.preprocess_wav(np.asarray(audio16k, np.float32).reshape(-1), source_sr=RATE)
     if len(wav) < RATE:

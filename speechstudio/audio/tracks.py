@@ -72,9 +72,8 @@ def choose_track(path: Path, streams: Sequence, tracks: list[dict], want: int | 
 
 def prefer_speech(streams: Sequence, tracks: list[dict], chosen, why: str,
                   speech_s: Callable[[object], float]) -> tuple[object, str]:
-    """``(stream, why)``: ``chosen`` unless it has no speech (``speech_s(stream)``: seconds Silero VAD
-    finds on its start) and another track has: then the first such track, ``why`` naming the silent
-    one. For a choice the user did not make (a default, the loudest)."""
+    """``(stream, why)``: ``chosen``, unless it has no speech and another track has (then the first such,
+    ``why`` naming the silent one); for a choice the user did not make."""
     if len(streams) < 2 or speech_s(chosen) > 0:
         return chosen, why
     for st, t in zip(streams, tracks):

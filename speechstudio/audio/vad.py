@@ -18,9 +18,8 @@ _GUARD = 3             # non-speech frames this close (~100 ms) to speech are no
 
 @dataclass(frozen=True)
 class VadResult:
-    """``spans``: speech ``(start, end)`` sample indices at 16 kHz; ``snr_db``: speech-to-noise
-    ratio in dB from frame energies (None when there are < 160 ms of non-speech or of speech to
-    measure; capped at 100 dB for digital silence)."""
+    """``spans``: speech ``(start, end)`` samples at 16 kHz; ``snr_db``: speech-to-noise in dB (None under 160
+    ms of either; at most 100 dB)."""
 
     spans: tuple[tuple[int, int], ...]
     snr_db: float | None
@@ -36,10 +35,8 @@ class VadResult:
 
 
 class SileroVad:
-    """The Silero VAD sequence model on ONNX Runtime (CPU, ``threads`` intra-op threads).
-
-    ``vad(audio16k)`` -> :class:`VadResult` for ``np.ndarray[float32]`` shape (n,), 16 kHz,
-    range [-1, 1]. One instance may be shared by threads (calls are serialised)."""
+    """The Silero VAD sequence model on ONNX Runtime (CPU, ``threads``): ``vad(audio16k)`` -> :class:`VadResult`
+    for float32 (n,) 16 kHz in [-1, 1]; shareable by threads (calls serialised)."""
 
     def __init__(self, threads: int = 2) -> None:
         import importlib.util

@@ -26,9 +26,8 @@ def peaks(audio: np.ndarray, columns: int = BASE_COLUMNS) -> np.ndarray:
 
 
 def regroup(base: np.ndarray, columns: int) -> np.ndarray:
-    """``base`` peaks (shape ``(m, 2)``, from :func:`peaks`) regrouped to ``columns`` columns:
-    each new column is the min / max of the base columns it covers (a base column is repeated when
-    ``columns > m``). Returns float32 shape ``(columns, 2)``."""
+    """``base`` peaks ``(m, 2)`` regrouped to float32 ``(columns, 2)``: each column the min / max of the base
+    columns it covers."""
     if columns < 1:
         raise ValueError(f"a waveform needs at least one column, not {columns}")
     base = np.asarray(base, dtype=np.float32).reshape(-1, 2)

@@ -84,9 +84,8 @@ class ClipboardSink:
 
 def open_sink(mode: str, *, paste_shortcut: str = "ctrl+v", key_delay_s: float = 0.0, injector=None,
               clipboard=None):
-    """A sink for ``mode`` (:data:`OUTPUT_MODES`; ``"stdout"`` / ``"app"``: None), opened now so what is
-    missing shows before dictation: raises ``InjectionUnavailable``, ``ClipboardUnavailable``, or
-    ``UsageError`` for an unknown mode."""
+    """A sink for ``mode`` (:data:`OUTPUT_MODES`; ``"stdout"`` / ``"app"``: None), opened now so what is missing
+    shows first. Raises ``InjectionUnavailable``, ``ClipboardUnavailable``, ``UsageError``."""
     from speechstudio.dictation.inject import Clipboard, open_injector
     from speechstudio.errors import UsageError
 

@@ -29,9 +29,8 @@ CHECKS = ("Python", "PyTorch and GPU", "Sound (PortAudio)", "Window (Qt)", "Mode
 
 
 def run_checks(*, network: bool = True, on_check: Callable[[Check], None] | None = None) -> list[Check]:
-    """Run :data:`CHECKS` in order and return their verdicts; ``network`` adds the Hugging Face
-    reachability check (<= 3 s, none with ``HF_HUB_OFFLINE=1``); ``on_check(verdict)`` as each is known.
-    A crashing check becomes a ``fail`` naming the exception."""
+    """Run :data:`CHECKS` in order (``network``: Hugging Face reachability, <= 3 s); ``on_check(verdict)`` as
+    each is known; a crashing check is a ``fail`` naming the exception."""
     out: list[Check] = []
     for name, fn in _checks():
         if name == "Network" and not network:

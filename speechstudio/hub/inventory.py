@@ -15,9 +15,8 @@ _MB = 1_000_000
 
 
 def list_models(*, include_catalog: bool = True) -> list[ModelEntry]:
-    """``ModelEntry`` list of usable models, no network: imported, package, runnable HF-cache repos,
-    then (``include_catalog``) catalog entries not listed (``installed=True`` when a package model
-    stands in). An imported folder that no longer validates has ``engine="?"`` and the reason."""
+    """``ModelEntry`` list without network: imported, package, runnable HF-cache models, then (``include_catalog``)
+    the catalog's others; an imported folder that no longer validates has ``engine="?"``."""
     entries: list[ModelEntry] = []
     listed: set[str] = set()
 

@@ -35,9 +35,8 @@ def _package(model: PackageModel) -> ResolvedModel | None:
 
 
 def _cached(repo_id: str) -> ResolvedModel | None:
-    """The cached snapshot of ``repo_id`` as a ResolvedModel, ``None`` if not cached.
-
-    Raises ModelNotFoundError when it is cached but is not a model we can run."""
+    """The cached snapshot of ``repo_id`` as a ResolvedModel, ``None`` if not cached. Raises
+    ``ModelNotFoundError`` when cached but not runnable."""
     path = cached_snapshot(repo_id)
     if path is None:
         return None

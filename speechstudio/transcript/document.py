@@ -35,9 +35,8 @@ def _info_from(d: dict) -> TranscriptInfo:
 
 
 class TranscriptDocument:
-    """Segments (seconds) + the rest of the JSON + the edit history: ``path`` (None until saved),
-    ``segments`` (tuple of :class:`~.model.Segment`), ``info`` (:class:`TranscriptInfo`), ``dirty``,
-    ``version`` (increases with every change, undo, redo)."""
+    """Segments (s) + the rest of the JSON + the edit history: ``path`` (None until saved), ``segments``,
+    ``info``, ``dirty``, ``version`` (grows with every change, undo, redo)."""
 
     def __init__(self, segments: Sequence, meta: dict, path: str | os.PathLike | None = None,
                  done: Sequence[Change] = (), undone: Sequence[Change] = ()) -> None:
@@ -94,9 +93,8 @@ class TranscriptDocument:
         return self.path is not None and _stamp(self.path) != self._stamp
 
     def save(self, path: str | os.PathLike | None = None) -> Path:
-        """Write the JSON atomically to ``path`` (default :attr:`path`, which it becomes). Raises
-        ``UsageError`` (no path), ``TranscriptFileError`` (changed on disk since loaded; nothing
-        written), ``OSError`` (previous content kept)."""
+        """Write the JSON atomically to ``path`` (default :attr:`path`). Raises ``UsageError`` (no path),
+        ``TranscriptFileError`` (changed on disk; nothing written), ``OSError`` (old content kept)."""
         from speechstudio.atomic import atomic_write_text
 
         target = Path(path) if path is not None else self.path

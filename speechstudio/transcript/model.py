@@ -179,9 +179,8 @@ def _language_table(segments) -> dict:
 
 
 def _speaker_tables(info: TranscriptInfo) -> dict:
-    """``speaker_count``: {found, sure, could_be, text}, ``speakers``: [{name, talk_time_s, known,
-    similarity, sureness}] and ``speaker_turns``: [{start_s, end_s, speaker}] when the transcript
-    was diarized; nothing otherwise."""
+    """``speaker_count``, ``speakers`` (name, talk time, known, similarity, sureness) and ``speaker_turns``
+    when the transcript was diarized; nothing otherwise."""
     speakers = getattr(info, "speakers", ()) or ()
     if not speakers:
         return {}

@@ -9,9 +9,8 @@ __all__ = ["needs_plain_load", "load_folded_checkpoint"]
 
 
 def needs_plain_load(folder: Path, config) -> bool:
-    """True for a checkpoint ``VitsModel.from_pretrained`` would load wrongly: weight norm already
-    folded into plain ``weight`` tensors (as fine-tuning runs save them), or a Piper-layout decoder
-    (``config.resblock == "2"``, which transformers' ``VitsHifiGan`` does not have)."""
+    """True for a checkpoint ``from_pretrained`` would load wrongly: weight norm folded into plain ``weight``
+    tensors (fine-tuning runs) or a Piper-layout decoder (``config.resblock == "2"``)."""
     if str(getattr(config, "resblock", "1")) == "2":
         return True
     path = folder / "model.safetensors"

@@ -29,9 +29,8 @@ _MD_HEADING = re.compile(r"^(#{1,2})\s+(.+?)\s*#*\s*$")
 
 
 def is_text_heading(line: str, next_line: str | None = "") -> bool:
-    """A plain-text chapter heading: a numbered "Chapter 3" / "Part II" / "Book Two" line (the word
-    after the keyword a number, Roman numeral or number word), "Prologue" and the like, or a line of
-    capitals (at most 8 words) followed by a blank line (``next_line`` "" or None)."""
+    """A plain-text chapter heading: "Chapter 3" / "Part II" / "Book Two", "Prologue" and the like, or a line of
+    capitals (at most 8 words) before a blank line (``next_line`` "" or None)."""
     m = _TXT_HEADING.match(line)
     if m:
         word = m.group(1)
@@ -58,9 +57,8 @@ class Chapter:
 
 @dataclass(frozen=True)
 class Book:
-    """A document read for an audiobook: ``title``, ``author`` ("" when unknown), ``chapters``,
-    ``cover``: the cover image's bytes (JPEG or PNG, as stored in the EPUB) or None; ``warnings``: what
-    was wrong with the file and how it was read anyway (an EPUB without contents: chapters from the spine)."""
+    """A document read for an audiobook: ``title``, ``author`` ("" unknown), ``chapters``, ``cover`` (JPEG / PNG
+    bytes or None), ``warnings`` (what was wrong with the file and how it was read anyway)."""
 
     title: str
     author: str
@@ -70,17 +68,15 @@ class Book:
 
 
 def read_document(path: str | Path) -> tuple[str, list[Chapter]]:
-    """``(book title, chapters)`` of a ``.txt`` / ``.md`` / ``.epub`` file (module docstring).
-
-    Chapters without anything speakable are left out. Raises ``DocumentError``."""
+    """``(book title, chapters)`` of a ``.txt`` / ``.md`` / ``.epub`` file, chapters with nothing speakable left
+    out. Raises ``DocumentError``."""
     book = read_book(path)
     return book.title, book.chapters
 
 
 def read_book(path: str | Path) -> Book:
-    """Title, author, chapters and cover of a ``.txt`` / ``.md`` / ``.epub`` file (module docstring).
-
-    Raises ``DocumentError`` (unsupported type, missing, not Unicode text, not an EPUB, no text)."""
+    """Title, author, chapters and cover of a ``.txt`` / ``.md`` / ``.epub`` file. Raises ``DocumentError``
+    (unsupported type, missing, not Unicode text, not an EPUB, no text)."""
     from speechstudio.tts.textfile import TextFileError, read_text_file
 
     path = Path(path)

@@ -301,9 +301,8 @@ def _note_places(documents: list[str], read) -> set[tuple[str, str]]:
 
 
 def _chapters(documents: list[str], entries, read, names: list[str]) -> list[tuple[str, str]]:
-    """``[(title, text), ...]``: each contents entry runs to the next one in spine order. An entry
-    labelled like a footnote marker ("1", "Back") that points at a marker, a back-link or a note is
-    not a chapter (Calibre puts a short book's first links in its contents)."""
+    """``[(title, text), ...]``: each contents entry runs to the next in spine order; an entry labelled like a
+    footnote marker ("1", "Back") that points at a marker, back-link or note is no chapter (Calibre)."""
     if any(_MARKER_TEXT.match(label) for label, _f, frag in entries if frag):
         notes = _note_places(documents, read)
         entries = [e for e in entries if not (e[2] and (e[1], e[2]) in notes and _MARKER_TEXT.match(e[0]))]

@@ -17,9 +17,8 @@ __all__ = ["VITS_CONTROLS", "FamilyVoice", "to_device"]
 
 @dataclass
 class FamilyVoice:
-    """A loaded non-VITS voice. Subclasses implement ``_ids`` (text -> token ids) and ``_run``
-    (ids -> audio). Calls on one model are serialised with a lock shared by shallow copies
-    (``stream_speech`` copies the voice per sentence worker)."""
+    """A loaded non-VITS voice: subclasses implement ``_ids`` (text -> token ids) and ``_run`` (ids -> audio);
+    calls on one model hold a lock its shallow copies share (``stream_speech`` copies per worker)."""
 
     name: str
     model: object
@@ -49,9 +48,8 @@ class FamilyVoice:
         return VitsVoice.speaker_id(self, speaker)
 
     def text_to_ids(self, sentence: str) -> list[int]:
-        """Token ids for one sentence (user lexicon and English normalisation first).
-
-        Raises ``EmptyTextError`` / ``UnsayableTextError``."""
+        """Token ids for one sentence (lexicon and English front end first). Raises ``EmptyTextError`` /
+        ``UnsayableTextError``."""
         from speechstudio.tts.lexicon import apply_pronunciations
 
         sentence, _ = apply_pronunciations(self, sentence)  # letter/ARPAbet voices: never ids here
@@ -104,9 +102,8 @@ def to_device(model, device: str, precision: str):
 
 @dataclass
 class TransformersFamily(TtsFamily):
-    """A family that is one transformers ``model_type`` (SpeechT5, FastSpeech2-Conformer):
-    ``loader(spec, config, device, precision, name, local_files_only)`` builds the voice, ``parts`` adds
-    a Hub download's companions. ``load`` raises ``ModelNotFoundError`` for an incomplete checkpoint."""
+    """A family that is one transformers ``model_type``: ``loader(spec, config, device, precision, name,
+    local_files_only)`` builds the voice, ``parts`` names a Hub download's companions."""
 
     model_type: str = ""
     loader: Callable | None = None

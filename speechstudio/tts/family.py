@@ -82,9 +82,8 @@ class Voice(Protocol):
 
 
 def check_settings(settings, flags: bool = False) -> None:
-    """Raise ``UsageError`` (one line) for a control of ``settings`` (``vits.SynthesisSettings``)
-    outside ``CONTROL_RANGES``, NaN / inf, or a seed outside [-2**63, 2**64). ``None`` values
-    (voice default) pass. ``flags=True`` names the CLI flags (``--noise-w``) instead of the field names."""
+    """Raise a one-line ``UsageError`` for a control outside ``CONTROL_RANGES``, NaN / inf, or a seed outside
+    [-2**63, 2**64); ``None`` passes. ``flags=True`` names the CLI flags (``--noise-w``)."""
     for name, (low, high, low_ok) in CONTROL_RANGES.items():
         value = getattr(settings, name)
         if value is None:
@@ -98,9 +97,8 @@ def check_settings(settings, flags: bool = False) -> None:
 
 @dataclass(frozen=True)
 class TtsCapabilities:
-    """What every voice of a family can do: ``languages`` (``("multi",)`` or ISO codes), ``speakers`` (several per
-    voice), ``streaming`` (sentence by sentence), ``trainable`` (``finetune voice``), ``controls``
-    (``SynthesisSettings`` fields it uses; ``pitch`` is post-processing, every family has it)."""
+    """What every voice of a family can do: ``languages`` (``("multi",)`` or ISO codes), ``speakers``,
+    ``streaming``, ``trainable``, ``controls`` (``SynthesisSettings`` fields it uses; ``pitch``: all)."""
 
     languages: tuple[str, ...] = ("multi",)
     speakers: bool = False
@@ -144,9 +142,8 @@ class TtsFamily:
         raise NotImplementedError
 
     def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path | None:
-        """Build the store folder ``dest`` for the Hub checkpoint ``hf_id`` downloaded in ``snapshot``
-        (``snapshot_fn(repo_id, patterns)`` fetches companions) and return it; ``None`` (the default):
-        the checkpoint is used from the Hugging Face cache as it is."""
+        """Build the store folder ``dest`` for ``hf_id`` downloaded in ``snapshot`` (``snapshot_fn`` fetches
+        companions) and return it; ``None`` (default): used from the Hugging Face cache as it is."""
         return None
 
     def describe(self, ref) -> str:
@@ -197,9 +194,8 @@ def _read_json(path: Path) -> dict:
 
 
 def read_source(spec: str | os.PathLike[str], local_files_only: bool = True) -> VoiceSource:
-    """Read ``spec`` (file, folder or Hugging Face id: its ``config.json`` from the HF cache or, unless
-    ``local_files_only``, the Hub) into a :class:`VoiceSource`. Raises ``ModelNotFoundError`` (missing,
-    or a ``config.json`` that is not an object)."""
+    """``spec`` (file, folder or Hugging Face id: its ``config.json`` from the HF cache, or the Hub unless
+    ``local_files_only``) as a :class:`VoiceSource`. Raises ``ModelNotFoundError``."""
     text = str(spec)
     path = Path(spec)
     if path.is_file():
@@ -220,9 +216,8 @@ def read_source(spec: str | os.PathLike[str], local_files_only: bool = True) -> 
 
 
 def detect(source: VoiceSource) -> TtsFamily:
-    """The family whose voice ``source`` is (asks each family in registry order).
-
-    Raises ``ModelNotFoundError`` naming the source and the families when none speaks it."""
+    """The family whose voice ``source`` is, in registry order. Raises ``ModelNotFoundError`` naming the source
+    and the families."""
     for family in families():
         if family.detect(source):
             return family

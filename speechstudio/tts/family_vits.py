@@ -109,9 +109,8 @@ _ALLOCATOR_TUNED = False
 
 
 def tune_cpu_allocator() -> bool:
-    """Raise glibc's ``M_MMAP_THRESHOLD`` / ``M_TRIM_THRESHOLD`` (``mallopt``) so the decoder's large
-    freed buffers are reused instead of re-``mmap``-ed (figures: docs/tts.md, Performance).
-    Process-wide; skipped with ``SPEECHSTUDIO_NO_MALLOPT`` or a non-glibc libc. Returns True if set."""
+    """Raise glibc's ``M_MMAP_THRESHOLD`` / ``M_TRIM_THRESHOLD`` so the decoder's freed buffers are reused
+    (docs/tts.md, Performance); skipped with ``SPEECHSTUDIO_NO_MALLOPT`` or another libc. True if set."""
     global _ALLOCATOR_TUNED
     if _ALLOCATOR_TUNED:
         return True

@@ -31,9 +31,8 @@ def _cmu() -> dict:
 
 
 def arpabet(text: str, spaces: bool = True) -> tuple[list[str], list[str]]:
-    """``(tokens, unknown words)`` for English ``text``: ARPAbet phonemes from the CMU dictionary,
-    punctuation ``, . ! ?`` kept as tokens, ``" "`` between words (as g2p-en writes them) when
-    ``spaces``. Unknown words are spelled with the dictionary's letter names."""
+    """``(tokens, unknown words)`` for English ``text``: CMU-dictionary ARPAbet, ``, . ! ?`` kept, ``" "`` between
+    words when ``spaces``; unknown words spelled with the dictionary's letter names."""
     cmu = _cmu()
     tokens: list[str] = []
     unknown: list[str] = []
@@ -121,9 +120,8 @@ class FastSpeech2Voice(FamilyVoice):
 
 
 def load(source, config, device: str, precision: str, name: str | None, local_files_only: bool = True):
-    """Load a FastSpeech2-Conformer-with-HiFi-GAN folder (see the module docstring) on ``device``.
-
-    Raises ``ModelNotFoundError`` when ``vocab.json`` is missing."""
+    """Load a FastSpeech2-Conformer-with-HiFi-GAN folder on ``device``. Raises ``ModelNotFoundError`` without
+    ``vocab.json``."""
     from transformers import FastSpeech2ConformerWithHifiGan
 
     folder = Path(source)

@@ -66,9 +66,8 @@ def digits_words(digits: str) -> str:
 
 
 def identifier_words(digits: str) -> str:
-    """A number that names something (a room, flight, house, gate), read as people say it: 1-2 digits
-    as a cardinal, ``"101"`` -> ``"one oh one"``, ``"221"`` -> ``"two twenty one"``, 4 digits in pairs
-    (``"1549"`` -> ``"fifteen forty nine"``), a leading zero or 5+ digits digit by digit."""
+    """A number that names something (room, flight, gate) as people say it: ``"101"`` -> "one oh one",
+    ``"1549"`` -> "fifteen forty nine"; a leading zero or 5+ digits digit by digit."""
     if (len(digits) > 1 and digits.startswith("0")) or len(digits) >= 5:
         return digits_words(digits)
     if len(digits) <= 2:
@@ -397,10 +396,8 @@ def join_digit_groups(text: str) -> str:
 
 
 def spell_numbers(text: str, locale: str = "en-us") -> str:
-    """Rewrite every number in English ``text`` as words (see the module table); other text stays.
-
-    ``locale``: BCP-47-ish ("en-us", "en_GB"); decides the order of ambiguous numeric dates.
-    """
+    """Every number in English ``text`` as words (other text stays); ``locale`` ("en-us", "en_GB") orders
+    ambiguous numeric dates."""
     day_first = locale.lower().replace("_", "-") in DAY_FIRST_LOCALES
     text = join_digit_groups(text)
     text = read_roman_numerals(text.replace("\u2212", "-"))

@@ -16,9 +16,8 @@ __all__ = ["check_output_path", "write_raw", "write_speech"]
 
 
 def check_output_path(path: str | os.PathLike, overwrite: bool = False) -> Path:
-    """Fail before any synthesis when ``path`` cannot be written: ``UsageError`` for an unknown
-    suffix, then ``atomic.check_destination`` (missing folder, a file in the way, an existing file
-    without ``overwrite``, a read-only file, a folder that refuses new files)."""
+    """Fail before any synthesis when ``path`` cannot be written: ``UsageError`` for an unknown suffix, then
+    ``atomic.check_destination``."""
     from speechstudio.atomic import check_destination
 
     path = Path(path)
@@ -78,9 +77,8 @@ def write_speech(chunks: Iterable, out_path: str | os.PathLike, on_chunk: Callab
 
 
 def write_raw(chunks: Iterable, out: BinaryIO, on_chunk: Callable | None = None) -> tuple[float, int]:
-    """Write ``SpeechChunk``s to ``out`` as raw s16le mono PCM (``audio.encode.float_to_pcm16``),
-    flushing after each sentence. Returns ``(seconds of audio, number of chunks)``; 2 bytes per
-    sample, no header. ``BrokenPipeError`` (the player quit) is left to the caller."""
+    """Write ``SpeechChunk``s to ``out`` as raw s16le mono PCM, flushed per sentence; returns ``(seconds,
+    chunks)``. ``BrokenPipeError`` (the player quit) is left to the caller."""
     samples, n, rate = 0, 0, 0
     for chunk in chunks:
         out.write(float_to_pcm16(chunk.audio).tobytes())

@@ -21,9 +21,8 @@ class PhonemizerUnavailableError(SpeechStudioError):
 
 
 def espeak_phonemes(text: str, voice: str = "en-us") -> list[str]:
-    """Phonemize ``text`` with espeak-ng voice ``voice`` (``"en-us"``): one flat list of IPA characters
-    (stress, punctuation), clauses joined with a space. Raises ``PhonemizerUnavailableError``
-    (piper-phonemize missing, unknown voice)."""
+    """espeak-ng phonemes of ``text`` for ``voice`` (``"en-us"``): IPA characters, clauses joined by a space.
+    Raises ``PhonemizerUnavailableError``."""
     try:
         from piper_phonemize import phonemize_espeak
     except ImportError as exc:  # pragma: no cover - depends on the install

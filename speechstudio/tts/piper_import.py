@@ -114,9 +114,8 @@ _PARAM_RE = re.compile(r"^(enc_p|dp|flow|dec|emb_g)\.")
 
 
 def read_onnx_weights(onnx_path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, dict]]:
-    """``(params, conv_attrs)`` of a Piper ONNX file in jaywalnut310/vits ``SynthesizerTrn`` names:
-    float32 arrays, and ``{module: {"dilations", "strides", "pads", "group"}}`` per Conv/ConvTranspose.
-    Raises ``PiperVoiceError`` (not ONNX, not a Piper VITS graph)."""
+    """``(params, conv_attrs)`` of a Piper ONNX file in jaywalnut310/vits names: float32 arrays and each conv's
+    dilations / strides / pads / group. Raises ``PiperVoiceError``."""
     import onnx
     from onnx import numpy_helper
 
@@ -361,9 +360,8 @@ def hf_name(name: str) -> str | None:
 
 
 def piper_name(name: str) -> str | None:
-    """transformers ``VitsModel`` parameter name -> the VITS / Piper name, the inverse of
-    :func:`hf_name` (``flow.flows.1.wavenet.in_layers.0.weight`` -> ``flow.flows.2.enc.in_layers.0.weight``);
-    None for names Piper's graph has no use for (posterior encoder)."""
+    """``VitsModel`` parameter name -> VITS / Piper name (inverse of :func:`hf_name`); None for names Piper's
+    graph does not hold (posterior encoder)."""
     return _translate(name, to_hf=False)
 
 

@@ -90,9 +90,8 @@ def pitch_contour(audio: np.ndarray, sample_rate: int, floor: float = PITCH_FLOO
 
 def impose_contour(audio: np.ndarray, sample_rate: int, times_s: np.ndarray, f0_hz: np.ndarray,
                    floor: float = PITCH_FLOOR_HZ, ceiling: float = PITCH_CEILING_HZ) -> np.ndarray:
-    """``audio`` resynthesised to follow the contour (``times_s``, ``f0_hz``; Praat interpolates and
-    holds the ends), formants and duration kept: float32 (n_samples,) in [-1, 1]; unchanged when too
-    short, unvoiced or the contour is empty."""
+    """``audio`` resynthesised to follow the contour (``times_s``, ``f0_hz``), formants and duration kept:
+    float32 (n_samples,) in [-1, 1]; unchanged when too short, unvoiced or the contour is empty."""
     audio = np.asarray(audio, dtype=np.float32).reshape(-1)
     times_s, f0_hz = np.asarray(times_s, dtype=np.float64), np.asarray(f0_hz, dtype=np.float64)
     keep = np.isfinite(f0_hz) & (f0_hz > 0) & np.isfinite(times_s)

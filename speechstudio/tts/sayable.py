@@ -32,9 +32,8 @@ _WORD_RE = re.compile(r"[^\W\d_]+(?:[\u0300-\u036f'’][^\W\d_]*)*")
 
 @dataclass(frozen=True)
 class Sayable:
-    """``text``: what the voice is given; ``transliterated``: scripts read as Latin letters;
-    ``skipped_scripts``: scripts left out; ``skipped_symbols``: the symbols left out, in order
-    of first appearance; ``removed_invisible``: True when invisible characters were removed."""
+    """``text`` given to the voice; ``transliterated`` / ``skipped_scripts``: scripts read as Latin or left
+    out; ``skipped_symbols`` in order; ``removed_invisible``: True when invisible characters went."""
 
     text: str
     transliterated: tuple[str, ...] = ()

@@ -68,9 +68,8 @@ class SpeechT5Voice(FamilyVoice):
 
 
 def load(source, config, device: str, precision: str, name: str | None, local_files_only: bool = True):
-    """Load the SpeechT5 voice folder ``source`` (layout in the module docstring) on ``device``.
-
-    Raises ``ModelNotFoundError`` when the vocoder or the speakers are missing."""
+    """Load the SpeechT5 voice folder ``source`` on ``device``. Raises ``ModelNotFoundError`` when the vocoder
+    or the speakers are missing."""
     import numpy as np
     import torch
     from transformers import SpeechT5ForTextToSpeech, SpeechT5HifiGan, SpeechT5Tokenizer

@@ -71,9 +71,8 @@ def is_ssml(text: str) -> bool:
 
 def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float = DEFAULT_SENTENCE_PAUSE_S,
                  ssml: bool | None = None) -> Iterator[SpeechPart]:
-    """``SpeechPart`` stream for plain text (split lazily, a pause after each sentence but the last) or
-    SSML (parsed whole; ``ssml=None``: when it starts with ``<speak``; ``ssml=True`` wraps text without
-    a root). Raises ``SsmlError``."""
+    """``SpeechPart``s of plain text (split lazily) or SSML (``ssml=None``: when it starts with ``<speak``;
+    ``True`` wraps text without a root). Raises ``SsmlError``."""
     if not isinstance(text, str):
         lines = iter(text)
         head: list[str] = []

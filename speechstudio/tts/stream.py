@@ -52,9 +52,8 @@ MAX_AUTO_WORKERS = 4
 
 
 def stream_workers(voice: VitsVoice, workers: int | None = None) -> tuple[int, int]:
-    """``(sentence workers, intra-op threads per worker)`` for ``stream_speech``: ``workers=None`` on
-    the bucketed CPU path is one per ``torch.get_num_threads()`` (at most ``MAX_AUTO_WORKERS``); on the
-    onnx runtime one per CPU, each a single-threaded session; otherwise 1."""
+    """``(sentence workers, intra-op threads each)`` for ``stream_speech``: bucketed CPU one per torch thread
+    (at most ``MAX_AUTO_WORKERS``), onnx one single-threaded session per CPU, else 1."""
     if getattr(voice, "runtime", "torch") == "onnx":
         threads = cpu_threads()
         workers = min(threads, MAX_AUTO_WORKERS) if workers is None else max(1, int(workers))

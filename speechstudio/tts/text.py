@@ -263,9 +263,8 @@ def _paragraphs_as_sentences(text: str) -> str:
 
 
 def english_front_end(text: str, locale: str = "en-us") -> Sayable:
-    """What an English voice is given for one sentence, and what was left out: markup reduced, NFKC,
-    quotes and ellipses, codes, dates, numbers, abbreviations, symbols, then other scripts and emoji
-    (``sayable.english_sayable``). Serves synthesis and the fine-tuning dataset check."""
+    """What an English voice is given for one sentence and what was left out (markup, NFKC, codes, dates,
+    numbers, abbreviations, symbols, other scripts): for synthesis and the dataset check alike."""
     text = remove_invisible(text)
     if has_markup(text):
         text = _paragraphs_as_sentences(html_to_text(text))
@@ -285,7 +284,6 @@ def english_front_end(text: str, locale: str = "en-us") -> Sayable:
 
 
 def normalize_english(text: str, locale: str = "en-us") -> str:
-    """Spell out numbers, currency, ordinals, times, abbreviations, codes and symbols in English text
-    (``"$3.50"`` -> ``"three dollars and fifty cents"``, ``"March 3"`` -> ``"March third"``); ``locale``
-    orders ambiguous numeric dates (``numbers.spell_numbers``)."""
+    """English ``text`` with numbers, currency, times, abbreviations, codes and symbols spelled out (``"$3.50"``
+    -> "three dollars and fifty cents"); ``locale`` orders ambiguous numeric dates."""
     return english_front_end(text, locale).text

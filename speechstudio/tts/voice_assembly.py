@@ -95,9 +95,8 @@ def add_fastspeech2_parts(folder: Path, snapshot_fn: Callable[..., Path]) -> Non
 
 def assemble_voice(family: str, hf_id: str, snapshot: Path, dest: Path, snapshot_fn: Callable[..., Path],
                    add_parts: Callable[[Path, Callable[..., Path]], None]) -> Path:
-    """Build ``dest`` for a ``family`` voice from the checkpoint's ``snapshot`` folder; ``add_parts(folder,
-    snapshot_fn)`` adds the companions (``snapshot_fn(repo_id, patterns)`` downloads them). Returns ``dest``. Raises
-    ``OfflineError`` / ``ModelNotFoundError`` (nothing is left in the store then)."""
+    """Build ``dest`` for a ``family`` voice from ``snapshot``; ``add_parts(folder, snapshot_fn)`` adds the
+    companions. Raises ``OfflineError`` / ``ModelNotFoundError`` (nothing left in the store)."""
     from speechstudio.atomic import atomic_folder
 
     with atomic_folder(dest) as tmp:

@@ -30,9 +30,8 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
 @dataclass(frozen=True)
 class VoiceRef:
-    """Where a voice lives. ``kind``: ``"piper"`` (``location`` = .onnx path) or ``"transformers"``
-    (``location`` = checkpoint folder or HF id). ``origin``: ``store|package|hf-cache|path``.
-    ``clone_of``: the base voice's name for a cloned (fine-tuned) store voice, else None."""
+    """Where a voice lives: ``kind`` ``"piper"`` (``location`` the .onnx) or ``"transformers"`` (folder or HF
+    id); ``origin`` ``store|package|hf-cache|path``; ``clone_of`` a clone's base voice."""
 
     name: str
     kind: str
@@ -189,9 +188,8 @@ def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
 
 
 def remove_voice(name: str) -> VoiceRef:
-    """Delete a store voice's folder (a clone's training run is the caller's:
-    ``finetune.leftovers.remove_voice_and_run``). Raises ``ModelNotFoundError`` (unknown),
-    ``UsageError`` (a package voice: ``pip uninstall``)."""
+    """Delete a store voice's folder (its training run: ``finetune.leftovers.remove_voice_and_run``). Raises
+    ``ModelNotFoundError`` or ``UsageError`` (a package voice)."""
     for v in _store_voices():
         if v.name == name:
             shutil.rmtree(voices_dir() / name)

@@ -22,9 +22,8 @@ __all__ = ["CTCBaseInfo", "describe_ctc_base", "ctc_model_names", "run_dir_for",
 # ----------------------------------------------------------------------------- base model
 @dataclass(frozen=True)
 class CTCBaseInfo:
-    """A CTC base: ``spec``, ``path``, ``family``, ``model_type``, ``has_vocab``, ``vocab_size`` (0
-    without a head), ``casing`` (``"upper"`` | ``"lower"`` | ``""``), ``n_params`` (``params_exact``
-    False: from file size at 4 bytes each), ``sample_rate``."""
+    """A CTC base: ``spec``, ``path``, ``family``, ``model_type``, ``has_vocab``, ``vocab_size``, ``casing``,
+    ``n_params`` (``params_exact`` False: from file size at 4 bytes each), ``sample_rate``."""
 
     spec: str
     path: Path

@@ -14,9 +14,8 @@ __all__ = ["AudiobookJob"]
 
 
 class AudiobookJob(Job):
-    """Yields :class:`Status` and ``tts.audiobook.AudiobookProgress`` (after every sentence); cancel
-    stops after the sentence (finished chapters stay). ``result``: the ``AudiobookResult``.
-    ``settings``: ``SynthesisSettings`` keyword arguments (``length_scale``, ``noise_scale``, ...)."""
+    """Yields ``Status`` and ``AudiobookProgress`` per sentence; cancel stops after the sentence (finished
+    chapters stay); ``settings``: ``SynthesisSettings`` keywords; ``result``: ``AudiobookResult``."""
 
     def __init__(self, document: Path, out_dir: Path, voice: str | None = None, fmt: str = "flac",
                  device: str = "auto", **settings) -> None:

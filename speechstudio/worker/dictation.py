@@ -21,9 +21,8 @@ LEVEL_INTERVAL_S = 0.05
 
 
 class DeviceSource(QueuedSource):
-    """An ``AudioSource`` on input ``device`` (None: default): ``blocks()`` yields float32 mono (n,) at
-    ``sample_rate`` Hz, ``block_ms`` long, until :meth:`stop`. Raises :class:`AudioUnavailableError`
-    when there is no input."""
+    """An ``AudioSource`` on input ``device`` (None: default), float32 mono ``block_ms`` blocks at
+    ``sample_rate`` Hz until :meth:`stop`. Raises :class:`AudioUnavailableError` without input."""
 
     def __init__(self, backend, device: int | None = None, block_ms: float = 20.0) -> None:
         if not getattr(backend, "available", False):

@@ -98,9 +98,8 @@ class ModelCache:
         return self._asr is not None and self._asr_key == (spec or None, device, precision)
 
     def recognizer(self, request):
-        """The Transcribe page's recogniser for a :class:`~speechstudio.batch.request.TranscriptionRequest`
-        (its model, device, precision and language mode), in :meth:`asr`'s slot. Returns ``(recognizer,
-        message_or_None)``."""
+        """``(recognizer, message or None)`` for a ``TranscriptionRequest`` (model, device, precision,
+        language mode), in :meth:`asr`'s slot."""
         return self._asr_slot(("recognizer",) + request.model_key(), lambda: request.replace(allow_download=False).load())
 
     def has_recognizer(self, request) -> bool:
