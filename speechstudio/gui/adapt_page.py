@@ -15,7 +15,7 @@ from speechstudio.gui.common import settings
 from speechstudio.gui.wizard_common import WizardPage
 
 STEPS = ("Base model", "Dataset", "Train", "Evaluate & use")
-#: Usable minutes under which the dataset step warns (issue 10: "10–20 minutes of their own speech").
+#: Usable minutes under which the dataset step warns (the wizard asks for 10–20 minutes of speech).
 MIN_MINUTES = 10.0
 
 

@@ -47,7 +47,7 @@ class CTCCurves(LossCurves):
     def _make_plots(self, pg) -> None:
         self._plot = pg.PlotWidget(title="how training is going (lower is better)")
         self._plot.setAccessibleName("Training loss curve")
-        # plain words on the chart (issue 30); WER / CER in the tooltip
+        # plain words on the chart; WER / CER in the tooltip
         self._val_plot = pg.PlotWidget(title=f"<span style='color:{COLORS[WER_KEY]}'>words</span> / "
                                              f"<span style='color:{COLORS[CER_KEY]}'>letters</span> wrong on held-back "
                                              "clips (step 0: base model)")

@@ -34,7 +34,7 @@ def run(argv: list[str] | None = None, files: list[str] | None = None, startup_t
     from speechstudio.gui.single_instance import SingleInstance, serve_window
     from speechstudio.hub.paths import data_dir
 
-    instance = SingleInstance(data_dir())   # one window per data folder (issue 29)
+    instance = SingleInstance(data_dir())   # one window per data folder
     try:
         first = instance.acquire()
     except OSError:                         # a data folder that cannot be written: the window says so

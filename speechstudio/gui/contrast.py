@@ -1,5 +1,4 @@
-"""Text colours that stay readable on the current background (issue 30: the dark theme's "done"
-green was drawn in the light theme's colour, 3.3:1 on #1e1e1e).
+"""Text colours that stay readable on the current background.
 
 WCAG 2.x contrast ratio (https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio): (L1 + 0.05) / (L2 + 0.05)
 of the relative luminances (sRGB channels linearised: c / 12.92 below 0.04045, else

@@ -23,7 +23,7 @@ WORDS = {"ok": "OK", "info": "Info", "warn": "Warning", "fail": "Problem"}
 
 
 def verdict_line(checks) -> str:
-    """The dialog's closing line: never "All is well." above a warning (issue 30). ``checks``:
+    """The dialog's closing line: never "All is well." above a warning. ``checks``:
     objects with ``status`` in ``ok`` / ``info`` / ``warn`` / ``fail``."""
     problems = sum(c.status == "fail" for c in checks)
     warnings = sum(c.status == "warn" for c in checks)

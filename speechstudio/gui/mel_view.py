@@ -37,7 +37,7 @@ class MelView(QWidget):
         self.n_frames = int(round(seconds / HOP_S))
         self.image = np.full((self.n_frames, N_MELS), FLOOR, dtype=np.float32)
         self.frames_received = 0
-        self.updates = 0
+        self.updates = 0  # redraws so far
         self._dirty = False
         self.source = ""
 
@@ -88,7 +88,7 @@ class MelView(QWidget):
         self._dirty = True
 
     def clear(self) -> None:
-        """Blank the picture and say it is idle (a page change leaves no stale picture, issue 30)."""
+        """Blank the picture and say it is idle (a page change leaves no stale picture)."""
         self.image[:] = FLOOR
         self.source = ""
         self.caption.setText(IDLE_CAPTION)

@@ -118,7 +118,7 @@ class QueueTable(QTableWidget):
             else:
                 self.setItem(r, c, QTableWidgetItem(""))
         self.refresh(r, row)
-        self.scrollToItem(self.item(r, 0))  # a new row is in view (issue 30: it landed below the fold)
+        self.scrollToItem(self.item(r, 0))  # a new row is in view
         return r
 
     def refresh(self, r: int, row) -> None:

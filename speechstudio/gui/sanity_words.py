@@ -1,5 +1,4 @@
-"""The Adapt wizard's quick check before training, judged and said in plain words (issue 30: it
-said "Sanity check passed" in green above gibberish output).
+"""The Adapt wizard's quick check before training, judged and said in plain words.
 
 The trainer's pre-flight (:mod:`speechstudio.finetune.ctc.sanity`) trains a few steps on a tiny
 batch and decodes one of its clips (``sample_ref`` -> ``sample_hyp``). "Passed" only means no

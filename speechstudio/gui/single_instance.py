@@ -1,7 +1,6 @@
 """One SpeechStudio window per data folder; a second launch hands its files to the first.
 
-Two windows on the same data folder shared one queue database, and the second re-queued what the
-first was transcribing (issue 29). As desktop apps do, the first window holds a lock file in the
+Two windows would share one queue database. As desktop apps do, the first window holds a lock file in the
 data folder (``QLockFile``: the owner's pid, host and name inside; a lock left by a process that is
 gone is stale and taken over) and listens on a local socket named after the folder
 (``QLocalServer``: a Unix socket, a named pipe on Windows). A second ``speechstudio`` /

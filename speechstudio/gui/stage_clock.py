@@ -1,6 +1,6 @@
 """Progress of a clone's training per stage (no Qt): the stage's own step count, the time left in it
 and in the run, from step times measured on this machine as the steps run, and what the run does
-between steps (issue 44: "step 5 of 10, 0:33 left" stood for 5 minutes in the discriminator stage).
+between steps.
 
 Time left = steps left in the running stage x its mean step time (the last 20 steps) + steps after it
 x the running stage's step time scaled by ``presets``' CPU cost of their stage (the GAN stage, a GAN

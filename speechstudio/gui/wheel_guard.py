@@ -1,5 +1,4 @@
-"""The mouse wheel over a chart scrolls the page; Ctrl + wheel zooms the chart (issue 30: the wheel
-zoomed the training charts instead of scrolling the wizard, and the view got stuck in them)."""
+"""The mouse wheel over a chart scrolls the page; Ctrl + wheel zooms the chart."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
