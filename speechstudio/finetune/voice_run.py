@@ -196,17 +196,24 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
     return VoicePlan(name, ref, info, run_dir, dataset_dir, source, config, resume, overwrite, preset, notes)
 
 
+def _stored(run_dir, *keys):
+    """The value at ``keys`` in ``run_dir/config.json`` (None when missing or unreadable)."""
+    try:
+        value = json.loads((Path(run_dir) / "config.json").read_text(encoding="utf-8"))
+        for key in keys:
+            value = value[key]
+        return value
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _stored_train(run_dir: Path) -> dict:
     """The ``TrainConfig`` fields stored in ``run_dir/config.json`` (``{}`` when unreadable)."""
     from dataclasses import fields
 
     from speechstudio.finetune.vits.config import TrainConfig
 
-    try:
-        train = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))["train"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}
-    names = {f.name for f in fields(TrainConfig)}
+    train, names = _stored(run_dir, "train"), {f.name for f in fields(TrainConfig)}
     return {k: v for k, v in train.items() if k in names and v is not None} if isinstance(train, dict) else {}
 
 
@@ -229,11 +236,8 @@ def check_resume_data(data: Path, dataset_dir: Path, run_dir: Path) -> None:
 
 
 def _stored_dataset(run_dir: Path) -> Path | None:
-    try:
-        cfg = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
-        return Path(cfg["dataset"]["path"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    path = _stored(run_dir, "dataset", "path")
+    return Path(path) if isinstance(path, str) else None
 
 
 @contextmanager
@@ -397,8 +401,7 @@ def base_of_run(run_dir: Path):
     from speechstudio.finetune.vits.piper_ckpt import checkpoint_base_ref
     from speechstudio.tts.voices import resolve_voice
 
-    try:
-        source = json.loads((Path(run_dir) / "config.json").read_text(encoding="utf-8"))["base"]["source"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise RunError(f"{run_dir}: not a voice training run (no readable config.json)") from None
+    source = _stored(run_dir, "base", "source")
+    if not isinstance(source, str):
+        raise RunError(f"{run_dir}: not a voice training run (no readable config.json)")
     return checkpoint_base_ref(source) or resolve_voice(source, allow_download=False)

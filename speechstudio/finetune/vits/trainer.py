@@ -50,10 +50,10 @@ NONFINITE_LIMIT = 10
 #: Recordings the clone judge makes the speaker embedding from, and texts it has the voice speak.
 JUDGE_REFERENCE_CLIPS, JUDGE_TEXTS = 30, 4
 #: The training stages in order: (name, ``VoiceTrainer`` attribute holding the stage's last step,
-#: ``VoiceTrainer`` method doing one optimizer step on a list of accumulated batches).
-STAGES = (("warmup", "warmup_end", "warmup_step"),
-          ("discriminator", "disc_end", "discriminator_step"),
-          ("train", "total", "gan_step"))
+#: one optimizer step of ``step.VitsTraining`` on a list of accumulated batches, returning the losses).
+STAGES = (("warmup", "warmup_end", lambda tr, group: tr.warmup_step(group)),
+          ("discriminator", "disc_end", lambda tr, group: tr.train_step(group, generator=False)),
+          ("train", "total", lambda tr, group: tr.train_step(group)))
 
 
 def load_base(source: str):
@@ -471,15 +471,6 @@ class VoiceTrainer:
             return None, f"pitch matching skipped ({exc}); the decoder trains on the recordings as they are"
         return items, stats.describe()
 
-    def warmup_step(self, group: list) -> dict:
-        return self.tr.warmup_step(group)
-
-    def discriminator_step(self, group: list) -> dict:
-        return self.tr.train_step(group, generator=False)
-
-    def gan_step(self, group: list) -> dict:
-        return self.tr.train_step(group)
-
     # ------------------------------------------------------------------ evaluation
     def evaluate(self) -> tuple:
         """Process 0: validation mel loss, the clone judge's closeness, best.pt when the best score
@@ -579,15 +570,15 @@ class VoiceTrainer:
                 time.sleep(0.1)
             self.times.clear()
 
-    def one_step(self, method: str, oom) -> dict:
-        """One optimizer step of stage method ``method`` on ``grad_accum`` batches; losses."""
+    def one_step(self, method, oom) -> dict:
+        """One optimizer step of a stage's ``method`` (``STAGES``) on ``grad_accum`` batches; losses."""
         from speechstudio.finetune.vits.step import NonFiniteLoss
 
         config, tr = self.config, self.tr
         group = [next(self.batches) for _ in range(config.grad_accum)]
         tr.batches_seen += config.grad_accum * self.par.world
         try:
-            losses = getattr(self, method)(group)
+            losses = method(tr, group)
         except oom:
             raise self.oom_error(f"step {tr.step + 1}") from None
         except NonFiniteLoss as exc:
