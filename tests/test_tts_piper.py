@@ -153,7 +153,7 @@ def test_other_script_with_english_voice_is_reported(joe_voice):
 
 def test_unknown_speaker_and_symbols(joe_voice):
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.text import EmptyTextError
+    from speechstudio.tts.frontend.text import EmptyTextError
     from speechstudio.tts.family import UnknownSpeakerError
 
     with pytest.raises(UnknownSpeakerError, match="en_US|joe"):

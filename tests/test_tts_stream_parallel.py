@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from speechstudio.tts.stream import stream_speech, stream_workers
-from speechstudio.tts.text import EmptyTextError
+from speechstudio.tts.frontend.text import EmptyTextError
 from speechstudio.tts.family import SynthesisSettings, load_voice
 
 from tts_fixtures.tiny import make_tiny_vits

@@ -2,7 +2,7 @@
 import pytest
 
 from speechstudio.errors import SpeechStudioError
-from speechstudio.tts.text import (
+from speechstudio.tts.frontend.text import (
     EmptyTextError,
     has_speakable,
     iter_paragraph_sentences,

@@ -9,7 +9,7 @@ import soundfile as sf
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.tts.output import write_speech
 from speechstudio.tts.stream import SpeechChunk, stream_speech
-from speechstudio.tts.text import EmptyTextError
+from speechstudio.tts.frontend.text import EmptyTextError
 from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, load_voice
 
 from tts_fixtures.tiny import make_tiny_vits

@@ -27,7 +27,7 @@ from speechstudio.finetune.check import CER_THRESHOLD, CheckSettings, NoSpeechEr
 from speechstudio.finetune.manifest import MANIFEST_NAME, Clip, DatasetError, Manifest, Problem
 from speechstudio.finetune.recording import CONSENT_AUDIO, CONSENT_TEXT
 from speechstudio.audio.vad import VAD_RATE
-from speechstudio.tts.sayable import remove_invisible
+from speechstudio.tts.frontend.sayable import remove_invisible
 
 __all__ = ["build_dataset", "decode_native"]
 

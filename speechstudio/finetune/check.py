@@ -155,10 +155,10 @@ def prepare_clip(audio: np.ndarray, rate: int, settings: CheckSettings, vad: Sil
 
 # ------------------------------------------------------------------------------ ASR cross-check
 def normalise_text(text: str, language: str = "en") -> str:
-    """Text for CER: English numbers / symbols spelled out (``tts.text.normalize_english``), then
+    """Text for CER: English numbers / symbols spelled out (``tts.frontend.text.normalize_english``), then
     NFKC, case-folded, punctuation and symbols removed (apostrophes too), spaces collapsed."""
     if language.split("-")[0] == "en":
-        from speechstudio.tts.text import normalize_english
+        from speechstudio.tts.frontend.text import normalize_english
 
         text = normalize_english(text)
     text = unicodedata.normalize("NFKC", text).casefold()

@@ -144,7 +144,7 @@ def similar(a: str, b: str) -> bool:
         return True
     if not any(ch.isdigit() for ch in a):
         return False
-    from speechstudio.tts.text import normalize_english
+    from speechstudio.tts.frontend.text import normalize_english
 
     spelled = _letters(normalize_english(a))
     return difflib.SequenceMatcher(None, spelled, lb, autojunk=False).ratio() >= 0.6

@@ -157,7 +157,7 @@ def speak_command(args) -> int:
     a player that quits early (broken pipe) ends quietly with 0."""
     from speechstudio.tts.output import check_output_path, write_raw, write_speech
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.text import EmptyTextError, has_speakable
+    from speechstudio.tts.frontend.text import EmptyTextError, has_speakable
     from speechstudio.tts.family import check_settings
     from speechstudio.tts.family import SynthesisSettings, load_voice
     from speechstudio.tts.voices import resolve_voice

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from speechstudio.errors import UsageError
-from speechstudio.tts.markup import html_to_text
-from speechstudio.tts.text import has_speakable
+from speechstudio.tts.frontend.markup import html_to_text
+from speechstudio.tts.frontend.text import has_speakable
 
 __all__ = ["DOCUMENT_SUFFIXES", "Book", "Chapter", "DocumentError", "is_text_heading", "markdown_to_text", "read_book",
            "read_document"]
@@ -143,7 +143,7 @@ def markdown_to_text(md: str) -> str:
     md = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", md)  # links: their text
     md = re.sub(r"\[([^\]]+)\]\[[^\]]*\]", r"\1", md)
     md = re.sub(r"^[ \t]*\[[^\]]+\]:[ \t]*\S+.*$", "", md, flags=re.MULTILINE)  # link definitions
-    md = html_to_text(md, strip=False)  # HTML blocks -> paragraphs, inline tags go, entities (tts/markup.py)
+    md = html_to_text(md, strip=False)  # HTML blocks -> paragraphs, inline tags go, entities (tts/frontend/markup.py)
     md = re.sub(r"</?[A-Za-z][^>]*>", "", md)  # other tags
     md = re.sub(r"`([^`]*)`", r"\1", md)
     md = re.sub(r"^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", lambda m: "\n" + m.group(1).rstrip(".") + ".\n", md,

@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 
 from speechstudio.tts.family import VITS_CONTROLS, TtsFamily, VoiceSource
-from speechstudio.tts.text import EmptyTextError, LeftOutTextError, has_speakable
+from speechstudio.tts.frontend.text import EmptyTextError, LeftOutTextError, has_speakable
 
 __all__ = ["VITS_CONTROLS", "FamilyVoice", "to_device"]
 

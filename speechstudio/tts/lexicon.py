@@ -14,7 +14,7 @@ from speechstudio.atomic import atomic_write_text
 from speechstudio.errors import UsageError
 from speechstudio.hub.paths import data_dir
 from speechstudio.tts.phonemize import espeak_phonemes, phonemes_to_ids, plain_tokenizer
-from speechstudio.tts.text import has_speakable, normalize_english
+from speechstudio.tts.frontend.text import has_speakable, normalize_english
 
 __all__ = ["PHONEME_CLOSE", "PHONEME_OPEN", "PHONEME_SEP", "Lexicon", "LexiconError", "apply_pronunciations",
            "clean_ipa", "lexicon_path", "load_lexicon", "phoneme_mark", "reads_ipa", "save_lexicon", "split_marks",

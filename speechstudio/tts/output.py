@@ -33,7 +33,7 @@ def write_speech(chunks: Iterable, out_path: str | os.PathLike, on_chunk: Callab
     rate and ``speech_tags`` (updated with ``tags``); ``on_chunk`` after each. Returns ``(seconds,
     chunks)``. Raises ``UsageError``, ``EmptyTextError``, synthesis errors; the target is untouched."""
     from speechstudio.tts.stream import speech_tags
-    from speechstudio.tts.text import EmptyTextError
+    from speechstudio.tts.frontend.text import EmptyTextError
 
     out_path = Path(out_path)
     check_output_suffix(out_path)

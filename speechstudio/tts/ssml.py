@@ -9,10 +9,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from speechstudio.errors import UsageError
-from speechstudio.tts.codes import spell_characters
+from speechstudio.tts.frontend.codes import spell_characters
 from speechstudio.tts.lexicon import phoneme_mark
-from speechstudio.tts.numbers import cardinal, date_words, digits_words, ordinal, phone_words
-from speechstudio.tts.text import has_speakable, iter_paragraph_sentences, iter_sentence_pauses
+from speechstudio.tts.frontend.numbers import cardinal, date_words, digits_words, ordinal, phone_words
+from speechstudio.tts.frontend.text import has_speakable, iter_paragraph_sentences, iter_sentence_pauses
 
 __all__ = ["BREAK_STRENGTH_S", "DEFAULT_SENTENCE_PAUSE_S", "PARAGRAPH_PAUSE_S", "RATE_NAMES", "SpeechPart",
            "SsmlError", "is_ssml", "parse_ssml", "ssml_verdict", "speech_parts"]

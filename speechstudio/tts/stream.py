@@ -18,7 +18,7 @@ from speechstudio.errors import UsageError
 from speechstudio.tts.family import CONTROL_RANGES
 from speechstudio.tts.piper_onnx import cpu_threads
 from speechstudio.tts.ssml import SpeechPart, speech_parts
-from speechstudio.tts.text import EmptyTextError
+from speechstudio.tts.frontend.text import EmptyTextError
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
 
 __all__ = ["SpeechChunk", "stream_speech", "stream_workers", "speech_tags", "SENTENCE_PAUSE_S"]

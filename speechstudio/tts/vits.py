@@ -11,7 +11,7 @@ import numpy as np
 from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, check_settings
 from speechstudio.tts.phonemize import split_ids
 from speechstudio.tts.pitch import shift_pitch
-from speechstudio.tts.text import LeftOutTextError
+from speechstudio.tts.frontend.text import LeftOutTextError
 from speechstudio.tts.voice_text import UnsayableTextError, VoiceText
 
 __all__ = ["VitsVoice", "SynthesisSettings", "UnknownSpeakerError", "UnsayableTextError", "MAX_SENTENCE_AUDIO_S"]

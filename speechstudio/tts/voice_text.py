@@ -9,7 +9,7 @@ from collections import Counter
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.tts.lexicon import apply_pronunciations
 from speechstudio.tts.phonemize import codepoint_phonemes, espeak_phonemes, phonemes_to_ids, plain_tokenizer
-from speechstudio.tts.text import EmptyTextError, LeftOutTextError, english_front_end, has_speakable
+from speechstudio.tts.frontend.text import EmptyTextError, LeftOutTextError, english_front_end, has_speakable
 
 __all__ = ["VoiceText", "UnsayableTextError"]
 

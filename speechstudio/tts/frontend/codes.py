@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from speechstudio.tts.numbers import LABEL_WORDS, cardinal, digits_words, identifier_words
+from speechstudio.tts.frontend.numbers import LABEL_WORDS, cardinal, digits_words, identifier_words
 
 __all__ = ["LONG_CODE_CHARS", "SHORT_CODE_CHARS", "protect", "read_codes", "spell_characters", "unprotect"]
 

@@ -7,13 +7,13 @@ import unicodedata
 from typing import Iterable, Iterator
 
 from speechstudio.errors import SpeechStudioError
-from speechstudio.tts import abbreviations, codes
-from speechstudio.tts.abbreviations import expand_abbreviations
-from speechstudio.tts.codes import read_codes
-from speechstudio.tts.dates import read_month_dates
-from speechstudio.tts.markup import has_markup, html_to_text
-from speechstudio.tts.numbers import join_digit_groups, spell_numbers
-from speechstudio.tts.sayable import NAMED_SYMBOLS, Sayable, english_sayable, remove_invisible, script_of
+from speechstudio.tts.frontend import abbreviations, codes
+from speechstudio.tts.frontend.abbreviations import expand_abbreviations
+from speechstudio.tts.frontend.codes import read_codes
+from speechstudio.tts.frontend.dates import read_month_dates
+from speechstudio.tts.frontend.markup import has_markup, html_to_text
+from speechstudio.tts.frontend.numbers import join_digit_groups, spell_numbers
+from speechstudio.tts.frontend.sayable import NAMED_SYMBOLS, Sayable, english_sayable, remove_invisible, script_of
 
 __all__ = ["EmptyTextError", "LeftOutTextError", "PARAGRAPH_PAUSE_FACTOR", "english_front_end", "split_sentences",
            "normalize_english", "has_speakable", "iter_paragraph_sentences", "iter_sentence_pauses",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from speechstudio.tts.numbers import date_words
+from speechstudio.tts.frontend.numbers import date_words
 
 __all__ = ["read_month_dates"]
 
