@@ -148,15 +148,15 @@ def test_split_long_named_by_the_too_long_warning_is_an_option(tiny_base, prepar
 
 
 def test_metadata_line_in_windows_1252_is_one_problem(tmp_path):
-    from speechstudio.finetune.dataset import read_ljspeech
+    from speechstudio.finetune.dataset import read_metadata
 
     (tmp_path / "wavs").mkdir()
     for ident in ("a", "b"):
         (tmp_path / "wavs" / f"{ident}.wav").write_bytes(b"")
     (tmp_path / "metadata.csv").write_bytes("a|Café ‘quick’ fox.\nb|Hello there.\n".encode("cp1252"))
-    entries, problems = read_ljspeech(tmp_path)
-    assert [e.id for e in entries] == ["b"]
-    assert [(p.source, p.reason) for p in problems] == [
+    got = read_metadata(tmp_path)
+    assert [e.id for e in got.entries] == ["b"]
+    assert [(p.source, p.reason) for p in got.problems] == [
         ("metadata.csv:1", "not UTF-8 text (byte 0xe9 at column 6); save the file as UTF-8")]
 
 

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from speechstudio.finetune.manifest import DatasetError, Problem
 
-__all__ = ["Entry", "SourceScan", "MetadataRead", "scan_source", "read_metadata", "read_ljspeech", "read_pairs",
+__all__ = ["Entry", "SourceScan", "MetadataRead", "scan_source", "read_metadata", "read_pairs",
            "clip_id", "AUDIO_EXTENSIONS", "TEXT_EXTENSIONS"]
 
 #: Extensions taken as audio when scanning folders (decoding is FFmpeg's, so the list is generous).
@@ -229,13 +229,6 @@ def read_metadata(root: Path, speaker: str | None = None) -> MetadataRead:
             if _is_audio(p) and p.resolve() not in used:
                 problems.append(Problem(f"wavs/{p.name}", f"no line in {METADATA} refers to it"))
     return MetadataRead(entries, problems, layout, dict(speakers), chosen, header_line)
-
-
-def read_ljspeech(root: Path, speaker: str | None = None) -> tuple[list[Entry], list[Problem]]:
-    """Entries and problems of ``root/metadata.csv`` (see the module docstring and
-    :func:`read_metadata`)."""
-    got = read_metadata(root, speaker)
-    return got.entries, got.problems
 
 
 def _walk(root: Path, exclude: tuple[Path, ...]) -> list[Path]:

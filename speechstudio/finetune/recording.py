@@ -18,7 +18,7 @@ from speechstudio.atomic import atomic_path, atomic_write_text
 from speechstudio.errors import UsageError
 from speechstudio.finetune.levels import TakeLevels, take_levels
 
-__all__ = ["save_take", "save_consent", "delete_take", "recorded_takes", "take_id", "take_levels", "TakeLevels",
+__all__ = ["save_take", "save_consent", "recorded_takes", "take_id", "take_levels", "TakeLevels",
            "METADATA_NAME", "CONSENT_TEXT", "CONSENT_AUDIO"]
 
 METADATA_NAME = "metadata.csv"
@@ -116,22 +116,6 @@ def save_take(dataset_dir: str | os.PathLike, prompt_index: int, text: str, audi
         rows[ident] = text
         _write_metadata(folder, rows)
     return wav
-
-
-def delete_take(dataset_dir: str | os.PathLike, prompt_index: int) -> bool:
-    """Remove a take's WAV and metadata line; True if there was one."""
-    folder = Path(dataset_dir)
-    ident = take_id(prompt_index)
-    with _LOCK:
-        rows = _read_metadata(folder)
-        found = rows.pop(ident, None) is not None
-        if found:
-            _write_metadata(folder, rows)
-        wav = folder / "wavs" / f"{ident}.wav"
-        if wav.exists():
-            wav.unlink()
-            found = True
-    return found
 
 
 def recorded_takes(dataset_dir: str | os.PathLike) -> dict[int, str]:
