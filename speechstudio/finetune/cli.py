@@ -123,25 +123,30 @@ def _fmt_s(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def _stop_on_sigint(control):
-    """First Ctrl+C asks the trainer to stop after the current step (it saves a checkpoint); a
-    second one interrupts at once. Returns a function that restores the previous handler."""
+def _stop_on_signals(control, launched: bool):
+    """Ctrl+C asks the trainer to stop after the current step (it saves a checkpoint); a second one
+    interrupts at once. Under ``accelerate launch`` Ctrl+C reaches every process twice (from the
+    terminal, then from the launcher, which also sends SIGTERM and kills after 30 s), so there SIGINT
+    and SIGTERM only ask for a stop, which the processes agree on after the step. Returns a function
+    that restores the previous handlers."""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
-    previous = signal.getsignal(signal.SIGINT)
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)[: 2 if launched else 1]}
 
     def handler(signum, frame):
-        if control.stop.is_set():
+        if control.stop.is_set() and not launched:
             raise KeyboardInterrupt
+        if not control.stop.is_set():
+            print("\nstopping after this step and saving a checkpoint"
+                  + ("" if launched else " (Ctrl+C again to quit at once)"), file=sys.stderr, flush=True)
         control.stop.set()
-        print("\nstopping after this step and saving a checkpoint (Ctrl+C again to quit at once)",
-              file=sys.stderr, flush=True)
 
-    signal.signal(signal.SIGINT, handler)
-    return lambda: signal.signal(signal.SIGINT, previous)
+    for sig in previous:
+        signal.signal(sig, handler)
+    return lambda: [signal.signal(sig, h) for sig, h in previous.items()]
 
 
 def _voice_argv(args) -> list[str]:
@@ -196,25 +201,6 @@ def voice_command(args) -> int:
         return _prepare_train_save(args, plan, run_dir, launched)
 
 
-def _stop_on_launcher_signals(control):
-    """Under ``accelerate launch``: Ctrl+C reaches every process twice (from the terminal, then
-    from the launcher, which also sends SIGTERM and kills after 30 s), so SIGINT and SIGTERM
-    only ask for a stop: the processes agree on it after the current step and process 0 saves a
-    checkpoint with every process's state. Returns a function that restores the handlers."""
-    import signal
-
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-
-    def handler(signum, frame):
-        if not control.stop.is_set():
-            print("\nstopping after this step and saving a checkpoint", file=sys.stderr, flush=True)
-        control.stop.set()
-
-    for sig in previous:
-        signal.signal(sig, handler)
-    return lambda: [signal.signal(sig, h) for sig, h in previous.items()]
-
-
 def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> int:
     from speechstudio.finetune import voice_run
 
@@ -243,7 +229,7 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
     from speechstudio.finetune.vits.trainer import TrainControl
 
     control = TrainControl()
-    restore = _stop_on_launcher_signals(control) if launched else _stop_on_sigint(control)
+    restore = _stop_on_signals(control, launched)
     tty = sys.stderr.isatty()
     last_print = 0.0
     done_event = None
