@@ -299,7 +299,9 @@ def test_an_error_mid_stream_keeps_the_stable_words(page, qtbot):
 
     page.job_id = 999  # pretend a job is running
     page.show_update(StreamUpdate("partial", 0, (), "kept words", "gone", 2.0, 1.5, 0.0))
-    page._on_finished(999, "failed", "unexpected error: RuntimeError: device lost")
+    from speechstudio.errors import ErrorLine
+
+    page._on_finished(999, "failed", ErrorLine.of(RuntimeError("device lost"), "unexpected error: RuntimeError: device lost"))
     assert "device lost" in page.note.text() and not page.running
     assert page.text == "kept words" and page.tail_text == "" and page.tail_ranges() == []
     assert page.view.toPlainText() == "kept words"

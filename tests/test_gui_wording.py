@@ -18,7 +18,9 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import (QAbstractButton, QComboBox, QDockWidget, QGroupBox,  # noqa: E402
                                QLabel, QLineEdit, QPlainTextEdit, QTableView, QTextEdit, QTreeWidget, QWidget)
 
-from speechstudio.gui.wording import BANNED, jargon_in, plain_error, plain_status, speed  # noqa: E402
+from speechstudio.audio.backends import AudioUnavailableError  # noqa: E402
+from speechstudio.errors import ErrorLine, ModelNotFoundError, OfflineError, kind_of  # noqa: E402
+from speechstudio.gui.wording import BANNED, UNEXPECTED, jargon_in, plain_error, plain_status, speed  # noqa: E402
 from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
 
 
@@ -113,16 +115,26 @@ def test_the_scan_finds_what_it_must():
         assert jargon_in(text) == [], text
 
 
+_NVML = type("NVMLError", (Exception,), {})  # pynvml's base class, as its subclasses have it
+
+
 @pytest.mark.parametrize("error,expected", [
     (type("LocalEntryNotFoundError", (Exception,), {})("Cannot find the requested files in the disk cache"),
      "This model is not downloaded yet: download it on the Models page or pick an installed one."),
-    ("facebook/wav2vec2-base-960h is not cached", "This model is not downloaded yet: download it on the "
-                                                  "Models page or pick an installed one."),
-    (type("NVMLError_LibraryNotFound", (Exception,), {})("NVML Shared Library Not Found"), "GPU monitor unavailable"),
+    (ModelNotFoundError("facebook/wav2vec2-base-960h is not in the Hugging Face cache", kind="not_downloaded"),
+     "This model is not downloaded yet: download it on the Models page or pick an installed one."),
+    (OfflineError("cannot download x: HF_HUB_OFFLINE=1 is set", kind="offline"),
+     "the app is in offline mode (downloads are switched off; installed models still work)."),
+    (type("NVMLError_LibraryNotFound", (_NVML,), {})("NVML Shared Library Not Found"), "GPU monitor unavailable"),
     (ModuleNotFoundError("No module named 'pynput'"), "This feature needs an optional part that is not installed."),
-    ("cannot record: Error querying device -1",
+    (AudioUnavailableError("cannot open the microphone: Error querying device -1",
+                           kind=kind_of(type("PortAudioError", (Exception,), {})())),
      "No sound device found: connect a microphone or speaker and restart the app."),
-    ("unexpected error: ValueError: the file holds no audio", "the file holds no audio"),
+    (ErrorLine.of(ValueError("the file holds no audio"), "unexpected error: ValueError: the file holds no audio"),
+     "the file holds no audio"),
+    (ErrorLine.of(MemoryError(), "out of memory"),
+     "Not enough memory for this job: close other programs or choose a smaller model."),
+    (PermissionError(13, "Permission denied"), "The app may not write there: choose another folder."),
     (RuntimeError("model.bin is damaged"), "model.bin is damaged"),
     (KeyError(), "Something went wrong; the details are in the log (Help ▸ Open log folder)."),
 ])
@@ -144,8 +156,10 @@ def test_status_line_in_plain_words(raw, expected):
 
 
 def test_status_line_never_shows_raw_errors(win, qtbot):
+    """Errors reach the status line typed (through plain_error); a raw error line that slips past reads
+    as the plain "something went wrong"."""
     win.show_status("cannot dictate: ModuleNotFoundError: No module named 'pynput'")
-    assert win.status_label.text() == "This feature needs an optional part that is not installed."
+    assert win.status_label.text() == UNEXPECTED
     assert "pynput" in win.status_label.toolTip()  # the raw line is one hover away, for a bug report
 
 

