@@ -10,13 +10,14 @@ from typing import Callable
 import numpy as np
 
 from speechstudio.tts.family import VITS_CONTROLS, TtsFamily, VoiceSource
-from speechstudio.tts.frontend.text import EmptyTextError, LeftOutTextError, has_speakable
+from speechstudio.tts.frontend.text import LeftOutTextError
+from speechstudio.tts.voice_text import VoiceText
 
 __all__ = ["VITS_CONTROLS", "FamilyVoice", "to_device"]
 
 
 @dataclass
-class FamilyVoice:
+class FamilyVoice(VoiceText):
     """A loaded non-VITS voice: subclasses implement ``_ids`` (text -> token ids) and ``_run`` (ids -> audio);
     calls on one model hold a lock its shallow copies share (``stream_speech`` copies per worker)."""
 
@@ -39,34 +40,14 @@ class FamilyVoice:
     controls: tuple = ()
     lock: object = field(default_factory=threading.Lock, repr=False)
 
-    bucketed = False
+    bucketed = reads_ipa = False  # letter / ARPAbet front ends
 
-    def speaker_id(self, speaker):
-        """Resolve a speaker name or id to an int id (None: the default). Raises ``UnknownSpeakerError``."""
-        from speechstudio.tts.vits import VitsVoice
-
-        return VitsVoice.speaker_id(self, speaker)
-
-    def text_to_ids(self, sentence: str) -> list[int]:
-        """Token ids for one sentence (lexicon and English front end first). Raises ``EmptyTextError`` /
-        ``UnsayableTextError``."""
-        from speechstudio.tts.lexicon import apply_pronunciations
-
-        sentence, _ = apply_pronunciations(self, sentence)  # letter/ARPAbet voices: never ids here
-        if not has_speakable(sentence):
-            raise EmptyTextError(f"text has nothing a voice can say: {sentence[:40]!r}")
-        if self.language.startswith("en"):
-            from speechstudio.tts.vits import VitsVoice
-
-            text = VitsVoice._english_text(self, sentence)  # the same front end and warnings as VITS voices
-        else:
-            text = sentence
-        return self._ids(text, sentence)
+    def _tokenize(self, text: str, original: str) -> list[int]:
+        return self._ids(text, original)
 
     def synthesize(self, sentence: str, settings=None) -> np.ndarray:
         """One sentence -> ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``self.sample_rate`` Hz."""
-        from speechstudio.tts.family import check_options
-        from speechstudio.tts.family import SynthesisSettings
+        from speechstudio.tts.family import SynthesisSettings, check_options
 
         settings = settings or SynthesisSettings()
         self.warnings.extend(check_options(self, settings))
@@ -84,9 +65,6 @@ class FamilyVoice:
 
             wav = shift_pitch(wav, self.sample_rate, float(settings.pitch))
         return wav
-
-    def _ids(self, text: str, original: str) -> list[int]:  # pragma: no cover - interface
-        raise NotImplementedError
 
     def _run(self, ids: list[int], settings):  # pragma: no cover - interface
         raise NotImplementedError

@@ -62,20 +62,6 @@ class VitsVoice(VoiceText):
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
-    def has_phoneme_map(self) -> bool:
-        """True when text reaches ids as phonemes through a Piper ``phoneme_id_map`` (``piper``: Piper
-        voices and clones saved as Piper); False when the transformers ``tokenizer`` makes the ids."""
-        return self.piper is not None
-
-    @property
-    def reads_ipa(self) -> bool:
-        """True when the voice reads espeak-ng phonemes (IPA): a Piper voice of ``phoneme_type``
-        espeak, or a transformers VITS tokenizer that phonemizes (``tokenizer.phonemize``)."""
-        if self.has_phoneme_map:
-            return getattr(self.piper, "phoneme_type", "espeak") != "text"
-        return bool(getattr(self.tokenizer, "phonemize", False))
-
-    @property
     def hop_length(self) -> int:
         """Audio samples per latent frame (product of the decoder's upsample rates)."""
         if self.runtime == "onnx":
@@ -88,23 +74,6 @@ class VitsVoice(VoiceText):
         from speechstudio.tts.decoder import ChannelsLastDecoder
 
         return self.bucketing and isinstance(getattr(self.model, "decoder", None), ChannelsLastDecoder)
-
-    # ------------------------------------------------------------------ speakers
-    def speaker_id(self, speaker: int | str | None) -> int | None:
-        """Speaker id (int, digit string) or name -> int id; ``None`` for default. Raises ``UnknownSpeakerError``."""
-        if speaker is None or speaker == "":
-            return 0 if self.num_speakers > 1 else None
-        if isinstance(speaker, str) and not speaker.strip().lstrip("-").isdigit():
-            if speaker in self.speakers:
-                return int(self.speakers[speaker])
-            names = ", ".join(list(self.speakers)[:8]) or "none (use a number)"
-            raise UnknownSpeakerError(f"voice {self.name} has no speaker {speaker!r} (names: {names})")
-        sid = int(speaker)
-        if not 0 <= sid < self.num_speakers:
-            raise UnknownSpeakerError(
-                f"voice {self.name} has no speaker {sid} (valid ids: 0..{self.num_speakers - 1})"
-            )
-        return sid if self.num_speakers > 1 else None
 
     # ------------------------------------------------------------------ synthesis
     def synthesize_ids(self, ids: list[int], settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:

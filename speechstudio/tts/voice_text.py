@@ -7,6 +7,7 @@ import threading
 from collections import Counter
 
 from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.tts.family import UnknownSpeakerError
 from speechstudio.tts.lexicon import apply_pronunciations
 from speechstudio.tts.phonemize import codepoint_phonemes, espeak_phonemes, phonemes_to_ids, plain_tokenizer
 from speechstudio.tts.frontend.text import EmptyTextError, LeftOutTextError, english_front_end, has_speakable
@@ -18,8 +19,38 @@ class UnsayableTextError(SpeechStudioError):
     """Nothing of the text maps to symbols the voice knows."""
 
 class VoiceText:
-    """Text -> ids for a voice with ``name``, ``language``, ``piper`` (a ``PiperVoiceConfig`` or
-    None), ``tokenizer`` and ``warnings`` (a list the notes about unsayable text go to)."""
+    """Text -> ids and speaker ids for a voice with ``name``, ``language``, ``piper`` (a ``PiperVoiceConfig`` or
+    None), ``tokenizer``, ``speakers`` / ``num_speakers`` and ``warnings``; ``_tokenize`` makes the ids."""
+
+    @property
+    def has_phoneme_map(self) -> bool:
+        """True when text reaches ids as phonemes through a Piper ``phoneme_id_map`` (``piper``: Piper
+        voices and clones saved as Piper); False when the transformers ``tokenizer`` makes the ids."""
+        return self.piper is not None
+
+    @property
+    def reads_ipa(self) -> bool:
+        """True when the voice reads espeak-ng phonemes (IPA): a Piper voice of ``phoneme_type``
+        espeak, or a transformers VITS tokenizer that phonemizes (``tokenizer.phonemize``)."""
+        if self.has_phoneme_map:
+            return getattr(self.piper, "phoneme_type", "espeak") != "text"
+        return bool(getattr(self.tokenizer, "phonemize", False))
+
+    def speaker_id(self, speaker: int | str | None) -> int | None:
+        """Speaker id (int, digit string) or name -> int id; ``None`` for default. Raises ``UnknownSpeakerError``."""
+        if speaker is None or speaker == "":
+            return 0 if self.num_speakers > 1 else None
+        if isinstance(speaker, str) and not speaker.strip().lstrip("-").isdigit():
+            if speaker in self.speakers:
+                return int(self.speakers[speaker])
+            names = ", ".join(list(self.speakers)[:8]) or "none (use a number)"
+            raise UnknownSpeakerError(f"voice {self.name} has no speaker {speaker!r} (names: {names})")
+        sid = int(speaker)
+        if not 0 <= sid < self.num_speakers:
+            raise UnknownSpeakerError(
+                f"voice {self.name} has no speaker {sid} (valid ids: 0..{self.num_speakers - 1})"
+            )
+        return sid if self.num_speakers > 1 else None
 
     def text_to_ids(self, sentence: str) -> list[int]:
         """Token / phoneme ids for one sentence; unknown symbols are skipped and reported in
@@ -44,7 +75,7 @@ class VoiceText:
             if len(ids) <= 3:
                 raise UnsayableTextError(f"voice {self.name} cannot say any of {sentence[:40]!r}")
             return ids
-        return self._tokenize_transformers(text, sentence)
+        return self._tokenize(text, sentence)
 
     def _english_text(self, sentence: str) -> str:
         """``text.english_front_end`` for one sentence, its notes as warnings (per script or symbol, not
@@ -62,7 +93,7 @@ class VoiceText:
             raise LeftOutTextError(f"voice {self.name}: nothing left to say in {sentence[:40]!r}")
         return said.text
 
-    def _tokenize_transformers(self, text: str, original: str) -> list[int]:
+    def _tokenize(self, text: str, original: str) -> list[int]:
         """Token ids from the shared ``VitsTokenizer``, thread-safe: it is never changed (a phonemizing
         one without ``phonemizer`` gets piper-phonemize phonemes through ``phonemize.plain_tokenizer``)."""
         tok = self.tokenizer
