@@ -43,7 +43,7 @@ def test_speed_changes_the_played_length_and_keeps_the_pitch(win, qtbot, tmp_pat
     ed, player = open_editor(win, tmp_path, seconds=3.0)
     assert [ed.speed_box.itemText(i) for i in range(ed.speed_box.count())] == ["0.5×", "0.75×", "1×", "1.25×",
                                                                                 "1.5×", "2×"]
-    ed.speed_box.set_speed(speed)
+    ed.speed_box.setCurrentIndex(ed.speed_box.findData(speed))
     assert player.speed == speed
     ed.text.place_cursor(0, 0)
     ed.play_btn.click()
@@ -60,7 +60,7 @@ def test_speed_changes_the_played_length_and_keeps_the_pitch(win, qtbot, tmp_pat
 def test_highlight_and_seek_stay_in_the_files_time_at_2x(win, qtbot, tmp_path, fake_audio):
     ed, player = open_editor(win, tmp_path)
     fake_audio.speed = 1.0  # real time, to watch the highlight move
-    ed.speed_box.set_speed(2.0)
+    ed.speed_box.setCurrentIndex(ed.speed_box.findData(2.0))
     ed.text.place_cursor(1, 0)                     # "second", 2.5 s
     ed.play_btn.click()
     qtbot.waitUntil(lambda: ed._said == (1, 7, 11), timeout=10000)   # "part", 3.1-3.5 s into the file
@@ -72,7 +72,7 @@ def test_highlight_and_seek_stay_in_the_files_time_at_2x(win, qtbot, tmp_path, f
     ed.seek_bar._clicked(0.7)                      # seek while playing at 2x: "wrold" (0.6-1.0 s)
     assert 0.7 <= player.position_s <= 0.8 and player.playing and player.speed == 2.0
     qtbot.waitUntil(lambda: ed._said == (0, 6, 11), timeout=2000)
-    ed.speed_box.set_speed(1.0)                    # back to normal speed, from where it is
+    ed.speed_box.setCurrentIndex(ed.speed_box.findData(1.0))                    # back to normal speed, from where it is
     assert 0.7 <= player.position_s <= 1.0 and player.playing
     ed.play_btn.click()
     assert not player.playing
@@ -111,7 +111,7 @@ def test_another_page_playing_ends_the_players_stream_without_mixing_in(win, qtb
     the clone wizard...), the feeder stops and none of the transcript's audio lands in that clip."""
     ed, player = open_editor(win, tmp_path, seconds=60.0, freq=220.0)
     fake_audio.speed = 1.0
-    ed.speed_box.set_speed(2.0)
+    ed.speed_box.setCurrentIndex(ed.speed_box.findData(2.0))
     ed.play_btn.click()
     qtbot.waitUntil(lambda: player.position_s > 0.5, timeout=30000)
     t = np.arange(20 * SR) / SR

@@ -10,11 +10,11 @@ earlier run (also one started with ``speechstudio finetune asr``) can be opened 
 """
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QVBoxLayout
+from PySide6.QtWidgets import QFileDialog, QFormLayout, QVBoxLayout
 
+from speechstudio.gui.common import ERROR_COLOR, buddy_label, button, combo, hrow, note_label, settings, tint
+from speechstudio.gui.wizard_common import BaseStepFrame
 from speechstudio.worker.jobs import CallJob
-from speechstudio.gui.common import ERROR_COLOR, settings, tint
-from speechstudio.gui.wizard_common import BaseStepFrame, button, buddy_label
 
 DEFAULT_NAME = "my-asr"
 
@@ -30,8 +30,7 @@ def _shown_error(message: str) -> str:
     return str(message).removeprefix("--base ")
 
 
-#: what step 1 says of a model the trainer refuses in the field's words (issue 30: "model_type 'bert'
-#: is not a CTC model or speech encoder that AutoModelForCTC can load"); the message stays on hover
+#: what step 1 says of a model the trainer refuses, in plain words; the library's message stays on hover
 REFUSED = ("cannot learn your voice here: choose a speech recogniser of the Wav2Vec2 kind (Wav2Vec2, HuBERT, WavLM, "
            "Data2Vec-Audio or Wav2Vec2-Conformer). Hover for the reason.")
 
@@ -41,13 +40,13 @@ def plain_refusal(spec: str, message: str) -> str:
     (e.g. "not downloaded yet"), else ``"SPEC cannot learn your voice here: choose ..."``."""
     from speechstudio.gui.wording import jargon_in, plain_error
 
-    text = plain_error(_shown_error(message))
+    text = _shown_error(plain_error(message))
     return text if not jargon_in(text) else f"{spec} {REFUSED}"
 
 
 
 def plain_summary(info) -> str:
-    """Step 1's line about a base model in plain words (issue 30); ``info``: a
+    """Step 1's line about a base model in plain words; ``info``: a
     :class:`~speechstudio.worker.adapt_jobs.CTCBaseInfo` (its ``summary()`` goes in the tooltip)."""
     size = (f"{info.n_params / 1e6:.0f} million parameters" if info.n_params >= 1e6 else
             f"{info.n_params:,} parameters") if info.n_params else "size unknown"
@@ -64,29 +63,20 @@ class BaseModelStep(BaseStepFrame):
         super().__init__(wizard)
         self.error = ""
         self._describe_job: int | None = None
-        self._described: str | None = None
         lay = QVBoxLayout(self)
         form = QFormLayout()
-        row = QHBoxLayout()
-        self.model_box = QComboBox()
-        self.model_box.setAccessibleName("Base model")
-        self.model_box.setToolTip("An installed CTC speech recogniser, or a model folder (Folder…)")
+        self.model_box = combo("Base model", tip="An installed CTC speech recogniser, or a model folder (Folder…)")
         self.model_box.setMinimumWidth(320)
         self.model_box.currentIndexChanged.connect(self._model_changed)
-        row.addWidget(self.model_box, 1)
         self.folder_btn = button("Fol&der…", "Choose a model folder",
                                  "A transformers model folder: a CTC model (Wav2Vec2, HuBERT, Data2Vec-Audio, "
                                  "Wav2Vec2-Conformer, WavLM) or such an encoder without a CTC head", self._browse)
-        row.addWidget(self.folder_btn)
-        form.addRow(buddy_label("&Base model", self.model_box), row)
+        form.addRow(buddy_label("&Base model", self.model_box), hrow((self.model_box, 1), self.folder_btn, stretch=False))
         self._add_about_and_name(form, DEFAULT_NAME)
         lay.addLayout(form)
-        hint = QLabel("The new model learns your voice, names and words from recordings with their texts "
-                      "(next step). 10–20 minutes of speech is a good start; it then appears in the Transcribe "
-                      "and Dictate model lists.")
-        hint.setWordWrap(True)
-        hint.setAccessibleName("What this wizard does")
-        lay.addWidget(hint)
+        lay.addWidget(note_label("What this wizard does", "The new model learns your voice, names and words from "
+                                 "recordings with their texts (next step). 10–20 minutes of speech is a good start; "
+                                 "it then appears in the Transcribe and Dictate model lists."))
         self._add_runs_row(lay, "Continue this run: its base, dataset and settings are loaded, training can resume")
 
     # ------------------------------------------------------------------ listing
@@ -104,14 +94,14 @@ class BaseModelStep(BaseStepFrame):
         self._describe_job = None
         spec = self.model_box.currentData()
         if status == "done" and result.spec == spec:
-            self.wiz.base_info, self.error, self._described = result, "", spec
+            self.wiz.base_info, self.error = result, ""
             tint(self.about, None, bold=False)
             self.about.setText(plain_summary(result))
             self.about.setToolTip(result.summary())  # the field's words (CTC head, model type)
         elif status == "failed":
-            self.wiz.base_info, self.error, self._described = None, _shown_error(result), spec
+            self.wiz.base_info, self.error = None, _shown_error(result)
             tint(self.about, ERROR_COLOR, bold=True)
-            self.about.setText(plain_refusal(spec, str(result)))
+            self.about.setText(plain_refusal(spec, result))
             self.about.setToolTip(self.error)  # the library's message, for a bug report
             self.wiz.status_message.emit("this base model cannot be fine-tuned: see step 1")
         self.changed.emit()
@@ -157,7 +147,7 @@ class BaseModelStep(BaseStepFrame):
 
     def _model_changed(self, index: int) -> None:
         spec = self.model_box.itemData(index) if index >= 0 else None
-        self.wiz.base_spec, self.wiz.base_info, self.error, self._described = spec, None, "", None
+        self.wiz.base_spec, self.wiz.base_info, self.error = spec, None, ""
         if spec:
             tint(self.about, None, bold=False)
             self.about.setText(f"checking {spec} …")

@@ -9,19 +9,20 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QSpinBox, QVBoxLayout
 
-from speechstudio.worker.worker import Status
 from speechstudio.gui.adapt_plots import CER_KEY, LOSS_KEY, WER_KEY, CTCCurves
-from speechstudio.gui.common import ERROR_COLOR, OK_COLOR, WARNING_COLOR, device_picker, fmt_duration, tint
-from speechstudio.gui.wizard_common import TrainingStep, buddy_label, note_label
+from speechstudio.gui.common import (ERROR_COLOR, OK_COLOR, WARNING_COLOR, buddy_label, combo, device_picker, fmt_duration,
+                                     hrow, named, note_label, tint)
+from speechstudio.gui.wizard_common import TrainingStep
+from speechstudio.gui.wording import plain_error
+from speechstudio.worker.worker import Status
 
 LEARNING_RATES = ("1e-4", "3e-4", "5e-5", "1e-3")  # 1e-4: CTCConfig's default (its docstring gives the sources)
 
 
-def _spin(name: str, lo: int, hi: int, value: int, special: str = "") -> QSpinBox:
-    s = QSpinBox()
-    s.setAccessibleName(name)
+def _spin(name: str, lo: int, hi: int, value: int, special: str = "", tip: str = "") -> QSpinBox:
+    s = named(QSpinBox(), name, tip)
     s.setRange(lo, hi)
     s.setValue(value)
     if special:
@@ -39,7 +40,7 @@ class TrainStep(TrainingStep):
         super().__init__(wizard)
         from speechstudio.finetune.ctc.events import CTCConfig
 
-        self.sanity = None
+        self.sanity = None   # the trainer's SanityEvent
         self.verdict = None  # sanity_words.Verdict of the quick check
         self.base_eval = None
         self.last_eval = None
@@ -53,56 +54,47 @@ class TrainStep(TrainingStep):
         d = self._defaults
         lay = QVBoxLayout(self)
         form = QFormLayout()
-        self.epochs_spin = _spin("Passes over your recordings", 1, 10_000, d.epochs)
-        self.epochs_spin.setToolTip("Epochs: how many times training goes through all your recordings")
-        form.addRow(buddy_label("&Passes over your recordings", self.epochs_spin), self._row(self.epochs_spin))
-        # the trainer's own settings, one click away (issue 30); the field's words stay there
+        self.epochs_spin = _spin("Passes over your recordings", 1, 10_000, d.epochs,
+                                 tip="Epochs: how many times training goes through all your recordings")
+        form.addRow(buddy_label("&Passes over your recordings", self.epochs_spin), hrow(self.epochs_spin))
+        # the trainer's own settings, one click away; the field's words stay there
         from speechstudio.gui.details import Details
 
         self.details = Details("Details", key="adapt_train")
         expert = QFormLayout()
         expert.setContentsMargins(0, 0, 0, 0)
         self.details.body_layout.addLayout(expert)
-        self.steps_spin = _spin("Maximum steps", 0, 10_000_000, 0, "by epochs")
-        self.steps_spin.setToolTip("Optimizer steps; when set it overrides the epochs")
-        expert.addRow("Max steps", self._row(self.steps_spin))
-        self.lr_box = QComboBox()
+        self.steps_spin = _spin("Maximum steps", 0, 10_000_000, 0, "by epochs",
+                                "Optimizer steps; when set it overrides the epochs")
+        expert.addRow("Max steps", hrow(self.steps_spin))
+        self.lr_box = combo("Learning rate", LEARNING_RATES,
+                            "Peak learning rate of AdamW (warm-up over 10 % of the steps, then linear decay)")
         self.lr_box.setEditable(True)
-        self.lr_box.addItems(LEARNING_RATES)
-        self.lr_box.setAccessibleName("Learning rate")
-        self.lr_box.setToolTip("Peak learning rate of AdamW (warm-up over 10 % of the steps, then linear decay)")
         self.batch_spin = _spin("Batch size", 1, 512, d.batch_size)
-        self.accum_spin = _spin("Gradient accumulation", 1, 256, d.grad_accum)
-        self.accum_spin.setToolTip("Micro-batches per optimizer step (a larger effective batch in the same memory)")
+        self.accum_spin = _spin("Gradient accumulation", 1, 256, d.grad_accum,
+                                tip="Micro-batches per optimizer step (a larger effective batch in the same memory)")
         expert.addRow(buddy_label("&Learning rate", self.lr_box),
-                      self._row(self.lr_box, QLabel("batch size"), self.batch_spin, QLabel("gradient accumulation"),
-                                self.accum_spin))
+                      hrow(self.lr_box, QLabel("batch size"), self.batch_spin, QLabel("gradient accumulation"),
+                           self.accum_spin))
         self.device_box = device_picker("Training device")
-        self.precision_box = QComboBox()
-        self.precision_box.addItems(["auto", "fp32", "fp16", "bf16"])
-        self.precision_box.setAccessibleName("Precision")
-        self.precision_box.setToolTip("auto: BF16 (or FP16) on a GPU, FP32 on the CPU")
-        self.eval_spin = _spin("Evaluate every", 0, 100_000, 0, "each epoch")
-        self.eval_spin.setToolTip("Optimizer steps between WER / CER evaluations")
+        self.precision_box = combo("Precision", ["auto", "fp32", "fp16", "bf16"],
+                                   "auto: BF16 (or FP16) on a GPU, FP32 on the CPU")
+        self.eval_spin = _spin("Evaluate every", 0, 100_000, 0, "each epoch", "Optimizer steps between WER / CER "
+                               "evaluations")
         expert.addRow(buddy_label("&Device", self.device_box),
-                      self._row(self.device_box, QLabel("precision"), self.precision_box, QLabel("evaluate every"),
-                                self.eval_spin, QLabel("steps")))
-        self.vocab_box = QComboBox()
-        self.vocab_box.setAccessibleName("Alphabet")
-        self.vocab_box.addItem("the base model's (when it has one)", "auto")
-        self.vocab_box.addItem("new, from my texts", "data")
-        self.vocab_box.setToolTip("Keeping the base's alphabet keeps what it learnt; a new one (a new CTC head) is "
-                                  "needed when your texts use characters it lacks (accents, digits kept as digits...)")
-        self.drop_check = QCheckBox("Leave out clips with characters outside it")
-        self.drop_check.setAccessibleName("Leave out clips with characters outside the alphabet")
-        self.drop_check.setToolTip("Otherwise training stops before it starts and lists those characters and clips")
-        form.addRow(buddy_label("&Alphabet", self.vocab_box), self._row(self.vocab_box, self.drop_check))
-        self.freeze_check = QCheckBox("Freeze the feature encoder (as in wav2vec 2.0)")
-        self.freeze_check.setAccessibleName("Freeze the feature encoder")
+                      hrow(self.device_box, QLabel("precision"), self.precision_box, QLabel("evaluate every"),
+                           self.eval_spin, QLabel("steps")))
+        self.vocab_box = combo("Alphabet", [("the base model's (when it has one)", "auto"), ("new, from my texts", "data")],
+                               "Keeping the base's alphabet keeps what it learnt; a new one (a new CTC head) is needed "
+                               "when your texts use characters it lacks (accents, digits kept as digits...)")
+        self.drop_check = named(QCheckBox("Leave out clips with characters outside it"),
+                                "Leave out clips with characters outside the alphabet",
+                                "Otherwise training stops before it starts and lists those characters and clips")
+        form.addRow(buddy_label("&Alphabet", self.vocab_box), hrow(self.vocab_box, self.drop_check))
+        self.freeze_check = named(QCheckBox("Freeze the feature encoder (as in wav2vec 2.0)"), "Freeze the feature encoder")
         self.freeze_check.setChecked(d.freeze_feature_encoder)
-        self.ckpt_check = QCheckBox("Gradient checkpointing (less GPU memory, slower)")
-        self.ckpt_check.setAccessibleName("Gradient checkpointing")
-        expert.addRow("", self._row(self.freeze_check, self.ckpt_check))
+        self.ckpt_check = named(QCheckBox("Gradient checkpointing (less GPU memory, slower)"), "Gradient checkpointing")
+        expert.addRow("", hrow(self.freeze_check, self.ckpt_check))
         form.addRow("", self.details)
         self.plan = note_label("Training plan")
         form.addRow("Plan", self.plan)
@@ -121,14 +113,6 @@ class TrainStep(TrainingStep):
                                self.device_box, self.precision_box, self.eval_spin, self.vocab_box, self.drop_check,
                                self.freeze_check, self.ckpt_check)
         self._update()
-
-    @staticmethod
-    def _row(*widgets) -> QHBoxLayout:
-        row = QHBoxLayout()
-        for w in widgets:
-            row.addWidget(w)
-        row.addStretch(1)
-        return row
 
     # ------------------------------------------------------------------ options
     def config(self):
@@ -236,8 +220,7 @@ class TrainStep(TrainingStep):
         elif kind == "SanityEvent":
             from speechstudio.gui.sanity_words import judge
 
-            self.sanity = ev
-            self.verdict = judge(ev)  # green only when the sample reads right (issue 30)
+            self.sanity, self.verdict = ev, judge(ev)  # green only when the sample reads right
             color = {"ok": OK_COLOR, "warning": WARNING_COLOR}.get(self.verdict.level, ERROR_COLOR)
             tint(self.sanity_label, color, bold=self.verdict.level != "ok")
             self.sanity_label.setText(self.verdict.headline)
@@ -284,7 +267,7 @@ class TrainStep(TrainingStep):
         self.figures.setToolTip("\n".join(tips))
 
     def _show_failure(self, result) -> None:
-        self._say(f"training failed: {result}", error=True)
+        self._say(f"training failed: {plain_error(result)}", error=True)
         self.wiz.status_message.emit("training failed: see the Train step")
 
     def _show_done(self, ev, status: str) -> None:

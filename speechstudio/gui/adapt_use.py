@@ -11,11 +11,12 @@ the new model chosen.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QCheckBox, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QCheckBox, QHeaderView, QLineEdit, QSizePolicy,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from speechstudio.gui.common import buddy_label, button, hrow, named, note_label
+from speechstudio.gui.wording import plain_error
 from speechstudio.worker.worker import Status
-from speechstudio.gui.wizard_common import button, note_label
 
 EXAMPLE_COLS = ("Reference", "Base model", "Adapted model")
 
@@ -38,8 +39,7 @@ class UseStep(QWidget):
         self._for_dictation = False
         self._compare_job = self._save_job = None
         lay = QVBoxLayout(self)
-        self.figures = QTableWidget(2, 2)
-        self.figures.setAccessibleName("Base and adapted error rates")
+        self.figures = named(QTableWidget(2, 2), "Base and adapted error rates")
         self.figures.setHorizontalHeaderLabels(("Words wrong", "Letters wrong"))
         for col, tip in enumerate(("Word error rate (WER): words left out, added or changed, per word of the "
                                    "clips' texts", "Character error rate (CER): the same, counted in letters")):
@@ -55,45 +55,27 @@ class UseStep(QWidget):
         lay.addWidget(self.figures)
         self.summary = note_label("Evaluation summary")
         lay.addWidget(self.summary)
-        self.examples = QTableWidget(0, len(EXAMPLE_COLS))
-        self.examples.setAccessibleName("Example transcripts")
+        self.examples = named(QTableWidget(0, len(EXAMPLE_COLS)), "Example transcripts")
         self.examples.setHorizontalHeaderLabels(EXAMPLE_COLS)
         self.examples.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.examples.setWordWrap(True)
         self.examples.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.examples.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         lay.addWidget(self.examples, 1)
-        row = QHBoxLayout()
-        self.name_edit = QLineEdit()
-        self.name_edit.setAccessibleName("Name of the new model")
-        label = QLabel("Model na&me")
-        label.setBuddy(self.name_edit)
-        row.addWidget(label)
-        row.addWidget(self.name_edit, 1)
-        self.save_btn = button("&Add to my models", "Add to my models",
-                                     "Register the adapted model in the model store (Transcribe, Dictate, "
-                                     "speechstudio transcribe --model NAME)", self.save)
-        row.addWidget(self.save_btn)
-        self.replace_check = QCheckBox("Replace a model of that name")
-        self.replace_check.setAccessibleName("Replace an existing model of that name")
-        row.addWidget(self.replace_check)
-        self.dictation_check = QCheckBox("Use for dictation")
-        self.dictation_check.setAccessibleName("Use the new model for dictation")
-        self.dictation_check.setToolTip("Dictation uses this model when no model is chosen (unticked: adding the "
-                                        "model changes no default)")
-        row.addWidget(self.dictation_check)
-        lay.addLayout(row)
-        row = QHBoxLayout()
+        self.name_edit = named(QLineEdit(), "Name of the new model")
+        self.save_btn = button("&Add to my models", "Add to my models", "Register the adapted model in the model "
+                               "store (Transcribe, Dictate, speechstudio transcribe --model NAME)", self.save)
+        self.replace_check = named(QCheckBox("Replace a model of that name"), "Replace an existing model of that name")
+        self.dictation_check = named(QCheckBox("Use for dictation"), "Use the new model for dictation", "Dictation uses "
+                                     "this model when no model is chosen (unticked: adding the model changes no default)")
+        lay.addLayout(hrow(buddy_label("Model na&me", self.name_edit), (self.name_edit, 1), self.save_btn,
+                           self.replace_check, self.dictation_check, stretch=False))
         self.transcribe_btn = button("Open &Transcribe", "Use the model on the Transcribe page",
-                                           "Go to the Transcribe page with the new model chosen",
-                                           lambda: self.open_page("Transcribe"))
+                                     "Go to the Transcribe page with the new model chosen",
+                                     lambda: self.open_page("Transcribe"))
         self.dictate_btn = button("Open &Dictate", "Use the model on the Dictate page",
-                                        "Go to the Dictate page with the new model chosen",
-                                        lambda: self.open_page("Dictate"))
-        row.addWidget(self.transcribe_btn)
-        row.addWidget(self.dictate_btn)
-        row.addStretch(1)
-        lay.addLayout(row)
+                                  "Go to the Dictate page with the new model chosen", lambda: self.open_page("Dictate"))
+        lay.addLayout(hrow(self.transcribe_btn, self.dictate_btn))
         self.info = note_label("Evaluation and save status")
         lay.addWidget(self.info)
         wizard.trainer.job_progress.connect(self._on_progress)
@@ -155,7 +137,7 @@ class UseStep(QWidget):
                 self._show(result)
                 self.compared.emit(result)
             else:
-                self.info.setText(f"comparison failed: {result}")
+                self.info.setText(f"comparison failed: {plain_error(result)}")
         elif job_id == self._save_job:
             self._save_job = None
             if status == "done":
@@ -167,7 +149,7 @@ class UseStep(QWidget):
                 self.wiz.status_message.emit(f"model {result.model_id} saved")
                 self.model_saved.emit(result.model_id)
             else:
-                self.info.setText(f"not saved: {result}")
+                self.info.setText(f"not saved: {plain_error(result)}")
         else:
             return
         self._update()

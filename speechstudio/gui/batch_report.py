@@ -7,9 +7,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from speechstudio.gui.common import fmt_duration
+from speechstudio.gui.common import button, fmt_duration, hrow, named
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.wording import speed
 
@@ -50,20 +50,16 @@ class BatchReport(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        self.label = QLabel()
-        self.label.setAccessibleName("Batch summary")
+        self.label = named(QLabel(), "Batch summary")
         # one line, cut at the page's edge (the failures are in its tooltip): a word-wrapped label
         # makes the page height-for-width, and its scroll area then sizes it to the preferred
         # heights of the queue and editor - a vertical scroll bar at 1280x800 after every batch
         self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.open_btn = QPushButton("Open output folder")
-        self.open_btn.setAccessibleName("Open output folder")
-        lay.addWidget(self.label, 1)
-        lay.addWidget(self.open_btn)
+        self.open_btn = button("Open output folder", "Open output folder", slot=self.open_folder)
+        lay = hrow((self.label, 1), self.open_btn, stretch=False)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.setLayout(lay)
         self.folder: Path | None = None
-        self.open_btn.clicked.connect(self.open_folder)
         self.hide()
 
     def show_summary(self, summary, wall_s: float) -> str:

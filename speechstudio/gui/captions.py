@@ -14,10 +14,10 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QPainter
+from PySide6.QtGui import QColor, QFont, QPainter
 from PySide6.QtWidgets import QLabel, QMenu, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import settings
+from speechstudio.gui.common import action, settings
 
 DEFAULTS = {"font_pt": 20, "width": 760, "opacity": 0.85, "lines": 2}
 FONT_RANGE = (8, 72)
@@ -185,13 +185,9 @@ class CaptionsWindow(QWidget):
                          ("More transparent", lambda: self.set_opacity(self.opacity - 0.1)),
                          ("One more line", lambda: self._set_lines(self.lines + 1)),
                          ("One line less", lambda: self._set_lines(self.lines - 1))):
-            a = QAction(text, menu)
-            a.triggered.connect(fn)
-            menu.addAction(a)
+            action(menu, text, fn, menu=menu)
         menu.addSeparator()
-        hide = QAction("Hide captions", menu)
-        hide.triggered.connect(self._hide_by_user)
-        menu.addAction(hide)
+        action(menu, "Hide captions", self._hide_by_user, menu=menu)
         menu.exec(e.globalPos())
 
     def _set_lines(self, n: int) -> None:

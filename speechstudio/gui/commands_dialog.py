@@ -3,10 +3,10 @@ is said and what it does (a punctuation mark, a line break, any text, "scratch t
 dictating"). Saved atomically to ``<data dir>/dictation/commands.json``."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout)
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout
 
 from speechstudio.dictation.commands import DEFAULT_COMMANDS, Command, CommandTable, CommandTableError, key
+from speechstudio.gui.common import button, combo, hrow
 
 #: What the "Does" column offers; any other text is inserted as typed ("\\n" = a line break).
 PRESETS = {",": ", (comma)", ".": ". (full stop)", "?": "? (question mark)", "!": "! (exclamation mark)",
@@ -31,8 +31,7 @@ def parse_does(text: str) -> tuple[str | None, str | None]:
 
 class CommandsDialog(QDialog):
     def __init__(self, parent=None, table: CommandTable | None = None, language: str = "en") -> None:
-        """``language``: the table shown first (the Dictate page's language; issue 30: the editor
-        opened on the first table, "de"). A language without a table yet is added, empty."""
+        """``language``: the table shown first (the Dictate page's); one without a table yet is added, empty."""
         super().__init__(parent)
         self.setWindowTitle("Spoken commands")
         self.resize(560, 440)
@@ -43,17 +42,10 @@ class CommandsDialog(QDialog):
             self.error = str(e)
             self.table = CommandTable()
         lay = QVBoxLayout(self)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Language"))
-        self.lang_box = QComboBox()
-        self.lang_box.setAccessibleName("Commands language")
+        self.lang_box = combo("Commands language", sorted(self.table.languages),
+                              "Language code (en, de, fr, ...); type a new one to add a table")
         self.lang_box.setEditable(True)
-        self.lang_box.setToolTip("Language code (en, de, fr, ...); type a new one to add a table")
-        for lang in sorted(self.table.languages):
-            self.lang_box.addItem(lang)
-        row.addWidget(self.lang_box)
-        row.addStretch(1)
-        lay.addLayout(row)
+        lay.addLayout(hrow(QLabel("Language"), self.lang_box))
         self.grid = QTableWidget(0, 2)
         self.grid.setHorizontalHeaderLabels(["Say", "Does"])
         self.grid.horizontalHeader().setStretchLastSection(True)
@@ -64,15 +56,9 @@ class CommandsDialog(QDialog):
                            "the text to insert (\\n = line break).")
         self.note.setWordWrap(True)
         lay.addWidget(self.note)
-        buttons = QHBoxLayout()
-        add, remove, reset = QPushButton("Add"), QPushButton("Remove"), QPushButton("Reset language to defaults")
-        add.clicked.connect(lambda: self._add_row(Command("", ",")))
-        remove.clicked.connect(lambda: self.grid.removeRow(self.grid.currentRow()))
-        reset.clicked.connect(self._reset)
-        for b in (add, remove, reset):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        lay.addLayout(buttons)
+        lay.addLayout(hrow(button("Add", "", slot=lambda: self._add_row(Command("", ","))),
+                           button("Remove", "", slot=lambda: self.grid.removeRow(self.grid.currentRow())),
+                           button("Reset language to defaults", "", slot=self._reset)))
         box = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         box.accepted.connect(self.save)
         box.rejected.connect(self.reject)

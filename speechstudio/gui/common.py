@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QPointF, QSettings, Qt
-from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
-from PySide6.QtWidgets import QComboBox, QLabel, QMessageBox, QSizePolicy, QStyledItemDelegate, QWidget
+from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter, QPen, QPolygonF
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QMessageBox, QPushButton,
+                               QSizePolicy, QStyledItemDelegate, QTableWidget, QTableWidgetItem, QWidget)
 
 from speechstudio.hub.paths import data_dir
 
@@ -40,6 +41,93 @@ def tint(widget: QWidget, color: str | None, bold: bool | None = None) -> None:
     widget.setPalette(pal)
     if bold is not None:
         set_font(widget, bold=bold)
+
+
+def named(widget, name: str, tip: str = "", slot=None):
+    """``widget`` with its accessible name (``""``: Qt's, from its text) and tooltip; ``slot`` connected
+    to a button's ``clicked``."""
+    if name:
+        widget.setAccessibleName(name)
+    if tip:
+        widget.setToolTip(tip)
+    if slot is not None:
+        widget.clicked.connect(slot)
+    return widget
+
+
+def action(parent, text: str, slot, keys=None, menu=None) -> QAction:
+    """A QAction ``text`` (owned by ``parent``, added to ``menu``) whose ``triggered`` calls ``slot()``;
+    ``keys``: its shortcut (a key string or a ``QKeySequence.StandardKey``)."""
+    a = QAction(text, parent)
+    if keys is not None:
+        a.setShortcut(QKeySequence(keys))
+    a.triggered.connect(lambda _checked=False: slot())
+    if menu is not None:
+        menu.addAction(a)
+    return a
+
+
+def button(text: str, name: str, tip: str = "", slot=None) -> QPushButton:
+    """A push button with its accessible name and tooltip, ``clicked`` connected to ``slot``."""
+    return named(QPushButton(text), name, tip, slot)
+
+
+def combo(name: str, items=(), tip: str = "") -> QComboBox:
+    """A combo box of ``items`` (texts, or ``(text, data)`` pairs) with its accessible name and tooltip."""
+    box = named(QComboBox(), name, tip)
+    for item in items:
+        box.addItem(*item) if isinstance(item, tuple) else box.addItem(item)
+    return box
+
+
+def table(name: str, headers, rows: int = 0, *, editable: bool = False, numbers: bool = False,
+          stretch_last: bool = True) -> QTableWidget:
+    """A table of ``headers`` that selects whole rows, with its accessible name; read-only unless
+    ``editable``, no row numbers unless ``numbers``, the last column stretched unless ``stretch_last`` is False."""
+    t = named(QTableWidget(rows, len(headers)), name)
+    t.setHorizontalHeaderLabels(list(headers))
+    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    if not editable:
+        t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.verticalHeader().setVisible(numbers)
+    t.horizontalHeader().setStretchLastSection(stretch_last)
+    return t
+
+
+def add_row(t: QTableWidget, texts, tips=None) -> int:
+    """Append a row of ``texts`` to ``t`` (tooltips: ``tips``, else the texts); returns its index."""
+    r = t.rowCount()
+    t.insertRow(r)
+    for c, text in enumerate(texts):
+        item = QTableWidgetItem(text)
+        item.setToolTip(text if tips is None else tips[c])
+        t.setItem(r, c, item)
+    return r
+
+
+def note_label(name: str, text: str = "") -> QLabel:
+    """A word-wrapped label showing ``text``, with the accessible name ``name``."""
+    label = named(QLabel(text), name)
+    label.setWordWrap(True)
+    return label
+
+
+def buddy_label(text: str, buddy: QWidget) -> QLabel:
+    """A form label whose Alt+letter focuses ``buddy`` (``addRow`` with a layout sets no buddy)."""
+    label = QLabel(text)
+    label.setBuddy(buddy)
+    return label
+
+
+def hrow(*items, stretch: bool = True) -> QHBoxLayout:
+    """A row of widgets (``(widget, stretch)`` grows; ``int``: spacing in pixels), a stretch at its end
+    unless ``stretch`` is False."""
+    row = QHBoxLayout()
+    for w in items:
+        row.addSpacing(w) if isinstance(w, int) else row.addWidget(*w) if isinstance(w, tuple) else row.addWidget(w)
+    if stretch:
+        row.addStretch(1)
+    return row
 
 
 def settings() -> QSettings:
@@ -274,10 +362,9 @@ class ModelPicker(QComboBox):
 
     def __init__(self, accessible_name: str, tooltip: str) -> None:
         super().__init__()
+        named(self, accessible_name, tooltip)
         self.setEditable(True)
         self.setMinimumWidth(220)
-        self.setAccessibleName(accessible_name)
-        self.setToolTip(tooltip)
         self._tooltip = tooltip
         self.default_name = ""
         self._default_reason = ""
@@ -285,15 +372,14 @@ class ModelPicker(QComboBox):
         self.addItem(DEFAULT_MODEL)
         self.setItemDelegate(_DefaultNameDelegate(self))
         # "(default)" in the field is followed by a grey "= NAME" (a label over the line edit)
-        self.default_hint = QLabel(self.lineEdit())
+        self.default_hint = named(QLabel(self.lineEdit()), "Default model name")
         self.default_hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.default_hint.setAccessibleName("Default model name")
         self.default_hint.hide()
         self.currentTextChanged.connect(self._place_hint)
 
     def set_default_name(self, name: str, reason: str = "", others: str = "") -> None:
         """Say which model "(default)" stands for (list entry, grey "= NAME" in the field, tooltip);
-        ``others``: the router's model for non-English (issue 30)."""
+        ``others``: the router's model for non-English."""
         from speechstudio.gui.wording import automatic_model
 
         self.default_name, self._default_reason, self._others = name, reason, others
@@ -352,7 +438,4 @@ class ModelPicker(QComboBox):
 
 
 def device_picker(accessible_name: str) -> QComboBox:
-    box = QComboBox()
-    box.addItems(["auto", "cpu", "cuda"])
-    box.setAccessibleName(accessible_name)
-    return box
+    return combo(accessible_name, ["auto", "cpu", "cuda"])

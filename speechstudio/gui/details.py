@@ -1,4 +1,4 @@
-"""A "Details" expander (issue 30): the expert settings and figures one click away, collapsed by
+"""A "Details" expander: the expert settings and figures one click away, collapsed by
 default so the main view reads plainly. The state is kept per expander in the settings
 (``details/<key>``)."""
 from __future__ import annotations
@@ -41,12 +41,6 @@ class Details(QWidget):
         self.button.setChecked(opened)
         self._show(opened)
         self.button.toggled.connect(self._show)
-
-    def is_open(self) -> bool:
-        return self.button.isChecked()
-
-    def set_open(self, opened: bool) -> None:
-        self.button.setChecked(opened)
 
     def _show(self, opened: bool) -> None:
         self.body.setVisible(opened)

@@ -1,6 +1,4 @@
-"""One no-sound-device policy for every Record and Play button (issue 30: the wizards, segment
-playback and sample Play were enabled without a device and failed with "Error querying device -1";
-the Record page and Speak said it well).
+"""One no-sound-device policy for every Record and Play button.
 
 :func:`has_microphone` / :func:`has_speaker` ask the :class:`~speechstudio.gui.audio_hub.AudioHub`'s
 backend whether it has an input / output device (the answer is kept for :data:`TTL_S` seconds, so
@@ -14,6 +12,23 @@ import time
 NO_MIC = "No microphone found"
 NO_SPEAKER = "No speaker found"
 TTL_S = 2.0  # how long an answer is reused (device lists change only on plug / unplug)
+
+
+def fill_microphones(box, hub, off_text: str) -> list:
+    """List ``hub``'s input devices in the combo box ``box`` (``"NAME  [default]"``, data: the device
+    index, tooltip: its rate); without any it shows ``off_text`` (audio off) or "no microphone found"
+    and is disabled. Returns the devices."""
+    from PySide6.QtCore import Qt
+
+    box.clear()
+    devs = hub.backend.input_devices() if hub.available else []
+    for d in devs:
+        box.addItem(d.name + ("  [default]" if d.is_default else ""), d.index)
+        box.setItemData(box.count() - 1, f"{d.default_samplerate / 1000:g} kHz", Qt.ItemDataRole.ToolTipRole)
+    if not devs:
+        box.addItem(off_text if not hub.available else "no microphone found")
+    box.setEnabled(bool(devs))
+    return devs
 
 def _has(hub, kind: str) -> bool:
     if hub is None or not getattr(hub, "available", False):
@@ -65,7 +80,3 @@ def allow(button, hub, kind: str, tip: str = "") -> bool:
         button.setToolTip("")
     return ok
 
-
-def forget(hub) -> None:
-    """Forget ``hub``'s kept answers (after a device change)."""
-    hub.__dict__.pop("_device_answers", None)

@@ -17,9 +17,9 @@ hotkey, hotkey_mode, sound_cue).
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import settings
+from speechstudio.gui.common import button, combo, hrow, named, settings
 
 OUTPUTS = (("app", "This window only"), ("type", "Type into the focused app"),
            ("paste", "Paste into the focused app"), ("clipboard", "Copy to the clipboard"))
@@ -69,55 +69,29 @@ class AnywherePanel(QWidget):
     def _build(self) -> None:
         rows = QVBoxLayout(self)
         rows.setContentsMargins(0, 0, 0, 0)
-        lay, second = QHBoxLayout(), QHBoxLayout()
-        rows.addLayout(lay)
-        rows.addLayout(second)
-        lay.addWidget(QLabel("Text goes to"))
-        self.output_box = QComboBox()
-        self.output_box.setAccessibleName("Dictation output")
-        self.output_box.setToolTip("Type or paste the stable text where the cursor is in the application that has "
-                                   "the focus (start with the hotkey while you work there), or keep it on the clipboard")
-        for mode, label in OUTPUTS:
-            self.output_box.addItem(label, mode)
-        lay.addWidget(self.output_box)
-        self.shortcut_box = QComboBox()
-        self.shortcut_box.setAccessibleName("Paste shortcut")
-        self.shortcut_box.setToolTip("The target's paste shortcut (terminals: Ctrl+Shift+V or Shift+Insert)")
-        self.shortcut_box.addItems(["ctrl+v", "ctrl+shift+v", "shift+insert"])
-        lay.addWidget(self.shortcut_box)
-        self.commands_check = QCheckBox("Spoken commands")
-        self.commands_check.setToolTip("\"comma\", \"period\", \"new line\", \"new paragraph\", \"scratch that\", "
-                                       "\"stop dictating\"... (per language, editable)")
-        lay.addWidget(self.commands_check)
-        self.edit_btn = QPushButton("Edit…")
-        self.edit_btn.setAccessibleName("Edit spoken commands")
-        lay.addWidget(self.edit_btn)
-        lay.addStretch(1)
-        lay = second
-        self.captions_check = QCheckBox("Live captions")
-        self.captions_check.setAccessibleName("Show live captions")
-        self.captions_check.setToolTip("A window on top of everything with the live text (drag to move; wheel: "
-                                       "text size, Ctrl+wheel: opacity, Shift+wheel: width)")
-        lay.addWidget(self.captions_check)
-        self.hotkey_check = QCheckBox("Global hotkey")
-        self.hotkey_check.setAccessibleName("Global dictation hotkey")
-        self.hotkey_check.setToolTip("Start and stop dictation from any application; also shows the tray icon. "
-                                     "On Wayland bind a desktop shortcut to `speechstudio dictate --toggle`")
-        lay.addWidget(self.hotkey_check)
-        self.hotkey_edit = QLineEdit()
-        self.hotkey_edit.setAccessibleName("Hotkey keys")
+        self.output_box = combo("Dictation output", [(label, mode) for mode, label in OUTPUTS],
+                                "Type or paste the stable text where the cursor is in the application that has the "
+                                "focus (start with the hotkey while you work there), or keep it on the clipboard")
+        self.shortcut_box = combo("Paste shortcut", ["ctrl+v", "ctrl+shift+v", "shift+insert"],
+                                  "The target's paste shortcut (terminals: Ctrl+Shift+V or Shift+Insert)")
+        self.commands_check = named(QCheckBox("Spoken commands"), "", "\"comma\", \"period\", \"new line\", "
+                                    "\"new paragraph\", \"scratch that\", \"stop dictating\"... (per language, editable)")
+        self.edit_btn = button("Edit…", "Edit spoken commands", slot=self.edit_commands)
+        rows.addLayout(hrow(QLabel("Text goes to"), self.output_box, self.shortcut_box, self.commands_check,
+                            self.edit_btn))
+        self.captions_check = named(QCheckBox("Live captions"), "Show live captions", "A window on top of everything "
+                                    "with the live text (drag to move; wheel: text size, Ctrl+wheel: opacity, "
+                                    "Shift+wheel: width)")
+        self.hotkey_check = named(QCheckBox("Global hotkey"), "Global dictation hotkey", "Start and stop dictation "
+                                  "from any application; also shows the tray icon. On Wayland bind a desktop shortcut "
+                                  "to `speechstudio dictate --toggle`")
+        self.hotkey_edit = named(QLineEdit(), "Hotkey keys")
         self.hotkey_edit.setPlaceholderText("ctrl+alt+d")
         self.hotkey_edit.setMaximumWidth(130)
-        lay.addWidget(self.hotkey_edit)
-        self.hotkey_mode = QComboBox()
-        self.hotkey_mode.setAccessibleName("Hotkey mode")
-        self.hotkey_mode.addItem("toggle", "toggle")
-        self.hotkey_mode.addItem("push to talk", "push_to_talk")
-        lay.addWidget(self.hotkey_mode)
-        self.cue_check = QCheckBox("Sound cue")
-        self.cue_check.setToolTip("A short tone when dictation starts and stops (with the global hotkey on)")
-        lay.addWidget(self.cue_check)
-        lay.addStretch(1)
+        self.hotkey_mode = combo("Hotkey mode", [("toggle", "toggle"), ("push to talk", "push_to_talk")])
+        self.cue_check = named(QCheckBox("Sound cue"), "",
+                               "A short tone when dictation starts and stops (with the global hotkey on)")
+        rows.addLayout(hrow(self.captions_check, self.hotkey_check, self.hotkey_edit, self.hotkey_mode, self.cue_check))
         self.output_box.currentIndexChanged.connect(self._changed)
         self.shortcut_box.currentIndexChanged.connect(self._changed)
         self.commands_check.toggled.connect(self._changed)
@@ -126,7 +100,6 @@ class AnywherePanel(QWidget):
         self.hotkey_check.toggled.connect(self.enable_hotkey)
         self.hotkey_edit.editingFinished.connect(self._hotkey_changed)
         self.hotkey_mode.currentIndexChanged.connect(self._hotkey_changed)
-        self.edit_btn.clicked.connect(self.edit_commands)
 
     def _restore(self) -> None:
         from speechstudio.dictation.hotkey import DEFAULT_HOTKEY
@@ -224,7 +197,7 @@ class AnywherePanel(QWidget):
         if self.output is not None:
             self.output.finish()       # the thread drains the queue and ends; the window is not blocked
         self.output = None
-        if self.captions is not None:  # the overlay does not stay on top after dictation stops (issue 30)
+        if self.captions is not None:  # the overlay does not stay on top after dictation stops
             self.captions.hide()
         if self.tray is not None:
             self.tray.set_state("error" if failed else "idle", failed)
@@ -241,10 +214,6 @@ class AnywherePanel(QWidget):
         if self.tray is not None:
             self.tray.set_state("error", message)
             self.tray.notify(message)
-
-    @property
-    def composed_text(self) -> str:
-        return self.composer.text if self.composer is not None else ""
 
     def _cue(self, start: bool) -> None:
         """The start/stop tone, while the global hotkey is on (the user may not see the window)."""

@@ -52,12 +52,9 @@ class TranscriptFileActions:
         return data_dir() / "dictation" / f"dictation-{_dt.datetime.now():%Y%m%d-%H%M%S}.txt"
 
     def _save_dialog(self) -> None:
-        from speechstudio.gui.save_places import remember, suggest
+        from speechstudio.gui.save_places import ask_save_path
 
-        path, _ = QFileDialog.getSaveFileName(self, "Save transcript", suggest(self._default_path().name),
-                                              "Text (*.txt);;All files (*)")
-        if path:
-            remember(path)
+        if path := ask_save_path(self, "Save transcript", self._default_path().name, "Text (*.txt);;All files (*)"):
             self.save(Path(path))
 
     def save(self, path: Path) -> Path | None:

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor, QTextCharFormat
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QTextEdit, QVBoxLayout, QWidget
 
 from speechstudio.asr.streaming import StreamUpdate
+from speechstudio.errors import SpeechStudioError
+from speechstudio.gui.common import (DEFAULT_MODEL, LevelMeter, ModelPicker, button, combo, device_picker, hrow, named,
+                                     note_label, settings)
+from speechstudio.gui.wording import plain_error
 from speechstudio.worker.dictation import DeviceSource, DictateJob, DictateLevel, DictateResult, DictateStarted
 from speechstudio.worker.worker import Status
-from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import DEFAULT_MODEL, LevelMeter, ModelPicker, device_picker, settings
-from speechstudio.gui.wording import plain_error
 from speechstudio.gui.dictate_anywhere import AnywherePanel
 from speechstudio.gui.dictate_files import TranscriptFileActions
 from speechstudio.gui.dictate_view import TAIL_COLOR, LiveTranscriptView
@@ -63,24 +64,16 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
         lay = QVBoxLayout(self)
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Model"))
         self.model_box = ModelPicker("Dictation model",
                                      "Any installed recogniser: a Wav2Vec2 CTC model (lowest latency) or Whisper "
                                      "(any language, punctuation; about a second more delay). (default): an "
                                      "installed CTC model, else Whisper. Installed name, Hugging Face id or folder")
-        top.addWidget(self.model_box, 1)
-        top.addWidget(QLabel("Device"))
         self.device_box = device_picker("Dictation device")
-        top.addWidget(self.device_box)
-        top.addWidget(QLabel("Input"))
-        self.mic_box = QComboBox()
+        self.mic_box = combo("Dictation microphone", tip="A microphone, or \"System audio: ...\": what the computer "
+                             "plays (Linux with PulseAudio or PipeWire), for captions of a meeting or a video")
         self.mic_box.setMinimumWidth(200)
-        self.mic_box.setAccessibleName("Dictation microphone")
-        self.mic_box.setToolTip("A microphone, or \"System audio: ...\": what the computer plays (Linux with "
-                                "PulseAudio or PipeWire), for captions of a meeting or a video")
-        top.addWidget(self.mic_box, 1)
-        lay.addLayout(top)
+        lay.addLayout(hrow(QLabel("Model"), (self.model_box, 1), QLabel("Device"), self.device_box, QLabel("Input"),
+                           (self.mic_box, 1), stretch=False))
         self.language_options = LanguageOptions()
         self.language_options.language_box.setAccessibleName("Dictation language")
         self.language_options.language_box.setToolTip("Whisper: auto detects the language on the first words and "
@@ -92,45 +85,26 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.anywhere.status_message.connect(self._anywhere_note)
         lay.addWidget(self.anywhere)
 
-        row = QHBoxLayout()
-        self.start_btn = QPushButton("● Start")
-        self.start_btn.setAccessibleName("Start dictation")
-        self.start_btn.setToolTip("Start listening (Ctrl+Enter)")
-        self.stop_btn = QPushButton("■ Stop")
-        self.stop_btn.setAccessibleName("Stop dictation")
-        self.stop_btn.setToolTip("Stop listening; what was already heard is still transcribed (Esc)")
-        self.file_btn = QPushButton("Dictate a file…")
-        self.file_btn.setAccessibleName("Dictate a recording")
-        self.file_btn.setToolTip("Play a recording (audio or video file) at real time through the same recogniser and "
-                                 "output as the microphone")
-        self.copy_btn = QPushButton("Copy")
-        self.copy_btn.setAccessibleName("Copy transcript")
-        self.save_btn = QPushButton("Save as…")
-        self.save_btn.setAccessibleName("Save transcript as")
-        self.send_btn = QPushButton("Send to file…")
-        self.send_btn.setAccessibleName("Append transcript to a file")
-        self.send_btn.setToolTip("Append the transcript to a text file (e.g. your notes)")
-        self.clear_btn = QPushButton("Clear")
-        self.clear_btn.setAccessibleName("Clear transcript")
-        for b in (self.start_btn, self.stop_btn, self.file_btn, self.copy_btn, self.save_btn, self.send_btn, self.clear_btn):
-            row.addWidget(b)
-        row.addStretch(1)
-        lay.addLayout(row)
+        self.start_btn = button("● Start", "Start dictation", "Start listening (Ctrl+Enter)", lambda: self.start())
+        self.stop_btn = button("■ Stop", "Stop dictation",
+                               "Stop listening; what was already heard is still transcribed (Esc)", self.stop)
+        self.file_btn = button("Dictate a file…", "Dictate a recording", "Play a recording (audio or video file) at "
+                               "real time through the same recogniser and output as the microphone",
+                               self._dictate_file_dialog)
+        self.copy_btn = button("Copy", "Copy transcript", slot=self.copy)
+        self.save_btn = button("Save as…", "Save transcript as", slot=self._save_dialog)
+        self.send_btn = button("Send to file…", "Append transcript to a file",
+                               "Append the transcript to a text file (e.g. your notes)", self._send_dialog)
+        self.clear_btn = button("Clear", "Clear transcript", slot=self.clear)
+        lay.addLayout(hrow(self.start_btn, self.stop_btn, self.file_btn, self.copy_btn, self.save_btn, self.send_btn,
+                           self.clear_btn))
 
-        info = QHBoxLayout()
-        info.addWidget(QLabel("Level"))
         self.meter = LevelMeter()
-        info.addWidget(self.meter, 1)
-        self.latency_label = QLabel("latency: —")
-        self.latency_label.setAccessibleName("Latency behind real time")
-        self.latency_label.setToolTip("How far the black (stable) text is behind the speaker when it is shown: "
-                                      "audio received but not yet stable (lookahead, chunking) + model time "
-                                      "+ audio still queued")
-        info.addWidget(self.latency_label)
-        self.state_label = QLabel("idle")
-        self.state_label.setAccessibleName("Dictation state")
-        info.addWidget(self.state_label)
-        lay.addLayout(info)
+        self.latency_label = named(QLabel("latency: —"), "Latency behind real time",
+                                   "How far the black (stable) text is behind the speaker when it is shown: audio "
+                                   "received but not yet stable (lookahead, chunking) + model time + audio still queued")
+        self.state_label = named(QLabel("idle"), "Dictation state")
+        lay.addLayout(hrow(QLabel("Level"), (self.meter, 1), self.latency_label, self.state_label, stretch=False))
 
         self.view = QTextEdit()
         self.view.setReadOnly(True)
@@ -138,9 +112,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         font = self.view.font()  # a font, not a style sheet: a style sheet would pin the palette at the
         font.setPointSize(13)    # time it is applied and miss a switch to the dark theme
         self.view.setFont(font)
-        self.note = QLabel("")
-        self.note.setWordWrap(True)
-        self.note.setAccessibleName("Dictation status")
+        self.note = note_label("Dictation status")
         self.note.setMinimumHeight(2 * self.note.fontMetrics().lineSpacing() + 4)
         lay.addWidget(self.note)
         lay.addWidget(self.view, 1)
@@ -150,13 +122,6 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.tail_fmt = QTextCharFormat()
         self.tail_fmt.setForeground(QColor(TAIL_COLOR))
 
-        self.start_btn.clicked.connect(lambda: self.start())
-        self.stop_btn.clicked.connect(self.stop)
-        self.file_btn.clicked.connect(self._dictate_file_dialog)
-        self.copy_btn.clicked.connect(self.copy)
-        self.save_btn.clicked.connect(self._save_dialog)
-        self.send_btn.clicked.connect(self._send_dialog)
-        self.clear_btn.clicked.connect(self.clear)
         self.model_box.currentTextChanged.connect(self.language_options.set_model)
 
     def _restore(self) -> None:
@@ -187,29 +152,14 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
 
     def refresh_devices(self) -> None:
         """List the audio backend's input devices (item data = device index)."""
-        self.mic_box.clear()
-        self._mic_ok = False
+        from speechstudio.gui.devices import fill_microphones
+
+        self._mic_ok = bool(fill_microphones(self.mic_box, self.audio, "no audio input"))
         if not self.audio.available:
-            self.mic_box.addItem("no audio input")
-            self.mic_box.setEnabled(False)
             self.note.setText(f"{self.audio.reason}. Dictate a file… still works.")
-            self._update_buttons()
-            return
-        devs = self.audio.backend.input_devices()
-        self._mic_ok = bool(devs)
-        self.mic_box.setEnabled(self._mic_ok)
-        if not devs:
-            self.mic_box.addItem("no microphone found")
-            self._update_buttons()
-            return
         saved = settings().value("dictate/mic_name")
-        for d in devs:
-            self.mic_box.addItem(d.name + ("  [default]" if d.is_default else ""), d.index)
-            self.mic_box.setItemData(self.mic_box.count() - 1, f"{d.default_samplerate / 1000:g} kHz",
-                                     Qt.ItemDataRole.ToolTipRole)
-        for i in range(self.mic_box.count()):
-            if saved and self.mic_box.itemText(i) == saved:
-                self.mic_box.setCurrentIndex(i)
+        if self._mic_ok and saved and self.mic_box.findText(saved) >= 0:
+            self.mic_box.setCurrentIndex(self.mic_box.findText(saved))
         self._update_buttons()
 
     # ------------------------------------------------------------------ state
@@ -286,7 +236,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.latency_label.setText("latency: —")
         self.anywhere.open_output()   # what is missing is a note; the text still comes here
         opts = self.language_options
-        # what the live sound picture shows: the microphone, or the file being dictated (issue 30)
+        # what the live sound picture shows: the microphone, or the file being dictated
         path = getattr(source, "path", None)
         self._mel_source = f"file:{Path(path).name}" if path and not isinstance(source, DeviceSource) else "mic"
         self.job = DictateJob(source, self.model_spec(), device=self.device_box.currentText(), config=self.config,
@@ -332,7 +282,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             aw = self.anywhere
             where = (f"; text goes to: {aw.output_box.currentText().lower()}" if aw.session_mode != "app" else
                      f"; text stays in this window: {aw.problem}" if aw.problem else "")
-            self.note.setText(f"Listening to {payload.source}" + where)  # plain words (issue 30)
+            self.note.setText(f"Listening to {payload.source}" + where)
             self.note.setToolTip(f"{payload.message}; {payload.window}; input {payload.source} at "
                                  f"{payload.input_rate} Hz")
             self.status_message.emit(f"dictating with {payload.model_id}")
@@ -355,9 +305,9 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             self.state_label.setText("stopped")
             self.note.setText(self.plain_summary(result))
             self.note.setToolTip(self.summary(result))  # the figures (p50 / p95, RTF) one hover away
-        self.anywhere.session_finished(f"dictation failed: {result}" if status == "failed" else "")
+        self.anywhere.session_finished(f"dictation failed: {plain_error(result)}" if status == "failed" else "")
         if status == "failed":
-            self._error(f"dictation failed: {result}")
+            self._error(f"dictation failed: {plain_error(result)}")
         elif status == "cancelled" and not isinstance(result, DictateResult):
             self.state_label.setText("cancelled")
         self._update_buttons()
@@ -365,7 +315,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
 
     @staticmethod
     def plain_summary(result: DictateResult) -> str:
-        """One plain line on a finished session (issue 30): how much was dictated, how soon words
+        """One plain line on a finished session: how much was dictated, how soon words
         appeared (the median delay from the end of a word to its text), the language."""
         from speechstudio.asr.languages import language_name
 

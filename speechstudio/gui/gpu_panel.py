@@ -5,39 +5,33 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import Sparkline
+from speechstudio.gui.common import Sparkline, named, note_label
 
 
 def _num(v, fmt: str, unit: str) -> str:
     return "n/a" if v is None else f"{v:{fmt}} {unit}".strip()
 
 
+def _rows(form: QFormLayout, *rows, text: str = "") -> list[QLabel]:
+    """A label per ``(row title, accessible name[, sparkline under it])`` in ``form``."""
+    labels = []
+    for title, name, *spark in rows:
+        labels.append(named(QLabel(text), name))
+        form.addRow(title, labels[-1])
+        for s in spark:
+            form.addRow("", s)
+    return labels
+
+
 class _GpuBox(QGroupBox):
     def __init__(self, title: str, parent=None) -> None:
         super().__init__(title, parent)
-        form = QFormLayout(self)
-        self.util = QLabel()
         self.util_spark = Sparkline(color="#22c55e")
-        self.mem = QLabel()
         self.mem_spark = Sparkline(color="#3b82f6")
-        self.temp = QLabel()
-        self.power = QLabel()
-        self.clock = QLabel()
-        self.throttle = QLabel()
-        self.proc = QLabel()
-        for lab, name in ((self.util, "GPU utilisation"), (self.mem, "VRAM used"), (self.temp, "GPU temperature"),
-                          (self.power, "GPU power"), (self.clock, "SM clock"), (self.throttle, "Throttle reasons"),
-                          (self.proc, "VRAM of this app")):
-            lab.setAccessibleName(name)
-        form.addRow("Utilisation", self.util)
-        form.addRow("", self.util_spark)
-        form.addRow("VRAM", self.mem)
-        form.addRow("", self.mem_spark)
-        form.addRow("Temperature", self.temp)
-        form.addRow("Power", self.power)
-        form.addRow("SM clock", self.clock)
-        form.addRow("Throttle", self.throttle)
-        form.addRow("This app", self.proc)
+        self.util, self.mem, self.temp, self.power, self.clock, self.throttle, self.proc = _rows(
+            QFormLayout(self), ("Utilisation", "GPU utilisation", self.util_spark), ("VRAM", "VRAM used", self.mem_spark),
+            ("Temperature", "GPU temperature"), ("Power", "GPU power"), ("SM clock", "SM clock"),
+            ("Throttle", "Throttle reasons"), ("This app", "VRAM of this app"))
 
     def update_sample(self, g) -> None:
         self.setTitle(f"GPU {g.index}: {g.name}")
@@ -67,34 +61,21 @@ class GpuPanel(QWidget):
         super().__init__(parent)
         self.setAccessibleName("GPU monitor")
         lay = QVBoxLayout(self)
-        self.headline = QLabel("Reading GPU status ...")
-        self.headline.setWordWrap(True)
-        self.headline.setAccessibleName("GPU status")
+        self.headline = note_label("GPU status", "Reading GPU status ...")
         lay.addWidget(self.headline)
         self.gpu_boxes: list[_GpuBox] = []
         self._gpu_area = QVBoxLayout()
         lay.addLayout(self._gpu_area)
         sysbox = QGroupBox("This computer")
-        form = QFormLayout(sysbox)
-        self.cpu = QLabel("…")
-        self.cpu.setAccessibleName("CPU usage")
         self.cpu_spark = Sparkline(color="#f97316")
-        self.ram = QLabel("…")
-        self.ram.setAccessibleName("RAM usage")
         self.ram_spark = Sparkline(color="#a855f7")
-        self.rss = QLabel("…")
-        self.rss.setAccessibleName("Memory of this app")
-        form.addRow("CPU", self.cpu)
-        form.addRow("", self.cpu_spark)
-        form.addRow("RAM", self.ram)
-        form.addRow("", self.ram_spark)
-        form.addRow("This app", self.rss)
+        self.cpu, self.ram, self.rss = _rows(QFormLayout(sysbox), ("CPU", "CPU usage", self.cpu_spark),
+                                             ("RAM", "RAM usage", self.ram_spark), ("This app", "Memory of this app"),
+                                             text="…")
         lay.addWidget(sysbox)
         lay.addStretch(1)
-        self.last_sample = None
 
     def update_sample(self, s) -> None:
-        self.last_sample = s
         if s.gpus:
             self.headline.setText(f"{len(s.gpus)} NVIDIA GPU{'s' if len(s.gpus) > 1 else ''}"
                                   + (f", driver {s.driver}" if s.driver else ""))

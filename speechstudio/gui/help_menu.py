@@ -9,8 +9,9 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QMenu, QMessageBox, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout)
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHeaderView, QMenu, QMessageBox, QTableWidget, QVBoxLayout
+
+from speechstudio.gui.common import action, add_row, table
 
 #: distributions shown in About (PyPI names); a missing one is listed as "not installed"
 LIBRARIES = ("PySide6-Essentials", "numpy", "torch", "transformers", "faster-whisper", "ctranslate2",
@@ -128,10 +129,10 @@ def window_shortcuts(win) -> list[tuple[str, str]]:
     """``(keys, what it does)`` for every shortcut of ``win``: its menu actions (read from the
     actions, so the list cannot drift from the keys) and its window-wide QShortcuts."""
     rows: list[tuple[str, str]] = []
-    for action in win.findChildren(QAction):
-        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-        if keys and action.text():
-            rows.append((keys, action.text().replace("&", "").rstrip("…").strip()))
+    for act in win.findChildren(QAction):
+        keys = act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        if keys and act.text():
+            rows.append((keys, act.text().replace("&", "").rstrip("…").strip()))
     rows += [(keys, what) for keys, what in getattr(win, "extra_shortcuts", ())]
     seen, out = set(), []
     for r in rows:
@@ -149,16 +150,11 @@ class ShortcutsDialog(QDialog):
         self.setWindowTitle("Keyboard shortcuts")
         self.setAccessibleName("Keyboard shortcuts")
         rows = window_shortcuts(win)
-        self.table = QTableWidget(len(rows), 2)
-        self.table.setAccessibleName("Shortcut list")
-        self.table.setHorizontalHeaderLabels(("Keys", "Action"))
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        for r, (keys, what) in enumerate(rows):
-            self.table.setItem(r, 0, QTableWidgetItem(keys))
-            self.table.setItem(r, 1, QTableWidgetItem(what))
+        self.table = table("Shortcut list", ("Keys", "Action"))
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectItems)
+        for keys, what in rows:
+            add_row(self.table, (keys, what), ("", ""))
         self.table.resizeColumnToContents(0)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
@@ -179,14 +175,8 @@ def build_help_menu(win) -> QMenu:
     """Add the Help menu to ``win`` (a QMainWindow); sets ``win.act_shortcuts``,
     ``win.act_check_setup`` and ``win.act_about``."""
     m = win.menuBar().addMenu("&Help")
-    win.act_shortcuts = QAction("&Keyboard shortcuts", win)
-    win.act_shortcuts.setShortcut(QKeySequence("F1"))
-    win.act_shortcuts.triggered.connect(lambda: ShortcutsDialog(win).open())
-    win.act_check_setup = QAction("&Check my setup…", win)
-    win.act_check_setup.triggered.connect(lambda: check_setup(win))
-    win.act_about = QAction("&About SpeechStudio", win)
-    win.act_about.triggered.connect(lambda: show_about(win))
-    m.addActions([win.act_shortcuts, win.act_check_setup])
+    win.act_shortcuts = action(win, "&Keyboard shortcuts", lambda: ShortcutsDialog(win).open(), "F1", m)
+    win.act_check_setup = action(win, "&Check my setup…", lambda: check_setup(win), menu=m)
     m.addSeparator()
-    m.addAction(win.act_about)
+    win.act_about = action(win, "&About SpeechStudio", lambda: show_about(win), menu=m)
     return m

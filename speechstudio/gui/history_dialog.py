@@ -8,22 +8,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QDialog,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-)
+from PySide6.QtWidgets import QDialog, QHeaderView, QLabel, QVBoxLayout
 
-from speechstudio.gui.wording import speed
-from speechstudio.gui.common import fmt_duration
+from speechstudio.gui.common import add_row, button, combo, fmt_duration, hrow, table
 from speechstudio.gui.drop_paths import display_name
+from speechstudio.gui.wording import speed
 
 COLS = ("File", "Model", "Date", "Duration", "Speed", "Outputs", "Status")
 
@@ -62,37 +51,20 @@ class HistoryDialog(QDialog):
         self.setWindowTitle("History")
         self.resize(1000, 480)
         lay = QVBoxLayout(self)
-        self.table = QTableWidget(0, len(COLS))
-        self.table.setHorizontalHeaderLabels(COLS)
-        self.table.setAccessibleName("Past transcriptions")
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
+        self.table = table("Past transcriptions", COLS, stretch_last=False)
         h = self.table.horizontalHeader()
         h.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         h.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         lay.addWidget(self.table, 1)
-        row = QHBoxLayout()
-        self.open_btn = QPushButton("Open")
-        self.open_btn.setToolTip("Open the transcript (the first output) in its application")
-        self.format_box = QComboBox()
-        self.format_box.addItems([f for f in FORMATS if f != "json"])
-        self.format_box.setAccessibleName("Re-export format")
-        self.reexport_btn = QPushButton("Re-export")
-        self.remove_btn = QPushButton("Remove")
-        self.remove_btn.setToolTip("Remove from the history (the files stay)")
+        self.open_btn = button("Open", "", "Open the transcript (the first output) in its application",
+                               self.open_selected)
+        self.format_box = combo("Re-export format", [f for f in FORMATS if f != "json"])
+        self.reexport_btn = button("Re-export", "", slot=lambda: self.reexport_selected(self.format_box.currentText()))
+        self.remove_btn = button("Remove", "", "Remove from the history (the files stay)", self.remove_selected)
         self.note = QLabel()
-        for w in (self.open_btn, QLabel("as"), self.format_box, self.reexport_btn, self.remove_btn):
-            row.addWidget(w)
-        row.addWidget(self.note, 1)
-        self.close_btn = QPushButton("Close")
-        self.close_btn.setAccessibleName("Close the history")
-        self.close_btn.clicked.connect(self.close)
-        row.addWidget(self.close_btn)
-        lay.addLayout(row)
-        self.open_btn.clicked.connect(self.open_selected)
-        self.reexport_btn.clicked.connect(lambda: self.reexport_selected(self.format_box.currentText()))
-        self.remove_btn.clicked.connect(self.remove_selected)
+        self.close_btn = button("Close", "Close the history", slot=self.close)
+        lay.addLayout(hrow(self.open_btn, QLabel("as"), self.format_box, self.reexport_btn, self.remove_btn,
+                           (self.note, 1), self.close_btn, stretch=False))
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.refresh()
 
@@ -100,18 +72,13 @@ class HistoryDialog(QDialog):
         self.records = self.store.history()
         self.table.setRowCount(0)
         for rec in self.records:
-            r = self.table.rowCount()
-            self.table.insertRow(r)
             when = _dt.datetime.fromtimestamp(rec.finished_at).strftime("%Y-%m-%d %H:%M") if rec.finished_at else ""
             cells = (display_name(rec.path), rec.model or "", when,
                      fmt_duration(rec.duration_s) if rec.duration_s else "", speed(rec.rtfx),
                      " · ".join(p.suffix.lstrip(".") for p in rec.outputs),
                      rec.status + (f": {rec.reason}" if rec.status == "failed" else ""))
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(display_name(rec.path, full=True) if c == 0 else
-                                "\n".join(display_name(p, full=True) for p in rec.outputs) if c == 5 else text)
-                self.table.setItem(r, c, item)
+            add_row(self.table, cells, [display_name(rec.path, full=True), *cells[1:5],
+                                        "\n".join(display_name(p, full=True) for p in rec.outputs), cells[6]])
         self._update_buttons()
 
     def selected(self):

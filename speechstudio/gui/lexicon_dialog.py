@@ -5,21 +5,10 @@ Rows are ``word | pronunciation`` (a respelling, or IPA between slashes); Save w
 sentence, so a change is heard at once."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QDialog,
-    QDialogButtonBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-)
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHeaderView, QLabel, QLineEdit, QVBoxLayout
 
 from speechstudio.errors import SpeechStudioError
+from speechstudio.gui.common import add_row, button, hrow, named, note_label, table
 
 
 class LexiconDialog(QDialog):
@@ -36,33 +25,20 @@ class LexiconDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addWidget(QLabel(f"Words the {self.language} voices say your way: a respelling (win), or IPA "
                              "phonemes between slashes (/ŋwˈɪn/; Piper and espeak voices only)."))
-        self.table = QTableWidget(0, 2)
-        self.table.setAccessibleName("Pronunciations")
-        self.table.setHorizontalHeaderLabels(["Word", "Pronunciation"])
+        self.table = table("Pronunciations", ["Word", "Pronunciation"], editable=True, numbers=True, stretch_last=False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         lay.addWidget(self.table, 1)
-        row = QHBoxLayout()
-        self.word = QLineEdit()
+        self.word = named(QLineEdit(), "Word")
         self.word.setPlaceholderText("word")
-        self.word.setAccessibleName("Word")
-        self.pron = QLineEdit()
+        self.pron = named(QLineEdit(), "Pronunciation")
         self.pron.setPlaceholderText("respelling or /IPA/")
-        self.pron.setAccessibleName("Pronunciation")
-        add = QPushButton("Add")
-        remove = QPushButton("Remove selected")
-        for w in (self.word, self.pron, add, remove):
-            row.addWidget(w)
-        lay.addLayout(row)
-        self.error = QLabel("")
-        self.error.setWordWrap(True)
-        self.error.setAccessibleName("Lexicon problem")
+        lay.addLayout(hrow(self.word, self.pron, button("Add", "", slot=self.add_entry),
+                           button("Remove selected", "", slot=self._remove_selected), stretch=False))
+        self.error = note_label("Lexicon problem")
         lay.addWidget(self.error)
         lay.addWidget(QLabel(f"File: {self.path}"))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         lay.addWidget(buttons)
-        add.clicked.connect(self.add_entry)
-        remove.clicked.connect(self._remove_selected)
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
         self._load()
@@ -86,10 +62,7 @@ class LexiconDialog(QDialog):
             if self.table.item(r, 0).text().lower() == word.lower():
                 self.table.item(r, 1).setText(pron)
                 return
-        r = self.table.rowCount()
-        self.table.insertRow(r)
-        self.table.setItem(r, 0, QTableWidgetItem(word))
-        self.table.setItem(r, 1, QTableWidgetItem(pron))
+        add_row(self.table, (word, pron), ("", ""))
 
     def add_entry(self) -> None:
         word, pron = self.word.text().strip(), self.pron.text().strip()

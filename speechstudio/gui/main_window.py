@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (QDockWidget, QLabel, QListWidget, QMainWindow, QS
                                QStackedWidget, QStatusBar, QWidget)
 
 from speechstudio import __version__
-from speechstudio.gui.common import set_font, settings
+from speechstudio.gui.common import named, set_font, settings
 from speechstudio.gui.window_menus import PAGES, WindowMenusMixin
 
 FIRST_SIZE = (1280, 800)
@@ -34,8 +34,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self.downloads = Worker("downloads", self)
         self.audio = AudioHub(audio_backend, self)
 
-        self.nav = QListWidget()
-        self.nav.setAccessibleName("Pages")
+        self.nav = named(QListWidget(), "Pages")
         self.nav.addItems(PAGES)
         self.nav.setFixedWidth(130)
         self.stack = QStackedWidget()
@@ -62,18 +61,14 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         # status line
         self.status = QStatusBar()
         self.setStatusBar(self.status)
-        self.status_label = QLabel("Ready")
-        self.status_label.setAccessibleName("Status line")
+        self.status_label = named(QLabel("Ready"), "Status line")
         # a long message is cut at the window's edge (full text in the tooltip), never widens the window
         self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.status.addWidget(self.status_label, 1)
-        self.worker_label = QLabel("idle")
-        self.worker_label.setAccessibleName("Worker state")
+        self.worker_label = named(QLabel("idle"), "Worker state")
         self.status.addPermanentWidget(self.worker_label)
         if not self.audio.available:
-            self.audio_label = QLabel("audio off")
-            self.audio_label.setAccessibleName("Audio state")
-            self.audio_label.setToolTip(self.audio.reason)
+            self.audio_label = named(QLabel("audio off"), "Audio state", self.audio.reason)
             self.status.addPermanentWidget(self.audio_label)
             self.show_status(self.audio.reason)
         for page in self.pages():
@@ -159,7 +154,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
     def _fit_frame(self, tries: int = FRAME_WAIT_TRIES) -> None:
         """Clamp to the screen now and again every 100 ms until the window manager has reported its
         frame (Qt's frame equals the client area until then: 0 ms after showing, openbox's 25 px
-        title bar was still unknown and the status bar ended below the screen, issue 44)."""
+        title bar was still unknown and the status bar ended below the screen)."""
         self.clamp_to_screen()
         if self.frameGeometry().size() == self.size() and tries > 0:
             self._later(100, lambda: self._fit_frame(tries - 1))
@@ -292,20 +287,12 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         running transcription)."""
         self.audio.stop()
         page = self.current_page()
-        if page is self.speak and self.speak is not None:
-            self.speak.stop()
-        elif page is self.dictate and self.dictate is not None:
-            self.dictate.stop()
-        elif page is self.record and self.record is not None:
-            self.record.stop()
-        elif page is self.models and self.models is not None:
-            self.models.cancel_download()
-        elif page is self.clone and self.clone is not None:
-            self.clone.stop()
-        elif page is self.adapt and self.adapt is not None:
-            self.adapt.stop()
-        else:
-            self.transcribe.cancel()
+        if page is self.transcribe:
+            page.cancel()
+        elif page is self.models and page is not None:
+            page.cancel_download()
+        elif hasattr(page, "stop"):  # Speak, Dictate, Record and the wizards
+            page.stop()
 
     def show_status(self, text: str) -> None:
         """The status line, in plain words (:func:`~speechstudio.gui.wording.plain_status`); the raw
@@ -354,7 +341,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self.audio.shutdown()
         self.monitor.stop()
         if self.dictate is not None and hasattr(self.dictate, "shutdown"):
-            self.dictate.shutdown()  # global hotkey, tray icon, captions window (issue 16)
+            self.dictate.shutdown()  # global hotkey, tray icon, captions window
         if self.clone is not None:
             self.clone.shutdown()  # stops training (a checkpoint is saved) and its worker
         if self.adapt is not None:

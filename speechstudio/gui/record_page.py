@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QMessageBox, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QMessageBox, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import LevelMeter, fmt_duration, settings
+from speechstudio.gui.common import LevelMeter, button, combo, fmt_duration, hrow, named, note_label, settings
+from speechstudio.gui.wording import plain_error
 
 RATE = 16000
 
@@ -29,41 +29,22 @@ class RecordPage(QWidget):
         self.saved_path: Path | None = None
         lay = QVBoxLayout(self)
         form = QFormLayout()
-        self.device_box = QComboBox()
-        self.device_box.setAccessibleName("Microphone")
+        self.device_box = combo("Microphone")
         form.addRow("Microphone", self.device_box)
         self.meter = LevelMeter()
         form.addRow("Level", self.meter)
-        self.length = QLabel("no recording yet")
-        self.length.setAccessibleName("Recording length")
+        self.length = named(QLabel("no recording yet"), "Recording length")
         form.addRow("Recording", self.length)
         lay.addLayout(form)
-        row = QHBoxLayout()
-        self.rec_btn = QPushButton("● Record")
-        self.rec_btn.setAccessibleName("Record")
-        self.stop_btn = QPushButton("■ Stop")
-        self.stop_btn.setAccessibleName("Stop recording")
-        self.play_btn = QPushButton("▶ Play")
-        self.play_btn.setAccessibleName("Play recording")
-        self.play_btn.setToolTip("Play the recording (Space)")
-        self.save_btn = QPushButton("Save as…")
-        self.save_btn.setAccessibleName("Save recording as")
-        self.send_btn = QPushButton("Send to Transcribe")
-        self.send_btn.setAccessibleName("Send recording to Transcribe")
-        for b in (self.rec_btn, self.stop_btn, self.play_btn, self.save_btn, self.send_btn):
-            row.addWidget(b)
-        row.addStretch(1)
-        lay.addLayout(row)
-        self.note = QLabel("")
-        self.note.setWordWrap(True)
-        self.note.setAccessibleName("Recording status")
+        self.rec_btn = button("● Record", "Record", slot=self.start)
+        self.stop_btn = button("■ Stop", "Stop recording", slot=self.stop)
+        self.play_btn = button("▶ Play", "Play recording", "Play the recording (Space)", self.play)
+        self.save_btn = button("Save as…", "Save recording as", slot=self._save_dialog)
+        self.send_btn = button("Send to Transcribe", "Send recording to Transcribe", slot=self.send_to_transcribe)
+        lay.addLayout(hrow(self.rec_btn, self.stop_btn, self.play_btn, self.save_btn, self.send_btn))
+        self.note = note_label("Recording status")
         lay.addWidget(self.note)
         lay.addStretch(1)
-        self.rec_btn.clicked.connect(self.start)
-        self.stop_btn.clicked.connect(self.stop)
-        self.play_btn.clicked.connect(self.play)
-        self.save_btn.clicked.connect(self._save_dialog)
-        self.send_btn.clicked.connect(self.send_to_transcribe)
         self.device_box.currentIndexChanged.connect(self._device_changed)
         self._timer = QTimer(self)
         self._timer.setInterval(50)
@@ -72,20 +53,12 @@ class RecordPage(QWidget):
         self._update()
 
     def _fill_devices(self) -> None:
-        self.device_box.clear()
+        from speechstudio.gui.devices import fill_microphones
+
+        devs = fill_microphones(self.device_box, self.audio, "no audio devices")
         if not self.audio.available:
-            self.device_box.addItem("no audio devices")
-            self.device_box.setEnabled(False)
             self.note.setText(self.audio.reason)
-            return
-        devs = self.audio.backend.input_devices()
-        for d in devs:
-            self.device_box.addItem(d.name + ("  [default]" if d.is_default else ""), d.index)
-            self.device_box.setItemData(self.device_box.count() - 1, f"{d.default_samplerate / 1000:g} kHz",
-                                        Qt.ItemDataRole.ToolTipRole)
-        if not devs:
-            self.device_box.addItem("no microphone found")
-            self.device_box.setEnabled(False)
+        elif not devs:
             self.note.setText("No microphone found. Plug one in and restart, or import files on Transcribe.")
         else:
             self._select_saved(devs, str(settings().value("record/device_name", "") or ""))
@@ -126,8 +99,8 @@ class RecordPage(QWidget):
             self.audio.input_device = self.device_box.currentData()
             self.audio.start_recording()
         except Exception as e:  # AudioUnavailableError
-            self.note.setText(f"cannot record: {e}")
-            self.status_message.emit(f"cannot record: {e}")
+            self.note.setText(f"cannot record: {plain_error(e)}")
+            self.status_message.emit(f"cannot record: {plain_error(e)}")
             return
         self.recording = None
         self.saved_path = None
@@ -159,15 +132,13 @@ class RecordPage(QWidget):
         try:
             self.audio.play(self.recording, RATE, source="your recording")
         except Exception as e:
-            self.status_message.emit(f"cannot play: {e}")
+            self.status_message.emit(f"cannot play: {plain_error(e)}")
 
     def _save_dialog(self) -> None:
-        from speechstudio.gui.save_places import remember, suggest
+        from speechstudio.gui.save_places import ask_save_path
 
-        path, _ = QFileDialog.getSaveFileName(self, "Save recording", suggest(self._default_path().name),
-                                              "WAV (*.wav);;FLAC (*.flac)", options=QFileDialog.Option.DontConfirmOverwrite)
-        if path:
-            remember(path)
+        if path := ask_save_path(self, "Save recording", self._default_path().name, "WAV (*.wav);;FLAC (*.flac)",
+                                 options=QFileDialog.Option.DontConfirmOverwrite):
             self.save_confirmed(Path(path))
 
     def save_confirmed(self, path: Path) -> Path | None:

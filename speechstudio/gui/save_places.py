@@ -1,5 +1,4 @@
-"""Where a Save dialog opens (issue 30: they opened in the source folder or the app's data folder):
-the folder the user saved into last, else their Documents folder, else their home folder
+"""Where a Save dialog opens: the folder the user saved into last, else their Documents folder, else their home folder
 (``QStandardPaths``). Kept in the settings as ``save/last_dir``."""
 from __future__ import annotations
 
@@ -34,3 +33,14 @@ def suggest(name: str) -> str:
 def remember(path: str | Path) -> None:
     """Note the folder of a file the user chose in a Save dialog."""
     settings().setValue("save/last_dir", str(Path(path).parent))
+
+
+def ask_save_path(parent, title: str, name: str, filters: str, **options) -> str:
+    """The path picked in a Save dialog that proposes ``name`` in :func:`save_folder` (its folder is
+    remembered); ``""`` when cancelled. ``options``: ``QFileDialog.getSaveFileName``'s."""
+    from PySide6.QtWidgets import QFileDialog
+
+    path, _ = QFileDialog.getSaveFileName(parent, title, suggest(name), filters, **options)
+    if path:
+        remember(path)
+    return path

@@ -1,5 +1,4 @@
-"""The transcript player's seek bar (issue 30: the transcript view had no way to jump in the
-audio but the text cursor): a slider over the file's length in tenths of a second and a
+"""The transcript player's seek bar: a slider over the file's length in tenths of a second and a
 "0:12 / 4:00" label, under the recording's waveform (:class:`~.waveform_view.WaveformView`: the
 played part shaded, a click jumps there). ``seeked(seconds)`` fires when the user drags or clicks
 either; the owner moves them with :meth:`show_position` (ignored while the user holds the handle)
@@ -9,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QSlider, QStyle, QStyleOptionSlider, QWidget
 
-from speechstudio.gui.common import fmt_duration
+from speechstudio.gui.common import fmt_duration, named
 from speechstudio.gui.waveform_view import WaveformView
 
 STEPS_PER_S = 10  # slider resolution: 0.1 s
@@ -25,11 +24,9 @@ class SeekBar(QWidget):
         lay.setVerticalSpacing(0)
         self.waveform = WaveformView()
         self.waveform.seeked.connect(self._clicked)
-        self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setAccessibleName("Position in the recording")
-        self.slider.setToolTip("Drag to jump in the recording; the text follows while it plays")
-        self.label = QLabel("0:00 / 0:00")
-        self.label.setAccessibleName("Position and length")
+        self.slider = named(QSlider(Qt.Orientation.Horizontal), "Position in the recording",
+                            "Drag to jump in the recording; the text follows while it plays")
+        self.label = named(QLabel("0:00 / 0:00"), "Position and length")
         lay.addWidget(self.waveform, 0, 0)
         lay.addWidget(self.slider, 1, 0)
         lay.addWidget(self.label, 1, 1)

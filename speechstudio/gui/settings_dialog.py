@@ -6,27 +6,41 @@ next start (the dialog says so).
 from __future__ import annotations
 
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout,
-                               QWidget)
+                               QGroupBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget)
 
 from speechstudio.gui import preferences as prefs
-from speechstudio.gui.common import DEFAULT_MODEL
+from speechstudio.gui.common import DEFAULT_MODEL, button, combo, hrow, named
 
 
 def _folder_row(edit: QLineEdit, title: str, parent: QWidget) -> QHBoxLayout:
-    row = QHBoxLayout()
-    row.addWidget(edit, 1)
-    btn = QPushButton("Choose…")
-    btn.setAccessibleName(f"Choose {title.lower()}")
-
     def pick() -> None:
         d = QFileDialog.getExistingDirectory(parent, title, edit.text())
         if d:
             edit.setText(d)
 
-    btn.clicked.connect(pick)
-    row.addWidget(btn)
-    return row
+    return hrow((edit, 1), button("Choose…", f"Choose {title.lower()}", slot=pick), stretch=False)
+
+
+def _line(text: str, name: str, placeholder: str) -> QLineEdit:
+    edit = named(QLineEdit(text), name)
+    edit.setPlaceholderText(placeholder)
+    return edit
+
+
+def _count(name: str, hi: int, suffix: str, value: int) -> QSpinBox:
+    """A spin box from 0 ("no limit") to ``hi``."""
+    spin = named(QSpinBox(), name)
+    spin.setRange(0, hi)
+    spin.setSpecialValueText("no limit")
+    spin.setSuffix(suffix)
+    spin.setValue(value)
+    return spin
+
+
+def _pick(name: str, items, current: str, tip: str = "") -> QComboBox:
+    box = combo(name, items, tip)
+    box.setCurrentText(current)
+    return box
 
 
 class SettingsDialog(QDialog):
@@ -42,32 +56,14 @@ class SettingsDialog(QDialog):
 
         out = QGroupBox("Transcripts")
         f = QFormLayout(out)
-        self.output_dir = QLineEdit(p.output_dir)
-        self.output_dir.setPlaceholderText("next to each input file")
-        self.output_dir.setAccessibleName("Default output folder")
+        self.output_dir = _line(p.output_dir, "Default output folder", "next to each input file")
         f.addRow("Output folder", _folder_row(self.output_dir, "Output folder", self))
-        fmt_row = QHBoxLayout()
-        self.format_checks: dict[str, QCheckBox] = {}
-        for name in prefs.FORMATS:
-            c = QCheckBox(name)
-            c.setAccessibleName(f"Default format {name}")
+        self.format_checks: dict[str, QCheckBox] = {n: named(QCheckBox(n), f"Default format {n}") for n in prefs.FORMATS}
+        for name, c in self.format_checks.items():
             c.setChecked(name in p.formats)
-            self.format_checks[name] = c
-            fmt_row.addWidget(c)
-        fmt_row.addStretch(1)
-        f.addRow("Formats", fmt_row)
-        self.line_width = QSpinBox()
-        self.line_width.setRange(0, 200)
-        self.line_width.setSpecialValueText("no limit")
-        self.line_width.setSuffix(" characters")
-        self.line_width.setValue(p.subtitle_max_line_width)
-        self.line_width.setAccessibleName("Subtitle line width")
-        self.line_count = QSpinBox()
-        self.line_count.setRange(0, 10)
-        self.line_count.setSpecialValueText("no limit")
-        self.line_count.setSuffix(" lines")
-        self.line_count.setValue(p.subtitle_max_line_count)
-        self.line_count.setAccessibleName("Subtitle lines per cue")
+        f.addRow("Formats", hrow(*self.format_checks.values()))
+        self.line_width = _count("Subtitle line width", 200, " characters", p.subtitle_max_line_width)
+        self.line_count = _count("Subtitle lines per cue", 10, " lines", p.subtitle_max_line_count)
         f.addRow("Subtitle line width", self.line_width)
         f.addRow("Subtitle lines per cue", self.line_count)
         lay.addWidget(out)
@@ -76,48 +72,27 @@ class SettingsDialog(QDialog):
         f = QFormLayout(rec)
         self.model_boxes: dict[str, QComboBox] = {}
         for code, label in prefs.MODEL_LANGUAGES:
-            box = QComboBox()
+            box = self.model_boxes[code] = combo(f"Default model for {label}", [DEFAULT_MODEL, *(models or [])])
             box.setEditable(True)
-            box.addItem(DEFAULT_MODEL)
-            box.addItems(models or [])
             box.setCurrentText(p.models.get(code) or DEFAULT_MODEL)
-            box.setAccessibleName(f"Default model for {label}")
-            self.model_boxes[code] = box
             f.addRow(label, box)
-        self.device = QComboBox()
-        self.device.addItems(prefs.DEVICES)
-        self.device.setCurrentText(p.device)
-        self.device.setAccessibleName("Default device")
-        self.precision = QComboBox()
-        self.precision.addItems(prefs.PRECISIONS)
-        self.precision.setCurrentText(p.precision)
-        self.precision.setAccessibleName("Default precision")
+        self.device = _pick("Default device", prefs.DEVICES, p.device)
+        self.precision = _pick("Default precision", prefs.PRECISIONS, p.precision, "Precision of the numbers on the "
+                               "GPU: auto picks fp16 on NVIDIA GPUs (faster, half the memory) and fp32 on the CPU")
         f.addRow("Device", self.device)
-        self.precision.setToolTip("Precision of the numbers on the GPU: auto picks fp16 on NVIDIA GPUs (faster, "
-                                  "half the memory) and fp32 on the CPU")
-        row = QHBoxLayout()
-        row.addWidget(self.precision)
         note = QLabel("how exactly the recogniser computes: auto is right on every computer (smaller formats "
                       "are faster on a graphics card)")
         note.setWordWrap(True)
-        row.addWidget(note, 1)
-        f.addRow("Number format", row)
+        f.addRow("Number format", hrow(self.precision, (note, 1), stretch=False))
         lay.addWidget(rec)
 
         app = QGroupBox("Application")
         f = QFormLayout(app)
-        self.data_dir = QLineEdit(p.data_dir)
-        self.data_dir.setPlaceholderText("the platform's data folder")
-        self.data_dir.setAccessibleName("Data folder")
-        self.cache_dir = QLineEdit(p.cache_dir)
-        self.cache_dir.setPlaceholderText("the Hugging Face cache (~/.cache/huggingface/hub)")
-        self.cache_dir.setAccessibleName("Model cache folder")
+        self.data_dir = _line(p.data_dir, "Data folder", "the platform's data folder")
+        self.cache_dir = _line(p.cache_dir, "Model cache folder", "the Hugging Face cache (~/.cache/huggingface/hub)")
         f.addRow("Data folder", _folder_row(self.data_dir, "Data folder", self))
         f.addRow("Model cache", _folder_row(self.cache_dir, "Model cache folder", self))
-        self.theme = QComboBox()
-        self.theme.addItems(prefs.THEMES)
-        self.theme.setCurrentText(p.theme)
-        self.theme.setAccessibleName("Theme")
+        self.theme = _pick("Theme", prefs.THEMES, p.theme)
         f.addRow("Theme", self.theme)
         note = QLabel("Data and cache folders take effect the next time SpeechStudio starts.")
         note.setWordWrap(True)

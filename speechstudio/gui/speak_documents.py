@@ -1,5 +1,4 @@
-"""The Speak page's documents (issue 44: the CLI's ``speak --file`` and ``audiobook`` had no place in
-the window): Open text… reads a text, Markdown or EPUB file into the text box; Audiobook… makes one
+"""The Speak page's documents (the CLI's ``speak --file`` and ``audiobook``): Open text… reads a text, Markdown or EPUB file into the text box; Audiobook… makes one
 audio file per chapter and an ``.m4b`` book with chapter marks in a folder, with the page's voice
 and sliders (:class:`~speechstudio.worker.audiobook_job.AudiobookJob` on the compute worker)."""
 from __future__ import annotations
@@ -7,7 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QPushButton
+from PySide6.QtWidgets import QFileDialog
+
+from speechstudio.gui.common import button
+from speechstudio.gui.wording import plain_error
 
 DOCUMENTS = "Texts (*.txt *.md *.markdown *.epub)"
 
@@ -23,16 +25,12 @@ class SpeakDocuments(QObject):
         self.page = page
         self.book_job: int | None = None
         self.result = None
-        self.open_btn = QPushButton("Open text…")
-        self.open_btn.setAccessibleName("Open a text file")
-        self.open_btn.setToolTip("Read a text, Markdown or EPUB file into the text box")
-        self.open_btn.clicked.connect(self._open_dialog)
-        self.book_btn = QPushButton("Audiobook…")
-        self.book_btn.setAccessibleName("Make an audiobook")
-        self.book_btn.setToolTip("Read a text, Markdown or EPUB file aloud into a folder: one audio file per chapter "
-                                 "and a book file with chapter marks. Stop keeps the chapters done; making it again "
-                                 "into the same folder goes on from there.")
-        self.book_btn.clicked.connect(self._book_dialog)
+        self.open_btn = button("Open text…", "Open a text file", "Read a text, Markdown or EPUB file into the text box",
+                               self._open_dialog)
+        self.book_btn = button("Audiobook…", "Make an audiobook", "Read a text, Markdown or EPUB file aloud into a "
+                               "folder: one audio file per chapter and a book file with chapter marks. Stop keeps the "
+                               "chapters done; making it again into the same folder goes on from there.",
+                               self._book_dialog)
         page.compute.job_progress.connect(self._on_progress)
         page.compute.job_finished.connect(self._on_finished)
 
@@ -118,8 +116,8 @@ class SpeakDocuments(QObject):
             self.page.info.setText(line)
             self.page.status_message.emit(line)
         elif status == "failed":
-            self.page.info.setText(f"audiobook failed: {result}")
-            self.page.status_message.emit(f"audiobook failed: {result}")
+            self.page.info.setText(f"audiobook failed: {plain_error(result)}")
+            self.page.status_message.emit(f"audiobook failed: {plain_error(result)}")
         else:
             self.page.info.setText("audiobook stopped: the chapters done are kept; make it again into the same "
                                    "folder to go on")

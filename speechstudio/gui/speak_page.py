@@ -11,20 +11,10 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFileDialog,
-    QFormLayout,
-    QHBoxLayout,
-    QLabel,
-    QPlainTextEdit,
-    QPushButton,
-    QSlider,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit, QSlider, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import settings
+from speechstudio.gui.common import button, combo, hrow, named, note_label, settings
+from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import SpeakJob, VoiceInfo
 from speechstudio.worker.worker import Status
 
@@ -56,76 +46,42 @@ class SpeakPage(QWidget):
 
     def _build(self) -> None:
         lay = QVBoxLayout(self)
-        self.text = QPlainTextEdit()
-        self.text.setAccessibleName("Text to speak")
+        self.text = named(QPlainTextEdit(), "Text to speak")
         self.text.setPlaceholderText("Type or paste text; Ctrl+Enter speaks it.")
         lay.addWidget(self.text, 1)
         form = QFormLayout()
-        vrow = QHBoxLayout()
-        self.voice_box = QComboBox()
-        self.voice_box.setAccessibleName("Voice")
-        self.voice_box.addItem(DEFAULT_VOICE)
+        self.voice_box = combo("Voice", [DEFAULT_VOICE])
         self.voice_box.setMinimumWidth(260)
-        vrow.addWidget(self.voice_box, 1)
-        vrow.addWidget(QLabel("Speaker"))
-        self.speaker_box = QComboBox()
-        self.speaker_box.setAccessibleName("Speaker")
+        self.speaker_box = combo("Speaker", ["single speaker"])
         self.speaker_box.setEnabled(False)
-        self.speaker_box.addItem("single speaker")
-        vrow.addWidget(self.speaker_box, 1)
-        form.addRow("Voice", vrow)
-        self.rate = self._slider("Speaking rate", 50, 200, 100)
-        self.rate_label = QLabel()
-        form.addRow("Rate", self._with_label(self.rate, self.rate_label))
+        form.addRow("Voice", hrow((self.voice_box, 1), QLabel("Speaker"), (self.speaker_box, 1), stretch=False))
         from speechstudio.gui.wording import SLIDER_WORDS
 
-        name, tip = SLIDER_WORDS["noise"]
-        self.noise = self._slider(name, 0, 100, 67)
-        self.noise.setToolTip(tip)
-        self.noise_label = QLabel()
-        form.addRow(name, self._with_label(self.noise, self.noise_label))
-        name, tip = SLIDER_WORDS["noise_w"]
-        self.noise_w = self._slider(name, 0, 100, 80)
-        self.noise_w.setToolTip(tip)
-        self.noise_w_label = QLabel()
-        form.addRow(name, self._with_label(self.noise_w, self.noise_w_label))
-        # pitch shift in half semitones; follows the voice's own (a clone's measured offset)
-        # until the user moves it
-        self.pitch = self._slider("Pitch shift (semitones)", -24, 24, 0)
-        self.pitch.setToolTip("Shift the pitch, formants kept; a cloned voice starts at its recordings' pitch")
-        self.pitch_label = QLabel()
+        self.rate, self.rate_label = self._slider(form, "Rate", "Speaking rate", "", 50, 200, 100)
+        self.noise, self.noise_label = self._slider(form, SLIDER_WORDS["noise"][0], *SLIDER_WORDS["noise"], 0, 100, 67)
+        self.noise_w, self.noise_w_label = self._slider(form, SLIDER_WORDS["noise_w"][0], *SLIDER_WORDS["noise_w"],
+                                                        0, 100, 80)
+        # pitch shift in half semitones; follows the voice's own (a clone's measured offset) until the user moves it
+        self.pitch, self.pitch_label = self._slider(form, "Pitch", "Pitch shift (semitones)", "Shift the pitch, "
+                                                    "formants kept; a cloned voice starts at its recordings' pitch",
+                                                    -24, 24, 0)
         self.pitch_own = True
         self.pitch.valueChanged.connect(self._pitch_moved)
-        form.addRow("Pitch", self._with_label(self.pitch, self.pitch_label))
         lay.addLayout(form)
-        row = QHBoxLayout()
-        self.speak_btn = QPushButton("Speak")
-        self.speak_btn.setToolTip("Speak the text; playback starts after the first sentence (Ctrl+Enter)")
-        self.stop_btn = QPushButton("Stop")
-        self.stop_btn.setToolTip("Stop speaking (Esc)")
-        self.save_btn = QPushButton("Save as…")
-        self.save_btn.setToolTip("Synthesize the whole text to an audio file (.wav, .flac, .ogg, .mp3, .opus or .m4a)")
-        self.lexicon_btn = QPushButton("Pronunciations…")
-        self.lexicon_btn.setToolTip("Words the voices should say your way (a respelling or IPA phonemes)")
-        for b, n in ((self.speak_btn, "Speak"), (self.stop_btn, "Stop speaking"), (self.save_btn, "Save speech as"),
-                     (self.lexicon_btn, "Edit pronunciations")):
-            b.setAccessibleName(n)
-            row.addWidget(b)
+        self.speak_btn = button("Speak", "Speak", "Speak the text; playback starts after the first sentence "
+                                "(Ctrl+Enter)", self.speak)
+        self.stop_btn = button("Stop", "Stop speaking", "Stop speaking (Esc)", self.stop)
+        self.save_btn = button("Save as…", "Save speech as", "Synthesize the whole text to an audio file (.wav, "
+                               ".flac, .ogg, .mp3, .opus or .m4a)", self._save_dialog)
+        self.lexicon_btn = button("Pronunciations…", "Edit pronunciations",
+                                  "Words the voices should say your way (a respelling or IPA phonemes)", self.edit_lexicon)
         from speechstudio.gui.speak_documents import SpeakDocuments
 
         self.documents = SpeakDocuments(self)  # Open text… and Audiobook…
-        row.insertWidget(3, self.documents.open_btn)
-        row.insertWidget(4, self.documents.book_btn)
-        self.info = QLabel("")
-        self.info.setAccessibleName("Speech status")
-        self.info.setWordWrap(True)
-        row.addWidget(self.info, 1)
-        lay.addLayout(row)
-        self.speak_btn.clicked.connect(self.speak)
-        self.stop_btn.clicked.connect(self.stop)
         self.stop_btn.clicked.connect(self.documents.stop)
-        self.save_btn.clicked.connect(self._save_dialog)
-        self.lexicon_btn.clicked.connect(self.edit_lexicon)
+        self.info = note_label("Speech status")
+        lay.addLayout(hrow(self.speak_btn, self.stop_btn, self.save_btn, self.documents.open_btn,
+                           self.documents.book_btn, self.lexicon_btn, (self.info, 1), stretch=False))
         for s in (self.rate, self.noise, self.noise_w, self.pitch):
             s.valueChanged.connect(self._update_labels)
         self.voice_box.currentTextChanged.connect(lambda _t: self._reset_speakers())
@@ -134,22 +90,21 @@ class SpeakPage(QWidget):
         if not self.audio.available:
             self.info.setText(f"Playback is off: {self.audio.reason}. Save as… still works.")
 
-    def _slider(self, name: str, lo: int, hi: int, value: int) -> QSlider:
-        s = QSlider(Qt.Orientation.Horizontal)
-        s.setRange(lo, hi)
-        s.setValue(value)
-        s.setAccessibleName(name)
-        return s
-
     @staticmethod
-    def _with_label(slider: QSlider, label: QLabel) -> QWidget:
-        w = QWidget()
-        h = QHBoxLayout(w)
-        h.setContentsMargins(0, 0, 0, 0)
-        h.addWidget(slider, 1)
-        label.setMinimumWidth(60)
-        h.addWidget(label)
-        return w
+    def _slider(form: QFormLayout, label: str, name: str, tip: str, lo: int, hi: int, value: int) -> tuple[QSlider, QLabel]:
+        """A form row ``label``: a slider from ``lo`` to ``hi`` and the label showing its value."""
+        slider = named(QSlider(Qt.Orientation.Horizontal), name, tip)
+        slider.setRange(lo, hi)
+        slider.setValue(value)
+        shown = QLabel()
+        shown.setMinimumWidth(60)
+        holder = QWidget()
+        row = QHBoxLayout(holder)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(slider, 1)
+        row.addWidget(shown)
+        form.addRow(label, holder)
+        return slider, shown
 
     def _update_labels(self) -> None:
         self.rate_label.setText(f"{self.rate.value() / 100:.2f}×")
@@ -186,9 +141,8 @@ class SpeakPage(QWidget):
         s = settings()
         s.setValue("speak/text", self.text.toPlainText()[:5000])
         s.setValue("speak/voice", self.voice_box.currentText())
-        s.setValue("speak/rate", self.rate.value())
-        s.setValue("speak/noise", self.noise.value())
-        s.setValue("speak/noise_w", self.noise_w.value())
+        for key, slider in (("rate", self.rate), ("noise", self.noise), ("noise_w", self.noise_w)):
+            s.setValue(f"speak/{key}", slider.value())
 
     def set_voices(self, names: list[str]) -> None:
         cur = self.voice_box.currentText()
@@ -223,11 +177,7 @@ class SpeakPage(QWidget):
 
     def no_output_device(self) -> bool:
         """True (and the message shown, Save as… focused) when there is no sound output device."""
-        try:
-            devices = self.audio.backend.output_devices()
-        except Exception:  # a backend that cannot list devices: let playback try
-            return False
-        if devices:
+        if not self._no_devices():
             return False
         self._offer_save()
         return True
@@ -295,11 +245,9 @@ class SpeakPage(QWidget):
         self.audio.stop()
 
     def _save_dialog(self) -> None:
-        from speechstudio.gui.save_places import remember, suggest
+        from speechstudio.gui.save_places import ask_save_path
 
-        path, _ = QFileDialog.getSaveFileName(self, "Save speech", suggest("speech.wav"), "Audio (*.wav *.flac *.ogg *.mp3 *.opus *.m4a)")
-        if path:
-            remember(path)
+        if path := ask_save_path(self, "Save speech", "speech.wav", "Audio (*.wav *.flac *.ogg *.mp3 *.opus *.m4a)"):
             self.save(path)
 
     def save(self, path: str) -> int:
@@ -340,7 +288,7 @@ class SpeakPage(QWidget):
                 if "device" in str(e).lower() and ("-1" in str(e) or "no " in str(e).lower()):
                     self._offer_save()  # PortAudio's "Error querying device -1": no output device
                 else:
-                    self.status_message.emit(f"cannot play: {e}")
+                    self.status_message.emit(f"cannot play: {plain_error(e)}")
                 return
             warn = f" (skipped: {'; '.join(payload.warnings)})" if payload.warnings else ""
             self.info.setText(f"sentence {payload.index + 1}: {payload.text[:60]}{warn}"
@@ -364,7 +312,7 @@ class SpeakPage(QWidget):
     def _set_voice_info(self, info: VoiceInfo) -> None:
         first = self.voice_info is None or self.voice_info.name != info.name
         self.voice_info = info
-        if first:  # the engine's line (device, number format, where it came from) goes to the log (issue 30)
+        if first:  # the engine's line (device, number format, where it came from) goes to the log
             import logging
 
             logging.getLogger(__name__).info("%s", info.message)
@@ -398,7 +346,7 @@ class SpeakPage(QWidget):
             if status == "done" and isinstance(result, VoiceInfo):
                 self._set_voice_info(result)
             elif status == "failed":
-                self.info.setText(f"voice not available: {result}")
+                self.info.setText(f"voice not available: {plain_error(result)}")
             return
         if job_id != self.job_id:
             return
@@ -407,8 +355,8 @@ class SpeakPage(QWidget):
         if self._started_stream:
             self.audio.finish_stream()
         if status == "failed":
-            self.info.setText(f"failed: {result}")
-            self.status_message.emit(f"speech failed: {result}")
+            self.info.setText(f"failed: {plain_error(result)}")
+            self.status_message.emit(f"speech failed: {plain_error(result)}")
         elif status == "cancelled":
             self.info.setText("stopped")
         elif isinstance(result, tuple) and len(result) == 3:

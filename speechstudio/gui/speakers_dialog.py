@@ -3,20 +3,10 @@ delete. Voices are added from the transcript editor ("Remember voice")."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QDialog,
-    QHBoxLayout,
-    QInputDialog,
-    QLabel,
-    QMessageBox,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-)
+from PySide6.QtWidgets import QAbstractItemView, QDialog, QInputDialog, QLabel, QMessageBox, QVBoxLayout
 
 from speechstudio.errors import SpeechStudioError
+from speechstudio.gui.common import add_row, button, hrow, table
 
 COLS = ("Name", "Made from", "Saved")
 
@@ -34,33 +24,18 @@ class SpeakersDialog(QDialog):
                            "Save one from the transcript editor: rename a speaker, then \"Remember voice\".")
         self.note.setWordWrap(True)
         lay.addWidget(self.note)
-        self.table = QTableWidget(0, len(COLS))
-        self.table.setHorizontalHeaderLabels(COLS)
-        self.table.setAccessibleName("Known voices")
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table = table("Known voices", COLS)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
         lay.addWidget(self.table, 1)
         self.problems = QLabel()
         self.problems.setWordWrap(True)
         lay.addWidget(self.problems)
-        row = QHBoxLayout()
-        self.rename_btn = QPushButton("Rename…")
-        self.rename_btn.setAccessibleName("Rename the selected voice")
-        self.delete_btn = QPushButton("Delete")
-        self.delete_btn.setAccessibleName("Delete the selected voice")
-        self.close_btn = QPushButton("Close")
-        self.close_btn.setAccessibleName("Close known voices")
-        for b in (self.rename_btn, self.delete_btn):
-            row.addWidget(b)
-        row.addStretch(1)
+        self.rename_btn = button("Rename…", "Rename the selected voice", slot=self._rename_dialog)
+        self.delete_btn = button("Delete", "Delete the selected voice", slot=self._delete_selected)
+        self.close_btn = button("Close", "Close known voices", slot=self.close)
+        row = hrow(self.rename_btn, self.delete_btn)
         row.addWidget(self.close_btn)
         lay.addLayout(row)
-        self.rename_btn.clicked.connect(self._rename_dialog)
-        self.delete_btn.clicked.connect(self._delete_selected)
-        self.close_btn.clicked.connect(self.close)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.resize(560, 320)
         self.refresh()
@@ -72,13 +47,8 @@ class SpeakersDialog(QDialog):
         self.voices = list(lib.voices)
         self.table.setRowCount(0)
         for v in self.voices:
-            r = self.table.rowCount()
-            self.table.insertRow(r)
-            for c, text in enumerate((v.name, f"{v.seconds:.0f} s of {v.source}" if v.source else f"{v.seconds:.0f} s",
-                                      v.created.replace("T", " "))):
-                item = QTableWidgetItem(text)
-                item.setToolTip(text)
-                self.table.setItem(r, c, item)
+            add_row(self.table, (v.name, f"{v.seconds:.0f} s of {v.source}" if v.source else f"{v.seconds:.0f} s",
+                                 v.created.replace("T", " ")))
         self.problems.setText("\n".join(lib.problems))
         self.problems.setVisible(bool(lib.problems))
         if not self.voices:

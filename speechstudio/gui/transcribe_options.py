@@ -9,10 +9,10 @@ Settings: ``transcribe/language``, ``transcribe/task`` and ``transcribe/vocabula
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QLabel, QLineEdit, QWidget
 
 from speechstudio.asr.languages import LANGUAGES, language_name
-from speechstudio.gui.common import DEFAULT_MODEL, settings
+from speechstudio.gui.common import DEFAULT_MODEL, combo, hrow, named, settings
 
 AUTO_LABEL = "auto (detect)"
 
@@ -64,35 +64,19 @@ class LanguageOptions(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(QLabel("Language"))
-        self.language_box = QComboBox()
-        self.language_box.setAccessibleName("Language")
-        self.language_box.setToolTip("auto: detect each file's language on its first speech; English goes to the "
-                                     "English model, other languages to multilingual Whisper")
-        lay.addWidget(self.language_box)
-        lay.addWidget(QLabel("Task"))
-        self.task_box = QComboBox()
-        self.task_box.addItem("transcribe", "transcribe")
-        self.task_box.addItem("translate to English", "translate")
-        self.task_box.setAccessibleName("Task")
-        self.task_box.setToolTip("translate: speech in any language to English text (multilingual Whisper)")
-        lay.addWidget(self.task_box)
-        lay.addWidget(QLabel("Vocabulary"))
-        self.vocabulary = QLineEdit()
-        self.vocabulary.setAccessibleName("Vocabulary")
+        self.language_box = combo("Language", tip="auto: detect each file's language on its first speech; English "
+                                  "goes to the English model, other languages to multilingual Whisper")
+        self.task_box = combo("Task", [("transcribe", "transcribe"), ("translate to English", "translate")],
+                              "translate: speech in any language to English text (multilingual Whisper)")
+        self.vocabulary = named(QLineEdit(), "Vocabulary", VOCABULARY_TIP)
         self.vocabulary.setPlaceholderText("names and jargon to prefer, e.g. Kubernetes, Dr. Nguyen (Whisper)")
-        self.vocabulary.setToolTip(VOCABULARY_TIP)
-        lay.addWidget(self.vocabulary, 1)
-        lay.addWidget(QLabel("Audio track"))
-        self.track_box = QComboBox()
-        self.track_box.setAccessibleName("Audio track")
-        for text, data in (("default", ""), ("1", "1"), ("2", "2"), ("3", "3"), ("4", "4")):
-            self.track_box.addItem(text, data)
-        self.track_box.setToolTip("Videos with several audio tracks (languages, commentary): the track to "
-                                  "transcribe. default: the one the file marks as default, else the loudest.")
-        lay.addWidget(self.track_box)
+        self.track_box = combo("Audio track", [("default", "")] + [(n, n) for n in "1234"],
+                               "Videos with several audio tracks (languages, commentary): the track to transcribe. "
+                               "default: the one the file marks as default, else the loudest.")
+        lay = hrow(QLabel("Language"), self.language_box, QLabel("Task"), self.task_box, QLabel("Vocabulary"),
+                   (self.vocabulary, 1), QLabel("Audio track"), self.track_box, stretch=False)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.setLayout(lay)
         self._model = DEFAULT_MODEL
         self._fill_languages(None)
         self.vocabulary.textEdited.connect(self._vocabulary_edited)

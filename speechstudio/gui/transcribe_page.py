@@ -15,30 +15,14 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QFileDialog,
-    QHBoxLayout,
-    QLabel,
-    QMenu,
-    QPushButton,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QFileDialog, QLabel, QMenu, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from speechstudio.gui.batch_report import BatchReport
-from speechstudio.gui.common import (
-    DEFAULT_MODEL,
-    ModelPicker,
-    device_picker,
-    setting_list,
-    settings,
-)
-from speechstudio.gui.drop_paths import paths_from_urls
+from speechstudio.gui.common import (DEFAULT_MODEL, ModelPicker, button, combo, device_picker, hrow, named,
+                                     setting_list, settings)
+from speechstudio.gui.drop_paths import paths_from_urls, pick_inputs
 from speechstudio.gui.queue_keeper import QueueKeeper
-from speechstudio.gui.queue_table import COLS, QueueTable  # noqa: F401 - COLS re-exported
+from speechstudio.gui.queue_table import QueueTable
 from speechstudio.gui.transcribe_options import LanguageOptions
 from speechstudio.gui.transcribe_playback import TranscribePlaybackMixin
 from speechstudio.gui.transcribe_run import TranscribeRunMixin
@@ -100,71 +84,39 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
         lay = QVBoxLayout(self)
-        top = QHBoxLayout()
-        self.add_files_btn = QPushButton("Add files…")
-        self.add_files_btn.setToolTip("Add audio or video files (Ctrl+O)")
-        self.add_folder_btn = QPushButton("Add folder…")
-        self.add_folder_btn.setToolTip("Add a folder and everything in it (Ctrl+Shift+O)")
-        self.clear_btn = QPushButton("Clear finished")
-        for b, n in ((self.add_files_btn, "Add files"), (self.add_folder_btn, "Add folder"),
-                     (self.clear_btn, "Clear finished rows")):
-            b.setAccessibleName(n)
-            top.addWidget(b)
-        top.addSpacing(16)
-        top.addWidget(QLabel("Model"))
+        self.add_files_btn = button("Add files…", "Add files", "Add audio or video files (Ctrl+O)",
+                                    lambda: self.add_files_dialog())
+        self.add_folder_btn = button("Add folder…", "Add folder", "Add a folder and everything in it (Ctrl+Shift+O)",
+                                     lambda: self.add_files_dialog(folder=True))
+        self.clear_btn = button("Clear finished", "Clear finished rows", slot=self.clear_finished)
         self.model_box = ModelPicker("Model", "Installed model name, Hugging Face id, or a model folder")
-        top.addWidget(self.model_box, 1)
-        lay.addLayout(top)
-        # the expert settings (device, number format) one click away (issue 30), collapsed by default
+        lay.addLayout(hrow(self.add_files_btn, self.add_folder_btn, self.clear_btn, 16, QLabel("Model"),
+                           (self.model_box, 1), stretch=False))
+        # the expert settings (device, number format) one click away, collapsed by default
         from speechstudio.gui.details import Details
 
         self.details = Details("Details", key="transcribe")
-        expert = QHBoxLayout()
-        expert.setContentsMargins(0, 0, 0, 0)
-        expert.addWidget(QLabel("Device"))
         self.device_box = device_picker("Device")
-        expert.addWidget(self.device_box)
-        expert.addWidget(QLabel("Precision"))
-        self.precision_box = QComboBox()
-        self.precision_box.addItems(["auto", "fp32", "fp16", "bf16"])
-        self.precision_box.setAccessibleName("Precision")
-        self.precision_box.setToolTip("Number format on the GPU: auto picks fp16 on NVIDIA GPUs (faster, half the "
-                                      "memory) and fp32 on the CPU")
-        expert.addWidget(self.precision_box)
-        expert.addWidget(QLabel("Channels"))
-        self.channels_box = QComboBox()
-        self.channels_box.setAccessibleName("Channels")
-        for text, data in (("auto", "auto"), ("mixed", "mix"), ("one person each", "split")):
-            self.channels_box.addItem(text, data)
-        self.channels_box.setToolTip("Stereo recordings with one person per channel (interview recorders, phone "
-                                     "calls): each channel is transcribed on its own and labelled Left / Right. "
-                                     "auto: when the channels hold different voices; mixed: always one stream.")
-        expert.addWidget(self.channels_box)
-        expert.addStretch(1)
+        self.precision_box = combo("Precision", ["auto", "fp32", "fp16", "bf16"],
+                                   "Number format on the GPU: auto picks fp16 on NVIDIA GPUs (faster, half the "
+                                   "memory) and fp32 on the CPU")
+        self.channels_box = combo("Channels", [("auto", "auto"), ("mixed", "mix"), ("one person each", "split")],
+                                  "Stereo recordings with one person per channel (interview recorders, phone calls): "
+                                  "each channel is transcribed on its own and labelled Left / Right. auto: when the "
+                                  "channels hold different voices; mixed: always one stream.")
+        expert = hrow(QLabel("Device"), self.device_box, QLabel("Precision"), self.precision_box, QLabel("Channels"),
+                      self.channels_box)
+        expert.setContentsMargins(0, 0, 0, 0)
         self.details.body_layout.addLayout(expert)
 
-        row2 = QHBoxLayout()
-        row2.addWidget(QLabel("Formats"))
-        self.format_checks: dict[str, QCheckBox] = {}
-        for f in FORMATS:
-            c = QCheckBox(f)
-            c.setAccessibleName(f"Write {f}")
-            self.format_checks[f] = c
-            row2.addWidget(c)
-        row2.addSpacing(16)
-        self.out_label = QLabel()
-        self.out_label.setAccessibleName("Output folder")
-        self.out_btn = QPushButton("Output folder…")
-        self.out_btn.setAccessibleName("Choose output folder")
-        self.out_reset = QPushButton("Next to inputs")
-        self.out_reset.setAccessibleName("Write outputs next to the inputs")
-        self.overwrite_check = QCheckBox("Redo finished files")
-        self.overwrite_check.setAccessibleName("Overwrite existing transcripts")
-        row2.addWidget(self.out_btn)
-        row2.addWidget(self.out_reset)
-        row2.addWidget(self.out_label, 1)
-        row2.addWidget(self.overwrite_check)
-        lay.addLayout(row2)
+        self.format_checks: dict[str, QCheckBox] = {f: named(QCheckBox(f), f"Write {f}") for f in FORMATS}
+        self.out_label = named(QLabel(), "Output folder")
+        self.out_btn = button("Output folder…", "Choose output folder", slot=self._choose_output)
+        self.out_reset = button("Next to inputs", "Write outputs next to the inputs",
+                                slot=lambda: self._set_output_dir(None))
+        self.overwrite_check = named(QCheckBox("Redo finished files"), "Overwrite existing transcripts")
+        lay.addLayout(hrow(QLabel("Formats"), *self.format_checks.values(), 16, self.out_btn, self.out_reset,
+                           (self.out_label, 1), self.overwrite_check, stretch=False))
 
         self.language_options = LanguageOptions()
         self.language_box = self.language_options.language_box
@@ -173,46 +125,28 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         lay.addWidget(self.language_options)
         lay.addWidget(self.details)
 
-        row3 = QHBoxLayout()
-        self.start_btn = QPushButton("Start")
-        self.start_btn.setToolTip("Transcribe the queue (Ctrl+Enter)")
-        self.pause_btn = QPushButton("Pause after current")
+        self.start_btn = button("Start", "Start transcription", "Transcribe the queue (Ctrl+Enter)", self.start)
+        self.pause_btn = named(QPushButton("Pause after current"), "Pause after current file")
         self.pause_btn.setCheckable(True)
-        self.cancel_btn = QPushButton("Cancel")
-        self.cancel_btn.setToolTip("Stop the running file now; nothing is written for it (Esc)")
-        self.retry_btn = QPushButton("Retry failed")
-        for b, n in ((self.start_btn, "Start transcription"), (self.pause_btn, "Pause after current file"),
-                     (self.cancel_btn, "Cancel transcription"), (self.retry_btn, "Retry failed files")):
-            b.setAccessibleName(n)
-            row3.addWidget(b)
-        self.summary = QLabel("Drop audio/video files or folders here.")
-        self.summary.setAccessibleName("Queue summary")
-        row3.addWidget(self.summary, 1)
-        self.history_btn = QPushButton("History…")
-        self.history_btn.setAccessibleName("Transcription history")
-        self.watch_btn = QPushButton("Watched folders")
-        self.watch_btn.setAccessibleName("Watched folders")
-        self.watch_btn.setToolTip("Folders whose new audio/video files are transcribed as they arrive")
+        self.pause_btn.toggled.connect(self._on_pause_toggled)
+        self.cancel_btn = button("Cancel", "Cancel transcription",
+                                 "Stop the running file now; nothing is written for it (Esc)", self.cancel)
+        self.retry_btn = button("Retry failed", "Retry failed files", slot=self.retry_failed)
+        self.summary = named(QLabel("Drop audio/video files or folders here."), "Queue summary")
+        self.history_btn = button("History…", "Transcription history", slot=self.show_history)
+        self.watch_btn = button("Watched folders", "Watched folders",
+                                "Folders whose new audio/video files are transcribed as they arrive")
         self.watch_menu = QMenu(self.watch_btn)
         self.watch_btn.setMenu(self.watch_menu)
-        row3.addWidget(QLabel("Speakers"))
-        self.speakers_box = QComboBox()
-        self.speakers_box.setAccessibleName("Speakers")
-        for text, data in (("Off", ""), ("Auto", "auto"), ("2", "2"), ("3", "3"), ("4", "4"),
-                           ("5", "5"), ("6", "6")):
-            self.speakers_box.addItem(text, data)
-        self.speakers_box.setToolTip("Label who speaks when (\"Speaker 1: …\"): Off, Auto (find out how many) "
-                                     "or the number of speakers. Voices you saved with \"Remember voice\" in the "
-                                     "editor are named. Works offline.")
-        row3.addWidget(self.speakers_box)
-        self.voices_btn = QPushButton("Voices…")
-        self.voices_btn.setAccessibleName("Known voices")
-        self.voices_btn.setToolTip("Voices you saved: they are named in new transcripts")
-        self.voices_btn.clicked.connect(self.show_known_voices)
-        row3.addWidget(self.voices_btn)
-        row3.addWidget(self.history_btn)
-        row3.addWidget(self.watch_btn)
-        lay.addLayout(row3)
+        self.speakers_box = combo("Speakers", [("Off", ""), ("Auto", "auto")] + [(n, n) for n in "23456"],
+                                  "Label who speaks when (\"Speaker 1: …\"): Off, Auto (find out how many) or the "
+                                  "number of speakers. Voices you saved with \"Remember voice\" in the editor are "
+                                  "named. Works offline.")
+        self.voices_btn = button("Voices…", "Known voices", "Voices you saved: they are named in new transcripts",
+                                 self.show_known_voices)
+        lay.addLayout(hrow(self.start_btn, self.pause_btn, self.cancel_btn, self.retry_btn, (self.summary, 1),
+                           QLabel("Speakers"), self.speakers_box, self.voices_btn, self.history_btn, self.watch_btn,
+                           stretch=False))
         self.report = BatchReport()
         lay.addWidget(self.report)
 
@@ -236,20 +170,10 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         split.setSizes([320, 240])
         lay.addWidget(split, 1)
 
-        self.add_files_btn.clicked.connect(self.add_files_dialog)
-        self.add_folder_btn.clicked.connect(self.add_folder_dialog)
-        self.clear_btn.clicked.connect(self.clear_finished)
-        self.start_btn.clicked.connect(self.start)
-        self.pause_btn.toggled.connect(self._on_pause_toggled)
-        self.cancel_btn.clicked.connect(self.cancel)
-        self.retry_btn.clicked.connect(self.retry_failed)
-        self.out_btn.clicked.connect(self._choose_output)
-        self.out_reset.clicked.connect(lambda: self._set_output_dir(None))
         self.model_box.currentTextChanged.connect(self.language_options.set_model)
         self.table.itemSelectionChanged.connect(self._show_selected)
         self.segments.cellClicked.connect(self._play_segment)
         self.export_btn.clicked.connect(self._export_dialog)
-        self.history_btn.clicked.connect(self.show_history)
         self._update_buttons()
 
     def _restore(self) -> None:
@@ -322,21 +246,10 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
             self._set_output_dir(d)
 
     # ------------------------------------------------------------------ adding inputs
-    def add_files_dialog(self) -> None:
-        s = settings()
-        files, _ = QFileDialog.getOpenFileNames(self, "Add audio or video files", str(s.value("last_dir", Path.home())),
-                                                "Audio/video (*.wav *.flac *.mp3 *.ogg *.opus *.m4a *.aac *.mp4 "
-                                                "*.mkv *.webm *.mov *.raw *.pcm);;All files (*)")
-        if files:
-            s.setValue("last_dir", str(Path(files[0]).parent))
-            self.add_paths(files)
-
-    def add_folder_dialog(self) -> None:
-        s = settings()
-        d = QFileDialog.getExistingDirectory(self, "Add a folder", str(s.value("last_dir", Path.home())))
-        if d:
-            s.setValue("last_dir", d)
-            self.add_paths([d])
+    def add_files_dialog(self, folder: bool = False) -> None:
+        """Add what the user picks (files, or with ``folder`` a folder) to the queue."""
+        if paths := pick_inputs(self, folder):
+            self.add_paths(paths)
 
     def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasUrls():

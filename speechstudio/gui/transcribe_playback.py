@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog
-
 from speechstudio.gui.common import fmt_ts
 from speechstudio.gui.transcript_view import QueueRow
+from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import LoadAudioJob, ProbeResult
 
 
@@ -29,12 +28,12 @@ class TranscribePlaybackMixin:
         self._probe_jobs.discard(job_id)
         if job_id == getattr(self, "_export_job", None):
             self._export_job = None
-            self.status_message.emit(f"exported {result}" if status == "done" else f"export failed: {result}")
+            self.status_message.emit(f"exported {result}" if status == "done" else f"export failed: {plain_error(result)}")
             return
         if job_id == self._load_job:
             self._load_job = None
             if status != "done":
-                self.status_message.emit(f"cannot play: {result}")
+                self.status_message.emit(f"cannot play: {plain_error(result)}")
                 return
             audio, sr = result
             path = self._loading_path
@@ -89,7 +88,7 @@ class TranscribePlaybackMixin:
             self.audio.play(clip, sr, source=self._audio_cache[0].name if self._audio_cache else "")
             self.status_message.emit(f"playing {fmt_ts(start_s)}–{fmt_ts(end_s)}")
         except Exception as e:  # AudioUnavailableError
-            self.status_message.emit(f"cannot play: {e}")
+            self.status_message.emit(f"cannot play: {plain_error(e)}")
 
     def play_selected_segment(self) -> bool:
         """Space: play the selected segment (when nothing plays). Returns True if it started."""
@@ -105,12 +104,10 @@ class TranscribePlaybackMixin:
         if row is None or row.info is None:
             return
         fmt = self.export_box.currentText()
-        from speechstudio.gui.save_places import remember, suggest
+        from speechstudio.gui.save_places import ask_save_path
 
-        default = suggest(row.item.path.with_suffix(f".{fmt}").name)
-        path, _ = QFileDialog.getSaveFileName(self, f"Export transcript as {fmt}", default, f"{fmt} (*.{fmt})")
-        if path:
-            remember(path)
+        if path := ask_save_path(self, f"Export transcript as {fmt}", row.item.path.with_suffix(f".{fmt}").name,
+                                 f"{fmt} (*.{fmt})"):
             self.export(row, fmt, Path(path))
 
     def export(self, row: QueueRow, fmt: str, path: Path) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
+from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import TranscribeBatchJob
 from speechstudio.worker.status import Status
 
@@ -22,11 +23,7 @@ class TranscribeRunMixin:
         sends elsewhere run as their own group, right after."""
         if self.job is not None:
             return
-        for r in self.rows:                 # Start after Cancel: the cancelled files run again
-            if r.status == "cancelled":
-                r.status, r.reason, r.progress, r.rtfx = "queued", "", 0.0, None
-                self.keeper.requeued(r)
-                self._refresh_row(r)
+        self._requeue(("cancelled",))  # Start after Cancel: the cancelled files run again
         queued = [r for r in self.rows if r.status == "queued"]
         if not queued:
             self.status_message.emit("nothing queued: add files or folders first")
@@ -152,10 +149,10 @@ class TranscribeRunMixin:
         if status == "failed":
             # not a bad input (those are rows marked failed) but the model / recogniser: say so
             self.last_error = str(result)
-            self.status_message.emit(f"transcription stopped: {result}")
+            self.status_message.emit(f"transcription stopped: {plain_error(result)}")
             from speechstudio.gui.common import show_error
 
-            show_error(self, "Cannot transcribe", str(result))
+            show_error(self, "Cannot transcribe", plain_error(result))
             return
         if self._fatal:
             fatal, self._fatal = self._fatal, ""
@@ -193,14 +190,17 @@ class TranscribeRunMixin:
             self.status_message.emit("cancelling…")
         self._update_buttons()
 
+    def _requeue(self, statuses) -> int:
+        """Put the rows whose status is in ``statuses`` back in the queue; returns how many."""
+        again = [r for r in self.rows if r.status in statuses]
+        for r in again:
+            r.status, r.reason, r.progress, r.rtfx = "queued", "", 0.0, None
+            self.keeper.requeued(r)
+            self._refresh_row(r)
+        return len(again)
+
     def retry_failed(self) -> None:
-        n = 0
-        for r in self.rows:
-            if r.status in ("failed", "cancelled"):
-                r.status, r.reason, r.progress, r.rtfx = "queued", "", 0.0, None
-                self.keeper.requeued(r)
-                self._refresh_row(r)
-                n += 1
+        n = self._requeue(("failed", "cancelled"))
         self.status_message.emit(f"retrying {n} file{'s' if n != 1 else ''}")
         if n:
             self.start()

@@ -6,28 +6,16 @@ Edits are saved atomically into the ``.json`` one second after the last change (
 :meth:`TranscriptEditor.flush`)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import threading
+from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFileDialog,
-    QHBoxLayout,
-    QInputDialog,
-    QLabel,
-    QLineEdit,
-    QPlainTextEdit,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget
 
 from speechstudio.batch.export import FORMATS, write_transcript
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import speaker_colour
+from speechstudio.gui.common import button, combo, hrow, named, speaker_colour
 from speechstudio.gui.segment_text import SegmentTextEdit
 from speechstudio.gui.transcript_find import FindBar
 from speechstudio.transcript import TranscriptDocument
@@ -67,62 +55,46 @@ class TranscriptEditor(QWidget):
         self._update_actions()
 
     # ------------------------------------------------------------------ layout
-    def _button(self, text: str, name: str, tip: str, slot) -> QPushButton:
-        b = QPushButton(text)
-        b.setAccessibleName(name)
-        b.setToolTip(tip)
-        b.clicked.connect(slot)
-        return b
-
     def _build(self) -> None:
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        bar = QHBoxLayout()
-        self.play_btn = self._button("Play", "Play from the cursor", "Play from the cursor / pause (Ctrl+Space)",
-                                     self.toggle_play)
-        self.undo_btn = self._button("Undo", "Undo", "Undo (Ctrl+Z)", self.undo)
-        self.redo_btn = self._button("Redo", "Redo", "Redo (Ctrl+Shift+Z)", self.redo)
-        self.split_btn = self._button("Split", "Split segment at the cursor",
-                                      "Split the segment at the cursor (Enter in the text does the same)",
-                                      self.split_at_cursor)
-        self.merge_btn = self._button("Merge with next", "Merge with the next segment",
-                                      "Merge this segment with the next one (Ctrl+M; Backspace at a line's start too)",
-                                      self.merge_with_next)
-        for b in (self.play_btn, self.undo_btn, self.redo_btn, self.split_btn, self.merge_btn):
-            bar.addWidget(b)
+        self.play_btn = button("Play", "Play from the cursor", "Play from the cursor / pause (Ctrl+Space)",
+                               self.toggle_play)
+        self.undo_btn = button("Undo", "Undo", "Undo (Ctrl+Z)", self.undo)
+        self.redo_btn = button("Redo", "Redo", "Redo (Ctrl+Shift+Z)", self.redo)
+        self.split_btn = button("Split", "Split segment at the cursor",
+                                "Split the segment at the cursor (Enter in the text does the same)", self.split_at_cursor)
+        self.merge_btn = button("Merge with next", "Merge with the next segment",
+                                "Merge this segment with the next one (Ctrl+M; Backspace at a line's start too)",
+                                self.merge_with_next)
         from speechstudio.gui.seek_bar import SeekBar
 
         self.seek_bar = SeekBar()  # jump in the recording; the highlighted word follows
         self.seek_bar.seeked.connect(self._seek_to)
-        bar.addSpacing(12)
-        self.segment_label = QLabel("Segment –")
-        self.segment_label.setAccessibleName("Segment under the cursor")
-        bar.addWidget(self.segment_label)
+        self.segment_label = named(QLabel("Segment –"), "Segment under the cursor")
         self.start_edit, self.end_edit = QLineEdit(), QLineEdit()
         for e, n in ((self.start_edit, "Segment start"), (self.end_edit, "Segment end")):
-            e.setAccessibleName(n)
-            e.setToolTip(f"{n} (m:ss.sss or seconds); Enter applies")
+            named(e, n, f"{n} (m:ss.sss or seconds); Enter applies")
             e.setMaximumWidth(self.fontMetrics().horizontalAdvance("0:00:00.000") + 24)
             e.editingFinished.connect(self._apply_times)
-        bar.addWidget(self.start_edit)
-        bar.addWidget(QLabel("–"))
-        bar.addWidget(self.end_edit)
-        bar.addStretch(1)
-        self.save_btn = self._button("Save", "Save the transcript", "Save into the .json transcript (Ctrl+S); "
-                                     "edits are also saved a second after you stop typing", self.flush)
-        self.export_box = QComboBox()
-        self.export_box.addItems(FORMATS)
+        self.save_btn = button("Save", "Save the transcript", "Save into the .json transcript (Ctrl+S); edits are also "
+                               "saved a second after you stop typing", self.flush)
+        self.export_box = combo("Export the edited transcript as", FORMATS)
         self.export_box.setCurrentText("srt")
-        self.export_box.setAccessibleName("Export the edited transcript as")
-        self.export_btn = self._button("Export…", "Export the edited transcript", "Write the edited transcript as "
-                                       "the chosen format", self._export_dialog)
+        self.export_btn = button("Export…", "Export the edited transcript",
+                                 "Write the edited transcript as the chosen format", self._export_dialog)
+        bar = hrow(self.play_btn, self.undo_btn, self.redo_btn, self.split_btn, self.merge_btn, 12, self.segment_label,
+                   self.start_edit, QLabel("–"), self.end_edit)
         for w in (self.save_btn, self.export_box, self.export_btn):
             bar.addWidget(w)
         lay.addLayout(bar)
-        from speechstudio.gui.playback_speed import SpeedBox
+        from speechstudio.audio.tempo import SPEEDS
 
-        self.speed_box = SpeedBox()  # 0.5x-2x, pitch kept; the text and the bar stay in the file's time
-        self.speed_box.speed_changed.connect(self._set_speed)
+        # 0.5x-2x, pitch kept (speechstudio.audio.tempo); the text and the bar stay in the file's time
+        self.speed_box = combo("Playback speed", [(f"{s:g}×", s) for s in SPEEDS],
+                               "Listen faster or slower; voices keep their pitch and the text still follows")
+        self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
+        self.speed_box.currentIndexChanged.connect(lambda _i: self._set_speed(float(self.speed_box.currentData())))
         self.speed_label = QLabel("Speed")
         self.speed_label.setBuddy(self.speed_box)
         seek_row = QHBoxLayout()
@@ -132,36 +104,24 @@ class TranscriptEditor(QWidget):
         lay.addLayout(seek_row)
         self._show_player()
 
-        who = QHBoxLayout()
-        who.addWidget(QLabel("Speaker"))
-        self.speaker_box = QComboBox()
+        self.speaker_box = combo("Speaker of the segment or of the selected words", tip="Choose or type who says this "
+                                 "segment (or only the selected words: the segment is split around them); Enter applies")
         self.speaker_box.setEditable(True)
         self.speaker_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.speaker_box.setAccessibleName("Speaker of the segment or of the selected words")
-        self.speaker_box.setToolTip("Choose or type who says this segment (or only the selected words: the "
-                                    "segment is split around them); Enter applies")
         self.speaker_box.setMinimumContentsLength(14)
         self.speaker_box.activated.connect(lambda _i: self.assign_speaker(self.speaker_box.currentText()))
         self.speaker_box.lineEdit().returnPressed.connect(lambda: self.assign_speaker(self.speaker_box.currentText()))
-        who.addWidget(self.speaker_box)
-        self.rename_btn = self._button("Rename speaker…", "Rename this speaker everywhere",
-                                       "Rename this speaker in the whole transcript; a name already used merges "
-                                       "the two", self._rename_dialog)
-        self.remember_btn = self._button("Remember voice", "Remember this speaker's voice",
-                                         "Save this speaker's voice under their name: later transcripts with "
-                                         "speaker labels name them automatically", self.remember_voice)
-        self.split_speaker_btn = self._button("Split speaker", "Split this speaker in two by voice",
-                                              "Two people were heard as one: their segments are listened to "
-                                              "again and the other voice's get a speaker of their own",
-                                              self.split_speaker)
-        who.addWidget(self.rename_btn)
-        who.addWidget(self.split_speaker_btn)
-        who.addWidget(self.remember_btn)
-        self.count_label = QLabel()
-        self.count_label.setAccessibleName("How many speakers")
-        who.addWidget(self.count_label)
-        who.addStretch(1)
-        lay.addLayout(who)
+        self.rename_btn = button("Rename speaker…", "Rename this speaker everywhere", "Rename this speaker in the "
+                                 "whole transcript; a name already used merges the two", self._rename_dialog)
+        self.remember_btn = button("Remember voice", "Remember this speaker's voice", "Save this speaker's voice under "
+                                   "their name: later transcripts with speaker labels name them automatically",
+                                   self.remember_voice)
+        self.split_speaker_btn = button("Split speaker", "Split this speaker in two by voice", "Two people were heard "
+                                        "as one: their segments are listened to again and the other voice's get a "
+                                        "speaker of their own", self.split_speaker)
+        self.count_label = named(QLabel(), "How many speakers")
+        lay.addLayout(hrow(QLabel("Speaker"), self.speaker_box, self.rename_btn, self.split_speaker_btn,
+                           self.remember_btn, self.count_label))
         self.voice_saved.connect(self.status_message)
         self.split_found.connect(self._apply_split)
 
@@ -200,11 +160,6 @@ class TranscriptEditor(QWidget):
         self._render((0, 0))
         self.text.setReadOnly(doc is None)
         self.text.moveCursor(QTextCursor.MoveOperation.Start)
-        self._update_actions()
-
-    def set_player(self, player) -> None:
-        self.player = player
-        self._show_player()
         self._update_actions()
 
     def _show_player(self) -> None:
@@ -512,12 +467,9 @@ class TranscriptEditor(QWidget):
         fmt = self.export_box.currentText()
         base = self.document.path or Path.home() / "transcript.json"
         default = base.with_name(f"{base.stem}.edited.{fmt}" if fmt == "json" else f"{base.stem}.{fmt}")
-        from speechstudio.gui.save_places import remember, suggest
+        from speechstudio.gui.save_places import ask_save_path
 
-        path, _ = QFileDialog.getSaveFileName(self, f"Export transcript as {fmt}", suggest(default.name),
-                                              f"{fmt} (*.{fmt})")
-        if path:
-            remember(path)
+        if path := ask_save_path(self, f"Export transcript as {fmt}", default.name, f"{fmt} (*.{fmt})"):
             self.export(fmt, path)
 
     # ------------------------------------------------------------------ player

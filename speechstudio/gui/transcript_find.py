@@ -2,16 +2,10 @@
 round; replace all is one undo step). Works on a :class:`~.transcript_editor.TranscriptEditor`."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QPushButton,
-    QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from speechstudio.errors import SpeechStudioError
+from speechstudio.gui.common import button, named
 
 
 class FindBar(QWidget):
@@ -20,25 +14,18 @@ class FindBar(QWidget):
         self.editor = editor
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        self.find_edit, self.replace_edit = QLineEdit(), QLineEdit()
+        self.find_edit = named(QLineEdit(), "Find in the transcript")
         self.find_edit.setPlaceholderText("Find (Ctrl+F)")
-        self.find_edit.setAccessibleName("Find in the transcript")
+        self.replace_edit = named(QLineEdit(), "Replace with")
         self.replace_edit.setPlaceholderText("Replace with (Ctrl+H)")
-        self.replace_edit.setAccessibleName("Replace with")
         self.case_check, self.word_check = QCheckBox("Match case"), QCheckBox("Whole words")
-        self.buttons = []
-        for text, name, slot in (("Previous", "Find previous (Shift+F3)", lambda: self.find_next(True)),
-                                 ("Next", "Find next (F3, Enter in the find field)", self.find_next),
-                                 ("Replace", "Replace the selected match", self.replace_one),
-                                 ("Replace all", "Replace every match (one undo step)", self.replace_all)):
-            b = QPushButton(text)
-            b.setAccessibleName(name)
-            b.setToolTip(name)
-            b.clicked.connect(slot)
-            self.buttons.append(b)
+        self.buttons = [button(text, name, name, slot) for text, name, slot in (
+            ("Previous", "Find previous (Shift+F3)", lambda: self.find_next(True)),
+            ("Next", "Find next (F3, Enter in the find field)", lambda: self.find_next()),
+            ("Replace", "Replace the selected match", self.replace_one),
+            ("Replace all", "Replace every match (one undo step)", self.replace_all))]
         self.prev_btn, self.next_btn, self.replace_btn, self.replace_all_btn = self.buttons
-        self.result = QLabel("")
-        self.result.setAccessibleName("Find result")
+        self.result = named(QLabel(""), "Find result")
         for w in (self.find_edit, self.replace_edit, self.case_check, self.word_check, *self.buttons, self.result):
             lay.addWidget(w)
         lay.setStretch(0, 2)

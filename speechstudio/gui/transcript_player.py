@@ -19,6 +19,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import CallJob
 
 RATE = 16000
@@ -191,7 +192,7 @@ class SegmentPlayer(QObject):
                 threading.Thread(target=self._feed, args=(stream, gen), daemon=True, name="tempo-feeder").start()
         except Exception as e:  # noqa: BLE001 - AudioUnavailableError, PortAudio errors: say, do not crash
             self._stream = None
-            self.message.emit(f"cannot play: {e}")
+            self.message.emit(f"cannot play: {plain_error(e)}")
             return
         self._playing = True
         self.state_changed.emit(True)
@@ -222,7 +223,7 @@ class SegmentPlayer(QObject):
             with self._feed_lock:
                 if gen == self._gen and self._ours():
                     self.hub.finish_stream()
-            self.message.emit(f"cannot play at {self.speed:g}x: {e}")
+            self.message.emit(f"cannot play at {self.speed:g}x: {plain_error(e)}")
 
     def _stop_feeder(self) -> None:
         with self._feed_lock:
@@ -234,7 +235,7 @@ class SegmentPlayer(QObject):
         if status != "done":
             self._job = None
             self._play_when_loaded = False
-            self.message.emit(f"cannot play: {result}")
+            self.message.emit(f"cannot play: {plain_error(result)}")
             return
         audio, _rate, peaks = result
         self._audio = audio

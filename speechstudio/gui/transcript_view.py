@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter,
-                               QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QLabel, QSplitter, QStackedWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
 
 from speechstudio.asr.languages import language_name
 from speechstudio.batch.export import output_path, write_transcript
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import fmt_ts, speaker_colour
+from speechstudio.gui.common import button, combo, fmt_ts, hrow, note_label, speaker_colour, table
 from speechstudio.gui.transcript_editor import TranscriptEditor
 from speechstudio.gui.transcript_player import SegmentPlayer
 from speechstudio.transcript import TranscriptDocument
@@ -88,40 +88,21 @@ class TranscriptView(QWidget):
         self.row: QueueRow | None = None
         bl = QVBoxLayout(self)
         bl.setContentsMargins(0, 0, 0, 0)
-        hdr = QHBoxLayout()
-        self.title = QLabel("Transcript: select a finished file")
-        self.title.setAccessibleName("Transcript title")
-        self.title.setWordWrap(True)
-        hdr.addWidget(self.title, 1)
-        self.edit_btn = QPushButton("Edit transcript")
+        self.title = note_label("Transcript title", "Transcript: select a finished file")
+        self.edit_btn = button("Edit transcript", "Edit the transcript",
+                               "Fix words, times and segments; the player follows the cursor")
         self.edit_btn.setCheckable(True)
         self.edit_btn.setEnabled(False)
-        self.edit_btn.setAccessibleName("Edit the transcript")
-        self.edit_btn.setToolTip("Fix words, times and segments; the player follows the cursor")
-        hdr.addWidget(self.edit_btn)
-        self.rewrite_btn = QPushButton("Rewrite outputs")
-        self.rewrite_btn.setAccessibleName("Write the edited transcript over this file's outputs")
+        self.rewrite_btn = button("Rewrite outputs", "Write the edited transcript over this file's outputs",
+                                  slot=self.rewrite_outputs)
         self.rewrite_btn.setVisible(False)
-        self.rewrite_btn.clicked.connect(self.rewrite_outputs)
-        hdr.addWidget(self.rewrite_btn)
         self.export_label = QLabel("Export as")
-        hdr.addWidget(self.export_label)
-        self.export_box = QComboBox()
-        self.export_box.addItems(formats)
-        self.export_box.setAccessibleName("Export format")
-        self.export_btn = QPushButton("Export…")
-        self.export_btn.setAccessibleName("Export transcript")
+        self.export_box = combo("Export format", formats)
+        self.export_btn = button("Export…", "Export transcript")
         self.export_btn.setEnabled(False)
-        hdr.addWidget(self.export_box)
-        hdr.addWidget(self.export_btn)
-        bl.addLayout(hdr)
-        self.segments = QTableWidget(0, 3)
-        self.segments.setHorizontalHeaderLabels(("Start", "End", "Text"))
-        self.segments.setAccessibleName("Transcript segments; click one to hear it")
-        self.segments.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.segments.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.segments.verticalHeader().setVisible(False)
-        self.segments.horizontalHeader().setStretchLastSection(True)
+        bl.addLayout(hrow((self.title, 1), self.edit_btn, self.rewrite_btn, self.export_label, self.export_box,
+                          self.export_btn, stretch=False))
+        self.segments = table("Transcript segments; click one to hear it", ("Start", "End", "Text"))
         self.segments.setColumnWidth(0, 70)
         self.segments.setColumnWidth(1, 70)
         self.segments.setWordWrap(True)
@@ -209,7 +190,7 @@ class TranscriptView(QWidget):
             w.setVisible(not on)  # the editor has its own export of the edited text
         self.edit_btn.setText("Close editor" if on else "Edit transcript")
         others = self._other_outputs()
-        self.rewrite_btn.setVisible(False)  # the outputs follow each save (issue 30); kept for keyboard/API use
+        self.rewrite_btn.setVisible(False)  # the outputs follow each save; kept for keyboard/API use
         self.rewrite_btn.setToolTip("Write the edited transcript over:\n" + "\n".join(str(p) for p in others))
         if on:
             names = ", ".join([doc.path.name] + [p.name for p in others])
@@ -240,8 +221,7 @@ class TranscriptView(QWidget):
 
     def _outputs_follow(self, json_path) -> None:
         """After the editor saved ``json_path``: write the edit into the row's other outputs too
-        (.txt / .srt / .vtt beside the input, atomically; issue 30: they kept the old text until
-        "Rewrite outputs" was found)."""
+        (.txt / .srt / .vtt beside the input, atomically)."""
         doc = self.editor.document
         if doc is None or doc.path != json_path:
             return

@@ -14,6 +14,8 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from speechstudio.gui.common import action
+
 STATES = {"idle": "#8a8a8a", "listening": "#d92b2b", "error": "#e0a000"}
 
 
@@ -58,19 +60,14 @@ class DictationTray(QObject):
         self.state = "idle"
         self.icon = QSystemTrayIcon(state_icon("idle"), parent)
         menu = QMenu()
-        self.toggle_action = QAction("Start dictation", menu)
-        self.toggle_action.triggered.connect(self.toggle_requested.emit)
+        self.toggle_action = action(menu, "Start dictation", self.toggle_requested.emit, menu=menu)
         self.captions_action = QAction("Show live captions", menu)
         self.captions_action.setCheckable(True)
         self.captions_action.toggled.connect(self.captions_toggled.emit)
-        show = QAction("Show SpeechStudio", menu)
-        show.triggered.connect(self.show_requested.emit)
-        quit_ = QAction("Quit", menu)
-        quit_.triggered.connect(self.quit_requested.emit)
-        for a in (self.toggle_action, self.captions_action, show):
-            menu.addAction(a)
+        menu.addAction(self.captions_action)
+        action(menu, "Show SpeechStudio", self.show_requested.emit, menu=menu)
         menu.addSeparator()
-        menu.addAction(quit_)
+        action(menu, "Quit", self.quit_requested.emit, menu=menu)
         self.menu = menu
         self.icon.setContextMenu(menu)
         self.icon.activated.connect(self._activated)

@@ -9,9 +9,8 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QFileDialog
 
-from speechstudio.gui.common import settings
+from speechstudio.gui.common import action
 
 # nav order = stack order
 PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models", "Clone voice", "Adapt recognition")
@@ -20,38 +19,24 @@ PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models", "Clone voice", "A
 class WindowMenusMixin:
     def _menus(self) -> None:
         m = self.menuBar().addMenu("&File")
-        self.act_add_files = QAction("Add &files…", self)
-        self.act_add_files.setShortcut(QKeySequence("Ctrl+O"))
-        self.act_add_files.triggered.connect(self._add_files)
-        self.act_add_folder = QAction("Add f&older…", self)
-        self.act_add_folder.setShortcut(QKeySequence("Ctrl+Shift+O"))
-        self.act_add_folder.triggered.connect(self._add_folder)
-        quit_ = QAction("&Quit", self)
-        quit_.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_.triggered.connect(self.close)
-        m.addActions([self.act_add_files, self.act_add_folder])
+        self.act_add_files = action(self, "Add &files…", self._add_files, "Ctrl+O", m)
+        self.act_add_folder = action(self, "Add f&older…", lambda: self._add_files(folder=True), "Ctrl+Shift+O", m)
         self.recent_menu = m.addMenu("Open &recent")
         self.recent_menu.setObjectName("recent_menu")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self._fill_recent()
         m.addSeparator()
-        self.act_settings = QAction("&Settings…", self)
-        self.act_settings.setShortcut(QKeySequence("Ctrl+,"))
-        self.act_settings.triggered.connect(self.open_settings)
-        m.addAction(self.act_settings)
+        self.act_settings = action(self, "&Settings…", self.open_settings, "Ctrl+,", m)
         m.addSeparator()
-        m.addAction(quit_)
+        action(self, "&Quit", self.close, QKeySequence.StandardKey.Quit, m)
         v = self.menuBar().addMenu("&View")
         v.addAction(self.mel_dock.toggleViewAction())
         v.addAction(self.gpu_dock.toggleViewAction())
         v.addSeparator()
         self.page_actions: list[QAction] = []
         for i, name in enumerate(PAGES):
-            a = QAction(f"Go to {name}", self)
-            a.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
-            a.triggered.connect(lambda _=False, row=i: self.nav.setCurrentRow(row))
-            v.addAction(a)
-            self.page_actions.append(a)
+            self.page_actions.append(action(self, f"Go to {name}", lambda row=i: self.nav.setCurrentRow(row),
+                                            f"Ctrl+{i + 1}", v))
         from speechstudio.gui.help_menu import build_help_menu
 
         build_help_menu(self)
@@ -66,21 +51,11 @@ class WindowMenusMixin:
         self.sc_run2 = QShortcut(QKeySequence("Ctrl+Enter"), self, self.run_action)
         self.sc_esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.cancel_action)
 
-    def _add_files(self) -> None:
-        s = settings()
-        files, _ = QFileDialog.getOpenFileNames(self, "Add audio or video files", str(s.value("last_dir", "")),
-                                                "Audio/video (*.wav *.flac *.mp3 *.ogg *.opus *.m4a *.aac *.mp4 "
-                                                "*.mkv *.webm *.mov *.raw *.pcm);;All files (*)")
-        if files:
-            s.setValue("last_dir", str(Path(files[0]).parent))
-            self.open_paths(files)
+    def _add_files(self, folder: bool = False) -> None:
+        from speechstudio.gui.drop_paths import pick_inputs
 
-    def _add_folder(self) -> None:
-        s = settings()
-        d = QFileDialog.getExistingDirectory(self, "Add a folder", str(s.value("last_dir", "")))
-        if d:
-            s.setValue("last_dir", d)
-            self.open_paths([d])
+        if paths := pick_inputs(self, folder):
+            self.open_paths(paths)
 
     def open_paths(self, paths) -> int:
         """Queue files/folders on the Transcribe page, show that page and remember them in

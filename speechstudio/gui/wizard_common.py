@@ -12,10 +12,11 @@ from operator import attrgetter
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
-                               QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QProgressBar, QStackedWidget, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import ERROR_COLOR, set_font, tint
+from speechstudio.gui.common import (ERROR_COLOR, buddy_label, button, combo, hrow, named,  # noqa: F401 - re-exported
+                                     note_label, set_font, tint)
+from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import CallJob
 from speechstudio.worker.worker import Worker
 
@@ -34,30 +35,6 @@ def saved_step(run_dir: Path) -> int | None:
         if m:
             return int(m.group(1))
     return None
-
-
-def button(text: str, name: str, tip: str, slot) -> QPushButton:
-    """A push button with its accessible name and tooltip, ``clicked`` connected to ``slot``."""
-    b = QPushButton(text)
-    b.setAccessibleName(name)
-    b.setToolTip(tip)
-    b.clicked.connect(slot)
-    return b
-
-
-def note_label(name: str, text: str = "") -> QLabel:
-    """A word-wrapped label showing ``text``, with the accessible name ``name``."""
-    label = QLabel(text)
-    label.setAccessibleName(name)
-    label.setWordWrap(True)
-    return label
-
-
-def buddy_label(text: str, buddy: QWidget) -> QLabel:
-    """A form label whose Alt+letter focuses ``buddy`` (``addRow`` with a layout sets no buddy)."""
-    label = QLabel(text)
-    label.setBuddy(buddy)
-    return label
 
 
 # ----------------------------------------------------------------------------- page shell
@@ -103,8 +80,7 @@ class WizardPage(QWidget):
 
     def _lay_out(self) -> None:
         lay = QVBoxLayout(self)
-        self.step_bar = QLabel("")
-        self.step_bar.setAccessibleName("Wizard steps")
+        self.step_bar = named(QLabel(""), "Wizard steps")
         set_font(self.step_bar, 12)
         self.step_bar.setMargin(4)
         lay.addWidget(self.step_bar)
@@ -115,7 +91,7 @@ class WizardPage(QWidget):
             if hasattr(s, "changed"):
                 s.changed.connect(self._update_nav)
         # the steps scroll inside their own area, so Back / Next stay on screen at 1280×800 and
-        # 1366×768 with the docks open (issue 30: they fell below the fold)
+        # 1366×768 with the docks open
         from PySide6.QtCore import Qt
         from PySide6.QtWidgets import QFrame, QScrollArea
 
@@ -129,15 +105,11 @@ class WizardPage(QWidget):
         hold.addWidget(self.stack)
         self.step_area.setWidget(holder)
         lay.addWidget(self.step_area, 1)
-        row = QHBoxLayout()
         self.back_btn = button("◀ Bac&k", "Back to the previous step", "", self.back)
         self.next_btn = button("&Next ▶", "Next step", "", self.next)
         self.why = note_label("What the step needs")
         self.why.setWordWrap(self.WRAP_WHY)
-        row.addWidget(self.back_btn)
-        row.addWidget(self.why, 1)
-        row.addWidget(self.next_btn)
-        lay.addLayout(row)
+        lay.addLayout(hrow(self.back_btn, (self.why, 1), self.next_btn, stretch=False))
 
     def voice_name(self) -> str:
         """The new voice's / model's name (also its run, dataset and recordings folder name)."""
@@ -228,7 +200,7 @@ class BaseStepFrame(QWidget):
             return
         self._list_job = None
         if status != "done":
-            self.about.setText(f"{self.NOUN}s unavailable: {result}")
+            self.about.setText(f"{self.NOUN}s unavailable: {plain_error(result)}")
             return
         self._fill(*result)
 
@@ -236,24 +208,17 @@ class BaseStepFrame(QWidget):
         """Rows under the base chooser: ``about`` it, and ``name_edit`` (the new name)."""
         self.about = note_label(f"About the base {self.NOUN}", f"listing {self.NOUN}s…")
         form.addRow("", self.about)
-        self.name_edit = QLineEdit(default)
-        self.name_edit.setAccessibleName(f"Name of the new {self.NOUN}")
-        self.name_edit.setToolTip(f"letters, digits, . _ - (the run folder and the {self.NOUN} get this name)")
+        self.name_edit = named(QLineEdit(default), f"Name of the new {self.NOUN}",
+                               f"letters, digits, . _ - (the run folder and the {self.NOUN} get this name)")
         self.name_edit.textChanged.connect(lambda _t: self.changed.emit())
         form.addRow(f"New {self.NOUN} na&me", self.name_edit)
 
     def _add_runs_row(self, lay: QVBoxLayout, tip: str) -> None:
         """The "continue an earlier run" row (``run_box``, ``open_btn`` -> ``wiz.open_run(name)``)."""
         lay.addSpacing(12)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Or continue an earlier run:"))
-        self.run_box = QComboBox()
-        self.run_box.setAccessibleName("Earlier runs")
-        row.addWidget(self.run_box, 1)
-        self.open_btn = button("&Open run", "Open earlier run", tip,
-                               lambda: self.wiz.open_run(self.run_box.currentText()))
-        row.addWidget(self.open_btn)
-        lay.addLayout(row)
+        self.run_box = combo("Earlier runs")
+        self.open_btn = button("&Open run", "Open earlier run", tip, lambda: self.wiz.open_run(self.run_box.currentText()))
+        lay.addLayout(hrow(QLabel("Or continue an earlier run:"), (self.run_box, 1), self.open_btn, stretch=False))
         lay.addStretch(1)
 
     def _show_runs(self, runs) -> None:
@@ -303,25 +268,20 @@ class TrainingStep(QWidget):
     def _add_controls(self, lay: QVBoxLayout, start_tip: str, stop_tip: str, *between: QWidget) -> None:
         """Add the Start / Pause / Resume / Stop row with the state line, ``between``, then the
         progress bar and the speed line."""
-        brow = QHBoxLayout()
         self.start_btn = button("S&tart", "Start training", start_tip, self.start)
         self.pause_btn = button("P&ause", "Pause training", "Pause after the current step", self.pause)
         self.resume_btn = button("&Resume", "Resume training",
                                  "Resume a paused run, or continue the saved run from its last checkpoint", self.resume)
         self.stop_btn = button("St&op", "Stop training", stop_tip, self.stop)
-        for b in (self.start_btn, self.pause_btn, self.resume_btn, self.stop_btn):
-            brow.addWidget(b)
         self.state = note_label("Training state", "not started")
-        brow.addWidget(self.state, 1)
-        lay.addLayout(brow)
+        lay.addLayout(hrow(self.start_btn, self.pause_btn, self.resume_btn, self.stop_btn, (self.state, 1),
+                           stretch=False))
         for w in between:
             lay.addWidget(w)
-        self.progress = QProgressBar()
-        self.progress.setAccessibleName("Training progress")
+        self.progress = named(QProgressBar(), "Training progress")
         self.progress.setFormat("step %v / %m")
         lay.addWidget(self.progress)
-        self.speed = QLabel("")
-        self.speed.setAccessibleName("Training speed and time left")
+        self.speed = named(QLabel(""), "Training speed and time left")
         lay.addWidget(self.speed)
 
     def _say(self, text: str, error: bool = False) -> None:
@@ -338,7 +298,7 @@ class TrainingStep(QWidget):
 
     def finished(self) -> bool:
         """True when this session's run reached its end and no more steps are asked for: nothing to
-        resume (issue 30). Raising the step count makes Resume continue."""
+        resume. Raising the step count makes Resume continue."""
         return (self.done is not None and getattr(self.done, "reason", "") in ("finished", "early_stop")
                 and not self.more_steps_asked())
 
