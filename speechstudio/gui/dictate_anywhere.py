@@ -108,13 +108,16 @@ class AnywherePanel(QWidget):
         i = self.output_box.findData(str(s.value("dictate/output", "app")))
         self.output_box.setCurrentIndex(max(0, i))
         self.shortcut_box.setCurrentText(str(s.value("dictate/paste_shortcut", "ctrl+v")))
-        self.commands_check.setChecked(_flag(s.value("dictate/commands"), True))
-        self.cue_check.setChecked(_flag(s.value("dictate/sound_cue"), True))
         self.hotkey_edit.setText(str(s.value("dictate/hotkey", DEFAULT_HOTKEY)))
         self.hotkey_mode.setCurrentIndex(max(0, self.hotkey_mode.findData(str(s.value("dictate/hotkey_mode", "toggle")))))
         self.shortcut_box.setVisible(self.mode == "paste")
-        self.captions_check.setChecked(_flag(s.value("dictate/captions"), False))
-        self.hotkey_check.setChecked(_flag(s.value("dictate/hotkey_enabled"), False))
+        for key, check, default in self._checks():
+            check.setChecked(_flag(s.value(f"dictate/{key}"), default))
+
+    def _checks(self):
+        """``(settings key, check box, default)`` of the panel's on/off settings."""
+        return (("commands", self.commands_check, True), ("sound_cue", self.cue_check, True),
+                ("captions", self.captions_check, False), ("hotkey_enabled", self.hotkey_check, False))
 
     def save_settings(self) -> None:
         if self._restoring:
@@ -122,10 +125,8 @@ class AnywherePanel(QWidget):
         s = settings()
         s.setValue("dictate/output", self.mode)
         s.setValue("dictate/paste_shortcut", self.shortcut_box.currentText())
-        s.setValue("dictate/commands", self.commands_check.isChecked())
-        s.setValue("dictate/sound_cue", self.cue_check.isChecked())
-        s.setValue("dictate/captions", self.captions_check.isChecked())
-        s.setValue("dictate/hotkey_enabled", self.hotkey_check.isChecked())
+        for key, check, _default in self._checks():
+            s.setValue(f"dictate/{key}", check.isChecked())
         s.setValue("dictate/hotkey", self.hotkey_edit.text().strip())
         s.setValue("dictate/hotkey_mode", self.hotkey_mode.currentData())
 

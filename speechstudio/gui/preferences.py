@@ -78,17 +78,13 @@ def load() -> Preferences:
 def save(p: Preferences) -> None:
     """Write ``p`` to the settings file (synced at once)."""
     s = settings()
-    s.setValue("prefs/output_dir", p.output_dir)
     s.setValue("prefs/formats", ",".join(p.formats))
-    s.setValue("prefs/subtitle_max_line_width", int(p.subtitle_max_line_width))
-    s.setValue("prefs/subtitle_max_line_count", int(p.subtitle_max_line_count))
+    for key in ("subtitle_max_line_width", "subtitle_max_line_count"):
+        s.setValue(f"prefs/{key}", int(getattr(p, key)))
+    for key in ("output_dir", "device", "precision", "data_dir", "cache_dir", "theme"):
+        s.setValue(f"prefs/{key}", getattr(p, key))
     for code, _ in MODEL_LANGUAGES:
         s.setValue(f"prefs/model/{code}", p.models.get(code, ""))
-    s.setValue("prefs/device", p.device)
-    s.setValue("prefs/precision", p.precision)
-    s.setValue("prefs/data_dir", p.data_dir)
-    s.setValue("prefs/cache_dir", p.cache_dir)
-    s.setValue("prefs/theme", p.theme)
     s.sync()
 
 
