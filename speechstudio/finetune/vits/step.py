@@ -184,16 +184,28 @@ class VitsTraining:
         y_hat_mel = mel_spectrogram(out.waveform.squeeze(1).float(), self.fc)
         return out, y_mel, y_hat_mel
 
-    def _finish_step(self, optimizers) -> None:
+    def _accumulate(self, batches: list[dict], losses, optimizers) -> dict:
+        """One optimizer step of ``optimizers`` over ``len(batches)`` accumulated micro-batches:
+        ``losses(batch, k)`` runs the forward and backward of one and returns its named losses. Returns
+        them as floats averaged over batches and processes; a non-finite one goes to :meth:`_check`."""
+        k, sums = len(batches), {}
+        for i, batch in enumerate(batches):
+            with self._no_sync(i < k - 1):
+                values = losses(self._to_device(batch), k)
+            for name, v in values.items():
+                sums[name] = sums.get(name, 0.0) + float(v.detach() if torch.is_tensor(v) else v) / k
+        sums = self._mean(sums)
+        self._check(sums)
         for opt in optimizers:
             lr = self.lr_at(self.step, self.stage, "generator" if opt is self.opt_g else "discriminator")
             for group in opt.param_groups:
                 group["lr"] = lr
             self.scaler.step(opt)
         self.scaler.update()
-        for opt in optimizers:
-            opt.zero_grad(set_to_none=True)
+        self.opt_g.zero_grad(set_to_none=True)
+        self.opt_d.zero_grad(set_to_none=True)
         self.step += 1
+        return sums
 
     def _check(self, values: dict) -> None:
         """Non-finite loss: raise ``NonFiniteLoss`` before any update, or with a GradScaler let it skip
@@ -209,98 +221,72 @@ class VitsTraining:
         self.nonfinite_streak += 1
         self.last_nonfinite = bad
 
+    def _real_audio(self, batch: dict, out) -> torch.Tensor:
+        hop = self.fc.hop_length
+        return slice_segments(batch["wav"], out.ids_slice * hop, self.segment_frames * hop)
+
     # ------------------------------------------------------------------ steps
     def warmup_step(self, batches: list[dict]) -> dict:
         """One optimizer step of the posterior encoder (and SDP training-only flows) on ``len(batches)``
         accumulated batches: mel L1 + KL (+ duration NLL) + STFT loss. Returns unweighted float losses."""
         self.set_stage("warmup")
-        w, k = self.weights, len(batches)
-        sums = {"mel": 0.0, "kl": 0.0, "dur": 0.0, "total_g": 0.0}
-        sdp_trains = self.model.config.use_stochastic_duration_prediction
-        for i, batch in enumerate(batches):
-            with self._no_sync(i < k - 1):
-                batch = self._to_device(batch)
-                out, y_mel, y_hat_mel = self._forward(batch)
-                l_mel = mel_loss(y_mel, y_hat_mel)
-                l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
-                total = w.c_mel * l_mel + w.c_kl * l_kl + (w.c_dur * out.loss_dur if sdp_trains else 0.0)
-                if self.config.stft_weight:
-                    hop, seg = self.fc.hop_length, self.segment_frames
-                    y = slice_segments(batch["wav"], out.ids_slice * hop, seg * hop)
-                    total = total + self.config.stft_weight * stft_loss(y, out.waveform)
-                self.scaler.scale(total / k).backward()
-            for name, v in (("mel", l_mel), ("kl", l_kl), ("dur", out.loss_dur), ("total_g", total)):
-                sums[name] += float(v.detach() if torch.is_tensor(v) else v) / k
-        sums = self._mean(sums)
-        self._check(sums)
-        self._finish_step([self.opt_g])  # D not yet in play
-        return sums
+        w, sdp_trains = self.weights, self.model.config.use_stochastic_duration_prediction
+
+        def losses(batch, k):
+            out, y_mel, y_hat_mel = self._forward(batch)
+            l_mel = mel_loss(y_mel, y_hat_mel)
+            l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
+            total = w.c_mel * l_mel + w.c_kl * l_kl + (w.c_dur * out.loss_dur if sdp_trains else 0.0)
+            if self.config.stft_weight:
+                total = total + self.config.stft_weight * stft_loss(self._real_audio(batch, out), out.waveform)
+            self.scaler.scale(total / k).backward()
+            return {"mel": l_mel, "kl": l_kl, "dur": out.loss_dur, "total_g": total}
+        return self._accumulate(batches, losses, [self.opt_g])  # D not yet in play
 
     def train_step(self, batches: list[dict], generator: bool = True) -> dict:
         """One GAN optimizer step on ``len(batches)`` accumulated batches; returns unweighted float
-        losses (``mel kl dur gen fm disc total_g``). ``generator`` False: the discriminator steps alone."""
+        losses (``mel kl dur gen fm disc total_g``). ``generator`` False: the discriminator steps alone
+        (``mel disc``)."""
         self.set_stage("train")
-        if not generator:
-            return self._discriminator_step(batches)
-        w, k = self.weights, len(batches)
-        sums = dict.fromkeys(("mel", "kl", "dur", "gen", "fm", "disc", "total_g"), 0.0)
-        hop, seg = self.fc.hop_length, self.segment_frames
-        for i, batch in enumerate(batches):
-            with self._no_sync(i < k - 1):
-                batch = self._to_device(batch)
-                out, y_mel, y_hat_mel = self._forward(batch)
-                y = slice_segments(batch["wav"], out.ids_slice * hop, seg * hop)
-                y_hat = out.waveform
-                # D's gradient-carrying passes (real, detached fake) in one forward; no optimizer
-                # step comes between them and D's backward, so this is the order-free equivalent
-                # of D(y) now and D(y_hat.detach()) after G's backward
-                with self.autocast():
-                    (real_scores, real_fmaps), (fake_scores_d, _) = self.disc_pair(y, y_hat.detach())
-                _set_requires_grad(self.disc, False)
-                with self.autocast():
-                    fake_scores, fake_fmaps = self.disc(y_hat)
-                _set_requires_grad(self.disc, True)
-                l_mel = mel_loss(y_mel, y_hat_mel)
-                l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
-                l_fm = feature_loss(real_fmaps, fake_fmaps)
-                l_gen = generator_loss(fake_scores)
-                total_g = (w.c_gen * l_gen + w.c_fm * l_fm + w.c_mel * l_mel + w.c_dur * out.loss_dur
-                           + w.c_kl * l_kl)
-                if self.config.stft_weight:
-                    total_g = total_g + self.config.stft_weight * stft_loss(y, y_hat)
-                self.scaler.scale(total_g / k).backward()
-                l_disc, _, _ = discriminator_loss(real_scores, fake_scores_d)
-                self.scaler.scale(w.c_disc * l_disc / k).backward()
-            values = (("mel", l_mel), ("kl", l_kl), ("dur", out.loss_dur), ("gen", l_gen), ("fm", l_fm),
-                      ("disc", l_disc), ("total_g", total_g))
-            for name, v in values:
-                sums[name] += float(v.detach() if torch.is_tensor(v) else v) / k
-        sums = self._mean(sums)
-        self._check(sums)
-        self._finish_step([self.opt_g, self.opt_d])
-        return sums
+        w = self.weights
 
-    def _discriminator_step(self, batches: list[dict]) -> dict:
-        w, k = self.weights, len(batches)
-        sums = dict.fromkeys(("mel", "disc"), 0.0)
-        hop, seg = self.fc.hop_length, self.segment_frames
-        for i, batch in enumerate(batches):
-            with self._no_sync(i < k - 1):
-                batch = self._to_device(batch)
-                with torch.no_grad():
-                    out, y_mel, y_hat_mel = self._forward(batch)
-                y = slice_segments(batch["wav"], out.ids_slice * hop, seg * hop)
-                with self.autocast():
-                    (real_scores, _), (fake_scores_d, _) = self.disc_pair(y, out.waveform.detach())
-                l_disc, _, _ = discriminator_loss(real_scores, fake_scores_d)
-                self.scaler.scale(w.c_disc * l_disc / k).backward()
-            sums["mel"] += float(mel_loss(y_mel, y_hat_mel)) / k
-            sums["disc"] += float(l_disc.detach()) / k
-        sums = self._mean(sums)
-        self._check(sums)
-        self.opt_g.zero_grad(set_to_none=True)
-        self._finish_step([self.opt_d])
-        return sums
+        def losses(batch, k):
+            out, y_mel, y_hat_mel = self._forward(batch)
+            y, y_hat = self._real_audio(batch, out), out.waveform
+            # D's gradient-carrying passes (real, detached fake) in one forward; no optimizer
+            # step comes between them and D's backward, so this is the order-free equivalent
+            # of D(y) now and D(y_hat.detach()) after G's backward
+            with self.autocast():
+                (real_scores, real_fmaps), (fake_scores_d, _) = self.disc_pair(y, y_hat.detach())
+            _set_requires_grad(self.disc, False)
+            with self.autocast():
+                fake_scores, fake_fmaps = self.disc(y_hat)
+            _set_requires_grad(self.disc, True)
+            l_mel = mel_loss(y_mel, y_hat_mel)
+            l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
+            l_fm = feature_loss(real_fmaps, fake_fmaps)
+            l_gen = generator_loss(fake_scores)
+            total_g = w.c_gen * l_gen + w.c_fm * l_fm + w.c_mel * l_mel + w.c_dur * out.loss_dur + w.c_kl * l_kl
+            if self.config.stft_weight:
+                total_g = total_g + self.config.stft_weight * stft_loss(y, y_hat)
+            self.scaler.scale(total_g / k).backward()
+            l_disc, _, _ = discriminator_loss(real_scores, fake_scores_d)
+            self.scaler.scale(w.c_disc * l_disc / k).backward()
+            return {"mel": l_mel, "kl": l_kl, "dur": out.loss_dur, "gen": l_gen, "fm": l_fm, "disc": l_disc,
+                    "total_g": total_g}
+
+        def discriminator_losses(batch, k):
+            with torch.no_grad():
+                out, y_mel, y_hat_mel = self._forward(batch)
+            with self.autocast():
+                (real_scores, _), (fake_scores_d, _) = self.disc_pair(self._real_audio(batch, out),
+                                                                      out.waveform.detach())
+            l_disc, _, _ = discriminator_loss(real_scores, fake_scores_d)
+            self.scaler.scale(w.c_disc * l_disc / k).backward()
+            return {"mel": mel_loss(y_mel, y_hat_mel), "disc": l_disc}
+        if not generator:
+            return self._accumulate(batches, discriminator_losses, [self.opt_d])
+        return self._accumulate(batches, losses, [self.opt_g, self.opt_d])
 
     # ------------------------------------------------------------------ validation
     @torch.no_grad()
@@ -309,7 +295,7 @@ class VitsTraining:
         the text with MAS durations and from the posterior mean. Uses a forked RNG."""
         model = self.model
         model.eval()
-        err, err_r, count = 0.0, 0.0, 0.0
+        errors, count = [0.0, 0.0], 0.0
         with torch.random.fork_rng(devices=self.cuda_devices()):
             for batch in batches:
                 batch = self._to_device(batch)
@@ -327,16 +313,12 @@ class VitsTraining:
                     wav_r = model.decoder(m_q * z_mask, g)
                 mask = z_mask.float()
                 n_mels = batch["mel"].shape[1]
-                for out_wav, acc in ((wav, "p"), (wav_r, "r")):
+                for i, out_wav in enumerate((wav, wav_r)):
                     mel = mel_spectrogram(out_wav.squeeze(1).float(), self.fc)[..., : mask.shape[-1]]
-                    e = float((torch.abs(mel - batch["mel"]) * mask).sum())
-                    if acc == "p":
-                        err += e
-                    else:
-                        err_r += e
+                    errors[i] += float((torch.abs(mel - batch["mel"]) * mask).sum())
                 count += float(mask.sum()) * n_mels
         model.train()
-        return err / max(count, 1.0), err_r / max(count, 1.0)
+        return errors[0] / max(count, 1.0), errors[1] / max(count, 1.0)
 
     # ------------------------------------------------------------------ state
     def state_dict(self, rng: dict, extra: dict) -> dict:
