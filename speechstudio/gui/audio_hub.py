@@ -24,15 +24,12 @@ class AudioHub(QObject):
 
     def __init__(self, backend=None, parent=None) -> None:
         super().__init__(parent)
-        self.backend = backend or get_backend()
-        self.available = bool(self.backend.available)
-        self.reason = self.backend.reason
         self._mel_play = StreamingLogMel(16000)
         self.play_source = "playback"  # the mel_frames source of what is playing
         self.session = 0  # +1 at each play / begin_stream: a caller tells its playback from a later one
         self._mel_mic = StreamingLogMel(16000)
-        self.player = Player(self.backend, on_block=self._on_play_block, on_end=self._ended.emit)
         self.recorder: Recorder | None = None
+        self._use(backend or get_backend())
         self.output_device = None
         self.input_device = None
         self._ended.connect(lambda: self.playing_changed.emit(False))
@@ -40,9 +37,10 @@ class AudioHub(QObject):
     def set_backend(self, backend) -> None:
         """Switch to another audio backend (e.g. a fake one in tests); stops what plays/records."""
         self.shutdown()
-        self.backend = backend
-        self.available = bool(backend.available)
-        self.reason = backend.reason
+        self._use(backend)
+
+    def _use(self, backend) -> None:
+        self.backend, self.available, self.reason = backend, bool(backend.available), backend.reason
         self.player = Player(backend, on_block=self._on_play_block, on_end=self._ended.emit)
 
     # ---------------------------------------------------------------- playback

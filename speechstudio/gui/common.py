@@ -8,7 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import QPointF, QSettings, Qt
 from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QMessageBox, QPushButton,
-                               QSizePolicy, QStyledItemDelegate, QTableWidget, QTableWidgetItem, QWidget)
+                               QSizePolicy, QStackedWidget, QStyledItemDelegate, QTableWidget, QTableWidgetItem,
+                               QWidget)
 
 from speechstudio.hub.paths import data_dir
 
@@ -439,3 +440,24 @@ class ModelPicker(QComboBox):
 
 def device_picker(accessible_name: str) -> QComboBox:
     return combo(accessible_name, ["auto", "cpu", "cuda"])
+
+
+class CurrentStack(QStackedWidget):
+    """A stack that asks only for the room of the page it shows: Qt's stack asks for its largest
+    page's preferred height (height-for-width), making every wizard step scroll and the Transcribe
+    page taller while its table shows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.currentChanged.connect(lambda _i: self.updateGeometry())
+
+    def sizeHint(self):  # noqa: N802 - Qt API
+        w = self.currentWidget()
+        return w.sizeHint() if w is not None else super().sizeHint()
+
+    def minimumSizeHint(self):  # noqa: N802
+        w = self.currentWidget()
+        return w.minimumSizeHint().expandedTo(w.minimumSize()) if w is not None else super().minimumSizeHint()
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802
+        return False

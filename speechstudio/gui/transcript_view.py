@@ -8,13 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QLabel, QSplitter, QStackedWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QLabel, QSplitter, QTableWidgetItem, QVBoxLayout, QWidget
 
 from speechstudio.asr.languages import language_name
 from speechstudio.batch.export import output_path, write_transcript
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import button, combo, fmt_ts, hrow, note_label, speaker_colour, table
+from speechstudio.gui.common import CurrentStack, button, combo, fmt_ts, hrow, note_label, speaker_colour, table
 from speechstudio.gui.transcript_editor import TranscriptEditor
 from speechstudio.gui.transcript_player import SegmentPlayer
 from speechstudio.transcript import TranscriptDocument
@@ -55,20 +54,6 @@ def load_json_transcript(row: QueueRow, segments: bool = True) -> None:
                             for s in d.get("segments", [])]
     except (OSError, ValueError, KeyError, TypeError):
         pass
-
-
-
-class _CurrentStack(QStackedWidget):
-    """A stack that asks only for the room of the page it shows (Qt's asks for its largest), so
-    the editor's toolbars do not make the Transcribe page taller while the table shows."""
-
-    def sizeHint(self):  # noqa: N802 - Qt API
-        w = self.currentWidget()
-        return w.sizeHint() if w is not None else super().sizeHint()
-
-    def minimumSizeHint(self):  # noqa: N802
-        w = self.currentWidget()
-        return w.minimumSizeHint() if w is not None else super().minimumSizeHint()
 
 
 class TranscriptView(QWidget):
@@ -113,7 +98,7 @@ class TranscriptView(QWidget):
         self.editor.changed.connect(self._on_edited)
         self.editor.status_message.connect(self.status_message)
         self.editor.saved.connect(self._outputs_follow)
-        self.stack = _CurrentStack()
+        self.stack = CurrentStack()
         self.stack.addWidget(self.segments)
         self.stack.addWidget(self.editor)
         bl.addWidget(self.stack, 1)

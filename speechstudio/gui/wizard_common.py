@@ -12,10 +12,10 @@ from operator import attrgetter
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QProgressBar, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QProgressBar, QVBoxLayout, QWidget
 
 from speechstudio.gui.common import (ERROR_COLOR, buddy_label, button, combo, hrow, named,  # noqa: F401 - re-exported
-                                     note_label, set_font, tint)
+                                     CurrentStack, note_label, set_font, tint)
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import CallJob
 from speechstudio.worker.worker import Worker
@@ -38,26 +38,6 @@ def saved_step(run_dir: Path) -> int | None:
 
 
 # ----------------------------------------------------------------------------- page shell
-class StepStack(QStackedWidget):
-    """A stack of steps that asks only for the room of the step it shows: Qt's stack asks for its
-    largest page's preferred height (height-for-width), making every step scroll."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.currentChanged.connect(lambda _i: self.updateGeometry())
-
-    def sizeHint(self):  # noqa: N802 - Qt API
-        w = self.currentWidget()
-        return w.sizeHint() if w is not None else super().sizeHint()
-
-    def minimumSizeHint(self):  # noqa: N802
-        w = self.currentWidget()
-        return w.minimumSizeHint().expandedTo(w.minimumSize()) if w is not None else super().minimumSizeHint()
-
-    def hasHeightForWidth(self) -> bool:  # noqa: N802
-        return False
-
-
 class WizardPage(QWidget):
     """The four-step shell: subclasses set :attr:`STEPS`, make ``base_step``, ``dataset``, ``train``,
     ``use`` (each with ``ready() -> (ok, why)``, ``entered()``, ``changed``) and call :meth:`_lay_out`.
@@ -84,7 +64,7 @@ class WizardPage(QWidget):
         set_font(self.step_bar, 12)
         self.step_bar.setMargin(4)
         lay.addWidget(self.step_bar)
-        self.stack = StepStack()
+        self.stack = CurrentStack()
         self.steps = [self.base_step, self.dataset, self.train, self.use]
         for s in self.steps:
             self.stack.addWidget(s)
@@ -99,7 +79,7 @@ class WizardPage(QWidget):
         self.step_area.setFrameShape(QFrame.Shape.NoFrame)
         self.step_area.setWidgetResizable(True)
         self.step_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        holder = QWidget()  # the scroll area asks the holder's layout, which asks StepStack (not Qt's stack)
+        holder = QWidget()  # the scroll area asks the holder's layout, which asks CurrentStack (not Qt's stack)
         hold = QVBoxLayout(holder)
         hold.setContentsMargins(0, 0, 0, 0)
         hold.addWidget(self.stack)
