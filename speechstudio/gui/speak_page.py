@@ -13,6 +13,7 @@ import time
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit, QSlider, QVBoxLayout, QWidget
 
+from speechstudio.errors import kind_of
 from speechstudio.gui.common import button, combo, hrow, named, note_label, settings
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import SpeakJob, VoiceInfo
@@ -285,8 +286,8 @@ class SpeakPage(QWidget):
                     self.audio.feed(payload.audio)
             except Exception as e:  # AudioUnavailableError, sounddevice.PortAudioError
                 self.stop()
-                if "device" in str(e).lower() and ("-1" in str(e) or "no " in str(e).lower()):
-                    self._offer_save()  # PortAudio's "Error querying device -1": no output device
+                if kind_of(e) == "no_sound_device":  # e.g. PortAudio's "Error querying device -1"
+                    self._offer_save()
                 else:
                     self.status_message.emit(f"cannot play: {plain_error(e)}")
                 return
