@@ -254,7 +254,7 @@ def _overlapped(items, plan, recognizer, request, cancel, debug, workers) -> Ite
             while True:
                 out.put(next(events))
         except StopIteration as finished:
-            out.put((finished.value, t0))
+            out.put((finished.value, time.perf_counter() - t0))
         except _Cancelled:
             out.put(BatchEvent("cancelled", item, index, reason="cancelled (nothing written)"))
         except Exception as e:  # never let one file end the batch
@@ -287,8 +287,9 @@ def _overlapped(items, plan, recognizer, request, cancel, debug, workers) -> Ite
                 ev = out.get()
                 if isinstance(ev, tuple) and halt.is_set():  # decoded, but cancelled before written
                     ev = BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
-                elif isinstance(ev, tuple):                 # (FileTranscript, t0): write it
-                    done, t0 = ev
+                elif isinstance(ev, tuple):                 # (FileTranscript, seconds it took): write it
+                    done, spent = ev
+                    t0 = time.perf_counter() - spent        # wall_s: its decoding and its writing
                     try:
                         ev = write_outputs(item, index, done, todo, request, t0)
                     except Exception as e:  # noqa: BLE001 - reported like a decode failure
