@@ -69,7 +69,7 @@ def run_hf(work: Path, run: Path, steps: int, stop_at: int | None, resume: bool)
     from speechstudio.finetune.ctc.data import Collator
     from speechstudio.finetune.ctc.model import ctc_loss
     from speechstudio.finetune.ctc.setup import prepare
-    from speechstudio.finetune.ctc.trainer import seed_all
+    from speechstudio.finetune.run import seed_all
 
     config = _config(steps)
     seed_all(config.seed)   # as train_ctc seeds a fresh run before building the CTC head

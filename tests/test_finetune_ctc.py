@@ -113,11 +113,13 @@ def test_transcripts_normalised_and_vocabulary_built_from_them():
 def test_processor_saved_and_reloaded(tmp_path):
     from transformers import Wav2Vec2Config, Wav2Vec2CTCTokenizer, Wav2Vec2Processor
 
+    from speechstudio.finetune.ctc.checkpoint import save_model_files
+
     vocab = V.build_vocab(["yes no", "stop"])
     tok = V.make_tokenizer(vocab, tmp_path / "scratch")
     fe = V.default_feature_extractor(Wav2Vec2Config(feat_extract_norm="layer"))
     assert fe.return_attention_mask and fe.do_normalize and fe.sampling_rate == 16000
-    V.save_processor(tmp_path / "proc", fe, tok)
+    save_model_files(tmp_path / "proc", Wav2Vec2Config(feat_extract_norm="layer"), fe, tok)
     fe2, tok2 = V.load_processor(tmp_path / "proc")
     assert tok2.get_vocab() == vocab and len(tok2) == len(vocab)
     assert (tok2.pad_token_id, tok2.unk_token, tok2.word_delimiter_token, tok2.bos_token) == (0, "<unk>", "|", None)

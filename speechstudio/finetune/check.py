@@ -19,13 +19,8 @@ from speechstudio.finetune.manifest import DatasetError
 from speechstudio.finetune.report import DatasetReport, format_report, report
 from speechstudio.audio.vad import VAD_RATE, SileroVad
 
-#: Whisper tiny.en against a clip's text, 2026-12-05 on 40 clips of shared/voices/matthes (one real
-#: speaker, LJSpeech texts): right texts scored CER 0.00-0.32 (median 0.03; the worst, 0.32, is
-#: "eighteen fifty ... Richard" heard as "1850 ... Rickout"), the 1560 pairs of a clip with another
-#: clip's text 0.63-1.0 (median 0.80), a text with half its words missing 0.9-1.9, one word replaced
-#: 0.04-0.34; on the 11 shared/realspeech files right texts 0.00-0.12, swapped 0.71-1.0. 0.45 lies
-#: between the worst right text and the best swapped one with a margin on each side, so a clip over it
-#: (left out of training by default) has the wrong text, not a misheard name.
+#: CER (Whisper against a clip's text) above which the text is taken as wrong, not misheard: between the
+#: worst right text and the best swapped one (the figures: docs/finetune_voice.md, "Dataset checks").
 CER_THRESHOLD = 0.45
 
 __all__ = ["CheckSettings", "PreparedClip", "prepare_clip", "measure_lufs", "normalise_loudness", "resample",

@@ -1,5 +1,5 @@
 """``speechstudio finetune voice|asr|clean``: argparse wiring for the two fine-tuning tracks (and
-``clean``, :mod:`speechstudio.finetune.clean_cli`: old runs' disk space).
+``clean``: old runs' disk space, ``finetune.leftovers``).
 
 ``finetune voice`` clones a voice: build + check the dataset (``finetune.dataset``), fine-tune the
 base VITS voice (``finetune.vits.trainer``), save the best checkpoint as a voice in the store
@@ -17,7 +17,7 @@ from pathlib import Path
 from speechstudio.cli_args import positive_float, positive_int
 from speechstudio.errors import UsageError
 
-__all__ = ["register", "voice_command", "save_command"]
+__all__ = ["register", "voice_command", "save_command", "clean_command"]
 
 
 def register(subparsers) -> None:
@@ -98,55 +98,55 @@ def register(subparsers) -> None:
 
     ap = fsub.add_parser("asr", help="adapt a CTC recogniser (Wav2Vec2, HuBERT, ...) to your speech",
                          description="Fine-tune a CTC model on your recordings; the result is a model NAME.")
-    try:
-        from speechstudio.finetune.ctc import cli as ctc_cli
-    except ImportError as exc:  # pragma: no cover - only while the package is incomplete
-        ap.set_defaults(func=lambda _a, e=exc: _unavailable(e))
-    else:
-        ctc_cli.add_arguments(ap)
-        ap.set_defaults(func=ctc_cli.run)
-    from speechstudio.finetune import clean_cli
+    from speechstudio.finetune.ctc import cli as ctc_cli
 
-    clean_cli.add_parser(fsub)
+    ctc_cli.add_arguments(ap)
+    ap.set_defaults(func=ctc_cli.run)
+    _add_clean(fsub)
 
 
-def _unavailable(exc: Exception) -> int:
-    raise UsageError(f"finetune asr is not available in this installation ({exc})")
+def _add_clean(fsub) -> None:
+    cp = fsub.add_parser("clean", help="list training runs and remove old ones (saved voices and models stay)",
+                         description="List the run folders under <data dir>/finetune/runs with their size, and remove "
+                                     "those last changed more than DAYS days ago (all with --older-than 0).")
+    cp.add_argument("--older-than", type=float, default=0.0, metavar="DAYS",
+                    help="remove only runs last changed more than DAYS days ago (default 0: every run not in use)")
+    cp.add_argument("--dry-run", action="store_true", help="only list what would be removed")
+    cp.set_defaults(func=clean_command)
 
 
-def _fmt_s(seconds: float | None) -> str:
-    if seconds is None or seconds != seconds or seconds == float("inf"):
-        return "?"
-    seconds = int(round(seconds))
-    h, rem = divmod(seconds, 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+def clean_command(args) -> int:
+    """Handler of ``finetune clean [--older-than DAYS] [--dry-run]``: list the run folders and remove the old
+    ones (``finetune.leftovers``); a run another process is training in is kept. Returns 0."""
+    from speechstudio.finetune.leftovers import format_size, list_runs, remove_run
+    from speechstudio.finetune.voice_run import runs_dir
 
-
-def _stop_on_signals(control, launched: bool):
-    """Ctrl+C asks the trainer to stop after the current step (it saves a checkpoint); a second one
-    interrupts at once. Under ``accelerate launch`` Ctrl+C reaches every process twice (from the
-    terminal, then from the launcher, which also sends SIGTERM and kills after 30 s), so there SIGINT
-    and SIGTERM only ask for a stop, which the processes agree on after the step. Returns a function
-    that restores the previous handlers."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)[: 2 if launched else 1]}
-
-    def handler(signum, frame):
-        if control.stop.is_set() and not launched:
-            raise KeyboardInterrupt
-        if not control.stop.is_set():
-            print("\nstopping after this step and saving a checkpoint"
-                  + ("" if launched else " (Ctrl+C again to quit at once)"), file=sys.stderr, flush=True)
-        control.stop.set()
-
-    for sig in previous:
-        signal.signal(sig, handler)
-    return lambda: [signal.signal(sig, h) for sig, h in previous.items()]
+    if args.older_than < 0:
+        raise UsageError(f"--older-than {args.older_than:g}: must be 0 or more days")
+    runs = list_runs()
+    if not runs:
+        print(f"no training runs in {runs_dir()}")
+        return 0
+    now = time.time()
+    freed, removed = 0, 0
+    for run in runs:
+        age = run.age_days(now)
+        line = f"{run.name:32s} {format_size(run.size_bytes):>8s}  {age:5.1f} days  {run.state}"
+        if run.state == "in use" or age < args.older_than:
+            print(f"  kept     {line}")
+            continue
+        if args.dry_run:
+            print(f"  would go {line}")
+            freed += run.size_bytes
+            removed += 1
+            continue
+        freed += remove_run(run.path)
+        removed += 1
+        print(f"  removed  {line}")
+    verb = "would free" if args.dry_run else "freed"
+    print(f"{removed} of {len(runs)} run(s) {'would be ' if args.dry_run else ''}removed; {verb} {format_size(freed)} "
+          f"in {runs_dir()}")
+    return 0
 
 
 def _voice_argv(args) -> list[str]:
@@ -215,9 +215,8 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
     par = None
     if launched:  # process 0 builds the dataset, the others wait for it
         from speechstudio.finetune.parallel import Parallel
-        from speechstudio.finetune.vits.config import resolve_device
 
-        par = Parallel(plan.config.device, resolve=resolve_device)
+        par = Parallel(plan.config.device)
         report = par.on_main(prepare, "building the dataset")
     else:
         report = prepare()
@@ -226,10 +225,10 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
     if report:
         print(report)
 
-    from speechstudio.finetune.vits.trainer import TrainControl
+    from speechstudio.finetune.events import TrainControl, clock, stop_on_signals
 
     control = TrainControl()
-    restore = _stop_on_signals(control, launched)
+    restore = stop_on_signals(control, launched)
     tty = sys.stderr.isatty()
     last_print = 0.0
     done_event = None
@@ -243,7 +242,7 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
                 last_print = now
                 losses = " ".join(f"{k} {v:.3g}" for k, v in ev.losses.items())
                 line = (f"step {ev.step}/{ev.total_steps}  {losses}  {ev.steps_per_s:.2f} steps/s  "
-                        f"ETA {_fmt_s(ev.eta_s)}")
+                        f"ETA {clock(ev.eta_s)}")
                 print(("\r" + line[:150].ljust(150)) if tty else line, end="" if tty else "\n",
                       file=sys.stderr, flush=True)
             else:

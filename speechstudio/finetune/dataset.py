@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from speechstudio.finetune.manifest import DatasetError, Problem
+from speechstudio.finetune.metadata import Row, decode_utf8, detect_layout, read_lines, similar
 
 __all__ = ["Entry", "SourceScan", "MetadataRead", "scan_source", "read_metadata", "read_pairs",
            "clip_id", "AUDIO_EXTENSIONS", "TEXT_EXTENSIONS"]
@@ -58,16 +59,6 @@ def clip_id(name: str) -> str:
     compared case-insensitively (``A`` and ``a`` are one file on Windows and macOS)."""
     out = re.sub(r"[^A-Za-z0-9_.-]", "_", name.strip())
     return ("_" + out[1:]) if out.startswith(".") else (out or "_")
-
-
-def _utf8(raw: bytes, where: str, first_line: int = 1) -> tuple[str | None, Problem | None]:
-    try:
-        return raw.decode("utf-8-sig"), None
-    except UnicodeDecodeError as e:
-        line = first_line + raw[: e.start].count(b"\n")
-        col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
-        return None, Problem(f"{where}:{line}", f"not UTF-8 text (byte 0x{raw[e.start]:02x} at column {col}); "
-                                               "save the file as UTF-8")
 
 
 def _is_audio(p: Path) -> bool:
@@ -142,8 +133,6 @@ def read_metadata(root: Path, speaker: str | None = None) -> MetadataRead:
     """Read ``root/metadata.csv``, keeping ``speaker``'s lines (case-insensitive; optional with one
     speaker). Raises ``DatasetError`` (unreadable or empty; several speakers, none or an absent one
     chosen; ``speaker`` for a file without speakers)."""
-    from speechstudio.finetune.metadata import detect_layout, read_lines, similar
-
     path = root / METADATA
     try:
         raw = path.read_bytes()
@@ -164,8 +153,6 @@ def read_metadata(root: Path, speaker: str | None = None) -> MetadataRead:
         if audio is None:
             header_line = lines.header_line
         else:  # "file|text" names a clip called "file": a data line after all
-            from speechstudio.finetune.metadata import Row
-
             lines.rows.insert(0, Row(lines.header_line, lines.header))
             lines.header = None
     layout = detect_layout(lines.rows, lines.header)
@@ -261,7 +248,7 @@ def read_pairs(root: Path, exclude: tuple[Path, ...] = ()) -> tuple[list[Entry],
             continue
         paired.add(txt)
         trel = txt.relative_to(root).as_posix()
-        text, bad = _utf8(txt.read_bytes(), trel)
+        text, bad = decode_utf8(txt.read_bytes(), trel)
         if bad:
             problems.append(bad)
             continue

@@ -1,16 +1,18 @@
 """What both trainers (VITS voice, CTC recognition) share with their callers: ``TrainControl``
-(stop / pause from any thread) and ``CheckpointEvent`` (a checkpoint was written).
+(stop / pause from any thread; ``stop_on_signals`` sets it from Ctrl+C), ``CheckpointEvent`` (a
+checkpoint was written) and ``clock`` (an ETA for the CLIs).
 
 The trainer-specific events live in ``finetune.vits.events`` and ``finetune.ctc.events``; both
 re-export these two, so callers import everything from their trainer's package.
 """
 from __future__ import annotations
 
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["TrainControl", "CheckpointEvent"]
+__all__ = ["TrainControl", "CheckpointEvent", "stop_on_signals", "clock"]
 
 
 @dataclass
@@ -33,3 +35,38 @@ class CheckpointEvent:
     step: int
     path: Path
     kind: str
+
+
+def clock(seconds: float | None) -> str:
+    """``m:ss`` or ``h:mm:ss`` of ``seconds``; ``?`` for None, NaN or infinity."""
+    if seconds is None or seconds != seconds or seconds == float("inf"):
+        return "?"
+    seconds = int(round(seconds))
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def stop_on_signals(control, launched: bool):
+    """Ctrl+C asks the trainer to stop after the current step (it saves a checkpoint); a second one
+    interrupts at once. Under ``accelerate launch`` Ctrl+C reaches every process twice (from the
+    terminal, then from the launcher, which also sends SIGTERM and kills after 30 s), so there SIGINT
+    and SIGTERM only ask for a stop, which the processes agree on after the step. Returns a function
+    that restores the previous handlers."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)[: 2 if launched else 1]}
+
+    def handler(signum, frame):
+        if control.stop.is_set() and not launched:
+            raise KeyboardInterrupt
+        if not control.stop.is_set():
+            print("\nstopping after this step and saving a checkpoint"
+                  + ("" if launched else " (Ctrl+C again to quit at once)"), file=sys.stderr, flush=True)
+        control.stop.set()
+
+    for sig in previous:
+        signal.signal(sig, handler)
+    return lambda: [signal.signal(sig, h) for sig, h in previous.items()]

@@ -38,19 +38,25 @@ __all__ = ["RESUME_ONLY", "RunSummary", "folder_size", "format_size", "list_runs
 RESUME_ONLY = ("checkpoints/latest.pt", "cache")
 
 
-def folder_size(path: Path) -> int:
-    """Bytes of the files under ``path`` (a file: its size; missing: 0; links not followed)."""
+def _walk(path: Path) -> tuple[int, float]:
+    """``(bytes, newest mtime)`` of the files under ``path`` (a file: its own; missing: 0; links not followed)."""
     path = Path(path)
     if path.is_symlink() or path.is_file():
-        return path.lstat().st_size if path.exists() or path.is_symlink() else 0
-    total = 0
+        return (path.lstat().st_size, path.lstat().st_mtime) if path.exists() or path.is_symlink() else (0, 0.0)
+    total, newest = 0, path.stat().st_mtime if path.exists() else 0.0
     for root, _dirs, files in os.walk(path):
         for name in files:
             try:
-                total += os.lstat(os.path.join(root, name)).st_size
+                st = os.lstat(os.path.join(root, name))
             except OSError:
-                pass
-    return total
+                continue
+            total, newest = total + st.st_size, max(newest, st.st_mtime)
+    return total, newest
+
+
+def folder_size(path: Path) -> int:
+    """Bytes of the files under ``path`` (a file: its size; missing: 0; links not followed)."""
+    return _walk(path)[0]
 
 
 def format_size(n_bytes: int) -> str:
@@ -109,17 +115,6 @@ class RunSummary:
         return max(0.0, ((now or time.time()) - self.modified) / 86400.0)
 
 
-def _newest(path: Path) -> float:
-    newest = path.stat().st_mtime
-    for root, _dirs, files in os.walk(path):
-        for name in files:
-            try:
-                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
-            except OSError:
-                pass
-    return newest
-
-
 def _in_use(run_dir: Path) -> bool:
     """True when another process holds the run's ``.lock`` (it is training there)."""
     lock = run_dir / ".lock"
@@ -148,7 +143,7 @@ def list_runs(root: Path | None = None) -> list[RunSummary]:
     root = Path(root) if root is not None else runs_dir()
     if not root.is_dir():
         return []
-    runs = [RunSummary(p, p.name, folder_size(p), _newest(p), _state(p))
+    runs = [RunSummary(p, p.name, *_walk(p), _state(p))
             for p in sorted(root.iterdir()) if p.is_dir() and (p / "config.json").is_file()]
     return sorted(runs, key=lambda r: r.modified)
 

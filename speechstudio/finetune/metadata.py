@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 
 from speechstudio.finetune.manifest import Problem
 
-__all__ = ["Row", "MetadataLines", "read_lines", "split_fields", "similar", "detect_layout", "LAYOUTS"]
+__all__ = ["Row", "MetadataLines", "read_lines", "split_fields", "similar", "detect_layout", "decode_utf8"]
 
-LAYOUTS = ("text", "speaker", "normalized")
 #: First fields of a header line (compared case-insensitively, ``-`` / space as ``_``).
 HEADER_IDS = {"id", "ids", "file", "filename", "file_name", "filepath", "file_path", "path", "audio", "audio_file",
               "audio_path", "audio_filename", "wav", "wav_file", "wav_path", "wav_filename", "utt", "utt_id",
@@ -45,13 +44,16 @@ class MetadataLines:
     header_line: int = 0
 
 
-def _decode(raw: bytes, where: str, line: int) -> tuple[str | None, Problem | None]:
+def decode_utf8(raw: bytes, where: str, first_line: int = 1) -> tuple[str | None, Problem | None]:
+    """``(text, None)`` or ``(None, Problem)`` naming the line and column of the first byte that is not UTF-8
+    (a leading BOM is dropped); ``first_line``: the line number of ``raw``'s first line."""
     try:
-        return raw.decode("utf-8"), None
+        return raw.decode("utf-8-sig"), None
     except UnicodeDecodeError as e:
-        col = e.start + 1
+        line = first_line + raw[: e.start].count(b"\n")
+        col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
         return None, Problem(f"{where}:{line}", f"not UTF-8 text (byte 0x{raw[e.start]:02x} at column {col}); "
-                                                "save the file as UTF-8")
+                                               "save the file as UTF-8")
 
 
 def split_fields(line: str) -> list[str]:
@@ -104,7 +106,7 @@ def read_lines(raw: bytes, where: str) -> MetadataLines:
         except UnicodeDecodeError:
             pass  # left to the per-line UTF-8 check, which names the line
     for n, line_bytes in enumerate(re.split(rb"\r\n|\n|\r", raw), 1):
-        line, bad = _decode(line_bytes.removeprefix(b"\xef\xbb\xbf"), where, n)
+        line, bad = decode_utf8(line_bytes.removeprefix(b"\xef\xbb\xbf"), where, n)
         if bad:
             out.problems.append(bad)
             out.undecodable_ids.append(line_bytes.split(b"|", 1)[0].decode("utf-8", "replace").strip()

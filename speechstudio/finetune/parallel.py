@@ -12,9 +12,9 @@ import os
 import shlex
 from typing import Callable
 
-from speechstudio.errors import SpeechStudioError
+from speechstudio.errors import SpeechStudioError, UsageError
 
-__all__ = ["Parallel", "OtherRankFailed", "launcher_world", "launch_command", "WAIT_LIMIT_S"]
+__all__ = ["Parallel", "OtherRankFailed", "launcher_world", "launch_command", "training_precision", "WAIT_LIMIT_S"]
 
 #: How long a process waits for the others in one collective (PyTorch's NCCL default is 10 min):
 #: process 0 alone builds the dataset, with the Whisper cross-check ~1 s a clip, while they wait.
@@ -50,14 +50,31 @@ def launch_command(argv: list[str], num_processes: int | None = None) -> str:
             + " ".join(shlex.quote(a) for a in argv))
 
 
+def training_precision(precision: str, device: str) -> str:
+    """``fp32`` / ``fp16`` / ``bf16`` for training on ``device``. ``auto``: BF16 on a CUDA GPU that
+    supports it (Ampere and newer: same exponent range as FP32, no loss scaling needed), else FP16
+    with a GradScaler; FP32 on CPU. Raises ``UsageError`` for FP16 on CPU."""
+    import torch
+
+    precision = (precision or "auto").strip().lower()
+    if precision not in ("auto", "fp32", "fp16", "bf16"):
+        raise UsageError(f"--precision {precision}: expected auto, fp32, fp16 or bf16")
+    cuda = device.startswith("cuda")
+    if precision == "auto":
+        if not cuda:
+            return "fp32"
+        return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
+    if precision == "fp16" and not cuda:
+        raise UsageError("--precision fp16 needs a CUDA GPU (mixed-precision FP16 training); use bf16 or fp32 on CPU")
+    return precision
+
+
 class Parallel:
     """Process layout for training: ``device`` (``"cpu"`` / ``"cuda[:N]"``), ``world``, ``rank``,
-    ``main`` (rank 0).
+    ``main`` (rank 0). A single process's device is ``asr.device.resolve_device``'s (``UsageError`` for a
+    missing GPU); under a launcher it is accelerate's."""
 
-    ``resolve(device) -> str`` picks a single process's device (default ``asr.device.resolve_device``,
-    which raises ``UsageError`` for a missing GPU); under a launcher the device is accelerate's."""
-
-    def __init__(self, device: str = "auto", resolve: Callable[[str], str] | None = None) -> None:
+    def __init__(self, device: str = "auto") -> None:
         import torch
 
         self.world = int(launcher_world() or 1)
@@ -70,11 +87,10 @@ class Parallel:
             self.rank = state.process_index
             self.device = "cpu" if state.device.type == "cpu" else str(state.device)  # not "cpu:0": torch.load's map_location refuses it
         else:
-            if resolve is None:
-                from speechstudio.asr.device import resolve_device as resolve
+            from speechstudio.asr.device import resolve_device
 
             self.rank = 0
-            self.device = resolve(device)
+            self.device = resolve_device(device)
             if self.device.startswith("cuda:"):
                 torch.cuda.set_device(self.device)
         self.main = self.rank == 0
@@ -93,10 +109,6 @@ class Parallel:
 
         ids = [self._torch.device(self.device).index] if self.is_cuda else None
         return DistributedDataParallel(model, device_ids=ids, find_unused_parameters=find_unused_parameters)
-
-    @staticmethod
-    def unwrap(model):
-        return getattr(model, "module", model)
 
     def no_sync(self, model, skip: bool):
         """Skip the gradient all-reduce for a micro-batch that is not the last of an accumulation."""

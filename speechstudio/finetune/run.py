@@ -21,13 +21,15 @@ from __future__ import annotations
 import errno
 import json
 import os
+import random
 import time
 from pathlib import Path
 
 from speechstudio.atomic import atomic_path, atomic_write_json
 from speechstudio.errors import SpeechStudioError
 
-__all__ = ["RunError", "TrainingError", "RunFolder", "atomic_torch_save", "capture_rng_state", "restore_rng_state"]
+__all__ = ["RunError", "TrainingError", "RunFolder", "atomic_torch_save", "capture_rng_state", "restore_rng_state",
+           "seed_all"]
 
 
 class RunError(SpeechStudioError):
@@ -59,8 +61,6 @@ def atomic_torch_save(obj, path: str | os.PathLike) -> Path:
 def capture_rng_state() -> dict:
     """Python ``random``, numpy's global, torch CPU and (if initialised) CUDA RNG states, as
     tensors / lists (loadable with ``weights_only=True``)."""
-    import random
-
     import numpy as np
     import torch
 
@@ -79,8 +79,6 @@ def capture_rng_state() -> dict:
 
 def restore_rng_state(state: dict) -> None:
     """Inverse of ``capture_rng_state`` (CUDA states only if CUDA is initialised here too)."""
-    import random
-
     import numpy as np
     import torch
 
@@ -185,3 +183,15 @@ class RunFolder:
         except ImportError:  # pragma: no cover - tensorboard is a dependency
             return None
         return SummaryWriter(log_dir=str(self.tb_dir), purge_step=purge_step)
+
+
+def seed_all(seed: int, rank: int = 0, step: int = 0) -> None:
+    """Seed Python's ``random``, NumPy's global RNG (SpecAugment masks) and torch's for process ``rank`` from
+    ``step`` on (rank 0 at step 0: ``seed`` itself, so two runs with one seed start equal)."""
+    import numpy as np
+    import torch
+
+    value = seed if (rank, step) == (0, 0) else hash((seed, rank, step)) & 0x7FFF_FFFF
+    random.seed(value)
+    np.random.seed(value % 2**32)
+    torch.manual_seed(value)

@@ -87,13 +87,13 @@ class VoicePlan:
     base_notes: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
-        from speechstudio.finetune.vits.config import resolve_precision
+        from speechstudio.finetune.parallel import training_precision
 
         c = self.config
         lines = [f"clone: {self.name} from base voice {self.base.name} ({self.base.kind}, {self.base_info.sample_rate} Hz)",
                  f"run folder: {self.run_dir}" + (" (resuming)" if self.resume else ""),
                  f"training: preset {self.preset}, {c.steps} steps, batch {c.batch_size} x {c.grad_accum}, "
-                 f"device {c.device}, precision {resolve_precision(c.precision, c.device)}, "
+                 f"device {c.device}, precision {training_precision(c.precision, c.device)}, "
                  f"checkpoint every {c.checkpoint_every} steps"]
         return "\n".join(lines)
 
@@ -101,7 +101,7 @@ class VoicePlan:
 def train_config(preset: str = "standard", device: str = "auto", **overrides):
     """The ``TrainConfig`` of ``preset`` for ``device`` (``auto`` resolved) with non-None ``overrides``.
     Raises ``UsageError``."""
-    from speechstudio.finetune.vits.config import resolve_device
+    from speechstudio.asr.device import resolve_device
     from speechstudio.finetune.vits.presets import preset as make_preset
 
     dev = resolve_device(device)

@@ -17,18 +17,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import os
-import signal
 import sys
 import time
 from pathlib import Path
 
 from speechstudio.cli_args import EXIT_INTERRUPTED, EXIT_OK, int_at_least, positive_number
 from speechstudio.errors import UsageError
+from speechstudio.finetune.events import clock, stop_on_signals
+from speechstudio.finetune.parallel import launcher_world
 
 __all__ = ["add_arguments", "run"]
-
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -105,11 +104,7 @@ def _dataset_dir(data: str, run_dir: Path, max_clip_s: float, main: bool, speake
     out = run_dir / "data"
     if not main:  # several processes: the main one built it (main_process_first)
         return out
-    try:
-        from speechstudio.finetune.build import build_dataset
-    except ImportError as exc:
-        raise UsageError(f"--data {data} is not a prepared dataset (no {MANIFEST_NAME}) and the dataset builder "
-                         f"is not available in this installation ({exc})") from None
+    from speechstudio.finetune.build import build_dataset
 
     def progress(done: int, total: int, message: str) -> None:
         if sys.stderr.isatty():
@@ -124,14 +119,6 @@ def _dataset_dir(data: str, run_dir: Path, max_clip_s: float, main: bool, speake
     for problem in manifest.problems[:5]:
         print(f"  refused {problem.source}: {problem.reason}")
     return out
-
-
-def _fmt_s(seconds: float) -> str:
-    if not math.isfinite(seconds):
-        return "?"
-    h, rem = divmod(int(round(seconds)), 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
 def run(args) -> int:
@@ -151,7 +138,8 @@ def run(args) -> int:
     run_dir = Path(args.run_dir).expanduser() if args.run_dir else runs_dir() / name
     config = _config(args)
     main = int(os.environ.get("RANK", "0") or 0) == 0
-    if int(os.environ.get("WORLD_SIZE", "1") or 1) <= 1:
+    launched = (launcher_world() or 1) > 1
+    if not launched:
         from speechstudio.asr.device import resolve_device
 
         resolve_device(args.device)  # a missing GPU is said before the dataset is built, not after
@@ -169,7 +157,7 @@ def run(args) -> int:
             if not args.base or not args.data:
                 raise UsageError("--base and --data are needed to start a run (or --resume to continue one)")
             base = args.base
-            if int(os.environ.get("WORLD_SIZE", "1") or 1) > 1:
+            if launched:
                 from accelerate import PartialState
 
                 with PartialState(cpu=args.device == "cpu").main_process_first():
@@ -178,19 +166,7 @@ def run(args) -> int:
                 dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main, args.speaker)
 
         control = E.TrainControl()
-        interrupted = []
-
-        def on_sigint(_sig, _frame):
-            if control.stop.is_set():
-                raise KeyboardInterrupt
-            interrupted.append(True)
-            control.stop.set()
-            print("\nstopping after this step (a checkpoint is saved); Ctrl+C again to abort", file=sys.stderr)
-
-        try:
-            previous = signal.signal(signal.SIGINT, on_sigint)
-        except ValueError:  # not the main thread
-            previous = None
+        restore = stop_on_signals(control, launched)
         say = print if main else (lambda *a, **k: None)
         last_print = 0.0
         done = None
@@ -202,7 +178,7 @@ def run(args) -> int:
                     if not args.quiet and (now - last_print >= 10 or ev.step == ev.total or ev.step == 1):
                         last_print = now
                         say(f"step {ev.step}/{ev.total} loss {ev.loss:.3f} lr {ev.lr:.2e} "
-                            f"{ev.steps_per_s:.2f} steps/s ETA {_fmt_s(ev.eta_s)}")
+                            f"{ev.steps_per_s:.2f} steps/s ETA {clock(ev.eta_s)}")
                 elif isinstance(ev, E.EvalEvent):
                     if ev.best and not ev.base:
                         best_eval = ev
@@ -223,8 +199,7 @@ def run(args) -> int:
                 elif isinstance(ev, E.DoneEvent):
                     done = ev
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
+            restore()
     if done is None or not main:
         return EXIT_OK
     figures = f"WER {done.best_wer:.3f}" if done.best_wer is not None else "no evaluation yet"
@@ -233,7 +208,7 @@ def run(args) -> int:
     if done.reason == "stopped":
         say(f"stopped at step {done.step} ({figures}); continue with: "
             f"speechstudio finetune asr --out {name} --resume" + (f" --run-dir {run_dir}" if args.run_dir else ""))
-        return EXIT_INTERRUPTED if interrupted else EXIT_OK
+        return EXIT_INTERRUPTED if control.stop.is_set() else EXIT_OK
     if done.best_dir is None:
         raise UsageError("training ended before any evaluation; nothing to register")
     model = register_model(done.best_dir, name, replace=args.overwrite)

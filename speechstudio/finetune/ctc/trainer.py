@@ -21,38 +21,15 @@ from speechstudio.finetune.ctc.evaluate import Decoding, diagnose, evaluate
 from speechstudio.finetune.ctc.events import (CheckpointEvent, CTCConfig, CTCTrainingError, DoneEvent, EvalEvent,
                                               InfoEvent, StepEvent)
 from speechstudio.finetune.ctc.model import autocast, ctc_loss
-from speechstudio.finetune.ctc.parallel import Parallel, resolve_training_precision
 from speechstudio.finetune.ctc.sanity import preflight
 from speechstudio.finetune.ctc.setup import prepare
 from speechstudio.finetune.manifest import DatasetError
-from speechstudio.finetune.run import RunError, RunFolder, capture_rng_state, restore_rng_state
+from speechstudio.finetune.parallel import Parallel, training_precision
+from speechstudio.finetune.run import RunError, RunFolder, capture_rng_state, restore_rng_state, seed_all
 
-__all__ = ["train_ctc", "seed_all"]
+__all__ = ["train_ctc"]
 
 MAX_BAD_STEPS = 10
-
-
-def seed_all(seed: int) -> None:
-    """Seed Python's ``random``, NumPy's global RNG (SpecAugment masks) and torch: what a fresh
-    run does before building its CTC head, so two runs with one seed start equal."""
-    import random
-
-    import numpy as np
-    import torch
-
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-
-
-def _linear_warmup_decay(warmup: int, total: int):
-    """LR factor: linear 0 -> 1 over ``warmup`` steps, then linear 1 -> 0 at ``total`` (transformers
-    ``get_linear_schedule_with_warmup``)."""
-    def factor(step: int) -> float:
-        if step < warmup:
-            return step / max(1, warmup)
-        return max(0.0, (total - step) / max(1, total - warmup))
-    return factor
 
 
 def _check_config(c: CTCConfig) -> None:
@@ -110,11 +87,12 @@ def train_ctc(run_dir, dataset_dir, base: str | None, config: CTCConfig = CTCCon
 
 def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control) -> Iterator:
     import torch
+    from transformers import get_linear_schedule_with_warmup
 
     _check_config(config)
     run, dataset_dir = RunFolder(run_dir), Path(dataset_dir)
     par = Parallel(config.device)
-    precision = resolve_training_precision(config.precision, par.device)
+    precision = training_precision(config.precision, par.device)
     latest_file = run.checkpoint_path("latest")
     if resume and not latest_file.is_file():
         raise RunError(f"{run.path}: nothing to resume (no checkpoints/latest.pt); start without --resume")
@@ -169,8 +147,7 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
     ddp = par.wrap(model)
     params = [q for q in model.parameters() if q.requires_grad]
     optimizer = torch.optim.AdamW(_param_groups(model, config.weight_decay), lr=config.lr, betas=(0.9, 0.999), eps=1e-8)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, _linear_warmup_decay(int(round(config.warmup_ratio * total)), total))
+    scheduler = get_linear_schedule_with_warmup(optimizer, int(round(config.warmup_ratio * total)), total)
     scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16")
     step = epoch = micro = bad_evals = bad_steps = 0
     best_wer = best_cer = None

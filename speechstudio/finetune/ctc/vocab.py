@@ -16,8 +16,7 @@ from typing import Iterable, Mapping
 from speechstudio.errors import UsageError
 
 __all__ = ["PAD", "UNK", "DELIMITER", "CASINGS", "normalize_transcript", "build_vocab", "vocab_casing",
-           "find_uncovered", "rare_characters", "encode", "make_tokenizer", "default_feature_extractor",
-           "save_processor", "load_processor"]
+           "find_uncovered", "rare_characters", "encode", "make_tokenizer", "default_feature_extractor", "load_processor"]
 
 PAD, UNK, DELIMITER = "<pad>", "<unk>", "|"
 CASINGS = ("auto", "lower", "upper", "keep")
@@ -137,18 +136,8 @@ def default_feature_extractor(model_config, sampling_rate: int = 16000):
                                     do_normalize=True, return_attention_mask=layer_norm)
 
 
-def save_processor(folder: str | os.PathLike, feature_extractor, tokenizer) -> Path:
-    """Write ``preprocessor_config.json`` + tokenizer files (``vocab.json``,
-    ``tokenizer_config.json``) into ``folder``; returns it."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    feature_extractor.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
 def load_processor(folder: str | os.PathLike):
-    """``(feature_extractor, tokenizer)`` saved by :func:`save_processor` (or a model folder)."""
+    """``(feature_extractor, tokenizer)`` of a processor or model folder (``checkpoint.save_model_files``)."""
     from transformers import AutoFeatureExtractor, Wav2Vec2CTCTokenizer
 
     return AutoFeatureExtractor.from_pretrained(folder), Wav2Vec2CTCTokenizer.from_pretrained(folder)

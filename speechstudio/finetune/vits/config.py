@@ -11,8 +11,7 @@ from dataclasses import asdict, dataclass, fields
 
 from speechstudio.errors import UsageError
 
-__all__ = ["TrainConfig", "LJS_STEPS_PER_EPOCH", "ADAMW", "LR_DECAY", "WARMUP_LR", "WARMUP_RAMP_STEPS",
-           "resolve_device", "resolve_precision"]
+__all__ = ["TrainConfig", "LJS_STEPS_PER_EPOCH", "ADAMW", "LR_DECAY", "WARMUP_LR", "WARMUP_RAMP_STEPS"]
 
 #: Optimizer steps per epoch of VITS' LJSpeech recipe (13,100 clips / batch 64, rounded).
 LJS_STEPS_PER_EPOCH = 205
@@ -110,31 +109,3 @@ class TrainConfig:
     def from_dict(cls, data: dict) -> "TrainConfig":
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
-
-
-def resolve_device(device: str) -> str:
-    """``auto`` -> ``cuda`` when available else ``cpu``; checks ``cuda`` / ``cuda:N``. Raises
-    ``UsageError``."""
-    import torch
-
-    if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
-        raise UsageError(f"unknown device {device!r} (use auto, cpu, cuda or cuda:N)")
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise UsageError("--device cuda asked for, but CUDA is not available on this machine")
-    return device
-
-
-def resolve_precision(precision: str, device: str) -> str:
-    """``auto`` -> ``bf16`` on CUDA GPUs that support it (Ampere+), else ``fp16``; ``fp32`` on CPU.
-    ``fp16`` on CPU is refused (``UsageError``); ``bf16`` on CPU is allowed (slow on most CPUs)."""
-    import torch
-
-    if precision == "auto":
-        if device.startswith("cuda"):
-            return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
-        return "fp32"
-    if precision == "fp16" and not device.startswith("cuda"):
-        raise UsageError("fp16 training needs a CUDA GPU; use --precision fp32 (or bf16) on CPU")
-    return precision

@@ -22,7 +22,6 @@ import dataclasses
 import functools
 import hashlib
 import json
-import random
 import time
 from collections import deque
 from pathlib import Path
@@ -30,9 +29,10 @@ from typing import Iterator
 
 from speechstudio.finetune.base_format import base_format, base_source
 from speechstudio.finetune.closeness import natural_enough, trade_stalled
-from speechstudio.finetune.run import RunFolder, TrainingError, atomic_torch_save, capture_rng_state, restore_rng_state
+from speechstudio.finetune.run import (RunFolder, TrainingError, atomic_torch_save, capture_rng_state, restore_rng_state,
+                                      seed_all)
 from speechstudio.finetune.trade import row_of, snapshot_path, write_trade
-from speechstudio.finetune.vits.config import TrainConfig, resolve_device, resolve_precision
+from speechstudio.finetune.vits.config import TrainConfig
 from speechstudio.finetune.vits.events import (CheckpointEvent, DoneEvent, EvalEvent, SampleEvent, StageEvent,
                                                StepEvent, TrainControl)
 from speechstudio.finetune.vits.trained import (BaseInfo, base_info_for, load_checkpoint_state, load_trained_generator,
@@ -66,17 +66,6 @@ def _dataset_identity(manifest, dataset_dir: Path) -> dict:
     digest = hashlib.sha1(json.dumps(clips, ensure_ascii=False).encode()).hexdigest()[:16]
     return {"path": str(Path(dataset_dir).resolve()), "sample_rate": manifest.sample_rate, "clips": len(clips),
             "digest": digest}
-
-
-def _seed_all(seed: int, rank: int = 0, step: int = 0) -> None:
-    """Seed Python's, numpy's and torch's global RNGs for process ``rank`` from ``step`` on."""
-    import numpy as np
-    import torch
-
-    value = seed if (rank, step) == (0, 0) else hash((seed, rank, step)) & 0x7FFF_FFFF
-    random.seed(value)
-    np.random.seed(value % 2**32)
-    torch.manual_seed(value)
 
 
 def closeness_advice(history: list[dict], usable_minutes: float, changing: bool = True) -> str:
@@ -124,16 +113,16 @@ class VoiceTrainer:
 
     def __init__(self, run_dir, dataset_dir, base, config: TrainConfig, resume: bool, control: TrainControl | None):
         from speechstudio.finetune.manifest import Manifest
-        from speechstudio.finetune.parallel import Parallel
+        from speechstudio.finetune.parallel import Parallel, training_precision
         from speechstudio.finetune.vits.features import FeatureConfig
         from speechstudio.finetune.vits.model import prepare_for_training
 
         self.config, self.resume, self.control = config, resume, control or TrainControl()
         self.rf, self.dataset_dir = RunFolder(run_dir), Path(dataset_dir)
         self.manifest = Manifest.load(self.dataset_dir)
-        self.par = Parallel(config.device, resolve=resolve_device)
+        self.par = Parallel(config.device)
         self.device = self.par.device
-        self.precision = resolve_precision(config.precision, self.device)
+        self.precision = training_precision(config.precision, self.device)
         self.source = base_source(base)
         self.voice = voice = load_base(self.source)
         self.format = base_format(voice)
@@ -150,7 +139,7 @@ class VoiceTrainer:
                            "base": {"source": self.source, "kind": voice.kind, "name": voice.name,
                                     "speaker": self.speaker},
                            "dataset": _dataset_identity(self.manifest, self.dataset_dir)}
-        _seed_all(config.seed)  # the same on every process: fresh parts start equal (DDP also broadcasts them)
+        seed_all(config.seed)  # the same on every process: fresh parts start equal (DDP also broadcasts them)
         self.has_posterior = self.format.has_posterior()
         self.notes = prepare_for_training(model, fresh_posterior=not self.has_posterior)
         self.disc, notes = self.format.training_parts(voice)
@@ -261,9 +250,9 @@ class VoiceTrainer:
             ranks = state.get("rng_ranks") or []
             restore_rng_state(ranks[par.rank] if len(ranks) == par.world else state["rng"])
             if len(ranks) != par.world and par.rank:  # saved by another number of processes (or on close)
-                _seed_all(config.seed, par.rank, tr.step)
+                seed_all(config.seed, par.rank, tr.step)
         elif par.rank:
-            _seed_all(config.seed, par.rank, 0)  # each process its own slices / noise; process 0 as one alone
+            seed_all(config.seed, par.rank, 0)  # each process its own slices / noise; process 0 as one alone
         self.writer = rf.tensorboard(purge_step=tr.step + 1 if self.resume else None) if par.main else None
 
     def _loader(self, items):
