@@ -259,7 +259,7 @@ def _overlapped(items, plan, recognizer, request, cancel, debug, workers) -> Ite
             out.put((finished.value, time.perf_counter() - t0))
         except _Cancelled:
             out.put(BatchEvent("cancelled", item, index, reason="cancelled (nothing written)"))
-        except Exception as e:  # never let one file end the batch
+        except BaseException as e:  # noqa: BLE001 - never let one file end the batch (nor hang it)
             out.put(failed_event(item, index, e, time.perf_counter() - t0, debug))
 
     pool = ThreadPoolExecutor(workers, thread_name_prefix="batch")
