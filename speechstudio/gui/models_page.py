@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QHeaderView,
-                               QMessageBox, QProgressBar, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QGroupBox, QMessageBox, QProgressBar, QSplitter,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 import re
 
 from speechstudio.asr.family import label as family_label
-from speechstudio.gui.common import WrapLabel, fit_columns
+from speechstudio.gui.common import WrapLabel, add_row, button, combo, fit_columns, hrow, named, show_error, table
 from speechstudio.gui.drop_paths import short_path
 from speechstudio.gui.model_listing import DOWNLOADABLE_VOICES, VOICE_NAMES, PageListing, list_for_page
 from speechstudio.gui.wording import plain_error, plain_family, plain_status, short_description
@@ -134,36 +133,25 @@ class ModelsPage(QWidget):
         self.table = self._table(MODEL_COLS, "Speech recognition models")
         self.table.setWordWrap(True)  # descriptions wrap (rows grow to fit); the other cells are short
         ml.addWidget(self.table)
-        self.default_label = WrapLabel("")
-        self.default_label.setAccessibleName("Default model")
+        self.default_label = named(WrapLabel(""), "Default model")
         ml.addWidget(self.default_label)
         from speechstudio.gui.details import Details
 
         self.details = Details("Details")  # the selected model's Hub name and the catalog's words
-        self.details_label = WrapLabel("Select a model to see its full name and description.")
-        self.details_label.setAccessibleName("Details of the selected model")
-        self.details_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details_label = named(WrapLabel("Select a model to see its full name and description."),
+                                   "Details of the selected model")
         self.details.body_layout.addWidget(self.details_label)
         ml.addWidget(self.details)
-        row = QHBoxLayout()
-        self.refresh_btn = QPushButton("Refresh")
-        self.download_btn = QPushButton("Download")
-        self.cancel_btn = QPushButton("Cancel download")
-        self.import_btn = QPushButton("Import folder…")
-        self.remove_btn = QPushButton("Remove")
-        for b, n in ((self.refresh_btn, "Refresh model list"), (self.download_btn, "Download selected model"),
-                     (self.cancel_btn, "Cancel download"), (self.import_btn, "Import a model folder"),
-                     (self.remove_btn, "Remove selected model")):
-            b.setAccessibleName(n)
-            row.addWidget(b)
-        self.progress = QProgressBar()
-        self.progress.setAccessibleName("Download progress")
-        self.progress.setRange(0, 100)
+        self.refresh_btn = button("Refresh", "Refresh model list", slot=self.refresh)
+        self.download_btn = button("Download", "Download selected model", slot=self.download_selected)
+        self.cancel_btn = button("Cancel download", "Cancel download", slot=self.cancel_download)
+        self.import_btn = button("Import folder…", "Import a model folder", slot=self._import_dialog)
+        self.remove_btn = button("Remove", "Remove selected model", slot=self._remove_selected)
+        self.progress = named(QProgressBar(), "Download progress")
         self.progress.setVisible(False)
-        row.addWidget(self.progress, 1)
-        ml.addLayout(row)
-        self.dl_label = WrapLabel("")
-        self.dl_label.setAccessibleName("Download status")
+        ml.addLayout(hrow(self.refresh_btn, self.download_btn, self.cancel_btn, self.import_btn, self.remove_btn,
+                          (self.progress, 1), stretch=False))
+        self.dl_label = named(WrapLabel(""), "Download status")
         ml.addWidget(self.dl_label)
         split.addWidget(mbox)
 
@@ -172,24 +160,17 @@ class ModelsPage(QWidget):
         self.voice_table = self._table(VOICE_COLS, "Voices")
         self.voice_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # locations: keep the file name
         vl.addWidget(self.voice_table)
-        vrow = QHBoxLayout()
-        self.import_voice_btn = QPushButton("Import Piper voice…")
-        self.import_voice_btn.setAccessibleName("Import a Piper voice")
-        self.remove_voice_btn = QPushButton("Remove voice")
-        self.remove_voice_btn.setAccessibleName("Remove selected voice")
-        self.voice_id_box = QComboBox()
+        self.import_voice_btn = button("Import Piper voice…", "Import a Piper voice", slot=self._import_voice_dialog)
+        self.remove_voice_btn = button("Remove voice", "Remove selected voice", slot=self._remove_voice_selected)
+        # plain names; the Hub id is the data and the tooltip (typed ids work too)
+        self.voice_id_box = combo("Voice to download", [(VOICE_NAMES.get(i, i), i) for i in DOWNLOADABLE_VOICES],
+                                  "A VITS voice on the Hugging Face Hub (facebook/mms-tts-xxx, kakao-enterprise/vits-ljs…)")
+        for i, hf_id in enumerate(DOWNLOADABLE_VOICES):
+            self.voice_id_box.setItemData(i, hf_id, Qt.ItemDataRole.ToolTipRole)
         self.voice_id_box.setEditable(True)
-        for hf_id in DOWNLOADABLE_VOICES:  # plain names; the Hub id is the data (typed ids work too)
-            self.voice_id_box.addItem(VOICE_NAMES.get(hf_id, hf_id), hf_id)
-            self.voice_id_box.setItemData(self.voice_id_box.count() - 1, hf_id, Qt.ItemDataRole.ToolTipRole)
-        self.voice_id_box.setAccessibleName("Voice to download")
-        self.voice_id_box.setToolTip("A VITS voice on the Hugging Face Hub (facebook/mms-tts-xxx, kakao-enterprise/vits-ljs…)")
         self.voice_id_box.setMinimumContentsLength(18)
-        self.download_voice_btn = QPushButton("Download voice")
-        self.download_voice_btn.setAccessibleName("Download the voice")
-        vrow.addWidget(self.import_voice_btn)
-        vrow.addWidget(self.remove_voice_btn)
-        vrow.addStretch(1)
+        self.download_voice_btn = button("Download voice", "Download the voice", slot=self.download_voice_selected)
+        vrow = hrow(self.import_voice_btn, self.remove_voice_btn)  # the stretch, then the download
         vrow.addWidget(self.voice_id_box)
         vrow.addWidget(self.download_voice_btn)
         vl.addLayout(vrow)
@@ -199,14 +180,6 @@ class ModelsPage(QWidget):
         split.setStretchFactor(1, 1)
         lay.addWidget(split)
 
-        self.refresh_btn.clicked.connect(self.refresh)
-        self.download_btn.clicked.connect(self.download_selected)
-        self.cancel_btn.clicked.connect(self.cancel_download)
-        self.import_btn.clicked.connect(self._import_dialog)
-        self.remove_btn.clicked.connect(self._remove_selected)
-        self.import_voice_btn.clicked.connect(self._import_voice_dialog)
-        self.remove_voice_btn.clicked.connect(self._remove_voice_selected)
-        self.download_voice_btn.clicked.connect(self.download_voice_selected)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.voice_table.itemSelectionChanged.connect(self._update_buttons)
         self.listing = PageListing()
@@ -218,17 +191,9 @@ class ModelsPage(QWidget):
 
     @staticmethod
     def _table(cols, name) -> QTableWidget:
-        t = QTableWidget(0, len(cols))
-        t.setHorizontalHeaderLabels(cols)
-        t.setAccessibleName(name)
-        t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        t = table(name, cols)
         t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        t.verticalHeader().setVisible(False)
-        t.horizontalHeader().setStretchLastSection(True)
-        t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         t.setWordWrap(False)
-        t.setTextElideMode(Qt.TextElideMode.ElideRight)
         return t
 
     def fit_columns(self) -> None:
@@ -267,14 +232,13 @@ class ModelsPage(QWidget):
         self.listing = listing
         self.models, self.voices = list(listing.models), list(listing.voices)
         self.table.setRowCount(0)
-        for m in self.models:
-            r = self.table.rowCount()
+        for r, m in enumerate(self.models):
             self.table.insertRow(r)
             vals = (m.name, family_label(m.engine), self.status_text(m), _size(m.size_mb), ", ".join(m.languages), m.description)
             name, line = plain_model(m)
             shown = (name, plain_family(vals[1]), vals[2], vals[3], plain_languages(m.languages), line)
             for c, v in enumerate(vals):
-                it = QTableWidgetItem(str(shown[c]))  # plain words; the field's words in the tooltip (issue 30)
+                it = QTableWidgetItem(str(shown[c]))  # plain words; the field's words in the tooltip
                 tip = str(v) if c != 0 else (str(m.path) if m.path else m.name)
                 if c == 2 and m.installed:
                     tip = f"installed from {m.source}" + (f": {m.path}" if m.path else "")
@@ -303,12 +267,9 @@ class ModelsPage(QWidget):
         self._offline_note = note
         self.voice_table.setRowCount(0)
         for v in self.voices:
-            r = self.voice_table.rowCount()
-            self.voice_table.insertRow(r)
-            for c, val in enumerate((v.name, v.kind, v.reason or v.origin, v.location)):
-                it = QTableWidgetItem(short_path(val) if c == 3 and val else plain_status(str(val)))
-                it.setToolTip(str(val))  # the full path / line
-                self.voice_table.setItem(r, c, it)
+            vals = (v.name, v.kind, v.reason or v.origin, v.location)  # tooltips: the full path / line
+            add_row(self.voice_table, [short_path(x) if c == 3 and x else plain_status(str(x)) for c, x in enumerate(vals)],
+                    [str(x) for x in vals])
         installed = [m.name for m in self.models if m.installed]
         self.win.transcribe.set_models(installed)
         for page, name, why in ((self.win.transcribe, listing.default_model, listing.default_reason),
@@ -472,7 +433,7 @@ class ModelsPage(QWidget):
                     self.status_message.emit(result.voice_error)
                 self.refreshed.emit()
             else:
-                self.status_message.emit(f"cannot list models: {result}")
+                self.status_message.emit(f"cannot list models: {plain_error(result)}")
             return
         what = self._action_jobs.pop(job_id, None)
         if what is None:
@@ -480,8 +441,6 @@ class ModelsPage(QWidget):
         if status == "done":
             self.status_message.emit(f"{what}: done")
         else:
-            self.status_message.emit(f"{what} failed: {result}")
-            from speechstudio.gui.common import show_error
-
-            show_error(self, "SpeechStudio", f"{what} failed:\n{result}")
+            self.status_message.emit(f"{what} failed: {plain_error(result)}")
+            show_error(self, "SpeechStudio", f"{what} failed:\n{plain_error(result)}")
         self.refresh()
