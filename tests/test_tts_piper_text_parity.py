@@ -45,9 +45,9 @@ def test_phonemes_agree_for_all_20():
     assert ours == [str(p) for p in FIXTURE["phonemes"]]
 
 
-@pytest.mark.parametrize("engine", ["torch", "onnx"])
-def test_text_in_samples_out(engine):
-    voice = load_voice(joe.model_path(), device="cpu", name="joe", engine=engine)
+@pytest.mark.parametrize("runtime", ["torch", "onnx"])
+def test_text_in_samples_out(runtime):
+    voice = load_voice(joe.model_path(), device="cpu", name="joe", runtime=runtime)
     for i, sentence in enumerate(HARVARD):
         ids = voice.text_to_ids(sentence)
         assert ids == FIXTURE["ids"][i].tolist(), sentence
