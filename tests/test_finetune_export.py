@@ -11,7 +11,8 @@ import torch
 
 from speechstudio.errors import UsageError
 from speechstudio.finetune.clone_store import MMS_LICENSE, UNKNOWN_LICENSE, base_license, save_clone
-from speechstudio.finetune.export import ExportError, export_piper_onnx, text_phoneme_id_map, vits_parameter_name
+from speechstudio.finetune.export import ExportError, export_piper_onnx, text_phoneme_id_map
+from speechstudio.tts.piper_import import piper_name as vits_parameter_name
 from speechstudio.tts.phonemize import phonemes_to_ids
 from speechstudio.tts.output import write_speech
 from speechstudio.tts.stream import speech_tags, stream_speech

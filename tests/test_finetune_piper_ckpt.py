@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from speechstudio.errors import ModelNotFoundError, OfflineError
-from speechstudio.finetune.export import vits_parameter_name
+from speechstudio.tts.piper_import import piper_name as vits_parameter_name
 from speechstudio.finetune.manifest import Clip, Manifest
 from speechstudio.finetune.vits import piper_ckpt
 from speechstudio.finetune.vits import step as vits_step

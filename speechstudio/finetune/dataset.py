@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from speechstudio.finetune.manifest import DatasetError, Problem
 from speechstudio.finetune.metadata import Row, decode_utf8, detect_layout, read_lines, similar
 
-__all__ = ["Entry", "SourceScan", "MetadataRead", "scan_source", "read_metadata", "read_pairs",
+__all__ = ["Entry", "SourceScan", "scan_source", "read_metadata", "read_pairs",
            "clip_id", "AUDIO_EXTENSIONS", "TEXT_EXTENSIONS"]
 
 #: Extensions taken as audio when scanning folders (decoding is FFmpeg's, so the list is generous).
@@ -80,19 +80,6 @@ def _find_audio(root: Path, rel: PurePosixPath) -> Path | None:
     return None
 
 
-@dataclass
-class MetadataRead:
-    """What ``metadata.csv`` gave: ``entries``, ``problems``, ``layout``, ``speakers`` (name -> lines),
-    the ``speaker`` chosen and the header line number (0: none)."""
-
-    entries: list[Entry]
-    problems: list[Problem]
-    layout: str
-    speakers: dict[str, int] = field(default_factory=dict)
-    speaker: str | None = None
-    header_line: int = 0
-
-
 def _locate(root: Path, ident: str, where: str) -> tuple[Path | None, str, str, Problem | None]:
     """``(audio or None, clip name, what was looked for, refusal)`` for a line's first field."""
     is_path = "/" in ident or "\\" in ident or ident.startswith("..") or ident.lower().endswith(AUDIO_EXTENSIONS)
@@ -129,7 +116,7 @@ def _choose_speaker(path: Path, speakers: Counter, wanted: str | None) -> str:
     raise DatasetError(f"{path}: no speaker {wanted!r} in its ID|SPEAKER|TEXT lines; speakers: {listed}")
 
 
-def read_metadata(root: Path, speaker: str | None = None) -> MetadataRead:
+def read_metadata(root: Path, speaker: str | None = None) -> SourceScan:
     """Read ``root/metadata.csv``, keeping ``speaker``'s lines (case-insensitive; optional with one
     speaker). Raises ``DatasetError`` (unreadable or empty; several speakers, none or an absent one
     chosen; ``speaker`` for a file without speakers)."""
@@ -147,12 +134,9 @@ def read_metadata(root: Path, speaker: str | None = None) -> MetadataRead:
         if rough and not re.search(r"[/\\]|\.\.", rough):
             audio = _find_audio(root, PurePosixPath("wavs", rough))
             used.update([audio.resolve()] if audio else [])
-    header_line = 0
     if lines.header is not None:
         audio, _, _, _ = _locate(root, lines.header[0], "")
-        if audio is None:
-            header_line = lines.header_line
-        else:  # "file|text" names a clip called "file": a data line after all
+        if audio is not None:  # "file|text" names a clip called "file": a data line after all
             lines.rows.insert(0, Row(lines.header_line, lines.header))
             lines.header = None
     layout = detect_layout(lines.rows, lines.header)
@@ -215,7 +199,7 @@ def read_metadata(root: Path, speaker: str | None = None) -> MetadataRead:
         for p in sorted(wavs.iterdir()):
             if _is_audio(p) and p.resolve() not in used:
                 problems.append(Problem(f"wavs/{p.name}", f"no line in {METADATA} refers to it"))
-    return MetadataRead(entries, problems, layout, dict(speakers), chosen, header_line)
+    return SourceScan("ljspeech", root, entries, problems, layout, dict(speakers), chosen)
 
 
 def _walk(root: Path, exclude: tuple[Path, ...]) -> list[Path]:
@@ -285,8 +269,7 @@ def scan_source(source: str | os.PathLike, exclude: tuple[Path, ...] = (), speak
     elif src.name == "wavs" and (src.parent / METADATA).is_file():
         src = src.parent  # the audio folder of an LJSpeech dataset: its texts are one level up
     if (src / METADATA).is_file():
-        got = read_metadata(src, speaker)
-        return SourceScan("ljspeech", src, got.entries, got.problems, got.layout, got.speakers, got.speaker)
+        return read_metadata(src, speaker)
     if speaker is not None:
         raise DatasetError(f"{src}: --speaker {speaker} chooses lines of a {METADATA} (ID|SPEAKER|TEXT); "
                            "this folder has none")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import math
 import os
 import unicodedata
 import warnings
@@ -17,8 +18,7 @@ from pathlib import Path
 
 from speechstudio.errors import SpeechStudioError
 
-__all__ = ["ExportError", "OPSET_VERSION", "export_piper_onnx", "piper_voice_config", "text_phoneme_id_map",
-           "vits_parameter_name"]
+__all__ = ["ExportError", "OPSET_VERSION", "export_piper_onnx", "piper_voice_config", "text_phoneme_id_map"]
 
 #: ONNX opset of Piper's export (piper_train/export_onnx.py ``OPSET_VERSION = 15``).
 OPSET_VERSION = 15
@@ -107,7 +107,7 @@ def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, ex
             "inference": {"noise_scale": float(cfg.noise_scale), "length_scale": 1.0 / float(cfg.speaking_rate),
                           "noise_w": float(cfg.noise_scale_duration)},
             "speaker_id_map": dict(getattr(cfg, "speaker_id_map", None) or {}),
-            "hop_length": int(_prod(cfg.upsample_rates)),
+            "hop_length": math.prod(int(u) for u in cfg.upsample_rates),
         }
     if int(cfg.num_speakers) != int(base_voice.num_speakers):
         raise ExportError(f"model has {cfg.num_speakers} speakers, the base voice {base_voice.num_speakers}")
@@ -121,22 +121,6 @@ def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, ex
     block.update(extra_meta or {})
     raw["speechstudio"] = block
     return raw
-
-
-def _prod(values) -> int:
-    out = 1
-    for v in values:
-        out *= int(v)
-    return out
-
-
-# ----------------------------------------------------------------------------- parameter names
-def vits_parameter_name(name: str) -> str | None:
-    """transformers ``VitsModel`` parameter name -> jaywalnut310/vits name (``piper_import.piper_name``
-    reversed); None for names Piper's graph does not use."""
-    from speechstudio.tts.piper_import import piper_name
-
-    return piper_name(name)
 
 
 # ----------------------------------------------------------------------------- the graph
@@ -243,12 +227,14 @@ def _sdp_reverse(dp, hidden, mask, g, noise_w, affine_scale):
 
 
 def _rename_to_vits(onnx_model) -> None:
-    """Give every named initializer its VITS / Piper name and drop initializers from the graph inputs
-    (in place); see ``vits_parameter_name``."""
+    """Give every named initializer its VITS / Piper name (``tts.piper_import.piper_name``) and drop
+    initializers from the graph inputs (in place)."""
+    from speechstudio.tts.piper_import import piper_name
+
     graph = onnx_model.graph
     renames = {}
     for init in graph.initializer:
-        new = vits_parameter_name(init.name)
+        new = piper_name(init.name)
         if new is not None and new != init.name:
             renames[init.name] = new
     for init in graph.initializer:

@@ -160,3 +160,9 @@ class Collator:
         out["labels"] = labels
         out["input_lengths"] = batch["attention_mask"].sum(-1)
         return out
+
+    def on(self, device: str, items: Sequence[Item]) -> tuple[dict, object, object]:
+        """``(model inputs on device, labels on device, input_lengths on the CPU)`` of ``items``."""
+        batch = self(items)
+        lengths, labels = batch.pop("input_lengths"), batch.pop("labels").to(device)
+        return {k: v.to(device, non_blocking=True) for k, v in batch.items()}, labels, lengths

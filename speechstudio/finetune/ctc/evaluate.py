@@ -82,13 +82,10 @@ def evaluate(model, items: Sequence[Item], collator: Collator, decoding: Decodin
         with torch.inference_mode():
             for start in range(0, len(order), batch_size):
                 idx = order[start:start + batch_size]
-                batch = collator([items[i] for i in idx])
-                lengths = batch.pop("input_lengths").tolist()
-                batch.pop("labels")
-                inputs = {k: v.to(device) for k, v in batch.items()}
+                inputs, _labels, lengths = collator.on(device, [items[i] for i in idx])
                 with autocast(device, precision):
                     logits = model(**inputs).logits.float()
-                frames = [output_frames(model, n) for n in lengths]
+                frames = [output_frames(model, n) for n in lengths.tolist()]
                 texts = greedy_texts(logits, frames, decoding.id_to_token, decoding.blank_id,
                                      decoding.delimiter, decoding.skip_ids)
                 hyps.update(zip(idx, texts))

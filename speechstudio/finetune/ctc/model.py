@@ -8,17 +8,15 @@ SpecAugment stays as in the base config."""
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.progress import quiet_transformers
 
 __all__ = ["Base", "resolve_base", "load_for_training", "output_frames", "greedy_texts", "autocast"]
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -32,12 +30,6 @@ class Base:
     model_type: str
 
 
-def _quiet_transformers() -> None:
-    from speechstudio.progress import quiet_transformers
-
-    quiet_transformers()
-
-
 def resolve_base(spec: str) -> Base:
     """Resolve ``--base`` (store name, Hugging Face id, folder) through ``speechstudio.hub``. Raises
     ``ModelNotFoundError`` or ``UsageError`` (Whisper, or not a CTC model / speech encoder)."""
@@ -45,7 +37,7 @@ def resolve_base(spec: str) -> Base:
 
     from speechstudio.hub.resolve import resolve_model
 
-    _quiet_transformers()
+    quiet_transformers()
     try:
         resolved = resolve_model(spec)
         path, model_id = Path(resolved.path), resolved.model_id
@@ -113,7 +105,7 @@ def load_for_training(path: str | Path, *, vocab_size: int, pad_token_id: int, n
     import torch
     from transformers import AutoModelForCTC
 
-    _quiet_transformers()
+    quiet_transformers()
     overrides = dict(ctc_loss_reduction="mean", ctc_zero_infinity=True, pad_token_id=pad_token_id,
                      vocab_size=vocab_size)
     if mask_time_prob is not None:

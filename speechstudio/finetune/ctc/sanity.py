@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
+from speechstudio.finetune.ctc.checkpoint import cpu_state_dict
 from speechstudio.finetune.ctc.data import Collator, Item
 from speechstudio.finetune.ctc.evaluate import Decoding
 from speechstudio.finetune.ctc.events import CTCTrainingError, SanityEvent
@@ -53,15 +54,12 @@ def overfit_check(model, items: Sequence[Item], collator: Collator, decoding: De
     import torch
 
     batch_items = sorted(items, key=lambda it: it.n_samples)[:2]
-    snapshot = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+    snapshot = cpu_state_dict(model)
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
     scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16")
-    batch = collator(batch_items)
-    input_lengths = batch.pop("input_lengths")
+    inputs, labels, input_lengths = collator.on(device, batch_items)
     lengths = input_lengths.tolist()
-    labels = batch.pop("labels").to(device)
-    inputs = {k: v.to(device) for k, v in batch.items()}
     losses: list[float] = []
     was_training = model.training
     model.eval()

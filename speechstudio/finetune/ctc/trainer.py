@@ -196,9 +196,7 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
                 loss_sum = 0.0
                 try:
                     for j, idx in enumerate(group):
-                        batch = collator([p.train[i] for i in idx])
-                        n_samples, labels = batch.pop("input_lengths"), batch.pop("labels").to(par.device)
-                        inputs = {k: v.to(par.device, non_blocking=True) for k, v in batch.items()}
+                        inputs, labels, n_samples = collator.on(par.device, [p.train[i] for i in idx])
                         with par.no_sync(ddp, skip=j < len(group) - 1):
                             with autocast(par.device, precision):
                                 logits = ddp(**inputs).logits

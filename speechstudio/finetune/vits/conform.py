@@ -11,7 +11,6 @@ statistics. Cached in ``RUN/cache/conformed``."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
 import os
@@ -20,6 +19,8 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+
+from speechstudio.finetune.vits.data import save_features
 
 __all__ = ["ConformStats", "conform_clips", "CONFORM_VERSION"]
 
@@ -83,16 +84,6 @@ def _key(item, seed: int, noise_scale: float) -> str:
     return hashlib.sha1(raw.encode()).hexdigest()[:16]
 
 
-def _save(data: dict, path: Path) -> None:
-    import torch
-
-    from speechstudio.atomic import atomic_write_bytes
-
-    buf = io.BytesIO()
-    torch.save(data, buf)
-    atomic_write_bytes(path, buf.getvalue())
-
-
 def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.PathLike, *, seed: int,
                   noise_scale: float = 0.667, speaker_embedding=None, mas_backend: str = "auto",
                   progress: Callable[[int, int], None] | None = None) -> tuple[list, ConformStats]:
@@ -151,7 +142,7 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
                 real = data["wav"].float().numpy() / 32767.0
                 wav = torch.from_numpy(impose_contour(real, rate, tb, fb) if len(fb) else real)
                 mel = linear_to_mel(linear_spectrogram(wav.float(), fc), fc)[..., : data["spec"].shape[-1]]
-                _save({"wav": torch.round(wav.clamp(-1, 1) * 32767).to(torch.int16), "spec": data["spec"],
+                save_features({"wav": torch.round(wav.clamp(-1, 1) * 32767).to(torch.int16), "spec": data["spec"],
                        "mel": mel.half(), "latent": z.half()}, path)
             if progress is not None:
                 progress(len(items) + n + 1, total)

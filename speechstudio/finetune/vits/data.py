@@ -16,7 +16,7 @@ from speechstudio.atomic import atomic_write_bytes
 from speechstudio.errors import SpeechStudioError
 from speechstudio.finetune.run import RunError
 
-__all__ = ["ClipItem", "PreparedClips", "prepare_clips", "ClipDataset", "collate", "BucketBatches"]
+__all__ = ["ClipItem", "PreparedClips", "prepare_clips", "save_features", "ClipDataset", "collate", "BucketBatches"]
 
 
 @dataclass(frozen=True)
@@ -61,17 +61,23 @@ def _compute_features(audio: Path, fc, path: Path) -> int:
     wav = wav[: frames * fc.hop_length]
     spec = linear_spectrogram(wav, fc)
     mel = linear_to_mel(spec, fc)
-    data = {"wav": torch.round(wav * 32767).to(torch.int16), "spec": spec.half(), "mel": mel.half()}
-    buf = io.BytesIO()  # serialised in memory: a full disk then raises OSError(ENOSPC) on write
+    save_features({"wav": torch.round(wav * 32767).to(torch.int16), "spec": spec.half(), "mel": mel.half()}, path)
+    return frames
+
+
+def save_features(data: dict, path: Path) -> None:
+    """``torch.save(data)`` to ``path`` atomically, serialised in memory first (a full disk then raises
+    ``OSError(ENOSPC)`` on write). Raises ``RunError`` naming the cache folder: not the clip's fault, so
+    the run stops rather than skip every clip."""
+    import torch
+
+    buf = io.BytesIO()
     torch.save(data, buf)
     try:
         atomic_write_bytes(path, buf.getvalue())
-    except BaseException as exc:
-        if isinstance(exc, OSError):  # not the clip's fault: stop, rather than skip every clip
-            why = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
-            raise RunError(f"{path.parent}: could not write the feature cache ({why})") from exc
-        raise
-    return frames
+    except OSError as exc:
+        why = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+        raise RunError(f"{path.parent}: could not write the feature cache ({why})") from exc
 
 
 def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | None = None,
