@@ -13,6 +13,7 @@ from speechstudio.gui.adapt_base import DEFAULT_NAME, BaseModelStep
 from speechstudio.gui.clone_dataset import DatasetStep
 from speechstudio.gui.common import settings
 from speechstudio.gui.wizard_common import WizardPage
+from speechstudio.gui.wording import plain_error
 
 STEPS = ("Base model", "Dataset", "Train", "Evaluate & use")
 #: Usable minutes under which the dataset step warns (the wizard asks for 10–20 minutes of speech).
@@ -92,7 +93,7 @@ class AdaptPage(WizardPage):
             dataset = resume_dataset(folder)
             manifest = Manifest.load(dataset)
         except SpeechStudioError as e:  # RunError, DatasetError: config unreadable, dataset gone
-            self.status_message.emit(f"cannot open run {name}: {e}")
+            self.status_message.emit(f"cannot open run {name}: {plain_error(e)}")
             return False
         box = self.base_step.model_box
         base = str(cfg.get("base", ""))

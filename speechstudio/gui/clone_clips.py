@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidgetItem, QVBoxLayout, QWidget
+
+from speechstudio.gui.common import button, hrow, table
 
 from speechstudio.gui.devices import allow
 
@@ -51,13 +52,10 @@ class ClipEditor(QWidget):
         self._filling = False
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        self.table = QTableWidget(0, len(CLIP_COLS))
-        self.table.setAccessibleName("Clips")
-        self.table.setHorizontalHeaderLabels(CLIP_COLS)
+        self.table = table("Clips", CLIP_COLS, editable=True, numbers=True, stretch_last=False)
         self.table.horizontalHeaderItem(COL_HEARD).setToolTip("what speech recognition (Whisper) heard")
         self.table.horizontalHeaderItem(COL_CER).setToolTip("Character error rate (CER) between the text and what "
                                                             "speech recognition heard, in percent")
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                    | QAbstractItemView.EditTrigger.EditKeyPressed
@@ -66,19 +64,11 @@ class ClipEditor(QWidget):
         self.table.itemChanged.connect(self._item_changed)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         lay.addWidget(self.table, 1)
-        row = QHBoxLayout()
-        self.play_btn = QPushButton("Pla&y clip")
-        self.play_btn.setAccessibleName("Play clip")
-        self.play_btn.clicked.connect(lambda: self.play.emit(self.table.currentRow()))
-        self.drop_btn = QPushButton("&Drop clip")
-        self.drop_btn.setAccessibleName("Drop or keep clip")
-        self.drop_btn.setToolTip("Leave the selected clip out of training (press again to keep it)")
-        self.drop_btn.clicked.connect(self.toggle_drop_selected)
-        row.addWidget(self.play_btn)
-        row.addWidget(self.drop_btn)
-        row.addWidget(QLabel("Double-click a text (or F2) to fix it."))
-        row.addStretch(1)
-        lay.addLayout(row)
+        self.play_btn = button("Pla&y clip", "Play clip", slot=lambda: self.play.emit(self.table.currentRow()))
+        self.drop_btn = button("&Drop clip", "Drop or keep clip",
+                               "Leave the selected clip out of training (press again to keep it)",
+                               self.toggle_drop_selected)
+        lay.addLayout(hrow(self.play_btn, self.drop_btn, QLabel("Double-click a text (or F2) to fix it.")))
         self._update_buttons()
 
     def _layout_columns(self) -> None:

@@ -15,12 +15,13 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QProgressBar,
-                               QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from speechstudio.worker.worker import Status
 from speechstudio.gui.clone_clips import FLAG_WORDS, ClipEditor
-from speechstudio.gui.common import WARNING_COLOR, tint
+from speechstudio.gui.common import WARNING_COLOR, button, hrow, named, note_label, tint
 from speechstudio.gui.clone_record import RecordPanel
+from speechstudio.gui.wording import plain_error
 
 def histogram_bars(rep) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(x0, x1, counts)`` of the report's clip-length histogram; the open last bin
@@ -60,8 +61,7 @@ class DatasetStep(QWidget):
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
         lay = QVBoxLayout(self)
-        self.tabs = QTabWidget()
-        self.tabs.setAccessibleName("Dataset source")
+        self.tabs = named(QTabWidget(), "Dataset source")
         from speechstudio.worker.finetune_jobs import recordings_dir
 
         self.recorder = RecordPanel(self.wiz.audio, lambda: recordings_dir() / self.wiz.voice_name(),
@@ -82,60 +82,42 @@ class DatasetStep(QWidget):
         ll.addWidget(QLabel("One long recording (or a folder of them): speech recognition writes the text and "
                             "its word times cut it into sentence clips. Check the texts afterwards."))
         self.long_edit, row = self._path_row("Long recording file or folder", "Choose &file…", self._browse_long)
-        folder_btn = QPushButton("Choose f&older…")
-        folder_btn.setAccessibleName("Choose a folder of long recordings")
-        folder_btn.clicked.connect(self._browse_long_folder)
-        row.addWidget(folder_btn)
+        row.addWidget(button("Choose f&older…", "Choose a folder of long recordings", slot=self._browse_long_folder))
         ll.addLayout(row)
         self.tabs.addTab(long_, "&Long recordings")
         lay.addWidget(self.tabs)
 
-        row = QHBoxLayout()
-        self.asr_check = QCheckBox("Cross-check the texts with speech recognition (Whisper)")
-        self.asr_check.setAccessibleName("Cross-check texts with speech recognition")
+        self.asr_check = named(QCheckBox("Cross-check the texts with speech recognition (Whisper)"),
+                               "Cross-check texts with speech recognition")
         self.asr_check.setChecked(True)
-        row.addWidget(self.asr_check)
-        self.split_check = QCheckBox("Cut clips over 20 s at sentence ends")
-        self.split_check.setAccessibleName("Cut long clips at sentence ends")
-        self.split_check.setToolTip("Clips longer than 20 s are cut by Whisper's word times (their texts then come "
-                                    "from the recogniser); otherwise they are marked too long and not used")
-        row.addWidget(self.split_check)
-        row.addStretch(1)
-        self.check_btn = QPushButton("&Check dataset")
-        self.check_btn.setAccessibleName("Check dataset")
-        self.check_btn.setToolTip("Trim, level and resample the clips, check their texts, show the report")
-        self.check_btn.clicked.connect(self.check)
-        self.cancel_btn = QPushButton("Cancel check")
-        self.cancel_btn.setAccessibleName("Cancel check")
-        self.cancel_btn.clicked.connect(self.cancel)
+        self.split_check = named(QCheckBox("Cut clips over 20 s at sentence ends"), "Cut long clips at sentence ends",
+                                 "Clips longer than 20 s are cut by Whisper's word times (their texts then come "
+                                 "from the recogniser); otherwise they are marked too long and not used")
+        self.check_btn = button("&Check dataset", "Check dataset",
+                                "Trim, level and resample the clips, check their texts, show the report", self.check)
+        self.cancel_btn = button("Cancel check", "Cancel check", slot=self.cancel)
         self.cancel_btn.setEnabled(False)
+        row = hrow(self.asr_check, self.split_check)
         row.addWidget(self.check_btn)
         row.addWidget(self.cancel_btn)
         lay.addLayout(row)
-        self.progress = QProgressBar()
-        self.progress.setAccessibleName("Dataset check progress")
+        self.progress = named(QProgressBar(), "Dataset check progress")
         self.progress.setVisible(False)
         lay.addWidget(self.progress)
-        self.info = QLabel("")
-        self.info.setAccessibleName("Dataset status")
-        self.info.setWordWrap(True)
+        self.info = note_label("Dataset status")
         lay.addWidget(self.info)
-        self.warning = QLabel("")
-        self.warning.setAccessibleName("Dataset warning")
-        self.warning.setWordWrap(True)
+        self.warning = note_label("Dataset warning")
         tint(self.warning, WARNING_COLOR, bold=True)
         self.warning.setVisible(False)
         lay.addWidget(self.warning)
 
         split = QSplitter(Qt.Orientation.Horizontal)
         left = QWidget()
-        # the report and the clip-length histogram side by side: stacked, they asked 216 px and the
-        # checked step scrolled by 120 px at 1366×768 with the docks open (issue 30)
+        # the report and the clip-length histogram side by side (stacked, the checked step scrolled)
         ll = QHBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
-        self.report_text = QPlainTextEdit()
+        self.report_text = named(QPlainTextEdit(), "Dataset report")
         self.report_text.setReadOnly(True)
-        self.report_text.setAccessibleName("Dataset report")
         ll.addWidget(self.report_text, 1)
         self.hist_box = QVBoxLayout()  # the histogram, once a report is shown (the report is full width before)
         ll.addLayout(self.hist_box)
@@ -151,16 +133,9 @@ class DatasetStep(QWidget):
         split.setSizes([440, 560])
         lay.addWidget(split, 1)
 
-    def _path_row(self, name: str, button: str, slot) -> tuple[QLineEdit, QHBoxLayout]:
-        edit = QLineEdit()
-        edit.setAccessibleName(name)
-        btn = QPushButton(button)
-        btn.setAccessibleName(f"Browse for {name.lower()}")
-        btn.clicked.connect(slot)
-        row = QHBoxLayout()
-        row.addWidget(edit, 1)
-        row.addWidget(btn)
-        return edit, row
+    def _path_row(self, name: str, label: str, slot) -> tuple[QLineEdit, QHBoxLayout]:
+        edit = named(QLineEdit(), name)
+        return edit, hrow((edit, 1), button(label, f"Browse for {name.lower()}", slot=slot), stretch=False)
 
     def _browse_folder(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Dataset folder", self.folder_edit.text())
@@ -237,8 +212,8 @@ class DatasetStep(QWidget):
         self.check_btn.setEnabled(True)
         self.cancel_btn.setEnabled(False)
         if status == "failed":
-            self.info.setText(f"check failed: {result}")
-            self.wiz.status_message.emit(f"dataset check failed: {result}")
+            self.info.setText(f"check failed: {plain_error(result)}")
+            self.wiz.status_message.emit(f"dataset check failed: {plain_error(result)}")
         elif status == "cancelled" or result is None:
             self.info.setText("check cancelled")
         else:
@@ -323,14 +298,10 @@ class DatasetStep(QWidget):
     def play_clip(self, row: int) -> None:
         if self.manifest is None or not 0 <= row < len(self.manifest.clips):
             return
-        import soundfile as sf
+        from speechstudio.gui.wizard_common import play_file
 
-        path = self.manifest.path_of(self.manifest.clips[row], self.wiz.dataset_dir)
-        try:
-            audio, rate = sf.read(str(path), dtype="float32")
-            self.wiz.audio.play(audio, rate, source=path.name)
-        except Exception as e:  # noqa: BLE001 - missing file, no audio device: said on the status line
-            self.wiz.status_message.emit(f"cannot play {path.name}: {e}")
+        play_file(self.wiz.audio, self.manifest.path_of(self.manifest.clips[row], self.wiz.dataset_dir),
+                  self.wiz.status_message.emit)
 
     # ------------------------------------------------------------------ wizard
     def ready(self) -> tuple[bool, str]:
@@ -363,7 +334,7 @@ class DatasetStep(QWidget):
         try:
             self.set_manifest(Manifest.load(folder), folder)
         except Exception as e:  # DatasetError
-            self.info.setText(str(e))
+            self.info.setText(plain_error(e))
             return False
         return True
 

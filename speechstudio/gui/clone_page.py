@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QVBoxLayout
+from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout
 
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import settings
+from speechstudio.gui.common import button, combo, hrow, settings
 from speechstudio.gui.wizard_common import BaseStepFrame, WizardPage
+from speechstudio.gui.wording import plain_error
 
 STEPS = ("Base voice", "Dataset", "Train", "Use & export")
 DEFAULT_NAME = "my-voice"
@@ -59,8 +60,7 @@ class BaseStep(BaseStepFrame):
         self.voices: list = []
         lay = QVBoxLayout(self)
         form = QFormLayout()
-        self.voice_box = QComboBox()
-        self.voice_box.setAccessibleName("Base voice")
+        self.voice_box = combo("Base voice")
         self.voice_box.setMinimumWidth(280)
         self.voice_box.currentIndexChanged.connect(self._voice_changed)
         form.addRow("&Base voice", self.voice_box)
@@ -68,18 +68,13 @@ class BaseStep(BaseStepFrame):
         lay.addLayout(form)
         self._add_runs_row(lay, "Continue this run: its dataset and checkpoints are loaded, training can resume")
         from speechstudio.gui.clone_runs import OldRuns
-        from speechstudio.gui.wizard_common import button
-
         self.old_runs = OldRuns(self)
         self.clean_btn = button("Remove old r&uns…", "Remove old training runs",
                                 "List the earlier training runs with their size and remove them (saved voices stay)",
                                 self.old_runs.start)
         self.clean_note = QLabel("")
         self.old_runs.done.connect(self.clean_note.setText)
-        row = QHBoxLayout()
-        row.addWidget(self.clean_btn)
-        row.addWidget(self.clean_note, 1)
-        lay.addLayout(row)
+        lay.addLayout(hrow(self.clean_btn, (self.clean_note, 1), stretch=False))
 
     def _fill(self, voices: list, runs: list) -> None:
         cur = self.voice_box.currentData() or str(settings().value("clone/base", ""))
@@ -169,11 +164,10 @@ class ClonePage(WizardPage):
             base, dataset = cfg["base"], Path(cfg["dataset"]["path"])
             manifest = Manifest.load(dataset)
         except (OSError, ValueError, KeyError, TypeError) as e:
-            self.status_message.emit(f"cannot open run {name}: {folder / 'config.json'} unreadable "
-                                     f"({type(e).__name__}: {e})")
+            self.status_message.emit(f"cannot open run {name}: {folder / 'config.json'} unreadable ({plain_error(e)})")
             return False
         except SpeechStudioError as e:  # DatasetError: the dataset folder is gone or damaged
-            self.status_message.emit(f"cannot open run {name}: {e}")
+            self.status_message.emit(f"cannot open run {name}: {plain_error(e)}")
             return False
         match = [ref.name for ref, _info in self.base_step.voices
                  if _same_path(ref.location, base.get("source")) or ref.name == base.get("name")]

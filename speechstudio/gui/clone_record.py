@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import ERROR_COLOR, set_font, tint
+from speechstudio.gui.common import ERROR_COLOR, button, hrow, named, note_label, set_font, tint
 from speechstudio.gui.devices import allow
+from speechstudio.gui.wording import plain_error
 
 #: Level meter range (dBFS); -60 dBFS is shown as an empty bar.
 METER_FLOOR_DB = -60
@@ -61,19 +61,15 @@ class RecordPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(9, 4, 9, 4)  # the tab's frame is margin enough (the checked Dataset step fits 1366×768)
         form = QFormLayout()
-        self.name_edit = QLineEdit()
-        self.name_edit.setAccessibleName("Your name")
+        self.name_edit = named(QLineEdit(), "Your name")
         self.name_edit.setPlaceholderText("the speaker's name, said in the consent sentence")
         self.name_edit.editingFinished.connect(self.load_session)
         form.addRow("Your na&me", self.name_edit)
         form.setRowVisible(self.name_edit, self.consent)
         lay.addLayout(form)
-        self.position = QLabel("Enter your name to start." if self.consent else "")
-        self.position.setAccessibleName("Prompt number")
+        self.position = named(QLabel("Enter your name to start." if self.consent else ""), "Prompt number")
         lay.addWidget(self.position)
-        self.prompt = QLabel("")
-        self.prompt.setAccessibleName("Prompt to read")
-        self.prompt.setWordWrap(True)
+        self.prompt = note_label("Prompt to read")
         self.prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         set_font(self.prompt, 16)
         self.prompt.setMargin(10)
@@ -81,44 +77,31 @@ class RecordPanel(QWidget):
         lay.addWidget(self.prompt)
         # the level meter shares the buttons' line (one line less: the Clone wizard's Dataset step
         # fits 1366×768 with the docks open, issue 30)
-        row = QHBoxLayout()
         self.prev_btn = self._button("◀ Pre&vious", "Previous prompt", "Alt+Left", self.previous)
         self.rec_btn = self._button("&Record", "Record this prompt", "Alt+R", self.record)
         self.stop_btn = self._button("&Stop", "Stop recording", "Alt+S", self.stop)
         self.play_btn = self._button("Pl&ay take", "Play this take", "Alt+A", self.play)
         self.next_btn = self._button("Ne&xt ▶", "Next prompt", "Alt+Right", self.next)
-        for b in (self.prev_btn, self.rec_btn, self.stop_btn, self.play_btn, self.next_btn):
-            row.addWidget(b)
-        self.meter = QProgressBar()
-        self.meter.setAccessibleName("Recording level")
+        self.meter = named(QProgressBar(), "Recording level")
         self.meter.setRange(METER_FLOOR_DB, 0)
         self.meter.setValue(METER_FLOOR_DB)
         self.meter.setFormat("— dBFS")
         self.meter.setMinimumWidth(160)  # "-23 dBFS  12.3 s"
-        row.addWidget(self.meter, 1)
-        self.clip_warning = QLabel("")
-        self.clip_warning.setAccessibleName("Clipping warning")
+        self.clip_warning = named(QLabel(""), "Clipping warning")
         tint(self.clip_warning, ERROR_COLOR, bold=True)
-        row.addWidget(self.clip_warning)
-        self.count = QLabel("0 takes")
-        self.count.setAccessibleName("Takes recorded")
-        row.addWidget(self.count)
-        lay.addLayout(row)
-        self.note = QLabel("")
-        self.note.setAccessibleName("Recording status")
-        self.note.setWordWrap(True)
+        self.count = named(QLabel("0 takes"), "Takes recorded")
+        lay.addLayout(hrow(self.prev_btn, self.rec_btn, self.stop_btn, self.play_btn, self.next_btn, (self.meter, 1),
+                           self.clip_warning, self.count, stretch=False))
+        self.note = note_label("Recording status")
         lay.addWidget(self.note)
         lay.addStretch(1)
         if not self.audio.available:
             self.note.setText(f"Recording is off: {self.audio.reason}. Import a folder instead.")
 
     def _button(self, text: str, name: str, key: str, slot) -> QPushButton:
-        b = QPushButton(text)
-        b.setAccessibleName(name)
-        b.setToolTip(f"{name} ({key})")
+        b = button(text, name, f"{name} ({key})", slot)
         if not key.startswith("Alt+") or len(key) > 5:  # Alt+letter comes from the & mnemonic
             b.setShortcut(QKeySequence(key))
-        b.clicked.connect(slot)
         return b
 
     # ------------------------------------------------------------------ session
@@ -248,21 +231,17 @@ class RecordPanel(QWidget):
 
     def play(self) -> None:
         """Play the current prompt's take (just recorded, or read back from its folder)."""
-        audio, rate = self.take_audio, self.take_rate
-        if audio is None and self.index in self.takes:
-            import soundfile as sf
-
+        if self.take_audio is not None:  # just recorded
+            try:
+                self.audio.play(self.take_audio, self.take_rate, source="your take")
+            except Exception as e:  # noqa: BLE001 - AudioUnavailableError
+                self.status_message.emit(f"cannot play: {plain_error(e)}")
+        elif self.index in self.takes:
             from speechstudio.finetune.recording import CONSENT_AUDIO, take_id
+            from speechstudio.gui.wizard_common import play_file
 
-            path = (self.folder / CONSENT_AUDIO if self.index == 0
-                    else self.folder / "wavs" / f"{take_id(self.index)}.wav")
-            audio, rate = sf.read(str(path), dtype="float32")
-        if audio is None:
-            return
-        try:
-            self.audio.play(audio, rate, source=path.name)
-        except Exception as e:  # AudioUnavailableError
-            self.status_message.emit(f"cannot play: {e}")
+            play_file(self.audio, self.folder / CONSENT_AUDIO if self.index == 0
+                      else self.folder / "wavs" / f"{take_id(self.index)}.wav", self.status_message.emit)
 
     # ------------------------------------------------------------------ state
     def _update(self) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import CallJob
 
 
@@ -58,7 +59,7 @@ class OldRuns(QObject):
         if job_id == self._list_job:
             self._list_job = None
             if status != "done":
-                self.done.emit(f"cannot list the runs: {result}")
+                self.done.emit(f"cannot list the runs: {plain_error(result)}")
                 return
             self.runs = list(result)
             if not self.runs:
@@ -77,7 +78,7 @@ class OldRuns(QObject):
         elif job_id == self._remove_job:
             self._remove_job = None
             if status != "done":
-                self.done.emit(f"cannot remove the runs: {result}")
+                self.done.emit(f"cannot remove the runs: {plain_error(result)}")
             else:
                 self.done.emit(f"removed {len(self.runs)} run(s), freed {format_size(int(result))}")
             self.step.refresh()

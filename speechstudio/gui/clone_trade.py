@@ -14,11 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QPushButton, QTableWidgetItem, QVBoxLayout, QWidget
 
 from speechstudio.gui.clone_plots import TradePlot
-from speechstudio.gui.wizard_common import note_label
+from speechstudio.gui.common import button, hrow, note_label, table
 
 #: The table's columns (the last: a Play button).
 COLUMNS = ("Version", "Steps", "Sounds like you", "Sounds natural", "", "")
@@ -84,13 +83,8 @@ class TradeView(QWidget):
         self.summary = note_label("Which try is recommended", "Each check during training makes a try of your "
                                   "voice; how each one sounds appears here.")
         lay.addWidget(self.summary)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setAccessibleName("Tries of the voice")
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table = table("Tries of the voice", COLUMNS, stretch_last=False)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -101,10 +95,8 @@ class TradeView(QWidget):
         self.table.setMinimumHeight(96)
         self.plot = TradePlot()
         self.plot.clicked.connect(self.choose)
-        row = QHBoxLayout()  # side by side: the page is short at 1280x768 with the docks open
-        row.addWidget(self.table, 6)
-        row.addWidget(self.plot, 5)
-        lay.addLayout(row, 1)
+        # side by side: the page is short at 1280x768 with the docks open
+        lay.addLayout(hrow((self.table, 6), (self.plot, 5), stretch=False), 1)
 
     # ------------------------------------------------------------------ data
     def set_trade(self, trade, run_dir: Path | None = None) -> None:
@@ -137,11 +129,9 @@ class TradeView(QWidget):
         return None if self.trade is None else self.trade.recommended
 
     def _play_button(self, name: str, sample: Path | None) -> QPushButton:
-        btn = QPushButton("Play")
+        btn = button("Play", f"Play {name}", f"Play what {name.lower() if name.startswith('Base') else name} said "
+                     "during training" if sample else "No sample of this one was kept (samples are made at each save)")
         btn.setMaximumWidth(btn.fontMetrics().horizontalAdvance("Play") + 24)
-        btn.setAccessibleName(f"Play {name}")
-        btn.setToolTip(f"Play what {name.lower() if name.startswith('Base') else name} said during training"
-                       if sample else "No sample of this one was kept (samples are made at each save)")
         btn.setEnabled(sample is not None)
         if sample is not None and self.audio is not None:
             from speechstudio.gui.devices import allow

@@ -15,13 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QSpinBox, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QFrame, QLabel, QSpinBox, QTabWidget, QVBoxLayout, QWidget
 
 from speechstudio.worker.worker import Status
 from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
 from speechstudio.gui.common import WARNING_COLOR, device_picker, fmt_duration, set_font, tint
-from speechstudio.gui.wizard_common import TrainingStep, buddy_label, note_label
+from speechstudio.gui.wizard_common import TrainingStep, buddy_label, combo, hrow, named, note_label, play_file
+from speechstudio.gui.wording import plain_error
 
 PRESETS = ("quick", "standard", "best")
 
@@ -73,35 +73,22 @@ class TrainStep(TrainingStep):
     def _build(self) -> None:
         lay = QVBoxLayout(self)
         form = QFormLayout()
-        self.preset_box = QComboBox()
-        self.preset_box.setAccessibleName("Training preset")
-        self.preset_box.addItems(PRESETS)
+        self.preset_box = combo("Training preset", PRESETS)
         self.preset_box.setCurrentText("standard")
         self.preset_box.currentTextChanged.connect(self._preset_changed)
-        self.preset_note = note_label("What the preset gives")  # time and quality, in words (issue 30)
-        prow = QHBoxLayout()
-        prow.addWidget(self.preset_box)
-        prow.addWidget(self.preset_note, 1)
-        form.addRow(buddy_label("&Preset", self.preset_box), prow)
+        self.preset_note = note_label("What the preset gives")  # time and quality, in words
+        form.addRow(buddy_label("&Preset", self.preset_box), hrow(self.preset_box, (self.preset_note, 1), stretch=False))
         # 0 = the preset's value (shown as "preset"), which depends on the device
-        self.steps_spin = QSpinBox()
-        self.steps_spin.setAccessibleName("Training steps")
+        self.steps_spin = named(QSpinBox(), "Training steps")
         self.steps_spin.setRange(0, 1_000_000)
         self.steps_spin.setSingleStep(100)
         self.steps_spin.setSpecialValueText("preset")
-        self.batch_spin = QSpinBox()
-        self.batch_spin.setAccessibleName("Batch size")
+        self.batch_spin = named(QSpinBox(), "Batch size")
         self.batch_spin.setRange(0, 256)
         self.batch_spin.setSpecialValueText("preset")
-        row = QHBoxLayout()
-        row.addWidget(self.steps_spin)
-        row.addWidget(QLabel("batch size"))
-        row.addWidget(self.batch_spin)
-        row.addWidget(QLabel("device"))
         self.device_box = device_picker("Training device")
         self.device_box.currentTextChanged.connect(lambda _t: self.refresh_estimate())
-        row.addWidget(self.device_box)
-        row.addStretch(1)
+        row = hrow(self.steps_spin, QLabel("batch size"), self.batch_spin, QLabel("device"), self.device_box)
         # steps, batch size and device: one click away (the preset chooses them)
         from speechstudio.gui.details import Details
 
@@ -114,11 +101,10 @@ class TrainStep(TrainingStep):
         self.steps_spin.editingFinished.connect(self.refresh_estimate)
         self.steps_spin.valueChanged.connect(lambda _v: self._update())  # more steps after a finished run: Resume
         self.batch_spin.editingFinished.connect(self.refresh_estimate)
-        self.prosody_check = QCheckBox("Also learn timing and intonation (30+ minutes of speech, long runs)")
-        self.prosody_check.setAccessibleName("Train prosody")
-        self.prosody_check.setToolTip("Trains the flow and duration predictor too. Off: the clone keeps the base "
-                                      "voice's timing and intonation and learns your timbre, which stays clear "
-                                      "on small datasets.")
+        self.prosody_check = named(QCheckBox("Also learn timing and intonation (30+ minutes of speech, long runs)"),
+                                   "Train prosody", "Trains the flow and duration predictor too. Off: the clone keeps "
+                                   "the base voice's timing and intonation and learns your timbre, which stays clear "
+                                   "on small datasets.")
         form.addRow("", self.prosody_check)
         self.estimate = note_label("Training estimate")
         form.addRow("Estimate", self.estimate)
@@ -145,8 +131,7 @@ class TrainStep(TrainingStep):
         self.trade_view.audio = self.wiz.audio
         self.trade_view.play.connect(self._play)
         self.curves = LossCurves()
-        self.views = CurrentTab()
-        self.views.setAccessibleName("Training views")
+        self.views = named(CurrentTab(), "Training views")
         self.sample_table = SampleTable()
         self.sample_table.audio = self.wiz.audio
         self.sample_table.play.connect(self._play)
@@ -226,7 +211,7 @@ class TrainStep(TrainingStep):
             job = FineTuneJob(self.run_dir(), self.wiz.dataset_dir, self.wiz.base.location, resume=resume,
                               preset=self.preset_box.currentText(), overrides=self._overrides())
         except Exception as e:  # noqa: BLE001 - trainer missing, bad settings: said, not raised
-            self._say(f"cannot start: {e}")
+            self._say(f"cannot start: {plain_error(e)}")
             return None
         return job, moved
 
@@ -330,13 +315,7 @@ class TrainStep(TrainingStep):
         self.wiz.status_message.emit(plain)
 
     def _play(self, path: Path) -> None:
-        import soundfile as sf
-
-        try:
-            audio, rate = sf.read(str(path), dtype="float32")
-            self.wiz.audio.play(audio, rate, source=Path(path).name)
-        except Exception as e:  # noqa: BLE001 - file gone, no audio device: said on the status line
-            self.wiz.status_message.emit(f"cannot play {Path(path).name}: {e}")
+        play_file(self.wiz.audio, path, self.wiz.status_message.emit)
 
     def _on_finished(self, job_id: int, status: str, result) -> None:
         if job_id == self._est_job:
@@ -344,7 +323,7 @@ class TrainStep(TrainingStep):
             if status == "done":
                 self._show_estimate(result)
             elif status == "failed":
-                self.estimate.setText(f"no estimate: {result}")
+                self.estimate.setText(f"no estimate: {plain_error(result)}")
             else:  # cancelled by Start: the run's own speed shows below
                 self.estimate.setText("")
             return
@@ -352,8 +331,8 @@ class TrainStep(TrainingStep):
 
     def _show_failure(self, result) -> None:
         self._tick.stop()
-        self._say(f"training failed: {result}")
-        self.wiz.status_message.emit(f"training failed: {result}")
+        self._say(f"training failed: {plain_error(result)}")
+        self.wiz.status_message.emit(f"training failed: {plain_error(result)}")
 
     def _show_done(self, ev, status: str) -> None:
         self._tick.stop()

@@ -13,12 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit, QSpinBox, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QCheckBox, QFileDialog, QFormLayout, QLineEdit, QSpinBox, QVBoxLayout, QWidget
 
 from speechstudio.worker.worker import Status
 from speechstudio.gui.devices import allow
-from speechstudio.gui.wizard_common import button, note_label
+from speechstudio.gui.wizard_common import button, hrow, named, note_label
+from speechstudio.gui.wording import plain_error
 
 TRY_TEXT = "Hello! This is my new voice, made on this computer."
 #: The blend's default share of the try (WiSE-FT alpha, in %): the project's trial on the real speaker
@@ -43,58 +43,38 @@ class UseStep(QWidget):
         self.saves = ""  # what Save saves, in words (the "Saves" line)
         lay = QVBoxLayout(self)
         form = QFormLayout()
-        self.name_edit = QLineEdit()
-        self.name_edit.setAccessibleName("Name of the new voice")
+        self.name_edit = named(QLineEdit(), "Name of the new voice")
         form.addRow("Voice na&me", self.name_edit)
         self.license = note_label("License of the new voice")
         form.addRow("License", self.license)
         self.choice = note_label("Which try is saved")
         form.addRow("Saves", self.choice)
-        blend_row = QHBoxLayout()
-        self.blend_check = QCheckBox("&Blend with the base voice:")
-        self.blend_check.setAccessibleName("Blend the try with the base voice")
-        self.blend_check.setToolTip("Mixes the chosen try with the base voice (WiSE-FT, Wortsman et al. 2022): "
-                                    "more natural, a little less like you. 0 % is the base voice, 100 % the try.")
+        self.blend_check = named(QCheckBox("&Blend with the base voice:"), "Blend the try with the base voice",
+                                 "Mixes the chosen try with the base voice (WiSE-FT, Wortsman et al. 2022): "
+                                 "more natural, a little less like you. 0 % is the base voice, 100 % the try.")
         self.blend_check.toggled.connect(lambda _on: self._show_choice())
-        self.blend_spin = QSpinBox()
-        self.blend_spin.setAccessibleName("Share of the try in the blend")
+        self.blend_spin = named(QSpinBox(), "Share of the try in the blend")
         self.blend_spin.setRange(5, 95)
         self.blend_spin.setSingleStep(5)
         self.blend_spin.setValue(BLEND_PERCENT)
         self.blend_spin.setSuffix(" % of the try")
         self.blend_spin.valueChanged.connect(lambda _v: self._show_choice())
-        blend_row.addWidget(self.blend_check)
-        blend_row.addWidget(self.blend_spin)
         self.blend_note = note_label("What a blend gives", "more natural, a little less like you")
-        blend_row.addWidget(self.blend_note, 1)
-        form.addRow("", blend_row)
+        form.addRow("", hrow(self.blend_check, self.blend_spin, (self.blend_note, 1), stretch=False))
         lay.addLayout(form)
-        row = QHBoxLayout()
         self.save_btn = button("&Save as voice", "Save as voice",
-                                     "Save the chosen try as a voice (it appears on the Speak page)", self.save)
-        row.addWidget(self.save_btn)
-        self.replace_check = QCheckBox("Replace a voice of that name")
-        self.replace_check.setAccessibleName("Replace an existing voice of that name")
-        row.addWidget(self.replace_check)
+                               "Save the chosen try as a voice (it appears on the Speak page)", self.save)
+        self.replace_check = named(QCheckBox("Replace a voice of that name"), "Replace an existing voice of that name")
         self.speak_btn = button("Use on the S&peak page", "Use the voice on the Speak page",
-                                      "Go to the Speak page with the new voice chosen", self.open_speak_page)
-        row.addWidget(self.speak_btn)
-        row.addStretch(1)
-        lay.addLayout(row)
-        row = QHBoxLayout()
-        self.try_text = QLineEdit(TRY_TEXT)
-        self.try_text.setAccessibleName("Sentence to try the voice with")
-        row.addWidget(self.try_text, 1)
+                                "Go to the Speak page with the new voice chosen", self.open_speak_page)
+        lay.addLayout(hrow(self.save_btn, self.replace_check, self.speak_btn))
+        self.try_text = named(QLineEdit(TRY_TEXT), "Sentence to try the voice with")
         self.try_btn = button("&Try it", "Try the voice", "Speak the sentence with the new voice", self.try_voice)
-        row.addWidget(self.try_btn)
-        lay.addLayout(row)
-        row = QHBoxLayout()
+        lay.addLayout(hrow((self.try_text, 1), self.try_btn, stretch=False))
         self.export_btn = button("&Export as Piper voice…", "Export as Piper voice",
-                                       "Write NAME.onnx + NAME.onnx.json to a folder (for Piper and other apps)",
-                                       self._export_dialog)
-        row.addWidget(self.export_btn)
-        row.addStretch(1)
-        lay.addLayout(row)
+                                 "Write NAME.onnx + NAME.onnx.json to a folder (for Piper and other apps)",
+                                 self._export_dialog)
+        lay.addLayout(hrow(self.export_btn))
         self.info = note_label("Save and export status")
         lay.addWidget(self.info)
         lay.addStretch(1)
@@ -185,7 +165,7 @@ class UseStep(QWidget):
                 else:
                     self.wiz.audio.feed(payload.audio)
             except Exception as e:  # AudioUnavailableError
-                self.info.setText(f"cannot play: {e}")
+                self.info.setText(f"cannot play: {plain_error(e)}")
 
     def _on_finished(self, job_id: int, status: str, result) -> None:
         if job_id == self._save_job:
@@ -205,7 +185,7 @@ class UseStep(QWidget):
                     else ""))
                 self.voice_saved.emit(result.name)
             else:
-                self.info.setText(f"not saved: {result}")
+                self.info.setText(f"not saved: {plain_error(result)}")
         elif job_id == self._export_job:
             self._export_job = None
             if status == "done":
@@ -214,12 +194,12 @@ class UseStep(QWidget):
                 self.wiz.status_message.emit(f"exported {self.exported_path}")
                 self.exported.emit(str(result))
             else:
-                self.info.setText(f"export failed: {result}")
+                self.info.setText(f"export failed: {plain_error(result)}")
         elif job_id == self._try_job:
             self._try_job = None
             if self._streaming:
                 self.wiz.audio.finish_stream()
-            self.info.setText("spoken" if status == "done" else f"try failed: {result}")
+            self.info.setText("spoken" if status == "done" else f"try failed: {plain_error(result)}")
             self.tried.emit(status)
         else:
             return

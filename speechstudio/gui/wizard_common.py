@@ -37,6 +37,18 @@ def saved_step(run_dir: Path) -> int | None:
     return None
 
 
+def play_file(audio, path, say) -> None:
+    """Play the sound file ``path`` on ``audio`` (an ``AudioHub``); a missing file or no sound device
+    is said through ``say(text)``, never raised."""
+    import soundfile as sf
+
+    try:
+        samples, rate = sf.read(str(path), dtype="float32")
+        audio.play(samples, rate, source=Path(path).name)
+    except Exception as e:  # noqa: BLE001 - file gone, no audio device
+        say(f"cannot play {Path(path).name}: {plain_error(e)}")
+
+
 # ----------------------------------------------------------------------------- page shell
 class WizardPage(QWidget):
     """The four-step shell: subclasses set :attr:`STEPS`, make ``base_step``, ``dataset``, ``train``,
