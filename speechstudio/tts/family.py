@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from typing import Protocol, runtime_checkable
 
+from speechstudio.asr.device import resolve_device, resolve_precision
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError, UsageError
 from speechstudio.registry import Registry
 
@@ -229,29 +229,11 @@ def detect(source: VoiceSource) -> TtsFamily:
                              f"{source.model_type!r}; voice families: {names})")
 
 
-def _gpu_driver_present() -> bool:
-    """False when this Linux machine has no NVIDIA / AMD GPU driver, so CUDA cannot be available
-    and ``device="auto"`` is the CPU without importing PyTorch (~1-3 s); True when unsure."""
-    if "torch" in sys.modules or not sys.platform.startswith("linux"):
-        return True
-    return any(os.path.exists(p) for p in ("/proc/driver/nvidia/version", "/dev/nvidiactl", "/dev/kfd"))
-
-
 def _pick_device(device: str, precision: str) -> tuple[str, str]:
-    if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
-        raise UsageError(f"unknown device {device!r} (use auto, cpu or cuda)")
     if precision not in ("auto", "fp32", "fp16"):
         raise UsageError(f"unknown precision {precision!r} (use auto, fp32 or fp16)")
-    if (device == "cpu" or (device == "auto" and not _gpu_driver_present())) and precision != "fp16":
-        return "cpu", "fp32"
-    import torch
-
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    elif device.startswith("cuda") and not torch.cuda.is_available():
-        raise UsageError("--device cuda asked for, but CUDA is not available on this machine")
-    if precision == "auto":
-        precision = "fp16" if device.startswith("cuda") else "fp32"
+    device = resolve_device(device)
+    precision = resolve_precision(precision, device)
     if precision == "fp16" and device == "cpu":
         raise UsageError("fp16 needs a CUDA device; use --precision fp32 on CPU")
     return device, precision
