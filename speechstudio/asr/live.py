@@ -91,4 +91,32 @@ def dictation_stats(rec, latencies: list[float]) -> dict:
     return out
 
 
-__all__ = ["default_dictation_model", "open_recognizer", "dictation_stats"]
+class Session:
+    """The dictation loop of the CLI and the worker over ``rec`` (:func:`open_recognizer`) at ``rate`` Hz:
+    :meth:`push` each block, :meth:`stop` to flush; both yield ``StreamUpdate``s and the no-text warning (a ``str``)."""
+
+    def __init__(self, rec, model_id: str, rate: int) -> None:
+        from speechstudio.asr.no_text import NoTextWatch
+
+        self.rec, self.rate, self.watch = rec, rate, NoTextWatch(model_id)
+        self.latencies, self.heard, self.warning = [], "", ""
+
+    def _take(self, updates, warning):
+        from speechstudio.asr.streaming import commit_latencies
+
+        for u in updates:
+            self.latencies += commit_latencies(u)
+            self.heard = self.heard or u.stable_text or u.tail_text
+            yield u
+        if warning := warning():
+            self.warning = warning
+            yield warning
+
+    def push(self, block):
+        return self._take(self.rec.push(block), lambda: self.watch.push(block, self.rate, self.heard or self.rec.text))
+
+    def stop(self):
+        return self._take(self.rec.stop(), lambda: self.watch.final(self.rec.text))
+
+
+__all__ = ["default_dictation_model", "open_recognizer", "dictation_stats", "Session"]

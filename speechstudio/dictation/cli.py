@@ -114,10 +114,9 @@ class _Printer:
 def cmd_dictate(args) -> int:
     from dataclasses import replace
 
-    from speechstudio.asr.live import default_dictation_model, open_recognizer
+    from speechstudio.asr.live import Session, default_dictation_model, open_recognizer
     from speechstudio.asr.sources import FileSource, MicSource, SystemAudioSource, list_input_devices
     from speechstudio.asr.stream_geometry import StreamConfig, WindowGeometry
-    from speechstudio.asr.streaming import commit_latencies
     from speechstudio.asr.whisper_stream import AgreementConfig
     from speechstudio.errors import UsageError
 
@@ -189,39 +188,31 @@ def cmd_dictate(args) -> int:
     decoder = getattr(rec, "decoder", None)
     printer = _Printer(separator=(lambda: decoder.separator) if decoder is not None else (lambda: " "))
     composer = _composer(args, recognizer, decoder, language)
-    latencies: list[float] = []
-    interrupted = False
+    session, interrupted = Session(rec, recognizer.model_id, source.sample_rate), False
     t0 = time.perf_counter()
-    from speechstudio.asr.no_text import NoTextWatch
 
-    watch, heard = NoTextWatch(recognizer.model_id), ""
+    def show(events, warning_prefix: str) -> None:
+        for x in events:
+            if isinstance(x, str):
+                print(f"{warning_prefix}warning: {x}", file=sys.stderr)
+            else:
+                printer.update(x)
+                _compose(composer, sink, x, source)
+
     try:
         for block in source.blocks():
-            for u in rec.push(block):
-                latencies += commit_latencies(u)
-                heard = heard or u.stable_text or u.tail_text
-                printer.update(u)
-                _compose(composer, sink, u, source)
-            warning = watch.push(block, source.sample_rate, heard or rec.text)
-            if warning:
-                print(f"\nwarning: {warning}", file=sys.stderr)
+            show(session.push(block), "\n")
     except KeyboardInterrupt:
         interrupted = True
         source.stop()
-    for u in rec.stop():  # Stop flushes what is buffered: the last words are kept
-        latencies += commit_latencies(u)
-        printer.update(u)
-        _compose(composer, sink, u, source)
-    warning = watch.final(rec.text)
-    if warning:
-        print(f"warning: {warning}", file=sys.stderr)
+    show(session.stop(), "")
     if composer is not None and sink is not None:
         edit = composer.flush()
         if edit is not None:
             sink.apply(edit)
     printer.finish(composer.text if composer is not None else rec.text)
     wall = time.perf_counter() - t0
-    _print_stats(rec, wall, latencies)
+    _print_stats(rec, wall, session.latencies)
     return 130 if interrupted and args.file else 0
 
 

@@ -10,7 +10,6 @@ from typing import Iterator
 
 import numpy as np
 
-from speechstudio.asr.no_text import NoTextWatch
 from speechstudio.asr.sources import QueuedSource, queued_blocks
 from speechstudio.audio.backends import AudioUnavailableError
 from speechstudio.audio.devices import close_stream, rms_dbfs
@@ -130,9 +129,8 @@ class DictateJob(Job):
         self.source.stop()
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.asr.live import default_dictation_model, dictation_stats, open_recognizer
+        from speechstudio.asr.live import Session, default_dictation_model, dictation_stats, open_recognizer
         from speechstudio.asr.stream_geometry import BlockResampler
-        from speechstudio.asr.streaming import commit_latencies
         from speechstudio.audio.mel import StreamingLogMel
 
         spec, chosen = self.model, ""
@@ -153,26 +151,17 @@ class DictateJob(Job):
         to16 = BlockResampler(rate, 16000)
         mel = StreamingLogMel(16000)
         frames: list[np.ndarray] = []
-        latencies: list[float] = []
         peak = -100.0
         received = 0
         last = time.perf_counter()
-        watch = NoTextWatch(recognizer.model_id)
-        heard, given = "", ""
+        session = Session(rec, recognizer.model_id, rate)
         for block in self.source.blocks():
             received += len(block)
             peak = max(peak, rms_dbfs(block))
             f = mel.push(to16(block))
             if len(f):
                 frames.append(f)
-            for u in rec.push(block):
-                latencies += commit_latencies(u)
-                heard = heard or u.stable_text or u.tail_text
-                yield u
-            warning = watch.push(block, rate, heard or rec.text)
-            if warning:
-                given = warning
-                yield DictateWarning(warning)
+            yield from map(_event, session.push(block))
             now = time.perf_counter()
             if now - last >= LEVEL_INTERVAL_S:
                 yield self._level(peak, frames, received / rate, self.source)
@@ -180,22 +169,21 @@ class DictateJob(Job):
         if frames:
             yield self._level(peak, frames, received / rate, self.source)
         yield DictateLevel(-100.0, np.zeros((0, 80), np.float32), received / rate)
-        for u in rec.stop():  # flush: the last words are kept
-            latencies += commit_latencies(u)
-            yield u
-        warning = watch.final(rec.text)
-        if warning:
-            given = warning
-            yield DictateWarning(warning)
-        st = dictation_stats(rec, latencies)
+        yield from map(_event, session.stop())
+        st = dictation_stats(rec, session.latencies)
         self.result = DictateResult(rec.text, tuple(rec.segments), received / rate, st["compute_p50_s"] or 0.0,
                                     st["compute_p95_s"] or 0.0, st["latency_p50_s"], st["latency_p90_s"], st["rtf"],
-                                    st["language"], st["language_probability"], given)
+                                    st["language"], st["language_probability"], session.warning)
 
     @staticmethod
     def _level(peak: float, frames: list[np.ndarray], audio_s: float, source) -> DictateLevel:
         mel = np.concatenate(frames) if frames else np.zeros((0, 80), np.float32)
         return DictateLevel(peak, mel, audio_s, float(getattr(source, "backlog_s", 0.0)))
+
+
+def _event(x):
+    """A session's no-text warning (a ``str``) as a :class:`DictateWarning`; updates pass through."""
+    return DictateWarning(x) if isinstance(x, str) else x
 
 
 __all__ = ["DeviceSource", "DictateJob", "DictateStarted", "DictateLevel", "DictateResult", "DictateWarning",
