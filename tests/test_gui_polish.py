@@ -348,3 +348,16 @@ def test_every_widget_follows_a_runtime_switch_to_dark_and_back(win, qtbot):
             assert [w.accessibleName() for w in win.findChildren(QWidget) if w.styleSheet()] == []
     finally:
         preferences.apply_theme("system")
+
+
+def test_settings_number_format_is_explained_in_plain_words(win, qtbot):
+    """Issue 44 item 4: "Number format" has a plain explanation beside its choice (jargon only in the tooltip)."""
+    from PySide6.QtWidgets import QLabel
+
+    dlg = win.open_settings()
+    try:
+        [note] = [w for w in dlg.findChildren(QLabel) if w.accessibleName() == "What the number format is"]
+        assert "auto is right on every computer" in note.text()
+        assert not {"fp16", "fp32", "bf16", "precision"} & set(note.text().replace(":", " ").split())
+    finally:
+        dlg.reject()

@@ -162,6 +162,16 @@ def test_player_follows_cursor_and_highlights_the_word(editor, qtbot):
     assert unsure == ["wrold"]                           # probability 0.3: wavy underline stays
 
 
+def test_the_unsure_word_underline_is_explained(editor, qtbot):
+    """Issue 44 item 4: the wavy underline says in words what it means, shown while unsure words are there."""
+    qtbot.waitUntil(lambda: bool(editor._unsure), timeout=2000)   # "wrold" (probability 0.3)
+    note = editor.unsure_note
+    assert not note.isHidden() and "wavy" in note.text() and "not sure" in note.text()
+    assert "probability" not in note.text().lower() and "confidence" not in note.text().lower()
+    editor.set_document(None)
+    assert note.isHidden()
+
+
 def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_audio):
     from speechstudio.batch.run import InputItem
     from speechstudio.gui.transcript_view import QueueRow

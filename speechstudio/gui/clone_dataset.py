@@ -14,12 +14,13 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QProgressBar,
-                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QSplitter,
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from speechstudio.worker.worker import Status
 from speechstudio.gui.clone_clips import FLAG_WORDS, ClipEditor
-from speechstudio.gui.common import WARNING_COLOR, button, hrow, named, note_label, tint
+from speechstudio.gui.common import WARNING_COLOR, button, hrow, named, note_label, path_row, picker, tint
+from speechstudio.gui.drop_paths import AUDIO_FILES
 from speechstudio.gui.clone_record import RecordPanel
 from speechstudio.gui.wording import plain_error
 
@@ -73,16 +74,19 @@ class DatasetStep(QWidget):
         il.setAlignment(Qt.AlignmentFlag.AlignTop)
         il.addWidget(QLabel("A folder in LJSpeech layout (metadata.csv with ID|text lines + wavs/ID.wav), "
                             "or .wav files each with a .txt of the same name holding its text."))
-        self.folder_edit, row = self._path_row("Dataset folder", "&Browse…", self._browse_folder)
-        il.addLayout(row)
+        self.folder_edit = named(QLineEdit(), "Dataset folder")
+        il.addLayout(path_row(self.folder_edit, "Dataset folder", self, "&Browse…", "Browse for dataset folder"))
         self.tabs.addTab(imp, "&Import folder")
         long_ = QWidget()
         ll = QVBoxLayout(long_)
         ll.setAlignment(Qt.AlignmentFlag.AlignTop)
         ll.addWidget(QLabel("One long recording (or a folder of them): speech recognition writes the text and "
                             "its word times cut it into sentence clips. Check the texts afterwards."))
-        self.long_edit, row = self._path_row("Long recording file or folder", "Choose &file…", self._browse_long)
-        row.addWidget(button("Choose f&older…", "Choose a folder of long recordings", slot=self._browse_long_folder))
+        self.long_edit = named(QLineEdit(), "Long recording file or folder")
+        row = path_row(self.long_edit, "Long recording", self, "Choose &file…",
+                       "Browse for long recording file or folder", AUDIO_FILES)
+        row.addWidget(button("Choose f&older…", "Choose a folder of long recordings",
+                             slot=picker(self.long_edit, "Folder of long recordings", self)))
         ll.addLayout(row)
         self.tabs.addTab(long_, "&Long recordings")
         lay.addWidget(self.tabs)
@@ -132,26 +136,6 @@ class DatasetStep(QWidget):
         split.setStretchFactor(1, 2)
         split.setSizes([440, 560])
         lay.addWidget(split, 1)
-
-    def _path_row(self, name: str, label: str, slot) -> tuple[QLineEdit, QHBoxLayout]:
-        edit = named(QLineEdit(), name)
-        return edit, hrow((edit, 1), button(label, f"Browse for {name.lower()}", slot=slot), stretch=False)
-
-    def _browse_folder(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Dataset folder", self.folder_edit.text())
-        if path:
-            self.folder_edit.setText(path)
-
-    def _browse_long(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Long recording", self.long_edit.text(),
-                                              "Audio (*.wav *.flac *.mp3 *.ogg *.m4a *.opus);;All files (*)")
-        if path:
-            self.long_edit.setText(path)
-
-    def _browse_long_folder(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Folder of long recordings", self.long_edit.text())
-        if path:
-            self.long_edit.setText(path)
 
     # ------------------------------------------------------------------ check
     def source(self) -> Path | None:

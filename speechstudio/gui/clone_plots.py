@@ -12,8 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QTableWidget,
-                               QTableWidgetItem, QWidget)
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QTableWidget, QWidget
+
+from speechstudio.gui.common import add_row, button
 
 #: Colours of the loss curves, by loss name (``StepEvent.losses`` keys; others are grey).
 CURVE_COLORS = {"mel": "#3b82f6", "kl": "#a855f7", "dur": "#22c55e", "gen": "#f97316", "disc": "#ef4444",
@@ -146,14 +147,8 @@ class SampleTable(QTableWidget):
         """Add ``path`` (a WAV the trainer wrote at checkpoint ``step``)."""
         path = Path(path)
         self.samples.append((step, path))
-        r = self.rowCount()
-        self.insertRow(r)
-        self.setItem(r, 0, QTableWidgetItem(str(step)))
-        item = QTableWidgetItem(path.stem.replace("_", " "))
-        item.setToolTip(str(path))
-        self.setItem(r, 1, item)
-        btn = QPushButton("Play")
-        btn.setAccessibleName(f"Play sample {path.stem} of step {step}")
+        r = add_row(self, [str(step), path.stem.replace("_", " ")], ["", str(path)])
+        btn = button("Play", f"Play sample {path.stem} of step {step}")
         if self.audio is not None:
             from speechstudio.gui.devices import allow
 

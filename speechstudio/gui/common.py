@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPointF, QSettings, Qt
 from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter, QPen, QPolygonF
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QMessageBox, QPushButton,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton,
                                QSizePolicy, QStackedWidget, QStyledItemDelegate, QTableWidget, QTableWidgetItem,
                                QWidget)
 
@@ -129,6 +129,24 @@ def hrow(*items, stretch: bool = True) -> QHBoxLayout:
     if stretch:
         row.addStretch(1)
     return row
+
+
+def picker(edit, title: str, parent, files: str = ""):
+    """A slot that asks for a folder (or, with a ``files`` filter, a file) in a dialog titled ``title``
+    starting at ``edit``'s path, and puts the choice into ``edit``."""
+    def pick() -> None:
+        d = (QFileDialog.getOpenFileName(parent, title, edit.text(), files)[0] if files
+             else QFileDialog.getExistingDirectory(parent, title, edit.text()))
+        if d:
+            edit.setText(d)
+    return pick
+
+
+def path_row(edit, title: str, parent, text: str = "Choose…", name: str = "", files: str = "") -> QHBoxLayout:
+    """``edit`` (stretching) and a button ``text`` (accessible name ``name``, else "Choose <title>") that
+    fills it through :func:`picker`."""
+    pick = button(text, name or f"Choose {title.lower()}", slot=picker(edit, title, parent, files))
+    return hrow((edit, 1), pick, stretch=False)
 
 
 def settings() -> QSettings:

@@ -5,20 +5,11 @@ next start (the dialog says so).
 """
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QGroupBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QLabel,
+                               QLineEdit, QSpinBox, QVBoxLayout)
 
 from speechstudio.gui import preferences as prefs
-from speechstudio.gui.common import DEFAULT_MODEL, button, combo, hrow, named
-
-
-def _folder_row(edit: QLineEdit, title: str, parent: QWidget) -> QHBoxLayout:
-    def pick() -> None:
-        d = QFileDialog.getExistingDirectory(parent, title, edit.text())
-        if d:
-            edit.setText(d)
-
-    return hrow((edit, 1), button("Choose…", f"Choose {title.lower()}", slot=pick), stretch=False)
+from speechstudio.gui.common import DEFAULT_MODEL, combo, hrow, named, note_label, path_row
 
 
 def _line(text: str, name: str, placeholder: str) -> QLineEdit:
@@ -57,7 +48,7 @@ class SettingsDialog(QDialog):
         out = QGroupBox("Transcripts")
         f = QFormLayout(out)
         self.output_dir = _line(p.output_dir, "Default output folder", "next to each input file")
-        f.addRow("Output folder", _folder_row(self.output_dir, "Output folder", self))
+        f.addRow("Output folder", path_row(self.output_dir, "Output folder", self))
         self.format_checks: dict[str, QCheckBox] = {n: named(QCheckBox(n), f"Default format {n}") for n in prefs.FORMATS}
         for name, c in self.format_checks.items():
             c.setChecked(name in p.formats)
@@ -80,9 +71,8 @@ class SettingsDialog(QDialog):
         self.precision = _pick("Default precision", prefs.PRECISIONS, p.precision, "Precision of the numbers on the "
                                "GPU: auto picks fp16 on NVIDIA GPUs (faster, half the memory) and fp32 on the CPU")
         f.addRow("Device", self.device)
-        note = QLabel("how exactly the recogniser computes: auto is right on every computer (smaller formats "
-                      "are faster on a graphics card)")
-        note.setWordWrap(True)
+        note = note_label("What the number format is", "how exactly the recogniser computes: auto is right on "
+                          "every computer (smaller formats are faster on a graphics card)")
         f.addRow("Number format", hrow(self.precision, (note, 1), stretch=False))
         lay.addWidget(rec)
 
@@ -90,8 +80,8 @@ class SettingsDialog(QDialog):
         f = QFormLayout(app)
         self.data_dir = _line(p.data_dir, "Data folder", "the platform's data folder")
         self.cache_dir = _line(p.cache_dir, "Model cache folder", "the Hugging Face cache (~/.cache/huggingface/hub)")
-        f.addRow("Data folder", _folder_row(self.data_dir, "Data folder", self))
-        f.addRow("Model cache", _folder_row(self.cache_dir, "Model cache folder", self))
+        f.addRow("Data folder", path_row(self.data_dir, "Data folder", self))
+        f.addRow("Model cache", path_row(self.cache_dir, "Model cache folder", self))
         self.theme = _pick("Theme", prefs.THEMES, p.theme)
         f.addRow("Theme", self.theme)
         note = QLabel("Data and cache folders take effect the next time SpeechStudio starts.")

@@ -15,9 +15,10 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QLin
 
 from speechstudio.batch.export import FORMATS, write_transcript
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import button, combo, hrow, named, speaker_colour
+from speechstudio.gui.common import button, combo, hrow, named, note_label, speaker_colour
 from speechstudio.gui.segment_text import SegmentTextEdit
 from speechstudio.gui.transcript_find import FindBar
+from speechstudio.gui.wording import plain_error
 from speechstudio.transcript import TranscriptDocument
 from speechstudio.transcript.timefmt import format_time, parse_time
 
@@ -137,6 +138,10 @@ class TranscriptEditor(QWidget):
         self._marks_timer.timeout.connect(self._refresh_marks)
         self.text.verticalScrollBar().valueChanged.connect(lambda _v: self._marks_timer.start())
         lay.addWidget(self.text, 1)
+        self.unsure_note = note_label("Unsure words", "Words with a wavy orange underline: the recogniser was not "
+                                      "sure of them. Listen to them and fix them if needed.")
+        self.unsure_note.hide()  # shown once such words are on screen
+        lay.addWidget(self.unsure_note)
 
         ctx = Qt.ShortcutContext.WidgetWithChildrenShortcut
         fb = self.find_bar
@@ -153,6 +158,7 @@ class TranscriptEditor(QWidget):
         """Show ``doc`` (saving the one shown before if it has unsaved edits)."""
         self.flush()
         self.document = doc
+        self.unsure_note.hide()
         self.seek_bar.set_duration(self._duration(doc))
         self.seek_bar.set_peaks(None)
         if doc is not None and hasattr(self.player, "request_peaks"):
@@ -292,7 +298,7 @@ class TranscriptEditor(QWidget):
                 self.voice_saved.emit(f"remembered {name}'s voice ({seconds:.0f} s): later transcripts with "
                                       "speaker labels will name them")
             except (SpeechStudioError, OSError, ValueError) as e:
-                self.voice_saved.emit(f"cannot remember {name}'s voice: {e}")
+                self.voice_saved.emit(f"cannot remember {name}'s voice: {plain_error(e)}")
 
         return self._in_background(work, f"remembering {name}'s voice…", "remember-voice", wait)
 
@@ -311,7 +317,7 @@ class TranscriptEditor(QWidget):
             try:
                 self.split_found.emit(name, spans, split_by_voice(path, spans))
             except (SpeechStudioError, OSError, ValueError) as e:
-                self.voice_saved.emit(f"cannot split {name}: {e}")
+                self.voice_saved.emit(f"cannot split {name}: {plain_error(e)}")
 
         return self._in_background(work, f"listening to {name}'s segments again…", "split-speaker", wait)
 
@@ -442,7 +448,7 @@ class TranscriptEditor(QWidget):
         try:
             path = doc.save()
         except (SpeechStudioError, OSError) as e:
-            self.status_message.emit(f"cannot save the transcript: {e}")
+            self.status_message.emit(f"cannot save the transcript: {plain_error(e)}")
             return False
         self.status_message.emit(f"saved {path.name}")
         self.saved.emit(path)
@@ -456,7 +462,7 @@ class TranscriptEditor(QWidget):
         try:
             out = write_transcript(path, self.document.segments, self.document.info, fmt)
         except (SpeechStudioError, OSError) as e:
-            self.status_message.emit(f"export failed: {e}")
+            self.status_message.emit(f"export failed: {plain_error(e)}")
             return None
         self.status_message.emit(f"exported {out}")
         return out
@@ -534,6 +540,8 @@ class TranscriptEditor(QWidget):
             (i, a, b) for i in self.text.visible_blocks() if i < len(doc.segments)
             for a, b, w in doc.word_spans(i) if w.probability < LOW_CONFIDENCE]
         self.text.set_unsure(self._unsure)
+        if self._unsure:
+            self.unsure_note.show()
 
     # ------------------------------------------------------------------ state
     def _show_times(self) -> None:
