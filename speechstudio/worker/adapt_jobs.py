@@ -156,8 +156,7 @@ class AdaptTrainJob(TrainingJob):
         self.dataset_dir = Path(dataset_dir) if dataset_dir is not None else None
         self.base, self.config, self.resume = base, config, resume
 
-    def describe(self) -> str:
-        return f"adapt {self.run_dir.name}"
+    title = "adapt {run_dir.name}"
 
     def _train(self, models) -> Iterator[object]:
         from speechstudio.finetune.ctc import train_ctc
@@ -217,8 +216,7 @@ class CompareJob(Job):
         super().__init__()
         self.run_dir, self.device, self.max_rows = Path(run_dir), device, max_rows
 
-    def describe(self) -> str:
-        return f"evaluate {self.run_dir.name}"
+    title = "evaluate {run_dir.name}"
 
     def run(self, models) -> Iterator[object]:
         from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
@@ -265,8 +263,7 @@ class RegisterJob(Job):
         self.model_dir, self.name, self.replace = Path(model_dir), name, replace
         self.use_for_dictation = use_for_dictation
 
-    def describe(self) -> str:
-        return f"register model {self.name}"
+    title = "register model {name}"
 
     def run(self, models) -> Iterator[object]:
         from speechstudio.finetune.ctc import register_model

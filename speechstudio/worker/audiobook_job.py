@@ -23,8 +23,7 @@ class AudiobookJob(Job):
         self.document, self.out_dir, self.voice, self.fmt = Path(document), Path(out_dir), voice, fmt
         self.device, self.settings = device, settings
 
-    def describe(self) -> str:
-        return f"audiobook of {self.document.name}"
+    title = "audiobook of {document.name}"
 
     def run(self, models) -> Iterator[object]:
         from speechstudio.tts.audiobook import make_audiobook

@@ -121,8 +121,7 @@ class DictateJob(Job):
         self.language, self.task, self.hotwords = language, task, hotwords
         self.cancel = _StopEvent(source)
 
-    def describe(self) -> str:
-        return "dictate"
+    title = "dictate"
 
     def stop(self) -> None:
         """End the input (any thread); buffered audio is still recognised and flushed."""

@@ -132,8 +132,7 @@ class BuildDatasetJob(Job):
         self.options = options
         self.asr_skipped = ""  # why the cross-check did not run (no Whisper model for the language)
 
-    def describe(self) -> str:
-        return f"check dataset {self.source.name}"
+    title = "check dataset {source.name}"
 
     def _transcribe(self):
         """A ``transcribe(audio16k) -> text`` on Whisper (``check.whisper_transcriber``), kept
@@ -260,8 +259,7 @@ class FineTuneJob(TrainingJob):
         self.dataset_dir, self.base, self.config = Path(dataset_dir), base, config
         self.resume, self.preset, self.overrides = resume, preset, dict(overrides or {})
 
-    def describe(self) -> str:
-        return f"fine-tune {self.run_dir.name}"
+    title = "fine-tune {run_dir.name}"
 
     def _prepare(self) -> None:
         if self.config is None:
@@ -286,8 +284,7 @@ class SaveCloneJob(Job):
         self.finished, self.which, self.blend = finished, which, blend
         self.freed = 0
 
-    def describe(self) -> str:
-        return f"save voice {self.name}"
+    title = "save voice {name}"
 
     def run(self, models) -> Iterator[object]:
         from speechstudio.finetune.run import RunFolder
@@ -311,8 +308,7 @@ class ExportJob(Job):
         super().__init__()
         self.voice, self.out_dir = voice, Path(out_dir)
 
-    def describe(self) -> str:
-        return f"export {self.voice}"
+    title = "export {voice}"
 
     def run(self, models) -> Iterator[object]:
         from speechstudio.finetune.clone_store import export_voice

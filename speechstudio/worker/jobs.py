@@ -19,8 +19,11 @@ class Job:
         self.cancel = threading.Event()
         self.result = None
 
+    #: What :meth:`describe` says: a ``str.format`` template over the job's attributes (``"load {path.name}"``).
+    title = ""
+
     def describe(self) -> str:
-        return type(self).__name__
+        return self.title.format_map(vars(self)) if self.title else type(self).__name__
 
     def run(self, models) -> Iterator[object]:  # pragma: no cover - interface
         return iter(())
@@ -110,8 +113,7 @@ class LoadAudioJob(Job):
         self.path = Path(path)
         self.sample_rate = sample_rate
 
-    def describe(self) -> str:
-        return f"load {self.path.name}"
+    title = "load {path.name}"
 
     def run(self, models) -> Iterator[object]:
         from speechstudio.audio.decode import load_audio
@@ -245,8 +247,7 @@ class DownloadJob(Job):
         self.model_id, self.kind = model_id, kind
         self.command = command  # default: [python, -m, speechstudio, models|voices, download, ID]
 
-    def describe(self) -> str:
-        return f"download {self.model_id}"
+    title = "download {model_id}"
 
     def run(self, models) -> Iterator[object]:
         import queue
