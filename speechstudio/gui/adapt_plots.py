@@ -10,6 +10,7 @@ whether the adapted model beats it.
 from __future__ import annotations
 
 from speechstudio.gui.clone_plots import LossCurves
+from speechstudio.gui.common import named
 
 #: ``history`` keys and their colours.
 LOSS_KEY, WER_KEY, CER_KEY = "loss", "wer", "cer"
@@ -45,15 +46,13 @@ class CTCCurves(LossCurves):
             self._base_line.setVisible(False)
 
     def _make_plots(self, pg) -> None:
-        self._plot = pg.PlotWidget(title="how training is going (lower is better)")
-        self._plot.setAccessibleName("Training loss curve")
+        self._plot = named(pg.PlotWidget(title="how training is going (lower is better)"), "Training loss curve")
         # plain words on the chart; WER / CER in the tooltip
-        self._val_plot = pg.PlotWidget(title=f"<span style='color:{COLORS[WER_KEY]}'>words</span> / "
-                                             f"<span style='color:{COLORS[CER_KEY]}'>letters</span> wrong on held-back "
-                                             "clips (step 0: base model)")
-        self._val_plot.setToolTip("Word error rate (WER, orange) and character error rate (CER, green) on the "
-                                  "clips held back from training, in percent; lower is better")
-        self._val_plot.setAccessibleName("Word and character error rate curves")
+        self._val_plot = named(pg.PlotWidget(title=f"<span style='color:{COLORS[WER_KEY]}'>words</span> / "
+                                                   f"<span style='color:{COLORS[CER_KEY]}'>letters</span> wrong on "
+                                                   "held-back clips (step 0: base model)"),
+                               "Word and character error rate curves", "Word error rate (WER, orange) and character "
+                               "error rate (CER, green) on the clips held back from training, in percent; lower is better")
         self._val_plot.getAxis("left").setScale(100)  # ticks in percent, as the figures above it (history: 0..1)
         self._base_line = pg.InfiniteLine(angle=0, movable=False,
                                           pen=pg.mkPen("#f97316", width=1, style=pg.QtCore.Qt.PenStyle.DashLine),

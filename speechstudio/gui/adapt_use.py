@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QCheckBox, QHeaderView, QLineEdit, QSizePolicy,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
-from speechstudio.gui.common import buddy_label, button, hrow, named, note_label
+from speechstudio.gui.common import buddy_label, button, hrow, named, note_label, table
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.worker import Status
 
@@ -39,13 +39,13 @@ class UseStep(QWidget):
         self._for_dictation = False
         self._compare_job = self._save_job = None
         lay = QVBoxLayout(self)
-        self.figures = named(QTableWidget(2, 2), "Base and adapted error rates")
-        self.figures.setHorizontalHeaderLabels(("Words wrong", "Letters wrong"))
+        self.figures = table("Base and adapted error rates", ("Words wrong", "Letters wrong"), 2, numbers=True,
+                             stretch_last=False)
+        self.figures.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         for col, tip in enumerate(("Word error rate (WER): words left out, added or changed, per word of the "
                                    "clips' texts", "Character error rate (CER): the same, counted in letters")):
             self.figures.horizontalHeaderItem(col).setToolTip(tip)
         self.figures.setVerticalHeaderLabels(("Base model", "Adapted model"))
-        self.figures.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.figures.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.figures.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.figures.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -55,9 +55,8 @@ class UseStep(QWidget):
         lay.addWidget(self.figures)
         self.summary = note_label("Evaluation summary")
         lay.addWidget(self.summary)
-        self.examples = named(QTableWidget(0, len(EXAMPLE_COLS)), "Example transcripts")
-        self.examples.setHorizontalHeaderLabels(EXAMPLE_COLS)
-        self.examples.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.examples = table("Example transcripts", EXAMPLE_COLS, numbers=True, stretch_last=False)
+        self.examples.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         self.examples.setWordWrap(True)
         self.examples.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.examples.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)

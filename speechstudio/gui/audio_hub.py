@@ -47,21 +47,18 @@ class AudioHub(QObject):
     def play(self, audio: np.ndarray, sample_rate: int, source: str = "") -> None:
         """Play a clip (float32 mono at ``sample_rate`` Hz). ``source``: what it is, for the live
         sound picture's caption (a file name; "" says "playback"). Raises AudioUnavailableError."""
-        self._check()
-        self.session += 1
-        self.play_source = f"file:{source}" if source else "playback"
-        self.player.device = self.output_device
-        self._reset_play_mel(sample_rate)
-        self.player.play(audio, sample_rate)
-        self.playing_changed.emit(True)
+        self._start(sample_rate, source, lambda: self.player.play(audio, sample_rate))
 
     def begin_stream(self, sample_rate: int, first=None, source: str = "") -> None:
+        self._start(sample_rate, source, lambda: self.player.begin(sample_rate, first))
+
+    def _start(self, sample_rate: int, source: str, go) -> None:
         self._check()
         self.session += 1
         self.play_source = f"file:{source}" if source else "playback"
         self.player.device = self.output_device
         self._reset_play_mel(sample_rate)
-        self.player.begin(sample_rate, first)
+        go()
         self.playing_changed.emit(True)
 
     def feed(self, audio: np.ndarray) -> None:

@@ -252,8 +252,7 @@ class DatasetStep(QWidget):
         if self._plot is None:  # pyqtgraph is slow to import: only once a report is shown
             import pyqtgraph as pg
 
-            self._plot = pg.PlotWidget()
-            self._plot.setAccessibleName("Clip length histogram")
+            self._plot = named(pg.PlotWidget(), "Clip length histogram")
             self._plot.setMenuEnabled(False)
             self._plot.setMouseEnabled(False, False)
             self._plot.hideButtons()

@@ -14,7 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QTableWidget, QWidget
 
-from speechstudio.gui.common import add_row, button
+from speechstudio.gui.common import add_row, button, named
 
 #: Colours of the loss curves, by loss name (``StepEvent.losses`` keys; others are grey).
 CURVE_COLORS = {"mel": "#3b82f6", "kl": "#a855f7", "dur": "#22c55e", "gen": "#f97316", "disc": "#ef4444",
@@ -86,11 +86,10 @@ class LossCurves(QWidget):
 
     def _make_plots(self, pg) -> None:
         """Make ``_plot`` (left) and ``_val_plot`` (right) and add them to the layout."""
-        self._plot = pg.PlotWidget(title="how training is going (lower is better)")
-        self._plot.setAccessibleName("Training loss curves")
+        self._plot = named(pg.PlotWidget(title="how training is going (lower is better)"), "Training loss curves")
         self._plot.addLegend(offset=(-10, 10))
-        self._val_plot = pg.PlotWidget(title="match with recordings it did not learn from (lower is better)")
-        self._val_plot.setAccessibleName("Validation loss curve")
+        self._val_plot = named(pg.PlotWidget(title="match with recordings it did not learn from (lower is better)"),
+                               "Validation loss curve")
         self._lay.addWidget(self._plot, 2)
         self._lay.addWidget(self._val_plot, 1)
 
@@ -193,8 +192,8 @@ class TradePlot(QWidget):
 
         titles = {"similarity": "sounds like you", "naturalness": "sounds natural (1 to 5)"}
         for key, title in titles.items():
-            p = pg.PlotWidget(title=title)
-            p.setAccessibleName("Sounds like you, per try" if key == "similarity" else "Sounds natural, per try")
+            p = named(pg.PlotWidget(title=title), "Sounds like you, per try" if key == "similarity"
+                      else "Sounds natural, per try")
             p.setLabel("bottom", "step")
             p.setMenuEnabled(False)
             p.setMinimumHeight(self.MIN_HEIGHT)

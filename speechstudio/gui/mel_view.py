@@ -12,6 +12,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from speechstudio.audio.mel import HOP_S, N_MELS
+from speechstudio.gui.common import named
 
 FLOOR = -10.0  # log10 power shown as black
 IDLE_CAPTION = "Sound picture: idle (shows the microphone while recording and whatever is playing)"
@@ -41,8 +42,7 @@ class MelView(QWidget):
         self._dirty = False
         self.source = ""
 
-        self.plot = pg.PlotWidget()
-        self.plot.setAccessibleName("Live mel spectrogram")
+        self.plot = named(pg.PlotWidget(), "Live mel spectrogram")
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(False, False)
         self.plot.hideButtons()
@@ -56,9 +56,7 @@ class MelView(QWidget):
         self.plot.addItem(self.img)
         self.plot.setXRange(-seconds, 0, padding=0)
         self.plot.setYRange(0, N_MELS, padding=0)
-        self.caption = QLabel(IDLE_CAPTION)
-        self.caption.setToolTip(DETAILS)
-        self.caption.setAccessibleName("Mel view status")
+        self.caption = named(QLabel(IDLE_CAPTION), "Mel view status", DETAILS)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
         lay.addWidget(self.caption)
