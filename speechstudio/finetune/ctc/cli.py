@@ -10,8 +10,6 @@ folder is ``<data dir>/finetune/runs/NAME`` (``--run-dir``). Ctrl+C stops after 
 with a checkpoint; ``--resume`` continues. Several GPUs::
 
     accelerate launch --multi_gpu --num_processes 2 -m speechstudio finetune asr --base ... --data ... --out NAME
-
-The lead's ``speechstudio.finetune.cli`` calls :func:`add_arguments` and :func:`run`.
 """
 from __future__ import annotations
 

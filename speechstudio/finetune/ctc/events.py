@@ -23,12 +23,10 @@ class CTCTrainingError(SpeechStudioError):
 
 @dataclass(frozen=True)
 class CTCConfig:
-    """Hyper-parameters and policies of one CTC fine-tuning run (sources: ``finetune.ctc``).
+    """Hyper-parameters and policies of one CTC fine-tuning run (the defaults' sources: ``finetune.ctc``).
 
-    AdamW peak ``lr`` 1e-4 and ``weight_decay`` 0.005 (transformers blog "Fine-Tune Wav2Vec2 for English
-    ASR"), linear warm-up over ``warmup_ratio`` then linear decay (wav2vec 2.0 appendix B),
-    ``max_grad_norm`` 1.0 (Trainer default). A step is ``batch_size`` x ``grad_accum`` (x GPUs) clips;
-    ``epochs`` or ``max_steps``. ``precision``: ``auto|fp32|fp16|bf16``; ``device``:
+    A step is ``batch_size`` x ``grad_accum`` (x GPUs) clips; ``epochs`` or ``max_steps``; linear warm-up
+    over ``warmup_ratio`` of the steps. ``precision``: ``auto|fp32|fp16|bf16``; ``device``:
     ``auto|cpu|cuda[:N]``. ``val_count`` (None: 5 %, 1..20; 0: the training clips); ``max_clip_s`` 20 s
     (transformers CTC example); ``uncovered``: ``"error"`` | ``"drop"``; ``vocab``: ``auto|base|data``;
     ``casing``: ``auto|lower|upper|keep``. ``eval_every`` (None: per epoch, <= 500 steps); ``patience``

@@ -79,22 +79,20 @@ def find_uncovered(targets: Mapping[str, str], vocab: Mapping[str, int],
                    delimiter: str = DELIMITER) -> dict[str, tuple[str, ...]]:
     """Characters of ``targets`` (clip id -> normalised text) missing from ``vocab``, each with the
     ids of the clips that use it (sorted). A space needs the word delimiter token."""
-    found: dict[str, set[str]] = defaultdict(set)
-    for clip_id, text in targets.items():
-        for c in set(text):
-            token = delimiter if c == " " else c
-            if token not in vocab:
-                found[c].add(clip_id)
-    return {c: tuple(sorted(ids)) for c, ids in sorted(found.items())}
+    return {c: ids for c, ids in _clips_by_char(targets).items() if (delimiter if c == " " else c) not in vocab}
 
 
 def rare_characters(targets: Mapping[str, str], max_clips: int = 1) -> dict[str, tuple[str, ...]]:
     """Characters used by at most ``max_clips`` clips (often a typo or a foreign word), with them."""
+    return {c: ids for c, ids in _clips_by_char(targets).items() if c != " " and len(ids) <= max_clips}
+
+
+def _clips_by_char(targets: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
     seen: dict[str, set[str]] = defaultdict(set)
     for clip_id, text in targets.items():
-        for c in set(text) - {" "}:
+        for c in set(text):
             seen[c].add(clip_id)
-    return {c: tuple(sorted(ids)) for c, ids in sorted(seen.items()) if len(ids) <= max_clips}
+    return {c: tuple(sorted(ids)) for c, ids in sorted(seen.items())}
 
 
 def describe_chars(chars: Mapping[str, tuple[str, ...]], limit: int = 8) -> str:
