@@ -140,8 +140,8 @@ def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None
     global _voice
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.family import check_settings
-    from speechstudio.tts.family import SynthesisSettings, load_voice
-    from speechstudio.tts.voices import resolve_voice
+    from speechstudio.tts.family import SynthesisSettings
+    from speechstudio.tts.voices import load_named
 
     settings = SynthesisSettings(speaker=speaker, noise_scale=noise_scale, noise_w=noise_w,
                                  length_scale=length_scale, seed=seed, pitch=pitch)
@@ -150,12 +150,7 @@ def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None
     with _lock:
         if _voice is None or _voice[0] != key:
             _voice = None
-            ref = resolve_voice(voice, allow_download=allow_download)
-            _voice = (key, load_voice(ref.location, device=device, name=ref.name))
+            _voice = (key, load_named(voice, device, allow_download=allow_download)[1])
         loaded = _voice[1]
-
-    def other_voice(name: str):  # SSML <voice name="..."> naming another installed voice
-        other = resolve_voice(name, allow_download=allow_download)
-        return load_voice(other.location, device=device, name=other.name)
-
-    return stream_speech(loaded, text, settings, voice_loader=other_voice)
+    return stream_speech(loaded, text, settings,  # SSML <voice name="...">: another installed voice
+                         voice_loader=lambda name: load_named(name, device, allow_download=allow_download)[1])

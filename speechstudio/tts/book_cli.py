@@ -63,8 +63,8 @@ def audiobook_command(args) -> int:
     from speechstudio.tts.audiobook import make_audiobook, prepare_cover
     from speechstudio.tts.documents import read_book
     from speechstudio.tts.family import check_settings
-    from speechstudio.tts.family import SynthesisSettings, load_voice
-    from speechstudio.tts.voices import resolve_voice
+    from speechstudio.tts.family import SynthesisSettings
+    from speechstudio.tts.voices import load_named
 
     settings = SynthesisSettings(speaker=args.speaker, noise_scale=args.noise_scale, noise_w=args.noise_w,
                                  length_scale=args.length_scale, seed=args.seed, pitch=args.pitch)
@@ -86,14 +86,9 @@ def audiobook_command(args) -> int:
     from speechstudio.atomic import check_folder_destination
 
     check_folder_destination(args.out)  # and on a folder that cannot be written
-    ref = resolve_voice(args.voice)
-    voice = load_voice(ref.location, device=args.device, precision=args.precision, name=ref.name)
+    ref, voice = load_named(args.voice, args.device, args.precision)
     print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
     print(f"{title}: {len(chapters)} chapter(s), {sum(len(c.text) for c in chapters)} characters")
-
-    def other_voice(name: str):
-        other = resolve_voice(name)
-        return load_voice(other.location, device=args.device, precision=args.precision, name=other.name)
 
     bar = tqdm(total=sum(len(c.text) for c in chapters), unit="char", file=sys.stderr, desc="audiobook",
                disable=not sys.stderr.isatty())
@@ -108,7 +103,8 @@ def audiobook_command(args) -> int:
 
     try:
         result = make_audiobook(voice, args.book, args.out, args.format, settings, progress, restart=args.restart,
-                                voice_loader=other_voice, book_file=getattr(args, "m4b", True), cover=cover)
+                                voice_loader=lambda name: load_named(name, args.device, args.precision)[1],
+                                book_file=getattr(args, "m4b", True), cover=cover)
     finally:
         bar.close()
     total = sum(result.durations_s)

@@ -159,8 +159,8 @@ def speak_command(args) -> int:
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.frontend.text import EmptyTextError, has_speakable
     from speechstudio.tts.family import check_settings
-    from speechstudio.tts.family import SynthesisSettings, load_voice
-    from speechstudio.tts.voices import resolve_voice
+    from speechstudio.tts.family import SynthesisSettings
+    from speechstudio.tts.voices import load_named
 
     raw = getattr(args, "output_raw", False)
     if args.out is None and not args.play and not raw:
@@ -180,18 +180,12 @@ def speak_command(args) -> int:
 
     if args.play:
         _Playback.check()
-    ref = resolve_voice(args.voice)
-    voice = load_voice(ref.location, device=args.device, precision=args.precision, name=ref.name)
+    ref, voice = load_named(args.voice, args.device, args.precision)
     clone = f", clone of {voice.clone_of}" if voice.clone_of else ""
     print(f"voice: {ref.name} ({ref.reason}{clone}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}", file=info)
 
-    def other_voice(name: str):
-        """An SSML <voice name> other than this voice: an installed voice, loaded like --voice."""
-        other = resolve_voice(name)
-        return load_voice(other.location, device=args.device, precision=args.precision, name=other.name)
-
     chunks = stream_speech(voice, source, settings, ssml=True if getattr(args, "ssml", False) else None,
-                           voice_loader=other_voice)
+                           voice_loader=lambda name: load_named(name, args.device, args.precision)[1])
 
     from tqdm import tqdm
 

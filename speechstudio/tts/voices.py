@@ -236,6 +236,12 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
     raise ModelNotFoundError(f"unknown voice {spec!r}{hint}; known voices: {names}")
 
 
+def load_named(spec: str | None, device: str = "auto", precision: str = "auto", allow_download: bool = True):
+    """``(VoiceRef, Voice)``: :func:`resolve_voice` then :func:`~speechstudio.tts.family.load_voice`."""
+    ref = resolve_voice(spec, allow_download)
+    return ref, tts_family.load_voice(ref.location, device=device, precision=precision, name=ref.name)
+
+
 def _family_of_path(path: Path) -> str:
     """The voice family of a voice given by path (``vits`` when no family recognises it: loading it then says why)."""
     try:

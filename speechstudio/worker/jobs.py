@@ -160,6 +160,7 @@ class SpeakJob(Job):
         from speechstudio.tts.output import write_speech
         from speechstudio.tts.stream import stream_speech
         from speechstudio.tts.family import SynthesisSettings
+        from speechstudio.tts.voices import load_named
 
         yield Status(f"loading voice {self.voice or '(default)'} ...")
         voice, message = models.voice(self.voice, self.device)
@@ -167,16 +168,9 @@ class SpeakJob(Job):
                         _voice_defaults(voice), message or f"voice {voice.name} (loaded)")
         settings = SynthesisSettings(speaker=self.speaker, noise_scale=self.noise_scale, noise_w=self.noise_w,
                                      length_scale=self.length_scale, pitch=self.pitch)
-        def other_voice(name: str):
-            """SSML <voice name="..."> naming another installed voice: loaded for this text only
-            (the worker's cache keeps the page's voice)."""
-            from speechstudio.tts.family import load_voice
-            from speechstudio.tts.voices import resolve_voice
-
-            other = resolve_voice(name, allow_download=False)
-            return load_voice(other.location, device=self.device, name=other.name)
-
-        chunks = stream_speech(voice, self.text, settings, voice_loader=other_voice)
+        # SSML <voice name="..."> naming another installed voice: loaded for this text only (the cache keeps the page's)
+        chunks = stream_speech(voice, self.text, settings,
+                               voice_loader=lambda name: load_named(name, self.device, allow_download=False)[1])
         if self.out_path:
             class _Cancelled(Exception):
                 pass

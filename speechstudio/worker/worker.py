@@ -135,11 +135,9 @@ class ModelCache:
             _cut_cycles(old)
             del old
             _empty_cuda_cache()
-        from speechstudio.tts.family import load_voice
-        from speechstudio.tts.voices import resolve_voice
+        from speechstudio.tts.voices import load_named
 
-        ref = resolve_voice(spec, allow_download=False)
-        voice = load_voice(ref.location, device=device, name=ref.name)
+        ref, voice = load_named(spec, device, allow_download=False)
         self._voice, self._voice_key = voice, key
         _freeze_heap()
         return voice, f"voice {ref.name} on {voice.device} ({voice.dtype}); {ref.reason}"
