@@ -31,7 +31,7 @@ from speechstudio.finetune.run import RunError
 from speechstudio.finetune.voice_run import run_lock, runs_dir
 from speechstudio.tts.voices import VoiceRef, remove_voice, voices_dir
 
-__all__ = ["RESUME_ONLY", "RunSummary", "folder_size", "format_size", "list_runs", "remove_run", "remove_voice_and_run",
+__all__ = ["RESUME_ONLY", "RunSummary", "format_size", "list_runs", "remove_run", "remove_voice_and_run",
            "run_of_voice", "trim_finished"]
 
 #: What only resuming a run needs (relative to the run folder).
@@ -54,11 +54,6 @@ def _walk(path: Path) -> tuple[int, float]:
     return total, newest
 
 
-def folder_size(path: Path) -> int:
-    """Bytes of the files under ``path`` (a file: its size; missing: 0; links not followed)."""
-    return _walk(path)[0]
-
-
 def format_size(n_bytes: int) -> str:
     """``"612 MB"``, ``"1.3 GB"``, ``"48 kB"`` (decimal units, as file managers show)."""
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
@@ -69,7 +64,7 @@ def format_size(n_bytes: int) -> str:
 
 
 def _remove(path: Path) -> int:
-    size = folder_size(path)
+    size = _walk(path)[0]
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
     elif path.exists() or path.is_symlink():

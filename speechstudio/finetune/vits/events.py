@@ -1,8 +1,5 @@
-"""Events a trainer yields (small frozen dataclasses) and the ``TrainControl`` it obeys.
-
-The CLI prints them, the GUI's worker turns them into Qt signals; both consume the same stream.
-Generic: the CTC trainer can yield the same types.
-"""
+"""Events the VITS trainer yields (small frozen dataclasses) and the ``TrainControl`` it obeys; the CLI
+prints them, the GUI's worker turns them into Qt signals."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
