@@ -139,8 +139,7 @@ def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None
     VITS controls and ``pitch`` in semitones. Raises ``ModelNotFoundError``, ``UsageError``, ``EmptyTextError``."""
     global _voice
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.family import check_settings
-    from speechstudio.tts.family import SynthesisSettings
+    from speechstudio.tts.family import SynthesisSettings, check_settings
     from speechstudio.tts.voices import load_named
 
     settings = SynthesisSettings(speaker=speaker, noise_scale=noise_scale, noise_w=noise_w,

@@ -94,8 +94,7 @@ def _xtest_controller():
         import Xlib.X
         import Xlib.XK
         from pynput._util.xorg import alt_gr_mask, display_manager
-        from pynput.keyboard import Controller
-        from pynput.keyboard import _xorg
+        from pynput.keyboard import Controller, _xorg
         from Xlib.ext import xtest
     except ImportError:
         return None

@@ -9,8 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from speechstudio.asr.types import Segment as AsrSegment
-from speechstudio.asr.types import TranscriptInfo
+from speechstudio.asr.types import Segment as AsrSegment, TranscriptInfo
 from speechstudio.errors import SpeechStudioError
 from speechstudio.transcript.words import Word, ms
 

@@ -11,8 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from speechstudio.atomic import atomic_path, atomic_write_text
-from speechstudio.audio.encode import AudioEncoder
-from speechstudio.audio.encode import Chapter as ChapterMark
+from speechstudio.audio.encode import AudioEncoder, Chapter as ChapterMark
 from speechstudio.errors import UsageError
 from speechstudio.tts.documents import Book, Chapter, read_book
 

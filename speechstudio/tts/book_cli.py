@@ -62,8 +62,7 @@ def audiobook_command(args) -> int:
 
     from speechstudio.tts.audiobook import make_audiobook, prepare_cover
     from speechstudio.tts.documents import read_book
-    from speechstudio.tts.family import check_settings
-    from speechstudio.tts.family import SynthesisSettings
+    from speechstudio.tts.family import SynthesisSettings, check_settings
     from speechstudio.tts.voices import load_named
 
     settings = SynthesisSettings(speaker=args.speaker, noise_scale=args.noise_scale, noise_w=args.noise_w,

@@ -158,8 +158,7 @@ def speak_command(args) -> int:
     from speechstudio.tts.output import check_output_path, write_raw, write_speech
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.frontend.text import EmptyTextError, has_speakable
-    from speechstudio.tts.family import check_settings
-    from speechstudio.tts.family import SynthesisSettings
+    from speechstudio.tts.family import SynthesisSettings, check_settings
     from speechstudio.tts.voices import load_named
 
     raw = getattr(args, "output_raw", False)
@@ -248,8 +247,7 @@ def _quiet_stdout() -> None:
 
 def voices_command(args) -> int:
     """Handler of ``speechstudio voices list|import|download|remove``. Returns 0 on success."""
-    from speechstudio.tts import family as tts_family
-    from speechstudio.tts import voices
+    from speechstudio.tts import family as tts_family, voices
 
     cmd = getattr(args, "voices_command", None) or "list"
     if cmd == "list":

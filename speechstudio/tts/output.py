@@ -32,8 +32,9 @@ def write_speech(chunks: Iterable, out_path: str | os.PathLike, on_chunk: Callab
     """Encode ``SpeechChunk``s into ``out_path`` (format by suffix) atomically; the first chunk sets the
     rate and ``speech_tags`` (updated with ``tags``); ``on_chunk`` after each. Returns ``(seconds,
     chunks)``. Raises ``UsageError``, ``EmptyTextError``, synthesis errors; the target is untouched."""
-    from speechstudio.tts.stream import speech_tags
+    from speechstudio.atomic import write_error
     from speechstudio.tts.frontend.text import EmptyTextError
+    from speechstudio.tts.stream import SynthesisOSError, speech_tags, synthesis_errors_apart
 
     out_path = Path(out_path)
     check_output_suffix(out_path)
@@ -41,9 +42,6 @@ def write_speech(chunks: Iterable, out_path: str | os.PathLike, on_chunk: Callab
     folder = out_path.parent if str(out_path.parent) else Path(".")
     if not mkdir and not folder.is_dir():
         raise UsageError(f"{out_path}: output folder {folder} does not exist")
-    from speechstudio.atomic import write_error
-    from speechstudio.tts.stream import SynthesisOSError, synthesis_errors_apart
-
     encoder = None
     n = 0
     try:

@@ -6,8 +6,7 @@ import copy
 import itertools
 import threading
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import wait as wait_futures
+from concurrent.futures import Future, ThreadPoolExecutor, wait as wait_futures
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
