@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QTextEdit, QVBoxLayout, QWidget
 from speechstudio.asr.streaming import StreamUpdate
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import (DEFAULT_MODEL, LevelMeter, ModelPicker, button, combo, device_picker, hrow, named,
-                                     note_label, settings)
+                                     note_label, set_font, settings)
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.dictation import DeviceSource, DictateJob, DictateLevel, DictateResult, DictateStarted
 from speechstudio.worker.worker import Status
@@ -75,11 +75,9 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         lay.addLayout(hrow(QLabel("Model"), (self.model_box, 1), QLabel("Device"), self.device_box, QLabel("Input"),
                            (self.mic_box, 1), stretch=False))
         self.language_options = LanguageOptions()
-        self.language_options.language_box.setAccessibleName("Dictation language")
-        self.language_options.language_box.setToolTip("Whisper: auto detects the language on the first words and "
-                                                      "keeps it; (default) model with a language other than English: "
-                                                      "a multilingual Whisper model")
-        self.language_box = self.language_options.language_box
+        self.language_box = named(self.language_options.language_box, "Dictation language",
+                                  "Whisper: auto detects the language on the first words and keeps it; (default) "
+                                  "model with a language other than English: a multilingual Whisper model")
         lay.addWidget(self.language_options)
         self.anywhere = AnywherePanel(self)
         self.anywhere.status_message.connect(self._anywhere_note)
@@ -106,12 +104,9 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.state_label = named(QLabel("idle"), "Dictation state")
         lay.addLayout(hrow(QLabel("Level"), (self.meter, 1), self.latency_label, self.state_label, stretch=False))
 
-        self.view = QTextEdit()
+        self.view = named(QTextEdit(), "Live transcript")
         self.view.setReadOnly(True)
-        self.view.setAccessibleName("Live transcript")
-        font = self.view.font()  # a font, not a style sheet: a style sheet would pin the palette at the
-        font.setPointSize(13)    # time it is applied and miss a switch to the dark theme
-        self.view.setFont(font)
+        set_font(self.view, 13)
         self.note = note_label("Dictation status")
         self.note.setMinimumHeight(2 * self.note.fontMetrics().lineSpacing() + 4)
         lay.addWidget(self.note)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit, QSlider, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QSlider, QVBoxLayout, QWidget
 
 from speechstudio.errors import kind_of
 from speechstudio.gui.common import button, combo, hrow, named, note_label, settings
@@ -99,12 +99,7 @@ class SpeakPage(QWidget):
         slider.setValue(value)
         shown = QLabel()
         shown.setMinimumWidth(60)
-        holder = QWidget()
-        row = QHBoxLayout(holder)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(slider, 1)
-        row.addWidget(shown)
-        form.addRow(label, holder)
+        form.addRow(label, hrow((slider, 1), shown, stretch=False))
         return slider, shown
 
     def _update_labels(self) -> None:
