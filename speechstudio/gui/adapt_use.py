@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QCheckBox, QHeaderView, QLineEdit, QSizePolicy,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from speechstudio.gui.common import buddy_label, button, hrow, named, note_label, table
+from speechstudio.gui.common import add_row, buddy_label, button, hrow, named, note_label, table
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.worker import Status
 
@@ -171,12 +171,9 @@ class UseStep(QWidget):
             verdict = "The adapted model is not better than the base on these clips: train longer or add recordings."
         self.summary.setText(f"On {c.n_clips} {c.split} clip{'s' if c.n_clips != 1 else ''} "
                              f"(words and letters heard wrong: lower is better). {verdict}")
-        self.examples.setRowCount(len(c.rows))
-        for r, (_cid, ref, base, adapted) in enumerate(c.rows):
-            for col, text in enumerate((ref, base, adapted)):
-                item = QTableWidgetItem(text)
-                item.setToolTip(text)
-                self.examples.setItem(r, col, item)
+        self.examples.setRowCount(0)
+        for _cid, ref, base, adapted in c.rows:
+            add_row(self.examples, (ref, base, adapted))
         self.info.setText("")
 
     # ------------------------------------------------------------------ wizard

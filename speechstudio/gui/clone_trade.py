@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QPushButton, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QPushButton, QVBoxLayout, QWidget
 
 from speechstudio.gui.clone_plots import TradePlot
-from speechstudio.gui.common import button, hrow, note_label, table
+from speechstudio.gui.common import add_row, button, hrow, note_label, table
 
 #: The table's columns (the last: a Play button).
 COLUMNS = ("Version", "Steps", "Sounds like you", "Sounds natural", "", "")
@@ -108,17 +108,14 @@ class TradeView(QWidget):
         rows = trade.rows if trade is not None else []
         rec = self._recommended()
         self.table.blockSignals(True)
-        self.table.setRowCount(len(rows))
+        self.table.setRowCount(0)
         for i, r in enumerate(rows):
             note = RECOMMENDED if i == rec else ("" if trade.natural_enough(r) else BELOW)
             tip = self._details(r) + ("" if note != BELOW else "; much less natural than the base voice: not "
                                       "recommended")
             cells = (self.names[i], str(r.step), f"{r.similarity:.2f}",
                      "not measured" if r.naturalness is None else f"{r.naturalness:.1f}", note)
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(tip)
-                self.table.setItem(i, c, item)
+            add_row(self.table, cells, [tip] * len(cells))
             self.table.setCellWidget(i, len(COLUMNS) - 1, self._play_button(self.names[i], sample_of(run_dir, r.step)))
         self.table.blockSignals(False)
         # nothing recommended: nothing chosen, the Use step saves the trainer's best (never a try below
