@@ -150,7 +150,7 @@ def _offline_error(repo_id: str, reason: str, kind: str = "no_network") -> Offli
     return OfflineError(f"cannot download {repo_id}: {reason}; {IMPORT_HINT}", kind=kind, value=repo_id)
 
 
-def _map_hub_error(repo_id: str, exc: BaseException) -> Exception:
+def hub_error(repo_id: str, exc: BaseException) -> Exception:
     """Turn a huggingface_hub / HTTP exception into our one-line user error."""
     from huggingface_hub import errors as hf_errors
 
@@ -192,7 +192,7 @@ def list_repo_files(repo_id: str, timeout_s: float | None = None) -> list[str]:
     except OfflineError as exc:
         raise _offline_error(repo_id, str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - mapped to a user error
-        raise _map_hub_error(repo_id, exc) from exc
+        raise hub_error(repo_id, exc) from exc
     return [s.rfilename for s in (getattr(info, "siblings", None) or [])]
 
 
@@ -246,7 +246,7 @@ def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
             tqdm_class=hub_tqdm_class(),  # plain lines, not \r redraws, into a log
         )
     except Exception as exc:  # noqa: BLE001 - mapped to a user error
-        error = _map_hub_error(repo_id, exc)
+        error = hub_error(repo_id, exc)
         if isinstance(error, OfflineError):
             error = OfflineError(f"{error} (a rerun resumes the partial download)", kind=error.kind, value=repo_id)
         raise error from exc

@@ -157,17 +157,16 @@ def hub_id(spec: str) -> str:
 
 
 def _snapshot(repo_id: str, patterns: list[str] | None = None, **kwargs) -> Path:
-    """``huggingface_hub.snapshot_download`` with our errors (``ModelNotFoundError`` / ``OfflineError``)."""
+    """``huggingface_hub.snapshot_download`` with the hub's errors (:func:`~speechstudio.hub.download.hub_error`)."""
     import huggingface_hub
-    from huggingface_hub import errors as hf_errors
+
+    from speechstudio.hub.download import hub_error
 
     try:
         return Path(huggingface_hub.snapshot_download(
             repo_id, allow_patterns=patterns or ["*.json", "*.safetensors", "*.txt", "*.model"], **kwargs))
-    except (hf_errors.RepositoryNotFoundError, hf_errors.RevisionNotFoundError, hf_errors.GatedRepoError) as exc:
-        raise ModelNotFoundError(f"{repo_id}: no such voice on the Hugging Face Hub ({type(exc).__name__})") from exc
-    except (hf_errors.LocalEntryNotFoundError, OSError, hf_errors.HfHubHTTPError) as exc:
-        raise OfflineError(f"{repo_id}: cannot download, the Hugging Face Hub is unreachable ({type(exc).__name__})") from exc
+    except Exception as exc:
+        raise hub_error(repo_id, exc) from exc
 
 
 def download_voice(hf_id: str, name: str | None = None) -> VoiceRef:
