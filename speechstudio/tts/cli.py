@@ -96,13 +96,10 @@ def _read_text_source(args) -> tuple[object, int]:
     """Return (text or line iterator, total characters) for ``speak``."""
     from speechstudio.tts.textfile import iter_text_lines
 
-    if args.file is None:
-        if args.text is None:
-            raise UsageError("give TEXT, - (standard input) or --file TEXT_FILE")
-        text = _read_stdin() if args.text == "-" else args.text
-        return text, len(text)
-    if args.file == "-":
-        text = _read_stdin()
+    if args.file is None and args.text is None:
+        raise UsageError("give TEXT, - (standard input) or --file TEXT_FILE")
+    if args.file in (None, "-"):
+        text = _read_stdin() if (args.file or args.text) == "-" else args.text
         return text, len(text)
     path = Path(args.file)
     if path.is_dir():
