@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from speechstudio.worker.jobs import Job
+from speechstudio.worker.jobs import Cancelled, Job
 from speechstudio.worker.status import Status
 from speechstudio.finetune.voice_run import (BaseVoiceInfo, describe_base, finetune_dir, runs_dir,
                                              run_lock, save_trained_voice, train_config)
@@ -63,10 +63,6 @@ def list_runs() -> list[RunInfo]:
 
 
 # ----------------------------------------------------------------------------- helpers
-class _Cancelled(Exception):
-    pass
-
-
 def run_with_progress(fn: Callable, cancel: threading.Event, poll_s: float = 0.1) -> Iterator[object]:
     """Run ``fn(report)`` in a helper thread, yielding each ``report(item)``; returns ``fn``'s result, re-raises its
     exceptions. With ``cancel`` set the next ``report`` raises inside ``fn`` and this returns None."""
@@ -75,13 +71,13 @@ def run_with_progress(fn: Callable, cancel: threading.Event, poll_s: float = 0.1
 
     def report(item) -> None:
         if cancel.is_set():
-            raise _Cancelled
+            raise Cancelled
         q.put(("item", item))
 
     def target() -> None:
         try:
             box["result"] = fn(report)
-        except _Cancelled:
+        except Cancelled:
             box["cancelled"] = True
         except BaseException as e:  # noqa: BLE001 - handed to the job's thread
             box["error"] = e

@@ -11,6 +11,10 @@ from typing import Callable, Iterator, Sequence
 from speechstudio.worker.status import Status
 
 
+class Cancelled(Exception):
+    """Raised inside a job's work when its cancel event is set; the job catches it."""
+
+
 class Job:
     """Base class: override :meth:`run` and :meth:`describe`."""
 
@@ -172,18 +176,13 @@ class SpeakJob(Job):
         chunks = stream_speech(voice, self.text, settings,
                                voice_loader=lambda name: load_named(name, self.device, allow_download=False)[1])
         if self.out_path:
-            class _Cancelled(Exception):
-                pass
-
-            def checked():
-                for c in chunks:
-                    if self.cancel.is_set():
-                        raise _Cancelled
-                    yield c
+            def stop_if_cancelled(_chunk):
+                if self.cancel.is_set():
+                    raise Cancelled
 
             try:
-                dur, n = write_speech(checked(), self.out_path)
-            except _Cancelled:
+                dur, n = write_speech(chunks, self.out_path, stop_if_cancelled)
+            except Cancelled:
                 self.result = "cancelled (nothing written)"
                 return
             self.result = (dur, n, self.out_path)
