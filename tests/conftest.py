@@ -152,15 +152,16 @@ def whisper_dir() -> Path:
 
 
 @pytest.fixture
-def home(request, tmp_path, monkeypatch) -> Path:
-    """An empty SpeechStudio data dir (but for the derived files, as ``_isolated_home``) and Hugging
-    Face cache, with the network off."""
-    monkeypatch.setenv("SPEECHSTUDIO_HOME", str(tmp_path / "home"))
+def home(request, tmp_path, tmp_path_factory, monkeypatch) -> Path:
+    """An empty SpeechStudio data dir (but for the derived files, as ``_isolated_home``; outside
+    ``tmp_path``, which tests use as a folder of inputs) and Hugging Face cache, with the network off."""
+    path = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("SPEECHSTUDIO_HOME", str(path))
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     if not request.node.get_closest_marker("fresh_home"):
-        _seed_home(tmp_path / "home", request.getfixturevalue("_derived_store"))
-    return tmp_path / "home"
+        _seed_home(path, request.getfixturevalue("_derived_store"))
+    return path
 
 
 def pytest_sessionfinish(session, exitstatus):
