@@ -11,9 +11,6 @@ import numpy as np
 
 from speechstudio.asr.types import Word
 
-__all__ = ["LexiconCTCDecoder", "Lexicon", "log_softmax", "read_vocabulary", "DEFAULT_OOV_PENALTY",
-           "DEFAULT_TOKEN_PRUNE", "DEFAULT_BEAM", "DEFAULT_BEAM_TOKENS", "DEFAULT_BEAM_THRESHOLD", "VOCABULARY_FILE"]
-
 #: The word list a model folder may hold: one word per line, UTF-8 (written by ``finetune asr``).
 VOCABULARY_FILE = "vocabulary.txt"
 

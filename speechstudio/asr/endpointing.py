@@ -188,4 +188,3 @@ class UtteranceStream:
         return []
 
 
-__all__ = ["EndpointEvent", "EnergyEndpointer", "UtteranceStream"]

@@ -133,5 +133,3 @@ def check_options(recognizer, options: OptionCheck) -> list[str]:
     return family.check_options(recognizer, options) if family is not None else []
 
 
-__all__ = ["AsrCapabilities", "AsrFamily", "ModelFolder", "OptionCheck", "register", "unregister",
-           "families", "get", "of", "capabilities", "label", "check_options", "read_folder"]

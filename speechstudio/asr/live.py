@@ -119,4 +119,3 @@ class Session:
         return self._take(self.rec.stop(), lambda: self.watch.final(self.rec.text))
 
 
-__all__ = ["default_dictation_model", "open_recognizer", "dictation_stats", "Session"]

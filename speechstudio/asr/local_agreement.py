@@ -129,4 +129,3 @@ class LocalAgreement:
         return None
 
 
-__all__ = ["LocalAgreement", "ends_sentence", "SENTENCE_END"]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["NO_TEXT_AFTER_S", "SOUND_DBFS", "NoTextWatch", "no_text_warning"]
-
 #: A block at least this loud (RMS, dBFS) counts as sound. Conversational speech into a laptop or
 #: headset microphone sits around -30 to -20 dBFS RMS; a quiet room's noise floor is near -60 dBFS.
 SOUND_DBFS = -45.0

@@ -136,6 +136,3 @@ def stream_file_blocks(audio: np.ndarray, block: int) -> Iterator[np.ndarray]:
         yield audio[i:i + block]
 
 
-__all__ = ["StreamConfig", "WindowGeometry", "BlockResampler", "to_mono_float32", "stream_file_blocks",
-           "DEVICE_DEFAULTS", "DEFAULT_CHUNK_S", "DEFAULT_LEFT_CONTEXT_S", "DEFAULT_LOOKAHEAD_S",
-           "DEFAULT_ENDPOINT_S", "PREVIEW_MAX_WINDOW_S"]

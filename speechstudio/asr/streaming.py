@@ -219,6 +219,3 @@ def commit_latencies(update: StreamUpdate) -> list[float]:
     return [max(0.0, update.audio_s - w.end_s) + update.compute_s for w in update.words]
 
 
-__all__ = ["StreamConfig", "StreamUpdate", "StreamingRecognizer", "WindowGeometry", "BlockResampler",
-           "to_mono_float32", "stream_file_blocks", "commit_latencies", "DEVICE_DEFAULTS", "DEFAULT_CHUNK_S", "DEFAULT_LEFT_CONTEXT_S",
-           "DEFAULT_LOOKAHEAD_S", "DEFAULT_ENDPOINT_S"]

@@ -9,8 +9,6 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-__all__ = ["Stretch", "plan", "pieces", "speech_regions", "WINDOW_S", "MIN_P"]
-
 WINDOW_S = 30.0      #: a window of regions detected at once spans at most this (Whisper's window)
 STEADY_P = 0.95      #: a window keeps the language of the two regions before it when this sure of it
 SURE_P = 0.9         #: a first guess this sure that heard all of a piece's speech decides it alone

@@ -82,4 +82,3 @@ class WhisperHypotheses:
         return words
 
 
-__all__ = ["WhisperHypotheses", "NO_SPACE_LANGUAGES"]

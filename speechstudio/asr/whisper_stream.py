@@ -243,5 +243,3 @@ class LocalAgreementRecognizer(UtteranceStream):
                             audio_s, round(min(stable_s, audio_s), 3), dt)
 
 
-__all__ = ["AgreementConfig", "BufferDecoder", "LocalAgreementRecognizer", "WhisperHypotheses",
-           "DEFAULT_UPDATE_S", "DEFAULT_AGREEMENT", "DEFAULT_TRIM_S", "DEFAULT_MAX_BUFFER_S", "DEFAULT_PROMPT_CHARS"]

@@ -18,10 +18,6 @@ from speechstudio.errors import SpeechStudioError, kind_of
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AudioUnavailableError", "DeviceInfo", "Stream", "Backend", "SoundDeviceBackend",
-           "UnavailableBackend", "get_backend", "set_backend", "PREFIX", "is_system_device", "monitor_sources",
-           "MonitorStream"]
-
 
 class AudioUnavailableError(SpeechStudioError):
     """No sound device can be used (PortAudio missing, no device, device busy)."""

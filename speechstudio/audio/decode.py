@@ -21,9 +21,6 @@ from speechstudio.audio.tracks import (choose_track, first_start, prefer_speech,
                                        track_label)
 from speechstudio.errors import AudioDecodeError
 
-__all__ = ["AudioDecodeError", "AudioInfo", "AudioReader", "RAW_EXTENSIONS", "RawFormat", "is_stream",
-           "load_audio", "parse_raw_format"]
-
 log = logging.getLogger(__name__)
 
 # How much audio (seconds) of each stream to look at when a file has several audio streams.

@@ -15,9 +15,6 @@ from speechstudio.audio.backends import (AudioUnavailableError, Backend, DeviceI
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AudioUnavailableError", "DeviceInfo", "Backend", "SoundDeviceBackend", "Stream",
-           "UnavailableBackend", "get_backend", "set_backend", "Player", "Recorder", "close_stream", "rms_dbfs"]
-
 BlockCallback = Callable[[np.ndarray, int], None]
 
 

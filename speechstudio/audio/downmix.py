@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CENTRE_QUIET_DB", "Downmix", "choose"]
-
 CENTRE_QUIET_DB = 30.0
 _BS775 = {"FC": 1.0, "FL": 0.7071, "FR": 0.7071, "FLC": 0.7071, "FRC": 0.7071, "LFE": 0.0, "LFE2": 0.0}
 _SURROUND = 0.5

@@ -12,9 +12,6 @@ import numpy as np
 
 from speechstudio.errors import UsageError
 
-__all__ = ["OUTPUT_FORMATS", "AudioEncoder", "Chapter", "OutputFormat", "check_output_suffix", "cover_mime",
-           "encoder_errors", "float_to_pcm16", "image_size", "iter_audio", "read_audio"]
-
 
 @dataclass(frozen=True)
 class OutputFormat:

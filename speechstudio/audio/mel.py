@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["N_MELS", "WINDOW_S", "HOP_S", "mel_filter_bank", "log_mel", "StreamingLogMel", "frame_params"]
-
 N_MELS = 80
 WINDOW_S = 0.025
 HOP_S = 0.010

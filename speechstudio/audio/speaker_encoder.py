@@ -10,9 +10,6 @@ import types
 
 import numpy as np
 
-__all__ = ["RATE", "EMBEDDING_SIZE", "import_resemblyzer", "encoder", "mel_frames", "embed_mels", "embed_speech",
-           "cosine", "unavailable_reason"]
-
 RATE = 16000            #: Hz the encoder reads
 FRAME_S = 0.01          #: mel hop (Resemblyzer mel_window_step 10 ms)
 EMBEDDING_SIZE = 256

@@ -7,8 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SileroVad", "VadResult", "VAD_RATE", "FRAME", "default_spans", "speech_spans"]
-
 VAD_RATE = 16000
 FRAME = 512            # samples per probability at 16 kHz (32 ms), silero-vad's window
 _CONTEXT = 64          # samples of the previous frame the model sees (sequence_vad.RATE_CONFIG)

@@ -259,4 +259,3 @@ def _capitalise(word: str) -> str:
     return word
 
 
-__all__ = ["CONTINUES", "Composer", "Edit", "NOUN_BEFORE", "PHRASE_PAUSE_S", "apply_edit", "diff_edit"]

@@ -135,4 +135,3 @@ def send_command(command: str, timeout_s: float = 5.0) -> str:
         conn.close()
 
 
-__all__ = ["COMMANDS", "ControlError", "ControlServer", "control_address", "send_command"]

@@ -191,4 +191,3 @@ def check_x11_grab(spec: str) -> None:
         d.close()
 
 
-__all__ = ["DEFAULT_HOTKEY", "Hotkey", "HotkeyUnavailable", "MODES", "check_x11_grab", "key_name", "parse_hotkey"]

@@ -271,5 +271,3 @@ class Clipboard:
             raise ClipboardUnavailable(f"cannot write the clipboard: {str(e).splitlines()[0]}; {self._help()}") from None
 
 
-__all__ = ["Clipboard", "ClipboardUnavailable", "CommandInjector", "InjectionUnavailable", "PASTE_SHORTCUTS",
-           "PynputInjector", "WAYLAND_HELP", "is_wayland", "open_injector"]

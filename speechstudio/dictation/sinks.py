@@ -144,4 +144,3 @@ class OutputThread:
         self.sink.close()
 
 
-__all__ = ["ClipboardSink", "OUTPUT_MODES", "OutputThread", "PasteSink", "TypeSink", "open_sink"]

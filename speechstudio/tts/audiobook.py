@@ -15,9 +15,6 @@ from speechstudio.audio.encode import AudioEncoder, Chapter as ChapterMark
 from speechstudio.errors import UsageError
 from speechstudio.tts.documents import Book, Chapter, read_book
 
-__all__ = ["BOOK_FORMATS", "book_file_name", "prepare_cover", "STATE_FILE", "AudiobookProgress", "AudiobookResult",
-           "chapter_file_name", "make_audiobook", "write_chunks"]
-
 #: Chapter file formats (``audio.encode.OUTPUT_FORMATS`` without the dot; m4b is the whole book).
 BOOK_FORMATS = ("flac", "wav", "ogg", "mp3", "opus", "m4a")
 STATE_FILE = ".audiobook.json"

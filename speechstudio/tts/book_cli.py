@@ -6,8 +6,6 @@ import sys
 
 from speechstudio.errors import UsageError
 
-__all__ = ["audiobook_command", "lexicon_command", "register"]
-
 
 def register(subparsers) -> None:
     """Add ``audiobook`` and ``lexicon`` to an ``argparse`` subparsers object."""

@@ -9,8 +9,6 @@ from torch import nn
 
 from speechstudio.errors import UsageError
 
-__all__ = ["synthesize_bucketed", "bucket", "TOKEN_BUCKET", "FRAME_BUCKET"]
-
 #: Token sequences are padded to a multiple of this many ids.
 TOKEN_BUCKET = 8
 #: Latent frames are padded to a multiple of this (8 x 256 samples = 93 ms at 22.05 kHz; bucket

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["needs_plain_load", "load_folded_checkpoint"]
-
 
 def needs_plain_load(folder: Path, config) -> bool:
     """True for a checkpoint ``from_pretrained`` would load wrongly: weight norm folded into plain ``weight``

@@ -8,8 +8,6 @@ from pathlib import Path
 
 from speechstudio.errors import SpeechStudioError, UsageError
 
-__all__ = ["MAX_TEXT_FILE_BYTES", "OUTPUT_SUFFIXES", "register", "speak_command", "voices_command"]
-
 #: Text files larger than this are refused (a whole novel should be split into chapters).
 MAX_TEXT_FILE_BYTES = 20 * 1024 * 1024
 #: ``--out`` suffixes (``audio.encode.OUTPUT_FORMATS``; listed here so ``--help`` imports no audio code).

@@ -6,9 +6,6 @@ import torch
 from torch import nn
 from transformers.models.vits.modeling_vits import VitsHifiGan
 
-__all__ = ["HifiGanResidualBlock2", "VitsHifiGanV2", "install_decoder", "ChannelsLastDecoder", "PolyphaseUpsample",
-           "use_channels_last_decoder"]
-
 
 class HifiGanResidualBlock2(nn.Module):
     """HiFi-GAN residual block type "2": ``x = x + conv_d(leaky_relu(x))`` per dilation d; ``(batch,

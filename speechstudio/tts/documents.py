@@ -11,9 +11,6 @@ from speechstudio.errors import UsageError
 from speechstudio.tts.frontend.markup import html_to_text
 from speechstudio.tts.frontend.text import has_speakable
 
-__all__ = ["DOCUMENT_SUFFIXES", "Book", "Chapter", "DocumentError", "is_text_heading", "markdown_to_text", "read_book",
-           "read_document"]
-
 DOCUMENT_SUFFIXES = (".txt", ".md", ".markdown", ".epub")
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "

@@ -14,8 +14,6 @@ from urllib.parse import unquote
 
 from speechstudio.errors import UsageError
 
-__all__ = ["EpubBook", "read_epub"]
-
 _BLOCKS = frozenset("p div h1 h2 h3 h4 h5 h6 li blockquote section article tr br dt dd figcaption pre hr "
                     "table ul ol dl header footer aside nav body title".split())
 _SILENT = frozenset("script style head svg math img object video audio iframe template".split())

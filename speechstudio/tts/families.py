@@ -13,8 +13,6 @@ from speechstudio.tts.family import VITS_CONTROLS, TtsFamily, VoiceSource
 from speechstudio.tts.frontend.text import LeftOutTextError
 from speechstudio.tts.voice_text import VoiceText
 
-__all__ = ["VITS_CONTROLS", "FamilyVoice", "to_device"]
-
 
 @dataclass
 class FamilyVoice(VoiceText):

@@ -15,10 +15,6 @@ from speechstudio.asr.device import resolve_device, resolve_precision
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError, UsageError
 from speechstudio.registry import Registry
 
-__all__ = ["Voice", "SynthesisSettings", "UnknownSpeakerError", "TtsCapabilities", "TtsFamily", "VoiceSource",
-           "BUILTIN", "DEFAULT", "VITS_CONTROLS", "CONTROL_RANGES", "register", "unregister", "families", "get", "find",
-           "of", "detect", "read_source", "load_voice", "check_options", "check_settings"]
-
 #: The built-in families' modules, in detection order; each defines ``FAMILY``.
 BUILTIN = ("speechstudio.tts.family_vits", "speechstudio.tts.speecht5", "speechstudio.tts.fastspeech2")
 

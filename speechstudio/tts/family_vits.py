@@ -13,8 +13,6 @@ from pathlib import Path
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.family import VITS_CONTROLS, TtsCapabilities, TtsFamily, VoiceSource
 
-__all__ = ["FAMILY", "VitsFamily"]
-
 
 def _is_piper(source: VoiceSource) -> bool:
     p = source.path

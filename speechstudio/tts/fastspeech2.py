@@ -12,8 +12,6 @@ from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.families import FamilyVoice, TransformersFamily, to_device
 from speechstudio.tts.family import TtsCapabilities
 
-__all__ = ["FAMILY", "FASTSPEECH2_CONTROLS", "FastSpeech2Voice", "arpabet", "load", "nltk_g2p_ready"]
-
 FASTSPEECH2_CONTROLS = ("length_scale", "speaker")
 
 _WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*|[,.!?;:]")

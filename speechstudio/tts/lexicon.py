@@ -16,10 +16,6 @@ from speechstudio.hub.paths import data_dir
 from speechstudio.tts.phonemize import espeak_phonemes, phonemes_to_ids, plain_tokenizer
 from speechstudio.tts.frontend.text import has_speakable, normalize_english
 
-__all__ = ["PHONEME_CLOSE", "PHONEME_OPEN", "PHONEME_SEP", "Lexicon", "LexiconError", "apply_pronunciations",
-           "clean_ipa", "lexicon_path", "load_lexicon", "phoneme_mark", "reads_ipa", "save_lexicon", "split_marks",
-           "user_lexicon"]
-
 PHONEME_OPEN, PHONEME_SEP, PHONEME_CLOSE = "\ue000", "\ue001", "\ue002"
 _MARK_RE = re.compile(f"{PHONEME_OPEN}([^{PHONEME_SEP}{PHONEME_CLOSE}]*){PHONEME_SEP}([^{PHONEME_CLOSE}]*){PHONEME_CLOSE}")
 _ASCII_IPA = {"g": "ɡ", ":": "ː", "'": "ˈ"}

@@ -12,8 +12,6 @@ from speechstudio.atomic import atomic_path
 from speechstudio.audio.encode import AudioEncoder, check_output_suffix, encoder_errors, float_to_pcm16
 from speechstudio.errors import UsageError
 
-__all__ = ["check_output_path", "write_raw", "write_speech"]
-
 
 def check_output_path(path: str | os.PathLike, overwrite: bool = False) -> Path:
     """Fail before any synthesis when ``path`` cannot be written: ``UsageError`` for an unknown suffix, then

@@ -10,9 +10,6 @@ from collections.abc import Mapping, Sequence
 
 from speechstudio.errors import SpeechStudioError
 
-__all__ = ["BOS", "EOS", "MAX_PHONEMES", "PAD", "PhonemizerUnavailableError", "codepoint_phonemes",
-           "espeak_phonemes", "phonemes_to_ids", "plain_tokenizer", "split_ids"]
-
 PAD, BOS, EOS = "_", "^", "$"
 
 

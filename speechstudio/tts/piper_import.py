@@ -12,8 +12,6 @@ import numpy as np
 
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError
 
-__all__ = ["PiperVoiceError", "PiperVoiceConfig", "read_piper_config", "read_onnx_weights", "load_piper_model"]
-
 
 class PiperVoiceError(SpeechStudioError):
     """A Piper voice file pair is missing, mismatched, or not a VITS voice."""

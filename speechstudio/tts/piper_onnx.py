@@ -12,8 +12,6 @@ import numpy as np
 from speechstudio.atomic import atomic_path
 from speechstudio.tts.piper_import import PiperVoiceError
 
-__all__ = ["PIPER_HOP_LENGTH", "OnnxPiperRunner", "cpu_threads", "onnxruntime_available", "optimized_cache_path"]
-
 #: Audio samples per latent frame of every Piper VITS voice (rhasspy/piper ``piper_train``
 #: ``vits/config.py``: ``hop_length`` 256 for x_low, low, medium and high).
 PIPER_HOP_LENGTH = 256

@@ -9,9 +9,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["median_f0", "voiced_f0", "pitch_contour", "impose_contour", "shift_pitch", "pitch_offset", "offset_semitones", "PITCH_FLOOR_HZ", "PITCH_CEILING_HZ", "MAX_SHIFT_ST",
-           "MIN_SHIFT_ST"]
-
 #: Pitch search range (Hz): Praat's defaults for speech are 75-600; 60 takes in low male voices.
 PITCH_FLOOR_HZ, PITCH_CEILING_HZ = 60.0, 500.0
 #: Largest shift ``pitch_offset`` proposes (semitones); beyond it PSOLA artefacts dominate and a

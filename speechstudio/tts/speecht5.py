@@ -9,8 +9,6 @@ from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.families import FamilyVoice, TransformersFamily, to_device
 from speechstudio.tts.family import TtsCapabilities
 
-__all__ = ["FAMILY", "SPEECHT5_CONTROLS", "SpeechT5Voice", "load", "read_speakers"]
-
 SPEECHT5_CONTROLS = ("speaker", "seed")
 #: Stop-token threshold and longest output relative to the input (transformers' defaults).
 STOP_THRESHOLD, MAX_LEN_RATIO = 0.5, 20.0

@@ -14,9 +14,6 @@ from speechstudio.tts.lexicon import phoneme_mark
 from speechstudio.tts.frontend.numbers import cardinal, date_words, digits_words, ordinal, phone_words
 from speechstudio.tts.frontend.text import has_speakable, iter_paragraph_sentences, iter_sentence_pauses
 
-__all__ = ["BREAK_STRENGTH_S", "DEFAULT_SENTENCE_PAUSE_S", "PARAGRAPH_PAUSE_S", "RATE_NAMES", "SpeechPart",
-           "SsmlError", "is_ssml", "parse_ssml", "ssml_verdict", "speech_parts"]
-
 DEFAULT_SENTENCE_PAUSE_S = 0.25  # = stream.SENTENCE_PAUSE_S
 PARAGRAPH_PAUSE_S = 0.75
 BREAK_STRENGTH_S = {"none": 0.0, "x-weak": 0.25, "weak": 0.5, "medium": 0.75, "strong": 1.0, "x-strong": 1.25}

@@ -20,8 +20,6 @@ from speechstudio.tts.ssml import SpeechPart, speech_parts
 from speechstudio.tts.frontend.text import EmptyTextError
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
 
-__all__ = ["SpeechChunk", "stream_speech", "stream_workers", "speech_tags", "SENTENCE_PAUSE_S"]
-
 #: Silence appended after every sentence but the last, in seconds.
 SENTENCE_PAUSE_S = 0.25
 

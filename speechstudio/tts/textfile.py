@@ -9,8 +9,6 @@ from pathlib import Path
 
 from speechstudio.errors import UsageError
 
-__all__ = ["TextFileError", "decode_text", "detect_encoding", "iter_text_lines", "read_text_file"]
-
 _BOMS = ((codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
          (codecs.BOM_UTF16_BE, "utf-16"), (codecs.BOM_UTF16_LE, "utf-16"))
 _NAMES = {"utf-32": "UTF-32", "utf-8-sig": "UTF-8", "utf-16": "UTF-16", "utf-16-le": "UTF-16 LE",

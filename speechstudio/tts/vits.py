@@ -14,8 +14,6 @@ from speechstudio.tts.pitch import shift_pitch
 from speechstudio.tts.frontend.text import LeftOutTextError
 from speechstudio.tts.voice_text import UnsayableTextError, VoiceText
 
-__all__ = ["VitsVoice", "SynthesisSettings", "UnknownSpeakerError", "UnsayableTextError", "MAX_SENTENCE_AUDIO_S"]
-
 
 #: Longest audio one sentence may produce (s); a guard against runaway durations.
 MAX_SENTENCE_AUDIO_S = 300.0

@@ -16,9 +16,6 @@ import numpy as np
 
 from speechstudio.errors import ModelNotFoundError, OfflineError
 
-__all__ = ["ARCTIC_SPEAKERS", "add_fastspeech2_parts", "add_speecht5_parts", "assemble_voice", "link_tree",
-           "xvectors_from_zip"]
-
 ARCTIC_SPEAKERS = ("awb", "bdl", "clb", "jmk", "ksp", "rms", "slt")
 
 

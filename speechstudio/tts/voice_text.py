@@ -12,8 +12,6 @@ from speechstudio.tts.lexicon import apply_pronunciations
 from speechstudio.tts.phonemize import codepoint_phonemes, espeak_phonemes, phonemes_to_ids, plain_tokenizer
 from speechstudio.tts.frontend.text import EmptyTextError, LeftOutTextError, english_front_end, has_speakable
 
-__all__ = ["VoiceText", "UnsayableTextError"]
-
 
 class UnsayableTextError(SpeechStudioError):
     """Nothing of the text maps to symbols the voice knows."""

@@ -16,10 +16,6 @@ from speechstudio.hub.paths import data_dir
 from speechstudio.tts import family as tts_family
 from speechstudio.tts.piper_import import load_piper_model
 
-__all__ = ["DEFAULT_HF_VOICE", "FASTSPEECH2_TOKENIZER", "SPEECHT5_VOCODER", "XVECTORS_DATASET", "VoiceRef",
-           "download_voice", "hub_id", "import_piper", "list_voices", "package_voices", "remove_voice",
-           "resolve_voice", "voices_dir"]
-
 DEFAULT_HF_VOICE = "facebook/mms-tts-eng"
 SPEECHT5_VOCODER = "microsoft/speecht5_hifigan"  # the vocoder named on the microsoft/speecht5_tts model card
 XVECTORS_DATASET = "Matthijs/cmu-arctic-xvectors"  # the x-vectors the model card uses (512-dim, 7 speakers)

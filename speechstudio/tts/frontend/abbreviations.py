@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ABBREVIATIONS", "REFERENCE_ABBREVIATIONS", "expand_abbreviations", "protect", "unprotect"]
-
 #: Abbreviations read the same everywhere (lower case, without the dot).
 ABBREVIATIONS = {
     "mr": "mister", "mrs": "missus", "ms": "miz", "dr": "doctor", "prof": "professor",

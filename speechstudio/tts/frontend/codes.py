@@ -7,8 +7,6 @@ import re
 
 from speechstudio.tts.frontend.numbers import LABEL_WORDS, cardinal, digits_words, identifier_words
 
-__all__ = ["LONG_CODE_CHARS", "SHORT_CODE_CHARS", "protect", "read_codes", "spell_characters", "unprotect"]
-
 #: Codes longer than this are summarised (a 40-character SHA-1 would take ~15 s to spell).
 LONG_CODE_CHARS = 16
 #: Characters read of a summarised code: git's default abbreviated hash length (``core.abbrev``).

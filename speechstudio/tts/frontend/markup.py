@@ -6,8 +6,6 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["BLOCK_ELEMENTS", "INLINE_ELEMENTS", "decode_entities", "has_markup", "html_to_text"]
-
 #: Elements that start and end a paragraph (HTML Living Standard, "flow content" that is not
 #: "phrasing content", plus ``br``, table rows and cells).
 BLOCK_ELEMENTS = frozenset(

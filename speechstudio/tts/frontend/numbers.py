@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["DAY_FIRST_LOCALES", "UNITS", "cardinal", "date_words", "decimal", "digits_words", "identifier_words",
-           "LABEL_WORDS", "join_digit_groups", "ordinal", "phone_words", "read_roman_numerals", "spell_numbers"]
-
 DAY_FIRST_LOCALES = frozenset({"en-gb", "en-au", "en-ie", "en-in", "en-nz", "en-za"})
 _DIGIT = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",

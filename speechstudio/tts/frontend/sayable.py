@@ -7,8 +7,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["NAMED_SYMBOLS", "Sayable", "english_sayable", "remove_invisible", "script_of"]
-
 #: Symbols read as words (spaces around them are collapsed later).
 NAMED_SYMBOLS = {
     "<=": " less than or equal to ", ">=": " greater than or equal to ", "<": " less than ", ">": " greater than ",

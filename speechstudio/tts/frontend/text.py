@@ -15,10 +15,6 @@ from speechstudio.tts.frontend.markup import has_markup, html_to_text
 from speechstudio.tts.frontend.numbers import join_digit_groups, spell_numbers
 from speechstudio.tts.frontend.sayable import NAMED_SYMBOLS, Sayable, english_sayable, remove_invisible, script_of
 
-__all__ = ["EmptyTextError", "LeftOutTextError", "PARAGRAPH_PAUSE_FACTOR", "english_front_end", "split_sentences",
-           "normalize_english", "has_speakable", "iter_paragraph_sentences", "iter_sentence_pauses",
-           "looks_like_heading"]
-
 #: Longest chunk handed to the model in one go (characters). VITS attention is O(n^2) in the
 #: number of phonemes; ~400 characters is about 25 s of speech.
 MAX_SENTENCE_CHARS = 400
