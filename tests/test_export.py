@@ -17,7 +17,6 @@ from speechstudio.batch.export import (
     parse_formats,
     render,
     write_transcript,
-    write_transcripts,
 )
 
 SEGMENTS = [
@@ -180,10 +179,10 @@ def _listing(d: Path) -> list[str]:
     return sorted(p.name for p in d.iterdir())
 
 
-def test_write_transcripts_all_formats_mirrored_odd_names(tmp_path):
+def test_write_transcript_all_formats_mirrored_odd_names(tmp_path):
     root, out = tmp_path / "in #1", tmp_path / "out 😀"
     src = root / "sub dir" / "a.b.c #x é.wav"
-    written = write_transcripts(src, SEGMENTS, INFO, FORMATS, input_root=root, output_dir=out)
+    written = [write_transcript(output_path(src, f, root, out), SEGMENTS, INFO, f) for f in FORMATS]
     folder = out / "sub dir"
     assert written == [folder / f"a.b.c #x é.{f}" for f in FORMATS]
     assert _listing(folder) == sorted(f"a.b.c #x é.{f}" for f in FORMATS)  # no temp files

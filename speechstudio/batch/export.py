@@ -7,7 +7,6 @@ laid out by :mod:`speechstudio.batch.subtitles` (times in ms, vtt escapes ``& < 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -22,9 +21,6 @@ from speechstudio.errors import UsageError
 from speechstudio.transcript.model import render_json
 
 FORMATS = ("txt", "srt", "vtt", "json", "ass")
-
-_WS = re.compile(r"\s+")
-
 
 def parse_formats(spec: str | Iterable[str]) -> tuple[str, ...]:
     """Parse ``"txt,srt"`` (or an iterable of names) into a non-empty tuple from ``FORMATS``.
@@ -80,14 +76,10 @@ def output_path(
     return out / name
 
 
-def _clean(text: str) -> str:
-    return _WS.sub(" ", text).strip()
-
-
 def render_txt(segments: Sequence[Segment], info: TranscriptInfo | None = None) -> str:
     """Plain text: one stripped segment per line, trailing newline; with speaker labels one ``"Speaker 1:
     text"`` paragraph per turn, separated by a blank line."""
-    kept = [(s.speaker, _clean(s.text)) for s in segments]
+    kept = [(s.speaker, " ".join(s.text.split())) for s in segments]
     kept = [(who, line) for who, line in kept if line]
     if not kept:
         return ""
@@ -101,24 +93,6 @@ def render_txt(segments: Sequence[Segment], info: TranscriptInfo | None = None) 
             last = who
         paragraphs[-1].append(line)
     return "\n\n".join(" ".join(p).strip() for p in paragraphs) + "\n"
-
-
-def render_srt(segments: Sequence[Segment], info: TranscriptInfo | None = None,
-               subtitles: SubtitleOptions | None = None) -> str:
-    """SubRip: numbered cues ``HH:MM:SS,mmm --> HH:MM:SS,mmm`` (:mod:`speechstudio.batch.subtitles`)."""
-    return render_subtitles(segments, "srt", subtitles or SubtitleOptions())
-
-
-def render_vtt(segments: Sequence[Segment], info: TranscriptInfo | None = None,
-               subtitles: SubtitleOptions | None = None) -> str:
-    """WebVTT: ``WEBVTT`` header, cues ``HH:MM:SS.mmm --> HH:MM:SS.mmm``, optional karaoke timestamps."""
-    return render_subtitles(segments, "vtt", subtitles or SubtitleOptions())
-
-
-def render_ass(segments: Sequence[Segment], info: TranscriptInfo | None = None,
-               subtitles: SubtitleOptions | None = None) -> str:
-    """Advanced SubStation Alpha: pysubs2's default header and style, optional ``\\k`` karaoke."""
-    return render_subtitles(segments, "ass", subtitles or SubtitleOptions())
 
 
 _RENDERERS = {"txt": render_txt, "json": render_json}
@@ -150,21 +124,3 @@ def write_transcript(
     Raises ``UsageError`` (unknown ``fmt``) or ``OSError`` (nothing partial is left)."""
     return atomic.atomic_write_text(target, render(fmt, segments, info, subtitles))
 
-
-def write_transcripts(
-    input_path: str | os.PathLike[str],
-    segments: Sequence[Segment],
-    info: TranscriptInfo,
-    formats: Iterable[str] = FORMATS,
-    *,
-    input_root: str | os.PathLike[str] | None = None,
-    output_dir: str | os.PathLike[str] | None = None,
-    subtitles: SubtitleOptions | None = None,
-) -> list[Path]:
-    """Write every format of one input's transcript; returns the paths in ``formats`` order. Raises as
-    ``write_transcript`` (earlier formats stay written)."""
-    segs = list(segments)
-    return [
-        write_transcript(output_path(input_path, fmt, input_root, output_dir), segs, info, fmt, subtitles)
-        for fmt in formats
-    ]

@@ -27,7 +27,6 @@ __all__ = ["SUBTITLE_FORMATS", "Cue", "SubtitleOptions", "layout_cues", "render_
 log = logging.getLogger(__name__)
 
 SUBTITLE_FORMATS = ("srt", "vtt", "ass")
-_WS = re.compile(r"\s+")
 # pysubs2 turns the SSA escapes \N \n \h into line breaks / spaces even in plain text: keep a
 # literal backslash visible by putting an invisible WORD JOINER after it.
 _SSA_ESCAPE = re.compile(r"\\(?=[nNh])")
@@ -115,10 +114,6 @@ def _break_cost(prev: Word, w: Word) -> float:
     return 3.0
 
 
-def _clean(text: str) -> str:
-    return _WS.sub(" ", text).strip()
-
-
 def _text_pieces(text: str) -> list[str]:
     """``text`` cut into display pieces at spaces, and between the characters of unspaced scripts;
     each piece but the first carries the space before it."""
@@ -135,11 +130,11 @@ def _text_pieces(text: str) -> list[str]:
 def _words_of(seg: Segment) -> list[Word]:
     """The segment's words with times, each ``text`` being the stretch of the segment text it covers
     (with the separator before it); spread over the segment when the words do not spell the text."""
-    text = _clean(seg.text)
+    text = " ".join(seg.text.split())
     if not text:
         return []
-    words = [w for w in seg.words if _clean(w.text)]
-    spans = align(text, [_clean(w.text) for w in words]) if words else None
+    words = [w for w in seg.words if w.text.strip()]
+    spans = align(text, [" ".join(w.text.split()) for w in words]) if words else None
     if spans:
         out, prev = [], 0
         for k, (w, (_a, b)) in enumerate(zip(words, spans)):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -143,7 +142,7 @@ def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
         "task": info.task,
         "audio_duration_s": _t(info.duration_s),
         **({"audio": info.audio} if getattr(info, "audio", None) else {}),
-        "text": " ".join(t for t in (_clean(s.text) for s in segments) if t),
+        "text": " ".join(t for t in (" ".join(s.text.split()) for s in segments) if t),
         "segments": [
             {
                 "start_s": _t(s.start_s),
@@ -202,10 +201,3 @@ def json_text(doc: dict) -> str:
 def render_json(segments: Sequence[Segment], info: TranscriptInfo) -> str:
     """JSON document (UTF-8 text, 2-space indent, trailing newline)."""
     return json_text(transcript_dict(segments, info))
-
-
-_WS = re.compile(r"\s+")
-
-
-def _clean(text: str) -> str:
-    return _WS.sub(" ", text).strip()
