@@ -274,9 +274,9 @@ def test_device_source_drains_after_stop():
 
     from fake_audio_backend import FakeBackend
     from speechstudio.audio.devices import AudioUnavailableError, Backend
-    from speechstudio.worker.dictation import DeviceSource
+    from speechstudio.asr.sources import MicSource
 
-    src = DeviceSource(FakeBackend(np.ones(48000, np.float32) * 0.1, input_rate=48000, speed=50.0), None, 20)
+    src = MicSource(None, block_ms=20, backend=FakeBackend(np.ones(48000, np.float32) * 0.1, input_rate=48000, speed=50.0))
     assert src.sample_rate == 48000 and src.block == 960
     got = []
     for block in src.blocks():
@@ -289,7 +289,7 @@ def test_device_source_drains_after_stop():
         available = True
 
     with pytest.raises(AudioUnavailableError, match="no microphone found"):
-        DeviceSource(NoInputs())
+        MicSource(backend=NoInputs())
 
 
 def test_an_error_mid_stream_keeps_the_stable_words(page, qtbot):

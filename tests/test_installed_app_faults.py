@@ -96,20 +96,23 @@ def test_a_prepared_dataset_cannot_point_outside_its_folder(tmp_path, audio, why
 
 def test_no_microphone_is_said_plainly(monkeypatch, capsys):
     """PortAudio with no input device: dictate says "no microphone found", --list-devices says none."""
-    from speechstudio.asr import sources
-    from speechstudio.asr.sources import MicrophoneError, MicSource
+    from speechstudio.asr.sources import MicSource
+    from speechstudio.audio.backends import AudioUnavailableError, SoundDeviceBackend
 
     class NoDevices:
-        @staticmethod
-        def query_devices(device=None, kind=None):
-            if device is None and kind is None:
-                return []
-            raise ValueError("Error querying device -1")
+        class default:
+            device = (-1, -1)
 
-    monkeypatch.setattr(sources, "import_sounddevice", lambda: NoDevices)
+        @staticmethod
+        def query_devices():
+            return []
+
+    backend = SoundDeviceBackend.__new__(SoundDeviceBackend)
+    backend.sd = NoDevices
     monkeypatch.setattr("speechstudio.audio.backends.monitor_sources", lambda: [])
-    with pytest.raises(MicrophoneError, match="^no microphone found"):
-        MicSource()
+    with pytest.raises(AudioUnavailableError, match="^no microphone found"):
+        MicSource(backend=backend)
+    monkeypatch.setattr("speechstudio.audio.backends._backend", backend)  # what --list-devices asks
     from speechstudio import cli
 
     assert cli.main(["dictate", "--list-devices"]) == 0

@@ -387,6 +387,7 @@ def test_microphone_without_portaudio_is_a_clear_error(monkeypatch):
     import builtins
 
     from speechstudio.asr import sources
+    from speechstudio.audio import backends
 
     real_import = builtins.__import__
 
@@ -396,8 +397,8 @@ def test_microphone_without_portaudio_is_a_clear_error(monkeypatch):
         return real_import(name, *a, **k)
 
     monkeypatch.setattr(builtins, "__import__", no_portaudio)
-    with pytest.raises(sources.MicrophoneError, match="PortAudio"):
-        sources.MicSource()
+    with pytest.raises(backends.AudioUnavailableError, match="PortAudio"):
+        sources.MicSource(backend=backends._make_backend(""))
 
 
 # ---------------------------------------------------------------------------------------- CLI
@@ -482,13 +483,9 @@ def test_sources_report_their_backlog(realspeech, monkeypatch):
     time.sleep(0.05)
     assert fast.backlog_s == 0.0  # --fast: the audio is all there, nothing is "behind"
 
-    class FakeSd:
-        @staticmethod
-        def query_devices(device, kind):
-            return {"name": "fake mic", "default_samplerate": 16000}
+    from fake_audio_backend import FakeBackend
 
-    monkeypatch.setattr(sources, "import_sounddevice", lambda: FakeSd)
-    mic = sources.MicSource(block_ms=20.0)
+    mic = sources.MicSource(block_ms=20.0, backend=FakeBackend(input_rate=16000))
     for _ in range(50):  # 50 blocks of 20 ms captured, none taken yet
-        mic._callback(np.zeros((320, 1), np.float32), 320, None, None)
+        mic._queue.put(np.zeros(320, np.float32))
     assert mic.backlog_s == pytest.approx(1.0)

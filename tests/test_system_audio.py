@@ -152,15 +152,15 @@ class _StubSoundDevice:
 
 
 def test_backend_lists_system_audio_after_the_microphones_and_dictation_reads_it(sound_server):
-    """The path Dictate and the captions window use: backend devices → DeviceSource → blocks."""
-    from speechstudio.worker.dictation import DeviceSource
+    """The path Dictate and the captions window use: backend devices → MicSource → blocks."""
+    from speechstudio.asr.sources import MicSource
 
     backend = SoundDeviceBackend.__new__(SoundDeviceBackend)
     backend.sd = _StubSoundDevice()
     devs = backend.input_devices()
     assert [d.name for d in devs] == ["USB mic", "System audio: WH-1000XM4", "System audio: Built-in Audio Analog Stereo"]
     assert devs[0] == DeviceInfo(0, "USB mic", 1, 0, 48000.0, True)
-    source = DeviceSource(backend, "system:bluez_output.AA_BB.1.monitor", block_ms=20.0)
+    source = MicSource("system:bluez_output.AA_BB.1.monitor", block_ms=20.0, backend=backend)
     assert (source.name, source.sample_rate, source.block) == ("System audio: WH-1000XM4", 48000, 960)
     got = []
     for block in source.blocks():
@@ -172,20 +172,22 @@ def test_backend_lists_system_audio_after_the_microphones_and_dictation_reads_it
     np.testing.assert_array_equal(np.concatenate(got)[:15000], tone[:15000])  # fake parec ignores the rate
 
 
-def test_cli_lists_and_refuses_an_unknown_system_source(sound_server, monkeypatch, capsys):
+def test_cli_lists_and_refuses_an_unknown_system_source(sound_server):
     from speechstudio.asr import sources
+    from speechstudio.audio.backends import UnavailableBackend
 
-    monkeypatch.setattr(sources, "import_sounddevice", lambda: _StubSoundDevice())
-    assert sources.list_input_devices() == [
+    backend = SoundDeviceBackend.__new__(SoundDeviceBackend)
+    backend.sd = _StubSoundDevice()
+    assert sources.list_input_devices(backend) == [
         (0, "USB mic", 48000),
         ("system:bluez_output.AA_BB.1.monitor", "System audio: WH-1000XM4", 48000),
         ("system:alsa_output.pci-0000_00_1f.3.analog-stereo.monitor", "System audio: Built-in Audio Analog Stereo",
          44100),
     ]
-    with pytest.raises(sources.MicrophoneError, match=r"system audio source 'system:nope.monitor' not found; "
-                                                      r"available: system:bluez_output"):
-        sources.SystemAudioSource("system:nope.monitor")
-    src = sources.SystemAudioSource("system:bluez_output.AA_BB.1.monitor")
+    with pytest.raises(AudioUnavailableError, match=r"microphone 'system:nope.monitor' is not connected; "
+                                                    r"available: 0, system:bluez_output"):
+        sources.MicSource("system:nope.monitor", backend=backend)
+    src = sources.MicSource("system:bluez_output.AA_BB.1.monitor", backend=UnavailableBackend("no PortAudio"))
     got = []
     for block in src.blocks():
         got.append(block)

@@ -1,5 +1,5 @@
 """Audio sources for dictation (the microphone, a file played live): ``sample_rate`` Hz, ``blocks()`` of float32
-``(n,)`` mono in [-1, 1], thread-safe ``stop()``. A missing PortAudio or device raises :class:`MicrophoneError`."""
+``(n,)`` mono in [-1, 1], thread-safe ``stop()``. A missing PortAudio or device raises ``AudioUnavailableError``."""
 from __future__ import annotations
 
 import os
@@ -11,11 +11,10 @@ from typing import Iterator, Protocol
 
 import numpy as np
 
-from speechstudio.errors import SpeechStudioError
-
-
-class MicrophoneError(SpeechStudioError):
-    """Microphone input is unavailable (no sounddevice/PortAudio, no device, device error)."""
+from speechstudio.audio.backends import (AudioUnavailableError, Backend, MonitorStream, get_backend,
+                                         is_system_device, monitor_sources)
+from speechstudio.audio.decode import AudioReader
+from speechstudio.audio.devices import close_stream
 
 
 class AudioSource(Protocol):
@@ -38,8 +37,6 @@ class FileSource:
 
     def __init__(self, path: str | os.PathLike, *, block_ms: float = 20.0, realtime: bool = True,
                  sample_rate: int | None = None, raw=None) -> None:
-        from speechstudio.audio.decode import AudioReader
-
         self.path = Path(path)
         probe = AudioReader(self.path, 16000, raw=raw)
         self.sample_rate = int(sample_rate or probe.info.source_rate or 16000)
@@ -85,12 +82,30 @@ class FileSource:
         self._stop.set()
 
 
-class QueuedSource:
-    """Blocks an audio callback puts on ``_queue``: ``sample_rate`` Hz, ``block`` samples, ``backlog_s`` and
-    a thread-safe ``stop()`` (``blocks()`` reads the queue with :func:`queued_blocks`)."""
+class MicSource:
+    """Live input on ``device`` of a sound-card ``backend`` (None: :func:`~speechstudio.audio.backends.get_backend`):
+    a PortAudio index or name (None: the default input) or a ``"system:NAME"`` monitor (what the computer plays;
+    recorded with ``parec``, PortAudio not needed). Float32 mono ``block_ms`` blocks at the device's rate
+    (``sample_rate`` Hz) until :meth:`stop`; what was captured before ``stop`` still comes. ``backlog_s``: seconds
+    queued, not yet taken. Raises :class:`AudioUnavailableError` (no PortAudio, no input, unknown device)."""
 
-    def __init__(self, sample_rate: int, block_ms: float) -> None:
-        self.sample_rate = int(sample_rate)
+    def __init__(self, device: int | str | None = None, *, block_ms: float = 20.0, backend: Backend | None = None):
+        backend = backend or get_backend()
+        if not backend.available and not is_system_device(device):
+            raise AudioUnavailableError(backend.reason or "no audio input available")
+        devs = backend.input_devices() if backend.available else monitor_sources()
+        if not devs:
+            raise AudioUnavailableError("no microphone found (plug one in; `speechstudio dictate --list-devices` "
+                                        "shows what there is); or dictate from a file")
+        named = isinstance(device, str) and not is_system_device(device)  # part of a name, as PortAudio takes it
+        info = next((d for d in devs if d.index == device or (named and device.lower() in d.name.lower())
+                     or (device is None and d.is_default)), devs[0] if device is None else None)
+        if info is None:
+            listed = ", ".join(str(d.index) for d in devs)
+            raise AudioUnavailableError(f"microphone {device!r} is not connected; available: {listed} "
+                                        "(`speechstudio dictate --list-devices` names them)")
+        self.backend, self.device, self.name = backend, info.index, info.name
+        self.sample_rate = int(info.default_samplerate or 16000)
         self.block = max(1, int(round(block_ms * self.sample_rate / 1000.0)))
         self._queue: queue.Queue[np.ndarray | None] = queue.Queue()
         self._stop = threading.Event()
@@ -105,125 +120,40 @@ class QueuedSource:
         self._stop.set()
         self._queue.put(None)
 
-
-class MicSource(QueuedSource):
-    """Live microphone input (``sounddevice.InputStream``, mono float32): ``device`` index or name
-    (None: default), ``sample_rate`` Hz (None: the device's), ``block_ms``. Raises :class:`MicrophoneError`."""
-
-    def __init__(self, device: int | str | None = None, *, sample_rate: int | None = None,
-                 block_ms: float = 20.0) -> None:
-        sd = import_sounddevice()
-        try:
-            info = sd.query_devices(device, "input")
-        except Exception as e:  # ValueError for a bad index/name, PortAudioError
-            if device is None and not _has_input(sd):
-                raise MicrophoneError("no microphone found (PortAudio lists no input device; `speechstudio "
-                                      "dictate --list-devices` shows what there is); use --file AUDIO") from e
-            what = "the default microphone" if device is None else f"input device {device!r}"
-            raise MicrophoneError(f"{what}: {str(e).splitlines()[0] if str(e) else e} "
-                                  "(see `speechstudio dictate --list-devices`)") from e
-        super().__init__(sample_rate or info.get("default_samplerate") or 16000, block_ms)
-        self.device = device
-        self.name = str(info.get("name", device))
-        self._sd = sd
-
-    def _callback(self, indata, frames, time_info, status) -> None:
-        self._queue.put(np.array(indata[:, 0], dtype=np.float32, copy=True))
-
     def blocks(self) -> Iterator[np.ndarray]:
-        try:
-            stream = self._sd.InputStream(device=self.device, channels=1, dtype="float32",
-                                          samplerate=self.sample_rate, blocksize=self.block,
-                                          callback=self._callback)
-        except Exception as e:
-            raise MicrophoneError(f"cannot open input device {self.name!r}: {e}") from e
-        with stream:
-            yield from queued_blocks(self._queue, self._stop, draining=False)
-        yield from queued_blocks(self._queue, self._stop, draining=True)
-
-
-def queued_blocks(q: "queue.Queue[np.ndarray | None]", stop: threading.Event, *,
-                  draining: bool) -> Iterator[np.ndarray]:
-    """Blocks put on ``q`` by an audio callback, in order: until ``stop`` or a ``None`` sentinel, or
-    with ``draining=True`` only what is already queued."""
-    while draining or not stop.is_set():
-        try:
-            item = q.get_nowait() if draining else q.get(timeout=0.1)
-        except queue.Empty:
-            if draining:
-                return
-            continue
-        if item is None:
-            if draining:
-                continue
+        if self._stop.is_set():
             return
-        yield item
-
-
-def import_sounddevice():
-    """``import sounddevice`` or raise :class:`MicrophoneError` saying why (package missing, or
-    the PortAudio system library missing: Debian/Ubuntu ``sudo apt install libportaudio2``)."""
-    try:
-        import sounddevice  # noqa: PLC0415
-    except ImportError as e:
-        raise MicrophoneError("microphone input needs the sounddevice package (pip install sounddevice); "
-                              "use --file AUDIO to dictate from a recording") from e
-    except OSError as e:
-        raise MicrophoneError(f"microphone input needs the PortAudio library ({e}); on Debian/Ubuntu: "
-                              "sudo apt install libportaudio2; or use --file AUDIO") from e
-    return sounddevice
-
-
-def _has_input(sd) -> bool:
-    try:
-        return any(int(d.get("max_input_channels", 0)) > 0 for d in sd.query_devices())
-    except Exception:
-        return False
-
-
-def list_input_devices() -> list[tuple[int | str, str, int]]:
-    """``(index, name, default_rate_hz)`` per input device, then system-audio monitors
-    (``"system:NAME"``). Raises :class:`MicrophoneError` when there is neither."""
-    from speechstudio.audio.backends import monitor_sources
-
-    system = [(m.index, m.name, int(m.default_samplerate)) for m in monitor_sources()]
-    try:
-        sd = import_sounddevice()
-    except MicrophoneError:
-        if system:  # no PortAudio: what the sound server plays can still be captioned
-            return system
-        raise
-    out: list[tuple[int | str, str, int]] = []
-    for i, d in enumerate(sd.query_devices()):
-        if int(d.get("max_input_channels", 0)) > 0:
-            out.append((i, str(d.get("name")), int(d.get("default_samplerate") or 0)))
-    return out + system
-
-
-class SystemAudioSource(QueuedSource):
-    """What the computer plays (a PulseAudio / PipeWire monitor, ``device="system:NAME"``) as mono float32 blocks at
-    ``sample_rate`` Hz (default 16000). Raises :class:`MicrophoneError` (not listed, ``parec`` missing, server down)."""
-
-    def __init__(self, device: str, *, sample_rate: int = 16000, block_ms: float = 20.0) -> None:
-        from speechstudio.audio.backends import monitor_sources
-
-        names = {m.index: m.name for m in monitor_sources()}
-        if device not in names:
-            listed = ", ".join(names) or "none (needs PulseAudio or PipeWire and pactl)"
-            raise MicrophoneError(f"system audio source {device!r} not found; available: {listed}")
-        super().__init__(sample_rate, block_ms)
-        self.device, self.name = device, names[device]
-
-    def blocks(self) -> Iterator[np.ndarray]:
-        from speechstudio.audio.backends import AudioUnavailableError, MonitorStream
-
-        stream = MonitorStream(self.device, self.sample_rate, self.block, self._queue.put)
+        if self.backend.available:
+            stream = self.backend.open_input(self.device, self.sample_rate, self.block, self._queue.put)
+        else:
+            stream = MonitorStream(self.device, self.sample_rate, self.block, self._queue.put)
+        stream.start()
         try:
-            stream.start()
-        except AudioUnavailableError as e:
-            raise MicrophoneError(str(e)) from e
-        try:
-            yield from queued_blocks(self._queue, self._stop, draining=False)
+            yield from self._queued(draining=False)
         finally:
-            stream.stop()
-        yield from queued_blocks(self._queue, self._stop, draining=True)
+            close_stream(stream)
+        yield from self._queued(draining=True)  # captured before stop()
+
+    def _queued(self, *, draining: bool) -> Iterator[np.ndarray]:
+        """Blocks the audio callback queued, in order: until ``stop`` or a ``None`` sentinel, or with
+        ``draining=True`` only what is already queued."""
+        while draining or not self._stop.is_set():
+            try:
+                item = self._queue.get_nowait() if draining else self._queue.get(timeout=0.1)
+            except queue.Empty:
+                if draining:
+                    return
+                continue
+            if item is None:
+                if draining:
+                    continue
+                return
+            yield item
+
+
+def list_input_devices(backend: Backend | None = None) -> list[tuple[int | str, str, int]]:
+    """``(index, name, default_rate_hz)`` per input device of ``backend`` (None: the process's), then
+    system-audio monitors (``"system:NAME"``; also without PortAudio); ``[]`` when there is neither."""
+    backend = backend or get_backend()
+    devs = backend.input_devices() if backend.available else monitor_sources()
+    return [(d.index, d.name, int(d.default_samplerate)) for d in devs]

@@ -115,7 +115,7 @@ def cmd_dictate(args) -> int:
     from dataclasses import replace
 
     from speechstudio.asr.live import Session, default_dictation_model, open_recognizer
-    from speechstudio.asr.sources import FileSource, MicSource, SystemAudioSource, list_input_devices
+    from speechstudio.asr.sources import FileSource, MicSource, list_input_devices
     from speechstudio.asr.stream_geometry import StreamConfig, WindowGeometry
     from speechstudio.asr.whisper_stream import AgreementConfig
     from speechstudio.errors import UsageError
@@ -152,10 +152,7 @@ def cmd_dictate(args) -> int:
         source = FileSource(args.file, block_ms=args.block_ms, realtime=not args.fast)
     else:
         dev = args.input_device
-        if dev is not None and dev.startswith("system:"):
-            source = SystemAudioSource(dev, block_ms=args.block_ms)
-        else:
-            source = MicSource(int(dev) if dev is not None and dev.isdigit() else dev, block_ms=args.block_ms)
+        source = MicSource(int(dev) if dev is not None and dev.isdigit() else dev, block_ms=args.block_ms)
 
     from speechstudio.dictation.sinks import open_sink
 

@@ -18,7 +18,8 @@ from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import (DEFAULT_MODEL, LevelMeter, ModelPicker, button, combo, device_picker, hrow, named,
                                      note_label, set_font, settings)
 from speechstudio.gui.wording import plain_error
-from speechstudio.worker.dictation import DeviceSource, DictateJob, DictateLevel, DictateResult, DictateStarted
+from speechstudio.asr.sources import MicSource
+from speechstudio.worker.dictation import DictateJob, DictateLevel, DictateResult, DictateStarted
 from speechstudio.worker.worker import Status
 from speechstudio.gui.dictate_anywhere import AnywherePanel
 from speechstudio.gui.dictate_files import TranscriptFileActions
@@ -217,7 +218,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
                 self._error("cannot dictate: the microphone is recording on the Record page (stop it first)")
                 return False
             try:
-                source = DeviceSource(self.audio.backend, self.mic_box.currentData(), block_ms=20.0)
+                source = MicSource(self.mic_box.currentData(), block_ms=20.0, backend=self.audio.backend)
             except SpeechStudioError as e:
                 self._error(f"cannot dictate: {e}")
                 return False
@@ -233,7 +234,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         opts = self.language_options
         # what the live sound picture shows: the microphone, or the file being dictated
         path = getattr(source, "path", None)
-        self._mel_source = f"file:{Path(path).name}" if path and not isinstance(source, DeviceSource) else "mic"
+        self._mel_source = f"file:{Path(path).name}" if path and not isinstance(source, MicSource) else "mic"
         self.job = DictateJob(source, self.model_spec(), device=self.device_box.currentText(), config=self.config,
                               language=opts.language(), task=opts.task(), hotwords=opts.hotwords())
         self.job_id = self.compute.submit(self.job)

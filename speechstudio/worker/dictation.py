@@ -10,42 +10,11 @@ from typing import Iterator
 
 import numpy as np
 
-from speechstudio.asr.sources import QueuedSource, queued_blocks
-from speechstudio.audio.backends import AudioUnavailableError
-from speechstudio.audio.devices import close_stream, rms_dbfs
+from speechstudio.audio.devices import rms_dbfs
 from speechstudio.worker.jobs import Job
 from speechstudio.worker.status import Status
 
 LEVEL_INTERVAL_S = 0.05
-
-
-class DeviceSource(QueuedSource):
-    """An ``AudioSource`` on input ``device`` (None: default), float32 mono ``block_ms`` blocks at
-    ``sample_rate`` Hz until :meth:`stop`. Raises :class:`AudioUnavailableError` without input."""
-
-    def __init__(self, backend, device: int | None = None, block_ms: float = 20.0) -> None:
-        if not getattr(backend, "available", False):
-            raise AudioUnavailableError(getattr(backend, "reason", "") or "no audio input available")
-        devs = backend.input_devices()
-        if not devs:
-            raise AudioUnavailableError("no microphone found: plug one in, or dictate from a file")
-        if device is not None and device not in {d.index for d in devs}:
-            raise AudioUnavailableError(f"microphone {device} is not connected (choose another input device)")
-        info = next((d for d in devs if d.index == device or (device is None and d.is_default)), devs[0])
-        super().__init__(backend.default_samplerate(device, "input"), block_ms)
-        self.backend, self.device = backend, device
-        self.name = info.name
-
-    def blocks(self) -> Iterator[np.ndarray]:
-        if self._stop.is_set():
-            return
-        stream = self.backend.open_input(self.device, self.sample_rate, self.block, self._queue.put)
-        stream.start()
-        try:
-            yield from queued_blocks(self._queue, self._stop, draining=False)
-        finally:
-            close_stream(stream)
-        yield from queued_blocks(self._queue, self._stop, draining=True)  # captured before stop()
 
 
 @dataclass(frozen=True)
@@ -185,5 +154,5 @@ def _event(x):
     return DictateWarning(x) if isinstance(x, str) else x
 
 
-__all__ = ["DeviceSource", "DictateJob", "DictateStarted", "DictateLevel", "DictateResult", "DictateWarning",
+__all__ = ["DictateJob", "DictateStarted", "DictateLevel", "DictateResult", "DictateWarning",
            "LEVEL_INTERVAL_S"]
