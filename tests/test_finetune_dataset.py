@@ -23,6 +23,7 @@ pytest.importorskip("silero_vad")
 pyloudnorm = pytest.importorskip("pyloudnorm")
 jiwer = pytest.importorskip("jiwer")
 
+from speechstudio.audio.levels import take_levels  # noqa: E402
 from speechstudio.finetune import prompts, recording  # noqa: E402
 from speechstudio.finetune.check import format_report, report, whisper_transcriber  # noqa: E402
 from speechstudio.finetune.build import build_dataset  # noqa: E402
@@ -125,12 +126,12 @@ def test_prompts_cover_english_phonemes():
 def test_take_levels():
     t = np.arange(RATE) / RATE
     sine = (0.5 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
-    peak, rms, clip = recording.take_levels(sine)
+    peak, rms, clip = take_levels(sine)
     assert peak == pytest.approx(-6.02, abs=0.05) and rms == pytest.approx(-9.03, abs=0.05) and clip is False
-    assert recording.take_levels(np.clip(4 * sine, -1, 1)).clipping is True
+    assert take_levels(np.clip(4 * sine, -1, 1)).clipping is True
     peak_norm = sine / np.abs(sine).max()          # touches full scale at single samples only
-    assert recording.take_levels(peak_norm).clipping is False
-    assert recording.take_levels(np.zeros(100, np.float32)) == (-120.0, -120.0, False)
+    assert take_levels(peak_norm).clipping is False
+    assert take_levels(np.zeros(100, np.float32)) == (-120.0, -120.0, False)
 
 
 def test_recorded_takes_build_a_dataset_with_consent(tmp_path, say):

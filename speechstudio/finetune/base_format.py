@@ -14,8 +14,6 @@ from pathlib import Path
 from speechstudio.errors import UsageError
 from speechstudio.finetune.export import export_piper_onnx
 
-__all__ = ["BaseFormat", "PiperVoice", "PiperCheckpoint", "VitsFolder", "base_format", "base_source"]
-
 
 def base_source(base) -> str:
     """The string a run records for ``base`` (a ``VoiceRef``, a path or an HF id): a path resolved."""

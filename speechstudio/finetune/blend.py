@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["blend_states", "blend_generator", "blend_name"]
-
 
 def blend_name(alpha: float, which: str = "best") -> str:
     """The table's name of a blend, e.g. ``blend_0.3`` (of ``best``) or ``blend_0.3_step_300``."""

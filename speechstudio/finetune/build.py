@@ -29,8 +29,6 @@ from speechstudio.finetune.recording import CONSENT_AUDIO, CONSENT_TEXT
 from speechstudio.audio.vad import VAD_RATE
 from speechstudio.tts.frontend.sayable import remove_invisible
 
-__all__ = ["build_dataset", "decode_native"]
-
 Progress = Callable[[int, int, str], None]
 _MARK = ".speechstudio-clips"        # marks a clips/ folder written by us (safe to replace)
 

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from speechstudio.finetune.levels import is_clipping
+from speechstudio.audio.levels import is_clipping
 from speechstudio.finetune.manifest import DatasetError
 from speechstudio.finetune.report import DatasetReport, format_report, report
 from speechstudio.audio.vad import VAD_RATE, SileroVad

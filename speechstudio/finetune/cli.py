@@ -17,8 +17,6 @@ from pathlib import Path
 from speechstudio.cli_args import positive_float, positive_int
 from speechstudio.errors import UsageError
 
-__all__ = ["register", "voice_command", "save_command", "clean_command"]
-
 
 def register(subparsers) -> None:
     """Add ``finetune`` (with ``voice`` and ``asr``) to an ``argparse`` subparsers object."""

@@ -17,8 +17,6 @@ from pathlib import Path
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.finetune.base_format import base_format
 
-__all__ = ["base_license", "save_clone", "export_voice", "pitch_note", "MMS_LICENSE", "UNKNOWN_LICENSE"]
-
 #: facebook/mms-tts-* model cards: "license: cc-by-nc-4.0".
 MMS_LICENSE = "CC BY-NC 4.0 (MMS-TTS model card): non-commercial use only"
 UNKNOWN_LICENSE = "same as the base voice (unknown)"

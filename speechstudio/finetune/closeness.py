@@ -16,10 +16,6 @@ import numpy as np
 from speechstudio.audio.speaker_encoder import import_resemblyzer
 from speechstudio.finetune.check import resample
 
-__all__ = ["CloneJudge", "PitchProfile", "pitch_profile", "VoicePrint", "Naturalness", "Closeness",
-           "speaker_outliers", "FRAME_RATE_TOLERANCE", "SCORER_RATE", "OUTLIER_SIMILARITY", "GROUP_SIMILARITY",
-           "NATURALNESS_DROP", "SIMILARITY_STALL", "natural_enough", "recommend", "trade_stalled"]
-
 #: Resemblyzer and DistillMOS take 16 kHz audio.
 SCORER_RATE = 16000
 #: Relative distance to the frame rate within which a voiced frame counts as frame-rate buzz.

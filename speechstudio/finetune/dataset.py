@@ -19,9 +19,6 @@ from pathlib import Path, PurePosixPath
 from speechstudio.finetune.manifest import DatasetError, Problem
 from speechstudio.finetune.metadata import Row, decode_utf8, detect_layout, read_lines, similar
 
-__all__ = ["Entry", "SourceScan", "scan_source", "read_metadata", "read_pairs",
-           "clip_id", "AUDIO_EXTENSIONS", "TEXT_EXTENSIONS"]
-
 #: Extensions taken as audio when scanning folders (decoding is FFmpeg's, so the list is generous).
 AUDIO_EXTENSIONS = (".wav", ".flac", ".mp3", ".ogg", ".oga", ".opus", ".m4a", ".aac", ".wma", ".aif", ".aiff",
                     ".caf", ".webm", ".mp4", ".mkv", ".mov", ".raw", ".pcm")

@@ -19,8 +19,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["DistillMOS", "WEIGHTS", "SAMPLE_RATE"]
-
 #: Bundled weights: distillmos 0.9.1 ``distill_mos_v7.pt``, state dict as float16 safetensors.
 WEIGHTS = Path(__file__).with_name("weights") / "distillmos_v7.safetensors"
 #: Input rate of the model (Hz).

@@ -12,8 +12,6 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["TrainControl", "CheckpointEvent", "stop_on_signals", "clock"]
-
 
 @dataclass
 class TrainControl:

@@ -18,8 +18,6 @@ from pathlib import Path
 
 from speechstudio.errors import SpeechStudioError
 
-__all__ = ["ExportError", "OPSET_VERSION", "export_piper_onnx", "piper_voice_config", "text_phoneme_id_map"]
-
 #: ONNX opset of Piper's export (piper_train/export_onnx.py ``OPSET_VERSION = 15``).
 OPSET_VERSION = 15
 

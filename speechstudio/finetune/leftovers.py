@@ -31,9 +31,6 @@ from speechstudio.finetune.run import RunError
 from speechstudio.finetune.voice_run import run_lock, runs_dir
 from speechstudio.tts.voices import VoiceRef, remove_voice, voices_dir
 
-__all__ = ["RESUME_ONLY", "RunSummary", "format_size", "list_runs", "remove_run", "remove_voice_and_run",
-           "run_of_voice", "trim_finished"]
-
 #: What only resuming a run needs (relative to the run folder).
 RESUME_ONLY = ("checkpoints/latest.pt", "cache")
 

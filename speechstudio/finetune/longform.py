@@ -20,8 +20,6 @@ import numpy as np
 
 from speechstudio.asr.types import Word
 
-__all__ = ["Piece", "plan_pieces", "recognise_words", "split_recording"]
-
 _SENTENCE_END = (".", "!", "?", "…", "。", "！", "？")
 _CLOSERS = "\"'”’)]»"
 

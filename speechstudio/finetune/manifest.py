@@ -15,8 +15,6 @@ from pathlib import Path
 from speechstudio.atomic import atomic_write_json
 from speechstudio.errors import SpeechStudioError
 
-__all__ = ["Clip", "Problem", "Manifest", "DatasetError", "MANIFEST_NAME", "FLAGS"]
-
 MANIFEST_NAME = "manifest.json"
 
 #: Flags a check can set on a clip (``Clip.flags``). ``Manifest.usable`` leaves out too_short, too_long,

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 
 from speechstudio.finetune.manifest import Problem
 
-__all__ = ["Row", "MetadataLines", "read_lines", "split_fields", "similar", "detect_layout", "decode_utf8"]
-
 #: First fields of a header line (compared case-insensitively, ``-`` / space as ``_``).
 HEADER_IDS = {"id", "ids", "file", "filename", "file_name", "filepath", "file_path", "path", "audio", "audio_file",
               "audio_path", "audio_filename", "wav", "wav_file", "wav_path", "wav_filename", "utt", "utt_id",

@@ -14,8 +14,6 @@ from typing import Callable
 
 from speechstudio.errors import SpeechStudioError, UsageError
 
-__all__ = ["Parallel", "OtherRankFailed", "launcher_world", "launch_command", "training_precision", "WAIT_LIMIT_S"]
-
 #: How long a process waits for the others in one collective (PyTorch's NCCL default is 10 min):
 #: process 0 alone builds the dataset, with the Whisper cross-check ~1 s a clip, while they wait.
 WAIT_LIMIT_S = 4 * 3600

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["PitchMatch", "measure_pitch_match", "REFERENCE_CLIPS", "PROBE_TEXTS"]
-
 #: Recordings whose voiced frames give the speaker's median F0 (the first N usable clips).
 REFERENCE_CLIPS = 40
 #: Texts of the dataset the fine-tuned model speaks to give its median F0 (seeded, so the same

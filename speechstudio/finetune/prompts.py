@@ -11,8 +11,6 @@ from importlib import resources
 
 from speechstudio.errors import UsageError
 
-__all__ = ["load_prompts", "consent_sentence", "script", "CONSENT_TEMPLATE"]
-
 #: The first prompt of every recording session; it is kept with the dataset (``consent.txt``).
 CONSENT_TEMPLATE = "I, {name}, record my own voice to make a synthetic voice."
 

@@ -15,11 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from speechstudio.atomic import atomic_path, atomic_write_text
+from speechstudio.audio.encode import AudioEncoder
 from speechstudio.errors import UsageError
-from speechstudio.finetune.levels import TakeLevels, take_levels
-
-__all__ = ["save_take", "save_consent", "recorded_takes", "take_id", "take_levels", "TakeLevels",
-           "METADATA_NAME", "CONSENT_TEXT", "CONSENT_AUDIO"]
 
 METADATA_NAME = "metadata.csv"
 CONSENT_TEXT = "consent.txt"
@@ -55,10 +52,8 @@ def _clean_text(text: str) -> str:
 
 
 def _write_wav(path: Path, audio: np.ndarray, sample_rate: int) -> Path:
-    import soundfile as sf
-
-    with atomic_path(path) as tmp:
-        sf.write(tmp, audio, int(sample_rate), subtype="PCM_16", format="WAV")
+    with atomic_path(path) as tmp, AudioEncoder(tmp, sample_rate, suffix=".wav") as out:
+        out.write(audio)
     return path
 
 

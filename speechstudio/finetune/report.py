@@ -6,8 +6,6 @@ from dataclasses import dataclass
 
 from speechstudio.finetune.manifest import FLAGS, Manifest, Problem
 
-__all__ = ["DatasetReport", "report", "format_report", "HISTOGRAM_EDGES", "MIN_USABLE_MINUTES"]
-
 #: Clip-length histogram bin edges in seconds (the last bin is open-ended).
 HISTOGRAM_EDGES = (0.0, 0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0, 15.0, 20.0, float("inf"))
 #: Below this many minutes of usable audio a voice clone comes out weak; 15-30 min is better.

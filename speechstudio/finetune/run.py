@@ -28,9 +28,6 @@ from pathlib import Path
 from speechstudio.atomic import atomic_path, atomic_write_json
 from speechstudio.errors import SpeechStudioError
 
-__all__ = ["RunError", "TrainingError", "RunFolder", "atomic_torch_save", "capture_rng_state", "restore_rng_state",
-           "seed_all"]
-
 
 class RunError(SpeechStudioError):
     """A run folder cannot be created, resumed, read or written; the message says which file."""

@@ -13,8 +13,6 @@ from pathlib import Path
 
 from speechstudio.finetune.closeness import NATURALNESS_DROP, natural_enough, recommend
 
-__all__ = ["TRADE_FILE", "TradeRow", "Trade", "load_trade", "write_trade", "snapshot_path", "format_table", "row_of"]
-
 TRADE_FILE = "closeness.json"
 
 

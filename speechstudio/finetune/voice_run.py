@@ -16,10 +16,6 @@ from typing import Callable, Iterator
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.finetune.base_format import base_format
 
-__all__ = ["VoicePlan", "BaseVoiceInfo", "describe_base", "load_base_voice", "finetune_dir", "runs_dir", "plan",
-           "prepare_dataset", "run_lock", "check_resume_data", "train", "save", "save_trained_voice", "text_checker",
-           "train_config", "base_of_run"]
-
 
 def finetune_dir() -> Path:
     """``<data dir>/finetune`` (not created here)."""

@@ -187,7 +187,8 @@ class RecordPanel(QWidget):
 
     def stop(self) -> None:
         """Stop recording and save the take (``save_take``); shows its levels."""
-        from speechstudio.finetune.recording import save_take, take_levels
+        from speechstudio.audio.levels import take_levels
+        from speechstudio.finetune.recording import save_take
 
         rec, self.recorder = self.recorder, None
         self._timer.stop()

@@ -14,8 +14,6 @@ from pathlib import Path
 from speechstudio.atomic import atomic_folder
 from speechstudio.atomic import atomic_write_json
 
-__all__ = ["PROCESSOR", "MODEL", "save_model_files", "model_from_state", "cpu_state_dict", "export_best"]
-
 PROCESSOR = "processor"
 MODEL = "model"
 

@@ -25,8 +25,6 @@ from speechstudio.errors import UsageError
 from speechstudio.finetune.events import clock, stop_on_signals
 from speechstudio.finetune.parallel import launcher_world
 
-__all__ = ["add_arguments", "run"]
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``finetune asr`` options to ``parser`` (defaults: ``CTCConfig``'s)."""

@@ -19,8 +19,6 @@ import numpy as np
 
 from speechstudio.finetune.manifest import Clip, DatasetError
 
-__all__ = ["Item", "prepare_items", "read_clip", "plan_epoch", "Collator", "MEGA_BATCHES"]
-
 MEGA_BATCHES = 50  # transformers get_length_grouped_indices: mega-batch = 50 batches
 
 

@@ -12,8 +12,6 @@ from typing import Sequence
 from speechstudio.finetune.ctc.data import Collator, Item
 from speechstudio.finetune.ctc.model import autocast, greedy_texts, output_frames
 
-__all__ = ["Decoding", "EvalResult", "evaluate", "score", "diagnose"]
-
 
 @dataclass(frozen=True)
 class Decoding:

@@ -16,8 +16,6 @@ from typing import Sequence
 from speechstudio.errors import ModelNotFoundError, UsageError
 from speechstudio.progress import quiet_transformers
 
-__all__ = ["Base", "resolve_base", "load_for_training", "output_frames", "greedy_texts", "autocast"]
-
 
 @dataclass(frozen=True)
 class Base:

@@ -22,8 +22,6 @@ from speechstudio.finetune.ctc.model import autocast, ctc_loss, greedy_texts, ou
 from speechstudio.finetune.ctc.vocab import describe_chars
 from speechstudio.finetune.manifest import DatasetError
 
-__all__ = ["OverfitResult", "overfit_check", "preflight"]
-
 
 @dataclass(frozen=True)
 class OverfitResult:

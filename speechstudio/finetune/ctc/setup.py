@@ -26,8 +26,6 @@ from speechstudio.finetune.ctc.events import CTCConfig
 from speechstudio.finetune.ctc.model import load_for_training, output_frames, resolve_base
 from speechstudio.finetune.manifest import DatasetError, Manifest
 
-__all__ = ["Prepared", "prepare"]
-
 
 @dataclass
 class Prepared:

@@ -27,8 +27,6 @@ from speechstudio.finetune.manifest import DatasetError
 from speechstudio.finetune.parallel import Parallel, training_precision
 from speechstudio.finetune.run import RunError, RunFolder, capture_rng_state, restore_rng_state, seed_all
 
-__all__ = ["train_ctc"]
-
 MAX_BAD_STEPS = 10
 
 

@@ -15,9 +15,6 @@ from typing import Iterable, Mapping
 
 from speechstudio.errors import UsageError
 
-__all__ = ["PAD", "UNK", "DELIMITER", "CASINGS", "normalize_transcript", "build_vocab", "vocab_casing",
-           "find_uncovered", "rare_characters", "encode", "make_tokenizer", "default_feature_extractor", "load_processor"]
-
 PAD, UNK, DELIMITER = "<pad>", "<unk>", "|"
 CASINGS = ("auto", "lower", "upper", "keep")
 _APOSTROPHES = str.maketrans({c: "'" for c in "\u2019\u2018\u02bc\u0060\u00b4\u2032"})

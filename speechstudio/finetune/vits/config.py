@@ -11,8 +11,6 @@ from dataclasses import asdict, dataclass, fields
 
 from speechstudio.errors import UsageError
 
-__all__ = ["TrainConfig", "LJS_STEPS_PER_EPOCH", "ADAMW", "LR_DECAY", "WARMUP_LR", "WARMUP_RAMP_STEPS"]
-
 #: Optimizer steps per epoch of VITS' LJSpeech recipe (13,100 clips / batch 64, rounded).
 LJS_STEPS_PER_EPOCH = 205
 #: AdamW settings and per-epoch lr decay of VITS ``configs/ljs_base.json``.

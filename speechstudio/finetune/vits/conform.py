@@ -22,8 +22,6 @@ import numpy as np
 
 from speechstudio.finetune.vits.data import save_features
 
-__all__ = ["ConformStats", "conform_clips", "CONFORM_VERSION"]
-
 CONFORM_VERSION = "conform-v2"
 
 

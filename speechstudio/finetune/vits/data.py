@@ -16,8 +16,6 @@ from speechstudio.atomic import atomic_write_bytes
 from speechstudio.errors import SpeechStudioError
 from speechstudio.finetune.run import RunError
 
-__all__ = ["ClipItem", "PreparedClips", "prepare_clips", "save_features", "ClipDataset", "collate", "BucketBatches"]
-
 
 @dataclass(frozen=True)
 class ClipItem:

@@ -15,8 +15,6 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.parametrizations import spectral_norm, weight_norm
 
-__all__ = ["DiscriminatorP", "DiscriminatorS", "MultiPeriodDiscriminator", "LRELU_SLOPE", "PERIODS"]
-
 #: Leaky ReLU slope of every discriminator layer (VITS ``modules.LRELU_SLOPE``).
 LRELU_SLOPE = 0.1
 #: Periods of the period discriminators (HiFi-GAN sec. 2.2: primes, to avoid overlap).

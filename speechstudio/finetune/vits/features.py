@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-__all__ = ["FeatureConfig", "linear_spectrogram", "linear_to_mel", "mel_spectrogram", "slaney_mel_filters"]
-
 
 @dataclass(frozen=True)
 class FeatureConfig:

@@ -14,9 +14,6 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-__all__ = ["LossWeights", "feature_loss", "discriminator_loss", "generator_loss", "kl_loss", "mel_loss", "stft_loss",
-           "STFT_RESOLUTIONS"]
-
 
 @dataclass(frozen=True)
 class LossWeights:

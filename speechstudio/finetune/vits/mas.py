@@ -14,8 +14,6 @@ same tie rule when backtracking), so they give the same paths as VITS / Piper / 
 """
 from __future__ import annotations
 
-__all__ = ["maximum_path", "MAX_NEG"]
-
 #: Value of cells that cannot be reached (VITS ``core.pyx``: ``max_neg_val=-1e9``).
 MAX_NEG = -1e9
 

@@ -10,9 +10,6 @@ import torch
 
 from speechstudio.finetune.vits.mas import maximum_path
 
-__all__ = ["ForwardOutput", "training_forward", "prior_latents", "prepare_for_training", "warmup_parameter_prefixes",
-           "slice_segments", "rand_slice_segments", "POSTERIOR_LAYERS"]
-
 #: WaveNet layers of VITS' posterior encoder (``models.SynthesizerTrn``: ``PosteriorEncoder(...,
 #: 5, 1, 16)``: kernel 5, dilation 1, 16 layers; Piper the same).
 POSTERIOR_LAYERS = 16

@@ -24,10 +24,6 @@ from pathlib import Path
 from speechstudio.errors import ModelNotFoundError, OfflineError
 from speechstudio.tts.piper_import import PiperVoiceError
 
-__all__ = ["PiperCheckpoint", "PiperCheckpointError", "PIPER_CHECKPOINT_REPO", "PIPER_CHECKPOINTS",
-           "load_piper_checkpoint", "read_checkpoint_config", "build_discriminator", "fetch_piper_checkpoint",
-           "checkpoint_base_ref", "is_checkpoint_path", "CHECKPOINT_KIND"]
-
 #: ``VoiceRef.kind`` of a base given as a Piper training checkpoint (``location`` = the ``.ckpt``).
 CHECKPOINT_KIND = "piper-ckpt"
 

@@ -14,8 +14,6 @@ from dataclasses import dataclass, replace
 from speechstudio.errors import UsageError
 from speechstudio.finetune.vits.config import TrainConfig
 
-__all__ = ["PRESETS", "Estimate", "preset", "estimate"]
-
 #: name -> (steps, eval / checkpoint interval in steps)
 PRESETS = {"quick": (600, 100), "standard": (2000, 250), "best": (6000, 500)}
 

@@ -22,8 +22,6 @@ from speechstudio.finetune.vits.losses import (LossWeights, discriminator_loss, 
 from speechstudio.finetune.vits.model import (ForwardOutput, align, encode_text, expand_prior, slice_segments,
                                               training_forward, warmup_parameter_prefixes)
 
-__all__ = ["VitsTraining", "NonFiniteLoss", "STATE_FORMAT", "GeneratorForward", "DiscriminatorPair"]
-
 STATE_FORMAT = "speechstudio-vits-train/1"
 
 

@@ -8,8 +8,6 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-__all__ = ["BaseInfo", "base_info_for", "load_trained_generator", "load_checkpoint_state", "shipped_base"]
-
 
 @dataclass(frozen=True)
 class BaseInfo:

@@ -27,6 +27,8 @@ from collections import deque
 from pathlib import Path
 from typing import Iterator
 
+from speechstudio.atomic import atomic_path
+from speechstudio.audio.encode import AudioEncoder
 from speechstudio.finetune.base_format import base_format, base_source
 from speechstudio.finetune.closeness import natural_enough, trade_stalled
 from speechstudio.finetune.run import (RunFolder, TrainingError, atomic_torch_save, capture_rng_state, restore_rng_state,
@@ -300,17 +302,11 @@ class VoiceTrainer:
 
     def samples(self) -> list[Path]:
         """``self.texts`` spoken into ``samples/step_N_TAG.wav`` (16-bit PCM at the model's rate)."""
-        import soundfile as sf
-
-        from speechstudio.atomic import atomic_path
-
-        folder = self.rf.samples_dir
-        folder.mkdir(parents=True, exist_ok=True)
         paths = []
         for tag, wav in self.speak(self.texts):
-            with atomic_path(folder / f"step_{self.tr.step}_{tag}.wav") as tmp:
-                sf.write(tmp, wav, int(self.tr.model.config.sampling_rate), subtype="PCM_16", format="WAV")
-            paths.append(folder / f"step_{self.tr.step}_{tag}.wav")
+            paths.append(self.rf.samples_dir / f"step_{self.tr.step}_{tag}.wav")
+            with atomic_path(paths[-1]) as tmp, AudioEncoder(tmp, self.tr.model.config.sampling_rate, suffix=".wav") as out:
+                out.write(wav)
         return paths
 
     # ------------------------------------------------------------------ the clone judge

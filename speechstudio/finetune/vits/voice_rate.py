@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["VoiceRate", "choose_rate", "MIN_SEMITONES", "MAX_SEMITONES"]
-
 #: Below this pitch difference (semitones) the clone keeps the base's sample rate.
 MIN_SEMITONES = 0.5
 #: The factor is limited to +-this many semitones (k = 2 ** (st / 12): 0.75-1.33).
