@@ -10,13 +10,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from speechstudio.worker.finetune_jobs import TrainingJob, run_folders
+from speechstudio.asr.ctc_checkpoint import family_name
+from speechstudio.asr.family import capabilities
+from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+from speechstudio.audio.decode import load_audio
+from speechstudio.errors import UsageError
+from speechstudio.finetune.ctc import register_model, train_ctc
+from speechstudio.finetune.ctc.checkpoint import export_best
+from speechstudio.finetune.ctc.evaluate import score
+from speechstudio.finetune.ctc.events import TrainControl
+from speechstudio.finetune.ctc.model import resolve_base
+from speechstudio.finetune.ctc.vocab import vocab_casing
+from speechstudio.finetune.manifest import Manifest
+from speechstudio.finetune.run import RunError, RunFolder
+from speechstudio.finetune.voice_run import runs_dir
+from speechstudio.hub import defaults
+from speechstudio.hub.inventory import list_models
+from speechstudio.hub.store import imported_dir, validate_name
+from speechstudio.worker.finetune_jobs import RunInfo, TrainingJob, run_folders
 from speechstudio.worker.jobs import Job
 from speechstudio.worker.status import Status
-from speechstudio.errors import UsageError
-
-__all__ = ["CTCBaseInfo", "describe_ctc_base", "ctc_model_names", "run_dir_for", "AdaptRun", "list_adapt_runs",
-           "resume_dataset", "AdaptTrainJob", "Comparison", "CompareJob", "RegisterJob"]
 
 
 # ----------------------------------------------------------------------------- base model
@@ -70,10 +83,6 @@ def _count_params(folder: Path) -> tuple[int, bool]:
 def describe_ctc_base(spec: str) -> CTCBaseInfo:
     """Resolve ``spec`` with ``finetune.ctc.model.resolve_base`` and describe it from its small files.
     Raises ``UsageError``, ``ModelNotFoundError``."""
-    from speechstudio.asr.ctc_checkpoint import family_name
-    from speechstudio.finetune.ctc.model import resolve_base
-    from speechstudio.finetune.ctc.vocab import vocab_casing
-
     spec = str(spec).strip()
     if not spec:
         raise UsageError("choose a base model")
@@ -98,10 +107,6 @@ def describe_ctc_base(spec: str) -> CTCBaseInfo:
 def ctc_model_names() -> list[str]:
     """Installed models (``speechstudio models list``) that the CTC recogniser runs: the bases the
     wizard offers (store names, Hugging Face ids in the cache, package models)."""
-    from speechstudio.hub.inventory import list_models
-
-    from speechstudio.asr.family import capabilities
-
     return [m.name for m in list_models(include_catalog=False) if m.installed and capabilities(m.engine).trainable]
 
 
@@ -109,38 +114,23 @@ def ctc_model_names() -> list[str]:
 def run_dir_for(name: str) -> Path:
     """The run folder of model ``name``: ``speechstudio finetune asr --out NAME``'s default
     (``<data dir>/finetune/runs/NAME``)."""
-    from speechstudio.finetune.voice_run import runs_dir
-
     return runs_dir() / name
 
 
 def resume_dataset(run_dir: Path) -> Path:
     """The prepared dataset a run was started on (``config.json`` ``"dataset"``), which a
     resume trains on, as the CLI's ``--resume``. Raises ``RunError`` (no run / unreadable)."""
-    from speechstudio.finetune.run import RunError, RunFolder
-
     cfg = RunFolder(run_dir).read_config()
     if not isinstance(cfg.get("dataset"), str):
         raise RunError(f"{Path(run_dir) / 'config.json'}: not a recognition (CTC) run")
     return Path(cfg["dataset"])
 
 
-@dataclass(frozen=True)
-class AdaptRun:
-    """A CTC run folder: ``name``, ``path``, ``resumable`` (holds ``checkpoints/latest.pt``) and
-    its ``config`` (``config.json``: ``base``, ``base_path``, ``dataset``, ``train`` ...)."""
-
-    name: str
-    path: Path
-    resumable: bool
-    config: dict
-
-
-def list_adapt_runs() -> list[AdaptRun]:
+def list_adapt_runs() -> list[RunInfo]:
     """The CTC runs (``config.json`` with a dataset path and a vocabulary source; voice-cloning
     runs are left out) under the runs folder, newest first."""
-    return [AdaptRun(d.name, d, (d / "checkpoints" / "latest.pt").is_file(), cfg)
-            for d, cfg in run_folders(run_dir_for("x").parent)
+    return [RunInfo(d.name, d, (d / "checkpoints" / "latest.pt").is_file(), cfg)
+            for d, cfg in run_folders(runs_dir())
             if cfg is not None and isinstance(cfg.get("dataset"), str) and "vocab_source" in cfg]
 
 
@@ -150,8 +140,6 @@ class AdaptTrainJob(TrainingJob):
     Yields the trainer's events; ``result``: the ``DoneEvent``; pause / stop as ``TrainingJob``."""
 
     def __init__(self, run_dir: Path, dataset_dir: Path | None, base: str | None, config, resume: bool = False) -> None:
-        from speechstudio.finetune.ctc.events import TrainControl
-
         super().__init__(run_dir, TrainControl())
         self.dataset_dir = Path(dataset_dir) if dataset_dir is not None else None
         self.base, self.config, self.resume = base, config, resume
@@ -159,8 +147,6 @@ class AdaptTrainJob(TrainingJob):
     title = "adapt {run_dir.name}"
 
     def _train(self, models) -> Iterator[object]:
-        from speechstudio.finetune.ctc import train_ctc
-
         dataset = resume_dataset(self.run_dir) if self.resume else self.dataset_dir
         yield Status("resuming the run …" if self.resume else "loading the base model …")
         yield from train_ctc(self.run_dir, dataset, None if self.resume else self.base, self.config,
@@ -188,8 +174,6 @@ class Comparison:
 def _held_out(cfg: dict):
     """``(clips, split name, dataset folder, manifest)``: the run's validation clips, as the
     trainer split them (``Manifest.split(val_count, seed)``), or its training clips when none."""
-    from speechstudio.finetune.manifest import Manifest
-
     dataset = Path(cfg["dataset"])
     manifest = Manifest.load(dataset)
     train, val = manifest.split(cfg.get("val_count"), seed=int(cfg.get("seed", 0)))
@@ -197,8 +181,6 @@ def _held_out(cfg: dict):
 
 
 def _transcripts(recognizer, clips, dataset: Path, manifest, cancel) -> list[str] | None:
-    from speechstudio.audio.decode import load_audio
-
     out = []
     for c in clips:
         if cancel.is_set():
@@ -219,11 +201,6 @@ class CompareJob(Job):
     title = "evaluate {run_dir.name}"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
-        from speechstudio.finetune.ctc.checkpoint import export_best
-        from speechstudio.finetune.ctc.evaluate import score
-        from speechstudio.finetune.run import RunError, RunFolder
-
         run = RunFolder(self.run_dir)
         cfg = run.read_config()
         yield Status("exporting the best checkpoint …")
@@ -266,15 +243,10 @@ class RegisterJob(Job):
     title = "register model {name}"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.finetune.ctc import register_model
-        from speechstudio.hub.store import imported_dir, validate_name
-
         name = validate_name(self.name)
         if imported_dir(name) is not None and not self.replace:
             raise UsageError(f"a model named {name!r} already exists; choose another name or tick Replace")
         yield Status(f"adding {name} to the model store …")
         self.result = register_model(self.model_dir, name, replace=self.replace)
         if self.use_for_dictation:
-            from speechstudio.hub import defaults
-
             defaults.choose("dictation", self.result.model_id)

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
+from speechstudio.tts.audiobook import make_audiobook
+from speechstudio.tts.family import SynthesisSettings
 from speechstudio.worker.finetune_jobs import run_with_progress
 from speechstudio.worker.jobs import Job
 from speechstudio.worker.status import Status
-
-__all__ = ["AudiobookJob"]
 
 
 class AudiobookJob(Job):
@@ -26,9 +26,6 @@ class AudiobookJob(Job):
     title = "audiobook of {document.name}"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.tts.audiobook import make_audiobook
-        from speechstudio.tts.family import SynthesisSettings
-
         yield Status(f"loading voice {self.voice or '(default)'} ...")
         voice, _message = models.voice(self.voice, self.device)
         yield Status(f"reading {self.document.name} ...")

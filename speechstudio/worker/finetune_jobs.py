@@ -9,14 +9,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from speechstudio.errors import ModelNotFoundError
+from speechstudio.finetune.build import build_dataset
+from speechstudio.finetune.check import whisper_transcriber
+from speechstudio.finetune.clone_store import export_voice
+from speechstudio.finetune.leftovers import trim_finished
+from speechstudio.finetune.run import RunFolder
+from speechstudio.finetune.vits.trainer import TrainControl, train_voice
+# describe_base, runs_dir, train_config: imported from here by the GUI's clone pages
+from speechstudio.finetune.voice_run import (describe_base, finetune_dir, run_lock, runs_dir,  # noqa: F401
+                                             save_trained_voice, text_checker, train_config)
 from speechstudio.worker.jobs import Cancelled, Job
 from speechstudio.worker.status import Status
-from speechstudio.finetune.voice_run import (BaseVoiceInfo, describe_base, finetune_dir, runs_dir,
-                                             run_lock, save_trained_voice, train_config)
-
-__all__ = ["BaseVoiceInfo", "describe_base", "finetune_dir", "runs_dir", "datasets_dir", "recordings_dir",
-           "RunInfo", "run_folders", "list_runs", "DatasetProgress", "BuildDatasetJob", "TrainingJob", "FineTuneJob",
-           "SaveCloneJob", "ExportJob", "run_with_progress", "save_trained_voice", "train_config"]
 
 
 # ----------------------------------------------------------------------------- folders
@@ -33,12 +37,13 @@ def recordings_dir() -> Path:
 # ----------------------------------------------------------------------------- runs
 @dataclass(frozen=True)
 class RunInfo:
-    """A run folder: ``name``, ``path``, and whether it holds ``checkpoints/latest.pt`` to resume
-    from (layout: ``speechstudio.finetune.run``)."""
+    """A run folder: ``name``, ``path``, whether it holds ``checkpoints/latest.pt`` to resume from
+    (layout: ``speechstudio.finetune.run``) and its ``config`` (``config.json``; ``None``: not started)."""
 
     name: str
     path: Path
     resumable: bool
+    config: dict | None = None
 
 
 def run_folders(root: Path) -> Iterator[tuple[Path, dict | None]]:
@@ -58,7 +63,7 @@ def run_folders(root: Path) -> Iterator[tuple[Path, dict | None]]:
 def list_runs() -> list[RunInfo]:
     """Voice-cloning run folders under :func:`runs_dir`, newest first (empty when there are none).
     Recognition (CTC) runs share the folder and are left out (``adapt_jobs.list_adapt_runs``)."""
-    return [RunInfo(d.name, d, (d / "checkpoints" / "latest.pt").is_file())
+    return [RunInfo(d.name, d, (d / "checkpoints" / "latest.pt").is_file(), cfg)
             for d, cfg in run_folders(runs_dir()) if cfg is None or cfg.get("trainer") == "vits"]
 
 
@@ -133,8 +138,6 @@ class BuildDatasetJob(Job):
     def _transcribe(self):
         """A ``transcribe(audio16k) -> text`` on Whisper (``check.whisper_transcriber``), kept
         between checks (building it loads the model, ~1 s)."""
-        from speechstudio.finetune.check import whisper_transcriber
-
         key = (self.asr_model, self.language, self.device)
         if key not in _TRANSCRIBERS:
             device = "cpu" if self.device == "auto" else self.device
@@ -155,10 +158,6 @@ class BuildDatasetJob(Job):
             torch.set_num_threads(threads)
 
     def _run(self, models) -> Iterator[object]:
-        from speechstudio.errors import ModelNotFoundError
-        from speechstudio.finetune.build import build_dataset
-        from speechstudio.finetune.voice_run import text_checker
-
         text_ok = None
         if self.base is not None:
             yield Status(f"loading the base voice {self.base.name} to check what it can say ...")
@@ -249,8 +248,6 @@ class FineTuneJob(TrainingJob):
                  preset: str = "standard", overrides: dict | None = None) -> None:
         """``config``: a ``TrainConfig``, or None to build it in the worker from ``preset`` and
         ``overrides`` (resolving ``device="auto"`` imports torch, too slow for the GUI thread)."""
-        from speechstudio.finetune.vits.trainer import TrainControl
-
         super().__init__(run_dir, TrainControl())
         self.dataset_dir, self.base, self.config = Path(dataset_dir), base, config
         self.resume, self.preset, self.overrides = resume, preset, dict(overrides or {})
@@ -262,8 +259,6 @@ class FineTuneJob(TrainingJob):
             self.config = train_config(self.preset, **self.overrides)
 
     def _train(self, models) -> Iterator[object]:
-        from speechstudio.finetune.vits.trainer import train_voice
-
         return train_voice(self.run_dir, self.dataset_dir, self.base, self.config, resume=self.resume,
                            control=self.control)
 
@@ -283,16 +278,12 @@ class SaveCloneJob(Job):
     title = "save voice {name}"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.finetune.run import RunFolder
-
         folder = RunFolder(self.run_dir)
         which = self.which or ("latest" if (not folder.checkpoint_path("best").is_file()
                                             and folder.checkpoint_path("latest").is_file()) else "best")
         yield Status(f"saving voice {self.name} ...")
         self.result = save_trained_voice(self.run_dir, self.name, self.base, which, self.overwrite, blend=self.blend)
         if self.finished:
-            from speechstudio.finetune.leftovers import trim_finished
-
             self.freed = trim_finished(self.run_dir)
 
 
@@ -307,8 +298,6 @@ class ExportJob(Job):
     title = "export {voice}"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.finetune.clone_store import export_voice
-
         yield Status(f"exporting {self.voice} to {self.out_dir} ...")
         onnx_path, _json_path = export_voice(self.voice, self.out_dir)
         self.result = onnx_path

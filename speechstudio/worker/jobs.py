@@ -1,13 +1,25 @@
 """Jobs a Worker runs: generators (``run(models)``) yielding payloads, Qt-free. A job has ``id``,
-``cancel`` (an Event checked between units of work) and ``result``; heavy imports happen inside ``run``."""
+``cancel`` (an Event checked between units of work) and ``result``."""
 from __future__ import annotations
 
+import os
+import queue
+import re
+import subprocess
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
+from speechstudio.audio.decode import AudioReader, load_audio
+from speechstudio.batch.run import run_batch
+from speechstudio.errors import ERROR_KIND_ENV, ERROR_KIND_LINE, SpeechStudioError
+from speechstudio.runtime import app_command
+from speechstudio.tts.family import SynthesisSettings
+from speechstudio.tts.output import write_speech
+from speechstudio.tts.stream import stream_speech
+from speechstudio.tts.voices import load_named
 from speechstudio.worker.status import Status
 
 
@@ -47,8 +59,6 @@ class TranscribeBatchJob(Job):
         return f"transcribe {len(self.items)} file{'s' if len(self.items) != 1 else ''}"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.batch.run import run_batch
-
         r = self.request
         if self.cancel.is_set():
             return
@@ -95,9 +105,6 @@ class ProbeJob(Job):
         return f"probe {len(self.paths)} files"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.audio.decode import AudioReader
-        from speechstudio.errors import SpeechStudioError
-
         for p in self.paths:
             if self.cancel.is_set():
                 return
@@ -120,8 +127,6 @@ class LoadAudioJob(Job):
     title = "load {path.name}"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.audio.decode import load_audio
-
         self.result = (load_audio(self.path, self.sample_rate), self.sample_rate)
         return
         yield  # pragma: no cover
@@ -139,10 +144,11 @@ class VoiceInfo:
     message: str
 
 
-def _voice_defaults(voice) -> dict:
-    """``voice.defaults`` plus ``"pitch"``: its own pitch shift in semitones (a clone's measured
-    offset to its recordings, ``VitsVoice.pitch_semitones``; 0 for other voices)."""
-    return {**dict(voice.defaults), "pitch": float(getattr(voice, "pitch_semitones", 0.0) or 0.0)}
+def _voice_info(voice, message: str) -> VoiceInfo:
+    """``voice`` as a :class:`VoiceInfo`; its ``defaults`` plus ``"pitch"``: its own pitch shift in semitones
+    (a clone's measured offset to its recordings, ``VitsVoice.pitch_semitones``; 0 for other voices)."""
+    defaults = {**dict(voice.defaults), "pitch": float(getattr(voice, "pitch_semitones", 0.0) or 0.0)}
+    return VoiceInfo(voice.name, voice.sample_rate, tuple(voice.speakers), voice.num_speakers, defaults, message)
 
 
 class SpeakJob(Job):
@@ -161,15 +167,9 @@ class SpeakJob(Job):
         return "save speech" if self.out_path else "speak"
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.tts.output import write_speech
-        from speechstudio.tts.stream import stream_speech
-        from speechstudio.tts.family import SynthesisSettings
-        from speechstudio.tts.voices import load_named
-
         yield Status(f"loading voice {self.voice or '(default)'} ...")
         voice, message = models.voice(self.voice, self.device)
-        yield VoiceInfo(voice.name, voice.sample_rate, tuple(voice.speakers), voice.num_speakers,
-                        _voice_defaults(voice), message or f"voice {voice.name} (loaded)")
+        yield _voice_info(voice, message or f"voice {voice.name} (loaded)")
         settings = SynthesisSettings(speaker=self.speaker, noise_scale=self.noise_scale, noise_w=self.noise_w,
                                      length_scale=self.length_scale, pitch=self.pitch)
         # SSML <voice name="..."> naming another installed voice: loaded for this text only (the cache keeps the page's)
@@ -209,8 +209,7 @@ class VoiceInfoJob(Job):
 
     def run(self, models) -> Iterator[object]:
         voice, message = models.voice(self.voice, self.device)
-        self.result = VoiceInfo(voice.name, voice.sample_rate, tuple(voice.speakers), voice.num_speakers,
-                                _voice_defaults(voice), message or f"voice {voice.name}")
+        self.result = _voice_info(voice, message or f"voice {voice.name}")
         yield self.result
 
 
@@ -243,17 +242,7 @@ class DownloadJob(Job):
     title = "download {model_id}"
 
     def run(self, models) -> Iterator[object]:
-        import queue
-        import re
-        import subprocess
-
-        import os
-
-        from speechstudio.errors import ERROR_KIND_ENV, ERROR_KIND_LINE, SpeechStudioError
-
         sub = "models" if self.kind == "model" else "voices"
-        from speechstudio.runtime import app_command
-
         cmd = self.command or app_command() + [sub, "download", self.model_id]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0,
                                 env={**os.environ, ERROR_KIND_ENV: "1"})
