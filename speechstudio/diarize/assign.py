@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from speechstudio.asr.types import Segment, Word
+from speechstudio.transcript.display import align, join_tokens
 
-__all__ = ["Turn", "turns_from_windows", "label_segments", "talk_time"]
 
 #: A run of at most this many words and this short between two runs is re-labelled to its
 #: neighbour (a speaker change for one short word is usually a window straddling a change).
@@ -96,7 +96,6 @@ def turns_from_windows(times: np.ndarray, labels: np.ndarray, names: list[str], 
 def _texts(seg: Segment, runs: list[list[Word]]) -> list[str]:
     """The text of each run of ``seg``'s words: the stretch of the segment text they cover (so CJK
     stays unspaced and c'est whole), else their tokens joined by script rules."""
-    from speechstudio.transcript.display import align, join_tokens
 
     words = [w for run in runs for w in run]
     spans = align(seg.text, [w.text for w in words])

@@ -3,7 +3,13 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
+from speechstudio.audio import speaker_encoder as vp
+from speechstudio.audio.decode import load_audio
+from speechstudio.diarize import library
 from speechstudio.errors import UsageError
+from speechstudio.transcript import TranscriptDocument
 
 
 def register(subparsers) -> None:
@@ -32,8 +38,6 @@ def register(subparsers) -> None:
 def _voice_from_transcript(json_path, speaker: str | None):
     """The voice of ``speaker``'s segments in a transcript made with ``--speakers`` (its recording
     is the one the JSON's ``source`` names). Raises ``UsageError``."""
-    from speechstudio.transcript import TranscriptDocument
-
     if not speaker:
         raise UsageError("with a .json transcript, say whose voice: --speaker 'Speaker 2'")
     doc = TranscriptDocument.load(json_path)
@@ -51,11 +55,6 @@ def voice_from_file(path, start: float | None = None, end: float | None = None):
     """``(embedding (256,), seconds, source)`` of the voice in ``path`` (optionally ``start``..``end``
     seconds). Raises ``UsageError`` when the stretch is empty or has under 1 s of speech, the
     decoder's errors for an unreadable file."""
-    import numpy as np
-
-    from speechstudio.audio.decode import load_audio
-    from speechstudio.audio import speaker_encoder as vp
-
     audio = load_audio(path, vp.RATE)
     a = int(max(0.0, start or 0.0) * vp.RATE)
     b = int(end * vp.RATE) if end is not None else len(audio)
@@ -75,11 +74,6 @@ def voice_from_spans(path, spans: list[tuple[float, float]], max_s: float = 90.0
     """``(embedding (256,), seconds, source)`` of one speaker from the stretches ``spans``
     (seconds) of the recording ``path``, at most ``max_s`` seconds of them. Raises ``UsageError``
     with under 1 s of speech, the decoder's errors for an unreadable file."""
-    import numpy as np
-
-    from speechstudio.audio.decode import load_audio
-    from speechstudio.audio import speaker_encoder as vp
-
     audio = load_audio(path, vp.RATE)
     pieces, total = [], 0.0
     for a, b in sorted(spans):
@@ -99,8 +93,6 @@ def voice_from_spans(path, spans: list[tuple[float, float]], max_s: float = 90.0
 
 
 def speakers_command(args) -> int:
-    from speechstudio.diarize import library
-
     cmd = getattr(args, "speakers_command", None) or "list"
     if cmd == "list":
         lib = library.load_library()
@@ -112,9 +104,7 @@ def speakers_command(args) -> int:
             print(f"{v.name:32s} {v.seconds:6.1f} s  {v.created:19s}  {v.source}")
         return 0
     if cmd == "add":
-        from speechstudio.audio.speaker_encoder import unavailable_reason
-
-        why = unavailable_reason()
+        why = vp.unavailable_reason()
         if why:
             raise UsageError(f"cannot make a voice print: {why}")
         if str(args.audio).lower().endswith(".json"):

@@ -16,7 +16,6 @@ import numpy as np
 
 from speechstudio.diarize.speakers import SpeakerCount
 
-__all__ = ["Clustering", "cluster_windows", "LINK_DISTANCE", "MIN_TALK_S", "SEPARATION", "MAX_POINTS"]
 
 LINK_DISTANCE = 0.35   #: cosine distance of the over-split (1 s windows)
 MIN_TALK_S = 2.0       #: a group shorter than this is not a voice of its own

@@ -21,12 +21,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from speechstudio.diarize.assign import Turn, label_segments, talk_time
+from speechstudio.diarize.library import describe_sureness
 from speechstudio.transcript.model import speaker_count_text
 from speechstudio.errors import UsageError
 from speechstudio.registry import Registry
 
-__all__ = ["DiarizerCapabilities", "DiarizerFamily", "Diarization", "SpeakerInfo", "BUILTIN", "DEFAULT",
-           "register", "unregister", "families", "get"]
 
 BUILTIN = ("speechstudio.diarize.family_voiceprint", "speechstudio.diarize.family_pyannote")
 DEFAULT = "voiceprint"
@@ -99,8 +98,6 @@ class Diarization:
 
 def speaker_infos(turns: list[Turn], names: list[str], known: dict[str, float] | None = None) -> list[SpeakerInfo]:
     """SpeakerInfo per name in order of first appearance in ``turns`` (names without turns last)."""
-    from speechstudio.diarize.library import describe_sureness
-
     known = known or {}
     talk = talk_time(turns)
     order = list(dict.fromkeys([t.speaker for t in turns] + list(names)))

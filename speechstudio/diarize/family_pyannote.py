@@ -14,9 +14,9 @@ import os
 
 import numpy as np
 
+from speechstudio.diarize.assign import Turn
 from speechstudio.diarize.family import Diarization, DiarizerCapabilities, DiarizerFamily, speaker_infos
-
-__all__ = ["FAMILY", "PIPELINE_ID"]
+from speechstudio.hub.cache import cached_snapshot
 
 PIPELINE_ID = "pyannote/speaker-diarization-3.1"
 
@@ -37,7 +37,6 @@ class PyannoteSession:
         import torch
         from pyannote.audio import Pipeline
 
-        from speechstudio.diarize.assign import Turn
 
         src = _source()
         token = os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
@@ -67,7 +66,6 @@ class PyannoteFamily(DiarizerFamily):
         if os.path.isdir(src) or os.path.isfile(src):
             return None
         if not (os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")):
-            from speechstudio.hub.cache import cached_snapshot
 
             if cached_snapshot(src) is None:
                 return (f"{src} is gated: set HF_TOKEN after accepting its terms on huggingface.co, or "

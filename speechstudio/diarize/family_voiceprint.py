@@ -4,6 +4,8 @@ known voices named from the speaker library (:mod:`.library`), words labelled fr
 (:mod:`.assign`)."""
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 
 from speechstudio.diarize.assign import turns_from_windows
@@ -12,7 +14,6 @@ from speechstudio.diarize.family import Diarization, DiarizerCapabilities, Diari
 from speechstudio.diarize.library import match
 from speechstudio.diarize.track import HOP_S, SpeakerTrack
 
-__all__ = ["FAMILY", "VoiceprintSession"]
 
 
 class VoiceprintSession:
@@ -65,8 +66,6 @@ class VoiceprintSession:
 
 class VoiceprintFamily(DiarizerFamily):
     def unavailable(self) -> str | None:
-        import importlib.util
-
         for module, pip in (("resemblyzer", "resemblyzer"), ("sklearn", "scikit-learn")):
             if importlib.util.find_spec(module) is None:
                 return f"needs {pip} (pip install 'speechstudio[speakers]')"

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
+from speechstudio.atomic import atomic_write_text
 from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.hub.paths import data_dir
 
-__all__ = ["KnownVoice", "Library", "library_dir", "load_library", "save_voice", "rename_voice", "remove_voice",
-           "match", "describe_sureness", "KNOWN_SIMILARITY", "MARGIN"]
 
 KNOWN_SIMILARITY = 0.80
 MARGIN = 0.03
@@ -56,8 +56,6 @@ class Library:
 
 def library_dir() -> Path:
     """``<data dir>/speakers`` (``$SPEECHSTUDIO_HOME/speakers`` when set); not created."""
-    from speechstudio.hub.paths import data_dir
-
     return data_dir() / "speakers"
 
 
@@ -97,8 +95,6 @@ def load_library(folder: Path | None = None) -> Library:
 def save_voice(name: str, embedding: np.ndarray, *, seconds: float, source: str, overwrite: bool = False) -> KnownVoice:
     """Save ``embedding`` (256,) as voice ``name``. Raises ``UsageError`` when the name is taken
     (and ``overwrite`` is false) or not a valid name."""
-    from speechstudio.atomic import atomic_write_text
-
     name = check_name(name)
     existing = load_library().get(name)
     if existing is not None and not overwrite:

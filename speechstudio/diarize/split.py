@@ -13,9 +13,14 @@ from pathlib import Path
 
 import numpy as np
 
+from speechstudio.audio import speaker_encoder as vp
+from speechstudio.audio.decode import load_audio
+from speechstudio.audio.vad import SileroVad
+from speechstudio.diarize.cluster import cluster_windows
+from speechstudio.diarize.speakers import SpeakerCount
+from speechstudio.diarize.track import HOP_S, SpeakerTrack
 from speechstudio.errors import UsageError
 
-__all__ = ["split_by_voice", "MIN_SPEECH_S"]
 
 MIN_SPEECH_S = 4.0   #: speech (s) in the speaker's segments below which two voices are not told apart
 
@@ -27,13 +32,6 @@ def split_by_voice(path: Path, spans: list[tuple[float, float]]) -> list[int]:
 
     Raises ``UsageError`` naming the file when the spans hold under ``MIN_SPEECH_S`` seconds of
     speech or every span lands with one voice; the decoder's errors for an unreadable file."""
-    from speechstudio.audio.decode import load_audio
-    from speechstudio.audio.vad import SileroVad
-    from speechstudio.diarize.cluster import cluster_windows
-    from speechstudio.diarize.speakers import SpeakerCount
-    from speechstudio.diarize.track import HOP_S, SpeakerTrack
-    from speechstudio.audio import speaker_encoder as vp
-
     if len(spans) < 2:
         raise UsageError(f"{path}: this speaker has one segment: select the words to give to another speaker instead")
     audio = load_audio(path, vp.RATE)

@@ -16,7 +16,6 @@ import numpy as np
 from speechstudio.audio.vad import FRAME, SileroVad, speech_spans
 from speechstudio.audio import speaker_encoder as vp
 
-__all__ = ["SpeakerTrack", "Windows", "HOP_S", "WINDOW_S"]
 
 CHUNK_S = 30.0      #: audio processed at once (s)
 WINDOW_S = 1.0      #: window length (s)
