@@ -103,16 +103,16 @@ def test_wrap_keeps_a_long_word_on_its_own_line():
 def test_cli_flags_reach_the_srt(tmp_path, tiny_w2v_dir, capsys, home, monkeypatch):
     """--max-line-width/--max-line-count shape the written file."""
     from speechstudio import cli
-    from speechstudio.batch import run as run_mod
+    from speechstudio.batch import cli as batch_cli
 
     seen = {}
-    real = run_mod.run_batch
+    real = batch_cli.run_batch
 
     def spy(items, recognizer, request, **k):
         seen["subtitles"] = request.subtitles
         return real(items, recognizer, request, **k)
 
-    monkeypatch.setattr(run_mod, "run_batch", spy)
+    monkeypatch.setattr(batch_cli, "run_batch", spy)
     wav = tmp_path / "x.wav"
     import numpy as np
     import soundfile as sf

@@ -17,7 +17,9 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["plan", "LevelMeter", "merge", "channel_names", "PROBE_S", "SPLIT_DB", "BLEED_DB"]
+from speechstudio.diarize.assign import Turn
+from speechstudio.diarize.family import SpeakerInfo
+from speechstudio.transcript.display import join_tokens
 
 PROBE_S = 120.0
 FRAME_S = 0.1
@@ -104,8 +106,6 @@ def _without_bleed(seg, own: LevelMeter, others: list[LevelMeter]) -> tuple[obje
         return None, dropped
     if not dropped:
         return seg, 0
-    from speechstudio.transcript.display import join_tokens
-
     text = join_tokens([w.text for w in kept])
     return dataclasses.replace(seg, text=text, words=tuple(kept), start_s=kept[0].start_s, end_s=kept[-1].end_s), dropped
 
@@ -113,9 +113,6 @@ def _without_bleed(seg, own: LevelMeter, others: list[LevelMeter]) -> tuple[obje
 def merge(passes, n_channels: int):
     """``(segments, info, notes)`` from ``passes`` (a :class:`~speechstudio.batch.run.ChannelPass` per
     channel). Each channel is one speaker (a known voice's name when its diarization named it)."""
-    from speechstudio.diarize.assign import Turn
-    from speechstudio.diarize.family import SpeakerInfo
-
     labels = channel_names(n_channels)
     out, infos, dropped = [], [], 0
     meters = {p.channel: p.meter for p in passes}

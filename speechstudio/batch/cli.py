@@ -14,8 +14,24 @@ import threading
 import time
 from pathlib import Path
 
+from tqdm import tqdm
+
+from speechstudio.asr.languages import language_name
+from speechstudio.atomic import check_folder_destination
+from speechstudio.audio.decode import AudioReader
+from speechstudio.audio.diagnose import is_stream
+from speechstudio.audio.raw import parse_raw_format
+from speechstudio.batch.cluster import RayPool, parse_cluster
+from speechstudio.batch.export import parse_formats
+from speechstudio.batch.notices import print_model_line
+from speechstudio.batch.request import TranscriptionRequest
+from speechstudio.batch.resume import plan_work
+from speechstudio.batch.run import MISSING, BatchSummary, batch_workers, collect_inputs, plan_outputs, run_batch
+from speechstudio.batch.subtitles import SubtitleOptions
 from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, positive_float, positive_int
-from speechstudio.errors import UsageError
+from speechstudio.diarize.family import Diarization
+from speechstudio.errors import AudioDecodeError, UsageError
+from speechstudio.progress import LOG_INTERVAL_S, is_terminal, progress_file
 
 
 def register(subparsers) -> None:
@@ -85,8 +101,6 @@ def register(subparsers) -> None:
 
 
 def _subtitle_options(args):
-    from speechstudio.batch.subtitles import SubtitleOptions
-
     for flag in ("max_line_width", "max_line_count", "max_cue_s", "min_cue_s", "max_cps"):
         if getattr(args, flag) < 0:
             raise UsageError(f"--{flag.replace('_', '-')} must be >= 0 (0 = no limit)")
@@ -104,11 +118,6 @@ def _format_hms(seconds: float) -> str:
 
 def _request(args):
     """The :class:`~speechstudio.batch.request.TranscriptionRequest` of the command line."""
-    from speechstudio.audio.raw import parse_raw_format
-    from speechstudio.batch.export import parse_formats
-    from speechstudio.batch.request import TranscriptionRequest
-    from speechstudio.errors import AudioDecodeError
-
     try:
         raw = parse_raw_format(args.raw_format) if args.raw_format else None
     except AudioDecodeError as e:
@@ -124,11 +133,6 @@ def _request(args):
 
 
 def cmd_transcribe(args) -> int:
-    from tqdm import tqdm
-
-    from speechstudio.batch.run import MISSING, BatchSummary, batch_workers, collect_inputs, plan_outputs, run_batch
-    from speechstudio.batch.resume import plan_work
-
     request = _request(args)
     if args.output_dir:
         _check_output_dir(Path(args.output_dir))
@@ -145,13 +149,9 @@ def cmd_transcribe(args) -> int:
     pending = [it for it, plan in zip(items, plans) if plan_work(it.path, plan, args.overwrite)[0]]
     recognizer = pool = None
     if pending and args.cluster:     # the workers load the model; Ray reachable before any work
-        from speechstudio.batch.cluster import RayPool, parse_cluster
-
         pool = RayPool(parse_cluster(args.cluster), worker_cores=args.worker_cores, debug=args.debug)
     elif pending:                    # nothing to do: do not spend seconds loading a model
         recognizer, message = request.load(progress=not args.quiet, workers=batch_workers(len(pending)))
-        from speechstudio.batch.notices import print_model_line
-
         print_model_line(message, quiet=args.quiet)
         for note in request.check(recognizer):
             print(f"note: {note}", file=sys.stderr)
@@ -224,8 +224,6 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
     so drawing never fails. When stderr is not a terminal (cron, ``2>log``) it writes a plain line
     (no ``\r``: :func:`speechstudio.progress.progress_file`) at most every 30 s, so a log gets a
     few readable lines, not thousands."""
-    from speechstudio.progress import LOG_INTERVAL_S, is_terminal, progress_file
-
     class AudioBar(tqdm):
         @property
         def format_dict(self):
@@ -242,16 +240,12 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
 
 def _speakers_text(info) -> str:
     """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known voice, sure (0.91))"``."""
-    from speechstudio.diarize.family import Diarization
-
     return Diarization([], list(info.speakers), None, None, [], could_be=info.speakers_could_be).summary()
 
 
 def _check_output_dir(path: Path) -> None:
     """Fail before any work if the output folder cannot be created or written (the same check as
     ``speak`` and ``audiobook``: :func:`speechstudio.atomic.check_folder_destination`)."""
-    from speechstudio.atomic import check_folder_destination
-
     if path.exists() and not path.is_dir():
         raise UsageError(f"--output-dir {path}: exists and is not a folder")
     try:
@@ -266,8 +260,6 @@ def _check_output_dir(path: Path) -> None:
 
 def _language_text(info) -> str:
     """``"fr (probability 0.99, detected by whisper-base) -> whisper-base"`` for one transcript."""
-    from speechstudio.asr.languages import language_name
-
     if info.language is None:
         return f"no speech found -> {info.model_id}"
     text = f"{language_name(info.language)} ({info.language}"
@@ -279,9 +271,6 @@ def _language_text(info) -> str:
 
 def _safe_duration(item) -> float:
     """Seconds of ``item`` from its container (no decoding); 0 when unknown, unreadable or a pipe."""
-    from speechstudio.audio.decode import AudioReader
-    from speechstudio.audio.diagnose import is_stream
-
     if is_stream(item.path):            # a pipe can be read once: by the transcription
         return 0.0
     try:

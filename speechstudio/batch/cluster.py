@@ -14,6 +14,7 @@ is written once: only the driver writes, once per input. ``docs/cluster.md``: se
 """
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import threading
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from speechstudio.batch import resume
 from speechstudio.batch.request import TranscriptionRequest
-from speechstudio.batch.run import (FATAL_PREFIX, BatchEvent, FileTranscript, InputItem, failed_event, plan_outputs,
+from speechstudio.batch.run import (FATAL_PREFIX, BatchEvent, InputItem, cpu_cores, failed_event, plan_outputs,
                                     transcribe_file, write_outputs)
 from speechstudio.errors import SpeechStudioError, UsageError
 
@@ -84,13 +85,6 @@ class Transcriber:
             return "failed", failed_event(item, index, e, 0.0, self.debug).reason, time.perf_counter() - t0
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:          # macOS, Windows
-        return os.cpu_count() or 1
-
-
 class RayPool:
     """The driver's side: Ray connected (or a local Ray started), then :meth:`run` per batch.
 
@@ -119,10 +113,8 @@ class RayPool:
                                  f"({e.strerror or type(e).__name__})") from None
         if ray.is_initialized():
             return
-        import logging
-
         try:
-            ray.init(address=address, num_cpus=None if address else (num_cpus or _cores()),
+            ray.init(address=address, num_cpus=None if address else (num_cpus or cpu_cores()),
                      include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
         except Exception as e:  # noqa: BLE001 - Ray's many connection errors, said in one line
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
@@ -179,7 +171,7 @@ class RayPool:
             if kind == "failed":
                 yield BatchEvent("failed", item, index, reason=result, wall_s=compute_s)
                 continue
-            event = self._write(item, index, result, targets, said, request, t0)
+            event = write_outputs(item, index, result, targets, request, t0, said, self.debug)
             yield event
             if event.reason.startswith(FATAL_PREFIX):   # the next files would fail the same way
                 return
@@ -285,15 +277,6 @@ class RayPool:
             for actor in stale:
                 ray.kill(actor)
                 self.workers.pop(actor, None)
-
-    def _write(self, item, index, done: FileTranscript, targets, said, request, t0) -> BatchEvent:
-        try:
-            event = write_outputs(item, index, done, targets, request, t0)
-        except Exception as e:  # noqa: BLE001 - like a local file: reported, the batch goes on
-            return failed_event(item, index, e, time.perf_counter() - t0, self.debug)
-        if event.kind == "done" and said:
-            event.warnings = event.warnings + said
-        return event
 
 
 _pools: dict[str | None, RayPool] = {}

@@ -18,8 +18,6 @@ from pathlib import Path
 from speechstudio.atomic import atomic_write_json
 from speechstudio.hub.paths import data_dir
 
-__all__ = ["STATE_FILE", "due_today", "print_model_line", "split_advice"]
-
 STATE_FILE = "notices.json"
 
 # A clause ("; ..." or a parenthesis' content) holding a backquoted command.

@@ -17,19 +17,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from speechstudio.errors import SpeechStudioError
+import psutil
 
-__all__ = [
-    "MIGRATIONS",
-    "SCHEMA_VERSION",
-    "QueueEntry",
-    "QueueStore",
-    "QueueStoreError",
-    "WatchedFolder",
-    "default_path",
-    "own_process",
-    "process_alive",
-]
+from speechstudio.errors import SpeechStudioError
+from speechstudio.hub.paths import data_dir
 
 #: SQL that takes schema version ``i`` to ``i + 1`` (index ``i``).
 MIGRATIONS: tuple[str, ...] = (
@@ -81,10 +72,8 @@ FINISHED = ("done", "skipped", "failed", "cancelled")
 
 def _start_time(pid: int) -> float | None:
     try:
-        import psutil
-
         return float(psutil.Process(pid).create_time())
-    except Exception:  # noqa: BLE001 - no such process, no permission, psutil missing
+    except Exception:  # noqa: BLE001 - no such process, no permission
         return None
 
 
@@ -96,20 +85,8 @@ def own_process() -> tuple[int, float | None]:
 def process_alive(pid: int | None, started: float | None) -> bool:
     """True when process ``pid`` exists and (when ``started`` is known) is the one that started at
     ``started`` (within 1 s: a pid reused by another program after a reboot is not it)."""
-    if not pid:
+    if not pid or not psutil.pid_exists(int(pid)):
         return False
-    try:
-        import psutil
-
-        if not psutil.pid_exists(int(pid)):
-            return False
-    except ImportError:
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return False
-        except OSError:
-            pass  # exists, owned by someone else
     if started is None:
         return True
     now = _start_time(int(pid))
@@ -122,8 +99,6 @@ class QueueStoreError(SpeechStudioError):
 
 def default_path() -> Path:
     """``<data dir>/queue.sqlite3``."""
-    from speechstudio.hub.paths import data_dir
-
     return data_dir() / "queue.sqlite3"
 
 

@@ -8,10 +8,14 @@ import dataclasses
 from dataclasses import dataclass
 
 from speechstudio.asr import family
+from speechstudio.asr.family_ctc import check_window
 from speechstudio.asr.languages import normalize_language
+from speechstudio.asr.load import load_recognizer
+from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S
 from speechstudio.audio.raw import RawFormat
 from speechstudio.batch.channels import MODES as CHANNEL_MODES
 from speechstudio.batch.subtitles import SubtitleOptions
+from speechstudio.diarize.family import get as diarizer_family
 from speechstudio.diarize.speakers import DiarizeOptions, parse_speakers
 from speechstudio.errors import UsageError
 
@@ -63,9 +67,7 @@ class TranscriptionRequest:
         if count is None and diarizer:
             raise UsageError("--diarizer needs --speakers (auto, N or MIN-MAX)")
         if count is not None:
-            from speechstudio.diarize.family import get
-
-            get(diarizer)           # UsageError with the reason when it cannot run here
+            diarizer_family(diarizer)   # UsageError with the reason when it cannot run here
         mode = channels or ("auto" if count is not None else "mix")
         if mode not in CHANNEL_MODES:
             raise UsageError(f"--channels {mode}: expected one of {', '.join(CHANNEL_MODES)}")
@@ -74,9 +76,6 @@ class TranscriptionRequest:
                       hotwords=(hotwords or "").strip() or None, initial_prompt=(initial_prompt or "").strip() or None,
                       **fields)
         if request.chunk_s is not None or request.stride_s is not None:
-            from speechstudio.asr.family_ctc import check_window
-            from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S
-
             check_window(request.chunk_s or DEFAULT_CHUNK_S,
                          DEFAULT_STRIDE_S if request.stride_s is None else request.stride_s)
         return request
@@ -88,8 +87,6 @@ class TranscriptionRequest:
     def load(self, *, progress: bool = False, workers: int = 1):
         """``(recognizer, message)``: :func:`speechstudio.asr.load.load_recognizer` for this request;
         ``workers``: inputs the recogniser may decode at once (:func:`speechstudio.batch.run.batch_workers`)."""
-        from speechstudio.asr.load import load_recognizer
-
         return load_recognizer(self.model, language=self.language, device=self.device, precision=self.precision,
                                batch_size=self.batch_size, chunk_s=self.chunk_s, stride_s=self.stride_s,
                                allow_download=self.allow_download, progress=progress, vocabulary=self.vocabulary,

@@ -22,7 +22,8 @@ import os
 from pathlib import Path
 
 from speechstudio.atomic import atomic_write_text
-from speechstudio.transcript.model import transcript_dict
+from speechstudio.audio.diagnose import is_stream
+from speechstudio.transcript.model import json_text, transcript_dict
 
 MIB = 1 << 20
 
@@ -37,8 +38,6 @@ def fingerprint(path: str | os.PathLike) -> dict:
     """``{"path", "size", "mtime", "sha256_first_mib", "sha256_last_mib"}`` of a file (see above);
     ``{"path", "stream": True}`` for a pipe (``-``, a FIFO), which is never read here.
     Raises ``OSError`` when the file cannot be read."""
-    from speechstudio.audio.diagnose import is_stream
-
     p = Path(path)
     if is_stream(p):
         return {"path": "-" if str(p) == "-" else path_text(p.absolute()), "stream": True}
@@ -80,8 +79,6 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool) -> tuple[di
     and a note says so; existing outputs not written by us are kept with a note."""
     if overwrite:
         return dict(targets), []
-    from speechstudio.audio.diagnose import is_stream
-
     if is_stream(path):          # a pipe holds new audio each time and cannot be compared
         notes = [f"{path}: read from a pipe, so its old transcript cannot be checked; transcribed again"
                  for t in targets.values() if t.exists()][:1]
@@ -129,4 +126,4 @@ def write_json(target: Path, segments, info, source: dict, outputs: list[str]) -
     with it), atomically. Raises ``OSError`` like ``export.write_transcript``."""
     doc = transcript_dict(list(segments), info)
     doc["source"] = {**source, "outputs": [path_text(name) for name in outputs]}
-    return atomic_write_text(target, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    return atomic_write_text(target, json_text(doc))

@@ -14,11 +14,13 @@ import dataclasses
 import errno
 import logging
 import os
+import queue
 import stat
 import threading
 import time
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +28,7 @@ from pathlib import Path
 from speechstudio.asr.types import Segment, TranscriptInfo
 from speechstudio.audio.decode import AudioReader
 from speechstudio.audio.raw import RAW_EXTENSIONS
-from speechstudio.batch import export, resume
+from speechstudio.batch import channels as chan, export, resume
 from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.diarize.speakers import SpeakerCount
 from speechstudio.errors import SpeechStudioError
@@ -180,36 +182,80 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
     reads (one decode per file); its family must be available (``UsageError`` before the first
     file otherwise); unreadable known-voice files are reported as warnings of the first file done.
     A recogniser with ``workers`` > 1 (:func:`batch_workers`; no speaker labels) decodes that many files
-    at once on threads (:func:`_overlapped`): the same events in the same order, the same outputs.
+    at once on threads (CTranslate2's workers release the GIL), up to ``2 * workers`` files ahead of the
+    one reported: the same events in the same order, the same outputs. Outputs are written here, in
+    input order (atomic, the JSON last); a fatal write error, ``cancel`` or closing this generator stops
+    the files in flight (they write nothing).
     """
     labeller = request.speakers.labeller() if request.speakers is not None else None
-    out_dir = Path(request.output_dir) if request.output_dir else None
     items = list(items)
-    plan = plan_outputs(items, request.formats, out_dir)
+    plan = plan_outputs(items, request.formats, Path(request.output_dir) if request.output_dir else None)
     workers = getattr(recognizer, "workers", 1) if labeller is None else 1
-    if workers > 1 and len(items) > 1:
-        yield from _overlapped(items, plan, recognizer, request, cancel, debug, workers)
-        return
-    for index, item in enumerate(items):
-        if cancel is not None and cancel.is_set():
-            return
-        targets = plan[index]
-        todo, notes = resume.plan_work(item.path, targets, request.overwrite)
-        if not todo:
-            yield BatchEvent("skipped", item, index, reason="already transcribed (use --overwrite to redo)",
-                             outputs=tuple(targets.values()), warnings=tuple(notes))
-            continue
-        kept = tuple(notes)
-        fatal = False
-        if index + 1 < len(items):           # its bytes come in while this one is decoded
-            read_ahead(items[index + 1].path)
-        for ev in _transcribe_one(item, index, recognizer, todo, request, labeller, cancel, debug):
-            if ev.kind == "done" and kept:
-                ev.warnings = ev.warnings + kept
-            fatal = fatal or ev.reason.startswith(FATAL_PREFIX)
-            yield ev
-        if fatal:
-            return
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="batch") if workers > 1 and len(items) > 1 else None
+    stop = threading.Event()
+    halt = _Either(stop, cancel)
+    channels: dict[int, tuple] = {}             # index -> (its events, targets to write, notes)
+
+    def events(index: int, item: InputItem) -> Iterator:
+        """The file's ``start`` / ``segment`` events, then ``(FileTranscript, seconds it took)`` or its
+        ``cancelled`` / ``failed`` event."""
+        t0 = time.perf_counter()
+        try:
+            done = yield from transcribe_file(item, recognizer, request, labeller, halt, index)
+            yield done, time.perf_counter() - t0
+        except _Cancelled:
+            yield BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
+        except Exception as e:  # noqa: BLE001 - never let one file end the batch
+            yield failed_event(item, index, e, time.perf_counter() - t0, debug)
+
+    def work(index: int, item: InputItem, out: queue.SimpleQueue) -> None:
+        try:
+            for ev in events(index, item):
+                out.put(ev)
+        except BaseException as e:  # noqa: BLE001 - never hang the batch
+            out.put(failed_event(item, index, e, 0.0, debug))
+
+    def fill(upto: int) -> None:        # plan the files up to index ``upto``; on threads, start them
+        while len(channels) + index < min(upto + 1, len(items)):
+            n = index + len(channels)
+            todo, notes = resume.plan_work(items[n].path, plan[n], request.overwrite)
+            if not todo:
+                evs = iter([BatchEvent("skipped", items[n], n, reason="already transcribed (use --overwrite to redo)",
+                                       outputs=tuple(plan[n].values()), warnings=tuple(notes))])
+            elif pool is None:
+                evs = events(n, items[n])           # decoded here, as the events are read
+            else:
+                evs = queue.SimpleQueue()
+                pool.submit(work, n, items[n], evs)
+                evs = iter(evs.get, None)
+            if todo:
+                read_ahead(items[n].path)
+            channels[n] = (evs, todo, tuple(notes))
+
+    evs = None
+    try:
+        for index, item in enumerate(items):
+            if halt.is_set():
+                return
+            fill(index + (2 * workers if pool is not None else 1))
+            evs, todo, kept = channels.pop(index)
+            for ev in evs:
+                if isinstance(ev, tuple) and halt.is_set():  # decoded, but cancelled before written
+                    ev = BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
+                elif isinstance(ev, tuple):                 # (FileTranscript, seconds it took): write it
+                    ev = write_outputs(item, index, ev[0], todo, request, time.perf_counter() - ev[1], kept, debug)
+                yield ev
+                if ev.kind not in ("start", "segment"):
+                    break
+            if ev.kind == "cancelled" or ev.reason.startswith(FATAL_PREFIX):
+                return
+    finally:
+        stop.set()
+        for pending in [evs] + [c[0] for c in channels.values()]:
+            if hasattr(pending, "close"):
+                pending.close()
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 MAX_WORKERS = 4     # files decoded at once at most, each on cores // workers threads
@@ -219,11 +265,14 @@ def batch_workers(files: int) -> int:
     """Files a local batch of ``files`` inputs decodes at once: one per CPU core this process may use
     (``os.sched_getaffinity``), at most :data:`MAX_WORKERS`; 1 for one file (it keeps every core).
     Why: on 2 cores two Whisper tiny.en decodes of one thread each finish a folder of short clips
-    faster than one decode on CTranslate2's default 4 threads, with less CPU time (bench/bench_folder.py,
-    200 clips of 5-20 s on a loaded 2-core machine: 1.20x the files/minute of a bare faster-whisper loop,
-    0.92x its CPU seconds)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(files, cores, MAX_WORKERS))
+    faster than one decode on CTranslate2's default 4 threads, with less CPU time (bench/bench_folder.py;
+    docs/cluster.md)."""
+    return max(1, min(files, cpu_cores(), MAX_WORKERS))
+
+
+def cpu_cores() -> int:
+    """CPU cores this process may use (``os.sched_getaffinity``; ``os.cpu_count()`` where there is none)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class _Either:
@@ -234,78 +283,6 @@ class _Either:
 
     def is_set(self) -> bool:
         return any(e.is_set() for e in self.events)
-
-
-def _overlapped(items, plan, recognizer, request, cancel, debug, workers) -> Iterator[BatchEvent]:
-    """:func:`run_batch` with ``workers`` files decoded at once on threads (the recogniser takes the calls
-    in parallel: CTranslate2's workers release the GIL), up to ``2 * workers`` files ahead of the one
-    reported. Events come in input order, as the one-file-at-a-time loop yields them; outputs are written
-    here, in order (atomic, the JSON last); a fatal write error, ``cancel`` or closing this generator
-    stops the files in flight (they write nothing)."""
-    import queue
-    from concurrent.futures import ThreadPoolExecutor
-
-    stop = threading.Event()
-    halt = _Either(stop, cancel)
-    channels: dict[int, tuple] = {}             # index -> (its events, targets to write, notes)
-
-    def work(index: int, item: InputItem, out: queue.SimpleQueue) -> None:
-        t0 = time.perf_counter()
-        try:
-            events = transcribe_file(item, recognizer, request, None, halt, index)
-            while True:
-                out.put(next(events))
-        except StopIteration as finished:
-            out.put((finished.value, time.perf_counter() - t0))
-        except _Cancelled:
-            out.put(BatchEvent("cancelled", item, index, reason="cancelled (nothing written)"))
-        except BaseException as e:  # noqa: BLE001 - never let one file end the batch (nor hang it)
-            out.put(failed_event(item, index, e, time.perf_counter() - t0, debug))
-
-    pool = ThreadPoolExecutor(workers, thread_name_prefix="batch")
-    queued = 0
-
-    def fill(upto: int) -> None:        # plan and start the files up to index ``upto``
-        nonlocal queued
-        while queued < min(upto + 1, len(items)):
-            index, item, out = queued, items[queued], queue.SimpleQueue()
-            todo, notes = resume.plan_work(item.path, plan[index], request.overwrite)
-            if todo:
-                read_ahead(item.path)
-                pool.submit(work, index, item, out)
-            else:
-                out.put(BatchEvent("skipped", item, index, reason="already transcribed (use --overwrite to redo)",
-                                   outputs=tuple(plan[index].values()), warnings=tuple(notes)))
-            channels[index] = (out, todo, tuple(notes))
-            queued += 1
-
-    try:
-        for index, item in enumerate(items):
-            if halt.is_set():
-                return
-            fill(index + 2 * workers)
-            out, todo, kept = channels.pop(index)
-            while True:
-                ev = out.get()
-                if isinstance(ev, tuple) and halt.is_set():  # decoded, but cancelled before written
-                    ev = BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
-                elif isinstance(ev, tuple):                 # (FileTranscript, seconds it took): write it
-                    done, spent = ev
-                    t0 = time.perf_counter() - spent        # wall_s: its decoding and its writing
-                    try:
-                        ev = write_outputs(item, index, done, todo, request, t0)
-                    except Exception as e:  # noqa: BLE001 - reported like a decode failure
-                        ev = failed_event(item, index, e, time.perf_counter() - t0, debug)
-                    if ev.kind == "done" and kept:
-                        ev.warnings = ev.warnings + kept
-                yield ev
-                if ev.kind not in ("start", "segment"):
-                    break
-            if ev.kind == "cancelled" or ev.reason.startswith(FATAL_PREFIX):
-                return
-    finally:
-        stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 READ_AHEAD_BYTES = 64 << 20      # 64 MiB: a short file whole, the first hour of a 128 kbit/s MP3
@@ -472,8 +449,6 @@ def transcribe_file(item: InputItem, recognizer, request: TranscriptionRequest, 
     ``labeller``, a :class:`~speechstudio.diarize.speakers.Labeller`): yields its ``start`` and
     ``segment`` events, returns a :class:`FileTranscript`. Raises ``SpeechStudioError`` (an
     unreadable file) and ``_Cancelled``."""
-    from speechstudio.batch import channels as chan
-
     raw = request.raw if item.path.suffix.lower() in RAW_EXTENSIONS else None
     reader = AudioReader(item.path, recognizer.sample_rate, raw=raw, track=request.audio_track)
     source = resume.fingerprint(item.path)      # before decoding: what this transcript is of
@@ -509,25 +484,23 @@ def transcribe_file(item: InputItem, recognizer, request: TranscriptionRequest, 
     return FileTranscript(segments, finished_info(info, reader.info, decoded), warnings, source, decoded, loud)
 
 
-def _transcribe_one(item, index, recognizer, targets, request, labeller, cancel, debug) -> Iterator[BatchEvent]:
-    t0 = time.perf_counter()
-    try:
-        try:
-            done = yield from transcribe_file(item, recognizer, request, labeller, cancel, index)
-        except _Cancelled:
-            yield BatchEvent("cancelled", item, index, reason="cancelled (nothing written)")
-            return
-        yield write_outputs(item, index, done, targets, request, t0)
-    except Exception as e:  # never let one file end the batch
-        yield failed_event(item, index, e, time.perf_counter() - t0, debug)
-
-
 def write_outputs(item: InputItem, index: int, done: FileTranscript, targets: dict[str, Path],
-                  request: TranscriptionRequest, t0: float) -> BatchEvent:
+                  request: TranscriptionRequest, t0: float, notes: Sequence[str] = (), debug: bool = False) -> BatchEvent:
     """Write ``done`` (a :class:`FileTranscript`) to ``targets`` (format -> path), atomically, the JSON
-    last; returns the ``done`` event (``wall_s`` since ``t0``, a ``time.perf_counter()`` value) or a
-    ``failed`` one (an output cannot be written; the reason starts with :data:`FATAL_PREFIX` when the
-    next files would fail the same way). The writer of a local batch and of a cluster's driver."""
+    last; returns the ``done`` event (``wall_s`` since ``t0``, a ``time.perf_counter()`` value; ``notes``,
+    the resume check's, added to its warnings) or a ``failed`` one (an output cannot be written; the
+    reason starts with :data:`FATAL_PREFIX` when the next files would fail the same way; any other error
+    as :func:`failed_event`). The writer of a local batch and of a cluster's driver."""
+    try:
+        ev = _write(item, index, done, targets, request, t0)
+    except Exception as e:  # noqa: BLE001 - reported like a decode failure
+        return failed_event(item, index, e, time.perf_counter() - t0, debug)
+    if ev.kind == "done" and notes:
+        ev.warnings = ev.warnings + tuple(notes)
+    return ev
+
+
+def _write(item, index, done, targets, request, t0) -> BatchEvent:
     segments, info, warnings = done.segments, done.info, list(done.warnings)
     if done.loud_s >= LOUD_WITHOUT_TEXT_S and not any(s.text.strip() for s in segments):
         warnings.append(f"{item.path}: no text recognised in {done.loud_s:.1f} s of audio at speech level "

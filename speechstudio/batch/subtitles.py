@@ -22,8 +22,6 @@ from dataclasses import dataclass
 from speechstudio.asr.types import Segment, Word
 from speechstudio.transcript.display import align, cell_width, clusters, needs_space, unspaced
 
-__all__ = ["SUBTITLE_FORMATS", "Cue", "SubtitleOptions", "layout_cues", "render_subtitles", "wrap_words"]
-
 log = logging.getLogger(__name__)
 
 SUBTITLE_FORMATS = ("srt", "vtt", "ass")

@@ -17,14 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from speechstudio.batch.queue_store import QueueStore, WatchedFolder
-
-__all__ = ["FolderWatcher", "media_files"]
+from speechstudio.batch.run import collect_inputs
 
 
 def media_files(folder: Path) -> list[Path]:
     """Media files under ``folder`` (recursively), as a batch would take them."""
-    from speechstudio.batch.run import collect_inputs
-
     items, _ = collect_inputs([folder], recursive=True)
     return [it.path for it in items]
 
