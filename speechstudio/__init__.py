@@ -1,6 +1,8 @@
 """SpeechStudio: offline speech work on the user's GPU or CPU. ``segments, info =
 speechstudio.transcribe("talk.mp3")``; ``speechstudio.synthesize("Hello.", voice=...)`` (:mod:`.api`).
 Names load on first access, so ``--help`` and the GUI start fast."""
+import importlib
+import warnings
 
 __version__ = "0.1.0"
 
@@ -23,13 +25,9 @@ _RENAMED = {"AudioChunk": "SpeechChunk"}
 
 def __getattr__(name: str):
     if name in _RENAMED:
-        import warnings
-
         warnings.warn(f"speechstudio.{name} is now speechstudio.{_RENAMED[name]}", DeprecationWarning, stacklevel=2)
         return __getattr__(_RENAMED[name])
     if name in _LAZY:
-        import importlib
-
         module, attr = _LAZY[name]
         value = getattr(importlib.import_module(module), attr)
         globals()[name] = value

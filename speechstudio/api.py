@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 from typing import Iterator
 
 import numpy as np
+import soxr
 
 from speechstudio.asr.types import Segment, TranscriptInfo
+from speechstudio.audio.decode import AudioReader
+from speechstudio.batch.cluster import transcribe_on
+from speechstudio.batch.request import TranscriptionRequest
+from speechstudio.batch.run import InputItem, finished_info, transcribe_file
 from speechstudio.errors import UsageError
 
 _lock = threading.Lock()
@@ -21,8 +27,6 @@ def load(model: str | None = None, *, language: str | None = "auto", device: str
          precision: str = "auto", allow_download: bool = True):
     """The recogniser ``transcribe`` uses for these settings (loaded once, reused; see
     :func:`speechstudio.asr.load.load_recognizer`)."""
-    from speechstudio.batch.request import TranscriptionRequest
-
     return _load(TranscriptionRequest.build(model=model, language=language, device=device, precision=precision,
                                             allow_download=allow_download))
 
@@ -71,15 +75,11 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
 
     Raises:
         AudioDecodeError, ModelNotFoundError, OfflineError, UsageError."""
-    from speechstudio.batch.request import TranscriptionRequest
-
     request = TranscriptionRequest.build(model=model, language=language, task=task, device=device,
                                          precision=precision, initial_prompt=initial_prompt, hotwords=hotwords,
                                          allow_download=allow_download, speakers=speakers, channels=channels,
                                          audio_track=audio_track)
     if cluster is not None:
-        from speechstudio.batch.cluster import transcribe_on
-
         if isinstance(audio, np.ndarray):
             raise UsageError("cluster: give a file path (arrays are transcribed here)")
         return transcribe_on(cluster, audio, request)
@@ -95,10 +95,6 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
         session.push(samples)
         segments, info = session.finish().apply(list(segments), info)
         return iter(segments), info
-    from pathlib import Path
-
-    from speechstudio.batch.run import InputItem, finished_info, transcribe_file
-
     item = InputItem(Path(audio))
     if labeller is not None or request.channels != "mix":
         work = transcribe_file(item, recognizer, request, labeller)
@@ -107,8 +103,6 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
                 next(work)
             except StopIteration as done:
                 return iter(done.value.segments), done.value.info
-    from speechstudio.audio.decode import AudioReader
-
     reader = AudioReader(item.path, recognizer.sample_rate, track=request.audio_track)
     segments, info = recognizer.transcribe(reader.blocks(), duration_s=reader.info.duration_s,
                                            **request.decode_options())
@@ -124,8 +118,6 @@ def _mono(audio: np.ndarray, rate: int, target: int) -> np.ndarray:
     if x.ndim != 1:
         raise UsageError(f"audio must have shape (n_samples,) or (n_samples, channels), got {audio.shape}")
     if int(rate) != int(target):
-        import soxr
-
         x = soxr.resample(x, int(rate), int(target)).astype(np.float32)
     return x
 
@@ -138,6 +130,7 @@ def synthesize(text: str, *, voice: str | None = None, speaker: int | str | None
     ``(n_samples,)`` at ``sample_rate`` Hz). ``voice``: name, ``.onnx``, folder or HF id (None: default);
     VITS controls and ``pitch`` in semitones. Raises ``ModelNotFoundError``, ``UsageError``, ``EmptyTextError``."""
     global _voice
+    # speech synthesis loads on the first synthesize(): a transcribe-only program never imports it
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.family import SynthesisSettings, check_settings
     from speechstudio.tts.voices import load_named

@@ -15,11 +15,6 @@ from pathlib import Path
 
 from speechstudio.errors import UsageError
 
-__all__ = ["OutputExistsError", "OutputWriteError", "atomic_folder", "atomic_path", "atomic_write_bytes",
-           "atomic_write_json", "atomic_write_text", "install_folder",
-           "check_destination", "check_folder_destination", "new_file_mode", "probe_write", "resolve_target",
-           "write_error"]
-
 
 class OutputExistsError(UsageError):
     """The output file exists and replacing it was not asked for (``--overwrite``)."""

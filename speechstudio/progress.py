@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 from typing import IO
 
-__all__ = ["LOG_INTERVAL_S", "PlainLines", "hub_tqdm_class", "is_terminal", "progress_file"]
-
 #: Seconds between two progress lines written to a file (a long run logs a few lines, not thousands).
 LOG_INTERVAL_S = 30.0
 

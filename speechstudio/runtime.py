@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import MutableMapping
-
-__all__ = ["GOMP_SPIN_COUNT", "configure_openmp"]
 
 #: Busy-wait iterations of an idle libgomp worker before it sleeps (libgomp default: 300,000).
 GOMP_SPIN_COUNT = 10_000
@@ -24,8 +23,6 @@ def configure_openmp(environ: MutableMapping[str, str] = os.environ) -> str:
 def app_command() -> list[str]:
     """The command that runs this program's CLI in a child process: ``[python, "-m", "speechstudio"]``,
     or the PyInstaller app's own executable (which takes the subcommands directly, not ``-m``)."""
-    import sys
-
     if getattr(sys, "frozen", False):
         return [sys.executable]
     return [sys.executable, "-m", "speechstudio"]

@@ -7,7 +7,6 @@ from typing import Callable
 
 from speechstudio.doctor.report import FAIL, Check, failed, to_json, to_text
 
-__all__ = ["Check", "CHECKS", "run_checks", "failed", "to_json", "to_text"]
 log = logging.getLogger(__name__)
 
 

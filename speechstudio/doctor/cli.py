@@ -1,6 +1,9 @@
 """``speechstudio doctor [--json] [--offline]``: print the setup checks; exit 1 when one fails."""
 from __future__ import annotations
 
+from speechstudio import __version__
+from speechstudio.doctor import failed, run_checks, to_json, to_text
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("doctor", help="check this computer's setup and say how to fix problems",
@@ -14,9 +17,6 @@ def register(subparsers) -> None:
 
 def cmd_doctor(args) -> int:
     """Run the checks, print them (text or JSON); returns 1 when any check fails, else 0."""
-    from speechstudio import __version__
-    from speechstudio.doctor import failed, run_checks, to_json, to_text
-
     checks = run_checks(network=not args.offline)
     print(to_json(checks, __version__) if args.json else to_text(checks, __version__))
     return 1 if failed(checks) else 0

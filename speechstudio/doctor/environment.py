@@ -6,6 +6,7 @@ import platform
 import sys
 from importlib import metadata
 
+from speechstudio import __version__
 from speechstudio.doctor.report import FAIL, OK, Check
 
 # distribution name -> what it does for the user; all are required by pyproject.toml.
@@ -35,8 +36,6 @@ def frozen() -> bool:
 
 def check_python() -> Check:
     """Python version and executable, and the required packages' versions."""
-    from speechstudio import __version__
-
     py = f"Python {platform.python_version()} ({'packaged app' if frozen() else sys.executable})"
     details = {"python": platform.python_version(), "executable": sys.executable, "frozen": frozen(),
                "platform": platform.platform(), "speechstudio": __version__}

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from speechstudio.doctor.report import FAIL, OK, WARN, Check
+from speechstudio.hub.inventory import list_models
+from speechstudio.tts.voices import list_voices
 
 
 def check_models() -> Check:
     """Installed ASR models: ``fail`` when there is none (nothing can be transcribed offline)."""
-    from speechstudio.hub.inventory import list_models
-
     entries = list_models(include_catalog=False)
     installed = [e for e in entries if e.installed]
     broken = [f"{e.name} ({e.description})" for e in entries if not e.installed]
@@ -27,8 +27,6 @@ def check_models() -> Check:
 
 def check_voices() -> Check:
     """Installed voices: ``warn`` when there is none (only speaking is unavailable)."""
-    from speechstudio.tts.voices import list_voices
-
     voices = list_voices()
     details = {"voices": [{"name": v.name, "kind": v.kind, "location": v.location} for v in voices]}
     if not voices:

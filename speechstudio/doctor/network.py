@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from speechstudio.doctor.report import INFO, OK, WARN, Check
+from speechstudio.hub.download import hub_endpoint, hub_offline, hub_reachable
 
 TIMEOUT_S = 3.0
 NAME = "Network"
@@ -11,8 +12,6 @@ NAME = "Network"
 def check_network(timeout_s: float = TIMEOUT_S) -> Check:
     """``ok`` when the Hub answers within ``timeout_s`` seconds, ``info`` in offline mode (no request
     made), ``warn`` when unreachable (downloads fail; installed models still work)."""
-    from speechstudio.hub.download import hub_endpoint, hub_offline, hub_reachable
-
     endpoint = hub_endpoint()
     if hub_offline():
         return Check(NAME, INFO, "offline mode (HF_HUB_OFFLINE=1): no request made; downloads are off",

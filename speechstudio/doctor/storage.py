@@ -7,6 +7,7 @@ from pathlib import Path
 
 from speechstudio.atomic import probe_write
 from speechstudio.doctor.report import FAIL, OK, WARN, Check
+from speechstudio.hub.paths import data_dir, hf_cache_dir
 
 LOW_SPACE_BYTES = 2 * 10**9
 
@@ -37,8 +38,6 @@ def _fix(var: str, path: Path) -> str:
 
 def check_folders() -> Check:
     """Write access and free space of the data folder (``SPEECHSTUDIO_HOME``) and the HF cache."""
-    from speechstudio.hub.paths import data_dir, hf_cache_dir
-
     folders = {"data": (data_dir(), "SPEECHSTUDIO_HOME"), "cache": (hf_cache_dir(), "HF_HOME")}
     details: dict = {}
     parts, problems, fixes, low = [], [], [], []

@@ -8,7 +8,3 @@ from speechstudio.hub.paths import data_dir, hf_cache_dir, models_dir
 from speechstudio.hub.resolve import default_asr_model, resolve_model
 from speechstudio.hub.store import import_model
 from speechstudio.hub.types import ModelEntry, ResolvedModel
-
-__all__ = ["CATALOG", "DEFAULT_MODEL_ID", "CatalogEntry", "ModelEntry", "ResolvedModel", "data_dir",
-           "default_asr_model", "detect_engine", "download_model", "find_entry", "hf_cache_dir", "hub_offline",
-           "hub_reachable", "import_model", "list_models", "models_dir", "remove_model", "resolve_model"]

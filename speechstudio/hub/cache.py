@@ -6,7 +6,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from speechstudio.errors import ModelNotFoundError
+from speechstudio.hub.detect import detect_engine
 from speechstudio.hub.paths import hf_cache_dir
+from speechstudio.hub.types import ResolvedModel
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,19 @@ def cached_snapshot(repo_id: str) -> Path | None:
             return Path(snapshot)
         return None
     return Path(path) if path and os.path.isdir(path) else None
+
+
+def cached_model(repo_id: str) -> ResolvedModel | None:
+    """The cached snapshot of ``repo_id`` as a ``ResolvedModel`` (source ``"hf cache"``), ``None`` if not cached.
+    Raises ``ModelNotFoundError`` when cached but not runnable."""
+    path = cached_snapshot(repo_id)
+    if path is None:
+        return None
+    try:
+        engine = detect_engine(path)
+    except ModelNotFoundError as exc:
+        raise ModelNotFoundError(f"{repo_id} is in the Hugging Face cache but cannot be used: {exc}") from exc
+    return ResolvedModel(path, repo_id, engine, "hf cache")
 
 
 def _scan():

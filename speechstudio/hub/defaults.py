@@ -9,8 +9,6 @@ from speechstudio.atomic import atomic_write_json
 from speechstudio.errors import UsageError
 from speechstudio.hub.paths import data_dir
 
-__all__ = ["ROLES", "STATE_FILE", "choice", "choose"]
-
 STATE_FILE = "defaults.json"
 #: What a default can be chosen for.
 ROLES = ("dictation",)

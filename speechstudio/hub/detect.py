@@ -73,6 +73,3 @@ def detect_engine(path: str | os.PathLike[str]) -> str:
         f"{p} is not a supported ASR model ({kind}{arch}): expected a *ForCTC checkpoint (Wav2Vec2, "
         f"HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer...) or a CTranslate2 Whisper directory (families: {labels})"
     )
-
-
-__all__ = ["ModelFolder", "read_folder", "detect_engine"]

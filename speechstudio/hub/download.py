@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from speechstudio.errors import ModelNotFoundError, OfflineError
-from speechstudio.hub.cache import cached_snapshot
+from speechstudio.hub.cache import cached_model
 from speechstudio.hub.catalog import canonical_id, looks_like_hf_id
 from speechstudio.hub.detect import detect_engine
 from speechstudio.hub.paths import hf_cache_dir
@@ -208,11 +208,8 @@ def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
                                  "e.g. facebook/wav2vec2-base-960h)")
 
     def from_cache() -> ResolvedModel | None:
-        path = cached_snapshot(repo_id)
-        if path is None:
-            return None
         try:
-            return ResolvedModel(path, repo_id, detect_engine(path), "hf cache")
+            return cached_model(repo_id)
         except ModelNotFoundError:
             return None
 

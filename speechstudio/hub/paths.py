@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import platformdirs
+
 APP_NAME = "SpeechStudio"
 
 
@@ -14,7 +16,6 @@ def data_dir() -> Path:
     env = os.environ.get("SPEECHSTUDIO_HOME")
     if env:
         return Path(env).expanduser()
-    import platformdirs
 
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.hub import download as _dl
-from speechstudio.hub.cache import cached_models, cached_snapshot
+from speechstudio.hub.cache import cached_model, cached_models
 from speechstudio.hub.catalog import CATALOG, DEFAULT_MODEL_ID, canonical_id, looks_like_hf_id
 from speechstudio.hub.detect import detect_engine
 from speechstudio.hub.packages import PackageModel, find_package_model, installed_package_models, package_model_dir
@@ -32,19 +32,6 @@ def _package(model: PackageModel) -> ResolvedModel | None:
     if path is None:
         return None
     return ResolvedModel(path, model.name, detect_engine(path), model.source)
-
-
-def _cached(repo_id: str) -> ResolvedModel | None:
-    """The cached snapshot of ``repo_id`` as a ResolvedModel, ``None`` if not cached. Raises
-    ``ModelNotFoundError`` when cached but not runnable."""
-    path = cached_snapshot(repo_id)
-    if path is None:
-        return None
-    try:
-        engine = detect_engine(path)
-    except ModelNotFoundError as exc:
-        raise ModelNotFoundError(f"{repo_id} is in the Hugging Face cache but cannot be used: {exc}") from exc
-    return ResolvedModel(path, repo_id, engine, "hf cache")
 
 
 def available_summary() -> str:
@@ -96,7 +83,7 @@ def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bo
 
     repo_id = canonical_id(spec)
     if looks_like_hf_id(repo_id):
-        cached = _cached(repo_id)
+        cached = cached_model(repo_id)
         if cached is not None:
             return cached
         stand_in = find_package_model(spec) or find_package_model(repo_id)
@@ -125,7 +112,7 @@ def multilingual_whisper() -> ResolvedModel | None:
     for entry in CATALOG:
         if entry.engine == "whisper" and entry.languages == ("multi",):  # the detector must be a Whisper
             try:
-                cached = _cached(entry.model_id)
+                cached = cached_model(entry.model_id)
             except ModelNotFoundError:
                 continue
             if cached is not None:
@@ -139,7 +126,7 @@ def default_asr_model(*, allow_download: bool = True, progress: bool = True) -> 
     ``allow_download`` / ``progress`` have no effect. Raises ``ModelNotFoundError`` when neither is available."""
     primary = DEFAULT_MODEL_ID
     try:
-        cached = _cached(primary)
+        cached = cached_model(primary)
     except ModelNotFoundError as exc:
         cached, why = None, str(exc)
     else:

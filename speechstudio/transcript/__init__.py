@@ -4,5 +4,3 @@ from speechstudio.transcript.document import TranscriptDocument
 from speechstudio.transcript.model import Segment, TranscriptFileError
 from speechstudio.transcript.search import Match
 from speechstudio.transcript.words import Word
-
-__all__ = ["Match", "Segment", "TranscriptDocument", "TranscriptFileError", "Word"]

@@ -5,8 +5,6 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
-__all__ = ["unspaced", "needs_space", "join_tokens", "cell_width", "align", "clusters", "APOSTROPHES"]
-
 APOSTROPHES = "'’ʼ"
 _CLOSING = ".,!?;:%)]}»”’、。，！？；：…」』）】〉》〕｝・"
 _OPENING = "([{«“‘¿¡「『（【〈《〔｛"

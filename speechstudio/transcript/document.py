@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from speechstudio.asr.types import TranscriptInfo
+from speechstudio.atomic import atomic_write_text
 from speechstudio.errors import UsageError
 from speechstudio.transcript import edits, history, search
 from speechstudio.transcript.history import Change, Splice
@@ -95,8 +96,6 @@ class TranscriptDocument:
     def save(self, path: str | os.PathLike | None = None) -> Path:
         """Write the JSON atomically to ``path`` (default :attr:`path`). Raises ``UsageError`` (no path),
         ``TranscriptFileError`` (changed on disk; nothing written), ``OSError`` (old content kept)."""
-        from speechstudio.atomic import atomic_write_text
-
         target = Path(path) if path is not None else self.path
         if target is None:
             raise UsageError("this transcript has no file yet: choose where to save it")

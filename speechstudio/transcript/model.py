@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from speechstudio import __version__
 from speechstudio.asr.types import Segment as AsrSegment, TranscriptInfo
 from speechstudio.errors import SpeechStudioError
 from speechstudio.transcript.words import Word, ms
@@ -128,8 +129,6 @@ def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
     """The JSON document as a dict: run metadata (model, device, language and its probability, task,
     duration), ``text`` and ``segments`` with ``words``; ``null`` where unknown; per-segment ``language``
     and ``languages: {code: seconds}`` when detected per stretch."""
-    from speechstudio import __version__
-
     return {
         "speechstudio_version": __version__,
         "model_id": info.model_id,

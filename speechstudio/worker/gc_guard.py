@@ -7,8 +7,6 @@ import threading
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
-__all__ = ["GuiThreadCollector", "collect_on_gui_thread", "INTERVAL_MS"]
-
 #: How often the GUI thread looks at the allocation counts (ms).
 INTERVAL_MS = 250
 

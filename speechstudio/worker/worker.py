@@ -7,13 +7,18 @@ import gc
 import itertools
 import logging
 import queue
+import sys
 import threading
+import time
 import traceback
 import weakref
 
 from PySide6.QtCore import QObject, Signal
 
+from speechstudio.asr.cuda_graph import _CACHE_ATTR
+from speechstudio.asr.load import load_model
 from speechstudio.errors import ErrorLine, SpeechStudioError
+from speechstudio.tts.voices import load_named
 from speechstudio.worker.gc_guard import collect_on_gui_thread
 from speechstudio.worker.status import Status  # noqa: F401 - re-exported (it used to live here)
 
@@ -24,14 +29,12 @@ _LIVE: "weakref.WeakSet" = weakref.WeakSet()
 def wait_for_busy_workers(timeout_s: float = 30.0) -> None:
     """Before exit, let workers inside a job finish their step: a daemon thread inside onnxruntime's
     set-up during teardown aborts the process (exit 134). Idle workers are not waited for."""
-    import time as _time
-
-    end = _time.monotonic() + timeout_s
+    end = time.monotonic() + timeout_s
     for w in list(_LIVE):
-        w.wait_idle(max(0.0, end - _time.monotonic()))
+        w.wait_idle(max(0.0, end - time.monotonic()))
     for t in threading.enumerate():      # one-shot helpers: a Piper voice's ONNX session opening
         if t.name in ONE_SHOT_THREADS and t is not threading.current_thread():
-            t.join(max(0.0, end - _time.monotonic()))
+            t.join(max(0.0, end - time.monotonic()))
 
 
 #: Names of threads that do one finite thing (safe to wait for at exit).
@@ -52,8 +55,6 @@ def _cut_cycles(obj) -> None:
     """Let reference counting free an unused model at once: frozen objects are never cycle-collected, so the
     recogniser <-> window-runner cycle (:mod:`speechstudio.asr.cuda_graph`) is cut here, also for a
     ``LanguageRouter``'s recognisers. No ``gc.collect()``: it could finalise Qt objects off the GUI thread."""
-    from speechstudio.asr.cuda_graph import _CACHE_ATTR
-
     seen: set[int] = set()
 
     def cut(o, depth: int = 0) -> None:
@@ -70,8 +71,6 @@ def _cut_cycles(obj) -> None:
 
 
 def _empty_cuda_cache() -> None:
-    import sys
-
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.empty_cache()
@@ -89,8 +88,6 @@ class ModelCache:
     def asr(self, spec: str | None, device: str, precision: str):
         """The recogniser for ``(spec, device, precision)`` (dictation); loads it (replacing the
         previous one) only when it differs from the cached one. Returns ``(recognizer, message_or_None)``."""
-        from speechstudio.asr.load import load_model
-
         return self._asr_slot((spec or None, device, precision), lambda: load_model(
             spec, device=device, precision=precision, allow_download=False, progress=False))
 
@@ -135,7 +132,6 @@ class ModelCache:
             _cut_cycles(old)
             del old
             _empty_cuda_cache()
-        from speechstudio.tts.voices import load_named
 
         ref, voice = load_named(spec, device, allow_download=False)
         self._voice, self._voice_key = voice, key
