@@ -1,27 +1,20 @@
-"""Adapt recognition wizard, step 1: the base model and the new model's name.
-
-The list holds the installed models the CTC recogniser runs (``speechstudio models list``: imported
-models, Hugging Face cache, packages); "Folder…" adds any model folder, also a pretrained encoder
-without a CTC head (e.g. facebook/wav2vec2-base). Choosing one asks the I/O worker to check it
-with the trainer's own test (``finetune.ctc.model.resolve_base``) and describe it (family,
-vocabulary, parameters, rate, :func:`~speechstudio.worker.adapt_jobs.describe_ctc_base`); a model
-that is not a CTC model (Whisper, BERT ...) shows the library's message and blocks Next. An
-earlier run (also one started with ``speechstudio finetune asr``) can be opened and resumed.
-"""
+"""Adapt recognition wizard, step 1: the base CTC model (installed, or a folder), checked with the
+trainer's own test on the I/O worker, and the new model's name."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFileDialog, QFormLayout, QVBoxLayout
+from PySide6.QtWidgets import QFormLayout, QVBoxLayout
 
-from speechstudio.gui.common import ERROR_COLOR, buddy_label, button, combo, hrow, note_label, settings, tint
+from speechstudio.gui.common import (ERROR_COLOR, asker, buddy_label, button, combo, hrow, note_label, refill, settings,
+                                     tint)
 from speechstudio.gui.wizard_common import BaseStepFrame
+from speechstudio.gui.wording import jargon_in, plain_error
+from speechstudio.worker.adapt_jobs import ctc_model_names, describe_ctc_base, list_adapt_runs
 from speechstudio.worker.jobs import CallJob
 
 DEFAULT_NAME = "my-asr"
 
 
 def _describe(spec: str):
-    from speechstudio.worker.adapt_jobs import describe_ctc_base
-
     return describe_ctc_base(spec)
 
 
@@ -38,8 +31,6 @@ REFUSED = ("cannot learn your voice here: choose a speech recogniser of the Wav2
 def plain_refusal(spec: str, message: str) -> str:
     """Step 1's line for a refused base model: the library's message when it reads plainly
     (e.g. "not downloaded yet"), else ``"SPEC cannot learn your voice here: choose ..."``."""
-    from speechstudio.gui.wording import jargon_in, plain_error
-
     text = _shown_error(plain_error(message))
     return text if not jargon_in(text) else f"{spec} {REFUSED}"
 
@@ -70,7 +61,8 @@ class BaseModelStep(BaseStepFrame):
         self.model_box.currentIndexChanged.connect(self._model_changed)
         self.folder_btn = button("Fol&der…", "Choose a model folder",
                                  "A transformers model folder: a CTC model (Wav2Vec2, HuBERT, Data2Vec-Audio, "
-                                 "Wav2Vec2-Conformer, WavLM) or such an encoder without a CTC head", self._browse)
+                                 "Wav2Vec2-Conformer, WavLM) or such an encoder without a CTC head",
+                                 asker(self, "Base model folder", self.choose))
         form.addRow(buddy_label("&Base model", self.model_box), hrow((self.model_box, 1), self.folder_btn, stretch=False))
         self._add_about_and_name(form, DEFAULT_NAME)
         lay.addLayout(form)
@@ -83,8 +75,6 @@ class BaseModelStep(BaseStepFrame):
     @staticmethod
     def list_bases():
         """Worker side: ``(installed CTC model names, CTC runs)``."""
-        from speechstudio.worker.adapt_jobs import ctc_model_names, list_adapt_runs
-
         return ctc_model_names(), list_adapt_runs()
 
     def _on_finished(self, job_id: int, status: str, result) -> None:
@@ -110,13 +100,7 @@ class BaseModelStep(BaseStepFrame):
         cur = self.model_box.currentData() or str(settings().value("adapt/base", ""))
         folders = [self.model_box.itemData(i) for i in range(self.model_box.count())
                    if self.model_box.itemData(i) not in names]
-        self.model_box.blockSignals(True)
-        self.model_box.clear()
-        for spec in [*names, *folders]:
-            self.model_box.addItem(spec, spec)
-        idx = self.model_box.findData(cur)
-        self.model_box.setCurrentIndex(idx if idx >= 0 else 0)
-        self.model_box.blockSignals(False)
+        refill(self.model_box, [(spec, spec) for spec in [*names, *folders]], cur)
         self._show_runs(runs)
         if not self.model_box.count():
             tint(self.about, None, bold=False)
@@ -127,11 +111,6 @@ class BaseModelStep(BaseStepFrame):
         self._model_changed(self.model_box.currentIndex())
 
     # ------------------------------------------------------------------ choosing
-    def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Base model folder")
-        if path:
-            self.choose(path)
-
     def choose(self, spec: str) -> int | None:
         """Choose ``spec`` (a listed name or a folder, added to the list); returns the id of the
         describe job (its result, or the refusal, shows under the list)."""

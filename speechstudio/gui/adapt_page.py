@@ -1,19 +1,18 @@
-"""Adapt recognition page: a four-step wizard that fine-tunes a CTC recogniser on the user's speech:
-base (:mod:`.adapt_base`), dataset (the Clone wizard's ``DatasetStep`` at 16 kHz, no consent sentence),
-train (:mod:`.adapt_train`), evaluate & use (:mod:`.adapt_use`).
-
-Shell: :class:`~speechstudio.gui.wizard_common.WizardPage` with its own "adapt" worker. Run folders are
-the CLI's (``finetune asr --out NAME``), so a run continues in either."""
+"""Adapt recognition page: a four-step wizard (base, dataset, train, evaluate & use) that fine-tunes
+a CTC recogniser on the user's speech; run folders are the CLI's (``finetune asr --out NAME``)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.adapt_base import DEFAULT_NAME, BaseModelStep
+from speechstudio.gui.adapt_train import TrainStep
+from speechstudio.gui.adapt_use import UseStep
 from speechstudio.gui.clone_dataset import DatasetStep
 from speechstudio.gui.common import settings
 from speechstudio.gui.wizard_common import WizardPage
 from speechstudio.gui.wording import plain_error
+from speechstudio.worker.adapt_jobs import resume_dataset, run_dir_for
 
 STEPS = ("Base model", "Dataset", "Train", "Evaluate & use")
 #: Usable minutes under which the dataset step warns (the wizard asks for 10–20 minutes of speech).
@@ -57,9 +56,6 @@ class AdaptPage(WizardPage):
 
     def __init__(self, win) -> None:
         super().__init__(win, "adapt")
-        from speechstudio.gui.adapt_train import TrainStep
-        from speechstudio.gui.adapt_use import UseStep
-
         # self.base, the dataset step's "base voice" (texts a voice cannot say), stays None here
         self.base_spec: str | None = None   # the chosen base model (store name or folder)
         self.base_info = None               # its adapt_jobs.CTCBaseInfo once described
@@ -83,7 +79,6 @@ class AdaptPage(WizardPage):
     def open_run(self, name: str) -> bool:
         """Continue run ``name`` (base, dataset, options from its ``config.json``) at the Train step.
         Returns False, saying why on the status line, when it cannot."""
-        from speechstudio.worker.adapt_jobs import resume_dataset, run_dir_for
         from speechstudio.finetune.manifest import Manifest
         from speechstudio.finetune.run import RunFolder
 
@@ -108,18 +103,7 @@ class AdaptPage(WizardPage):
     def _model_saved(self, name: str) -> None:
         """A new model is in the store: refresh the Models page, which refills the Transcribe and
         Dictate pickers."""
-        models = getattr(self.win, "models", None)
-        if models is not None and hasattr(models, "refresh"):
-            pending = getattr(models, "_list_job", None)
-            if pending is not None:  # a listing started before the save would miss it: list again after it
-                def again(job_id: int, _status: str, _result) -> None:
-                    if job_id == pending:
-                        self.io.job_finished.disconnect(again)
-                        models.refresh()
-
-                self.io.job_finished.connect(again)
-            else:
-                models.refresh()
+        self.refresh_models()
         self.model_saved.emit(name)
 
     # ------------------------------------------------------------------ window hooks

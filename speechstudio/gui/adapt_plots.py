@@ -1,12 +1,5 @@
-"""Live curves of a CTC fine-tuning run (Adapt recognition wizard): loss, and WER / CER.
-
-:class:`CTCCurves` reuses the Clone voice wizard's :class:`~speechstudio.gui.clone_plots.LossCurves`
-machinery (every value kept by step in ``history``; pyqtgraph built on first draw and redrawn at
-most every 0.3 s, only when something changed) and makes its own two plots: the training CTC loss
-per optimizer step (left) and the held-out WER / CER per evaluation (right), where the base
-model's figures sit at step 0 with a dashed line at the base WER, so the user sees at a glance
-whether the adapted model beats it.
-"""
+"""Live curves of a CTC fine-tuning run: training loss (left) and held-out WER / CER with the base
+model's figures at step 0 (right)."""
 from __future__ import annotations
 
 from speechstudio.gui.clone_plots import LossCurves

@@ -1,33 +1,24 @@
-"""Adapt recognition wizard, step 3: fine-tune the CTC base on the dataset with ``CTCConfig``'s options
-(the ``finetune asr`` flags and defaults).
-
-An ``AdaptTrainJob`` runs on the page's "adapt" worker; shown live: the sanity pass, the base's figures,
-loss and WER / CER curves, speed and time left, each evaluation's first example. Resume continues the
-run folder from its last checkpoint (also one left by a closed app or a CLI run)."""
+"""Adapt recognition wizard, step 3: fine-tune the CTC base on the dataset (``CTCConfig``'s options),
+with live curves, speed, time left and Resume from the run folder's last checkpoint."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QSpinBox, QVBoxLayout
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QVBoxLayout
 
+from speechstudio.finetune.ctc.events import CTCConfig
 from speechstudio.gui.adapt_plots import CER_KEY, LOSS_KEY, WER_KEY, CTCCurves
-from speechstudio.gui.common import (ERROR_COLOR, OK_COLOR, WARNING_COLOR, buddy_label, combo, device_picker, fmt_duration,
-                                     hrow, named, note_label, tint)
+from speechstudio.gui.common import (ERROR_COLOR, OK_COLOR, WARNING_COLOR, buddy_label, combo, device_picker,
+                                     fmt_duration, hrow, named, note_label, spin, tint)
+from speechstudio.gui.details import Details
 from speechstudio.gui.wizard_common import TrainingStep
-from speechstudio.gui.wording import plain_error
+from speechstudio.gui.wording import jargon_in, plain_error
+from speechstudio.worker.adapt_jobs import AdaptTrainJob, run_dir_for
 from speechstudio.worker.worker import Status
 
 LEARNING_RATES = ("1e-4", "3e-4", "5e-5", "1e-3")  # 1e-4: CTCConfig's default (its docstring gives the sources)
-
-
-def _spin(name: str, lo: int, hi: int, value: int, special: str = "", tip: str = "") -> QSpinBox:
-    s = named(QSpinBox(), name, tip)
-    s.setRange(lo, hi)
-    s.setValue(value)
-    if special:
-        s.setSpecialValueText(special)
-    return s
 
 
 class TrainStep(TrainingStep):
@@ -38,8 +29,6 @@ class TrainStep(TrainingStep):
 
     def __init__(self, wizard) -> None:
         super().__init__(wizard)
-        from speechstudio.finetune.ctc.events import CTCConfig
-
         self.sanity = None   # the trainer's SanityEvent
         self.verdict = None  # sanity_words.Verdict of the quick check
         self.base_eval = None
@@ -54,24 +43,20 @@ class TrainStep(TrainingStep):
         d = self._defaults
         lay = QVBoxLayout(self)
         form = QFormLayout()
-        self.epochs_spin = _spin("Passes over your recordings", 1, 10_000, d.epochs,
+        self.epochs_spin = spin("Passes over your recordings", 1, 10_000, d.epochs,
                                  tip="Epochs: how many times training goes through all your recordings")
         form.addRow(buddy_label("&Passes over your recordings", self.epochs_spin), hrow(self.epochs_spin))
         # the trainer's own settings, one click away; the field's words stay there
-        from speechstudio.gui.details import Details
-
-        self.details = Details("Details", key="adapt_train")
-        expert = QFormLayout()
-        expert.setContentsMargins(0, 0, 0, 0)
-        self.details.body_layout.addLayout(expert)
-        self.steps_spin = _spin("Maximum steps", 0, 10_000_000, 0, "by epochs",
+        self.details = Details("Details", key="adapt_train", form=True)
+        expert = self.details.body_layout
+        self.steps_spin = spin("Maximum steps", 0, 10_000_000, 0, "by epochs",
                                 "Optimizer steps; when set it overrides the epochs")
         expert.addRow("Max steps", hrow(self.steps_spin))
         self.lr_box = combo("Learning rate", LEARNING_RATES,
                             "Peak learning rate of AdamW (warm-up over 10 % of the steps, then linear decay)")
         self.lr_box.setEditable(True)
-        self.batch_spin = _spin("Batch size", 1, 512, d.batch_size)
-        self.accum_spin = _spin("Gradient accumulation", 1, 256, d.grad_accum,
+        self.batch_spin = spin("Batch size", 1, 512, d.batch_size)
+        self.accum_spin = spin("Gradient accumulation", 1, 256, d.grad_accum,
                                 tip="Micro-batches per optimizer step (a larger effective batch in the same memory)")
         expert.addRow(buddy_label("&Learning rate", self.lr_box),
                       hrow(self.lr_box, QLabel("batch size"), self.batch_spin, QLabel("gradient accumulation"),
@@ -79,7 +64,7 @@ class TrainStep(TrainingStep):
         self.device_box = device_picker("Training device")
         self.precision_box = combo("Precision", ["auto", "fp32", "fp16", "bf16"],
                                    "auto: BF16 (or FP16) on a GPU, FP32 on the CPU")
-        self.eval_spin = _spin("Evaluate every", 0, 100_000, 0, "each epoch", "Optimizer steps between WER / CER "
+        self.eval_spin = spin("Evaluate every", 0, 100_000, 0, "each epoch", "Optimizer steps between WER / CER "
                                "evaluations")
         expert.addRow(buddy_label("&Device", self.device_box),
                       hrow(self.device_box, QLabel("precision"), self.precision_box, QLabel("evaluate every"),
@@ -118,8 +103,6 @@ class TrainStep(TrainingStep):
     def config(self):
         """The ``CTCConfig`` of the options shown (plus ``extra_config``). Raises ``ValueError``
         for a learning rate that is not a positive number."""
-        import dataclasses
-
         lr = float(self.lr_box.currentText().strip())
         if not (lr > 0 and math.isfinite(lr)):
             raise ValueError(f"learning rate must be a positive number, got {self.lr_box.currentText()!r}")
@@ -136,8 +119,8 @@ class TrainStep(TrainingStep):
         """Show the options of a run's ``config.json`` ``"train"`` (a ``CTCConfig`` as a dict)."""
         spins = (("epochs", self.epochs_spin), ("max_steps", self.steps_spin), ("batch_size", self.batch_spin),
                  ("grad_accum", self.accum_spin), ("eval_every", self.eval_spin))
-        for key, spin in spins:
-            spin.setValue(int(train.get(key) or 0) or spin.minimum())
+        for key, box in spins:
+            box.setValue(int(train.get(key) or 0) or box.minimum())
         if train.get("lr"):
             self.lr_box.setCurrentText(f"{float(train['lr']):g}")
         for key, box in (("precision", self.precision_box), ("device", self.device_box)):
@@ -171,15 +154,11 @@ class TrainStep(TrainingStep):
 
     # ------------------------------------------------------------------ actions
     def run_dir(self) -> Path:
-        from speechstudio.worker.adapt_jobs import run_dir_for
-
         return run_dir_for(self.wiz.model_name())
 
     def _make_job(self, resume: bool):
         """An :class:`~speechstudio.worker.adapt_jobs.AdaptTrainJob` and the folder an earlier
         run was moved to (None when none was), or None when it cannot start (said)."""
-        from speechstudio.worker.adapt_jobs import AdaptTrainJob
-
         if not resume and (self.wiz.dataset_dir is None or not self.wiz.base_spec):
             self._say("choose a base model and check a dataset first", error=True)
             return None
@@ -331,8 +310,6 @@ _NOTES = (
 def plain_note(note: str) -> str:
     """A trainer's diagnosis (``EvalEvent.note``) in plain words; an unknown note passes when it
     reads plainly, else ``"see the details (hover)"`` (the raw note stays in the tooltip)."""
-    from speechstudio.gui.wording import jargon_in
-
     for key, words in _NOTES:
         if key in note:
             return words

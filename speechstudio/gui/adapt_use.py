@@ -1,13 +1,5 @@
-"""Adapt recognition wizard, step 4: how much better is it, then add it to the models.
-
-Entering the step runs a :class:`~speechstudio.worker.adapt_jobs.CompareJob` on the adapt worker:
-the run's best checkpoint is exported and the held-out clips are transcribed by the base and by the
-adapted model through the recogniser Transcribe and Dictate load, giving WER / CER
-side by side and a few example lines (reference / base / adapted). "Add to my models" registers the
-model in the model store (:class:`~speechstudio.worker.adapt_jobs.RegisterJob`); the Models page
-is refreshed, which refills the Transcribe and Dictate pickers, and buttons open those pages with
-the new model chosen.
-"""
+"""Adapt recognition wizard, step 4: WER / CER of the base and the adapted model on the held-out clips,
+then "Add to my models" (the Transcribe and Dictate pickers are refilled)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
@@ -15,7 +7,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QCheckBox
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from speechstudio.gui.common import add_row, buddy_label, button, hrow, named, note_label, table
+from speechstudio.gui.wizard_common import open_with
 from speechstudio.gui.wording import plain_error
+from speechstudio.worker.adapt_jobs import CompareJob, RegisterJob
 from speechstudio.worker.worker import Status
 
 EXAMPLE_COLS = ("Reference", "Base model", "Adapted model")
@@ -84,8 +78,6 @@ class UseStep(QWidget):
     # ------------------------------------------------------------------ actions
     def compare(self) -> int | None:
         """Evaluate base vs adapted on the held-out clips (on the adapt worker)."""
-        from speechstudio.worker.adapt_jobs import CompareJob
-
         if self._compare_job is not None:
             return self._compare_job
         device = self.wiz.train.device_box.currentText()
@@ -96,8 +88,6 @@ class UseStep(QWidget):
 
     def save(self) -> int | None:
         """Register the adapted model under the name in the name field."""
-        from speechstudio.worker.adapt_jobs import RegisterJob
-
         name = self.name_edit.text().strip()
         if not name:
             self.info.setText("type a name for the model")
@@ -115,14 +105,7 @@ class UseStep(QWidget):
 
     def open_page(self, page: str) -> None:
         """Show the Transcribe or Dictate page with the saved model chosen."""
-        target = getattr(self.wiz.win, page.lower(), None)
-        if target is None or not self.saved_name:
-            return
-        box = target.model_box
-        if box.findText(self.saved_name) < 0:  # the Models page's refresh has not landed yet
-            box.addItem(self.saved_name)
-        box.setCurrentText(self.saved_name)
-        self.wiz.win.show_page(page)
+        open_with(self.wiz.win, page, "model_box", self.saved_name)
 
     # ------------------------------------------------------------------ events
     def _on_progress(self, job_id: int, payload) -> None:

@@ -5,6 +5,16 @@ import os
 import sys
 import time
 
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from speechstudio.gui import preferences
+from speechstudio.gui.main_window import MainWindow
+from speechstudio.gui.single_instance import SingleInstance, serve_window
+from speechstudio.hub.paths import data_dir
+from speechstudio.worker.gc_guard import collect_on_gui_thread
+from speechstudio.worker.worker import wait_for_busy_workers
+
 
 def run(argv: list[str] | None = None, files: list[str] | None = None, startup_t0: float | None = None,
         quit_after_shown: bool = False) -> int:
@@ -14,26 +24,15 @@ def run(argv: list[str] | None = None, files: list[str] | None = None, startup_t
     (``SPEECHSTUDIO_STARTUP <seconds>``, from ``startup_t0``) once the window is exposed, then quit
     (used by ``bench/bench_startup.py``).
     """
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setApplicationName("SpeechStudio")
     app.setOrganizationName("SpeechStudio")
     app.setApplicationDisplayName("SpeechStudio")
-    from speechstudio.worker.gc_guard import collect_on_gui_thread
-
     collect_on_gui_thread()  # cyclic garbage holding Qt objects is never freed in a worker thread
-    from speechstudio.gui import preferences
-    from speechstudio.gui.main_window import MainWindow
-
     prefs = preferences.load()
     preferences.apply_startup(prefs)  # data/cache folders from Settings, before any model code
     if prefs.theme != "system":
         preferences.apply_theme(prefs.theme, app)
-    from speechstudio.gui.single_instance import SingleInstance, serve_window
-    from speechstudio.hub.paths import data_dir
-
     instance = SingleInstance(data_dir())   # one window per data folder
     try:
         first = instance.acquire()
@@ -72,8 +71,6 @@ def run(argv: list[str] | None = None, files: list[str] | None = None, startup_t
 
         QTimer.singleShot(0, wait_exposed)
     rc = app.exec()
-    from speechstudio.worker.worker import wait_for_busy_workers
-
     wait_for_busy_workers()      # a voice still loading when the window closed: exit cleanly
     instance.release()
     return int(rc)

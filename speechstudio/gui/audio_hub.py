@@ -1,9 +1,5 @@
-"""The GUI's one speaker and one microphone, bridged to Qt signals.
-
-Owns a :class:`~speechstudio.audio.devices.Player` and a :class:`~speechstudio.audio.devices.Recorder`
-on the process-wide backend. Audio threads call back here; log-mel frames are computed there (cheap
-numpy) and handed to the GUI thread through queued signals, so the GUI thread only draws.
-"""
+"""The GUI's one speaker and one microphone, bridged to Qt signals (log-mel frames are computed in the
+audio thread, so the GUI thread only draws)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,14 +1,5 @@
-"""Live captions: a frameless, always-on-top window that shows the dictated text (stable words in
-white, the still-changing tail in grey) over any application, for meetings and videos.
-
-It never takes the keyboard focus (``WindowDoesNotAcceptFocus``, shown without activating), so
-text typed or pasted by dictation still goes to the application the user works in.
-
-Drag it with the mouse; the wheel changes the font size, Ctrl+wheel the opacity, Shift+wheel the
-width; the right-click menu has the same and "Hide". Font size (pt), width (px), opacity (0.2-1)
-and position are remembered in the settings under ``captions/``. Only the newest ``lines`` lines
-are shown (older words scroll off the top).
-"""
+"""Live captions: a frameless, always-on-top window that never takes the focus and shows the dictated
+text (stable words white, the changing tail grey); wheel / Ctrl / Shift+wheel: font, opacity, width."""
 from __future__ import annotations
 
 import html

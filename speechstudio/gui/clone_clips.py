@@ -1,11 +1,5 @@
-"""The clips of a checked dataset as an editable table (Clone voice wizard, dataset step).
-
-Columns: id, seconds, text (editable: double-click, F2 or just type), flags (tooltip: what
-each means, from ``manifest.FLAGS``), CER of the speech-recognition cross-check and what the
-recogniser heard. Buttons: play the selected clip, drop it from training (or keep it again).
-The widget edits a copy of the ``Manifest`` and emits ``edited(manifest, message)``; its owner
-saves it.
-"""
+"""The clips of a checked dataset as an editable table (text, flags, the recogniser's cross-check);
+play or drop a clip; emits ``edited(manifest, message)`` for its owner to save."""
 from __future__ import annotations
 
 import dataclasses

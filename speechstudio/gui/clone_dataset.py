@@ -1,13 +1,5 @@
-"""Clone voice wizard, step 2: the dataset.
-
-Three sources (tabs): Record (prompts read aloud, :class:`~speechstudio.gui.clone_record.RecordPanel`),
-Import a folder (LJSpeech ``metadata.csv`` + ``wavs/``, or ``.wav`` + ``.txt`` pairs), Long
-recording(s) cut into sentences by Whisper's word times. "Check" builds the prepared dataset
-(``speechstudio.finetune.build.build_dataset``: trim, loudness, resample to the base voice's
-rate, ASR cross-check) on the compute worker, then shows the report (minutes, a clip-length
-histogram, flags, problems) and a table of the clips where texts can be fixed, clips dropped
-or played. Edits are saved to ``manifest.json`` at once (atomically).
-"""
+"""Clone voice wizard, step 2: the dataset from recordings, an imported folder or long recordings;
+"Check" builds it on the compute worker and shows the report and the editable clips."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,12 +9,15 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QSplitter,
                                QTabWidget, QVBoxLayout, QWidget)
 
-from speechstudio.worker.worker import Status
 from speechstudio.gui.clone_clips import FLAG_WORDS, ClipEditor
+from speechstudio.gui.clone_record import RecordPanel
 from speechstudio.gui.common import WARNING_COLOR, button, hrow, named, note_label, path_row, picker, tint
 from speechstudio.gui.drop_paths import AUDIO_FILES
-from speechstudio.gui.clone_record import RecordPanel
+from speechstudio.gui.wizard_common import play_file
 from speechstudio.gui.wording import plain_error
+from speechstudio.worker.finetune_jobs import BuildDatasetJob, datasets_dir, recordings_dir
+from speechstudio.worker.worker import Status
+
 
 def histogram_bars(rep) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(x0, x1, counts)`` of the report's clip-length histogram; the open last bin
@@ -63,8 +58,6 @@ class DatasetStep(QWidget):
     def _build(self) -> None:
         lay = QVBoxLayout(self)
         self.tabs = named(QTabWidget(), "Dataset source")
-        from speechstudio.worker.finetune_jobs import recordings_dir
-
         self.recorder = RecordPanel(self.wiz.audio, lambda: recordings_dir() / self.wiz.voice_name(),
                                     consent=self.consent)
         self.recorder.status_message.connect(self.wiz.status_message)
@@ -101,10 +94,7 @@ class DatasetStep(QWidget):
                                 "Trim, level and resample the clips, check their texts, show the report", self.check)
         self.cancel_btn = button("Cancel check", "Cancel check", slot=self.cancel)
         self.cancel_btn.setEnabled(False)
-        row = hrow(self.asr_check, self.split_check)
-        row.addWidget(self.check_btn)
-        row.addWidget(self.cancel_btn)
-        lay.addLayout(row)
+        lay.addLayout(hrow(self.asr_check, self.split_check, None, self.check_btn, self.cancel_btn))
         self.progress = named(QProgressBar(), "Dataset check progress")
         self.progress.setVisible(False)
         lay.addWidget(self.progress)
@@ -148,8 +138,6 @@ class DatasetStep(QWidget):
 
     def check(self) -> int | None:
         """Build and check the dataset from the current tab's source on the compute worker."""
-        from speechstudio.worker.finetune_jobs import BuildDatasetJob, datasets_dir
-
         src = self.source()
         if src is None or not src.exists():
             self.info.setText("Choose what to check first: record some takes, or pick a folder / file."
@@ -201,8 +189,6 @@ class DatasetStep(QWidget):
         elif status == "cancelled" or result is None:
             self.info.setText("check cancelled")
         else:
-            from speechstudio.worker.finetune_jobs import datasets_dir
-
             self.set_manifest(result, datasets_dir() / self.wiz.voice_name())
             if self.job is not None and self.job.asr_skipped:
                 self.info.setText(self.info.text() + f"; {self.job.asr_skipped}")
@@ -281,8 +267,6 @@ class DatasetStep(QWidget):
     def play_clip(self, row: int) -> None:
         if self.manifest is None or not 0 <= row < len(self.manifest.clips):
             return
-        from speechstudio.gui.wizard_common import play_file
-
         play_file(self.wiz.audio, self.manifest.path_of(self.manifest.clips[row], self.wiz.dataset_dir),
                   self.wiz.status_message.emit)
 
@@ -308,7 +292,6 @@ class DatasetStep(QWidget):
 
     def load_existing(self) -> bool:
         """Show the prepared dataset of this voice name if one was checked before."""
-        from speechstudio.worker.finetune_jobs import datasets_dir
         from speechstudio.finetune.manifest import MANIFEST_NAME, Manifest
 
         folder = datasets_dir() / self.wiz.voice_name()

@@ -1,20 +1,22 @@
-"""Clone voice page: a four-step wizard that fine-tunes a VITS voice on the user's speech: base voice
-(here; the clone inherits its license), dataset (:mod:`.clone_dataset`), train (:mod:`.clone_train`),
-use & export (:mod:`.clone_use`).
-
-Shell: :mod:`.wizard_common`, with its own "train" worker. An earlier run (also one from the CLI)
-continues from its folder's ``config.json``."""
+"""Clone voice page: a four-step wizard (base voice, dataset, train, use & export) that fine-tunes a
+VITS voice on the user's speech; an earlier run (also a CLI one) continues from its ``config.json``."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout
 
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import button, combo, hrow, settings
+from speechstudio.gui.clone_dataset import DatasetStep
+from speechstudio.gui.clone_runs import OldRuns
+from speechstudio.gui.clone_train import TrainStep
+from speechstudio.gui.clone_use import UseStep
+from speechstudio.gui.common import button, combo, hrow, refill, settings
 from speechstudio.gui.wizard_common import BaseStepFrame, WizardPage
 from speechstudio.gui.wording import plain_error
+from speechstudio.worker.finetune_jobs import describe_base, list_runs, runs_dir
 
 STEPS = ("Base voice", "Dataset", "Train", "Use & export")
 DEFAULT_NAME = "my-voice"
@@ -50,7 +52,6 @@ class BaseStep(BaseStepFrame):
     @staticmethod
     def list_bases():
         """Worker side: ``[(VoiceRef, BaseVoiceInfo)]`` of the installed VITS voices, and the runs."""
-        from speechstudio.worker.finetune_jobs import describe_base, list_runs
         from speechstudio.tts.voices import list_voices
 
         return [(v, describe_base(v)) for v in list_voices()], list_runs()
@@ -67,7 +68,6 @@ class BaseStep(BaseStepFrame):
         self._add_about_and_name(form, DEFAULT_NAME)
         lay.addLayout(form)
         self._add_runs_row(lay, "Continue this run: its dataset and checkpoints are loaded, training can resume")
-        from speechstudio.gui.clone_runs import OldRuns
         self.old_runs = OldRuns(self)
         self.clean_btn = button("Remove old r&uns…", "Remove old training runs",
                                 "List the earlier training runs with their size and remove them (saved voices stay)",
@@ -79,13 +79,7 @@ class BaseStep(BaseStepFrame):
     def _fill(self, voices: list, runs: list) -> None:
         cur = self.voice_box.currentData() or str(settings().value("clone/base", ""))
         self.voices = voices
-        self.voice_box.blockSignals(True)
-        self.voice_box.clear()
-        for ref, info in self.voices:
-            self.voice_box.addItem(ref.name, ref.name)
-        idx = self.voice_box.findData(cur)
-        self.voice_box.setCurrentIndex(idx if idx >= 0 else 0)
-        self.voice_box.blockSignals(False)
+        refill(self.voice_box, [(ref.name, ref.name) for ref, _info in voices], cur)
         self._show_runs(runs)
         if not self.voices:
             self.about.setText("No voice to start from is installed: import a Piper voice on the Models page.")
@@ -131,10 +125,6 @@ class ClonePage(WizardPage):
 
     def __init__(self, win) -> None:
         super().__init__(win, "train")
-        from speechstudio.gui.clone_dataset import DatasetStep
-        from speechstudio.gui.clone_train import TrainStep
-        from speechstudio.gui.clone_use import UseStep
-
         self.base_step = BaseStep(self)
         self.dataset = DatasetStep(self)
         self.train = TrainStep(self)
@@ -153,9 +143,6 @@ class ClonePage(WizardPage):
         """Continue run folder ``name`` (base voice, dataset, steps, batch size from its
         ``config.json``) at the Train step. Returns False, saying why on the status line, when it
         cannot."""
-        import json
-
-        from speechstudio.worker.finetune_jobs import runs_dir
         from speechstudio.finetune.manifest import Manifest
 
         folder = runs_dir() / name
@@ -187,10 +174,7 @@ class ClonePage(WizardPage):
 
     def _voice_saved(self, name: str) -> None:
         """A new voice is in the store: refresh the Models page (which refreshes Speak's list)."""
-        models = getattr(self.win, "models", None)
-        if models is not None and hasattr(models, "refresh"):
-            models.refresh()
-        elif getattr(self.win, "speak", None) is not None:
+        if not self.refresh_models() and getattr(self.win, "speak", None) is not None:
             from speechstudio.tts.voices import list_voices
 
             self.win.speak.set_voices([v.name for v in list_voices()])

@@ -1,12 +1,5 @@
-"""Live views of a training run for the Clone voice wizard: loss curves and checkpoint samples.
-
-:class:`LossCurves` keeps every loss value by step (``history``) and draws them with pyqtgraph,
-at most every 0.3 s and only when something changed (training can report several steps a
-second); the plots are built on first draw, so pyqtgraph (slow to import) is not loaded with
-the window. :class:`SampleTable` lists the audio written at each checkpoint with Play buttons.
-:class:`TradePlot` draws how much each judged try sounds like the speaker and how natural it sounds
-(the table and the choice: :mod:`.clone_trade`).
-"""
+"""Live views of a clone's training: loss curves, checkpoint samples and the similarity / naturalness
+plot (pyqtgraph, imported on first draw: it is slow to import)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,6 +8,8 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QTableWidget, QWidget
 
 from speechstudio.gui.common import add_row, button, named
+from speechstudio.gui.devices import allow
+from speechstudio.gui.wording import LOSS_NAMES
 
 #: Colours of the loss curves, by loss name (``StepEvent.losses`` keys; others are grey).
 CURVE_COLORS = {"mel": "#3b82f6", "kl": "#a855f7", "dur": "#22c55e", "gen": "#f97316", "disc": "#ef4444",
@@ -97,8 +92,6 @@ class LossCurves(QWidget):
         """The plot item of curve ``key`` (made on its first value)."""
         val = key == VAL_KEY
         pen = pg.mkPen(CURVE_COLORS.get(key, "#6b7280"), width=2 if val else 1.5)
-        from speechstudio.gui.wording import LOSS_NAMES
-
         return (self._val_plot if val else self._plot).plot([], [], pen=pen, name=LOSS_NAMES.get(key, key),
                                                             symbol="o" if val else None, symbolSize=5)
 
@@ -149,8 +142,6 @@ class SampleTable(QTableWidget):
         r = add_row(self, [str(step), path.stem.replace("_", " ")], ["", str(path)])
         btn = button("Play", f"Play sample {path.stem} of step {step}")
         if self.audio is not None:
-            from speechstudio.gui.devices import allow
-
             allow(btn, self.audio, "speaker")
         btn.clicked.connect(lambda _=False, row=r: self.play_row(row))
         self.setCellWidget(r, 2, btn)

@@ -1,13 +1,5 @@
-"""Clone voice wizard, dataset step, "Record" tab: read the prompts aloud one at a time.
-
-The first prompt is the consent sentence with the speaker's name; then the bundled script
-(``speechstudio.finetune.prompts``). Each take is recorded at the microphone's native rate (no
-resampling here: the dataset check resamples to the base voice's rate) and written at once with
-``speechstudio.finetune.recording.save_take`` into ``<data dir>/finetune/recordings/NAME``, an
-LJSpeech folder, so closing the app loses nothing and the session resumes at the first prompt
-not yet recorded. Without ``consent`` (the Adapt recognition wizard) the session has no name
-and starts at prompt 1. Keyboard: Alt+R record, Alt+S stop, Alt+A play, Alt+Left / Alt+Right previous / next prompt.
-"""
+"""Clone voice wizard, dataset step, "Record" tab: read the prompts aloud one at a time; each take is
+saved at once into an LJSpeech folder, so a session resumes at the first prompt not yet recorded."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,8 +9,11 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
+from speechstudio.audio.devices import Recorder
+from speechstudio.audio.mel import StreamingLogMel
 from speechstudio.gui.common import ERROR_COLOR, button, hrow, named, note_label, set_font, tint
 from speechstudio.gui.devices import allow
+from speechstudio.gui.wizard_common import play_file
 from speechstudio.gui.wording import plain_error
 
 #: Level meter range (dBFS); -60 dBFS is shown as an empty bar.
@@ -149,9 +144,6 @@ class RecordPanel(QWidget):
     # ------------------------------------------------------------------ record / play
     def record(self) -> None:
         """Start recording the current prompt (a re-take replaces the earlier one when stopped)."""
-        from speechstudio.audio.devices import Recorder
-        from speechstudio.audio.mel import StreamingLogMel
-
         if not self.script:
             self.load_session()
             if not self.script:
@@ -239,8 +231,6 @@ class RecordPanel(QWidget):
                 self.status_message.emit(f"cannot play: {plain_error(e)}")
         elif self.index in self.takes:
             from speechstudio.finetune.recording import CONSENT_AUDIO, take_id
-            from speechstudio.gui.wizard_common import play_file
-
             play_file(self.audio, self.folder / CONSENT_AUDIO if self.index == 0
                       else self.folder / "wavs" / f"{take_id(self.index)}.wav", self.status_message.emit)
 

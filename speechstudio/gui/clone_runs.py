@@ -1,7 +1,5 @@
-"""The clone wizard's "Remove old runs…" button: the earlier training runs with their size, removed
-after a confirmation (:mod:`speechstudio.finetune.leftovers`; listing and removing run on the
-wizard's I/O worker). Saved voices are copies in the voice store and stay; a run another process
-is training in is left alone."""
+"""The clone wizard's "Remove old runs…" button: earlier runs with their size, removed after a
+confirmation on the I/O worker (saved voices stay; a run being trained is left alone)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal

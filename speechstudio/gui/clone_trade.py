@@ -1,23 +1,15 @@
-"""The Clone voice wizard's "how each try sounds" panel: the similarity / naturalness trade.
-
-The trainer judges the base voice and every evaluated step of a clone run and keeps each as a
-checkpoint (``finetune.trade``: ``RUN/closeness.json``, ``checkpoints/step_N.pt``). :class:`TradeView`
-shows them in plain words: a table of the tries (how much each sounds like the speaker, how natural
-it sounds, which one is recommended: ``finetune.closeness.recommend``, the most similar try at most
-``NATURALNESS_DROP`` less natural than the base voice) and :class:`~speechstudio.gui.clone_plots.TradePlot`.
-The user picks another try by its row or its point, after listening to it (the sample the trainer
-spoke at that step, ``RUN/samples/step_N_TAG.wav``: one of the user's sentences first); the Use step
-saves the chosen one.
-"""
+"""The Clone voice wizard's "how each try sounds" panel: each judged try's similarity and naturalness
+(``finetune.trade``), the recommended one, and the user's choice for the Use step."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QPushButton, QVBoxLayout, QWidget
 
 from speechstudio.gui.clone_plots import TradePlot
 from speechstudio.gui.common import add_row, button, hrow, note_label, table
+from speechstudio.gui.devices import allow
 
 #: The table's columns (the last: a Play button).
 COLUMNS = ("Version", "Steps", "Sounds like you", "Sounds natural", "", "")
@@ -131,8 +123,6 @@ class TradeView(QWidget):
         btn.setMaximumWidth(btn.fontMetrics().horizontalAdvance("Play") + 24)
         btn.setEnabled(sample is not None)
         if sample is not None and self.audio is not None:
-            from speechstudio.gui.devices import allow
-
             allow(btn, self.audio, "speaker")
         btn.clicked.connect(lambda _=False, p=sample: p is not None and self.play.emit(p))
         return btn
@@ -159,12 +149,8 @@ class TradeView(QWidget):
     def choose(self, index: int | None) -> None:
         """Pick row ``index`` (a table row or a plot point)."""
         self.chosen = index
-        self.table.blockSignals(True)
-        if index is None:
-            self.table.clearSelection()
-        else:
-            self.table.selectRow(index)
-        self.table.blockSignals(False)
+        with QSignalBlocker(self.table):
+            self.table.clearSelection() if index is None else self.table.selectRow(index)
         self.plot.show_trade(self.trade, index)
         self.summary.setText(self._summary())
 

@@ -1,27 +1,24 @@
-"""Clone voice wizard, step 3: fine-tune the base voice on the dataset.
-
-A preset (quick / standard / best, ``speechstudio.finetune.vits.presets``) fills steps and batch
-size and gives a time / memory estimate for the detected device; Start / Pause / Resume / Stop
-drive a :class:`~speechstudio.worker.finetune_jobs.FineTuneJob` on the wizard's own "train"
-worker, so the compute worker (Speak, Transcribe) stays free and the window responsive. Live, in
-three tabs: how each judged try sounds (similarity and naturalness, the recommended try, the choice of
-the try the Use step saves: :mod:`.clone_trade`), the audio samples of each check with Play buttons,
-and the loss curves (pyqtgraph; drawn at most every 0.3 s); steps/s and ETA, the over-training
-warning. Resume continues the run folder ``<data dir>/finetune/runs/NAME`` from its last checkpoint,
-also after the app was restarted; a run opened again says its name and how many steps it trained.
-"""
+"""Clone voice wizard, step 3: fine-tune the base voice on the dataset (quick / standard / best presets
+with an estimate) on the wizard's own worker; live tries, samples, curves and time left."""
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QFrame, QLabel, QSpinBox, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QFrame, QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from speechstudio.worker.worker import Status
 from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
-from speechstudio.gui.common import WARNING_COLOR, device_picker, fmt_duration, set_font, tint
-from speechstudio.gui.wizard_common import TrainingStep, buddy_label, combo, hrow, named, note_label, play_file
-from speechstudio.gui.wording import plain_error
+from speechstudio.gui.clone_trade import TradeView, load_run_trade
+from speechstudio.gui.common import WARNING_COLOR, device_picker, fmt_duration, set_font, spin, tint
+from speechstudio.gui.details import Details
+from speechstudio.gui.wizard_common import (TrainingStep, buddy_label, combo, hrow, named, note_label, play_file,
+                                            saved_step)
+from speechstudio.gui.wording import PRESET_LINES, plain_error
+from speechstudio.worker.finetune_jobs import FineTuneJob, runs_dir, train_config
+from speechstudio.worker.jobs import CallJob
+from speechstudio.worker.worker import Status
 
 PRESETS = ("quick", "standard", "best")
 
@@ -31,7 +28,6 @@ def _estimate(preset: str, device: str, steps: int | None, batch_size: int | Non
     """Worker side: ``(config, estimate)``: the ``TrainConfig`` a Start would use (``device``
     resolved: ``auto`` -> ``cuda`` when available) and ``presets.estimate`` of its run time and
     peak memory (``has_posterior``: False for Piper bases, which get a warm-up stage)."""
-    from speechstudio.worker.finetune_jobs import train_config
     from speechstudio.finetune.vits.presets import estimate
 
     config = train_config(preset, device, steps=steps, batch_size=batch_size)
@@ -79,24 +75,14 @@ class TrainStep(TrainingStep):
         self.preset_note = note_label("What the preset gives")  # time and quality, in words
         form.addRow(buddy_label("&Preset", self.preset_box), hrow(self.preset_box, (self.preset_note, 1), stretch=False))
         # 0 = the preset's value (shown as "preset"), which depends on the device
-        self.steps_spin = named(QSpinBox(), "Training steps")
-        self.steps_spin.setRange(0, 1_000_000)
-        self.steps_spin.setSingleStep(100)
-        self.steps_spin.setSpecialValueText("preset")
-        self.batch_spin = named(QSpinBox(), "Batch size")
-        self.batch_spin.setRange(0, 256)
-        self.batch_spin.setSpecialValueText("preset")
+        self.steps_spin = spin("Training steps", 0, 1_000_000, 0, "preset", step=100)
+        self.batch_spin = spin("Batch size", 0, 256, 0, "preset")
         self.device_box = device_picker("Training device")
         self.device_box.currentTextChanged.connect(lambda _t: self.refresh_estimate())
         row = hrow(self.steps_spin, QLabel("batch size"), self.batch_spin, QLabel("device"), self.device_box)
         # steps, batch size and device: one click away (the preset chooses them)
-        from speechstudio.gui.details import Details
-
-        self.details = Details("Details", key="clone_train")
-        inner = QFormLayout()
-        inner.setContentsMargins(0, 0, 0, 0)
-        inner.addRow("Steps", row)
-        self.details.body_layout.addLayout(inner)
+        self.details = Details("Details", key="clone_train", form=True)
+        self.details.body_layout.addRow("Steps", row)
         form.addRow("", self.details)
         self.steps_spin.editingFinished.connect(self.refresh_estimate)
         self.steps_spin.valueChanged.connect(lambda _v: self._update())  # more steps after a finished run: Resume
@@ -124,8 +110,6 @@ class TrainStep(TrainingStep):
                                   "naturalness (1-5) and pitch. The best version is chosen by it.")
         self.closeness.setVisible(False)
         lay.addWidget(self.closeness)
-        from speechstudio.gui.clone_trade import TradeView
-
         # how each judged try sounds (and the choice of the try to save), its samples, the losses
         self.trade_view = TradeView()
         self.trade_view.audio = self.wiz.audio
@@ -150,8 +134,6 @@ class TrainStep(TrainingStep):
 
     # ------------------------------------------------------------------ preset / estimate
     def _preset_changed(self, name: str) -> None:
-        from speechstudio.gui.wording import PRESET_LINES
-
         self.preset_note.setText(PRESET_LINES.get(name, ""))
         self.steps_spin.setValue(0)
         self.batch_spin.setValue(0)
@@ -159,8 +141,6 @@ class TrainStep(TrainingStep):
 
     def refresh_estimate(self) -> None:
         """Ask the train worker for the preset's time / memory estimate on the detected device."""
-        from speechstudio.worker.jobs import CallJob
-
         m = self.wiz.manifest()
         if m is None or self.job_id is not None:
             return
@@ -184,8 +164,6 @@ class TrainStep(TrainingStep):
 
     # ------------------------------------------------------------------ actions
     def run_dir(self) -> Path:
-        from speechstudio.worker.finetune_jobs import runs_dir
-
         return runs_dir() / self.wiz.voice_name()
 
     def _overrides(self) -> dict:
@@ -197,8 +175,6 @@ class TrainStep(TrainingStep):
     def _make_job(self, resume: bool):
         """A :class:`~speechstudio.worker.finetune_jobs.FineTuneJob` and the folder an earlier
         run was moved to (None when none was), or None when it cannot start (said)."""
-        from speechstudio.worker.finetune_jobs import FineTuneJob
-
         if self.wiz.dataset_dir is None or self.wiz.base is None:
             self._say("choose a base voice and check a dataset first")
             return None
@@ -304,8 +280,6 @@ class TrainStep(TrainingStep):
         if not text:
             self.warning.setVisible(False)
             return
-        import re
-
         m = re.search(r"rose (\d+) evaluations.*\(step (\d+)\)", text)
         plain = (f"The voice stopped improving: it got further from your recordings {m.group(1)} checks in a row. "
                  f"The best version so far (step {m.group(2)}) is kept" if m else text[0].upper() + text[1:])
@@ -337,8 +311,7 @@ class TrainStep(TrainingStep):
     def _show_done(self, ev, status: str) -> None:
         self._tick.stop()
         reason = getattr(ev, "reason", status)
-        self.progress.setRange(0, max(1, self.total_steps))
-        self.progress.setValue(ev.step)
+        self._show_step(ev.step, self.total_steps)
         self.progress.setFormat("step %v / %m")
         self.speed.setText("")
         best = self.best_step if self.best_step is not None else ev.step
@@ -356,8 +329,6 @@ class TrainStep(TrainingStep):
     def show_trade(self) -> None:
         """Read the run's judged tries (``RUN/closeness.json``) into the trade view; its tab comes to
         the front when the first try besides the base voice appears."""
-        from speechstudio.gui.clone_trade import load_run_trade
-
         def tried(t) -> bool:
             return t is not None and any(r.step > 0 for r in t.rows)
 
@@ -387,17 +358,11 @@ class TrainStep(TrainingStep):
     def _show_saved_run(self) -> None:
         """A run opened again: its name and the steps it trained, on the state line and the
         progress bar (the folder in the tooltip), its tries and its samples."""
-        import json
-
-        from speechstudio.gui.wizard_common import saved_step
-
         run = self.run_dir()
         self.show_trade()
         if not self.has_model():
             return
         if not self.sample_table.samples:  # what it said at each save, in step order
-            import re
-
             found = [(int(m.group(1)), p) for p in (run / "samples").glob("step_*_*.wav")
                      if (m := re.match(r"step_(\d+)_", p.name))]
             for step, path in sorted(found):
@@ -408,9 +373,7 @@ class TrainStep(TrainingStep):
         except (OSError, ValueError, KeyError, TypeError):
             total = step or 0
         if step is not None:
-            self.step, self.total_steps = step, max(total, step)
-            self.progress.setRange(0, max(1, self.total_steps))
-            self.progress.setValue(step)
+            self._show_step(step, max(total, step))
             self.progress.setFormat("step %v of %m")
         trained = f"{step} of {self.total_steps} steps trained" if step is not None else "trained"
         more = ("Resume continues it, Start begins again" if self.resumable() and step is not None and step < total

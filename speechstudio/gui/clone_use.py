@@ -1,24 +1,19 @@
-"""Clone voice wizard, step 4: save the trained voice, try it, export it as a Piper voice.
-
-Save runs ``speechstudio.finetune.clone_store.save_clone`` on the train worker: the try chosen on the
-Train step (``TrainStep.chosen_checkpoint``; the recommended one unless the user picked another, or the
-best checkpoint of a run without judged tries) becomes voice NAME in the voice store, or with "Blend"
-that try blended with the base voice (``finetune.blend``, WiSE-FT); the Speak page's list is refreshed. Try
-speaks a sentence with it on the compute worker (:class:`~speechstudio.worker.jobs.SpeakJob`)
-and plays it. Export writes ``NAME.onnx`` + ``NAME.onnx.json`` to a chosen folder. The license
-inherited from the base voice is shown.
-"""
+"""Clone voice wizard, step 4: save the chosen try (or its blend with the base voice) as a voice, try
+it, and export it as a Piper voice (``NAME.onnx`` + ``NAME.onnx.json``)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QFileDialog, QFormLayout, QLineEdit, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QLineEdit, QVBoxLayout, QWidget
 
-from speechstudio.worker.worker import Status
+from speechstudio.gui.common import asker, spin
 from speechstudio.gui.devices import allow
-from speechstudio.gui.wizard_common import button, hrow, named, note_label
+from speechstudio.gui.wizard_common import button, hrow, named, note_label, open_with
 from speechstudio.gui.wording import plain_error
+from speechstudio.worker.finetune_jobs import ExportJob, SaveCloneJob
+from speechstudio.worker.jobs import SpeakJob
+from speechstudio.worker.worker import Status
 
 TRY_TEXT = "Hello! This is my new voice, made on this computer."
 #: The blend's default share of the try (WiSE-FT alpha, in %): the project's trial on the real speaker
@@ -53,11 +48,7 @@ class UseStep(QWidget):
                                  "Mixes the chosen try with the base voice (WiSE-FT, Wortsman et al. 2022): "
                                  "more natural, a little less like you. 0 % is the base voice, 100 % the try.")
         self.blend_check.toggled.connect(lambda _on: self._show_choice())
-        self.blend_spin = named(QSpinBox(), "Share of the try in the blend")
-        self.blend_spin.setRange(5, 95)
-        self.blend_spin.setSingleStep(5)
-        self.blend_spin.setValue(BLEND_PERCENT)
-        self.blend_spin.setSuffix(" % of the try")
+        self.blend_spin = spin("Share of the try in the blend", 5, 95, BLEND_PERCENT, suffix=" % of the try", step=5)
         self.blend_spin.valueChanged.connect(lambda _v: self._show_choice())
         self.blend_note = note_label("What a blend gives", "more natural, a little less like you")
         form.addRow("", hrow(self.blend_check, self.blend_spin, (self.blend_note, 1), stretch=False))
@@ -73,7 +64,7 @@ class UseStep(QWidget):
         lay.addLayout(hrow((self.try_text, 1), self.try_btn, stretch=False))
         self.export_btn = button("&Export as Piper voice…", "Export as Piper voice",
                                  "Write NAME.onnx + NAME.onnx.json to a folder (for Piper and other apps)",
-                                 self._export_dialog)
+                                 asker(self, "Export the voice to a folder", lambda d: self.export_to(Path(d))))
         lay.addLayout(hrow(self.export_btn))
         self.info = note_label("Save and export status")
         lay.addWidget(self.info)
@@ -93,8 +84,6 @@ class UseStep(QWidget):
 
     def save(self) -> int | None:
         """Save the chosen try (or its blend with the base voice) as the voice named in the name field."""
-        from speechstudio.worker.finetune_jobs import SaveCloneJob
-
         name = self.name_edit.text().strip()
         if not name:
             self.info.setText("type a name for the voice")
@@ -111,18 +100,10 @@ class UseStep(QWidget):
 
     def open_speak_page(self) -> None:
         """Show the Speak page with the saved voice chosen."""
-        speak = getattr(self.wiz.win, "speak", None)
-        if speak is None or not self.saved_name:
-            return
-        if speak.voice_box.findText(self.saved_name) < 0:
-            speak.voice_box.addItem(self.saved_name)
-        speak.voice_box.setCurrentText(self.saved_name)
-        self.wiz.win.show_page("Speak")
+        open_with(self.wiz.win, "Speak", "voice_box", self.saved_name)
 
     def try_voice(self) -> int | None:
         """Speak the test sentence with the saved voice and play it."""
-        from speechstudio.worker.jobs import SpeakJob
-
         if not self.saved_name:
             return None
         if not self.wiz.audio.available:
@@ -135,15 +116,8 @@ class UseStep(QWidget):
         self._update()
         return self._try_job
 
-    def _export_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Export the voice to a folder")
-        if folder:
-            self.export_to(Path(folder))
-
     def export_to(self, folder: Path) -> int | None:
         """Export the saved voice as ``folder/NAME.onnx`` + ``NAME.onnx.json``."""
-        from speechstudio.worker.finetune_jobs import ExportJob
-
         if not self.saved_name:
             return None
         self._export_job = self.wiz.trainer.submit(ExportJob(self.saved_name, Path(folder)))

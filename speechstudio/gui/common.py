@@ -6,13 +6,13 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QPointF, QSettings, Qt
-from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter, QPalette, QPen, QPolygonF
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton,
-                               QSizePolicy, QStackedWidget, QStyledItemDelegate, QTableWidget, QTableWidgetItem,
-                               QWidget)
+                               QSizePolicy, QSpinBox, QStackedWidget, QStyledItemDelegate, QTableWidget,
+                               QTableWidgetItem, QWidget)
 
+from speechstudio.gui.wording import automatic_model
 from speechstudio.hub.paths import data_dir
-
 
 ERROR_COLOR = "#dc2626"   # red: failures (readable on the light and the dark palette)
 WARNING_COLOR = "#d97706"  # amber: warnings
@@ -33,8 +33,6 @@ def set_font(widget: QWidget, point_size: float | None = None, bold: bool | None
 def tint(widget: QWidget, color: str | None, bold: bool | None = None) -> None:
     """Colour ``widget``'s text (``"#rrggbb"``; ``None`` = back to the theme's text colour) through
     its palette, so the other colours keep following the theme (see :func:`set_font`)."""
-    from PySide6.QtGui import QPalette
-
     pal = QPalette()  # nothing set: every role inherits from the parent / the application
     if color is not None:
         for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text):
@@ -76,9 +74,24 @@ def button(text: str, name: str, tip: str = "", slot=None) -> QPushButton:
 def combo(name: str, items=(), tip: str = "") -> QComboBox:
     """A combo box of ``items`` (texts, or ``(text, data)`` pairs) with its accessible name and tooltip."""
     box = named(QComboBox(), name, tip)
+    refill(box, items)
+    return box
+
+
+def refill(box: QComboBox, items, keep=None) -> None:
+    """Replace ``box``'s items (texts, or ``(text, data)`` pairs) without emitting its signals and choose
+    ``keep`` (an item's data, else its text) when listed, else the first item; an editable box keeps
+    ``keep`` as its text."""
+    was = box.blockSignals(True)
+    box.clear()
     for item in items:
         box.addItem(*item) if isinstance(item, tuple) else box.addItem(item)
-    return box
+    if box.isEditable() and keep is not None:
+        box.setCurrentText(str(keep))
+    else:
+        i = box.findData(keep) if keep is not None else 0
+        box.setCurrentIndex(i if i >= 0 else max(0, box.findText(str(keep))))
+    box.blockSignals(was)
 
 
 def table(name: str, headers, rows: int = 0, *, editable: bool = False, numbers: bool = False,
@@ -106,6 +119,19 @@ def add_row(t: QTableWidget, texts, tips=None) -> int:
     return r
 
 
+def spin(name: str, lo: int, hi: int, value: int, special: str = "", tip: str = "", *, suffix: str = "",
+         step: int = 1) -> QSpinBox:
+    """A spin box from ``lo`` to ``hi`` at ``value`` with its accessible name; ``special``: the text shown at
+    ``lo`` (e.g. "no limit")."""
+    s = named(QSpinBox(), name, tip)
+    s.setRange(lo, hi)
+    s.setValue(value)
+    s.setSpecialValueText(special)
+    s.setSuffix(suffix)
+    s.setSingleStep(step)
+    return s
+
+
 def note_label(name: str, text: str = "") -> QLabel:
     """A word-wrapped label showing ``text``, with the accessible name ``name``."""
     label = named(QLabel(text), name)
@@ -121,25 +147,32 @@ def buddy_label(text: str, buddy: QWidget) -> QLabel:
 
 
 def hrow(*items, stretch: bool = True) -> QHBoxLayout:
-    """A row of widgets (``(widget, stretch)`` grows; ``int``: spacing in pixels), a stretch at its end
-    unless ``stretch`` is False."""
+    """A row of widgets (``(widget, stretch)`` grows; ``int``: spacing in pixels; ``None``: the stretch
+    there), a stretch at its end unless ``stretch`` is False or placed by ``None``."""
     row = QHBoxLayout()
     for w in items:
-        row.addSpacing(w) if isinstance(w, int) else row.addWidget(*w) if isinstance(w, tuple) else row.addWidget(w)
-    if stretch:
+        (row.addStretch(1) if w is None else row.addSpacing(w) if isinstance(w, int)
+         else row.addWidget(*w) if isinstance(w, tuple) else row.addWidget(w))
+    if stretch and None not in items:
         row.addStretch(1)
     return row
 
 
-def picker(edit, title: str, parent, files: str = ""):
+def asker(parent, title: str, then, files: str = "", start=""):
     """A slot that asks for a folder (or, with a ``files`` filter, a file) in a dialog titled ``title``
-    starting at ``edit``'s path, and puts the choice into ``edit``."""
-    def pick() -> None:
-        d = (QFileDialog.getOpenFileName(parent, title, edit.text(), files)[0] if files
-             else QFileDialog.getExistingDirectory(parent, title, edit.text()))
+    starting at ``start`` (a path, or a callable giving one), and calls ``then(choice)`` unless cancelled."""
+    def ask() -> None:
+        at = str(start() if callable(start) else start)
+        d = (QFileDialog.getOpenFileName(parent, title, at, files)[0] if files
+             else QFileDialog.getExistingDirectory(parent, title, at))
         if d:
-            edit.setText(d)
-    return pick
+            then(d)
+    return ask
+
+
+def picker(edit, title: str, parent, files: str = ""):
+    """:func:`asker` that puts the choice into ``edit``, starting at its path."""
+    return asker(parent, title, edit.setText, files, edit.text)
 
 
 def path_row(edit, title: str, parent, text: str = "Choose…", name: str = "", files: str = "") -> QHBoxLayout:
@@ -399,8 +432,6 @@ class ModelPicker(QComboBox):
     def set_default_name(self, name: str, reason: str = "", others: str = "") -> None:
         """Say which model "(default)" stands for (list entry, grey "= NAME" in the field, tooltip);
         ``others``: the router's model for non-English."""
-        from speechstudio.gui.wording import automatic_model
-
         self.default_name, self._default_reason, self._others = name, reason, others
         shown = f"{name} for English, {others} for others" if others and others != name else name
         text = automatic_model(name, others) + (f" ({reason})" if reason else "")
@@ -441,12 +472,7 @@ class ModelPicker(QComboBox):
     def set_models(self, names: list[str]) -> None:
         """Fill the list with installed model names, keeping the current text."""
         cur = self.currentText()
-        self.blockSignals(True)
-        self.clear()
-        self.addItem(DEFAULT_MODEL)
-        self.addItems(names)
-        self.setCurrentText(cur)
-        self.blockSignals(False)
+        refill(self, [DEFAULT_MODEL, *names], cur)
         if self.default_name:  # clear() dropped row 0's tooltip
             self.set_default_name(self.default_name, self._default_reason, self._others)
 

@@ -1,10 +1,5 @@
-"""Text colours that stay readable on the current background.
-
-WCAG 2.x contrast ratio (https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio): (L1 + 0.05) / (L2 + 0.05)
-of the relative luminances (sRGB channels linearised: c / 12.92 below 0.04045, else
-((c + 0.055) / 1.055) ** 2.4; L = 0.2126 R + 0.7152 G + 0.0722 B). AA for normal text: 4.5:1.
-Qt-free: colours are ``"#rrggbb"`` strings.
-"""
+"""Text colours that stay readable on the current background: the WCAG 2.x contrast ratio
+(https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio; AA for normal text: 4.5:1). Qt-free."""
 from __future__ import annotations
 
 AA = 4.5  # WCAG 2.1 success criterion 1.4.3, normal text

@@ -4,7 +4,7 @@ default so the main view reads plainly. The state is kept per expander in the se
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QToolButton, QVBoxLayout, QWidget
 
 from speechstudio.gui.common import settings
 
@@ -13,12 +13,13 @@ class Details(QWidget):
     """``Details ▸`` button over a ``body`` widget (hidden until the button is pressed).
 
     ``key``: settings key for the open/closed state (``None``: not kept). Put the expert controls
-    into :attr:`body` (``details.body_layout.addWidget(...)``, or pass ``body``)."""
+    into :attr:`body` (``details.body_layout.addWidget(...)``, or pass ``body``); ``form``: the body
+    lays them out as a form (``body_layout.addRow``)."""
 
     toggled = Signal(bool)
 
     def __init__(self, title: str = "Details", body: QWidget | None = None, key: str | None = None,
-                 parent=None) -> None:
+                 parent=None, form: bool = False) -> None:
         super().__init__(parent)
         self._key = key
         lay = QVBoxLayout(self)
@@ -34,7 +35,7 @@ class Details(QWidget):
         lay.addWidget(self.button, 0, Qt.AlignmentFlag.AlignLeft)
         self.body = body or QWidget()
         if body is None:
-            self.body_layout = QVBoxLayout(self.body)
+            self.body_layout = QFormLayout(self.body) if form else QVBoxLayout(self.body)
             self.body_layout.setContentsMargins(16, 0, 0, 0)
         lay.addWidget(self.body)
         opened = bool(key) and str(settings().value(f"details/{key}", "false")).lower() == "true"

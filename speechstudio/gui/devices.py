@@ -1,13 +1,10 @@
-"""One no-sound-device policy for every Record and Play button.
-
-:func:`has_microphone` / :func:`has_speaker` ask the :class:`~speechstudio.gui.audio_hub.AudioHub`'s
-backend whether it has an input / output device (the answer is kept for :data:`TTL_S` seconds, so
-a button update costs nothing); :func:`allow` enables a button only when its device is there and
-otherwise disables it with a plain tooltip ("No microphone found" / "No speaker found").
-"""
+"""One no-sound-device policy for every Record and Play button: :func:`allow` enables a button only
+when its device is there, else disables it with a plain tooltip."""
 from __future__ import annotations
 
 import time
+
+from PySide6.QtCore import Qt
 
 NO_MIC = "No microphone found"
 NO_SPEAKER = "No speaker found"
@@ -18,8 +15,6 @@ def fill_microphones(box, hub, off_text: str) -> list:
     """List ``hub``'s input devices in the combo box ``box`` (``"NAME  [default]"``, data: the device
     index, tooltip: its rate); without any it shows ``off_text`` (audio off) or "no microphone found"
     and is disabled. Returns the devices."""
-    from PySide6.QtCore import Qt
-
     box.clear()
     devs = hub.backend.input_devices() if hub.available else []
     for d in devs:

@@ -1,24 +1,13 @@
-"""Dictate into any application, from the Dictate page: where the text goes (this window only,
-typed or pasted into the focused application, or the clipboard), spoken commands, the live
-captions window, the global hotkey (toggle or push-to-talk), the tray icon and a sound cue.
-
-:class:`AnywherePanel` is a row of controls on the Dictate page and the glue between the page's
-dictation job and the Qt-free parts: every :class:`~speechstudio.asr.streaming.StreamUpdate` goes
-through a :class:`~speechstudio.dictation.composer.Composer` (commands, casing); its edits go to
-a sink (:mod:`speechstudio.dictation.sinks`) in an
-:class:`~speechstudio.dictation.sinks.OutputThread` (typing never blocks the window); the
-composed stable text plus the grey tail go to the :class:`~speechstudio.gui.captions.CaptionsWindow`.
-
-What is missing (no key injection on Wayland without wtype/ydotool, no xclip, a hotkey another
-application holds, no tray) is a message in the page and the tray; dictation into the page still
-works. Settings under ``dictate/`` (output, paste_shortcut, commands, captions, hotkey_enabled,
-hotkey, hotkey_mode, sound_cue).
-"""
+"""Dictate into any application: where the text goes (this window, typed, pasted, clipboard), spoken
+commands, the captions window, the global hotkey, the tray icon and a sound cue (settings ``dictate/``)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit, QVBoxLayout, QWidget
 
+from speechstudio.asr.family import capabilities
+from speechstudio.dictation.hotkey import DEFAULT_HOTKEY, Hotkey
+from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import button, combo, hrow, named, settings
 
 OUTPUTS = (("app", "This window only"), ("type", "Type into the focused app"),
@@ -102,8 +91,6 @@ class AnywherePanel(QWidget):
         self.hotkey_mode.currentIndexChanged.connect(self._hotkey_changed)
 
     def _restore(self) -> None:
-        from speechstudio.dictation.hotkey import DEFAULT_HOTKEY
-
         s = settings()
         i = self.output_box.findData(str(s.value("dictate/output", "app")))
         self.output_box.setCurrentIndex(max(0, i))
@@ -147,8 +134,6 @@ class AnywherePanel(QWidget):
         """Before the job starts: open the chosen output. Returns "" or what is missing (the
         session then writes into the page only)."""
         from speechstudio.dictation.sinks import OutputThread, open_sink
-        from speechstudio.errors import SpeechStudioError
-
         self.session_mode, self.output, self.problem = "app", None, ""
         try:
             sink = open_sink(self.mode, paste_shortcut=self.shortcut_box.currentText())
@@ -173,8 +158,6 @@ class AnywherePanel(QWidget):
                 commands = CommandTable.load().for_language(language)
             except CommandTableError as e:
                 self._note(f"spoken commands off: {e}")
-        from speechstudio.asr.family import capabilities
-
         self.composer = Composer(commands, casing="keep" if capabilities(engine).casing else "sentence")
         if self.captions is not None and self.captions_check.isChecked():
             self.captions.setVisible(True)  # hidden when the last session stopped
@@ -253,9 +236,6 @@ class AnywherePanel(QWidget):
     def enable_hotkey(self, on: bool, listener_factory=None) -> str:
         """Start or stop the global hotkey, the tray icon and the remote toggle. Returns "" or
         what is missing (also shown in the page)."""
-        from speechstudio.dictation.hotkey import Hotkey
-        from speechstudio.errors import SpeechStudioError
-
         self._stop_hotkey()
         problem = ""
         if on:

@@ -1,9 +1,5 @@
-"""Help → "Check my setup": the doctor's checks in a dialog (verdict, what was found, the fix).
-
-The checks run in a plain Python thread (they read files, run ``ldd``, ask NVML and, within 3 s,
-the Hugging Face Hub); each verdict reaches the GUI thread through a queued Qt signal, so the
-window never freezes. "Copy report" puts the same text as ``speechstudio doctor`` on the clipboard.
-"""
+"""Help → "Check my setup": the doctor's checks in a dialog, run in a thread (the window never
+freezes); "Copy report" copies the text of ``speechstudio doctor``."""
 from __future__ import annotations
 
 import threading
@@ -13,7 +9,10 @@ from PySide6.QtGui import QBrush, QColor, QGuiApplication
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLabel, QPushButton, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from speechstudio import __version__
 from speechstudio.doctor.report import Check, to_text
+from speechstudio.gui.contrast import readable
+from speechstudio.gui.wording import without_class_names
 
 COLORS = {"ok": "#15803d", "info": "#1d4ed8", "warn": "#b45309", "fail": "#b91c1c"}
 _OPEN: set = set()
@@ -120,12 +119,8 @@ class DoctorDialog(QDialog):
 
     def _add(self, check: Check) -> None:
         self.checks.append(check)
-        from speechstudio.gui.wording import without_class_names
-
         text = check.summary + (f"\nFix: {check.fix}" if check.fix else "")
         item = QTreeWidgetItem([check.name, WORDS[check.status], without_class_names(shown_text(check))])
-        from speechstudio.gui.contrast import readable
-
         base = self.tree.palette().base().color().name()  # readable on the dark theme too (WCAG AA)
         item.setForeground(1, QBrush(QColor(readable((COLORS[check.status], DARK_COLORS[check.status]), base))))
         item.setToolTip(2, text)
@@ -139,8 +134,6 @@ class DoctorDialog(QDialog):
 
     def report_text(self) -> str:
         """The verdicts so far as ``speechstudio doctor`` prints them."""
-        from speechstudio import __version__
-
         return to_text(self.checks, __version__)
 
     def copy_report(self) -> None:

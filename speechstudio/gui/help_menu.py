@@ -7,11 +7,14 @@ import platform
 from importlib import metadata
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import Qt, qVersion
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHeaderView, QMenu, QMessageBox, QTableWidget, QVBoxLayout
 
+from speechstudio import __version__
 from speechstudio.gui.common import action, add_row, table
+from speechstudio.hub.packages import PACKAGE_MODELS
 
 #: distributions shown in About (PyPI names); a missing one is listed as "not installed"
 LIBRARIES = ("PySide6-Essentials", "numpy", "torch", "transformers", "faster-whisper", "ctranslate2",
@@ -53,8 +56,6 @@ def library_versions() -> list[tuple[str, str, str]]:
 def model_licenses() -> list[tuple[str, str]]:
     """``(model, license)`` for the models shipped as Python packages (installed or not) and the
     MMS-TTS voices (CC BY-NC 4.0, per their model cards)."""
-    from speechstudio.hub.packages import PACKAGE_MODELS
-
     rows = [(m.name, m.license or "see its package") for m in PACKAGE_MODELS]
     rows += piper_voice_licenses()
     rows.append(("facebook/mms-tts-* voices", "CC BY-NC 4.0 (non-commercial)"))
@@ -66,8 +67,6 @@ def piper_voice_licenses() -> list[tuple[str, str]]:
     (its metadata) and the training data's license from the voice's ``MODEL_CARD`` ("License:"
     under "Dataset", as Piper's voice cards write it), e.g. ``("en_US-joe-medium voice",
     "package MIT; dataset CC0 (model card)")``."""
-    from importlib import metadata
-
     from speechstudio.tts.voices import package_voices
 
     rows = []
@@ -91,11 +90,6 @@ def piper_voice_licenses() -> list[tuple[str, str]]:
 
 def about_html() -> str:
     """The About box text (HTML): app version and license, Python, Qt, libraries, model licenses."""
-    from PySide6 import __version__ as pyside_version
-    from PySide6.QtCore import qVersion
-
-    from speechstudio import __version__
-
     try:
         app_license = _dist_license(metadata.distribution("speechstudio")) or "GPL-3.0-or-later"
     except metadata.PackageNotFoundError:
@@ -134,12 +128,7 @@ def window_shortcuts(win) -> list[tuple[str, str]]:
         if keys and act.text():
             rows.append((keys, act.text().replace("&", "").rstrip("…").strip()))
     rows += [(keys, what) for keys, what in getattr(win, "extra_shortcuts", ())]
-    seen, out = set(), []
-    for r in rows:
-        if r not in seen:
-            seen.add(r)
-            out.append(r)
-    return out
+    return list(dict.fromkeys(rows))  # each once, in order
 
 
 class ShortcutsDialog(QDialog):

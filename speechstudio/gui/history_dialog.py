@@ -10,8 +10,11 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QHeaderView, QLabel, QVBoxLayout
 
+from speechstudio.batch.export import FORMATS, write_transcript
+from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.gui.common import add_row, button, combo, fmt_duration, hrow, table
 from speechstudio.gui.drop_paths import display_name
+from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
 from speechstudio.gui.wording import speed
 
 COLS = ("File", "Model", "Date", "Duration", "Speed", "Outputs", "Status")
@@ -24,10 +27,6 @@ def reexport(record, fmt: str) -> Path:
         UsageError: the job has no JSON transcript to read (it was run without the json format).
         OSError: reading or writing failed.
     """
-    from speechstudio.batch.export import write_transcript
-    from speechstudio.errors import UsageError
-    from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
-
     js = next((p for p in record.outputs if p.suffix == ".json"), None)
     if js is None or not js.is_file():
         raise UsageError(f"{display_name(record.path)}: no JSON transcript to export from (run it with the json format)")
@@ -45,8 +44,6 @@ class HistoryDialog(QDialog):
 
     def __init__(self, store, parent=None) -> None:
         super().__init__(parent)
-        from speechstudio.batch.export import FORMATS
-
         self.store = store
         self.setWindowTitle("History")
         self.resize(1000, 480)
@@ -100,8 +97,6 @@ class HistoryDialog(QDialog):
             QDesktopServices.openUrl(QUrl.fromLocalFile(os.fspath(rec.outputs[0])))
 
     def reexport_selected(self, fmt: str) -> Path | None:
-        from speechstudio.errors import SpeechStudioError
-
         rec = self.selected()
         if rec is None:
             return None

@@ -1,8 +1,5 @@
-"""Pronunciations dialog (Speak page): edit the user lexicon of a voice language as a table.
-
-Rows are ``word | pronunciation`` (a respelling, or IPA between slashes); Save writes the file
-``tts.lexicon.lexicon_path(language)`` atomically. The voices read the file again at the next
-sentence, so a change is heard at once."""
+"""Pronunciations dialog (Speak page): the user lexicon of a voice language as a table, saved
+atomically; the voices read it again at the next sentence."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHeaderView, QLabel, QLineEdit, QVBoxLayout

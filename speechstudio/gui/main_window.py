@@ -1,17 +1,24 @@
-"""The main window: page list, the mel view and GPU monitor docked under the pages, a status line; owns
-the ``compute``, ``io`` and ``downloads`` workers and the :class:`AudioHub`.
-
-Opens at 1280×800 (smaller on small screens) and never grows by itself (an explicit minimum size stops a
-child's long text from widening it). Shortcuts: F1 lists them."""
+"""The main window: page list, the mel view and GPU monitor docks, a status line; owns the ``compute``,
+``io`` and ``downloads`` workers and the :class:`AudioHub`."""
 from __future__ import annotations
 
+import importlib
+import logging
+
 from PySide6.QtCore import QByteArray, Qt, QTimer
-from PySide6.QtWidgets import (QDockWidget, QLabel, QListWidget, QMainWindow, QSizePolicy,
-                               QStackedWidget, QStatusBar, QWidget)
+from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication
+from PySide6.QtWidgets import (QAbstractButton, QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel, QListWidget,
+                               QMainWindow, QScrollArea, QSizePolicy, QStackedWidget, QStatusBar, QWidget)
 
 from speechstudio import __version__
+from speechstudio.gui.audio_hub import AudioHub
 from speechstudio.gui.common import named, set_font, settings
+from speechstudio.gui.gpu_panel import GpuPanel
+from speechstudio.gui.transcribe_page import TranscribePage
 from speechstudio.gui.window_menus import PAGES, WindowMenusMixin
+from speechstudio.gui.wording import plain_error, plain_status
+from speechstudio.worker.monitor import SystemMonitor
+from speechstudio.worker.worker import Worker
 
 FIRST_SIZE = (1280, 800)
 MIN_SIZE = (900, 600)
@@ -21,11 +28,6 @@ FRAME_WAIT_TRIES = 30  # x 100 ms: how long the first window waits for the windo
 class MainWindow(WindowMenusMixin, QMainWindow):
     def __init__(self, audio_backend=None, start_monitor: bool = True) -> None:
         super().__init__()
-        from speechstudio.worker.monitor import SystemMonitor
-        from speechstudio.worker.worker import Worker
-        from speechstudio.gui.audio_hub import AudioHub
-        from speechstudio.gui.transcribe_page import TranscribePage
-
         self.setWindowTitle(f"SpeechStudio {__version__}")
         self.setAccessibleName("SpeechStudio main window")
         self._fit_to_screen()
@@ -48,8 +50,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self.adapt = self._page("speechstudio.gui.adapt_page", "AdaptPage")
         # the page list has a fixed width (its longest name): a plain row, no splitter (a splitter
         # handed the list's section spare width that showed as an empty band)
-        from PySide6.QtWidgets import QHBoxLayout
-
         central = QWidget()
         row = QHBoxLayout(central)
         row.setContentsMargins(0, 0, 0, 0)
@@ -77,8 +77,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self.compute.busy_changed.connect(self._on_busy)
 
         # docks (the mel view imports pyqtgraph: built right after the window is shown)
-        from speechstudio.gui.gpu_panel import GpuPanel
-
         self._mel = None
         self.mel_dock = QDockWidget("Sound picture (spectrogram)", self)
         self.mel_dock.setObjectName("mel_dock")
@@ -117,8 +115,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         """First-launch size 1280×800 and an explicit minimum of 900×600, both capped by the
         screen's available area (a 1366×768 laptop gets 1280×768); the window manager's frame is
         taken off once it is known (:meth:`_fit_frame`)."""
-        from PySide6.QtGui import QGuiApplication
-
         screen = self.screen() or QGuiApplication.primaryScreen()
         avail = screen.availableGeometry() if screen is not None else None
         w, h = FIRST_SIZE
@@ -167,8 +163,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
 
     def _fit_nav(self) -> None:
         """Widen the page list to its longest name ("Adapt recognition") at the list's 12 pt."""
-        from PySide6.QtGui import QFont, QFontMetrics
-
         font = QFont(self.nav.font())
         font.setPointSize(12)
         longest = max(QFontMetrics(font).horizontalAdvance(name) for name in PAGES)
@@ -209,8 +203,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
     def _add_to_stack(self, page: QWidget) -> None:
         """Add a page inside a frameless scroll area: a page wider or taller than the room it gets
         (at 1280×800, or a smaller screen) scrolls instead of widening the window or being cut."""
-        from PySide6.QtWidgets import QFrame, QScrollArea
-
         area = QScrollArea()
         area.setFrameShape(QFrame.Shape.NoFrame)
         area.setWidgetResizable(True)
@@ -224,15 +216,10 @@ class MainWindow(WindowMenusMixin, QMainWindow):
     def _page(self, module: str, cls: str) -> QWidget | None:
         """Build one page; a page that cannot load (missing module, a bug) becomes a line of text
         saying why, so the rest of the window still works."""
-        import importlib
-        import logging
-
         try:
             page = getattr(importlib.import_module(module), cls)(self)
         except Exception as e:  # noqa: BLE001 - the window must open anyway
             logging.getLogger(__name__).warning("page %s unavailable", cls, exc_info=True)
-            from speechstudio.gui.wording import plain_error
-
             w = QLabel(f"This page could not be loaded: {plain_error(e)}")
             w.setWordWrap(True)
             self._add_to_stack(w)
@@ -256,8 +243,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
     def play_pause(self) -> None:
         """Space: pause/resume what plays; else play the selection of the current page.
         A focused button still gets its Space press (keyboard users)."""
-        from PySide6.QtWidgets import QAbstractButton, QApplication
-
         focus = QApplication.focusWidget()
         if isinstance(focus, QAbstractButton) and focus.isEnabled():
             focus.animateClick()
@@ -297,8 +282,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
     def show_status(self, text: str) -> None:
         """The status line, in plain words (:func:`~speechstudio.gui.wording.plain_status`); the raw
         line stays in the tooltip when it differs, for a bug report."""
-        from speechstudio.gui.wording import plain_status
-
         plain = plain_status(text)
         self.status_label.setText(plain)
         self.status_label.setToolTip(plain if plain == text else f"{plain}\n\nDetails: {text}")

@@ -1,10 +1,5 @@
-"""Live scrolling log-mel spectrogram (pyqtgraph ``ImageItem``): 80 mel bins, 25 ms / 10 ms.
-
-Frames arrive from :class:`~speechstudio.gui.audio_hub.AudioHub` (already computed in the audio
-thread); the view keeps the last ``seconds`` of them in a ring buffer and redraws at most every
-40 ms, only when something changed. ``image`` is the array shown (shape ``(n_frames, 80)``, time
-along x, low mel bins at the bottom), in log10 power.
-"""
+"""Live scrolling log-mel spectrogram (pyqtgraph): 80 mel bins, 25 ms / 10 ms frames from the
+:class:`AudioHub`, redrawn at most every 40 ms; ``image`` is ``(n_frames, 80)`` log10 power."""
 from __future__ import annotations
 
 import numpy as np

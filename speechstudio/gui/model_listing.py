@@ -1,14 +1,15 @@
-"""What the Models page shows, computed on the I/O worker (Qt-free, never downloads).
-
-:func:`list_for_page` lists the models (one row per model: a catalog id that an installed package
-model stands in for is folded into that model's row), the voices, which model "(default)" is, and
-whether downloads can work now (the Hub answered within a few seconds; the answer is kept for
-:data:`NETWORK_TTL_S`).
-"""
+"""What the Models page shows, computed on the I/O worker (Qt-free, never downloads): models, voices,
+which model "(default)" is, and whether the Hub answers."""
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+
+from speechstudio.errors import SpeechStudioError
+from speechstudio.hub.catalog import DEFAULT_MODEL_ID
+from speechstudio.hub.inventory import list_models
+from speechstudio.hub.packages import find_package_model
+from speechstudio.hub.resolve import default_asr_model
 
 #: VITS voices `speechstudio voices download` can fetch (transformers VitsModel checkpoints on the
 #: Hugging Face Hub: the MMS-TTS model cards (CC BY-NC 4.0) and kakao-enterprise's vits-ljs / vits-vctk).
@@ -66,8 +67,6 @@ def dedupe(models: list) -> tuple[list, dict[str, list[str]]]:
     A catalog id served by an installed package model (``Systran/faster-whisper-tiny.en`` ->
     ``whisper-tiny.en``) is dropped when that package model has its own row; the dropped name is
     returned in ``aliases[package name]`` and added to that row's description."""
-    from speechstudio.hub.packages import find_package_model
-
     names = {m.name for m in models}
     aliases: dict[str, list[str]] = {}
     keep = []
@@ -89,10 +88,6 @@ def dedupe(models: list) -> tuple[list, dict[str, list[str]]]:
 def default_model(online: bool) -> tuple[str, str]:
     """``(name, reason)`` of what "(default)" loads now (``online``: whether the Hub answers; the
     default model, facebook/wav2vec2-base-960h, is downloaded on first use only then)."""
-    from speechstudio.errors import SpeechStudioError
-    from speechstudio.hub.catalog import DEFAULT_MODEL_ID
-    from speechstudio.hub.resolve import default_asr_model
-
     try:
         model, _reason = default_asr_model(allow_download=False, progress=False)
     except SpeechStudioError as exc:
@@ -106,8 +101,6 @@ def default_model(online: bool) -> tuple[str, str]:
 
 def list_for_page() -> PageListing:
     """Everything the Models page shows (runs on the I/O worker; see the module docstring)."""
-    from speechstudio.hub.inventory import list_models
-
     out = PageListing()
     out.models, out.aliases = dedupe(list_models(include_catalog=True))
     try:

@@ -1,31 +1,25 @@
-"""Models page: installed ASR models and the catalog (with sizes), voices; download models and
-voices with progress and cancel, import a model folder or a Piper voice, remove. Listing,
-importing and removing run on the I/O worker; downloads run on the downloads worker in a child
-process (cancel kills it).
-
-Honest states: one row per model (a catalog id served by an installed package model is folded
-into that row), "needs network" instead of "available to download" when the Hub does not answer,
-and which model "(default)" is. Messages wrap (long paths and URLs included) and never widen the
-window; columns fit the page at 1280×800 (long cells are elided, full text in the tooltip).
-
-Plain words: a model is listed by a plain name ("Whisper small (English)", "Wav2Vec2
-large (English)") with one plain line on what it is good for (:func:`plain_model`); its Hub name, the name the
-model lists use and the catalog's description are behind "Details" under the table (for the selected row).
-"""
+"""Models page: installed and catalog models and voices by plain names; download (with progress and
+cancel), import and remove, on the I/O and downloads workers."""
 from __future__ import annotations
-
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QGroupBox, QMessageBox, QProgressBar, QSplitter,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 import re
 
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QMessageBox, QProgressBar, QSplitter, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from speechstudio.asr.family import capabilities
 from speechstudio.asr.family import label as family_label
-from speechstudio.gui.common import WrapLabel, add_row, button, combo, fit_columns, hrow, named, show_error, table
+from speechstudio.asr.languages import language_name
+from speechstudio.gui.common import (WrapLabel, add_row, asker, button, combo, fit_columns, hrow, named, show_error,
+                                     table)
+from speechstudio.gui.details import Details
 from speechstudio.gui.drop_paths import short_path
 from speechstudio.gui.model_listing import DOWNLOADABLE_VOICES, VOICE_NAMES, PageListing, list_for_page
-from speechstudio.gui.wording import plain_error, plain_family, plain_status, short_description
+from speechstudio.gui.wording import automatic_model, plain_error, plain_family, plain_status, short_description
+from speechstudio.hub.inventory import remove_model
+from speechstudio.hub.store import import_model
 from speechstudio.worker.jobs import CallJob, DownloadJob
 
 MODEL_COLS = ("Name", "Engine", "Status", "Size", "Languages", "Description")
@@ -48,14 +42,10 @@ def _remove_voice(name: str):
 
 
 def _import_model(path: str):
-    from speechstudio.hub.store import import_model
-
     return import_model(path)
 
 
 def _remove_model(name: str):
-    from speechstudio.hub.inventory import remove_model
-
     return remove_model(name)
 
 
@@ -69,8 +59,6 @@ _WHISPER = re.compile(r"whisper-(tiny|base|small|medium|large(?:-v\d)?)(\.en)?\b
 
 def plain_languages(codes) -> str:
     """``("en",)`` -> ``"English"``, ``("multi",)`` -> ``"many"``, "" when unknown."""
-    from speechstudio.asr.languages import language_name
-
     return ", ".join("many" if c == "multi" else language_name(c) for c in codes)
 
 
@@ -90,8 +78,6 @@ def plain_model(m) -> tuple[str, str]:
         name = f"Whisper {size}" + (" (English)" if w.group(2) else "")
         return name, WHISPER_LINES[size.split("-")[0]]
     if m.engine == "wav2vec2" and m.source != "imported":
-        from speechstudio.asr.family import capabilities
-
         low = leaf.lower()
         size = "large" if "large" in low else "base" if "base" in low else ""
         name = ("Wav2Vec2 " + (f"{one} (Common Voice)" if "xlsr" in low else f"{size} ({one})")) if size and one else leaf
@@ -135,8 +121,6 @@ class ModelsPage(QWidget):
         ml.addWidget(self.table)
         self.default_label = named(WrapLabel(""), "Default model")
         ml.addWidget(self.default_label)
-        from speechstudio.gui.details import Details
-
         self.details = Details("Details")  # the selected model's Hub name and the catalog's words
         self.details_label = named(WrapLabel("Select a model to see its full name and description."),
                                    "Details of the selected model")
@@ -145,7 +129,8 @@ class ModelsPage(QWidget):
         self.refresh_btn = button("Refresh", "Refresh model list", slot=self.refresh)
         self.download_btn = button("Download", "Download selected model", slot=self.download_selected)
         self.cancel_btn = button("Cancel download", "Cancel download", slot=self.cancel_download)
-        self.import_btn = button("Import folder…", "Import a model folder", slot=self._import_dialog)
+        self.import_btn = button("Import folder…", "Import a model folder", slot=asker(
+            self, "Import a model folder (Wav2Vec2 CTC or CTranslate2 Whisper)", self.import_model))
         self.remove_btn = button("Remove", "Remove selected model", slot=self._remove_selected)
         self.progress = named(QProgressBar(), "Download progress")
         self.progress.setVisible(False)
@@ -160,7 +145,8 @@ class ModelsPage(QWidget):
         self.voice_table = self._table(VOICE_COLS, "Voices")
         self.voice_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # locations: keep the file name
         vl.addWidget(self.voice_table)
-        self.import_voice_btn = button("Import Piper voice…", "Import a Piper voice", slot=self._import_voice_dialog)
+        self.import_voice_btn = button("Import Piper voice…", "Import a Piper voice", slot=asker(
+            self, "Import a Piper voice", self.import_voice, "Piper voice (*.onnx)"))
         self.remove_voice_btn = button("Remove voice", "Remove selected voice", slot=self._remove_voice_selected)
         # plain names; the Hub id is the data and the tooltip (typed ids work too)
         self.voice_id_box = combo("Voice to download", [(VOICE_NAMES.get(i, i), i) for i in DOWNLOADABLE_VOICES],
@@ -170,10 +156,8 @@ class ModelsPage(QWidget):
         self.voice_id_box.setEditable(True)
         self.voice_id_box.setMinimumContentsLength(18)
         self.download_voice_btn = button("Download voice", "Download the voice", slot=self.download_voice_selected)
-        vrow = hrow(self.import_voice_btn, self.remove_voice_btn)  # the stretch, then the download
-        vrow.addWidget(self.voice_id_box)
-        vrow.addWidget(self.download_voice_btn)
-        vl.addLayout(vrow)
+        vl.addLayout(hrow(self.import_voice_btn, self.remove_voice_btn, None, self.voice_id_box,
+                          self.download_voice_btn))
         split.addWidget(vbox)
         split.setSizes([440, 170])
         split.setStretchFactor(0, 3)
@@ -250,8 +234,6 @@ class ModelsPage(QWidget):
                     it.setForeground(QColor("#4ade80") if dark else QColor("#15803d"))
                 self.table.setItem(r, c, it)
         if listing.default_model:
-            from speechstudio.gui.wording import automatic_model
-
             line = f"(default) = {automatic_model(listing.default_model, listing.other_languages)}."
             if "not downloaded" in listing.default_reason:
                 line += f" A larger English model, {plain_status(listing.default_reason.split()[0])}, can be downloaded."
@@ -279,8 +261,6 @@ class ModelsPage(QWidget):
             if box is not None and hasattr(box, "set_default_name") and name:
                 box.set_default_name(name, why, listing.other_languages if page is self.win.transcribe else "")
         if getattr(self.win, "dictate", None) is not None and hasattr(self.win.dictate, "set_models"):
-            from speechstudio.asr.family import capabilities
-
             self.win.dictate.set_models([m.name for m in self.models
                                          if m.installed and capabilities(m.engine).streaming is not None])
         if self.win.speak is not None:
@@ -389,11 +369,6 @@ class ModelsPage(QWidget):
         self.status_message.emit(f"{what}…")
         return jid
 
-    def _import_dialog(self) -> None:
-        d = QFileDialog.getExistingDirectory(self, "Import a model folder (Wav2Vec2 CTC or CTranslate2 Whisper)")
-        if d:
-            self.import_model(d)
-
     def import_model(self, path: str) -> int:
         return self._run(_import_model, str(path), f"import {path}")
 
@@ -407,11 +382,6 @@ class ModelsPage(QWidget):
 
     def remove_model(self, name: str) -> int:
         return self._run(_remove_model, name, f"remove {name}")
-
-    def _import_voice_dialog(self) -> None:
-        f, _ = QFileDialog.getOpenFileName(self, "Import a Piper voice", "", "Piper voice (*.onnx)")
-        if f:
-            self.import_voice(f)
 
     def import_voice(self, path: str) -> int:
         return self._run(_import_voice, str(path), f"import voice {path}")

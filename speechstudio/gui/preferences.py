@@ -1,15 +1,14 @@
-"""The user's preferences (the Settings dialog's values) and recent files, kept in QSettings.
-
-Keys: ``prefs/output_dir`` ("" = next to each input), ``prefs/formats`` (``txt,srt,vtt,json``),
-``prefs/subtitle_max_line_width`` (42) / ``prefs/subtitle_max_line_count`` (2; 0 = no limit;
-openai/whisper's writer options), ``prefs/model/<lang>`` and ``prefs/model/other``, ``prefs/device``,
-``prefs/precision``, ``prefs/data_dir`` / ``prefs/cache_dir`` (:func:`apply_startup`), ``prefs/theme``
-(:func:`apply_theme`), ``recent/files`` (newest first, :data:`RECENT_MAX`)."""
+"""The user's preferences (the Settings dialog's values, keys ``prefs/…``) and recent files, kept in
+QSettings."""
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication
 
 from speechstudio.gui.common import setting_list, settings
 
@@ -108,8 +107,6 @@ _SYSTEM_PALETTE = None
 
 def _dark_palette():
     """A dark Fusion palette (the colours of Qt's own Fusion dark scheme, approximately)."""
-    from PySide6.QtGui import QColor, QPalette
-
     p = QPalette()
     role = QPalette.ColorRole
     for r, c in ((role.Window, "#2b2b2b"), (role.WindowText, "#e6e6e6"), (role.Base, "#1e1e1e"),
@@ -129,9 +126,6 @@ def apply_theme(theme: str, app=None) -> str:
     Fusion with a palette where the platform cannot switch (X11 without a theme, offscreen). Returns
     ``"light"`` or ``"dark"`` now in effect."""
     global _SYSTEM_PALETTE
-    from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QApplication
-
     app = app or QApplication.instance()
     if _SYSTEM_PALETTE is None:
         _SYSTEM_PALETTE = (app.style().name(), app.palette())

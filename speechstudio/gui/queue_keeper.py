@@ -1,15 +1,12 @@
-"""Keeps the Transcribe page's queue rows in the queue database, so a restart (after a quit, a
-crash or a power cut) shows the same queue and Start goes on where it stopped.
-
-Each :class:`~speechstudio.gui.transcript_view.QueueRow` the page shows gets ``store_id`` (its
-``jobs`` row) and, when a watched folder queued it, ``output_dir`` (that folder's choice). A
-database that cannot be opened is reported once and the page works without it (nothing is kept).
-"""
+"""Keeps the Transcribe page's queue rows in the queue database, so a restart shows the same queue and
+Start goes on where it stopped."""
 from __future__ import annotations
 
 import logging
 
 from speechstudio.batch.queue_store import QueueStore, QueueStoreError
+from speechstudio.batch.run import InputItem
+from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +27,6 @@ class QueueKeeper:
 
     def restore(self) -> list:
         """Rows for the queue as it was left (finished rows with their outputs and transcripts)."""
-        from speechstudio.batch.run import InputItem
-        from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
-
         if self.store is None:
             return []
         rows = []

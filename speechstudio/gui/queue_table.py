@@ -1,26 +1,15 @@
-"""The Transcribe page's queue table: one line per input (file, duration, status with the running
-file's position, progress bar, speed (× real time), outputs), sized to fit the window.
-
-Columns fit the viewport at the first-launch size (1280×800) without a horizontal scroll bar:
-File and Status share the free width (stretch), Duration, Progress and Speed are as wide as their
-content needs, Output has a fixed share; long texts are elided and the full text is the tooltip.
-"""
+"""The Transcribe page's queue table (file, duration, status, progress, speed, output), its columns
+fitted to the window with long texts elided."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
-    QProgressBar,
-    QTableWidget,
-    QTableWidgetItem,
-)
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QProgressBar, QTableWidget, QTableWidgetItem
 
 from speechstudio.gui.common import fmt_duration
+from speechstudio.gui.contrast import readable
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.transcribe_options import language_tip, status_with_language
-from speechstudio.gui.contrast import readable
 from speechstudio.gui.wording import speed
 from speechstudio.transcript.model import speaker_count_text
 
@@ -99,8 +88,6 @@ class QueueTable(QTableWidget):
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt API
         """A theme switch recolours the rows already shown (they kept the old theme's colours)."""
         super().changeEvent(event)
-        from PySide6.QtCore import QEvent
-
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
             for r in range(self.rowCount()):
                 if self.item(r, 2) is not None:

@@ -1,7 +1,4 @@
-"""Record page: microphone picker, Record / Stop, level meter, Play, Save as…, Send to Transcribe.
-
-The microphone opens at its native rate and is resampled to 16 kHz by
-:class:`~speechstudio.audio.devices.Recorder`; the live mel view follows it."""
+"""Record page: microphone picker, Record / Stop, level meter, Play, Save as…, Send to Transcribe."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -13,7 +10,9 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QMessageBox, QVBoxLayout, QWidget
 
 from speechstudio.gui.common import LevelMeter, button, combo, fmt_duration, hrow, named, note_label, settings
+from speechstudio.gui.devices import fill_microphones
 from speechstudio.gui.wording import plain_error
+from speechstudio.hub.paths import data_dir
 
 RATE = 16000
 
@@ -53,8 +52,6 @@ class RecordPage(QWidget):
         self._update()
 
     def _fill_devices(self) -> None:
-        from speechstudio.gui.devices import fill_microphones
-
         devs = fill_microphones(self.device_box, self.audio, "no audio devices")
         if not self.audio.available:
             self.note.setText(self.audio.reason)
@@ -154,8 +151,6 @@ class RecordPage(QWidget):
         return self.save(path)
 
     def _default_path(self) -> Path:
-        from speechstudio.hub.paths import data_dir
-
         return data_dir() / "recordings" / f"recording-{_dt.datetime.now():%Y%m%d-%H%M%S}.wav"
 
     def save(self, path: Path, overwrite: bool = False) -> Path:

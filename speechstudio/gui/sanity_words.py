@@ -1,11 +1,5 @@
-"""The Adapt wizard's quick check before training, judged and said in plain words.
-
-The trainer's pre-flight (:mod:`speechstudio.finetune.ctc.sanity`) trains a few steps on a tiny
-batch and decodes one of its clips (``sample_ref`` -> ``sample_hyp``). "Passed" only means no
-blocking problem; this module also reads the sample: empty output, one character repeated, or
-more than half of the words wrong (word error rate > 0.5, jiwer) on a clip the model was just
-trained on is a warning, not a pass. Qt-free.
-"""
+"""The Adapt wizard's quick check before training, in plain words: an empty or repeated output, or
+more than half the words wrong on a clip just trained on, is a warning. Qt-free."""
 from __future__ import annotations
 
 import re

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QStandardPaths
+from PySide6.QtWidgets import QFileDialog
+
 from speechstudio.gui.common import settings
 
 
 def documents_folder() -> Path:
     """The user's Documents folder when it exists (XDG ``DOCUMENTS`` / ``~/Documents``), else home."""
-    from PySide6.QtCore import QStandardPaths
-
     for where in (QStandardPaths.StandardLocation.DocumentsLocation, QStandardPaths.StandardLocation.HomeLocation):
         found = QStandardPaths.writableLocation(where)
         if found and Path(found).is_dir():
@@ -38,8 +39,6 @@ def remember(path: str | Path) -> None:
 def ask_save_path(parent, title: str, name: str, filters: str, **options) -> str:
     """The path picked in a Save dialog that proposes ``name`` in :func:`save_folder` (its folder is
     remembered); ``""`` when cancelled. ``options``: ``QFileDialog.getSaveFileName``'s."""
-    from PySide6.QtWidgets import QFileDialog
-
     path, _ = QFileDialog.getSaveFileName(parent, title, suggest(name), filters, **options)
     if path:
         remember(path)

@@ -1,11 +1,8 @@
-"""The transcript player's seek bar: a slider over the file's length in tenths of a second and a
-"0:12 / 4:00" label, under the recording's waveform (:class:`~.waveform_view.WaveformView`: the
-played part shaded, a click jumps there). ``seeked(seconds)`` fires when the user drags or clicks
-either; the owner moves them with :meth:`show_position` (ignored while the user holds the handle)
-and gives the waveform its peaks with :meth:`set_peaks`."""
+"""The transcript player's seek bar: a slider in tenths of a second over the waveform, a "0:12 / 4:00"
+label; ``seeked(seconds)`` when the user drags or clicks."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QSlider, QStyle, QStyleOptionSlider, QWidget
 
 from speechstudio.gui.common import fmt_duration, named
@@ -57,9 +54,8 @@ class SeekBar(QWidget):
         """Move the handle to ``seconds`` (not while the user is dragging it)."""
         if self.slider.isSliderDown():
             return
-        self.slider.blockSignals(True)
-        self.slider.setValue(int(round(min(max(0.0, seconds), self.duration_s) * STEPS_PER_S)))
-        self.slider.blockSignals(False)
+        with QSignalBlocker(self.slider):
+            self.slider.setValue(int(round(min(max(0.0, seconds), self.duration_s) * STEPS_PER_S)))
         self.waveform.set_position(min(max(0.0, seconds), self.duration_s))
         self._say(seconds)
 
@@ -74,9 +70,8 @@ class SeekBar(QWidget):
         self.seeked.emit(t)
 
     def _clicked(self, t: float) -> None:  # on the waveform
-        self.slider.blockSignals(True)
-        self.slider.setValue(int(round(t * STEPS_PER_S)))
-        self.slider.blockSignals(False)
+        with QSignalBlocker(self.slider):
+            self.slider.setValue(int(round(t * STEPS_PER_S)))
         self._say(t)
         self.seeked.emit(t)
 

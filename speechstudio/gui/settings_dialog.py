@@ -1,31 +1,17 @@
-"""The Settings dialog (File > Settings…, Ctrl+,): the values of :mod:`speechstudio.gui.preferences`.
-
-OK writes them to QSettings at once; the theme applies at once, the data and cache folders at the
-next start (the dialog says so).
-"""
+"""The Settings dialog (File > Settings…, Ctrl+,): the values of :mod:`speechstudio.gui.preferences`."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QLabel,
-                               QLineEdit, QSpinBox, QVBoxLayout)
+                               QLineEdit, QVBoxLayout)
 
 from speechstudio.gui import preferences as prefs
-from speechstudio.gui.common import DEFAULT_MODEL, combo, hrow, named, note_label, path_row
+from speechstudio.gui.common import DEFAULT_MODEL, combo, hrow, named, note_label, path_row, spin
 
 
 def _line(text: str, name: str, placeholder: str) -> QLineEdit:
     edit = named(QLineEdit(text), name)
     edit.setPlaceholderText(placeholder)
     return edit
-
-
-def _count(name: str, hi: int, suffix: str, value: int) -> QSpinBox:
-    """A spin box from 0 ("no limit") to ``hi``."""
-    spin = named(QSpinBox(), name)
-    spin.setRange(0, hi)
-    spin.setSpecialValueText("no limit")
-    spin.setSuffix(suffix)
-    spin.setValue(value)
-    return spin
 
 
 def _pick(name: str, items, current: str, tip: str = "") -> QComboBox:
@@ -53,8 +39,8 @@ class SettingsDialog(QDialog):
         for name, c in self.format_checks.items():
             c.setChecked(name in p.formats)
         f.addRow("Formats", hrow(*self.format_checks.values()))
-        self.line_width = _count("Subtitle line width", 200, " characters", p.subtitle_max_line_width)
-        self.line_count = _count("Subtitle lines per cue", 10, " lines", p.subtitle_max_line_count)
+        self.line_width = spin("Subtitle line width", 0, 200, p.subtitle_max_line_width, "no limit", suffix=" characters")
+        self.line_count = spin("Subtitle lines per cue", 0, 10, p.subtitle_max_line_count, "no limit", suffix=" lines")
         f.addRow("Subtitle line width", self.line_width)
         f.addRow("Subtitle lines per cue", self.line_count)
         lay.addWidget(out)

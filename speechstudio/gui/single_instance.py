@@ -1,13 +1,5 @@
-"""One SpeechStudio window per data folder; a second launch hands its files to the first.
-
-Two windows would share one queue database. As desktop apps do, the first window holds a lock file in the
-data folder (``QLockFile``: the owner's pid, host and name inside; a lock left by a process that is
-gone is stale and taken over) and listens on a local socket named after the folder
-(``QLocalServer``: a Unix socket, a named pipe on Windows). A second ``speechstudio`` /
-``speechstudio gui FILES`` finds the lock taken, sends its files (absolute paths, one JSON line)
-to that socket, waits for the answer and exits 0; the first window queues them and comes to the
-front.
-"""
+"""One SpeechStudio window per data folder: the first holds a lock file and a local socket; a second
+launch sends its files there and exits."""
 from __future__ import annotations
 
 import hashlib

@@ -8,7 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog
 
-from speechstudio.gui.common import button
+from speechstudio.errors import SpeechStudioError
+from speechstudio.gui.common import asker, button
 from speechstudio.gui.wording import plain_error
 
 DOCUMENTS = "Texts (*.txt *.md *.markdown *.epub)"
@@ -26,7 +27,7 @@ class SpeakDocuments(QObject):
         self.book_job: int | None = None
         self.result = None
         self.open_btn = button("Open text…", "Open a text file", "Read a text, Markdown or EPUB file into the text box",
-                               self._open_dialog)
+                               asker(self.page, "Open a text", lambda p: self.open_text(Path(p)), DOCUMENTS))
         self.book_btn = button("Audiobook…", "Make an audiobook", "Read a text, Markdown or EPUB file aloud into a "
                                "folder: one audio file per chapter and a book file with chapter marks. Stop keeps the "
                                "chapters done; making it again into the same folder goes on from there.",
@@ -35,15 +36,9 @@ class SpeakDocuments(QObject):
         page.compute.job_finished.connect(self._on_finished)
 
     # ------------------------------------------------------------------ open text
-    def _open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.page, "Open a text", "", DOCUMENTS)
-        if path:
-            self.open_text(Path(path))
-
     def open_text(self, path: Path) -> bool:
         """Put the text of ``path`` (chapters of a Markdown / EPUB file one after another) in the text
         box; False (and the reason on the page) when it cannot be read."""
-        from speechstudio.errors import SpeechStudioError
         from speechstudio.tts.documents import read_document
         from speechstudio.tts.textfile import read_text_file
 

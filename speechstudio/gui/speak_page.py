@@ -1,22 +1,18 @@
-"""Speak page: text, voice + speaker, rate / noise sliders, Speak (plays from the first sentence),
-Stop, Save as…, Open text… and Audiobook… (:mod:`.speak_documents`), Pronunciations… (the user lexicon).
-Synthesis runs on the compute worker
-(:class:`~speechstudio.worker.jobs.SpeakJob`); chunks are fed to the speaker as they arrive.
-
-The sliders a voice has no control for are greyed out: ``VoiceInfo.defaults["controls"]`` names the
-controls of SpeechT5 / FastSpeech2 voices (``tts.families``); VITS and Piper voices have all of them.
-Without a sound output device, Speak says so and points at Save as… (nothing is played)."""
+"""Speak page: text (or a document, :mod:`.speak_documents`), voice and speaker, rate / noise sliders,
+Speak (played as it is made, on the compute worker), Stop, Save as…, Pronunciations…."""
 from __future__ import annotations
 
+import logging
 import time
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QSlider, QVBoxLayout, QWidget
 
 from speechstudio.errors import kind_of
-from speechstudio.gui.common import button, combo, hrow, named, note_label, settings
-from speechstudio.gui.wording import plain_error
-from speechstudio.worker.jobs import SpeakJob, VoiceInfo
+from speechstudio.gui.common import button, combo, hrow, named, note_label, refill, settings
+from speechstudio.gui.speak_documents import SpeakDocuments
+from speechstudio.gui.wording import SLIDER_WORDS, plain_error
+from speechstudio.worker.jobs import SpeakJob, VoiceInfo, VoiceInfoJob
 from speechstudio.worker.worker import Status
 
 DEFAULT_VOICE = "(default)"
@@ -56,8 +52,6 @@ class SpeakPage(QWidget):
         self.speaker_box = combo("Speaker", ["single speaker"])
         self.speaker_box.setEnabled(False)
         form.addRow("Voice", hrow((self.voice_box, 1), QLabel("Speaker"), (self.speaker_box, 1), stretch=False))
-        from speechstudio.gui.wording import SLIDER_WORDS
-
         self.rate, self.rate_label = self._slider(form, "Rate", "Speaking rate", "", 50, 200, 100)
         self.noise, self.noise_label = self._slider(form, SLIDER_WORDS["noise"][0], *SLIDER_WORDS["noise"], 0, 100, 67)
         self.noise_w, self.noise_w_label = self._slider(form, SLIDER_WORDS["noise_w"][0], *SLIDER_WORDS["noise_w"],
@@ -76,8 +70,6 @@ class SpeakPage(QWidget):
                                ".flac, .ogg, .mp3, .opus or .m4a)", self._save_dialog)
         self.lexicon_btn = button("Pronunciations…", "Edit pronunciations",
                                   "Words the voices should say your way (a respelling or IPA phonemes)", self.edit_lexicon)
-        from speechstudio.gui.speak_documents import SpeakDocuments
-
         self.documents = SpeakDocuments(self)  # Open text… and Audiobook…
         self.stop_btn.clicked.connect(self.documents.stop)
         self.info = note_label("Speech status")
@@ -114,9 +106,8 @@ class SpeakPage(QWidget):
 
     def _set_pitch_to_voice(self, semitones: float) -> None:
         """Put the pitch slider at the voice's own shift (it then follows the voice again)."""
-        self.pitch.blockSignals(True)
-        self.pitch.setValue(int(round(max(-12.0, min(12.0, semitones)) * 2)))
-        self.pitch.blockSignals(False)
+        with QSignalBlocker(self.pitch):
+            self.pitch.setValue(int(round(max(-12.0, min(12.0, semitones)) * 2)))
         self.pitch_own = True
         self._update_labels()
 
@@ -142,12 +133,7 @@ class SpeakPage(QWidget):
 
     def set_voices(self, names: list[str]) -> None:
         cur = self.voice_box.currentText()
-        self.voice_box.blockSignals(True)
-        self.voice_box.clear()
-        self.voice_box.addItem(DEFAULT_VOICE)
-        self.voice_box.addItems(names)
-        self.voice_box.setCurrentText(cur)
-        self.voice_box.blockSignals(False)
+        refill(self.voice_box, [DEFAULT_VOICE, *names], cur)
 
     def _reset_speakers(self) -> None:
         self.voice_info = None
@@ -300,8 +286,6 @@ class SpeakPage(QWidget):
     def preload(self) -> None:
         """Load the chosen voice on the compute worker (first visit of the page) so the speaker list fills."""
         if self.voice_info is None and self.job_id is None and self._preload_job is None:
-            from speechstudio.worker.jobs import VoiceInfoJob
-
             voice = self.voice_box.currentText()
             self._preload_job = self.compute.submit(VoiceInfoJob(None if voice == DEFAULT_VOICE else voice))
 
@@ -309,8 +293,6 @@ class SpeakPage(QWidget):
         first = self.voice_info is None or self.voice_info.name != info.name
         self.voice_info = info
         if first:  # the engine's line (device, number format, where it came from) goes to the log
-            import logging
-
             logging.getLogger(__name__).info("%s", info.message)
             self.status_message.emit(f"Voice ready: {info.name}")
             self._set_pitch_to_voice(float(info.defaults.get("pitch", 0.0) or 0.0))

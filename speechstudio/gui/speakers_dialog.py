@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QAbstractItemView, QDialog, QInputDialog, QLabel, QMessageBox, QVBoxLayout
 
+from speechstudio.diarize.library import load_library, remove_voice, rename_voice
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import add_row, button, hrow, table
 
@@ -33,16 +34,12 @@ class SpeakersDialog(QDialog):
         self.rename_btn = button("Rename…", "Rename the selected voice", slot=self._rename_dialog)
         self.delete_btn = button("Delete", "Delete the selected voice", slot=self._delete_selected)
         self.close_btn = button("Close", "Close known voices", slot=self.close)
-        row = hrow(self.rename_btn, self.delete_btn)
-        row.addWidget(self.close_btn)
-        lay.addLayout(row)
+        lay.addLayout(hrow(self.rename_btn, self.delete_btn, None, self.close_btn))
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.resize(560, 320)
         self.refresh()
 
     def refresh(self) -> None:
-        from speechstudio.diarize.library import load_library
-
         lib = load_library()
         self.voices = list(lib.voices)
         self.table.setRowCount(0)
@@ -71,8 +68,6 @@ class SpeakersDialog(QDialog):
         self.delete_btn.setEnabled(on)
 
     def rename(self, old: str, new: str) -> bool:
-        from speechstudio.diarize.library import rename_voice
-
         try:
             v = rename_voice(old, new)
         except SpeechStudioError as e:
@@ -84,8 +79,6 @@ class SpeakersDialog(QDialog):
         return True
 
     def delete(self, name: str) -> bool:
-        from speechstudio.diarize.library import remove_voice
-
         try:
             remove_voice(name)
         except SpeechStudioError as e:

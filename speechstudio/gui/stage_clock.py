@@ -1,15 +1,11 @@
-"""Progress of a clone's training per stage (no Qt): the stage's own step count, the time left in it
-and in the run, from step times measured on this machine as the steps run, and what the run does
-between steps.
-
-Time left = steps left in the running stage x its mean step time (the last 20 steps) + steps after it
-x the running stage's step time scaled by ``presets``' CPU cost of their stage (the GAN stage, a GAN
-step costs ``CPU_TRAIN_S`` against the warm-up's ``CPU_WARMUP_S``) + checks and saves still due x
-their measured length."""
+"""Progress of a clone's training per stage (no Qt): each stage's step count and time left, from the
+step times measured as the steps run, scaled by ``presets``' CPU cost of each stage."""
 from __future__ import annotations
 
 import time
 from collections import deque
+
+from speechstudio.gui.common import fmt_duration as fmt
 
 #: What each stage is called in the window.
 STAGE_NAMES = {"prepare": "Preparing your recordings", "warmup": "Warm-up: learning to hear your recordings",
@@ -111,8 +107,6 @@ class StageClock:
     def line(self) -> str:
         """One line: the stage, its steps and time left, the run's time left, and (after 3 s without
         news) what it is doing and for how long."""
-        from speechstudio.gui.common import fmt_duration as fmt
-
         name = STAGE_NAMES.get(self.name, self.name)
         if self.name == "prepare":
             text = name

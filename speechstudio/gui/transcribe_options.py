@@ -1,18 +1,17 @@
-"""The Transcribe page's language row: language picker (auto + the model's languages), task
-(transcribe / translate to English) and a custom vocabulary (Whisper hotwords) kept per model.
-
-Languages come from :data:`speechstudio.asr.languages.LANGUAGES` (Whisper's table); a model the
-store knows as English-only (``whisper-tiny.en``, ``tiny.en``, a catalog ``.en`` model,
-facebook/wav2vec2-base-960h) offers auto + English only. Nothing here imports faster-whisper.
-Settings: ``transcribe/language``, ``transcribe/task`` and ``transcribe/vocabulary/<model>``.
-"""
+"""The Transcribe page's language row: language (auto + the model's languages), task and a custom
+vocabulary kept per model."""
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QWidget
 
+from speechstudio.asr import family
 from speechstudio.asr.languages import LANGUAGES, language_name
-from speechstudio.gui.common import DEFAULT_MODEL, combo, hrow, named, settings
+from speechstudio.gui.common import DEFAULT_MODEL, combo, hrow, named, refill, settings
+from speechstudio.gui.wording import sureness
+from speechstudio.hub.catalog import find_entry
+from speechstudio.hub.inventory import list_models
+from speechstudio.hub.packages import find_package_model
 
 AUTO_LABEL = "auto (detect)"
 
@@ -22,9 +21,6 @@ def model_languages(model: str | None) -> tuple[str, ...] | None:
     ``None`` (all of Whisper's) for the default routing, multilingual or unknown models."""
     if not model or model == DEFAULT_MODEL:
         return None
-    from speechstudio.hub.catalog import find_entry
-    from speechstudio.hub.packages import find_package_model
-
     known = find_package_model(model) or find_entry(model)
     langs = tuple(getattr(known, "languages", ()) or ())
     return None if not langs or langs == ("multi",) else langs
@@ -35,15 +31,9 @@ def model_capabilities(model: str | None):
     it (package, catalog, imported or cached model), else ``None`` (the default routing, a folder)."""
     if not model or model == DEFAULT_MODEL:
         return None
-    from speechstudio.asr import family
-    from speechstudio.hub.catalog import find_entry
-    from speechstudio.hub.packages import find_package_model
-
     known = find_package_model(model) or find_entry(model)
     engine = getattr(known, "engine", None)
     if engine is None:
-        from speechstudio.hub.inventory import list_models
-
         engine = next((m.engine for m in list_models(include_catalog=False) if m.name == model), None)
     return family.capabilities(engine) if engine else None
 
@@ -85,14 +75,10 @@ class LanguageOptions(QWidget):
 
     def _fill_languages(self, only: tuple[str, ...] | None) -> None:
         current = self.language()
-        self.language_box.blockSignals(True)
-        self.language_box.clear()
-        self.language_box.addItem(AUTO_LABEL, None)
         codes = only if only is not None else tuple(sorted(LANGUAGES, key=lambda c: LANGUAGES[c]))
-        for code in codes:
-            self.language_box.addItem(f"{language_name(code)} ({code})", code)
-        self.set_language(current)
-        self.language_box.blockSignals(False)
+        with QSignalBlocker(self.language_box):
+            refill(self.language_box, [(AUTO_LABEL, None), *((f"{language_name(c)} ({c})", c) for c in codes)])
+            self.set_language(current)
 
     # ------------------------------------------------------------------ values
     def language(self) -> str | None:
@@ -150,8 +136,6 @@ def status_with_language(text: str, info) -> str:
     """``"done · German"``, ``"done · German (probably)"``: the status with the file's language and,
     when detection was not sure (probability < 0.9), how sure it was in words
     (:func:`~speechstudio.gui.wording.sureness`; the number is in :func:`language_tip`)."""
-    from speechstudio.gui.wording import sureness
-
     text = f"{text} · {language_name(info.language)}"
     how = sureness(info.language_probability)
     if how and how != "sure":

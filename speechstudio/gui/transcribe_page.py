@@ -1,25 +1,20 @@
-"""Transcribe page: drop files/folders, a queue table, start / pause after current / cancel / retry,
-model + device + precision + formats, the transcript of the selected file (click a segment to hear
-it) and export in another format; the batch's summary; History; watched folders.
-
-The page is a view + a small controller: it keeps one :class:`QueueRow` per input (also in the queue
-database, :mod:`speechstudio.gui.queue_keeper`, so a restart shows the same queue) and feeds the
-compute worker one :class:`~speechstudio.worker.jobs.TranscribeBatchJob` per Start (rows that share
-an output folder; the next group follows by itself). Durations are probed and audio for segment
-playback is decoded on the I/O worker (:mod:`speechstudio.gui.transcribe_playback`). Nothing here
-imports torch.
-"""
+"""Transcribe page: a queue of files and folders transcribed on the compute worker, model and output
+options, the selected file's transcript and player, History and watched folders."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QCheckBox, QFileDialog, QLabel, QMenu, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QMenu, QPushButton, QSplitter, QVBoxLayout, QWidget
 
+from speechstudio.batch.request import TranscriptionRequest
+from speechstudio.batch.run import InputItem, collect_inputs
+from speechstudio.batch.watch import FolderWatcher
 from speechstudio.gui.batch_report import BatchReport
-from speechstudio.gui.common import (DEFAULT_MODEL, ModelPicker, button, combo, device_picker, hrow, named,
+from speechstudio.gui.common import (DEFAULT_MODEL, ModelPicker, asker, button, combo, device_picker, hrow, named,
                                      setting_list, settings)
+from speechstudio.gui.details import Details
 from speechstudio.gui.drop_paths import paths_from_urls, pick_inputs
 from speechstudio.gui.queue_keeper import QueueKeeper
 from speechstudio.gui.queue_table import QueueTable
@@ -28,7 +23,6 @@ from speechstudio.gui.transcribe_playback import TranscribePlaybackMixin
 from speechstudio.gui.transcribe_run import TranscribeRunMixin
 from speechstudio.gui.transcribe_watch import TranscribeWatchMixin, subtitle_options
 from speechstudio.gui.transcript_view import QueueRow, TranscriptView
-from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.worker.jobs import ProbeJob
 
 FORMATS = ("txt", "srt", "vtt", "json")
@@ -69,8 +63,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
             self._append(row)
         self._update_buttons()
         self._update_summary()
-        from speechstudio.batch.watch import FolderWatcher
-
         self.watcher = FolderWatcher(self.keeper.store, settle_s=self.watch_settle_s) if self.keeper.store else None
         self.watch_timer = QTimer(self)
         self.watch_timer.timeout.connect(self.poll_watched)
@@ -93,8 +85,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         lay.addLayout(hrow(self.add_files_btn, self.add_folder_btn, self.clear_btn, 16, QLabel("Model"),
                            (self.model_box, 1), stretch=False))
         # the expert settings (device, number format) one click away, collapsed by default
-        from speechstudio.gui.details import Details
-
         self.details = Details("Details", key="transcribe")
         self.device_box = device_picker("Device")
         self.precision_box = combo("Precision", ["auto", "fp32", "fp16", "bf16"],
@@ -111,7 +101,8 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
 
         self.format_checks: dict[str, QCheckBox] = {f: named(QCheckBox(f), f"Write {f}") for f in FORMATS}
         self.out_label = named(QLabel(), "Output folder")
-        self.out_btn = button("Output folder…", "Choose output folder", slot=self._choose_output)
+        self.out_btn = button("Output folder…", "Choose output folder", slot=asker(
+            self, "Output folder", self._set_output_dir, start=lambda: self.output_dir or Path.home()))
         self.out_reset = button("Next to inputs", "Write outputs next to the inputs",
                                 slot=lambda: self._set_output_dir(None))
         self.overwrite_check = named(QCheckBox("Redo finished files"), "Overwrite existing transcripts")
@@ -240,11 +231,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.output_dir = path
         self.out_label.setText(f"Output: {path}" if path else "Output: next to each input")
 
-    def _choose_output(self) -> None:
-        d = QFileDialog.getExistingDirectory(self, "Output folder", self.output_dir or str(Path.home()))
-        if d:
-            self._set_output_dir(d)
-
     # ------------------------------------------------------------------ adding inputs
     def add_files_dialog(self, folder: bool = False) -> None:
         """Add what the user picks (files, or with ``folder`` a folder) to the queue."""
@@ -269,8 +255,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         """Add files and folders (recursively) to the queue; returns how many inputs were added.
         Folder entries that are not media are listed as "ignored" with the reason. ``output_dir``:
         where these rows' outputs go (a watched folder's choice; default: the page's)."""
-        from speechstudio.batch.run import collect_inputs
-
         items, ignored = collect_inputs(paths, recursive=True)
         known = {r.item.path.resolve() for r in self.rows}
         new = [it for it in items if it.path.resolve() not in known]
@@ -279,8 +263,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
             row.output_dir = output_dir
             self.keeper.added(row, self.options().model, watch_id)
             self._append(row)
-        from speechstudio.batch.run import InputItem
-
         for p, reason in ignored:
             if p.resolve() not in known and watch_id is None:
                 self._append(QueueRow(InputItem(p, None), status="ignored", reason=reason))

@@ -1,15 +1,15 @@
-"""The Transcribe page's I/O side, as a mixin of :class:`~speechstudio.gui.transcribe_page.TranscribePage`:
-probed durations, the selected row's transcript, click-to-play of a segment (audio decoded on the I/O
-worker, cached per file) and export in another format. Uses the page's ``rows``, ``table``,
-``transcript``, ``segments``, ``export_box``, ``io`` and ``audio``."""
+"""The Transcribe page's I/O side (a mixin): probed durations, the selected row's transcript, segment
+playback and export in another format."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from speechstudio.batch.export import write_transcript
 from speechstudio.gui.common import fmt_ts
+from speechstudio.gui.devices import has_speaker, why_not
 from speechstudio.gui.transcript_view import QueueRow
 from speechstudio.gui.wording import plain_error
-from speechstudio.worker.jobs import LoadAudioJob, ProbeResult
+from speechstudio.worker.jobs import CallJob, LoadAudioJob, ProbeResult
 
 
 class TranscribePlaybackMixin:
@@ -66,8 +66,6 @@ class TranscribePlaybackMixin:
 
     def play_span(self, path: Path, start_s: float, end_s: float) -> None:
         """Play ``start_s..end_s`` of ``path`` (decoded on the I/O worker, cached per file)."""
-        from speechstudio.gui.devices import has_speaker, why_not
-
         if not has_speaker(self.audio):  # one no-device policy (gui.devices)
             self.status_message.emit(why_not(self.audio, "speaker"))
             return
@@ -112,9 +110,6 @@ class TranscribePlaybackMixin:
 
     def export(self, row: QueueRow, fmt: str, path: Path) -> int:
         """Write ``row``'s transcript as ``fmt`` to ``path`` (on the I/O worker)."""
-        from speechstudio.batch.export import write_transcript
-        from speechstudio.worker.jobs import CallJob
-
         job = CallJob(write_transcript, path, list(row.segments), row.info, fmt, description=f"export {path.name}")
         self._export_job = self.io.submit(job)
         self.status_message.emit(f"exporting {path.name}…")

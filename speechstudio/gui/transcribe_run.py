@@ -1,12 +1,11 @@
-"""The Transcribe page's controller, as a mixin of :class:`~speechstudio.gui.transcribe_page.TranscribePage`:
-Start (one :class:`~speechstudio.worker.jobs.TranscribeBatchJob` per output-folder group), the
-worker's events (a file's progress and position move as segments arrive), the finished batch's
-summary, pause after current, cancel, retry, clear; every change is kept in the queue database
-(``self.keeper``)."""
+"""The Transcribe page's controller (a mixin): Start, the worker's events, the batch's summary, pause,
+cancel, retry and clear, each kept in the queue database."""
 from __future__ import annotations
 
 import time
 
+from speechstudio.batch.run import BatchSummary
+from speechstudio.gui.common import show_error
 from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import TranscribeBatchJob
@@ -34,8 +33,6 @@ class TranscribeRunMixin:
         out = getattr(queued[0], "output_dir", None)
         todo = [r for r in queued if getattr(r, "output_dir", None) == out]
         if not self._continue or self._batch is None:
-            from speechstudio.batch.run import BatchSummary
-
             self._batch, self._batch_t0 = BatchSummary(), time.perf_counter()
             self.report.hide()
         self._continue = False
@@ -150,15 +147,11 @@ class TranscribeRunMixin:
             # not a bad input (those are rows marked failed) but the model / recogniser: say so
             self.last_error = str(result)
             self.status_message.emit(f"transcription stopped: {plain_error(result)}")
-            from speechstudio.gui.common import show_error
-
             show_error(self, "Cannot transcribe", plain_error(result))
             return
         if self._fatal:
             fatal, self._fatal = self._fatal, ""
             self.status_message.emit(f"stopped: {fatal}")
-            from speechstudio.gui.common import show_error
-
             show_error(self, "Transcription stopped", fatal)
         elif status == "cancelled":
             self.status_message.emit("cancelled; the file in progress was not written")

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog
-
-from speechstudio.gui.common import settings
+from speechstudio.batch.subtitles import SubtitleOptions
+from speechstudio.gui.common import asker, settings
 from speechstudio.gui.drop_paths import display_name
 
 
@@ -55,7 +54,8 @@ class TranscribeWatchMixin:
 
     def _fill_watch_menu(self) -> None:
         self.watch_menu.clear()
-        self.watch_menu.addAction("Watch a folder…", self._watch_dialog)
+        self.watch_menu.addAction("Watch a folder…", asker(self, "Watch a folder", lambda d: self.watch_folder(
+            d, self.output_dir), start=lambda: settings().value("last_dir", Path.home())))
         folders = self.keeper.store.watched() if self.keeper.store is not None else []
         for w in folders:
             self.watch_menu.addAction(f"Stop watching {display_name(w.folder, full=True)}",
@@ -66,17 +66,10 @@ class TranscribeWatchMixin:
         elif not folders:
             self.watch_timer.stop()
 
-    def _watch_dialog(self) -> None:
-        d = QFileDialog.getExistingDirectory(self, "Watch a folder", str(settings().value("last_dir", Path.home())))
-        if d:
-            self.watch_folder(d, self.output_dir)
-
 
 def subtitle_options():
     """Subtitle layout from the Settings dialog (default 42 characters x 2 lines, as the CLI;
     0 = no limit, as the dialog says)."""
-    from speechstudio.batch.subtitles import SubtitleOptions
-
     default = SubtitleOptions()
     try:
         from speechstudio.gui import preferences

@@ -1,9 +1,5 @@
-"""The transcript editor: one line per segment with times in a gutter, typed edits keeping word timing
-(:mod:`speechstudio.transcript`), split / merge, speakers, find / replace, undo / redo kept in the
-transcript, export, and a player following the cursor.
-
-Edits are saved atomically into the ``.json`` one second after the last change (and on
-:meth:`TranscriptEditor.flush`)."""
+"""The transcript editor: one line per segment, typed edits keeping word timing, split / merge,
+speakers, find / replace, undo / redo, export and a following player; saved atomically."""
 from __future__ import annotations
 
 import threading
@@ -11,11 +7,16 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout,
+                               QWidget)
 
+from speechstudio.audio.tempo import SPEEDS
 from speechstudio.batch.export import FORMATS, write_transcript
+from speechstudio.diarize.library import save_voice
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import button, combo, hrow, named, note_label, speaker_colour
+from speechstudio.gui.common import button, combo, hrow, named, note_label, refill, speaker_colour
+from speechstudio.gui.devices import allow
+from speechstudio.gui.seek_bar import SeekBar
 from speechstudio.gui.segment_text import SegmentTextEdit
 from speechstudio.gui.transcript_find import FindBar
 from speechstudio.gui.wording import plain_error
@@ -68,8 +69,6 @@ class TranscriptEditor(QWidget):
         self.merge_btn = button("Merge with next", "Merge with the next segment",
                                 "Merge this segment with the next one (Ctrl+M; Backspace at a line's start too)",
                                 self.merge_with_next)
-        from speechstudio.gui.seek_bar import SeekBar
-
         self.seek_bar = SeekBar()  # jump in the recording; the highlighted word follows
         self.seek_bar.seeked.connect(self._seek_to)
         self.segment_label = named(QLabel("Segment –"), "Segment under the cursor")
@@ -84,13 +83,9 @@ class TranscriptEditor(QWidget):
         self.export_box.setCurrentText("srt")
         self.export_btn = button("Export…", "Export the edited transcript",
                                  "Write the edited transcript as the chosen format", self._export_dialog)
-        bar = hrow(self.play_btn, self.undo_btn, self.redo_btn, self.split_btn, self.merge_btn, 12, self.segment_label,
-                   self.start_edit, QLabel("–"), self.end_edit)
-        for w in (self.save_btn, self.export_box, self.export_btn):
-            bar.addWidget(w)
-        lay.addLayout(bar)
-        from speechstudio.audio.tempo import SPEEDS
-
+        lay.addLayout(hrow(self.play_btn, self.undo_btn, self.redo_btn, self.split_btn, self.merge_btn, 12,
+                           self.segment_label, self.start_edit, QLabel("–"), self.end_edit, None, self.save_btn,
+                           self.export_box, self.export_btn))
         # 0.5x-2x, pitch kept (speechstudio.audio.tempo); the text and the bar stay in the file's time
         self.speed_box = combo("Playback speed", [(f"{s:g}×", s) for s in SPEEDS],
                                "Listen faster or slower; voices keep their pitch and the text still follows")
@@ -290,8 +285,6 @@ class TranscriptEditor(QWidget):
 
         def work() -> None:
             from speechstudio.diarize.cli import voice_from_spans
-            from speechstudio.diarize.library import save_voice
-
             try:
                 emb, seconds, source = voice_from_spans(path, spans)
                 save_voice(name, emb, seconds=seconds, source=source, overwrite=True)
@@ -579,10 +572,7 @@ class TranscriptEditor(QWidget):
         current = self._current_speaker() or ""
         items = [self.speaker_box.itemText(i) for i in range(self.speaker_box.count())]
         if items != self._names:
-            self.speaker_box.blockSignals(True)
-            self.speaker_box.clear()
-            self.speaker_box.addItems(self._names)
-            self.speaker_box.blockSignals(False)
+            refill(self.speaker_box, self._names)
         if not self.speaker_box.hasFocus():
             self.speaker_box.setEditText(current)
         count = doc.speaker_count() if doc is not None else ""
@@ -594,8 +584,6 @@ class TranscriptEditor(QWidget):
             else "How many people speak in this recording" if count else "")
         hub = getattr(self.player, "hub", None)
         if hub is not None:  # one no-device policy (gui.devices): disabled with "No speaker found"
-            from speechstudio.gui.devices import allow
-
             self.play_btn.setEnabled(allow(self.play_btn, hub, "speaker", "Play from the cursor / pause (Ctrl+Space)")
                                      and has)
         else:

@@ -1,24 +1,16 @@
-"""A seekable player for the transcript editor over the app's :class:`~.audio_hub.AudioHub`.
-
-The editor needs four things of a player: ``position_s`` (seconds into the file), ``playing``,
-``seek(t)`` and ``toggle()``; tests pass a fake with the same members. This one decodes the file
-once on the I/O worker (float32 mono 16 kHz, with its waveform peaks:
-:func:`~speechstudio.audio.waveform.load_with_peaks`), plays from the position through the hub,
-and restarts from the new position when seeked while playing.
-
-Playback speed (:meth:`SegmentPlayer.set_speed`, 0.5x–2x) keeps the pitch: at a speed other than
-1x the audio is stretched as it plays by a :class:`~speechstudio.audio.tempo.TempoStream` on a
-feeder thread that keeps about :data:`LOOKAHEAD_S` seconds ahead of the speaker, so a 1-hour file
-starts at once and the window never waits for it. ``position_s`` stays in source seconds at any
-speed (the stream maps the samples played back to the file's time).
-"""
+"""A seekable player for the transcript editor over the :class:`AudioHub`: the file decoded once on the
+I/O worker; speeds 0.5x–2x keep the pitch (``audio.tempo``, stretched on a feeder thread)."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from speechstudio.audio.tempo import check_speed
+from speechstudio.audio.waveform import load_with_peaks
+from speechstudio.gui.devices import has_speaker, why_not
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import CallJob
 
@@ -63,8 +55,6 @@ class SegmentPlayer(QObject):
 
     @property
     def available(self) -> bool:
-        from speechstudio.gui.devices import has_speaker
-
         return has_speaker(self.hub)
 
     def set_source(self, path: Path | None) -> None:
@@ -87,8 +77,6 @@ class SegmentPlayer(QObject):
 
     def set_speed(self, speed: float) -> None:
         """Play at ``speed`` (0.5–2: faster or slower, same pitch); takes effect at once."""
-        from speechstudio.audio.tempo import check_speed
-
         speed = check_speed(speed)
         if speed == self.speed:
             return
@@ -133,8 +121,6 @@ class SegmentPlayer(QObject):
 
     def play(self) -> None:
         if not self.available:
-            from speechstudio.gui.devices import why_not
-
             self.message.emit(why_not(self.hub, "speaker"))
             return
         if self.path is None:
@@ -159,8 +145,6 @@ class SegmentPlayer(QObject):
 
     def _load(self) -> None:
         if self._job is None and self.path is not None:
-            from speechstudio.audio.waveform import load_with_peaks
-
             self._job = self.io.submit(CallJob(load_with_peaks, self.path, RATE,
                                                description=f"load {self.path.name}"))
             if self._play_when_loaded:
@@ -199,8 +183,6 @@ class SegmentPlayer(QObject):
 
     def _feed(self, stream, gen: int) -> None:
         """Feeder thread: stretch the next piece when less than LOOKAHEAD_S is queued."""
-        import time
-
         ahead = int(LOOKAHEAD_S * RATE)
         try:
             while True:

@@ -1,16 +1,9 @@
-"""The dictation tray icon: shows whether dictation listens (red dot), is idle (grey) or failed
-(amber), and offers Start/Stop, the captions window, the main window and Quit.
-
-``QSystemTrayIcon`` needs a tray host (a panel with a notification area; GNOME needs the
-AppIndicator extension): :func:`tray_available` says whether there is one; without it the
-hotkey and captions still work, only the icon is missing.
-
-Also :func:`cue_tone`: the short sound played when dictation starts (rising) or stops (falling).
-"""
+"""The dictation tray icon (listening / idle / failed, Start/Stop, captions, window, Quit) and
+:func:`cue_tone`, the sound played when dictation starts or stops."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
@@ -86,9 +79,8 @@ class DictationTray(QObject):
         self.icon.setToolTip(f"SpeechStudio: {words}" + (f"\n{detail}" if detail else ""))
 
     def set_captions_checked(self, on: bool) -> None:
-        self.captions_action.blockSignals(True)
-        self.captions_action.setChecked(on)
-        self.captions_action.blockSignals(False)
+        with QSignalBlocker(self.captions_action):
+            self.captions_action.setChecked(on)
 
     def show(self) -> None:
         self.icon.show()

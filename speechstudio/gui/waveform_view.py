@@ -1,7 +1,5 @@
-"""The transcript player's waveform: a compact picture of the whole recording (the min / max of
-each pixel column, from peaks computed once per file: :mod:`speechstudio.audio.waveform`), the
-part already played shaded in the highlight colour, a line at the position; a click or a drag
-jumps there (``seeked(seconds)``)."""
+"""The transcript player's waveform: the whole recording's min / max per pixel column, the played part
+shaded; a click or drag jumps there (``seeked(seconds)``)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,8 +1,5 @@
-"""The main window's menus and keys (File with Open recent and Settings, View with the page
-shortcuts Ctrl+1…Ctrl+7, Help), opening files, and applying the Settings to the open pages.
-
-A mixin of :class:`~speechstudio.gui.main_window.MainWindow` (uses its ``nav``, ``transcribe``,
-``dictate``, docks, ``pages()`` and ``show_status``)."""
+"""The main window's menus and keys (File, View with Ctrl+1…Ctrl+7, Help), opening files, and applying
+the Settings to the open pages (a mixin of ``MainWindow``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,7 +7,11 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 
-from speechstudio.gui.common import action
+from speechstudio.gui import preferences
+from speechstudio.gui.common import DEFAULT_MODEL, ModelPicker, action, missing_model
+from speechstudio.gui.drop_paths import pick_inputs
+from speechstudio.gui.help_menu import build_help_menu
+from speechstudio.gui.preferences import add_recent, clear_recent, recent_files
 
 # nav order = stack order
 PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models", "Clone voice", "Adapt recognition")
@@ -37,8 +38,6 @@ class WindowMenusMixin:
         for i, name in enumerate(PAGES):
             self.page_actions.append(action(self, f"Go to {name}", lambda row=i: self.nav.setCurrentRow(row),
                                             f"Ctrl+{i + 1}", v))
-        from speechstudio.gui.help_menu import build_help_menu
-
         build_help_menu(self)
         #: window-wide keys that are not menu actions (listed by Help > Keyboard shortcuts)
         self.extra_shortcuts = (("Space", "Play / pause the selection"),
@@ -52,16 +51,12 @@ class WindowMenusMixin:
         self.sc_esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.cancel_action)
 
     def _add_files(self, folder: bool = False) -> None:
-        from speechstudio.gui.drop_paths import pick_inputs
-
         if paths := pick_inputs(self, folder):
             self.open_paths(paths)
 
     def open_paths(self, paths) -> int:
         """Queue files/folders on the Transcribe page, show that page and remember them in
         File > Open recent. Returns how many inputs were queued."""
-        from speechstudio.gui.preferences import add_recent
-
         paths = [str(p) for p in paths]
         self.nav.setCurrentRow(0)
         n = self.transcribe.add_paths(paths)
@@ -70,8 +65,6 @@ class WindowMenusMixin:
         return n
 
     def _fill_recent(self) -> None:
-        from speechstudio.gui.preferences import clear_recent, recent_files
-
         self.recent_menu.clear()
         recent = recent_files()
         for i, path in enumerate(recent):
@@ -88,8 +81,6 @@ class WindowMenusMixin:
     def open_settings(self):
         """File > Settings…: the Settings dialog (non-modal; returns it)."""
         from speechstudio.gui.settings_dialog import SettingsDialog
-
-        from speechstudio.gui import preferences
 
         names = [self.transcribe.model_box.itemText(i) for i in range(1, self.transcribe.model_box.count())]
         before = preferences.load()
@@ -133,8 +124,6 @@ class WindowMenusMixin:
         test's temporary model) goes back to "(default)", and a device picker restored to "cuda"
         where NVML finds no NVIDIA GPU goes back to "auto", each with a note in the status line;
         returns the notes."""
-        from speechstudio.gui.common import DEFAULT_MODEL, ModelPicker, missing_model
-
         notes = []
         for page in self.pages():
             box = getattr(page, "model_box", None)

@@ -1,9 +1,5 @@
-"""What the two fine-tuning wizards (Clone voice, Adapt recognition) share.
-
-:class:`WizardPage`: step bar, four stacked steps, Back / Next (Alt+K / Alt+N; Next follows the step's
-``ready()``) and its own training ``Worker`` so the window's worker stays free. :class:`BaseStepFrame`:
-step 1's listing, name and earlier runs. :class:`TrainingStep`: step 3's run control; Start over a saved
-run renames its folder to ``NAME-<date-time>`` first (one run per folder)."""
+"""What the two fine-tuning wizards share: the four-step shell (:class:`WizardPage`), step 1's listing
+and name (:class:`BaseStepFrame`), and step 3's run control (:class:`TrainingStep`)."""
 from __future__ import annotations
 
 import re
@@ -11,11 +7,11 @@ import time
 from operator import attrgetter
 from pathlib import Path
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QProgressBar, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QLineEdit, QProgressBar, QScrollArea, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import (ERROR_COLOR, buddy_label, button, combo, hrow, named,  # noqa: F401 - re-exported
-                                     CurrentStack, note_label, set_font, tint)
+from speechstudio.gui.common import (ERROR_COLOR, CurrentStack, buddy_label, button, combo,  # noqa: F401 - re-exported
+                                     hrow, named, note_label, refill, set_font, tint)
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import CallJob
 from speechstudio.worker.worker import Worker
@@ -47,6 +43,19 @@ def play_file(audio, path, say) -> None:
         audio.play(samples, rate, source=Path(path).name)
     except Exception as e:  # noqa: BLE001 - file gone, no audio device
         say(f"cannot play {Path(path).name}: {plain_error(e)}")
+
+
+def open_with(win, page: str, box: str, name: str | None) -> None:
+    """Show the window's ``page`` with ``name`` chosen in its picker ``box`` (added when the list has
+    not caught up yet)."""
+    target = getattr(win, page.lower(), None)
+    if target is None or not name:
+        return
+    picker = getattr(target, box)
+    if picker.findText(name) < 0:
+        picker.addItem(name)
+    picker.setCurrentText(name)
+    win.show_page(page)
 
 
 # ----------------------------------------------------------------------------- page shell
@@ -84,9 +93,6 @@ class WizardPage(QWidget):
                 s.changed.connect(self._update_nav)
         # the steps scroll inside their own area, so Back / Next stay on screen at 1280×800 and
         # 1366×768 with the docks open
-        from PySide6.QtCore import Qt
-        from PySide6.QtWidgets import QFrame, QScrollArea
-
         self.step_area = QScrollArea()
         self.step_area.setFrameShape(QFrame.Shape.NoFrame)
         self.step_area.setWidgetResizable(True)
@@ -102,6 +108,24 @@ class WizardPage(QWidget):
         self.why = note_label("What the step needs")
         self.why.setWordWrap(self.WRAP_WHY)
         lay.addLayout(hrow(self.back_btn, (self.why, 1), self.next_btn, stretch=False))
+
+    def refresh_models(self) -> bool:
+        """List the models and voices again on the Models page (which refills the other pages' pickers);
+        False when the window has none."""
+        models = getattr(self.win, "models", None)
+        if models is None or not hasattr(models, "refresh"):
+            return False
+        pending = getattr(models, "_list_job", None)
+        if pending is not None:  # a listing started before the save would miss it: list again after it
+            def again(job_id: int, _status: str, _result) -> None:
+                if job_id == pending:
+                    self.io.job_finished.disconnect(again)
+                    models.refresh()
+
+            self.io.job_finished.connect(again)
+        else:
+            models.refresh()
+        return True
 
     def voice_name(self) -> str:
         """The new voice's / model's name (also its run, dataset and recordings folder name)."""
@@ -215,8 +239,7 @@ class BaseStepFrame(QWidget):
 
     def _show_runs(self, runs) -> None:
         self.runs = list(runs)
-        self.run_box.clear()
-        self.run_box.addItems([r.name for r in self.runs])
+        refill(self.run_box, [r.name for r in self.runs])
         self.run_box.setEnabled(bool(self.runs))
         self.open_btn.setEnabled(bool(self.runs))
 
