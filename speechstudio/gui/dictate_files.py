@@ -3,14 +3,18 @@ same live path as the microphone), and the transcript's Copy, Save as… and Sen
 (append), written atomically with :mod:`speechstudio.atomic`."""
 from __future__ import annotations
 
+import datetime as _dt
 from pathlib import Path
 
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
+from speechstudio.asr.sources import FileSource
 from speechstudio.atomic import atomic_write_text
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import settings
+from speechstudio.gui.wording import dictate
+from speechstudio.hub.paths import data_dir
 
 
 class TranscriptFileActions:
@@ -30,12 +34,10 @@ class TranscriptFileActions:
         (``realtime=False``: as fast as the recogniser takes it) through the same job, model,
         language and "Text goes to" output as the microphone. Returns False (with a message in the
         page) when it cannot start."""
-        from speechstudio.asr.sources import FileSource
-
         try:
             source = FileSource(path, realtime=realtime)
         except SpeechStudioError as e:
-            self._error(f"cannot dictate {Path(path).name}: {e}")
+            self._error(dictate("cannot_file", name=Path(path).name, why=e))
             return False
         settings().setValue("dictate/file_dir", str(Path(path).parent))
         return self.start(source)
@@ -45,10 +47,6 @@ class TranscriptFileActions:
         self.status_message.emit("transcript copied")
 
     def _default_path(self) -> Path:
-        import datetime as _dt
-
-        from speechstudio.hub.paths import data_dir
-
         return data_dir() / "dictation" / f"dictation-{_dt.datetime.now():%Y%m%d-%H%M%S}.txt"
 
     def _save_dialog(self) -> None:
@@ -62,10 +60,10 @@ class TranscriptFileActions:
         try:
             atomic_write_text(Path(path), self.text + "\n")
         except OSError as e:
-            self._error(f"cannot save {path}: {e.strerror or e}")
+            self._error(dictate("cannot_save", path=path, why=e.strerror or e))
             return None
         self.saved_path = Path(path)
-        self.status_message.emit(f"saved {path}")
+        self.status_message.emit(dictate("saved", path=path))
         return self.saved_path
 
     def _send_dialog(self) -> None:
@@ -85,9 +83,9 @@ class TranscriptFileActions:
                 old += "\n"
             atomic_write_text(path, old + self.text + "\n")
         except (OSError, UnicodeDecodeError) as e:
-            self._error(f"cannot append to {path}: {getattr(e, 'strerror', None) or e}")
+            self._error(dictate("cannot_append", path=path, why=getattr(e, "strerror", None) or e))
             return None
         settings().setValue("dictate/send_path", str(path))
-        self.status_message.emit(f"transcript appended to {path}")
+        self.status_message.emit(dictate("appended", path=path))
         return path
 

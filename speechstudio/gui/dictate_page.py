@@ -1,10 +1,5 @@
-"""Dictate page: live microphone transcription with any installed recogniser ("(default)": an installed
-CTC model, else Whisper).
-
-Start / Stop, model / device / microphone pickers, Whisper language options (settings under
-``dictate/``), live text with a grey tail, level meter, latency, Dictate a file…, Copy, Save as…, Send
-to file…, and the "Text goes to" row (:mod:`.dictate_anywhere`). View only: recognition is a
-``DictateJob`` in the compute worker; Stop flushes what is buffered so the last words are kept."""
+"""Dictate page: live microphone (or file) transcription with any installed recogniser; recognition is
+a ``DictateJob`` on the compute worker, the page only shows it."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,19 +8,20 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor, QTextCharFormat
 from PySide6.QtWidgets import QLabel, QTextEdit, QVBoxLayout, QWidget
 
+from speechstudio.asr.languages import language_name
+from speechstudio.asr.sources import MicSource
 from speechstudio.asr.streaming import StreamUpdate
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import (DEFAULT_MODEL, LevelMeter, ModelPicker, button, combo, device_picker, hrow, named,
                                      note_label, set_font, settings)
-from speechstudio.gui.wording import plain_error
-from speechstudio.asr.sources import MicSource
-from speechstudio.worker.dictation import DictateJob, DictateLevel, DictateResult, DictateStarted
-from speechstudio.worker.worker import Status
+from speechstudio.gui.devices import fill_microphones
 from speechstudio.gui.dictate_anywhere import AnywherePanel
 from speechstudio.gui.dictate_files import TranscriptFileActions
 from speechstudio.gui.dictate_view import TAIL_COLOR, LiveTranscriptView
 from speechstudio.gui.transcribe_options import LanguageOptions
-
+from speechstudio.gui.wording import dictate, plain_error
+from speechstudio.worker.dictation import DictateJob, DictateLevel, DictateResult, DictateStarted
+from speechstudio.worker.worker import Status
 
 
 class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
@@ -99,10 +95,10 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
                            self.clear_btn))
 
         self.meter = LevelMeter()
-        self.latency_label = named(QLabel("latency: —"), "Latency behind real time",
+        self.latency_label = named(QLabel(dictate("no_latency")), "Latency behind real time",
                                    "How far the black (stable) text is behind the speaker when it is shown: audio "
                                    "received but not yet stable (lookahead, chunking) + model time + audio still queued")
-        self.state_label = named(QLabel("idle"), "Dictation state")
+        self.state_label = named(QLabel(dictate("idle")), "Dictation state")
         lay.addLayout(hrow(QLabel("Level"), (self.meter, 1), self.latency_label, self.state_label, stretch=False))
 
         self.view = named(QTextEdit(), "Live transcript")
@@ -148,11 +144,9 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
 
     def refresh_devices(self) -> None:
         """List the audio backend's input devices (item data = device index)."""
-        from speechstudio.gui.devices import fill_microphones
-
         self._mic_ok = bool(fill_microphones(self.mic_box, self.audio, "no audio input"))
         if not self.audio.available:
-            self.note.setText(f"{self.audio.reason}. Dictate a file… still works.")
+            self.note.setText(dictate("no_audio", reason=self.audio.reason))
         saved = settings().value("dictate/mic_name")
         if self._mic_ok and saved and self.mic_box.findText(saved) >= 0:
             self.mic_box.setCurrentIndex(self.mic_box.findText(saved))
@@ -172,12 +166,8 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         run = self.running
         have = bool(self.text)
         self.start_btn.setEnabled(not run and self._mic_ok)
-        self.start_btn.setToolTip("Start listening (Ctrl+Enter)" if self._mic_ok else
-                                  "No microphone: Dictate a file… dictates a recording")
-        self.view.setPlaceholderText(("Press Start and speak" if self._mic_ok else
-                                      "No microphone found: Dictate a file… dictates a recording")
-                                     + ": stable words appear in the normal text colour, words that may still "
-                                       "change in grey.")
+        self.start_btn.setToolTip(dictate("start_tip" if self._mic_ok else "no_mic_tip"))
+        self.view.setPlaceholderText(dictate("placeholder" if self._mic_ok else "no_mic_placeholder"))
         self.file_btn.setEnabled(not run)
         self.stop_btn.setEnabled(run)
         for w in (self.model_box, self.device_box, self.mic_box, self.language_options, self.anywhere.output_box,
@@ -195,7 +185,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
     def _error(self, message: str) -> None:
         self.last_error = message
         self.note.setText(message)
-        self.state_label.setText("error")
+        self.state_label.setText(dictate("error"))
         self.status_message.emit(message)
 
     # ------------------------------------------------------------------ start / stop
@@ -211,25 +201,25 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.last_error = ""
         if source is None:
             if not self._mic_ok:
-                why = self.audio.reason if not self.audio.available else "no microphone found"
-                self._error(f"cannot dictate from a microphone: {why}; Dictate a file… plays a recording instead")
+                why = self.audio.reason if not self.audio.available else dictate("no_mic_found")
+                self._error(dictate("no_mic", why=why))
                 return False
             if getattr(self.audio, "recorder", None) is not None:
-                self._error("cannot dictate: the microphone is recording on the Record page (stop it first)")
+                self._error(dictate("mic_busy"))
                 return False
             try:
                 source = MicSource(self.mic_box.currentData(), block_ms=20.0, backend=self.audio.backend)
             except SpeechStudioError as e:
-                self._error(f"cannot dictate: {e}")
+                self._error(dictate("cannot", why=e))
                 return False
             except Exception as e:  # noqa: BLE001 - a broken driver is a message, not a crash
-                self._error(f"cannot dictate: cannot use the microphone: {plain_error(e)}")
+                self._error(dictate("mic_broken", why=plain_error(e)))
                 return False
         self._new_utterance_block()
         self.result = None
         self.latency_ms = None
         self.backlog_s = 0.0
-        self.latency_label.setText("latency: —")
+        self.latency_label.setText(dictate("no_latency"))
         self.anywhere.open_output()   # what is missing is a note; the text still comes here
         opts = self.language_options
         # what the live sound picture shows: the microphone, or the file being dictated
@@ -238,8 +228,8 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.job = DictateJob(source, self.model_spec(), device=self.device_box.currentText(), config=self.config,
                               language=opts.language(), task=opts.task(), hotwords=opts.hotwords())
         self.job_id = self.compute.submit(self.job)
-        self.state_label.setText("starting…")
-        self.note.setText("waiting for the running job…" if self.compute.busy else "")
+        self.state_label.setText(dictate("starting"))
+        self.note.setText(dictate("waiting") if self.compute.busy else "")
         self._update_buttons()
         return True
 
@@ -247,7 +237,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         """Stop listening; the job still recognises what was captured, then ``finished`` fires."""
         if self.job is not None and self.running:
             self.job.stop()
-            self.state_label.setText("finishing…")
+            self.state_label.setText(dictate("finishing"))
             self.stop_btn.setEnabled(False)
 
     def toggle(self) -> None:
@@ -259,7 +249,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
     # ------------------------------------------------------------------ worker signals
     def _on_started(self, job_id: int, _desc: str) -> None:
         if job_id == self.job_id:
-            self.state_label.setText("loading model…")
+            self.state_label.setText(dictate("loading"))
 
     def _on_progress(self, job_id: int, payload) -> None:
         if job_id != self.job_id:
@@ -273,15 +263,16 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             if len(payload.mel):
                 self.audio.mel_frames.emit(payload.mel, getattr(self, "_mel_source", "mic"))  # the main window's live mel view
         elif isinstance(payload, DictateStarted):
-            self.state_label.setText("listening")
+            self.state_label.setText(dictate("state_listening"))
             self.anywhere.session_started(payload.engine, self.language_options.language())
             aw = self.anywhere
-            where = (f"; text goes to: {aw.output_box.currentText().lower()}" if aw.session_mode != "app" else
-                     f"; text stays in this window: {aw.problem}" if aw.problem else "")
-            self.note.setText(f"Listening to {payload.source}" + where)
+            self.note.setText(dictate("text_goes_to", source=payload.source, output=aw.output_box.currentText().lower())
+                              if aw.session_mode != "app" else
+                              dictate("text_stays", source=payload.source, problem=aw.problem) if aw.problem else
+                              dictate("listening", source=payload.source))
             self.note.setToolTip(f"{payload.message}; {payload.window}; input {payload.source} at "
                                  f"{payload.input_rate} Hz")
-            self.status_message.emit(f"dictating with {payload.model_id}")
+            self.status_message.emit(dictate("dictating_with", model=payload.model_id))
         elif isinstance(payload, Status):
             self.state_label.setText(str(payload))
 
@@ -298,14 +289,15 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             self._render(final_piece=piece)
         if isinstance(result, DictateResult):
             self.result = result
-            self.state_label.setText("stopped")
+            self.state_label.setText(dictate("stopped"))
             self.note.setText(self.plain_summary(result))
             self.note.setToolTip(self.summary(result))  # the figures (p50 / p95, RTF) one hover away
-        self.anywhere.session_finished(f"dictation failed: {plain_error(result)}" if status == "failed" else "")
-        if status == "failed":
-            self._error(f"dictation failed: {plain_error(result)}")
+        failed = dictate("failed", why=plain_error(result)) if status == "failed" else ""
+        self.anywhere.session_finished(failed)
+        if failed:
+            self._error(failed)
         elif status == "cancelled" and not isinstance(result, DictateResult):
-            self.state_label.setText("cancelled")
+            self.state_label.setText(dictate("cancelled"))
         self._update_buttons()
         self.finished.emit(self.text)
 
@@ -313,15 +305,13 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
     def plain_summary(result: DictateResult) -> str:
         """One plain line on a finished session: how much was dictated, how soon words
         appeared (the median delay from the end of a word to its text), the language."""
-        from speechstudio.asr.languages import language_name
-
-        parts = [f"{result.audio_s:.0f} s dictated"]
+        parts = [dictate("dictated", seconds=result.audio_s)]
         if result.latency_p50_s is not None:
-            parts.append(f"words appeared about {result.latency_p50_s:.1f} s after you said them")
+            parts.append(dictate("delay", seconds=result.latency_p50_s))
         if result.language:
-            parts.append(f"language: {language_name(result.language)}")
+            parts.append(dictate("language", name=language_name(result.language)))
         text = "; ".join(parts) + "."
-        return f"{text}\nWarning: {result.warning}." if getattr(result, "warning", "") else text
+        return dictate("warning", text=text, warning=result.warning) if getattr(result, "warning", "") else text
 
     @staticmethod
     def summary(result: DictateResult) -> str:

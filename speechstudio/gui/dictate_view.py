@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor, QTextCursor
 
+from speechstudio.gui.wording import dictate
+
 TAIL_COLOR = "#8a8a8a"
 
 
@@ -17,7 +19,7 @@ class LiveTranscriptView:
         stable text and tail; on ``final`` the utterance joins the finished text."""
         lag = max(0.0, u.audio_s - u.stable_s) + u.compute_s + (self.backlog_s if u.kind == "partial" else 0.0)
         self.latency_ms = lag * 1000.0
-        self.latency_label.setText(f"{self.latency_ms:.0f} ms behind real time")
+        self.latency_label.setText(dictate("latency", ms=self.latency_ms))
         if u.kind == "final":
             if u.stable_text:
                 self.finished_text = " ".join(p for p in (self.finished_text, u.stable_text) if p)

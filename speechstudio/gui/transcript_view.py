@@ -7,11 +7,12 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QTableWidgetItem, QVBoxLayout, QWidget
 
 from speechstudio.asr.languages import language_name
-from speechstudio.batch.export import output_path, write_transcript
+from speechstudio.asr.types import Segment, TranscriptInfo, Word
+from speechstudio.batch.export import FORMATS, output_path, write_transcript
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import CurrentStack, button, combo, fmt_ts, hrow, note_label, speaker_colour, table
 from speechstudio.gui.transcript_editor import TranscriptEditor
@@ -37,8 +38,6 @@ class QueueRow:
 
 def load_json_transcript(row: QueueRow, segments: bool = True) -> None:
     """Read a ``.json`` output (ours) for the transcript / metadata of a skipped file."""
-    from speechstudio.asr.types import Segment, TranscriptInfo, Word
-
     js = next((p for p in row.outputs if p.suffix == ".json"), None)
     if js is None or not js.is_file():
         return
@@ -71,6 +70,7 @@ class TranscriptView(QWidget):
     def __init__(self, formats, parent=None, *, audio=None, io=None) -> None:
         super().__init__(parent)
         self.row: QueueRow | None = None
+        self._sizes_before: list[int] | None = None  # the splitter before the editor took its room
         bl = QVBoxLayout(self)
         bl.setContentsMargins(0, 0, 0, 0)
         self.title = note_label("Transcript title", "Transcript: select a finished file")
@@ -164,9 +164,8 @@ class TranscriptView(QWidget):
         if on and doc is None:
             on = False
         if self.edit_btn.isChecked() != on and self.edit_btn.isEnabled():
-            self.edit_btn.blockSignals(True)
-            self.edit_btn.setChecked(on)
-            self.edit_btn.blockSignals(False)
+            with QSignalBlocker(self.edit_btn):
+                self.edit_btn.setChecked(on)
         if doc is not self.editor.document:
             self.editor.set_document(doc)
         self.stack.setCurrentWidget(self.editor if on else self.segments)
@@ -182,13 +181,13 @@ class TranscriptView(QWidget):
             self.title.setText(f"Editing {row.item.path.name} — saved into {names} as you go")
             self._make_room()
             self.editor.text.setFocus()
-        elif row is not None:
-            self._fill_table(row)
+        else:
+            self._make_room(back=True)
+            if row is not None:
+                self._fill_table(row)
 
     def _other_outputs(self) -> list[Path]:
         """The row's outputs other than its ``.json`` (txt / srt / vtt … the batch wrote)."""
-        from speechstudio.batch.export import FORMATS
-
         row = self.row
         return [p for p in (row.outputs if row is not None else ()) if p.suffix.lstrip(".") in FORMATS
                 and p.suffix != ".json"]
@@ -222,14 +221,19 @@ class TranscriptView(QWidget):
         elif done:
             self.status_message.emit(f"saved {json_path.name}, " + ", ".join(done))
 
-    def _make_room(self) -> None:
-        """In a vertical splitter (the Transcribe page), give the editor at least 60 % of it."""
+    def _make_room(self, back: bool = False) -> None:
+        """In a vertical splitter (the Transcribe page), give the editor at least 60 % of it; ``back``:
+        the sizes from before (closing the editor gives the queue its rows back)."""
         split = self.parentWidget()
-        if isinstance(split, QSplitter) and split.orientation() == Qt.Orientation.Vertical:
+        if back and self._sizes_before and isinstance(split, QSplitter):
+            split.setSizes(self._sizes_before)
+        self._sizes_before = None
+        if not back and isinstance(split, QSplitter) and split.orientation() == Qt.Orientation.Vertical:
             sizes, i = split.sizes(), split.indexOf(self)
             total = sum(sizes)
             if total and sizes[i] < 0.6 * total and len(sizes) == 2:
                 mine = int(0.6 * total)
+                self._sizes_before = sizes
                 split.setSizes([total - mine, mine] if i == 1 else [mine, total - mine])
 
     def _document(self, row: QueueRow) -> TranscriptDocument | None:

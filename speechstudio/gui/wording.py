@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import re
 
+from speechstudio.batch.notices import split_advice
 from speechstudio.errors import kind_of
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,47 @@ LOSS_NAMES: dict[str, str] = {
     "mel": "sound match", "kl": "voice fit", "dur": "timing", "gen": "naturalness",
     "fm": "detail", "disc": "judge",
 }
+
+
+#: the Dictate page's sentences and states, filled in with :func:`dictate` (``{…}``: the page's values)
+DICTATE: dict[str, str] = {
+    "no_audio": "{reason}. Dictate a file… still works.",
+    "no_mic": "cannot dictate from a microphone: {why}; Dictate a file… plays a recording instead",
+    "no_mic_found": "no microphone found",
+    "mic_busy": "cannot dictate: the microphone is recording on the Record page (stop it first)",
+    "cannot": "cannot dictate: {why}",
+    "mic_broken": "cannot dictate: cannot use the microphone: {why}",
+    "start_tip": "Start listening (Ctrl+Enter)",
+    "no_mic_tip": "No microphone: Dictate a file… dictates a recording",
+    "placeholder": "Press Start and speak: stable words appear in the normal text colour, words that may still "
+                   "change in grey.",
+    "no_mic_placeholder": "No microphone found: Dictate a file… dictates a recording: stable words appear in the "
+                          "normal text colour, words that may still change in grey.",
+    "waiting": "waiting for the running job…",
+    "listening": "Listening to {source}",
+    "text_goes_to": "Listening to {source}; text goes to: {output}",
+    "text_stays": "Listening to {source}; text stays in this window: {problem}",
+    "dictating_with": "dictating with {model}",
+    "failed": "dictation failed: {why}",
+    "dictated": "{seconds:.0f} s dictated",
+    "delay": "words appeared about {seconds:.1f} s after you said them",
+    "language": "language: {name}",
+    "warning": "{text}\nWarning: {warning}.",
+    "no_latency": "latency: —",
+    "latency": "{ms:.0f} ms behind real time",
+    "cannot_file": "cannot dictate {name}: {why}",
+    "cannot_save": "cannot save {path}: {why}",
+    "saved": "saved {path}",
+    "cannot_append": "cannot append to {path}: {why}",
+    "appended": "transcript appended to {path}",
+    "idle": "idle", "error": "error", "starting": "starting…", "finishing": "finishing…", "loading": "loading model…",
+    "state_listening": "listening", "stopped": "stopped", "cancelled": "cancelled",
+}
+
+
+def dictate(key: str, **values) -> str:
+    """The Dictate page's sentence ``key`` (:data:`DICTATE`) with ``values`` filled in."""
+    return DICTATE[key].format(**values)
 
 
 def speed(rtfx: float | None) -> str:
@@ -131,8 +173,6 @@ def plain_status(text: str) -> str:
         return text
     if {"exception class name", "raw import error"} & set(jargon_in(text)):
         return UNEXPECTED  # a raw error line: errors reach the status line through plain_error
-    from speechstudio.batch.notices import split_advice
-
     text, _advice = split_advice(_PACKAGE_BITS.sub("", text))  # the CLI's "`speechstudio ...` adds ..." advice
     text = _SOURCE.sub("", text)
     text = re.sub(r"\b(?:facebook|openai|Systran|jonatasgrosman|kakao-enterprise|espnet|microsoft|rhasspy)/([\w.-]+)",
