@@ -1,7 +1,7 @@
 """A sound card made of files, for tests and screenshots (not shipped in the product): the
 microphone plays a file (real time, or faster), the speaker records what it is given in ``played``
 (as Buzz's ``tests/mock_sounddevice.py`` does). Install it with
-``speechstudio.audio.devices.set_backend(FakeBackend(...))`` or pass it to ``MainWindow``.
+``speechstudio.audio.backends.set_backend(FakeBackend(...))`` or pass it to ``MainWindow``.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from speechstudio.audio.devices import Backend, DeviceInfo, Stream
+from speechstudio.audio.backends import Backend, DeviceInfo, Stream
 
 __all__ = ["FakeBackend"]
 

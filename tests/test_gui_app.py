@@ -20,7 +20,7 @@ from test_gui_support import fake_audio, win  # noqa: F401 - fixtures
 
 
 def test_no_portaudio_disables_record_and_playback(qtbot, home):
-    from speechstudio.audio.devices import UnavailableBackend
+    from speechstudio.audio.backends import UnavailableBackend
     from speechstudio.gui.main_window import MainWindow
 
     reason = "recording and playback are off: PortAudio library not found (install PortAudio ...)"

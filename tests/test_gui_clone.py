@@ -35,7 +35,7 @@ MIC_FILE = "pocketsphinx_sense_and_sensibility_0870.wav"  # 7.1 s, 16 kHz
 def fake_audio(realspeech):
     """The fake sound card; its microphone plays a real 7 s recording (16 kHz), then silence."""
     from fake_audio_backend import FakeBackend
-    from speechstudio.audio.devices import set_backend
+    from speechstudio.audio.backends import set_backend
 
     backend = FakeBackend(realspeech / MIC_FILE, input_rate=16000, speed=20.0)
     set_backend(backend)

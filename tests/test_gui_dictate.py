@@ -177,7 +177,7 @@ def test_no_audio_backend_is_a_message_and_a_file_still_dictates(page, win, qtbo
     plays a recording through the same job (the same text as an offline stream of that file)."""
     from speechstudio.asr.sources import FileSource
     from speechstudio.asr.streaming import StreamConfig
-    from speechstudio.audio.devices import UnavailableBackend
+    from speechstudio.audio.backends import UnavailableBackend
 
     win.audio.set_backend(UnavailableBackend("Recording and playback are off: PortAudio library not found"))
     page.refresh_devices()
@@ -273,7 +273,7 @@ def test_device_source_drains_after_stop():
     import numpy as np
 
     from fake_audio_backend import FakeBackend
-    from speechstudio.audio.devices import AudioUnavailableError, Backend
+    from speechstudio.audio.backends import AudioUnavailableError, Backend
     from speechstudio.asr.sources import MicSource
 
     src = MicSource(None, block_ms=20, backend=FakeBackend(np.ones(48000, np.float32) * 0.1, input_rate=48000, speed=50.0))

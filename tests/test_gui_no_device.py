@@ -35,7 +35,7 @@ class MicOnly(FakeBackend):
 
 @pytest.fixture
 def bare(qtbot, home):
-    from speechstudio.audio.devices import set_backend
+    from speechstudio.audio.backends import set_backend
     from speechstudio.gui.main_window import MainWindow
 
     backend = NoDevices()

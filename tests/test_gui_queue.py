@@ -284,7 +284,7 @@ app = QApplication(sys.argv[:1])
 app.setApplicationName("SpeechStudio")
 app.setOrganizationName("SpeechStudio")
 from fake_audio_backend import FakeBackend
-from speechstudio.audio.devices import set_backend
+from speechstudio.audio.backends import set_backend
 from speechstudio.gui.main_window import MainWindow
 
 backend = FakeBackend(speed=20.0)

@@ -31,7 +31,7 @@ def write_tone(path, seconds: float, rate: int = 16000, freq: float = 220.0, noi
 @pytest.fixture
 def fake_audio():
     from fake_audio_backend import FakeBackend
-    from speechstudio.audio.devices import set_backend
+    from speechstudio.audio.backends import set_backend
 
     backend = FakeBackend(speed=20.0)
     set_backend(backend)

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from speechstudio.audio.devices import AudioUnavailableError, DeviceInfo, SoundDeviceBackend
-from speechstudio.audio.backends import MonitorStream, is_system_device, monitor_sources
+from speechstudio.audio.backends import (AudioUnavailableError, DeviceInfo, MonitorStream, SoundDeviceBackend,
+                                         is_system_device, monitor_sources)
 
 LISTING = """\
 Source #0

@@ -6,7 +6,6 @@ from speechstudio.tts.frontend.text import (
     EmptyTextError,
     has_speakable,
     iter_paragraph_sentences,
-    foreign_script,
     normalize_english,
     split_sentences,
 )
@@ -91,9 +90,3 @@ def test_empty_and_symbol_only_text_are_clear_errors():
         assert "\n" not in str(info.value)
     assert not has_speakable("?!.,;:")
     assert has_speakable("ok") and has_speakable("42") and has_speakable("日本")
-
-
-def test_foreign_script_is_named():
-    assert foreign_script("He said Привет мир today") == ("Cyrillic", "Привет мир today")
-    assert foreign_script("你好世界") == ("CJK", "你好世界")
-    assert foreign_script("café naïve Straße, Ærø") is None  # Latin with diacritics is fine

@@ -8,6 +8,8 @@ import time
 
 import numpy as np
 
+from speechstudio.asr.device import torch_dtype
+
 log = logging.getLogger(__name__)
 
 _CACHE_ATTR = "_speechstudio_window_runners"
@@ -21,8 +23,6 @@ class StaticWindowRunner:
 
     def __init__(self, recognizer, window_samples: int) -> None:
         import torch
-
-        from speechstudio.asr.device import torch_dtype
 
         self.recognizer = recognizer
         self.window_samples = int(window_samples)

@@ -10,6 +10,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from speechstudio.asr.stream_geometry import BlockResampler
+from speechstudio.asr.types import Segment
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,8 @@ class EnergyEndpointer:
 
 class UtteranceStream:
     """Device blocks -> model-rate mono -> :class:`EnergyEndpointer` -> one utterance at a time. Subclasses
-    define ``_begin(index, start)``, ``_take(x)``, ``_finish()`` and ``_words()``. Not thread-safe."""
+    define ``_begin(index, start)``, ``_take(x)``, ``_finish()`` (the ``final`` update) and ``_words()``; each
+    finished utterance with words is kept in ``segments``. Not thread-safe."""
 
     separator = " "
 
@@ -130,7 +132,7 @@ class UtteranceStream:
         self.stopped = True
         updates += self._apply(self._endpointer.flush())
         if self._utt is not None:
-            updates.append(self._finish())
+            updates.append(self._end())
         return updates
 
     def run(self, blocks: Iterable[np.ndarray]) -> Iterator:
@@ -180,8 +182,16 @@ class UtteranceStream:
             elif ev.kind == "audio":
                 updates += self._take(ev.audio)
             else:
-                updates.append(self._finish())
+                updates.append(self._end())
         return updates
+
+    def _end(self):
+        update, words = self._finish(), tuple(self._words())
+        if words:
+            self.segments.append(Segment(words[0].start_s, words[-1].end_s, self.separator.join(w.text for w in words),
+                                         words))
+        self._utt = None
+        return update
 
     def _pushed(self) -> list:
         """Updates to add after a pushed block's audio was taken (none by default)."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 from speechstudio.errors import UsageError
+from speechstudio.hub.catalog import find_entry
 from speechstudio.hub.detect import ModelFolder, read_folder
 from speechstudio.registry import RECOGNISERS
 
@@ -67,8 +68,6 @@ class AsrFamily:
     def english_only(self, recognizer) -> bool:
         """True when ``recognizer`` transcribes English only (default: the family is English-only, or
         the catalog says the model is)."""
-        from speechstudio.hub.catalog import find_entry
-
         if tuple(self.capabilities.languages) == ("en",):
             return True
         entry = find_entry(recognizer.model_id)

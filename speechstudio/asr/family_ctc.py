@@ -5,6 +5,9 @@ from __future__ import annotations
 
 
 from speechstudio.asr.family import AsrCapabilities, AsrFamily, ModelFolder, OptionCheck
+from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
+from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S, Wav2Vec2Recognizer
+from speechstudio.asr.whisper_stream import AgreementConfig
 from speechstudio.errors import ModelNotFoundError, UsageError
 
 #: transformers ``model_type`` values whose ``*ForCTC`` heads our CTC recogniser can run: the
@@ -67,8 +70,6 @@ class CtcFamily(AsrFamily):
 
     def load(self, path, model_id, *, device="auto", precision="auto", batch_size=None, chunk_s=None, stride_s=None,
              vocabulary="auto", workers=1):
-        from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, Wav2Vec2Recognizer
-
         return Wav2Vec2Recognizer(path, model_id, device=device, precision=precision,
                                   chunk_s=chunk_s or DEFAULT_CHUNK_S, stride_s=stride_s, batch_size=batch_size,
                                   vocabulary=vocabulary)
@@ -84,8 +85,6 @@ class CtcFamily(AsrFamily):
         if options.language:
             notes.append(f"--language is ignored by {recognizer.model_id}: a CTC model has one fixed vocabulary")
         if options.chunk_s is not None or options.stride_s is not None:
-            from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S
-
             chunk = options.chunk_s if options.chunk_s is not None else DEFAULT_CHUNK_S
             stride = options.stride_s if options.stride_s is not None else DEFAULT_STRIDE_S
             check_window(chunk, stride)
@@ -93,9 +92,6 @@ class CtcFamily(AsrFamily):
 
     def open_stream(self, recognizer, config=None, *, input_rate=None, language=None, task="transcribe",
                     hotwords=None, beam_size=None, backlog_s=None):
-        from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
-        from speechstudio.asr.whisper_stream import AgreementConfig
-
         if task != "transcribe":
             raise UsageError(f"--task {task}: {recognizer.model_id} is a CTC model (translation needs a multilingual "
                              "Whisper model)")

@@ -3,6 +3,10 @@ LocalAgreement-2 (Macháček et al. 2023); 99 languages, translation, prompts an
 from __future__ import annotations
 
 from speechstudio.asr.family import AsrCapabilities, AsrFamily, ModelFolder, OptionCheck
+from speechstudio.asr.languages import LANGUAGES
+from speechstudio.asr.stream_geometry import StreamConfig
+from speechstudio.asr.whisper import WhisperRecognizer
+from speechstudio.asr.whisper_stream import AgreementConfig, LocalAgreementRecognizer, WhisperHypotheses
 from speechstudio.errors import ModelNotFoundError, UsageError
 
 _CT2_TOKENIZER_FILES = ("config.json", "vocabulary.txt", "vocabulary.json", "tokenizer.json")
@@ -19,8 +23,6 @@ class WhisperFamily(AsrFamily):
 
     def load(self, path, model_id, *, device="auto", precision="auto", batch_size=None, chunk_s=None, stride_s=None,
              vocabulary="auto", workers=1):
-        from speechstudio.asr.whisper import WhisperRecognizer
-
         return WhisperRecognizer(path, model_id, device=device, precision=precision, batch_size=batch_size,
                                  workers=workers)
 
@@ -28,8 +30,6 @@ class WhisperFamily(AsrFamily):
         return not getattr(recognizer, "multilingual", True)
 
     def check_options(self, recognizer, options: OptionCheck) -> list[str]:
-        from speechstudio.asr.languages import LANGUAGES
-
         if options.language is not None and options.language not in LANGUAGES:
             raise UsageError(f"--language {options.language}: not a Whisper language code (e.g. en, de, fr, ja)")
         notes = super().check_options(recognizer, options)
@@ -39,9 +39,6 @@ class WhisperFamily(AsrFamily):
 
     def open_stream(self, recognizer, config=None, *, input_rate=None, language=None, task="transcribe",
                     hotwords=None, beam_size=None, backlog_s=None):
-        from speechstudio.asr.stream_geometry import StreamConfig
-        from speechstudio.asr.whisper_stream import AgreementConfig, LocalAgreementRecognizer, WhisperHypotheses
-
         if isinstance(config, StreamConfig):
             config = AgreementConfig.from_stream_config(config)
         decoder = WhisperHypotheses(recognizer, language=language, task=task, beam_size=beam_size, hotwords=hotwords)

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
+from speechstudio.asr import family
+from speechstudio.asr.family import capabilities, get
+from speechstudio.asr.no_text import NoTextWatch
+from speechstudio.asr.streaming import commit_latencies
 from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.hub import defaults
+from speechstudio.hub.catalog import DEFAULT_MODEL_ID
+from speechstudio.hub.inventory import list_models
 
 
 def _english_only(entry) -> bool:
@@ -15,12 +24,6 @@ def _english_only(entry) -> bool:
 def default_dictation_model(language: str | None = None) -> tuple[str, str]:
     """``(model name, reason)`` dictation uses when none is chosen: the user's choice, then a CTC English
     model, an installed Whisper model, any CTC model (docs/transcribe.md). Raises ``ModelNotFoundError``."""
-    from speechstudio.hub import defaults
-    from speechstudio.hub.catalog import DEFAULT_MODEL_ID
-    from speechstudio.hub.inventory import list_models
-
-    from speechstudio.asr.family import capabilities, get
-
     entries = [e for e in list_models(include_catalog=False) if e.installed]
     chosen = defaults.choice("dictation")
     mine = next((e for e in entries if e.name == chosen), None)
@@ -57,8 +60,6 @@ def open_recognizer(recognizer, config=None, *, input_rate: int | None = None, l
     """A streaming recogniser over a loaded recogniser; ``config``: ``StreamConfig`` or ``AgreementConfig``
     (None: defaults); ``language`` / ``task`` / ``hotwords`` / ``beam_size``: Whisper; ``backlog_s``:
     seconds not yet pushed. Raises ``UsageError`` for what the model cannot do."""
-    from speechstudio.asr import family
-
     found = family.of(recognizer)
     if found is None:
         raise UsageError(f"{getattr(recognizer, 'model_id', recognizer)} cannot stream "
@@ -71,8 +72,6 @@ def open_recognizer(recognizer, config=None, *, input_rate: int | None = None, l
 def dictation_stats(rec, latencies: list[float]) -> dict:
     """Timing of a finished session (``latencies`` s): ``audio_s``, ``updates``, ``compute_p50_s`` /
     ``_p95_s``, ``rtf``, ``latency_p50_s`` / ``_p90_s``, ``language`` (Whisper) or None."""
-    import numpy as np
-
     sr = rec.recognizer.sample_rate
     times = np.asarray(rec.chunk_times, float)
     if hasattr(rec, "update_audio_s"):
@@ -96,14 +95,10 @@ class Session:
     :meth:`push` each block, :meth:`stop` to flush; both yield ``StreamUpdate``s and the no-text warning (a ``str``)."""
 
     def __init__(self, rec, model_id: str, rate: int) -> None:
-        from speechstudio.asr.no_text import NoTextWatch
-
         self.rec, self.rate, self.watch = rec, rate, NoTextWatch(model_id)
         self.latencies, self.heard, self.warning = [], "", ""
 
     def _take(self, updates, warning):
-        from speechstudio.asr.streaming import commit_latencies
-
         for u in updates:
             self.latencies += commit_latencies(u)
             self.heard = self.heard or u.stable_text or u.tail_text

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 
+from speechstudio.asr import family
+from speechstudio.asr.routing import LanguageRouter
 from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.hub.resolve import default_asr_model, multilingual_whisper, resolve_model
 
 
 def load_model(spec: str | None = None, *, device: str = "auto", precision: str = "auto",
@@ -13,15 +16,12 @@ def load_model(spec: str | None = None, *, device: str = "auto", precision: str 
     """``(recognizer, message)`` for ``spec`` (None: the default model) through the store and its family;
     ``vocabulary`` ``auto|off`` (CTC), ``workers`` inputs at once. Raises ``ModelNotFoundError``,
     ``OfflineError``, ``UsageError``."""
-    from speechstudio.hub.resolve import default_asr_model, resolve_model
-
     if spec:
         resolved = resolve_model(spec, allow_download=allow_download, progress=progress)
         why = f"using {resolved.model_id} ({resolved.engine}, {resolved.source})"
     else:
         resolved, reason = default_asr_model(allow_download=allow_download, progress=progress)
         why = f"default model ({resolved.engine}): {reason}"
-    from speechstudio.asr import family
 
     found = family.get(resolved.engine)
     recognizer = found.load(resolved.path, resolved.model_id, device=device, precision=precision,
@@ -37,8 +37,6 @@ def load_model(spec: str | None = None, *, device: str = "auto", precision: str 
 def _english_only(recognizer) -> bool:
     """True for a model known to transcribe English only (its family's answer: an English-only
     Whisper, a CTC model the catalog lists as English...)."""
-    from speechstudio.asr import family
-
     found = family.of(recognizer)
     return found is not None and found.english_only(recognizer)
 
@@ -57,9 +55,6 @@ def load_recognizer(spec: str | None = None, *, language: str | None = None, dev
     """``(recognizer, message)`` ``transcribe`` runs for ``spec`` and ``language``: with the default model
     and auto language a ``LanguageRouter`` (:mod:`.routing`). Raises ``UsageError`` (a non-English
     language on an English-only model), ``ModelNotFoundError``, ``OfflineError``."""
-    from speechstudio.asr.routing import LanguageRouter
-    from speechstudio.hub.resolve import default_asr_model, multilingual_whisper
-
     options = dict(device=device, precision=precision, batch_size=batch_size, chunk_s=chunk_s, stride_s=stride_s,
                    allow_download=allow_download, progress=progress, vocabulary=vocabulary,
                    workers=workers if language is not None else 1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Iterator
 
+from speechstudio.asr.family import capabilities
 from speechstudio.asr.language_id import detect_stream_language
 from speechstudio.asr.languages import language_name
 from speechstudio.asr.stretches import pieces, plan
@@ -80,8 +81,6 @@ class LanguageRouter:
     def _by_stretch(self, blocks, first, initial_prompt: str | None, hotwords: str | None) -> Iterator[Segment]:
         """Segments of a 16 kHz block stream, each stretch (``stretches.plan``) decoded once by its language's
         model, times on the file's clock, ``language`` on every segment."""
-        from speechstudio.asr.family import capabilities
-
         rate = self.sample_rate
         for offset, audio in pieces(blocks, rate):
             for st in plan(audio, self.detector.detect_language, offset_s=offset, rate=rate,
@@ -108,7 +107,6 @@ class LanguageRouter:
             guess, blocks = detect_stream_language(self.detector, blocks)
             language = guess.language if guess is not None else None
         target, note = self._target(language)    # refuses non-English without a multilingual model
-        from speechstudio.asr.family import capabilities
 
         if not capabilities(target.engine).prompt and (initial_prompt or hotwords):
             note += "; vocabulary not applied (a CTC model takes no prompt)"

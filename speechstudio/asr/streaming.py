@@ -12,12 +12,13 @@ from typing import Callable
 import numpy as np
 
 from speechstudio.asr.ctc import GreedyCTCDecoder
+from speechstudio.asr.cuda_graph import window_runner
 from speechstudio.asr.endpointing import UtteranceStream
 from speechstudio.asr.stream_geometry import (DEFAULT_CHUNK_S, DEFAULT_ENDPOINT_S, DEFAULT_LEFT_CONTEXT_S,
                                               DEFAULT_LOOKAHEAD_S, DEVICE_DEFAULTS, PREVIEW_MAX_WINDOW_S,
                                               BlockResampler, StreamConfig, WindowGeometry, stream_file_blocks,
                                               to_mono_float32)
-from speechstudio.asr.types import Segment, Word
+from speechstudio.asr.types import Word
 from speechstudio.asr.wav2vec2 import feed_decoder
 from speechstudio.errors import UsageError
 
@@ -154,12 +155,6 @@ class _Utterance:
         new += last
         return self._update("final", new, "", time.perf_counter() - t0)
 
-    def segment(self) -> Segment | None:
-        if not self.words:
-            return None
-        return Segment(self.words[0].start_s, self.words[-1].end_s, " ".join(w.text for w in self.words),
-                       tuple(self.words))
-
 
 class StreamingRecognizer(UtteranceStream):
     """Streaming dictation over a loaded ``Wav2Vec2Recognizer`` (``input_rate`` Hz): ``runner`` gives logits
@@ -180,8 +175,6 @@ class StreamingRecognizer(UtteranceStream):
                                                     sample_rate=recognizer.sample_rate, frame_len=recognizer.frame_len,
                                                     receptive_field=recognizer.receptive_field)
         if runner is None:
-            from speechstudio.asr.cuda_graph import window_runner
-
             runner = window_runner(recognizer, self.geometry.window, c.use_cuda_graph)
         self.runner = runner
         self.on_logits = on_logits
@@ -205,12 +198,7 @@ class StreamingRecognizer(UtteranceStream):
         return self._utt.words
 
     def _finish(self) -> StreamUpdate:
-        u = self._utt.finish()
-        seg = self._utt.segment()
-        if seg is not None:
-            self.segments.append(seg)
-        self._utt = None
-        return u
+        return self._utt.finish()
 
 
 def commit_latencies(update: StreamUpdate) -> list[float]:

@@ -9,6 +9,8 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from speechstudio.asr.whisper import quietest_cut
+
 WINDOW_S = 30.0      #: a window of regions detected at once spans at most this (Whisper's window)
 STEADY_P = 0.95      #: a window keeps the language of the two regions before it when this sure of it
 SURE_P = 0.9         #: a first guess this sure that heard all of a piece's speech decides it alone
@@ -114,8 +116,6 @@ def pieces(blocks: Iterable[np.ndarray], rate: int = 16000, piece_s: float = PIE
            ) -> Iterator[tuple[float, np.ndarray]]:
     """``(offset_s, audio)`` pieces of a 16 kHz float32 block stream, about ``piece_s`` long, each cut at the
     quietest 100 ms of the 30 s after that length (so no word is cut); the last one is what remains."""
-    from speechstudio.asr.whisper import quietest_cut
-
     piece, search = int(piece_s * rate), 30 * rate
     buf: list[np.ndarray] = []
     n = offset = 0

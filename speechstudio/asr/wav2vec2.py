@@ -17,6 +17,7 @@ from speechstudio.asr.ctc_lexicon import (DEFAULT_OOV_PENALTY, VOCABULARY_FILE, 
 from speechstudio.asr.device import resolve_device, resolve_precision, torch_dtype
 from speechstudio.asr.types import AudioInput, Segment, TranscriptInfo, Word, as_blocks
 from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.progress import quiet_transformers
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +39,6 @@ class Wav2Vec2Recognizer:
                  oov_penalty: float = DEFAULT_OOV_PENALTY) -> None:
         import torch
         from transformers import AutoConfig, AutoModelForCTC, Wav2Vec2CTCTokenizer, Wav2Vec2FeatureExtractor
-
-        from speechstudio.progress import quiet_transformers
 
         quiet_transformers()
 

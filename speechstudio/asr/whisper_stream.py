@@ -12,7 +12,7 @@ import numpy as np
 from speechstudio.asr.endpointing import UtteranceStream
 from speechstudio.asr.local_agreement import LocalAgreement
 from speechstudio.asr.streaming import StreamUpdate
-from speechstudio.asr.types import Segment, Word
+from speechstudio.asr.types import Word
 from speechstudio.asr.whisper_buffer import WhisperHypotheses
 from speechstudio.errors import UsageError
 
@@ -224,12 +224,7 @@ class LocalAgreementRecognizer(UtteranceStream):
             new = u.la.insert(hyp)
         new = new + u.la.flush()
         self._commit(u, new)
-        update = self._update("final", u, new, dt)
-        if u.la.committed:
-            words = tuple(u.la.committed)
-            self.segments.append(Segment(words[0].start_s, words[-1].end_s, self._join(words), words))
-        self._utt = None
-        return update
+        return self._update("final", u, new, dt)
 
     def _update(self, kind: str, u: _Utterance, new: list[Word], dt: float) -> StreamUpdate:
         sr = self.sample_rate

@@ -19,6 +19,7 @@ from speechstudio.audio.downmix import Downmix, choose
 from speechstudio.audio.raw import RAW_EXTENSIONS, RawFormat, parse_raw_format, raw_planes
 from speechstudio.audio.tracks import (choose_track, first_start, prefer_speech, start_offset, track_info,
                                        track_label)
+from speechstudio.audio.vad import VAD_RATE, default_spans
 from speechstudio.errors import AudioDecodeError
 
 log = logging.getLogger(__name__)
@@ -182,8 +183,6 @@ class AudioReader:
         """Seconds of speech Silero VAD finds in the first ``_SPEECH_PROBE_S`` of ``stream`` (its
         channels' mean at 16 kHz); 0 for a stream that does not decode."""
         import soxr
-
-        from speechstudio.audio.vad import VAD_RATE, default_spans
 
         parts = []
         try:

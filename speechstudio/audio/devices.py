@@ -1,5 +1,5 @@
 """Play (:class:`Player`) and record (:class:`Recorder`, device rate resampled to 16 kHz) on a
-sound-card backend (:mod:`speechstudio.audio.backends`, whose names import from here too); both call
+sound-card backend (:mod:`speechstudio.audio.backends`); both call
 ``on_block(audio, sample_rate)`` from the audio thread. Qt-free."""
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from typing import Callable
 
 import numpy as np
 
-from speechstudio.audio.backends import (AudioUnavailableError, Backend, DeviceInfo, SoundDeviceBackend, Stream,
-                                         UnavailableBackend, get_backend, set_backend)
+from speechstudio.audio.backends import AudioUnavailableError, Backend, Stream, get_backend
 
 log = logging.getLogger(__name__)
 

@@ -4,6 +4,7 @@ Raises ``UsageError`` for an unknown suffix, a bad cover, or chapters where none
 from __future__ import annotations
 
 import os
+import struct
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -94,8 +95,6 @@ def encoder_errors() -> tuple[type[BaseException], ...]:
 def image_size(data: bytes) -> tuple[int, int]:
     """``(width, height)`` of JPEG or PNG bytes from the header (PNG spec sec. 11.2.2; ITU T.81 sec.
     B.2.2). Raises ``UsageError`` when neither is found."""
-    import struct
-
     if cover_mime(data) == "image/png":
         return struct.unpack(">II", data[16:24])
     i = 2

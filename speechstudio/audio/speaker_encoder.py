@@ -10,6 +10,8 @@ import types
 
 import numpy as np
 
+from speechstudio.audio import librosa_stand_in
+
 RATE = 16000            #: Hz the encoder reads
 FRAME_S = 0.01          #: mel hop (Resemblyzer mel_window_step 10 ms)
 EMBEDDING_SIZE = 256
@@ -28,8 +30,6 @@ def _pkg_resources_stand_in() -> types.ModuleType:
 def import_resemblyzer():
     """``import resemblyzer`` with stand-ins for ``pkg_resources`` (setuptools >= 81) and, when absent,
     ``librosa`` while it imports. Raises ``ModuleNotFoundError``."""
-    from speechstudio.audio import librosa_stand_in
-
     stand_ins = {"pkg_resources": _pkg_resources_stand_in, "librosa": librosa_stand_in.module}
     added: list[str] = []
     try:
@@ -103,8 +103,3 @@ def embed_speech(audio16k: np.ndarray) -> np.ndarray:
     enc = encoder()
     with _LOCK:
         return np.asarray(enc.embed_utterance(wav), np.float32)
-
-
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    """Cosine similarity of two embeddings, in [-1, 1]."""
-    return float(np.dot(a, b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-9))

@@ -2,6 +2,9 @@
 kHz from silero's state machine with the package defaults, and a rough SNR."""
 from __future__ import annotations
 
+import importlib.util
+import os
+import sys
 import threading
 from dataclasses import dataclass
 
@@ -37,9 +40,6 @@ class SileroVad:
     for float32 (n,) 16 kHz in [-1, 1]; shareable by threads (calls serialised)."""
 
     def __init__(self, threads: int = 2) -> None:
-        import importlib.util
-        import os
-
         import onnxruntime as ort
 
         # found without importing the silero_vad package, which imports torch (tests/test_cold_start.py)
@@ -126,9 +126,6 @@ def speech_spans(probs: np.ndarray, n_samples: int, pad_ms: int = 0) -> tuple[tu
 def _silero(module: str):
     """Import a ``silero_vad`` submodule, putting back the thread count its package import sets to 1
     (``torch.set_num_threads(1)``)."""
-    import importlib
-    import sys
-
     if "silero_vad" not in sys.modules:
         import torch
 

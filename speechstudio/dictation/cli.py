@@ -6,6 +6,7 @@ import argparse
 import shutil
 import sys
 import time
+from dataclasses import replace
 
 
 def register(subparsers) -> None:
@@ -112,8 +113,6 @@ class _Printer:
 
 
 def cmd_dictate(args) -> int:
-    from dataclasses import replace
-
     from speechstudio.asr.live import Session, default_dictation_model, open_recognizer
     from speechstudio.asr.sources import FileSource, MicSource, list_input_devices
     from speechstudio.asr.stream_geometry import StreamConfig, WindowGeometry

@@ -9,7 +9,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from speechstudio.atomic import atomic_write_json
 from speechstudio.errors import SpeechStudioError
+from speechstudio.hub.paths import data_dir
 
 ACTIONS = ("scratch", "stop")
 
@@ -65,8 +67,6 @@ DEFAULT_COMMANDS: dict[str, tuple[Command, ...]] = {"en": tuple(_EN), "de": tupl
 
 def commands_path() -> Path:
     """``<data dir>/dictation/commands.json`` (:func:`speechstudio.hub.paths.data_dir`)."""
-    from speechstudio.hub.paths import data_dir
-
     return data_dir() / "dictation" / "commands.json"
 
 
@@ -118,8 +118,6 @@ class CommandTable:
 
     def save(self, path: str | os.PathLike | None = None) -> Path:
         """Write the table atomically (temp file + ``os.replace``) to ``path`` (default :func:`commands_path`)."""
-        from speechstudio.atomic import atomic_write_json
-
         path = Path(path) if path is not None else commands_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         return atomic_write_json(path, self.to_json())

@@ -7,10 +7,12 @@ import os
 import secrets
 import sys
 import threading
+from multiprocessing.connection import Client, Listener
 from pathlib import Path
 from typing import Callable
 
 from speechstudio.errors import SpeechStudioError
+from speechstudio.hub.paths import data_dir
 
 COMMANDS = ("toggle", "start", "stop")
 
@@ -32,15 +34,11 @@ def control_address() -> str:
         return rf"\\.\pipe\speechstudio-{_user()}"
     base = os.environ.get("XDG_RUNTIME_DIR")
     if not base or not os.path.isdir(base):
-        from speechstudio.hub.paths import data_dir
-
         base = str(data_dir())
     return str(Path(base) / f"speechstudio-{_user()}.sock")
 
 
 def _key_path() -> Path:
-    from speechstudio.hub.paths import data_dir
-
     return data_dir() / "dictation" / "control.key"
 
 
@@ -63,8 +61,6 @@ class ControlServer:
     hop to its own). Raises :class:`ControlError` when a running app has the address."""
 
     def __init__(self, handler: Callable[[str], str]) -> None:
-        from multiprocessing.connection import Listener
-
         self.handler = handler
         self.address = control_address()
         if sys.platform != "win32" and os.path.exists(self.address):
@@ -113,8 +109,6 @@ class ControlServer:
 def send_command(command: str, timeout_s: float = 5.0) -> str:
     """Send ``command`` to the running app; returns its reply. Raises :class:`ControlError`
     when no app listens or it does not answer within ``timeout_s`` seconds."""
-    from multiprocessing.connection import Client
-
     address = control_address()
     if sys.platform != "win32" and not os.path.exists(address):
         raise ControlError("SpeechStudio is not running (start the app, then use the shortcut again)")

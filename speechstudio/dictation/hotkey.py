@@ -7,6 +7,7 @@ import sys
 import threading
 from typing import Callable
 
+from speechstudio.dictation.inject import is_wayland
 from speechstudio.errors import SpeechStudioError
 
 DEFAULT_HOTKEY = "ctrl+alt+d"
@@ -138,8 +139,6 @@ class Hotkey:
 
 
 def _pynput_listener_factory():
-    from speechstudio.dictation.inject import is_wayland
-
     if sys.platform.startswith("linux"):
         if is_wayland():
             raise HotkeyUnavailable("Wayland does not let applications read global keys: in your desktop's keyboard "

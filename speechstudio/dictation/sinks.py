@@ -8,6 +8,8 @@ import time
 from typing import Callable
 
 from speechstudio.dictation.composer import Edit, apply_edit
+from speechstudio.dictation import inject
+from speechstudio.errors import UsageError
 
 OUTPUT_MODES = ("type", "paste", "clipboard", "stdout")
 
@@ -86,17 +88,14 @@ def open_sink(mode: str, *, paste_shortcut: str = "ctrl+v", key_delay_s: float =
               clipboard=None):
     """A sink for ``mode`` (:data:`OUTPUT_MODES`; ``"stdout"`` / ``"app"``: None), opened now so what is missing
     shows first. Raises ``InjectionUnavailable``, ``ClipboardUnavailable``, ``UsageError``."""
-    from speechstudio.dictation.inject import Clipboard, open_injector
-    from speechstudio.errors import UsageError
-
     if mode in ("stdout", "app"):
         return None
     if mode == "type":
-        return TypeSink(injector or open_injector(key_delay_s))
+        return TypeSink(injector or inject.open_injector(key_delay_s))
     if mode == "paste":
-        return PasteSink(injector or open_injector(key_delay_s), clipboard or Clipboard(), paste_shortcut)
+        return PasteSink(injector or inject.open_injector(key_delay_s), clipboard or inject.Clipboard(), paste_shortcut)
     if mode == "clipboard":
-        return ClipboardSink(clipboard or Clipboard())
+        return ClipboardSink(clipboard or inject.Clipboard())
     raise UsageError(f"output {mode!r}: expected one of {', '.join(OUTPUT_MODES)}")
 
 

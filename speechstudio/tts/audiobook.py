@@ -4,19 +4,26 @@ chapter (atomic, tagged), ``playlist.m3u8``, ``chapters.json`` and one ``.m4b``;
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from speechstudio.atomic import atomic_path, atomic_write_text
-from speechstudio.audio.encode import AudioEncoder, Chapter as ChapterMark
+import numpy as np
+
+from speechstudio.atomic import atomic_path, atomic_write_text, write_error
+from speechstudio.audio.encode import (AudioEncoder, Chapter as ChapterMark, cover_mime, encoder_errors, image_size,
+                                       iter_audio)
 from speechstudio.errors import UsageError
 from speechstudio.tts.documents import Book, Chapter, read_book
 
+from speechstudio.tts.family import SynthesisSettings
 #: Chapter file formats (``audio.encode.OUTPUT_FORMATS`` without the dot; m4b is the whole book).
+from speechstudio.tts.output import write_speech
 BOOK_FORMATS = ("flac", "wav", "ogg", "mp3", "opus", "m4a")
+from speechstudio.tts.stream import speech_tags, stream_speech
 STATE_FILE = ".audiobook.json"
 
 
@@ -67,8 +74,6 @@ def write_chunks(chunks: Iterable, path: Path, fmt: str, tags: dict[str, str],
                  on_chunk: Callable | None = None) -> float:
     """Write ``SpeechChunk``s to ``path`` in ``fmt`` atomically with the synthetic-speech tag plus
     ``tags``; returns seconds written."""
-    from speechstudio.tts.output import write_speech
-
     duration, _n = write_speech(chunks, path, on_chunk, tags, mkdir=True)
     return duration
 
@@ -76,15 +81,12 @@ def write_chunks(chunks: Iterable, path: Path, fmt: str, tags: dict[str, str],
 def prepare_cover(data: bytes, name: str = "cover") -> bytes:
     """Cover bytes an MP4 can hold: JPEG / PNG as they are, others to JPEG with Pillow (optional).
     Raises ``UsageError`` naming ``name``."""
-    from speechstudio.audio.encode import cover_mime, image_size
-
     try:
         cover_mime(data)
         image_size(data)
         return data
     except UsageError:
         pass
-    import io
 
     try:
         from PIL import Image
@@ -104,8 +106,6 @@ def _samples(path: Path) -> tuple[int, int]:
     """``(n_samples, sample_rate)`` of a chapter file, as ``iter_audio`` will decode it."""
     import soundfile as sf
 
-    from speechstudio.audio.encode import iter_audio
-
     try:
         info = sf.info(str(path))
         if info.format != "MP3":  # iter_audio decodes MP3 with FFmpeg: count what it gives
@@ -120,11 +120,6 @@ def write_book_file(path: Path, files: list[Path], titles: list[str], tags: dict
                     cover: bytes | None = None) -> list[float]:
     """Join chapter ``files`` into one ``.m4b`` at ``path`` atomically with chapter marks (``titles``),
     ``tags`` and ``cover``; returns chapter start times (s). Raises ``OutputWriteError``."""
-    import numpy as np
-
-    from speechstudio.atomic import write_error
-    from speechstudio.audio.encode import encoder_errors, iter_audio
-
     lengths = [_samples(f) for f in files]
     rate = lengths[0][1]
     starts, total = [], 0
@@ -163,8 +158,6 @@ def _write_json(path: Path, data) -> None:
 
 def _write_text(path: Path, text: str) -> None:
     """``atomic_write_text``; a failing write is one ``OutputWriteError`` line naming ``path``."""
-    from speechstudio.atomic import write_error
-
     try:
         atomic_write_text(path, text)
     except OSError as e:
@@ -178,9 +171,6 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     """Synthesize ``document`` into one ``fmt`` file per chapter in ``out_dir`` and (``book_file``) an
     ``.m4b``; ``progress`` after every sentence, ``restart`` ignores earlier runs, ``cover``: image bytes.
     Raises ``UsageError``, ``DocumentError`` and synthesis errors (finished chapters stay)."""
-    from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.family import SynthesisSettings
-
     fmt = fmt.lower().lstrip(".")
     if fmt not in BOOK_FORMATS:
         raise UsageError(f"unsupported audiobook format {fmt!r} (use {', '.join(BOOK_FORMATS)})")
@@ -257,8 +247,6 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
                       hashlib.sha256(cover or b"").hexdigest())
         prev = state.get("book_file") if isinstance(state.get("book_file"), dict) else {}
         if not (prev.get("file") == m4b.name and prev.get("key") == key and m4b.is_file()):
-            from speechstudio.tts.stream import speech_tags
-
             tags = {**speech_tags(voice.name, getattr(voice, "clone_of", None)), "title": title, "album": title,
                     "genre": "Audiobook"}
             if book.author:

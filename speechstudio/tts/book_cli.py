@@ -3,6 +3,7 @@ argparse wiring, called by ``tts.cli.register``."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from speechstudio.errors import UsageError
 
@@ -115,8 +116,6 @@ def audiobook_command(args) -> int:
 
 def _read_cover(path: str) -> bytes:
     """The bytes of ``--cover IMAGE``; ``UsageError`` naming it when it cannot be read."""
-    from pathlib import Path
-
     p = Path(path)
     if not p.is_file():
         raise UsageError(f"{p}: cover image not found")

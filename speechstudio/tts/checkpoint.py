@@ -3,7 +3,10 @@
 straight from ``model.safetensors``."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+from speechstudio.tts.piper_import import fold_weight_norm
 
 
 def needs_plain_load(folder: Path, config) -> bool:
@@ -26,14 +29,11 @@ def needs_plain_load(folder: Path, config) -> bool:
 def load_folded_checkpoint(folder: Path, config):
     """``VitsModel`` from ``folder/model.safetensors`` with plain weights (weight-norm pairs still there
     folded, ``g * v / ||v||``). Raises ``OSError`` (no file) or ``ValueError`` (missing / misshapen weights)."""
-    import re
-
     import torch
     from safetensors.torch import load_file
     from transformers import VitsModel
 
     from speechstudio.tts.decoder import install_decoder
-    from speechstudio.tts.piper_import import fold_weight_norm
 
     path = folder / "model.safetensors"
     if not path.is_file():

@@ -2,6 +2,7 @@
 status and raise ``SpeechStudioError`` for what a user can cause."""
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -231,8 +232,6 @@ def speak_command(args) -> int:
 def _quiet_stdout() -> None:
     """After a broken pipe, point stdout at /dev/null so the interpreter's final flush is silent
     (the recipe in Python's ``signal`` documentation, "Note on SIGPIPE")."""
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -2,6 +2,8 @@
 ``modules.ResBlock2``, Kong et al. 2020 V2/V3) built from a ``VitsConfig``, and the channels-last CPU decoder."""
 from __future__ import annotations
 
+import copy
+
 import torch
 from torch import nn
 from transformers.models.vits.modeling_vits import VitsHifiGan
@@ -18,10 +20,6 @@ class HifiGanResidualBlock2(nn.Module):
             nn.Conv1d(channels, channels, kernel_size, stride=1, dilation=d, padding=(kernel_size * d - d) // 2)
             for d in dilation
         )
-
-    def apply_weight_norm(self):
-        for layer in self.convs:
-            nn.utils.parametrizations.weight_norm(layer)
 
     def remove_weight_norm(self):
         for layer in self.convs:
@@ -133,7 +131,6 @@ class ChannelsLastDecoder(nn.Module):
 
     def __init__(self, decoder: nn.Module):
         super().__init__()
-        import copy
 
         object.__setattr__(self, "eager", decoder)  # not registered: no duplicate parameters
         inner = copy.deepcopy(decoder)

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from speechstudio.errors import UsageError
+from speechstudio.tts.epub import read_epub
 from speechstudio.tts.frontend.markup import html_to_text
 from speechstudio.tts.frontend.text import has_speakable
+from speechstudio.tts.textfile import TextFileError, read_text_file
 
 DOCUMENT_SUFFIXES = (".txt", ".md", ".markdown", ".epub")
 _NUMBER_WORDS = frozenset(
@@ -74,8 +76,6 @@ def read_document(path: str | Path) -> tuple[str, list[Chapter]]:
 def read_book(path: str | Path) -> Book:
     """Title, author, chapters and cover of a ``.txt`` / ``.md`` / ``.epub`` file. Raises ``DocumentError``
     (unsupported type, missing, not Unicode text, not an EPUB, no text)."""
-    from speechstudio.tts.textfile import TextFileError, read_text_file
-
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in DOCUMENT_SUFFIXES:
@@ -84,8 +84,6 @@ def read_book(path: str | Path) -> Book:
         raise DocumentError(f"{path}: file not found")
     author, cover, warnings = "", None, ()
     if suffix == ".epub":
-        from speechstudio.tts.epub import read_epub
-
         epub = read_epub(path, DocumentError)
         title, author, cover, parts, warnings = epub.title, epub.author, epub.cover, epub.chapters, tuple(epub.warnings)
     else:

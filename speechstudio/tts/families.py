@@ -9,8 +9,11 @@ from typing import Callable
 
 import numpy as np
 
-from speechstudio.tts.family import VITS_CONTROLS, TtsFamily, VoiceSource
+from speechstudio.errors import ModelNotFoundError, SpeechStudioError
+from speechstudio.tts import voice_assembly
+from speechstudio.tts.family import VITS_CONTROLS, SynthesisSettings, TtsFamily, VoiceSource, check_options
 from speechstudio.tts.frontend.text import LeftOutTextError
+from speechstudio.tts.pitch import shift_pitch
 from speechstudio.tts.voice_text import VoiceText
 
 
@@ -45,8 +48,6 @@ class FamilyVoice(VoiceText):
 
     def synthesize(self, sentence: str, settings=None) -> np.ndarray:
         """One sentence -> ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``self.sample_rate`` Hz."""
-        from speechstudio.tts.family import SynthesisSettings, check_options
-
         settings = settings or SynthesisSettings()
         self.warnings.extend(check_options(self, settings))
         try:
@@ -59,7 +60,6 @@ class FamilyVoice(VoiceText):
             wav = self._run(ids, settings)
         wav = np.ascontiguousarray(wav.float().cpu().numpy().reshape(-1), dtype=np.float32)
         if settings.pitch:  # post-processing, as for VITS voices (tts.pitch)
-            from speechstudio.tts.pitch import shift_pitch
 
             wav = shift_pitch(wav, self.sample_rate, float(settings.pitch))
         return wav
@@ -92,8 +92,6 @@ class TransformersFamily(TtsFamily):
              local_files_only: bool = True, optimize: bool = True, runtime: str = "auto"):
         from transformers import AutoConfig
 
-        from speechstudio.errors import ModelNotFoundError, SpeechStudioError
-
         try:
             config = AutoConfig.from_pretrained(source.spec, local_files_only=local_files_only)
             return self.loader(source.spec, config, device, precision, name, local_files_only)
@@ -104,7 +102,5 @@ class TransformersFamily(TtsFamily):
                                      f"({str(exc).splitlines()[0][:120]})") from exc
 
     def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path:
-        from speechstudio.tts import voice_assembly
-
         return voice_assembly.assemble_voice(self.name, hf_id, snapshot, dest, snapshot_fn,
                                              getattr(voice_assembly, self.parts))

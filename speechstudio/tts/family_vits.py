@@ -11,7 +11,11 @@ import sys
 from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError
+from speechstudio.tts.checkpoint import load_folded_checkpoint, needs_plain_load
 from speechstudio.tts.family import VITS_CONTROLS, TtsCapabilities, TtsFamily, VoiceSource
+from speechstudio.tts.piper_import import fold_weight_norm, load_piper_model, read_piper_config
+from speechstudio.tts.piper_onnx import OnnxPiperRunner, onnxruntime_available
+from speechstudio.tts.vits import VitsVoice
 
 
 def _is_piper(source: VoiceSource) -> bool:
@@ -36,26 +40,17 @@ class VitsFamily(TtsFamily):
 
 def _load_piper(src: Path, device: str, precision: str, name: str | None, optimize: bool, runtime: str):
     """A Piper voice: ``src`` is the ``.onnx`` file or a folder holding one (the first by name)."""
-    from speechstudio.tts.piper_import import read_piper_config
-    from speechstudio.tts.vits import VitsVoice
-
     onnx_path = src if src.suffix == ".onnx" else sorted(src.glob("*.onnx"))[0]
     if runtime == "auto":
-        from speechstudio.tts.piper_onnx import onnxruntime_available
-
         runtime = "onnx" if device == "cpu" and optimize and onnxruntime_available() else "torch"
 
     def build():
-        from speechstudio.tts.piper_import import load_piper_model
-
         return _finish(load_piper_model(onnx_path)[0], device, precision, optimize)
 
     piper = read_piper_config(onnx_path)
     clone = _clone_meta(onnx_path.parent, piper.config_path)
     runner = None
     if runtime == "onnx":
-        from speechstudio.tts.piper_onnx import OnnxPiperRunner
-
         runner = OnnxPiperRunner(piper.onnx_path)
     return VitsVoice(
         runtime=runtime, runner=runner, model_loader=build if runtime == "onnx" else None,
@@ -73,10 +68,6 @@ def _load_transformers(source: VoiceSource, device: str, precision: str, name: s
                        local_files_only: bool, optimize: bool):
     """A transformers ``VitsModel`` checkpoint (folder or Hugging Face id in the HF cache)."""
     from transformers import AutoConfig, VitsModel, VitsTokenizer
-
-    from speechstudio.tts.checkpoint import load_folded_checkpoint, needs_plain_load
-    from speechstudio.tts.piper_import import fold_weight_norm
-    from speechstudio.tts.vits import VitsVoice
 
     spec, src = source.spec, source.path
     try:

@@ -11,6 +11,7 @@ from pathlib import Path
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.families import FamilyVoice, TransformersFamily, to_device
 from speechstudio.tts.family import TtsCapabilities
+from speechstudio.tts.voice_text import UnsayableTextError
 
 FASTSPEECH2_CONTROLS = ("length_scale", "speaker")
 
@@ -87,8 +88,6 @@ class FastSpeech2Voice(FamilyVoice):
     unk_token = "<unk>"
 
     def _ids(self, text: str, original: str) -> list[int]:
-        from speechstudio.tts.voice_text import UnsayableTextError
-
         if self.tokenizer is not None:  # transformers + g2p-en (NLTK data present)
             ids = list(self.tokenizer(text, return_tensors=None)["input_ids"])
         else:

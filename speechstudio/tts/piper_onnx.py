@@ -3,13 +3,18 @@
 ``sid``; output float32 ``(1, 1, 1, n_samples)``. Unseeded (a seed uses the PyTorch model). docs/tts.md."""
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import os
+import platform
 import threading
 from pathlib import Path
 
 import numpy as np
 
 from speechstudio.atomic import atomic_path
+from speechstudio.hub.paths import data_dir
+from speechstudio.tts.phonemize import MAX_PHONEMES
 from speechstudio.tts.piper_import import PiperVoiceError
 
 #: Audio samples per latent frame of every Piper VITS voice (rhasspy/piper ``piper_train``
@@ -19,15 +24,11 @@ PIPER_HOP_LENGTH = 256
 
 def onnxruntime_available() -> bool:
     """True when ``onnxruntime`` can be imported (checked without importing it)."""
-    import importlib.util
-
     return importlib.util.find_spec("onnxruntime") is not None
 
 
 def _cpu_id() -> str:
     """The CPU model and feature flags (Linux ``/proc/cpuinfo``), else ``platform.processor()``."""
-    import platform
-
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
             lines = [ln for ln in fh.read(65536).splitlines() if ln.startswith(("model name", "flags"))][:2]
@@ -39,10 +40,6 @@ def _cpu_id() -> str:
 def optimized_cache_path(onnx_path: Path, ort_version: str) -> Path | None:
     """Cache path of ``onnx_path``'s optimised graph, ``<data dir>/cache/voices/<stem>-<sha1 of path,
     size, mtime, onnxruntime version, CPU>.onnx``; None when the voice file is unreadable."""
-    import hashlib
-
-    from speechstudio.hub.paths import data_dir
-
     try:
         st = onnx_path.stat()
     except OSError:
@@ -108,8 +105,6 @@ class OnnxPiperRunner:
     hop_length = PIPER_HOP_LENGTH
 
     def __init__(self, onnx_path: str | os.PathLike, threads: int | None = None, in_flight: _InFlight | None = None):
-        from speechstudio.tts.phonemize import MAX_PHONEMES
-
         self.onnx_path = Path(onnx_path)
         self.threads = threads
         # two maximal pieces (phonemize.split_ids) at once, on any number of cores

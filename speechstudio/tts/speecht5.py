@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.families import FamilyVoice, TransformersFamily, to_device
 from speechstudio.tts.family import TtsCapabilities
+from speechstudio.tts.voice_text import UnsayableTextError
 
 SPEECHT5_CONTROLS = ("speaker", "seed")
 #: Stop-token threshold and longest output relative to the input (transformers' defaults).
@@ -16,8 +19,6 @@ STOP_THRESHOLD, MAX_LEN_RATIO = 0.5, 20.0
 
 def read_speakers(folder: Path) -> dict:
     """``{name: np.ndarray[float32] (dim,)}`` from ``folder/speakers.npz`` (sorted by name)."""
-    import numpy as np
-
     path = Path(folder) / "speakers.npz"
     if not path.is_file():
         raise ModelNotFoundError(f"{folder}: no speakers.npz with speaker x-vectors (speechstudio voices download "
@@ -34,8 +35,6 @@ class SpeechT5Voice(FamilyVoice):
     xvectors = None
 
     def _ids(self, text: str, original: str) -> list[int]:
-        from speechstudio.tts.voice_text import UnsayableTextError
-
         ids = list(self.tokenizer(text, return_tensors=None)["input_ids"])
         unk = self.tokenizer.unk_token_id
         if unk is not None and unk in ids:
@@ -68,7 +67,6 @@ class SpeechT5Voice(FamilyVoice):
 def load(source, config, device: str, precision: str, name: str | None, local_files_only: bool = True):
     """Load the SpeechT5 voice folder ``source`` on ``device``. Raises ``ModelNotFoundError`` when the vocoder
     or the speakers are missing."""
-    import numpy as np
     import torch
     from transformers import SpeechT5ForTextToSpeech, SpeechT5HifiGan, SpeechT5Tokenizer
 

@@ -7,6 +7,7 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from xml.parsers import expat
 
 from speechstudio.errors import UsageError
 from speechstudio.tts.frontend.codes import spell_characters
@@ -206,8 +207,6 @@ class _Builder:
 def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENCE_PAUSE_S) -> list[SpeechPart]:
     """Parse an SSML document (wrapped in ``<speak>`` if it has no root) into ``SpeechPart``s. Raises
     ``SsmlError`` ("SSML line L, column C: reason")."""
-    from xml.parsers import expat
-
     shift = 0
     lines_before = 0
     if not is_ssml(text):

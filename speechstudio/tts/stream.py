@@ -3,6 +3,7 @@ ahead on a thread pool, same output; files: ``tts.output.write_speech``). Figure
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import threading
 from collections import deque
@@ -116,8 +117,6 @@ class _PartVoices:
         self.loaded: dict[str, VitsVoice] = {}
 
     def __call__(self, part: SpeechPart) -> tuple[VitsVoice, SynthesisSettings]:
-        import dataclasses
-
         voice, settings = self.voice, self.settings
         if part.voice:
             if part.voice in voice.speakers:

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from speechstudio.atomic import atomic_folder
 from speechstudio.errors import ModelNotFoundError, OfflineError
+from speechstudio.tts.voices import FASTSPEECH2_TOKENIZER, SPEECHT5_VOCODER, XVECTORS_DATASET
 
 ARCTIC_SPEAKERS = ("awb", "bdl", "clb", "jmk", "ksp", "rms", "slt")
 
@@ -54,8 +56,6 @@ def _download_xvectors() -> dict[str, np.ndarray]:
     import huggingface_hub
     from huggingface_hub import errors as hf_errors
 
-    from speechstudio.tts.voices import XVECTORS_DATASET
-
     try:
         files = huggingface_hub.list_repo_files(XVECTORS_DATASET, repo_type="dataset")
         zips = sorted(f for f in files if f.endswith(".zip"))
@@ -71,16 +71,12 @@ def _download_xvectors() -> dict[str, np.ndarray]:
 
 def add_speecht5_parts(folder: Path, snapshot_fn: Callable[..., Path]) -> None:
     """A SpeechT5 voice's companions into ``folder``: ``vocoder/`` and ``speakers.npz``."""
-    from speechstudio.tts.voices import SPEECHT5_VOCODER
-
     link_tree(snapshot_fn(SPEECHT5_VOCODER), folder / "vocoder")
     np.savez(folder / "speakers.npz", **_download_xvectors())
 
 
 def add_fastspeech2_parts(folder: Path, snapshot_fn: Callable[..., Path]) -> None:
     """A FastSpeech2-Conformer voice's tokenizer files into ``folder`` (unless the checkpoint has them)."""
-    from speechstudio.tts.voices import FASTSPEECH2_TOKENIZER
-
     if (folder / "vocab.json").is_file():
         return
     files = ["vocab.json", "tokenizer_config.json", "special_tokens_map.json"]
@@ -94,8 +90,6 @@ def assemble_voice(family: str, hf_id: str, snapshot: Path, dest: Path, snapshot
                    add_parts: Callable[[Path, Callable[..., Path]], None]) -> Path:
     """Build ``dest`` for a ``family`` voice from ``snapshot``; ``add_parts(folder, snapshot_fn)`` adds the
     companions. Raises ``OfflineError`` / ``ModelNotFoundError`` (nothing left in the store)."""
-    from speechstudio.atomic import atomic_folder
-
     with atomic_folder(dest) as tmp:
         link_tree(snapshot, tmp)
         add_parts(tmp, snapshot_fn)

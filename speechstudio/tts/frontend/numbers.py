@@ -97,11 +97,6 @@ def cardinal(raw: str, year_ok: bool = False) -> str:
     return minus + _n2w(value)
 
 
-def decimal(raw: str) -> str:
-    """Alias of ``cardinal`` for decimals (every written digit after the point is read)."""
-    return cardinal(raw)
-
-
 def ordinal(n: int) -> str:
     """``21`` -> ``"twenty first"``."""
     return _n2w(int(n), to="ordinal")

@@ -39,11 +39,6 @@ class Sayable:
     skipped_symbols: str = ""
     removed_invisible: bool = False
 
-    @property
-    def clean(self) -> bool:
-        """True when nothing was transliterated or left out (invisible characters do not count)."""
-        return not (self.transliterated or self.skipped_scripts or self.skipped_symbols)
-
 
 def _invisible(ch: str) -> bool:
     o = ord(ch)

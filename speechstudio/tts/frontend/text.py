@@ -13,7 +13,7 @@ from speechstudio.tts.frontend.codes import read_codes
 from speechstudio.tts.frontend.dates import read_month_dates
 from speechstudio.tts.frontend.markup import has_markup, html_to_text
 from speechstudio.tts.frontend.numbers import join_digit_groups, spell_numbers
-from speechstudio.tts.frontend.sayable import NAMED_SYMBOLS, Sayable, english_sayable, remove_invisible, script_of
+from speechstudio.tts.frontend.sayable import NAMED_SYMBOLS, Sayable, english_sayable, remove_invisible
 
 #: Longest chunk handed to the model in one go (characters). VITS attention is O(n^2) in the
 #: number of phonemes; ~400 characters is about 25 s of speech.
@@ -232,20 +232,6 @@ _SYMBOLS = NAMED_SYMBOLS
 _ELLIPSIS_RE = re.compile(r"\s*(?:\.\s?\.\s?\.)\.*")
 _ANGLE_WORD_RE = re.compile(r"<([A-Za-z][\w+ -]{0,30})>")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
-
-
-def foreign_script(text: str) -> tuple[str, str] | None:
-    """``(script, sample)`` for the first run of non-Latin letters (script: first word of the Unicode
-    name, title-cased; sample: up to 20 characters), else None."""
-    for i, ch in enumerate(text):
-        script = script_of(ch)
-        if script is None:
-            continue
-        j = i
-        while j < len(text) and j - i < 20 and (text[j].isalpha() or text[j] == " "):
-            j += 1
-        return script, text[i:j].strip()
-    return None
 
 
 def _ellipsis(m: re.Match) -> str:
