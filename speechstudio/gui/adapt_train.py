@@ -13,6 +13,7 @@ from speechstudio.gui.adapt_plots import CER_KEY, LOSS_KEY, WER_KEY, CTCCurves
 from speechstudio.gui.common import (ERROR_COLOR, OK_COLOR, WARNING_COLOR, buddy_label, combo, device_picker,
                                      fmt_duration, hrow, named, note_label, spin, tint)
 from speechstudio.gui.details import Details
+from speechstudio.gui.sanity_words import judge
 from speechstudio.gui.wizard_common import TrainingStep
 from speechstudio.gui.wording import jargon_in, plain_error
 from speechstudio.worker.adapt_jobs import AdaptTrainJob, run_dir_for
@@ -197,8 +198,6 @@ class TrainStep(TrainingStep):
             if self.job is None or not (self.job.paused or self.job.stopping):  # keep "paused" / "stopping" shown
                 self._say(text)
         elif kind == "SanityEvent":
-            from speechstudio.gui.sanity_words import judge
-
             self.sanity, self.verdict = ev, judge(ev)  # green only when the sample reads right
             color = {"ok": OK_COLOR, "warning": WARNING_COLOR}.get(self.verdict.level, ERROR_COLOR)
             tint(self.sanity_label, color, bold=self.verdict.level != "ok")

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QTabl
 
 from speechstudio.gui.common import add_row, button, named
 from speechstudio.gui.devices import allow
+from speechstudio.gui.wheel_guard import guard_wheel
 from speechstudio.gui.wording import LOSS_NAMES
 
 #: Colours of the loss curves, by loss name (``StepEvent.losses`` keys; others are grey).
@@ -71,8 +72,6 @@ class LossCurves(QWidget):
         import pyqtgraph as pg
 
         self._make_plots(pg)
-        from speechstudio.gui.wheel_guard import guard_wheel
-
         for p in (self._plot, self._val_plot):
             p.setLabel("bottom", "step")
             p.setMenuEnabled(False)
@@ -179,8 +178,6 @@ class TradePlot(QWidget):
     def _ensure_plots(self, pg) -> None:
         if self.plots:
             return
-        from speechstudio.gui.wheel_guard import guard_wheel
-
         titles = {"similarity": "sounds like you", "naturalness": "sounds natural (1 to 5)"}
         for key, title in titles.items():
             p = named(pg.PlotWidget(title=title), "Sounds like you, per try" if key == "similarity"

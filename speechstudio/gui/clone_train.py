@@ -13,6 +13,7 @@ from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
 from speechstudio.gui.clone_trade import TradeView, load_run_trade
 from speechstudio.gui.common import WARNING_COLOR, device_picker, fmt_duration, set_font, spin, tint
 from speechstudio.gui.details import Details
+from speechstudio.gui.stage_clock import STAGE_NAMES, StageClock
 from speechstudio.gui.wizard_common import (TrainingStep, buddy_label, combo, hrow, named, note_label, play_file,
                                             saved_step)
 from speechstudio.gui.wording import PRESET_LINES, plain_error
@@ -212,8 +213,6 @@ class TrainStep(TrainingStep):
         if isinstance(ev, Status):
             self._say(str(ev))
         elif kind == "StageEvent":
-            from speechstudio.gui.stage_clock import STAGE_NAMES
-
             steps = getattr(ev, "steps", ())
             if self.clock is not None:
                 self.clock.stage(ev.stage, steps, ev.message)
@@ -263,8 +262,6 @@ class TrainStep(TrainingStep):
     def _start_clock(self) -> None:
         """A :class:`StageClock` once the job's config is built (in the worker, before its first event)."""
         if self.clock is None and self.job is not None and getattr(self.job, "config", None) is not None:
-            from speechstudio.gui.stage_clock import StageClock
-
             self.clock = StageClock(self.job.config)
 
     def _show_clock(self) -> None:

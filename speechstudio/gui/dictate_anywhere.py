@@ -8,7 +8,9 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit, QVBoxLayout, QWidget
 from speechstudio.asr.family import capabilities
 from speechstudio.dictation.hotkey import DEFAULT_HOTKEY, Hotkey
 from speechstudio.errors import SpeechStudioError
+from speechstudio.gui.captions import CaptionsWindow
 from speechstudio.gui.common import button, combo, hrow, named, settings
+from speechstudio.gui.tray import DictationTray, cue_tone, tray_available
 
 OUTPUTS = (("app", "This window only"), ("type", "Type into the focused app"),
            ("paste", "Paste into the focused app"), ("clipboard", "Copy to the clipboard"))
@@ -203,8 +205,6 @@ class AnywherePanel(QWidget):
         """The start/stop tone, while the global hotkey is on (the user may not see the window)."""
         if not (self.cue_check.isChecked() and self.hotkey_check.isChecked()):
             return
-        from speechstudio.gui.tray import cue_tone
-
         try:
             self.page.audio.play(cue_tone(start), 16000)
         except Exception:  # noqa: BLE001 - no output device: no cue
@@ -213,8 +213,6 @@ class AnywherePanel(QWidget):
     # ------------------------------------------------------------------ captions
     def show_captions(self, on: bool) -> None:
         if on and self.captions is None:
-            from speechstudio.gui.captions import CaptionsWindow
-
             self.captions = CaptionsWindow()
             self.captions.hidden_by_user.connect(lambda: self.captions_check.setChecked(False))
         if self.captions is not None:
@@ -275,8 +273,6 @@ class AnywherePanel(QWidget):
             self.control = None
 
     def _start_tray(self) -> None:
-        from speechstudio.gui.tray import DictationTray, tray_available
-
         if not tray_available():
             self._note("no system tray on this desktop: the hotkey works without the tray icon")
             return

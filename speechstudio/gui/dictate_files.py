@@ -13,6 +13,7 @@ from speechstudio.asr.sources import FileSource
 from speechstudio.atomic import atomic_write_text
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import settings
+from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.wording import dictate
 from speechstudio.hub.paths import data_dir
 
@@ -50,8 +51,6 @@ class TranscriptFileActions:
         return data_dir() / "dictation" / f"dictation-{_dt.datetime.now():%Y%m%d-%H%M%S}.txt"
 
     def _save_dialog(self) -> None:
-        from speechstudio.gui.save_places import ask_save_path
-
         if path := ask_save_path(self, "Save transcript", self._default_path().name, "Text (*.txt);;All files (*)"):
             self.save(Path(path))
 

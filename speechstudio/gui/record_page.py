@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QMessageBox, QVB
 
 from speechstudio.gui.common import LevelMeter, button, combo, fmt_duration, hrow, named, note_label, settings
 from speechstudio.gui.devices import fill_microphones
+from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.wording import plain_error
 from speechstudio.hub.paths import data_dir
 
@@ -132,8 +133,6 @@ class RecordPage(QWidget):
             self.status_message.emit(f"cannot play: {plain_error(e)}")
 
     def _save_dialog(self) -> None:
-        from speechstudio.gui.save_places import ask_save_path
-
         if path := ask_save_path(self, "Save recording", self._default_path().name, "WAV (*.wav);;FLAC (*.flac)",
                                  options=QFileDialog.Option.DontConfirmOverwrite):
             self.save_confirmed(Path(path))

@@ -10,6 +10,8 @@ from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QSlider, QVBo
 
 from speechstudio.errors import kind_of
 from speechstudio.gui.common import button, combo, hrow, named, note_label, refill, settings
+from speechstudio.gui.lexicon_dialog import LexiconDialog
+from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.speak_documents import SpeakDocuments
 from speechstudio.gui.wording import SLIDER_WORDS, plain_error
 from speechstudio.worker.jobs import SpeakJob, VoiceInfo, VoiceInfoJob
@@ -192,8 +194,6 @@ class SpeakPage(QWidget):
 
     def edit_lexicon(self) -> int:
         """Open the Pronunciations dialog for the current voice's language (en when not known)."""
-        from speechstudio.gui.lexicon_dialog import LexiconDialog
-
         lang = getattr(self.voice_info, "language", None) or (self.voice_info.defaults.get("language")
                                                                if self.voice_info else None) or "en"
         self.lexicon_dialog = LexiconDialog(lang, self)
@@ -227,8 +227,6 @@ class SpeakPage(QWidget):
         self.audio.stop()
 
     def _save_dialog(self) -> None:
-        from speechstudio.gui.save_places import ask_save_path
-
         if path := ask_save_path(self, "Save speech", "speech.wav", "Audio (*.wav *.flac *.ogg *.mp3 *.opus *.m4a)"):
             self.save(path)
 

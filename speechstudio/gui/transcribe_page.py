@@ -18,6 +18,7 @@ from speechstudio.gui.details import Details
 from speechstudio.gui.drop_paths import paths_from_urls, pick_inputs
 from speechstudio.gui.queue_keeper import QueueKeeper
 from speechstudio.gui.queue_table import QueueTable
+from speechstudio.gui.speakers_dialog import SpeakersDialog
 from speechstudio.gui.transcribe_options import LanguageOptions
 from speechstudio.gui.transcribe_playback import TranscribePlaybackMixin
 from speechstudio.gui.transcribe_run import TranscribeRunMixin
@@ -195,8 +196,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
 
     def show_known_voices(self):
         """Open (or raise) the known-voices dialog; returns it."""
-        from speechstudio.gui.speakers_dialog import SpeakersDialog
-
         dlg = getattr(self, "_voices_dialog", None)
         if dlg is None:
             dlg = self._voices_dialog = SpeakersDialog(self)

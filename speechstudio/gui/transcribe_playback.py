@@ -7,6 +7,7 @@ from pathlib import Path
 from speechstudio.batch.export import write_transcript
 from speechstudio.gui.common import fmt_ts
 from speechstudio.gui.devices import has_speaker, why_not
+from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.transcript_view import QueueRow
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import CallJob, LoadAudioJob, ProbeResult
@@ -102,8 +103,6 @@ class TranscribePlaybackMixin:
         if row is None or row.info is None:
             return
         fmt = self.export_box.currentText()
-        from speechstudio.gui.save_places import ask_save_path
-
         if path := ask_save_path(self, f"Export transcript as {fmt}", row.item.path.with_suffix(f".{fmt}").name,
                                  f"{fmt} (*.{fmt})"):
             self.export(row, fmt, Path(path))

@@ -8,6 +8,7 @@ from pathlib import Path
 from speechstudio.batch.subtitles import SubtitleOptions
 from speechstudio.gui.common import asker, settings
 from speechstudio.gui.drop_paths import display_name
+from speechstudio.gui.history_dialog import HistoryDialog
 
 
 class TranscribeWatchMixin:
@@ -16,8 +17,6 @@ class TranscribeWatchMixin:
     # ------------------------------------------------------------------ history, watched folders
     def show_history(self):
         """Open the History window (past jobs from the queue database)."""
-        from speechstudio.gui.history_dialog import HistoryDialog
-
         if self.keeper.store is None:
             self.status_message.emit(self.keeper.problem)
             return None

@@ -16,6 +16,7 @@ from speechstudio.diarize.library import save_voice
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import button, combo, hrow, named, note_label, refill, speaker_colour
 from speechstudio.gui.devices import allow
+from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.seek_bar import SeekBar
 from speechstudio.gui.segment_text import SegmentTextEdit
 from speechstudio.gui.transcript_find import FindBar
@@ -466,8 +467,6 @@ class TranscriptEditor(QWidget):
         fmt = self.export_box.currentText()
         base = self.document.path or Path.home() / "transcript.json"
         default = base.with_name(f"{base.stem}.edited.{fmt}" if fmt == "json" else f"{base.stem}.{fmt}")
-        from speechstudio.gui.save_places import ask_save_path
-
         if path := ask_save_path(self, f"Export transcript as {fmt}", default.name, f"{fmt} (*.{fmt})"):
             self.export(fmt, path)
 

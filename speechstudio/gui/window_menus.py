@@ -12,6 +12,7 @@ from speechstudio.gui.common import DEFAULT_MODEL, ModelPicker, action, missing_
 from speechstudio.gui.drop_paths import pick_inputs
 from speechstudio.gui.help_menu import build_help_menu
 from speechstudio.gui.preferences import add_recent, clear_recent, recent_files
+from speechstudio.gui.settings_dialog import SettingsDialog
 
 # nav order = stack order
 PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models", "Clone voice", "Adapt recognition")
@@ -80,8 +81,6 @@ class WindowMenusMixin:
 
     def open_settings(self):
         """File > Settings…: the Settings dialog (non-modal; returns it)."""
-        from speechstudio.gui.settings_dialog import SettingsDialog
-
         names = [self.transcribe.model_box.itemText(i) for i in range(1, self.transcribe.model_box.count())]
         before = preferences.load()
         dlg = SettingsDialog(self, models=names)
