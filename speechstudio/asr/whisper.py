@@ -2,6 +2,7 @@
 its README (``float16`` CUDA, ``int8`` CPU); yields our ``Segment`` / ``Word`` with its confidences."""
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 from pathlib import Path
@@ -9,10 +10,13 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from speechstudio.asr.device import resolve_device
 from speechstudio.asr.language_id import WINDOW_S, LanguageGuess, detect_stream_language
 from speechstudio.asr.languages import LANGUAGES
 from speechstudio.asr.types import TASKS, AudioInput, Segment, TranscriptInfo, Word, as_blocks
+from speechstudio.audio.vad import default_spans
 from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.transcript.words import WHISPER_LAG_S, to_speech
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +36,6 @@ class WhisperRecognizer:
                  cpu_threads: int = 0, batch_size: int = 1, vad_filter: bool = True, workers: int = 1) -> None:
         import ctranslate2
         from faster_whisper import WhisperModel
-
-        from speechstudio.asr.device import resolve_device
 
         self.model_dir = Path(model_dir)
         self.model_id = model_id or str(model_dir)
@@ -190,11 +192,6 @@ def _segment(s, offset_s: float) -> Segment:
 def _to_speech(segments: Iterable[Segment], audio: np.ndarray, offset_s: float) -> Iterator[Segment]:
     """``segments`` with words re-timed to the speech of ``audio`` (float32 16 kHz from ``offset_s``;
     ``audio.vad.default_spans``), each segment spanning its words."""
-    import dataclasses
-
-    from speechstudio.audio.vad import default_spans
-    from speechstudio.transcript.words import WHISPER_LAG_S, to_speech
-
     spans = None
     for seg in segments:
         if seg.words:
