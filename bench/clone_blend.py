@@ -7,8 +7,13 @@ sentences and are scored as ``clone_real.py`` scores: SECS, naturalness (SpeechS
 DistillMOS), WER, median F0. With ``--agreement`` the same clips are also scored by the ``distillmos``
 package (``pip install --no-deps distillmos xls-r-sqa`` in a bench environment) and the largest
 difference is reported, on the speaker's recordings, the base voice (Piper joe) and degraded copies too.
+``--pitch-to -2,-1.5,0`` adds the base voice's output shifted by PSOLA (``tts.pitch.shift_pitch``: formants
+and timing kept) to those semitones from the speaker's median F0, measured as the product measures it
+(``finetune.pitch_match.measure_pitch_match`` on the prepared training set: its first 40 clips against
+the base speaking 8 of their texts); ``--no-checkpoints`` leaves the run's checkpoints and blends out.
 
-Usage: ``python bench/clone_blend.py --work /tmp/clone45 [--sentences N] [--alphas 0.3,0.5,0.7] [--agreement]``."""
+Usage: ``python bench/clone_blend.py --work /tmp/clone45 [--sentences N] [--alphas 0.3,0.5,0.7] [--agreement]
+[--pitch-to -2,-1.5,0] [--no-checkpoints]``."""
 from __future__ import annotations
 
 import argparse
@@ -66,6 +71,8 @@ def main() -> int:
     ap.add_argument("--alphas", default="0.3,0.5,0.7")
     ap.add_argument("--of", metavar="step_N", help="blend this checkpoint (default: the recommended one)")
     ap.add_argument("--agreement", action="store_true")
+    ap.add_argument("--pitch-to", default="", help="semitones from the speaker's median F0 the base is shifted to")
+    ap.add_argument("--no-checkpoints", action="store_true")
     args = ap.parse_args()
 
     from speechstudio.finetune.blend import blend_generator
@@ -93,13 +100,29 @@ def main() -> int:
                             ("joe clipped", [np.clip(c * 8, -0.3, 0.3) for c in base_clips])):
             agree.append((name, *agreement(pkg, clips, rate)))
 
+    results = {"speaker": speaker, "base": base_m, "voices": {}}
+    if args.pitch_to:
+        from speechstudio.finetune.pitch_match import measure_pitch_match
+        from speechstudio.tts.pitch import shift_pitch
+
+        match = measure_pitch_match(base.model, base, args.work / "data", shift=False)
+        print(match.describe(), flush=True)
+        for target in (float(x) for x in args.pitch_to.split(",")):
+            semitones = 12 * np.log2(match.recordings_hz / match.voice_hz) + target
+            t = time.perf_counter()
+            r = scorer([shift_pitch(c, rate, semitones) for c in base_clips], texts)
+            name = f"base, PSOLA {semitones:+.1f} st ({target:+g} st)"
+            results["voices"][name] = dict(r, shift_st=semitones)
+            rows.append((name, r))
+            print(f"{name}: SECS {r['secs']:.3f} MOS {r['mos']:.2f} WER {r['wer']:.3f} F0 {r['f0'] or 0:.1f} "
+                  f"({time.perf_counter() - t:.0f} s)", flush=True)
     trade = load_trade(run)
     best = trade.rows[trade.recommended].checkpoint if trade.recommended is not None else "best"
     of = args.of or best
-    voices = [(r.checkpoint, lambda w=r.checkpoint: load_trained_generator(run, w)) for r in trade.rows if r.step > 0]
+    voices = [] if args.no_checkpoints else [(r.checkpoint, lambda w=r.checkpoint: load_trained_generator(run, w))
+                                             for r in trade.rows if r.step > 0]
     voices += [(f"blend {a:g} of {of}", lambda a=a: blend_generator(run, a, of))
-               for a in (float(x) for x in args.alphas.split(","))]
-    results = {"speaker": speaker, "base": base_m, "voices": {}}
+               for a in (float(x) for x in args.alphas.split(",") if x and not args.no_checkpoints)]
     for name, load in voices:
         t = time.perf_counter()
         model, _ = load()
