@@ -10,10 +10,11 @@ difference is reported, on the speaker's recordings, the base voice (Piper joe) 
 ``--pitch-to -2,-1.5,0`` adds the base voice's output shifted by PSOLA (``tts.pitch.shift_pitch``: formants
 and timing kept) to those semitones from the speaker's median F0, measured as the product measures it
 (``finetune.pitch_match.measure_pitch_match`` on the prepared training set: its first 40 clips against
-the base speaking 8 of their texts); ``--no-checkpoints`` leaves the run's checkpoints and blends out.
+the base speaking 8 of their texts); ``--no-checkpoints`` leaves the run's checkpoints out, ``--alphas ""``
+the blends.
 
-Usage: ``python bench/clone_blend.py --work /tmp/clone45 [--sentences N] [--alphas 0.3,0.5,0.7] [--agreement]
-[--pitch-to -2,-1.5,0] [--no-checkpoints]``."""
+Usage: ``python bench/clone_blend.py --work /tmp/clone45 [--sentences N] [--alphas 0.3,0.5,0.7] [--of step_N]
+[--agreement] [--pitch-to -2,-1.5,0] [--no-checkpoints]``."""
 from __future__ import annotations
 
 import argparse
@@ -122,7 +123,7 @@ def main() -> int:
     voices = [] if args.no_checkpoints else [(r.checkpoint, lambda w=r.checkpoint: load_trained_generator(run, w))
                                              for r in trade.rows if r.step > 0]
     voices += [(f"blend {a:g} of {of}", lambda a=a: blend_generator(run, a, of))
-               for a in (float(x) for x in args.alphas.split(",") if x and not args.no_checkpoints)]
+               for a in (float(x) for x in args.alphas.split(",") if x)]
     for name, load in voices:
         t = time.perf_counter()
         model, _ = load()
