@@ -9,10 +9,18 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 
-from speechstudio.errors import UsageError
+from speechstudio.atomic import atomic_path, atomic_write_json
+from speechstudio.errors import ModelNotFoundError, UsageError
 from speechstudio.finetune.export import export_piper_onnx
+from speechstudio.finetune.run import TrainingError
+from speechstudio.finetune.vits.piper_ckpt import (build_discriminator, is_checkpoint_path, load_piper_checkpoint,
+                                                   read_checkpoint_config)
+from speechstudio.tts import family as tts_family
+from speechstudio.tts.family import load_voice
+from speechstudio.tts.piper_import import load_piper_model, read_piper_config
 
 
 def base_source(base) -> str:
@@ -67,9 +75,6 @@ class BaseFormat:
     def load(self, location, name: str | None = None):
         """The voice at ``location`` as a ``VitsVoice`` on the CPU, fp32. Raises ``ModelNotFoundError``,
         ``PiperVoiceError``, ``TrainingError`` (not a VITS voice)."""
-        from speechstudio.finetune.run import TrainingError
-        from speechstudio.tts.family import load_voice
-
         voice = load_voice(location, device="cpu", precision="fp32", name=name, optimize=False)
         if type(voice.model).__name__ != "VitsModel":  # pragma: no cover - load_voice only builds VitsModel
             raise TrainingError(f"{location}: not a VITS voice ({type(voice.model).__name__}); only VITS voices "
@@ -84,9 +89,6 @@ class BaseFormat:
     def check(self, location) -> None:
         """Refuse a base that is not a trainable VITS voice (reads config files only). Raises
         ``ModelNotFoundError`` / ``PiperVoiceError`` naming the voice and the reason."""
-        from speechstudio.errors import ModelNotFoundError
-        from speechstudio.tts import family as tts_family
-
         trainable = " / ".join(f.label for f in tts_family.families() if f.capabilities.trainable)
         try:
             family = tts_family.detect(tts_family.read_source(location))
@@ -148,8 +150,6 @@ class PiperVoice(BaseFormat):
     saves_piper = True
 
     def _config(self, location):
-        from speechstudio.tts.piper_import import read_piper_config
-
         return read_piper_config(location)
 
     def sample_rate(self, location) -> int:
@@ -160,8 +160,6 @@ class PiperVoice(BaseFormat):
 
     def write_clone(self, folder: Path, model, voice, dest: Path, meta: dict) -> str:
         """A Piper voice ``NAME.onnx`` + ``.onnx.json``, loaded back as ``voices import`` would."""
-        from speechstudio.tts.piper_import import load_piper_model
-
         name = dest.name
         extra = {k: meta[k] for k in ("base", "license", "cloned_from_run", "pitch_semitones")}
         onnx_path, _ = export_piper_onnx(model, voice, folder / f"{name}.onnx", dataset_name=name, extra_meta=extra)
@@ -171,10 +169,6 @@ class PiperVoice(BaseFormat):
 
     def export_files(self, ref, onnx_out: Path, license: str) -> tuple[Path, Path]:
         """A Piper voice is copied as it is."""
-        import shutil
-
-        from speechstudio.atomic import atomic_path, atomic_write_json
-
         cfg = self._config(ref.location)
         with atomic_path(onnx_out) as tmp:
             shutil.copyfile(ref.location, tmp)
@@ -198,18 +192,12 @@ class PiperCheckpoint(PiperVoice):
     export_files = BaseFormat.export_files
 
     def load(self, location, name: str | None = None):
-        from speechstudio.finetune.vits.piper_ckpt import load_piper_checkpoint
-
         return load_piper_checkpoint(location, name=name)
 
     def _config(self, location):
-        from speechstudio.finetune.vits.piper_ckpt import read_checkpoint_config
-
         return read_checkpoint_config(location)
 
     def training_parts(self, voice) -> tuple:
-        from speechstudio.finetune.vits.piper_ckpt import build_discriminator
-
         ckpt = voice.piper_checkpoint
         disc = build_discriminator(ckpt)
         return disc, [f"base: {ckpt.describe()}: posterior encoder " + ("and discriminator " if disc is not None else "")
@@ -223,8 +211,6 @@ def base_format(base) -> BaseFormat:
     """The format of ``base``: a ``VoiceRef`` (by its kind), a loaded ``VitsVoice`` (a Piper checkpoint
     carries ``piper_checkpoint``) or a source string (a ``.ckpt`` path, else whatever ``load_voice``
     loads)."""
-    from speechstudio.finetune.vits.piper_ckpt import is_checkpoint_path
-
     if isinstance(base, (str, os.PathLike)):
         return _FORMATS["piper-ckpt" if is_checkpoint_path(base) else "transformers"]
     if getattr(base, "piper_checkpoint", None) is not None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from speechstudio.finetune.vits.trained import load_checkpoint_state, load_trained_generator
+
 
 def blend_name(alpha: float, which: str = "best") -> str:
     """The table's name of a blend, e.g. ``blend_0.3`` (of ``best``) or ``blend_0.3_step_300``."""
@@ -33,8 +35,6 @@ def blend_generator(run_dir: Path, alpha: float, which: str = "best"):
     """``(VitsModel, BaseInfo)``: checkpoint ``which`` of run ``run_dir`` blended ``alpha`` of the way
     from the base (``step_0``). Raises ``RunError`` (no ``step_0``: a run from an older version or
     without the clone judge; missing checkpoint), ``ValueError`` (bad ``alpha``)."""
-    from speechstudio.finetune.vits.trained import load_checkpoint_state, load_trained_generator
-
     base = load_checkpoint_state(run_dir, "step_0")
     tuned = load_checkpoint_state(run_dir, which)
     state = dict(tuned, generator=blend_states(base["generator"], tuned["generator"], alpha))

@@ -21,12 +21,17 @@ from typing import Callable
 
 import numpy as np
 
+from speechstudio.atomic import atomic_path, install_folder
+from speechstudio.audio.decode import AudioReader
 from speechstudio.errors import AudioDecodeError, UsageError
 from speechstudio.finetune import dataset as _ds
-from speechstudio.finetune.check import CER_THRESHOLD, CheckSettings, NoSpeechError, asr_check, prepare_clip
+from speechstudio.finetune.check import (CER_THRESHOLD, CheckSettings, NoSpeechError, asr_check, prepare_clip, resample,
+                                         whisper_transcriber)
 from speechstudio.finetune.manifest import MANIFEST_NAME, Clip, DatasetError, Manifest, Problem
 from speechstudio.finetune.recording import CONSENT_AUDIO, CONSENT_TEXT
-from speechstudio.audio.vad import VAD_RATE
+from speechstudio.audio.vad import VAD_RATE, SileroVad
+from speechstudio.finetune.closeness import OUTLIER_SIMILARITY, VoicePrint, speaker_outliers
+from speechstudio.finetune.longform import split_recording
 from speechstudio.tts.frontend.sayable import remove_invisible
 
 Progress = Callable[[int, int, str], None]
@@ -51,8 +56,6 @@ def decode_native(path: Path) -> tuple[np.ndarray, int, list[str]]:
         if data is not None and data.shape[0] > 0:
             mono = data[:, 0] if data.shape[1] == 1 else data.mean(axis=1, dtype=np.float32)
             return np.ascontiguousarray(mono, dtype=np.float32), int(rate), []
-    from speechstudio.audio.decode import AudioReader
-
     reader = AudioReader(path, 16000)
     if reader.info.source_rate > 0:
         reader.sample_rate = reader.info.source_rate
@@ -64,8 +67,6 @@ def decode_native(path: Path) -> tuple[np.ndarray, int, list[str]]:
 @functools.lru_cache(maxsize=1)
 def _vad():
     """One Silero VAD session per process (2 CPU threads; loading takes ~1-2 s)."""
-    from speechstudio.audio.vad import SileroVad
-
     return SileroVad(threads=2)
 
 
@@ -77,8 +78,6 @@ def _cutter(asr_model, transcribe, language: str):
     elif asr_model is None and hasattr(transcribe, "recognizer"):
         recognizer = copy.copy(transcribe.recognizer)      # same loaded model, with word times
     else:
-        from speechstudio.finetune.check import whisper_transcriber
-
         recognizer = whisper_transcriber(asr_model, language).engine
     recognizer.word_timestamps = True
     recognizer.beam_size = max(recognizer.beam_size, 5)    # its words become the training texts: beam search
@@ -96,8 +95,6 @@ def _first_reason(problems: list[Problem], clips: list[Clip]) -> str:
 def _install(work: Path, out: Path, manifest: Manifest, root: Path) -> None:
     """Swap ``work/clips`` in as ``out/clips`` and write the manifest; the old manifest goes first, so
     an interrupted swap reads as "not prepared"."""
-    from speechstudio.atomic import atomic_path, install_folder
-
     (out / MANIFEST_NAME).unlink(missing_ok=True)
     install_folder(work / "clips", out / "clips")
     for name in (CONSENT_TEXT, CONSENT_AUDIO):
@@ -180,9 +177,6 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
             notes["warnings"] += warns
             pieces = [(entry.id, entry.text, audio, entry.source, entry.text is not None)]
             if entry.text is None or (split_long and audio.shape[0] / rate > max_s):
-                from speechstudio.finetune.check import resample
-                from speechstudio.finetune.longform import split_recording
-
                 report(done, total, f"recognising {entry.source} to cut it into sentences")
                 recognizer = recognizer or _cutter(asr_model, transcribe, language)
                 longest = min(15.0, max_s)      # clips of 2-15 s (longform), never over max_s
@@ -253,8 +247,6 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
 
 def _voiceprint(notes: dict):
     """(``VoicePrint``, {}) for the speaker check, or (None, {}) with the reason in ``notes``."""
-    from speechstudio.finetune.closeness import VoicePrint
-
     try:
         return VoicePrint(), {}
     except ImportError as exc:
@@ -267,8 +259,6 @@ def _voiceprint(notes: dict):
 def _flag_other_speakers(clips: list[Clip], embeddings: dict, notes: dict) -> list[Clip]:
     """``clips`` with ``other_speaker`` added to the outliers among ``embeddings`` (clip index ->
     GE2E embedding); similarities (leave-one-out) stored in ``notes["speaker_similarity"]``."""
-    from speechstudio.finetune.closeness import OUTLIER_SIMILARITY, VoicePrint, speaker_outliers
-
     order = sorted(embeddings)
     vectors = [embeddings[i] for i in order]
     total = np.sum(np.stack(vectors), axis=0) if vectors else None

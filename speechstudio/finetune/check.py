@@ -14,10 +14,13 @@ from typing import Callable
 
 import numpy as np
 
+from speechstudio.asr.whisper import WhisperRecognizer
 from speechstudio.audio.levels import is_clipping
 from speechstudio.finetune.manifest import DatasetError
 from speechstudio.finetune.report import DatasetReport, format_report, report
 from speechstudio.audio.vad import VAD_RATE, SileroVad
+from speechstudio.hub.resolve import resolve_model
+from speechstudio.tts.frontend.text import normalize_english
 
 #: CER (Whisper against a clip's text) above which the text is taken as wrong, not misheard: between the
 #: worst right text and the best swapped one (the figures: docs/finetune_voice.md, "Dataset checks").
@@ -153,8 +156,6 @@ def normalise_text(text: str, language: str = "en") -> str:
     """Text for CER: English numbers / symbols spelled out (``tts.frontend.text.normalize_english``), then
     NFKC, case-folded, punctuation and symbols removed (apostrophes too), spaces collapsed."""
     if language.split("-")[0] == "en":
-        from speechstudio.tts.frontend.text import normalize_english
-
         text = normalize_english(text)
     text = unicodedata.normalize("NFKC", text).casefold()
     text = "".join(" " if unicodedata.category(ch)[0] in "PSZC" and ch not in "'’" else ch for ch in text)
@@ -188,9 +189,6 @@ def whisper_transcriber(model: str | None = None, language: str = "en", *, devic
                         cpu_threads: int = 2, beam_size: int = 1) -> Callable[[np.ndarray], str]:
     """A ``transcribe(audio16k) -> str`` for the cross-check: ``WhisperRecognizer`` greedy, ``model``
     resolved locally (default ``tiny.en`` for English, else ``base``). Raises ``ModelNotFoundError``."""
-    from speechstudio.asr.whisper import WhisperRecognizer
-    from speechstudio.hub.resolve import resolve_model
-
     lang = language.split("-")[0]
     found = resolve_model(model or ("tiny.en" if lang == "en" else "base"), allow_download=False, progress=False)
     recognizer = WhisperRecognizer(found.path, found.model_id, device=device, cpu_threads=cpu_threads, beam_size=beam_size,

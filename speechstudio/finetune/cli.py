@@ -9,6 +9,8 @@ checkpoint and ``--resume`` continues from it, as does a rerun after a crash or 
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import shlex
 import sys
 import time
@@ -16,6 +18,9 @@ from pathlib import Path
 
 from speechstudio.cli_args import positive_float, positive_int
 from speechstudio.errors import UsageError
+from speechstudio.finetune.events import TrainControl, clock, stop_on_signals
+from speechstudio.finetune.parallel import Parallel, launch_command, launcher_world
+from speechstudio.finetune.run import RunError
 
 
 def register(subparsers) -> None:
@@ -172,11 +177,7 @@ def voice_command(args) -> int:
     Under ``accelerate launch`` (``WORLD_SIZE`` set; ``--multi-gpu``) every process runs this:
     process 0 holds the run folder's lock, builds the dataset, prints and saves the voice; the
     others print nothing but errors."""
-    import contextlib
-    import os
-
     from speechstudio.finetune import voice_run
-    from speechstudio.finetune.parallel import launcher_world
 
     run_dir = Path(args.run_dir) if args.run_dir else voice_run.runs_dir() / args.out
     launched = (launcher_world() or 1) > 1
@@ -212,8 +213,6 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
 
     par = None
     if launched:  # process 0 builds the dataset, the others wait for it
-        from speechstudio.finetune.parallel import Parallel
-
         par = Parallel(plan.config.device)
         report = par.on_main(prepare, "building the dataset")
     else:
@@ -222,8 +221,6 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
         print(file=sys.stderr)
     if report:
         print(report)
-
-    from speechstudio.finetune.events import TrainControl, clock, stop_on_signals
 
     control = TrainControl()
     restore = stop_on_signals(control, launched)
@@ -271,8 +268,6 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
         again = (f"finetune voice --base {q(args.base)} --out {q(args.out)} --resume"
                  + (f" --run-dir {q(str(run_dir))}" if args.run_dir else ""))
         if launched:
-            from speechstudio.finetune.parallel import launch_command
-
             again = launch_command(shlex.split(again) + ["--multi-gpu"], par.world)
         else:
             again = "speechstudio " + again
@@ -301,7 +296,6 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
 def _print_trade(run_dir: Path, chosen: str | None, command: str) -> None:
     """The run's checkpoint table (``finetune.trade``) and how to save another; nothing for a run
     without the clone judge."""
-    from speechstudio.finetune.run import RunError
     from speechstudio.finetune.trade import format_table, load_trade
 
     try:
@@ -322,7 +316,6 @@ def save_command(args) -> int:
     """Handler of ``speechstudio finetune save``: the run's table; with ``--out`` the chosen checkpoint
     (or blend) saved as a voice. Returns 0."""
     from speechstudio.finetune import voice_run
-    from speechstudio.finetune.run import RunError
     from speechstudio.finetune.trade import load_trade
 
     run_dir = Path(args.run).expanduser()

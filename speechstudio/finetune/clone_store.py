@@ -14,8 +14,11 @@ import re
 import time
 from pathlib import Path
 
+from speechstudio.atomic import atomic_folder
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.finetune.base_format import base_format
+from speechstudio.finetune.pitch_match import PitchMatch
+from speechstudio.tts.voices import VoiceRef, _check_name, package_voices, resolve_voice, voices_dir
 
 #: facebook/mms-tts-* model cards: "license: cc-by-nc-4.0".
 MMS_LICENSE = "CC BY-NC 4.0 (MMS-TTS model card): non-commercial use only"
@@ -51,8 +54,6 @@ def base_license(voice_ref) -> str:
 
 
 def _base_ref(base_ref_or_name, base_voice):
-    from speechstudio.tts.voices import VoiceRef, resolve_voice
-
     if isinstance(base_ref_or_name, VoiceRef):
         return base_ref_or_name
     try:
@@ -72,8 +73,6 @@ def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str |
     ignores). Written atomically; a Piper clone is loaded back to check it. Raises ``UsageError`` (bad
     or taken name without ``overwrite``, a package voice's or the base's name), ``ExportError``."""
     import speechstudio
-    from speechstudio.atomic import atomic_folder
-    from speechstudio.tts.voices import VoiceRef, _check_name, package_voices, voices_dir
 
     name = _check_name(name)
     base_ref = _base_ref(base_ref_or_name, base_voice)
@@ -103,8 +102,6 @@ def export_voice(spec: str, out_dir: str | os.PathLike) -> tuple[Path, Path]:
     """Export voice ``spec`` as Piper files ``out_dir/NAME.onnx(.json)``: a Piper voice is copied, a
     transformers voice exported with ``export_piper_onnx``. Returns ``(onnx_path, json_path)``. Raises
     ``ModelNotFoundError``, ``ExportError``."""
-    from speechstudio.tts.voices import resolve_voice
-
     ref = resolve_voice(spec, allow_download=False)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -115,8 +112,6 @@ def export_voice(spec: str, out_dir: str | os.PathLike) -> tuple[Path, Path]:
 def pitch_note(ref) -> str | None:
     """The pitch-matching line of a saved clone ``ref`` (``VoiceRef`` of a store voice):
     ``finetune.pitch_match.PitchMatch.describe`` of what its ``voice.json`` recorded, or None."""
-    from speechstudio.finetune.pitch_match import PitchMatch
-
     loc = Path(str(ref.location or ""))
     folder = loc.parent if loc.suffix == ".onnx" else loc
     try:

@@ -15,6 +15,7 @@ import numpy as np
 
 from speechstudio.audio.speaker_encoder import import_resemblyzer
 from speechstudio.finetune.check import resample
+from speechstudio.tts.pitch import voiced_f0
 
 #: Resemblyzer and DistillMOS take 16 kHz audio.
 SCORER_RATE = 16000
@@ -56,8 +57,6 @@ class PitchProfile:
 def pitch_profile(clips: Sequence[np.ndarray], sample_rate: int, hop_length: int = 256) -> PitchProfile:
     """:class:`PitchProfile` of mono float ``clips`` (n_samples,) at ``sample_rate`` Hz; the
     decoder's frame rate is ``sample_rate / hop_length`` (VITS / Piper: hop 256)."""
-    from speechstudio.tts.pitch import voiced_f0
-
     frame_rate = sample_rate / float(hop_length)
     f0 = [voiced_f0(np.asarray(c, dtype=np.float32), sample_rate) for c in clips]
     f0 = np.concatenate(f0) if f0 else np.zeros(0)

@@ -7,6 +7,7 @@ re-export these two, so callers import everything from their trainer's package.
 """
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -51,8 +52,6 @@ def stop_on_signals(control, launched: bool):
     terminal, then from the launcher, which also sends SIGTERM and kills after 30 s), so there SIGINT
     and SIGTERM only ask for a stop, which the processes agree on after the step. Returns a function
     that restores the previous handlers."""
-    import signal
-
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)[: 2 if launched else 1]}

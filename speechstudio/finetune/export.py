@@ -16,7 +16,9 @@ import unicodedata
 import warnings
 from pathlib import Path
 
+from speechstudio.atomic import atomic_path, atomic_write_json
 from speechstudio.errors import SpeechStudioError
+from speechstudio.tts.piper_import import piper_name
 
 #: ONNX opset of Piper's export (piper_train/export_onnx.py ``OPSET_VERSION = 15``).
 OPSET_VERSION = 15
@@ -227,8 +229,6 @@ def _sdp_reverse(dp, hidden, mask, g, noise_w, affine_scale):
 def _rename_to_vits(onnx_model) -> None:
     """Give every named initializer its VITS / Piper name (``tts.piper_import.piper_name``) and drop
     initializers from the graph inputs (in place)."""
-    from speechstudio.tts.piper_import import piper_name
-
     graph = onnx_model.graph
     renames = {}
     for init in graph.initializer:
@@ -292,8 +292,6 @@ def export_piper_onnx(model, base_voice, out_onnx: str | os.PathLike, *, dataset
     onnx.helper.set_model_props(proto, {"speechstudio": json.dumps(config["speechstudio"], ensure_ascii=False)})
     proto.producer_name = "speechstudio"
     json_path = out_onnx.with_name(out_onnx.name + ".json")
-    from speechstudio.atomic import atomic_path, atomic_write_json
-
     with atomic_path(out_onnx) as tmp:
         onnx.save(proto, str(tmp))
     atomic_write_json(json_path, config)

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from speechstudio.finetune.manifest import Problem
+from speechstudio.tts.frontend.text import normalize_english
 
 #: First fields of a header line (compared case-insensitively, ``-`` / space as ``_``).
 HEADER_IDS = {"id", "ids", "file", "filename", "file_name", "filepath", "file_path", "path", "audio", "audio_file",
@@ -144,8 +145,6 @@ def similar(a: str, b: str) -> bool:
         return True
     if not any(ch.isdigit() for ch in a):
         return False
-    from speechstudio.tts.frontend.text import normalize_english
-
     spelled = _letters(normalize_english(a))
     return difflib.SequenceMatcher(None, spelled, lb, autojunk=False).ratio() >= 0.6
 

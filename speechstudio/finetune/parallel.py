@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+from datetime import timedelta
 from typing import Callable
 
+from speechstudio.asr.device import resolve_device
 from speechstudio.errors import SpeechStudioError, UsageError
 
 #: How long a process waits for the others in one collective (PyTorch's NCCL default is 10 min):
@@ -79,14 +81,10 @@ class Parallel:
         if self.world > 1:
             from accelerate import PartialState
 
-            from datetime import timedelta
-
             state = PartialState(cpu=(device == "cpu"), timeout=timedelta(seconds=WAIT_LIMIT_S))
             self.rank = state.process_index
             self.device = "cpu" if state.device.type == "cpu" else str(state.device)  # not "cpu:0": torch.load's map_location refuses it
         else:
-            from speechstudio.asr.device import resolve_device
-
             self.rank = 0
             self.device = resolve_device(device)
             if self.device.startswith("cuda:"):

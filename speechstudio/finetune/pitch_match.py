@@ -3,10 +3,17 @@ clone (median F0), stored as ``"pitch_semitones"`` and applied at synthesis by `
 (PSOLA) when asked for (``--match-pitch``); Piper ignores it. Why and figures: docs/finetune_voice.md."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from speechstudio.errors import SpeechStudioError
+from speechstudio.finetune.closeness import pitch_profile
+from speechstudio.finetune.manifest import Manifest
+from speechstudio.tts.family import SynthesisSettings
+from speechstudio.tts.pitch import offset_semitones
 
 #: Recordings whose voiced frames give the speaker's median F0 (the first N usable clips).
 REFERENCE_CLIPS = 40
@@ -54,16 +61,8 @@ def measure_pitch_match(model, base_voice, dataset_dir: str | Path, reference_cl
     fine-tuned ``VitsModel``) saying the first ``probe_texts`` through ``base_voice``'s front end (seeds
     ``seed + i``). Medians skip the decoder's frame-rate buzz (``closeness.pitch_profile``); unreadable
     or unsayable clips are skipped. ``shift=False`` measures only. Returns a ``PitchMatch``."""
-    import dataclasses
-
     import soundfile as sf
     import soxr
-
-    from speechstudio.errors import SpeechStudioError
-    from speechstudio.finetune.manifest import Manifest
-    from speechstudio.finetune.closeness import pitch_profile
-    from speechstudio.tts.pitch import offset_semitones
-    from speechstudio.tts.family import SynthesisSettings
 
     manifest = Manifest.load(dataset_dir)
     clips = manifest.usable()[: max(reference_clips, probe_texts)]

@@ -11,7 +11,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from speechstudio.atomic import atomic_write_json
 from speechstudio.finetune.closeness import NATURALNESS_DROP, natural_enough, recommend
+from speechstudio.finetune.run import RunError
 
 TRADE_FILE = "closeness.json"
 
@@ -84,8 +86,6 @@ class Trade:
 
 def write_trade(run_dir: Path, base_naturalness: float | None, rows: list[dict], blends: list[dict] | None = None) -> Path:
     """Write ``RUN/closeness.json`` atomically (``blends`` None keeps the file's blends)."""
-    from speechstudio.atomic import atomic_write_json
-
     path = Path(run_dir) / TRADE_FILE
     if blends is None:
         try:
@@ -104,8 +104,6 @@ def _row(r: dict) -> TradeRow:
 def load_trade(run_dir: Path) -> Trade:
     """The run's :class:`Trade`. Raises ``RunError`` when the run judged nothing (no or unreadable
     ``closeness.json``: a run without the clone judge, or from an older version)."""
-    from speechstudio.finetune.run import RunError
-
     path = Path(run_dir) / TRADE_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -9,18 +9,34 @@ from __future__ import annotations
 import json
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
-from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.asr.device import resolve_device
+from speechstudio.errors import ModelNotFoundError, SpeechStudioError, UsageError
 from speechstudio.finetune.base_format import base_format
+from speechstudio.finetune.blend import blend_generator, blend_name
+from speechstudio.finetune.build import build_dataset
+from speechstudio.finetune.check import whisper_transcriber
+from speechstudio.finetune.clone_store import base_license, save_clone
+from speechstudio.finetune.manifest import Manifest
+from speechstudio.finetune.parallel import launch_command, launcher_world, training_precision
+from speechstudio.finetune.pitch_match import measure_pitch_match
+from speechstudio.finetune.report import format_report, report
+from speechstudio.finetune.run import RunError
+from speechstudio.finetune.trade import load_trade
+from speechstudio.finetune.vits.config import TrainConfig
+from speechstudio.finetune.vits.piper_ckpt import checkpoint_base_ref
+from speechstudio.finetune.vits.presets import preset as make_preset
+from speechstudio.finetune.vits.trained import load_checkpoint_state
+from speechstudio.finetune.vits.trainer import load_trained_generator, train_voice
+from speechstudio.hub.paths import data_dir
+from speechstudio.tts.voices import _check_name, package_voices, resolve_voice, voices_dir
 
 
 def finetune_dir() -> Path:
     """``<data dir>/finetune`` (not created here)."""
-    from speechstudio.hub.paths import data_dir
-
     return data_dir() / "finetune"
 
 
@@ -50,8 +66,6 @@ def load_base_voice(ref):
 
 def describe_base(ref) -> BaseVoiceInfo:
     """Describe a ``VoiceRef`` as a fine-tuning base (``base_format``; reads small config files only)."""
-    from speechstudio.finetune.clone_store import base_license
-
     fmt = base_format(ref)
     try:
         rate = fmt.sample_rate(ref.location)
@@ -83,8 +97,6 @@ class VoicePlan:
     base_notes: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
-        from speechstudio.finetune.parallel import training_precision
-
         c = self.config
         lines = [f"clone: {self.name} from base voice {self.base.name} ({self.base.kind}, {self.base_info.sample_rate} Hz)",
                  f"run folder: {self.run_dir}" + (" (resuming)" if self.resume else ""),
@@ -97,9 +109,6 @@ class VoicePlan:
 def train_config(preset: str = "standard", device: str = "auto", **overrides):
     """The ``TrainConfig`` of ``preset`` for ``device`` (``auto`` resolved) with non-None ``overrides``.
     Raises ``UsageError``."""
-    from speechstudio.asr.device import resolve_device
-    from speechstudio.finetune.vits.presets import preset as make_preset
-
     dev = resolve_device(device)
     return make_preset(preset, dev, **{k: v for k, v in overrides.items() if v is not None})
 
@@ -121,12 +130,8 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
 
     Raises ``UsageError`` (name taken or invalid, run folder used without ``resume``, nothing to resume,
     no ``data``, ``multi_gpu`` without a launcher), ``ModelNotFoundError``, ``OfflineError``."""
-    from speechstudio.tts.voices import _check_name, package_voices, resolve_voice, voices_dir
-
     _check_name(name)
     if multi_gpu:
-        from speechstudio.finetune.parallel import launch_command, launcher_world
-
         if launcher_world() is None:
             if launch_args is None:
                 launch_args = ["finetune", "voice", "--base", base, "--out", name, "--run-dir", str(run_dir)]
@@ -138,8 +143,6 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
         raise UsageError(f"a voice named {name!r} already exists: choose another --out or add --overwrite")
     if any(v.name == name for v in package_voices()):
         raise UsageError(f"{name!r} is the name of an installed package voice: choose another --out")
-    from speechstudio.finetune.vits.piper_ckpt import checkpoint_base_ref
-
     ref = checkpoint_base_ref(base) or resolve_voice(base, allow_download=False)
     if ref.name == name:
         raise UsageError(f"--out {name!r} is the base voice's own name: choose another")
@@ -205,10 +208,6 @@ def _stored(run_dir, *keys):
 
 def _stored_train(run_dir: Path) -> dict:
     """The ``TrainConfig`` fields stored in ``run_dir/config.json`` (``{}`` when unreadable)."""
-    from dataclasses import fields
-
-    from speechstudio.finetune.vits.config import TrainConfig
-
     train, names = _stored(run_dir, "train"), {f.name for f in fields(TrainConfig)}
     return {k: v for k, v in train.items() if k in names and v is not None} if isinstance(train, dict) else {}
 
@@ -216,8 +215,6 @@ def _stored_train(run_dir: Path) -> dict:
 def check_resume_data(data: Path, dataset_dir: Path, run_dir: Path) -> None:
     """With ``--resume``, ``--data`` must be the run's source or its prepared dataset (else training
     would silently use the old recordings). Raises ``UsageError``."""
-    from speechstudio.finetune.manifest import Manifest
-
     known = {dataset_dir.resolve()}
     try:
         source = Manifest.load(dataset_dir).notes.get("source")
@@ -240,8 +237,6 @@ def _stored_dataset(run_dir: Path) -> Path | None:
 def run_lock(run_dir: Path):
     """Hold ``run_dir/.lock`` (an OS file lock, released if the process dies) while a run builds, trains
     and saves; creates ``run_dir``. Raises ``RunError`` (not writable, or held by another training)."""
-    from speechstudio.finetune.run import RunError
-
     run_dir = Path(run_dir)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -291,10 +286,6 @@ def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = 
     """Build and check the dataset of ``p`` when it comes from raw input; return the report ('' when
     prepared). ``split_long`` cuts clips over 20 s at sentence ends; ``speaker`` picks one of a
     multi-speaker ``metadata.csv``; ``keep_mismatched`` trains on asr_mismatch clips. Raises ``DatasetError``."""
-    from speechstudio.finetune.build import build_dataset
-    from speechstudio.finetune.manifest import Manifest
-    from speechstudio.finetune.report import format_report, report
-
     if p.source is None:
         if p.resume:
             return ""
@@ -302,9 +293,6 @@ def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = 
     voice = load_base_voice(p.base)
     transcribe = None
     if asr_check and voice.language.startswith("en"):
-        from speechstudio.errors import ModelNotFoundError
-        from speechstudio.finetune.check import whisper_transcriber
-
         try:
             transcribe = whisper_transcriber(language="en")
         except ModelNotFoundError:
@@ -322,8 +310,6 @@ def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = 
 # ----------------------------------------------------------------------------- train / save
 def train(p: VoicePlan, control=None) -> Iterator[object]:
     """The trainer's events (``finetune.vits.events``) for plan ``p``."""
-    from speechstudio.finetune.vits.trainer import train_voice
-
     yield from train_voice(p.run_dir, p.dataset_dir, p.base, p.config, resume=p.resume, control=control)
 
 
@@ -337,18 +323,10 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
     summary, with the checkpoint's judged row when there is one; ``match_pitch`` also stores the offset
     as ``pitch_semitones`` (PSOLA at synthesis). Raises ``UsageError`` (name taken or bad, ``blend``
     outside 0-1), ``RunError`` (no such checkpoint), ``ExportError``."""
-    from dataclasses import asdict
-
-    from speechstudio.finetune.clone_store import save_clone
-    from speechstudio.finetune.run import RunError
-    from speechstudio.finetune.vits.trainer import load_trained_generator
-
     if blend is None:
         model, info = load_trained_generator(run_dir, which)
         label = which
     else:
-        from speechstudio.finetune.blend import blend_generator, blend_name
-
         if not 0.0 <= blend <= 1.0:
             raise UsageError(f"--blend {blend}: between 0 (the base voice) and 1 (the checkpoint)")
         model, info = blend_generator(Path(run_dir), blend, which)
@@ -356,12 +334,8 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
     base_voice = load_base_voice(base)
     facts = {"checkpoint": label, "step": int(getattr(info, "step", 0))}
     if label == "best":
-        from speechstudio.finetune.vits.trained import load_checkpoint_state
-
         label = load_checkpoint_state(run_dir, "best").get("checkpoint") or f"step_{facts['step']}"
     try:
-        from speechstudio.finetune.trade import load_trade
-
         trade = load_trade(Path(run_dir))
         row = trade.row(label) or trade.row(f"step_{facts['step']}")
         if row is not None:
@@ -375,8 +349,6 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
     pitch = 0.0
     dataset = _stored_dataset(Path(run_dir))
     if dataset is not None and (dataset / "manifest.json").is_file():
-        from speechstudio.finetune.pitch_match import measure_pitch_match
-
         match = measure_pitch_match(model, base_voice, dataset, shift=match_pitch)
         facts["pitch"] = match.to_dict()
         pitch = match.semitones
@@ -393,10 +365,6 @@ def save(p: VoicePlan, which: str = "best", match_pitch: bool = False, blend: fl
 def base_of_run(run_dir: Path):
     """The base ``VoiceRef`` a run was trained from (its ``config.json``). Raises ``RunError`` (no run
     there), ``ModelNotFoundError`` (the base voice is no longer installed)."""
-    from speechstudio.finetune.run import RunError
-    from speechstudio.finetune.vits.piper_ckpt import checkpoint_base_ref
-    from speechstudio.tts.voices import resolve_voice
-
     source = _stored(run_dir, "base", "source")
     if not isinstance(source, str):
         raise RunError(f"{run_dir}: not a voice training run (no readable config.json)")

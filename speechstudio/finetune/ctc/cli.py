@@ -20,10 +20,12 @@ import sys
 import time
 from pathlib import Path
 
+from speechstudio.asr.device import resolve_device
 from speechstudio.cli_args import EXIT_INTERRUPTED, EXIT_OK, int_at_least, positive_number
 from speechstudio.errors import UsageError
 from speechstudio.finetune.events import clock, stop_on_signals
 from speechstudio.finetune.parallel import launcher_world
+from speechstudio.finetune.run import RunFolder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -124,7 +126,6 @@ def run(args) -> int:
     ``SpeechStudioError``s (dataset, model, training failures) for the main CLI to print."""
     from speechstudio.finetune.ctc import events as E
     from speechstudio.finetune.ctc import register_model, train_ctc
-    from speechstudio.finetune.run import RunFolder
     from speechstudio.finetune.voice_run import run_lock, runs_dir
     from speechstudio.hub.store import imported_dir, validate_name
 
@@ -136,8 +137,6 @@ def run(args) -> int:
     main = int(os.environ.get("RANK", "0") or 0) == 0
     launched = (launcher_world() or 1) > 1
     if not launched:
-        from speechstudio.asr.device import resolve_device
-
         resolve_device(args.device)  # a missing GPU is said before the dataset is built, not after
     # the main process holds the run folder's lock (a second training — the app, another shell —
     # would overwrite its dataset and checkpoints); released by the OS if this process dies

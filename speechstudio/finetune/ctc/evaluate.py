@@ -11,6 +11,7 @@ from typing import Sequence
 
 from speechstudio.finetune.ctc.data import Collator, Item
 from speechstudio.finetune.ctc.model import autocast, greedy_texts, output_frames
+from speechstudio.metrics import normalize_text
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,6 @@ class EvalResult:
 def score(refs: Sequence[str], hyps: Sequence[str], language: str = "en") -> tuple[float, float]:
     """``(wer, cer)`` over pairs after ``normalize_text``; an empty reference set scores 0."""
     import jiwer
-
-    from speechstudio.metrics import normalize_text
 
     pairs = [(normalize_text(r, language), normalize_text(h, language)) for r, h in zip(refs, hyps)]
     pairs = [(r, h) for r, h in pairs if r]

@@ -13,7 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from speechstudio.asr.family_ctc import FAMILY as CTC
 from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.hub.cache import cached_snapshot
+from speechstudio.hub.catalog import canonical_id, looks_like_hf_id
+from speechstudio.hub.resolve import resolve_model
+from speechstudio.hub.store import imported_dir
 from speechstudio.progress import quiet_transformers
 
 
@@ -33,8 +38,6 @@ def resolve_base(spec: str) -> Base:
     ``ModelNotFoundError`` or ``UsageError`` (Whisper, or not a CTC model / speech encoder)."""
     from transformers import AutoConfig
 
-    from speechstudio.hub.resolve import resolve_model
-
     quiet_transformers()
     try:
         resolved = resolve_model(spec)
@@ -46,8 +49,6 @@ def resolve_base(spec: str) -> Base:
         if path is None:
             raise ModelNotFoundError(f"--base {spec}: {exc}") from None
     else:
-        from speechstudio.asr.family_ctc import FAMILY as CTC
-
         if resolved.engine != CTC.name:
             raise UsageError(f"--base {spec} is a {resolved.engine} model; CTC fine-tuning needs a Wav2Vec2-family "
                              "model (Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, WavLM), with or without "
@@ -68,10 +69,6 @@ def resolve_base(spec: str) -> Base:
 def _encoder_folder(spec: str) -> Path | None:
     """A model folder for ``spec`` found without the ASR checks: a local folder, an imported
     model's folder or a Hugging Face cache snapshot; it must hold config.json and weights."""
-    from speechstudio.hub.cache import cached_snapshot
-    from speechstudio.hub.catalog import canonical_id, looks_like_hf_id
-    from speechstudio.hub.store import imported_dir
-
     local = Path(spec).expanduser()
     if local.is_dir():
         found = local.resolve()

@@ -18,6 +18,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from speechstudio.asr.ctc_lexicon import VOCABULARY_FILE
+from speechstudio.atomic import atomic_write_text
 from speechstudio.errors import UsageError
 from speechstudio.finetune.ctc import vocab as V
 from speechstudio.finetune.ctc.checkpoint import PROCESSOR, model_from_state, save_model_files
@@ -48,9 +50,6 @@ class Prepared:
 def write_vocabulary(folder: Path, targets) -> Path:
     """Write ``folder/vocabulary.txt`` atomically: the distinct words of ``targets`` (normalised
     transcripts, words separated by spaces), sorted, one per line, UTF-8. Returns its path."""
-    from speechstudio.asr.ctc_lexicon import VOCABULARY_FILE
-    from speechstudio.atomic import atomic_write_text
-
     words = sorted({w for t in targets for w in t.split()})
     return atomic_write_text(Path(folder) / VOCABULARY_FILE, "".join(f"{w}\n" for w in words))
 

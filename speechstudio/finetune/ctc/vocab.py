@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from speechstudio.errors import UsageError
+from speechstudio.metrics import normalize_text
 
 PAD, UNK, DELIMITER = "<pad>", "<unk>", "|"
 CASINGS = ("auto", "lower", "upper", "keep")
@@ -38,8 +39,6 @@ def normalize_transcript(text: str, casing: str = "lower", language: str = "en")
 
     ``casing``: ``"lower"`` / ``"upper"`` (after ``metrics.normalize_text``: numbers and abbreviations
     spelled out) or ``"keep"`` (no case change, no abbreviation expansion)."""
-    from speechstudio.metrics import normalize_text
-
     text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
     if casing in ("lower", "upper"):
         out = normalize_text(text, language)

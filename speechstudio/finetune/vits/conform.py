@@ -20,7 +20,10 @@ from typing import Callable
 
 import numpy as np
 
+from speechstudio.finetune.closeness import FRAME_RATE_TOLERANCE
 from speechstudio.finetune.vits.data import save_features
+from speechstudio.finetune.vits.features import linear_spectrogram, linear_to_mel
+from speechstudio.tts.pitch import impose_contour, pitch_contour
 
 CONFORM_VERSION = "conform-v2"
 
@@ -53,8 +56,6 @@ class ConformStats:
 
 
 def _without_buzz(times: np.ndarray, f0: np.ndarray, frame_rate: float) -> tuple[np.ndarray, np.ndarray]:
-    from speechstudio.finetune.closeness import FRAME_RATE_TOLERANCE
-
     keep = np.abs(f0 / frame_rate - 1.0) >= FRAME_RATE_TOLERANCE
     return times[keep], f0[keep]
 
@@ -93,9 +94,6 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
     ``wav`` (int16, conformed), ``spec`` (the recording's, float16), ``mel`` (float16, conformed) and
     ``latent`` (float16 (flow, frames)). Raises ``ValueError`` when nothing is voiced."""
     import torch
-
-    from speechstudio.finetune.vits.features import linear_spectrogram, linear_to_mel
-    from speechstudio.tts.pitch import impose_contour, pitch_contour
 
     folder = Path(cache_dir) / "conformed"
     folder.mkdir(parents=True, exist_ok=True)

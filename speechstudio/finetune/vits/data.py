@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from speechstudio.atomic import atomic_write_bytes
+from speechstudio.audio.decode import load_audio
 from speechstudio.errors import SpeechStudioError
 from speechstudio.finetune.run import RunError
+from speechstudio.finetune.vits.features import linear_spectrogram, linear_to_mel
 
 
 @dataclass(frozen=True)
@@ -48,9 +50,6 @@ def _cache_name(clip_id: str, audio: Path, fc) -> str:
 def _compute_features(audio: Path, fc, path: Path) -> int:
     """Decode ``audio`` at ``fc.decode_rate``, compute spec + mel, save atomically; return frames."""
     import torch
-
-    from speechstudio.audio.decode import load_audio
-    from speechstudio.finetune.vits.features import linear_spectrogram, linear_to_mel
 
     wav = torch.from_numpy(load_audio(audio, fc.decode_rate)).float().clamp(-1, 1)
     frames = wav.numel() // fc.hop_length

@@ -7,6 +7,7 @@ Linear magnitude spectrogram (reflect-pad (n_fft - hop) / 2, Hann ``torch.stft``
 fmax sr / 2; MMS-TTS 16 kHz. The hop must equal prod(config.upsample_rates)."""
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 
@@ -33,8 +34,6 @@ class FeatureConfig:
     def for_model(cls, config, n_mels: int | None = None) -> "FeatureConfig":
         """Settings for a ``VitsConfig``: n_fft = 2 (spectrogram_bins - 1), hop = prod(upsample_rates),
         80 mels (n_fft / 4 below n_fft 512), fmin 0, fmax None."""
-        import math
-
         n_fft = 2 * (int(config.spectrogram_bins) - 1)
         hop = int(math.prod(config.upsample_rates))
         if n_mels is None:

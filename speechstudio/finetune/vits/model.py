@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import torch
 
 from speechstudio.finetune.vits.mas import maximum_path
+from speechstudio.tts.piper_import import fold_weight_norm
 
 #: WaveNet layers of VITS' posterior encoder (``models.SynthesizerTrn``: ``PosteriorEncoder(...,
 #: 5, 1, 16)``: kernel 5, dilation 1, 16 layers; Piper the same).
@@ -167,8 +168,6 @@ def warmup_parameter_prefixes(model) -> tuple[str, ...]:
 def prepare_for_training(model, fresh_posterior: bool) -> list[str]:
     """Make an inference-loaded ``VitsModel`` trainable in place; returns log notes. LayerDrop off;
     ``fresh_posterior``: new posterior encoder and SDP flows; weight norm folded."""
-    from speechstudio.tts.piper_import import fold_weight_norm
-
     notes = []
     model.config.layerdrop = 0.0
     model.text_encoder.encoder.layerdrop = 0.0

@@ -17,12 +17,17 @@ import ast
 import contextlib
 import json
 import math
+import pickle
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError, OfflineError
-from speechstudio.tts.piper_import import PiperVoiceError
+from speechstudio.hub.download import hub_offline
+from speechstudio.tts.piper_import import (PiperVoiceError, _vits_config, fold_weight_norm, hf_name as inference_name,
+                                           read_piper_config)
+from speechstudio.tts.vits import VitsVoice
+from speechstudio.tts.voices import VoiceRef, list_voices
 
 #: ``VoiceRef.kind`` of a base given as a Piper training checkpoint (``location`` = the ``.ckpt``).
 CHECKPOINT_KIND = "piper-ckpt"
@@ -110,8 +115,6 @@ def _plain_dict(*_args, **_kwargs) -> dict:
 
 def _safe_load(path: Path) -> dict:
     """``torch.load(path, weights_only=True)`` with the metadata's extra names as inert stand-ins."""
-    import pickle
-
     import torch
 
     def fail(exc: BaseException) -> PiperCheckpointError:
@@ -166,8 +169,6 @@ def read_checkpoint_config(ckpt_path, config_path=None):
     """The Piper voice config of a training checkpoint (``config_path`` or the ``config.json`` beside
     ``ckpt_path``; no weights read). Raises ``ModelNotFoundError``, ``PiperCheckpointError`` (no
     config.json) or ``PiperVoiceError`` (invalid config)."""
-    from speechstudio.tts.piper_import import read_piper_config
-
     ckpt = Path(ckpt_path).expanduser()
     if not ckpt.is_file():
         raise ModelNotFoundError(f"{ckpt}: Piper checkpoint file not found")
@@ -235,8 +236,6 @@ def _fold_generator(g: dict, ckpt: Path) -> dict:
 def _hf_name(name: str) -> str | None:
     """VITS / Piper generator name -> transformers ``VitsModel`` name, including ``enc_q.*`` ->
     ``posterior_encoder.*`` and ``dp.post_*`` -> ``duration_predictor.post_*``."""
-    from speechstudio.tts.piper_import import hf_name as inference_name
-
     for vits, hf in (("enc_q.pre.", "posterior_encoder.conv_pre."), ("enc_q.enc.", "posterior_encoder.wavenet."),
                      ("enc_q.proj.", "posterior_encoder.conv_proj.")):
         if name.startswith(vits):
@@ -360,8 +359,6 @@ def load_piper_checkpoint(ckpt_path, config_path=None, *, name: str | None = Non
     from transformers import VitsModel
 
     from speechstudio.tts.decoder import install_decoder
-    from speechstudio.tts.piper_import import _vits_config, fold_weight_norm
-    from speechstudio.tts.vits import VitsVoice
 
     ckpt = Path(ckpt_path).expanduser()
     piper = read_checkpoint_config(ckpt, config_path)
@@ -479,8 +476,6 @@ def fetch_piper_checkpoint(name: str, *, revision: str | None = None, cache_dir=
     import huggingface_hub
     from huggingface_hub import errors as hf_errors
 
-    from speechstudio.hub.download import hub_offline
-
     short, _voice, path = _entry(name)
     folder, filename = path.rsplit("/", 1)
     url = f"https://huggingface.co/datasets/{PIPER_CHECKPOINT_REPO}/resolve/main/{path}"
@@ -519,8 +514,6 @@ def checkpoint_base_ref(spec: str, allow_download: bool = True):
     """A ``VoiceRef`` of kind :data:`CHECKPOINT_KIND` (``location`` the ``.ckpt``) for ``--base`` given
     as a ``.ckpt`` path or a short name of :data:`PIPER_CHECKPOINTS` (fetched when ``allow_download``),
     or None (an installed voice of that name wins). Raises ``ModelNotFoundError``, ``OfflineError``."""
-    from speechstudio.tts.voices import VoiceRef, list_voices
-
     if spec is None:
         return None
     path = Path(str(spec)).expanduser()

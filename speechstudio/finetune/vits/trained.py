@@ -8,6 +8,11 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from speechstudio.finetune.base_format import base_format
+from speechstudio.finetune.run import RunError, RunFolder
+from speechstudio.finetune.trade import snapshot_path
+from speechstudio.tts.piper_import import fold_weight_norm
+
 
 @dataclass(frozen=True)
 class BaseInfo:
@@ -31,8 +36,6 @@ class BaseInfo:
 
 def base_info_for(voice, source: str, speaker: int | None) -> BaseInfo:
     """``BaseInfo`` of a loaded ``VitsVoice`` (reads the Piper ``.onnx.json`` if there is one)."""
-    from speechstudio.finetune.base_format import base_format
-
     piper_config = base_format(voice).piper_config(voice)
     return BaseInfo(str(source), voice.kind, voice.name, int(voice.sample_rate), voice.language, speaker, piper_config)
 
@@ -51,15 +54,11 @@ def load_checkpoint_state(run_dir: str | os.PathLike, which: str = "best") -> di
     """The stored dict of checkpoint ``which``: ``"best"``, ``"latest"``, ``"step_N"`` (a judged
     step, ``finetune.trade.snapshot_path``) or ``"base"`` (:func:`shipped_base` of ``step_0``). Raises
     ``RunError`` when missing or unreadable."""
-    from speechstudio.finetune.run import RunError, RunFolder
-
     if which == "base":
         return shipped_base(load_checkpoint_state(run_dir, "step_0"))
     if not which.startswith("step_"):
         return RunFolder(run_dir).load_checkpoint(which)
     import torch
-
-    from speechstudio.finetune.trade import snapshot_path
 
     try:
         path = snapshot_path(Path(run_dir), int(which[5:]))
@@ -82,9 +81,7 @@ def load_trained_generator(run_dir: str | os.PathLike, which: str = "best", stat
     encoder and the base's noise / length defaults. Raises ``RunError`` when missing or unreadable."""
     from transformers import VitsConfig, VitsModel
 
-    from speechstudio.finetune.run import RunError
     from speechstudio.tts.decoder import install_decoder
-    from speechstudio.tts.piper_import import fold_weight_norm
 
     state = load_checkpoint_state(run_dir, which) if state is None else state
     try:

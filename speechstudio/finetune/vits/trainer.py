@@ -29,17 +29,25 @@ from typing import Iterator
 
 from speechstudio.atomic import atomic_path
 from speechstudio.audio.encode import AudioEncoder
+from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.finetune import closeness, pitch_match
 from speechstudio.finetune.base_format import base_format, base_source
 from speechstudio.finetune.closeness import natural_enough, trade_stalled
+from speechstudio.finetune.manifest import Manifest
+from speechstudio.finetune.parallel import Parallel, training_precision
 from speechstudio.finetune.run import (RunFolder, TrainingError, atomic_torch_save, capture_rng_state, restore_rng_state,
                                       seed_all)
 from speechstudio.finetune.trade import row_of, snapshot_path, write_trade
 from speechstudio.finetune.vits.config import TrainConfig
+from speechstudio.finetune.vits.conform import conform_clips
+from speechstudio.finetune.vits.data import BucketBatches, ClipDataset, collate, prepare_clips
 from speechstudio.finetune.vits.events import (CheckpointEvent, DoneEvent, EvalEvent, SampleEvent, StageEvent,
                                                StepEvent, TrainControl)
+from speechstudio.finetune.vits.features import FeatureConfig
 from speechstudio.finetune.vits.trained import (BaseInfo, base_info_for, load_checkpoint_state, load_trained_generator,
                                                 shipped_base)
 from speechstudio.finetune.vits.voice_rate import VoiceRate, choose_rate
+from speechstudio.tts.piper_import import fold_weight_norm
 
 __all__ = ["train_voice", "VoiceTrainer", "STAGES", "load_trained_generator", "TrainConfig", "TrainControl",
            "TrainingError", "BaseInfo", "StageEvent", "StepEvent", "EvalEvent", "SampleEvent", "CheckpointEvent",
@@ -114,9 +122,6 @@ class VoiceTrainer:
     each stage of ``STAGES``."""
 
     def __init__(self, run_dir, dataset_dir, base, config: TrainConfig, resume: bool, control: TrainControl | None):
-        from speechstudio.finetune.manifest import Manifest
-        from speechstudio.finetune.parallel import Parallel, training_precision
-        from speechstudio.finetune.vits.features import FeatureConfig
         from speechstudio.finetune.vits.model import prepare_for_training
 
         self.config, self.resume, self.control = config, resume, control or TrainControl()
@@ -133,8 +138,6 @@ class VoiceTrainer:
         n_speakers = model.config.num_speakers
         self.speaker = (0 if config.speaker is None else int(config.speaker)) if n_speakers > 1 else None
         if self.speaker is not None and not 0 <= self.speaker < n_speakers:
-            from speechstudio.errors import UsageError
-
             raise UsageError(f"voice {voice.name} has no speaker {self.speaker} (valid ids: 0..{n_speakers - 1})")
         self.info = base_info_for(voice, self.source, self.speaker)
         self.run_config = {"trainer": "vits", "train": config.to_dict(), "features": self.fc.to_dict(),
@@ -173,8 +176,6 @@ class VoiceTrainer:
         the median F0 of the recordings and of the base voice (``pitch_match``; RNG untouched)."""
         import torch
 
-        from speechstudio.finetune.pitch_match import measure_pitch_match
-
         voice, model = self.voice, self.voice.model
         if self.resume and self.rf.config_path.is_file():
             kept = self.rf.read_config().get("voice_rate") or {}
@@ -182,7 +183,7 @@ class VoiceTrainer:
                              kept.get("recordings_hz"), kept.get("base_hz"))
         was_training = model.training
         with torch.random.fork_rng():
-            m = measure_pitch_match(model, voice, self.dataset_dir, seed=self.config.seed, shift=False)
+            m = pitch_match.measure_pitch_match(model, voice, self.dataset_dir, seed=self.config.seed, shift=False)
         model.train(was_training)
         return choose_rate(voice.sample_rate, m.recordings_hz, m.voice_hz)
 
@@ -192,7 +193,6 @@ class VoiceTrainer:
         on resume), the loaders and the clone judge, and judge the base voice."""
         import torch
 
-        from speechstudio.finetune.vits.data import ClipDataset, collate, prepare_clips
         from speechstudio.finetune.vits.step import VitsTraining
 
         config, par, rf, manifest, voice = self.config, self.par, self.rf, self.manifest, self.voice
@@ -260,8 +260,6 @@ class VoiceTrainer:
     def _loader(self, items):
         import torch
 
-        from speechstudio.finetune.vits.data import BucketBatches, ClipDataset
-
         c, par = self.config, self.par
         return torch.utils.data.DataLoader(
             ClipDataset(items), collate_fn=self.collate,
@@ -276,8 +274,6 @@ class VoiceTrainer:
         ``speaking_rate`` default: the saved voice's, ``model.config``); unsayable texts skipped."""
         import numpy as np
         import torch
-
-        from speechstudio.errors import SpeechStudioError
 
         tr, voice, model, out_clips = self.tr, self.voice, self.tr.model, []
         model.eval()
@@ -315,14 +311,12 @@ class VoiceTrainer:
         its texts, or None with the reason logged."""
         import torch
 
-        from speechstudio.finetune.closeness import CloneJudge
-
         clips = self.clips
         texts = [(f"judge{i}", c.text) for i, c in enumerate((clips.val + clips.train)[:JUDGE_TEXTS])]
         try:
             reference = [torch.load(c.cache_path, weights_only=True)["wav"].float().numpy() / 32767.0
                          for c in clips.train[:JUDGE_REFERENCE_CLIPS]]
-            self.judge, self.judge_texts = CloneJudge(reference, self.fc.decode_rate, self.voice.hop_length), texts
+            self.judge, self.judge_texts = closeness.CloneJudge(reference, self.fc.decode_rate, self.voice.hop_length), texts
         except (ImportError, OSError, RuntimeError, ValueError) as exc:
             self.log(f"how close the clone is will not be measured ({exc}); the best checkpoint is the lowest "
                      "validation loss")
@@ -433,9 +427,6 @@ class VoiceTrainer:
         """``(conformed clips, log note)`` by ``conform.conform_clips`` with the base's own decoder (loaded
         afresh), or ``(None, reason)`` when there is no pitch to match."""
         import torch
-
-        from speechstudio.finetune.vits.conform import conform_clips
-        from speechstudio.tts.piper_import import fold_weight_norm
 
         tr, config = self.tr, self.config
         try:
