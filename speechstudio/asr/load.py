@@ -18,7 +18,6 @@ def load_model(spec: str | None = None, *, device: str = "auto", precision: str 
     ``OfflineError``, ``UsageError``."""
     if spec:
         resolved = resolve_model(spec, allow_download=allow_download, progress=progress)
-        why = f"using {resolved.model_id} ({resolved.engine}, {resolved.source})"
     else:
         resolved, reason = default_asr_model(allow_download=allow_download, progress=progress)
         why = f"default model ({resolved.engine}): {reason}"

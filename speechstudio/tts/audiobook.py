@@ -7,7 +7,7 @@ import hashlib
 import io
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -68,14 +68,6 @@ def chapter_file_name(chapter: Chapter, n_chapters: int, fmt: str) -> str:
 def book_file_name(title: str) -> str:
     """``"The Test Book.m4b"``: the book title without path-unsafe characters (60 max)."""
     return f"{_safe_name(title, 'audiobook')}.m4b"
-
-
-def write_chunks(chunks: Iterable, path: Path, fmt: str, tags: dict[str, str],
-                 on_chunk: Callable | None = None) -> float:
-    """Write ``SpeechChunk``s to ``path`` in ``fmt`` atomically with the synthetic-speech tag plus
-    ``tags``; returns seconds written."""
-    duration, _n = write_speech(chunks, path, on_chunk, tags, mkdir=True)
-    return duration
 
 
 def prepare_cover(data: bytes, name: str = "cover") -> bytes:
@@ -230,7 +222,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
         if book.author:
             tags["artist"] = book.author
         chunks = stream_speech(voice, ch.text, settings, workers=workers, ssml=False, voice_loader=voice_loader)
-        duration = write_chunks(chunks, path, fmt, tags, on_chunk)
+        duration, _n = write_speech(chunks, path, on_chunk, tags, mkdir=True)
         chars_before += len(ch.text)
         if progress is not None:  # the chapter is complete (sentence counts skip blank lines)
             progress(AudiobookProgress(chars_before, total, ch.index, len(chapters), ch.title))
