@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import jiwer
+from num2words import num2words
+
 _ABBREV = {"mr": "mister", "mrs": "missus", "dr": "doctor", "st": "saint", "etc": "etcetera"}
 
 
 def normalize_text(text: str, language: str = "en") -> str:
     """Lower-case, spell out numbers, expand abbreviations, drop punctuation, squeeze spaces."""
-    from num2words import num2words
-
     text = unicodedata.normalize("NFKC", text).lower()
     text = re.sub(r"(\d),(\d)", r"\1\2", text)
 
@@ -29,8 +30,6 @@ def normalize_text(text: str, language: str = "en") -> str:
 
 def wer(references: list[str], hypotheses: list[str], language: str = "en") -> float:
     """Corpus WER over pairs of texts after :func:`normalize_text`."""
-    import jiwer
-
     refs = [normalize_text(r, language) for r in references]
     hyps = [normalize_text(h, language) for h in hypotheses]
     return float(jiwer.wer(refs, hyps))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import types
 
 import pytest
 
@@ -29,7 +28,7 @@ def test_download_job_runs_the_apps_own_cli(monkeypatch):
     seen = {}
 
     class Proc:
-        stdout = types.SimpleNamespace(read=lambda n: b"")
+        stdout = ()
         returncode = 0
 
         def __init__(self, cmd, **kw):

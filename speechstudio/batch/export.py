@@ -12,11 +12,7 @@ from pathlib import Path
 
 from speechstudio import atomic
 from speechstudio.asr.types import Segment, TranscriptInfo
-from speechstudio.batch.subtitles import (
-    SUBTITLE_FORMATS,
-    SubtitleOptions,
-    render_subtitles,
-)
+from speechstudio.batch.subtitles import SUBTITLE_FORMATS, SubtitleOptions, render_subtitles
 from speechstudio.errors import UsageError
 from speechstudio.transcript.model import render_json
 
@@ -44,12 +40,8 @@ def parse_formats(spec: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(chosen)
 
 
-def output_path(
-    input_path: str | os.PathLike[str],
-    fmt: str,
-    input_root: str | os.PathLike[str] | None = None,
-    output_dir: str | os.PathLike[str] | None = None,
-) -> Path:
+def output_path(input_path: str | os.PathLike[str], fmt: str, input_root: str | os.PathLike[str] | None = None,
+                output_dir: str | os.PathLike[str] | None = None) -> Path:
     """Where the ``fmt`` transcript of ``input_path`` goes: the last extension replaced (``talk.v2.mp3`` ->
     ``talk.v2.srt``; ``x.txt`` as txt -> ``x.txt.txt``, never the input itself).
 
@@ -112,13 +104,8 @@ def render(fmt: str, segments: Sequence[Segment], info: TranscriptInfo,
     return renderer(list(segments), info)
 
 
-def write_transcript(
-    target: str | os.PathLike[str],
-    segments: Sequence[Segment],
-    info: TranscriptInfo,
-    fmt: str,
-    subtitles: SubtitleOptions | None = None,
-) -> Path:
+def write_transcript(target: str | os.PathLike[str], segments: Sequence[Segment], info: TranscriptInfo, fmt: str,
+                     subtitles: SubtitleOptions | None = None) -> Path:
     """Render and atomically write one transcript to ``target`` (folders created); returns ``target``.
 
     Raises ``UsageError`` (unknown ``fmt``) or ``OSError`` (nothing partial is left)."""

@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import pysubs2
+
 from speechstudio.asr.types import Segment, Word
 from speechstudio.transcript.display import align, cell_width, clusters, needs_space, unspaced
 
@@ -455,20 +457,15 @@ def _style_name(speaker: str) -> str:
     return speaker.replace(",", " ")
 
 
-def _colours():
-    import pysubs2
-
-    # one readable colour per speaker (white first), in the order speakers first talk
-    return tuple(pysubs2.Color(*rgb) for rgb in ((255, 255, 255), (255, 230, 90), (120, 210, 255), (150, 240, 150),
-                                                  (255, 170, 200), (255, 180, 90), (200, 170, 255), (180, 180, 180)))
+# one readable colour per speaker (white first), in the order speakers first talk
+_COLOURS = tuple(pysubs2.Color(*rgb) for rgb in ((255, 255, 255), (255, 230, 90), (120, 210, 255), (150, 240, 150),
+                                                 (255, 170, 200), (255, 180, 90), (200, 170, 255), (180, 180, 180)))
 
 
 def render_subtitles(segments: Sequence[Segment], fmt: str, opts: SubtitleOptions = SubtitleOptions(),
                      duration_s: float | None = None) -> str:
     """The whole ``fmt`` file (``srt`` | ``vtt`` | ``ass``) for ``segments``, by pysubs2; VTT escapes
     ``& < >``, ASS breaks lines with ``\\N``."""
-    import pysubs2
-
     subs = pysubs2.SSAFile()
     speakers: list[str] = []
     for cue in layout_cues(segments, opts, duration_s, prefix=fmt == "srt"):
@@ -487,7 +484,7 @@ def render_subtitles(segments: Sequence[Segment], fmt: str, opts: SubtitleOption
     if fmt == "ass":
         for k, who in enumerate(speakers):
             style = subs.styles["Default"].copy()
-            style.primarycolor = _colours()[k % len(_colours())]
+            style.primarycolor = _COLOURS[k % len(_COLOURS)]
             subs.styles[_style_name(who)] = style
         return subs.to_string("ass")
     return subs.to_string(fmt, keep_ssa_tags=True)

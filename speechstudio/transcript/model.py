@@ -121,10 +121,6 @@ def speaker_count_text(found: int, could_be: int | None) -> str:
     return f"{lo} or {hi} speakers: check"
 
 
-def _t(seconds: float) -> float:
-    return round(float(seconds), 3)
-
-
 def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
     """The JSON document as a dict: run metadata (model, device, language and its probability, task,
     duration), ``text`` and ``segments`` with ``words``; ``null`` where unknown; per-segment ``language``
@@ -139,20 +135,20 @@ def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
         "language_probability": info.language_probability,
         "language_detected_by": info.detector,
         "task": info.task,
-        "audio_duration_s": _t(info.duration_s),
+        "audio_duration_s": ms(info.duration_s),
         **({"audio": info.audio} if getattr(info, "audio", None) else {}),
         "text": " ".join(t for t in (" ".join(s.text.split()) for s in segments) if t),
         "segments": [
             {
-                "start_s": _t(s.start_s),
-                "end_s": _t(s.end_s),
+                "start_s": ms(s.start_s),
+                "end_s": ms(s.end_s),
                 "text": s.text.strip(),
                 "avg_logprob": s.avg_logprob,
                 "no_speech_prob": s.no_speech_prob,
                 **({"speaker": s.speaker} if s.speaker is not None else {}),
                 **({"language": s.language} if getattr(s, "language", None) is not None else {}),
                 "words": [
-                    {"start_s": _t(w.start_s), "end_s": _t(w.end_s), "text": w.text.strip(),
+                    {"start_s": ms(w.start_s), "end_s": ms(w.end_s), "text": w.text.strip(),
                      "probability": round(float(w.probability), 4),
                      **({"speaker": w.speaker or s.speaker} if (w.speaker or s.speaker) is not None else {})}
                     for w in s.words
@@ -172,7 +168,7 @@ def _language_table(segments) -> dict:
     for s in segments:
         if getattr(s, "language", None):
             spoken[s.language] = spoken.get(s.language, 0.0) + max(0.0, s.end_s - s.start_s)
-    return {"languages": {k: _t(v) for k, v in spoken.items()}} if len(spoken) > 1 else {}
+    return {"languages": {k: ms(v) for k, v in spoken.items()}} if len(spoken) > 1 else {}
 
 
 def _speaker_tables(info: TranscriptInfo) -> dict:
@@ -185,9 +181,9 @@ def _speaker_tables(info: TranscriptInfo) -> dict:
     return {
         "speaker_count": {"found": len(speakers), "sure": could_be is None, "could_be": could_be,
                           "text": speaker_count_text(len(speakers), could_be)},
-        "speakers": [{"name": s.name, "talk_time_s": _t(s.talk_s), "known": bool(s.known),
+        "speakers": [{"name": s.name, "talk_time_s": ms(s.talk_s), "known": bool(s.known),
                       "similarity": s.similarity, "sureness": s.sureness} for s in speakers],
-        "speaker_turns": [{"start_s": _t(t.start_s), "end_s": _t(t.end_s), "speaker": t.speaker}
+        "speaker_turns": [{"start_s": ms(t.start_s), "end_s": ms(t.end_s), "speaker": t.speaker}
                           for t in (getattr(info, "speaker_turns", ()) or ())],
     }
 

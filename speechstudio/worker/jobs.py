@@ -244,23 +244,14 @@ class DownloadJob(Job):
     def run(self, models) -> Iterator[object]:
         sub = "models" if self.kind == "model" else "voices"
         cmd = self.command or app_command() + [sub, "download", self.model_id]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0,
-                                env={**os.environ, ERROR_KIND_ENV: "1"})
+        # text mode reads universal newlines: each of tqdm's \r redraws is a line
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8",
+                                errors="replace", env={**os.environ, ERROR_KIND_ENV: "1"})
         lines: queue.Queue = queue.Queue()
 
-        def reader() -> None:  # tqdm redraws with \r: split on both
-            buf = b""
-            while True:
-                data = proc.stdout.read(256)
-                if not data:
-                    break
-                buf += data
-                parts = re.split(rb"[\r\n]", buf)
-                buf = parts.pop()
-                for p in parts:
-                    lines.put(p.decode("utf-8", "replace").strip())
-            if buf:
-                lines.put(buf.decode("utf-8", "replace").strip())
+        def reader() -> None:
+            for line in proc.stdout:
+                lines.put(line.strip())
             lines.put(None)
 
         threading.Thread(target=reader, daemon=True).start()

@@ -7,6 +7,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 
+import psutil
 from PySide6.QtCore import QObject, Signal
 
 log = logging.getLogger(__name__)
@@ -154,8 +155,6 @@ def sample_gpus() -> tuple[list[GpuSample], str, str]:
 
 
 def sample_system() -> SystemSample:
-    import psutil
-
     gpus, reason, driver = sample_gpus()
     vm = psutil.virtual_memory()
     try:
