@@ -153,11 +153,11 @@ class _Models:
 
 
 def test_dictation_job_warns_when_the_model_writes_nothing(monkeypatch):
-    import speechstudio.asr.live as live
+    import speechstudio.worker.dictation as dictation
     from speechstudio.worker.dictation import DictateJob, DictateResult, DictateWarning
 
-    monkeypatch.setattr(live, "open_recognizer", lambda *a, **k: _Silent())
-    monkeypatch.setattr(live, "dictation_stats", lambda rec, lat: dict.fromkeys(
+    monkeypatch.setattr(dictation, "open_recognizer", lambda *a, **k: _Silent())
+    monkeypatch.setattr(dictation, "dictation_stats", lambda rec, lat: dict.fromkeys(
         ("compute_p50_s", "compute_p95_s", "latency_p50_s", "latency_p90_s", "rtf", "language",
          "language_probability")))
     job = DictateJob(_Source(12), model="adapted")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from speechstudio.doctor.report import INFO, OK, WARN, Check
-from speechstudio.hub.download import hub_endpoint, hub_offline, hub_reachable
+from speechstudio.hub import download
 
 TIMEOUT_S = 3.0
 NAME = "Network"
@@ -12,11 +12,11 @@ NAME = "Network"
 def check_network(timeout_s: float = TIMEOUT_S) -> Check:
     """``ok`` when the Hub answers within ``timeout_s`` seconds, ``info`` in offline mode (no request
     made), ``warn`` when unreachable (downloads fail; installed models still work)."""
-    endpoint = hub_endpoint()
-    if hub_offline():
+    endpoint = download.hub_endpoint()
+    if download.hub_offline():
         return Check(NAME, INFO, "offline mode (HF_HUB_OFFLINE=1): no request made; downloads are off",
                      "", {"endpoint": endpoint, "offline": True})
-    reachable, reason = hub_reachable(timeout_s)
+    reachable, reason = download.hub_reachable(timeout_s)
     details = {"endpoint": endpoint, "offline": False, "reachable": reachable, "reason": reason}
     if reachable:
         return Check(NAME, OK, f"{endpoint} answers", "", details)

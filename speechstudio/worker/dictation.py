@@ -10,7 +10,10 @@ from typing import Iterator
 
 import numpy as np
 
+from speechstudio.asr.live import Session, default_dictation_model, dictation_stats, open_recognizer
+from speechstudio.asr.stream_geometry import BlockResampler
 from speechstudio.audio.devices import rms_dbfs
+from speechstudio.audio.mel import StreamingLogMel
 from speechstudio.worker.jobs import Job
 from speechstudio.worker.status import Status
 
@@ -97,10 +100,6 @@ class DictateJob(Job):
         self.source.stop()
 
     def run(self, models) -> Iterator[object]:
-        from speechstudio.asr.live import Session, default_dictation_model, dictation_stats, open_recognizer
-        from speechstudio.asr.stream_geometry import BlockResampler
-        from speechstudio.audio.mel import StreamingLogMel
-
         spec, chosen = self.model, ""
         if spec is None:
             spec, chosen = default_dictation_model(self.language)
@@ -152,7 +151,3 @@ class DictateJob(Job):
 def _event(x):
     """A session's no-text warning (a ``str``) as a :class:`DictateWarning`; updates pass through."""
     return DictateWarning(x) if isinstance(x, str) else x
-
-
-__all__ = ["DictateJob", "DictateStarted", "DictateLevel", "DictateResult", "DictateWarning",
-           "LEVEL_INTERVAL_S"]
