@@ -6,7 +6,7 @@ import logging
 from typing import Callable
 
 from speechstudio.doctor import audio, display, environment, gpu, models, network, storage
-from speechstudio.doctor.report import FAIL, Check, failed, to_json, to_text
+from speechstudio.doctor.report import FAIL, Check
 
 log = logging.getLogger(__name__)
 

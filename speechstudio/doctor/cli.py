@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from speechstudio import __version__
-from speechstudio.doctor import failed, run_checks, to_json, to_text
+from speechstudio.doctor import run_checks
+from speechstudio.doctor.report import failed, to_json, to_text
 
 
 def register(subparsers) -> None:
