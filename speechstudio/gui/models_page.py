@@ -7,7 +7,7 @@ import re
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QMessageBox, QProgressBar, QSplitter, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+                               QVBoxLayout, QWidget)
 
 from speechstudio.asr.family import capabilities
 from speechstudio.asr.family import label as family_label
@@ -216,23 +216,20 @@ class ModelsPage(QWidget):
         self.listing = listing
         self.models, self.voices = list(listing.models), list(listing.voices)
         self.table.setRowCount(0)
-        for r, m in enumerate(self.models):
-            self.table.insertRow(r)
-            vals = (m.name, family_label(m.engine), self.status_text(m), _size(m.size_mb), ", ".join(m.languages), m.description)
+        dark = self.table.palette().base().color().lightness() < 128
+        for m in self.models:  # plain words in the cells; the field's words in the tooltips
+            vals = [m.name, family_label(m.engine), self.status_text(m), _size(m.size_mb), ", ".join(m.languages),
+                    m.description]
             name, line = plain_model(m)
             shown = (name, plain_family(vals[1]), vals[2], vals[3], plain_languages(m.languages), line)
-            for c, v in enumerate(vals):
-                it = QTableWidgetItem(str(shown[c]))  # plain words; the field's words in the tooltip
-                tip = str(v) if c != 0 else (str(m.path) if m.path else m.name)
-                if c == 2 and m.installed:
-                    tip = f"installed from {m.source}" + (f": {m.path}" if m.path else "")
-                if c == 2 and not m.installed and not listing.online:
-                    tip = f"needs network: {listing.offline_reason}. Import a model folder instead, or try again online."
-                it.setToolTip(tip)
-                if c == 2 and m.installed:  # a green that reads on both light and dark backgrounds
-                    dark = self.table.palette().base().color().lightness() < 128
-                    it.setForeground(QColor("#4ade80") if dark else QColor("#15803d"))
-                self.table.setItem(r, c, it)
+            vals[0] = str(m.path) if m.path else m.name
+            if m.installed:
+                vals[2] = f"installed from {m.source}" + (f": {m.path}" if m.path else "")
+            elif not listing.online:
+                vals[2] = f"needs network: {listing.offline_reason}. Import a model folder instead, or try again online."
+            r = add_row(self.table, [str(x) for x in shown], [str(x) for x in vals])
+            if m.installed:  # a green that reads on both light and dark backgrounds
+                self.table.item(r, 2).setForeground(QColor("#4ade80") if dark else QColor("#15803d"))
         if listing.default_model:
             line = f"(default) = {automatic_model(listing.default_model, listing.other_languages)}."
             if "not downloaded" in listing.default_reason:
