@@ -219,6 +219,8 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
         while len(channels) + index < min(upto + 1, len(items)):
             n = index + len(channels)
             todo, notes = resume.plan_work(items[n].path, plan[n], request.overwrite)
+            if todo:                                # its bytes come in while the one before is decoded
+                read_ahead(items[n].path)
             if not todo:
                 evs = iter([BatchEvent("skipped", items[n], n, reason="already transcribed (use --overwrite to redo)",
                                        outputs=tuple(plan[n].values()), warnings=tuple(notes))])
@@ -228,8 +230,6 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
                 evs = queue.SimpleQueue()
                 pool.submit(work, n, items[n], evs)
                 evs = iter(evs.get, None)
-            if todo:
-                read_ahead(items[n].path)
             channels[n] = (evs, todo, tuple(notes))
 
     evs = None
