@@ -12,8 +12,6 @@ from PySide6.QtWidgets import QFileDialog
 
 from speechstudio.gui.common import settings
 
-__all__ = ["display_name", "paths_from_urls", "pick_inputs"]
-
 AUDIO_FILES = ("Audio/video (*.wav *.flac *.mp3 *.ogg *.opus *.m4a *.aac *.mp4 *.mkv *.webm *.mov *.raw *.pcm);;"
                "All files (*)")
 

@@ -10,8 +10,6 @@ from pathlib import Path
 from PySide6.QtCore import QLockFile, QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-__all__ = ["LOCK_FILE", "SingleInstance", "serve_window"]
-
 LOCK_FILE = "app.lock"
 _TIMEOUT_MS = 5000
 
