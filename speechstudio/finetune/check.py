@@ -7,8 +7,6 @@ keeping ``pad_s``, ITU-R BS.1770-4 loudness to ``target_lufs`` (EBU R128 -23) un
 ``finetune.report``."""
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -20,14 +18,14 @@ from speechstudio.finetune.manifest import DatasetError
 from speechstudio.finetune.report import DatasetReport, format_report, report
 from speechstudio.audio.vad import VAD_RATE, SileroVad
 from speechstudio.hub.resolve import resolve_model
-from speechstudio.tts.frontend.text import normalize_english
+from speechstudio.metrics import normalize_text
 
 #: CER (Whisper against a clip's text) above which the text is taken as wrong, not misheard: between the
 #: worst right text and the best swapped one (the figures: docs/finetune_voice.md, "Dataset checks").
 CER_THRESHOLD = 0.45
 
 __all__ = ["CheckSettings", "PreparedClip", "prepare_clip", "measure_lufs", "normalise_loudness", "resample",
-           "normalise_text", "cer", "asr_check", "CER_THRESHOLD", "whisper_transcriber", "NoSpeechError",
+           "cer", "asr_check", "CER_THRESHOLD", "whisper_transcriber", "NoSpeechError",
            "DatasetReport", "report", "format_report"]
 
 
@@ -152,23 +150,13 @@ def prepare_clip(audio: np.ndarray, rate: int, settings: CheckSettings, vad: Sil
 
 
 # ------------------------------------------------------------------------------ ASR cross-check
-def normalise_text(text: str, language: str = "en") -> str:
-    """Text for CER: English numbers / symbols spelled out (``tts.frontend.text.normalize_english``), then
-    NFKC, case-folded, punctuation and symbols removed (apostrophes too), spaces collapsed."""
-    if language.split("-")[0] == "en":
-        text = normalize_english(text)
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = "".join(" " if unicodedata.category(ch)[0] in "PSZC" and ch not in "'’" else ch for ch in text)
-    text = text.replace("'", "").replace("’", "")
-    return re.sub(r"\s+", " ", text).strip()
-
-
 def cer(reference: str, hypothesis: str, language: str = "en") -> float | None:
-    """Character error rate (jiwer) between normalised texts; None when the reference has no
-    letters. Can exceed 1.0 when the hypothesis is much longer."""
+    """Character error rate (jiwer) between texts normalised as for WER (``metrics.normalize_text``); None when
+    the reference has no letters. Can exceed 1.0 when the hypothesis is much longer."""
     import jiwer
 
-    ref, hyp = normalise_text(reference, language), normalise_text(hypothesis, language)
+    lang = language.split("-")[0]
+    ref, hyp = normalize_text(reference, lang), normalize_text(hypothesis, lang)
     if not ref:
         return None
     if not hyp:
