@@ -24,11 +24,8 @@ def blend_states(base: dict, tuned: dict, alpha: float) -> dict:
         raise ValueError(f"blend must be between 0 (the base voice) and 1 (the checkpoint), not {alpha}")
     if base.keys() != tuned.keys() or any(base[k].shape != tuned[k].shape for k in tuned):
         raise ValueError("the base and the checkpoint are different networks: they cannot be blended")
-    return {k: (torch_lerp(base[k], v, alpha) if v.is_floating_point() else v) for k, v in tuned.items()}
-
-
-def torch_lerp(a, b, alpha: float):
-    return a.float() + alpha * (b.float() - a.float())
+    return {k: (base[k].float() + alpha * (v.float() - base[k].float()) if v.is_floating_point() else v)
+            for k, v in tuned.items()}
 
 
 def blend_generator(run_dir: Path, alpha: float, which: str = "best"):

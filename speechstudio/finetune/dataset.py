@@ -58,10 +58,6 @@ def clip_id(name: str) -> str:
     return ("_" + out[1:]) if out.startswith(".") else (out or "_")
 
 
-def _is_audio(p: Path) -> bool:
-    return p.suffix.lower() in AUDIO_EXTENSIONS and p.is_file()
-
-
 def _find_audio(root: Path, rel: PurePosixPath) -> Path | None:
     """``root/rel`` as written, with an audio extension added (``wavs/a`` -> ``wavs/a.wav``), or
     with another one (``a.wav`` given, ``a.flac`` there)."""
@@ -194,7 +190,7 @@ def read_metadata(root: Path, speaker: str | None = None) -> SourceScan:
     wavs = root / "wavs"
     if wavs.is_dir():
         for p in sorted(wavs.iterdir()):
-            if _is_audio(p) and p.resolve() not in used:
+            if p.suffix.lower() in AUDIO_EXTENSIONS and p.is_file() and p.resolve() not in used:
                 problems.append(Problem(f"wavs/{p.name}", f"no line in {METADATA} refers to it"))
     return SourceScan("ljspeech", root, entries, problems, layout, dict(speakers), chosen)
 

@@ -69,11 +69,6 @@ def _read_metadata(folder: Path) -> dict[str, str]:
     return rows
 
 
-def _write_metadata(folder: Path, rows: dict[str, str]) -> None:
-    body = "".join(f"{k}|{rows[k]}\n" for k in sorted(rows))
-    atomic_write_text(folder / METADATA_NAME, body)
-
-
 def save_consent(dataset_dir: str | os.PathLike, text: str, audio: np.ndarray, sample_rate: int,
                  name: str | None = None) -> Path:
     """Write ``consent.wav`` (PCM-16) and ``consent.txt`` (sentence, ``name``, UTC time); ``audio``
@@ -109,7 +104,7 @@ def save_take(dataset_dir: str | os.PathLike, prompt_index: int, text: str, audi
         wav = _write_wav(folder / "wavs" / f"{ident}.wav", a, sample_rate)
         rows = _read_metadata(folder)
         rows[ident] = text
-        _write_metadata(folder, rows)
+        atomic_write_text(folder / METADATA_NAME, "".join(f"{k}|{rows[k]}\n" for k in sorted(rows)))
     return wav
 
 

@@ -92,10 +92,6 @@ def report(manifest: Manifest) -> DatasetReport:
         keep_mismatched=keep)
 
 
-def _bin(lo: float, hi: float) -> str:
-    return f">= {lo:g} s" if hi == float("inf") else f"{lo:g}-{hi:g} s"
-
-
 def format_report(rep: DatasetReport, max_lines: int = 20) -> str:
     """Plain-text report for the CLI (``max_lines`` problems / mismatches listed, then a count)."""
     out = [f"{rep.usable_clips} usable of {rep.clips} clips: {rep.usable_minutes:.1f} min usable "
@@ -103,7 +99,8 @@ def format_report(rep: DatasetReport, max_lines: int = 20) -> str:
     peak = max((n for _, _, n in rep.histogram), default=0) or 1
     out.append("clip lengths:")
     for lo, hi, n in rep.histogram:
-        out.append(f"  {_bin(lo, hi):>10} {n:5d} {'#' * round(30 * n / peak)}")
+        span = f">= {lo:g} s" if hi == float("inf") else f"{lo:g}-{hi:g} s"
+        out.append(f"  {span:>10} {n:5d} {'#' * round(30 * n / peak)}")
     flagged = {k: v for k, v in rep.flag_counts.items() if v}
     out.append("flags: " + (", ".join(f"{k} {v}" for k, v in flagged.items()) if flagged else "none"))
     for ident, score, text, heard in rep.mismatches[:max_lines]:

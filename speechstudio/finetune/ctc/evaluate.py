@@ -41,10 +41,6 @@ class EvalResult:
     refs: tuple[str, ...]
     hyps: tuple[str, ...]
 
-    @property
-    def n_empty(self) -> int:
-        return sum(1 for h in self.hyps if not h.strip())
-
 
 def score(refs: Sequence[str], hyps: Sequence[str], language: str = "en") -> tuple[float, float]:
     """``(wer, cer)`` over pairs after ``normalize_text``; an empty reference set scores 0."""
@@ -100,7 +96,7 @@ def diagnose(result: EvalResult, history: Sequence[float], step: int, steps_per_
     ``history``: WERs of the fine-tuned evaluations so far (this one last). A new CTC head
     outputs only blanks for a while (the first few hundred steps, or epochs on small data)."""
     early = step < max(3 * steps_per_epoch, 200)
-    if result.hyps and result.n_empty == len(result.hyps):
+    if result.hyps and not any(h.strip() for h in result.hyps):
         if early:
             return ("all outputs are blank so far: normal for the first epochs of a new CTC head; "
                     "it should start emitting characters soon")

@@ -196,10 +196,6 @@ class BucketBatches:
         self.start = int(start)
         self.world, self.rank = int(world), int(rank)
 
-    @property
-    def batches_per_epoch(self) -> int:
-        return -(-len(self.lengths) // self.batch_size)
-
     def epoch_batches(self, epoch: int) -> list[list[int]]:
         rng = random.Random(f"{self.seed}:{epoch}")
         keyed = [(length * (1.0 + 0.2 * (rng.random() - 0.5)), i) for i, length in enumerate(self.lengths)]
@@ -215,7 +211,7 @@ class BucketBatches:
         k = self.start + self.rank
         epoch, cached = None, None
         while True:
-            e, j = divmod(k, self.batches_per_epoch)
+            e, j = divmod(k, -(-len(self.lengths) // self.batch_size))
             if e != epoch:
                 epoch, cached = e, self.epoch_batches(e)
             yield cached[j]

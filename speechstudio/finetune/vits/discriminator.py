@@ -21,10 +21,6 @@ LRELU_SLOPE = 0.1
 PERIODS = (2, 3, 5, 7, 11)
 
 
-def _padding(kernel_size: int, dilation: int = 1) -> int:
-    return (kernel_size * dilation - dilation) // 2
-
-
 def _ch(channels: int, width: float) -> int:
     return max(1, round(channels * width))
 
@@ -49,7 +45,7 @@ class DiscriminatorP(nn.Module):
         super().__init__()
         self.period = period
         norm = spectral_norm if use_spectral_norm else weight_norm
-        pad = (_padding(kernel_size, 1), 0)
+        pad = ((kernel_size - 1) // 2, 0)
         chans = [1] + [_ch(c, width) for c in (32, 128, 512, 1024)]
         top = chans[-1]
         self.convs = nn.ModuleList(
