@@ -430,7 +430,7 @@ def _cue_text(cue: Cue, fmt: str, karaoke: bool) -> str:
         last = t
     parts: list[str] = []
     i = 0
-    for n_line, line in enumerate(cue.lines):
+    for line in cue.lines:
         out = []
         for k, w in enumerate(line):
             piece = w.text.lstrip() if k == 0 else w.text
