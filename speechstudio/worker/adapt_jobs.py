@@ -129,9 +129,8 @@ def resume_dataset(run_dir: Path) -> Path:
 def list_adapt_runs() -> list[RunInfo]:
     """The CTC runs (``config.json`` with a dataset path and a vocabulary source; voice-cloning
     runs are left out) under the runs folder, newest first."""
-    return [RunInfo(d.name, d, (d / "checkpoints" / "latest.pt").is_file(), cfg)
-            for d, cfg in run_folders(runs_dir())
-            if cfg is not None and isinstance(cfg.get("dataset"), str) and "vocab_source" in cfg]
+    return [r for r in run_folders()
+            if r.config is not None and isinstance(r.config.get("dataset"), str) and "vocab_source" in r.config]
 
 
 # ----------------------------------------------------------------------------- training

@@ -46,9 +46,10 @@ class RunInfo:
     config: dict | None = None
 
 
-def run_folders(root: Path) -> Iterator[tuple[Path, dict | None]]:
-    """``(folder, config)`` for each run folder under ``root``, newest first; ``config`` is its
-    ``config.json`` (a dict), or ``None`` when the run has not started yet (no or unreadable file)."""
+def run_folders() -> Iterator[RunInfo]:
+    """Each run folder under :func:`runs_dir`, newest first; its ``config`` is ``None`` when the run has not
+    started yet (no or unreadable ``config.json``)."""
+    root = runs_dir()
     if not root.is_dir():
         return
     for d in sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
@@ -57,14 +58,13 @@ def run_folders(root: Path) -> Iterator[tuple[Path, dict | None]]:
             cfg = json.loads((d / "config.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             cfg = None
-        yield d, cfg if isinstance(cfg, dict) else None
+        yield RunInfo(d.name, d, (d / "checkpoints" / "latest.pt").is_file(), cfg if isinstance(cfg, dict) else None)
 
 
 def list_runs() -> list[RunInfo]:
     """Voice-cloning run folders under :func:`runs_dir`, newest first (empty when there are none).
     Recognition (CTC) runs share the folder and are left out (``adapt_jobs.list_adapt_runs``)."""
-    return [RunInfo(d.name, d, (d / "checkpoints" / "latest.pt").is_file(), cfg)
-            for d, cfg in run_folders(runs_dir()) if cfg is None or cfg.get("trainer") == "vits"]
+    return [r for r in run_folders() if r.config is None or r.config.get("trainer") == "vits"]
 
 
 # ----------------------------------------------------------------------------- helpers
