@@ -23,15 +23,15 @@ from pathlib import Path
 from speechstudio.asr.device import resolve_device
 from speechstudio.cli_args import EXIT_INTERRUPTED, EXIT_OK, int_at_least, positive_number
 from speechstudio.errors import UsageError
+from speechstudio.finetune.ctc.events import CTCConfig
 from speechstudio.finetune.events import clock, stop_on_signals
+from speechstudio.finetune.manifest import MANIFEST_NAME
 from speechstudio.finetune.parallel import launcher_world
 from speechstudio.finetune.run import RunFolder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``finetune asr`` options to ``parser`` (defaults: ``CTCConfig``'s)."""
-    from speechstudio.finetune.ctc.events import CTCConfig
-
     d = CTCConfig()
     parser.add_argument("--base", metavar="MODEL",
                         help="model to start from: a store name, Hugging Face id or folder; a CTC model keeps its "
@@ -77,8 +77,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _config(args):
-    from speechstudio.finetune.ctc.events import CTCConfig
-
     return CTCConfig(epochs=args.epochs, max_steps=args.max_steps, lr=args.lr, batch_size=args.batch_size,
                      grad_accum=args.grad_accum, precision=args.precision, device=args.device,
                      freeze_feature_encoder=args.freeze_feature_encoder,
@@ -90,8 +88,6 @@ def _config(args):
 
 def _dataset_dir(data: str, run_dir: Path, max_clip_s: float, main: bool, speaker: str | None = None) -> Path:
     """A prepared dataset folder for ``--data``: as given, or built into ``RUN/data`` at 16 kHz."""
-    from speechstudio.finetune.manifest import MANIFEST_NAME
-
     src = Path(data).expanduser()
     if src.is_file() and src.name == MANIFEST_NAME:
         return src.parent

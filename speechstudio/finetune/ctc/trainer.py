@@ -19,7 +19,7 @@ from speechstudio.finetune.ctc.checkpoint import cpu_state_dict, export_best
 from speechstudio.finetune.ctc.data import Collator, plan_epoch, steps_per_epoch
 from speechstudio.finetune.ctc.evaluate import Decoding, diagnose, evaluate
 from speechstudio.finetune.ctc.events import (CheckpointEvent, CTCConfig, CTCTrainingError, DoneEvent, EvalEvent,
-                                              InfoEvent, StepEvent)
+                                              InfoEvent, StepEvent, TrainControl)
 from speechstudio.finetune.ctc.model import autocast, ctc_loss
 from speechstudio.finetune.ctc.sanity import preflight
 from speechstudio.finetune.ctc.setup import prepare
@@ -49,26 +49,13 @@ def _param_groups(model, weight_decay: float) -> list[dict]:
     return [{"params": decay, "weight_decay": weight_decay}, {"params": rest, "weight_decay": 0.0}]
 
 
-def _stop_requested(control) -> bool:
-    if control is None:
-        return False
-    flag = getattr(control, "stop", control)
-    return bool(flag.is_set()) if hasattr(flag, "is_set") else False
-
-
-def _wait_while_paused(control) -> None:
-    pause = getattr(control, "pause", None)
-    while pause is not None and pause.is_set() and not _stop_requested(control):
-        time.sleep(0.1)
-
-
 def train_ctc(run_dir, dataset_dir, base: str | None, config: CTCConfig = CTCConfig(), resume: bool = False,
               control=None) -> Iterator:
     """Fine-tune a CTC model on a prepared dataset; yield events (module docstring).
 
     ``run_dir``: run folder (``finetune.ctc.checkpoint``); ``dataset_dir``: prepared dataset (16 kHz
     clips; others resampled); ``base``: store name / HF id / folder (the run's when resuming);
-    ``control``: ``TrainControl`` or a stop ``threading.Event``.
+    ``control``: ``TrainControl``.
 
     Raises ``UsageError`` / ``ModelNotFoundError`` (base, options), ``RunError`` (nothing to resume, or
     a run already there), ``DatasetError`` (unusable data), ``CTCTrainingError`` (sanity pass, NaN, out
@@ -88,6 +75,7 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
     from transformers import get_linear_schedule_with_warmup
 
     _check_config(config)
+    control = control or TrainControl()
     run, dataset_dir = RunFolder(run_dir), Path(dataset_dir)
     par = Parallel(config.device)
     precision = training_precision(config.precision, par.device)
@@ -188,7 +176,8 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
         while step < total and reason == "finished":
             batches = plan_epoch(clip_lengths, bs, seed, epoch, par.world, par.rank)
             while micro < len(batches) and step < total:
-                _wait_while_paused(control)
+                while control.pause.is_set() and not control.stop.is_set():
+                    time.sleep(0.1)
                 group = batches[micro:micro + accum]
                 rng_before = capture_rng_state()
                 loss_sum = 0.0
@@ -228,7 +217,7 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
                     writer.add_scalar("train/lr", lr, step)
                     writer.add_scalar("train/grad_norm", float(norm), step)
                 yield StepEvent(step, total, loss_mean, lr, rate, (total - step) / rate if rate > 0 else math.inf, epoch)
-                stop = par.any(_stop_requested(control))
+                stop = par.any(control.stop.is_set())
                 if step % eval_every == 0 or step == total:
                     early = False
                     if par.main:
