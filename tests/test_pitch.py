@@ -202,8 +202,11 @@ def test_measure_pitch_match_finds_the_shift_of_the_recordings(joe, tmp_path):
     assert match.semitones == pytest.approx(4.0, abs=0.6)
     assert match.recordings_hz == pytest.approx(match.voice_hz * 2 ** (match.semitones / 12), rel=1e-6)
     line = match.describe()
-    assert line.startswith(f"pitch: recordings {match.recordings_hz:.0f} Hz, fine-tuned voice {match.voice_hz:.0f} Hz")
-    # measured only (the default when a clone is saved): no shift stored, the offset is reported
+    assert match.shifted  # 4 st off: shifted without asking (AUTO_SHIFT_ST)
+    assert line.startswith(f"pitch: recordings {match.recordings_hz:.0f} Hz, the saved voice {match.voice_hz:.0f} Hz: "
+                           f"SpeechStudio moves everything it says {match.semitones:+.1f} semitones to your pitch")
+    assert line.endswith(f"Piper and exported files play it at {match.voice_hz:.0f} Hz")
+    # measured only: no shift stored, the offset is reported
     only = measure_pitch_match(joe.model, joe, tmp_path, probe_texts=4, shift=False)
     assert only.semitones == 0.0 and not only.shifted and only.recordings_hz == match.recordings_hz
     assert only.describe().startswith(f"pitch: recordings {only.recordings_hz:.0f} Hz, your voice {only.voice_hz:.0f} Hz "
@@ -212,3 +215,34 @@ def test_measure_pitch_match_finds_the_shift_of_the_recordings(joe, tmp_path):
     assert "--match-pitch shifts it" in only.describe()
     assert f"{match.semitones:+.1f} semitones" in line
     assert match.to_dict()["semitones"] == round(match.semitones, 2)
+
+
+def test_the_base_kept_for_a_real_speaker_speaks_at_the_speakers_pitch(joe, tmp_path):
+    """Issue 45: when the clone judge keeps the base voice (every checkpoint less natural), the saved voice
+    carries the offset to the real speaker's median F0 (matthes, ~110 Hz, against joe's ~92 Hz) and
+    speaks at it: the F0 of its shifted output, measured, is within 0.5 semitones of the recordings'."""
+    import dataclasses
+
+    from test_clone_closeness import _matthes
+
+    from speechstudio.finetune.check import resample
+    from speechstudio.finetune.closeness import pitch_profile
+    from speechstudio.finetune.manifest import Clip, Manifest
+    from speechstudio.finetune.pitch_match import AUTO_SHIFT_ST, measure_pitch_match
+    from speechstudio.tts.family import SynthesisSettings
+
+    (tmp_path / "clips").mkdir()
+    clips = []
+    for ident, text, path in _matthes(6):
+        audio, sr = sf.read(str(path), dtype="float32")
+        audio = resample(audio, sr, SR)
+        sf.write(tmp_path / "clips" / f"{ident}.wav", audio, SR, subtype="PCM_16")
+        clips.append(Clip(ident, f"clips/{ident}.wav", text, len(audio) / SR))
+    Manifest(sample_rate=SR, clips=clips).save(tmp_path)
+    match = measure_pitch_match(joe.model, joe, tmp_path, probe_texts=3)
+    assert match.shifted and match.semitones >= AUTO_SHIFT_ST
+    assert 12 * math.log2(match.recordings_hz / match.voice_hz) == pytest.approx(match.semitones, abs=1e-6)
+    assert 2.0 < match.semitones < 5.0  # a male speaker a few semitones above joe
+    saved = dataclasses.replace(joe, pitch_semitones=match.semitones)  # the stored shift, as a saved clone speaks
+    spoken = [saved.synthesize(c.text, SynthesisSettings(seed=i)) for i, c in enumerate(clips[:3])]
+    assert 12 * math.log2(pitch_profile(spoken, SR).median_hz / match.recordings_hz) == pytest.approx(0.0, abs=0.5)

@@ -76,8 +76,9 @@ def register(subparsers) -> None:
                     help="train at the base voice's sample rate: the clone keeps the base's pitch (by default a "
                          "Piper base is trained at the rate that puts its pitch on your recordings')")
     vp.add_argument("--match-pitch", action="store_true",
-                    help="also shift the voice's output to your recordings' median pitch when SpeechStudio speaks "
-                         "(PSOLA; off by default: the model learns your pitch; Piper ignores the shift)")
+                    help="shift the voice's output to your recordings' median pitch when SpeechStudio speaks even "
+                         "when it is under 1 semitone off (PSOLA; by default only from 1 semitone, e.g. when the "
+                         "base voice is kept; Piper ignores the shift)")
     vp.add_argument("--multi-gpu", action="store_true",
                     help="one process per GPU (DDP), started with `accelerate launch --multi_gpu --num_processes N "
                          "-m speechstudio finetune voice ... --multi-gpu`")
@@ -276,7 +277,7 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
         return 130
     if par is not None and not par.main:
         return 0  # process 0 saves the voice
-    ref = voice_run.save(plan, match_pitch=bool(getattr(args, "match_pitch", False)))
+    ref = voice_run.save(plan, match_pitch=True if getattr(args, "match_pitch", False) else None)
     from speechstudio.finetune.leftovers import format_size, trim_finished
 
     freed = trim_finished(run_dir)  # the voice is saved: the run keeps its best checkpoint only
@@ -337,7 +338,7 @@ def save_command(args) -> int:
         return 0
     with voice_run.run_lock(run_dir):
         ref = voice_run.save_trained_voice(run_dir, args.out, voice_run.base_of_run(run_dir), which,
-                                           overwrite=args.overwrite, match_pitch=args.match_pitch, blend=args.blend)
+                                           overwrite=args.overwrite, match_pitch=True if args.match_pitch else None, blend=args.blend)
     label = which
     if args.blend is not None:
         from speechstudio.finetune.blend import blend_name

@@ -314,15 +314,17 @@ def train(p: VoicePlan, control=None) -> Iterator[object]:
 
 
 def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False,
-                       summary: dict | None = None, match_pitch: bool = False, blend: float | None = None):
+                       summary: dict | None = None, match_pitch: bool | None = None, blend: float | None = None):
     """Save a run's ``which`` (``best`` | ``latest`` | ``step_N``, a row of ``finetune.trade``) checkpoint
     as store voice ``name`` with ``base``'s front end and license; ``blend`` (0-1) saves that checkpoint
     blended with the base (``finetune.blend``, WiSE-FT) instead. Returns the new ``VoiceRef``.
 
     The pitch of the recordings and the model is measured (``finetune.pitch_match``) into the training
-    summary, with the checkpoint's judged row when there is one; ``match_pitch`` also stores the offset
-    as ``pitch_semitones`` (PSOLA at synthesis). Raises ``UsageError`` (name taken or bad, ``blend``
-    outside 0-1), ``RunError`` (no such checkpoint), ``ExportError``."""
+    summary, with the checkpoint's judged row when there is one; the offset is stored as
+    ``pitch_semitones`` (PSOLA at synthesis) from 1 semitone (``match_pitch`` None: the base voice kept,
+    a checkpoint short of the speaker's pitch; ``pitch_match.AUTO_SHIFT_ST``), from 0.3 st (True) or
+    never (False). Raises ``UsageError`` (name taken or bad, ``blend`` outside 0-1), ``RunError`` (no
+    such checkpoint), ``ExportError``."""
     if blend is None:
         model, info = load_trained_generator(run_dir, which)
         label = which
@@ -356,7 +358,7 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
                       overwrite=overwrite, pitch_semitones=pitch)
 
 
-def save(p: VoicePlan, which: str = "best", match_pitch: bool = False, blend: float | None = None):
+def save(p: VoicePlan, which: str = "best", match_pitch: bool | None = None, blend: float | None = None):
     """Store the run's ``which`` checkpoint as voice ``p.name``; returns its ``VoiceRef``
     (``match_pitch``, ``blend``: see :func:`save_trained_voice`)."""
     return save_trained_voice(p.run_dir, p.name, p.base, which, p.overwrite, match_pitch=match_pitch, blend=blend)
