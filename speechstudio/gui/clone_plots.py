@@ -37,9 +37,7 @@ class LossCurves(QWidget):
         self._dirty = False
         self._lay = QHBoxLayout(self)
         self._lay.setContentsMargins(0, 0, 0, 0)
-        self._timer = QTimer(self)
-        self._timer.setInterval(300)
-        self._timer.timeout.connect(self.draw)
+        self._timer = QTimer(self, interval=300, timeout=self.draw)
 
     def start(self) -> None:
         """Redraw periodically (while a run is going)."""

@@ -46,9 +46,7 @@ class RecordPanel(QWidget):
         self.take_rate = 0
         self._peak = 0.0
         self._build()
-        self._timer = QTimer(self)
-        self._timer.setInterval(50)
-        self._timer.timeout.connect(self._tick)
+        self._timer = QTimer(self, interval=50, timeout=self._tick)
         self._update()
 
     # ------------------------------------------------------------------ layout

@@ -61,9 +61,7 @@ class TrainStep(TrainingStep):
         self.best_step: int | None = None
         self.best_val: float | None = None
         self.clock = None  # a StageClock while a run goes
-        self._tick = QTimer(self)
-        self._tick.setInterval(1000)
-        self._tick.timeout.connect(self._show_clock)
+        self._tick = QTimer(self, interval=1000, timeout=self._show_clock)
         self._build()
 
     # ------------------------------------------------------------------ layout

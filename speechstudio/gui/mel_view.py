@@ -58,9 +58,7 @@ class MelView(QWidget):
         lay.addWidget(self.plot)
         self.setMinimumHeight(150)
 
-        self._timer = QTimer(self)
-        self._timer.setInterval(40)
-        self._timer.timeout.connect(self._redraw)
+        self._timer = QTimer(self, interval=40, timeout=self._redraw)
         self._timer.start()
 
     def push_frames(self, frames: np.ndarray, source: str = "") -> None:

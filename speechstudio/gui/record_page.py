@@ -46,9 +46,7 @@ class RecordPage(QWidget):
         lay.addWidget(self.note)
         lay.addStretch(1)
         self.device_box.currentIndexChanged.connect(self._device_changed)
-        self._timer = QTimer(self)
-        self._timer.setInterval(50)
-        self._timer.timeout.connect(self._tick)
+        self._timer = QTimer(self, interval=50, timeout=self._tick)
         self._fill_devices()
         self._update()
 

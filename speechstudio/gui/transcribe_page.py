@@ -65,8 +65,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self._update_buttons()
         self._update_summary()
         self.watcher = FolderWatcher(self.keeper.store, settle_s=self.watch_settle_s) if self.keeper.store else None
-        self.watch_timer = QTimer(self)
-        self.watch_timer.timeout.connect(self.poll_watched)
+        self.watch_timer = QTimer(self, timeout=self.poll_watched)
         self._fill_watch_menu()
         compute.job_started.connect(self._on_started)
         compute.job_progress.connect(self._on_progress)

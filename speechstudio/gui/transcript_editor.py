@@ -50,10 +50,8 @@ class TranscriptEditor(QWidget):
         self._said: tuple[int, int, int] | None = None
         self._names: list[str] = []
         self._build()
-        self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
-        self._autosave.timeout.connect(self.flush)
-        self._follow = QTimer(self, interval=FOLLOW_MS)
-        self._follow.timeout.connect(self._follow_player)
+        self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS, timeout=self.flush)
+        self._follow = QTimer(self, interval=FOLLOW_MS, timeout=self._follow_player)
         self._follow.start()
         self._update_actions()
 
@@ -130,8 +128,7 @@ class TranscriptEditor(QWidget):
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.text.document().contentsChanged.connect(self._on_text_changed)
         self.text.cursorPositionChanged.connect(self._on_cursor_moved)
-        self._marks_timer = QTimer(self, singleShot=True, interval=50)
-        self._marks_timer.timeout.connect(self._refresh_marks)
+        self._marks_timer = QTimer(self, singleShot=True, interval=50, timeout=self._refresh_marks)
         self.text.verticalScrollBar().valueChanged.connect(lambda _v: self._marks_timer.start())
         lay.addWidget(self.text, 1)
         self.unsure_note = note_label("Unsure words", "Words with a wavy orange underline: the recogniser was not "
