@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout
 
 from speechstudio.dictation.commands import DEFAULT_COMMANDS, Command, CommandTable, CommandTableError, key
-from speechstudio.gui.common import button, combo, hrow
+from speechstudio.gui.common import button, combo, hrow, note_label
 
 #: What the "Does" column offers; any other text is inserted as typed ("\\n" = a line break).
 PRESETS = {",": ", (comma)", ".": ". (full stop)", "?": "? (question mark)", "!": "! (exclamation mark)",
@@ -52,9 +52,8 @@ class CommandsDialog(QDialog):
         self.grid.setColumnWidth(0, 220)
         self.grid.setAccessibleName("Spoken commands table")
         lay.addWidget(self.grid, 1)
-        self.note = QLabel(self.error or "Say the words on the left while dictating. \"Does\": pick a preset or type "
-                           "the text to insert (\\n = line break).")
-        self.note.setWordWrap(True)
+        self.note = note_label("About spoken commands", self.error or "Say the words on the left while dictating. "
+                               "\"Does\": pick a preset or type the text to insert (\\n = line break).")
         lay.addWidget(self.note)
         lay.addLayout(hrow(button("Add", "", slot=lambda: self._add_row(Command("", ","))),
                            button("Remove", "", slot=lambda: self.grid.removeRow(self.grid.currentRow())),

@@ -1,8 +1,8 @@
 """The Settings dialog (File > Settings…, Ctrl+,): the values of :mod:`speechstudio.gui.preferences`."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QLabel,
-                               QLineEdit, QVBoxLayout)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QLineEdit,
+                               QVBoxLayout)
 
 from speechstudio.gui import preferences as prefs
 from speechstudio.gui.common import DEFAULT_MODEL, combo, hrow, named, note_label, path_row, spin
@@ -70,9 +70,8 @@ class SettingsDialog(QDialog):
         f.addRow("Model cache", path_row(self.cache_dir, "Model cache folder", self))
         self.theme = _pick("Theme", prefs.THEMES, p.theme)
         f.addRow("Theme", self.theme)
-        note = QLabel("Data and cache folders take effect the next time SpeechStudio starts.")
-        note.setWordWrap(True)
-        f.addRow(note)
+        f.addRow(note_label("When settings apply",
+                            "Data and cache folders take effect the next time SpeechStudio starts."))
         lay.addWidget(app)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)

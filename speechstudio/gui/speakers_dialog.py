@@ -3,11 +3,11 @@ delete. Voices are added from the transcript editor ("Remember voice")."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QAbstractItemView, QDialog, QInputDialog, QLabel, QMessageBox, QVBoxLayout
+from PySide6.QtWidgets import QAbstractItemView, QDialog, QInputDialog, QMessageBox, QVBoxLayout
 
 from speechstudio.diarize.library import load_library, remove_voice, rename_voice
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import add_row, button, hrow, table
+from speechstudio.gui.common import add_row, button, hrow, note_label, table
 
 COLS = ("Name", "Made from", "Saved")
 
@@ -21,15 +21,14 @@ class SpeakersDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Known voices")
         lay = QVBoxLayout(self)
-        self.note = QLabel("Voices you saved are named in new transcripts when speaker labels are on. "
-                           "Save one from the transcript editor: rename a speaker, then \"Remember voice\".")
-        self.note.setWordWrap(True)
+        self.note = note_label("About known voices", "Voices you saved are named in new transcripts when speaker "
+                               "labels are on. Save one from the transcript editor: rename a speaker, then "
+                               "\"Remember voice\".")
         lay.addWidget(self.note)
         self.table = table("Known voices", COLS)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         lay.addWidget(self.table, 1)
-        self.problems = QLabel()
-        self.problems.setWordWrap(True)
+        self.problems = note_label("Known voices problems")
         lay.addWidget(self.problems)
         self.rename_btn = button("Rename…", "Rename the selected voice", slot=self._rename_dialog)
         self.delete_btn = button("Delete", "Delete the selected voice", slot=self._delete_selected)

@@ -14,7 +14,7 @@ from speechstudio.audio.tempo import SPEEDS
 from speechstudio.batch.export import FORMATS, write_transcript
 from speechstudio.diarize.library import save_voice
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import button, combo, hrow, named, note_label, refill, speaker_colour
+from speechstudio.gui.common import buddy_label, button, combo, hrow, named, note_label, refill, speaker_colour
 from speechstudio.gui.devices import allow
 from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.seek_bar import SeekBar
@@ -90,8 +90,7 @@ class TranscriptEditor(QWidget):
                                "Listen faster or slower; voices keep their pitch and the text still follows")
         self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
         self.speed_box.currentIndexChanged.connect(lambda _i: self._set_speed(float(self.speed_box.currentData())))
-        self.speed_label = QLabel("Speed")
-        self.speed_label.setBuddy(self.speed_box)
+        self.speed_label = buddy_label("Speed", self.speed_box)
         seek_row = QHBoxLayout()
         seek_row.addWidget(self.seek_bar, 1)
         seek_row.addWidget(self.speed_label, 0, Qt.AlignmentFlag.AlignBottom)  # on the slider's line
