@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from speechstudio.audio.mel import mel_filter_bank
+
 
 @dataclass(frozen=True)
 class FeatureConfig:
@@ -65,52 +67,12 @@ def _window(fc: FeatureConfig, device, dtype):
     return _WINDOWS[key]
 
 
-def _hz_to_mel(f):
-    """Slaney mel scale (Auditory Toolbox; librosa ``hz_to_mel(htk=False)``): linear below
-    1 kHz (200/3 Hz per mel), logarithmic above (step log(6.4) / 27)."""
-    import numpy as np
-
-    f = np.asarray(f, dtype=np.float64)
-    f_sp, min_log_hz = 200.0 / 3, 1000.0
-    min_log_mel, logstep = min_log_hz / f_sp, np.log(6.4) / 27.0
-    mels = f / f_sp
-    return np.where(f >= min_log_hz, min_log_mel + np.log(np.maximum(f, 1e-10) / min_log_hz) / logstep, mels)
-
-
-def _mel_to_hz(m):
-    import numpy as np
-
-    m = np.asarray(m, dtype=np.float64)
-    f_sp, min_log_hz = 200.0 / 3, 1000.0
-    min_log_mel, logstep = min_log_hz / f_sp, np.log(6.4) / 27.0
-    return np.where(m >= min_log_mel, min_log_hz * np.exp(logstep * (m - min_log_mel)), f_sp * m)
-
-
-def slaney_mel_filters(sample_rate: int, n_fft: int, n_mels: int, fmin: float = 0.0, fmax: float | None = None):
-    """Mel filterbank float32 (n_mels, n_fft // 2 + 1), Slaney scale and norm:
-    ``librosa.filters.mel(htk=False, norm="slaney")`` without librosa."""
-    import numpy as np
-
-    fmax = float(sample_rate) / 2 if fmax is None else float(fmax)
-    weights = np.zeros((n_mels, 1 + n_fft // 2), dtype=np.float32)
-    fftfreqs = np.fft.rfftfreq(n=n_fft, d=1.0 / sample_rate)
-    mel_f = _mel_to_hz(np.linspace(_hz_to_mel(fmin), _hz_to_mel(fmax), n_mels + 2))
-    fdiff = np.diff(mel_f)
-    ramps = np.subtract.outer(mel_f, fftfreqs)
-    for i in range(n_mels):
-        lower = -ramps[i] / fdiff[i]
-        upper = ramps[i + 2] / fdiff[i + 1]
-        weights[i] = np.maximum(0, np.minimum(lower, upper))
-    weights *= (2.0 / (mel_f[2: n_mels + 2] - mel_f[:n_mels]))[:, np.newaxis]
-    return weights
-
-
 def _mel_basis(fc: FeatureConfig, device, dtype):
     import torch
 
     key = (fc.sample_rate, fc.n_fft, fc.n_mels, fc.fmin, fc.fmax, str(device), dtype)
     if key not in _MEL_BASES:
-        basis = slaney_mel_filters(fc.sample_rate, fc.n_fft, fc.n_mels, fc.fmin, fc.fmax)
+        basis = mel_filter_bank(fc.sample_rate, fc.n_fft, fc.n_mels, fc.fmin, fc.fmax).T.copy()
         _MEL_BASES[key] = torch.from_numpy(basis).to(device=device, dtype=dtype)
     return _MEL_BASES[key]
 
