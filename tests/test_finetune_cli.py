@@ -94,7 +94,7 @@ def test_killed_run_resumes_and_the_clone_speaks(tiny_base, prepared, home, tmp_
     # ... and the judged steps, which the table lists and `finetune save --checkpoint step_N` takes (issue 45)
     assert "step_0.pt" in names and "<- recommended" in again.stdout and "--checkpoint step_N" in again.stdout
     # the saved voice records the pitch of the recordings and of the model, and is not shifted
-    # (no DSP after synthesis unless --match-pitch)
+    # (the tiny voice has no measurable pitch; from 1 semitone off it would be: test_pitch)
     import json
 
     meta = json.loads((home / "voices" / "mine" / "voice.json").read_text(encoding="utf-8"))

@@ -50,7 +50,7 @@ class PitchMatch:
                     + ("" if abs(off) < 2 else "; --match-pitch shifts it to your recordings' when SpeechStudio speaks")
                     + ")")
         if not self.semitones:
-            return (f"pitch: recordings {self.recordings_hz:.0f} Hz, fine-tuned voice {self.voice_hz:.0f} Hz: "
+            return (f"pitch: recordings {self.recordings_hz:.0f} Hz, the saved voice {self.voice_hz:.0f} Hz: "
                     "close enough, no pitch shift")
         return (f"pitch: recordings {self.recordings_hz:.0f} Hz, the saved voice {self.voice_hz:.0f} Hz: SpeechStudio "
                 f"moves everything it says {self.semitones:+.1f} semitones to your pitch (PSOLA, formants kept; "
