@@ -9,6 +9,16 @@ from typing import IO
 LOG_INTERVAL_S = 30.0
 
 
+def clock(seconds: float | None) -> str:
+    """``m:ss`` or ``h:mm:ss`` of ``seconds``; ``?`` for None, NaN or infinity."""
+    if seconds is None or seconds != seconds or seconds == float("inf"):
+        return "?"
+    seconds = int(round(seconds))
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
 def is_terminal(stream: IO | None) -> bool:
     """True when ``stream`` is an interactive terminal (``isatty()``; False when it cannot say)."""
     try:

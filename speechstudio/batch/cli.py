@@ -31,7 +31,7 @@ from speechstudio.batch.subtitles import SubtitleOptions
 from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, positive_float, positive_int
 from speechstudio.diarize.family import Diarization
 from speechstudio.errors import AudioDecodeError, UsageError
-from speechstudio.progress import LOG_INTERVAL_S, is_terminal, progress_file
+from speechstudio.progress import LOG_INTERVAL_S, clock, is_terminal, progress_file
 
 
 def register(subparsers) -> None:
@@ -107,13 +107,6 @@ def _subtitle_options(args):
     return SubtitleOptions(max_line_width=args.max_line_width, max_line_count=args.max_line_count,
                            max_cue_s=args.max_cue_s, highlight_words=args.highlight_words,
                            min_cue_s=args.min_cue_s, max_cps=args.max_cps)
-
-
-def _format_hms(seconds: float) -> str:
-    seconds = int(round(seconds))
-    h, rem = divmod(seconds, 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
 def _request(args):
@@ -282,8 +275,8 @@ def _safe_duration(item) -> float:
 def _print_summary(s, max_listed: int = 10) -> None:
     err = sys.stderr
     print(f"\nSummary: {s.done} done, {s.skipped} skipped, {len(s.failed)} failed, "
-          f"{len(s.ignored)} ignored; {s.audio_s / 3600:.3f} h audio ({_format_hms(s.audio_s)}) "
-          f"in {_format_hms(s.wall_s)} wall, RTFx {s.audio_s / s.wall_s if s.wall_s > 0 else 0.0:.1f}", file=err)
+          f"{len(s.ignored)} ignored; {s.audio_s / 3600:.3f} h audio ({clock(s.audio_s)}) "
+          f"in {clock(s.wall_s)} wall, RTFx {s.audio_s / s.wall_s if s.wall_s > 0 else 0.0:.1f}", file=err)
     if s.infos:
         print(f"  languages: {_languages_summary(s.infos)}", file=err)
     for path, reason in s.failed:

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from speechstudio.cli_args import positive_float, positive_int
 from speechstudio.errors import UsageError
-from speechstudio.finetune.events import TrainControl, clock, stop_on_signals
+from speechstudio.finetune.events import TrainControl, stop_on_signals
+from speechstudio.progress import clock
 from speechstudio.finetune.parallel import Parallel, launch_command, launcher_world
 from speechstudio.finetune.run import RunError
 

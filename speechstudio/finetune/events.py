@@ -1,6 +1,6 @@
 """What both trainers (VITS voice, CTC recognition) share with their callers: ``TrainControl``
-(stop / pause from any thread; ``stop_on_signals`` sets it from Ctrl+C), ``CheckpointEvent`` (a
-checkpoint was written) and ``clock`` (an ETA for the CLIs).
+(stop / pause from any thread; ``stop_on_signals`` sets it from Ctrl+C), and ``CheckpointEvent`` (a
+checkpoint was written).
 
 The trainer-specific events live in ``finetune.vits.events`` and ``finetune.ctc.events``; both
 re-export these two, so callers import everything from their trainer's package.
@@ -34,16 +34,6 @@ class CheckpointEvent:
     step: int
     path: Path
     kind: str
-
-
-def clock(seconds: float | None) -> str:
-    """``m:ss`` or ``h:mm:ss`` of ``seconds``; ``?`` for None, NaN or infinity."""
-    if seconds is None or seconds != seconds or seconds == float("inf"):
-        return "?"
-    seconds = int(round(seconds))
-    h, rem = divmod(seconds, 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
 def stop_on_signals(control, launched: bool):

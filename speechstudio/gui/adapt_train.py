@@ -11,13 +11,14 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QVBoxLayout
 from speechstudio.finetune.ctc.events import CTCConfig
 from speechstudio.gui.adapt_plots import CER_KEY, LOSS_KEY, WER_KEY, CTCCurves
 from speechstudio.gui.common import (ERROR_COLOR, OK_COLOR, WARNING_COLOR, buddy_label, combo, device_picker,
-                                     fmt_duration, hrow, named, note_label, spin, tint)
+                                     hrow, named, note_label, spin, tint)
 from speechstudio.gui.details import Details
 from speechstudio.gui.sanity_words import judge
 from speechstudio.gui.wizard_common import TrainingStep
 from speechstudio.gui.wording import jargon_in, plain_error
 from speechstudio.worker.adapt_jobs import AdaptTrainJob, run_dir_for
 from speechstudio.worker.worker import Status
+from speechstudio.progress import clock
 
 LEARNING_RATES = ("1e-4", "3e-4", "5e-5", "1e-3")  # 1e-4: CTCConfig's default (its docstring gives the sources)
 
@@ -206,7 +207,7 @@ class TrainStep(TrainingStep):
         elif kind == "StepEvent":
             self._show_step(ev.step, ev.total)
             self.curves.add(LOSS_KEY, ev.step, ev.loss)
-            eta = fmt_duration(ev.eta_s) if math.isfinite(ev.eta_s) else "?"
+            eta = clock(ev.eta_s)
             self.speed.setText(f"step {ev.step} of {ev.total}, {eta} left")
             self.speed.setToolTip(f"loss {ev.loss:.3f}, {ev.steps_per_s:.2f} steps/s, learning rate {ev.lr:.2e}")
             self._say_training()

@@ -9,9 +9,10 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from speechstudio.gui.common import button, fmt_duration, hrow, named
+from speechstudio.gui.common import button, hrow, named
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.wording import speed
+from speechstudio.progress import clock
 
 
 def report_text(summary, wall_s: float) -> tuple[str, str]:
@@ -27,8 +28,8 @@ def report_text(summary, wall_s: float) -> tuple[str, str]:
         parts.append(f"{len(summary.failed)} failed")
     if summary.cancelled:
         parts.append("cancelled")
-    line = (", ".join(parts) + f" · {fmt_duration(summary.audio_s)} of audio ({summary.audio_s / 3600:.2f} h)"
-            f" in {fmt_duration(wall_s)}" + (f", {speed(summary.rtfx)}" if summary.rtfx else ""))
+    line = (", ".join(parts) + f" · {clock(summary.audio_s)} of audio ({summary.audio_s / 3600:.2f} h)"
+            f" in {clock(wall_s)}" + (f", {speed(summary.rtfx)}" if summary.rtfx else ""))
     details = "\n".join(f"{display_name(p)}: {reason.replace(str(p) + ': ', '')}" for p, reason in summary.failed)
     if details:
         line += f" · failed: {display_name(summary.failed[0][0])}" + (" …" if len(summary.failed) > 1 else "")

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QFrame, QLabel, QTabWidget
 
 from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
 from speechstudio.gui.clone_trade import TradeView, load_run_trade
-from speechstudio.gui.common import WARNING_COLOR, device_picker, fmt_duration, set_font, spin, tint
+from speechstudio.gui.common import WARNING_COLOR, device_picker, set_font, spin, tint
 from speechstudio.gui.details import Details
 from speechstudio.gui.stage_clock import STAGE_NAMES, StageClock
 from speechstudio.gui.wizard_common import (TrainingStep, buddy_label, combo, hrow, named, note_label, play_file,
@@ -20,6 +20,7 @@ from speechstudio.gui.wording import PRESET_LINES, plain_error
 from speechstudio.worker.finetune_jobs import FineTuneJob, runs_dir, train_config
 from speechstudio.worker.jobs import CallJob
 from speechstudio.worker.worker import Status
+from speechstudio.progress import clock
 
 PRESETS = ("quick", "standard", "best")
 
@@ -153,7 +154,7 @@ class TrainStep(TrainingStep):
     def _show_estimate(self, result) -> None:
         config, est = result
         where = "the graphics card" if str(config.device).startswith("cuda") else "this computer's processor"
-        text = f"about {fmt_duration(est.seconds)} on {where} ({config.steps} steps)"
+        text = f"about {clock(est.seconds)} on {where} ({config.steps} steps)"
         if est.peak_memory_bytes:
             text += f", needs about {est.peak_memory_bytes / 2**30:.1f} GB of memory"
         self.estimate.setText(text + "; the time left is measured once training runs")

@@ -205,15 +205,6 @@ def setting_list(s: QSettings, key: str, default: list[str]) -> list[str]:
     return [str(x) for x in v]
 
 
-def fmt_duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "?"
-    s = int(round(seconds))
-    h, rem = divmod(s, 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
-
-
 #: One colour per speaker, in the order they first talk (readable on light and dark palettes:
 #: Okabe-Ito's colour-blind-safe set without black and yellow).
 SPEAKER_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#7A5195", "#8C564B")

@@ -12,10 +12,11 @@ from PySide6.QtWidgets import QDialog, QHeaderView, QLabel, QVBoxLayout
 
 from speechstudio.batch.export import FORMATS, write_transcript
 from speechstudio.errors import SpeechStudioError, UsageError
-from speechstudio.gui.common import add_row, button, combo, fmt_duration, hrow, table
+from speechstudio.gui.common import add_row, button, combo, hrow, table
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
 from speechstudio.gui.wording import speed
+from speechstudio.progress import clock
 
 COLS = ("File", "Model", "Date", "Duration", "Speed", "Outputs", "Status")
 
@@ -71,7 +72,7 @@ class HistoryDialog(QDialog):
         for rec in self.records:
             when = _dt.datetime.fromtimestamp(rec.finished_at).strftime("%Y-%m-%d %H:%M") if rec.finished_at else ""
             cells = (display_name(rec.path), rec.model or "", when,
-                     fmt_duration(rec.duration_s) if rec.duration_s else "", speed(rec.rtfx),
+                     clock(rec.duration_s) if rec.duration_s else "", speed(rec.rtfx),
                      " · ".join(p.suffix.lstrip(".") for p in rec.outputs),
                      rec.status + (f": {rec.reason}" if rec.status == "failed" else ""))
             add_row(self.table, cells, [display_name(rec.path, full=True), *cells[1:5],

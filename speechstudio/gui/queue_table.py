@@ -6,12 +6,13 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QProgressBar, QTableWidget, QTableWidgetItem
 
-from speechstudio.gui.common import fmt_duration
+
 from speechstudio.gui.contrast import readable
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.transcribe_options import language_tip, status_with_language
 from speechstudio.gui.wording import speed
 from speechstudio.transcript.model import speaker_count_text
+from speechstudio.progress import clock
 
 COLS = ("File", "Duration", "Status", "Progress", "Speed", "Output")
 _STATUS = {"queued": "queued", "running": "transcribing", "done": "done", "cancelled": "cancelled (nothing written)",
@@ -29,7 +30,7 @@ def status_text(row) -> tuple[str, str]:
     if row.status == "running":
         pos = getattr(row, "position_s", 0.0) or 0.0
         if pos > 0:
-            text = f"transcribing {fmt_duration(pos)}" + (f" / {fmt_duration(row.duration_s)}" if row.duration_s else "")
+            text = f"transcribing {clock(pos)}" + (f" / {clock(row.duration_s)}" if row.duration_s else "")
     if row.status in ("failed", "ignored"):
         text = f"{row.status}: {row.reason.replace(str(row.item.path) + ': ', '')}"
     elif row.status == "done" and row.reason:  # decode warnings (e.g. truncated file)
@@ -112,7 +113,7 @@ class QueueTable(QTableWidget):
         """Show ``row`` in table line ``r``."""
         self.item(r, 0).setText(display_name(row.item.path))
         self.item(r, 0).setToolTip(display_name(row.item.path, full=True))
-        self.item(r, 1).setText(fmt_duration(row.duration_s) if row.duration_s is not None else "")
+        self.item(r, 1).setText(clock(row.duration_s) if row.duration_s is not None else "")
         text, tip = status_text(row)
         self.item(r, 2).setText(text)
         self.item(r, 2).setToolTip(tip)

@@ -9,11 +9,12 @@ import numpy as np
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QMessageBox, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import LevelMeter, button, combo, fmt_duration, hrow, named, note_label, settings
+from speechstudio.gui.common import LevelMeter, button, combo, hrow, named, note_label, settings
 from speechstudio.gui.devices import fill_microphones
 from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.wording import plain_error
 from speechstudio.hub.paths import data_dir
+from speechstudio.progress import clock
 
 RATE = 16000
 
@@ -112,7 +113,7 @@ class RecordPage(QWidget):
         self._timer.stop()
         self.recording = self.audio.stop_recording()
         self.meter.set_level(-100.0)
-        self.length.setText(f"{fmt_duration(len(self.recording) / RATE)} ({len(self.recording) / RATE:.1f} s)")
+        self.length.setText(f"{clock(len(self.recording) / RATE)} ({len(self.recording) / RATE:.1f} s)")
         self.note.setText("recorded; play it, save it or send it to Transcribe")
         self._update()
 

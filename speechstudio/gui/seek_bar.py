@@ -5,8 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QSlider, QStyle, QStyleOptionSlider, QWidget
 
-from speechstudio.gui.common import fmt_duration, named
+from speechstudio.gui.common import named
 from speechstudio.gui.waveform_view import WaveformView
+from speechstudio.progress import clock
 
 STEPS_PER_S = 10  # slider resolution: 0.1 s
 
@@ -76,4 +77,4 @@ class SeekBar(QWidget):
         self.seeked.emit(t)
 
     def _say(self, seconds: float) -> None:
-        self.label.setText(f"{fmt_duration(max(0.0, min(seconds, self.duration_s)))} / {fmt_duration(self.duration_s)}")
+        self.label.setText(f"{clock(max(0.0, min(seconds, self.duration_s)))} / {clock(self.duration_s)}")

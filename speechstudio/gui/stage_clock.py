@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections import deque
 
-from speechstudio.gui.common import fmt_duration as fmt
+from speechstudio.progress import clock as fmt
 
 #: What each stage is called in the window.
 STAGE_NAMES = {"prepare": "Preparing your recordings", "warmup": "Warm-up: learning to hear your recordings",

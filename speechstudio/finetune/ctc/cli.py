@@ -24,7 +24,8 @@ from speechstudio.asr.device import resolve_device
 from speechstudio.cli_args import EXIT_INTERRUPTED, EXIT_OK, int_at_least, positive_number
 from speechstudio.errors import UsageError
 from speechstudio.finetune.ctc.events import CTCConfig
-from speechstudio.finetune.events import clock, stop_on_signals
+from speechstudio.finetune.events import stop_on_signals
+from speechstudio.progress import clock
 from speechstudio.finetune.manifest import MANIFEST_NAME
 from speechstudio.finetune.parallel import launcher_world
 from speechstudio.finetune.run import RunFolder
