@@ -60,6 +60,9 @@ def pytest_runtest_teardown(item, nextitem):
         import ctypes
         import gc
 
+        api = sys.modules.get("speechstudio.api")
+        if api is not None:  # the library API keeps its last recogniser and voice for the next call (~150 MB)
+            api._recognizer = api._voice = None
         gc.collect()
         try:
             ctypes.CDLL("libc.so.6").malloc_trim(0)
