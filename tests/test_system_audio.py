@@ -194,3 +194,20 @@ def test_cli_lists_and_refuses_an_unknown_system_source(sound_server):
         if sum(map(len, got)) >= 16000:
             src.stop()
     np.testing.assert_array_equal(np.concatenate(got)[:16000], sound_server[0])
+
+
+def test_without_portaudio_or_a_sound_server_the_listing_and_a_system_source_say_why(tmp_path, monkeypatch):
+    """No PortAudio and no pactl: `dictate --list-devices` fails with the backend's reason (not an
+    empty listing and exit 0), and a system:NAME source names the sound server it needs."""
+    from speechstudio.asr import sources
+    from speechstudio.audio.backends import UnavailableBackend
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no pactl
+    backend = UnavailableBackend("PortAudio library not found")
+    with pytest.raises(AudioUnavailableError, match=r"^PortAudio library not found$"):
+        sources.list_input_devices(backend)
+    with pytest.raises(AudioUnavailableError, match=r"system audio source 'system:foo' not found; available: none "
+                                                    r"\(needs PulseAudio or PipeWire and pactl\)"):
+        sources.MicSource("system:foo", backend=backend)
+    with pytest.raises(AudioUnavailableError, match=r"^PortAudio library not found$"):
+        sources.MicSource(None, backend=backend)

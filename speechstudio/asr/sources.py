@@ -94,6 +94,9 @@ class MicSource:
         if not backend.available and not is_system_device(device):
             raise AudioUnavailableError(backend.reason or "no audio input available")
         devs = backend.input_devices() if backend.available else monitor_sources()
+        if not devs and is_system_device(device):
+            raise AudioUnavailableError(f"system audio source {device!r} not found; available: none "
+                                        "(needs PulseAudio or PipeWire and pactl)")
         if not devs:
             raise AudioUnavailableError("no microphone found (plug one in; `speechstudio dictate --list-devices` "
                                         "shows what there is); or dictate from a file")
@@ -153,7 +156,10 @@ class MicSource:
 
 def list_input_devices(backend: Backend | None = None) -> list[tuple[int | str, str, int]]:
     """``(index, name, default_rate_hz)`` per input device of ``backend`` (None: the process's), then
-    system-audio monitors (``"system:NAME"``; also without PortAudio); ``[]`` when there is neither."""
+    system-audio monitors (``"system:NAME"``; also without PortAudio); ``[]`` when there is neither.
+    Raises :class:`AudioUnavailableError` (the backend's reason) without PortAudio and monitors."""
     backend = backend or get_backend()
     devs = backend.input_devices() if backend.available else monitor_sources()
+    if not devs and not backend.available:
+        raise AudioUnavailableError(backend.reason or "no audio input available")
     return [(d.index, d.name, int(d.default_samplerate)) for d in devs]
