@@ -116,6 +116,9 @@ def test_no_microphone_is_said_plainly(monkeypatch, capsys):
 
     assert cli.main(["dictate", "--list-devices"]) == 0
     assert capsys.readouterr().out.strip() == "no input device found (no microphone, no system-audio monitor source)"
+    assert cli.main(["dictate"]) == 1      # the way out is named: a recording instead of the microphone
+    err = capsys.readouterr().err
+    assert "no microphone found" in err and err.rstrip().endswith("or dictate a recording: --file AUDIO")
 
 
 def test_a_file_as_the_only_argument_opens_the_app_with_it(monkeypatch, tmp_path):

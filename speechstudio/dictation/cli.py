@@ -115,6 +115,7 @@ class _Printer:
 def cmd_dictate(args) -> int:
     from speechstudio.asr.live import Session, default_dictation_model, open_recognizer
     from speechstudio.asr.sources import FileSource, MicSource, list_input_devices
+    from speechstudio.audio.backends import AudioUnavailableError
     from speechstudio.asr.stream_geometry import StreamConfig, WindowGeometry
     from speechstudio.asr.whisper_stream import AgreementConfig
     from speechstudio.errors import UsageError
@@ -151,7 +152,10 @@ def cmd_dictate(args) -> int:
         source = FileSource(args.file, block_ms=args.block_ms, realtime=not args.fast)
     else:
         dev = args.input_device
-        source = MicSource(int(dev) if dev is not None and dev.isdigit() else dev, block_ms=args.block_ms)
+        try:
+            source = MicSource(int(dev) if dev is not None and dev.isdigit() else dev, block_ms=args.block_ms)
+        except AudioUnavailableError as e:
+            raise AudioUnavailableError(f"{e}; or dictate a recording: --file AUDIO") from None
 
     from speechstudio.dictation.sinks import open_sink
 
