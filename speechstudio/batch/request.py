@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from speechstudio.asr import family
 from speechstudio.asr.family_ctc import check_window
 from speechstudio.asr.languages import normalize_language
-from speechstudio.asr.load import load_recognizer
 from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S
 from speechstudio.audio.raw import RawFormat
 from speechstudio.batch.channels import MODES as CHANNEL_MODES
@@ -87,6 +86,8 @@ class TranscriptionRequest:
     def load(self, *, progress: bool = False, workers: int = 1):
         """``(recognizer, message)``: :func:`speechstudio.asr.load.load_recognizer` for this request;
         ``workers``: inputs the recogniser may decode at once (:func:`speechstudio.batch.run.batch_workers`)."""
+        from speechstudio.asr.load import load_recognizer  # engines load with the first file, not the window
+
         return load_recognizer(self.model, language=self.language, device=self.device, precision=self.precision,
                                batch_size=self.batch_size, chunk_s=self.chunk_s, stride_s=self.stride_s,
                                allow_download=self.allow_download, progress=progress, vocabulary=self.vocabulary,

@@ -16,10 +16,6 @@ from speechstudio.audio.decode import AudioReader, load_audio
 from speechstudio.batch.run import run_batch
 from speechstudio.errors import ERROR_KIND_ENV, ERROR_KIND_LINE, SpeechStudioError
 from speechstudio.runtime import app_command
-from speechstudio.tts.family import SynthesisSettings
-from speechstudio.tts.output import write_speech
-from speechstudio.tts.stream import stream_speech
-from speechstudio.tts.voices import load_named
 from speechstudio.worker.status import Status
 
 
@@ -167,6 +163,12 @@ class SpeakJob(Job):
         return "save speech" if self.out_path else "speak"
 
     def run(self, models) -> Iterator[object]:
+        # synthesis loads with the first speak, not with the window (start-up time)
+        from speechstudio.tts.family import SynthesisSettings
+        from speechstudio.tts.output import write_speech
+        from speechstudio.tts.stream import stream_speech
+        from speechstudio.tts.voices import load_named
+
         yield Status(f"loading voice {self.voice or '(default)'} ...")
         voice, message = models.voice(self.voice, self.device)
         yield _voice_info(voice, message or f"voice {voice.name} (loaded)")
