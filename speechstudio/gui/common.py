@@ -5,7 +5,7 @@ import collections
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QPointF, QSettings, Qt
+from PySide6.QtCore import QPointF, QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter, QPalette, QPen, QPolygonF
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton,
                                QSizePolicy, QSpinBox, QStackedWidget, QStyledItemDelegate, QTableWidget,
@@ -263,7 +263,7 @@ class WrapLabel(QLabel):
         self.setWordWrap(True)
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        policy = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        policy = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
         self._plain = ""
@@ -276,6 +276,14 @@ class WrapLabel(QLabel):
 
     def text(self) -> str:
         return self._plain
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        """One line: QLabel's own hint wraps the text at a narrow guessed width (10 lines for a
+        140-character line), which a splitter adds up without asking the height for the real width
+        (the Models page scrolled by 18 px at 1366x768); layouts get the real height from
+        ``heightForWidth``."""
+        m = self.contentsMargins()
+        return QSize(0, self.fontMetrics().height() + m.top() + m.bottom() + 2 * self.margin())
 
 
 def fit_columns(table, caps: dict[int, int], min_width: int = 48) -> None:

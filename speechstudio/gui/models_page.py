@@ -6,8 +6,8 @@ import re
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QMessageBox, QProgressBar, QSplitter, QTableWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHeaderView, QMessageBox, QProgressBar, QSplitter,
+                               QTableWidget, QVBoxLayout, QWidget)
 
 from speechstudio.asr.family import capabilities
 from speechstudio.asr.family import label as family_label
@@ -117,7 +117,10 @@ class ModelsPage(QWidget):
         mbox = QGroupBox("Speech recognition models")
         ml = QVBoxLayout(mbox)
         self.table = self._table(MODEL_COLS, "Speech recognition models")
-        self.table.setWordWrap(True)  # descriptions wrap (rows grow to fit); the other cells are short
+        self.table.setWordWrap(True)  # descriptions wrap; the other cells are short
+        # rows follow their wrapped text whenever a column's width changes (the stretching last column
+        # narrows when the scroll bar appears, after any resize event: fitting rows once left them cut)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         ml.addWidget(self.table)
         self.default_label = named(WrapLabel(""), "Default model")
         ml.addWidget(self.default_label)
@@ -185,7 +188,6 @@ class ModelsPage(QWidget):
         the models' descriptions wrap (issue 30: they were cut), full text in the tooltip."""
         fit_columns(self.table, MODEL_CAPS)
         fit_columns(self.voice_table, VOICE_CAPS)
-        self.table.resizeRowsToContents()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
