@@ -1,4 +1,5 @@
-"""Record page: microphone picker, Record / Stop, level meter, Play, Save as…, Send to Transcribe."""
+"""Record page: microphone picker, Record / Stop, level meter, the take's waveform and levels (with a
+plain warning when it clipped or is very quiet), Play, Save as…, Send to Transcribe."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -7,16 +8,22 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QMessageBox, QSizePolicy, QVBoxLayout, QWidget
+
+from speechstudio.audio.levels import take_levels
+from speechstudio.audio.waveform import peaks
 
 from speechstudio.gui.common import LevelMeter, button, combo, hrow, named, note_label, settings
 from speechstudio.gui.devices import fill_microphones
 from speechstudio.gui.save_places import ask_save_path
+from speechstudio.gui.waveform_view import WaveformView
 from speechstudio.gui.wording import plain_error
 from speechstudio.hub.paths import data_dir
 from speechstudio.progress import clock
 
 RATE = 16000
+TICK_S = 0.05  # the level meter's and live waveform's refresh (s)
+QUIET_RMS_DBFS = -40.0  # a take this quiet is hard to transcribe (the clone wizard's threshold)
 
 
 class RecordPage(QWidget):
@@ -45,9 +52,20 @@ class RecordPage(QWidget):
         lay.addLayout(hrow(self.rec_btn, self.stop_btn, self.play_btn, self.save_btn, self.send_btn))
         self.note = note_label("Recording status")
         lay.addWidget(self.note)
-        lay.addStretch(1)
+        self.waveform = WaveformView()  # live while recording (the meter's level per tick), the take after
+        self.waveform.setMinimumHeight(120)
+        self.waveform.setMaximumHeight(260)
+        self.waveform.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.waveform.setToolTip("The recording: its loudness over time")
+        self.waveform.setEnabled(False)  # no seeking: Play plays the whole take
+        lay.addWidget(self.waveform, 1)
+        self.levels = named(QLabel(""), "Recording levels")
+        self.levels.setWordWrap(True)
+        lay.addWidget(self.levels)
+        lay.addStretch(0)
+        self._live: list[float] = []  # the level (linear amplitude) at each tick of the recording
         self.device_box.currentIndexChanged.connect(self._device_changed)
-        self._timer = QTimer(self, interval=50, timeout=self._tick)
+        self._timer = QTimer(self, interval=int(TICK_S * 1000), timeout=self._tick)
         self._fill_devices()
         self._update()
 
@@ -101,6 +119,9 @@ class RecordPage(QWidget):
             return
         self.recording = None
         self.saved_path = None
+        self._live = []
+        self.levels.setText("")
+        self.waveform.set_peaks(None)
         self.note.setText("recording…")
         self.note.setToolTip(f"recording at {self.audio.recorder.native_rate} Hz (saved at {RATE} Hz)")
         self._timer.start()
@@ -113,15 +134,41 @@ class RecordPage(QWidget):
         self._timer.stop()
         self.recording = self.audio.stop_recording()
         self.meter.set_level(-100.0)
-        self.length.setText(f"{clock(len(self.recording) / RATE)} ({len(self.recording) / RATE:.1f} s)")
+        seconds = len(self.recording) / RATE
+        self.length.setText(f"{clock(seconds)} ({seconds:.1f} s)")
         self.note.setText("recorded; play it, save it or send it to Transcribe")
+        self.show_take()
         self._update()
+
+    def show_take(self) -> None:
+        """Draw the recording's waveform and say its levels, with a plain warning when it clipped
+        (a flat top: :func:`speechstudio.audio.levels.take_levels`) or is very quiet."""
+        if self.recording is None or not len(self.recording):
+            self.waveform.set_peaks(None)
+            self.levels.setText("nothing was recorded: check that the microphone is on and not muted")
+            return
+        self.waveform.set_peaks(peaks(self.recording))
+        self.waveform.set_duration(len(self.recording) / RATE)
+        self.waveform.set_position(0.0)
+        lv = take_levels(self.recording)
+        words = f"loudest moment {lv.peak_dbfs:.0f} dB, average {lv.rms_dbfs:.0f} dB (0 dB: the most a recording holds)"
+        if lv.clipping:
+            words += (". It was too loud and is distorted in places: turn the microphone's input down or "
+                      "move back from it, and record again")
+        elif lv.rms_dbfs < QUIET_RMS_DBFS:
+            words += ". It is very quiet: move closer to the microphone or turn its input up"
+        self.levels.setText(words)
 
     def _tick(self) -> None:
         rec = self.audio.recorder
         if rec is not None:
             self.meter.set_level(rec.level_dbfs)
             self.length.setText(f"{rec.duration_s:.1f} s")
+            self._live.append(10 ** (max(-100.0, rec.level_dbfs) / 20))
+            env = np.asarray(self._live, np.float32)
+            self.waveform.set_peaks(np.stack([-env, env], axis=1))
+            self.waveform.set_duration(len(env) * TICK_S)
+            self.waveform.set_position(len(env) * TICK_S)
 
     def play(self) -> None:
         if self.recording is None or not len(self.recording):

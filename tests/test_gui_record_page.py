@@ -1,0 +1,47 @@
+"""Issue 44, the Record page: a take is drawn (its waveform grows while recording) and its levels are
+said in plain words, with a warning when it clipped or is very quiet, instead of an empty screen."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
+
+from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
+
+
+def _record(win, qtbot, fake_audio, audio: np.ndarray) -> object:
+    fake_audio._input_audio, fake_audio._input = audio, None  # the microphone plays this, then silence
+    fake_audio.input_rate = 16000
+    page = win.show_page("Record")
+    page.start()
+    qtbot.waitUntil(lambda: page.audio.recorder.duration_s >= 1.0, timeout=10000)
+    qtbot.wait(120)  # a few meter ticks
+    live = page.waveform.peaks
+    page.stop()
+    return page, live
+
+
+def test_a_take_is_drawn_live_and_after_with_its_levels(win, qtbot, fake_audio):
+    t = np.arange(32000) / 16000
+    page, live = _record(win, qtbot, fake_audio, (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32))
+    assert live is not None and len(live) >= 2 and float(live[:, 1].max()) > 0.1  # grew while recording
+    n = len(page.recording)
+    assert page.waveform.duration_s == pytest.approx(n / 16000)
+    assert float(page.waveform.peaks[:, 1].max()) == pytest.approx(float(page.recording.max()), abs=1e-6)
+    assert page.levels.text().startswith("loudest moment -10 dB, average ")
+    assert "distorted" not in page.levels.text() and "quiet" not in page.levels.text()
+    assert page.waveform.minimumHeight() >= 120  # the take fills the page, not a 30 px strip
+
+
+def test_a_clipped_take_and_a_quiet_take_say_what_to_do(win, qtbot, fake_audio):
+    t = np.arange(32000) / 16000
+    loud = np.clip(1.6 * np.sin(2 * np.pi * 220 * t), -1.0, 1.0).astype(np.float32)
+    page, _ = _record(win, qtbot, fake_audio, loud)
+    assert "too loud and is distorted in places: turn the microphone's input down" in page.levels.text()
+    page, _ = _record(win, qtbot, fake_audio, (0.003 * np.sin(2 * np.pi * 220 * t)).astype(np.float32))
+    assert page.levels.text().endswith("It is very quiet: move closer to the microphone or turn its input up")
