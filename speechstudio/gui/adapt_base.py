@@ -35,7 +35,6 @@ def plain_refusal(spec: str, message: str) -> str:
     return text if not jargon_in(text) else f"{spec} {REFUSED}"
 
 
-
 def plain_summary(info) -> str:
     """Step 1's line about a base model in plain words; ``info``: a
     :class:`~speechstudio.worker.adapt_jobs.CTCBaseInfo` (its ``summary()`` goes in the tooltip)."""
@@ -45,6 +44,7 @@ def plain_summary(info) -> str:
                 "It has no alphabet yet: one is built from your texts.")
     return f"{info.family} speech recogniser ({'about ' if not info.params_exact and info.n_params else ''}{size}). " \
            f"{alphabet}"
+
 
 class BaseModelStep(BaseStepFrame):
     NOUN = "model"
@@ -71,7 +71,6 @@ class BaseModelStep(BaseStepFrame):
                                  "it then appears in the Transcribe and Dictate model lists."))
         self._add_runs_row(lay, "Continue this run: its base, dataset and settings are loaded, training can resume")
 
-    # ------------------------------------------------------------------ listing
     @staticmethod
     def list_bases():
         """Worker side: ``(installed CTC model names, CTC runs)``."""
@@ -110,7 +109,6 @@ class BaseModelStep(BaseStepFrame):
                                   "facebook/wav2vec2-base-960h")
         self._model_changed(self.model_box.currentIndex())
 
-    # ------------------------------------------------------------------ choosing
     def choose(self, spec: str) -> int | None:
         """Choose ``spec`` (a listed name or a folder, added to the list); returns the id of the
         describe job (its result, or the refusal, shows under the list)."""
@@ -134,7 +132,6 @@ class BaseModelStep(BaseStepFrame):
             self._describe_job = self.wiz.io.submit(CallJob(_describe, spec, description=f"describe {spec}"))
         self.changed.emit()
 
-    # ------------------------------------------------------------------ wizard
     def ready(self) -> tuple[bool, str]:
         if self._list_job is not None:
             return False, "listing models…"

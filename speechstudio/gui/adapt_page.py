@@ -69,7 +69,6 @@ class AdaptPage(WizardPage):
         self.base_step.name_edit.setText(str(settings().value("adapt/name", DEFAULT_NAME)) or DEFAULT_NAME)
         self.go(0)
 
-    # ------------------------------------------------------------------ state the steps share
     model_name = WizardPage.voice_name  # the new model's name (the dataset step's "voice_name")
 
     def sample_rate(self) -> int:
@@ -106,7 +105,6 @@ class AdaptPage(WizardPage):
         self.refresh_models()
         self.model_saved.emit(name)
 
-    # ------------------------------------------------------------------ window hooks
     def save_settings(self) -> None:
         s = settings()
         s.setValue("adapt/name", self.model_name())

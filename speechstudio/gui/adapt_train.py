@@ -40,7 +40,6 @@ class TrainStep(TrainingStep):
         self._defaults = CTCConfig()
         self._build()
 
-    # ------------------------------------------------------------------ layout
     def _build(self) -> None:
         d = self._defaults
         lay = QVBoxLayout(self)
@@ -101,7 +100,6 @@ class TrainStep(TrainingStep):
                                self.freeze_check, self.ckpt_check)
         self._update()
 
-    # ------------------------------------------------------------------ options
     def config(self):
         """The ``CTCConfig`` of the options shown (plus ``extra_config``). Raises ``ValueError``
         for a learning rate that is not a positive number."""
@@ -154,7 +152,6 @@ class TrainStep(TrainingStep):
             text += f" — fewer training clips than one batch: lower the batch size to {max(1, len(train))}"
         self.plan.setText(text)
 
-    # ------------------------------------------------------------------ actions
     def run_dir(self) -> Path:
         return run_dir_for(self.wiz.model_name())
 
@@ -188,7 +185,6 @@ class TrainStep(TrainingStep):
         self.state.setToolTip("")
         self.messages = []
 
-    # ------------------------------------------------------------------ events
     def _on_progress(self, job_id: int, ev) -> None:
         if job_id != self.job_id:
             return
@@ -259,7 +255,6 @@ class TrainStep(TrainingStep):
         self.state.setToolTip(f"best WER {ev.best_wer:.3f}" if ev.best_wer is not None else "")
         self.wiz.status_message.emit(f"training {words} at step {ev.step}")
 
-    # ------------------------------------------------------------------ wizard
     def has_model(self) -> bool:
         """True when the run holds an evaluated (best) checkpoint to compare and register."""
         return (self.run_dir() / "checkpoints" / "best.pt").is_file()

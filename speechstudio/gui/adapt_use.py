@@ -75,7 +75,6 @@ class UseStep(QWidget):
         wizard.trainer.job_finished.connect(self._on_finished)
         self._update()
 
-    # ------------------------------------------------------------------ actions
     def compare(self) -> int | None:
         """Evaluate base vs adapted on the held-out clips (on the adapt worker)."""
         if self._compare_job is not None:
@@ -107,7 +106,6 @@ class UseStep(QWidget):
         """Show the Transcribe or Dictate page with the saved model chosen."""
         open_with(self.wiz.win, page, "model_box", self.saved_name)
 
-    # ------------------------------------------------------------------ events
     def _on_progress(self, job_id: int, payload) -> None:
         if job_id in (self._compare_job, self._save_job) and isinstance(payload, Status):
             self.info.setText(str(payload))
@@ -159,7 +157,6 @@ class UseStep(QWidget):
             add_row(self.examples, (ref, base, adapted))
         self.info.setText("")
 
-    # ------------------------------------------------------------------ wizard
     def _update(self) -> None:
         busy = self._compare_job is not None or self._save_job is not None
         self.save_btn.setEnabled(not busy and self.comparison is not None)

@@ -39,7 +39,6 @@ class AudioHub(QObject):
         self.backend, self.available, self.reason = backend, bool(backend.available), backend.reason
         self.player = Player(backend, on_block=self._on_play_block, on_end=self._ended.emit)
 
-    # ---------------------------------------------------------------- playback
     def play(self, audio: np.ndarray, sample_rate: int, source: str = "") -> None:
         """Play a clip (float32 mono at ``sample_rate`` Hz). ``source``: what it is, for the live
         sound picture's caption (a file name; "" says "playback"). Raises AudioUnavailableError."""
@@ -90,7 +89,6 @@ class AudioHub(QObject):
         if len(frames):
             self.mel_frames.emit(frames, self.play_source)
 
-    # ---------------------------------------------------------------- recording
     def start_recording(self) -> None:
         self._check()
         self._mel_mic.reset()

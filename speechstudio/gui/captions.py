@@ -52,7 +52,6 @@ class CaptionsWindow(QWidget):
         else:
             self._default_position()
 
-    # ------------------------------------------------------------------ text
     def set_text(self, stable: str, tail: str = "") -> None:
         """Show ``stable`` (white) followed by ``tail`` (grey); only the newest lines that fit."""
         self.stable, self.tail = stable, tail
@@ -91,7 +90,6 @@ class CaptionsWindow(QWidget):
         self.label.setText(f'<span style="color:{STABLE_COLOR}">{html.escape(stable)}</span>'
                            f'<span style="color:{TAIL_COLOR}">{html.escape(tail)}</span>')
 
-    # ------------------------------------------------------------------ look
     def _apply(self) -> None:
         f = QFont(self.font())
         f.setPointSize(self.font_pt)
@@ -131,7 +129,6 @@ class CaptionsWindow(QWidget):
         s.setValue("captions/lines", self.lines)
         s.setValue("captions/pos", self.pos())
 
-    # ------------------------------------------------------------------ events
     def paintEvent(self, _event) -> None:  # noqa: N802
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)

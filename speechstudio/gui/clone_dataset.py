@@ -54,7 +54,6 @@ class DatasetStep(QWidget):
         wizard.compute.job_progress.connect(self._on_progress)
         wizard.compute.job_finished.connect(self._on_finished)
 
-    # ------------------------------------------------------------------ layout
     def _build(self) -> None:
         lay = QVBoxLayout(self)
         self.tabs = named(QTabWidget(), "Dataset source")
@@ -127,7 +126,6 @@ class DatasetStep(QWidget):
         split.setSizes([440, 560])
         lay.addWidget(split, 1)
 
-    # ------------------------------------------------------------------ check
     def source(self) -> Path | None:
         """The input of the current tab (recordings folder, imported folder or long recording)."""
         tab = self.tabs.currentIndex()
@@ -195,7 +193,6 @@ class DatasetStep(QWidget):
             self.wiz.status_message.emit(f"dataset ready: {len(result.usable())} clips, "
                                          f"{result.total_s / 60:.1f} minutes")
 
-    # ------------------------------------------------------------------ report + table
     def set_manifest(self, manifest, folder: Path) -> None:
         """Show a prepared dataset (``Manifest`` saved in ``folder``) and make it the wizard's."""
         self.manifest = manifest
@@ -270,7 +267,6 @@ class DatasetStep(QWidget):
         play_file(self.wiz.audio, self.manifest.path_of(self.manifest.clips[row], self.wiz.dataset_dir),
                   self.wiz.status_message.emit)
 
-    # ------------------------------------------------------------------ wizard
     def ready(self) -> tuple[bool, str]:
         if self.job_id is not None:
             return False, "the dataset check is running"

@@ -135,7 +135,6 @@ class ClonePage(WizardPage):
         self.base_step.name_edit.setText(str(settings().value("clone/name", DEFAULT_NAME)) or DEFAULT_NAME)
         self.go(0)
 
-    # ------------------------------------------------------------------ state the steps share
     def sample_rate(self) -> int:
         return self.base_info.sample_rate if self.base_info is not None else 0
 
@@ -180,7 +179,6 @@ class ClonePage(WizardPage):
             self.win.speak.set_voices([v.name for v in list_voices()])
         self.voice_saved.emit(name)
 
-    # ------------------------------------------------------------------ window hooks
     def save_settings(self) -> None:
         s = settings()
         s.setValue("clone/name", self.voice_name())

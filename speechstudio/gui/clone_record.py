@@ -49,7 +49,6 @@ class RecordPanel(QWidget):
         self._timer = QTimer(self, interval=50, timeout=self._tick)
         self._update()
 
-    # ------------------------------------------------------------------ layout
     def _build(self) -> None:
         lay = QVBoxLayout(self)
         lay.setContentsMargins(9, 4, 9, 4)  # the tab's frame is margin enough (the checked Dataset step fits 1366×768)
@@ -97,7 +96,6 @@ class RecordPanel(QWidget):
             b.setShortcut(QKeySequence(key))
         return b
 
-    # ------------------------------------------------------------------ session
     @property
     def folder(self) -> Path | None:
         return Path(self.folder_for()) if self.name_edit.text().strip() or not self.consent else None
@@ -139,7 +137,6 @@ class RecordPanel(QWidget):
     def previous(self) -> None:
         self.go(self.index - 1)
 
-    # ------------------------------------------------------------------ record / play
     def record(self) -> None:
         """Start recording the current prompt (a re-take replaces the earlier one when stopped)."""
         if not self.script:
@@ -232,7 +229,6 @@ class RecordPanel(QWidget):
             play_file(self.audio, self.folder / CONSENT_AUDIO if self.index == 0
                       else self.folder / "wavs" / f"{take_id(self.index)}.wav", self.status_message.emit)
 
-    # ------------------------------------------------------------------ state
     def _update(self) -> None:
         have_script = bool(self.script)
         rec = self.recorder is not None

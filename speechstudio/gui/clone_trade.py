@@ -90,7 +90,6 @@ class TradeView(QWidget):
         # side by side: the page is short at 1280x768 with the docks open
         lay.addLayout(hrow((self.table, 6), (self.plot, 5), stretch=False), 1)
 
-    # ------------------------------------------------------------------ data
     def set_trade(self, trade, run_dir: Path | None = None) -> None:
         """Show ``trade`` (None: nothing judged yet) of run ``run_dir`` (its samples: Play). The choice
         stays on the same step when the trade grows during training, else it moves to the recommended try."""
@@ -145,7 +144,6 @@ class TradeView(QWidget):
         """The chosen try's plain name ("Try 2"), or "" when nothing was judged."""
         return self.names[self.chosen] if self.chosen is not None and self.chosen < len(self.names) else ""
 
-    # ------------------------------------------------------------------ choice
     def choose(self, index: int | None) -> None:
         """Pick row ``index`` (a table row or a plot point)."""
         self.chosen = index

@@ -65,7 +65,6 @@ class TrainStep(TrainingStep):
         self._tick = QTimer(self, interval=1000, timeout=self._show_clock)
         self._build()
 
-    # ------------------------------------------------------------------ layout
     def _build(self) -> None:
         lay = QVBoxLayout(self)
         form = QFormLayout()
@@ -132,7 +131,6 @@ class TrainStep(TrainingStep):
         self._preset_changed(self.preset_box.currentText())
         self._update()
 
-    # ------------------------------------------------------------------ preset / estimate
     def _preset_changed(self, name: str) -> None:
         self.preset_note.setText(PRESET_LINES.get(name, ""))
         self.steps_spin.setValue(0)
@@ -162,7 +160,6 @@ class TrainStep(TrainingStep):
                                  + (f" x {config.grad_accum}" if config.grad_accum > 1 else "")
                                  + f" on {config.device}" + (f": {est.note}" if est.note else ""))
 
-    # ------------------------------------------------------------------ actions
     def run_dir(self) -> Path:
         return runs_dir() / self.wiz.voice_name()
 
@@ -191,7 +188,6 @@ class TrainStep(TrainingStep):
             return None
         return job, moved
 
-    # ------------------------------------------------------------------ events
     def _reset_view(self, keep: bool) -> None:
         if not keep:
             self.curves.clear()
@@ -339,7 +335,6 @@ class TrainStep(TrainingStep):
         run's best (a run without judged tries)."""
         return self.trade_view.checkpoint()
 
-    # ------------------------------------------------------------------ wizard
     def has_model(self) -> bool:
         """True when there is a checkpoint to save (a run ended here, or a saved run)."""
         return (self.done is not None or self.resumable()

@@ -75,7 +75,6 @@ class UseStep(QWidget):
         wizard.compute.job_finished.connect(self._on_finished)
         self._update()
 
-    # ------------------------------------------------------------------ actions
     def blend(self) -> float | None:
         """The blend's share of the try (0-1), or None: the try as it is."""
         if not (self.blend_check.isChecked() and self.blend_check.isEnabled()):
@@ -125,7 +124,6 @@ class UseStep(QWidget):
         self._update()
         return self._export_job
 
-    # ------------------------------------------------------------------ events
     def _on_progress(self, job_id: int, payload) -> None:
         if job_id not in (self._save_job, self._export_job, self._try_job):
             return
@@ -179,7 +177,6 @@ class UseStep(QWidget):
             return
         self._update()
 
-    # ------------------------------------------------------------------ wizard
     def _update(self) -> None:
         busy = self._save_job is not None or self._export_job is not None
         self.save_btn.setEnabled(not busy)

@@ -56,7 +56,6 @@ class AnywherePanel(QWidget):
         self.toggle_requested.connect(lambda: page.toggle())
         self.output_failed.connect(self._on_output_failed)
 
-    # ------------------------------------------------------------------ layout
     def _build(self) -> None:
         rows = QVBoxLayout(self)
         rows.setContentsMargins(0, 0, 0, 0)
@@ -131,7 +130,6 @@ class AnywherePanel(QWidget):
         self.message = message
         self.status_message.emit(message)
 
-    # ------------------------------------------------------------------ session (called by the page)
     def open_output(self) -> str:
         """Before the job starts: open the chosen output. Returns "" or what is missing (the
         session then writes into the page only)."""
@@ -210,7 +208,6 @@ class AnywherePanel(QWidget):
         except Exception:  # noqa: BLE001 - no output device: no cue
             pass
 
-    # ------------------------------------------------------------------ captions
     def show_captions(self, on: bool) -> None:
         if on and self.captions is None:
             self.captions = CaptionsWindow()
@@ -230,7 +227,6 @@ class AnywherePanel(QWidget):
         held = self.composer.held if self.composer is not None else ""
         self.captions.set_text(stable.replace("\n", " "), " ".join(p for p in (held, tail) if p))
 
-    # ------------------------------------------------------------------ hotkey, tray, remote toggle
     def enable_hotkey(self, on: bool, listener_factory=None) -> str:
         """Start or stop the global hotkey, the tray icon and the remote toggle. Returns "" or
         what is missing (also shown in the page)."""

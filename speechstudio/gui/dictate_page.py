@@ -58,7 +58,6 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.compute.job_finished.connect(self._on_finished)
         self._update_buttons()
 
-    # ------------------------------------------------------------------ layout
     def _build(self) -> None:
         lay = QVBoxLayout(self)
         self.model_box = ModelPicker("Dictation model",
@@ -152,7 +151,6 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             self.mic_box.setCurrentIndex(self.mic_box.findText(saved))
         self._update_buttons()
 
-    # ------------------------------------------------------------------ state
     @property
     def running(self) -> bool:
         return self.job_id is not None
@@ -188,7 +186,6 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.state_label.setText(dictate("error"))
         self.status_message.emit(message)
 
-    # ------------------------------------------------------------------ start / stop
     def model_spec(self) -> str | None:
         m = self.model_box.currentText().strip()
         return None if m in ("", DEFAULT_MODEL) else m
@@ -246,7 +243,6 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         else:
             self.start()
 
-    # ------------------------------------------------------------------ worker signals
     def _on_started(self, job_id: int, _desc: str) -> None:
         if job_id == self.job_id:
             self.state_label.setText(dictate("loading"))

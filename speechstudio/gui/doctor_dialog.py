@@ -20,7 +20,6 @@ DARK_COLORS = {"ok": "#4ade80", "info": "#93c5fd", "warn": "#fbbf24", "fail": "#
 WORDS = {"ok": "OK", "info": "Info", "warn": "Warning", "fail": "Problem"}
 
 
-
 def verdict_line(checks) -> str:
     """The dialog's closing line: never "All is well." above a warning. ``checks``:
     objects with ``status`` in ``ok`` / ``info`` / ``warn`` / ``fail``."""

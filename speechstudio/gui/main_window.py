@@ -289,7 +289,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
     def _on_busy(self, busy: bool) -> None:
         self.worker_label.setText("working…" if busy else "idle")
 
-    # ------------------------------------------------------------------ persistence
     def _restore(self) -> None:
         s = settings()
         geo = s.value("window/geometry")

@@ -197,7 +197,6 @@ class ModelsPage(QWidget):
         super().showEvent(event)
         self.fit_columns()
 
-    # ------------------------------------------------------------------ listing
     def refresh(self) -> None:
         if self._list_job is None:
             self._list_job = self.io.submit(CallJob(list_for_page, description="list models"))
@@ -310,7 +309,6 @@ class ModelsPage(QWidget):
         v = self._selected_voice()
         self.remove_voice_btn.setEnabled(v is not None and v.origin == "store")
 
-    # ------------------------------------------------------------------ download
     def download_selected(self) -> None:
         m = self._selected_model()
         if m is not None and not m.installed:
@@ -361,7 +359,6 @@ class ModelsPage(QWidget):
         self._update_buttons()
         self.refresh()
 
-    # ------------------------------------------------------------------ import / remove
     def _run(self, fn, arg, what: str) -> int:
         jid = self.io.submit(CallJob(fn, arg, description=what))
         self._action_jobs[jid] = what

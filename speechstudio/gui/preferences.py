@@ -144,7 +144,6 @@ def apply_theme(theme: str, app=None) -> str:
     return "dark" if app.palette().window().color().lightness() < 128 else "light"
 
 
-# ---------------------------------------------------------------------- recent files
 def _recent_raw() -> list[str]:
     v = settings().value("recent/files", [])
     if isinstance(v, str):  # an INI list of one comes back as a plain string (commas and all)

@@ -109,7 +109,6 @@ class SegmentTextEdit(QPlainTextEdit):
             return
         super().keyPressEvent(event)
 
-    # ------------------------------------------------------------------ helpers
     def range_cursor(self, seg: int, a: int, b: int) -> QTextCursor:
         """A cursor selecting characters ``a:b`` of block ``seg``.
 

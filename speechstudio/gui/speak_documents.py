@@ -35,7 +35,6 @@ class SpeakDocuments(QObject):
         page.compute.job_progress.connect(self._on_progress)
         page.compute.job_finished.connect(self._on_finished)
 
-    # ------------------------------------------------------------------ open text
     def open_text(self, path: Path) -> bool:
         """Put the text of ``path`` (chapters of a Markdown / EPUB file one after another) in the text
         box; False (and the reason on the page) when it cannot be read."""
@@ -55,7 +54,6 @@ class SpeakDocuments(QObject):
         self.page.info.setText(f"{Path(path).name}: {len(text.split())} words")
         return True
 
-    # ------------------------------------------------------------------ audiobook
     def _book_dialog(self) -> None:
         doc, _ = QFileDialog.getOpenFileName(self.page, "Make an audiobook of", "", DOCUMENTS)
         if not doc:

@@ -146,7 +146,6 @@ class SpeakPage(QWidget):
         if self.isVisible():
             self.preload()
 
-    # ------------------------------------------------------------------ actions
     def _job(self, out_path: str | None = None) -> SpeakJob:
         voice = self.voice_box.currentText()
         speaker = None
@@ -244,7 +243,6 @@ class SpeakPage(QWidget):
         self.save_btn.setEnabled(not busy)
         self.stop_btn.setEnabled(busy)
 
-    # ------------------------------------------------------------------ worker events
     def _on_progress(self, job_id: int, payload) -> None:
         if job_id != self.job_id:
             return

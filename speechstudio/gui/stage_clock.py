@@ -34,7 +34,6 @@ class StageClock:
         self.doing = "getting ready"
         self.since = self.now()          # when the last event came
 
-    # ------------------------------------------------------------------ events
     def stage(self, name: str, steps: tuple = (), message: str = "") -> None:
         """A stage starts (``steps``: its first and last step) or has news (``message``)."""
         if steps or name == "prepare":
@@ -64,7 +63,6 @@ class StageClock:
         self.doing = f"step {self.step_no + 1}"
         self.since = self.now()
 
-    # ------------------------------------------------------------------ figures
     def _checks(self, a: int, b: int) -> int:
         """Evaluations due at steps a..b."""
         n, every = int(self.config.steps), max(1, int(self.config.eval_every))

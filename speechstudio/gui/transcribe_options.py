@@ -80,7 +80,6 @@ class LanguageOptions(QWidget):
             refill(self.language_box, [(AUTO_LABEL, None), *((f"{language_name(c)} ({c})", c) for c in codes)])
             self.set_language(current)
 
-    # ------------------------------------------------------------------ values
     def language(self) -> str | None:
         """The chosen language code, ``None`` for auto."""
         return self.language_box.currentData()
@@ -119,7 +118,6 @@ class LanguageOptions(QWidget):
         settings().setValue(vocabulary_key(self._model), text.strip())
         self.changed.emit()
 
-    # ------------------------------------------------------------------ settings
     def restore(self) -> None:
         s = settings()
         self.set_language(str(s.value("transcribe/language", "") or "") or None)

@@ -73,7 +73,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         io.job_progress.connect(self._on_io_progress)
         io.job_finished.connect(self._on_io_finished)
 
-    # ------------------------------------------------------------------ layout
     def _build(self) -> None:
         lay = QVBoxLayout(self)
         self.add_files_btn = button("Add files…", "Add files", "Add audio or video files (Ctrl+O)",
@@ -209,7 +208,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         """Fill the model picker with installed model names (keeps the current text)."""
         self.model_box.set_models(names)
 
-    # ------------------------------------------------------------------ options
     def formats(self) -> tuple[str, ...]:
         return tuple(f for f, c in self.format_checks.items() if c.isChecked())
 
@@ -229,7 +227,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.output_dir = path
         self.out_label.setText(f"Output: {path}" if path else "Output: next to each input")
 
-    # ------------------------------------------------------------------ adding inputs
     def add_files_dialog(self, folder: bool = False) -> None:
         """Add what the user picks (files, or with ``folder`` a folder) to the queue."""
         if paths := pick_inputs(self, folder):

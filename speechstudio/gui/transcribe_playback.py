@@ -16,7 +16,6 @@ from speechstudio.worker.jobs import CallJob, LoadAudioJob, ProbeResult
 class TranscribePlaybackMixin:
     """Durations, transcript view, playback and export for the Transcribe page."""
 
-    # ------------------------------------------------------------------ durations / audio
     def _on_io_progress(self, job_id: int, payload) -> None:
         if job_id in self._probe_jobs and isinstance(payload, ProbeResult):
             for r in self.rows:
@@ -44,7 +43,6 @@ class TranscribePlaybackMixin:
                 self._pending_play = None
                 self._play_span(audio, sr, a, b)
 
-    # ------------------------------------------------------------------ transcript view
     def _selected_row(self) -> QueueRow | None:
         sel = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
         if not sel:
@@ -97,7 +95,6 @@ class TranscribePlaybackMixin:
         self._play_segment(rows[0].row())
         return True
 
-    # ------------------------------------------------------------------ export again
     def _export_dialog(self) -> None:
         row = self._selected_row()
         if row is None or row.info is None:

@@ -15,7 +15,6 @@ from speechstudio.worker.status import Status
 class TranscribeRunMixin:
     """Running the queue (uses the page's widgets, ``rows``, ``compute`` and ``keeper``)."""
 
-    # ------------------------------------------------------------------ running
     def start(self) -> None:
         """Transcribe the queued rows in one batch job (so output names are planned together:
         ``talk.wav`` + ``talk.mp3`` in one folder get distinct transcripts). Rows a watched folder

@@ -14,7 +14,6 @@ from speechstudio.gui.history_dialog import HistoryDialog
 class TranscribeWatchMixin:
     """History window and watched folders."""
 
-    # ------------------------------------------------------------------ history, watched folders
     def show_history(self):
         """Open the History window (past jobs from the queue database)."""
         if self.keeper.store is None:

@@ -55,7 +55,6 @@ class TranscriptEditor(QWidget):
         self._follow.start()
         self._update_actions()
 
-    # ------------------------------------------------------------------ layout
     def _build(self) -> None:
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -145,7 +144,6 @@ class TranscriptEditor(QWidget):
             sc = QShortcut(keys, self, slot)
             sc.setContext(ctx)
 
-    # ------------------------------------------------------------------ document
     def set_document(self, doc: TranscriptDocument | None) -> None:
         """Show ``doc`` (saving the one shown before if it has unsaved edits)."""
         self.flush()
@@ -201,7 +199,6 @@ class TranscriptEditor(QWidget):
         name = doc.segments[block].speaker
         return name, speaker_colour(self._names, name)
 
-    # ------------------------------------------------------------------ speakers
     def _current_speaker(self) -> str | None:
         doc = self.document
         if doc is None or not doc.segments:
@@ -379,7 +376,6 @@ class TranscriptEditor(QWidget):
         self._after_change(cursor)
         return True
 
-    # ------------------------------------------------------------------ operations
     def undo(self) -> None:
         self._step(undo=True)
 
@@ -427,7 +423,6 @@ class TranscriptEditor(QWidget):
         if (a, b) != (round(s.start_s, 3), round(s.end_s, 3)) and not self.set_times(seg, a, b):
             self._show_times()
 
-    # ------------------------------------------------------------------ saving / export
     def flush(self) -> bool:
         """Save now if there are unsaved edits. Returns False when saving failed (said on the
         status line)."""
@@ -466,7 +461,6 @@ class TranscriptEditor(QWidget):
         if path := ask_save_path(self, f"Export transcript as {fmt}", default.name, f"{fmt} (*.{fmt})"):
             self.export(fmt, path)
 
-    # ------------------------------------------------------------------ player
     def toggle_play(self) -> None:
         if self.player is None or self.document is None:
             return
@@ -531,7 +525,6 @@ class TranscriptEditor(QWidget):
         if self._unsure:
             self.unsure_note.show()
 
-    # ------------------------------------------------------------------ state
     def _show_times(self) -> None:
         doc = self.document
         if doc is None or not doc.segments:

@@ -69,7 +69,6 @@ class WaveformView(QWidget):
         f = seconds / self.duration_s if self.duration_s else 0.0
         return self.margin + min(max(0.0, f), 1.0) * self.drawn_width()
 
-    # ------------------------------------------------------------------ Qt
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         self._columns = None
         super().resizeEvent(event)

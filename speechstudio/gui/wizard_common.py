@@ -58,7 +58,6 @@ def open_with(win, page: str, box: str, name: str | None) -> None:
     win.show_page(page)
 
 
-# ----------------------------------------------------------------------------- page shell
 class WizardPage(QWidget):
     """The four-step shell: subclasses set :attr:`STEPS`, make ``base_step``, ``dataset``, ``train``,
     ``use`` (each with ``ready() -> (ok, why)``, ``entered()``, ``changed``) and call :meth:`_lay_out`.
@@ -189,7 +188,6 @@ class WizardPage(QWidget):
         self.trainer.shutdown(timeout=10)
 
 
-# ----------------------------------------------------------------------------- step 1
 class BaseStepFrame(QWidget):
     """Step 1's shared parts, worded by :attr:`NOUN`; subclasses implement static ``list_bases() ->
     (bases, runs)`` (run on the I/O worker), ``_fill(bases, runs)`` and ``ready()`` (ending with
@@ -257,7 +255,6 @@ class BaseStepFrame(QWidget):
             self.refresh()
 
 
-# ----------------------------------------------------------------------------- step 3
 class TrainingStep(QWidget):
     """Step 3's run control. Subclasses call :meth:`_add_controls`, set ``curves`` and
     ``option_widgets``, and implement ``run_dir()``, ``_make_job(resume)``, ``_reset_view(keep)``,

@@ -97,7 +97,6 @@ def sureness(probability: float | None) -> str:
     return "sure" if probability >= 0.9 else "probably" if probability >= 0.6 else "unsure"
 
 
-# ----------------------------------------------------------------------------- banned on the main view
 BANNED: tuple[tuple[str, str], ...] = (
     ("exception class name", r"\b[A-Z]\w*(?:Error|Exception)(?:_\w+)?\b"),
     ("raw import error", r"No module named"),
@@ -127,7 +126,6 @@ def jargon_in(text: str) -> list[str]:
     return [name for name, rx in _BANNED_RE if rx.search(text or "")]
 
 
-# ----------------------------------------------------------------------------- errors in plain words
 NOT_DOWNLOADED = "This model is not downloaded yet: download it on the Models page or pick an installed one."
 GPU_MONITOR_OFF = "GPU monitor unavailable"
 OPTIONAL_PART = "This feature needs an optional part that is not installed."
