@@ -103,6 +103,26 @@ def test_fake_nvml_numbers(win, qtbot, monkeypatch):
     assert box.throttle.text() == "power cap, SW thermal"
     assert len(box.util_spark.values) >= 2
     assert panel.gpu_boxes[1].title() == "GPU 1: NVIDIA L4"
+    # two GPUs and the computer's rows in a short dock: it scrolls up and down, no row is cut sideways
+    assert panel.verticalScrollBar().maximum() > 0
+    assert panel.widget().width() >= panel.widget().minimumSizeHint().width()
+
+
+def test_a_sparkline_held_at_its_top_reads_as_full(qtbot):
+    from PySide6.QtGui import QColor
+
+    from speechstudio.gui.common import Sparkline
+
+    s = Sparkline(color="#f97316")
+    qtbot.addWidget(s)
+    s.resize(120, 24)
+    for _ in range(60):  # a CPU at 100 % for a minute
+        s.add(100.0)
+    img = s.grab().toImage()
+    base = s.palette().base().color().rgb()
+    inside = [QColor(img.pixel(x, y)) for x in range(4, 116) for y in range(4, 20)]
+    coloured = sum(c.rgb() != base and c.red() > c.blue() for c in inside)
+    assert coloured / len(inside) > 0.9  # filled under the line (a bare line at the frame looked empty)
 
 
 def test_process_vram_only_if_torch_already_imported(monkeypatch):

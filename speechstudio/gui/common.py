@@ -306,7 +306,8 @@ def fit_columns(table, caps: dict[int, int], min_width: int = 48) -> None:
 
 
 class Sparkline(QWidget):
-    """A tiny line chart of the last ``length`` values between ``lo`` and ``hi``."""
+    """A tiny area chart of the last ``length`` values between ``lo`` and ``hi`` (filled under the line,
+    so a value held at ``hi``, e.g. a CPU at 100 %, reads as a full box, not as an empty one)."""
 
     def __init__(self, length: int = 60, lo: float = 0.0, hi: float = 100.0, color: str = "#3b82f6",
                  parent=None) -> None:
@@ -314,7 +315,7 @@ class Sparkline(QWidget):
         self.values: collections.deque[float] = collections.deque(maxlen=length)
         self.lo, self.hi = lo, hi
         self.color = QColor(color)
-        self.setMinimumSize(120, 28)
+        self.setMinimumSize(80, 22)
 
     def add(self, value: float | None) -> None:
         if value is not None:
@@ -330,13 +331,22 @@ class Sparkline(QWidget):
         p.drawRect(r)
         n = self.values.maxlen or 60
         if len(self.values) >= 2:
+            inner = r.adjusted(1, 2, -1, -1)  # the line at hi stays inside the frame
             span = (self.hi - self.lo) or 1.0
             pts = QPolygonF()
             start = n - len(self.values)
             for i, v in enumerate(self.values):
-                x = r.left() + (start + i) * r.width() / max(1, n - 1)
-                y = r.bottom() - (min(max(v, self.lo), self.hi) - self.lo) / span * r.height()
+                x = inner.left() + (start + i) * inner.width() / max(1, n - 1)
+                y = inner.bottom() - (min(max(v, self.lo), self.hi) - self.lo) / span * inner.height()
                 pts.append(QPointF(x, y))
+            area = QPolygonF(pts)
+            area.append(QPointF(pts.last().x(), inner.bottom()))
+            area.append(QPointF(pts.first().x(), inner.bottom()))
+            fill = QColor(self.color)
+            fill.setAlpha(90)
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(fill)
+            p.drawPolygon(area)
             p.setPen(QPen(self.color, 1.5))
             p.drawPolyline(pts)
         p.end()

@@ -1,9 +1,11 @@
 """GPU monitor dock content: per NVIDIA GPU utilisation, VRAM, temperature, power, SM clock,
-throttle reasons, with ~1 min sparklines; or, without a GPU, a plain "no NVIDIA GPU" line and CPU /
-RAM. Samples come from :class:`~speechstudio.worker.monitor.SystemMonitor` (its own thread)."""
+throttle reasons, with ~1 min sparklines beside utilisation, VRAM, CPU and RAM; or, without a GPU, a
+plain "no NVIDIA GPU" line and CPU / RAM. In a scroll area, so a short dock scrolls instead of cutting
+rows off. Samples come from :class:`~speechstudio.worker.monitor.SystemMonitor` (its own thread)."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QGridLayout, QGroupBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from speechstudio.gui.common import Sparkline, named, note_label
 from speechstudio.gui.wording import GPU_MONITOR_OFF, jargon_in
@@ -13,14 +15,17 @@ def _num(v, fmt: str, unit: str) -> str:
     return "n/a" if v is None else f"{v:{fmt}} {unit}".strip()
 
 
-def _rows(form: QFormLayout, *rows, text: str = "") -> list[QLabel]:
-    """A label per ``(row title, accessible name[, sparkline under it])`` in ``form``."""
+def _rows(box: QGroupBox, *rows, text: str = "") -> list[QLabel]:
+    """A label per ``(row title, accessible name[, sparkline beside it])`` in a grid on ``box``."""
+    grid = QGridLayout(box)
+    grid.setColumnStretch(2, 1)
     labels = []
-    for title, name, *spark in rows:
+    for r, (title, name, *spark) in enumerate(rows):
         labels.append(named(QLabel(text), name))
-        form.addRow(title, labels[-1])
+        grid.addWidget(QLabel(title), r, 0)
+        grid.addWidget(labels[-1], r, 1)
         for s in spark:
-            form.addRow("", s)
+            grid.addWidget(s, r, 2)
     return labels
 
 
@@ -30,7 +35,7 @@ class _GpuBox(QGroupBox):
         self.util_spark = Sparkline(color="#22c55e")
         self.mem_spark = Sparkline(color="#3b82f6")
         self.util, self.mem, self.temp, self.power, self.clock, self.throttle, self.proc = _rows(
-            QFormLayout(self), ("Utilisation", "GPU utilisation", self.util_spark), ("VRAM", "VRAM used", self.mem_spark),
+            self, ("Utilisation", "GPU utilisation", self.util_spark), ("VRAM", "VRAM used", self.mem_spark),
             ("Temperature", "GPU temperature"), ("Power", "GPU power"), ("SM clock", "SM clock"),
             ("Throttle", "Throttle reasons"), ("This app", "VRAM of this app"))
 
@@ -51,17 +56,23 @@ class _GpuBox(QGroupBox):
             self.power.setText("n/a")
         self.clock.setText(_num(g.sm_clock_mhz, ".0f", "MHz"))
         self.throttle.setText(g.throttle)
-        self.proc.setText(_num(g.process_vram_mib, ".0f", "MiB (torch allocator)")
+        self.proc.setText(_num(g.process_vram_mib, ".0f", "MiB")
                           if g.process_vram_mib is not None else "no model on this GPU")
+        self.proc.setToolTip("as PyTorch's allocator counts it" if g.process_vram_mib is not None else "")
 
 
-class GpuPanel(QWidget):
+class GpuPanel(QScrollArea):
     """Show :class:`~speechstudio.worker.monitor.SystemSample` objects (``update_sample``)."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setAccessibleName("GPU monitor")
-        lay = QVBoxLayout(self)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # as wide as its rows
+        body = QWidget()
+        self.setWidget(body)
+        lay = QVBoxLayout(body)
         self.headline = note_label("GPU status", "Reading GPU status ...")
         lay.addWidget(self.headline)
         self.gpu_boxes: list[_GpuBox] = []
@@ -70,11 +81,16 @@ class GpuPanel(QWidget):
         sysbox = QGroupBox("This computer")
         self.cpu_spark = Sparkline(color="#f97316")
         self.ram_spark = Sparkline(color="#a855f7")
-        self.cpu, self.ram, self.rss = _rows(QFormLayout(sysbox), ("CPU", "CPU usage", self.cpu_spark),
+        self.cpu, self.ram, self.rss = _rows(sysbox, ("CPU", "CPU usage", self.cpu_spark),
                                              ("RAM", "RAM usage", self.ram_spark), ("This app", "Memory of this app"),
                                              text="…")
         lay.addWidget(sysbox)
         lay.addStretch(1)
+        self._fit_width()
+
+    def _fit_width(self) -> None:
+        """The dock never narrower than its rows (it scrolls up and down only)."""
+        self.setMinimumWidth(self.widget().minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width())
 
     def update_sample(self, s) -> None:
         if s.gpus:
@@ -89,6 +105,7 @@ class GpuPanel(QWidget):
             box = _GpuBox(f"GPU {len(self.gpu_boxes)}")
             self.gpu_boxes.append(box)
             self._gpu_area.addWidget(box)
+            self._fit_width()
         for box, g in zip(self.gpu_boxes, s.gpus):
             box.setVisible(True)
             box.update_sample(g)
@@ -100,3 +117,5 @@ class GpuPanel(QWidget):
             self.ram.setText(f"{s.ram_used_mib / 1024:.1f} / {s.ram_total_mib / 1024:.1f} GiB")
             self.ram_spark.add(100 * s.ram_used_mib / s.ram_total_mib)
         self.rss.setText(f"{s.process_rss_mib:.0f} MiB")
+        if self.minimumWidth() < self.widget().minimumSizeHint().width():  # a longer value than before
+            self._fit_width()

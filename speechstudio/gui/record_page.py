@@ -58,6 +58,7 @@ class RecordPage(QWidget):
         self.waveform.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.waveform.setToolTip("The recording: its loudness over time")
         self.waveform.setEnabled(False)  # no seeking: Play plays the whole take
+        self.waveform.placeholder = "Your recording will be drawn here"
         lay.addWidget(self.waveform, 1)
         self.levels = named(QLabel(""), "Recording levels")
         self.levels.setWordWrap(True)

@@ -27,6 +27,7 @@ class WaveformView(QWidget):
         self.position_s = 0.0
         self._columns: np.ndarray | None = None  # peaks regrouped to the width (one row per pixel)
         self.margin = 0                          # px left and right (to line up with a slider's groove)
+        self.placeholder = ""                    # said on the mid line while there is nothing to draw
 
     def set_peaks(self, peaks: np.ndarray | None) -> None:
         self.peaks = None if peaks is None else np.asarray(peaks, dtype=np.float32)
@@ -95,6 +96,10 @@ class WaveformView(QWidget):
         if cols is None or self.duration_s <= 0:
             p.setPen(QPen(pal.mid().color()))
             p.drawLine(QPointF(self.margin, mid), QPointF(self.width() - self.margin, mid))
+            if self.placeholder:
+                p.fillRect(QRectF(self.rect()).adjusted(0, mid - 12, 0, -(mid - 12)), pal.base())
+                p.setPen(QPen(pal.placeholderText().color()))
+                p.drawText(QRectF(self.rect()), Qt.AlignmentFlag.AlignCenter, self.placeholder)
             p.end()
             return
         half = mid - 1
