@@ -306,7 +306,7 @@ class SpeakPage(QWidget):
             else:
                 self.speaker_box.addItem("single speaker")
                 self.speaker_box.setEnabled(False)
-        from speechstudio.tts.families import VITS_CONTROLS
+        from speechstudio.tts.family import VITS_CONTROLS
 
         controls = tuple(info.defaults.get("controls", VITS_CONTROLS))
         for control, slider, label in (("length_scale", self.rate, "speed"), ("noise_scale", self.noise, "noise"),
