@@ -14,23 +14,11 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from speechstudio.errors import UsageError
-from speechstudio.metrics import normalize_text
+from speechstudio.metrics import normalize_text, spell_numbers
 
 PAD, UNK, DELIMITER = "<pad>", "<unk>", "|"
 CASINGS = ("auto", "lower", "upper", "keep")
 _APOSTROPHES = str.maketrans({c: "'" for c in "\u2019\u2018\u02bc\u0060\u00b4\u2032"})
-
-
-def _spell_numbers(text: str, language: str) -> str:
-    from num2words import num2words
-
-    def spell(m: re.Match) -> str:
-        try:
-            return " " + num2words(int(m.group(0)), lang=language) + " "
-        except (NotImplementedError, OverflowError):
-            return m.group(0)
-
-    return re.sub(r"\d+", spell, re.sub(r"(\d),(\d)", r"\1\2", text))
 
 
 def normalize_transcript(text: str, casing: str = "lower", language: str = "en") -> str:
@@ -45,7 +33,7 @@ def normalize_transcript(text: str, casing: str = "lower", language: str = "en")
         return out.upper() if casing == "upper" else out
     if casing != "keep":
         raise UsageError(f"casing {casing!r}: expected one of {', '.join(CASINGS)}")
-    text = _spell_numbers(text, language)
+    text = spell_numbers(text, language)
     text = re.sub(r"[^\w\s']|_", " ", text)
     return " ".join(w for w in (w.strip("'") for w in text.split()) if w)
 
