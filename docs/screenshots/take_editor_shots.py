@@ -48,7 +48,7 @@ def pump(seconds: float, until=None) -> None:
 
 
 def main() -> int:
-    from speechstudio.audio.devices import set_backend
+    from speechstudio.audio.backends import set_backend
     from speechstudio.gui import preferences
     from speechstudio.gui.main_window import MainWindow
 

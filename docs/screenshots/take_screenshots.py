@@ -58,7 +58,7 @@ def shot(name: str) -> None:
 
 def main() -> int:
     from fake_audio_backend import FakeBackend
-    from speechstudio.audio.devices import set_backend
+    from speechstudio.audio.backends import set_backend
     from speechstudio.gui.main_window import MainWindow
 
     backend = FakeBackend(REAL / "whisper_jfk.flac", input_rate=48000, speed=1.0)
@@ -164,7 +164,7 @@ def main() -> int:
     monitor.reset_nvml()
 
     # A machine without PortAudio: the app starts, recording/playback are off with the reason
-    from speechstudio.audio.devices import _make_backend
+    from speechstudio.audio.backends import _make_backend
 
     real_import = __builtins__.__import__ if hasattr(__builtins__, "__import__") else __import__
     import builtins
