@@ -1,12 +1,9 @@
-"""``speechstudio finetune voice|asr|clean``: argparse wiring for the two fine-tuning tracks (and
-``clean``: old runs' disk space, ``finetune.leftovers``).
+"""``speechstudio finetune voice|save|asr|clean``: argparse wiring for the two fine-tuning tracks.
 
-``finetune voice`` clones a voice: build + check the dataset (``finetune.dataset``), fine-tune the
-base VITS voice (``finetune.vits.trainer``), save the best checkpoint as a voice in the store
-(``finetune.clone_store``). ``finetune asr`` adapts a CTC recogniser (``finetune.ctc.cli``).
-Runs live in ``<data dir>/finetune/runs/NAME`` (``--run-dir`` to choose); Ctrl+C saves a
-checkpoint and ``--resume`` continues from it, as does a rerun after a crash or power cut.
-"""
+``voice`` builds and checks the dataset (``finetune.build``), fine-tunes the base VITS voice
+(``finetune.vits.trainer``) and saves the best checkpoint as a store voice (``finetune.clone_store``);
+``save`` another checkpoint; ``asr`` adapts a CTC recogniser (``finetune.ctc.cli``); ``clean`` frees old
+runs (``finetune.leftovers``). Ctrl+C saves a checkpoint that ``--resume`` continues from."""
 from __future__ import annotations
 
 import contextlib
@@ -182,14 +179,17 @@ def voice_command(args) -> int:
     from speechstudio.finetune import voice_run
 
     run_dir = Path(args.run_dir) if args.run_dir else voice_run.runs_dir() / args.out
+    if args.multi_gpu and launcher_world() is None:
+        raise UsageError("--multi-gpu runs one training process per GPU, started by accelerate's launcher "
+                         "(WORLD_SIZE is not set: no launcher); start it as: " + launch_command(_voice_argv(args)))
     launched = (launcher_world() or 1) > 1
     main = int(os.environ.get("RANK", "0") or 0) == 0
     plan = voice_run.plan(base=args.base, data=args.data, name=args.out, run_dir=run_dir, preset=args.preset,
                           steps=args.steps, batch_size=args.batch_size, grad_accum=args.grad_accum,
                           precision=args.precision, device=args.device, resume=args.resume,
                           gradient_checkpointing=args.gradient_checkpointing, overwrite=args.overwrite,
-                          multi_gpu=args.multi_gpu, checkpoint_every=args.checkpoint_every, train_prosody=args.train_prosody,
-                          keep_base_pitch=args.keep_base_pitch, lr=args.lr, launch_args=_voice_argv(args))
+                          checkpoint_every=args.checkpoint_every, train_prosody=args.train_prosody,
+                          keep_base_pitch=args.keep_base_pitch, lr=args.lr)
     if not main:  # the other processes of a launched run: process 0 speaks for all
         args.quiet = True
         with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):

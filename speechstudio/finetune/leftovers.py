@@ -1,23 +1,10 @@
 """Disk space left by fine-tuning runs: trim a finished run, list and remove old runs.
 
-A voice run (``finetune.run.RunFolder`` under ``<data dir>/finetune/runs/NAME``) holds, besides
-its config, logs and samples:
-
-* ``checkpoints/latest.pt``: the full resume state (generator, discriminator, both optimizers,
-  RNG): about 0.5 GB for a Piper medium voice;
-* ``cache/``: features computed once (spectrograms, conformed clips), up to a few hundred MB;
-* ``checkpoints/best.pt``: the generator alone (what a voice is saved from, ~0.1 GB).
-
-While a run can be resumed (stopped, crashed, or finished and trained further with more steps)
-all of it stays. Once its voice is saved (``finetune voice`` at the end, the clone wizard's Save)
-the run is done: :func:`trim_finished` keeps ``best.pt`` (and the small files: config, log,
-samples, the prepared dataset) and removes what only resuming needs (``RESUME_ONLY``), returning
-the bytes freed. :func:`list_runs` / :func:`remove_run` serve
-``speechstudio finetune clean`` and the clone wizard's "Remove old runs"; removing a voice
-(``voices remove``, the Models page) removes the run it was trained in too
-(:func:`remove_voice_and_run`, :func:`run_of_voice`). A run another
-process is training (its ``.lock`` held, ``voice_run.run_lock``) is never touched. Qt-free.
-"""
+A run folder (``finetune.run.RunFolder``) holds ``checkpoints/latest.pt`` (the full resume state, ~0.5 GB
+for a Piper medium voice), ``cache/`` (features, up to a few hundred MB) and ``checkpoints/best.pt`` (the
+generator, ~0.1 GB). Once its voice is saved, :func:`trim_finished` removes ``RESUME_ONLY``;
+:func:`list_runs` / :func:`remove_run` serve ``finetune clean`` and the wizard; :func:`remove_voice_and_run`
+removes a voice with its run. A run whose ``.lock`` another process holds is never touched. Qt-free."""
 from __future__ import annotations
 
 import json

@@ -1,16 +1,10 @@
-"""Cut a long recording (a podcast, an audiobook chapter) into sentence clips by Whisper word times.
+"""Cut a long recording into sentence clips by Whisper word times (``asr.whisper.WhisperRecognizer``).
 
-Whisper (``asr.whisper.WhisperRecognizer``, word timestamps from faster-whisper's cross-attention
-alignment) gives every word a start / end time and keeps the punctuation on the words. A clip is
-closed at the first sentence end ("." "!" "?" "…") once it is at least ``min_s`` long; a sentence
-that runs past ``max_s`` is cut at its longest pause instead (commas preferred). A pause of
-``break_s`` or more always closes a clip (no long silences inside clips). The cut itself is placed
-at the quietest 20 ms of the gap between the two words (Whisper's word edges are often off by a
-few tens of milliseconds), so no word is split. Each clip spans from its first word to its last
-plus ``margin_s`` on both sides (never past the neighbouring cut); the check then trims it with
-the VAD. Defaults: clips of 2-15 s, the length range of LJSpeech's clips (1-10 s) widened a little
-for conversational speech.
-"""
+A clip closes at the first sentence end (". ! ? …") once ``min_s`` long; a sentence past ``max_s`` is cut
+at its longest pause (commas preferred); a pause of ``break_s`` always closes a clip. Each cut sits at
+the quietest 20 ms between the two words (Whisper's word edges are often off by tens of ms); a clip spans
+its words plus ``margin_s`` (never past a neighbouring cut). Defaults: 2-15 s, LJSpeech's 1-10 s widened
+for conversational speech."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -126,11 +126,7 @@ class Parallel:
 
     def mean(self, value: float) -> float:
         """Mean of ``value`` over processes (the logged loss)."""
-        if self.world == 1:
-            return float(value)
-        t = self._torch.tensor([float(value)], device=self.device, dtype=self._torch.float64)
-        self._torch.distributed.all_reduce(t)
-        return float(t.item()) / self.world
+        return self.mean_dict({"value": value})["value"]
 
     def mean_dict(self, values: dict[str, float]) -> dict[str, float]:
         """Each value averaged over processes (one all-reduce); NaN / inf on any process makes the

@@ -21,7 +21,7 @@ from speechstudio.finetune.build import build_dataset
 from speechstudio.finetune.check import whisper_transcriber
 from speechstudio.finetune.clone_store import base_license, save_clone
 from speechstudio.finetune.manifest import Manifest
-from speechstudio.finetune.parallel import launch_command, launcher_world, training_precision
+from speechstudio.finetune.parallel import training_precision
 from speechstudio.finetune.pitch_match import measure_pitch_match
 from speechstudio.finetune.report import format_report, report
 from speechstudio.finetune.run import RunError
@@ -116,29 +116,18 @@ def train_config(preset: str = "standard", device: str = "auto", **overrides):
 def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str = "standard",
          steps: int | None = None, batch_size: int | None = None, grad_accum: int | None = None,
          precision: str = "auto", device: str = "auto", resume: bool = False,
-         gradient_checkpointing: bool = False, overwrite: bool = False, multi_gpu: bool = False,
-         checkpoint_every: int | None = None, launch_args: list[str] | None = None,
+         gradient_checkpointing: bool = False, overwrite: bool = False, checkpoint_every: int | None = None,
          train_prosody: bool = False, lr: float | None = None, keep_base_pitch: bool = False) -> VoicePlan:
     """Check the request and return a :class:`VoicePlan` (nothing trained or written).
 
     With ``resume`` the run's stored settings are the defaults and options given replace them.
     ``train_prosody`` also trains flow and duration predictor (``freeze_prior=False``); ``lr`` is
-    ``generator_lr``; ``keep_base_pitch`` sets ``pitch_by_rate=False``; ``multi_gpu`` needs an
-    ``accelerate launch`` process (else the error shows the launch line for ``LAUNCH_ARGS``). ``base``:
-    a voice name, folder, ``.onnx``, Piper ``.ckpt`` or a short name of
-    ``piper_ckpt.PIPER_CHECKPOINTS``.
+    ``generator_lr``; ``keep_base_pitch`` sets ``pitch_by_rate=False``. ``base``: a voice name, folder,
+    ``.onnx``, Piper ``.ckpt`` or a short name of ``piper_ckpt.PIPER_CHECKPOINTS``.
 
     Raises ``UsageError`` (name taken or invalid, run folder used without ``resume``, nothing to resume,
-    no ``data``, ``multi_gpu`` without a launcher), ``ModelNotFoundError``, ``OfflineError``."""
+    no ``data``), ``ModelNotFoundError``, ``OfflineError``."""
     _check_name(name)
-    if multi_gpu:
-        if launcher_world() is None:
-            if launch_args is None:
-                launch_args = ["finetune", "voice", "--base", base, "--out", name, "--run-dir", str(run_dir)]
-                launch_args += (["--data", data] if data else []) + (["--resume"] if resume else [])
-                launch_args += ["--multi-gpu"]
-            raise UsageError("--multi-gpu runs one training process per GPU, started by accelerate's launcher "
-                             "(WORLD_SIZE is not set: no launcher); start it as: " + launch_command(launch_args))
     if not overwrite and (voices_dir() / name).exists():
         raise UsageError(f"a voice named {name!r} already exists: choose another --out or add --overwrite")
     if any(v.name == name for v in package_voices()):
@@ -155,13 +144,11 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
     if resume:
         if not latest.is_file():
             raise UsageError(f"nothing to resume in {run_dir} (no checkpoints/latest.pt): start without --resume")
-        dataset_dir = run_dir / "data"
-        stored = _stored_dataset(run_dir)
-        if stored is not None:
-            dataset_dir = stored
+        dataset_dir = _stored_dataset(run_dir) or run_dir / "data"
         if data:
             check_resume_data(Path(data).expanduser(), dataset_dir, run_dir)
-        stored_train = _stored_train(run_dir)
+        train, names = _stored(run_dir, "train"), {f.name for f in fields(TrainConfig)}
+        stored_train = {k: v for k, v in train.items() if k in names and v is not None} if isinstance(train, dict) else {}
     else:
         # Only a checkpoint makes a run worth keeping: a start that failed or was stopped before
         # its first checkpoint (config.json alone) is started again, as its error message advised.
@@ -204,12 +191,6 @@ def _stored(run_dir, *keys):
         return value
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-def _stored_train(run_dir: Path) -> dict:
-    """The ``TrainConfig`` fields stored in ``run_dir/config.json`` (``{}`` when unreadable)."""
-    train, names = _stored(run_dir, "train"), {f.name for f in fields(TrainConfig)}
-    return {k: v for k, v in train.items() if k in names and v is not None} if isinstance(train, dict) else {}
 
 
 def check_resume_data(data: Path, dataset_dir: Path, run_dir: Path) -> None:
@@ -310,7 +291,7 @@ def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = 
 # ----------------------------------------------------------------------------- train / save
 def train(p: VoicePlan, control=None) -> Iterator[object]:
     """The trainer's events (``finetune.vits.events``) for plan ``p``."""
-    yield from train_voice(p.run_dir, p.dataset_dir, p.base, p.config, resume=p.resume, control=control)
+    return train_voice(p.run_dir, p.dataset_dir, p.base, p.config, resume=p.resume, control=control)
 
 
 def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False,

@@ -1,21 +1,14 @@
-"""CTC fine-tuning of Wav2Vec2-family recognisers on a prepared dataset (Qt-free).
+"""CTC fine-tuning of Wav2Vec2-family recognisers on a prepared dataset (Qt-free): ``train_ctc`` yields
+``InfoEvent``, ``SanityEvent``, ``EvalEvent(base=True)``, ``StepEvent``..., ``EvalEvent``,
+``CheckpointEvent``, ``DoneEvent``; ``register_model(done.best_dir, NAME)`` stores the result.
 
-Public API::
-
-    from speechstudio.finetune.ctc import CTCConfig, TrainControl, train_ctc, register_model
-    for event in train_ctc(run_dir, dataset_dir, "facebook/wav2vec2-base-960h", CTCConfig(epochs=20)):
-        ...   # InfoEvent, SanityEvent, EvalEvent(base=True), StepEvent..., EvalEvent, CheckpointEvent, DoneEvent
-    register_model(done.best_dir, "my-asr")
-
-Recipe sources (details: ``docs/finetune_asr.md``, "Recipe"): any ``AutoModelForCTC`` checkpoint or a
-headless encoder with a data-built vocabulary (transformers
-``examples/pytorch/speech-recognition/run_speech_recognition_ctc.py``, which also gives the CTC
-settings, ``--freeze_feature_encoder``, ``--group_by_length`` and the 20 s clip limit); the feature
-encoder frozen and SpecAugment from the model config (wav2vec 2.0, Baevski et al. 2020, sec. 4 /
-appendix B); AdamW lr 1e-4, weight decay 0.005 (transformers blog "Fine-Tune Wav2Vec2 for English ASR"),
-10 % linear warm-up then linear decay, clipping 1.0 (Trainer defaults). Several GPUs: ``accelerate
-launch --multi_gpu ... -m speechstudio finetune asr``; a stop + resume is bit-identical only on one
-process."""
+Recipe sources (``docs/finetune_asr.md``, "Recipe"): any ``AutoModelForCTC`` checkpoint, or a headless
+encoder with a data-built vocabulary (transformers ``run_speech_recognition_ctc.py``: CTC settings,
+``--freeze_feature_encoder``, ``--group_by_length``, the 20 s clip limit); feature encoder frozen and the
+config's SpecAugment (wav2vec 2.0, Baevski et al. 2020, sec. 4 / appendix B); AdamW lr 1e-4, weight decay
+0.005 (transformers blog "Fine-Tune Wav2Vec2 for English ASR"), 10 % linear warm-up then linear decay,
+clipping 1.0 (Trainer defaults). Several GPUs: ``accelerate launch``; stop + resume is bit-identical only
+on one process."""
 from __future__ import annotations
 
 __all__ = ["CTCConfig", "TrainControl", "CTCTrainingError", "train_ctc", "register_model", "InfoEvent",
@@ -23,6 +16,7 @@ __all__ = ["CTCConfig", "TrainControl", "CTCTrainingError", "train_ctc", "regist
 
 from speechstudio.finetune.ctc.events import (CheckpointEvent, CTCConfig, CTCTrainingError, DoneEvent, EvalEvent,
                                               InfoEvent, SanityEvent, StepEvent, TrainControl)
+from speechstudio.hub.store import import_model as register_model  # the exported folder into the model store
 
 
 def train_ctc(*args, **kwargs):
@@ -30,12 +24,3 @@ def train_ctc(*args, **kwargs):
     from speechstudio.finetune.ctc.trainer import train_ctc as _train
 
     return _train(*args, **kwargs)
-
-
-def register_model(model_dir, name: str, *, replace: bool = False):
-    """Copy the exported model folder into the model store as ``name`` (``replace`` an existing one once
-    the copy is complete); returns the ``ResolvedModel``. Raises ``UsageError`` (bad or taken name),
-    ``ModelNotFoundError``."""
-    from speechstudio.hub.store import import_model
-
-    return import_model(model_dir, name, replace=replace)

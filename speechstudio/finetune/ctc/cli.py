@@ -1,16 +1,9 @@
 """``speechstudio finetune asr``: fine-tune a CTC recogniser and register the result as a model.
 
-    speechstudio finetune asr --base facebook/wav2vec2-base-960h --data ~/my-speech --out my-asr
-    speechstudio transcribe --model my-asr talk.wav
-
-``--data`` is a prepared dataset (a folder with ``manifest.json``) or a raw folder (LJSpeech
-``metadata.csv`` + ``wavs/``, or audio files with same-named ``.txt`` transcripts) that is
-prepared at 16 kHz into ``RUN/data`` by ``speechstudio.finetune.build.build_dataset``. The run
-folder is ``<data dir>/finetune/runs/NAME`` (``--run-dir``). Ctrl+C stops after the current step
-with a checkpoint; ``--resume`` continues. Several GPUs::
-
-    accelerate launch --multi_gpu --num_processes 2 -m speechstudio finetune asr --base ... --data ... --out NAME
-"""
+``--data``: a prepared dataset (``manifest.json``) or a raw folder (LJSpeech, wav+txt) prepared at 16 kHz
+into ``RUN/data`` (``finetune.build.build_dataset``). Run folder ``<data dir>/finetune/runs/NAME``
+(``--run-dir``); Ctrl+C stops with a checkpoint, ``--resume`` continues; several GPUs under
+``accelerate launch --multi_gpu``."""
 from __future__ import annotations
 
 import argparse

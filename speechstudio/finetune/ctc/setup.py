@@ -1,17 +1,11 @@
 """Everything a CTC run needs before its first step: split, vocabulary, model, items.
 
-Fresh run: resolve the base, keep its vocabulary or build one from the data (``CTCConfig.vocab``),
-normalise the texts with the casing policy, check coverage, load the model with a train-ready
-config, turn clips into items (refusing the unusable ones with the reason). Resumed run: the same
-from the latest checkpoint and the run's ``config.json`` written at the start (base, vocabulary
-source, casing, seed and split are those of the first start).
-
-The model config written to ``RUN/processor/config.json`` is the train-ready one (pad id = blank,
-``ctc_zero_infinity``, vocabulary size), so a resumed run rebuilds the same model from it.
-``RUN/processor/vocabulary.txt`` lists the words of the usable clips' normalised transcripts
-(training and validation; one per line, sorted): exported with the model, it makes the
-recogniser decode with that word list (:mod:`speechstudio.asr.ctc_lexicon`).
-"""
+Fresh run: resolve the base, keep its vocabulary or build one (``CTCConfig.vocab``), normalise the
+texts (casing policy), check coverage, load the model, turn clips into items (refusals with reasons).
+Resumed run: the same from the latest checkpoint and the run's ``config.json``. ``RUN/processor/``
+holds the train-ready model config (pad id = blank, ``ctc_zero_infinity``, vocabulary size) and
+``vocabulary.txt``, the sorted words of the usable transcripts, exported with the model for
+:mod:`speechstudio.asr.ctc_lexicon`."""
 from __future__ import annotations
 
 import tempfile

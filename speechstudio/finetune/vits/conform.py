@@ -1,13 +1,11 @@
 """Pitch-conformed targets: what the decoder of a Piper base learns a new voice from.
 
-A Piper base's decoder fine-tunes on the text's prior latents aligned to each recording; those latents
-carry the base's intonation while the recording has the speaker's, and a decoder asked to map one onto
-the other averages into frame-rate buzz (``docs/finetune_voice.md``, "Pitch"). So, once after the
-warm-up, each clip's prior latents (MAS on the posterior mean, per-clip seeded noise) are rendered by
-the *base* decoder, Praat reads that contour, and the recording is resynthesised with it (PSOLA,
-``tts.pitch.impose_contour``): the decoder then learns only the speaker's timbre. The clone reaches the
-speaker's pitch through its sample rate (``voice_rate``). Frame-rate frames are left out of contours and
-statistics. Cached in ``RUN/cache/conformed``."""
+Prior latents aligned to a recording carry the base's intonation, the recording the speaker's; a decoder
+mapping one onto the other buzzes at the frame rate (``docs/finetune_voice.md``, "Pitch"). So, once after
+the warm-up, each clip's prior latents (MAS on the posterior mean, per-clip seeded noise) are rendered by
+the *base* decoder, and the recording is resynthesised on that Praat contour (PSOLA,
+``tts.pitch.impose_contour``): the decoder learns only the timbre; the pitch comes from ``voice_rate``.
+Frame-rate frames are left out. Cached in ``RUN/cache/conformed``."""
 from __future__ import annotations
 
 import hashlib

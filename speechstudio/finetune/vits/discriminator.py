@@ -1,13 +1,9 @@
 """HiFi-GAN discriminators as VITS uses them (jaywalnut310/vits ``models.py``; Piper the same).
 
-``MultiPeriodDiscriminator`` = one scale discriminator on the raw waveform (``DiscriminatorS``,
-MelGAN's, Kumar et al. 2019) + period discriminators for periods 2, 3, 5, 7, 11 (``DiscriminatorP``,
-HiFi-GAN, Kong et al. 2020, sec. 2.2). VITS (Kim et al. 2021, sec. 2.4 / 3.1) keeps only the first
-of HiFi-GAN's three scale discriminators. Layers, channels, kernel sizes, strides and groups are
-VITS', with weight norm (or spectral norm) through ``torch.nn.utils.parametrizations``.
-Base voices ship no discriminator, so it starts fresh, except from a Piper training checkpoint
-(``piper_ckpt``: its ``model_d`` weights, same names and weight norm).
-"""
+``MultiPeriodDiscriminator``: one scale discriminator on the raw waveform (``DiscriminatorS``, MelGAN,
+Kumar et al. 2019) + periods 2, 3, 5, 7, 11 (``DiscriminatorP``, HiFi-GAN, Kong et al. 2020, sec. 2.2);
+VITS' layers, channels, kernels, strides and groups, weight (or spectral) norm through
+``torch.nn.utils.parametrizations``. Fresh, except from a Piper training checkpoint (``piper_ckpt``)."""
 from __future__ import annotations
 
 import torch

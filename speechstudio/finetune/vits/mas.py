@@ -1,17 +1,9 @@
-"""Monotonic alignment search (MAS), without a C build step.
-
-VITS (Kim et al. 2021, sec. 2.2.1; Glow-TTS, Kim et al. 2020, sec. 3.2) aligns text tokens to
-latent frames with the monotonic, non-skipping path that maximises the summed log-likelihood of
-the flowed posterior latents under each token's prior. VITS ships it as Cython
-(``monotonic_align/core.pyx``, ``maximum_path_each``); here the same dynamic programme runs as
-
-* ``_maximum_path_numba``: the Cython loop compiled by numba (CPU, per utterance; the default), and
-* ``_maximum_path_torch``: the same recursion vectorised over the batch and the tokens in torch
-  (one row of frames per step), used where numba is unavailable; it runs on the tensor's device.
-
-Both reproduce the Cython code operation for operation in float32 (``max_neg_val = -1e9``, the
-same tie rule when backtracking), so they give the same paths as VITS / Piper / finetune-hf-vits.
-"""
+"""Monotonic alignment search (MAS; VITS, Kim et al. 2021, sec. 2.2.1; Glow-TTS, Kim et al. 2020,
+sec. 3.2): the monotonic, non-skipping path of text tokens over latent frames that maximises the
+flowed posterior's log-likelihood under each token's prior. VITS' Cython ``maximum_path_each`` runs as
+``_maximum_path_numba`` (CPU, per utterance; the default) or ``_maximum_path_torch`` (vectorised over
+batch and tokens, on the tensor's device, where numba is missing); both reproduce it operation for
+operation in float32 (``max_neg_val = -1e9``, the same backtracking ties)."""
 from __future__ import annotations
 
 #: Value of cells that cannot be reached (VITS ``core.pyx``: ``max_neg_val=-1e9``).

@@ -1,21 +1,14 @@
 """``train_voice``: fine-tune a VITS voice on a prepared dataset, as a generator of events.
 
-``VoiceTrainer`` runs the stages of ``STAGES`` in order: ``warmup`` (a Piper ``.onnx`` base: the new
-posterior encoder alone), ``discriminator`` (a fresh discriminator alone), ``train`` (GAN), after
-``prepare`` (token ids, cached features). Every ``eval_every`` steps an ``EvalEvent`` (``best.pt`` on
-improvement; with the clone judge the base voice is judged first and is the best until a step beats it,
-each judged step is kept as ``step_N.pt`` and a row of ``finetune.trade``; a step much less natural than
-the base is never the best, ``closeness.natural_enough``; ``stop_early`` ends the run when
-``closeness.trade_stalled``), every ``checkpoint_every`` steps ``latest.pt`` with the full resume state
-and samples. ``control.stop`` (or closing the generator) saves ``latest.pt``, and ``best.pt`` from the
-latest generator when nothing was evaluated yet; ``resume=True`` continues bit for bit (same device and
-settings).
-
-Deviations from VITS / Piper: the generator trains weight-norm-folded weights; lr decays per step
-(``config``); G's losses use D before its update (Piper's order, ``step``); the warm-up also trains the
-SDP's training-only flows; LayerDrop off. Several processes (``finetune.parallel``): each takes every
-``world``-th batch of the same seeded order; process 0 alone builds the feature cache, writes files and
-evaluates; ``latest.pt`` holds every process's RNG state."""
+``VoiceTrainer`` runs ``prepare`` (token ids, cached features), then the stages of ``STAGES``: ``warmup``
+(a Piper ``.onnx`` base: the new posterior encoder alone), ``discriminator`` (a fresh one alone), ``train``
+(GAN). Evaluations every ``eval_every`` steps (``evaluate``: best checkpoint, clone judge, early stop),
+``latest.pt`` with the full resume state every ``checkpoint_every``; ``control.stop`` or closing the
+generator saves ``latest.pt``; ``resume=True`` continues bit for bit (same device and settings).
+Deviations from VITS / Piper: weight-norm-folded generator, per-step lr decay (``config``), G's losses
+against D before its update (``step``), the warm-up also trains the SDP's training-only flows, no
+LayerDrop. Several processes (``finetune.parallel``): every ``world``-th batch of one seeded order each;
+process 0 alone caches features, writes files and evaluates; ``latest.pt`` holds every process's RNG."""
 from __future__ import annotations
 
 import dataclasses
