@@ -63,7 +63,7 @@ def pytest_runtest_teardown(item, nextitem):
         api = sys.modules.get("speechstudio.api")
         if api is not None:  # the library API keeps its last recogniser and voice for the next call (~150 MB)
             api._recognizer = api._voice = None
-        # The app's worker gc.freeze()s the heap after each model load (worker._freeze_heap): in one test
+        # The app's worker gc.freeze()s the heap after each model load (worker.ModelCache): in one test
         # process that made every window, worker and model alive at a load immortal if cyclic (the GUI
         # test files kept ~1 GB per worker). Back to the collector here, on the main (GUI) thread.
         gc.unfreeze()

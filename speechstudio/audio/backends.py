@@ -83,26 +83,9 @@ class UnavailableBackend(Backend):
 
 
 # ----------------------------------------------------------------------------- sounddevice
-class _SDStream(Stream):
-    def __init__(self, stream) -> None:
-        self._s = stream
-
-    @property
-    def active(self) -> bool:  # type: ignore[override]
-        return bool(self._s.active)
-
-    def start(self) -> None:
-        self._s.start()
-
-    def stop(self) -> None:
-        self._s.stop()
-
-    def close(self) -> None:
-        self._s.close()
-
-
 class SoundDeviceBackend(Backend):
-    """The real sound card via ``sounddevice``. Raises ``OSError`` when PortAudio is missing."""
+    """The real sound card via ``sounddevice`` (its streams are :class:`Stream` objects). Raises ``OSError`` when
+    PortAudio is missing."""
 
     name = "sounddevice"
     available = True
@@ -145,7 +128,7 @@ class SoundDeviceBackend(Backend):
                                     channels=1, dtype="float32", callback=cb)
         except Exception as e:
             raise AudioUnavailableError(f"cannot open the microphone: {e}", kind=kind_of(e)) from e
-        return _SDStream(s)
+        return s
 
     def open_output(self, device, samplerate, blocksize, callback, on_end=None) -> Stream:
         sd = self.sd
@@ -163,8 +146,7 @@ class SoundDeviceBackend(Backend):
                                 dtype="float32", callback=cb, finished_callback=on_end)
         except Exception as e:
             raise AudioUnavailableError(f"cannot open the speaker: {e}", kind=kind_of(e)) from e
-        return _SDStream(s)
-
+        return s
 
 
 # ----------------------------------------------------------------------------- system audio

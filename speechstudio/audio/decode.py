@@ -220,7 +220,7 @@ class AudioReader:
         """Mix the channels (mean) unless they cancel out: then take the strongest channel and
         say so in :attr:`warnings` (see ``diagnose.CANCEL_RATIO``)."""
         planes = (self._stream_planes(CHANNEL_PROBE_S) if self.streaming
-                  else self._raw_planes() if self.raw is not None
+                  else raw_planes(self.path, self.raw) if self.raw is not None
                   else self._decode_planes(self.info.stream_index, limit_s=CHANNEL_PROBE_S))
         names = self.info.channel_names or ["NONE"] * self.info.channels
         layout = self.info.layout or f"{self.info.channels} channels"
@@ -258,7 +258,7 @@ class AudioReader:
         """One-pass input: frames read with a ``limit_s`` (a probe) are kept and replayed by the
         next unlimited read, which then continues with the rest of the stream."""
         if self._live is None:
-            self._live = (self._raw_planes() if self.raw is not None
+            self._live = (raw_planes(self.path, self.raw) if self.raw is not None
                           else self._demux(self._container, self.info.stream_index, None))
         if limit_s is None:
             head, self._head = self._head, []
@@ -352,21 +352,18 @@ class AudioReader:
             self.info.warnings.append(msg)
         log.info(msg)
 
-    def _raw_planes(self) -> Iterator[np.ndarray]:
-        """Yield ``(frame, rate)``: float32 shape (channels, n) of the raw file, its stated rate."""
-        assert self.raw is not None
-        return raw_planes(self.path, self.raw)
-
     def blocks(self) -> Iterator[np.ndarray]:
         """Yield ``np.ndarray[float32]`` (n,) mono at ``self.sample_rate``; all but the last hold ``round(block_s *
         sample_rate)`` samples; then ``decoded_s`` is set. Raises :class:`AudioDecodeError` if no audio comes."""
+        import av
         import soxr
 
         src_rate = self.info.source_rate
         if self.info.channels > 1 and self.channel is None:   # here, not at open: a probe decodes nothing
             self._choose_downmix()
         planes = (self._stream_planes(None) if self.streaming
-                  else self._raw_planes() if self.raw is not None else self._decode_planes(self.info.stream_index))
+                  else raw_planes(self.path, self.raw) if self.raw is not None
+                  else self._decode_planes(self.info.stream_index))
         energy = np.zeros(0)
         mixed_energy, mixed_n = 0.0, 0
 
@@ -414,9 +411,7 @@ class AudioReader:
                     total += block_len
                     rest = buf[block_len:]
                     pending, pending_n = ([rest], rest.shape[0]) if rest.size else ([], 0)
-        except AudioDecodeError:
-            raise
-        except _ffmpeg_errors() as e:
+        except av.error.FFmpegError as e:
             # Only FFmpeg's own decode errors mean damaged data; anything else (MemoryError, a bug,
             # a resampler failure) propagates and fails the file with its reason.
             if total + pending_n == 0:
@@ -449,13 +444,6 @@ def _chain_last(it: Iterator, empty) -> Iterator[tuple[object, bool]]:
             yield prev, False
         prev = x
     yield (prev if prev is not None else empty), True
-
-
-def _ffmpeg_errors() -> tuple[type[BaseException], ...]:
-    """The exception types FFmpeg (PyAV) raises for unreadable or damaged data."""
-    import av
-
-    return (av.error.FFmpegError,)
 
 
 def _ffmpeg_reason(e: Exception) -> str:

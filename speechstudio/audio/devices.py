@@ -11,18 +11,11 @@ from typing import Callable
 import numpy as np
 
 from speechstudio.audio.backends import AudioUnavailableError, Backend, Stream, get_backend
+from speechstudio.audio.levels import rms_dbfs
 
 log = logging.getLogger(__name__)
 
 BlockCallback = Callable[[np.ndarray, int], None]
-
-
-def rms_dbfs(block: np.ndarray) -> float:
-    """RMS level of ``block`` (float32 in [-1, 1]) in dBFS, floored at -100."""
-    if len(block) == 0:
-        return -100.0
-    rms = float(np.sqrt(np.mean(np.square(block, dtype=np.float64))))
-    return max(-100.0, 20 * np.log10(max(rms, 1e-5)))
 
 
 # ----------------------------------------------------------------------------- player / recorder
@@ -220,7 +213,7 @@ class Recorder:
         if self._resampler is not None:
             block = self._resampler.resample_chunk(block.astype(np.float32))
         if len(block):  # the resampler may hold a block back: keep the last level then
-            self.level_dbfs = rms_dbfs(block)
+            self.level_dbfs = max(-100.0, rms_dbfs(block))
         with self._lock:
             self._blocks.append(block)
         if self.on_block is not None and len(block):

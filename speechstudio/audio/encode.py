@@ -80,16 +80,10 @@ def cover_mime(data: bytes) -> str:
 def encoder_errors() -> tuple[type[BaseException], ...]:
     """What writing a file can raise besides bugs: ``OSError`` (disk full, folder gone), libsndfile's
     and FFmpeg's (PyAV) write errors; for ``except`` clauses that turn them into one line."""
+    import av
     import soundfile as sf
 
-    errors: tuple[type[BaseException], ...] = (OSError, sf.LibsndfileError)
-    try:
-        import av
-
-        errors += (av.error.FFmpegError,)
-    except ImportError:
-        pass
-    return errors
+    return OSError, sf.LibsndfileError, av.error.FFmpegError
 
 
 def image_size(data: bytes) -> tuple[int, int]:

@@ -12,7 +12,7 @@ import numpy as np
 
 from speechstudio.asr.live import Session, default_dictation_model, dictation_stats, open_recognizer
 from speechstudio.asr.stream_geometry import BlockResampler
-from speechstudio.audio.devices import rms_dbfs
+from speechstudio.audio.levels import rms_dbfs
 from speechstudio.audio.mel import StreamingLogMel
 from speechstudio.worker.jobs import Job
 from speechstudio.worker.status import Status

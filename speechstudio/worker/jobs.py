@@ -112,22 +112,6 @@ class ProbeJob(Job):
                 yield ProbeResult(p, None, f"{p}: {type(e).__name__}: {e}")
 
 
-class LoadAudioJob(Job):
-    """Decode a whole file to float32 mono at ``sample_rate``; ``result`` = ``(audio, sample_rate)``."""
-
-    def __init__(self, path: Path, sample_rate: int = 16000) -> None:
-        super().__init__()
-        self.path = Path(path)
-        self.sample_rate = sample_rate
-
-    title = "load {path.name}"
-
-    def run(self, models) -> Iterator[object]:
-        self.result = (load_audio(self.path, self.sample_rate), self.sample_rate)
-        return
-        yield  # pragma: no cover
-
-
 @dataclass(frozen=True)
 class VoiceInfo:
     """A loaded voice as the Speak page shows it."""
@@ -230,6 +214,13 @@ class CallJob(Job):
         self.result = self.fn(*self.args, **self.kwargs)
         return
         yield  # pragma: no cover
+
+
+class LoadAudioJob(CallJob):
+    """Decode a whole file to float32 mono at ``sample_rate``; ``result`` = ``(audio, sample_rate)``."""
+
+    def __init__(self, path: Path, sample_rate: int = 16000) -> None:
+        super().__init__(lambda: (load_audio(path, sample_rate), sample_rate), description=f"load {Path(path).name}")
 
 
 class DownloadJob(Job):

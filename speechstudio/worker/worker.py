@@ -45,12 +45,6 @@ log = logging.getLogger(__name__)
 _ids = itertools.count(1)
 
 
-def _freeze_heap() -> None:
-    """Move everything allocated so far into the GC's permanent generation, so a full collection in the
-    GUI thread does not walk the models (it froze the window for 0.3-0.7 s). No ``gc.collect()`` first."""
-    gc.freeze()
-
-
 def _cut_cycles(obj) -> None:
     """Let reference counting free an unused model at once: frozen objects are never cycle-collected, so the
     recogniser <-> window-runner cycle (:mod:`speechstudio.asr.cuda_graph`) is cut here, also for a
@@ -107,16 +101,18 @@ class ModelCache:
         memory stays one model)."""
         if key == self._asr_key and self._asr is not None:
             return self._asr, None
-        self._drop_asr()
+        self._drop("_asr")
         recognizer, message = load()
         self._asr, self._asr_key = recognizer, key
-        _freeze_heap()
+        gc.freeze()                          # a full collection in the GUI thread then skips the models
         return recognizer, message
 
-    def _drop_asr(self) -> None:
-        """Forget the loaded ASR model and free it (before its replacement loads)."""
-        if self._asr is not None:
-            old, self._asr, self._asr_key = self._asr, None, None
+    def _drop(self, slot: str) -> None:
+        """Forget the model in ``slot`` (``"_asr"``, ``"_voice"``) and free it before its replacement loads."""
+        old = getattr(self, slot)
+        if old is not None:
+            setattr(self, slot, None)
+            setattr(self, slot + "_key", None)
             _cut_cycles(old)
             del old                          # the last reference: freed here, before the next load
             _empty_cuda_cache()
@@ -127,15 +123,10 @@ class ModelCache:
         key = (spec or None, device)
         if key == self._voice_key and self._voice is not None:
             return self._voice, None
-        if self._voice is not None:
-            old, self._voice, self._voice_key = self._voice, None, None
-            _cut_cycles(old)
-            del old
-            _empty_cuda_cache()
-
+        self._drop("_voice")
         ref, voice = load_named(spec, device, allow_download=False)
         self._voice, self._voice_key = voice, key
-        _freeze_heap()
+        gc.freeze()                          # a full collection in the GUI thread then skips the models
         return voice, f"voice {ref.name} on {voice.device} ({voice.dtype}); {ref.reason}"
 
     @property
