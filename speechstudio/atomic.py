@@ -88,15 +88,9 @@ def write_error(path: str | os.PathLike[str], e: Exception) -> OutputWriteError:
     return OutputWriteError(f"{path}: cannot write ({_why(e)})")
 
 
-def _read_umask() -> int:
-    # Read once at import: os.umask() both sets and gets, so calling it while other threads
-    # create files would be racy.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()
+# Read once at import: os.umask() both sets and gets, so calling it while other threads create files would be racy.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
 
 
 def new_file_mode() -> int:
@@ -118,12 +112,9 @@ def _fsync_dir(folder: Path) -> None:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:          # Windows (folders cannot be opened), or no permission to read it
         return
-    try:
+    with contextlib.suppress(OSError):          # some file systems (network, FUSE) refuse fsync on folders
         os.fsync(fd)
-    except OSError:          # some file systems (network, FUSE) refuse fsync on folders
-        pass
-    finally:
-        os.close(fd)
+    os.close(fd)
 
 
 def _exists_error(target: Path) -> OutputExistsError:
@@ -162,10 +153,8 @@ def atomic_path(path: str | os.PathLike[str], *, overwrite: bool = True, mkdir: 
         yield tmp
         with open(tmp, "rb+") as fh:        # the writer may have closed without fsync
             os.fsync(fh.fileno())
-        try:
+        with contextlib.suppress(OSError):
             os.chmod(tmp, mode)
-        except OSError:
-            pass
         if overwrite:
             os.replace(tmp, target)
         else:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import pysubs2
+from pysubs2.formats.webvtt import WebVTTFormat
 
 from speechstudio.asr.types import Segment, Word
 from speechstudio.transcript.display import align, cell_width, clusters, needs_space, unspaced
@@ -403,13 +404,6 @@ def _timed(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOptions, d
     return cues
 
 
-def _vtt_time(ms: int) -> str:
-    h, rest = divmod(ms, 3_600_000)
-    m, rest = divmod(rest, 60_000)
-    s, ms = divmod(rest, 1000)
-    return f"{h:02d}:{m:02d}:{s:02d}.{ms:03d}"
-
-
 def _escape(text: str, fmt: str) -> str:
     if fmt == "vtt":
         text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -439,7 +433,7 @@ def _cue_text(cue: Cue, fmt: str, karaoke: bool) -> str:
             text = _escape(token, fmt)
             if fmt == "vtt":
                 if cue.start_ms < starts[i] < cue.end_ms and i > 0:
-                    text = f"<{_vtt_time(starts[i])}>{text}"
+                    text = f"<{WebVTTFormat.ms_to_timestamp(starts[i])}>{text}"
             else:
                 nxt = starts[i + 1] if i + 1 < len(words) else cue.end_ms
                 lead = ""

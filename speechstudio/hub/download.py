@@ -154,15 +154,13 @@ def hub_error(repo_id: str, exc: BaseException) -> Exception:
     """Turn a huggingface_hub / HTTP exception into our one-line user error."""
     from huggingface_hub import errors as hf_errors
 
-    gated = getattr(hf_errors, "GatedRepoError", None)
-    if gated is not None and isinstance(exc, gated):
+    if isinstance(exc, hf_errors.GatedRepoError):
         return ModelNotFoundError(f"{repo_id} is gated on the Hugging Face Hub: accept its terms on the website and "
                                   "log in (`hf auth login`), or import a local copy")
-    if isinstance(exc, (hf_errors.RepositoryNotFoundError, getattr(hf_errors, "RevisionNotFoundError", ()))):
+    if isinstance(exc, (hf_errors.RepositoryNotFoundError, hf_errors.RevisionNotFoundError)):
         return ModelNotFoundError(f"{repo_id} was not found on the Hugging Face Hub (check the id; private models "
                                   "need `hf auth login`)")
-    offline_cls = getattr(hf_errors, "OfflineModeIsEnabled", None)
-    if offline_cls is not None and isinstance(exc, offline_cls):
+    if isinstance(exc, hf_errors.OfflineModeIsEnabled):
         return _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache", "offline")
     if isinstance(exc, hf_errors.LocalEntryNotFoundError):
         return _offline_error(repo_id, "the Hugging Face Hub is unreachable and it is not fully cached")
