@@ -104,13 +104,6 @@ def _install(work: Path, out: Path, manifest: Manifest, root: Path) -> None:
     manifest.save(out)
 
 
-def _check_out_dir(out: Path) -> None:
-    clips = out / "clips"
-    if clips.exists() and not (out / MANIFEST_NAME).exists() and not (clips / _MARK).exists():
-        raise DatasetError(f"{out}: holds a clips/ folder that is not from a prepared dataset; "
-                           "choose an empty or new output folder")
-
-
 def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_rate: int, *,
                   language: str = "en", trim: bool = True, target_lufs: float = -23.0,
                   transcribe: Callable[[np.ndarray], str] | None = None,
@@ -138,7 +131,9 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
     src, out = Path(source), Path(out_dir)
     if not 8000 <= int(sample_rate) <= 96000:
         raise UsageError(f"sample rate {sample_rate} Hz: expected 8000-96000")
-    _check_out_dir(out)
+    if (out / "clips").exists() and not (out / MANIFEST_NAME).exists() and not (out / "clips" / _MARK).exists():
+        raise DatasetError(f"{out}: holds a clips/ folder that is not from a prepared dataset; "
+                           "choose an empty or new output folder")
     scan = _ds.scan_source(src, exclude=(out / "clips",), speaker=speaker)
     settings = CheckSettings(int(sample_rate), trim=trim, pad_s=pad_s, target_lufs=target_lufs, min_s=min_s,
                              max_s=max_s, cer_threshold=cer_threshold)

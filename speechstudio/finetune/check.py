@@ -15,7 +15,7 @@ import numpy as np
 from speechstudio.asr.whisper import WhisperRecognizer
 from speechstudio.audio.levels import is_clipping
 from speechstudio.finetune.manifest import DatasetError
-from speechstudio.finetune.report import DatasetReport, format_report, report
+from speechstudio.finetune.report import DatasetReport, format_report, report  # noqa: F401 - re-exported
 from speechstudio.audio.vad import VAD_RATE, SileroVad
 from speechstudio.hub.resolve import resolve_model
 from speechstudio.metrics import normalize_text
@@ -23,11 +23,6 @@ from speechstudio.metrics import normalize_text
 #: CER (Whisper against a clip's text) above which the text is taken as wrong, not misheard: between the
 #: worst right text and the best swapped one (the figures: docs/finetune_voice.md, "Dataset checks").
 CER_THRESHOLD = 0.45
-
-__all__ = ["CheckSettings", "PreparedClip", "prepare_clip", "measure_lufs", "normalise_loudness", "resample",
-           "cer", "asr_check", "CER_THRESHOLD", "whisper_transcriber", "NoSpeechError",
-           "DatasetReport", "report", "format_report"]
-
 
 class NoSpeechError(DatasetError):
     """The voice activity detector found no speech in a clip."""

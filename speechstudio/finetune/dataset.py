@@ -1,13 +1,10 @@
-"""Import a voice dataset: an LJSpeech folder, wav+txt pairs, or long recordings to cut.
+"""Import a voice dataset: ``scan_source(path)`` detects the layout and lists its inputs (``Entry``) and
+refusals (``Problem``: ``file:line`` and reason) for ``build.build_dataset``.
 
-``scan_source(path)`` detects the layout and lists its inputs (``Entry``) and refusals (``Problem``,
-``file:line`` and reason); ``build.build_dataset`` writes the prepared dataset. Layouts,
-in order: **LJSpeech / Piper** (keithito.com/LJ-Speech-Dataset; ``metadata.csv`` as read by
-``finetune.metadata``, audio in ``wavs/`` or beside it, relative paths only, never ``..``); **wav+txt
-pairs** (``NAME.txt`` / ``.lab`` beside any audio, subfolders included); **long recordings** (audio
-without texts, cut by ``finetune.longform``). Nothing is dropped silently: malformed or duplicate lines,
-missing audio, non-UTF-8 text, orphan audio or text become ``Problem`` s; other speakers' lines are
-counted in ``SourceScan.speakers``."""
+Layouts, in order: **LJSpeech / Piper** (``metadata.csv`` as ``finetune.metadata`` reads it, audio in
+``wavs/`` or beside it, relative paths only, never ``..``); **wav+txt pairs** (``NAME.txt`` / ``.lab``
+beside any audio, subfolders included); **long recordings** (no texts, cut by ``finetune.longform``).
+Nothing is dropped silently; other speakers' lines are counted in ``SourceScan.speakers``."""
 from __future__ import annotations
 
 import os

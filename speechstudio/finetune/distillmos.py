@@ -1,14 +1,10 @@
-"""DistillMOS (Stahl & Gamper, ICASSP 2025, "Distillation and Pruning for Scalable Self-Supervised
-Representation-Based Speech Quality Assessment"): a 4.2 M-parameter CNN + transformer distilled from
-XLS-R SQA that predicts the mean opinion score (1-5) of 16 kHz speech.
+"""DistillMOS (Stahl & Gamper, ICASSP 2025): a 4.2 M-parameter CNN + transformer distilled from XLS-R
+SQA that predicts the mean opinion score (1-5) of 16 kHz speech.
 
-The network and its variant-7 weights come from the ``distillmos`` 0.9.1 wheel (MIT licence,
-Copyright (c) Microsoft Corporation; the notice is in ``weights/DISTILLMOS_LICENSE``), with the
-transformer head of ``xls-r-sqa`` 0.1.0 (MIT). Both wheels require torchaudio, which has no build for
-the torch SpeechStudio runs on; the scoring path uses none of it (torchaudio only loads and resamples
-files in distillmos's command line; SpeechStudio resamples with soxr). The weights ship here as
-float16 safetensors (8 MB) and load as float32; ``tests/test_distillmos.py`` checks the scores against
-numbers from the ``distillmos`` package itself."""
+Network and variant-7 weights from the ``distillmos`` 0.9.1 wheel (MIT, Copyright (c) Microsoft
+Corporation; ``weights/DISTILLMOS_LICENSE``) with the head of ``xls-r-sqa`` 0.1.0 (MIT); both wheels need
+torchaudio, which has no build for our torch, and scoring uses none of it. Weights ship as float16
+safetensors, load as float32; ``tests/test_distillmos.py`` checks scores against the package's."""
 from __future__ import annotations
 
 import math

@@ -1,10 +1,6 @@
-"""What both trainers (VITS voice, CTC recognition) share with their callers: ``TrainControl``
-(stop / pause from any thread; ``stop_on_signals`` sets it from Ctrl+C), and ``CheckpointEvent`` (a
-checkpoint was written).
-
-The trainer-specific events live in ``finetune.vits.events`` and ``finetune.ctc.events``; both
-re-export these two, so callers import everything from their trainer's package.
-"""
+"""What both trainers share with their callers: ``TrainControl`` (stop / pause from any thread;
+``stop_on_signals`` sets it from Ctrl+C) and ``CheckpointEvent``; ``finetune.vits.events`` and
+``finetune.ctc.events`` re-export them beside their own events."""
 from __future__ import annotations
 
 import signal

@@ -1,10 +1,6 @@
-"""The recording script for the voice-cloning wizard: a consent sentence, then the bundled prompts.
-
-``prompts_en.txt`` (package data) holds 150 English sentences written for SpeechStudio to cover
-every General American phoneme espeak-ng produces (see the file's header for its source and
-licence). The wizard shows ``consent_sentence(name)`` first, then ``load_prompts()`` one at a time;
-``speechstudio.finetune.recording`` writes the takes.
-"""
+"""The recording script of the voice-cloning wizard: ``consent_sentence(name)``, then ``load_prompts()``:
+``prompts_en.txt`` (package data), 150 English sentences written for SpeechStudio to cover every General
+American phoneme espeak-ng produces (source and licence in the file's header)."""
 from __future__ import annotations
 
 from importlib import resources

@@ -174,11 +174,9 @@ class RunFolder:
 
     def tensorboard(self, purge_step: int | None = None):
         """A ``torch.utils.tensorboard.SummaryWriter`` on ``tb/`` (``purge_step``: drop events at
-        or after that step left by an interrupted run), or None when tensorboard is missing."""
-        try:
-            from torch.utils.tensorboard import SummaryWriter
-        except ImportError:  # pragma: no cover - tensorboard is a dependency
-            return None
+        or after that step left by an interrupted run)."""
+        from torch.utils.tensorboard import SummaryWriter
+
         return SummaryWriter(log_dir=str(self.tb_dir), purge_step=purge_step)
 
 

@@ -148,7 +148,8 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
         if data:
             check_resume_data(Path(data).expanduser(), dataset_dir, run_dir)
         train, names = _stored(run_dir, "train"), {f.name for f in fields(TrainConfig)}
-        stored_train = {k: v for k, v in train.items() if k in names and v is not None} if isinstance(train, dict) else {}
+        train = train if isinstance(train, dict) else {}
+        stored_train = {k: v for k, v in train.items() if k in names and v is not None}
     else:
         # Only a checkpoint makes a run worth keeping: a start that failed or was stopped before
         # its first checkpoint (config.json alone) is started again, as its error message advised.

@@ -1,12 +1,9 @@
 """Clips -> CTC training items, length-grouped batches and padded tensors.
 
-Audio is read lazily per batch (``soundfile``; PCM-16 WAV from the prepared dataset, resampled
-with soxr if the dataset's rate differs from the feature extractor's) so hours of data do not sit
-in memory. Batches group clips of similar length, like transformers' ``LengthGroupedSampler``
-(``get_length_grouped_indices``: shuffle, cut into mega-batches of 50 batches, sort each by length,
-the longest batch first so an out-of-memory error shows up at the first step), which keeps
-padding — and wasted compute — small.
-"""
+Audio is read per batch (``soundfile``; soxr when the dataset's rate differs from the feature
+extractor's), so hours of data do not sit in memory. Batches group clips of similar length as
+transformers' ``get_length_grouped_indices`` does (mega-batches of 50 batches sorted by length, the
+longest batch first so an out-of-memory error shows at the first step)."""
 from __future__ import annotations
 
 import math

@@ -37,6 +37,7 @@ def resolve_base(spec: str) -> Base:
     """Resolve ``--base`` (store name, Hugging Face id, folder) through ``speechstudio.hub``. Raises
     ``ModelNotFoundError`` or ``UsageError`` (Whisper, or not a CTC model / speech encoder)."""
     from transformers import AutoConfig
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CTC_MAPPING_NAMES
 
     quiet_transformers()
     try:
@@ -57,7 +58,9 @@ def resolve_base(spec: str) -> Base:
         config = AutoConfig.from_pretrained(path)
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"--base {spec}: {path} has no usable config.json ({str(exc).splitlines()[0][:160]})") from exc
-    _check_ctc_capable(config, spec)
+    if config.model_type not in MODEL_FOR_CTC_MAPPING_NAMES:
+        raise UsageError(f"--base {spec}: model_type {config.model_type!r} is not a CTC model or speech encoder "
+                         f"that AutoModelForCTC can load (known: {', '.join(sorted(MODEL_FOR_CTC_MAPPING_NAMES))})")
     if getattr(config, "model_type", "") == "wav2vec2-bert":
         raise UsageError(f"--base {spec}: Wav2Vec2-BERT takes filter-bank features, not raw audio; this trainer "
                          "handles raw-waveform encoders (Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, WavLM)")
@@ -82,14 +85,6 @@ def _encoder_folder(spec: str) -> Path | None:
     if not any(n.endswith(".safetensors") or (n.startswith("pytorch_model") and n.endswith(".bin")) for n in names):
         return None
     return Path(found)
-
-
-def _check_ctc_capable(config, spec: str) -> None:
-    from transformers.models.auto.modeling_auto import MODEL_FOR_CTC_MAPPING_NAMES
-
-    if config.model_type not in MODEL_FOR_CTC_MAPPING_NAMES:
-        raise UsageError(f"--base {spec}: model_type {config.model_type!r} is not a CTC model or speech encoder "
-                         f"that AutoModelForCTC can load (known: {', '.join(sorted(MODEL_FOR_CTC_MAPPING_NAMES))})")
 
 
 def load_for_training(path: str | Path, *, vocab_size: int, pad_token_id: int, new_head: bool,

@@ -1,12 +1,7 @@
-"""Pre-flight check of a CTC fine-tune: can the model overfit a tiny batch in a few seconds?
-
-A few optimizer steps on the two shortest training clips, in eval mode (no SpecAugment, no
-dropout: the loss should fall steadily), then greedy decoding of that batch; the weights are put
-back exactly afterwards, so the real run starts from the base. It catches the usual CTC
-failures before a long run: a NaN / inf loss (precision, learning rate, broken audio), a loss that
-does not fall (learning rate far too low, labels that do not match the model), and warns about an
-all-blank (empty) output.
-"""
+"""Pre-flight check of a CTC fine-tune: a few optimizer steps on the two shortest training clips in eval
+mode (no SpecAugment, no dropout), then greedy decoding of that batch; the weights are restored exactly
+afterwards. Catches a NaN / inf loss (precision, learning rate, broken audio) and a loss that does not
+fall (learning rate, labels that do not match), and warns about an all-blank output."""
 from __future__ import annotations
 
 import math

@@ -48,14 +48,6 @@ def write_vocabulary(folder: Path, targets) -> Path:
     return atomic_write_text(Path(folder) / VOCABULARY_FILE, "".join(f"{w}\n" for w in words))
 
 
-def _feature_extractor(path: Path, model_config):
-    from transformers import AutoFeatureExtractor
-
-    if (path / "preprocessor_config.json").is_file():
-        return AutoFeatureExtractor.from_pretrained(path)
-    return V.default_feature_extractor(model_config)
-
-
 def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfig, *, resumed: dict | None = None,
             model_state: dict | None = None, main: bool = True) -> Prepared:
     """Build the run's inputs (see module docstring). ``resumed``: the run's ``config.json`` and
@@ -64,7 +56,7 @@ def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfi
     for a bad base or option, ``DatasetError`` for unusable data (uncovered characters when
     ``config.uncovered == "error"``, too few clips)."""
     import torch
-    from transformers import AutoConfig
+    from transformers import AutoConfig, AutoFeatureExtractor
 
     if config.vocab not in ("auto", "base", "data"):
         raise UsageError(f"vocab {config.vocab!r}: expected auto, base or data")
@@ -84,7 +76,8 @@ def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfi
             raise UsageError(f"--base {base} has no CTC vocabulary (vocab.json with a *ForCTC head); "
                              "build one from the data instead (vocab='data')")
         model_config = AutoConfig.from_pretrained(b.path)
-        fe = _feature_extractor(b.path, model_config)
+        fe = (AutoFeatureExtractor.from_pretrained(b.path) if (b.path / "preprocessor_config.json").is_file()
+              else V.default_feature_extractor(model_config))
         if use_base_vocab:
             from transformers import Wav2Vec2CTCTokenizer
 

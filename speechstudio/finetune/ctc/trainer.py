@@ -42,13 +42,6 @@ def _check_config(c: CTCConfig) -> None:
         raise UsageError(f"uncovered {c.uncovered!r}: expected error or drop")
 
 
-def _param_groups(model, weight_decay: float) -> list[dict]:
-    """AdamW groups: weight decay on matrices, none on biases and norm scales (transformers Trainer)."""
-    decay = [q for q in model.parameters() if q.requires_grad and q.ndim >= 2]
-    rest = [q for q in model.parameters() if q.requires_grad and q.ndim < 2]
-    return [{"params": decay, "weight_decay": weight_decay}, {"params": rest, "weight_decay": 0.0}]
-
-
 def train_ctc(run_dir, dataset_dir, base: str | None, config: CTCConfig = CTCConfig(), resume: bool = False,
               control=None) -> Iterator:
     """Fine-tune a CTC model on a prepared dataset; yield events (module docstring).
@@ -132,7 +125,10 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
 
     ddp = par.wrap(model)
     params = [q for q in model.parameters() if q.requires_grad]
-    optimizer = torch.optim.AdamW(_param_groups(model, config.weight_decay), lr=config.lr, betas=(0.9, 0.999), eps=1e-8)
+    # weight decay on matrices, none on biases and norm scales (transformers Trainer)
+    groups = [{"params": [q for q in params if q.ndim >= 2], "weight_decay": config.weight_decay},
+              {"params": [q for q in params if q.ndim < 2], "weight_decay": 0.0}]
+    optimizer = torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.999), eps=1e-8)
     scheduler = get_linear_schedule_with_warmup(optimizer, int(round(config.warmup_ratio * total)), total)
     scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16")
     step = epoch = micro = bad_evals = bad_steps = 0

@@ -38,18 +38,13 @@ def feature_loss(fmap_r, fmap_g) -> torch.Tensor:
     return loss * 2
 
 
-def discriminator_loss(real_scores, fake_scores) -> tuple[torch.Tensor, list[float], list[float]]:
-    """LSGAN: sum over discriminators of mean (1 - D(y))^2 + mean D(G(z))^2. Returns (float32 scalar,
-    real losses, fake losses) per discriminator as tensors (VITS ``losses.discriminator_loss``)."""
+def discriminator_loss(real_scores, fake_scores) -> torch.Tensor:
+    """LSGAN: sum over discriminators of mean (1 - D(y))^2 + mean D(G(z))^2, a float32 scalar (VITS
+    ``losses.discriminator_loss``)."""
     loss = 0.0
-    r_losses, g_losses = [], []
     for dr, dg in zip(real_scores, fake_scores):
-        r_loss = torch.mean((1 - dr.float()) ** 2)
-        g_loss = torch.mean(dg.float() ** 2)
-        loss = loss + r_loss + g_loss
-        r_losses.append(r_loss.detach())
-        g_losses.append(g_loss.detach())
-    return loss, r_losses, g_losses
+        loss = loss + torch.mean((1 - dr.float()) ** 2) + torch.mean(dg.float() ** 2)
+    return loss
 
 
 def generator_loss(fake_scores) -> torch.Tensor:

@@ -48,12 +48,6 @@ def rand_slice_segments(x: torch.Tensor, lengths: torch.Tensor, segment_size: in
     return slice_segments(x, ids_str, segment_size), ids_str
 
 
-def _speaker_embedding(model, speaker_ids):
-    if model.config.num_speakers > 1 and speaker_ids is not None:
-        return model.embed_speaker(speaker_ids).unsqueeze(-1)
-    return None
-
-
 def encode_text(model, input_ids, input_mask):
     """Text encoder: (hidden (b, h, t_x), m_p (b, flow, t_x), logs_p (b, flow, t_x), x_mask (b, 1, t_x))."""
     dtype = model.text_encoder.embed_tokens.weight.dtype
@@ -113,7 +107,9 @@ def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_fram
     """One VITS training forward: ``input_ids`` (b, t_x), ``input_mask``, ``spec`` (b, bins, t_y),
     ``spec_mask`` (b, t_y), ``speaker_ids`` (b,); ``latents``: ``"posterior"``, ``"prior"`` or
     ``"given"`` (``given_latents``). Uses torch's global RNG."""
-    g = _speaker_embedding(model, speaker_ids)
+    g = None
+    if model.config.num_speakers > 1 and speaker_ids is not None:
+        g = model.embed_speaker(speaker_ids).unsqueeze(-1)
     hidden, m_p, logs_p, x_mask = encode_text(model, input_ids, input_mask)
     z_mask = spec_mask.unsqueeze(1).to(spec.dtype)
     z, m_q, logs_q = model.posterior_encoder(spec, z_mask, g)

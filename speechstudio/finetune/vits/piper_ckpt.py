@@ -2,15 +2,11 @@
 
 Layout (rhasspy/piper ``piper_train/vits/lightning.py``; HF dataset ``rhasspy/piper-checkpoints``,
 ``config.json`` beside each): ``state_dict["model_g.*"]`` is VITS' ``SynthesizerTrn`` (jaywalnut310/vits
-names) with the posterior encoder ``enc_q`` and the duration predictor's training-only flows that
-``.onnx`` exports lack; ``state_dict["model_d.*"]`` the ``MultiPeriodDiscriminator``. Weight norm
-(``weight_g``/``weight_v`` or parametrizations) is folded in the generator (``w = g * v / ||v||``, dim
-0), kept in the discriminator.
-
-Loading is ``torch.load(weights_only=True)`` only (torch >= 2.5): the Lightning objects named in the
-metadata (``pathlib.PosixPath``, callbacks) are listed statically and allowed only as :class:`_Inert`,
-which stores its arguments and does nothing, so a crafted file cannot run code; names in ``os`` /
-``sys`` / ``posix`` / ``nt`` are refused. Qt-free."""
+names) with the posterior encoder ``enc_q`` and the duration predictor's training-only flows;
+``state_dict["model_d.*"]`` the ``MultiPeriodDiscriminator``. Weight norm (``w = g * v / ||v||``, dim 0)
+is folded in the generator, kept in the discriminator. Loading is ``torch.load(weights_only=True)``
+only (torch >= 2.5): the Lightning objects the metadata names load as inert :class:`_Inert` stand-ins,
+names in ``os`` / ``sys`` are refused, so a crafted file cannot run code. Qt-free."""
 from __future__ import annotations
 
 import ast

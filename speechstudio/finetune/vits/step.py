@@ -268,7 +268,7 @@ class VitsTraining:
             if self.config.stft_weight:
                 total_g = total_g + self.config.stft_weight * stft_loss(y, y_hat)
             self.scaler.scale(total_g / k).backward()
-            l_disc, _, _ = discriminator_loss(real_scores, fake_scores_d)
+            l_disc = discriminator_loss(real_scores, fake_scores_d)
             self.scaler.scale(w.c_disc * l_disc / k).backward()
             return {"mel": l_mel, "kl": l_kl, "dur": out.loss_dur, "gen": l_gen, "fm": l_fm, "disc": l_disc,
                     "total_g": total_g}
@@ -279,7 +279,7 @@ class VitsTraining:
             with self.autocast():
                 (real_scores, _), (fake_scores_d, _) = self.disc_pair(self._real_audio(batch, out),
                                                                       out.waveform.detach())
-            l_disc, _, _ = discriminator_loss(real_scores, fake_scores_d)
+            l_disc = discriminator_loss(real_scores, fake_scores_d)
             self.scaler.scale(w.c_disc * l_disc / k).backward()
             return {"mel": mel_loss(y_mel, y_hat_mel), "disc": l_disc}
         if not generator:

@@ -443,8 +443,8 @@ class VoiceTrainer:
     # ------------------------------------------------------------------ evaluation
     def evaluate(self) -> tuple:
         """Process 0: validation mel loss, the clone judge's closeness, best.pt when the best score
-        (closeness, else the lowest mel loss) improved, log + TensorBoard. Returns
-        ``(val, recon, best, warning, checkpoint path, closeness dict, closeness text)``."""
+        (closeness, else the lowest mel loss) improved, log + TensorBoard. Returns ``(EvalEvent, best.pt's path
+        when this step is the best, else None)``."""
         tr, stats, config, judge, step = self.tr, self.stats, self.config, self.judge, self.tr.step
         val, recon = tr.evaluate(self.val_batches)
         history = stats["val_history"] = stats["val_history"] + [val]
@@ -483,9 +483,9 @@ class VoiceTrainer:
                 if close["naturalness"] is not None:
                     self.writer.add_scalar("clone/naturalness", close["naturalness"], step)
         if judge is not None:
-            path = self.snapshot()
-            return val, recon, best, warn, self.rf.checkpoint_path("best") if best else path, close, text
-        return val, recon, best, warn, self.save("best") if best else None, close, text
+            self.snapshot()  # writes best.pt too when this step is the best
+        path = (self.rf.checkpoint_path("best") if judge is not None else self.save("best")) if best else None
+        return EvalEvent(step, val, best, warn, recon, close, text), path
 
     def eval_events(self, oom) -> Iterator[object]:
         try:
@@ -494,10 +494,10 @@ class VoiceTrainer:
             raise self.oom_error("validation") from None
         if result is None:  # not process 0
             return
-        val, recon, best, warn, path, close, text = result
-        step = self.tr.step
-        yield EvalEvent(step, val, best, warn, recon, close, text)
-        if best:
+        event, path = result
+        step = event.step
+        yield event
+        if event.best:
             yield CheckpointEvent(step, path, "best")
         if self.stats.get("early_stop") == step:
             msg = (f"stopping early at step {step}: the voice has become much less natural than the base and no "

@@ -1,12 +1,10 @@
 """The clone's pitch through its sample rate: a Piper base speaks at the speaker's pitch.
 
-A HiFi-GAN decoder fine-tuned from a Piper ``.onnx`` keeps the base's pitch in samples
-(``docs/finetune_voice.md``, "Pitch"), so the clone is trained and saved at the rate that puts it on the
-speaker's: ``k = speaker median F0 / base median F0``, ``model rate = round(base rate x k)``. Recordings
-are resampled to the model rate for training; the saved voice declares that rate (no DSP after
-synthesis); ``speaking_rate`` is divided by k to keep the base's tempo. The same resampling as speed
-perturbation (Ko et al. 2015). Within ``MIN_SEMITONES`` the base's rate is kept; beyond
-``MAX_SEMITONES`` the factor is limited."""
+A decoder fine-tuned from a Piper ``.onnx`` keeps the base's pitch in samples (``docs/finetune_voice.md``,
+"Pitch"), so the clone trains and is saved at ``round(base rate x k)``, ``k = speaker median F0 / base
+median F0`` (the resampling of speed perturbation, Ko et al. 2015); ``speaking_rate`` is divided by k to
+keep the base's tempo. Within ``MIN_SEMITONES`` the base's rate is kept; the factor is limited at
+``MAX_SEMITONES``."""
 from __future__ import annotations
 
 import math
