@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from speechstudio.tts.piper_import import fold_weight_norm
+from speechstudio.tts.piper_import import INFERENCE_UNUSED, fold_weight_norm
 
 
 def needs_plain_load(folder: Path, config) -> bool:
@@ -49,8 +49,7 @@ def load_folded_checkpoint(folder: Path, config):
     fold_weight_norm(model)
     install_decoder(model)
     own = model.state_dict()
-    unused = ("posterior_encoder.", "duration_predictor.post_", "duration_predictor.flows.1.")  # training only
-    missing = [k for k in own if k not in state and not k.startswith(unused)]
+    missing = [k for k in own if k not in state and not k.startswith(INFERENCE_UNUSED)]
     bad = [k for k in state if k in own and own[k].shape != state[k].shape]
     if missing or bad:
         raise ValueError(f"weights missing {missing[:3]} or of the wrong shape {bad[:3]}")

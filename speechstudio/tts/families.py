@@ -11,7 +11,7 @@ import numpy as np
 
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError
 from speechstudio.tts import voice_assembly
-from speechstudio.tts.family import VITS_CONTROLS, SynthesisSettings, TtsFamily, VoiceSource, check_options
+from speechstudio.tts.family import SynthesisSettings, TtsFamily, VoiceSource, check_options
 from speechstudio.tts.frontend.text import LeftOutTextError
 from speechstudio.tts.pitch import shift_pitch
 from speechstudio.tts.voice_text import VoiceText
@@ -22,22 +22,7 @@ class FamilyVoice(VoiceText):
     """A loaded non-VITS voice: subclasses implement ``_ids`` (text -> token ids) and ``_run`` (ids -> audio);
     calls on one model hold a lock its shallow copies share (``stream_speech`` copies per worker)."""
 
-    name: str
-    model: object
-    sample_rate: int
-    language: str = "en"
     family: str = ""
-    kind: str = "transformers"
-    tokenizer: object = None
-    speakers: dict = field(default_factory=dict)
-    num_speakers: int = 1
-    device: str = "cpu"
-    dtype: str = "fp32"
-    defaults: dict = field(default_factory=dict)
-    warnings: list = field(default_factory=list)
-    clone_of: str | None = None
-    piper: object = None
-    bucketing: bool = False
     controls: tuple = ()
     lock: object = field(default_factory=threading.Lock, repr=False)
 
@@ -79,11 +64,11 @@ def to_device(model, device: str, precision: str):
 @dataclass
 class TransformersFamily(TtsFamily):
     """A family that is one transformers ``model_type``: ``loader(spec, config, device, precision, name,
-    local_files_only)`` builds the voice, ``parts`` names a Hub download's companions."""
+    local_files_only)`` builds the voice, ``parts(folder, snapshot_fn)`` adds a Hub download's companions."""
 
     model_type: str = ""
     loader: Callable | None = None
-    parts: str = ""
+    parts: Callable | None = None
 
     def detect(self, source: VoiceSource) -> bool:
         return source.model_type == self.model_type
@@ -102,5 +87,4 @@ class TransformersFamily(TtsFamily):
                                      f"({str(exc).splitlines()[0][:120]})") from exc
 
     def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path:
-        return voice_assembly.assemble_voice(self.name, hf_id, snapshot, dest, snapshot_fn,
-                                             getattr(voice_assembly, self.parts))
+        return voice_assembly.assemble_voice(self.name, hf_id, snapshot, dest, snapshot_fn, self.parts)

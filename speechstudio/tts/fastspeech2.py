@@ -11,6 +11,7 @@ from pathlib import Path
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.families import FamilyVoice, TransformersFamily, to_device
 from speechstudio.tts.family import TtsCapabilities
+from speechstudio.tts.voice_assembly import add_fastspeech2_parts
 from speechstudio.tts.voice_text import UnsayableTextError
 
 FASTSPEECH2_CONTROLS = ("length_scale", "speaker")
@@ -60,23 +61,18 @@ def nltk_g2p_ready() -> bool:
             return False
         import nltk
 
-        for res in ("corpora/cmudict.zip", "corpora/cmudict"):
-            try:
-                nltk.data.find(res)
-                break
-            except LookupError:
-                continue
-        else:
+        def found(*resources) -> bool:
+            for res in resources:
+                try:
+                    return bool(nltk.data.find(res))
+                except LookupError:
+                    continue
             return False
-        for res in ("taggers/averaged_perceptron_tagger_eng", "taggers/averaged_perceptron_tagger"):
-            try:
-                nltk.data.find(res)
-                return True
-            except LookupError:
-                continue
+
+        return (found("corpora/cmudict.zip", "corpora/cmudict")
+                and found("taggers/averaged_perceptron_tagger_eng", "taggers/averaged_perceptron_tagger"))
     except Exception:
         return False
-    return False
 
 
 class FastSpeech2Voice(FamilyVoice):
@@ -154,4 +150,4 @@ def load(source, config, device: str, precision: str, name: str | None, local_fi
 
 FAMILY = TransformersFamily("fastspeech2", "FastSpeech2-Conformer",
                             TtsCapabilities(languages=("en",), speakers=True, controls=FASTSPEECH2_CONTROLS),
-                            model_type="fastspeech2_conformer_with_hifigan", loader=load, parts="add_fastspeech2_parts")
+                            model_type="fastspeech2_conformer_with_hifigan", loader=load, parts=add_fastspeech2_parts)

@@ -170,12 +170,6 @@ def user_lexicon(language: str) -> Lexicon | None:
     return hit[1] if hit[1].entries else None
 
 
-def reads_ipa(voice) -> bool:
-    """True when ``voice`` reads espeak-ng phonemes (Piper espeak voices, phonemizing VITS tokenizers:
-    the voice's ``reads_ipa``); False for voices without that property (the other families read letters)."""
-    return bool(getattr(voice, "reads_ipa", False))
-
-
 def apply_pronunciations(voice, sentence: str) -> tuple[str, list[int] | None]:
     """Apply ``voice.language``'s lexicon and inline phoneme marks: ``(text, None)`` when the voice's own front end
     goes on (respellings substituted; marked words as written for letter-reading voices, warned), or ``(sentence,
@@ -186,7 +180,7 @@ def apply_pronunciations(voice, sentence: str) -> tuple[str, list[int] | None]:
     if PHONEME_OPEN not in sentence:
         return sentence, None
     segments = split_marks(sentence)
-    if not reads_ipa(voice):
+    if not getattr(voice, "reads_ipa", False):  # other families read letters
         words = [w for w, ipa in segments if ipa is not None]
         voice.warnings.append(f"voice {voice.name} reads letters, not phonemes: IPA for "
                               f"{', '.join(repr(w) for w in words[:3])} not used (give a respelling)")

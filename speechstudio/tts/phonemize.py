@@ -27,15 +27,9 @@ def espeak_phonemes(text: str, voice: str = "en-us") -> list[str]:
             "espeak-ng phonemizer not available: pip install piper-phonemize-fix"
         ) from exc
     try:
-        sentences = phonemize_espeak(text, voice)
+        return _joined(phonemize_espeak(text, voice))
     except RuntimeError as exc:
         raise PhonemizerUnavailableError(f"espeak-ng cannot phonemize with voice {voice!r}: {exc}") from exc
-    out: list[str] = []
-    for sent in sentences:
-        if out and out[-1] != " ":
-            out.append(" ")
-        out.extend(sent)
-    return out
 
 
 def codepoint_phonemes(text: str) -> list[str]:
@@ -44,8 +38,13 @@ def codepoint_phonemes(text: str) -> list[str]:
         from piper_phonemize import phonemize_codepoints
     except ImportError as exc:  # pragma: no cover
         raise PhonemizerUnavailableError("piper-phonemize not available: pip install piper-phonemize-fix") from exc
+    return _joined(phonemize_codepoints(text))
+
+
+def _joined(sentences) -> list[str]:
+    """Phonemes of each sentence, one list, a space between sentences."""
     out: list[str] = []
-    for sent in phonemize_codepoints(text):
+    for sent in sentences:
         if out and out[-1] != " ":
             out.append(" ")
         out.extend(sent)

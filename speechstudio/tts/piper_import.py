@@ -38,6 +38,9 @@ class PiperVoiceConfig:
     num_symbols_declared: bool = False  # "num_symbols" was in the .json (then it must match the model)
 
 
+#: ``VitsModel`` parameters inference never uses: the posterior encoder and duration-predictor posterior
+#: flows (training only) and the first ConvFlow, which VITS drops when inferring ("useless vflow").
+INFERENCE_UNUSED = ("posterior_encoder.", "duration_predictor.post_", "duration_predictor.flows.1.")
 #: Piper voice qualities and their sample rates (rhasspy/piper TRAINING.md / VOICES.md).
 QUALITY_SAMPLE_RATES = {"x_low": 16000, "low": 16000, "medium": 22050, "high": 22050}
 
@@ -412,19 +415,12 @@ def load_piper_model(onnx_path: str | Path):
             f"{voice.onnx_path}: weights do not fit the VITS layout "
             f"(unexpected {unexpected[:3]}, shape mismatch {bad_shape[:3]})"
         )
-    missing = [k for k in own if k not in state and not _unused_at_inference(k)]
+    missing = [k for k in own if k not in state and not k.startswith(INFERENCE_UNUSED)]
     if missing:
         raise PiperVoiceError(f"{voice.onnx_path}: not a complete VITS voice (missing {missing[:3]})")
     model.load_state_dict(state, strict=False)
     model.eval()
     return model, voice
-
-
-def _unused_at_inference(key: str) -> bool:
-    # posterior encoder and duration-predictor posterior flows are training-only; VITS drops the
-    # first ConvFlow ("useless vflow") when inferring, so the export does not contain it.
-    return (key.startswith("posterior_encoder.") or key.startswith("duration_predictor.post_")
-            or key.startswith("duration_predictor.flows.1."))
 
 
 def fold_weight_norm(model) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.families import FamilyVoice, TransformersFamily, to_device
 from speechstudio.tts.family import TtsCapabilities
+from speechstudio.tts.voice_assembly import add_speecht5_parts
 from speechstudio.tts.voice_text import UnsayableTextError
 
 SPEECHT5_CONTROLS = ("speaker", "seed")
@@ -100,4 +101,4 @@ def load(source, config, device: str, precision: str, name: str | None, local_fi
 
 FAMILY = TransformersFamily("speecht5", "SpeechT5",
                             TtsCapabilities(languages=("en",), speakers=True, controls=SPEECHT5_CONTROLS),
-                            model_type="speecht5", loader=load, parts="add_speecht5_parts")
+                            model_type="speecht5", loader=load, parts=add_speecht5_parts)

@@ -12,7 +12,7 @@ from xml.parsers import expat
 from speechstudio.errors import UsageError
 from speechstudio.tts.frontend.codes import spell_characters
 from speechstudio.tts.lexicon import phoneme_mark
-from speechstudio.tts.frontend.numbers import cardinal, date_words, digits_words, ordinal, phone_words
+from speechstudio.tts.frontend.numbers import DAY_FIRST_LOCALES, cardinal, date_words, digits_words, ordinal, phone_words
 from speechstudio.tts.frontend.text import has_speakable, iter_paragraph_sentences, iter_sentence_pauses
 
 DEFAULT_SENTENCE_PAUSE_S = 0.25  # = stream.SENTENCE_PAUSE_S
@@ -125,9 +125,9 @@ def _rate(value: str) -> float | None:
 def _date(text: str, fmt: str | None, language: str) -> str | None:
     fields = re.findall(r"\d+", text)
     if fmt is None:
-        fmt = {3: "ymd" if fields and len(fields[0]) == 4 else
-               ("dmy" if language.lower().replace("_", "-") in ("en-gb", "en-au", "en-ie", "en-in", "en-nz", "en-za")
-                else "mdy"), 2: "md", 1: "y"}.get(len(fields), "")
+        day_first = language.lower().replace("_", "-") in DAY_FIRST_LOCALES
+        fmt = {3: "ymd" if fields and len(fields[0]) == 4 else ("dmy" if day_first else "mdy"), 2: "md", 1: "y"}.get(
+            len(fields), "")
     if len(fmt) != len(fields) or set(fmt) - set("ymd") or len(set(fmt)) != len(fmt):
         return None
     got = dict(zip(fmt, fields))

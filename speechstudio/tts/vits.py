@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, check_settings
+from speechstudio.tts.family import SynthesisSettings, check_settings
 from speechstudio.tts.phonemize import split_ids
 from speechstudio.tts.pitch import shift_pitch
 from speechstudio.tts.frontend.text import LeftOutTextError
-from speechstudio.tts.voice_text import UnsayableTextError, VoiceText
+from speechstudio.tts.voice_text import VoiceText
 
 
 #: Longest audio one sentence may produce (s); a guard against runaway durations.
@@ -21,30 +21,16 @@ MAX_SENTENCE_AUDIO_S = 300.0
 
 @dataclass
 class VitsVoice(VoiceText):
-    """A loaded VITS voice (:class:`~speechstudio.tts.family.Voice`; text -> ids: ``voice_text.VoiceText``).
-    ``pitch_semitones``: applied unless ``SynthesisSettings.pitch`` says otherwise (a clone's offset)."""
+    """A loaded VITS voice (:class:`~speechstudio.tts.family.Voice`; fields and text -> ids: ``voice_text.VoiceText``;
+    ``model`` built on first use by ``model_loader`` for runtime "onnx"). ``pitch_semitones``: applied unless ``SynthesisSettings.pitch`` says otherwise (a clone's offset)."""
 
-    name: str
-    kind: str  # "transformers" or "piper"
-    model: object = field(repr=False, compare=False)  # VitsModel; built on first use for runtime "onnx"
-    sample_rate: int
-    num_speakers: int = 1
-    speakers: dict = field(default_factory=dict)
-    language: str = "en"
-    tokenizer: object = None
-    piper: object = None  # PiperVoiceConfig
-    device: str = "cpu"
-    dtype: str = "fp32"
-    defaults: dict = field(default_factory=dict)
-    warnings: list = field(default_factory=list)
     bucketing: bool = True  # False: the plain VitsModel.forward even where bucketing applies
-    clone_of: str | None = None  # a cloned (fine-tuned) voice: the name of its base voice
     runtime: str = "torch"  # "torch" (VitsModel) or "onnx" (Piper's graph in onnxruntime, CPU)
     runner: object = field(default=None, repr=False, compare=False)  # piper_onnx.OnnxPiperRunner
     model_loader: object = field(default=None, repr=False, compare=False)  # builds ``model`` on first use
     pitch_semitones: float = 0.0
 
-    family = "vits"  # the voice family (``speechstudio.tts.family``); ``kind`` is its file format
+    family = "vits"  # the voice family (``speechstudio.tts.family``)
 
     def __post_init__(self):
         if self.model is None and self.model_loader is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from dataclasses import dataclass, field
 
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.tts.family import UnknownSpeakerError
@@ -16,9 +17,28 @@ from speechstudio.tts.frontend.text import EmptyTextError, LeftOutTextError, eng
 class UnsayableTextError(SpeechStudioError):
     """Nothing of the text maps to symbols the voice knows."""
 
+
+@dataclass
 class VoiceText:
-    """Text -> ids and speaker ids for a voice with ``name``, ``language``, ``piper`` (a ``PiperVoiceConfig`` or
-    None), ``tokenizer``, ``speakers`` / ``num_speakers`` and ``warnings``; ``_tokenize`` makes the ids."""
+    """The fields every loaded voice has (:class:`~speechstudio.tts.family.Voice`) and its text -> ids and speaker
+    ids; ``_tokenize`` makes the ids. ``kind``: the file format (``transformers`` | ``piper``), ``piper`` a
+    ``PiperVoiceConfig`` or None, ``clone_of`` the base voice of a clone."""
+
+    name: str
+    model: object = field(repr=False, compare=False)
+    sample_rate: int
+    kind: str = "transformers"
+    language: str = "en"
+    tokenizer: object = None
+    speakers: dict = field(default_factory=dict)
+    num_speakers: int = 1
+    device: str = "cpu"
+    dtype: str = "fp32"
+    defaults: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+    clone_of: str | None = None
+    piper: object = None
+    bucketing: bool = False
 
     @property
     def has_phoneme_map(self) -> bool:
