@@ -182,8 +182,8 @@ def _commit_new(tmp: Path, target: Path, shown: Path) -> None:
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, overwrite: bool = True) -> Path:
     """Write ``data`` to ``path`` atomically (see :func:`atomic_path`). Returns ``Path(path)``."""
-    with atomic_path(path, overwrite=overwrite) as tmp, open(tmp, "wb") as fh:
-        fh.write(data)
+    with atomic_path(path, overwrite=overwrite) as tmp:
+        tmp.write_bytes(data)
     return Path(path)
 
 
@@ -194,8 +194,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
     Raises ``OutputExistsError`` (``overwrite=False``, file exists), ``OSError`` / ``UnicodeError`` (old
     file kept)."""
     with atomic_path(path, overwrite=overwrite) as tmp:
-        with open(tmp, "w", encoding=encoding, newline="\n") as fh:
-            fh.write(text)
+        tmp.write_text(text, encoding=encoding, newline="\n")
     return Path(path)
 
 

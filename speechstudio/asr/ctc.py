@@ -42,12 +42,12 @@ class GreedyCTCDecoder:
         for i, tok in enumerate(np.asarray(ids).tolist()):
             frame = first_frame + i
             if tok == prev:
-                if self._word and tok != self.blank_id and tok not in self.skip_ids:
-                    if self.id_to_token[tok] != self.word_delimiter:
-                        self._word[-1].end = frame + 1
-                        if p is not None:
-                            self._word[-1].p_sum += p[i]
-                            self._word[-1].n += 1
+                if (self._word and tok != self.blank_id and tok not in self.skip_ids
+                        and self.id_to_token[tok] != self.word_delimiter):
+                    self._word[-1].end = frame + 1
+                    if p is not None:
+                        self._word[-1].p_sum += p[i]
+                        self._word[-1].n += 1
                 continue
             prev = tok
             if tok == self.blank_id or tok in self.skip_ids:

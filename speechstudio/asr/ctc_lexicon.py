@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from operator import itemgetter
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -61,10 +62,6 @@ def _lae(a: float, b: float) -> float:
     if b == _NEG_INF:
         return a
     return a + math.log1p(math.exp(b - a))
-
-
-def _first(pair: tuple) -> float:
-    return pair[0]
 
 
 class _Node:
@@ -307,7 +304,7 @@ class LexiconCTCDecoder:
         scored = [(_lae(h[0], h[1]) + h[2], k) for k, h in new.items()]
         top = max(s for s, _ in scored) - self.beam_threshold
         if len(scored) > self.beam:
-            scored = heapq.nlargest(self.beam, scored, key=_first)
+            scored = heapq.nlargest(self.beam, scored, key=itemgetter(0))
         self._beams = {k: new[k] for s, k in scored if s >= top}
 
     def _beams_agree(self) -> bool:

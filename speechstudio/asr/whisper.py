@@ -50,10 +50,10 @@ class WhisperRecognizer:
             compute_type, self.precision = _COMPUTE_TYPES[precision], precision
         else:
             raise UsageError(f"--precision {precision}: expected auto, fp32, fp16 or bf16")
-        if dev == "cpu" and compute_type in ("float16", "bfloat16"):
-            if compute_type not in ctranslate2.get_supported_compute_types("cpu"):
-                raise UsageError(f"--precision {precision}: this CPU has no efficient {compute_type} support in "
-                                 "CTranslate2; use --precision auto (int8) or fp32")
+        if dev == "cpu" and compute_type in ("float16", "bfloat16") \
+                and compute_type not in ctranslate2.get_supported_compute_types("cpu"):
+            raise UsageError(f"--precision {precision}: this CPU has no efficient {compute_type} support in "
+                             "CTranslate2; use --precision auto (int8) or fp32")
         self.workers = max(1, int(workers)) if dev == "cpu" else 1
         if self.workers > 1 and not cpu_threads:
             cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

@@ -138,9 +138,7 @@ def select_files(files: Iterable[str]) -> list[str]:
         base = name.rsplit("/", 1)[-1]
         if any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(base, p) for p in SKIPPED_PATTERNS):
             continue
-        if has_safetensors and base.startswith("pytorch_model") and (
-            base.endswith(".bin") or base.endswith(".bin.index.json")
-        ):
+        if has_safetensors and base.startswith("pytorch_model") and base.endswith((".bin", ".bin.index.json")):
             continue
         chosen.append(name)
     return chosen

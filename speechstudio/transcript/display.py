@@ -46,9 +46,7 @@ def needs_space(left: str, right: str) -> bool:
         return False
     if b in APOSTROPHES or (a in APOSTROPHES and len(left) > 1 and left[-2].isalpha()):
         return False          # don 't -> don't, c' est -> c'est (a quote mark alone keeps its space)
-    if unspaced(a) or unspaced(b):
-        return False
-    return True
+    return not (unspaced(a) or unspaced(b))
 
 
 def join_tokens(tokens: Sequence[str]) -> str:
