@@ -34,9 +34,6 @@ class TypeSink:
         if edit.insert:
             self.injector.type_text(edit.insert)
 
-    def close(self) -> None:
-        pass
-
 
 class PasteSink:
     """Apply edits: Backspaces through ``injector``, text through ``clipboard`` + the paste
@@ -63,9 +60,6 @@ class PasteSink:
         finally:
             self.clipboard.set(saved)
 
-    def close(self) -> None:
-        pass
-
 
 class ClipboardSink:
     """Keep the whole composed text on ``clipboard`` (set after every edit)."""
@@ -79,9 +73,6 @@ class ClipboardSink:
     def apply(self, edit: Edit) -> None:
         self.text = apply_edit(self.text, edit)
         self.clipboard.set(self.text)
-
-    def close(self) -> None:
-        pass
 
 
 def open_sink(mode: str, *, paste_shortcut: str = "ctrl+v", key_delay_s: float = 0.0, injector=None,
@@ -140,6 +131,5 @@ class OutputThread:
         """:meth:`finish`, then wait for the queue to drain (at most ``timeout_s`` seconds)."""
         self._q.put(None)
         self._thread.join(timeout_s)
-        self.sink.close()
 
 
