@@ -163,7 +163,7 @@ def test_closeness_words_and_score():
 
 def test_dataset_builds_without_the_speaker_encoder(tmp_path, monkeypatch):
     """Resemblyzer missing (or its weights, in a trimmed bundle): the check is skipped and says why."""
-    from speechstudio.finetune import closeness
+    from speechstudio.audio import speaker_encoder
     from speechstudio.finetune.build import build_dataset
 
     src = matthes_folder(tmp_path / "src", 3)
@@ -171,8 +171,8 @@ def test_dataset_builds_without_the_speaker_encoder(tmp_path, monkeypatch):
     def missing():
         raise FileNotFoundError("pretrained.pt")
 
-    monkeypatch.setattr(closeness, "_ENCODER", None)
-    monkeypatch.setattr(closeness, "_import_resemblyzer", missing)
+    monkeypatch.setattr(speaker_encoder, "_ENCODER", None)
+    monkeypatch.setattr(speaker_encoder, "import_resemblyzer", missing)
     m = build_dataset(src, tmp_path / "data", 22050, speaker_check=True)
     assert len(m.usable()) == 3 and not any("other_speaker" in c.flags for c in m.clips)
     assert m.notes["speaker_check"] == "skipped: the speaker encoder could not load (pretrained.pt)"

@@ -93,13 +93,13 @@ def embed_mels(mels: np.ndarray, batch: int = 64) -> np.ndarray:
     return np.concatenate(out).astype(np.float32) if out else np.zeros((0, EMBEDDING_SIZE), np.float32)
 
 
-def embed_speech(audio16k: np.ndarray) -> np.ndarray:
+def embed_speech(audio16k: np.ndarray, min_s: float = 1.0) -> np.ndarray:
     """A unit-norm float32 (256,) speaker embedding of one voice's float32 16 kHz speech (Resemblyzer
-    ``preprocess_wav`` + ``embed_utterance``). Raises ``ValueError`` under 1 s of speech."""
+    ``preprocess_wav`` + ``embed_utterance``). Raises ``ValueError`` under ``min_s`` seconds of speech."""
     rz = import_resemblyzer()
     wav = rz.preprocess_wav(np.asarray(audio16k, np.float32).reshape(-1), source_sr=RATE)
-    if len(wav) < RATE:
-        raise ValueError(f"only {len(wav) / RATE:.1f} s of speech (need at least 1 s)")
+    if len(wav) < RATE * min_s:
+        raise ValueError(f"only {len(wav) / RATE:.1f} s of speech (need at least {min_s:g} s)")
     enc = encoder()
     with _LOCK:
         return np.asarray(enc.embed_utterance(wav), np.float32)

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from speechstudio.audio.speaker_encoder import import_resemblyzer
+from speechstudio.audio import speaker_encoder
 from speechstudio.finetune.check import resample
 from speechstudio.tts.pitch import voiced_f0
 
@@ -21,13 +21,10 @@ from speechstudio.tts.pitch import voiced_f0
 SCORER_RATE = 16000
 #: Relative distance to the frame rate within which a voiced frame counts as frame-rate buzz.
 FRAME_RATE_TOLERANCE = 0.01
-#: A clip whose similarity to the rest of the dataset is below this is another speaker (or a
-#: recording too damaged to tell): one speaker's own clips scored 0.80-0.96 on the matthes set
-#: (its worst clip 0.80), another male voice (joe) 0.55-0.66 against it.
-OUTLIER_SIMILARITY = 0.72
-#: Two groups of clips whose mean embeddings are less similar than this are two speakers: one
-#: speaker's clips split in two groups stay near 0.95 (30 matthes clips: 0.948); another voice against them 0.50-0.67.
-GROUP_SIMILARITY = 0.85
+#: A clip whose similarity to the rest of the dataset is below this is another speaker (or a recording
+#: too damaged to tell); two groups of clips whose mean embeddings are less similar than
+#: ``GROUP_SIMILARITY`` are two speakers (the figures: docs/finetune_voice.md, "The three steps").
+OUTLIER_SIMILARITY, GROUP_SIMILARITY = 0.72, 0.85
 #: A checkpoint more than this many MOS points less natural than the base voice is never recommended
 #: (the quick preset on a 2-core CPU fell from 4.38 to 1.70 while similarity moved 0.01: docs/finetune_voice.md).
 NATURALNESS_DROP = 0.6
@@ -36,7 +33,6 @@ NATURALNESS_DROP = 0.6
 SIMILARITY_STALL = 0.01
 
 _LOCK = threading.Lock()
-_ENCODER = None
 _MOS = None
 
 
@@ -71,32 +67,18 @@ def pitch_profile(clips: Sequence[np.ndarray], sample_rate: int, hop_length: int
                         frame_rate, int(len(f0)))
 
 
-# Resemblyzer's import (with its pkg_resources stand-in) lives with the diarizer's voice prints;
-# looked up here at call time so a test can replace it.
-_import_resemblyzer = import_resemblyzer
-
-
 class VoicePrint:
-    """GE2E embeddings (Resemblyzer): ``embed`` -> unit float32 ``(256,)``, ``speaker`` -> normalised
-    mean, ``similarity`` -> cosine. Audio: mono float, any rate. Raises ``ValueError`` for a clip with
-    no speech."""
+    """GE2E embeddings (the process's ``audio.speaker_encoder``): ``embed`` -> unit float32 ``(256,)``,
+    ``speaker`` -> normalised mean, ``similarity`` -> cosine. Audio: mono float, any rate. Building one
+    loads Resemblyzer (``ImportError``, ``OSError`` without it); ``embed`` raises ``ValueError`` under
+    0.25 s of speech."""
 
     def __init__(self):
-        global _ENCODER
-        with _LOCK:
-            if _ENCODER is None:
-                _ENCODER = _import_resemblyzer().VoiceEncoder("cpu", verbose=False)
-        self._encoder = _ENCODER
+        speaker_encoder.encoder()
 
     def embed(self, audio: np.ndarray, sample_rate: int) -> np.ndarray:
-        from resemblyzer import preprocess_wav
-
         audio16k = resample(np.asarray(audio, dtype=np.float32).reshape(-1), sample_rate, SCORER_RATE)
-        wav = preprocess_wav(audio16k, source_sr=SCORER_RATE)
-        if len(wav) < SCORER_RATE // 4:
-            raise ValueError("no speech left after removing the pauses (under 0.25 s)")
-        with _LOCK:
-            return np.asarray(self._encoder.embed_utterance(wav), dtype=np.float32)
+        return speaker_encoder.embed_speech(audio16k, min_s=0.25)
 
     def speaker(self, clips: Sequence[np.ndarray], sample_rate: int) -> np.ndarray:
         embs = [self.embed(c, sample_rate) for c in clips]

@@ -23,9 +23,8 @@ REFERENCE_CLIPS = 40
 #: run always measures the same offset).
 PROBE_TEXTS = 8
 #: Offset (semitones) from which a saved voice is shifted without asking: the clone judge's "pitch
-#: matches" ends at 1 st (``closeness.Closeness.describe``). The joe base kept for the matthes speaker
-#: (-3.2 st) shifted so scored SECS 0.643 against 0.592, DistillMOS 4.25 against 4.35, F0 +0.1 st from
-#: the speaker on 28 held-back sentences (``bench/clone_blend.py --pitch-to 0``).
+#: matches" ends at 1 st (``closeness.Closeness.describe``; figures: docs/finetune_voice.md, "Benchmark:
+#: the base voice at your pitch", ``bench/clone_blend.py --pitch-to 0``).
 AUTO_SHIFT_ST = 1.0
 
 
