@@ -18,12 +18,8 @@ from speechstudio.worker.worker import wait_for_busy_workers
 
 def run(argv: list[str] | None = None, files: list[str] | None = None, startup_t0: float | None = None,
         quit_after_shown: bool = False) -> int:
-    """Create the QApplication, show :class:`MainWindow`, run the event loop; returns the exit code.
-
-    ``files``: paths to queue on the Transcribe page. ``quit_after_shown``: print the start-up time
-    (``SPEECHSTUDIO_STARTUP <seconds>``, from ``startup_t0``) once the window is exposed, then quit
-    (used by ``bench/bench_startup.py``).
-    """
+    """Show :class:`MainWindow` and run the event loop; returns the exit code. ``files``: paths to queue;
+    ``quit_after_shown``: print ``SPEECHSTUDIO_STARTUP <seconds since startup_t0>`` once shown, then quit."""
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setApplicationName("SpeechStudio")
     app.setOrganizationName("SpeechStudio")

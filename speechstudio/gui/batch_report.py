@@ -9,18 +9,15 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from speechstudio.gui.common import button, hrow, named
+from speechstudio.gui.common import bare, button, hrow, named
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.wording import speed
 from speechstudio.progress import clock
 
 
 def report_text(summary, wall_s: float) -> tuple[str, str]:
-    """``(line, details)`` for a :class:`~speechstudio.batch.run.BatchSummary`.
-
-    ``line``: ``"19 done, 1 failed · 31:12 of audio (0.52 h) in 3:10, 9.8× real time"`` (audio
-    transcribed; wall time from Start to the end; speed = audio seconds / processing seconds, RTFx);
-    ``details``: one line per failure, ``name: reason``, for the tooltip."""
+    """``(line, details)`` of a ``BatchSummary``: ``"19 done, 1 failed · 31:12 of audio (0.52 h) in 3:10,
+    9.8× real time"`` (speed: audio s / processing s) and one ``name: reason`` line per failure."""
     parts = [f"{summary.done} done"]
     if summary.skipped:
         parts.append(f"{summary.skipped} skipped")
@@ -52,14 +49,10 @@ class BatchReport(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.label = named(QLabel(), "Batch summary")
-        # one line, cut at the page's edge (the failures are in its tooltip): a word-wrapped label
-        # makes the page height-for-width, and its scroll area then sizes it to the preferred
-        # heights of the queue and editor - a vertical scroll bar at 1280x800 after every batch
+        # one line, cut at the page's edge (failures in its tooltip): a wrapped label would make the page scroll
         self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.open_btn = button("Open output folder", "Open output folder", slot=self.open_folder)
-        lay = hrow((self.label, 1), self.open_btn, stretch=False)
-        lay.setContentsMargins(0, 0, 0, 0)
-        self.setLayout(lay)
+        self.setLayout(bare(hrow((self.label, 1), self.open_btn, stretch=False)))
         self.folder: Path | None = None
         self.hide()
 

@@ -7,7 +7,7 @@ import dataclasses
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidgetItem, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import button, hrow, table
+from speechstudio.gui.common import bare, button, hrow, table
 
 from speechstudio.gui.devices import allow
 
@@ -44,8 +44,7 @@ class ClipEditor(QWidget):
         self.can_play = can_play
         self.audio = None  # the AudioHub, when set: Play follows the no-device policy (gui.devices)
         self._filling = False
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        lay = bare(QVBoxLayout(self))
         self.table = table("Clips", CLIP_COLS, editable=True, numbers=True, stretch_last=False)
         self.table.horizontalHeaderItem(COL_HEARD).setToolTip("what speech recognition (Whisper) heard")
         self.table.horizontalHeaderItem(COL_CER).setToolTip("Character error rate (CER) between the text and what "

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPlain
 
 from speechstudio.gui.clone_clips import FLAG_WORDS, ClipEditor
 from speechstudio.gui.clone_record import RecordPanel
-from speechstudio.gui.common import WARNING_COLOR, button, hrow, named, note_label, path_row, picker, tint
+from speechstudio.gui.common import WARNING_COLOR, bare, button, hrow, named, note_label, path_row, picker, tint
 from speechstudio.gui.drop_paths import AUDIO_FILES
 from speechstudio.gui.wizard_common import play_file
 from speechstudio.gui.wording import plain_error
@@ -40,9 +40,7 @@ class DatasetStep(QWidget):
     changed = Signal()
 
     def __init__(self, wizard, *, consent: bool = True) -> None:
-        """``wizard``: the page (``audio``, ``compute``, ``base``, ``voice_name()``,
-        ``sample_rate()``, ``language()``, ``dataset_dir``, ``status_message``); ``consent``: the
-        Record tab starts with the consent sentence (see :class:`RecordPanel`)."""
+        """``wizard``: the wizard page; ``consent``: the Record tab starts with the consent sentence."""
         super().__init__()
         self.wiz = wizard
         self.consent = consent
@@ -107,8 +105,7 @@ class DatasetStep(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         left = QWidget()
         # the report and the clip-length histogram side by side (stacked, the checked step scrolled)
-        ll = QHBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
+        ll = bare(QHBoxLayout(left))
         self.report_text = named(QPlainTextEdit(), "Dataset report")
         self.report_text.setReadOnly(True)
         ll.addWidget(self.report_text, 1)
@@ -305,9 +302,8 @@ class DatasetStep(QWidget):
 
 
 def plain_report(rep, max_lines: int = 20) -> str:
-    """The dataset summary the Dataset step shows (a ``finetune.report.DatasetReport``): what the
-    CLI's ``format_report`` says, in plain words, without its text histogram (the step draws one)
-    or scores; at most ``max_lines`` clips per list, then a count."""
+    """The Dataset step's summary of a ``DatasetReport``: the CLI's ``format_report`` in plain words,
+    without histogram or scores; at most ``max_lines`` clips per list, then a count."""
     def listed(items: list[str]) -> str:
         more = f" and {len(items) - max_lines} more" if len(items) > max_lines else ""
         return ", ".join(items[:max_lines]) + more

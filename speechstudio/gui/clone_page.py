@@ -30,8 +30,7 @@ def _same_path(a, b) -> bool:
 
 
 def plain_base_note(info) -> str:
-    """Step 1's line about a base voice in plain words (issue 30: no "posterior encoder" or
-    "discriminator" on the page; the field's words are in the label's tooltip)."""
+    """Step 1's line about a base voice in plain words (the field's words go in the tooltip)."""
     if not info.lacks:
         how = "It holds everything training needs: all of it is fine-tuned on your recordings, with no warm-up."
     elif "posterior encoder" in info.lacks:  # a Piper voice: the warm-up stage fits one first
@@ -139,9 +138,8 @@ class ClonePage(WizardPage):
         return self.base_info.sample_rate if self.base_info is not None else 0
 
     def open_run(self, name: str) -> bool:
-        """Continue run folder ``name`` (base voice, dataset, steps, batch size from its
-        ``config.json``) at the Train step. Returns False, saying why on the status line, when it
-        cannot."""
+        """Continue run folder ``name`` (base voice, dataset, options from its ``config.json``) at the
+        Train step. Returns False, saying why on the status line, when it cannot."""
         from speechstudio.finetune.manifest import Manifest
 
         folder = runs_dir() / name

@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QTableWidget, QWidget
 
-from speechstudio.gui.common import add_row, button, named
+from speechstudio.gui.common import add_row, bare, button, named
 from speechstudio.gui.devices import allow
 from speechstudio.gui.wheel_guard import guard_wheel
 from speechstudio.gui.wording import LOSS_NAMES
@@ -35,8 +35,7 @@ class LossCurves(QWidget):
         self.curves: dict = {}
         self._plot = self._val_plot = None
         self._dirty = False
-        self._lay = QHBoxLayout(self)
-        self._lay.setContentsMargins(0, 0, 0, 0)
+        self._lay = bare(QHBoxLayout(self))
         self._timer = QTimer(self, interval=300, timeout=self.draw)
 
     def start(self) -> None:
@@ -154,19 +153,15 @@ TRADE_COLORS = {"similarity": "#3b82f6", "naturalness": "#22c55e", "below": "#ef
 
 
 class TradePlot(QWidget):
-    """How much each judged try of a clone sounds like the speaker (left, similarity) and how natural
-    it sounds (right, 1-5, with the lowest naturalness recommended dashed), by training step
-    (``finetune.trade.Trade.series``). The recommended try has a star on both plots, the chosen one a
-    ring. Built with pyqtgraph on the first :meth:`show_trade`. Signal ``clicked(index)``: a point
-    (a row of the trade) was clicked."""
+    """Similarity (left) and naturalness (right, 1-5) of each judged try by step (``Trade.series``); a
+    star on the recommended try, a ring on the chosen one. Signal ``clicked(index)``: a trade row."""
 
     clicked = Signal(int)
     MIN_HEIGHT = 100
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._lay = QHBoxLayout(self)
-        self._lay.setContentsMargins(0, 0, 0, 0)
+        self._lay = bare(QHBoxLayout(self))
         self.plots: dict = {}      # "similarity" / "naturalness" -> PlotWidget
         self.curves: dict = {}     # the same keys -> the series' PlotDataItem
         self.recommended: dict = {}  # the same keys -> the star's PlotDataItem

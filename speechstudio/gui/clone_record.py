@@ -28,11 +28,9 @@ class RecordPanel(QWidget):
     status_message = Signal(str)
 
     def __init__(self, audio, folder_for, *, consent: bool = True) -> None:
-        """``audio``: the window's AudioHub; ``folder_for() -> Path``: where the takes go (the
-        wizard's ``<data dir>/finetune/recordings/<voice name>``). ``consent``: start with the
-        consent sentence (prompt index 0) said with the speaker's name, as voice cloning needs;
-        ``False`` (recognition adaptation): no name, no consent take, prompts 1.. only (index 0
-        of the script stays unused so the take ids are the same)."""
+        """``audio``: the window's AudioHub; ``folder_for() -> Path``: where the takes go. ``consent``:
+        start with the consent sentence (prompt 0) said with the speaker's name; ``False``: no name,
+        prompts 1.. only (take ids stay the same)."""
         super().__init__()
         self.audio = audio
         self.folder_for = folder_for
@@ -51,7 +49,7 @@ class RecordPanel(QWidget):
 
     def _build(self) -> None:
         lay = QVBoxLayout(self)
-        lay.setContentsMargins(9, 4, 9, 4)  # the tab's frame is margin enough (the checked Dataset step fits 1366×768)
+        lay.setContentsMargins(9, 4, 9, 4)  # the tab's frame is margin enough
         form = QFormLayout()
         self.name_edit = named(QLineEdit(), "Your name")
         self.name_edit.setPlaceholderText("the speaker's name, said in the consent sentence")
@@ -67,8 +65,7 @@ class RecordPanel(QWidget):
         self.prompt.setMargin(10)
         self.prompt.setMinimumHeight(80)
         lay.addWidget(self.prompt)
-        # the level meter shares the buttons' line (one line less: the Clone wizard's Dataset step
-        # fits 1366×768 with the docks open, issue 30)
+        # the level meter shares the buttons' line (the Dataset step fits 1366×768 with the docks open)
         self.prev_btn = self._button("◀ Pre&vious", "Previous prompt", "Alt+Left", self.previous)
         self.rec_btn = self._button("&Record", "Record this prompt", "Alt+R", self.record)
         self.stop_btn = self._button("&Stop", "Stop recording", "Alt+S", self.stop)

@@ -8,7 +8,7 @@ from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QPushButton, QVBoxLayout, QWidget
 
 from speechstudio.gui.clone_plots import TradePlot
-from speechstudio.gui.common import add_row, button, hrow, note_label, table
+from speechstudio.gui.common import add_row, bare, button, hrow, note_label, table
 from speechstudio.gui.devices import allow
 
 #: The table's columns (the last: a Play button).
@@ -70,8 +70,7 @@ class TradeView(QWidget):
         self.chosen: int | None = None
         self.names: list[str] = []
         self.audio = None
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        lay = bare(QVBoxLayout(self))
         self.summary = note_label("Which try is recommended", "Each check during training makes a try of your "
                                   "voice; how each one sounds appears here.")
         lay.addWidget(self.summary)

@@ -11,11 +11,11 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QFrame, QLabel, QTabWidget
 
 from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
 from speechstudio.gui.clone_trade import TradeView, load_run_trade
-from speechstudio.gui.common import WARNING_COLOR, device_picker, set_font, spin, tint
+from speechstudio.gui.common import (WARNING_COLOR, bare, buddy_label, combo, device_picker, hrow, named, note_label,
+                                     set_font, spin, tint)
 from speechstudio.gui.details import Details
 from speechstudio.gui.stage_clock import STAGE_NAMES, StageClock
-from speechstudio.gui.wizard_common import (TrainingStep, buddy_label, combo, hrow, named, note_label, play_file,
-                                            saved_step)
+from speechstudio.gui.wizard_common import TrainingStep, play_file, saved_step
 from speechstudio.gui.wording import PRESET_LINES, plain_error
 from speechstudio.worker.finetune_jobs import FineTuneJob, runs_dir, train_config
 from speechstudio.worker.jobs import CallJob
@@ -119,8 +119,7 @@ class TrainStep(TrainingStep):
         self.sample_table.audio = self.wiz.audio
         self.sample_table.play.connect(self._play)
         listen = QWidget()
-        listen_lay = QVBoxLayout(listen)
-        listen_lay.setContentsMargins(0, 0, 0, 0)
+        listen_lay = bare(QVBoxLayout(listen))
         listen_lay.addWidget(QLabel("What each try says (a fixed sentence and one of yours):"))
         listen_lay.addWidget(self.sample_table, 1)
         self.views.addTab(self.trade_view, "How each try sounds")

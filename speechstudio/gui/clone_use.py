@@ -7,17 +7,16 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QLineEdit, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import asker, spin
+from speechstudio.gui.common import asker, button, hrow, named, note_label, spin
 from speechstudio.gui.devices import allow
-from speechstudio.gui.wizard_common import button, hrow, named, note_label, open_with
+from speechstudio.gui.wizard_common import open_with
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.finetune_jobs import ExportJob, SaveCloneJob
 from speechstudio.worker.jobs import SpeakJob
 from speechstudio.worker.worker import Status
 
 TRY_TEXT = "Hello! This is my new voice, made on this computer."
-#: The blend's default share of the try (WiSE-FT alpha, in %): the project's trial on the real speaker
-#: gave similarity 0.62 / naturalness 4.02 at 0.3, against 0.61 / 1.70 for the try alone (issue 45).
+#: The blend's default share of the try (WiSE-FT alpha, in %; the trial: docs/finetune_voice.md).
 BLEND_PERCENT = 30
 
 

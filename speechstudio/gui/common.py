@@ -158,6 +158,12 @@ def hrow(*items, stretch: bool = True) -> QHBoxLayout:
     return row
 
 
+def bare(layout):
+    """``layout`` with no margins."""
+    layout.setContentsMargins(0, 0, 0, 0)
+    return layout
+
+
 def asker(parent, title: str, then, files: str = "", start=""):
     """A slot that asks for a folder (or, with a ``files`` filter, a file) in a dialog titled ``title``
     starting at ``start`` (a path, or a callable giving one), and calls ``then(choice)`` unless cancelled."""
@@ -278,10 +284,8 @@ class WrapLabel(QLabel):
         return self._plain
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
-        """One line: QLabel's own hint wraps the text at a narrow guessed width (10 lines for a
-        140-character line), which a splitter adds up without asking the height for the real width
-        (the Models page scrolled by 18 px at 1366x768); layouts get the real height from
-        ``heightForWidth``."""
+        """One line (layouts get the real height from ``heightForWidth``; QLabel's own hint wraps at a
+        narrow guessed width, which splitters add up)."""
         m = self.contentsMargins()
         return QSize(0, self.fontMetrics().height() + m.top() + m.bottom() + 2 * self.margin())
 
@@ -496,9 +500,7 @@ def device_picker(accessible_name: str) -> QComboBox:
 
 
 class CurrentStack(QStackedWidget):
-    """A stack that asks only for the room of the page it shows: Qt's stack asks for its largest
-    page's preferred height (height-for-width), making every wizard step scroll and the Transcribe
-    page taller while its table shows."""
+    """A stack that asks only for the room of the page it shows (Qt's asks for its largest page's)."""
 
     def __init__(self) -> None:
         super().__init__()

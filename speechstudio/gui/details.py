@@ -1,20 +1,15 @@
-"""A "Details" expander: the expert settings and figures one click away, collapsed by
-default so the main view reads plainly. The state is kept per expander in the settings
-(``details/<key>``)."""
+"""A "Details" expander: expert settings one click away, collapsed by default (state kept in ``details/<key>``)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QToolButton, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import settings
+from speechstudio.gui.common import bare, settings
 
 
 class Details(QWidget):
-    """``Details ▸`` button over a ``body`` widget (hidden until the button is pressed).
-
-    ``key``: settings key for the open/closed state (``None``: not kept). Put the expert controls
-    into :attr:`body` (``details.body_layout.addWidget(...)``, or pass ``body``); ``form``: the body
-    lays them out as a form (``body_layout.addRow``)."""
+    """``Details ▸`` button over a ``body`` widget (``body_layout``: a form when ``form``); ``key``: the
+    settings key of the open/closed state (``None``: not kept)."""
 
     toggled = Signal(bool)
 
@@ -22,8 +17,7 @@ class Details(QWidget):
                  parent=None, form: bool = False) -> None:
         super().__init__(parent)
         self._key = key
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        lay = bare(QVBoxLayout(self))
         lay.setSpacing(2)
         self.button = QToolButton()
         self.button.setText(title)

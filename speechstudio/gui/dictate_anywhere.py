@@ -9,7 +9,7 @@ from speechstudio.asr.family import capabilities
 from speechstudio.dictation.hotkey import DEFAULT_HOTKEY, Hotkey
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.captions import CaptionsWindow
-from speechstudio.gui.common import button, combo, hrow, named, settings
+from speechstudio.gui.common import bare, button, combo, hrow, named, settings
 from speechstudio.gui.tray import DictationTray, cue_tone, tray_available
 
 OUTPUTS = (("app", "This window only"), ("type", "Type into the focused app"),
@@ -57,8 +57,7 @@ class AnywherePanel(QWidget):
         self.output_failed.connect(self._on_output_failed)
 
     def _build(self) -> None:
-        rows = QVBoxLayout(self)
-        rows.setContentsMargins(0, 0, 0, 0)
+        rows = bare(QVBoxLayout(self))
         self.output_box = combo("Dictation output", [(label, mode) for mode, label in OUTPUTS],
                                 "Type or paste the stable text where the cursor is in the application that has the "
                                 "focus (start with the hotkey while you work there), or keep it on the clipboard")

@@ -140,11 +140,7 @@ class DoctorDialog(QDialog):
 
 
 def show_doctor_dialog(parent: QWidget | None) -> None:
-    """Open the (non-modal) "Check my setup" dialog over ``parent`` and start the checks.
-
-    The dialog deletes itself when closed; while open it is ``parent.findChild(DoctorDialog)``
-    (or among ``QApplication.topLevelWidgets()`` when ``parent`` is None).
-    """
+    """Open the non-modal "Check my setup" dialog over ``parent`` (deleted when closed) and start the checks."""
     dlg = DoctorDialog(parent)
     dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     _OPEN.add(dlg)                      # a parentless dialog lives as long as a Python reference does

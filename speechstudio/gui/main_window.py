@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractButton, QApplication, QDockWidget, QFram
 
 from speechstudio import __version__
 from speechstudio.gui.audio_hub import AudioHub
-from speechstudio.gui.common import named, set_font, settings
+from speechstudio.gui.common import bare, named, set_font, settings
 from speechstudio.gui.gpu_panel import GpuPanel
 from speechstudio.gui.transcribe_page import TranscribePage
 from speechstudio.gui.window_menus import PAGES, WindowMenusMixin
@@ -48,17 +48,13 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self.models = self._page("speechstudio.gui.models_page", "ModelsPage")
         self.clone = self._page("speechstudio.gui.clone_page", "ClonePage")
         self.adapt = self._page("speechstudio.gui.adapt_page", "AdaptPage")
-        # the page list has a fixed width (its longest name): a plain row, no splitter (a splitter
-        # handed the list's section spare width that showed as an empty band)
-        central = QWidget()
-        row = QHBoxLayout(central)
-        row.setContentsMargins(0, 0, 0, 0)
+        central = QWidget()  # a plain row, no splitter: the page list has a fixed width
+        row = bare(QHBoxLayout(central))
         row.addWidget(self.nav)
         row.addWidget(self.stack, 1)
         self.setCentralWidget(central)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
 
-        # status line
         self.status = QStatusBar()
         self.setStatusBar(self.status)
         self.status_label = named(QLabel("Ready"), "Status line")
@@ -74,7 +70,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         for page in self.pages():
             if hasattr(page, "status_message"):
                 page.status_message.connect(self.show_status)
-        self.compute.busy_changed.connect(self._on_busy)
+        self.compute.busy_changed.connect(lambda busy: self.worker_label.setText("working…" if busy else "idle"))
 
         # docks (the mel view imports pyqtgraph: built right after the window is shown)
         self._mel = None
@@ -86,8 +82,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self.gpu_dock = QDockWidget("GPU monitor", self)
         self.gpu_dock.setObjectName("gpu_dock")
         self.gpu_dock.setWidget(self.gpu)
-        # beside the mel view, under the pages: the pages get the window's full width (at 1280×800 a
-        # right-hand dock left them 770 px, less than the Transcribe and Clone pages need)
+        # beside the mel view, under the pages: the pages get the window's full width
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.gpu_dock)
         self.splitDockWidget(self.mel_dock, self.gpu_dock, Qt.Orientation.Horizontal)
         self.resizeDocks([self.mel_dock], [230], Qt.Orientation.Vertical)
@@ -103,18 +98,17 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self._shortcuts()
         self._restore()
         self._drop_missing_models()
-        # pyqtgraph takes ~0.5 s to import: build the mel view once the window is on screen. (Not
-        # imported in a thread: shiboken's lazy type setup is not thread-safe; it crashed once.)
-        self._later(400, self._build_mel)
+        # pyqtgraph is slow to import: the mel view is built once the window is on screen (not in a
+        # thread: shiboken's lazy type setup is not thread-safe)
+        self._later(400, lambda: self.mel)
         if start_monitor:
             self._later(0, self.monitor.start)
         if self.models is not None:
             self._later(50, self.models.refresh)
 
     def _fit_to_screen(self) -> None:
-        """First-launch size 1280×800 and an explicit minimum of 900×600, both capped by the
-        screen's available area (a 1366×768 laptop gets 1280×768); the window manager's frame is
-        taken off once it is known (:meth:`_fit_frame`)."""
+        """First-launch size :data:`FIRST_SIZE` and minimum :data:`MIN_SIZE`, capped by the screen's
+        available area; the window manager's frame is taken off once known (:meth:`_fit_frame`)."""
         screen = self.screen() or QGuiApplication.primaryScreen()
         avail = screen.availableGeometry() if screen is not None else None
         w, h = FIRST_SIZE
@@ -122,8 +116,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         if avail is not None and avail.width() > 0 and avail.height() > 0:
             w, h = min(w, avail.width()), min(h, avail.height())
             mw, mh = min(mw, avail.width()), min(mh, avail.height())
-        # explicit: QLayout's default constraint then keeps it instead of the layout's minimum,
-        # so a page's long unbreakable text can no longer widen the window past the screen
+        # explicit, so a page's long unbreakable text cannot widen the window past the screen
         self.setMinimumSize(mw, mh)
         self.resize(w, h)
         self._frame_wait = False
@@ -148,9 +141,8 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self.move(max(x, avail.x()), max(y, avail.y()))
 
     def _fit_frame(self, tries: int = FRAME_WAIT_TRIES) -> None:
-        """Clamp to the screen now and again every 100 ms until the window manager has reported its
-        frame (Qt's frame equals the client area until then: 0 ms after showing, openbox's 25 px
-        title bar was still unknown and the status bar ended below the screen)."""
+        """Clamp to the screen now and every 100 ms until the window manager reports its frame (Qt's
+        frame equals the client area until then)."""
         self.clamp_to_screen()
         if self.frameGeometry().size() == self.size() and tries > 0:
             self._later(100, lambda: self._fit_frame(tries - 1))
@@ -176,9 +168,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         t.timeout.connect(fn)
         t.timeout.connect(t.deleteLater)
         t.start(ms)
-
-    def _build_mel(self) -> None:
-        self.mel  # noqa: B018 - builds it
 
     @property
     def mel(self):
@@ -285,9 +274,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         plain = plain_status(text)
         self.status_label.setText(plain)
         self.status_label.setToolTip(plain if plain == text else f"{plain}\n\nDetails: {text}")
-
-    def _on_busy(self, busy: bool) -> None:
-        self.worker_label.setText("working…" if busy else "idle")
 
     def _restore(self) -> None:
         s = settings()

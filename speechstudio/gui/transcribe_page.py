@@ -12,7 +12,7 @@ from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.batch.run import InputItem, collect_inputs
 from speechstudio.batch.watch import FolderWatcher
 from speechstudio.gui.batch_report import BatchReport
-from speechstudio.gui.common import (DEFAULT_MODEL, ModelPicker, asker, button, combo, device_picker, hrow, named,
+from speechstudio.gui.common import (DEFAULT_MODEL, ModelPicker, asker, bare, button, combo, device_picker, hrow, named,
                                      setting_list, settings)
 from speechstudio.gui.details import Details
 from speechstudio.gui.drop_paths import paths_from_urls, pick_inputs
@@ -93,10 +93,8 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
                                   "Stereo recordings with one person per channel (interview recorders, phone calls): "
                                   "each channel is transcribed on its own and labelled Left / Right. auto: when the "
                                   "channels hold different voices; mixed: always one stream.")
-        expert = hrow(QLabel("Device"), self.device_box, QLabel("Precision"), self.precision_box, QLabel("Channels"),
-                      self.channels_box)
-        expert.setContentsMargins(0, 0, 0, 0)
-        self.details.body_layout.addLayout(expert)
+        self.details.body_layout.addLayout(bare(hrow(QLabel("Device"), self.device_box, QLabel("Precision"),
+                                                     self.precision_box, QLabel("Channels"), self.channels_box)))
 
         self.format_checks: dict[str, QCheckBox] = {f: named(QCheckBox(f), f"Write {f}") for f in FORMATS}
         self.out_label = named(QLabel(), "Output folder")

@@ -14,7 +14,7 @@ from speechstudio.audio.tempo import SPEEDS
 from speechstudio.batch.export import FORMATS, write_transcript
 from speechstudio.diarize.library import save_voice
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import buddy_label, button, combo, hrow, named, note_label, refill, speaker_colour
+from speechstudio.gui.common import bare, buddy_label, button, combo, hrow, named, note_label, refill, speaker_colour
 from speechstudio.gui.devices import allow
 from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.seek_bar import SeekBar
@@ -56,8 +56,7 @@ class TranscriptEditor(QWidget):
         self._update_actions()
 
     def _build(self) -> None:
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        lay = bare(QVBoxLayout(self))
         self.play_btn = button("Play", "Play from the cursor", "Play from the cursor / pause (Ctrl+Space)",
                                self.toggle_play)
         self.undo_btn = button("Undo", "Undo", "Undo (Ctrl+Z)", self.undo)

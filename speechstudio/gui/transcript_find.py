@@ -5,15 +5,14 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import button, named
+from speechstudio.gui.common import bare, button, named
 
 
 class FindBar(QWidget):
     def __init__(self, editor, parent=None) -> None:
         super().__init__(parent)
         self.editor = editor
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        lay = bare(QHBoxLayout(self))
         self.find_edit = named(QLineEdit(), "Find in the transcript")
         self.find_edit.setPlaceholderText("Find (Ctrl+F)")
         self.replace_edit = named(QLineEdit(), "Replace with")

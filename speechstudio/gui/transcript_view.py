@@ -14,7 +14,7 @@ from speechstudio.asr.languages import language_name
 from speechstudio.asr.types import Segment, TranscriptInfo, Word
 from speechstudio.batch.export import FORMATS, output_path, write_transcript
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import CurrentStack, button, combo, fmt_ts, hrow, note_label, speaker_colour, table
+from speechstudio.gui.common import CurrentStack, bare, button, combo, fmt_ts, hrow, note_label, speaker_colour, table
 from speechstudio.gui.transcript_editor import TranscriptEditor
 from speechstudio.gui.transcript_player import SegmentPlayer
 from speechstudio.transcript import TranscriptDocument
@@ -56,14 +56,9 @@ def load_json_transcript(row: QueueRow, segments: bool = True) -> None:
 
 
 class TranscriptView(QWidget):
-    """Title line, "Edit transcript", export format + button, and the transcript: the segment
-    table (click a segment to hear it) or, while editing, the :class:`TranscriptEditor` (edits
-    are saved into the row's ``.json`` transcript, created next to its other outputs when the
-    run wrote none, and copied into ``row.segments`` so "Export…" writes them too; "Rewrite
-    outputs" writes them over the row's txt / srt / vtt files).
-
-    ``audio`` (:class:`~.audio_hub.AudioHub`) and ``io`` (the I/O worker) give the editor its
-    player; without them it edits without playback. Signal ``status_message(str)``."""
+    """A row's transcript: the segment table (click to hear) or, while editing, the
+    :class:`TranscriptEditor` (saved into the row's ``.json`` and its txt / srt / vtt, copied into
+    ``row.segments``). ``audio`` and ``io`` give the editor a player. Signal ``status_message(str)``."""
 
     status_message = Signal(str)
 
@@ -71,16 +66,14 @@ class TranscriptView(QWidget):
         super().__init__(parent)
         self.row: QueueRow | None = None
         self._sizes_before: list[int] | None = None  # the splitter before the editor took its room
-        bl = QVBoxLayout(self)
-        bl.setContentsMargins(0, 0, 0, 0)
+        bl = bare(QVBoxLayout(self))
         self.title = note_label("Transcript title", "Transcript: select a finished file")
         self.edit_btn = button("Edit transcript", "Edit the transcript",
                                "Fix words, times and segments; the player follows the cursor")
         self.edit_btn.setCheckable(True)
         self.edit_btn.setEnabled(False)
-        self.rewrite_btn = button("Rewrite outputs", "Write the edited transcript over this file's outputs",
-                                  slot=self.rewrite_outputs)
-        self.rewrite_btn.setVisible(False)
+        self.rewrite_btn = button("Rewrite outputs", "Write the edited transcript over this file's outputs")
+        self.rewrite_btn.setVisible(False)  # none: the outputs follow each save
         self.export_label = QLabel("Export as")
         self.export_box = combo("Export format", formats)
         self.export_btn = button("Export…", "Export transcript")
@@ -173,11 +166,8 @@ class TranscriptView(QWidget):
         for w in (self.export_label, self.export_box, self.export_btn):
             w.setVisible(not on)  # the editor has its own export of the edited text
         self.edit_btn.setText("Close editor" if on else "Edit transcript")
-        others = self._other_outputs()
-        self.rewrite_btn.setVisible(False)  # the outputs follow each save; kept for keyboard/API use
-        self.rewrite_btn.setToolTip("Write the edited transcript over:\n" + "\n".join(str(p) for p in others))
         if on:
-            names = ", ".join([doc.path.name] + [p.name for p in others])
+            names = ", ".join([doc.path.name] + [p.name for p in self._other_outputs()])
             self.title.setText(f"Editing {row.item.path.name} — saved into {names} as you go")
             self._make_room()
             self.editor.text.setFocus()
@@ -191,17 +181,6 @@ class TranscriptView(QWidget):
         row = self.row
         return [p for p in (row.outputs if row is not None else ()) if p.suffix.lstrip(".") in FORMATS
                 and p.suffix != ".json"]
-
-    def rewrite_outputs(self) -> list[Path]:
-        """Write the edited transcript over the row's other outputs (same formats, atomic);
-        returns the files written."""
-        if self.editor.document is None:
-            return []
-        self.editor.flush()
-        done = [p for p in self._other_outputs() if self.editor.export(p.suffix.lstrip("."), p) is not None]
-        if done:
-            self.status_message.emit("rewrote " + ", ".join(p.name for p in done))
-        return done
 
     def _outputs_follow(self, json_path) -> None:
         """After the editor saved ``json_path``: write the edit into the row's other outputs too

@@ -89,10 +89,8 @@ class WindowMenusMixin:
         return dlg
 
     def apply_preferences(self, old, new) -> list[str]:
-        """Push the Settings values that changed (``old`` -> ``new``, ``preferences.Preferences``)
-        into the open pages: Transcribe's formats, output folder, device and precision, Dictate's
-        device. Values that did not change leave the pages' own choices alone. Returns what was
-        applied (e.g. ``["transcribe formats", "dictate device"]``)."""
+        """Push the Settings values that changed (``old`` -> ``new``, ``preferences.Preferences``) into
+        the open pages; returns what was applied (e.g. ``["transcribe formats", "dictate device"]``)."""
         done = []
         t = self.transcribe
         if new.formats != old.formats and hasattr(t, "format_checks"):
@@ -117,12 +115,9 @@ class WindowMenusMixin:
             self.show_status("settings applied: " + ", ".join(done))
         return done
 
-
     def _drop_missing_models(self) -> list[str]:
-        """A page's model picker restored to a folder that no longer exists (a removed model, a
-        test's temporary model) goes back to "(default)", and a device picker restored to "cuda"
-        where NVML finds no NVIDIA GPU goes back to "auto", each with a note in the status line;
-        returns the notes."""
+        """Model pickers restored to a folder that no longer exists go back to "(default)", device
+        pickers restored to "cuda" without an NVIDIA GPU back to "auto"; returns the notes (also shown)."""
         notes = []
         for page in self.pages():
             box = getattr(page, "model_box", None)

@@ -10,8 +10,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QLineEdit, QProgressBar, QScrollArea, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import (ERROR_COLOR, CurrentStack, buddy_label, button, combo,  # noqa: F401 - re-exported
-                                     hrow, named, note_label, refill, set_font, tint)
+from speechstudio.gui.common import (ERROR_COLOR, CurrentStack, bare, button, combo, hrow, named, note_label, refill,
+                                     set_font, tint)
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import CallJob
 from speechstudio.worker.worker import Worker
@@ -90,15 +90,13 @@ class WizardPage(QWidget):
             self.stack.addWidget(s)
             if hasattr(s, "changed"):
                 s.changed.connect(self._update_nav)
-        # the steps scroll inside their own area, so Back / Next stay on screen at 1280×800 and
-        # 1366×768 with the docks open
+        # the steps scroll inside their own area, so Back / Next stay on screen
         self.step_area = QScrollArea()
         self.step_area.setFrameShape(QFrame.Shape.NoFrame)
         self.step_area.setWidgetResizable(True)
         self.step_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         holder = QWidget()  # the scroll area asks the holder's layout, which asks CurrentStack (not Qt's stack)
-        hold = QVBoxLayout(holder)
-        hold.setContentsMargins(0, 0, 0, 0)
+        hold = bare(QVBoxLayout(holder))
         hold.addWidget(self.stack)
         self.step_area.setWidget(holder)
         lay.addWidget(self.step_area, 1)
