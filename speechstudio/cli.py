@@ -16,7 +16,7 @@ from speechstudio.runtime import configure_openmp
 
 # Subcommands implemented in their own layer; each module exposes ``register(subparsers)`` for the
 # commands named here (``transcribe`` first). A command line naming one loads only its module (a
-# cold ``transcribe`` imports no speech synthesis, fine-tuning or model-store code: issue 43).
+# cold ``transcribe`` imports no speech synthesis, fine-tuning or model-store code).
 _PLUGINS = {"speechstudio.batch.cli": ("transcribe",), "speechstudio.hub.cli": ("models",),
             "speechstudio.tts.cli": ("speak", "voices", "lexicon", "audiobook"), "speechstudio.dictation.cli": ("dictate",),
             "speechstudio.gui.cli": ("gui",), "speechstudio.finetune.cli": ("finetune",),
@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     configure_openmp()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
-    if argv and not argv[0].startswith("-") and argv[0] not in _subcommands(parser) and os.path.exists(argv[0]):
+    commands = {c for names in _PLUGINS.values() for c in names}
+    if argv and not argv[0].startswith("-") and argv[0] not in commands and os.path.exists(argv[0]):
         argv = ["gui"] + argv        # `speechstudio talk.mp3` (a file manager's "Open with"): the app, file queued
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
@@ -92,13 +93,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"speechstudio: unexpected error: {type(e).__name__}: {e} (rerun with --debug for details)",
               file=sys.stderr)
         return EXIT_FAILED
-
-
-def _subcommands(parser) -> set[str]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return set(action.choices)
-    return set()
 
 
 def _gui_entry():

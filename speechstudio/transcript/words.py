@@ -129,9 +129,8 @@ BRIDGE_S = 0.3
 ONSET_S = 1.0
 #: A word whose decoder span lies less than this share inside speech is timed from the audio instead.
 INSIDE_SHARE = 0.5
-#: Seconds Whisper's word times (faster-whisper's cross-attention DTW) lag the speech: tiny.en's starts came a median
-#: 0.100 s after 104 starts labelled by eye (bench/word_times: 0.087 s on words not starting with a stop, 0.078 s on
-#: the clearly visible ones; within 0.08-0.115 s on each of the 5 recordings). Other model sizes not measured.
+#: Seconds Whisper's word times (faster-whisper's cross-attention DTW) lag the speech: tiny.en on 104 word starts
+#: labelled by eye (bench/word_times; docs/transcribe.md, "Word starts against hand labels"). Other sizes not measured.
 WHISPER_LAG_S = 0.08
 
 
