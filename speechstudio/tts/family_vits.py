@@ -12,6 +12,7 @@ from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.checkpoint import load_folded_checkpoint, needs_plain_load
+from speechstudio.tts.families import to_device
 from speechstudio.tts.family import VITS_CONTROLS, TtsCapabilities, TtsFamily, VoiceSource
 from speechstudio.tts.piper_import import fold_weight_norm, load_piper_model, read_piper_config
 from speechstudio.tts.piper_onnx import OnnxPiperRunner, onnxruntime_available
@@ -116,10 +117,7 @@ def tune_cpu_allocator() -> bool:
 
 
 def _finish(model, device: str, precision: str, optimize: bool = True):
-    import torch
-
-    model.eval()
-    model.to(device=device, dtype=torch.float16 if precision == "fp16" else torch.float32)
+    to_device(model, device, precision)
     if optimize and device == "cpu":
         from speechstudio.tts.decoder import use_channels_last_decoder
 

@@ -3,9 +3,9 @@ inline phoneme marks (SSML ``<phoneme>``), applied before phonemization; whole w
 longest first. Symbols: docs/tts.md, Pronunciations."""
 from __future__ import annotations
 
+import functools
 import os
 import re
-import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,7 +134,7 @@ def save_lexicon(lexicon: Lexicon, path: str | os.PathLike) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, "# word<TAB>respelling, or word<TAB>/IPA phonemes/ (SpeechStudio lexicon)\n"
                       + "".join(line + "\n" for line in lexicon.lines()))
-    _CACHE.pop(str(path), None)
+    _load_cached.cache_clear()
     return path
 
 
@@ -144,10 +144,6 @@ def lexicon_path(language: str) -> Path:
     if not re.fullmatch(r"[a-z0-9]{1,8}", lang):
         raise UsageError(f"language {language!r} is not a language code")
     return data_dir() / "lexicon" / f"{lang}.tsv"
-
-
-_CACHE: dict[str, tuple[tuple[int, int], Lexicon]] = {}
-_CACHE_LOCK = threading.Lock()
 
 
 def user_lexicon(language: str) -> Lexicon | None:
@@ -161,13 +157,14 @@ def user_lexicon(language: str) -> Lexicon | None:
         st = path.stat()
     except OSError:
         return None
-    key = (st.st_mtime_ns, st.st_size)
-    with _CACHE_LOCK:
-        hit = _CACHE.get(str(path))
-        if hit is None or hit[0] != key:
-            hit = (key, load_lexicon(path))
-            _CACHE[str(path)] = hit
-    return hit[1] if hit[1].entries else None
+    lexicon = _load_cached(str(path), st.st_mtime_ns, st.st_size)
+    return lexicon if lexicon.entries else None
+
+
+@functools.lru_cache(maxsize=16)
+def _load_cached(path: str, _mtime_ns: int, _size: int) -> Lexicon:
+    """``load_lexicon`` once per version of the file (its path, modification time and size)."""
+    return load_lexicon(path)
 
 
 def apply_pronunciations(voice, sentence: str) -> tuple[str, list[int] | None]:

@@ -116,11 +116,7 @@ class VitsVoice(VoiceText):
             ids = self.text_to_ids(sentence)
         except LeftOutTextError:
             return np.zeros(0, dtype=np.float32)  # all another script or emoji: warned, nothing to say
-        if not self.has_phoneme_map:
-            return self.synthesize_ids(ids, settings)
-        pieces = split_ids(ids, self.piper.phoneme_id_map)
-        if len(pieces) == 1:
-            return self.synthesize_ids(ids, settings)
+        pieces = split_ids(ids, self.piper.phoneme_id_map) if self.has_phoneme_map else [ids]
         return np.concatenate([self.synthesize_ids(piece, settings) for piece in pieces])
 
 
