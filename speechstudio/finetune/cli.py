@@ -137,14 +137,9 @@ def clean_command(args) -> int:
         if run.state == "in use" or age < args.older_than:
             print(f"  kept     {line}")
             continue
-        if args.dry_run:
-            print(f"  would go {line}")
-            freed += run.size_bytes
-            removed += 1
-            continue
-        freed += remove_run(run.path)
+        freed += run.size_bytes if args.dry_run else remove_run(run.path)
         removed += 1
-        print(f"  removed  {line}")
+        print(f"  {'would go' if args.dry_run else 'removed '} {line}")
     verb = "would free" if args.dry_run else "freed"
     print(f"{removed} of {len(runs)} run(s) {'would be ' if args.dry_run else ''}removed; {verb} {format_size(freed)} "
           f"in {runs_dir()}")

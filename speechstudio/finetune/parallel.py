@@ -1,10 +1,7 @@
-"""One process or several (DDP under ``accelerate launch`` / ``torchrun``): device, rank, wrapping;
-shared by the CTC and VITS trainers.
-
-With ``WORLD_SIZE`` > 1 accelerate's ``PartialState`` joins the process group (NCCL on GPUs, gloo on
-CPU), models are wrapped in ``DistributedDataParallel``, and rank 0 evaluates, logs and writes
-checkpoints while the others wait at a barrier. Example: ``accelerate launch --multi_gpu --num_processes
-2 -m speechstudio finetune asr --base ... --data ... --out NAME``."""
+"""One process or several (DDP under ``accelerate launch`` / ``torchrun``) for both trainers: with
+``WORLD_SIZE`` > 1 accelerate's ``PartialState`` joins the process group (NCCL on GPUs, gloo on CPU),
+models are wrapped in ``DistributedDataParallel``, and rank 0 evaluates, logs and writes checkpoints
+while the others wait."""
 from __future__ import annotations
 
 import contextlib

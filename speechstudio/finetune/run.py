@@ -115,6 +115,14 @@ class RunFolder:
         except (OSError, ValueError) as exc:
             raise RunError(f"{self.config_path}: unreadable ({type(exc).__name__}: {exc})") from exc
 
+    def check_start(self, resume: bool, instead: str = "run folder") -> None:
+        """``RunError`` unless the folder holds ``checkpoints/latest.pt`` exactly when ``resume``."""
+        if resume and not self.checkpoint_path("latest").is_file():
+            raise RunError(f"{self.path}: nothing to resume (no checkpoints/latest.pt); start without --resume")
+        if not resume and self.checkpoint_path("latest").is_file():
+            raise RunError(f"{self.path}: already holds a run (checkpoints/latest.pt); resume it (--resume) "
+                           f"or choose another {instead}")
+
     def start(self, config: dict, resume: bool, identity: tuple[str, ...] = ("base", "dataset")) -> dict:
         """Create the folder for a new run, or check it for a resume; write ``config.json``.
 
@@ -124,10 +132,8 @@ class RunFolder:
         batch size, ...) may change on resume; the previous ones are kept under ``"history"``.
         Returns the config as written.
         """
-        latest = self.checkpoint_path("latest")
+        self.check_start(resume)
         if resume:
-            if not latest.is_file():
-                raise RunError(f"{self.path}: nothing to resume (no checkpoints/latest.pt); start without --resume")
             old = self.read_config()
             for key in identity:
                 if old.get(key) != config.get(key):
@@ -138,9 +144,6 @@ class RunFolder:
             if prev != config:
                 history.append(prev)
             config = {**config, "history": history}
-        elif latest.is_file():
-            raise RunError(f"{self.path}: already holds a run (checkpoints/latest.pt); resume it (--resume) "
-                           "or choose another run folder")
         self.path.mkdir(parents=True, exist_ok=True)
         self.checkpoints_dir.mkdir(exist_ok=True)
         atomic_write_json(self.config_path, config)

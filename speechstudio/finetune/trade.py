@@ -1,10 +1,8 @@
-"""The similarity / naturalness trade of a clone run, checkpoint by checkpoint.
-
-The trainer judges the base voice (step 0) and every evaluated checkpoint (``closeness.CloneJudge``)
-and keeps each as ``checkpoints/step_N.pt``; the rows go to ``RUN/closeness.json``. The recommended
-checkpoint is ``closeness.recommend``'s: the most similar (``Closeness.score``) of those no more than
-``closeness.NATURALNESS_DROP`` MOS below the base voice as it ships. ``load_trade`` gives the GUI its
-plot data and ``format_table`` the CLI its table. Qt-free."""
+"""The similarity / naturalness trade of a clone run, checkpoint by checkpoint: the trainer judges the
+base voice (step 0) and every evaluated checkpoint (``closeness.CloneJudge``), keeps each as
+``checkpoints/step_N.pt`` and writes the rows to ``RUN/closeness.json``; the recommended one is
+``closeness.recommend``'s. ``load_trade`` gives the GUI its plot data, ``format_table`` the CLI its
+table. Qt-free."""
 from __future__ import annotations
 
 import json

@@ -11,6 +11,7 @@ import contextlib
 import os
 import sys
 import time
+from dataclasses import fields
 from pathlib import Path
 
 from speechstudio.asr.device import resolve_device
@@ -70,16 +71,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", "-q", action="store_true", help="only evaluation and result lines")
 
 
-def _config(args):
-    return CTCConfig(epochs=args.epochs, max_steps=args.max_steps, lr=args.lr, batch_size=args.batch_size,
-                     grad_accum=args.grad_accum, precision=args.precision, device=args.device,
-                     freeze_feature_encoder=args.freeze_feature_encoder,
-                     gradient_checkpointing=args.gradient_checkpointing, eval_every=args.eval_every,
-                     patience=args.patience, val_count=args.val_count, max_clip_s=args.max_clip_s,
-                     uncovered="drop" if args.drop_uncovered else "error", vocab="data" if args.new_vocab else "auto",
-                     casing=args.casing, seed=args.seed)
-
-
 def _dataset_dir(data: str, run_dir: Path, max_clip_s: float, main: bool, speaker: str | None = None) -> Path:
     """A prepared dataset folder for ``--data``: as given, or built into ``RUN/data`` at 16 kHz."""
     src = Path(data).expanduser()
@@ -123,7 +114,9 @@ def run(args) -> int:
     if imported_dir(name) is not None and not args.overwrite:
         raise UsageError(f"a model named {name!r} already exists; choose another --out or pass --overwrite")
     run_dir = Path(args.run_dir).expanduser() if args.run_dir else runs_dir() / name
-    config = _config(args)
+    # the options named as CTCConfig's fields, and the two that are flags here
+    config = CTCConfig(**{f.name: getattr(args, f.name) for f in fields(CTCConfig) if hasattr(args, f.name)},
+                       uncovered="drop" if args.drop_uncovered else "error", vocab="data" if args.new_vocab else "auto")
     main = int(os.environ.get("RANK", "0") or 0) == 0
     launched = (launcher_world() or 1) > 1
     if not launched:

@@ -1,9 +1,5 @@
-"""What the CTC trainer takes (``CTCConfig``), yields (events) and raises (``CTCTrainingError``).
-
-Every event is a small frozen dataclass; the CLI prints them, the GUI's worker turns them into
-signals. ``TrainControl`` lets another thread stop (after the current optimizer step, with a
-resumable checkpoint) or pause the running trainer.
-"""
+"""What the CTC trainer takes (``CTCConfig``), yields (small frozen dataclasses, printed by the CLI and
+turned into signals by the GUI's worker) and raises (``CTCTrainingError``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

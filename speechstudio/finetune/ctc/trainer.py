@@ -72,12 +72,7 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
     run, dataset_dir = RunFolder(run_dir), Path(dataset_dir)
     par = Parallel(config.device)
     precision = training_precision(config.precision, par.device)
-    latest_file = run.checkpoint_path("latest")
-    if resume and not latest_file.is_file():
-        raise RunError(f"{run.path}: nothing to resume (no checkpoints/latest.pt); start without --resume")
-    if not resume and latest_file.is_file():
-        raise RunError(f"{run.path}: already holds a run (checkpoints/latest.pt); resume it (--resume) "
-                       "or choose another output name / run folder")
+    run.check_start(resume, "output name / run folder")
     state = run.load_checkpoint("latest") if resume else None
     if state is None:
         seed_all(config.seed)

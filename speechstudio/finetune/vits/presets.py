@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from speechstudio.asr.device import resolve_device
 from speechstudio.errors import UsageError
 from speechstudio.finetune.vits.config import TrainConfig
 
@@ -56,11 +57,7 @@ def _cuda_memory(device: str) -> int | None:
 
 
 def _device(device: str) -> str:
-    if device == "auto":
-        import torch
-
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return device
+    return resolve_device(device) if device == "auto" else device
 
 
 def _gpu_memory(batch: int, checkpointing: bool, clip_s: float = 4.0) -> float:
