@@ -22,6 +22,47 @@ MATTHES = Path(os.environ.get("SPEECHSTUDIO_VOICES", Path(__file__).resolve().pa
 RATE = 16000
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _one_decoding_per_audio():
+    """Whisper loads once per model settings and decodes each distinct audio (same samples, same
+    options) once in this module: the interview is transcribed by four tests, the call, the phone call
+    and JFK by two each, and only their speaker labels differ. Every test still runs the whole path
+    (the CLI or the library, the reader, the diarizer fed every block); only the recogniser's model
+    load and its decoding of audio it has already decoded are reused."""
+    import hashlib
+
+    from speechstudio.asr import load
+
+    real_load, loaded, decoded = load.load_recognizer, {}, {}
+
+    def remembered(recognizer):
+        decode = recognizer.transcribe
+
+        def transcribe(audio, **options):
+            blocks = [audio] if isinstance(audio, np.ndarray) else list(audio)   # read (and diarized) as before
+            key = (hashlib.sha1(b"".join(np.ascontiguousarray(b).tobytes() for b in blocks)).hexdigest(),
+                   repr(sorted(options.items())))
+            if key not in decoded:
+                segments, info = decode(audio if isinstance(audio, np.ndarray) else iter(blocks), **options)
+                decoded[key] = (list(segments), info)
+            segments, info = decoded[key]
+            return iter(segments), info
+
+        recognizer.transcribe = transcribe
+        return recognizer
+
+    def load_once(*args, **kwargs):
+        key = repr((args, sorted(kwargs.items())))
+        if key not in loaded:
+            recognizer, message = real_load(*args, **kwargs)
+            loaded[key] = (remembered(recognizer), message)
+        return loaded[key]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(load, "load_recognizer", load_once)
+        yield
+
+
 def _load(path: Path) -> np.ndarray:
     from speechstudio.audio.decode import load_audio
 
