@@ -9,9 +9,8 @@ from typing import Callable
 
 from speechstudio.errors import UsageError
 from speechstudio.hub.catalog import find_entry
-from speechstudio.hub.detect import ModelFolder, read_folder
+from speechstudio.hub.detect import ModelFolder
 from speechstudio.registry import RECOGNISERS
-
 
 
 @dataclass(frozen=True)

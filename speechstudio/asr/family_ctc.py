@@ -3,7 +3,6 @@ HuBERT, Data2Vec-Audio, WavLM, UniSpeech, SEW...), run by ``Wav2Vec2Recognizer``
 ``StreamingRecognizer``. Bases without a CTC head and filter-bank models are refused with the reason."""
 from __future__ import annotations
 
-
 from speechstudio.asr.family import AsrCapabilities, AsrFamily, ModelFolder, OptionCheck
 from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
 from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S, Wav2Vec2Recognizer
@@ -32,12 +31,8 @@ OTHER_CTC_MODEL_TYPES = {
 
 
 def _has_transformers_weights(names) -> bool:
-    return any(
-        n.endswith(".safetensors")
-        or n == "model.safetensors.index.json"
-        or (n.startswith("pytorch_model") and (n.endswith(".bin") or n.endswith(".bin.index.json")))
-        for n in names
-    )
+    return any(n.endswith(".safetensors") or n == "model.safetensors.index.json"
+               or (n.startswith("pytorch_model") and n.endswith((".bin", ".bin.index.json"))) for n in names)
 
 
 class CtcFamily(AsrFamily):
@@ -51,21 +46,18 @@ class CtcFamily(AsrFamily):
             architectures = []
         has_ctc_head = any(isinstance(a, str) and a.endswith("ForCTC") for a in architectures)
         if model_type in OTHER_CTC_MODEL_TYPES:
-            raise ModelNotFoundError(
-                f"{p} is a {model_type} CTC model that {OTHER_CTC_MODEL_TYPES[model_type]}; SpeechStudio's "
-                "CTC engine runs Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, WavLM, UniSpeech or SEW checkpoints"
-            )
+            raise ModelNotFoundError(f"{p} is a {model_type} CTC model that {OTHER_CTC_MODEL_TYPES[model_type]}; "
+                                     "SpeechStudio's CTC engine runs Wav2Vec2, HuBERT, Data2Vec-Audio, "
+                                     "Wav2Vec2-Conformer, WavLM, UniSpeech or SEW checkpoints")
         if model_type in WAV2VEC2_MODEL_TYPES and architectures and not has_ctc_head:
-            raise ModelNotFoundError(
-                f"{p} is a {model_type} checkpoint without a CTC head (architectures {architectures}); "
-                "a pre-trained base must be fine-tuned for CTC before it can transcribe"
-            )
+            raise ModelNotFoundError(f"{p} is a {model_type} checkpoint without a CTC head (architectures "
+                                     f"{architectures}); a pre-trained base must be fine-tuned for CTC before it can "
+                                     "transcribe")
         if not (model_type in WAV2VEC2_MODEL_TYPES or has_ctc_head):
             return False
         if not _has_transformers_weights(folder.names):
-            raise ModelNotFoundError(
-                f"{p} has a {model_type or 'CTC'} config.json but no weights (model.safetensors or pytorch_model.bin)"
-            )
+            raise ModelNotFoundError(f"{p} has a {model_type or 'CTC'} config.json but no weights "
+                                     "(model.safetensors or pytorch_model.bin)")
         return True
 
     def load(self, path, model_id, *, device="auto", precision="auto", batch_size=None, chunk_s=None, stride_s=None,
@@ -115,8 +107,4 @@ def check_window(chunk: float, stride: float) -> None:
         raise UsageError(f"--stride-s {stride:g} is too long for --chunk-s {chunk:g} (need 2 x stride < chunk)")
 
 
-FAMILY = CtcFamily(
-    "wav2vec2", "Wav2Vec2-family CTC",
-    AsrCapabilities(languages=("multi",), translate=False, prompt=False, casing=False, streaming="windows",
-                    trainable=True),
-)
+FAMILY = CtcFamily("wav2vec2", "Wav2Vec2-family CTC", AsrCapabilities(streaming="windows", trainable=True))

