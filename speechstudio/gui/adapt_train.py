@@ -248,8 +248,8 @@ class TrainStep(TrainingStep):
     def _show_done(self, ev, status: str) -> None:
         words = {"finished": "finished", "early_stop": "stopped early (no longer getting better)",
                  "stopped": "stopped"}.get(ev.reason, ev.reason)
-        best = f"best {_pct(ev.best_wer)} words wrong" if ev.best_wer is not None else "no check of the results yet"
-        base = f" (base model {_pct(ev.base_wer)})" if ev.base_wer is not None else ""
+        best = f"best {percent(ev.best_wer)} words wrong" if ev.best_wer is not None else "no check of the results yet"
+        base = f" (base model {percent(ev.base_wer)})" if ev.base_wer is not None else ""
         more = "; Resume continues it" if ev.reason == "stopped" else ""
         self._say(f"{words} at step {ev.step}: {best}{base}{more}")
         self.state.setToolTip(f"best WER {ev.best_wer:.3f}" if ev.best_wer is not None else "")
@@ -277,13 +277,14 @@ ERROR_RATES_TIP = ("Words wrong: the word error rate (WER), words left out, adde
                    "Lower is better.")
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f} %"
+def percent(x: float | None) -> str:
+    """``0.42`` -> ``"42.0 %"``; ``None`` -> ``"—"``."""
+    return "—" if x is None else f"{100 * x:.1f} %"
 
 
 def rates_in_words(wer: float, cer: float) -> str:
     """``(0.42, 0.183)`` -> ``"words wrong 42.0 %, letters wrong 18.3 %"`` (WER / CER as fractions)."""
-    return f"words wrong {_pct(wer)}, letters wrong {_pct(cer)}"
+    return f"words wrong {percent(wer)}, letters wrong {percent(cer)}"
 
 
 def clips_in_words(n: int, split: str) -> str:

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QCheckBox, QHeaderView, QLineEdit, QSizePolicy,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from speechstudio.gui.adapt_train import percent
 from speechstudio.gui.common import add_row, buddy_label, button, hrow, named, note_label, table
 from speechstudio.gui.wizard_common import open_with
 from speechstudio.gui.wording import plain_error
@@ -13,10 +14,6 @@ from speechstudio.worker.adapt_jobs import CompareJob, RegisterJob
 from speechstudio.worker.worker import Status
 
 EXAMPLE_COLS = ("Reference", "Base model", "Adapted model")
-
-
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f} %"
 
 
 class UseStep(QWidget):
@@ -138,7 +135,7 @@ class UseStep(QWidget):
         self.comparison = c
         for r, (wer, cer) in enumerate(((c.base_wer, c.base_cer), (c.wer, c.cer))):
             for col, v in enumerate((wer, cer)):
-                self.figures.setItem(r, col, QTableWidgetItem(_pct(v)))
+                self.figures.setItem(r, col, QTableWidgetItem(percent(v)))
         self.figures.setVerticalHeaderLabels(("Base model", f"Adapted (step {c.step})"))
         if c.empty and c.empty == c.n_clips:
             verdict = ("The adapted model writes nothing at all on these clips: it does not recognise speech yet. "

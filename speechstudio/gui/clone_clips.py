@@ -11,7 +11,7 @@ from speechstudio.gui.common import bare, button, hrow, table
 
 from speechstudio.gui.devices import allow
 
-#: column titles in plain words (issue 30): "Letters wrong" is the character error rate (CER, on hover)
+#: column titles in plain words: "Letters wrong" is the character error rate (CER, on hover)
 CLIP_COLS = ("ID", "Seconds", "Text", "Marked", "Letters wrong", "Heard")
 COL_TEXT, COL_FLAGS, COL_CER, COL_HEARD = 2, 3, 4, 5
 

@@ -31,9 +31,8 @@ def confirm_removal(parent: QWidget, text: str, details: str) -> bool:
 
 
 class OldRuns(QObject):
-    """Drives the button: :meth:`start` lists the runs (worker), asks (``confirm``, replaceable in
-    tests), removes them (worker) and emits ``done(message)``; ``step.refresh()`` then relists the
-    runs row."""
+    """Drives the button: :meth:`start` lists the runs, asks (``confirm``), removes them (both on the
+    I/O worker), emits ``done(message)`` and relists the step's runs."""
 
     done = Signal(str)
 

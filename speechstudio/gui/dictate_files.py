@@ -1,6 +1,5 @@
-"""The Dictate page's file actions: Dictate a file… (a recording played at real time through the
-same live path as the microphone), and the transcript's Copy, Save as… and Send to file…
-(append), written atomically with :mod:`speechstudio.atomic`."""
+"""The Dictate page's file actions: Dictate a file… (through the microphone's live path), and the
+transcript's Copy, Save as… and Send to file… (append), written atomically."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -31,10 +30,8 @@ class TranscriptFileActions:
             self.dictate_file(Path(path))
 
     def dictate_file(self, path: Path, *, realtime: bool = True) -> bool:
-        """Dictate ``path``: a :class:`~speechstudio.asr.sources.FileSource` played at real time
-        (``realtime=False``: as fast as the recogniser takes it) through the same job, model,
-        language and "Text goes to" output as the microphone. Returns False (with a message in the
-        page) when it cannot start."""
+        """Dictate ``path`` (a ``FileSource`` at real time; ``realtime=False``: as fast as the recogniser
+        goes) as the microphone would be. Returns False (with a message in the page) when it cannot start."""
         try:
             source = FileSource(path, realtime=realtime)
         except SpeechStudioError as e:

@@ -171,9 +171,8 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         for w in (self.model_box, self.device_box, self.mic_box, self.language_options, self.anywhere.output_box,
                   self.anywhere.shortcut_box, self.anywhere.commands_check):
             w.setEnabled(not run and (w is not self.mic_box or self._mic_ok))
-        self.copy_btn.setEnabled(have)
-        self.save_btn.setEnabled(have)
-        self.send_btn.setEnabled(have)
+        for w in (self.copy_btn, self.save_btn, self.send_btn):
+            w.setEnabled(have)
         self.clear_btn.setEnabled(have and not run)
 
     def _anywhere_note(self, message: str) -> None:
@@ -185,10 +184,6 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.note.setText(message)
         self.state_label.setText(dictate("error"))
         self.status_message.emit(message)
-
-    def model_spec(self) -> str | None:
-        m = self.model_box.currentText().strip()
-        return None if m in ("", DEFAULT_MODEL) else m
 
     def start(self, source=None) -> bool:
         """Start dictating from the chosen microphone or ``source`` (an ``AudioSource``, e.g. a
@@ -222,7 +217,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         # what the live sound picture shows: the microphone, or the file being dictated
         path = getattr(source, "path", None)
         self._mel_source = f"file:{Path(path).name}" if path and not isinstance(source, MicSource) else "mic"
-        self.job = DictateJob(source, self.model_spec(), device=self.device_box.currentText(), config=self.config,
+        self.job = DictateJob(source, self.model_box.model(), device=self.device_box.currentText(), config=self.config,
                               language=opts.language(), task=opts.task(), hotwords=opts.hotwords())
         self.job_id = self.compute.submit(self.job)
         self.state_label.setText(dictate("starting"))

@@ -34,9 +34,8 @@ def verdict_line(checks) -> str:
     return "All is well."
 
 def shown_text(check) -> str:
-    """A check's line as the dialog shows it: the summary and fix without the raw cause the check
-    also keeps in ``details`` (an OS error such as "[Errno -2] Name or service not known", the GPU
-    library's error), which stays in the tooltip and the copied report."""
+    """A check's line as the dialog shows it: summary and fix without the raw cause kept in ``details``
+    (an OS or GPU library error), which stays in the tooltip and the copied report."""
     text = check.summary + (f"\nFix: {check.fix}" if check.fix else "")
     for key in ("reason", "error"):
         raw = (check.details or {}).get(key)
@@ -104,13 +103,8 @@ class DoctorDialog(QDialog):
 
             try:
                 run_checks(network=network, on_check=relay.checked.emit)
-            except RuntimeError as e:  # "Signal source has been deleted": the dialog closed meanwhile
-                if "deleted" in str(e):
-                    return
-                raise
-            try:
                 relay.finished.emit()
-            except RuntimeError as e:
+            except RuntimeError as e:  # "Signal source has been deleted": the dialog closed meanwhile
                 if "deleted" not in str(e):
                     raise
 

@@ -63,10 +63,8 @@ def model_licenses() -> list[tuple[str, str]]:
 
 
 def piper_voice_licenses() -> list[tuple[str, str]]:
-    """``(voice, license)`` for the Piper voices installed as Python packages: the package's license
-    (its metadata) and the training data's license from the voice's ``MODEL_CARD`` ("License:"
-    under "Dataset", as Piper's voice cards write it), e.g. ``("en_US-joe-medium voice",
-    "package MIT; dataset CC0 (model card)")``."""
+    """``(voice, license)`` of the Piper voices installed as packages: the package's and the dataset's
+    (the ``MODEL_CARD``'s "License:"), e.g. ``("en_US-joe-medium voice", "package MIT; dataset CC0 (model card)")``."""
     from speechstudio.tts.voices import package_voices
 
     rows = []

@@ -62,11 +62,8 @@ def network_state(max_age_s: float = NETWORK_TTL_S) -> tuple[bool, str]:
 
 
 def dedupe(models: list) -> tuple[list, dict[str, list[str]]]:
-    """Fold rows that are the same model under another name into one row.
-
-    A catalog id served by an installed package model (``Systran/faster-whisper-tiny.en`` ->
-    ``whisper-tiny.en``) is dropped when that package model has its own row; the dropped name is
-    returned in ``aliases[package name]`` and added to that row's description."""
+    """Fold rows that are the same model under another name into one row: a catalog id served by an
+    installed package model with its own row is dropped, its name kept in ``aliases[package name]``."""
     names = {m.name for m in models}
     aliases: dict[str, list[str]] = {}
     keep = []

@@ -1,6 +1,5 @@
-"""The Speak page's documents (the CLI's ``speak --file`` and ``audiobook``): Open text… reads a text, Markdown or EPUB file into the text box; Audiobook… makes one
-audio file per chapter and an ``.m4b`` book with chapter marks in a folder, with the page's voice
-and sliders (:class:`~speechstudio.worker.audiobook_job.AudiobookJob` on the compute worker)."""
+"""The Speak page's documents (the CLI's ``speak --file`` and ``audiobook``): Open text… (text, Markdown,
+EPUB) and Audiobook… (one file per chapter and an ``.m4b`` with chapter marks, an ``AudiobookJob``)."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -210,9 +210,8 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         return tuple(f for f, c in self.format_checks.items() if c.isChecked())
 
     def options(self) -> TranscriptionRequest:
-        model = self.model_box.currentText().strip()
-        return TranscriptionRequest.build(model=None if model in ("", DEFAULT_MODEL) else model,
-                                          device=self.device_box.currentText(), precision=self.precision_box.currentText(),
+        return TranscriptionRequest.build(model=self.model_box.model(), device=self.device_box.currentText(),
+                                          precision=self.precision_box.currentText(),
                                           formats=self.formats() or ("txt",), output_dir=self.output_dir,
                                           overwrite=self.overwrite_check.isChecked(),
                                           language=self.language_options.language(), task=self.language_options.task(),
@@ -234,9 +233,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
-    def dragMoveEvent(self, event) -> None:
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
+    dragMoveEvent = dragEnterEvent
 
     def dropEvent(self, event) -> None:
         paths = paths_from_urls(event.mimeData().urls())
@@ -272,8 +269,5 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.rows.append(row)
         self.table.append_row(row)
 
-    def _row_index(self, row: QueueRow) -> int:
-        return self.rows.index(row)
-
     def _refresh_row(self, row: QueueRow) -> None:
-        self.table.refresh(self._row_index(row), row)
+        self.table.refresh(self.rows.index(row), row)

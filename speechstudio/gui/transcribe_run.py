@@ -16,9 +16,8 @@ class TranscribeRunMixin:
     """Running the queue (uses the page's widgets, ``rows``, ``compute`` and ``keeper``)."""
 
     def start(self) -> None:
-        """Transcribe the queued rows in one batch job (so output names are planned together:
-        ``talk.wav`` + ``talk.mp3`` in one folder get distinct transcripts). Rows a watched folder
-        sends elsewhere run as their own group, right after."""
+        """Transcribe the queued rows in one batch job (output names planned together); rows a watched
+        folder sends elsewhere run as their own group, right after."""
         if self.job is not None:
             return
         self._requeue(("cancelled",))  # Start after Cancel: the cancelled files run again

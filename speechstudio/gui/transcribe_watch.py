@@ -1,11 +1,11 @@
-"""History and watched folders on the Transcribe page, as a mixin of
-:class:`~speechstudio.gui.transcribe_page.TranscribePage` (uses ``keeper``, ``watcher``,
+"""History and watched folders, a mixin of the Transcribe page (uses ``keeper``, ``watcher``,
 ``watch_menu``, ``watch_btn``, ``watch_timer``, ``add_paths`` and ``start``)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from speechstudio.batch.subtitles import SubtitleOptions
+from speechstudio.gui import preferences
 from speechstudio.gui.common import asker, settings
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.history_dialog import HistoryDialog
@@ -65,15 +65,7 @@ class TranscribeWatchMixin:
             self.watch_timer.stop()
 
 
-def subtitle_options():
-    """Subtitle layout from the Settings dialog (default 42 characters x 2 lines, as the CLI;
-    0 = no limit, as the dialog says)."""
-    default = SubtitleOptions()
-    try:
-        from speechstudio.gui import preferences
-
-        prefs = preferences.load()
-    except ImportError:
-        return default
-    return SubtitleOptions(max_line_width=prefs.subtitle_max_line_width,
-                           max_line_count=prefs.subtitle_max_line_count)
+def subtitle_options() -> SubtitleOptions:
+    """Subtitle layout from the Settings dialog (0 = no limit)."""
+    prefs = preferences.load()
+    return SubtitleOptions(max_line_width=prefs.subtitle_max_line_width, max_line_count=prefs.subtitle_max_line_count)

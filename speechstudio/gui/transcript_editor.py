@@ -289,9 +289,8 @@ class TranscriptEditor(QWidget):
         return self._in_background(work, f"remembering {name}'s voice…", "remember-voice", wait)
 
     def split_speaker(self, wait: bool = False) -> threading.Thread | None:
-        """Split the current speaker in two by voice (:func:`speechstudio.diarize.split.split_by_voice`
-        in a background thread); the segments of the second voice get the next free "Speaker N",
-        one undo step. Problems go to the status line."""
+        """Split the current speaker in two by voice (``diarize.split.split_by_voice``, in a thread): the
+        second voice's segments get the next free "Speaker N", one undo step."""
         job = self._speaker_job("to split them", "cannot split {name}")
         if job is None:
             return None

@@ -90,8 +90,7 @@ def automatic_model(english: str, others: str = "") -> str:
 
 
 def sureness(probability: float | None) -> str:
-    """A language probability in words: ``"sure"`` (>= 0.9; on the real recordings all seven languages
-    came at >= 0.93), ``"probably"`` (>= 0.6), ``"unsure"``, or ``""`` when none."""
+    """A language probability in words: ``"sure"`` (>= 0.9), ``"probably"`` (>= 0.6), ``"unsure"``, or ``""``."""
     if probability is None:
         return ""
     return "sure" if probability >= 0.9 else "probably" if probability >= 0.6 else "unsure"
