@@ -65,11 +65,6 @@ def chapter_file_name(chapter: Chapter, n_chapters: int, fmt: str) -> str:
     return f"{chapter.index + 1:0{width}d} - {_safe_name(chapter.title, f'Chapter {chapter.index + 1}')}.{fmt}"
 
 
-def book_file_name(title: str) -> str:
-    """``"The Test Book.m4b"``: the book title without path-unsafe characters (60 max)."""
-    return f"{_safe_name(title, 'audiobook')}.m4b"
-
-
 def prepare_cover(data: bytes, name: str = "cover") -> bytes:
     """Cover bytes an MP4 can hold: JPEG / PNG as they are, others to JPEG with Pillow (optional).
     Raises ``UsageError`` naming ``name``."""
@@ -234,7 +229,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     _write_index(out_dir, title, chapters, files, durations)
     m4b = None
     if book_file:
-        m4b = out_dir / book_file_name(title)
+        m4b = out_dir / f"{_safe_name(title, 'audiobook')}.m4b"
         key = _digest(voice_key, title, book.author, *(done[str(c.index)]["text"] for c in chapters),
                       hashlib.sha256(cover or b"").hexdigest())
         prev = state.get("book_file") if isinstance(state.get("book_file"), dict) else {}

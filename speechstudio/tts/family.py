@@ -225,7 +225,13 @@ def detect(source: VoiceSource) -> TtsFamily:
                              f"{source.model_type!r}; voice families: {names})")
 
 
-def _pick_device(device: str, precision: str) -> tuple[str, str]:
+def _pick_device(device: str, precision: str, runtime: str) -> tuple[str, str]:
+    """Resolved ``(device, precision)``; a one-line ``UsageError`` for an unknown precision or ``runtime``
+    (``auto|torch|onnx``), fp16 on the CPU or runtime onnx on a GPU."""
+    if runtime not in ("auto", "torch", "onnx"):
+        raise UsageError(f"unknown runtime {runtime!r} (use auto, torch or onnx)")
+    if runtime == "onnx" and device not in ("auto", "cpu"):
+        raise UsageError("runtime onnx runs on the CPU only; use runtime torch for a GPU")
     if precision not in ("auto", "fp32", "fp16"):
         raise UsageError(f"unknown precision {precision!r} (use auto, fp32 or fp16)")
     device = resolve_device(device)
@@ -235,14 +241,6 @@ def _pick_device(device: str, precision: str) -> tuple[str, str]:
     return device, precision
 
 
-def check_runtime(runtime: str, device: str) -> None:
-    """Refuse a ``runtime`` (``auto|torch|onnx``) that cannot run on ``device`` (one-line ``UsageError``)."""
-    if runtime not in ("auto", "torch", "onnx"):
-        raise UsageError(f"unknown runtime {runtime!r} (use auto, torch or onnx)")
-    if runtime == "onnx" and device not in ("auto", "cpu"):
-        raise UsageError("runtime onnx runs on the CPU only; use runtime torch for a GPU")
-
-
 def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto",
                name: str | None = None, local_files_only: bool = True, optimize: bool = True,
                runtime: str = "auto") -> Voice:
@@ -250,8 +248,7 @@ def load_voice(source: str | os.PathLike, device: str = "auto", precision: str =
     recognises it. ``device`` ``auto|cpu|cuda``; ``precision`` ``auto|fp32|fp16``; ``optimize``:
     channels-last decoder on CPU; ``runtime`` ``torch|onnx|auto`` (auto: onnx for Piper on CPU with
     onnxruntime). Raises ``ModelNotFoundError``, ``PiperVoiceError``, ``UsageError``."""
-    check_runtime(runtime, device)
-    device, precision = _pick_device(device, precision)
+    device, precision = _pick_device(device, precision, runtime)
     source = read_source(source, local_files_only)
     return detect(source).load(source, device=device, precision=precision, name=name,
                                local_files_only=local_files_only, optimize=optimize, runtime=runtime)

@@ -95,10 +95,6 @@ def _url(m: re.Match) -> str:
     return " ".join(spoken) + tail
 
 
-def _email(m: re.Match) -> str:
-    return _spoken_piece(m.group(0))
-
-
 def _path(m: re.Match) -> str:
     path, tail = _strip_trailing(m)
     if path.startswith("~"):
@@ -152,7 +148,7 @@ def _maybe_code(m: re.Match) -> str:
 def read_codes(text: str) -> str:
     """Rewrite URLs, e-mail addresses, paths, file names, hashes and codes in ``text`` as words, before
     ``numbers.spell_numbers``; other text unchanged."""
-    text = _EMAIL_RE.sub(_email, text)
+    text = _EMAIL_RE.sub(lambda m: _spoken_piece(m.group(0)), text)
     text = _URL_RE.sub(_url, text)
     text = _WIN_PATH_RE.sub(_win_path, text)
     text = _UNIX_PATH_RE.sub(_path, text)

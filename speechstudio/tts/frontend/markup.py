@@ -23,11 +23,6 @@ _ENTITY_RE = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]
 _HEADING_RE = re.compile(r"h[1-6]|title|caption|summary|dt|th", re.IGNORECASE)
 
 
-def decode_entities(text: str) -> str:
-    """Decode complete HTML character references (``&amp;`` -> ``&``); unknown names stay."""
-    return _ENTITY_RE.sub(lambda m: html.unescape(m.group(0)), text) if "&" in text else text
-
-
 def has_markup(text: str) -> bool:
     """True when ``text`` holds an HTML tag, comment or character reference that ``html_to_text`` changes."""
     return bool(("<" in text and (_TAG_RE.search(text) or "<!--" in text)) or ("&" in text and _ENTITY_RE.search(text)))
@@ -51,7 +46,7 @@ def html_to_text(text: str, strip: bool = True) -> str:
 
     text = _TAG_RE.sub(tag, text)
     text = re.sub(r"([.!?:;,])?[ \t]*\ue014", lambda m: m.group(1) or ".", text)
-    text = decode_entities(text)
+    text = _ENTITY_RE.sub(lambda m: html.unescape(m.group(0)), text)  # complete references; unknown names stay
     # Blank lines the tags left: at most one in a row, none at the ends; spaces before a break go.
     text = re.sub(r"[ \t]*\n(?:[ \t]*\n)+[ \t]*", "\n\n", text)
     return text.strip("\n") if strip else text

@@ -277,11 +277,6 @@ def _currency(m: re.Match) -> str:
     return words
 
 
-def _unit_word(raw_number: str, unit: str) -> str:
-    one, many = UNITS[unit]
-    return one if raw_number.lstrip("+-−") == "1" else many
-
-
 #: One-letter units that are also common labels ("Room 4 B", "Plan 9 V"): units only when glued ("4B")
 #: and not part of a name ("221B Baker Street": a capitalised word follows).
 GLUED_ONLY_UNITS = frozenset({"B", "V", "W", "L", "g"})
@@ -294,7 +289,7 @@ def _unit(m: re.Match) -> str:
         return f"{cardinal(number)} {unit}"
     if unit in GLUED_ONLY_UNITS and number.isdigit() and _NAME_FOLLOWS_RE.match(m.string, m.end()):
         return f"{identifier_words(number)} {unit.upper()}"
-    return f"{cardinal(number)} {_unit_word(number, unit)}"
+    return f"{cardinal(number)} {UNITS[unit][0 if number.lstrip('+-−') == '1' else 1]}"
 
 
 def _time(m: re.Match) -> str:

@@ -68,11 +68,6 @@ def _transliterate(word: str, table: dict[str, str]) -> str:
     return out[:1].upper() + out[1:] if word[:1].isupper() else out
 
 
-def _greek_letter_name(ch: str) -> str:
-    name = unicodedata.name(ch, "")
-    return name.rsplit(" ", 1)[-1].lower() if "LETTER" in name else ""
-
-
 def english_sayable(text: str) -> Sayable:
     """Make ``text`` something an English voice can say (module docstring). ``text`` should already
     have its named symbols spelled out (``text.normalize_english`` does both in order)."""
@@ -94,7 +89,7 @@ def english_sayable(text: str) -> Sayable:
             if script not in transliterated:
                 transliterated.append(script)
             if script == "Greek" and len(w) == 1:
-                return _greek_letter_name(w)
+                return unicodedata.name(w).rsplit(" ", 1)[-1].lower() if "LETTER" in unicodedata.name(w, "") else ""
             return _transliterate(w, _TRANSLITERATED[script])
         for s in sorted(scripts):
             if s not in skipped:

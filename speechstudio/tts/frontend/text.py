@@ -234,24 +234,15 @@ _ANGLE_WORD_RE = re.compile(r"<([A-Za-z][\w+ -]{0,30})>")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
 
-def _ellipsis(m: re.Match) -> str:
-    """"..." inside a sentence -> ", " (the voice pauses at a comma); at its end -> "."."""
-    return "." if not m.string[m.end():].strip() else ", "
-
-
-def _paragraphs_as_sentences(text: str) -> str:
-    """Blank lines left by HTML blocks inside one sentence: a full stop, unless punctuation is there."""
-    return re.sub(r"([.!?:;,])?\s*\n\s*\n\s*", lambda m: (m.group(1) or ".") + " ", text)
-
-
 def english_front_end(text: str, locale: str = "en-us") -> Sayable:
     """What an English voice is given for one sentence and what was left out (markup, NFKC, codes, dates,
     numbers, abbreviations, symbols, other scripts): for synthesis and the dataset check alike."""
     text = remove_invisible(text)
-    if has_markup(text):
-        text = _paragraphs_as_sentences(html_to_text(text))
+    if has_markup(text):  # blank lines HTML blocks leave inside one sentence: a full stop unless punctuated
+        text = re.sub(r"([.!?:;,])?\s*\n\s*\n\s*", lambda m: (m.group(1) or ".") + " ", html_to_text(text))
     text = unicodedata.normalize("NFKC", join_digit_groups(text))  # NFKC turns thin spaces into spaces
-    text = _ELLIPSIS_RE.sub(_ellipsis, text.translate(_QUOTES))
+    # "..." inside a sentence -> ", " (the voice pauses at a comma); at its end -> "."
+    text = _ELLIPSIS_RE.sub(lambda m: ", " if m.string[m.end():].strip() else ".", text.translate(_QUOTES))
     text = read_codes(text)
     text = read_month_dates(expand_abbreviations(text, before_numbers=True))
     text = spell_numbers(text, locale)  # numbers first: "20 ms." is milliseconds, not "miz"
