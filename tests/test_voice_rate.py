@@ -63,7 +63,8 @@ def joe():
 
 @pytest.fixture(scope="module")
 def higher_speaker(joe, tmp_path_factory):
-    """A dataset of joe played K times faster (22050 Hz clips), and joe's own median F0."""
+    """A dataset of joe played K times faster (22050 Hz clips), joe's own median F0 and mean length (s),
+    and the loaded joe voice (the test's base for the export: loaded once)."""
     voice = load_voice(joe.model_path(), device="cpu", precision="fp32", optimize=False)
     root = tmp_path_factory.mktemp("higher")
     (root / "clips").mkdir()
@@ -75,12 +76,13 @@ def higher_speaker(joe, tmp_path_factory):
         sf.write(root / "clips" / f"c{i}.wav", fast, 22050, subtype="PCM_16")
         clips.append(Clip(f"c{i}", f"clips/c{i}.wav", text, len(fast) / 22050))
     Manifest(22050, clips).save(root)
-    return root, pitch_profile(own, 22050).median_hz, float(np.mean([len(w) for w in own])) / 22050
+    return root, pitch_profile(own, 22050).median_hz, float(np.mean([len(w) for w in own])) / 22050, voice
 
 
 def _config(**kw):
+    # a checkpoint (and its spoken samples) at the last step only: that is the one resumed and loaded
     settings = dict(steps=2, warmup_steps=1, disc_warmup_steps=0, batch_size=1, segment_size=4096,
-                    discriminator_width=1 / 16, eval_every=2, checkpoint_every=1, device="cpu", val_count=1)
+                    discriminator_width=1 / 16, eval_every=2, checkpoint_every=1000, device="cpu", val_count=1)
     return TrainConfig(**{**settings, **kw})
 
 
@@ -90,7 +92,7 @@ def test_a_clone_speaks_at_its_speakers_pitch_at_the_base_tempo_in_the_app_and_i
 
     from speechstudio.finetune.export import export_piper_onnx
 
-    data, joe_hz, joe_s = higher_speaker
+    data, joe_hz, joe_s, base = higher_speaker
     events = list(train_voice(tmp_path / "run", data, joe.model_path(), _config()))
     notes = "\n".join(e.message for e in events if isinstance(e, StageEvent) and e.stage == "prepare")
     line = next(ln for ln in notes.splitlines() if ln.startswith("pitch: "))
@@ -103,7 +105,6 @@ def test_a_clone_speaks_at_its_speakers_pitch_at_the_base_tempo_in_the_app_and_i
 
     model, info = load_trained_generator(tmp_path / "run", "latest")
     assert int(model.config.sampling_rate) == rate and info.sample_rate == 22050
-    base = load_voice(joe.model_path(), device="cpu", precision="fp32", optimize=False)
     onnx_path, json_path = export_piper_onnx(model, base, tmp_path / "clone.onnx")
     cfg = json.loads(json_path.read_text())
     assert cfg["audio"]["sample_rate"] == rate
@@ -137,7 +138,7 @@ def test_a_clone_speaks_at_its_speakers_pitch_at_the_base_tempo_in_the_app_and_i
 
 
 def test_without_pitch_by_rate_the_clone_keeps_the_base_rate(joe, higher_speaker, tmp_path):
-    data, _hz, _s = higher_speaker
+    data, _hz, _s, _base = higher_speaker
     events = list(train_voice(tmp_path / "run", data, joe.model_path(), _config(steps=1, pitch_by_rate=False)))
     notes = "\n".join(e.message for e in events if isinstance(e, StageEvent) and e.stage == "prepare")
     assert "instead of 22050 Hz" not in notes
