@@ -1,7 +1,11 @@
 """The loaded voice of a non-VITS family (SpeechT5, FastSpeech2-Conformer): ``FamilyVoice`` implements
-:class:`speechstudio.tts.family.Voice`; ``controls`` are the settings it uses (others warned about)."""
+:class:`speechstudio.tts.family.Voice`; ``controls`` are the settings it uses (others warned about). A Hub
+download becomes a store folder of hard links into the HF cache (copies where refused), built aside and renamed in."""
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,8 +13,8 @@ from typing import Callable
 
 import numpy as np
 
+from speechstudio.atomic import atomic_folder
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError
-from speechstudio.tts import voice_assembly
 from speechstudio.tts.family import SynthesisSettings, TtsFamily, VoiceSource, check_options
 from speechstudio.tts.frontend.text import LeftOutTextError
 from speechstudio.tts.pitch import shift_pitch
@@ -53,6 +57,23 @@ class FamilyVoice(VoiceText):
         raise NotImplementedError
 
 
+def link_tree(src: Path, dest: Path) -> None:
+    """Hard-link (else copy) every file under ``src`` into ``dest``, keeping relative paths; the
+    HF cache's symbolic links are followed to their blobs. Hidden entries (``.cache``) are skipped."""
+    for path in sorted(Path(src).rglob("*")):
+        rel = path.relative_to(src)
+        if any(part.startswith(".") for part in rel.parts) or path.is_dir():
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        real = os.path.realpath(path)
+        try:
+            os.link(real, target)
+        except OSError:
+            shutil.copyfile(real, target)
+
+
+
 def to_device(model, device: str, precision: str):
     """``model.eval()`` on ``device`` in FP16 (``precision == "fp16"``) or FP32."""
     import torch
@@ -87,4 +108,10 @@ class TransformersFamily(TtsFamily):
                                      f"({str(exc).splitlines()[0][:120]})") from exc
 
     def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path:
-        return voice_assembly.assemble_voice(self.name, hf_id, snapshot, dest, snapshot_fn, self.parts)
+        with atomic_folder(dest) as tmp:
+            link_tree(snapshot, tmp)
+            self.parts(tmp, snapshot_fn)
+            meta = {"kind": "transformers", "family": self.name, "hf_id": hf_id, "path": str(dest),
+                    "source": f"downloaded from {hf_id}"}
+            (tmp / "voice.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        return dest

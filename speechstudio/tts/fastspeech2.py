@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.families import FamilyVoice, TransformersFamily, to_device
 from speechstudio.tts.family import TtsCapabilities
-from speechstudio.tts.voice_assembly import add_fastspeech2_parts
 from speechstudio.tts.voice_text import UnsayableTextError
 
 FASTSPEECH2_CONTROLS = ("length_scale", "speaker")
+FASTSPEECH2_TOKENIZER = "espnet/fastspeech2_conformer"  # vocab.json of the with_hifigan checkpoint
 
 _WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*|[,.!?;:]")
 _PUNCT = {";": ",", ":": ","}
@@ -110,6 +111,17 @@ class FastSpeech2Voice(FamilyVoice):
         x = torch.tensor([ids], dtype=torch.long, device=self.device)
         out = self.model(input_ids=x, return_dict=True, **kwargs)
         return out["waveform"].reshape(-1)
+
+
+def add_fastspeech2_parts(folder: Path, snapshot_fn) -> None:
+    """A FastSpeech2-Conformer voice's tokenizer files into ``folder`` (unless the checkpoint has them)."""
+    if (folder / "vocab.json").is_file():
+        return
+    files = ["vocab.json", "tokenizer_config.json", "special_tokens_map.json"]
+    tok = snapshot_fn(FASTSPEECH2_TOKENIZER, files)
+    for f in files:
+        if (tok / f).is_file():
+            shutil.copyfile(tok / f, folder / f)
 
 
 def load(source, config, device: str, precision: str, name: str | None, local_files_only: bool = True):

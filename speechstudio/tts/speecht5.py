@@ -3,17 +3,22 @@ with its HiFi-GAN (``vocoder/``) and x-vectors (``speakers.npz``: name -> float3
 Matthijs/cmu-arctic-xvectors). Controls: ``speaker``, ``seed`` (dropout stays on). Output 16 kHz."""
 from __future__ import annotations
 
+import io
+import re
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from speechstudio.errors import ModelNotFoundError
-from speechstudio.tts.families import FamilyVoice, TransformersFamily, to_device
+from speechstudio.errors import ModelNotFoundError, OfflineError
+from speechstudio.tts.families import FamilyVoice, TransformersFamily, link_tree, to_device
 from speechstudio.tts.family import TtsCapabilities
-from speechstudio.tts.voice_assembly import add_speecht5_parts
 from speechstudio.tts.voice_text import UnsayableTextError
 
 SPEECHT5_CONTROLS = ("speaker", "seed")
+SPEECHT5_VOCODER = "microsoft/speecht5_hifigan"  # the vocoder named on the microsoft/speecht5_tts model card
+XVECTORS_DATASET = "Matthijs/cmu-arctic-xvectors"  # the x-vectors the model card uses (512-dim, 7 speakers)
+ARCTIC_SPEAKERS = ("awb", "bdl", "clb", "jmk", "ksp", "rms", "slt")
 #: Stop-token threshold and longest output relative to the input (transformers' defaults).
 STOP_THRESHOLD, MAX_LEN_RATIO = 0.5, 20.0
 
@@ -26,6 +31,44 @@ def read_speakers(folder: Path) -> dict:
                                  "microsoft/speecht5_tts fetches them)")
     with np.load(path) as data:
         return {k: np.asarray(data[k], dtype=np.float32).reshape(-1) for k in sorted(data.files)}
+
+
+def xvectors_from_zip(data: bytes | Path) -> dict[str, np.ndarray]:
+    """``{speaker: float32 (512,)}``: the first ``.npy`` (sorted by name) of each CMU ARCTIC speaker in
+    a zip archive of x-vectors. Raises ``ModelNotFoundError`` when no speaker is found."""
+    with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as zf:
+        names = sorted(n for n in zf.namelist() if n.endswith(".npy"))
+        out: dict[str, np.ndarray] = {}
+        for n in names:
+            m = re.search(r"(?:^|[_/-])(" + "|".join(ARCTIC_SPEAKERS) + r")(?:[_/-]|$)", n)
+            if m and m.group(1) not in out:
+                out[m.group(1)] = np.load(io.BytesIO(zf.read(n))).astype(np.float32).reshape(-1)
+    if not out:
+        raise ModelNotFoundError("no CMU ARCTIC x-vectors (.npy named by speaker) in the archive")
+    return dict(sorted(out.items()))
+
+
+def _download_xvectors() -> dict[str, np.ndarray]:
+    import huggingface_hub
+    from huggingface_hub import errors as hf_errors
+
+    try:
+        files = huggingface_hub.list_repo_files(XVECTORS_DATASET, repo_type="dataset")
+        zips = sorted(f for f in files if f.endswith(".zip"))
+        if not zips:
+            raise ModelNotFoundError(f"{XVECTORS_DATASET}: no zip archive of x-vectors in the dataset")
+        path = huggingface_hub.hf_hub_download(XVECTORS_DATASET, zips[0], repo_type="dataset")
+    except (hf_errors.RepositoryNotFoundError, hf_errors.EntryNotFoundError) as exc:
+        raise ModelNotFoundError(f"{XVECTORS_DATASET}: speaker x-vectors not found ({type(exc).__name__})") from exc
+    except (hf_errors.LocalEntryNotFoundError, OSError, hf_errors.HfHubHTTPError) as exc:
+        raise OfflineError(f"{XVECTORS_DATASET}: cannot download the speaker x-vectors ({type(exc).__name__})") from exc
+    return xvectors_from_zip(Path(path))
+
+
+def add_speecht5_parts(folder: Path, snapshot_fn) -> None:
+    """A SpeechT5 voice's companions into ``folder``: ``vocoder/`` and ``speakers.npz``."""
+    link_tree(snapshot_fn(SPEECHT5_VOCODER), folder / "vocoder")
+    np.savez(folder / "speakers.npz", **_download_xvectors())
 
 
 class SpeechT5Voice(FamilyVoice):

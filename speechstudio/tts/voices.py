@@ -19,9 +19,6 @@ from speechstudio.tts import family as tts_family
 from speechstudio.tts.piper_import import load_piper_model
 
 DEFAULT_HF_VOICE = "facebook/mms-tts-eng"
-SPEECHT5_VOCODER = "microsoft/speecht5_hifigan"  # the vocoder named on the microsoft/speecht5_tts model card
-XVECTORS_DATASET = "Matthijs/cmu-arctic-xvectors"  # the x-vectors the model card uses (512-dim, 7 speakers)
-FASTSPEECH2_TOKENIZER = "espnet/fastspeech2_conformer"  # vocab.json of the with_hifigan checkpoint
 _ALIASES = {"espnet/fastspeech2_conformer": "espnet/fastspeech2_conformer_with_hifigan"}
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
