@@ -13,9 +13,9 @@ from typing import Iterator
 import numpy as np
 
 from speechstudio.audio import diagnose
-from speechstudio.audio.diagnose import (CHANNEL_PROBE_S, LoudMeter, cancels, channel_energy, check_file,
-                                         is_stream)
+from speechstudio.audio.diagnose import CHANNEL_PROBE_S, LOUD_DBFS, cancels, channel_energy, check_file, is_stream
 from speechstudio.audio.downmix import Downmix, choose
+from speechstudio.audio.levels import LevelMeter
 from speechstudio.audio.raw import RAW_EXTENSIONS, RawFormat, parse_raw_format, raw_planes
 from speechstudio.audio.tracks import (choose_track, first_start, prefer_speech, start_offset, track_info,
                                        track_label)
@@ -200,20 +200,16 @@ class AudioReader:
         for a pipe, a raw file or one that does not decode."""
         if self.streaming or self.raw is not None:
             return None
-        out: list[np.ndarray] = []
-        rest = None
+        meters: list[LevelMeter] = []
         try:
             for planes, rate in self._decode_planes(self.info.stream_index, limit_s=seconds):
-                frame = max(1, int(round(0.1 * rate)))
-                a = planes if rest is None or rest.shape[0] != planes.shape[0] else np.concatenate([rest, planes], axis=1)
-                n = a.shape[1] // frame
-                if n:
-                    p = (a[:, : n * frame].astype(np.float64).reshape(a.shape[0], n, frame) ** 2).mean(axis=2)
-                    out.append(10 * np.log10(p + 1e-12))
-                rest = a[:, n * frame:]
+                if len(meters) != planes.shape[0]:
+                    meters = [LevelMeter(rate) for _ in planes]
+                for meter, plane in zip(meters, planes):
+                    meter.push(plane)
         except AudioDecodeError:
             return None
-        return np.concatenate(out, axis=1) if out else None
+        return np.array([m.db for m in meters]) if meters and meters[0].db else None
 
     # ---------------------------------------------------------------- decoding
     def _choose_downmix(self) -> None:
@@ -389,7 +385,7 @@ class AudioReader:
         pending: list[np.ndarray] = []
         pending_n = 0
         total = 0
-        loud = LoudMeter(self.sample_rate)
+        loud = LevelMeter(self.sample_rate)
         try:
             for (data, rate), last in _chain_last(frames, (np.zeros(0, np.float32), src_rate)):
                 parts = []
@@ -404,7 +400,7 @@ class AudioReader:
                     if data.size:
                         pending.append(data)
                         pending_n += data.shape[0]
-                        loud.feed(data)
+                        loud.push(data)
                 while pending_n >= block_len:
                     buf = np.concatenate(pending) if len(pending) > 1 else pending[0]
                     yield np.ascontiguousarray(buf[:block_len], dtype=np.float32)
@@ -421,7 +417,7 @@ class AudioReader:
             yield np.ascontiguousarray(np.concatenate(pending), dtype=np.float32)
             total += pending_n
         self.decoded_s = total / self.sample_rate
-        self.loud_s = loud.seconds()
+        self.loud_s = loud.seconds_at(LOUD_DBFS)
         if self.channel is None and energy.size > 1 and cancels(energy / mixed_n, mixed_energy / mixed_n):
             msg = (f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?) "
                    "after the first part of the file; the transcript may miss speech")

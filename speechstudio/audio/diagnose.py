@@ -21,10 +21,9 @@ from speechstudio.errors import AudioDecodeError
 CHANNEL_PROBE_S = 30.0
 CANCEL_RATIO = 0.1
 QUIET_RMS = 10 ** (-50 / 20)
-# Speech level for the "loud audio but no text" check: 100 ms windows above -35 dBFS RMS
+# Speech level for the "loud audio but no text" check: 100 ms frames at or above -35 dBFS RMS
 # (conversational speech recorded at a usable level sits around -30 to -15 dBFS).
-LOUD_RMS = 10 ** (-35 / 20)
-LOUD_WINDOW_S = 0.1
+LOUD_DBFS = -35.0
 
 
 def is_stream(path: str | os.PathLike) -> bool:
@@ -141,24 +140,3 @@ def cancels(energy: np.ndarray, mixed: float) -> bool:
     if energy.size < 2 or not np.all(np.isfinite(energy)):
         return False
     return bool(energy.max() >= QUIET_RMS ** 2 and mixed < CANCEL_RATIO * float(energy.mean()))
-
-
-class LoudMeter:
-    """Counts 100 ms windows whose RMS is at speech level (``LOUD_RMS``) in a mono stream at
-    ``rate`` Hz; :meth:`feed` takes float32 shape (n,) pieces, :meth:`seconds` the total."""
-
-    def __init__(self, rate: int) -> None:
-        self.win = max(1, int(rate * LOUD_WINDOW_S))
-        self.rest = np.zeros(0, np.float32)
-        self.count = 0
-
-    def feed(self, x: np.ndarray) -> None:
-        x = np.concatenate([self.rest, x]) if self.rest.size else x
-        n = (x.shape[0] // self.win) * self.win
-        if n:
-            ms = np.mean(np.square(x[:n].reshape(-1, self.win), dtype=np.float64), axis=1)
-            self.count += int(np.count_nonzero(ms >= LOUD_RMS ** 2))
-        self.rest = np.array(x[n:], dtype=np.float32)
-
-    def seconds(self) -> float:
-        return self.count * LOUD_WINDOW_S

@@ -82,3 +82,38 @@ def take_levels(audio: np.ndarray) -> TakeLevels:
     for a re-take with the input gain lowered)."""
     a = np.asarray(audio, dtype=np.float32).reshape(-1)
     return TakeLevels(peak_dbfs(a), rms_dbfs(a), clipped_samples(a) >= CLIP_RUN)
+
+
+#: Seconds per frame of :class:`LevelMeter`.
+FRAME_S = 0.1
+
+
+class LevelMeter:
+    """Level in dBFS (10 log10 of the mean square; -120 for silence) of each ``FRAME_S`` frame of mono float32
+    blocks at ``sample_rate`` Hz, pushed as they are read: ``db`` (one per whole frame so far)."""
+
+    def __init__(self, sample_rate: int) -> None:
+        self.frame = max(1, int(round(FRAME_S * sample_rate)))
+        self._rest = np.zeros(0, np.float32)
+        self.db: list[float] = []
+
+    def push(self, block: np.ndarray) -> None:
+        a = np.concatenate([self._rest, np.asarray(block, np.float32).reshape(-1)])
+        n = a.size // self.frame
+        if n:
+            p = (a[: n * self.frame].astype(np.float64).reshape(n, self.frame) ** 2).mean(axis=1)
+            self.db.extend((10 * np.log10(p + 1e-12)).tolist())
+        self._rest = a[n * self.frame:]
+
+    def level(self, start_s: float, end_s: float) -> float:
+        """Mean power over ``start_s..end_s`` in dBFS (-120 when outside what was measured)."""
+        a = int(start_s / FRAME_S)
+        b = max(a + 1, int(np.ceil(end_s / FRAME_S)))
+        part = np.asarray(self.db[a:b])
+        if not part.size:
+            return -120.0
+        return float(10 * np.log10(np.mean(10 ** (part / 10))))
+
+    def seconds_at(self, dbfs: float) -> float:
+        """Seconds of frames at or above ``dbfs``."""
+        return sum(d >= dbfs for d in self.db) * FRAME_S

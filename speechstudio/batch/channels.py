@@ -5,7 +5,8 @@ each channel, and their downmix is one garbled stream with crosstalk.
   a layout with a centre channel (a film: :mod:`speechstudio.audio.downmix` takes its dialogue), and splits
   when, on the first ``PROBE_S`` seconds, most speech frames are ``SPLIT_DB`` louder on one channel
   than on the others and each channel leads on some of them: different voices, not a stereo mix).
-* :class:`LevelMeter`: the level of one channel per 100 ms, measured on the blocks the recogniser reads.
+* :class:`~speechstudio.audio.levels.LevelMeter`: the level of one channel per 100 ms, measured on the blocks the
+  recogniser reads.
 * :func:`merge`: each channel's segments labelled as its speaker ("Left" / "Right", "Channel N", or a
   known voice's name), in time order (two people talking at once stay two segments), without the
   words a channel only *heard* from another one (crosstalk bleed: the other channel is at least
@@ -17,12 +18,12 @@ import dataclasses
 
 import numpy as np
 
+from speechstudio.audio.levels import LevelMeter
 from speechstudio.diarize.assign import Turn
 from speechstudio.diarize.family import SpeakerInfo
 from speechstudio.transcript.display import join_tokens
 
 PROBE_S = 120.0
-FRAME_S = 0.1
 SPLIT_DB = 10.0         #: one channel this much louder on a speech frame: someone close to its microphone
 SPLIT_SHARE = 0.6       #: ... on at least this share of speech frames
 LEAD_SHARE = 0.1        #: and every channel leads on at least this share (else it is a mono source)
@@ -64,32 +65,6 @@ def plan(reader, mode: str) -> tuple[list[int] | None, list[str]]:
         return list(range(n)), [f"the {n} channels hold different voices: each was transcribed on its own and "
                                 "labelled (--channels mix to transcribe the mix)"]
     return None, []
-
-
-class LevelMeter:
-    """Level in dBFS of each ``FRAME_S`` frame of mono float32 blocks at ``sample_rate``."""
-
-    def __init__(self, sample_rate: int) -> None:
-        self.frame = max(1, int(round(FRAME_S * sample_rate)))
-        self._rest = np.zeros(0, np.float32)
-        self._db: list[float] = []
-
-    def push(self, block: np.ndarray) -> None:
-        a = np.concatenate([self._rest, np.asarray(block, np.float32).reshape(-1)])
-        n = a.size // self.frame
-        if n:
-            p = (a[: n * self.frame].astype(np.float64).reshape(n, self.frame) ** 2).mean(axis=1)
-            self._db.extend((10 * np.log10(p + 1e-12)).tolist())
-        self._rest = a[n * self.frame:]
-
-    def level(self, start_s: float, end_s: float) -> float:
-        """Mean power over ``start_s..end_s`` in dBFS (-120 when outside what was measured)."""
-        a = int(start_s / FRAME_S)
-        b = max(a + 1, int(np.ceil(end_s / FRAME_S)))
-        part = np.asarray(self._db[a:b])
-        if not part.size:
-            return -120.0
-        return float(10 * np.log10(np.mean(10 ** (part / 10))))
 
 
 def _without_bleed(seg, own: LevelMeter, others: list[LevelMeter]) -> tuple[object | None, int]:

@@ -310,7 +310,7 @@ def read_ahead(path: Path, limit: int = READ_AHEAD_BYTES) -> None:
 
 
 FATAL_PREFIX = "cannot write outputs: "
-# A transcript with no text from at least this much audio at speech level (diagnose.LOUD_RMS) is
+# A transcript with no text from at least this much audio at speech level (diagnose.LOUD_DBFS) is
 # done but warned about: the user would otherwise trust an empty file.
 LOUD_WITHOUT_TEXT_S = 1.0
 
