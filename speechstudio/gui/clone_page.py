@@ -9,6 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout
 
 from speechstudio.errors import SpeechStudioError
+from speechstudio.finetune.voice_run import describe_base
 from speechstudio.gui.clone_dataset import DatasetStep
 from speechstudio.gui.clone_runs import OldRuns
 from speechstudio.gui.clone_train import TrainStep
@@ -16,7 +17,7 @@ from speechstudio.gui.clone_use import UseStep
 from speechstudio.gui.common import button, combo, hrow, refill, settings
 from speechstudio.gui.wizard_common import BaseStepFrame, WizardPage
 from speechstudio.gui.wording import plain_error
-from speechstudio.worker.finetune_jobs import describe_base, list_runs, runs_dir
+from speechstudio.worker.finetune_jobs import list_runs, runs_dir
 
 STEPS = ("Base voice", "Dataset", "Train", "Use & export")
 DEFAULT_NAME = "my-voice"

@@ -16,9 +16,8 @@ from speechstudio.finetune.clone_store import export_voice
 from speechstudio.finetune.leftovers import trim_finished
 from speechstudio.finetune.run import RunFolder
 from speechstudio.finetune.vits.trainer import TrainControl, train_voice
-# describe_base, runs_dir, train_config: imported from here by the GUI's clone pages
-from speechstudio.finetune.voice_run import (describe_base, finetune_dir, run_lock, runs_dir,  # noqa: F401
-                                             save_trained_voice, text_checker, train_config)
+from speechstudio.finetune.voice_run import (finetune_dir, run_lock, runs_dir, save_trained_voice, text_checker,
+                                             train_config)
 from speechstudio.worker.jobs import Cancelled, Job
 from speechstudio.worker.status import Status
 
