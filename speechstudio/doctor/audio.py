@@ -10,10 +10,6 @@ NAME = "Sound (PortAudio)"
 PORTAUDIO_FIX = {"linux": "sudo apt install libportaudio2", "darwin": "brew install portaudio"}
 
 
-def _fix() -> str:
-    return PORTAUDIO_FIX.get(sys.platform, "pip install --force-reinstall sounddevice")
-
-
 def _import_sounddevice():
     import sounddevice
 
@@ -29,7 +25,8 @@ def check_audio() -> Check:
                      "pip install sounddevice", {"error": str(e)})
     except OSError as e:
         return Check(NAME, FAIL, f"PortAudio is not installed ({e}): no recording, dictation or playback",
-                     _fix(), {"error": str(e)})
+                     PORTAUDIO_FIX.get(sys.platform, "pip install --force-reinstall sounddevice"),
+                     {"error": str(e)})
     try:
         devices = list(sd.query_devices())
         default_in, default_out = sd.default.device

@@ -46,21 +46,13 @@ def _text_field(d: dict, key: str, where: str, what: str) -> str | None:
     return v
 
 
-def _speaker(d: dict, where: str) -> str | None:
-    return _text_field(d, "speaker", where, "a name")
-
-
-def _language(d: dict, where: str) -> str | None:
-    return _text_field(d, "language", where, "a language code")
-
-
 def word_from_dict(d: dict, where: str) -> Word:
     if not isinstance(d, dict):
         raise ValueError(f"{where} is not an object")
     prob = d.get("probability", 1.0)
     return Word(_num(d.get("start_s"), f"{where} start_s"), _num(d.get("end_s"), f"{where} end_s"),
                 str(d.get("text", "")).strip(), 1.0 if prob is None else _num(prob, f"{where} probability"),
-                _speaker(d, where), extra={k: v for k, v in d.items() if k not in WORD_KEYS})
+                _text_field(d, "speaker", where, "a name"), extra={k: v for k, v in d.items() if k not in WORD_KEYS})
 
 
 def segment_from_dict(d: dict, where: str) -> Segment:
@@ -80,7 +72,8 @@ def segment_from_dict(d: dict, where: str) -> Segment:
                    tuple(word_from_dict(w, f"{where} word {k + 1}") for k, w in enumerate(words)),
                    None if lp is None else _num(lp, f"{where} avg_logprob"),
                    None if ns is None else _num(ns, f"{where} no_speech_prob"),
-                   _speaker(d, where), _language(d, where), extra={k: v for k, v in d.items() if k not in SEGMENT_KEYS})
+                   _text_field(d, "speaker", where, "a name"), _text_field(d, "language", where, "a language code"),
+                   extra={k: v for k, v in d.items() if k not in SEGMENT_KEYS})
 
 
 def word_to_dict(w) -> dict:
