@@ -412,3 +412,31 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _ORDINAL_RE.sub(lambda m: ordinal(int(m.group(1))), text)
     text = _NUMBER_RE.sub(_plain, text)
     return text
+
+
+# ----------------------------------------------------------------------------- month names
+_MONTH_NUMBERS = {name: i for i, name in enumerate(_MONTHS, 1)} | {
+    "Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "Jun": 6, "Jul": 7, "Aug": 8, "Sep": 9, "Sept": 9, "Oct": 10, "Nov": 11,
+    "Dec": 12}
+_MONTH = r"(" + "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True)) + r")(?:(?<=[A-Z][a-z]{2})\.|(?<=Sept)\.)?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?:,?\s+(\d{4})(?![\d:]))?"
+# After the day: not a digit, unit letter, time or decimal ("May 5 km", "June 3:30", "June 3.5").
+_END = r"(?![\d:]|\.\d|\s?(?:%|[a-zA-Z]{1,3}\b(?<!\bof)(?<!\bon)(?<!\bat)(?<!\bin)(?<!\bto)(?<!\band)(?<!\bor)))"
+_MONTH_DAY_RE = re.compile(r"\b" + _MONTH + r"\s+" + _DAY + r"\b" + _END + _YEAR)
+_DAY_MONTH_RE = re.compile(r"(?<![\w.,/-])(?<!the )" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"(?![A-Za-z])" + _YEAR)
+
+
+def _month_date(month_name: str, day: str, year: str | None, day_first: bool, raw: str) -> str:
+    month = _MONTH_NUMBERS[month_name]
+    if not _valid(month, int(day)):
+        return raw
+    return date_words(int(year) if year else None, month, int(day), day_first, year_text=year)
+
+
+def read_month_dates(text: str) -> str:
+    """Dates with a month name in ``text`` read with an ordinal day, in the order written ("March 3rd, 2024" ->
+    "March third, twenty twenty four", "4 June" -> "the fourth of June"; piper#492): a capitalised month, a valid
+    day, no unit or time after it. Other text unchanged."""
+    text = _MONTH_DAY_RE.sub(lambda m: _month_date(m.group(1), m.group(2), m.group(3), False, m.group(0)), text)
+    return _DAY_MONTH_RE.sub(lambda m: _month_date(m.group(2), m.group(1), m.group(3), True, m.group(0)), text)

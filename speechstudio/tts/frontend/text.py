@@ -10,9 +10,8 @@ from speechstudio.errors import SpeechStudioError
 from speechstudio.tts.frontend import abbreviations, codes
 from speechstudio.tts.frontend.abbreviations import expand_abbreviations
 from speechstudio.tts.frontend.codes import read_codes
-from speechstudio.tts.frontend.dates import read_month_dates
 from speechstudio.tts.frontend.markup import has_markup, html_to_text
-from speechstudio.tts.frontend.numbers import join_digit_groups, spell_numbers
+from speechstudio.tts.frontend.numbers import join_digit_groups, read_month_dates, spell_numbers
 from speechstudio.tts.frontend.sayable import NAMED_SYMBOLS, Sayable, english_sayable, remove_invisible
 
 #: Longest chunk handed to the model in one go (characters). VITS attention is O(n^2) in the
