@@ -107,13 +107,14 @@ def test_a_worker_killed_mid_run_loses_no_file_and_writes_none_twice(folder, loc
     items, _ = collect_inputs([folder])
     killed = []
     events = []
-    with cluster.RayPool() as pool:
-        for ev in pool.run(items, request):
-            events.append(ev)
-            if ev.kind == "done" and not killed:                # both workers hold files now
-                pid = next(iter(pool.workers.values()))[0]
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
+    # the module's pool (local_ray closes it): the library test below finds its workers loaded
+    pool = cluster._pools.setdefault(None, cluster.RayPool())
+    for ev in pool.run(items, request):
+        events.append(ev)
+        if ev.kind == "done" and not killed:                    # both workers hold files now
+            pid = next(iter(pool.workers.values()))[0]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
     done = sorted(ev.item.path.name for ev in events if ev.kind == "done")
     assert len(killed) == 1 and len(done) == N and len(set(done)) == N
     assert sorted(writes) == done                               # each file written once
