@@ -3,6 +3,7 @@ HuBERT, Data2Vec-Audio, WavLM, UniSpeech, SEW...), run by ``Wav2Vec2Recognizer``
 ``StreamingRecognizer``. Bases without a CTC head and filter-bank models are refused with the reason."""
 from __future__ import annotations
 
+from speechstudio.asr.ctc_checkpoint import FAMILY_NAMES
 from speechstudio.asr.family import AsrCapabilities, AsrFamily, ModelFolder, OptionCheck
 from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
 from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S, Wav2Vec2Recognizer
@@ -12,10 +13,7 @@ from speechstudio.errors import ModelNotFoundError, UsageError
 #: transformers ``model_type`` values whose ``*ForCTC`` heads our CTC recogniser can run: the
 #: raw-waveform models with a conv feature encoder in transformers' ``MODEL_FOR_CTC_MAPPING_NAMES``
 #: (kept in step with it by tests/test_ctc_families.py).
-WAV2VEC2_MODEL_TYPES = frozenset(
-    {"wav2vec2", "wav2vec2-conformer", "hubert", "wavlm", "data2vec-audio", "unispeech", "unispeech-sat", "sew",
-     "sew-d"}
-)
+WAV2VEC2_MODEL_TYPES = frozenset(FAMILY_NAMES)
 
 _FILTERBANK = "reads filter-bank features, not the raw waveform the CTC engine feeds"
 

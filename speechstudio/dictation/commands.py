@@ -43,10 +43,7 @@ def key(text: str) -> str:
     return " ".join(t.split())
 
 
-def _c(say: str, insert: str | None = None, action: str | None = None) -> Command:
-    return Command(say, insert, action)
-
-
+_c = Command
 _EN = [_c("comma", ","), _c("period", "."), _c("full stop", "."), _c("question mark", "?"),
        _c("exclamation mark", "!"), _c("exclamation point", "!"), _c("colon", ":"), _c("semicolon", ";"),
        _c("new line", "\n"), _c("newline", "\n"), _c("new paragraph", "\n\n"),
