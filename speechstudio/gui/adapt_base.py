@@ -14,10 +14,6 @@ from speechstudio.worker.jobs import CallJob
 DEFAULT_NAME = "my-asr"
 
 
-def _describe(spec: str):
-    return describe_ctc_base(spec)
-
-
 def _shown_error(message: str) -> str:
     """The library's message without the CLI's option name (``--base X: ...`` -> ``X: ...``)."""
     return str(message).removeprefix("--base ")
@@ -129,7 +125,7 @@ class BaseModelStep(BaseStepFrame):
             tint(self.about, None, bold=False)
             self.about.setText(f"checking {spec} …")
             self.about.setToolTip("")
-            self._describe_job = self.wiz.io.submit(CallJob(_describe, spec, description=f"describe {spec}"))
+            self._describe_job = self.wiz.io.submit(CallJob(describe_ctc_base, spec, description=f"describe {spec}"))
         self.changed.emit()
 
     def ready(self) -> tuple[bool, str]:

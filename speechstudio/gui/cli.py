@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 
 def register(subparsers) -> None:
@@ -24,18 +25,10 @@ def run_gui(args) -> int:
     from speechstudio.gui.app import process_start_time, run
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") and \
-            not os.environ.get("QT_QPA_PLATFORM") and os.name == "posix" and not _is_macos():
-        import sys
-
+            not os.environ.get("QT_QPA_PLATFORM") and os.name == "posix" and sys.platform != "darwin":
         print("speechstudio: error: no display found (DISPLAY / WAYLAND_DISPLAY unset); "
               "run it in a desktop session, or use the command line (speechstudio --help)", file=sys.stderr)
         return 1
     timing = bool(getattr(args, "startup_time", False))
     return run(files=list(getattr(args, "paths", None) or []),
                startup_t0=process_start_time() if timing else None, quit_after_shown=timing)
-
-
-def _is_macos() -> bool:
-    import sys
-
-    return sys.platform == "darwin"

@@ -17,6 +17,7 @@ COLUMNS = ("Version", "Steps", "Sounds like you", "Sounds natural", "", "")
 SAMPLE_TAGS = ("val", "train", "fox")
 RECOMMENDED = "recommended"
 BELOW = "much less natural"
+NOTHING_YET = "Each check during training makes a try of your voice; how each one sounds appears here."
 
 
 def try_names(trade) -> list[str]:
@@ -57,10 +58,8 @@ def load_run_trade(run_dir: Path):
 
 
 class TradeView(QWidget):
-    """Table + plots of a run's tries. ``trade`` (or None), ``chosen`` (row index, or None),
-    :meth:`checkpoint` (what the Use step saves: the chosen row's ``finetune save --checkpoint``
-    name); ``audio``: the window's AudioHub (Play follows the no-device policy). Signal
-    ``play(path)``: play a try's sample."""
+    """Table + plots of a run's tries: ``trade`` and ``chosen`` (row index) or None; :meth:`checkpoint`
+    is what the Use step saves; ``audio``: the window's AudioHub. Signal ``play(path)``: a try's sample."""
 
     play = Signal(object)
 
@@ -71,8 +70,7 @@ class TradeView(QWidget):
         self.names: list[str] = []
         self.audio = None
         lay = bare(QVBoxLayout(self))
-        self.summary = note_label("Which try is recommended", "Each check during training makes a try of your "
-                                  "voice; how each one sounds appears here.")
+        self.summary = note_label("Which try is recommended", NOTHING_YET)
         lay.addWidget(self.summary)
         self.table = table("Tries of the voice", COLUMNS, stretch_last=False)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -160,13 +158,10 @@ class TradeView(QWidget):
         """What the table says, in one or two sentences."""
         t = self.trade
         if t is None:
-            return "Each check during training makes a try of your voice; how each one sounds appears here."
-        rec = t.recommended
-        chosen = self.chosen
-        if t.base_naturalness is None:
-            head = "How natural each try sounds could not be measured on this computer: "
-        else:
-            head = ""
+            return NOTHING_YET
+        rec, chosen = t.recommended, self.chosen
+        head = ("How natural each try sounds could not be measured on this computer: "
+                if t.base_naturalness is None else "")
         if rec is None:
             text = head + ("no try sounds natural enough to recommend: each is much less natural than the base "
                            "voice. Pick one to save anyway, or blend it with the base voice on the next step.")

@@ -26,20 +26,10 @@ def save_folder() -> Path:
     return Path(last) if last and Path(last).is_dir() else documents_folder()
 
 
-def suggest(name: str) -> str:
-    """The path a Save dialog proposes for a file called ``name``."""
-    return str(save_folder() / name)
-
-
-def remember(path: str | Path) -> None:
-    """Note the folder of a file the user chose in a Save dialog."""
-    settings().setValue("save/last_dir", str(Path(path).parent))
-
-
 def ask_save_path(parent, title: str, name: str, filters: str, **options) -> str:
     """The path picked in a Save dialog that proposes ``name`` in :func:`save_folder` (its folder is
     remembered); ``""`` when cancelled. ``options``: ``QFileDialog.getSaveFileName``'s."""
-    path, _ = QFileDialog.getSaveFileName(parent, title, suggest(name), filters, **options)
+    path, _ = QFileDialog.getSaveFileName(parent, title, str(save_folder() / name), filters, **options)
     if path:
-        remember(path)
+        settings().setValue("save/last_dir", str(Path(path).parent))
     return path
