@@ -70,9 +70,8 @@ def cmd_download(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     """Copy a local model directory into the store. Returns 0."""
     model = import_model(args.dir, name=args.name)
-    print(f"imported {model.engine} model {model.model_id!r} to {model.path}; use it with --model {model.model_id!r}"
-          if " " in model.model_id else
-          f"imported {model.engine} model {model.model_id} to {model.path}; use it with --model {model.model_id}")
+    name = repr(model.model_id) if " " in model.model_id else model.model_id
+    print(f"imported {model.engine} model {name} to {model.path}; use it with --model {name}")
     return 0
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-import importlib
 import os
 import sys
 import threading
@@ -82,22 +81,9 @@ def _call_with_deadline(fn: Callable[[], T], timeout_s: float, what: str) -> T:
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
-    """Connection/timeout exception classes of whichever HTTP libraries are installed."""
-    classes: list[type[BaseException]] = [ConnectionError, TimeoutError]
-    for module, names in (
-        ("httpx2", ("TransportError",)),
-        ("httpx", ("TransportError",)),
-        ("requests", ("ConnectionError", "Timeout")),
-    ):
-        try:
-            mod = importlib.import_module(module)
-        except Exception:  # noqa: BLE001
-            continue
-        for name in names:
-            cls = getattr(mod, name, None)
-            if isinstance(cls, type) and issubclass(cls, BaseException):
-                classes.append(cls)
-    return tuple(classes)
+    """Connection/timeout errors that are no ``OSError`` (``requests``' are): the ``TransportError`` of
+    httpx / httpx2, when huggingface_hub has imported it."""
+    return tuple(m.TransportError for m in map(sys.modules.get, ("httpx2", "httpx")) if m is not None)
 
 
 def _short(exc: BaseException) -> str:
