@@ -81,14 +81,10 @@ class _Utterance:
         return " ".join(w.text for w in words)
 
     def _update(self, kind: str, new: list[Word], tail: str, compute_s: float) -> StreamUpdate:
-        fs = self.rec.recognizer.seconds_per_frame
+        r = self.rec.recognizer
         return StreamUpdate(kind, self.index, tuple(new), " ".join(w.text for w in self.words), tail,
-                            round((self.start + self.n) / self.geo_rate, 3), round((self.frame0 + self.kept) * fs, 3),
-                            compute_s)
-
-    @property
-    def geo_rate(self) -> int:
-        return self.rec.recognizer.sample_rate
+                            round((self.start + self.n) / r.sample_rate, 3),
+                            round((self.frame0 + self.kept) * r.seconds_per_frame, 3), compute_s)
 
     def feed(self, x: np.ndarray) -> list[StreamUpdate]:
         geo, fl = self.geo, self.geo.frame_len

@@ -176,13 +176,10 @@ class LocalAgreementRecognizer(UtteranceStream):
         u.decoded = True
         return words, dt
 
-    def _commit(self, u: _Utterance, words: list[Word]) -> None:
-        self.committed.extend(words)
-
     def _decode(self, u: _Utterance) -> StreamUpdate:
         hyp, dt = self._hypothesis(u)
         new = u.la.insert(hyp)
-        self._commit(u, new)
+        self.committed.extend(new)
         new += self._trim(u)
         return self._update("partial", u, new, dt)
 
@@ -202,7 +199,7 @@ class LocalAgreementRecognizer(UtteranceStream):
             if t is None or t <= start_s:
                 half = start_s + c.max_buffer_s / 2
                 forced = u.la.force(half)
-                self._commit(u, forced)
+                self.committed.extend(forced)
                 t = forced[-1].end_s if forced else half
                 log.debug("buffer over %.1f s with nothing agreed: %d words committed, cut at %.2f s",
                           c.max_buffer_s, len(forced), t)
@@ -223,7 +220,7 @@ class LocalAgreementRecognizer(UtteranceStream):
             hyp, dt = self._hypothesis(u)
             new = u.la.insert(hyp)
         new = new + u.la.flush()
-        self._commit(u, new)
+        self.committed.extend(new)
         return self._update("final", u, new, dt)
 
     def _update(self, kind: str, u: _Utterance, new: list[Word], dt: float) -> StreamUpdate:
