@@ -124,12 +124,10 @@ class LocalAgreementRecognizer(UtteranceStream):
 
     def _pushed(self) -> list[StreamUpdate]:
         u = self._utt
-        if u is not None and u.since_update >= self._update_n and not self._behind():
+        if (u is not None and u.since_update >= self._update_n
+                and not (self.backlog_s is not None and self.backlog_s() > 0.0)):    # not behind the source
             return [self._decode(u)]
         return []
-
-    def _behind(self) -> bool:
-        return self.backlog_s is not None and self.backlog_s() > 0.0
 
     def _join(self, words) -> str:
         return self.separator.join(w.text for w in words)

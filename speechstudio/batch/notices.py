@@ -13,7 +13,6 @@ import datetime as _dt
 import json
 import re
 import sys
-from pathlib import Path
 
 from speechstudio.atomic import atomic_write_json
 from speechstudio.hub.paths import data_dir
@@ -38,16 +37,12 @@ def split_advice(message: str) -> tuple[str, list[str]]:
     return re.sub(r"\s{2,}", " ", rest).strip(), [a for a in advice if a]
 
 
-def _state_path() -> Path:
-    return data_dir() / STATE_FILE
-
-
 def due_today(advice: str, today: _dt.date | None = None) -> bool:
     """True (and remembered) when ``advice`` was not given yet on ``today`` (default: the local
     date); False when it was. A state file that cannot be read counts as empty; one that cannot
     be written means the advice is given again next time (never an error)."""
     day = (today or _dt.date.today()).isoformat()
-    path = _state_path()
+    path = data_dir() / STATE_FILE
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
         state = state if isinstance(state, dict) else {}

@@ -38,12 +38,8 @@ def control_address() -> str:
     return str(Path(base) / f"speechstudio-{_user()}.sock")
 
 
-def _key_path() -> Path:
-    return data_dir() / "dictation" / "control.key"
-
-
 def _read_key(create: bool) -> bytes:
-    path = _key_path()
+    path = data_dir() / "dictation" / "control.key"
     if path.exists():
         return path.read_bytes()
     if not create:
