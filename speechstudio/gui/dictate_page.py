@@ -233,10 +233,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             self.stop_btn.setEnabled(False)
 
     def toggle(self) -> None:
-        if self.running:
-            self.stop()
-        else:
-            self.start()
+        self.stop() if self.running else self.start()
 
     def _on_started(self, job_id: int, _desc: str) -> None:
         if job_id == self.job_id:

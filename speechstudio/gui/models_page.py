@@ -239,8 +239,7 @@ class ModelsPage(QWidget):
             vals = (v.name, v.kind, v.reason or v.origin, v.location)  # tooltips: the full path / line
             add_row(self.voice_table, [short_path(x) if c == 3 and x else plain_status(str(x)) for c, x in enumerate(vals)],
                     [str(x) for x in vals])
-        installed = [m.name for m in self.models if m.installed]
-        self.win.transcribe.set_models(installed)
+        self.win.transcribe.set_models([m.name for m in self.models if m.installed])
         for page, name, why in ((self.win.transcribe, listing.default_model, listing.default_reason),
                                 (getattr(self.win, "dictate", None), listing.dictation_default,
                                  listing.dictation_reason)):

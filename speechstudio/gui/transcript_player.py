@@ -166,11 +166,10 @@ class SegmentPlayer(QObject):
                 from speechstudio.audio.tempo import TempoStream
 
                 stream = TempoStream(self._audio, RATE, self.speed, start_s=self._pos)
-                with self._feed_lock:
+                with self._feed_lock:  # the feeder checks the generation and the session before each feed
                     self._gen += 1
                     gen = self._gen
                     self._stream = stream
-                with self._feed_lock:  # the feeder checks the session before each feed
                     self.hub.begin_stream(RATE, source=source)  # silence until the first piece comes
                     self._session = getattr(self.hub, "session", 0)
                 threading.Thread(target=self._feed, args=(stream, gen), daemon=True, name="tempo-feeder").start()
