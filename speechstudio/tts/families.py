@@ -23,7 +23,7 @@ from speechstudio.tts.voice_text import VoiceText
 
 @dataclass
 class FamilyVoice(VoiceText):
-    """A loaded non-VITS voice: subclasses implement ``_ids`` (text -> token ids) and ``_run`` (ids -> audio);
+    """A loaded non-VITS voice: subclasses implement ``_tokenize`` (text -> token ids) and ``_run`` (ids -> audio);
     calls on one model hold a lock its shallow copies share (``stream_speech`` copies per worker)."""
 
     family: str = ""
@@ -31,9 +31,6 @@ class FamilyVoice(VoiceText):
     lock: object = field(default_factory=threading.Lock, repr=False)
 
     bucketed = reads_ipa = False  # letter / ARPAbet front ends
-
-    def _tokenize(self, text: str, original: str) -> list[int]:
-        return self._ids(text, original)
 
     def synthesize(self, sentence: str, settings=None) -> np.ndarray:
         """One sentence -> ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``self.sample_rate`` Hz."""

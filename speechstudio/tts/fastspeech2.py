@@ -84,7 +84,7 @@ class FastSpeech2Voice(FamilyVoice):
     eos_token = "<sos/eos>"
     unk_token = "<unk>"
 
-    def _ids(self, text: str, original: str) -> list[int]:
+    def _tokenize(self, text: str, original: str) -> list[int]:
         if self.tokenizer is not None:  # transformers + g2p-en (NLTK data present)
             ids = list(self.tokenizer(text, return_tensors=None)["input_ids"])
         else:

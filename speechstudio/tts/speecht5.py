@@ -78,7 +78,7 @@ class SpeechT5Voice(FamilyVoice):
     vocoder = None
     xvectors = None
 
-    def _ids(self, text: str, original: str) -> list[int]:
+    def _tokenize(self, text: str, original: str) -> list[int]:
         ids = list(self.tokenizer(text, return_tensors=None)["input_ids"])
         unk = self.tokenizer.unk_token_id
         if unk is not None and unk in ids:
