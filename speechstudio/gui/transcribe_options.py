@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QWidget
 
 from speechstudio.asr import family
 from speechstudio.asr.languages import LANGUAGES, language_name
-from speechstudio.gui.common import DEFAULT_MODEL, bare, combo, hrow, named, refill, settings
+from speechstudio.gui.common import DEFAULT_MODEL, bare, combo, hrow, is_default_model, named, refill, settings
 from speechstudio.gui.wording import sureness
 from speechstudio.hub.catalog import find_entry
 from speechstudio.hub.inventory import list_models
@@ -16,25 +16,25 @@ from speechstudio.hub.packages import find_package_model
 AUTO_LABEL = "auto (detect)"
 
 
+def _known(model: str | None):
+    """The package model or catalog entry named ``model``; ``None`` for "(default)" or an unknown name."""
+    return None if is_default_model(model) else find_package_model(model) or find_entry(model)
+
+
 def model_languages(model: str | None) -> tuple[str, ...] | None:
     """Languages the store knows for ``model`` (a name or id): ``("en",)`` for English-only models,
     ``None`` (all of Whisper's) for the default routing, multilingual or unknown models."""
-    if not model or model == DEFAULT_MODEL:
-        return None
-    known = find_package_model(model) or find_entry(model)
-    langs = tuple(getattr(known, "languages", ()) or ())
+    langs = tuple(getattr(_known(model), "languages", ()) or ())
     return None if not langs or langs == ("multi",) else langs
 
 
 def model_capabilities(model: str | None):
     """The :class:`~speechstudio.asr.family.AsrCapabilities` of ``model``'s family when the store knows
     it (package, catalog, imported or cached model), else ``None`` (the default routing, a folder)."""
-    if not model or model == DEFAULT_MODEL:
+    if is_default_model(model):
         return None
-    known = find_package_model(model) or find_entry(model)
-    engine = getattr(known, "engine", None)
-    if engine is None:
-        engine = next((m.engine for m in list_models(include_catalog=False) if m.name == model), None)
+    engine = getattr(_known(model), "engine", None) or next(
+        (m.engine for m in list_models(include_catalog=False) if m.name == model), None)
     return family.capabilities(engine) if engine else None
 
 
