@@ -187,8 +187,9 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
         except (OSError, ValueError):
             state = {}
     done = state.get("chapters", {}) if isinstance(state.get("chapters"), dict) else {}
-    voice_key = _digest(voice.name, voice.family,
-                        json.dumps(asdict(settings), sort_keys=True), fmt)
+    voice_key = _digest(voice.name, voice.family, json.dumps(asdict(settings), sort_keys=True), fmt)
+    artist = {"artist": book.author} if book.author else {}
+    report = progress or (lambda _event: None)
     total = sum(len(c.text) for c in chapters)
     chars_before = 0
     files: list[Path] = []
@@ -204,23 +205,19 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
             files.append(path)
             durations.append(float(prev.get("duration_s", 0.0)))
             skipped += 1
-            if progress is not None:
-                progress(AudiobookProgress(chars_before, total, ch.index, len(chapters), ch.title, True))
+            report(AudiobookProgress(chars_before, total, ch.index, len(chapters), ch.title, True))
             continue
 
         def on_chunk(chunk, ch=ch, base=chars_before) -> None:
-            if progress is not None:
-                progress(AudiobookProgress(base + min(chunk.chars_done, len(ch.text)), total, ch.index,
-                                           len(chapters), ch.title))
+            report(AudiobookProgress(base + min(chunk.chars_done, len(ch.text)), total, ch.index, len(chapters),
+                                     ch.title))
 
-        tags = {"title": ch.title, "album": title, "tracknumber": str(ch.index + 1)}
-        if book.author:
-            tags["artist"] = book.author
+        tags = {"title": ch.title, "album": title, "tracknumber": str(ch.index + 1), **artist}
         chunks = stream_speech(voice, ch.text, settings, workers=workers, ssml=False, voice_loader=voice_loader)
         duration, _n = write_speech(chunks, path, on_chunk, tags, mkdir=True)
         chars_before += len(ch.text)
-        if progress is not None:  # the chapter is complete (sentence counts skip blank lines)
-            progress(AudiobookProgress(chars_before, total, ch.index, len(chapters), ch.title))
+        # the chapter is complete (sentence counts skip blank lines)
+        report(AudiobookProgress(chars_before, total, ch.index, len(chapters), ch.title))
         files.append(path)
         durations.append(duration)
         done[str(ch.index)] = {"file": path.name, "text": key, "voice": voice_key, "duration_s": round(duration, 3)}
@@ -235,9 +232,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
         prev = state.get("book_file") if isinstance(state.get("book_file"), dict) else {}
         if not (prev.get("file") == m4b.name and prev.get("key") == key and m4b.is_file()):
             tags = {**speech_tags(voice.name, getattr(voice, "clone_of", None)), "title": title, "album": title,
-                    "genre": "Audiobook"}
-            if book.author:
-                tags["artist"] = book.author
+                    "genre": "Audiobook", **artist}
             write_book_file(m4b, files, [c.title for c in chapters], tags, cover)
             state = {**state, "chapters": done, "book_file": {"file": m4b.name, "key": key}}
             _write_json(state_path, state)
