@@ -15,12 +15,13 @@ from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
 
 
 def _record(win, qtbot, fake_audio, audio: np.ndarray) -> object:
-    fake_audio._input_audio, fake_audio._input = audio, None  # the microphone plays this, then silence
+    # the microphone plays this 60 s loop (then silence) at 20x: the whole take is the tone, even on a
+    # busy machine where the meter ticks late
+    fake_audio._input_audio, fake_audio._input = np.tile(audio, 30), None
     fake_audio.input_rate = 16000
     page = win.show_page("Record")
     page.start()
-    qtbot.waitUntil(lambda: page.audio.recorder.duration_s >= 1.0, timeout=10000)
-    qtbot.wait(120)  # a few meter ticks
+    qtbot.waitUntil(lambda: page.audio.recorder.duration_s >= 1.0 and len(page._live) >= 3, timeout=20000)
     live = page.waveform.peaks
     page.stop()
     return page, live
