@@ -64,9 +64,9 @@ def test_drop_folder_runs_queue(win, qtbot, folder, tiny_w2v_dir):
     qtbot.waitUntil(lambda: page.rows[0].duration_s is not None, timeout=10000)
     assert page.table.item(0, 1).text() == "0:03"
 
-    # responsiveness: a 10 ms heartbeat never stalls more than 250 ms while the batch runs (model
-    # work on the GUI thread would stall it for seconds; 100 ms was missed by 5 ms on a loaded
-    # 2-core CI machine, where the OS alone can deschedule the thread that long)
+    # responsiveness: a 10 ms heartbeat never stalls more than 500 ms while the batch runs (loading
+    # and running the model on the GUI thread would stall it for seconds; 100 ms was missed by 5 ms
+    # on a loaded 2-core CI machine and 250 ms at load 8.6: the OS alone deschedules a thread that long)
     beats = []
     hb = QTimer()
     hb.setInterval(10)
@@ -78,7 +78,7 @@ def test_drop_folder_runs_queue(win, qtbot, folder, tiny_w2v_dir):
     gaps = [b - a for a, b in zip(beats, beats[1:])]
     assert len(gaps) > 30
     print(f"heartbeat: {len(beats)} beats, longest gap {max(gaps) * 1000:.0f} ms")
-    assert max(gaps) < 0.250, f"GUI thread stalled {max(gaps) * 1000:.0f} ms"
+    assert max(gaps) < 0.500, f"GUI thread stalled {max(gaps) * 1000:.0f} ms"
 
     st = statuses(page)
     assert st == {"a tone.wav": "done", "b.wav": "done", "long.wav": "done", "empty.wav": "failed",
