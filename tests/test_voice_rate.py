@@ -19,7 +19,7 @@ import torch
 from speechstudio.finetune.closeness import pitch_profile
 from speechstudio.finetune.manifest import Clip, Manifest
 from speechstudio.finetune import pitch_match
-from speechstudio.finetune.vits.events import StageEvent
+from speechstudio.finetune.vits.events import DoneEvent, StageEvent, TrainControl
 from speechstudio.finetune.vits.features import FeatureConfig
 from speechstudio.finetune.vits.trainer import TrainConfig, load_trained_generator, train_voice
 from speechstudio.finetune.vits.voice_rate import MAX_SEMITONES, choose_rate
@@ -141,7 +141,13 @@ def test_a_clone_speaks_at_its_speakers_pitch_at_the_base_tempo_in_the_app_and_i
 
 def test_without_pitch_by_rate_the_clone_keeps_the_base_rate(joe, higher_speaker, tmp_path):
     data, _hz, _s, _base = higher_speaker
-    events = list(train_voice(tmp_path / "run", data, joe.model_path(), _config(steps=1, pitch_by_rate=False)))
+    # the rate is decided before the first step: the run is stopped there (no step, evaluation or samples) and the
+    # checkpoint it writes on stopping is the one checked
+    control = TrainControl()
+    control.stop.set()
+    events = list(train_voice(tmp_path / "run", data, joe.model_path(), _config(steps=1, pitch_by_rate=False),
+                              control=control))
+    assert [e.reason for e in events if isinstance(e, DoneEvent)] == ["stopped"]
     notes = "\n".join(e.message for e in events if isinstance(e, StageEvent) and e.stage == "prepare")
     assert "instead of 22050 Hz" not in notes
     model, _ = load_trained_generator(tmp_path / "run", "latest")
