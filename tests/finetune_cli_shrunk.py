@@ -1,7 +1,8 @@
 """``python tests/finetune_cli_shrunk.py ARGS`` = ``speechstudio ARGS`` with the VITS trainer shrunk
 for tests (1/16 of VITS' discriminator, 512-sample slices, no warm-up, a high lr): the CLI's own
 code runs unchanged, in a process a test can kill. ``SHRUNK_HOLD_AFTER_CHECKPOINT=1``: wait 120 s
-after writing ``latest.pt`` (a kill then always lands mid-run, however fast the machine)."""
+after writing ``latest.pt`` (a kill then always lands mid-run, however fast the machine).
+``SHRUNK_NO_JUDGE=1``: no clone judge (its two models loaded and the base voice judged before step 1)."""
 import os
 import sys
 from dataclasses import replace
@@ -14,7 +15,9 @@ _preset = voice_run.train_config
 
 
 def _small(*args, **kwargs):
-    return replace(_preset(*args, **kwargs), segment_size=512, discriminator_width=1 / 16, warmup_steps=0, lr=2e-3, generator_lr=None)
+    config = replace(_preset(*args, **kwargs), segment_size=512, discriminator_width=1 / 16, warmup_steps=0, lr=2e-3,
+                     generator_lr=None)
+    return replace(config, judge_clone=False) if os.environ.get("SHRUNK_NO_JUDGE") else config
 
 
 voice_run.train_config = _small
