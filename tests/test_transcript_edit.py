@@ -250,3 +250,29 @@ def test_typing_into_an_empty_transcript(tmp_path):
     assert [(s.start_s, s.end_s, s.text) for s in doc.segments] == [(0.0, 2.545, "hi there"), (2.545, 4.0, "more")]
     doc.undo()
     assert doc.segments == ()
+
+
+def test_an_edited_transcript_saved_and_loaded_back_is_the_same_document(tmp_path):
+    W = AsrWord
+    p = tmp_path / "two.json"
+    write_transcript(p, [AsrSegment(0.0, 1.0, " hi there", (W(0.0, 0.4, "hi", 0.9), W(0.5, 1.0, "there", 0.8)),
+                                    -0.1, 0.0, "Ana", "en"),
+                         AsrSegment(1.5, 2.0, "hallo", (W(1.5, 2.0, "hallo", 0.7),), None, None, None, "de")],
+                     INFO, "json")
+    doc = TranscriptDocument.load(p)
+    doc.edit_text(0, "hi there, Bo")
+    doc.set_speaker(1, "Bo")
+    doc.save()
+    saved = json.loads(p.read_text())
+    assert list(saved["segments"][1]) == ["start_s", "end_s", "text", "avg_logprob", "no_speech_prob", "speaker",
+                                          "language", "words"]           # the run writer's order, one writer
+    assert saved["segments"][1]["words"] == [{"start_s": 1.5, "end_s": 2.0, "text": "hallo", "probability": 0.7,
+                                              "speaker": "Bo"}]
+    back = TranscriptDocument.load(p)
+    assert back.to_dict() == doc.to_dict()            # a word without a speaker is written with its segment's
+    text = p.read_text()
+    back.save()
+    assert p.read_text() == text
+    assert back.texts() == ["hi there, Bo", "hallo"] and [s.speaker for s in back.segments] == ["Ana", "Bo"]
+    back.undo()
+    assert [s.speaker for s in back.segments] == ["Ana", None]

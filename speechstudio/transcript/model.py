@@ -76,25 +76,30 @@ def segment_from_dict(d: dict, where: str) -> Segment:
                    extra={k: v for k, v in d.items() if k not in SEGMENT_KEYS})
 
 
-def word_to_dict(w) -> dict:
+def word_to_dict(w, speaker: str | None = None) -> dict:
+    """The JSON object of a word: times rounded to ms, probability to 4 decimals, its speaker (else
+    ``speaker``, the segment's) when known, then ``extra``."""
     d = {"start_s": ms(w.start_s), "end_s": ms(w.end_s), "text": w.text.strip(),
          "probability": round(float(w.probability), 4)}
-    if getattr(w, "speaker", None) is not None:
-        d["speaker"] = w.speaker
+    who = getattr(w, "speaker", None) or speaker
+    if who is not None:
+        d["speaker"] = who
     d.update(getattr(w, "extra", {}) or {})
     return d
 
 
-def segment_to_dict(s) -> dict:
-    """The JSON object of a segment (known keys first, then ``extra``). The text is written as
-    the editor holds it (the exporters strip it); times are rounded to ms."""
-    d = {"start_s": ms(s.start_s), "end_s": ms(s.end_s), "text": s.text,
-         "avg_logprob": s.avg_logprob, "no_speech_prob": s.no_speech_prob,
-         "words": [word_to_dict(w) for w in s.words]}
+def segment_to_dict(s, strip: bool = False) -> dict:
+    """The JSON object of a segment, the one rule for both writers: times, text, ``avg_logprob``,
+    ``no_speech_prob``, ``speaker`` / ``language`` when known, ``words`` (each with the segment's speaker
+    when it has none), then ``extra``. ``strip``: the text stripped, as a run writes it; otherwise as the
+    editor holds it."""
+    d = {"start_s": ms(s.start_s), "end_s": ms(s.end_s), "text": s.text.strip() if strip else s.text,
+         "avg_logprob": s.avg_logprob, "no_speech_prob": s.no_speech_prob}
     if getattr(s, "speaker", None) is not None:
         d["speaker"] = s.speaker
     if getattr(s, "language", None) is not None:
         d["language"] = s.language
+    d["words"] = [word_to_dict(w, getattr(s, "speaker", None)) for w in s.words]
     d.update(getattr(s, "extra", {}) or {})
     return d
 
@@ -131,24 +136,7 @@ def transcript_dict(segments: Sequence[Segment], info: TranscriptInfo) -> dict:
         "audio_duration_s": ms(info.duration_s),
         **({"audio": info.audio} if getattr(info, "audio", None) else {}),
         "text": " ".join(t for t in (" ".join(s.text.split()) for s in segments) if t),
-        "segments": [
-            {
-                "start_s": ms(s.start_s),
-                "end_s": ms(s.end_s),
-                "text": s.text.strip(),
-                "avg_logprob": s.avg_logprob,
-                "no_speech_prob": s.no_speech_prob,
-                **({"speaker": s.speaker} if s.speaker is not None else {}),
-                **({"language": s.language} if getattr(s, "language", None) is not None else {}),
-                "words": [
-                    {"start_s": ms(w.start_s), "end_s": ms(w.end_s), "text": w.text.strip(),
-                     "probability": round(float(w.probability), 4),
-                     **({"speaker": w.speaker or s.speaker} if (w.speaker or s.speaker) is not None else {})}
-                    for w in s.words
-                ],
-            }
-            for s in segments
-        ],
+        "segments": [segment_to_dict(s, strip=True) for s in segments],
         **_speaker_tables(info),
         **_language_table(segments),
     }
