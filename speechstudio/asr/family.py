@@ -80,7 +80,8 @@ class AsrFamily:
         if options.task not in ("transcribe", "translate"):
             raise UsageError(f"--task {options.task}: expected transcribe or translate")
         if options.task == "translate" and (not caps.translate or self.english_only(recognizer)):
-            raise UsageError(f"--task translate: {model} ({self.label}) cannot translate; use a multilingual "
+            why = "is an English-only model and" if caps.translate else f"({self.label})"
+            raise UsageError(f"--task translate: {model} {why} cannot translate; use a multilingual "
                              "Whisper model (e.g. --model whisper-base)")
         if (options.hotwords or options.initial_prompt) and not caps.prompt:
             raise UsageError(f"--hotwords / --initial-prompt: {model} ({self.label}) takes no prompt or custom "

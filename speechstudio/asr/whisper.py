@@ -10,10 +10,11 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from speechstudio.asr import family
 from speechstudio.asr.device import resolve_device
 from speechstudio.asr.language_id import WINDOW_S, LanguageGuess, detect_stream_language
 from speechstudio.asr.languages import LANGUAGES
-from speechstudio.asr.types import TASKS, AudioInput, Segment, TranscriptInfo, Word, as_blocks
+from speechstudio.asr.types import AudioInput, Segment, TranscriptInfo, Word, as_blocks
 from speechstudio.audio.vad import default_spans
 from speechstudio.errors import ModelNotFoundError, UsageError
 from speechstudio.transcript.words import WHISPER_LAG_S, to_speech
@@ -76,19 +77,10 @@ class WhisperRecognizer:
 
     # ------------------------------------------------------------------ the Recognizer interface
     def check_options(self, language: str | None, task: str = "transcribe") -> None:
-        """Refuse what this model cannot do, before any audio is read. Raises ``UsageError``: unknown
-        ``task`` or language; non-English or ``translate`` on an English-only model."""
-        if task not in TASKS:
-            raise UsageError(f"--task {task}: expected transcribe or translate")
-        if language is not None and language not in LANGUAGES:
-            raise UsageError(f"--language {language}: not a Whisper language code (e.g. en, de, fr, ja)")
-        if not self.multilingual:
-            if language and language != "en":
-                raise UsageError(f"--language {language}: {self.model_id} is an English-only model; use a "
-                                 "multilingual Whisper model (e.g. --model whisper-base)")
-            if task == "translate":
-                raise UsageError(f"--task translate: {self.model_id} is an English-only model and cannot translate; "
-                                 "use a multilingual Whisper model (e.g. --model whisper-base)")
+        """The registry's option check for this model (``WhisperFamily.check_options``), before any audio
+        is read. Raises ``UsageError``: unknown ``task`` or language code; non-English or ``translate`` on
+        an English-only model."""
+        family.check_options(self, family.OptionCheck(language=language, task=task))
 
     def detect_language(self, speech: np.ndarray) -> LanguageGuess | None:
         """Language of ``speech`` (float32 ``(n,)``, 16 kHz; first 30 s) from Whisper's language tokens;

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from speechstudio.asr import family
 from speechstudio.asr.types import Word
-from speechstudio.errors import UsageError
 
 LANGUAGE_SURE = 0.8       # language detection: keep the language from this probability on ...
 LANGUAGE_ENOUGH_S = 4.0   # ... or once it was detected on this much audio
@@ -21,7 +21,8 @@ class WhisperHypotheses:
     """A :class:`BufferDecoder` over a ``WhisperRecognizer``: one decode of the buffer (committed text as
     prompt, word times, temperature 0), words dropped for ``no_speech_prob`` > 0.9 or
     :data:`COMPRESSION_DROP`. ``language`` None: detected until p >= 0.8 or 4 s, then kept; ``beam_size``
-    None: 1 on CPU, the recogniser's on CUDA. Raises ``UsageError`` (non-English on English-only)."""
+    None: 1 on CPU, the recogniser's on CUDA. Raises ``UsageError`` (the registry's option check: an unknown
+    code, non-English on English-only)."""
 
     def __init__(self, recognizer, *, language: str | None = None, task: str = "transcribe",
                  beam_size: int | None = None, hotwords: str | None = None) -> None:
@@ -33,14 +34,7 @@ class WhisperHypotheses:
         language = (language or "").strip().lower() or None
         if language == "auto":
             language = None
-        check = getattr(recognizer, "check_options", None)
-        if check is not None:
-            check(language, task)      # WhisperRecognizer's own refusals (unknown code, English-only model)
-        elif task not in ("transcribe", "translate"):
-            raise UsageError(f"--task {task}: expected transcribe or translate")
-        elif not multilingual and (task == "translate" or language not in (None, "en")):
-            raise UsageError(f"--language {language} / --task {task}: {recognizer.model_id} is an English-only model "
-                             "(choose a multilingual Whisper model)")
+        family.check_options(recognizer, family.OptionCheck(language=language, task=task))   # the registry's refusals
         self.language = language or (None if multilingual else "en")
         self.language_probability: float | None = None   # set when the language is detected
         self._detect = self.language is None
