@@ -19,19 +19,19 @@ from conftest import realspeech_file
 
 ray = pytest.importorskip("ray", reason="pip install 'speechstudio[cluster]'")
 
-# Short English clips (2-9 s): ten real recordings (WAV of 8-32 bit, mono and stereo, MP3) and two FLACs of the
-# matthes voice: enough for every property checked here (both workers hold files when one is killed).
+# Short English clips (2-7 s): seven real recordings (WAV at 8 to 44.1 kHz, 16 to 32 bit, mono and stereo; MP3)
+# and a FLAC of the matthes voice: enough for every property checked here (both workers hold files when one is
+# killed; each file costs a Whisper window in each of the three runs that transcribe the folder).
 REAL = ["deepspeech_LDC93S1_8k.wav", "lhotse_common_voice_en_651325.mp3", "pocketsphinx_cards_005.wav",
-        "pyroomacoustics_cmu_arctic_us_aew_a0001.wav", "speechbrain_spk1_snt1.wav",
-        "speechrecognition_english_mono_32bit.wav", "speechrecognition_english_stereo_24bit.wav",
-        "pocketsphinx_sense_and_sensibility_0870.wav", "speechbrain_LJ050-0131.wav", "vosk_test.wav"]
-MATTHES = ["LJ001-0035.flac", "LJ001-0045.flac"]
+        "speechbrain_spk1_snt1.wav", "speechrecognition_english_mono_32bit.wav",
+        "speechrecognition_english_stereo_24bit.wav", "pocketsphinx_sense_and_sensibility_0870.wav"]
+MATTHES = ["LJ001-0045.flac"]
 N = len(REAL) + len(MATTHES)
 
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    """12 clips (53 s of speech) and one broken file."""
+    """8 clips (28 s of speech) and one broken file."""
     realspeech = realspeech_file()
     d = tmp_path_factory.mktemp("cluster") / "in"
     d.mkdir()
