@@ -37,8 +37,9 @@ def probe_write(folder: Path) -> None:
     os.unlink(name)
 
 
-def _nearest_existing(path: Path) -> Path:
-    p = path.absolute()
+def nearest_existing(path: str | os.PathLike[str]) -> Path:
+    """``path`` (absolute) or its nearest parent that exists: where a missing folder would be created."""
+    p = Path(path).absolute()
     while not os.path.lexists(p) and p != p.parent:
         p = p.parent
     return p
@@ -51,7 +52,7 @@ def check_destination(path: str | os.PathLike[str], *, overwrite: bool = True) -
     target = resolve_target(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
-        base = _nearest_existing(folder)
+        base = nearest_existing(folder)
         if os.path.lexists(base) and not base.is_dir():
             raise OutputWriteError(f"{shown}: cannot write there ({base} is a file, not a folder)")
         raise OutputWriteError(f"{shown}: output folder {folder} does not exist")
@@ -69,17 +70,26 @@ def check_destination(path: str | os.PathLike[str], *, overwrite: bool = True) -
         raise OutputWriteError(f"{shown}: cannot write in {folder} ({_why(e)})") from None
 
 
-def check_folder_destination(folder: str | os.PathLike[str]) -> None:
-    """Fail before any work when files cannot be written in ``folder`` (created later if missing:
-    then its nearest existing parent must be a writable folder). Raises :class:`OutputWriteError`."""
-    folder = Path(folder)
-    base = _nearest_existing(folder)
+def folder_problem(folder: str | os.PathLike[str]) -> str | None:
+    """Why files cannot be written in ``folder`` (created later if missing: then in its nearest existing
+    parent), one line naming the folder tried, or None when they can. A probe file, not ``os.access``
+    (which says yes to root on a read-only mount)."""
+    base = nearest_existing(folder)
     if not base.is_dir():
-        raise OutputWriteError(f"{folder}: cannot write there ({base} is a file, not a folder)")
+        return f"cannot write there ({base} is a file, not a folder)"
     try:
         probe_write(base)
     except OSError as e:
-        raise OutputWriteError(f"{folder}: cannot write in {base} ({_why(e)})") from None
+        return f"cannot write in {base} ({_why(e)})"
+    return None
+
+
+def check_folder_destination(folder: str | os.PathLike[str]) -> None:
+    """Fail before any work when files cannot be written in ``folder`` (:func:`folder_problem`).
+    Raises :class:`OutputWriteError` naming ``folder`` and the reason."""
+    problem = folder_problem(folder)
+    if problem:
+        raise OutputWriteError(f"{folder}: {problem}")
 
 
 def write_error(path: str | os.PathLike[str], e: Exception) -> OutputWriteError:

@@ -187,13 +187,15 @@ def test_read_only_data_folder(monkeypatch, tmp_path):
     data.mkdir()
     monkeypatch.setenv("SPEECHSTUDIO_HOME", str(data / "SpeechStudio"))
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    real = storage.probe_write
+    from speechstudio import atomic
+
+    real = atomic.probe_write
 
     def write(folder):
         if folder == data:
             raise OSError(errno.EROFS, "Read-only file system")
         real(folder)
-    monkeypatch.setattr(storage, "probe_write", write)
+    monkeypatch.setattr(atomic, "probe_write", write)
     c = storage.check_folders()
     assert c.status == "fail"
     assert f"data folder: cannot write in {data} (Read-only file system)" in c.summary

@@ -237,14 +237,8 @@ def _speakers_text(info) -> str:
 
 
 def _check_output_dir(path: Path) -> None:
-    """Fail before any work if the output folder cannot be created or written (the same check as
-    ``speak`` and ``audiobook``: :func:`speechstudio.atomic.check_folder_destination`)."""
-    if path.exists() and not path.is_dir():
-        raise UsageError(f"--output-dir {path}: exists and is not a folder")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UsageError(f"--output-dir {path}: cannot write there ({e.strerror or e})") from None
+    """Fail before any work if files cannot be written in the output folder (created later if missing):
+    :func:`speechstudio.atomic.check_folder_destination`, as ``speak`` and ``audiobook`` do."""
     try:
         check_folder_destination(path)
     except UsageError as e:

@@ -5,34 +5,15 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from speechstudio.atomic import probe_write
+from speechstudio.atomic import folder_problem, nearest_existing
 from speechstudio.doctor.report import FAIL, OK, WARN, Check
 from speechstudio.hub.paths import data_dir, hf_cache_dir
 
 LOW_SPACE_BYTES = 2 * 10**9
 
 
-def _existing(path: Path) -> Path:
-    path = path.absolute()
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    return path
-
-
-def folder_problem(path: Path) -> str | None:
-    """Why SpeechStudio cannot write under ``path`` (one line), or None when it can."""
-    base = _existing(path)
-    if not base.is_dir():
-        return f"{base} is a file, not a folder"
-    try:
-        probe_write(base)
-    except OSError as e:
-        return f"cannot write in {base} ({e.strerror or e})"
-    return None
-
-
 def _fix(var: str, path: Path) -> str:
-    return (f"sudo chown -R $USER '{_existing(path)}' (or choose a writable folder: "
+    return (f"sudo chown -R $USER '{nearest_existing(path)}' (or choose a writable folder: "
             f"export {var}=$HOME/speechstudio-data)")
 
 
@@ -42,7 +23,7 @@ def check_folders() -> Check:
     details: dict = {}
     parts, problems, fixes, low = [], [], [], []
     for label, (path, var) in folders.items():
-        free = shutil.disk_usage(_existing(path)).free
+        free = shutil.disk_usage(nearest_existing(path)).free
         problem = folder_problem(path)
         details[label] = {"path": str(path), "free_bytes": free, "writable": problem is None}
         parts.append(f"{label} {path} ({free / 1e9:.1f} GB free)")
