@@ -55,3 +55,23 @@ def test_split_speaker_is_one_undo_step(tmp_path):
     assert [s.speaker for s in doc.segments] == ["Speaker 1"] * 4 + ["Speaker 2"]
     with pytest.raises(UsageError, match="Speaker 1: choose some, not all"):
         doc.split_speaker("Speaker 1", [0, 1, 2, 3])
+
+
+def test_a_voice_saved_where_the_data_folder_is_a_file_says_so(tmp_path, monkeypatch, capsys):
+    """``speakers add`` with SPEECHSTUDIO_HOME pointing at a file: one line naming the file and the
+    reason, exit 2 (was "unexpected error: NotADirectoryError")."""
+    import numpy as np
+
+    from speechstudio import cli
+    from speechstudio.atomic import OutputWriteError
+    from speechstudio.diarize.library import save_voice
+
+    home = tmp_path / "home"
+    home.write_text("not a folder")
+    monkeypatch.setenv("SPEECHSTUDIO_HOME", str(home))
+    with pytest.raises(OutputWriteError, match=r"speakers/Ana\.json: cannot write \(.*"):
+        save_voice("Ana", np.ones(256, np.float32), seconds=3.0, source="test")
+    monkeypatch.setattr("speechstudio.diarize.cli.voice_from_file", lambda *a: (np.ones(256, np.float32), 3.0, "x"))
+    assert cli.main(["speakers", "add", "Ana", str(tmp_path / "ana.wav")]) == 2
+    err = capsys.readouterr().err
+    assert "Ana.json: cannot write (" in err and "unexpected error" not in err

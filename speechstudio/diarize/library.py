@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from speechstudio.atomic import atomic_write_text
+from speechstudio.atomic import atomic_write_text, write_error
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.hub.paths import data_dir
 
@@ -94,7 +94,8 @@ def load_library(folder: Path | None = None) -> Library:
 
 def save_voice(name: str, embedding: np.ndarray, *, seconds: float, source: str, overwrite: bool = False) -> KnownVoice:
     """Save ``embedding`` (256,) as voice ``name``. Raises ``UsageError`` when the name is taken
-    (and ``overwrite`` is false) or not a valid name."""
+    (and ``overwrite`` is false) or not a valid name, ``OutputWriteError`` (naming the file and the
+    reason) when the library folder cannot be written."""
     name = check_name(name)
     existing = load_library().get(name)
     if existing is not None and not overwrite:
@@ -104,8 +105,12 @@ def save_voice(name: str, embedding: np.ndarray, *, seconds: float, source: str,
     emb = emb / max(float(np.linalg.norm(emb)), 1e-9)
     created = time.strftime("%Y-%m-%dT%H:%M:%S")
     path = existing.path if existing is not None else _file(name)
-    atomic_write_text(path, json.dumps({"name": name, "seconds": round(float(seconds), 2), "source": source,
-                                        "created": created, "embedding": [round(float(v), 6) for v in emb]}))
+    record = {"name": name, "seconds": round(float(seconds), 2), "source": source, "created": created,
+              "embedding": [round(float(v), 6) for v in emb]}
+    try:
+        atomic_write_text(path, json.dumps(record))
+    except OSError as e:  # the data folder is a file, read-only, full
+        raise write_error(path, e) from None
     return KnownVoice(name, emb, float(seconds), source, created, path)
 
 
