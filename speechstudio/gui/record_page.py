@@ -63,7 +63,6 @@ class RecordPage(QWidget):
         self.levels = named(QLabel(""), "Recording levels")
         self.levels.setWordWrap(True)
         lay.addWidget(self.levels)
-        lay.addStretch(0)
         self._live: list[float] = []  # the level (linear amplitude) at each tick of the recording
         self.device_box.currentIndexChanged.connect(self._device_changed)
         self._timer = QTimer(self, interval=int(TICK_S * 1000), timeout=self._tick)
