@@ -27,6 +27,10 @@ base), the share of the way from the base voice to the person.
 
 Usage: ``python bench/clone_real.py [--minutes 60] [--preset quick] [--work DIR] > log 2>&1 &``
 (2 cores: run it alone). ``--evaluate-only`` scores the run already in ``--work`` (best and latest).
+``--score-voice NAME`` scores store voice NAME as the app speaks it (its own defaults, the saved
+pitch shift included) beside the speaker and the base, and trains nothing: the check of a voice
+that ``speechstudio finetune voice --data WORK/train --out NAME`` saved (``WORK/train`` is the
+split this script writes; issue 45's "done when").
 """
 from __future__ import annotations
 
@@ -188,6 +192,7 @@ def main() -> int:
     ap.add_argument("--batch-size", type=int, help="override the preset's batch")
     ap.add_argument("--work", type=Path, default=Path("/tmp/clone_real"))
     ap.add_argument("--evaluate-only", action="store_true")
+    ap.add_argument("--score-voice", metavar="NAME", help="score this store voice (module notes) and train nothing")
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                     help="another TrainConfig field (JSON value), e.g. --set disc_warmup_steps=150")
     args = ap.parse_args()
@@ -209,6 +214,20 @@ def main() -> int:
     results["speaker"] = speaker = scorer([read_audio(p, rate) for _, p in held], texts)
     results["base"] = base_m = scorer(synth(base, texts), texts)
     print(table([("speaker's held-back recordings", speaker), ("base voice (joe)", base_m)], speaker, base_m), flush=True)
+    if args.score_voice:
+        from speechstudio.tts.voices import load_named
+
+        import soxr
+
+        _, voice = load_named(args.score_voice, device="cpu", precision="fp32", allow_download=False)
+        clips = [soxr.resample(c, voice.sample_rate, rate).astype(np.float32) if voice.sample_rate != rate else c
+                 for c in synth(voice, texts, pitch=None)]
+        results["saved_voice"] = r = scorer(clips, texts, voice.sample_rate)
+        rows = [("speaker's held-back recordings", speaker), ("base voice (joe)", base_m),
+                (f"{args.score_voice} as saved, in the app", r)]
+        print(f"\n{args.score_voice}: pitch_semitones {voice.pitch_semitones:+.2f}\n" + table(rows, speaker, base_m))
+        results_path.write_text(json.dumps(results, indent=1))
+        return 0
 
     run_dir = args.work / "run"
     overrides = {"precision": "fp32", "seed": 0}
