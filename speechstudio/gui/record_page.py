@@ -3,7 +3,6 @@ plain warning when it clipped or is very quiet), Play, Save as…, Send to Trans
 from __future__ import annotations
 
 import datetime as _dt
-import re
 from pathlib import Path
 
 import numpy as np
@@ -70,7 +69,7 @@ class RecordPage(QWidget):
         self._update()
 
     def _fill_devices(self) -> None:
-        devs = fill_microphones(self.device_box, self.audio, "no audio devices")
+        self._devs = devs = fill_microphones(self.device_box, self.audio, "no audio devices")
         if not self.audio.available:
             self.note.setText(self.audio.reason)
         elif not devs:
@@ -79,8 +78,8 @@ class RecordPage(QWidget):
             self._select_saved(devs, str(settings().value("record/device_name", "") or ""))
 
     def _select_saved(self, devs, saved: str) -> None:
-        """Select the microphone used last time (by name; the label's rate and "[default]" may
-        change); one that is no longer there is not selected: the default one is, with a note."""
+        """Select the microphone used last time (by name; an older version saved its label, with the rate
+        and "[default]"); one that is no longer there is not selected: the default one is, with a note."""
         default = next((i for i, d in enumerate(devs) if d.is_default), 0)
         if not saved:
             self.device_box.setCurrentIndex(default)
@@ -90,14 +89,14 @@ class RecordPage(QWidget):
                 self.device_box.setCurrentIndex(i)
                 return
         self.device_box.setCurrentIndex(default)
-        gone = re.sub(r" \([\d.]+ kHz\).*$|  \[default\]$", "", saved)
-        self.note.setText(f"The microphone used last time, {gone}, is not connected; using {devs[default].name}.")
+        self.note.setText(f"The microphone used last time, {saved}, is not connected; using {devs[default].name}.")
 
     def _device_changed(self, _i: int) -> None:
         self.audio.input_device = self.device_box.currentData()
 
     def save_settings(self) -> None:
-        settings().setValue("record/device_name", self.device_box.currentText())
+        if 0 <= self.device_box.currentIndex() < len(self._devs):
+            settings().setValue("record/device_name", self._devs[self.device_box.currentIndex()].name)
 
     def _update(self) -> None:
         rec = self.audio.recorder is not None
