@@ -281,16 +281,18 @@ def test_a_saved_microphone_that_is_gone_is_not_selected(qtbot, fake_audio):  # 
     from speechstudio.gui.common import settings
     from speechstudio.gui.main_window import MainWindow
 
-    settings().setValue("record/device_name", "USB Podcast Mic (44.1 kHz)")
+    settings().setValue("record/device_name", "USB Podcast Mic")
     w = MainWindow(audio_backend=fake_audio, start_monitor=False)
     qtbot.addWidget(w)
     try:
         assert w.record.note.text() == ("The microphone used last time, USB Podcast Mic, is not connected; "
                                         "using Fake microphone (file).")
         assert w.record.device_box.currentData() == 0 and w.record.rec_btn.isEnabled()
+        w.record.save_settings()
+        assert settings().value("record/device_name") == "Fake microphone (file)"  # its name, not the list's label
     finally:
         w.shutdown()
-    settings().setValue("record/device_name", "Fake microphone (file) (16 kHz)  [default]")
+    settings().setValue("record/device_name", "Fake microphone (file) (16 kHz)  [default]")  # an older version's label
     w = MainWindow(audio_backend=fake_audio, start_monitor=False)
     qtbot.addWidget(w)
     try:
