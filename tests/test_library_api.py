@@ -82,9 +82,9 @@ def test_both_engines_implement_the_recognizer_protocol(tiny_w2v_dir, whisper_di
     assert (info.engine, info.language, info.language_probability, info.duration_s) == ("wav2vec2", "en", None, 3.502)
     words = [w for s in segments for w in s.words]
     assert words and all(0.0 < w.probability <= 1.0 for w in words) and any(w.probability < 0.999 for w in words)
-    with pytest.raises(UsageError, match="CTC model and cannot translate"):
+    with pytest.raises(UsageError, match=r"tiny \(Wav2Vec2-family CTC\) cannot translate"):
         ctc.transcribe(audio, task="translate")
-    with pytest.raises(UsageError, match="CTC model, which takes no prompt"):
+    with pytest.raises(UsageError, match=r"tiny \(Wav2Vec2-family CTC\) takes no prompt"):
         ctc.transcribe(audio, hotwords="Kubernetes")
     with pytest.raises(UsageError, match="English-only model and cannot translate"):
         whisper.transcribe(audio, task="translate")

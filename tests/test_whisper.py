@@ -101,3 +101,12 @@ def test_fp16_on_cpu_is_a_clear_usage_error(whisper_dir):
 
     with pytest.raises(UsageError, match="no efficient float16 support"):
         WhisperRecognizer(whisper_dir, "t", device="cpu", precision="fp16")
+
+
+def test_precision_is_checked_by_the_shared_device_rule(whisper_dir):
+    from speechstudio.asr.whisper import WhisperRecognizer
+    from speechstudio.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"^--precision int4: expected one of auto, fp32, fp16, bf16$"):
+        WhisperRecognizer(whisper_dir, "t", device="cpu", precision="int4")
+    assert WhisperRecognizer(whisper_dir, "t", device="cpu").precision == "int8"

@@ -82,11 +82,7 @@ class CtcFamily(AsrFamily):
 
     def open_stream(self, recognizer, config=None, *, input_rate=None, language=None, task="transcribe",
                     hotwords=None, beam_size=None, backlog_s=None):
-        if task != "transcribe":
-            raise UsageError(f"--task {task}: {recognizer.model_id} is a CTC model (translation needs a multilingual "
-                             "Whisper model)")
-        if hotwords:
-            raise UsageError(f"--hotwords: {recognizer.model_id} is a CTC model (a custom vocabulary needs Whisper)")
+        super().check_options(recognizer, OptionCheck(task=task, hotwords=hotwords))
         if isinstance(config, AgreementConfig):
             config = StreamConfig(endpoint_s=config.endpoint_s, threshold_db=config.threshold_db,
                                   min_speech_s=config.min_speech_s, preroll_s=config.preroll_s)

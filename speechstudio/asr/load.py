@@ -6,7 +6,7 @@ import sys
 
 from speechstudio.asr import family
 from speechstudio.asr.routing import LanguageRouter
-from speechstudio.errors import ModelNotFoundError, UsageError
+from speechstudio.errors import ModelNotFoundError
 from speechstudio.hub.resolve import default_asr_model, multilingual_whisper, resolve_model
 
 
@@ -54,9 +54,7 @@ def load_recognizer(spec: str | None = None, *, language: str | None = None, dev
         recognizer, message = load_model(spec, **options)
         fam = family.of(recognizer)
         if fam is not None and fam.english_only(recognizer):     # its family's answer
-            if language not in (None, "en"):
-                raise UsageError(f"--language {language}: {recognizer.model_id} is an English-only model; use a "
-                                 "multilingual Whisper model (e.g. --model whisper-base)")
+            fam.check_options(recognizer, family.OptionCheck(language=language))
             if language is None:
                 found = multilingual_whisper()
                 if found is None:

@@ -9,6 +9,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from speechstudio.asr import family
 from speechstudio.asr.chunking import Window, WindowPlanner
 from speechstudio.asr.ctc import GreedyCTCDecoder, group_segments
 from speechstudio.asr.ctc_checkpoint import ctc_config_problem, family_name, frame_geometry
@@ -203,14 +204,7 @@ class Wav2Vec2Recognizer:
                    duration_s: float | None = None) -> tuple[Iterator[Segment], TranscriptInfo]:
         """``(segments, info)`` for a float32 mono array or block stream at ``sample_rate``; ``language`` only
         recorded. ``UsageError`` for ``task="translate"``, ``initial_prompt`` or ``hotwords``."""
-        if task == "translate":
-            raise UsageError(f"--task translate: {self.model_id} is a CTC model and cannot translate; "
-                             "use a multilingual Whisper model (e.g. --model whisper-base)")
-        if task != "transcribe":
-            raise UsageError(f"--task {task}: expected transcribe or translate")
-        if initial_prompt or hotwords:
-            raise UsageError(f"--hotwords / --initial-prompt: {self.model_id} is a CTC model, which takes no prompt "
-                             "(they apply to Whisper models)")
+        family.check_options(self, family.OptionCheck(task=task, hotwords=hotwords, initial_prompt=initial_prompt))
         if duration_s is None and isinstance(audio, np.ndarray):
             duration_s = audio.shape[0] / self.sample_rate
         info = TranscriptInfo(round(float(duration_s or 0.0), 3), language, self.model_id, self.engine, self.device,

@@ -11,7 +11,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from speechstudio.asr import family
-from speechstudio.asr.device import resolve_device
+from speechstudio.asr.device import resolve_device, resolve_precision
 from speechstudio.asr.language_id import WINDOW_S, LanguageGuess, detect_stream_language
 from speechstudio.asr.languages import LANGUAGES
 from speechstudio.asr.types import AudioInput, Segment, TranscriptInfo, Word, as_blocks
@@ -21,7 +21,7 @@ from speechstudio.transcript.words import WHISPER_LAG_S, to_speech
 
 log = logging.getLogger(__name__)
 
-_COMPUTE_TYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+_COMPUTE_TYPES = {"int8": "int8", "fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 
 
 class WhisperRecognizer:
@@ -43,14 +43,9 @@ class WhisperRecognizer:
         dev = resolve_device(device, ctranslate2.get_cuda_device_count)
         index = int(dev.split(":")[1]) if ":" in dev else 0
         self.device = dev
-        precision = (precision or "auto").lower()
-        if precision == "auto":
-            compute_type = "float16" if dev.startswith("cuda") else "int8"
-            self.precision = "fp16" if dev.startswith("cuda") else "int8"
-        elif precision in _COMPUTE_TYPES:
-            compute_type, self.precision = _COMPUTE_TYPES[precision], precision
-        else:
-            raise UsageError(f"--precision {precision}: expected auto, fp32, fp16 or bf16")
+        auto_int8 = (precision or "auto").strip().lower() == "auto" and dev == "cpu"   # CTranslate2's CPU default
+        self.precision = "int8" if auto_int8 else resolve_precision(precision, dev)
+        compute_type = _COMPUTE_TYPES[self.precision]
         if dev == "cpu" and compute_type in ("float16", "bfloat16") \
                 and compute_type not in ctranslate2.get_supported_compute_types("cpu"):
             raise UsageError(f"--precision {precision}: this CPU has no efficient {compute_type} support in "
