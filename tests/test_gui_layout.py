@@ -178,6 +178,66 @@ def test_new_queue_rows_scroll_into_view(win, qtbot, tmp_path):
     assert t.viewport().rect().intersects(rect), (rect, t.viewport().rect())
 
 
+def _finished_files(page, tmp_path, n_queued: int, names) -> None:
+    """``n_queued`` queued files, then one finished file per name (60 segments each)."""
+    from speechstudio.asr.types import Segment
+    from speechstudio.batch.export import write_transcript
+    from test_gui_support import INFO
+
+    page.add_paths([write_tone(tmp_path / f"q{i:02d}.wav", 0.2) for i in range(n_queued)])
+    segments = [Segment(2.0 * i, 2.0 * i + 1.8, f"Segment {i} says a few words about the weather.") for i in range(60)]
+    page.add_paths([write_tone(tmp_path / f"{name}.wav", 0.2) for name in names])
+    for row, name in zip(page.rows[n_queued:], names):
+        row.status, row.segments, row.info = "done", list(segments), INFO
+        row.outputs = (write_transcript(tmp_path / f"{name}.srt", segments, INFO, "srt"),)
+
+
+def _visible_rows(table) -> float:
+    return round(table.viewport().height() / table.verticalHeader().defaultSectionSize(), 1)
+
+
+def test_the_queue_gets_its_rows_back_after_the_editor(win, qtbot, tmp_path):
+    """Issue 44 item 6: the editor opened on one finished file, then on another (a click in the queue
+    while editing), then closed: the queue kept the editor's split, 3.4 of its 5.7 rows at 1280x800
+    under openbox (the second opening forgot the sizes from before). Closed, the queue is as before;
+    open, it keeps two rows with the edited file among them."""
+    win.resize(1280, 800)
+    page = win.show_page("Transcribe")
+    _finished_files(page, tmp_path, 10, ("a", "b"))
+    qtbot.wait(50)
+    table, view = page.table, page.transcript
+    before = _visible_rows(table)
+    table.selectRow(10)
+    view.edit_btn.click()
+    table.selectRow(11)
+    qtbot.wait(50)
+    assert view.editing and view.editor.document.path.name == "b.json"
+    assert _visible_rows(table) >= 2
+    assert table.viewport().rect().contains(table.visualItemRect(table.item(11, 0)))
+    view.edit_btn.click()
+    qtbot.wait(50)
+    assert (before >= 5, _visible_rows(table)) == (True, before)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768)])
+def test_the_editor_shows_ten_lines_with_the_docks_open(win, qtbot, tmp_path, size):
+    """Issue 44 item 6: at 1280x800 with the docks open the editor showed 4.9 lines (68 px): the
+    next run's options (formats, language, details) and a queue at 60 % of the split kept the room.
+    While editing the options fold away (back on closing) and the queue keeps two rows."""
+    win.resize(*size)
+    page = win.show_page("Transcribe")
+    assert win.mel_dock.isVisible() and win.gpu_dock.isVisible()
+    _finished_files(page, tmp_path, 10, ("a",))
+    page.table.selectRow(10)
+    page.transcript.edit_btn.click()
+    qtbot.wait(50)
+    text = page.transcript.editor.text
+    assert text.viewport().height() >= 10 * text.fontMetrics().lineSpacing(), text.viewport().height()
+    assert not page.language_options.isVisible() and win.stack.currentWidget().verticalScrollBar().maximum() == 0
+    page.transcript.edit_btn.click()
+    assert page.language_options.isVisible() and page.details.isVisible()
+
+
 def test_models_table_wraps_descriptions_and_shortens_paths(win, qtbot, monkeypatch, tmp_path):
     from speechstudio.gui.drop_paths import home_short
 

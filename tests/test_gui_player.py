@@ -125,16 +125,3 @@ def test_another_page_playing_ends_the_players_stream_without_mixing_in(win, qtb
     sound = played[played != 0]
     assert abs(len(sound) - 20 * SR) <= 0.02 * SR                      # the clip, no 220 Hz pieces fed into it
     assert dominant_hz(sound) == pytest.approx(1000.0, rel=0.01)
-
-
-def test_closing_the_editor_gives_the_queue_its_rows_back(win, qtbot, tmp_path, fake_audio):
-    """Issue 44 item 6: the editor takes 60 % of the page while open; closed, the queue had 2-3 rows left."""
-    win.resize(1280, 800)
-    win.show_page("Transcribe")
-    win.show()
-    split = win.transcribe.transcript.parentWidget()
-    before = split.sizes()
-    open_editor(win, tmp_path)
-    assert split.sizes()[1] >= 0.6 * sum(split.sizes()) - 1 and split.sizes() != before
-    win.transcribe.transcript.edit_btn.click()  # Close editor
-    assert split.sizes() == before

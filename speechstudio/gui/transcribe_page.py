@@ -103,15 +103,17 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.out_reset = button("Next to inputs", "Write outputs next to the inputs",
                                 slot=lambda: self._set_output_dir(None))
         self.overwrite_check = named(QCheckBox("Redo finished files"), "Overwrite existing transcripts")
-        lay.addLayout(hrow(QLabel("Formats"), *self.format_checks.values(), 16, self.out_btn, self.out_reset,
-                           (self.out_label, 1), self.overwrite_check, stretch=False))
-
         self.language_options = LanguageOptions()
         self.language_box = self.language_options.language_box
         self.task_box = self.language_options.task_box
         self.vocabulary = self.language_options.vocabulary
-        lay.addWidget(self.language_options)
-        lay.addWidget(self.details)
+        self.run_options = QWidget()  # the next run's options: folded away while the editor is open
+        opts = bare(QVBoxLayout(self.run_options))
+        opts.addLayout(hrow(QLabel("Formats"), *self.format_checks.values(), 16, self.out_btn, self.out_reset,
+                            (self.out_label, 1), self.overwrite_check, stretch=False))
+        opts.addWidget(self.language_options)
+        opts.addWidget(self.details)
+        lay.addWidget(self.run_options)
 
         self.start_btn = button("Start", "Start transcription", "Transcribe the queue (Ctrl+Enter)", self.start)
         self.pause_btn = named(QPushButton("Pause after current"), "Pause after current file")
@@ -138,7 +140,8 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.report = BatchReport()
         lay.addWidget(self.report)
 
-        split = QSplitter(Qt.Orientation.Vertical)
+        self.split = split = QSplitter(Qt.Orientation.Vertical)
+        self._sizes_before: list[int] | None = None  # the split before the editor took its room
         self.table = QueueTable()
         self.remove_action = QAction("Remove from the queue", self.table)
         self.remove_action.setShortcut(QKeySequence(Qt.Key.Key_Delete))
@@ -150,6 +153,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
 
         self.transcript = TranscriptView(FORMATS, audio=self.audio, io=self.io)
         self.transcript.status_message.connect(self.status_message)
+        self.transcript.editing_changed.connect(self._editing)
         self.segments = self.transcript.segments
         self.transcript_title = self.transcript.title
         self.export_box = self.transcript.export_box
@@ -163,6 +167,23 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.segments.cellClicked.connect(self._play_segment)
         self.export_btn.clicked.connect(self._export_dialog)
         self._update_buttons()
+
+    def _editing(self, on: bool) -> None:
+        """The editor open: the run options fold away and the editor takes the split but two queue
+        rows (the edited file's among them); closed: the options and the split from before come back."""
+        if on == (self._sizes_before is not None):
+            return
+        before = self.split.sizes()
+        self.run_options.setVisible(not on)
+        self.layout().activate()  # the split's new height now, not at the next layout pass
+        if on:
+            t = self.table
+            keep = t.horizontalHeader().height() + 2 * (t.verticalHeader().defaultSectionSize() + t.frameWidth())
+            self.split.setSizes([keep, sum(self.split.sizes()) - keep])
+            t.scrollTo(t.currentIndex())
+        else:
+            self.split.setSizes(self._sizes_before)
+        self._sizes_before = before if on else None
 
     def _restore(self) -> None:
         s = settings()

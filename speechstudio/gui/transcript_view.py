@@ -7,8 +7,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
-from PySide6.QtWidgets import QLabel, QSplitter, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtWidgets import QLabel, QTableWidgetItem, QVBoxLayout, QWidget
 
 from speechstudio.asr.languages import language_name
 from speechstudio.asr.types import Segment, TranscriptInfo, Word
@@ -58,14 +58,15 @@ def load_json_transcript(row: QueueRow, segments: bool = True) -> None:
 class TranscriptView(QWidget):
     """A row's transcript: the segment table (click to hear) or, while editing, the
     :class:`TranscriptEditor` (saved into the row's ``.json`` and its txt / srt / vtt, copied into
-    ``row.segments``). ``audio`` and ``io`` give the editor a player. Signal ``status_message(str)``."""
+    ``row.segments``). ``audio`` and ``io`` give the editor a player. Signals ``status_message(str)``,
+    ``editing_changed(bool)`` (the editor shown or not, after each :meth:`set_editing`)."""
 
     status_message = Signal(str)
+    editing_changed = Signal(bool)
 
     def __init__(self, formats, parent=None, *, audio=None, io=None) -> None:
         super().__init__(parent)
         self.row: QueueRow | None = None
-        self._sizes_before: list[int] | None = None  # the splitter before the editor took its room
         bl = bare(QVBoxLayout(self))
         self.title = note_label("Transcript title", "Transcript: select a finished file")
         self.edit_btn = button("Edit transcript", "Edit the transcript",
@@ -169,12 +170,10 @@ class TranscriptView(QWidget):
         if on:
             names = ", ".join([doc.path.name] + [p.name for p in self._other_outputs()])
             self.title.setText(f"Editing {row.item.path.name} — saved into {names} as you go")
-            self._make_room()
             self.editor.text.setFocus()
-        else:
-            self._make_room(back=True)
-            if row is not None:
-                self._fill_table(row)
+        elif row is not None:
+            self._fill_table(row)
+        self.editing_changed.emit(on)
 
     def _other_outputs(self) -> list[Path]:
         """The row's outputs other than its ``.json`` (txt / srt / vtt … the batch wrote)."""
@@ -199,21 +198,6 @@ class TranscriptView(QWidget):
             self.status_message.emit(f"saved {json_path.name}; not updated: " + "; ".join(failed))
         elif done:
             self.status_message.emit(f"saved {json_path.name}, " + ", ".join(done))
-
-    def _make_room(self, back: bool = False) -> None:
-        """In a vertical splitter (the Transcribe page), give the editor at least 60 % of it; ``back``:
-        the sizes from before (closing the editor gives the queue its rows back)."""
-        split = self.parentWidget()
-        if back and self._sizes_before and isinstance(split, QSplitter):
-            split.setSizes(self._sizes_before)
-        self._sizes_before = None
-        if not back and isinstance(split, QSplitter) and split.orientation() == Qt.Orientation.Vertical:
-            sizes, i = split.sizes(), split.indexOf(self)
-            total = sum(sizes)
-            if total and sizes[i] < 0.6 * total and len(sizes) == 2:
-                mine = int(0.6 * total)
-                self._sizes_before = sizes
-                split.setSizes([total - mine, mine] if i == 1 else [mine, total - mine])
 
     def _document(self, row: QueueRow) -> TranscriptDocument | None:
         """The row's transcript as an editable document (its ``.json``; else a new ``.json`` next
