@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import sys
 import threading
 from dataclasses import dataclass
 
@@ -89,52 +88,54 @@ def _frame_blocks(audio: np.ndarray, max_frames: int):
 _SHARED: SileroVad | None = None
 
 
-def default_spans(audio16k: np.ndarray) -> list[tuple[int, int]]:
-    """Speech ``(start, end)`` samples of float32 16 kHz ``audio16k`` without torch: one shared
-    :class:`SileroVad` (one thread) and silero's state machine with its package defaults (0.5 / 0.35,
-    speech >= 250 ms, silence >= 100 ms, no padding), as :func:`speech_spans` without importing it."""
+def default_spans(audio16k: np.ndarray, pad_ms: int = 0, **options) -> list[tuple[int, int]]:
+    """Speech ``(start, end)`` samples of float32 16 kHz ``audio16k``: one shared :class:`SileroVad` (one
+    thread) and :func:`speech_spans` with ``pad_ms`` and ``options``."""
     global _SHARED
     if _SHARED is None:
         _SHARED = SileroVad(threads=1)
     n = int(np.asarray(audio16k).size)
-    probs = _SHARED.probs(audio16k).tolist() if n else []
-    spans, start, quiet = [], None, None
-    for i, p in enumerate(probs + [0.0] * 4):
-        if p >= _SPEECH_P:
-            start, quiet = (i * FRAME if start is None else start), None
-        elif p < _SILENCE_P and start is not None:
-            quiet = i * FRAME if quiet is None else quiet
-            if i * FRAME - quiet >= 1600 or i >= len(probs):          # 100 ms of silence (or the end)
-                if min(quiet, n) - start >= 4000:                     # 250 ms of speech
-                    spans.append((start, min(quiet, n)))
-                start = quiet = None
-    return spans
+    return list(speech_spans(_SHARED.probs(audio16k), n, pad_ms, **options)) if n else []
 
 
-def speech_spans(probs: np.ndarray, n_samples: int, pad_ms: int = 0) -> tuple[tuple[int, int], ...]:
+def speech_spans(probs: np.ndarray, n_samples: int, pad_ms: int = 0, *, min_speech_ms: int = 250,
+                 min_silence_ms: int = 100, max_speech_s: float = float("inf")) -> tuple[tuple[int, int], ...]:
     """Speech ``(start, end)`` sample indices at 16 kHz from per-frame ``probs`` (see :meth:`SileroVad.probs`) of
-    ``n_samples`` of audio: silero's state machine, each span widened by ``pad_ms`` (silero's ``speech_pad_ms``)."""
-    get_speech_timestamps_from_probs = _silero("silero_vad.utils_vad").get_speech_timestamps_from_probs
-
-    stamps = get_speech_timestamps_from_probs(
-        np.asarray(probs, np.float32).tolist(), sampling_rate=VAD_RATE, threshold=_SPEECH_P,
-        neg_threshold=_SILENCE_P, min_speech_duration_ms=250, min_silence_duration_ms=100,
-        speech_pad_ms=pad_ms, audio_length_samples=int(n_samples))
-    return tuple((int(s["start"]), int(s["end"])) for s in stamps)
-
-
-def _silero(module: str):
-    """Import a ``silero_vad`` submodule, putting back the thread count its package import sets to 1
-    (``torch.set_num_threads(1)``)."""
-    if "silero_vad" not in sys.modules:
-        import torch
-
-        threads = torch.get_num_threads()
-        try:
-            importlib.import_module("silero_vad")
-        finally:
-            torch.set_num_threads(threads)
-    return importlib.import_module(module)
+    ``n_samples`` of audio: silero's state machine (``utils_vad.get_speech_timestamps_from_probs``, whose module
+    imports torch) with its thresholds 0.5 / 0.35; a span over ``max_speech_s`` is cut at its longest pause."""
+    min_speech, pad = VAD_RATE * min_speech_ms / 1000, VAD_RATE * pad_ms / 1000
+    max_speech, min_silence = VAD_RATE * max_speech_s - FRAME - 2 * pad, VAD_RATE * min_silence_ms / 1000
+    spans: list[list[int]] = []
+    start, quiet, pauses = None, 0, []     # pauses: (start, length) over 98 ms inside the current span
+    for i, p in enumerate(np.asarray(probs, np.float32).tolist()):
+        at = i * FRAME
+        if p >= _SPEECH_P and quiet:
+            pauses += [(quiet, at - quiet)] if at - quiet > VAD_RATE * 98 / 1000 else []
+            quiet = 0
+        if p >= _SPEECH_P and start is None:
+            start = at
+            continue
+        if start is not None and at - start > max_speech:
+            cut, length = max(pauses, key=lambda x: x[1]) if pauses else (at, None)
+            spans.append([start, cut])
+            start, quiet, pauses = (cut + length if length else None), 0, []
+            if length is None:
+                continue
+        if p < _SILENCE_P and start is not None:
+            quiet = quiet or at
+            if at - quiet >= min_silence:
+                spans += [[start, quiet]] if quiet - start > min_speech else []
+                start, quiet, pauses = None, 0, []
+    if start is not None and n_samples - start > min_speech:
+        spans.append([start, n_samples])
+    for i, span in enumerate(spans):          # padded, a pause under twice the padding split in half
+        gap = spans[i + 1][0] - span[1] if i + 1 < len(spans) else None
+        half = gap // 2 if gap is not None and gap < 2 * pad else pad
+        span[0] = int(max(0, span[0] - pad)) if i == 0 else span[0]
+        span[1] = int(span[1] + half if half != pad else min(n_samples, span[1] + pad))
+        if gap is not None:
+            spans[i + 1][0] = int(max(0, spans[i + 1][0] - half))
+    return tuple((int(a), int(b)) for a, b in spans)
 
 
 def _snr_db(audio: np.ndarray, probs: np.ndarray) -> float | None:
