@@ -130,22 +130,45 @@ def test_unknown_suffix_and_nothing_to_do_are_one_line(tmp_path, capsys):
     assert "give --out OUT.wav|.mp3|.opus|.m4a|..., --output-raw and/or --play" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("suffix", [".wav", ".flac", ".ogg", ".mp3", ".opus"])
-def test_block_decoding_for_the_m4b_join_equals_a_whole_read(tmp_path, chunks, suffix):
-    """The .m4b is joined from chapter files decoded in blocks. libsndfile 1.2.2 reads MP3 in blocks
-    with glitches at the block edges (measured 0.34 off on a sine), so MP3 is decoded with FFmpeg."""
+@pytest.mark.parametrize("suffix", [".wav", ".flac"])
+def test_block_decoding_for_the_m4b_join_gives_libsndfiles_samples(tmp_path, chunks, suffix):
+    """The .m4b is joined from chapter files decoded in blocks at their own rate (``AudioReader(path, None)``):
+    WAV and FLAC sample for sample as libsndfile reads them."""
     import soundfile as sf
 
-    from speechstudio.audio.encode import iter_audio
+    from speechstudio.audio.decode import AudioReader
     from speechstudio.tts.output import write_speech
 
     out = tmp_path / f"x{suffix}"
     write_speech(iter(chunks), out)
+    reader = AudioReader(out, None, block_s=0.5)
     whole, rate = sf.read(str(out), dtype="float32")
-    got_rate, blocks = iter_audio(out, block_s=0.5)
-    joined = np.concatenate(list(blocks))
-    assert got_rate == rate and len(joined) == len(whole)
-    assert float(np.max(np.abs(joined - whole))) < 1e-4
+    assert reader.sample_rate == rate and np.array_equal(np.concatenate(list(reader.blocks())), whole)
+
+
+@pytest.mark.parametrize("suffix", [".ogg", ".mp3", ".opus"])
+def test_block_decoding_of_lossy_chapters_gives_as_many_samples_as_libsndfile(tmp_path, chunks, suffix):
+    """Ogg Vorbis, MP3 (its encoder padding dropped) and Opus (FFmpeg's decoder) in blocks: libsndfile's length."""
+    import soundfile as sf
+
+    from speechstudio.audio.decode import AudioReader
+    from speechstudio.tts.output import write_speech
+
+    out = tmp_path / f"x{suffix}"
+    write_speech(iter(chunks), out)
+    reader = AudioReader(out, None, block_s=0.5)
+    info = sf.info(str(out))
+    assert (reader.sample_rate, sum(len(b) for b in reader.blocks())) == (info.samplerate, info.frames)
+
+
+def test_block_decoding_of_an_aac_chapter_drops_the_encoder_padding(tmp_path, chunks):
+    from speechstudio.audio.decode import AudioReader
+    from speechstudio.tts.output import write_speech
+
+    seconds, _ = write_speech(iter(chunks), tmp_path / "x.m4a")
+    reader = AudioReader(tmp_path / "x.m4a", None, block_s=0.5)
+    n = sum(len(b) for b in reader.blocks())     # AAC adds 1024+ samples of padding; the edit list drops them
+    assert reader.sample_rate == 22050 and n == reader.exact and abs(n - round(seconds * 22050)) < 32
 
 
 def test_out_and_output_raw_together_write_the_same_audio_twice(tmp_path):

@@ -59,7 +59,7 @@ class AudioInfo:
 
 
 class AudioReader:
-    """Reads one file as float32 mono blocks at ``sample_rate`` Hz::
+    """Reads one file as float32 mono blocks at ``sample_rate`` Hz (None: the file's own)::
 
         reader = AudioReader("talk.mp4", sample_rate=16000)
         for block in reader.blocks():   # np.ndarray[float32] (n,), range ~[-1, 1]
@@ -69,11 +69,10 @@ class AudioReader:
     :class:`AudioDecodeError` (names file and reason) for a missing / empty / unrecognised file or no
     audio stream; corruption after valid audio stops decoding with a warning."""
 
-    def __init__(self, path: str | os.PathLike, sample_rate: int = 16000, *,
+    def __init__(self, path: str | os.PathLike, sample_rate: int | None = 16000, *,
                  raw: RawFormat | None = None, block_s: float = 30.0, track: int | str | None = None) -> None:
         self.path = Path(path)
         self.track_choice = track
-        self.sample_rate = int(sample_rate)
         self.block_s = float(block_s)
         self.decoded_s = 0.0
         self.loud_s = 0.0      # seconds of 100 ms windows at speech level (after blocks())
@@ -90,6 +89,11 @@ class AudioReader:
             raw = RawFormat()
         self.raw = raw
         self.info = self._probe_raw() if raw is not None else self._probe()
+        self.sample_rate = int(sample_rate or self.info.source_rate)
+        #: sample_rate None (the file's own rate): no more samples than the container's duration (AAC's
+        #: encoder padding dropped), so WAV / FLAC give libsndfile's samples exactly
+        self.exact = (round(self.info.duration_s * self.sample_rate) if not sample_rate and self.info.duration_s
+                      and not (self.info.duration_estimated or self.info.start_offset_s) else None)
         self.warnings = self.info.warnings
 
     # ---------------------------------------------------------------- probing
@@ -365,7 +369,10 @@ class AudioReader:
 
         def mono_frames() -> Iterator[np.ndarray]:
             nonlocal energy, mixed_energy, mixed_n
+            left = self.exact
             for p, rate in planes:
+                if left is not None:
+                    p, left = p[:, :left], left - min(left, p.shape[1])
                 if p.shape[0] == 1:
                     yield p[0], rate
                     continue

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from speechstudio.atomic import atomic_path, atomic_write_text, write_error
-from speechstudio.audio.encode import (AudioEncoder, Chapter as ChapterMark, cover_mime, encoder_errors, image_size,
-                                       iter_audio)
+from speechstudio.audio.decode import AudioReader
+from speechstudio.audio.encode import AudioEncoder, Chapter as ChapterMark, cover_mime, encoder_errors, image_size
 from speechstudio.errors import UsageError
 from speechstudio.tts.documents import Book, Chapter, read_book
 
@@ -90,17 +90,18 @@ def prepare_cover(data: bytes, name: str = "cover") -> bytes:
 
 
 def _samples(path: Path) -> tuple[int, int]:
-    """``(n_samples, sample_rate)`` of a chapter file, as ``iter_audio`` will decode it."""
+    """``(n_samples, sample_rate)`` of a chapter file as ``AudioReader(path, None)`` decodes it (libsndfile's
+    count, the same, unless MP3 or a format it cannot read)."""
     import soundfile as sf
 
     try:
         info = sf.info(str(path))
-        if info.format != "MP3":  # iter_audio decodes MP3 with FFmpeg: count what it gives
+        if info.format != "MP3":
             return int(info.frames), int(info.samplerate)
     except (sf.LibsndfileError, RuntimeError):
         pass
-    rate, blocks = iter_audio(path)
-    return sum(len(b) for b in blocks), rate
+    reader = AudioReader(path, None)
+    return sum(len(b) for b in reader.blocks()), reader.sample_rate
 
 
 def write_book_file(path: Path, files: list[Path], titles: list[str], tags: dict[str, str],
@@ -119,7 +120,8 @@ def write_book_file(path: Path, files: list[Path], titles: list[str], tags: dict
             with AudioEncoder(tmp, rate, tags, suffix=".m4b", chapters=marks, cover=cover,
                               duration_s=total / rate) as enc:
                 for f in files:
-                    r, blocks = iter_audio(f)
+                    reader = AudioReader(f, None)
+                    r, blocks = reader.sample_rate, reader.blocks()
                     if r == rate:
                         for block in blocks:
                             enc.write(block)
