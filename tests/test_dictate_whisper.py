@@ -328,6 +328,15 @@ def test_cli_dictate_with_whisper_on_a_fresh_install(home, whisper_dir, realspee
     assert wer(offline, lines[-1]) <= 0.15, (offline, lines[-1])
 
 
+def test_cli_dictate_reads_language_as_transcribe_does(home, realspeech, capsys):
+    """--language goes through asr.languages.normalize_language, as in transcribe: a name that is no
+    language is refused before any model loads."""
+    from speechstudio.cli import main
+
+    rc = main(["dictate", "--file", str(realspeech / "whisper_jfk.flac"), "--fast", "--language", "Klingon"])
+    assert rc == 2 and "--language Klingon: not a Whisper language" in capsys.readouterr().err
+
+
 def test_whisper_hypotheses_over_a_fake_faster_whisper_model():
     """WhisperHypotheses: times shifted to the stream and clamped to the buffer, words of a
     no-speech segment and of a repetition loop dropped, the prompt passed on, auto language kept once the detector is sure."""

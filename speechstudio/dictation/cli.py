@@ -113,6 +113,7 @@ class _Printer:
 
 
 def cmd_dictate(args) -> int:
+    from speechstudio.asr.languages import normalize_language
     from speechstudio.asr.live import Session, default_dictation_model, open_recognizer
     from speechstudio.asr.sources import FileSource, MicSource, list_input_devices
     from speechstudio.audio.backends import AudioUnavailableError
@@ -147,7 +148,7 @@ def cmd_dictate(args) -> int:
     WindowGeometry.from_seconds(early.chunk_s, early.left_context_s, early.lookahead_s)  # bad values: exit 2 now
     agreement = replace(AgreementConfig.from_stream_config(replace(config, chunk_s=None)), update_s=args.update_s,
                         agreement=args.agreement).check()
-    language = None if str(args.language).strip().lower() in ("", "auto") else str(args.language).strip().lower()
+    language = normalize_language(args.language)
     if args.file:
         source = FileSource(args.file, block_ms=args.block_ms, realtime=not args.fast)
     else:
