@@ -29,8 +29,9 @@ def run_checks(*, network: bool = True, on_check: Callable[[Check], None] | None
             check = getattr(module, fn)()
         except Exception as e:  # a doctor must not die of the disease it looks for
             log.debug("doctor check %s crashed", name, exc_info=True)
-            check = Check(name, FAIL, f"the check itself failed: {type(e).__name__}: {e}",
-                          "speechstudio doctor --debug, and report the traceback")
+            cause = f"{type(e).__name__}: {e}"  # in details too: an interface may leave the raw cause out
+            check = Check(name, FAIL, f"the check itself failed ({cause})",
+                          "speechstudio doctor --debug, and report the traceback", {"error": cause})
         out.append(check)
         if on_check is not None:
             on_check(check)

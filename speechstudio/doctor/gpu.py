@@ -48,7 +48,7 @@ def read_nvml() -> dict:
     try:
         pynvml.nvmlInit()
     except Exception as e:  # NVMLError_LibraryNotFound, NVMLError_DriverNotLoaded, ...
-        return {"error": f"{type(e).__name__}: {e}"}
+        return {"error": str(e)}
     try:
         cuda_int = int(pynvml.nvmlSystemGetCudaDriverVersion())
         gpus = []
@@ -62,7 +62,7 @@ def read_nvml() -> dict:
         return {"driver": _nvml_text(pynvml.nvmlSystemGetDriverVersion()),
                 "driver_cuda": f"{cuda_int // 1000}.{cuda_int % 1000 // 10}", "gpus": gpus}
     except Exception as e:
-        return {"error": f"{type(e).__name__}: {e}"}
+        return {"error": str(e)}
     finally:
         try:
             pynvml.nvmlShutdown()
@@ -102,7 +102,7 @@ def _torch_cuda_runtime() -> dict:
         cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
         return {"cuda_available": bool(torch.cuda.is_available()), "cudnn": cudnn}
     except Exception as e:
-        return {"cuda_available": False, "cudnn": None, "torch_error": f"{type(e).__name__}: {e}"}
+        return {"cuda_available": False, "cudnn": None, "torch_error": str(e)}
 
 
 def check_gpu() -> Check:

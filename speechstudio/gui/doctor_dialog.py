@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLabel, Q
 from speechstudio import __version__
 from speechstudio.doctor.report import Check, to_text
 from speechstudio.gui.contrast import readable
-from speechstudio.gui.wording import without_class_names
 
 COLORS = {"ok": "#15803d", "info": "#1d4ed8", "warn": "#b45309", "fail": "#b91c1c"}
 _OPEN: set = set()
@@ -113,7 +112,7 @@ class DoctorDialog(QDialog):
     def _add(self, check: Check) -> None:
         self.checks.append(check)
         text = check.summary + (f"\nFix: {check.fix}" if check.fix else "")
-        item = QTreeWidgetItem([check.name, WORDS[check.status], without_class_names(shown_text(check))])
+        item = QTreeWidgetItem([check.name, WORDS[check.status], shown_text(check)])
         base = self.tree.palette().base().color().name()  # readable on the dark theme too (WCAG AA)
         item.setForeground(1, QBrush(QColor(readable((COLORS[check.status], DARK_COLORS[check.status]), base))))
         item.setToolTip(2, text)
