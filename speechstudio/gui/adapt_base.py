@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QFormLayout, QVBoxLayout
 from speechstudio.gui.common import (ERROR_COLOR, asker, buddy_label, button, combo, hrow, note_label, refill, settings,
                                      tint)
 from speechstudio.gui.wizard_common import BaseStepFrame
-from speechstudio.gui.wording import jargon_in, plain_error
+from speechstudio.gui.wording import plain_error
 from speechstudio.worker.adapt_jobs import ctc_model_names, describe_ctc_base, list_adapt_runs
 from speechstudio.worker.jobs import CallJob
 
@@ -24,11 +24,10 @@ REFUSED = ("cannot learn your voice here: choose a speech recogniser of the Wav2
            "Data2Vec-Audio or Wav2Vec2-Conformer). Hover for the reason.")
 
 
-def plain_refusal(spec: str, message: str) -> str:
-    """Step 1's line for a refused base model: the library's message when it reads plainly
-    (e.g. "not downloaded yet"), else ``"SPEC cannot learn your voice here: choose ..."``."""
-    text = _shown_error(plain_error(message))
-    return text if not jargon_in(text) else f"{spec} {REFUSED}"
+def plain_refusal(spec: str, error) -> str:
+    """Step 1's line for a refused base model (``error``: the job's ``ErrorLine``): ``"SPEC cannot learn your
+    voice here: choose ..."`` for kind ``not_trainable``, else the error's sentence (e.g. "not downloaded yet")."""
+    return f"{spec} {REFUSED}" if error.kind == "not_trainable" else _shown_error(plain_error(error))
 
 
 def plain_summary(info) -> str:

@@ -15,7 +15,7 @@ from speechstudio.gui.common import (ERROR_COLOR, OK_COLOR, WARNING_COLOR, buddy
 from speechstudio.gui.details import Details
 from speechstudio.gui.sanity_words import judge
 from speechstudio.gui.wizard_common import TrainingStep
-from speechstudio.gui.wording import jargon_in, plain_error
+from speechstudio.gui.wording import plain_error
 from speechstudio.worker.adapt_jobs import AdaptTrainJob, run_dir_for
 from speechstudio.worker.worker import Status
 from speechstudio.progress import clock
@@ -227,13 +227,13 @@ class TrainStep(TrainingStep):
         if self.base_eval is not None:
             b = self.base_eval
             lines.append(f"Base model: {rates_in_words(b.wer, b.cer)} {clips_in_words(b.n_clips, b.split)}"
-                         + (f" — {plain_note(b.note)}" if b.note else ""))
+                         + (f" — {NOTES.get(b.note_kind, 'see the details (hover)')}" if b.note else ""))
             tips.append(f"base model: WER {b.wer:.3f}, CER {b.cer:.3f} on {b.n_clips} {b.split} clips"
                         + (f" ({b.note})" if b.note else ""))
         if self.last_eval is not None:
             e = self.last_eval
             lines.append(f"Step {e.step}: {rates_in_words(e.wer, e.cer)}" + (" — best so far" if e.best else "")
-                         + (f" — {plain_note(e.note)}" if e.note else ""))
+                         + (f" — {NOTES.get(e.note_kind, 'see the details (hover)')}" if e.note else ""))
             tips.append(f"step {e.step}: WER {e.wer:.3f}, CER {e.cer:.3f}" + (f" ({e.note})" if e.note else ""))
         if ev.examples:
             ref, hyp = ev.examples[0]
@@ -294,20 +294,10 @@ def clips_in_words(n: int, split: str) -> str:
     return f"(on {n} held-back clip{s})" if split != "train" else f"(on {n} training clip{s}: none held back)"
 
 
-#: the trainer's diagnoses (``finetune.ctc.evaluate.diagnose``, the trainer's base note) in plain words
-_NOTES = (
-    ("blank so far", "it writes nothing yet: normal at the start of training, text should appear soon"),
-    ("still blank", "it still writes nothing: train longer, or check that the texts match the recordings"),
-    ("stuck at 1.0", "no word right for 3 checks in a row: check that the texts match the recordings"),
-    ("no CTC head", "it starts with a new alphabet, so it writes nothing before training"),
-)
-
-
-def plain_note(note: str) -> str:
-    """A trainer's diagnosis (``EvalEvent.note``) in plain words; an unknown note passes when it
-    reads plainly, else ``"see the details (hover)"`` (the raw note stays in the tooltip)."""
-    for key, words in _NOTES:
-        if key in note:
-            return words
-    return note if not jargon_in(note) else "see the details (hover)"
+#: the trainer's diagnoses by ``EvalEvent.note_kind`` (``finetune.ctc.evaluate.diagnose``, the base's note) in plain
+#: words; a note of another kind reads "see the details (hover)" (the raw note stays in the tooltip)
+NOTES = {"blank_early": "it writes nothing yet: normal at the start of training, text should appear soon",
+         "blank": "it still writes nothing: train longer, or check that the texts match the recordings",
+         "stuck": "no word right for 3 checks in a row: check that the texts match the recordings",
+         "new_head": "it starts with a new alphabet, so it writes nothing before training"}
 

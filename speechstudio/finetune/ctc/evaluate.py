@@ -90,19 +90,20 @@ def evaluate(model, items: Sequence[Item], collator: Collator, decoding: Decodin
     return EvalResult(wer, cer, refs, out)
 
 
-def diagnose(result: EvalResult, history: Sequence[float], step: int, steps_per_epoch: int) -> str:
-    """A one-line diagnosis for the usual CTC failures, ``""`` when nothing looks wrong.
+def diagnose(result: EvalResult, history: Sequence[float], step: int, steps_per_epoch: int) -> tuple[str, str]:
+    """``(kind, note)``: a one-line diagnosis for the usual CTC failures, of kind ``"blank_early"``, ``"blank"``
+    or ``"stuck"`` (an interface words it itself); ``("", "")`` when nothing looks wrong.
 
     ``history``: WERs of the fine-tuned evaluations so far (this one last). A new CTC head
     outputs only blanks for a while (the first few hundred steps, or epochs on small data)."""
     early = step < max(3 * steps_per_epoch, 200)
     if result.hyps and not any(h.strip() for h in result.hyps):
         if early:
-            return ("all outputs are blank so far: normal for the first epochs of a new CTC head; "
-                    "it should start emitting characters soon")
-        return ("all outputs are still blank (the model only predicts the CTC blank): try a higher --lr, "
-                "more steps, or check that the texts match the audio")
+            return "blank_early", ("all outputs are blank so far: normal for the first epochs of a new CTC head; "
+                                   "it should start emitting characters soon")
+        return "blank", ("all outputs are still blank (the model only predicts the CTC blank): try a higher --lr, "
+                         "more steps, or check that the texts match the audio")
     if len(history) >= 3 and all(w >= 0.999 for w in history[-3:]) and not early:
-        return ("WER stuck at 1.0 for 3 evaluations: check that the texts match the audio and the sample rate, "
-                "try a higher --lr or unfreezing the feature encoder")
-    return ""
+        return "stuck", ("WER stuck at 1.0 for 3 evaluations: check that the texts match the audio and the sample "
+                         "rate, try a higher --lr or unfreezing the feature encoder")
+    return "", ""

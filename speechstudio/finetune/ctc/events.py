@@ -96,7 +96,8 @@ class StepEvent:
 @dataclass(frozen=True)
 class EvalEvent:
     """WER / CER (jiwer after ``normalize_text``) on ``split`` at ``step``; ``base``: step-0 figures;
-    ``best`` so far; ``examples`` ``(reference, hypothesis)``; ``note``: a diagnosis or ``""``."""
+    ``best`` so far; ``examples`` ``(reference, hypothesis)``; ``note``: a diagnosis or ``""``, of ``note_kind``
+    (``"new_head"`` on the base's, else :func:`~speechstudio.finetune.ctc.evaluate.diagnose`'s kinds)."""
 
     step: int
     wer: float
@@ -107,6 +108,7 @@ class EvalEvent:
     n_clips: int = 0
     examples: tuple[tuple[str, str], ...] = ()
     note: str = ""
+    note_kind: str = ""
 
 
 @dataclass(frozen=True)

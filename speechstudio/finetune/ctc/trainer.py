@@ -111,7 +111,7 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
         if base_res is not None:
             note = "the base has no CTC head for this vocabulary (random head)" if p.new_head else ""
             yield EvalEvent(0, base_res.wer, base_res.cer, False, True, split, len(eval_items),
-                            tuple(zip(base_res.refs[:3], base_res.hyps[:3])), note)
+                            tuple(zip(base_res.refs[:3], base_res.hyps[:3])), note, "new_head" if note else "")
         par.barrier()
         seed_all(config.seed + par.rank)
     else:
@@ -223,8 +223,9 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
                             writer.add_scalar("eval/wer", res.wer, step)
                             writer.add_scalar("eval/cer", res.cer, step)
                             writer.flush()
+                        kind, note = diagnose(res, history, step, spe)
                         event = EvalEvent(step, res.wer, res.cer, improved, False, split, len(eval_items),
-                                          tuple(zip(res.refs[:3], res.hyps[:3])), diagnose(res, history, step, spe))
+                                          tuple(zip(res.refs[:3], res.hyps[:3])), note, kind)
                         run.log(f"step {step}: WER {res.wer:.4f} CER {res.cer:.4f}{' (best)' if improved else ''}")
                         yield event
                         path = save(micro, capture_rng_state(), {"wer": res.wer, "cer": res.cer} if improved else None)
