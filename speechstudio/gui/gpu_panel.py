@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QGroupBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from speechstudio.gui.common import Sparkline, named, note_label
-from speechstudio.gui.wording import GPU_MONITOR_OFF, jargon_in
+from speechstudio.gui.wording import plain_error
 
 
 def _num(v, fmt: str, unit: str) -> str:
@@ -98,7 +98,7 @@ class GpuPanel(QScrollArea):
                                   + (f", driver {s.driver}" if s.driver else ""))
         else:
             reason = s.no_gpu_reason or "No NVIDIA GPU found"
-            self.headline.setText(f"{GPU_MONITOR_OFF if jargon_in(reason) else reason}. Models run on the CPU; "
+            self.headline.setText(f"{plain_error(reason)}. Models run on the CPU; "
                                   "showing CPU and RAM instead.")
             self.headline.setToolTip(reason)
         while len(self.gpu_boxes) < len(s.gpus):

@@ -13,6 +13,7 @@ from speechstudio.gui.drop_paths import pick_inputs
 from speechstudio.gui.help_menu import build_help_menu
 from speechstudio.gui.preferences import add_recent, clear_recent, recent_files
 from speechstudio.gui.settings_dialog import SettingsDialog
+from speechstudio.gui.wording import plain_error
 
 # nav order = stack order
 PAGES = ("Transcribe", "Dictate", "Speak", "Record", "Models", "Clone voice", "Adapt recognition")
@@ -134,7 +135,8 @@ class WindowMenusMixin:
             if not gpus:
                 for box in cuda:
                     box.setCurrentText("auto")
-                notes.append(f"The device saved last time, cuda, is not available ({reason}); using auto (CPU).")
+                notes.append(f"The device saved last time, cuda, is not available ({plain_error(reason)}); "
+                             "using auto (CPU).")
         if notes:
             self.show_status(" ".join(dict.fromkeys(notes)))
         return notes

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 import psutil
 from PySide6.QtCore import QObject, Signal
 
+from speechstudio.errors import ErrorLine
+
 log = logging.getLogger(__name__)
 
 # NVML clocks-throttle-reason bits (nvml.h, nvmlClocksEventReasons*) -> short words.
@@ -63,11 +65,14 @@ _nvml_state = {"init": False, "error": ""}
 
 
 def _nvml():
-    """``(pynvml module, None)`` initialised once, or ``(None, reason)``."""
+    """``(pynvml module, None)`` initialised once, or ``(None, reason)`` (an ``ErrorLine`` of kind
+    ``gpu_monitor`` without pynvml)."""
     try:
         import pynvml
     except ImportError:
-        return None, "No NVIDIA GPU monitoring (nvidia-ml-py is not installed)"
+        line = ErrorLine("No NVIDIA GPU monitoring (nvidia-ml-py is not installed)")
+        line.kind = "gpu_monitor"
+        return None, line
     if not _nvml_state["init"]:
         try:
             pynvml.nvmlInit()
