@@ -3,7 +3,6 @@ with an estimate) on the wizard's own worker; live tries, samples, curves and ti
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
@@ -265,15 +264,15 @@ class TrainStep(TrainingStep):
             self.speed.setText(self.clock.line())
 
     def _overtraining(self, ev) -> None:
-        """Show the trainer's warning (``EvalEvent.overtraining``: validation loss rising for
-        ``patience`` evaluations) in the banner; an evaluation without it hides the banner."""
+        """Show the trainer's warning (``EvalEvent.overtraining``: validation loss rising for the config's
+        ``patience`` evaluations) in the banner in the page's words (the trainer's in the tooltip); an
+        evaluation without it hides the banner."""
         text = ev.overtraining
         if not text:
             self.warning.setVisible(False)
             return
-        m = re.search(r"rose (\d+) evaluations.*\(step (\d+)\)", text)
-        plain = (f"The voice stopped improving: it got further from your recordings {m.group(1)} checks in a row. "
-                 f"The best version so far (step {m.group(2)}) is kept" if m else text[0].upper() + text[1:])
+        plain = (f"The voice stopped improving: it got further from your recordings {self.job.config.patience} checks "
+                 f"in a row. The best version so far (step {self.best_step}) is kept")
         self.warning.setText("⚠ " + plain + ". You can stop now: the next step uses the best version.")
         self.warning.setToolTip(text)
         self.warning.setVisible(True)
@@ -353,8 +352,8 @@ class TrainStep(TrainingStep):
         if not self.has_model():
             return
         if not self.sample_table.samples:  # what it said at each save, in step order
-            found = [(int(m.group(1)), p) for p in (run / "samples").glob("step_*_*.wav")
-                     if (m := re.match(r"step_(\d+)_", p.name))]
+            found = [(int(step), p) for p in (run / "samples").glob("step_*_*.wav")
+                     if (step := p.name.split("_")[1]).isdigit()]  # the trainer's step_<N>_<tag>.wav
             for step, path in sorted(found):
                 self.sample_table.add_sample(step, path)
         step = saved_step(run)
