@@ -592,3 +592,12 @@ def test_finetune_asr_takes_a_speaker_too(tmp_path, say, home, capsys, monkeypat
     assert main(argv + ["--speaker", "alice"]) == 0
     m = Manifest.load(tmp_path / "run" / "data")
     assert m.sample_rate == 16000 and [c.id for c in m.clips] == ["u0", "u2"] and m.notes["speaker"] == "alice"
+
+
+def test_decode_native_reads_an_mp3_at_its_own_rate():
+    """Formats libsndfile is not asked to read go through AudioReader at the file's own rate."""
+    from conftest import realspeech_file
+    from speechstudio.finetune.build import decode_native
+
+    audio, rate, _ = decode_native(realspeech_file("lhotse_common_voice_en_651325.mp3"))
+    assert (rate, audio.dtype, audio.shape) == (48000, np.float32, (114048,))

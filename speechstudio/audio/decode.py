@@ -89,7 +89,7 @@ class AudioReader:
             raw = RawFormat()
         self.raw = raw
         self.info = self._probe_raw() if raw is not None else self._probe()
-        self.sample_rate = int(sample_rate or self.info.source_rate)
+        self.sample_rate = int(sample_rate or self.info.source_rate or 16000)
         #: sample_rate None (the file's own rate): no more samples than the container's duration (AAC's
         #: encoder padding dropped), so WAV / FLAC give libsndfile's samples exactly
         self.exact = (round(self.info.duration_s * self.sample_rate) if not sample_rate and self.info.duration_s

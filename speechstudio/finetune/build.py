@@ -56,9 +56,7 @@ def decode_native(path: Path) -> tuple[np.ndarray, int, list[str]]:
         if data is not None and data.shape[0] > 0:
             mono = data[:, 0] if data.shape[1] == 1 else data.mean(axis=1, dtype=np.float32)
             return np.ascontiguousarray(mono, dtype=np.float32), int(rate), []
-    reader = AudioReader(path, 16000)
-    if reader.info.source_rate > 0:
-        reader.sample_rate = reader.info.source_rate
+    reader = AudioReader(path, None)
     parts = list(reader.blocks())
     audio = np.concatenate(parts) if len(parts) > 1 else parts[0]
     return audio, reader.sample_rate, list(reader.warnings)
