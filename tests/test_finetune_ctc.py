@@ -10,6 +10,7 @@ import argparse
 import errno
 import json
 import math
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -349,6 +350,12 @@ def test_cli_handler_trains_and_registers(words, tiny_w2v_dir, home, tmp_path, c
         run(parser.parse_args(argv))
     with pytest.raises(UsageError, match="--base and --data are needed"):
         run(parser.parse_args(["--out", "other", "--device", "cpu"]))
+    bert = tmp_path / "bert"  # the library names the base, the CLI adds its flag
+    bert.mkdir()
+    (bert / "config.json").write_text(json.dumps({"model_type": "bert", "architectures": ["BertModel"]}))
+    (bert / "model.safetensors").write_bytes(b"")
+    with pytest.raises(UsageError, match=f"^--base {re.escape(str(bert))}: model_type 'bert' is not a CTC model"):
+        run(parser.parse_args(["--base", str(bert), "--data", str(words), "--out", "bert-asr", "--device", "cpu"]))
     # a raw LJSpeech folder is prepared at 16 kHz into RUN/data by the dataset builder first
     lj = tmp_path / "lj"
     (lj / "wavs").mkdir(parents=True)

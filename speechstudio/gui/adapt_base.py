@@ -14,11 +14,6 @@ from speechstudio.worker.jobs import CallJob
 DEFAULT_NAME = "my-asr"
 
 
-def _shown_error(message: str) -> str:
-    """The library's message without the CLI's option name (``--base X: ...`` -> ``X: ...``)."""
-    return str(message).removeprefix("--base ")
-
-
 #: what step 1 says of a model the trainer refuses, in plain words; the library's message stays on hover
 REFUSED = ("cannot learn your voice here: choose a speech recogniser of the Wav2Vec2 kind (Wav2Vec2, HuBERT, WavLM, "
            "Data2Vec-Audio or Wav2Vec2-Conformer). Hover for the reason.")
@@ -27,7 +22,7 @@ REFUSED = ("cannot learn your voice here: choose a speech recogniser of the Wav2
 def plain_refusal(spec: str, error) -> str:
     """Step 1's line for a refused base model (``error``: the job's ``ErrorLine``): ``"SPEC cannot learn your
     voice here: choose ..."`` for kind ``not_trainable``, else the error's sentence (e.g. "not downloaded yet")."""
-    return f"{spec} {REFUSED}" if error.kind == "not_trainable" else _shown_error(plain_error(error))
+    return f"{spec} {REFUSED}" if error.kind == "not_trainable" else plain_error(error)
 
 
 def plain_summary(info) -> str:
@@ -83,7 +78,7 @@ class BaseModelStep(BaseStepFrame):
             self.about.setText(plain_summary(result))
             self.about.setToolTip(result.summary())  # the field's words (CTC head, model type)
         elif status == "failed":
-            self.wiz.base_info, self.error = None, _shown_error(result)
+            self.wiz.base_info, self.error = None, str(result)
             tint(self.about, ERROR_COLOR, bold=True)
             self.about.setText(plain_refusal(spec, result))
             self.about.setToolTip(self.error)  # the library's message, for a bug report

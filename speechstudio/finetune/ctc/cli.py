@@ -16,7 +16,7 @@ from pathlib import Path
 
 from speechstudio.asr.device import resolve_device
 from speechstudio.cli_args import EXIT_INTERRUPTED, EXIT_OK, int_at_least, positive_number
-from speechstudio.errors import UsageError
+from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.finetune.ctc.events import CTCConfig
 from speechstudio.finetune.events import stop_on_signals
 from speechstudio.progress import clock
@@ -176,6 +176,10 @@ def run(args) -> int:
                     say(ev.message)
                 elif isinstance(ev, E.DoneEvent):
                     done = ev
+        except SpeechStudioError as e:
+            if base is None or e.value != base:
+                raise
+            raise type(e)(f"--base {e}", kind=e.kind, value=e.value) from e  # the library names the model alone
         finally:
             restore()
     if done is None or not main:

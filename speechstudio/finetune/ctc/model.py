@@ -34,9 +34,9 @@ class Base:
 
 
 def resolve_base(spec: str) -> Base:
-    """Resolve ``--base`` (store name, Hugging Face id, folder) through ``speechstudio.hub``. Raises
-    ``ModelNotFoundError`` or ``UsageError`` (kind ``not_trainable``, value ``spec``: Whisper, or not a CTC model /
-    speech encoder)."""
+    """Resolve a base (store name, Hugging Face id, folder) through ``speechstudio.hub``. Raises
+    ``ModelNotFoundError`` or ``UsageError`` (kind ``not_trainable``: Whisper, or not a CTC model / speech encoder),
+    with ``value`` ``spec`` (the CLI adds ``--base``)."""
     from transformers import AutoConfig
     from transformers.models.auto.modeling_auto import MODEL_FOR_CTC_MAPPING_NAMES
 
@@ -49,22 +49,23 @@ def resolve_base(spec: str) -> Base:
         # is refused there but is a valid base here (a download lands in the cache before the refusal).
         path, model_id = _encoder_folder(spec), spec
         if path is None:
-            raise ModelNotFoundError(f"--base {spec}: {exc}") from None
+            raise ModelNotFoundError(f"{spec}: {exc}", kind=exc.kind, value=spec) from None
     else:
         if resolved.engine != CTC.name:
-            raise UsageError(f"--base {spec} is a {resolved.engine} model; CTC fine-tuning needs a Wav2Vec2-family "
+            raise UsageError(f"{spec} is a {resolved.engine} model; CTC fine-tuning needs a Wav2Vec2-family "
                              "model (Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, WavLM), with or without "
                              "a CTC head", kind="not_trainable", value=spec)
     try:
         config = AutoConfig.from_pretrained(path)
     except (OSError, ValueError, KeyError) as exc:
-        raise UsageError(f"--base {spec}: {path} has no usable config.json ({str(exc).splitlines()[0][:160]})") from exc
+        raise UsageError(f"{spec}: {path} has no usable config.json ({str(exc).splitlines()[0][:160]})",
+                         value=spec) from exc
     if config.model_type not in MODEL_FOR_CTC_MAPPING_NAMES:
-        raise UsageError(f"--base {spec}: model_type {config.model_type!r} is not a CTC model or speech encoder "
+        raise UsageError(f"{spec}: model_type {config.model_type!r} is not a CTC model or speech encoder "
                          f"that AutoModelForCTC can load (known: {', '.join(sorted(MODEL_FOR_CTC_MAPPING_NAMES))})",
                          kind="not_trainable", value=spec)
     if getattr(config, "model_type", "") == "wav2vec2-bert":
-        raise UsageError(f"--base {spec}: Wav2Vec2-BERT takes filter-bank features, not raw audio; this trainer "
+        raise UsageError(f"{spec}: Wav2Vec2-BERT takes filter-bank features, not raw audio; this trainer "
                          "handles raw-waveform encoders (Wav2Vec2, HuBERT, Data2Vec-Audio, Wav2Vec2-Conformer, WavLM)",
                          kind="not_trainable", value=spec)
     has_head = any(str(a).endswith("ForCTC") for a in (getattr(config, "architectures", None) or []))

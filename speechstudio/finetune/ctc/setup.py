@@ -73,8 +73,8 @@ def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfi
         b = resolve_base(base)
         use_base_vocab = config.vocab == "base" or (config.vocab == "auto" and b.has_vocab)
         if use_base_vocab and not b.has_vocab:
-            raise UsageError(f"--base {base} has no CTC vocabulary (vocab.json with a *ForCTC head); "
-                             "build one from the data instead (vocab='data')")
+            raise UsageError(f"{base} has no CTC vocabulary (vocab.json with a *ForCTC head); "
+                             "build one from the data instead (vocab='data')", value=base)
         model_config = AutoConfig.from_pretrained(b.path)
         fe = (AutoFeatureExtractor.from_pretrained(b.path) if (b.path / "preprocessor_config.json").is_file()
               else V.default_feature_extractor(model_config))
@@ -106,7 +106,7 @@ def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfi
     if resumed is None:
         vocab_size = len(vocab) if new_head else int(AutoConfig.from_pretrained(model_path).vocab_size)
         if not new_head and vocab_size < len(vocab):
-            raise UsageError(f"--base {base}: tokenizer has {len(vocab)} tokens but the CTC head {vocab_size}")
+            raise UsageError(f"{base}: tokenizer has {len(vocab)} tokens but the CTC head {vocab_size}", value=base)
         torch.manual_seed(info["seed"])  # the new head's initial weights
         model = load_for_training(model_path, vocab_size=vocab_size, pad_token_id=int(tok.pad_token_id),
                                   new_head=new_head, mask_time_prob=config.mask_time_prob)
