@@ -69,9 +69,8 @@ def piper_voice_licenses() -> list[tuple[str, str]]:
 
     rows = []
     for v in package_voices():
-        dist_name = v.reason.removeprefix("installed Python package ")
         try:
-            package = _dist_license(metadata.distribution(dist_name)) or "see its package"
+            package = _dist_license(metadata.distribution(v.package)) or "see its package"
         except metadata.PackageNotFoundError:
             package = "see its package"
         card = Path(v.location).parent / "MODEL_CARD"

@@ -26,7 +26,8 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 @dataclass(frozen=True)
 class VoiceRef:
     """Where a voice lives: ``kind`` ``"piper"`` (``location`` the .onnx) or ``"transformers"`` (folder or HF
-    id); ``origin`` ``store|package|hf-cache|path``; ``clone_of`` a clone's base voice."""
+    id); ``origin`` ``store|package|hf-cache|path``; ``clone_of`` a clone's base voice; ``package`` a package voice's
+    distribution."""
 
     name: str
     kind: str
@@ -36,6 +37,7 @@ class VoiceRef:
     hf_id: str | None = None
     clone_of: str | None = None
     family: str = tts_family.DEFAULT
+    package: str = ""
 
 
 def voices_dir() -> Path:
@@ -58,7 +60,7 @@ def package_voices() -> list[VoiceRef]:
                 path = Path(str(dist.locate_file(f)))
                 if path.is_file() and Path(str(path) + ".json").is_file():
                     found.append(VoiceRef(path.stem, "piper", str(path), "package",
-                                          f"installed Python package {dist_name}"))
+                                          f"installed Python package {dist_name}", package=dist_name))
     return sorted(found, key=lambda v: v.name)
 
 
