@@ -96,6 +96,83 @@ def test_a_checked_dataset_step_fits_without_scrolling(win, qtbot, wizard, page,
     assert ds._plot.height() >= 96 and ds.recorder.prompt.height() >= 80
 
 
+@pytest.mark.parametrize("wizard,page", [("clone", "Clone voice"), ("adapt", "Adapt recognition")])
+def test_a_running_dataset_check_fits_under_a_window_frame(win, qtbot, monkeypatch, tmp_path, wizard, page):
+    """Issue 44 item 6: at 1280x768 and 1366x768 under openbox (a 1280x743 window: 25 px of frame)
+    the Dataset step scrolled by 25 px while a check ran (its progress bar took a line of its own)
+    and by 45 px while a second check ran below the first one's report; the checked step by 17 px.
+    The progress bar now fills the check button's line, the prompt number the recording status's."""
+    from types import SimpleNamespace
+
+    win.resize(1280, 743)
+    win.show_page(page)
+    wiz = getattr(win, wizard)
+    wiz.go(1)
+    ds = wiz.dataset
+    monkeypatch.setattr(ds, "source", lambda: tmp_path)
+    monkeypatch.setattr(wiz, "sample_rate", lambda: 22050)
+    monkeypatch.setattr(wiz.compute, "submit", lambda job: 777)  # a check that runs until told otherwise
+    bar, seen = wiz.step_area.verticalScrollBar(), []
+
+    def look(state: str) -> None:
+        qtbot.wait(50)
+        seen.append((state, bar.maximum()))
+
+    ds.check()
+    ds._on_progress(777, SimpleNamespace(done=3, total=12, message="trimming and levelling clips"))
+    look("checking")
+    ds._on_finished(777, "cancelled", None)
+    ds.info.setText("5 usable clips of 5, 0.3 minutes; 0 inputs refused")
+    ds.warning.setText(ds.short_dataset_warning(SimpleNamespace(usable_minutes=0.3)))
+    ds.warning.setVisible(True)
+    ds._draw_histogram(SimpleNamespace(histogram=[(0, 1, 0), (1, 2, 0), (2, 3, 4), (3, 4, 1), (4, float("inf"), 0)]))
+    look("checked")
+    ds.check()
+    look("checking again")
+    assert ds.progress.isVisible() and ds.info.text().startswith("checking ")
+    assert seen == [("checking", 0), ("checked", 0), ("checking again", 0)]
+
+
+def test_a_training_run_with_its_warning_fits_under_a_window_frame(win, qtbot, monkeypatch):
+    """Issue 44 item 6: the Clone Train step in a 1280x743 window (1280x768 or 1366x768 under openbox)
+    during a run, its closeness line and over-training banner shown, scrolled by 20 px: the estimate
+    made before Start still took its line (or, cancelled by Start, stood as an empty row) while the
+    run's own speed line said the time left. The estimate's row now gives way to the run's line."""
+    from types import SimpleNamespace
+
+    from speechstudio.finetune.vits.config import TrainConfig
+    from speechstudio.finetune.vits.events import EvalEvent, StageEvent, StepEvent
+
+    win.resize(1280, 743)
+    wiz = win.show_page("Clone voice")
+    wiz.go(2)
+    tr = wiz.train
+    wiz.dataset.manifest = SimpleNamespace(usable=lambda: [1, 2], total_s=60.0)
+    monkeypatch.setattr(tr.worker, "submit", lambda job: 5)
+    tr.refresh_estimate()
+    tr._on_finished(5, "done", (SimpleNamespace(device="cpu", steps=2000, batch_size=2, grad_accum=1),
+                                SimpleNamespace(seconds=998.0, peak_memory_bytes=2**30, note="")))
+    assert tr.estimate.isVisible() and tr.estimate.text().startswith("about 16:38 on this computer's processor")
+    job = SimpleNamespace(config=TrainConfig(steps=2000, eval_every=100, checkpoint_every=100, batch_size=2),
+                          paused=False, stopping=False, stop=lambda: None)
+    monkeypatch.setattr(tr, "_make_job", lambda resume: (job, None))
+    monkeypatch.setattr(tr.worker, "submit", lambda job: -1)
+    try:
+        assert tr.start() == -1
+        tr._on_progress(-1, StageEvent("train", "training generator + discriminator, steps 1..2000 (cpu, fp32)",
+                                       (1, 2000)))
+        tr._on_progress(-1, StepEvent(5, 2000, {"mel": 0.5}, 2.0, 1000.0, 2e-4, "train", 0.5))
+        rose = ("validation mel loss rose 3 evaluations in a row (0.5 -> 0.8): over-training; the best checkpoint "
+                "(step 2) is kept")
+        tr._on_progress(-1, EvalEvent(6, 0.9, False, rose, closeness_text="similarity 0.60 (your recordings 0.9), "
+                                      "naturalness 3.3 of 5, pitch 4 % off; more minutes of speech bring it closer"))
+        qtbot.wait(50)
+        assert tr.warning.isVisible() and tr.closeness.isVisible() and tr.speed.text().startswith("Training the voice")
+        assert (wiz.step_area.verticalScrollBar().maximum(), tr.estimate.isVisible()) == (0, False)
+    finally:
+        tr.job_id = tr.job = None
+
+
 @pytest.mark.parametrize("size", [(1280, 800), (1366, 768)])
 def test_every_page_fits_with_the_docks_open(win, qtbot, size):
     """The main window's pages (the wizards' pages too) have no scroll bar at either size with the

@@ -91,10 +91,13 @@ class DatasetStep(QWidget):
                                 "Trim, level and resample the clips, check their texts, show the report", self.check)
         self.cancel_btn = button("Cancel check", "Cancel check", slot=self.cancel)
         self.cancel_btn.setEnabled(False)
-        lay.addLayout(hrow(self.asr_check, self.split_check, None, self.check_btn, self.cancel_btn))
         self.progress = named(QProgressBar(), "Dataset check progress")
+        keep = self.progress.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)  # hidden, it is the line's gap
+        self.progress.setSizePolicy(keep)
         self.progress.setVisible(False)
-        lay.addWidget(self.progress)
+        lay.addLayout(hrow(self.asr_check, self.split_check, (self.progress, 1), self.check_btn, self.cancel_btn,
+                           stretch=False))
         self.info = note_label("Dataset status")
         lay.addWidget(self.info)
         self.warning = note_label("Dataset warning")

@@ -58,7 +58,6 @@ class RecordPanel(QWidget):
         form.setRowVisible(self.name_edit, self.consent)
         lay.addLayout(form)
         self.position = named(QLabel("Enter your name to start." if self.consent else ""), "Prompt number")
-        lay.addWidget(self.position)
         self.prompt = note_label("Prompt to read")
         self.prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         set_font(self.prompt, 16)
@@ -82,7 +81,7 @@ class RecordPanel(QWidget):
         lay.addLayout(hrow(self.prev_btn, self.rec_btn, self.stop_btn, self.play_btn, self.next_btn, (self.meter, 1),
                            self.clip_warning, self.count, stretch=False))
         self.note = note_label("Recording status")
-        lay.addWidget(self.note)
+        lay.addLayout(hrow(self.position, 12, (self.note, 1), stretch=False))  # one line: the step fits 1280x743
         lay.addStretch(1)
         if not self.audio.available:
             self.note.setText(f"Recording is off: {self.audio.reason}. Import a folder instead.")

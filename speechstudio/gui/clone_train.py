@@ -92,6 +92,8 @@ class TrainStep(TrainingStep):
         form.addRow("", self.prosody_check)
         self.estimate = note_label("Training estimate")
         form.addRow("Estimate", self.estimate)
+        form.setRowVisible(self.estimate, False)  # until there is one
+        self.form = form
         lay.addLayout(form)
         self._add_controls(lay, "Start fine-tuning from the base voice", "Stop and keep the voice learnt so far (Esc)")
         self.warning = note_label("Over-training warning")
@@ -140,6 +142,7 @@ class TrainStep(TrainingStep):
         m = self.wiz.manifest()
         if m is None or self.job_id is not None:
             return
+        self.form.setRowVisible(self.estimate, True)
         self.estimate.setText("estimating…")
         self._est_job = self.worker.submit(CallJob(
             _estimate, self.preset_box.currentText(), self.device_box.currentText(),
@@ -192,6 +195,7 @@ class TrainStep(TrainingStep):
             self.sample_table.clear_samples()
             self.best_step = self.best_val = None
             self.trade_view.set_trade(None)
+        self.form.setRowVisible(self.estimate, False)  # a run shows its own speed and time left
         self.warning.setVisible(False)
         self.clock = None
         self._tick.start()
@@ -288,8 +292,6 @@ class TrainStep(TrainingStep):
                 self._show_estimate(result)
             elif status == "failed":
                 self.estimate.setText(f"no estimate: {plain_error(result)}")
-            else:  # cancelled by Start: the run's own speed shows below
-                self.estimate.setText("")
             return
         super()._on_finished(job_id, status, result)
 
