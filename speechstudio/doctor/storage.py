@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 from speechstudio.atomic import folder_problem, nearest_existing
+from speechstudio.disk import format_size
 from speechstudio.doctor.report import FAIL, OK, WARN, Check
 from speechstudio.hub.paths import data_dir, hf_cache_dir
 
@@ -26,12 +27,12 @@ def check_folders() -> Check:
         free = shutil.disk_usage(nearest_existing(path)).free
         problem = folder_problem(path)
         details[label] = {"path": str(path), "free_bytes": free, "writable": problem is None}
-        parts.append(f"{label} {path} ({free / 1e9:.1f} GB free)")
+        parts.append(f"{label} {path} ({format_size(free)} free)")
         if problem:
             problems.append(f"{label} folder: {problem}")
             fixes.append(_fix(var, path))
         elif free < LOW_SPACE_BYTES:
-            low.append(f"only {free / 1e9:.1f} GB free for the {label} folder")
+            low.append(f"only {format_size(free)} free for the {label} folder")
     summary = "; ".join(parts)
     if problems:
         return Check("Folders", FAIL, f"{summary}: " + "; ".join(problems), "; ".join(dict.fromkeys(fixes)), details)

@@ -38,15 +38,6 @@ def _walk(path: Path) -> tuple[int, float]:
     return total, newest
 
 
-def format_size(n_bytes: int) -> str:
-    """``"612 MB"``, ``"1.3 GB"``, ``"48 kB"`` (decimal units, as file managers show)."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n_bytes >= scale:
-            value = n_bytes / scale
-            return f"{value:.1f} {unit}" if value < 10 and unit == "GB" else f"{value:.0f} {unit}"
-    return f"{n_bytes} B"
-
-
 def _remove(path: Path) -> int:
     size = _walk(path)[0]
     if path.is_dir() and not path.is_symlink():

@@ -51,7 +51,7 @@ class OldRuns(QObject):
         return self._list_job
 
     def _on_finished(self, job_id: int, status: str, result) -> None:
-        from speechstudio.finetune.leftovers import format_size
+        from speechstudio.disk import format_size
 
         if job_id == self._list_job:
             self._list_job = None

@@ -148,7 +148,7 @@ class UseStep(QWidget):
                 note = pitch_note(result)
                 self.info.setText(f"saved as voice {result.name} ({self.saves}): choose it on the Speak page, or try it here"
                                   + (f"\n{note}" if note else ""))
-                from speechstudio.finetune.leftovers import format_size
+                from speechstudio.disk import format_size
 
                 freed = getattr(getattr(self, "_save_obj", None), "freed", 0)  # the run keeps its best checkpoint
                 self.wiz.status_message.emit(f"voice {result.name} saved" + (

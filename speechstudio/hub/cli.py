@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from speechstudio.disk import format_size
 from speechstudio.hub.download import download_model
 from speechstudio.hub.inventory import list_models, remove_model
 from speechstudio.hub.paths import models_dir
@@ -15,9 +16,7 @@ from speechstudio.hub.types import ModelEntry
 def _size(entry: ModelEntry) -> str:
     if entry.size_mb is None:
         return "-"
-    mb = entry.size_mb
-    text = f"{mb / 1000:.2f} GB" if mb >= 1000 else f"{mb:.0f} MB"
-    return text if entry.installed else f"~{text}"
+    return ("" if entry.installed else "~") + format_size(round(entry.size_mb * 1e6))
 
 
 def _status(entry: ModelEntry) -> str:

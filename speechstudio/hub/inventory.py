@@ -1,6 +1,7 @@
 """What is installed (``list_models``) and removing it (``remove_model``)."""
 from __future__ import annotations
 
+from speechstudio.disk import format_size
 from speechstudio.errors import ModelNotFoundError, UsageError
 from speechstudio.hub.cache import cached_models, delete_cached
 from speechstudio.hub.catalog import CATALOG, canonical_id, find_entry
@@ -90,19 +91,19 @@ def remove_model(name: str) -> str:
     clean = name.strip()
     freed = remove_imported(clean)
     if freed is not None:
-        return f"removed imported model {clean} ({freed / _MB:.1f} MB freed)"
+        return f"removed imported model {clean} ({format_size(freed)} freed)"
     repo_id = canonical_id(clean)
     if "/" in repo_id:
         freed = delete_cached(repo_id)
         if freed is not None:
-            return f"removed {repo_id} from the Hugging Face cache ({freed / _MB:.1f} MB freed)"
+            return f"removed {repo_id} from the Hugging Face cache ({format_size(freed)} freed)"
     package = find_package_model(clean)
     if package is not None:
         dists = " ".join(package.distributions)
         if package.parts:
             freed = remove_assembled(package.name)
             if freed is not None:
-                return (f"removed the assembled copy of {package.name} ({freed / _MB:.1f} MB freed); its packages "
+                return (f"removed the assembled copy of {package.name} ({format_size(freed)} freed); its packages "
                         f"stay installed (`pip uninstall {dists}` removes them; otherwise it is rebuilt on next use)")
         what = "Python packages" if len(package.distributions) > 1 else "Python package"
         raise UsageError(f"{clean} is provided by the {what} {dists}; remove it with `pip uninstall {dists}`")

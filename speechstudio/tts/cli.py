@@ -316,7 +316,8 @@ def voices_command(args) -> int:
         print(f"downloaded {args.hf_id} as voice {ref.name}")
         return 0
     if cmd == "remove":
-        from speechstudio.finetune.leftovers import format_size, remove_voice_and_run
+        from speechstudio.disk import format_size
+        from speechstudio.finetune.leftovers import remove_voice_and_run
 
         ref, run, size = remove_voice_and_run(args.name)
         print(f"removed voice {ref.name}" + (f" and its training run {run} ({format_size(size)})" if run else ""))
