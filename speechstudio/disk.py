@@ -1,5 +1,35 @@
-"""Bytes on disk, for people: :func:`format_size` is the one way a size or free space is written."""
+"""Bytes on disk: what a folder holds, removing one, and :func:`format_size`, the one way a size is written."""
 from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+
+def dir_size_bytes(path: str | os.PathLike[str]) -> int:
+    """Total bytes of the regular files under ``path`` (symlinks followed); a file: its own size; missing: 0."""
+    path = Path(path)
+    if path.is_file():
+        return path.stat().st_size
+    total = 0
+    for dirpath, _dirs, files in os.walk(path, followlinks=True):
+        for f in files:
+            try:
+                total += os.stat(os.path.join(dirpath, f)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def discard_folder(path: Path) -> int:
+    """Remove the folder ``path``, renamed to a hidden name first so nothing sees it half removed; returns
+    the bytes it held. Raises ``OSError`` when it cannot be renamed (a leftover of the removal is ignored)."""
+    size = dir_size_bytes(path)
+    trash = path.with_name(f".removing-{path.name}-{uuid.uuid4().hex[:8]}")
+    os.rename(path, trash)
+    shutil.rmtree(trash, ignore_errors=True)
+    return size
 
 
 def format_size(n_bytes: int) -> str:

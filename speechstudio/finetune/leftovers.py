@@ -7,13 +7,14 @@ generator, ~0.1 GB). Once its voice is saved, :func:`trim_finished` removes ``RE
 removes a voice with its run. A run whose ``.lock`` another process holds is never touched. Qt-free."""
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from speechstudio.disk import dir_size_bytes
 from speechstudio.finetune.run import RunError
 from speechstudio.finetune.voice_run import run_lock, runs_dir
 from speechstudio.tts.voices import VoiceRef, remove_voice, voices_dir
@@ -22,24 +23,17 @@ from speechstudio.tts.voices import VoiceRef, remove_voice, voices_dir
 RESUME_ONLY = ("checkpoints/latest.pt", "cache")
 
 
-def _walk(path: Path) -> tuple[int, float]:
-    """``(bytes, newest mtime)`` of the files under ``path`` (a file: its own; missing: 0; links not followed)."""
-    path = Path(path)
-    if path.is_symlink() or path.is_file():
-        return (path.lstat().st_size, path.lstat().st_mtime) if path.exists() or path.is_symlink() else (0, 0.0)
-    total, newest = 0, path.stat().st_mtime if path.exists() else 0.0
-    for root, _dirs, files in os.walk(path):
-        for name in files:
-            try:
-                st = os.lstat(os.path.join(root, name))
-            except OSError:
-                continue
-            total, newest = total + st.st_size, max(newest, st.st_mtime)
-    return total, newest
+def _modified(path: Path) -> float:
+    """Newest mtime of ``path`` and everything under it (links not followed)."""
+    times = [path.stat().st_mtime]
+    for p in path.rglob("*"):
+        with contextlib.suppress(OSError):  # removed meanwhile
+            times.append(p.lstat().st_mtime)
+    return max(times)
 
 
 def _remove(path: Path) -> int:
-    size = _walk(path)[0]
+    size = dir_size_bytes(path)
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
     elif path.exists() or path.is_symlink():
@@ -113,7 +107,7 @@ def list_runs(root: Path | None = None) -> list[RunSummary]:
     root = Path(root) if root is not None else runs_dir()
     if not root.is_dir():
         return []
-    runs = [RunSummary(p, p.name, *_walk(p), _state(p))
+    runs = [RunSummary(p, p.name, dir_size_bytes(p), _modified(p), _state(p))
             for p in sorted(root.iterdir()) if p.is_dir() and (p / "config.json").is_file()]
     return sorted(runs, key=lambda r: r.modified)
 

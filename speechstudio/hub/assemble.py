@@ -11,11 +11,11 @@ import json
 import logging
 import os
 import shutil
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from speechstudio.atomic import atomic_folder
+from speechstudio.disk import discard_folder
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.hub.paths import packages_dir
 
@@ -177,8 +177,4 @@ def remove_assembled(name: str) -> int | None:
     target = packages_dir() / name
     if not target.is_dir():
         return None
-    size = sum(p.stat().st_size for p in target.iterdir() if p.is_file())
-    trash = target.with_name(f".removing-{name}-{uuid.uuid4().hex[:8]}")
-    os.rename(target, trash)
-    shutil.rmtree(trash, ignore_errors=True)
-    return size
+    return discard_folder(target)

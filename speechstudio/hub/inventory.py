@@ -1,7 +1,7 @@
 """What is installed (``list_models``) and removing it (``remove_model``)."""
 from __future__ import annotations
 
-from speechstudio.disk import format_size
+from speechstudio.disk import dir_size_bytes, format_size
 from speechstudio.errors import ModelNotFoundError, UsageError
 from speechstudio.hub.cache import cached_models, delete_cached
 from speechstudio.hub.catalog import CATALOG, canonical_id, find_entry
@@ -9,7 +9,7 @@ from speechstudio.hub.detect import detect_engine
 from speechstudio.hub.assemble import find_parts, remove_assembled
 from speechstudio.hub.packages import (PACKAGE_MODELS, PackageModel, find_package_model, installed_package_models,
                                        package_model_assembled, package_model_dir, package_problem)
-from speechstudio.hub.store import dir_size_bytes, imported_models, remove_imported
+from speechstudio.hub.store import imported_models, remove_imported
 from speechstudio.hub.types import ModelEntry
 
 _MB = 1_000_000

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import uuid
 from pathlib import Path
 
 from speechstudio.atomic import atomic_folder
+from speechstudio.disk import discard_folder
 from speechstudio.errors import UsageError
 from speechstudio.hub.detect import detect_engine
 from speechstudio.hub.packages import find_package_model
@@ -53,18 +53,6 @@ def imported_models() -> list[tuple[str, Path]]:
     return sorted(found, key=lambda item: item[0].lower())
 
 
-def dir_size_bytes(path: Path) -> int:
-    """Total size in bytes of the regular files under ``path`` (symlinks followed)."""
-    total = 0
-    for dirpath, _dirs, files in os.walk(path, followlinks=True):
-        for f in files:
-            try:
-                total += os.stat(os.path.join(dirpath, f)).st_size
-            except OSError:
-                pass
-    return total
-
-
 def import_model(src: str | os.PathLike[str], name: str | None = None, *, replace: bool = False) -> ResolvedModel:
     """Copy model folder ``src`` into the store as ``name`` (``replace`` swaps once complete); a
     ``ResolvedModel`` with ``source="imported"``. Raises ``ModelNotFoundError``, ``UsageError`` (bad or
@@ -93,11 +81,7 @@ def remove_imported(name: str) -> int | None:
     path = imported_dir(name)
     if path is None:
         return None
-    size = dir_size_bytes(path)
-    trash = path.with_name(f".removing-{path.name}-{uuid.uuid4().hex[:8]}")
-    os.rename(path, trash)
-    shutil.rmtree(trash, ignore_errors=True)
-    return size
+    return discard_folder(path)
 
 
 def resolve_imported(name: str) -> ResolvedModel | None:
