@@ -10,7 +10,7 @@ import pytest
 
 from speechstudio import cli
 from speechstudio.batch.request import TranscriptionRequest
-from speechstudio.batch.run import InputItem, collect_inputs, run_batch
+from speechstudio.batch.run import BatchEvent, BatchSummary, InputItem, collect_inputs, run_batch
 
 
 @pytest.fixture
@@ -242,3 +242,10 @@ def test_unexpected_engine_error_fails_the_file_with_at_most_one_traceback(debug
     assert code == 1
     assert "a.wav: unexpected error: ZeroDivisionError: model bug" in err
     assert err.count("Traceback (most recent call last)") == (1 if debug else 0), err
+
+
+def test_rtfx_is_audio_seconds_per_wall_second_of_the_run():
+    """One RTFx (issue 42): the summary divides by the run's wall clock, not the files' summed processing time."""
+    s = BatchSummary(audio_s=120.0, wall_s=40.0)
+    s.add(BatchEvent("done", InputItem(Path("a.wav")), 0, duration_s=60.0, wall_s=30.0))
+    assert (s.audio_s, s.rtfx, BatchSummary(audio_s=60.0).rtfx) == (180.0, 4.5, 0.0)

@@ -239,7 +239,7 @@ def test_editor_open_fits_the_1280x800_window_without_scrolling(win, qtbot, tmp_
     # after a batch, with its summary line (a long one too: it was word-wrapped, and the page
     # then scrolled by 103 px at this size)
     failed = [(tmp_path / f"broken-recording-{i:02d}.wav", "not a recognised audio or video file") for i in range(40)]
-    page.report.show_summary(BatchSummary(done=1, failed=failed, outputs=[srt], audio_s=5.0, compute_s=1.0), 83.0)
+    page.report.show_summary(BatchSummary(done=1, failed=failed, outputs=[srt], audio_s=5.0, wall_s=83.0), 83.0)
     qtbot.wait(50)
     assert page.report.isVisible() and page.report.label.text().startswith("1 done, 40 failed")
     assert (area.verticalScrollBar().maximum(), area.horizontalScrollBar().maximum()) == (0, 0)

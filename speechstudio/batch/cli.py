@@ -270,7 +270,7 @@ def _print_summary(s, max_listed: int = 10) -> None:
     err = sys.stderr
     print(f"\nSummary: {s.done} done, {s.skipped} skipped, {len(s.failed)} failed, "
           f"{len(s.ignored)} ignored; {s.audio_s / 3600:.3f} h audio ({clock(s.audio_s)}) "
-          f"in {clock(s.wall_s)} wall, RTFx {s.audio_s / s.wall_s if s.wall_s > 0 else 0.0:.1f}", file=err)
+          f"in {clock(s.wall_s)} wall, RTFx {s.rtfx:.1f}", file=err)
     if s.infos:
         print(f"  languages: {_languages_summary(s.infos)}", file=err)
     for path, reason in s.failed:

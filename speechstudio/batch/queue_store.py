@@ -133,7 +133,7 @@ class QueueEntry:
 
     @property
     def rtfx(self) -> float | None:
-        """Audio seconds per processing second (``None`` when not transcribed)."""
+        """RTFx of this file: audio seconds per wall second of its transcription (``None`` when not transcribed)."""
         if self.duration_s and self.wall_s:
             return self.duration_s / self.wall_s
         return None

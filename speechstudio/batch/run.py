@@ -80,8 +80,8 @@ class BatchEvent:
 
 @dataclass
 class BatchSummary:
-    """Totals of a batch: counts, failures with reasons, audio seconds, wall seconds, RTFx, and the
-    ``TranscriptInfo`` of each file done (language, probability, model)."""
+    """Totals of a batch: counts, failures with reasons, audio seconds, the run's wall seconds (set by the caller
+    when the run ends), RTFx, and the ``TranscriptInfo`` of each file done (language, probability, model)."""
 
     done: int = 0
     skipped: int = 0
@@ -90,21 +90,19 @@ class BatchSummary:
     warnings: list[str] = field(default_factory=list)
     outputs: list[Path] = field(default_factory=list)
     audio_s: float = 0.0
-    compute_s: float = 0.0
     wall_s: float = 0.0
     cancelled: bool = False
     infos: list[tuple[Path, TranscriptInfo]] = field(default_factory=list)
 
     @property
     def rtfx(self) -> float:
-        """Audio seconds transcribed per second of processing (higher is better)."""
-        return self.audio_s / self.compute_s if self.compute_s > 0 else 0.0
+        """RTFx: audio seconds per wall second of the run (higher is better; faster-whisper's and Buzz's reading)."""
+        return self.audio_s / self.wall_s if self.wall_s > 0 else 0.0
 
     def add(self, ev: BatchEvent) -> None:
         if ev.kind == "done":
             self.done += 1
             self.audio_s += ev.duration_s or 0.0
-            self.compute_s += ev.wall_s
             self.outputs.extend(ev.outputs)
             self.warnings.extend(ev.warnings)
             if ev.info is not None:
