@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterator
 
 from speechstudio.atomic import atomic_path
+from speechstudio.audio.decode import load_audio
 from speechstudio.audio.encode import AudioEncoder
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.finetune import closeness, pitch_match
@@ -522,10 +523,9 @@ class VoiceTrainer:
         paths = par.on_main(self.samples, "synthesising the samples")
         if par.main:
             if self.writer is not None:
-                import soundfile as sf
-
                 for p in paths:
-                    self.writer.add_audio(f"samples/{p.stem.split('_', 2)[-1]}", torch.from_numpy(sf.read(p)[0]),
+                    self.writer.add_audio(f"samples/{p.stem.split('_', 2)[-1]}",
+                                          torch.from_numpy(load_audio(p, self.fc.decode_rate)),
                                           tr.step, self.fc.decode_rate)
                 self.writer.flush()
             yield SampleEvent(tr.step, paths)
