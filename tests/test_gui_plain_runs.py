@@ -223,7 +223,7 @@ def test_every_page_and_wizard_step_reads_plainly(win, qtbot):
                     wiz.go(step)
                     qtbot.wait(50)
                     watch.scan()
-    assert {"Estimate", "S&tart", "Model"} <= watch.seen  # the Clone Train step and the Transcribe page
+    assert {"&Preset", "S&tart", "Model"} <= watch.seen  # the Clone Train step and the Transcribe page
     bad = watch.report()
     assert not bad, bad
 
