@@ -206,7 +206,7 @@ def main() -> int:
     texts = [t for t, _ in held]
     base = load_voice(joe_onnx(), device="cpu", precision="fp32", optimize=False)
     rate = base.sample_rate
-    data_dir = _common.prepared_dataset(train_dir, args.work / "data", rate)
+    data_dir = None if args.score_voice else _common.prepared_dataset(train_dir, args.work / "data", rate)
     train_clips = [read_audio(p, rate) for p in sorted((train_dir / "wavs").iterdir())]
     scorer = Scorer(train_clips, rate)
     results_path = args.work / "results.json"
