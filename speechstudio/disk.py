@@ -1,6 +1,7 @@
 """Bytes on disk: what a folder holds, removing one, and :func:`format_size`, the one way a size is written."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import uuid
@@ -15,10 +16,8 @@ def dir_size_bytes(path: str | os.PathLike[str]) -> int:
     total = 0
     for dirpath, _dirs, files in os.walk(path, followlinks=True):
         for f in files:
-            try:
+            with contextlib.suppress(OSError):  # removed meanwhile
                 total += os.stat(os.path.join(dirpath, f)).st_size
-            except OSError:
-                pass
     return total
 
 

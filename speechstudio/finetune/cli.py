@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from speechstudio.cli_args import positive_float, positive_int
+from speechstudio.disk import format_size
 from speechstudio.errors import UsageError
 from speechstudio.finetune.events import TrainControl, stop_on_signals
 from speechstudio.progress import clock
@@ -120,7 +121,6 @@ def _add_clean(fsub) -> None:
 def clean_command(args) -> int:
     """Handler of ``finetune clean [--older-than DAYS] [--dry-run]``: list the run folders and remove the old
     ones (``finetune.leftovers``); a run another process is training in is kept. Returns 0."""
-    from speechstudio.disk import format_size
     from speechstudio.finetune.leftovers import list_runs, remove_run
     from speechstudio.finetune.voice_run import runs_dir
 
@@ -275,7 +275,6 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
     if par is not None and not par.main:
         return 0  # process 0 saves the voice
     ref = voice_run.save(plan, match_pitch=True if getattr(args, "match_pitch", False) else None)
-    from speechstudio.disk import format_size
     from speechstudio.finetune.leftovers import trim_finished
 
     freed = trim_finished(run_dir)  # the voice is saved: the run keeps its best checkpoint only

@@ -7,6 +7,7 @@ import sys
 import threading
 from pathlib import Path
 
+from speechstudio.disk import format_size
 from speechstudio.errors import SpeechStudioError, UsageError
 
 #: Text files larger than this are refused (a whole novel should be split into chapters).
@@ -316,7 +317,6 @@ def voices_command(args) -> int:
         print(f"downloaded {args.hf_id} as voice {ref.name}")
         return 0
     if cmd == "remove":
-        from speechstudio.disk import format_size
         from speechstudio.finetune.leftovers import remove_voice_and_run
 
         ref, run, size = remove_voice_and_run(args.name)
