@@ -17,7 +17,7 @@ from speechstudio.progress import clock
 
 def report_text(summary, wall_s: float) -> tuple[str, str]:
     """``(line, details)`` of a ``BatchSummary``: ``"19 done, 1 failed · 31:12 of audio (0.52 h) in 3:10,
-    9.8× real time"`` (speed: audio s / processing s) and one ``name: reason`` line per failure."""
+    9.8× real time"`` (speed: audio s / the run's wall s) and one ``name: reason`` line per failure."""
     parts = [f"{summary.done} done"]
     if summary.skipped:
         parts.append(f"{summary.skipped} skipped")

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHeaderView, QMessa
 from speechstudio.asr.family import capabilities
 from speechstudio.asr.family import label as family_label
 from speechstudio.asr.languages import language_name
+from speechstudio.disk import format_size
 from speechstudio.gui.common import (WrapLabel, add_row, asker, button, combo, fit_columns, hrow, named, show_error,
                                      table)
 from speechstudio.gui.details import Details
@@ -85,12 +86,6 @@ def plain_model(m) -> tuple[str, str]:
             parts.append("can learn your voice")  # the Adapt recognition page
         return name, "; ".join(parts)
     return leaf, m.description.split("; ")[0]
-
-
-def _size(mb) -> str:
-    if mb is None:
-        return "?"
-    return f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:.0f} MB"
 
 
 class ModelsPage(QWidget):
@@ -212,7 +207,7 @@ class ModelsPage(QWidget):
         self.table.setRowCount(0)
         dark = self.table.palette().base().color().lightness() < 128
         for m in self.models:  # plain words in the cells; the field's words in the tooltips
-            vals = [m.name, family_label(m.engine), self.status_text(m), _size(m.size_mb), ", ".join(m.languages),
+            vals = [m.name, family_label(m.engine), self.status_text(m), "?" if m.size_mb is None else format_size(round(m.size_mb * 1e6)), ", ".join(m.languages),
                     m.description]
             name, line = plain_model(m)
             shown = (name, ENGINE_NAMES.get(m.engine, vals[1]), vals[2], vals[3], plain_languages(m.languages), line)
