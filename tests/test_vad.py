@@ -7,10 +7,7 @@ import pytest
 
 from conftest import realspeech_file
 
-OPTIONS = [dict(), dict(pad_ms=30),                                                    # defaults; diarization
-           dict(pad_ms=125, min_speech_ms=0, min_silence_ms=500, max_speech_s=30.0),   # language stretches
-           dict(pad_ms=400, min_speech_ms=0, min_silence_ms=2000),                     # language detection
-           dict(pad_ms=125, min_speech_ms=0, min_silence_ms=500, max_speech_s=2.0)]    # many long-span cuts
+OPTIONS = [dict(), dict(pad_ms=30), dict(pad_ms=400)]          # defaults; diarization; wide padding
 
 
 @pytest.fixture(scope="module")
@@ -39,10 +36,8 @@ def test_speech_spans_equal_silero_packages(silero_reference):
     for probs, n in cases:
         for o in OPTIONS:
             want = silero_reference(probs.tolist(), 16000, threshold=0.5, neg_threshold=0.35, audio_length_samples=n,
-                                    min_speech_duration_ms=o.get("min_speech_ms", 250),
-                                    min_silence_duration_ms=o.get("min_silence_ms", 100),
-                                    speech_pad_ms=o.get("pad_ms", 0),
-                                    max_speech_duration_s=o.get("max_speech_s", float("inf")))
+                                    min_speech_duration_ms=250, min_silence_duration_ms=100,
+                                    speech_pad_ms=o.get("pad_ms", 0))
             assert speech_spans(probs, n, **o) == tuple((s["start"], s["end"]) for s in want), o
     assert speech_spans(cases[0][0], cases[0][1]) == ((5632, 35840), (52736, 70656), (86528, 122368),
                                                      (131072, 169472))

@@ -88,47 +88,37 @@ def _frame_blocks(audio: np.ndarray, max_frames: int):
 _SHARED: SileroVad | None = None
 
 
-def default_spans(audio16k: np.ndarray, pad_ms: int = 0, **options) -> list[tuple[int, int]]:
+def default_spans(audio16k: np.ndarray) -> list[tuple[int, int]]:
     """Speech ``(start, end)`` samples of float32 16 kHz ``audio16k``: one shared :class:`SileroVad` (one
-    thread) and :func:`speech_spans` with ``pad_ms`` and ``options``."""
+    thread) and :func:`speech_spans` with silero's defaults."""
     global _SHARED
     if _SHARED is None:
         _SHARED = SileroVad(threads=1)
     n = int(np.asarray(audio16k).size)
-    return list(speech_spans(_SHARED.probs(audio16k), n, pad_ms, **options)) if n else []
+    return list(speech_spans(_SHARED.probs(audio16k), n)) if n else []
 
 
-def speech_spans(probs: np.ndarray, n_samples: int, pad_ms: int = 0, *, min_speech_ms: int = 250,
-                 min_silence_ms: int = 100, max_speech_s: float = float("inf")) -> tuple[tuple[int, int], ...]:
+def speech_spans(probs: np.ndarray, n_samples: int, pad_ms: int = 0) -> tuple[tuple[int, int], ...]:
     """Speech ``(start, end)`` sample indices at 16 kHz from per-frame ``probs`` (see :meth:`SileroVad.probs`) of
     ``n_samples`` of audio: silero's state machine (``utils_vad.get_speech_timestamps_from_probs``, whose module
-    imports torch) with its thresholds 0.5 / 0.35; a span over ``max_speech_s`` is cut at its longest pause."""
-    min_speech, pad = VAD_RATE * min_speech_ms / 1000, VAD_RATE * pad_ms / 1000
-    max_speech, min_silence = VAD_RATE * max_speech_s - FRAME - 2 * pad, VAD_RATE * min_silence_ms / 1000
+    imports torch) with its defaults: thresholds 0.5 / 0.35, speech over 250 ms, spans ended by 100 ms of
+    silence, each widened by ``pad_ms`` (a pause under twice the padding split in half)."""
+    min_speech, min_silence, pad = VAD_RATE * 250 / 1000, VAD_RATE * 100 / 1000, VAD_RATE * pad_ms / 1000
     spans: list[list[int]] = []
-    start, quiet, pauses = None, 0, []     # pauses: (start, length) over 98 ms inside the current span
+    start, quiet = None, 0
     for i, p in enumerate(np.asarray(probs, np.float32).tolist()):
         at = i * FRAME
-        if p >= _SPEECH_P and quiet:
-            pauses += [(quiet, at - quiet)] if at - quiet > VAD_RATE * 98 / 1000 else []
+        if p >= _SPEECH_P:
             quiet = 0
-        if p >= _SPEECH_P and start is None:
-            start = at
-            continue
-        if start is not None and at - start > max_speech:
-            cut, length = max(pauses, key=lambda x: x[1]) if pauses else (at, None)
-            spans.append([start, cut])
-            start, quiet, pauses = (cut + length if length else None), 0, []
-            if length is None:
-                continue
-        if p < _SILENCE_P and start is not None:
+            start = at if start is None else start
+        elif p < _SILENCE_P and start is not None:
             quiet = quiet or at
             if at - quiet >= min_silence:
                 spans += [[start, quiet]] if quiet - start > min_speech else []
-                start, quiet, pauses = None, 0, []
+                start, quiet = None, 0
     if start is not None and n_samples - start > min_speech:
         spans.append([start, n_samples])
-    for i, span in enumerate(spans):          # padded, a pause under twice the padding split in half
+    for i, span in enumerate(spans):
         gap = spans[i + 1][0] - span[1] if i + 1 < len(spans) else None
         half = gap // 2 if gap is not None and gap < 2 * pad else pad
         span[0] = int(max(0, span[0] - pad)) if i == 0 else span[0]
