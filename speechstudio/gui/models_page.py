@@ -207,8 +207,8 @@ class ModelsPage(QWidget):
         self.table.setRowCount(0)
         dark = self.table.palette().base().color().lightness() < 128
         for m in self.models:  # plain words in the cells; the field's words in the tooltips
-            vals = [m.name, family_label(m.engine), self.status_text(m), "?" if m.size_mb is None else format_size(round(m.size_mb * 1e6)), ", ".join(m.languages),
-                    m.description]
+            size = "?" if m.size_mb is None else format_size(round(m.size_mb * 1e6))
+            vals = [m.name, family_label(m.engine), self.status_text(m), size, ", ".join(m.languages), m.description]
             name, line = plain_model(m)
             shown = (name, ENGINE_NAMES.get(m.engine, vals[1]), vals[2], vals[3], plain_languages(m.languages), line)
             vals[0] = str(m.path) if m.path else m.name
