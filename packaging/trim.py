@@ -50,8 +50,9 @@ EXCLUDE_MODULES = (
     # the `test` extra's libraries, present when the build venv also runs the tests (CI): librosa
     # pulls numba + llvmlite (180 MB). The app never imports librosa (Resemblyzer gets the stand-in in
     # audio/librosa_stand_in.py); voice fine-tuning's alignment search uses numba when installed and
-    # torch otherwise (finetune/vits/mas.py). scikit-learn stays: the diarizer clusters with it.
-    "librosa", "numba", "llvmlite",
+    # torch otherwise (finetune/vits/mas.py); scikit-learn came with librosa (the diarizer clusters
+    # with SciPy since 2026-12-05).
+    "librosa", "numba", "llvmlite", "sklearn",
     # Ray (the `cluster` extra, in the test extra for CI) is for archives on servers, not the desktop
     # app: an installed app asked for --cluster says which extra to install (batch/cluster.py).
     "ray",

@@ -123,39 +123,74 @@ def _blobs(centres: list[int], per: int, seed: int = 0) -> np.ndarray:
     return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
 
 
-def _windows(n: int, hop_s: float = 0.25) -> np.ndarray:
-    """Times of ``n`` consecutive 1 s windows every ``hop_s`` seconds."""
-    start = np.arange(n) * hop_s
-    return np.stack([start, start + 1.0], axis=1)
+def _chunks(voices: list[list[int]], per_voice: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Voice prints (c, 3, 256) of chunks whose local speakers are ``voices[i]`` (blob indices; NaN for
+    an absent local speaker) and their solo seconds (2 s each)."""
+    c = len(voices)
+    x = _blobs(sorted({v for vs in voices for v in vs}), c * 3)
+    blob = {b: i for i, b in enumerate(sorted({v for vs in voices for v in vs}))}
+    embs = np.full((c, 3, 256), np.nan, np.float32)
+    solo = np.zeros((c, 3), np.float32)
+    for i, vs in enumerate(voices):
+        for j, v in enumerate(vs):
+            embs[i, j] = x[blob[v] * c * 3 + i * 3 + j]
+            solo[i, j] = 2.0
+    return embs, solo
 
 
 def test_clusters_count_voices_and_obey_the_asked_count():
-    from speechstudio.diarize.cluster import cluster_windows
+    from speechstudio.diarize.cluster import cluster_chunks
 
-    x = _blobs([0, 1, 2], 20)
-    auto = cluster_windows(x, _windows(60), SpeakerCount(), 0.25)
-    assert sorted(np.bincount(auto.labels)) == [20, 20, 20] and list(auto.labels[:3]) == [0, 0, 0]
-    assert auto.other_count is None
-    assert cluster_windows(x, _windows(60), SpeakerCount(2, 2), 0.25).count == 2
-    assert cluster_windows(x, _windows(60), SpeakerCount(4, 6), 0.25).count == 4     # inside the range
-    one = cluster_windows(_blobs([0], 30), _windows(30), SpeakerCount(), 0.25)
+    three = [[0, 1]] * 10 + [[2, 1]] * 10          # A and B talk, then C and B
+    auto = cluster_chunks(*_chunks(three), SpeakerCount())
+    assert auto.count == 3 and auto.other_count is None
+    assert (auto.assigned[:10, 0] == auto.assigned[0, 0]).all() and (auto.assigned[:, 1] == auto.assigned[0, 1]).all()
+    assert len({auto.assigned[0, 0], auto.assigned[0, 1], auto.assigned[10, 0]}) == 3 and (auto.assigned[:, 2] == -1).all()
+    assert cluster_chunks(*_chunks(three), SpeakerCount(2, 2)).count == 2
+    two = cluster_chunks(*_chunks(three), SpeakerCount(2, 2))
+    assert (two.assigned[:, 0] != two.assigned[:, 1]).all()            # two people in one chunk: never one cluster
+    assert cluster_chunks(*_chunks(three), SpeakerCount(4, 6)).count == 4      # inside the range
+    one = cluster_chunks(*_chunks([[0]] * 15), SpeakerCount())
     assert one.count == 1 and not one.one_voice
-    asked = cluster_windows(_blobs([0], 30), _windows(30), SpeakerCount(3, 3), 0.25)   # the asked count is law
-    assert asked.count == 3 and asked.one_voice
+    asked = cluster_chunks(*_chunks([[0]] * 15), SpeakerCount(3, 3))            # the asked count is law
+    assert asked.count == 3 and asked.one_voice and set(asked.assigned[:, 0]) == {0, 1, 2}
+
+
+def test_the_timeline_gives_every_asked_speaker_frames_and_two_at_once_where_two_talk():
+    from speechstudio.diarize.cluster import cluster_chunks, timeline
+
+    # 12 s, chunks every 1 s: Ana talks from 0 to 6.5 s, Ben from 5.5 s to the end
+    starts = np.arange(3) * 1.0
+    t = starts[:, None] + np.arange(589) * 0.016875 + 0.031
+    act = np.zeros((3, 589, 3), bool)
+    act[..., 0], act[..., 1] = t < 6.5, t >= 5.5
+    found = cluster_chunks(*_chunks([[0, 1]] * 3), SpeakerCount(2, 2))
+    turns = timeline(act, starts, 12.0, found, ["Ana", "Ben"])
+    assert {t.speaker for t in turns} == {"Ana", "Ben"}
+    ana = [t for t in turns if t.speaker == "Ana"]
+    ben = [t for t in turns if t.speaker == "Ben"]
+    assert ana[0].start_s == pytest.approx(0.0, abs=0.03) and ben[-1].end_s == pytest.approx(11.94, abs=0.05)
+    assert ana[-1].end_s == pytest.approx(6.5, abs=0.05) and ben[0].start_s == pytest.approx(5.5, abs=0.05)   # two at once
+    asked = cluster_chunks(*_chunks([[0, 1]] * 3), SpeakerCount(3, 3))
+    assert {t.speaker for t in timeline(act, starts, 12.0, asked, ["A", "B", "C"])} == {"A", "B", "C"}
 
 
 def test_labels_split_segments_at_the_change_and_keep_every_word():
-    from speechstudio.diarize.assign import label_segments
+    from speechstudio.diarize.assign import Turn, label_segments
 
     words = tuple(Word(i * 0.5, i * 0.5 + 0.4, w) for i, w in enumerate("one two three four five six".split()))
     seg = Segment(0.0, 3.0, "one two three four five six", words)
-    times = np.array([[0.0, 1.6], [0.75, 1.5], [1.5, 3.1], [2.25, 3.1]])
-    out = label_segments([seg], times, np.array([0, 0, 1, 1]), ["Ana", "Ben"])
+    turns = [Turn(0.0, 1.45, "Ana"), Turn(1.45, 3.1, "Ben")]
+    out = label_segments([seg], turns)
     assert [(s.speaker, s.text) for s in out] == [("Ana", "one two three"), ("Ben", "four five six")]
     assert [w.speaker for s in out for w in s.words] == ["Ana"] * 3 + ["Ben"] * 3
     assert (out[0].start_s, out[-1].end_s) == (0.0, 3.0)
+    both = label_segments([seg], [Turn(0.0, 2.0, "Ana"), Turn(1.4, 3.1, "Ben")])     # Ben starts while Ana talks
+    assert [w.overlap for s in both for w in s.words] == [False, False, False, True, False, False]
+    from speechstudio.transcript.model import word_to_dict
+    assert word_to_dict(both[0].words[3])["overlap"] is True and "overlap" not in word_to_dict(both[0].words[0])
     cjk = Segment(0.0, 1.0, "你好世界", (Word(0, 0.4, "你好"), Word(0.5, 1.0, "世界")))
-    split = label_segments([cjk], np.array([[0, 0.45], [0.45, 1.0]]), np.array([0, 1]), ["A", "B"])
+    split = label_segments([cjk], [Turn(0, 0.45, "A"), Turn(0.45, 1.0, "B")])
     assert [s.text for s in split] == ["你好", "世界"]                    # no space put into CJK text
 
 
@@ -301,6 +336,27 @@ def _frame_accuracy(turns, reference, step: float = 0.05) -> float:
     return best
 
 
+def test_segmentation_hears_who_speaks_when_on_a_real_call():
+    """The segmentation network on 10 s of pyannote.audio's sample (8-18 s, both people talk): speech
+    where the reference has speech, and one local speaker per reference speaker."""
+    from speechstudio.diarize.segmentation import FRAME_DURATION_S, FRAME_STEP_S, activity
+
+    data = Path(__file__).resolve().parents[1] / "bench" / "diarization_data"
+    ref = [(float(p[3]), float(p[3]) + float(p[4]), p[7]) for p in
+           (line.split() for line in (data / "pyannote_sample_phone.rttm").read_text().splitlines())]
+    act = activity(_load(data / "pyannote_sample_phone.flac")[None, 8 * RATE:18 * RATE])[0]          # (589, 3)
+    t = 8.0 + np.arange(589) * FRAME_STEP_S + FRAME_DURATION_S / 2
+    said = np.asarray([{w for a, b, w in ref if a <= x < b} for x in t], object)
+    speech = np.asarray([bool(s) for s in said])
+    assert ((act.any(axis=1)) == speech).mean() >= 0.9
+    alone = np.asarray([len(s) == 1 for s in said])
+    local = act[alone].argmax(axis=1)
+    who = np.asarray([next(iter(s)) for s in said[alone]])
+    for name in set(who):           # each reference speaker is mostly one local speaker, a different one each
+        assert np.bincount(local[who == name], minlength=3).max() / (who == name).sum() >= 0.9
+    assert len({int(np.bincount(local[who == n], minlength=3).argmax()) for n in set(who)}) == len(set(who))
+
+
 @pytest.mark.parametrize("speakers", ["auto", "2"])
 def test_a_real_phone_call_gives_two_speakers(speakers, whisper_dir, tmp_path, capsys):
     """pyannote.audio's sample: two people on one telephone line (their RTTM is the reference)."""
@@ -381,9 +437,7 @@ def test_a_registered_diarizer_family_is_used_by_the_batch(interview, whisper_di
         def finish(self):
             half = self.n / RATE / 2
             turns = [Turn(0.0, half, "Left"), Turn(half, self.n / RATE, "Right")]
-            return family.Diarization(turns, family.speaker_infos(turns, ["Left", "Right"]),
-                                      np.array([[0.0, half], [half, self.n / RATE]]), np.array([0, 1]),
-                                      ["Left", "Right"])
+            return family.Diarization(turns, family.speaker_infos(turns, ["Left", "Right"]))
 
     class HalvesFamily(family.DiarizerFamily):
         def start(self, count, *, library=None, path=None):

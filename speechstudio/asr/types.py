@@ -16,13 +16,14 @@ AudioInput = Union[np.ndarray, Iterable[np.ndarray]]
 @dataclass(frozen=True)
 class Word:
     """One word: ``start_s`` / ``end_s``, ``probability`` in [0, 1] (1.0: unknown; openai/whisper
-    ``timing.py``), ``speaker`` or None."""
+    ``timing.py``), ``speaker`` or None; ``overlap``: said while another speaker talks too."""
 
     start_s: float
     end_s: float
     text: str
     probability: float = 1.0
     speaker: str | None = None
+    overlap: bool = False
 
 
 @dataclass(frozen=True)

@@ -98,12 +98,12 @@ def default_spans(audio16k: np.ndarray) -> list[tuple[int, int]]:
     return list(speech_spans(_SHARED.probs(audio16k), n)) if n else []
 
 
-def speech_spans(probs: np.ndarray, n_samples: int, pad_ms: int = 0) -> tuple[tuple[int, int], ...]:
+def speech_spans(probs: np.ndarray, n_samples: int) -> tuple[tuple[int, int], ...]:
     """Speech ``(start, end)`` sample indices at 16 kHz from per-frame ``probs`` (see :meth:`SileroVad.probs`) of
     ``n_samples`` of audio: silero's state machine (``utils_vad.get_speech_timestamps_from_probs``, whose module
     imports torch) with its defaults: thresholds 0.5 / 0.35, speech over 250 ms, spans ended by 100 ms of
-    silence, each widened by ``pad_ms`` (a pause under twice the padding split in half)."""
-    min_speech, min_silence, pad = VAD_RATE * 250 / 1000, VAD_RATE * 100 / 1000, VAD_RATE * pad_ms / 1000
+    silence, no padding."""
+    min_speech, min_silence = VAD_RATE * 250 / 1000, VAD_RATE * 100 / 1000
     spans: list[list[int]] = []
     start, quiet = None, 0
     for i, p in enumerate(np.asarray(probs, np.float32).tolist()):
@@ -118,13 +118,6 @@ def speech_spans(probs: np.ndarray, n_samples: int, pad_ms: int = 0) -> tuple[tu
                 start, quiet = None, 0
     if start is not None and n_samples - start > min_speech:
         spans.append([start, n_samples])
-    for i, span in enumerate(spans):
-        gap = spans[i + 1][0] - span[1] if i + 1 < len(spans) else None
-        half = gap // 2 if gap is not None and gap < 2 * pad else pad
-        span[0] = int(max(0, span[0] - pad)) if i == 0 else span[0]
-        span[1] = int(span[1] + half if half != pad else min(n_samples, span[1] + pad))
-        if gap is not None:
-            spans[i + 1][0] = int(max(0, spans[i + 1][0] - half))
     return tuple((int(a), int(b)) for a, b in spans)
 
 

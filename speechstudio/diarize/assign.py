@@ -1,9 +1,8 @@
-"""Put speaker labels on a transcript: each word gets the speaker of the windows around it, each
-segment is split where the speaker changes (at a word boundary), and the speaker timeline (turns)
-is kept for the JSON and for scoring.
+"""Put speaker labels on a transcript: each word gets the speaker of the timeline around it, each
+segment is split where the speaker changes (at a word boundary).
 
 Overlapping speech: a mono recording is one stream of words for the recogniser, so each word gets
-its most likely speaker and no word is ever dropped; with ``--channels split`` each channel is its
+its most likely speaker (``overlap`` set where another talks at once) and no word is ever dropped; with ``--channels split`` each channel is its
 own stream and overlapping turns are two segments at once.
 """
 from __future__ import annotations
@@ -18,12 +17,11 @@ from speechstudio.transcript.display import align, join_tokens
 
 
 #: A run of at most this many words and this short between two runs is re-labelled to its
-#: neighbour (a speaker change for one short word is usually a window straddling a change).
+#: neighbour (a speaker change for one short word is usually a frame or two of the timeline).
 SHORT_RUN_WORDS = 1
 SHORT_RUN_S = 0.5
-#: Pauses shorter than this inside one speaker's speech belong to their turn (references of real
-#: conversations count them as speech: bench/bench_diarization.py, docs/diarization.md).
-JOIN_S = 1.0
+#: A word outside every turn takes the nearest turn this close (s), else no speaker.
+NEAREST_S = 3.0
 
 
 @dataclass(frozen=True)
@@ -35,62 +33,34 @@ class Turn:
     speaker: str
 
 
-def _mode_filter(labels: np.ndarray) -> np.ndarray:
-    if labels.size < 3:
-        return labels
-    out = labels.copy()
-    for i in range(1, labels.size - 1):
-        if labels[i - 1] == labels[i + 1] != labels[i]:
-            out[i] = labels[i - 1]
-    return out
-
-
 class _Timeline:
-    """Label lookup at any time from window labels: windows covering ``t`` vote with a weight that
-    falls off from the window's centre; none covering it -> the nearest window within 3 s."""
+    """Who speaks at any time, from the turns: the speaker whose turns cover most of the span (two at
+    once: the one whose turn covers it longer); none covering it -> the nearest turn within ``NEAREST_S``."""
 
-    def __init__(self, times: np.ndarray, labels: np.ndarray, names: list[str]) -> None:
-        self.times = np.asarray(times, float).reshape(-1, 2)
-        self.centres = self.times.mean(axis=1) if self.times.size else np.zeros(0)
-        self.labels = _mode_filter(np.asarray(labels, int))
-        self.names = names
+    def __init__(self, turns: list[Turn]) -> None:
+        self.spans = np.asarray([(t.start_s, t.end_s) for t in turns], float).reshape(-1, 2)
+        self.names = [t.speaker for t in turns]
 
     def at(self, t0: float, t1: float | None = None) -> str | None:
         t1 = t0 if t1 is None else t1
-        mid = (t0 + t1) / 2
-        if not self.centres.size:
+        if not self.names:
             return None
-        cover = (self.times[:, 0] <= t1) & (self.times[:, 1] >= t0)
-        if cover.any():
-            half = (self.times[cover, 1] - self.times[cover, 0]) / 2
-            w = np.maximum(1e-3, 1.0 - np.abs(self.centres[cover] - mid) / np.maximum(half, 1e-3))
-            votes: dict[int, float] = {}
-            for k, wi in zip(self.labels[cover], w):
-                votes[int(k)] = votes.get(int(k), 0.0) + float(wi)
-            return self.names[max(votes, key=votes.get)]
-        i = int(np.argmin(np.abs(self.centres - mid)))
-        if abs(self.centres[i] - mid) <= 3.0:
-            return self.names[int(self.labels[i])]
-        return None
+        cover = np.minimum(self.spans[:, 1], t1) - np.maximum(self.spans[:, 0], t0)
+        inside = (self.spans[:, 0] <= t1) & (self.spans[:, 1] >= t0)
+        if inside.any():
+            votes: dict[str, float] = {}
+            for i in np.nonzero(inside)[0]:
+                votes[self.names[i]] = votes.get(self.names[i], 0.0) + max(float(cover[i]), 0.0) + 1e-6 * (self.spans[i, 1] - self.spans[i, 0])
+            return max(votes, key=votes.get)
+        gap = np.maximum(self.spans[:, 0] - t1, t0 - self.spans[:, 1])
+        i = int(np.argmin(gap))
+        return self.names[i] if gap[i] <= NEAREST_S else None
 
-
-def turns_from_windows(times: np.ndarray, labels: np.ndarray, names: list[str], speech: np.ndarray) -> list[Turn]:
-    """The speaker timeline: VAD speech spans ``speech`` (m, 2) seconds cut where the window labels
-    change (at 0.1 s resolution); pieces of one speaker less than ``JOIN_S`` apart are one turn."""
-    line = _Timeline(times, labels, names)
-    turns: list[Turn] = []
-    for s0, s1 in np.asarray(speech, float).reshape(-1, 2):
-        t = float(s0)
-        while t < s1 - 1e-6:
-            e = min(float(s1), t + 0.1)
-            who = line.at(t, e)
-            if who is not None:
-                if turns and turns[-1].speaker == who and t - turns[-1].end_s < JOIN_S:
-                    turns[-1] = Turn(turns[-1].start_s, round(e, 3), who)
-                else:
-                    turns.append(Turn(round(t, 3), round(e, 3), who))
-            t = e
-    return turns
+    def overlap(self, t0: float, t1: float) -> bool:
+        """Two or more speakers talk at the middle of ``t0``..``t1``."""
+        mid = (t0 + t1) / 2
+        inside = (self.spans[:, 0] <= mid) & (self.spans[:, 1] >= mid)
+        return len({self.names[i] for i in np.nonzero(inside)[0]}) > 1
 
 
 def _texts(seg: Segment, runs: list[list[Word]]) -> list[str]:
@@ -116,7 +86,7 @@ def _smooth(labels: list[str | None], words: tuple[Word, ...]) -> list[str | Non
         if out[i] is None:
             out[i] = next((out[j] for j in range(i - 1, -1, -1) if out[j] is not None), None) or \
                      next((out[j] for j in range(i + 1, len(out)) if out[j] is not None), None)
-    # one-word runs between two runs of one speaker: a window straddling a change
+    # one-word runs between two runs of one speaker: a change a frame or two off
     i = 0
     while i < len(out):
         j = i
@@ -130,13 +100,11 @@ def _smooth(labels: list[str | None], words: tuple[Word, ...]) -> list[str | Non
     return out
 
 
-def label_segments(segments: list[Segment], times: np.ndarray, labels: np.ndarray, names: list[str]) -> list[Segment]:
-    """``segments`` with ``speaker`` set on every segment and word, split at speaker changes.
-
-    ``times`` (n, 2) / ``labels`` (n,): the embedded windows and their speaker index; ``names``:
-    the display name of each index. Segments without words take the speaker who talks most in their span. Words and
-    text are never dropped."""
-    line = _Timeline(times, labels, names)
+def label_segments(segments: list[Segment], turns: list[Turn]) -> list[Segment]:
+    """``segments`` with ``speaker`` set on every segment and word from the speaker timeline ``turns``,
+    split at speaker changes. Segments without words take the speaker who talks most in their span.
+    Words and text are never dropped."""
+    line = _Timeline(turns)
     out: list[Segment] = []
     for seg in segments:
         words = tuple(seg.words)
@@ -146,7 +114,7 @@ def label_segments(segments: list[Segment], times: np.ndarray, labels: np.ndarra
         who = _smooth([line.at(w.start_s, w.end_s) for w in words], words)
         runs: list[tuple[str | None, list[Word]]] = []
         for w, s in zip(words, who):
-            w = dataclasses.replace(w, speaker=s)
+            w = dataclasses.replace(w, speaker=s, overlap=line.overlap(w.start_s, w.end_s))
             if runs and runs[-1][0] == s:
                 runs[-1][1].append(w)
             else:

@@ -1,12 +1,20 @@
-"""Group window embeddings into speakers, with a count measured in each recording.
+"""Who the local speakers of the chunks are across the recording, and the speaker timeline.
 
-An average-linkage tree of the windows (cosine; Sell et al. 2018, DIHARD) is cut at
-``LINK_DISTANCE`` into groups; groups under ``MIN_TALK_S`` are no voice of their own. Two groups are
-two people when ``min(within_a, within_b) - between >= SEPARATION`` (mean cosine of window pairs that
-do not overlap in time, both measured in this recording); the closest pair merges first. A decision
-within ``SURE_MARGIN`` makes the count unsure. ``--speakers N`` is law (merge, or cut the tree at N);
-each window joins the nearest group mean. Numbers and the variants that lost: ``docs/diarization.md``
-(``bench/bench_diarization.py``, real shared-channel conversations).
+1. The voice prints of local speakers that talk alone for at least ``MIN_SOLO_S`` shape the clusters:
+   an average-linkage tree on cosine distance (Sell et al. 2018, DIHARD) cut at ``THRESHOLD``; clusters
+   of fewer than ``MIN_MEMBERS`` are no voice of their own. A count that a cut ``SURE_MARGIN`` either
+   side would change is unsure (``"2 or 3 speakers: check"``). ``--speakers N`` is law: the tree is cut
+   into N (a range: the count is kept inside it).
+2. Every local speaker with a voice print goes to the nearest cluster; two local speakers of one chunk
+   never to the same one (Hungarian assignment, pyannote speaker-diarization-3.1's constrained
+   assignment).
+3. The timeline: per frame, the number of speakers the chunks that see it hear (their mean, rounded)
+   goes to the clusters with the most summed activity there (pyannote.audio's ``reconstruct`` and
+   ``to_diarization``). An asked-for speaker who wins no frame takes the frames where the chunks
+   assigned to them hear them most.
+
+Numbers and the variants that lost: ``docs/diarization.md`` (``bench/bench_diarization.py``, real
+shared-channel conversations).
 """
 from __future__ import annotations
 
@@ -14,30 +22,32 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from speechstudio.diarize.assign import Turn
+from speechstudio.diarize.segmentation import FRAME_DURATION_S, FRAME_STEP_S
 from speechstudio.diarize.speakers import SpeakerCount
 
 
-LINK_DISTANCE = 0.35   #: cosine distance of the over-split (1 s windows)
-MIN_TALK_S = 2.0       #: a group shorter than this is not a voice of its own
-SEPARATION = 0.04      #: own-group minus other-group mean similarity that makes two people
-SURE_MARGIN = 0.015    #: a decision this close to SEPARATION is reported as unsure
-MAX_POINTS = 3000      #: windows clustered at once (more: k-means summary first)
-MAX_PAIRS = 2000       #: windows whose pairwise similarities measure the gaps
+THRESHOLD = 0.19     #: cosine distance at which the tree is cut (pyannote 3.1 cuts its own embeddings at 0.70)
+MIN_SOLO_S = 1.0     #: solo speech (s) of a local speaker for its voice print to shape the clusters
+MIN_MEMBERS = 2      #: voice prints a cluster needs to be a voice of its own (pyannote 3.1: 12, on longer files)
+SURE_MARGIN = 0.02   #: a count that changes within this distance of the cut is unsure
+MAX_TREE = 2000      #: voice prints in the tree at most (evenly picked; the rest are only assigned)
 
 
 @dataclass(frozen=True)
 class Clustering:
-    """``labels`` int (n,) speaker index per window, 0..k-1 in order of first appearance;
-    ``other_count``: the count the evidence also allows (``"2 or 3 speakers: check"``), ``None``
-    when sure; ``one_voice``: more speakers were asked for than the voices heard (one voice, surely)."""
+    """``assigned`` int (c, 3): the cluster of each chunk's local speaker, -1 for none;
+    ``centroids`` float32 (k, 256) unit norm; ``other_count``: the count the evidence also allows,
+    ``None`` when sure; ``one_voice``: more speakers were asked for than the voices heard."""
 
-    labels: np.ndarray
+    assigned: np.ndarray
+    centroids: np.ndarray
     other_count: int | None = None
     one_voice: bool = False
 
     @property
     def count(self) -> int:
-        return int(self.labels.max()) + 1 if self.labels.size else 0
+        return int(len(self.centroids))
 
 
 def unit(x: np.ndarray) -> np.ndarray:
@@ -45,122 +55,113 @@ def unit(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)
 
 
-def _tree(x: np.ndarray):
-    """Average-linkage tree of ``x`` (cosine), and how to map its leaves back to the windows."""
-    from scipy.cluster.hierarchy import linkage
+def ahc(x: np.ndarray, *, threshold: float | None = None, clusters: int | None = None) -> np.ndarray:
+    """Cluster index (0..k-1) of each row of ``x`` float (n, d): an average-linkage tree on cosine
+    distance cut at ``threshold`` or into ``clusters``."""
+    from scipy.cluster.hierarchy import fcluster, linkage
 
-    if len(x) <= MAX_POINTS:
-        return linkage(x, "average", metric="cosine"), np.arange(len(x))
-    from sklearn.cluster import MiniBatchKMeans
-
-    km = MiniBatchKMeans(n_clusters=MAX_POINTS, random_state=0, n_init=1, batch_size=4096).fit(x)
-    return linkage(unit(km.cluster_centers_), "average", metric="cosine"), km.labels_
-
-
-def _cut(tree, leaves: np.ndarray, *, distance: float | None = None, clusters: int | None = None) -> np.ndarray:
-    from scipy.cluster.hierarchy import fcluster
-
-    if distance is not None:
-        return fcluster(tree, distance, "distance")[leaves] - 1
-    return fcluster(tree, clusters, "maxclust")[leaves] - 1
+    if len(x) < 2:
+        return np.zeros(len(x), int)
+    tree = linkage(np.asarray(x, np.float64), "average", metric="cosine")
+    if threshold is not None:
+        return fcluster(tree, threshold, "distance") - 1
+    return fcluster(tree, clusters, "maxclust") - 1
 
 
-class _Gaps:
-    """Mean similarity of non-overlapping window pairs within and between groups, on at most
-    ``MAX_PAIRS`` windows (seeded sample)."""
-
-    def __init__(self, x: np.ndarray, times: np.ndarray) -> None:
-        pick = np.arange(len(x))
-        if len(x) > MAX_PAIRS:
-            pick = np.sort(np.random.default_rng(0).choice(len(x), MAX_PAIRS, replace=False))
-        t = times[pick]
-        self.pick = pick
-        self.valid = ~((t[:, None, 0] < t[None, :, 1]) & (t[None, :, 0] < t[:, None, 1]))
-        self.sim = (x[pick] @ x[pick].T) * self.valid
-
-    def table(self, groups: list[np.ndarray]) -> np.ndarray:
-        """(g, g) gaps ``min(within_i, within_j) - between_ij``; +inf on the diagonal."""
-        member = np.zeros((len(self.pick), len(groups)))
-        where = {w: i for i, w in enumerate(self.pick)}
-        for j, g in enumerate(groups):
-            rows = [where[w] for w in g if w in where]
-            member[rows, j] = 1.0
-        sums = member.T @ self.sim @ member
-        counts = member.T @ self.valid.astype(float) @ member
-        mean = np.where(counts > 0, sums / np.maximum(counts, 1), 1.0)
-        within = np.diag(mean)
-        gap = np.minimum(within[:, None], within[None, :]) - mean
-        np.fill_diagonal(gap, np.inf)
-        return gap
+def _voices(x: np.ndarray, labels: np.ndarray, min_members: int) -> list[np.ndarray]:
+    """Unit mean of each cluster with at least ``min_members`` members (the biggest when none has)."""
+    ids, sizes = np.unique(labels, return_counts=True)
+    keep = ids[sizes >= min(min_members, sizes.max())]
+    return [unit(x[labels == i].mean(axis=0)) for i in keep]
 
 
-def _merge(groups: list[np.ndarray], gaps: _Gaps, *, until: int | None = None) -> tuple[list[np.ndarray], list[float], float]:
-    """Merge the closest pair while it is not separated (or while more than ``until`` groups).
-    Returns the groups, the gaps merged, and the smallest gap left (inf with one group)."""
-    merged: list[float] = []
-    while len(groups) > 1:
-        table = gaps.table(groups)
-        i, j = np.unravel_index(int(np.argmin(table)), table.shape)
-        smallest = float(table[i, j])
-        if (until is None and smallest >= SEPARATION) or (until is not None and len(groups) <= until):
-            return groups, merged, smallest
-        merged.append(smallest)
-        groups = [g for k, g in enumerate(groups) if k not in (i, j)] + [np.concatenate([groups[i], groups[j]])]
-    return groups, merged, float("inf")
+def cluster_chunks(embeddings: np.ndarray, solo_s: np.ndarray, count: SpeakerCount) -> Clustering:
+    """Cluster the local speakers: ``embeddings`` float32 (c, 3, 256) unit norm (NaN: none), ``solo_s``
+    float (c, 3) seconds each talks alone. The count stays within ``count``."""
+    c = embeddings.shape[0]
+    have = ~np.isnan(embeddings[..., 0])
+    tree = have & (solo_s >= MIN_SOLO_S)
+    if tree.sum() < 2:
+        tree = have
+    x = embeddings[tree].astype(np.float64)
+    if len(x) > MAX_TREE:
+        x = x[np.linspace(0, len(x) - 1, MAX_TREE).round().astype(int)]
+    assigned = np.full((c, embeddings.shape[1]), -1, int)
+    if not len(x):
+        return Clustering(assigned, np.zeros((0, embeddings.shape[-1]), np.float32))
+    found_at = {d: len(_voices(x, ahc(x, threshold=d), MIN_MEMBERS)) if count.max_speakers > 1 else 1
+                for d in (THRESHOLD - SURE_MARGIN, THRESHOLD, THRESHOLD + SURE_MARGIN)}
+    found = found_at[THRESHOLD]
+    want = max(1, min(max(found, count.min_speakers), count.max_speakers, len(x)))
+    others = [n for n in (found_at[THRESHOLD - SURE_MARGIN], found_at[THRESHOLD + SURE_MARGIN]) if n != found]
+    if want == found:
+        voices = _voices(x, ahc(x, threshold=THRESHOLD), MIN_MEMBERS) if want > 1 else [unit(x.mean(axis=0))]
+        other = others[0] if others and count.min_speakers <= others[0] <= count.max_speakers else None
+    else:
+        voices = _voices(x, ahc(x, clusters=want), 1)
+        other = None
+    cents = np.stack(voices).astype(np.float32)
+    for i in np.nonzero(have.any(axis=1))[0]:
+        js = np.nonzero(have[i])[0]
+        sim = embeddings[i, js] @ cents.T
+        if len(cents) >= len(js):
+            from scipy.optimize import linear_sum_assignment
+
+            rows, cols = linear_sum_assignment(-sim)
+            assigned[i, js[rows]] = cols
+        else:
+            assigned[i, js] = sim.argmax(axis=1)
+    for k in range(len(cents)):             # an asked-for voice nothing went to takes its nearest local speaker
+        if not (assigned == k).any():
+            sim = np.where(have, np.nan_to_num(embeddings @ cents[k]), -np.inf)
+            shared = np.isin(assigned, [m for m in range(len(cents)) if (assigned == m).sum() > 1])
+            i, j = np.unravel_index(int(np.argmax(np.where(shared, sim, -np.inf))), sim.shape)
+            assigned[i, j] = k
+    return Clustering(assigned, cents, other, found == 1 and want > 1 and not others)
 
 
-def _assign(x: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
-    cents = unit(np.stack([x[g].mean(axis=0) for g in groups]))
-    return np.argmax(x @ cents.T, axis=1)
+def _offsets(starts: np.ndarray, duration_s: float) -> tuple[int, np.ndarray]:
+    """Frames of the whole recording (every ``FRAME_STEP_S``) and each chunk's first frame."""
+    return int(np.ceil(duration_s / FRAME_STEP_S)) + 1, np.rint(np.asarray(starts) / FRAME_STEP_S).astype(int)
 
 
-def _in_order(labels: np.ndarray) -> np.ndarray:
-    order: dict[int, int] = {}
-    for k in labels:
-        order.setdefault(int(k), len(order))
-    return np.asarray([order[int(k)] for k in labels], int)
+def frame_counts(activity: np.ndarray, starts: np.ndarray, duration_s: float) -> np.ndarray:
+    """int (frames,): speakers per output frame, the rounded mean of the local counts of the chunks that
+    see it (``activity`` bool (c, 589, 3), ``starts`` (c,) s)."""
+    (n_out, first), f = _offsets(starts, duration_s), activity.shape[1]
+    count, covered = np.zeros(n_out), np.zeros(n_out)
+    local = activity.sum(-1)
+    for i, o in enumerate(first):
+        m = max(0, min(f, n_out - o))
+        count[o:o + m] += local[i, :m]
+        covered[o:o + m] += 1
+    return np.rint(count / np.maximum(covered, 1)).astype(int)
 
 
-def cluster_windows(embeddings: np.ndarray, times: np.ndarray, count: SpeakerCount,
-                    hop_s: float) -> Clustering:
-    """Speakers of the windows: unit-norm ``embeddings`` float32 (n, 256) of windows at ``times``
-    float (n, 2) seconds, one every ``hop_s`` seconds. The count stays within ``count`` unless the
-    recording is surely one voice."""
-    x = np.asarray(embeddings, np.float64)
-    times = np.asarray(times, np.float64).reshape(-1, 2)
-    n = len(x)
-    min_windows = max(2, int(round(MIN_TALK_S / hop_s)))
-    if n == 0:
-        return Clustering(np.zeros(0, int))
-    if count.max_speakers <= 1 or n < 2:
-        return Clustering(np.zeros(n, int))
-    if n < 2 * min_windows:                 # too little speech to measure: the asked count, if any
-        want = min(count.min_speakers, n)
-        return Clustering(_in_order(_cut(*_tree(x), clusters=want)) if want > 1 else np.zeros(n, int))
-    tree, leaves = _tree(x)
-    over = _cut(tree, leaves, distance=LINK_DISTANCE)
-    groups = [np.nonzero(over == k)[0] for k in np.unique(over)]
-    groups = [g for g in groups if len(g) >= min_windows] or [np.arange(n)]
-    gaps = _Gaps(x, times)
-    voices, merged, left = _merge(list(groups), gaps)
-    found = len(voices)
-    other = None
-    if merged and merged[-1] > SEPARATION - SURE_MARGIN:
-        other = found + 1
-    elif found > 1 and left < SEPARATION + SURE_MARGIN:
-        other = found - 1
-    want = min(max(found, count.min_speakers), count.max_speakers, n)
-    one_voice = found == 1 and other is None and want > 1
-    if want < found:
-        voices, _, _ = _merge(voices, gaps, until=want)
-    elif want > found:
-        split = _cut(tree, leaves, clusters=want)
-        voices = [np.nonzero(split == k)[0] for k in np.unique(split)]
-    if want != found:
-        other = None     # the count was asked for
-    labels = _assign(x, voices) if len(voices) > 1 else np.zeros(n, int)
-    if len(np.unique(labels)) < len(voices):          # a group no window is nearest to keeps its own
-        labels = np.zeros(n, int)
-        for k, g in enumerate(voices):
-            labels[g] = k
-    return Clustering(_in_order(labels), other, one_voice)
+def timeline(activity: np.ndarray, starts: np.ndarray, duration_s: float, clustering: Clustering,
+             names: list[str]) -> list[Turn]:
+    """The speaker turns (two at once where two speak at once), ``names[k]`` for cluster k, in order of start."""
+    k_all = max(1, clustering.count)
+    (n_out, first), f = _offsets(starts, duration_s), activity.shape[1]
+    summed = np.zeros((n_out, k_all))
+    for i, o in enumerate(first):
+        m = max(0, min(f, n_out - o))
+        for j in np.nonzero(clustering.assigned[i] >= 0)[0]:
+            summed[o:o + m, clustering.assigned[i, j]] += activity[i, :m, j]
+    cnt = frame_counts(activity, starts, duration_s)
+    ranks = np.empty_like(summed, dtype=int)
+    np.put_along_axis(ranks, np.argsort(-summed, axis=1), np.arange(k_all)[None, :].repeat(n_out, 0), axis=1)
+    binary = (ranks < cnt[:, None]) & (summed > 0)
+    for k in range(clustering.count):
+        if not binary[:, k].any() and summed[:, k].any():
+            take = summed[:, k] >= summed[:, k].max() / 2
+            binary[take] &= ranks[take] < np.maximum(cnt[take] - 1, 0)[:, None]
+            binary[take, k] = True
+    turns = []
+    for k in range(clustering.count):
+        edges = np.diff(np.concatenate([[0], binary[:, k].astype(int), [0]]))
+        for a, e in zip(np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]):
+            start = a * FRAME_STEP_S + (FRAME_DURATION_S - FRAME_STEP_S) / 2
+            end = (e - 1) * FRAME_STEP_S + (FRAME_DURATION_S + FRAME_STEP_S) / 2
+            turns.append(Turn(round(max(0.0, start), 3), round(min(duration_s, end), 3), names[k]))
+    return sorted(turns, key=lambda t: (t.start_s, t.speaker))

@@ -1,15 +1,15 @@
 """The registry of diarizer families, shaped like the recogniser registry (:mod:`speechstudio.asr.family`).
 
-A family says whether it can run here (``unavailable``: ``None`` or the reason), what it can do
-(``capabilities``) and starts a session for one recording (``start``): the session takes the same
+A family says whether it can run here (``unavailable``: ``None`` or the reason) and starts a session for one recording (``start``): the session takes the same
 16 kHz blocks the recogniser reads (``push``) and returns a :class:`Diarization` (``finish``),
 which labels the transcript's segments and words (``label``). The batch, the JSON writer and the
 GUI only see this interface.
 
 Built-in families (one module each, one line in ``BUILTIN``):
 
-* ``voiceprint`` (:mod:`speechstudio.diarize.family_voiceprint`): GE2E windows + agglomerative
-  clustering with a per-recording count; offline on first install; known voices.
+* ``voiceprint`` (:mod:`speechstudio.diarize.family_voiceprint`): pyannote's segmentation network,
+  GE2E voice prints and agglomerative clustering with a per-recording count; offline on first
+  install; known voices.
 * ``pyannote`` (:mod:`speechstudio.diarize.family_pyannote`): pyannote.audio's pipeline, where the
   user has it (its gated weights need a Hugging Face token once, or a local copy).
 """
@@ -32,18 +32,6 @@ DEFAULT = "voiceprint"
 
 
 @dataclass(frozen=True)
-class DiarizerCapabilities:
-    """``offline``: runs with what installs from PyPI, no account; ``overlap``: can put two speakers
-    on one moment; ``known_voices``: names voices from the speaker library; ``streaming``: works on
-    the pushed blocks (else it reads the whole file at ``finish``)."""
-
-    offline: bool = True
-    overlap: bool = False
-    known_voices: bool = False
-    streaming: bool = True
-
-
-@dataclass(frozen=True)
 class SpeakerInfo:
     """One speaker of a recording: ``name`` (``"Speaker 1"`` or a known voice's name),
     ``talk_s`` seconds of speech, ``known`` (named from the library), ``similarity`` to that voice
@@ -58,23 +46,21 @@ class SpeakerInfo:
 
 @dataclass
 class Diarization:
-    """What a session found. ``turns``: the speaker timeline; ``speakers``: in order of first
-    appearance; ``times`` (n, 2) seconds / ``labels`` (n,) index into ``names``: the scored
-    windows the words are labelled from; ``notes``: lines for the user (fewer speakers than asked...);
-    ``could_be``: the other count the evidence allows, ``None`` when the count is sure."""
+    """What a session found. ``turns``: the speaker timeline the words are labelled from (two turns
+    at once where two people speak at once); ``speakers``: in order of first appearance; ``notes``:
+    lines for the user (they sound like one voice...); ``embeddings``: each speaker's voice print
+    (float32 (256,), for saving a known voice); ``could_be``: the other count the evidence allows,
+    ``None`` when the count is sure."""
 
     turns: list[Turn]
     speakers: list[SpeakerInfo]
-    times: np.ndarray
-    labels: np.ndarray
-    names: list[str]
     notes: list[str] = field(default_factory=list)
     embeddings: dict[str, np.ndarray] = field(default_factory=dict)
     could_be: int | None = None
 
     def label(self, segments):
         """``segments`` with ``speaker`` on each segment and word, split at speaker changes."""
-        return label_segments(list(segments), self.times, self.labels, self.names)
+        return label_segments(list(segments), self.turns)
 
     def apply(self, segments, info):
         """``(segments, info)`` labelled: segments split at speaker changes (:meth:`label`), ``info``
@@ -111,7 +97,6 @@ class DiarizerFamily:
 
     name: str
     label: str
-    capabilities: DiarizerCapabilities = field(default_factory=DiarizerCapabilities)
 
     def unavailable(self) -> str | None:
         """``None`` when it can run here, else the reason and what to install or set."""

@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 from speechstudio.diarize.assign import Turn
-from speechstudio.diarize.family import Diarization, DiarizerCapabilities, DiarizerFamily, speaker_infos
+from speechstudio.diarize.family import Diarization, DiarizerFamily, speaker_infos
 from speechstudio.hub.cache import cached_snapshot
 
 PIPELINE_ID = "pyannote/speaker-diarization-3.1"
@@ -46,16 +46,11 @@ class PyannoteSession:
             {"min_speakers": self.count.min_speakers, "max_speakers": self.count.max_speakers}
         annotation = pipeline({"waveform": torch.from_numpy(audio).reshape(1, -1), "sample_rate": 16000}, **kw)
         order: dict[str, str] = {}
-        turns, times, labels = [], [], []
+        turns = []
         for seg, _, label in sorted(annotation.itertracks(yield_label=True), key=lambda t: t[0].start):
             name = order.setdefault(label, f"Speaker {len(order) + 1}")
             turns.append(Turn(round(float(seg.start), 3), round(float(seg.end), 3), name))
-        names = list(order.values())
-        for t in turns:
-            times.append((t.start_s, t.end_s))
-            labels.append(names.index(t.speaker))
-        return Diarization(turns, speaker_infos(turns, names), np.asarray(times, float).reshape(-1, 2),
-                           np.asarray(labels, int), names)
+        return Diarization(turns, speaker_infos(turns, list(order.values())))
 
 
 class PyannoteFamily(DiarizerFamily):
@@ -76,5 +71,4 @@ class PyannoteFamily(DiarizerFamily):
         return PyannoteSession(count)
 
 
-FAMILY = PyannoteFamily("pyannote", "pyannote.audio pipeline (needs its gated weights)",
-                        DiarizerCapabilities(offline=False, overlap=True, known_voices=False, streaming=False))
+FAMILY = PyannoteFamily("pyannote", "pyannote.audio pipeline (needs its gated weights)")

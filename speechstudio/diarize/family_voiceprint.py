@@ -1,19 +1,21 @@
-"""The offline diarizer (registry name ``voiceprint``): GE2E window embeddings while the audio
-streams (:mod:`.track`), agglomerative clustering with a per-recording count (:mod:`.cluster`),
-known voices named from the speaker library (:mod:`.library`), words labelled from the windows
-(:mod:`.assign`)."""
+"""The offline diarizer (registry name ``voiceprint``): local speakers and their GE2E voice prints
+in 10 s chunks while the audio streams (:mod:`.track`, :mod:`.segmentation`), clustered across the
+recording with a per-recording count and turned into the speaker timeline (:mod:`.cluster`), known
+voices named from the speaker library (:mod:`.library`), words labelled from the timeline (:mod:`.assign`)."""
 from __future__ import annotations
 
 import importlib.util
 
 import numpy as np
 
-from speechstudio.diarize.assign import turns_from_windows
-from speechstudio.diarize.cluster import MIN_TALK_S, cluster_windows, unit
-from speechstudio.diarize.family import Diarization, DiarizerCapabilities, DiarizerFamily, speaker_infos
+from speechstudio.diarize.cluster import cluster_chunks, frame_counts, timeline
+from speechstudio.diarize.family import Diarization, DiarizerFamily, speaker_infos
 from speechstudio.diarize.library import match
-from speechstudio.diarize.track import HOP_S, SpeakerTrack
+from speechstudio.diarize.segmentation import FRAME_STEP_S
+from speechstudio.diarize.track import SpeakerTrack
 
+#: Speech (s) under which voices are not told apart (two voices of 2 s each)
+TOO_LITTLE_S = 4.0
 
 
 class VoiceprintSession:
@@ -25,16 +27,15 @@ class VoiceprintSession:
         self.track.push(block)
 
     def finish(self) -> Diarization:
-        w = self.track.finish()
-        found = cluster_windows(w.embeddings, w.times, self.count, HOP_S)
-        labels, k = found.labels, found.count
-        cents = [unit(w.embeddings[labels == i].mean(axis=0)) for i in range(k)]
+        ch = self.track.finish()
+        found = cluster_chunks(ch.embeddings, ch.solo_s, self.count)
+        k = found.count
         # known voices: a cluster takes the name of the saved voice it matches; two clusters that
         # match one voice are one person
         names, known = [None] * k, {}
         if self.library is not None and self.library.voices:
             best: dict[str, tuple[float, int]] = {}
-            for i, c in enumerate(cents):
+            for i, c in enumerate(found.centroids):
                 hit = match(c, self.library)
                 if hit is not None and (hit[0] not in best or hit[1] > best[hit[0]][0]):
                     best[hit[0]] = (hit[1], i)
@@ -46,34 +47,33 @@ class VoiceprintSession:
             if names[i] is None:
                 unknown += 1
                 names[i] = f"Speaker {unknown}"
-        uniq = list(dict.fromkeys(names))        # clusters folded onto the same known voice share it
-        labels = np.asarray([uniq.index(names[i]) for i in labels], int) if labels.size else labels
-        turns = turns_from_windows(w.times, labels, uniq, w.speech)
+        turns = timeline(ch.activity, ch.starts, ch.duration_s, found, names)
+        uniq = list(dict.fromkeys(t.speaker for t in turns))      # clusters named alike are one person
         notes = []
         if found.one_voice:
             notes.append(f"asked for {self.count.describe()}; they sound like one voice: check the labels "
                          "(merge speakers in the transcript editor)")
-        speech_s = float((w.speech[:, 1] - w.speech[:, 0]).sum()) if len(w.speech) else 0.0
-        if len(w.speech) and k <= 1 < self.count.max_speakers and len(w) * HOP_S < 2 * MIN_TALK_S:
-            notes.append(f"only {speech_s:.1f} s of speech: too little to tell voices apart, one label")
-        elif not len(w.speech):
+        speech_s = float((frame_counts(ch.activity, ch.starts, ch.duration_s) > 0).sum() * FRAME_STEP_S)
+        if not turns:
             notes.append("no speech found: no speaker labels")
-        embeddings = {n: unit(w.embeddings[labels == i].mean(axis=0))
-                      for i, n in enumerate(uniq) if (labels == i).any()}
+        elif len(uniq) <= 1 < self.count.max_speakers and speech_s < TOO_LITTLE_S:
+            notes.append(f"only {speech_s:.1f} s of speech: too little to tell voices apart, one label")
+        embeddings = {}
+        for i, n in enumerate(names):
+            embeddings[n] = embeddings[n] + found.centroids[i] if n in embeddings else found.centroids[i]
+        embeddings = {n: e / np.linalg.norm(e) for n, e in embeddings.items() if n in uniq}
         could_be = found.other_count if len(uniq) == k else None
-        return Diarization(turns, speaker_infos(turns, uniq, known), w.times, labels, uniq, notes, embeddings, could_be)
+        return Diarization(turns, speaker_infos(turns, uniq, known), notes, embeddings, could_be)
 
 
 class VoiceprintFamily(DiarizerFamily):
     def unavailable(self) -> str | None:
-        for module, pip in (("resemblyzer", "resemblyzer"), ("sklearn", "scikit-learn")):
-            if importlib.util.find_spec(module) is None:
-                return f"needs {pip} (pip install 'speechstudio[speakers]')"
+        if importlib.util.find_spec("resemblyzer") is None:
+            return "needs resemblyzer (pip install 'speechstudio[speakers]')"
         return None
 
     def start(self, count, *, library=None, path=None):
         return VoiceprintSession(count, library)
 
 
-FAMILY = VoiceprintFamily("voiceprint", "Voice prints (offline: GE2E embeddings + agglomerative clustering)",
-                          DiarizerCapabilities(offline=True, overlap=False, known_voices=True, streaming=True))
+FAMILY = VoiceprintFamily("voiceprint", "Voice prints (offline: pyannote segmentation, GE2E voice prints, agglomerative clustering)")

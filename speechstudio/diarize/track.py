@@ -1,11 +1,14 @@
-"""Speaker embeddings of a recording while it streams: 1 s windows of speech every ``HOP_S``.
+"""Local speakers and their voice prints while a recording streams: 10 s chunks every ``STEP_S``.
 
-:class:`SpeakerTrack` takes the 16 kHz blocks the recogniser reads, keeps at most one ``CHUNK_S``
-chunk of audio, 4 bytes per 32 ms VAD frame and 1 KiB per window (1 h of speech: 14 MB). A window
-whose Silero VAD frames are at least ``MIN_SPEECH`` speech is embedded with GE2E, its mel scaled as
-if the window were at -30 dBFS (Resemblyzer's normalisation, per window). The speech timeline is
-silero's state machine (0.5 / 0.35) widened by ``PAD_MS``. Window, hop and padding:
-``docs/diarization.md``.
+Each chunk goes through the segmentation network (:mod:`.segmentation`: up to 3 local speakers, frame
+by frame); each local speaker with at least ``MIN_SPEECH_S`` of speech gets a GE2E embedding of the
+mel frames where it speaks alone (all its frames when it is alone for less than that), its mel scaled
+as if the chunk were at -30 dBFS (Resemblyzer's normalisation). This is pyannote speaker-diarization-3.1's
+recipe (pyannote.audio ``pipelines/speaker_diarization.py``: 10 s chunks, a step of 10 %, one embedding
+per chunk and local speaker) with Resemblyzer's encoder in place of WeSpeaker's.
+
+:class:`SpeakerTrack` takes the 16 kHz blocks the recogniser reads and keeps at most ``CHUNK_S`` +
+``BATCH`` x ``STEP_S`` of audio; per chunk 1.8 KB of activity and 3 KB of embeddings (1 h: 17 MB).
 """
 from __future__ import annotations
 
@@ -13,100 +16,112 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from speechstudio.audio.vad import FRAME, SileroVad, speech_spans
 from speechstudio.audio import speaker_encoder as vp
+from speechstudio.diarize.segmentation import CHUNK_S, FRAME_DURATION_S, FRAME_STEP_S, FRAMES, LOCAL_SPEAKERS, RATE, activity
 
 
-CHUNK_S = 30.0      #: audio processed at once (s)
-WINDOW_S = 1.0      #: window length (s)
-HOP_S = 0.25        #: window hop (s)
-MIN_SPEECH = 0.5    #: share of a window's VAD frames that must be speech
-PAD_MS = 200        #: speech spans widened by this much on each side
+STEP_S = 1.0          #: chunk hop (s); pyannote 3.1: 10 % of the chunk
+MIN_SPEECH_S = 0.5    #: speech (s) of a local speaker below which it gets no embedding
+PARTIAL = 160         #: GE2E partial, mel frames (1.6 s; Resemblyzer's partials_n_frames)
+BATCH = 16            #: chunks per network call
+LEVEL_DBFS = -30.0    #: each chunk's level for its voice prints (Resemblyzer's audio_norm_target_dBFS)
 
 
 @dataclass(frozen=True)
-class Windows:
-    """Embedded windows: ``times`` float64 (n, 2) start/end seconds, ``embeddings`` float32 (n, 256)
-    unit norm; ``duration_s``: the audio's length; ``speech``: float64 (m, 2) VAD speech spans (s)."""
+class Chunks:
+    """What the track saw. ``starts`` float64 (c,) chunk starts (s); ``activity`` bool (c, 589, 3)
+    local speakers per frame; ``embeddings`` float32 (c, 3, 256) unit norm, NaN for a local speaker
+    without one; ``solo_s`` float32 (c, 3) seconds each local speaker talks alone; ``duration_s``."""
 
-    times: np.ndarray
+    starts: np.ndarray
+    activity: np.ndarray
     embeddings: np.ndarray
+    solo_s: np.ndarray
     duration_s: float
-    speech: np.ndarray
 
-    def __len__(self) -> int:
-        return int(self.times.shape[0])
+
+def _partials(mel: np.ndarray) -> list[np.ndarray]:
+    """``mel`` (n, 40) cut into GE2E partials of ``PARTIAL`` frames; a last piece under half a partial
+    joins only when it is alone."""
+    pieces = [mel[i:i + PARTIAL] for i in range(0, len(mel), PARTIAL)]
+    if len(pieces) > 1 and len(pieces[-1]) < PARTIAL // 2:
+        pieces = pieces[:-1]
+    return pieces
 
 
 class SpeakerTrack:
-    """Feed mono float32 16 kHz blocks with :meth:`push`, then :meth:`finish` -> :class:`Windows`."""
+    """Feed mono float32 16 kHz blocks with :meth:`push`, then :meth:`finish` -> :class:`Chunks`."""
 
-    def __init__(self, vad=None) -> None:
-        self.hop = int(round(HOP_S / vp.FRAME_S))                  # mel frames
-        self.length = int(round(WINDOW_S / vp.FRAME_S))
-        self.vad = vad if vad is not None else SileroVad(threads=1)
+    def __init__(self) -> None:
+        self.win, self.hop = int(CHUNK_S * RATE), int(STEP_S * RATE)
         self._buf = np.zeros(0, np.float32)
-        self._start = 0            # absolute sample of _buf[0] (a multiple of FRAME)
         self._total = 0
-        self._times: list[tuple[float, float]] = []
+        self._done = 0           # chunks processed
+        self._act: list[np.ndarray] = []
         self._embs: list[np.ndarray] = []
-        self._probs: list[np.ndarray] = []
-        self._vad_until = 0        # absolute sample up to which VAD probabilities are kept
+        self._solo: list[np.ndarray] = []
 
     def push(self, block: np.ndarray) -> None:
         b = np.asarray(block, np.float32).reshape(-1)
         self._total += b.size
         self._buf = np.concatenate([self._buf, b]) if self._buf.size else b.copy()
-        if self._buf.size >= int((CHUNK_S + WINDOW_S) * vp.RATE):
-            self._process(final=False)
+        while self._buf.size >= self.win + (BATCH - 1) * self.hop:
+            self._process(BATCH)
 
-    def finish(self) -> Windows:
-        self._process(final=True)
-        times = np.asarray(self._times, np.float64).reshape(-1, 2)
-        embs = np.stack(self._embs) if self._embs else np.zeros((0, vp.EMBEDDING_SIZE), np.float32)
-        probs = np.concatenate(self._probs) if self._probs else np.zeros(0, np.float32)
-        spans = speech_spans(probs, self._total, PAD_MS) if probs.size else ()
-        speech = np.asarray(spans, np.float64).reshape(-1, 2) / vp.RATE
-        return Windows(times, embs, self._total / vp.RATE, speech)
+    def finish(self) -> Chunks:
+        n = max(1, int(np.ceil(max(0, self._total - self.win) / self.hop)) + 1)
+        if self._total:
+            while self._done < n:
+                self._process(min(BATCH, n - self._done))
+        c = len(self._act) and sum(len(a) for a in self._act)
+        empty = (0, FRAMES, LOCAL_SPEAKERS)
+        return Chunks(np.arange(c) * STEP_S,
+                      np.concatenate(self._act) if c else np.zeros(empty, bool),
+                      np.concatenate(self._embs) if c else np.zeros((0, LOCAL_SPEAKERS, vp.EMBEDDING_SIZE), np.float32),
+                      np.concatenate(self._solo) if c else np.zeros((0, LOCAL_SPEAKERS), np.float32),
+                      self._total / RATE)
 
-    # ------------------------------------------------------------------ internals
-    def _process(self, final: bool) -> None:
-        audio = self._buf
-        hop_samples = int(vp.FRAME_S * vp.RATE)                       # 160
-        win = self.length * hop_samples                               # 16000 samples
-        if audio.size < FRAME:
-            return
-        probs = self.vad.probs(audio)                                 # per 512 samples
-        first = (self._vad_until - self._start) // FRAME
-        self._probs.append(probs[first:] if final else probs[first: audio.size // FRAME])
-        self._vad_until = self._start + (audio.size if final else (audio.size // FRAME) * FRAME)
-        speech = probs >= 0.5
-        mel = vp.mel_frames(np.pad(audio, (0, max(0, win - audio.size))))   # (frames, 40), frame i at i*160
-        starts = list(range(0, max(1, mel.shape[0] - self.length + 1), self.hop))
-        if not final:   # keep the tail for the next chunk: windows must end inside this buffer
-            starts = [f for f in starts if f * hop_samples + win <= audio.size]
-        picked, mels = [], []
-        for f in starts:
-            s0, s1 = f * hop_samples, min(f * hop_samples + win, audio.size)
-            if s1 - s0 < win // 2:
-                continue
-            v = speech[s0 // FRAME: max(s0 // FRAME + 1, s1 // FRAME)]
-            if not v.size or v.mean() < MIN_SPEECH:
-                continue
-            rms = float(np.sqrt(np.mean(audio[s0:s1].astype(np.float64) ** 2)))
-            if rms < 1e-5:
-                continue
-            gain_power = (10 ** (vp.TARGET_DBFS / 20) / rms) ** 2      # mel is power: scales with gain^2
-            picked.append(((self._start + s0) / vp.RATE, (self._start + s1) / vp.RATE))
-            mels.append(mel[f:f + self.length] * gain_power)
-        if mels:
-            self._times += picked
-            self._embs += list(vp.embed_mels(np.stack(mels).astype(np.float32)))
-        if final:
-            self._buf = np.zeros(0, np.float32)
-            self._start += audio.size
-            return
-        nxt = (starts[-1] + self.hop) * hop_samples if starts else 0
-        nxt = min(nxt - nxt % FRAME, audio.size)                       # chunks start on a VAD frame
-        self._buf = audio[nxt:].copy()
-        self._start += nxt
+    def _process(self, count: int) -> None:
+        """The next ``count`` chunks (zero-padded past the end of the audio, as pyannote's Inference)."""
+        need = self.win + (count - 1) * self.hop
+        audio = self._buf[:need]
+        if audio.size < need:
+            audio = np.pad(audio, (0, need - audio.size))
+        chunks = np.stack([audio[j * self.hop: j * self.hop + self.win] for j in range(count)])
+        act = activity(chunks)                                            # (b, 589, 3)
+        alone = act & (act.sum(-1, keepdims=True) == 1)
+        solo_s = alone.sum(1) * FRAME_STEP_S                              # (b, 3)
+        mel = vp.mel_frames(audio)                                        # (frames, 40), frame i at i * 10 ms
+        # mel_frames raised the whole batch to -30 dBFS when it was quieter (Resemblyzer's
+        # normalize_volume, increase_only): undo that, then scale each chunk to LEVEL_DBFS on its own
+        rms = float(np.sqrt(np.mean(audio.astype(np.float64) ** 2)))
+        raised = 10 ** (max(0.0, vp.TARGET_DBFS - 20 * np.log10(rms)) / 10) if rms > 0 else 1.0
+        per_hop, per_win = int(STEP_S / vp.FRAME_S), int(CHUNK_S / vp.FRAME_S)
+        # the segmentation frame each mel frame of a chunk falls in
+        seg = np.clip(np.rint((np.arange(per_win) * vp.FRAME_S - FRAME_DURATION_S / 2) / FRAME_STEP_S), 0,
+                      FRAMES - 1).astype(int)
+        pieces = []
+        for j in range(count):
+            piece = chunks[j].astype(np.float64)
+            rms = float(np.sqrt(np.mean(piece ** 2)))
+            gain = (10 ** (LEVEL_DBFS / 20) / rms) ** 2 / raised if rms > 1e-5 else 1.0   # mel is power: gain^2
+            m = mel[j * per_hop: j * per_hop + per_win] * gain
+            for k in range(LOCAL_SPEAKERS):
+                frames = (alone if solo_s[j, k] >= MIN_SPEECH_S else act)[j, seg[:len(m)], k]
+                if frames.sum() * vp.FRAME_S >= MIN_SPEECH_S:
+                    pieces += [(j, k, p) for p in _partials(m[frames])]
+        embs = np.zeros((count, LOCAL_SPEAKERS, vp.EMBEDDING_SIZE), np.float32)
+        by_len: dict[int, list] = {}
+        for j, k, p in pieces:                        # equal lengths embed in one batch
+            by_len.setdefault(len(p), []).append((j, k, p))
+        for group in by_len.values():
+            for (j, k, _), e in zip(group, vp.embed_mels(np.stack([p for _, _, p in group]).astype(np.float32))):
+                embs[j, k] += e
+        norm = np.linalg.norm(embs, axis=-1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            embs = np.where(norm > 0, embs / norm, np.nan).astype(np.float32)
+        self._act.append(act)
+        self._embs.append(embs)
+        self._solo.append(solo_s.astype(np.float32))
+        self._done += count
+        self._buf = self._buf[count * self.hop:]

@@ -84,6 +84,8 @@ def word_to_dict(w, speaker: str | None = None) -> dict:
     who = getattr(w, "speaker", None) or speaker
     if who is not None:
         d["speaker"] = who
+    if getattr(w, "overlap", False):
+        d["overlap"] = True
     d.update(getattr(w, "extra", {}) or {})
     return d
 
