@@ -233,7 +233,7 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
 
 def _speakers_text(info) -> str:
     """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known voice, sure (0.91))"``."""
-    return Diarization([], list(info.speakers), None, None, [], could_be=info.speakers_could_be).summary()
+    return Diarization([], list(info.speakers), could_be=info.speakers_could_be).summary()
 
 
 def _check_output_dir(path: Path) -> None:

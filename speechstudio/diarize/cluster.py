@@ -2,9 +2,10 @@
 
 1. The voice prints of local speakers that talk alone for at least ``MIN_SOLO_S`` shape the clusters:
    an average-linkage tree on cosine distance (Sell et al. 2018, DIHARD) cut at ``THRESHOLD``; clusters
-   of fewer than ``MIN_MEMBERS`` are no voice of their own. A count that a cut ``SURE_MARGIN`` either
-   side would change is unsure (``"2 or 3 speakers: check"``). ``--speakers N`` is law: the tree is cut
-   into N (a range: the count is kept inside it).
+   of fewer than ``MIN_MEMBERS`` are no voice of their own. The count is unsure (``"2 or 3 speakers:
+   check"``) when a local speaker too briefly alone to shape the clusters is farther than the cut from
+   every one of them: someone who said little may be one more person. ``--speakers N`` is law: the
+   tree is cut into N (a range: the count is kept inside it).
 2. Every local speaker with a voice print goes to the nearest cluster; two local speakers of one chunk
    never to the same one (Hungarian assignment, pyannote speaker-diarization-3.1's constrained
    assignment).
@@ -30,7 +31,6 @@ from speechstudio.diarize.speakers import SpeakerCount
 THRESHOLD = 0.19     #: cosine distance at which the tree is cut (pyannote 3.1 cuts its own embeddings at 0.70)
 MIN_SOLO_S = 1.0     #: solo speech (s) of a local speaker for its voice print to shape the clusters
 MIN_MEMBERS = 2      #: voice prints a cluster needs to be a voice of its own (pyannote 3.1: 12, on longer files)
-SURE_MARGIN = 0.02   #: a count that changes within this distance of the cut is unsure
 MAX_TREE = 2000      #: voice prints in the tree at most (evenly picked; the rest are only assigned)
 
 
@@ -89,17 +89,16 @@ def cluster_chunks(embeddings: np.ndarray, solo_s: np.ndarray, count: SpeakerCou
     assigned = np.full((c, embeddings.shape[1]), -1, int)
     if not len(x):
         return Clustering(assigned, np.zeros((0, embeddings.shape[-1]), np.float32))
-    found_at = {d: len(_voices(x, ahc(x, threshold=d), MIN_MEMBERS)) if count.max_speakers > 1 else 1
-                for d in (THRESHOLD - SURE_MARGIN, THRESHOLD, THRESHOLD + SURE_MARGIN)}
-    found = found_at[THRESHOLD]
+    voices = _voices(x, ahc(x, threshold=THRESHOLD), MIN_MEMBERS) if count.max_speakers > 1 else [unit(x.mean(axis=0))]
+    found = len(voices)
     want = max(1, min(max(found, count.min_speakers), count.max_speakers, len(x)))
-    others = [n for n in (found_at[THRESHOLD - SURE_MARGIN], found_at[THRESHOLD + SURE_MARGIN]) if n != found]
-    if want == found:
-        voices = _voices(x, ahc(x, threshold=THRESHOLD), MIN_MEMBERS) if want > 1 else [unit(x.mean(axis=0))]
-        other = others[0] if others and count.min_speakers <= others[0] <= count.max_speakers else None
-    else:
+    # a local speaker too briefly alone to shape the clusters, yet farther than the cut from every
+    # one of them, may be one more voice
+    left = embeddings[have & ~tree]
+    unheard = bool(len(left)) and bool(((left @ np.stack(voices).T).max(axis=1) < 1 - THRESHOLD).any())
+    other = found + 1 if want == found and unheard and found < count.max_speakers else None
+    if want != found:
         voices = _voices(x, ahc(x, clusters=want), 1)
-        other = None
     cents = np.stack(voices).astype(np.float32)
     for i in np.nonzero(have.any(axis=1))[0]:
         js = np.nonzero(have[i])[0]
@@ -117,7 +116,7 @@ def cluster_chunks(embeddings: np.ndarray, solo_s: np.ndarray, count: SpeakerCou
             shared = np.isin(assigned, [m for m in range(len(cents)) if (assigned == m).sum() > 1])
             i, j = np.unravel_index(int(np.argmax(np.where(shared, sim, -np.inf))), sim.shape)
             assigned[i, j] = k
-    return Clustering(assigned, cents, other, found == 1 and want > 1 and not others)
+    return Clustering(assigned, cents, other, found == 1 and want > 1 and not unheard)
 
 
 def _offsets(starts: np.ndarray, duration_s: float) -> tuple[int, np.ndarray]:

@@ -8,6 +8,7 @@ import importlib.util
 
 import numpy as np
 
+from speechstudio.diarize.assign import Turn
 from speechstudio.diarize.cluster import cluster_chunks, frame_counts, timeline
 from speechstudio.diarize.family import Diarization, DiarizerFamily, speaker_infos
 from speechstudio.diarize.library import match
@@ -42,12 +43,13 @@ class VoiceprintSession:
                 if hit is not None:
                     names[i] = hit[0]
             known = {n: round(s, 3) for n, (s, _) in best.items()}
-        unknown = 0
-        for i in range(k):
+        turns = timeline(ch.activity, ch.starts, ch.duration_s, found, [str(i) for i in range(k)])
+        unknown = 0                     # unknown voices are numbered in the order they first speak
+        for i in [int(t.speaker) for t in turns] + list(range(k)):
             if names[i] is None:
                 unknown += 1
                 names[i] = f"Speaker {unknown}"
-        turns = timeline(ch.activity, ch.starts, ch.duration_s, found, names)
+        turns = [Turn(t.start_s, t.end_s, names[int(t.speaker)]) for t in turns]
         uniq = list(dict.fromkeys(t.speaker for t in turns))      # clusters named alike are one person
         notes = []
         if found.one_voice:
