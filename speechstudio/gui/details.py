@@ -8,14 +8,13 @@ from speechstudio.gui.common import bare, settings
 
 
 class Details(QWidget):
-    """``Details ▸`` button over a ``body`` widget (``body_layout``: a form when ``form``); ``key``: the
-    settings key of the open/closed state (``None``: not kept)."""
+    """``Details ▸`` button over ``body`` (``body_layout``: a form when ``form``); ``key``: the settings key
+    of the open/closed state (``None``: not kept)."""
 
     toggled = Signal(bool)
 
-    def __init__(self, title: str = "Details", body: QWidget | None = None, key: str | None = None,
-                 parent=None, form: bool = False) -> None:
-        super().__init__(parent)
+    def __init__(self, title: str = "Details", key: str | None = None, form: bool = False) -> None:
+        super().__init__()
         self._key = key
         lay = bare(QVBoxLayout(self))
         lay.setSpacing(2)
@@ -23,16 +22,14 @@ class Details(QWidget):
         self.button.setText(title)
         self.button.setCheckable(True)
         self.button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.button.setArrowType(Qt.ArrowType.RightArrow)
         self.button.setAutoRaise(True)
         self.button.setAccessibleName(f"{title}: show or hide")
         lay.addWidget(self.button, 0, Qt.AlignmentFlag.AlignLeft)
-        self.body = body or QWidget()
-        if body is None:
-            self.body_layout = QFormLayout(self.body) if form else QVBoxLayout(self.body)
-            self.body_layout.setContentsMargins(16, 0, 0, 0)
+        self.body = QWidget()
+        self.body_layout = QFormLayout(self.body) if form else QVBoxLayout(self.body)
+        self.body_layout.setContentsMargins(16, 0, 0, 0)
         lay.addWidget(self.body)
-        opened = bool(key) and str(settings().value(f"details/{key}", "false")).lower() == "true"
+        opened = bool(key) and settings().value(f"details/{key}", False, type=bool)
         self.button.setChecked(opened)
         self._show(opened)
         self.button.toggled.connect(self._show)
@@ -41,5 +38,5 @@ class Details(QWidget):
         self.body.setVisible(opened)
         self.button.setArrowType(Qt.ArrowType.DownArrow if opened else Qt.ArrowType.RightArrow)
         if self._key:
-            settings().setValue(f"details/{self._key}", "true" if opened else "false")
+            settings().setValue(f"details/{self._key}", opened)
         self.toggled.emit(opened)

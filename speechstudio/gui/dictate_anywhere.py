@@ -16,14 +16,6 @@ OUTPUTS = (("app", "This window only"), ("type", "Type into the focused app"),
            ("paste", "Paste into the focused app"), ("clipboard", "Copy to the clipboard"))
 
 
-def _flag(value, default: bool) -> bool:
-    if value is None:
-        return default
-    if isinstance(value, bool):
-        return value
-    return str(value).lower() in ("1", "true", "yes", "on")
-
-
 class AnywherePanel(QWidget):
     """Signals (queued into the GUI thread from the hotkey / remote-control threads):
     ``start_requested``, ``stop_requested``, ``toggle_requested``; ``status_message(str)``;
@@ -99,7 +91,7 @@ class AnywherePanel(QWidget):
         self.hotkey_mode.setCurrentIndex(max(0, self.hotkey_mode.findData(str(s.value("dictate/hotkey_mode", "toggle")))))
         self.shortcut_box.setVisible(self.mode == "paste")
         for key, check, default in self._checks():
-            check.setChecked(_flag(s.value(f"dictate/{key}"), default))
+            check.setChecked(s.value(f"dictate/{key}", default, type=bool))
 
     def _checks(self):
         """``(settings key, check box, default)`` of the panel's on/off settings."""
