@@ -14,7 +14,6 @@ from speechstudio.errors import UsageError
 # Window defaults per device (seconds: chunk, left context, lookahead): bench/bench_streaming.py,
 # figures in docs/transcribe.md (CPU compute grows with the window, so longer chunks, shorter context).
 DEVICE_DEFAULTS = {"cuda": (0.5, 1.5, 0.24), "cpu": (1.0, 0.5, 0.24)}
-DEFAULT_CHUNK_S, DEFAULT_LEFT_CONTEXT_S, DEFAULT_LOOKAHEAD_S = DEVICE_DEFAULTS["cuda"]
 DEFAULT_ENDPOINT_S = 1.0
 # Previews (tail before the first full window) cost one window per chunk; skip them for long windows.
 PREVIEW_MAX_WINDOW_S = 8.0

@@ -14,10 +14,8 @@ import numpy as np
 from speechstudio.asr.ctc import GreedyCTCDecoder
 from speechstudio.asr.cuda_graph import window_runner
 from speechstudio.asr.endpointing import UtteranceStream
-from speechstudio.asr.stream_geometry import (DEFAULT_CHUNK_S, DEFAULT_ENDPOINT_S, DEFAULT_LEFT_CONTEXT_S,
-                                              DEFAULT_LOOKAHEAD_S, DEVICE_DEFAULTS, PREVIEW_MAX_WINDOW_S,
-                                              BlockResampler, StreamConfig, WindowGeometry, stream_file_blocks,
-                                              to_mono_float32)
+from speechstudio.asr.stream_geometry import (DEVICE_DEFAULTS, PREVIEW_MAX_WINDOW_S, BlockResampler,  # noqa: F401
+                                              StreamConfig, WindowGeometry, stream_file_blocks, to_mono_float32)
 from speechstudio.asr.types import Word
 from speechstudio.asr.wav2vec2 import feed_decoder
 from speechstudio.errors import UsageError

@@ -90,5 +90,3 @@ def as_blocks(audio: AudioInput) -> Iterator[np.ndarray]:
         return iter([np.asarray(audio, np.float32).reshape(-1)])
     return (np.asarray(b, np.float32).reshape(-1) for b in audio)
 
-
-TASKS = ("transcribe", "translate")

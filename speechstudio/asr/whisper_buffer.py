@@ -41,7 +41,6 @@ class WhisperHypotheses:
         self.task = task
         self.beam_size = int(beam_size or (getattr(recognizer, "beam_size", 5) if self.device.startswith("cuda") else 1))
         self.hotwords = hotwords or None
-        self.calls = 0
 
     @property
     def separator(self) -> str:
@@ -51,7 +50,6 @@ class WhisperHypotheses:
         duration = audio.shape[0] / self.sample_rate
         if duration < 0.1:        # under 100 ms: nothing to find (and word alignment breaks)
             return []
-        self.calls += 1
         segments, info = self.recognizer.model.transcribe(
             audio, language=None if self._detect else self.language, task=self.task, beam_size=self.beam_size,
             word_timestamps=True, initial_prompt=prompt or None, vad_filter=bool(getattr(self.recognizer, "vad_filter", True)),
