@@ -23,14 +23,13 @@ def bucket(n: int, step: int) -> int:
 
 def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, noise_scale: float,
                         noise_w: float, length_scale: float, generator: torch.Generator | None = None,
-                        token_bucket: int = TOKEN_BUCKET, frame_bucket: int = FRAME_BUCKET,
                         max_frames: int | None = None) -> torch.Tensor:
     """Waveform ``torch.float32 (frames * hop,)`` in [-1, 1] for ``input_ids`` ``(1, T)`` on a ``VitsModel``
     with a ``ChannelsLastDecoder``, under ``torch.inference_mode()``; noise from ``generator``. Raises
     ``UsageError`` over ``max_frames`` (before allocating), ``ValueError`` for a bad speaker id."""
     config = model.config
     n_tokens = int(input_ids.shape[1])
-    padded_tokens = bucket(n_tokens, token_bucket)
+    padded_tokens = bucket(n_tokens, TOKEN_BUCKET)
     dtype = model.text_encoder.embed_tokens.weight.dtype
     device = input_ids.device
     ids = nn.functional.pad(input_ids, (0, padded_tokens - n_tokens), value=int(config.pad_token_id or 0))
@@ -59,7 +58,7 @@ def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, 
         raise UsageError(f"this sentence would be {total * hop / config.sampling_rate:.0f} s of audio (limit "
                          f"{max_frames * hop / config.sampling_rate:.0f} s): lower noise_w / length_scale")
     frames = max(1, int(total))
-    padded_frames = bucket(frames, frame_bucket)
+    padded_frames = bucket(frames, FRAME_BUCKET)
 
     # Monotonic expansion: frame f takes token i where cum[i-1] <= f < cum[i] (the attention path
     # of VitsModel.forward, as a gather instead of a (frames x tokens) matmul).

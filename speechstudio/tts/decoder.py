@@ -178,11 +178,3 @@ class ChannelsLastDecoder(nn.Module):
             x = acc  # the "/ num_kernels" lives in the next conv's weights
         x = inner.conv_post(nn.functional.leaky_relu_(x))  # default slope 0.01, as in VITS
         return torch.tanh_(x).squeeze(2)
-
-
-def use_channels_last_decoder(model) -> bool:
-    """Swap ``model.decoder`` for a ``ChannelsLastDecoder`` (CPU speed-up). Returns True if swapped."""
-    if isinstance(model.decoder, ChannelsLastDecoder):
-        return True
-    model.decoder = ChannelsLastDecoder(model.decoder)
-    return True

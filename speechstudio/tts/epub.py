@@ -112,10 +112,6 @@ class _Xhtml(HTMLParser):
             if self.nav_depth or (self.href and "#" in self.href and self.link is None):
                 self.link = []
 
-    def handle_startendtag(self, tag, attrs) -> None:
-        self.handle_starttag(tag, attrs)
-        self.handle_endtag(tag)
-
     def handle_endtag(self, tag) -> None:
         tag = tag.lower()
         if tag in _VOID:
