@@ -8,6 +8,7 @@ what the audio says, "nine one one" for "911", and is trained on; rhasspy/piper#
 UTF-16, CRLF/CR, blank lines, a header line, and CSV quoting (``""`` inside a fully quoted field)."""
 from __future__ import annotations
 
+import csv
 import difflib
 import re
 from collections import Counter
@@ -56,43 +57,15 @@ def decode_utf8(raw: bytes, where: str, first_line: int = 1) -> tuple[str | None
 
 
 def split_fields(line: str) -> list[str]:
-    """``|``-separated fields, stripped; CSV-quoted fields unquoted (module docstring). A line
-    whose quotes do not follow the CSV rules is split as written."""
+    """``|``-separated fields, stripped; CSV-quoted fields unquoted (``csv``, strict). A line whose
+    quotes do not follow the CSV rules is split as written."""
     plain = [f.strip() for f in line.split("|")]
     if '"' not in line:
         return plain
-    fields, i, n = [], 0, len(line)
-    while True:
-        while i < n and line[i] in " \t":
-            i += 1
-        if i < n and line[i] == '"':
-            j, buf = i + 1, []
-            while True:
-                k = line.find('"', j)
-                if k < 0:
-                    return plain  # no closing quote
-                buf.append(line[j:k])
-                if k + 1 < n and line[k + 1] == '"':
-                    buf.append('"')
-                    j = k + 2
-                    continue
-                rest = line[k + 1:]
-                stripped = rest.lstrip(" \t")
-                if stripped and not stripped.startswith("|"):
-                    return plain  # text after the closing quote: not a quoted field
-                fields.append("".join(buf).strip())
-                i = n - len(stripped)
-                break
-        else:
-            k = line.find("|", i)
-            fields.append((line[i:] if k < 0 else line[i:k]).strip())
-            i = n if k < 0 else k
-        if i >= n:
-            return fields
-        i += 1  # the "|"
-        if i >= n:
-            fields.append("")
-            return fields
+    try:
+        return [f.strip() for f in next(csv.reader([line], delimiter="|", skipinitialspace=True, strict=True))]
+    except csv.Error:
+        return plain
 
 
 def read_lines(raw: bytes, where: str) -> MetadataLines:

@@ -7,6 +7,7 @@ Linear magnitude spectrogram (reflect-pad (n_fft - hop) / 2, Hann ``torch.stft``
 fmax sr / 2; MMS-TTS 16 kHz. The hop must equal prod(config.upsample_rates)."""
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 
@@ -54,27 +55,19 @@ class FeatureConfig:
         return d
 
 
-_WINDOWS: dict = {}
-_MEL_BASES: dict = {}
-
-
-def _window(fc: FeatureConfig, device, dtype):
+@functools.cache
+def _window(win_length: int, device, dtype):
     import torch
 
-    key = (fc.win_length, str(device), dtype)
-    if key not in _WINDOWS:
-        _WINDOWS[key] = torch.hann_window(fc.win_length, device=device, dtype=dtype)
-    return _WINDOWS[key]
+    return torch.hann_window(win_length, device=device, dtype=dtype)
 
 
+@functools.cache
 def _mel_basis(fc: FeatureConfig, device, dtype):
     import torch
 
-    key = (fc.sample_rate, fc.n_fft, fc.n_mels, fc.fmin, fc.fmax, str(device), dtype)
-    if key not in _MEL_BASES:
-        basis = mel_filter_bank(fc.sample_rate, fc.n_fft, fc.n_mels, fc.fmin, fc.fmax).T.copy()
-        _MEL_BASES[key] = torch.from_numpy(basis).to(device=device, dtype=dtype)
-    return _MEL_BASES[key]
+    basis = mel_filter_bank(fc.sample_rate, fc.n_fft, fc.n_mels, fc.fmin, fc.fmax).T.copy()
+    return torch.from_numpy(basis).to(device=device, dtype=dtype)
 
 
 def linear_spectrogram(wav, fc: FeatureConfig):
@@ -90,7 +83,7 @@ def linear_spectrogram(wav, fc: FeatureConfig):
     with torch.autocast(y.device.type, enabled=False):
         y = F.pad(y.unsqueeze(1), (pad, pad), mode="reflect").squeeze(1)
         spec = torch.stft(y, fc.n_fft, hop_length=fc.hop_length, win_length=fc.win_length,
-                          window=_window(fc, y.device, y.dtype), center=False, normalized=False, onesided=True,
+                          window=_window(fc.win_length, y.device, y.dtype), center=False, normalized=False, onesided=True,
                           return_complex=True)
         spec = torch.sqrt(spec.real.pow(2) + spec.imag.pow(2) + 1e-6)
     return spec[0] if squeeze else spec

@@ -2,29 +2,18 @@
 
 Generator objective (VITS, Kim et al. 2021, sec. 2.5, eq. 8; jaywalnut310/vits ``train.py``) ``L_G =
 L_adv + L_fm + c_mel * L_mel + L_dur + c_kl * L_kl``; discriminator LSGAN (Mao et al. 2017). All in
-float32, outside autocast. Weights (``LossWeights``): ``c_mel`` 45 (HiFi-GAN sec. 2.3; VITS
-``configs/ljs_base.json``; Piper ``lightning.py``), ``c_kl`` 1.0 (VITS, Piper), ``c_dur`` / ``c_gen`` /
-``c_disc`` 1.0 (unweighted in VITS ``train.py``), ``c_fm`` 1.0 on top of ``feature_loss``'s factor 2
-(HiFi-GAN's lambda_fm). ylacombe/finetune-hf-vits uses mel 35, kl 1.5, disc 3; we keep VITS / Piper's,
-which Piper also fine-tunes with."""
+float32, outside autocast. Weights: ``C_MEL`` 45 (HiFi-GAN sec. 2.3; VITS ``configs/ljs_base.json``;
+Piper ``lightning.py``), every other term 1 (VITS, Piper; ``feature_loss`` carries HiFi-GAN's lambda_fm 2).
+ylacombe/finetune-hf-vits uses mel 35, kl 1.5, disc 3; we keep VITS / Piper's, which Piper also fine-tunes
+with."""
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 
 
-@dataclass(frozen=True)
-class LossWeights:
-    """Multipliers of the loss terms; defaults are VITS' (see the module table)."""
-
-    c_mel: float = 45.0
-    c_kl: float = 1.0
-    c_dur: float = 1.0
-    c_gen: float = 1.0
-    c_fm: float = 1.0
-    c_disc: float = 1.0
+#: Weight of the mel L1 in the generator's objective (module notes).
+C_MEL = 45.0
 
 
 def feature_loss(fmap_r, fmap_g) -> torch.Tensor:

@@ -17,8 +17,8 @@ from torch import nn
 from speechstudio.finetune.vits.config import ADAMW, WARMUP_LR, WARMUP_RAMP_STEPS, TrainConfig
 from speechstudio.finetune.vits.discriminator import MultiPeriodDiscriminator
 from speechstudio.finetune.vits.features import FeatureConfig, mel_spectrogram
-from speechstudio.finetune.vits.losses import (LossWeights, discriminator_loss, feature_loss, generator_loss, kl_loss, stft_loss,
-                                               mel_loss)
+from speechstudio.finetune.vits.losses import (C_MEL, discriminator_loss, feature_loss, generator_loss, kl_loss,
+                                               mel_loss, stft_loss)
 from speechstudio.finetune.vits.model import (ForwardOutput, align, encode_text, expand_prior, slice_segments,
                                               training_forward, warmup_parameter_prefixes)
 
@@ -73,9 +73,8 @@ class VitsTraining:
     start from, or None for a fresh one of ``config.discriminator_width``."""
 
     def __init__(self, model, config: TrainConfig, fc: FeatureConfig, device: str, precision: str,
-                 weights: LossWeights = LossWeights(), speaker: int | None = None, parallel=None,
-                 discriminator=None):
-        self.config, self.fc, self.device, self.precision, self.weights = config, fc, device, precision, weights
+                 speaker: int | None = None, parallel=None, discriminator=None):
+        self.config, self.fc, self.device, self.precision = config, fc, device, precision
         self.model = model.to(device=device, dtype=torch.float32).train()
         if discriminator is None:
             discriminator = MultiPeriodDiscriminator(width=config.discriminator_width)
@@ -228,13 +227,13 @@ class VitsTraining:
         """One optimizer step of the posterior encoder (and SDP training-only flows) on ``len(batches)``
         accumulated batches: mel L1 + KL (+ duration NLL) + STFT loss. Returns unweighted float losses."""
         self.set_stage("warmup")
-        w, sdp_trains = self.weights, self.model.config.use_stochastic_duration_prediction
+        sdp_trains = self.model.config.use_stochastic_duration_prediction
 
         def losses(batch, k):
             out, y_mel, y_hat_mel = self._forward(batch)
             l_mel = mel_loss(y_mel, y_hat_mel)
             l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
-            total = w.c_mel * l_mel + w.c_kl * l_kl + (w.c_dur * out.loss_dur if sdp_trains else 0.0)
+            total = C_MEL * l_mel + l_kl + (out.loss_dur if sdp_trains else 0.0)
             if self.config.stft_weight:
                 total = total + self.config.stft_weight * stft_loss(self._real_audio(batch, out), out.waveform)
             self.scaler.scale(total / k).backward()
@@ -246,7 +245,6 @@ class VitsTraining:
         losses (``mel kl dur gen fm disc total_g``). ``generator`` False: the discriminator steps alone
         (``mel disc``)."""
         self.set_stage("train")
-        w = self.weights
 
         def losses(batch, k):
             out, y_mel, y_hat_mel = self._forward(batch)
@@ -264,12 +262,12 @@ class VitsTraining:
             l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
             l_fm = feature_loss(real_fmaps, fake_fmaps)
             l_gen = generator_loss(fake_scores)
-            total_g = w.c_gen * l_gen + w.c_fm * l_fm + w.c_mel * l_mel + w.c_dur * out.loss_dur + w.c_kl * l_kl
+            total_g = l_gen + l_fm + C_MEL * l_mel + out.loss_dur + l_kl
             if self.config.stft_weight:
                 total_g = total_g + self.config.stft_weight * stft_loss(y, y_hat)
             self.scaler.scale(total_g / k).backward()
             l_disc = discriminator_loss(real_scores, fake_scores_d)
-            self.scaler.scale(w.c_disc * l_disc / k).backward()
+            self.scaler.scale(l_disc / k).backward()
             return {"mel": l_mel, "kl": l_kl, "dur": out.loss_dur, "gen": l_gen, "fm": l_fm, "disc": l_disc,
                     "total_g": total_g}
 
@@ -280,7 +278,7 @@ class VitsTraining:
                 (real_scores, _), (fake_scores_d, _) = self.disc_pair(self._real_audio(batch, out),
                                                                       out.waveform.detach())
             l_disc = discriminator_loss(real_scores, fake_scores_d)
-            self.scaler.scale(w.c_disc * l_disc / k).backward()
+            self.scaler.scale(l_disc / k).backward()
             return {"mel": mel_loss(y_mel, y_hat_mel), "disc": l_disc}
         if not generator:
             return self._accumulate(batches, discriminator_losses, [self.opt_d])
