@@ -219,9 +219,7 @@ class AudioReader:
     def _choose_downmix(self) -> None:
         """Mix the channels (mean) unless they cancel out: then take the strongest channel and
         say so in :attr:`warnings` (see ``diagnose.CANCEL_RATIO``)."""
-        planes = (self._stream_planes(CHANNEL_PROBE_S) if self.streaming
-                  else raw_planes(self.path, self.raw) if self.raw is not None
-                  else self._decode_planes(self.info.stream_index, limit_s=CHANNEL_PROBE_S))
+        planes = self._decode_planes(self.info.stream_index, limit_s=CHANNEL_PROBE_S)
         names = self.info.channel_names or ["NONE"] * self.info.channels
         layout = self.info.layout or f"{self.info.channels} channels"
         try:
@@ -233,20 +231,28 @@ class AudioReader:
             self.downmix = choose(names, layout, energy if energy.size == len(names) else None, mixed)
             if self.downmix.channel is not None:
                 self.channel = self.downmix.channel
-            if self.downmix.note and self.downmix.note not in self.info.warnings:
-                self.info.warnings.append(f"{self.path}: {self.downmix.note}")
+            if self.downmix.note:
+                self._warn(f"{self.path}: {self.downmix.note}")
             return
         self.channel = int(np.argmax(energy))
-        msg = (f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?); "
-               f"transcribed channel {self.channel + 1}, the strongest")
+        self._warn(f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?); "
+                   f"transcribed channel {self.channel + 1}, the strongest")
+
+    def _warn(self, msg: str, logged: bool = False) -> None:
+        """Add ``msg`` to :attr:`warnings` once (and to the log with ``logged``)."""
         if msg not in self.info.warnings:
             self.info.warnings.append(msg)
+        if logged:
+            log.info(msg)
 
     def _decode_planes(self, stream_index: int, limit_s: float | None = None) -> Iterator[np.ndarray]:
         """Yield ``(frame, rate)``: float32 shape (channels, n) at its own rate in Hz (not
-        resampled; the rate can change mid-stream, e.g. two MP3s joined)."""
+        resampled; the rate can change mid-stream, e.g. two MP3s joined); a raw file's whole."""
         if self.streaming:
             yield from self._stream_planes(limit_s)
+            return
+        if self.raw is not None:
+            yield from raw_planes(self.path, self.raw)
             return
         container = self._open()
         try:
@@ -333,10 +339,8 @@ class AudioReader:
         if start is None or t - start <= _GAP_S:
             return
         if t - start > _MAX_GAP_S:
-            msg = (f"{self.path}: the timestamps jump by {t - start:.1f} s at {start:.2f} s; "
-                   "the gap is not filled with silence, later times are shifted")
-            if msg not in self.info.warnings:
-                self.info.warnings.append(msg)
+            self._warn(f"{self.path}: the timestamps jump by {t - start:.1f} s at {start:.2f} s; "
+                       "the gap is not filled with silence, later times are shifted")
             return
         channels = frame.layout.nb_channels
         left = int(round((t - start) * rate))
@@ -346,11 +350,8 @@ class AudioReader:
             yield np.zeros((channels, n), np.float32), rate
 
     def _corrupt(self, err: Exception, got: int, rate: int, stopping: bool = True) -> None:
-        msg = (f"{self.path}: damaged data after {got / rate:.2f} s "
-               f"({_ffmpeg_reason(err)}); {'decoded as far as it was valid' if stopping else 'skipped a bad packet'}")
-        if msg not in self.info.warnings:
-            self.info.warnings.append(msg)
-        log.info(msg)
+        self._warn(f"{self.path}: damaged data after {got / rate:.2f} s ({_ffmpeg_reason(err)}); "
+                   f"{'decoded as far as it was valid' if stopping else 'skipped a bad packet'}", logged=True)
 
     def blocks(self) -> Iterator[np.ndarray]:
         """Yield ``np.ndarray[float32]`` (n,) mono at ``self.sample_rate``; all but the last hold ``round(block_s *
@@ -361,9 +362,7 @@ class AudioReader:
         src_rate = self.info.source_rate
         if self.info.channels > 1 and self.channel is None:   # here, not at open: a probe decodes nothing
             self._choose_downmix()
-        planes = (self._stream_planes(None) if self.streaming
-                  else raw_planes(self.path, self.raw) if self.raw is not None
-                  else self._decode_planes(self.info.stream_index))
+        planes = self._decode_planes(self.info.stream_index)
         energy = np.zeros(0)
         mixed_energy, mixed_n = 0.0, 0
 
@@ -426,17 +425,14 @@ class AudioReader:
         self.decoded_s = total / self.sample_rate
         self.loud_s = loud.seconds_at(LOUD_DBFS)
         if self.channel is None and energy.size > 1 and cancels(energy / mixed_n, mixed_energy / mixed_n):
-            msg = (f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?) "
-                   "after the first part of the file; the transcript may miss speech")
-            self.info.warnings.append(msg)
-            log.info(msg)
+            self._warn(f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?) "
+                       "after the first part of the file; the transcript may miss speech", logged=True)
         if total == 0:
             raise AudioDecodeError(f"{self.path}: no decodable audio (the audio stream is empty or corrupt)")
         msg = diagnose.short_decode_warning(self.path, self.decoded_s, self.info.duration_s,
                                             self.info.duration_estimated or rates_seen > 1, self.info.warnings)
         if msg:
-            self.info.warnings.append(msg)
-            log.info(msg)
+            self._warn(msg, logged=True)
 
 
 def _chain_last(it: Iterator, empty) -> Iterator[tuple[object, bool]]:
