@@ -137,10 +137,6 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         """Stop the global hotkey, the remote toggle, the tray icon and the captions window."""
         self.anywhere.shutdown()
 
-    def set_models(self, names: list[str]) -> None:
-        """Fill the model picker with installed model names (keeps the current text)."""
-        self.model_box.set_models(names)
-
     def refresh_devices(self) -> None:
         """List the audio backend's input devices (item data = device index)."""
         self._mic_ok = bool(fill_microphones(self.mic_box, self.audio, "no audio input"))

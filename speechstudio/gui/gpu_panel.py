@@ -43,17 +43,14 @@ class _GpuBox(QGroupBox):
         self.setTitle(f"GPU {g.index}: {g.name}")
         self.util.setText(_num(g.util_pct, ".0f", "%"))
         self.util_spark.add(g.util_pct)
-        if g.mem_used_mib is not None and g.mem_total_mib:
-            self.mem.setText(f"{g.mem_used_mib / 1024:.1f} / {g.mem_total_mib / 1024:.1f} GiB "
-                             f"({100 * g.mem_used_mib / g.mem_total_mib:.0f}%)")
-            self.mem_spark.add(100 * g.mem_used_mib / g.mem_total_mib)
-        else:
-            self.mem.setText("n/a")
+        known = g.mem_used_mib is not None and bool(g.mem_total_mib)
+        share = 100 * g.mem_used_mib / g.mem_total_mib if known else None
+        self.mem.setText(f"{g.mem_used_mib / 1024:.1f} / {g.mem_total_mib / 1024:.1f} GiB ({share:.0f}%)" if known
+                         else "n/a")
+        self.mem_spark.add(share)
         self.temp.setText(_num(g.temp_c, ".0f", "°C"))
-        if g.power_w is not None:
-            self.power.setText(f"{g.power_w:.0f} W" + (f" / {g.power_limit_w:.0f} W" if g.power_limit_w else ""))
-        else:
-            self.power.setText("n/a")
+        self.power.setText(_num(g.power_w, ".0f", "W") + (f" / {g.power_limit_w:.0f} W"
+                                                          if g.power_w is not None and g.power_limit_w else ""))
         self.clock.setText(_num(g.sm_clock_mhz, ".0f", "MHz"))
         self.throttle.setText(g.throttle)
         self.proc.setText(_num(g.process_vram_mib, ".0f", "MiB")

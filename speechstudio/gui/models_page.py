@@ -240,16 +240,16 @@ class ModelsPage(QWidget):
             origin = ("a clone" if v.clone_of else "downloaded" if v.hf_id else VOICE_ORIGINS.get(v.origin, v.origin))
             add_row(self.voice_table, [model_name(v.name), v.kind, origin, v.location and short_path(v.location)],
                     [str(x) for x in vals])
-        self.win.transcribe.set_models([m.name for m in self.models if m.installed])
-        for page, name, why in ((self.win.transcribe, listing.default_model, listing.default_reason),
-                                (getattr(self.win, "dictate", None), listing.dictation_default,
-                                 listing.dictation_reason)):
-            box = getattr(page, "model_box", None) if page is not None else None
-            if box is not None and hasattr(box, "set_default_name") and name:
-                box.set_default_name(name, why, listing.other_languages if page is self.win.transcribe else "")
-        if getattr(self.win, "dictate", None) is not None and hasattr(self.win.dictate, "set_models"):
-            self.win.dictate.set_models([m.name for m in self.models
-                                         if m.installed and capabilities(m.engine).streaming is not None])
+        installed = [m for m in self.models if m.installed]
+        live = [m for m in installed if capabilities(m.engine).streaming is not None]  # Dictate's recognisers
+        for page, models, name, why, others in (
+                (self.win.transcribe, installed, listing.default_model, listing.default_reason,
+                 listing.other_languages),
+                (self.win.dictate, live, listing.dictation_default, listing.dictation_reason, "")):
+            if page is not None:
+                page.model_box.set_models([m.name for m in models])
+                if name:
+                    page.model_box.set_default_name(name, why, others)
         if self.win.speak is not None:
             self.win.speak.set_voices([v.name for v in self.voices])
         self.fit_columns()

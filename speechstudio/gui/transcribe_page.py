@@ -223,10 +223,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         dlg.raise_()
         return dlg
 
-    def set_models(self, names: list[str]) -> None:
-        """Fill the model picker with installed model names (keeps the current text)."""
-        self.model_box.set_models(names)
-
     def formats(self) -> tuple[str, ...]:
         return tuple(f for f, c in self.format_checks.items() if c.isChecked())
 
