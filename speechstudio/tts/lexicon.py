@@ -34,8 +34,7 @@ def clean_ipa(ipa: str) -> str:
 
 def phoneme_mark(ipa: str, word: str) -> str:
     """Inline phonemes for a sentence: ``word`` is what letter-reading voices say instead."""
-    word = re.sub(f"[{PHONEME_OPEN}{PHONEME_SEP}{PHONEME_CLOSE}]", "", word)
-    return f"{PHONEME_OPEN}{clean_ipa(ipa)}{PHONEME_SEP}{' '.join(word.split())}{PHONEME_CLOSE}"
+    return f"{PHONEME_OPEN}{clean_ipa(ipa)}{PHONEME_SEP}{' '.join(_strip_marks(word).split())}{PHONEME_CLOSE}"
 
 
 def split_marks(text: str) -> list[tuple[str, str | None]]:

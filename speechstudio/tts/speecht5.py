@@ -13,7 +13,6 @@ import numpy as np
 from speechstudio.errors import ModelNotFoundError, OfflineError
 from speechstudio.tts.families import FamilyVoice, TransformersFamily, link_tree, to_device
 from speechstudio.tts.family import TtsCapabilities
-from speechstudio.tts.voice_text import UnsayableTextError
 
 SPEECHT5_CONTROLS = ("speaker", "seed")
 SPEECHT5_VOCODER = "microsoft/speecht5_hifigan"  # the vocoder named on the microsoft/speecht5_tts model card
@@ -78,7 +77,7 @@ class SpeechT5Voice(FamilyVoice):
     vocoder = None
     xvectors = None
 
-    def _tokenize(self, text: str, original: str) -> list[int]:
+    def _tokenize(self, text: str) -> list[int]:
         ids = list(self.tokenizer(text, return_tensors=None)["input_ids"])
         unk = self.tokenizer.unk_token_id
         if unk is not None and unk in ids:
@@ -86,8 +85,6 @@ class SpeechT5Voice(FamilyVoice):
             lost = sorted({ch for ch in text if ("▁" + ch) not in vocab and ch not in vocab and not ch.isspace()})
             self.warnings.append(f"voice {self.name} cannot say characters {''.join(lost)!r}; skipped")
             ids = [i for i in ids if i != unk]
-        if len(ids) < 2:
-            raise UnsayableTextError(f"voice {self.name} cannot say any of {original[:40]!r}")
         return ids
 
     def _run(self, ids: list[int], settings):

@@ -93,7 +93,10 @@ class VoiceText:
             if len(ids) <= 3:
                 raise UnsayableTextError(f"voice {self.name} cannot say any of {sentence[:40]!r}")
             return ids
-        return self._tokenize(text, sentence)
+        ids = self._tokenize(text)
+        if len(ids) < 2 or not any(ids):
+            raise UnsayableTextError(f"voice {self.name} cannot say any of {sentence[:40]!r}")
+        return ids
 
     def _english_text(self, sentence: str) -> str:
         """``text.english_front_end`` for one sentence, its notes as warnings (per script or symbol, not
@@ -111,7 +114,7 @@ class VoiceText:
             raise LeftOutTextError(f"voice {self.name}: nothing left to say in {sentence[:40]!r}")
         return said.text
 
-    def _tokenize(self, text: str, original: str) -> list[int]:
+    def _tokenize(self, text: str) -> list[int]:
         """Token ids from the shared ``VitsTokenizer``, thread-safe: it is never changed (a phonemizing
         one without ``phonemizer`` gets piper-phonemize phonemes through ``phonemize.plain_tokenizer``)."""
         tok = self.tokenizer
@@ -132,10 +135,7 @@ class VoiceText:
             lost = sorted({ch for ch in lowered if ch not in vocab and ch.isalnum()})
             if lost:
                 self.warnings.append(f"voice {self.name} cannot say characters {''.join(lost)!r}; skipped")
-        ids = tok(text, return_tensors=None)["input_ids"]
-        if not any(i != 0 for i in ids) or len(ids) < 2:
-            raise UnsayableTextError(f"voice {self.name} cannot say any of {original[:40]!r}")
-        return list(ids)
+        return list(tok(text, return_tensors=None)["input_ids"])
 
 
 _UROMAN = None
