@@ -136,7 +136,6 @@ class UtteranceStream:
         return updates
 
     def run(self, blocks: Iterable[np.ndarray]) -> Iterator:
-        """Push every block, then stop; yields the updates as they come."""
         for block in blocks:
             yield from self.push(block)
         yield from self.stop()

@@ -76,7 +76,6 @@ class AsrFamily:
         """Refuse what this family's models cannot do, before any audio is read. Returns one-line notes
         for ignored options; raises ``UsageError`` naming the model and what to use instead."""
         caps, model = self.capabilities, recognizer.model_id
-        notes: list[str] = []
         if options.task not in ("transcribe", "translate"):
             raise UsageError(f"--task {options.task}: expected transcribe or translate")
         if options.task == "translate" and (not caps.translate or self.english_only(recognizer)):
@@ -89,7 +88,7 @@ class AsrFamily:
         if options.language and options.language != "en" and self.english_only(recognizer):
             raise UsageError(f"--language {options.language}: {model} is an English-only model; use a "
                              "multilingual Whisper model (e.g. --model whisper-base)")
-        return notes
+        return []
 
     def open_stream(self, recognizer, config=None, *, input_rate: int | None = None, language: str | None = None,
                     task: str = "transcribe", hotwords: str | None = None, beam_size: int | None = None,

@@ -255,12 +255,8 @@ class QueueStore:
         cur = self.db.execute(
             "SELECT id, path, root, status, position, model, output_dir, outputs, reason, duration_s, wall_s, "
             f"added_at, finished_at, in_queue, language, watch_id FROM jobs {where}", args)
-        out = []
-        for r in cur.fetchall():
-            outputs = tuple(Path(p) for p in json.loads(r[7] or "[]"))
-            out.append(QueueEntry(r[0], _path(r[1]), _path(r[2]), r[3], r[4], r[5], r[6], outputs, r[8], r[9], r[10],
-                                 r[11], r[12], bool(r[13]), r[14], r[15]))
-        return out
+        return [QueueEntry(r[0], _path(r[1]), _path(r[2]), *r[3:7], tuple(Path(p) for p in json.loads(r[7] or "[]")),
+                           *r[8:13], bool(r[13]), r[14], r[15]) for r in cur.fetchall()]
 
     # ------------------------------------------------------------------ watched folders
     def add_watch(self, folder: str | os.PathLike, output_dir: str | None = None) -> int:

@@ -17,7 +17,6 @@ def register(subparsers) -> None:
 
 
 def cmd_doctor(args) -> int:
-    """Run the checks, print them (text or JSON); returns 1 when any check fails, else 0."""
     checks = run_checks(network=not args.offline)
     print(to_json(checks, __version__) if args.json else to_text(checks, __version__))
     return 1 if failed(checks) else 0

@@ -67,7 +67,6 @@ def cmd_download(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """Copy a local model directory into the store. Returns 0."""
     model = import_model(args.dir, name=args.name)
     name = repr(model.model_id) if " " in model.model_id else model.model_id
     print(f"imported {model.engine} model {name} to {model.path}; use it with --model {name}")
@@ -75,13 +74,11 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    """Remove an imported model or a Hugging Face cache entry. Returns 0."""
     print(remove_model(args.name))
     return 0
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add the ``models`` command (and its actions) to ``subparsers``; return its parser."""
     parser = subparsers.add_parser(
         "models",
         help="list, download, import or remove ASR models",

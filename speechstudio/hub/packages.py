@@ -125,14 +125,10 @@ def package_problem(model: PackageModel) -> str | None:
 def find_package_model(name: str, *, include_aliases: bool = True) -> PackageModel | None:
     """Return the known package model called ``name`` (or, if ``include_aliases``, aliased by it)."""
     key = name.strip().lower()
-    for model in PACKAGE_MODELS:
-        if model.name.lower() == key:
-            return model
-    if include_aliases:
-        for model in PACKAGE_MODELS:
-            if key in (a.lower() for a in model.aliases):
-                return model
-    return None
+    found = next((m for m in PACKAGE_MODELS if m.name.lower() == key), None)
+    if found is None and include_aliases:
+        found = next((m for m in PACKAGE_MODELS if key in (a.lower() for a in m.aliases)), None)
+    return found
 
 
 def installed_package_models() -> list[tuple[PackageModel, Path]]:
