@@ -185,10 +185,7 @@ class TrainStep(TrainingStep):
         self.state.setToolTip("")
         self.messages = []
 
-    def _on_progress(self, job_id: int, ev) -> None:
-        if job_id != self.job_id:
-            return
-        kind = type(ev).__name__
+    def _on_event(self, kind: str, ev) -> None:
         if isinstance(ev, Status) or kind == "InfoEvent":
             text = str(ev) if isinstance(ev, Status) else ev.message
             self.messages.append(text)
@@ -209,11 +206,6 @@ class TrainStep(TrainingStep):
             self._say_training()
         elif kind == "EvalEvent":
             self._on_eval(ev)
-        elif kind == "CheckpointEvent":
-            self.wiz.status_message.emit(f"the model so far is kept (step {ev.step})" if ev.kind == "latest" else
-                                         f"step {ev.step} is the best version so far")
-        elif kind == "DoneEvent":
-            self.done = ev
 
     def _on_eval(self, ev) -> None:
         if ev.base:

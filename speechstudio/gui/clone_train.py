@@ -55,6 +55,8 @@ class TrainStep(TrainingStep):
     """Signals: ``changed()`` when training starts or ends (Next may change). ``extra_config``:
     more ``TrainConfig`` fields for the next Start."""
 
+    NOUN = "voice"
+
     def __init__(self, wizard) -> None:
         super().__init__(wizard)
         self._est_job: int | None = None
@@ -200,12 +202,7 @@ class TrainStep(TrainingStep):
         self.clock = None
         self._tick.start()
 
-    def _on_progress(self, job_id: int, ev) -> None:
-        if job_id == self._est_job:
-            return
-        if job_id != self.job_id:
-            return
-        kind = type(ev).__name__
+    def _on_event(self, kind: str, ev) -> None:
         self._start_clock()
         if isinstance(ev, Status):
             self._say(str(ev))
@@ -248,13 +245,8 @@ class TrainStep(TrainingStep):
                 self.clock.saved()
             for p in ev.paths:
                 self.sample_table.add_sample(ev.step, Path(p))
-        elif kind == "CheckpointEvent":
-            if ev.kind == "best":
-                self.best_step = ev.step
-            self.wiz.status_message.emit(f"the voice so far is kept (step {ev.step})" if ev.kind == "latest" else
-                                         f"step {ev.step} is the best version so far")
-        elif kind == "DoneEvent":
-            self.done = ev
+        elif kind == "CheckpointEvent" and ev.kind == "best":
+            self.best_step = ev.step
 
     def _start_clock(self) -> None:
         """A :class:`StageClock` once the job's config is built (in the worker, before its first event)."""

@@ -256,11 +256,12 @@ class BaseStepFrame(QWidget):
 class TrainingStep(QWidget):
     """Step 3's run control. Subclasses call :meth:`_add_controls`, set ``curves`` and
     ``option_widgets``, and implement ``run_dir()``, ``_make_job(resume)``, ``_reset_view(keep)``,
-    ``_on_progress``, ``_show_failure``, ``_show_done`` and ``has_model()``. Signal ``changed()`` when
+    ``_on_event(kind, ev)``, ``_show_failure``, ``_show_done`` and ``has_model()``. Signal ``changed()`` when
     training starts or ends."""
 
     changed = Signal()
     UNTRAINED = "train first"  # what ready() says while there is no model to use
+    NOUN = "model"  # what a run makes, in the "kept" line of a checkpoint
 
     def __init__(self, wizard) -> None:
         super().__init__()
@@ -363,6 +364,18 @@ class TrainingStep(QWidget):
             self.job.stop()
             self._say("stopping after this step (keeping what was learnt)…")
             self._update()
+
+    def _on_progress(self, job_id: int, ev) -> None:
+        """The run's events: ``DoneEvent`` and ``CheckpointEvent`` here, every event to ``_on_event(kind, ev)``."""
+        if job_id != self.job_id:
+            return
+        kind = type(ev).__name__
+        if kind == "DoneEvent":
+            self.done = ev
+        elif kind == "CheckpointEvent":
+            self.wiz.status_message.emit(f"the {self.NOUN} so far is kept (step {ev.step})" if ev.kind == "latest"
+                                         else f"step {ev.step} is the best version so far")
+        self._on_event(kind, ev)
 
     def _show_step(self, step: int, total: int) -> None:
         self.step, self.total_steps = step, total
