@@ -127,8 +127,11 @@ def _request(args):
 
 def cmd_transcribe(args) -> int:
     request = _request(args)
-    if args.output_dir:
-        _check_output_dir(Path(args.output_dir))
+    if args.output_dir:           # files cannot be written there: fail before any work, as speak and audiobook do
+        try:
+            check_folder_destination(Path(args.output_dir))
+        except UsageError as e:
+            raise UsageError(f"--output-dir {e}") from None
     items, ignored = collect_inputs(args.paths, recursive=args.recursive)
     summary = BatchSummary()
     summary.failed.extend((p, f"{p}: {why}") for p, why in ignored if why == MISSING)
@@ -234,15 +237,6 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
 def _speakers_text(info) -> str:
     """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known voice, sure (0.91))"``."""
     return Diarization([], list(info.speakers), could_be=info.speakers_could_be).summary()
-
-
-def _check_output_dir(path: Path) -> None:
-    """Fail before any work if files cannot be written in the output folder (created later if missing):
-    :func:`speechstudio.atomic.check_folder_destination`, as ``speak`` and ``audiobook`` do."""
-    try:
-        check_folder_destination(path)
-    except UsageError as e:
-        raise UsageError(f"--output-dir {e}") from None
 
 
 def _language_text(info) -> str:
