@@ -88,8 +88,9 @@ def test_editor_renames_reassigns_and_remembers_a_voice(win, qtbot, interview, w
     ed.text.place_cursor(0, 0)
     said = []
     ed.voice_saved.connect(said.append)     # the status line may show the autosave's line after it
-    t = ed.remember_voice(wait=True)
+    t = ed.remember_voice()
     assert t is not None
+    t.join()
     qtbot.waitUntil(lambda: any("remembered Matthes's voice" in m for m in said), timeout=10000)
     from speechstudio.diarize.library import load_library
 
@@ -186,7 +187,7 @@ def test_editor_splits_a_speaker_heard_as_one_into_two_people(qtbot, home, tmp_p
     ed.set_document(doc)
     ed.text.place_cursor(0, 0)
     assert ed.count_label.text() == "1 speaker"
-    ed.split_speaker(wait=True)
+    ed.split_speaker().join()
     qtbot.waitUntil(lambda: ed.count_label.text() == "2 speakers", timeout=10000)
     said = {who: {s.speaker for s, (a, b, w) in zip(doc.segments, ref) if w == who and b - a > 1.0}
             for who in ("speaker90", "speaker91")}

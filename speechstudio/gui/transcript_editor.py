@@ -257,15 +257,13 @@ class TranscriptEditor(QWidget):
             return None
         return name, path, [(s.start_s, s.end_s) for s in self.document.segments if s.speaker == name]
 
-    def _in_background(self, work, message: str, thread_name: str, wait: bool) -> threading.Thread:
+    def _in_background(self, work, message: str, thread_name: str) -> threading.Thread:
         self.status_message.emit(message)
         t = threading.Thread(target=work, daemon=True, name=thread_name)
         t.start()
-        if wait:
-            t.join()
         return t
 
-    def remember_voice(self, wait: bool = False) -> threading.Thread | None:
+    def remember_voice(self) -> threading.Thread | None:
         """Save the current speaker's voice (from their segments of the recording) to the speaker
         library under their name, in a background thread; ``voice_saved`` says how it went."""
         job = self._speaker_job("to remember their voice", "cannot remember {name}'s voice")
@@ -286,9 +284,9 @@ class TranscriptEditor(QWidget):
             except (SpeechStudioError, OSError, ValueError) as e:
                 self.voice_saved.emit(f"cannot remember {name}'s voice: {plain_error(e)}")
 
-        return self._in_background(work, f"remembering {name}'s voice…", "remember-voice", wait)
+        return self._in_background(work, f"remembering {name}'s voice…", "remember-voice")
 
-    def split_speaker(self, wait: bool = False) -> threading.Thread | None:
+    def split_speaker(self) -> threading.Thread | None:
         """Split the current speaker in two by voice (``diarize.split.split_by_voice``, in a thread): the
         second voice's segments get the next free "Speaker N", one undo step."""
         job = self._speaker_job("to split them", "cannot split {name}")
@@ -304,7 +302,7 @@ class TranscriptEditor(QWidget):
             except (SpeechStudioError, OSError, ValueError) as e:
                 self.voice_saved.emit(f"cannot split {name}: {plain_error(e)}")
 
-        return self._in_background(work, f"listening to {name}'s segments again…", "split-speaker", wait)
+        return self._in_background(work, f"listening to {name}'s segments again…", "split-speaker")
 
     def _apply_split(self, name: str, spans, voices) -> None:
         """The second voice's segments (found by :meth:`split_speaker`) to a new speaker; segments

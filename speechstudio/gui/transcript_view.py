@@ -36,7 +36,7 @@ class QueueRow:
     info: object = None  # TranscriptInfo for re-export
 
 
-def load_json_transcript(row: QueueRow, segments: bool = True) -> None:
+def load_json_transcript(row: QueueRow) -> None:
     """Read a ``.json`` output (ours) for the transcript / metadata of a skipped file."""
     js = next((p for p in row.outputs if p.suffix == ".json"), None)
     if js is None or not js.is_file():
@@ -45,12 +45,11 @@ def load_json_transcript(row: QueueRow, segments: bool = True) -> None:
         d = json.loads(js.read_text(encoding="utf-8"))
         row.info = TranscriptInfo(d.get("audio_duration_s") or 0.0, d.get("language"), d.get("model_id", ""),
                                   d.get("engine", ""), d.get("device", "cpu"), d.get("precision", "fp32"))
-        if segments:
-            row.segments = [Segment(s["start_s"], s["end_s"], s["text"],
-                                    tuple(Word(w["start_s"], w["end_s"], w["text"], w.get("probability", 1.0),
-                                               w.get("speaker")) for w in s.get("words", [])),
-                                    speaker=s.get("speaker"))
-                            for s in d.get("segments", [])]
+        row.segments = [Segment(s["start_s"], s["end_s"], s["text"],
+                                tuple(Word(w["start_s"], w["end_s"], w["text"], w.get("probability", 1.0),
+                                           w.get("speaker")) for w in s.get("words", [])),
+                                speaker=s.get("speaker"))
+                        for s in d.get("segments", [])]
     except (OSError, ValueError, KeyError, TypeError):
         pass
 
@@ -73,14 +72,12 @@ class TranscriptView(QWidget):
                                "Fix words, times and segments; the player follows the cursor")
         self.edit_btn.setCheckable(True)
         self.edit_btn.setEnabled(False)
-        self.rewrite_btn = button("Rewrite outputs", "Write the edited transcript over this file's outputs")
-        self.rewrite_btn.setVisible(False)  # none: the outputs follow each save
         self.export_label = QLabel("Export as")
         self.export_box = combo("Export format", formats)
         self.export_btn = button("Export…", "Export transcript")
         self.export_btn.setEnabled(False)
-        bl.addLayout(hrow((self.title, 1), self.edit_btn, self.rewrite_btn, self.export_label, self.export_box,
-                          self.export_btn, stretch=False))
+        bl.addLayout(hrow((self.title, 1), self.edit_btn, self.export_label, self.export_box, self.export_btn,
+                          stretch=False))
         self.segments = table("Transcript segments; click one to hear it", ("Start", "End", "Text"))
         self.segments.setColumnWidth(0, 70)
         self.segments.setColumnWidth(1, 70)
