@@ -51,7 +51,7 @@ class ToneFamily(TtsFamily):
         return voice
 
 
-TONE = ToneFamily("tone", "Tone (test family)", TtsCapabilities(languages=("en",), controls=("length_scale",)))
+TONE = ToneFamily("tone", "Tone (test family)", TtsCapabilities(controls=("length_scale",)))
 
 
 # ----------------------------------------------------------------------------- fixtures

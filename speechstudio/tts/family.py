@@ -93,12 +93,9 @@ def check_settings(settings, flags: bool = False) -> None:
 
 @dataclass(frozen=True)
 class TtsCapabilities:
-    """What every voice of a family can do: ``languages`` (``("multi",)`` or ISO codes), ``speakers``,
-    ``streaming``, ``trainable``, ``controls`` (``SynthesisSettings`` fields it uses; ``pitch``: all)."""
+    """What every voice of a family can do: ``trainable`` (a base for voice cloning), ``controls``
+    (``SynthesisSettings`` fields it uses; ``pitch``: all)."""
 
-    languages: tuple[str, ...] = ("multi",)
-    speakers: bool = False
-    streaming: bool = True
     trainable: bool = False
     controls: tuple[str, ...] = ()
 

@@ -5,6 +5,7 @@ HiFi-GAN resblock "2") read straight from ``model.safetensors``. Synthesis: :cla
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import math
 import os
@@ -96,25 +97,18 @@ def _load_transformers(source: VoiceSource, device: str, precision: str, name: s
     )
 
 
-_ALLOCATOR_TUNED = False
-
-
+@functools.cache
 def tune_cpu_allocator() -> bool:
     """Raise glibc's ``M_MMAP_THRESHOLD`` / ``M_TRIM_THRESHOLD`` so the decoder's freed buffers are reused
-    (docs/tts.md, Performance); skipped with ``SPEECHSTUDIO_NO_MALLOPT`` or another libc. True if set."""
-    global _ALLOCATOR_TUNED
-    if _ALLOCATOR_TUNED:
-        return True
+    (docs/tts.md, Performance), once; skipped with ``SPEECHSTUDIO_NO_MALLOPT`` or another libc. True if set."""
     if os.environ.get("SPEECHSTUDIO_NO_MALLOPT") or not sys.platform.startswith("linux"):
         return False
     try:
         libc = ctypes.CDLL("libc.so.6")
         m_trim_threshold, m_mmap_threshold = -1, -3
-        ok = libc.mallopt(m_mmap_threshold, 256 * 2**20) == 1 and libc.mallopt(m_trim_threshold, 1024 * 2**20) == 1
+        return libc.mallopt(m_mmap_threshold, 256 * 2**20) == 1 and libc.mallopt(m_trim_threshold, 1024 * 2**20) == 1
     except (OSError, AttributeError):
         return False
-    _ALLOCATOR_TUNED = bool(ok)
-    return _ALLOCATOR_TUNED
 
 
 def _finish(model, device: str, precision: str, optimize: bool = True):
@@ -211,6 +205,5 @@ def load_folded_checkpoint(folder: Path, config):
     return model
 
 
-FAMILY = VitsFamily("vits", "VITS", TtsCapabilities(languages=("multi",), speakers=True, trainable=True,
-                                                             controls=VITS_CONTROLS))
+FAMILY = VitsFamily("vits", "VITS", TtsCapabilities(trainable=True, controls=VITS_CONTROLS))
 

@@ -153,5 +153,5 @@ def load(source, config, device: str, precision: str, name: str | None, local_fi
 
 
 FAMILY = TransformersFamily("fastspeech2", "FastSpeech2-Conformer",
-                            TtsCapabilities(languages=("en",), speakers=True, controls=FASTSPEECH2_CONTROLS),
+                            TtsCapabilities(controls=FASTSPEECH2_CONTROLS),
                             model_type="fastspeech2_conformer_with_hifigan", loader=load, parts=add_fastspeech2_parts)

@@ -140,5 +140,5 @@ def load(source, config, device: str, precision: str, name: str | None, local_fi
 
 
 FAMILY = TransformersFamily("speecht5", "SpeechT5",
-                            TtsCapabilities(languages=("en",), speakers=True, controls=SPEECHT5_CONTROLS),
+                            TtsCapabilities(controls=SPEECHT5_CONTROLS),
                             model_type="speecht5", loader=load, parts=add_speecht5_parts)

@@ -66,35 +66,33 @@ def stream_workers(voice: VitsVoice, workers: int | None = None) -> tuple[int, i
     return workers, max(1, threads // workers)
 
 
-_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
+_POOLS: dict[tuple[int, int, bool], ThreadPoolExecutor] = {}
 _POOLS_LOCK = threading.Lock()
 
 
 def _pool(workers: int, intra: int, torch_threads: bool = True) -> ThreadPoolExecutor:
     """A shared pool of ``workers`` threads, each set to ``intra`` torch intra-op threads
     (``torch_threads=False``: plain threads, torch not imported; for the onnx runtime)."""
+    key = (workers, intra, torch_threads)
     with _POOLS_LOCK:
-        pool = _POOLS.get((workers, intra, torch_threads))
-        if pool is not None:
-            return pool
-        if not torch_threads:
-            pool = _POOLS[(workers, intra, torch_threads)] = ThreadPoolExecutor(workers, thread_name_prefix="speechstudio-tts")
-            return pool
-        import torch
-
-        main_threads = torch.get_num_threads()
-        barrier = threading.Barrier(workers)
-
-        def setup():
-            torch.get_num_threads()  # torch's lazy per-thread init first, so it won't undo the next line
-            torch.set_num_threads(intra)  # this thread's OpenMP / MKL thread count
-            barrier.wait(timeout=60)  # one setup per thread
-
+        if key in _POOLS:
+            return _POOLS[key]
         pool = ThreadPoolExecutor(workers, thread_name_prefix="speechstudio-tts")
-        for f in [pool.submit(setup) for _ in range(workers)]:
-            f.result()
-        torch.set_num_threads(main_threads)  # set_num_threads also changed the process-wide default
-        _POOLS[(workers, intra, torch_threads)] = pool
+        if torch_threads:
+            import torch
+
+            main_threads = torch.get_num_threads()
+            barrier = threading.Barrier(workers)
+
+            def setup():
+                torch.get_num_threads()  # torch's lazy per-thread init first, so it won't undo the next line
+                torch.set_num_threads(intra)  # this thread's OpenMP / MKL thread count
+                barrier.wait(timeout=60)  # one setup per thread
+
+            for f in [pool.submit(setup) for _ in range(workers)]:
+                f.result()
+            torch.set_num_threads(main_threads)  # set_num_threads also changed the process-wide default
+        _POOLS[key] = pool
         return pool
 
 
