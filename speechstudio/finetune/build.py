@@ -25,7 +25,7 @@ from speechstudio.atomic import atomic_path, install_folder
 from speechstudio.audio.decode import AudioReader
 from speechstudio.errors import AudioDecodeError, UsageError
 from speechstudio.finetune import dataset as _ds
-from speechstudio.finetune.check import (CER_THRESHOLD, CheckSettings, NoSpeechError, asr_check, prepare_clip, resample,
+from speechstudio.finetune.check import (CheckSettings, NoSpeechError, asr_check, prepare_clip, resample,
                                          whisper_transcriber)
 from speechstudio.finetune.manifest import MANIFEST_NAME, Clip, DatasetError, Manifest, Problem
 from speechstudio.finetune.recording import CONSENT_AUDIO, CONSENT_TEXT
@@ -68,15 +68,11 @@ def _vad():
     return SileroVad(threads=2)
 
 
-def _cutter(asr_model, transcribe, language: str):
-    """A WhisperRecognizer for word times: ``asr_model`` if it is one, the cross-check's engine, or
-    ``whisper_transcriber(asr_model, language)``'s."""
-    if hasattr(asr_model, "transcribe_audio"):
-        recognizer = copy.copy(asr_model)
-    elif asr_model is None and hasattr(transcribe, "recognizer"):
-        recognizer = copy.copy(transcribe.recognizer)      # same loaded model, with word times
-    else:
-        recognizer = whisper_transcriber(asr_model, language).engine
+def _cutter(transcribe, language: str):
+    """A WhisperRecognizer for word times: a copy of the cross-check's (same loaded model), else of
+    ``whisper_transcriber(language=language)``'s."""
+    source = transcribe if hasattr(transcribe, "recognizer") else whisper_transcriber(language=language)
+    recognizer = copy.copy(source.recognizer)
     recognizer.word_timestamps = True
     recognizer.beam_size = max(recognizer.beam_size, 5)    # its words become the training texts: beam search
     return recognizer
@@ -103,24 +99,21 @@ def _install(work: Path, out: Path, manifest: Manifest, root: Path) -> None:
 
 
 def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_rate: int, *,
-                  language: str = "en", trim: bool = True, target_lufs: float = -23.0,
-                  transcribe: Callable[[np.ndarray], str] | None = None,
+                  language: str = "en", trim: bool = True, transcribe: Callable[[np.ndarray], str] | None = None,
                   text_ok: Callable[[str], str | None] | None = None, progress: Progress | None = None,
-                  min_s: float = 0.5, max_s: float = 20.0, pad_s: float = 0.15,
-                  cer_threshold: float = CER_THRESHOLD, keep_mismatched: bool = False, split_long: bool = False,
-                  asr_model=None, speaker: str | None = None, speaker_check: bool = False) -> Manifest:
+                  min_s: float = 0.5, max_s: float = 20.0, keep_mismatched: bool = False, split_long: bool = False,
+                  speaker: str | None = None, speaker_check: bool = False) -> Manifest:
     """Import ``source``, check every clip, write ``out_dir`` (``manifest.json`` + ``clips/``, replacing
     a previous build); returns the saved ``Manifest``, bad inputs in ``Manifest.problems``.
 
     ``source``: a folder (LJSpeech / wav+txt / long recordings, ``finetune.dataset``) or one long file;
-    ``sample_rate``: Hz of the clips; ``language``: ISO code; ``trim`` / ``pad_s`` (seconds);
-    ``target_lufs`` (BS.1770, peaks <= -1 dBFS); ``transcribe(audio16k) -> str``: ASR cross-check (not
-    for clips cut from long recordings); ``text_ok(text) -> None | str`` flags ``unsayable``;
-    ``progress(done, total, message)``; ``min_s`` / ``max_s`` (seconds); ``cer_threshold``
-    (``check.CER_THRESHOLD``, measured there): a clip whose text the recogniser hears differently is
+    ``sample_rate``: Hz of the clips; ``language``: ISO code; ``trim`` (``check.CheckSettings``);
+    ``transcribe(audio16k) -> str``: ASR cross-check (not for clips cut from long recordings);
+    ``text_ok(text) -> None | str`` flags ``unsayable``; ``progress(done, total, message)``; ``min_s`` /
+    ``max_s`` (seconds); a clip whose text the recogniser hears differently (``check.CER_THRESHOLD``) is
     flagged ``asr_mismatch`` and left out of training unless ``keep_mismatched`` (``notes``);
-    ``split_long`` cuts clips over ``max_s``; ``asr_model``: Whisper for cutting; ``speaker``: the one
-    to keep from a multi-speaker ``metadata.csv``; ``speaker_check``: flag ``other_speaker`` clips
+    ``split_long`` cuts clips over ``max_s`` (with the cross-check's Whisper, else ``whisper_transcriber``'s);
+    ``speaker``: the one to keep from a multi-speaker ``metadata.csv``; ``speaker_check``: flag ``other_speaker`` clips
     (Resemblyzer; skipped without it, ``notes["speaker_check"]`` says why).
 
     Raises ``DatasetError`` (no usable clip, missing source, ``out_dir/clips`` not ours, several
@@ -133,8 +126,7 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
         raise DatasetError(f"{out}: holds a clips/ folder that is not from a prepared dataset; "
                            "choose an empty or new output folder")
     scan = _ds.scan_source(src, exclude=(out / "clips",), speaker=speaker)
-    settings = CheckSettings(int(sample_rate), trim=trim, pad_s=pad_s, target_lufs=target_lufs, min_s=min_s,
-                             max_s=max_s, cer_threshold=cer_threshold)
+    settings = CheckSettings(int(sample_rate), trim=trim, min_s=min_s, max_s=max_s)
     vad = _vad()
     report = progress or (lambda done, total, message: None)
     clips: list[Clip] = []
@@ -171,7 +163,7 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
             pieces = [(entry.id, entry.text, audio, entry.source, entry.text is not None)]
             if entry.text is None or (split_long and audio.shape[0] / rate > max_s):
                 report(done, total, f"recognising {entry.source} to cut it into sentences")
-                recognizer = recognizer or _cutter(asr_model, transcribe, language)
+                recognizer = recognizer or _cutter(transcribe, language)
                 longest = min(15.0, max_s)      # clips of 2-15 s (longform), never over max_s
                 length = audio.shape[0] / rate
 
@@ -209,7 +201,7 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                     notes["unsayable"][ident] = bad
                 score = heard = None
                 if transcribe is not None and check_text:
-                    score, heard, mismatch = asr_check(text, prep.audio16k, transcribe, language, cer_threshold)
+                    score, heard, mismatch = asr_check(text, prep.audio16k, transcribe, language)
                     if mismatch:
                         flags.append("asr_mismatch")
                     score = None if score is None else round(score, 4)
