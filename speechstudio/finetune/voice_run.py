@@ -7,11 +7,12 @@ the best checkpoint as a voice. A run lives in ``<data dir>/finetune/runs/NAME/`
 from __future__ import annotations
 
 import json
-import os
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Callable, Iterator
+
+from filelock import FileLock, Timeout
 
 from speechstudio.asr.device import resolve_device
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError, UsageError
@@ -217,30 +218,22 @@ def _stored_dataset(run_dir: Path) -> Path | None:
 
 @contextmanager
 def run_lock(run_dir: Path):
-    """Hold ``run_dir/.lock`` (an OS file lock, released if the process dies) while a run builds, trains
-    and saves; creates ``run_dir``. Raises ``RunError`` (not writable, or held by another training)."""
+    """Hold ``run_dir/.lock`` (an OS file lock, ``filelock``, released if the process dies) while a run builds,
+    trains and saves; creates ``run_dir``. Raises ``RunError`` (not writable, or held by another training)."""
     run_dir = Path(run_dir)
+    lock = FileLock(run_dir / ".lock", timeout=0)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
-        f = open(run_dir / ".lock", "a+b")
+        lock.acquire()
+    except Timeout:
+        raise RunError(f"{run_dir}: another training is using this run folder; wait for it to end "
+                       "(or stop it), or give another --run-dir") from None
     except OSError as exc:
         raise RunError(f"{run_dir}: cannot write in the run folder ({exc.strerror or exc})") from exc
     try:
-        try:
-            if os.name == "nt":  # pragma: no cover - Windows
-                import msvcrt
-
-                msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise RunError(f"{run_dir}: another training is using this run folder; wait for it to end "
-                           "(or stop it), or give another --run-dir") from None
         yield
     finally:
-        f.close()
+        lock.release()
 
 
 # ----------------------------------------------------------------------------- dataset
