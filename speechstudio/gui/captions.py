@@ -107,17 +107,17 @@ class CaptionsWindow(QWidget):
             self.move(screen.center().x() - self.width() // 2, screen.bottom() - self.height() - 60)
 
     def set_font_pt(self, pt: int) -> None:
-        self.font_pt = int(min(max(pt, FONT_RANGE[0]), FONT_RANGE[1]))
-        self._apply()
-        self._save()
+        self._set("font_pt", int(pt), FONT_RANGE)
 
     def set_width(self, px: int) -> None:
-        self.width_px = int(min(max(px, WIDTH_RANGE[0]), WIDTH_RANGE[1]))
-        self._apply()
-        self._save()
+        self._set("width_px", int(px), WIDTH_RANGE)
 
     def set_opacity(self, value: float) -> None:
-        self.opacity = round(float(min(max(value, OPACITY_RANGE[0]), OPACITY_RANGE[1])), 2)
+        self._set("opacity", round(float(value), 2), OPACITY_RANGE)
+
+    def _set(self, name: str, value, limits: tuple) -> None:
+        """Set a look attribute within ``limits``, redraw and keep it in the settings."""
+        setattr(self, name, min(max(value, limits[0]), limits[1]))
         self._apply()
         self._save()
 
@@ -179,9 +179,7 @@ class CaptionsWindow(QWidget):
         menu.exec(e.globalPos())
 
     def _set_lines(self, n: int) -> None:
-        self.lines = int(min(max(n, 1), 10))
-        self._apply()
-        self._save()
+        self._set("lines", int(n), (1, 10))
 
     def _hide_by_user(self) -> None:
         self.hide()

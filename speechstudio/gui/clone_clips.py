@@ -8,7 +8,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidgetItem, QVBoxLayout, QWidget
 
 from speechstudio.gui.common import bare, button, hrow, table
-
 from speechstudio.gui.devices import allow
 
 #: column titles in plain words: "Letters wrong" is the character error rate (CER, on hover)

@@ -21,14 +21,6 @@ class TranscriptFileActions:
     """Mixed into :class:`~speechstudio.gui.dictate_page.DictatePage`: uses its ``text``,
     ``status_message``, ``_error`` and sets ``saved_path``."""
 
-    def _dictate_file_dialog(self) -> None:
-        last = settings().value("dictate/file_dir") or ""
-        path, _ = QFileDialog.getOpenFileName(self, "Dictate a file", str(last),
-                                              "Audio and video (*.wav *.flac *.mp3 *.ogg *.opus *.m4a *.aac *.mp4 "
-                                              "*.mkv *.webm);;All files (*)")
-        if path:
-            self.dictate_file(Path(path))
-
     def dictate_file(self, path: Path, *, realtime: bool = True) -> bool:
         """Dictate ``path`` (a ``FileSource`` at real time; ``realtime=False``: as fast as the recogniser
         goes) as the microphone would be. Returns False (with a message in the page) when it cannot start."""

@@ -12,11 +12,12 @@ from speechstudio.asr.languages import language_name
 from speechstudio.asr.sources import MicSource
 from speechstudio.asr.streaming import StreamUpdate
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import (DEFAULT_MODEL, LevelMeter, ModelPicker, button, combo, device_picker, hrow, named,
-                                     note_label, set_font, settings)
+from speechstudio.gui.common import (DEFAULT_MODEL, LevelMeter, ModelPicker, asker, button, combo, device_picker, hrow,
+                                     named, note_label, set_font, settings)
 from speechstudio.gui.devices import fill_microphones
 from speechstudio.gui.dictate_anywhere import AnywherePanel
 from speechstudio.gui.dictate_files import TranscriptFileActions
+from speechstudio.gui.drop_paths import AUDIO_FILES
 from speechstudio.gui.dictate_view import TAIL_COLOR, LiveTranscriptView
 from speechstudio.gui.transcribe_options import LanguageOptions
 from speechstudio.gui.wording import dictate, model_name, plain_error
@@ -84,7 +85,8 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
                                "Stop listening; what was already heard is still transcribed (Esc)", self.stop)
         self.file_btn = button("Dictate a file…", "Dictate a recording", "Play a recording (audio or video file) at "
                                "real time through the same recogniser and output as the microphone",
-                               self._dictate_file_dialog)
+                               asker(self, "Dictate a file", lambda p: self.dictate_file(Path(p)), AUDIO_FILES,
+                                     start=lambda: settings().value("dictate/file_dir") or ""))
         self.copy_btn = button("Copy", "Copy transcript", slot=self.copy)
         self.save_btn = button("Save as…", "Save transcript as", slot=self._save_dialog)
         self.send_btn = button("Send to file…", "Append transcript to a file",

@@ -283,11 +283,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         state = s.value("window/state")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self.restoreState(state)
-        page = s.value("window/page", 0)
-        try:
-            self.nav.setCurrentRow(int(page))
-        except (TypeError, ValueError):
-            self.nav.setCurrentRow(0)
+        self.nav.setCurrentRow(s.value("window/page", 0, type=int))  # 0 when unreadable
 
     def save_settings(self) -> None:
         s = settings()

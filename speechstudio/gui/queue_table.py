@@ -6,7 +6,6 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QProgressBar, QTableWidget, QTableWidgetItem
 
-
 from speechstudio.gui.contrast import readable
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.transcribe_options import language_tip, status_with_language

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QMessageBox, QSi
 
 from speechstudio.audio.levels import take_levels
 from speechstudio.audio.waveform import peaks
-
 from speechstudio.gui.common import LevelMeter, button, combo, hrow, named, note_label, settings
 from speechstudio.gui.devices import fill_microphones
 from speechstudio.gui.save_places import ask_save_path

@@ -152,12 +152,7 @@ class SegmentTextEdit(QPlainTextEdit):
         wavy = QTextCharFormat()  # one format, assigned (not built) per word: see range_cursor
         wavy.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
         wavy.setUnderlineColor(QColor(230, 120, 0))
-        self._unsure = []
-        for seg, a, b in unsure:
-            s = QTextEdit.ExtraSelection()
-            s.cursor = self.range_cursor(seg, a, b)
-            s.format = wavy
-            self._unsure.append(s)
+        self._unsure = [self._selection(word, wavy) for word in unsure]
         self.set_said(self._said)
 
     def set_said(self, said: tuple[int, int, int] | None) -> None:
@@ -168,8 +163,11 @@ class SegmentTextEdit(QPlainTextEdit):
             lit = QTextCharFormat()
             lit.setBackground(SAID_BACKGROUND)  # not the selection colour: both can show at once
             lit.setForeground(QColor(0, 0, 0))
-            s = QTextEdit.ExtraSelection()
-            s.cursor = self.range_cursor(*said)
-            s.format = lit
-            sels.append(s)
+            sels.append(self._selection(said, lit))
         self.setExtraSelections(sels)
+
+    def _selection(self, word: tuple[int, int, int], fmt: QTextCharFormat) -> QTextEdit.ExtraSelection:
+        s = QTextEdit.ExtraSelection()
+        s.cursor = self.range_cursor(*word)
+        s.format = fmt
+        return s

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 
 from speechstudio.batch.run import BatchSummary
 from speechstudio.gui.common import show_error
@@ -243,12 +244,10 @@ class TranscribeRunMixin:
         self.retry_btn.setEnabled(any(r.status in ("failed", "cancelled") for r in self.rows))
 
     def _update_summary(self) -> None:
-        counts: dict[str, int] = {}
-        for r in self.rows:
-            counts[r.status] = counts.get(r.status, 0) + 1
         if not self.rows:
             self.summary.setText("Drop audio/video files or folders here.")
             return
+        counts = Counter(r.status for r in self.rows)
         order = ("done", "running", "loading", "queued", "skipped", "failed", "cancelled", "ignored")
         self.summary.setText(", ".join(f"{counts[k]} {'transcribing' if k == 'running' else k}"
                                        for k in order if counts.get(k)))

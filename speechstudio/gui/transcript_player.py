@@ -103,15 +103,12 @@ class SegmentPlayer(QObject):
     @property
     def position_s(self) -> float:
         """Seconds from the start of the file (source time, at any speed)."""
-        if self.playing:
-            return self._played_to()
-        return self._pos
+        return self._played_to() if self.playing else self._pos
 
     def _played_to(self) -> float:
-        played = self.hub.player.played_samples
         stream = self._stream
         if stream is not None:
-            return stream.source_time(played)
+            return stream.source_time(self.hub.player.played_samples)
         return self._offset + self.hub.player.position_s
 
     def seek(self, t: float) -> None:

@@ -104,11 +104,10 @@ class WaveformView(QWidget):
             return
         half = mid - 1
         played_x = self.x_at(self.position_s)
-        p.fillRect(QRectF(self.margin, 0, played_x - self.margin, self.height()),
-                   QColor(pal.highlight().color().red(), pal.highlight().color().green(),
-                          pal.highlight().color().blue(), 40))
-        played, rest = pal.highlight().color(), pal.text().color()
-        rest = QColor(rest.red(), rest.green(), rest.blue(), 120)
+        played, shade, rest = pal.highlight().color(), QColor(pal.highlight().color()), QColor(pal.text().color())
+        shade.setAlpha(40)
+        rest.setAlpha(120)
+        p.fillRect(QRectF(self.margin, 0, played_x - self.margin, self.height()), shade)
         scale = half / max(1e-3, float(np.abs(cols).max()))  # the loudest moment fills the height
         for i, (lo, hi) in enumerate(cols):
             x = self.margin + i + 0.5
