@@ -3,8 +3,8 @@
 Raises ``UsageError`` for an unknown suffix, a bad cover, or chapters where none fit."""
 from __future__ import annotations
 
+import io
 import os
-import struct
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -87,24 +87,20 @@ def encoder_errors() -> tuple[type[BaseException], ...]:
 
 
 def image_size(data: bytes) -> tuple[int, int]:
-    """``(width, height)`` of JPEG or PNG bytes from the header (PNG spec sec. 11.2.2; ITU T.81 sec.
-    B.2.2). Raises ``UsageError`` when neither is found."""
-    if cover_mime(data) == "image/png":
-        return struct.unpack(">II", data[16:24])
-    i = 2
-    while i + 9 <= len(data):
-        if data[i] != 0xFF:
-            i += 1
-            continue
-        marker = data[i + 1]
-        if marker == 0xFF or marker == 0x01 or 0xD0 <= marker <= 0xD8:  # fill byte, TEM, RSTn, SOI: no length
-            i += 1 if marker == 0xFF else 2
-            continue
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # SOFn (not DHT, JPG, DAC)
-            height, width = struct.unpack(">HH", data[i + 5:i + 9])
-            return width, height
-        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
-    raise UsageError("cover: a JPEG without a frame header")
+    """``(width, height)`` of JPEG or PNG bytes, from the header as FFmpeg (PyAV) reads it. Raises
+    ``UsageError`` for other bytes or an image without a frame header."""
+    import av
+
+    cover_mime(data)
+    try:
+        with av.open(io.BytesIO(data)) as image:
+            codec = image.streams.video[0].codec_context
+            size = codec.width, codec.height
+    except (av.error.FFmpegError, IndexError):
+        size = (0, 0)
+    if not all(size):
+        raise UsageError("cover: a JPEG or PNG without a frame header")
+    return size
 
 
 def float_to_pcm16(audio: np.ndarray) -> np.ndarray:
