@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from speechstudio.tts.documents import DocumentError, markdown_to_text, read_document
+from speechstudio.tts.documents import DocumentError, markdown_to_text, read_book
 
 BOOK_TXT = """The Test Book
 
@@ -36,14 +36,15 @@ def tiny_voice(tmp_path_factory):
 def test_text_chapters_by_heading_lines(tmp_path):
     path = tmp_path / "book.txt"
     path.write_text(BOOK_TXT, encoding="utf-8")
-    title, chapters = read_document(path)
+    book = read_book(path)
+    title, chapters = book.title, book.chapters
     assert title == "The Test Book"  # the title page is the book's title, not a one-second chapter
     assert [(c.index, c.title) for c in chapters] == [(0, "Chapter 1"), (1, "CHAPTER II. The Storm"),
                                                       (2, "Chapter 3")]
     assert chapters[0].text.startswith("Chapter 1.\n\nIt was version 3.0.2 then.")
     assert chapters[1].text.endswith("It took 20 ms.")
     (tmp_path / "plain.txt").write_text("Just one part.\n", encoding="utf-8")
-    assert [c.title for c in read_document(tmp_path / "plain.txt")[1]] == ["plain"]
+    assert [c.title for c in read_book(tmp_path / "plain.txt").chapters] == ["plain"]
 
 
 def test_markdown_is_read_as_a_listener_needs_it(tmp_path):
@@ -52,7 +53,7 @@ def test_markdown_is_read_as_a_listener_needs_it(tmp_path):
     assert markdown_to_text("Some **bold** and _it_ text.") == "Some bold and it text."
     path = tmp_path / "notes.md"
     path.write_text(md, encoding="utf-8")
-    _, chapters = read_document(path)
+    chapters = read_book(path).chapters
     assert [c.title for c in chapters] == ["Intro", "Part two"]
     assert chapters[0].text == "Intro.\n\nSee the docs and a cat."
     assert chapters[1].text == "Part two.\n\nfirst item\nsecond item\n\nquoted x"
@@ -77,13 +78,14 @@ def test_epub_chapters_in_spine_order(tmp_path):
     book.add_item(epub.EpubNav())
     book.spine = ["nav", *chs]
     epub.write_epub(str(tmp_path / "b.epub"), book)
-    title, chapters = read_document(tmp_path / "b.epub")
+    book = read_book(tmp_path / "b.epub")
+    title, chapters = book.title, book.chapters
     assert title == "A Small Book"
     assert [(c.title, c.text) for c in chapters] == [("Beginning", "Beginning.\n\nFirst words.\n\nSecond para."),
                                                     ("The End", "The End.\n\nLast words.")]
     (tmp_path / "bad.epub").write_bytes(b"not a zip")
     with pytest.raises(DocumentError, match="bad.epub: not a readable EPUB"):
-        read_document(tmp_path / "bad.epub")
+        read_book(tmp_path / "bad.epub")
 
 
 def test_audiobook_files_tags_marks_and_resume(tmp_path, tiny_voice):
@@ -177,7 +179,8 @@ TITLES = [
 def test_book_title_is_metadata_not_a_one_second_chapter(tmp_path, name, text, title, chapter_titles):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    got_title, chapters = read_document(path)
+    book = read_book(path)
+    got_title, chapters = book.title, book.chapters
     assert (got_title, [c.title for c in chapters]) == (title, chapter_titles)
     assert all(c.text.strip() not in (title, title + ".") for c in chapters)
 
@@ -408,7 +411,7 @@ def test_plain_text_headings_only_where_a_heading_is(tmp_path):
     path = tmp_path / "b.txt"
     path.write_text("Chapter 1\n\nPart of him wanted to stay.\n\nBook the next boat, she said.\n\nPART II\n\n"
                     "THE RETURN\n\nHe came home.\n\nCHAPTER THREE\nIt ended.\n", encoding="utf-8")
-    _, chapters = read_document(path)
+    chapters = read_book(path).chapters
     assert [c.title for c in chapters] == ["Chapter 1", "PART II", "THE RETURN", "CHAPTER THREE"]
     assert "Part of him wanted to stay.\n\nBook the next boat" in chapters[0].text
 

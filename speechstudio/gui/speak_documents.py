@@ -37,13 +37,12 @@ class SpeakDocuments(QObject):
     def open_text(self, path: Path) -> bool:
         """Put the text of ``path`` (chapters of a Markdown / EPUB file one after another) in the text
         box; False (and the reason on the page) when it cannot be read."""
-        from speechstudio.tts.documents import read_document
+        from speechstudio.tts.documents import document_text
         from speechstudio.tts.textfile import read_text_file
 
         try:
             if Path(path).suffix.lower() in (".md", ".markdown", ".epub"):
-                _title, chapters = read_document(path)
-                text = "\n\n".join(c.text for c in chapters)
+                text = document_text(path)
             else:
                 text = read_text_file(path)
         except (SpeechStudioError, OSError) as e:

@@ -155,10 +155,9 @@ def _read_text_source(args) -> tuple[object, int]:
     if not path.is_file():
         raise UsageError(f"{path}: text file not found")
     if path.suffix.lower() in (".md", ".markdown", ".epub"):
-        from speechstudio.tts.documents import read_document
+        from speechstudio.tts.documents import document_text
 
-        _title, chapters = read_document(path)
-        text = "\n\n".join(c.text for c in chapters)
+        text = document_text(path)
         return text, len(text)
     size = path.stat().st_size
     if size > MAX_TEXT_FILE_BYTES:
@@ -202,7 +201,7 @@ def speak_command(args) -> int:
     a player that quits early (broken pipe) ends quietly with 0."""
     from speechstudio.tts.output import check_output_path, write_raw, write_speech
     from speechstudio.tts.stream import stream_speech
-    from speechstudio.tts.frontend.text import EmptyTextError, has_speakable
+    from speechstudio.tts.frontend.text import check_speakable
     from speechstudio.tts.voices import load_named
 
     raw = getattr(args, "output_raw", False)
@@ -212,10 +211,7 @@ def speak_command(args) -> int:
         check_output_path(args.out, overwrite=getattr(args, "overwrite", False))
     source, total = _read_text_source(args)
     if isinstance(source, str):
-        if not source.strip():
-            raise EmptyTextError("text is empty: nothing to synthesize")
-        if not has_speakable(source):
-            raise EmptyTextError(f"text has nothing a voice can say (only symbols): {source.strip()[:40]!r}")
+        check_speakable(source)
     settings = _settings(args)
     info = sys.stderr if raw else sys.stdout  # with --output-raw, stdout carries audio only
 

@@ -66,11 +66,10 @@ class Book:
     warnings: tuple[str, ...] = ()
 
 
-def read_document(path: str | Path) -> tuple[str, list[Chapter]]:
-    """``(book title, chapters)`` of a ``.txt`` / ``.md`` / ``.epub`` file, chapters with nothing speakable left
-    out. Raises ``DocumentError``."""
-    book = read_book(path)
-    return book.title, book.chapters
+def document_text(path: str | Path) -> str:
+    """The chapters of a ``.txt`` / ``.md`` / ``.epub`` file one after another (a blank line between them), to be
+    read as one text. Raises ``DocumentError``."""
+    return "\n\n".join(c.text for c in read_book(path).chapters)
 
 
 def read_book(path: str | Path) -> Book:

@@ -62,15 +62,12 @@ def _cut_long(sentence: str, max_chars: int) -> Iterator[str]:
         yield sentence.strip()
 
 
-def split_sentences(text: str, language: str = "en", max_chars: int = MAX_SENTENCE_CHARS) -> list[str]:
-    """Split ``text`` into sentences (paragraph breaks end one; unspeakable ones dropped). Raises
-    ``EmptyTextError`` if nothing speakable remains."""
-    out = list(iter_paragraph_sentences(text, language, max_chars))
-    if not out:
-        if not text or not text.strip():
-            raise EmptyTextError("text is empty: nothing to synthesize")
+def check_speakable(text: str) -> None:
+    """Raise a one-line ``EmptyTextError`` when ``text`` is empty or has nothing a voice can say."""
+    if not text.strip():
+        raise EmptyTextError("text is empty: nothing to synthesize")
+    if not has_speakable(text):
         raise EmptyTextError(f"text has nothing a voice can say (only symbols): {text.strip()[:40]!r}")
-    return out
 
 
 def iter_paragraph_sentences(
