@@ -82,7 +82,7 @@ class ModelCache:
     def asr(self, spec: str | None, device: str, precision: str):
         """The recogniser for ``(spec, device, precision)`` (dictation); loads it (replacing the
         previous one) only when it differs from the cached one. Returns ``(recognizer, message_or_None)``."""
-        return self._asr_slot((spec or None, device, precision), lambda: load_model(
+        return self._slot("_asr", (spec or None, device, precision), lambda: load_model(
             spec, device=device, precision=precision, allow_download=False, progress=False))
 
     def has_asr(self, spec: str | None, device: str, precision: str) -> bool:
@@ -91,21 +91,23 @@ class ModelCache:
     def recognizer(self, request):
         """``(recognizer, message or None)`` for a ``TranscriptionRequest`` (model, device, precision,
         language mode), in :meth:`asr`'s slot."""
-        return self._asr_slot(("recognizer",) + request.model_key(), lambda: request.replace(allow_download=False).load())
+        return self._slot("_asr", ("recognizer",) + request.model_key(),
+                          lambda: request.replace(allow_download=False).load())
 
     def has_recognizer(self, request) -> bool:
         return self._asr is not None and self._asr_key == ("recognizer",) + request.model_key()
 
-    def _asr_slot(self, key: tuple, load):
-        """The cached recogniser when ``key`` matches, else ``load()`` after freeing the old one (peak
-        memory stays one model)."""
-        if key == self._asr_key and self._asr is not None:
-            return self._asr, None
-        self._drop("_asr")
-        recognizer, message = load()
-        self._asr, self._asr_key = recognizer, key
+    def _slot(self, slot: str, key: tuple, load):
+        """``(model, message or None)``: the model cached in ``slot`` (``"_asr"``, ``"_voice"``) when ``key``
+        matches, else ``load()``'s after freeing the old one (peak memory stays one model per slot)."""
+        if key == getattr(self, slot + "_key") and getattr(self, slot) is not None:
+            return getattr(self, slot), None
+        self._drop(slot)
+        model, message = load()
+        setattr(self, slot, model)
+        setattr(self, slot + "_key", key)
         gc.freeze()                          # a full collection in the GUI thread then skips the models
-        return recognizer, message
+        return model, message
 
     def _drop(self, slot: str) -> None:
         """Forget the model in ``slot`` (``"_asr"``, ``"_voice"``) and free it before its replacement loads."""
@@ -120,14 +122,11 @@ class ModelCache:
     def voice(self, spec: str | None, device: str = "auto"):
         """The loaded :class:`~speechstudio.tts.vits.VitsVoice` for ``spec`` (name/path/None=default).
         Returns ``(voice, message_or_None)``."""
-        key = (spec or None, device)
-        if key == self._voice_key and self._voice is not None:
-            return self._voice, None
-        self._drop("_voice")
-        ref, voice = load_named(spec, device, allow_download=False)
-        self._voice, self._voice_key = voice, key
-        gc.freeze()                          # a full collection in the GUI thread then skips the models
-        return voice, f"voice {ref.name} on {voice.device} ({voice.dtype}); {ref.reason}"
+        def load():
+            ref, voice = load_named(spec, device, allow_download=False)
+            return voice, f"voice {ref.name} on {voice.device} ({voice.dtype}); {ref.reason}"
+
+        return self._slot("_voice", (spec or None, device), load)
 
     @property
     def loaded(self) -> list[str]:
