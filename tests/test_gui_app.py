@@ -16,7 +16,7 @@ import sys
 import pytest
 from PySide6.QtWidgets import QComboBox, QPushButton
 
-from test_gui_support import fake_audio, win  # noqa: F401 - fixtures
+from test_gui_support import fake_audio, select_model, win  # noqa: F401 - fixtures
 
 
 def test_no_portaudio_disables_record_and_playback(qtbot, home):
@@ -47,7 +47,7 @@ def test_models_page_lists_imports_and_removes(win, qtbot, tiny_w2v_dir):
     names = {m.name: m for m in page.models}
     catalog = [m for m in page.models if not m.installed]
     assert catalog and all(page.table.item(i, 3).text() != "?" for i, m in enumerate(page.models) if not m.installed)
-    page.select_model(catalog[0].name)
+    select_model(page, catalog[0].name)
     assert page.download_btn.isEnabled() and not page.remove_btn.isEnabled()
     with qtbot.waitSignal(page.refreshed, timeout=30000):
         page.import_model(str(tiny_w2v_dir))

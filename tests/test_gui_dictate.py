@@ -22,6 +22,25 @@ from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
 JFK = "whisper_jfk.flac"  # 44.1 kHz stereo FLAC, 11.0 s: a device rate the stream must resample
 
 
+def tail_ranges(page) -> list[tuple[int, int]]:
+    """``(start, end)`` positions of the page's transcript shown in the tail (grey) colour."""
+    from PySide6.QtGui import QColor
+
+    from speechstudio.gui.dictate_view import TAIL_COLOR
+
+    out = []
+    block = page.view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            frag = it.fragment()
+            if frag.charFormat().foreground().color() == QColor(TAIL_COLOR):
+                out.append((frag.position(), frag.position() + frag.length()))
+            it += 1
+        block = block.next()
+    return out
+
+
 @pytest.fixture
 def page(win, qtbot, tiny_w2v_dir):
     from speechstudio.gui.dictate_page import DictatePage
@@ -72,7 +91,7 @@ def test_dictation_matches_offline_stream(page, win, qtbot, tiny_w2v_dir, realsp
     assert page.view.toPlainText() == expected
     # the grey tail was shown while it ran, and is gone after Stop
     assert any(tails), "no partial update with a tail arrived"
-    assert page.tail_text == "" and page.tail_ranges() == []
+    assert page.tail_text == "" and tail_ranges(page) == []
     # latency: a number of ms behind real time
     assert latency_number(page.latency_label.text()) is not None
     assert "behind real time" in page.latency_label.text()
@@ -128,7 +147,7 @@ def test_stable_black_tail_grey(page):
     assert page.view.toPlainText() == "first part and then somethi"
     assert page.text == "first part and then" and page.tail_text == "somethi"
     start = len("first part and then ")
-    assert page.tail_ranges() == [(start, start + len("somethi"))]
+    assert tail_ranges(page) == [(start, start + len("somethi"))]
     doc = page.view.document()
     stable_fmt = doc.begin().begin().fragment().charFormat()
     assert not stable_fmt.hasProperty(QTextFormat.Property.ForegroundBrush)  # the palette's text colour
@@ -138,7 +157,7 @@ def test_stable_black_tail_grey(page):
     assert page.view.toPlainText() == "first part and then something el"
     page.show_update(StreamUpdate("final", 1, (), "and then something else", "", 6.0, 6.0, 0.0))
     assert page.view.toPlainText() == "first part and then something else"
-    assert page.tail_ranges() == [] and page.tail_text == ""
+    assert tail_ranges(page) == [] and page.tail_text == ""
 
 
 def test_stable_text_follows_a_switch_to_the_dark_theme(page, qtbot):
@@ -223,7 +242,7 @@ def test_whisper_model_dictates(page, qtbot, whisper_dir, realspeech):
         assert page.start(source=file_source(realspeech))
     assert page.last_error == "", page.last_error
     assert started and started[0].engine == "whisper" and "LocalAgreement-2" in started[0].window
-    assert any(tails) and page.tail_text == "" and page.tail_ranges() == []
+    assert any(tails) and page.tail_text == "" and tail_ranges(page) == []
     assert page.view.toPlainText() == page.text
     norm = lambda t: " ".join(re.sub(r"[^\w' ]+", " ", t.lower()).split())  # noqa: E731
     ref = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
@@ -250,7 +269,7 @@ def test_fake_microphone_stop_keeps_buffered_words(page, win, qtbot, realspeech)
     with qtbot.waitSignal(page.finished, timeout=30000):
         page.stop()
     assert page.last_error == ""
-    assert page.text and page.tail_text == "" and page.tail_ranges() == []
+    assert page.text and page.tail_text == "" and tail_ranges(page) == []
     assert page.result is not None and page.result.audio_s > 0.5
     assert page.view.toPlainText() == page.text
 
@@ -303,7 +322,7 @@ def test_an_error_mid_stream_keeps_the_stable_words(page, qtbot):
 
     page._on_finished(999, "failed", ErrorLine.of(RuntimeError("device lost"), "unexpected error: RuntimeError: device lost"))
     assert "device lost" in page.note.text() and not page.running
-    assert page.text == "kept words" and page.tail_text == "" and page.tail_ranges() == []
+    assert page.text == "kept words" and page.tail_text == "" and tail_ranges(page) == []
     assert page.view.toPlainText() == "kept words"
     page._new_utterance_block()
     page.show_update(StreamUpdate("final", 0, (), "more", "", 1.0, 1.0, 0.0))

@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 
 pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
 
-from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
+from test_gui_support import fake_audio, select_model, win  # noqa: E402,F401 - fixtures
 
 TECHNICAL = re.compile(r"/|CTranslate2|float16|\bCTC\b|\bkHz\b|LibriSpeech|LibriLight|XLSR|self-training|\bmulti\b")
 
@@ -37,14 +37,14 @@ def test_models_have_plain_names_and_lines_and_the_hub_name_is_behind_details(wi
     assert len({cells[0] for cells in rows.values()}) == len(rows)  # every plain name is one model
 
     assert page.details.isVisible() and not page.details.body.isVisible()  # collapsed: no Hub name on the page
-    page.select_model("Systran/faster-whisper-small")
+    select_model(page, "Systran/faster-whisper-small")
     page.details.button.click()
     assert page.details_label.isVisible()
     assert page.details_label.text() == ("Hub name: Systran/faster-whisper-small\n"
                                          "Name in the model lists: Systran/faster-whisper-small\n"
                                          "Engine: Whisper; languages: multi\n"
                                          "Whisper small, CTranslate2 float16 (multilingual)")
-    page.select_model("whisper-tiny.en")  # a package model: the Hub name it is also known by
+    select_model(page, "whisper-tiny.en")  # a package model: the Hub name it is also known by
     assert page.details_label.text().startswith("Hub name: Systran/faster-whisper-tiny.en\n"
                                                 "Name in the model lists: whisper-tiny.en\n")
     assert "Folder: /" in page.details_label.text()

@@ -15,7 +15,7 @@ pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySid
 from PySide6.QtCore import QPoint  # noqa: E402
 from PySide6.QtWidgets import QApplication, QComboBox  # noqa: E402
 
-from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
+from test_gui_support import fake_audio, select_model, win  # noqa: E402,F401 - fixtures
 
 
 def _refresh(win, qtbot):
@@ -111,10 +111,10 @@ def test_a_long_error_wraps_and_the_window_stays_on_screen(win, qtbot):
 def test_button_states_follow_the_selection(win, qtbot):
     page = _refresh(win, qtbot)
     assert not page.download_btn.isEnabled() and not page.remove_btn.isEnabled() and not page.cancel_btn.isEnabled()
-    page.select_model("whisper-tiny.en")
+    select_model(page, "whisper-tiny.en")
     assert not page.download_btn.isEnabled() and not page.remove_btn.isEnabled()  # installed by pip: pip removes it
     catalog = next(m.name for m in page.models if not m.installed and m.engine != "?")
-    page.select_model(catalog)
+    select_model(page, catalog)
     assert page.download_btn.isEnabled() and page.download_btn.toolTip().startswith("needs network")
     assert page.download_voice_btn.isEnabled() and page.voice_id_box.currentText() == "English (MMS)"
     assert page.voice_id_box.currentData() == "facebook/mms-tts-eng"

@@ -70,7 +70,7 @@ def test_click_on_a_segment_plays_its_span(win, qtbot, tmp_path, realspeech, whi
     row = page.rows[0]
     assert row.status == "done", row.reason
     assert len(row.segments) >= 1
-    page.select_row(0)
+    page.table.selectRow(0)
     seg = row.segments[0]
     page.segments.cellClicked.emit(0, 2)
     qtbot.waitUntil(lambda: len(win.audio.backend.played_audio()) > 0, timeout=10000)

@@ -28,6 +28,11 @@ def write_tone(path, seconds: float, rate: int = 16000, freq: float = 220.0, noi
     return path
 
 
+def select_model(page, name: str) -> None:
+    """Select model ``name``'s row on the Models page."""
+    page.table.selectRow(next(i for i, m in enumerate(page.models) if m.name == name))
+
+
 @pytest.fixture
 def fake_audio():
     from fake_audio_backend import FakeBackend

@@ -2,7 +2,7 @@
 words in the normal text colour, its still-changing tail in grey, and the latency label."""
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QTextCursor
+from PySide6.QtGui import QTextCursor
 
 from speechstudio.gui.wording import dictate
 
@@ -58,18 +58,3 @@ class LiveTranscriptView:
         """A new session continues the existing text (Clear empties it)."""
         self.stable_text, self.tail_text = "", ""
         self._mark = self.view.document().characterCount() - 1
-
-    def tail_ranges(self) -> list[tuple[int, int]]:
-        """``(start, end)`` document positions shown in the tail (grey) colour."""
-        out = []
-        block = self.view.document().begin()
-        grey = QColor(TAIL_COLOR)
-        while block.isValid():
-            it = block.begin()
-            while not it.atEnd():
-                frag = it.fragment()
-                if frag.charFormat().foreground().color() == grey:
-                    out.append((frag.position(), frag.position() + frag.length()))
-                it += 1
-            block = block.next()
-        return out

@@ -263,13 +263,6 @@ class ModelsPage(QWidget):
         rows = self.voice_table.selectionModel().selectedRows()
         return self.voices[rows[0].row()] if rows and rows[0].row() < len(self.voices) else None
 
-    def select_model(self, name: str) -> bool:
-        for i, m in enumerate(self.models):
-            if m.name == name:
-                self.table.selectRow(i)
-                return True
-        return False
-
     def _show_details(self, m) -> None:
         """The Details line of model ``m``: its Hub name(s), the name the model lists use, engine,
         languages and the catalog's full description."""

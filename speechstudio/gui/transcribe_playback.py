@@ -44,14 +44,9 @@ class TranscribePlaybackMixin:
                 self._play_span(audio, sr, a, b)
 
     def _selected_row(self) -> QueueRow | None:
-        sel = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
-        if not sel:
-            return None
-        i = sel[0].row()
+        sel = self.table.selectionModel().selectedRows()
+        i = sel[0].row() if sel else -1
         return self.rows[i] if 0 <= i < len(self.rows) else None
-
-    def select_row(self, index: int) -> None:
-        self.table.selectRow(index)
 
     def _show_selected(self) -> None:
         self.transcript.show_row(self._selected_row())
