@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from speechstudio.errors import ModelNotFoundError, OfflineError
+from speechstudio.errors import ModelNotFoundError
+from speechstudio.hub.download import hub_error
 from speechstudio.tts.families import FamilyVoice, TransformersFamily, link_tree, to_device
 from speechstudio.tts.family import TtsCapabilities
 
@@ -49,18 +50,15 @@ def xvectors_from_zip(data: bytes | Path) -> dict[str, np.ndarray]:
 
 def _download_xvectors() -> dict[str, np.ndarray]:
     import huggingface_hub
-    from huggingface_hub import errors as hf_errors
 
     try:
         files = huggingface_hub.list_repo_files(XVECTORS_DATASET, repo_type="dataset")
         zips = sorted(f for f in files if f.endswith(".zip"))
-        if not zips:
-            raise ModelNotFoundError(f"{XVECTORS_DATASET}: no zip archive of x-vectors in the dataset")
-        path = huggingface_hub.hf_hub_download(XVECTORS_DATASET, zips[0], repo_type="dataset")
-    except (hf_errors.RepositoryNotFoundError, hf_errors.EntryNotFoundError) as exc:
-        raise ModelNotFoundError(f"{XVECTORS_DATASET}: speaker x-vectors not found ({type(exc).__name__})") from exc
-    except (hf_errors.LocalEntryNotFoundError, OSError, hf_errors.HfHubHTTPError) as exc:
-        raise OfflineError(f"{XVECTORS_DATASET}: cannot download the speaker x-vectors ({type(exc).__name__})") from exc
+        path = huggingface_hub.hf_hub_download(XVECTORS_DATASET, zips[0], repo_type="dataset") if zips else None
+    except Exception as exc:  # noqa: BLE001 - the hub's errors, one line each (hub.download.hub_error)
+        raise hub_error(XVECTORS_DATASET, exc) from exc
+    if not zips:
+        raise ModelNotFoundError(f"{XVECTORS_DATASET}: no zip archive of x-vectors in the dataset")
     return xvectors_from_zip(Path(path))
 
 

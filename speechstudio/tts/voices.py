@@ -13,6 +13,7 @@ from pathlib import Path
 
 from speechstudio.atomic import atomic_folder, atomic_write_text
 from speechstudio.errors import ModelNotFoundError, OfflineError, UsageError
+from speechstudio.hub.cache import cached_snapshot
 from speechstudio.hub.download import hub_error
 from speechstudio.hub.paths import data_dir
 from speechstudio.tts import family as tts_family
@@ -90,13 +91,8 @@ def _store_voices() -> list[VoiceRef]:
 
 def _hf_cached(repo_id: str) -> str | None:
     """Folder of a cached HF snapshot with config.json, or None (never touches the network)."""
-    try:
-        from huggingface_hub import try_to_load_from_cache
-
-        path = try_to_load_from_cache(repo_id, "config.json")
-    except Exception:
-        return None
-    return str(Path(path).parent) if isinstance(path, str) and os.path.isfile(path) else None
+    path = cached_snapshot(repo_id)
+    return str(path) if path is not None and (path / "config.json").is_file() else None
 
 
 def list_voices() -> list[VoiceRef]:
