@@ -1,15 +1,6 @@
-"""Signal levels of a take or clip: peak / RMS in dBFS and clipping (flat tops at full scale).
-
-dBFS here is ``20 * log10(x)`` with full scale = 1.0 for float audio (a full-scale sine reads
--3.01 dBFS RMS; AES17 would call that 0 dB, we do not add the 3 dB). Silence reads ``FLOOR_DBFS``
-instead of minus infinity, so meters and JSON get a finite number.
-
-Clipping: an ADC or a float->int conversion that runs out of range holds the sample at the
-extreme, so the waveform gets *flat tops*: runs of consecutive samples with the same value near
-full scale. A clean recording that was peak-normalised to 1.0 touches full scale at single
-samples only (neighbouring samples differ by at least one 16-bit step), so it is not counted.
-Lossy codecs (MP3, AAC) smear flat tops into ringing; clipping in such files is not detected.
-"""
+"""Signal levels of a take or clip: peak / RMS in dBFS (``20 * log10(x)``, full scale 1.0: a full-scale sine
+reads -3.01 dBFS RMS; silence ``FLOOR_DBFS``) and clipping (flat tops at full scale; docs/transcribe.md,
+Levels)."""
 from __future__ import annotations
 
 from typing import NamedTuple

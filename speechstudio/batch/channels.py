@@ -1,17 +1,6 @@
-"""Per-channel transcription: interview recorders and phone-call recordings put one person on
-each channel, and their downmix is one garbled stream with crosstalk.
-
-* :func:`plan`: which channels to transcribe on their own (``--channels split``; ``auto`` never splits
-  a layout with a centre channel (a film: :mod:`speechstudio.audio.downmix` takes its dialogue), and splits
-  when, on the first ``PROBE_S`` seconds, most speech frames are ``SPLIT_DB`` louder on one channel
-  than on the others and each channel leads on some of them: different voices, not a stereo mix).
-* :class:`~speechstudio.audio.levels.LevelMeter`: the level of one channel per 100 ms, measured on the blocks the
-  recogniser reads.
-* :func:`merge`: each channel's segments labelled as its speaker ("Left" / "Right", "Channel N", or a
-  known voice's name), in time order (two people talking at once stay two segments), without the
-  words a channel only *heard* from another one (crosstalk bleed: the other channel is at least
-  ``BLEED_DB`` louder over the word).
-"""
+"""Per-channel transcription (one person per channel: interview recorders, calls): :func:`plan` picks the
+channels to transcribe on their own, :func:`merge` labels each channel's segments as its speaker, without the
+words it only heard from another (crosstalk bleed). The rules: docs/transcribe.md, Batch."""
 from __future__ import annotations
 
 import dataclasses

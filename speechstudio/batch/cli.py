@@ -1,11 +1,5 @@
-"""``speechstudio transcribe``: files and folders to txt/srt/vtt/json/ass, with a progress bar in
-seconds of audio and a summary.
-
-The parser of the whole command line is :mod:`speechstudio.cli` (which loads this module as a
-plugin, first, through :func:`register`); the work is :func:`speechstudio.batch.run.run_batch`, the
-same generator the GUI's batch queue consumes. Exit status as in :mod:`speechstudio.cli`: 0 all
-good, 1 some inputs failed (others still written), 2 usage error, 130 interrupted.
-"""
+"""``speechstudio transcribe``: files and folders to txt/srt/vtt/json/ass by :func:`speechstudio.batch.run.run_batch`,
+a progress bar in seconds of audio and a summary. Exit: 0, 1 some inputs failed, 2 usage error, 130 interrupted."""
 from __future__ import annotations
 
 import argparse

@@ -1,17 +1,6 @@
-"""Batch transcription on a Ray cluster: ``speechstudio transcribe SOURCES --cluster ray[://HOST:PORT]``
-(``pip install 'speechstudio[cluster]'``).
-
-A pool of Ray actors (:class:`Transcriber`), each holding the request's loaded recogniser (one per GPU,
-else one per ``worker_cores`` CPU cores), transcribes the inputs by path; each file's
-:class:`~speechstudio.batch.run.FileTranscript` comes back to the driver as soon as it is done, and the
-driver writes it with the local batch's writer (:func:`speechstudio.batch.run.write_outputs`: atomic,
-the JSON last with its source record) after the local batch's resume check
-(:func:`speechstudio.batch.resume.plan_work`): a stopped run, local or clustered, resumes where it was.
-Inputs must be at the same path on every node (this machine's own Ray, or a shared mount); outputs are
-written by the driver only. A file whose worker is lost (process killed, node gone) goes back to the
-queue and to the next free worker, at most :data:`MAX_TRIES` times; a lost worker is replaced. A file
-is written once: only the driver writes, once per input. ``docs/cluster.md``: set-up and scaling.
-"""
+"""Batch transcription on a Ray cluster (``transcribe --cluster ray[://HOST:PORT]``, ``pip install
+'speechstudio[cluster]'``): Ray actors transcribe by path, the driver resumes and writes as a local batch does;
+a file whose worker is lost goes back to the queue (:data:`MAX_TRIES`). docs/cluster.md."""
 from __future__ import annotations
 
 import logging

@@ -1,9 +1,5 @@
-"""Transcript exporters (txt, srt, vtt, ass, json) and where their files go.
-
-``render`` builds a file's content in memory; ``write_transcript`` writes it with
-:func:`speechstudio.atomic.atomic_write_text`, so an error leaves the target untouched. Subtitle cues are
-laid out by :mod:`speechstudio.batch.subtitles` (times in ms, vtt escapes ``& < >``); ``json`` is
-:func:`speechstudio.transcript.model.transcript_dict`."""
+"""Transcript exporters (txt, srt, vtt, ass, json: cues by :mod:`.subtitles`, JSON by
+:func:`speechstudio.transcript.model.transcript_dict`), written atomically, and where their files go."""
 from __future__ import annotations
 
 import os

@@ -1,12 +1,6 @@
-"""Advice the CLI gives at most once a day ("`speechstudio models download X` adds a larger
-English model"), kept apart from the line that says which model runs.
-
-A message from the model loader mixes facts (which model, on which device) with advice (a
-backquoted command that gets something better). :func:`split_advice` takes the advice out;
-:func:`due_today` says whether a piece of advice was already given today, remembered per piece
-in ``<data dir>/notices.json`` (``{"advice text": "YYYY-MM-DD"}``; the data dir is
-``SPEECHSTUDIO_HOME``, which tests point at a temporary folder).
-"""
+"""Advice the CLI gives at most once a day (a backquoted command that gets a better model), apart from the
+line that says which model runs; remembered per piece in ``<data dir>/notices.json``
+(``{"advice text": "YYYY-MM-DD"}``)."""
 from __future__ import annotations
 
 import datetime as _dt

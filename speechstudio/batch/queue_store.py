@@ -1,13 +1,6 @@
-"""The transcription queue, its history and the watched folders in SQLite, surviving a crash or quit.
-
-``<data dir>/queue.sqlite3``, stdlib ``sqlite3`` in WAL mode with ``synchronous=NORMAL`` (the SQLite
-documentation's advice for WAL; Buzz keeps its tasks the same way). Schema version in ``PRAGMA
-user_version``; :data:`MIGRATIONS` bring older files to :data:`SCHEMA_VERSION`, one transaction each.
-Tables: ``jobs`` (one queue entry per input; ``path`` / ``root`` as OS-byte BLOBs, ``status`` queued |
-running | done | skipped | failed | cancelled, ``position``, ``in_queue``, outputs, ``duration_s`` /
-``wall_s`` seconds, Unix-second times, ``watch_id``), ``watched`` and ``watch_seen``. A ``running``
-entry records its owner (pid and start time); on open, one whose process is gone goes back to ``queued``
-(restarts from the beginning), one a live process runs is left alone (issue 29)."""
+"""The transcription queue, its history and the watched folders in ``<data dir>/queue.sqlite3`` (WAL,
+``synchronous=NORMAL``; schema version in ``PRAGMA user_version``, :data:`MIGRATIONS` one transaction each);
+a ``running`` row whose owner process is gone is queued again on open (docs/transcribe.md, Batch)."""
 from __future__ import annotations
 
 import json

@@ -1,19 +1,6 @@
-"""Resume: whether an input's existing transcripts are still its own and up to date.
-
-A batch rerun skips inputs whose outputs exist (see :mod:`speechstudio.batch.run`). To never keep
-a stale transcript, the JSON transcript records its input under ``"source"``::
-
-    "source": {"path": "/abs/talk.wav", "size": 123456, "mtime": 1764560000.123,
-               "sha256_first_mib": "…", "sha256_last_mib": "…", "outputs": ["talk.txt", "talk.json"]}
-
-``size`` in bytes, ``mtime`` in seconds since the epoch, SHA-256 hex digests of the first and last
-MiB (the last is ``""`` for files of at most 1 MiB), ``outputs``: the file names written with it.
-On resume the input is fingerprinted again: a different size or digest means the input was
-replaced, and the outputs listed are written again (others, e.g. the user's own subtitles, are
-kept). Without such a JSON, an output older than its input is kept but warned about.
-The recorded path also keeps output names stable: a name already holding another input's
-transcript is not taken over, and one holding this input's keeps it (see ``plan_outputs``).
-"""
+"""Resume: whether an input's existing transcripts are still its own and up to date, by the ``"source"``
+record its JSON transcript keeps (:func:`fingerprint`, the file names written with it under ``"outputs"``);
+the rules: docs/transcribe.md, Batch."""
 from __future__ import annotations
 
 import hashlib
@@ -35,9 +22,9 @@ def path_text(path: str | os.PathLike) -> str:
 
 
 def fingerprint(path: str | os.PathLike) -> dict:
-    """``{"path", "size", "mtime", "sha256_first_mib", "sha256_last_mib"}`` of a file (see above);
-    ``{"path", "stream": True}`` for a pipe (``-``, a FIFO), which is never read here.
-    Raises ``OSError`` when the file cannot be read."""
+    """``{"path", "size" (bytes), "mtime" (s since the epoch), "sha256_first_mib", "sha256_last_mib"}`` of a file
+    (SHA-256 hex digests of its first and last MiB; the last ``""`` at most 1 MiB); ``{"path", "stream": True}``
+    for a pipe (``-``, a FIFO), which is never read here. Raises ``OSError`` when the file cannot be read."""
     p = Path(path)
     if is_stream(p):
         return {"path": "-" if str(p) == "-" else path_text(p.absolute()), "stream": True}

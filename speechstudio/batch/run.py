@@ -1,13 +1,6 @@
-"""Batch transcription of files and folders: the one loop the CLI and the GUI both drive.
-
-:func:`collect_inputs` expands the user's paths (folders recursively by default) into
-:class:`InputItem` objects; :func:`run_batch` transcribes them one by one with a loaded recogniser and
-yields :class:`BatchEvent` objects as it goes (file started / progress / done / skipped / failed),
-so a progress bar, a GUI table or a log can follow along. A bad file never stops the batch: its
-reason (one line) is recorded and the next file starts. Outputs are written atomically by
-:mod:`speechstudio.batch.export`; inputs whose outputs all exist are skipped unless ``overwrite``
-(so a stopped batch resumes where it was).
-"""
+"""Batch transcription of files and folders, the one loop the CLI and the GUI drive: :func:`collect_inputs`
+expands the paths, :func:`run_batch` yields :class:`BatchEvent` objects; a bad file never stops the batch,
+outputs are written atomically and a rerun skips the inputs already done (docs/transcribe.md, Batch)."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,16 +1,7 @@
-"""Subtitle cues from transcript segments, rendered as SRT, WebVTT or ASS by pysubs2: the one home of
-the cue rules every writer uses.
-
-Rules (:func:`layout_cues`): a pause longer than ``pause_s`` (1 s) between words ends a cue; a cue
-holds at most ``max_line_count`` lines of ``max_line_width`` display cells (every shown character, a
-``"Name: "`` prefix included) and spans at most ``max_cue_s``; it starts at its first word and ends
-``linger_s`` (<= 0.5 s) after its last word, never into the next speech nor closer than ``min_gap_s`` to
-the next cue; cues are cut and lines broken at natural points (sentence end, comma, before a
-conjunction), never inside a number, a hyphenated compound or a name; a cue too short to read joins its
-neighbour when no pause parts them; a word wider than a line is split by characters (logged). Defaults:
-Netflix Timed Text Style Guide (English: 42 x 2, 7 s, 5/6 s, 20 cps, 2 frames between cues at 24 fps).
-Karaoke: WebVTT inline cue timestamps (W3C WebVTT 4.2.2) and ASS ``{\\kNN}`` (centiseconds); SRT has
-none."""
+"""Subtitle cues from transcript segments, rendered as SRT, WebVTT or ASS by pysubs2: the one home of the cue
+rules every writer uses (:func:`layout_cues`; docs/transcribe.md, Subtitles). Defaults: Netflix Timed Text Style
+Guide (English: 42 x 2, 7 s, 5/6 s, 20 cps, 2 frames between cues at 24 fps). Karaoke: WebVTT inline cue
+timestamps (W3C WebVTT 4.2.2) and ASS ``{\\kNN}`` (centiseconds); SRT has none."""
 from __future__ import annotations
 
 import dataclasses

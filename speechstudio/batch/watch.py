@@ -1,14 +1,6 @@
-"""Watched folders: new audio/video files that appear in a folder are queued once they have
-stopped growing.
-
-:class:`FolderWatcher` polls (no inotify: the same code works on network shares, FUSE mounts and
-every OS). A file is *ready* when it is media by :func:`~speechstudio.batch.run.collect_inputs`'s
-rules (so ``.part`` / ``.crdownload`` downloads, hidden files, documents and our own transcripts are
-never queued), non-empty, and its size and modification time have not changed for ``settle_s``
-seconds (seen unchanged on two polls at least ``settle_s`` apart). Files present when a folder is
-added, and files already queued, are remembered in the :class:`~speechstudio.batch.queue_store.QueueStore`
-(``watch_seen``), so a restart queues exactly the files that arrived meanwhile.
-"""
+"""Watched folders: new media files are queued once they have stopped growing, by polling (network shares
+and FUSE mounts too); what was there or queued before is remembered in the queue store (``watch_seen``).
+The rules: docs/transcribe.md, Batch."""
 from __future__ import annotations
 
 import os
