@@ -3,7 +3,6 @@
 and assembles Hub downloads; built in (``BUILTIN``): ``vits``, ``speecht5``, ``fastspeech2``. No torch until ``load``."""
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from typing import Protocol, runtime_checkable
 
 from speechstudio.asr.device import resolve_device, resolve_precision
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError, UsageError
+from speechstudio.hub.detect import read_folder
 from speechstudio.registry import Registry
 
 #: The built-in families' modules, in detection order; each defines ``FAMILY``.
@@ -176,16 +176,6 @@ def check_options(voice, settings, *, flags: bool = False) -> list[str]:
     return family.check_options(voice, settings, flags=flags)
 
 
-def _read_json(path: Path) -> dict:
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ModelNotFoundError(f"{path} cannot be read as JSON ({exc})") from exc
-    if not isinstance(config, dict):
-        raise ModelNotFoundError(f"{path} is not a JSON object")
-    return config
-
-
 def read_source(spec: str | os.PathLike[str], local_files_only: bool = True) -> VoiceSource:
     """``spec`` (file, folder or Hugging Face id: its ``config.json`` from the HF cache, or the Hub unless
     ``local_files_only``) as a :class:`VoiceSource`. Raises ``ModelNotFoundError``."""
@@ -195,8 +185,8 @@ def read_source(spec: str | os.PathLike[str], local_files_only: bool = True) -> 
         names = frozenset(p.name for p in path.parent.iterdir()) if path.suffix == ".onnx" else frozenset({path.name})
         return VoiceSource(text, path, names)
     if path.is_dir():
-        names = frozenset(os.listdir(path))
-        return VoiceSource(text, path, names, _read_json(path / "config.json") if "config.json" in names else None)
+        folder = read_folder(path)  # its files and config.json, as a recogniser's folder is read
+        return VoiceSource(text, path, folder.names, folder.config)
     if text.count("/") != 1 or text.startswith((".", "/")) or text.endswith(".onnx"):
         raise ModelNotFoundError(f"{spec}: no such voice file, folder or Hugging Face id")
     from transformers import AutoConfig
