@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from speechstudio.audio.devices import Recorder
 from speechstudio.audio.mel import StreamingLogMel
-from speechstudio.gui.common import ERROR_COLOR, button, hrow, named, note_label, set_font, tint
+from speechstudio.gui.common import ERROR_COLOR, button, hrow, line_edit, named, note_label, set_font, tint
 from speechstudio.gui.devices import allow
 from speechstudio.gui.wizard_common import play_file
 from speechstudio.gui.wording import plain_error
@@ -51,8 +51,7 @@ class RecordPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(9, 4, 9, 4)  # the tab's frame is margin enough
         form = QFormLayout()
-        self.name_edit = named(QLineEdit(), "Your name")
-        self.name_edit.setPlaceholderText("the speaker's name, said in the consent sentence")
+        self.name_edit = line_edit("Your name", "the speaker's name, said in the consent sentence")
         self.name_edit.editingFinished.connect(self.load_session)
         form.addRow("Your na&me", self.name_edit)
         form.setRowVisible(self.name_edit, self.consent)

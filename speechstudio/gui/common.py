@@ -7,8 +7,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QPointF, QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter, QPalette, QPen, QPolygonF
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton,
-                               QSizePolicy, QSpinBox, QStackedWidget, QStyledItemDelegate, QTableWidget,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
+                               QPushButton, QSizePolicy, QSpinBox, QStackedWidget, QStyledItemDelegate, QTableWidget,
                                QTableWidgetItem, QWidget)
 
 from speechstudio.gui.wording import automatic_model
@@ -130,6 +130,13 @@ def spin(name: str, lo: int, hi: int, value: int, special: str = "", tip: str = 
     s.setSuffix(suffix)
     s.setSingleStep(step)
     return s
+
+
+def line_edit(name: str, placeholder: str = "", text: str = "", tip: str = "") -> QLineEdit:
+    """A line edit holding ``text`` (``placeholder`` shown while empty) with its accessible name and tooltip."""
+    edit = named(QLineEdit(text), name, tip)
+    edit.setPlaceholderText(placeholder)
+    return edit
 
 
 def note_label(name: str, text: str = "") -> QLabel:

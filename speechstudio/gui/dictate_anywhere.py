@@ -3,13 +3,13 @@ commands, the captions window, the global hotkey, the tray icon and a sound cue 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
 from speechstudio.asr.family import capabilities
 from speechstudio.dictation.hotkey import DEFAULT_HOTKEY, Hotkey
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.captions import CaptionsWindow
-from speechstudio.gui.common import bare, button, combo, hrow, named, settings
+from speechstudio.gui.common import bare, button, combo, hrow, line_edit, named, settings
 from speechstudio.gui.tray import DictationTray, cue_tone, tray_available
 
 OUTPUTS = (("app", "This window only"), ("type", "Type into the focused app"),
@@ -66,8 +66,7 @@ class AnywherePanel(QWidget):
         self.hotkey_check = named(QCheckBox("Global hotkey"), "Global dictation hotkey", "Start and stop dictation "
                                   "from any application; also shows the tray icon. On Wayland bind a desktop shortcut "
                                   "to `speechstudio dictate --toggle`")
-        self.hotkey_edit = named(QLineEdit(), "Hotkey keys")
-        self.hotkey_edit.setPlaceholderText("ctrl+alt+d")
+        self.hotkey_edit = line_edit("Hotkey keys", "ctrl+alt+d")
         self.hotkey_edit.setMaximumWidth(130)
         self.hotkey_mode = combo("Hotkey mode", [("toggle", "toggle"), ("push to talk", "push_to_talk")])
         self.cue_check = named(QCheckBox("Sound cue"), "",

@@ -2,10 +2,10 @@
 atomically; the voices read it again at the next sentence."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHeaderView, QLabel, QLineEdit, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHeaderView, QLabel, QVBoxLayout
 
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import add_row, button, hrow, named, note_label, table
+from speechstudio.gui.common import add_row, button, hrow, line_edit, note_label, table
 
 
 class LexiconDialog(QDialog):
@@ -25,10 +25,8 @@ class LexiconDialog(QDialog):
         self.table = table("Pronunciations", ["Word", "Pronunciation"], editable=True, numbers=True, stretch_last=False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         lay.addWidget(self.table, 1)
-        self.word = named(QLineEdit(), "Word")
-        self.word.setPlaceholderText("word")
-        self.pron = named(QLineEdit(), "Pronunciation")
-        self.pron.setPlaceholderText("respelling or /IPA/")
+        self.word = line_edit("Word", "word")
+        self.pron = line_edit("Pronunciation", "respelling or /IPA/")
         lay.addLayout(hrow(self.word, self.pron, button("Add", "", slot=self.add_entry),
                            button("Remove selected", "", slot=self._remove_selected), stretch=False))
         self.error = note_label("Lexicon problem")

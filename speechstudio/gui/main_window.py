@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractButton, QApplication, QDockWidget, QFram
 
 from speechstudio import __version__
 from speechstudio.gui.audio_hub import AudioHub
-from speechstudio.gui.common import bare, named, set_font, settings
+from speechstudio.gui.common import bare, named, note_label, set_font, settings
 from speechstudio.gui.gpu_panel import GpuPanel
 from speechstudio.gui.transcribe_page import TranscribePage
 from speechstudio.gui.window_menus import PAGES, WindowMenusMixin
@@ -68,8 +68,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self.status.addPermanentWidget(self.audio_label)
             self.show_status(self.audio.reason)
         for page in self.pages():
-            if hasattr(page, "status_message"):
-                page.status_message.connect(self.show_status)
+            page.status_message.connect(self.show_status)
         self.compute.busy_changed.connect(lambda busy: self.worker_label.setText("working…" if busy else "idle"))
 
         # docks (the mel view imports pyqtgraph: built right after the window is shown)
@@ -209,9 +208,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             page = getattr(importlib.import_module(module), cls)(self)
         except Exception as e:  # noqa: BLE001 - the window must open anyway
             logging.getLogger(__name__).warning("page %s unavailable", cls, exc_info=True)
-            w = QLabel(f"This page could not be loaded: {plain_error(e)}")
-            w.setWordWrap(True)
-            self._add_to_stack(w)
+            self._add_to_stack(note_label("Page unavailable", f"This page could not be loaded: {plain_error(e)}"))
             return None
         self._add_to_stack(page)
         return page

@@ -58,8 +58,7 @@ class RecordPage(QWidget):
         self.waveform.setEnabled(False)  # no seeking: Play plays the whole take
         self.waveform.placeholder = "Your recording will be drawn here"
         lay.addWidget(self.waveform, 1)
-        self.levels = named(QLabel(""), "Recording levels")
-        self.levels.setWordWrap(True)
+        self.levels = note_label("Recording levels")
         lay.addWidget(self.levels)
         self._live: list[float] = []  # the level (linear amplitude) at each tick of the recording
         self.device_box.currentIndexChanged.connect(self._device_changed)

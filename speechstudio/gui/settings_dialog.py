@@ -1,17 +1,10 @@
 """The Settings dialog (File > Settings…, Ctrl+,): the values of :mod:`speechstudio.gui.preferences`."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QLineEdit,
-                               QVBoxLayout)
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QVBoxLayout
 
 from speechstudio.gui import preferences as prefs
-from speechstudio.gui.common import DEFAULT_MODEL, combo, hrow, named, note_label, path_row, spin
-
-
-def _line(text: str, name: str, placeholder: str) -> QLineEdit:
-    edit = named(QLineEdit(text), name)
-    edit.setPlaceholderText(placeholder)
-    return edit
+from speechstudio.gui.common import DEFAULT_MODEL, combo, hrow, line_edit, named, note_label, path_row, spin
 
 
 def _pick(name: str, items, current: str, tip: str = "") -> QComboBox:
@@ -33,7 +26,7 @@ class SettingsDialog(QDialog):
 
         out = QGroupBox("Transcripts")
         f = QFormLayout(out)
-        self.output_dir = _line(p.output_dir, "Default output folder", "next to each input file")
+        self.output_dir = line_edit("Default output folder", "next to each input file", p.output_dir)
         f.addRow("Output folder", path_row(self.output_dir, "Output folder", self))
         self.format_checks: dict[str, QCheckBox] = {n: named(QCheckBox(n), f"Default format {n}") for n in prefs.FORMATS}
         for name, c in self.format_checks.items():
@@ -64,8 +57,9 @@ class SettingsDialog(QDialog):
 
         app = QGroupBox("Application")
         f = QFormLayout(app)
-        self.data_dir = _line(p.data_dir, "Data folder", "the platform's data folder")
-        self.cache_dir = _line(p.cache_dir, "Model cache folder", "the Hugging Face cache (~/.cache/huggingface/hub)")
+        self.data_dir = line_edit("Data folder", "the platform's data folder", p.data_dir)
+        self.cache_dir = line_edit("Model cache folder", "the Hugging Face cache (~/.cache/huggingface/hub)",
+                                   p.cache_dir)
         f.addRow("Data folder", path_row(self.data_dir, "Data folder", self))
         f.addRow("Model cache", path_row(self.cache_dir, "Model cache folder", self))
         self.theme = _pick("Theme", prefs.THEMES, p.theme)

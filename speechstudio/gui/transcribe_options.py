@@ -3,11 +3,11 @@ vocabulary kept per model."""
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from speechstudio.asr import family
 from speechstudio.asr.languages import LANGUAGES, language_name
-from speechstudio.gui.common import DEFAULT_MODEL, bare, combo, hrow, is_default_model, named, refill, settings
+from speechstudio.gui.common import DEFAULT_MODEL, bare, combo, hrow, is_default_model, line_edit, refill, settings
 from speechstudio.gui.wording import sureness
 from speechstudio.hub.catalog import find_entry
 from speechstudio.hub.inventory import list_models
@@ -58,8 +58,8 @@ class LanguageOptions(QWidget):
                                   "goes to the English model, other languages to multilingual Whisper")
         self.task_box = combo("Task", [("transcribe", "transcribe"), ("translate to English", "translate")],
                               "translate: speech in any language to English text (multilingual Whisper)")
-        self.vocabulary = named(QLineEdit(), "Vocabulary", VOCABULARY_TIP)
-        self.vocabulary.setPlaceholderText("names and jargon to prefer, e.g. Kubernetes, Dr. Nguyen (Whisper)")
+        self.vocabulary = line_edit("Vocabulary", "names and jargon to prefer, e.g. Kubernetes, Dr. Nguyen (Whisper)",
+                                    tip=VOCABULARY_TIP)
         self.track_box = combo("Audio track", [("default", "")] + [(n, n) for n in "1234"],
                                "Videos with several audio tracks (languages, commentary): the track to transcribe. "
                                "default: the one the file marks as default, else the loudest.")

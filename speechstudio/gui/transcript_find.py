@@ -2,10 +2,10 @@
 round; replace all is one undo step). Works on a :class:`~.transcript_editor.TranscriptEditor`."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QWidget
 
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import bare, button, named
+from speechstudio.gui.common import bare, button, line_edit, named
 
 
 class FindBar(QWidget):
@@ -13,10 +13,8 @@ class FindBar(QWidget):
         super().__init__(parent)
         self.editor = editor
         lay = bare(QHBoxLayout(self))
-        self.find_edit = named(QLineEdit(), "Find in the transcript")
-        self.find_edit.setPlaceholderText("Find (Ctrl+F)")
-        self.replace_edit = named(QLineEdit(), "Replace with")
-        self.replace_edit.setPlaceholderText("Replace with (Ctrl+H)")
+        self.find_edit = line_edit("Find in the transcript", "Find (Ctrl+F)")
+        self.replace_edit = line_edit("Replace with", "Replace with (Ctrl+H)")
         self.case_check, self.word_check = QCheckBox("Match case"), QCheckBox("Whole words")
         self.buttons = [button(text, name, name, slot) for text, name, slot in (
             ("Previous", "Find previous (Shift+F3)", lambda: self.find_next(True)),
