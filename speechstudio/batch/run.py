@@ -3,6 +3,7 @@ expands the paths, :func:`run_batch` yields :class:`BatchEvent` objects; a bad f
 outputs are written atomically and a rerun skips the inputs already done (docs/transcribe.md, Batch)."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import logging
@@ -113,14 +114,9 @@ class BatchSummary:
 
 def collect_inputs(paths: Sequence[str | os.PathLike], recursive: bool = True
                    ) -> tuple[list[InputItem], list[tuple[Path, str]]]:
-    """Expand files and folders into input items (sorted, de-duplicated).
-
-    Returns ``(items, ignored)`` where ``ignored`` lists ``(path, reason)`` for folder entries that
-    are clearly not media (documents, images, subtitles, playlists) or broken links. Transcript
-    files (txt/srt/vtt/json) and hidden files and folders (``.name``) are passed over silently.
-    Files given by name are always tried; a path that does not exist is listed in ``ignored``
-    with the reason :data:`MISSING` (the CLI counts those as failed).
-    """
+    """``(items, ignored)``: files and folders expanded into input items (sorted, de-duplicated; hidden and
+    transcript files passed over; named files always tried); ``ignored``: ``(path, reason)`` of folder entries that
+    are not media or broken links, and of paths that do not exist (reason :data:`MISSING`: the CLI fails those)."""
     items: list[InputItem] = []
     ignored: list[tuple[Path, str]] = []
     seen: set[Path] = set()
@@ -162,22 +158,10 @@ MISSING = "no such file or folder"
 
 def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequest, *,
               cancel: threading.Event | None = None, debug: bool = False) -> Iterator[BatchEvent]:
-    """Transcribe ``items`` with ``recognizer`` (a loaded :class:`~speechstudio.asr.types.Recognizer`:
-    CTC, Whisper or the language router of :func:`~speechstudio.asr.load.load_recognizer`) as
-    ``request`` asks (formats, output folder, language, speakers, channels, track: see
-    :class:`~speechstudio.batch.request.TranscriptionRequest`) and yield events.
-
-    ``cancel``: set it to stop; the running file is abandoned between two decoded blocks and writes
-    nothing. Errors are never raised for a single bad file. Each ``done`` event carries the file's
-    ``TranscriptInfo``. With ``request.speakers`` the diarizer reads the blocks the recogniser
-    reads (one decode per file); its family must be available (``UsageError`` before the first
-    file otherwise); unreadable known-voice files are reported as warnings of the first file done.
-    A recogniser with ``workers`` > 1 (:func:`batch_workers`; no speaker labels) decodes that many files
-    at once on threads (CTranslate2's workers release the GIL), up to ``2 * workers`` files ahead of the
-    one reported: the same events in the same order, the same outputs. Outputs are written here, in
-    input order (atomic, the JSON last); a fatal write error, ``cancel`` or closing this generator stops
-    the files in flight (they write nothing).
-    """
+    """Transcribe ``items`` with a loaded ``recognizer`` as ``request`` asks and yield their events in input
+    order; ``cancel`` (or closing the generator) stops the files in flight, which write nothing. Never raises
+    for a single bad file; ``UsageError`` before the first file when the diarizer cannot run. Speaker labels,
+    several files at once (``recognizer.workers``), the write order: docs/transcribe.md, Batch."""
     labeller = request.speakers.labeller() if request.speakers is not None else None
     items = list(items)
     plan = plan_outputs(items, request.formats, Path(request.output_dir) if request.output_dir else None)
@@ -253,11 +237,8 @@ MAX_WORKERS = 4     # files decoded at once at most, each on cores // workers th
 
 
 def batch_workers(files: int) -> int:
-    """Files a local batch of ``files`` inputs decodes at once: one per CPU core this process may use
-    (``os.sched_getaffinity``), at most :data:`MAX_WORKERS`; 1 for one file (it keeps every core).
-    Why: on 2 cores two Whisper tiny.en decodes of one thread each finish a folder of short clips
-    faster than one decode on CTranslate2's default 4 threads, with less CPU time (bench/bench_folder.py;
-    docs/cluster.md)."""
+    """Files a local batch of ``files`` inputs decodes at once: one per CPU core this process may use, at most
+    :data:`MAX_WORKERS`; 1 for one file (it keeps every core). Measured: bench/bench_folder.py, docs/cluster.md."""
     return max(1, min(files, cpu_cores(), MAX_WORKERS))
 
 
@@ -280,11 +261,9 @@ READ_AHEAD_BYTES = 64 << 20      # 64 MiB: a short file whole, the first hour of
 
 
 def read_ahead(path: Path, limit: int = READ_AHEAD_BYTES) -> None:
-    """Ask the OS to start reading the first ``limit`` bytes of ``path`` into its page cache
-    (``posix_fadvise(POSIX_FADV_WILLNEED)``, asynchronous): on a slow disk or network storage the next
-    file of a batch arrives while this one is decoded. Silent where unsupported (macOS, Windows), for
-    what is not a regular file (a pipe is never opened here) or a file that cannot be opened (its
-    decoder says why)."""
+    """Ask the OS to start reading the first ``limit`` bytes of regular file ``path`` into its page cache
+    (``posix_fadvise(POSIX_FADV_WILLNEED)``, asynchronous), so the next file arrives while this one is decoded.
+    Silent where unsupported (macOS, Windows) and for what cannot be opened (its decoder says why)."""
     advise = getattr(os, "posix_fadvise", None)
     try:
         if advise is None or not stat.S_ISREG(os.stat(path).st_mode):
@@ -292,12 +271,9 @@ def read_ahead(path: Path, limit: int = READ_AHEAD_BYTES) -> None:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return
-    try:
+    with contextlib.suppress(OSError):
         advise(fd, 0, limit, os.POSIX_FADV_WILLNEED)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    os.close(fd)
 
 
 FATAL_PREFIX = "cannot write outputs: "
@@ -308,16 +284,9 @@ LOUD_WITHOUT_TEXT_S = 1.0
 
 def plan_outputs(items: Sequence[InputItem], formats: Sequence[str],
                  output_dir: Path | None) -> list[dict[str, Path]]:
-    """Output path per item and format, all distinct.
-
-    When two inputs would write the same file (``talk.wav`` and ``talk.mp3`` in one folder, or
-    same-named files from two folders given to one ``--output-dir``), they keep more of their
-    names, step by step until every path is unique: the full file name (``talk.wav.srt``), then
-    the parent folder too (``a_talk.wav.srt``), then a number (``talk.wav~2.srt``). Paths are
-    compared case-insensitively (``Talk.wav`` and ``talk.mp3`` clash on macOS/Windows file
-    systems). Names stay stable across reruns: an input whose JSON transcript already sits at
-    the plain name keeps it, and an input never takes a plain name whose JSON records another
-    input that still exists (:mod:`speechstudio.batch.resume`)."""
+    """Output path per item and format, all distinct (case-insensitively) and stable across reruns: inputs that
+    would clash keep more of their names (``talk.wav.srt``, ``a_talk.wav.srt``, ``talk.wav~2.srt``; the rule:
+    docs/transcribe.md, Batch)."""
     def name(it: InputItem, fmt: str, level: int) -> Path:
         src = Path.cwd() / "stdin" if str(it.path) == "-" else it.path     # `-`: stdin.<fmt>
         base = export.output_path(src, fmt, input_root=it.root, output_dir=output_dir)
