@@ -48,7 +48,10 @@ def network():
     if _NET is None:
         if not WEIGHTS.is_file():
             raise OSError(f"{WEIGHTS}: the speaker segmentation weights are missing: reinstall SpeechStudio")
-        _NET = onnxruntime.InferenceSession(str(WEIGHTS), providers=["CPUExecutionProvider"])
+        options = onnxruntime.SessionOptions()
+        options.enable_cpu_mem_arena = False        # give the batch's memory back between calls
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")   # no busy wait beside the encoder
+        _NET = onnxruntime.InferenceSession(str(WEIGHTS), options, providers=["CPUExecutionProvider"])
     return _NET
 
 

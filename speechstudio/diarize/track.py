@@ -22,7 +22,6 @@ from speechstudio.diarize.segmentation import CHUNK_S, FRAME_DURATION_S, FRAME_S
 
 STEP_S = 1.0          #: chunk hop (s); pyannote 3.1: 10 % of the chunk
 MIN_SPEECH_S = 0.5    #: speech (s) of a local speaker below which it gets no embedding
-PARTIAL = 160         #: GE2E partial, mel frames (1.6 s; Resemblyzer's partials_n_frames)
 BATCH = 16            #: chunks per network call (4: the same peak memory, 10 % slower)
 LEVEL_DBFS = -30.0    #: each chunk's level for its voice prints (Resemblyzer's audio_norm_target_dBFS)
 
@@ -41,10 +40,10 @@ class Chunks:
 
 
 def _partials(mel: np.ndarray) -> list[np.ndarray]:
-    """``mel`` (n, 40) cut into GE2E partials of ``PARTIAL`` frames; a last piece under half a partial
+    """``mel`` (n, 40) cut into GE2E partials of ``vp.PARTIAL`` frames; a last piece under half a partial
     joins only when it is alone."""
-    pieces = [mel[i:i + PARTIAL] for i in range(0, len(mel), PARTIAL)]
-    if len(pieces) > 1 and len(pieces[-1]) < PARTIAL // 2:
+    pieces = [mel[i:i + vp.PARTIAL] for i in range(0, len(mel), vp.PARTIAL)]
+    if len(pieces) > 1 and len(pieces[-1]) < vp.PARTIAL // 2:
         pieces = pieces[:-1]
     return pieces
 
