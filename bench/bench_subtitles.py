@@ -62,7 +62,7 @@ def old_writer(rev: str):
 def cuts_of(audio: np.ndarray) -> list[float]:
     """Where to insert pauses: the middle of each of the recording's own pauses (Silero spans), and the
     quietest 100 ms inside its longest stretch of speech (mid-sentence)."""
-    from speechstudio.asr.whisper import quietest_cut
+    from speechstudio.asr.stretches import quietest_cut
     from speechstudio.audio.vad import SileroVad
 
     spans = [(a / RATE, b / RATE) for a, b in SileroVad(threads=1)(audio).spans]

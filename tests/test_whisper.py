@@ -61,7 +61,7 @@ def test_long_audio_is_split_in_pieces_at_quiet_points(whisper, realspeech):
     """Pieces (here 8 s instead of 20 min) are cut in silence and their times are offset."""
     import numpy as np
 
-    from speechstudio.asr.whisper import quietest_cut
+    from speechstudio.asr.stretches import quietest_cut
     from speechstudio.audio.decode import load_audio
 
     clip = load_audio(realspeech / "pocketsphinx_cards_005.wav")

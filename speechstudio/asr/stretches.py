@@ -9,7 +9,6 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from speechstudio.asr.whisper import quietest_cut
 
 WINDOW_S = 30.0      #: a window of regions detected at once spans at most this (Whisper's window)
 STEADY_P = 0.95      #: a window keeps the language of the two regions before it when this sure of it
@@ -112,11 +111,11 @@ def plan(audio: np.ndarray, detect: Callable[[np.ndarray], object], *, offset_s:
     return out
 
 
-def pieces(blocks: Iterable[np.ndarray], rate: int = 16000, piece_s: float = PIECE_S
+def pieces(blocks: Iterable[np.ndarray], rate: int = 16000, piece_s: float = PIECE_S, search_s: float = 30.0
            ) -> Iterator[tuple[float, np.ndarray]]:
     """``(offset_s, audio)`` pieces of a 16 kHz float32 block stream, about ``piece_s`` long, each cut at the
-    quietest 100 ms of the 30 s after that length (so no word is cut); the last one is what remains."""
-    piece, search = int(piece_s * rate), 30 * rate
+    quietest 100 ms of the ``search_s`` after that length (so no word is cut); the last one is what remains."""
+    piece, search = int(piece_s * rate), int(search_s * rate)
     buf: list[np.ndarray] = []
     n = offset = 0
     for block in blocks:
@@ -124,9 +123,21 @@ def pieces(blocks: Iterable[np.ndarray], rate: int = 16000, piece_s: float = PIE
         n += buf[-1].shape[0]
         if n >= piece + search:
             audio = np.concatenate(buf)
-            cut = quietest_cut(audio, piece, rate, 30.0)
+            cut = quietest_cut(audio, piece, rate, search_s)
             yield offset / rate, audio[:cut]
             offset += cut
             buf, n = [audio[cut:]], audio.shape[0] - cut
     if n or offset == 0:
         yield offset / rate, np.concatenate(buf) if buf else np.zeros(0, np.float32)
+
+
+def quietest_cut(audio: np.ndarray, target: int, sample_rate: int, search_s: float = 30.0) -> int:
+    """Sample index near ``target`` (within the following ``search_s`` seconds) at the centre of the
+    quietest 100 ms frame: where to split long audio without cutting a word."""
+    hop = sample_rate // 10
+    seg = audio[target:target + int(search_s * sample_rate)]
+    if seg.shape[0] < hop:
+        return min(target, audio.shape[0])
+    frames = seg[: (seg.shape[0] // hop) * hop].reshape(-1, hop)
+    quiet = int(np.argmin((frames.astype(np.float64) ** 2).mean(axis=1)))
+    return target + quiet * hop + hop // 2

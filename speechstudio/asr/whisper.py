@@ -14,6 +14,7 @@ from speechstudio.asr import family
 from speechstudio.asr.device import resolve_device, resolve_precision
 from speechstudio.asr.language_id import WINDOW_S, LanguageGuess, detect_stream_language
 from speechstudio.asr.languages import LANGUAGES
+from speechstudio.asr.stretches import pieces
 from speechstudio.asr.types import AudioInput, Segment, TranscriptInfo, Word, as_blocks
 from speechstudio.audio.vad import default_spans
 from speechstudio.errors import ModelNotFoundError, UsageError
@@ -111,30 +112,16 @@ class WhisperRecognizer:
 
     def _decode(self, blocks: Iterable[np.ndarray], language: str | None, task: str, initial_prompt: str | None,
                 hotwords: str | None) -> Iterator[Segment]:
-        """Segments in pieces of about ``piece_s`` (20 min) cut at the quietest 100 ms of the next 30 s;
-        no previous text as prompt (tiny models repeated sentences, tests/test_whisper.py)."""
-        piece = int(self.piece_s * self.sample_rate)
-        buf: list[np.ndarray] = []
-        n = 0
-        offset = 0
-        lang = language
+        """Segments in pieces of about ``piece_s`` (20 min) cut at the quietest 100 ms of the next ``cut_search_s``
+        (:func:`~speechstudio.asr.stretches.pieces`); no previous text as prompt (tiny models repeated sentences,
+        tests/test_whisper.py)."""
         opts = dict(task=task, initial_prompt=initial_prompt or None, hotwords=hotwords or None)
-        for block in blocks:
-            buf.append(np.asarray(block, np.float32))
-            n += buf[-1].shape[0]
-            if n >= piece + int(self.cut_search_s * self.sample_rate):
-                audio = np.concatenate(buf)
-                cut = quietest_cut(audio, piece, self.sample_rate, self.cut_search_s)
-                found, segments = self._piece(audio[:cut], lang, offset / self.sample_rate, **opts)
-                yield from segments       # as decoded: progress moves and Ctrl+C keeps nothing partial
-                lang = lang or found
-                offset += cut
+        for offset_s, audio in pieces(blocks, self.sample_rate, self.piece_s, self.cut_search_s):
+            if offset_s:
                 self.pieces += 1
-                rest = audio[cut:]
-                buf, n = [rest], rest.shape[0]
-        audio = np.concatenate(buf) if buf else np.zeros(0, np.float32)
-        if audio.size or offset == 0:
-            yield from self._piece(audio, lang, offset / self.sample_rate, **opts)[1]
+            found, segments = self._piece(audio, language, offset_s, **opts)
+            yield from segments       # as decoded: progress moves and Ctrl+C keeps nothing partial
+            language = language or found
 
     def _piece(self, audio: np.ndarray, language: str | None, offset_s: float, *, task: str = "transcribe",
                initial_prompt: str | None = None, hotwords: str | None = None) -> tuple[str | None, Iterator[Segment]]:
@@ -187,15 +174,3 @@ def _to_speech(segments: Iterable[Segment], audio: np.ndarray, offset_s: float) 
             words = tuple(to_speech(seg.words, spans, seg.end_s, lag_s=WHISPER_LAG_S))
             seg = dataclasses.replace(seg, words=words, start_s=words[0].start_s, end_s=max(w.end_s for w in words))
         yield seg
-
-
-def quietest_cut(audio: np.ndarray, target: int, sample_rate: int, search_s: float = 30.0) -> int:
-    """Sample index near ``target`` (within the following ``search_s`` seconds) at the centre of the
-    quietest 100 ms frame: where to split long audio without cutting a word."""
-    hop = sample_rate // 10
-    seg = audio[target:target + int(search_s * sample_rate)]
-    if seg.shape[0] < hop:
-        return min(target, audio.shape[0])
-    frames = seg[: (seg.shape[0] // hop) * hop].reshape(-1, hop)
-    quiet = int(np.argmin((frames.astype(np.float64) ** 2).mean(axis=1)))
-    return target + quiet * hop + hop // 2
