@@ -124,8 +124,7 @@ class TrainStep(TrainingStep):
         if train.get("lr"):
             self.lr_box.setCurrentText(f"{float(train['lr']):g}")
         for key, box in (("precision", self.precision_box), ("device", self.device_box)):
-            if box.findText(str(train.get(key))) >= 0:
-                box.setCurrentText(str(train[key]))
+            box.setCurrentText(str(train.get(key)))  # a text not listed selects nothing (the box is not editable)
         self.vocab_box.setCurrentIndex(max(0, self.vocab_box.findData(train.get("vocab", "auto"))))
         self.drop_check.setChecked(train.get("uncovered") == "drop")
         self.freeze_check.setChecked(bool(train.get("freeze_feature_encoder", True)))

@@ -165,8 +165,7 @@ class ClonePage(WizardPage):
         train = cfg.get("train", {})
         self.train.steps_spin.setValue(int(train.get("steps", self.train.steps_spin.value())))
         self.train.batch_spin.setValue(int(train.get("batch_size", self.train.batch_spin.value())))
-        if self.train.device_box.findText(str(train.get("device"))) >= 0:
-            self.train.device_box.setCurrentText(str(train["device"]))
+        self.train.device_box.setCurrentText(str(train.get("device")))  # an unlisted device selects nothing
         self.go(2)
         return True
 

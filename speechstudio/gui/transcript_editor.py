@@ -545,14 +545,13 @@ class TranscriptEditor(QWidget):
         self.undo_btn.setToolTip(f"Undo {doc.undo_label()} (Ctrl+Z)" if doc and doc.can_undo else "Nothing to undo")
         self.redo_btn.setEnabled(bool(doc and doc.can_redo))
         self.redo_btn.setToolTip(f"Redo {doc.redo_label()} (Ctrl+Shift+Z)" if doc and doc.can_redo else "Nothing to redo")
-        for w in (self.split_btn, self.merge_btn, self.export_btn, self.export_box, self.start_edit, self.end_edit):
+        for w in (self.split_btn, self.merge_btn, self.export_btn, self.export_box, self.start_edit, self.end_edit,
+                  self.speaker_box, self.rename_btn, self.split_speaker_btn, self.remember_btn):
             w.setEnabled(has)
         self.find_bar.set_enabled(has)
         self._names = doc.speakers() if doc is not None else []
         self.text.set_speaker_names(self._names)
         self.text.set_tag_room([lang.upper() for lang in self._languages()])
-        for w in (self.speaker_box, self.rename_btn, self.split_speaker_btn, self.remember_btn):
-            w.setEnabled(has)
         current = self._current_speaker() or ""
         items = [self.speaker_box.itemText(i) for i in range(self.speaker_box.count())]
         if items != self._names:
