@@ -55,6 +55,11 @@ def resolve_precision(precision: str, device: str) -> str:
     return precision
 
 
+def cpu_cores() -> int:
+    """CPU cores this process may use (``os.sched_getaffinity``; ``os.cpu_count()`` where there is none)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def torch_dtype(precision: str):
     import torch
 

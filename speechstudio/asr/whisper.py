@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 from pathlib import Path
 from typing import Iterable, Iterator
 
 import numpy as np
 
 from speechstudio.asr import family
-from speechstudio.asr.device import resolve_device, resolve_precision
+from speechstudio.asr.device import cpu_cores, resolve_device, resolve_precision
 from speechstudio.asr.language_id import WINDOW_S, LanguageGuess, detect_stream_language
 from speechstudio.asr.languages import LANGUAGES
 from speechstudio.asr.stretches import pieces
@@ -53,8 +52,7 @@ class WhisperRecognizer:
                              "CTranslate2; use --precision auto (int8) or fp32")
         self.workers = max(1, int(workers)) if dev == "cpu" else 1
         if self.workers > 1 and not cpu_threads:
-            cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-            cpu_threads = max(1, cores // self.workers)
+            cpu_threads = max(1, cpu_cores() // self.workers)
         try:
             self.model = WhisperModel(str(self.model_dir), device=dev.split(":")[0], device_index=index,
                                       compute_type=compute_type, cpu_threads=cpu_threads, num_workers=self.workers,

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from speechstudio.batch import resume
 from speechstudio.batch.request import TranscriptionRequest
-from speechstudio.batch.run import (FATAL_PREFIX, BatchEvent, InputItem, cpu_cores, failed_event, plan_outputs,
-                                    transcribe_file, write_outputs)
+from speechstudio.asr.device import cpu_cores
+from speechstudio.batch.run import (FATAL_PREFIX, BatchEvent, InputItem, failed_event, plan_outputs, transcribe_file,
+                                    write_outputs)
 from speechstudio.errors import SpeechStudioError, UsageError
 
 EXTRA = "pip install 'speechstudio[cluster]'"

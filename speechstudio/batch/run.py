@@ -19,6 +19,7 @@ from typing import NamedTuple
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from speechstudio.asr.device import cpu_cores
 from speechstudio.asr.types import Segment, TranscriptInfo
 from speechstudio.audio.decode import AudioReader
 from speechstudio.audio.raw import RAW_EXTENSIONS
@@ -240,11 +241,6 @@ def batch_workers(files: int) -> int:
     """Files a local batch of ``files`` inputs decodes at once: one per CPU core this process may use, at most
     :data:`MAX_WORKERS`; 1 for one file (it keeps every core). Measured: bench/bench_folder.py, docs/cluster.md."""
     return max(1, min(files, cpu_cores(), MAX_WORKERS))
-
-
-def cpu_cores() -> int:
-    """CPU cores this process may use (``os.sched_getaffinity``; ``os.cpu_count()`` where there is none)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class _Either:

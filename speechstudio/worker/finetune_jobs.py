@@ -67,7 +67,7 @@ def list_runs() -> list[RunInfo]:
 
 
 # ----------------------------------------------------------------------------- helpers
-def run_with_progress(fn: Callable, cancel: threading.Event, poll_s: float = 0.1) -> Iterator[object]:
+def run_with_progress(fn: Callable, cancel: threading.Event) -> Iterator[object]:
     """Run ``fn(report)`` in a helper thread, yielding each ``report(item)``; returns ``fn``'s result, re-raises its
     exceptions. With ``cancel`` set the next ``report`` raises inside ``fn`` and this returns None."""
     q: queue.Queue = queue.Queue()
@@ -89,13 +89,7 @@ def run_with_progress(fn: Callable, cancel: threading.Event, poll_s: float = 0.1
 
     t = threading.Thread(target=target, name="speechstudio-job-helper", daemon=True)
     t.start()
-    while True:
-        try:
-            kind, item = q.get(timeout=poll_s)
-        except queue.Empty:
-            continue
-        if kind == "end":
-            break
+    for _kind, item in iter(q.get, ("end", None)):
         yield item
     t.join()
     if "error" in box:
