@@ -9,9 +9,20 @@ import soundfile as sf
 
 from conftest import realspeech_file
 from speechstudio.errors import UsageError
-from speechstudio.tts.pitch import MAX_SHIFT_ST, median_f0, pitch_offset, shift_pitch, voiced_f0
+from speechstudio.tts.pitch import MAX_SHIFT_ST, offset_semitones, shift_pitch, voiced_f0
 
 SR = 22050
+
+
+def median_f0(clips, sample_rate: int) -> float | None:
+    """Median F0 (Hz) over the voiced frames of one clip or of several (pooled); None when none is voiced."""
+    f0 = np.concatenate([voiced_f0(c, sample_rate) for c in ([clips] if isinstance(clips, np.ndarray) else clips)])
+    return float(np.median(f0)) if len(f0) else None
+
+
+def pitch_offset(reference, clips, sample_rate: int) -> float:
+    """Semitones that move the median F0 of ``clips`` to that of ``reference`` (``offset_semitones``)."""
+    return offset_semitones(median_f0(reference, sample_rate), median_f0(clips, sample_rate))
 
 
 def vowel(f0: float, seconds: float = 1.0, formant: float = 700.0, sr: int = SR, vibrato: float = 0.0) -> np.ndarray:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from speechstudio.errors import SpeechStudioError
+from speechstudio.audio.decode import load_audio
+from speechstudio.errors import AudioDecodeError, SpeechStudioError
 from speechstudio.finetune.closeness import pitch_profile
 from speechstudio.finetune.manifest import Manifest
 from speechstudio.tts.family import SynthesisSettings
@@ -31,7 +32,7 @@ AUTO_SHIFT_ST = 1.0
 @dataclass(frozen=True)
 class PitchMatch:
     """``recordings_hz`` / ``voice_hz``: median F0 of the clips and of the synthesis (None if unvoiced);
-    ``semitones``: the stored shift (``tts.pitch.pitch_offset``: 0 below 0.3 st, within +-12)."""
+    ``semitones``: the stored shift (``tts.pitch.offset_semitones``: 0 below 0.3 st, within +-12)."""
 
     recordings_hz: float | None
     voice_hz: float | None
@@ -68,20 +69,15 @@ def measure_pitch_match(model, base_voice, dataset_dir: str | Path, reference_cl
     ``seed + i``). Medians skip the decoder's frame-rate buzz (``closeness.pitch_profile``); unreadable
     or unsayable clips are skipped. ``shift``: None stores the offset when it is ``AUTO_SHIFT_ST`` or
     more, True from 0.3 st (``tts.pitch.MIN_SHIFT_ST``), False never (measures only). Returns a ``PitchMatch``."""
-    import soundfile as sf
-    import soxr
-
     manifest = Manifest.load(dataset_dir)
     clips = manifest.usable()[: max(reference_clips, probe_texts)]
     rate = int(model.config.sampling_rate)  # a clone may speak at another rate than its base (vits.voice_rate)
     reference = []
     for clip in clips[:reference_clips]:
         try:
-            audio, sr = sf.read(str(manifest.path_of(clip, dataset_dir)), dtype="float32", always_2d=True)
-        except (OSError, RuntimeError):
+            reference.append(load_audio(manifest.path_of(clip, dataset_dir), rate))
+        except AudioDecodeError:
             continue
-        audio = audio.mean(axis=1)
-        reference.append(audio if sr == rate else soxr.resample(audio, sr, rate).astype(np.float32))
     voice = dataclasses.replace(base_voice, model=model.eval(), pitch_semitones=0.0, runtime="torch", runner=None,
                                 model_loader=None, warnings=[])
     own = []

@@ -1,20 +1,19 @@
-"""Pitch of synthesized speech with Praat through parselmouth (GPL-3.0): ``median_f0`` (autocorrelation,
+"""Pitch of synthesized speech with Praat through parselmouth (GPL-3.0): ``voiced_f0`` (autocorrelation,
 Boersma 1993, 10 ms steps; Hz) and ``shift_pitch`` (PSOLA, Moulines & Charpentier 1990; formants kept).
 A clone's offset: docs/finetune_voice.md, "Pitch"."""
 from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
 
 import numpy as np
 
 #: Pitch search range (Hz): Praat's defaults for speech are 75-600; 60 takes in low male voices.
 PITCH_FLOOR_HZ, PITCH_CEILING_HZ = 60.0, 500.0
-#: Largest shift ``pitch_offset`` proposes (semitones); beyond it PSOLA artefacts dominate and a
+#: Largest shift ``offset_semitones`` proposes (semitones); beyond it PSOLA artefacts dominate and a
 #: base voice nearer the speaker's pitch is the better fix.
 MAX_SHIFT_ST = 12.0
-#: Offsets smaller than this (semitones) are not worth a resynthesis: ``pitch_offset`` returns 0.
+#: Offsets smaller than this (semitones) are not worth a resynthesis: ``offset_semitones`` returns 0.
 MIN_SHIFT_ST = 0.3
 #: Praat keeps global state and is not documented as thread-safe; sentences are synthesized on
 #: several threads (``tts.stream``), so every Praat call holds this lock (PSOLA runs at ~0.05x
@@ -34,16 +33,6 @@ def voiced_f0(audio: np.ndarray, sample_rate: int, floor: float = PITCH_FLOOR_HZ
     """F0 (Hz, float64) of the voiced 10 ms frames of mono ``audio`` at ``sample_rate`` Hz; empty when
     nothing is voiced or the clip is under 3 / ``floor`` s."""
     return pitch_contour(audio, sample_rate, floor, ceiling)[1]
-
-
-def median_f0(clips: Sequence[np.ndarray] | np.ndarray, sample_rate: int) -> float | None:
-    """Median F0 (Hz) over the voiced frames of one clip or of several (pooled); None when no
-    frame is voiced. ``clips``: float arrays (n_samples,) at ``sample_rate`` Hz."""
-    if isinstance(clips, np.ndarray) and clips.ndim == 1:
-        clips = [clips]
-    f0 = [voiced_f0(c, sample_rate) for c in clips]
-    f0 = np.concatenate(f0) if f0 else np.zeros(0)
-    return float(np.median(f0)) if len(f0) else None
 
 
 def shift_pitch(audio: np.ndarray, sample_rate: int, semitones: float, floor: float = PITCH_FLOOR_HZ,
@@ -119,8 +108,3 @@ def offset_semitones(reference_hz: float | None, own_hz: float | None) -> float:
         return 0.0
     return float(max(-MAX_SHIFT_ST, min(MAX_SHIFT_ST, st)))
 
-
-def pitch_offset(reference: Sequence[np.ndarray], clips: Sequence[np.ndarray], sample_rate: int) -> float:
-    """Semitones that move the median F0 of ``clips`` (a voice's synthesis) to that of ``reference`` (the speaker's
-    recordings), both float arrays at ``sample_rate`` Hz (``offset_semitones`` of the two ``median_f0``)."""
-    return offset_semitones(median_f0(list(reference), sample_rate), median_f0(list(clips), sample_rate))
