@@ -23,8 +23,7 @@ class WhisperFamily(AsrFamily):
 
     def load(self, path, model_id, *, device="auto", precision="auto", batch_size=None, chunk_s=None, stride_s=None,
              vocabulary="auto", workers=1):
-        return WhisperRecognizer(path, model_id, device=device, precision=precision, batch_size=batch_size,
-                                 workers=workers)
+        return WhisperRecognizer(path, model_id, device=device, precision=precision, workers=workers)
 
     def english_only(self, recognizer) -> bool:
         return not getattr(recognizer, "multilingual", True)

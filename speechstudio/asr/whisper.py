@@ -34,7 +34,7 @@ class WhisperRecognizer:
 
     def __init__(self, model_dir: str | Path, model_id: str | None = None, *, device: str = "auto",
                  precision: str = "auto", beam_size: int = 5, word_timestamps: bool = True,
-                 cpu_threads: int = 0, batch_size: int = 1, vad_filter: bool = True, workers: int = 1) -> None:
+                 cpu_threads: int = 0, vad_filter: bool = True, workers: int = 1) -> None:
         import ctranslate2
         from faster_whisper import WhisperModel
 
@@ -64,7 +64,6 @@ class WhisperRecognizer:
         # Whisper's well-known hallucinations ("You", "Thank you for watching"); same WER on our corpus.
         self.vad_filter = vad_filter
         self.word_timestamps = word_timestamps
-        self.batch_size = max(1, int(batch_size or 1))
         self.multilingual = bool(getattr(self.model.model, "is_multilingual", True))
         #: languages this model transcribes (ISO codes): all of Whisper's, or ``("en",)``
         self.languages: tuple[str, ...] = tuple(LANGUAGES) if self.multilingual else ("en",)
