@@ -89,14 +89,6 @@ class _InFlight:
             self.cond.notify_all()
 
 
-def cpu_threads() -> int:
-    """CPUs this process may run on (``sched_getaffinity``, else ``os.cpu_count()``)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 class OnnxPiperRunner:
     """One onnxruntime session for a Piper voice, opened in the background; ``run`` is thread-safe.
     ``threads``: intra-op threads; ``single_threaded()``: a one-thread runner for sentence workers.

@@ -14,9 +14,9 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 import speechstudio
+from speechstudio.asr.device import cpu_cores
 from speechstudio.errors import UsageError
 from speechstudio.tts.family import CONTROL_RANGES
-from speechstudio.tts.piper_onnx import cpu_threads
 from speechstudio.tts.ssml import SpeechPart, speech_parts
 from speechstudio.tts.frontend.text import EmptyTextError
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
@@ -53,7 +53,7 @@ def stream_workers(voice: VitsVoice, workers: int | None = None) -> tuple[int, i
     """``(sentence workers, intra-op threads each)`` for ``stream_speech``: bucketed CPU one per torch thread
     (at most ``MAX_AUTO_WORKERS``), onnx one single-threaded session per CPU, else 1."""
     if getattr(voice, "runtime", "torch") == "onnx":
-        threads = cpu_threads()
+        threads = cpu_cores()
         workers = min(threads, MAX_AUTO_WORKERS) if workers is None else max(1, int(workers))
         return workers, 1 if workers > 1 else threads
     import torch
