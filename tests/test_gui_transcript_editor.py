@@ -188,7 +188,7 @@ def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_a
     view.edit_btn.click()
     assert view.editing and view.editor.document.path == tmp_path / "talk.json"   # made next to the srt
     ed = view.editor
-    ed.document.edit_text(0, "Hello world again")
+    ed.document.replace_lines(0, 1, ["Hello world again"], "edit segment 1")
     ed.run(lambda: None)
     assert row.segments[0].text == "Hello world again"   # the page's Export… writes the edit too
     assert not [b for b in view.findChildren(QPushButton) if "Rewrite" in b.text()]  # the outputs follow each save
@@ -267,7 +267,7 @@ def test_an_edit_reaches_the_outputs_beside_the_input(win, qtbot, tmp_path, fmt,
     view.show_row(row)
     view.edit_btn.click()
     assert "talk.srt" in view.title.text() and "talk.txt" in view.title.text()  # it says where edits go
-    view.editor.document.edit_text(0, "Hello brave world")
+    view.editor.document.replace_lines(0, 1, ["Hello brave world"], "edit segment 1")
     view.editor.run(lambda: None)
     before = (tmp_path / f"talk.{fmt}").read_text(encoding="utf-8")
     assert "Hello brave world" not in before

@@ -44,7 +44,7 @@ def words(seg):
 
 def test_edit_word_in_place_keeps_times(json_path):
     doc = TranscriptDocument.load(json_path)
-    doc.edit_text(0, "Hello world again")
+    doc.replace_lines(0, 1, ["Hello world again"], "edit segment 1")
     s = doc.segments[0]
     assert (s.start_s, s.end_s, s.text) == (0.0, 2.0, "Hello world again")
     assert words(s) == [(0.1, 0.5, "Hello"), (0.6, 1.0, "world"), (1.2, 1.8, "again")]
@@ -116,7 +116,6 @@ def test_typing_is_one_undo_step_and_keeps_word_times(json_path):
     assert not doc.can_undo and doc.can_redo
     doc.redo()
     assert doc.texts() == ["Hello world", "again and", "second part here"]
-    doc.end_typing()
     doc.type_lines(["Hello world", "again and second part here"])  # Backspace at a line start: merge
     assert [(s.start_s, s.end_s) for s in doc.segments] == [(0.0, 1.0), (1.2, 4.0)]
     doc.type_lines(["Hello world"])                                 # the line deleted
@@ -150,7 +149,7 @@ def test_json_round_trip_keeps_unknown_keys_and_history(json_path):
     assert same.pop("edit_history") == {"format": 1, "done": [], "undone": []}
     assert same == before                                     # every key, in order, unchanged
 
-    doc.edit_text(0, "Hello world again")
+    doc.replace_lines(0, 1, ["Hello world again"], "edit segment 1")
     doc.split(1, len("second"))
     assert doc.dirty
     doc.save()
@@ -174,7 +173,7 @@ def test_json_round_trip_keeps_unknown_keys_and_history(json_path):
 
 def test_history_that_does_not_match_is_refused(json_path):
     doc = TranscriptDocument.load(json_path)
-    doc.edit_text(0, "Hello world again")
+    doc.replace_lines(0, 1, ["Hello world again"], "edit segment 1")
     doc.save()
     d = json.loads(json_path.read_text())
     d["segments"][0]["text"] = "changed by another tool"
@@ -197,7 +196,7 @@ def test_bad_files_name_the_file_and_field(tmp_path):
 
 def test_export_round_trip_srt_and_json(json_path, tmp_path):
     doc = TranscriptDocument.load(json_path)
-    doc.edit_text(0, "Hello world again")
+    doc.replace_lines(0, 1, ["Hello world again"], "edit segment 1")
     doc.split(0, len("Hello world"))
     doc.set_times(1, 1.2, 2.2)  # cues of 1 s or more: subtitle layout rules leave them as they are
     srt = write_transcript(tmp_path / "out.srt", doc.segments, doc.info, "srt")
@@ -230,7 +229,7 @@ def test_time_format_and_parse():
 
 def test_save_refuses_a_file_changed_on_disk(json_path):
     doc = TranscriptDocument.load(json_path)
-    doc.edit_text(0, "Hello world again")
+    doc.replace_lines(0, 1, ["Hello world again"], "edit segment 1")
     assert not doc.changed_on_disk()
     write_transcript(json_path, segs(), INFO, "json")      # transcribed again meanwhile
     os.utime(json_path, ns=(1, 1))
@@ -260,7 +259,7 @@ def test_an_edited_transcript_saved_and_loaded_back_is_the_same_document(tmp_pat
                          AsrSegment(1.5, 2.0, "hallo", (W(1.5, 2.0, "hallo", 0.7),), None, None, None, "de")],
                      INFO, "json")
     doc = TranscriptDocument.load(p)
-    doc.edit_text(0, "hi there, Bo")
+    doc.replace_lines(0, 1, ["hi there, Bo"], "edit segment 1")
     doc.set_speaker(1, "Bo")
     doc.save()
     saved = json.loads(p.read_text())

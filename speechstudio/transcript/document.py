@@ -206,20 +206,11 @@ class TranscriptDocument:
     def redo(self) -> Change | None:
         return self._step(self._undone, self._done, inverse=False)
 
-    def end_typing(self) -> None:
-        """The next :meth:`type_lines` starts a new undo step."""
-        self._typing = None
-
     # ------------------------------------------------------------------ edits
     def _index(self, i: int) -> Segment:
         if not 0 <= i < len(self._segments):
             raise UsageError(f"no segment {i + 1} (the transcript has {len(self._segments)})")
         return self._segments[i]
-
-    def edit_text(self, i: int, text: str) -> Change | None:
-        """Segment ``i`` gets ``text`` (span kept; words re-timed, see :mod:`.words`)."""
-        seg = self._index(i)
-        return self._commit(f"edit segment {i + 1}", [Splice(i, (seg,), (edits.retext(seg, text),))])
 
     def set_times(self, i: int, start_s: float, end_s: float) -> Change | None:
         """Move segment ``i`` to ``start_s..end_s`` (seconds; words follow). Raises UsageError."""
