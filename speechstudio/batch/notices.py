@@ -3,6 +3,7 @@ line that says which model runs; remembered per piece in ``<data dir>/notices.js
 (``{"advice text": "YYYY-MM-DD"}``)."""
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import re
@@ -46,10 +47,8 @@ def due_today(advice: str, today: _dt.date | None = None) -> bool:
         return False
     state = {k: v for k, v in state.items() if v == day}  # older days: forgotten
     state[advice] = day
-    try:
+    with contextlib.suppress(OSError):
         atomic_write_json(path, state)
-    except OSError:
-        pass
     return True
 
 

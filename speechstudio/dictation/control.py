@@ -2,6 +2,7 @@
 :class:`ControlServer` on a per-user socket with a 0600 key; messages ``toggle`` / ``start`` / ``stop``."""
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import secrets
@@ -94,10 +95,8 @@ class ControlServer:
 
     def close(self) -> None:
         self._closed.set()
-        try:
+        with contextlib.suppress(ControlError):
             send_command("ping", timeout_s=1.0)   # wake accept()
-        except ControlError:
-            pass
         self._listener.close()
         self._thread.join(2.0)
 

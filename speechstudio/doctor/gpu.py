@@ -3,6 +3,7 @@
 compute 5.3, BF16 8.0 (CUDA C++ Programming Guide)."""
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import re
 from pathlib import Path
@@ -64,10 +65,8 @@ def read_nvml() -> dict:
     except Exception as e:
         return {"error": str(e)}
     finally:
-        try:
+        with contextlib.suppress(Exception):
             pynvml.nvmlShutdown()
-        except Exception:
-            pass
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:
