@@ -25,7 +25,8 @@ jiwer = pytest.importorskip("jiwer")
 
 from speechstudio.audio.levels import take_levels  # noqa: E402
 from speechstudio.finetune import prompts, recording  # noqa: E402
-from speechstudio.finetune.check import format_report, report, whisper_transcriber  # noqa: E402
+from speechstudio.finetune.check import whisper_transcriber  # noqa: E402
+from speechstudio.finetune.report import format_report, report  # noqa: E402
 from speechstudio.finetune.build import build_dataset  # noqa: E402
 from speechstudio.finetune.dataset import scan_source  # noqa: E402
 from speechstudio.finetune.manifest import DatasetError, Manifest  # noqa: E402

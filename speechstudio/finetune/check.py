@@ -3,8 +3,7 @@
 ``prepare_clip``: clipping at the file's rate, soxr "HQ" to the target rate and 16 kHz, Silero VAD trim
 keeping ``pad_s``, ITU-R BS.1770-4 loudness to ``target_lufs`` (EBU R128 -23) unless a peak would pass
 ``peak_dbfs``, flags (``manifest.FLAGS``). ``asr_check`` flags ``asr_mismatch`` above ``cer_threshold``
-(jiwer CER to Whisper). Why each threshold: ``docs/finetune_voice.md``, "Dataset checks". Re-exports
-``finetune.report``."""
+(jiwer CER to Whisper). Why each threshold: ``docs/finetune_voice.md``, "Dataset checks"."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -15,7 +14,6 @@ import numpy as np
 from speechstudio.asr.whisper import WhisperRecognizer
 from speechstudio.audio.levels import is_clipping
 from speechstudio.finetune.manifest import DatasetError
-from speechstudio.finetune.report import DatasetReport, format_report, report  # noqa: F401 - re-exported
 from speechstudio.audio.vad import VAD_RATE, SileroVad
 from speechstudio.hub.resolve import resolve_model
 from speechstudio.metrics import normalize_text
