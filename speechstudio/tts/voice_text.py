@@ -38,7 +38,6 @@ class VoiceText:
     warnings: list = field(default_factory=list)
     clone_of: str | None = None
     piper: object = None
-    bucketing: bool = False
 
     @property
     def has_phoneme_map(self) -> bool:
