@@ -45,21 +45,17 @@ def register(subparsers) -> None:
     vp = subparsers.add_parser("voices", help="list, import, download or remove voices")
     vsub = vp.add_subparsers(dest="voices_command", metavar="{list,import,download,remove}")
     vsub.required = True
-    vl = vsub.add_parser("list", help="list installed voices")
-    vl.set_defaults(func=voices_command)
+    vsub.add_parser("list", help="list installed voices")
     vi = vsub.add_parser("import", help="import a Piper voice (PIPER.onnx + PIPER.onnx.json)")
     vi.add_argument("onnx", metavar="PIPER.onnx")
     vi.add_argument("--name", help="name to store it under (default: the file name)")
-    vi.set_defaults(func=voices_command)
     vd = vsub.add_parser("download", help="download a voice from the Hugging Face Hub (VITS / MMS-TTS, SpeechT5, "
                                           "FastSpeech2-Conformer)")
     vd.add_argument("hf_id", metavar="HF_ID",
                     help="e.g. facebook/mms-tts-deu (or mms:deu), microsoft/speecht5_tts, "
                          "espnet/fastspeech2_conformer_with_hifigan, kakao-enterprise/vits-ljs")
-    vd.set_defaults(func=voices_command)
     vr = vsub.add_parser("remove", help="remove an imported or downloaded voice")
     vr.add_argument("name", metavar="NAME")
-    vr.set_defaults(func=voices_command)
     vp.set_defaults(func=voices_command)
 
     ap = subparsers.add_parser(
