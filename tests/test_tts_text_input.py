@@ -20,7 +20,7 @@ import pytest
 
 from speechstudio import cli
 from speechstudio.tts.ssml import SsmlError, is_ssml, speech_parts, ssml_verdict
-from speechstudio.tts.textfile import TextFileError, decode_text, iter_text_lines, read_text_file
+from speechstudio.tts.textfile import DocumentError, decode_text, iter_text_lines, read_text_file
 
 TEXT = "Café déjà vu, naïve “quotes” – 3.5 kg.\nSecond line: Ünïcödé ok.\n"
 
@@ -70,7 +70,7 @@ def test_undecodable_file_is_one_line_naming_it_and_exit_2(tmp_path, monkeypatch
 
     path = tmp_path / "notes.txt"
     path.write_bytes(data)
-    with pytest.raises(TextFileError) as info:
+    with pytest.raises(DocumentError) as info:
         read_text_file(path)
     assert str(info.value).startswith(f"{path}: {reason}")
     assert str(info.value).endswith("save it as UTF-8 (or UTF-16 with a BOM) and try again")

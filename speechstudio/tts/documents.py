@@ -7,11 +7,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from speechstudio.errors import UsageError
 from speechstudio.tts.epub import read_epub
 from speechstudio.tts.frontend.markup import html_to_text
 from speechstudio.tts.frontend.text import has_speakable
-from speechstudio.tts.textfile import TextFileError, read_text_file
+from speechstudio.tts.textfile import DocumentError, read_text_file
 
 DOCUMENT_SUFFIXES = (".txt", ".md", ".markdown", ".epub")
 _NUMBER_WORDS = frozenset(
@@ -39,10 +38,6 @@ def is_text_heading(line: str, next_line: str | None = "") -> bool:
     letters = [ch for ch in s if ch.isalpha()]
     return (len(letters) >= 3 and all(ch.isupper() for ch in letters) and len(s.split()) <= 8
             and not s.endswith((",", ";")) and not (next_line or "").strip())
-
-
-class DocumentError(UsageError):
-    """A document that cannot be read as chapters; the message names the file and the reason."""
 
 
 @dataclass(frozen=True)
@@ -83,13 +78,10 @@ def read_book(path: str | Path) -> Book:
         raise DocumentError(f"{path}: file not found")
     author, cover, warnings = "", None, ()
     if suffix == ".epub":
-        epub = read_epub(path, DocumentError)
+        epub = read_epub(path)
         title, author, cover, parts, warnings = epub.title, epub.author, epub.cover, epub.chapters, tuple(epub.warnings)
     else:
-        try:
-            text = read_text_file(path)
-        except TextFileError as exc:
-            raise DocumentError(str(exc)) from None
+        text = read_text_file(path)
         if suffix in (".md", ".markdown"):
             title, parts = _split_markdown(text)
         else:

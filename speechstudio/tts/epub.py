@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
 
-from speechstudio.errors import UsageError
+from speechstudio.tts.textfile import DocumentError
 
 _BLOCKS = frozenset("p div h1 h2 h3 h4 h5 h6 li blockquote section article tr br dt dd figcaption pre hr "
                     "table ul ol dl header footer aside nav body title".split())
@@ -170,13 +170,13 @@ def _parse_xhtml(data: bytes, marks: set[str]) -> _Xhtml:
     return parser
 
 
-def read_epub(path: str | Path, error=UsageError) -> EpubBook:
-    """The EPUB at ``path`` as chapters (module docstring). Raises ``error(message)`` naming the file."""
+def read_epub(path: str | Path) -> EpubBook:
+    """The EPUB at ``path`` as chapters (module docstring). Raises ``DocumentError`` naming the file."""
     path = Path(path)
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise error(f"{path}: not a readable EPUB ({type(exc).__name__}: {str(exc)[:80]})") from None
+        raise DocumentError(f"{path}: not a readable EPUB ({type(exc).__name__}: {str(exc)[:80]})") from None
     with zf:
         names = set(zf.namelist())
 
@@ -186,7 +186,7 @@ def read_epub(path: str | Path, error=UsageError) -> EpubBook:
             except (zipfile.BadZipFile, OSError, KeyError, ValueError):
                 return None
 
-        return _book(path, read, names, error)
+        return _book(path, read, names)
 
 
 def _package_path(read, names: set[str]) -> str | None:
@@ -199,11 +199,11 @@ def _package_path(read, names: set[str]) -> str | None:
     return found[0] if found else None
 
 
-def _book(path: Path, read, names: set[str], error) -> EpubBook:
+def _book(path: Path, read, names: set[str]) -> EpubBook:
     opf_path = _package_path(read, names)
     opf = _xml(read(opf_path) or b"") if opf_path else None
     if opf is None:
-        raise error(f"{path}: not a readable EPUB (no package document: META-INF/container.xml names no .opf file)")
+        raise DocumentError(f"{path}: not a readable EPUB (no package document: META-INF/container.xml names no .opf file)")
     base = posixpath.dirname(opf_path)
     title, creators, cover_id = "", [], ""
     manifest: dict[str, tuple[str, str, str]] = {}

@@ -1,5 +1,5 @@
 """Read a user's text file or stdin in its Unicode encoding (BOM, BOM-less UTF-16, an SSML ``<?xml encoding>``, else
-UTF-8; docs/tts.md). Undecodable bytes raise ``TextFileError`` (a ``UsageError``) naming the file and byte offset."""
+UTF-8; docs/tts.md). Undecodable bytes raise ``DocumentError`` (a ``UsageError``) naming the file and byte offset."""
 from __future__ import annotations
 
 import codecs
@@ -17,8 +17,9 @@ _CHUNK = 1 << 20
 _XML_DECL = re.compile(rb"\A\s*<\?xml[^>]*?\sencoding\s*=\s*[\"']([A-Za-z][A-Za-z0-9._-]*)[\"']")
 
 
-class TextFileError(UsageError):
-    """A text file or input that is not Unicode text; the message names it and the reason."""
+class DocumentError(UsageError):
+    """A text file, input or document that cannot be read (missing, not Unicode text, not an EPUB, nothing to
+    say); the message names it and the reason."""
 
 
 def detect_encoding(head: bytes) -> str:
@@ -47,16 +48,16 @@ def detect_encoding(head: bytes) -> str:
     return "utf-8"
 
 
-def _error(name: str, encoding: str, exc: UnicodeDecodeError, offset: int = 0) -> TextFileError:
+def _error(name: str, encoding: str, exc: UnicodeDecodeError, offset: int = 0) -> DocumentError:
     where = offset + exc.start
     what = f"byte 0x{exc.object[exc.start]:02X}" if exc.start < len(exc.object) else "the last bytes"
-    return TextFileError(f"{name}: not {_NAMES.get(encoding, encoding)} text ({what} at offset {where}: "
+    return DocumentError(f"{name}: not {_NAMES.get(encoding, encoding)} text ({what} at offset {where}: "
                          f"{exc.reason}); save it as UTF-8 (or UTF-16 with a BOM) and try again")
 
 
 def decode_text(data: bytes, name: str = "input") -> str:
     """``data`` as text (encoding from ``detect_encoding``, BOM removed). ``name`` is used in the
-    error (a file name, or ``"standard input"``). Raises ``TextFileError``."""
+    error (a file name, or ``"standard input"``). Raises ``DocumentError``."""
     encoding = detect_encoding(data[:4096])
     try:
         return data.decode(encoding)
@@ -85,16 +86,16 @@ def _encoding_of(path: Path) -> str:
         with open(path, "rb") as fh:
             return detect_encoding(fh.read(4096))
     except IsADirectoryError:
-        raise TextFileError(f"{path}: is a folder, not a text file") from None
+        raise DocumentError(f"{path}: is a folder, not a text file") from None
     except FileNotFoundError:
-        raise TextFileError(f"{path}: text file not found") from None
+        raise DocumentError(f"{path}: text file not found") from None
     except OSError as exc:
-        raise TextFileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        raise DocumentError(f"{path}: cannot be read ({exc.strerror or exc})") from None
 
 
 def read_text_file(path: str | Path) -> str:
     """The whole text of ``path`` (any encoding of the module docstring), ``\\r\\n`` -> ``\\n``.
-    Raises ``TextFileError`` (missing, a folder, unreadable, not Unicode text)."""
+    Raises ``DocumentError`` (missing, a folder, unreadable, not Unicode text)."""
     path = Path(path)
     encoding = _encoding_of(path)
     try:
@@ -104,7 +105,7 @@ def read_text_file(path: str | Path) -> str:
 
 
 def iter_text_lines(path: str | Path) -> Iterator[str]:
-    """Check the whole file decodes (``TextFileError`` at once if not), then return an iterator
+    """Check the whole file decodes (``DocumentError`` at once if not), then return an iterator
     over its lines (with their ``\\n``), read lazily: a long file is never held in memory."""
     path = Path(path)
     encoding = _encoding_of(path)
