@@ -174,7 +174,7 @@ class TranscriptDocument:
         splices = [s for s in splices if not history.same(s.before, s.after)]
         if not splices:
             return None
-        change = Change(label, tuple(splices), history.now())
+        change = Change(label, tuple(splices))
         new = history.apply(self._segments, change)
         assert new is not None
         self._done.append(change)

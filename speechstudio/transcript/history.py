@@ -3,8 +3,8 @@ exactly and saved under ``"edit_history"``: ``{"format": 1, "done": [...], "undo
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 from collections.abc import Sequence
+from datetime import datetime, timezone
 
 from speechstudio.transcript.model import Segment, segment_from_dict, segment_to_dict
 
@@ -28,18 +28,14 @@ class Splice:
 @dataclasses.dataclass(frozen=True)
 class Change:
     """One undoable edit: ``label`` (shown as "Undo <label>"), ``splices`` applied in order,
-    ``at``: when it was made (UTC ISO 8601)."""
+    ``at``: when it was made (UTC ISO 8601, seconds; now by default)."""
 
     label: str
     splices: tuple[Splice, ...]
-    at: str = ""
+    at: str = dataclasses.field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
 
     def inverse(self) -> Change:
         return Change(self.label, tuple(s.inverse() for s in reversed(self.splices)), self.at)
-
-
-def now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def same(a: Sequence[Segment], b: Sequence[Segment]) -> bool:
