@@ -8,6 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
+from speechstudio.atomic import check_destination, check_folder_destination
 from speechstudio.disk import format_size
 from speechstudio.errors import SpeechStudioError, UsageError
 
@@ -195,7 +196,8 @@ class _Playback:
 def speak_command(args) -> int:
     """Handler of ``speechstudio speak`` (0 on success). With ``--output-raw`` only audio goes to stdout;
     a player that quits early (broken pipe) ends quietly with 0."""
-    from speechstudio.tts.output import check_output_path, write_raw, write_speech
+    from speechstudio.audio.encode import check_output_suffix
+    from speechstudio.tts.output import write_raw, write_speech
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.frontend.text import check_speakable
     from speechstudio.tts.voices import load_named
@@ -204,7 +206,8 @@ def speak_command(args) -> int:
     if args.out is None and not args.play and not raw:
         raise UsageError("give --out OUT.wav|.mp3|.opus|.m4a|..., --output-raw and/or --play")
     if args.out is not None:
-        check_output_path(args.out, overwrite=getattr(args, "overwrite", False))
+        check_output_suffix(args.out)  # before any synthesis: an unknown suffix, then an unwritable destination
+        check_destination(args.out, overwrite=getattr(args, "overwrite", False))
     source, total = _read_text_source(args)
     if isinstance(source, str):
         check_speakable(source)
@@ -338,8 +341,6 @@ def audiobook_command(args) -> int:
     cover = _read_cover(args.cover) if getattr(args, "cover", None) else None
     if cover is not None:
         cover = prepare_cover(cover, args.cover)
-    from speechstudio.atomic import check_folder_destination
-
     check_folder_destination(args.out)  # and on a folder that cannot be written
     ref, voice = load_named(args.voice, args.device, args.precision)
     print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")

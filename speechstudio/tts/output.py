@@ -8,20 +8,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
-from speechstudio.atomic import atomic_path, check_destination, write_error
+from speechstudio.atomic import atomic_path, write_error
 from speechstudio.audio.encode import AudioEncoder, check_output_suffix, encoder_errors, float_to_pcm16
 from speechstudio.errors import UsageError
 from speechstudio.tts.frontend.text import EmptyTextError
 from speechstudio.tts.stream import SynthesisOSError, speech_tags, synthesis_errors_apart
-
-
-def check_output_path(path: str | os.PathLike, overwrite: bool = False) -> Path:
-    """Fail before any synthesis when ``path`` cannot be written: ``UsageError`` for an unknown suffix, then
-    ``atomic.check_destination``."""
-    path = Path(path)
-    check_output_suffix(path)
-    check_destination(path, overwrite=overwrite)
-    return path
 
 
 def write_speech(chunks: Iterable, out_path: str | os.PathLike, on_chunk: Callable | None = None,
