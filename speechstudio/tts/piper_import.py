@@ -59,12 +59,9 @@ def read_piper_config(onnx_path: str | Path, config_path: str | Path | None = No
     if not onnx_path.is_file():
         raise ModelNotFoundError(f"{onnx_path}: Piper voice file not found")
     cfg_path = _config_path_for(onnx_path) if config_path is None else Path(config_path)
-    if cfg_path is not None and not cfg_path.is_file():
-        raise PiperVoiceError(f"{onnx_path}: missing its voice config {cfg_path}")
-    if cfg_path is None:
-        raise PiperVoiceError(
-            f"{onnx_path}: missing its voice config {onnx_path.name}.json (download it with the voice)"
-        )
+    if cfg_path is None or not cfg_path.is_file():
+        raise PiperVoiceError(f"{onnx_path}: missing its voice config {cfg_path or onnx_path.name + '.json'} "
+                              "(download it with the voice)")
     try:
         raw = json.loads(cfg_path.read_text(encoding="utf-8"))
         id_map = {str(k): [int(i) for i in v] for k, v in raw["phoneme_id_map"].items()}
