@@ -375,18 +375,16 @@ def load_piper_model(onnx_path: str | Path):
     params, attrs = read_onnx_weights(voice.onnx_path)
     vocab = params["enc_p.emb.weight"].shape[0]
     max_id = max(i for ids in voice.phoneme_id_map.values() for i in ids)
-    if voice.num_symbols_declared and voice.num_symbols != vocab:
-        raise PiperVoiceError(f"{voice.config_path}: does not match {voice.onnx_path.name} "
-                              f"(config has num_symbols {voice.num_symbols}, model has {vocab})")
-    if max_id >= vocab:
-        raise PiperVoiceError(f"{voice.config_path}: does not match {voice.onnx_path.name} "
-                              f"(config uses phoneme id {max_id}, model has {vocab} symbols)")
     n_spk = params["emb_g.weight"].shape[0] if "emb_g.weight" in params else 1
+    mismatch = []
+    if voice.num_symbols_declared and voice.num_symbols != vocab:
+        mismatch.append(f"config has num_symbols {voice.num_symbols}, model has {vocab}")
+    if max_id >= vocab:
+        mismatch.append(f"config uses phoneme id {max_id}, model has {vocab} symbols")
     if voice.num_speakers != n_spk:
-        raise PiperVoiceError(
-            f"{voice.config_path}: does not match {voice.onnx_path.name} "
-            f"(config has {voice.num_speakers} speakers, model has {n_spk})"
-        )
+        mismatch.append(f"config has {voice.num_speakers} speakers, model has {n_spk}")
+    if mismatch:
+        raise PiperVoiceError(f"{voice.config_path}: does not match {voice.onnx_path.name} ({'; '.join(mismatch)})")
     try:
         config = _vits_config(params, attrs, voice)
     except (KeyError, IndexError, ValueError) as exc:
