@@ -5,7 +5,7 @@
 # FLAVOR is "cpu" or "cudaXYZ", from the torch installed in the Python that runs the build.
 #
 # Usage: packaging/build.sh [--out DIR] [--no-deb] [--skip-pyinstaller]
-#   Run it in the build venv (python with: pip install pyinstaller -e '.[models,speakers]'). OUT defaults to
+#   Run it in the build venv (python with: pip install pyinstaller -e '.[models,clone]'). OUT defaults to
 #   dist/ in the repository (git-ignored). --skip-pyinstaller re-packs an existing OUT/app/SpeechStudio.
 # Windows and macOS: see packaging/README.md (same spec; Inno Setup script in packaging/windows).
 set -euo pipefail

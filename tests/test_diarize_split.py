@@ -68,8 +68,8 @@ def test_a_voice_saved_where_the_data_folder_is_a_file_says_so(tmp_path, monkeyp
     home.write_text("not a folder")
     monkeypatch.setenv("SPEECHSTUDIO_HOME", str(home))
     with pytest.raises(OutputWriteError, match=r"speakers/Ana\.json: cannot write \(.*"):
-        save_voice("Ana", np.ones(256, np.float32), seconds=3.0, source="test")
-    monkeypatch.setattr("speechstudio.diarize.cli.voice_from_file", lambda *a: (np.ones(256, np.float32), 3.0, "x"))
+        save_voice("Ana", np.ones(192, np.float32), seconds=3.0, source="test")
+    monkeypatch.setattr("speechstudio.diarize.cli.voice_from_file", lambda *a: (np.ones(192, np.float32), 3.0, "x"))
     assert cli.main(["speakers", "add", "Ana", str(tmp_path / "ana.wav")]) == 2
     err = capsys.readouterr().err
     assert "Ana.json: cannot write (" in err and "unexpected error" not in err

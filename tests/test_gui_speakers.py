@@ -54,7 +54,7 @@ def test_speakers_option_labels_and_the_list_shows_them(win, qtbot, interview, w
     assert {s.speaker for s in row.segments} == {"Speaker 1", "Speaker 2"}
     from speechstudio.gui.queue_table import status_text
 
-    assert status_text(row)[0].endswith(" · 2 or 3 speakers: check")       # the count's sureness is shown
+    assert status_text(row)[0].endswith(" · 2 speakers")       # the count (and its sureness) is shown
     txt = interview.with_suffix(".txt").read_text()
     assert txt.startswith("Speaker 1: ") and "\n\nSpeaker 2: " in txt
     page.table.selectRow(0)
@@ -114,8 +114,8 @@ def test_known_voices_dialog_lists_renames_and_deletes(win, qtbot):
     from speechstudio.diarize.library import library_dir, load_library, save_voice
 
     rng = np.random.default_rng(0)
-    save_voice("Ana", rng.normal(size=256), seconds=12.0, source="talk.wav")
-    save_voice("Ben", rng.normal(size=256), seconds=30.0, source="call.wav")
+    save_voice("Ana", rng.normal(size=192), seconds=12.0, source="talk.wav")
+    save_voice("Ben", rng.normal(size=192), seconds=30.0, source="call.wav")
     (library_dir() / "Broken.json").write_text("{")
     dlg = win.transcribe.show_known_voices()
     assert [dlg.table.item(i, 0).text() for i in range(dlg.table.rowCount())] == ["Ana", "Ben"]

@@ -1,9 +1,8 @@
 """GE2E speaker embeddings (Resemblyzer, Apache-2.0; Wan et al. 2018; the d-vector of Wang et al. 2018)
-for diarization, known voices and the clone check: a 3-layer LSTM on 40 log-mel bins at 16 kHz (25 ms /
-10 ms), 256-d unit-norm output. The network runs on ONNX Runtime from ``weights/ge2e.onnx`` (Resemblyzer
+for the clone check (how close a clone sounds to its speaker: Resemblyzer's similarity, the score users
+compare): a 3-layer LSTM on 40 log-mel bins at 16 kHz (25 ms / 10 ms), 256-d unit-norm output. The network runs on ONNX Runtime from ``weights/ge2e.onnx`` (Resemblyzer
 0.1.4's ``pretrained.pt`` exported by ``bench/make_speaker_encoder_weights.py``: within 1e-6 of torch, 7-10x
-less CPU on 2 cores), so diarization never loads torch; Resemblyzer itself is needed only for
-:func:`embed_speech`'s silence trimming (webrtcvad)."""
+less CPU on 2 cores); Resemblyzer itself gives the silence trimming (webrtcvad) and the partials."""
 from __future__ import annotations
 
 import importlib.metadata
@@ -18,10 +17,7 @@ import onnxruntime
 from speechstudio.audio import librosa_stand_in
 
 RATE = 16000            #: Hz the encoder reads
-FRAME_S = 0.01          #: mel hop (Resemblyzer mel_window_step 10 ms)
 EMBEDDING_SIZE = 256
-TARGET_DBFS = -30       #: Resemblyzer's audio_norm_target_dBFS
-PARTIAL = 160           #: frames per partial utterance (Resemblyzer's partials_n_frames: 1.6 s)
 WEIGHTS = Path(__file__).with_name("weights") / "ge2e.onnx"
 
 _LOCK = threading.Lock()
@@ -57,17 +53,6 @@ def import_resemblyzer():
             sys.modules.pop(name, None)
 
 
-def unavailable_reason() -> str | None:
-    """``None`` when :func:`embed_speech` can run, else why not (one line)."""
-    try:
-        encoder()
-    except ModuleNotFoundError as exc:
-        return f"Resemblyzer is not installed ({exc.name}): pip install resemblyzer"
-    except Exception as exc:  # weights missing in a trimmed bundle, ...
-        return f"the speaker encoder cannot load: {type(exc).__name__}: {exc}"
-    return None
-
-
 def network() -> onnxruntime.InferenceSession:
     """The process-wide GE2E network (input ``mels`` float32 (n, frames, 40), output float32 (n, 256) unit
     norm), loaded once. Raises ``OSError`` when its weights are missing (a broken install)."""
@@ -90,23 +75,12 @@ def encoder() -> onnxruntime.InferenceSession:
     return network()
 
 
-def mel_frames(audio16k: np.ndarray) -> np.ndarray:
-    """Resemblyzer's log-mel frames of float32 16 kHz ``audio16k`` normalised up to -30 dBFS (its
-    ``normalize_volume(increase_only=True)`` + ``wav_to_mel_spectrogram``): float32 (n // 160 + 1, 40);
-    digital silence gives zeros."""
-    wav = np.asarray(audio16k, np.float32).reshape(-1)
-    if not np.any(wav):
-        return np.zeros((wav.size // 160 + 1, 40), np.float32)
-    gain_db = TARGET_DBFS - 10 * np.log10(np.mean(wav.astype(np.float64) ** 2))
-    return _mel(wav * np.float32(10 ** (max(0.0, gain_db) / 20)))
-
-
 def _mel(wav: np.ndarray) -> np.ndarray:
     return librosa_stand_in.melspectrogram(y=wav, sr=RATE, n_fft=400, hop_length=160, n_mels=40).T
 
 
 def embed_mels(mels: np.ndarray, batch: int = 64) -> np.ndarray:
-    """Embeddings of windows ``mels`` float32 (n, frames, 40) -> float32 (n, 256), unit norm."""
+    """Embeddings of mel windows float32 (n, frames, 40) (:func:`_mel`) -> float32 (n, 256), unit norm."""
     net = network()
     out = [net.run(None, {"mels": np.ascontiguousarray(mels[i:i + batch], np.float32)})[0]
            for i in range(0, len(mels), batch)]

@@ -5,9 +5,8 @@ import sys
 
 import numpy as np
 
-from speechstudio.audio import speaker_encoder as vp
 from speechstudio.audio.decode import load_audio
-from speechstudio.diarize import library
+from speechstudio.diarize import embedding as vp, library
 from speechstudio.errors import UsageError
 from speechstudio.transcript import TranscriptDocument
 
@@ -52,7 +51,7 @@ def _voice_from_transcript(json_path, speaker: str | None):
 
 
 def voice_from_file(path, start: float | None = None, end: float | None = None):
-    """``(embedding (256,), seconds, source)`` of the voice in ``path`` (optionally ``start``..``end``
+    """``(embedding (192,), seconds, source)`` of the voice in ``path`` (optionally ``start``..``end``
     seconds). Raises ``UsageError`` when the stretch is empty or has under 1 s of speech, the
     decoder's errors for an unreadable file."""
     audio = load_audio(path, vp.RATE)
@@ -71,7 +70,7 @@ def voice_from_file(path, start: float | None = None, end: float | None = None):
 
 
 def voice_from_spans(path, spans: list[tuple[float, float]], max_s: float = 90.0):
-    """``(embedding (256,), seconds, source)`` of one speaker from the stretches ``spans``
+    """``(embedding (192,), seconds, source)`` of one speaker from the stretches ``spans``
     (seconds) of the recording ``path``, at most ``max_s`` seconds of them. Raises ``UsageError``
     with under 1 s of speech, the decoder's errors for an unreadable file."""
     audio = load_audio(path, vp.RATE)
@@ -104,9 +103,6 @@ def speakers_command(args) -> int:
             print(f"{v.name:32s} {v.seconds:6.1f} s  {v.created:19s}  {v.source}")
         return 0
     if cmd == "add":
-        why = vp.unavailable_reason()
-        if why:
-            raise UsageError(f"cannot make a voice print: {why}")
         if str(args.audio).lower().endswith(".json"):
             emb, seconds, source = _voice_from_transcript(args.audio, args.speaker)
         else:

@@ -8,11 +8,13 @@
    tree is cut into N (a range: the count is kept inside it).
 2. Every local speaker with a voice print goes to the nearest cluster; two local speakers of one chunk
    never to the same one (Hungarian assignment, pyannote speaker-diarization-3.1's constrained
-   assignment).
+   assignment). A chunk without prints takes the clusters of the nearest chunk with prints, local
+   speaker to the local speaker it agrees with most where the two chunks overlap (Hungarian on the
+   frames both hear; pyannote.audio 2.0's stitching).
 3. The timeline: per frame, the number of speakers the chunks that see it hear (their mean, rounded)
    goes to the clusters with the most summed activity there (pyannote.audio's ``reconstruct`` and
    ``to_diarization``). An asked-for speaker who wins no frame takes the frames where the chunks
-   assigned to them hear them most.
+   assigned to them hear them most, the quietest first, never all the frames of another.
 
 Numbers and the variants that lost: ``docs/diarization.md`` (``bench/bench_diarization.py``, real
 shared-channel conversations).
@@ -28,16 +30,16 @@ from speechstudio.diarize.segmentation import FRAME_DURATION_S, FRAME_STEP_S
 from speechstudio.diarize.speakers import SpeakerCount
 
 
-THRESHOLD = 0.19     #: cosine distance at which the tree is cut (pyannote 3.1 cuts its own embeddings at 0.70)
+THRESHOLD = 0.40     #: cosine distance at which the tree is cut (pyannote 3.1 cuts WeSpeaker's at 0.70)
 MIN_SOLO_S = 1.0     #: solo speech (s) of a local speaker for its voice print to shape the clusters
-MIN_MEMBERS = 2      #: voice prints a cluster needs to be a voice of its own (pyannote 3.1: 12, on longer files)
+MIN_MEMBERS = 1      #: voice prints a cluster needs to be a voice of its own (pyannote 3.1: 12, on longer files)
 MAX_TREE = 2000      #: voice prints in the tree at most (evenly picked; the rest are only assigned)
 
 
 @dataclass(frozen=True)
 class Clustering:
     """``assigned`` int (c, 3): the cluster of each chunk's local speaker, -1 for none;
-    ``centroids`` float32 (k, 256) unit norm; ``other_count``: the count the evidence also allows,
+    ``centroids`` float32 (k, 192) unit norm; ``other_count``: the count the evidence also allows,
     ``None`` when sure; ``one_voice``: more speakers were asked for than the voices heard."""
 
     assigned: np.ndarray
@@ -75,9 +77,11 @@ def _voices(x: np.ndarray, labels: np.ndarray, min_members: int) -> list[np.ndar
     return [unit(x[labels == i].mean(axis=0)) for i in keep]
 
 
-def cluster_chunks(embeddings: np.ndarray, solo_s: np.ndarray, count: SpeakerCount) -> Clustering:
-    """Cluster the local speakers: ``embeddings`` float32 (c, 3, 256) unit norm (NaN: none), ``solo_s``
-    float (c, 3) seconds each talks alone. The count stays within ``count``."""
+def cluster_chunks(embeddings: np.ndarray, solo_s: np.ndarray, count: SpeakerCount,
+                   activity: np.ndarray | None = None, starts: np.ndarray | None = None) -> Clustering:
+    """Cluster the local speakers: ``embeddings`` float32 (c, 3, d) unit norm (NaN: none), ``solo_s``
+    float (c, 3) seconds each talks alone. The count stays within ``count``. With ``activity`` bool
+    (c, 589, 3) and ``starts`` (c,) s, chunks without prints follow their nearest neighbour with prints."""
     c = embeddings.shape[0]
     have = ~np.isnan(embeddings[..., 0])
     tree = have & (solo_s >= MIN_SOLO_S)
@@ -116,7 +120,30 @@ def cluster_chunks(embeddings: np.ndarray, solo_s: np.ndarray, count: SpeakerCou
             shared = np.isin(assigned, [m for m in range(len(cents)) if (assigned == m).sum() > 1])
             i, j = np.unravel_index(int(np.argmax(np.where(shared, sim, -np.inf))), sim.shape)
             assigned[i, j] = k
+    if activity is not None:
+        _follow(assigned, have.any(axis=1), activity, starts)
     return Clustering(assigned, cents, other, found == 1 and want > 1 and not unheard)
+
+
+def _follow(assigned: np.ndarray, printed: np.ndarray, activity: np.ndarray, starts: np.ndarray) -> None:
+    """Give the local speakers of chunks without prints (``printed`` false) the clusters of the nearest
+    printed chunk's local speakers they share the most active frames with (in place)."""
+    from scipy.optimize import linear_sum_assignment
+
+    ref = np.nonzero(printed)[0]
+    if not len(ref):
+        return
+    f = activity.shape[1]
+    for j in np.nonzero(~printed)[0]:
+        i = int(ref[np.argmin(np.abs(ref - j) + (ref > j) * 0.5)])       # the nearest, the earlier on a tie
+        off = int(round((starts[j] - starts[i]) / FRAME_STEP_S))
+        if abs(off) >= f:
+            continue
+        a, b = (activity[j, :f - off], activity[i, off:]) if off >= 0 else (activity[j, -off:], activity[i, :f + off])
+        agree = (a[:, :, None] & b[:, None, :]).sum(axis=0)              # (3 of chunk j, 3 of chunk i)
+        for k, m in zip(*linear_sum_assignment(-agree)):
+            if agree[k, m] > 0:
+                assigned[j, k] = assigned[i, m]
 
 
 def _offsets(starts: np.ndarray, duration_s: float) -> tuple[int, np.ndarray]:
@@ -151,9 +178,11 @@ def timeline(activity: np.ndarray, starts: np.ndarray, duration_s: float, cluste
     ranks = np.empty_like(summed, dtype=int)
     np.put_along_axis(ranks, np.argsort(-summed, axis=1), np.arange(k_all)[None, :].repeat(n_out, 0), axis=1)
     binary = (ranks < cnt[:, None]) & (summed > 0)
-    for k in range(clustering.count):
+    for k in np.argsort(summed[:, :clustering.count].sum(axis=0), kind="stable"):   # the quietest first
         if not binary[:, k].any() and summed[:, k].any():
             take = summed[:, k] >= summed[:, k].max() / 2
+            alone_there = binary.any(axis=0) & ~(binary & ~take[:, None]).any(axis=0)   # would lose every frame
+            take &= ~binary[:, alone_there].any(axis=1)
             binary[take] &= ranks[take] < np.maximum(cnt[take] - 1, 0)[:, None]
             binary[take, k] = True
     turns = []

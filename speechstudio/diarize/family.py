@@ -8,7 +8,7 @@ GUI only see this interface.
 Built-in families (one module each, one line in ``BUILTIN``):
 
 * ``voiceprint`` (:mod:`speechstudio.diarize.family_voiceprint`): pyannote's segmentation network,
-  GE2E voice prints and agglomerative clustering with a per-recording count; offline on first
+  CAM++ voice prints and agglomerative clustering with a per-recording count; offline on first
   install; known voices.
 * ``pyannote`` (:mod:`speechstudio.diarize.family_pyannote`): pyannote.audio's pipeline, where the
   user has it (its gated weights need a Hugging Face token once, or a local copy).
@@ -49,7 +49,7 @@ class Diarization:
     """What a session found. ``turns``: the speaker timeline the words are labelled from (two turns
     at once where two people speak at once); ``speakers``: in order of first appearance; ``notes``:
     lines for the user (they sound like one voice...); ``embeddings``: each speaker's voice print
-    (float32 (256,), for saving a known voice); ``could_be``: the other count the evidence allows,
+    (float32 (192,), for saving a known voice); ``could_be``: the other count the evidence allows,
     ``None`` when the count is sure."""
 
     turns: list[Turn]

@@ -5,7 +5,7 @@ local copy (``SPEECHSTUDIO_PYANNOTE=/path/to/pipeline`` with its ``config.yaml``
 (default ``pyannote/speaker-diarization-3.1``) with a Hugging Face token (``HF_TOKEN``) once, after
 accepting its terms. The audio is collected as it streams and given to the pipeline as a waveform
 at ``finish``; the pipeline's turns label the words (:mod:`.assign`). Overlapping turns are kept
-in the timeline. Known voices are not matched (the voice-print library is GE2E).
+in the timeline. Known voices are not matched (the voice-print library is CAM++).
 """
 from __future__ import annotations
 

@@ -1,13 +1,12 @@
-"""The offline diarizer (registry name ``voiceprint``): local speakers and their GE2E voice prints
+"""The offline diarizer (registry name ``voiceprint``): local speakers and their CAM++ voice prints
 in 10 s chunks while the audio streams (:mod:`.track`, :mod:`.segmentation`), clustered across the
 recording with a per-recording count and turned into the speaker timeline (:mod:`.cluster`), known
 voices named from the speaker library (:mod:`.library`), words labelled from the timeline (:mod:`.assign`)."""
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 
+from speechstudio.diarize import embedding, segmentation
 from speechstudio.diarize.assign import Turn
 from speechstudio.diarize.cluster import cluster_chunks, frame_counts, timeline
 from speechstudio.diarize.family import Diarization, DiarizerFamily, speaker_infos
@@ -29,7 +28,7 @@ class VoiceprintSession:
 
     def finish(self) -> Diarization:
         ch = self.track.finish()
-        found = cluster_chunks(ch.embeddings, ch.solo_s, self.count)
+        found = cluster_chunks(ch.embeddings, ch.solo_s, self.count, ch.activity, ch.starts)
         k = found.count
         # known voices: a cluster takes the name of the saved voice it matches; two clusters that
         # match one voice are one person
@@ -70,12 +69,11 @@ class VoiceprintSession:
 
 class VoiceprintFamily(DiarizerFamily):
     def unavailable(self) -> str | None:
-        if importlib.util.find_spec("resemblyzer") is None:
-            return "needs resemblyzer (pip install 'speechstudio[speakers]')"
-        return None
+        missing = [p for p in (segmentation.WEIGHTS, embedding.WEIGHTS) if not p.is_file()]
+        return f"{missing[0]} is missing: reinstall SpeechStudio" if missing else None
 
     def start(self, count, *, library=None, path=None):
         return VoiceprintSession(count, library)
 
 
-FAMILY = VoiceprintFamily("voiceprint", "Voice prints (offline: pyannote segmentation, GE2E voice prints, agglomerative clustering)")
+FAMILY = VoiceprintFamily("voiceprint", "Voice prints (offline: pyannote segmentation, CAM++ voice prints, agglomerative clustering)")

@@ -1,14 +1,14 @@
 """Known voices: a named speaker's voice print, saved once, recognised in later files.
 
 Each voice is one small JSON file ``<data dir>/speakers/<name>.json`` (written atomically): its
-256-d GE2E embedding (:mod:`speechstudio.audio.speaker_encoder`), the seconds of speech it was made from, where from and
+192-d CAM++ embedding (:mod:`.embedding`), the seconds of speech it was made from, where from and
 when. No audio is kept. A damaged file does not break the library: :func:`load_library` reports
 it and goes on.
 
 Matching (:func:`match`): a cluster's mean embedding is named after the closest saved voice when
 their cosine is at least ``KNOWN_SIMILARITY`` and beats the runner-up by ``MARGIN``;
 ``describe_sureness`` turns the similarity into words. Thresholds from bench/bench_diarization.py
-(GE2E: one speaker's stretches ~0.85-0.95, different speakers 0.5-0.75).
+(CAM++; a voice print saved by an older SpeechStudio, 256-d GE2E, is listed as a problem: save it again).
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from speechstudio.atomic import atomic_write_text, write_error
+from speechstudio.diarize.embedding import SIZE
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.hub.paths import data_dir
 
@@ -32,7 +33,7 @@ _NAME = re.compile(r"^[^/\\:*?\"<>|\x00-\x1f]{1,64}$")
 
 @dataclass(frozen=True)
 class KnownVoice:
-    """``name``; ``embedding`` float32 (256,) unit norm; ``seconds`` of speech it was made from;
+    """``name``; ``embedding`` float32 (192,) unit norm; ``seconds`` of speech it was made from;
     ``source`` (file and span, or "recording"); ``created`` (ISO time); ``path`` of its file."""
 
     name: str
@@ -82,8 +83,10 @@ def load_library(folder: Path | None = None) -> Library:
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
             emb = np.asarray(data["embedding"], np.float32)
-            if emb.shape != (256,) or not np.all(np.isfinite(emb)) or float(np.linalg.norm(emb)) < 1e-6:
-                raise ValueError(f"embedding of shape {emb.shape} is not a 256-d voice print")
+            if emb.shape == (256,):
+                raise ValueError("made by an older SpeechStudio (GE2E): save the voice again")
+            if emb.shape != (SIZE,) or not np.all(np.isfinite(emb)) or float(np.linalg.norm(emb)) < 1e-6:
+                raise ValueError(f"embedding of shape {emb.shape} is not a {SIZE}-d voice print")
             voices.append(KnownVoice(str(data.get("name") or p.stem), emb / np.linalg.norm(emb),
                                      float(data.get("seconds", 0.0)), str(data.get("source", "")),
                                      str(data.get("created", "")), p))
@@ -93,7 +96,7 @@ def load_library(folder: Path | None = None) -> Library:
 
 
 def save_voice(name: str, embedding: np.ndarray, *, seconds: float, source: str, overwrite: bool = False) -> KnownVoice:
-    """Save ``embedding`` (256,) as voice ``name``. Raises ``UsageError`` when the name is taken
+    """Save ``embedding`` (192,) as voice ``name``. Raises ``UsageError`` when the name is taken
     (and ``overwrite`` is false) or not a valid name, ``OutputWriteError`` (naming the file and the
     reason) when the library folder cannot be written."""
     name = check_name(name)
@@ -140,7 +143,7 @@ def remove_voice(name: str) -> KnownVoice:
 
 
 def match(embedding: np.ndarray, library: Library) -> tuple[str, float] | None:
-    """``(name, similarity)`` of the saved voice ``embedding`` (256,) is, or ``None`` (no voice close
+    """``(name, similarity)`` of the saved voice ``embedding`` (192,) is, or ``None`` (no voice close
     enough, or two too close to tell apart)."""
     if not library.voices:
         return None

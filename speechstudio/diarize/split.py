@@ -41,7 +41,7 @@ def split_by_voice(path: Path, spans: list[tuple[float, float]]) -> list[int]:
     track = SpeakerTrack()
     track.push(np.concatenate(pieces))
     chunks = track.finish()
-    found = cluster_chunks(chunks.embeddings, chunks.solo_s, SpeakerCount(2, 2))
+    found = cluster_chunks(chunks.embeddings, chunks.solo_s, SpeakerCount(2, 2), chunks.activity, chunks.starts)
     turns = timeline(chunks.activity, chunks.starts, chunks.duration_s, found, ["0", "1"])
     talk = np.zeros((len(spans), 2))
     edges = np.concatenate([[0], np.cumsum([p.size for p in pieces])]) / RATE
