@@ -208,12 +208,9 @@ _BAR_UNKNOWN = "{desc}{n:.0f} s audio [{elapsed}] {postfix}"
 
 
 def _audio_bar(tqdm, total: float | None, *, quiet: bool):
-    """A tqdm bar counting seconds of audio on stderr. ``total`` may be ``None`` (no pending input
-    has a known duration: a finished folder rerun, unreadable files, a pipe): the bar then shows
-    the count without a total, and it switches format whenever the total is unknown or exceeded,
-    so drawing never fails. When stderr is not a terminal (cron, ``2>log``) it writes a plain line
-    (no ``\r``: :func:`speechstudio.progress.progress_file`) at most every 30 s, so a log gets a
-    few readable lines, not thousands."""
+    """A tqdm bar counting seconds of audio on stderr; without a ``total`` (None: no pending input has a known
+    duration) or past it, the count alone. Not a terminal (cron, ``2>log``): a plain line at most every 30 s
+    (:func:`speechstudio.progress.progress_file`)."""
     class AudioBar(tqdm):
         @property
         def format_dict(self):

@@ -76,12 +76,9 @@ class Transcriber:
 
 
 class RayPool:
-    """The driver's side: Ray connected (or a local Ray started), then :meth:`run` per batch.
-
-    ``address``: from :func:`parse_cluster` (``None``: start a local Ray with ``num_cpus`` cores, all of
-    this machine's by default; an already initialised Ray in this process is used as it is).
-    ``worker_cores``: CPU cores per worker on CPU. Raises ``UsageError``: Ray not installed (one line
-    naming the extra), the address unreachable or Ray not starting."""
+    """The driver's side: Ray connected to ``address`` (:func:`parse_cluster`; ``None``: a local Ray on ``num_cpus``
+    cores, all by default; a Ray already initialised is used as it is), then :meth:`run` per batch; ``worker_cores``
+    per worker on CPU. Raises ``UsageError``: Ray not installed, the address unreachable or Ray not starting."""
 
     def __init__(self, address: str | None = None, *, worker_cores: int = 1, num_cpus: int | None = None,
                  debug: bool = False) -> None:

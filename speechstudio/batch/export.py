@@ -39,10 +39,8 @@ def parse_formats(spec: str | Iterable[str]) -> tuple[str, ...]:
 def output_path(input_path: str | os.PathLike[str], fmt: str, input_root: str | os.PathLike[str] | None = None,
                 output_dir: str | os.PathLike[str] | None = None) -> Path:
     """Where the ``fmt`` transcript of ``input_path`` goes: the last extension replaced (``talk.v2.mp3`` ->
-    ``talk.v2.srt``; ``x.txt`` as txt -> ``x.txt.txt``, never the input itself).
-
-    Under ``output_dir`` the tree below ``input_root`` is mirrored (``root/a/b.wav`` -> ``out/a/b.srt``);
-    without ``output_dir`` next to the input. Raises ``UsageError`` for an unknown ``fmt``."""
+    ``talk.v2.srt``; ``x.txt`` as txt -> ``x.txt.txt``, never the input), next to it or under ``output_dir``
+    mirroring the tree below ``input_root``. Raises ``UsageError`` for an unknown ``fmt``."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
     src = Path(input_path)

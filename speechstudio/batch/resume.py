@@ -58,12 +58,9 @@ def same_content(recorded: dict, current: dict) -> bool:
 
 
 def plan_work(path: Path, targets: dict[str, Path], overwrite: bool) -> tuple[dict[str, Path], list[str]]:
-    """Which of ``targets`` (format -> output path) to write for input ``path``, and warnings.
-
-    Returns ``(todo, notes)``: ``todo`` is empty when every output exists and is current (the
-    input is skipped). Missing outputs are always in ``todo``; with ``overwrite`` all are. When
-    the JSON's recorded fingerprint no longer matches the input, the outputs it lists are redone
-    and a note says so; existing outputs not written by us are kept with a note."""
+    """``(todo, notes)``: which of ``targets`` (format -> output path) to write for input ``path`` (none when every
+    output exists and is current: the input is skipped; all with ``overwrite``), and one-line notes for the user
+    (an input changed since its transcript, outputs kept that we did not write)."""
     if overwrite:
         return dict(targets), []
     if is_stream(path):          # a pipe holds new audio each time and cannot be compared

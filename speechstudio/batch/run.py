@@ -442,11 +442,9 @@ def transcribe_file(item: InputItem, recognizer, request: TranscriptionRequest, 
 
 def write_outputs(item: InputItem, index: int, done: FileTranscript, targets: dict[str, Path],
                   request: TranscriptionRequest, t0: float, notes: Sequence[str] = (), debug: bool = False) -> BatchEvent:
-    """Write ``done`` (a :class:`FileTranscript`) to ``targets`` (format -> path), atomically, the JSON
-    last; returns the ``done`` event (``wall_s`` since ``t0``, a ``time.perf_counter()`` value; ``notes``,
-    the resume check's, added to its warnings) or a ``failed`` one (an output cannot be written; the
-    reason starts with :data:`FATAL_PREFIX` when the next files would fail the same way; any other error
-    as :func:`failed_event`). The writer of a local batch and of a cluster's driver."""
+    """Write ``done`` to ``targets`` (format -> path) atomically, the JSON last: the ``done`` event (``wall_s`` since
+    ``t0``, a ``time.perf_counter()``; ``notes`` added to its warnings) or a ``failed`` one (its reason starts with
+    :data:`FATAL_PREFIX` when the next files would fail the same way). Local batches and a cluster's driver."""
     try:
         ev = _write(item, index, done, targets, request, t0)
     except Exception as e:  # noqa: BLE001 - reported like a decode failure

@@ -19,13 +19,8 @@ def media_files(folder: Path) -> list[Path]:
 
 
 class FolderWatcher:
-    """Finds new, settled media files in the store's watched folders.
-
-    Args:
-        store: where the watched folders and the files already seen are kept.
-        settle_s: seconds a file's size and mtime must stay unchanged (default 2 s).
-        clock: monotonic seconds (tests pass a fake one).
-    """
+    """Finds new, settled media files in ``store``'s watched folders (the files already seen are kept there):
+    a file's size and mtime unchanged for ``settle_s`` seconds; ``clock``: monotonic seconds."""
 
     def __init__(self, store: QueueStore, settle_s: float = 2.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
