@@ -124,11 +124,10 @@ class SoundDeviceBackend(Backend):
             callback(indata[:, 0].astype(np.float32, copy=True))
 
         try:
-            s = self.sd.InputStream(device=device, samplerate=samplerate, blocksize=blocksize,
-                                    channels=1, dtype="float32", callback=cb)
+            return self.sd.InputStream(device=device, samplerate=samplerate, blocksize=blocksize,
+                                       channels=1, dtype="float32", callback=cb)
         except Exception as e:
             raise AudioUnavailableError(f"cannot open the microphone: {e}", kind=kind_of(e)) from e
-        return s
 
     def open_output(self, device, samplerate, blocksize, callback, on_end=None) -> Stream:
         sd = self.sd
@@ -142,11 +141,10 @@ class SoundDeviceBackend(Backend):
                 raise sd.CallbackStop
 
         try:
-            s = sd.OutputStream(device=device, samplerate=samplerate, blocksize=blocksize, channels=1,
-                                dtype="float32", callback=cb, finished_callback=on_end)
+            return sd.OutputStream(device=device, samplerate=samplerate, blocksize=blocksize, channels=1,
+                                   dtype="float32", callback=cb, finished_callback=on_end)
         except Exception as e:
             raise AudioUnavailableError(f"cannot open the speaker: {e}", kind=kind_of(e)) from e
-        return s
 
 
 # ----------------------------------------------------------------------------- system audio
