@@ -22,9 +22,7 @@ def _hz_to_mel(f: np.ndarray) -> np.ndarray:
     f_sp = 200.0 / 3
     mels = f / f_sp
     min_log_hz, min_log_mel, logstep = 1000.0, 1000.0 / f_sp, np.log(6.4) / 27.0
-    log_t = f >= min_log_hz
-    mels = np.where(log_t, min_log_mel + np.log(np.maximum(f, 1e-12) / min_log_hz) / logstep, mels)
-    return mels
+    return np.where(f >= min_log_hz, min_log_mel + np.log(np.maximum(f, 1e-12) / min_log_hz) / logstep, mels)
 
 
 def _mel_to_hz(m: np.ndarray) -> np.ndarray:
