@@ -8,7 +8,7 @@ import pytest
 
 from speechstudio.errors import UsageError
 from speechstudio.tts.ssml import SpeechPart as P
-from speechstudio.tts.ssml import SsmlError, is_ssml, parse_ssml, speech_parts
+from speechstudio.tts.ssml import SsmlError, parse_ssml, speech_parts, ssml_verdict
 
 CASES = [
     ('<speak>Good morning. <break time="1200ms"/> Coffee is ready.</speak>',
@@ -68,7 +68,7 @@ def test_malformed_ssml_is_a_one_line_error_with_position(bad, where, reason):
 
 
 def test_plain_text_with_angle_brackets_stays_plain():
-    assert not is_ssml("press <Enter> to continue")
+    assert ssml_verdict("press <Enter> to continue") is False
     assert list(speech_parts("Press <Enter> to continue. Then wait.")) == [
         P("Press <Enter> to continue.", 0.25), P("Then wait.", 0.0)]
     with pytest.raises(SsmlError, match="line 1, column 23"):  # asked for SSML: not well-formed

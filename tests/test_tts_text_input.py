@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from speechstudio import cli
-from speechstudio.tts.ssml import SsmlError, is_ssml, speech_parts, ssml_verdict
+from speechstudio.tts.ssml import SsmlError, speech_parts, ssml_verdict
 from speechstudio.tts.textfile import DocumentError, decode_text, iter_text_lines, read_text_file
 
 TEXT = "Café déjà vu, naïve “quotes” – 3.5 kg.\nSecond line: Ünïcödé ok.\n"
@@ -104,7 +104,7 @@ ENCODINGS = ["utf-8", "utf-8-sig", "utf-16", "utf-16-be"]
 @pytest.mark.parametrize("prologue", [p for _, p in PROLOGUES], ids=[i for i, _ in PROLOGUES])
 def test_ssml_after_a_prologue_is_ssml_in_every_encoding(tmp_path, prologue, encoding):
     text = prologue + SSML_BODY
-    assert is_ssml(text)
+    assert ssml_verdict(text) is True
     expected = [("Hello", 1.2), ("there.", 0.0)]  # the break is a pause; no tag is read aloud
     assert [(p.text, p.pause_s) for p in speech_parts(text)] == expected
     path = tmp_path / "script.ssml"
@@ -129,7 +129,7 @@ NOT_SSML = [
 @pytest.mark.parametrize("text, verdict", NOT_SSML)
 def test_text_with_angle_brackets_stays_plain(text, verdict):
     assert ssml_verdict(text) is verdict
-    assert not is_ssml(text)
+    assert ssml_verdict(text) is not True
 
 
 def test_ssml_errors_keep_their_line_after_stripped_blank_lines():

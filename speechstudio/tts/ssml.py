@@ -61,12 +61,6 @@ def ssml_verdict(text: str) -> bool | None:
     return False
 
 
-def is_ssml(text: str) -> bool:
-    """True when the first element of ``text`` is ``<speak>`` (``ssml_verdict``): a leading BOM,
-    blank lines, an XML declaration, comments or processing instructions may come before it."""
-    return ssml_verdict(text) is True
-
-
 def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float = DEFAULT_SENTENCE_PAUSE_S,
                  ssml: bool | None = None) -> Iterator[SpeechPart]:
     """``SpeechPart``s of plain text (split lazily) or SSML (``ssml=None``: when it starts with ``<speak``;
@@ -86,7 +80,7 @@ def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float
         else:
             yield from _plain_parts(itertools.chain(head, lines), language, pause_s)
             return
-    if ssml or (ssml is None and is_ssml(text)):
+    if ssml or (ssml is None and ssml_verdict(text) is True):
         yield from parse_ssml(text, language, pause_s)
         return
     yield from _plain_parts(text, language, pause_s)
@@ -209,7 +203,7 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
     ``SsmlError`` ("SSML line L, column C: reason")."""
     shift = 0
     lines_before = 0
-    if not is_ssml(text):
+    if ssml_verdict(text) is not True:
         text, shift = "<speak>" + text + "</speak>", len("<speak>")
     else:  # expat refuses anything before an XML declaration: drop the BOM and blank lines, keep positions
         body = text.lstrip("\ufeff \t\r\n")
