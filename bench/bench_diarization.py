@@ -337,19 +337,29 @@ def stitched(args) -> None:
     print(f"diarization alone: {diar_s:.1f} s for {audio_s:.0f} s of audio (RTF {diar_s / audio_s:.3f})")
 
     # ------------------------------------------------------------------ known voices
-    from speechstudio.audio import speaker_encoder as vp
+    from speechstudio.diarize.embedding import embed_speech
     from speechstudio.diarize.library import KnownVoice, Library
 
-    voices = tuple(KnownVoice(name, vp.embed_speech(np.concatenate(clips)), sum(len(c) for c in clips) / RATE, "bench",
+    voices = tuple(KnownVoice(name, embed_speech(np.concatenate(clips)), sum(len(c) for c in clips) / RATE, "bench",
                               "", Path(name)) for name, clips in library_clips.items())
     library = Library(voices)
     right = total_known = false_accept = total_unknown = 0
+    same, other = [], []            # cosine of a found voice to the saved print of its own / another speaker
     rng = np.random.default_rng(11)
     for j in range(args.n):
         extra = extra_sets[3][j % len(extra_sets[3])]
         speakers = ["matthes", "joe"] + extra
         audio, ref = make_conversation(material, speakers, rng, turns=24, used=used)
         result = diarize_audio(audio, parse_speakers("auto"), library)
+        for label, centroid in result.embeddings.items():
+            heard: dict = {}
+            for t in result.turns:
+                for a, b, who in ref:
+                    if t.speaker == label and min(b, t.end_s) > max(a, t.start_s):
+                        heard[who] = heard.get(who, 0.0) + min(b, t.end_s) - max(a, t.start_s)
+            truth = max(heard, key=heard.get) if heard else None
+            for v in voices:
+                (same if v.name == truth else other).append(float(v.embedding @ centroid))
         for a, b, who in ref:
             said = [t.speaker for t in result.turns if t.start_s < b and t.end_s > a]
             if not said:
@@ -370,6 +380,8 @@ def stitched(args) -> None:
     print(f"known voices: named right on {right}/{total_known} turns ({right / max(1, total_known):.1%}); "
           f"unknown voices given a saved name on {false_accept}/{total_unknown} turns "
           f"(false-accept rate {false_accept / max(1, total_unknown):.1%})", flush=True)
+    print("cosine to the saved print: own voice " + " / ".join(f"{q:.2f}" for q in np.percentile(same, [5, 50, 95]))
+          + ", another " + " / ".join(f"{q:.2f}" for q in np.percentile(other, [5, 50, 95])) + " (5th / 50th / 95th)")
 
 
 def cost(seconds: float, cache: Path) -> None:

@@ -83,10 +83,10 @@ class Diarization:
 
 
 def speaker_infos(turns: list[Turn], names: list[str], known: dict[str, float] | None = None) -> list[SpeakerInfo]:
-    """SpeakerInfo per name in order of first appearance in ``turns`` (names without turns last)."""
+    """SpeakerInfo per name in the order of ``names`` (then any other name in ``turns``)."""
     known = known or {}
     talk = talk_time(turns)
-    order = list(dict.fromkeys([t.speaker for t in turns] + list(names)))
+    order = list(dict.fromkeys(list(names) + [t.speaker for t in turns]))
     return [SpeakerInfo(n, talk.get(n, 0.0), n in known, known.get(n), describe_sureness(known[n]) if n in known else None)
             for n in order if talk.get(n, 0.0) > 0 or n in known]
 

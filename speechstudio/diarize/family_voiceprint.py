@@ -43,13 +43,14 @@ class VoiceprintSession:
                     names[i] = hit[0]
             known = {n: round(s, 3) for n, (s, _) in best.items()}
         turns = timeline(ch.activity, ch.starts, ch.duration_s, found, [str(i) for i in range(k)])
-        unknown = 0                     # unknown voices are numbered in the order they first speak
-        for i in [int(t.speaker) for t in turns] + list(range(k)):
+        heard = [t.speaker for t in turns if t.end_s - t.start_s >= 0.25] + [t.speaker for t in turns]
+        unknown = 0       # unknown voices are numbered in the order they first speak (a turn of 0.25 s or more)
+        for i in [int(s) for s in heard] + list(range(k)):
             if names[i] is None:
                 unknown += 1
                 names[i] = f"Speaker {unknown}"
         turns = [Turn(t.start_s, t.end_s, names[int(t.speaker)]) for t in turns]
-        uniq = list(dict.fromkeys(t.speaker for t in turns))      # clusters named alike are one person
+        uniq = list(dict.fromkeys(names[int(s)] for s in heard))      # clusters named alike are one person
         notes = []
         if found.one_voice:
             notes.append(f"asked for {self.count.describe()}; they sound like one voice: check the labels "
