@@ -115,6 +115,31 @@ def test_parse_speakers_refuses(text):
         parse_speakers(text)
 
 
+def test_the_tracks_thread_hands_its_error_to_the_caller_and_ends_when_abandoned(monkeypatch):
+    import gc
+    import time
+
+    from speechstudio.diarize import track
+
+    def broken(chunks):
+        raise RuntimeError("segmentation failed")
+
+    monkeypatch.setattr(track, "activity", broken)
+    t = track.SpeakerTrack()
+    with pytest.raises(RuntimeError, match="segmentation failed"):
+        for _ in range(track.QUEUED_BLOCKS + 5):          # more than the queue holds: push must not hang
+            t.push(np.zeros(30 * RATE, np.float32))
+        t.finish()
+    monkeypatch.undo()
+    t = track.SpeakerTrack()
+    t.push(np.zeros(12 * RATE, np.float32))
+    thread = t._thread
+    del t
+    gc.collect()
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+
+
 # ----------------------------------------------------------------------------- clustering / labels
 def _blobs(centres: list[int], per: int, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)

@@ -8,11 +8,15 @@ frames when it is alone for less than that). This is pyannote speaker-diarizatio
 chunk and local speaker) with CAM++ in place of WeSpeaker's ResNet and half the embeddings: the chunks
 between follow their neighbours (:func:`.cluster.cluster_chunks`).
 
-:class:`SpeakerTrack` takes the 16 kHz blocks the recogniser reads and keeps at most ``CHUNK_S`` +
-``BATCH`` x ``STEP_S`` of audio; per chunk 1.8 KB of activity and 2.3 KB of embeddings (1 h: 15 MB).
+:class:`SpeakerTrack` takes the 16 kHz blocks the recogniser reads (up to ``QUEUED_BLOCKS`` of them wait
+for its thread), works on ``CHUNK_S`` + ``BATCH`` x ``STEP_S`` of audio at a time and keeps per chunk
+1.8 KB of activity and 2.3 KB of embeddings (1 h: 15 MB).
 """
 from __future__ import annotations
 
+import queue
+import threading
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,8 +27,10 @@ from speechstudio.diarize.segmentation import CHUNK_S, FRAME_DURATION_S, FRAME_S
 
 STEP_S = 1.0          #: chunk hop (s); pyannote 3.1: 10 % of the chunk
 MIN_SPEECH_S = 0.5    #: speech (s) of a local speaker below which it gets no embedding
-BATCH = 16            #: chunks per network call (4: the same peak memory, 10 % slower)
+BATCH = 4             #: chunks per network call (16: the same speed, 170 MB more at the peak)
 EMBED_EVERY = 2       #: chunks with embeddings: every 2nd (every one: DER 0.290 vs 0.282, twice the cost)
+QUEUED_BLOCKS = 40    #: blocks waiting for the track's thread before push() waits (the reader's 30 s: 20 min,
+                      #: what Whisper reads before it decodes; 10 min: 83.7 -> 64.8 s beside it, docs/diarization.md)
 
 
 @dataclass(frozen=True)
@@ -41,7 +47,9 @@ class Chunks:
 
 
 class SpeakerTrack:
-    """Feed mono float32 16 kHz blocks with :meth:`push`, then :meth:`finish` -> :class:`Chunks`."""
+    """Feed mono float32 16 kHz blocks with :meth:`push`, then :meth:`finish` -> :class:`Chunks`. The
+    chunks are worked on by a thread of the track's own, beside the recogniser; :meth:`finish` waits
+    for it and raises what it raised. An abandoned track's thread ends once the track is collected."""
 
     def __init__(self) -> None:
         self.win, self.hop = int(CHUNK_S * RATE), int(STEP_S * RATE)
@@ -51,15 +59,38 @@ class SpeakerTrack:
         self._act: list[np.ndarray] = []
         self._embs: list[np.ndarray] = []
         self._solo: list[np.ndarray] = []
+        self._queue: queue.Queue = queue.Queue(maxsize=QUEUED_BLOCKS)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=_work, args=(weakref.ref(self), self._queue), name="speaker-track",
+                                        daemon=True)
+        self._thread.start()
 
     def push(self, block: np.ndarray) -> None:
-        b = np.asarray(block, np.float32).reshape(-1)
+        self._put(np.array(block, np.float32).reshape(-1))
+
+    def finish(self) -> Chunks:
+        self._put(None)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    def _put(self, item) -> None:
+        while True:
+            if self._error is not None:
+                raise self._error
+            try:
+                return self._queue.put(item, timeout=1.0)
+            except queue.Full:
+                continue
+
+    def _feed(self, b: np.ndarray) -> None:
         self._total += b.size
-        self._buf = np.concatenate([self._buf, b]) if self._buf.size else b.copy()
+        self._buf = np.concatenate([self._buf, b]) if self._buf.size else b
         while self._buf.size >= self.win + (BATCH - 1) * self.hop:
             self._process(BATCH)
 
-    def finish(self) -> Chunks:
+    def _chunks(self) -> Chunks:
         n = max(1, int(np.ceil(max(0, self._total - self.win) / self.hop)) + 1)
         if self._total:
             while self._done < n:
@@ -73,7 +104,7 @@ class SpeakerTrack:
                       np.concatenate(self._solo) if c else np.zeros((0, LOCAL_SPEAKERS), np.float32),
                       self._total / RATE)
 
-    def _process(self, count: int, final: bool = False) -> None:
+    def _process(self, count: int, final: bool = False) -> None:  # on the track's thread
         """The next ``count`` chunks (zero-padded past the end of the audio, as pyannote's Inference);
         ``final``: the last of them is the recording's last chunk (a recording of one batch, under 25 s,
         has prints in every chunk: they are few)."""
@@ -104,3 +135,28 @@ class SpeakerTrack:
         self._solo.append(solo_s.astype(np.float32))
         self._done += count
         self._buf = self._buf[count * self.hop:]
+
+
+def _work(ref: weakref.ref, blocks: queue.Queue) -> None:
+    """The track's thread: feed it the queued blocks until ``None`` (then the chunks are built by
+    :meth:`SpeakerTrack._chunks`, still here); only a weak reference between blocks."""
+    while True:
+        try:
+            block = blocks.get(timeout=5.0)
+        except queue.Empty:
+            if ref() is None:
+                return
+            continue
+        track = ref()
+        if track is None:
+            return
+        try:
+            if block is None:
+                track._result = track._chunks()
+                return
+            track._feed(block)
+        except BaseException as exc:   # handed to finish()/push() on the caller's thread
+            track._error = exc
+            return
+        finally:
+            del track
