@@ -1,9 +1,11 @@
 """Process-wide settings made before torch is imported: ``configure_openmp()`` sets
-``GOMP_SPINCOUNT=10000`` unless the user chose one (figures: docs/tts.md, Performance)."""
+``GOMP_SPINCOUNT=10000`` unless the user chose one (figures: docs/tts.md, Performance); the ONNX Runtime
+sessions of the networks that ship in the package (:func:`cpu_session`)."""
 from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import MutableMapping
 
 #: Busy-wait iterations of an idle libgomp worker before it sleeps (libgomp default: 300,000).
@@ -26,3 +28,17 @@ def app_command() -> list[str]:
     if getattr(sys, "frozen", False):
         return [sys.executable]
     return [sys.executable, "-m", "speechstudio"]
+
+
+def cpu_session(path: Path, what: str):
+    """An ONNX Runtime session of the model file ``path`` on the CPU, its threads not busy-waiting between
+    calls (they run beside the recogniser) and without a memory arena. Raises ``OSError`` naming
+    ``what`` when the file is missing (a broken install)."""
+    import onnxruntime
+
+    if not Path(path).is_file():
+        raise OSError(f"{path}: the {what} weights are missing: reinstall SpeechStudio")
+    options = onnxruntime.SessionOptions()
+    options.enable_cpu_mem_arena = False
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

@@ -12,9 +12,9 @@ import types
 from pathlib import Path
 
 import numpy as np
-import onnxruntime
 
 from speechstudio.audio import librosa_stand_in
+from speechstudio.runtime import cpu_session
 
 RATE = 16000            #: Hz the encoder reads
 EMBEDDING_SIZE = 256
@@ -53,22 +53,17 @@ def import_resemblyzer():
             sys.modules.pop(name, None)
 
 
-def network() -> onnxruntime.InferenceSession:
+def network():
     """The process-wide GE2E network (input ``mels`` float32 (n, frames, 40), output float32 (n, 256) unit
     norm), loaded once. Raises ``OSError`` when its weights are missing (a broken install)."""
     global _ENCODER
     with _LOCK:
         if _ENCODER is None:
-            if not WEIGHTS.is_file():
-                raise OSError(f"{WEIGHTS}: the speaker encoder's weights are missing: reinstall SpeechStudio")
-            options = onnxruntime.SessionOptions()
-            options.enable_cpu_mem_arena = False
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            _ENCODER = onnxruntime.InferenceSession(str(WEIGHTS), options, providers=["CPUExecutionProvider"])
+            _ENCODER = cpu_session(WEIGHTS, "speaker encoder")
         return _ENCODER
 
 
-def encoder() -> onnxruntime.InferenceSession:
+def encoder():
     """:func:`network`, after checking that Resemblyzer (for :func:`embed_speech`) imports. Raises
     ``ModuleNotFoundError`` or ``OSError``."""
     import_resemblyzer()

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import kaldi_native_fbank as knf
 import numpy as np
-import onnxruntime
 
 from speechstudio.audio.vad import default_spans
+from speechstudio.runtime import cpu_session
 
 RATE = 16000
 SIZE = 192                  #: embedding size
@@ -26,18 +26,13 @@ _LOCK = threading.Lock()
 _NET = None
 
 
-def network() -> onnxruntime.InferenceSession:
+def network():
     """The process-wide CAM++ session on the CPU (input ``fbank`` float32 (n, frames, 80), output float32
     (n, 192)), loaded once. Raises ``OSError`` when the weights are missing (a broken install)."""
     global _NET
     with _LOCK:
         if _NET is None:
-            if not WEIGHTS.is_file():
-                raise OSError(f"{WEIGHTS}: the speaker embedding weights are missing: reinstall SpeechStudio")
-            options = onnxruntime.SessionOptions()
-            options.enable_cpu_mem_arena = False
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            _NET = onnxruntime.InferenceSession(str(WEIGHTS), options, providers=["CPUExecutionProvider"])
+            _NET = cpu_session(WEIGHTS, "speaker embedding")
         return _NET
 
 

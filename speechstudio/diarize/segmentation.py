@@ -16,7 +16,8 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-import onnxruntime
+
+from speechstudio.runtime import cpu_session
 
 RATE = 16000
 CHUNK_S = 10.0                   #: the network's input length (s)
@@ -46,12 +47,7 @@ def network():
     weights file is missing (a broken install)."""
     global _NET
     if _NET is None:
-        if not WEIGHTS.is_file():
-            raise OSError(f"{WEIGHTS}: the speaker segmentation weights are missing: reinstall SpeechStudio")
-        options = onnxruntime.SessionOptions()
-        options.enable_cpu_mem_arena = False        # give the batch's memory back between calls
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")   # no busy wait beside the encoder
-        _NET = onnxruntime.InferenceSession(str(WEIGHTS), options, providers=["CPUExecutionProvider"])
+        _NET = cpu_session(WEIGHTS, "speaker segmentation")
     return _NET
 
 
