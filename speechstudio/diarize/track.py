@@ -106,7 +106,7 @@ class SpeakerTrack:
 
     def _process(self, count: int, final: bool = False) -> None:  # on the track's thread
         """The next ``count`` chunks (zero-padded past the end of the audio, as pyannote's Inference);
-        ``final``: the last of them is the recording's last chunk (a recording of one batch, under 25 s,
+        ``final``: the last of them is the recording's last chunk (a recording of one batch, under 13 s,
         has prints in every chunk: they are few)."""
         need = self.win + (count - 1) * self.hop
         audio = self._buf[:need]
