@@ -117,7 +117,6 @@ def test_parse_speakers_refuses(text):
 
 def test_the_tracks_thread_hands_its_error_to_the_caller_and_ends_when_abandoned(monkeypatch):
     import gc
-    import time
 
     from speechstudio.diarize import track
 
