@@ -237,9 +237,8 @@ def test_presets_and_estimates():
     gpu = estimate("standard", "cuda", 150, 900, vram_bytes=24 * 2**30)
     assert gpu.seconds < two.seconds / 10 and gpu.peak_memory_bytes < 0.6 * 24 * 2**30 and "GPU" in gpu.note
     piper, mms = (estimate("quick", "cpu", 150, 900, threads=2, has_posterior=p) for p in (False, True))
-    plain = estimate(preset("quick", "cpu", pitch_conform=False), "cpu", 150, 900, threads=2, has_posterior=False)
-    assert plain.seconds < mms.seconds  # warm-up steps are cheaper than GAN steps
-    assert piper.seconds - plain.seconds == pytest.approx(0.1 * 900 * 1.74 / 2 ** 0.8, rel=1e-6)  # conforming
+    conforming = 0.1 * 900 * 1.74 / 2 ** 0.8
+    assert piper.seconds - conforming < mms.seconds  # warm-up steps are cheaper than GAN steps
     tight = estimate(preset("quick", "cuda", vram_bytes=24 * 2**30), "cuda", 150, 900, vram_bytes=4 * 2**30)
     assert "--batch-size 8 --grad-accum 2" in tight.note
     assert set(PRESETS) == {"quick", "standard", "best"}
@@ -335,15 +334,14 @@ def test_warmup_never_takes_the_whole_run():
 def test_gan_stage_keeps_the_text_encoder_and_prior_unless_asked(base, dataset, tmp_path):
     before = load_voice(base, device="cpu", precision="fp32", optimize=False).model.state_dict()
     changed = {}
-    for freeze in ((True, True), (False, True), (True, False)):
-        run = tmp_path / f"run-{freeze}"
-        list(train_voice(run, dataset, base, tiny_config(steps=3, freeze_text_encoder=freeze[0], freeze_prior=freeze[1])))
+    for freeze_prior in (True, False):
+        run = tmp_path / f"run-{freeze_prior}"
+        list(train_voice(run, dataset, base, tiny_config(steps=3, freeze_prior=freeze_prior)))
         after = load_trained_generator(run, "latest")[0].state_dict()
-        changed[freeze] = {part: any(not torch.equal(after[k], before[k]) for k in before if k.startswith(part))
-                           for part in ("text_encoder.", "flow.", "duration_predictor.", "decoder.")}
-    assert changed[True, True] == {"text_encoder.": False, "flow.": False, "duration_predictor.": False, "decoder.": True}
-    assert changed[False, True] == {"text_encoder.": True, "flow.": False, "duration_predictor.": False, "decoder.": True}
-    assert changed[True, False] == {"text_encoder.": False, "flow.": True, "duration_predictor.": True, "decoder.": True}
+        changed[freeze_prior] = {part: any(not torch.equal(after[k], before[k]) for k in before if k.startswith(part))
+                                 for part in ("text_encoder.", "flow.", "duration_predictor.", "decoder.")}
+    assert changed[True] == {"text_encoder.": False, "flow.": False, "duration_predictor.": False, "decoder.": True}
+    assert changed[False] == {"text_encoder.": False, "flow.": True, "duration_predictor.": True, "decoder.": True}
 
 
 def test_discriminator_warmup_length():

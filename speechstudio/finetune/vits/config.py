@@ -47,11 +47,9 @@ class TrainConfig:
     val_count: int | None = None
     mas_backend: str = "auto"
     discriminator_width: float = 1.0
-    freeze_text_encoder: bool = True
     freeze_prior: bool = True
     stft_weight: float = 20.0
     generator_lr: float | None = 2e-5
-    pitch_conform: bool = True
     pitch_by_rate: bool = True
     judge_clone: bool = False
     stop_early: bool = False

@@ -131,7 +131,7 @@ def estimate(name_or_config, device: str = "auto", n_clips: int = 100, total_s: 
     train_s = k * (CPU_TRAIN_S[0] + CPU_TRAIN_S[1] * b) / speed
     warm_s = k * (CPU_WARMUP_S[0] + CPU_WARMUP_S[1] * b) / speed
     disc_s = k * (CPU_DISC_S[0] + CPU_DISC_S[1] * b) / speed
-    conform = CONFORM_S_PER_AUDIO_S * total_s if config.pitch_conform and not has_posterior else 0
+    conform = CONFORM_S_PER_AUDIO_S * total_s if not has_posterior else 0
     seconds = (gan * train_s + warmup * warm_s + disc * disc_s + n_evals * val_s * 0.5 / speed
                + prep / speed + conform * 1.74 / speed)
     mem = PARAM_BYTES + act

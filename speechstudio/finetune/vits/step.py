@@ -130,9 +130,9 @@ class VitsTraining:
         ``config.freeze_prior``, the prior)."""
         if stage == "warmup":
             return name.startswith(self.warmup_prefixes)
-        frozen = (("text_encoder.",) if self.config.freeze_text_encoder else ()) + \
-                 (("flow.", "duration_predictor.", "posterior_encoder.") if self.config.freeze_prior else ())
-        return not name.startswith(frozen) if frozen else True
+        frozen = ("text_encoder.",) + (("flow.", "duration_predictor.", "posterior_encoder.")
+                                        if self.config.freeze_prior else ())
+        return not name.startswith(frozen)
 
     def latents(self, stage: str) -> str:
         """What the decoder is fed in ``stage``: ``"prior"`` (GAN stage with ``freeze_prior``),

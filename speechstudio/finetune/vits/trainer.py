@@ -393,8 +393,7 @@ class VoiceTrainer:
         """The events of a stage's start; before the first stage that trains the decoder on the prior
         (``freeze_prior``, no trained posterior encoder), the clips are pitch-conformed (``conform``)."""
         config, tr, step = self.config, self.tr, self.tr.step
-        if (stage != "warmup" and config.pitch_conform and not self.has_posterior and config.freeze_prior
-                and not tr.conformed):
+        if stage != "warmup" and not self.has_posterior and config.freeze_prior and not tr.conformed:
             yield StageEvent(stage, "matching your recordings' pitch to the base voice's intonation "
                                     f"({len(self.clips.train)} clips) ...")
             # process 0 writes the conformed clips first; the others then read them
@@ -405,7 +404,6 @@ class VoiceTrainer:
             if conformed is not None:
                 self.batches = iter(self._loader(conformed))
                 tr.conformed = True
-        frozen = config.freeze_prior and config.freeze_text_encoder
         msg = {"warmup": f"warm-up: fitting the new posterior encoder to the frozen decoder, steps "
                          f"{step + 1}..{self.warmup_end}",
                "discriminator": f"discriminator: learning to tell your recordings from the voice's rendering of "
@@ -413,7 +411,7 @@ class VoiceTrainer:
                "train": f"training generator + discriminator, steps {step + 1}..{self.total} ({self.device}, "
                         f"{self.precision}, batch {config.batch_size} x {config.grad_accum}"
                         + ("; text encoder, flow, duration predictor and posterior encoder kept as they are"
-                           if frozen else "") + ")"}[stage]
+                           if config.freeze_prior else "") + ")"}[stage]
         self.log(msg)
         yield StageEvent(stage, msg, (step + 1, end))
 
