@@ -184,7 +184,6 @@ def test_settings_dialog_writes_only_the_temporary_settings(win, qtbot, real_set
     dlg.line_width.setValue(60)
     dlg.line_count.setValue(0)
     assert dlg.line_count.text() == "no limit"
-    dlg.model_boxes["de"].setCurrentText("whisper-base")
     dlg.device.setCurrentText("cpu")
     dlg.precision.setCurrentText("fp32")
     dlg.theme.setCurrentText("dark")
@@ -193,7 +192,6 @@ def test_settings_dialog_writes_only_the_temporary_settings(win, qtbot, real_set
         p = prefs.load()
         assert (p.output_dir, p.formats, p.subtitle_max_line_width, p.subtitle_max_line_count) == (
             "/data/transcripts", ("txt", "srt", "vtt"), 60, 0)
-        assert p.models == {"de": "whisper-base"} and p.model_for("de") == "whisper-base" and p.model_for("en") is None
         assert (p.device, p.precision, p.theme) == ("cpu", "fp32", "dark")
         ini = (Path(os.environ["SPEECHSTUDIO_HOME"]) / "settings.ini").read_text()
         assert "theme=dark" in ini and "subtitle_max_line_width=60" in ini

@@ -3,7 +3,7 @@ QSettings."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -16,9 +16,6 @@ FORMATS = ("txt", "srt", "vtt", "json")
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = ("auto", "fp32", "fp16", "bf16")
 THEMES = ("system", "light", "dark")
-#: languages offered in the Settings dialog's "default model per language" table
-MODEL_LANGUAGES = (("en", "English"), ("de", "German"), ("fr", "French"), ("es", "Spanish"),
-                   ("it", "Italian"), ("ru", "Russian"), ("other", "Other languages"))
 RECENT_MAX = 10
 
 
@@ -30,17 +27,11 @@ class Preferences:
     formats: tuple[str, ...] = FORMATS
     subtitle_max_line_width: int = 42
     subtitle_max_line_count: int = 2
-    models: dict[str, str] = field(default_factory=dict)
     device: str = "auto"
     precision: str = "auto"
     data_dir: str = ""
     cache_dir: str = ""
     theme: str = "system"
-
-    def model_for(self, language: str | None) -> str | None:
-        """The default model spec for ``language`` (ISO code), else for "other", else ``None``."""
-        spec = self.models.get((language or "").lower()) or self.models.get("other") or ""
-        return spec or None
 
 
 def _int(value, default: int = 0) -> int:
@@ -59,13 +50,11 @@ def load() -> Preferences:
     back to the defaults)."""
     s = settings()
     formats = tuple(f for f in setting_list(s, "prefs/formats", list(FORMATS)) if f in FORMATS)
-    models = {code: str(s.value(f"prefs/model/{code}", "") or "") for code, _ in MODEL_LANGUAGES}
     return Preferences(
         output_dir=str(s.value("prefs/output_dir", "") or ""),
         formats=formats or FORMATS,
         subtitle_max_line_width=_int(s.value("prefs/subtitle_max_line_width", 42)),
         subtitle_max_line_count=_int(s.value("prefs/subtitle_max_line_count", 2)),
-        models={k: v for k, v in models.items() if v},
         device=_choice(s.value("prefs/device", "auto"), DEVICES),
         precision=_choice(s.value("prefs/precision", "auto"), PRECISIONS),
         data_dir=str(s.value("prefs/data_dir", "") or ""),
@@ -82,8 +71,6 @@ def save(p: Preferences) -> None:
         s.setValue(f"prefs/{key}", int(getattr(p, key)))
     for key in ("output_dir", "device", "precision", "data_dir", "cache_dir", "theme"):
         s.setValue(f"prefs/{key}", getattr(p, key))
-    for code, _ in MODEL_LANGUAGES:
-        s.setValue(f"prefs/model/{code}", p.models.get(code, ""))
     s.sync()
 
 

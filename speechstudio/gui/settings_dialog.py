@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QVBoxLayout
 
 from speechstudio.gui import preferences as prefs
-from speechstudio.gui.common import DEFAULT_MODEL, combo, hrow, line_edit, named, note_label, path_row, spin
+from speechstudio.gui.common import combo, hrow, line_edit, named, note_label, path_row, spin
 
 
 def _pick(name: str, items, current: str, tip: str = "") -> QComboBox:
@@ -16,7 +16,7 @@ def _pick(name: str, items, current: str, tip: str = "") -> QComboBox:
 class SettingsDialog(QDialog):
     """Edit the preferences; ``values()`` is what OK would save, ``accept()`` saves them."""
 
-    def __init__(self, parent=None, models: list[str] | None = None) -> None:
+    def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.setAccessibleName("Settings")
@@ -40,12 +40,6 @@ class SettingsDialog(QDialog):
 
         rec = QGroupBox("Recognition")
         f = QFormLayout(rec)
-        self.model_boxes: dict[str, QComboBox] = {}
-        for code, label in prefs.MODEL_LANGUAGES:
-            box = self.model_boxes[code] = combo(f"Default model for {label}", [DEFAULT_MODEL, *(models or [])])
-            box.setEditable(True)
-            box.setCurrentText(p.models.get(code) or DEFAULT_MODEL)
-            f.addRow(label, box)
         self.device = _pick("Default device", prefs.DEVICES, p.device)
         self.precision = _pick("Default precision", prefs.PRECISIONS, p.precision, "Precision of the numbers on the "
                                "GPU: auto picks fp16 on NVIDIA GPUs (faster, half the memory) and fp32 on the CPU")
@@ -74,13 +68,11 @@ class SettingsDialog(QDialog):
         lay.addWidget(buttons)
 
     def values(self) -> prefs.Preferences:
-        models = {code: box.currentText().strip() for code, box in self.model_boxes.items()}
         return prefs.Preferences(
             output_dir=self.output_dir.text().strip(),
             formats=tuple(n for n, c in self.format_checks.items() if c.isChecked()) or ("txt",),
             subtitle_max_line_width=self.line_width.value(),
             subtitle_max_line_count=self.line_count.value(),
-            models={k: v for k, v in models.items() if v and v != DEFAULT_MODEL},
             device=self.device.currentText(),
             precision=self.precision.currentText(),
             data_dir=self.data_dir.text().strip(),

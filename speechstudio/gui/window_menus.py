@@ -82,9 +82,8 @@ class WindowMenusMixin:
 
     def open_settings(self):
         """File > Settings…: the Settings dialog (non-modal; returns it)."""
-        names = [self.transcribe.model_box.itemText(i) for i in range(1, self.transcribe.model_box.count())]
         before = preferences.load()
-        dlg = SettingsDialog(self, models=names)
+        dlg = SettingsDialog(self)
         dlg.accepted.connect(lambda: self.apply_preferences(before, preferences.load()))
         dlg.open()
         return dlg
