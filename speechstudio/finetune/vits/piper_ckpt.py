@@ -32,12 +32,8 @@ CHECKPOINT_KIND = "piper-ckpt"
 PIPER_CHECKPOINT_REPO = "rhasspy/piper-checkpoints"
 
 #: Short name -> (Piper voice name, ``.ckpt`` path in ``PIPER_CHECKPOINT_REPO``); the voice's
-#: ``config.json`` is in the same folder. English single-speaker medium / high checkpoints.
-#: Source: the paths of https://huggingface.co/datasets/rhasspy/piper-checkpoints/tree/main as
-#: Piper fine-tuning guides and scripts download them (``resolve/main/<path>``; each path below was
-#: found in at least two independent public sources, lessac in many, with ``config.json`` beside
-#: it). Not checked against the Hub from the machine this was written on (no network): a path the
-#: Hub no longer has gives a ``ModelNotFoundError`` naming it.
+#: ``config.json`` is in the same folder. English single-speaker medium / high checkpoints (sources:
+#: docs/finetune_voice.md); a path the Hub no longer has gives a ``ModelNotFoundError`` naming it.
 PIPER_CHECKPOINTS: dict[str, tuple[str, str]] = {
     "lessac-medium": ("en_US-lessac-medium", "en/en_US/lessac/medium/epoch=2164-step=1355540.ckpt"),
     "lessac-high": ("en_US-lessac-high", "en/en_US/lessac/high/epoch=2218-step=838782.ckpt"),
