@@ -3,7 +3,6 @@ the editor) with "export as", plus the queue row itself and reading our ``.json`
 files skipped as already transcribed."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,7 +10,6 @@ from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QLabel, QTableWidgetItem, QVBoxLayout, QWidget
 
 from speechstudio.asr.languages import language_name
-from speechstudio.asr.types import Segment, TranscriptInfo, Word
 from speechstudio.batch.export import FORMATS, output_path, write_transcript
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import CurrentStack, bare, button, combo, fmt_ts, hrow, note_label, speaker_colour, table
@@ -42,16 +40,10 @@ def load_json_transcript(row: QueueRow) -> None:
     if js is None or not js.is_file():
         return
     try:
-        d = json.loads(js.read_text(encoding="utf-8"))
-        row.info = TranscriptInfo(d.get("audio_duration_s") or 0.0, d.get("language"), d.get("model_id", ""),
-                                  d.get("engine", ""), d.get("device", "cpu"), d.get("precision", "fp32"))
-        row.segments = [Segment(s["start_s"], s["end_s"], s["text"],
-                                tuple(Word(w["start_s"], w["end_s"], w["text"], w.get("probability", 1.0),
-                                           w.get("speaker")) for w in s.get("words", [])),
-                                speaker=s.get("speaker"))
-                        for s in d.get("segments", [])]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+        doc = TranscriptDocument.load(js)
+    except SpeechStudioError:  # TranscriptFileError: unreadable, or not our transcript
+        return
+    row.info, row.segments = doc.info, list(doc.segments)
 
 
 class TranscriptView(QWidget):

@@ -7,9 +7,11 @@ import time
 from operator import attrgetter
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QLineEdit, QProgressBar, QScrollArea, QVBoxLayout, QWidget
 
+from speechstudio.audio.decode import AudioReader
 from speechstudio.gui.common import (ERROR_COLOR, CurrentStack, bare, button, combo, hrow, named, note_label, refill,
                                      set_font, tint)
 from speechstudio.gui.wording import plain_error
@@ -36,11 +38,9 @@ def saved_step(run_dir: Path) -> int | None:
 def play_file(audio, path, say) -> None:
     """Play the sound file ``path`` on ``audio`` (an ``AudioHub``); a missing file or no sound device
     is said through ``say(text)``, never raised."""
-    import soundfile as sf
-
     try:
-        samples, rate = sf.read(str(path), dtype="float32")
-        audio.play(samples, rate, source=Path(path).name)
+        reader = AudioReader(path, None)  # the file's own rate
+        audio.play(np.concatenate(list(reader.blocks())), reader.sample_rate, source=Path(path).name)
     except Exception as e:  # noqa: BLE001 - file gone, no audio device
         say(f"cannot play {Path(path).name}: {plain_error(e)}")
 
