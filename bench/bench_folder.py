@@ -93,18 +93,13 @@ def driver_cost(folder: Path, files: int = 100) -> tuple[float, float]:
     import ray
 
     from speechstudio.batch.request import TranscriptionRequest
-    from speechstudio.batch.run import InputItem, transcribe_file, write_outputs
+    from speechstudio.batch.run import InputItem, transcribe_whole, write_outputs
 
     request = TranscriptionRequest.build(model="whisper-tiny.en", language="en", allow_download=False,
                                          formats=("txt", "srt", "vtt", "json"))
     recognizer, _ = request.load()
     clip = InputItem(sorted(folder.glob("*.flac"))[0])
-    work = transcribe_file(clip, recognizer, request)
-    try:
-        while True:
-            next(work)
-    except StopIteration as finished:
-        done = finished.value
+    done = transcribe_whole(clip, recognizer, request)
     out = Path(tempfile.mkdtemp(prefix="bench-driver-"))
     t0 = time.perf_counter()
     for i in range(files):

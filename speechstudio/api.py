@@ -15,7 +15,7 @@ from speechstudio.asr.types import Segment, TranscriptInfo
 from speechstudio.audio.decode import AudioReader
 from speechstudio.batch.cluster import transcribe_on
 from speechstudio.batch.request import TranscriptionRequest
-from speechstudio.batch.run import InputItem, finished_info, transcribe_file
+from speechstudio.batch.run import InputItem, finished_info, transcribe_whole
 from speechstudio.errors import UsageError
 
 _lock = threading.Lock()
@@ -97,12 +97,8 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
         return iter(segments), info
     item = InputItem(Path(audio))
     if labeller is not None or request.channels != "mix":
-        work = transcribe_file(item, recognizer, request, labeller)
-        while True:
-            try:
-                next(work)
-            except StopIteration as done:
-                return iter(done.value.segments), done.value.info
+        done = transcribe_whole(item, recognizer, request, labeller)
+        return iter(done.segments), done.info
     reader = AudioReader(item.path, recognizer.sample_rate, track=request.audio_track)
     segments, info = recognizer.transcribe(reader.blocks(), duration_s=reader.info.duration_s,
                                            **request.decode_options())

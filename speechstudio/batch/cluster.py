@@ -15,7 +15,7 @@ from pathlib import Path
 from speechstudio.batch import resume
 from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.asr.device import cpu_cores
-from speechstudio.batch.run import (FATAL_PREFIX, BatchEvent, InputItem, failed_event, plan_outputs, transcribe_file,
+from speechstudio.batch.run import (FATAL_PREFIX, BatchEvent, InputItem, failed_event, plan_outputs, transcribe_whole,
                                     write_outputs)
 from speechstudio.errors import SpeechStudioError, UsageError
 
@@ -65,12 +65,8 @@ class Transcriber:
         item = InputItem(Path(path), Path(root) if root is not None else None)
         t0 = time.perf_counter()
         try:
-            work = transcribe_file(item, self.recognizer, self.request, self.labeller, None, index)
-            while True:
-                try:
-                    next(work)              # start / segment events: the driver is told when it is done
-                except StopIteration as finished:
-                    return "done", finished.value, time.perf_counter() - t0
+            done = transcribe_whole(item, self.recognizer, self.request, self.labeller, index)
+            return "done", done, time.perf_counter() - t0   # the driver is told when it is done
         except Exception as e:  # noqa: BLE001 - one file never ends the batch
             return "failed", failed_event(item, index, e, 0.0, self.debug).reason, time.perf_counter() - t0
 

@@ -440,6 +440,17 @@ def transcribe_file(item: InputItem, recognizer, request: TranscriptionRequest, 
     return FileTranscript(segments, finished_info(info, reader.info, decoded), warnings, source, decoded, loud)
 
 
+def transcribe_whole(item: InputItem, recognizer, request: TranscriptionRequest, labeller=None,
+                     index: int = 0) -> FileTranscript:
+    """:func:`transcribe_file` run to its end, its events dropped: the :class:`FileTranscript`."""
+    work = transcribe_file(item, recognizer, request, labeller, None, index)
+    while True:
+        try:
+            next(work)
+        except StopIteration as done:
+            return done.value
+
+
 def write_outputs(item: InputItem, index: int, done: FileTranscript, targets: dict[str, Path],
                   request: TranscriptionRequest, t0: float, notes: Sequence[str] = (), debug: bool = False) -> BatchEvent:
     """Write ``done`` to ``targets`` (format -> path) atomically, the JSON last: the ``done`` event (``wall_s`` since
