@@ -18,10 +18,8 @@ from test_gui_support import fake_audio, win  # noqa: F401 - fixtures
 
 
 @pytest.fixture(autouse=True)
-def fresh_nvml():
-    monitor.reset_nvml()
-    yield
-    monitor.reset_nvml()
+def fresh_nvml(monkeypatch):
+    monkeypatch.setitem(monitor._nvml_state, "init", False)
 
 
 def test_no_gpu_state(win, qtbot, monkeypatch):

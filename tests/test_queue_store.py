@@ -97,7 +97,8 @@ def test_clear_keeps_history_and_remove_deletes(tmp_path):
     store.remove(a)
     assert [str(r.path) for r in store.history()] == ["/b.wav"]
     store.requeue(b)
-    assert store.get(b).status == "queued" and store.get(b).reason == ""
+    (row,) = store.queue()
+    assert (row.id, row.status, row.reason) == (b, "queued", "")
 
 
 def test_watched_folder_queues_new_files_once_they_stop_growing(tmp_path):

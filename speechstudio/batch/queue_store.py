@@ -231,10 +231,6 @@ class QueueStore:
         """Delete an entry from the queue and the history (its output files are left alone)."""
         self.db.execute("DELETE FROM jobs WHERE id=?", (entry_id,))
 
-    def get(self, entry_id: int) -> QueueEntry | None:
-        rows = self._select("WHERE id=?", (entry_id,))
-        return rows[0] if rows else None
-
     def queue(self) -> list[QueueEntry]:
         """The queue as the user left it (in order), finished items included."""
         return self._select("WHERE in_queue=1 ORDER BY position")

@@ -89,11 +89,6 @@ def _nvml_error(e: Exception) -> str:
     return text
 
 
-def reset_nvml() -> None:
-    """Forget NVML initialisation (tests that fake ``pynvml``)."""
-    _nvml_state["init"] = False
-
-
 def _try(fn, *args):
     try:
         return fn(*args)
