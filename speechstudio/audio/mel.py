@@ -16,20 +16,19 @@ def frame_params(sample_rate: int) -> tuple[int, int]:
     return int(round(WINDOW_S * sample_rate)), int(round(HOP_S * sample_rate))
 
 
+# Slaney's mel scale (Auditory Toolbox): linear below 1 kHz, logarithmic above.
+_F_SP = 200.0 / 3
+_MIN_LOG_HZ, _MIN_LOG_MEL, _LOGSTEP = 1000.0, 1000.0 / _F_SP, np.log(6.4) / 27.0
+
+
 def _hz_to_mel(f: np.ndarray) -> np.ndarray:
-    # Slaney (Auditory Toolbox): linear below 1 kHz, logarithmic above.
     f = np.asarray(f, dtype=np.float64)
-    f_sp = 200.0 / 3
-    mels = f / f_sp
-    min_log_hz, min_log_mel, logstep = 1000.0, 1000.0 / f_sp, np.log(6.4) / 27.0
-    return np.where(f >= min_log_hz, min_log_mel + np.log(np.maximum(f, 1e-12) / min_log_hz) / logstep, mels)
+    return np.where(f >= _MIN_LOG_HZ, _MIN_LOG_MEL + np.log(np.maximum(f, 1e-12) / _MIN_LOG_HZ) / _LOGSTEP, f / _F_SP)
 
 
 def _mel_to_hz(m: np.ndarray) -> np.ndarray:
     m = np.asarray(m, dtype=np.float64)
-    f_sp = 200.0 / 3
-    min_log_hz, min_log_mel, logstep = 1000.0, 1000.0 / f_sp, np.log(6.4) / 27.0
-    return np.where(m >= min_log_mel, min_log_hz * np.exp(logstep * (m - min_log_mel)), f_sp * m)
+    return np.where(m >= _MIN_LOG_MEL, _MIN_LOG_HZ * np.exp(_LOGSTEP * (m - _MIN_LOG_MEL)), _F_SP * m)
 
 
 def mel_filter_bank(sample_rate: int = 16000, n_fft: int = 400, n_mels: int = N_MELS,

@@ -13,29 +13,29 @@ from speechstudio.audio.decode import load_audio
 BASE_COLUMNS = 4000
 
 
+def _columns(low: np.ndarray, high: np.ndarray, columns: int) -> np.ndarray:
+    """The min of ``low`` and the max of ``high`` over ``columns`` equal stretches: float32 ``(columns, 2)``
+    (empty input: zeros). Raises ``ValueError`` when ``columns < 1``."""
+    if columns < 1:
+        raise ValueError(f"a waveform needs at least one column, not {columns}")
+    if len(low) == 0:
+        return np.zeros((columns, 2), np.float32)
+    edges = (np.arange(columns, dtype=np.int64) * len(low)) // columns
+    return np.stack([np.minimum.reduceat(low, edges), np.maximum.reduceat(high, edges)], axis=1).astype(np.float32)
+
+
 def peaks(audio: np.ndarray, columns: int = BASE_COLUMNS) -> np.ndarray:
     """Min and max of ``columns`` equal stretches of float32 ``(n,)`` ``audio``: float32 ``(columns, 2)``
     (empty audio: zeros). Raises ``ValueError`` when ``columns < 1``."""
-    if columns < 1:
-        raise ValueError(f"a waveform needs at least one column, not {columns}")
     x = np.asarray(audio, dtype=np.float32).reshape(-1)
-    if len(x) == 0:
-        return np.zeros((columns, 2), np.float32)
-    edges = (np.arange(columns, dtype=np.int64) * len(x)) // columns
-    return np.stack([np.minimum.reduceat(x, edges), np.maximum.reduceat(x, edges)], axis=1).astype(np.float32)
+    return _columns(x, x, columns)
 
 
 def regroup(base: np.ndarray, columns: int) -> np.ndarray:
     """``base`` peaks ``(m, 2)`` regrouped to float32 ``(columns, 2)``: each column the min / max of the base
     columns it covers."""
-    if columns < 1:
-        raise ValueError(f"a waveform needs at least one column, not {columns}")
     base = np.asarray(base, dtype=np.float32).reshape(-1, 2)
-    if len(base) == 0:
-        return np.zeros((columns, 2), np.float32)
-    edges = (np.arange(columns, dtype=np.int64) * len(base)) // columns
-    return np.stack([np.minimum.reduceat(base[:, 0], edges), np.maximum.reduceat(base[:, 1], edges)],
-                    axis=1).astype(np.float32)
+    return _columns(base[:, 0], base[:, 1], columns)
 
 
 def load_with_peaks(path: str | Path, sample_rate: int = 16000,
