@@ -24,6 +24,7 @@ class AdaptDatasetStep(DatasetStep):
     under :data:`MIN_MINUTES` minutes, and the model's (not a voice's) sample rate."""
 
     SPEAKER_CHECK = False  # recognition data may hold many speakers
+    BASE_RATE = "the base model takes"
 
     def __init__(self, wizard) -> None:
         super().__init__(wizard, consent=False)
@@ -35,13 +36,6 @@ class AdaptDatasetStep(DatasetStep):
             return ""
         return (f"{rep.usable_minutes:.1f} minutes of usable speech: enough to try, but 10–20 minutes with your "
                 "names and words teach the model much more. Record or import more if you can.")
-
-    def ready(self) -> tuple[bool, str]:
-        rate = self.wiz.sample_rate()
-        if self.job_id is None and self.manifest is not None and self.manifest.sample_rate != rate:
-            return False, (f"the dataset was checked at {self.manifest.sample_rate} Hz, the base model takes "
-                           f"{rate} Hz: check it again")
-        return super().ready()
 
 
 class AdaptPage(WizardPage):

@@ -36,6 +36,7 @@ class DatasetStep(QWidget):
     #: Leave out clips of another speaker (``build_dataset(speaker_check=True)``): a voice clone's
     #: dataset is one speaker; a recognition dataset may hold many (the adapt wizard turns it off).
     SPEAKER_CHECK = True
+    BASE_RATE = "the base voice speaks at"  # the base's sample rate, in the "check it again" line
 
     changed = Signal()
 
@@ -272,12 +273,12 @@ class DatasetStep(QWidget):
             return False, "the dataset check is running"
         if self.manifest is None:
             return False, "check a dataset first"
-        if not self.manifest.usable():
-            return False, "no usable clips: fix or keep some clips, or add recordings"
         rate = self.wiz.sample_rate()
         if rate and self.manifest.sample_rate != rate:
-            return False, (f"the dataset was checked at {self.manifest.sample_rate} Hz, the base voice speaks at "
+            return False, (f"the dataset was checked at {self.manifest.sample_rate} Hz, {self.BASE_RATE} "
                            f"{rate} Hz: check it again")
+        if not self.manifest.usable():
+            return False, "no usable clips: fix or keep some clips, or add recordings"
         return True, ""
 
     def entered(self) -> None:
