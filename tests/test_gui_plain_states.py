@@ -109,4 +109,4 @@ def test_a_queued_file_is_not_said_to_have_zero_segments(win, tmp_path):
     page = win.show_page("Transcribe")
     page.add_paths([write_tone(tmp_path / "later.wav", 1.0)])
     page.table.selectRow(0)
-    assert page.transcript_title.text() == "later.wav: not transcribed yet"
+    assert page.transcript.title.text() == "later.wav: not transcribed yet"

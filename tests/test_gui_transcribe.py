@@ -101,7 +101,7 @@ def test_drop_folder_runs_queue(win, qtbot, folder, tiny_w2v_dir):
     # transcript of a done file (click-to-play on segments that surely exist: test_gui_queue.py,
     # with Whisper on real speech; the random tiny model may write no text for a tone)
     page.table.selectRow(0)
-    assert page.transcript_title.text().startswith("Transcript of a tone.wav")
+    assert page.transcript.title.text().startswith("Transcript of a tone.wav")
     assert page.segments.rowCount() == len(done.segments)
 
     # playing a span of any queued file works the same way

@@ -155,7 +155,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.transcript.status_message.connect(self.status_message)
         self.transcript.editing_changed.connect(self._editing)
         self.segments = self.transcript.segments
-        self.transcript_title = self.transcript.title
         self.export_box = self.transcript.export_box
         self.export_btn = self.transcript.export_btn
         split.addWidget(self.transcript)
