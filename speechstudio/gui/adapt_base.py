@@ -112,6 +112,12 @@ class BaseModelStep(BaseStepFrame):
             self.model_box.setCurrentIndex(idx)
         return self._describe_job
 
+    def choose_run_base(self, cfg: dict) -> str:
+        """Choose the base of a run's ``config.json`` (its store name when listed, else its folder)."""
+        base = str(cfg.get("base", ""))
+        self.choose(base if self.model_box.findData(base) >= 0 else str(cfg.get("base_path") or base))
+        return ""
+
     def _model_changed(self, index: int) -> None:
         spec = self.model_box.itemData(index) if index >= 0 else None
         self.wiz.base_spec, self.wiz.base_info, self.error = spec, None, ""

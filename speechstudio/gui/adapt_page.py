@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 
-from speechstudio.errors import SpeechStudioError
+from speechstudio.finetune.run import RunFolder
 from speechstudio.gui.adapt_base import DEFAULT_NAME, BaseModelStep
 from speechstudio.gui.adapt_train import TrainStep
 from speechstudio.gui.adapt_use import UseStep
 from speechstudio.gui.clone_dataset import DatasetStep
 from speechstudio.gui.common import settings
 from speechstudio.gui.wizard_common import WizardPage
-from speechstudio.gui.wording import plain_error
 from speechstudio.worker.adapt_jobs import resume_dataset, run_dir_for
 
 STEPS = ("Base model", "Dataset", "Train", "Evaluate & use")
@@ -69,29 +68,9 @@ class AdaptPage(WizardPage):
         """The base model's input rate (Hz): the dataset's clips are made at it."""
         return self.base_info.sample_rate if self.base_info is not None else 16000
 
-    def open_run(self, name: str) -> bool:
-        """Continue run ``name`` (base, dataset, options from its ``config.json``) at the Train step.
-        Returns False, saying why on the status line, when it cannot."""
-        from speechstudio.finetune.manifest import Manifest
-        from speechstudio.finetune.run import RunFolder
-
+    def read_run(self, name: str):
         folder = run_dir_for(name)
-        try:
-            cfg = RunFolder(folder).read_config()
-            dataset = resume_dataset(folder)
-            manifest = Manifest.load(dataset)
-        except SpeechStudioError as e:  # RunError, DatasetError: config unreadable, dataset gone
-            self.status_message.emit(f"cannot open run {name}: {plain_error(e)}")
-            return False
-        box = self.base_step.model_box
-        base = str(cfg.get("base", ""))
-        spec = base if box.findData(base) >= 0 else str(cfg.get("base_path") or base)
-        self.base_step.name_edit.setText(name)
-        self.base_step.choose(spec)
-        self.dataset.set_manifest(manifest, dataset)
-        self.train.set_options(cfg.get("train") or {})
-        self.go(2)
-        return True
+        return RunFolder(folder).read_config(), resume_dataset(folder)
 
     def _model_saved(self, name: str) -> None:
         """A new model is in the store: refresh the Models page, which refills the Transcribe and

@@ -2,13 +2,12 @@
 VITS voice on the user's speech; an earlier run (also a CLI one) continues from its ``config.json``."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout
 
-from speechstudio.errors import SpeechStudioError
+from speechstudio.finetune.run import RunError, RunFolder
 from speechstudio.finetune.voice_run import describe_base
 from speechstudio.gui.clone_dataset import DatasetStep
 from speechstudio.gui.clone_runs import OldRuns
@@ -16,7 +15,6 @@ from speechstudio.gui.clone_train import TrainStep
 from speechstudio.gui.clone_use import UseStep
 from speechstudio.gui.common import button, combo, hrow, refill, settings
 from speechstudio.gui.wizard_common import BaseStepFrame, WizardPage
-from speechstudio.gui.wording import plain_error
 from speechstudio.worker.finetune_jobs import list_runs, runs_dir
 
 STEPS = ("Base voice", "Dataset", "Train", "Use & export")
@@ -106,6 +104,15 @@ class BaseStep(BaseStepFrame):
         self.about.setToolTip(f"{info.kind} voice, {rate}; missing for training: {lacks}.\n{info.note}")
         self.changed.emit()
 
+    def choose_run_base(self, cfg: dict) -> str:
+        """Choose the base voice of a run's ``config.json``; ``""``, or why not when it is not installed."""
+        base = cfg.get("base") if isinstance(cfg.get("base"), dict) else {}
+        match = [ref.name for ref, _info in self.voices
+                 if _same_path(ref.location, base.get("source")) or ref.name == base.get("name")]
+        if not match or not self.select(match[0]):
+            return f"its base voice {base.get('name')} ({base.get('source')}) is not installed"
+        return ""
+
     def ready(self) -> tuple[bool, str]:
         if self._list_job is not None:
             return False, "listing voices…"
@@ -138,36 +145,12 @@ class ClonePage(WizardPage):
     def sample_rate(self) -> int:
         return self.base_info.sample_rate if self.base_info is not None else 0
 
-    def open_run(self, name: str) -> bool:
-        """Continue run folder ``name`` (base voice, dataset, options from its ``config.json``) at the
-        Train step. Returns False, saying why on the status line, when it cannot."""
-        from speechstudio.finetune.manifest import Manifest
-
-        folder = runs_dir() / name
+    def read_run(self, name: str):
+        cfg = RunFolder(runs_dir() / name).read_config()
         try:
-            cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-            base, dataset = cfg["base"], Path(cfg["dataset"]["path"])
-            manifest = Manifest.load(dataset)
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            self.status_message.emit(f"cannot open run {name}: {folder / 'config.json'} unreadable ({plain_error(e)})")
-            return False
-        except SpeechStudioError as e:  # DatasetError: the dataset folder is gone or damaged
-            self.status_message.emit(f"cannot open run {name}: {plain_error(e)}")
-            return False
-        match = [ref.name for ref, _info in self.base_step.voices
-                 if _same_path(ref.location, base.get("source")) or ref.name == base.get("name")]
-        if not match or not self.base_step.select(match[0]):
-            self.status_message.emit(f"cannot open run {name}: its base voice {base.get('name')} "
-                                     f"({base.get('source')}) is not installed")
-            return False
-        self.base_step.name_edit.setText(name)
-        self.dataset.set_manifest(manifest, dataset)
-        train = cfg.get("train", {})
-        self.train.steps_spin.setValue(int(train.get("steps", self.train.steps_spin.value())))
-        self.train.batch_spin.setValue(int(train.get("batch_size", self.train.batch_spin.value())))
-        self.train.device_box.setCurrentText(str(train.get("device")))  # an unlisted device selects nothing
-        self.go(2)
-        return True
+            return cfg, Path(cfg["dataset"]["path"])
+        except (KeyError, TypeError):
+            raise RunError(f"{runs_dir() / name / 'config.json'}: not a voice-cloning run") from None
 
     def _voice_saved(self, name: str) -> None:
         """A new voice is in the store: refresh the Models page (which refreshes Speak's list)."""

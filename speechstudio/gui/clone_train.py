@@ -163,6 +163,12 @@ class TrainStep(TrainingStep):
                                  + (f" x {config.grad_accum}" if config.grad_accum > 1 else "")
                                  + f" on {config.device}" + (f": {est.note}" if est.note else ""))
 
+    def set_options(self, train: dict) -> None:
+        """Show the options of a run's ``config.json`` ``"train"`` (a ``TrainConfig`` as a dict)."""
+        self.steps_spin.setValue(int(train.get("steps", self.steps_spin.value())))
+        self.batch_spin.setValue(int(train.get("batch_size", self.batch_spin.value())))
+        self.device_box.setCurrentText(str(train.get("device")))  # an unlisted device selects nothing
+
     def run_dir(self) -> Path:
         return runs_dir() / self.wiz.voice_name()
 

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QLineEdit, QProgressBar, QScrollArea, QVBoxLayout, QWidget
 
 from speechstudio.audio.decode import AudioReader
+from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import (ERROR_COLOR, CurrentStack, bare, button, combo, hrow, named, note_label, refill,
                                      set_font, tint)
 from speechstudio.gui.wording import plain_error
@@ -60,7 +61,8 @@ def open_with(win, page: str, box: str, name: str | None) -> None:
 
 class WizardPage(QWidget):
     """The four-step shell: subclasses set :attr:`STEPS`, make ``base_step``, ``dataset``, ``train``,
-    ``use`` (each with ``ready() -> (ok, why)``, ``entered()``, ``changed``) and call :meth:`_lay_out`.
+    ``use`` (each with ``ready() -> (ok, why)``, ``entered()``, ``changed``), call :meth:`_lay_out` and
+    implement ``read_run(name) -> (config, dataset folder)`` for :meth:`open_run`.
     Signals ``status_message(str)``, ``step_changed(index)``."""
 
     status_message = Signal(str)
@@ -122,6 +124,27 @@ class WizardPage(QWidget):
             self.io.job_finished.connect(again)
         else:
             models.refresh()
+        return True
+
+    def open_run(self, name: str) -> bool:
+        """Continue run folder ``name`` (base, dataset and options from its ``config.json``) at the
+        Train step. Returns False, saying why on the status line, when it cannot."""
+        from speechstudio.finetune.manifest import Manifest
+
+        try:
+            cfg, dataset = self.read_run(name)
+            manifest = Manifest.load(dataset)
+        except SpeechStudioError as e:  # RunError, DatasetError: config unreadable, dataset gone
+            self.status_message.emit(f"cannot open run {name}: {plain_error(e)}")
+            return False
+        missing = self.base_step.choose_run_base(cfg)
+        if missing:
+            self.status_message.emit(f"cannot open run {name}: {missing}")
+            return False
+        self.base_step.name_edit.setText(name)
+        self.dataset.set_manifest(manifest, dataset)
+        self.train.set_options(cfg.get("train") or {})
+        self.go(2)
         return True
 
     def voice_name(self) -> str:
