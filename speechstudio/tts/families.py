@@ -15,16 +15,14 @@ import numpy as np
 
 from speechstudio.atomic import atomic_folder
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError
-from speechstudio.tts.family import SynthesisSettings, TtsFamily, VoiceSource, check_options
-from speechstudio.tts.frontend.text import LeftOutTextError
-from speechstudio.tts.pitch import shift_pitch
+from speechstudio.tts.family import TtsFamily, VoiceSource, check_options
 from speechstudio.tts.voice_text import VoiceText
 
 
 @dataclass
 class FamilyVoice(VoiceText):
-    """A loaded non-VITS voice: subclasses implement ``_tokenize`` (text -> token ids) and ``_run`` (ids -> audio);
-    calls on one model hold a lock its shallow copies share (``stream_speech`` copies per worker)."""
+    """A loaded non-VITS voice: subclasses implement ``_tokenize`` (text -> token ids) and ``_run`` (ids -> a
+    waveform tensor); calls on one model hold a lock its shallow copies share (``stream_speech`` copies per worker)."""
 
     family: str = ""
     controls: tuple = ()
@@ -32,26 +30,15 @@ class FamilyVoice(VoiceText):
 
     bucketed = reads_ipa = False  # letter / ARPAbet front ends
 
-    def synthesize(self, sentence: str, settings=None) -> np.ndarray:
-        """One sentence -> ``np.ndarray[float32]`` shape ``(n_samples,)`` at ``self.sample_rate`` Hz."""
-        settings = settings or SynthesisSettings()
+    def _check(self, settings) -> None:
         self.warnings.extend(check_options(self, settings))
-        try:
-            ids = self.text_to_ids(sentence)
-        except LeftOutTextError:
-            return np.zeros(0, dtype=np.float32)  # only another script or emoji: warned, nothing to say
+
+    def _run_ids(self, ids: list[int], settings) -> np.ndarray:
         import torch
 
         with self.lock, torch.inference_mode():
             wav = self._run(ids, settings)
-        wav = np.ascontiguousarray(wav.float().cpu().numpy().reshape(-1), dtype=np.float32)
-        if settings.pitch:  # post-processing, as for VITS voices (tts.pitch)
-
-            wav = shift_pitch(wav, self.sample_rate, float(settings.pitch))
-        return wav
-
-    def _run(self, ids: list[int], settings):  # pragma: no cover - interface
-        raise NotImplementedError
+        return np.ascontiguousarray(wav.float().cpu().numpy().reshape(-1), dtype=np.float32)
 
 
 def link_tree(src: Path, dest: Path) -> None:

@@ -9,9 +9,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from speechstudio.tts.family import SynthesisSettings, check_settings
-from speechstudio.tts.phonemize import split_ids
-from speechstudio.tts.pitch import shift_pitch
-from speechstudio.tts.frontend.text import LeftOutTextError
 from speechstudio.tts.voice_text import VoiceText
 
 
@@ -21,14 +18,13 @@ MAX_SENTENCE_AUDIO_S = 300.0
 
 @dataclass
 class VitsVoice(VoiceText):
-    """A loaded VITS voice (:class:`~speechstudio.tts.family.Voice`; fields and text -> ids: ``voice_text.VoiceText``;
-    ``model`` built on first use by ``model_loader`` for runtime "onnx"). ``pitch_semitones``: applied unless ``SynthesisSettings.pitch`` says otherwise (a clone's offset)."""
+    """A loaded VITS voice (:class:`~speechstudio.tts.family.Voice`; fields, text -> ids and ``synthesize``:
+    ``voice_text.VoiceText``; ``model`` built on first use by ``model_loader`` for runtime "onnx")."""
 
     bucketing: bool = True  # False: the plain VitsModel.forward even where bucketing applies
     runtime: str = "torch"  # "torch" (VitsModel) or "onnx" (Piper's graph in onnxruntime, CPU)
     runner: object = field(default=None, repr=False, compare=False)  # piper_onnx.OnnxPiperRunner
     model_loader: object = field(default=None, repr=False, compare=False)  # builds ``model`` on first use
-    pitch_semitones: float = 0.0
 
     family = "vits"  # the voice family (``speechstudio.tts.family``)
 
@@ -60,18 +56,12 @@ class VitsVoice(VoiceText):
         return self.bucketing and isinstance(getattr(self.model, "decoder", None), ChannelsLastDecoder)
 
     # ------------------------------------------------------------------ synthesis
-    def synthesize_ids(self, ids: list[int], settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:
-        """One id sequence -> float32 ``(n_samples,)`` at ``sample_rate`` Hz in [-1, 1] (hop multiple),
-        pitch-shifted by ``settings.pitch`` or ``pitch_semitones``; seeded on onnx: the PyTorch model."""
+    def _check(self, settings: SynthesisSettings) -> None:
         check_settings(settings)
-        wav = self._run_ids(ids, settings)
-        shift = self.pitch_semitones if settings.pitch is None else float(settings.pitch)
-        if shift:
-            wav = shift_pitch(wav, self.sample_rate, shift)
-        return wav
 
     def _run_ids(self, ids: list[int], settings: SynthesisSettings) -> np.ndarray:
-        """The model's own output for one id sequence (``synthesize_ids`` without the pitch shift)."""
+        """The model's own float32 ``(n_samples,)`` for one id sequence (a hop multiple); seeded on onnx: the
+        PyTorch model."""
         sid = self.speaker_id(settings.speaker)
         d = self.defaults
         noise_scale = d["noise_scale"] if settings.noise_scale is None else float(settings.noise_scale)
@@ -108,16 +98,6 @@ class VitsVoice(VoiceText):
                 out = model(input_ids=x, speaker_id=sid, speaking_rate=1.0 / length_scale)
                 wav = out.waveform[0, : int(out.sequence_lengths[0])]
         return wav.float().cpu().numpy().astype(np.float32, copy=False)
-
-    def synthesize(self, sentence: str, settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:
-        """One sentence -> float32 ``(n_samples,)`` at ``sample_rate`` Hz; Piper sentences over
-        ``phonemize.MAX_PHONEMES`` in pieces; nothing sayable: ``(0,)`` and warnings."""
-        try:
-            ids = self.text_to_ids(sentence)
-        except LeftOutTextError:
-            return np.zeros(0, dtype=np.float32)  # all another script or emoji: warned, nothing to say
-        pieces = split_ids(ids, self.piper.phoneme_id_map) if self.has_phoneme_map else [ids]
-        return np.concatenate([self.synthesize_ids(piece, settings) for piece in pieces])
 
 
 #: Serialises the plain ``VitsModel.forward`` path (shared noise attributes, torch's process-wide RNG).

@@ -7,10 +7,14 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from speechstudio.errors import SpeechStudioError, UsageError
-from speechstudio.tts.family import UnknownSpeakerError
+from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError
 from speechstudio.tts.lexicon import apply_pronunciations
-from speechstudio.tts.phonemize import codepoint_phonemes, espeak_phonemes, phonemes_to_ids, plain_tokenizer
+from speechstudio.tts.phonemize import (codepoint_phonemes, espeak_phonemes, phonemes_to_ids, plain_tokenizer,
+                                        split_ids)
+from speechstudio.tts.pitch import shift_pitch
 from speechstudio.tts.frontend.text import EmptyTextError, LeftOutTextError, english_front_end, has_speakable
 
 
@@ -20,9 +24,11 @@ class UnsayableTextError(SpeechStudioError):
 
 @dataclass
 class VoiceText:
-    """The fields every loaded voice has (:class:`~speechstudio.tts.family.Voice`) and its text -> ids and speaker
-    ids; ``_tokenize`` makes the ids. ``kind``: the file format (``transformers`` | ``piper``), ``piper`` a
-    ``PiperVoiceConfig`` or None, ``clone_of`` the base voice of a clone."""
+    """The fields every loaded voice has (:class:`~speechstudio.tts.family.Voice`), its text -> ids, speaker ids and
+    ``synthesize``; a family defines ``_tokenize`` (text -> ids), ``_check`` (settings) and ``_run_ids`` (ids ->
+    audio). ``kind``: the file format (``transformers`` | ``piper``), ``piper`` a ``PiperVoiceConfig`` or None,
+    ``clone_of`` the base voice of a clone, ``pitch_semitones`` applied unless ``SynthesisSettings.pitch`` says
+    otherwise (a clone's offset)."""
 
     name: str
     model: object = field(repr=False, compare=False)
@@ -38,6 +44,7 @@ class VoiceText:
     warnings: list = field(default_factory=list)
     clone_of: str | None = None
     piper: object = None
+    pitch_semitones: float = 0.0
 
     @property
     def has_phoneme_map(self) -> bool:
@@ -52,6 +59,25 @@ class VoiceText:
         if self.has_phoneme_map:
             return getattr(self.piper, "phoneme_type", "espeak") != "text"
         return bool(getattr(self.tokenizer, "phonemize", False))
+
+    def synthesize(self, sentence: str, settings: SynthesisSettings | None = None) -> np.ndarray:
+        """One sentence -> float32 ``(n_samples,)`` at ``sample_rate`` Hz in [-1, 1]; Piper sentences over
+        ``phonemize.MAX_PHONEMES`` in pieces; nothing sayable: ``(0,)`` and warnings."""
+        settings = settings or SynthesisSettings()
+        try:
+            ids = self.text_to_ids(sentence)
+        except LeftOutTextError:
+            return np.zeros(0, dtype=np.float32)  # all another script or emoji: warned, nothing to say
+        pieces = split_ids(ids, self.piper.phoneme_id_map) if self.has_phoneme_map else [ids]
+        return np.concatenate([self.synthesize_ids(piece, settings) for piece in pieces])
+
+    def synthesize_ids(self, ids: list[int], settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:
+        """One id sequence -> float32 ``(n_samples,)``, pitch-shifted by ``settings.pitch`` or ``pitch_semitones``.
+        Raises ``UsageError`` for a control out of range."""
+        self._check(settings)
+        wav = self._run_ids(ids, settings)
+        shift = self.pitch_semitones if settings.pitch is None else float(settings.pitch)
+        return shift_pitch(wav, self.sample_rate, shift) if shift else wav
 
     def speaker_id(self, speaker: int | str | None) -> int | None:
         """Speaker id (int, digit string) or name -> int id; ``None`` for default. Raises ``UnknownSpeakerError``."""
