@@ -51,14 +51,13 @@ def _load_piper(src: Path, device: str, precision: str, name: str | None, optimi
         return _finish(load_piper_model(onnx_path)[0], device, precision, optimize)
 
     piper = read_piper_config(onnx_path)
-    clone = _clone_meta(onnx_path.parent, piper.config_path)
     runner = None
     if runtime == "onnx":
         runner = OnnxPiperRunner(piper.onnx_path)
     return VitsVoice(
         runtime=runtime, runner=runner, model_loader=build if runtime == "onnx" else None,
         model=None if runtime == "onnx" else build(),
-        clone_of=_clone_base(clone), pitch_semitones=_clone_pitch(clone),
+        **_clone_fields(onnx_path.parent, piper.config_path),
         name=name or onnx_path.stem, kind="piper", sample_rate=piper.sample_rate,
         num_speakers=piper.num_speakers, speakers=dict(piper.speaker_id_map),
         language=(piper.language or piper.espeak_voice).lower().replace("_", "-"), piper=piper,
@@ -86,9 +85,8 @@ def _load_transformers(source: VoiceSource, device: str, precision: str, name: s
     _finish(model, device, precision, optimize)
     lang = getattr(tokenizer, "language", None) or "en"
     speakers = dict(getattr(config, "speaker_id_map", None) or {})
-    clone = _clone_meta(src) if src is not None and src.is_dir() else {}
     return VitsVoice(
-        clone_of=_clone_base(clone), pitch_semitones=_clone_pitch(clone),
+        **(_clone_fields(src) if src is not None and src.is_dir() else {}),
         name=name or spec, kind="transformers", model=model, sample_rate=int(config.sampling_rate),
         num_speakers=int(config.num_speakers), speakers=speakers,
         language={"eng": "en"}.get(lang, lang), tokenizer=tokenizer, device=device, dtype=precision,
@@ -122,9 +120,10 @@ def _finish(model, device: str, precision: str, optimize: bool = True):
     return model
 
 
-def _clone_meta(folder: Path, piper_config: Path | None = None) -> dict:
-    """SpeechStudio metadata of a clone in ``folder`` (``voice.json`` or the ``.onnx.json``
-    ``"speechstudio"`` block); ``{}`` unless marked ``synthetic``."""
+def _clone_fields(folder: Path, piper_config: Path | None = None) -> dict:
+    """``clone_of`` (the base voice) and ``pitch_semitones`` (``finetune.pitch_match``; 0 unless a number
+    within +-12) of a clone in ``folder``, from ``voice.json`` or the ``.onnx.json`` ``"speechstudio"`` block;
+    ``{}`` unless marked ``synthetic``."""
     for path, block in ((folder / "voice.json", None), (piper_config, "speechstudio")):
         if path is None or not Path(path).is_file():
             continue
@@ -135,26 +134,13 @@ def _clone_meta(folder: Path, piper_config: Path | None = None) -> dict:
         except (OSError, ValueError, AttributeError):
             continue
         if isinstance(meta, dict) and meta.get("synthetic"):
-            return meta
+            try:
+                pitch = float(meta.get("pitch_semitones", 0.0))
+            except (TypeError, ValueError):
+                pitch = 0.0
+            return {"clone_of": str(meta.get("base") or meta.get("base_voice") or "unknown"),
+                    "pitch_semitones": pitch if math.isfinite(pitch) and abs(pitch) <= 12.0 else 0.0}
     return {}
-
-
-def _clone_base(meta: dict) -> str | None:
-    """Base voice name of a clone from its ``_clone_meta``; None for other voices."""
-    if not meta:
-        return None
-    return str(meta.get("base") or meta.get("base_voice") or "unknown")
-
-
-def _clone_pitch(meta: dict) -> float:
-    """A clone's stored pitch shift from its ``_clone_meta`` (``"pitch_semitones"``, semitones;
-    ``finetune.pitch_match``); 0 for other voices or a value that is not a number within +-12."""
-    value = meta.get("pitch_semitones", 0.0)
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return value if math.isfinite(value) and abs(value) <= 12.0 else 0.0
 
 
 def needs_plain_load(folder: Path, config) -> bool:
