@@ -37,11 +37,10 @@ class ClipEditor(QWidget):
     edited = Signal(object, str)
     play = Signal(int)
 
-    def __init__(self, can_play: bool = True, parent=None) -> None:
+    def __init__(self, audio, parent=None) -> None:
         super().__init__(parent)
         self.manifest = None
-        self.can_play = can_play
-        self.audio = None  # the AudioHub, when set: Play follows the no-device policy (gui.devices)
+        self.audio = audio  # the window's AudioHub: Play follows the no-device policy (gui.devices)
         self._filling = False
         lay = bare(QVBoxLayout(self))
         self.table = table("Clips", CLIP_COLS, editable=True, numbers=True, stretch_last=False)
@@ -130,8 +129,7 @@ class ClipEditor(QWidget):
     def _update_buttons(self) -> None:
         row = self.table.currentRow()
         have = self.manifest is not None and 0 <= row < len(self.manifest.clips)
-        self.play_btn.setEnabled((self.audio is None or allow(self.play_btn, self.audio, "speaker"))
-                                 and have and self.can_play)
+        self.play_btn.setEnabled(allow(self.play_btn, self.audio, "speaker") and have)
         self.drop_btn.setEnabled(have)
         if have:
             self.drop_btn.setText("Un&drop clip" if self.manifest.clips[row].dropped else "&Drop clip")

@@ -116,9 +116,7 @@ class DatasetStep(QWidget):
         self.hist_box = QVBoxLayout()  # the histogram, once a report is shown (the report is full width before)
         ll.addLayout(self.hist_box)
         split.addWidget(left)
-        right = ClipEditor(self.wiz.audio.available)
-        right.audio = self.wiz.audio
-        right._update_buttons()
+        right = ClipEditor(self.wiz.audio)
         right.edited.connect(self._edited)
         right.play.connect(self.play_clip)
         self.clips = right

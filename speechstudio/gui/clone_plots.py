@@ -116,10 +116,10 @@ class SampleTable(QTableWidget):
 
     play = Signal(object)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, audio, parent=None) -> None:
         super().__init__(0, 3, parent)
         self.samples: list[tuple[int, Path]] = []
-        self.audio = None  # the AudioHub, when set: Play follows the no-device policy (gui.devices)
+        self.audio = audio  # the window's AudioHub: Play follows the no-device policy (gui.devices)
         self.setAccessibleName("Checkpoint samples")
         self.setHorizontalHeaderLabels(("Step", "Sample", ""))
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -137,8 +137,7 @@ class SampleTable(QTableWidget):
         self.samples.append((step, path))
         r = add_row(self, [str(step), path.stem.replace("_", " ")], ["", str(path)])
         btn = button("Play", f"Play sample {path.stem} of step {step}")
-        if self.audio is not None:
-            allow(btn, self.audio, "speaker")
+        allow(btn, self.audio, "speaker")
         btn.clicked.connect(lambda _=False, row=r: self.play_row(row))
         self.setCellWidget(r, 2, btn)
         self.scrollToBottom()

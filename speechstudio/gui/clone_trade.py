@@ -63,12 +63,12 @@ class TradeView(QWidget):
 
     play = Signal(object)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, audio=None, parent=None) -> None:
         super().__init__(parent)
         self.trade = None
         self.chosen: int | None = None
         self.names: list[str] = []
-        self.audio = None
+        self.audio = audio
         lay = bare(QVBoxLayout(self))
         self.summary = note_label("Which try is recommended", NOTHING_YET)
         lay.addWidget(self.summary)

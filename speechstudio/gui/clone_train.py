@@ -113,13 +113,11 @@ class TrainStep(TrainingStep):
         self.closeness.setVisible(False)
         lay.addWidget(self.closeness)
         # how each judged try sounds (and the choice of the try to save), its samples, the losses
-        self.trade_view = TradeView()
-        self.trade_view.audio = self.wiz.audio
+        self.trade_view = TradeView(self.wiz.audio)
         self.trade_view.play.connect(self._play)
         self.curves = LossCurves()
         self.views = named(CurrentTab(), "Training views")
-        self.sample_table = SampleTable()
-        self.sample_table.audio = self.wiz.audio
+        self.sample_table = SampleTable(self.wiz.audio)
         self.sample_table.play.connect(self._play)
         listen = QWidget()
         listen_lay = bare(QVBoxLayout(listen))
