@@ -6,6 +6,9 @@ headset-mix excerpts; 2-4 speakers). Per file and overall: DER with ``pyannote.m
 with overlap scored, and a 0.25 s collar), JER, the count found with ``--speakers auto`` and with
 ``--speakers N`` (N from the reference), and seconds of diarization per audio minute.
 
+Table 1b: the same recordings over a telephone line (G.711 band and mu-law, :func:`telephone`): two
+people sharing a phone line, the condition of the held-back calls.
+
 Table 2: one speaker alone, where any second label is a phantom: the single-speaker recordings of
 ``../shared/realspeech``, 90 s of the matthes reader, and the same reader close, far (room
 reverberation and noise) and over a telephone band in one file (pyannote/pyannote-audio#1742).
@@ -190,8 +193,9 @@ def diarize_audio(audio: np.ndarray, count, library=None):
     return session.finish()
 
 
-def real_table() -> list[dict]:
-    """Table 1: every recording of ``bench/diarization_data`` with ``--speakers auto`` and ``N``."""
+def real_table(line=None) -> list[dict]:
+    """Table 1: every recording of ``bench/diarization_data`` with ``--speakers auto`` and ``N``; with
+    ``line`` (a function of the audio, :func:`telephone`) each recording as that line carries it."""
     from speechstudio.diarize.speakers import SpeakerCount, parse_speakers
 
     sources = {}
@@ -205,7 +209,7 @@ def real_table() -> list[dict]:
     for path in sorted(DATA.glob("*.flac")):
         ref = read_rttm(path.with_suffix(".rttm"))
         n = len({r[2] for r in ref})
-        audio = _load(path)
+        audio = _load(path) if line is None else line(_load(path))
         t = time.perf_counter()
         auto = diarize_audio(audio, parse_speakers("auto"))
         took = time.perf_counter() - t
@@ -230,9 +234,21 @@ def real_table() -> list[dict]:
     return rows
 
 
+def telephone(audio: np.ndarray) -> np.ndarray:
+    """``audio`` (16 kHz) over a telephone line: G.711's band (300-3400 Hz, 4th-order Butterworth), 8 kHz,
+    mu-law at 8 bits, back at 16 kHz, peak 0.5."""
+    import scipy.signal as ss
+
+    b, a = ss.butter(4, [300, 3400], btype="band", fs=RATE)
+    phone = ss.resample_poly(ss.resample_poly(ss.lfilter(b, a, audio), 1, 2), 2, 1)
+    phone = np.clip(phone / np.abs(phone).max(), -1, 1)
+    mu = 255.0
+    q = np.round(np.sign(phone) * np.log1p(mu * np.abs(phone)) / np.log1p(mu) * 127) / 127
+    return (0.5 * np.sign(q) * ((1 + mu) ** np.abs(q) - 1) / mu).astype(np.float32)
+
+
 def _degraded(audio: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Thirds of ``audio``: as recorded, far (reverberation 0.12 s decay + noise), telephone band
-    (300-3400 Hz, 8 kHz, mu-law)."""
+    """Thirds of ``audio``: as recorded, far (reverberation 0.12 s decay + noise), :func:`telephone`."""
     import scipy.signal as ss
 
     n = len(audio) // 3
@@ -242,13 +258,7 @@ def _degraded(audio: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     ir[0] = 8.0
     far = ss.fftconvolve(far, ir)[: far.size]
     far = far / np.abs(far).max() * 0.1 + rng.standard_normal(far.size) * 0.004
-    b, a = ss.butter(4, [300, 3400], btype="band", fs=RATE)
-    phone = ss.resample_poly(ss.resample_poly(ss.lfilter(b, a, phone), 1, 2), 2, 1)
-    phone = np.clip(phone / np.abs(phone).max(), -1, 1)
-    mu = 255.0
-    q = np.round(np.sign(phone) * np.log1p(mu * np.abs(phone)) / np.log1p(mu) * 127) / 127
-    phone = 0.5 * np.sign(q) * ((1 + mu) ** np.abs(q) - 1) / mu
-    return np.concatenate([close, far, phone]).astype(np.float32)
+    return np.concatenate([close, far, telephone(phone)]).astype(np.float32)
 
 
 def one_speaker_table() -> list[dict]:
@@ -282,6 +292,8 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=None, help="write the real recordings' rows as CSV")
     args = ap.parse_args()
     rows = real_table()
+    print("\nThe same recordings over a telephone line (bench_diarization.telephone):")
+    real_table(telephone)
     if args.out:
         with open(args.out, "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=list(rows[0]))

@@ -180,6 +180,33 @@ def test_clusters_count_voices_and_obey_the_asked_count():
     assert asked.count == 3 and asked.one_voice and set(asked.assigned[:, 0]) == {0, 1, 2}
 
 
+def test_two_voices_the_prints_cannot_tell_apart_are_two_when_the_segmentation_hears_them_apart():
+    """Callers on one telephone line: prints closer than the cut, yet two local speakers in each chunk."""
+    from speechstudio.diarize.cluster import THRESHOLD, cluster_chunks, heard_apart
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=192)
+    b = a + 0.3 * rng.normal(size=192)
+    prints = [(v + 0.05 * np.linalg.norm(v) / np.sqrt(192) * rng.normal(size=(20, 192))) for v in (a, b)]
+    prints = [p / np.linalg.norm(p, axis=1, keepdims=True) for p in prints]
+    assert 1 - float(prints[0].mean(0) @ prints[1].mean(0)) / np.linalg.norm(prints[0].mean(0)) / np.linalg.norm(
+        prints[1].mean(0)) < THRESHOLD
+    embs = np.full((20, 3, 192), np.nan, np.float32)
+    embs[:, 0], embs[:, 1] = prints[0], prints[1]
+    solo = np.zeros((20, 3), np.float32)
+    solo[:, :2] = 2.0
+    found = cluster_chunks(embs, solo, SpeakerCount())
+    assert found.count == 2 and found.other_count == 1 and not found.one_voice
+    assert (found.assigned[:, 0] != found.assigned[:, 1]).all() and len(set(found.assigned[:, 0])) == 1
+    one = solo.copy()
+    one[:, 1] = 0.0                   # the second local speaker never alone: the prints decide (one voice)
+    assert cluster_chunks(embs, one, SpeakerCount()).count == 1
+    alone = np.zeros((20, 3), bool)
+    alone[:3, :2] = True              # two apart in 3 of 20 printed chunks: under the share
+    alone[3:, 0] = True
+    assert heard_apart(alone) == 1 and heard_apart(np.ones((20, 3), bool)) == 3
+
+
 def test_the_timeline_gives_every_asked_speaker_frames_and_two_at_once_where_two_talk():
     from speechstudio.diarize.cluster import cluster_chunks, timeline
 
@@ -396,6 +423,19 @@ def test_a_real_phone_call_gives_two_speakers(speakers, whisper_dir, tmp_path, c
     assert "pyannote_sample_phone.flac: 2 speakers: Speaker 1 (" in capsys.readouterr().err
     words = [w for s in doc["segments"] for w in s["words"]]
     assert {w["speaker"] for w in words} == {"Speaker 1", "Speaker 2"}
+
+
+def test_a_real_call_over_a_telephone_line_still_gives_two_speakers():
+    """pyannote.audio's sample through G.711's band and mu-law: the two callers' prints sit closer than
+    the cut; the segmentation still hears them apart."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from bench_diarization import DATA, diarize_audio, read_rttm, telephone
+
+    ref = read_rttm(DATA / "pyannote_sample_phone.rttm")
+    found = diarize_audio(telephone(_load(DATA / "pyannote_sample_phone.flac")), parse_speakers("auto"))
+    assert len(found.speakers) == 2 and found.could_be == 1
+    turns = [{"speaker": t.speaker, "start_s": t.start_s, "end_s": t.end_s} for t in found.turns]
+    assert _frame_accuracy(turns, ref) >= 0.85
 
 
 def test_an_asked_count_is_given_on_a_real_meeting(whisper_dir, tmp_path):
