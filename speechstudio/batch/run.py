@@ -365,13 +365,11 @@ def _one_pass(reader, recognizer, request, cancel, item, index, duration, sessio
     """Transcribe ``reader`` (one channel or the mix), feeding ``session`` (diarizer or None) and
     ``levels`` (a :class:`~speechstudio.batch.channels.LevelMeter` or None) the same blocks.
     Yields ``segment`` events; returns ``(segments, info)``. Raises ``_Cancelled``."""
-    cancelled = False
+    stopped = cancel.is_set if cancel is not None else (lambda: False)     # once set, never cleared
 
     def blocks():
-        nonlocal cancelled
         for block in reader.blocks():
-            if cancel is not None and cancel.is_set():
-                cancelled = True
+            if stopped():
                 return
             if session is not None:
                 session.push(block)
@@ -385,8 +383,7 @@ def _one_pass(reader, recognizer, request, cancel, item, index, duration, sessio
         for seg in stream:
             # between segments too: Whisper reads a whole piece (up to 20 min) before its first
             # segment, so the block check alone would let it decode the piece to the end
-            if cancelled or (cancel is not None and cancel.is_set()):
-                cancelled = True
+            if stopped():
                 break
             segments.append(seg)
             yield BatchEvent("segment", item, index, duration_s=duration, position_s=seg.end_s, segment=seg)
@@ -394,7 +391,7 @@ def _one_pass(reader, recognizer, request, cancel, item, index, duration, sessio
         close = getattr(stream, "close", None)
         if close is not None:
             close()
-    if cancelled or (cancel is not None and cancel.is_set()):
+    if stopped():
         raise _Cancelled
     return segments, info
 
