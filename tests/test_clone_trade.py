@@ -5,7 +5,6 @@ one that returns scripted (similarity, naturalness) per evaluation, so the guard
 table and the save of another checkpoint / a WiSE-FT blend are checked on known numbers."""
 import argparse
 import json
-from pathlib import Path
 
 import pytest
 import torch
@@ -56,7 +55,7 @@ def test_guard_early_stop_table_and_blend(tmp_path, home, monkeypatch):
     data = make_dataset(tmp_path / "data")
     run = tmp_path / "run"
     config = tiny_config(steps=12, warmup_steps=2, disc_warmup_steps=2, eval_every=2, checkpoint_every=100,
-                         judge_clone=True, stop_early=True)
+                         judge_clone=True)
     events = list(train_voice(run, data, base, config))
 
     evals = [e for e in events if isinstance(e, EvalEvent)]

@@ -135,7 +135,7 @@ def _worker(tmp: Path, base: str, data: str) -> None:
 
     def small(*args, **kwargs):  # tests/finetune_cli_shrunk.py's trainer, 1 warm-up step, no discriminator warm-up
         return replace(preset(*args, **kwargs), segment_size=512, discriminator_width=1 / 16, warmup_steps=1,
-                       disc_warmup_steps=0, lr=2e-3, generator_lr=None, mas_backend="torch")  # torch MAS: no numba compile (3 s a process)
+                       disc_warmup_steps=0, lr=2e-3, generator_lr=None)
 
     def seen_train(p, control=None):
         for ev in train(p, control):

@@ -27,8 +27,8 @@ class TrainConfig:
     ``precision``: ``auto|fp32|fp16|bf16``; ``segment_size`` in samples (VITS 8192); ``eval_every`` /
     ``checkpoint_every`` in steps; ``patience``: rising evaluations before a warning; ``stft_weight``:
     multi-resolution STFT loss (Parallel WaveGAN; 0 = off); ``judge_clone``: best checkpoint by
-    ``closeness.Closeness.score`` among those ``closeness.natural_enough``; ``stop_early``: end the run
-    when ``closeness.trade_stalled`` (needs ``judge_clone``); ``discriminator_width``: fraction of VITS' channels."""
+    ``closeness.Closeness.score`` among those ``closeness.natural_enough``, and the run ends when
+    ``closeness.trade_stalled``; ``discriminator_width``: fraction of VITS' channels."""
 
     steps: int = 2000
     warmup_steps: int | None = None
@@ -43,16 +43,13 @@ class TrainConfig:
     seed: int = 1234
     device: str = "auto"
     gradient_checkpointing: bool = False
-    speaker: int | None = None
     val_count: int | None = None
-    mas_backend: str = "auto"
     discriminator_width: float = 1.0
     freeze_prior: bool = True
     stft_weight: float = 20.0
     generator_lr: float | None = 2e-5
     pitch_by_rate: bool = True
     judge_clone: bool = False
-    stop_early: bool = False
     disc_warmup_steps: int | None = None
 
     def __post_init__(self):
@@ -69,8 +66,6 @@ class TrainConfig:
             raise UsageError(f"lr must be > 0 (got {self.lr})")
         if self.precision not in ("auto", "fp32", "fp16", "bf16"):
             raise UsageError(f"unknown precision {self.precision!r} (use auto, fp32, fp16 or bf16)")
-        if self.mas_backend not in ("auto", "numba", "torch"):
-            raise UsageError(f"unknown mas_backend {self.mas_backend!r} (use auto, numba or torch)")
         if not 0 < self.discriminator_width <= 4:
             raise UsageError(f"discriminator_width must be in (0, 4] (got {self.discriminator_width})")
 

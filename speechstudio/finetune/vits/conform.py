@@ -58,7 +58,7 @@ def _without_buzz(times: np.ndarray, f0: np.ndarray, frame_rate: float) -> tuple
     return times[keep], f0[keep]
 
 
-def _prior_latent(model, ids, spec, g, noise_scale: float, generator, mas_backend: str):
+def _prior_latent(model, ids, spec, g, noise_scale: float, generator):
     """(flow, t_y) prior latents of one clip aligned to its recording (module notes, step 1)."""
     import torch
 
@@ -69,7 +69,7 @@ def _prior_latent(model, ids, spec, g, noise_scale: float, generator, mas_backen
     _h, m_p, logs_p, x_mask = encode_text(model, input_ids, input_mask)
     z_mask = torch.ones(1, 1, spec.shape[-1])
     _z, m_q, _logs_q = model.posterior_encoder(spec[None], z_mask, g)
-    attn = align(model.flow(m_q * z_mask, z_mask, g, reverse=False), m_p, logs_p, x_mask, z_mask, mas_backend)
+    attn = align(model.flow(m_q * z_mask, z_mask, g, reverse=False), m_p, logs_p, x_mask, z_mask)
     m_f, logs_f = expand_prior(attn, m_p.float(), logs_p.float())
     eps = torch.randn(m_f.shape, generator=generator)
     z_p = (m_f + eps * torch.exp(logs_f) * noise_scale) * z_mask
@@ -82,7 +82,7 @@ def _key(item, seed: int, noise_scale: float) -> str:
 
 
 def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.PathLike, *, seed: int,
-                  noise_scale: float = 0.667, speaker_embedding=None, mas_backend: str = "auto",
+                  noise_scale: float = 0.667, speaker_embedding=None,
                   progress: Callable[[int, int], None] | None = None) -> tuple[list, ConformStats]:
     """Pitch-conformed copies of the training ``items`` (``data.ClipItem``).
 
@@ -115,8 +115,8 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
                 data = torch.load(item.cache_path, weights_only=True)
                 gen = torch.Generator().manual_seed(int(key[:8], 16))
                 ids = torch.tensor(item.token_ids, dtype=torch.long, device=device)
-                z = _prior_latent(model, ids, data["spec"].float().to(device), speaker_embedding, noise_scale, gen,
-                                  mas_backend).cpu()
+                z = _prior_latent(model, ids, data["spec"].float().to(device), speaker_embedding, noise_scale,
+                                  gen).cpu()
                 wav_b = base_decoder(z[None].to(next(base_decoder.parameters()).device), speaker_embedding)
                 tb, fb = _without_buzz(*pitch_contour(wav_b.reshape(-1).float().cpu().numpy(), rate), frame_rate)
                 real = data["wav"].float().numpy() / 32767.0

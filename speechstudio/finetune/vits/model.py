@@ -58,7 +58,7 @@ def encode_text(model, input_ids, input_mask):
             out.prior_log_variances.transpose(1, 2), x_mask)
 
 
-def align(z_p, m_p, logs_p, x_mask, z_mask, backend: str = "auto"):
+def align(z_p, m_p, logs_p, x_mask, z_mask):
     """MAS on the float32 log-likelihood of ``z_p`` (b, d, t_y) under N(m_p, exp(logs_p)) (b, d, t_x),
     no gradient (VITS ``neg_cent``). Returns ``attn`` (b, 1, t_y, t_x) float32."""
     with torch.no_grad(), torch.autocast(z_p.device.type, enabled=False):
@@ -70,7 +70,7 @@ def align(z_p, m_p, logs_p, x_mask, z_mask, backend: str = "auto"):
         neg_cent4 = torch.sum(-0.5 * (m_p ** 2) * s_p_sq_r, [1], keepdim=True)
         neg_cent = neg_cent1 + neg_cent2 + neg_cent3 + neg_cent4
         attn_mask = torch.unsqueeze(x_mask.float(), 2) * torch.unsqueeze(z_mask.float(), -1)
-        return maximum_path(neg_cent, attn_mask.squeeze(1), backend=backend).unsqueeze(1)
+        return maximum_path(neg_cent, attn_mask.squeeze(1)).unsqueeze(1)
 
 
 def expand_prior(attn, m_p, logs_p):
@@ -102,8 +102,8 @@ def prior_latents(z_mask, attn, m_p, logs_p, model, g=None):
 
 
 def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_frames: int, speaker_ids=None,
-                     gradient_checkpointing: bool = False, mas_backend: str = "auto",
-                     latents: str = "posterior", given_latents=None) -> ForwardOutput:
+                     gradient_checkpointing: bool = False, latents: str = "posterior",
+                     given_latents=None) -> ForwardOutput:
     """One VITS training forward: ``input_ids`` (b, t_x), ``input_mask``, ``spec`` (b, bins, t_y),
     ``spec_mask`` (b, t_y), ``speaker_ids`` (b,); ``latents``: ``"posterior"``, ``"prior"`` or
     ``"given"`` (``given_latents``). Uses torch's global RNG."""
@@ -114,15 +114,14 @@ def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_fram
     z_mask = spec_mask.unsqueeze(1).to(spec.dtype)
     z, m_q, logs_q = model.posterior_encoder(spec, z_mask, g)
     z_p = model.flow(z, z_mask, g, reverse=False)
-    attn = align(z_p, m_p, logs_p, x_mask, z_mask, mas_backend)
+    attn = align(z_p, m_p, logs_p, x_mask, z_mask)
     w = attn.sum(2)
     loss_dur = duration_loss(model, hidden, x_mask, w.to(hidden.dtype), g)
     if latents == "given":
         source = given_latents.to(z.dtype) * z_mask
     elif latents == "prior":
         with torch.no_grad():  # durations from the posterior *mean* (no sampling noise), as validation aligns
-            attn_q = align(model.flow(m_q * z_mask, z_mask, g, reverse=False), m_p, logs_p, x_mask, z_mask,
-                           mas_backend)
+            attn_q = align(model.flow(m_q * z_mask, z_mask, g, reverse=False), m_p, logs_p, x_mask, z_mask)
         source = prior_latents(z_mask, attn_q, m_p, logs_p, model, g)
     else:
         source = z

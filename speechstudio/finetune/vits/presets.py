@@ -89,8 +89,7 @@ def preset(name: str, device: str = "auto", vram_bytes: int | None = None, **ove
     else:
         batch, accum, ckpt = 4, 1, False
     config = TrainConfig(steps=steps, batch_size=batch, grad_accum=accum, gradient_checkpointing=ckpt,
-                         eval_every=every, checkpoint_every=every, device=device, judge_clone=True,
-                         stop_early=True)
+                         eval_every=every, checkpoint_every=every, device=device, judge_clone=True)
     return replace(config, **overrides) if overrides else config
 
 

@@ -42,16 +42,15 @@ class GeneratorForward(nn.Module):
     """``model.training_forward`` as a module's ``forward`` (what DDP wraps). Returns the
     ``ForwardOutput`` fields as a tuple (DDP finds the tensors of a tuple)."""
 
-    def __init__(self, model, segment_frames: int, gradient_checkpointing: bool, mas_backend: str):
+    def __init__(self, model, segment_frames: int, gradient_checkpointing: bool):
         super().__init__()
         self.model = model
-        self.segment_frames, self.gradient_checkpointing, self.mas_backend = (
-            segment_frames, gradient_checkpointing, mas_backend)
+        self.segment_frames, self.gradient_checkpointing = segment_frames, gradient_checkpointing
 
     def forward(self, input_ids, input_mask, spec, spec_mask, speaker_ids=None, latents: str = "posterior",
                 given_latents=None):
         out = training_forward(self.model, input_ids, input_mask, spec, spec_mask, self.segment_frames, speaker_ids,
-                               self.gradient_checkpointing, self.mas_backend, latents, given_latents)
+                               self.gradient_checkpointing, latents, given_latents)
         return tuple(getattr(out, f.name) for f in fields(out))
 
 
@@ -93,8 +92,7 @@ class VitsTraining:
         self.last_nonfinite: list[str] = []
         self.warmup_prefixes = warmup_parameter_prefixes(model)
         self.par = parallel if parallel is not None and parallel.world > 1 else None
-        self.gen = GeneratorForward(self.model, self.segment_frames, config.gradient_checkpointing,
-                                    config.mas_backend)
+        self.gen = GeneratorForward(self.model, self.segment_frames, config.gradient_checkpointing)
         self.gen_ddp = self.gen  # wrapped by set_stage
         self.disc_pair = self._wrap(DiscriminatorPair(self.disc), find_unused_parameters=False)
 
@@ -302,7 +300,7 @@ class VitsTraining:
                     z_mask = batch["spec_mask"].unsqueeze(1)
                     _z, m_q, _logs_q = model.posterior_encoder(batch["spec"], z_mask, g)
                     z_p = model.flow(m_q, z_mask, g, reverse=False)
-                    attn = align(z_p, m_p, logs_p, x_mask, z_mask, self.config.mas_backend)
+                    attn = align(z_p, m_p, logs_p, x_mask, z_mask)
                     m_frames, _ = expand_prior(attn, m_p.float(), logs_p.float())
                     z_hat = model.flow(m_frames.to(m_q.dtype), z_mask, g, reverse=True) * z_mask
                     wav = model.decoder(z_hat, g)

@@ -23,7 +23,7 @@ from typing import Iterator
 from speechstudio.atomic import atomic_path
 from speechstudio.audio.decode import load_audio
 from speechstudio.audio.encode import AudioEncoder
-from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.errors import SpeechStudioError
 from speechstudio.finetune import closeness, pitch_match
 from speechstudio.finetune.base_format import base_format, base_source
 from speechstudio.finetune.closeness import natural_enough, trade_stalled
@@ -129,10 +129,7 @@ class VoiceTrainer:
         self.format = base_format(voice)
         model = voice.model
         self.fc = FeatureConfig.for_model(model.config)
-        n_speakers = model.config.num_speakers
-        self.speaker = (0 if config.speaker is None else int(config.speaker)) if n_speakers > 1 else None
-        if self.speaker is not None and not 0 <= self.speaker < n_speakers:
-            raise UsageError(f"voice {voice.name} has no speaker {self.speaker} (valid ids: 0..{n_speakers - 1})")
+        self.speaker = 0 if model.config.num_speakers > 1 else None  # a multi-speaker base: its first voice
         self.info = base_info_for(voice, self.source, self.speaker)
         self.run_config = {"trainer": "vits", "train": config.to_dict(), "features": self.fc.to_dict(),
                            "base": {"source": self.source, "kind": voice.kind, "name": voice.name,
@@ -434,7 +431,7 @@ class VoiceTrainer:
                 items, stats = conform_clips(tr.model, base.decoder.to(tr.device), self.clips.train, self.fc,
                                              self.rf.cache_dir, seed=config.seed,
                                              noise_scale=float(getattr(tr.model, "noise_scale", 0.667)),
-                                             speaker_embedding=g, mas_backend=config.mas_backend)
+                                             speaker_embedding=g)
         except ValueError as exc:  # nothing voiced to measure: train on the recordings as they are
             return None, f"pitch matching skipped ({exc}); the decoder trains on the recordings as they are"
         return items, stats.describe()
@@ -464,7 +461,7 @@ class VoiceTrainer:
                 text += (f". Much less natural than the base voice ({c.naturalness:.1f} vs {base_mos:.1f}): "
                          "not recommended")
             trained = [r for r in stats["closeness"] if r["step"] > self.disc_end]
-            if config.stop_early and self.stage == "train" and trade_stalled(trained, base_mos):
+            if self.stage == "train" and trade_stalled(trained, base_mos):
                 stats["early_stop"] = step
         else:
             score, eligible = -val, True
