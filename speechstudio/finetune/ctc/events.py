@@ -26,8 +26,8 @@ class CTCConfig:
     ``auto|cpu|cuda[:N]``. ``val_count`` (None: 5 %, 1..20; 0: the training clips); ``max_clip_s`` 20 s
     (transformers CTC example); ``uncovered``: ``"error"`` | ``"drop"``; ``vocab``: ``auto|base|data``;
     ``casing``: ``auto|lower|upper|keep``. ``eval_every`` (None: per epoch, <= 500 steps); ``patience``
-    evaluations without a better WER once below 1.0 (0: never); ``mask_time_prob`` (None: the config's);
-    ``sanity_steps`` of the overfit check (0: skip)."""
+    evaluations without a better WER once below 1.0 (0: never); ``sanity_steps`` of the overfit check
+    (0: skip). SpecAugment is the base config's."""
 
     epochs: int = 20
     max_steps: int | None = None
@@ -48,7 +48,6 @@ class CTCConfig:
     uncovered: str = "error"
     vocab: str = "auto"
     casing: str = "auto"
-    mask_time_prob: float | None = None
     sanity_steps: int = 10
     seed: int = 0
 

@@ -91,8 +91,7 @@ def _encoder_folder(spec: str) -> Path | None:
     return Path(found)
 
 
-def load_for_training(path: str | Path, *, vocab_size: int, pad_token_id: int, new_head: bool,
-                      mask_time_prob: float | None = None):
+def load_for_training(path: str | Path, *, vocab_size: int, pad_token_id: int, new_head: bool):
     """``AutoModelForCTC`` from ``path`` in FP32 with the training config; ``new_head``: a fresh CTC
     head of ``vocab_size`` outputs from the current torch RNG. Raises ``UsageError`` when not loadable
     as CTC."""
@@ -102,8 +101,6 @@ def load_for_training(path: str | Path, *, vocab_size: int, pad_token_id: int, n
     quiet_transformers()
     overrides = dict(ctc_loss_reduction="mean", ctc_zero_infinity=True, pad_token_id=pad_token_id,
                      vocab_size=vocab_size)
-    if mask_time_prob is not None:
-        overrides["mask_time_prob"] = float(mask_time_prob)
     try:
         model = AutoModelForCTC.from_pretrained(path, dtype=torch.float32, ignore_mismatched_sizes=new_head,
                                                 **overrides)

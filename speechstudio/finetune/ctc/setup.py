@@ -109,7 +109,7 @@ def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfi
             raise UsageError(f"{base}: tokenizer has {len(vocab)} tokens but the CTC head {vocab_size}", value=base)
         torch.manual_seed(info["seed"])  # the new head's initial weights
         model = load_for_training(model_path, vocab_size=vocab_size, pad_token_id=int(tok.pad_token_id),
-                                  new_head=new_head, mask_time_prob=config.mask_time_prob)
+                                  new_head=new_head)
         if main:
             save_model_files(run_dir / PROCESSOR, model.config, fe, tok)
     else:
