@@ -38,14 +38,13 @@ from speechstudio.finetune.vits.data import BucketBatches, ClipDataset, collate,
 from speechstudio.finetune.vits.events import (CheckpointEvent, DoneEvent, EvalEvent, SampleEvent, StageEvent,
                                                StepEvent, TrainControl)
 from speechstudio.finetune.vits.features import FeatureConfig
-from speechstudio.finetune.vits.trained import (BaseInfo, base_info_for, load_checkpoint_state, load_trained_generator,
+from speechstudio.finetune.vits.trained import (base_info_for, load_checkpoint_state, load_trained_generator,
                                                 shipped_base)
 from speechstudio.finetune.vits.voice_rate import VoiceRate, choose_rate
 from speechstudio.tts.piper_import import fold_weight_norm
 
 __all__ = ["train_voice", "VoiceTrainer", "STAGES", "load_trained_generator", "TrainConfig", "TrainControl",
-           "TrainingError", "BaseInfo", "StageEvent", "StepEvent", "EvalEvent", "SampleEvent", "CheckpointEvent",
-           "DoneEvent", "FIXED_SENTENCE", "overtraining_warning", "load_base"]
+           "FIXED_SENTENCE", "overtraining_warning", "load_base"]
 
 #: The sentence synthesised at every checkpoint (a pangram: every English letter).
 FIXED_SENTENCE = "The quick brown fox jumps over the lazy dog."
