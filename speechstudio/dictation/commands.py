@@ -114,10 +114,8 @@ class CommandTable:
         return {"version": 1, "languages": langs}
 
     def save(self, path: str | os.PathLike | None = None) -> Path:
-        """Write the table atomically (temp file + ``os.replace``) to ``path`` (default :func:`commands_path`)."""
-        path = Path(path) if path is not None else commands_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return atomic_write_json(path, self.to_json())
+        """Write the table atomically to ``path`` (default :func:`commands_path`; folders created)."""
+        return atomic_write_json(Path(path) if path is not None else commands_path(), self.to_json())
 
 
 def parse_command(entry, where: str) -> Command:
