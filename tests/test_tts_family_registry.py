@@ -13,7 +13,7 @@ import soundfile as sf
 from speechstudio import cli
 from speechstudio.errors import UsageError
 from speechstudio.tts import family
-from speechstudio.tts.families import FamilyVoice
+from speechstudio.tts.voice_text import FamilyVoice
 from speechstudio.tts.family import TtsCapabilities, TtsFamily
 from speechstudio.tts.family import SynthesisSettings
 

@@ -3,14 +3,16 @@
 and assembles Hub downloads; built in (``BUILTIN``): ``vits``, ``speecht5``, ``fastspeech2``. No torch until ``load``."""
 from __future__ import annotations
 
+import json
 import math
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from typing import Protocol, runtime_checkable
+from typing import Callable, Protocol, runtime_checkable
 
 from speechstudio.asr.device import resolve_device, resolve_precision
+from speechstudio.atomic import atomic_folder
 from speechstudio.errors import ModelNotFoundError, SpeechStudioError, UsageError
 from speechstudio.hub.detect import read_folder
 from speechstudio.registry import Registry
@@ -49,7 +51,7 @@ class SynthesisSettings:
 
 @runtime_checkable
 class Voice(Protocol):
-    """A loaded voice of any family (``vits.VitsVoice``, ``families.FamilyVoice``). ``family``: its registry name
+    """A loaded voice of any family (``vits.VitsVoice``, ``voice_text.FamilyVoice``). ``family``: its registry name
     (what it can do: ``of(voice).capabilities``); ``kind``: its file format (``transformers`` | ``piper``);
     ``sample_rate`` Hz; ``speakers`` name -> id; ``defaults`` the controls' defaults; ``warnings`` text it could not
     say (the caller clears them); ``clone_of`` the base voice of a clone."""
@@ -154,6 +156,65 @@ class TtsFamily:
                 continue
             notes.append(f"voice {getattr(voice, 'name', voice)} ({self.name}) has no {control} control; ignored")
         return notes
+
+
+def link_tree(src: Path, dest: Path) -> None:
+    """Hard-link (else copy) every file under ``src`` into ``dest``, keeping relative paths; the
+    HF cache's symbolic links are followed to their blobs. Hidden entries (``.cache``) are skipped."""
+    for path in sorted(Path(src).rglob("*")):
+        rel = path.relative_to(src)
+        if any(part.startswith(".") for part in rel.parts) or path.is_dir():
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        real = os.path.realpath(path)
+        try:
+            os.link(real, target)
+        except OSError:
+            shutil.copyfile(real, target)
+
+
+def to_device(model, device: str, precision: str):
+    """``model.eval()`` on ``device`` in FP16 (``precision == "fp16"``) or FP32."""
+    import torch
+
+    model.eval()
+    return model.to(device=device, dtype=torch.float16 if precision == "fp16" else torch.float32)
+
+
+@dataclass
+class TransformersFamily(TtsFamily):
+    """A family that is one transformers ``model_type``: ``loader(spec, config, device, precision, name,
+    local_files_only)`` builds the voice, ``parts(folder, snapshot_fn)`` adds a Hub download's companions."""
+
+    model_type: str = ""
+    loader: Callable | None = None
+    parts: Callable | None = None
+
+    def detect(self, source: VoiceSource) -> bool:
+        return source.model_type == self.model_type
+
+    def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
+             local_files_only: bool = True, optimize: bool = True, runtime: str = "auto"):
+        from transformers import AutoConfig
+
+        try:
+            config = AutoConfig.from_pretrained(source.spec, local_files_only=local_files_only)
+            return self.loader(source.spec, config, device, precision, name, local_files_only)
+        except (OSError, ValueError) as exc:
+            if isinstance(exc, SpeechStudioError):
+                raise
+            raise ModelNotFoundError(f"{source.spec}: {self.model_type} checkpoint incomplete "
+                                     f"({str(exc).splitlines()[0][:120]})") from exc
+
+    def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path:
+        with atomic_folder(dest) as tmp:
+            link_tree(snapshot, tmp)
+            self.parts(tmp, snapshot_fn)
+            meta = {"kind": "transformers", "family": self.name, "hf_id": hf_id, "path": str(dest),
+                    "source": f"downloaded from {hf_id}"}
+            (tmp / "voice.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        return dest
 
 
 _FAMILIES = Registry("voice family", BUILTIN)

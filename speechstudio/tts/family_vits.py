@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError
-from speechstudio.tts.families import to_device
-from speechstudio.tts.family import VITS_CONTROLS, TtsCapabilities, TtsFamily, VoiceSource
+from speechstudio.tts.family import VITS_CONTROLS, TtsCapabilities, TtsFamily, VoiceSource, to_device
 from speechstudio.tts.piper_import import INFERENCE_UNUSED, fold_weight_norm, load_piper_model, read_piper_config
 from speechstudio.tts.piper_onnx import OnnxPiperRunner, onnxruntime_available
 from speechstudio.tts.vits import VitsVoice

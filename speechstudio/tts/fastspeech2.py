@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError
-from speechstudio.tts.families import FamilyVoice, TransformersFamily, to_device
-from speechstudio.tts.family import TtsCapabilities
+from speechstudio.tts.family import TransformersFamily, TtsCapabilities, to_device
+from speechstudio.tts.voice_text import FamilyVoice
 
 FASTSPEECH2_CONTROLS = ("length_scale", "speaker")
 FASTSPEECH2_TOKENIZER = "espnet/fastspeech2_conformer"  # vocab.json of the with_hifigan checkpoint

@@ -12,8 +12,8 @@ import numpy as np
 
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.hub.download import hub_error
-from speechstudio.tts.families import FamilyVoice, TransformersFamily, link_tree, to_device
-from speechstudio.tts.family import TtsCapabilities
+from speechstudio.tts.family import TransformersFamily, TtsCapabilities, link_tree, to_device
+from speechstudio.tts.voice_text import FamilyVoice
 
 SPEECHT5_CONTROLS = ("speaker", "seed")
 SPEECHT5_VOCODER = "microsoft/speecht5_hifigan"  # the vocoder named on the microsoft/speecht5_tts model card

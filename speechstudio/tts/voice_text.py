@@ -1,6 +1,6 @@
-"""Text -> ids for a VITS voice (``VoiceText``, the text half of ``tts.vits.VitsVoice``): lexicon / SSML
-``<phoneme>``, the English front end, then espeak-ng phonemes through a Piper ``phoneme_id_map`` or the
-voice's ``VitsTokenizer`` (MMS characters, uroman, espeak-ng IPA)."""
+"""The base of every loaded voice (``VoiceText``; ``FamilyVoice`` for the non-VITS families): text -> ids (lexicon /
+SSML ``<phoneme>``, the English front end, then espeak-ng phonemes through a Piper ``phoneme_id_map``, the voice's
+``VitsTokenizer``: MMS characters, uroman, espeak-ng IPA, or a family's ``_tokenize``) and ``synthesize``."""
 from __future__ import annotations
 
 import threading
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from speechstudio.errors import SpeechStudioError, UsageError
-from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError
+from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, check_options
 from speechstudio.tts.lexicon import apply_pronunciations
 from speechstudio.tts.phonemize import (codepoint_phonemes, espeak_phonemes, phonemes_to_ids, plain_tokenizer,
                                         split_ids)
@@ -161,6 +161,28 @@ class VoiceText:
             if lost:
                 self.warnings.append(f"voice {self.name} cannot say characters {''.join(lost)!r}; skipped")
         return list(tok(text, return_tensors=None)["input_ids"])
+
+
+@dataclass
+class FamilyVoice(VoiceText):
+    """A loaded non-VITS voice: subclasses implement ``_tokenize`` (text -> token ids) and ``_run`` (ids -> a
+    waveform tensor); calls on one model hold a lock its shallow copies share (``stream_speech`` copies per worker)."""
+
+    family: str = ""
+    controls: tuple = ()
+    lock: object = field(default_factory=threading.Lock, repr=False)
+
+    bucketed = reads_ipa = False  # letter / ARPAbet front ends
+
+    def _check(self, settings) -> None:
+        self.warnings.extend(check_options(self, settings))
+
+    def _run_ids(self, ids: list[int], settings) -> np.ndarray:
+        import torch
+
+        with self.lock, torch.inference_mode():
+            wav = self._run(ids, settings)
+        return np.ascontiguousarray(wav.float().cpu().numpy().reshape(-1), dtype=np.float32)
 
 
 _UROMAN = None
