@@ -69,12 +69,6 @@ class WhisperRecognizer:
         self.languages: tuple[str, ...] = tuple(LANGUAGES) if self.multilingual else ("en",)
 
     # ------------------------------------------------------------------ the Recognizer interface
-    def check_options(self, language: str | None, task: str = "transcribe") -> None:
-        """The registry's option check for this model (``WhisperFamily.check_options``), before any audio
-        is read. Raises ``UsageError``: unknown ``task`` or language code; non-English or ``translate`` on
-        an English-only model."""
-        family.check_options(self, family.OptionCheck(language=language, task=task))
-
     def detect_language(self, speech: np.ndarray) -> LanguageGuess | None:
         """Language of ``speech`` (float32 ``(n,)``, 16 kHz; first 30 s) from Whisper's language tokens;
         None for an English-only model or empty audio."""
@@ -91,7 +85,7 @@ class WhisperRecognizer:
         """Transcribe (or translate to English) one array or a stream of 16 kHz float32 blocks; ``language=None`` is
         detected on the first 30 s of speech. ``initial_prompt`` primes each piece's first window, ``hotwords`` every
         window. Returns ``(segments, info)``; ``UsageError`` before reading audio."""
-        self.check_options(language, task)
+        family.check_options(self, family.OptionCheck(language=language, task=task))
         blocks = as_blocks(audio)
         guess = None
         if language is None:
@@ -140,7 +134,7 @@ class WhisperRecognizer:
                          hotwords: str | None = None) -> Iterator[Segment]:
         """Segments for float32 ``(n,)``, 16 kHz mono in [-1, 1], decoded in one piece; ``offset_s`` is
         added to every time. The detected language is not kept (use :meth:`transcribe`)."""
-        self.check_options(language, task)
+        family.check_options(self, family.OptionCheck(language=language, task=task))
         _found, segments = self._piece(np.asarray(audio, np.float32), language, offset_s, task=task,
                                       initial_prompt=initial_prompt, hotwords=hotwords)
         yield from segments
