@@ -230,8 +230,8 @@ def test_presets_and_estimates():
         preset("fastest", "cpu")
 
     one, two = (estimate("standard", "cpu", 150, 900, threads=t) for t in (1, 2))
-    # measured 2026-12-03 (2 threads, batch 4): warm-up 1.9 s, decoder 0.9 s, GAN 2.8 s per step, and
-    # conforming 0.1 s per second of audio: 200 x 1.9 + 200 x 0.9 + 1600 x 2.8 + 90 + evaluations
+    # presets.py's CPU figures (bench/bench_vits_train.py, 2 threads, batch 4): warm-up, discriminator
+    # warm-up and GAN steps (2.8 s wall each), conforming 0.1 s per second of audio, evaluations
     assert 4500 < two.seconds < 6500 and two.seconds < one.seconds and "CPU" in one.note
     assert 1.5e9 < one.peak_memory_bytes < 3e9
     gpu = estimate("standard", "cuda", 150, 900, vram_bytes=24 * 2**30)
