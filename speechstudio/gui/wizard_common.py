@@ -277,7 +277,7 @@ class BaseStepFrame(QWidget):
 
 
 class TrainingStep(QWidget):
-    """Step 3's run control. Subclasses call :meth:`_add_controls`, set ``curves`` and
+    """Step 3's run control. Subclasses call :meth:`_add_controls`, set ``curves``, ``steps_spin`` and
     ``option_widgets``, and implement ``run_dir()``, ``_make_job(resume)``, ``_reset_view(keep)``,
     ``_on_event(kind, ev)``, ``_show_failure``, ``_show_done`` and ``has_model()``. Signal ``changed()`` when
     training starts or ends."""
@@ -331,16 +331,10 @@ class TrainingStep(QWidget):
         return (self.run_dir() / "checkpoints" / "latest.pt").is_file()
 
     def finished(self) -> bool:
-        """True when this session's run reached its end and no more steps are asked for: nothing to
-        resume. Raising the step count makes Resume continue."""
+        """True when this session's run reached its end and ``steps_spin`` asks for no more steps than
+        it made: nothing to resume. Raising the step count makes Resume continue."""
         return (self.done is not None and getattr(self.done, "reason", "") in ("finished", "early_stop")
-                and not self.more_steps_asked())
-
-    def more_steps_asked(self) -> bool:
-        """Whether the options now ask for more steps than the finished run made (subclasses with a
-        step count say so; ``_update`` runs when it changes)."""
-        spin = getattr(self, "steps_spin", None)
-        return spin is not None and spin.value() > int(getattr(self.done, "step", 0) or 0)
+                and self.steps_spin.value() <= int(getattr(self.done, "step", 0) or 0))
 
     def start(self, resume: bool = False) -> int | None:
         """Start (or with ``resume`` continue) training on the page's training worker; returns
