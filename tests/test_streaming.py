@@ -21,7 +21,7 @@ import pytest
 from speechstudio.asr import cuda_graph
 from speechstudio.asr.cuda_graph import CudaGraphWindowRunner, StaticWindowRunner, window_runner
 from speechstudio.asr.streaming import (BlockResampler, StreamConfig, StreamingRecognizer, WindowGeometry,
-                                        stream_file_blocks, to_mono_float32)
+                                        to_mono_float32)
 from speechstudio.errors import UsageError
 from streaming_reference import Collect, greedy_text, offline_logits
 
@@ -62,7 +62,8 @@ def jfk44(request):
 
 
 def blocks_of(audio: np.ndarray, rate: int, ms: float) -> list[np.ndarray]:
-    return list(stream_file_blocks(audio, int(round(ms * rate / 1000))))
+    block = int(round(ms * rate / 1000))
+    return np.split(audio, range(block, len(audio), block))
 
 
 def resampled(blocks: list[np.ndarray], rate: int) -> np.ndarray:
@@ -208,6 +209,11 @@ class FakeRecognizer:
     def window_logits(self, windows):
         return [self.logits(w) for w in windows]
 
+    def new_decoder(self):
+        from speechstudio.asr.ctc import GreedyCTCDecoder
+
+        return GreedyCTCDecoder(self.id_to_token, self.blank_id, self.word_delimiter, self.skip_ids, 0.02)
+
 
 def fake_audio(n_samples: int, marks: dict[tuple[int, int], str]) -> np.ndarray:
     """Blank everywhere except ``marks``: {(first_frame, last_frame_inclusive): token}."""
@@ -239,7 +245,7 @@ def test_fake_repeats_across_chunk_boundaries_and_stop_mid_chunk():
     for block in (160, 320, 592, 8000, 8123, n):   # 10 ms, 20 ms, 37 ms, one chunk, odd, all at once
         col = Collect()
         rec = StreamingRecognizer(fake, cfg, input_rate=16000, runner=fake.logits, on_logits=col)
-        updates = list(rec.run(stream_file_blocks(audio, block)))
+        updates = list(rec.run(np.split(audio, range(block, len(audio), block))))
         assert rec.text == "HELLO BOOK TO GO", block
         assert col.logits.shape[0] == last + 1
         assert " ".join(w.text for u in updates for w in u.words) == rec.text
@@ -266,7 +272,7 @@ def test_fake_endpoint_final_update_and_preroll():
     audio = np.concatenate([np.zeros(32000, np.float32), loud, np.zeros(32000, np.float32)])
     rec = StreamingRecognizer(fake, StreamConfig(endpoint_s=0.5, preroll_s=0.2), input_rate=16000,
                               runner=fake.logits)
-    updates = list(rec.run(stream_file_blocks(audio, 320)))
+    updates = list(rec.run(np.split(audio, range(320, len(audio), 320))))
     finals = [u for u in updates if u.kind == "final"]
     assert len(finals) == 1 and finals[0].stable_text == "E" and rec.text == "E"
     assert rec.segments[0].start_s == 2.0 and finals[0].audio_s == pytest.approx(2.0 + 0.8 + 0.5, abs=0.03)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Iterator
-
 import numpy as np
 
 from speechstudio.errors import UsageError
@@ -126,12 +124,5 @@ def to_mono_float32(block: np.ndarray) -> np.ndarray:
     elif x.ndim != 1:
         raise ValueError(f"audio block must have shape (n,) or (n, channels), got {x.shape}")
     return np.ascontiguousarray(x)
-
-
-def stream_file_blocks(audio: np.ndarray, block: int) -> Iterator[np.ndarray]:
-    """Cut ``audio`` (``np.ndarray`` shape (n,) or (n, ch)) into consecutive blocks of ``block``
-    samples (the last may be shorter)."""
-    for i in range(0, audio.shape[0], max(1, int(block))):
-        yield audio[i:i + block]
 
 

@@ -11,11 +11,10 @@ from typing import Callable
 
 import numpy as np
 
-from speechstudio.asr.ctc import GreedyCTCDecoder
 from speechstudio.asr.cuda_graph import window_runner
 from speechstudio.asr.endpointing import UtteranceStream
 from speechstudio.asr.stream_geometry import (DEVICE_DEFAULTS, PREVIEW_MAX_WINDOW_S, BlockResampler,  # noqa: F401
-                                              StreamConfig, WindowGeometry, stream_file_blocks, to_mono_float32)
+                                              StreamConfig, WindowGeometry, to_mono_float32)
 from speechstudio.asr.types import Word
 from speechstudio.asr.wav2vec2 import feed_decoder
 from speechstudio.errors import UsageError
@@ -51,10 +50,7 @@ class _Utterance:
         self.k = 0                # next chunk to commit
         self.kept = 0             # utterance-local frames committed
         self.last_preview = 0
-        e = rec.recognizer
-        new_decoder = getattr(e, "new_decoder", None)
-        self.decoder = (new_decoder() if new_decoder is not None else
-                        GreedyCTCDecoder(e.id_to_token, e.blank_id, e.word_delimiter, e.skip_ids, e.seconds_per_frame))
+        self.decoder = rec.recognizer.new_decoder()
         self.words: list[Word] = []
 
     def _audio(self, a: int, b: int) -> np.ndarray:
