@@ -224,7 +224,6 @@ def _iter_breaks(text: str | Iterable[str], language: str, max_chars: int) -> It
 
 
 # ----------------------------------------------------------------------------- normalisation
-_SYMBOLS = NAMED_SYMBOLS
 _ELLIPSIS_RE = re.compile(r"\s*(?:\.\s?\.\s?\.)\.*")
 _ANGLE_WORD_RE = re.compile(r"<([A-Za-z][\w+ -]{0,30})>")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
@@ -244,7 +243,7 @@ def english_front_end(text: str, locale: str = "en-us") -> Sayable:
     text = spell_numbers(text, locale)  # numbers first: "20 ms." is milliseconds, not "miz"
     text = expand_abbreviations(text)
     text = _ANGLE_WORD_RE.sub(r"\1", text)  # "press <Enter>": a key name, not "less than"
-    for sym, word in _SYMBOLS.items():
+    for sym, word in NAMED_SYMBOLS.items():
         if sym in text:
             text = text.replace(sym, word)
     said = english_sayable(text)
