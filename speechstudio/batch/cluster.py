@@ -176,7 +176,11 @@ class RayPool:
             self._key = key
         count, resources = self.size(request)
         count = min(count, len(items))
-        actor_class = ray.remote(Transcriber).options(max_restarts=0, max_task_retries=0, **resources)
+        # the driver's BLAS threads on the workers (Ray gives an actor OMP_NUM_THREADS=1): OpenBLAS sums
+        # faster-whisper's mel filter bank in an order set by its thread count, which moves word probabilities
+        blas = {"env_vars": {"OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", str(cpu_cores()))}}
+        actor_class = ray.remote(Transcriber).options(max_restarts=0, max_task_retries=0, runtime_env=blas,
+                                                      **resources)
         starting = {}                       # ready() ref -> actor
         budget = [count * MAX_TRIES]       # workers that may still be started (replacements included)
 
