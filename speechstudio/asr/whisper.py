@@ -21,6 +21,7 @@ from speechstudio.transcript.words import WHISPER_LAG_S, to_speech
 
 log = logging.getLogger(__name__)
 
+SEED = 0             #: CTranslate2's sampling seed, set before every piece
 _COMPUTE_TYPES = {"int8": "int8", "fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 
 
@@ -119,6 +120,10 @@ class WhisperRecognizer:
         """``(language, segments)`` of one piece (faster-whisper detects when ``language`` is None)."""
         if audio.shape[0] / self.sample_rate < 0.1:   # under 100 ms: no speech (and word alignment breaks)
             return language, iter(())
+        import ctranslate2     # loaded with faster_whisper
+
+        # the same words on every run: the temperature fallback samples (Whisper's decoding recipe)
+        ctranslate2.set_random_seed(SEED)
         segments, info = self.model.transcribe(audio, language=language or None, task=task, beam_size=self.beam_size,
                                                word_timestamps=self.word_timestamps, initial_prompt=initial_prompt,
                                                hotwords=hotwords, vad_filter=self.vad_filter,
