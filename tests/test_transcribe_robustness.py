@@ -176,6 +176,20 @@ def test_input_replaced_after_its_transcript_is_transcribed_again(tmp_path, real
     assert "Summary: 0 done, 1 skipped, 0 failed" in err
 
 
+def test_speaker_labels_asked_after_a_transcript_without_them_transcribe_again(tmp_path, realspeech, whisper_dir,
+                                                                              capsys, home):
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    argv = ["transcribe", str(f), "--model", str(whisper_dir), "--format", "txt,json", "-q"]
+    assert run(argv, capsys)[0] == 0 and "speaker_count" not in json.loads((tmp_path / "a.json").read_text())
+    code, _, err = run(argv + ["--speakers", "auto"], capsys)
+    assert code == 0 and "Summary: 1 done, 0 skipped, 0 failed" in err
+    assert f"{f}: its transcript has no speaker labels; transcribed again with them" in err
+    assert json.loads((tmp_path / "a.json").read_text())["speaker_count"]["found"] == 1
+    assert "Summary: 0 done, 1 skipped, 0 failed" in run(argv + ["--speakers", "auto"], capsys)[2]
+    assert "Summary: 0 done, 1 skipped, 0 failed" in run(argv, capsys)[2]      # labels kept without asking
+
+
 def test_input_replaced_by_one_of_the_same_size_and_mtime_is_transcribed_again(tmp_path, realspeech, tiny_w2v_dir,
                                                                               capsys, home):
     """Only the content hash can tell: same size, same mtime (cp -p of another take), other samples."""

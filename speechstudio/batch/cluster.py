@@ -138,7 +138,8 @@ class RayPool:
         plan = plan_outputs(items, request.formats, Path(request.output_dir) if request.output_dir else None)
         todo: dict[int, tuple[dict, tuple]] = {}
         for index, item in enumerate(items):
-            targets, said = resume.plan_work(item.path, plan[index], request.overwrite)
+            targets, said = resume.plan_work(item.path, plan[index], request.overwrite,
+                                              request.speakers is not None)
             if not targets:
                 yield BatchEvent("skipped", item, index, reason="already transcribed (use --overwrite to redo)",
                                  outputs=tuple(plan[index].values()), warnings=tuple(said))

@@ -40,14 +40,16 @@ def fingerprint(path: str | os.PathLike) -> dict:
 
 
 def recorded_source(json_path: str | os.PathLike) -> dict | None:
-    """The ``"source"`` record of a JSON transcript, or ``None`` (absent, unreadable, not ours)."""
+    """The ``"source"`` record of a JSON transcript (``"labelled"`` added: it has speaker labels, or no words to label), or
+    ``None`` (absent, unreadable, not ours)."""
     try:
         with open(json_path, encoding="utf-8") as f:
             doc = json.load(f)
     except (OSError, ValueError):
         return None
     src = doc.get("source") if isinstance(doc, dict) else None
-    return src if isinstance(src, dict) and "size" in src else None
+    labelled = "speaker_count" in doc or not doc.get("segments")
+    return {**src, "labelled": labelled} if isinstance(src, dict) and "size" in src else None
 
 
 def same_content(recorded: dict, current: dict) -> bool:
@@ -57,10 +59,12 @@ def same_content(recorded: dict, current: dict) -> bool:
     return all(recorded.get(k) == current.get(k) for k in keys)
 
 
-def plan_work(path: Path, targets: dict[str, Path], overwrite: bool) -> tuple[dict[str, Path], list[str]]:
+def plan_work(path: Path, targets: dict[str, Path], overwrite: bool,
+              speakers: bool = False) -> tuple[dict[str, Path], list[str]]:
     """``(todo, notes)``: which of ``targets`` (format -> output path) to write for input ``path`` (none when every
     output exists and is current: the input is skipped; all with ``overwrite``), and one-line notes for the user
-    (an input changed since its transcript, outputs kept that we did not write)."""
+    (an input changed since its transcript, a transcript without the speaker labels now asked for
+    (``speakers``), outputs kept that we did not write)."""
     if overwrite:
         return dict(targets), []
     if is_stream(path):          # a pipe holds new audio each time and cannot be compared
@@ -77,12 +81,13 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool) -> tuple[di
             changed = not same_content(src, fingerprint(path))
         except OSError:
             changed = False                  # unreadable now: the decoder reports it
-        if changed:
+        unlabelled = speakers and not src["labelled"]
+        if changed or unlabelled:
             ours = set(src.get("outputs") or ()) | {js.name}
             redo = {f: t for f, t in existing.items() if path_text(t.name) in ours}
             todo.update(redo)
-            notes.append(f"{path}: changed since its transcript was written (size or content differ); "
-                         f"transcribed again")
+            notes.append(f"{path}: changed since its transcript was written (size or content differ); transcribed again"
+                         if changed else f"{path}: its transcript has no speaker labels; transcribed again with them")
             existing = {f: t for f, t in existing.items() if f not in redo}
     elif existing:
         try:

@@ -194,7 +194,8 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
     def fill(upto: int) -> None:        # plan the files up to index ``upto``; on threads, start them
         while len(channels) + index < min(upto + 1, len(items)):
             n = index + len(channels)
-            todo, notes = resume.plan_work(items[n].path, plan[n], request.overwrite)
+            todo, notes = resume.plan_work(items[n].path, plan[n], request.overwrite,
+                                             request.speakers is not None)
             if todo:                                # its bytes come in while the one before is decoded
                 read_ahead(items[n].path)
             if not todo:
