@@ -21,7 +21,7 @@ from speechstudio.transcript.words import WHISPER_LAG_S, to_speech
 
 log = logging.getLogger(__name__)
 
-SEED = 0             #: CTranslate2's sampling seed, set before every piece
+SEED = 0             #: CTranslate2's sampling seed
 _COMPUTE_TYPES = {"int8": "int8", "fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 
 
@@ -122,7 +122,8 @@ class WhisperRecognizer:
             return language, iter(())
         import ctranslate2     # loaded with faster_whisper
 
-        # the same words on every run: the temperature fallback samples (Whisper's decoding recipe)
+        # the same words on every run of a command: the temperature fallback samples (Whisper's recipe);
+        # CTranslate2 seeds a thread at its first sample, so the sequence goes on across a batch
         ctranslate2.set_random_seed(SEED)
         segments, info = self.model.transcribe(audio, language=language or None, task=task, beam_size=self.beam_size,
                                                word_timestamps=self.word_timestamps, initial_prompt=initial_prompt,
