@@ -175,9 +175,9 @@ def test_clusters_count_voices_and_obey_the_asked_count():
     assert (two.assigned[:, 0] != two.assigned[:, 1]).all()            # two people in one chunk: never one cluster
     assert cluster_chunks(*_chunks(three), SpeakerCount(4, 6)).count == 4      # inside the range
     one = cluster_chunks(*_chunks([[0]] * 15), SpeakerCount())
-    assert one.count == 1 and not one.one_voice
+    assert one.count == 1 and one.heard is None
     asked = cluster_chunks(*_chunks([[0]] * 15), SpeakerCount(3, 3))            # the asked count is law
-    assert asked.count == 3 and asked.one_voice and set(asked.assigned[:, 0]) == {0, 1, 2}
+    assert asked.count == 3 and asked.heard == 1 and set(asked.assigned[:, 0]) == {0, 1, 2}
 
 
 def test_two_voices_the_prints_cannot_tell_apart_are_two_when_the_segmentation_hears_them_apart():
@@ -196,7 +196,7 @@ def test_two_voices_the_prints_cannot_tell_apart_are_two_when_the_segmentation_h
     solo = np.zeros((20, 3), np.float32)
     solo[:, :2] = 2.0
     found = cluster_chunks(embs, solo, SpeakerCount())
-    assert found.count == 2 and found.other_count == 1 and not found.one_voice
+    assert found.count == 2 and found.other_count == 1 and found.heard is None
     assert (found.assigned[:, 0] != found.assigned[:, 1]).all() and len(set(found.assigned[:, 0])) == 1
     one = solo.copy()
     one[:, 1] = 0.0                   # the second local speaker never alone: the prints decide (one voice)
@@ -205,6 +205,28 @@ def test_two_voices_the_prints_cannot_tell_apart_are_two_when_the_segmentation_h
     alone[:3, :2] = True              # two apart in 3 of 20 printed chunks: under the share
     alone[3:, 0] = True
     assert heard_apart(alone) == 1 and heard_apart(np.ones((20, 3), bool)) == 3
+
+
+def test_a_saved_voice_names_its_best_cluster_and_a_sure_one_but_not_another_likely_one():
+    from pathlib import Path as P
+
+    from speechstudio.diarize.library import KnownVoice, Library, name_clusters
+
+    rng = np.random.default_rng(1)
+    v = rng.normal(size=192)
+    v /= np.linalg.norm(v)
+
+    def at(similarity):
+        o = rng.normal(size=192)
+        o -= (o @ v) * v
+        return similarity * v + np.sqrt(1 - similarity ** 2) * o / np.linalg.norm(o)
+
+    library = Library((KnownVoice("Ann", v.astype(np.float32), 20.0, "ann.wav", "", P("ann.json")),))
+    names, known = name_clusters(np.stack([at(0.66), at(0.72), at(0.10)]).astype(np.float32), library)
+    assert names == [None, "Ann", None] and known == {"Ann": 0.72}
+    names, _ = name_clusters(np.stack([at(0.85), at(0.90)]).astype(np.float32), library)
+    assert names == ["Ann", "Ann"]                   # both sure: one person heard as two clusters
+    assert name_clusters(np.stack([at(0.9)]).astype(np.float32), None) == ([None], {})
 
 
 def test_the_timeline_gives_every_asked_speaker_frames_and_two_at_once_where_two_talk():
@@ -360,8 +382,21 @@ def test_five_asked_of_one_voice_gives_five_and_says_they_sound_alike(whisper_di
                      "--output-dir", str(out), "--quiet"]) == 0
     doc = json.loads((out / "solo.json").read_text())
     assert [s["name"] for s in doc["speakers"]] == [f"Speaker {i}" for i in range(1, 6)]
-    assert doc["speaker_count"] == {"found": 5, "sure": True, "could_be": None, "text": "5 speakers"}
+    assert doc["speaker_count"] == {"found": 5, "sure": False, "could_be": 1, "text": "1 or 5 speakers: check"}
     assert "asked for 5 speakers; they sound like one voice: check the labels" in capsys.readouterr().err
+
+
+def test_more_asked_than_heard_gives_the_count_asked_and_says_how_many_were_heard():
+    """pyannote.audio's call (two people) with ``--speakers 4``: four labels, the note and an unsure count."""
+    from speechstudio.diarize.family import get
+
+    data = Path(__file__).resolve().parents[1] / "bench" / "diarization_data"
+    session = get().start(SpeakerCount(4, 4))
+    session.push(_load(data / "pyannote_sample_phone.flac"))
+    found = session.finish()
+    assert len(found.speakers) == 4 and found.could_be == 2
+    assert found.notes == ["asked for 4 speakers; they sound like 2 voices: check the labels (merge speakers in the "
+                           "transcript editor)"]
 
 
 def _frame_accuracy(turns, reference, step: float = 0.05) -> float:

@@ -42,12 +42,12 @@ APART_CHUNKS = 3     #: ... and at least this many such chunks
 class Clustering:
     """``assigned`` int (c, 3): the cluster of each chunk's local speaker, -1 for none;
     ``centroids`` float32 (k, 192) unit norm; ``other_count``: the count the evidence also allows,
-    ``None`` when sure; ``one_voice``: more speakers were asked for than the voices heard."""
+    ``None`` when sure; ``heard``: the voices heard when more speakers were asked for, else ``None``."""
 
     assigned: np.ndarray
     centroids: np.ndarray
     other_count: int | None = None
-    one_voice: bool = False
+    heard: int | None = None
 
     @property
     def count(self) -> int:
@@ -127,7 +127,8 @@ def cluster_chunks(embeddings: np.ndarray, solo_s: np.ndarray, count: SpeakerCou
             assigned[i, j] = k
     if activity is not None:
         _follow(assigned, have.any(axis=1), activity, starts)
-    return Clustering(assigned, cents, other, found == 1 and want > max(1, apart) and not unheard)
+    heard = max(found, apart)
+    return Clustering(assigned, cents, other, heard if want > heard and not unheard else None)
 
 
 def heard_apart(solo: np.ndarray) -> int:

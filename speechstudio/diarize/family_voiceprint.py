@@ -10,12 +10,15 @@ from speechstudio.diarize import embedding, segmentation
 from speechstudio.diarize.assign import Turn
 from speechstudio.diarize.cluster import cluster_chunks, frame_counts, timeline
 from speechstudio.diarize.family import Diarization, DiarizerFamily, speaker_infos
-from speechstudio.diarize.library import match
+from speechstudio.diarize.library import name_clusters
 from speechstudio.diarize.segmentation import FRAME_STEP_S
 from speechstudio.diarize.track import SpeakerTrack
 
 #: Speech (s) under which voices are not told apart (two voices of 2 s each)
 TOO_LITTLE_S = 4.0
+#: Talk (s) under which a found voice is no speaker of its own unless the asked count needs it: shorter
+#: than a short word (the real table: 0.07 s, no word, on trn00; the shortest real third person 0.3 s)
+MIN_TALK_S = 0.2
 
 
 class VoiceprintSession:
@@ -30,19 +33,16 @@ class VoiceprintSession:
         ch = self.track.finish()
         found = cluster_chunks(ch.embeddings, ch.solo_s, self.count, ch.activity, ch.starts)
         k = found.count
-        # known voices: a cluster takes the name of the saved voice it matches; two clusters that
-        # match one voice are one person
-        names, known = [None] * k, {}
-        if self.library is not None and self.library.voices:
-            best: dict[str, tuple[float, int]] = {}
-            for i, c in enumerate(found.centroids):
-                hit = match(c, self.library)
-                if hit is not None and (hit[0] not in best or hit[1] > best[hit[0]][0]):
-                    best[hit[0]] = (hit[1], i)
-                if hit is not None:
-                    names[i] = hit[0]
-            known = {n: round(s, 3) for n, (s, _) in best.items()}
+        names, known = name_clusters(found.centroids, self.library)
         turns = timeline(ch.activity, ch.starts, ch.duration_s, found, [str(i) for i in range(k)])
+        talk: dict[str, float] = {}
+        for t in turns:
+            talk[t.speaker] = talk.get(t.speaker, 0.0) + t.end_s - t.start_s
+        # a voice heard for under MIN_TALK_S in all is no speaker of its own where the count allows fewer:
+        # its words go to the nearest turn (the count then says it could be one more)
+        brief = sorted((s for s in talk if talk[s] < MIN_TALK_S), key=talk.get)
+        brief = brief[:max(0, len(talk) - self.count.min_speakers)]
+        turns = [t for t in turns if t.speaker not in brief]
         heard = [t.speaker for t in turns if t.end_s - t.start_s >= 0.25] + [t.speaker for t in turns]
         unknown = 0       # unknown voices are numbered in the order they first speak (a turn of 0.25 s or more)
         for i in [int(s) for s in heard] + list(range(k)):
@@ -52,8 +52,9 @@ class VoiceprintSession:
         turns = [Turn(t.start_s, t.end_s, names[int(t.speaker)]) for t in turns]
         uniq = list(dict.fromkeys(names[int(s)] for s in heard))      # clusters named alike are one person
         notes = []
-        if found.one_voice:
-            notes.append(f"asked for {self.count.describe()}; they sound like one voice: check the labels "
+        if found.heard is not None:
+            voices = "one voice" if found.heard == 1 else f"{found.heard} voices"
+            notes.append(f"asked for {self.count.describe()}; they sound like {voices}: check the labels "
                          "(merge speakers in the transcript editor)")
         speech_s = float((frame_counts(ch.activity, ch.starts, ch.duration_s) > 0).sum() * FRAME_STEP_S)
         if not turns:
@@ -64,7 +65,9 @@ class VoiceprintSession:
         for i, n in enumerate(names):
             embeddings[n] = embeddings[n] + found.centroids[i] if n in embeddings else found.centroids[i]
         embeddings = {n: e / np.linalg.norm(e) for n, e in embeddings.items() if n in uniq}
-        could_be = found.other_count if len(uniq) == k else None
+        could_be = (found.other_count if found.heard is None else found.heard) if len(uniq) == k else None
+        if brief:
+            could_be = len(uniq) + len(brief)
         return Diarization(turns, speaker_infos(turns, uniq, known), notes, embeddings, could_be)
 
 

@@ -160,3 +160,22 @@ def match(embedding: np.ndarray, library: Library) -> tuple[str, float] | None:
 def describe_sureness(similarity: float) -> str:
     """``"sure"`` (>= 0.80), ``"likely"`` (>= KNOWN_SIMILARITY), else ``"unsure"``."""
     return "sure" if similarity >= 0.80 else "likely" if similarity >= KNOWN_SIMILARITY else "unsure"
+
+
+def name_clusters(centroids: np.ndarray, library: Library | None) -> tuple[list[str | None], dict[str, float]]:
+    """``(names, known)`` of the clusters ``centroids`` float32 (k, 192): each saved voice names the
+    cluster it matches best (:func:`match`); another cluster that matches it surely (>= 0.80) is the same
+    person and takes the name too, one that only likely matches stays unnamed (one saved voice near two
+    people in a meeting named them both). ``known``: each named voice's best similarity."""
+    names: list[str | None] = [None] * len(centroids)
+    if library is None or not library.voices:
+        return names, {}
+    hits = [match(c, library) for c in centroids]
+    best: dict[str, tuple[float, int]] = {}
+    for i, hit in enumerate(hits):
+        if hit is not None and (hit[0] not in best or hit[1] > best[hit[0]][0]):
+            best[hit[0]] = (hit[1], i)
+    for i, hit in enumerate(hits):
+        if hit is not None and (best[hit[0]][1] == i or describe_sureness(hit[1]) == "sure"):
+            names[i] = hit[0]
+    return names, {n: round(s, 3) for n, (s, _) in best.items()}
