@@ -136,7 +136,7 @@ def heard_apart(solo: np.ndarray) -> int:
     speakers each talking alone (``solo`` bool (c, 3): printed and alone for ``MIN_SOLO_S``) are at
     least ``APART_SHARE`` of the printed chunks and ``APART_CHUNKS`` in number; 1 when none is. The
     segmentation separates voices that share a telephone band, where the prints of two callers sit
-    closer than the cut (on the real table's one-speaker recordings the share is at most 0.06; on
+    closer than the cut (on the bench's one-speaker recordings the share is at most 0.06; on
     pyannote's phone call 0.9: docs/diarization.md)."""
     per_chunk = solo.sum(axis=1)[solo.any(axis=1)]
     for m in range(solo.shape[1], 1, -1):
