@@ -40,8 +40,8 @@ def fingerprint(path: str | os.PathLike) -> dict:
 
 
 def recorded_source(json_path: str | os.PathLike) -> dict | None:
-    """The ``"source"`` record of a JSON transcript (``"labelled"`` added: it has speaker labels, or no words to label), or
-    ``None`` (absent, unreadable, not ours)."""
+    """The ``"source"`` record of a JSON transcript (``"labelled"`` added: it has speaker labels, or no
+    words to label), or ``None`` (absent, unreadable, not ours)."""
     try:
         with open(json_path, encoding="utf-8") as f:
             doc = json.load(f)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from speechstudio.diarize import embedding, segmentation
-from speechstudio.diarize.assign import Turn
+from speechstudio.diarize.assign import Turn, talk_time
 from speechstudio.diarize.cluster import cluster_chunks, frame_counts, timeline
 from speechstudio.diarize.family import Diarization, DiarizerFamily, speaker_infos
 from speechstudio.diarize.library import name_clusters
@@ -35,9 +35,7 @@ class VoiceprintSession:
         k = found.count
         names, known = name_clusters(found.centroids, self.library)
         turns = timeline(ch.activity, ch.starts, ch.duration_s, found, [str(i) for i in range(k)])
-        talk: dict[str, float] = {}
-        for t in turns:
-            talk[t.speaker] = talk.get(t.speaker, 0.0) + t.end_s - t.start_s
+        talk = talk_time(turns)
         # a voice heard for under MIN_TALK_S in all is no speaker of its own where the count allows fewer:
         # its words go to the nearest turn (the count then says it could be one more)
         brief = sorted((s for s in talk if talk[s] < MIN_TALK_S), key=talk.get)
