@@ -1,8 +1,9 @@
 """Process-wide settings made before torch is imported: ``configure_openmp()`` sets
 ``GOMP_SPINCOUNT=10000`` unless the user chose one (figures: docs/tts.md, Performance); the ONNX Runtime
-sessions of the networks that ship in the package (:func:`cpu_session`)."""
+sessions of the networks that ship in the package (:func:`cpu_session`); :func:`trim_heap`."""
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 from pathlib import Path
@@ -45,3 +46,17 @@ def cpu_session(path: Path, what: str):
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.intra_op_num_threads = max(1, (os.cpu_count() or 2) // 2)
     return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+_LIBC = None
+
+
+def trim_heap() -> None:
+    """Give the memory the C heap holds free back to the system (glibc's ``malloc_trim(0)``; nothing
+    elsewhere). glibc keeps what ONNX Runtime frees between calls: the diarizer's sessions held 115 MB
+    after their first runs, 60 MB once trimmed (docs/diarization.md)."""
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = ctypes.CDLL(None) if sys.platform.startswith("linux") else False   # the process's own symbols
+    if _LIBC and hasattr(_LIBC, "malloc_trim"):
+        _LIBC.malloc_trim(0)

@@ -9,8 +9,10 @@ chunk and local speaker) with CAM++ in place of WeSpeaker's ResNet and half the 
 between follow their neighbours (:func:`.cluster.cluster_chunks`).
 
 :class:`SpeakerTrack` takes the 16 kHz blocks the recogniser reads (up to ``QUEUED_BLOCKS`` of them wait
-for its thread), works on ``CHUNK_S`` + ``BATCH`` x ``STEP_S`` of audio at a time and keeps per chunk
-1.8 KB of activity and 2.3 KB of embeddings (1 h: 15 MB).
+for its thread, as 16-bit PCM), gives the C heap back every ``TRIM_EVERY`` chunks (what ONNX Runtime
+frees between calls: an hour's extra peak 372 -> 58 MiB with the queue's PCM, docs/diarization.md),
+works on ``CHUNK_S`` + ``BATCH`` x ``STEP_S`` of audio at a time and keeps per chunk 1.8 KB of activity
+and 2.3 KB of embeddings (1 h: 15 MB).
 """
 from __future__ import annotations
 
@@ -23,12 +25,14 @@ import numpy as np
 
 from speechstudio.diarize import embedding
 from speechstudio.diarize.segmentation import CHUNK_S, FRAME_DURATION_S, FRAME_STEP_S, FRAMES, LOCAL_SPEAKERS, RATE, activity
+from speechstudio.runtime import trim_heap
 
 
 STEP_S = 1.0          #: chunk hop (s); pyannote 3.1: 10 % of the chunk
 MIN_SPEECH_S = 0.5    #: speech (s) of a local speaker below which it gets no embedding
 BATCH = 4             #: chunks per network call (16: the same speed, 170 MB more at the peak)
 EMBED_EVERY = 2       #: chunks with embeddings: every 2nd (every one: DER 0.290 vs 0.282, twice the cost)
+TRIM_EVERY = 32       #: chunks between two trims of the C heap (runtime.trim_heap; 10 min: 18 trims, 0.14 s)
 QUEUED_BLOCKS = 40    #: blocks waiting for the track's thread before push() waits (the reader's 30 s: 20 min,
                       #: what Whisper reads before it decodes; 10 min: 83.7 -> 64.8 s beside it, docs/diarization.md)
 
@@ -66,7 +70,10 @@ class SpeakerTrack:
         self._thread.start()
 
     def push(self, block: np.ndarray) -> None:
-        self._put(np.array(block, np.float32).reshape(-1))
+        """Queue float32 16 kHz ``block`` (samples in [-1, 1]) as 16-bit PCM: half the memory while it
+        waits, and lossless for the 16-bit recordings most users bring."""
+        pcm = np.clip(np.rint(np.asarray(block, np.float32).reshape(-1) * 32768), -32768, 32767)
+        self._put(pcm.astype(np.int16))
 
     def finish(self) -> Chunks:
         self._put(None)
@@ -135,6 +142,8 @@ class SpeakerTrack:
         self._solo.append(solo_s.astype(np.float32))
         self._done += count
         self._buf = self._buf[count * self.hop:]
+        if self._done % TRIM_EVERY < count:
+            trim_heap()
 
 
 def _work(ref: weakref.ref, blocks: queue.Queue) -> None:
@@ -154,7 +163,7 @@ def _work(ref: weakref.ref, blocks: queue.Queue) -> None:
             if block is None:
                 track._result = track._chunks()
                 return
-            track._feed(block)
+            track._feed(block.astype(np.float32) / 32768)
         except BaseException as exc:   # handed to finish()/push() on the caller's thread
             track._error = exc
             return
