@@ -101,6 +101,18 @@ def _torch_threads_of_a_new_thread() -> int:
     return got[0]
 
 
+@pytest.fixture
+def two_torch_threads():
+    """torch at 2 threads during the test (the suite runs one per xdist worker): a count that silero-vad's
+    import left at 1 then shows."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(before)
+
+
 def _wait_job(qtbot, worker, job_id, timeout=60000):
     """Wait for ``job_id`` to finish on ``engine``; returns ``(status, result)``."""
     got = {}
@@ -117,7 +129,8 @@ def _wait_job(qtbot, worker, job_id, timeout=60000):
     return got["r"]
 
 
-def test_record_takes_then_check_them_with_whisper(win, qtbot, home, whisper_dir, tiny_base, realspeech):
+def test_record_takes_then_check_them_with_whisper(win, qtbot, home, whisper_dir, tiny_base, realspeech,
+                                                     two_torch_threads):
     page = win.show_page("Clone voice")
     qtbot.waitUntil(lambda: page.base_step._list_job is None and bool(page.base_step.voices), timeout=30000)
     assert page.base_step.select(tiny_base) and page.sample_rate() == 16000
@@ -176,7 +189,7 @@ def test_record_takes_then_check_them_with_whisper(win, qtbot, home, whisper_dir
     assert ds.clips.table.rowCount() == len(manifest.clips)
 
 
-def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, realspeech, tmp_path):
+def test_clone_wizard_import_check_train_save_export(win, qtbot, tiny_base, realspeech, tmp_path, two_torch_threads):
     from speechstudio.tts.voices import list_voices
 
     src, texts = one_speaker(tmp_path / "dataset-lj")
