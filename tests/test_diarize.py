@@ -115,6 +115,20 @@ def test_parse_speakers_refuses(text):
         parse_speakers(text)
 
 
+def test_an_empty_speakers_value_is_refused_not_taken_for_off():
+    with pytest.raises(UsageError, match="--speakers needs a value: auto, off, a number"):
+        parse_speakers("  ")
+
+
+def test_the_summary_gives_talk_under_10_s_in_seconds():
+    from speechstudio.diarize.assign import Turn
+    from speechstudio.diarize.family import Diarization, speaker_infos
+
+    turns = [Turn(0.0, 75.0, "Ana"), Turn(75.0, 76.3, "Speaker 1")]
+    assert Diarization(turns, speaker_infos(turns, ["Ana", "Speaker 1"])).summary() == \
+        "2 speakers: Ana (1:15), Speaker 1 (1.3 s)"
+
+
 def test_the_tracks_thread_hands_its_error_to_the_caller_and_ends_when_abandoned(monkeypatch):
     import gc
 
@@ -355,13 +369,17 @@ def test_two_people_are_labelled_from_their_voices(interview, whisper_dir, tmp_p
     assert "<v Speaker 2>" in (out / "interview.vtt").read_text()
 
 
-def test_a_known_voice_is_named_and_an_unknown_one_is_not(interview, whisper_dir, tmp_path, capsys):
+def test_a_known_voice_is_named_and_an_unknown_one_is_not(interview, whisper_dir, tmp_path, capsys, monkeypatch):
     path, _ = interview
     other = tmp_path / "matthes-alone.wav"
     sf.write(other, np.concatenate(_matthes_clips(10, 4)), RATE)   # not in the interview
     assert cli.main(["speakers", "add", "Matthes", str(other)]) == 0
     assert cli.main(["speakers", "list"]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("Matthes")
+    monkeypatch.chdir(tmp_path)     # a path given relative to the working folder is kept absolute
+    assert cli.main(["speakers", "add", "Matthes 2", other.name]) == 0 and cli.main(["speakers", "list"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(f"  {other}")
+    assert cli.main(["speakers", "remove", "Matthes 2"]) == 0
     out = tmp_path / "out"
     assert cli.main(["transcribe", str(path), "--model", str(whisper_dir), "--speakers", "auto", "--format", "json",
                      "--output-dir", str(out), "--quiet"]) == 0
@@ -666,9 +684,14 @@ def test_library_api_labels_speakers(interview, whisper_dir):
         speechstudio.transcribe(str(interview[0]), model=str(whisper_dir), speakers="many")
 
 
-@pytest.mark.parametrize("kind", ["silence", "tone"])
-def test_silence_or_a_tone_gets_no_labels_and_one_warning(kind, whisper_dir, tmp_path, capsys):
-    """Nothing to label (digital silence: it used to fail the file with 'Audio buffer is not finite')."""
+LOUD = "s of audio at speech level (music or noise, a language the model does not know, or channels that cancel?)"
+
+
+@pytest.mark.parametrize("kind, warning", [("silence", "no speech found: no speaker labels"),
+                                           ("tone", f"no text recognised in 5.0 {LOUD}; no speaker labels")])
+def test_silence_or_a_tone_gets_no_labels_and_one_warning(kind, warning, whisper_dir, tmp_path, capsys):
+    """Nothing to label (digital silence: it used to fail the file with 'Audio buffer is not finite'; a loud
+    sound without words, as music, used to get the diarizer's warning beside the recogniser's)."""
     t = np.arange(RATE * 5) / RATE
     audio = np.zeros(t.size, np.float32) if kind == "silence" else (0.2 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
     path = tmp_path / f"{kind}.wav"
@@ -678,8 +701,8 @@ def test_silence_or_a_tone_gets_no_labels_and_one_warning(kind, whisper_dir, tmp
                      "--output-dir", str(out), "--quiet"]) == 0
     doc = json.loads((out / f"{kind}.json").read_text())
     assert "speakers" not in doc and "speaker_count" not in doc
-    said = {line.strip() for line in capsys.readouterr().err.splitlines() if "speaker" in line}
-    assert said == {f"warning: {path}: no speech found: no speaker labels"}     # one warning (per file and in the summary)
+    said = {line.strip() for line in capsys.readouterr().err.splitlines() if "warning:" in line}
+    assert said == {f"warning: {path}: {warning}"}     # one warning (per file and in the summary)
 
 
 def test_too_little_speech_gets_one_label_and_says_so(whisper_dir, tmp_path, capsys):

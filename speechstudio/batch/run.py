@@ -25,6 +25,7 @@ from speechstudio.audio.decode import AudioReader
 from speechstudio.audio.raw import RAW_EXTENSIONS
 from speechstudio.batch import channels as chan, export, resume
 from speechstudio.batch.request import TranscriptionRequest
+from speechstudio.diarize.family import NO_SPEECH_NOTE
 from speechstudio.diarize.speakers import SpeakerCount
 from speechstudio.errors import SpeechStudioError
 
@@ -466,8 +467,11 @@ def write_outputs(item: InputItem, index: int, done: FileTranscript, targets: di
 def _write(item, index, done, targets, request, t0) -> BatchEvent:
     segments, info, warnings = done.segments, done.info, list(done.warnings)
     if done.loud_s >= LOUD_WITHOUT_TEXT_S and not any(s.text.strip() for s in segments):
+        unlabelled = f"{item.path}: {NO_SPEECH_NOTE}"            # the diarizer's, said in this one warning
+        labels = "; no speaker labels" if unlabelled in warnings else ""
+        warnings = [w for w in warnings if w != unlabelled]
         warnings.append(f"{item.path}: no text recognised in {done.loud_s:.1f} s of audio at speech level "
-                        "(music or noise, a language the model does not know, or channels that cancel?)")
+                        f"(music or noise, a language the model does not know, or channels that cancel?){labels}")
     elif not any(s.text.strip() for s in segments) and not any("no speech found" in w for w in warnings):
         warnings.append(f"{item.path}: no speech found: the transcript and subtitles are empty")
     written = []

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -52,7 +53,7 @@ def _voice_from_transcript(json_path, speaker: str | None):
 
 def voice_from_file(path, start: float | None = None, end: float | None = None):
     """``(embedding (192,), seconds, source)`` of the voice in ``path`` (optionally ``start``..``end``
-    seconds). Raises ``UsageError`` when the stretch is empty or has under 1 s of speech, the
+    seconds; ``source``: the absolute path and the stretch). Raises ``UsageError`` when the stretch is empty or has under 1 s of speech, the
     decoder's errors for an unreadable file."""
     audio = load_audio(path, vp.RATE)
     a = int(max(0.0, start or 0.0) * vp.RATE)
@@ -66,7 +67,7 @@ def voice_from_file(path, start: float | None = None, end: float | None = None):
     except ValueError as e:
         raise UsageError(f"{path}: {e}") from None
     span = f" {a / vp.RATE:.1f}-{b / vp.RATE:.1f} s" if (start is not None or end is not None) else ""
-    return emb, len(piece) / vp.RATE, f"{path}{span}"
+    return emb, len(piece) / vp.RATE, f"{Path(path).absolute()}{span}"      # the library outlives the working folder
 
 
 def voice_from_spans(path, spans: list[tuple[float, float]], max_s: float = 90.0):

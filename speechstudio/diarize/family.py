@@ -24,8 +24,12 @@ from speechstudio.diarize.assign import Turn, label_segments, talk_time
 from speechstudio.diarize.library import describe_sureness
 from speechstudio.transcript.model import speaker_count_text
 from speechstudio.errors import UsageError
+from speechstudio.progress import clock
 from speechstudio.registry import Registry
 
+
+#: The note of a recording without speech (the batch folds it into its own "no text" warning)
+NO_SPEECH_NOTE = "no speech found: no speaker labels"
 
 BUILTIN = ("speechstudio.diarize.family_voiceprint", "speechstudio.diarize.family_pyannote")
 DEFAULT = "voiceprint"
@@ -70,14 +74,13 @@ class Diarization:
                                                          speakers_could_be=self.could_be)
 
     def summary(self) -> str:
-        """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known, sure)"``; ``"2 or 3 speakers: check: ..."``."""
-        def mmss(s: float) -> str:
-            return f"{int(s // 60)}:{int(s % 60):02d}"
-
+        """``"2 speakers: Speaker 1 (1:02), Ana (4.5 s, known, sure)"`` (talk time: seconds under 10 s, else
+        ``m:ss``); ``"2 or 3 speakers: check: ..."``."""
         parts = []
         for s in self.speakers:
             extra = f", known voice, {s.sureness} ({s.similarity:.2f})" if s.known else ""
-            parts.append(f"{s.name} ({mmss(s.talk_s)}{extra})")
+            talk = f"{s.talk_s:.1f} s" if s.talk_s < 10 else clock(s.talk_s)
+            parts.append(f"{s.name} ({talk}{extra})")
         n = len(self.speakers)
         return f"{speaker_count_text(n, self.could_be)}: " + ", ".join(parts) if n else "no speech found"
 

@@ -9,7 +9,7 @@ import numpy as np
 from speechstudio.diarize import embedding, segmentation
 from speechstudio.diarize.assign import Turn, talk_time
 from speechstudio.diarize.cluster import cluster_chunks, frame_counts, timeline
-from speechstudio.diarize.family import Diarization, DiarizerFamily, speaker_infos
+from speechstudio.diarize.family import NO_SPEECH_NOTE, Diarization, DiarizerFamily, speaker_infos
 from speechstudio.diarize.library import name_clusters
 from speechstudio.diarize.segmentation import FRAME_STEP_S
 from speechstudio.diarize.track import SpeakerTrack
@@ -56,7 +56,7 @@ class VoiceprintSession:
                          "(merge speakers in the transcript editor)")
         speech_s = float((frame_counts(ch.activity, ch.starts, ch.duration_s) > 0).sum() * FRAME_STEP_S)
         if not turns:
-            notes.append("no speech found: no speaker labels")
+            notes.append(NO_SPEECH_NOTE)
         elif len(uniq) <= 1 < self.count.max_speakers and speech_s < TOO_LITTLE_S:
             notes.append(f"only {speech_s:.1f} s of speech: too little to tell voices apart, one label")
         embeddings = {}

@@ -68,12 +68,15 @@ class Labeller:
 
 
 def parse_speakers(text: str | None) -> SpeakerCount | None:
-    """``None`` / ``""`` / ``"off"`` -> ``None`` (no diarization); ``"auto"`` -> 1..MAX_AUTO;
-    ``"3"`` -> exactly 3; ``"2-4"`` -> 2..4. Raises ``UsageError`` naming the value."""
+    """``None`` / ``"off"`` -> ``None`` (no diarization); ``"auto"`` -> 1..MAX_AUTO; ``"3"`` -> exactly 3;
+    ``"2-4"`` -> 2..4. Raises ``UsageError`` naming the value (an empty one too: a script's unset variable
+    is no choice of "off")."""
     if text is None:
         return None
     t = str(text).strip().lower()
-    if t in ("", "off", "none", "no"):
+    if not t:
+        raise UsageError("--speakers needs a value: auto, off, a number (2) or a range (2-4)")
+    if t in ("off", "none", "no"):
         return None
     if t == "auto":
         return SpeakerCount()
@@ -83,7 +86,7 @@ def parse_speakers(text: str | None) -> SpeakerCount | None:
         else:
             lo = hi = int(t)
     except ValueError:
-        raise UsageError(f"--speakers {text}: expected auto, a number (2) or a range (2-4)") from None
+        raise UsageError(f"--speakers {text}: expected auto, off, a number (2) or a range (2-4)") from None
     if lo < 1 or hi < lo:
         raise UsageError(f"--speakers {text}: need 1 <= MIN <= MAX")
     if hi > 20:
