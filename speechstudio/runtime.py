@@ -1,9 +1,11 @@
 """Process-wide settings made before torch is imported: ``configure_openmp()`` sets
 ``GOMP_SPINCOUNT=10000`` unless the user chose one (figures: docs/tts.md, Performance); the ONNX Runtime
-sessions of the networks that ship in the package (:func:`cpu_session`); :func:`trim_heap`."""
+sessions of the networks that ship in the package (:func:`cpu_session`); glibc's heap kept for speed
+(:func:`tune_heap_for_speed`) or given back (:func:`trim_heap`)."""
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import sys
 from pathlib import Path
@@ -48,15 +50,28 @@ def cpu_session(path: Path, what: str):
     return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-_LIBC = None
+@functools.cache
+def _glibc():
+    """The process's own C library symbols where they are glibc's (``mallopt``, ``malloc_trim``), else None."""
+    libc = ctypes.CDLL(None) if sys.platform.startswith("linux") else None
+    return libc if libc is not None and hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
+
+
+@functools.cache
+def tune_heap_for_speed() -> bool:
+    """Raise glibc's ``M_MMAP_THRESHOLD`` / ``M_TRIM_THRESHOLD`` so a PyTorch voice decoder's freed buffers
+    are reused (docs/tts.md, Performance), once; skipped with ``SPEECHSTUDIO_NO_MALLOPT`` or another libc.
+    True if set."""
+    libc = None if os.environ.get("SPEECHSTUDIO_NO_MALLOPT") else _glibc()
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    return libc is not None and libc.mallopt(m_mmap_threshold, 256 * 2**20) == 1 \
+        and libc.mallopt(m_trim_threshold, 1024 * 2**20) == 1
 
 
 def trim_heap() -> None:
     """Give the memory the C heap holds free back to the system (glibc's ``malloc_trim(0)``; nothing
     elsewhere). glibc keeps what ONNX Runtime frees between calls: the diarizer's sessions held 115 MB
     after their first runs, 60 MB once trimmed (docs/diarization.md)."""
-    global _LIBC
-    if _LIBC is None:
-        _LIBC = ctypes.CDLL(None) if sys.platform.startswith("linux") else False   # the process's own symbols
-    if _LIBC and hasattr(_LIBC, "malloc_trim"):
-        _LIBC.malloc_trim(0)
+    libc = _glibc()
+    if libc is not None:
+        libc.malloc_trim(0)

@@ -29,7 +29,7 @@ for _var, _sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("X
     os.environ[_var] = str(_ISOLATED / _sub)
 
 # Memory (issue 26: the suite's peak RSS): the whole suite is one long process. The app raises
-# glibc's mmap / trim thresholds when a PyTorch voice loads (``tts.family_vits.tune_cpu_allocator``: the
+# glibc's mmap / trim thresholds when a PyTorch voice loads (``runtime.tune_heap_for_speed``: the
 # heap stays at its peak, for speed), which here kept every module's peak for the rest of the run;
 # off in tests (and their subprocesses), and freed memory goes back to the OS after each module.
 os.environ.setdefault("SPEECHSTUDIO_NO_MALLOPT", "1")

@@ -43,3 +43,12 @@ def test_trim_heap_gives_freed_heap_memory_back():
             "before = rss(); trim_heap(); print(before - rss())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert int(out.stdout) > 150, out.stderr
+
+
+def test_the_heap_is_kept_for_speed_only_where_asked():
+    """The suite sets SPEECHSTUDIO_NO_MALLOPT (conftest); a child without it raises glibc's thresholds."""
+    code = "from speechstudio.runtime import tune_heap_for_speed\nprint(tune_heap_for_speed())"
+    env = {k: v for k, v in os.environ.items() if k != "SPEECHSTUDIO_NO_MALLOPT"}
+    kept = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    off = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (kept.stdout.strip(), off.stdout.strip()) == ("True", "False"), kept.stderr + off.stderr

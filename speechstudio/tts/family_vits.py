@@ -4,16 +4,13 @@ and Piper voices (``NAME.onnx`` + ``NAME.onnx.json``, run by onnxruntime on the 
 HiFi-GAN resblock "2") read straight from ``model.safetensors``. Synthesis: :class:`speechstudio.tts.vits.VitsVoice`."""
 from __future__ import annotations
 
-import ctypes
-import functools
 import json
 import math
-import os
 import re
-import sys
 from pathlib import Path
 
 from speechstudio.errors import ModelNotFoundError
+from speechstudio.runtime import tune_heap_for_speed
 from speechstudio.tts.family import VITS_CONTROLS, TtsCapabilities, TtsFamily, VoiceSource, to_device
 from speechstudio.tts.piper_import import INFERENCE_UNUSED, fold_weight_norm, load_piper_model, read_piper_config
 from speechstudio.tts.piper_onnx import OnnxPiperRunner, onnxruntime_available
@@ -94,20 +91,6 @@ def _load_transformers(source: VoiceSource, device: str, precision: str, name: s
     )
 
 
-@functools.cache
-def tune_cpu_allocator() -> bool:
-    """Raise glibc's ``M_MMAP_THRESHOLD`` / ``M_TRIM_THRESHOLD`` so the decoder's freed buffers are reused
-    (docs/tts.md, Performance), once; skipped with ``SPEECHSTUDIO_NO_MALLOPT`` or another libc. True if set."""
-    if os.environ.get("SPEECHSTUDIO_NO_MALLOPT") or not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        m_trim_threshold, m_mmap_threshold = -1, -3
-        return libc.mallopt(m_mmap_threshold, 256 * 2**20) == 1 and libc.mallopt(m_trim_threshold, 1024 * 2**20) == 1
-    except (OSError, AttributeError):
-        return False
-
-
 def _finish(model, device: str, precision: str, optimize: bool = True):
     to_device(model, device, precision)
     if optimize and device == "cpu":
@@ -115,7 +98,7 @@ def _finish(model, device: str, precision: str, optimize: bool = True):
 
         if not isinstance(model.decoder, ChannelsLastDecoder):
             model.decoder = ChannelsLastDecoder(model.decoder)  # ~1.5x faster HiFi-GAN on CPU, same output
-        tune_cpu_allocator()
+        tune_heap_for_speed()
     return model
 
 
