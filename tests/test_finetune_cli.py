@@ -67,7 +67,8 @@ def _run(args, env, **kw):
 
 
 def test_killed_run_resumes_and_the_clone_speaks(tiny_base, prepared, home, tmp_path, capsys):
-    env = {**os.environ, "SPEECHSTUDIO_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT / "tests")}
+    env = {**os.environ, "SPEECHSTUDIO_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT / "tests"),
+           "OMP_NUM_THREADS": "1"}      # training beside the other xdist worker: one torch thread (conftest)
     args = ["finetune", "voice", "--base", str(tiny_base), "--data", str(prepared), "--out", "mine",
             "--steps", "12", "--batch-size", "2", "--checkpoint-every", "4", "--no-asr-check"]
     run_dir = home / "finetune" / "runs" / "mine"
@@ -122,7 +123,8 @@ def test_killed_run_resumes_and_the_clone_speaks(tiny_base, prepared, home, tmp_
 
 
 def test_interrupt_saves_a_checkpoint_and_says_how_to_resume(tiny_base, prepared, home):
-    env = {**os.environ, "SPEECHSTUDIO_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT / "tests")}
+    env = {**os.environ, "SPEECHSTUDIO_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT / "tests"),
+           "OMP_NUM_THREADS": "1"}      # training beside the other xdist worker: one torch thread (conftest)
     args = ["finetune", "voice", "--base", str(tiny_base), "--data", str(prepared), "--out", "ctrlc",
             "--steps", "100000", "--batch-size", "2", "--checkpoint-every", "100000", "--no-asr-check"]
     # Ctrl+C is what is checked: no clone judge (the killed run above has it)
