@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from speechstudio.runtime import configure_openmp
+
 ROOT = Path(__file__).resolve().parents[1]
 # Model builders, texts and reference computations shared with bench/ and packaging/ (fixtures/).
 sys.path.insert(0, str(ROOT / "fixtures"))
@@ -33,6 +35,9 @@ for _var, _sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("X
 # heap stays at its peak, for speed), which here kept every module's peak for the rest of the run;
 # off in tests (and their subprocesses), and freed memory goes back to the OS after each module.
 os.environ.setdefault("SPEECHSTUDIO_NO_MALLOPT", "1")
+# OpenMP's idle workers wait as the CLI's do (runtime.configure_openmp, before torch and CTranslate2 load their
+# libgomp): no change to any result, less CPU burnt spinning beside the other xdist worker.
+configure_openmp()
 
 
 # Scheduling (issue 42): CI runs ``-n 2 --dist loadfile --no-loadscope-reorder``: a free worker takes the
