@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import subprocess
@@ -52,6 +53,20 @@ _SLOWEST_FILES = (
     "test_tts_piper.py", "test_request.py", "test_library_api.py", "test_tracks_offsets.py", "test_pitch.py",
     "test_cli_noise.py", "test_dictate_whisper.py", "test_streaming.py", "test_whisper.py", "test_gui_layout.py",
 )
+
+
+@contextlib.contextmanager
+def torch_threads(n: int):
+    """torch at ``n`` intra-op threads inside the block, as before after it (fixtures of tiny models: one
+    thread; tests that must see a count change: two)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def pytest_configure(config):

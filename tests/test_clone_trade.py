@@ -9,6 +9,7 @@ import json
 import pytest
 import torch
 
+from conftest import torch_threads
 from speechstudio.finetune import closeness
 from speechstudio.finetune.closeness import Closeness, PitchProfile
 from speechstudio.finetune.vits.events import DoneEvent, EvalEvent, StageEvent
@@ -38,10 +39,8 @@ class ScriptedJudge:
 
 @pytest.fixture(autouse=True)
 def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+    with torch_threads(1):
+        yield
 
 
 def test_guard_early_stop_table_and_blend(tmp_path, home, monkeypatch):

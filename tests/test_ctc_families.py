@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import torch
 
+from conftest import torch_threads
 from speechstudio import cli
 from speechstudio.asr.chunking import WindowPlanner
 from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
@@ -50,10 +51,8 @@ STANDARD = [v for v in VARIANTS if v != "data2vec-160"]
 @pytest.fixture(scope="module", autouse=True)
 def one_torch_thread():
     """Tiny models run as fast on one thread, and do not stall when other processes share the CPU."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+    with torch_threads(1):
+        yield
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import torch
 
+from conftest import torch_threads
 from speechstudio.errors import ModelNotFoundError, OfflineError
 from speechstudio.tts.piper_import import piper_name as vits_parameter_name
 from speechstudio.finetune.manifest import Clip, Manifest
@@ -64,10 +65,8 @@ class Exploit:
 
 @pytest.fixture(scope="module", autouse=True)
 def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+    with torch_threads(1):
+        yield
 
 
 def vits_name(hf: str) -> str:

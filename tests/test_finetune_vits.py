@@ -12,6 +12,7 @@ import pytest
 import soundfile as sf
 import torch
 
+from conftest import torch_threads
 from speechstudio.errors import UsageError
 
 from speechstudio.finetune.manifest import Clip, Manifest
@@ -29,10 +30,8 @@ from tts_fixtures.tiny import make_tiny_vits
 def one_thread():
     """Tiny models: thousands of microsecond ops, where a second OpenMP thread only adds spinning
     (10x slower on a busy 2-core machine). Restored after this module."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+    with torch_threads(1):
+        yield
 
 
 @pytest.fixture(scope="module")

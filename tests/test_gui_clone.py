@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
+from conftest import torch_threads
 from test_gui_support import win  # noqa: F401 - fixture
 
 #: Short English recordings of ../shared/realspeech with their reference texts (manifest.tsv).
@@ -105,12 +106,8 @@ def _torch_threads_of_a_new_thread() -> int:
 def two_torch_threads():
     """torch at 2 threads during the test (the suite runs one per xdist worker): a count that silero-vad's
     import left at 1 then shows."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(2)
-    yield
-    torch.set_num_threads(before)
+    with torch_threads(2):
+        yield
 
 
 def _wait_job(qtbot, worker, job_id, timeout=60000):

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import torch_threads
 from speechstudio.asr import cuda_graph
 from speechstudio.asr.cuda_graph import CudaGraphWindowRunner, StaticWindowRunner, window_runner
 from speechstudio.asr.streaming import (BlockResampler, StreamConfig, StreamingRecognizer, WindowGeometry,
@@ -36,12 +37,8 @@ G = dict(chunk_s=0.5, left_context_s=1.5, lookahead_s=0.24)   # the CUDA default
 def one_torch_thread():
     """Tiny models run as fast on one thread, and one thread does not stall when other processes
     share the CPU (OpenMP workers spin waiting for each other)."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+    with torch_threads(1):
+        yield
 
 
 @pytest.fixture(scope="module")

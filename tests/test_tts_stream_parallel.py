@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from conftest import torch_threads
 from speechstudio.tts.stream import stream_speech, stream_workers
 from speechstudio.tts.frontend.text import EmptyTextError
 from speechstudio.tts.family import SynthesisSettings, load_voice
@@ -27,10 +28,8 @@ def multi(tmp_path_factory):
 @pytest.fixture
 def one_thread():
     """Sentence workers run with 1 intra-op thread; with 1 thread everywhere outputs are bit-identical."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+    with torch_threads(1):
+        yield
 
 
 def _run(voice, text, settings, workers):
