@@ -53,8 +53,8 @@ def _voice_from_transcript(json_path, speaker: str | None):
 
 def voice_from_file(path, start: float | None = None, end: float | None = None):
     """``(embedding (192,), seconds, source)`` of the voice in ``path`` (optionally ``start``..``end``
-    seconds; ``source``: the absolute path and the stretch). Raises ``UsageError`` when the stretch is empty or has under 1 s of speech, the
-    decoder's errors for an unreadable file."""
+    seconds; ``source``: the absolute path and the stretch). Raises ``UsageError`` when the stretch is
+    empty or has under 1 s of speech, the decoder's errors for an unreadable file."""
     audio = load_audio(path, vp.RATE)
     a = int(max(0.0, start or 0.0) * vp.RATE)
     b = int(end * vp.RATE) if end is not None else len(audio)
