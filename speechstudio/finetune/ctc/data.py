@@ -1,6 +1,6 @@
 """Clips -> CTC training items, length-grouped batches and padded tensors.
 
-Audio is read per batch (``soundfile``; soxr when the dataset's rate differs from the feature
+Audio is read per batch (``finetune.build.decode_native``; soxr when the dataset's rate differs from the feature
 extractor's), so hours of data do not sit in memory. Batches group clips of similar length as
 transformers' ``get_length_grouped_indices`` does (mega-batches of 50 batches sorted by length, the
 longest batch first so an out-of-memory error shows at the first step)."""
@@ -81,19 +81,15 @@ def prepare_items(clips: Sequence[Clip], root: Path, targets: Mapping[str, str],
 def read_clip(item: Item, sample_rate: int) -> np.ndarray:
     """The clip's audio: ``np.ndarray[float32]`` shape (n_samples,), mono at ``sample_rate`` Hz,
     range [-1, 1]. Raises ``DatasetError`` naming the file when it cannot be read."""
-    import soundfile as sf
+    from speechstudio.errors import AudioDecodeError
+    from speechstudio.finetune.build import decode_native
+    from speechstudio.finetune.check import resample
 
     try:
-        audio, rate = sf.read(str(item.path), dtype="float32", always_2d=False)
-    except Exception as exc:
+        audio, rate, _warnings = decode_native(Path(item.path))
+    except AudioDecodeError as exc:
         raise DatasetError(f"{item.path}: cannot read audio ({exc})") from exc
-    if audio.ndim != 1:
-        audio = audio.mean(axis=1).astype(np.float32)
-    if rate != sample_rate:
-        import soxr
-
-        audio = soxr.resample(audio, rate, sample_rate, quality="HQ").astype(np.float32)
-    return audio
+    return resample(audio, rate, sample_rate)
 
 
 def plan_epoch(lengths: Sequence[int], batch_size: int, seed: int, epoch: int, world: int = 1,
