@@ -7,7 +7,7 @@ follows HiFi-GAN fine-tuning on teacher-forced mels (Kong et al. 2020). Measurem
 defaults: ``docs/finetune_voice.md``."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 
 from speechstudio.errors import UsageError
 
@@ -95,8 +95,3 @@ class TrainConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "TrainConfig":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
