@@ -69,7 +69,7 @@ def offline_text(model_dir, source, config) -> str:
 
     recognizer, _ = load_model(str(model_dir), device="cpu", allow_download=False, progress=False)
     rec = StreamingRecognizer(recognizer, config, input_rate=source.sample_rate)
-    for _ in rec.run_source(source):
+    for _ in rec.run(source.blocks()):
         pass
     return rec.text
 

@@ -375,13 +375,13 @@ def test_file_source_blocks_pacing_and_stop(realspeech, jfk44):
     assert 0.3 <= got <= 0.5 and took >= got - 0.05          # real-time pace, stopped early
 
 
-def test_run_source_is_the_same_path(recognizer, realspeech, jfk44):
+def test_file_source_is_the_same_path(recognizer, realspeech, jfk44):
     from speechstudio.asr.sources import FileSource
 
     src = FileSource(realspeech / JFK, block_ms=20, realtime=False)
-    seen = []
+    seen = list(src.blocks())
     rec = StreamingRecognizer(recognizer, StreamConfig(**NO_EP), input_rate=src.sample_rate)
-    list(rec.run_source(src, on_block=seen.append))
+    list(rec.run(seen))
     ref, _, _ = stream(recognizer, blocks_of(jfk44, 44100, 20), 44100, StreamConfig(**NO_EP))
     assert rec.text == ref.text and sum(b.shape[0] for b in seen) == jfk44.shape[0]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -137,17 +137,6 @@ class UtteranceStream:
 
     def run(self, blocks: Iterable[np.ndarray]) -> Iterator:
         for block in blocks:
-            yield from self.push(block)
-        yield from self.stop()
-
-    def run_source(self, source, on_block: Callable[[np.ndarray], None] | None = None) -> Iterator:
-        """Recognise an :class:`~speechstudio.asr.sources.AudioSource` (rate must equal ``input_rate``) until it ends
-        or is stopped, then flush like :meth:`stop`; ``on_block(block)`` sees each raw block first."""
-        if int(source.sample_rate) != self.input_rate:
-            raise ValueError(f"source rate {source.sample_rate} Hz != input_rate {self.input_rate} Hz")
-        for block in source.blocks():
-            if on_block is not None:
-                on_block(block)
             yield from self.push(block)
         yield from self.stop()
 

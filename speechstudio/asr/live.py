@@ -1,5 +1,5 @@
 """Live dictation with any installed recogniser: the model to use and its streaming policy (CTC fixed
-windows, or Whisper with LocalAgreement-2) behind one interface (``push`` / ``stop`` / ``run_source``,
+windows, or Whisper with LocalAgreement-2) behind one interface (``push`` / ``stop`` / ``run``,
 ``StreamUpdate``). Never downloads."""
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import queue
 import threading
 import time
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Iterator
 
 import numpy as np
 
@@ -15,20 +15,6 @@ from speechstudio.audio.backends import (AudioUnavailableError, Backend, Monitor
                                          is_system_device, monitor_sources)
 from speechstudio.audio.decode import AudioReader
 from speechstudio.audio.devices import close_stream
-
-
-class AudioSource(Protocol):
-    """What :class:`~speechstudio.asr.streaming.StreamingRecognizer` is fed from."""
-
-    sample_rate: int
-
-    def blocks(self) -> Iterator[np.ndarray]:
-        """Yield ``np.ndarray[float32]`` shape (n,), mono at ``sample_rate`` Hz, until stopped/ended."""
-        ...
-
-    def stop(self) -> None:
-        """Ask ``blocks()`` to end (safe from another thread)."""
-        ...
 
 
 class FileSource:
