@@ -98,12 +98,13 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self._restore()
         self._drop_missing_models()
         # pyqtgraph is slow to import: the mel view is built once the window is on screen (not in a
-        # thread: shiboken's lazy type setup is not thread-safe)
-        self._later(400, lambda: self.mel)
+        # thread: shiboken's lazy type setup is not thread-safe); the window as the timers' context
+        # drops them if it is gone by then
+        QTimer.singleShot(400, self, lambda: self.mel)
         if start_monitor:
-            self._later(0, self.monitor.start)
+            QTimer.singleShot(0, self, self.monitor.start)
         if self.models is not None:
-            self._later(50, self.models.refresh)
+            QTimer.singleShot(50, self, self.models.refresh)
 
     def _fit_to_screen(self) -> None:
         """First-launch size :data:`FIRST_SIZE` and minimum :data:`MIN_SIZE`, capped by the screen's
@@ -144,13 +145,13 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         frame equals the client area until then)."""
         self.clamp_to_screen()
         if self.frameGeometry().size() == self.size() and tries > 0:
-            self._later(100, lambda: self._fit_frame(tries - 1))
+            QTimer.singleShot(100, self, lambda: self._fit_frame(tries - 1))
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
         if not self._frame_wait:
             self._frame_wait = True  # once per window
-            self._later(0, self._fit_frame)
+            QTimer.singleShot(0, self, self._fit_frame)
 
     def _fit_nav(self) -> None:
         """Widen the page list to its longest name ("Adapt recognition") at the list's 12 pt."""
@@ -158,15 +159,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         font.setPointSize(12)
         longest = max(QFontMetrics(font).horizontalAdvance(name) for name in PAGES)
         self.nav.setFixedWidth(max(130, longest + 2 * 6 + 2 * self.nav.frameWidth() + 8))
-
-    def _later(self, ms: int, fn) -> None:
-        """Run ``fn`` once after ``ms`` ms, unless the window is gone by then (a child timer dies
-        with the window; a bare ``QTimer.singleShot`` lambda would call into a deleted object)."""
-        t = QTimer(self)
-        t.setSingleShot(True)
-        t.timeout.connect(fn)
-        t.timeout.connect(t.deleteLater)
-        t.start(ms)
 
     @property
     def mel(self):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QObject, QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
@@ -39,7 +39,7 @@ def state_icon(state: str, size: int = 64) -> QIcon:
     return QIcon(pm)
 
 
-class DictationTray(QObject):
+class DictationTray(QSystemTrayIcon):
     """The tray icon and its menu. Signals: ``toggle_requested()``, ``captions_toggled(bool)``,
     ``show_requested()``, ``quit_requested()``; a click on the icon toggles dictation."""
 
@@ -49,9 +49,8 @@ class DictationTray(QObject):
     quit_requested = Signal()
 
     def __init__(self, parent=None) -> None:
-        super().__init__(parent)
+        super().__init__(state_icon("idle"), parent)
         self.state = "idle"
-        self.icon = QSystemTrayIcon(state_icon("idle"), parent)
         menu = QMenu()
         self.toggle_action = action(menu, "Start dictation", self.toggle_requested.emit, menu=menu)
         self.captions_action = QAction("Show live captions", menu)
@@ -62,8 +61,8 @@ class DictationTray(QObject):
         menu.addSeparator()
         action(menu, "Quit", self.quit_requested.emit, menu=menu)
         self.menu = menu
-        self.icon.setContextMenu(menu)
-        self.icon.activated.connect(self._activated)
+        self.setContextMenu(menu)
+        self.activated.connect(self._activated)
         self.set_state("idle")
 
     def _activated(self, reason) -> None:
@@ -73,25 +72,19 @@ class DictationTray(QObject):
     def set_state(self, state: str, detail: str = "") -> None:
         """``"idle"`` / ``"listening"`` / ``"error"``; ``detail`` goes into the tooltip."""
         self.state = state
-        self.icon.setIcon(state_icon(state))
+        self.setIcon(state_icon(state))
         self.toggle_action.setText("Stop dictation" if state == "listening" else "Start dictation")
         words = {"idle": "dictation off", "listening": "dictating", "error": "dictation problem"}[state]
-        self.icon.setToolTip(f"SpeechStudio: {words}" + (f"\n{detail}" if detail else ""))
+        self.setToolTip(f"SpeechStudio: {words}" + (f"\n{detail}" if detail else ""))
 
     def set_captions_checked(self, on: bool) -> None:
         with QSignalBlocker(self.captions_action):
             self.captions_action.setChecked(on)
 
-    def show(self) -> None:
-        self.icon.show()
-
-    def hide(self) -> None:
-        self.icon.hide()
-
     def notify(self, message: str) -> None:
         """A balloon message (e.g. what is missing for typing into other apps)."""
-        if self.icon.isVisible() and QSystemTrayIcon.supportsMessages():
-            self.icon.showMessage("SpeechStudio dictation", message, QSystemTrayIcon.MessageIcon.Warning, 8000)
+        if self.isVisible() and QSystemTrayIcon.supportsMessages():
+            self.showMessage("SpeechStudio dictation", message, QSystemTrayIcon.MessageIcon.Warning, 8000)
 
 
 def cue_tone(start: bool, sample_rate: int = 16000) -> np.ndarray:
