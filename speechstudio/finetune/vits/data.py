@@ -77,14 +77,13 @@ def save_features(data: dict, path: Path) -> None:
         raise RunError(f"{path.parent}: could not write the feature cache ({why})") from exc
 
 
-def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | None = None,
-                  progress=None) -> PreparedClips:
+def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | None = None) -> PreparedClips:
     """Token ids + cached features for the usable clips of ``manifest``.
 
     ``voice``: the loaded base (``VitsVoice``); ``fc``: its ``FeatureConfig``; ``cache_dir``:
     ``ID-HASH.pt`` files (float16 spec / mel, int16 audio). Validation split: ``Manifest.split``.
-    ``progress(done, total)`` per clip. Clips the voice cannot say, unreadable audio, or fewer frames
-    than tokens (MAS needs frames >= tokens) go to ``skipped``; nothing is raised for a bad clip."""
+    Clips the voice cannot say, unreadable audio, or fewer frames than tokens (MAS needs frames >=
+    tokens) go to ``skipped``; nothing is raised for a bad clip."""
     import torch
 
     cache_dir = Path(cache_dir)
@@ -93,9 +92,7 @@ def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | 
     train, val = manifest.split(val_count)
     val_ids = {c.id for c in val}
     clips = sorted(train + val, key=lambda c: c.id)
-    for n, clip in enumerate(clips):
-        if progress is not None:
-            progress(n, len(clips))
+    for clip in clips:
         voice.warnings.clear()
         try:
             ids = voice.text_to_ids(clip.text)
@@ -121,8 +118,6 @@ def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | 
             continue
         item = ClipItem(clip.id, clip.text, tuple(int(i) for i in ids), frames, path)
         (out.val if clip.id in val_ids else out.train).append(item)
-    if progress is not None:
-        progress(len(clips), len(clips))
     return out
 
 
