@@ -12,7 +12,7 @@ from pathlib import Path
 from speechstudio.errors import ModelNotFoundError
 from speechstudio.runtime import tune_heap_for_speed
 from speechstudio.tts.family import VITS_CONTROLS, TtsCapabilities, TtsFamily, VoiceSource, to_device
-from speechstudio.tts.piper_import import INFERENCE_UNUSED, fold_weight_norm, load_piper_model, read_piper_config
+from speechstudio.tts.piper_import import fold_weight_norm, load_piper_model, read_piper_config, vits_with_weights
 from speechstudio.tts.piper_onnx import OnnxPiperRunner, onnxruntime_available
 from speechstudio.tts.vits import VitsVoice
 
@@ -147,9 +147,6 @@ def load_folded_checkpoint(folder: Path, config):
     folded, ``g * v / ||v||``). Raises ``OSError`` (no file) or ``ValueError`` (missing / misshapen weights)."""
     import torch
     from safetensors.torch import load_file
-    from transformers import VitsModel
-
-    from speechstudio.tts.decoder import install_decoder
 
     path = folder / "model.safetensors"
     if not path.is_file():
@@ -161,16 +158,7 @@ def load_folded_checkpoint(folder: Path, config):
         g = state.pop(key)
         norm = torch.linalg.vector_norm(v, dim=tuple(range(1, v.dim())), keepdim=True)
         state[base + "weight"] = g * v / norm
-    model = VitsModel(config)
-    fold_weight_norm(model)
-    install_decoder(model)
-    own = model.state_dict()
-    missing = [k for k in own if k not in state and not k.startswith(INFERENCE_UNUSED)]
-    bad = [k for k in state if k in own and own[k].shape != state[k].shape]
-    if missing or bad:
-        raise ValueError(f"weights missing {missing[:3]} or of the wrong shape {bad[:3]}")
-    model.load_state_dict({k: v for k, v in state.items() if k in own}, strict=False)
-    return model
+    return vits_with_weights(config, state)
 
 
 FAMILY = VitsFamily("vits", "VITS", TtsCapabilities(trainable=True, controls=VITS_CONTROLS))

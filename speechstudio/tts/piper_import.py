@@ -367,9 +367,6 @@ def load_piper_model(onnx_path: str | Path):
     """``(model, voice_config)``: a ``VitsModel`` (FP32, CPU, eval, weight norm folded; ``config.resblock`` "1" or
     "2") from a Piper voice. Raises ``ModelNotFoundError`` / ``PiperVoiceError``."""
     import torch
-    from transformers import VitsModel
-
-    from speechstudio.tts.decoder import install_decoder
 
     voice = read_piper_config(onnx_path)
     params, attrs = read_onnx_weights(voice.onnx_path)
@@ -385,14 +382,6 @@ def load_piper_model(onnx_path: str | Path):
         mismatch.append(f"config has {voice.num_speakers} speakers, model has {n_spk}")
     if mismatch:
         raise PiperVoiceError(f"{voice.config_path}: does not match {voice.onnx_path.name} ({'; '.join(mismatch)})")
-    try:
-        config = _vits_config(params, attrs, voice)
-    except (KeyError, IndexError, ValueError) as exc:
-        raise PiperVoiceError(f"{voice.onnx_path}: not a Piper VITS voice (missing {exc})") from exc
-
-    model = VitsModel(config)
-    fold_weight_norm(model)
-    install_decoder(model)
     state = {}
     for name, value in params.items():
         hf = hf_name(name)
@@ -402,20 +391,34 @@ def load_piper_model(onnx_path: str | Path):
         if re.search(r"attention\.(q|k|v|out)_proj\.weight$", hf):
             tensor = tensor.squeeze(-1)  # Conv1d(k=1) -> Linear
         state[hf] = tensor
-    own = model.state_dict()
-    unexpected = [k for k in state if k not in own]
-    bad_shape = [k for k in state if k in own and own[k].shape != state[k].shape]
-    if unexpected or bad_shape:
-        raise PiperVoiceError(
-            f"{voice.onnx_path}: weights do not fit the VITS layout "
-            f"(unexpected {unexpected[:3]}, shape mismatch {bad_shape[:3]})"
-        )
-    missing = [k for k in own if k not in state and not k.startswith(INFERENCE_UNUSED)]
-    if missing:
-        raise PiperVoiceError(f"{voice.onnx_path}: not a complete VITS voice (missing {missing[:3]})")
-    model.load_state_dict(state, strict=False)
+    try:
+        model = vits_with_weights(_vits_config(params, attrs, voice), state, strict=True)
+    except (KeyError, IndexError) as exc:
+        raise PiperVoiceError(f"{voice.onnx_path}: not a Piper VITS voice (missing {exc})") from exc
+    except ValueError as exc:
+        raise PiperVoiceError(f"{voice.onnx_path}: not a Piper VITS voice ({exc})") from exc
     model.eval()
     return model, voice
+
+
+def vits_with_weights(config, state: dict, strict: bool = False):
+    """A ``VitsModel(config)`` for inference (weight norm folded, the decoder ``config.resblock`` asks for) holding
+    ``state``. Raises ``ValueError`` naming weights missing, of the wrong shape or (``strict``) unexpected."""
+    from transformers import VitsModel
+
+    from speechstudio.tts.decoder import install_decoder
+
+    model = VitsModel(config)
+    fold_weight_norm(model)
+    install_decoder(model)
+    own = model.state_dict()
+    unexpected = [k for k in state if k not in own] if strict else []
+    bad = [k for k in state if k in own and own[k].shape != state[k].shape]
+    missing = [k for k in own if k not in state and not k.startswith(INFERENCE_UNUSED)]
+    if unexpected or bad or missing:
+        raise ValueError(f"weights missing {missing[:3]}, of the wrong shape {bad[:3]} or unexpected {unexpected[:3]}")
+    model.load_state_dict({k: v for k, v in state.items() if k in own}, strict=False)
+    return model
 
 
 def fold_weight_norm(model) -> None:
