@@ -6,7 +6,7 @@ from __future__ import annotations
 from speechstudio.asr.ctc_checkpoint import FAMILY_NAMES
 from speechstudio.asr.family import AsrCapabilities, AsrFamily, ModelFolder, OptionCheck
 from speechstudio.asr.streaming import StreamConfig, StreamingRecognizer
-from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, DEFAULT_STRIDE_S, Wav2Vec2Recognizer
+from speechstudio.asr.wav2vec2 import DEFAULT_CHUNK_S, Wav2Vec2Recognizer
 from speechstudio.asr.whisper_stream import AgreementConfig
 from speechstudio.errors import ModelNotFoundError, UsageError
 
@@ -74,10 +74,6 @@ class CtcFamily(AsrFamily):
         notes = super().check_options(recognizer, options)
         if options.language:
             notes.append(f"--language is ignored by {recognizer.model_id}: a CTC model has one fixed vocabulary")
-        if options.chunk_s is not None or options.stride_s is not None:
-            chunk = options.chunk_s if options.chunk_s is not None else DEFAULT_CHUNK_S
-            stride = options.stride_s if options.stride_s is not None else DEFAULT_STRIDE_S
-            check_window(chunk, stride)
         return notes
 
     def open_stream(self, recognizer, config=None, *, input_rate=None, language=None, task="transcribe",
