@@ -60,11 +60,6 @@ class CaptionsWindow(QWidget):
     def clear(self) -> None:
         self.set_text("", "")
 
-    def shown_text(self) -> str:
-        """The plain text on screen now (after cutting old lines)."""
-        stable, tail = self._fit(self.stable, self.tail)
-        return stable + tail
-
     def _fit(self, stable: str, tail: str) -> tuple[str, str]:
         """Drop words from the front until stable + tail fit in ``lines`` lines."""
         fm = self.label.fontMetrics()
