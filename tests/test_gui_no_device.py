@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySide6-Essentials pyqtgraph pytest-qt)")
 
 from fake_audio_backend import FakeBackend  # noqa: E402
-from speechstudio.gui.devices import NO_MIC, NO_SPEAKER, allow, has_microphone, has_speaker  # noqa: E402
+from speechstudio.gui.devices import NO_MIC, NO_SPEAKER, allow, has_device  # noqa: E402
 from test_gui_wording import visible_texts  # noqa: E402
 
 
@@ -101,7 +101,7 @@ def test_the_policy_reads_the_device_lists(qtbot, backend, mic, speaker):
     from speechstudio.gui.audio_hub import AudioHub
 
     hub = AudioHub(backend())
-    assert (has_microphone(hub), has_speaker(hub)) == (mic, speaker)
+    assert (has_device(hub, "mic"), has_device(hub, "speaker")) == (mic, speaker)
     b = QPushButton("Play")
     b.setToolTip("Play the take")
     assert allow(b, hub, "speaker") is speaker

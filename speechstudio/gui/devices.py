@@ -25,7 +25,10 @@ def fill_microphones(box, hub, off_text: str) -> list:
     box.setEnabled(bool(devs))
     return devs
 
-def _has(hub, kind: str) -> bool:
+
+def has_device(hub, kind: str) -> bool:
+    """True when ``hub`` (an AudioHub) has a ``kind`` device (``"mic"``: it can record, ``"speaker"``: it
+    can play): audio is on and such a device is listed."""
     if hub is None or not getattr(hub, "available", False):
         return False
     cache = hub.__dict__.setdefault("_device_answers", {})  # kept on the hub: a new sound card, new answers
@@ -42,16 +45,6 @@ def _has(hub, kind: str) -> bool:
     return found
 
 
-def has_microphone(hub) -> bool:
-    """True when ``hub`` (an AudioHub) can record: audio is on and an input device is listed."""
-    return _has(hub, "mic")
-
-
-def has_speaker(hub) -> bool:
-    """True when ``hub`` can play: audio is on and an output device is listed."""
-    return _has(hub, "speaker")
-
-
 def why_not(hub, kind: str) -> str:
     """The plain sentence for a missing ``kind`` (``"mic"`` / ``"speaker"``) device."""
     what = NO_MIC if kind == "mic" else NO_SPEAKER
@@ -65,7 +58,7 @@ def allow(button, hub, kind: str, tip: str = "") -> bool:
     """Whether ``button`` may be enabled as far as the ``kind`` device goes; when not, it is
     disabled with :func:`why_not` as its tooltip, else its tooltip is ``tip`` (when given). The
     caller combines the answer with its own conditions: ``b.setEnabled(ready and allow(b, hub, "mic"))``."""
-    ok = has_microphone(hub) if kind == "mic" else has_speaker(hub)
+    ok = has_device(hub, kind)
     if not ok:
         button.setEnabled(False)
         button.setToolTip(why_not(hub, kind))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from speechstudio.batch.export import write_transcript
 from speechstudio.gui.common import fmt_ts
-from speechstudio.gui.devices import has_speaker, why_not
+from speechstudio.gui.devices import has_device, why_not
 from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.transcript_view import QueueRow
 from speechstudio.gui.wording import plain_error
@@ -60,7 +60,7 @@ class TranscribePlaybackMixin:
 
     def play_span(self, path: Path, start_s: float, end_s: float) -> None:
         """Play ``start_s..end_s`` of ``path`` (decoded on the I/O worker, cached per file)."""
-        if not has_speaker(self.audio):  # one no-device policy (gui.devices)
+        if not has_device(self.audio, "speaker"):  # one no-device policy (gui.devices)
             self.status_message.emit(why_not(self.audio, "speaker"))
             return
         if self._audio_cache is not None and self._audio_cache[0] == path:

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, Signal
 
 from speechstudio.audio.tempo import check_speed
 from speechstudio.audio.waveform import load_with_peaks
-from speechstudio.gui.devices import has_speaker, why_not
+from speechstudio.gui.devices import has_device, why_not
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.jobs import CallJob
 
@@ -55,7 +55,7 @@ class SegmentPlayer(QObject):
 
     @property
     def available(self) -> bool:
-        return has_speaker(self.hub)
+        return has_device(self.hub, "speaker")
 
     def set_source(self, path: Path | None) -> None:
         """The file positions refer to (decoded on the first play or :meth:`request_peaks`)."""
