@@ -137,9 +137,11 @@ def test_speak_out_refuses_an_existing_file_before_loading_a_voice(tmp_path, hom
     assert out.read_bytes() == b"keep"
 
 
-def test_record_save_asks_before_replacing(qtbot, tmp_path, home, fake_audio, monkeypatch):
+def test_record_save_replaces_only_what_the_dialog_chose(qtbot, tmp_path, home, fake_audio, monkeypatch):
+    """Save as… writes over the file chosen in the Save dialog (Qt's dialog asks before replacing it);
+    a cancelled dialog writes nothing."""
     import soundfile as sf
-    from PySide6.QtWidgets import QMessageBox
+    from PySide6.QtWidgets import QFileDialog
 
     from speechstudio.gui.main_window import MainWindow
 
@@ -151,11 +153,12 @@ def test_record_save_asks_before_replacing(qtbot, tmp_path, home, fake_audio, mo
     target.write_bytes(b"old take")
     with pytest.raises(OutputExistsError):
         page.save(target)
-    answers = [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes]
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: answers.pop(0))
-    assert page.save_confirmed(target) is None
+    answers = [("", ""), (str(target), "")]  # cancelled (or "No" to replacing), then chosen
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: answers.pop(0)))
+    page._save_dialog()
     assert target.read_bytes() == b"old take"
-    assert page.save_confirmed(target) == target
+    page._save_dialog()
+    assert page.saved_path == target
     audio, rate = sf.read(str(target), dtype="float32")
     assert rate == 16000 and len(audio) == 1600
     assert float(audio[0]) == pytest.approx(0.25, abs=1e-4)

@@ -52,7 +52,7 @@ def test_the_next_save_starts_where_the_last_one_went(win, qtbot, monkeypatch, t
         return str(chosen / "take.wav"), ""
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(dialog))
-    monkeypatch.setattr(win.record, "save_confirmed", lambda path: path)
+    monkeypatch.setattr(win.record, "save", lambda path, overwrite=False: path)
     win.record._save_dialog()
     monkeypatch.setattr(win.speak, "save", lambda path: 0)
     win.speak._save_dialog()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QMessageBox, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from speechstudio.audio.levels import take_levels
 from speechstudio.audio.waveform import peaks
@@ -176,21 +176,9 @@ class RecordPage(QWidget):
             self.status_message.emit(f"cannot play: {plain_error(e)}")
 
     def _save_dialog(self) -> None:
-        if path := ask_save_path(self, "Save recording", self._default_path().name, "WAV (*.wav);;FLAC (*.flac)",
-                                 options=QFileDialog.Option.DontConfirmOverwrite):
-            self.save_confirmed(Path(path))
-
-    def save_confirmed(self, path: Path) -> Path | None:
-        """Save to ``path``; an existing file is replaced only after the user confirms (None if not)."""
-        if Path(path).exists():
-            answer = QMessageBox.question(self, "Replace file?", f"{Path(path).name} exists. Replace it?",
-                                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                          QMessageBox.StandardButton.No)
-            if answer != QMessageBox.StandardButton.Yes:
-                self.status_message.emit(f"not saved: {path} exists")
-                return None
-            return self.save(path, overwrite=True)
-        return self.save(path)
+        """Save as…: the dialog asks before replacing a file, so the chosen path is written over."""
+        if path := ask_save_path(self, "Save recording", self._default_path().name, "WAV (*.wav);;FLAC (*.flac)"):
+            self.save(Path(path), overwrite=True)
 
     def _default_path(self) -> Path:
         return data_dir() / "recordings" / f"recording-{_dt.datetime.now():%Y%m%d-%H%M%S}.wav"

@@ -26,10 +26,10 @@ def save_folder() -> Path:
     return Path(last) if last and Path(last).is_dir() else documents_folder()
 
 
-def ask_save_path(parent, title: str, name: str, filters: str, **options) -> str:
-    """The path picked in a Save dialog that proposes ``name`` in :func:`save_folder` (its folder is
-    remembered); ``""`` when cancelled. ``options``: ``QFileDialog.getSaveFileName``'s."""
-    path, _ = QFileDialog.getSaveFileName(parent, title, str(save_folder() / name), filters, **options)
+def ask_save_path(parent, title: str, name: str, filters: str) -> str:
+    """The path picked in a Save dialog (which asks before replacing a file) that proposes ``name`` in
+    :func:`save_folder` (its folder is remembered); ``""`` when cancelled."""
+    path, _ = QFileDialog.getSaveFileName(parent, title, str(save_folder() / name), filters)
     if path:
         settings().setValue("save/last_dir", str(Path(path).parent))
     return path
