@@ -14,7 +14,6 @@ import math
 import os
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -58,22 +57,18 @@ def _without_buzz(times: np.ndarray, f0: np.ndarray, frame_rate: float) -> tuple
     return times[keep], f0[keep]
 
 
-def _prior_latent(model, ids, spec, g, noise_scale: float, generator):
+def _prior_latent(model, ids, spec, g, generator):
     """(flow, t_y) prior latents of one clip aligned to its recording (module notes, step 1)."""
     import torch
 
-    from speechstudio.finetune.vits.model import align, encode_text, expand_prior
+    from speechstudio.finetune.vits.model import align, encode_text, prior_latents
 
     input_ids = ids[None]
-    input_mask = torch.ones_like(input_ids, dtype=torch.float32)
-    _h, m_p, logs_p, x_mask = encode_text(model, input_ids, input_mask)
+    _h, m_p, logs_p, x_mask = encode_text(model, input_ids, torch.ones_like(input_ids, dtype=torch.float32))
     z_mask = torch.ones(1, 1, spec.shape[-1])
     _z, m_q, _logs_q = model.posterior_encoder(spec[None], z_mask, g)
     attn = align(model.flow(m_q * z_mask, z_mask, g, reverse=False), m_p, logs_p, x_mask, z_mask)
-    m_f, logs_f = expand_prior(attn, m_p.float(), logs_p.float())
-    eps = torch.randn(m_f.shape, generator=generator)
-    z_p = (m_f + eps * torch.exp(logs_f) * noise_scale) * z_mask
-    return (model.flow(z_p, z_mask, g, reverse=True) * z_mask)[0]
+    return prior_latents(z_mask, attn, m_p, logs_p, model, g, generator)[0]
 
 
 def _key(item, seed: int, noise_scale: float) -> str:
@@ -82,19 +77,19 @@ def _key(item, seed: int, noise_scale: float) -> str:
 
 
 def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.PathLike, *, seed: int,
-                  noise_scale: float = 0.667, speaker_embedding=None,
-                  progress: Callable[[int, int], None] | None = None) -> tuple[list, ConformStats]:
+                  speaker_embedding=None) -> tuple[list, ConformStats]:
     """Pitch-conformed copies of the training ``items`` (``data.ClipItem``).
 
     ``model``: the training ``VitsModel`` after the warm-up (not changed); ``base_decoder``: the base's
-    own decoder; ``cache_dir``: ``conformed/KEY.pt`` files (reused); ``seed``: per-clip noise;
-    ``speaker_embedding``: (1, gin, 1) or None. Returns ``(items, stats)``; each item's cache holds
+    own decoder; ``cache_dir``: ``conformed/KEY.pt`` files (reused); ``seed``: per-clip noise (at the
+    model's ``noise_scale``); ``speaker_embedding``: (1, gin, 1) or None. Returns ``(items, stats)``; each item's cache holds
     ``wav`` (int16, conformed), ``spec`` (the recording's, float16), ``mel`` (float16, conformed) and
     ``latent`` (float16 (flow, frames)). Raises ``ValueError`` when nothing is voiced."""
     import torch
 
     folder = Path(cache_dir) / "conformed"
     folder.mkdir(parents=True, exist_ok=True)
+    noise_scale = float(getattr(model, "noise_scale", 0.667))
     stats_path = folder / f"stats-{seed}-{noise_scale}-{CONFORM_VERSION}.json"
     rate, frame_rate = fc.sample_rate, fc.sample_rate / fc.hop_length
     keys = [_key(item, seed, noise_scale) for item in items]
@@ -108,15 +103,13 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
     model.eval()
     base_decoder.eval()
     renders, base_logs, speaker_logs = [], [], []
-    total = 2 * len(items)
     try:
         with torch.no_grad():
-            for n, (item, key) in enumerate(zip(items, keys)):
+            for item, key in zip(items, keys):
                 data = torch.load(item.cache_path, weights_only=True)
                 gen = torch.Generator().manual_seed(int(key[:8], 16))
                 ids = torch.tensor(item.token_ids, dtype=torch.long, device=device)
-                z = _prior_latent(model, ids, data["spec"].float().to(device), speaker_embedding, noise_scale,
-                                  gen).cpu()
+                z = _prior_latent(model, ids, data["spec"].float().to(device), speaker_embedding, gen).cpu()
                 wav_b = base_decoder(z[None].to(next(base_decoder.parameters()).device), speaker_embedding)
                 tb, fb = _without_buzz(*pitch_contour(wav_b.reshape(-1).float().cpu().numpy(), rate), frame_rate)
                 real = data["wav"].float().numpy() / 32767.0
@@ -124,13 +117,11 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
                 speaker_logs.append(np.log(fs))
                 base_logs.append(np.log(fb))
                 renders.append((z, tb, fb))
-                if progress is not None:
-                    progress(n + 1, total)
         b, s = np.concatenate(base_logs), np.concatenate(speaker_logs)
         if not len(b) or not len(s):
             raise ValueError("no voiced frame in the base voice's renders or in the recordings: cannot match pitch")
         stats = ConformStats(float(b.mean()), float(b.std()), float(s.mean()), float(s.std()), len(items))
-        for n, (item, (z, tb, fb), path) in enumerate(zip(items, renders, paths)):
+        for item, (z, tb, fb), path in zip(items, renders, paths):
             if not path.is_file():
                 data = torch.load(item.cache_path, weights_only=True)
                 real = data["wav"].float().numpy() / 32767.0
@@ -138,8 +129,6 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
                 mel = linear_to_mel(linear_spectrogram(wav.float(), fc), fc)[..., : data["spec"].shape[-1]]
                 save_features({"wav": torch.round(wav.clamp(-1, 1) * 32767).to(torch.int16), "spec": data["spec"],
                        "mel": mel.half(), "latent": z.half()}, path)
-            if progress is not None:
-                progress(len(items) + n + 1, total)
         stats_path.write_text(json.dumps(asdict(stats)))
         return new_items, stats
     finally:

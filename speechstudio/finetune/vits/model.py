@@ -90,14 +90,15 @@ def duration_loss(model, hidden, x_mask, w, g):
     return torch.sum(torch.sum((logw.float() - logw_.float()) ** 2, [1, 2]) / torch.sum(x_mask))
 
 
-def prior_latents(z_mask, attn, m_p, logs_p, model, g=None):
+def prior_latents(z_mask, attn, m_p, logs_p, model, g=None, generator=None):
     """Prior ``m_p`` / ``logs_p`` (b, flow, t_x) expanded along ``attn`` (b, 1, t_y, t_x), sampled at
-    ``noise_scale``, through the reverse flow: (b, flow, t_y), no gradient (Kong et al. 2020, teacher
-    forcing)."""
+    the model's ``noise_scale`` (``generator``: None for torch's global RNG), through the reverse flow:
+    (b, flow, t_y), no gradient (Kong et al. 2020, teacher forcing)."""
     with torch.no_grad():
         m_f, logs_f = expand_prior(attn, m_p.float(), logs_p.float())
         noise = float(getattr(model, "noise_scale", 0.667))
-        z_p = ((m_f + torch.randn_like(m_f) * torch.exp(logs_f) * noise) * z_mask).to(m_p.dtype)
+        eps = torch.randn(m_f.shape, generator=generator, dtype=m_f.dtype, device=m_f.device)
+        z_p = ((m_f + eps * torch.exp(logs_f) * noise) * z_mask).to(m_p.dtype)
         return model.flow(z_p, z_mask.to(m_p.dtype), g, reverse=True) * z_mask
 
 

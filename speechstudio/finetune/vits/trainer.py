@@ -428,9 +428,7 @@ class VoiceTrainer:
                     with torch.no_grad():
                         g = tr.model.embed_speaker(torch.tensor([self.speaker], device=tr.device)).unsqueeze(-1)
                 items, stats = conform_clips(tr.model, base.decoder.to(tr.device), self.clips.train, self.fc,
-                                             self.rf.cache_dir, seed=config.seed,
-                                             noise_scale=float(getattr(tr.model, "noise_scale", 0.667)),
-                                             speaker_embedding=g)
+                                             self.rf.cache_dir, seed=config.seed, speaker_embedding=g)
         except ValueError as exc:  # nothing voiced to measure: train on the recordings as they are
             return None, f"pitch matching skipped ({exc}); the decoder trains on the recordings as they are"
         return items, stats.describe()
