@@ -20,7 +20,7 @@ PREVIEW_MAX_WINDOW_S = 8.0
 @dataclass(frozen=True)
 class StreamConfig:
     """Streaming settings (s, dBFS): ``chunk_s`` / ``left_context_s`` / ``lookahead_s`` (None: ``DEVICE_DEFAULTS``),
-    ``endpoint_s``, ``threshold_db``, ``min_speech_s``, ``preroll_s``, ``preview``, ``use_cuda_graph``."""
+    ``endpoint_s``, ``threshold_db``, ``min_speech_s``, ``preroll_s``, ``use_cuda_graph``."""
 
     chunk_s: float | None = None
     left_context_s: float | None = None
@@ -29,7 +29,6 @@ class StreamConfig:
     threshold_db: float = -45.0
     min_speech_s: float = 0.06
     preroll_s: float = 0.3
-    preview: bool = True
     use_cuda_graph: bool | str = "auto"
 
     def resolved(self, device: str) -> "StreamConfig":

@@ -107,7 +107,7 @@ class _Utterance:
         if keep - self.buf_start >= geo.chunk:
             self.buf = self.buf[keep - self.buf_start:].copy()
             self.buf_start = keep
-        if (self.rec.config.preview and self.kept == 0 and geo.window <= self.rec.preview_max and self.n < geo.window
+        if (self.kept == 0 and geo.window <= self.rec.preview_max and self.n < geo.window
                 and self.n - self.last_preview >= geo.chunk and self.n >= geo.receptive_field):
             updates.append(self._preview())
         return updates

@@ -82,7 +82,6 @@ class _Printer:
         self.out = out or sys.stdout
         self.sep = separator          # joins words: " ", or "" for scripts without spaces (Whisper ja/zh...)
         self.tty = self.out.isatty()
-        self.pieces = 0
 
     def update(self, u) -> None:
         if self.tty:
@@ -94,7 +93,6 @@ class _Printer:
                 self._redraw(u.stable_text, u.tail_text)
         elif u.words:
             self.out.write(self.sep().join(w.text for w in u.words) + "\n")
-            self.pieces += 1
         self.out.flush()
 
     def _redraw(self, stable: str, tail: str) -> None:
