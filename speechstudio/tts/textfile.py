@@ -96,12 +96,7 @@ def _encoding_of(path: Path) -> str:
 def read_text_file(path: str | Path) -> str:
     """The whole text of ``path`` (any encoding of the module docstring), ``\\r\\n`` -> ``\\n``.
     Raises ``DocumentError`` (missing, a folder, unreadable, not Unicode text)."""
-    path = Path(path)
-    encoding = _encoding_of(path)
-    try:
-        return path.read_text(encoding=encoding)
-    except UnicodeDecodeError as exc:
-        raise _error(str(path), encoding, exc) from None
+    return "".join(iter_text_lines(path))
 
 
 def iter_text_lines(path: str | Path) -> Iterator[str]:
