@@ -158,7 +158,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
                    workers: int | None = None, voice_loader=None, book_file: bool = True,
                    cover: bytes | None = None) -> AudiobookResult:
     """Synthesize ``document`` into one ``fmt`` file per chapter in ``out_dir`` and (``book_file``) an
-    ``.m4b``; ``progress`` after every sentence, ``restart`` ignores earlier runs, ``cover``: image bytes.
+    ``.m4b``; ``progress`` after every sentence, ``restart`` ignores earlier runs, ``cover``: JPEG / PNG bytes.
     Raises ``UsageError``, ``DocumentError`` and synthesis errors (finished chapters stay)."""
     fmt = fmt.lower().lstrip(".")
     if fmt not in BOOK_FORMATS:
@@ -170,9 +170,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     book: Book = read_book(document)
     title, chapters = book.title, book.chapters
     notes: list[str] = list(book.warnings)
-    if cover is not None:
-        cover = prepare_cover(cover, "--cover")
-    elif book.cover is not None and book_file:
+    if cover is None and book.cover is not None and book_file:
         try:
             cover = prepare_cover(book.cover, f"{Path(document).name}: cover image")
         except UsageError as exc:
