@@ -113,7 +113,7 @@ def test_drop_folder_runs_queue(win, qtbot, folder, tiny_w2v_dir):
     assert win.mel.frames_received > 0  # the mel view followed the playback
 
     # export again in another format
-    assert page.export_btn.isEnabled()
+    assert page.transcript.export_btn.isEnabled()
     target = folder / "again.vtt"
     with qtbot.waitSignal(win.io.job_finished, timeout=10000):
         page.export(done, "vtt", target)

@@ -22,22 +22,23 @@ def items(box) -> list:
 def test_language_picker_follows_the_model_and_vocabulary_is_per_model(win, qtbot, home):
     page = win.transcribe
     page.model_box.setCurrentText("(default)")
-    langs = items(page.language_box)
-    assert langs[0] is None and page.language_box.itemText(0) == "auto (detect)"
+    langs = items(page.language_options.language_box)
+    assert langs[0] is None and page.language_options.language_box.itemText(0) == "auto (detect)"
     assert len(langs) == 101 and {"en", "fr", "de", "ja", "yue"} <= set(langs)
     page.language_options.set_language("fr")
-    page.vocabulary.setText("Kubernetes, Dr. Nguyen")
-    page.vocabulary.textEdited.emit("Kubernetes, Dr. Nguyen")
+    page.language_options.vocabulary.setText("Kubernetes, Dr. Nguyen")
+    page.language_options.vocabulary.textEdited.emit("Kubernetes, Dr. Nguyen")
 
     page.model_box.setCurrentText("whisper-tiny.en")           # English-only: auto + English
-    assert items(page.language_box) == [None, "en"] and page.language_options.language() is None
-    assert page.vocabulary.text() == ""
-    page.vocabulary.setText("SpeechStudio")
-    page.vocabulary.textEdited.emit("SpeechStudio")
-    page.task_box.setCurrentIndex(page.task_box.findData("translate"))
+    assert items(page.language_options.language_box) == [None, "en"] and page.language_options.language() is None
+    assert page.language_options.vocabulary.text() == ""
+    page.language_options.vocabulary.setText("SpeechStudio")
+    page.language_options.vocabulary.textEdited.emit("SpeechStudio")
+    page.language_options.task_box.setCurrentIndex(page.language_options.task_box.findData("translate"))
 
     page.model_box.setCurrentText("(default)")
-    assert page.vocabulary.text() == "Kubernetes, Dr. Nguyen" and len(items(page.language_box)) == 101
+    assert page.language_options.vocabulary.text() == "Kubernetes, Dr. Nguyen"
+    assert len(items(page.language_options.language_box)) == 101
     page.language_options.set_language("de")
     o = page.options()
     assert (o.model, o.language, o.task, o.hotwords) == (None, "de", "translate", "Kubernetes, Dr. Nguyen")
@@ -48,9 +49,9 @@ def test_language_picker_follows_the_model_and_vocabulary_is_per_model(win, qtbo
     other = TranscribePage(win.compute, win.io, win.audio)
     qtbot.addWidget(other)
     assert other.language_options.language() == "de" and other.language_options.task() == "translate"
-    assert other.vocabulary.text() == "Kubernetes, Dr. Nguyen"
+    assert other.language_options.vocabulary.text() == "Kubernetes, Dr. Nguyen"
     other.model_box.setCurrentText("whisper-tiny.en")
-    assert other.vocabulary.text() == "SpeechStudio"
+    assert other.language_options.vocabulary.text() == "SpeechStudio"
 
 
 def test_detected_language_and_probability_are_shown(win, qtbot, tmp_path, realspeech):
@@ -59,7 +60,7 @@ def test_detected_language_and_probability_are_shown(win, qtbot, tmp_path, reals
     page.model_box.setCurrentText("(default)")
     page.device_box.setCurrentText("cpu")
     page.language_options.set_language(None)
-    page.task_box.setCurrentIndex(0)
+    page.language_options.task_box.setCurrentIndex(0)
     for f, c in page.format_checks.items():
         c.setChecked(f == "json")
     shutil.copy(realspeech / "picovoice_test_de.wav", tmp_path / "de.wav")

@@ -104,9 +104,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
                                 slot=lambda: self._set_output_dir(None))
         self.overwrite_check = named(QCheckBox("Redo finished files"), "Overwrite existing transcripts")
         self.language_options = LanguageOptions()
-        self.language_box = self.language_options.language_box
-        self.task_box = self.language_options.task_box
-        self.vocabulary = self.language_options.vocabulary
         self.run_options = QWidget()  # the next run's options: folded away while the editor is open
         opts = bare(QVBoxLayout(self.run_options))
         opts.addLayout(hrow(QLabel("Formats"), *self.format_checks.values(), 16, self.out_btn, self.out_reset,
@@ -155,8 +152,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.transcript.status_message.connect(self.status_message)
         self.transcript.editing_changed.connect(self._editing)
         self.segments = self.transcript.segments
-        self.export_box = self.transcript.export_box
-        self.export_btn = self.transcript.export_btn
         split.addWidget(self.transcript)
         split.setSizes([320, 240])
         lay.addWidget(split, 1)
@@ -164,7 +159,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.model_box.currentTextChanged.connect(self.language_options.set_model)
         self.table.itemSelectionChanged.connect(self._show_selected)
         self.segments.cellClicked.connect(self._play_segment)
-        self.export_btn.clicked.connect(self._export_dialog)
+        self.transcript.export_btn.clicked.connect(self._export_dialog)
         self._update_buttons()
 
     def _editing(self, on: bool) -> None:

@@ -94,7 +94,7 @@ class TranscribePlaybackMixin:
         row = self._selected_row()
         if row is None or row.info is None:
             return
-        fmt = self.export_box.currentText()
+        fmt = self.transcript.export_box.currentText()
         if path := ask_save_path(self, f"Export transcript as {fmt}", row.item.path.with_suffix(f".{fmt}").name,
                                  f"{fmt} (*.{fmt})"):
             self.export(row, fmt, Path(path))
