@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from conftest import REALSPEECH, realspeech_rows
-from speechstudio.audio.decode import AudioReader, RawFormat, load_audio, parse_raw_format
+from speechstudio.audio.decode import AudioReader, load_audio
+from speechstudio.audio.raw import RawFormat, parse_raw_format
 from speechstudio.errors import AudioDecodeError
 
 ROWS = realspeech_rows()

@@ -16,7 +16,7 @@ from speechstudio.audio import diagnose
 from speechstudio.audio.diagnose import CHANNEL_PROBE_S, LOUD_DBFS, cancels, channel_energy, check_file, is_stream
 from speechstudio.audio.downmix import Downmix, choose
 from speechstudio.audio.levels import LevelMeter
-from speechstudio.audio.raw import RAW_EXTENSIONS, RawFormat, parse_raw_format, raw_planes
+from speechstudio.audio.raw import RAW_EXTENSIONS, RawFormat
 from speechstudio.audio.tracks import (choose_track, first_start, prefer_speech, start_offset, track_info,
                                        track_label)
 from speechstudio.audio.vad import VAD_RATE, default_spans
@@ -88,7 +88,7 @@ class AudioReader:
         if raw is None and self.path.suffix.lower() in RAW_EXTENSIONS:
             raw = RawFormat()
         self.raw = raw
-        self.info = self._probe_raw() if raw is not None else self._probe()
+        self.info = self._probe()
         self.sample_rate = int(sample_rate or self.info.source_rate or 16000)
         #: sample_rate None (the file's own rate): no more samples than the container's duration (AAC's
         #: encoder padding dropped), so WAV / FLAC give libsndfile's samples exactly
@@ -97,27 +97,14 @@ class AudioReader:
         self.warnings = self.info.warnings
 
     # ---------------------------------------------------------------- probing
-    def _probe_raw(self) -> AudioInfo:
-        assert self.raw is not None
-        width = self.raw.frame_bytes
-        if self.streaming:
-            return AudioInfo(self.path, None, self.raw.sample_rate, self.raw.channels,
-                             f"pcm_{self.raw.sample_format}", 0)
-        size = self.path.stat().st_size
-        info = AudioInfo(self.path, (size // width) / self.raw.sample_rate, self.raw.sample_rate,
-                         self.raw.channels, f"pcm_{self.raw.sample_format}", 0)
-        if size % width:
-            info.warnings.append(f"{self.path}: raw file size is not a whole number of frames; "
-                                 f"last {size % width} bytes ignored")
-        return info
-
     def _open(self):
         import av
 
+        raw = {} if self.raw is None else dict(format=self.raw.sample_format, options={   # headerless: as stated
+            "sample_rate": str(self.raw.sample_rate), "ch_layout": f"{self.raw.channels} channels"})
         try:
-            if str(self.path) == "-":
-                return av.open(sys.stdin.buffer, mode="r", metadata_errors="ignore")
-            return av.open(str(self.path), mode="r", metadata_errors="ignore")
+            source = sys.stdin.buffer if str(self.path) == "-" else str(self.path)
+            return av.open(source, mode="r", metadata_errors="ignore", **raw)
         except av.error.FFmpegError as e:  # InvalidDataError, etc.
             raise AudioDecodeError(
                 f"{self.path}: not a recognised audio or video file ({_ffmpeg_reason(e)})") from e
@@ -161,6 +148,12 @@ class AudioReader:
                 short = diagnose.wav_truncation_warning(self.path)
                 if short:
                     info.warnings.append(short)
+            if self.raw is not None and not self.streaming:
+                size, width = self.path.stat().st_size, self.raw.frame_bytes
+                info.duration_s = (size // width) / self.raw.sample_rate
+                if size % width:
+                    info.warnings.append(f"{self.path}: raw file size is not a whole number of frames; "
+                                         f"last {size % width} bytes ignored")
             if self.streaming:
                 self._container, container = container, None
             return info
@@ -247,12 +240,9 @@ class AudioReader:
 
     def _decode_planes(self, stream_index: int, limit_s: float | None = None) -> Iterator[np.ndarray]:
         """Yield ``(frame, rate)``: float32 shape (channels, n) at its own rate in Hz (not
-        resampled; the rate can change mid-stream, e.g. two MP3s joined); a raw file's whole."""
+        resampled; the rate can change mid-stream, e.g. two MP3s joined)."""
         if self.streaming:
             yield from self._stream_planes(limit_s)
-            return
-        if self.raw is not None:
-            yield from raw_planes(self.path, self.raw)
             return
         container = self._open()
         try:
@@ -264,8 +254,7 @@ class AudioReader:
         """One-pass input: frames read with a ``limit_s`` (a probe) are kept and replayed by the
         next unlimited read, which then continues with the rest of the stream."""
         if self._live is None:
-            self._live = (raw_planes(self.path, self.raw) if self.raw is not None
-                          else self._demux(self._container, self.info.stream_index, None))
+            self._live = self._demux(self._container, self.info.stream_index, None)
         if limit_s is None:
             head, self._head = self._head, []
             yield from head

@@ -1,13 +1,9 @@
 """Headerless raw PCM (``.raw``/``.pcm``): its layout (:class:`RawFormat`, default signed 16-bit
-little-endian, 16 kHz, mono, as CMU Sphinx ships it), the ``--raw-format`` spec parser, and the
-reader that turns the bytes into float32 frames for :class:`~speechstudio.audio.decode.AudioReader`.
-"""
+little-endian, 16 kHz, mono, as CMU Sphinx ships it) and the ``--raw-format`` spec parser; FFmpeg's raw
+demuxers read the bytes (:class:`~speechstudio.audio.decode.AudioReader`)."""
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -52,33 +48,3 @@ def parse_raw_format(spec: str) -> RawFormat:
         raise AudioDecodeError(f"bad raw format {spec!r}: expected RATE[:CHANNELS[:FORMAT]], e.g. 16000:1:s16le") from e
     fmt = parts[2] if len(parts) > 2 else "s16le"
     return RawFormat(rate, ch, fmt)
-
-
-def raw_planes(path: Path, fmt: RawFormat) -> Iterator[tuple[np.ndarray, int]]:
-    """Yield ``(frame, rate)``: float32 shape (channels, n), range [-1, 1], of the raw file (``-``:
-    stdin) read 10 s at a time, at its stated rate in Hz; a trailing partial frame is dropped."""
-    dtype = np.dtype(RAW_DTYPES[fmt.sample_format])
-    ch = fmt.channels
-    width = dtype.itemsize * ch
-    step = int(fmt.sample_rate * 10) * width           # 10 s per read
-    f = sys.stdin.buffer if str(path) == "-" else open(path, "rb")  # noqa: SIM115 (closed below)
-    rest = b""
-    try:
-        while True:
-            chunk = f.read(step)
-            if not chunk:
-                break
-            buf = rest + chunk
-            n = (len(buf) // width) * width
-            rest = buf[n:]
-            if not n:
-                continue
-            x = np.frombuffer(buf[:n], dtype=dtype).reshape(-1, ch).astype(np.float32)
-            if dtype.kind == "i":
-                x /= float(2 ** (8 * dtype.itemsize - 1))
-            elif dtype.kind == "u":
-                x = (x - 128.0) / 128.0
-            yield x.T, fmt.sample_rate
-    finally:
-        if f is not sys.stdin.buffer:
-            f.close()
