@@ -22,6 +22,7 @@ import errno
 import json
 import os
 import random
+import re
 import time
 from pathlib import Path
 
@@ -101,9 +102,10 @@ class RunFolder:
         self.log_path = self.path / "train.log"
 
     def checkpoint_path(self, kind: str) -> Path:
-        """``checkpoints/latest.pt`` or ``checkpoints/best.pt``."""
-        if kind not in ("latest", "best"):
-            raise ValueError(f"checkpoint kind must be 'latest' or 'best', not {kind!r}")
+        """``checkpoints/latest.pt``, ``checkpoints/best.pt`` or ``checkpoints/step_N.pt`` (a step the
+        clone judge kept, ``finetune.trade``)."""
+        if kind not in ("latest", "best") and not re.fullmatch(r"step_\d+", kind):
+            raise ValueError(f"checkpoint kind must be 'latest', 'best' or 'step_N', not {kind!r}")
         return self.checkpoints_dir / f"{kind}.pt"
 
     # ------------------------------------------------------------------ config
@@ -160,7 +162,8 @@ class RunFolder:
 
         path = self.checkpoint_path(kind)
         if not path.is_file():
-            raise RunError(f"{path}: no {kind} checkpoint in this run folder")
+            judged = " (the table lists the judged steps)" if kind.startswith("step_") else ""
+            raise RunError(f"{path}: no {kind} checkpoint in this run folder{judged}")
         try:
             return torch.load(path, map_location=map_location, weights_only=True)
         except Exception as exc:  # noqa: BLE001 - zip / unpickling errors of a damaged file

@@ -16,11 +16,6 @@ from speechstudio.finetune.run import RunError
 TRADE_FILE = "closeness.json"
 
 
-def snapshot_path(run_dir: Path, step: int) -> Path:
-    """``RUN/checkpoints/step_N.pt``: the generator as judged at step ``step`` (format of ``best.pt``)."""
-    return Path(run_dir) / "checkpoints" / f"step_{int(step)}.pt"
-
-
 @dataclass(frozen=True)
 class TradeRow:
     """One judged voice: ``step`` (0: the base voice at the run's rate), ``similarity`` (mean SECS),

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from speechstudio.finetune.base_format import base_format
 from speechstudio.finetune.run import RunError, RunFolder
-from speechstudio.finetune.trade import snapshot_path
 from speechstudio.tts.piper_import import fold_weight_norm
 
 
@@ -52,24 +51,14 @@ def shipped_base(state: dict) -> dict:
 
 def load_checkpoint_state(run_dir: str | os.PathLike, which: str = "best") -> dict:
     """The stored dict of checkpoint ``which``: ``"best"``, ``"latest"``, ``"step_N"`` (a judged
-    step, ``finetune.trade.snapshot_path``) or ``"base"`` (:func:`shipped_base` of ``step_0``). Raises
+    step: only the tensors that changed since ``step_0``) or ``"base"`` (:func:`shipped_base` of ``step_0``). Raises
     ``RunError`` when missing or unreadable."""
     if which == "base":
         return shipped_base(load_checkpoint_state(run_dir, "step_0"))
-    if not which.startswith("step_"):
-        return RunFolder(run_dir).load_checkpoint(which)
-    import torch
-
     try:
-        path = snapshot_path(Path(run_dir), int(which[5:]))
+        state = RunFolder(run_dir).load_checkpoint(which)
     except ValueError:
         raise RunError(f"checkpoint {which!r}: use best, latest or step_N (N a judged step)") from None
-    if not path.is_file():
-        raise RunError(f"{path}: no checkpoint {which} in this run folder (the table lists the judged steps)")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # noqa: BLE001 - zip / unpickling errors of a damaged file
-        raise RunError(f"{path}: unreadable checkpoint ({type(exc).__name__}: {str(exc)[:120]})") from exc
     if state.get("delta_of"):  # only what changed since step_0 is stored
         state["generator"] = {**load_checkpoint_state(run_dir, state["delta_of"])["generator"], **state["generator"]}
     return state

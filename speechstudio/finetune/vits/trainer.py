@@ -31,7 +31,7 @@ from speechstudio.finetune.manifest import Manifest
 from speechstudio.finetune.parallel import Parallel, training_precision
 from speechstudio.finetune.run import (RunFolder, TrainingError, atomic_torch_save, capture_rng_state, restore_rng_state,
                                       seed_all)
-from speechstudio.finetune.trade import row_of, snapshot_path, write_trade
+from speechstudio.finetune.trade import row_of, write_trade
 from speechstudio.finetune.vits.config import TrainConfig
 from speechstudio.finetune.vits.conform import conform_clips
 from speechstudio.finetune.vits.data import BucketBatches, ClipDataset, collate, prepare_clips
@@ -349,12 +349,12 @@ class VoiceTrainer:
         state = self.generator_state()
         if step == 0:
             step0.update({k: v.detach().cpu().clone() for k, v in state["generator"].items()})  # training moves them
-            path = atomic_torch_save(state, snapshot_path(rf.path, 0))
+            path = atomic_torch_save(state, rf.checkpoint_path("step_0"))
         else:
             if not step0:  # resumed: read once
                 step0.update(load_checkpoint_state(rf.path, "step_0")["generator"])
             changed = {k: v for k, v in state["generator"].items() if k not in step0 or not torch.equal(v.cpu(), step0[k])}
-            path = atomic_torch_save(dict(state, generator=changed, delta_of="step_0"), snapshot_path(rf.path, step))
+            path = atomic_torch_save(dict(state, generator=changed, delta_of="step_0"), rf.checkpoint_path(f"step_{step}"))
         if stats["best_step"] == step:
             best = shipped_base(state) if stats.get("best_checkpoint") == "base" else state
             atomic_torch_save(best, rf.checkpoint_path("best"))
