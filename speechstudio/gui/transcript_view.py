@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import QLabel, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from speechstudio.asr.languages import language_name
 from speechstudio.batch.export import FORMATS, output_path, write_transcript
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import CurrentStack, bare, button, combo, fmt_ts, hrow, note_label, speaker_colour, table
+from speechstudio.gui.common import (CurrentStack, add_row, bare, button, combo, fmt_ts, hrow, note_label,
+                                     speaker_colour, table)
 from speechstudio.gui.transcript_editor import TranscriptEditor
 from speechstudio.gui.transcript_player import SegmentPlayer
 from speechstudio.transcript import TranscriptDocument
@@ -119,25 +120,17 @@ class TranscriptView(QWidget):
         # a file in more than one language (each stretch decoded in its own): say which, per segment
         spoken = list(dict.fromkeys(s.language for s in row.segments if getattr(s, "language", None)))
         for seg in row.segments:
-            r = self.segments.rowCount()
-            self.segments.insertRow(r)
-            self.segments.setItem(r, 0, QTableWidgetItem(fmt_ts(seg.start_s)))
-            self.segments.setItem(r, 1, QTableWidgetItem(fmt_ts(seg.end_s)))
             who = getattr(seg, "speaker", None)
             text = f"{who}: {seg.text.strip()}" if who else seg.text.strip()
             lang = getattr(seg, "language", None) if len(spoken) > 1 else None
             if lang:
                 text = f"[{language_name(lang)}] {text}"
-            item = QTableWidgetItem(text)
             colour = speaker_colour(names, who)
             tip = [f"said by {who}"] if colour is not None else []
+            tip += [f"spoken in {language_name(lang)}"] if lang else []
+            r = add_row(self.segments, (fmt_ts(seg.start_s), fmt_ts(seg.end_s), text), ("", "", ", ".join(tip)))
             if colour is not None:
-                item.setForeground(colour)
-            if lang:
-                tip.append(f"spoken in {language_name(lang)}")
-            if tip:
-                item.setToolTip(", ".join(tip))
-            self.segments.setItem(r, 2, item)
+                self.segments.item(r, 2).setForeground(colour)
         self.segments.resizeRowsToContents()
 
     def set_editing(self, on: bool) -> None:
