@@ -137,7 +137,7 @@ def test_queue_survives_a_restart_and_continues(win, qtbot, tmp_path, tiny_w2v_d
     qtbot.addWidget(dlg)
     assert sorted(dlg.table.item(i, 0).text() for i in range(dlg.table.rowCount())) == ["t0.wav", "t1.wav", "t2.wav"]
     row = next(i for i in range(dlg.table.rowCount()) if dlg.table.item(i, 0).text() == "t2.wav")
-    dlg.select(row)
+    dlg.table.selectRow(row)
     assert dlg.table.item(row, 5).text() == "txt · json"
     assert dlg.table.item(row, 3).text() == "0:02"
     out = dlg.reexport_selected("srt")

@@ -6,8 +6,8 @@ import threading
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QGuiApplication
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLabel, QPushButton, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem,
+                               QVBoxLayout, QWidget)
 
 from speechstudio import __version__
 from speechstudio.doctor.report import Check, to_text
@@ -71,10 +71,8 @@ class DoctorDialog(QDialog):
         self.tree.setColumnWidth(0, 150)
         self.tree.setColumnWidth(1, 80)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        self.again = QPushButton("Check again")
-        self.copy = QPushButton("Copy report")
-        buttons.addButton(self.again, QDialogButtonBox.ButtonRole.ActionRole)
-        buttons.addButton(self.copy, QDialogButtonBox.ButtonRole.ActionRole)
+        self.again = buttons.addButton("Check again", QDialogButtonBox.ButtonRole.ActionRole)
+        self.copy = buttons.addButton("Copy report", QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.reject)
         self.again.clicked.connect(self.start)
         self.copy.clicked.connect(self.copy_report)

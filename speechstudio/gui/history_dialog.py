@@ -83,9 +83,6 @@ class HistoryDialog(QDialog):
         rows = self.table.selectionModel().selectedRows()
         return self.records[rows[0].row()] if rows else None
 
-    def select(self, index: int) -> None:
-        self.table.selectRow(index)
-
     def _update_buttons(self) -> None:
         rec = self.selected()
         self.open_btn.setEnabled(rec is not None and bool(rec.outputs))
