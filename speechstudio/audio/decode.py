@@ -76,6 +76,7 @@ class AudioReader:
         self.block_s = float(block_s)
         self.decoded_s = 0.0
         self.loud_s = 0.0      # seconds of 100 ms windows at speech level (after blocks())
+        self.levels: LevelMeter | None = None     # the level of every 100 ms read (after blocks())
         self.channel: int | None = None   # None: the channels mixed (self.downmix); k: channel k only
         self.downmix: Downmix | None = None
         # A pipe is read once: the container stays open from the probe on, and the frames a probe
@@ -380,7 +381,7 @@ class AudioReader:
         pending: list[np.ndarray] = []
         pending_n = 0
         total = 0
-        loud = LevelMeter(self.sample_rate)
+        self.levels = LevelMeter(self.sample_rate)
         try:
             for (data, rate), last in _chain_last(frames, (np.zeros(0, np.float32), src_rate)):
                 parts = []
@@ -395,7 +396,7 @@ class AudioReader:
                     if data.size:
                         pending.append(data)
                         pending_n += data.shape[0]
-                        loud.push(data)
+                        self.levels.push(data)
                 while pending_n >= block_len:
                     buf = np.concatenate(pending) if len(pending) > 1 else pending[0]
                     yield np.ascontiguousarray(buf[:block_len], dtype=np.float32)
@@ -412,7 +413,7 @@ class AudioReader:
             yield np.ascontiguousarray(np.concatenate(pending), dtype=np.float32)
             total += pending_n
         self.decoded_s = total / self.sample_rate
-        self.loud_s = loud.seconds_at(LOUD_DBFS)
+        self.loud_s = self.levels.seconds_at(LOUD_DBFS)
         if self.channel is None and energy.size > 1 and cancels(energy / mixed_n, mixed_energy / mixed_n):
             self._warn(f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?) "
                        "after the first part of the file; the transcript may miss speech", logged=True)

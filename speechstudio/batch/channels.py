@@ -79,9 +79,9 @@ def merge(passes, n_channels: int):
     channel). Each channel is one speaker (a known voice's name when its diarization named it)."""
     labels = channel_names(n_channels)
     out, infos, dropped = [], [], 0
-    meters = {p.channel: p.meter for p in passes}
+    meters = {p.channel: p.reader.levels for p in passes}
     for p in passes:
-        ch, found, meter = p.channel, p.diarization, p.meter
+        ch, found, meter = p.channel, p.diarization, p.reader.levels
         name, known = labels[ch], None
         if found is not None and found.speakers and found.speakers[0].known:
             known = found.speakers[0]

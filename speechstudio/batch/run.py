@@ -345,8 +345,7 @@ class ChannelPass(NamedTuple):
     segments: list
     info: TranscriptInfo
     diarization: object          # the channel's Diarization, None without speaker labels
-    meter: object                # its channels.LevelMeter
-    reader: AudioReader
+    reader: AudioReader          # its levels: what the crosstalk check compares
 
 
 @dataclass
@@ -363,9 +362,8 @@ class FileTranscript:
     loud_s: float
 
 
-def _one_pass(reader, recognizer, request, cancel, item, index, duration, session, levels):
-    """Transcribe ``reader`` (one channel or the mix), feeding ``session`` (diarizer or None) and
-    ``levels`` (a :class:`~speechstudio.batch.channels.LevelMeter` or None) the same blocks.
+def _one_pass(reader, recognizer, request, cancel, item, index, duration, session):
+    """Transcribe ``reader`` (one channel or the mix), feeding ``session`` (diarizer or None) the same blocks.
     Yields ``segment`` events; returns ``(segments, info)``. Raises ``_Cancelled``."""
     stopped = cancel.is_set if cancel is not None else (lambda: False)     # once set, never cleared
 
@@ -375,8 +373,6 @@ def _one_pass(reader, recognizer, request, cancel, item, index, duration, sessio
                 return
             if session is not None:
                 session.push(block)
-            if levels is not None:
-                levels.push(block)
             yield block
 
     segments: list[Segment] = []
@@ -413,7 +409,7 @@ def transcribe_file(item: InputItem, recognizer, request: TranscriptionRequest, 
     warnings: list[str] = [f"{item.path}: {n}" for n in plan_notes]
     if plan is None:                            # the mix: one pass
         session = labeller.start(item.path) if labeller is not None else None
-        segments, info = yield from _one_pass(reader, recognizer, request, cancel, item, index, duration, session, None)
+        segments, info = yield from _one_pass(reader, recognizer, request, cancel, item, index, duration, session)
         warnings += reader.warnings
         if session is not None:
             found = session.finish()
@@ -426,9 +422,8 @@ def transcribe_file(item: InputItem, recognizer, request: TranscriptionRequest, 
             r = AudioReader(item.path, recognizer.sample_rate, raw=raw, track=request.audio_track)
             r.channel = ch
             session = labeller.start(item.path, SpeakerCount(1, 1)) if labeller is not None else None
-            meter = chan.LevelMeter(r.sample_rate)
-            segs, info = yield from _one_pass(r, recognizer, request, cancel, item, index, duration, session, meter)
-            passes.append(ChannelPass(ch, segs, info, session.finish() if session is not None else None, meter, r))
+            segs, info = yield from _one_pass(r, recognizer, request, cancel, item, index, duration, session)
+            passes.append(ChannelPass(ch, segs, info, session.finish() if session is not None else None, r))
         segments, info, extra = chan.merge(passes, reader.info.channels)
         warnings += [f"{item.path}: {n}" for n in extra]
         decoded = max(p.reader.decoded_s for p in passes)
