@@ -237,8 +237,6 @@ def default_path_rtfx(rounds: int = 4, threads: int | None = None) -> dict:
 
     * ``buckets``: today's default: channels-last decoder + bucketed shapes, no lock
       (``bucketed.synthesize_bucketed``);
-    * ``no_buckets``: channels-last decoder, plain ``VitsModel.forward`` with the process-wide lock
-      hook around seeding and noise draws (``voice.bucketing = False``);
     * ``plain``: plain ``VitsModel`` (eager decoder, lock hook): neither extra (``optimize=False``);
     * ``onnxruntime``: reference, a Piper voice's own default (unseeded, ``runtime="onnx"``).
 
@@ -253,11 +251,9 @@ def default_path_rtfx(rounds: int = 4, threads: int | None = None) -> dict:
     threads = threads or os.cpu_count() or 1
     torch.set_num_threads(threads)
     voices = {"buckets": load_voice(joe.model_path(), device="cpu", name="joe", runtime="torch"),
-              "no_buckets": load_voice(joe.model_path(), device="cpu", name="joe", runtime="torch"),
               "plain": load_voice(joe.model_path(), device="cpu", name="joe", runtime="torch", optimize=False),
               "onnxruntime": load_voice(joe.model_path(), device="cpu", name="joe", runtime="onnx")}
-    voices["no_buckets"].bucketing = False
-    assert voices["buckets"].bucketed and not voices["no_buckets"].bucketed and not voices["plain"].bucketed
+    assert voices["buckets"].bucketed and not voices["plain"].bucketed
     pause = int(round(0.25 * voices["plain"].sample_rate))
     length_scale = [1.0]
 
@@ -278,8 +274,7 @@ def default_path_rtfx(rounds: int = 4, threads: int | None = None) -> dict:
     out = {k: max(v) for k, v in per_round.items()}
     out.update({f"{k}_rounds": v for k, v in per_round.items()})
     out["threads"], out["rounds"] = threads, rounds
-    for k in ("no_buckets", "plain"):
-        out[f"paired_buckets_over_{k}"] = statistics.median(a / b for a, b in zip(per_round["buckets"], per_round[k]))
+    out["paired_buckets_over_plain"] = statistics.median(a / b for a, b in zip(per_round["buckets"], per_round["plain"]))
     return out
 
 
@@ -370,10 +365,9 @@ def main(argv=None) -> int:
         r = default_path_rtfx(max(args.rounds, 4))
         print(f"PyTorch default path (torch engine, unseeded), whole text, {r['threads']} thread(s), "
               f"best of {r['rounds']} rotated rounds")
-        for k in ("buckets", "no_buckets", "plain", "onnxruntime"):
+        for k in ("buckets", "plain", "onnxruntime"):
             print(f"  {k:12s}: {r[k]:6.2f}x   rounds " + " ".join(f"{x:.2f}" for x in r[f"{k}_rounds"]))
-        print(f"  paired median buckets / no_buckets: {r['paired_buckets_over_no_buckets']:.2f}; "
-              f"buckets / plain: {r['paired_buckets_over_plain']:.2f}")
+        print(f"  paired median buckets / plain: {r['paired_buckets_over_plain']:.2f}")
         return 0
     if not args.skip_cpu:
         print(f"OpenMP: {OPENMP_POLICY}; onnxruntime: {'no spinning' if _ORT_NO_SPIN else 'default (spinning allowed)'}; "

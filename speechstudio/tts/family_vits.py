@@ -13,7 +13,7 @@ from speechstudio.errors import ModelNotFoundError
 from speechstudio.runtime import tune_heap_for_speed
 from speechstudio.tts.family import VITS_CONTROLS, TtsCapabilities, TtsFamily, VoiceSource, to_device
 from speechstudio.tts.piper_import import fold_weight_norm, load_piper_model, read_piper_config, vits_with_weights
-from speechstudio.tts.piper_onnx import OnnxPiperRunner, onnxruntime_available
+from speechstudio.tts.piper_onnx import OnnxPiperRunner
 from speechstudio.tts.vits import VitsVoice
 
 
@@ -41,7 +41,7 @@ def _load_piper(src: Path, device: str, precision: str, name: str | None, optimi
     """A Piper voice: ``src`` is the ``.onnx`` file or a folder holding one (the first by name)."""
     onnx_path = src if src.suffix == ".onnx" else sorted(src.glob("*.onnx"))[0]
     if runtime == "auto":
-        runtime = "onnx" if device == "cpu" and optimize and onnxruntime_available() else "torch"
+        runtime = "onnx" if device == "cpu" and optimize else "torch"
 
     def build():
         return _finish(load_piper_model(onnx_path)[0], device, precision, optimize)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import platform
 import threading
@@ -20,11 +19,6 @@ from speechstudio.tts.piper_import import PiperVoiceError
 #: Audio samples per latent frame of every Piper VITS voice (rhasspy/piper ``piper_train``
 #: ``vits/config.py``: ``hop_length`` 256 for x_low, low, medium and high).
 PIPER_HOP_LENGTH = 256
-
-
-def onnxruntime_available() -> bool:
-    """True when ``onnxruntime`` can be imported (checked without importing it)."""
-    return importlib.util.find_spec("onnxruntime") is not None
 
 
 def _cpu_id() -> str:

@@ -18,10 +18,9 @@ MAX_SENTENCE_AUDIO_S = 300.0
 
 @dataclass
 class VitsVoice(VoiceText):
-    """A loaded VITS voice (:class:`~speechstudio.tts.family.Voice`; fields, text -> ids and ``synthesize``:
-    ``voice_text.VoiceText``; ``model`` built on first use by ``model_loader`` for runtime "onnx")."""
+    """A loaded VITS voice (fields, text -> ids and ``synthesize``: ``voice_text.VoiceText``; ``model`` built on
+    first use by ``model_loader`` for runtime "onnx")."""
 
-    bucketing: bool = True  # False: the plain VitsModel.forward even where bucketing applies
     runtime: str = "torch"  # "torch" (VitsModel) or "onnx" (Piper's graph in onnxruntime, CPU)
     runner: object = field(default=None, repr=False, compare=False)  # piper_onnx.OnnxPiperRunner
     model_loader: object = field(default=None, repr=False, compare=False)  # builds ``model`` on first use
@@ -53,7 +52,7 @@ class VitsVoice(VoiceText):
         """True when sentences run through ``bucketed.synthesize_bucketed`` (CPU, optimized load)."""
         from speechstudio.tts.decoder import ChannelsLastDecoder
 
-        return self.bucketing and isinstance(getattr(self.model, "decoder", None), ChannelsLastDecoder)
+        return isinstance(getattr(self.model, "decoder", None), ChannelsLastDecoder)
 
     # ------------------------------------------------------------------ synthesis
     def _check(self, settings: SynthesisSettings) -> None:
