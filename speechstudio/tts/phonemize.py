@@ -14,18 +14,14 @@ PAD, BOS, EOS = "_", "^", "$"
 
 
 class PhonemizerUnavailableError(SpeechStudioError):
-    """espeak-ng (piper-phonemize) is not installed or does not know the requested voice."""
+    """espeak-ng does not know the requested voice."""
 
 
 def espeak_phonemes(text: str, voice: str = "en-us") -> list[str]:
     """espeak-ng phonemes of ``text`` for ``voice`` (``"en-us"``): IPA characters, clauses joined by a space.
     Raises ``PhonemizerUnavailableError``."""
-    try:
-        from piper_phonemize import phonemize_espeak
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise PhonemizerUnavailableError(
-            "espeak-ng phonemizer not available: pip install piper-phonemize-fix"
-        ) from exc
+    from piper_phonemize import phonemize_espeak
+
     try:
         return _joined(phonemize_espeak(text, voice))
     except RuntimeError as exc:
@@ -34,10 +30,8 @@ def espeak_phonemes(text: str, voice: str = "en-us") -> list[str]:
 
 def codepoint_phonemes(text: str) -> list[str]:
     """Piper voices with ``"phoneme_type": "text"``: the (case-folded, NFD) characters themselves."""
-    try:
-        from piper_phonemize import phonemize_codepoints
-    except ImportError as exc:  # pragma: no cover
-        raise PhonemizerUnavailableError("piper-phonemize not available: pip install piper-phonemize-fix") from exc
+    from piper_phonemize import phonemize_codepoints
+
     return _joined(phonemize_codepoints(text))
 
 

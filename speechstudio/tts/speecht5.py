@@ -88,7 +88,7 @@ class SpeechT5Voice(FamilyVoice):
     def _run(self, ids: list[int], settings):
         import torch
 
-        sid = self.speaker_id(settings.speaker) or 0
+        sid = self.speaker_id(settings.speaker)
         if settings.seed is not None:
             torch.manual_seed(int(settings.seed) % 2**64)
         x = torch.tensor([ids], dtype=torch.long, device=self.device)
@@ -98,9 +98,7 @@ class SpeechT5Voice(FamilyVoice):
         return wav.reshape(-1)
 
     def speaker_id(self, speaker):
-        if speaker is None or speaker == "":
-            return 0
-        return super().speaker_id(speaker) or 0
+        return super().speaker_id(speaker) or 0  # always an x-vector row, even with one speaker
 
 
 def load(source, config, device: str, precision: str, name: str | None, local_files_only: bool = True):

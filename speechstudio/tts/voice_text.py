@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.errors import SpeechStudioError
 from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, check_options
 from speechstudio.tts.lexicon import apply_pronunciations
 from speechstudio.tts.phonemize import (codepoint_phonemes, espeak_phonemes, phonemes_to_ids, plain_tokenizer,
@@ -24,11 +24,12 @@ class UnsayableTextError(SpeechStudioError):
 
 @dataclass
 class VoiceText:
-    """The fields every loaded voice has (:class:`~speechstudio.tts.family.Voice`), its text -> ids, speaker ids and
-    ``synthesize``; a family defines ``_tokenize`` (text -> ids), ``_check`` (settings) and ``_run_ids`` (ids ->
+    """Every loaded voice: its fields, text -> ids, speaker ids and ``synthesize``; a family defines ``family`` (its
+    registry name: ``family.of(voice)``), ``_tokenize`` (text -> ids), ``_check`` (settings) and ``_run_ids`` (ids ->
     audio). ``kind``: the file format (``transformers`` | ``piper``), ``piper`` a ``PiperVoiceConfig`` or None,
-    ``clone_of`` the base voice of a clone, ``pitch_semitones`` applied unless ``SynthesisSettings.pitch`` says
-    otherwise (a clone's offset)."""
+    ``speakers`` name -> id, ``defaults`` the controls' defaults, ``warnings`` what it could not say (the caller
+    clears them), ``clone_of`` the base voice of a clone, ``pitch_semitones`` applied unless
+    ``SynthesisSettings.pitch`` says otherwise (a clone's offset)."""
 
     name: str
     model: object = field(repr=False, compare=False)
@@ -154,7 +155,7 @@ class VoiceText:
 
             if getattr(tok, "is_uroman", False) and has_non_roman_characters(text):
                 # Romanise here with one cached Uroman: VitsTokenizer builds a new one per call (~6 s).
-                text = _uroman(self.name).romanize_string(text)
+                text = _uroman().romanize_string(text)
             vocab = tok.get_vocab()
             lowered = tok.normalize_text(text) if getattr(tok, "normalize", True) else text
             lost = sorted({ch for ch in lowered if ch not in vocab and ch.isalnum()})
@@ -189,14 +190,12 @@ _UROMAN = None
 _UROMAN_LOCK = threading.Lock()  # the one-time build shared by sentence workers
 
 
-def _uroman(voice_name: str):
+def _uroman():
     """The shared ``uroman.Uroman`` instance (building one loads its tables: several seconds)."""
     global _UROMAN
     if _UROMAN is None:
-        try:
-            import uroman
-        except ImportError as exc:
-            raise UsageError(f"voice {voice_name} needs the uroman romaniser for this script: pip install uroman") from exc
+        import uroman
+
         with _UROMAN_LOCK:
             if _UROMAN is None:
                 _UROMAN = uroman.Uroman()
