@@ -11,8 +11,6 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
-
 from speechstudio.atomic import atomic_path, atomic_write_text, write_error
 from speechstudio.audio.decode import AudioReader
 from speechstudio.audio.encode import AudioEncoder, Chapter as ChapterMark, cover_mime, encoder_errors, image_size
@@ -120,18 +118,8 @@ def write_book_file(path: Path, files: list[Path], titles: list[str], tags: dict
             with AudioEncoder(tmp, rate, tags, suffix=".m4b", chapters=marks, cover=cover,
                               duration_s=total / rate) as enc:
                 for f in files:
-                    reader = AudioReader(f, None)
-                    r, blocks = reader.sample_rate, reader.blocks()
-                    if r == rate:
-                        for block in blocks:
-                            enc.write(block)
-                        continue
-                    import soxr  # another rate (not one voice's chapters): resampled as one stream
-
-                    resampler = soxr.ResampleStream(r, rate, 1, dtype="float32")
-                    for block in blocks:
-                        enc.write(resampler.resample_chunk(block))
-                    enc.write(resampler.resample_chunk(np.zeros(0, np.float32), last=True))
+                    for block in AudioReader(f, rate).blocks():  # a chapter at another rate is resampled
+                        enc.write(block)
     except encoder_errors() as e:  # disk full, folder gone: one line, exit 2
         raise write_error(path, e) from None
     return starts
