@@ -316,7 +316,7 @@ def test_the_editor_shows_ten_lines_with_the_docks_open(win, qtbot, tmp_path, si
 
 
 def test_models_table_wraps_descriptions_and_shortens_paths(win, qtbot, monkeypatch, tmp_path):
-    from speechstudio.gui.drop_paths import home_short
+    from speechstudio.gui.drop_paths import short_path
 
     page = win.show_page("Models")
     with qtbot.waitSignal(page.refreshed, timeout=60000):
@@ -331,9 +331,9 @@ def test_models_table_wraps_descriptions_and_shortens_paths(win, qtbot, monkeypa
     for r, m in enumerate(page.models):  # the full description one hover away
         assert page.table.item(r, col).toolTip() == m.description
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert home_short(tmp_path / ".local" / "voices" / "joe.onnx") == "~/.local/voices/joe.onnx"
-    assert home_short("/opt/voices/joe.onnx") == "/opt/voices/joe.onnx"
-    assert home_short("") == ""
+    assert short_path(tmp_path / ".local" / "voices" / "joe.onnx") == "~/.local/voices/joe.onnx"
+    assert short_path("/opt/voices/joe.onnx") == "/opt/voices/joe.onnx"
+    assert short_path("") == ""
 
 
 @pytest.mark.parametrize("status", ["done", "failed", "cancelled", "skipped", "ignored"])

