@@ -114,10 +114,10 @@ def test_train_step_plots_the_tries_marks_the_recommended_and_saves_the_one_pick
     assert [b.isEnabled() for b in plays] == [False, False, True] and plays[2].accessibleName() == "Play Try 2"
     plays[2].click()
     qtbot.waitUntil(lambda: len(win.audio.backend.played_audio()) > 0, timeout=10000)
-    assert tr.chosen_checkpoint() == "step_2"  # listening does not choose
+    assert tr.trade_view.checkpoint() == "step_2"  # listening does not choose
 
     view.table.selectRow(2)  # the user picks the most similar try, below the floor
-    assert tr.chosen_checkpoint() == "step_4"
+    assert tr.trade_view.checkpoint() == "step_4"
     assert [list(a) for a in view.plot.chosen["similarity"].getData()] == [[4], [pytest.approx(0.75)]]
     assert view.summary.text() == ("Recommended: Try 1, the one most like you that still sounds about as natural as "
                                    "the base voice. You chose Try 2: it sounds much less natural than the base voice "
@@ -155,7 +155,7 @@ def test_the_recommended_try_is_saved_unless_another_is_picked_and_the_base_cann
     assert _training_facts(home, "recommended")["checkpoint"] == "step_2"
     page.back()
     view.plot.clicked.emit(0)  # a click on the base voice's point
-    assert page.train.chosen_checkpoint() == "step_0" and view.table.selectedIndexes()[0].row() == 0
+    assert page.train.trade_view.checkpoint() == "step_0" and view.table.selectedIndexes()[0].row() == 0
     page.next()
     assert page.use.choice.text() == "Base voice, your choice; Back shows how each try sounds"
     assert not page.use.blend_check.isEnabled() and page.use.blend() is None

@@ -326,11 +326,6 @@ class TrainStep(TrainingStep):
         if tried(trade) and not before:
             self.views.setCurrentWidget(self.trade_view)
 
-    def chosen_checkpoint(self) -> str | None:
-        """What the Use step saves: the chosen try's checkpoint (``step_N``, ``base``), or None for the
-        run's best (a run without judged tries)."""
-        return self.trade_view.checkpoint()
-
     def has_model(self) -> bool:
         """True when there is a checkpoint to save (a run ended here, or a saved run)."""
         return (self.done is not None or self.resumable()

@@ -88,7 +88,7 @@ class UseStep(QWidget):
             return None
         job = SaveCloneJob(self.wiz.train.run_dir(), name, self.wiz.base,
                            overwrite=name == self.saved_name or self.replace_check.isChecked(),
-                           finished=self.wiz.train.finished(), which=self.wiz.train.chosen_checkpoint(),
+                           finished=self.wiz.train.finished(), which=self.wiz.train.trade_view.checkpoint(),
                            blend=self.blend())
         self._save_job = self.wiz.trainer.submit(job)
         self._save_obj = job
