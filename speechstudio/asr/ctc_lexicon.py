@@ -22,17 +22,17 @@ DEFAULT_OOV_PENALTY = 8.0
 #: character costs more than ``DEFAULT_OOV_PENALTY`` against a sure blank, so trying it could only
 #: win in strict mode. Hannun et al. prune at a probability of 0.001.
 DEFAULT_TOKEN_PRUNE = -8.0
-DEFAULT_BEAM = 16
+BEAM = 16
 #: At most this many tokens tried per frame (the most probable that pass ``token_prune``;
 #: torchaudio's ``beam_size_token``): bounds the cost on frames where the model is unsure.
-DEFAULT_BEAM_TOKENS = 8
+BEAM_TOKENS = 8
 #: Hypotheses more than this many nats below the best are dropped (flashlight's
 #: ``beamthreshold``, 25-50 with a language model; 1.5 x the OOV penalty here, as there is no LM
 #: to revive them): to win back, a dropped one would need the coming frames to favour it by more
 #: than an OOV word and a sure character together. It lets the beam agree on a finished word soon
 #: after it ends (e.g. drops "SHOWTH", the OOV merge over a sure ``|``), which is when streaming
 #: shows it as stable.
-DEFAULT_BEAM_THRESHOLD = 12.0
+BEAM_THRESHOLD = 12.0
 
 _NEG_INF = -math.inf
 
@@ -116,16 +116,13 @@ class Lexicon:
 
 class LexiconCTCDecoder:
     """Streaming CTC prefix beam search held to a word list (``words`` or a :class:`Lexicon`): ``seconds_per_frame``
-    (0.02 for Wav2Vec2), ``beam``, ``oov_penalty`` nats, pruning by ``token_prune`` / ``beam_threshold`` /
-    ``beam_tokens``. ``GreedyCTCDecoder``'s interface, but :meth:`feed` takes log-probabilities."""
+    (0.02 for Wav2Vec2), ``oov_penalty`` nats, ``token_prune``; :data:`BEAM` hypotheses within :data:`BEAM_THRESHOLD`
+    of the best. ``GreedyCTCDecoder``'s interface, but :meth:`feed` takes log-probabilities."""
 
     def __init__(self, id_to_token: Sequence[str], blank_id: int, word_delimiter: str = "|",
                  skip_ids: Iterable[int] = frozenset(), seconds_per_frame: float = 0.02,
-                 words: Iterable[str] | Lexicon = (), beam: int = DEFAULT_BEAM,
-                 oov_penalty: float = DEFAULT_OOV_PENALTY, token_prune: float = DEFAULT_TOKEN_PRUNE,
-                 beam_threshold: float = DEFAULT_BEAM_THRESHOLD, beam_tokens: int = DEFAULT_BEAM_TOKENS) -> None:
-        if beam < 1:
-            raise ValueError(f"beam {beam}: expected >= 1")
+                 words: Iterable[str] | Lexicon = (), oov_penalty: float = DEFAULT_OOV_PENALTY,
+                 token_prune: float = DEFAULT_TOKEN_PRUNE) -> None:
         if not oov_penalty >= 0:
             raise ValueError(f"oov_penalty {oov_penalty}: expected >= 0 (nats) or math.inf")
         self.id_to_token = list(id_to_token)
@@ -135,11 +132,8 @@ class LexiconCTCDecoder:
         self.seconds_per_frame = float(seconds_per_frame)
         self.lexicon = words if isinstance(words, Lexicon) else Lexicon(words, self.id_to_token, word_delimiter,
                                                                         self.skip_ids, self.blank_id)
-        self.beam = int(beam)
         self.oov_penalty = float(oov_penalty)
         self.token_prune = float(token_prune)
-        self.beam_threshold = float(beam_threshold)
-        self.beam_tokens = max(1, int(beam_tokens))
         self._strict = math.isinf(self.oov_penalty)
         self._delim = next((i for i, t in enumerate(self.id_to_token) if t == word_delimiter), None)
         self._never = np.array(sorted(self.skip_ids | {self.blank_id}), np.int64)
@@ -173,7 +167,7 @@ class LexiconCTCDecoder:
             blank = lp[:, self.blank_id]
         mask = lp >= self.token_prune
         mask[:, self._never] = False
-        k = self.beam_tokens
+        k = BEAM_TOKENS
         if k < lp.shape[1] and int(mask.sum(axis=1).max()) > k:
             kth = np.partition(np.where(mask, lp, -np.inf), -k, axis=1)[:, -k]
             mask &= lp >= kth[:, None]
@@ -233,7 +227,7 @@ class LexiconCTCDecoder:
         # The best hypothesis' blank continuation is a lower bound of the next best score: anything
         # further below it than the beam threshold (with room for a key's few merged paths) is
         # dropped at the end of the frame anyway, so it is not built.
-        floor = best + lb - self.beam_threshold - 1.1
+        floor = best + lb - BEAM_THRESHOLD - 1.1
         grow_floor = floor - max([row[c] for c in cand], default=_NEG_INF)
         new: dict = {}
         # 1) the prefix stays: a blank, or the last label repeated (non-blank path continues)
@@ -302,9 +296,9 @@ class LexiconCTCDecoder:
                 else:
                     ent[1] = _lae(ent[1], score)
         scored = [(_lae(h[0], h[1]) + h[2], k) for k, h in new.items()]
-        top = max(s for s, _ in scored) - self.beam_threshold
-        if len(scored) > self.beam:
-            scored = heapq.nlargest(self.beam, scored, key=itemgetter(0))
+        top = max(s for s, _ in scored) - BEAM_THRESHOLD
+        if len(scored) > BEAM:
+            scored = heapq.nlargest(BEAM, scored, key=itemgetter(0))
         self._beams = {k: new[k] for s, k in scored if s >= top}
 
     def _beams_agree(self) -> bool:
