@@ -82,16 +82,14 @@ def register(subparsers) -> None:
                                description="Edit the user lexicon of a language: WORD is replaced by a respelling, "
                                            "or said with IPA phonemes written between slashes (/ŋwˈɪn/).")
     lsub = lp.add_subparsers(dest="lexicon_command", metavar="{list,add,remove,path}")
-    for name, hlp in (("list", "show the entries"), ("path", "print the lexicon file's path")):
-        p = lsub.add_parser(name, help=hlp)
+    subs = {name: lsub.add_parser(name, help=hlp) for name, hlp in (
+        ("list", "show the entries"), ("path", "print the lexicon file's path"), ("add", "add or replace an entry"),
+        ("remove", "remove an entry"))}
+    subs["add"].add_argument("word")
+    subs["add"].add_argument("pronunciation", help="a respelling, or IPA between slashes")
+    subs["remove"].add_argument("word")
+    for p in subs.values():
         p.add_argument("--language", default="en", help="voice language (en, de, ...; default en)")
-    pa = lsub.add_parser("add", help="add or replace an entry")
-    pa.add_argument("word")
-    pa.add_argument("pronunciation", help="a respelling, or IPA between slashes")
-    pa.add_argument("--language", default="en")
-    pr = lsub.add_parser("remove", help="remove an entry")
-    pr.add_argument("word")
-    pr.add_argument("--language", default="en")
     lp.set_defaults(func=lexicon_command, language="en")
 
 

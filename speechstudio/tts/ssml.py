@@ -15,7 +15,7 @@ from speechstudio.tts.lexicon import phoneme_mark
 from speechstudio.tts.frontend.numbers import DAY_FIRST_LOCALES, cardinal, date_words, digits_words, ordinal, phone_words
 from speechstudio.tts.frontend.text import has_speakable, iter_paragraph_sentences, iter_sentence_pauses
 
-DEFAULT_SENTENCE_PAUSE_S = 0.25  # = stream.SENTENCE_PAUSE_S
+DEFAULT_SENTENCE_PAUSE_S = 0.25  # silence after every sentence but the last (s)
 PARAGRAPH_PAUSE_S = 0.75
 BREAK_STRENGTH_S = {"none": 0.0, "x-weak": 0.25, "weak": 0.5, "medium": 0.75, "strong": 1.0, "x-strong": 1.25}
 RATE_NAMES = {"x-slow": 0.5, "slow": 0.64, "medium": 1.0, "default": 1.0, "fast": 1.55, "x-fast": 2.0}

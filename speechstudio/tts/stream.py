@@ -17,12 +17,9 @@ import speechstudio
 from speechstudio.asr.device import cpu_cores
 from speechstudio.errors import UsageError
 from speechstudio.tts.family import CONTROL_RANGES
-from speechstudio.tts.ssml import SpeechPart, speech_parts
+from speechstudio.tts.ssml import DEFAULT_SENTENCE_PAUSE_S, SpeechPart, speech_parts
 from speechstudio.tts.frontend.text import EmptyTextError
 from speechstudio.tts.vits import SynthesisSettings, VitsVoice
-
-#: Silence appended after every sentence but the last, in seconds.
-SENTENCE_PAUSE_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -148,7 +145,7 @@ def stream_speech(
     voice: VitsVoice,
     text: str | Iterable[str],
     settings: SynthesisSettings = SynthesisSettings(),
-    pause_s: float = SENTENCE_PAUSE_S,
+    pause_s: float = DEFAULT_SENTENCE_PAUSE_S,
     workers: int | None = None,
     ssml: bool | None = None,
     voice_loader: Callable[[str], VitsVoice] | None = None,
