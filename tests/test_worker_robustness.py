@@ -40,7 +40,7 @@ def test_replaced_model_is_freed(tiny_w2v_dir, tmp_path):
         second, _ = cache.asr(str(other), "cpu", "fp32")
         assert dead_recognizer() is None
         assert dead_model() is None
-        assert cache.loaded == [f"ASR {second.model_id} on cpu"]
+        assert cache.has_asr(str(other), "cpu", "fp32") and not cache.has_asr(str(tiny_w2v_dir), "cpu", "fp32")
     finally:
         gc.unfreeze()
 

@@ -128,15 +128,6 @@ class ModelCache:
 
         return self._slot("_voice", (spec or None, device), load)
 
-    @property
-    def loaded(self) -> list[str]:
-        out = []
-        if self._asr is not None:
-            out.append(f"ASR {self._asr.model_id} on {self._asr.device}")
-        if self._voice is not None:
-            out.append(f"voice {self._voice.name}")
-        return out
-
 
 class Worker(QObject):
     """One worker thread, one job at a time, in submission order."""
