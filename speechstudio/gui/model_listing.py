@@ -48,13 +48,11 @@ class PageListing:
 
 
 def network_state(max_age_s: float = NETWORK_TTL_S) -> tuple[bool, str]:
-    """``(reachable, reason)`` of the Hugging Face Hub, asked at most every ``max_age_s`` seconds
-    (``HF_HUB_OFFLINE=1``: no network access, answered at once)."""
+    """``(reachable, reason)`` of the Hugging Face Hub (:func:`~speechstudio.hub.download.hub_reachable`:
+    no network access with ``HF_HUB_OFFLINE=1``), asked at most every ``max_age_s`` seconds."""
     global _network
-    from speechstudio.hub.download import hub_offline, hub_reachable
+    from speechstudio.hub.download import hub_reachable
 
-    if hub_offline():
-        return False, "offline mode (HF_HUB_OFFLINE=1)"
     now = time.monotonic()
     if _network is None or now - _network[0] > max_age_s:
         ok, reason = hub_reachable(timeout_s=3.0)
