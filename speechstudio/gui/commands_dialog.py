@@ -3,10 +3,10 @@ is said and what it does (a punctuation mark, a line break, any text, "scratch t
 dictating"). Saved atomically to ``<data dir>/dictation/commands.json``."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTableWidgetItem, QVBoxLayout
 
 from speechstudio.dictation.commands import DEFAULT_COMMANDS, Command, CommandTable, CommandTableError, key
-from speechstudio.gui.common import button, combo, hrow, note_label
+from speechstudio.gui.common import button, combo, hrow, note_label, table as table_widget
 
 #: What the "Does" column offers; any other text is inserted as typed ("\\n" = a line break).
 PRESETS = {",": ", (comma)", ".": ". (full stop)", "?": "? (question mark)", "!": "! (exclamation mark)",
@@ -46,11 +46,8 @@ class CommandsDialog(QDialog):
                               "Language code (en, de, fr, ...); type a new one to add a table")
         self.lang_box.setEditable(True)
         lay.addLayout(hrow(QLabel("Language"), self.lang_box))
-        self.grid = QTableWidget(0, 2)
-        self.grid.setHorizontalHeaderLabels(["Say", "Does"])
-        self.grid.horizontalHeader().setStretchLastSection(True)
+        self.grid = table_widget("Spoken commands table", ("Say", "Does"), editable=True, numbers=True)
         self.grid.setColumnWidth(0, 220)
-        self.grid.setAccessibleName("Spoken commands table")
         lay.addWidget(self.grid, 1)
         self.note = note_label("About spoken commands", self.error or "Say the words on the left while dictating. "
                                "\"Does\": pick a preset or type the text to insert (\\n = line break).")
@@ -73,9 +70,8 @@ class CommandsDialog(QDialog):
         r = self.grid.rowCount()
         self.grid.insertRow(r)
         self.grid.setItem(r, 0, QTableWidgetItem(c.say))
-        does = QComboBox()
+        does = combo("", PRESETS.values())
         does.setEditable(True)
-        does.addItems(list(PRESETS.values()))
         does.setCurrentText(describe(c))
         self.grid.setCellWidget(r, 1, does)
 
