@@ -21,10 +21,6 @@ class HifiGanResidualBlock2(nn.Module):
             for d in dilation
         )
 
-    def remove_weight_norm(self):
-        for layer in self.convs:
-            torch.nn.utils.parametrize.remove_parametrizations(layer, "weight")
-
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
         for conv in self.convs:
             residual = hidden_states
@@ -55,7 +51,6 @@ def install_decoder(model) -> None:
         return
     ref = next(model.decoder.parameters())
     model.decoder = VitsHifiGanV2(model.config).to(device=ref.device, dtype=ref.dtype)
-
 
 
 def _conv1d_to_2d(module: nn.Module) -> None:
