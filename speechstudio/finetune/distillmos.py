@@ -17,8 +17,6 @@ from torch import nn
 
 #: Bundled weights: distillmos 0.9.1 ``distill_mos_v7.pt``, state dict as float16 safetensors.
 WEIGHTS = Path(__file__).with_name("weights") / "distillmos_v7.safetensors"
-#: Input rate of the model (Hz).
-SAMPLE_RATE = 16000
 _SEQ_LEN = 122880  # 7.68 s windows
 _MAX_HOP = 16000  # windows of a longer clip start at most 1 s apart
 _FEAT_LEN = 384  # positional-encoding length (frames at 50 Hz)
