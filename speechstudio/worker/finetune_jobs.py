@@ -106,10 +106,6 @@ class DatasetProgress:
     total: int
     message: str
 
-    @property
-    def fraction(self) -> float:
-        return self.done / self.total if self.total else 0.0
-
 
 _TRANSCRIBERS: dict = {}  # one Whisper transcriber, reused by the next check (worker thread only)
 
