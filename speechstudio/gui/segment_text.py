@@ -71,8 +71,7 @@ class SegmentTextEdit(QPlainTextEdit):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        cr = self.contentsRect()
-        self.gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
+        self._relayout()
 
     def paint_gutter(self, event) -> None:
         p = QPainter(self.gutter)
