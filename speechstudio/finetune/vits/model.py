@@ -97,7 +97,8 @@ def prior_latents(z_mask, attn, m_p, logs_p, model, g=None, generator=None):
     with torch.no_grad():
         m_f, logs_f = expand_prior(attn, m_p.float(), logs_p.float())
         noise = float(getattr(model, "noise_scale", 0.667))
-        eps = torch.randn(m_f.shape, generator=generator, dtype=m_f.dtype, device=m_f.device)
+        where = m_f.device if generator is None else generator.device      # a seeded CPU generator: CPU noise
+        eps = torch.randn(m_f.shape, generator=generator, dtype=m_f.dtype, device=where).to(m_f.device)
         z_p = ((m_f + eps * torch.exp(logs_f) * noise) * z_mask).to(m_p.dtype)
         return model.flow(z_p, z_mask.to(m_p.dtype), g, reverse=True) * z_mask
 
