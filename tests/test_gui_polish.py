@@ -249,17 +249,16 @@ def test_recent_files(win, qtbot, tmp_path):
     assert recent_files() == [str(a.resolve())]  # a file that is gone is dropped
 
 
-def test_a_saved_model_folder_that_is_gone_is_dropped_with_a_note(qapp, tmp_path):
-    from speechstudio.gui.common import ModelPicker
-
-    picker = ModelPicker("Model", "tip")
+def test_a_saved_model_folder_that_is_gone_is_dropped_with_a_note(win, tmp_path):
+    picker = win.transcribe.model_box
     gone = tmp_path / "pytest-models0" / "tiny-w2v"
-    note = picker.restore(str(gone))
-    assert note == f"The model saved last time, {gone}, no longer exists; using the default model instead."
+    picker.setCurrentText(str(gone))  # as restored from the settings
+    assert win._drop_missing_models() == [
+        f"The model saved last time, {gone}, no longer exists; using the default model instead."]
     assert picker.currentText() == "(default)" and picker.model() is None
-    assert picker.restore("whisper-tiny.en") is None and picker.model() == "whisper-tiny.en"
-    assert picker.restore("Systran/faster-whisper-tiny.en") is None  # a Hub id is not a folder
-    assert picker.restore(str(tmp_path)) is None and picker.model() == str(tmp_path)
+    for spec in ("whisper-tiny.en", "Systran/faster-whisper-tiny.en", str(tmp_path)):  # a Hub id is not a folder
+        picker.setCurrentText(spec)
+        assert win._drop_missing_models() == [] and picker.model() == spec
 
 
 def test_every_page_fits_at_1280x800_without_scrolling(win, qtbot):

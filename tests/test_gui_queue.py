@@ -166,7 +166,7 @@ def test_watched_folder_queues_and_transcribes_new_files(win, qtbot, tmp_path, t
     inbox.mkdir()
     write_tone(inbox / "before.wav", 1.0)                 # already there: not queued
     page = setup_page(win, tiny_w2v_dir, formats=("txt",))
-    page.watch_settle_s = 0.0
+    page.watcher.settle_s = 0.0
     page.watch_folder(str(inbox))
     assert page.watch_btn.text() == "Watched folders (1)" and page.watch_timer.isActive()
     assert page.poll_watched() == 0

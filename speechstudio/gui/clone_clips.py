@@ -93,7 +93,6 @@ class ClipEditor(QWidget):
                 if c.flags and col == COL_FLAGS:
                     item.setToolTip("\n".join(_flag_help(x) for x in c.flags))
                 self.table.setItem(r, col, item)
-        self._layout_columns()
         self._filling = False
         self._update_buttons()
 

@@ -429,8 +429,8 @@ class _DefaultNameDelegate(QStyledItemDelegate):
 
 
 class ModelPicker(QComboBox):
-    """Editable model picker: "(default)", installed names, or a typed HF id / folder; :meth:`restore`
-    puts back a saved choice unless its folder is gone."""
+    """Editable model picker: "(default)", installed names, or a typed HF id / folder (a saved folder that
+    is gone goes back to "(default)" when the window opens: :func:`missing_model`)."""
 
     def __init__(self, accessible_name: str, tooltip: str) -> None:
         super().__init__()
@@ -481,13 +481,6 @@ class ModelPicker(QComboBox):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         self._place_hint()
-
-    def restore(self, spec: str | None) -> str | None:
-        """Select a saved model spec; a folder that no longer exists is not selected ("(default)"
-        is) and the returned note says so (``None`` when the saved choice was used)."""
-        note = missing_model(spec)
-        self.setCurrentText(DEFAULT_MODEL if note or not spec else str(spec))
-        return note
 
     def set_models(self, names: list[str]) -> None:
         """Fill the list with installed model names, keeping the current text."""

@@ -30,7 +30,6 @@ class TranscribeWatchMixin:
         if self.watcher is None:
             self.status_message.emit(self.keeper.problem)
             return
-        self.watcher.settle_s = self.watch_settle_s
         self.watcher.watch(folder, output_dir)
         self._fill_watch_menu()
         self.status_message.emit(f"watching {display_name(folder, full=True)}")
