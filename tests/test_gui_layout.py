@@ -288,7 +288,7 @@ def test_the_queue_gets_its_rows_back_after_the_editor(win, qtbot, tmp_path):
     view.edit_btn.click()
     table.selectRow(11)
     qtbot.wait(50)
-    assert view.editing and view.editor.document.path.name == "b.json"
+    assert view.stack.currentWidget() is view.editor and view.editor.document.path.name == "b.json"
     assert _visible_rows(table) >= 2
     assert table.viewport().rect().contains(table.visualItemRect(table.item(11, 0)))
     view.edit_btn.click()

@@ -184,9 +184,10 @@ def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_a
     row = QueueRow(InputItem(wav), status="done", outputs=(srt,), segments=list(SEGMENTS), info=INFO)
     view = page.transcript
     view.show_row(row)
-    assert view.edit_btn.isEnabled() and not view.editing
+    assert view.edit_btn.isEnabled() and view.stack.currentWidget() is not view.editor
     view.edit_btn.click()
-    assert view.editing and view.editor.document.path == tmp_path / "talk.json"   # made next to the srt
+    assert view.stack.currentWidget() is view.editor
+    assert view.editor.document.path == tmp_path / "talk.json"   # made next to the srt
     ed = view.editor
     ed.document.replace_lines(0, 1, ["Hello world again"], "edit segment 1")
     ed.run(lambda: None)
@@ -195,7 +196,7 @@ def test_hosted_in_transcribe_page_with_real_player(win, qtbot, tmp_path, fake_a
     ed.flush()                                           # (the autosave a second after typing does the same)
     assert srt.read_text(encoding="utf-8").startswith("1\n00:00:00,100 --> 00:00:01,800\nHello world again\n")
     view.edit_btn.click()                                # leaving the editor saves
-    assert not view.editing and page.segments.item(0, 2).text() == "Hello world again"
+    assert view.stack.currentWidget() is not view.editor and page.segments.item(0, 2).text() == "Hello world again"
     assert json.loads((tmp_path / "talk.json").read_text())["segments"][0]["text"] == "Hello world again"
 
     view.edit_btn.click()

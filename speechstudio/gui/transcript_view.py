@@ -88,10 +88,6 @@ class TranscriptView(QWidget):
         bl.addWidget(self.stack, 1)
         self.edit_btn.toggled.connect(self.set_editing)
 
-    @property
-    def editing(self) -> bool:
-        return self.stack.currentWidget() is self.editor
-
     def show_row(self, row: QueueRow | None) -> None:
         self.row = row
         self._fill_table(row)
