@@ -140,7 +140,6 @@ class ShortcutsDialog(QDialog):
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectItems)
         for keys, what in rows:
             add_row(self.table, (keys, what), ("", ""))
-        self.table.resizeColumnToContents(0)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
