@@ -16,11 +16,10 @@ WINDOW_S = 30.0
 @dataclass(frozen=True)
 class LanguageGuess:
     """A detected language: ``language`` (ISO code), ``probability`` in [0, 1] (softmax over the
-    language tokens), ``speech_s`` seconds of speech it was detected on, ``detector`` the model id."""
+    language tokens), ``detector`` the model id."""
 
     language: str
     probability: float
-    speech_s: float
     detector: str
     #: seconds of audio from the start whose speech was all used for this guess (0: unknown)
     covered_s: float = 0.0

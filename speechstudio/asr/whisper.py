@@ -77,8 +77,7 @@ class WhisperRecognizer:
             return None
         speech = np.asarray(speech, np.float32)[: int(WINDOW_S * self.sample_rate)]
         language, probability, _ = self.model.detect_language(audio=speech)
-        return LanguageGuess(language, round(float(probability), 4), round(speech.shape[0] / self.sample_rate, 3),
-                             self.model_id)
+        return LanguageGuess(language, round(float(probability), 4), self.model_id)
 
     def transcribe(self, audio: AudioInput, *, language: str | None = None, task: str = "transcribe",
                    initial_prompt: str | None = None, hotwords: str | None = None,
