@@ -19,6 +19,7 @@ class GuiThreadCollector(QObject):
     def __init__(self, parent: QObject, interval_ms: int = INTERVAL_MS) -> None:
         super().__init__(parent)
         self.threshold = gc.get_threshold()
+        self.collected = 0                  # objects found unreachable so far (for tests / diagnostics)
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.check)
         self._timer.start(interval_ms)
@@ -36,6 +37,7 @@ class GuiThreadCollector(QObject):
                 found += gc.collect(1)
                 if c2 > t2:
                     found += gc.collect(2)
+        self.collected += found
         return found
 
 
