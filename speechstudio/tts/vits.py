@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from speechstudio.tts.family import SynthesisSettings, check_settings
+from speechstudio.tts.family import SynthesisSettings
 from speechstudio.tts.voice_text import VoiceText
 
 
@@ -55,9 +55,6 @@ class VitsVoice(VoiceText):
         return isinstance(getattr(self.model, "decoder", None), ChannelsLastDecoder)
 
     # ------------------------------------------------------------------ synthesis
-    def _check(self, settings: SynthesisSettings) -> None:
-        check_settings(settings)
-
     def _run_ids(self, ids: list[int], settings: SynthesisSettings) -> np.ndarray:
         """The model's own float32 ``(n_samples,)`` for one id sequence (a hop multiple); seeded on onnx: the
         PyTorch model."""

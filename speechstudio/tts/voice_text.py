@@ -25,11 +25,11 @@ class UnsayableTextError(SpeechStudioError):
 @dataclass
 class VoiceText:
     """Every loaded voice: its fields, text -> ids, speaker ids and ``synthesize``; a family defines ``family`` (its
-    registry name: ``family.of(voice)``), ``_tokenize`` (text -> ids), ``_check`` (settings) and ``_run_ids`` (ids ->
-    audio). ``kind``: the file format (``transformers`` | ``piper``), ``piper`` a ``PiperVoiceConfig`` or None,
-    ``speakers`` name -> id, ``defaults`` the controls' defaults, ``warnings`` what it could not say (the caller
-    clears them), ``clone_of`` the base voice of a clone, ``pitch_semitones`` applied unless
-    ``SynthesisSettings.pitch`` says otherwise (a clone's offset)."""
+    registry name: ``family.of(voice)``), ``_tokenize`` (text -> ids) and ``_run_ids`` (ids -> audio). ``kind``: the
+    file format (``transformers`` | ``piper``), ``piper`` a ``PiperVoiceConfig`` or None, ``speakers`` name -> id,
+    ``defaults`` the controls' defaults, ``warnings`` what it could not say (the caller clears them), ``clone_of``
+    the base voice of a clone, ``pitch_semitones`` applied unless ``SynthesisSettings.pitch`` says otherwise (a
+    clone's offset)."""
 
     name: str
     model: object = field(repr=False, compare=False)
@@ -74,8 +74,8 @@ class VoiceText:
 
     def synthesize_ids(self, ids: list[int], settings: SynthesisSettings = SynthesisSettings()) -> np.ndarray:
         """One id sequence -> float32 ``(n_samples,)``, pitch-shifted by ``settings.pitch`` or ``pitch_semitones``.
-        Raises ``UsageError`` for a control out of range."""
-        self._check(settings)
+        Raises ``UsageError`` for a control out of range; a control the family lacks is a warning."""
+        self.warnings.extend(check_options(self, settings))
         wav = self._run_ids(ids, settings)
         shift = self.pitch_semitones if settings.pitch is None else float(settings.pitch)
         return shift_pitch(wav, self.sample_rate, shift) if shift else wav
@@ -172,11 +172,6 @@ class FamilyVoice(VoiceText):
     family: str = ""
     controls: tuple = ()
     lock: object = field(default_factory=threading.Lock, repr=False)
-
-    bucketed = reads_ipa = False  # letter / ARPAbet front ends
-
-    def _check(self, settings) -> None:
-        self.warnings.extend(check_options(self, settings))
 
     def _run_ids(self, ids: list[int], settings) -> np.ndarray:
         import torch
