@@ -22,9 +22,10 @@ def t5_dir(tmp_path_factory):
 
 def test_fastspeech2_front_end_durations_and_controls(fs2_dir):
     from speechstudio.tts.fastspeech2 import arpabet
-    from speechstudio.tts.family import SynthesisSettings, load_voice
+    from speechstudio.tts.family import SynthesisSettings, Voice, load_voice
 
     voice = load_voice(fs2_dir, device="cpu", name="fs2")
+    assert isinstance(voice, Voice)                             # the protocol every family's voice keeps
     assert (type(voice).__name__, voice.family, voice.sample_rate) == ("FastSpeech2Voice", "fastspeech2", 22050)
     assert voice.controls == ("length_scale", "speaker") and voice.defaults["controls"] == voice.controls
     assert arpabet("Hello, world!") == (["HH", "AH0", "L", "OW1", ",", " ", "W", "ER1", "L", "D", "!"], [])
@@ -55,9 +56,10 @@ def test_fastspeech2_streams_to_a_file(fs2_dir, tmp_path):
 
 
 def test_speecht5_speakers_seed_and_rate(t5_dir):
-    from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, load_voice
+    from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, Voice, load_voice
 
     voice = load_voice(t5_dir, device="cpu", name="t5")
+    assert isinstance(voice, Voice)
     assert (type(voice).__name__, voice.sample_rate, voice.speakers) == ("SpeechT5Voice", 16000, {"awb": 0, "slt": 1})
     assert voice.controls == ("speaker", "seed")
     a = voice.synthesize("Hello world.", SynthesisSettings(speaker="slt", seed=3))

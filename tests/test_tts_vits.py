@@ -10,7 +10,7 @@ from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.tts.output import write_speech
 from speechstudio.tts.stream import SpeechChunk, stream_speech
 from speechstudio.tts.frontend.text import EmptyTextError
-from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, load_voice
+from speechstudio.tts.family import SynthesisSettings, UnknownSpeakerError, Voice, load_voice
 
 from tts_fixtures.tiny import make_tiny_vits
 
@@ -38,7 +38,7 @@ def multi(multi_dir):
 
 
 def test_loads_through_real_code(single, multi):
-    assert single.kind == "transformers" and multi.kind == "transformers"
+    assert isinstance(single, Voice) and single.kind == "transformers" and multi.kind == "transformers"
     assert single.sample_rate == 16000 and single.num_speakers == 1 and multi.num_speakers == 3
     assert single.dtype == "fp32" and single.device == "cpu"
     wav = single.synthesize("hello world.")

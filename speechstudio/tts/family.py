@@ -1,6 +1,6 @@
-"""The registry of text-to-speech families (shaped like :mod:`speechstudio.asr.family`): ``TtsFamily`` detects,
-loads (a ``voice_text.VoiceText``), states ``capabilities``, checks settings and assembles Hub downloads; built
-in (``BUILTIN``): ``vits``, ``speecht5``, ``fastspeech2``. No torch until ``load``."""
+"""The registry of text-to-speech families (shaped like :mod:`speechstudio.asr.family`) and the
+:class:`Voice` every family loads: ``TtsFamily`` detects, loads, states ``capabilities``, checks settings
+and assembles Hub downloads; built in (``BUILTIN``): ``vits``, ``speecht5``, ``fastspeech2``. No torch until ``load``."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Protocol, runtime_checkable
 
 from speechstudio.asr.device import resolve_device, resolve_precision
 from speechstudio.atomic import atomic_folder
@@ -47,6 +47,36 @@ class SynthesisSettings:
     #: Pitch shift in semitones (formants kept, ``tts.pitch.shift_pitch``); ``None``: the voice's
     #: own ``VitsVoice.pitch_semitones`` (0 except for clones that measured one), 0: none.
     pitch: float | None = None
+
+
+@runtime_checkable
+class Voice(Protocol):
+    """A loaded voice of any family (``vits.VitsVoice``, ``voice_text.FamilyVoice``). ``family``: its registry name
+    (what it can do: ``of(voice).capabilities``); ``kind``: its file format (``transformers`` | ``piper``);
+    ``sample_rate`` Hz; ``speakers`` name -> id; ``defaults`` the controls' defaults; ``warnings`` text it could not
+    say (the caller clears them); ``clone_of`` the base voice of a clone."""
+
+    name: str
+    family: str
+    kind: str
+    sample_rate: int
+    language: str
+    speakers: dict
+    num_speakers: int
+    device: str
+    dtype: str
+    defaults: dict
+    warnings: list
+    clone_of: str | None
+
+    def speaker_id(self, speaker: int | str | None) -> int | None:
+        """Speaker name / id -> int id (``None``: the default). Raises ``UnknownSpeakerError``."""
+
+    def text_to_ids(self, sentence: str) -> list[int]:
+        """Token ids of one sentence. Raises ``EmptyTextError`` / ``UnsayableTextError``."""
+
+    def synthesize(self, sentence: str, settings: SynthesisSettings = SynthesisSettings()):
+        """One sentence -> ``np.ndarray[float32]`` ``(n_samples,)`` at ``sample_rate`` Hz, [-1, 1]."""
 
 
 def check_settings(settings, flags: bool = False) -> None:
@@ -102,9 +132,9 @@ class TtsFamily:
         raise NotImplementedError
 
     def load(self, source: VoiceSource, *, device: str, precision: str, name: str | None,
-             local_files_only: bool = True, optimize: bool = True, runtime: str = "auto"):
-        """The loaded voice (``voice_text.VoiceText``); ``device`` / ``precision`` are resolved. Raises
-        ``ModelNotFoundError``."""
+             local_files_only: bool = True, optimize: bool = True, runtime: str = "auto") -> Voice:
+        """The loaded :class:`Voice` (a ``voice_text.VoiceText``); ``device`` / ``precision`` are resolved.
+        Raises ``ModelNotFoundError``."""
         raise NotImplementedError
 
     def assemble(self, hf_id: str, snapshot: Path, dest: Path, snapshot_fn) -> Path | None:
@@ -262,7 +292,7 @@ def _pick_device(device: str, precision: str, runtime: str) -> tuple[str, str]:
 
 def load_voice(source: str | os.PathLike, device: str = "auto", precision: str = "auto",
                name: str | None = None, local_files_only: bool = True, optimize: bool = True,
-               runtime: str = "auto"):
+               runtime: str = "auto") -> Voice:
     """Load a voice (Piper ``.onnx``, checkpoint folder or Hugging Face id) through the family that
     recognises it. ``device`` ``auto|cpu|cuda``; ``precision`` ``auto|fp32|fp16``; ``optimize``:
     channels-last decoder on CPU; ``runtime`` ``torch|onnx|auto`` (auto: onnx for Piper on CPU, unless

@@ -24,12 +24,12 @@ class UnsayableTextError(SpeechStudioError):
 
 @dataclass
 class VoiceText:
-    """Every loaded voice: its fields, text -> ids, speaker ids and ``synthesize``; a family defines ``family`` (its
-    registry name: ``family.of(voice)``), ``_tokenize`` (text -> ids) and ``_run_ids`` (ids -> audio). ``kind``: the
-    file format (``transformers`` | ``piper``), ``piper`` a ``PiperVoiceConfig`` or None, ``speakers`` name -> id,
-    ``defaults`` the controls' defaults, ``warnings`` what it could not say (the caller clears them), ``clone_of``
-    the base voice of a clone, ``pitch_semitones`` applied unless ``SynthesisSettings.pitch`` says otherwise (a
-    clone's offset)."""
+    """Every loaded voice (:class:`~speechstudio.tts.family.Voice`): its fields, text -> ids, speaker ids and
+    ``synthesize``; a family defines ``family`` (its registry name: ``family.of(voice)``), ``_tokenize`` (text -> ids)
+    and ``_run_ids`` (ids -> audio). ``kind``: the file format (``transformers`` | ``piper``), ``piper`` a
+    ``PiperVoiceConfig`` or None, ``speakers`` name -> id, ``defaults`` the controls' defaults, ``warnings`` what it
+    could not say (the caller clears them), ``clone_of`` the base voice of a clone, ``pitch_semitones`` applied unless
+    ``SynthesisSettings.pitch`` says otherwise (a clone's offset)."""
 
     name: str
     model: object = field(repr=False, compare=False)
