@@ -188,6 +188,19 @@ def test_raw_format_applies_to_raw_files_only(tmp_path, realspeech, tiny_w2v_dir
     assert json.loads((tmp_path / "jfk.json").read_text())["audio_duration_s"] == 11.0
 
 
+def test_a_raw_files_warning_is_said_once_when_its_channels_are_split(tmp_path, realspeech, tiny_w2v_dir, capsys,
+                                                                      home):
+    import numpy as np
+
+    go = np.frombuffer((realspeech / "pocketsphinx_goforward.raw").read_bytes(), "<i2")
+    (tmp_path / "call.raw").write_bytes(np.stack([go, go[::-1]], axis=1).tobytes() + b"\x00\x00\x00")  # 3 bytes over
+    code, _, err = run(["transcribe", str(tmp_path / "call.raw"), "--raw-format", "16000:2", "--channels", "split",
+                        "--model", str(tiny_w2v_dir), "--format", "json", "-q"], capsys)
+    warning = f"{tmp_path / 'call.raw'}: raw file size is not a whole number of frames; last 3 bytes ignored"
+    live, summary = err.split("Summary:")
+    assert code == 0 and live.count(warning) == 1 and summary.count(warning) == 1, err      # once, not per channel
+
+
 def test_missing_path_among_good_ones_exits_1(tmp_path, realspeech, tiny_w2v_dir, capsys, home):
     shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / "a.wav")
     code, _, err = run(["transcribe", str(tmp_path / "a.wav"), str(tmp_path / "typo.wav"),

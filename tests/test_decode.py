@@ -52,6 +52,35 @@ def test_raw_needs_and_uses_stated_layout(realspeech):
         RawFormat(16000, 1, "s17le")
 
 
+@pytest.mark.parametrize("spec, reason", [
+    ("16000:1:s16le:junk", "bad raw format '16000:1:s16le:junk': expected RATE"),     # a field too many
+    ("16000::s16le", "bad raw format '16000::s16le': expected RATE"),                 # an empty one
+    ("1", r"raw sample rate must be 1000 to 768000 Hz \(got 1\)"),                    # days of audio from kilobytes
+    ("16000:65", r"raw channel count must be 1 to 64 \(got 65\)"),
+])
+def test_a_raw_layout_that_cannot_be_meant_is_refused(spec, reason):
+    with pytest.raises(AudioDecodeError, match=reason):
+        parse_raw_format(spec)
+
+
+@pytest.mark.parametrize("channels", [8, 9, 64])
+def test_eight_or_more_channels_decode_as_one_mix(tmp_path, channels):
+    """PyAV's planar frames of 8 or more channels crashed the process (a segmentation fault)."""
+    import soundfile as sf
+
+    x = np.repeat(0.5 * np.sin(2 * np.pi * 440 * np.arange(16000) / 16000)[:, None], channels, axis=1)
+    raw = tmp_path / "many.raw"
+    raw.write_bytes((x * 32767).astype("<i2").tobytes())
+    wav = tmp_path / "many.wav"
+    sf.write(wav, x, 16000, subtype="PCM_16")
+    for path, layout in ((raw, parse_raw_format(f"16000:{channels}")), (wav, None)):
+        reader = AudioReader(path, 16000, raw=layout)
+        audio = np.concatenate(list(reader.blocks()))
+        assert reader.info.channels == channels and audio.shape == (16000,)
+        assert np.abs(audio).max() == pytest.approx(0.5, rel=0.01)                   # their mean
+        assert any(f"unknown channel layout '{channels} channels'" in w for w in reader.warnings)
+
+
 def _tone(seconds=2.0, rate=44100, channels=2):
     t = np.arange(int(seconds * rate)) / rate
     x = (0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)

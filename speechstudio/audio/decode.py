@@ -283,7 +283,8 @@ class AudioReader:
 
         stream = container.streams.audio[[s.index for s in container.streams.audio].index(stream_index)]
         stream.thread_type = "AUTO"
-        converter = av.AudioResampler(format="fltp")
+        # packed float32: PyAV's to_ndarray crashes on planar frames of 8 or more channels (AV_NUM_DATA_POINTERS)
+        converter = av.AudioResampler(format="flt")
         got = 0
         rate = stream.codec_context.sample_rate or 1
         packets = container.demux(stream)
@@ -309,13 +310,13 @@ class AudioReader:
             for frame in frames:
                 yield from self._gap_before(frame, gap_state)
                 for out in converter.resample(frame):
-                    planes = out.to_ndarray()  # (channels, n) float32
+                    planes = _planes(out)
                     got += planes.shape[1]
                     yield planes, int(out.sample_rate or rate)   # each frame at its own rate
                 if limit_s is not None and got >= limit_s * rate:
                     return
         for out in converter.resample(None):
-            yield out.to_ndarray(), int(out.sample_rate or rate)
+            yield _planes(out), int(out.sample_rate or rate)
 
     def _gap_before(self, frame, state: dict) -> Iterator[tuple[np.ndarray, int]]:
         """Silence for a timestamp jump before ``frame`` (gaps over ``_GAP_S`` filled in 10 s pieces up
@@ -423,6 +424,11 @@ class AudioReader:
                                             self.info.duration_estimated or rates_seen > 1, self.info.warnings)
         if msg:
             self._warn(msg, logged=True)
+
+
+def _planes(frame) -> np.ndarray:
+    """float32 (channels, n) of a packed ``flt`` audio frame (PyAV gives it as (1, n * channels))."""
+    return np.ascontiguousarray(frame.to_ndarray().reshape(-1, frame.layout.nb_channels).T)
 
 
 def _chain_last(it: Iterator, empty) -> Iterator[tuple[object, bool]]:

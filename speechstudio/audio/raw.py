@@ -10,6 +10,8 @@ import numpy as np
 from speechstudio.errors import AudioDecodeError
 
 RAW_EXTENSIONS = (".raw", ".pcm")
+MIN_RATE, MAX_RATE = 1000, 768000   #: Hz: below, a mistyped rate turns kilobytes into days of audio
+MAX_CHANNELS = 64                   #: FFmpeg's raw demuxers refuse an unordered layout of more
 RAW_DTYPES = {
     "s16le": "<i2", "s16be": ">i2", "s32le": "<i4", "s32be": ">i4", "u8": "u1", "s8": "i1",
     "f32le": "<f4", "f32be": ">f4", "f64le": "<f8",
@@ -29,8 +31,10 @@ class RawFormat:
         if self.sample_format not in RAW_DTYPES:
             raise AudioDecodeError(
                 f"unknown raw sample format {self.sample_format!r}; use one of {', '.join(RAW_DTYPES)}")
-        if self.sample_rate <= 0 or self.channels <= 0:
-            raise AudioDecodeError("raw sample rate and channel count must be positive")
+        if not MIN_RATE <= self.sample_rate <= MAX_RATE:
+            raise AudioDecodeError(f"raw sample rate must be {MIN_RATE} to {MAX_RATE} Hz (got {self.sample_rate})")
+        if not 1 <= self.channels <= MAX_CHANNELS:
+            raise AudioDecodeError(f"raw channel count must be 1 to {MAX_CHANNELS} (got {self.channels})")
 
     @property
     def frame_bytes(self) -> int:
@@ -39,11 +43,14 @@ class RawFormat:
 
 
 def parse_raw_format(spec: str) -> RawFormat:
-    """Parse ``"16000:1:s16le"`` (rate:channels:format) or ``"16000"`` into a :class:`RawFormat`."""
+    """Parse ``"16000:1:s16le"`` (rate:channels:format) or ``"16000"`` into a :class:`RawFormat`. Raises
+    ``AudioDecodeError`` for a missing or extra field, a rate outside 1 to 768 kHz or over 64 channels."""
     parts = spec.split(":")
     try:
+        if len(parts) > 3 or "" in parts:
+            raise ValueError(spec)
         rate = int(parts[0])
-        ch = int(parts[1]) if len(parts) > 1 and parts[1] else 1
+        ch = int(parts[1]) if len(parts) > 1 else 1
     except ValueError as e:
         raise AudioDecodeError(f"bad raw format {spec!r}: expected RATE[:CHANNELS[:FORMAT]], e.g. 16000:1:s16le") from e
     fmt = parts[2] if len(parts) > 2 else "s16le"

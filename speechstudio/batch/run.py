@@ -428,7 +428,7 @@ def transcribe_file(item: InputItem, recognizer, request: TranscriptionRequest, 
         warnings += [f"{item.path}: {n}" for n in extra]
         decoded = max(p.reader.decoded_s for p in passes)
         loud = max(p.reader.loud_s for p in passes)
-        warnings += [w for p in passes for w in p.reader.warnings if w not in warnings]
+        warnings = list(dict.fromkeys(warnings + [w for p in passes for w in p.reader.warnings]))  # each said once
     if labeller is not None:
         warnings += labeller.take_problems()    # library problems: said once per batch
     return FileTranscript(segments, finished_info(info, reader.info, decoded), warnings, source, decoded, loud)
