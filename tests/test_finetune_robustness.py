@@ -348,3 +348,11 @@ def test_keep_base_pitch_trains_at_the_base_rate(tiny_base, prepared, tmp_path, 
     args = build_parser().parse_args(["finetune", "voice", "--base", "b", "--data", "d", "--out", "o",
                                       "--keep-base-pitch"])
     assert args.keep_base_pitch is True and "--keep-base-pitch" in _voice_argv(args)
+
+
+def test_a_learning_rate_that_is_not_positive_is_refused_as_a_rate(tmp_path, home, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["finetune", "voice", "--data", str(tmp_path), "--lr", "-1"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "speechstudio finetune voice: error: argument --lr: must be a positive number, got '-1'")   # not "of seconds"

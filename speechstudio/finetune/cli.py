@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from speechstudio.cli_args import positive_float, positive_int
+from speechstudio.cli_args import positive_int, positive_number
 from speechstudio.disk import format_size
 from speechstudio.errors import UsageError
 from speechstudio.finetune.events import TrainControl, stop_on_signals
@@ -50,7 +50,7 @@ def register(subparsers) -> None:
     vp.add_argument("--steps", type=positive_int, help="optimizer steps (default: the preset's)")
     vp.add_argument("--batch-size", type=positive_int, help="clips per step (default: the preset's)")
     vp.add_argument("--grad-accum", type=positive_int, help="batches per optimizer step (default 1)")
-    vp.add_argument("--lr", type=positive_float, metavar="RATE",
+    vp.add_argument("--lr", type=positive_number(), metavar="RATE",
                     help="learning rate of the voice's generator after the warm-up (default 2e-5: the base is "
                          "fine-tuned; VITS trains from scratch at 2e-4, which makes clones buzz)")
     vp.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"))
