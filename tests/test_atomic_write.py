@@ -162,6 +162,16 @@ def test_record_save_replaces_only_what_the_dialog_chose(qtbot, tmp_path, home, 
     audio, rate = sf.read(str(target), dtype="float32")
     assert rate == 16000 and len(audio) == 1600
     assert float(audio[0]) == pytest.approx(0.25, abs=1e-4)
+
+    # a file where the folder should be, a folder by the chosen name: said in the page, nothing raised or left
+    (tmp_path / "adir.wav").mkdir()
+    answers += [(str(target / "x.wav"), ""), (str(tmp_path / "adir.wav"), "")]
+    page._save_dialog()
+    assert page.note.text() == f"not saved: {target / 'x.wav'}: file exists"      # (its folder is a file)
+    page._save_dialog()
+    assert page.note.text() == f"not saved: {tmp_path / 'adir.wav'}: is a directory"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir.wav", "take.wav"] and not any((tmp_path / "adir.wav").iterdir())
+    assert page.saved_path == target
     w.shutdown()
 
 

@@ -178,7 +178,20 @@ class RecordPage(QWidget):
     def _save_dialog(self) -> None:
         """Save as…: the dialog asks before replacing a file, so the chosen path is written over."""
         if path := ask_save_path(self, "Save recording", self._default_path().name, "WAV (*.wav);;FLAC (*.flac)"):
-            self.save(Path(path), overwrite=True)
+            self._save_or_say(Path(path), overwrite=True)
+
+    def _save_or_say(self, path: Path, overwrite: bool = False) -> Path | None:
+        """:meth:`save`, or None with the reason in the page and the status bar (a folder that is gone or
+        read-only, a folder by that name, a full disk): the take stays, unsaved."""
+        from speechstudio.errors import SpeechStudioError
+
+        try:
+            return self.save(path, overwrite=overwrite)
+        except (OSError, SpeechStudioError) as e:
+            why = e.strerror.lower() if isinstance(e, OSError) and e.strerror else plain_error(e)
+            self.note.setText(f"not saved: {path}: {why}")
+            self.status_message.emit(f"recording not saved: {why}")
+            return None
 
     def _default_path(self) -> Path:
         return data_dir() / "recordings" / f"recording-{_dt.datetime.now():%Y%m%d-%H%M%S}.wav"
@@ -202,7 +215,9 @@ class RecordPage(QWidget):
     def send_to_transcribe(self) -> None:
         if self.recording is None:
             return
-        path = self.saved_path or self.save(self._default_path())
+        path = self.saved_path or self._save_or_say(self._default_path())
+        if path is None:
+            return
         self.win.transcribe.add_paths([path])
         self.win.show_page("Transcribe")
         self.status_message.emit(f"{path.name} queued on Transcribe")
