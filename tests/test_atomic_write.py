@@ -170,7 +170,8 @@ def test_record_save_replaces_only_what_the_dialog_chose(qtbot, tmp_path, home, 
     assert page.note.text() == f"not saved: {target / 'x.wav'}: file exists"      # (its folder is a file)
     page._save_dialog()
     assert page.note.text() == f"not saved: {tmp_path / 'adir.wav'}: is a directory"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir.wav", "take.wav"] and not any((tmp_path / "adir.wav").iterdir())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir.wav", "take.wav"]
+    assert not any((tmp_path / "adir.wav").iterdir())
     assert page.saved_path == target
     w.shutdown()
 
