@@ -460,3 +460,17 @@ def test_contents_entries_that_are_footnote_links_are_not_chapters(tmp_path):
     assert [(c.title, c.text) for c in book.chapters] == [
         ("Chapter I", "Chapter I.\n\nIt is a truth.\n\nSecond paragraph.\n\n1. A note."),
         ("Chapter II", "Chapter II.\n\nMore.")]
+
+
+def test_a_chapter_the_voice_cannot_say_stops_the_book_without_an_empty_file(tmp_path, tiny_voice):
+    """Nothing sayable (another script, a garbled file): no empty chapter file marked done (it was: a rerun
+    kept it and failed again)."""
+    from speechstudio.tts.audiobook import make_audiobook
+    from speechstudio.tts.textfile import DocumentError
+
+    only = tmp_path / "only.txt"
+    only.write_text("漢字 漢字\n", encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(DocumentError, match=f"^{only}: chapter 1 \\(only\\) has nothing the voice can say"):
+            make_audiobook(tiny_voice, only, tmp_path / "out", "flac", workers=1)
+        assert [p.name for p in (tmp_path / "out").iterdir()] == []

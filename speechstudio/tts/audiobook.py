@@ -17,8 +17,10 @@ from speechstudio.audio.encode import AudioEncoder, Chapter as ChapterMark, cove
 from speechstudio.errors import UsageError
 from speechstudio.tts.documents import Book, Chapter, read_book
 from speechstudio.tts.family import SynthesisSettings
+from speechstudio.tts.frontend.text import EmptyTextError
 from speechstudio.tts.output import write_speech
 from speechstudio.tts.stream import speech_tags, stream_speech
+from speechstudio.tts.textfile import DocumentError
 
 #: Chapter file formats (``audio.encode.OUTPUT_FORMATS`` without the dot; m4b is the whole book).
 BOOK_FORMATS = ("flac", "wav", "ogg", "mp3", "opus", "m4a")
@@ -202,7 +204,11 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
 
         tags = {"title": ch.title, "album": title, "tracknumber": str(ch.index + 1), **artist}
         chunks = stream_speech(voice, ch.text, settings, workers=workers, ssml=False, voice_loader=voice_loader)
-        duration, _n = write_speech(chunks, path, on_chunk, tags, mkdir=True)
+        try:
+            duration, _n = write_speech(chunks, path, on_chunk, tags, mkdir=True)
+        except EmptyTextError:
+            raise DocumentError(f"{document}: chapter {ch.index + 1} ({ch.title}) has nothing the voice can say "
+                                "(another language or script?)") from None
         chars_before += len(ch.text)
         # the chapter is complete (sentence counts skip blank lines)
         report(AudiobookProgress(chars_before, total, ch.index, len(chapters), ch.title))

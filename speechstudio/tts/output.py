@@ -28,7 +28,7 @@ def write_speech(chunks: Iterable, out_path: str | os.PathLike, on_chunk: Callab
     if not mkdir and not folder.is_dir():
         raise UsageError(f"{out_path}: output folder {folder} does not exist")
     encoder = None
-    n = 0
+    n = samples = 0
     try:
         with atomic_path(out_path, overwrite=overwrite, mkdir=mkdir) as tmp:
             try:
@@ -38,10 +38,10 @@ def write_speech(chunks: Iterable, out_path: str | os.PathLike, on_chunk: Callab
                                                {**speech_tags(chunk.voice, chunk.clone_of), **(tags or {})},
                                                suffix=suffix)
                     encoder.write(chunk.audio)
-                    n += 1
+                    n, samples = n + 1, samples + len(chunk.audio)
                     if on_chunk is not None:
                         on_chunk(chunk)
-                if encoder is None:
+                if not samples:             # no sentence, or none the voice could say: no empty file
                     raise EmptyTextError(f"{out_path.name}: nothing was synthesized")
                 encoder.close()
             except BaseException:
