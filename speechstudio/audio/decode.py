@@ -283,8 +283,9 @@ class AudioReader:
 
         stream = container.streams.audio[[s.index for s in container.streams.audio].index(stream_index)]
         stream.thread_type = "AUTO"
-        # packed float32: PyAV's to_ndarray crashes on planar frames of 8 or more channels (AV_NUM_DATA_POINTERS)
-        converter = av.AudioResampler(format="flt")
+        # packed float32: PyAV's to_ndarray crashes on planar frames of 8 or more channels (AV_NUM_DATA_POINTERS);
+        # a converter per rate and layout (joined MP3s change rate mid-stream; a converter takes one)
+        converter, setup = None, None
         got = 0
         rate = stream.codec_context.sample_rate or 1
         packets = container.demux(stream)
@@ -309,14 +310,19 @@ class AudioReader:
                 frames = []
             for frame in frames:
                 yield from self._gap_before(frame, gap_state)
+                if (frame.sample_rate, frame.layout.name, frame.format.name) != setup:
+                    if converter is not None:
+                        yield from _flushed(converter, rate)
+                    converter = av.AudioResampler(format="flt")
+                    setup = (frame.sample_rate, frame.layout.name, frame.format.name)
                 for out in converter.resample(frame):
                     planes = _planes(out)
                     got += planes.shape[1]
                     yield planes, int(out.sample_rate or rate)   # each frame at its own rate
                 if limit_s is not None and got >= limit_s * rate:
                     return
-        for out in converter.resample(None):
-            yield _planes(out), int(out.sample_rate or rate)
+        if converter is not None:
+            yield from _flushed(converter, rate)
 
     def _gap_before(self, frame, state: dict) -> Iterator[tuple[np.ndarray, int]]:
         """Silence for a timestamp jump before ``frame`` (gaps over ``_GAP_S`` filled in 10 s pieces up
@@ -424,6 +430,12 @@ class AudioReader:
                                             self.info.duration_estimated or rates_seen > 1, self.info.warnings)
         if msg:
             self._warn(msg, logged=True)
+
+
+def _flushed(converter, rate: int) -> Iterator[tuple[np.ndarray, int]]:
+    """What ``converter`` (a PyAV ``AudioResampler``) still holds, as ``(planes, rate)``."""
+    for out in converter.resample(None):
+        yield _planes(out), int(out.sample_rate or rate)
 
 
 def _planes(frame) -> np.ndarray:
