@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import os
 import shutil
 import subprocess
@@ -87,20 +88,39 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))     # stable: a file's tests keep their order
 
 
+# After each test file, its garbage is collected and what outlives it frozen (moved out of the collector's
+# sight), so the next file's collection scans only that file's objects: a full collection scanned the ~500k
+# objects of torch, Qt and the rest, 0.5-0.8 s after every file. The app's own gc.freeze() (worker.ModelCache,
+# after each model load) is let through and noted: in one test process it made every window, worker and model
+# alive at a load immortal if cyclic (the GUI test files kept ~1 GB per worker), so after a file where the app
+# froze, everything goes back to the collector.
+_app_froze = True
+_gc_freeze = gc.freeze
+
+
+def _freeze_noted() -> None:
+    global _app_froze
+    _app_froze = True
+    _gc_freeze()
+
+
+gc.freeze = _freeze_noted
+
+
 @pytest.hookimpl(trylast=True)  # after the runner has torn down the module's fixtures
 def pytest_runtest_teardown(item, nextitem):
+    global _app_froze
     if nextitem is None or nextitem.module is not item.module:
         import ctypes
-        import gc
 
         api = sys.modules.get("speechstudio.api")
         if api is not None:  # the library API keeps its last recogniser and voice for the next call (~150 MB)
             api._recognizer = api._voice = None
-        # The app's worker gc.freeze()s the heap after each model load (worker.ModelCache): in one test
-        # process that made every window, worker and model alive at a load immortal if cyclic (the GUI
-        # test files kept ~1 GB per worker). Back to the collector here, on the main (GUI) thread.
-        gc.unfreeze()
+        if _app_froze:  # on the main (GUI) thread
+            gc.unfreeze()
         gc.collect()
+        _gc_freeze()
+        _app_froze = False
         try:
             ctypes.CDLL("libc.so.6").malloc_trim(0)
         except (OSError, AttributeError):  # not glibc
