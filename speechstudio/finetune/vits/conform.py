@@ -76,6 +76,26 @@ def _key(item, seed: int, noise_scale: float) -> str:
     return hashlib.sha1(raw.encode()).hexdigest()[:16]
 
 
+def _cache_layout(model, items: list, cache_dir, seed: int) -> tuple:
+    """``(folder, stats file, per-item keys, per-item cache files)`` of ``conform_clips``' cache."""
+    folder = Path(cache_dir) / "conformed"
+    noise_scale = float(getattr(model, "noise_scale", 0.667))
+    keys = [_key(item, seed, noise_scale) for item in items]
+    return (folder, folder / f"stats-{seed}-{noise_scale}-{CONFORM_VERSION}.json", keys,
+            [folder / f"{key}.pt" for key in keys])
+
+
+def cached_conformed(model, items: list, cache_dir: str | os.PathLike, *,
+                     seed: int) -> tuple[list, ConformStats] | None:
+    """``conform_clips``' result when its cache already holds every item and the stats (a resumed run), else
+    ``None``: the caller then needs no base decoder."""
+    _folder, stats_path, _keys, paths = _cache_layout(model, items, cache_dir, seed)
+    if not (stats_path.is_file() and all(p.is_file() for p in paths)):
+        return None
+    return ([replace(item, cache_path=p) for item, p in zip(items, paths)],
+            ConformStats(**json.loads(stats_path.read_text())))
+
+
 def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.PathLike, *, seed: int,
                   speaker_embedding=None) -> tuple[list, ConformStats]:
     """Pitch-conformed copies of the training ``items`` (``data.ClipItem``).
@@ -87,16 +107,12 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
     ``latent`` (float16 (flow, frames)). Raises ``ValueError`` when nothing is voiced."""
     import torch
 
-    folder = Path(cache_dir) / "conformed"
+    cached = cached_conformed(model, items, cache_dir, seed=seed)
+    if cached is not None:
+        return cached
+    folder, stats_path, keys, paths = _cache_layout(model, items, cache_dir, seed)
     folder.mkdir(parents=True, exist_ok=True)
-    noise_scale = float(getattr(model, "noise_scale", 0.667))
-    stats_path = folder / f"stats-{seed}-{noise_scale}-{CONFORM_VERSION}.json"
     rate, frame_rate = fc.sample_rate, fc.sample_rate / fc.hop_length
-    keys = [_key(item, seed, noise_scale) for item in items]
-    paths = [folder / f"{key}.pt" for key in keys]
-    new_items = [replace(item, cache_path=p) for item, p in zip(items, paths)]
-    if stats_path.is_file() and all(p.is_file() for p in paths):
-        return new_items, ConformStats(**json.loads(stats_path.read_text()))
 
     device = next(model.parameters()).device
     was_training = model.training
@@ -130,6 +146,6 @@ def conform_clips(model, base_decoder, items: list, fc, cache_dir: str | os.Path
                 save_features({"wav": torch.round(wav.clamp(-1, 1) * 32767).to(torch.int16), "spec": data["spec"],
                        "mel": mel.half(), "latent": z.half()}, path)
         stats_path.write_text(json.dumps(asdict(stats)))
-        return new_items, stats
+        return [replace(item, cache_path=p) for item, p in zip(items, paths)], stats
     finally:
         model.train(was_training)

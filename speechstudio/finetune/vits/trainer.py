@@ -33,7 +33,7 @@ from speechstudio.finetune.run import (RunFolder, TrainingError, atomic_torch_sa
                                       seed_all)
 from speechstudio.finetune.trade import row_of, write_trade
 from speechstudio.finetune.vits.config import TrainConfig
-from speechstudio.finetune.vits.conform import conform_clips
+from speechstudio.finetune.vits.conform import cached_conformed, conform_clips
 from speechstudio.finetune.vits.data import BucketBatches, ClipDataset, collate, prepare_clips
 from speechstudio.finetune.vits.events import (CheckpointEvent, DoneEvent, EvalEvent, SampleEvent, StageEvent,
                                                StepEvent, TrainControl)
@@ -413,10 +413,13 @@ class VoiceTrainer:
 
     def _conform(self) -> tuple:
         """``(conformed clips, log note)`` by ``conform.conform_clips`` with the base's own decoder (loaded
-        afresh), or ``(None, reason)`` when there is no pitch to match."""
+        afresh; not when the run's cache holds them all), or ``(None, reason)`` when there is no pitch to match."""
         import torch
 
         tr, config = self.tr, self.config
+        cached = cached_conformed(tr.model, self.clips.train, self.rf.cache_dir, seed=config.seed)
+        if cached is not None:  # a resumed run: conformed before, so the base is not loaded again
+            return cached[0], cached[1].describe()
         try:
             # the training RNG stream must not see this (building the base model draws its init): a
             # resumed run then continues exactly as an uninterrupted one
