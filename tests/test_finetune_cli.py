@@ -61,12 +61,7 @@ def test_base_that_is_not_a_vits_voice(whisper_dir, prepared, home, capsys):
     assert "not a VITS voice" in err and "only VITS voices can be cloned" in err
 
 
-def _run(args, env, **kw):
-    return subprocess.run([sys.executable, str(SHRUNK), *args], env=env, capture_output=True, text=True,
-                          timeout=300, **kw)
-
-
-def test_killed_run_resumes_and_the_clone_speaks(tiny_base, prepared, home, tmp_path, capsys):
+def test_killed_run_resumes_and_the_clone_speaks(tiny_base, prepared, home, tmp_path, capsys, monkeypatch):
     env = {**os.environ, "SPEECHSTUDIO_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT / "tests"),
            "OMP_NUM_THREADS": "1"}      # training beside the other xdist worker: one torch thread (conftest)
     args = ["finetune", "voice", "--base", str(tiny_base), "--data", str(prepared), "--out", "mine",
@@ -84,16 +79,26 @@ def test_killed_run_resumes_and_the_clone_speaks(tiny_base, prepared, home, tmp_
     assert proc.returncode == -signal.SIGKILL, proc.stdout.read()[-2000:]
     assert latest.is_file() and not (home / "voices" / "mine").exists()
 
-    again = _run(args[:-1] + ["--resume"], env)  # same command + --resume (the dataset is the run's)
-    assert again.returncode == 0, again.stderr[-2000:]
-    assert "step 12/12" in again.stderr + again.stdout
-    assert "voice mine saved" in again.stdout
+    # same command + --resume (the dataset is the run's), in this process: the CLI's own code with the same shrunk
+    # trainer (finetune_cli_shrunk.py run as a module patches voice_run.train_config; monkeypatch restores it)
+    import runpy
+
+    import speechstudio.finetune.voice_run as voice_run
+
+    monkeypatch.setattr(voice_run, "train_config", voice_run.train_config)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # and the folder it puts on sys.path
+    runpy.run_path(str(SHRUNK))
+    capsys.readouterr()
+    assert main(args[:-1] + ["--resume"]) == 0
+    again = capsys.readouterr()
+    assert "step 12/12" in again.err + again.out
+    assert "voice mine saved" in again.out
     # the voice is saved: the run keeps its best checkpoint only and says what that freed (issue 29)
-    assert f"run folder {run_dir}: kept the best checkpoint, freed " in again.stdout
+    assert f"run folder {run_dir}: kept the best checkpoint, freed " in again.out
     names = sorted(p.name for p in latest.parent.iterdir())
     assert [n for n in names if not n.startswith("step_")] == ["best.pt"] and not (run_dir / "cache").exists()
     # ... and the judged steps, which the table lists and `finetune save --checkpoint step_N` takes (issue 45)
-    assert "step_0.pt" in names and "<- recommended" in again.stdout and "--checkpoint step_N" in again.stdout
+    assert "step_0.pt" in names and "<- recommended" in again.out and "--checkpoint step_N" in again.out
     # the saved voice records the pitch of the recordings and of the model, and is not shifted
     # (the tiny voice has no measurable pitch; from 1 semitone off it would be: test_pitch)
     import json
@@ -106,8 +111,8 @@ def test_killed_run_resumes_and_the_clone_speaks(tiny_base, prepared, home, tmp_
 
     # the tiny voice's noise has no pitch (frame-rate buzz is never measured as one): "not measured"
     assert facts["recordings_hz"] > 0 and facts["voice_hz"] is None
-    assert PitchMatch(facts["recordings_hz"], facts["voice_hz"], 0.0, False).describe() in again.stdout
-    assert "pitch: not measured (no voiced speech found), no pitch shift" in again.stdout
+    assert PitchMatch(facts["recordings_hz"], facts["voice_hz"], 0.0, False).describe() in again.out
+    assert "pitch: not measured (no voiced speech found), no pitch shift" in again.out
     log = (run_dir / "train.log").read_text()
     assert "resume:" in log
 
