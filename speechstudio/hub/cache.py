@@ -24,6 +24,8 @@ class CachedModel:
 def cached_snapshot(repo_id: str) -> Path | None:
     """The cached ``main`` snapshot folder of ``repo_id`` (``snapshot_download(local_files_only=True)``; a filtered
     snapshot counts, the caller validates it), or ``None`` when nothing usable is cached or the id is invalid."""
+    if not (hf_cache_dir() / ("models--" + repo_id.replace("/", "--"))).is_dir():
+        return None  # nothing of it cached: said without importing huggingface_hub (half a second of a CLI start)
     import huggingface_hub as hf
     from huggingface_hub import errors as hf_errors
 
