@@ -79,11 +79,13 @@ def cover_mime(data: bytes) -> str:
 
 def encoder_errors() -> tuple[type[BaseException], ...]:
     """What writing a file can raise besides bugs: ``OSError`` (disk full, folder gone), libsndfile's
-    and FFmpeg's (PyAV) write errors; for ``except`` clauses that turn them into one line."""
-    import av
-    import soundfile as sf
+    and FFmpeg's (PyAV) write errors; for ``except`` clauses that turn them into one line. A library not
+    imported yet raised nothing: it is left out, not imported (PyAV takes a third of a second)."""
+    import sys
 
-    return OSError, sf.LibsndfileError, av.error.FFmpegError
+    sf, av = sys.modules.get("soundfile"), sys.modules.get("av")
+    return (OSError, *((sf.LibsndfileError,) if sf is not None else ()),
+            *((av.error.FFmpegError,) if av is not None else ()))
 
 
 def image_size(data: bytes) -> tuple[int, int]:
