@@ -19,7 +19,8 @@ import torch
 from speechstudio.finetune.closeness import pitch_profile
 from speechstudio.finetune.manifest import Clip, Manifest
 from speechstudio.finetune import pitch_match
-from speechstudio.finetune.vits.events import DoneEvent, StageEvent, TrainControl
+from speechstudio.finetune.vits.events import (DoneEvent, EvalEvent, SampleEvent, StageEvent, StepEvent,
+                                               TrainControl)
 from speechstudio.finetune.vits.features import FeatureConfig
 from speechstudio.finetune.vits.trainer import TrainConfig, load_trained_generator, train_voice
 from speechstudio.finetune.vits.voice_rate import MAX_SEMITONES, choose_rate
@@ -82,10 +83,23 @@ def higher_speaker(joe, tmp_path_factory):
 
 
 def _config(**kw):
-    # a checkpoint (and its spoken samples) at the last step only: that is the one resumed and loaded
     settings = dict(steps=2, warmup_steps=1, disc_warmup_steps=0, batch_size=1, segment_size=4096,
-                    discriminator_width=1 / 16, eval_every=2, checkpoint_every=1000, device="cpu", val_count=1)
+                    discriminator_width=1 / 16, eval_every=1000, checkpoint_every=1000, device="cpu", val_count=1)
     return TrainConfig(**{**settings, **kw})
+
+
+def _train_until(step, run_dir, data, base, **kw):
+    """``train_voice`` stopped (``TrainControl.stop``) right after optimizer step ``step`` of ``step + 1``: the
+    checkpoint it writes on stopping is the one resumed and loaded (no evaluation, no spoken samples: the rate is
+    what is checked here; test_finetune_vits checks those)."""
+    control, events = TrainControl(), []
+    for e in train_voice(run_dir, data, base, _config(steps=step + 1), control=control, **kw):
+        events.append(e)
+        if isinstance(e, StepEvent) and e.step == step:
+            control.stop.set()
+    assert [e.reason for e in events if isinstance(e, DoneEvent)] == ["stopped"]
+    assert not any(isinstance(e, (EvalEvent, SampleEvent)) for e in events)
+    return events
 
 
 def test_a_clone_speaks_at_its_speakers_pitch_at_the_base_tempo_in_the_app_and_in_piper(joe, higher_speaker, tmp_path,
@@ -95,7 +109,7 @@ def test_a_clone_speaks_at_its_speakers_pitch_at_the_base_tempo_in_the_app_and_i
     from speechstudio.finetune.export import export_piper_onnx
 
     data, joe_hz, joe_s, base = higher_speaker
-    events = list(train_voice(tmp_path / "run", data, joe.model_path(), _config()))
+    events = _train_until(2, tmp_path / "run", data, joe.model_path())
     notes = "\n".join(e.message for e in events if isinstance(e, StageEvent) and e.stage == "prepare")
     line = next(ln for ln in notes.splitlines() if ln.startswith("pitch: "))
     rate = json.loads((tmp_path / "run" / "config.json").read_text())["voice_rate"]["model_rate"]
@@ -133,7 +147,7 @@ def test_a_clone_speaks_at_its_speakers_pitch_at_the_base_tempo_in_the_app_and_i
         raise AssertionError("a resumed run measures the pitch again")
 
     monkeypatch.setattr(pitch_match, "measure_pitch_match", no_measuring)
-    list(train_voice(tmp_path / "run", data, joe.model_path(), _config(steps=3), resume=True))
+    _train_until(3, tmp_path / "run", data, joe.model_path(), resume=True)
     model3, _ = load_trained_generator(tmp_path / "run", "latest")
     assert int(model3.config.sampling_rate) == rate
     assert torch.load(tmp_path / "run" / "checkpoints" / "latest.pt", weights_only=False)["step"] == 3
