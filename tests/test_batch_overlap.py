@@ -11,7 +11,9 @@ import pytest
 from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.batch.run import batch_workers, collect_inputs, run_batch
 
-CLIPS = {"a.wav": "speechbrain_spk1_snt1.wav", "b.wav": "pocketsphinx_cards_005.wav",
+# a.wav takes longer than b.wav (b is done first on the other worker and waits for its turn); one Whisper window
+# each (speechbrain_spk1_snt1.wav, a.wav before, leaves a 70 ms tail window tiny.en samples five times: 4x the time)
+CLIPS = {"a.wav": "pocketsphinx_sense_and_sensibility_0870.wav", "b.wav": "pocketsphinx_cards_005.wav",
          "d.flac": "whisper_jfk.flac", "e.wav": "speechbrain_LJ050-0131.wav"}
 
 
