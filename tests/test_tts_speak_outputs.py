@@ -92,14 +92,18 @@ def _run(argv, stdin: bytes) -> subprocess.CompletedProcess:
                           env=env, timeout=300)
 
 
-def test_stdin_to_mp3_and_raw_pcm_on_stdout(tmp_path):
+def test_stdin_to_mp3_and_raw_pcm_on_stdout(tmp_path, capsys, monkeypatch):
+    import io
+
     import soundfile as sf
 
+    from speechstudio import cli
+
     wav, mp3 = tmp_path / "x.wav", tmp_path / "x.mp3"
-    for out in (wav, mp3):
-        done = _run(["speak", "-", "--out", str(out), *QUIET], (TEXT + "\n").encode())
-        assert done.returncode == 0, done.stderr.decode()
-        assert f"wrote {out}:" in done.stdout.decode()
+    for out in (wav, mp3):  # in this process, stdin a byte stream; the real pipes are the two runs below
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((TEXT + "\n").encode())))
+        assert cli.main(["speak", "-", "--out", str(out), *QUIET]) == 0
+        assert f"wrote {out}:" in capsys.readouterr().out
     ref, rate = sf.read(str(wav), dtype="int16")
     assert rate == 22050 and 2.5 < len(ref) / rate < 6.0
     assert _decode(mp3)[1] == pytest.approx(len(ref) / rate, abs=0.03)
