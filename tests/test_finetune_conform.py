@@ -3,6 +3,7 @@ with the contour the base voice speaks from their latents, and the fixed latents
 learns from; the PSOLA contour tool they rest on (tts.pitch.impose_contour)."""
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -51,12 +52,12 @@ def joe_and_clips(tmp_path_factory):
     root = tmp_path_factory.mktemp("conform")
     build_dataset(matthes_folder(root / "src", 4), root / "data", 22050)
     voice = load_base(str(joe.model_path()))
+    base_decoder = copy.deepcopy(voice.model.decoder)  # the base's own decoder, as loaded (one joe load, not two)
     torch.manual_seed(0)
     prepare_for_training(voice.model, fresh_posterior=True)
     fc = FeatureConfig.for_model(voice.model.config)
     clips = prepare_clips(Manifest.load(root / "data"), root / "data", voice, fc, root / "cache", val_count=0)
-    base = load_base(str(joe.model_path())).model
-    return voice.model, base.decoder, clips.train, fc, root
+    return voice.model, base_decoder, clips.train, fc, root
 
 
 def test_conformed_clips_take_the_base_pitch_with_fixed_latents(joe_and_clips):
