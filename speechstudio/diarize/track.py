@@ -1,18 +1,18 @@
 """Local speakers and their voice prints while a recording streams: 10 s chunks every ``STEP_S``.
 
 Each chunk goes through the segmentation network (:mod:`.segmentation`: up to 3 local speakers, frame
-by frame); in every ``EMBED_EVERY``-th chunk each local speaker with at least ``MIN_SPEECH_S`` of speech
-gets a CAM++ embedding (:mod:`.embedding`) of the filter-bank frames where it speaks alone (all its
-frames when it is alone for less than that). This is pyannote speaker-diarization-3.1's recipe
-(pyannote.audio ``pipelines/speaker_diarization.py``: 10 s chunks, a step of 10 %, one embedding per
-chunk and local speaker) with CAM++ in place of WeSpeaker's ResNet and half the embeddings: the chunks
-between follow their neighbours (:func:`.cluster.cluster_chunks`).
+by frame), and each local speaker with at least ``MIN_SPEECH_S`` of speech gets a CAM++ embedding
+(:mod:`.embedding`) of the filter-bank frames where it speaks alone (all its frames when it is alone
+for less than that). This is pyannote speaker-diarization-3.1's recipe (pyannote.audio
+``pipelines/speaker_diarization.py``: 10 s chunks, one embedding per chunk and local speaker) with
+CAM++ in place of WeSpeaker's ResNet and a step of 2 s in place of 1 s: half the segmentation's CPU
+for 0.016 more DER on the real table (docs/diarization.md).
 
 :class:`SpeakerTrack` takes the 16 kHz blocks the recogniser reads (up to ``QUEUED_BLOCKS`` of them wait
 for its thread, as 16-bit PCM), gives the C heap back every ``TRIM_EVERY`` chunks (what ONNX Runtime
 frees between calls: an hour's extra peak 372 -> 58 MiB with the queue's PCM, docs/diarization.md),
 works on ``CHUNK_S`` + ``BATCH`` x ``STEP_S`` of audio at a time and keeps per chunk 1.8 KB of activity
-and 2.3 KB of embeddings (1 h: 15 MB).
+and 2.3 KB of embeddings (1 h: 8 MB).
 """
 from __future__ import annotations
 
@@ -28,11 +28,10 @@ from speechstudio.diarize.segmentation import CHUNK_S, FRAME_DURATION_S, FRAME_S
 from speechstudio.runtime import trim_heap
 
 
-STEP_S = 1.0          #: chunk hop (s); pyannote 3.1: 10 % of the chunk
+STEP_S = 2.0          #: chunk hop (s); pyannote 3.1: 1 s (the real table: DER 0.282 -> 0.298, cost +31 -> +22 %)
 MIN_SPEECH_S = 0.5    #: speech (s) of a local speaker below which it gets no embedding
 BATCH = 4             #: chunks per network call (16: the same speed, 170 MB more at the peak)
-EMBED_EVERY = 2       #: chunks with embeddings: every 2nd (every one: DER 0.290 vs 0.282, twice the cost)
-TRIM_EVERY = 32       #: chunks between two trims of the C heap (runtime.trim_heap; 10 min: 18 trims, 0.14 s)
+TRIM_EVERY = 16       #: chunks between two trims of the C heap (runtime.trim_heap; 10 min: 18 trims, 0.14 s)
 QUEUED_BLOCKS = 40    #: blocks waiting for the track's thread before push() waits (the reader's 30 s: 20 min,
                       #: what Whisper reads before it decodes; 10 min: 83.7 -> 64.8 s beside it, docs/diarization.md)
 
@@ -101,8 +100,7 @@ class SpeakerTrack:
         n = max(1, int(np.ceil(max(0, self._total - self.win) / self.hop)) + 1)
         if self._total:
             while self._done < n:
-                count = min(BATCH, n - self._done)
-                self._process(count, final=self._done + count == n)
+                self._process(min(BATCH, n - self._done))
         c = len(self._act) and sum(len(a) for a in self._act)
         empty = (0, FRAMES, LOCAL_SPEAKERS)
         return Chunks(np.arange(c) * STEP_S,
@@ -111,10 +109,8 @@ class SpeakerTrack:
                       np.concatenate(self._solo) if c else np.zeros((0, LOCAL_SPEAKERS), np.float32),
                       self._total / RATE)
 
-    def _process(self, count: int, final: bool = False) -> None:  # on the track's thread
-        """The next ``count`` chunks (zero-padded past the end of the audio, as pyannote's Inference);
-        ``final``: the last of them is the recording's last chunk (a recording of one batch, under 13 s,
-        has prints in every chunk: they are few)."""
+    def _process(self, count: int) -> None:  # on the track's thread
+        """The next ``count`` chunks (zero-padded past the end of the audio, as pyannote's Inference)."""
         need = self.win + (count - 1) * self.hop
         audio = self._buf[:need]
         if audio.size < need:
@@ -130,8 +126,6 @@ class SpeakerTrack:
                               / FRAME_STEP_S), 0, FRAMES - 1).astype(int)
         embs = np.full((count, LOCAL_SPEAKERS, embedding.SIZE), np.nan, np.float32)
         for j in range(count):
-            if (self._done + j) % EMBED_EVERY and not (final and self._done == 0):
-                continue
             frames = bank[j * per_hop: j * per_hop + per_win]
             for k in range(LOCAL_SPEAKERS):
                 mask = (alone if solo_s[j, k] >= MIN_SPEECH_S else act)[j, seg[:len(frames)], k]
