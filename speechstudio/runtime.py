@@ -1,13 +1,15 @@
 """Process-wide settings made before torch is imported: ``configure_openmp()`` sets
 ``GOMP_SPINCOUNT=10000`` unless the user chose one (figures: docs/tts.md, Performance); the ONNX Runtime
-sessions of the networks that ship in the package (:func:`cpu_session`); glibc's heap kept for speed
-(:func:`tune_heap_for_speed`) or given back (:func:`trim_heap`)."""
+sessions of the networks that ship in the package (:func:`cpu_session`) and the priority of the thread
+that runs them (:func:`lower_thread_priority`); glibc's heap kept for speed (:func:`tune_heap_for_speed`)
+or given back (:func:`trim_heap`)."""
 from __future__ import annotations
 
 import ctypes
 import functools
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import MutableMapping
 
@@ -66,6 +68,23 @@ def tune_heap_for_speed() -> bool:
     m_trim_threshold, m_mmap_threshold = -1, -3
     return libc is not None and libc.mallopt(m_mmap_threshold, 256 * 2**20) == 1 \
         and libc.mallopt(m_trim_threshold, 1024 * 2**20) == 1
+
+
+def lower_thread_priority() -> bool:
+    """Lower the calling thread's CPU priority, so that it runs in the time the other threads leave (the
+    diarizer beside the recogniser: docs/diarization.md, Cost): on Linux nice +10 for this thread only
+    (``setpriority`` on its thread id), on Windows ``THREAD_PRIORITY_BELOW_NORMAL``; elsewhere (macOS sets
+    a whole process's nice) nothing. True if lowered."""
+    try:
+        if sys.platform.startswith("linux"):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+            return True
+        if sys.platform == "win32":
+            kernel32 = ctypes.windll.kernel32
+            return bool(kernel32.SetThreadPriority(kernel32.GetCurrentThread(), -1))
+    except OSError:
+        pass
+    return False
 
 
 def trim_heap() -> None:

@@ -1,9 +1,12 @@
-"""OpenMP waiting policy set before torch loads; freed C heap memory given back (speechstudio/runtime.py)."""
+"""OpenMP waiting policy set before torch loads; freed C heap memory given back; a background thread's
+priority lowered (speechstudio/runtime.py)."""
 import os
 import subprocess
 import sys
 
-from speechstudio.runtime import GOMP_SPIN_COUNT, configure_openmp
+import threading
+
+from speechstudio.runtime import GOMP_SPIN_COUNT, configure_openmp, lower_thread_priority
 
 
 def test_sets_a_short_spin_count():
@@ -52,3 +55,19 @@ def test_the_heap_is_kept_for_speed_only_where_asked():
     kept = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     off = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (kept.stdout.strip(), off.stdout.strip()) == ("True", "False"), kept.stderr + off.stderr
+
+
+def test_a_lowered_thread_is_niced_alone():
+    """The diarizer's thread runs at nice +10 (Linux: per thread); the other threads keep their priority."""
+    seen = {}
+
+    def work():
+        seen["lowered"] = lower_thread_priority()
+        seen["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert seen == {"lowered": True, "nice": min(before + 10, 19)}
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before

@@ -9,7 +9,8 @@ CAM++ in place of WeSpeaker's ResNet and a step of 2 s in place of 1 s: half the
 for 0.016 more DER on the real table (docs/diarization.md).
 
 :class:`SpeakerTrack` takes the 16 kHz blocks the recogniser reads (up to ``QUEUED_BLOCKS`` of them wait
-for its thread, as 16-bit PCM), gives the C heap back every ``TRIM_EVERY`` chunks (what ONNX Runtime
+for its thread, as 16-bit PCM), works at a lower CPU priority than the recogniser (in the time it leaves:
+10 minutes, +22 -> +10 % wall beside Whisper, docs/diarization.md), gives the C heap back every ``TRIM_EVERY`` chunks (what ONNX Runtime
 frees between calls: an hour's extra peak 372 -> 58 MiB with the queue's PCM, docs/diarization.md),
 works on ``CHUNK_S`` + ``BATCH`` x ``STEP_S`` of audio at a time and keeps per chunk 1.8 KB of activity
 and 2.3 KB of embeddings (1 h: 8 MB).
@@ -25,7 +26,7 @@ import numpy as np
 
 from speechstudio.diarize import embedding
 from speechstudio.diarize.segmentation import CHUNK_S, FRAME_DURATION_S, FRAME_STEP_S, FRAMES, LOCAL_SPEAKERS, RATE, activity
-from speechstudio.runtime import trim_heap
+from speechstudio.runtime import lower_thread_priority, trim_heap
 
 
 STEP_S = 2.0          #: chunk hop (s); pyannote 3.1: 1 s (the real table: DER 0.282 -> 0.298, cost +31 -> +22 %)
@@ -143,6 +144,7 @@ class SpeakerTrack:
 def _work(ref: weakref.ref, blocks: queue.Queue) -> None:
     """The track's thread: feed it the queued blocks until ``None`` (then the chunks are built by
     :meth:`SpeakerTrack._chunks`, still here); only a weak reference between blocks."""
+    lower_thread_priority()
     while True:
         try:
             block = blocks.get(timeout=5.0)
