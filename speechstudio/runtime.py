@@ -77,7 +77,8 @@ def lower_thread_priority() -> bool:
     a whole process's nice) nothing. True if lowered."""
     try:
         if sys.platform.startswith("linux"):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+            tid = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + 10))
             return True
         if sys.platform == "win32":
             kernel32 = ctypes.windll.kernel32
