@@ -12,8 +12,8 @@ for 0.016 more DER on the real table (docs/diarization.md).
 for its thread, as 16-bit PCM), works at a lower CPU priority than the recogniser (in the time it
 leaves: 10 minutes, +22 -> +10 % wall beside Whisper, docs/diarization.md), gives the C heap back
 every ``TRIM_EVERY`` chunks (what ONNX Runtime frees between calls: an hour's extra peak 372 -> 58 MiB
-with the queue's PCM, docs/diarization.md), works on ``CHUNK_S`` + ``BATCH`` x ``STEP_S`` of audio at a time and keeps per chunk 1.8 KB of activity
-and 2.3 KB of embeddings (1 h: 8 MB).
+with the queue's PCM, docs/diarization.md), works on ``CHUNK_S`` + ``BATCH`` x ``STEP_S`` of audio at a
+time and keeps per chunk 1.8 KB of activity and 2.3 KB of embeddings (1 h: 8 MB).
 """
 from __future__ import annotations
 
