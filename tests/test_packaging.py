@@ -165,24 +165,25 @@ def test_build_script_help():
     assert shutil.which("bash")
 
 
-def _fake_build(tmp_path: Path, deb: bool) -> tuple[Path, subprocess.CompletedProcess]:
+def _fake_build(tmp_path: Path, deb: bool, *extra: str) -> tuple[Path, subprocess.CompletedProcess]:
     out = tmp_path / "out"
     app = out / "app" / "SpeechStudio"
     (app / "_internal").mkdir(parents=True)
     (app / "SpeechStudio").write_text("#!/bin/sh\necho speechstudio 0.1.0\n")
     (app / "SpeechStudio").chmod(0o755)
-    args = [str(PKG / "build.sh"), "--out", str(out), "--skip-pyinstaller"] + ([] if deb else ["--no-deb"])
+    args = [str(PKG / "build.sh"), "--out", str(out), "--skip-pyinstaller", *extra] + ([] if deb else ["--no-deb"])
     env = dict(os.environ, PYTHON=sys.executable)
     return out, subprocess.run(args, capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
 
 
-def test_build_script_packs_the_app_folder_into_the_archive(tmp_path):
+@pytest.mark.parametrize("extra", [(), ("--fast",)], ids=["release", "fast"])
+def test_build_script_packs_the_app_folder_into_the_archive(tmp_path, extra):
     import tarfile
 
     from speechstudio import __version__
     from speechstudio.doctor.gpu import torch_build
 
-    out, r = _fake_build(tmp_path, deb=False)
+    out, r = _fake_build(tmp_path, False, *extra)
     assert r.returncode == 0, r.stderr
     flavor = "cuda" + torch_build()["cuda"].replace(".", "") if torch_build()["cuda"] else "cpu"
     archive = out / f"speechstudio-{__version__}-linux-{os.uname().machine}-{flavor}.tar.xz"
