@@ -10,7 +10,7 @@ import pysubs2
 import pytest
 
 from conftest import realspeech_file
-from speechstudio.asr.types import Segment, TranscriptInfo, Word
+from speechstudio.asr.types import TranscriptInfo, Word
 from speechstudio.batch.export import render
 from speechstudio.transcript.words import to_speech
 
@@ -46,6 +46,33 @@ def test_words_keep_their_times_inside_speech_and_without_spans():
     assert to_speech(words, []) == words
     early = words_of([("Now", 3.2, 4.1), ("then", 4.1, 4.4)])       # starts 0.8 s before its speech
     assert [(w.start_s, w.end_s) for w in to_speech(early, [(0.0, 1.0), (4.0, 4.6)])] == [(4.0, 4.1), (4.1, 4.4)]
+
+
+def test_a_last_word_stretched_over_the_pause_stays_where_it_starts():
+    """JFK: "... for you." said by 32.3 s; the decoder stretched "you." to 32.9 s, the start of "Ask not" (the
+    next segment). It stays in the speech it starts in; all times move the lag earlier, the last end too."""
+    words = words_of([("for", 31.64, 31.9), ("you.", 31.9, 32.9)])
+    got = to_speech(words, [(30.0, 32.3), (32.83, 35.2)], 32.9, lag_s=0.08)
+    assert [(w.text, w.start_s, w.end_s) for w in got] == [("for", 31.56, 31.82), ("you.", 31.82, 32.3)]
+
+
+def test_words_in_silence_after_a_kept_word_keep_their_times_when_their_region_is_full():
+    """A segment decoded after the speech ended (Whisper's tail): "As" ends with the region, the rest sit in
+    silence. The region's speech before "As" belongs to the segment before; nothing moves there."""
+    words = words_of([("As", 95.37, 95.93), ("far", 95.93, 95.93), ("as", 95.93, 95.93), ("the", 95.93, 95.93)])
+    got = to_speech(words, [(89.4, 91.6), (92.35, 95.84)], 95.93, lag_s=0.08)
+    assert [(w.text, w.start_s, w.end_s) for w in got] == [("As", 95.29, 95.84), ("far", 95.85, 95.85),
+                                                          ("as", 95.85, 95.85), ("the", 95.85, 95.85)]
+
+
+def test_consecutive_segments_do_not_overlap_after_the_lag():
+    """Each segment re-timed on its own, told where the one before ends: the lag moves ends as well as starts, and a
+    segment cut inside a stretch of speech (no pause) does not snap back to the stretch's onset."""
+    spans = [(0.0, 6.0)]
+    first = to_speech(words_of([("fund", 11.9, 12.16), ("to", 12.16, 12.24)]), [(11.5, 13.0)], 12.24, lag_s=0.08)
+    second = to_speech(words_of([("which", 12.34, 12.6)]), [(11.5, 13.0)], 12.6, lag_s=0.08, after=first[-1].end_s)
+    assert [(w.start_s, w.end_s) for w in first + second] == [(11.5, 12.08), (12.08, 12.16), (12.26, 12.52)]
+    assert to_speech(words_of([("x", 1.0, 1.5)]), spans, lag_s=0.08)[0].end_s == 1.42
 
 
 def room_tone(n: int, seed: int = 0) -> np.ndarray:

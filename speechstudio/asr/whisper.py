@@ -162,11 +162,12 @@ def _segment(s, offset_s: float) -> Segment:
 def _to_speech(segments: Iterable[Segment], audio: np.ndarray, offset_s: float) -> Iterator[Segment]:
     """``segments`` with words re-timed to the speech of ``audio`` (float32 16 kHz from ``offset_s``;
     ``audio.vad.default_spans``), each segment spanning its words."""
-    spans = None
+    spans, after = None, 0.0
     for seg in segments:
         if seg.words:
             if spans is None:
                 spans = [(offset_s + a / 16000, offset_s + b / 16000) for a, b in default_spans(audio)]
-            words = tuple(to_speech(seg.words, spans, seg.end_s, lag_s=WHISPER_LAG_S))
+            words = tuple(to_speech(seg.words, spans, seg.end_s, lag_s=WHISPER_LAG_S, after=after))
             seg = dataclasses.replace(seg, words=words, start_s=words[0].start_s, end_s=max(w.end_s for w in words))
+            after = seg.end_s
         yield seg

@@ -145,19 +145,23 @@ def _regions(spans: Sequence[tuple[float, float]]) -> list[list[float]]:
 
 
 def to_speech(words: Sequence[AsrWord], spans: Sequence[tuple[float, float]], until: float = 0.0,
-              lag_s: float = 0.0) -> list[AsrWord]:
-    """``words`` re-timed to speech ``spans`` (s, Silero VAD): first moved ``lag_s`` earlier (the decoder's lag, e.g.
-    :data:`WHISPER_LAG_S`; the last word's end stays), then none in silence or before its speech; words mostly in
-    silence move to unclaimed speech after the previous word and share it by length. No spans: only moved."""
+              lag_s: float = 0.0, after: float = 0.0) -> list[AsrWord]:
+    """``words`` (one segment's) re-timed to speech ``spans`` (s, Silero VAD): first moved ``lag_s`` earlier (the
+    decoder's lag, e.g. :data:`WHISPER_LAG_S`; ends too, so segments keep their gaps), then none in silence or before
+    its speech; words mostly in silence move to unclaimed speech after the previous word and share it by length. A
+    run of such words with no room beside the segment's kept words in their region (speech other segments' words
+    hold) keeps its own times, in order. ``after``: where the previous segment's words end; this segment's start no
+    earlier (speech before it is the previous segment's, and a region it cuts has no pause there). No spans: only
+    moved."""
     if lag_s and words:
-        words = [dataclasses.replace(w, start_s=ms(max(0.0, w.start_s - lag_s)),
-                                     end_s=ms(max(0.0, w.end_s - lag_s)) if k < len(words) - 1 else w.end_s)
-                 for k, w in enumerate(words)]
-    regions = _regions(spans)
+        words = [dataclasses.replace(w, start_s=ms(max(0.0, w.start_s - lag_s)), end_s=ms(max(0.0, w.end_s - lag_s)))
+                 for w in words]
+    regions = [[max(a, after), b] for a, b in _regions(spans) if b > after]
+    paused = [r[0] > after or after == 0.0 for r in regions]     # a pause before the region's start
     if not regions or not words:
         return list(words)
 
-    home = [_home_by_time(w, regions) for w in words]
+    home = [_home_by_time(w, regions, last=k == len(words) - 1) for k, w in enumerate(words)]
     moved = [h is None for h in home]
     # words in silence: the first unclaimed region between their neighbours, else the nearest
     claimed = {h for h in home if h is not None}
@@ -191,6 +195,7 @@ def to_speech(words: Sequence[AsrWord], spans: Sequence[tuple[float, float]], un
         claimed.add(target)
         i = j
     out = list(words)
+    silent = list(moved)                  # timed by the decoder in silence: placed here
     k = 0
     while k < len(words):                 # per region: moved words share the speech no word covers
         r = regions[home[k]]
@@ -206,10 +211,11 @@ def to_speech(words: Sequence[AsrWord], spans: Sequence[tuple[float, float]], un
             while q < m and moved[q]:
                 q += 1
             lo_i, hi_i = p, q             # widen over kept neighbours in the region until there is room
+            alone = p == k and q == m
             while True:
-                left = words[lo_i - 1].end_s if lo_i > k else r[0]
+                left = words[lo_i - 1].end_s if lo_i > k else r[0] if alone or silent[k] else words[k].start_s
                 right = words[hi_i].start_s if hi_i < m else r[1]
-                if hi_i == m and lo_i == k:         # nothing kept here: as long as the words were
+                if alone:                           # nothing kept here: as long as the words were
                     right = r[0] + sum(max(w.end_s - w.start_s, MIN_WORD_S) for w in words[p:q]) + 0.2
                 left, right = max(r[0], min(left, r[1])), max(r[0], min(right, r[1]))
                 if right - left >= 3 * MIN_WORD_S * (hi_i - lo_i) or (lo_i == k and hi_i == m):
@@ -218,6 +224,12 @@ def to_speech(words: Sequence[AsrWord], spans: Sequence[tuple[float, float]], un
                     hi_i += 1
                 else:
                     lo_i -= 1
+            if right - left < 3 * MIN_WORD_S * (hi_i - lo_i) and not alone:     # no room: their own times
+                for x in range(p, q):
+                    a = max(words[x].start_s, out[x - 1].end_s if x else 0.0)
+                    out[x] = dataclasses.replace(words[x], start_s=ms(a), end_s=ms(max(words[x].end_s, a)))
+                p = q
+                continue
             for x, (a, b) in zip(range(lo_i, hi_i), interpolate([w.text for w in words[lo_i:hi_i]], left, right)):
                 out[x] = dataclasses.replace(words[x], start_s=a, end_s=b)
                 moved[x] = True
@@ -225,17 +237,22 @@ def to_speech(words: Sequence[AsrWord], spans: Sequence[tuple[float, float]], un
         for x in range(k, m):             # kept words: clamped into their region
             if not moved[x]:
                 a = min(max(out[x].start_s, r[0]), r[1])
-                if x == k and (k == 0 or home[k - 1] != home[k]) and a - r[0] <= ONSET_S:
+                if x == k and (k == 0 or home[k - 1] != home[k]) and paused[home[k]] and a - r[0] <= ONSET_S:
                     a = r[0]              # the first word after a pause starts with its speech
                 out[x] = dataclasses.replace(out[x], start_s=ms(a), end_s=ms(min(max(out[x].end_s, a), r[1])))
         k = m
     return out
 
 
-def _home_by_time(w, regions) -> int | None:
+def _home_by_time(w, regions, last: bool = False) -> int | None:
     """The region holding at least ``INSIDE_SHARE`` of ``w`` by its own times, or its end (a word
-    timed to start early)."""
+    timed to start early); a segment's ``last`` word, the region its start is in (the decoder stretches
+    a last word's end over the pause to the next segment)."""
     dur = w.end_s - w.start_s
+    if last:
+        for k, r in enumerate(regions):
+            if r[0] <= w.start_s < r[1]:
+                return k
     for k, r in enumerate(regions):
         if r[0] < w.end_s <= r[1] or max(0.0, min(w.end_s, r[1]) - max(w.start_s, r[0])) >= INSIDE_SHARE * dur > 0:
             return k
