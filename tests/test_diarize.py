@@ -742,6 +742,20 @@ def test_silence_or_a_tone_gets_no_labels_and_one_warning(kind, warning, whisper
     assert said == {f"warning: {path}: {warning}"}     # one warning (per file and in the summary)
 
 
+def test_more_asked_than_a_short_clip_can_hold_says_so_and_is_unsure(whisper_dir, tmp_path, capsys):
+    """6.2 s of one reader with ``--speakers 5``: too few voice prints for five voices; one label, an unsure count
+    and a line saying why (was: one label, "sure", no word)."""
+    src = realspeech_file("speechbrain_LJ050-0131.wav")
+    out = tmp_path / "out"
+    assert cli.main(["transcribe", str(src), "--model", str(whisper_dir), "--speakers", "5", "--format", "json",
+                     "--output-dir", str(out), "--quiet"]) == 0
+    doc = json.loads((out / "speechbrain_LJ050-0131.json").read_text())
+    assert [s["name"] for s in doc["speakers"]] == ["Speaker 1"]
+    assert doc["speaker_count"] == {"found": 1, "sure": False, "could_be": 5, "text": "1 or 5 speakers: check"}
+    assert "asked for 5 speakers; 6.2 s of speech is too little to tell that many voices apart: one label" in \
+        capsys.readouterr().err
+
+
 def test_too_little_speech_gets_one_label_and_says_so(whisper_dir, tmp_path, capsys):
     path = tmp_path / "short.wav"
     sf.write(path, _load(realspeech_file("whisper_jfk.flac"))[: int(2.5 * RATE)], RATE)

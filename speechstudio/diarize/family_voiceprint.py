@@ -59,6 +59,10 @@ class VoiceprintSession:
             notes.append(NO_SPEECH_NOTE)
         elif len(uniq) <= 1 < self.count.max_speakers and speech_s < TOO_LITTLE_S:
             notes.append(f"only {speech_s:.1f} s of speech: too little to tell voices apart, one label")
+        elif len(uniq) < self.count.min_speakers and found.heard is None:     # fewer voice prints than asked-for voices
+            labels = "one label" if len(uniq) == 1 else f"{len(uniq)} labels"
+            notes.append(f"asked for {self.count.describe()}; {speech_s:.1f} s of speech is too little to tell "
+                         f"that many voices apart: {labels}")
         embeddings = {}
         for i, n in enumerate(names):
             embeddings[n] = embeddings[n] + found.centroids[i] if n in embeddings else found.centroids[i]
@@ -66,6 +70,8 @@ class VoiceprintSession:
         could_be = (found.other_count if found.heard is None else found.heard) if len(uniq) == k else None
         if brief:
             could_be = len(uniq) + len(brief)
+        if turns and len(uniq) < self.count.min_speakers:
+            could_be = self.count.min_speakers
         return Diarization(turns, speaker_infos(turns, uniq, known), notes, embeddings, could_be)
 
 
