@@ -76,6 +76,17 @@ def test_no_zero_length_or_overlapping_cues():
         assert a.end > a.start and b.start >= a.end
 
 
+def test_a_short_cue_whose_linger_the_next_cue_cuts_joins_it():
+    """"setting or printing" (0.52 s of words, a segment of its own) 83 ms before the same speaker's next words:
+    its 0.5 s linger cannot be shown, so it is a 0.5 s flash unless it joins the next cue."""
+    segs = [Segment(5.26, 5.777, "setting or printing", (Word(5.26, 5.5, "setting"), Word(5.5, 5.6, " or"),
+                                                         Word(5.6, 5.777, " printing"))),
+            Segment(5.86, 7.0, "beautiful letters.", (Word(5.86, 6.4, " beautiful"), Word(6.4, 7.0, " letters.")))]
+    cues = layout_cues(segs)
+    # one cue, shown for its reading time (38 characters at max_cps 20: 1.9 s)
+    assert [(c.text, c.start_ms, c.end_ms) for c in cues] == [("setting or printing beautiful letters.", 5260, 7160)]
+
+
 def test_vtt_karaoke_has_a_timestamp_before_each_later_word():
     seg = Segment(0.0, 2.0, "Hello big world", (Word(0.1, 0.5, " Hello"), Word(0.6, 1.0, " big"),
                                                   Word(1.2, 1.9, " world")))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -306,9 +307,11 @@ def _indent(speaker: str | None, prefix: bool) -> int:
     return cell_width(f"{speaker}: ") if prefix and speaker else 0
 
 
-def _shown_s(words: Sequence[Word], opts: SubtitleOptions) -> float:
-    """How long a cue of ``words`` can stay: its words plus the linger."""
-    return max(w.end_s for w in words) + opts.linger_s - words[0].start_s
+def _shown_s(words: Sequence[Word], opts: SubtitleOptions, next_start: float = math.inf) -> float:
+    """How long a cue of ``words`` can stay: its words plus the linger, which ends ``min_gap_s`` before the
+    speaker's next cue (``next_start`` s)."""
+    end = max(w.end_s for w in words)
+    return max(end, min(end + opts.linger_s, next_start - opts.min_gap_s)) - words[0].start_s
 
 
 def _joined(a: list[Word], b: list[Word]) -> list[Word]:
@@ -325,7 +328,8 @@ def _join_scraps(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOpti
     i = 0
     while i < len(groups):
         who, words = groups[i]
-        if _shown_s(words, opts) >= opts.min_cue_s:
+        after = groups[i + 1][1][0].start_s if i + 1 < len(groups) and groups[i + 1][0] == who else math.inf
+        if _shown_s(words, opts, after) >= opts.min_cue_s:
             i += 1
             continue
         merged = False
