@@ -195,6 +195,21 @@ def test_speaker_labels_asked_after_a_transcript_without_them_transcribe_again(t
     assert "Summary: 0 done, 1 skipped, 0 failed" in run(argv, capsys)[2]      # labels kept without asking
 
 
+def test_speaker_labels_asked_without_a_json_output_say_why_the_transcript_is_kept(tmp_path):
+    """Only the JSON records whether a transcript has labels: txt/srt alone are kept, with the reason."""
+    from speechstudio.batch.resume import plan_work
+
+    f = tmp_path / "a.wav"
+    f.write_bytes(b"RIFF")
+    targets = {fmt: tmp_path / f"a.{fmt}" for fmt in ("txt", "srt")}
+    for t in targets.values():
+        t.write_text("Hello.\n")
+    todo, notes = plan_work(f, targets, overwrite=False, speakers=True)
+    assert todo == {} and notes == [f"{f}: kept its transcript; without a .json output it is not known to have "
+                                    "speaker labels (add json to --format, or use --overwrite to redo it with them)"]
+    assert plan_work(f, targets, overwrite=False, speakers=False) == ({}, [])
+
+
 def test_input_replaced_by_one_of_the_same_size_and_mtime_is_transcribed_again(tmp_path, realspeech, tiny_w2v_dir,
                                                                               capsys, home):
     """Only the content hash can tell: same size, same mtime (cp -p of another take), other samples."""

@@ -97,6 +97,9 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool,
         if newer and not todo:
             notes.append(f"{path}: modified after its transcript was written; kept the old transcript "
                          "(use --overwrite to redo it)")
+        elif speakers and js is None and not todo:      # only the JSON records whether it has labels
+            notes.append(f"{path}: kept its transcript; without a .json output it is not known to have speaker "
+                         "labels (add json to --format, or use --overwrite to redo it with them)")
     if todo:
         notes.extend(f"{t}: exists, kept (use --overwrite to replace it)" for t in existing.values())
     return todo, notes
