@@ -328,6 +328,33 @@ def test_cli_dictate_with_whisper_on_a_fresh_install(home, whisper_dir, realspee
     assert wer(offline, lines[-1]) <= 0.15, (offline, lines[-1])
 
 
+def test_cli_dictate_auto_language_hears_german_and_dictates_it_with_the_multilingual_model(home, realspeech,
+                                                                                              capsys):
+    """The default (``--language auto``) with the English-only tiny.en as the default model: the first 3 s of
+    speech pick the multilingual Whisper for German (was: tiny.en, English words for German speech)."""
+    from speechstudio.cli import main
+
+    rc = main(["dictate", "--file", str(realspeech / "picovoice_test_de.wav"), "--fast", "--device", "cpu"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert "whisper-base: German heard in the first words" in err and "whisper-tiny.en is English-only" in err
+    assert "language de" in err
+    assert "Portal" in out.splitlines()[-1] and "genutzt" in out.splitlines()[-1]
+
+
+def test_the_apps_dictation_job_hears_german_the_same_way(home, realspeech):
+    """The Dictate page's job (worker thread, the app's model cache): the same pick by the first words."""
+    from speechstudio.asr.sources import FileSource
+    from speechstudio.worker.dictation import DictateJob
+    from speechstudio.worker.status import Status
+    from speechstudio.worker.worker import ModelCache
+
+    job = DictateJob(FileSource(realspeech / "picovoice_test_de.wav", realtime=False), device="cpu")
+    said = [p for p in job.run(ModelCache()) if isinstance(p, Status)]
+    assert said[0] == "listening: the first 3 s of speech pick the language ..."
+    assert job.result.language == "de" and "Portal" in job.result.text and "genutzt" in job.result.text
+
+
 def test_cli_dictate_reads_language_as_transcribe_does(home, realspeech, capsys):
     """--language goes through asr.languages.normalize_language, as in transcribe: a name that is no
     language is refused before any model loads."""

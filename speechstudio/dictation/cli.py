@@ -111,8 +111,9 @@ class _Printer:
 
 
 def cmd_dictate(args) -> int:
-    from speechstudio.asr.languages import normalize_language
-    from speechstudio.asr.live import Session, default_dictation_model, open_recognizer
+    from speechstudio.asr.languages import language_name, normalize_language
+    from speechstudio.asr.live import (DETECT_SPEECH_S, Session, auto_language_detector, default_dictation_model,
+                                       first_words_language, open_recognizer)
     from speechstudio.asr.sources import FileSource, MicSource, list_input_devices
     from speechstudio.audio.backends import AudioUnavailableError
     from speechstudio.asr.stream_geometry import StreamConfig, WindowGeometry
@@ -166,9 +167,24 @@ def cmd_dictate(args) -> int:
     spec, chosen = args.model, ""
     if not spec:
         spec, chosen = default_dictation_model(language)
-    recognizer, message = load_model(spec, device=args.device, precision=args.precision, batch_size=1,
-                                  allow_download=not args.no_download, progress=True,
-                                  vocabulary="off" if getattr(args, "no_vocabulary", False) else "auto")
+    recognizer, blocks = None, source.blocks()
+    ml = auto_language_detector(spec, language) if not args.model else None
+    if ml is not None:      # auto language, an English-only default: the first words pick the model
+        if not args.file:
+            print(f"listening... the first {DETECT_SPEECH_S:g} s of speech pick the language", file=sys.stderr)
+        detector, message = load_model(str(ml.path), device=args.device, precision=args.precision, batch_size=1,
+                                       allow_download=False, progress=True)
+        detector.model_id = ml.model_id
+        guess, blocks = first_words_language(blocks, source.sample_rate, detector)
+        if guess is not None and guess.language != "en":
+            recognizer, language = detector, guess.language
+            chosen = (f"{ml.model_id}: {language_name(guess.language)} heard in the first words "
+                      f"(p={guess.probability:.2f}); {spec} is English-only")
+        del detector
+    if recognizer is None:
+        recognizer, message = load_model(spec, device=args.device, precision=args.precision, batch_size=1,
+                                         allow_download=not args.no_download, progress=True,
+                                         vocabulary="off" if getattr(args, "no_vocabulary", False) else "auto")
     from speechstudio.asr.family import capabilities
 
     windows = capabilities(recognizer.engine).streaming == "windows"
@@ -199,7 +215,7 @@ def cmd_dictate(args) -> int:
                 _compose(composer, sink, x, source)
 
     try:
-        for block in source.blocks():
+        for block in blocks:
             show(session.push(block), "\n")
     except KeyboardInterrupt:
         interrupted = True

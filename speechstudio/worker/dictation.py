@@ -10,7 +10,9 @@ from typing import Iterator
 
 import numpy as np
 
-from speechstudio.asr.live import Session, default_dictation_model, dictation_stats, open_recognizer
+from speechstudio.asr.languages import language_name
+from speechstudio.asr.live import (DETECT_SPEECH_S, Session, auto_language_detector, default_dictation_model,
+                                   dictation_stats, first_words_language, open_recognizer)
 from speechstudio.asr.stream_geometry import BlockResampler
 from speechstudio.audio.levels import rms_dbfs
 from speechstudio.audio.mel import StreamingLogMel
@@ -103,12 +105,23 @@ class DictateJob(Job):
         spec, chosen = self.model, ""
         if spec is None:
             spec, chosen = default_dictation_model(self.language)
-        if not models.has_asr(spec, self.device, self.precision):
-            yield Status(f"loading model {spec} ...")
-        recognizer, message = models.asr(spec, self.device, self.precision)
         rate = int(self.source.sample_rate)
+        language, blocks, recognizer = self.language, self.source.blocks(), None
+        ml = auto_language_detector(spec, language) if self.model is None else None
+        if ml is not None:          # auto language, an English-only default: the first words pick the model
+            yield Status(f"listening: the first {DETECT_SPEECH_S:g} s of speech pick the language ...")
+            detector, message = models.detector(ml, self.device, self.precision)
+            guess, blocks = first_words_language(blocks, rate, detector)
+            if guess is not None and guess.language != "en":
+                recognizer, language = detector, guess.language
+                chosen = (f"{ml.model_id}: {language_name(guess.language)} heard in the first words "
+                          f"(p={guess.probability:.2f}); {spec} is English-only")
+        if recognizer is None:
+            if not models.has_asr(spec, self.device, self.precision):
+                yield Status(f"loading model {spec} ...")
+            recognizer, message = models.asr(spec, self.device, self.precision)
         backlog = (lambda: self.source.backlog_s) if hasattr(type(self.source), "backlog_s") else None
-        rec = open_recognizer(recognizer, self.config, input_rate=rate, language=self.language, task=self.task,
+        rec = open_recognizer(recognizer, self.config, input_rate=rate, language=language, task=self.task,
                               hotwords=self.hotwords, backlog_s=backlog)
         src_name = getattr(self.source, "name", None) or str(getattr(self.source, "path", "input"))
         message = message or f"using {recognizer.model_id} on {recognizer.device}"
@@ -122,7 +135,7 @@ class DictateJob(Job):
         received = 0
         last = time.perf_counter()
         session = Session(rec, recognizer.model_id, rate)
-        for block in self.source.blocks():
+        for block in blocks:
             received += len(block)
             peak = max(peak, rms_dbfs(block))
             f = mel.push(to16(block))

@@ -78,12 +78,24 @@ class ModelCache:
         self._asr = None
         self._voice_key = None
         self._voice = None
+        self._detector_key = None
+        self._detector = None
 
     def asr(self, spec: str | None, device: str, precision: str):
         """The recogniser for ``(spec, device, precision)`` (dictation); loads it (replacing the
         previous one) only when it differs from the cached one. Returns ``(recognizer, message_or_None)``."""
         return self._slot("_asr", (spec or None, device, precision), lambda: load_model(
             spec, device=device, precision=precision, allow_download=False, progress=False))
+
+    def detector(self, resolved, device: str, precision: str):
+        """The multilingual Whisper (``resolved``: a ``ResolvedModel``) that picks dictation's model by the first
+        words (:func:`speechstudio.asr.live.first_words_language`), kept beside the recogniser."""
+        def load():
+            model, message = load_model(str(resolved.path), device=device, precision=precision, allow_download=False,
+                                        progress=False)
+            model.model_id = resolved.model_id
+            return model, message
+        return self._slot("_detector", (str(resolved.path), device, precision), load)
 
     def has_asr(self, spec: str | None, device: str, precision: str) -> bool:
         return self._asr is not None and self._asr_key == (spec or None, device, precision)
