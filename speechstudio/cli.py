@@ -7,7 +7,9 @@ import argparse
 import importlib
 import logging
 import os
+import signal
 import sys
+import threading
 
 from speechstudio import __version__
 from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
@@ -54,6 +56,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupt(signum, frame):
+    """SIGTERM as Ctrl+C: the running command's cleanup (temporary ``.part`` files, the batch's state) runs."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     # Before torch loads: OpenMP workers spin briefly, then sleep (see speechstudio/runtime.py).
     configure_openmp()
@@ -72,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
                 return gui(args)
         parser.print_help()
         return EXIT_USAGE
+    catch_term = args.command != "gui" and threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, _interrupt) if catch_term else None   # `kill`: cleaned up as Ctrl+C
     try:
         return int(args.func(args) or 0)
     except UsageError as e:
@@ -93,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"speechstudio: unexpected error: {type(e).__name__}: {e} (rerun with --debug for details)",
               file=sys.stderr)
         return EXIT_FAILED
+    finally:
+        if catch_term:
+            signal.signal(signal.SIGTERM, before if before is not None else signal.SIG_DFL)
 
 
 def _gui_entry():

@@ -474,3 +474,28 @@ def test_a_chapter_the_voice_cannot_say_stops_the_book_without_an_empty_file(tmp
         with pytest.raises(DocumentError, match=f"^{only}: chapter 1 \\(only\\) has nothing the voice can say"):
             make_audiobook(tiny_voice, only, tmp_path / "out", "flac", workers=1)
         assert [p.name for p in (tmp_path / "out").iterdir()] == []
+
+
+def test_a_terminated_audiobook_leaves_no_temporary_file(tmp_path, home):
+    """`kill` (SIGTERM) mid-chapter is handled as Ctrl+C: the chapter's ``.part`` file goes, exit 130 (was: killed
+    outright, the hidden ``.part`` left behind for good)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    book = tmp_path / "book.txt"
+    book.write_text("My Book\n\nChapter 1\n\n" + "The quick brown fox jumps over the lazy dog by the river. " * 60,
+                    encoding="utf-8")
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "speechstudio", "audiobook", str(book), "--out", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    deadline = time.monotonic() + 120
+    while not (out.is_dir() and any(f.name.endswith(".part") for f in out.iterdir())):
+        assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+        time.sleep(0.1)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and err.splitlines()[-1] == "interrupted", err
+    assert [f.name for f in out.iterdir() if f.name.endswith(".part")] == []
