@@ -185,6 +185,20 @@ def test_book_title_is_metadata_not_a_one_second_chapter(tmp_path, name, text, t
     assert all(c.text.strip() not in (title, title + ".") for c in chapters)
 
 
+@pytest.mark.parametrize("name, text, author", [
+    ("b.txt", "My Book\nby Some Body\n\nChapter 1\n\nFirst.\n", "Some Body"),
+    ("b.txt", "My Book\n\nChapter 1\n\nFirst.\n", ""),
+    ("b.md", "---\ntitle: \"Yaml Title\"\nauthor: 'A. Writer'\n---\n\n# One\n\nFirst.\n", "A. Writer"),
+    ("b.md", "# The Book\n\n## One\n\nFirst.\n", ""),
+])
+def test_the_author_of_a_text_or_markdown_book_is_read(tmp_path, name, text, author):
+    """The byline of a text title page and Markdown's YAML ``author:`` become the book's author (the .m4b's and
+    the chapter files' artist tag), as an EPUB's does."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    assert read_book(path).author == author
+
+
 def _png(color=(200, 30, 30), size=(40, 30)) -> bytes:
     """A solid-colour RGB PNG, written with zlib (Pillow is not a dependency)."""
     import struct

@@ -83,9 +83,9 @@ def read_book(path: str | Path) -> Book:
     else:
         text = read_text_file(path)
         if suffix in (".md", ".markdown"):
-            title, parts = _split_markdown(text)
+            title, author, parts = _split_markdown(text)
         else:
-            title, parts = _split_text(text)
+            title, author, parts = _split_text(text)
         title = title or path.stem
     chapters = [(t, x) for t, x in parts if has_speakable(x)]
     if not chapters:
@@ -106,8 +106,9 @@ def _is_title_page(text: str) -> bool:
     return 0 < len(lines) <= 3 and all(len(x.split()) <= 12 and not re.search(r"[.!?;:]$", x) for x in lines)
 
 
-def _split_text(text: str) -> tuple[str, list[tuple[str, str]]]:
-    """``(title from a title page or "", [(heading, text), ...])`` of a plain text book."""
+def _split_text(text: str) -> tuple[str, str, list[tuple[str, str]]]:
+    """``(title, author, [(heading, text), ...])`` of a plain text book: title and author ("by NAME") from a
+    title page, else ""."""
     parts: list[tuple[str, list[str]]] = [("", [])]
     lines = text.splitlines()
     for i, line in enumerate(lines):
@@ -117,8 +118,10 @@ def _split_text(text: str) -> tuple[str, list[tuple[str, str]]]:
             parts[-1][1].append(line)
     out = [(t, re.sub(r"\n\s*\n\s*\n", "\n\n", "\n".join(lines)).strip()) for t, lines in parts]
     if len(out) > 1 and _is_title_page(out[0][1]):
-        return " ".join(out[0][1].split("\n")[0].split()), out[1:]
-    return "", out
+        page = [" ".join(x.split()) for x in out[0][1].splitlines() if x.strip()]
+        byline = next((m.group(1) for x in page[1:] if (m := re.match(r"(?i)by\s+(.+)", x))), "")
+        return page[0], byline, out[1:]
+    return "", "", out
 
 
 def markdown_to_text(md: str) -> str:
@@ -147,14 +150,16 @@ def markdown_to_text(md: str) -> str:
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 
 
-def _split_markdown(md: str) -> tuple[str, list[tuple[str, str]]]:
-    """``(book title or "", [(heading, text), ...])`` of a Markdown book (module docstring)."""
-    title = ""
+def _split_markdown(md: str) -> tuple[str, str, list[tuple[str, str]]]:
+    """``(book title or "", author or "", [(heading, text), ...])`` of a Markdown book (module docstring)."""
+    title = author = ""
     front = _FRONT_MATTER.match(md)
     if front:  # YAML front matter (Pandoc, Jekyll, Hugo): its title; never read aloud
         md = md[front.end():]
         found = re.search(r"^title:[ \t]*(.+?)[ \t]*$", front.group(1), re.MULTILINE)
         title = found.group(1).strip("'\"") if found else ""
+        found = re.search(r"^author:[ \t]*(.+?)[ \t]*$", front.group(1), re.MULTILINE)
+        author = found.group(1).strip("'\"") if found else ""
     parts: list[tuple[str, int, list[str]]] = [("", 0, [])]
     fence = False
     for line in md.splitlines():
@@ -172,4 +177,4 @@ def _split_markdown(md: str) -> tuple[str, list[tuple[str, str]]]:
         body = markdown_to_text("\n".join(lines[1:]))
         if has_speakable(body):
             parts.insert(1, (heading, 1, lines))
-    return title, [(t, markdown_to_text("\n".join(lines))) for t, _, lines in parts]
+    return title, author, [(t, markdown_to_text("\n".join(lines))) for t, _, lines in parts]
