@@ -71,13 +71,25 @@ def read_first_speech(blocks: Iterator[np.ndarray], sample_rate: int = 16000, *,
     return read, speech[:want]
 
 
-def detect_stream_language(detector, blocks: Iterable[np.ndarray], *, max_scan_s: float = 300.0
+def detect_stream_language(detector, blocks: Iterable[np.ndarray], *, max_scan_s: float = 300.0,
+                           want_s: float = WINDOW_S, step_s: float = WINDOW_S, rate: int | None = None
                            ) -> tuple[LanguageGuess | None, Iterator[np.ndarray]]:
-    """``(guess, replay)`` for a 16 kHz float32 block stream: ``detector``'s guess on its first speech (None
-    without speech) and the blocks read, then the rest."""
-    it = iter(blocks)
-    read, speech = read_first_speech(it, detector.sample_rate, max_scan_s=max_scan_s)
+    """``(guess, replay)`` for a float32 block stream at ``rate`` Hz (None: the detector's, 16 kHz):
+    ``detector``'s guess on its first ``want_s`` s of speech (None without speech; the VAD runs per
+    ``step_s``) and the blocks read, then the rest."""
+    from speechstudio.asr.stream_geometry import BlockResampler
+
+    it, sr = iter(blocks), detector.sample_rate
+    read: list[np.ndarray] = []
+    to_sr = BlockResampler(rate, sr) if rate and rate != sr else None
+
+    def taken() -> Iterator[np.ndarray]:
+        for block in it:
+            read.append(block)
+            yield to_sr(block) if to_sr is not None else block
+
+    heard, speech = read_first_speech(taken(), sr, want_s=want_s, max_scan_s=max_scan_s, step_s=step_s)
     guess = detector.detect_language(speech) if speech.size else None
-    if guess is not None and speech.shape[0] < WINDOW_S * detector.sample_rate:
-        guess = dataclasses.replace(guess, covered_s=round(sum(b.shape[0] for b in read) / detector.sample_rate, 3))
+    if guess is not None and speech.shape[0] < WINDOW_S * sr:
+        guess = dataclasses.replace(guess, covered_s=round(sum(b.shape[0] for b in heard) / sr, 3))
     return guess, itertools.chain(read, it)

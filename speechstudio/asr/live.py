@@ -3,7 +3,7 @@ windows, or Whisper with LocalAgreement-2) behind one interface (``push`` / ``st
 ``StreamUpdate``). Never downloads."""
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from typing import Callable
 
 import numpy as np
 
@@ -24,26 +24,6 @@ def _english_only(entry) -> bool:
 #: Seconds of speech heard before dictation with ``--language auto`` and an English-only default model picks
 #: its model (Whisper's language tokens were sure on 2-3 s in asr/stretches.py's tests; ``MIN_DETECT_S`` there: 2 s).
 DETECT_SPEECH_S = 3.0
-
-
-def first_words_language(blocks: Iterable[np.ndarray], rate: int, detector) -> tuple[object, Iterator[np.ndarray]]:
-    """``(guess, replay)``: ``detector``'s ``LanguageGuess`` (None without speech) on the first
-    ``DETECT_SPEECH_S`` s of speech of a float32 block stream at ``rate`` Hz (Silero VAD per second, at most
-    60 s read), and the blocks read followed by the rest."""
-    import itertools
-
-    from speechstudio.asr.language_id import read_first_speech
-    from speechstudio.asr.stream_geometry import BlockResampler
-
-    it, read, to16 = iter(blocks), [], BlockResampler(rate, 16000)
-
-    def resampled() -> Iterator[np.ndarray]:
-        for block in it:
-            read.append(block)
-            yield to16(block)
-
-    _, speech = read_first_speech(resampled(), 16000, want_s=DETECT_SPEECH_S, max_scan_s=60.0, step_s=1.0)
-    return (detector.detect_language(speech) if speech.size else None), itertools.chain(read, it)
 
 
 def auto_language_detector(spec: str, language: str | None):

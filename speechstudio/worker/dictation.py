@@ -10,9 +10,10 @@ from typing import Iterator
 
 import numpy as np
 
+from speechstudio.asr.language_id import detect_stream_language
 from speechstudio.asr.languages import language_name
 from speechstudio.asr.live import (DETECT_SPEECH_S, Session, auto_language_detector, default_dictation_model,
-                                   dictation_stats, first_words_language, open_recognizer)
+                                   dictation_stats, open_recognizer)
 from speechstudio.asr.stream_geometry import BlockResampler
 from speechstudio.audio.levels import rms_dbfs
 from speechstudio.audio.mel import StreamingLogMel
@@ -111,7 +112,8 @@ class DictateJob(Job):
         if ml is not None:          # auto language, an English-only default: the first words pick the model
             yield Status(f"listening: the first {DETECT_SPEECH_S:g} s of speech pick the language ...")
             detector, message = models.detector(ml, self.device, self.precision)
-            guess, blocks = first_words_language(blocks, rate, detector)
+            guess, blocks = detect_stream_language(detector, blocks, want_s=DETECT_SPEECH_S, max_scan_s=60.0,
+                                               step_s=1.0, rate=rate)
             if guess is not None and guess.language != "en":
                 recognizer, language = detector, guess.language
                 chosen = (f"{ml.model_id}: {language_name(guess.language)} heard in the first words "
