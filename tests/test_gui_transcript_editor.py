@@ -279,6 +279,31 @@ def test_an_edit_reaches_the_outputs_beside_the_input(win, qtbot, tmp_path, fmt,
     assert win.status_label.text().startswith("saved talk.json, ")
 
 
+def test_an_edit_left_for_another_file_goes_into_its_own_outputs_only(win, qtbot, tmp_path):
+    """Another row selected before the autosave: the edit is saved into the edited file's .json and .srt, and the
+    other file's .srt is left alone (was: "saved one.json, two.srt", one's text written over two's subtitles)."""
+    from speechstudio.batch.run import InputItem
+    from speechstudio.gui.transcript_view import QueueRow
+
+    rows = {}
+    for name in ("one", "two"):
+        srt = write_transcript(tmp_path / f"{name}.srt", SEGMENTS, INFO, "srt")
+        rows[name] = QueueRow(InputItem(write_tone(tmp_path / f"{name}.wav", 5.0)), status="done", outputs=(srt,),
+                              segments=list(SEGMENTS), info=INFO)
+    two_before = (tmp_path / "two.srt").read_text(encoding="utf-8")
+    view = win.transcribe.transcript
+    view.show_row(rows["one"])
+    view.edit_btn.click()
+    view.editor.document.replace_lines(0, 1, ["Hello brave world"], "edit segment 1")
+    view.editor.run(lambda: None)
+    view.show_row(rows["two"])                      # before the autosave: leaving the document saves it
+    assert win.status_label.text() == "saved one.json, one.srt"
+    assert (tmp_path / "one.srt").read_text(encoding="utf-8").startswith("1\n00:00:00,100 --> 00:00:01,800\nHello "
+                                                                          "brave world\n")
+    assert (tmp_path / "two.srt").read_text(encoding="utf-8") == two_before
+    assert rows["one"].segments[0].text == "Hello brave world" and rows["two"].segments == list(SEGMENTS)
+
+
 def test_seek_bar_jumps_and_follows(editor, qtbot):
     """Issue 30: the transcript view's player has a seek bar: it spans the recording, dragging it
     seeks the player and highlights the word said there, and it follows playback."""

@@ -59,6 +59,7 @@ class TranscriptView(QWidget):
     def __init__(self, formats, parent=None, *, audio=None, io=None) -> None:
         super().__init__(parent)
         self.row: QueueRow | None = None
+        self._doc_row: QueueRow | None = None     # the row whose transcript the editor holds (saved into its outputs)
         bl = bare(QVBoxLayout(self))
         self.title = note_label("Transcript title", "Transcript: select a finished file")
         self.edit_btn = button("Edit transcript", "Edit the transcript",
@@ -139,7 +140,8 @@ class TranscriptView(QWidget):
             with QSignalBlocker(self.edit_btn):
                 self.edit_btn.setChecked(on)
         if doc is not self.editor.document:
-            self.editor.set_document(doc)
+            self.editor.set_document(doc)       # saves the document it held into that document's row
+            self._doc_row = row if doc is not None else None
         self.stack.setCurrentWidget(self.editor if on else self.segments)
         self.stack.updateGeometry()
         for w in (self.export_label, self.export_box, self.export_btn):
@@ -153,9 +155,10 @@ class TranscriptView(QWidget):
             self._fill_table(row)
         self.editing_changed.emit(on)
 
-    def _other_outputs(self) -> list[Path]:
-        """The row's outputs other than its ``.json`` (txt / srt / vtt … the batch wrote)."""
-        row = self.row
+    def _other_outputs(self, row: QueueRow | None = None) -> list[Path]:
+        """The outputs of ``row`` (the selected one by default) other than its ``.json`` (txt / srt / vtt … the
+        batch wrote)."""
+        row = row or self.row
         return [p for p in (row.outputs if row is not None else ()) if p.suffix.lstrip(".") in FORMATS
                 and p.suffix != ".json"]
 
@@ -166,7 +169,7 @@ class TranscriptView(QWidget):
         if doc is None or doc.path != json_path:
             return
         done, failed = [], []
-        for p in self._other_outputs():
+        for p in self._other_outputs(self._doc_row):
             try:
                 write_transcript(p, doc.segments, doc.info, p.suffix.lstrip("."))
                 done.append(p.name)
@@ -197,5 +200,5 @@ class TranscriptView(QWidget):
         return TranscriptDocument.from_segments(row.segments, row.info, js)
 
     def _on_edited(self) -> None:
-        if self.row is not None and self.editor.document is not None:
-            self.row.segments = list(self.editor.document.segments)
+        if self._doc_row is not None and self.editor.document is not None:
+            self._doc_row.segments = list(self.editor.document.segments)
