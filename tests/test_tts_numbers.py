@@ -82,6 +82,9 @@ CASES = {
         ("It is 37°C inside.", "It is thirty seven degrees Celsius inside."),
         ("Only 15% left.", "Only fifteen percent left."),
         ("It costs $12.99 now.", "It costs twelve dollars and ninety nine cents now."),
+        ("It cost $5m, then €2mn and £3bn; $2tn later.",       # the newspaper scales (was "five dollarsm")
+         "It cost five million dollars, then two million euros and three billion pounds; two trillion dollars later."),
+        ("A 5m pole and $5 more.", "A five meters pole and five dollars more."),
         ("Wait 1 s.", "Wait one second."),
         ("Room 4 B and a 4B file.", "Room four B and a four bytes file."),
     ],

@@ -41,7 +41,8 @@ UNITS: dict[str, tuple[str, str]] = {
 }
 _CURRENCY = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pounds", "penny", "pence"),
              "€": ("euro", "euros", "cent", "cents"), "¥": ("yen", "yen", "sen", "sen")}
-_SCALES = {"K": "thousand", "k": "thousand", "M": "million", "B": "billion", "bn": "billion",
+_SCALES = {"K": "thousand", "k": "thousand", "M": "million", "m": "million", "mn": "million", "B": "billion",
+           "bn": "billion", "tn": "trillion",
            "thousand": "thousand", "million": "million", "billion": "billion", "trillion": "trillion"}
 
 # A number as written: thousands groups, or plain digits; optional decimals.
@@ -146,7 +147,7 @@ _PHONE_RE = re.compile(
     r"|\d{3}-\d{4})"  # 555-0142
     r"(?![\w.,]?\d)(?!\s?(?:" + _UNIT_ALT + r")(?![\w/]))")
 _CURRENCY_RE = re.compile(r"((?<!\w)-)?([$£€¥])\s?(" + _NUM + r")(?:\s?[-–]\s?(" + _NUM + r"))?"
-                          r"(?:\s?(million|billion|trillion|thousand|bn|[KkMB])\b)?")
+                          r"(?:\s?(million|billion|trillion|thousand|bn|mn|tn|[KkMBm])\b)?")
 _TIME_RE = re.compile(r"(?<![\w.:])(\d{1,2}):(\d{2})(?![\d:])")
 _GLUED_AMPM_RE = re.compile(r"(?<=\d)([ap]m)\b", re.IGNORECASE)
 _SIGNED = r"(?:(?<![\w.,])[-−])?" + _NUM
