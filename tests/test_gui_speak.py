@@ -31,9 +31,11 @@ def test_speak_plays_through_fake_speaker_and_saves(win, qtbot, piper_voice, tmp
     win.show_page("Speak")
     page.text.setPlainText("Hello there. This is the second sentence.")
     page.voice_box.setCurrentText(piper_voice.name)
+    page.status_message.emit("speech failed: an earlier failure")
     with qtbot.waitSignal(page.speech_finished, timeout=120000) as blocker:
         win.run_action()  # Ctrl+Enter on the Speak page
     assert blocker.args == ["done"]
+    assert win.status_label.text() == "spoke 2 sentences"      # the earlier failure does not stay
     assert page.sentences == 2
     assert page.ttfa_s is not None
     assert page.voice_info.sample_rate == 22050

@@ -323,6 +323,7 @@ class SpeakPage(QWidget):
             self.status_message.emit(f"speech failed: {plain_error(result)}")
         elif status == "cancelled":
             self.info.setText("stopped")
+            self.status_message.emit("speech stopped")       # a line, so an earlier failure does not stay
         elif isinstance(result, tuple) and len(result) == 3:
             dur, n, path = result
             self.info.setText(f"saved {dur:.1f} s ({n} sentence{'s' if n != 1 else ''}) to {path}")
@@ -333,4 +334,5 @@ class SpeakPage(QWidget):
             took = time.perf_counter() - self._t0
             self.info.setText(f"{self.sentences} sentence{'s' if self.sentences != 1 else ''} synthesized in {took:.1f} s"
                               + (f"; {self._ttfa_text()}" if self.ttfa_s is not None else ""))
+            self.status_message.emit(f"spoke {self.sentences} sentence{'s' if self.sentences != 1 else ''}")
         self.speech_finished.emit(status)
