@@ -137,6 +137,17 @@ def test_ssml_errors_keep_their_line_after_stripped_blank_lines():
         list(speech_parts("\n\n  <speak>Hi <break time='x'/></speak>"))
 
 
+def test_broken_ssml_is_refused_before_a_voice_loads(tmp_path, capsys, monkeypatch):
+    """The SSML's error, exit 2, and no voice loaded first (was: the voice loaded, its line printed, then the error)."""
+    import speechstudio.tts.voices as voices
+
+    monkeypatch.setattr(voices, "load_named", lambda *a, **k: pytest.fail("a voice was loaded"))
+    rc = cli.main(["speak", "<speak><break time='3s'/>Hi <foo>", "--out", str(tmp_path / "x.wav")])
+    assert rc == 2
+    assert capsys.readouterr().err == "speechstudio: error: SSML line 1, column 34: no element found\n"
+    assert not (tmp_path / "x.wav").exists()
+
+
 @pytest.fixture(scope="module")
 def tiny_dir(tmp_path_factory):
     from tts_fixtures.tiny import make_tiny_vits

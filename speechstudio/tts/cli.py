@@ -196,8 +196,9 @@ def speak_command(args) -> int:
     a player that quits early (broken pipe) ends quietly with 0."""
     from speechstudio.audio.encode import check_output_suffix
     from speechstudio.tts.output import write_raw, write_speech
-    from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.frontend.text import check_speakable
+    from speechstudio.tts.ssml import speech_parts, ssml_verdict
+    from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.voices import load_named
 
     raw = getattr(args, "output_raw", False)
@@ -209,6 +210,8 @@ def speak_command(args) -> int:
     source, total = _read_text_source(args)
     if isinstance(source, str):
         check_speakable(source)
+        if getattr(args, "ssml", False) or ssml_verdict(source):     # its errors before the voice loads
+            list(speech_parts(source, ssml=True))
     settings = _settings(args)
     info = sys.stderr if raw else sys.stdout  # with --output-raw, stdout carries audio only
 
