@@ -39,6 +39,21 @@ def auto_language_detector(spec: str, language: str | None):
     return multilingual_whisper()
 
 
+def pick_by_first_words(detector, blocks, rate: int, spec: str):
+    """``(guess, replay, why)``: ``detector``'s language (``language_id.detect_stream_language``) on the first
+    ``DETECT_SPEECH_S`` s of speech of ``blocks`` (float32 at ``rate`` Hz), the blocks to replay, and the line
+    that says why ``detector`` dictates instead of ``spec`` ("" when the speech is English or there is none)."""
+    from speechstudio.asr.language_id import detect_stream_language
+    from speechstudio.asr.languages import language_name
+
+    guess, replay = detect_stream_language(detector, blocks, want_s=DETECT_SPEECH_S, max_scan_s=60.0, step_s=1.0,
+                                           rate=rate)
+    if guess is None or guess.language == "en":
+        return guess, replay, ""
+    return guess, replay, (f"{detector.model_id}: {language_name(guess.language)} heard in the first words "
+                           f"(p={guess.probability:.2f}); {spec} is English-only")
+
+
 def default_dictation_model(language: str | None = None) -> tuple[str, str]:
     """``(model name, reason)`` dictation uses when none is chosen: the user's choice, then a CTC English
     model, an installed Whisper model, any CTC model (docs/transcribe.md). Raises ``ModelNotFoundError``."""

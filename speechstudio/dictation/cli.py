@@ -111,10 +111,9 @@ class _Printer:
 
 
 def cmd_dictate(args) -> int:
-    from speechstudio.asr.language_id import detect_stream_language
-    from speechstudio.asr.languages import language_name, normalize_language
+    from speechstudio.asr.languages import normalize_language
     from speechstudio.asr.live import (DETECT_SPEECH_S, Session, auto_language_detector, default_dictation_model,
-                                       open_recognizer)
+                                       open_recognizer, pick_by_first_words)
     from speechstudio.asr.sources import FileSource, MicSource, list_input_devices
     from speechstudio.audio.backends import AudioUnavailableError
     from speechstudio.asr.stream_geometry import StreamConfig, WindowGeometry
@@ -176,12 +175,9 @@ def cmd_dictate(args) -> int:
         detector, message = load_model(str(ml.path), device=args.device, precision=args.precision, batch_size=1,
                                        allow_download=False, progress=True)
         detector.model_id = ml.model_id
-        guess, blocks = detect_stream_language(detector, blocks, want_s=DETECT_SPEECH_S, max_scan_s=60.0,
-                                               step_s=1.0, rate=source.sample_rate)
-        if guess is not None and guess.language != "en":
-            recognizer, language = detector, guess.language
-            chosen = (f"{ml.model_id}: {language_name(guess.language)} heard in the first words "
-                      f"(p={guess.probability:.2f}); {spec} is English-only")
+        guess, blocks, why = pick_by_first_words(detector, blocks, source.sample_rate, spec)
+        if why:
+            recognizer, language, chosen = detector, guess.language, why
         del detector
     if recognizer is None:
         recognizer, message = load_model(spec, device=args.device, precision=args.precision, batch_size=1,

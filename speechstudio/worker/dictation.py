@@ -10,10 +10,8 @@ from typing import Iterator
 
 import numpy as np
 
-from speechstudio.asr.language_id import detect_stream_language
-from speechstudio.asr.languages import language_name
 from speechstudio.asr.live import (DETECT_SPEECH_S, Session, auto_language_detector, default_dictation_model,
-                                   dictation_stats, open_recognizer)
+                                   dictation_stats, open_recognizer, pick_by_first_words)
 from speechstudio.asr.stream_geometry import BlockResampler
 from speechstudio.audio.levels import rms_dbfs
 from speechstudio.audio.mel import StreamingLogMel
@@ -112,12 +110,9 @@ class DictateJob(Job):
         if ml is not None:          # auto language, an English-only default: the first words pick the model
             yield Status(f"listening: the first {DETECT_SPEECH_S:g} s of speech pick the language ...")
             detector, message = models.detector(ml, self.device, self.precision)
-            guess, blocks = detect_stream_language(detector, blocks, want_s=DETECT_SPEECH_S, max_scan_s=60.0,
-                                               step_s=1.0, rate=rate)
-            if guess is not None and guess.language != "en":
-                recognizer, language = detector, guess.language
-                chosen = (f"{ml.model_id}: {language_name(guess.language)} heard in the first words "
-                          f"(p={guess.probability:.2f}); {spec} is English-only")
+            guess, blocks, why = pick_by_first_words(detector, blocks, rate, spec)
+            if why:
+                recognizer, language, chosen = detector, guess.language, why
         if recognizer is None:
             if not models.has_asr(spec, self.device, self.precision):
                 yield Status(f"loading model {spec} ...")
