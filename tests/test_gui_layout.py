@@ -195,6 +195,24 @@ def test_every_page_fits_with_the_docks_open(win, qtbot, size):
     assert seen == [(name, 0, 0) for name in PAGES]
 
 
+@pytest.mark.parametrize("size", [(900, 600), (1024, 768)])
+def test_no_page_scrolls_sideways_on_a_small_window(win, qtbot, size):
+    """At the minimum size and 1024x768, docks open, a page may scroll down but never sideways: the
+    Transcribe page's option rows once asked for 1,068 px and scrolled sideways by 352 px at 900x600
+    (214 px at 1024x768); they now wrap (``gui.common.FlowLayout``)."""
+    from speechstudio.gui.main_window import PAGES
+
+    win.resize(*size)
+    seen = []
+    for i, name in enumerate(PAGES):
+        win.page_actions[i].trigger()
+        qtbot.wait(20)
+        seen.append((name, win.stack.currentWidget().horizontalScrollBar().maximum()))
+    assert seen == [(name, 0) for name in PAGES]
+    page = win.show_page("Transcribe")
+    assert page.start_btn.y() < page.speakers_box.mapTo(page, page.speakers_box.rect().topLeft()).y()  # wrapped
+
+
 def test_a_step_opens_at_its_top(win, qtbot):
     win.resize(900, 600)  # the minimum size
     win.show_page("Clone voice")

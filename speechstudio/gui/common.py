@@ -5,9 +5,10 @@ import collections
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QPointF, QSettings, QSize, Qt
+from PySide6.QtCore import QPointF, QRect, QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter, QPalette, QPen, QPolygonF
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLayout, QLineEdit,
+                               QMessageBox,
                                QPushButton, QSizePolicy, QSpinBox, QStackedWidget, QStyledItemDelegate, QTableWidget,
                                QTableWidgetItem, QWidget)
 
@@ -163,6 +164,101 @@ def hrow(*items, stretch: bool = True) -> QHBoxLayout:
     if stretch and None not in items:
         row.addStretch(1)
     return row
+
+
+class FlowLayout(QLayout):
+    """Items left to right, wrapping onto another line where the width runs out, so a row of options
+    never widens its page (Qt's Flow Layout example, doc.qt.io/qt-6/qtwidgets-layouts-flowlayout-example.html);
+    a growing item (:meth:`add` ``grow=True``) takes its line's spare width. Its minimum height is the height
+    at its current width, not a height-for-width: with one, the page's scroll area would give the whole
+    page its preferred height, and the page would scroll where it fits."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._items, self._growing, self._height = [], set(), None
+        self.setSpacing(6)
+
+    def add(self, widget: QWidget, grow: bool = False) -> None:
+        self.addWidget(widget)
+        if grow:
+            self._growing.add(id(self._items[-1]))
+
+    def addItem(self, item) -> None:  # noqa: N802 - Qt API
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, i: int):  # noqa: N802
+        return self._items[i] if 0 <= i < len(self._items) else None
+
+    def takeAt(self, i: int):  # noqa: N802
+        return self._items.pop(i) if 0 <= i < len(self._items) else None
+
+    def expandingDirections(self):  # noqa: N802
+        return Qt.Orientation(0)
+
+    def setGeometry(self, rect) -> None:  # noqa: N802
+        super().setGeometry(rect)
+        height = self._place(rect, move=True)
+        if height != self._height:     # wrapped onto more or fewer lines: ask the parent for that height
+            self._height = height
+            self.invalidate()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - all on one line
+        hints = [i.sizeHint() for i in self._items if not i.isEmpty()]
+        m = self.contentsMargins()
+        one_line = max((h.height() for h in hints), default=0) + m.top() + m.bottom()
+        return QSize(sum(h.width() for h in hints) + self.spacing() * max(0, len(hints) - 1) + m.left() + m.right(),
+                     self._height or one_line)
+
+    def minimumSize(self) -> QSize:  # noqa: N802 - the widest item, the height at the current width
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.minimumSize())
+        m = self.contentsMargins()
+        return QSize(size.width() + m.left() + m.right(), self.sizeHint().height())
+
+    def _place(self, rect: QRect, move: bool) -> int:
+        """Lay the items out in ``rect`` (when ``move``); the height they take."""
+        m, gap = self.contentsMargins(), self.spacing()
+        r = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
+        lines, line, x = [], [], 0
+        for item in (i for i in self._items if not i.isEmpty()):
+            w = item.sizeHint().width()
+            if line and x + w > r.width():
+                lines.append(line)
+                line, x = [], 0
+            line.append(item)
+            x += w + gap
+        lines += [line] if line else []
+        y = r.y()
+        for line in lines:
+            height = max(i.sizeHint().height() for i in line)
+            growing = [i for i in line if id(i) in self._growing]
+            spare = r.width() - sum(i.sizeHint().width() for i in line) - gap * (len(line) - 1)
+            x = r.x()
+            for item in line:
+                hint = item.sizeHint()
+                w = hint.width() + (max(0, spare) // len(growing) if item in growing else 0)
+                if move:
+                    item.setGeometry(QRect(x, y + (height - hint.height()) // 2, min(w, r.width()), hint.height()))
+                x += w + gap
+            y += height + gap
+        return max(0, y - gap - r.y()) + m.top() + m.bottom()
+
+
+def flow(*items) -> FlowLayout:
+    """A :class:`FlowLayout` of ``items``: a widget or a list of widgets kept on one line together (a label
+    and its control); either as ``(item, 1)`` grows."""
+    layout = FlowLayout()
+    for item in items:
+        item, grow = item if isinstance(item, tuple) else (item, False)
+        if isinstance(item, list):
+            item, widgets = QWidget(), item
+            item.setLayout(bare(hrow(*widgets, stretch=False)))
+        layout.add(item, bool(grow))
+    return layout
 
 
 def bare(layout):

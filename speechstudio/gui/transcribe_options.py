@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from speechstudio.asr import family
 from speechstudio.asr.languages import LANGUAGES, language_name
-from speechstudio.gui.common import DEFAULT_MODEL, bare, combo, hrow, is_default_model, line_edit, refill, settings
+from speechstudio.gui.common import DEFAULT_MODEL, bare, combo, flow, is_default_model, line_edit, refill, settings
 from speechstudio.gui.wording import sureness
 from speechstudio.hub.catalog import find_entry
 from speechstudio.hub.inventory import list_models
@@ -63,9 +63,8 @@ class LanguageOptions(QWidget):
         self.track_box = combo("Audio track", [("default", "")] + [(n, n) for n in "1234"],
                                "Videos with several audio tracks (languages, commentary): the track to transcribe. "
                                "default: the one the file marks as default, else the loudest.")
-        self.setLayout(bare(hrow(QLabel("Language"), self.language_box, QLabel("Task"), self.task_box,
-                                 QLabel("Vocabulary"), (self.vocabulary, 1), QLabel("Audio track"), self.track_box,
-                                 stretch=False)))
+        self.setLayout(bare(flow([QLabel("Language"), self.language_box], [QLabel("Task"), self.task_box],
+                                 ([QLabel("Vocabulary"), (self.vocabulary, 1)], 1), [QLabel("Audio track"), self.track_box])))
         self._model = DEFAULT_MODEL
         self._fill_languages(None)
         self.vocabulary.textEdited.connect(self._vocabulary_edited)

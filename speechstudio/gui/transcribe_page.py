@@ -12,8 +12,8 @@ from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.batch.run import InputItem, collect_inputs
 from speechstudio.batch.watch import FolderWatcher
 from speechstudio.gui.batch_report import BatchReport
-from speechstudio.gui.common import (DEFAULT_MODEL, ModelPicker, asker, bare, button, combo, device_picker, hrow, named,
-                                     setting_list, settings)
+from speechstudio.gui.common import (DEFAULT_MODEL, ModelPicker, asker, bare, button, combo, device_picker, flow, hrow,
+                                     named, setting_list, settings)
 from speechstudio.gui.details import Details
 from speechstudio.gui.drop_paths import paths_from_urls, pick_inputs
 from speechstudio.gui.queue_keeper import QueueKeeper
@@ -106,8 +106,8 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.language_options = LanguageOptions()
         self.run_options = QWidget()  # the next run's options: folded away while the editor is open
         opts = bare(QVBoxLayout(self.run_options))
-        opts.addLayout(hrow(QLabel("Formats"), *self.format_checks.values(), 16, self.out_btn, self.out_reset,
-                            (self.out_label, 1), self.overwrite_check, stretch=False))
+        opts.addLayout(flow([QLabel("Formats"), *self.format_checks.values()], [self.out_btn, self.out_reset],
+                            (self.out_label, 1), self.overwrite_check))
         opts.addWidget(self.language_options)
         opts.addWidget(self.details)
         lay.addWidget(self.run_options)
@@ -131,9 +131,8 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
                                   "named. Works offline.")
         self.voices_btn = button("Voices…", "Known voices", "Voices you saved: they are named in new transcripts",
                                  self.show_known_voices)
-        lay.addLayout(hrow(self.start_btn, self.pause_btn, self.cancel_btn, self.retry_btn, (self.summary, 1),
-                           QLabel("Speakers"), self.speakers_box, self.voices_btn, self.history_btn, self.watch_btn,
-                           stretch=False))
+        lay.addLayout(flow([self.start_btn, self.pause_btn, self.cancel_btn, self.retry_btn], (self.summary, 1),
+                           [QLabel("Speakers"), self.speakers_box, self.voices_btn], [self.history_btn, self.watch_btn]))
         self.report = BatchReport()
         lay.addWidget(self.report)
 
