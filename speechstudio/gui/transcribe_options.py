@@ -64,7 +64,8 @@ class LanguageOptions(QWidget):
                                "Videos with several audio tracks (languages, commentary): the track to transcribe. "
                                "default: the one the file marks as default, else the loudest.")
         self.setLayout(bare(flow([QLabel("Language"), self.language_box], [QLabel("Task"), self.task_box],
-                                 ([QLabel("Vocabulary"), (self.vocabulary, 1)], 1), [QLabel("Audio track"), self.track_box])))
+                                 ([QLabel("Vocabulary"), (self.vocabulary, 1)], 1),
+                                 [QLabel("Audio track"), self.track_box])))
         self._model = DEFAULT_MODEL
         self._fill_languages(None)
         self.vocabulary.textEdited.connect(self._vocabulary_edited)

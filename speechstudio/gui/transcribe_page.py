@@ -132,7 +132,8 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.voices_btn = button("Voices…", "Known voices", "Voices you saved: they are named in new transcripts",
                                  self.show_known_voices)
         lay.addLayout(flow([self.start_btn, self.pause_btn, self.cancel_btn, self.retry_btn], (self.summary, 1),
-                           [QLabel("Speakers"), self.speakers_box, self.voices_btn], [self.history_btn, self.watch_btn]))
+                           [QLabel("Speakers"), self.speakers_box, self.voices_btn],
+                           [self.history_btn, self.watch_btn]))
         self.report = BatchReport()
         lay.addWidget(self.report)
 
