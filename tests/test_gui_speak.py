@@ -79,3 +79,15 @@ def test_speak_empty_text_is_a_message(win, qtbot):
     page.speak()
     assert "nothing to speak" in win.status_label.text()
     assert page.job_id is None
+
+
+def test_save_as_with_empty_text_says_so_before_asking_where(win, qtbot, monkeypatch):
+    import speechstudio.gui.speak_page as speak_page
+
+    asked = []
+    monkeypatch.setattr(speak_page, "ask_save_path", lambda *a: asked.append(a) or "")
+    win.show_status("")
+    win.speak.text.setPlainText("  \n ")
+    win.speak.save_btn.click()
+    assert (asked, win.speak.job_id) == ([], None)
+    assert "nothing to speak" in win.status_label.text()

@@ -200,10 +200,16 @@ class SpeakPage(QWidget):
             self.status_message.emit(f"pronunciations saved to {self.lexicon_dialog.saved_path}")
         return result
 
-    def speak(self) -> None:
-        """Synthesize and play; playback starts as soon as the first sentence is ready."""
+    def _has_text(self) -> bool:
+        """Whether there is text to speak (else the status line says so)."""
         if not self.text.toPlainText().strip():
             self.status_message.emit("nothing to speak: type some text first")
+            return False
+        return True
+
+    def speak(self) -> None:
+        """Synthesize and play; playback starts as soon as the first sentence is ready."""
+        if not self._has_text():
             return
         if not self.audio.available:
             self.status_message.emit(f"playback unavailable: {self.audio.reason}; use Save as…")
@@ -225,7 +231,8 @@ class SpeakPage(QWidget):
         self.audio.stop()
 
     def _save_dialog(self) -> None:
-        if path := ask_save_path(self, "Save speech", "speech.wav", "Audio (*.wav *.flac *.ogg *.mp3 *.opus *.m4a)"):
+        if self._has_text() and (path := ask_save_path(self, "Save speech", "speech.wav",
+                                                       "Audio (*.wav *.flac *.ogg *.mp3 *.opus *.m4a)")):
             self.save(path)
 
     def save(self, path: str) -> int:
