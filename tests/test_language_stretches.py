@@ -100,6 +100,21 @@ def test_a_sure_first_guess_that_heard_all_the_speech_decides_alone():
     assert calls == [(0.0, 28.0), (30.0, 58.0)]
 
 
+def test_a_short_file_in_two_languages_is_not_decided_by_a_fairly_sure_first_guess():
+    # 11 s of English, then 5 s of German: the whole file's guess said German at 0.92 and the English
+    # was decoded as German, then lost (a new user's file; the real case in test_router_english_then_german...)
+    truth = [(0.0, 11.0, "en"), (12.0, 17.0, "de")]
+    calls = []
+    got = plan(clock(17.5), detector(truth, calls), regions=[(0.0, 11.0), (12.0, 17.0)],
+               first=Guess("de", 0.92, covered_s=17.5))
+    assert [(s.start_s, s.end_s, s.language) for s in got] == [(0.0, 11.5, "en"), (11.5, 17.5, "de")]
+    assert calls == [(0.0, 11.0), (12.0, 17.0)]     # region by region: a guess under 0.99 seeds no window
+    # one region long enough to detect: the first guess heard it already, whatever its probability
+    one = plan(clock(9.0), detector([(0.0, 9.0, "en")], calls), regions=[(0.0, 6.0), (7.0, 8.5)],
+               first=Guess("en", 0.62, covered_s=9.0))
+    assert one == [Stretch(0.0, 9.0, "en", 0.62)] and len(calls) == 2
+
+
 def test_no_speech_is_one_stretch_in_the_files_language():
     assert plan(np.zeros(5 * RATE, np.float32), detector([], []), regions=[], offset_s=600.0, fallback="es") == \
         [Stretch(600.0, 605.0, "es")]

@@ -12,7 +12,9 @@ import numpy as np
 
 WINDOW_S = 30.0      #: a window of regions detected at once spans at most this (Whisper's window)
 STEADY_P = 0.95      #: a window keeps the language of the two regions before it when this sure of it
-SURE_P = 0.9         #: a first guess this sure that heard all of a piece's speech decides it alone
+SURE_P = 0.99        #: a first guess this sure counts as two agreeing regions, and decides alone when it heard
+                     #: all of a piece's speech (short files in two languages were guessed at 0.92-0.96, one
+                     #: language at 0.62-1.0: docs/transcribe.md)
 MIN_P = 0.8          #: a region detected less surely keeps its language only when a neighbour agrees
 MIN_DETECT_S = 2.0   #: speech shorter than this is not detected (the detector said English 0.49 on 1.3 s of
                      #: English, Spanish 0.76 on 1.4 s of Spanish): it takes its neighbour's language
@@ -47,13 +49,18 @@ def plan(audio: np.ndarray, detect: Callable[[np.ndarray], object], *, offset_s:
          fallback: str | None = None, first=None) -> list[Stretch]:
     """The stretches tiling ``audio`` (float32 (n,), ``rate`` Hz, from ``offset_s``): ``detect`` gives a
     language guess, ``regions`` its speech (s), ``fallback`` the language without speech, ``first`` the
-    file's first guess (at ``SURE_P`` over the whole piece it decides alone)."""
+    file's first guess (over the whole piece it decides alone at ``SURE_P``, or when only one region is
+    long enough to detect)."""
     end_s = audio.shape[0] / rate
-    sure_first = first is not None and float(first.probability) >= MIN_P
-    heard_all = float(getattr(first, "covered_s", 0.0) or 0.0) >= offset_s + end_s - 1e-3
-    if first is not None and float(first.probability) >= SURE_P and heard_all:
-        return [Stretch(round(offset_s, 3), round(offset_s + end_s, 3), first.language, float(first.probability))]
+    sure_first = first is not None and float(first.probability) >= SURE_P
+    heard_all = first is not None and float(getattr(first, "covered_s", 0.0) or 0.0) >= offset_s + end_s - 1e-3
+    whole = [Stretch(round(offset_s, 3), round(offset_s + end_s, 3), getattr(first, "language", None),
+                     float(getattr(first, "probability", 0.0)))]
+    if heard_all and sure_first:
+        return whole
     regions = speech_regions(audio, rate) if regions is None else regions
+    if heard_all and sum(b - a >= MIN_DETECT_S for a, b in regions) < 2:    # no second language to detect
+        return whole
     decided: list[tuple[float, float, str | None, float]] = []   # per region: (start, end, lang, p)
     recent = [(first.language, float(first.probability))] * 2 if sure_first else []   # for steadiness
 
