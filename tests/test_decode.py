@@ -163,6 +163,24 @@ def test_truncated_wav_decodes_what_is_there_with_warning(tmp_path, realspeech):
     assert len(reader.warnings) == 1 and "truncated" in reader.warnings[0]
 
 
+def test_nan_and_infinite_samples_are_read_as_silence_with_a_warning(tmp_path, realspeech):
+    """A float WAV with 10 NaN and one Inf among 176k samples came out as no text at all: the NaN spread
+    through resampling and the features (a new user's file)."""
+    import soundfile as sf
+
+    audio = load_audio(realspeech / "whisper_jfk.flac", 16000)
+    audio[[100, 5000, 80000]] = np.nan
+    audio[90000] = np.inf
+    f = tmp_path / "nan.wav"
+    sf.write(f, audio, 16000, subtype="FLOAT")
+    reader = AudioReader(f, 16000)
+    got = np.concatenate(list(reader.blocks()))
+    assert np.isfinite(got).all() and got.shape == audio.shape
+    assert got[[100, 5000, 80000, 90000]].tolist() == [0.0] * 4
+    assert np.array_equal(got[:100], audio[:100])
+    assert reader.warnings == [f"{f}: 4 samples are not numbers (NaN or infinite); read as silence"]
+
+
 def test_mp3_cut_mid_frame(tmp_path, realspeech):
     data = (realspeech / "lhotse_common_voice_en_651325.mp3").read_bytes()
     path = tmp_path / "cut.mp3"

@@ -362,6 +362,7 @@ class AudioReader:
         planes = self._decode_planes(self.info.stream_index)
         energy = np.zeros(0)
         mixed_energy, mixed_n = 0.0, 0
+        nonfinite = [0]
 
         def mono_frames() -> Iterator[np.ndarray]:
             nonlocal energy, mixed_energy, mixed_n
@@ -369,6 +370,10 @@ class AudioReader:
             for p, rate in planes:
                 if left is not None:
                     p, left = p[:, :left], left - min(left, p.shape[1])
+                if not np.isfinite(p).all():    # a float file's NaN / Inf would make the whole file NaN downstream
+                    bad = ~np.isfinite(p)
+                    nonfinite[0] += int(bad.sum())
+                    p = np.where(bad, np.float32(0.0), p)
                 if p.shape[0] == 1:
                     yield p[0], rate
                     continue
@@ -421,6 +426,9 @@ class AudioReader:
             total += pending_n
         self.decoded_s = total / self.sample_rate
         self.loud_s = self.levels.seconds_at(LOUD_DBFS)
+        if nonfinite[0]:
+            self._warn(f"{self.path}: {nonfinite[0]} samples are not numbers (NaN or infinite); read as silence",
+                       logged=True)
         if self.channel is None and energy.size > 1 and cancels(energy / mixed_n, mixed_energy / mixed_n):
             self._warn(f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?) "
                        "after the first part of the file; the transcript may miss speech", logged=True)
