@@ -513,3 +513,30 @@ def test_a_terminated_audiobook_leaves_no_temporary_file(tmp_path, home):
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130 and err.splitlines()[-1] == "interrupted", err
     assert [f.name for f in out.iterdir() if f.name.endswith(".part")] == []
+
+
+# ----------------------------------------------------------------------------- resume: what "done before" means
+BOLT_TXT = "Chapter 1\n\nBolt ran fast.\n\nChapter 2\n\nHe rested.\n\nChapter 3\n\nThe end.\n"
+
+
+def test_a_lexicon_change_redoes_the_chapters_it_applies_to(tmp_path, home, tiny_voice):
+    """`lexicon add Bolt Thunderbolt`, audiobook, `lexicon remove Bolt`, rerun: the chapter saying Bolt is made again
+    (was: every chapter "done before, kept", still saying Thunderbolt); the others are kept."""
+    from speechstudio.tts.audiobook import make_audiobook
+    from speechstudio.tts.lexicon import Lexicon, lexicon_path, save_lexicon
+
+    book = tmp_path / "bolt.txt"
+    book.write_text(BOLT_TXT, encoding="utf-8")
+    out = tmp_path / "out"
+    lex = Lexicon()
+    lex.add("Bolt", "Thunderbolt")
+    save_lexicon(lex, lexicon_path("en"))
+    first = make_audiobook(tiny_voice, book, out, "flac", workers=1, book_file=False)
+    mtimes = [f.stat().st_mtime_ns for f in first.files]
+    save_lexicon(Lexicon(), lexicon_path("en"))  # removed
+    again = make_audiobook(tiny_voice, book, out, "flac", workers=1, book_file=False)
+    assert again.skipped == 2
+    assert [f.stat().st_mtime_ns != m for f, m in zip(again.files, mtimes)] == [True, False, False]
+    assert again.durations_s[0] < first.durations_s[0]  # "Bolt" is shorter than "Thunderbolt"
+    assert again.durations_s[1:] == first.durations_s[1:]
+    assert make_audiobook(tiny_voice, book, out, "flac", workers=1, book_file=False).skipped == 3

@@ -1,6 +1,7 @@
 """A long document (txt / Markdown / EPUB) as a chaptered audiobook: ``out_dir/NN - Title.<fmt>`` per
 chapter (atomic, tagged), ``playlist.m3u8``, ``chapters.json`` and one ``.m4b``; resumable through
-``out_dir/.audiobook.json`` (SHA-256 of each chapter's text and of voice + settings). docs/tts.md, Audiobooks."""
+``out_dir/.audiobook.json`` (SHA-256 of each chapter's text as spoken, after the user lexicon, and of voice +
+settings). docs/tts.md, Audiobooks."""
 from __future__ import annotations
 
 import hashlib
@@ -18,6 +19,7 @@ from speechstudio.errors import UsageError
 from speechstudio.tts.documents import Book, Chapter, read_book
 from speechstudio.tts.family import SynthesisSettings
 from speechstudio.tts.frontend.text import EmptyTextError
+from speechstudio.tts.lexicon import user_lexicon
 from speechstudio.tts.output import write_speech
 from speechstudio.tts.stream import speech_tags, stream_speech
 from speechstudio.tts.textfile import DocumentError
@@ -181,13 +183,16 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     artist = {"artist": book.author} if book.author else {}
     report = progress or (lambda _event: None)
     total = sum(len(c.text) for c in chapters)
+    # a chapter is redone when its spoken form changes: the text after the user lexicon (an entry added or
+    # removed since), not only the text as written; the voice applies the same lexicon (tts.lexicon)
+    lexicon = user_lexicon(getattr(voice, "language", None) or "en")
     chars_before = 0
     files: list[Path] = []
     durations: list[float] = []
     skipped = 0
     for ch in chapters:
         path = out_dir / chapter_file_name(ch, len(chapters), fmt)
-        key = _digest(ch.title, ch.text)
+        key = _digest(ch.title, lexicon.apply(ch.text) if lexicon is not None else ch.text)
         prev = done.get(str(ch.index))
         if (isinstance(prev, dict) and prev.get("text") == key and prev.get("voice") == voice_key
                 and prev.get("file") == path.name and path.is_file()):
