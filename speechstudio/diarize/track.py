@@ -17,6 +17,7 @@ time and keeps per chunk 1.8 KB of activity and 2.3 KB of embeddings (1 h: 8 MB)
 """
 from __future__ import annotations
 
+import atexit
 import queue
 import threading
 import weakref
@@ -35,6 +36,20 @@ BATCH = 4             #: chunks per network call (16: the same speed, 170 MB mor
 TRIM_EVERY = 16       #: chunks between two trims of the C heap (runtime.trim_heap; 10 min: 18 trims, 0.14 s)
 QUEUED_BLOCKS = 40    #: blocks waiting for the track's thread before push() waits (the reader's 30 s: 20 min,
                       #: what Whisper reads before it decodes; 10 min: 83.7 -> 64.8 s beside it, docs/diarization.md)
+
+
+#: Set at exit: the tracks' threads end between two blocks (:func:`_stop_at_exit`).
+_STOP = threading.Event()
+_THREADS: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_at_exit(timeout_s: float = 10.0) -> None:
+    """End the tracks' threads before the interpreter shuts down: a daemon thread still inside ONNX Runtime
+    then aborts the process (``terminate called without an active exception``, exit 134 after Ctrl+C)."""
+    _STOP.set()
+    for thread in list(_THREADS):
+        thread.join(timeout_s)
 
 
 @dataclass(frozen=True)
@@ -67,6 +82,7 @@ class SpeakerTrack:
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=_work, args=(weakref.ref(self), self._queue), name="speaker-track",
                                         daemon=True)
+        _THREADS.add(self._thread)
         self._thread.start()
 
     def push(self, block: np.ndarray) -> None:
@@ -145,15 +161,15 @@ def _work(ref: weakref.ref, blocks: queue.Queue) -> None:
     """The track's thread: feed it the queued blocks until ``None`` (then the chunks are built by
     :meth:`SpeakerTrack._chunks`, still here); only a weak reference between blocks."""
     lower_thread_priority()
-    while True:
+    while not _STOP.is_set():
         try:
-            block = blocks.get(timeout=5.0)
+            block = blocks.get(timeout=1.0)
         except queue.Empty:
             if ref() is None:
                 return
             continue
         track = ref()
-        if track is None:
+        if track is None or _STOP.is_set():
             return
         try:
             if block is None:
