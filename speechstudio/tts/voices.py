@@ -65,18 +65,55 @@ def package_voices() -> list[VoiceRef]:
     return sorted(found, key=lambda v: v.name)
 
 
-def _store_voices() -> list[VoiceRef]:
+@dataclass(frozen=True)
+class DamagedVoice:
+    """A store voice whose ``voice.json`` (``path``) cannot be read: ``reason`` says why. It is listed
+    (``voices list``), named when asked for, and removable (:func:`remove_voice`)."""
+
+    name: str
+    path: Path
+    reason: str
+
+    def describe(self) -> str:
+        return f"voice {self.name!r} is damaged: {self.path}: {self.reason}"
+
+
+def _read_meta(meta_path: Path) -> dict | str:
+    """A store voice's ``voice.json`` as a dict, or the reason it cannot be used (a str)."""
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+    except ValueError as exc:
+        return f"not valid JSON ({exc})"
+    if not isinstance(meta, dict):
+        return f"not a JSON object (a {type(meta).__name__})"
+    return meta
+
+
+def _store_entries() -> list[tuple[Path, dict | str]]:
     root = voices_dir()
-    out: list[VoiceRef] = []
     if not root.is_dir():
-        return out
-    for d in sorted(root.iterdir()):
-        meta_path = d / "voice.json"
-        if not meta_path.is_file():
-            continue
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        return []
+    return [(d, _read_meta(d / "voice.json")) for d in sorted(root.iterdir()) if (d / "voice.json").is_file()]
+
+
+def damaged_voices() -> list[DamagedVoice]:
+    """Store voices whose ``voice.json`` is unreadable, not JSON or not an object (left out of
+    :func:`list_voices`)."""
+    return [DamagedVoice(d.name, d / "voice.json", meta) for d, meta in _store_entries() if isinstance(meta, str)]
+
+
+def _damaged(name: str) -> DamagedVoice | None:
+    return next((v for v in damaged_voices() if v.name == name), None)
+
+
+def _store_voices() -> list[VoiceRef]:
+    out: list[VoiceRef] = []
+    for d, meta in _store_entries():
+        if isinstance(meta, str):
             continue
         if meta.get("kind") == "piper":
             loc = str(d / meta.get("file", d.name + ".onnx"))
@@ -121,7 +158,10 @@ def import_piper(onnx_path: str | os.PathLike, name: str | None = None) -> Voice
     name = _check_name(name or src.name[: -len(".onnx")] if src.name.endswith(".onnx") else (name or src.stem))
     dest = voices_dir() / name
     if dest.exists():
-        raise UsageError(f"a voice named {name!r} already exists in {voices_dir()} (remove it or use --name)")
+        bad = _damaged(name)
+        what = f" ({bad.path}: {bad.reason})" if bad else ""
+        raise UsageError(f"a voice named {name!r} already exists in {voices_dir()}{what} (remove it: speechstudio "
+                         f"voices remove {name}, or use --name)")
     if any(v.name == name for v in package_voices()):
         raise UsageError(f"{name!r} is the name of an installed package voice (choose another with --name)")
     with atomic_folder(dest, overwrite=False) as tmp:
@@ -182,6 +222,10 @@ def remove_voice(name: str) -> VoiceRef:
         if v.name == name:
             shutil.rmtree(voices_dir() / name)
             return v
+    bad = _damaged(name)
+    if bad is not None:  # its voice.json cannot be read: the folder goes all the same
+        shutil.rmtree(bad.path.parent)
+        return VoiceRef(name, "damaged", str(bad.path.parent), "store", f"damaged: {bad.path}: {bad.reason}")
     for v in package_voices():
         if v.name == name:
             raise UsageError(f"voice {name!r} comes from {v.reason}; remove it with pip uninstall")
@@ -205,6 +249,10 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
     for v in known:
         if v.name == spec or (v.hf_id and v.hf_id == spec):
             return replace(v, reason=f"--voice {spec} ({v.reason or v.origin})")
+    bad = _damaged(spec)
+    if bad is not None:
+        raise ModelNotFoundError(f"{bad.describe()}; remove it (speechstudio voices remove {spec}) and import or "
+                                 "train it again", value=spec)
     partial = [v for v in known if spec.lower() in v.name.lower()]
     if len(partial) == 1:
         return replace(partial[0], reason=f"--voice {spec} matched {partial[0].name} ({partial[0].reason})")

@@ -1,0 +1,50 @@
+"""A store voice whose voice.json is damaged: listed as damaged, named by speak, removable (CLI exit codes)."""
+import pytest
+
+from speechstudio.cli import main
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPEECHSTUDIO_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    return tmp_path / "home"
+
+
+def _damage(home, name="bad1", text="{bad json\n"):
+    folder = home / "voices" / name
+    folder.mkdir(parents=True)
+    (folder / "voice.json").write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_damaged_voice_listed_named_and_removed(home, tmp_path, capsys, monkeypatch):
+    folder = _damage(home)
+    _damage(home, "notobject", "[1, 2]")
+    assert main(["voices", "list"]) == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if " bad1 " in ln)
+    assert line.startswith("! bad1") and "damaged" in line
+    assert f"{folder / 'voice.json'}: not valid JSON" in line and "speechstudio voices remove bad1" in line
+    assert "notobject" in out and "not a JSON object (a list)" in out
+    assert "* en_US-joe-medium" in out  # the good voices are still listed
+
+    wav = tmp_path / "a.wav"
+    assert main(["speak", "Hello.", "--voice", "bad1", "--out", str(wav)]) == 1
+    err = capsys.readouterr().err
+    assert f"voice 'bad1' is damaged: {folder / 'voice.json'}: not valid JSON" in err
+    assert "unknown voice" not in err and not wav.exists()
+
+    from speechstudio.tts import voices
+
+    monkeypatch.setattr(voices, "load_piper_model", lambda src: (None, None))  # the name is checked after it
+    assert main(["voices", "import", str(tmp_path / "x.onnx"), "--name", "bad1"]) == 2
+    err = capsys.readouterr().err
+    assert "already exists" in err and "not valid JSON" in err and "voices remove bad1" in err
+
+    assert main(["voices", "remove", "bad1"]) == 0
+    assert "removed voice bad1" in capsys.readouterr().out
+    assert not folder.exists() and (home / "voices" / "notobject").is_dir()
+    assert main(["voices", "remove", "bad1"]) == 1
+    assert "no voice named 'bad1'" in capsys.readouterr().err
