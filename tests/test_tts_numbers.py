@@ -61,6 +61,9 @@ CASES = {
         ("On 7-4-1776 they met.", "On July fourth, seventeen seventy six they met."),
         ("By 12.10.2025 at last.", "By December tenth, twenty twenty five at last."),
         ("Not 14/14/2020.", "Not fourteen slash fourteen slash two thousand and twenty."),
+        # a capitalised "The" before the day is not read twice; "May." and a final "Jan." keep the full stop
+        ("The 3rd of May.", "The third of May."),
+        ("We met on 3 May. Then on 4 Jan.", "We met on the third of May. Then on the fourth of January."),
     ],
     "punctuation after": [
         ("In 1984, things changed.", "In nineteen eighty four, things changed."),

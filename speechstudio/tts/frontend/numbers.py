@@ -419,13 +419,15 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
 _MONTH_NUMBERS = {name: i for i, name in enumerate(_MONTHS, 1)} | {
     "Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "Jun": 6, "Jul": 7, "Aug": 8, "Sep": 9, "Sept": 9, "Oct": 10, "Nov": 11,
     "Dec": 12}
-_MONTH = r"(" + "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True)) + r")(?:(?<=[A-Z][a-z]{2})\.|(?<=Sept)\.)?"
+# An abbreviated month's dot ("Jan. 5"), not a full stop after "May" or one that ends the sentence ("on 3 Jan.").
+_MONTH = (r"(" + "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True))
+          + r")(?:(?:(?<=[A-Z][a-z]{2})(?<!May)|(?<=Sept))\.(?!\s*$))?")
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s+(\d{4})(?![\d:]))?"
 # After the day: not a digit, unit letter, time or decimal ("May 5 km", "June 3:30", "June 3.5").
 _END = r"(?![\d:]|\.\d|\s?(?:%|[a-zA-Z]{1,3}\b(?<!\bof)(?<!\bon)(?<!\bat)(?<!\bin)(?<!\bto)(?<!\band)(?<!\bor)))"
 _MONTH_DAY_RE = re.compile(r"\b" + _MONTH + r"\s+" + _DAY + r"\b" + _END + _YEAR)
-_DAY_MONTH_RE = re.compile(r"(?<![\w.,/-])(?<!the )" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"(?![A-Za-z])" + _YEAR)
+_DAY_MONTH_RE = re.compile(r"(?<![\w.,/-])(?<!(?i:the) )" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"(?![A-Za-z])" + _YEAR)
 
 
 def _month_date(month_name: str, day: str, year: str | None, day_first: bool, raw: str) -> str:
