@@ -167,6 +167,7 @@ def test_abbreviations_initials_codes_and_dates(text, expected):
     ("See Fig. 3 and Eq. 2 here. Then stop.", ["See Fig. 3 and Eq. 2 here.", "Then stop."]),
     ("It was built ca. 1900. Then stop.", ["It was built ca. 1900.", "Then stop."]),
     ("We bought eggs, milk, etc. Then we left.", ["We bought eggs, milk, etc.", "Then we left."]),
+    ("Call us. Tel. +49 30 1234567. Thanks.", ["Call us.", "Tel. +49 30 1234567.", "Thanks."]),
 ])
 def test_abbreviations_do_not_end_sentences(text, expected):
     assert list(iter_paragraph_sentences(text)) == expected

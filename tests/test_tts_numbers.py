@@ -43,6 +43,12 @@ CASES = {
         ("Dial +44 20 7946 0958.", "Dial plus four four, two zero, seven nine four six, zero nine five eight."),
         ("Call (555) 019-4321 now.", "Call five five five, zero one nine, four three two one now."),
         ("Or 555-0199.", "Or five five five, zero one nine nine."),
+        # a leading zero, or Tel. / Phone / Fax before it: every group digit by digit (was "one million, ...")
+        ("Tel. 030 1234567", "telephone zero three zero, one two three four five six seven"),
+        ("Call 030/1234567 or fax +49 (0)30 1234568.",
+         "Call zero three zero, one two three four five six seven or fax plus four nine, zero, three zero, "
+         "one two three four five six eight."),
+        ("Phone: 555 1234 for 12 days.", "Phone: five five five, one two three four for twelve days."),
     ],
     "version": [
         ("Install 2.7.18 first.", "Install two point seven point eighteen first."),

@@ -19,6 +19,7 @@ ABBREVIATIONS = {
     "univ": "university", "govt": "government", "ave": "avenue", "blvd": "boulevard", "rd": "road",
     "capt": "captain", "col": "colonel", "gen": "general", "lt": "lieutenant", "sgt": "sergeant",
     "rev": "reverend", "hon": "honorable", "gov": "governor", "sen": "senator", "rep": "representative",
+    "tel": "telephone",
 }
 #: Abbreviations of reference works, read before a number ("Vol. 3", "pp. 12-14", "Fig. 2").
 REFERENCE_ABBREVIATIONS = {
@@ -31,7 +32,7 @@ REFERENCE_ABBREVIATIONS = {
 # lower-case word ("approx. ten", "cf. the appendix").
 _TITLES = ("mr", "mrs", "ms", "dr", "prof", "mt", "capt", "col", "gen", "lt", "sgt", "rev", "hon", "gov",
            "sen", "rep")
-_NONFINAL = sorted(set(REFERENCE_ABBREVIATIONS) | {"approx", "cf", "ca", "esp", "vs", "viz", "et al"} | set(_TITLES),
+_NONFINAL = sorted(set(REFERENCE_ABBREVIATIONS) | {"approx", "cf", "ca", "esp", "vs", "viz", "et al", "tel"} | set(_TITLES),
                    key=len, reverse=True)
 _HIDE_RE = re.compile(r"\b(" + "|".join(re.escape(a) for a in _NONFINAL) + r")\.(?=\s+(\S))", re.IGNORECASE)
 _HIDDEN_DOT = "\ue013"
@@ -59,7 +60,7 @@ def protect(text: str) -> str:
 
     def hide(m: re.Match) -> str:
         word, following = m.group(1).lower(), m.group(2)
-        if following.isdigit() or following.islower() or (word in _TITLES and following.isupper()):
+        if following.isdigit() or following == "+" or following.islower() or (word in _TITLES and following.isupper()):
             return m.group(1) + _HIDDEN_DOT
         return m.group(0)
 

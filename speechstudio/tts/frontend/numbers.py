@@ -144,6 +144,7 @@ _PHONE_RE = re.compile(
     r"(?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]\d{2,4}){1,4}"  # +44 20 7946 0958
     r"|\(\d{3}\)\s?\d{3}[ .-]\d{4}"  # (555) 014-2368
     r"|\d{2,5}(?:[ -]\d{2,4}){2,4}"  # 0900 555 010, 555-014-2368 (dates were read before)
+    r"|0\d{1,4}[ /-]\d{3,8}"  # 030 1234567, 0800/123456 (a leading zero; 7+ digits: ``_phone``)
     r"|\d{3}-\d{4})"  # 555-0142
     r"(?![\w.,]?\d)(?!\s?(?:" + _UNIT_ALT + r")(?![\w/]))")
 _CURRENCY_RE = re.compile(r"((?<!\w)-)?([$£€¥])\s?(" + _NUM + r")(?:\s?[-–]\s?(" + _NUM + r"))?"
@@ -193,6 +194,12 @@ _LABELLED_RE = re.compile(r"\b((?i:" + LABEL_WORDS + r")\.?\s+(?i:no\.?\s*|numbe
 _DIALLED_RE = re.compile(r"\b((?i:call|dial|dialled|dialed|ring|phone|text|ext\.?|extension|pin|passcode|code"
                          r"|account|zip(?:\s+code)?|postcode|serial|id)\s+(?i:no\.?\s*|number\s+|#\s*)?)(\d{3,})"
                          r"(?![\w,.:/-]?\d|\w)")
+# Every digit group after "Tel.", "Phone:", "Fax", "Mobile", ... is dialled: digit by digit, whatever the grouping.
+_PHONE_CONTEXT_RE = re.compile(
+    r"\b((?i:tel|telephone|phone|fax|mobile|cell(?:\s?phone)?|hotline|helpline|whatsapp)\.?:?\s*"
+    r"(?i:no\.?\s*|number:?\s*|#\s*)?)"
+    r"(\+?\(?\d[\d()]*(?:(?:[./-]|\)\s?|\s(?=\(|\d{2}))\(?\d[\d()]*)*)(?![\w,.]?\d|\w)"
+    r"(?!\s?(?:" + _UNIT_ALT + r")(?![\w/]))")
 _EMERGENCY_RE = re.compile(r"(?<![\w.,$£€#-])(911|999|112)(?=\s+(?:call|calls|operator|dispatcher|dispatch)\b)"
                            r"|(?<![\w.,$£€#-])911(?![\w,.]?\d|\w)")
 #: Software and standards a two-part version follows ("Python 3.11", "HTTP 1.1"): each part a cardinal.
@@ -251,6 +258,8 @@ def _phone(m: re.Match) -> str:
     raw = m.group(0)
     digits = sum(ch.isdigit() for ch in raw)
     # Space/dash groups are a phone number only with a leading + or 0, "(", a 3-4 dash form or >= 7 digits.
+    if raw[0] == "0" and len(re.findall(r"\d+", raw)) == 2 and digits < 7:
+        return raw  # "05-10", "05/2024": not a phone number
     if raw[0] in "+(0" or re.fullmatch(r"\d{3}-\d{4}", raw) or digits >= 7:
         return phone_words(raw)
     return raw
@@ -398,6 +407,8 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
                         if m.group(1) else _fields_date(m.group(5), m.group(6), m.group(7), day_first, "."), text)
     text = _VERSION_RE.sub(_version, text)
     text = _TWO_PART_VERSION_RE.sub(lambda m: f"{m.group(1)}{_n2w(int(m.group(2)))} point {_n2w(int(m.group(3)))}", text)
+    text = _PHONE_CONTEXT_RE.sub(lambda m: m.group(1) + phone_words(m.group(2))
+                                 if sum(ch.isdigit() for ch in m.group(2)) >= 3 else m.group(0), text)
     text = _PHONE_RE.sub(_phone, text)
     text = _EMERGENCY_RE.sub(lambda m: digits_words(m.group(0)), text)
     text = _DIALLED_RE.sub(lambda m: m.group(1) + digits_words(m.group(2)), text)
