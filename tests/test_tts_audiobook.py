@@ -540,3 +540,64 @@ def test_a_lexicon_change_redoes_the_chapters_it_applies_to(tmp_path, home, tiny
     assert again.durations_s[0] < first.durations_s[0]  # "Bolt" is shorter than "Thunderbolt"
     assert again.durations_s[1:] == first.durations_s[1:]
     assert make_audiobook(tiny_voice, book, out, "flac", workers=1, book_file=False).skipped == 3
+
+
+def _m4b_starts(path) -> list[float]:
+    import av
+
+    with av.open(str(path)) as c:
+        return [float(ch["start"] * ch["time_base"]) for ch in c.chapters()]
+
+
+def test_a_chapter_made_again_rebuilds_the_m4b_and_a_damaged_one_is_made_again(tmp_path, tiny_voice):
+    """A chapter file deleted: made again and the .m4b rebuilt (was: the old .m4b kept, its marks not those of
+    chapters.json); a kept chapter file that no longer decodes to its recorded length (`echo garbage > ...`) is
+    made again (was: kept as done, the .m4b failed or held garbage); a touched but intact one is kept."""
+    import os
+
+    import soundfile as sf
+
+    from speechstudio.tts.audiobook import make_audiobook
+
+    book = tmp_path / "bolt.txt"
+    book.write_text(BOLT_TXT, encoding="utf-8")
+    out = tmp_path / "out"
+    first = make_audiobook(tiny_voice, book, out, "flac", workers=1)
+    m4b = first.book_file
+
+    def starts_agree():
+        marks = json.loads((out / "chapters.json").read_text(encoding="utf-8"))["chapters"]
+        assert _m4b_starts(m4b) == pytest.approx([m["start_s"] for m in marks], abs=1e-3)
+
+    first.files[1].unlink()
+    before = m4b.stat().st_mtime_ns
+    again = make_audiobook(tiny_voice, book, out, "flac", workers=1)
+    assert again.skipped == 2 and again.warnings == () and m4b.stat().st_mtime_ns != before
+    starts_agree()
+
+    third = out / "03 - Chapter 3.flac"
+    third.write_text("garbage\n")
+    before = m4b.stat().st_mtime_ns
+    fixed = make_audiobook(tiny_voice, book, out, "flac", workers=1)
+    assert fixed.skipped == 2 and fixed.warnings == (
+        "03 - Chapter 3.flac: changed since it was made and cannot be decoded; made again",)
+    assert sf.info(str(third)).duration == pytest.approx(fixed.durations_s[2], abs=1e-3)
+    assert m4b.stat().st_mtime_ns != before
+    starts_agree()
+
+    data, rate = sf.read(str(third))  # a shorter file in its place: made again too
+    sf.write(str(third), data[: len(data) // 2], rate)
+    assert make_audiobook(tiny_voice, book, out, "flac", workers=1).warnings == (
+        f"03 - Chapter 3.flac: changed since it was made ({len(data) // 2 / rate:.2f} s of audio, "
+        f"{fixed.durations_s[2]:.2f} s were written); made again",)
+
+    os.utime(first.files[0], ns=(1, 1))  # touched (a copy without -p): decoded, the same audio, kept
+    before = m4b.stat().st_mtime_ns
+    kept = make_audiobook(tiny_voice, book, out, "flac", workers=1)
+    assert (kept.skipped, kept.warnings, m4b.stat().st_mtime_ns) == (3, (), before)
+
+    m4b.write_bytes(b"not ours any more")  # the .m4b replaced or damaged: rebuilt
+    assert make_audiobook(tiny_voice, book, out, "flac", workers=1).skipped == 3
+    starts_agree()
+    m4b.unlink()
+    assert make_audiobook(tiny_voice, book, out, "flac", workers=1).skipped == 3 and m4b.is_file()

@@ -129,6 +129,28 @@ def write_book_file(path: Path, files: list[Path], titles: list[str], tags: dict
     return starts
 
 
+def _stamp(path: Path) -> list[int]:
+    """``[size, mtime_ns]`` of a file we wrote, recorded to tell later whether it is still that file."""
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _kept_file_problem(path: Path, record: dict) -> str:
+    """Why a chapter file done before cannot be kept ("" when it can): unchanged since written (its stamp), or
+    it decodes to the recorded duration (a copy, an old record without a stamp). A damaged file is made again."""
+    if record.get("stamp") == _stamp(path):
+        return ""
+    expected = float(record.get("duration_s", 0.0))
+    try:
+        reader = AudioReader(path, None)
+        seconds = sum(len(b) for b in reader.blocks()) / reader.sample_rate
+    except Exception:  # any decoder failure (garbage, truncated, not audio: AudioDecodeError, ValueError, ...)
+        return "changed since it was made and cannot be decoded"
+    if abs(seconds - expected) > 0.02:
+        return f"changed since it was made ({seconds:.2f} s of audio, {expected:.2f} s were written)"
+    return ""
+
+
 def _digest(*parts: str) -> str:
     return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()[:32]
 
@@ -194,8 +216,18 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
         path = out_dir / chapter_file_name(ch, len(chapters), fmt)
         key = _digest(ch.title, lexicon.apply(ch.text) if lexicon is not None else ch.text)
         prev = done.get(str(ch.index))
-        if (isinstance(prev, dict) and prev.get("text") == key and prev.get("voice") == voice_key
-                and prev.get("file") == path.name and path.is_file()):
+        keep = (isinstance(prev, dict) and prev.get("text") == key and prev.get("voice") == voice_key
+                and prev.get("file") == path.name and path.is_file())
+        if keep:
+            problem = _kept_file_problem(path, prev)
+            if problem:
+                notes.append(f"{path.name}: {problem}; made again")
+                keep = False
+            elif prev.get("stamp") != _stamp(path):  # decoded to the same length (a copy, a touch): record it
+                done[str(ch.index)] = {**prev, "stamp": _stamp(path)}
+                state = {**state, "chapters": done}
+                _write_json(state_path, state)
+        if keep:
             chars_before += len(ch.text)
             files.append(path)
             durations.append(float(prev.get("duration_s", 0.0)))
@@ -219,21 +251,26 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
         report(AudiobookProgress(chars_before, total, ch.index, len(chapters), ch.title))
         files.append(path)
         durations.append(duration)
-        done[str(ch.index)] = {"file": path.name, "text": key, "voice": voice_key, "duration_s": round(duration, 3)}
+        done[str(ch.index)] = {"file": path.name, "text": key, "voice": voice_key, "duration_s": round(duration, 3),
+                               "stamp": _stamp(path), "made": _stamp(path)}
         state = {**state, "document": str(Path(document).resolve()), "title": title, "chapters": done}
         _write_json(state_path, state)
     _write_index(out_dir, title, chapters, files, durations)
     m4b = None
     if book_file:
         m4b = out_dir / f"{_safe_name(title, 'audiobook')}.m4b"
+        # rebuilt when any chapter's audio changed (a chapter made again: "made", the stamp of its file when
+        # written), its titles, tags or cover did, or the .m4b itself is missing or not the file written (its stamp)
         key = _digest(voice_key, title, book.author, *(done[str(c.index)]["text"] for c in chapters),
+                      *(json.dumps(done[str(c.index)].get("made")) for c in chapters),
                       hashlib.sha256(cover or b"").hexdigest())
         prev = state.get("book_file") if isinstance(state.get("book_file"), dict) else {}
-        if not (prev.get("file") == m4b.name and prev.get("key") == key and m4b.is_file()):
+        if not (prev.get("file") == m4b.name and prev.get("key") == key and m4b.is_file()
+                and prev.get("stamp") == _stamp(m4b)):
             tags = {**speech_tags(voice.name, getattr(voice, "clone_of", None)), "title": title, "album": title,
                     "genre": "Audiobook", **artist}
             write_book_file(m4b, files, [c.title for c in chapters], tags, cover)
-            state = {**state, "chapters": done, "book_file": {"file": m4b.name, "key": key}}
+            state = {**state, "chapters": done, "book_file": {"file": m4b.name, "key": key, "stamp": _stamp(m4b)}}
             _write_json(state_path, state)
     return AudiobookResult(tuple(files), tuple(durations), skipped, m4b, title, book.author, tuple(notes))
 
