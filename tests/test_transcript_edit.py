@@ -97,6 +97,15 @@ def test_set_times_moves_words_and_rejects_bad_spans(json_path):
     assert words(doc.segments[1]) == [(3.0, 3.5, "second"), (3.6, 4.0, "part"), (4.1, 4.5, "here")]
     with pytest.raises(UsageError, match="segment 1: end 1.000 s must be after start 1.500 s"):
         doc.set_times(0, 1.5, 1.0)
+    # a typo (1:30 for 0:01.3) once spread the words over the next segment's and past the audio
+    with pytest.raises(UsageError, match=r"segment 2: end 1:30.000 is after the end of the audio \(0:06.000\)"):
+        doc.set_times(1, 3.0, 90.0)
+    with pytest.raises(UsageError, match=r"segment 1: end 0:05.000 is after segment 2's end \(0:04.500\)"):
+        doc.set_times(0, 0.0, 5.0)
+    doc.set_times(0, 0.5, 3.2)        # into the next segment's start: speakers may overlap
+    assert (doc.segments[0].end_s, doc.segments[1].start_s) == (3.2, 3.0)
+    with pytest.raises(UsageError, match=r"segment 2: start 0:00.200 is before segment 1's start \(0:00.500\)"):
+        doc.set_times(1, 0.2, 4.5)
 
 
 def test_typing_is_one_undo_step_and_keeps_word_times(json_path):

@@ -72,7 +72,7 @@ class TranscriptEditor(QWidget):
         self.start_edit, self.end_edit = QLineEdit(), QLineEdit()
         for e, n in ((self.start_edit, "Segment start"), (self.end_edit, "Segment end")):
             named(e, n, f"{n} (m:ss.sss or seconds); Enter applies")
-            e.setMaximumWidth(self.fontMetrics().horizontalAdvance("0:00:00.000") + 24)
+            e.setFixedWidth(self.fontMetrics().horizontalAdvance("0:00:00.000") + 24)   # never cut to "352"
             e.editingFinished.connect(self._apply_times)
         self.save_btn = button("Save", "Save the transcript", "Save into the .json transcript (Ctrl+S); edits are also "
                                "saved a second after you stop typing", self.flush)

@@ -16,6 +16,7 @@ from speechstudio.transcript import edits, history, search
 from speechstudio.transcript.history import Change, Splice
 from speechstudio.transcript.model import (Segment, TranscriptFileError, as_segment, segment_from_dict,
                                            segment_to_dict, speaker_count_text, json_text, transcript_dict)
+from speechstudio.transcript.timefmt import format_time
 from speechstudio.transcript.words import tokens
 
 
@@ -213,9 +214,21 @@ class TranscriptDocument:
         return self._segments[i]
 
     def set_times(self, i: int, start_s: float, end_s: float) -> Change | None:
-        """Move segment ``i`` to ``start_s..end_s`` (seconds; words follow). Raises UsageError."""
+        """Move segment ``i`` to ``start_s..end_s`` (seconds; words follow). Raises UsageError, also for an end
+        past the audio or times that pass a neighbour (a typed 1:30 for 0:10.3 spread the words over 80 s,
+        among the next segment's, in the saved subtitles)."""
         seg = self._index(i)
         new = edits.retime_segment(seg, start_s, end_s, i + 1)
+        duration = float(self.meta.get("audio_duration_s") or 0.0)
+        if duration and new.end_s > duration + 0.0005:
+            raise UsageError(f"segment {i + 1}: end {format_time(new.end_s)} is after the end of the audio "
+                             f"({format_time(duration)})")
+        if i > 0 and new.start_s < self._segments[i - 1].start_s:
+            raise UsageError(f"segment {i + 1}: start {format_time(new.start_s)} is before segment {i}'s start "
+                             f"({format_time(self._segments[i - 1].start_s)}); merge them to join them")
+        if i + 1 < len(self._segments) and new.end_s > self._segments[i + 1].end_s:
+            raise UsageError(f"segment {i + 1}: end {format_time(new.end_s)} is after segment {i + 2}'s end "
+                             f"({format_time(self._segments[i + 1].end_s)}); merge them to join them")
         return self._commit(f"times of segment {i + 1}", [Splice(i, (seg,), (new,))])
 
     def split(self, i: int, char: int) -> Change | None:
