@@ -196,8 +196,9 @@ def speak_command(args) -> int:
     a player that quits early (broken pipe) ends quietly with 0."""
     from speechstudio.audio.encode import check_output_suffix
     from speechstudio.tts.output import write_raw, write_speech
-    from speechstudio.tts.frontend.text import check_speakable
-    from speechstudio.tts.ssml import speech_parts, ssml_verdict
+    from speechstudio.tts.frontend.text import EmptyTextError, check_speakable
+    from speechstudio.tts.ssml import SsmlError, speech_parts, ssml_verdict
+    from speechstudio.tts.textfile import iter_text_lines
     from speechstudio.tts.stream import stream_speech
     from speechstudio.tts.voices import load_named
 
@@ -208,10 +209,17 @@ def speak_command(args) -> int:
         check_output_suffix(args.out)  # before any synthesis: an unknown suffix, then an unwritable destination
         check_destination(args.out, overwrite=getattr(args, "overwrite", False))
     source, total = _read_text_source(args)
-    if isinstance(source, str):
-        check_speakable(source)
-        if getattr(args, "ssml", False) or ssml_verdict(source):     # its errors before the voice loads
-            list(speech_parts(source, ssml=True))
+    where = _source_name(args)
+    ssml = True if getattr(args, "ssml", False) else None
+    try:  # empty text and SSML errors before the voice loads, naming the file (exit 2, as an unreadable file)
+        if isinstance(source, str):
+            check_speakable(source)
+            if ssml or ssml_verdict(source):
+                list(speech_parts(source, ssml=True))
+        elif next(speech_parts(iter_text_lines(args.file), ssml=ssml), None) is None:  # SSML: parsed whole
+            raise EmptyTextError("text is empty or has nothing a voice can say")
+    except (EmptyTextError, SsmlError) as exc:
+        raise UsageError(f"{where}{exc}") from None
     settings = _settings(args)
     info = sys.stderr if raw else sys.stdout  # with --output-raw, stdout carries audio only
 
@@ -221,7 +229,7 @@ def speak_command(args) -> int:
     clone = f", clone of {voice.clone_of}" if voice.clone_of else ""
     print(f"voice: {ref.name} ({ref.reason}{clone}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}", file=info)
 
-    chunks = stream_speech(voice, source, settings, ssml=True if getattr(args, "ssml", False) else None,
+    chunks = stream_speech(voice, source, settings, ssml=ssml,
                            voice_loader=lambda name: load_named(name, args.device, args.precision)[1])
 
     from tqdm import tqdm
@@ -260,6 +268,10 @@ def speak_command(args) -> int:
                 n += 1
             bar.close()
             print(f"played {n} sentence(s)")
+    except (EmptyTextError, SsmlError) as exc:
+        if not where or str(exc).startswith(where):
+            raise
+        raise type(exc)(f"{where}{exc}") from exc
     except BrokenPipeError:
         chunks.close()
         _quiet_stdout()
@@ -269,6 +281,13 @@ def speak_command(args) -> int:
         if player is not None:
             player.close()
     return 0
+
+
+def _source_name(args) -> str:
+    """``"FILE: "`` / ``"standard input: "`` to put before an error about the text, ``""`` for TEXT."""
+    if args.file not in (None, "-"):
+        return f"{args.file}: "
+    return "standard input: " if (args.file or args.text) == "-" else ""
 
 
 def _quiet_stdout() -> None:

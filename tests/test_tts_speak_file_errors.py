@@ -1,0 +1,47 @@
+"""speak --file: an empty file and malformed SSML are input errors naming the file (exit 2, as an undecodable
+file), found before any voice loads."""
+import io
+import sys
+
+import pytest
+
+from speechstudio.cli import main
+
+
+@pytest.fixture
+def no_voice(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPEECHSTUDIO_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from speechstudio.tts import voices
+
+    def refuse(*a, **k):
+        raise AssertionError("a voice was loaded")
+
+    monkeypatch.setattr(voices, "load_named", refuse)
+
+
+@pytest.mark.parametrize("name,data,flags,message", [
+    ("empty.txt", b"", [], "text is empty or has nothing a voice can say"),
+    ("symbols.txt", b"!!! ???\n\n*** ---\n", [], "text is empty or has nothing a voice can say"),
+    ("bad.ssml", b"<speak>Hello <emphasis>there</speak>\n", [], "SSML line 1, column 31: mismatched tag"),
+    ("bad.txt", b"<speak>Hello <emphasis>there</speak>\n", ["--ssml"], "SSML line 1, column 31: mismatched tag"),
+    ("binary.txt", b"\x00\x01\xff\xfe\x80abc", [], "not UTF-8 text"),
+])
+def test_speak_file_errors_name_the_file_exit_2(no_voice, tmp_path, capsys, name, data, flags, message):
+    path = tmp_path / name
+    path.write_bytes(data)
+    out = tmp_path / "out.wav"
+    assert main(["speak", "--file", str(path), "--out", str(out), *flags]) == 2
+    err = capsys.readouterr().err
+    assert f"speechstudio: error: {path}: {message}" in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_speak_empty_text_and_stdin_exit_2(no_voice, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out.wav"
+    assert main(["speak", "", "--out", str(out)]) == 2
+    assert "speechstudio: error: text is empty" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"  \n")))
+    assert main(["speak", "-", "--out", str(out)]) == 2
+    assert "speechstudio: error: standard input: text is empty" in capsys.readouterr().err
+    assert not out.exists()
