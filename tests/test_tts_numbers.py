@@ -50,6 +50,12 @@ CASES = {
          "one two three four five six eight."),
         ("Phone: 555 1234 for 12 days.", "Phone: five five five, one two three four for twelve days."),
     ],
+    "code groups": [  # three or more hyphen-joined groups are a code, never a range ("978 to 3-16")
+        ("ISBN 978-3-16-148410-0", "ISBN nine seven eight, three, one six, one four eight four one zero, zero"),
+        ("ISBN 9783161484100.", "ISBN nine seven eight three one six one four eight four one zero zero."),
+        ("Call 1-800-FLOWERS", "Call one eight hundred FLOWERS"),
+        ("A 3-4-3 formation.", "A three four three formation."),
+    ],
     "version": [
         ("Install 2.7.18 first.", "Install two point seven point eighteen first."),
         ("We ship v4.0.1 soon.", "We ship version four point zero point one soon."),

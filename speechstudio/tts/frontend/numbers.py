@@ -194,6 +194,9 @@ _LABELLED_RE = re.compile(r"\b((?i:" + LABEL_WORDS + r")\.?\s+(?i:no\.?\s*|numbe
 _DIALLED_RE = re.compile(r"\b((?i:call|dial|dialled|dialed|ring|phone|text|ext\.?|extension|pin|passcode|code"
                          r"|account|zip(?:\s+code)?|postcode|serial|id)\s+(?i:no\.?\s*|number\s+|#\s*)?)(\d{3,})"
                          r"(?![\w,.:/-]?\d|\w)")
+# Three or more hyphen-joined groups are a code, never a range: "978-3-16-148410-0", "3-4-3", "1-800-FLOWERS".
+_DIGIT_GROUPS_RE = re.compile(r"(?<![\w.,/-])(\d+(?:-\d+){2,}|\d+-\d+-[A-Z]{2,}\b)(?![\w.,/]?\d|-\w)")
+_BOOK_CODE_RE = re.compile(r"\b((?:ISBN|ISSN|EAN|UPC|GTIN)(?:-1[03])?:?\s*)(\d[\d -]*\d(?:[ -]?X)?)\b")
 # Every digit group after "Tel.", "Phone:", "Fax", "Mobile", ... is dialled: digit by digit, whatever the grouping.
 _PHONE_CONTEXT_RE = re.compile(
     r"\b((?i:tel|telephone|phone|fax|mobile|cell(?:\s?phone)?|hotline|helpline|whatsapp)\.?:?\s*"
@@ -252,6 +255,24 @@ def _fields(raw: str, sep: str) -> str:
     """Fields of something that is not a valid date, read as numbers: "2024-13-45" -> "... dash ..."."""
     word = {"/": " slash ", "-": " dash ", ".": " dot "}[sep]
     return word.join(cardinal(f) for f in raw.split(sep))
+
+
+def group_words(raw: str) -> str:
+    """Hyphen / space joined groups of a code, each digit by digit ("978-3-16" -> "nine seven eight, three,
+    one six"; one-digit groups without pauses: "3-4-3" -> "three four three"); letter groups stay as written
+    ("1-800-FLOWERS" -> "one eight hundred FLOWERS": "800" and "900" after a "1" as said)."""
+    groups = re.findall(r"\d+|[A-Za-z]+", raw)
+    if all(len(g) == 1 and g.isdigit() for g in groups):
+        return digits_words("".join(groups))
+    spoken = []
+    for i, g in enumerate(groups):
+        if not g.isdigit():
+            spoken[-1:] = [spoken[-1] + " " + g] if spoken else [g]
+        elif i == 1 and groups[0] == "1" and g in ("800", "900"):
+            spoken[-1] += " " + _n2w(int(g))
+        else:
+            spoken.append(digits_words(g))
+    return ", ".join(spoken)
 
 
 def _phone(m: re.Match) -> str:
@@ -407,6 +428,8 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
                         if m.group(1) else _fields_date(m.group(5), m.group(6), m.group(7), day_first, "."), text)
     text = _VERSION_RE.sub(_version, text)
     text = _TWO_PART_VERSION_RE.sub(lambda m: f"{m.group(1)}{_n2w(int(m.group(2)))} point {_n2w(int(m.group(3)))}", text)
+    text = _BOOK_CODE_RE.sub(lambda m: m.group(1) + group_words(m.group(2)), text)
+    text = _DIGIT_GROUPS_RE.sub(lambda m: group_words(m.group(1)), text)
     text = _PHONE_CONTEXT_RE.sub(lambda m: m.group(1) + phone_words(m.group(2))
                                  if sum(ch.isdigit() for ch in m.group(2)) >= 3 else m.group(0), text)
     text = _PHONE_RE.sub(_phone, text)
