@@ -601,3 +601,39 @@ def test_a_chapter_made_again_rebuilds_the_m4b_and_a_damaged_one_is_made_again(t
     starts_agree()
     m4b.unlink()
     assert make_audiobook(tiny_voice, book, out, "flac", workers=1).skipped == 3 and m4b.is_file()
+
+
+def test_a_file_of_the_users_own_with_a_chapters_name_is_not_replaced(tmp_path, home, capsys):
+    """`01 - Chapter 1.flac` in the output folder, not written by audiobook: one error line naming it, before any
+    work, the file untouched (was: silently overwritten); --restart replaces it; our own files are replaced."""
+    from tts_fixtures.tiny import make_tiny_vits
+
+    from speechstudio import cli
+
+    voice = make_tiny_vits(tmp_path / "v")
+    book = tmp_path / "bolt.txt"
+    book.write_text(BOLT_TXT, encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    mine = out / "01 - Chapter 1.flac"
+    mine.write_bytes(b"my own recording")
+    argv = ["audiobook", str(book), "--out", str(out), "--voice", str(voice), "--device", "cpu"]
+    capsys.readouterr()
+    assert cli.main(argv) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]  # not the model's progress bars
+    assert err == [f"speechstudio: error: {mine}: exists and was not written by an earlier audiobook run here "
+                   "(move it away, or use --restart to redo the book and replace it)"]
+    assert sorted(p.name for p in out.iterdir()) == ["01 - Chapter 1.flac"] and mine.read_bytes() == b"my own recording"
+
+    mine.unlink()
+    assert cli.main([*argv, "--no-m4b"]) == 0  # a folder of ours: its files are ours to redo
+    capsys.readouterr()
+    (out / "bolt.m4b").write_bytes(b"my own book")  # a user's .m4b where ours would go
+    assert cli.main(argv) == 2
+    assert [line for line in capsys.readouterr().err.splitlines() if "error" in line] == [
+        f"speechstudio: error: {out / 'bolt.m4b'}: exists and was not written by an earlier audiobook run here "
+        "(move it away, or use --restart to redo the book and replace it)"]
+    assert (out / "bolt.m4b").read_bytes() == b"my own book"
+    assert cli.main([*argv, "--restart"]) == 0
+    assert (out / "bolt.m4b").read_bytes()[4:12] == b"ftypM4B "
+    assert cli.main(argv) == 0 and "3 kept from an earlier run" in capsys.readouterr().out

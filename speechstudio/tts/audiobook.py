@@ -7,12 +7,13 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from speechstudio.atomic import atomic_path, atomic_write_text, write_error
+from speechstudio.atomic import OutputExistsError, atomic_path, atomic_write_text, write_error
 from speechstudio.audio.decode import AudioReader
 from speechstudio.audio.encode import AudioEncoder, Chapter as ChapterMark, cover_mime, encoder_errors, image_size
 from speechstudio.errors import UsageError
@@ -201,6 +202,10 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
         except (OSError, ValueError):
             state = {}
     done = state.get("chapters", {}) if isinstance(state.get("chapters"), dict) else {}
+    m4b = out_dir / f"{_safe_name(title, 'audiobook')}.m4b" if book_file else None
+    if not restart:  # before any work: a file of the user's own with a name we write is never replaced
+        _refuse_files_not_ours(state_path, state, done, [out_dir / chapter_file_name(c, len(chapters), fmt)
+                                                         for c in chapters] + ([m4b] if m4b else []))
     voice_key = _digest(voice.name, voice.family, json.dumps(asdict(settings), sort_keys=True), fmt)
     artist = {"artist": book.author} if book.author else {}
     report = progress or (lambda _event: None)
@@ -256,9 +261,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
         state = {**state, "document": str(Path(document).resolve()), "title": title, "chapters": done}
         _write_json(state_path, state)
     _write_index(out_dir, title, chapters, files, durations)
-    m4b = None
-    if book_file:
-        m4b = out_dir / f"{_safe_name(title, 'audiobook')}.m4b"
+    if m4b is not None:
         # rebuilt when any chapter's audio changed (a chapter made again: "made", the stamp of its file when
         # written), its titles, tags or cover did, or the .m4b itself is missing or not the file written (its stamp)
         key = _digest(voice_key, title, book.author, *(done[str(c.index)]["text"] for c in chapters),
@@ -273,6 +276,20 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
             state = {**state, "chapters": done, "book_file": {"file": m4b.name, "key": key, "stamp": _stamp(m4b)}}
             _write_json(state_path, state)
     return AudiobookResult(tuple(files), tuple(durations), skipped, m4b, title, book.author, tuple(notes))
+
+
+def _refuse_files_not_ours(state_path: Path, state: dict, done: dict, paths: list[Path]) -> None:
+    """``OutputExistsError`` naming the first of ``paths`` (or ``playlist.m3u8`` / ``chapters.json``) that exists
+    but is not in the resume record (``STATE_FILE``): not written by an earlier run for this folder."""
+    ours = {r.get("file") for r in done.values() if isinstance(r, dict)}
+    if isinstance(state.get("book_file"), dict):
+        ours.add(state["book_file"].get("file"))
+    if not state_path.is_file():  # our index files are only ours in a folder we made
+        paths = paths + [state_path.parent / "playlist.m3u8", state_path.parent / "chapters.json"]
+    for path in paths:
+        if path.name not in ours and os.path.lexists(path):
+            raise OutputExistsError(f"{path}: exists and was not written by an earlier audiobook run here (move it "
+                                    "away, or use --restart to redo the book and replace it)")
 
 
 def _write_index(out_dir: Path, title: str, chapters: list[Chapter], files: list[Path],
