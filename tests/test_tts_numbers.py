@@ -108,6 +108,11 @@ CASES = {
         ("From 3–9 years.", "From three to nine years."),
         ("Between 200-400 Hz.", "Between two hundred to four hundred hertz."),
         ("The 1914–1918 war.", "The nineteen fourteen to nineteen eighteen war."),
+        # a year and the next one's last digits is a season, not a fraction ("twenty fifths")
+        ("The 2024/25 season and 1999/00.", "The twenty twenty four to twenty five season and nineteen ninety nine "
+         "to two thousand."),
+        ("Budgets 2008-09 and 2019/2020.", "Budgets two thousand and eight to oh nine and twenty nineteen to twenty "
+         "twenty."),
     ],
     "fraction": [
         ("Add 2/3 cup.", "Add two thirds cup."),

@@ -154,6 +154,9 @@ _GLUED_AMPM_RE = re.compile(r"(?<=\d)([ap]m)\b", re.IGNORECASE)
 _SIGNED = r"(?:(?<![\w.,])[-−])?" + _NUM
 _RANGE_RE = re.compile(r"(?<![\w.,/-])(" + _SIGNED + r")(?:-|\s?[–—]\s?)(" + _NUM + r")(?![\w.,/]?\d)"
                        r"(?:\s?(" + _UNIT + r"))?")
+# A season or span of years: "2024/25", "1998-99", "2019/2020" (the second year within ten after the first).
+_SEASON_RE = re.compile(r"(?<![\w./-])(1[1-9]\d\d|20\d\d)([/–-])(\d{2}|\d{4})(?![\w/]|[.,]?\d)(?!\s?(?:"
+                        + _UNIT_ALT + r")(?![\w/]))")
 _UNIT_RE = re.compile(r"(?<![\w.,/])(" + _SIGNED + r")\s?(" + _UNIT + r")")
 _FRACTION_RE = re.compile(r"(?<![\w./])(?:(\d+)\s)?(\d+)/(\d+)(?![\w/]|\.\d)")
 _ORDINAL_RE = re.compile(r"(?<![\w.])(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
@@ -339,6 +342,19 @@ def _range(m: re.Match) -> str:
     return spoken + (f" {UNITS[unit][1]}" if unit else "")
 
 
+def _season(m: re.Match) -> str:
+    first, second = int(m.group(1)), m.group(3)
+    later = int(second) if len(second) == 4 else first - first % 100 + int(second)
+    later += 100 if len(second) == 2 and later < first else 0  # "1999/00"
+    if not 1 <= later - first <= 9:
+        return m.group(0)
+    if len(second) == 4 or later % 100 == 0:
+        tail = _n2w(later, to="year")
+    else:
+        tail = ("oh " if second[0] == "0" else "") + _n2w(later % 100)
+    return f"{_n2w(first, to='year')} to {tail}"
+
+
 def _fraction(m: re.Match) -> str:
     whole, num_s, den_s = m.groups()
     num, den = int(num_s), int(den_s)
@@ -441,6 +457,7 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _SHORT_DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)) * 10)), text)
     text = _GLUED_AMPM_RE.sub(r" \1", text)
     text = _TIME_RE.sub(_time, text)
+    text = _SEASON_RE.sub(_season, text)
     text = _RANGE_RE.sub(_range, text)
     text = _UNIT_RE.sub(_unit, text)
     text = _FRACTION_RE.sub(_fraction, text)
