@@ -121,4 +121,11 @@ def test_voices_remove_removes_the_voice_and_its_run(home, tmp_path, capsys):
     assert main(["voices", "remove", "far"]) == 0
     assert capsys.readouterr().out.strip() == "removed voice far"
     assert outside.is_dir()
+    # two voices saved from one run (a checkpoint and a blend): the run stays until the last one goes
+    _store_voice(home, "take1", other)
+    _store_voice(home, "take2", other)
+    assert main(["voices", "remove", "take1"]) == 0
+    assert capsys.readouterr().out.strip() == "removed voice take1" and other.is_dir()
+    assert main(["voices", "remove", "take2"]) == 0
+    assert capsys.readouterr().out.strip() == f"removed voice take2 and its training run {other.resolve()} (1 MB)"
 

@@ -48,3 +48,28 @@ def test_models_have_plain_names_and_lines_and_the_hub_name_is_behind_details(wi
     assert page.details_label.text().startswith("Hub name: Systran/faster-whisper-tiny.en\n"
                                                 "Name in the model lists: whisper-tiny.en\n")
     assert "Folder: /" in page.details_label.text()
+
+
+def test_removing_a_cloned_voice_asks_about_its_training_run(win, qtbot, home, monkeypatch):
+    """Remove voice deleted the voice's training run (its checkpoints) without saying so. With a run, the
+    user chooses: the voice alone, or the voice and the run."""
+    import json
+    import types
+
+    runs = home / "finetune" / "runs"
+    for name in ("keep", "drop"):
+        (runs / name / "checkpoints").mkdir(parents=True)
+        (runs / name / "config.json").write_text("{}")
+        (home / "voices" / name).mkdir(parents=True)
+        (home / "voices" / name / "voice.json").write_text(json.dumps({"cloned_from_run": str(runs / name)}))
+    page = win.show_page("Models")
+    asked = []
+    for name, choice in (("keep", "voice"), ("drop", "voice and run")):
+        monkeypatch.setattr(page, "_selected_voice", lambda name=name: types.SimpleNamespace(name=name, origin="store"))
+        monkeypatch.setattr(page, "_ask_remove_voice", lambda n, run, choice=choice: asked.append((n, run)) or choice)
+        job = page._remove_voice_selected()
+        with qtbot.waitSignal(page.io.job_finished, timeout=30000, check_params_cb=lambda jid, *_: jid == job):
+            pass
+    assert asked == [("keep", (runs / "keep").resolve()), ("drop", (runs / "drop").resolve())]
+    assert sorted(p.name for p in (home / "voices").iterdir()) == []
+    assert sorted(p.name for p in runs.iterdir()) == ["keep"]

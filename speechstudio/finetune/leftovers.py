@@ -126,21 +126,25 @@ def remove_run(run_dir: Path) -> int:
         raise RunError(f"{run_dir}: cannot remove it ({exc.strerror or exc})") from exc
 
 
-def run_of_voice(voice_dir: Path) -> Path | None:
-    """The run folder a stored voice was trained in (``voice.json`` ``"cloned_from_run"``) when it
-    still exists under ``<data dir>/finetune/runs`` (a folder elsewhere is never removed), else None."""
+def _cloned_from(voice_dir: Path) -> Path | None:
+    """The run folder ``voice.json`` names (``"cloned_from_run"``), resolved; None when it names none."""
     try:
         meta = json.loads((Path(voice_dir) / "voice.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     run = meta.get("cloned_from_run") if isinstance(meta, dict) else None
-    if not run:
+    return Path(run).resolve() if isinstance(run, str) and run else None
+
+
+def run_of_voice(voice_dir: Path) -> Path | None:
+    """The run folder a stored voice was trained in when it still exists under ``<data dir>/finetune/runs``
+    (a folder elsewhere is never removed) and no other stored voice was saved from it, else None."""
+    run = _cloned_from(voice_dir)
+    if run is None or run.parent != runs_dir().resolve() or not (run / "config.json").is_file():
         return None
-    run = Path(run).resolve()
-    root = runs_dir().resolve()
-    if run.parent != root or not (run / "config.json").is_file():
-        return None
-    return run
+    voice_dir = Path(voice_dir).resolve()
+    others = (d for d in voices_dir().iterdir() if d.is_dir() and d.resolve() != voice_dir)
+    return None if any(_cloned_from(d) == run for d in others) else run
 
 
 def remove_voice_and_run(name: str) -> tuple[VoiceRef, Path | None, int]:

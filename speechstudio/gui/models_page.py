@@ -46,6 +46,12 @@ def _remove_voice(name: str):
     return remove_voice_and_run(name)[0]
 
 
+def _remove_voice_only(name: str):
+    from speechstudio.tts.voices import remove_voice
+
+    return remove_voice(name)
+
+
 #: Whisper's sizes in plain words, for a processor (OpenAI's model card: tiny 39 M parameters ... large 1550 M).
 WHISPER_LINES = {"tiny": "Fastest; good on clear speech", "base": "Fast; good on clear speech",
                  "small": "Slower; more accurate on hard recordings",
@@ -364,10 +370,34 @@ class ModelsPage(QWidget):
     def import_voice(self, path: str) -> int:
         return self._run(_import_voice, str(path), f"import voice {path}")
 
-    def _remove_voice_selected(self) -> None:
+    def _remove_voice_selected(self) -> int | None:
+        """Remove the selected voice, and its training run when the user says so (asked when it has one)."""
         v = self._selected_voice()
-        if v is not None and self._asked("Remove voice", f"Delete the voice {v.name}?"):
-            self._run(_remove_voice, v.name, f"remove voice {v.name}")
+        if v is None:
+            return None
+        from speechstudio.finetune.leftovers import run_of_voice
+        from speechstudio.tts.voices import voices_dir
+
+        run = run_of_voice(voices_dir() / v.name)
+        choice = self._ask_remove_voice(v.name, run)
+        if choice == "voice and run":
+            return self._run(_remove_voice, v.name, f"remove voice {v.name} and its training run")
+        if choice == "voice":
+            return self._run(_remove_voice_only, v.name, f"remove voice {v.name}")
+        return None
+
+    def _ask_remove_voice(self, name: str, run) -> str | None:
+        """``"voice"``, ``"voice and run"`` or None (cancelled); the run's part is asked only when ``run``."""
+        if run is None:
+            return "voice" if self._asked("Remove voice", f"Delete the voice {name}?") else None
+        box = QMessageBox(QMessageBox.Icon.Question, "Remove voice",
+                          f"Delete the voice {name}?\n\nIts training run ({run.name}) holds the checkpoints to "
+                          "continue training it or save another take from; it can go too.", parent=self)
+        both = box.addButton("Delete voice and training run", QMessageBox.ButtonRole.DestructiveRole)
+        only = box.addButton("Delete voice, keep the run", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return {id(both): "voice and run", id(only): "voice"}.get(id(box.clickedButton()))
 
     def _on_io_finished(self, job_id: int, status: str, result) -> None:
         if job_id == self._list_job:
