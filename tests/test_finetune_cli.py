@@ -146,3 +146,24 @@ def test_interrupt_saves_a_checkpoint_and_says_how_to_resume(tiny_base, prepared
     assert proc.returncode == 130, err[-2000:]
     assert "stopping after this step" in err and "--resume" in err
     assert (home / "finetune" / "runs" / "ctrlc" / "checkpoints" / "latest.pt").is_file()
+
+
+@pytest.mark.parametrize("how", ["ctrl+c", "stop event"])
+def test_stop_before_the_first_checkpoint_says_start_again(how, tiny_base, prepared, home, capsys, monkeypatch):
+    """Stopped (SIGTERM / Ctrl+C) before checkpoints/latest.pt exists: no "--resume" advice, which would fail."""
+    import speechstudio.finetune.voice_run as voice_run
+    from speechstudio.finetune.vits.events import DoneEvent
+
+    def train(plan, control=None):
+        if how == "ctrl+c":
+            raise KeyboardInterrupt
+        yield DoneEvent(3, None, "stopped")
+
+    monkeypatch.setattr(voice_run, "train", train)
+    argv = ["finetune", "voice", "--base", str(tiny_base), "--data", str(prepared), "--out", "early", "--no-asr-check"]
+    assert main(argv) == 130
+    err = capsys.readouterr().err
+    assert "stopped before the first checkpoint; nothing to resume: run the same command again (without --resume)" in err
+    assert "continue with" not in err and "checkpoint saved" not in err
+    assert main(argv + ["--resume"]) == 2  # what the old advice led to
+    assert "nothing to resume" in _err(capsys)

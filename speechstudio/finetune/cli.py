@@ -261,7 +261,12 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
     finally:
         restore()
     if done_event is None or done_event.reason != "finished":
-        step = getattr(done_event, "step", "?")
+        if not (run_dir / "checkpoints" / "latest.pt").is_file():  # stopped while preparing or in the first steps
+            if par is None or par.main:
+                print("\nstopped before the first checkpoint; nothing to resume: run the same command again "
+                      "(without --resume)", file=sys.stderr)
+            return 130
+        step = getattr(done_event, "step", None)
         q = shlex.quote
         again = (f"finetune voice --base {q(args.base)} --out {q(args.out)} --resume"
                  + (f" --run-dir {q(str(run_dir))}" if args.run_dir else ""))
@@ -270,7 +275,8 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
         else:
             again = "speechstudio " + again
         if par is None or par.main:
-            print(f"\nstopped at step {step} (checkpoint saved); continue with: {again}", file=sys.stderr)
+            where = f"at step {step} (checkpoint saved)" if step is not None else "(the last checkpoint is kept)"
+            print(f"\nstopped {where}; continue with: {again}", file=sys.stderr)
         return 130
     if par is not None and not par.main:
         return 0  # process 0 saves the voice
