@@ -110,6 +110,9 @@ MACHINE_TEXT = [
     ("The key is 9F4C2E.", "The key is nine F four C two E."),
     ("Commit 9fceb02d0ae598e95dc970b74767f19372d61af8 broke it.",
      "Commit nine F C E B zero two, and so on, broke it."),
+    # "#" is "number" only before a number (was "C number", "number hashtag")
+    ("Use C# and F#, tag #MeToo, see issue #42.", "Use C sharp and F sharp, tag hashtag MeToo, see issue number forty two."),
+    ("Press # for the # of calls.", "Press hash for the number of calls."),
 ]
 
 

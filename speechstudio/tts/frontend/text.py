@@ -229,6 +229,23 @@ _ANGLE_WORD_RE = re.compile(r"<([A-Za-z][\w+ -]{0,30})>")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
 
+# "#": a sharp after a note or language letter ("C#", "F#"), a hashtag before a word, "number" only before a
+# number ("#5", "# 3") or in "# of", else "hash" ("press #").
+_SHARP_RE = re.compile(r"(?<![\w#])([A-G])#(?![\w#])")
+_HASHTAG_RE = re.compile(r"(?<![\w#&])#([A-Za-z]\w*)")
+_HASH_RE = re.compile(r"#(?!\s*[-−+]?\.?\d|\s+of\b)")
+
+
+def read_hashes(text: str) -> str:
+    """Every "#" of ``text`` read by what follows (see ``_SHARP_RE``); before a number it stays for
+    ``spell_numbers`` ("Room #5") and the named symbols ("number")."""
+    if "#" not in text:
+        return text
+    text = _SHARP_RE.sub(lambda m: ("A-" if m.group(1) == "A" else m.group(1)) + " sharp", text)
+    text = _HASHTAG_RE.sub(r"hashtag \1", text)
+    return _HASH_RE.sub(" hash ", text)
+
+
 def english_front_end(text: str, locale: str = "en-us") -> Sayable:
     """What an English voice is given for one sentence and what was left out (markup, NFKC, codes, dates,
     numbers, abbreviations, symbols, other scripts): for synthesis and the dataset check alike."""
@@ -238,7 +255,7 @@ def english_front_end(text: str, locale: str = "en-us") -> Sayable:
     text = unicodedata.normalize("NFKC", join_digit_groups(text))  # NFKC turns thin spaces into spaces
     # "..." inside a sentence -> ", " (the voice pauses at a comma); at its end -> "."
     text = _ELLIPSIS_RE.sub(lambda m: ", " if m.string[m.end():].strip() else ".", text.translate(_QUOTES))
-    text = read_codes(text)
+    text = read_hashes(read_codes(text))
     text = read_month_dates(expand_abbreviations(text, before_numbers=True))
     text = spell_numbers(text, locale)  # numbers first: "20 ms." is milliseconds, not "miz"
     text = expand_abbreviations(text)
