@@ -6,6 +6,8 @@ import logging
 import time
 from collections import Counter
 
+from PySide6.QtCore import QSignalBlocker
+
 from speechstudio.batch.run import BatchSummary
 from speechstudio.gui.common import show_error
 from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
@@ -153,21 +155,28 @@ class TranscribeRunMixin:
             self.status_message.emit(f"transcription stopped: {plain_error(result)}")
             show_error(self, "Cannot transcribe", plain_error(result))
             return
+        note = ""      # why the queue stopped, kept in front of the batch's summary
+        if paused:
+            with QSignalBlocker(self.pause_btn):
+                self.pause_btn.setChecked(False)
         if self._fatal:
             fatal, self._fatal = self._fatal, ""
-            self.status_message.emit(f"stopped: {fatal}")
+            note = f"stopped: {fatal}"
             show_error(self, "Transcription stopped", fatal)
         elif status == "cancelled":
-            self.status_message.emit("cancelled; the file in progress was not written")
+            note = "cancelled; the file in progress was not written"
         elif paused and any(r.status == "queued" for r in self.rows):
-            self.status_message.emit("paused; press Start to go on")
+            note = "paused; press Start to go on"
         elif any(r.status == "queued" for r in self.rows):    # another output folder's group
             self._continue = True
             self.start()
             return
         if self._batch is not None:
             self._batch.wall_s = time.perf_counter() - self._batch_t0
-            self.status_message.emit(self.report.show_summary(self._batch, self._batch.wall_s))
+            summary = self.report.show_summary(self._batch, self._batch.wall_s)
+            note = f"{note} · {summary}" if note else summary
+        if note:
+            self.status_message.emit(note)
         self.queue_finished.emit()
 
     def _on_pause_toggled(self, on: bool) -> None:
