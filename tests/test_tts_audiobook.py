@@ -637,3 +637,68 @@ def test_a_file_of_the_users_own_with_a_chapters_name_is_not_replaced(tmp_path, 
     assert cli.main([*argv, "--restart"]) == 0
     assert (out / "bolt.m4b").read_bytes()[4:12] == b"ftypM4B "
     assert cli.main(argv) == 0 and "3 kept from an earlier run" in capsys.readouterr().out
+
+
+GUTENBERG_TXT = """\ufeffThe Project Gutenberg eBook of A Sample Novel
+
+This ebook is for the use of anyone anywhere in the United States and most other parts of the world.
+
+Title: A Sample Novel:
+       Being a Test
+
+Author: Some Author
+
+Release date: January 1, 2000 [eBook #99999]
+
+*** START OF THE PROJECT GUTENBERG EBOOK A SAMPLE NOVEL ***
+
+CONTENTS
+
+ CHAPTER I. The Start
+ CHAPTER II. The Next
+
+PROLOGUE
+
+Before everything, there was a prologue.
+
+CHAPTER I.
+The Start
+
+The story begins here. Chapter 3 of the report says something
+important.
+
+CHAPTER II.
+The Next
+
+It ends.
+
+*** END OF THE PROJECT GUTENBERG EBOOK A SAMPLE NOVEL ***
+
+Section 1. General Terms of Use and Redistributing Project Gutenberg-tm
+electronic works. Lots of license text here that nobody wants to hear.
+"""
+
+
+def test_a_project_gutenberg_text_is_read_without_header_licence_or_contents(tmp_path):
+    """The header and licence around "*** START OF ..." / "*** END OF ..." are not read, the contents list is no
+    chapters, "CHAPTER I." keeps its title from the next line, Title: / Author: name the book (was: 10 chapters,
+    the licence one of them, the book named after the file)."""
+    path = tmp_path / "pg12345.txt"
+    path.write_text(GUTENBERG_TXT, encoding="utf-8")
+    book = read_book(path)
+    assert (book.title, book.author) == ("A Sample Novel: Being a Test", "Some Author")
+    assert [(c.title, c.text) for c in book.chapters] == [
+        ("PROLOGUE", "PROLOGUE.\n\nBefore everything, there was a prologue."),
+        ("CHAPTER I. The Start", "CHAPTER I. The Start.\n\nThe story begins here. Chapter 3 of the report says "
+                                 "something\nimportant."),
+        ("CHAPTER II. The Next", "CHAPTER II. The Next.\n\nIt ends.")]
+    # an older end line, a contents list with page numbers under "Contents", a heading without a full stop
+    old = (GUTENBERG_TXT.replace("*** END OF THE PROJECT", "End of the Project Gutenberg EBook of A Sample Novel\n\n"
+                                 "*** END OF THE PROJECT")
+           .replace("CONTENTS\n\n CHAPTER I. The Start\n CHAPTER II. The Next",
+                    "Contents\n\nPrologue ........ 1\nThe Start ....... 3\nThe Next ....... 9")
+           .replace("CHAPTER I.\nThe Start", "Chapter 1\nThe Start").replace("CHAPTER II.\nThe Next", "Chapter 2\n"
+                                                                             "The Next"))
+    path.write_text(old, encoding="utf-8")
+    assert [c.title for c in read_book(path).chapters] == ["PROLOGUE", "Chapter 1: The Start", "Chapter 2: The Next"]
+    assert read_book(path).chapters[-1].text == "Chapter 2: The Next.\n\nIt ends."

@@ -106,22 +106,105 @@ def _is_title_page(text: str) -> bool:
     return 0 < len(lines) <= 3 and all(len(x.split()) <= 12 and not re.search(r"[.!?;:]$", x) for x in lines)
 
 
+# Project Gutenberg: "*** START OF THE PROJECT GUTENBERG EBOOK X ***" ends the header (Title: / Author: lines),
+# "*** END OF ..." (or an older "End of the Project Gutenberg EBook of X") starts the licence; neither is read.
+_PG_START = re.compile(r"(?i)^\s*\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK")
+_PG_END = re.compile(r"(?i)^\s*(?:\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK|End of (?:the )?Project "
+                     r"Gutenberg'?s? E-?(?:Book|text))")
+_PG_FIELD = re.compile(r"^(Title|Author):[ \t]*(\S.*?)\s*$")
+# "CHAPTER I." / "Chapter 3" / "PART TWO:" without a title of its own: a title on the next line is joined to it
+_BARE_HEADING = re.compile(r"^\s*(?:Chapter|CHAPTER|Part|PART|Book|BOOK|Volume|VOLUME)\s+(?:the\s+|THE\s+)?\S+?"
+                           r"\s*[.:\u2014\u2013-]?\s*$")
+_TITLED_HEADING = re.compile(r"^\s*(?:Chapter|CHAPTER|Part|PART|Book|BOOK|Volume|VOLUME)\s+(?:the\s+|THE\s+)?\S+?"
+                             r"\s*[.:\u2014\u2013-]\s*(\S.*)$")
+_CONTENTS = re.compile(r"(?i)^(?:table of )?contents\.?$")
+
+
+def _gutenberg(lines: list[str]) -> tuple[str, str, list[str]]:
+    """``(title, author, body lines)`` of a Project Gutenberg text: its header's ``Title:`` / ``Author:`` and the
+    lines between the START and END markers; ``("", "", lines)`` for other texts."""
+    start = next((i for i, x in enumerate(lines[:400]) if _PG_START.match(x)), None)
+    end = next((i for i, x in enumerate(lines) if _PG_END.match(x) and i > (start or 0)), None)
+    if start is None and end is None:
+        return "", "", lines
+    fields: dict[str, str] = {}
+    for i, line in enumerate(lines[:start or 0]):
+        m = _PG_FIELD.match(line)
+        if m and m.group(1) not in fields:
+            value = m.group(2)
+            for more in lines[i + 1:start]:  # a long title goes on over indented lines
+                if not more.strip() or not more[:1].isspace():
+                    break
+                value += " " + more.strip()
+            fields[m.group(1)] = value
+    return fields.get("Title", ""), fields.get("Author", ""), lines[(start + 1 if start is not None else 0):end]
+
+
+def _title_line(line: str, after: str | None) -> bool:
+    """``line`` (after a bare chapter heading) is its title: short, no sentence, a blank line (or the end) after."""
+    s = " ".join(line.split())
+    return (bool(s) and len(s.split()) <= 10 and any(ch.isalpha() for ch in s) and not is_text_heading(line, after)
+            and not re.search(r"[.!?,;:]$", s) and not (after or "").strip())
+
+
+def _key(title: str) -> str:
+    """A heading compared with a contents line: letters and digits, lower case, no trailing page number."""
+    return " ".join(re.sub(r"[\W_]+", " ", re.sub(r"[ .\t]*\d+\s*$", "", title)).lower().split())
+
+
+def _drop_contents(parts: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
+    """Without a contents list, lines that repeat later as headings (or as their titles): heading parts with no
+    text of their own, a "Contents" part whose lines all do, and such lines after a "Contents" line."""
+    afters: list[frozenset[str]] = [frozenset()]  # the keys of the headings after each part, last part first
+    for t, _ in reversed(parts[1:]):
+        m = _TITLED_HEADING.match(t)
+        afters.append(afters[-1] | ({_key(t), _key(m.group(1)) if m else ""} - {""}))
+    out = []
+    for (title, lines), later in zip(parts, reversed(afters)):
+        body = [x for x in lines[1:] if x.strip()]
+        if title and _key(title) in later and not body:
+            continue  # an entry of a contents list, not a chapter
+        if title and _CONTENTS.match(title) and all(_key(x) in later for x in body):
+            continue
+        lines = list(lines)
+        for i, line in enumerate(lines):
+            if _CONTENTS.match(line.strip()):  # "Contents" in the text, its entries under it
+                j = i + 1
+                while j < len(lines) and (not lines[j].strip() or _key(lines[j]) in later):
+                    j += 1
+                if any(x.strip() for x in lines[i + 1:j]):
+                    del lines[i:j]
+                break
+        out.append((title, lines))
+    return out
+
+
 def _split_text(text: str) -> tuple[str, str, list[tuple[str, str]]]:
     """``(title, author, [(heading, text), ...])`` of a plain text book: title and author ("by NAME") from a
-    title page, else ""."""
+    Project Gutenberg header or a title page, else ""; a contents list is not read."""
+    pg_title, pg_author, lines = _gutenberg(text.splitlines())
     parts: list[tuple[str, list[str]]] = [("", [])]
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if is_text_heading(line, lines[i + 1] if i + 1 < len(lines) else None):
-            parts.append((" ".join(line.split()), [line.strip() + ".", ""]))
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        after = lines[i + 1] if i + 1 < len(lines) else None
+        if is_text_heading(line, after):
+            heading = " ".join(line.split())
+            if after is not None and _BARE_HEADING.match(line) and _title_line(after, lines[i + 2] if i + 2 < len(
+                    lines) else None):  # "CHAPTER I." then "The Start": one heading
+                heading = f"{heading}{' ' if heading[-1] in '.:-' else ': '}{' '.join(after.split())}"
+                i += 1
+            parts.append((heading, [heading.rstrip(".") + ".", ""]))
         else:
             parts[-1][1].append(line)
+        i += 1
+    parts = _drop_contents(parts)
     out = [(t, re.sub(r"\n\s*\n\s*\n", "\n\n", "\n".join(lines)).strip()) for t, lines in parts]
     if len(out) > 1 and _is_title_page(out[0][1]):
         page = [" ".join(x.split()) for x in out[0][1].splitlines() if x.strip()]
         byline = next((m.group(1) for x in page[1:] if (m := re.match(r"(?i)by\s+(.+)", x))), "")
-        return page[0], byline, out[1:]
-    return "", "", out
+        return pg_title or page[0], pg_author or byline, out[1:]
+    return pg_title, pg_author, out
 
 
 def markdown_to_text(md: str) -> str:
