@@ -56,6 +56,12 @@ CASES = {
         ("Call 1-800-FLOWERS", "Call one eight hundred FLOWERS"),
         ("A 3-4-3 formation.", "A three four three formation."),
     ],
+    "time and ratio": [  # seconds and ratios were "twenty three:fifty nine:fifty nine", "three:one"
+        ("It ends at 23:59:59.", "It ends at twenty three fifty nine and fifty nine seconds."),
+        ("At 09:05:01 and 10:30.", "At nine oh five and one second and ten thirty."),
+        ("They won 3:1 on a 16:9 screen.", "They won three to one on a sixteen to nine screen."),
+        ("Read John 3:16.", "Read John three, sixteen."),
+    ],
     "version": [
         ("Install 2.7.18 first.", "Install two point seven point eighteen first."),
         ("We ship v4.0.1 soon.", "We ship version four point zero point one soon."),

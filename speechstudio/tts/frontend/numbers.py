@@ -150,6 +150,15 @@ _PHONE_RE = re.compile(
 _CURRENCY_RE = re.compile(r"((?<!\w)-)?([$£€¥])\s?(" + _NUM + r")(?:\s?[-–]\s?(" + _NUM + r"))?"
                           r"(?:\s?(million|billion|trillion|thousand|bn|mn|tn|[KkMBm])\b)?")
 _TIME_RE = re.compile(r"(?<![\w.:])(\d{1,2}):(\d{2})(?![\d:])")
+_CLOCK_SECONDS_RE = re.compile(r"(?<![\w.:])(\d{1,2}):(\d{2}):(\d{2})(?![\d:]|[.,]\d)")
+# What is left of "a:b(:c)" after the times: a ratio or a score ("3:1" "three to one", "16:9").
+_RATIO_RE = re.compile(r"(?<![\w.:])(\d+(?::\d+)+)(?![\w:]|[.,]\d)")
+#: Books a "chapter:verse" follows ("John 3:16", "Genesis 1:1"): read "one, one", not a time or a ratio.
+_BIBLE_BOOKS = ("Genesis|Exodus|Leviticus|Deuteronomy|Joshua|Ruth|Samuel|Kings|Chronicles|Ezra"
+                "|Nehemiah|Esther|Psalms?|Proverbs|Ecclesiastes|Isaiah|Jeremiah|Lamentations|Ezekiel|Daniel"
+                "|Hosea|Joel|Amos|Jonah|Micah|Matthew|Luke|John|Romans|Corinthians|Galatians|Ephesians"
+                "|Philippians|Colossians|Thessalonians|Timothy|Titus|Hebrews|James|Peter|Jude|Revelation")
+_VERSE_RE = re.compile(r"\b((?:" + _BIBLE_BOOKS + r")\s+)(\d{1,3}):(\d{1,3})(?![\w:]|[.,]\d)")
 _GLUED_AMPM_RE = re.compile(r"(?<=\d)([ap]m)\b", re.IGNORECASE)
 _SIGNED = r"(?:(?<![\w.,])[-−])?" + _NUM
 _RANGE_RE = re.compile(r"(?<![\w.,/-])(" + _SIGNED + r")(?:-|\s?[–—]\s?)(" + _NUM + r")(?![\w.,/]?\d)"
@@ -335,6 +344,18 @@ def _time(m: re.Match) -> str:
     return f"{_n2w(hours)} " + ("oh " if minutes[0] == "0" else "") + _n2w(int(minutes))
 
 
+def _time_with_seconds(m: re.Match) -> str:
+    """"23:59:59" -> "twenty three fifty nine and fifty nine seconds"; not a clock: a ratio."""
+    if int(m.group(1)) > 24 or int(m.group(2)) > 59 or int(m.group(3)) > 59:
+        return _ratio(m)
+    seconds = int(m.group(3))
+    return f"{_time(m)} and {_n2w(seconds)} second{'' if seconds == 1 else 's'}"
+
+
+def _ratio(m: re.Match) -> str:
+    return " to ".join(cardinal(p) for p in m.group(0).split(":"))
+
+
 def _range(m: re.Match) -> str:
     a, b, unit = m.groups()
     years = all(len(x.lstrip("-−")) == 4 for x in (a, b)) and not unit
@@ -456,7 +477,10 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)), to="year")), text)
     text = _SHORT_DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)) * 10)), text)
     text = _GLUED_AMPM_RE.sub(r" \1", text)
+    text = _VERSE_RE.sub(lambda m: f"{m.group(1)}{cardinal(m.group(2))}, {cardinal(m.group(3))}", text)
+    text = _CLOCK_SECONDS_RE.sub(_time_with_seconds, text)
     text = _TIME_RE.sub(_time, text)
+    text = _RATIO_RE.sub(_ratio, text)
     text = _SEASON_RE.sub(_season, text)
     text = _RANGE_RE.sub(_range, text)
     text = _UNIT_RE.sub(_unit, text)
