@@ -167,3 +167,33 @@ def test_stop_before_the_first_checkpoint_says_start_again(how, tiny_base, prepa
     assert "continue with" not in err and "checkpoint saved" not in err
     assert main(argv + ["--resume"]) == 2  # what the old advice led to
     assert "nothing to resume" in _err(capsys)
+
+
+def test_failed_start_leaves_no_run_folder_and_clean_removes_old_ones(tiny_base, prepared, home, tmp_path, capsys,
+                                                                       monkeypatch):
+    import speechstudio.finetune.voice_run as voice_run
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    runs = home / "finetune" / "runs"
+    assert main(["finetune", "voice", "--base", str(tiny_base), "--data", str(empty), "--out", "nodata",
+                 "--no-asr-check"]) == 1
+    assert "no audio files here" in _err(capsys)
+    assert not (runs / "nodata").exists()
+    # stopped before the first checkpoint: nothing kept either (the next start builds the dataset again)
+    monkeypatch.setattr(voice_run, "train", lambda plan, control=None: iter([]))
+    assert main(["finetune", "voice", "--base", str(tiny_base), "--data", str(prepared), "--out", "early",
+                 "--no-asr-check"]) == 130
+    assert not (runs / "early").exists()
+
+    # such a folder left by an older version: `finetune clean` lists it and removes it
+    (runs / "old" / "data").mkdir(parents=True)
+    (runs / "old" / ".lock").write_text("")
+    (runs / "old" / "data" / "x.wav").write_bytes(b"0" * 5000)
+    capsys.readouterr()
+    assert main(["finetune", "clean", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "would go old" in out and "failed start" in out and (runs / "old").is_dir()
+    assert main(["finetune", "clean"]) == 0
+    out = capsys.readouterr().out
+    assert "removed  old" in out and "1 of 1 run(s) removed" in out and not (runs / "old").exists()

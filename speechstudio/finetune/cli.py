@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -126,7 +127,7 @@ def clean_command(args) -> int:
 
     if args.older_than < 0:
         raise UsageError(f"--older-than {args.older_than:g}: must be 0 or more days")
-    runs = list_runs()
+    runs = sorted(list_runs() + _unstarted_runs(), key=lambda r: r.modified)
     if not runs:
         print(f"no training runs in {runs_dir()}")
         return 0
@@ -138,13 +139,35 @@ def clean_command(args) -> int:
         if run.state == "in use" or age < args.older_than:
             print(f"  kept     {line}")
             continue
-        freed += run.size_bytes if args.dry_run else remove_run(run.path)
+        if run.state == "failed start":
+            if not args.dry_run and not _remove_unstarted(run.path):
+                print(f"  kept     {line}")
+                continue
+            freed += run.size_bytes
+        else:
+            freed += run.size_bytes if args.dry_run else remove_run(run.path)
         removed += 1
         print(f"  {'would go' if args.dry_run else 'removed '} {line}")
     verb = "would free" if args.dry_run else "freed"
     print(f"{removed} of {len(runs)} run(s) {'would be ' if args.dry_run else ''}removed; {verb} {format_size(freed)} "
           f"in {runs_dir()}")
     return 0
+
+
+def _unstarted_runs() -> list:
+    """Folders under the runs folder without ``config.json`` or a checkpoint: starts that failed before
+    training (left by versions that kept them); ``list_runs`` leaves them out. State ``failed start``
+    or ``in use``."""
+    from speechstudio.disk import dir_size_bytes
+    from speechstudio.finetune.leftovers import RunSummary, _in_use, _modified
+    from speechstudio.finetune.voice_run import runs_dir
+
+    root = runs_dir()
+    if not root.is_dir():
+        return []
+    return [RunSummary(p, p.name, dir_size_bytes(p), _modified(p), "in use" if _in_use(p) else "failed start")
+            for p in sorted(root.iterdir()) if p.is_dir() and not p.is_symlink()
+            and not (p / "config.json").is_file() and not _has_checkpoint(p)]
 
 
 def _voice_argv(args) -> list[str]:
@@ -194,8 +217,38 @@ def voice_command(args) -> int:
     for line in plan.base_notes:
         print(f"note: {line}")
 
-    with voice_run.run_lock(plan.run_dir):
-        return _prepare_train_save(args, plan, run_dir, launched)
+    fresh = not args.resume and not plan.run_dir.exists()  # a start that fails or stops early leaves no folder
+    try:
+        with voice_run.run_lock(plan.run_dir):
+            code = _prepare_train_save(args, plan, run_dir, launched)
+    except BaseException:
+        if fresh:
+            _remove_unstarted(plan.run_dir)
+        raise
+    if code != 0 and fresh:
+        _remove_unstarted(plan.run_dir)
+    return code
+
+
+def _has_checkpoint(run_dir: Path) -> bool:
+    return any((run_dir / "checkpoints" / f"{kind}.pt").is_file() for kind in ("latest", "best"))
+
+
+def _remove_unstarted(run_dir: Path) -> bool:
+    """Remove a run folder that holds no checkpoint (a start that failed or was stopped before its first
+    one: its dataset is built again on the next start), unless another training holds it. True if removed."""
+    from speechstudio.finetune import voice_run
+
+    if not run_dir.is_dir() or _has_checkpoint(run_dir):
+        return False
+    try:
+        with voice_run.run_lock(run_dir):
+            if _has_checkpoint(run_dir):
+                return False
+            shutil.rmtree(run_dir)
+    except (RunError, OSError):
+        return False
+    return True
 
 
 def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> int:
