@@ -173,6 +173,18 @@ def test_record_save_replaces_only_what_the_dialog_chose(qtbot, tmp_path, home, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adir.wav", "take.wav"]
     assert not any((tmp_path / "adir.wav").iterdir())
     assert page.saved_path == target
+    # the suffix chooses the format (a .mp3 once got WAV bytes); none: .wav; an unknown one: said, nothing written
+    answers += [(str(tmp_path / "take.mp3"), ""), (str(tmp_path / "take2"), ""), (str(tmp_path / "t.xyz"), "")]
+    page._save_dialog()
+    from speechstudio.audio.decode import AudioReader
+
+    assert AudioReader(tmp_path / "take.mp3", 16000).info.codec.startswith("mp3")
+    page._save_dialog()
+    assert page.saved_path == tmp_path / "take2.wav" and (tmp_path / "take2.wav").read_bytes()[:4] == b"RIFF"
+    page._save_dialog()
+    assert page.note.text().startswith(f"not saved: {tmp_path / 't.xyz'}: ") and "unsupported output format" in \
+        page.note.text()
+    assert not (tmp_path / "t.xyz").exists()
     w.shutdown()
 
 

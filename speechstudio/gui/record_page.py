@@ -177,7 +177,8 @@ class RecordPage(QWidget):
 
     def _save_dialog(self) -> None:
         """Save as…: the dialog asks before replacing a file, so the chosen path is written over."""
-        if path := ask_save_path(self, "Save recording", self._default_path().name, "WAV (*.wav);;FLAC (*.flac)"):
+        if path := ask_save_path(self, "Save recording", self._default_path().name,
+                                 "Audio (*.wav *.flac *.ogg *.mp3 *.opus *.m4a)"):
             self._save_or_say(Path(path), overwrite=True)
 
     def _save_or_say(self, path: Path, overwrite: bool = False) -> Path | None:
@@ -197,17 +198,18 @@ class RecordPage(QWidget):
         return data_dir() / "recordings" / f"recording-{_dt.datetime.now():%Y%m%d-%H%M%S}.wav"
 
     def save(self, path: Path, overwrite: bool = False) -> Path:
-        """Write the recording (16 kHz mono, 16-bit PCM, WAV or FLAC by extension) to ``path``
-        with :func:`speechstudio.atomic.atomic_path`. Raises ``OutputExistsError`` when ``path``
-        exists and ``overwrite`` is false."""
-        import soundfile as sf
-
+        """Write the recording (16 kHz mono) to ``path`` in its suffix's format (``audio.encode.OUTPUT_FORMATS``;
+        no suffix: ``.wav`` is added) with :func:`speechstudio.atomic.atomic_path`. Raises ``UsageError`` for
+        another suffix (a ``.mp3`` once got WAV bytes), ``OutputExistsError`` when ``path`` exists and
+        ``overwrite`` is false."""
         from speechstudio.atomic import atomic_path
+        from speechstudio.audio.encode import AudioEncoder, check_output_suffix
 
         path = Path(path)
-        fmt = "FLAC" if path.suffix.lower() == ".flac" else "WAV"
-        with atomic_path(path, overwrite=overwrite) as tmp:
-            sf.write(str(tmp), self.recording, RATE, subtype="PCM_16", format=fmt)
+        path = path if path.suffix else path.with_name(path.name + ".wav")
+        check_output_suffix(path)
+        with atomic_path(path, overwrite=overwrite) as tmp, AudioEncoder(tmp, RATE, suffix=path.suffix) as out:
+            out.write(np.asarray(self.recording, np.float32).reshape(-1))
         self.saved_path = path
         self.status_message.emit(f"saved {path}")
         return path
