@@ -62,6 +62,12 @@ CASES = {
         ("They won 3:1 on a 16:9 screen.", "They won three to one on a sixteen to nine screen."),
         ("Read John 3:16.", "Read John three, sixteen."),
     ],
+    "symbols between numbers": [  # were left as "six'two\"", "ten*three", "mc^two"
+        ("He is 6'2\" and she is 5′11″.", "He is six foot two and she is five foot eleven."),
+        ("A 12\" pizza, but \"call 5\".", "A twelve inches pizza, but \"call five\"."),
+        ("So 10*3 = 30.", "So ten times three equals thirty."),
+        ("E=mc^2, 2^10 and 5 m^2.", "E equals m c squared, two to the power of ten and five square meters."),
+    ],
     "version": [
         ("Install 2.7.18 first.", "Install two point seven point eighteen first."),
         ("We ship v4.0.1 soon.", "We ship version four point zero point one soon."),

@@ -135,6 +135,13 @@ def _valid(month: int, day: int) -> bool:
 # ----------------------------------------------------------------------------- the classes
 _SCI_RE = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)(?:[eE]([+-]?\d+)|\s?[x×]\s?10\^([+-]?\d+))(?![\w]|\.\d)"
                      r"(?:\s?(" + _UNIT + r"))?")
+# Feet and inches ("6'2\"", "5′11″"; NFKC makes ″ two ′), inches alone outside a quotation ("a 12\" pizza").
+_FEET_INCHES_RE = re.compile(r"(?<![\w.'′])(\d{1,2})['′]\s?(\d{1,2}(?:\.\d+)?)(?:\"|''|′′)")
+_INCHES_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\"|′′)(?!\w)")
+_TIMES_RE = re.compile(r"(?<=[\d)])\s?\*\s?(?=[-−]?\.?\d|\()")
+_AREA_RE = re.compile(r"(?<![\w.,/])(" + r"(?:(?<![\w.,])[-−])?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+                      + r")\s?(mm|cm|m|km|nm|ft|mi)\^([23])(?!\w|\.\d)")
+_POWER_RE = re.compile(r"(\b[a-z]{2,3})?\s?\^\s?([-−]?\d+(?:\.\d+)?|[A-Za-z]\b)")
 _IP_RE = re.compile(r"(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?::(\d{1,5}))?(?![\w]|\.\d)")
 _ISO_DATE_RE = re.compile(r"(?<![\w./-])(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?![\w/-]|\.\d)")
 _DATE_RE = re.compile(r"(?<![\w./-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?![\w/-]|\.\d)"
@@ -235,6 +242,28 @@ def _sci(m: re.Match) -> str:
     exp = m.group(2) if m.group(2) is not None else m.group(3)
     unit = f" {UNITS[m.group(4)][1]}" if m.group(4) else ""
     return f"{cardinal(m.group(1))} times ten to the power of {cardinal(exp.lstrip('+'))}{unit}"
+
+
+def _feet_inches(m: re.Match) -> str:
+    return f"{cardinal(m.group(1))} foot {cardinal(m.group(2))}"
+
+
+def _inches(m: re.Match) -> str:
+    if len(re.findall(r'(?<!\d)"', m.string[: m.start()])) % 2:
+        return m.group(0)  # the end of a quotation: "call 5" (quotes after a digit are inches)
+    return f"{cardinal(m.group(1))} {'inch' if m.group(1) == '1' else 'inches'}"
+
+
+def _power(m: re.Match) -> str:
+    """"mc^2" -> "m c squared", "10^6" -> "10 to the power of six" (the base is read later)."""
+    base, exp = m.group(1) or "", m.group(2).replace("−", "-")
+    if base and base not in UNITS:
+        base = " ".join(base)  # a product of variables: "mc", "ab"
+    if exp in ("2", "3"):
+        said = "squared" if exp == "2" else "cubed"
+    else:
+        said = "to the power of " + (cardinal(exp) if exp[-1].isdigit() else exp)
+    return f"{base} {said}" if base else f" {said}"
 
 
 def _ip(m: re.Match) -> str:
@@ -457,6 +486,13 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = join_digit_groups(text)
     text = read_roman_numerals(text.replace("\u2212", "-"))
     text = _SCI_RE.sub(_sci, text)
+    if "^" in text:
+        text = _AREA_RE.sub(lambda m: f"{cardinal(m.group(1))} {'square' if m.group(3) == '2' else 'cubic'} "
+                                      f"{UNITS[m.group(2)][0 if m.group(1) == '1' else 1]}", text)
+        text = _POWER_RE.sub(_power, text)
+    text = _TIMES_RE.sub(" times ", text)
+    text = _FEET_INCHES_RE.sub(_feet_inches, text)
+    text = _INCHES_RE.sub(_inches, text)
     text = _IP_RE.sub(_ip, text)
     text = _ISO_DATE_RE.sub(lambda m: date_words(int(m.group(1)), int(m.group(3)), int(m.group(4)))
                             if _valid(int(m.group(3)), int(m.group(4))) else _fields(m.group(0), m.group(2)),
