@@ -397,3 +397,33 @@ def test_whisper_hypotheses_over_a_fake_faster_whisper_model():
     assert calls[2]["language"] == "fr" and hyp.language == "fr"        # kept for the session
     assert hyp(np.zeros(800, np.float32), "", 0.0) == [] and len(calls) == 3   # 50 ms: not decoded
     assert WhisperHypotheses(NS(**{**vars(recognizer), "multilingual": False})).language == "en"
+
+
+def test_pieces_whisper_writes_without_a_space_stay_in_their_word():
+    """Dictation wrote "$2 .5", "example .com", "1 ,234": Whisper's words ".5", ".com", ",234" come without
+    a leading space and were joined with one. They now join the word before, as in the offline text; in a
+    language written without spaces every word keeps its own piece."""
+    from types import SimpleNamespace as NS
+
+    from speechstudio.asr.whisper_buffer import WhisperHypotheses
+
+    def seg(*pieces):
+        words = [NS(word=p, start=i * 0.3, end=i * 0.3 + 0.3, probability=0.9 - i / 100) for i, p in enumerate(pieces)]
+        return NS(words=words, no_speech_prob=0.01, compression_ratio=1.2)
+
+    class Model:
+        def transcribe(self, audio, **kw):
+            return iter([seg(" The", " price", " is", " $2", ".5.", " Visit", " example", ".com"),
+                         seg(".", " It", " costs", " 1", ",234")]), NS(language="en", language_probability=0.99)
+
+    rec = NS(sample_rate=16000, model_id="fake", device="cpu", multilingual=False, beam_size=1, model=Model(),
+             engine="whisper")
+    words = WhisperHypotheses(rec, language="en")(np.zeros(16000 * 4, np.float32), "", 10.0)
+    assert [w.text for w in words] == ["The", "price", "is", "$2.5.", "Visit", "example.com", ".", "It", "costs",
+                                       "1,234"]
+    assert (words[3].start_s, words[3].end_s, words[3].probability) == (10.9, 11.5, 0.86)
+    ja = NS(**{**vars(rec), "multilingual": True,
+               "model": NS(transcribe=lambda audio, **kw: (iter([seg("今日", "は", "晴れ")]),
+                                                            NS(language="ja", language_probability=0.99)))})
+    assert [w.text for w in WhisperHypotheses(ja, language="ja")(np.zeros(16000, np.float32), "", 0.0)] == \
+        ["今日", "は", "晴れ"]

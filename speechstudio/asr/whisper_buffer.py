@@ -55,16 +55,27 @@ class WhisperHypotheses:
             word_timestamps=True, initial_prompt=prompt or None, vad_filter=bool(getattr(self.recognizer, "vad_filter", True)),
             condition_on_previous_text=False, temperature=0.0, hotwords=self.hotwords)
         words: list[Word] = []
+        spaced = self.separator == " "
         for s in segments:
             if s.no_speech_prob > NO_SPEECH_DROP or float(getattr(s, "compression_ratio", 0.0)) > COMPRESSION_DROP:
                 continue
+            first = True
             for w in s.words or ():
                 text = w.word.strip()
                 if text:
                     a = min(max(float(w.start), 0.0), duration)
                     b = min(max(float(w.end), a), duration)
-                    words.append(Word(round(a + offset_s, 3), round(b + offset_s, 3), text,
-                                      round(float(w.probability), 4)))
+                    word = Word(round(a + offset_s, 3), round(b + offset_s, 3), text, round(float(w.probability), 4))
+                    if spaced and not first and not w.word[:1].isspace():
+                        # a piece Whisper wrote without a space (".5" of "$2.5", ".com", ",234") belongs to the
+                        # word before, as in the offline text: joined with " " it read "$2 .5", "example .com"
+                        prev = words[-1]
+                        word = Word(prev.start_s, max(prev.end_s, word.end_s), prev.text + text,
+                                    min(prev.probability, word.probability))
+                        words[-1] = word
+                    else:
+                        words.append(word)
+                    first = False
         if self._detect and words:
             # keep the language once the detector is sure, or has heard enough (on 1 s of speech
             # tiny/base give probabilities as low as 0.2, seen on picovoice_test_ja.wav)
