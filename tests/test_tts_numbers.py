@@ -87,6 +87,8 @@ CASES = {
         ("Not 14/14/2020.", "Not fourteen slash fourteen slash two thousand and twenty."),
         # a capitalised "The" before the day is not read twice; "May." and a final "Jan." keep the full stop
         ("The 3rd of May.", "The third of May."),
+        ("The 2nd of Dec. 2024 and the 4th of Jan.", "The second of December, twenty twenty four and the fourth of "
+         "January."),
         ("We met on 3 May. Then on 4 Jan.", "We met on the third of May. Then on the fourth of January."),
     ],
     "punctuation after": [

@@ -538,7 +538,7 @@ _YEAR = r"(?:,?\s+(\d{4})(?![\d:]))?"
 # After the day: not a digit, unit letter, time or decimal ("May 5 km", "June 3:30", "June 3.5").
 _END = r"(?![\d:]|\.\d|\s?(?:%|[a-zA-Z]{1,3}\b(?<!\bof)(?<!\bon)(?<!\bat)(?<!\bin)(?<!\bto)(?<!\band)(?<!\bor)))"
 _MONTH_DAY_RE = re.compile(r"\b" + _MONTH + r"\s+" + _DAY + r"\b" + _END + _YEAR)
-_DAY_MONTH_RE = re.compile(r"(?<![\w.,/-])(?<!(?i:the) )" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"(?![A-Za-z])" + _YEAR)
+_DAY_MONTH_RE = re.compile(r"(?<![\w.,/-])" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r"(?![A-Za-z])" + _YEAR)
 
 
 def _month_date(month_name: str, day: str, year: str | None, day_first: bool, raw: str) -> str:
@@ -553,4 +553,11 @@ def read_month_dates(text: str) -> str:
     "March third, twenty twenty four", "4 June" -> "the fourth of June"; piper#492): a capitalised month, a valid
     day, no unit or time after it. Other text unchanged."""
     text = _MONTH_DAY_RE.sub(lambda m: _month_date(m.group(1), m.group(2), m.group(3), False, m.group(0)), text)
-    return _DAY_MONTH_RE.sub(lambda m: _month_date(m.group(2), m.group(1), m.group(3), True, m.group(0)), text)
+    return _DAY_MONTH_RE.sub(_day_month, text)
+
+
+def _day_month(m: re.Match) -> str:
+    said = _month_date(m.group(2), m.group(1), m.group(3), True, m.group(0))
+    if said.startswith("the ") and re.search(r"\bthe\s+$", m.string[: m.start()], re.IGNORECASE):
+        return said[4:]  # "The 3rd of May": one "the"
+    return said
