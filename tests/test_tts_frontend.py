@@ -113,6 +113,7 @@ MACHINE_TEXT = [
     # "#" is "number" only before a number (was "C number", "number hashtag")
     ("Use C# and F#, tag #MeToo, see issue #42.", "Use C sharp and F sharp, tag hashtag MeToo, see issue number forty two."),
     ("Press # for the # of calls.", "Press hash for the number of calls."),
+    ("Order #A12 from https://x.org/a#b.", "Order number A- twelve from x dot org slash A- hash b."),
 ]
 
 

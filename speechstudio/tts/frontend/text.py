@@ -229,16 +229,17 @@ _ANGLE_WORD_RE = re.compile(r"<([A-Za-z][\w+ -]{0,30})>")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
 
-# "#": a sharp after a note or language letter ("C#", "F#"), a hashtag before a word, "number" only before a
-# number ("#5", "# 3") or in "# of", else "hash" ("press #").
+# "#": a sharp after a note or language letter ("C#", "F#"), a hashtag before a word ("#MeToo", "#Covid19"),
+# "number" only before a number or a code ("#5", "# 3", "#A12") or in "# of", else "hash" ("press #"). A "#"
+# inside a word or an address ("page#top") is left to ``read_codes``.
 _SHARP_RE = re.compile(r"(?<![\w#])([A-G])#(?![\w#])")
-_HASHTAG_RE = re.compile(r"(?<![\w#&])#([A-Za-z]\w*)")
-_HASH_RE = re.compile(r"#(?!\s*[-−+]?\.?\d|\s+of\b)")
+_HASHTAG_RE = re.compile(r"(?<![\w#&/])#(?![A-Z]+\d+\b)([A-Za-z]\w*)")
+_HASH_RE = re.compile(r"(?<![\w/])#(?!\s*[-−+]?\.?\d|\s+of\b|[A-Z]+\d)")
 
 
 def read_hashes(text: str) -> str:
     """Every "#" of ``text`` read by what follows (see ``_SHARP_RE``); before a number it stays for
-    ``spell_numbers`` ("Room #5") and the named symbols ("number")."""
+    ``spell_numbers`` ("Room #5") and the named symbols ("number"). Before ``read_codes``."""
     if "#" not in text:
         return text
     text = _SHARP_RE.sub(lambda m: ("A-" if m.group(1) == "A" else m.group(1)) + " sharp", text)
@@ -255,7 +256,7 @@ def english_front_end(text: str, locale: str = "en-us") -> Sayable:
     text = unicodedata.normalize("NFKC", join_digit_groups(text))  # NFKC turns thin spaces into spaces
     # "..." inside a sentence -> ", " (the voice pauses at a comma); at its end -> "."
     text = _ELLIPSIS_RE.sub(lambda m: ", " if m.string[m.end():].strip() else ".", text.translate(_QUOTES))
-    text = read_hashes(read_codes(text))
+    text = read_codes(read_hashes(text))
     text = read_month_dates(expand_abbreviations(text, before_numbers=True))
     text = spell_numbers(text, locale)  # numbers first: "20 ms." is milliseconds, not "miz"
     text = expand_abbreviations(text)
