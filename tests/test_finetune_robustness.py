@@ -112,8 +112,14 @@ def test_resume_with_other_recordings_is_refused(tiny_base, prepared, tmp_path, 
 
 def test_resume_hint_quotes_paths_with_spaces(tiny_base, prepared, tmp_path, home, capsys, monkeypatch):
     monkeypatch.setattr(voice_run, "prepare_dataset", lambda *a, **k: "")
-    monkeypatch.setattr(voice_run, "train", lambda p, control: iter([DoneEvent(4, None, "stopped")]))
     run_dir = tmp_path / "my run"
+
+    def train(p, control):  # stopped at step 4, after the checkpoint it saved there
+        (run_dir / "checkpoints").mkdir()
+        (run_dir / "checkpoints" / "latest.pt").write_bytes(b"resume state")
+        yield DoneEvent(4, None, "stopped")
+
+    monkeypatch.setattr(voice_run, "train", train)
     assert main(["finetune", "voice", "--base", str(tiny_base), "--data", str(prepared), "--out", "v",
                  "--run-dir", str(run_dir), "--steps", "9", "--batch-size", "1"]) == 130
     last = capsys.readouterr().err.strip().splitlines()[-1]
