@@ -197,3 +197,35 @@ def test_failed_start_leaves_no_run_folder_and_clean_removes_old_ones(tiny_base,
     assert main(["finetune", "clean"]) == 0
     out = capsys.readouterr().out
     assert "removed  old" in out and "1 of 1 run(s) removed" in out and not (runs / "old").exists()
+
+
+def test_resume_keeps_the_runs_own_preset(tiny_base, prepared, home, capsys, monkeypatch):
+    """A run started with --preset quick resumes with its own settings; --steps on resume changes the steps only."""
+    import json
+
+    import speechstudio.finetune.voice_run as voice_run
+    from speechstudio.finetune.vits.events import DoneEvent
+
+    run_dir = home / "finetune" / "runs" / "quick1"
+    (run_dir / "checkpoints").mkdir(parents=True)
+    (run_dir / "checkpoints" / "latest.pt").write_bytes(b"resume state")
+    quick = voice_run.train_config("quick", "cpu", batch_size=2)
+    (run_dir / "config.json").write_text(json.dumps({"train": quick.to_dict(), "dataset": {"path": str(prepared)}}))
+    seen = []
+
+    def train(plan, control=None):
+        seen.append(plan.config)
+        yield DoneEvent(7, None, "stopped")
+
+    monkeypatch.setattr(voice_run, "train", train)
+    argv = ["finetune", "voice", "--base", str(tiny_base), "--out", "quick1", "--resume", "--device", "cpu"]
+    assert main(argv) == 130
+    out = capsys.readouterr().out
+    assert "training: the run's own settings, 600 steps, batch 2 x 1" in out and "checkpoint every 100 steps" in out
+    assert seen[-1] == quick
+    assert main(argv + ["--steps", "9"]) == 130
+    assert "the run's own settings, 9 steps" in capsys.readouterr().out
+    assert seen[-1].to_dict() == {**quick.to_dict(), "steps": 9}  # the intervals stay the run's (100)
+    assert main(argv + ["--preset", "best"]) == 130  # a preset named again: its steps and intervals
+    assert "preset best, 6000 steps, batch 2 x 1" in capsys.readouterr().out
+    assert seen[-1].to_dict() == {**quick.to_dict(), "steps": 6000, "eval_every": 500, "checkpoint_every": 500}

@@ -47,7 +47,8 @@ def register(subparsers) -> None:
     vp.add_argument("--out", required=True, metavar="NAME", help="name of the new voice")
     vp.add_argument("--speaker", metavar="NAME",
                     help="the speaker to clone from a multi-speaker metadata.csv (Piper's ID|SPEAKER|TEXT lines)")
-    vp.add_argument("--preset", default="standard", choices=("quick", "standard", "best"))
+    vp.add_argument("--preset", choices=("quick", "standard", "best"),
+                    help="steps and checkpoint interval (default: standard; with --resume: the run's own settings)")
     vp.add_argument("--steps", type=positive_int, help="optimizer steps (default: the preset's)")
     vp.add_argument("--batch-size", type=positive_int, help="clips per step (default: the preset's)")
     vp.add_argument("--grad-accum", type=positive_int, help="batches per optimizer step (default 1)")

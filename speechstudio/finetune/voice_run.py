@@ -80,6 +80,10 @@ def describe_base(ref) -> BaseVoiceInfo:
 
 
 # ----------------------------------------------------------------------------- plan
+#: ``VoicePlan.preset`` of a run resumed without ``--preset``: the settings stored in its config.json
+RUN_SETTINGS = "the run's own settings"
+
+
 @dataclass
 class VoicePlan:
     """Everything a run needs, checked: ``dataset_dir`` (prepared dataset), ``source`` (raw input, None
@@ -99,9 +103,10 @@ class VoicePlan:
 
     def describe(self) -> str:
         c = self.config
+        how = self.preset if self.preset == RUN_SETTINGS else f"preset {self.preset}"
         lines = [f"clone: {self.name} from base voice {self.base.name} ({self.base.kind}, {self.base_info.sample_rate} Hz)",
                  f"run folder: {self.run_dir}" + (" (resuming)" if self.resume else ""),
-                 f"training: preset {self.preset}, {c.steps} steps, batch {c.batch_size} x {c.grad_accum}, "
+                 f"training: {how}, {c.steps} steps, batch {c.batch_size} x {c.grad_accum}, "
                  f"device {c.device}, precision {training_precision(c.precision, c.device)}, "
                  f"checkpoint every {c.checkpoint_every} steps"]
         return "\n".join(lines)
@@ -114,14 +119,16 @@ def train_config(preset: str = "standard", device: str = "auto", **overrides):
     return make_preset(preset, dev, **{k: v for k, v in overrides.items() if v is not None})
 
 
-def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str = "standard",
+def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str | None = None,
          steps: int | None = None, batch_size: int | None = None, grad_accum: int | None = None,
          precision: str = "auto", device: str = "auto", resume: bool = False,
          gradient_checkpointing: bool = False, overwrite: bool = False, checkpoint_every: int | None = None,
          train_prosody: bool = False, lr: float | None = None, keep_base_pitch: bool = False) -> VoicePlan:
     """Check the request and return a :class:`VoicePlan` (nothing trained or written).
 
-    With ``resume`` the run's stored settings are the defaults and options given replace them.
+    With ``resume`` the run's stored settings are the defaults and options given replace them (``preset``
+    None: the run's own; a preset named: its steps and evaluation / checkpoint interval); else ``preset``
+    None is ``standard``.
     ``train_prosody`` also trains flow and duration predictor (``freeze_prior=False``); ``lr`` is
     ``generator_lr``; ``keep_base_pitch`` sets ``pitch_by_rate=False``. ``base``: a voice name, folder,
     ``.onnx``, Piper ``.ckpt`` or a short name of ``piper_ckpt.PIPER_CHECKPOINTS``.
@@ -168,20 +175,27 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str =
         else:
             dataset_dir, source = run_dir / "data", src
     # On resume the run's own settings are the defaults (the "continue with" hint repeats no
-    # options): an option given again replaces the stored value, --device is resolved anew.
-    config = train_config(preset, device, **{k: v for k, v in stored_train.items() if k != "device"})
+    # options): an option given again replaces the stored value, --device is resolved anew; a preset
+    # given again replaces only its steps and intervals.
+    kept = {k: v for k, v in stored_train.items() if k != "device"}
+    if resume and preset is not None:
+        named = make_preset(preset, "cpu")
+        kept.update(steps=named.steps, eval_every=named.eval_every, checkpoint_every=named.checkpoint_every)
+    config = train_config(preset or "standard", device, **kept)
     config = replace(config, **{k: v for k, v in dict(
         steps=steps, batch_size=batch_size, grad_accum=grad_accum, checkpoint_every=checkpoint_every,
         precision=None if stored_train and precision == "auto" else precision,
         gradient_checkpointing=gradient_checkpointing or None,
         freeze_prior=False if train_prosody else None, pitch_by_rate=False if keep_base_pitch else None,
         generator_lr=lr).items() if v is not None})
-    if steps is not None and checkpoint_every is None and config.checkpoint_every > max(5, steps // 5):
+    if (steps is not None and checkpoint_every is None and config.checkpoint_every > max(5, steps // 5)
+            and not stored_train):  # a resumed run keeps its intervals (its last step is saved and judged anyway)
         # a short run (--steps 50) still gets checkpoints to resume from and evaluations to judge it by
         every = max(5, steps // 5)
         config = replace(config, checkpoint_every=every, eval_every=min(config.eval_every, every))
     notes = [info.note]
-    return VoicePlan(name, ref, info, run_dir, dataset_dir, source, config, resume, overwrite, preset, notes)
+    label = preset or (RUN_SETTINGS if stored_train else "standard")
+    return VoicePlan(name, ref, info, run_dir, dataset_dir, source, config, resume, overwrite, label, notes)
 
 
 def _stored(run_dir, *keys):
