@@ -382,6 +382,10 @@ def test_training_view_shows_curves_samples_and_the_overtraining_warning(win, qt
     tr._on_progress(-1, DoneEvent(6, None, "stopped"))
     tr._on_finished(-1, "done", None)
     assert tr.state.text() == "stopped at step 6; the best version (step 2) is kept: Next saves it, Resume goes on"
+    assert tr.has_model()
+    # stopped before the first step: nothing to save (Next once saved the base voice under the clone's name)
+    tr.done = DoneEvent(0, None, "stopped")
+    assert not tr.has_model() and tr.ready() == (False, tr.UNTRAINED)
 
 
 def test_wizard_is_keyboard_usable(win, qtbot):

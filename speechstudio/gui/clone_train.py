@@ -327,8 +327,11 @@ class TrainStep(TrainingStep):
             self.views.setCurrentWidget(self.trade_view)
 
     def has_model(self) -> bool:
-        """True when there is a checkpoint to save (a run ended here, or a saved run)."""
-        return (self.done is not None or self.resumable()
+        """True when there is a trained checkpoint to save: a run here that made a step, or a saved run that
+        did (stopped before the first step, Next once saved the base voice under the new name)."""
+        if self.done is not None:
+            return int(getattr(self.done, "step", 0) or 0) > 0
+        return ((self.resumable() and (saved_step(self.run_dir()) or 0) > 0)
                 or (self.run_dir() / "checkpoints" / "best.pt").is_file())  # a finished run keeps only best.pt
 
     def entered(self) -> None:
