@@ -55,7 +55,8 @@ def choose_track(path: Path, streams: Sequence, tracks: list[dict], want: int | 
             if 1 <= k <= len(streams):
                 return streams[k - 1], "asked for"
         else:
-            codes = {w} | set(ISO639_2.get(w, ())) | ({w[:2]} if len(w) == 3 and w[:2] in ISO639_2 else set())
+            one = next((k for k, two in ISO639_2.items() if w == k or w in two), None)   # "ger", "deu" -> "de"
+            codes = {w} | ({one, *ISO639_2[one]} if one else set())
             hits = [st for st, t in zip(streams, tracks) if (t["language"] or "").lower() in codes
                     or (len(w) == 2 and (t["language"] or "").lower().startswith(w))]
             if hits:
