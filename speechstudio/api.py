@@ -54,7 +54,8 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
 
     Args:
         audio: a path FFmpeg reads (decoded to 16 kHz mono in blocks), or ``np.ndarray[float32]``
-            (n_samples,) at ``sample_rate`` Hz in [-1, 1] ((n, channels) is averaged).
+            (n_samples,) at ``sample_rate`` Hz in [-1, 1] ((n, channels) is averaged; integer PCM such as
+            int16 is scaled to [-1, 1]).
         model: installed name, Hugging Face id or folder; ``None``: chosen by language.
         language: ``"auto"`` (default), a code or a name. task: ``"transcribe"`` | ``"translate"``.
         device / precision: ``auto|cpu|cuda|cuda:N`` / ``auto|fp32|fp16|bf16``.
@@ -107,7 +108,16 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
 
 
 def _mono(audio: np.ndarray, rate: int, target: int) -> np.ndarray:
-    """``audio`` as float32 mono at ``target`` Hz (channels averaged, soxr resampling)."""
+    """``audio`` as float32 mono at ``target`` Hz (channels averaged, soxr resampling); integer PCM scaled to
+    [-1, 1] as soundfile reads it (int16 / 32768; uint8 centred on 128): taken as floats, an int16 array
+    was heard as noise ("你")."""
+    kind = np.asarray(audio).dtype
+    if kind.kind in "iu":
+        info = np.iinfo(kind)
+        centre = (int(info.max) + 1) // 2 if kind.kind == "u" else 0
+        audio = (np.asarray(audio, np.float64) - centre) / (int(info.max) + 1 - centre)
+    elif kind.kind != "f":
+        raise UsageError(f"audio: an array of {kind} samples; give float32 in [-1, 1] or integer PCM")
     x = np.asarray(audio, dtype=np.float32)
     if x.ndim == 2:
         x = x.mean(axis=1)

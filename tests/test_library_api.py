@@ -70,6 +70,15 @@ def test_api_array_input_matches_the_file(realspeech, home):
     assert info_array.model_id == "whisper-tiny.en" and info_array.duration_s == pytest.approx(7.1, abs=0.01)
     with pytest.raises(UsageError, match=r"shape \(n_samples,\) or \(n_samples, channels\)"):
         speechstudio.transcribe(np.zeros((2, 2, 2), np.float32), allow_download=False)
+    # integer PCM is scaled as soundfile reads it (an int16 array was taken as floats: "你")
+    pcm = np.clip(np.rint(audio * 32768), -32768, 32767).astype(np.int16)
+    from_pcm, _ = speechstudio.transcribe(pcm, device="cpu", allow_download=False)
+    assert list(from_pcm) == from_file
+    from speechstudio.api import _mono
+
+    assert _mono(np.array([0, 128, 255], np.uint8), 16000, 16000).tolist() == [-1.0, 0.0, 127 / 128]
+    with pytest.raises(UsageError, match="an array of bool samples"):
+        _mono(np.zeros(4, bool), 16000, 16000)
 
 
 def test_both_engines_implement_the_recognizer_protocol(tiny_w2v_dir, whisper_dir, realspeech):
