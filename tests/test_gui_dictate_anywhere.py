@@ -111,12 +111,18 @@ def test_missing_injector_is_a_message_and_the_page_still_gets_the_text(page, mo
     monkeypatch.setenv("XDG_SESSION_TYPE", "wayland")
     monkeypatch.setenv("PATH", "/nonexistent")
     page.anywhere.output_box.setCurrentIndex(page.anywhere.output_box.findData("paste"))
+    said = []
+    page.status_message.connect(said.append)
     session(page, engine="whisper")
     assert "text stays in this window" in page.note.text() and "install wtype" in page.note.text()
+    # the status line keeps saying so ("dictating with …" replaced the warning at once)
+    status = said[-1]
+    assert status.startswith("dictating with ") and "text stays in this window" in status and "wtype" in status
     page._on_progress(7, U("final", 0, ["Hello", "there."], "Hello there."))
     assert page.text == "Hello there." and page.anywhere.output is None
     page._on_finished(7, "done", DictateResult("Hello there.", (), 1.0, 0.1, 0.1))
     assert page.win.audio.played == []                        # no cue: the hotkey is off
+    assert said[-1] == "dictation stopped: 1 s dictated."     # not "dictating with" any more
 
 
 def shown_text(captions) -> str:

@@ -258,7 +258,8 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
                               dictate("listening", source=payload.source))
             self.note.setToolTip(f"{payload.message}; {payload.window}; input {payload.source} at "
                                  f"{payload.input_rate} Hz")
-            self.status_message.emit(dictate("dictating_with", model=model_name(payload.model_id)))
+            self.status_message.emit(dictate("dictating_here", model=model_name(payload.model_id), problem=aw.problem)
+                                     if aw.problem else dictate("dictating_with", model=model_name(payload.model_id)))
         elif isinstance(payload, Status):
             self.state_label.setText(str(payload))
 
@@ -284,6 +285,8 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             self._error(failed)
         elif status == "cancelled" and not isinstance(result, DictateResult):
             self.state_label.setText(dictate("cancelled"))
+        if isinstance(result, DictateResult) and not failed:     # "dictating with …" would stay on the status line
+            self.status_message.emit(dictate("dictation_stopped", summary=self.plain_summary(result).splitlines()[0]))
         self._update_buttons()
         self.finished.emit(self.text)
 

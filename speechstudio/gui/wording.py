@@ -51,6 +51,8 @@ DICTATE: dict[str, str] = {
     "text_goes_to": "Listening to {source}; text goes to: {output}",
     "text_stays": "Listening to {source}; text stays in this window: {problem}",
     "dictating_with": "dictating with {model}",
+    "dictating_here": "dictating with {model}; text stays in this window: {problem}",
+    "dictation_stopped": "dictation stopped: {summary}",
     "failed": "dictation failed: {why}",
     "dictated": "{seconds:.0f} s dictated",
     "delay": "words appeared about {seconds:.1f} s after you said them",
