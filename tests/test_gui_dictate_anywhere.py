@@ -180,8 +180,12 @@ def test_hotkey_starts_and_stops_the_page(page, qtbot, monkeypatch):
     page.anywhere.enable_hotkey(False)
     assert lst.stopped and page.anywhere.hotkey is None
     page.anywhere.hotkey_edit.setText("ctrl+shift")
+    page.anywhere.hotkey_check.setChecked(True)
     assert "expected modifiers and one key" in page.anywhere.enable_hotkey(True, listener_factory=FakeListener)
     assert "expected modifiers and one key" in page.note.text()
+    # the box does not stay ticked for a hotkey that is not set (it said "on" while none worked)
+    assert not page.anywhere.hotkey_check.isChecked()
+    assert "expected modifiers and one key" in page.anywhere.hotkey_check.toolTip()
 
 
 def test_settings_survive_a_new_page(page, qtbot):

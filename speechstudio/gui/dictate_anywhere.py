@@ -2,7 +2,7 @@
 commands, the captions window, the global hotkey, the tray icon and a sound cue (settings ``dictate/``)."""
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
 from speechstudio.asr.family import capabilities
@@ -238,6 +238,10 @@ class AnywherePanel(QWidget):
                 self._note(problem)
                 if self.tray is not None:
                     self.tray.set_state("error", problem)
+                with QSignalBlocker(self.hotkey_check):     # it stayed ticked; the saved wish stays for a desktop
+                    self.hotkey_check.setChecked(False)
+                self.hotkey_check.setToolTip(f"not set: {problem}")
+                return problem
         self.save_settings()
         return problem
 
