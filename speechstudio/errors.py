@@ -9,7 +9,7 @@ import errno
 #: the causes an interface may word itself; "error" is any other
 KINDS = ("error", "usage", "not_audio", "not_found", "not_downloaded", "offline", "no_network",
          "optional_part", "no_sound_device", "gpu_monitor", "out_of_memory", "permission", "disk_full",
-         "not_trainable")
+         "not_trainable", "no_gpu")
 
 #: third-party exception classes (by name, anywhere in the class's MRO) -> kind; no import needed
 _FOREIGN = (("OutOfMemoryError", "out_of_memory"), ("OfflineModeIsEnabled", "offline"),

@@ -118,6 +118,16 @@ def test_the_scan_finds_what_it_must():
 _NVML = type("NVMLError", (Exception,), {})  # pynvml's base class, as its subclasses have it
 
 
+def _no_gpu() -> Exception:
+    from speechstudio.asr.device import resolve_device
+
+    try:
+        resolve_device("cuda", gpus=lambda: 0)
+    except Exception as e:  # noqa: BLE001 - the error itself is the value
+        return e
+    raise AssertionError("cuda resolved without a GPU")
+
+
 @pytest.mark.parametrize("error,expected", [
     (type("LocalEntryNotFoundError", (Exception,), {})("Cannot find the requested files in the disk cache"),
      "This model is not downloaded yet: download it on the Models page or pick an installed one."),
@@ -136,6 +146,8 @@ _NVML = type("NVMLError", (Exception,), {})  # pynvml's base class, as its subcl
      "Not enough memory for this job: close other programs or choose a smaller model."),
     (PermissionError(13, "Permission denied"), "The app may not write there: choose another folder."),
     (RuntimeError("model.bin is damaged"), "model.bin is damaged"),
+    (ErrorLine.of(_no_gpu(), str(_no_gpu())),        # the CLI's "--device cuda: …; use --device cpu" in a dialog
+     "No NVIDIA graphics card is available on this computer: set Device to auto or cpu."),
     (KeyError(), "Something went wrong; the details are in the log (Help ▸ Open log folder)."),
 ])
 def test_errors_in_plain_words(error, expected):

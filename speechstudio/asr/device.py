@@ -33,7 +33,8 @@ def resolve_device(device: str = "auto", gpus=None) -> str:
         return "cuda" if count > 0 else "cpu"
     if device == "cuda" or device.startswith("cuda:"):
         if count == 0:
-            raise UsageError(f"--device {device}: no CUDA GPU is available here; use --device cpu")
+            raise UsageError(f"--device {device}: no CUDA GPU is available here; use --device cpu", kind="no_gpu",
+                             value=device)
         if ":" in device:
             try:
                 idx = int(device.split(":", 1)[1])

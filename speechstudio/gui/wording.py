@@ -156,6 +156,7 @@ SENTENCES: dict[str, str] = {
     "out_of_memory": "Not enough memory for this job: close other programs or choose a smaller model.",
     "permission": "The app may not write there: choose another folder.",
     "disk_full": "The disk is full: free some space and try again.",
+    "no_gpu": "No NVIDIA graphics card is available on this computer: set Device to auto or cpu.",
 }
 
 
