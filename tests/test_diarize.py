@@ -725,6 +725,15 @@ def test_auto_splits_a_call_and_a_mono_file_says_so(two_channel_call, whisper_di
     assert cli.main(["transcribe", str(mono), "--model", str(whisper_dir), "--channels", "split", "--format", "json",
                      "--output-dir", str(out), "--quiet"]) == 0
     assert "--channels split: the file has one channel; transcribed as one stream" in capsys.readouterr().err
+    # a mono recording stored as stereo: split gave every line twice, as Left and as Right
+    from speechstudio.audio.decode import AudioReader
+    from speechstudio.batch.channels import plan
+
+    same = tmp_path / "same.wav"
+    sf.write(same, np.repeat(_matthes_clips(50, 1)[0][: 3 * RATE, None], 2, axis=1), RATE)
+    assert plan(AudioReader(same, RATE), "split") == (None, [
+        "--channels split: the 2 channels hold the same sound (a mono recording in stereo); transcribed as one stream"])
+    assert plan(AudioReader(two_channel_call[0], RATE), "split") == ([0, 1], [])
 
 
 def test_library_api_labels_speakers(interview, whisper_dir):

@@ -17,6 +17,7 @@ SPLIT_DB = 10.0         #: one channel this much louder on a speech frame: someo
 SPLIT_SHARE = 0.6       #: ... on at least this share of speech frames
 LEAD_SHARE = 0.1        #: and every channel leads on at least this share (else it is a mono source)
 BLEED_DB = 10.0         #: a word whose span is this much louder on another channel was heard, not said
+SAME_DB = 0.5           #: channels never further apart than this are one sound (split, each line came twice)
 MODES = ("mix", "split", "auto")
 
 
@@ -34,11 +35,16 @@ def plan(reader, mode: str) -> tuple[list[int] | None, list[str]]:
     if n < 2:
         return None, (["--channels split: the file has one channel; transcribed as one stream"]
                       if mode == "split" else [])
+    levels = reader.channel_levels(PROBE_S) if mode == "split" or "FC" not in (reader.info.channel_names or ()) \
+        else None
     if mode == "split":
+        apart = np.abs(levels - levels[0]) if levels is not None and levels.shape[1] else None
+        if apart is not None and float(np.nan_to_num(apart, nan=0.0).max()) < SAME_DB:    # nan: silent in both
+            return None, [f"--channels split: the {n} channels hold the same sound (a mono recording in "
+                          f"{'stereo' if n == 2 else f'{n} channels'}); transcribed as one stream"]
         return list(range(n)), []
     if n > 2 and "FC" in (reader.info.channel_names or ()):     # a film's channels: dialogue, music, effects
         return None, []
-    levels = reader.channel_levels(PROBE_S)
     if levels is None or levels.shape[0] < 2 or levels.shape[1] == 0:
         return None, []
     top = levels.max(axis=0)
