@@ -63,13 +63,13 @@ def test_removing_a_cloned_voice_asks_about_its_training_run(win, qtbot, home, m
         (home / "voices" / name).mkdir(parents=True)
         (home / "voices" / name / "voice.json").write_text(json.dumps({"cloned_from_run": str(runs / name)}))
     page = win.show_page("Models")
-    asked = []
+    asked, ran = [], []
+    monkeypatch.setattr(page, "_run", lambda fn, arg, what: ran.append(what) or fn(arg))   # the I/O job, here
     for name, choice in (("keep", "voice"), ("drop", "voice and run")):
         monkeypatch.setattr(page, "_selected_voice", lambda name=name: types.SimpleNamespace(name=name, origin="store"))
         monkeypatch.setattr(page, "_ask_remove_voice", lambda n, run, choice=choice: asked.append((n, run)) or choice)
-        job = page._remove_voice_selected()
-        with qtbot.waitSignal(page.io.job_finished, timeout=30000, check_params_cb=lambda jid, *_: jid == job):
-            pass
+        page._remove_voice_selected()
     assert asked == [("keep", (runs / "keep").resolve()), ("drop", (runs / "drop").resolve())]
+    assert ran == ["remove voice keep", "remove voice drop and its training run"]
     assert sorted(p.name for p in (home / "voices").iterdir()) == []
     assert sorted(p.name for p in runs.iterdir()) == ["keep"]
