@@ -1,15 +1,6 @@
 """A store voice whose voice.json is damaged: listed as damaged, named by speak, removable (CLI exit codes)."""
-import pytest
 
 from speechstudio.cli import main
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("SPEECHSTUDIO_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    return tmp_path / "home"
 
 
 def _damage(home, name="bad1", text="{bad json\n"):
