@@ -110,3 +110,18 @@ def test_a_queued_file_is_not_said_to_have_zero_segments(win, tmp_path):
     page.add_paths([write_tone(tmp_path / "later.wav", 1.0)])
     page.table.selectRow(0)
     assert page.transcript.title.text() == "later.wav: not transcribed yet"
+
+
+def test_the_worker_state_says_working_while_a_voice_trains(win):
+    """The status bar's worker state followed only transcription and speech: "idle" while a clone trained."""
+    label = win.worker_label
+    assert label.text() == "idle"
+    win.clone.trainer.busy_changed.emit(True)
+    assert label.text() == "working…"
+    win.compute.busy_changed.emit(False)           # a transcription ends while the voice still trains
+    assert label.text() == "working…"
+    win.adapt.trainer.busy_changed.emit(True)
+    win.clone.trainer.busy_changed.emit(False)
+    assert label.text() == "working…"
+    win.adapt.trainer.busy_changed.emit(False)
+    assert label.text() == "idle"

@@ -69,7 +69,18 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self.show_status(self.audio.reason)
         for page in self.pages():
             page.status_message.connect(self.show_status)
-        self.compute.busy_changed.connect(lambda busy: self.worker_label.setText("working…" if busy else "idle"))
+        # "working…" while any worker is busy: transcription and speech, or a wizard's training ("idle" stayed on
+        # while a voice trained)
+        busy: dict[str, bool] = {}
+
+        def worker_busy(name: str, flag: bool) -> None:
+            busy[name] = flag
+            self.worker_label.setText("working…" if any(busy.values()) else "idle")
+
+        for name, worker in (("compute", self.compute), ("clone", getattr(self.clone, "trainer", None)),
+                             ("adapt", getattr(self.adapt, "trainer", None))):
+            if worker is not None:
+                worker.busy_changed.connect(lambda flag, name=name: worker_busy(name, flag))
 
         # docks (the mel view imports pyqtgraph: built right after the window is shown)
         self._mel = None
