@@ -8,7 +8,6 @@ removes a voice with its run. A run whose ``.lock`` another process holds is nev
 from __future__ import annotations
 
 import contextlib
-import json
 import shutil
 import time
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from pathlib import Path
 from speechstudio.disk import dir_size_bytes
 from speechstudio.finetune.run import RunError
 from speechstudio.finetune.voice_run import run_lock, runs_dir
-from speechstudio.tts.voices import VoiceRef, remove_voice, voices_dir
+from speechstudio.tts.voices import VoiceRef, read_voice_meta, remove_voice, voices_dir
 
 #: What only resuming a run needs (relative to the run folder).
 RESUME_ONLY = ("checkpoints/latest.pt", "cache")
@@ -128,10 +127,7 @@ def remove_run(run_dir: Path) -> int:
 
 def _cloned_from(voice_dir: Path) -> Path | None:
     """The run folder ``voice.json`` names (``"cloned_from_run"``), resolved; None when it names none."""
-    try:
-        meta = json.loads((Path(voice_dir) / "voice.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    meta = read_voice_meta(Path(voice_dir) / "voice.json")
     run = meta.get("cloned_from_run") if isinstance(meta, dict) else None
     return Path(run).resolve() if isinstance(run, str) and run else None
 

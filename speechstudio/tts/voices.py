@@ -78,8 +78,8 @@ class DamagedVoice:
         return f"voice {self.name!r} is damaged: {self.path}: {self.reason}"
 
 
-def _read_meta(meta_path: Path) -> dict | str:
-    """A store voice's ``voice.json`` as a dict, or the reason it cannot be used (a str)."""
+def read_voice_meta(meta_path: Path) -> dict | str:
+    """A store voice's ``voice.json`` as a dict, or the reason it cannot be used (a str); never raises."""
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -97,7 +97,7 @@ def _store_entries() -> list[tuple[Path, dict | str]]:
     root = voices_dir()
     if not root.is_dir():
         return []
-    return [(d, _read_meta(d / "voice.json")) for d in sorted(root.iterdir()) if (d / "voice.json").is_file()]
+    return [(d, read_voice_meta(d / "voice.json")) for d in sorted(root.iterdir()) if (d / "voice.json").is_file()]
 
 
 def damaged_voices() -> list[DamagedVoice]:
