@@ -99,3 +99,24 @@ def test_ssml_phoneme_errors():
         parse_ssml("<speak><phoneme>x</phoneme></speak>")
     with pytest.raises(SsmlError, match="only alphabet=\"ipa\""):
         parse_ssml('<speak><phoneme alphabet="x-sampa" ph="a">x</phoneme></speak>')
+
+
+def test_ipa_the_voice_cannot_say_is_refused_naming_file_line_and_symbols(home, joe_voice):
+    from speechstudio.errors import UsageError
+    from speechstudio.tts.ssml import parse_ssml
+
+    assert "‼" not in joe_voice.piper.phoneme_id_map and "ʬ" not in joe_voice.piper.phoneme_id_map
+    path = lexicon_path("en")
+    path.parent.mkdir(parents=True)
+    path.write_text("# mine\nNguyen\t/wˈɪn/\ngnocchi\t/ɲɔkki‼/\n", encoding="utf-8")
+    assert joe_voice.text_to_ids("Say Nguyen now.")  # an entry the voice can say; the bad one is not used
+    joe_voice.warnings.clear()
+    with pytest.raises(LexiconError) as err:
+        joe_voice.text_to_ids("I like gnocchi.")
+    assert str(err.value).startswith(f"{path}:3: 'gnocchi' -> /ɲɔkki‼/: voice joe cannot say ‼ ")
+    path.unlink()
+    part = parse_ssml('<speak>I like <phoneme alphabet="ipa" ph="tʌmʬtoʊ">tomato</phoneme>.</speak>')[0]
+    with pytest.raises(UsageError) as err:
+        joe_voice.text_to_ids(part.text)
+    assert str(err.value).startswith("SSML <phoneme ph=\"tʌmʬtoʊ\"> for 'tomato': voice joe cannot say ʬ ")
+    assert joe_voice.warnings == []  # refused, not dropped with a warning

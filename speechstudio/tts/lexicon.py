@@ -7,6 +7,7 @@ import functools
 import os
 import re
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +24,22 @@ _MAX_ENTRIES = 100_000
 
 
 class LexiconError(UsageError):
-    """A lexicon file line that cannot be read; the message names the file and line."""
+    """A lexicon file line that cannot be read, or whose IPA the voice cannot say; the message names the file
+    and line."""
+
+
+def unsayable(ipa: str, symbols: Collection[str]) -> str:
+    """The characters of ``ipa`` (as ``clean_ipa`` left it) that are not in ``symbols`` (a voice's phonemes),
+    each once, in order; white space is not counted. "" when the voice can say all of it."""
+    return "".join(dict.fromkeys(ch for ch in ipa if ch not in symbols and not ch.isspace()))
+
+
+def voice_phonemes(voice) -> Collection[str]:
+    """The phoneme symbols a voice that reads IPA knows: its Piper ``phoneme_id_map`` keys, or its
+    transformers tokenizer's vocabulary."""
+    if voice.has_phoneme_map:
+        return voice.piper.phoneme_id_map
+    return plain_tokenizer(voice.tokenizer).get_vocab()
 
 
 def clean_ipa(ipa: str) -> str:
@@ -62,15 +78,19 @@ class Lexicon:
 
     entries: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     path: Path | None = None
+    line_of: dict[str, int] = field(default_factory=dict, repr=False)  # entry -> line in ``path``
     _pattern: re.Pattern | None = field(default=None, repr=False)
 
-    def add(self, word: str, pronunciation: str) -> None:
-        """Add one entry: ``pronunciation`` is a respelling, or IPA between slashes (``/ŋwˈɪn/``)."""
+    def add(self, word: str, pronunciation: str, line: int | None = None) -> None:
+        """Add one entry: ``pronunciation`` is a respelling, or IPA between slashes (``/ŋwˈɪn/``); ``line``: its
+        line in ``path`` (named in errors)."""
         word, pron = " ".join(word.split()), pronunciation.strip()
         if not word or not pron or not any(ch.isalnum() for ch in word):
             raise LexiconError(f"lexicon entry {word!r} -> {pron!r}: both a word and a pronunciation are needed")
         is_ipa = len(pron) > 2 and pron[0] == pron[-1] == "/"
         self.entries[word.lower()] = (None, clean_ipa(pron)) if is_ipa else (pron, None)
+        if line is not None:
+            self.line_of[word.lower()] = line
         self._pattern = None
 
     def pattern(self) -> re.Pattern | None:
@@ -80,23 +100,35 @@ class Lexicon:
             self._pattern = re.compile(rf"(?<![\w{PHONEME_OPEN}])({alts})(?!\w)", re.IGNORECASE)
         return self._pattern
 
-    def apply(self, text: str) -> str:
+    def apply(self, text: str, symbols: Collection[str] | None = None, voice_name: str = "") -> str:
         """``text`` with every entry replaced: a respelling as text, IPA as a ``phoneme_mark``.
-        Text inside existing marks (SSML ``<phoneme>``) is left alone."""
+        Text inside existing marks (SSML ``<phoneme>``) is left alone. ``symbols``: the phonemes of the voice
+        ``voice_name`` (``voice_phonemes``); an entry used here whose IPA has others raises ``LexiconError``
+        naming the file, line and those symbols (entries the text does not use are not checked)."""
         pat = self.pattern()
         if pat is None:
             return text
+
+        def replace(m: re.Match) -> str:
+            key = " ".join(m.group(1).lower().split())
+            respelling, ipa = self.entries[key]
+            if respelling is not None:
+                return respelling
+            lacking = unsayable(ipa, symbols) if symbols is not None else ""
+            if lacking:
+                where = f"{self.path}:{self.line_of[key]}" if self.path and key in self.line_of else "lexicon"
+                raise LexiconError(f"{where}: {key!r} -> /{ipa}/: voice {voice_name} cannot say "
+                                   f"{' '.join(lacking)} (not among its phonemes; use the symbols espeak-ng writes, "
+                                   f"docs/tts.md, Pronunciations, or give a respelling)")
+            return phoneme_mark(ipa, m.group(1))
+
         pieces = []
         for word, ipa in split_marks(text):
             if ipa is not None:
                 pieces.append(phoneme_mark(ipa, word))
                 continue
-            pieces.append(pat.sub(self._replace, word))
+            pieces.append(pat.sub(replace, word))
         return "".join(pieces)
-
-    def _replace(self, m: re.Match) -> str:
-        respelling, ipa = self.entries[" ".join(m.group(1).lower().split())]
-        return respelling if respelling is not None else phoneme_mark(ipa, m.group(1))
 
     def lines(self) -> list[str]:
         """The entries as file lines (``WORD<TAB>respelling`` or ``WORD<TAB>/ipa/``), sorted."""
@@ -119,7 +151,7 @@ def load_lexicon(path: str | os.PathLike) -> Lexicon:
             raise LexiconError(f"{path}:{n}: expected WORD<TAB>PRONUNCIATION, got {line.strip()[:60]!r}")
         word, pron = line.split("\t", 1)
         try:
-            lex.add(word, pron)
+            lex.add(word, pron, n)
         except LexiconError as exc:
             raise LexiconError(f"{path}:{n}: {exc}") from None
         if len(lex.entries) > _MAX_ENTRIES:
@@ -169,10 +201,20 @@ def _load_cached(path: str, _mtime_ns: int, _size: int) -> Lexicon:
 def apply_pronunciations(voice, sentence: str) -> tuple[str, list[int] | None]:
     """Apply ``voice.language``'s lexicon and inline phoneme marks: ``(text, None)`` when the voice's own front end
     goes on (respellings substituted; marked words as written for letter-reading voices, warned), or ``(sentence,
-    ids)`` when IPA became ids here. Raises ``LexiconError`` for a broken lexicon file."""
+    ids)`` when IPA became ids here. IPA the voice cannot say is refused, not dropped: ``UsageError`` naming the
+    SSML ``<phoneme ph>`` value, ``LexiconError`` naming the lexicon file and line; both name the symbols. Raises
+    ``LexiconError`` for a broken lexicon file."""
+    symbols = voice_phonemes(voice) if getattr(voice, "reads_ipa", False) else None  # letter voices: warned below
+    if symbols is not None and PHONEME_OPEN in sentence:
+        for word, ipa in split_marks(sentence):  # marks made before the lexicon: SSML <phoneme>
+            lacking = unsayable(ipa, symbols) if ipa is not None else ""
+            if lacking:
+                raise UsageError(f"SSML <phoneme ph=\"{ipa}\"> for {word!r}: voice {voice.name} cannot say "
+                                 f"{' '.join(lacking)} (not among its phonemes; use the symbols espeak-ng writes, "
+                                 f"docs/tts.md, Pronunciations)")
     lexicon = user_lexicon(getattr(voice, "language", "en") or "en")
     if lexicon is not None:
-        sentence = lexicon.apply(sentence)
+        sentence = lexicon.apply(sentence, symbols, voice.name)
     if PHONEME_OPEN not in sentence:
         return sentence, None
     segments = split_marks(sentence)
