@@ -375,3 +375,23 @@ def test_status_colours_are_readable_in_both_themes_and_after_a_switch(win, qtbo
             assert wcag(fg, bg) >= 4.5, (theme, status, fg, bg, round(wcag(fg, bg), 2))
     finally:
         preferences.apply_theme("light", app)
+
+
+def test_the_docks_leave_the_pages_room_on_a_small_window(win, qtbot):
+    """Break test: at 900x600 the docks kept 230 of 600 px (the pages 323 px) and the Models table showed
+    no full row. They now shrink to leave the pages room, and get their 230 px back at 1280x800."""
+    from speechstudio.gui.main_window import DOCK_HEIGHT
+
+    models = win.show_page("Models")
+    with qtbot.waitSignal(models.refreshed, timeout=60000):
+        models.refresh()
+    win.resize(900, 600)
+    qtbot.wait(50)
+    table = models.table
+    full = [r for r in range(table.rowCount())
+            if table.viewport().rect().contains(table.visualRect(table.model().index(r, 0)))]
+    assert win.mel_dock.isVisible() and win.gpu_dock.isVisible()
+    assert (win.centralWidget().height() >= 420, len(full) >= 1) == (True, True), (win.centralWidget().height(), full)
+    win.resize(1280, 800)
+    qtbot.wait(50)
+    assert (win.mel_dock.height(), win.gpu_dock.height()) == (DOCK_HEIGHT, DOCK_HEIGHT)

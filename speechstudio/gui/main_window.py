@@ -22,6 +22,9 @@ from speechstudio.worker.worker import Worker
 
 FIRST_SIZE = (1280, 800)
 MIN_SIZE = (900, 600)
+DOCK_HEIGHT = 230  # the docks' first height, as at 1280x800
+PAGE_ROOM = 520  # px of window height kept for the pages (menu and status bar included) before the docks
+DOCK_MIN_HEIGHT = 120  # the docks shrink no lower to leave the pages room (a 900x600 window: 133 px)
 FRAME_WAIT_TRIES = 30  # x 100 ms: how long the first window waits for the window manager's frame
 
 
@@ -95,7 +98,8 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         # beside the mel view, under the pages: the pages get the window's full width
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.gpu_dock)
         self.splitDockWidget(self.mel_dock, self.gpu_dock, Qt.Orientation.Horizontal)
-        self.resizeDocks([self.mel_dock], [230], Qt.Orientation.Vertical)
+        self._dock_set = 0  # the docks' height last set by _fit_docks
+        self._fit_docks()
         self.resizeDocks([self.mel_dock, self.gpu_dock], [900, 340], Qt.Orientation.Horizontal)
         self.monitor = SystemMonitor(1.0, self)
         self.monitor.sampled.connect(self.gpu.update_sample)
@@ -163,6 +167,25 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         if not self._frame_wait:
             self._frame_wait = True  # once per window
             QTimer.singleShot(0, self, self._fit_frame)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._fit_docks()
+
+    def _fit_docks(self) -> None:
+        """Keep the docks (sound picture and GPU monitor, side by side at the bottom) at most
+        :data:`DOCK_HEIGHT` px high and no higher than leaves the pages :data:`PAGE_ROOM` px of the window
+        (at 900x600 they took 230 of 600 px and the Models table showed no full row); docks shrunk here get
+        their height back when the window grows. A height the user dragged them to stays while it fits."""
+        bottom = [d for d in (self.mel_dock, self.gpu_dock) if not d.isFloating() and d.isVisible()
+                  and self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
+        if not bottom and self.isVisible():
+            return
+        dock = bottom[0] if bottom else self.mel_dock  # before the window is shown: its first size
+        height = max(DOCK_MIN_HEIGHT, min(DOCK_HEIGHT, self.height() - PAGE_ROOM))
+        if not bottom or dock.height() > height or dock.height() == self._dock_set < height:
+            self.resizeDocks([dock], [height], Qt.Orientation.Vertical)
+            self._dock_set = height
 
     def _fit_nav(self) -> None:
         """Widen the page list to its longest name ("Adapt recognition") at the list's 12 pt."""

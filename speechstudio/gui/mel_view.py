@@ -56,7 +56,7 @@ class MelView(QWidget):
         lay.setContentsMargins(4, 2, 4, 2)
         lay.addWidget(self.caption)
         lay.addWidget(self.plot)
-        self.setMinimumHeight(150)
+        self.setMinimumHeight(80)  # a short window's docks give the pages room (main_window.DOCK_MIN_HEIGHT)
 
         self._timer = QTimer(self, interval=40, timeout=self._redraw)
         self._timer.start()
