@@ -60,6 +60,9 @@ def test_guard_early_stop_table_and_blend(tmp_path, home, monkeypatch):
     evals = [e for e in events if isinstance(e, EvalEvent)]
     assert [(e.step, e.best) for e in evals] == [(2, False), (4, False), (6, True), (8, False), (10, False)]
     assert "not recommended" in evals[3].closeness_text  # 3.0 < 4.4 - 0.6, though the most similar
+    # 0.60 before training, then 0.66, 0.75: closer; 0.755 at step 10 is too little evidence either way
+    assert ["getting closer" in e.closeness_text for e in evals] == [False, False, True, True, False]
+    assert "Still getting closer" in evals[2].closeness_text and "no longer" not in evals[4].closeness_text
     stops = [e.message for e in events if isinstance(e, StageEvent) and e.message.startswith("stopping early")]
     assert stops == ["stopping early at step 10: the voice has become much less natural than the base and no "
                      "closer to yours; the best checkpoint (step 6) is kept"]
@@ -133,3 +136,21 @@ def test_the_base_as_it_ships_is_a_row_and_a_checkpoint():
     assert "base: the base voice as it ships; step_0: the base at your pitch" in table
     assert [ln.split()[0] for ln in table.splitlines() if "below the floor" in ln] == ["step_300", "step_600"]
     assert "<- recommended, saved" in table.splitlines()[1]
+
+
+def test_no_longer_getting_closer_needs_evidence():
+    from speechstudio.finetune.vits.trainer import closeness_advice
+
+    # the reported run: the base, then two trained checkpoints a little below it: too early to say anything
+    assert closeness.getting_closer([0.62, 0.615]) is None
+    assert closeness.getting_closer([0.62, 0.615, 0.618]) is None
+    assert closeness_advice([0.62, 0.615], 20.0) == ""
+    assert closeness.getting_closer([0.62, 0.70]) is True
+    assert closeness_advice([0.62, 0.70], 20.0) == "still getting closer: more steps should help"
+    # three trained checkpoints, the last two within 0.01 of the best before them: stalled
+    assert closeness.getting_closer([0.62, 0.70, 0.705, 0.70]) is False
+    assert closeness_advice([0.62, 0.70, 0.705, 0.70], 20.0) == "no longer getting closer: more steps will not change much"
+    # one noisy dip after a gain is not a stall; a gain in the last window is not either
+    assert closeness.getting_closer([0.62, 0.66, 0.70, 0.69]) is None
+    assert closeness_advice([0.62], 5.0, changing=False) == ("the voice itself starts learning after this stage; "
+                                                              "more recordings would (5 min now; 15-30 min is better)")

@@ -37,6 +37,19 @@ def test_stats_describe_the_pitch_gap():
     assert stats.describe() == ("pitch: your recordings 110 Hz, the base voice 90 Hz (+3.5 semitones, range x0.60): "
                                 "the decoder learns your timbre from 4 clips moved to the base's pitch and intonation "
                                 "(the voice keeps the base's pitch)")
+    # a clone trained at a higher rate (finetune.vits.voice_rate): measured at the base's rate, the recordings
+    # (decoded at the model's) sit k lower; the line gives their real pitch and the shift the rate makes, as the
+    # prepare stage's VoiceRate line does, not "keeps the base's pitch"
+    k = 110 / 90
+    moved = ConformStats(math.log(90), 0.25, math.log(110 / k), 0.15, 4)
+    assert moved.describe(k) == ("pitch: your recordings 110 Hz, the base voice 90 Hz (+3.5 semitones, range x0.60): "
+                                 "the decoder learns your timbre from 4 clips moved to the base's intonation; at its "
+                                 "sample rate the voice speaks 3.5 semitones higher than the base (110 Hz)")
+    from speechstudio.finetune.vits.voice_rate import choose_rate
+
+    rate = choose_rate(22050, 110.0, 90.0)
+    assert f"speaks {rate.semitones:.1f} semitones higher" in moved.describe(rate.factor)
+    assert "keeps the base's pitch" not in moved.describe(rate.factor)
 
 
 @pytest.fixture(scope="module")

@@ -31,6 +31,9 @@ NATURALNESS_DROP = 0.6
 #: Similarity gains under this (SECS) count as "no longer getting closer" (the judge's clips vary by
 #: about 0.01 between steps of a voice that does not change).
 SIMILARITY_STALL = 0.01
+#: "No longer getting closer" needs this many judged similarities (the voice before training and at least
+#: three trained checkpoints), the last ``STALL_WINDOW`` of them all within ``SIMILARITY_STALL`` of the best before.
+STALL_EVALS, STALL_WINDOW = 4, 2
 
 _LOCK = threading.Lock()
 _MOS = None
@@ -257,6 +260,26 @@ class CloneJudge:
         mos = float(np.mean([self.mos.score(c, rate) for c in clips])) if self.mos and len(clips) else None
         return Closeness(self.similarity(clips, rate), mos, pitch_profile(clips, rate, self.hop), self.speaker_hz,
                          self.base_similarity)
+
+
+def getting_closer(similarities: Sequence[float]) -> bool | None:
+    """Whether more steps still bring the voice closer to the speaker, from the judge's ``similarities`` in step
+    order: the voice before it started changing (step 0) first, then each checkpoint judged since.
+
+    The rule: True ("still getting closer") when the latest is more than ``SIMILARITY_STALL`` above every earlier
+    one; False ("no longer getting closer") only with enough evidence: at least ``STALL_EVALS`` values and none of
+    the last ``STALL_WINDOW`` more than ``SIMILARITY_STALL`` above the best before them (one judgement varies by
+    about that much, so a single flat or lower step says nothing); None otherwise: too early to tell.
+
+    >>> getting_closer([0.60, 0.66]), getting_closer([0.60, 0.60]), getting_closer([0.60, 0.70, 0.70, 0.705])
+    (True, None, False)
+    """
+    s = [float(v) for v in similarities]
+    if len(s) >= 2 and s[-1] > max(s[:-1]) + SIMILARITY_STALL:
+        return True
+    if len(s) >= STALL_EVALS and max(s[-STALL_WINDOW:]) <= max(s[:-STALL_WINDOW]) + SIMILARITY_STALL:
+        return False
+    return None
 
 
 def natural_enough(naturalness: float | None, base_naturalness: float | None) -> bool:

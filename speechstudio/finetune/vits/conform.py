@@ -44,12 +44,22 @@ class ConformStats:
     def speaker_hz(self) -> float:
         return math.exp(self.speaker_mean)
 
-    def describe(self) -> str:
-        shift = 12 * (self.speaker_mean - self.base_mean) / math.log(2)
-        return (f"pitch: your recordings {self.speaker_hz:.0f} Hz, the base voice {self.base_hz:.0f} Hz "
-                f"({shift:+.1f} semitones, range x{self.speaker_sd / max(self.base_sd, 1e-6):.2f}): "
-                f"the decoder learns your timbre from {self.clips} clips moved to the base's pitch and "
-                "intonation (the voice keeps the base's pitch)")
+    def describe(self, rate_factor: float = 1.0) -> str:
+        """One line for the run log. ``rate_factor``: the clone's model rate / the base's (``voice_rate``): the
+        stats were measured at the base's rate on recordings decoded at the model's, so the recordings' pitch is
+        ``speaker_hz x rate_factor`` and the clone speaks at ``base_hz x rate_factor`` (the same figures as
+        ``VoiceRate.describe``)."""
+        speaker_hz = self.speaker_hz * rate_factor
+        shift = 12 * math.log2(speaker_hz / self.base_hz)
+        head = (f"pitch: your recordings {speaker_hz:.0f} Hz, the base voice {self.base_hz:.0f} Hz "
+                f"({shift:+.1f} semitones, range x{self.speaker_sd / max(self.base_sd, 1e-6):.2f}): ")
+        if abs(rate_factor - 1.0) < 1e-9:
+            return head + (f"the decoder learns your timbre from {self.clips} clips moved to the base's pitch and "
+                           "intonation (the voice keeps the base's pitch)")
+        st = 12 * math.log2(rate_factor)
+        return head + (f"the decoder learns your timbre from {self.clips} clips moved to the base's intonation; at its "
+                       f"sample rate the voice speaks {abs(st):.1f} semitones {'higher' if st > 0 else 'lower'} than "
+                       f"the base ({self.base_hz * rate_factor:.0f} Hz)")
 
 
 def _without_buzz(times: np.ndarray, f0: np.ndarray, frame_rate: float) -> tuple[np.ndarray, np.ndarray]:

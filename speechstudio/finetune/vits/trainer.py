@@ -26,7 +26,7 @@ from speechstudio.audio.encode import AudioEncoder
 from speechstudio.errors import SpeechStudioError
 from speechstudio.finetune import closeness, pitch_match
 from speechstudio.finetune.base_format import base_format, base_source
-from speechstudio.finetune.closeness import natural_enough, trade_stalled
+from speechstudio.finetune.closeness import getting_closer, natural_enough, trade_stalled
 from speechstudio.finetune.manifest import Manifest
 from speechstudio.finetune.parallel import Parallel, training_precision
 from speechstudio.finetune.run import (RunFolder, TrainingError, atomic_torch_save, capture_rng_state, restore_rng_state,
@@ -71,16 +71,18 @@ def _dataset_identity(manifest, dataset_dir: Path) -> dict:
             "digest": digest}
 
 
-def closeness_advice(history: list[dict], usable_minutes: float, changing: bool = True) -> str:
-    """One sentence on what more steps or data would buy, from the judge's ``history`` and the minutes
-    of usable recordings; ``changing`` False while the voice does not train yet."""
+def closeness_advice(similarities: list[float], usable_minutes: float, changing: bool = True) -> str:
+    """One sentence on what more steps or data would buy, from the judge's ``similarities`` since the voice
+    started changing (step 0 first; the rule: ``closeness.getting_closer``) and the minutes of usable
+    recordings; ``changing`` False while the voice does not train yet."""
     parts = []
+    closer = getting_closer(similarities) if changing else None
     if not changing:
         parts.append("the voice itself starts learning after this stage")
-    elif len(history) >= 2:
-        gain = history[-1]["similarity"] - history[-2]["similarity"]
-        parts.append("still getting closer: more steps should help" if gain > 0.01 else
-                     "no longer getting closer: more steps will not change much")
+    elif closer is True:
+        parts.append("still getting closer: more steps should help")
+    elif closer is False:
+        parts.append("no longer getting closer: more steps will not change much")
     if usable_minutes < 10:
         parts.append(f"more recordings would ({usable_minutes:.0f} min now; 15-30 min is better)")
     return "; ".join(parts)
@@ -419,7 +421,7 @@ class VoiceTrainer:
         tr, config = self.tr, self.config
         cached = cached_conformed(tr.model, self.clips.train, self.rf.cache_dir, seed=config.seed)
         if cached is not None:  # a resumed run: conformed before, so the base is not loaded again
-            return cached[0], cached[1].describe()
+            return cached[0], cached[1].describe(self.rate.factor)
         try:
             # the training RNG stream must not see this (building the base model draws its init): a
             # resumed run then continues exactly as an uninterrupted one
@@ -434,7 +436,7 @@ class VoiceTrainer:
                                              self.rf.cache_dir, seed=config.seed, speaker_embedding=g)
         except ValueError as exc:  # nothing voiced to measure: train on the recordings as they are
             return None, f"pitch matching skipped ({exc}); the decoder trains on the recordings as they are"
-        return items, stats.describe()
+        return items, stats.describe(self.rate.factor)
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self) -> tuple:
@@ -452,7 +454,9 @@ class VoiceTrainer:
             c = judge.judge([w for _t, w in self.speak(self.judge_texts)])
             close, base_mos = c.to_dict(), stats.get("base_naturalness")
             stats["closeness"] = stats.get("closeness", []) + [row_of(step, c)]
-            advice = closeness_advice(stats["closeness"], self.manifest.total_s / 60,
+            since = [r["similarity"] for r in stats["closeness"]  # step 0 at the run's rate, then trained steps
+                     if r.get("checkpoint") != "base" and (r["step"] == 0 or r["step"] > self.disc_end)]
+            advice = closeness_advice(since, self.manifest.total_s / 60,
                                       changing=self.stage not in ("warmup", "discriminator"))
             text = c.describe() + (f". {advice[0].upper()}{advice[1:]}" if advice else "")
             score = c.score
