@@ -56,6 +56,11 @@ class UsageError(SpeechStudioError):
     kind = "usage"
 
 
+class UnknownModelError(ModelNotFoundError, UsageError):
+    """A model name that is neither installed, in the catalog, a Hugging Face id nor an existing folder: a usage
+    error (CLI exit status 2), kind ``not_found``."""
+
+
 #: a parent process that sets this variable gets a failed command's kind on its last line, after ERROR_KIND_LINE
 ERROR_KIND_ENV, ERROR_KIND_LINE = "SPEECHSTUDIO_ERROR_KIND", "speechstudio: error kind: "
 

@@ -111,12 +111,16 @@ def test_usage_errors_exit_2(argv, message, capsys, tmp_path, monkeypatch):
     assert message in capsys.readouterr().err
 
 
-def test_unknown_model_is_one_line(tmp_path, realspeech, capsys, home):
+@pytest.mark.parametrize("model", ["no-such-model", "./no/such/folder"])
+def test_unknown_model_is_a_usage_error_in_one_line(model, tmp_path, realspeech, capsys, home):
+    """A model neither installed, in the catalog nor a folder: exit 2 (usage), one line naming it and `speechstudio models`."""
     f = tmp_path / "a.wav"
     shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
-    code, out, err = run(["transcribe", str(f), "--model", "no-such-model", "-q"], capsys)
-    assert code == 1
-    assert "speechstudio: error: unknown model 'no-such-model'" in err and "Traceback" not in err
+    code, out, err = run(["transcribe", str(f), "--model", model, "-q"], capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("speechstudio: error: ") and model in lines[0]
+    assert "`speechstudio models list`" in lines[0] and not (tmp_path / "a.txt").exists()
 
 
 def test_cancel_mid_file_writes_nothing(tmp_path, realspeech, tiny_w2v_dir):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from speechstudio.errors import ModelNotFoundError
+from speechstudio.errors import ModelNotFoundError, UnknownModelError
 from speechstudio.hub import download as _dl
 from speechstudio.hub.cache import cached_model, cached_models
 from speechstudio.hub.catalog import CATALOG, DEFAULT_MODEL_ID, canonical_id, looks_like_hf_id
@@ -62,7 +62,7 @@ def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bo
     if _looks_like_path(spec):
         if local.exists():
             detect_engine(local)  # raises with the reason (e.g. "is a file")
-        raise ModelNotFoundError(f"model directory {spec} does not exist")
+        raise UnknownModelError(f"model directory {spec} does not exist (see `speechstudio models list`)")
 
     imported = resolve_imported(spec)
     if imported is not None:
@@ -93,7 +93,7 @@ def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bo
         raise ModelNotFoundError(f"{repo_id} is not in the Hugging Face cache and downloads are disabled; run "
                                  f"`speechstudio models download {repo_id}` or import a local copy",
                                  kind="not_downloaded", value=repo_id)
-    raise ModelNotFoundError(f"unknown model {spec!r}: {available_summary()}")
+    raise UnknownModelError(f"unknown model {spec!r}: {available_summary()}")
 
 
 def multilingual_whisper() -> ResolvedModel | None:
