@@ -12,6 +12,8 @@ pytest.importorskip("PySide6", reason="GUI tests need PySide6 (pip install PySid
 
 import time
 
+import numpy as np
+
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
@@ -210,3 +212,20 @@ def test_same_name_inputs_get_distinct_outputs(win, qtbot, tmp_path, tiny_w2v_di
     assert statuses(page) == {"talk.flac.wav": "done", "talk.mp4": "done", "talk.wav": "done"}
     outs = sorted(p.name for p in src.iterdir() if p.suffix == ".txt")
     assert outs == ["talk.flac.txt", "talk.mp4.txt", "talk.wav.txt"]
+
+
+def test_segment_playback_status_changes_when_it_ends(win, qtbot, tmp_path):
+    """Break test: "playing 0:00.5–0:01.5" stayed on the status line after the segment had played; it now
+    says "played ..." when the fake sound card's stream ends. Space's "playing" after a resume ends too."""
+    page = win.show_page("Transcribe")
+    path = write_tone(tmp_path / "tone.wav", 2.0)
+    page.play_span(path, 0.5, 1.5)
+    qtbot.waitUntil(lambda: win.status_label.text() == "playing 0:00.5–0:01.5", timeout=10000)
+    qtbot.waitUntil(lambda: not win.audio.playing, timeout=10000)
+    qtbot.waitUntil(lambda: win.status_label.text() != "playing 0:00.5–0:01.5", timeout=2000)
+    assert win.status_label.text() == "played 0:00.5–0:01.5"
+    win.audio.play(np.zeros(8000, dtype=np.float32), 16000)
+    win.audio.toggle_pause()
+    win.play_pause()  # Space resumes
+    assert win.status_label.text() == "playing"
+    qtbot.waitUntil(lambda: win.status_label.text() == "playback ended", timeout=10000)

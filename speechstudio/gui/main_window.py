@@ -72,6 +72,8 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self.show_status(self.audio.reason)
         for page in self.pages():
             page.status_message.connect(self.show_status)
+        self._pause_note = ""  # "playing" / "paused" said by Space (play_pause): replaced when playback ends
+        self.audio.playing_changed.connect(self._playback_changed)
         # "working…" while any worker is busy: transcription and speech, or a wizard's training ("idle" stayed on
         # while a voice trained)
         busy: dict[str, bool] = {}
@@ -261,13 +263,20 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             return
         if self.audio.playing:
             paused = self.audio.toggle_pause()
-            self.show_status("paused" if paused else "playing")
+            self._pause_note = "paused" if paused else "playing"
+            self.show_status(self._pause_note)
             return
         page = self.current_page()
         if page is self.transcribe:
             self.transcribe.play_selected_segment()
         elif page is self.record and self.record is not None:
             self.record.play()
+
+    def _playback_changed(self, playing: bool) -> None:
+        if not playing and not self.audio.playing and self._pause_note:
+            if self.status_label.text() == self._pause_note:  # still Space's word, no page's line since
+                self.show_status("playback ended")
+            self._pause_note = ""
 
     def run_action(self) -> None:
         """Ctrl+Enter: Speak on the Speak page, Start on Transcribe, start/stop on Dictate."""

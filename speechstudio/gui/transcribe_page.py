@@ -50,6 +50,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self._audio_cache: tuple[Path, object, int] | None = None
         self._pending_play: tuple[float, float] | None = None
         self._load_job: int | None = None
+        self._span_playing: tuple[int, str] | None = None  # (hub session, "0:00.5–0:01.5") of the segment playing
         self._loading_path: Path | None = None
         self._probe_jobs: set[int] = set()
         self.last_error = ""
@@ -72,6 +73,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         compute.job_finished.connect(self._on_finished)
         io.job_progress.connect(self._on_io_progress)
         io.job_finished.connect(self._on_io_finished)
+        audio.playing_changed.connect(self._on_playing_changed)
 
     def _build(self) -> None:
         lay = QVBoxLayout(self)

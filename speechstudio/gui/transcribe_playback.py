@@ -78,9 +78,20 @@ class TranscribePlaybackMixin:
         clip = audio[max(0, a):max(a + 1, b)]
         try:
             self.audio.play(clip, sr, source=self._audio_cache[0].name if self._audio_cache else "")
-            self.status_message.emit(f"playing {fmt_ts(start_s)}–{fmt_ts(end_s)}")
+            span = f"{fmt_ts(start_s)}–{fmt_ts(end_s)}"
+            self._span_playing = (self.audio.session, span)
+            self.status_message.emit(f"playing {span}")
         except Exception as e:  # AudioUnavailableError
             self.status_message.emit(f"cannot play: {plain_error(e)}")
+
+    def _on_playing_changed(self, playing: bool) -> None:
+        """The segment's playback ended (its end reached, or stopped): the status line says so instead of
+        "playing …" staying on. Another playback started since (a later session) is not ours to report."""
+        mine = getattr(self, "_span_playing", None)
+        if playing or mine is None or self.audio.playing or self.audio.session != mine[0]:
+            return
+        self._span_playing = None
+        self.status_message.emit(f"played {mine[1]}")
 
     def play_selected_segment(self) -> bool:
         """Space: play the selected segment (when nothing plays). Returns True if it started."""
