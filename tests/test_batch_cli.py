@@ -262,6 +262,24 @@ def test_unexpected_engine_error_fails_the_file_with_at_most_one_traceback(debug
     assert err.count("Traceback (most recent call last)") == (1 if debug else 0), err
 
 
+def test_every_failed_line_names_the_file(tmp_path, realspeech, tiny_w2v_dir, capsys, home, monkeypatch):
+    """A failure whose message does not name the input (an engine's refusal) is said with the file, live and in the summary."""
+    from speechstudio.asr.wav2vec2 import Wav2Vec2Recognizer
+    from speechstudio.errors import SpeechStudioError
+
+    def refuse(self, *args, **kwargs):
+        raise SpeechStudioError("the model refused this audio")
+
+    monkeypatch.setattr(Wav2Vec2Recognizer, "transcribe_blocks", refuse)
+    files = [tmp_path / "a.wav", tmp_path / "b.wav"]
+    for f in files:
+        shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    code, _, err = run(["transcribe", *map(str, files), "--model", str(tiny_w2v_dir), "-q"], capsys)
+    assert code == 1
+    failed = [line.strip() for line in err.splitlines() if line.strip().startswith("failed:")]
+    assert failed == [f"failed: {f}: the model refused this audio" for f in files] * 2, err
+
+
 def test_rtfx_is_audio_seconds_per_wall_second_of_the_run():
     """One RTFx (issue 42): the summary divides by the run's wall clock, not the files' summed processing time."""
     s = BatchSummary(audio_s=120.0, wall_s=40.0)

@@ -185,7 +185,7 @@ def cmd_transcribe(args) -> int:
                     for out in ev.outputs:
                         tqdm.write(str(out))
                 else:
-                    tqdm.write(f"failed: {ev.reason}", file=sys.stderr)
+                    tqdm.write(f"failed: {_failure_text(ev.item.path, ev.reason)}", file=sys.stderr)
             elif ev.kind == "skipped":
                 bar.set_postfix_str(f"done {summary.done}, skipped {summary.skipped}, failed {len(summary.failed)}")
     except KeyboardInterrupt:
@@ -260,7 +260,7 @@ def _print_summary(s, max_listed: int = 10) -> None:
         print(f"  languages: {_languages_summary(s.infos)}", file=err)
     for path, reason in s.failed:
         reason = reason.splitlines()[0] if reason else reason  # a --debug traceback was printed already
-        print(f"  failed: {reason if str(path) in reason else f'{path}: {reason}'}", file=err)
+        print(f"  failed: {_failure_text(path, reason)}", file=err)
     for w in s.warnings:
         print(f"  warning: {w}", file=err)
     for path, reason in s.ignored[:max_listed]:
@@ -269,6 +269,11 @@ def _print_summary(s, max_listed: int = 10) -> None:
         print(f"  ... and {len(s.ignored) - max_listed} more ignored (not media files)", file=err)
     if s.cancelled:
         print("  interrupted: the file in progress was not written; rerun to resume", file=err)
+
+
+def _failure_text(path, reason: str) -> str:
+    """``reason`` of a failed input, with the input's ``path`` before it unless its first line names it already."""
+    return reason if str(path) in reason.split("\n", 1)[0] else f"{path}: {reason}"
 
 
 def _languages_summary(infos) -> str:
