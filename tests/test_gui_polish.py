@@ -205,10 +205,25 @@ def test_settings_dialog_writes_only_the_temporary_settings(win, qtbot, real_set
         assert win.transcribe.device_box.currentText() == "cpu" and win.transcribe.precision_box.currentText() == "fp32"
         assert win.dictate.device_box.currentText() == "cpu"
         assert win.status_label.text() == ("settings applied: transcribe formats, transcribe output folder, "
-                                           "transcribe device, transcribe precision, dictate device")
+                                           "transcribe device, transcribe precision, dictate device, theme dark")
     finally:
         prefs.apply_theme("light")
     assert QApplication.palette().window().color().lightness() > 150
+
+
+def test_a_theme_switch_alone_says_so(win, qtbot):
+    """Break test: Settings → theme dark changed the colours and said nothing; the status line now reads
+    "Theme: dark" (and "Theme: light" on the way back)."""
+    from speechstudio.gui import preferences as prefs
+
+    try:
+        for theme in ("dark", "light"):
+            dlg = win.open_settings()
+            dlg.theme.setCurrentText(theme)
+            dlg.accept()
+            assert win.status_label.text() == f"Theme: {theme}"
+    finally:
+        prefs.apply_theme("light")
 
 
 def test_startup_applies_data_and_cache_folders_unless_set(monkeypatch, tmp_path, qapp):

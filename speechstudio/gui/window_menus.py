@@ -6,6 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import QApplication
 
 from speechstudio.gui import preferences
 from speechstudio.gui.common import DEFAULT_MODEL, ModelPicker, action, missing_model
@@ -109,10 +110,15 @@ class WindowMenusMixin:
             if new.precision != old.precision and hasattr(page, "precision_box"):
                 page.precision_box.setCurrentText(new.precision)
                 done.append(f"{name} precision")
-        if new.theme != old.theme and getattr(self, "models", None) is not None:
-            self.models.refresh()  # its status colours follow the theme
-        if done:
-            self.show_status("settings applied: " + ", ".join(done))
+        theme = ""
+        if new.theme != old.theme:
+            if getattr(self, "models", None) is not None:
+                self.models.refresh()  # its status colours follow the theme
+            dark = QApplication.palette().window().color().lightness() < 128  # the dialog applied it
+            theme = new.theme if new.theme != "system" else f"system ({'dark' if dark else 'light'})"
+            done.append(f"theme {theme}")
+        if done:  # a theme switch alone says just that ("Theme: dark")
+            self.show_status(f"Theme: {theme}" if done == [f"theme {theme}"] else "settings applied: " + ", ".join(done))
         return done
 
     def _drop_missing_models(self) -> list[str]:
