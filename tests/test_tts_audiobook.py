@@ -329,6 +329,29 @@ def test_cli_audiobook_cover_errors_are_one_line(tmp_path, capsys, monkeypatch):
         assert len(lines) == 1 and lines[0].startswith(f"speechstudio: error: {cover}: {reason}")
 
 
+def test_cli_audiobook_refuses_a_users_file_before_loading_a_voice(tmp_path, home, capsys, monkeypatch):
+    from speechstudio import cli
+    import speechstudio.tts.family as tts_family
+    import speechstudio.tts.voices as tts_voices
+
+    def no_voice(*_a, **_k):
+        raise AssertionError("voice loaded before the outputs were checked")
+
+    monkeypatch.setattr(tts_family, "load_voice", no_voice)
+    monkeypatch.setattr(tts_voices, "load_named", no_voice)
+    book = tmp_path / "b.md"
+    book.write_text("# One\n\nHello there.\n\n# Two\n\nGood night.\n", encoding="utf-8")
+    out = tmp_path / "ab"
+    out.mkdir()
+    mine = out / "02 - Two.flac"
+    mine.write_bytes(b"my own recording")
+    assert cli.main(["audiobook", str(book), "--out", str(out)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == [f"speechstudio: error: {mine}: exists and was not written by an earlier audiobook run here "
+                     "(move it away, or use --restart to redo the book and replace it)"]
+    assert mine.read_bytes() == b"my own recording" and sorted(p.name for p in out.iterdir()) == [mine.name]
+
+
 # ----------------------------------------------------------------------------- issue 41: the book's own chapters
 def _zip_epub(path, files: dict[str, str], spine: list[str], nav: str | None = None, ncx: str | None = None,
               container: bool = True):

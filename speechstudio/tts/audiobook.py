@@ -176,13 +176,10 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     ``.m4b``; ``progress`` after every sentence, ``restart`` ignores earlier runs, ``cover``: JPEG / PNG bytes.
     Raises ``UsageError``, ``DocumentError`` and synthesis errors (finished chapters stay)."""
     fmt = fmt.lower().lstrip(".")
-    if fmt not in BOOK_FORMATS:
-        raise UsageError(f"unsupported audiobook format {fmt!r} (use {', '.join(BOOK_FORMATS)})")
     settings = settings or SynthesisSettings()
     out_dir = Path(out_dir)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"{out_dir}: exists and is not a folder (an audiobook is a folder of chapter files)")
     book: Book = read_book(document)
+    state, m4b = check_outputs(book, out_dir, fmt, restart, book_file)
     title, chapters = book.title, book.chapters
     notes: list[str] = list(book.warnings)
     if cover is None and book.cover is not None and book_file:
@@ -195,17 +192,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     except OSError as e:
         raise UsageError(f"{out_dir}: cannot create the folder ({e.strerror or e})") from None
     state_path = out_dir / STATE_FILE
-    state = {}
-    if state_path.is_file() and not restart:
-        try:
-            state = json.loads(state_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            state = {}
     done = state.get("chapters", {}) if isinstance(state.get("chapters"), dict) else {}
-    m4b = out_dir / f"{_safe_name(title, 'audiobook')}.m4b" if book_file else None
-    if not restart:  # before any work: a file of the user's own with a name we write is never replaced
-        _refuse_files_not_ours(state_path, state, done, [out_dir / chapter_file_name(c, len(chapters), fmt)
-                                                         for c in chapters] + ([m4b] if m4b else []))
     voice_key = _digest(voice.name, voice.family, json.dumps(asdict(settings), sort_keys=True), fmt)
     artist = {"artist": book.author} if book.author else {}
     report = progress or (lambda _event: None)
@@ -276,6 +263,34 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
             state = {**state, "chapters": done, "book_file": {"file": m4b.name, "key": key, "stamp": _stamp(m4b)}}
             _write_json(state_path, state)
     return AudiobookResult(tuple(files), tuple(durations), skipped, m4b, title, book.author, tuple(notes))
+
+
+def check_outputs(book: Book, out_dir: str | Path, fmt: str = "flac", restart: bool = False,
+                  book_file: bool = True) -> tuple[dict, Path | None]:
+    """What ``make_audiobook`` checks before any work, and callers before loading a voice (a refusal is then
+    immediate): the format, ``out_dir`` (a folder or nothing yet; not created here), and, unless ``restart``,
+    that no file the book would write (chapter files, ``.m4b``, index files) is a file of the user's own.
+    Returns ``(resume record, the .m4b path or None)``. Raises ``UsageError``, ``OutputExistsError`` naming the file."""
+    fmt = fmt.lower().lstrip(".")
+    if fmt not in BOOK_FORMATS:
+        raise UsageError(f"unsupported audiobook format {fmt!r} (use {', '.join(BOOK_FORMATS)})")
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"{out_dir}: exists and is not a folder (an audiobook is a folder of chapter files)")
+    state_path = out_dir / STATE_FILE
+    state = {}
+    if state_path.is_file() and not restart:
+        try:
+            state = json.loads(state_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            state = {}
+    state = state if isinstance(state, dict) else {}
+    done = state.get("chapters", {}) if isinstance(state.get("chapters"), dict) else {}
+    m4b = out_dir / f"{_safe_name(book.title, 'audiobook')}.m4b" if book_file else None
+    if not restart:  # a file of the user's own with a name we write is never replaced
+        _refuse_files_not_ours(state_path, state, done, [out_dir / chapter_file_name(c, len(book.chapters), fmt)
+                                                         for c in book.chapters] + ([m4b] if m4b else []))
+    return state, m4b
 
 
 def _refuse_files_not_ours(state_path: Path, state: dict, done: dict, paths: list[Path]) -> None:

@@ -345,7 +345,7 @@ def audiobook_command(args) -> int:
     """Handler of ``speechstudio audiobook``. Returns 0 on success."""
     from tqdm import tqdm
 
-    from speechstudio.tts.audiobook import make_audiobook, prepare_cover
+    from speechstudio.tts.audiobook import check_outputs, make_audiobook, prepare_cover
     from speechstudio.tts.documents import read_book
     from speechstudio.tts.voices import load_named
 
@@ -365,6 +365,7 @@ def audiobook_command(args) -> int:
     if cover is not None:
         cover = prepare_cover(cover, args.cover)
     check_folder_destination(args.out)  # and on a folder that cannot be written
+    check_outputs(book, args.out, args.format, args.restart, getattr(args, "m4b", True))  # a file of the user's own
     ref, voice = load_named(args.voice, args.device, args.precision)
     print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
     print(f"{title}: {len(chapters)} chapter(s), {sum(len(c.text) for c in chapters)} characters")
