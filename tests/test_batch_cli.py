@@ -280,6 +280,21 @@ def test_every_failed_line_names_the_file(tmp_path, realspeech, tiny_w2v_dir, ca
     assert failed == [f"failed: {f}: the model refused this audio" for f in files] * 2, err
 
 
+def test_progress_off_a_terminal_is_a_line_at_start_and_end_not_per_file(tmp_path, realspeech, tiny_w2v_dir, capsys,
+                                                                         home, monkeypatch):
+    """README: off a terminal the bar writes a line when it starts, at most one every 30 s, one when it ends."""
+    import speechstudio.batch.cli as batch_cli
+
+    monkeypatch.setattr(batch_cli, "LOG_INTERVAL_S", 3600.0)        # no periodic line in this short run
+    for name in ("a.wav", "b.wav", "c.wav"):
+        shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / name)
+    code, _, err = run(["transcribe", str(tmp_path), "--model", str(tiny_w2v_dir), "--format", "txt"], capsys)
+    assert code == 0
+    bar_lines = [line for line in err.splitlines() if "s audio [" in line]
+    assert len(bar_lines) == 2 and "3/3 c.wav" in bar_lines[-1] and "done 3" in bar_lines[-1], err
+    assert "\r" not in err
+
+
 def test_rtfx_is_audio_seconds_per_wall_second_of_the_run():
     """One RTFx (issue 42): the summary divides by the run's wall clock, not the files' summed processing time."""
     s = BatchSummary(audio_s=120.0, wall_s=40.0)

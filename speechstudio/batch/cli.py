@@ -209,9 +209,18 @@ _BAR_UNKNOWN = "{desc}{n:.0f} s audio [{elapsed}] {postfix}"
 
 def _audio_bar(tqdm, total: float | None, *, quiet: bool):
     """A tqdm bar counting seconds of audio on stderr; without a ``total`` (None: no pending input has a known
-    duration) or past it, the count alone. Not a terminal (cron, ``2>log``): a plain line at most every 30 s
-    (:func:`speechstudio.progress.progress_file`)."""
+    duration) or past it, the count alone. Not a terminal (cron, ``2>log``): plain lines, one when it starts, then
+    at most one every ``LOG_INTERVAL_S`` (30 s) and one when it ends (:func:`speechstudio.progress.progress_file`);
+    a new file's name or count redraws the bar on a terminal only."""
+    tty = is_terminal(sys.stderr)
+
     class AudioBar(tqdm):
+        def set_description(self, desc=None, refresh=True):
+            super().set_description(desc, refresh=refresh and tty)
+
+        def set_postfix_str(self, s="", refresh=True):
+            super().set_postfix_str(s, refresh=refresh and tty)
+
         @property
         def format_dict(self):
             d = super().format_dict
@@ -220,7 +229,6 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
                 d["bar_format"] = _BAR_UNKNOWN
             return d
 
-    tty = is_terminal(sys.stderr)
     return AudioBar(total=total, unit="s audio", disable=quiet, dynamic_ncols=tty, file=progress_file(sys.stderr),
                     mininterval=0.1 if tty else LOG_INTERVAL_S, bar_format=_BAR_KNOWN)
 
