@@ -142,12 +142,34 @@ def test_page_shortcuts_and_the_shortcut_list(win, qtbot):
     assert win.current_page() is win.models
     win.page_actions[0].trigger()
     assert win.current_page() is win.transcribe
-    rows = dict((what, keys) for keys, what in window_shortcuts(win))
+    listed = window_shortcuts(win)
+    rows = {what: keys for keys, what, where in listed if where == "Everywhere"}
     assert rows["Go to Models"] == "Ctrl+5" and rows["Settings"] == "Ctrl+," and rows["Keyboard shortcuts"] == "F1"
     assert rows["Add files"] == "Ctrl+O" and rows["Cancel or stop what the page is doing"] == "Esc"
+    assert rows["Run the page's main action (Start, Speak, Dictate)"] == "Ctrl+Return, Ctrl+Enter"
     dlg = ShortcutsDialog(win)
-    assert dlg.table.rowCount() == len(rows) >= len(PAGES) + 6
+    assert dlg.table.rowCount() == len(listed) >= len(PAGES) + 6
     dlg.close()
+
+
+def test_the_shortcut_list_has_the_editor_and_page_keys(win, qtbot):
+    """Break test: F1 listed only the menu actions. It now reads every QShortcut, action and button the
+    window binds, and the keys the transcript text handles itself: each key the editor binds is listed."""
+    from PySide6.QtGui import QKeySequence, QShortcut
+
+    from speechstudio.gui.help_menu import ShortcutsDialog
+
+    dlg = ShortcutsDialog(win)
+    shown = [tuple(dlg.table.item(r, c).text() for c in range(3)) for r in range(dlg.table.rowCount())]
+    dlg.close()
+    editor = win.transcribe.transcript.editor
+    bound = [sc.key().toString(QKeySequence.SequenceFormat.NativeText) for sc in editor.findChildren(QShortcut)]
+    assert "Ctrl+M" in bound and len(bound) >= 8
+    editor_rows = {k for keys, _what, where in shown if where == "Transcribe: transcript editor" for k in keys.split(", ")}
+    assert set(bound) <= editor_rows and {"Ctrl+Z", "Shift+Enter"} <= editor_rows
+    assert ("Ctrl+M", "Merge the segment with the next one", "Transcribe: transcript editor") in shown
+    assert ("Del", "Remove from the queue", "Transcribe") in shown
+    assert ("Alt+R", "Record this prompt", "Clone voice") in shown  # a wizard button's mnemonic
 
 
 def test_about_lists_versions_and_licenses():

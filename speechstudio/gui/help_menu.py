@@ -9,8 +9,9 @@ from pathlib import Path
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, qVersion
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHeaderView, QMenu, QMessageBox, QTableWidget, QVBoxLayout
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import (QAbstractButton, QDialog, QDialogButtonBox, QHeaderView, QMenu, QMessageBox, QTableWidget,
+                               QVBoxLayout, QWidget)
 
 from speechstudio import __version__
 from speechstudio.gui.common import action, add_row, table
@@ -116,37 +117,84 @@ def show_about(parent) -> QMessageBox:
     return box
 
 
-def window_shortcuts(win) -> list[tuple[str, str]]:
-    """``(keys, what it does)`` for every shortcut of ``win``: its menu actions (read from the
-    actions, so the list cannot drift from the keys) and its window-wide QShortcuts."""
-    rows: list[tuple[str, str]] = []
+EVERYWHERE = "Everywhere"
+
+
+def _where(obj, win, page_names: dict) -> tuple[str, str]:
+    """``(page, place)``: where a shortcut of ``obj`` (an action, shortcut or button) works: its page (or
+    :data:`EVERYWHERE`), and the page with the nearest widget above ``obj`` that names its scope
+    (``shortcut_scope``), e.g. "Transcribe: transcript editor"."""
+    scope, w = "", obj.parent()
+    while w is not None and w is not win:
+        scope = scope or getattr(w, "shortcut_scope", "")
+        if id(w) in page_names:
+            return page_names[id(w)], f"{page_names[id(w)]}: {scope}" if scope else page_names[id(w)]
+        w = w.parent()
+    return EVERYWHERE, scope or EVERYWHERE
+
+
+def window_shortcuts(win) -> list[tuple[str, str, str]]:
+    """``(keys, what it does, where)`` for every key ``win`` binds, read from the objects that bind them (so
+    the list cannot drift from the keys): QActions (menus, context menus), QShortcuts (their "what's this"
+    says what they do), buttons' shortcuts and mnemonics (Alt+letter), and the keys a widget handles itself
+    (its ``shortcut_help()``). Rows with the same action and place share one line ("Ctrl+Return, Ctrl+Enter");
+    everywhere first, then the pages in their order."""
+    native = QKeySequence.SequenceFormat.NativeText
+    stack, nav = getattr(win, "stack", None), getattr(win, "nav", None)
+    names = [nav.item(i).text() for i in range(nav.count())] if nav is not None else []
+    pages = [win._inner(stack.widget(i)) for i in range(stack.count())] if stack is not None else []
+    page_names = {id(p): name for p, name in zip(pages, names, strict=False) if p is not None}
+    found: list[tuple[str, str, tuple[str, str]]] = []
     for act in win.findChildren(QAction):
-        keys = act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        keys = act.shortcut().toString(native)
         if keys and act.text():
-            rows.append((keys, act.text().replace("&", "").rstrip("…").strip()))
-    rows += [(keys, what) for keys, what in getattr(win, "extra_shortcuts", ())]
-    return list(dict.fromkeys(rows))  # each once, in order
+            found.append((keys, act.text().replace("&", "").rstrip("…").strip(), _where(act, win, page_names)))
+    for sc in win.findChildren(QShortcut):
+        keys = sc.key().toString(native)
+        if keys:
+            found.append((keys, sc.whatsThis() or keys, _where(sc, win, page_names)))
+    for b in win.findChildren(QAbstractButton):
+        keys = b.shortcut().toString(native)
+        if keys:
+            what = b.accessibleName() or b.text().replace("&", "").rstrip("…").strip()
+            found.append((keys, what, _where(b, win, page_names)))
+    for w in win.findChildren(QWidget):
+        if callable(getattr(w, "shortcut_help", None)):
+            where = _where(w, win, page_names)
+            found += [(keys, what, where) for keys, what in w.shortcut_help()]
+    merged: dict[tuple[str, tuple[str, str]], list[str]] = {}
+    for keys, what, where in found:
+        merged.setdefault((what, where), [])
+        if keys not in merged[(what, where)]:
+            merged[(what, where)].append(keys)
+    order = [EVERYWHERE, *names]
+    rows = sorted(merged.items(), key=lambda kv: order.index(kv[0][1][0]) if kv[0][1][0] in order else len(order))
+    return [(", ".join(keys), what, place) for (what, (_page, place)), keys in rows]  # sorted() is stable
 
 
 class ShortcutsDialog(QDialog):
-    """A two-column table of the window's keyboard shortcuts."""
+    """A table of the window's keyboard shortcuts: keys, what they do, where they work."""
 
     def __init__(self, win) -> None:
         super().__init__(win)
         self.setWindowTitle("Keyboard shortcuts")
         self.setAccessibleName("Keyboard shortcuts")
         rows = window_shortcuts(win)
-        self.table = table("Shortcut list", ("Keys", "Action"))
+        self.table = table("Shortcut list", ("Keys", "Action", "Where"))
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectItems)
-        for keys, what in rows:
-            add_row(self.table, (keys, what), ("", ""))
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        for row in rows:
+            add_row(self.table, row, ("", "", ""))
+        head = self.table.horizontalHeader()
+        head.setStretchLastSection(False)
+        for col, mode in enumerate((QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.Stretch,
+                                    QHeaderView.ResizeMode.ResizeToContents)):
+            head.setSectionResizeMode(col, mode)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
         lay.addWidget(self.table)
         lay.addWidget(buttons)
-        self.resize(460, min(640, 80 + 30 * len(rows)))
+        self.resize(680, min(640, 80 + 30 * len(rows)))
 
 
 def check_setup(parent) -> None:

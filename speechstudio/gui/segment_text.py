@@ -96,6 +96,15 @@ class SegmentTextEdit(QPlainTextEdit):
             top = bottom
         p.end()
 
+    def shortcut_help(self) -> list[tuple[str, str]]:
+        """``(keys, what)`` of the keys :meth:`keyPressEvent` handles itself (Help > Keyboard shortcuts): the
+        platform's Ctrl bindings of Undo / Redo, and Shift+Enter."""
+        def rows(std, what: str) -> list[tuple[str, str]]:
+            return [(k.toString(QKeySequence.SequenceFormat.NativeText), what) for k in QKeySequence.keyBindings(std)
+                    if k.toString().startswith("Ctrl+")]
+        return [*rows(QKeySequence.StandardKey.Undo, "Undo"), *rows(QKeySequence.StandardKey.Redo, "Redo"),
+                ("Shift+Enter", "Split the segment at the cursor")]
+
     def keyPressEvent(self, event) -> None:
         if event.matches(QKeySequence.StandardKey.Undo):
             self._undo()

@@ -36,6 +36,7 @@ class TranscriptEditor(QWidget):
 
     changed = Signal()
     status_message = Signal(str)
+    shortcut_scope = "transcript editor"  # where its keys work, in Help > Keyboard shortcuts
     voice_saved = Signal(str)        # a message once "Remember voice" is done (from its thread)
     split_found = Signal(str, object, object)  # speaker, segment spans, voice 0/1 of each ("Split speaker")
     saved = Signal(object)           # the .json path, after each save of the edits
@@ -135,13 +136,18 @@ class TranscriptEditor(QWidget):
 
         ctx = Qt.ShortcutContext.WidgetWithChildrenShortcut
         fb = self.find_bar
-        for keys, slot in ((QKeySequence.StandardKey.Save, self.flush), (QKeySequence.StandardKey.Find, fb.focus_find),
-                           (QKeySequence("Ctrl+H"), fb.replace_edit.setFocus), (QKeySequence("F3"), fb.find_next),
-                           (QKeySequence("Shift+F3"), lambda: fb.find_next(True)),
-                           (QKeySequence("Ctrl+M"), self.merge_with_next), (QKeySequence("Ctrl+Space"), self.toggle_play),
-                           (QKeySequence("Ctrl+Shift+Z"), self.redo)):
+        for keys, slot, what in (
+                (QKeySequence.StandardKey.Save, self.flush, "Save the transcript"),
+                (QKeySequence.StandardKey.Find, fb.focus_find, "Find"),
+                (QKeySequence("Ctrl+H"), fb.replace_edit.setFocus, "Replace"),
+                (QKeySequence("F3"), fb.find_next, "Find next"),
+                (QKeySequence("Shift+F3"), lambda: fb.find_next(True), "Find previous"),
+                (QKeySequence("Ctrl+M"), self.merge_with_next, "Merge the segment with the next one"),
+                (QKeySequence("Ctrl+Space"), self.toggle_play, "Play / pause the transcript's audio"),
+                (QKeySequence("Ctrl+Shift+Z"), self.redo, "Redo")):
             sc = QShortcut(keys, self, slot)
             sc.setContext(ctx)
+            sc.setWhatsThis(what)  # its line in Help > Keyboard shortcuts
 
     def set_document(self, doc: TranscriptDocument | None) -> None:
         """Show ``doc`` (saving the one shown before if it has unsaved edits)."""

@@ -42,16 +42,20 @@ class WindowMenusMixin:
             self.page_actions.append(action(self, f"Go to {name}", lambda row=i: self.nav.setCurrentRow(row),
                                             f"Ctrl+{i + 1}", v))
         build_help_menu(self)
-        #: window-wide keys that are not menu actions (listed by Help > Keyboard shortcuts)
-        self.extra_shortcuts = (("Space", "Play / pause the selection"),
-                                ("Ctrl+Return", "Run the page's main action (Start, Speak, Dictate)"),
-                                ("Esc", "Cancel or stop what the page is doing"))
 
     def _shortcuts(self) -> None:
-        self.sc_space = QShortcut(QKeySequence(Qt.Key.Key_Space), self, self.play_pause)
-        self.sc_run = QShortcut(QKeySequence("Ctrl+Return"), self, self.run_action)
-        self.sc_run2 = QShortcut(QKeySequence("Ctrl+Enter"), self, self.run_action)
-        self.sc_esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.cancel_action)
+        """Window-wide keys that are not menu actions; their "what's this" is their line in Help >
+        Keyboard shortcuts."""
+        def shortcut(keys, slot, what: str) -> QShortcut:
+            sc = QShortcut(QKeySequence(keys), self, slot)
+            sc.setWhatsThis(what)
+            return sc
+
+        run = "Run the page's main action (Start, Speak, Dictate)"
+        self.sc_space = shortcut(Qt.Key.Key_Space, self.play_pause, "Play / pause the selection")
+        self.sc_run = shortcut("Ctrl+Return", self.run_action, run)
+        self.sc_run2 = shortcut("Ctrl+Enter", self.run_action, run)
+        self.sc_esc = shortcut(Qt.Key.Key_Escape, self.cancel_action, "Cancel or stop what the page is doing")
 
     def _add_files(self, folder: bool = False) -> None:
         if paths := pick_inputs(self, folder):
