@@ -62,6 +62,16 @@ def _interrupt(signum, frame):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit status. Ctrl+C (or SIGTERM) at
+    any moment, the imports of the start included, ends it with one line and status 130, never a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str] | None) -> int:
     # Before torch loads: OpenMP workers spin briefly, then sleep (see speechstudio/runtime.py).
     configure_openmp()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -93,9 +103,6 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get(ERROR_KIND_ENV):  # a parent process (the app's download job) reads the kind
             print(f"{ERROR_KIND_LINE}{e.kind}", file=sys.stderr)
         return EXIT_FAILED
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
     except Exception as e:
         if args.debug:
             raise

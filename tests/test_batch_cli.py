@@ -295,6 +295,16 @@ def test_progress_off_a_terminal_is_a_line_at_start_and_end_not_per_file(tmp_pat
     assert "\r" not in err
 
 
+def test_ctrl_c_while_the_command_starts_is_one_line_and_130(tmp_path, capsys, monkeypatch):
+    """Ctrl+C while the subcommand's modules load (the first ~0.5 s): status 130 and one line, no traceback."""
+    def interrupted_import(command=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted_import)
+    code, out, err = run(["transcribe", str(tmp_path / "a.wav")], capsys)
+    assert (code, out, err) == (130, "", "interrupted\n")
+
+
 def test_rtfx_is_audio_seconds_per_wall_second_of_the_run():
     """One RTFx (issue 42): the summary divides by the run's wall clock, not the files' summed processing time."""
     s = BatchSummary(audio_s=120.0, wall_s=40.0)
