@@ -68,6 +68,14 @@ CASES = {
         ("So 10*3 = 30.", "So ten times three equals thirty."),
         ("E=mc^2, 2^10 and 5 m^2.", "E equals m c squared, two to the power of ten and five square meters."),
     ],
+    "superscript powers": [  # NFKC made them digits: "twenty M two", "km three", "mc two", "X four"
+        ("The room is 20 m² and the tank 3 km³.", "The room is twenty square meters and the tank three cubic kilometers."),
+        ("E = mc².", "E equals m c squared."),
+        ("Compute x⁴ and (x+1)².", "Compute x to the fourth and (x plus one) squared."),
+        ("It costs 5 dollars per m², 10⁻³ of it.", "It costs five dollars per square meter, ten to the power of minus "
+                                                   "three of it."),
+        ("As Einstein¹ said, 1 ft² is enough.", "As Einstein one said, one square foot is enough."),
+    ],
     "version": [
         ("Install 2.7.18 first.", "Install two point seven point eighteen first."),
         ("We ship v4.0.1 soon.", "We ship version four point zero point one soon."),

@@ -141,7 +141,12 @@ _INCHES_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\"|′′)(?!\w)")
 _TIMES_RE = re.compile(r"(?<=[\d)])\s?\*\s?(?=[-−]?\.?\d|\()")
 _AREA_RE = re.compile(r"(?<![\w.,/])(" + r"(?:(?<![\w.,])[-−])?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
                       + r")\s?(mm|cm|m|km|nm|ft|mi)\^([23])(?!\w|\.\d)")
-_POWER_RE = re.compile(r"(\b[a-z]{2,3})?\s?\^\s?([-−]?\d+(?:\.\d+)?|[A-Za-z]\b)")
+_POWER_RE = re.compile(r"(\b[A-Za-z]{1,3})?\s?\^\s?([-−]?\d+(?:\.\d+)?|[A-Za-z]\b)")
+_AREA_UNITS = ("mm", "cm", "m", "km", "nm", "ft", "mi")
+# Superscript exponents ("m²", "x⁻¹", "xⁿ") after a number, ")" or a word of up to three letters (a variable,
+# a product "mc" or a unit); after a longer word it is a footnote mark and left to NFKC.
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ", "0123456789-+n")
+_SUPERSCRIPT_RE = re.compile(r"([A-Za-z]+|[\d)])([⁻⁺]?(?:[⁰¹²³⁴⁵⁶⁷⁸⁹]+|ⁿ))")
 _IP_RE = re.compile(r"(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?::(\d{1,5}))?(?![\w]|\.\d)")
 _ISO_DATE_RE = re.compile(r"(?<![\w./-])(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?![\w/-]|\.\d)")
 _DATE_RE = re.compile(r"(?<![\w./-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?![\w/-]|\.\d)"
@@ -254,13 +259,33 @@ def _inches(m: re.Match) -> str:
     return f"{cardinal(m.group(1))} {'inch' if m.group(1) == '1' else 'inches'}"
 
 
+def superscript_powers(text: str) -> str:
+    """Superscript exponents as ``^`` powers, before NFKC makes "m²" "m2": "20 m²" -> "20 m^2", "mc²" -> "mc^2",
+    "x⁴" -> "x^4", "10⁻³" -> "10^-3" (``spell_numbers`` reads them); after a word of four letters or more (a
+    footnote mark, "Einstein¹") the superscript is left as it is."""
+    if not any("\u2070" <= ch <= "\u207f" or ch in "¹²³" for ch in text):
+        return text
+
+    def power(m: re.Match) -> str:
+        if m.group(1)[0].isalpha() and len(m.group(1)) > 3:
+            return m.group(0)
+        return f"{m.group(1)}^{m.group(2).translate(_SUPERSCRIPTS)}"
+
+    return _SUPERSCRIPT_RE.sub(power, text)
+
+
 def _power(m: re.Match) -> str:
-    """"mc^2" -> "m c squared", "10^6" -> "10 to the power of six" (the base is read later)."""
+    """"mc^2" -> "m c squared", "x^4" -> "x to the fourth", "10^6" -> "10 to the power of six" (the base is read
+    later), "per m^2" -> "per square meter" (a number before it: ``_AREA_RE``)."""
     base, exp = m.group(1) or "", m.group(2).replace("−", "-")
+    if base in _AREA_UNITS and exp in ("2", "3"):
+        return f"{'square' if exp == '2' else 'cubic'} {UNITS[base][0]}"
     if base and base not in UNITS:
         base = " ".join(base)  # a product of variables: "mc", "ab"
     if exp in ("2", "3"):
         said = "squared" if exp == "2" else "cubed"
+    elif base and exp.isdigit() and int(exp) < 100:
+        said = "to the " + ordinal(int(exp))  # a variable's power: "x to the fourth"
     else:
         said = "to the power of " + (cardinal(exp) if exp[-1].isdigit() else exp)
     return f"{base} {said}" if base else f" {said}"

@@ -11,7 +11,7 @@ from speechstudio.tts.frontend import abbreviations, codes
 from speechstudio.tts.frontend.abbreviations import expand_abbreviations
 from speechstudio.tts.frontend.codes import read_codes
 from speechstudio.tts.frontend.markup import has_markup, html_to_text
-from speechstudio.tts.frontend.numbers import join_digit_groups, read_month_dates, spell_numbers
+from speechstudio.tts.frontend.numbers import join_digit_groups, read_month_dates, spell_numbers, superscript_powers
 from speechstudio.tts.frontend.sayable import NAMED_SYMBOLS, Sayable, english_sayable, remove_invisible
 
 #: Longest chunk handed to the model in one go (characters). VITS attention is O(n^2) in the
@@ -253,7 +253,8 @@ def english_front_end(text: str, locale: str = "en-us") -> Sayable:
     text = remove_invisible(text)
     if has_markup(text):  # blank lines HTML blocks leave inside one sentence: a full stop unless punctuated
         text = re.sub(r"([.!?:;,])?\s*\n\s*\n\s*", lambda m: (m.group(1) or ".") + " ", html_to_text(text))
-    text = unicodedata.normalize("NFKC", join_digit_groups(text))  # NFKC turns thin spaces into spaces
+    # NFKC turns thin spaces into spaces, and "m²" into "m2": superscript exponents are "^" powers before it
+    text = unicodedata.normalize("NFKC", superscript_powers(join_digit_groups(text)))
     # "..." inside a sentence -> ", " (the voice pauses at a comma); at its end -> "."
     text = _ELLIPSIS_RE.sub(lambda m: ", " if m.string[m.end():].strip() else ".", text.translate(_QUOTES))
     text = read_codes(read_hashes(text))
