@@ -305,6 +305,21 @@ def test_ctrl_c_while_the_command_starts_is_one_line_and_130(tmp_path, capsys, m
     assert (code, out, err) == (130, "", "interrupted\n")
 
 
+def test_s16_raw_read_as_f32_says_our_warnings_not_numpys(tmp_path, realspeech, whisper_dir, capsys, home):
+    """--raw-format f32 on s16 data leaked numpy RuntimeWarnings (overflow in the Whisper features)."""
+    import warnings
+
+    f = tmp_path / "go.raw"
+    shutil.copy(realspeech / "pocketsphinx_goforward.raw", f)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code, _, err = run(["transcribe", str(f), "--raw-format", "16000:1:f32le", "--model", str(whisper_dir),
+                            "--language", "en", "--format", "txt", "-q"], capsys)
+    assert code == 0, err
+    assert [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)] == []
+    assert f"warning: {f}: " in err and "samples are far out of range" in err and "RuntimeWarning" not in err
+
+
 def test_rtfx_is_audio_seconds_per_wall_second_of_the_run():
     """One RTFx (issue 42): the summary divides by the run's wall clock, not the files' summed processing time."""
     s = BatchSummary(audio_s=120.0, wall_s=40.0)

@@ -181,6 +181,28 @@ def test_nan_and_infinite_samples_are_read_as_silence_with_a_warning(tmp_path, r
     assert reader.warnings == [f"{f}: 4 samples are not numbers (NaN or infinite); read as silence"]
 
 
+def test_s16_raw_read_as_f32_gives_finite_bounded_audio_and_our_warnings(tmp_path, realspeech):
+    """--raw-format f32 on s16 data: read as asked, but NaN/Inf and huge values (which overflowed the Whisper
+    features with numpy RuntimeWarnings) are silence, counted in two warnings of ours."""
+    import shutil
+    import warnings
+
+    f = tmp_path / "go.raw"
+    shutil.copy(realspeech / "pocketsphinx_goforward.raw", f)
+    data = np.frombuffer(f.read_bytes(), "<f4")
+    nonfinite = int((~np.isfinite(data)).sum())
+    too_loud = int((np.isfinite(data) & (np.abs(data) > 100)).sum())
+    assert nonfinite > 100 and too_loud > 100                  # the real file really holds both
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reader = AudioReader(f, 16000, raw=RawFormat(16000, 1, "f32le"))
+        got = np.concatenate(list(reader.blocks()))
+    assert got.shape == data.shape and np.isfinite(got).all() and np.abs(got).max() <= 100
+    assert reader.warnings == [f"{f}: {nonfinite} samples are not numbers (NaN or infinite); read as silence",
+                               f"{f}: {too_loud} samples are far out of range (beyond +-100, not float audio?); "
+                               "read as silence"]
+
+
 def test_mp3_cut_mid_frame(tmp_path, realspeech):
     data = (realspeech / "lhotse_common_voice_en_651325.mp3").read_bytes()
     path = tmp_path / "cut.mp3"

@@ -32,6 +32,9 @@ _SPEECH_PROBE_S = 120.0
 # times after it stay right.
 _GAP_S = 0.1
 _MAX_GAP_S = 600.0
+# Float samples beyond +-_FLOAT_LIMIT (+40 dBFS) are no audio any file holds (integer PCM read as float, say): read
+# as silence, like NaN, before their squares overflow float32 in the features.
+_FLOAT_LIMIT = 100.0
 
 
 @dataclass
@@ -362,7 +365,7 @@ class AudioReader:
         planes = self._decode_planes(self.info.stream_index)
         energy = np.zeros(0)
         mixed_energy, mixed_n = 0.0, 0
-        nonfinite = [0]
+        nonfinite, too_loud = [0], [0]
 
         def mono_frames() -> Iterator[np.ndarray]:
             nonlocal energy, mixed_energy, mixed_n
@@ -370,9 +373,11 @@ class AudioReader:
             for p, rate in planes:
                 if left is not None:
                     p, left = p[:, :left], left - min(left, p.shape[1])
-                if not np.isfinite(p).all():    # a float file's NaN / Inf would make the whole file NaN downstream
-                    bad = ~np.isfinite(p)
-                    nonfinite[0] += int(bad.sum())
+                bad = ~(np.abs(p) <= _FLOAT_LIMIT)     # NaN / Inf would make the whole file NaN downstream
+                if bad.any():
+                    n_bad, n_nonfinite = int(bad.sum()), int((~np.isfinite(p[bad])).sum())
+                    nonfinite[0] += n_nonfinite
+                    too_loud[0] += n_bad - n_nonfinite
                     p = np.where(bad, np.float32(0.0), p)
                 if p.shape[0] == 1:
                     yield p[0], rate
@@ -429,6 +434,9 @@ class AudioReader:
         if nonfinite[0]:
             self._warn(f"{self.path}: {nonfinite[0]} samples are not numbers (NaN or infinite); read as silence",
                        logged=True)
+        if too_loud[0]:
+            self._warn(f"{self.path}: {too_loud[0]} samples are far out of range (beyond +-{_FLOAT_LIMIT:g}, "
+                       "not float audio?); read as silence", logged=True)
         if self.channel is None and energy.size > 1 and cancels(energy / mixed_n, mixed_energy / mixed_n):
             self._warn(f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?) "
                        "after the first part of the file; the transcript may miss speech", logged=True)
