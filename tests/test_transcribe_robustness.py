@@ -309,6 +309,33 @@ def test_fifo_and_stdin_through_the_cli(tmp_path, realspeech, tiny_w2v_dir, caps
     assert json.loads((out / "stdin.json").read_text())["audio_duration_s"] == 2.87
 
 
+def test_fifo_nothing_writes_to_is_refused_naming_it_not_waited_on(tmp_path, tiny_w2v_dir, capsys, home,
+                                                                    monkeypatch):
+    """A FIFO with no writer hung the batch (its open waits for one): refused after FIFO_WAIT_S, with the reason."""
+    import os
+    import threading
+
+    from speechstudio.audio import decode
+
+    monkeypatch.setattr(decode, "FIFO_WAIT_S", 0.5)
+    fifo = tmp_path / "live.wav"
+    os.mkfifo(fifo)
+    result = []
+    t = threading.Thread(target=lambda: result.append(run(["transcribe", str(fifo), "--model", str(tiny_w2v_dir),
+                                                             "--format", "json", "-q"], capsys)), daemon=True)
+    t.start()
+    t.join(60)
+    if t.is_alive():                     # unblock the hung open, so the test ends
+        with open(fifo, "wb"):
+            pass
+        pytest.fail("transcribing a FIFO without a writer hung")
+    code, _, err = result[0]
+    assert code == 1
+    assert (f"failed: {fifo}: a named pipe (FIFO) that nothing wrote to in 0.5 s; start the program that writes "
+            "to it first, or give a file") in err
+    assert not (tmp_path / "live.json").exists()
+
+
 # ---------------------------------------------------------------- fault 3: rate change mid-stream
 def _mp3(rate, seconds, freq):
     import io

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,8 @@ _MAX_GAP_S = 600.0
 # Float samples beyond +-_FLOAT_LIMIT (+40 dBFS) are no audio any file holds (integer PCM read as float, say): read
 # as silence, like NaN, before their squares overflow float32 in the features.
 _FLOAT_LIMIT = 100.0
+#: Seconds a named pipe (FIFO) input may stay without data before it is refused (its open would wait forever).
+FIFO_WAIT_S = 10.0
 
 
 @dataclass
@@ -107,7 +110,8 @@ class AudioReader:
         raw = {} if self.raw is None else dict(format=self.raw.sample_format, options={   # headerless: as stated
             "sample_rate": str(self.raw.sample_rate), "ch_layout": f"{self.raw.channels} channels"})
         try:
-            source = sys.stdin.buffer if str(self.path) == "-" else str(self.path)
+            source = (sys.stdin.buffer if str(self.path) == "-" else
+                      _open_fifo(self.path) if stat.S_ISFIFO(os.stat(self.path).st_mode) else str(self.path))
             return av.open(source, mode="r", metadata_errors="ignore", **raw)
         except av.error.FFmpegError as e:  # InvalidDataError, etc.
             raise AudioDecodeError(
@@ -446,6 +450,26 @@ class AudioReader:
                                             self.info.duration_estimated or rates_seen > 1, self.info.warnings)
         if msg:
             self._warn(msg, logged=True)
+
+
+def _open_fifo(path: Path):
+    """A binary file object of the named pipe ``path``, once what writes to it has written something (at most
+    :data:`FIFO_WAIT_S` seconds from now). Raises :class:`AudioDecodeError` naming it when nothing came."""
+    import fcntl
+    import select
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)     # a plain open would wait for a writer, forever
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        if not poller.poll(FIFO_WAIT_S * 1000):
+            raise AudioDecodeError(f"{path}: a named pipe (FIFO) that nothing wrote to in {FIFO_WAIT_S:g} s; start "
+                                   "the program that writes to it first, or give a file")
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _flushed(converter, rate: int) -> Iterator[tuple[np.ndarray, int]]:
