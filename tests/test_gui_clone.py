@@ -460,3 +460,50 @@ def test_base_without_posterior_encoder_gets_the_warm_up_note_and_estimate(win, 
     page.base = page.base_info = None
     tr.refresh_estimate()
     assert len(jobs) == 4 and jobs[-1].args[-1] is True
+
+
+def test_a_taken_voice_name_is_said_as_it_is_typed(win, qtbot):
+    """Break test: a name already taken was found out only when Save had loaded, blended and measured the
+    voice (about a minute). Now the Base step warns under the name (a store voice: Save may replace it) or
+    refuses it beside Next (a package voice's or the base voice's name), and Save is off until Replace is ticked."""
+    from speechstudio.tts.voices import voices_dir
+
+    (voices_dir() / "old-voice").mkdir(parents=True)
+    page = win.show_page("Clone voice")
+    base = page.base_step
+    qtbot.waitUntil(lambda: base._list_job is None and bool(base.voices), timeout=30000)
+    package = next(ref.name for ref, _info in base.voices if ref.origin == "package")
+    base.name_edit.setText("old-voice")
+    assert base.name_note.isVisible() and base.name_note.text().startswith("a voice named old-voice already exists")
+    assert page.next_btn.isEnabled()  # a warning: continuing an earlier run of that name stays possible
+    base.name_edit.setText(package)
+    assert not page.next_btn.isEnabled() and page.why.text().endswith("choose another name"), page.why.text()
+    base.name_edit.setText("new-voice")
+    assert (base.name_note.isVisible(), page.next_btn.isEnabled()) == (False, True)
+    use = page.use
+    use.name_edit.setText("old-voice")
+    assert not use.save_btn.isEnabled() and use.info.text().startswith("a voice named old-voice already exists")
+    assert use.save() is None  # refused at once, nothing submitted
+    use.replace_check.setChecked(True)
+    assert use.save_btn.isEnabled() and use.info.text() == ""
+    use.replace_check.setChecked(False)
+    use.name_edit.setText("new-voice")
+    assert use.save_btn.isEnabled() and use.info.text() == ""
+
+
+def test_training_progress_reads_steps_trained_not_step_0_of_1(win, qtbot):
+    """Break test: stopped before its first step the bar read "step 0 / 1" (no step count known: the bar's
+    maximum of 1). It reads "not started", "no steps trained yet", then "3 of 10 steps trained"."""
+    from speechstudio.finetune.vits.events import DoneEvent
+
+    page = win.show_page("Clone voice")
+    tr = page.train
+    assert tr.progress.text() == "not started"
+    tr.job_id = -1  # events of a (pretend) running job that stops before its first step
+    tr._on_progress(-1, DoneEvent(0, None, "stopped"))
+    tr._on_finished(-1, "done", None)
+    assert tr.progress.text() == "no steps trained yet"
+    tr._show_step(3, 10)
+    assert tr.progress.text() == "3 of 10 steps trained"
+    tr._show_step(3, 10, (1, 8))
+    assert tr.progress.text() == "this stage: 1 of 8 steps (run: 3 of 10 steps trained)"

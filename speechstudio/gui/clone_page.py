@@ -12,7 +12,7 @@ from speechstudio.finetune.voice_run import describe_base
 from speechstudio.gui.clone_dataset import DatasetStep
 from speechstudio.gui.clone_runs import OldRuns
 from speechstudio.gui.clone_train import TrainStep
-from speechstudio.gui.clone_use import UseStep
+from speechstudio.gui.clone_use import UseStep, voice_name_clash
 from speechstudio.gui.common import button, combo, hrow, refill, settings
 from speechstudio.gui.wizard_common import BaseStepFrame, WizardPage
 from speechstudio.worker.finetune_jobs import list_runs, runs_dir
@@ -112,6 +112,9 @@ class BaseStep(BaseStepFrame):
         if not match or not self.select(match[0]):
             return f"its base voice {base.get('name')} ({base.get('source')}) is not installed"
         return ""
+
+    def name_clash(self, name: str) -> tuple[str, bool]:
+        return voice_name_clash(self.wiz, name)
 
     def ready(self) -> tuple[bool, str]:
         if self._list_job is not None:

@@ -219,14 +219,10 @@ class TrainStep(TrainingStep):
             self._say(ev.message.splitlines()[0] if news else STAGE_NAMES.get(ev.stage, ev.stage) + "…")
             self.state.setToolTip(ev.message)
         elif kind == "StepEvent":
-            self._show_step(ev.step, ev.total_steps)
-            self.curves.add_losses(ev.step, ev.losses)
             if self.clock is not None:
                 self.clock.step(ev.stage, ev.step, getattr(ev, "step_s", 0.0))
-                done, of = self.clock.stage_steps()
-                self.progress.setRange(0, max(1, of))
-                self.progress.setValue(min(done, of))
-                self.progress.setFormat(f"step %v of %m of this stage (run: step {ev.step} of {ev.total_steps})")
+            self._show_step(ev.step, ev.total_steps, self.clock.stage_steps() if self.clock is not None else None)
+            self.curves.add_losses(ev.step, ev.losses)
             lr = getattr(ev, "lr", None)
             self.speed.setToolTip(f"{ev.steps_per_s:.2f} steps/s" + (f", learning rate {lr:.2e}" if lr else ""))
             self._show_clock()
@@ -300,7 +296,6 @@ class TrainStep(TrainingStep):
         self._tick.stop()
         reason = getattr(ev, "reason", status)
         self._show_step(ev.step, self.total_steps)
-        self.progress.setFormat("step %v / %m")
         self.speed.setText("")
         best = self.best_step if self.best_step is not None else ev.step
         self.show_trade()
@@ -359,7 +354,6 @@ class TrainStep(TrainingStep):
             total = step or 0
         if step is not None:
             self._show_step(step, max(total, step))
-            self.progress.setFormat("step %v of %m")
         trained = f"{step} of {self.total_steps} steps trained" if step is not None else "trained"
         more = ("Resume continues it, Start begins again" if self.resumable() and step is not None and step < total
                 else "Next saves it, Start trains a new one")

@@ -20,6 +20,25 @@ TRY_TEXT = "Hello! This is my new voice, made on this computer."
 BLEND_PERCENT = 30
 
 
+def voice_name_clash(wiz, name: str) -> tuple[str, bool]:
+    """Whether ``name`` can be saved as the clone (``finetune.clone_store.save_clone``'s rules, checked
+    before any work): ``("", False)`` free; ``(why, True)`` refused (the base voice's or an installed
+    package voice's name); ``(why, False)`` a voice of that name exists (Replace overwrites it)."""
+    from speechstudio.tts.voices import voices_dir
+
+    if not name:
+        return "", False
+    base = getattr(wiz, "base", None)
+    if base is not None and name == base.name:
+        return f"{name} is the base voice's own name: choose another name", True
+    listed = getattr(getattr(wiz, "base_step", None), "voices", ())
+    if any(ref.name == name and ref.origin == "package" for ref, _info in listed):
+        return f"{name} is the name of an installed package voice: choose another name", True
+    if (voices_dir() / name).exists():
+        return f"a voice named {name} already exists: choose another name, or replace it when you save", False
+    return "", False
+
+
 class UseStep(QWidget):
     """Signals: ``voice_saved(name)``, ``exported(path)``, ``tried(status)``."""
 
@@ -35,9 +54,11 @@ class UseStep(QWidget):
         self._save_job = self._export_job = self._try_job = None
         self._streaming = False
         self.saves = ""  # what Save saves, in words (the "Saves" line)
+        self._refused_shown = ""  # the taken-name line shown on the info line, replaced when the name changes
         lay = QVBoxLayout(self)
         form = QFormLayout()
         self.name_edit = named(QLineEdit(), "Name of the new voice")
+        self.name_edit.textChanged.connect(lambda _t: self._update())
         form.addRow("Voice na&me", self.name_edit)
         self.license = note_label("License of the new voice")
         form.addRow("License", self.license)
@@ -55,6 +76,7 @@ class UseStep(QWidget):
         self.save_btn = button("&Save as voice", "Save as voice",
                                "Save the chosen try as a voice (it appears on the Speak page)", self.save)
         self.replace_check = named(QCheckBox("Replace a voice of that name"), "Replace an existing voice of that name")
+        self.replace_check.toggled.connect(lambda _on: self._update())
         self.speak_btn = button("Use on the S&peak page", "Use the voice on the Speak page",
                                 "Go to the Speak page with the new voice chosen", self.open_speak_page)
         lay.addLayout(hrow(self.save_btn, self.replace_check, self.speak_btn))
@@ -83,8 +105,9 @@ class UseStep(QWidget):
     def save(self) -> int | None:
         """Save the chosen try (or its blend with the base voice) as the voice named in the name field."""
         name = self.name_edit.text().strip()
-        if not name:
-            self.info.setText("type a name for the voice")
+        why = self.name_refused()
+        if not name or why:
+            self.info.setText(why or "type a name for the voice")
             return None
         job = SaveCloneJob(self.wiz.train.run_dir(), name, self.wiz.base,
                            overwrite=name == self.saved_name or self.replace_check.isChecked(),
@@ -176,9 +199,23 @@ class UseStep(QWidget):
             return
         self._update()
 
+    def name_refused(self) -> str:
+        """Why Save cannot save under the typed name now ("" when it can): said as the name is typed, not
+        after a minute of loading and blending (``save_clone`` checks the name last)."""
+        name = self.name_edit.text().strip()
+        if name == self.saved_name:
+            return ""  # saving again replaces this session's own voice
+        why, refused = voice_name_clash(self.wiz, name)
+        return why if refused or (why and not self.replace_check.isChecked()) else ""
+
     def _update(self) -> None:
         busy = self._save_job is not None or self._export_job is not None
-        self.save_btn.setEnabled(not busy)
+        refused = self.name_refused()
+        self.save_btn.setEnabled(not busy and bool(self.name_edit.text().strip()) and not refused)
+        self.save_btn.setToolTip(refused or "Save the chosen try as a voice (it appears on the Speak page)")
+        if refused or self.info.text() == self._refused_shown:  # the line follows the name; other news stays
+            self.info.setText(refused)
+        self._refused_shown = refused
         have = self.saved_name is not None and not busy
         self.try_btn.setEnabled(allow(self.try_btn, self.wiz.audio, "speaker") and have and self._try_job is None)
         self.speak_btn.setEnabled(have)

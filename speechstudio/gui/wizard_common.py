@@ -247,6 +247,11 @@ class BaseStepFrame(QWidget):
                                f"letters, digits, . _ - (the run folder and the {self.NOUN} get this name)")
         self.name_edit.textChanged.connect(lambda _t: self.changed.emit())
         form.addRow(f"New {self.NOUN} na&me", self.name_edit)
+        self.name_note = note_label(f"Is the {self.NOUN} name free")  # shown only when the name is taken
+        form.addRow("", self.name_note)
+        self._name_form = form
+        self.changed.connect(self._show_name_note)
+        self._show_name_note()
 
     def _add_runs_row(self, lay: QVBoxLayout, tip: str) -> None:
         """The "continue an earlier run" row (``run_box``, ``open_btn`` -> ``wiz.open_run(name)``)."""
@@ -266,10 +271,25 @@ class BaseStepFrame(QWidget):
         return self.name_edit.text().strip()
 
     def name_problem(self) -> tuple[bool, str]:
-        """``(True, "")`` for a valid new name, else ``(False, why)``."""
+        """``(True, "")`` for a valid new name that may be saved, else ``(False, why)``: checked as it is
+        typed, not when the trained result is saved (a taken name once failed only then)."""
         if not NAME_RE.match(self.name()):
             return False, f"the new {self.NOUN} needs a name: letters, digits, . _ - (up to 80)"
-        return True, ""
+        why, refused = self.name_clash(self.name())
+        return (False, why) if refused else (True, "")
+
+    def name_clash(self, name: str) -> tuple[str, bool]:
+        """``(why, refused)``: ``("", False)`` when ``name`` is free; ``(why, True)`` when it can never be
+        saved; ``(why, False)`` when saving would replace what has that name. Subclasses say which names."""
+        return "", False
+
+    def _show_name_note(self) -> None:
+        """The warning under the name (a name taken by an earlier result, which saving would replace)."""
+        why, refused = self.name_clash(self.name()) if NAME_RE.match(self.name()) else ("", False)
+        text = "" if refused else why  # a refused name is said beside Next
+        if self.name_note.text() != text:
+            self.name_note.setText(text)
+        self._name_form.setRowVisible(self.name_note, bool(text))
 
     def entered(self) -> None:
         if self.isVisible() and self._list_job is None:
@@ -313,7 +333,9 @@ class TrainingStep(QWidget):
         for w in between:
             lay.addWidget(w)
         self.progress = named(QProgressBar(), "Training progress")
-        self.progress.setFormat("step %v / %m")
+        self.progress.setFormat("not started")
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
         lay.addWidget(self.progress)
         self.speed = named(QLabel(""), "Training speed and time left")
         lay.addWidget(self.speed)
@@ -346,6 +368,8 @@ class TrainingStep(QWidget):
             return None
         self.job, moved = made
         self._reset_view(keep=resume)
+        if not resume:
+            self._show_step(0, 0)  # a new run: the last run's count goes
         self.done = None
         self.job_id = self.worker.submit(self.job)
         self._say("resuming…" if resume else "starting…" + (f" (the earlier run is kept in {moved})" if moved else ""))
@@ -394,10 +418,24 @@ class TrainingStep(QWidget):
                                          else f"step {ev.step} is the best version so far")
         self._on_event(kind, ev)
 
-    def _show_step(self, step: int, total: int) -> None:
+    def _show_step(self, step: int, total: int, stage: tuple[int, int] | None = None) -> None:
+        """The progress bar: ``step`` steps of ``total`` trained ("3 of 10 steps trained"); with ``stage``
+        ``(done, of)`` the bar follows the stage's own steps and the text says both. No step count known
+        (stopped before the first step) reads "no steps trained yet", never "step 0 / 1"."""
         self.step, self.total_steps = step, total
-        self.progress.setRange(0, max(1, total))
-        self.progress.setValue(step)
+        if stage is not None and stage[1] > 0:
+            done, of = stage
+            self.progress.setRange(0, of)
+            self.progress.setValue(min(done, of))
+            self.progress.setFormat(f"this stage: %v of %m steps (run: {step} of {total} steps trained)")
+        elif total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(min(step, total))
+            self.progress.setFormat("%v of %m steps trained")
+        else:
+            self.progress.setRange(0, 1)
+            self.progress.setValue(0)
+            self.progress.setFormat("no steps trained yet")
 
     def _say_training(self) -> None:
         """Say "training" on the state line, unless "paused" / "stopping" is shown."""
