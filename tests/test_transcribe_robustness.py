@@ -181,6 +181,77 @@ def test_input_replaced_after_its_transcript_is_transcribed_again(tmp_path, real
     assert "Summary: 0 done, 1 skipped, 0 failed" in err
 
 
+def _kept_note(f, *names):
+    return (f"{f}: modified after {', '.join(names)} {'was' if len(names) == 1 else 'were'} written, and no .json "
+            f"transcript shows {'it is' if len(names) == 1 else 'they are'} speechstudio's unedited output (your "
+            "own?): kept; not transcribed again, so that its outputs do not mix two versions of it (use --overwrite "
+            "to replace them)")
+
+
+def _age(path, seconds):
+    import os
+
+    t = path.stat().st_mtime - seconds
+    os.utime(path, (t, t))
+
+
+def test_changed_input_beside_an_output_no_json_vouches_for_is_not_half_redone(tmp_path, realspeech, tiny_w2v_dir,
+                                                                              capsys, home):
+    """A .txt of the old input and no .json: a rerun wrote a new .json beside the old .txt ("exists, kept")."""
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    model = ["--model", str(tiny_w2v_dir), "-q"]
+    assert run(["transcribe", str(f), *model, "--format", "txt"], capsys)[0] == 0
+    _age(tmp_path / "a.txt", 100)
+    old_txt = (tmp_path / "a.txt").read_bytes()
+    shutil.copy(realspeech / "pocketsphinx_cards_005.wav", f)      # the input replaced (a newer mtime)
+    code, _, err = run(["transcribe", str(f), *model, "--format", "txt,srt,json"], capsys)
+    assert code == 0 and "Summary: 0 done, 1 skipped, 0 failed" in err
+    assert _kept_note(f, "a.txt") in err.replace("\n  warning: ", "\n").splitlines()
+    assert (tmp_path / "a.txt").read_bytes() == old_txt and sorted(p.name for p in tmp_path.iterdir()) == [
+        "a.txt", "a.wav"]
+    code, _, err = run(["transcribe", str(f), *model, "--format", "txt,srt,json", "--overwrite"], capsys)
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert code == 0 and doc["audio_duration_s"] == 3.502 and doc["source"]["outputs"] == ["a.txt", "a.srt", "a.json"]
+
+
+def test_output_of_an_older_input_left_by_a_json_only_run_is_not_taken_as_current(tmp_path, realspeech, tiny_w2v_dir,
+                                                                                 capsys, home):
+    """The input changed and a `--format json` run redid only the JSON: a later txt,json run skipped silently, the
+    .txt of the old input taken as current."""
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    model = ["--model", str(tiny_w2v_dir), "-q"]
+    assert run(["transcribe", str(f), *model, "--format", "txt,json"], capsys)[0] == 0
+    for name in ("a.txt", "a.json"):
+        _age(tmp_path / name, 100)
+    shutil.copy(realspeech / "pocketsphinx_cards_005.wav", f)
+    code, _, err = run(["transcribe", str(f), *model, "--format", "json"], capsys)
+    assert code == 0 and "Summary: 1 done, 0 skipped" in err
+    assert json.loads((tmp_path / "a.json").read_text())["source"]["outputs"] == ["a.json"]
+    code, _, err = run(["transcribe", str(f), *model, "--format", "txt,json"], capsys)
+    assert code == 0 and "Summary: 0 done, 1 skipped" in err and _kept_note(f, "a.txt") in err
+
+
+def test_output_edited_after_its_transcript_is_not_overwritten_when_the_input_changes(tmp_path, realspeech,
+                                                                                     tiny_w2v_dir, capsys, home):
+    import os
+
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    argv = ["transcribe", str(f), "--model", str(tiny_w2v_dir), "-q", "--format", "txt,srt,json"]
+    assert run(argv, capsys)[0] == 0
+    t0 = (tmp_path / "a.json").stat().st_mtime
+    (tmp_path / "a.txt").write_text("My own corrections.\n")
+    os.utime(tmp_path / "a.txt", (t0 + 10, t0 + 10))                # edited after the run
+    shutil.copy(realspeech / "pocketsphinx_cards_005.wav", f)
+    os.utime(f, (t0 + 20, t0 + 20))                                  # then the input replaced
+    code, _, err = run(argv, capsys)
+    assert code == 0 and "Summary: 0 done, 1 skipped" in err and _kept_note(f, "a.txt") in err
+    assert (tmp_path / "a.txt").read_text() == "My own corrections.\n"
+    assert json.loads((tmp_path / "a.json").read_text())["audio_duration_s"] == 2.87      # still all of the old one
+
+
 def test_speaker_labels_asked_after_a_transcript_without_them_transcribe_again(tmp_path, realspeech, whisper_dir,
                                                                               capsys, home):
     f = tmp_path / "a.wav"

@@ -61,10 +61,11 @@ def same_content(recorded: dict, current: dict) -> bool:
 
 def plan_work(path: Path, targets: dict[str, Path], overwrite: bool,
               speakers: bool = False) -> tuple[dict[str, Path], list[str]]:
-    """``(todo, notes)``: which of ``targets`` (format -> output path) to write for input ``path`` (none when every
-    output exists and is current: the input is skipped; all with ``overwrite``), and one-line notes for the user
-    (an input changed since its transcript, a transcript without the speaker labels now asked for
-    (``speakers``), outputs kept that we did not write)."""
+    """``(todo, notes)``: which of ``targets`` (format -> output path) to write for input ``path`` (none: the input is
+    skipped; all with ``overwrite``), and one-line notes for the user. Outputs its JSON lists as written with it
+    (and not edited since) are redone when the input changed (or has no speaker labels now asked for: ``speakers``);
+    any other existing output is kept, and when it is older than the input (so of an older version of it) nothing
+    is done, so that the input's outputs never mix two versions of it (docs/transcribe.md, Resume)."""
     if overwrite:
         return dict(targets), []
     if is_stream(path):          # a pipe holds new audio each time and cannot be compared
@@ -73,36 +74,59 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool,
         return dict(targets), notes
     existing = {f: t for f, t in targets.items() if t.exists()}
     todo = {f: t for f, t in targets.items() if f not in existing}
-    notes: list[str] = []
     js = targets.get("json")
     src = recorded_source(js) if js is not None and "json" in existing else None
+    changed = unlabelled = False
+    ours: dict[str, Path] = {}
     if src is not None:
         try:
             changed = not same_content(src, fingerprint(path))
         except OSError:
             changed = False                  # unreadable now: the decoder reports it
         unlabelled = speakers and not src["labelled"]
-        if changed or unlabelled:
-            ours = set(src.get("outputs") or ()) | {js.name}
-            redo = {f: t for f, t in existing.items() if path_text(t.name) in ours}
-            todo.update(redo)
-            notes.append(f"{path}: changed since its transcript was written (size or content differ); transcribed again"
-                         if changed else f"{path}: its transcript has no speaker labels; transcribed again with them")
-            existing = {f: t for f, t in existing.items() if f not in redo}
-    elif existing:
-        try:
-            newer = path.stat().st_mtime > max(t.stat().st_mtime for t in existing.values()) + 1.0
-        except OSError:
-            newer = False
-        if newer and not todo:
-            notes.append(f"{path}: modified after its transcript was written; kept the old transcript "
-                         "(use --overwrite to redo it)")
-        elif speakers and js is None and not todo:      # only the JSON records whether it has labels
-            notes.append(f"{path}: kept its transcript; without a .json output it is not known to have speaker "
-                         "labels (add json to --format, or use --overwrite to redo it with them)")
+        ours = _written_with(js, src, existing)
+    # the input's time: the one its JSON records while that JSON is current (a later copy or touch is no change)
+    since = src.get("mtime") if src is not None and not changed else None
+    stale = _older_than(path, {f: t for f, t in existing.items() if f not in ours}, since)
+    if stale:
+        names, one = ", ".join(t.name for t in stale.values()), len(stale) == 1
+        return {}, [f"{path}: modified after {names} {'was' if one else 'were'} written, and no .json transcript "
+                    f"shows {'it is' if one else 'they are'} speechstudio's unedited output (your own?): kept; not "
+                    "transcribed again, so that its outputs do not mix two versions of it (use --overwrite to "
+                    "replace them)"]
+    notes: list[str] = []
+    if changed or unlabelled:
+        todo.update(ours)
+        notes.append(f"{path}: changed since its transcript was written (size or content differ); transcribed again"
+                     if changed else f"{path}: its transcript has no speaker labels; transcribed again with them")
+    elif src is None and speakers and js is None and existing and not todo:   # only the JSON records labels
+        notes.append(f"{path}: kept its transcript; without a .json output it is not known to have speaker "
+                     "labels (add json to --format, or use --overwrite to redo it with them)")
     if todo:
-        notes.extend(f"{t}: exists, kept (use --overwrite to replace it)" for t in existing.values())
+        notes.extend(f"{t}: exists, kept (use --overwrite to replace it)" for f, t in existing.items() if f not in todo)
     return todo, notes
+
+
+def _written_with(js: Path, src: dict, existing: dict[str, Path]) -> dict[str, Path]:
+    """Of ``existing`` (format -> path), the JSON ``js`` and the outputs its ``src`` record lists as written with it,
+    unless modified more than 1 s after it (edited since: the JSON is written last)."""
+    listed = set(src.get("outputs") or ()) | {path_text(js.name)}
+    try:
+        limit = js.stat().st_mtime + 1.0
+        return {f: t for f, t in existing.items()
+                if path_text(t.name) in listed and (t == js or t.stat().st_mtime <= limit)}
+    except OSError:
+        return {}
+
+
+def _older_than(path: Path, outputs: dict[str, Path], since: float | None) -> dict[str, Path]:
+    """Of ``outputs``, those modified more than 1 s before input ``path`` was (``since``: its modification time in
+    seconds since the epoch; None: read it now); none when a time cannot be read."""
+    try:
+        since = path.stat().st_mtime if since is None else float(since)
+        return {f: t for f, t in outputs.items() if t.stat().st_mtime + 1.0 < since}
+    except (OSError, TypeError, ValueError):
+        return {}
 
 
 def owner(json_path: Path) -> str | None:
