@@ -9,6 +9,8 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from speechstudio.audio.vad import WHISPER_SPANS, default_spans
+
 #: Whisper's encoder window (openai/whisper audio.py ``CHUNK_LENGTH``), in seconds.
 WINDOW_S = 30.0
 
@@ -26,15 +28,10 @@ class LanguageGuess:
 
 
 def speech_of(audio: np.ndarray, sample_rate: int = 16000) -> np.ndarray:
-    """The speech regions of ``audio`` (float32 (n,), 16 kHz) concatenated, as faster-whisper's VAD
-    filter keeps them (Silero, ``VadOptions()`` defaults); empty when none."""
-    from faster_whisper.vad import VadOptions, collect_chunks, get_speech_timestamps
-
-    if audio.size == 0:
-        return audio
-    chunks = get_speech_timestamps(audio, VadOptions(), sampling_rate=sample_rate)
-    pieces, _ = collect_chunks(audio, chunks, sampling_rate=sample_rate)
-    return np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
+    """The speech regions of ``audio`` (float32 (n,), 16 kHz) concatenated, as Whisper decodes them
+    (``audio.vad.WHISPER_SPANS``); empty when none."""
+    spans = default_spans(audio, **WHISPER_SPANS)
+    return np.concatenate([audio[a:b] for a, b in spans]) if spans else np.zeros(0, np.float32)
 
 
 def read_first_speech(blocks: Iterator[np.ndarray], sample_rate: int = 16000, *, want_s: float = WINDOW_S,

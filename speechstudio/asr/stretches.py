@@ -9,6 +9,8 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from speechstudio.audio.vad import WHISPER_SPANS, default_spans
+
 
 WINDOW_S = 30.0      #: a window of regions detected at once spans at most this (Whisper's window)
 STEADY_P = 0.95      #: a window keeps the language of the two regions before it when this sure of it
@@ -34,14 +36,10 @@ class Stretch:
 
 
 def speech_regions(audio: np.ndarray, rate: int = 16000) -> list[tuple[float, float]]:
-    """Speech ``(start_s, end_s)`` of float32 16 kHz ``audio`` (faster-whisper's Silero VAD), split at pauses
-    of ``PAUSE_MS`` and at ``WINDOW_S``."""
-    from faster_whisper.vad import VadOptions, get_speech_timestamps
-
-    if audio.size == 0:
-        return []
-    opts = VadOptions(min_silence_duration_ms=PAUSE_MS, speech_pad_ms=PAUSE_MS // 4, max_speech_duration_s=WINDOW_S)
-    return [(c["start"] / rate, c["end"] / rate) for c in get_speech_timestamps(audio, opts, sampling_rate=rate)]
+    """Speech ``(start_s, end_s)`` of float32 16 kHz ``audio`` (``audio.vad``, Whisper's options), split at
+    pauses of ``PAUSE_MS`` and at ``WINDOW_S``."""
+    opts = dict(WHISPER_SPANS, min_silence_ms=PAUSE_MS, pad_ms=PAUSE_MS // 4, max_speech_s=WINDOW_S)
+    return [(a / rate, b / rate) for a, b in default_spans(audio, **opts)]
 
 
 def plan(audio: np.ndarray, detect: Callable[[np.ndarray], object], *, offset_s: float = 0.0,

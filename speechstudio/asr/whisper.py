@@ -15,7 +15,7 @@ from speechstudio.asr.language_id import WINDOW_S, LanguageGuess, detect_stream_
 from speechstudio.asr.languages import LANGUAGES
 from speechstudio.asr.stretches import pieces
 from speechstudio.asr.types import AudioInput, Segment, TranscriptInfo, Word, as_blocks
-from speechstudio.audio.vad import default_spans
+from speechstudio.audio.vad import WHISPER_SPANS, default_probs, speech_spans
 from speechstudio.errors import ModelNotFoundError, UsageError
 from speechstudio.transcript.words import WHISPER_LAG_S, to_speech
 
@@ -61,8 +61,8 @@ class WhisperRecognizer:
         except (RuntimeError, ValueError, OSError) as e:
             raise ModelNotFoundError(f"{self.model_dir}: not a loadable faster-whisper model ({str(e).splitlines()[0][:200]})") from e
         self.beam_size = beam_size
-        # Silero VAD (shipped inside faster-whisper) skips non-speech: silence gives no text instead of
-        # Whisper's well-known hallucinations ("You", "Thank you for watching"); same WER on our corpus.
+        # Silero VAD skips non-speech: silence gives no text instead of Whisper's well-known hallucinations
+        # ("You", "Thank you for watching"); same WER on our corpus (``audio.vad.WHISPER_SPANS``).
         self.vad_filter = vad_filter
         self.word_timestamps = word_timestamps
         self.multilingual = bool(getattr(self.model.model, "is_multilingual", True))
@@ -120,17 +120,27 @@ class WhisperRecognizer:
         if audio.shape[0] / self.sample_rate < 0.1:   # under 100 ms: no speech (and word alignment breaks)
             return language, iter(())
         import ctranslate2     # loaded with faster_whisper
+        from faster_whisper.transcribe import restore_speech_timestamps
 
         # the same words on every run of a command: the temperature fallback samples (Whisper's recipe);
         # CTranslate2 seeds a thread at its first sample, so the sequence goes on across a batch
         ctranslate2.set_random_seed(SEED)
-        segments, info = self.model.transcribe(audio, language=language or None, task=task, beam_size=self.beam_size,
+        probs = default_probs(audio) if self.vad_filter or (self.word_timestamps and self.speech_times) else None
+        decoded, chunks = audio, None
+        if self.vad_filter:      # faster-whisper's own filter, on the silero-vad package's model
+            chunks = [{"start": a, "end": b} for a, b in speech_spans(probs, audio.shape[0], **WHISPER_SPANS)]
+            if not chunks:
+                return language, iter(())
+            decoded = np.concatenate([audio[c["start"]:c["end"]] for c in chunks])
+        segments, info = self.model.transcribe(decoded, language=language or None, task=task, beam_size=self.beam_size,
                                                word_timestamps=self.word_timestamps, initial_prompt=initial_prompt,
-                                               hotwords=hotwords, vad_filter=self.vad_filter,
-                                               condition_on_previous_text=True)
+                                               hotwords=hotwords, vad_filter=False, condition_on_previous_text=True)
+        if chunks:
+            segments = restore_speech_timestamps(segments, chunks, self.sample_rate)
         segs = (_segment(s, offset_s) for s in segments)
         if self.word_timestamps and self.speech_times:
-            segs = _to_speech(segs, audio, offset_s)
+            spans = [(offset_s + a / 16000, offset_s + b / 16000) for a, b in speech_spans(probs, audio.shape[0])]
+            segs = _to_speech(segs, spans)
         return info.language, segs
 
     # ------------------------------------------------------------------ one piece (fine-tuning's checks)
@@ -159,14 +169,11 @@ def _segment(s, offset_s: float) -> Segment:
                    avg_logprob=round(float(s.avg_logprob), 4), no_speech_prob=round(float(s.no_speech_prob), 4))
 
 
-def _to_speech(segments: Iterable[Segment], audio: np.ndarray, offset_s: float) -> Iterator[Segment]:
-    """``segments`` with words re-timed to the speech of ``audio`` (float32 16 kHz from ``offset_s``;
-    ``audio.vad.default_spans``), each segment spanning its words."""
-    spans, after = None, 0.0
+def _to_speech(segments: Iterable[Segment], spans: list[tuple[float, float]]) -> Iterator[Segment]:
+    """``segments`` with words re-timed to the speech ``spans`` (s), each segment spanning its words."""
+    after = 0.0
     for seg in segments:
         if seg.words:
-            if spans is None:
-                spans = [(offset_s + a / 16000, offset_s + b / 16000) for a, b in default_spans(audio)]
             words = tuple(to_speech(seg.words, spans, seg.end_s, lag_s=WHISPER_LAG_S, after=after))
             seg = dataclasses.replace(seg, words=words, start_s=words[0].start_s, end_s=max(w.end_s for w in words))
             after = seg.end_s

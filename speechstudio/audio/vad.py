@@ -14,6 +14,10 @@ FRAME = 512            # samples per probability at 16 kHz (32 ms), silero-vad's
 _CONTEXT = 64          # samples of the previous frame the model sees (sequence_vad.RATE_CONFIG)
 _SPEECH_P, _SILENCE_P = 0.5, 0.35
 _GUARD = 3             # non-speech frames this close (~100 ms) to speech are not used as "noise"
+#: faster-whisper's ``VadOptions`` defaults (its ``vad_filter``): the speech Whisper decodes and detects languages
+#: on. On this package's model: faster-whisper's bundled one drops the first seconds of speech after a steady
+#: tone (docs/transcribe.md, "Voice activity")
+WHISPER_SPANS = dict(min_speech_ms=0, min_silence_ms=2000, pad_ms=400)
 
 
 @dataclass(frozen=True)
@@ -88,36 +92,69 @@ def _frame_blocks(audio: np.ndarray, max_frames: int):
 _SHARED: SileroVad | None = None
 
 
-def default_spans(audio16k: np.ndarray) -> list[tuple[int, int]]:
-    """Speech ``(start, end)`` samples of float32 16 kHz ``audio16k``: one shared :class:`SileroVad` (one
-    thread) and :func:`speech_spans` with silero's defaults."""
+def default_probs(audio16k: np.ndarray) -> np.ndarray:
+    """:meth:`SileroVad.probs` of float32 16 kHz ``audio16k`` on one shared :class:`SileroVad` (one thread)."""
     global _SHARED
     if _SHARED is None:
         _SHARED = SileroVad(threads=1)
+    return _SHARED.probs(audio16k)
+
+
+def default_spans(audio16k: np.ndarray, **options) -> list[tuple[int, int]]:
+    """Speech ``(start, end)`` samples of float32 16 kHz ``audio16k``: :func:`default_probs` and
+    :func:`speech_spans` (its keyword ``options``; silero's defaults)."""
     n = int(np.asarray(audio16k).size)
-    return list(speech_spans(_SHARED.probs(audio16k), n)) if n else []
+    return list(speech_spans(default_probs(audio16k), n, **options)) if n else []
 
 
-def speech_spans(probs: np.ndarray, n_samples: int) -> tuple[tuple[int, int], ...]:
+def speech_spans(probs: np.ndarray, n_samples: int, *, min_speech_ms: float = 250, min_silence_ms: float = 100,
+                 pad_ms: float = 0, max_speech_s: float = float("inf")) -> tuple[tuple[int, int], ...]:
     """Speech ``(start, end)`` sample indices at 16 kHz from per-frame ``probs`` (see :meth:`SileroVad.probs`) of
-    ``n_samples`` of audio: silero's state machine (``utils_vad.get_speech_timestamps_from_probs``, whose module
-    imports torch) with its defaults: thresholds 0.5 / 0.35, speech over 250 ms, spans ended by 100 ms of
-    silence, no padding."""
-    min_speech, min_silence = VAD_RATE * 250 / 1000, VAD_RATE * 100 / 1000
+    ``n_samples`` of audio: silero's state machine (``utils_vad.get_speech_timestamps_from_probs``, silero-vad
+    6.2, whose module imports torch) at thresholds 0.5 / 0.35: spans of speech over ``min_speech_ms``, ended
+    by ``min_silence_ms`` of silence, cut at their longest pause (> 98 ms) past ``max_speech_s``, widened by
+    ``pad_ms`` each side (half the gap where two spans are closer). The defaults are silero's but for the
+    padding (none); faster-whisper's ``VadOptions`` are ``min_speech_ms=0, min_silence_ms=2000, pad_ms=400``."""
+    ms = VAD_RATE / 1000
+    min_speech, min_silence, pad = min_speech_ms * ms, min_silence_ms * ms, int(pad_ms * ms)
+    max_speech = VAD_RATE * max_speech_s - FRAME - 2 * pad
     spans: list[list[int]] = []
-    start, quiet = None, 0
+    start, quiet, pauses = None, 0, []        # quiet: where the current silence began; pauses: (at, length)
     for i, p in enumerate(np.asarray(probs, np.float32).tolist()):
         at = i * FRAME
-        if p >= _SPEECH_P:
+        if p >= _SPEECH_P and quiet:
+            if at - quiet > 98 * ms:
+                pauses.append((quiet, at - quiet))
             quiet = 0
-            start = at if start is None else start
-        elif p < _SILENCE_P and start is not None:
+        if p >= _SPEECH_P and start is None:
+            start = at
+            continue
+        if start is not None and at - start > max_speech:
+            if pauses:
+                end, length = max(pauses, key=lambda x: x[1])
+                spans.append([start, end])
+                start, quiet, pauses = end + length, 0, []
+            else:
+                spans.append([start, at])
+                start, quiet, pauses = None, 0, []
+                continue
+        if p < _SILENCE_P and start is not None:
             quiet = quiet or at
             if at - quiet >= min_silence:
                 spans += [[start, quiet]] if quiet - start > min_speech else []
-                start, quiet = None, 0
+                start, quiet, pauses = None, 0, []
     if start is not None and n_samples - start > min_speech:
         spans.append([start, n_samples])
+    for i, span in enumerate(spans):            # padding: silero's
+        if i == 0:
+            span[0] = max(0, span[0] - pad)
+        if i + 1 < len(spans):
+            gap = spans[i + 1][0] - span[1]
+            half = gap // 2 if gap < 2 * pad else pad
+            span[1] = min(n_samples, span[1] + half)
+            spans[i + 1][0] = max(0, spans[i + 1][0] - half)
+        else:
+            span[1] = min(n_samples, span[1] + pad)
     return tuple((int(a), int(b)) for a, b in spans)
 
 
