@@ -256,7 +256,9 @@ def test_fine_tunes_without_warmup_from_the_checkpoints_discriminator(tiny_ckpt,
     assert model.config.posterior_encoder_num_wavenet_layers == 3
 
 
-def test_a_clone_of_a_checkpoint_is_saved_as_a_piper_voice(tiny_ckpt, tmp_path):
+def test_a_clone_of_a_checkpoint_is_saved_as_a_piper_voice(tiny_ckpt, tmp_path, monkeypatch):
+    from speechstudio.errors import UsageError
+    from speechstudio.finetune import voice_run
     from speechstudio.finetune.voice_run import save_trained_voice
     from speechstudio.tts.piper_import import load_piper_model
 
@@ -274,6 +276,11 @@ def test_a_clone_of_a_checkpoint_is_saved_as_a_piper_voice(tiny_ckpt, tmp_path):
     assert cfg["speechstudio"]["synthetic"] and cfg["speechstudio"]["base"] == "en_US-tiny-low"
     model, _ = load_piper_model(clone.location)  # Piper's layout: reads back
     assert model.config.vocab_size == len(SYMBOLS) + 3
+    # a taken name is refused before the checkpoint is loaded, blended or its pitch measured (the app's Save
+    # waited for all of that)
+    monkeypatch.setattr(voice_run, "load_trained_generator", lambda *a: pytest.fail("loaded before the name check"))
+    with pytest.raises(UsageError, match="a voice named 'tiny-clone' already exists"):
+        save_trained_voice(tmp_path / "run", "tiny-clone", ref, which="latest")
 
 
 # ----------------------------------------------------------------------------- (c) bad inputs

@@ -53,6 +53,19 @@ def base_license(voice_ref) -> str:
     return UNKNOWN_LICENSE
 
 
+def check_clone_name(name: str, base_name: str, overwrite: bool = False) -> str:
+    """``name`` checked as a new clone's store name (before any work is spent on it). Raises ``UsageError``: a
+    bad name, the base voice's name, a store voice's without ``overwrite``, an installed package voice's."""
+    name = _check_name(name)
+    if name == base_name:
+        raise UsageError(f"a clone cannot take its base voice's name {name!r}")
+    if (voices_dir() / name).exists() and not overwrite:
+        raise UsageError(f"a voice named {name!r} already exists in {voices_dir()} (choose another name or overwrite)")
+    if any(v.name == name for v in package_voices()):
+        raise UsageError(f"{name!r} is the name of an installed package voice (choose another name)")
+    return name
+
+
 def _base_ref(base_ref_or_name, base_voice):
     if isinstance(base_ref_or_name, VoiceRef):
         return base_ref_or_name
@@ -74,14 +87,8 @@ def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str |
     or taken name without ``overwrite``, a package voice's or the base's name), ``ExportError``."""
     import speechstudio
 
-    name = _check_name(name)
     base_ref = _base_ref(base_ref_or_name, base_voice)
-    if name == base_ref.name:
-        raise UsageError(f"a clone cannot take its base voice's name {name!r}")
-    if (voices_dir() / name).exists() and not overwrite:
-        raise UsageError(f"a voice named {name!r} already exists in {voices_dir()} (choose another name or overwrite)")
-    if any(v.name == name for v in package_voices()):
-        raise UsageError(f"{name!r} is the name of an installed package voice (choose another name)")
+    name = check_clone_name(name, base_ref.name, overwrite)
     lic = license_note or base_license(base_ref)
     run = str(Path(run_dir).resolve()) if run_dir is not None else None
     meta = {

@@ -20,7 +20,7 @@ from speechstudio.finetune.base_format import base_format
 from speechstudio.finetune.blend import blend_generator, blend_name
 from speechstudio.finetune.build import build_dataset
 from speechstudio.finetune.check import whisper_transcriber
-from speechstudio.finetune.clone_store import base_license, save_clone
+from speechstudio.finetune.clone_store import base_license, check_clone_name, save_clone
 from speechstudio.finetune.manifest import Manifest
 from speechstudio.finetune.parallel import training_precision
 from speechstudio.finetune.pitch_match import measure_pitch_match
@@ -312,8 +312,9 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
     summary, with the checkpoint's judged row when there is one; the offset is stored as
     ``pitch_semitones`` (PSOLA at synthesis) from 1 semitone (``match_pitch`` None: the base voice kept,
     a checkpoint short of the speaker's pitch; ``pitch_match.AUTO_SHIFT_ST``), from 0.3 st (True) or
-    never (False). Raises ``UsageError`` (name taken or bad, ``blend`` outside 0-1), ``RunError`` (no
-    such checkpoint), ``ExportError``."""
+    never (False). Raises ``UsageError`` (name taken or bad, ``blend`` outside 0-1; before any loading),
+    ``RunError`` (no such checkpoint), ``ExportError``."""
+    check_clone_name(name, getattr(base, "name", str(base)), overwrite)
     if blend is None:
         model, info = load_trained_generator(run_dir, which)
         label = which
