@@ -352,6 +352,25 @@ def test_cli_audiobook_refuses_a_users_file_before_loading_a_voice(tmp_path, hom
     assert mine.read_bytes() == b"my own recording" and sorted(p.name for p in out.iterdir()) == [mine.name]
 
 
+def test_the_apps_audiobook_job_refuses_a_users_file_before_loading_a_voice(tmp_path, home):
+    """The Speak page's Audiobook… (worker.audiobook_job) checks the outputs first, as the CLI does."""
+    from types import SimpleNamespace as NS
+
+    from speechstudio.atomic import OutputExistsError
+    from speechstudio.worker.audiobook_job import AudiobookJob
+
+    book = tmp_path / "b.md"
+    book.write_text("# One\n\nHello there.\n\n# Two\n\nGood night.\n", encoding="utf-8")
+    out = tmp_path / "ab"
+    out.mkdir()
+    mine = out / "02 - Two.flac"
+    mine.write_bytes(b"my own recording")
+    models = NS(voice=lambda *a: pytest.fail("voice loaded before the outputs were checked"))
+    with pytest.raises(OutputExistsError, match="02 - Two.flac: exists and was not written by an earlier audiobook"):
+        list(AudiobookJob(book, out).run(models))
+    assert mine.read_bytes() == b"my own recording" and sorted(p.name for p in out.iterdir()) == [mine.name]
+
+
 # ----------------------------------------------------------------------------- issue 41: the book's own chapters
 def _zip_epub(path, files: dict[str, str], spine: list[str], nav: str | None = None, ncx: str | None = None,
               container: bool = True):

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from speechstudio.tts.audiobook import make_audiobook
+from speechstudio.tts.audiobook import check_outputs, make_audiobook
+from speechstudio.tts.documents import read_book
 from speechstudio.tts.family import SynthesisSettings
 from speechstudio.worker.finetune_jobs import run_with_progress
 from speechstudio.worker.jobs import Job
@@ -26,9 +27,10 @@ class AudiobookJob(Job):
     title = "audiobook of {document.name}"
 
     def run(self, models) -> Iterator[object]:
+        yield Status(f"reading {self.document.name} ...")
+        check_outputs(read_book(self.document), self.out_dir, self.fmt)   # a file of the user's own: refused at once
         yield Status(f"loading voice {self.voice or '(default)'} ...")
         voice, _message = models.voice(self.voice, self.device)
-        yield Status(f"reading {self.document.name} ...")
         settings = SynthesisSettings(**self.settings)
 
         def work(report):
