@@ -120,23 +120,17 @@ class WhisperRecognizer:
         if audio.shape[0] / self.sample_rate < 0.1:   # under 100 ms: no speech (and word alignment breaks)
             return language, iter(())
         import ctranslate2     # loaded with faster_whisper
-        from faster_whisper.transcribe import restore_speech_timestamps
 
         # the same words on every run of a command: the temperature fallback samples (Whisper's recipe);
         # CTranslate2 seeds a thread at its first sample, so the sequence goes on across a batch
         ctranslate2.set_random_seed(SEED)
         probs = default_probs(audio) if self.vad_filter or (self.word_timestamps and self.speech_times) else None
-        decoded, chunks = audio, None
-        if self.vad_filter:      # faster-whisper's own filter, on the silero-vad package's model
-            chunks = [{"start": a, "end": b} for a, b in speech_spans(probs, audio.shape[0], **WHISPER_SPANS)]
-            if not chunks:
-                return language, iter(())
-            decoded = np.concatenate([audio[c["start"]:c["end"]] for c in chunks])
-        segments, info = self.model.transcribe(decoded, language=language or None, task=task, beam_size=self.beam_size,
-                                               word_timestamps=self.word_timestamps, initial_prompt=initial_prompt,
-                                               hotwords=hotwords, vad_filter=False, condition_on_previous_text=True)
-        if chunks:
-            segments = restore_speech_timestamps(segments, chunks, self.sample_rate)
+        segments, info = transcribe_speech(self.model, audio, vad=self.vad_filter, probs=probs,
+                                           language=language or None, task=task, beam_size=self.beam_size,
+                                           word_timestamps=self.word_timestamps, initial_prompt=initial_prompt,
+                                           hotwords=hotwords, condition_on_previous_text=True)
+        if info is None:
+            return language, segments
         segs = (_segment(s, offset_s) for s in segments)
         if self.word_timestamps and self.speech_times:
             spans = [(offset_s + a / 16000, offset_s + b / 16000) for a, b in speech_spans(probs, audio.shape[0])]
@@ -159,6 +153,24 @@ class WhisperRecognizer:
     speech_times = True
     cut_search_s = 30.0
     pieces = 0
+
+
+def transcribe_speech(model, audio: np.ndarray, *, vad: bool, probs: np.ndarray | None = None, **options):
+    """``model.transcribe`` (a faster-whisper ``WhisperModel``) of float32 16 kHz ``audio`` with ``options``; with
+    ``vad``, of the speech ``audio.vad`` finds in it with faster-whisper's own filter options (``WHISPER_SPANS``;
+    ``probs``: its :func:`~speechstudio.audio.vad.default_probs` when already known), joined and timed back as
+    faster-whisper does. Returns ``(segments, info)``; ``(empty iterator, None)`` when there is no speech."""
+    if not vad:
+        return model.transcribe(audio, vad_filter=False, **options)
+    from faster_whisper.transcribe import restore_speech_timestamps
+
+    probs = default_probs(audio) if probs is None else probs
+    chunks = [{"start": a, "end": b} for a, b in speech_spans(probs, audio.shape[0], **WHISPER_SPANS)]
+    if not chunks:
+        return iter(()), None
+    segments, info = model.transcribe(np.concatenate([audio[c["start"]:c["end"]] for c in chunks]), vad_filter=False,
+                                      **options)
+    return restore_speech_timestamps(segments, chunks, 16000), info
 
 
 def _segment(s, offset_s: float) -> Segment:

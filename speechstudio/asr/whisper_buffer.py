@@ -7,6 +7,7 @@ import numpy as np
 
 from speechstudio.asr import family
 from speechstudio.asr.types import Word
+from speechstudio.asr.whisper import transcribe_speech
 
 LANGUAGE_SURE = 0.8       # language detection: keep the language from this probability on ...
 LANGUAGE_ENOUGH_S = 4.0   # ... or once it was detected on this much audio
@@ -50,10 +51,11 @@ class WhisperHypotheses:
         duration = audio.shape[0] / self.sample_rate
         if duration < 0.1:        # under 100 ms: nothing to find (and word alignment breaks)
             return []
-        segments, info = self.recognizer.model.transcribe(
-            audio, language=None if self._detect else self.language, task=self.task, beam_size=self.beam_size,
-            word_timestamps=True, initial_prompt=prompt or None, vad_filter=bool(getattr(self.recognizer, "vad_filter", True)),
-            condition_on_previous_text=False, temperature=0.0, hotwords=self.hotwords)
+        segments, info = transcribe_speech(
+            self.recognizer.model, audio, vad=bool(getattr(self.recognizer, "vad_filter", True)),
+            language=None if self._detect else self.language, task=self.task, beam_size=self.beam_size,
+            word_timestamps=True, initial_prompt=prompt or None, condition_on_previous_text=False, temperature=0.0,
+            hotwords=self.hotwords)
         words: list[Word] = []
         spaced = self.separator == " "
         for s in segments:
