@@ -67,22 +67,35 @@ def test_speech_in_one_channel_of_many_loses_nothing_and_an_unnamed_layout_is_na
     d = choose(["FL", "FR", "BL", "BR"], "quad", energy, mixed)
     assert d.note is None
     assert 20 * np.log10(np.abs(d.mono(one)).max() / 0.1) == pytest.approx(0.0, abs=0.01)   # the mean: -12 dB
-    d = choose(["NONE"] * 6, "6 channels", energy, mixed)
-    assert d.note == ("unknown channel layout '6 channels' (6 channels without names): transcribed as one mono "
+    five = np.concatenate([energy, [0.0]])
+    d = choose(["NONE"] * 5, "5 channels", five, mixed)
+    assert d.note == ("unknown channel layout '5 channels' (5 channels without names): transcribed as one mono "
                       "mix (--channels split for each channel)")
 
 
-def test_a_six_channel_wav_without_a_layout_is_read_as_mono_with_a_warning(tmp_path):
+@pytest.mark.parametrize("n,layout,names", [(6, "5.1", FILM), (8, "7.1", FILM + ["SL", "SR"])])
+def test_six_or_eight_unnamed_channels_are_read_in_ffmpegs_default_order(n, layout, names):
+    d = choose(["NONE"] * n, f"{n} channels", np.ones(n), 0.2)
+    assert d.channel == 2 and d.note == (f"{n} channels without names: read as {layout} ({' '.join(names)}); "
+                                         f"{layout} audio: transcribed the centre channel, where films carry the "
+                                         "dialogue (--channels split for every channel)")
+
+
+def test_a_six_channel_wav_without_a_channel_mask_gives_its_centre_channel(tmp_path):
+    """A plain PCM WAV of a film's six channels (libsndfile writes no mask): FFmpeg says "6 channels"."""
     import soundfile as sf
 
-    x = np.zeros((RATE, 6), np.float32)
-    x[:, 4] = 0.25
-    sf.write(tmp_path / "six.wav", x, RATE)
-    reader = AudioReader(tmp_path / "six.wav")
+    speech = load_audio(realspeech_file("lhotse_librispeech_2412-153948-0000.flac"), RATE)
+    path = tmp_path / "film51.wav"
+    sf.write(path, film(speech).T, RATE)                       # PCM_16, speech only in channel 3
+    reader = AudioReader(path)
     audio = np.concatenate(list(reader.blocks()))
-    assert reader.info.layout == "6 channels" and audio.max() == pytest.approx(0.25, abs=1e-4)
-    assert reader.warnings == [f"{tmp_path / 'six.wav'}: unknown channel layout '6 channels' (6 channels without "
-                               "names): transcribed as one mono mix (--channels split for each channel)"]
+    assert (reader.info.layout, reader.info.channels) == ("6 channels", 6)
+    centre = sf.read(path, dtype="float32")[0][:, 2]
+    assert audio.shape == centre.shape and np.array_equal(audio, centre)    # the centre, sample for sample
+    assert reader.warnings == [f"{path}: 6 channels without names: read as 5.1 (FL FR FC LFE BL BR); 5.1 audio: "
+                               "transcribed the centre channel, where films carry the dialogue (--channels split "
+                               "for every channel)"]
 
 
 def test_a_film_is_transcribed_from_its_centre_channel(tmp_path, whisper_dir):

@@ -1,6 +1,7 @@
 """Multi-channel audio to one stream: with a front centre, the centre (quiet centre: ITU-R BS.775-3
 downmix, LFE out); mono / stereo: the mean; other layouts: the mean raised to the loudest channel's level
-(at most x n), an unnamed layout warned about."""
+(at most x n), an unnamed layout warned about. Six or eight unnamed channels (a plain PCM WAV has no channel
+mask) are read in FFmpeg's default order for the count (WAVEFORMATEXTENSIBLE's, SMPTE's): 5.1 and 7.1."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +9,8 @@ import numpy as np
 CENTRE_QUIET_DB = 30.0
 _BS775 = {"FC": 1.0, "FL": 0.7071, "FR": 0.7071, "FLC": 0.7071, "FRC": 0.7071, "LFE": 0.0, "LFE2": 0.0}
 _SURROUND = 0.5
+#: counts of unnamed channels read as FFmpeg's default layout for the count (5.1, 7.1: the film layouts)
+DEFAULT_ORDER_COUNTS = (6, 8)
 
 
 class Downmix:
@@ -33,17 +36,30 @@ def choose(names: list[str], layout: str, energy: np.ndarray | None = None, mixe
     if n <= 2:
         return Downmix()
     named = all(c and c != "NONE" for c in names)
+    read_as = ""
+    if not named and n in DEFAULT_ORDER_COUNTS:
+        layout, names = default_layout(n)
+        named, read_as = True, f"{n} channels without names: read as {layout} ({' '.join(names)}); "
     if named and "FC" in names:
         c = names.index("FC")
         if energy is None or energy[c] >= float(energy.max()) * 10 ** (-CENTRE_QUIET_DB / 10):
-            return Downmix(channel=c, note=f"{layout} audio: transcribed the centre channel, where films carry the "
-                                           "dialogue (--channels split for every channel)")
+            return Downmix(channel=c, note=f"{read_as}{layout} audio: transcribed the centre channel, where films carry "
+                                           "the dialogue (--channels split for every channel)")
         w = np.array([_BS775.get(x, _SURROUND) for x in names], np.float32)
-        return Downmix(weights=w, note=f"{layout} audio with a silent centre channel: transcribed an ITU-R BS.775 "
-                                       "downmix of the others")
+        return Downmix(weights=w, note=f"{read_as}{layout} audio with a silent centre channel: transcribed an ITU-R "
+                                       "BS.775 downmix of the others")
     gain = 1.0
     if energy is not None and mixed:
         gain = float(np.clip(np.sqrt(float(energy.max()) / mixed), 1.0, n))
     note = None if named else (f"unknown channel layout '{layout}' ({n} channels without names): transcribed as "
                                "one mono mix (--channels split for each channel)")
     return Downmix(weights=np.full(n, gain / n, np.float32), note=note)
+
+
+def default_layout(n: int) -> tuple[str, list[str]]:
+    """FFmpeg's default layout for ``n`` channels (``av_channel_layout_default``, which PyAV's layout "<n>c"
+    gives): its name and channel names, e.g. ``("5.1", ["FL", "FR", "FC", "LFE", "BL", "BR"])``."""
+    import av
+
+    layout = av.AudioLayout(f"{n}c")
+    return str(layout.name), [str(c.name) for c in layout.channels]
