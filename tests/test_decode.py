@@ -154,6 +154,33 @@ def test_bad_inputs(tmp_path, realspeech):
         AudioReader(tmp_path / "missing.wav")
 
 
+def test_an_mp4_without_its_index_and_a_flac_cut_after_its_header_are_called_so(tmp_path, realspeech):
+    import soundfile as sf
+
+    whole = tmp_path / "whole.mp4"                 # PyAV writes the moov index last, as a camera does
+    _encode(whole, "aac", 44100)
+    data = whole.read_bytes()
+    cut = tmp_path / "interrupted.mp4"
+    cut.write_bytes(data[: data.index(b"moov") - 4])
+    with pytest.raises(AudioDecodeError) as e:
+        AudioReader(cut)
+    assert str(e.value) == f"{cut}: damaged or unfinished MP4 (no index: the recording may have been interrupted)"
+    audio, rate = sf.read(realspeech / "vosk_test.wav", dtype="float32")
+    sf.write(tmp_path / "whole.flac", audio, rate)
+    data = (tmp_path / "whole.flac").read_bytes()
+    end = 4
+    while not data[end] & 0x80:                     # the metadata blocks: (last flag, type, 24-bit length)
+        end += 4 + int.from_bytes(data[end + 1:end + 4], "big")
+    end += 4 + int.from_bytes(data[end + 1:end + 4], "big")
+    for n in (end, 20):                             # right after the header; inside STREAMINFO
+        cut = tmp_path / f"cut{n}.flac"
+        cut.write_bytes(data[:n])
+        with pytest.raises(AudioDecodeError) as e:
+            list(AudioReader(cut).blocks())
+        assert str(e.value) == f"{cut}: truncated FLAC: no audio after the header"
+    assert np.array_equal(load_audio(tmp_path / "whole.flac", None), audio)     # whole ones are untouched
+
+
 def test_truncated_wav_decodes_what_is_there_with_warning(tmp_path, realspeech):
     data = (realspeech / "vosk_test.wav").read_bytes()
     path = tmp_path / "cut.wav"

@@ -114,8 +114,8 @@ class AudioReader:
                       _open_fifo(self.path) if stat.S_ISFIFO(os.stat(self.path).st_mode) else str(self.path))
             return av.open(source, mode="r", metadata_errors="ignore", **raw)
         except av.error.FFmpegError as e:  # InvalidDataError, etc.
-            raise AudioDecodeError(
-                f"{self.path}: not a recognised audio or video file ({_ffmpeg_reason(e)})") from e
+            why = diagnose.damaged_container(self.path) or f"not a recognised audio or video file ({_ffmpeg_reason(e)})"
+            raise AudioDecodeError(f"{self.path}: {why}") from e
         except (OSError, UnicodeDecodeError) as e:
             raise AudioDecodeError(f"{self.path}: cannot open ({e})") from e
 
@@ -428,7 +428,8 @@ class AudioReader:
             # Only FFmpeg's own decode errors mean damaged data; anything else (MemoryError, a bug,
             # a resampler failure) propagates and fails the file with its reason.
             if total + pending_n == 0:
-                raise AudioDecodeError(f"{self.path}: cannot decode audio ({_ffmpeg_reason(e)})") from e
+                why = diagnose.damaged_container(self.path) or f"cannot decode audio ({_ffmpeg_reason(e)})"
+                raise AudioDecodeError(f"{self.path}: {why}") from e
             self._corrupt(e, total + pending_n, self.sample_rate)
         if pending_n:
             yield np.ascontiguousarray(np.concatenate(pending), dtype=np.float32)
@@ -445,7 +446,8 @@ class AudioReader:
             self._warn(f"{self.path}: the {energy.size} channels cancel out when mixed (opposite polarity?) "
                        "after the first part of the file; the transcript may miss speech", logged=True)
         if total == 0:
-            raise AudioDecodeError(f"{self.path}: no decodable audio (the audio stream is empty or corrupt)")
+            why = diagnose.damaged_container(self.path) or "no decodable audio (the audio stream is empty or corrupt)"
+            raise AudioDecodeError(f"{self.path}: {why}")
         msg = diagnose.short_decode_warning(self.path, self.decoded_s, self.info.duration_s,
                                             self.info.duration_estimated or rates_seen > 1, self.info.warnings)
         if msg:

@@ -1,6 +1,6 @@
 """Input diagnostics around the decode (:mod:`speechstudio.audio.decode`), each said in one line naming
-the file: missing / unreadable / empty (:func:`check_file`), one-pass streams, truncation, channels that
-cancel when mixed, speech level."""
+the file: missing / unreadable / empty (:func:`check_file`), one-pass streams, truncation, damaged MP4 / FLAC
+(:func:`damaged_container`), channels that cancel when mixed, speech level."""
 from __future__ import annotations
 
 import os
@@ -114,6 +114,71 @@ def short_decode_warning(path: Path, decoded_s: float, expected_s: float | None,
         return (f"{path}: decoded {decoded_s:.2f} s of the {expected_s:.2f} s the header "
                 "announces (file truncated?)")
     return None
+
+
+# ---------------------------------------------------------------- damaged containers
+_ISO_KINDS = {".mov": "MOV", ".m4a": "M4A", ".m4v": "M4V", ".3gp": "3GP"}
+
+
+def damaged_container(path: Path) -> str | None:
+    """Why FFmpeg read no audio from ``path``, when its signature says what it was meant to be: an MP4 /
+    QuickTime file (an ``ftyp`` box first) without a whole ``moov`` box (the index, written last: the
+    recording was interrupted), or a FLAC (``fLaC``, after any ID3v2 tag) that ends in or right after its
+    metadata; else None (also for a stream or an unreadable file)."""
+    if is_stream(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(12)
+            if head[4:8] == b"ftyp":
+                if _has_box(f, size, b"moov"):
+                    return None
+                kind = _ISO_KINDS.get(Path(path).suffix.lower(), "MP4")
+                return f"damaged or unfinished {kind} (no index: the recording may have been interrupted)"
+            start = 0
+            if head[:3] == b"ID3" and len(head) >= 10:     # an ID3v2 tag: 10 bytes + its syncsafe size (+ footer)
+                start = 10 + sum((b & 0x7F) << (7 * (3 - k)) for k, b in enumerate(head[6:10])) + (
+                    10 if head[5] & 0x10 else 0)
+            f.seek(start)
+            if f.read(4) == b"fLaC" and not _flac_audio_bytes(f, start + 4, size):
+                return "truncated FLAC: no audio after the header"
+    except OSError:
+        return None
+    return None
+
+
+def _has_box(f, size: int, kind: bytes) -> bool:
+    """Whether the ISO BMFF file ``f`` (``size`` bytes) has a top-level box ``kind`` that ends inside the file."""
+    pos = 0
+    while pos + 8 <= size:
+        f.seek(pos)
+        n, typ = struct.unpack(">I4s", f.read(8))
+        if n == 1:                                   # a 64-bit size follows
+            n = struct.unpack(">Q", f.read(8))[0]
+        elif n == 0:                                 # to the end of the file
+            n = size - pos
+        if n < 8:
+            return False
+        if typ == kind:
+            return pos + n <= size
+        pos += n
+    return False
+
+
+def _flac_audio_bytes(f, pos: int, size: int) -> int:
+    """Bytes after the metadata blocks of a FLAC file ``f`` (``size`` bytes) whose first block is at ``pos``;
+    0 when the file ends inside them."""
+    while True:
+        f.seek(pos)
+        block = f.read(4)
+        if len(block) < 4:
+            return 0
+        pos += 4 + int.from_bytes(block[1:4], "big")
+        if pos > size:
+            return 0
+        if block[0] & 0x80:                          # the last metadata block
+            return size - pos
 
 
 # ---------------------------------------------------------------- channels
