@@ -239,3 +239,26 @@ def test_a_word_wider_than_a_line_is_split_by_characters(caplog):
     assert max(len(line) for line in lines) <= 42
     assert "".join(lines).replace(" ", "") == f"Itis{word}indeed"
     assert "a word of 50 characters is wider than a subtitle line (42): split into 2 pieces" in caplog.text
+
+
+NAMES = ["Kennedy, John {JFK}", 'Dr. "Bob": O\'Neil', "Zoë,\nÜnal", "李雷, 韩梅梅"]
+
+
+@pytest.mark.parametrize("fmt", ["srt", "vtt", "ass"])
+def test_speaker_names_with_commas_braces_quotes_and_line_breaks_parse_back(fmt, tmp_path):
+    segs = [Segment(3.0 * i, 3.0 * i + 2, "And so, my fellow {Americans}", (), speaker=n) for i, n in enumerate(NAMES)]
+    path = tmp_path / f"x.{fmt}"
+    path.write_text(render_subtitles(segs, fmt), encoding="utf-8")
+    subs = pysubs2.load(str(path))
+    assert len(subs) == 4
+    names = ["Kennedy, John {JFK}", 'Dr. "Bob": O\'Neil', "Zoë, Ünal", "李雷, 韩梅梅"]     # one line each
+    if fmt == "ass":        # Name and Style are comma-separated fields: a comma becomes U+201A, braces ()
+        shown = [n.replace(",", "\u201a").replace("{", "(").replace("}", ")") for n in names]
+        assert [e.name for e in subs] == shown
+        assert [e.style for e in subs] == shown and set(shown) <= set(subs.styles)
+        assert [e.plaintext for e in subs] == ["And so, my fellow (Americans)"] * 4
+    elif fmt == "srt":      # braces are text in SRT (pysubs2 keeps them in .text, drops them from .plaintext)
+        assert [e.text.replace("\\N", " ") for e in subs] == [f"{n}: And so, my fellow {{Americans}}" for n in names]
+    else:                   # pysubs2 drops the WebVTT voice span: read it from the file
+        assert [e.text for e in subs] == ["And so, my fellow {Americans}"] * 4
+        assert re.findall(r"^<v ([^>]*)>", path.read_text(encoding="utf-8"), re.M) == names

@@ -304,7 +304,7 @@ def _split(words: list[Word], opts: SubtitleOptions, indent: int = 0) -> list[li
 
 def _indent(speaker: str | None, prefix: bool) -> int:
     """Display cells the ``"Name: "`` prefix takes on a cue's first line (0 without one)."""
-    return cell_width(f"{speaker}: ") if prefix and speaker else 0
+    return cell_width(f"{' '.join(speaker.split())}: ") if prefix and speaker else 0
 
 
 def _shown_s(words: Sequence[Word], opts: SubtitleOptions, next_start: float = math.inf) -> float:
@@ -441,9 +441,14 @@ def _cue_text(cue: Cue, fmt: str, karaoke: bool) -> str:
     return "\\N".join(parts)
 
 
-def _style_name(speaker: str) -> str:
-    """An ASS style name for a speaker (commas separate ASS fields: replaced)."""
-    return speaker.replace(",", " ")
+def _speaker_label(speaker: str, fmt: str) -> str:
+    """``speaker`` as every format can carry it: one line (a line break would end an SRT / VTT cue or an ASS
+    event), escaped for ``fmt``; in ASS, where it fills the comma-separated Name and Style fields (ASS has
+    no escape there), each comma becomes U+201A (looks like one) and braces parentheses, as in the text."""
+    label = " ".join(speaker.split()) or "?"
+    if fmt == "ass":
+        label = label.replace(",", "\u201a")
+    return _escape(label, fmt)
 
 
 # one readable colour per speaker (white first), in the order speakers first talk
@@ -463,17 +468,18 @@ def render_subtitles(segments: Sequence[Segment], fmt: str, opts: SubtitleOption
         if cue.speaker is not None:
             if cue.speaker not in speakers:
                 speakers.append(cue.speaker)
+            label = _speaker_label(cue.speaker, fmt)
             if fmt == "srt":
-                event.text = f"{_escape(cue.speaker, fmt)}: {text}"
+                event.text = f"{label}: {text}"
             elif fmt == "vtt":
-                event.text = f"<v {_escape(cue.speaker, fmt)}>{text}"
+                event.text = f"<v {label}>{text}"
             else:
-                event.style, event.name = _style_name(cue.speaker), _escape(cue.speaker, fmt)
+                event.style = event.name = label
         subs.append(event)
     if fmt == "ass":
         for k, who in enumerate(speakers):
             style = subs.styles["Default"].copy()
             style.primarycolor = _COLOURS[k % len(_COLOURS)]
-            subs.styles[_style_name(who)] = style
+            subs.styles[_speaker_label(who, "ass")] = style
         return subs.to_string("ass")
     return subs.to_string(fmt, keep_ssa_tags=True)
