@@ -135,6 +135,14 @@ def test_cli_flags_reach_the_srt(tmp_path, tiny_w2v_dir, capsys, home, monkeypat
     code = cli.main(["transcribe", str(wav), "--model", str(tiny_w2v_dir), "--max-line-width", "-1"])
     assert code == 2
     assert "--max-line-width must be >= 0" in capsys.readouterr().err
+    for width in ("3", "9"):        # "my" / "fel" cues of 127 ms: refused, naming the flag
+        code = cli.main(["transcribe", str(wav), "--model", str(tiny_w2v_dir), "--max-line-width", width])
+        assert code == 2
+        assert (f"--max-line-width must be 0 (no limit) or at least 10 characters (got {width}"
+                in capsys.readouterr().err)
+    code = cli.main(["transcribe", str(wav), "--model", str(tiny_w2v_dir), "--format", "srt", "-q", "--overwrite",
+                     "--max-line-width", "10"])
+    assert code == 0 and seen["subtitles"].max_line_width == 10
 
 
 @pytest.mark.parametrize("fmt", ["srt", "vtt", "ass"])

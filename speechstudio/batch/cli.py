@@ -21,7 +21,7 @@ from speechstudio.batch.notices import print_model_line
 from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.batch.resume import plan_work
 from speechstudio.batch.run import MISSING, BatchSummary, batch_workers, collect_inputs, plan_outputs, run_batch
-from speechstudio.batch.subtitles import SubtitleOptions
+from speechstudio.batch.subtitles import MIN_LINE_WIDTH, SubtitleOptions
 from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, positive_float, positive_int
 from speechstudio.diarize.family import Diarization
 from speechstudio.errors import AudioDecodeError, UsageError
@@ -39,7 +39,7 @@ def register(subparsers) -> None:
     t.add_argument("--precision", default="auto", choices=("auto", "fp32", "fp16", "bf16"))
     t.add_argument("--format", default="txt,srt,vtt,json", help="comma list of txt,srt,vtt,json,ass (or all)")
     t.add_argument("--max-line-width", type=int, default=42, metavar="CHARS",
-                   help="subtitle line width in characters, 0 = no limit (default 42)")
+                   help=f"subtitle line width in characters, {MIN_LINE_WIDTH} or more, 0 = no limit (default 42)")
     t.add_argument("--max-line-count", type=int, default=2, metavar="LINES",
                    help="lines per subtitle cue, 0 = no limit (default 2)")
     t.add_argument("--max-cue-s", type=float, default=7.0, metavar="SECONDS",
@@ -98,6 +98,9 @@ def _subtitle_options(args):
     for flag in ("max_line_width", "max_line_count", "max_cue_s", "min_cue_s", "max_cps"):
         if getattr(args, flag) < 0:
             raise UsageError(f"--{flag.replace('_', '-')} must be >= 0 (0 = no limit)")
+    if 0 < args.max_line_width < MIN_LINE_WIDTH:
+        raise UsageError(f"--max-line-width must be 0 (no limit) or at least {MIN_LINE_WIDTH} characters "
+                         f"(got {args.max_line_width}: words would be cut into unreadable pieces)")
     return SubtitleOptions(max_line_width=args.max_line_width, max_line_count=args.max_line_count,
                            max_cue_s=args.max_cue_s, highlight_words=args.highlight_words,
                            min_cue_s=args.min_cue_s, max_cps=args.max_cps)

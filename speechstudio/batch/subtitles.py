@@ -26,6 +26,7 @@ _SSA_ESCAPE = re.compile(r"\\(?=[nNh])")
 _SENTENCE_END = (".", "?", "!", "…", "。", "？", "！")
 _CLAUSE_END = (",", ";", ":", "–", "—", "、", "，", "；", "：")
 _TITLES = {"mr.", "mrs.", "ms.", "dr.", "st.", "prof.", "mt.", "jr.", "sr."}
+MIN_LINE_WIDTH = 10        # narrower lines cut common words into pieces ("my" / "fel" at width 3): refused
 _CONJUNCTIONS = {"and", "but", "or", "so", "because", "which", "that", "who", "when", "where", "if", "while",
                  "although", "though", "than", "as", "until", "unless", "whether", "since", "before", "after"}
 
