@@ -67,10 +67,10 @@ def test_no_zero_length_or_overlapping_cues():
     segs = [Segment(1.0, 1.0, "a"), Segment(1.0, 3.0, "b"), Segment(2.0, 2.5, "c"), Segment(2.4, 2.4, "d"),
             Segment(9.0, 8.0, "e")]
     cues = layout_cues(segs)
-    # cues too short to read join their neighbour (were "b" 167 ms, "c" 400 ms); "e" has none: its
-    # word and the 0.5 s linger; 2 frames between cues
+    # cues too short to read join their neighbour (were "b" 167 ms, "c" 400 ms); "e" has none: it stays the
+    # minimum 5/6 s (its word and the 0.5 s linger would be 0.5 s); 2 frames between cues
     assert [(c.text, c.start_ms, c.end_ms) for c in cues] == [
-        ("a b", 1000, 1917), ("c d", 2000, 2833), ("e", 9000, 9500)]
+        ("a b", 1000, 1917), ("c d", 2000, 2833), ("e", 9000, 9833)]
     srt = render("srt", segs, INFO)
     for a, b in zip(pysubs2.SSAFile.from_string(srt), pysubs2.SSAFile.from_string(srt)[1:]):
         assert a.end > a.start and b.start >= a.end
@@ -270,3 +270,46 @@ def test_speaker_names_with_commas_braces_quotes_and_line_breaks_parse_back(fmt,
     else:                   # pysubs2 drops the WebVTT voice span: read it from the file
         assert [e.text for e in subs] == ["And so, my fellow {Americans}"] * 4
         assert re.findall(r"^<v ([^>]*)>", path.read_text(encoding="utf-8"), re.M) == names
+
+
+def spoken(speaker, *timed):
+    """A segment of ``(word, start_s, end_s)`` triples, as the diarized JSON of a real run has them."""
+    words = tuple(Word(a, b, w, speaker=speaker) for w, a, b in timed)
+    return Segment(words[0].start_s, words[-1].end_s, " ".join(w for w, _, _ in timed), words, speaker=speaker)
+
+
+def test_no_cue_shorter_than_the_minimum_where_the_audio_leaves_room():
+    """Real runs (noise_-10dB.wav, noise_+6dB.wav of the break test) gave 17 ms and 38 ms cues."""
+    gap = lambda cues: [b.start_ms - a.end_ms for a, b in zip(cues, cues[1:])]  # noqa: E731
+    # a one-word turn right before another speaker's answer (was 40160-40177): it starts earlier, into the
+    # silence before it, and ends 2 frames before the answer
+    segs = [spoken("Speaker 3", ("In", 23.52, 23.6), ("this", 23.6, 23.8), ("regard,", 23.8, 24.04)),
+            spoken("Speaker 2", ("if", 40.16, 40.26)),
+            spoken("Speaker 4", ("the", 40.26, 40.4), ("reader", 40.4, 40.56), ("will", 40.56, 40.86),
+                   ("excuse", 40.86, 41.26), ("me,", 41.26, 41.82))]
+    cues = layout_cues(segs, prefix=True)
+    assert [(c.speaker, c.text, c.start_ms, c.end_ms) for c in cues] == [
+        ("Speaker 3", "In this regard,", 23520, 24353), ("Speaker 2", "if", 39344, 40177),
+        ("Speaker 4", "the reader will excuse me,", 40260, 41820)]
+    # the decoder overlapped two segments of one voice (was 57530-57568, the next at 57568, no gap): the
+    # unreadable one joins the next
+    segs = [Segment(57.53, 58.41, "It is how I gather.", (Word(57.53, 57.67, "It"), Word(57.67, 57.93, "is"),
+                    Word(57.93, 58.13, "how"), Word(58.13, 58.41, "I"), Word(58.41, 58.41, "gather.")))]
+    segs.append(Segment(57.568, 58.234, "This is how I gather, do this for you.", tuple(
+        Word(57.568 + 0.074 * k, 57.568 + 0.074 * (k + 1), w) for k, w in enumerate(
+            ["This", "is", "how", "I", "gather,", "do", "this", "for", "you."]))))
+    cues = layout_cues(segs)
+    assert [(c.text, c.start_ms, c.end_ms) for c in cues] == [
+        ("It is how I gather.\nThis is how I gather, do this for you.", 57530, 58910)]
+    # no room before (the question ends 2 frames before) nor after (the same speaker goes on at once): the
+    # cue gets 5/6 s and the next one starts 2 frames after it
+    segs = [spoken("Speaker 1", ("Well,", 10.0, 10.4), ("that", 10.4, 10.7), ("is", 10.7, 10.9), ("the", 10.9, 11.0),
+                   ("plan.", 11.0, 11.5)),
+            spoken("Speaker 2", ("Not", 11.55, 11.6)),
+            spoken("Speaker 1", ("they", 11.6, 11.8), ("are", 11.8, 11.9), ("suing", 11.9, 12.3), ("us", 12.3, 12.5),
+                   ("anyway.", 12.5, 13.0))]
+    cues = layout_cues(segs, prefix=True)
+    assert [(c.text, c.start_ms, c.end_ms) for c in cues] == [
+        ("Well, that is the plan.", 10000, 11467), ("Not", 11550, 12383), ("they are suing us anyway.", 12466, 13299)]
+    assert gap(cues) == [83, 83]
+    assert min(c.end_ms - c.start_ms for c in cues) == 833    # the pushed one too (its words end at 13 s)

@@ -309,10 +309,20 @@ def _indent(speaker: str | None, prefix: bool) -> int:
 
 
 def _shown_s(words: Sequence[Word], opts: SubtitleOptions, next_start: float = math.inf) -> float:
-    """How long a cue of ``words`` can stay: its words plus the linger, which ends ``min_gap_s`` before the
-    speaker's next cue (``next_start`` s)."""
+    """How long a cue of ``words`` can stay: its words plus the linger, all of it ending ``min_gap_s`` before
+    the next cue it must not overlap (``next_start`` s: the speaker's next, or anyone's after its words), as
+    :func:`_timed` cuts it (a segment the decoder overlapped with the next one of its speaker shows for 38 ms
+    however long its own words run)."""
     end = max(w.end_s for w in words)
-    return max(end, min(end + opts.linger_s, next_start - opts.min_gap_s)) - words[0].start_s
+    return min(end + opts.linger_s, next_start - opts.min_gap_s) - words[0].start_s
+
+
+def _next_start(groups: list[tuple[str | None, list[Word]]], i: int) -> float:
+    """Where the cue of ``groups[i]`` must end by (seconds, before the gap): the next cue of its speaker,
+    or anyone's that starts after its words."""
+    who, words = groups[i]
+    last = max(w.end_s for w in words)
+    return min((g[0].start_s for w2, g in groups[i + 1:] if w2 == who or g[0].start_s >= last), default=math.inf)
 
 
 def _joined(a: list[Word], b: list[Word]) -> list[Word]:
@@ -329,8 +339,7 @@ def _join_scraps(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOpti
     i = 0
     while i < len(groups):
         who, words = groups[i]
-        after = groups[i + 1][1][0].start_s if i + 1 < len(groups) and groups[i + 1][0] == who else math.inf
-        if _shown_s(words, opts, after) >= opts.min_cue_s:
+        if _shown_s(words, opts, _next_start(groups, i)) >= opts.min_cue_s:
             i += 1
             continue
         merged = False
@@ -397,6 +406,32 @@ def _timed(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOptions, d
         end = max(end, start + 1)
         prev_end[who] = end
         cues.append(Cue(start, end, _lines(words, opts.max_line_width, _indent(who, prefix)), who))
+    return _readable(cues, _ms(opts.min_cue_s), gap, limit)
+
+
+def _readable(cues: list[Cue], min_ms: int, gap: int, limit: int | None) -> list[Cue]:
+    """Every cue on screen at least ``min_ms`` (Netflix: 5/6 s) where the audio leaves room: a cue the next
+    speech cuts short (another speaker's answer right after a one-word cue, a word the decoder squeezed to
+    17 ms) grows into the free time after it, then starts earlier into the free time before it (never
+    closer than ``gap`` ms to another cue), then pushes the cues after it later; only the end of the audio
+    (``limit`` ms) stops it, and a cue of words past it is left alone. Cues already overlapping it (two
+    speakers at once) are left as they are."""
+    for i, cue in enumerate(cues):
+        if cue.end_ms - cue.start_ms >= min_ms or (limit is not None and cue.start_ms >= limit):
+            continue
+        after = [c for c in cues[i + 1:] if c.start_ms >= cue.end_ms]
+        cap = limit if limit is not None else math.inf
+        room = min([c.start_ms - gap for c in after] + [cap])
+        cue.end_ms = max(cue.end_ms, min(cue.start_ms + min_ms, room))
+        if cue.end_ms - cue.start_ms < min_ms:
+            before = max([c.end_ms + gap for c in cues[:i] if c.end_ms <= cue.start_ms] + [0])
+            cue.start_ms = min(cue.start_ms, max(before, cue.end_ms - min_ms))
+        if cue.end_ms - cue.start_ms < min_ms:
+            cue.end_ms = int(min(cue.start_ms + min_ms, max(cap, cue.end_ms)))
+            for c in after:
+                if c.start_ms < cue.end_ms + gap:
+                    c.start_ms = cue.end_ms + gap
+                    c.end_ms = max(c.end_ms, c.start_ms + 1)
     return cues
 
 
