@@ -157,13 +157,38 @@ def test_an_empty_speakers_value_is_refused_not_taken_for_off():
         parse_speakers("  ")
 
 
-def test_the_summary_gives_talk_under_10_s_in_seconds():
+def test_the_summary_gives_talk_times_in_one_format():
+    """Seconds when every talk time is under 10 s, else m:ss for all (a line read "(0:25), (2.1 s)")."""
     from speechstudio.diarize.assign import Turn
     from speechstudio.diarize.family import Diarization, speaker_infos
 
     turns = [Turn(0.0, 75.0, "Ana"), Turn(75.0, 76.3, "Speaker 1")]
     assert Diarization(turns, speaker_infos(turns, ["Ana", "Speaker 1"])).summary() == \
-        "2 speakers: Ana (1:15), Speaker 1 (1.3 s)"
+        "2 speakers: Ana (1:15), Speaker 1 (0:01)"
+    turns = [Turn(0.0, 7.5, "Ana"), Turn(7.5, 8.8, "Speaker 1")]
+    assert Diarization(turns, speaker_infos(turns, ["Ana", "Speaker 1"])).summary() == \
+        "2 speakers: Ana (7.5 s), Speaker 1 (1.3 s)"
+
+
+def test_a_count_with_a_speaker_who_says_no_word_is_unsure():
+    """A meeting excerpt gave "3 speakers" (sure) with every word under Speaker 1; --speakers 4 listed a Speaker 3
+    without a line. The speakers stay (dropping them lost real people whose words tiny.en missed) and the count says
+    check."""
+    from speechstudio.diarize.assign import Turn
+    from speechstudio.diarize.family import Diarization, speaker_infos
+
+    words = tuple(Word(i * 0.5, i * 0.5 + 0.4, w) for i, w in enumerate("one two three four five six".split()))
+    segs = [Segment(0.0, 3.0, "one two three four five six", words)]
+    turns = [Turn(0.0, 1.2, "Speaker 1"), Turn(1.21, 1.24, "Speaker 2"), Turn(1.3, 3.0, "Speaker 3"),
+             Turn(3.0, 3.6, "Speaker 2")]                     # Speaker 2: a breath between words, then after them
+    names = ["Speaker 1", "Speaker 2", "Speaker 3"]
+    found = Diarization(turns, speaker_infos(turns, names))
+    out, info = found.apply(segs, TranscriptInfo(3.6, "en", "m", "whisper"))
+    assert [(s.speaker, s.text) for s in out] == [("Speaker 1", "one two three"), ("Speaker 3", "four five six")]
+    assert [s.name for s in info.speakers] == names and info.speakers_could_be == 2
+    assert found.summary() == "2 or 3 speakers: check: Speaker 1 (1.2 s), Speaker 2 (0.6 s), Speaker 3 (1.7 s)"
+    every = Diarization(turns[:1], speaker_infos(turns[:1], names[:1]))     # everyone says something: sure
+    assert every.apply(segs, TranscriptInfo(3.6, "en", "m", "whisper"))[1].speakers_could_be is None
 
 
 def test_the_tracks_thread_hands_its_error_to_the_caller_and_ends_when_abandoned(monkeypatch):
