@@ -27,8 +27,21 @@ _SENTENCE_END = (".", "?", "!", "…", "。", "？", "！")
 _CLAUSE_END = (",", ";", ":", "–", "—", "、", "，", "；", "：")
 _TITLES = {"mr.", "mrs.", "ms.", "dr.", "st.", "prof.", "mt.", "jr.", "sr."}
 MIN_LINE_WIDTH = 10        # narrower lines cut common words into pieces ("my" / "fel" at width 3): refused
-_CONJUNCTIONS = {"and", "but", "or", "so", "because", "which", "that", "who", "when", "where", "if", "while",
+_CONJUNCTIONS = {"and", "but", "or", "nor", "so", "because", "which", "that", "who", "when", "where", "if", "while",
                  "although", "though", "than", "as", "until", "unless", "whether", "since", "before", "after"}
+_PREPOSITIONS = {"of", "in", "on", "at", "to", "for", "from", "by", "with", "into", "onto", "upon", "about", "over",
+                 "under", "through", "between", "without", "within", "during", "against", "towards", "toward"}
+# words a line or cue should not end on (Netflix Timed Text Style Guide, English, "Line Treatment": never
+# separate an article, a possessive or a preposition from what follows it, an auxiliary from its verb, a
+# subject pronoun from its verb; BBC Subtitle Guidelines, "Line breaks": break at the highest syntactic node)
+_FUNCTION_WORDS = _CONJUNCTIONS | _PREPOSITIONS | {
+    "a", "an", "the", "my", "your", "his", "her", "its", "our", "their", "whose", "this", "these", "those",
+    "what", "how", "why", "whom", "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had",
+    "do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "very"}
+_CLAUSE_PAUSE_S = 0.3        # a comma and a pause this long end a cue that has a third of its room
+_SUBJECTS = {"i", "you", "he", "she", "we", "they"}
+_AUXILIARIES = {"is", "are", "was", "were", "am", "has", "have", "had", "do", "does", "did", "will", "would", "shall",
+                "should", "can", "could", "may", "might", "must"}
 
 
 @dataclass(frozen=True)
@@ -87,9 +100,14 @@ def _breakable(prev: Word, w: Word) -> bool:
 
 
 def _break_cost(prev: Word, w: Word) -> float:
-    """How bad a break between ``prev`` and ``w`` is: 0 after a sentence, 1 after a clause, 2 before a
-    conjunction, 3 elsewhere, 20 inside a name, a number with its word or a hyphenated compound;
-    ``inf`` where :func:`_breakable` forbids it."""
+    """How bad a line or cue break between ``prev`` and ``w`` is: 0 after a sentence, 1 after a clause, 2 before
+    a conjunction or preposition, 3 elsewhere, 7 after a function word (an article, possessive, preposition,
+    conjunction, "which", an auxiliary) or between a subject pronoun and its auxiliary, 20 inside a name, a
+    number with its word or a hyphenated compound; a pause between the two words takes up to 1.5 off (a
+    speaker's pause is where the thought breaks); ``inf`` where :func:`_breakable` forbids it. Rules: Netflix
+    Timed Text Style Guide (English), "Line Treatment" (break after punctuation, before conjunctions and
+    prepositions; never split an article, a possessive, a preposition or an auxiliary from what follows it,
+    nor a subject pronoun from its verb); BBC Subtitle Guidelines, "Line breaks"."""
     if not _breakable(prev, w):
         return float("inf")
     left, right = prev.text.strip(), w.text.strip()
@@ -99,13 +117,19 @@ def _break_cost(prev: Word, w: Word) -> float:
             or left[-1:].isdigit() or right[:1].isdigit() \
             or (left[:1].isupper() and right[:1].isupper() and left[-1:].isalpha() and len(right) > 1):
         return 20.0
+    head, tail = left.lower().strip("\"'“”‘’("), right.lower().strip("\"'“”‘’(),.;:!?")
     if left.endswith(_SENTENCE_END):
-        return 0.0
-    if left.endswith(_CLAUSE_END):
-        return 1.0
-    if right.lower().strip(",.") in _CONJUNCTIONS:
-        return 2.0
-    return 3.0
+        cost = 0.0
+    elif left.endswith(_CLAUSE_END):
+        cost = 1.0
+    elif head in _FUNCTION_WORDS or (head in _SUBJECTS and tail in _AUXILIARIES):
+        cost = 7.0
+    elif tail in _CONJUNCTIONS or tail in _PREPOSITIONS:
+        cost = 2.0
+    else:
+        cost = 3.0
+    pause = w.start_s - prev.end_s
+    return max(0.0, cost - min(1.5, 5.0 * max(0.0, pause - 0.1)))
 
 
 def _text_pieces(text: str) -> list[str]:
@@ -263,7 +287,8 @@ def _phrases(words: list[Word], pause_s: float) -> list[list[Word]]:
 def _split(words: list[Word], opts: SubtitleOptions, indent: int = 0) -> list[list[Word]]:
     """A phrase cut into cues within the line and duration limits: when the next word does not fit,
     the cue ends at the cheapest natural break in it (the later the better); a cue that has reached a
-    sentence end and half its room ends there."""
+    sentence end and half its room ends there, and one that has reached a clause end followed by a pause of
+    ``_CLAUSE_PAUSE_S`` and a third of its room ("what your country can do for you," 0.58 s, "ask what...")."""
     room = opts.max_line_width * opts.max_line_count if opts.max_line_width > 0 and opts.max_line_count > 0 else 0
     pieces = _pieces(words)
     groups: list[list[int]] = []
@@ -272,9 +297,11 @@ def _split(words: list[Word], opts: SubtitleOptions, indent: int = 0) -> list[li
         if cur:
             seq = cur + [i]
             over = _too_long([pieces[j] for j in seq], opts) or not _fits([pieces[j] for j in seq], opts, indent)
-            sentence = (room > 0 and pieces[cur[-1]].text.strip().endswith(_SENTENCE_END)
-                        and pieces[cur[-1]].text.strip().lower() not in _TITLES
-                        and cell_width(line_text([pieces[j] for j in cur])) >= room / 2)
+            end, size = pieces[cur[-1]].text.strip(), cell_width(line_text([pieces[j] for j in cur]))
+            sentence = room > 0 and (
+                (end.endswith(_SENTENCE_END) and end.lower() not in _TITLES and size >= room / 2)
+                or (end.endswith(_CLAUSE_END) and pieces[i].start_s - pieces[cur[-1]].end_s >= _CLAUSE_PAUSE_S
+                    and size >= room / 3))
             if sentence and _breakable(pieces[cur[-1]], pieces[i]):
                 groups.append(cur)
                 cur = []
