@@ -334,3 +334,13 @@ def test_lines_and_cues_break_after_punctuation_and_pauses_not_after_function_wo
         ("what your country\ncan do for you,", 5440),              # was "what your country can do for\nyou, ask..."
         ("ask\nwhat you can do for your country.", 8192),
         ("The narrative would be tedious\nto him and painful to myself.", 48064)]    # was "...would be\ntedious..."
+
+
+@pytest.mark.parametrize("fmt", ["srt", "vtt", "ass"])
+def test_an_empty_transcript_is_a_file_with_no_cues(fmt, tmp_path):
+    """No words: an SRT of 0 bytes (SubRip has no header; no made-up cue), a VTT / ASS of headers; all read
+    back as no events (the empty SRT when its format is named: nothing in it to guess from)."""
+    path = tmp_path / f"x.{fmt}"
+    path.write_text(render_subtitles([], fmt), encoding="utf-8")
+    assert (path.stat().st_size == 0) == (fmt == "srt")
+    assert len(pysubs2.load(str(path), format_=fmt)) == 0
