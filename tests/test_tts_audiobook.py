@@ -329,6 +329,17 @@ def test_cli_audiobook_cover_errors_are_one_line(tmp_path, capsys, monkeypatch):
         assert len(lines) == 1 and lines[0].startswith(f"speechstudio: error: {cover}: {reason}")
 
 
+def _book_beside_a_users_file(tmp_path):
+    """``(book, out, mine)``: a two-chapter Markdown book and an output folder holding a file of the user's own
+    with the second chapter's name."""
+    book = tmp_path / "b.md"
+    book.write_text("# One\n\nHello there.\n\n# Two\n\nGood night.\n", encoding="utf-8")
+    out = tmp_path / "ab"
+    out.mkdir()
+    (out / "02 - Two.flac").write_bytes(b"my own recording")
+    return book, out, out / "02 - Two.flac"
+
+
 def test_cli_audiobook_refuses_a_users_file_before_loading_a_voice(tmp_path, home, capsys, monkeypatch):
     from speechstudio import cli
     import speechstudio.tts.family as tts_family
@@ -339,12 +350,7 @@ def test_cli_audiobook_refuses_a_users_file_before_loading_a_voice(tmp_path, hom
 
     monkeypatch.setattr(tts_family, "load_voice", no_voice)
     monkeypatch.setattr(tts_voices, "load_named", no_voice)
-    book = tmp_path / "b.md"
-    book.write_text("# One\n\nHello there.\n\n# Two\n\nGood night.\n", encoding="utf-8")
-    out = tmp_path / "ab"
-    out.mkdir()
-    mine = out / "02 - Two.flac"
-    mine.write_bytes(b"my own recording")
+    book, out, mine = _book_beside_a_users_file(tmp_path)
     assert cli.main(["audiobook", str(book), "--out", str(out)]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines == [f"speechstudio: error: {mine}: exists and was not written by an earlier audiobook run here "
@@ -359,12 +365,7 @@ def test_the_apps_audiobook_job_refuses_a_users_file_before_loading_a_voice(tmp_
     from speechstudio.atomic import OutputExistsError
     from speechstudio.worker.audiobook_job import AudiobookJob
 
-    book = tmp_path / "b.md"
-    book.write_text("# One\n\nHello there.\n\n# Two\n\nGood night.\n", encoding="utf-8")
-    out = tmp_path / "ab"
-    out.mkdir()
-    mine = out / "02 - Two.flac"
-    mine.write_bytes(b"my own recording")
+    book, out, mine = _book_beside_a_users_file(tmp_path)
     models = NS(voice=lambda *a: pytest.fail("voice loaded before the outputs were checked"))
     with pytest.raises(OutputExistsError, match="02 - Two.flac: exists and was not written by an earlier audiobook"):
         list(AudiobookJob(book, out).run(models))
