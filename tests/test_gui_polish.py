@@ -203,6 +203,10 @@ def test_settings_dialog_writes_only_the_temporary_settings(win, qtbot, real_set
     dlg.output_dir.setText("/data/transcripts")
     dlg.format_checks["json"].setChecked(False)
     assert (dlg.line_width.value(), dlg.line_count.value()) == (42, 2)  # the CLI's defaults
+    dlg.line_width.setValue(0)                          # under the narrowest width: "no limit", a step up 10
+    assert dlg.line_width.text() == "no limit" and dlg.values().subtitle_max_line_width == 0
+    dlg.line_width.stepBy(1)
+    assert dlg.line_width.value() == 10 and dlg.values().subtitle_max_line_width == 10
     dlg.line_width.setValue(60)
     dlg.line_count.setValue(0)
     assert dlg.line_count.text() == "no limit"

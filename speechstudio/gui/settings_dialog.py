@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QVBoxLayout
 
+from speechstudio.batch.subtitles import MIN_LINE_WIDTH
 from speechstudio.gui import preferences as prefs
 from speechstudio.gui.common import combo, hrow, line_edit, named, note_label, path_row, spin
 
@@ -32,7 +33,10 @@ class SettingsDialog(QDialog):
         for name, c in self.format_checks.items():
             c.setChecked(name in p.formats)
         f.addRow("Formats", hrow(*self.format_checks.values()))
-        self.line_width = spin("Subtitle line width", 0, 200, p.subtitle_max_line_width, "no limit", suffix=" characters")
+        # "no limit" (0) sits just under the narrowest width the writer takes, so a step up from it gives that
+        # width (a width of 1-9 made every transcription fail)
+        self.line_width = spin("Subtitle line width", MIN_LINE_WIDTH - 1, 200,
+                               max(p.subtitle_max_line_width, MIN_LINE_WIDTH - 1), "no limit", suffix=" characters")
         self.line_count = spin("Subtitle lines per cue", 0, 10, p.subtitle_max_line_count, "no limit", suffix=" lines")
         f.addRow("Subtitle line width", self.line_width)
         f.addRow("Subtitle lines per cue", self.line_count)
@@ -71,7 +75,7 @@ class SettingsDialog(QDialog):
         return prefs.Preferences(
             output_dir=self.output_dir.text().strip(),
             formats=tuple(n for n, c in self.format_checks.items() if c.isChecked()) or ("txt",),
-            subtitle_max_line_width=self.line_width.value(),
+            subtitle_max_line_width=self.line_width.value() if self.line_width.value() >= MIN_LINE_WIDTH else 0,
             subtitle_max_line_count=self.line_count.value(),
             device=self.device.currentText(),
             precision=self.precision.currentText(),
