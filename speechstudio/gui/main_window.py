@@ -170,15 +170,20 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self._frame_wait = True  # once per window
             QTimer.singleShot(0, self, self._fit_frame)
 
+    _docks_due = False  # a _fit_docks is queued
+
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
-        self._fit_docks()
+        if not self._docks_due:      # after the event, once: resizing docks inside a resize re-enters the layout
+            self._docks_due = True
+            QTimer.singleShot(0, self, self._fit_docks)
 
     def _fit_docks(self) -> None:
         """Keep the docks (sound picture and GPU monitor, side by side at the bottom) at most
         :data:`DOCK_HEIGHT` px high and no higher than leaves the pages :data:`PAGE_ROOM` px of the window
         (at 900x600 they took 230 of 600 px and the Models table showed no full row); docks shrunk here get
         their height back when the window grows. A height the user dragged them to stays while it fits."""
+        self._docks_due = False
         bottom = [d for d in (self.mel_dock, self.gpu_dock) if not d.isFloating() and d.isVisible()
                   and self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
         if not bottom and self.isVisible():
