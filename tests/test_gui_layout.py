@@ -386,6 +386,7 @@ def test_the_docks_leave_the_pages_room_on_a_small_window(win, qtbot):
     with qtbot.waitSignal(models.refreshed, timeout=60000):
         models.refresh()
     win.resize(900, 600)
+    qtbot.waitUntil(lambda: win.centralWidget().height() >= 420, timeout=5000)    # fitted just after the resize
     qtbot.wait(50)
     table = models.table
     full = [r for r in range(table.rowCount())
@@ -393,5 +394,5 @@ def test_the_docks_leave_the_pages_room_on_a_small_window(win, qtbot):
     assert win.mel_dock.isVisible() and win.gpu_dock.isVisible()
     assert (win.centralWidget().height() >= 420, len(full) >= 1) == (True, True), (win.centralWidget().height(), full)
     win.resize(1280, 800)
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: win.mel_dock.height() == DOCK_HEIGHT, timeout=5000)
     assert (win.mel_dock.height(), win.gpu_dock.height()) == (DOCK_HEIGHT, DOCK_HEIGHT)
