@@ -34,14 +34,13 @@ _PREPOSITIONS = {"of", "in", "on", "at", "to", "for", "from", "by", "with", "int
 # words a line or cue should not end on (Netflix Timed Text Style Guide, English, "Line Treatment": never
 # separate an article, a possessive or a preposition from what follows it, an auxiliary from its verb, a
 # subject pronoun from its verb; BBC Subtitle Guidelines, "Line breaks": break at the highest syntactic node)
-_FUNCTION_WORDS = _CONJUNCTIONS | _PREPOSITIONS | {
-    "a", "an", "the", "my", "your", "his", "her", "its", "our", "their", "whose", "this", "these", "those",
-    "what", "how", "why", "whom", "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had",
-    "do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "very"}
-_CLAUSE_PAUSE_S = 0.3        # a comma and a pause this long end a cue that has a third of its room
-_SUBJECTS = {"i", "you", "he", "she", "we", "they"}
 _AUXILIARIES = {"is", "are", "was", "were", "am", "has", "have", "had", "do", "does", "did", "will", "would", "shall",
                 "should", "can", "could", "may", "might", "must"}
+_FUNCTION_WORDS = _CONJUNCTIONS | _PREPOSITIONS | _AUXILIARIES | {
+    "a", "an", "the", "my", "your", "his", "her", "its", "our", "their", "whose", "this", "these", "those",
+    "what", "how", "why", "whom", "be", "been", "being", "very"}
+_CLAUSE_PAUSE_S = 0.3        # a comma and a pause this long end a cue that has a third of its room
+_SUBJECTS = {"i", "you", "he", "she", "we", "they"}
 
 
 @dataclass(frozen=True)
