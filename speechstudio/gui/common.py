@@ -167,11 +167,9 @@ def hrow(*items, stretch: bool = True) -> QHBoxLayout:
 
 
 class FlowLayout(QLayout):
-    """Items left to right, wrapping onto another line where the width runs out, so a row of options
-    never widens its page (Qt's Flow Layout example, doc.qt.io/qt-6/qtwidgets-layouts-flowlayout-example.html);
-    a growing item (:meth:`add` ``grow=True``) takes its line's spare width. Its minimum height is the height
-    at its current width, not a height-for-width: with one, the page's scroll area would give the whole
-    page its preferred height, and the page would scroll where it fits."""
+    """Items left to right, wrapping where the width runs out, so a row of options never widens its page
+    (Qt's Flow Layout example); a growing item (:meth:`add` ``grow=True``) takes its line's spare width. Its
+    minimum height is the height at its current width (no height-for-width: the page would scroll where it fits)."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -309,9 +307,7 @@ def setting_list(s: QSettings, key: str, default: list[str]) -> list[str]:
     v = s.value(key, default)
     if v is None:
         return list(default)
-    if isinstance(v, str):
-        return [x for x in v.split(",") if x] if v else []
-    return [str(x) for x in v]
+    return [x for x in v.split(",") if x] if isinstance(v, str) else [str(x) for x in v]
 
 
 #: One colour per speaker, in the order they first talk (readable on light and dark palettes:
@@ -387,8 +383,7 @@ class WrapLabel(QLabel):
         return self._plain
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
-        """One line (layouts get the real height from ``heightForWidth``; QLabel's own hint wraps at a
-        narrow guessed width, which splitters add up)."""
+        """One line (layouts get the real height from ``heightForWidth``)."""
         m = self.contentsMargins()
         return QSize(0, self.fontMetrics().height() + m.top() + m.bottom() + 2 * self.margin())
 
@@ -518,10 +513,7 @@ class _DefaultNameDelegate(QStyledItemDelegate):
     def initStyleOption(self, option, index) -> None:  # noqa: N802 - Qt API
         super().initStyleOption(option, index)
         if index.row() == 0 and self.picker.default_name:
-            others = self.picker._others
-            option.text = f"{DEFAULT_MODEL}: " + (f"{self.picker.default_name} for English, {others} for others"
-                                                  if others and others != self.picker.default_name
-                                                  else self.picker.default_name)
+            option.text = f"{DEFAULT_MODEL}: {self.picker.shown_default()}"
 
 
 class ModelPicker(QComboBox):
@@ -549,16 +541,20 @@ class ModelPicker(QComboBox):
         """Say which model "(default)" stands for (list entry, grey "= NAME" in the field, tooltip);
         ``others``: the router's model for non-English."""
         self.default_name, self._default_reason, self._others = name, reason, others
-        shown = f"{name} for English, {others} for others" if others and others != name else name
         text = automatic_model(name, others) + (f" ({reason})" if reason else "")
         typed = self.currentText()
         self.setItemData(0, text, Qt.ItemDataRole.ToolTipRole)
         if self.isEditable() and self.currentText() != typed:
             self.setEditText(typed)  # QComboBox resets the edit text when the current item's data changes
         self.setToolTip(f"{self._tooltip}\n{text}")
-        self.default_hint.setText(f"= {shown}")
+        self.default_hint.setText(f"= {self.shown_default()}")
         self.default_hint.setToolTip(automatic_model(name, others))
         self._place_hint()
+
+    def shown_default(self) -> str:
+        """What "(default)" stands for: "NAME", or "NAME for English, OTHER for others"."""
+        name, others = self.default_name, self._others
+        return f"{name} for English, {others} for others" if others and others != name else name
 
     def _place_hint(self, *_args) -> None:
         edit = self.lineEdit()

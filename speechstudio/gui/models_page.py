@@ -34,24 +34,6 @@ ENGINE_NAMES = {"wav2vec2": "Wav2Vec2", "whisper": "Whisper"}
 VOICE_ORIGINS = {"package": "installed with the app", "hf-cache": "downloaded", "store": "imported", "path": "a file"}
 
 
-def _import_voice(path: str):
-    from speechstudio.tts.voices import import_piper
-
-    return import_piper(path)
-
-
-def _remove_voice(name: str):
-    from speechstudio.finetune.leftovers import remove_voice_and_run
-
-    return remove_voice_and_run(name)[0]
-
-
-def _remove_voice_only(name: str):
-    from speechstudio.tts.voices import remove_voice
-
-    return remove_voice(name)
-
-
 #: Whisper's sizes in plain words, for a processor (OpenAI's model card: tiny 39 M parameters ... large 1550 M).
 WHISPER_LINES = {"tiny": "Fastest; good on clear speech", "base": "Fast; good on clear speech",
                  "small": "Slower; more accurate on hard recordings",
@@ -368,22 +350,24 @@ class ModelsPage(QWidget):
         return self._run(remove_model, name, f"remove {name}")
 
     def import_voice(self, path: str) -> int:
-        return self._run(_import_voice, str(path), f"import voice {path}")
+        from speechstudio.tts.voices import import_piper
+
+        return self._run(import_piper, str(path), f"import voice {path}")
 
     def _remove_voice_selected(self) -> int | None:
         """Remove the selected voice, and its training run when the user says so (asked when it has one)."""
         v = self._selected_voice()
         if v is None:
             return None
-        from speechstudio.finetune.leftovers import run_of_voice
-        from speechstudio.tts.voices import voices_dir
+        from speechstudio.finetune.leftovers import remove_voice_and_run, run_of_voice
+        from speechstudio.tts.voices import remove_voice, voices_dir
 
-        run = run_of_voice(voices_dir() / v.name)
-        choice = self._ask_remove_voice(v.name, run)
+        choice = self._ask_remove_voice(v.name, run_of_voice(voices_dir() / v.name))
         if choice == "voice and run":
-            return self._run(_remove_voice, v.name, f"remove voice {v.name} and its training run")
+            return self._run(lambda name: remove_voice_and_run(name)[0], v.name,
+                             f"remove voice {v.name} and its training run")
         if choice == "voice":
-            return self._run(_remove_voice_only, v.name, f"remove voice {v.name}")
+            return self._run(remove_voice, v.name, f"remove voice {v.name}")
         return None
 
     def _ask_remove_voice(self, name: str, run) -> str | None:

@@ -49,13 +49,14 @@ class StageClock:
         self.name, self.step_no = stage, step
         if step_s > 0:
             self.times.setdefault(stage, deque(maxlen=20)).append(step_s)
-        self.doing = ("checking how close the voice is" if self._checks(step, step) else
-                      "saving the voice so far" if self._saves(step, step) else f"step {step + 1}")
+        self.doing = ("checking how close the voice is" if self._due(step, step, "eval_every") else
+                      "saving the voice so far" if self._due(step, step, "checkpoint_every") else f"step {step + 1}")
         self.since = self.now()
 
     def evaluated(self) -> None:
         self.check_s.append(self.now() - self.since)
-        self.doing = "saving the voice so far" if self._saves(self.step_no, self.step_no) else f"step {self.step_no + 1}"
+        self.doing = ("saving the voice so far" if self._due(self.step_no, self.step_no, "checkpoint_every")
+                      else f"step {self.step_no + 1}")
         self.since = self.now()
 
     def saved(self) -> None:
@@ -63,13 +64,9 @@ class StageClock:
         self.doing = f"step {self.step_no + 1}"
         self.since = self.now()
 
-    def _checks(self, a: int, b: int) -> int:
-        """Evaluations due at steps a..b."""
-        n, every = int(self.config.steps), max(1, int(self.config.eval_every))
-        return sum(1 for s in range(max(a, 1), min(b, n) + 1) if s % every == 0 or s == n)
-
-    def _saves(self, a: int, b: int) -> int:
-        n, every = int(self.config.steps), max(1, int(self.config.checkpoint_every))
+    def _due(self, a: int, b: int, interval: str) -> int:
+        """Evaluations (``interval="eval_every"``) or checkpoints (``"checkpoint_every"``) due at steps a..b."""
+        n, every = int(self.config.steps), max(1, int(getattr(self.config, interval)))
         return sum(1 for s in range(max(a, 1), min(b, n) + 1) if s % every == 0 or s == n)
 
     def step_s(self) -> float | None:
@@ -94,8 +91,9 @@ class StageClock:
         b = int(self.config.batch_size)
         later = per * _cost("train", b) / _cost(self.name, b) * (int(self.config.steps) - self.last)
         mean = lambda xs: sum(xs) / len(xs) if xs else 0.0  # noqa: E731
-        extra = (self._checks(self.step_no + 1, int(self.config.steps)) * mean(self.check_s)
-                 + self._saves(self.step_no + 1, int(self.config.steps)) * mean(self.save_s))
+        n = int(self.config.steps)
+        extra = (self._due(self.step_no + 1, n, "eval_every") * mean(self.check_s)
+                 + self._due(self.step_no + 1, n, "checkpoint_every") * mean(self.save_s))
         return per * (self.last - self.step_no) + later + extra
 
     def stage_steps(self) -> tuple[int, int]:
