@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractButton, QDialog, QDialogButtonBox, QHead
 
 from speechstudio import __version__
 from speechstudio.gui.common import action, add_row, table
+from speechstudio.gui.doctor_dialog import show_doctor_dialog
 from speechstudio.hub.packages import PACKAGE_MODELS
 
 #: distributions shown in About (PyPI names); a missing one is listed as "not installed"
@@ -144,28 +145,23 @@ def window_shortcuts(win) -> list[tuple[str, str, str]]:
     names = [nav.item(i).text() for i in range(nav.count())] if nav is not None else []
     pages = [win._inner(stack.widget(i)) for i in range(stack.count())] if stack is not None else []
     page_names = {id(p): name for p, name in zip(pages, names, strict=False) if p is not None}
+    def plain(text: str) -> str:
+        return text.replace("&", "").rstrip("…").strip()
+
     found: list[tuple[str, str, tuple[str, str]]] = []
-    for act in win.findChildren(QAction):
-        keys = act.shortcut().toString(native)
-        if keys and act.text():
-            found.append((keys, act.text().replace("&", "").rstrip("…").strip(), _where(act, win, page_names)))
-    for sc in win.findChildren(QShortcut):
-        keys = sc.key().toString(native)
-        if keys:
-            found.append((keys, sc.whatsThis() or keys, _where(sc, win, page_names)))
-    for b in win.findChildren(QAbstractButton):
-        keys = b.shortcut().toString(native)
-        if keys:
-            what = b.accessibleName() or b.text().replace("&", "").rstrip("…").strip()
-            found.append((keys, what, _where(b, win, page_names)))
+    bound = ([(a, a.shortcut(), plain(a.text())) for a in win.findChildren(QAction) if a.text()]
+             + [(sc, sc.key(), sc.whatsThis()) for sc in win.findChildren(QShortcut)]
+             + [(b, b.shortcut(), b.accessibleName() or plain(b.text())) for b in win.findChildren(QAbstractButton)])
+    for obj, seq, what in bound:
+        if keys := seq.toString(native):
+            found.append((keys, what or keys, _where(obj, win, page_names)))
     for w in win.findChildren(QWidget):
         if callable(getattr(w, "shortcut_help", None)):
             where = _where(w, win, page_names)
             found += [(keys, what, where) for keys, what in w.shortcut_help()]
     merged: dict[tuple[str, tuple[str, str]], list[str]] = {}
     for keys, what, where in found:
-        merged.setdefault((what, where), [])
-        if keys not in merged[(what, where)]:
+        if keys not in merged.setdefault((what, where), []):
             merged[(what, where)].append(keys)
     order = [EVERYWHERE, *names]
     rows = sorted(merged.items(), key=lambda kv: order.index(kv[0][1][0]) if kv[0][1][0] in order else len(order))
@@ -197,19 +193,12 @@ class ShortcutsDialog(QDialog):
         self.resize(680, min(640, 80 + 30 * len(rows)))
 
 
-def check_setup(parent) -> None:
-    """"Check my setup": the doctor dialog (imported here, when asked for)."""
-    from speechstudio.gui.doctor_dialog import show_doctor_dialog
-
-    show_doctor_dialog(parent)
-
-
 def build_help_menu(win) -> QMenu:
     """Add the Help menu to ``win`` (a QMainWindow); sets ``win.act_shortcuts``,
     ``win.act_check_setup`` and ``win.act_about``."""
     m = win.menuBar().addMenu("&Help")
     win.act_shortcuts = action(win, "&Keyboard shortcuts", lambda: ShortcutsDialog(win).open(), "F1", m)
-    win.act_check_setup = action(win, "&Check my setup…", lambda: check_setup(win), menu=m)
+    win.act_check_setup = action(win, "&Check my setup…", lambda: show_doctor_dialog(win), menu=m)
     m.addSeparator()
     win.act_about = action(win, "&About SpeechStudio", lambda: show_about(win), menu=m)
     return m

@@ -74,8 +74,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             page.status_message.connect(self.show_status)
         self._pause_note = ""  # "playing" / "paused" said by Space (play_pause): replaced when playback ends
         self.audio.playing_changed.connect(self._playback_changed)
-        # "working…" while any worker is busy: transcription and speech, or a wizard's training ("idle" stayed on
-        # while a voice trained)
+        # "working…" while any worker is busy: transcription and speech, or a wizard's training
         busy: dict[str, bool] = {}
 
         def worker_busy(name: str, flag: bool) -> None:
@@ -114,9 +113,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self._shortcuts()
         self._restore()
         self._drop_missing_models()
-        # pyqtgraph is slow to import: the mel view is built once the window is on screen (not in a
-        # thread: shiboken's lazy type setup is not thread-safe); the window as the timers' context
-        # drops them if it is gone by then
+        # the mel view once the window is on screen (see mel); the window as the timers' context drops them
         QTimer.singleShot(400, self, lambda: self.mel)
         if start_monitor:
             QTimer.singleShot(0, self, self.monitor.start)
@@ -124,8 +121,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             QTimer.singleShot(50, self, self.models.refresh)
 
     def _fit_to_screen(self) -> None:
-        """First-launch size :data:`FIRST_SIZE` and minimum :data:`MIN_SIZE`, capped by the screen's
-        available area; the window manager's frame is taken off once known (:meth:`_fit_frame`)."""
+        """First-launch size :data:`FIRST_SIZE` and minimum :data:`MIN_SIZE`, capped by the screen."""
         screen = self.screen() or QGuiApplication.primaryScreen()
         avail = screen.availableGeometry() if screen is not None else None
         w, h = FIRST_SIZE
@@ -139,8 +135,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self._frame_wait = False
 
     def clamp_to_screen(self) -> None:
-        """Shrink and move the window so that its frame (title bar included) is inside the
-        screen's available area."""
+        """Shrink and move the window so that its frame (title bar included) is inside the screen."""
         screen = self.screen()
         if screen is None or self.isMaximized() or self.isFullScreen():
             return
@@ -158,8 +153,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self.move(max(x, avail.x()), max(y, avail.y()))
 
     def _fit_frame(self, tries: int = FRAME_WAIT_TRIES) -> None:
-        """Clamp to the screen now and every 100 ms until the window manager reports its frame (Qt's
-        frame equals the client area until then)."""
+        """Clamp to the screen now and every 100 ms until the window manager reports its frame."""
         self.clamp_to_screen()
         if self.frameGeometry().size() == self.size() and tries > 0:
             QTimer.singleShot(100, self, lambda: self._fit_frame(tries - 1))
@@ -179,10 +173,8 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             QTimer.singleShot(0, self, self._fit_docks)
 
     def _fit_docks(self) -> None:
-        """Keep the docks (sound picture and GPU monitor, side by side at the bottom) at most
-        :data:`DOCK_HEIGHT` px high and no higher than leaves the pages :data:`PAGE_ROOM` px of the window
-        (at 900x600 they took 230 of 600 px and the Models table showed no full row); docks shrunk here get
-        their height back when the window grows. A height the user dragged them to stays while it fits."""
+        """Keep the bottom docks at most :data:`DOCK_HEIGHT` px high, leaving the pages :data:`PAGE_ROOM` px;
+        docks shrunk here grow back with the window. A height the user dragged them to stays while it fits."""
         self._docks_due = False
         bottom = [d for d in (self.mel_dock, self.gpu_dock) if not d.isFloating() and d.isVisible()
                   and self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
@@ -203,7 +195,8 @@ class MainWindow(WindowMenusMixin, QMainWindow):
 
     @property
     def mel(self):
-        """The live mel view (built on first use, after the window is shown: pyqtgraph is slow to import)."""
+        """The live mel view, built on first use (pyqtgraph is slow to import; not in a thread: shiboken's
+        lazy type setup is not thread-safe)."""
         if self._mel is None:
             from speechstudio.gui.mel_view import MelView
 
@@ -222,8 +215,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self.speak.preload()
 
     def _add_to_stack(self, page: QWidget) -> None:
-        """Add a page inside a frameless scroll area: a page wider or taller than the room it gets
-        (at 1280×800, or a smaller screen) scrolls instead of widening the window or being cut."""
+        """Add a page inside a frameless scroll area: a page larger than its room scrolls."""
         area = QScrollArea()
         area.setFrameShape(QFrame.Shape.NoFrame)
         area.setWidgetResizable(True)
@@ -235,8 +227,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         return area.widget() if area is not None and hasattr(area, "widget") else area
 
     def _page(self, module: str, cls: str) -> QWidget | None:
-        """Build one page; a page that cannot load (missing module, a bug) becomes a line of text
-        saying why, so the rest of the window still works."""
+        """Build one page; one that cannot load becomes a line of text saying why (the window still works)."""
         try:
             page = getattr(importlib.import_module(module), cls)(self)
         except Exception as e:  # noqa: BLE001 - the window must open anyway
@@ -260,8 +251,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         return self.current_page()
 
     def play_pause(self) -> None:
-        """Space: pause/resume what plays; else play the selection of the current page.
-        A focused button still gets its Space press (keyboard users)."""
+        """Space: pause/resume what plays, else play the current page's selection (a focused button gets it)."""
         focus = QApplication.focusWidget()
         if isinstance(focus, QAbstractButton) and focus.isEnabled():
             focus.animateClick()
@@ -294,8 +284,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             self.transcribe.start()
 
     def cancel_action(self) -> None:
-        """Esc: stop playback, then the current page's work (speech, recording, download or the
-        running transcription)."""
+        """Esc: stop playback, then the current page's work."""
         self.audio.stop()
         page = self.current_page()
         if page is self.transcribe:
@@ -306,8 +295,8 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             page.stop()
 
     def show_status(self, text: str) -> None:
-        """The status line. Errors reach it typed (through :func:`~speechstudio.gui.wording.plain_error`); a raw
-        error line that slips past reads as :data:`~speechstudio.gui.wording.UNEXPECTED`, the line in the tooltip."""
+        """The status line; a raw error line that slips past ``plain_error`` reads as ``UNEXPECTED`` (the line in
+        the tooltip)."""
         plain = UNEXPECTED if {"exception class name", "raw import error"} & set(jargon_in(text)) else text
         self.status_label.setText(plain)
         self.status_label.setToolTip(plain if plain == text else f"{plain}\n\nDetails: {text}")
