@@ -197,18 +197,18 @@ class TranscriptEditor(QWidget):
         self.text.set_said(None)
         self._refresh_marks()
 
-    def _gutter_speaker(self, block: int):
+    def _segment(self, block: int):
+        """Segment ``block`` of the document, ``None`` without one."""
         doc = self.document
-        if doc is None or not 0 <= block < len(doc.segments) or not doc.segments[block].speaker:
-            return None
-        name = doc.segments[block].speaker
-        return name, speaker_colour(self._names, name)
+        return doc.segments[block] if doc is not None and 0 <= block < len(doc.segments) else None
+
+    def _gutter_speaker(self, block: int):
+        s = self._segment(block)
+        return (s.speaker, speaker_colour(self._names, s.speaker)) if s is not None and s.speaker else None
 
     def _current_speaker(self) -> str | None:
-        doc = self.document
-        if doc is None or not doc.segments:
-            return None
-        return doc.segments[min(self.cursor()[0], len(doc.segments) - 1)].speaker
+        s = self._segment(min(self.cursor()[0], len(self.document.segments) - 1) if self.document else -1)
+        return s.speaker if s is not None else None
 
     def assign_speaker(self, name: str) -> bool:
         """The segment under the cursor (or the selected words, when the selection is inside one
@@ -324,9 +324,9 @@ class TranscriptEditor(QWidget):
         return self.text.position()
 
     def _gutter_times(self, block: int) -> str:
-        if self.document is None or not 0 <= block < len(self.document.segments):
+        s = self._segment(block)
+        if s is None:
             return ""
-        s = self.document.segments[block]
         times = f"{format_time(s.start_s)}–{format_time(s.end_s)}"
         lang = getattr(s, "language", None) if self.text.tag_width else None
         return f"{lang.upper()}  {times}" if lang else times
@@ -486,9 +486,8 @@ class TranscriptEditor(QWidget):
     @staticmethod
     def _duration(doc) -> float:
         """The recording's length: the transcript's audio duration, else its last segment's end."""
-        if doc is None:
-            return 0.0
-        return float(doc.info.duration_s or 0.0) or max((seg.end_s for seg in doc.segments), default=0.0)
+        return 0.0 if doc is None else (float(doc.info.duration_s or 0.0)
+                                        or max((seg.end_s for seg in doc.segments), default=0.0))
 
     def _seek_to(self, t: float) -> None:
         if self.player is not None:
@@ -536,13 +535,11 @@ class TranscriptEditor(QWidget):
             return
         seg = min(self.cursor()[0], len(doc.segments) - 1)
         s = doc.segments[seg]
-        if not self.speaker_box.hasFocus():
-            self.speaker_box.setEditText(s.speaker or "")
         self.segment_label.setText(f"Segment {seg + 1} of {len(doc.segments)}")
-        if not self.start_edit.hasFocus():
-            self.start_edit.setText(format_time(s.start_s))
-        if not self.end_edit.hasFocus():
-            self.end_edit.setText(format_time(s.end_s))
+        for box, text in ((self.speaker_box, s.speaker or ""), (self.start_edit, format_time(s.start_s)),
+                          (self.end_edit, format_time(s.end_s))):
+            if not box.hasFocus():
+                (box.setEditText if box is self.speaker_box else box.setText)(text)
 
     def _update_actions(self) -> None:
         doc = self.document
