@@ -57,9 +57,6 @@ class CaptionsWindow(QWidget):
         self.stable, self.tail = stable, tail
         self._render()
 
-    def clear(self) -> None:
-        self.set_text("", "")
-
     def _fit(self, stable: str, tail: str) -> tuple[str, str]:
         """Drop words from the front until stable + tail fit in ``lines`` lines."""
         fm = self.label.fontMetrics()
@@ -166,15 +163,12 @@ class CaptionsWindow(QWidget):
                          ("Narrower", lambda: self.set_width(self.width_px - 80)),
                          ("More opaque", lambda: self.set_opacity(self.opacity + 0.1)),
                          ("More transparent", lambda: self.set_opacity(self.opacity - 0.1)),
-                         ("One more line", lambda: self._set_lines(self.lines + 1)),
-                         ("One line less", lambda: self._set_lines(self.lines - 1))):
+                         ("One more line", lambda: self._set("lines", self.lines + 1, (1, 10))),
+                         ("One line less", lambda: self._set("lines", self.lines - 1, (1, 10)))):
             action(menu, text, fn, menu=menu)
         menu.addSeparator()
         action(menu, "Hide captions", self._hide_by_user, menu=menu)
         menu.exec(e.globalPos())
-
-    def _set_lines(self, n: int) -> None:
-        self._set("lines", int(n), (1, 10))
 
     def _hide_by_user(self) -> None:
         self.hide()

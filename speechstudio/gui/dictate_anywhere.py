@@ -72,10 +72,9 @@ class AnywherePanel(QWidget):
         self.cue_check = named(QCheckBox("Sound cue"), "",
                                "A short tone when dictation starts and stops (with the global hotkey on)")
         rows.addLayout(hrow(self.captions_check, self.hotkey_check, self.hotkey_edit, self.hotkey_mode, self.cue_check))
-        self.output_box.currentIndexChanged.connect(self._changed)
-        self.shortcut_box.currentIndexChanged.connect(self._changed)
-        self.commands_check.toggled.connect(self._changed)
-        self.cue_check.toggled.connect(self._changed)
+        for changed in (self.output_box.currentIndexChanged, self.shortcut_box.currentIndexChanged,
+                        self.commands_check.toggled, self.cue_check.toggled):
+            changed.connect(self._changed)
         self.captions_check.toggled.connect(self.show_captions)
         self.hotkey_check.toggled.connect(self.enable_hotkey)
         self.hotkey_edit.editingFinished.connect(self._hotkey_changed)
@@ -83,8 +82,7 @@ class AnywherePanel(QWidget):
 
     def _restore(self) -> None:
         s = settings()
-        i = self.output_box.findData(str(s.value("dictate/output", "app")))
-        self.output_box.setCurrentIndex(max(0, i))
+        self.output_box.setCurrentIndex(max(0, self.output_box.findData(str(s.value("dictate/output", "app")))))
         self.shortcut_box.setCurrentText(str(s.value("dictate/paste_shortcut", "ctrl+v")))
         self.hotkey_edit.setText(str(s.value("dictate/hotkey", DEFAULT_HOTKEY)))
         self.hotkey_mode.setCurrentIndex(max(0, self.hotkey_mode.findData(str(s.value("dictate/hotkey_mode", "toggle")))))

@@ -179,9 +179,8 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
 
     def _error(self, message: str) -> None:
         self.last_error = message
-        self.note.setText(message)
         self.state_label.setText(dictate("error"))
-        self.status_message.emit(message)
+        self._anywhere_note(message)
 
     def start(self, source=None) -> bool:
         """Start dictating from the chosen microphone or ``source`` (an ``AudioSource``, e.g. a

@@ -74,18 +74,13 @@ class WaveformView(QWidget):
         self._columns = None
         super().resizeEvent(event)
 
-    def mousePressEvent(self, event) -> None:  # noqa: N802
-        if event.button() == Qt.MouseButton.LeftButton and self.duration_s > 0:
-            self._jump(event.position().x())
-
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802 - a press or a drag with the left button jumps there
         if event.buttons() & Qt.MouseButton.LeftButton and self.duration_s > 0:
-            self._jump(event.position().x())
+            t = self.time_at(event.position().x())
+            self.set_position(t)
+            self.seeked.emit(t)
 
-    def _jump(self, x: float) -> None:
-        t = self.time_at(x)
-        self.set_position(t)
-        self.seeked.emit(t)
+    mousePressEvent = mouseMoveEvent
 
     def paintEvent(self, event) -> None:  # noqa: N802
         p = QPainter(self)
