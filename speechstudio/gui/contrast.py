@@ -8,10 +8,8 @@ AA = 4.5  # WCAG 2.1 success criterion 1.4.3, normal text
 def luminance(color: str) -> float:
     """Relative luminance of ``"#rrggbb"`` (0 black .. 1 white)."""
     c = color.lstrip("#")
-    lin = []
-    for i in (0, 2, 4):
-        v = int(c[i:i + 2], 16) / 255
-        lin.append(v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4)
+    srgb = [int(c[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in srgb]
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
 
@@ -22,8 +20,7 @@ def contrast(fg: str, bg: str) -> float:
 
 
 def readable(candidates: tuple[str, ...], bg: str) -> str:
-    """The first of ``candidates`` with at least :data:`AA` contrast on ``bg``, else the one
-    with the most."""
+    """The first of ``candidates`` with at least :data:`AA` contrast on ``bg``, else the one with the most."""
     for c in candidates:
         if contrast(c, bg) >= AA:
             return c

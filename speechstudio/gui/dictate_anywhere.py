@@ -119,8 +119,7 @@ class AnywherePanel(QWidget):
         self.status_message.emit(message)
 
     def open_output(self) -> str:
-        """Before the job starts: open the chosen output. Returns "" or what is missing (the
-        session then writes into the page only)."""
+        """Before the job starts: open the chosen output; returns "" or what is missing (the text then stays here)."""
         from speechstudio.dictation.sinks import OutputThread, open_sink
         self.session_mode, self.output, self.problem = "app", None, ""
         try:
@@ -216,8 +215,7 @@ class AnywherePanel(QWidget):
         self.captions.set_text(stable.replace("\n", " "), " ".join(p for p in (held, tail) if p))
 
     def enable_hotkey(self, on: bool, listener_factory=None) -> str:
-        """Start or stop the global hotkey, the tray icon and the remote toggle. Returns "" or
-        what is missing (also shown in the page)."""
+        """Start or stop the global hotkey, the tray icon and the remote toggle; returns "" or what is missing."""
         self._stop_hotkey()
         problem = ""
         if on:
@@ -277,12 +275,9 @@ class AnywherePanel(QWidget):
         from speechstudio.dictation.control import ControlServer
 
         def handle(cmd: str) -> str:
-            running = self.page.running
-            if cmd == "toggle":
-                self.toggle_requested.emit()
-                return "dictation stopping" if running else "dictation starting"
-            (self.start_requested if cmd == "start" else self.stop_requested).emit()
-            return f"dictation {'starting' if cmd == 'start' else 'stopping'}"
+            starting = not self.page.running if cmd == "toggle" else cmd == "start"
+            {"toggle": self.toggle_requested, "start": self.start_requested}.get(cmd, self.stop_requested).emit()
+            return "dictation starting" if starting else "dictation stopping"
 
         try:
             self.control = ControlServer(handle)

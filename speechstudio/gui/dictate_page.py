@@ -26,8 +26,7 @@ from speechstudio.worker.worker import Status
 
 
 class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
-    """Signals: ``status_message(str)`` (for the status line), ``finished(str)`` (the whole text,
-    after Stop has flushed), ``transcript_changed()``."""
+    """Signals: ``status_message(str)``, ``finished(str)`` (the whole text, after Stop), ``transcript_changed()``."""
 
     status_message = Signal(str)
     finished = Signal(str)
@@ -123,16 +122,14 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.model_box.setCurrentText(str(model))
         self.device_box.setCurrentText(str(s.value("dictate/device") or s.value("transcribe/device") or "auto"))
         self.language_options.set_model(str(model))
-        self.language_options.set_language(str(s.value("dictate/language", "") or "") or None)
-        self.language_options.set_task(str(s.value("dictate/task", "transcribe")))
+        self.language_options.restore("dictate")
 
     def save_settings(self) -> None:
         s = settings()
         s.setValue("dictate/model", self.model_box.currentText())
         s.setValue("dictate/device", self.device_box.currentText())
         s.setValue("dictate/mic_name", self.mic_box.currentText())
-        s.setValue("dictate/language", self.language_options.language() or "")
-        s.setValue("dictate/task", self.language_options.task())
+        self.language_options.save("dictate")
         self.anywhere.save_settings()
 
     def shutdown(self) -> None:
@@ -291,8 +288,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
 
     @staticmethod
     def plain_summary(result: DictateResult) -> str:
-        """One plain line on a finished session: how much was dictated, how soon words
-        appeared (the median delay from the end of a word to its text), the language."""
+        """One plain line on a finished session: how much was dictated, the median word-to-text delay, the language."""
         parts = [dictate("dictated", seconds=result.audio_s)]
         if result.latency_p50_s is not None:
             parts.append(dictate("delay", seconds=result.latency_p50_s))

@@ -109,11 +109,10 @@ class DoctorDialog(QDialog):
 
     def _add(self, check: Check) -> None:
         self.checks.append(check)
-        text = check.summary + (f"\nFix: {check.fix}" if check.fix else "")
         item = QTreeWidgetItem([check.name, WORDS[check.status], shown_text(check)])
         base = self.tree.palette().base().color().name()  # readable on the dark theme too (WCAG AA)
         item.setForeground(1, QBrush(QColor(readable((COLORS[check.status], DARK_COLORS[check.status]), base))))
-        item.setToolTip(2, text)
+        item.setToolTip(2, check.summary + (f"\nFix: {check.fix}" if check.fix else ""))
         self.tree.addTopLevelItem(item)
 
     def _finish(self) -> None:

@@ -6,7 +6,7 @@ import importlib
 import logging
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
-from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QAbstractButton, QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel, QListWidget,
                                QMainWindow, QScrollArea, QSizePolicy, QStackedWidget, QStatusBar, QWidget)
 
@@ -86,7 +86,6 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             if worker is not None:
                 worker.busy_changed.connect(lambda flag, name=name: worker_busy(name, flag))
 
-        # docks (the mel view imports pyqtgraph: built right after the window is shown)
         self._mel = None
         self.mel_dock = QDockWidget("Sound picture (spectrogram)", self)
         self.mel_dock.setObjectName("mel_dock")
@@ -188,9 +187,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
 
     def _fit_nav(self) -> None:
         """Widen the page list to its longest name ("Adapt recognition") at the list's 12 pt."""
-        font = QFont(self.nav.font())
-        font.setPointSize(12)
-        longest = max(QFontMetrics(font).horizontalAdvance(name) for name in PAGES)
+        longest = max(self.nav.fontMetrics().horizontalAdvance(name) for name in PAGES)  # set_font(nav, 12) first
         self.nav.setFixedWidth(max(130, longest + 2 * 6 + 2 * self.nav.frameWidth() + 8))
 
     @property
@@ -295,8 +292,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
             page.stop()
 
     def show_status(self, text: str) -> None:
-        """The status line; a raw error line that slips past ``plain_error`` reads as ``UNEXPECTED`` (the line in
-        the tooltip)."""
+        """The status line (a raw error line that slips past ``plain_error`` reads ``UNEXPECTED``)."""
         plain = UNEXPECTED if {"exception class name", "raw import error"} & set(jargon_in(text)) else text
         self.status_label.setText(plain)
         self.status_label.setToolTip(plain if plain == text else f"{plain}\n\nDetails: {text}")

@@ -33,8 +33,7 @@ class SettingsDialog(QDialog):
         for name, c in self.format_checks.items():
             c.setChecked(name in p.formats)
         f.addRow("Formats", hrow(*self.format_checks.values()))
-        # "no limit" (0) sits just under the narrowest width the writer takes, so a step up from it gives that
-        # width (a width of 1-9 made every transcription fail)
+        # "no limit" (0) sits just under the narrowest width the writer takes: a step up from it gives that width
         self.line_width = spin("Subtitle line width", MIN_LINE_WIDTH - 1, 200,
                                max(p.subtitle_max_line_width, MIN_LINE_WIDTH - 1), "no limit", suffix=" characters")
         self.line_count = spin("Subtitle lines per cue", 0, 10, p.subtitle_max_line_count, "no limit", suffix=" lines")

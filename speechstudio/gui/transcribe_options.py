@@ -117,15 +117,16 @@ class LanguageOptions(QWidget):
         settings().setValue(vocabulary_key(self._model), text.strip())
         self.changed.emit()
 
-    def restore(self) -> None:
+    def restore(self, page: str = "transcribe") -> None:
+        """The language and task saved under ``page/`` ("transcribe", "dictate")."""
         s = settings()
-        self.set_language(str(s.value("transcribe/language", "") or "") or None)
-        self.set_task(str(s.value("transcribe/task", "transcribe")))
+        self.set_language(str(s.value(f"{page}/language", "") or "") or None)
+        self.set_task(str(s.value(f"{page}/task", "transcribe")))
 
-    def save(self) -> None:
+    def save(self, page: str = "transcribe") -> None:
         s = settings()
-        s.setValue("transcribe/language", self.language() or "")
-        s.setValue("transcribe/task", self.task())
+        s.setValue(f"{page}/language", self.language() or "")
+        s.setValue(f"{page}/task", self.task())
         s.setValue(vocabulary_key(self._model), self.vocabulary.text().strip())
 
 

@@ -5,15 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QCheckBox, QLabel, QMenu, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.batch.run import InputItem, collect_inputs
 from speechstudio.batch.watch import FolderWatcher
 from speechstudio.gui.batch_report import BatchReport
-from speechstudio.gui.common import (DEFAULT_MODEL, ModelPicker, asker, bare, button, combo, device_picker, flow, hrow,
-                                     named, setting_list, settings)
+from speechstudio.gui.common import (DEFAULT_MODEL, ModelPicker, action, asker, bare, button, combo, device_picker, flow,
+                                     hrow, named, setting_list, settings)
 from speechstudio.gui.details import Details
 from speechstudio.gui.drop_paths import paths_from_urls, pick_inputs
 from speechstudio.gui.queue_keeper import QueueKeeper
@@ -85,7 +84,6 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.model_box = ModelPicker("Model", "Installed model name, Hugging Face id, or a model folder")
         lay.addLayout(hrow(self.add_files_btn, self.add_folder_btn, self.clear_btn, 16, QLabel("Model"),
                            (self.model_box, 1), stretch=False))
-        # the expert settings (device, number format) one click away, collapsed by default
         self.details = Details("Details", key="transcribe")
         self.device_box = device_picker("Device")
         self.precision_box = combo("Precision", ["auto", "fp32", "fp16", "bf16"],
@@ -142,10 +140,8 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.split = split = QSplitter(Qt.Orientation.Vertical)
         self._sizes_before: list[int] | None = None  # the split before the editor took its room
         self.table = QueueTable()
-        self.remove_action = QAction("Remove from the queue", self.table)
-        self.remove_action.setShortcut(QKeySequence(Qt.Key.Key_Delete))
+        self.remove_action = action(self.table, "Remove from the queue", self.remove_selected, Qt.Key.Key_Delete)
         self.remove_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        self.remove_action.triggered.connect(self.remove_selected)
         self.table.addAction(self.remove_action)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         split.addWidget(self.table)

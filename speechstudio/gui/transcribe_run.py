@@ -142,8 +142,7 @@ class TranscribeRunMixin:
         self.running = False
         for r in self._job_rows.values():  # not reached (paused / cancelled / stopped): still queued
             if r.status == "running":
-                r.status, r.progress, r.segments = "cancelled", 0.0, []
-                r.reason = "cancelled (nothing written)"
+                r.status, r.reason, r.progress, r.segments = "cancelled", "cancelled (nothing written)", 0.0, []
                 self.keeper.finished(r)
             self._refresh_row(r)
         self._job_rows = {}
