@@ -21,8 +21,7 @@ OK_COLOR = "#16a34a"      # green: checks passed
 
 
 def set_font(widget: QWidget, point_size: float | None = None, bold: bool | None = None) -> None:
-    """Set ``widget``'s font size (points) and weight without a style sheet, which would pin the palette
-    against a later theme switch."""
+    """Set ``widget``'s font size (points) and weight without a style sheet (it would pin the palette)."""
     font = widget.font()
     if point_size is not None:
         font.setPointSizeF(point_size)
@@ -32,8 +31,7 @@ def set_font(widget: QWidget, point_size: float | None = None, bold: bool | None
 
 
 def tint(widget: QWidget, color: str | None, bold: bool | None = None) -> None:
-    """Colour ``widget``'s text (``"#rrggbb"``; ``None`` = back to the theme's text colour) through
-    its palette, so the other colours keep following the theme (see :func:`set_font`)."""
+    """Colour ``widget``'s text (``"#rrggbb"``; ``None``: the theme's) through its palette (see :func:`set_font`)."""
     pal = QPalette()  # nothing set: every role inherits from the parent / the application
     if color is not None:
         for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text):
@@ -44,8 +42,7 @@ def tint(widget: QWidget, color: str | None, bold: bool | None = None) -> None:
 
 
 def named(widget, name: str, tip: str = "", slot=None):
-    """``widget`` with its accessible name (``""``: Qt's, from its text) and tooltip; ``slot`` connected
-    to a button's ``clicked``."""
+    """``widget`` with its accessible name (``""``: Qt's) and tooltip; ``slot`` connected to a button's ``clicked``."""
     if name:
         widget.setAccessibleName(name)
     if tip:
@@ -122,8 +119,7 @@ def add_row(t: QTableWidget, texts, tips=None) -> int:
 
 def spin(name: str, lo: int, hi: int, value: int, special: str = "", tip: str = "", *, suffix: str = "",
          step: int = 1) -> QSpinBox:
-    """A spin box from ``lo`` to ``hi`` at ``value`` with its accessible name; ``special``: the text shown at
-    ``lo`` (e.g. "no limit")."""
+    """A spin box from ``lo`` to ``hi`` at ``value`` with its accessible name; ``special``: the text shown at ``lo``."""
     s = named(QSpinBox(), name, tip)
     s.setRange(lo, hi)
     s.setValue(value)
@@ -360,8 +356,7 @@ def breakable(text: str, longest: int = 30) -> str:
 
 
 class WrapLabel(QLabel):
-    """A label that wraps long paths and URLs and never widens its window (horizontal policy
-    ``Ignored``); ``text()`` returns the text as set, also the tooltip."""
+    """A label that wraps long paths and URLs, never widening its window; ``text()``: the text as set (and tooltip)."""
 
     def __init__(self, text: str = "", parent=None) -> None:
         super().__init__(parent)
@@ -389,8 +384,7 @@ class WrapLabel(QLabel):
 
 
 def fit_columns(table, caps: dict[int, int], min_width: int = 48) -> None:
-    """Size a table's columns to content, capped at ``caps[col]`` px, then shrink the widest until all
-    fit with room for the stretching last one; long text elided (tooltip has it)."""
+    """Size a table's columns to content, capped at ``caps[col]`` px, then shrink the widest until all fit."""
     header = table.horizontalHeader()
     n = table.columnCount()
     if n == 0:
@@ -408,8 +402,7 @@ def fit_columns(table, caps: dict[int, int], min_width: int = 48) -> None:
 
 
 class Sparkline(QWidget):
-    """A tiny area chart of the last ``length`` values between ``lo`` and ``hi`` (filled under the line,
-    so a value held at ``hi``, e.g. a CPU at 100 %, reads as a full box, not as an empty one)."""
+    """A tiny area chart of the last ``length`` values between ``lo`` and ``hi`` (a value held at ``hi`` fills it)."""
 
     def __init__(self, length: int = 60, lo: float = 0.0, hi: float = 100.0, color: str = "#3b82f6",
                  parent=None) -> None:
@@ -491,8 +484,7 @@ def is_default_model(text: str | None) -> bool:
 
 
 def missing_model(spec: str | None) -> str | None:
-    """A one-line note when a saved model spec names a folder that no longer exists, else None; names
-    and HF ids resolve at load time."""
+    """A note when a saved model spec names a folder that no longer exists, else None (names, HF ids: at load)."""
     if is_default_model(spec):
         return None
     t = str(spec).strip()
@@ -517,8 +509,7 @@ class _DefaultNameDelegate(QStyledItemDelegate):
 
 
 class ModelPicker(QComboBox):
-    """Editable model picker: "(default)", installed names, or a typed HF id / folder (a saved folder that
-    is gone goes back to "(default)" when the window opens: :func:`missing_model`)."""
+    """Editable model picker: "(default)", installed names, or a typed HF id / folder (see :func:`missing_model`)."""
 
     def __init__(self, accessible_name: str, tooltip: str) -> None:
         super().__init__()
@@ -538,8 +529,7 @@ class ModelPicker(QComboBox):
         self.currentTextChanged.connect(self._place_hint)
 
     def set_default_name(self, name: str, reason: str = "", others: str = "") -> None:
-        """Say which model "(default)" stands for (list entry, grey "= NAME" in the field, tooltip);
-        ``others``: the router's model for non-English."""
+        """Say which model "(default)" stands for (list entry, grey "= NAME", tooltip); ``others``: non-English."""
         self.default_name, self._default_reason, self._others = name, reason, others
         text = automatic_model(name, others) + (f" ({reason})" if reason else "")
         typed = self.currentText()

@@ -27,8 +27,7 @@ def fill_microphones(box, hub, off_text: str) -> list:
 
 
 def has_device(hub, kind: str) -> bool:
-    """True when ``hub`` (an AudioHub) has a ``kind`` device (``"mic"``: it can record, ``"speaker"``: it
-    can play): audio is on and such a device is listed."""
+    """True when ``hub`` (an AudioHub) can record (``kind="mic"``) or play (``"speaker"``): audio on, device listed."""
     if hub is None or not getattr(hub, "available", False):
         return False
     cache = hub.__dict__.setdefault("_device_answers", {})  # kept on the hub: a new sound card, new answers

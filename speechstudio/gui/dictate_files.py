@@ -18,8 +18,7 @@ from speechstudio.hub.paths import data_dir
 
 
 class TranscriptFileActions:
-    """Mixed into :class:`~speechstudio.gui.dictate_page.DictatePage`: uses its ``text``,
-    ``status_message``, ``_error`` and sets ``saved_path``."""
+    """Mixed into ``DictatePage``: uses its ``text``, ``status_message``, ``_error`` and sets ``saved_path``."""
 
     def dictate_file(self, path: Path, *, realtime: bool = True) -> bool:
         """Dictate ``path`` (a ``FileSource`` at real time; ``realtime=False``: as fast as the recogniser
@@ -62,8 +61,7 @@ class TranscriptFileActions:
             self.send_to_file(Path(path))
 
     def send_to_file(self, path: Path) -> Path | None:
-        """Append the transcript to ``path`` (created if missing) as a new paragraph; the file is
-        rewritten atomically (old content + new text), so it is never left half-written."""
+        """Append the transcript to ``path`` (created if missing) as a new paragraph, rewriting the file atomically."""
         path = Path(path)
         try:
             old = path.read_text(encoding="utf-8") if path.exists() else ""

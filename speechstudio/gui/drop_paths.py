@@ -49,8 +49,7 @@ def paths_from_urls(urls) -> list[str]:
 
 
 def display_name(path: str | os.PathLike, full: bool = False) -> str:
-    """``path``'s name (or the whole path with ``full``) as text Qt can show: bytes that are not
-    UTF-8 appear as U+FFFD instead of vanishing."""
+    """``path``'s name (or with ``full`` the whole path) as text Qt can show: non-UTF-8 bytes appear as U+FFFD."""
     p = Path(path)
     return os.fsencode(str(p) if full else p.name).decode("utf-8", "replace")
 

@@ -24,8 +24,7 @@ LIBRARIES = ("PySide6-Essentials", "numpy", "torch", "transformers", "faster-whi
 
 
 def _dist_license(dist: metadata.Distribution) -> str:
-    """The license of an installed distribution, from its metadata (License-Expression, License,
-    or the "License ::" classifier); "" when it does not say."""
+    """An installed distribution's License-Expression, License or "License ::" classifier; "" when it says none."""
     meta = dist.metadata
     expr = meta.get("License-Expression")
     if expr:
@@ -40,8 +39,7 @@ def _dist_license(dist: metadata.Distribution) -> str:
 
 
 def library_versions() -> list[tuple[str, str, str]]:
-    """``(name, version, license)`` of SpeechStudio's main libraries (from installed metadata; no
-    library is imported). PySide6 falls back to the full ``PySide6`` distribution."""
+    """``(name, version, license)`` of the main libraries from installed metadata (PySide6-Essentials, else PySide6)."""
     out = []
     for name in LIBRARIES:
         dist = None
@@ -56,11 +54,10 @@ def library_versions() -> list[tuple[str, str, str]]:
 
 
 def model_licenses() -> list[tuple[str, str]]:
-    """``(model, license)`` for the models shipped as Python packages (installed or not) and the
-    MMS-TTS voices (CC BY-NC 4.0, per their model cards)."""
+    """``(model, license)`` of the package models (installed or not), Piper package voices and MMS-TTS voices."""
     rows = [(m.name, m.license or "see its package") for m in PACKAGE_MODELS]
     rows += piper_voice_licenses()
-    rows.append(("facebook/mms-tts-* voices", "CC BY-NC 4.0 (non-commercial)"))
+    rows.append(("facebook/mms-tts-* voices", "CC BY-NC 4.0 (non-commercial)"))  # per their model cards
     return rows
 
 
@@ -194,8 +191,7 @@ class ShortcutsDialog(QDialog):
 
 
 def build_help_menu(win) -> QMenu:
-    """Add the Help menu to ``win`` (a QMainWindow); sets ``win.act_shortcuts``,
-    ``win.act_check_setup`` and ``win.act_about``."""
+    """Add the Help menu to ``win``; sets ``win.act_shortcuts``, ``win.act_check_setup`` and ``win.act_about``."""
     m = win.menuBar().addMenu("&Help")
     win.act_shortcuts = action(win, "&Keyboard shortcuts", lambda: ShortcutsDialog(win).open(), "F1", m)
     win.act_check_setup = action(win, "&Check my setup…", lambda: show_doctor_dialog(win), menu=m)

@@ -15,8 +15,7 @@ DETAILS = "Live log-mel spectrogram: 80 mel bins, 25 ms window, 10 ms hop; low p
 
 
 def caption_for(source: str) -> str:
-    """The caption for a ``mel_frames`` source: ``"mic"`` -> the microphone, ``"file:NAME"`` ->
-    that file, ``"playback"`` (or anything else) -> playback."""
+    """The caption for a ``mel_frames`` source: ``"mic"``, ``"file:NAME"`` or (anything else) playback."""
     if source == "mic":
         return "Sound picture: microphone"
     if source.startswith("file:"):

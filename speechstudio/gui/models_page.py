@@ -252,8 +252,7 @@ class ModelsPage(QWidget):
         return self.voices[rows[0].row()] if rows and rows[0].row() < len(self.voices) else None
 
     def _show_details(self, m) -> None:
-        """The Details line of model ``m``: its Hub name(s), the name the model lists use, engine,
-        languages and the catalog's full description."""
+        """The Details line of model ``m``: Hub name(s), name in the model lists, engine, languages, description."""
         if m is None:
             self.details_label.setText("Select a model to see its full name and description.")
             return
@@ -292,8 +291,7 @@ class ModelsPage(QWidget):
             self.download(hf_id, kind="voice")
 
     def download(self, model_id: str, kind: str = "model") -> int:
-        """Download a model (``kind="model"``) or a VITS voice (``kind="voice"``, via
-        ``speechstudio voices download``) on the downloads worker; returns the job id."""
+        """Download a model or (``kind="voice"``) a VITS voice on the downloads worker; returns the job id."""
         self.download_job = self.downloads.submit(DownloadJob(model_id, kind))
         self._downloading = model_id
         self.progress.setVisible(True)

@@ -46,8 +46,7 @@ def _choice(value, choices: tuple[str, ...]) -> str:
 
 
 def load() -> Preferences:
-    """Read the preferences from :func:`~speechstudio.gui.common.settings` (unknown values fall
-    back to the defaults)."""
+    """Read the preferences from :func:`~speechstudio.gui.common.settings` (unknown values: the defaults)."""
     s = settings()
     formats = tuple(f for f in setting_list(s, "prefs/formats", list(FORMATS)) if f in FORMATS)
     return Preferences(

@@ -12,8 +12,7 @@ log = logging.getLogger(__name__)
 
 
 class QueueKeeper:
-    """Row <-> database bookkeeping for the Transcribe page. ``store`` is ``None`` when the
-    database is unusable; ``problem`` then says why."""
+    """Row <-> database bookkeeping; ``store`` is ``None`` when the database is unusable (``problem`` says why)."""
 
     def __init__(self, store: QueueStore | None = None) -> None:
         self.problem = ""

@@ -22,8 +22,7 @@ _COLORS = {"done": ("#15803d", "#4ade80"), "failed": ("#dc2626", "#f87171"), "ig
 
 
 def status_text(row) -> tuple[str, str]:
-    """``(text, tooltip)`` of a row's Status cell; a running file shows its position
-    (``transcribing 1:23 / 4:00``) as Whisper or CTC segments arrive."""
+    """``(text, tooltip)`` of a row's Status cell; a running file shows its position (``transcribing 1:23 / 4:00``)."""
     text = _STATUS.get(row.status, row.status)
     if row.status == "running":
         pos = getattr(row, "position_s", 0.0) or 0.0

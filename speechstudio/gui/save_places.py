@@ -20,8 +20,7 @@ def documents_folder() -> Path:
 
 
 def save_folder() -> Path:
-    """The folder a Save dialog starts in: the last one saved into (when it still exists), else
-    :func:`documents_folder`."""
+    """The folder a Save dialog starts in: the last one saved into (if it still exists), else the Documents folder."""
     last = str(settings().value("save/last_dir", "") or "")
     return Path(last) if last and Path(last).is_dir() else documents_folder()
 

@@ -46,8 +46,7 @@ class SeekBar(QWidget):
         self._say(0.0)
 
     def set_peaks(self, peaks) -> None:
-        """The recording's waveform peaks (``np.ndarray`` shape ``(columns, 2)``: min / max, from
-        :func:`speechstudio.audio.waveform.peaks`), ``None`` while unknown."""
+        """The waveform peaks (``(columns, 2)``: min / max, from ``audio.waveform.peaks``); ``None`` while unknown."""
         self.waveform.set_peaks(peaks)
 
     def show_position(self, seconds: float) -> None:

@@ -35,8 +35,7 @@ class SingleInstance(QObject):
         self._server: QLocalServer | None = None
 
     def acquire(self) -> bool:
-        """Take the lock (a stale one, left by a process that is gone, is taken over) and listen;
-        False when another live process holds it."""
+        """Take the lock (a stale one, its process gone, is taken over) and listen; False if a live process holds it."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         lock = QLockFile(str(self.lock_path))
         lock.setStaleLockTime(0)  # stale only when its process is gone, never by age
@@ -58,8 +57,7 @@ class SingleInstance(QObject):
         return int(pid) if pid else None
 
     def send(self, files: list[str]) -> bool:
-        """Hand ``files`` to the window holding the lock (also an empty list: it comes to the
-        front). True when it answered."""
+        """Hand ``files`` to the window holding the lock (an empty list too: it comes forward); True if it answered."""
         sock = QLocalSocket()
         sock.connectToServer(self.name)
         if not sock.waitForConnected(_TIMEOUT_MS):

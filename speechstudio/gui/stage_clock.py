@@ -70,8 +70,7 @@ class StageClock:
         return sum(1 for s in range(max(a, 1), min(b, n) + 1) if s % every == 0 or s == n)
 
     def step_s(self) -> float | None:
-        """Mean seconds of the running stage's recent steps (before its first: another stage's,
-        scaled by their cost), None before any step."""
+        """Mean seconds of the running stage's recent steps (before its first: another stage's, scaled); None before."""
         b = int(self.config.batch_size)
         for stage in [self.name] + list(self.times):
             t = self.times.get(stage)

@@ -85,8 +85,7 @@ class TranscribePlaybackMixin:
             self.status_message.emit(f"cannot play: {plain_error(e)}")
 
     def _on_playing_changed(self, playing: bool) -> None:
-        """The segment's playback ended (its end reached, or stopped): the status line says so instead of
-        "playing …" staying on. Another playback started since (a later session) is not ours to report."""
+        """The segment's playback ended: the status line says "played …" (unless a later playback started since)."""
         mine = getattr(self, "_span_playing", None)
         if playing or mine is None or self.audio.playing or self.audio.session != mine[0]:
             return

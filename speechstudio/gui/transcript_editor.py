@@ -31,8 +31,7 @@ FOLLOW_MS = 40
 
 
 class TranscriptEditor(QWidget):
-    """Signals: ``changed()`` after every edit / undo / redo (the host re-reads
-    ``document.segments``), ``status_message(str)``."""
+    """Signals: ``changed()`` after each edit, undo or redo (re-read ``document.segments``), ``status_message(str)``."""
 
     changed = Signal()
     status_message = Signal(str)
@@ -211,8 +210,7 @@ class TranscriptEditor(QWidget):
         return s.speaker if s is not None else None
 
     def assign_speaker(self, name: str) -> bool:
-        """The segment under the cursor (or the selected words, when the selection is inside one
-        segment) is said by ``name``."""
+        """Give the segment under the cursor (or the selected words, when inside one segment) to speaker ``name``."""
         name = (name or "").strip()
         if self.document is None or not self.document.segments or not name:
             return False
@@ -311,8 +309,7 @@ class TranscriptEditor(QWidget):
         return self._in_background(work, f"listening to {name}'s segments again…", "split-speaker")
 
     def _apply_split(self, name: str, spans, voices) -> None:
-        """The second voice's segments (found by :meth:`split_speaker`) to a new speaker; segments
-        edited meanwhile keep their speaker."""
+        """The second voice's segments (found by :meth:`split_speaker`) to a new speaker; edited ones keep theirs."""
         second = {span for span, v in zip(spans, voices) if v == 1}
         moved = [i for i, s in enumerate(self.document.segments) if s.speaker == name and (s.start_s, s.end_s) in second]
         if self.run(lambda: self.document.split_speaker(name, moved), self.cursor()):
@@ -426,8 +423,7 @@ class TranscriptEditor(QWidget):
             self._show_times()
 
     def flush(self) -> bool:
-        """Save now if there are unsaved edits. Returns False when saving failed (said on the
-        status line)."""
+        """Save now if there are unsaved edits. Returns False when saving failed (said on the status line)."""
         self._autosave.stop()
         doc = self.document
         if doc is None or not doc.dirty:
@@ -505,8 +501,7 @@ class TranscriptEditor(QWidget):
         self.highlight_time(self.player.position_s if playing else None)
 
     def highlight_time(self, t: float | None) -> tuple[int, int, int] | None:
-        """Highlight the word said at ``t`` seconds (none for ``None``) and scroll to it; returns
-        ``(segment, start_char, end_char)`` of the highlighted word."""
+        """Highlight the word said at ``t`` s (``None``: none), scrolled to; returns its ``(segment, start, end)``."""
         hit = self.document.word_at(t) if (self.document is not None and t is not None) else None
         if hit != self._said:
             self._said = hit
@@ -516,8 +511,7 @@ class TranscriptEditor(QWidget):
         return hit
 
     def _refresh_marks(self) -> None:
-        """Underline the words the recogniser was unsure of (probability < ``LOW_CONFIDENCE``) in
-        the segments on screen (and 20 either side; redone on scrolling)."""
+        """Underline the unsure words (probability < ``LOW_CONFIDENCE``) in the segments on screen and 20 around."""
         doc = self.document
         self._unsure = [] if doc is None else [
             (i, a, b) for i in self.text.visible_blocks() if i < len(doc.segments)

@@ -76,8 +76,7 @@ class FindBar(QWidget):
         return next((m for m in self._all() if (m.segment, m.start, m.end) == (c.blockNumber(), a, b)), None)
 
     def replace_one(self) -> None:
-        """Replace the selected match (finding the next one first when none is selected), then
-        select the next."""
+        """Replace the selected match (finding the next one first when none is selected), then select the next."""
         m = self._selected_match() or self.find_next()
         if m is None:
             return

@@ -65,8 +65,7 @@ class SegmentPlayer(QObject):
         self.path, self._audio, self._job, self._pos = path, None, None, 0.0
 
     def request_peaks(self) -> None:
-        """Emit ``peaks_ready`` for the current file: at once when known, else after it is
-        decoded on the I/O worker (the decoded audio is then kept for playing)."""
+        """Emit ``peaks_ready`` for the current file: at once when known, else once decoded on the I/O worker."""
         if self.path is None:
             return
         key = _file_key(self.path)

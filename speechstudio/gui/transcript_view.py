@@ -156,15 +156,13 @@ class TranscriptView(QWidget):
         self.editing_changed.emit(on)
 
     def _other_outputs(self, row: QueueRow | None = None) -> list[Path]:
-        """The outputs of ``row`` (the selected one by default) other than its ``.json`` (txt / srt / vtt … the
-        batch wrote)."""
+        """The outputs of ``row`` (default: the selected one) other than its ``.json`` (txt / srt / vtt …)."""
         row = row or self.row
         return [p for p in (row.outputs if row is not None else ()) if p.suffix.lstrip(".") in FORMATS
                 and p.suffix != ".json"]
 
     def _outputs_follow(self, json_path) -> None:
-        """After the editor saved ``json_path``: write the edit into the row's other outputs too
-        (.txt / .srt / .vtt beside the input, atomically)."""
+        """After the editor saved ``json_path``: write the edit into the row's other outputs (txt / srt / vtt) too."""
         doc = self.editor.document
         if doc is None or doc.path != json_path:
             return

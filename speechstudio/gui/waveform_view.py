@@ -52,8 +52,7 @@ class WaveformView(QWidget):
         return max(1, self.width() - 2 * self.margin)
 
     def columns(self) -> np.ndarray | None:
-        """The peaks at the width on screen: float32 shape ``(drawn_width(), 2)``, min / max per
-        pixel column (``None`` before the file's peaks are known)."""
+        """The peaks at the on-screen width: float32 ``(drawn_width(), 2)``, min / max per column; ``None``: unknown."""
         if self.peaks is None:
             return None
         w = self.drawn_width()

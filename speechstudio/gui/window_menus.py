@@ -44,8 +44,7 @@ class WindowMenusMixin:
         build_help_menu(self)
 
     def _shortcuts(self) -> None:
-        """Window-wide keys that are not menu actions; their "what's this" is their line in Help >
-        Keyboard shortcuts."""
+        """Window-wide keys that are not menu actions; their "what's this" is their Help > Keyboard shortcuts line."""
         def shortcut(keys, slot, what: str) -> QShortcut:
             sc = QShortcut(QKeySequence(keys), self, slot)
             sc.setWhatsThis(what)
@@ -62,8 +61,7 @@ class WindowMenusMixin:
             self.open_paths(paths)
 
     def open_paths(self, paths) -> int:
-        """Queue files/folders on the Transcribe page, show that page and remember them in
-        File > Open recent. Returns how many inputs were queued."""
+        """Queue files/folders on the Transcribe page, show it and add them to File > Open recent; returns how many."""
         paths = [str(p) for p in paths]
         self.nav.setCurrentRow(0)
         n = self.transcribe.add_paths(paths)

@@ -91,8 +91,7 @@ def automatic_model(english: str, others: str = "") -> str:
 
 
 def model_name(model_id: str) -> str:
-    """A model or voice id as the pages name it: without the Hub's organisation (``"facebook/mms-tts-eng"`` ->
-    ``"mms-tts-eng"``); the id stays in the tooltip."""
+    """A model or voice id without the Hub's organisation (``"facebook/mms-tts-eng"`` -> ``"mms-tts-eng"``)."""
     return model_id.rsplit("/", 1)[-1]
 
 
