@@ -122,14 +122,16 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.model_box.setCurrentText(str(model))
         self.device_box.setCurrentText(str(s.value("dictate/device") or s.value("transcribe/device") or "auto"))
         self.language_options.set_model(str(model))
-        self.language_options.restore("dictate")
+        self.language_options.set_language(str(s.value("dictate/language", "") or "") or None)
+        self.language_options.set_task(str(s.value("dictate/task", "transcribe")))
 
     def save_settings(self) -> None:
         s = settings()
         s.setValue("dictate/model", self.model_box.currentText())
         s.setValue("dictate/device", self.device_box.currentText())
         s.setValue("dictate/mic_name", self.mic_box.currentText())
-        self.language_options.save("dictate")
+        s.setValue("dictate/language", self.language_options.language() or "")
+        s.setValue("dictate/task", self.language_options.task())
         self.anywhere.save_settings()
 
     def shutdown(self) -> None:

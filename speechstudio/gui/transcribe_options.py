@@ -117,16 +117,15 @@ class LanguageOptions(QWidget):
         settings().setValue(vocabulary_key(self._model), text.strip())
         self.changed.emit()
 
-    def restore(self, page: str = "transcribe") -> None:
-        """The language and task saved under ``page/`` ("transcribe", "dictate")."""
+    def restore(self) -> None:
         s = settings()
-        self.set_language(str(s.value(f"{page}/language", "") or "") or None)
-        self.set_task(str(s.value(f"{page}/task", "transcribe")))
+        self.set_language(str(s.value("transcribe/language", "") or "") or None)
+        self.set_task(str(s.value("transcribe/task", "transcribe")))
 
-    def save(self, page: str = "transcribe") -> None:
+    def save(self) -> None:
         s = settings()
-        s.setValue(f"{page}/language", self.language() or "")
-        s.setValue(f"{page}/task", self.task())
+        s.setValue("transcribe/language", self.language() or "")
+        s.setValue("transcribe/task", self.task())
         s.setValue(vocabulary_key(self._model), self.vocabulary.text().strip())
 
 
