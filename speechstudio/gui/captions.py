@@ -6,9 +6,9 @@ import html
 
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter
-from PySide6.QtWidgets import QLabel, QMenu, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QMenu, QWidget
 
-from speechstudio.gui.common import action, settings
+from speechstudio.gui.common import action, settings, vbox
 
 DEFAULTS = {"font_pt": 20, "width": 760, "opacity": 0.85, "lines": 2}
 FONT_RANGE = (8, 72)
@@ -36,9 +36,7 @@ class CaptionsWindow(QWidget):
         self.label.setTextFormat(Qt.TextFormat.RichText)
         self.label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom)
         self.label.setAccessibleName("Caption text")
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(16, 10, 16, 10)
-        lay.addWidget(self.label)
+        vbox(self, self.label).setContentsMargins(16, 10, 16, 10)
         self._drag: QPoint | None = None
         s = settings()
         self.font_pt = int(_num(s.value("captions/font_pt"), DEFAULTS["font_pt"], *FONT_RANGE))

@@ -3,10 +3,10 @@ is said and what it does (a punctuation mark, a line break, any text, "scratch t
 dictating"). Saved atomically to ``<data dir>/dictation/commands.json``."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTableWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTableWidgetItem
 
 from speechstudio.dictation.commands import DEFAULT_COMMANDS, Command, CommandTable, CommandTableError, key
-from speechstudio.gui.common import button, combo, hrow, note_label, table as table_widget
+from speechstudio.gui.common import button, combo, hrow, note_label, table as table_widget, vbox
 
 #: What the "Does" column offers; any other text is inserted as typed ("\\n" = a line break).
 PRESETS = {",": ", (comma)", ".": ". (full stop)", "?": "? (question mark)", "!": "! (exclamation mark)",
@@ -41,24 +41,20 @@ class CommandsDialog(QDialog):
         except CommandTableError as e:
             self.error = str(e)
             self.table = CommandTable()
-        lay = QVBoxLayout(self)
         self.lang_box = combo("Commands language", sorted(self.table.languages),
                               "Language code (en, de, fr, ...); type a new one to add a table")
         self.lang_box.setEditable(True)
-        lay.addLayout(hrow(QLabel("Language"), self.lang_box))
         self.grid = table_widget("Spoken commands table", ("Say", "Does"), editable=True, numbers=True)
         self.grid.setColumnWidth(0, 220)
-        lay.addWidget(self.grid, 1)
         self.note = note_label("About spoken commands", self.error or "Say the words on the left while dictating. "
                                "\"Does\": pick a preset or type the text to insert (\\n = line break).")
-        lay.addWidget(self.note)
-        lay.addLayout(hrow(button("Add", "", slot=lambda: self._add_row(Command("", ","))),
-                           button("Remove", "", slot=lambda: self.grid.removeRow(self.grid.currentRow())),
-                           button("Reset language to defaults", "", slot=self._reset)))
+        buttons = hrow(button("Add", "", slot=lambda: self._add_row(Command("", ","))),
+                       button("Remove", "", slot=lambda: self.grid.removeRow(self.grid.currentRow())),
+                       button("Reset language to defaults", "", slot=self._reset))
         box = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         box.accepted.connect(self.save)
         box.rejected.connect(self.reject)
-        lay.addWidget(box)
+        vbox(self, hrow(QLabel("Language"), self.lang_box), (self.grid, 1), self.note, buttons, box)
         if self.lang_box.findText(language) < 0:
             self.lang_box.addItem(language)
         self.lang_box.setCurrentText(language)

@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter, QPalette, QPe
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLayout, QLineEdit,
                                QMessageBox,
                                QPushButton, QSizePolicy, QSpinBox, QStackedWidget, QStyledItemDelegate, QTableWidget,
-                               QTableWidgetItem, QWidget)
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from speechstudio.gui.wording import automatic_model
 from speechstudio.hub.paths import data_dir
@@ -93,12 +93,15 @@ def refill(box: QComboBox, items, keep=None) -> None:
 
 
 def table(name: str, headers, rows: int = 0, *, editable: bool = False, numbers: bool = False,
-          stretch_last: bool = True) -> QTableWidget:
-    """A table of ``headers`` that selects whole rows, with its accessible name; read-only unless
-    ``editable``, no row numbers unless ``numbers``, the last column stretched unless ``stretch_last`` is False."""
+          stretch_last: bool = True, single: bool = False) -> QTableWidget:
+    """A table of ``headers`` that selects whole rows (one at a time when ``single``), with its accessible name;
+    read-only unless ``editable``, no row numbers unless ``numbers``, the last column stretched unless ``stretch_last``
+    is False."""
     t = named(QTableWidget(rows, len(headers)), name)
     t.setHorizontalHeaderLabels(list(headers))
     t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    if single:
+        t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     if not editable:
         t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     t.verticalHeader().setVisible(numbers)
@@ -240,6 +243,15 @@ class FlowLayout(QLayout):
                 x += w + gap
             y += height + gap
         return max(0, y - gap - r.y()) + m.top() + m.bottom()
+
+
+def vbox(parent, *items) -> QVBoxLayout:
+    """A column layout on ``parent`` of ``items``: widgets, layouts, or either as ``(item, stretch)``."""
+    lay = QVBoxLayout(parent)
+    for item in items:
+        item, *stretch = item if isinstance(item, tuple) else (item,)
+        (lay.addLayout if isinstance(item, QLayout) else lay.addWidget)(item, *stretch)
+    return lay
 
 
 def flow(*items) -> FlowLayout:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QToolButton, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import bare, settings
+from speechstudio.gui.common import bare, settings, vbox
 
 
 class Details(QWidget):
@@ -16,19 +16,16 @@ class Details(QWidget):
     def __init__(self, title: str = "Details", key: str | None = None, form: bool = False) -> None:
         super().__init__()
         self._key = key
-        lay = bare(QVBoxLayout(self))
-        lay.setSpacing(2)
         self.button = QToolButton()
         self.button.setText(title)
         self.button.setCheckable(True)
         self.button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.button.setAutoRaise(True)
         self.button.setAccessibleName(f"{title}: show or hide")
-        lay.addWidget(self.button, 0, Qt.AlignmentFlag.AlignLeft)
         self.body = QWidget()
         self.body_layout = QFormLayout(self.body) if form else QVBoxLayout(self.body)
         self.body_layout.setContentsMargins(16, 0, 0, 0)
-        lay.addWidget(self.body)
+        bare(vbox(self, (self.button, 0, Qt.AlignmentFlag.AlignLeft), self.body)).setSpacing(2)
         opened = bool(key) and settings().value(f"details/{key}", False, type=bool)
         self.button.setChecked(opened)
         self._show(opened)

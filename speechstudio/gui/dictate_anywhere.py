@@ -3,13 +3,13 @@ commands, the captions window, the global hotkey, the tray icon and a sound cue 
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QWidget
 
 from speechstudio.asr.family import capabilities
 from speechstudio.dictation.hotkey import DEFAULT_HOTKEY, Hotkey
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.captions import CaptionsWindow
-from speechstudio.gui.common import bare, button, combo, hrow, line_edit, named, settings
+from speechstudio.gui.common import bare, button, combo, hrow, line_edit, named, settings, vbox
 from speechstudio.gui.tray import DictationTray, cue_tone, tray_available
 
 OUTPUTS = (("app", "This window only"), ("type", "Type into the focused app"),
@@ -49,7 +49,6 @@ class AnywherePanel(QWidget):
         self.output_failed.connect(self._on_output_failed)
 
     def _build(self) -> None:
-        rows = bare(QVBoxLayout(self))
         self.output_box = combo("Dictation output", [(label, mode) for mode, label in OUTPUTS],
                                 "Type or paste the stable text where the cursor is in the application that has the "
                                 "focus (start with the hotkey while you work there), or keep it on the clipboard")
@@ -58,8 +57,7 @@ class AnywherePanel(QWidget):
         self.commands_check = named(QCheckBox("Spoken commands"), "", "\"comma\", \"period\", \"new line\", "
                                     "\"new paragraph\", \"scratch that\", \"stop dictating\"... (per language, editable)")
         self.edit_btn = button("Edit…", "Edit spoken commands", slot=self.edit_commands)
-        rows.addLayout(hrow(QLabel("Text goes to"), self.output_box, self.shortcut_box, self.commands_check,
-                            self.edit_btn))
+        output = hrow(QLabel("Text goes to"), self.output_box, self.shortcut_box, self.commands_check, self.edit_btn)
         self.captions_check = named(QCheckBox("Live captions"), "Show live captions", "A window on top of everything "
                                     "with the live text (drag to move; wheel: text size, Ctrl+wheel: opacity, "
                                     "Shift+wheel: width)")
@@ -71,7 +69,8 @@ class AnywherePanel(QWidget):
         self.hotkey_mode = combo("Hotkey mode", [("toggle", "toggle"), ("push to talk", "push_to_talk")])
         self.cue_check = named(QCheckBox("Sound cue"), "",
                                "A short tone when dictation starts and stops (with the global hotkey on)")
-        rows.addLayout(hrow(self.captions_check, self.hotkey_check, self.hotkey_edit, self.hotkey_mode, self.cue_check))
+        bare(vbox(self, output, hrow(self.captions_check, self.hotkey_check, self.hotkey_edit, self.hotkey_mode,
+                                     self.cue_check)))
         for changed in (self.output_box.currentIndexChanged, self.shortcut_box.currentIndexChanged,
                         self.commands_check.toggled, self.cue_check.toggled):
             changed.connect(self._changed)

@@ -6,14 +6,14 @@ from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor, QTextCharFormat
-from PySide6.QtWidgets import QLabel, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QTextEdit, QWidget
 
 from speechstudio.asr.languages import language_name
 from speechstudio.asr.sources import MicSource
 from speechstudio.asr.streaming import StreamUpdate
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import (DEFAULT_MODEL, LevelMeter, ModelPicker, asker, button, combo, device_picker, hrow,
-                                     named, note_label, set_font, settings)
+                                     named, note_label, set_font, settings, vbox)
 from speechstudio.gui.devices import fill_microphones
 from speechstudio.gui.dictate_anywhere import AnywherePanel
 from speechstudio.gui.dictate_files import TranscriptFileActions
@@ -59,7 +59,6 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self._update_buttons()
 
     def _build(self) -> None:
-        lay = QVBoxLayout(self)
         self.model_box = ModelPicker("Dictation model",
                                      "Any installed recogniser: a Wav2Vec2 CTC model (lowest latency) or Whisper "
                                      "(any language, punctuation; about a second more delay). (default): an "
@@ -68,16 +67,14 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.mic_box = combo("Dictation microphone", tip="A microphone, or \"System audio: ...\": what the computer "
                              "plays (Linux with PulseAudio or PipeWire), for captions of a meeting or a video")
         self.mic_box.setMinimumWidth(200)
-        lay.addLayout(hrow(QLabel("Model"), (self.model_box, 1), QLabel("Device"), self.device_box, QLabel("Input"),
-                           (self.mic_box, 1), stretch=False))
+        pickers = hrow(QLabel("Model"), (self.model_box, 1), QLabel("Device"), self.device_box, QLabel("Input"),
+                       (self.mic_box, 1), stretch=False)
         self.language_options = LanguageOptions()
         self.language_box = named(self.language_options.language_box, "Dictation language",
                                   "Whisper: auto detects the language on the first words and keeps it; (default) "
                                   "model with a language other than English: a multilingual Whisper model")
-        lay.addWidget(self.language_options)
         self.anywhere = AnywherePanel(self)
         self.anywhere.status_message.connect(self._anywhere_note)
-        lay.addWidget(self.anywhere)
 
         self.start_btn = button("● Start", "Start dictation", "Start listening (Ctrl+Enter)", lambda: self.start())
         self.stop_btn = button("■ Stop", "Stop dictation",
@@ -91,23 +88,22 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
         self.send_btn = button("Send to file…", "Append transcript to a file",
                                "Append the transcript to a text file (e.g. your notes)", self._send_dialog)
         self.clear_btn = button("Clear", "Clear transcript", slot=self.clear)
-        lay.addLayout(hrow(self.start_btn, self.stop_btn, self.file_btn, self.copy_btn, self.save_btn, self.send_btn,
-                           self.clear_btn))
+        actions = hrow(self.start_btn, self.stop_btn, self.file_btn, self.copy_btn, self.save_btn, self.send_btn,
+                       self.clear_btn)
 
         self.meter = LevelMeter()
         self.latency_label = named(QLabel(dictate("no_latency")), "Latency behind real time",
                                    "How far the black (stable) text is behind the speaker when it is shown: audio "
                                    "received but not yet stable (lookahead, chunking) + model time + audio still queued")
         self.state_label = named(QLabel(dictate("idle")), "Dictation state")
-        lay.addLayout(hrow(QLabel("Level"), (self.meter, 1), self.latency_label, self.state_label, stretch=False))
+        level = hrow(QLabel("Level"), (self.meter, 1), self.latency_label, self.state_label, stretch=False)
 
         self.view = named(QTextEdit(), "Live transcript")
         self.view.setReadOnly(True)
         set_font(self.view, 13)
         self.note = note_label("Dictation status")
         self.note.setMinimumHeight(2 * self.note.fontMetrics().lineSpacing() + 4)
-        lay.addWidget(self.note)
-        lay.addWidget(self.view, 1)
+        vbox(self, pickers, self.language_options, self.anywhere, actions, level, self.note, (self.view, 1))
 
         self.stable_fmt = QTextCharFormat()  # no colour of its own: the palette's text colour, so a
         # theme switch (light/dark) recolours what is already there

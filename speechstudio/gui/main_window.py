@@ -7,12 +7,12 @@ import logging
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QAbstractButton, QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel, QListWidget,
+from PySide6.QtWidgets import (QAbstractButton, QApplication, QDockWidget, QFrame, QLabel, QListWidget,
                                QMainWindow, QScrollArea, QSizePolicy, QStackedWidget, QStatusBar, QWidget)
 
 from speechstudio import __version__
 from speechstudio.gui.audio_hub import AudioHub
-from speechstudio.gui.common import bare, named, note_label, set_font, settings
+from speechstudio.gui.common import bare, hrow, named, note_label, set_font, settings
 from speechstudio.gui.gpu_panel import GpuPanel
 from speechstudio.gui.transcribe_page import TranscribePage
 from speechstudio.gui.window_menus import PAGES, WindowMenusMixin
@@ -52,9 +52,7 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self.clone = self._page("speechstudio.gui.clone_page", "ClonePage")
         self.adapt = self._page("speechstudio.gui.adapt_page", "AdaptPage")
         central = QWidget()  # a plain row, no splitter: the page list has a fixed width
-        row = bare(QHBoxLayout(central))
-        row.addWidget(self.nav)
-        row.addWidget(self.stack, 1)
+        central.setLayout(bare(hrow(self.nav, (self.stack, 1), stretch=False)))
         self.setCentralWidget(central)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from speechstudio.audio.mel import HOP_S, N_MELS
-from speechstudio.gui.common import named
+from speechstudio.gui.common import named, vbox
 
 FLOOR = -10.0  # log10 power shown as black
 IDLE_CAPTION = "Sound picture: idle (shows the microphone while recording and whatever is playing)"
@@ -51,10 +51,7 @@ class MelView(QWidget):
         self.plot.setXRange(-seconds, 0, padding=0)
         self.plot.setYRange(0, N_MELS, padding=0)
         self.caption = named(QLabel(IDLE_CAPTION), "Mel view status", DETAILS)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(4, 2, 4, 2)
-        lay.addWidget(self.caption)
-        lay.addWidget(self.plot)
+        vbox(self, self.caption, self.plot).setContentsMargins(4, 2, 4, 2)
         self.setMinimumHeight(80)  # a short window's docks give the pages room (main_window.DOCK_MIN_HEIGHT)
 
         self._timer = QTimer(self, interval=40, timeout=self._redraw)

@@ -26,12 +26,10 @@ _network: tuple[float, bool, str] | None = None  # (checked at, reachable, reaso
 
 @dataclass
 class PageListing:
-    """``models``: ``ModelEntry`` rows (deduplicated); ``aliases``: row name -> other names of the
-    same model; ``voices``: ``VoiceRef`` list; ``voice_error``: why voices could not be listed ("");
-    ``default_model``/``default_reason``: what "(default)" loads and why; ``online``/``offline_reason``:
-    whether downloads can work now; ``dictation_default``/``dictation_reason``: what Dictate's "(default)"
-    loads (:func:`speechstudio.asr.live.default_dictation_model`, English); ``other_languages``: the
-    multilingual Whisper "(default)" uses for other languages (:func:`~speechstudio.hub.resolve.multilingual_whisper`)."""
+    """``models``: ``ModelEntry`` rows (deduplicated); ``aliases``: row name -> other names of the same model;
+    ``voices``: ``VoiceRef`` list; ``voice_error``: why voices could not be listed (""); ``default_model`` /
+    ``default_reason``: what "(default)" loads and why; ``online`` / ``offline_reason``: whether downloads can work;
+    ``dictation_default`` / ``dictation_reason``: Dictate's "(default)" (``asr.live.default_dictation_model``)."""
 
     models: list = field(default_factory=list)
     aliases: dict[str, list[str]] = field(default_factory=dict)

@@ -6,15 +6,15 @@ import re
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHeaderView, QMessageBox, QProgressBar, QSplitter,
-                               QTableWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QGroupBox, QHeaderView, QMessageBox, QProgressBar, QSplitter,
+                               QWidget)
 
 from speechstudio.asr.family import capabilities
 from speechstudio.asr.family import label as family_label
 from speechstudio.asr.languages import language_name
 from speechstudio.disk import format_size
 from speechstudio.gui.common import (WrapLabel, add_row, asker, button, combo, fit_columns, hrow, named, show_error,
-                                     table)
+                                     table, vbox)
 from speechstudio.gui.details import Details
 from speechstudio.gui.drop_paths import short_path
 from speechstudio.gui.model_listing import DOWNLOADABLE_VOICES, VOICE_NAMES, PageListing, list_for_page
@@ -90,23 +90,17 @@ class ModelsPage(QWidget):
         self._action_jobs: dict[int, str] = {}
         self.download_job: int | None = None
         self._downloading = ""  # the id being downloaded (for the result line)
-        lay = QVBoxLayout(self)
         split = QSplitter(Qt.Orientation.Vertical)
 
         mbox = QGroupBox("Speech recognition models")
-        ml = QVBoxLayout(mbox)
-        self.table = self._table(MODEL_COLS, "Speech recognition models")
-        self.table.setWordWrap(True)  # descriptions wrap; the other cells are short
+        self.table = table("Speech recognition models", MODEL_COLS, single=True)  # descriptions wrap
         # rows follow their wrapped text whenever a column's width changes (fitting them once left them cut)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        ml.addWidget(self.table)
         self.default_label = named(WrapLabel(""), "Default model")
-        ml.addWidget(self.default_label)
         self.details = Details("Details")  # the selected model's Hub name and the catalog's words
         self.details_label = named(WrapLabel("Select a model to see its full name and description."),
                                    "Details of the selected model")
         self.details.body_layout.addWidget(self.details_label)
-        ml.addWidget(self.details)
         self.refresh_btn = button("Refresh", "Refresh model list", slot=self.refresh)
         self.download_btn = button("Download", "Download selected model", slot=self.download_selected)
         self.cancel_btn = button("Cancel download", "Cancel download", slot=self.cancel_download)
@@ -115,17 +109,16 @@ class ModelsPage(QWidget):
         self.remove_btn = button("Remove", "Remove selected model", slot=self._remove_selected)
         self.progress = named(QProgressBar(), "Download progress")
         self.progress.setVisible(False)
-        ml.addLayout(hrow(self.refresh_btn, self.download_btn, self.cancel_btn, self.import_btn, self.remove_btn,
-                          (self.progress, 1), stretch=False))
         self.dl_label = named(WrapLabel(""), "Download status")
-        ml.addWidget(self.dl_label)
+        vbox(mbox, self.table, self.default_label, self.details, hrow(
+            self.refresh_btn, self.download_btn, self.cancel_btn, self.import_btn, self.remove_btn, (self.progress, 1),
+            stretch=False), self.dl_label)
         split.addWidget(mbox)
 
-        vbox = QGroupBox("Voices (speech synthesis)")
-        vl = QVBoxLayout(vbox)
-        self.voice_table = self._table(VOICE_COLS, "Voices")
+        vgroup = QGroupBox("Voices (speech synthesis)")
+        self.voice_table = table("Voices", VOICE_COLS, single=True)
+        self.voice_table.setWordWrap(False)
         self.voice_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # locations: keep the file name
-        vl.addWidget(self.voice_table)
         self.import_voice_btn = button("Import Piper voice…", "Import a Piper voice", slot=asker(
             self, "Import a Piper voice", self.import_voice, "Piper voice (*.onnx)"))
         self.remove_voice_btn = button("Remove voice", "Remove selected voice", slot=self._remove_voice_selected)
@@ -137,13 +130,13 @@ class ModelsPage(QWidget):
         self.voice_id_box.setEditable(True)
         self.voice_id_box.setMinimumContentsLength(18)
         self.download_voice_btn = button("Download voice", "Download the voice", slot=self.download_voice_selected)
-        vl.addLayout(hrow(self.import_voice_btn, self.remove_voice_btn, None, self.voice_id_box,
-                          self.download_voice_btn))
-        split.addWidget(vbox)
+        vbox(vgroup, self.voice_table, hrow(self.import_voice_btn, self.remove_voice_btn, None, self.voice_id_box,
+                                            self.download_voice_btn))
+        split.addWidget(vgroup)
         split.setSizes([440, 170])
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
-        lay.addWidget(split)
+        vbox(self, split)
 
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.voice_table.itemSelectionChanged.connect(self._update_buttons)
@@ -153,13 +146,6 @@ class ModelsPage(QWidget):
         self.downloads.job_progress.connect(self._on_dl_progress)
         self.downloads.job_finished.connect(self._on_dl_finished)
         self._update_buttons()
-
-    @staticmethod
-    def _table(cols, name) -> QTableWidget:
-        t = table(name, cols)
-        t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        t.setWordWrap(False)
-        return t
 
     def fit_columns(self) -> None:
         """Columns sized to content within caps, all inside the viewport (see ``common.fit_columns``)."""

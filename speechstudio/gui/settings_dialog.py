@@ -1,11 +1,11 @@
 """The Settings dialog (File > Settings…, Ctrl+,): the values of :mod:`speechstudio.gui.preferences`."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox, QVBoxLayout
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox
 
 from speechstudio.batch.subtitles import MIN_LINE_WIDTH
 from speechstudio.gui import preferences as prefs
-from speechstudio.gui.common import combo, hrow, line_edit, named, note_label, path_row, spin
+from speechstudio.gui.common import combo, hrow, line_edit, named, note_label, path_row, spin, vbox
 
 
 def _pick(name: str, items, current: str, tip: str = "") -> QComboBox:
@@ -23,8 +23,6 @@ class SettingsDialog(QDialog):
         self.setAccessibleName("Settings")
         self.setMinimumWidth(620)
         p = prefs.load()
-        lay = QVBoxLayout(self)
-
         out = QGroupBox("Transcripts")
         f = QFormLayout(out)
         self.output_dir = line_edit("Default output folder", "next to each input file", p.output_dir)
@@ -39,7 +37,6 @@ class SettingsDialog(QDialog):
         self.line_count = spin("Subtitle lines per cue", 0, 10, p.subtitle_max_line_count, "no limit", suffix=" lines")
         f.addRow("Subtitle line width", self.line_width)
         f.addRow("Subtitle lines per cue", self.line_count)
-        lay.addWidget(out)
 
         rec = QGroupBox("Recognition")
         f = QFormLayout(rec)
@@ -50,7 +47,6 @@ class SettingsDialog(QDialog):
         note = note_label("What the number format is", "how exactly the recogniser computes: auto is right on "
                           "every computer (smaller formats are faster on a graphics card)")
         f.addRow("Number format", hrow(self.precision, (note, 1), stretch=False))
-        lay.addWidget(rec)
 
         app = QGroupBox("Application")
         f = QFormLayout(app)
@@ -63,12 +59,11 @@ class SettingsDialog(QDialog):
         f.addRow("Theme", self.theme)
         f.addRow(note_label("When settings apply",
                             "Data and cache folders take effect the next time SpeechStudio starts."))
-        lay.addWidget(app)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
-        lay.addWidget(buttons)
+        vbox(self, out, rec, app, buttons)
 
     def values(self) -> prefs.Preferences:
         return prefs.Preferences(

@@ -3,11 +3,11 @@ delete. Voices are added from the transcript editor ("Remember voice")."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QAbstractItemView, QDialog, QInputDialog, QMessageBox, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QInputDialog, QMessageBox
 
 from speechstudio.diarize.library import load_library, remove_voice, rename_voice
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import add_row, button, hrow, note_label, table
+from speechstudio.gui.common import add_row, button, hrow, note_label, table, vbox
 
 COLS = ("Name", "Made from", "Saved")
 
@@ -20,20 +20,16 @@ class SpeakersDialog(QDialog):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Known voices")
-        lay = QVBoxLayout(self)
         self.note = note_label("About known voices", "Voices you saved are named in new transcripts when speaker "
                                "labels are on. Save one from the transcript editor: rename a speaker, then "
                                "\"Remember voice\".")
-        lay.addWidget(self.note)
-        self.table = table("Known voices", COLS)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        lay.addWidget(self.table, 1)
+        self.table = table("Known voices", COLS, single=True)
         self.problems = note_label("Known voices problems")
-        lay.addWidget(self.problems)
         self.rename_btn = button("Rename…", "Rename the selected voice", slot=self._rename_dialog)
         self.delete_btn = button("Delete", "Delete the selected voice", slot=self._delete_selected)
         self.close_btn = button("Close", "Close known voices", slot=self.close)
-        lay.addLayout(hrow(self.rename_btn, self.delete_btn, None, self.close_btn))
+        vbox(self, self.note, (self.table, 1), self.problems,
+             hrow(self.rename_btn, self.delete_btn, None, self.close_btn))
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.resize(560, 320)
         self.refresh()

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QCheckBox, QLabel, QMenu, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QMenu, QPushButton, QSplitter, QWidget
 
 from speechstudio.batch.request import TranscriptionRequest
 from speechstudio.batch.run import InputItem, collect_inputs
 from speechstudio.batch.watch import FolderWatcher
 from speechstudio.gui.batch_report import BatchReport
-from speechstudio.gui.common import (DEFAULT_MODEL, ModelPicker, action, asker, bare, button, combo, device_picker, flow,
-                                     hrow, named, setting_list, settings)
+from speechstudio.gui.common import (DEFAULT_MODEL, ModelPicker, action, asker, bare, button, combo, device_picker,
+                                     flow, hrow, named, setting_list, settings, vbox)
 from speechstudio.gui.details import Details
 from speechstudio.gui.drop_paths import paths_from_urls, pick_inputs
 from speechstudio.gui.queue_keeper import QueueKeeper
@@ -75,15 +75,14 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         audio.playing_changed.connect(self._on_playing_changed)
 
     def _build(self) -> None:
-        lay = QVBoxLayout(self)
         self.add_files_btn = button("Add files…", "Add files", "Add audio or video files (Ctrl+O)",
                                     lambda: self.add_files_dialog())
         self.add_folder_btn = button("Add folder…", "Add folder", "Add a folder and everything in it (Ctrl+Shift+O)",
                                      lambda: self.add_files_dialog(folder=True))
         self.clear_btn = button("Clear finished", "Clear finished rows", slot=self.clear_finished)
         self.model_box = ModelPicker("Model", "Installed model name, Hugging Face id, or a model folder")
-        lay.addLayout(hrow(self.add_files_btn, self.add_folder_btn, self.clear_btn, 16, QLabel("Model"),
-                           (self.model_box, 1), stretch=False))
+        top = hrow(self.add_files_btn, self.add_folder_btn, self.clear_btn, 16, QLabel("Model"), (self.model_box, 1),
+                   stretch=False)
         self.details = Details("Details", key="transcribe")
         self.device_box = device_picker("Device")
         self.precision_box = combo("Precision", ["auto", "fp32", "fp16", "bf16"],
@@ -105,12 +104,9 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.overwrite_check = named(QCheckBox("Redo finished files"), "Overwrite existing transcripts")
         self.language_options = LanguageOptions()
         self.run_options = QWidget()  # the next run's options: folded away while the editor is open
-        opts = bare(QVBoxLayout(self.run_options))
-        opts.addLayout(flow([QLabel("Formats"), *self.format_checks.values()], [self.out_btn, self.out_reset],
-                            (self.out_label, 1), self.overwrite_check))
-        opts.addWidget(self.language_options)
-        opts.addWidget(self.details)
-        lay.addWidget(self.run_options)
+        outputs = flow([QLabel("Formats"), *self.format_checks.values()], [self.out_btn, self.out_reset],
+                       (self.out_label, 1), self.overwrite_check)
+        bare(vbox(self.run_options, outputs, self.language_options, self.details))
 
         self.start_btn = button("Start", "Start transcription", "Transcribe the queue (Ctrl+Enter)", self.start)
         self.pause_btn = named(QPushButton("Pause after current"), "Pause after current file")
@@ -131,11 +127,9 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
                                   "named. Works offline.")
         self.voices_btn = button("Voices…", "Known voices", "Voices you saved: they are named in new transcripts",
                                  self.show_known_voices)
-        lay.addLayout(flow([self.start_btn, self.pause_btn, self.cancel_btn, self.retry_btn], (self.summary, 1),
-                           [QLabel("Speakers"), self.speakers_box, self.voices_btn],
-                           [self.history_btn, self.watch_btn]))
+        run = flow([self.start_btn, self.pause_btn, self.cancel_btn, self.retry_btn], (self.summary, 1),
+                   [QLabel("Speakers"), self.speakers_box, self.voices_btn], [self.history_btn, self.watch_btn])
         self.report = BatchReport()
-        lay.addWidget(self.report)
 
         self.split = split = QSplitter(Qt.Orientation.Vertical)
         self._sizes_before: list[int] | None = None  # the split before the editor took its room
@@ -152,7 +146,7 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         self.segments = self.transcript.segments
         split.addWidget(self.transcript)
         split.setSizes([320, 240])
-        lay.addWidget(split, 1)
+        vbox(self, top, self.run_options, run, self.report, (split, 1))
 
         self.model_box.currentTextChanged.connect(self.language_options.set_model)
         self.table.itemSelectionChanged.connect(self._show_selected)

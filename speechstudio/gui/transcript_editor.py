@@ -7,14 +7,14 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QComboBox, QInputDialog, QLabel, QLineEdit, QPlainTextEdit, QWidget
 
 from speechstudio.audio.tempo import SPEEDS
 from speechstudio.batch.export import FORMATS, write_transcript
 from speechstudio.diarize.library import save_voice
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import bare, buddy_label, button, combo, hrow, named, note_label, refill, speaker_colour
+from speechstudio.gui.common import (bare, buddy_label, button, combo, hrow, named, note_label, refill, speaker_colour,
+                                     vbox)
 from speechstudio.gui.devices import allow
 from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.seek_bar import SeekBar
@@ -56,7 +56,6 @@ class TranscriptEditor(QWidget):
         self._update_actions()
 
     def _build(self) -> None:
-        lay = bare(QVBoxLayout(self))
         self.play_btn = button("Play", "Play from the cursor", "Play from the cursor / pause (Ctrl+Space)",
                                self.toggle_play)
         self.undo_btn = button("Undo", "Undo", "Undo (Ctrl+Z)", self.undo)
@@ -80,21 +79,17 @@ class TranscriptEditor(QWidget):
         self.export_box.setCurrentText("srt")
         self.export_btn = button("Export…", "Export the edited transcript",
                                  "Write the edited transcript as the chosen format", self._export_dialog)
-        lay.addLayout(hrow(self.play_btn, self.undo_btn, self.redo_btn, self.split_btn, self.merge_btn, 12,
-                           self.segment_label, self.start_edit, QLabel("–"), self.end_edit, None, self.save_btn,
-                           self.export_box, self.export_btn))
+        tools = hrow(self.play_btn, self.undo_btn, self.redo_btn, self.split_btn, self.merge_btn, 12,
+                     self.segment_label, self.start_edit, QLabel("–"), self.end_edit, None, self.save_btn,
+                     self.export_box, self.export_btn)
         # 0.5x-2x, pitch kept (speechstudio.audio.tempo); the text and the bar stay in the file's time
         self.speed_box = combo("Playback speed", [(f"{s:g}×", s) for s in SPEEDS],
                                "Listen faster or slower; voices keep their pitch and the text still follows")
         self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
         self.speed_box.currentIndexChanged.connect(lambda _i: self._set_speed(float(self.speed_box.currentData())))
         self.speed_label = buddy_label("Speed", self.speed_box)
-        seek_row = QHBoxLayout()
-        seek_row.addWidget(self.seek_bar, 1)
-        seek_row.addWidget(self.speed_label, 0, Qt.AlignmentFlag.AlignBottom)  # on the slider's line
-        seek_row.addWidget(self.speed_box, 0, Qt.AlignmentFlag.AlignBottom)
-        lay.addLayout(seek_row)
-        self._show_player()
+        down = Qt.AlignmentFlag.AlignBottom  # on the slider's line
+        seek = hrow((self.seek_bar, 1), (self.speed_label, 0, down), (self.speed_box, 0, down), stretch=False)
 
         self.speaker_box = combo("Speaker of the segment or of the selected words", tip="Choose or type who says this "
                                  "segment (or only the selected words: the segment is split around them); Enter applies")
@@ -112,13 +107,12 @@ class TranscriptEditor(QWidget):
                                         "as one: their segments are listened to again and the other voice's get a "
                                         "speaker of their own", self.split_speaker)
         self.count_label = named(QLabel(), "How many speakers")
-        lay.addLayout(hrow(QLabel("Speaker"), self.speaker_box, self.rename_btn, self.split_speaker_btn,
-                           self.remember_btn, self.count_label))
+        speakers = hrow(QLabel("Speaker"), self.speaker_box, self.rename_btn, self.split_speaker_btn, self.remember_btn,
+                        self.count_label)
         self.voice_saved.connect(self.status_message)
         self.split_found.connect(self._apply_split)
 
         self.find_bar = FindBar(self)
-        lay.addWidget(self.find_bar)
 
         self.text = SegmentTextEdit(self._gutter_times, self.undo, self.redo, speaker=self._gutter_speaker)
         self.text.setAccessibleName("Transcript text, one segment per line")
@@ -127,11 +121,11 @@ class TranscriptEditor(QWidget):
         self.text.cursorPositionChanged.connect(self._on_cursor_moved)
         self._marks_timer = QTimer(self, singleShot=True, interval=50, timeout=self._refresh_marks)
         self.text.verticalScrollBar().valueChanged.connect(lambda _v: self._marks_timer.start())
-        lay.addWidget(self.text, 1)
         self.unsure_note = note_label("Unsure words", "Words with a wavy orange underline: the recogniser was not "
                                       "sure of them. Listen to them and fix them if needed.")
         self.unsure_note.hide()  # shown once such words are on screen
-        lay.addWidget(self.unsure_note)
+        bare(vbox(self, tools, seek, speakers, self.find_bar, (self.text, 1), self.unsure_note))
+        self._show_player()
 
         ctx = Qt.ShortcutContext.WidgetWithChildrenShortcut
         fb = self.find_bar

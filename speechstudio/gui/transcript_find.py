@@ -2,17 +2,16 @@
 round; replace all is one undo step). Works on a :class:`~.transcript_editor.TranscriptEditor`."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QWidget
 
 from speechstudio.errors import SpeechStudioError
-from speechstudio.gui.common import bare, button, line_edit, named
+from speechstudio.gui.common import bare, button, hrow, line_edit, named
 
 
 class FindBar(QWidget):
     def __init__(self, editor, parent=None) -> None:
         super().__init__(parent)
         self.editor = editor
-        lay = bare(QHBoxLayout(self))
         self.find_edit = line_edit("Find in the transcript", "Find (Ctrl+F)")
         self.replace_edit = line_edit("Replace with", "Replace with (Ctrl+H)")
         self.case_check, self.word_check = QCheckBox("Match case"), QCheckBox("Whole words")
@@ -23,11 +22,8 @@ class FindBar(QWidget):
             ("Replace all", "Replace every match (one undo step)", self.replace_all))]
         self.prev_btn, self.next_btn, self.replace_btn, self.replace_all_btn = self.buttons
         self.result = named(QLabel(""), "Find result")
-        for w in (self.find_edit, self.replace_edit, self.case_check, self.word_check, *self.buttons, self.result):
-            lay.addWidget(w)
-        lay.setStretch(0, 2)
-        lay.setStretch(1, 2)
-        lay.setStretch(8, 1)
+        self.setLayout(bare(hrow((self.find_edit, 2), (self.replace_edit, 2), self.case_check, self.word_check,
+                                 *self.buttons, (self.result, 1), stretch=False)))
         self.find_edit.returnPressed.connect(self.find_next)
         self.find_edit.textChanged.connect(lambda _t: self.result.setText(""))
 

@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from speechstudio.asr.languages import language_name
 from speechstudio.batch.export import FORMATS, output_path, write_transcript
 from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import (CurrentStack, add_row, bare, button, combo, fmt_ts, hrow, note_label,
-                                     speaker_colour, table)
+                                     speaker_colour, table, vbox)
 from speechstudio.gui.transcript_editor import TranscriptEditor
 from speechstudio.gui.transcript_player import SegmentPlayer
 from speechstudio.transcript import TranscriptDocument
@@ -60,7 +60,6 @@ class TranscriptView(QWidget):
         super().__init__(parent)
         self.row: QueueRow | None = None
         self._doc_row: QueueRow | None = None     # the row whose transcript the editor holds (saved into its outputs)
-        bl = bare(QVBoxLayout(self))
         self.title = note_label("Transcript title", "Transcript: select a finished file")
         self.edit_btn = button("Edit transcript", "Edit the transcript",
                                "Fix words, times and segments; the player follows the cursor")
@@ -70,8 +69,6 @@ class TranscriptView(QWidget):
         self.export_box = combo("Export format", formats)
         self.export_btn = button("Export…", "Export transcript")
         self.export_btn.setEnabled(False)
-        bl.addLayout(hrow((self.title, 1), self.edit_btn, self.export_label, self.export_box, self.export_btn,
-                          stretch=False))
         self.segments = table("Transcript segments; click one to hear it", ("Start", "End", "Text"))
         self.segments.setColumnWidth(0, 70)
         self.segments.setColumnWidth(1, 70)
@@ -86,7 +83,8 @@ class TranscriptView(QWidget):
         self.stack = CurrentStack()
         self.stack.addWidget(self.segments)
         self.stack.addWidget(self.editor)
-        bl.addWidget(self.stack, 1)
+        bare(vbox(self, hrow((self.title, 1), self.edit_btn, self.export_label, self.export_box, self.export_btn,
+                             stretch=False), (self.stack, 1)))
         self.edit_btn.toggled.connect(self.set_editing)
 
     def show_row(self, row: QueueRow | None) -> None:
