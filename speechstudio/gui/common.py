@@ -246,7 +246,7 @@ class FlowLayout(QLayout):
 
 
 def vbox(parent, *items) -> QVBoxLayout:
-    """A column layout on ``parent`` of ``items``: widgets, layouts, or either as ``(item, stretch)``."""
+    """A column layout on ``parent`` of ``items``: widgets, layouts, or ``(item, stretch[, alignment])``."""
     lay = QVBoxLayout(parent)
     for item in items:
         item, *stretch = item if isinstance(item, tuple) else (item,)

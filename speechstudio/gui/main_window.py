@@ -296,13 +296,10 @@ class MainWindow(WindowMenusMixin, QMainWindow):
         self.status_label.setToolTip(plain if plain == text else f"{plain}\n\nDetails: {text}")
 
     def _restore(self) -> None:
-        s = settings()
-        geo = s.value("window/geometry")
-        if isinstance(geo, QByteArray) and not geo.isEmpty():
-            self.restoreGeometry(geo)  # Qt moves/shrinks a saved geometry onto the current screens
-        state = s.value("window/state")
-        if isinstance(state, QByteArray) and not state.isEmpty():
-            self.restoreState(state)
+        s = settings()  # Qt moves/shrinks a saved geometry onto the current screens
+        for key, restore in (("window/geometry", self.restoreGeometry), ("window/state", self.restoreState)):
+            if isinstance(saved := s.value(key), QByteArray) and not saved.isEmpty():
+                restore(saved)
         self.nav.setCurrentRow(s.value("window/page", 0, type=int))  # 0 when unreadable
 
     def save_settings(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication
 
 from speechstudio.gui import preferences
@@ -37,10 +37,8 @@ class WindowMenusMixin:
         v.addAction(self.mel_dock.toggleViewAction())
         v.addAction(self.gpu_dock.toggleViewAction())
         v.addSeparator()
-        self.page_actions: list[QAction] = []
-        for i, name in enumerate(PAGES):
-            self.page_actions.append(action(self, f"Go to {name}", lambda row=i: self.nav.setCurrentRow(row),
-                                            f"Ctrl+{i + 1}", v))
+        self.page_actions = [action(self, f"Go to {name}", lambda row=i: self.nav.setCurrentRow(row),
+                                    f"Ctrl+{i + 1}", v) for i, name in enumerate(PAGES)]
         build_help_menu(self)
 
     def _shortcuts(self) -> None:
