@@ -105,12 +105,9 @@ def about_html() -> str:
 
 def show_about(parent) -> QMessageBox:
     """Open the About box (non-modal) and return it."""
-    box = QMessageBox(parent)
-    box.setWindowTitle("About SpeechStudio")
+    box = QMessageBox(QMessageBox.Icon.NoIcon, "About SpeechStudio", about_html(), QMessageBox.StandardButton.Ok, parent)
     box.setAccessibleName("About SpeechStudio")
     box.setTextFormat(Qt.TextFormat.RichText)
-    box.setText(about_html())
-    box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.open()
     return box
 

@@ -106,12 +106,10 @@ class SegmentTextEdit(QPlainTextEdit):
                 ("Shift+Enter", "Split the segment at the cursor")]
 
     def keyPressEvent(self, event) -> None:
-        if event.matches(QKeySequence.StandardKey.Undo):
-            self._undo()
-            return
-        if event.matches(QKeySequence.StandardKey.Redo):
-            self._redo()
-            return
+        for key, do in ((QKeySequence.StandardKey.Undo, self._undo), (QKeySequence.StandardKey.Redo, self._redo)):
+            if event.matches(key):
+                do()
+                return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             self.textCursor().insertBlock()  # no line separator inside a segment: Shift+Enter splits too
             return
