@@ -298,9 +298,8 @@ def path_row(edit, title: str, parent, text: str = "Choose…", name: str = "", 
 
 
 def settings() -> QSettings:
-    """The app's QSettings (INI): ``$SPEECHSTUDIO_SETTINGS`` (set at start-up, so moving the data folder
-    does not move it), else ``$SPEECHSTUDIO_HOME/settings.ini``, else the platform's place for
-    "SpeechStudio/SpeechStudio"."""
+    """The app's QSettings (INI): ``$SPEECHSTUDIO_SETTINGS`` (set at start-up, so moving the data folder does not move
+    it), else ``$SPEECHSTUDIO_HOME/settings.ini``, else the platform's place for "SpeechStudio/SpeechStudio"."""
     explicit = os.environ.get("SPEECHSTUDIO_SETTINGS")
     if explicit:
         return QSettings(explicit, QSettings.Format.IniFormat)

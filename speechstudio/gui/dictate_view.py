@@ -10,9 +10,8 @@ TAIL_COLOR = "#8a8a8a"
 
 
 class LiveTranscriptView:
-    """Mixed into :class:`~speechstudio.gui.dictate_page.DictatePage`: uses its ``view``
-    (QTextEdit), ``stable_fmt`` / ``tail_fmt``, ``latency_label``, ``backlog_s`` and the text
-    state ``finished_text`` / ``stable_text`` / ``tail_text`` / ``_mark``."""
+    """Mixed into ``DictatePage``: uses its ``view`` (QTextEdit), ``stable_fmt`` / ``tail_fmt``, ``latency_label``,
+    ``backlog_s`` and the text state ``finished_text`` / ``stable_text`` / ``tail_text`` / ``_mark``."""
 
     def show_update(self, u) -> None:
         """Show a :class:`~speechstudio.asr.streaming.StreamUpdate`: replace the current utterance's

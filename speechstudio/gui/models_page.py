@@ -48,10 +48,9 @@ def plain_languages(codes) -> str:
 
 
 def plain_model(m) -> tuple[str, str]:
-    """``(name, line)`` of a ``ModelEntry`` for the Models table: a plain name without the Hub's
-    organisation ("Whisper small (English)", "Wav2Vec2 large (English)", "Wav2Vec2 German (Common Voice)"; an
-    imported or unknown model keeps its own name) and one plain line on what it is good for (the
-    catalog's description's first clause for other families, or why a model is not usable)."""
+    """``(name, line)`` of a ``ModelEntry`` for the Models table: a plain name without the Hub's organisation ("Whisper
+    small (English)", "Wav2Vec2 German (Common Voice)"; an imported or unknown model keeps its own) and one plain line
+    on what it is good for (other families: the catalog description's first clause; or why it is not usable)."""
     leaf = m.name.split("/")[-1]
     langs = tuple(m.languages or ())
     one = plain_languages(langs) if len(langs) == 1 and langs != ("multi",) else ""

@@ -28,9 +28,8 @@ def _file_key(path: Path) -> tuple | None:
 
 
 class SegmentPlayer(QObject):
-    """Signals: ``state_changed(bool playing)``, ``message(str)`` (for the status line),
-    ``peaks_ready(path, peaks)`` (``np.ndarray[float32]`` shape ``(columns, 2)``: min / max per
-    column of the file's waveform, once per file)."""
+    """Signals: ``state_changed(bool playing)``, ``message(str)``, ``peaks_ready(path, peaks)`` (``np.ndarray[float32]``
+    shape ``(columns, 2)``: min / max per column of the file's waveform, once per file)."""
 
     state_changed = Signal(bool)
     message = Signal(str)

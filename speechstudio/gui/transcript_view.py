@@ -1,6 +1,5 @@
-"""The transcript of one queue row (start / end / text, click to hear; "Edit transcript" opens
-the editor) with "export as", plus the queue row itself and reading our ``.json`` output back for
-files skipped as already transcribed."""
+"""The transcript of one queue row (start / end / text, click to hear; "Edit transcript" opens the editor) with "export
+as", the queue row itself, and reading our ``.json`` back for skipped files."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -48,10 +47,9 @@ def load_json_transcript(row: QueueRow) -> None:
 
 
 class TranscriptView(QWidget):
-    """A row's transcript: the segment table (click to hear) or, while editing, the
-    :class:`TranscriptEditor` (saved into the row's ``.json`` and its txt / srt / vtt, copied into
-    ``row.segments``). ``audio`` and ``io`` give the editor a player. Signals ``status_message(str)``,
-    ``editing_changed(bool)`` (the editor shown or not, after each :meth:`set_editing`)."""
+    """A row's transcript: the segment table (click to hear) or, while editing, the :class:`TranscriptEditor` (saved
+    into the row's ``.json`` and its txt / srt / vtt, copied into ``row.segments``); ``audio`` and ``io`` give it a
+    player. Signals ``status_message(str)``, ``editing_changed(bool)`` (after each :meth:`set_editing`)."""
 
     status_message = Signal(str)
     editing_changed = Signal(bool)
