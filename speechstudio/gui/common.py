@@ -528,9 +528,7 @@ class ModelPicker(QComboBox):
         self.setEditable(True)
         self.setMinimumWidth(220)
         self._tooltip = tooltip
-        self.default_name = ""
-        self._default_reason = ""
-        self._others = ""
+        self.default_name = self._default_reason = self._others = ""
         self.addItem(DEFAULT_MODEL)
         self.setItemDelegate(_DefaultNameDelegate(self))
         # "(default)" in the field is followed by a grey "= NAME" (a label over the line edit)

@@ -42,10 +42,8 @@ class SegmentPlayer(QObject):
         self.speed = 1.0
         self._audio = None
         self._job: int | None = None
-        self._pos = 0.0
-        self._offset = 0.0
-        self._playing = False
-        self._play_when_loaded = False
+        self._pos = self._offset = 0.0
+        self._playing = self._play_when_loaded = False
         self._stream = None          # the TempoStream playing (speed != 1), else None
         self._gen = 0                # bumped at each start / stop: an old feeder stops feeding
         self._feed_lock = threading.RLock()
