@@ -2,32 +2,138 @@
 "Check" builds it on the compute worker and shows the report and the editable clips."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QSplitter,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QPlainTextEdit, QProgressBar, QSplitter, QTableWidgetItem, QTabWidget, QVBoxLayout,
+                               QWidget)
 
-from speechstudio.gui.clone_clips import FLAG_WORDS, ClipEditor
 from speechstudio.gui.clone_record import RecordPanel
-from speechstudio.gui.common import WARNING_COLOR, bare, button, hrow, named, note_label, path_row, picker, tint
+from speechstudio.gui.common import WARNING_COLOR, bare, button, hrow, named, note_label, path_row, picker, table, tint
+from speechstudio.gui.devices import allow
 from speechstudio.gui.drop_paths import AUDIO_FILES
 from speechstudio.gui.wizard_common import play_file
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.finetune_jobs import BuildDatasetJob, datasets_dir, recordings_dir
 from speechstudio.worker.worker import Status
 
+#: column titles in plain words: "Letters wrong" is the character error rate (CER, on hover)
+CLIP_COLS = ("ID", "Seconds", "Text", "Marked", "Letters wrong", "Heard")
+COL_TEXT, COL_FLAGS, COL_CER, COL_HEARD = 2, 3, 4, 5
 
-def histogram_bars(rep) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(x0, x1, counts)`` of the report's clip-length histogram; the open last bin
-    (``high = inf``) is drawn as wide as the one before it."""
-    lo = np.array([b[0] for b in rep.histogram], dtype=float)
-    hi = np.array([b[1] for b in rep.histogram], dtype=float)
-    counts = np.array([b[2] for b in rep.histogram], dtype=float)
-    if len(hi) > 1 and not np.isfinite(hi[-1]):
-        hi[-1] = lo[-1] + (hi[-2] - lo[-2])
-    return lo, hi, counts
+
+#: ``manifest.FLAGS`` in plain words, for the dataset summary.
+FLAG_WORDS = {
+    "clipping": "distorted (recorded too loud)", "low_level": "very quiet", "noisy": "background noise",
+    "asr_mismatch": "the words heard differ from the text", "too_short": "too short", "too_long": "too long",
+    "unsayable": "text the voice cannot say", "text_normalised": "invisible characters removed from the text",
+    "other_speaker": "may be another person",
+}
+
+
+class ClipEditor(QWidget):
+    """The clips of a checked dataset as an editable table (text, flags, the recogniser's cross-check);
+    play or drop a clip. Signals: ``edited(manifest, message)`` after a text fix or a drop / keep;
+    ``play(row)`` when the user asks to hear a clip."""
+
+    edited = Signal(object, str)
+    play = Signal(int)
+
+    def __init__(self, audio, parent=None) -> None:
+        super().__init__(parent)
+        self.manifest = None
+        self.audio = audio  # the window's AudioHub: Play follows the no-device policy (gui.devices)
+        self._filling = False
+        lay = bare(QVBoxLayout(self))
+        self.table = table("Clips", CLIP_COLS, editable=True, numbers=True, stretch_last=False)
+        self.table.horizontalHeaderItem(COL_HEARD).setToolTip("what speech recognition (Whisper) heard")
+        self.table.horizontalHeaderItem(COL_CER).setToolTip("Character error rate (CER) between the text and what "
+                                                            "speech recognition heard, in percent")
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                   | QAbstractItemView.EditTrigger.EditKeyPressed
+                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        header = self.table.horizontalHeader()  # narrow columns fit their contents, the two texts share the rest
+        for col in range(len(CLIP_COLS)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if col in (COL_TEXT, COL_HEARD)
+                                        else QHeaderView.ResizeMode.ResizeToContents)
+        self.table.itemChanged.connect(self._item_changed)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        lay.addWidget(self.table, 1)
+        self.play_btn = button("Pla&y clip", "Play clip", slot=lambda: self.play.emit(self.table.currentRow()))
+        self.drop_btn = button("&Drop clip", "Drop or keep clip",
+                               "Leave the selected clip out of training (press again to keep it)",
+                               self.toggle_drop_selected)
+        lay.addLayout(hrow(self.play_btn, self.drop_btn, QLabel("Double-click a text (or F2) to fix it.")))
+        self._update_buttons()
+
+    def set_manifest(self, manifest) -> None:
+        self.manifest = manifest
+        self._fill()
+
+    def _fill(self) -> None:
+        from speechstudio.finetune.manifest import FLAGS
+
+        self._filling = True
+        clips = self.manifest.clips
+        self.table.setRowCount(len(clips))
+        for r, c in enumerate(clips):
+            cells = (c.id, f"{c.duration_s:.2f}", c.text,
+                     ", ".join(FLAG_WORDS.get(f, f.replace("_", " ")) for f in c.flags) + (" (not used)" if c.dropped else ""),
+                     "" if c.cer is None else f"{100 * c.cer:.0f} %", c.asr_text or "")
+            for col, v in enumerate(cells):
+                item = QTableWidgetItem(v)
+                if col != COL_TEXT:
+                    item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                if c.dropped:
+                    f = item.font()
+                    f.setStrikeOut(True)
+                    item.setFont(f)
+                if c.flags and col == COL_FLAGS:
+                    item.setToolTip("\n".join(f"{FLAG_WORDS.get(x, x)}: {FLAGS.get(x, '')}" for x in c.flags))
+                self.table.setItem(r, col, item)
+        self._filling = False
+        self._update_buttons()
+
+    def _item_changed(self, item: QTableWidgetItem) -> None:
+        if self._filling or self.manifest is None or item.column() != COL_TEXT:
+            return
+        self.set_text(item.row(), item.text())
+
+    def set_text(self, row: int, text: str) -> None:
+        """Fix the text of clip ``row`` (whitespace collapsed; an empty text is refused)."""
+        clip = self.manifest.clips[row]
+        text = " ".join(text.split())
+        if not text or text == clip.text:
+            if not text:  # put the old text back
+                self._fill()
+            return
+        self.manifest = self.manifest.with_clip(dataclasses.replace(clip, text=text))
+        self.edited.emit(self.manifest, f"{clip.id}: text changed")
+
+    def toggle_drop(self, row: int) -> None:
+        """Drop clip ``row`` from training, or keep it again."""
+        clip = self.manifest.clips[row]
+        self.manifest = self.manifest.with_clip(dataclasses.replace(clip, dropped=not clip.dropped))
+        self._fill()
+        self.table.selectRow(row)
+        self.edited.emit(self.manifest, f"{clip.id}: {'kept' if clip.dropped else 'dropped'}")
+
+    def toggle_drop_selected(self) -> None:
+        row = self.table.currentRow()
+        if self.manifest is not None and row >= 0:
+            self.toggle_drop(row)
+
+    def _update_buttons(self) -> None:
+        row = self.table.currentRow()
+        have = self.manifest is not None and 0 <= row < len(self.manifest.clips)
+        self.play_btn.setEnabled(allow(self.play_btn, self.audio, "speaker") and have)
+        self.drop_btn.setEnabled(have)
+        if have:
+            self.drop_btn.setText("Un&drop clip" if self.manifest.clips[row].dropped else "&Drop clip")
 
 
 class DatasetStep(QWidget):
@@ -147,7 +253,7 @@ class DatasetStep(QWidget):
         self.cancel()
         out = datasets_dir() / self.wiz.voice_name()
         job = BuildDatasetJob(src, out, rate, base=self.wiz.base, asr=self.asr_check.isChecked(),
-                              language=self.wiz.language(), split_long=self.split_check.isChecked(),
+                              language="en", split_long=self.split_check.isChecked(),
                               speaker_check=self.SPEAKER_CHECK)
         self.job = job
         self.job_id = self.wiz.compute.submit(job)
@@ -230,7 +336,10 @@ class DatasetStep(QWidget):
                 "pitch (their own recordings 0.95).")
 
     def _draw_histogram(self, rep) -> None:
-        x0, x1, counts = histogram_bars(rep)
+        """The report's clip-length histogram; its open last bin (``high = inf``) as wide as the one before it."""
+        x0, x1, counts = (np.array([b[i] for b in rep.histogram], dtype=float) for i in range(3))
+        if len(x1) > 1 and not np.isfinite(x1[-1]):
+            x1[-1] = x0[-1] + (x1[-2] - x0[-2])
         if self._plot is None:  # pyqtgraph is slow to import: only once a report is shown
             import pyqtgraph as pg
 
@@ -306,10 +415,6 @@ class DatasetStep(QWidget):
 def plain_report(rep, max_lines: int = 20) -> str:
     """The Dataset step's summary of a ``DatasetReport``: the CLI's ``format_report`` in plain words,
     without histogram or scores; at most ``max_lines`` clips per list, then a count."""
-    def listed(items: list[str]) -> str:
-        more = f" and {len(items) - max_lines} more" if len(items) > max_lines else ""
-        return ", ".join(items[:max_lines]) + more
-
     out = [f"{rep.usable_clips} of {rep.clips} clips can be used: {rep.usable_minutes:.1f} minutes of speech "
            f"({rep.total_minutes:.1f} minutes in all)."]
     marked = {FLAG_WORDS.get(k, k.replace("_", " ")): v for k, v in rep.flag_counts.items() if v}
@@ -320,15 +425,13 @@ def plain_report(rep, max_lines: int = 20) -> str:
                 for ident, _score, text, heard in rep.mismatches[:max_lines]]
         if len(rep.mismatches) > max_lines:
             out.append(f"  and {len(rep.mismatches) - max_lines} more")
-    if rep.too_long:
-        out.append("Too long (not used; cut them, or tick \u201cCut clips over 20 s\u201d): " + listed(rep.too_long))
-    if rep.too_short:
-        out.append("Too short (not used): " + listed(rep.too_short))
-    if rep.unsayable:
-        out.append("Text the voice cannot say (not used): "
-                   + listed([f"{ident} ({why})" for ident, _source, why in rep.unsayable]))
-    if rep.other_speaker:
-        out.append("May be another person (not used): " + listed([ident for ident, _source, _sim in rep.other_speaker]))
+    for title, items in (("Too long (not used; cut them, or tick \u201cCut clips over 20 s\u201d)", rep.too_long),
+                         ("Too short (not used)", rep.too_short),
+                         ("Text the voice cannot say (not used)", [f"{i} ({why})" for i, _src, why in rep.unsayable]),
+                         ("May be another person (not used)", [i for i, _src, _sim in rep.other_speaker])):
+        if items:
+            more = f" and {len(items) - max_lines} more" if len(items) > max_lines else ""
+            out.append(f"{title}: " + ", ".join(items[:max_lines]) + more)
     if rep.problems:
         out.append(f"Files that could not be used ({len(rep.problems)}):")
         out += [f"  {p.source}: {p.reason}" for p in rep.problems[:max_lines]]

@@ -23,7 +23,7 @@ VAL_KEY = "val_mel"
 
 class LossCurves(QWidget):
     """Training losses (left plot, with a legend) and the validation mel loss (right plot).
-    Other curves (:class:`~speechstudio.gui.adapt_plots.CTCCurves`) override :meth:`_make_plots`,
+    Other curves (:class:`~speechstudio.gui.adapt_train.CTCCurves`) override :meth:`_make_plots`,
     :meth:`_make_curve` and :meth:`_drawn`."""
 
     #: each plot's minimum height (pixels)

@@ -151,9 +151,6 @@ class WizardPage(QWidget):
         """The new voice's / model's name (also its run, dataset and recordings folder name)."""
         return self.base_step.name() or self.DEFAULT_NAME
 
-    def language(self) -> str:
-        return "en"
-
     def manifest(self):
         return self.dataset.manifest
 
@@ -221,7 +218,6 @@ class BaseStepFrame(QWidget):
     def __init__(self, wizard) -> None:
         super().__init__()
         self.wiz = wizard
-        self.runs: list = []
         self._list_job: int | None = None
         wizard.io.job_finished.connect(self._on_finished)
 
@@ -262,10 +258,9 @@ class BaseStepFrame(QWidget):
         lay.addStretch(1)
 
     def _show_runs(self, runs) -> None:
-        self.runs = list(runs)
-        refill(self.run_box, [r.name for r in self.runs])
-        self.run_box.setEnabled(bool(self.runs))
-        self.open_btn.setEnabled(bool(self.runs))
+        refill(self.run_box, [r.name for r in runs])
+        self.run_box.setEnabled(bool(runs))
+        self.open_btn.setEnabled(bool(runs))
 
     def name(self) -> str:
         return self.name_edit.text().strip()
@@ -424,18 +419,14 @@ class TrainingStep(QWidget):
         (stopped before the first step) reads "no steps trained yet", never "step 0 / 1"."""
         self.step, self.total_steps = step, total
         if stage is not None and stage[1] > 0:
-            done, of = stage
-            self.progress.setRange(0, of)
-            self.progress.setValue(min(done, of))
-            self.progress.setFormat(f"this stage: %v of %m steps (run: {step} of {total} steps trained)")
+            (done, of), text = stage, f"this stage: %v of %m steps (run: {step} of {total} steps trained)"
         elif total > 0:
-            self.progress.setRange(0, total)
-            self.progress.setValue(min(step, total))
-            self.progress.setFormat("%v of %m steps trained")
+            done, of, text = step, total, "%v of %m steps trained"
         else:
-            self.progress.setRange(0, 1)
-            self.progress.setValue(0)
-            self.progress.setFormat("no steps trained yet")
+            done, of, text = 0, 1, "no steps trained yet"
+        self.progress.setRange(0, of)
+        self.progress.setValue(min(done, of))
+        self.progress.setFormat(text)
 
     def _say_training(self) -> None:
         """Say "training" on the state line, unless "paused" / "stopping" is shown."""
