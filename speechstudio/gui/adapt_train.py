@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QVBoxLayout
 
 from speechstudio.finetune.ctc.events import CTCConfig
-from speechstudio.gui.clone_plots import LossCurves
+from speechstudio.gui.clone_train import LossCurves
 from speechstudio.gui.common import (ERROR_COLOR, OK_COLOR, WARNING_COLOR, buddy_label, combo, device_picker,
                                      hrow, named, note_label, spin, tint)
 from speechstudio.gui.details import Details
