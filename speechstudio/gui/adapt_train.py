@@ -98,9 +98,6 @@ class TrainStep(TrainingStep):
         #: the trainer's lines (``InfoEvent``) and the job's status lines of the current run
         self.messages: list[str] = []
         self._defaults = CTCConfig()
-        self._build()
-
-    def _build(self) -> None:
         d = self._defaults
         lay = QVBoxLayout(self)
         form = QFormLayout()

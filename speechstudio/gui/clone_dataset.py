@@ -63,11 +63,6 @@ class RecordPanel(QWidget):
         self.take_audio: np.ndarray | None = None
         self.take_rate = 0
         self._peak = 0.0
-        self._build()
-        self._timer = QTimer(self, interval=50, timeout=self._tick)
-        self._update()
-
-    def _build(self) -> None:
         lay = QVBoxLayout(self)
         lay.setContentsMargins(9, 4, 9, 4)  # the tab's frame is margin enough
         form = QFormLayout()
@@ -104,6 +99,8 @@ class RecordPanel(QWidget):
         lay.addStretch(1)
         if not self.audio.available:
             self.note.setText(f"Recording is off: {self.audio.reason}. Import a folder instead.")
+        self._timer = QTimer(self, interval=50, timeout=self._tick)
+        self._update()
 
     def _button(self, text: str, name: str, key: str, slot) -> QPushButton:
         b = button(text, name, f"{name} ({key})", slot)
@@ -396,11 +393,6 @@ class DatasetStep(QWidget):
         self.job = None
         self.manifest = None
         self._plot = None
-        self._build()
-        wizard.compute.job_progress.connect(self._on_progress)
-        wizard.compute.job_finished.connect(self._on_finished)
-
-    def _build(self) -> None:
         lay = QVBoxLayout(self)
         self.tabs = named(QTabWidget(), "Dataset source")
         self.recorder = RecordPanel(self.wiz.audio, lambda: recordings_dir() / self.wiz.voice_name(),
@@ -471,6 +463,8 @@ class DatasetStep(QWidget):
         split.setStretchFactor(1, 2)
         split.setSizes([440, 560])
         lay.addWidget(split, 1)
+        wizard.compute.job_progress.connect(self._on_progress)
+        wizard.compute.job_finished.connect(self._on_finished)
 
     def source(self) -> Path | None:
         """The input of the current tab (recordings folder, imported folder or long recording)."""

@@ -200,9 +200,6 @@ class TrainStep(TrainingStep):
         self.best_val: float | None = None
         self.clock = None  # a StageClock while a run goes
         self._tick = QTimer(self, interval=1000, timeout=self._show_clock)
-        self._build()
-
-    def _build(self) -> None:
         lay = QVBoxLayout(self)
         form = QFormLayout()
         self.preset_box = combo("Training preset", PRESETS)

@@ -39,12 +39,6 @@ class SpeakPage(QWidget):
         self._t_voice = 0.0
         self._preload_job: int | None = None
         self.sentences = 0
-        self._build()
-        self._restore()
-        self.compute.job_progress.connect(self._on_progress)
-        self.compute.job_finished.connect(self._on_finished)
-
-    def _build(self) -> None:
         lay = QVBoxLayout(self)
         self.text = named(QPlainTextEdit(), "Text to speak")
         self.text.setPlaceholderText("Type or paste text; Ctrl+Enter speaks it.")
@@ -85,6 +79,9 @@ class SpeakPage(QWidget):
         self.stop_btn.setEnabled(False)
         if not self.audio.available:
             self.info.setText(f"Playback is off: {self.audio.reason}. Save as… still works.")
+        self._restore()
+        self.compute.job_progress.connect(self._on_progress)
+        self.compute.job_finished.connect(self._on_finished)
 
     @staticmethod
     def _slider(form: QFormLayout, label: str, name: str, tip: str, lo: int, hi: int, value: int) -> tuple[QSlider, QLabel]:
