@@ -13,8 +13,8 @@ from speechstudio.gui.common import (ERROR_COLOR, add_row, asker, buddy_label, b
                                      refill, settings, table, tint)
 from speechstudio.gui.wizard_common import BaseStepFrame, WizardPage, open_with
 from speechstudio.gui.wording import plain_error
-from speechstudio.worker.adapt_jobs import (CompareJob, RegisterJob, ctc_model_names, describe_ctc_base, list_adapt_runs,
-                                            resume_dataset, run_dir_for)
+from speechstudio.worker.adapt_jobs import (CompareJob, RegisterJob, ctc_model_names, describe_ctc_base,
+                                            list_adapt_runs, resume_dataset, run_dir_for)
 from speechstudio.worker.jobs import CallJob
 from speechstudio.worker.worker import Status
 
@@ -200,9 +200,10 @@ class UseStep(QWidget):
                            self.replace_check, self.dictation_check, stretch=False))
         self.transcribe_btn = button("Open &Transcribe", "Use the model on the Transcribe page",
                                      "Go to the Transcribe page with the new model chosen",
-                                     lambda: self.open_page("Transcribe"))
+                                     lambda: open_with(self.wiz.win, "Transcribe", "model_box", self.saved_name))
         self.dictate_btn = button("Open &Dictate", "Use the model on the Dictate page",
-                                  "Go to the Dictate page with the new model chosen", lambda: self.open_page("Dictate"))
+                                  "Go to the Dictate page with the new model chosen",
+                                  lambda: open_with(self.wiz.win, "Dictate", "model_box", self.saved_name))
         lay.addLayout(hrow(self.transcribe_btn, self.dictate_btn))
         self.info = note_label("Evaluation and save status")
         lay.addWidget(self.info)
@@ -236,10 +237,6 @@ class UseStep(QWidget):
         self.info.setText(f"adding {name} to the models…")
         self._update()
         return self._save_job
-
-    def open_page(self, page: str) -> None:
-        """Show the Transcribe or Dictate page with the saved model chosen."""
-        open_with(self.wiz.win, page, "model_box", self.saved_name)
 
     def _on_progress(self, job_id: int, payload) -> None:
         if job_id in (self._compare_job, self._save_job) and isinstance(payload, Status):

@@ -41,8 +41,8 @@ FLAG_WORDS = {
 
 class RecordPanel(QWidget):
     """The "Record" tab: read the prompts aloud one at a time; each take is saved at once into an LJSpeech
-    folder, so a session resumes at the first prompt not yet recorded. Signals: ``takes_changed(int)`` (number of prompt takes, consent not counted),
-    ``status_message(str)``."""
+    folder, so a session resumes at the first prompt not yet recorded. Signals: ``takes_changed(int)``
+    (number of prompt takes, consent not counted), ``status_message(str)``."""
 
     takes_changed = Signal(int)
     status_message = Signal(str)

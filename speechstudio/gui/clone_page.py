@@ -258,7 +258,8 @@ class UseStep(QWidget):
         self.replace_check = named(QCheckBox("Replace a voice of that name"), "Replace an existing voice of that name")
         self.replace_check.toggled.connect(lambda _on: self._update())
         self.speak_btn = button("Use on the S&peak page", "Use the voice on the Speak page",
-                                "Go to the Speak page with the new voice chosen", self.open_speak_page)
+                                "Go to the Speak page with the new voice chosen",
+                                lambda: open_with(self.wiz.win, "Speak", "voice_box", self.saved_name))
         lay.addLayout(hrow(self.save_btn, self.replace_check, self.speak_btn))
         self.try_text = named(QLineEdit(TRY_TEXT), "Sentence to try the voice with")
         self.try_btn = button("&Try it", "Try the voice", "Speak the sentence with the new voice", self.try_voice)
@@ -298,10 +299,6 @@ class UseStep(QWidget):
         self.info.setText(f"saving voice {name}…")
         self._update()
         return self._save_job
-
-    def open_speak_page(self) -> None:
-        """Show the Speak page with the saved voice chosen."""
-        open_with(self.wiz.win, "Speak", "voice_box", self.saved_name)
 
     def try_voice(self) -> int | None:
         """Speak the test sentence with the saved voice and play it."""

@@ -158,11 +158,12 @@ class TradeView(QWidget):
     def set_trade(self, trade, run_dir: Path | None = None) -> None:
         """Show ``trade`` (None: nothing judged yet) of run ``run_dir`` (its samples: Play). The choice
         stays on the same step when the trade grows during training, else it moves to the recommended try."""
-        keep = self.checkpoint() if self.chosen is not None and self.chosen != self._recommended() else None
+        was = getattr(self.trade, "recommended", None)
+        keep = self.checkpoint() if self.chosen is not None and self.chosen != was else None
         self.trade = trade
         self.names = try_names(trade) if trade is not None else []
         rows = trade.rows if trade is not None else []
-        rec = self._recommended()
+        rec = getattr(trade, "recommended", None)
         self.table.blockSignals(True)
         self.table.setRowCount(0)
         for i, r in enumerate(rows):
@@ -177,9 +178,6 @@ class TradeView(QWidget):
         # nothing recommended: nothing chosen, the Use step saves the trainer's best (never a try below
         # the naturalness floor without the user's choice)
         self.choose(next((i for i, r in enumerate(rows) if r.checkpoint == keep), rec))
-
-    def _recommended(self) -> int | None:
-        return None if self.trade is None else self.trade.recommended
 
     def _play_button(self, name: str, sample: Path | None) -> QPushButton:
         btn = button("Play", f"Play {name}", f"Play what {name.lower() if name.startswith('Base') else name} said "

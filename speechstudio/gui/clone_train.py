@@ -65,11 +65,6 @@ class LossCurves(QWidget):
         for c in self.curves.values():
             c.setData([], [])
 
-    def add_losses(self, step: int, losses: dict) -> None:
-        for key, value in losses.items():
-            if key not in HIDDEN_LOSSES:
-                self.add(key, step, value)
-
     def add(self, key: str, step: int, value: float) -> None:
         steps, vals = self.history.setdefault(key, ([], []))
         steps.append(int(step))
@@ -355,7 +350,9 @@ class TrainStep(TrainingStep):
             if self.clock is not None:
                 self.clock.step(ev.stage, ev.step, getattr(ev, "step_s", 0.0))
             self._show_step(ev.step, ev.total_steps, self.clock.stage_steps() if self.clock is not None else None)
-            self.curves.add_losses(ev.step, ev.losses)
+            for key, value in ev.losses.items():
+                if key not in HIDDEN_LOSSES:
+                    self.curves.add(key, ev.step, value)
             lr = getattr(ev, "lr", None)
             self.speed.setToolTip(f"{ev.steps_per_s:.2f} steps/s" + (f", learning rate {lr:.2e}" if lr else ""))
             self._show_clock()
