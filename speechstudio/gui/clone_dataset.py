@@ -352,18 +352,16 @@ class ClipEditor(QWidget):
         self.manifest = self.manifest.with_clip(dataclasses.replace(clip, text=text))
         self.edited.emit(self.manifest, f"{clip.id}: text changed")
 
-    def toggle_drop(self, row: int) -> None:
-        """Drop clip ``row`` from training, or keep it again."""
+    def toggle_drop_selected(self) -> None:
+        """Drop the selected clip from training, or keep it again."""
+        row = self.table.currentRow()
+        if self.manifest is None or row < 0:
+            return
         clip = self.manifest.clips[row]
         self.manifest = self.manifest.with_clip(dataclasses.replace(clip, dropped=not clip.dropped))
         self._fill()
         self.table.selectRow(row)
         self.edited.emit(self.manifest, f"{clip.id}: {'kept' if clip.dropped else 'dropped'}")
-
-    def toggle_drop_selected(self) -> None:
-        row = self.table.currentRow()
-        if self.manifest is not None and row >= 0:
-            self.toggle_drop(row)
 
     def _update_buttons(self) -> None:
         row = self.table.currentRow()

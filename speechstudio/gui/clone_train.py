@@ -36,7 +36,7 @@ VAL_KEY = "val_mel"
 class LossCurves(QWidget):
     """Training losses (left plot, with a legend) and the validation mel loss (right plot); pyqtgraph is
     imported on the first draw (it is slow to import).
-    Other curves (:class:`~speechstudio.gui.adapt_train.CTCCurves`) override :meth:`_make_plots`,
+    Other curves (:class:`~speechstudio.gui.adapt_page.CTCCurves`) override :meth:`_make_plots`,
     :meth:`_make_curve` and :meth:`_drawn`."""
 
     #: each plot's minimum height (pixels)

@@ -63,10 +63,6 @@ class RecordPage(QWidget):
         self._live: list[float] = []  # the level (linear amplitude) at each tick of the recording
         self.device_box.currentIndexChanged.connect(self._device_changed)
         self._timer = QTimer(self, interval=int(TICK_S * 1000), timeout=self._tick)
-        self._fill_devices()
-        self._update()
-
-    def _fill_devices(self) -> None:
         self._devs = devs = fill_microphones(self.device_box, self.audio, "no audio devices")
         if not self.audio.available:
             self.note.setText(self.audio.reason)
@@ -74,6 +70,7 @@ class RecordPage(QWidget):
             self.note.setText("No microphone found. Plug one in and restart, or import files on Transcribe.")
         else:
             self._select_saved(devs, str(settings().value("record/device_name", "") or ""))
+        self._update()
 
     def _select_saved(self, devs, saved: str) -> None:
         """Select the microphone used last time (by name; an older version saved its label, with the rate

@@ -368,10 +368,8 @@ class SpeakDocuments(QObject):
         from speechstudio.tts.textfile import read_text_file
 
         try:
-            if Path(path).suffix.lower() in (".md", ".markdown", ".epub"):
-                text = document_text(path)
-            else:
-                text = read_text_file(path)
+            text = (document_text(path) if Path(path).suffix.lower() in (".md", ".markdown", ".epub")
+                    else read_text_file(path))
         except (SpeechStudioError, OSError) as e:
             self.page.info.setText(f"cannot open {Path(path).name}: {e}")
             return False
