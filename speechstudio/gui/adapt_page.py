@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QCheckBox, QFormLayout, QHeaderView, QLabel,
                                QLineEdit, QSizePolicy, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from speechstudio.finetune.ctc.data import steps_per_epoch
 from speechstudio.finetune.ctc.events import CTCConfig
 from speechstudio.finetune.run import RunFolder
 from speechstudio.gui.clone_dataset import DatasetStep
@@ -330,8 +331,6 @@ class TrainStep(TrainingStep):
     def refresh_plan(self) -> None:
         """Say how the dataset splits and how many steps a Start makes (the trainer's arithmetic:
         ``Manifest.split``, ``ctc.data.steps_per_epoch``)."""
-        from speechstudio.finetune.ctc.data import steps_per_epoch
-
         m = self.wiz.manifest()
         if m is None:
             self.plan.setText("check a dataset first")
@@ -637,8 +636,6 @@ class UseStep(QWidget):
         if not self.name_edit.text().strip():
             self.name_edit.setText(self.wiz.model_name())
         self.comparison = None
-        from speechstudio.finetune.run import RunFolder
-
         run = RunFolder(self.wiz.train.run_dir())
         if not run.config_path.is_file():  # nothing trained under this name: say so, not "not a run folder"
             self.info.setText(f"Nothing to compare yet: train “{self.wiz.model_name()}” first (step 3, Train), "

@@ -13,7 +13,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QHBoxL
                                QVBoxLayout, QWidget)
 
 from speechstudio.audio.devices import Recorder
+from speechstudio.audio.levels import take_levels
 from speechstudio.audio.mel import StreamingLogMel
+from speechstudio.finetune.manifest import FLAGS, MANIFEST_NAME, Manifest
+from speechstudio.finetune.recording import CONSENT_AUDIO, recorded_takes, save_take, take_id
+from speechstudio.finetune.report import MIN_USABLE_MINUTES, report
 from speechstudio.gui.common import (ERROR_COLOR, WARNING_COLOR, bare, button, hrow, line_edit, named, note_label,
                                      path_row, picker, set_font, table, tint)
 from speechstudio.gui.devices import allow
@@ -116,7 +120,6 @@ class RecordPanel(QWidget):
         """(Re)load the script for the typed name and the takes already in its folder; go to
         the first prompt without a take."""
         from speechstudio.finetune.prompts import load_prompts, script
-        from speechstudio.finetune.recording import recorded_takes
 
         name = self.name_edit.text().strip()
         if not name and self.consent:
@@ -186,9 +189,6 @@ class RecordPanel(QWidget):
 
     def stop(self) -> None:
         """Stop recording and save the take (``save_take``); shows its levels."""
-        from speechstudio.audio.levels import take_levels
-        from speechstudio.finetune.recording import save_take
-
         rec, self.recorder = self.recorder, None
         self._timer.stop()
         if rec is None:
@@ -237,7 +237,6 @@ class RecordPanel(QWidget):
             except Exception as e:  # noqa: BLE001 - AudioUnavailableError
                 self.status_message.emit(f"cannot play: {plain_error(e)}")
         elif self.index in self.takes:
-            from speechstudio.finetune.recording import CONSENT_AUDIO, take_id
             play_file(self.audio, self.folder / CONSENT_AUDIO if self.index == 0
                       else self.folder / "wavs" / f"{take_id(self.index)}.wav", self.status_message.emit)
 
@@ -313,8 +312,6 @@ class ClipEditor(QWidget):
         self._fill()
 
     def _fill(self) -> None:
-        from speechstudio.finetune.manifest import FLAGS
-
         self._filling = True
         clips = self.manifest.clips
         self.table.setRowCount(len(clips))
@@ -540,8 +537,6 @@ class DatasetStep(QWidget):
         self.changed.emit()
 
     def _show_report(self) -> None:
-        from speechstudio.finetune.report import report
-
         m = self.manifest
         rep = report(m)
         self.report = rep
@@ -559,8 +554,6 @@ class DatasetStep(QWidget):
     def short_dataset_warning(self, rep) -> str:
         """The warning shown when the dataset ``rep`` (a ``report.DatasetReport``) is too small
         for a good result, ``""`` when it is big enough (a subclass words it for its purpose)."""
-        from speechstudio.finetune.report import MIN_USABLE_MINUTES
-
         if rep.usable_minutes >= MIN_USABLE_MINUTES:
             return ""
         return (f"Only {rep.usable_minutes:.1f} minutes of usable speech: under {MIN_USABLE_MINUTES:.0f} "
@@ -629,8 +622,6 @@ class DatasetStep(QWidget):
 
     def load_existing(self) -> bool:
         """Show the prepared dataset of this voice name if one was checked before."""
-        from speechstudio.finetune.manifest import MANIFEST_NAME, Manifest
-
         folder = datasets_dir() / self.wiz.voice_name()
         if not (folder / MANIFEST_NAME).is_file():
             return False

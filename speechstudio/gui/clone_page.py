@@ -7,6 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QLineEdit, QMessageBox, QVBoxLayout, QWidget
 
+from speechstudio.disk import format_size
+from speechstudio.finetune.clone_store import pitch_note
 from speechstudio.finetune.run import RunError, RunFolder
 from speechstudio.finetune.voice_run import describe_base
 from speechstudio.gui.clone_dataset import DatasetStep
@@ -15,6 +17,7 @@ from speechstudio.gui.common import asker, button, combo, hrow, named, note_labe
 from speechstudio.gui.devices import allow
 from speechstudio.gui.wizard_common import BaseStepFrame, WizardPage, open_with
 from speechstudio.gui.wording import plain_error
+from speechstudio.tts.voices import list_voices, voices_dir
 from speechstudio.worker.finetune_jobs import ExportJob, SaveCloneJob, list_runs, runs_dir
 from speechstudio.worker.jobs import CallJob, SpeakJob
 from speechstudio.worker.worker import Status
@@ -90,8 +93,6 @@ class OldRuns(QObject):
         return self._list_job
 
     def _on_finished(self, job_id: int, status: str, result) -> None:
-        from speechstudio.disk import format_size
-
         if job_id == self._list_job:
             self._list_job = None
             if status != "done":
@@ -127,8 +128,6 @@ class BaseStep(BaseStepFrame):
     @staticmethod
     def list_bases():
         """Worker side: ``[(VoiceRef, BaseVoiceInfo)]`` of the installed VITS voices, and the runs."""
-        from speechstudio.tts.voices import list_voices
-
         return [(v, describe_base(v)) for v in list_voices()], list_runs()
 
     def __init__(self, wizard) -> None:
@@ -202,8 +201,6 @@ def voice_name_clash(wiz, name: str) -> tuple[str, bool]:
     """Whether ``name`` can be saved as the clone (``finetune.clone_store.save_clone``'s rules, checked
     before any work): ``("", False)`` free; ``(why, True)`` refused (the base voice's or an installed
     package voice's name); ``(why, False)`` a voice of that name exists (Replace overwrites it)."""
-    from speechstudio.tts.voices import voices_dir
-
     if not name:
         return "", False
     base = getattr(wiz, "base", None)
@@ -342,9 +339,6 @@ class UseStep(QWidget):
         if job_id == self._save_job:
             self._save_job = None
             if status == "done":
-                from speechstudio.disk import format_size
-                from speechstudio.finetune.clone_store import pitch_note
-
                 self.saved_name = result.name
                 note = pitch_note(result)
                 self.info.setText(f"saved as voice {result.name} ({self.saves}): choose it on the Speak page, or try it here"
@@ -462,8 +456,6 @@ class ClonePage(WizardPage):
     def _voice_saved(self, name: str) -> None:
         """A new voice is in the store: refresh the Models page (which refreshes Speak's list)."""
         if not self.refresh_models() and getattr(self.win, "speak", None) is not None:
-            from speechstudio.tts.voices import list_voices
-
             self.win.speak.set_voices([v.name for v in list_voices()])
         self.voice_saved.emit(name)
 

@@ -7,6 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QVBoxLayout, QWidget
 
+from speechstudio.finetune.run import RunError
+from speechstudio.finetune.trade import load_trade
 from speechstudio.gui.common import add_row, bare, button, hrow, named, note_label, table
 from speechstudio.gui.devices import allow
 from speechstudio.gui.wheel_guard import guard_wheel
@@ -115,9 +117,6 @@ def sample_of(run_dir: Path | None, step: int) -> Path | None:
 
 def load_run_trade(run_dir: Path):
     """The run's ``Trade``, or None when the run judged nothing (no or unreadable ``closeness.json``)."""
-    from speechstudio.finetune.run import RunError
-    from speechstudio.finetune.trade import load_trade
-
     try:
         trade = load_trade(run_dir)
     except RunError:

@@ -9,6 +9,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QFrame, QHBoxLayout, QHeaderView, QLabel,
                                QTableWidget, QTabWidget, QVBoxLayout, QWidget)
 
+from speechstudio.finetune.vits.presets import estimate
 from speechstudio.gui.clone_trade import TradeView, load_run_trade
 from speechstudio.gui.common import (WARNING_COLOR, add_row, bare, buddy_label, button, combo, device_picker, hrow,
                                      named, note_label, set_font, spin, tint)
@@ -160,8 +161,6 @@ def _estimate(preset: str, device: str, steps: int | None, batch_size: int | Non
     """Worker side: ``(config, estimate)``: the ``TrainConfig`` a Start would use (``device``
     resolved: ``auto`` -> ``cuda`` when available) and ``presets.estimate`` of its run time and
     peak memory (``has_posterior``: False for Piper bases, which get a warm-up stage)."""
-    from speechstudio.finetune.vits.presets import estimate
-
     config = train_config(preset, device, steps=steps, batch_size=batch_size)
     return config, estimate(config, config.device, n_clips, total_s, has_posterior=has_posterior)
 

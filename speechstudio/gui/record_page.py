@@ -9,8 +9,11 @@ import numpy as np
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFormLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from speechstudio.atomic import atomic_path
+from speechstudio.audio.encode import AudioEncoder, check_output_suffix
 from speechstudio.audio.levels import take_levels
 from speechstudio.audio.waveform import peaks
+from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import LevelMeter, button, combo, hrow, named, note_label, settings
 from speechstudio.gui.devices import fill_microphones
 from speechstudio.gui.save_places import ask_save_path
@@ -181,8 +184,6 @@ class RecordPage(QWidget):
     def _save_or_say(self, path: Path, overwrite: bool = False) -> Path | None:
         """:meth:`save`, or None with the reason in the page and the status bar (a folder that is gone or
         read-only, a folder by that name, a full disk): the take stays, unsaved."""
-        from speechstudio.errors import SpeechStudioError
-
         try:
             return self.save(path, overwrite=overwrite)
         except (OSError, SpeechStudioError) as e:
@@ -199,9 +200,6 @@ class RecordPage(QWidget):
         no suffix: ``.wav`` is added) with :func:`speechstudio.atomic.atomic_path`. Raises ``UsageError`` for
         another suffix (a ``.mp3`` once got WAV bytes), ``OutputExistsError`` when ``path`` exists and
         ``overwrite`` is false."""
-        from speechstudio.atomic import atomic_path
-        from speechstudio.audio.encode import AudioEncoder, check_output_suffix
-
         path = Path(path)
         path = path if path.suffix else path.with_name(path.name + ".wav")
         check_output_suffix(path)

@@ -14,6 +14,7 @@ from speechstudio.gui.common import asker, button, combo, hrow, named, note_labe
 from speechstudio.gui.lexicon_dialog import LexiconDialog
 from speechstudio.gui.save_places import ask_save_path
 from speechstudio.gui.wording import SLIDER_WORDS, plain_error
+from speechstudio.tts.family import VITS_CONTROLS
 from speechstudio.worker.jobs import SpeakJob, VoiceInfo, VoiceInfoJob
 from speechstudio.worker.worker import Status
 
@@ -294,8 +295,6 @@ class SpeakPage(QWidget):
             refill(self.speaker_box, [(n, n if info.speakers else i) for i, n in enumerate(names)]
                    if info.num_speakers > 1 else ["single speaker"], cur)
             self.speaker_box.setEnabled(info.num_speakers > 1)
-        from speechstudio.tts.family import VITS_CONTROLS
-
         controls = tuple(info.defaults.get("controls", VITS_CONTROLS))
         for control, slider, label in (("length_scale", self.rate, "speed"), ("noise_scale", self.noise, "noise"),
                                        ("noise_w", self.noise_w, "rhythm noise")):

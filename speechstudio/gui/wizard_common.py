@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QLineEdit, QProgressB
 
 from speechstudio.audio.decode import AudioReader
 from speechstudio.errors import SpeechStudioError
+from speechstudio.finetune.manifest import Manifest
 from speechstudio.gui.common import (ERROR_COLOR, CurrentStack, bare, button, combo, hrow, named, note_label, refill,
                                      set_font, tint)
 from speechstudio.gui.wording import plain_error
@@ -129,8 +130,6 @@ class WizardPage(QWidget):
     def open_run(self, name: str) -> bool:
         """Continue run folder ``name`` (base, dataset and options from its ``config.json``) at the
         Train step. Returns False, saying why on the status line, when it cannot."""
-        from speechstudio.finetune.manifest import Manifest
-
         try:
             cfg, dataset = self.read_run(name)
             manifest = Manifest.load(dataset)
