@@ -676,17 +676,13 @@ class AdaptPage(WizardPage):
     WRAP_WHY = True
     FIRST_CONTROLS = ("base_step.model_box", "dataset.tabs", "train.epochs_spin", "use.name_edit")
     DEFAULT_NAME = DEFAULT_NAME
+    STEP_TYPES = (BaseModelStep, AdaptDatasetStep, TrainStep, UseStep)
+    #: the chosen base model (store name or folder); ``base_info``: its adapt_jobs.CTCBaseInfo once described.
+    #: ``base``, the dataset step's "base voice" (texts a voice cannot say), stays None here
+    base_spec: str | None = None
 
     def __init__(self, win) -> None:
         super().__init__(win, "adapt")
-        # self.base, the dataset step's "base voice" (texts a voice cannot say), stays None here
-        self.base_spec: str | None = None   # the chosen base model (store name or folder)
-        self.base_info = None               # its adapt_jobs.CTCBaseInfo once described
-        self.base_step = BaseModelStep(self)
-        self.dataset = AdaptDatasetStep(self)
-        self.train = TrainStep(self)
-        self.use = UseStep(self)
-        self._lay_out()
         self.dataset.changed.connect(self.train.refresh_plan)
         self.use.model_saved.connect(self._model_saved)
         self.base_step.name_edit.setText(str(settings().value("adapt/name", DEFAULT_NAME)) or DEFAULT_NAME)

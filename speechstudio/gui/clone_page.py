@@ -8,6 +8,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QLineEdit, QMessageBox, QVBoxLayout, QWidget
 
 from speechstudio.disk import format_size
+from speechstudio.finetune import leftovers
 from speechstudio.finetune.clone_store import pitch_note
 from speechstudio.finetune.run import RunError, RunFolder
 from speechstudio.finetune.voice_run import describe_base
@@ -52,15 +53,11 @@ def plain_base_note(info) -> str:
 
 
 def _removable():
-    from speechstudio.finetune.leftovers import list_runs
-
-    return [r for r in list_runs() if r.state != "in use"]
+    return [r for r in leftovers.list_runs() if r.state != "in use"]
 
 
 def _remove(paths):
-    from speechstudio.finetune.leftovers import remove_run
-
-    return sum(remove_run(p) for p in paths)
+    return sum(leftovers.remove_run(p) for p in paths)
 
 
 class OldRuns(QObject):
@@ -430,14 +427,10 @@ class ClonePage(WizardPage):
     STEPS = STEPS
     FIRST_CONTROLS = ("base_step.voice_box", "dataset.tabs", "train.preset_box", "use.name_edit")
     DEFAULT_NAME = DEFAULT_NAME
+    STEP_TYPES = (BaseStep, DatasetStep, TrainStep, UseStep)
 
     def __init__(self, win) -> None:
         super().__init__(win, "train")
-        self.base_step = BaseStep(self)
-        self.dataset = DatasetStep(self)
-        self.train = TrainStep(self)
-        self.use = UseStep(self)
-        self._lay_out()
         self.use.voice_saved.connect(self._voice_saved)
         self.dataset.recorder.name_edit.setText(str(settings().value("clone/speaker", "")))
         self.base_step.name_edit.setText(str(settings().value("clone/name", DEFAULT_NAME)) or DEFAULT_NAME)

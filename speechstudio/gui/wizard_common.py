@@ -61,14 +61,15 @@ def open_with(win, page: str, box: str, name: str | None) -> None:
 
 
 class WizardPage(QWidget):
-    """The four-step shell: subclasses set :attr:`STEPS`, make ``base_step``, ``dataset``, ``train``,
-    ``use`` (each with ``ready() -> (ok, why)``, ``entered()``, ``changed``), call :meth:`_lay_out` and
+    """The four-step shell: subclasses set :attr:`STEPS` and :attr:`STEP_TYPES` (made into ``base_step``,
+    ``dataset``, ``train``, ``use``, each with ``ready() -> (ok, why)``, ``entered()``, ``changed``) and
     implement ``read_run(name) -> (config, dataset folder)`` for :meth:`open_run`.
     Signals ``status_message(str)``, ``step_changed(index)``."""
 
     status_message = Signal(str)
     step_changed = Signal(int)
     STEPS: tuple[str, ...] = ()  # the step bar's titles
+    STEP_TYPES: tuple = ()  # the four steps' classes, each made with the page
     WRAP_WHY = False  # whether the "what the step needs" line wraps
     FIRST_CONTROLS: tuple[str, ...] = ()  # each step's control keyboard users land on (attribute paths)
     DEFAULT_NAME = ""  # the new voice's / model's name while the name field is empty
@@ -80,8 +81,7 @@ class WizardPage(QWidget):
         self.trainer = Worker(worker_name, self)
         self.base = self.base_info = None
         self.dataset_dir: Path | None = None
-
-    def _lay_out(self) -> None:
+        self.base_step, self.dataset, self.train, self.use = (make(self) for make in self.STEP_TYPES)
         lay = QVBoxLayout(self)
         self.step_bar = named(QLabel(""), "Wizard steps")
         set_font(self.step_bar, 12)
