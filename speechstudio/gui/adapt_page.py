@@ -348,7 +348,7 @@ class TrainStep(TrainingStep):
         self.plan.setText(text)
 
     def run_dir(self) -> Path:
-        return run_dir_for(self.wiz.model_name())
+        return run_dir_for(self.wiz.voice_name())
 
     def _make_job(self, resume: bool):
         """An :class:`~speechstudio.worker.adapt_jobs.AdaptTrainJob` and the folder an earlier
@@ -634,11 +634,11 @@ class UseStep(QWidget):
 
     def entered(self) -> None:
         if not self.name_edit.text().strip():
-            self.name_edit.setText(self.wiz.model_name())
+            self.name_edit.setText(self.wiz.voice_name())
         self.comparison = None
         run = RunFolder(self.wiz.train.run_dir())
         if not run.config_path.is_file():  # nothing trained under this name: say so, not "not a run folder"
-            self.info.setText(f"Nothing to compare yet: train “{self.wiz.model_name()}” first (step 3, Train), "
+            self.info.setText(f"Nothing to compare yet: train “{self.wiz.voice_name()}” first (step 3, Train), "
                               "then its results show here.")
             self._update()
             return
@@ -688,8 +688,6 @@ class AdaptPage(WizardPage):
         self.base_step.name_edit.setText(str(settings().value("adapt/name", DEFAULT_NAME)) or DEFAULT_NAME)
         self.go(0)
 
-    model_name = WizardPage.voice_name  # the new model's name (the dataset step's "voice_name")
-
     def sample_rate(self) -> int:
         """The base model's input rate (Hz): the dataset's clips are made at it."""
         return self.base_info.sample_rate if self.base_info is not None else 16000
@@ -706,6 +704,6 @@ class AdaptPage(WizardPage):
 
     def save_settings(self) -> None:
         s = settings()
-        s.setValue("adapt/name", self.model_name())
+        s.setValue("adapt/name", self.voice_name())
         if self.base_spec:
             s.setValue("adapt/base", self.base_spec)
