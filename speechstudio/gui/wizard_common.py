@@ -81,7 +81,8 @@ class WizardPage(QWidget):
         self.trainer = Worker(worker_name, self)
         self.base = self.base_info = None
         self.dataset_dir: Path | None = None
-        self.base_step, self.dataset, self.train, self.use = (make(self) for make in self.STEP_TYPES)
+        for attr, make in zip(("base_step", "dataset", "train", "use"), self.STEP_TYPES):
+            setattr(self, attr, make(self))  # one at a time: a step may use those made before it
         lay = QVBoxLayout(self)
         self.step_bar = named(QLabel(""), "Wizard steps")
         set_font(self.step_bar, 12)
