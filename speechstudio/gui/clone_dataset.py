@@ -1,33 +1,372 @@
-"""Clone voice wizard, step 2: the dataset from recordings, an imported folder or long recordings;
-"Check" builds it on the compute worker and shows the report and the editable clips."""
+"""Clone voice wizard, step 2: the dataset from recordings (:class:`RecordPanel`), an imported folder or long
+recordings; "Check" builds it on the compute worker and shows the report and the editable clips."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QSplitter,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QPlainTextEdit, QProgressBar, QPushButton, QSplitter, QTableWidgetItem, QTabWidget,
+                               QVBoxLayout, QWidget)
 
-from speechstudio.gui.clone_clips import FLAG_WORDS, ClipEditor
-from speechstudio.gui.clone_record import RecordPanel
-from speechstudio.gui.common import WARNING_COLOR, bare, button, hrow, named, note_label, path_row, picker, tint
+from speechstudio.audio.devices import Recorder
+from speechstudio.audio.levels import take_levels
+from speechstudio.audio.mel import StreamingLogMel
+from speechstudio.finetune.manifest import FLAGS, MANIFEST_NAME, Manifest
+from speechstudio.finetune.recording import CONSENT_AUDIO, recorded_takes, save_take, take_id
+from speechstudio.finetune.report import MIN_USABLE_MINUTES, report
+from speechstudio.gui.common import (ERROR_COLOR, WARNING_COLOR, bare, button, hrow, line_edit, named, note_label,
+                                     path_row, picker, set_font, table, tint)
+from speechstudio.gui.devices import allow
 from speechstudio.gui.drop_paths import AUDIO_FILES
 from speechstudio.gui.wizard_common import play_file
 from speechstudio.gui.wording import plain_error
 from speechstudio.worker.finetune_jobs import BuildDatasetJob, datasets_dir, recordings_dir
 from speechstudio.worker.worker import Status
 
+#: column titles in plain words: "Letters wrong" is the character error rate (CER, on hover)
+CLIP_COLS = ("ID", "Seconds", "Text", "Marked", "Letters wrong", "Heard")
+COL_TEXT, COL_FLAGS, COL_CER, COL_HEARD = 2, 3, 4, 5
+#: Level meter range (dBFS); -60 dBFS is shown as an empty bar.
+METER_FLOOR_DB = -60
 
-def histogram_bars(rep) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(x0, x1, counts)`` of the report's clip-length histogram; the open last bin
-    (``high = inf``) is drawn as wide as the one before it."""
-    lo = np.array([b[0] for b in rep.histogram], dtype=float)
-    hi = np.array([b[1] for b in rep.histogram], dtype=float)
-    counts = np.array([b[2] for b in rep.histogram], dtype=float)
-    if len(hi) > 1 and not np.isfinite(hi[-1]):
-        hi[-1] = lo[-1] + (hi[-2] - lo[-2])
-    return lo, hi, counts
+
+#: ``manifest.FLAGS`` in plain words, for the dataset summary.
+FLAG_WORDS = {
+    "clipping": "distorted (recorded too loud)", "low_level": "very quiet", "noisy": "background noise",
+    "asr_mismatch": "the words heard differ from the text", "too_short": "too short", "too_long": "too long",
+    "unsayable": "text the voice cannot say", "text_normalised": "invisible characters removed from the text",
+    "other_speaker": "may be another person",
+}
+
+
+class RecordPanel(QWidget):
+    """The "Record" tab: read the prompts aloud one at a time; each take is saved at once into an LJSpeech
+    folder, so a session resumes at the first prompt not yet recorded. Signals: ``takes_changed(int)``
+    (number of prompt takes, consent not counted), ``status_message(str)``."""
+
+    takes_changed = Signal(int)
+    status_message = Signal(str)
+
+    def __init__(self, audio, folder_for, *, consent: bool = True) -> None:
+        """``audio``: the window's AudioHub; ``folder_for() -> Path``: where the takes go. ``consent``:
+        start with the consent sentence (prompt 0) said with the speaker's name; ``False``: no name,
+        prompts 1.. only (take ids stay the same)."""
+        super().__init__()
+        self.audio = audio
+        self.folder_for = folder_for
+        self.consent = consent
+        self.first = 0 if consent else 1
+        self.index = self.first
+        self.script: list[str] = []
+        self.takes: dict[int, str] = {}
+        self.recorder = None
+        self.take_audio: np.ndarray | None = None
+        self.take_rate = 0
+        self._peak = 0.0
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(9, 4, 9, 4)  # the tab's frame is margin enough
+        form = QFormLayout()
+        self.name_edit = line_edit("Your name", "the speaker's name, said in the consent sentence")
+        self.name_edit.editingFinished.connect(self.load_session)
+        form.addRow("Your na&me", self.name_edit)
+        form.setRowVisible(self.name_edit, self.consent)
+        lay.addLayout(form)
+        self.position = named(QLabel("Enter your name to start." if self.consent else ""), "Prompt number")
+        self.prompt = note_label("Prompt to read")
+        self.prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        set_font(self.prompt, 16)
+        self.prompt.setMargin(10)
+        self.prompt.setMinimumHeight(80)
+        lay.addWidget(self.prompt)
+        # the level meter shares the buttons' line (the Dataset step fits 1366×768 with the docks open)
+        self.prev_btn = self._button("◀ Pre&vious", "Previous prompt", "Alt+Left", self.previous)
+        self.rec_btn = self._button("&Record", "Record this prompt", "Alt+R", self.record)
+        self.stop_btn = self._button("&Stop", "Stop recording", "Alt+S", self.stop)
+        self.play_btn = self._button("Pl&ay take", "Play this take", "Alt+A", self.play)
+        self.next_btn = self._button("Ne&xt ▶", "Next prompt", "Alt+Right", self.next)
+        self.meter = named(QProgressBar(), "Recording level")
+        self.meter.setRange(METER_FLOOR_DB, 0)
+        self.meter.setValue(METER_FLOOR_DB)
+        self.meter.setFormat("— dBFS")
+        self.meter.setMinimumWidth(160)  # "-23 dBFS  12.3 s"
+        self.clip_warning = named(QLabel(""), "Clipping warning")
+        tint(self.clip_warning, ERROR_COLOR, bold=True)
+        self.count = named(QLabel("0 takes"), "Takes recorded")
+        lay.addLayout(hrow(self.prev_btn, self.rec_btn, self.stop_btn, self.play_btn, self.next_btn, (self.meter, 1),
+                           self.clip_warning, self.count, stretch=False))
+        self.note = note_label("Recording status")
+        lay.addLayout(hrow(self.position, 12, (self.note, 1), stretch=False))  # one line: the step fits 1280x743
+        lay.addStretch(1)
+        if not self.audio.available:
+            self.note.setText(f"Recording is off: {self.audio.reason}. Import a folder instead.")
+        self._timer = QTimer(self, interval=50, timeout=self._tick)
+        self._update()
+
+    def _button(self, text: str, name: str, key: str, slot) -> QPushButton:
+        b = button(text, name, f"{name} ({key})", slot)
+        if not key.startswith("Alt+") or len(key) > 5:  # Alt+letter comes from the & mnemonic
+            b.setShortcut(QKeySequence(key))
+        return b
+
+    @property
+    def folder(self) -> Path | None:
+        return Path(self.folder_for()) if self.name_edit.text().strip() or not self.consent else None
+
+    def load_session(self) -> None:
+        """(Re)load the script for the typed name and the takes already in its folder; go to
+        the first prompt without a take."""
+        from speechstudio.finetune.prompts import load_prompts, script
+
+        name = self.name_edit.text().strip()
+        if not name and self.consent:
+            self.script, self.takes = [], {}
+            self._update()
+            return
+        self.script = script(name) if self.consent else ["", *load_prompts()]
+        self.takes = recorded_takes(self.folder) if self.folder.exists() else {}
+        todo = [i for i in range(self.first, len(self.script)) if i not in self.takes]
+        self.go(todo[0] if todo else self.first)
+        self.takes_changed.emit(self.take_count)
+
+    @property
+    def take_count(self) -> int:
+        return sum(1 for i in self.takes if i > 0)
+
+    def go(self, index: int) -> None:
+        if self.recorder is not None:
+            self.stop()
+        if not self.script:
+            return
+        self.index = max(self.first, min(len(self.script) - 1, index))
+        self.take_audio = None
+        self.clip_warning.setText("")
+        self._update()
+
+    def next(self) -> None:
+        self.go(self.index + 1)
+
+    def previous(self) -> None:
+        self.go(self.index - 1)
+
+    def record(self) -> None:
+        """Start recording the current prompt (a re-take replaces the earlier one when stopped)."""
+        if not self.script:
+            self.load_session()
+            if not self.script:
+                self.note.setText("Type your name first: it goes into the consent sentence.")
+                return
+        if self.recorder is not None:
+            return
+        self.audio.stop()
+        try:
+            backend = self.audio.backend
+            rate = int(backend.default_samplerate(self.audio.input_device, "input"))
+            self.recorder = Recorder(backend, self.audio.input_device, rate, on_block=self._on_block)
+            self._peak = 0.0
+            self._mel = StreamingLogMel(rate)
+            self.recorder.start()
+        except Exception as e:  # AudioUnavailableError, device busy
+            self.recorder = None
+            self.note.setText(f"cannot record: {e}")
+            self.status_message.emit(f"cannot record: {e}")
+            return
+        self.clip_warning.setText("")
+        self.note.setText("recording… read the prompt, then Stop (S)")
+        self.note.setToolTip(f"recording at {rate} Hz")
+        self._timer.start()
+        self._update()
+
+    def _on_block(self, block: np.ndarray, _rate: int) -> None:  # audio thread
+        if len(block):
+            self._peak = max(self._peak, float(np.max(np.abs(block))))
+            frames = self._mel.push(block)
+            if len(frames):  # the window's live mel view follows the microphone
+                self.audio.mel_frames.emit(frames, "mic")
+
+    def stop(self) -> None:
+        """Stop recording and save the take (``save_take``); shows its levels."""
+        rec, self.recorder = self.recorder, None
+        self._timer.stop()
+        if rec is None:
+            self.audio.stop()
+            return
+        audio = rec.stop()
+        self.take_rate = rec.target_rate
+        self.meter.setValue(METER_FLOOR_DB)
+        self.meter.setFormat("— dBFS")
+        if len(audio) < self.take_rate * 0.3:
+            self.note.setText("take too short (under 0.3 s): not saved, record again")
+            self._update()
+            return
+        peak, rms, clipping = take_levels(audio)
+        try:
+            save_take(self.folder, self.index, self.script[self.index], audio, self.take_rate)
+        except Exception as e:  # UsageError, disk full
+            self.note.setText(f"take not saved: {e}")
+            self.status_message.emit(f"take not saved: {e}")
+            self._update()
+            return
+        self.take_audio = audio
+        self.takes[self.index] = self.script[self.index]
+        self.clip_warning.setText("Clipping! Lower the input gain and record again." if clipping else "")
+        quiet = " — very quiet, move closer to the microphone" if rms < -40 else ""
+        self.note.setText(f"saved take ({len(audio) / self.take_rate:.1f} s, peak {peak:.1f} dBFS, "
+                          f"RMS {rms:.1f} dBFS){quiet}")
+        self._update()
+        self.takes_changed.emit(self.take_count)
+
+    def _tick(self) -> None:
+        rec = self.recorder
+        if rec is None:
+            return
+        db = max(METER_FLOOR_DB, min(0, int(round(rec.level_dbfs))))
+        self.meter.setValue(db)
+        self.meter.setFormat(f"{rec.level_dbfs:.0f} dBFS  {rec.duration_s:.1f} s")
+        if self._peak >= 0.99:
+            self.clip_warning.setText("Clipping!")
+
+    def play(self) -> None:
+        """Play the current prompt's take (just recorded, or read back from its folder)."""
+        if self.take_audio is not None:  # just recorded
+            try:
+                self.audio.play(self.take_audio, self.take_rate, source="your take")
+            except Exception as e:  # noqa: BLE001 - AudioUnavailableError
+                self.status_message.emit(f"cannot play: {plain_error(e)}")
+        elif self.index in self.takes:
+            play_file(self.audio, self.folder / CONSENT_AUDIO if self.index == 0
+                      else self.folder / "wavs" / f"{take_id(self.index)}.wav", self.status_message.emit)
+
+    def _update(self) -> None:
+        have_script = bool(self.script)
+        rec = self.recorder is not None
+        ok = self.audio.available
+        if have_script:
+            i = self.index
+            kind = "consent sentence" if i == 0 else f"prompt {i} of {len(self.script) - 1}"
+            done = " — recorded" if i in self.takes else ""
+            self.position.setText(f"{kind}{done}")
+            self.prompt.setText(self.script[i])
+        self.count.setText(f"{self.take_count} take{'s' if self.take_count != 1 else ''}"
+                           + (" + consent" if 0 in self.takes else ""))
+        self.rec_btn.setText("Re-&record" if have_script and self.index in self.takes else "&Record")
+        mic = allow(self.rec_btn, self.audio, "mic")
+        self.rec_btn.setEnabled(mic and ok and not rec)
+        if not (mic and ok) and not self.note.text():  # the reason on the page, not only on hover
+            self.note.setText(self.rec_btn.toolTip() or self.audio.reason)
+        self.stop_btn.setEnabled(rec)
+        self.play_btn.setEnabled(allow(self.play_btn, self.audio, "speaker") and ok and not rec
+                                 and (self.take_audio is not None or self.index in self.takes))
+        self.prev_btn.setEnabled(have_script and not rec and self.index > self.first)
+        self.next_btn.setEnabled(have_script and not rec and self.index < len(self.script) - 1)
+        self.name_edit.setEnabled(not rec)
+
+    def shutdown(self) -> None:
+        if self.recorder is not None:
+            self.recorder.stop()
+            self.recorder = None
+        self._timer.stop()
+
+
+class ClipEditor(QWidget):
+    """The clips of a checked dataset as an editable table (text, flags, the recogniser's cross-check);
+    play or drop a clip. Signals: ``edited(manifest, message)`` after a text fix or a drop / keep;
+    ``play(row)`` when the user asks to hear a clip."""
+
+    edited = Signal(object, str)
+    play = Signal(int)
+
+    def __init__(self, audio, parent=None) -> None:
+        super().__init__(parent)
+        self.manifest = None
+        self.audio = audio  # the window's AudioHub: Play follows the no-device policy (gui.devices)
+        self._filling = False
+        lay = bare(QVBoxLayout(self))
+        self.table = table("Clips", CLIP_COLS, editable=True, numbers=True, stretch_last=False)
+        self.table.horizontalHeaderItem(COL_HEARD).setToolTip("what speech recognition (Whisper) heard")
+        self.table.horizontalHeaderItem(COL_CER).setToolTip("Character error rate (CER) between the text and what "
+                                                            "speech recognition heard, in percent")
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                   | QAbstractItemView.EditTrigger.EditKeyPressed
+                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        header = self.table.horizontalHeader()  # narrow columns fit their contents, the two texts share the rest
+        for col in range(len(CLIP_COLS)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch if col in (COL_TEXT, COL_HEARD)
+                                        else QHeaderView.ResizeMode.ResizeToContents)
+        self.table.itemChanged.connect(self._item_changed)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        lay.addWidget(self.table, 1)
+        self.play_btn = button("Pla&y clip", "Play clip", slot=lambda: self.play.emit(self.table.currentRow()))
+        self.drop_btn = button("&Drop clip", "Drop or keep clip",
+                               "Leave the selected clip out of training (press again to keep it)",
+                               self.toggle_drop_selected)
+        lay.addLayout(hrow(self.play_btn, self.drop_btn, QLabel("Double-click a text (or F2) to fix it.")))
+        self._update_buttons()
+
+    def set_manifest(self, manifest) -> None:
+        self.manifest = manifest
+        self._fill()
+
+    def _fill(self) -> None:
+        self._filling = True
+        clips = self.manifest.clips
+        self.table.setRowCount(len(clips))
+        for r, c in enumerate(clips):
+            cells = (c.id, f"{c.duration_s:.2f}", c.text,
+                     ", ".join(FLAG_WORDS.get(f, f.replace("_", " ")) for f in c.flags) + (" (not used)" if c.dropped else ""),
+                     "" if c.cer is None else f"{100 * c.cer:.0f} %", c.asr_text or "")
+            for col, v in enumerate(cells):
+                item = QTableWidgetItem(v)
+                if col != COL_TEXT:
+                    item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                if c.dropped:
+                    f = item.font()
+                    f.setStrikeOut(True)
+                    item.setFont(f)
+                if c.flags and col == COL_FLAGS:
+                    item.setToolTip("\n".join(f"{FLAG_WORDS.get(x, x)}: {FLAGS.get(x, '')}" for x in c.flags))
+                self.table.setItem(r, col, item)
+        self._filling = False
+        self._update_buttons()
+
+    def _item_changed(self, item: QTableWidgetItem) -> None:
+        if self._filling or self.manifest is None or item.column() != COL_TEXT:
+            return
+        self.set_text(item.row(), item.text())
+
+    def set_text(self, row: int, text: str) -> None:
+        """Fix the text of clip ``row`` (whitespace collapsed; an empty text is refused)."""
+        clip = self.manifest.clips[row]
+        text = " ".join(text.split())
+        if not text or text == clip.text:
+            if not text:  # put the old text back
+                self._fill()
+            return
+        self.manifest = self.manifest.with_clip(dataclasses.replace(clip, text=text))
+        self.edited.emit(self.manifest, f"{clip.id}: text changed")
+
+    def toggle_drop_selected(self) -> None:
+        """Drop the selected clip from training, or keep it again."""
+        row = self.table.currentRow()
+        if self.manifest is None or row < 0:
+            return
+        clip = self.manifest.clips[row]
+        self.manifest = self.manifest.with_clip(dataclasses.replace(clip, dropped=not clip.dropped))
+        self._fill()
+        self.table.selectRow(row)
+        self.edited.emit(self.manifest, f"{clip.id}: {'kept' if clip.dropped else 'dropped'}")
+
+    def _update_buttons(self) -> None:
+        row = self.table.currentRow()
+        have = self.manifest is not None and 0 <= row < len(self.manifest.clips)
+        self.play_btn.setEnabled(allow(self.play_btn, self.audio, "speaker") and have)
+        self.drop_btn.setEnabled(have)
+        if have:
+            self.drop_btn.setText("Un&drop clip" if self.manifest.clips[row].dropped else "&Drop clip")
 
 
 class DatasetStep(QWidget):
@@ -49,11 +388,6 @@ class DatasetStep(QWidget):
         self.job = None
         self.manifest = None
         self._plot = None
-        self._build()
-        wizard.compute.job_progress.connect(self._on_progress)
-        wizard.compute.job_finished.connect(self._on_finished)
-
-    def _build(self) -> None:
         lay = QVBoxLayout(self)
         self.tabs = named(QTabWidget(), "Dataset source")
         self.recorder = RecordPanel(self.wiz.audio, lambda: recordings_dir() / self.wiz.voice_name(),
@@ -124,6 +458,8 @@ class DatasetStep(QWidget):
         split.setStretchFactor(1, 2)
         split.setSizes([440, 560])
         lay.addWidget(split, 1)
+        wizard.compute.job_progress.connect(self._on_progress)
+        wizard.compute.job_finished.connect(self._on_finished)
 
     def source(self) -> Path | None:
         """The input of the current tab (recordings folder, imported folder or long recording)."""
@@ -147,7 +483,7 @@ class DatasetStep(QWidget):
         self.cancel()
         out = datasets_dir() / self.wiz.voice_name()
         job = BuildDatasetJob(src, out, rate, base=self.wiz.base, asr=self.asr_check.isChecked(),
-                              language=self.wiz.language(), split_long=self.split_check.isChecked(),
+                              language="en", split_long=self.split_check.isChecked(),
                               speaker_check=self.SPEAKER_CHECK)
         self.job = job
         self.job_id = self.wiz.compute.submit(job)
@@ -201,8 +537,6 @@ class DatasetStep(QWidget):
         self.changed.emit()
 
     def _show_report(self) -> None:
-        from speechstudio.finetune.report import report
-
         m = self.manifest
         rep = report(m)
         self.report = rep
@@ -220,8 +554,6 @@ class DatasetStep(QWidget):
     def short_dataset_warning(self, rep) -> str:
         """The warning shown when the dataset ``rep`` (a ``report.DatasetReport``) is too small
         for a good result, ``""`` when it is big enough (a subclass words it for its purpose)."""
-        from speechstudio.finetune.report import MIN_USABLE_MINUTES
-
         if rep.usable_minutes >= MIN_USABLE_MINUTES:
             return ""
         return (f"Only {rep.usable_minutes:.1f} minutes of usable speech: under {MIN_USABLE_MINUTES:.0f} "
@@ -230,7 +562,10 @@ class DatasetStep(QWidget):
                 "pitch (their own recordings 0.95).")
 
     def _draw_histogram(self, rep) -> None:
-        x0, x1, counts = histogram_bars(rep)
+        """The report's clip-length histogram; its open last bin (``high = inf``) as wide as the one before it."""
+        x0, x1, counts = (np.array([b[i] for b in rep.histogram], dtype=float) for i in range(3))
+        if len(x1) > 1 and not np.isfinite(x1[-1]):
+            x1[-1] = x0[-1] + (x1[-2] - x0[-2])
         if self._plot is None:  # pyqtgraph is slow to import: only once a report is shown
             import pyqtgraph as pg
 
@@ -287,8 +622,6 @@ class DatasetStep(QWidget):
 
     def load_existing(self) -> bool:
         """Show the prepared dataset of this voice name if one was checked before."""
-        from speechstudio.finetune.manifest import MANIFEST_NAME, Manifest
-
         folder = datasets_dir() / self.wiz.voice_name()
         if not (folder / MANIFEST_NAME).is_file():
             return False
@@ -306,10 +639,6 @@ class DatasetStep(QWidget):
 def plain_report(rep, max_lines: int = 20) -> str:
     """The Dataset step's summary of a ``DatasetReport``: the CLI's ``format_report`` in plain words,
     without histogram or scores; at most ``max_lines`` clips per list, then a count."""
-    def listed(items: list[str]) -> str:
-        more = f" and {len(items) - max_lines} more" if len(items) > max_lines else ""
-        return ", ".join(items[:max_lines]) + more
-
     out = [f"{rep.usable_clips} of {rep.clips} clips can be used: {rep.usable_minutes:.1f} minutes of speech "
            f"({rep.total_minutes:.1f} minutes in all)."]
     marked = {FLAG_WORDS.get(k, k.replace("_", " ")): v for k, v in rep.flag_counts.items() if v}
@@ -320,15 +649,13 @@ def plain_report(rep, max_lines: int = 20) -> str:
                 for ident, _score, text, heard in rep.mismatches[:max_lines]]
         if len(rep.mismatches) > max_lines:
             out.append(f"  and {len(rep.mismatches) - max_lines} more")
-    if rep.too_long:
-        out.append("Too long (not used; cut them, or tick \u201cCut clips over 20 s\u201d): " + listed(rep.too_long))
-    if rep.too_short:
-        out.append("Too short (not used): " + listed(rep.too_short))
-    if rep.unsayable:
-        out.append("Text the voice cannot say (not used): "
-                   + listed([f"{ident} ({why})" for ident, _source, why in rep.unsayable]))
-    if rep.other_speaker:
-        out.append("May be another person (not used): " + listed([ident for ident, _source, _sim in rep.other_speaker]))
+    for title, items in (("Too long (not used; cut them, or tick \u201cCut clips over 20 s\u201d)", rep.too_long),
+                         ("Too short (not used)", rep.too_short),
+                         ("Text the voice cannot say (not used)", [f"{i} ({why})" for i, _src, why in rep.unsayable]),
+                         ("May be another person (not used)", [i for i, _src, _sim in rep.other_speaker])):
+        if items:
+            more = f" and {len(items) - max_lines} more" if len(items) > max_lines else ""
+            out.append(f"{title}: " + ", ".join(items[:max_lines]) + more)
     if rep.problems:
         out.append(f"Files that could not be used ({len(rep.problems)}):")
         out += [f"  {p.source}: {p.reason}" for p in rep.problems[:max_lines]]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QVBoxLayout, QWidget
 
-from speechstudio.gui.clone_plots import TradePlot
-from speechstudio.gui.common import add_row, bare, button, hrow, note_label, table
+from speechstudio.finetune.run import RunError
+from speechstudio.finetune.trade import load_trade
+from speechstudio.gui.common import add_row, bare, button, hrow, named, note_label, table
 from speechstudio.gui.devices import allow
+from speechstudio.gui.wheel_guard import guard_wheel
 
 #: The table's columns (the last: a Play button).
 COLUMNS = ("Version", "Steps", "Sounds like you", "Sounds natural", "", "")
@@ -18,6 +20,74 @@ SAMPLE_TAGS = ("val", "train", "fox")
 RECOMMENDED = "recommended"
 BELOW = "much less natural"
 NOTHING_YET = "Each check during training makes a try of your voice; how each one sounds appears here."
+#: Colours of the trade plot: similarity, naturalness, a try too unnatural to recommend, the marks.
+TRADE_COLORS = {"similarity": "#3b82f6", "naturalness": "#22c55e", "below": "#ef4444", "mark": "#eab308"}
+
+
+class TradePlot(QWidget):
+    """Similarity (left) and naturalness (right, 1-5) of each judged try by step (``Trade.series``); a
+    star on the recommended try, a ring on the chosen one. Signal ``clicked(index)``: a trade row."""
+
+    clicked = Signal(int)
+    MIN_HEIGHT = 100
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._lay = bare(QHBoxLayout(self))
+        self.plots: dict = {}      # "similarity" / "naturalness" -> PlotWidget
+        self.curves: dict = {}     # the same keys -> the series' PlotDataItem
+        self.recommended: dict = {}  # the same keys -> the star's PlotDataItem
+        self.chosen: dict = {}     # the same keys -> the ring's PlotDataItem
+        self.floor_line = None
+
+    def _ensure_plots(self, pg) -> None:
+        if self.plots:
+            return
+        titles = {"similarity": "sounds like you", "naturalness": "sounds natural (1 to 5)"}
+        for key, title in titles.items():
+            p = named(pg.PlotWidget(title=title), "Sounds like you, per try" if key == "similarity"
+                      else "Sounds natural, per try")
+            p.setLabel("bottom", "step")
+            p.setMenuEnabled(False)
+            p.setMinimumHeight(self.MIN_HEIGHT)
+            p.setMinimumWidth(160)
+            guard_wheel(p)
+            self.plots[key] = p
+            self.curves[key] = p.plot([], [], pen=pg.mkPen(TRADE_COLORS[key], width=2), symbol="o", symbolSize=8)
+            self.curves[key].sigPointsClicked.connect(lambda _item, points, *_a: points and
+                                                      self.clicked.emit(int(points[0].index())))
+            self.recommended[key] = p.plot([], [], pen=None, symbol="star", symbolSize=18,
+                                           symbolBrush=TRADE_COLORS["mark"], symbolPen="k")
+            self.chosen[key] = p.plot([], [], pen=None, symbol="o", symbolSize=18, symbolBrush=None,
+                                      symbolPen=pg.mkPen(TRADE_COLORS["mark"], width=2))
+            self._lay.addWidget(p, 1)
+        self.floor_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(TRADE_COLORS["below"], style=Qt.PenStyle.DashLine),
+                                          label="lowest recommended",
+                                          labelOpts={"position": 0.02, "anchors": [(0, 0), (0, 0)],
+                                                     "color": TRADE_COLORS["below"]})
+        self.plots["naturalness"].addItem(self.floor_line)
+
+    def show_trade(self, trade, chosen: int | None = None) -> None:
+        """Draw ``trade`` (a ``finetune.trade.Trade``; None: empty) with row ``chosen`` ringed."""
+        if trade is None and not self.plots:
+            return  # nothing to draw yet: pyqtgraph stays unloaded
+        import pyqtgraph as pg
+
+        self._ensure_plots(pg)
+        series = trade.series() if trade is not None else {"step": [], "similarity": [], "naturalness": [],
+                                                            "natural_enough": [], "floor": None}
+        rec = trade.recommended if trade is not None else None
+        steps = series["step"]
+        for key in ("similarity", "naturalness"):
+            values = series[key]
+            brushes = [TRADE_COLORS[key] if ok else TRADE_COLORS["below"] for ok in series["natural_enough"]]
+            self.curves[key].setData(steps, values, symbolBrush=brushes)
+            for item, i in ((self.recommended[key], rec), (self.chosen[key], chosen)):
+                shown = [i] if i is not None and 0 <= i < len(steps) else []
+                item.setData([steps[j] for j in shown], [values[j] for j in shown])
+        self.floor_line.setVisible(series["floor"] is not None)
+        if series["floor"] is not None:
+            self.floor_line.setValue(series["floor"])
 
 
 def try_names(trade) -> list[str]:
@@ -47,9 +117,6 @@ def sample_of(run_dir: Path | None, step: int) -> Path | None:
 
 def load_run_trade(run_dir: Path):
     """The run's ``Trade``, or None when the run judged nothing (no or unreadable ``closeness.json``)."""
-    from speechstudio.finetune.run import RunError
-    from speechstudio.finetune.trade import load_trade
-
     try:
         trade = load_trade(run_dir)
     except RunError:
@@ -90,11 +157,12 @@ class TradeView(QWidget):
     def set_trade(self, trade, run_dir: Path | None = None) -> None:
         """Show ``trade`` (None: nothing judged yet) of run ``run_dir`` (its samples: Play). The choice
         stays on the same step when the trade grows during training, else it moves to the recommended try."""
-        keep = self.checkpoint() if self.chosen is not None and self.chosen != self._recommended() else None
+        was = getattr(self.trade, "recommended", None)
+        keep = self.checkpoint() if self.chosen is not None and self.chosen != was else None
         self.trade = trade
         self.names = try_names(trade) if trade is not None else []
         rows = trade.rows if trade is not None else []
-        rec = self._recommended()
+        rec = getattr(trade, "recommended", None)
         self.table.blockSignals(True)
         self.table.setRowCount(0)
         for i, r in enumerate(rows):
@@ -109,9 +177,6 @@ class TradeView(QWidget):
         # nothing recommended: nothing chosen, the Use step saves the trainer's best (never a try below
         # the naturalness floor without the user's choice)
         self.choose(next((i for i, r in enumerate(rows) if r.checkpoint == keep), rec))
-
-    def _recommended(self) -> int | None:
-        return None if self.trade is None else self.trade.recommended
 
     def _play_button(self, name: str, sample: Path | None) -> QPushButton:
         btn = button("Play", f"Play {name}", f"Play what {name.lower() if name.startswith('Base') else name} said "

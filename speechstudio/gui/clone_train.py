@@ -5,23 +5,155 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QFrame, QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QFrame, QHBoxLayout, QHeaderView, QLabel,
+                               QTableWidget, QTabWidget, QVBoxLayout, QWidget)
 
-from speechstudio.gui.clone_plots import VAL_KEY, LossCurves, SampleTable
+from speechstudio.finetune.vits.presets import estimate
 from speechstudio.gui.clone_trade import TradeView, load_run_trade
-from speechstudio.gui.common import (WARNING_COLOR, bare, buddy_label, combo, device_picker, hrow, named, note_label,
-                                     set_font, spin, tint)
+from speechstudio.gui.common import (WARNING_COLOR, add_row, bare, buddy_label, button, combo, device_picker, hrow,
+                                     named, note_label, set_font, spin, tint)
 from speechstudio.gui.details import Details
+from speechstudio.gui.devices import allow
 from speechstudio.gui.stage_clock import STAGE_NAMES, StageClock
+from speechstudio.gui.wheel_guard import guard_wheel
 from speechstudio.gui.wizard_common import TrainingStep, play_file, saved_step
-from speechstudio.gui.wording import PRESET_LINES, plain_error
+from speechstudio.gui.wording import LOSS_NAMES, PRESET_LINES, plain_error
 from speechstudio.worker.finetune_jobs import FineTuneJob, runs_dir, train_config
 from speechstudio.worker.jobs import CallJob
 from speechstudio.worker.worker import Status
 from speechstudio.progress import clock
 
 PRESETS = ("quick", "standard", "best")
+#: Colours of the loss curves, by loss name (``StepEvent.losses`` keys; others are grey).
+CURVE_COLORS = {"mel": "#3b82f6", "kl": "#a855f7", "dur": "#22c55e", "gen": "#f97316", "disc": "#ef4444",
+                "fm": "#eab308", "val_mel": "#f8fafc"}
+#: Losses not drawn (``total_g``: the weighted sum, on another scale than its terms).
+HIDDEN_LOSSES = ("total_g",)
+#: The validation curve's key (drawn on its own plot).
+VAL_KEY = "val_mel"
+
+
+class LossCurves(QWidget):
+    """Training losses (left plot, with a legend) and the validation mel loss (right plot); pyqtgraph is
+    imported on the first draw (it is slow to import).
+    Other curves (:class:`~speechstudio.gui.adapt_page.CTCCurves`) override :meth:`_make_plots`,
+    :meth:`_make_curve` and :meth:`_drawn`."""
+
+    #: each plot's minimum height (pixels)
+    MIN_HEIGHT = 160
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.history: dict[str, tuple[list[int], list[float]]] = {}
+        self.curves: dict = {}
+        self._plot = self._val_plot = None
+        self._dirty = False
+        self._lay = bare(QHBoxLayout(self))
+        self._timer = QTimer(self, interval=300, timeout=self.draw)
+
+    def start(self) -> None:
+        """Redraw periodically (while a run is going)."""
+        self._timer.start()
+
+    def stop(self) -> None:
+        """Stop the periodic redraw after drawing what is pending."""
+        self.draw()
+        self._timer.stop()
+
+    def clear(self) -> None:
+        self.history.clear()
+        for c in self.curves.values():
+            c.setData([], [])
+
+    def add(self, key: str, step: int, value: float) -> None:
+        steps, vals = self.history.setdefault(key, ([], []))
+        steps.append(int(step))
+        vals.append(float(value))
+        self._dirty = True
+
+    def _ensure_plots(self) -> None:
+        if self._plot is not None:
+            return
+        import pyqtgraph as pg
+
+        self._make_plots(pg)
+        for p in (self._plot, self._val_plot):
+            p.setLabel("bottom", "step")
+            p.setMenuEnabled(False)
+            p.setMinimumHeight(self.MIN_HEIGHT)
+            guard_wheel(p)  # the wheel scrolls the page; Ctrl + wheel zooms
+
+    def _make_plots(self, pg) -> None:
+        """Make ``_plot`` (left) and ``_val_plot`` (right) and add them to the layout."""
+        self._plot = named(pg.PlotWidget(title="how training is going (lower is better)"), "Training loss curves")
+        self._plot.addLegend(offset=(-10, 10))
+        self._val_plot = named(pg.PlotWidget(title="match with recordings it did not learn from (lower is better)"),
+                               "Validation loss curve")
+        self._lay.addWidget(self._plot, 2)
+        self._lay.addWidget(self._val_plot, 1)
+
+    def _make_curve(self, pg, key: str):
+        """The plot item of curve ``key`` (made on its first value)."""
+        val = key == VAL_KEY
+        pen = pg.mkPen(CURVE_COLORS.get(key, "#6b7280"), width=2 if val else 1.5)
+        return (self._val_plot if val else self._plot).plot([], [], pen=pen, name=LOSS_NAMES.get(key, key),
+                                                            symbol="o" if val else None, symbolSize=5)
+
+    def draw(self) -> None:
+        """Draw what changed since the last draw (the plots are made on the first one)."""
+        if not self._dirty:
+            return
+        self._ensure_plots()
+        import pyqtgraph as pg
+
+        for key, (steps, vals) in self.history.items():
+            curve = self.curves.get(key)
+            if curve is None:
+                curve = self.curves[key] = self._make_curve(pg, key)
+            curve.setData(steps, vals)
+        self._drawn()
+        self._dirty = False
+
+    def _drawn(self) -> None:
+        """After a draw: what a subclass draws besides the curves."""
+
+
+class SampleTable(QTableWidget):
+    """Rows of (step, sample name, Play button); Enter on a row plays it too. Signal
+    ``play(path)`` asks the owner to play a file."""
+
+    play = Signal(object)
+
+    def __init__(self, audio, parent=None) -> None:
+        super().__init__(0, 3, parent)
+        self.samples: list[tuple[int, Path]] = []
+        self.audio = audio  # the window's AudioHub: Play follows the no-device policy (gui.devices)
+        self.setAccessibleName("Checkpoint samples")
+        self.setHorizontalHeaderLabels(("Step", "Sample", ""))
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.cellActivated.connect(lambda r, _c: self.play_row(r))
+
+    def clear_samples(self) -> None:
+        self.samples.clear()
+        self.setRowCount(0)
+
+    def add_sample(self, step: int, path: Path) -> None:
+        """Add ``path`` (a WAV the trainer wrote at checkpoint ``step``)."""
+        path = Path(path)
+        self.samples.append((step, path))
+        r = add_row(self, [str(step), path.stem.replace("_", " ")], ["", str(path)])
+        btn = button("Play", f"Play sample {path.stem} of step {step}")
+        allow(btn, self.audio, "speaker")
+        btn.clicked.connect(lambda _=False, row=r: self.play_row(row))
+        self.setCellWidget(r, 2, btn)
+        self.scrollToBottom()
+
+    def play_row(self, row: int) -> None:
+        if 0 <= row < len(self.samples):
+            self.play.emit(self.samples[row][1])
 
 
 def _estimate(preset: str, device: str, steps: int | None, batch_size: int | None, n_clips: int, total_s: float,
@@ -29,8 +161,6 @@ def _estimate(preset: str, device: str, steps: int | None, batch_size: int | Non
     """Worker side: ``(config, estimate)``: the ``TrainConfig`` a Start would use (``device``
     resolved: ``auto`` -> ``cuda`` when available) and ``presets.estimate`` of its run time and
     peak memory (``has_posterior``: False for Piper bases, which get a warm-up stage)."""
-    from speechstudio.finetune.vits.presets import estimate
-
     config = train_config(preset, device, steps=steps, batch_size=batch_size)
     return config, estimate(config, config.device, n_clips, total_s, has_posterior=has_posterior)
 
@@ -64,9 +194,6 @@ class TrainStep(TrainingStep):
         self.best_val: float | None = None
         self.clock = None  # a StageClock while a run goes
         self._tick = QTimer(self, interval=1000, timeout=self._show_clock)
-        self._build()
-
-    def _build(self) -> None:
         lay = QVBoxLayout(self)
         form = QFormLayout()
         self.preset_box = combo("Training preset", PRESETS)
@@ -222,7 +349,9 @@ class TrainStep(TrainingStep):
             if self.clock is not None:
                 self.clock.step(ev.stage, ev.step, getattr(ev, "step_s", 0.0))
             self._show_step(ev.step, ev.total_steps, self.clock.stage_steps() if self.clock is not None else None)
-            self.curves.add_losses(ev.step, ev.losses)
+            for key, value in ev.losses.items():
+                if key not in HIDDEN_LOSSES:
+                    self.curves.add(key, ev.step, value)
             lr = getattr(ev, "lr", None)
             self.speed.setToolTip(f"{ev.steps_per_s:.2f} steps/s" + (f", learning rate {lr:.2e}" if lr else ""))
             self._show_clock()

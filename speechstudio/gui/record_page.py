@@ -9,8 +9,11 @@ import numpy as np
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFormLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from speechstudio.atomic import atomic_path
+from speechstudio.audio.encode import AudioEncoder, check_output_suffix
 from speechstudio.audio.levels import take_levels
 from speechstudio.audio.waveform import peaks
+from speechstudio.errors import SpeechStudioError
 from speechstudio.gui.common import LevelMeter, button, combo, hrow, named, note_label, settings
 from speechstudio.gui.devices import fill_microphones
 from speechstudio.gui.save_places import ask_save_path
@@ -63,10 +66,6 @@ class RecordPage(QWidget):
         self._live: list[float] = []  # the level (linear amplitude) at each tick of the recording
         self.device_box.currentIndexChanged.connect(self._device_changed)
         self._timer = QTimer(self, interval=int(TICK_S * 1000), timeout=self._tick)
-        self._fill_devices()
-        self._update()
-
-    def _fill_devices(self) -> None:
         self._devs = devs = fill_microphones(self.device_box, self.audio, "no audio devices")
         if not self.audio.available:
             self.note.setText(self.audio.reason)
@@ -74,6 +73,7 @@ class RecordPage(QWidget):
             self.note.setText("No microphone found. Plug one in and restart, or import files on Transcribe.")
         else:
             self._select_saved(devs, str(settings().value("record/device_name", "") or ""))
+        self._update()
 
     def _select_saved(self, devs, saved: str) -> None:
         """Select the microphone used last time (by name; an older version saved its label, with the rate
@@ -184,8 +184,6 @@ class RecordPage(QWidget):
     def _save_or_say(self, path: Path, overwrite: bool = False) -> Path | None:
         """:meth:`save`, or None with the reason in the page and the status bar (a folder that is gone or
         read-only, a folder by that name, a full disk): the take stays, unsaved."""
-        from speechstudio.errors import SpeechStudioError
-
         try:
             return self.save(path, overwrite=overwrite)
         except (OSError, SpeechStudioError) as e:
@@ -202,9 +200,6 @@ class RecordPage(QWidget):
         no suffix: ``.wav`` is added) with :func:`speechstudio.atomic.atomic_path`. Raises ``UsageError`` for
         another suffix (a ``.mp3`` once got WAV bytes), ``OutputExistsError`` when ``path`` exists and
         ``overwrite`` is false."""
-        from speechstudio.atomic import atomic_path
-        from speechstudio.audio.encode import AudioEncoder, check_output_suffix
-
         path = Path(path)
         path = path if path.suffix else path.with_name(path.name + ".wav")
         check_output_suffix(path)

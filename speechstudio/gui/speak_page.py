@@ -1,19 +1,20 @@
-"""Speak page: text (or a document, :mod:`.speak_documents`), voice and speaker, rate / noise sliders,
+"""Speak page: text (or a document, :class:`SpeakDocuments`), voice and speaker, rate / noise sliders,
 Speak (played as it is made, on the compute worker), Stop, Save as…, Pronunciations…."""
 from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
-from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QSlider, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, QSignalBlocker, Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QPlainTextEdit, QSlider, QVBoxLayout, QWidget
 
-from speechstudio.errors import kind_of
-from speechstudio.gui.common import button, combo, hrow, named, note_label, refill, settings
+from speechstudio.errors import SpeechStudioError, kind_of
+from speechstudio.gui.common import asker, button, combo, hrow, named, note_label, refill, settings
 from speechstudio.gui.lexicon_dialog import LexiconDialog
 from speechstudio.gui.save_places import ask_save_path
-from speechstudio.gui.speak_documents import SpeakDocuments
 from speechstudio.gui.wording import SLIDER_WORDS, plain_error
+from speechstudio.tts.family import VITS_CONTROLS
 from speechstudio.worker.jobs import SpeakJob, VoiceInfo, VoiceInfoJob
 from speechstudio.worker.worker import Status
 
@@ -39,12 +40,6 @@ class SpeakPage(QWidget):
         self._t_voice = 0.0
         self._preload_job: int | None = None
         self.sentences = 0
-        self._build()
-        self._restore()
-        self.compute.job_progress.connect(self._on_progress)
-        self.compute.job_finished.connect(self._on_finished)
-
-    def _build(self) -> None:
         lay = QVBoxLayout(self)
         self.text = named(QPlainTextEdit(), "Text to speak")
         self.text.setPlaceholderText("Type or paste text; Ctrl+Enter speaks it.")
@@ -85,6 +80,9 @@ class SpeakPage(QWidget):
         self.stop_btn.setEnabled(False)
         if not self.audio.available:
             self.info.setText(f"Playback is off: {self.audio.reason}. Save as… still works.")
+        self._restore()
+        self.compute.job_progress.connect(self._on_progress)
+        self.compute.job_finished.connect(self._on_finished)
 
     @staticmethod
     def _slider(form: QFormLayout, label: str, name: str, tip: str, lo: int, hi: int, value: int) -> tuple[QSlider, QLabel]:
@@ -158,13 +156,6 @@ class SpeakPage(QWidget):
                         noise_w=self.noise_w.value() / 100 if on["noise_w"] else None, out_path=out_path,
                         pitch=None if self.pitch_own else self.pitch.value() / 2)
 
-    def no_output_device(self) -> bool:
-        """True (and the message shown, Save as… focused) when there is no sound output device."""
-        no = self._no_devices()
-        if no:
-            self._offer_save()
-        return no
-
     def can_play(self) -> bool:
         """Whether there is somewhere to play to; Speak is greyed (its tooltip and the page say why)
         when not, checked each time the page is shown."""
@@ -214,7 +205,8 @@ class SpeakPage(QWidget):
         if not self.audio.available:
             self.status_message.emit(f"playback unavailable: {self.audio.reason}; use Save as…")
             return
-        if self.no_output_device():
+        if self._no_devices():  # the message shown, Save as… focused
+            self._offer_save()
             return
         self.stop()
         self._started_stream = False
@@ -303,8 +295,6 @@ class SpeakPage(QWidget):
             refill(self.speaker_box, [(n, n if info.speakers else i) for i, n in enumerate(names)]
                    if info.num_speakers > 1 else ["single speaker"], cur)
             self.speaker_box.setEnabled(info.num_speakers > 1)
-        from speechstudio.tts.family import VITS_CONTROLS
-
         controls = tuple(info.defaults.get("controls", VITS_CONTROLS))
         for control, slider, label in (("length_scale", self.rate, "speed"), ("noise_scale", self.noise, "noise"),
                                        ("noise_w", self.noise_w, "rhythm noise")):
@@ -343,3 +333,107 @@ class SpeakPage(QWidget):
                               + (f"; {self._ttfa_text()}" if self.ttfa_s is not None else ""))
             self.status_message.emit(f"spoke {self.sentences} sentence{'s' if self.sentences != 1 else ''}")
         self.speech_finished.emit(status)
+
+
+DOCUMENTS = "Texts (*.txt *.md *.markdown *.epub)"
+
+
+class SpeakDocuments(QObject):
+    """The page's documents (the CLI's ``speak --file`` and ``audiobook``): buttons ``open_btn`` (Open text…:
+    text, Markdown, EPUB) and ``book_btn`` (Audiobook…: a file per chapter and an ``.m4b`` with chapter marks, an
+    ``AudiobookJob``) for ``page`` (a ``SpeakPage``: its ``text``, ``info``, ``compute``, ``_job()`` and
+    ``status_message``). ``book_finished(status)`` when an audiobook ends."""
+
+    book_finished = Signal(str)
+
+    def __init__(self, page) -> None:
+        super().__init__(page)
+        self.page = page
+        self.book_job: int | None = None
+        self.result = None
+        self.open_btn = button("Open text…", "Open a text file", "Read a text, Markdown or EPUB file into the text box",
+                               asker(self.page, "Open a text", lambda p: self.open_text(Path(p)), DOCUMENTS))
+        self.book_btn = button("Audiobook…", "Make an audiobook", "Read a text, Markdown or EPUB file aloud into a "
+                               "folder: one audio file per chapter and a book file with chapter marks. Stop keeps the "
+                               "chapters done; making it again into the same folder goes on from there.",
+                               self._book_dialog)
+        page.compute.job_progress.connect(self._on_progress)
+        page.compute.job_finished.connect(self._on_finished)
+
+    def open_text(self, path: Path) -> bool:
+        """Put the text of ``path`` (chapters of a Markdown / EPUB file one after another) in the text
+        box; False (and the reason on the page) when it cannot be read."""
+        from speechstudio.tts.documents import document_text
+        from speechstudio.tts.textfile import read_text_file
+
+        try:
+            text = (document_text(path) if Path(path).suffix.lower() in (".md", ".markdown", ".epub")
+                    else read_text_file(path))
+        except (SpeechStudioError, OSError) as e:
+            self.page.info.setText(f"cannot open {Path(path).name}: {e}")
+            return False
+        self.page.text.setPlainText(text)
+        self.page.info.setText(f"{Path(path).name}: {len(text.split())} words")
+        return True
+
+    def _book_dialog(self) -> None:
+        doc, _ = QFileDialog.getOpenFileName(self.page, "Make an audiobook of", "", DOCUMENTS)
+        if not doc:
+            return
+        out = QFileDialog.getExistingDirectory(self.page, "Folder for the audiobook")
+        if out:
+            self.make_audiobook(Path(doc), Path(out))
+
+    def make_audiobook(self, document: Path, out_dir: Path) -> int | None:
+        """Start the audiobook of ``document`` into ``out_dir`` with the page's voice and sliders;
+        returns the job's id (None while one runs)."""
+        from speechstudio.worker.audiobook_job import AudiobookJob
+
+        if self.book_job is not None:
+            return None
+        j = self.page._job()
+        self.result = None
+        self.book_job = self.page.compute.submit(AudiobookJob(
+            document, out_dir, voice=j.voice, speaker=j.speaker, length_scale=j.length_scale,
+            noise_scale=j.noise_scale, noise_w=j.noise_w, pitch=j.pitch))
+        self.page.info.setText(f"audiobook of {Path(document).name}: starting…")
+        self.page.stop_btn.setEnabled(True)
+        self.book_btn.setEnabled(False)
+        return self.book_job
+
+    def stop(self) -> None:
+        if self.book_job is not None:
+            self.page.compute.cancel(self.book_job)
+
+    def _on_progress(self, job_id: int, payload) -> None:
+        if job_id != self.book_job:
+            return
+        if hasattr(payload, "chars_total"):  # AudiobookProgress
+            share = payload.chars_done / max(1, payload.chars_total)
+            self.page.info.setText(f"audiobook: chapter {payload.chapter + 1} of {payload.chapters}, "
+                                   f"{payload.title} — {share:.0%} of the book"
+                                   + (" (done before, kept)" if payload.skipped else ""))
+        else:
+            self.page.info.setText(str(payload))
+
+    def _on_finished(self, job_id: int, status: str, result) -> None:
+        if job_id != self.book_job:
+            return
+        self.book_job = None
+        self.book_btn.setEnabled(True)
+        self.page.stop_btn.setEnabled(self.page.job_id is not None)
+        if status == "done" and result is not None:
+            self.result = result
+            folder = result.files[0].parent if result.files else ""
+            book = f" and {result.book_file.name}" if result.book_file else ""
+            line = (f"audiobook: {len(result.files)} chapter file{'s' if len(result.files) != 1 else ''}{book} in "
+                    f"{folder} ({sum(result.durations_s) / 60:.1f} min)")
+            self.page.info.setText(line)
+            self.page.status_message.emit(line)
+        elif status == "failed":
+            self.page.info.setText(f"audiobook failed: {plain_error(result)}")
+            self.page.status_message.emit(f"audiobook failed: {plain_error(result)}")
+        else:
+            self.page.info.setText("audiobook stopped: the chapters done are kept; make it again into the same "
+                                   "folder to go on")
+        self.book_finished.emit(status)

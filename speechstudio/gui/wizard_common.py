@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QLineEdit, QProgressB
 
 from speechstudio.audio.decode import AudioReader
 from speechstudio.errors import SpeechStudioError
+from speechstudio.finetune.manifest import Manifest
 from speechstudio.gui.common import (ERROR_COLOR, CurrentStack, bare, button, combo, hrow, named, note_label, refill,
                                      set_font, tint)
 from speechstudio.gui.wording import plain_error
@@ -60,14 +61,15 @@ def open_with(win, page: str, box: str, name: str | None) -> None:
 
 
 class WizardPage(QWidget):
-    """The four-step shell: subclasses set :attr:`STEPS`, make ``base_step``, ``dataset``, ``train``,
-    ``use`` (each with ``ready() -> (ok, why)``, ``entered()``, ``changed``), call :meth:`_lay_out` and
+    """The four-step shell: subclasses set :attr:`STEPS` and :attr:`STEP_TYPES` (made into ``base_step``,
+    ``dataset``, ``train``, ``use``, each with ``ready() -> (ok, why)``, ``entered()``, ``changed``) and
     implement ``read_run(name) -> (config, dataset folder)`` for :meth:`open_run`.
     Signals ``status_message(str)``, ``step_changed(index)``."""
 
     status_message = Signal(str)
     step_changed = Signal(int)
     STEPS: tuple[str, ...] = ()  # the step bar's titles
+    STEP_TYPES: tuple = ()  # the four steps' classes, each made with the page
     WRAP_WHY = False  # whether the "what the step needs" line wraps
     FIRST_CONTROLS: tuple[str, ...] = ()  # each step's control keyboard users land on (attribute paths)
     DEFAULT_NAME = ""  # the new voice's / model's name while the name field is empty
@@ -79,8 +81,8 @@ class WizardPage(QWidget):
         self.trainer = Worker(worker_name, self)
         self.base = self.base_info = None
         self.dataset_dir: Path | None = None
-
-    def _lay_out(self) -> None:
+        for attr, make in zip(("base_step", "dataset", "train", "use"), self.STEP_TYPES):
+            setattr(self, attr, make(self))  # one at a time: a step may use those made before it
         lay = QVBoxLayout(self)
         self.step_bar = named(QLabel(""), "Wizard steps")
         set_font(self.step_bar, 12)
@@ -129,8 +131,6 @@ class WizardPage(QWidget):
     def open_run(self, name: str) -> bool:
         """Continue run folder ``name`` (base, dataset and options from its ``config.json``) at the
         Train step. Returns False, saying why on the status line, when it cannot."""
-        from speechstudio.finetune.manifest import Manifest
-
         try:
             cfg, dataset = self.read_run(name)
             manifest = Manifest.load(dataset)
@@ -150,9 +150,6 @@ class WizardPage(QWidget):
     def voice_name(self) -> str:
         """The new voice's / model's name (also its run, dataset and recordings folder name)."""
         return self.base_step.name() or self.DEFAULT_NAME
-
-    def language(self) -> str:
-        return "en"
 
     def manifest(self):
         return self.dataset.manifest
@@ -221,7 +218,6 @@ class BaseStepFrame(QWidget):
     def __init__(self, wizard) -> None:
         super().__init__()
         self.wiz = wizard
-        self.runs: list = []
         self._list_job: int | None = None
         wizard.io.job_finished.connect(self._on_finished)
 
@@ -262,10 +258,9 @@ class BaseStepFrame(QWidget):
         lay.addStretch(1)
 
     def _show_runs(self, runs) -> None:
-        self.runs = list(runs)
-        refill(self.run_box, [r.name for r in self.runs])
-        self.run_box.setEnabled(bool(self.runs))
-        self.open_btn.setEnabled(bool(self.runs))
+        refill(self.run_box, [r.name for r in runs])
+        self.run_box.setEnabled(bool(runs))
+        self.open_btn.setEnabled(bool(runs))
 
     def name(self) -> str:
         return self.name_edit.text().strip()
@@ -424,18 +419,14 @@ class TrainingStep(QWidget):
         (stopped before the first step) reads "no steps trained yet", never "step 0 / 1"."""
         self.step, self.total_steps = step, total
         if stage is not None and stage[1] > 0:
-            done, of = stage
-            self.progress.setRange(0, of)
-            self.progress.setValue(min(done, of))
-            self.progress.setFormat(f"this stage: %v of %m steps (run: {step} of {total} steps trained)")
+            (done, of), text = stage, f"this stage: %v of %m steps (run: {step} of {total} steps trained)"
         elif total > 0:
-            self.progress.setRange(0, total)
-            self.progress.setValue(min(step, total))
-            self.progress.setFormat("%v of %m steps trained")
+            done, of, text = step, total, "%v of %m steps trained"
         else:
-            self.progress.setRange(0, 1)
-            self.progress.setValue(0)
-            self.progress.setFormat("no steps trained yet")
+            done, of, text = 0, 1, "no steps trained yet"
+        self.progress.setRange(0, of)
+        self.progress.setValue(min(done, of))
+        self.progress.setFormat(text)
 
     def _say_training(self) -> None:
         """Say "training" on the state line, unless "paused" / "stopping" is shown."""
