@@ -107,10 +107,6 @@ def register(subparsers) -> None:
 
     ctc_cli.add_arguments(ap)
     ap.set_defaults(func=ctc_cli.run)
-    _add_clean(fsub)
-
-
-def _add_clean(fsub) -> None:
     cp = fsub.add_parser("clean", help="list training runs and remove old ones (saved voices and models stay)",
                          description="List the run folders under <data dir>/finetune/runs with their size, and remove "
                                      "those last changed more than DAYS days ago (all with --older-than 0).")
@@ -219,15 +215,13 @@ def voice_command(args) -> int:
         print(f"note: {line}")
 
     fresh = not args.resume and not plan.run_dir.exists()  # a start that fails or stops early leaves no folder
+    code = 1
     try:
         with voice_run.run_lock(plan.run_dir):
             code = _prepare_train_save(args, plan, run_dir, launched)
-    except BaseException:
-        if fresh:
+    finally:
+        if code != 0 and fresh:
             _remove_unstarted(plan.run_dir)
-        raise
-    if code != 0 and fresh:
-        _remove_unstarted(plan.run_dir)
     return code
 
 
@@ -324,17 +318,15 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
         q = shlex.quote
         again = (f"finetune voice --base {q(args.base)} --out {q(args.out)} --resume"
                  + (f" --run-dir {q(str(run_dir))}" if args.run_dir else ""))
-        if launched:
-            again = launch_command(shlex.split(again) + ["--multi-gpu"], par.world)
-        else:
-            again = "speechstudio " + again
+        again = launch_command(shlex.split(again) + ["--multi-gpu"], par.world) if launched else "speechstudio " + again
         if par is None or par.main:
             where = f"at step {step} (checkpoint saved)" if step is not None else "(the last checkpoint is kept)"
             print(f"\nstopped {where}; continue with: {again}", file=sys.stderr)
         return 130
     if par is not None and not par.main:
         return 0  # process 0 saves the voice
-    ref = voice_run.save(plan, match_pitch=True if getattr(args, "match_pitch", False) else None)
+    ref = voice_run.save_trained_voice(plan.run_dir, plan.name, plan.base, "best", plan.overwrite,
+                                       match_pitch=True if getattr(args, "match_pitch", False) else None)
     from speechstudio.finetune.leftovers import trim_finished
 
     freed = trim_finished(run_dir)  # the voice is saved: the run keeps its best checkpoint only
@@ -374,6 +366,7 @@ def save_command(args) -> int:
     """Handler of ``speechstudio finetune save``: the run's table; with ``--out`` the chosen checkpoint
     (or blend) saved as a voice. Returns 0."""
     from speechstudio.finetune import voice_run
+    from speechstudio.finetune.blend import blend_name
     from speechstudio.finetune.trade import load_trade
 
     run_dir = Path(args.run).expanduser()
@@ -385,9 +378,9 @@ def save_command(args) -> int:
     if which == "recommended":
         try:
             trade = load_trade(run_dir)
+            rec = trade.recommended
         except RunError:
-            trade = None
-        rec = None if trade is None else trade.recommended
+            rec = None
         which = "best" if rec is None else trade.rows[rec].checkpoint
     command = f"speechstudio finetune save --run {shlex.quote(args.run)} --out NAME"
     if not args.out:
@@ -396,11 +389,7 @@ def save_command(args) -> int:
     with voice_run.run_lock(run_dir):
         ref = voice_run.save_trained_voice(run_dir, args.out, voice_run.base_of_run(run_dir), which,
                                            overwrite=args.overwrite, match_pitch=True if args.match_pitch else None, blend=args.blend)
-    label = which
-    if args.blend is not None:
-        from speechstudio.finetune.blend import blend_name
-
-        label = blend_name(args.blend, which)
+    label = which if args.blend is None else blend_name(args.blend, which)
     _print_trade(run_dir, label, command)
     print(f"voice {ref.name} saved from {label} ({ref.reason}); try: speechstudio speak \"Hello.\" --voice {ref.name}"
           " --out hello.wav")

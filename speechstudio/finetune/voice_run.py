@@ -1,8 +1,8 @@
 """Voice cloning as three calls, shared by ``speechstudio finetune voice`` and the Clone voice wizard.
 
 ``plan`` checks everything cheap first (base, names, run folder, options); ``prepare_dataset`` builds
-and checks the dataset at the base's sample rate; ``train`` yields the trainer's events; ``save`` stores
-the best checkpoint as a voice. A run lives in ``<data dir>/finetune/runs/NAME/``
+and checks the dataset at the base's sample rate; ``train`` yields the trainer's events;
+``save_trained_voice`` stores the best checkpoint as a voice. A run lives in ``<data dir>/finetune/runs/NAME/``
 (``finetune.run.RunFolder``). Qt-free."""
 from __future__ import annotations
 
@@ -193,9 +193,8 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str |
         # a short run (--steps 50) still gets checkpoints to resume from and evaluations to judge it by
         every = max(5, steps // 5)
         config = replace(config, checkpoint_every=every, eval_every=min(config.eval_every, every))
-    notes = [info.note]
     label = preset or (RUN_SETTINGS if stored_train else "standard")
-    return VoicePlan(name, ref, info, run_dir, dataset_dir, source, config, resume, overwrite, label, notes)
+    return VoicePlan(name, ref, info, run_dir, dataset_dir, source, config, resume, overwrite, label, [info.note])
 
 
 def _stored(run_dir, *keys):
@@ -276,9 +275,7 @@ def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = 
     prepared). ``split_long`` cuts clips over 20 s at sentence ends; ``speaker`` picks one of a
     multi-speaker ``metadata.csv``; ``keep_mismatched`` trains on asr_mismatch clips. Raises ``DatasetError``."""
     if p.source is None:
-        if p.resume:
-            return ""
-        return format_report(report(Manifest.load(p.dataset_dir)))
+        return "" if p.resume else format_report(report(Manifest.load(p.dataset_dir)))
     voice = load_base_voice(p.base)
     transcribe = None
     if asr_check and voice.language.startswith("en"):
@@ -346,12 +343,6 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
         pitch = match.semitones
     return save_clone(model.eval(), base_voice, base, name, run_dir=run_dir, training_summary=facts,
                       overwrite=overwrite, pitch_semitones=pitch)
-
-
-def save(p: VoicePlan, which: str = "best", match_pitch: bool | None = None, blend: float | None = None):
-    """Store the run's ``which`` checkpoint as voice ``p.name``; returns its ``VoiceRef``
-    (``match_pitch``, ``blend``: see :func:`save_trained_voice`)."""
-    return save_trained_voice(p.run_dir, p.name, p.base, which, p.overwrite, match_pitch=match_pitch, blend=blend)
 
 
 def base_of_run(run_dir: Path):

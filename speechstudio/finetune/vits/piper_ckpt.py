@@ -179,13 +179,6 @@ def _hparam(hp: dict, key: str):
     return value if isinstance(value, (bool, int, float, str, list, tuple)) else None
 
 
-def _int_list(value) -> list | None:
-    try:
-        return [int(v) for v in value]
-    except (TypeError, ValueError):
-        return None
-
-
 # ----------------------------------------------------------------------------- weights
 def _tensors(state: dict, prefix: str, ckpt: Path) -> dict:
     import torch
@@ -246,7 +239,10 @@ def _attrs(params: dict, hp: dict, ckpt: Path, notes: list[str]) -> dict:
     conv_key = "convs" if resblock == "2" else "convs1"
     n_res = len({m.group(1) for k in params if (m := re.match(r"dec\.resblocks\.(\d+)\.", k))})
     per_up = n_res // max(n_ups, 1)
-    rates = _int_list(_hparam(hp, "upsample_rates") or [])
+    try:
+        rates = [int(v) for v in _hparam(hp, "upsample_rates") or []]
+    except (TypeError, ValueError):
+        rates = None
     if not rates or len(rates) != n_ups:
         rates = [int(params[f"dec.ups.{i}.weight"].shape[2]) // 2 for i in range(n_ups)]
         notes.append(f"upsample rates {rates} taken as half the kernel sizes (Piper's presets; the checkpoint's "

@@ -108,9 +108,6 @@ class VitsTraining:
                 stack.enter_context(self.par.no_sync(module, skip))
         return stack
 
-    def _mean(self, values: dict) -> dict:
-        return values if self.par is None else self.par.mean_dict(values)
-
     def autocast(self):
         return torch.autocast(torch.device(self.device).type, dtype=self.amp_dtype or torch.float32,
                               enabled=self.amp_dtype is not None)
@@ -189,7 +186,7 @@ class VitsTraining:
                 values = losses(self._to_device(batch), k)
             for name, v in values.items():
                 sums[name] = sums.get(name, 0.0) + float(v.detach() if torch.is_tensor(v) else v) / k
-        sums = self._mean(sums)
+        sums = sums if self.par is None else self.par.mean_dict(sums)
         self._check(sums)
         for opt in optimizers:
             lr = self.lr_at(self.step, self.stage, "generator" if opt is self.opt_g else "discriminator")
