@@ -152,8 +152,7 @@ def speaker_outliers(embeddings: Sequence[np.ndarray], threshold: float = OUTLIE
     second = _two_groups(x)
     if second.any() and not second.all():
         minority = second if second.sum() < (~second).sum() else ~second
-        major = x[~minority].mean(0)
-        minor = x[minority].mean(0)
+        major, minor = x[~minority].mean(0), x[minority].mean(0)
         if VoicePrint.similarity(major, minor) < group_similarity:
             for i in np.flatnonzero(minority):
                 flagged[int(i)] = VoicePrint.similarity(x[i], major)
@@ -207,21 +206,16 @@ class Closeness:
             parts.append(f"{nat} ({n:.1f} of 5)")
         off = self.pitch_offset_st
         if off is not None:
-            if abs(off) < 1.0:
-                parts.append("pitch matches your recordings")
-            else:
-                parts.append(f"pitch {abs(off):.0f} semitone{'s' if abs(off) >= 1.5 else ''} "
-                             f"{'higher' if off > 0 else 'lower'} than your recordings")
+            parts.append("pitch matches your recordings" if abs(off) < 1.0 else
+                         f"pitch {abs(off):.0f} semitone{'s' if abs(off) >= 1.5 else ''} "
+                         f"{'higher' if off > 0 else 'lower'} than your recordings")
         if self.pitch.frame_rate_share > 0.05:
             parts.append(f"{self.pitch.frame_rate_share:.0%} of the voiced sound is a mechanical buzz")
         text = "; ".join(parts)
         return text[0].upper() + text[1:]
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["pitch_offset_st"] = self.pitch_offset_st
-        d["score"] = self.score
-        return d
+        return {**asdict(self), "pitch_offset_st": self.pitch_offset_st, "score": self.score}
 
 
 class CloneJudge:

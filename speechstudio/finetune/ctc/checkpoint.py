@@ -11,8 +11,7 @@ import os
 import shutil
 from pathlib import Path
 
-from speechstudio.atomic import atomic_folder
-from speechstudio.atomic import atomic_write_json
+from speechstudio.atomic import atomic_folder, atomic_write_json
 
 PROCESSOR = "processor"
 MODEL = "model"

@@ -135,20 +135,15 @@ def run(args) -> int:
             if not args.base or not args.data:
                 raise UsageError("--base and --data are needed to start a run (or --resume to continue one)")
             base = args.base
-            if launched:
+            if launched:  # the main process builds the dataset while the others wait
                 from accelerate import PartialState
-
-                with PartialState(cpu=args.device == "cpu").main_process_first():
-                    dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main, args.speaker)
-            else:
+            with PartialState(cpu=args.device == "cpu").main_process_first() if launched else contextlib.nullcontext():
                 dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main, args.speaker)
 
         control = E.TrainControl()
         restore = stop_on_signals(control, launched)
         say = print if main else (lambda *a, **k: None)
-        last_print = 0.0
-        done = None
-        best_eval = None  # the best evaluation of the adapted model (its examples)
+        last_print, done, best_eval = 0.0, None, None  # best_eval: the adapted model's best evaluation (its examples)
         try:
             for ev in train_ctc(run_dir, dataset_dir, base, config, resume=args.resume, control=control):
                 if isinstance(ev, E.StepEvent):
