@@ -40,14 +40,11 @@ def _weight_norm_state(model) -> dict:
 
     with torch.device("meta"):
         fresh = VitsModel(model.config)
-    state = {}
-    for key, value in model.state_dict().items():
-        if key.startswith("decoder.") and isinstance(model.decoder, ChannelsLastDecoder):
-            continue
-        state[key] = value.detach().to(device="cpu", dtype=torch.float32)
-    if isinstance(model.decoder, ChannelsLastDecoder):
-        state.update({f"decoder.{k}": v.detach().to(device="cpu", dtype=torch.float32)
-                      for k, v in model.decoder.eager.state_dict().items()})
+    channels_last = isinstance(model.decoder, ChannelsLastDecoder)
+    items = [(k, v) for k, v in model.state_dict().items() if not (channels_last and k.startswith("decoder."))]
+    if channels_last:
+        items += [(f"decoder.{k}", v) for k, v in model.decoder.eager.state_dict().items()]
+    state = {k: v.detach().to(device="cpu", dtype=torch.float32) for k, v in items}
     out = {}
     for key in fresh.state_dict():
         m = re.match(r"(.*)\.parametrizations\.weight\.original([01])$", key)
@@ -177,9 +174,7 @@ class PiperVoice(BaseFormat):
         return onnx_out, json_out
 
     def piper_config(self, voice) -> dict | None:
-        if voice.piper is None:
-            return None
-        return json.loads(Path(voice.piper.config_path).read_text(encoding="utf-8"))
+        return None if voice.piper is None else json.loads(Path(voice.piper.config_path).read_text(encoding="utf-8"))
 
 
 class PiperCheckpoint(PiperVoice):

@@ -170,13 +170,11 @@ def _unstarted_runs() -> list:
 def _voice_argv(args) -> list[str]:
     """``finetune voice`` options of ``args`` as a command line (for the ``accelerate launch`` hint)."""
     argv = ["finetune", "voice"]
-    for flag, value, default in (("--base", args.base, None), ("--data", args.data, None), ("--out", args.out, None),
-                                 ("--preset", args.preset, "standard"), ("--steps", args.steps, None),
-                                 ("--batch-size", args.batch_size, None), ("--grad-accum", args.grad_accum, None),
-                                 ("--lr", args.lr, None), ("--precision", args.precision, "auto"),
-                                 ("--device", args.device, "auto"),
-                                 ("--checkpoint-every", args.checkpoint_every, None), ("--run-dir", args.run_dir, None),
-                                 ("--speaker", getattr(args, "speaker", None), None)):
+    for flag, default in (("--base", None), ("--data", None), ("--out", None), ("--preset", "standard"),
+                          ("--steps", None), ("--batch-size", None), ("--grad-accum", None), ("--lr", None),
+                          ("--precision", "auto"), ("--device", "auto"), ("--checkpoint-every", None),
+                          ("--run-dir", None), ("--speaker", None)):
+        value = getattr(args, flag[2:].replace("-", "_"), None)
         if value is not None and value != default:
             argv += [flag, str(value)]
     for flag in ("gradient_checkpointing", "train_prosody", "keep_base_pitch", "resume", "no_asr_check", "split_long",
@@ -271,8 +269,7 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
     control = TrainControl()
     restore = stop_on_signals(control, launched)
     tty = sys.stderr.isatty()
-    last_print = 0.0
-    done_event = None
+    last_print, done_event = 0.0, None
     try:
         for ev in voice_run.train(plan, control):
             kind = type(ev).__name__

@@ -261,13 +261,10 @@ def _attrs(params: dict, hp: dict, ckpt: Path, notes: list[str]) -> dict:
     hop = _hparam(hp, "hop_length")
     if isinstance(hop, int) and hop != math.prod(rates):
         raise PiperCheckpointError(f"{ckpt}: hyper_parameters hop_length {hop} != product of upsample_rates {rates}")
-    attrs = {"flow.flows.0.enc.in_layers.1": {"dilations": [1]}}  # VITS / Piper: dilation rate 1
-    for i, u in enumerate(rates):
-        attrs[f"dec.ups.{i}"] = {"strides": [u]}
-    for j, ds in enumerate(dilations):
-        for c, d in enumerate(ds):
-            attrs[f"dec.resblocks.{j}.{conv_key}.{c}"] = {"dilations": [d]}
-    return attrs
+    return {"flow.flows.0.enc.in_layers.1": {"dilations": [1]},  # VITS / Piper: dilation rate 1
+            **{f"dec.ups.{i}": {"strides": [u]} for i, u in enumerate(rates)},
+            **{f"dec.resblocks.{j}.{conv_key}.{c}": {"dilations": [d]} for j, ds in enumerate(dilations)
+               for c, d in enumerate(ds)}}
 
 
 def _map_discriminator(d: dict, hp: dict, ckpt: Path, notes: list[str]) -> tuple[dict | None, float | None]:
@@ -422,8 +419,7 @@ def load_piper_checkpoint(ckpt_path, config_path=None, *, name: str | None = Non
     model.load_state_dict(mapped, strict=True)
     model.eval()
 
-    d = _tensors(state, "model_d.", ckpt)
-    disc, width = _map_discriminator(d, hp, ckpt, notes)
+    disc, width = _map_discriminator(_tensors(state, "model_d.", ckpt), hp, ckpt, notes)
     others = sorted({k.split(".", 1)[0] for k in state if isinstance(k, str)} - {"model_g", "model_d"})
     if others:
         notes.append(f"not used: {', '.join(others)} (other training-only parts of the checkpoint)")
@@ -488,10 +484,8 @@ def fetch_piper_checkpoint(name: str, *, revision: str | None = None, cache_dir=
     except (hf_errors.HfHubHTTPError, OSError) as exc:  # OfflineModeIsEnabled, connection errors, HTTP 5xx
         raise OfflineError(f"cannot get Piper checkpoint {short}: the Hugging Face Hub is unreachable "
                            f"({type(exc).__name__}); {hint}") from None
-    try:
+    with contextlib.suppress(Exception):  # optional (the clone's license then reads "unknown")
         get(f"{folder}/MODEL_CARD")
-    except Exception:  # noqa: BLE001 - optional (the clone's license then reads "unknown")
-        pass
     if config.parent != ckpt.parent:
         raise OfflineError(f"Piper checkpoint {short}: {ckpt.name} and config.json were stored in different folders "
                            f"({ckpt.parent}, {config.parent})")

@@ -33,11 +33,6 @@ class NonFiniteLoss(RuntimeError):
         self.names = names
 
 
-def _set_requires_grad(module, flag: bool) -> None:
-    for p in module.parameters():
-        p.requires_grad_(flag)
-
-
 class GeneratorForward(nn.Module):
     """``model.training_forward`` as a module's ``forward`` (what DDP wraps). Returns the
     ``ForwardOutput`` fields as a tuple (DDP finds the tensors of a tuple)."""
@@ -84,8 +79,7 @@ class VitsTraining:
         self.amp_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
         self.segment_frames = max(1, config.segment_size // fc.hop_length)
         self.speaker = speaker if model.config.num_speakers > 1 else None
-        self.step = 0
-        self.batches_seen = 0
+        self.step = self.batches_seen = 0
         self.stage = None
         self.conformed = False  # True once the batches carry pitch-conformed clips (conform.py)
         self.nonfinite_streak = 0
@@ -249,10 +243,10 @@ class VitsTraining:
             # of D(y) now and D(y_hat.detach()) after G's backward
             with self.autocast():
                 (real_scores, real_fmaps), (fake_scores_d, _) = self.disc_pair(y, y_hat.detach())
-            _set_requires_grad(self.disc, False)
+            self.disc.requires_grad_(False)
             with self.autocast():
                 fake_scores, fake_fmaps = self.disc(y_hat)
-            _set_requires_grad(self.disc, True)
+            self.disc.requires_grad_(True)
             l_mel = mel_loss(y_mel, y_hat_mel)
             l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
             l_fm = feature_loss(real_fmaps, fake_fmaps)
