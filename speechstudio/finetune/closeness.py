@@ -6,6 +6,7 @@ Similarity: SECS, cosine of Resemblyzer GE2E embeddings (Wan et al. 2018; YourTT
 (buzz). Typical values: ``docs/finetune_voice.md``. Scorers load lazily."""
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 from collections.abc import Sequence
@@ -186,8 +187,7 @@ class Closeness:
 
     @property
     def score(self) -> float:
-        """Checkpoint choice: similarity, less 0.1 per MOS point under 3.5 and 0.5 per unit of
-        frame-rate share."""
+        """Checkpoint choice: similarity, less 0.1 per MOS point under 3.5 and 0.5 per unit of frame-rate share."""
         mos = 3.5 if self.naturalness is None else self.naturalness
         return float(self.similarity - 0.1 * max(0.0, 3.5 - mos) - 0.5 * self.pitch.frame_rate_share)
 
@@ -227,10 +227,8 @@ class CloneJudge:
         self.print = VoicePrint()
         embs = []
         for clip in reference:
-            try:
+            with contextlib.suppress(ValueError):
                 embs.append(self.print.embed(clip, self.rate))
-            except ValueError:
-                continue
         if not embs:
             raise ValueError("no speech in the reference recordings")
         self.speaker = VoicePrint.mean(embs)
@@ -293,6 +291,5 @@ def trade_stalled(rows: Sequence[dict], base_naturalness: float | None) -> bool:
     """Early stop: the latest of the trained ``rows`` (``similarity``, ``naturalness``; at
     least two, step order) is not :func:`natural_enough` and is no more than ``SIMILARITY_STALL``
     more similar than the best earlier row: more steps would trade naturalness for nothing."""
-    if len(rows) < 2 or natural_enough(rows[-1].get("naturalness"), base_naturalness):
-        return False
-    return rows[-1]["similarity"] <= max(r["similarity"] for r in rows[:-1]) + SIMILARITY_STALL
+    return (len(rows) >= 2 and not natural_enough(rows[-1].get("naturalness"), base_naturalness)
+            and rows[-1]["similarity"] <= max(r["similarity"] for r in rows[:-1]) + SIMILARITY_STALL)

@@ -178,10 +178,8 @@ def _generator_module(model):
             encoded = self.text_encoder(input_ids=input, padding_mask=padding_mask, attention_mask=None)
             hidden = encoded.last_hidden_state.transpose(1, 2)
             mask = padding_mask.transpose(1, 2)  # (B, 1, T)
-            if cfg.use_stochastic_duration_prediction:
-                log_duration = _sdp_reverse(self.duration_predictor, hidden, mask, g, noise_w, self.dp_affine_scale)
-            else:
-                log_duration = self.duration_predictor(hidden, mask, g)
+            log_duration = (_sdp_reverse(self.duration_predictor, hidden, mask, g, noise_w, self.dp_affine_scale)
+                            if cfg.use_stochastic_duration_prediction else self.duration_predictor(hidden, mask, g))
             duration = torch.ceil(torch.exp(log_duration) * mask * length_scale)
             lengths = torch.clamp_min(torch.sum(duration, [1, 2]), 1).long()
             frames = torch.arange(lengths.max(), dtype=lengths.dtype, device=lengths.device)

@@ -91,9 +91,7 @@ def _state(run_dir: Path) -> str:
         return "in use"
     if (run_dir / "checkpoints" / "latest.pt").is_file():
         return "resumable"
-    if (run_dir / "checkpoints" / "best.pt").is_file():
-        return "finished"
-    return "no checkpoint"
+    return "finished" if (run_dir / "checkpoints" / "best.pt").is_file() else "no checkpoint"
 
 
 def list_runs(root: Path | None = None) -> list[RunSummary]:

@@ -103,9 +103,7 @@ class Parallel:
 
     def no_sync(self, model, skip: bool):
         """Skip the gradient all-reduce for a micro-batch that is not the last of an accumulation."""
-        if self.world > 1 and skip and hasattr(model, "no_sync"):
-            return model.no_sync()
-        return contextlib.nullcontext()
+        return model.no_sync() if self.world > 1 and skip and hasattr(model, "no_sync") else contextlib.nullcontext()
 
     def barrier(self) -> None:
         if self.world > 1:

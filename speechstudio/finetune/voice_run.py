@@ -6,8 +6,8 @@ and checks the dataset at the base's sample rate; ``train`` yields the trainer's
 (``finetune.run.RunFolder``). Qt-free."""
 from __future__ import annotations
 
+import contextlib
 import json
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Callable, Iterator
@@ -115,8 +115,7 @@ class VoicePlan:
 def train_config(preset: str = "standard", device: str = "auto", **overrides):
     """The ``TrainConfig`` of ``preset`` for ``device`` (``auto`` resolved) with non-None ``overrides``.
     Raises ``UsageError``."""
-    dev = resolve_device(device)
-    return make_preset(preset, dev, **{k: v for k, v in overrides.items() if v is not None})
+    return make_preset(preset, resolve_device(device), **{k: v for k, v in overrides.items() if v is not None})
 
 
 def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str | None = None,
@@ -170,10 +169,7 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str |
         src = Path(data).expanduser()
         if not src.exists():
             raise UsageError(f"--data {data}: no such file or folder")
-        if (src / "manifest.json").is_file():
-            dataset_dir = src
-        else:
-            dataset_dir, source = run_dir / "data", src
+        dataset_dir, source = (src, None) if (src / "manifest.json").is_file() else (run_dir / "data", src)
     # On resume the run's own settings are the defaults (the "continue with" hint repeats no
     # options): an option given again replaces the stored value, --device is resolved anew; a preset
     # given again replaces only its steps and intervals.
@@ -229,7 +225,7 @@ def _stored_dataset(run_dir: Path) -> Path | None:
     return Path(path) if isinstance(path, str) else None
 
 
-@contextmanager
+@contextlib.contextmanager
 def run_lock(run_dir: Path):
     """Hold ``run_dir/.lock`` (an OS file lock, ``filelock``, released if the process dies) while a run builds,
     trains and saves; creates ``run_dir``. Raises ``RunError`` (not writable, or held by another training)."""
@@ -324,13 +320,11 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
     facts = {"checkpoint": label, "step": int(getattr(info, "step", 0))}
     if label == "best":
         label = load_checkpoint_state(run_dir, "best").get("checkpoint") or f"step_{facts['step']}"
-    try:
+    with contextlib.suppress(RunError):  # a run without the clone judge: no table
         trade = load_trade(Path(run_dir))
         row = trade.row(label) or trade.row(f"step_{facts['step']}")
         if row is not None:
             facts["closeness"] = asdict(row)
-    except RunError:
-        pass  # a run without the clone judge: no table
     val = getattr(info, "val_mel_loss", None)
     if val is not None and val == val:  # not NaN (no validation clips)
         facts["val_mel_loss"] = round(float(val), 5)

@@ -103,10 +103,8 @@ def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | 
         audio = manifest.path_of(clip, dataset_dir)
         try:
             path = cache_dir / _cache_name(clip.id, audio, fc)
-            if path.is_file():
-                frames = int(torch.load(path, weights_only=True)["spec"].shape[-1])
-            else:
-                frames = _compute_features(audio, fc, path)
+            frames = (int(torch.load(path, weights_only=True)["spec"].shape[-1]) if path.is_file()
+                      else _compute_features(audio, fc, path))
         except RunError:
             raise
         except (SpeechStudioError, OSError, RuntimeError, ValueError) as exc:

@@ -370,16 +370,14 @@ def load_piper_checkpoint(ckpt_path, config_path=None, *, name: str | None = Non
     vocab = int(params["enc_p.emb.weight"].shape[0])
     n_spk = int(params["emb_g.weight"].shape[0]) if "emb_g.weight" in params else 1
     max_id = max(i for ids in piper.phoneme_id_map.values() for i in ids)
-    mismatch = []
-    if piper.num_symbols_declared and piper.num_symbols != vocab:
-        mismatch.append(f"config has num_symbols {piper.num_symbols}, the checkpoint {vocab}")
-    if max_id >= vocab:
-        mismatch.append(f"config uses phoneme id {max_id}, the checkpoint has {vocab} symbols")
-    if piper.num_speakers != n_spk:
-        mismatch.append(f"config has {piper.num_speakers} speakers, the checkpoint {n_spk}")
     rate = _hparam(hp, "sample_rate")
-    if isinstance(rate, int) and rate != piper.sample_rate:
-        mismatch.append(f"config sample rate {piper.sample_rate} Hz, the checkpoint was trained at {rate} Hz")
+    mismatch = [text for bad, text in (
+        (piper.num_symbols_declared and piper.num_symbols != vocab,
+         f"config has num_symbols {piper.num_symbols}, the checkpoint {vocab}"),
+        (max_id >= vocab, f"config uses phoneme id {max_id}, the checkpoint has {vocab} symbols"),
+        (piper.num_speakers != n_spk, f"config has {piper.num_speakers} speakers, the checkpoint {n_spk}"),
+        (isinstance(rate, int) and rate != piper.sample_rate,
+         f"config sample rate {piper.sample_rate} Hz, the checkpoint was trained at {rate} Hz")) if bad]
     if mismatch:
         raise PiperCheckpointError(f"{piper.config_path}: does not match {ckpt.name} ({'; '.join(mismatch)})")
     try:

@@ -131,8 +131,7 @@ class VitsTraining:
         return "posterior"
 
     def set_stage(self, stage: str) -> None:
-        """Set which generator parameters train (:meth:`trains`) for ``stage``: ``"warmup"`` or
-        ``"train"``."""
+        """Set which generator parameters train (:meth:`trains`) for ``stage``: ``"warmup"`` or ``"train"``."""
         if stage == self.stage:
             return
         for name, p in self.model.named_parameters():

@@ -74,8 +74,7 @@ def load_trained_generator(run_dir: str | os.PathLike, which: str = "best", stat
 
     state = load_checkpoint_state(run_dir, which) if state is None else state
     try:
-        config = VitsConfig.from_dict(json.loads(state["model_config"]))
-        model = VitsModel(config)
+        model = VitsModel(VitsConfig.from_dict(json.loads(state["model_config"])))
         install_decoder(model)
         fold_weight_norm(model)
         model.load_state_dict(state["generator"])
