@@ -124,11 +124,8 @@ class BaseFormat:
         """Export voice ``ref`` as Piper files ``onnx_out`` and ``onnx_out.json`` (``export``) naming
         ``license``. Raises ``ExportError``, ``ModelNotFoundError``."""
         voice = self.load(ref.location, name=ref.name)
-        extra = {"license": license}
-        if voice.clone_of:
-            extra["base"] = voice.clone_of
-        if voice.pitch_semitones:
-            extra["pitch_semitones"] = voice.pitch_semitones
+        extra = {"license": license, **{k: v for k, v in (("base", voice.clone_of),
+                                                           ("pitch_semitones", voice.pitch_semitones)) if v}}
         return export_piper_onnx(voice.model, voice, onnx_out, dataset_name=ref.name, extra_meta=extra)
 
 

@@ -41,8 +41,7 @@ def kl_loss(z_p, logs_q, m_p, logs_p, z_mask) -> torch.Tensor:
     ``logs_p`` (batch, flow_size, frames), ``z_mask`` (batch, 1, frames); summed, divided by valid
     frames."""
     z_p, logs_q, m_p, logs_p, z_mask = (t.float() for t in (z_p, logs_q, m_p, logs_p, z_mask))
-    kl = logs_p - logs_q - 0.5
-    kl = kl + 0.5 * ((z_p - m_p) ** 2) * torch.exp(-2.0 * logs_p)
+    kl = logs_p - logs_q - 0.5 + 0.5 * ((z_p - m_p) ** 2) * torch.exp(-2.0 * logs_p)
     return torch.sum(kl * z_mask) / torch.sum(z_mask)
 
 
