@@ -246,6 +246,8 @@ def _remove_unstarted(run_dir: Path) -> bool:
 
 def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> int:
     from speechstudio.finetune import voice_run
+    from speechstudio.finetune.clone_store import pitch_note
+    from speechstudio.finetune.leftovers import trim_finished
 
     def progress(done: int, total: int, message: str) -> None:
         if not args.quiet and sys.stderr.isatty():
@@ -255,12 +257,8 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
         return voice_run.prepare_dataset(plan, asr_check=not args.no_asr_check, split_long=args.split_long,
                                          progress=progress, speaker=args.speaker, keep_mismatched=args.keep_mismatched)
 
-    par = None
-    if launched:  # process 0 builds the dataset, the others wait for it
-        par = Parallel(plan.config.device)
-        report = par.on_main(prepare, "building the dataset")
-    else:
-        report = prepare()
+    par = Parallel(plan.config.device) if launched else None  # process 0 builds the dataset, the others wait for it
+    report = prepare() if par is None else par.on_main(prepare, "building the dataset")
     if not args.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
     if report:
@@ -324,14 +322,10 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
         return 0  # process 0 saves the voice
     ref = voice_run.save_trained_voice(plan.run_dir, plan.name, plan.base, "best", plan.overwrite,
                                        match_pitch=True if getattr(args, "match_pitch", False) else None)
-    from speechstudio.finetune.leftovers import trim_finished
-
     freed = trim_finished(run_dir)  # the voice is saved: the run keeps its best checkpoint only
     if freed:
         print(f"run folder {run_dir}: kept the best checkpoint, freed {format_size(freed)} (the resume state and "
               "the feature cache)")
-    from speechstudio.finetune.clone_store import pitch_note
-
     note = pitch_note(ref)
     if note:
         print(note)
@@ -344,14 +338,13 @@ def _print_trade(run_dir: Path, chosen: str | None, command: str) -> None:
     """The run's checkpoint table (``finetune.trade``) and how to save another; nothing for a run
     without the clone judge."""
     from speechstudio.finetune.trade import format_table, load_trade
+    from speechstudio.finetune.vits.trained import load_checkpoint_state
 
     try:
         trade = load_trade(run_dir)
     except RunError:
         return
     if chosen == "best":
-        from speechstudio.finetune.vits.trained import load_checkpoint_state
-
         state = load_checkpoint_state(run_dir, "best")
         chosen = state.get("checkpoint") or f"step_{int(state.get('step', 0))}"
     print("\nhow natural and how close each checkpoint is (your own recordings score about 0.9 similarity):")

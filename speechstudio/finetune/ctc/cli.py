@@ -107,7 +107,8 @@ def run(args) -> int:
     ``SpeechStudioError``s (dataset, model, training failures) for the main CLI to print."""
     from speechstudio.finetune.ctc import events as E
     from speechstudio.finetune.ctc import register_model, train_ctc
-    from speechstudio.finetune.voice_run import run_lock, runs_dir
+    from speechstudio.finetune.voice_run import check_resume_data, run_lock, runs_dir
+    from speechstudio.hub import defaults
     from speechstudio.hub.store import imported_dir, validate_name
 
     name = validate_name(args.out)
@@ -128,8 +129,6 @@ def run(args) -> int:
             dataset_dir = Path(RunFolder(run_dir).read_config()["dataset"])
             base = None
             if args.data:
-                from speechstudio.finetune.voice_run import check_resume_data
-
                 check_resume_data(Path(args.data).expanduser(), dataset_dir, run_dir)
         else:
             if not args.base or not args.data:
@@ -192,8 +191,6 @@ def run(args) -> int:
     say(f"done ({done.reason.replace('_', ' ')}) at step {done.step}: {figures}")
     say(f"model {model.model_id} saved in {model.path}; use it with: speechstudio transcribe --model {model.model_id} FILE")
     if getattr(args, "use_for_dictation", False):
-        from speechstudio.hub import defaults
-
         defaults.choose("dictation", model.model_id)
         say(f"dictation now uses {model.model_id} when no model is chosen")
     if best_eval is not None and best_eval.examples and not any(h.strip() for _r, h in best_eval.examples):
