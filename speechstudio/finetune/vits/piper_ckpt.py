@@ -274,12 +274,14 @@ def _map_discriminator(d: dict, hp: dict, ckpt: Path, notes: list[str]) -> tuple
 
     from speechstudio.finetune.vits.discriminator import MultiPeriodDiscriminator
 
+    def fresh(why: str) -> tuple[None, None]:
+        notes.append(f"{why}: it starts fresh")
+        return None, None
+
     if not d:
-        notes.append("the checkpoint has no discriminator (model_d): it starts fresh")
-        return None, None
+        return fresh("the checkpoint has no discriminator (model_d)")
     if _hparam(hp, "use_spectral_norm") is True or any(k.endswith(("weight_orig", "weight_u")) for k in d):
-        notes.append("the checkpoint's discriminator uses spectral norm, which the trainer's does not: it starts fresh")
-        return None, None
+        return fresh("the checkpoint's discriminator uses spectral norm, which the trainer's does not")
     state = {}
     for key, value in d.items():
         m = re.match(r"^(.*)\.weight_([gv])$", key)
@@ -288,18 +290,14 @@ def _map_discriminator(d: dict, hp: dict, ckpt: Path, notes: list[str]) -> tuple
     n = len({m.group(1) for k in state if (m := re.match(r"discriminators\.(\d+)\.", k))})
     top = state.get("discriminators.1.convs.3.parametrizations.weight.original1")
     if n != _N_DISCRIMINATORS or top is None:
-        notes.append(f"the checkpoint's discriminator is not VITS' multi-period one ({n} discriminators): "
-                     "it starts fresh")
-        return None, None
+        return fresh(f"the checkpoint's discriminator is not VITS' multi-period one ({n} discriminators)")
     width = float(top.shape[0]) / 1024.0  # the period discriminators' widest conv: 1024 channels in VITS
     with torch.device("meta"):  # shapes only, no memory
         own = MultiPeriodDiscriminator(width=width).state_dict()
     bad = [k for k in own if k not in state or tuple(own[k].shape) != tuple(state[k].shape)]
     extra = [k for k in state if k not in own]
     if bad or extra:
-        notes.append(f"the checkpoint's discriminator does not fit VITS' layout (e.g. {(bad or extra)[0]}): "
-                     "it starts fresh")
-        return None, None
+        return fresh(f"the checkpoint's discriminator does not fit VITS' layout (e.g. {(bad or extra)[0]})")
     return state, width
 
 
