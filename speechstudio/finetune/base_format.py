@@ -40,14 +40,11 @@ def _weight_norm_state(model) -> dict:
 
     with torch.device("meta"):
         fresh = VitsModel(model.config)
-    state = {}
-    for key, value in model.state_dict().items():
-        if key.startswith("decoder.") and isinstance(model.decoder, ChannelsLastDecoder):
-            continue
-        state[key] = value.detach().to(device="cpu", dtype=torch.float32)
-    if isinstance(model.decoder, ChannelsLastDecoder):
-        state.update({f"decoder.{k}": v.detach().to(device="cpu", dtype=torch.float32)
-                      for k, v in model.decoder.eager.state_dict().items()})
+    channels_last = isinstance(model.decoder, ChannelsLastDecoder)
+    items = [(k, v) for k, v in model.state_dict().items() if not (channels_last and k.startswith("decoder."))]
+    if channels_last:
+        items += [(f"decoder.{k}", v) for k, v in model.decoder.eager.state_dict().items()]
+    state = {k: v.detach().to(device="cpu", dtype=torch.float32) for k, v in items}
     out = {}
     for key in fresh.state_dict():
         m = re.match(r"(.*)\.parametrizations\.weight\.original([01])$", key)
@@ -127,11 +124,8 @@ class BaseFormat:
         """Export voice ``ref`` as Piper files ``onnx_out`` and ``onnx_out.json`` (``export``) naming
         ``license``. Raises ``ExportError``, ``ModelNotFoundError``."""
         voice = self.load(ref.location, name=ref.name)
-        extra = {"license": license}
-        if voice.clone_of:
-            extra["base"] = voice.clone_of
-        if voice.pitch_semitones:
-            extra["pitch_semitones"] = voice.pitch_semitones
+        extra = {"license": license, **{k: v for k, v in (("base", voice.clone_of),
+                                                           ("pitch_semitones", voice.pitch_semitones)) if v}}
         return export_piper_onnx(voice.model, voice, onnx_out, dataset_name=ref.name, extra_meta=extra)
 
 
@@ -177,9 +171,7 @@ class PiperVoice(BaseFormat):
         return onnx_out, json_out
 
     def piper_config(self, voice) -> dict | None:
-        if voice.piper is None:
-            return None
-        return json.loads(Path(voice.piper.config_path).read_text(encoding="utf-8"))
+        return None if voice.piper is None else json.loads(Path(voice.piper.config_path).read_text(encoding="utf-8"))
 
 
 class PiperCheckpoint(PiperVoice):

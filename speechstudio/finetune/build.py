@@ -7,6 +7,7 @@ failed run leaves the previous dataset untouched. Memory: a long input is held a
 kHz copy (1 h at 44.1 kHz: ~0.9 GB)."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import errno
 import functools
@@ -206,10 +207,8 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                         flags.append("asr_mismatch")
                     score = None if score is None else round(score, 4)
                 if voiceprint is not None:
-                    try:
+                    with contextlib.suppress(ValueError):  # too little speech to tell a voice: no vote either way
                         embeddings[len(clips)] = voiceprint.embed(prep.audio16k, VAD_RATE)
-                    except ValueError:
-                        pass  # too little speech to tell a voice: no vote either way
                 _write_wav(work / "clips" / f"{ident}.wav", prep.audio, settings.sample_rate)
                 notes["clip_stats"][ident] = prep.stats
                 clips.append(Clip(ident, f"clips/{ident}.wav", text, round(prep.duration_s, 4), tuple(flags),

@@ -152,9 +152,7 @@ def cer(reference: str, hypothesis: str, language: str = "en") -> float | None:
     ref, hyp = normalize_text(reference, lang), normalize_text(hypothesis, lang)
     if not ref:
         return None
-    if not hyp:
-        return 1.0
-    return float(jiwer.cer(ref, hyp))
+    return float(jiwer.cer(ref, hyp)) if hyp else 1.0
 
 
 def asr_check(text: str, audio16k: np.ndarray, transcribe: Callable[[np.ndarray], str], language: str = "en",

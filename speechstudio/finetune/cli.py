@@ -107,10 +107,6 @@ def register(subparsers) -> None:
 
     ctc_cli.add_arguments(ap)
     ap.set_defaults(func=ctc_cli.run)
-    _add_clean(fsub)
-
-
-def _add_clean(fsub) -> None:
     cp = fsub.add_parser("clean", help="list training runs and remove old ones (saved voices and models stay)",
                          description="List the run folders under <data dir>/finetune/runs with their size, and remove "
                                      "those last changed more than DAYS days ago (all with --older-than 0).")
@@ -174,13 +170,11 @@ def _unstarted_runs() -> list:
 def _voice_argv(args) -> list[str]:
     """``finetune voice`` options of ``args`` as a command line (for the ``accelerate launch`` hint)."""
     argv = ["finetune", "voice"]
-    for flag, value, default in (("--base", args.base, None), ("--data", args.data, None), ("--out", args.out, None),
-                                 ("--preset", args.preset, "standard"), ("--steps", args.steps, None),
-                                 ("--batch-size", args.batch_size, None), ("--grad-accum", args.grad_accum, None),
-                                 ("--lr", args.lr, None), ("--precision", args.precision, "auto"),
-                                 ("--device", args.device, "auto"),
-                                 ("--checkpoint-every", args.checkpoint_every, None), ("--run-dir", args.run_dir, None),
-                                 ("--speaker", getattr(args, "speaker", None), None)):
+    for flag, default in (("--base", None), ("--data", None), ("--out", None), ("--preset", "standard"),
+                          ("--steps", None), ("--batch-size", None), ("--grad-accum", None), ("--lr", None),
+                          ("--precision", "auto"), ("--device", "auto"), ("--checkpoint-every", None),
+                          ("--run-dir", None), ("--speaker", None)):
+        value = getattr(args, flag[2:].replace("-", "_"), None)
         if value is not None and value != default:
             argv += [flag, str(value)]
     for flag in ("gradient_checkpointing", "train_prosody", "keep_base_pitch", "resume", "no_asr_check", "split_long",
@@ -219,15 +213,13 @@ def voice_command(args) -> int:
         print(f"note: {line}")
 
     fresh = not args.resume and not plan.run_dir.exists()  # a start that fails or stops early leaves no folder
+    code = 1
     try:
         with voice_run.run_lock(plan.run_dir):
             code = _prepare_train_save(args, plan, run_dir, launched)
-    except BaseException:
-        if fresh:
+    finally:
+        if code != 0 and fresh:
             _remove_unstarted(plan.run_dir)
-        raise
-    if code != 0 and fresh:
-        _remove_unstarted(plan.run_dir)
     return code
 
 
@@ -254,6 +246,8 @@ def _remove_unstarted(run_dir: Path) -> bool:
 
 def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> int:
     from speechstudio.finetune import voice_run
+    from speechstudio.finetune.clone_store import pitch_note
+    from speechstudio.finetune.leftovers import trim_finished
 
     def progress(done: int, total: int, message: str) -> None:
         if not args.quiet and sys.stderr.isatty():
@@ -263,12 +257,8 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
         return voice_run.prepare_dataset(plan, asr_check=not args.no_asr_check, split_long=args.split_long,
                                          progress=progress, speaker=args.speaker, keep_mismatched=args.keep_mismatched)
 
-    par = None
-    if launched:  # process 0 builds the dataset, the others wait for it
-        par = Parallel(plan.config.device)
-        report = par.on_main(prepare, "building the dataset")
-    else:
-        report = prepare()
+    par = Parallel(plan.config.device) if launched else None  # process 0 builds the dataset, the others wait for it
+    report = prepare() if par is None else par.on_main(prepare, "building the dataset")
     if not args.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
     if report:
@@ -277,8 +267,7 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
     control = TrainControl()
     restore = stop_on_signals(control, launched)
     tty = sys.stderr.isatty()
-    last_print = 0.0
-    done_event = None
+    last_print, done_event = 0.0, None
     try:
         for ev in voice_run.train(plan, control):
             kind = type(ev).__name__
@@ -324,25 +313,19 @@ def _prepare_train_save(args, plan, run_dir: Path, launched: bool = False) -> in
         q = shlex.quote
         again = (f"finetune voice --base {q(args.base)} --out {q(args.out)} --resume"
                  + (f" --run-dir {q(str(run_dir))}" if args.run_dir else ""))
-        if launched:
-            again = launch_command(shlex.split(again) + ["--multi-gpu"], par.world)
-        else:
-            again = "speechstudio " + again
+        again = launch_command(shlex.split(again) + ["--multi-gpu"], par.world) if launched else "speechstudio " + again
         if par is None or par.main:
             where = f"at step {step} (checkpoint saved)" if step is not None else "(the last checkpoint is kept)"
             print(f"\nstopped {where}; continue with: {again}", file=sys.stderr)
         return 130
     if par is not None and not par.main:
         return 0  # process 0 saves the voice
-    ref = voice_run.save(plan, match_pitch=True if getattr(args, "match_pitch", False) else None)
-    from speechstudio.finetune.leftovers import trim_finished
-
+    ref = voice_run.save_trained_voice(plan.run_dir, plan.name, plan.base, "best", plan.overwrite,
+                                       match_pitch=True if getattr(args, "match_pitch", False) else None)
     freed = trim_finished(run_dir)  # the voice is saved: the run keeps its best checkpoint only
     if freed:
         print(f"run folder {run_dir}: kept the best checkpoint, freed {format_size(freed)} (the resume state and "
               "the feature cache)")
-    from speechstudio.finetune.clone_store import pitch_note
-
     note = pitch_note(ref)
     if note:
         print(note)
@@ -355,14 +338,13 @@ def _print_trade(run_dir: Path, chosen: str | None, command: str) -> None:
     """The run's checkpoint table (``finetune.trade``) and how to save another; nothing for a run
     without the clone judge."""
     from speechstudio.finetune.trade import format_table, load_trade
+    from speechstudio.finetune.vits.trained import load_checkpoint_state
 
     try:
         trade = load_trade(run_dir)
     except RunError:
         return
     if chosen == "best":
-        from speechstudio.finetune.vits.trained import load_checkpoint_state
-
         state = load_checkpoint_state(run_dir, "best")
         chosen = state.get("checkpoint") or f"step_{int(state.get('step', 0))}"
     print("\nhow natural and how close each checkpoint is (your own recordings score about 0.9 similarity):")
@@ -374,6 +356,7 @@ def save_command(args) -> int:
     """Handler of ``speechstudio finetune save``: the run's table; with ``--out`` the chosen checkpoint
     (or blend) saved as a voice. Returns 0."""
     from speechstudio.finetune import voice_run
+    from speechstudio.finetune.blend import blend_name
     from speechstudio.finetune.trade import load_trade
 
     run_dir = Path(args.run).expanduser()
@@ -385,9 +368,9 @@ def save_command(args) -> int:
     if which == "recommended":
         try:
             trade = load_trade(run_dir)
+            rec = trade.recommended
         except RunError:
-            trade = None
-        rec = None if trade is None else trade.recommended
+            rec = None
         which = "best" if rec is None else trade.rows[rec].checkpoint
     command = f"speechstudio finetune save --run {shlex.quote(args.run)} --out NAME"
     if not args.out:
@@ -396,11 +379,7 @@ def save_command(args) -> int:
     with voice_run.run_lock(run_dir):
         ref = voice_run.save_trained_voice(run_dir, args.out, voice_run.base_of_run(run_dir), which,
                                            overwrite=args.overwrite, match_pitch=True if args.match_pitch else None, blend=args.blend)
-    label = which
-    if args.blend is not None:
-        from speechstudio.finetune.blend import blend_name
-
-        label = blend_name(args.blend, which)
+    label = which if args.blend is None else blend_name(args.blend, which)
     _print_trade(run_dir, label, command)
     print(f"voice {ref.name} saved from {label} ({ref.reason}); try: speechstudio speak \"Hello.\" --voice {ref.name}"
           " --out hello.wav")

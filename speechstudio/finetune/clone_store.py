@@ -112,8 +112,7 @@ def export_voice(spec: str, out_dir: str | os.PathLike) -> tuple[Path, Path]:
     ref = resolve_voice(spec, allow_download=False)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    onnx_out = out_dir / f"{ref.name.replace('/', '_')}.onnx"
-    return base_format(ref).export_files(ref, onnx_out, base_license(ref))
+    return base_format(ref).export_files(ref, out_dir / f"{ref.name.replace('/', '_')}.onnx", base_license(ref))
 
 
 def pitch_note(ref) -> str | None:

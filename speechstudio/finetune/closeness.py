@@ -6,6 +6,7 @@ Similarity: SECS, cosine of Resemblyzer GE2E embeddings (Wan et al. 2018; YourTT
 (buzz). Typical values: ``docs/finetune_voice.md``. Scorers load lazily."""
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 from collections.abc import Sequence
@@ -152,8 +153,7 @@ def speaker_outliers(embeddings: Sequence[np.ndarray], threshold: float = OUTLIE
     second = _two_groups(x)
     if second.any() and not second.all():
         minority = second if second.sum() < (~second).sum() else ~second
-        major = x[~minority].mean(0)
-        minor = x[minority].mean(0)
+        major, minor = x[~minority].mean(0), x[minority].mean(0)
         if VoicePrint.similarity(major, minor) < group_similarity:
             for i in np.flatnonzero(minority):
                 flagged[int(i)] = VoicePrint.similarity(x[i], major)
@@ -187,8 +187,7 @@ class Closeness:
 
     @property
     def score(self) -> float:
-        """Checkpoint choice: similarity, less 0.1 per MOS point under 3.5 and 0.5 per unit of
-        frame-rate share."""
+        """Checkpoint choice: similarity, less 0.1 per MOS point under 3.5 and 0.5 per unit of frame-rate share."""
         mos = 3.5 if self.naturalness is None else self.naturalness
         return float(self.similarity - 0.1 * max(0.0, 3.5 - mos) - 0.5 * self.pitch.frame_rate_share)
 
@@ -207,21 +206,16 @@ class Closeness:
             parts.append(f"{nat} ({n:.1f} of 5)")
         off = self.pitch_offset_st
         if off is not None:
-            if abs(off) < 1.0:
-                parts.append("pitch matches your recordings")
-            else:
-                parts.append(f"pitch {abs(off):.0f} semitone{'s' if abs(off) >= 1.5 else ''} "
-                             f"{'higher' if off > 0 else 'lower'} than your recordings")
+            parts.append("pitch matches your recordings" if abs(off) < 1.0 else
+                         f"pitch {abs(off):.0f} semitone{'s' if abs(off) >= 1.5 else ''} "
+                         f"{'higher' if off > 0 else 'lower'} than your recordings")
         if self.pitch.frame_rate_share > 0.05:
             parts.append(f"{self.pitch.frame_rate_share:.0%} of the voiced sound is a mechanical buzz")
         text = "; ".join(parts)
         return text[0].upper() + text[1:]
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["pitch_offset_st"] = self.pitch_offset_st
-        d["score"] = self.score
-        return d
+        return {**asdict(self), "pitch_offset_st": self.pitch_offset_st, "score": self.score}
 
 
 class CloneJudge:
@@ -233,10 +227,8 @@ class CloneJudge:
         self.print = VoicePrint()
         embs = []
         for clip in reference:
-            try:
+            with contextlib.suppress(ValueError):
                 embs.append(self.print.embed(clip, self.rate))
-            except ValueError:
-                continue
         if not embs:
             raise ValueError("no speech in the reference recordings")
         self.speaker = VoicePrint.mean(embs)
@@ -299,6 +291,5 @@ def trade_stalled(rows: Sequence[dict], base_naturalness: float | None) -> bool:
     """Early stop: the latest of the trained ``rows`` (``similarity``, ``naturalness``; at
     least two, step order) is not :func:`natural_enough` and is no more than ``SIMILARITY_STALL``
     more similar than the best earlier row: more steps would trade naturalness for nothing."""
-    if len(rows) < 2 or natural_enough(rows[-1].get("naturalness"), base_naturalness):
-        return False
-    return rows[-1]["similarity"] <= max(r["similarity"] for r in rows[:-1]) + SIMILARITY_STALL
+    return (len(rows) >= 2 and not natural_enough(rows[-1].get("naturalness"), base_naturalness)
+            and rows[-1]["similarity"] <= max(r["similarity"] for r in rows[:-1]) + SIMILARITY_STALL)

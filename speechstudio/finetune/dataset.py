@@ -132,12 +132,9 @@ def read_metadata(root: Path, speaker: str | None = None) -> SourceScan:
     layout = detect_layout(lines.rows, lines.header)
     expected = {"text": "ID|TEXT", "normalized": "ID|TEXT|NORMALIZED", "speaker": "ID|SPEAKER|TEXT"}[layout]
     speakers = Counter(r.fields[1] for r in lines.rows if layout == "speaker" and len(r.fields) == 3 and r.fields[1])
-    if layout == "speaker" and speakers:
-        chosen = _choose_speaker(path, speakers, speaker)
-    elif speaker is not None:
+    chosen = _choose_speaker(path, speakers, speaker) if layout == "speaker" and speakers else None
+    if chosen is None and speaker is not None:
         raise DatasetError(f"{path}: --speaker {speaker}: the file has no speaker column ({expected} lines)")
-    else:
-        chosen = None
     entries: list[Entry] = []
     seen: dict[str, int] = {}
     for row in lines.rows:

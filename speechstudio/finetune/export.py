@@ -111,9 +111,8 @@ def piper_voice_config(model, base_voice, *, dataset_name: str | None = None, ex
         }
     if int(cfg.num_speakers) != int(base_voice.num_speakers):
         raise ExportError(f"model has {cfg.num_speakers} speakers, the base voice {base_voice.num_speakers}")
-    raw["num_symbols"] = vocab
-    raw["num_speakers"] = int(cfg.num_speakers)
-    raw["dataset"] = dataset_name or raw.get("dataset") or base_voice.name
+    raw.update(num_symbols=vocab, num_speakers=int(cfg.num_speakers),
+               dataset=dataset_name or raw.get("dataset") or base_voice.name)
     block = {"synthetic": True, "base_voice": base_voice.name,
              "exported_by": f"SpeechStudio {speechstudio.__version__}"}
     if base_voice.piper is not None and rate != int(base_voice.sample_rate):
@@ -175,16 +174,12 @@ def _generator_module(model):
             positions = torch.arange(input.shape[1], device=input.device)
             token_mask = (positions.unsqueeze(0) < input_lengths.unsqueeze(1)).to(dtype)  # (B, T)
             padding_mask = token_mask.unsqueeze(-1)
-            g = None
-            if self.embed_speaker is not None:
-                g = self.embed_speaker(sid).unsqueeze(-1)
+            g = None if self.embed_speaker is None else self.embed_speaker(sid).unsqueeze(-1)
             encoded = self.text_encoder(input_ids=input, padding_mask=padding_mask, attention_mask=None)
             hidden = encoded.last_hidden_state.transpose(1, 2)
             mask = padding_mask.transpose(1, 2)  # (B, 1, T)
-            if cfg.use_stochastic_duration_prediction:
-                log_duration = _sdp_reverse(self.duration_predictor, hidden, mask, g, noise_w, self.dp_affine_scale)
-            else:
-                log_duration = self.duration_predictor(hidden, mask, g)
+            log_duration = (_sdp_reverse(self.duration_predictor, hidden, mask, g, noise_w, self.dp_affine_scale)
+                            if cfg.use_stochastic_duration_prediction else self.duration_predictor(hidden, mask, g))
             duration = torch.ceil(torch.exp(log_duration) * mask * length_scale)
             lengths = torch.clamp_min(torch.sum(duration, [1, 2]), 1).long()
             frames = torch.arange(lengths.max(), dtype=lengths.dtype, device=lengths.device)
@@ -215,8 +210,7 @@ def _sdp_reverse(dp, hidden, mask, g, noise_w, affine_scale):
         h = h + dp.cond(g)
     h = dp.conv_dds(h, mask)
     h = dp.conv_proj(h) * mask
-    flows = list(reversed(dp.flows))
-    flows = flows[:-2]  # VITS skips the "useless vflow" (flows[1]) when inferring; flows[0] below
+    flows = list(reversed(dp.flows))[:-2]  # VITS skips the "useless vflow" (flows[1]) when inferring; flows[0] below
     latents = torch.randn_like(torch.cat([mask, mask], 1)) * noise_w
     for flow in flows:
         latents = torch.flip(latents, [1])
@@ -230,14 +224,9 @@ def _rename_to_vits(onnx_model) -> None:
     """Give every named initializer its VITS / Piper name (``tts.piper_import.piper_name``) and drop
     initializers from the graph inputs (in place)."""
     graph = onnx_model.graph
-    renames = {}
+    renames = {i.name: new for i in graph.initializer if (new := piper_name(i.name)) is not None and new != i.name}
     for init in graph.initializer:
-        new = piper_name(init.name)
-        if new is not None and new != init.name:
-            renames[init.name] = new
-    for init in graph.initializer:
-        if init.name in renames:
-            init.name = renames[init.name]
+        init.name = renames.get(init.name, init.name)
     for node in graph.node:
         for i, name in enumerate(node.input):
             if name in renames:

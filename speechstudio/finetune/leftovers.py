@@ -50,15 +50,11 @@ def trim_finished(run_dir: Path) -> int:
     run_dir = Path(run_dir)
     if not (run_dir / "checkpoints" / "best.pt").is_file():
         return 0
-    freed = 0
     try:
-        for rel in RESUME_ONLY:
-            freed += _remove(run_dir / rel)
-        for part in (run_dir / "checkpoints").glob(".*.part"):
-            freed += _remove(part)
+        parts = (run_dir / "checkpoints").glob(".*.part")  # temp files of an interrupted write
+        return sum(_remove(p) for p in [*(run_dir / rel for rel in RESUME_ONLY), *parts])
     except OSError as exc:
         raise RunError(f"{run_dir}: cannot remove the resume state ({exc.strerror or exc})") from exc
-    return freed
 
 
 @dataclass(frozen=True)
@@ -95,9 +91,7 @@ def _state(run_dir: Path) -> str:
         return "in use"
     if (run_dir / "checkpoints" / "latest.pt").is_file():
         return "resumable"
-    if (run_dir / "checkpoints" / "best.pt").is_file():
-        return "finished"
-    return "no checkpoint"
+    return "finished" if (run_dir / "checkpoints" / "best.pt").is_file() else "no checkpoint"
 
 
 def list_runs(root: Path | None = None) -> list[RunSummary]:

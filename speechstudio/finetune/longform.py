@@ -92,8 +92,7 @@ def plan_pieces(words: Sequence[Word], audio16k: np.ndarray | None = None, *, mi
         stop = min(hi, words[e].end_s + margin_s)
         if audio16k is not None:
             stop = min(stop, audio16k.shape[0] / 16000)
-        text = " ".join(w.text.strip() for w in words[s:e + 1])
-        pieces.append(Piece(round(start, 3), round(stop, 3), text))
+        pieces.append(Piece(round(start, 3), round(stop, 3), " ".join(w.text.strip() for w in words[s:e + 1])))
     return pieces
 
 

@@ -107,8 +107,7 @@ class Manifest:
         old = {c.id: c.text for c in self.clips}
         if "asr_mismatch" in clip.flags and old.get(clip.id, clip.text) != clip.text:
             clip = replace(clip, flags=tuple(f for f in clip.flags if f != "asr_mismatch"))
-        clips = [clip if c.id == clip.id else c for c in self.clips]
-        return replace(self, clips=clips)
+        return replace(self, clips=[clip if c.id == clip.id else c for c in self.clips])
 
     # ------------------------------------------------------------------ files
     def to_dict(self) -> dict:

@@ -8,6 +8,7 @@ what the audio says, "nine one one" for "911", and is trained on; rhasspy/piper#
 UTF-16, CRLF/CR, blank lines, a header line, and CSV quoting (``""`` inside a fully quoted field)."""
 from __future__ import annotations
 
+import contextlib
 import csv
 import difflib
 import re
@@ -73,10 +74,8 @@ def read_lines(raw: bytes, where: str) -> MetadataLines:
     line is the header when it looks like one (:func:`_is_header`)."""
     out = MetadataLines()
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 (Windows Notepad's "Unicode")
-        try:
+        with contextlib.suppress(UnicodeDecodeError):  # else left to the per-line UTF-8 check, which names the line
             raw = raw.decode("utf-16").encode("utf-8")
-        except UnicodeDecodeError:
-            pass  # left to the per-line UTF-8 check, which names the line
     for n, line_bytes in enumerate(re.split(rb"\r\n|\n|\r", raw), 1):
         line, bad = decode_utf8(line_bytes.removeprefix(b"\xef\xbb\xbf"), where, n)
         if bad:

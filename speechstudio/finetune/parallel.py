@@ -58,9 +58,7 @@ def training_precision(precision: str, device: str) -> str:
         raise UsageError(f"--precision {precision}: expected auto, fp32, fp16 or bf16")
     cuda = device.startswith("cuda")
     if precision == "auto":
-        if not cuda:
-            return "fp32"
-        return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
+        return ("bf16" if torch.cuda.is_bf16_supported() else "fp16") if cuda else "fp32"
     if precision == "fp16" and not cuda:
         raise UsageError("--precision fp16 needs a CUDA GPU (mixed-precision FP16 training); use bf16 or fp32 on CPU")
     return precision
@@ -105,9 +103,7 @@ class Parallel:
 
     def no_sync(self, model, skip: bool):
         """Skip the gradient all-reduce for a micro-batch that is not the last of an accumulation."""
-        if self.world > 1 and skip and hasattr(model, "no_sync"):
-            return model.no_sync()
-        return contextlib.nullcontext()
+        return model.no_sync() if self.world > 1 and skip and hasattr(model, "no_sync") else contextlib.nullcontext()
 
     def barrier(self) -> None:
         if self.world > 1:

@@ -5,6 +5,7 @@ kept, a checkpoint short of the speaker's pitch) or when asked for (``--match-pi
 Why and figures: docs/finetune_voice.md, "The base voice at your pitch"."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,18 +75,14 @@ def measure_pitch_match(model, base_voice, dataset_dir: str | Path, reference_cl
     rate = int(model.config.sampling_rate)  # a clone may speak at another rate than its base (vits.voice_rate)
     reference = []
     for clip in clips[:reference_clips]:
-        try:
+        with contextlib.suppress(AudioDecodeError):
             reference.append(load_audio(manifest.path_of(clip, dataset_dir), rate))
-        except AudioDecodeError:
-            continue
     voice = dataclasses.replace(base_voice, model=model.eval(), pitch_semitones=0.0, runtime="torch", runner=None,
                                 model_loader=None, warnings=[])
     own = []
     for i, clip in enumerate(clips[:probe_texts]):
-        try:
+        with contextlib.suppress(SpeechStudioError):  # a text the voice cannot say
             own.append(voice.synthesize(clip.text, SynthesisSettings(seed=seed + i, pitch=0.0)))
-        except SpeechStudioError:
-            continue
     hop = int(np.prod(model.config.upsample_rates))
     ref_hz, own_hz = pitch_profile(reference, rate, hop).median_hz, pitch_profile(own, rate, hop).median_hz
     offset = offset_semitones(ref_hz, own_hz)

@@ -61,12 +61,8 @@ def _read_metadata(folder: Path) -> dict[str, str]:
     path = folder / METADATA_NAME
     if not path.exists():
         return {}
-    rows = {}
-    for line in path.read_text(encoding="utf-8-sig").splitlines():
-        if "|" in line:
-            ident, text = line.split("|", 1)
-            rows[ident] = text.split("|", 1)[0]
-    return rows
+    lines = path.read_text(encoding="utf-8-sig").splitlines()
+    return {ident: text.split("|", 1)[0] for ident, text in (line.split("|", 1) for line in lines if "|" in line)}
 
 
 def save_consent(dataset_dir: str | os.PathLike, text: str, audio: np.ndarray, sample_rate: int,
@@ -112,10 +108,8 @@ def recorded_takes(dataset_dir: str | os.PathLike) -> dict[int, str]:
     """Prompt index -> text of the takes already in ``dataset_dir`` (index 0: the consent take),
     so the wizard can resume at the first prompt not yet recorded."""
     folder = Path(dataset_dir)
-    out: dict[int, str] = {}
-    for ident, text in _read_metadata(folder).items():
-        if ident.startswith("take") and ident[4:].isdigit() and (folder / "wavs" / f"{ident}.wav").exists():
-            out[int(ident[4:])] = text
+    out = {int(ident[4:]): text for ident, text in _read_metadata(folder).items()
+           if ident.startswith("take") and ident[4:].isdigit() and (folder / "wavs" / f"{ident}.wav").exists()}
     if (folder / CONSENT_TEXT).exists() and (folder / CONSENT_AUDIO).exists():
         out[0] = (folder / CONSENT_TEXT).read_text(encoding="utf-8").splitlines()[0]
     return dict(sorted(out.items()))

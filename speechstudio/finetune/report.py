@@ -53,9 +53,8 @@ def report(manifest: Manifest) -> DatasetReport:
     """Summarise a checked ``Manifest`` (no I/O)."""
     kept = [c for c in manifest.clips if not c.dropped]
     usable = manifest.usable()
-    hist = []
-    for lo, hi in zip(HISTOGRAM_EDGES[:-1], HISTOGRAM_EDGES[1:]):
-        hist.append((lo, hi, sum(1 for c in kept if lo <= c.duration_s < hi)))
+    hist = [(lo, hi, sum(1 for c in kept if lo <= c.duration_s < hi))
+            for lo, hi in zip(HISTOGRAM_EDGES[:-1], HISTOGRAM_EDGES[1:])]
     counts = {flag: sum(1 for c in kept if flag in c.flags) for flag in FLAGS}
     usable_min = manifest.total_s / 60.0
     warnings = []
@@ -94,6 +93,13 @@ def report(manifest: Manifest) -> DatasetReport:
 
 def format_report(rep: DatasetReport, max_lines: int = 20) -> str:
     """Plain-text report for the CLI (``max_lines`` problems / mismatches listed, then a count)."""
+    def listed(lines: list[str], what: str) -> list[str]:
+        more = len(lines) - max_lines
+        return lines[:max_lines] + ([f"  ... and {more} more{what}"] if more > 0 else [])
+
+    def ids(label: str, idents: tuple[str, ...]) -> list[str]:
+        return [label + ", ".join(idents[:max_lines]) + (" ..." if len(idents) > max_lines else "")] if idents else []
+
     out = [f"{rep.usable_clips} usable of {rep.clips} clips: {rep.usable_minutes:.1f} min usable "
            f"({rep.total_minutes:.1f} min in all) at {rep.sample_rate} Hz"]
     peak = max((n for _, _, n in rep.histogram), default=0) or 1
@@ -103,30 +109,16 @@ def format_report(rep: DatasetReport, max_lines: int = 20) -> str:
         out.append(f"  {span:>10} {n:5d} {'#' * round(30 * n / peak)}")
     flagged = {k: v for k, v in rep.flag_counts.items() if v}
     out.append("flags: " + (", ".join(f"{k} {v}" for k, v in flagged.items()) if flagged else "none"))
-    for ident, score, text, heard in rep.mismatches[:max_lines]:
-        out.append(f"  asr_mismatch {ident} (CER {score:.2f}), {'kept' if rep.keep_mismatched else 'left out'}: "
-                   f"text {text!r}, heard {heard!r}")
-    if len(rep.mismatches) > max_lines:
-        out.append(f"  ... and {len(rep.mismatches) - max_lines} more mismatches")
-    if rep.too_long:
-        more = " ..." if len(rep.too_long) > max_lines else ""
-        out.append("too long: " + ", ".join(rep.too_long[:max_lines]) + more)
-    if rep.too_short:
-        more = " ..." if len(rep.too_short) > max_lines else ""
-        out.append("too short (left out): " + ", ".join(rep.too_short[:max_lines]) + more)
-    for ident, source, reason in rep.unsayable[:max_lines]:
-        out.append(f"  unsayable {ident} ({source}), left out: {reason}")
-    if len(rep.unsayable) > max_lines:
-        out.append(f"  ... and {len(rep.unsayable) - max_lines} more unsayable")
-    for ident, source, sim in rep.other_speaker[:max_lines]:
-        out.append(f"  other speaker? {ident} ({source}), left out: similarity {sim:.2f} to the other clips"
-                   if sim is not None else f"  other speaker? {ident} ({source}), left out")
-    if len(rep.other_speaker) > max_lines:
-        out.append(f"  ... and {len(rep.other_speaker) - max_lines} more from another speaker")
+    out += listed([f"  asr_mismatch {ident} (CER {score:.2f}), {'kept' if rep.keep_mismatched else 'left out'}: "
+                   f"text {text!r}, heard {heard!r}" for ident, score, text, heard in rep.mismatches], " mismatches")
+    out += ids("too long: ", rep.too_long) + ids("too short (left out): ", rep.too_short)
+    out += listed([f"  unsayable {ident} ({source}), left out: {reason}" for ident, source, reason in rep.unsayable],
+                  " unsayable")
+    out += listed([f"  other speaker? {ident} ({source}), left out: similarity {sim:.2f} to the other clips"
+                   if sim is not None else f"  other speaker? {ident} ({source}), left out"
+                   for ident, source, sim in rep.other_speaker], " from another speaker")
     if rep.problems:
         out.append(f"problems ({len(rep.problems)}):")
-        out += [f"  {p.source}: {p.reason}" for p in rep.problems[:max_lines]]
-        if len(rep.problems) > max_lines:
-            out.append(f"  ... and {len(rep.problems) - max_lines} more")
+        out += listed([f"  {p.source}: {p.reason}" for p in rep.problems], "")
     out += [f"warning: {w}" for w in rep.warnings]
     return "\n".join(out)

@@ -120,11 +120,8 @@ def format_table(trade: Trade, chosen: str | None = None) -> str:
     lines = [f"{'checkpoint':<12} {'step':>5} {'similarity':>10} {'naturalness':>11} {'pitch':>16}"]
     for r in trade.rows + trade.blends:
         pitch = "-" if r.pitch_hz is None else f"{r.pitch_hz:.0f} Hz ({_fmt(r.pitch_offset_st, '+.1f')} st)"
-        marks = []
-        if r.checkpoint == rec_name:
-            marks.append("recommended")
-        if chosen is not None and r.checkpoint == chosen:
-            marks.append("saved")
+        marks = [mark for mark, on in (("recommended", r.checkpoint == rec_name),
+                                       ("saved", chosen is not None and r.checkpoint == chosen)) if on]
         line = f"{r.checkpoint:<12} {r.step:>5} {r.similarity:>10.3f} {_fmt(r.naturalness, '.2f'):>11} {pitch:>16}"
         if not trade.natural_enough(r):
             line += "  below the floor"

@@ -1,13 +1,13 @@
 """Voice cloning as three calls, shared by ``speechstudio finetune voice`` and the Clone voice wizard.
 
 ``plan`` checks everything cheap first (base, names, run folder, options); ``prepare_dataset`` builds
-and checks the dataset at the base's sample rate; ``train`` yields the trainer's events; ``save`` stores
-the best checkpoint as a voice. A run lives in ``<data dir>/finetune/runs/NAME/``
+and checks the dataset at the base's sample rate; ``train`` yields the trainer's events;
+``save_trained_voice`` stores the best checkpoint as a voice. A run lives in ``<data dir>/finetune/runs/NAME/``
 (``finetune.run.RunFolder``). Qt-free."""
 from __future__ import annotations
 
+import contextlib
 import json
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Callable, Iterator
@@ -115,8 +115,7 @@ class VoicePlan:
 def train_config(preset: str = "standard", device: str = "auto", **overrides):
     """The ``TrainConfig`` of ``preset`` for ``device`` (``auto`` resolved) with non-None ``overrides``.
     Raises ``UsageError``."""
-    dev = resolve_device(device)
-    return make_preset(preset, dev, **{k: v for k, v in overrides.items() if v is not None})
+    return make_preset(preset, resolve_device(device), **{k: v for k, v in overrides.items() if v is not None})
 
 
 def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str | None = None,
@@ -170,10 +169,7 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str |
         src = Path(data).expanduser()
         if not src.exists():
             raise UsageError(f"--data {data}: no such file or folder")
-        if (src / "manifest.json").is_file():
-            dataset_dir = src
-        else:
-            dataset_dir, source = run_dir / "data", src
+        dataset_dir, source = (src, None) if (src / "manifest.json").is_file() else (run_dir / "data", src)
     # On resume the run's own settings are the defaults (the "continue with" hint repeats no
     # options): an option given again replaces the stored value, --device is resolved anew; a preset
     # given again replaces only its steps and intervals.
@@ -193,9 +189,8 @@ def plan(*, base: str, data: str | None, name: str, run_dir: Path, preset: str |
         # a short run (--steps 50) still gets checkpoints to resume from and evaluations to judge it by
         every = max(5, steps // 5)
         config = replace(config, checkpoint_every=every, eval_every=min(config.eval_every, every))
-    notes = [info.note]
     label = preset or (RUN_SETTINGS if stored_train else "standard")
-    return VoicePlan(name, ref, info, run_dir, dataset_dir, source, config, resume, overwrite, label, notes)
+    return VoicePlan(name, ref, info, run_dir, dataset_dir, source, config, resume, overwrite, label, [info.note])
 
 
 def _stored(run_dir, *keys):
@@ -230,7 +225,7 @@ def _stored_dataset(run_dir: Path) -> Path | None:
     return Path(path) if isinstance(path, str) else None
 
 
-@contextmanager
+@contextlib.contextmanager
 def run_lock(run_dir: Path):
     """Hold ``run_dir/.lock`` (an OS file lock, ``filelock``, released if the process dies) while a run builds,
     trains and saves; creates ``run_dir``. Raises ``RunError`` (not writable, or held by another training)."""
@@ -276,9 +271,7 @@ def prepare_dataset(p: VoicePlan, *, asr_check: bool = True, split_long: bool = 
     prepared). ``split_long`` cuts clips over 20 s at sentence ends; ``speaker`` picks one of a
     multi-speaker ``metadata.csv``; ``keep_mismatched`` trains on asr_mismatch clips. Raises ``DatasetError``."""
     if p.source is None:
-        if p.resume:
-            return ""
-        return format_report(report(Manifest.load(p.dataset_dir)))
+        return "" if p.resume else format_report(report(Manifest.load(p.dataset_dir)))
     voice = load_base_voice(p.base)
     transcribe = None
     if asr_check and voice.language.startswith("en"):
@@ -327,13 +320,11 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
     facts = {"checkpoint": label, "step": int(getattr(info, "step", 0))}
     if label == "best":
         label = load_checkpoint_state(run_dir, "best").get("checkpoint") or f"step_{facts['step']}"
-    try:
+    with contextlib.suppress(RunError):  # a run without the clone judge: no table
         trade = load_trade(Path(run_dir))
         row = trade.row(label) or trade.row(f"step_{facts['step']}")
         if row is not None:
             facts["closeness"] = asdict(row)
-    except RunError:
-        pass  # a run without the clone judge: no table
     val = getattr(info, "val_mel_loss", None)
     if val is not None and val == val:  # not NaN (no validation clips)
         facts["val_mel_loss"] = round(float(val), 5)
@@ -346,12 +337,6 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
         pitch = match.semitones
     return save_clone(model.eval(), base_voice, base, name, run_dir=run_dir, training_summary=facts,
                       overwrite=overwrite, pitch_semitones=pitch)
-
-
-def save(p: VoicePlan, which: str = "best", match_pitch: bool | None = None, blend: float | None = None):
-    """Store the run's ``which`` checkpoint as voice ``p.name``; returns its ``VoiceRef``
-    (``match_pitch``, ``blend``: see :func:`save_trained_voice`)."""
-    return save_trained_voice(p.run_dir, p.name, p.base, which, p.overwrite, match_pitch=match_pitch, blend=blend)
 
 
 def base_of_run(run_dir: Path):

@@ -11,8 +11,7 @@ import os
 import shutil
 from pathlib import Path
 
-from speechstudio.atomic import atomic_folder
-from speechstudio.atomic import atomic_write_json
+from speechstudio.atomic import atomic_folder, atomic_write_json
 
 PROCESSOR = "processor"
 MODEL = "model"
@@ -39,8 +38,7 @@ def model_from_state(files_dir: str | os.PathLike, state_dict: dict):
     import torch
     from transformers import AutoConfig, AutoModelForCTC
 
-    config = AutoConfig.from_pretrained(files_dir)
-    model = AutoModelForCTC.from_config(config, dtype=torch.float32)
+    model = AutoModelForCTC.from_config(AutoConfig.from_pretrained(files_dir), dtype=torch.float32)
     model.load_state_dict(state_dict, strict=True)
     return model
 

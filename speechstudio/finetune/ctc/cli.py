@@ -107,7 +107,8 @@ def run(args) -> int:
     ``SpeechStudioError``s (dataset, model, training failures) for the main CLI to print."""
     from speechstudio.finetune.ctc import events as E
     from speechstudio.finetune.ctc import register_model, train_ctc
-    from speechstudio.finetune.voice_run import run_lock, runs_dir
+    from speechstudio.finetune.voice_run import check_resume_data, run_lock, runs_dir
+    from speechstudio.hub import defaults
     from speechstudio.hub.store import imported_dir, validate_name
 
     name = validate_name(args.out)
@@ -128,27 +129,20 @@ def run(args) -> int:
             dataset_dir = Path(RunFolder(run_dir).read_config()["dataset"])
             base = None
             if args.data:
-                from speechstudio.finetune.voice_run import check_resume_data
-
                 check_resume_data(Path(args.data).expanduser(), dataset_dir, run_dir)
         else:
             if not args.base or not args.data:
                 raise UsageError("--base and --data are needed to start a run (or --resume to continue one)")
             base = args.base
-            if launched:
+            if launched:  # the main process builds the dataset while the others wait
                 from accelerate import PartialState
-
-                with PartialState(cpu=args.device == "cpu").main_process_first():
-                    dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main, args.speaker)
-            else:
+            with PartialState(cpu=args.device == "cpu").main_process_first() if launched else contextlib.nullcontext():
                 dataset_dir = _dataset_dir(args.data, run_dir, args.max_clip_s, main, args.speaker)
 
         control = E.TrainControl()
         restore = stop_on_signals(control, launched)
         say = print if main else (lambda *a, **k: None)
-        last_print = 0.0
-        done = None
-        best_eval = None  # the best evaluation of the adapted model (its examples)
+        last_print, done, best_eval = 0.0, None, None  # best_eval: the adapted model's best evaluation (its examples)
         try:
             for ev in train_ctc(run_dir, dataset_dir, base, config, resume=args.resume, control=control):
                 if isinstance(ev, E.StepEvent):
@@ -197,8 +191,6 @@ def run(args) -> int:
     say(f"done ({done.reason.replace('_', ' ')}) at step {done.step}: {figures}")
     say(f"model {model.model_id} saved in {model.path}; use it with: speechstudio transcribe --model {model.model_id} FILE")
     if getattr(args, "use_for_dictation", False):
-        from speechstudio.hub import defaults
-
         defaults.choose("dictation", model.model_id)
         say(f"dictation now uses {model.model_id} when no model is chosen")
     if best_eval is not None and best_eval.examples and not any(h.strip() for _r, h in best_eval.examples):

@@ -112,8 +112,7 @@ def plan_epoch(lengths: Sequence[int], batch_size: int, seed: int, epoch: int, w
     rng.shuffle(batches)
     longest = max(range(len(batches)), key=lambda b: max(lengths[i] for i in batches[b]))
     batches[0], batches[longest] = batches[longest], batches[0]
-    usable = (len(batches) // world) * world
-    return batches[:usable][rank::world]
+    return batches[:(len(batches) // world) * world][rank::world]  # every process the same number of batches
 
 
 def steps_per_epoch(n_items: int, batch_size: int, grad_accum: int, world: int = 1) -> int:
@@ -137,19 +136,16 @@ class Collator:
     def __call__(self, items: Sequence[Item]) -> dict:
         import torch
 
-        audio = [read_clip(it, self.rate) for it in items]
-        feats = [self.fe(a, sampling_rate=self.rate)[self.name][0] for a in audio]
+        feats = [self.fe(read_clip(it, self.rate), sampling_rate=self.rate)[self.name][0] for it in items]
         batch = self.fe.pad([{self.name: f} for f in feats], padding=True, return_tensors="pt",
                             return_attention_mask=True)
         out = {self.name: batch[self.name].float()}
         if self.with_mask:
             out["attention_mask"] = batch["attention_mask"]
-        width = max(len(it.labels) for it in items)
-        labels = torch.full((len(items), width), -100, dtype=torch.long)
+        labels = torch.full((len(items), max(len(it.labels) for it in items)), -100, dtype=torch.long)
         for row, it in enumerate(items):
             labels[row, :len(it.labels)] = torch.tensor(it.labels, dtype=torch.long)
-        out["labels"] = labels
-        out["input_lengths"] = batch["attention_mask"].sum(-1)
+        out.update(labels=labels, input_lengths=batch["attention_mask"].sum(-1))
         return out
 
     def on(self, device: str, items: Sequence[Item]) -> tuple[dict, object, object]:

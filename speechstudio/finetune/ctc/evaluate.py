@@ -64,9 +64,7 @@ def evaluate(model, items: Sequence[Item], collator: Collator, decoding: Decodin
     scored one clip at a time, exactly as a file is transcribed."""
     import torch
 
-    if not collator.with_mask:
-        batch_size = 1
-
+    batch_size = batch_size if collator.with_mask else 1
     was_training = model.training
     model.eval()
     order = sorted(range(len(items)), key=lambda i: items[i].n_samples)

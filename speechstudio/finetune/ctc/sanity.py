@@ -123,14 +123,10 @@ def preflight(p, model, collator: Collator, decoding: Decoding, config, precisio
                                   "(--drop-uncovered)")
         else:
             notes.append(msg + " — those clips are left out")
-    other = [(i, why) for i, why in p.refused if "outside the vocabulary" not in why]
-    if other:
-        shown = "; ".join(f"{i}: {why}" for i, why in other[:5])
-        notes.append(f"{len(other)} clip(s) left out: {shown}" + (" ..." if len(other) > 5 else ""))
-    if p.flagged:
-        shown = "; ".join(f"{i} ({flags})" for i, flags in p.flagged[:5])
-        notes.append(f"{len(p.flagged)} clip(s) flagged in the dataset and left out: {shown}"
-                     + (" ..." if len(p.flagged) > 5 else ""))
+    for what, clips in (("left out", [f"{i}: {why}" for i, why in p.refused if "outside the vocabulary" not in why]),
+                        ("flagged in the dataset and left out", [f"{i} ({flags})" for i, flags in p.flagged])):
+        if clips:
+            notes.append(f"{len(clips)} clip(s) {what}: {'; '.join(clips[:5])}" + (" ..." if len(clips) > 5 else ""))
     if p.rare:
         notes.append(f"characters seen in one clip only (typo?): {describe_chars(p.rare)}")
     result = None

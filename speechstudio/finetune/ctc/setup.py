@@ -75,9 +75,8 @@ def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfi
         if use_base_vocab and not b.has_vocab:
             raise UsageError(f"{base} has no CTC vocabulary (vocab.json with a *ForCTC head); "
                              "build one from the data instead (vocab='data')", value=base)
-        model_config = AutoConfig.from_pretrained(b.path)
         fe = (AutoFeatureExtractor.from_pretrained(b.path) if (b.path / "preprocessor_config.json").is_file()
-              else V.default_feature_extractor(model_config))
+              else V.default_feature_extractor(AutoConfig.from_pretrained(b.path)))
         if use_base_vocab:
             from transformers import Wav2Vec2CTCTokenizer
 
@@ -92,9 +91,8 @@ def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfi
                 "val_count": config.val_count}
         model_path, new_head = b.path, not use_base_vocab
 
-    language = info["language"]
     train_clips, val_clips = manifest.split(info["val_count"], seed=info["seed"])
-    targets = {c.id: V.normalize_transcript(c.text, info["casing"], language) for c in train_clips + val_clips}
+    targets = {c.id: V.normalize_transcript(c.text, info["casing"], info["language"]) for c in train_clips + val_clips}
     if tok is None:
         with tempfile.TemporaryDirectory() as tmp:
             tok = V.make_tokenizer(V.build_vocab(targets.values()), tmp)
@@ -115,13 +113,10 @@ def prepare(run_dir: Path, dataset_dir: Path, base: str | None, config: CTCConfi
     else:
         model = model_from_state(run_dir / PROCESSOR, model_state)
 
-    refused: list[tuple[str, str]] = []
-    if uncovered:
-        bad_ids = {i for ids in uncovered.values() for i in ids}
-        for char, ids in uncovered.items():
-            refused.extend((i, f"character {char!r} outside the vocabulary") for i in ids)
-        train_clips = [c for c in train_clips if c.id not in bad_ids]
-        val_clips = [c for c in val_clips if c.id not in bad_ids]
+    refused = [(i, f"character {char!r} outside the vocabulary") for char, ids in uncovered.items() for i in ids]
+    bad_ids = {i for i, _why in refused}
+    train_clips = [c for c in train_clips if c.id not in bad_ids]
+    val_clips = [c for c in val_clips if c.id not in bad_ids]
 
     cfg = model.config
     min_frames = int(cfg.mask_time_length) + 1 if getattr(cfg, "mask_time_prob", 0) > 0 else 1

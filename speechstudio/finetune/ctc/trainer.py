@@ -8,6 +8,7 @@ states and a (seed, epoch) data order go into each checkpoint, so on one process
 bit-exact."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -263,11 +264,9 @@ def _oom_error(optimizer, par, p, group, collator, config, precision, step, save
     longest = max(p.train[i].n_samples for idx in group for i in idx) / collator.rate
     saved = ""
     if par.main:
-        try:
+        with contextlib.suppress(CTCTrainingError):
             save_start()
             saved = f"; a checkpoint of step {step} was saved"
-        except CTCTrainingError:
-            pass
     bs, accum = config.batch_size, config.grad_accum
     hints = [f"--batch-size {max(1, bs // 2)} --grad-accum {accum * 2} (same effective batch)"]
     if not config.gradient_checkpointing:

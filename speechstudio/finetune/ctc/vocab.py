@@ -54,9 +54,7 @@ def vocab_casing(vocab: Iterable[str]) -> str:
     letters = [t for t in vocab if len(t) == 1 and t.isalpha() and t.lower() != t.upper()]
     if letters and all(t.isupper() for t in letters):
         return "upper"
-    if letters and all(t.islower() for t in letters):
-        return "lower"
-    return "keep"
+    return "lower" if letters and all(t.islower() for t in letters) else "keep"
 
 
 def find_uncovered(targets: Mapping[str, str], vocab: Mapping[str, int],
@@ -81,10 +79,8 @@ def _clips_by_char(targets: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
 
 def describe_chars(chars: Mapping[str, tuple[str, ...]], limit: int = 8) -> str:
     """``"'é' (U+00E9) in 0003, 0017; ..."`` for messages."""
-    parts = []
-    for c, ids in list(chars.items())[:limit]:
-        shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
-        parts.append(f"{c!r} (U+{ord(c):04X}) in {shown}")
+    parts = [f"{c!r} (U+{ord(c):04X}) in " + ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+             for c, ids in list(chars.items())[:limit]]
     more = f"; and {len(chars) - limit} more characters" if len(chars) > limit else ""
     return "; ".join(parts) + more
 

@@ -89,9 +89,7 @@ class TrainConfig:
         left = max(0, int(self.steps) - self.warmup_for(has_posterior))
         if self.disc_warmup_steps is not None:
             return min(int(self.disc_warmup_steps), left)
-        if not fresh_discriminator:
-            return 0
-        return min(int(min(1000, max(50, round(0.1 * self.steps)))), left // 3)
+        return min(int(min(1000, max(50, round(0.1 * self.steps)))), left // 3) if fresh_discriminator else 0
 
     def to_dict(self) -> dict:
         return asdict(self)

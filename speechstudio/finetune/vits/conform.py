@@ -81,16 +81,12 @@ def _prior_latent(model, ids, spec, g, generator):
     return prior_latents(z_mask, attn, m_p, logs_p, model, g, generator)[0]
 
 
-def _key(item, seed: int, noise_scale: float) -> str:
-    raw = f"{item.cache_path.name}|{seed}|{noise_scale}|{CONFORM_VERSION}"
-    return hashlib.sha1(raw.encode()).hexdigest()[:16]
-
-
 def _cache_layout(model, items: list, cache_dir, seed: int) -> tuple:
     """``(folder, stats file, per-item keys, per-item cache files)`` of ``conform_clips``' cache."""
     folder = Path(cache_dir) / "conformed"
     noise_scale = float(getattr(model, "noise_scale", 0.667))
-    keys = [_key(item, seed, noise_scale) for item in items]
+    keys = [hashlib.sha1(f"{item.cache_path.name}|{seed}|{noise_scale}|{CONFORM_VERSION}".encode()).hexdigest()[:16]
+            for item in items]
     return (folder, folder / f"stats-{seed}-{noise_scale}-{CONFORM_VERSION}.json", keys,
             [folder / f"{key}.pt" for key in keys])
 

@@ -91,8 +91,7 @@ def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | 
     out = PreparedClips()
     train, val = manifest.split(val_count)
     val_ids = {c.id for c in val}
-    clips = sorted(train + val, key=lambda c: c.id)
-    for clip in clips:
+    for clip in sorted(train + val, key=lambda c: c.id):
         voice.warnings.clear()
         try:
             ids = voice.text_to_ids(clip.text)
@@ -104,10 +103,8 @@ def prepare_clips(manifest, dataset_dir, voice, fc, cache_dir, val_count: int | 
         audio = manifest.path_of(clip, dataset_dir)
         try:
             path = cache_dir / _cache_name(clip.id, audio, fc)
-            if path.is_file():
-                frames = int(torch.load(path, weights_only=True)["spec"].shape[-1])
-            else:
-                frames = _compute_features(audio, fc, path)
+            frames = (int(torch.load(path, weights_only=True)["spec"].shape[-1]) if path.is_file()
+                      else _compute_features(audio, fc, path))
         except RunError:
             raise
         except (SpeechStudioError, OSError, RuntimeError, ValueError) as exc:
@@ -185,11 +182,8 @@ class BucketBatches:
             raise ValueError("fewer clips than one batch")
         if not 0 <= rank < world:
             raise ValueError(f"rank {rank} outside 0..{world - 1}")
-        self.lengths = list(lengths)
-        self.batch_size = int(batch_size)
-        self.seed = int(seed)
-        self.start = int(start)
-        self.world, self.rank = int(world), int(rank)
+        self.lengths, self.batch_size, self.seed = list(lengths), int(batch_size), int(seed)
+        self.start, self.world, self.rank = int(start), int(world), int(rank)
 
     def epoch_batches(self, epoch: int) -> list[list[int]]:
         rng = random.Random(f"{self.seed}:{epoch}")

@@ -109,9 +109,5 @@ class MultiPeriodDiscriminator(nn.Module):
         self.discriminators = nn.ModuleList([DiscriminatorS(width)] + [DiscriminatorP(p, width) for p in PERIODS])
 
     def forward(self, y: torch.Tensor):
-        scores, fmaps = [], []
-        for d in self.discriminators:
-            s, f = d(y)
-            scores.append(s)
-            fmaps.append(f)
-        return scores, fmaps
+        scores, fmaps = zip(*(d(y) for d in self.discriminators))
+        return list(scores), list(fmaps)

@@ -77,8 +77,7 @@ def linear_spectrogram(wav, fc: FeatureConfig):
     import torch.nn.functional as F
 
     squeeze = wav.dim() == 1
-    y = wav.unsqueeze(0) if squeeze else wav
-    y = y.float()
+    y = (wav.unsqueeze(0) if squeeze else wav).float()
     pad = (fc.n_fft - fc.hop_length) // 2
     with torch.autocast(y.device.type, enabled=False):
         y = F.pad(y.unsqueeze(1), (pad, pad), mode="reflect").squeeze(1)

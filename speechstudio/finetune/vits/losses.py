@@ -3,9 +3,7 @@
 Generator objective (VITS, Kim et al. 2021, sec. 2.5, eq. 8; jaywalnut310/vits ``train.py``) ``L_G =
 L_adv + L_fm + c_mel * L_mel + L_dur + c_kl * L_kl``; discriminator LSGAN (Mao et al. 2017). All in
 float32, outside autocast. Weights: ``C_MEL`` 45 (HiFi-GAN sec. 2.3; VITS ``configs/ljs_base.json``;
-Piper ``lightning.py``), every other term 1 (VITS, Piper; ``feature_loss`` carries HiFi-GAN's lambda_fm 2).
-ylacombe/finetune-hf-vits uses mel 35, kl 1.5, disc 3; we keep VITS / Piper's, which Piper also fine-tunes
-with."""
+Piper ``lightning.py``), every other term 1 (VITS, Piper; ``feature_loss`` carries HiFi-GAN's lambda_fm 2)."""
 from __future__ import annotations
 
 import torch
@@ -20,11 +18,8 @@ def feature_loss(fmap_r, fmap_g) -> torch.Tensor:
     """Feature matching: sum over discriminators and layers of mean |D_l(y) - D_l(G(z))|, times 2 (VITS
     ``losses.feature_loss``). ``fmap_r`` (detached) / ``fmap_g``: per discriminator, per layer tensors;
     returns a float32 scalar."""
-    loss = 0.0
-    for dr, dg in zip(fmap_r, fmap_g):
-        for rl, gl in zip(dr, dg):
-            loss = loss + torch.mean(torch.abs(rl.float().detach() - gl.float()))
-    return loss * 2
+    return sum(torch.mean(torch.abs(rl.float().detach() - gl.float()))
+               for dr, dg in zip(fmap_r, fmap_g) for rl, gl in zip(dr, dg)) * 2
 
 
 def discriminator_loss(real_scores, fake_scores) -> torch.Tensor:
@@ -38,10 +33,7 @@ def discriminator_loss(real_scores, fake_scores) -> torch.Tensor:
 
 def generator_loss(fake_scores) -> torch.Tensor:
     """LSGAN generator loss: sum over discriminators of mean (1 - D(G(z)))^2 (float32 scalar)."""
-    loss = 0.0
-    for dg in fake_scores:
-        loss = loss + torch.mean((1 - dg.float()) ** 2)
-    return loss
+    return sum(torch.mean((1 - dg.float()) ** 2) for dg in fake_scores)
 
 
 def kl_loss(z_p, logs_q, m_p, logs_p, z_mask) -> torch.Tensor:
@@ -49,8 +41,7 @@ def kl_loss(z_p, logs_q, m_p, logs_p, z_mask) -> torch.Tensor:
     ``logs_p`` (batch, flow_size, frames), ``z_mask`` (batch, 1, frames); summed, divided by valid
     frames."""
     z_p, logs_q, m_p, logs_p, z_mask = (t.float() for t in (z_p, logs_q, m_p, logs_p, z_mask))
-    kl = logs_p - logs_q - 0.5
-    kl = kl + 0.5 * ((z_p - m_p) ** 2) * torch.exp(-2.0 * logs_p)
+    kl = logs_p - logs_q - 0.5 + 0.5 * ((z_p - m_p) ** 2) * torch.exp(-2.0 * logs_p)
     return torch.sum(kl * z_mask) / torch.sum(z_mask)
 
 

@@ -23,15 +23,9 @@ def _numba_kernel():
         index = t_x - 1
         for y in range(t_y):
             for x in range(max(0, t_x + y - t_y), min(t_x, y + 1)):
-                if x == y:
-                    v_cur = max_neg
-                else:
-                    v_cur = value[y - 1, x]
+                v_cur = max_neg if x == y else value[y - 1, x]
                 if x == 0:
-                    if y == 0:
-                        v_prev = np.float32(0.0)
-                    else:
-                        v_prev = max_neg
+                    v_prev = np.float32(0.0) if y == 0 else max_neg
                 else:
                     v_prev = value[y - 1, x - 1]
                 value[y, x] += max(v_prev, v_cur)

@@ -109,9 +109,8 @@ def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_fram
     """One VITS training forward: ``input_ids`` (b, t_x), ``input_mask``, ``spec`` (b, bins, t_y),
     ``spec_mask`` (b, t_y), ``speaker_ids`` (b,); ``latents``: ``"posterior"``, ``"prior"`` or
     ``"given"`` (``given_latents``). Uses torch's global RNG."""
-    g = None
-    if model.config.num_speakers > 1 and speaker_ids is not None:
-        g = model.embed_speaker(speaker_ids).unsqueeze(-1)
+    multi = model.config.num_speakers > 1 and speaker_ids is not None
+    g = model.embed_speaker(speaker_ids).unsqueeze(-1) if multi else None
     hidden, m_p, logs_p, x_mask = encode_text(model, input_ids, input_mask)
     z_mask = spec_mask.unsqueeze(1).to(spec.dtype)
     z, m_q, logs_q = model.posterior_encoder(spec, z_mask, g)

@@ -179,13 +179,6 @@ def _hparam(hp: dict, key: str):
     return value if isinstance(value, (bool, int, float, str, list, tuple)) else None
 
 
-def _int_list(value) -> list | None:
-    try:
-        return [int(v) for v in value]
-    except (TypeError, ValueError):
-        return None
-
-
 # ----------------------------------------------------------------------------- weights
 def _tensors(state: dict, prefix: str, ckpt: Path) -> dict:
     import torch
@@ -246,7 +239,10 @@ def _attrs(params: dict, hp: dict, ckpt: Path, notes: list[str]) -> dict:
     conv_key = "convs" if resblock == "2" else "convs1"
     n_res = len({m.group(1) for k in params if (m := re.match(r"dec\.resblocks\.(\d+)\.", k))})
     per_up = n_res // max(n_ups, 1)
-    rates = _int_list(_hparam(hp, "upsample_rates") or [])
+    try:
+        rates = [int(v) for v in _hparam(hp, "upsample_rates") or []]
+    except (TypeError, ValueError):
+        rates = None
     if not rates or len(rates) != n_ups:
         rates = [int(params[f"dec.ups.{i}.weight"].shape[2]) // 2 for i in range(n_ups)]
         notes.append(f"upsample rates {rates} taken as half the kernel sizes (Piper's presets; the checkpoint's "
@@ -265,13 +261,10 @@ def _attrs(params: dict, hp: dict, ckpt: Path, notes: list[str]) -> dict:
     hop = _hparam(hp, "hop_length")
     if isinstance(hop, int) and hop != math.prod(rates):
         raise PiperCheckpointError(f"{ckpt}: hyper_parameters hop_length {hop} != product of upsample_rates {rates}")
-    attrs = {"flow.flows.0.enc.in_layers.1": {"dilations": [1]}}  # VITS / Piper: dilation rate 1
-    for i, u in enumerate(rates):
-        attrs[f"dec.ups.{i}"] = {"strides": [u]}
-    for j, ds in enumerate(dilations):
-        for c, d in enumerate(ds):
-            attrs[f"dec.resblocks.{j}.{conv_key}.{c}"] = {"dilations": [d]}
-    return attrs
+    return {"flow.flows.0.enc.in_layers.1": {"dilations": [1]},  # VITS / Piper: dilation rate 1
+            **{f"dec.ups.{i}": {"strides": [u]} for i, u in enumerate(rates)},
+            **{f"dec.resblocks.{j}.{conv_key}.{c}": {"dilations": [d]} for j, ds in enumerate(dilations)
+               for c, d in enumerate(ds)}}
 
 
 def _map_discriminator(d: dict, hp: dict, ckpt: Path, notes: list[str]) -> tuple[dict | None, float | None]:
@@ -281,12 +274,14 @@ def _map_discriminator(d: dict, hp: dict, ckpt: Path, notes: list[str]) -> tuple
 
     from speechstudio.finetune.vits.discriminator import MultiPeriodDiscriminator
 
+    def fresh(why: str) -> tuple[None, None]:
+        notes.append(f"{why}: it starts fresh")
+        return None, None
+
     if not d:
-        notes.append("the checkpoint has no discriminator (model_d): it starts fresh")
-        return None, None
+        return fresh("the checkpoint has no discriminator (model_d)")
     if _hparam(hp, "use_spectral_norm") is True or any(k.endswith(("weight_orig", "weight_u")) for k in d):
-        notes.append("the checkpoint's discriminator uses spectral norm, which the trainer's does not: it starts fresh")
-        return None, None
+        return fresh("the checkpoint's discriminator uses spectral norm, which the trainer's does not")
     state = {}
     for key, value in d.items():
         m = re.match(r"^(.*)\.weight_([gv])$", key)
@@ -295,18 +290,14 @@ def _map_discriminator(d: dict, hp: dict, ckpt: Path, notes: list[str]) -> tuple
     n = len({m.group(1) for k in state if (m := re.match(r"discriminators\.(\d+)\.", k))})
     top = state.get("discriminators.1.convs.3.parametrizations.weight.original1")
     if n != _N_DISCRIMINATORS or top is None:
-        notes.append(f"the checkpoint's discriminator is not VITS' multi-period one ({n} discriminators): "
-                     "it starts fresh")
-        return None, None
+        return fresh(f"the checkpoint's discriminator is not VITS' multi-period one ({n} discriminators)")
     width = float(top.shape[0]) / 1024.0  # the period discriminators' widest conv: 1024 channels in VITS
     with torch.device("meta"):  # shapes only, no memory
         own = MultiPeriodDiscriminator(width=width).state_dict()
     bad = [k for k in own if k not in state or tuple(own[k].shape) != tuple(state[k].shape)]
     extra = [k for k in state if k not in own]
     if bad or extra:
-        notes.append(f"the checkpoint's discriminator does not fit VITS' layout (e.g. {(bad or extra)[0]}): "
-                     "it starts fresh")
-        return None, None
+        return fresh(f"the checkpoint's discriminator does not fit VITS' layout (e.g. {(bad or extra)[0]})")
     return state, width
 
 
@@ -377,16 +368,14 @@ def load_piper_checkpoint(ckpt_path, config_path=None, *, name: str | None = Non
     vocab = int(params["enc_p.emb.weight"].shape[0])
     n_spk = int(params["emb_g.weight"].shape[0]) if "emb_g.weight" in params else 1
     max_id = max(i for ids in piper.phoneme_id_map.values() for i in ids)
-    mismatch = []
-    if piper.num_symbols_declared and piper.num_symbols != vocab:
-        mismatch.append(f"config has num_symbols {piper.num_symbols}, the checkpoint {vocab}")
-    if max_id >= vocab:
-        mismatch.append(f"config uses phoneme id {max_id}, the checkpoint has {vocab} symbols")
-    if piper.num_speakers != n_spk:
-        mismatch.append(f"config has {piper.num_speakers} speakers, the checkpoint {n_spk}")
     rate = _hparam(hp, "sample_rate")
-    if isinstance(rate, int) and rate != piper.sample_rate:
-        mismatch.append(f"config sample rate {piper.sample_rate} Hz, the checkpoint was trained at {rate} Hz")
+    mismatch = [text for bad, text in (
+        (piper.num_symbols_declared and piper.num_symbols != vocab,
+         f"config has num_symbols {piper.num_symbols}, the checkpoint {vocab}"),
+        (max_id >= vocab, f"config uses phoneme id {max_id}, the checkpoint has {vocab} symbols"),
+        (piper.num_speakers != n_spk, f"config has {piper.num_speakers} speakers, the checkpoint {n_spk}"),
+        (isinstance(rate, int) and rate != piper.sample_rate,
+         f"config sample rate {piper.sample_rate} Hz, the checkpoint was trained at {rate} Hz")) if bad]
     if mismatch:
         raise PiperCheckpointError(f"{piper.config_path}: does not match {ckpt.name} ({'; '.join(mismatch)})")
     try:
@@ -426,8 +415,7 @@ def load_piper_checkpoint(ckpt_path, config_path=None, *, name: str | None = Non
     model.load_state_dict(mapped, strict=True)
     model.eval()
 
-    d = _tensors(state, "model_d.", ckpt)
-    disc, width = _map_discriminator(d, hp, ckpt, notes)
+    disc, width = _map_discriminator(_tensors(state, "model_d.", ckpt), hp, ckpt, notes)
     others = sorted({k.split(".", 1)[0] for k in state if isinstance(k, str)} - {"model_g", "model_d"})
     if others:
         notes.append(f"not used: {', '.join(others)} (other training-only parts of the checkpoint)")
@@ -492,10 +480,8 @@ def fetch_piper_checkpoint(name: str, *, revision: str | None = None, cache_dir=
     except (hf_errors.HfHubHTTPError, OSError) as exc:  # OfflineModeIsEnabled, connection errors, HTTP 5xx
         raise OfflineError(f"cannot get Piper checkpoint {short}: the Hugging Face Hub is unreachable "
                            f"({type(exc).__name__}); {hint}") from None
-    try:
+    with contextlib.suppress(Exception):  # optional (the clone's license then reads "unknown")
         get(f"{folder}/MODEL_CARD")
-    except Exception:  # noqa: BLE001 - optional (the clone's license then reads "unknown")
-        pass
     if config.parent != ckpt.parent:
         raise OfflineError(f"Piper checkpoint {short}: {ckpt.name} and config.json were stored in different folders "
                            f"({ckpt.parent}, {config.parent})")

@@ -84,10 +84,8 @@ def preset(name: str, device: str = "auto", vram_bytes: int | None = None, **ove
         raise UsageError(f"unknown preset {name!r} (use {', '.join(PRESETS)})")
     steps, every = PRESETS[name]
     dev = _device(device)
-    if dev.startswith("cuda"):
-        batch, accum, ckpt = _tier(vram_bytes if vram_bytes is not None else _cuda_memory(dev))
-    else:
-        batch, accum, ckpt = 4, 1, False
+    cuda = dev.startswith("cuda")
+    batch, accum, ckpt = _tier(vram_bytes if vram_bytes is not None else _cuda_memory(dev)) if cuda else (4, 1, False)
     config = TrainConfig(steps=steps, batch_size=batch, grad_accum=accum, gradient_checkpointing=ckpt,
                          eval_every=every, checkpoint_every=every, device=device, judge_clone=True)
     return replace(config, **overrides) if overrides else config

@@ -33,11 +33,6 @@ class NonFiniteLoss(RuntimeError):
         self.names = names
 
 
-def _set_requires_grad(module, flag: bool) -> None:
-    for p in module.parameters():
-        p.requires_grad_(flag)
-
-
 class GeneratorForward(nn.Module):
     """``model.training_forward`` as a module's ``forward`` (what DDP wraps). Returns the
     ``ForwardOutput`` fields as a tuple (DDP finds the tensors of a tuple)."""
@@ -84,8 +79,7 @@ class VitsTraining:
         self.amp_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
         self.segment_frames = max(1, config.segment_size // fc.hop_length)
         self.speaker = speaker if model.config.num_speakers > 1 else None
-        self.step = 0
-        self.batches_seen = 0
+        self.step = self.batches_seen = 0
         self.stage = None
         self.conformed = False  # True once the batches carry pitch-conformed clips (conform.py)
         self.nonfinite_streak = 0
@@ -107,9 +101,6 @@ class VitsTraining:
             for module in (self.gen_ddp, self.disc_pair):
                 stack.enter_context(self.par.no_sync(module, skip))
         return stack
-
-    def _mean(self, values: dict) -> dict:
-        return values if self.par is None else self.par.mean_dict(values)
 
     def autocast(self):
         return torch.autocast(torch.device(self.device).type, dtype=self.amp_dtype or torch.float32,
@@ -140,8 +131,7 @@ class VitsTraining:
         return "posterior"
 
     def set_stage(self, stage: str) -> None:
-        """Set which generator parameters train (:meth:`trains`) for ``stage``: ``"warmup"`` or
-        ``"train"``."""
+        """Set which generator parameters train (:meth:`trains`) for ``stage``: ``"warmup"`` or ``"train"``."""
         if stage == self.stage:
             return
         for name, p in self.model.named_parameters():
@@ -189,7 +179,7 @@ class VitsTraining:
                 values = losses(self._to_device(batch), k)
             for name, v in values.items():
                 sums[name] = sums.get(name, 0.0) + float(v.detach() if torch.is_tensor(v) else v) / k
-        sums = self._mean(sums)
+        sums = sums if self.par is None else self.par.mean_dict(sums)
         self._check(sums)
         for opt in optimizers:
             lr = self.lr_at(self.step, self.stage, "generator" if opt is self.opt_g else "discriminator")
@@ -252,10 +242,10 @@ class VitsTraining:
             # of D(y) now and D(y_hat.detach()) after G's backward
             with self.autocast():
                 (real_scores, real_fmaps), (fake_scores_d, _) = self.disc_pair(y, y_hat.detach())
-            _set_requires_grad(self.disc, False)
+            self.disc.requires_grad_(False)
             with self.autocast():
                 fake_scores, fake_fmaps = self.disc(y_hat)
-            _set_requires_grad(self.disc, True)
+            self.disc.requires_grad_(True)
             l_mel = mel_loss(y_mel, y_hat_mel)
             l_kl = kl_loss(out.z_p, out.logs_q, out.m_p, out.logs_p, out.z_mask)
             l_fm = feature_loss(real_fmaps, fake_fmaps)

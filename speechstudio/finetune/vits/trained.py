@@ -74,8 +74,7 @@ def load_trained_generator(run_dir: str | os.PathLike, which: str = "best", stat
 
     state = load_checkpoint_state(run_dir, which) if state is None else state
     try:
-        config = VitsConfig.from_dict(json.loads(state["model_config"]))
-        model = VitsModel(config)
+        model = VitsModel(VitsConfig.from_dict(json.loads(state["model_config"])))
         install_decoder(model)
         fold_weight_norm(model)
         model.load_state_dict(state["generator"])
@@ -83,7 +82,5 @@ def load_trained_generator(run_dir: str | os.PathLike, which: str = "best", stat
     except (KeyError, RuntimeError, ValueError, TypeError) as exc:
         where = Path(run_dir) / "checkpoints" / f"{which}.pt"
         raise RunError(f"{where}: not a VITS generator checkpoint ({str(exc)[:160]})") from exc
-    model.eval()
-    base["step"] = int(state.get("step", 0))
-    base["val_mel_loss"] = float(state.get("val_mel_loss", float("nan")))
-    return model, BaseInfo(**base)
+    return model.eval(), BaseInfo(**{**base, "step": int(state.get("step", 0)),
+                                     "val_mel_loss": float(state.get("val_mel_loss", float("nan")))})

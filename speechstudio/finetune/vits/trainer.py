@@ -75,14 +75,10 @@ def closeness_advice(similarities: list[float], usable_minutes: float, changing:
     """One sentence on what more steps or data would buy, from the judge's ``similarities`` since the voice
     started changing (step 0 first; the rule: ``closeness.getting_closer``) and the minutes of usable
     recordings; ``changing`` False while the voice does not train yet."""
-    parts = []
-    closer = getting_closer(similarities) if changing else None
-    if not changing:
-        parts.append("the voice itself starts learning after this stage")
-    elif closer is True:
-        parts.append("still getting closer: more steps should help")
-    elif closer is False:
-        parts.append("no longer getting closer: more steps will not change much")
+    closer = getting_closer(similarities) if changing else "waiting"
+    parts = {"waiting": ["the voice itself starts learning after this stage"],
+             True: ["still getting closer: more steps should help"],
+             False: ["no longer getting closer: more steps will not change much"]}.get(closer, [])
     if usable_minutes < 10:
         parts.append(f"more recordings would ({usable_minutes:.0f} min now; 15-30 min is better)")
     return "; ".join(parts)
@@ -190,9 +186,8 @@ class VoiceTrainer:
         config, par, rf, manifest, voice = self.config, self.par, self.rf, self.manifest, self.voice
         yield StageEvent("prepare", f"reading {len(manifest.usable())} clips; features are cached in {rf.cache_dir}")
 
-        def prepare_all():
-            return prepare_clips(manifest, self.dataset_dir, voice, self.fc, rf.cache_dir, config.val_count)
-
+        prepare_all = functools.partial(prepare_clips, manifest, self.dataset_dir, voice, self.fc, rf.cache_dir,
+                                        config.val_count)
         # process 0 fills the feature cache first; the others then read it
         clips = par.on_main(prepare_all, "preparing the clips")
         self.clips = clips = clips if par.main else prepare_all()
@@ -447,8 +442,7 @@ class VoiceTrainer:
         val, recon = tr.evaluate(self.val_batches)
         history = stats["val_history"] = stats["val_history"] + [val]
         stats["last_val"] = val
-        if stats["best_val"] is None or val < stats["best_val"]:
-            stats["best_val"] = val
+        stats["best_val"] = val if stats["best_val"] is None else min(stats["best_val"], val)
         close, text = None, ""
         if judge is not None:
             c = judge.judge([w for _t, w in self.speak(self.judge_texts)])

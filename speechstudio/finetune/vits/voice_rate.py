@@ -60,9 +60,7 @@ def choose_rate(base_rate: int, recordings_hz: float | None, base_hz: float | No
     22050
     """
     base_rate = int(base_rate)
-    if not recordings_hz or not base_hz:
-        return VoiceRate(base_rate, base_rate, recordings_hz, base_hz)
-    st = 12 * math.log2(recordings_hz / base_hz)
+    st = 12 * math.log2(recordings_hz / base_hz) if recordings_hz and base_hz else 0.0  # not measured: keep the rate
     if abs(st) < MIN_SEMITONES:
         return VoiceRate(base_rate, base_rate, recordings_hz, base_hz)
     st = max(-MAX_SEMITONES, min(MAX_SEMITONES, st))
