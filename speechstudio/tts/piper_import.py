@@ -125,10 +125,8 @@ def read_onnx_weights(onnx_path: str | Path) -> tuple[dict[str, np.ndarray], dic
     graph = model.graph
     inputs = {i.name for i in graph.input}
     if not {"input", "input_lengths", "scales"} <= inputs:
-        raise PiperVoiceError(
-            f"{onnx_path}: not a Piper VITS voice (graph inputs {sorted(inputs)}, "
-            "expected input, input_lengths, scales)"
-        )
+        raise PiperVoiceError(f"{onnx_path}: not a Piper VITS voice (graph inputs {sorted(inputs)}, "
+                              "expected input, input_lengths, scales)")
     inits = {t.name: t for t in graph.initializer}
 
     def arr(name: str) -> np.ndarray:
@@ -149,7 +147,6 @@ def read_onnx_weights(onnx_path: str | Path) -> tuple[dict[str, np.ndarray], dic
         if node.op_type in ("Conv", "ConvTranspose"):
             weight = node.input[1]
             bias = node.input[2] if len(node.input) > 2 and node.input[2] else None
-            path = None
             if bias and bias.endswith(".bias") and _PARAM_RE.match(bias):
                 path = bias[: -len(".bias")]
             elif weight.endswith(".weight") and _PARAM_RE.match(weight):
