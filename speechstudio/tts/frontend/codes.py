@@ -87,12 +87,8 @@ def _strip_trailing(m: re.Match) -> tuple[str, str]:
 def _url(m: re.Match) -> str:
     url, tail = _strip_trailing(m)
     body = re.sub(r"^(?:https?|ftp|file)://", "", url, flags=re.IGNORECASE)
-    spoken = []
-    if body.lower().startswith("www."):
-        spoken.append("w w w dot")
-        body = body[4:]
-    spoken.append(_spoken_piece(body.rstrip("/")))
-    return " ".join(spoken) + tail
+    www = body.lower().startswith("www.")
+    return ("w w w dot " if www else "") + _spoken_piece(body[4 if www else 0:].rstrip("/")) + tail
 
 
 def _path(m: re.Match) -> str:
