@@ -98,9 +98,7 @@ class _Xhtml(HTMLParser):
                 self._out("\n\n")
             return
         self.stack.append((tag, silent))
-        if silent:
-            self.skip += 1
-            return
+        self.skip += silent
         if self.skip:
             return
         if tag in _BLOCKS:
@@ -118,8 +116,7 @@ class _Xhtml(HTMLParser):
             return
         while self.stack:
             open_tag, silent = self.stack.pop()
-            if silent:
-                self.skip -= 1
+            self.skip -= silent
             if not self.skip and not silent:
                 self._close(open_tag)
             if open_tag == tag:
