@@ -255,20 +255,18 @@ def speak_command(args) -> int:
     try:
         if args.out is not None:
             duration, n = write_speech(chunks, args.out, on_chunk, overwrite=getattr(args, "overwrite", False))
-            bar.close()
-            print(f"wrote {args.out}: {duration:.1f} s of audio, {n} sentence(s); tagged as synthetic speech", file=info)
+            message = f"wrote {args.out}: {duration:.1f} s of audio, {n} sentence(s); tagged as synthetic speech"
         elif raw_out is not None:
             duration, n = write_raw(chunks, raw_out, on_chunk)
-            bar.close()
-            print(f"wrote {duration:.1f} s of raw 16-bit mono PCM at {voice.sample_rate} Hz to standard output, "
-                  f"{n} sentence(s)", file=sys.stderr)
+            message = (f"wrote {duration:.1f} s of raw 16-bit mono PCM at {voice.sample_rate} Hz to standard output, "
+                       f"{n} sentence(s)")
         else:
             n = 0
-            for chunk in chunks:
+            for n, chunk in enumerate(chunks, 1):
                 on_chunk(chunk)
-                n += 1
-            bar.close()
-            print(f"played {n} sentence(s)")
+            message = f"played {n} sentence(s)"
+        bar.close()
+        print(message, file=info)  # stderr with --output-raw, where stdout carries the audio
     except (EmptyTextError, SsmlError) as exc:
         if not where or str(exc).startswith(where):
             raise

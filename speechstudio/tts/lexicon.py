@@ -176,11 +176,8 @@ def user_lexicon(language: str) -> Lexicon | None:
     empty. Re-read when the file changes (edits in the Speak page apply to the next sentence)."""
     try:
         path = lexicon_path(language)
-    except UsageError:  # a voice language that is no language code: no lexicon
-        return None
-    try:
         st = path.stat()
-    except OSError:
+    except (UsageError, OSError):  # a voice language that is no language code, or no lexicon file
         return None
     lexicon = _load_cached(str(path), st.st_mtime_ns, st.st_size)
     return lexicon if lexicon.entries else None

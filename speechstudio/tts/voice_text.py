@@ -154,8 +154,7 @@ class VoiceText:
                 # Romanise here with one cached Uroman: VitsTokenizer builds a new one per call (~6 s).
                 text = _uroman().romanize_string(text)
             vocab = tok.get_vocab()
-            # what the tokenizer's normalize_text keeps (a character of the vocabulary, else lowercased), char by char:
-            # not normalize_text itself, a loop over the whole vocabulary per character that tok() below runs anyway
+            # what normalize_text keeps (a vocabulary character, else lowercased), without its vocabulary scan per char
             lowered = (ch for c in text for ch in (c if c in vocab else c.lower())) if getattr(tok, "normalize", True) \
                 else text
             lost = sorted({ch for ch in lowered if ch not in vocab and ch.isalnum()})
