@@ -82,11 +82,8 @@ def read_book(path: str | Path) -> Book:
         epub = read_epub(path)
         title, author, cover, parts, warnings = epub.title, epub.author, epub.cover, epub.chapters, tuple(epub.warnings)
     else:
-        text = read_text_file(path)
-        if suffix in (".md", ".markdown"):
-            title, author, parts = _split_markdown(text)
-        else:
-            title, author, parts = _split_text(text)
+        split = _split_markdown if suffix in (".md", ".markdown") else _split_text
+        title, author, parts = split(read_text_file(path))
         title = title or path.stem
     chapters = [(t, x) for t, x in parts if has_speakable(x)]
     if not chapters:
