@@ -132,11 +132,9 @@ def read_onnx_weights(onnx_path: str | Path) -> tuple[dict[str, np.ndarray], dic
     def arr(name: str) -> np.ndarray:
         return numpy_helper.to_array(inits[name]).astype(np.float32, copy=False)
 
-    params: dict[str, np.ndarray] = {}
+    params = {name: arr(name) for name, tensor in inits.items()
+              if _PARAM_RE.match(name) and tensor.data_type == onnx.TensorProto.FLOAT}
     attrs: dict[str, dict] = {}
-    for name in inits:
-        if _PARAM_RE.match(name) and inits[name].data_type == onnx.TensorProto.FLOAT:
-            params[name] = arr(name)
 
     consumers: dict[str, list] = {}
     for node in graph.node:

@@ -95,9 +95,7 @@ def _plain_parts(text, language: str, pause_s: float) -> Iterator[SpeechPart]:
 
 def _seconds(value: str) -> float | None:
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*", value)
-    if not m:
-        return None
-    return float(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0)
+    return float(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0) if m else None
 
 
 def _rate(value: str) -> float | None:
