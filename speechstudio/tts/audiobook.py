@@ -46,14 +46,12 @@ class AudiobookProgress:
 @dataclass(frozen=True)
 class AudiobookResult:
     """``files`` (chapter files in order), ``durations_s``, ``skipped`` (resumed), ``book_file`` (the
-    ``.m4b`` or None), ``title`` / ``author``, ``warnings``."""
+    ``.m4b`` or None), ``warnings``."""
 
     files: tuple[Path, ...]
     durations_s: tuple[float, ...]
     skipped: int
     book_file: Path | None = None
-    title: str = ""
-    author: str = ""
     warnings: tuple[str, ...] = ()
 
 
@@ -200,10 +198,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
     # a chapter is redone when its spoken form changes: the text after the user lexicon (an entry added or
     # removed since), not only the text as written; the voice applies the same lexicon (tts.lexicon)
     lexicon = user_lexicon(getattr(voice, "language", None) or "en")
-    chars_before = 0
-    files: list[Path] = []
-    durations: list[float] = []
-    skipped = 0
+    chars_before, skipped, files, durations = 0, 0, [], []
     for ch in chapters:
         path = out_dir / chapter_file_name(ch, len(chapters), fmt)
         key = _digest(ch.title, lexicon.apply(ch.text) if lexicon is not None else ch.text)
@@ -220,33 +215,30 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
                 state = {**state, "chapters": done}
                 _write_json(state_path, state)
         if keep:
-            chars_before += len(ch.text)
-            files.append(path)
-            durations.append(float(prev.get("duration_s", 0.0)))
+            duration = float(prev.get("duration_s", 0.0))
             skipped += 1
-            report(AudiobookProgress(chars_before, total, ch.index, len(chapters), ch.title, True))
-            continue
+        else:
+            def on_chunk(chunk, ch=ch, base=chars_before) -> None:
+                report(AudiobookProgress(base + min(chunk.chars_done, len(ch.text)), total, ch.index, len(chapters),
+                                         ch.title))
 
-        def on_chunk(chunk, ch=ch, base=chars_before) -> None:
-            report(AudiobookProgress(base + min(chunk.chars_done, len(ch.text)), total, ch.index, len(chapters),
-                                     ch.title))
-
-        tags = {"title": ch.title, "album": title, "tracknumber": str(ch.index + 1), **artist}
-        chunks = stream_speech(voice, ch.text, settings, workers=workers, ssml=False, voice_loader=voice_loader)
-        try:
-            duration, _n = write_speech(chunks, path, on_chunk, tags, mkdir=True)
-        except EmptyTextError:
-            raise DocumentError(f"{document}: chapter {ch.index + 1} ({ch.title}) has nothing the voice can say "
-                                "(another language or script?)") from None
+            tags = {"title": ch.title, "album": title, "tracknumber": str(ch.index + 1), **artist}
+            chunks = stream_speech(voice, ch.text, settings, workers=workers, ssml=False, voice_loader=voice_loader)
+            try:
+                duration, _n = write_speech(chunks, path, on_chunk, tags, mkdir=True)
+            except EmptyTextError:
+                raise DocumentError(f"{document}: chapter {ch.index + 1} ({ch.title}) has nothing the voice can say "
+                                    "(another language or script?)") from None
         chars_before += len(ch.text)
-        # the chapter is complete (sentence counts skip blank lines)
-        report(AudiobookProgress(chars_before, total, ch.index, len(chapters), ch.title))
+        # the chapter is complete, or kept (sentence counts skip blank lines)
+        report(AudiobookProgress(chars_before, total, ch.index, len(chapters), ch.title, keep))
         files.append(path)
         durations.append(duration)
-        done[str(ch.index)] = {"file": path.name, "text": key, "voice": voice_key, "duration_s": round(duration, 3),
-                               "stamp": _stamp(path), "made": _stamp(path)}
-        state = {**state, "document": str(Path(document).resolve()), "title": title, "chapters": done}
-        _write_json(state_path, state)
+        if not keep:
+            done[str(ch.index)] = {"file": path.name, "text": key, "voice": voice_key, "duration_s": round(duration, 3),
+                                   "stamp": _stamp(path), "made": _stamp(path)}
+            state = {**state, "document": str(Path(document).resolve()), "title": title, "chapters": done}
+            _write_json(state_path, state)
     _write_index(out_dir, title, chapters, files, durations)
     if m4b is not None:
         # rebuilt when any chapter's audio changed (a chapter made again: "made", the stamp of its file when
@@ -262,7 +254,7 @@ def make_audiobook(voice, document: str | Path, out_dir: str | Path, fmt: str = 
             write_book_file(m4b, files, [c.title for c in chapters], tags, cover)
             state = {**state, "chapters": done, "book_file": {"file": m4b.name, "key": key, "stamp": _stamp(m4b)}}
             _write_json(state_path, state)
-    return AudiobookResult(tuple(files), tuple(durations), skipped, m4b, title, book.author, tuple(notes))
+    return AudiobookResult(tuple(files), tuple(durations), skipped, m4b, tuple(notes))
 
 
 def check_outputs(book: Book, out_dir: str | Path, fmt: str = "flac", restart: bool = False,

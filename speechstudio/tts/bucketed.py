@@ -28,6 +28,7 @@ def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, 
     with a ``ChannelsLastDecoder``, under ``torch.inference_mode()``; noise from ``generator``. Raises
     ``UsageError`` over ``max_frames`` (before allocating), ``ValueError`` for a bad speaker id."""
     config = model.config
+    hop = int(np.prod(config.upsample_rates))
     n_tokens = int(input_ids.shape[1])
     padded_tokens = bucket(n_tokens, TOKEN_BUCKET)
     dtype = model.text_encoder.embed_tokens.weight.dtype
@@ -54,7 +55,6 @@ def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, 
     duration = torch.ceil(torch.exp(log_duration) * token_mask * length_scale)[0, 0, :n_tokens]  # (T,)
     total = float(duration.sum())
     if max_frames is not None and not total <= max_frames:  # also catches inf / NaN durations
-        hop = int(np.prod(config.upsample_rates))
         raise UsageError(f"this sentence would be {total * hop / config.sampling_rate:.0f} s of audio (limit "
                          f"{max_frames * hop / config.sampling_rate:.0f} s): lower noise_w / length_scale")
     frames = max(1, int(total))
@@ -66,12 +66,9 @@ def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, 
     token_of_frame = torch.searchsorted(cum, torch.arange(frames, device=device, dtype=cum.dtype), right=True)
     inside = (token_of_frame < n_tokens).to(dtype).unsqueeze(1)  # all durations 0: one silent frame
     token_of_frame = token_of_frame.clamp_(max=n_tokens - 1)
-    means = encoded.prior_means[0, :n_tokens].index_select(0, token_of_frame) * inside  # (frames, flow)
-    log_var = encoded.prior_log_variances[0, :n_tokens].index_select(0, token_of_frame) * inside
-    prior_means = means.new_zeros((1, config.flow_size, padded_frames))
-    prior_log_var = means.new_zeros((1, config.flow_size, padded_frames))
-    prior_means[0, :, :frames] = means.T
-    prior_log_var[0, :, :frames] = log_var.T
+    prior_means, prior_log_var = (  # (1, flow, padded_frames), zero past the frames
+        nn.functional.pad((p[0, :n_tokens].index_select(0, token_of_frame) * inside).T[None], (0, padded_frames - frames))
+        for p in (encoded.prior_means, encoded.prior_log_variances))
     frame_mask = torch.zeros((1, 1, padded_frames), dtype=dtype, device=device)
     frame_mask[..., :frames] = 1
 
@@ -80,7 +77,6 @@ def synthesize_bucketed(model, input_ids: torch.Tensor, speaker_id: int | None, 
     latents = model.flow(prior_latents, frame_mask, speaker_embeddings, reverse=True)
     spectrogram = latents * frame_mask
     waveform = model.decoder(spectrogram, speaker_embeddings, valid_frames=frames)
-    hop = int(np.prod(config.upsample_rates))
     return waveform.reshape(-1)[: frames * hop]
 
 

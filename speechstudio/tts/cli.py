@@ -135,15 +135,17 @@ def _read_stdin() -> str:
     return decode_text(data, "standard input")
 
 
-def _read_text_source(args) -> tuple[object, int]:
-    """Return (text or line iterator, total characters) for ``speak``."""
+def _read_text_source(args) -> tuple[object, int, str]:
+    """Return (text or line iterator, total characters, what to put before an error about the text: ``"FILE: "``,
+    ``"standard input: "`` or ``""`` for TEXT) for ``speak``."""
     from speechstudio.tts.textfile import iter_text_lines
 
     if args.file is None and args.text is None:
         raise UsageError("give TEXT, - (standard input) or --file TEXT_FILE")
     if args.file in (None, "-"):
-        text = _read_stdin() if (args.file or args.text) == "-" else args.text
-        return text, len(text)
+        stdin = (args.file or args.text) == "-"
+        text = _read_stdin() if stdin else args.text
+        return text, len(text), "standard input: " if stdin else ""
     path = Path(args.file)
     if path.is_dir():
         raise UsageError(f"{path}: is a folder, not a text file")
@@ -153,12 +155,12 @@ def _read_text_source(args) -> tuple[object, int]:
         from speechstudio.tts.documents import document_text
 
         text = document_text(path)
-        return text, len(text)
+        return text, len(text), f"{args.file}: "
     size = path.stat().st_size
     if size > MAX_TEXT_FILE_BYTES:
         raise UsageError(f"{path}: text file too large ({size // 1048576} MB, limit "
                          f"{MAX_TEXT_FILE_BYTES // 1048576} MB); split it into chapters")
-    return iter_text_lines(path), size  # the whole file is checked to decode first; then read lazily
+    return iter_text_lines(path), size, f"{args.file}: "  # the whole file is checked to decode first; then read lazily
 
 
 class _Playback:
@@ -208,8 +210,7 @@ def speak_command(args) -> int:
     if args.out is not None:
         check_output_suffix(args.out)  # before any synthesis: an unknown suffix, then an unwritable destination
         check_destination(args.out, overwrite=getattr(args, "overwrite", False))
-    source, total = _read_text_source(args)
-    where = _source_name(args)
+    source, total, where = _read_text_source(args)
     ssml = True if getattr(args, "ssml", False) else None
     try:  # empty text and SSML errors before the voice loads, naming the file (exit 2, as an unreadable file)
         if isinstance(source, str):
@@ -254,20 +255,18 @@ def speak_command(args) -> int:
     try:
         if args.out is not None:
             duration, n = write_speech(chunks, args.out, on_chunk, overwrite=getattr(args, "overwrite", False))
-            bar.close()
-            print(f"wrote {args.out}: {duration:.1f} s of audio, {n} sentence(s); tagged as synthetic speech", file=info)
+            message = f"wrote {args.out}: {duration:.1f} s of audio, {n} sentence(s); tagged as synthetic speech"
         elif raw_out is not None:
             duration, n = write_raw(chunks, raw_out, on_chunk)
-            bar.close()
-            print(f"wrote {duration:.1f} s of raw 16-bit mono PCM at {voice.sample_rate} Hz to standard output, "
-                  f"{n} sentence(s)", file=sys.stderr)
+            message = (f"wrote {duration:.1f} s of raw 16-bit mono PCM at {voice.sample_rate} Hz to standard output, "
+                       f"{n} sentence(s)")
         else:
             n = 0
-            for chunk in chunks:
+            for n, chunk in enumerate(chunks, 1):
                 on_chunk(chunk)
-                n += 1
-            bar.close()
-            print(f"played {n} sentence(s)")
+            message = f"played {n} sentence(s)"
+        bar.close()
+        print(message, file=info)  # stderr with --output-raw, where stdout carries the audio
     except (EmptyTextError, SsmlError) as exc:
         if not where or str(exc).startswith(where):
             raise
@@ -281,13 +280,6 @@ def speak_command(args) -> int:
         if player is not None:
             player.close()
     return 0
-
-
-def _source_name(args) -> str:
-    """``"FILE: "`` / ``"standard input: "`` to put before an error about the text, ``""`` for TEXT."""
-    if args.file not in (None, "-"):
-        return f"{args.file}: "
-    return "standard input: " if (args.file or args.text) == "-" else ""
 
 
 def _quiet_stdout() -> None:
@@ -324,22 +316,20 @@ def voices_command(args) -> int:
                   f"(speechstudio voices remove {bad.name})")
         if default:
             print("(* = default voice)")
-        return 0
-    if cmd == "import":
+    elif cmd == "import":
         ref = voices.import_piper(args.onnx, args.name)
         print(f"imported {args.onnx} as voice {ref.name} ({ref.location})")
-        return 0
-    if cmd == "download":
+    elif cmd == "download":
         ref = voices.download_voice(args.hf_id)
         print(f"downloaded {args.hf_id} as voice {ref.name}")
-        return 0
-    if cmd == "remove":
+    elif cmd == "remove":
         from speechstudio.finetune.leftovers import remove_voice_and_run
 
         ref, run, size = remove_voice_and_run(args.name)
         print(f"removed voice {ref.name}" + (f" and its training run {run} ({format_size(size)})" if run else ""))
-        return 0
-    raise UsageError(f"unknown voices command {cmd!r}")
+    else:
+        raise UsageError(f"unknown voices command {cmd!r}")
+    return 0
 
 def audiobook_command(args) -> int:
     """Handler of ``speechstudio audiobook``. Returns 0 on success."""
@@ -361,9 +351,7 @@ def audiobook_command(args) -> int:
         return 0
     if not args.out:
         raise UsageError("audiobook needs --out FOLDER (or --list-chapters to only show the chapters)")
-    cover = _read_cover(args.cover) if getattr(args, "cover", None) else None
-    if cover is not None:
-        cover = prepare_cover(cover, args.cover)
+    cover = prepare_cover(_read_cover(args.cover), args.cover) if getattr(args, "cover", None) else None
     check_folder_destination(args.out)  # and on a folder that cannot be written
     check_outputs(book, args.out, args.format, args.restart, getattr(args, "m4b", True))  # a file of the user's own
     ref, voice = load_named(args.voice, args.device, args.precision)

@@ -18,8 +18,9 @@ _NUMBER_WORDS = frozenset(
     "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred first second third fourth "
     "fifth sixth seventh eighth ninth tenth eleventh twelfth last final".split())
 # "Chapter 3", "CHAPTER IV. The Storm", "Part Two: Home", "Book the First"; the keyword capitalised.
+_KEYWORD = r"(?:Chapter|CHAPTER|Part|PART|Book|BOOK|Volume|VOLUME)\s+(?:the\s+|THE\s+)?"
 _TXT_HEADING = re.compile(
-    r"^\s*(?:(?:Chapter|CHAPTER|Part|PART|Book|BOOK|Volume|VOLUME)\s+(?:the\s+|THE\s+)?(\d+|[IVXLCivxlc]+|[A-Za-z]+(?:-[A-Za-z]+)?)"
+    r"^\s*(?:" + _KEYWORD + r"(\d+|[IVXLCivxlc]+|[A-Za-z]+(?:-[A-Za-z]+)?)"
     r"(?:\s*[.:\u2014\u2013-]\s*(?:\S.{0,70})?|\.)?"
     r"|Prologue|PROLOGUE|Epilogue|EPILOGUE|Preface|PREFACE|Introduction|INTRODUCTION|Afterword|AFTERWORD)\s*$")
 _ROMAN = re.compile(r"(?i)M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
@@ -81,11 +82,8 @@ def read_book(path: str | Path) -> Book:
         epub = read_epub(path)
         title, author, cover, parts, warnings = epub.title, epub.author, epub.cover, epub.chapters, tuple(epub.warnings)
     else:
-        text = read_text_file(path)
-        if suffix in (".md", ".markdown"):
-            title, author, parts = _split_markdown(text)
-        else:
-            title, author, parts = _split_text(text)
+        split = _split_markdown if suffix in (".md", ".markdown") else _split_text
+        title, author, parts = split(read_text_file(path))
         title = title or path.stem
     chapters = [(t, x) for t, x in parts if has_speakable(x)]
     if not chapters:
@@ -113,10 +111,8 @@ _PG_END = re.compile(r"(?i)^\s*(?:\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG 
                      r"Gutenberg'?s? E-?(?:Book|text))")
 _PG_FIELD = re.compile(r"^(Title|Author):[ \t]*(\S.*?)\s*$")
 # "CHAPTER I." / "Chapter 3" / "PART TWO:" without a title of its own: a title on the next line is joined to it
-_BARE_HEADING = re.compile(r"^\s*(?:Chapter|CHAPTER|Part|PART|Book|BOOK|Volume|VOLUME)\s+(?:the\s+|THE\s+)?\S+?"
-                           r"\s*[.:\u2014\u2013-]?\s*$")
-_TITLED_HEADING = re.compile(r"^\s*(?:Chapter|CHAPTER|Part|PART|Book|BOOK|Volume|VOLUME)\s+(?:the\s+|THE\s+)?\S+?"
-                             r"\s*[.:\u2014\u2013-]\s*(\S.*)$")
+_BARE_HEADING = re.compile(r"^\s*" + _KEYWORD + r"\S+?\s*[.:\u2014\u2013-]?\s*$")
+_TITLED_HEADING = re.compile(r"^\s*" + _KEYWORD + r"\S+?\s*[.:\u2014\u2013-]\s*(\S.*)$")
 _CONTENTS = re.compile(r"(?i)^(?:table of )?contents\.?$")
 
 
@@ -235,14 +231,11 @@ _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)",
 
 def _split_markdown(md: str) -> tuple[str, str, list[tuple[str, str]]]:
     """``(book title or "", author or "", [(heading, text), ...])`` of a Markdown book (module docstring)."""
-    title = author = ""
     front = _FRONT_MATTER.match(md)
-    if front:  # YAML front matter (Pandoc, Jekyll, Hugo): its title; never read aloud
-        md = md[front.end():]
-        found = re.search(r"^title:[ \t]*(.+?)[ \t]*$", front.group(1), re.MULTILINE)
-        title = found.group(1).strip("'\"") if found else ""
-        found = re.search(r"^author:[ \t]*(.+?)[ \t]*$", front.group(1), re.MULTILINE)
-        author = found.group(1).strip("'\"") if found else ""
+    fields = [re.search(rf"^{key}:[ \t]*(.+?)[ \t]*$", front.group(1), re.MULTILINE) if front else None
+              for key in ("title", "author")]  # YAML front matter (Pandoc, Jekyll, Hugo); never read aloud
+    title, author = (found.group(1).strip("'\"") if found else "" for found in fields)
+    md = md[front.end():] if front else md
     parts: list[tuple[str, int, list[str]]] = [("", 0, [])]
     fence = False
     for line in md.splitlines():

@@ -50,8 +50,8 @@ def _xml(data: bytes):
 
 class _Xhtml(HTMLParser):
     """Plain text of one XHTML document, cut at the elements whose ``id`` is in ``marks``:
-    ``segments`` is ``[(id or None, text), ...]``; ``heading``: its first h1-h3; ``toc``: the
-    ``(href, label)`` links of its ``<nav epub:type="toc">`` (or its first ``<nav>``)."""
+    ``segments`` is ``[(id or None, text), ...]``; ``heading``: its first h1-h3; ``navs``: the
+    ``(href, label)`` links of each ``<nav>`` (with whether it is ``epub:type="toc"``)."""
 
     def __init__(self, marks: set[str]):
         super().__init__(convert_charrefs=True)
@@ -66,12 +66,6 @@ class _Xhtml(HTMLParser):
         self.link_words = 0  # links to the book itself: a contents page is mostly those
         self.link_id: str | None = None
         self.note_links: list[tuple[str | None, str]] = []  # (own id, href) of footnote markers / back-links
-
-    @property
-    def toc(self) -> list[tuple[str, str]]:
-        """The ``(href, label)`` links of ``<nav epub:type="toc">``, else of the first ``<nav>``."""
-        typed = [links for is_toc, links in self.navs if is_toc]
-        return typed[0] if typed else (self.navs[0][1] if self.navs else [])
 
     def _out(self, text: str) -> None:
         if self.link is not None:
@@ -98,9 +92,7 @@ class _Xhtml(HTMLParser):
                 self._out("\n\n")
             return
         self.stack.append((tag, silent))
-        if silent:
-            self.skip += 1
-            return
+        self.skip += silent
         if self.skip:
             return
         if tag in _BLOCKS:
@@ -118,8 +110,7 @@ class _Xhtml(HTMLParser):
             return
         while self.stack:
             open_tag, silent = self.stack.pop()
-            if silent:
-                self.skip -= 1
+            self.skip -= silent
             if not self.skip and not silent:
                 self._close(open_tag)
             if open_tag == tag:
@@ -252,7 +243,9 @@ def _nav_entries(nav_file: str | None, read) -> list[tuple[str, str, str | None]
         return []
     parsed = _parse_xhtml(data, set())
     parsed.result()
-    return [_entry(label, href, nav_file) for href, label in parsed.toc if label]
+    # the links of <nav epub:type="toc">, else of the first <nav>
+    toc = next((links for is_toc, links in parsed.navs if is_toc), parsed.navs[0][1] if parsed.navs else [])
+    return [_entry(label, href, nav_file) for href, label in toc if label]
 
 
 def _ncx_entries(ncx_file: str | None, read) -> list[tuple[str, str, str | None]]:

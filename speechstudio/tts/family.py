@@ -150,13 +150,10 @@ class TtsFamily:
         """Check ``settings`` for ``voice`` before any audio is made; returns one note per set control
         this family ignores. Raises ``UsageError`` for a value outside ``CONTROL_RANGES``."""
         check_settings(settings, flags=flags)
-        notes = []
-        for control in ("length_scale", "noise_scale", "noise_w", "seed"):
-            value = getattr(settings, control)
-            if value is None or control in self.capabilities.controls or (control == "length_scale" and value == 1.0):
-                continue
-            notes.append(f"voice {getattr(voice, 'name', voice)} ({self.name}) has no {control} control; ignored")
-        return notes
+        return [f"voice {getattr(voice, 'name', voice)} ({self.name}) has no {control} control; ignored"
+                for control in ("length_scale", "noise_scale", "noise_w", "seed")
+                if getattr(settings, control) is not None and control not in self.capabilities.controls
+                and not (control == "length_scale" and settings.length_scale == 1.0)]
 
 
 def link_tree(src: Path, dest: Path) -> None:

@@ -47,11 +47,9 @@ def _load_piper(src: Path, device: str, precision: str, name: str | None, optimi
         return _finish(load_piper_model(onnx_path)[0], device, precision, optimize)
 
     piper = read_piper_config(onnx_path)
-    runner = None
-    if runtime == "onnx":
-        runner = OnnxPiperRunner(piper.onnx_path)
     return VitsVoice(
-        runtime=runtime, runner=runner, model_loader=build if runtime == "onnx" else None,
+        runtime=runtime, runner=OnnxPiperRunner(piper.onnx_path) if runtime == "onnx" else None,
+        model_loader=build if runtime == "onnx" else None,
         model=None if runtime == "onnx" else build(),
         **_clone_fields(onnx_path.parent, piper.config_path),
         name=name or onnx_path.stem, kind="piper", sample_rate=piper.sample_rate,

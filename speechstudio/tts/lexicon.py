@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 from speechstudio.atomic import atomic_write_text
 from speechstudio.errors import UsageError
 from speechstudio.hub.paths import data_dir
-from speechstudio.tts.phonemize import espeak_phonemes, phonemes_to_ids, plain_tokenizer
+from speechstudio.tts.phonemize import espeak_phonemes, plain_tokenizer
 from speechstudio.tts.frontend.text import has_speakable, normalize_english
 
 PHONEME_OPEN, PHONEME_SEP, PHONEME_CLOSE = "\ue000", "\ue001", "\ue002"
@@ -122,13 +121,8 @@ class Lexicon:
                                    f"docs/tts.md, Pronunciations, or give a respelling)")
             return phoneme_mark(ipa, m.group(1))
 
-        pieces = []
-        for word, ipa in split_marks(text):
-            if ipa is not None:
-                pieces.append(phoneme_mark(ipa, word))
-                continue
-            pieces.append(pat.sub(replace, word))
-        return "".join(pieces)
+        return "".join(phoneme_mark(ipa, word) if ipa is not None else pat.sub(replace, word)
+                       for word, ipa in split_marks(text))
 
     def lines(self) -> list[str]:
         """The entries as file lines (``WORD<TAB>respelling`` or ``WORD<TAB>/ipa/``), sorted."""
@@ -182,11 +176,8 @@ def user_lexicon(language: str) -> Lexicon | None:
     empty. Re-read when the file changes (edits in the Speak page apply to the next sentence)."""
     try:
         path = lexicon_path(language)
-    except UsageError:  # a voice language that is no language code: no lexicon
-        return None
-    try:
         st = path.stat()
-    except OSError:
+    except (UsageError, OSError):  # a voice language that is no language code, or no lexicon file
         return None
     lexicon = _load_cached(str(path), st.st_mtime_ns, st.st_size)
     return lexicon if lexicon.entries else None
@@ -245,11 +236,7 @@ def _ipa_ids(voice, segments: list[tuple[str, str | None]]) -> list[int]:
             phonemes.append(" ")
         phonemes.extend(new)
     if voice.has_phoneme_map:
-        missing: Counter = Counter()
-        ids = phonemes_to_ids(phonemes, voice.piper.phoneme_id_map, missing)
-        if missing:
-            voice.warnings.append(f"voice {voice.name} cannot say phonemes {''.join(sorted(missing))!r}; skipped")
-        return ids
+        return voice.map_phonemes(phonemes)
     tok = plain_tokenizer(voice.tokenizer)
     text = " ".join("".join(phonemes).split())
     vocab = tok.get_vocab()

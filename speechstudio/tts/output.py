@@ -63,12 +63,11 @@ def write_raw(chunks: Iterable, out: BinaryIO, on_chunk: Callable | None = None)
     """Write ``SpeechChunk``s to ``out`` as raw s16le mono PCM, flushed per sentence; returns ``(seconds,
     chunks)``. ``BrokenPipeError`` (the player quit) is left to the caller."""
     samples, n, rate = 0, 0, 0
-    for chunk in chunks:
+    for n, chunk in enumerate(chunks, 1):
         out.write(float_to_pcm16(chunk.audio).tobytes())
         out.flush()
         samples += len(chunk.audio)
         rate = chunk.sample_rate
-        n += 1
         if on_chunk is not None:
             on_chunk(chunk)
     return (samples / rate if rate else 0.0), n

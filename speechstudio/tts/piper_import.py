@@ -125,20 +125,16 @@ def read_onnx_weights(onnx_path: str | Path) -> tuple[dict[str, np.ndarray], dic
     graph = model.graph
     inputs = {i.name for i in graph.input}
     if not {"input", "input_lengths", "scales"} <= inputs:
-        raise PiperVoiceError(
-            f"{onnx_path}: not a Piper VITS voice (graph inputs {sorted(inputs)}, "
-            "expected input, input_lengths, scales)"
-        )
+        raise PiperVoiceError(f"{onnx_path}: not a Piper VITS voice (graph inputs {sorted(inputs)}, "
+                              "expected input, input_lengths, scales)")
     inits = {t.name: t for t in graph.initializer}
 
     def arr(name: str) -> np.ndarray:
         return numpy_helper.to_array(inits[name]).astype(np.float32, copy=False)
 
-    params: dict[str, np.ndarray] = {}
+    params = {name: arr(name) for name, tensor in inits.items()
+              if _PARAM_RE.match(name) and tensor.data_type == onnx.TensorProto.FLOAT}
     attrs: dict[str, dict] = {}
-    for name in inits:
-        if _PARAM_RE.match(name) and inits[name].data_type == onnx.TensorProto.FLOAT:
-            params[name] = arr(name)
 
     consumers: dict[str, list] = {}
     for node in graph.node:
@@ -149,7 +145,6 @@ def read_onnx_weights(onnx_path: str | Path) -> tuple[dict[str, np.ndarray], dic
         if node.op_type in ("Conv", "ConvTranspose"):
             weight = node.input[1]
             bias = node.input[2] if len(node.input) > 2 and node.input[2] else None
-            path = None
             if bias and bias.endswith(".bias") and _PARAM_RE.match(bias):
                 path = bias[: -len(".bias")]
             elif weight.endswith(".weight") and _PARAM_RE.match(weight):

@@ -65,7 +65,9 @@ def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float
                  ssml: bool | None = None) -> Iterator[SpeechPart]:
     """``SpeechPart``s of plain text (split lazily) or SSML (``ssml=None``: when it starts with ``<speak``;
     ``True`` wraps text without a root). Raises ``SsmlError``."""
-    if not isinstance(text, str):
+    if isinstance(text, str):
+        verdict = ssml_verdict(text)
+    else:
         lines = iter(text)
         head: list[str] = []
         verdict = None
@@ -75,15 +77,11 @@ def speech_parts(text: str | Iterable[str], language: str = "en", pause_s: float
             verdict = ssml_verdict(seen)
             if ssml is not None or verdict is not None or len(seen) > _MAX_PROLOG_CHARS:
                 break
-        if ssml or (ssml is None and verdict is True):
-            text = "".join(itertools.chain(head, lines))
-        else:
-            yield from _plain_parts(itertools.chain(head, lines), language, pause_s)
-            return
-    if ssml or (ssml is None and ssml_verdict(text) is True):
-        yield from parse_ssml(text, language, pause_s)
-        return
-    yield from _plain_parts(text, language, pause_s)
+        text = itertools.chain(head, lines)
+    if ssml or (ssml is None and verdict is True):
+        yield from parse_ssml(text if isinstance(text, str) else "".join(text), language, pause_s)
+    else:
+        yield from _plain_parts(text, language, pause_s)
 
 
 def _plain_parts(text, language: str, pause_s: float) -> Iterator[SpeechPart]:
@@ -97,9 +95,7 @@ def _plain_parts(text, language: str, pause_s: float) -> Iterator[SpeechPart]:
 
 def _seconds(value: str) -> float | None:
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*", value)
-    if not m:
-        return None
-    return float(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0)
+    return float(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0) if m else None
 
 
 def _rate(value: str) -> float | None:
@@ -215,9 +211,9 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
     build = _Builder(language, pause_s)
     stack: list[dict] = []
 
-    def where() -> str:
-        line, col = parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
-        return f"SSML line {line + lines_before}, column {col - shift if line == 1 else col}"
+    def where(line: int | None = None, offset: int = 0) -> str:
+        line, offset = (parser.CurrentLineNumber, parser.CurrentColumnNumber) if line is None else (line, offset)
+        return f"SSML line {line + lines_before}, column {max(offset + 1 - (shift if line == 1 else 0), 1)}"
 
     def key() -> tuple[float, str | None]:
         return (stack[-1]["ls"], stack[-1]["voice"]) if stack else (1.0, None)
@@ -303,8 +299,5 @@ def parse_ssml(text: str, language: str = "en", pause_s: float = DEFAULT_SENTENC
     try:
         parser.Parse(text, True)
     except expat.ExpatError as exc:
-        line, col = exc.lineno, exc.offset + 1
-        col = col - shift if line == 1 else col
-        raise SsmlError(f"SSML line {line + lines_before}, column {max(col, 1)}: "
-                        f"{expat.errors.messages[exc.code]}") from None
+        raise SsmlError(f"{where(exc.lineno, exc.offset)}: {expat.errors.messages[exc.code]}") from None
     return build.result()

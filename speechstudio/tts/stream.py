@@ -131,14 +131,17 @@ class _PartVoices:
         return voice, settings
 
 
-def _finish_audio(audio: np.ndarray, voice: VitsVoice, rate: int, pause_s: float) -> np.ndarray:
-    """Resample a part from another ``<voice>`` to the stream's rate (soxr) and append its pause."""
+def _chunk(index: int, part: SpeechPart, voice: VitsVoice, audio: np.ndarray, rate: int, chars_done: int,
+           warnings: tuple[str, ...]) -> SpeechChunk:
+    """The chunk of one part: audio from another ``<voice>`` resampled to the stream's rate (soxr), its pause
+    appended."""
     if voice.sample_rate != rate and len(audio):
         import soxr
 
         audio = soxr.resample(audio, voice.sample_rate, rate).astype(np.float32)
-    n = int(round(pause_s * rate))
-    return np.concatenate([audio, np.zeros(n, dtype=np.float32)]) if n else audio
+    n = int(round(part.pause_s * rate))
+    audio = np.concatenate([audio, np.zeros(n, dtype=np.float32)]) if n else audio
+    return SpeechChunk(index, part.text, audio, rate, chars_done, warnings, voice.name, voice.clone_of, part.pause_s)
 
 
 def stream_speech(
@@ -176,9 +179,7 @@ def stream_speech(
         audio = (part_voice.synthesize(current.text, part_settings) if current.text
                  else np.zeros(0, dtype=np.float32))
         done += len(current.text) + 1
-        audio = _finish_audio(audio, part_voice, rate, current.pause_s)
-        yield SpeechChunk(index, current.text, audio, rate, done, tuple(part_voice.warnings), part_voice.name,
-                          part_voice.clone_of, current.pause_s)
+        yield _chunk(index, current, part_voice, audio, rate, done, tuple(part_voice.warnings))
         index += 1
         current = next(parts, None)
         if n_workers > 1:
@@ -199,9 +200,7 @@ def stream_speech(
                 current = next(parts, None)
             i, part, part_voice, chars_done, future = pending.popleft()
             audio, warnings = future.result()
-            audio = _finish_audio(audio, part_voice, rate, part.pause_s)
-            yield SpeechChunk(i, part.text, audio, rate, chars_done, warnings, part_voice.name, part_voice.clone_of,
-                              part.pause_s)
+            yield _chunk(i, part, part_voice, audio, rate, chars_done, warnings)
     finally:
         futures: list[Future] = [p[-1] for p in pending]
         for f in futures:
@@ -225,12 +224,7 @@ class SynthesisOSError(Exception):
 
 def synthesis_errors_apart(chunks: Iterable[SpeechChunk]) -> Iterator[SpeechChunk]:
     """Yield ``chunks``; an ``OSError`` raised while synthesizing comes out as ``SynthesisOSError``."""
-    it = iter(chunks)
-    while True:
-        try:
-            chunk = next(it)
-        except StopIteration:
-            return
-        except OSError as e:
-            raise SynthesisOSError(str(e)) from e
-        yield chunk
+    try:
+        yield from chunks
+    except OSError as e:
+        raise SynthesisOSError(str(e)) from e

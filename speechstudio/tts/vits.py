@@ -59,10 +59,9 @@ class VitsVoice(VoiceText):
         """The model's own float32 ``(n_samples,)`` for one id sequence (a hop multiple); seeded on onnx: the
         PyTorch model."""
         sid = self.speaker_id(settings.speaker)
-        d = self.defaults
-        noise_scale = d["noise_scale"] if settings.noise_scale is None else float(settings.noise_scale)
-        noise_w = d["noise_w"] if settings.noise_w is None else float(settings.noise_w)
-        length_scale = d["length_scale"] if settings.length_scale is None else float(settings.length_scale)
+        noise_scale, noise_w, length_scale = (  # the settings', else the voice's defaults
+            self.defaults[k] if getattr(settings, k) is None else float(getattr(settings, k))
+            for k in ("noise_scale", "noise_w", "length_scale"))
         if self.runtime == "onnx" and settings.seed is None:
             return self.runner.run(ids, sid, noise_scale, length_scale, noise_w)
         import torch

@@ -91,9 +91,7 @@ class VoiceText:
             raise UnknownSpeakerError(f"voice {self.name} has no speaker {speaker!r} (names: {names})")
         sid = int(speaker)
         if not 0 <= sid < self.num_speakers:
-            raise UnknownSpeakerError(
-                f"voice {self.name} has no speaker {sid} (valid ids: 0..{self.num_speakers - 1})"
-            )
+            raise UnknownSpeakerError(f"voice {self.name} has no speaker {sid} (valid ids: 0..{self.num_speakers - 1})")
         return sid if self.num_speakers > 1 else None
 
     def text_to_ids(self, sentence: str) -> list[int]:
@@ -108,32 +106,31 @@ class VoiceText:
         if self.language.startswith("en"):
             text = self._english_text(sentence)
         if self.has_phoneme_map:
-            missing: Counter = Counter()
-            if self.piper.phoneme_type == "text":
-                phonemes = codepoint_phonemes(text)
-            else:
-                phonemes = espeak_phonemes(text, self.piper.espeak_voice)
-            ids = phonemes_to_ids(phonemes, self.piper.phoneme_id_map, missing)
-            if missing:
-                self.warnings.append(f"voice {self.name} cannot say phonemes {''.join(sorted(missing))!r}; skipped")
-            if len(ids) <= 3:
-                raise UnsayableTextError(f"voice {self.name} cannot say any of {sentence[:40]!r}")
-            return ids
-        ids = self._tokenize(text)
-        if len(ids) < 2 or not any(ids):
+            ids = self.map_phonemes(codepoint_phonemes(text) if self.piper.phoneme_type == "text"
+                                    else espeak_phonemes(text, self.piper.espeak_voice))
+            sayable = len(ids) > 3
+        else:
+            ids = self._tokenize(text)
+            sayable = len(ids) >= 2 and any(ids)
+        if not sayable:
             raise UnsayableTextError(f"voice {self.name} cannot say any of {sentence[:40]!r}")
+        return ids
+
+    def map_phonemes(self, phonemes: list[str]) -> list[int]:
+        """Ids of ``phonemes`` through the Piper ``phoneme_id_map``; unknown phonemes skipped, warned."""
+        missing: Counter = Counter()
+        ids = phonemes_to_ids(phonemes, self.piper.phoneme_id_map, missing)
+        if missing:
+            self.warnings.append(f"voice {self.name} cannot say phonemes {''.join(sorted(missing))!r}; skipped")
         return ids
 
     def _english_text(self, sentence: str) -> str:
         """``text.english_front_end`` for one sentence, its notes as warnings (per script or symbol, not
         per sentence); the same for synthesis and the dataset check. Raises ``LeftOutTextError``."""
         said = english_front_end(sentence, self.language)
-        for script in said.transliterated:
-            self.warnings.append(f"voice {self.name} speaks English and cannot say {script} script: "
-                                 "read as Latin letters (use a voice for that language)")
-        for script in said.skipped_scripts:
-            self.warnings.append(f"voice {self.name} speaks English and cannot say {script} script: "
-                                 "left out (use a voice for that language)")
+        for scripts, how in ((said.transliterated, "read as Latin letters"), (said.skipped_scripts, "left out")):
+            self.warnings.extend(f"voice {self.name} speaks English and cannot say {script} script: {how} (use a "
+                                 "voice for that language)" for script in scripts)
         if said.skipped_symbols:
             self.warnings.append(f"voice {self.name} cannot say symbols {said.skipped_symbols!r}: left out")
         if not has_speakable(said.text):
@@ -157,8 +154,7 @@ class VoiceText:
                 # Romanise here with one cached Uroman: VitsTokenizer builds a new one per call (~6 s).
                 text = _uroman().romanize_string(text)
             vocab = tok.get_vocab()
-            # what the tokenizer's normalize_text keeps (a character of the vocabulary, else lowercased), char by char:
-            # not normalize_text itself, a loop over the whole vocabulary per character that tok() below runs anyway
+            # what normalize_text keeps (a vocabulary character, else lowercased), without its vocabulary scan per char
             lowered = (ch for c in text for ch in (c if c in vocab else c.lower())) if getattr(tok, "normalize", True) \
                 else text
             lost = sorted({ch for ch in lowered if ch not in vocab and ch.isalnum()})

@@ -115,10 +115,8 @@ def _store_voices() -> list[VoiceRef]:
     for d, meta in _store_entries():
         if isinstance(meta, str):
             continue
-        if meta.get("kind") == "piper":
-            loc = str(d / meta.get("file", d.name + ".onnx"))
-        else:
-            loc = meta.get("path") or meta.get("hf_id", "")
+        loc = (str(d / meta.get("file", d.name + ".onnx")) if meta.get("kind") == "piper"
+               else meta.get("path") or meta.get("hf_id", ""))
         clone_of = str(meta.get("base") or "unknown") if meta.get("synthetic") else None
         out.append(VoiceRef(d.name, meta.get("kind", "piper"), loc, "store",
                             meta.get("source", ""), meta.get("hf_id"), clone_of,

@@ -55,8 +55,6 @@ def spell_characters(chars: str) -> str:
 
 def _word_or_code(part: str) -> str:
     """One piece of a URL / path between separators: words stay, numbers are numbers, codes spelled."""
-    if not part:
-        return ""
     if part.isdigit():
         return cardinal(part) if len(part) <= 4 and not part.startswith("0") else digits_words(part)
     if part.isalpha():
@@ -87,19 +85,13 @@ def _strip_trailing(m: re.Match) -> tuple[str, str]:
 def _url(m: re.Match) -> str:
     url, tail = _strip_trailing(m)
     body = re.sub(r"^(?:https?|ftp|file)://", "", url, flags=re.IGNORECASE)
-    spoken = []
-    if body.lower().startswith("www."):
-        spoken.append("w w w dot")
-        body = body[4:]
-    spoken.append(_spoken_piece(body.rstrip("/")))
-    return " ".join(spoken) + tail
+    www = body.lower().startswith("www.")
+    return ("w w w dot " if www else "") + _spoken_piece(body[4 if www else 0:].rstrip("/")) + tail
 
 
 def _path(m: re.Match) -> str:
     path, tail = _strip_trailing(m)
-    if path.startswith("~"):
-        return "home " + _spoken_piece(path[1:]) + tail
-    return _spoken_piece(path) + tail
+    return ("home " + _spoken_piece(path[1:]) if path.startswith("~") else _spoken_piece(path)) + tail
 
 
 def _win_path(m: re.Match) -> str:

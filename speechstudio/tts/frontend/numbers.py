@@ -50,6 +50,7 @@ _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 # A unit after a number: "°C" / "%" may be glued, word units end at a word boundary.
 _UNIT = rf"(?:{_UNIT_ALT})(?![\w/])"
+_NO_UNIT_AFTER = r"(?!\s?" + _UNIT + ")"
 
 
 def _n2w(value, **kw) -> str:
@@ -139,10 +140,10 @@ _SCI_RE = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)(?:[eE]([+-]?\d+)|\s?[x×]\s?1
 _FEET_INCHES_RE = re.compile(r"(?<![\w.'′])(\d{1,2})['′]\s?(\d{1,2}(?:\.\d+)?)(?:\"|''|′′)")
 _INCHES_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\"|′′)(?!\w)")
 _TIMES_RE = re.compile(r"(?<=[\d)])\s?\*\s?(?=[-−]?\.?\d|\()")
-_AREA_RE = re.compile(r"(?<![\w.,/])(" + r"(?:(?<![\w.,])[-−])?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-                      + r")\s?(mm|cm|m|km|nm|ft|mi)\^([23])(?!\w|\.\d)")
-_POWER_RE = re.compile(r"(\b[A-Za-z]{1,3})?\s?\^\s?([-−]?\d+(?:\.\d+)?|[A-Za-z]\b)")
+_SIGNED = r"(?:(?<![\w.,])[-−])?" + _NUM
 _AREA_UNITS = ("mm", "cm", "m", "km", "nm", "ft", "mi")
+_AREA_RE = re.compile(r"(?<![\w.,/])(" + _SIGNED + r")\s?(" + "|".join(_AREA_UNITS) + r")\^([23])(?!\w|\.\d)")
+_POWER_RE = re.compile(r"(\b[A-Za-z]{1,3})?\s?\^\s?([-−]?\d+(?:\.\d+)?|[A-Za-z]\b)")
 # Superscript exponents ("m²", "x⁻¹", "xⁿ") after a number, ")" or a word of up to three letters (a variable,
 # a product "mc" or a unit); after a longer word it is a footnote mark and left to NFKC.
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ⁿ", "0123456789-+n")
@@ -158,7 +159,7 @@ _PHONE_RE = re.compile(
     r"|\d{2,5}(?:[ -]\d{2,4}){2,4}"  # 0900 555 010, 555-014-2368 (dates were read before)
     r"|0\d{1,4}[ /-]\d{3,8}"  # 030 1234567, 0800/123456 (a leading zero; 7+ digits: ``_phone``)
     r"|\d{3}-\d{4})"  # 555-0142
-    r"(?![\w.,]?\d)(?!\s?(?:" + _UNIT_ALT + r")(?![\w/]))")
+    r"(?![\w.,]?\d)" + _NO_UNIT_AFTER)
 _CURRENCY_RE = re.compile(r"((?<!\w)-)?([$£€¥])\s?(" + _NUM + r")(?:\s?[-–]\s?(" + _NUM + r"))?"
                           r"(?:\s?(million|billion|trillion|thousand|bn|mn|tn|[KkMBm])\b)?")
 _TIME_RE = re.compile(r"(?<![\w.:])(\d{1,2}):(\d{2})(?![\d:])")
@@ -172,12 +173,10 @@ _BIBLE_BOOKS = ("Genesis|Exodus|Leviticus|Deuteronomy|Joshua|Ruth|Samuel|Kings|C
                 "|Philippians|Colossians|Thessalonians|Timothy|Titus|Hebrews|James|Peter|Jude|Revelation")
 _VERSE_RE = re.compile(r"\b((?:" + _BIBLE_BOOKS + r")\s+)(\d{1,3}):(\d{1,3})(?![\w:]|[.,]\d)")
 _GLUED_AMPM_RE = re.compile(r"(?<=\d)([ap]m)\b", re.IGNORECASE)
-_SIGNED = r"(?:(?<![\w.,])[-−])?" + _NUM
 _RANGE_RE = re.compile(r"(?<![\w.,/-])(" + _SIGNED + r")(?:-|\s?[–—]\s?)(" + _NUM + r")(?![\w.,/]?\d)"
                        r"(?:\s?(" + _UNIT + r"))?")
 # A season or span of years: "2024/25", "1998-99", "2019/2020" (the second year within ten after the first).
-_SEASON_RE = re.compile(r"(?<![\w./-])(1[1-9]\d\d|20\d\d)([/–-])(\d{2}|\d{4})(?![\w/]|[.,]?\d)(?!\s?(?:"
-                        + _UNIT_ALT + r")(?![\w/]))")
+_SEASON_RE = re.compile(r"(?<![\w./-])(1[1-9]\d\d|20\d\d)([/–-])(\d{2}|\d{4})(?![\w/]|[.,]?\d)" + _NO_UNIT_AFTER)
 _UNIT_RE = re.compile(r"(?<![\w.,/])(" + _SIGNED + r")\s?(" + _UNIT + r")")
 _FRACTION_RE = re.compile(r"(?<![\w./])(?:(\d+)\s)?(\d+)/(\d+)(?![\w/]|\.\d)")
 _ORDINAL_RE = re.compile(r"(?<![\w.])(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
@@ -225,8 +224,7 @@ _BOOK_CODE_RE = re.compile(r"\b((?:ISBN|ISSN|EAN|UPC|GTIN)(?:-1[03])?:?\s*)(\d[\
 _PHONE_CONTEXT_RE = re.compile(
     r"\b((?i:tel|telephone|phone|fax|mobile|cell(?:\s?phone)?|hotline|helpline|whatsapp)\.?:?\s*"
     r"(?i:no\.?\s*|number:?\s*|#\s*)?)"
-    r"(\+?\(?\d[\d()]*(?:(?:[./-]|\)\s?|\s(?=\(|\d{2}))\(?\d[\d()]*)*)(?![\w,.]?\d|\w)"
-    r"(?!\s?(?:" + _UNIT_ALT + r")(?![\w/]))")
+    r"(\+?\(?\d[\d()]*(?:(?:[./-]|\)\s?|\s(?=\(|\d{2}))\(?\d[\d()]*)*)(?![\w,.]?\d|\w)" + _NO_UNIT_AFTER)
 _EMERGENCY_RE = re.compile(r"(?<![\w.,$£€#-])(911|999|112)(?=\s+(?:call|calls|operator|dispatcher|dispatch)\b)"
                            r"|(?<![\w.,$£€#-])911(?![\w,.]?\d|\w)")
 #: Software and standards a two-part version follows ("Python 3.11", "HTTP 1.1"): each part a cardinal.
@@ -247,10 +245,6 @@ def _sci(m: re.Match) -> str:
     exp = m.group(2) if m.group(2) is not None else m.group(3)
     unit = f" {UNITS[m.group(4)][1]}" if m.group(4) else ""
     return f"{cardinal(m.group(1))} times ten to the power of {cardinal(exp.lstrip('+'))}{unit}"
-
-
-def _feet_inches(m: re.Match) -> str:
-    return f"{cardinal(m.group(1))} foot {cardinal(m.group(2))}"
 
 
 def _inches(m: re.Match) -> str:
@@ -297,12 +291,6 @@ def _ip(m: re.Match) -> str:
         return " point ".join(cardinal(p) for p in parts)  # not an address: a dotted number list
     spoken = " dot ".join(digits_words(p) for p in parts)
     return spoken + (f" port {cardinal(m.group(2))}" if m.group(2) else "")
-
-
-def _version(m: re.Match) -> str:
-    body = m.group(2) or m.group(3)
-    spoken = " point ".join(cardinal(p) for p in body.split("."))
-    return ("version " if m.group(1) else "") + spoken
 
 
 def _fields_date(a: str, b: str, year: str, day_first: bool, sep: str) -> str:
@@ -486,10 +474,6 @@ def _count_follows(m: re.Match) -> bool:
     return bool(_COUNT_AFTER_RE.match(m.string, m.end()))
 
 
-def _labelled(m: re.Match) -> str:
-    return m.group(1) + identifier_words(m.group(2))
-
-
 def _plain(m: re.Match) -> str:
     raw = m.group(0)
     year_ok = not _count_follows(m)  # "in 1984" a year, "1984 dollars" a count
@@ -516,7 +500,7 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
                                       f"{UNITS[m.group(2)][0 if m.group(1) == '1' else 1]}", text)
         text = _POWER_RE.sub(_power, text)
     text = _TIMES_RE.sub(" times ", text)
-    text = _FEET_INCHES_RE.sub(_feet_inches, text)
+    text = _FEET_INCHES_RE.sub(lambda m: f"{cardinal(m.group(1))} foot {cardinal(m.group(2))}", text)
     text = _INCHES_RE.sub(_inches, text)
     text = _IP_RE.sub(_ip, text)
     text = _ISO_DATE_RE.sub(lambda m: date_words(int(m.group(1)), int(m.group(3)), int(m.group(4)))
@@ -524,7 +508,8 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
                             text)
     text = _DATE_RE.sub(lambda m: _fields_date(m.group(1), m.group(3), m.group(4), day_first, m.group(2))
                         if m.group(1) else _fields_date(m.group(5), m.group(6), m.group(7), day_first, "."), text)
-    text = _VERSION_RE.sub(_version, text)
+    text = _VERSION_RE.sub(lambda m: ("version " if m.group(1) else "") + " point ".join(
+        cardinal(p) for p in (m.group(2) or m.group(3)).split(".")), text)
     text = _TWO_PART_VERSION_RE.sub(lambda m: f"{m.group(1)}{_n2w(int(m.group(2)))} point {_n2w(int(m.group(3)))}", text)
     text = _BOOK_CODE_RE.sub(lambda m: m.group(1) + group_words(m.group(2)), text)
     text = _DIGIT_GROUPS_RE.sub(lambda m: group_words(m.group(1)), text)
@@ -533,7 +518,7 @@ def spell_numbers(text: str, locale: str = "en-us") -> str:
     text = _PHONE_RE.sub(_phone, text)
     text = _EMERGENCY_RE.sub(lambda m: digits_words(m.group(0)), text)
     text = _DIALLED_RE.sub(lambda m: m.group(1) + digits_words(m.group(2)), text)
-    text = _LABELLED_RE.sub(_labelled, text)
+    text = _LABELLED_RE.sub(lambda m: m.group(1) + identifier_words(m.group(2)), text)
     text = _CURRENCY_RE.sub(_currency, text)
     text = _DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)), to="year")), text)
     text = _SHORT_DECADE_RE.sub(lambda m: _plural_number(_n2w(int(m.group(1)) * 10)), text)

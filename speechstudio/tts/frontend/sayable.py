@@ -97,14 +97,8 @@ def english_sayable(text: str) -> Sayable:
         return " "
 
     text = _WORD_RE.sub(word, text)
-    symbols: list[str] = []
-    kept: list[str] = []
-    for ch in text:
-        if not ch.isascii() and unicodedata.category(ch) in ("So", "Sm", "Sk", "Sc") and ch not in NAMED_SYMBOLS:
-            if ch not in symbols:
-                symbols.append(ch)
-            kept.append(" ")
-        else:
-            kept.append(ch)
-    text = re.sub(r"[ \t]{2,}", " ", "".join(kept)) if symbols or skipped else "".join(kept)
-    return Sayable(text, tuple(transliterated), tuple(skipped), "".join(symbols), had_invisible)
+    symbols = "".join(dict.fromkeys(ch for ch in text if not ch.isascii() and ch not in NAMED_SYMBOLS
+                                    and unicodedata.category(ch) in ("So", "Sm", "Sk", "Sc")))
+    kept = "".join(" " if ch in symbols else ch for ch in text)
+    text = re.sub(r"[ \t]{2,}", " ", kept) if symbols or skipped else kept
+    return Sayable(text, tuple(transliterated), tuple(skipped), symbols, had_invisible)

@@ -40,11 +40,9 @@ def _segmenter(language: str):
     import pysbd  # light, pure Python
 
     lang = language if language in pysbd.languages.LANGUAGE_CODES else "en"
-    seg = _segmenters.get(lang)
-    if seg is None:
-        seg = pysbd.Segmenter(language=lang, clean=False)
-        _segmenters[lang] = seg
-    return seg
+    if lang not in _segmenters:
+        _segmenters[lang] = pysbd.Segmenter(language=lang, clean=False)
+    return _segmenters[lang]
 
 
 def _cut_long(sentence: str, max_chars: int) -> Iterator[str]:
