@@ -37,10 +37,8 @@ def app_command() -> list[str]:
 
 def cpu_session(path: Path, what: str):
     """An ONNX Runtime session of the model file ``path`` on the CPU, without a memory arena, on half the
-    cores (at least one) whose threads do not busy-wait between calls: it runs beside the recogniser,
-    which has the other half (on 2 cores, one thread costs the diarizer 21 % less CPU than two for 6 %
-    more wall time alone: docs/diarization.md). Raises ``OSError`` naming ``what`` when the file is
-    missing (a broken install)."""
+    cores (at least one; the recogniser has the other half: docs/diarization.md), threads not busy-waiting
+    between calls. Raises ``OSError`` naming ``what`` when the file is missing (a broken install)."""
     import onnxruntime
 
     if not Path(path).is_file():
@@ -90,8 +88,7 @@ def lower_thread_priority() -> bool:
 
 def trim_heap() -> None:
     """Give the memory the C heap holds free back to the system (glibc's ``malloc_trim(0)``; nothing
-    elsewhere). glibc keeps what ONNX Runtime frees between calls: the diarizer's sessions held 115 MB
-    after their first runs, 60 MB once trimmed (docs/diarization.md)."""
+    elsewhere), such as what ONNX Runtime frees between calls (docs/diarization.md)."""
     libc = _glibc()
     if libc is not None:
         libc.malloc_trim(0)

@@ -21,8 +21,7 @@ def _english_only(entry) -> bool:
     return tuple(entry.languages) == ("en",) or entry.name.lower().endswith(".en")
 
 
-#: Seconds of speech heard before dictation with ``--language auto`` and an English-only default model picks
-#: its model (Whisper's language tokens were sure on 2-3 s in asr/stretches.py's tests; ``MIN_DETECT_S`` there: 2 s).
+#: Seconds of speech heard before dictation with ``--language auto`` and an English-only default model picks its model.
 DETECT_SPEECH_S = 3.0
 
 
