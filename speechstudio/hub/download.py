@@ -186,23 +186,16 @@ def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
         raise ModelNotFoundError(f"{repo_id!r} is not a Hugging Face model id (expected OWNER/NAME, "
                                  "e.g. facebook/wav2vec2-base-960h)")
 
-    def from_cache() -> ResolvedModel | None:
-        try:
-            return cached_model(repo_id)
-        except ModelNotFoundError:
-            return None
-
-    if hub_offline():
-        cached = from_cache()
-        if cached is not None:
-            return cached
-        raise _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache", "offline")
-
     t = network_timeout_s()
     try:
+        if hub_offline():
+            raise _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache", "offline")
         files = list_repo_files(repo_id, timeout_s=t)
     except OfflineError:
-        cached = from_cache()
+        try:
+            cached = cached_model(repo_id)
+        except ModelNotFoundError:
+            cached = None
         if cached is not None:
             return cached
         raise
