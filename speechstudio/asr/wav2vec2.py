@@ -47,8 +47,7 @@ class Wav2Vec2Recognizer:
         self.model_id = model_id or str(model_dir)
         self.device = resolve_device(device)
         self.precision = resolve_precision(precision, self.device)
-        # Default: 8 windows per pass on CUDA; 1 on CPU (no gain from batching there, and a batch
-        # of 20 s windows makes the first conv layer's activations 4x larger: slower in practice).
+        # Default: 8 windows per pass on CUDA; 1 on CPU (batching gains nothing there, and is slower).
         self.batch_size = max(1, int(batch_size)) if batch_size else (8 if self.device.startswith("cuda") else 1)
         config = self._config(AutoConfig)
         try:

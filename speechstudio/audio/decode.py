@@ -52,9 +52,8 @@ class AudioInfo:
     codec: str
     stream_index: int
     warnings: list[str] = field(default_factory=list)
-    # True when the container's duration is a guess from the bitrate (MP3 without a Xing/Info/VBRI
-    # header, raw AAC), or the whole container's (the video may run longer than the audio): then
-    # decoding less than it is no sign of truncation.
+    # True when the container's duration is a guess (MP3 without a VBR header, raw AAC, the whole
+    # container's): then decoding less than it is no sign of truncation.
     duration_estimated: bool = False
     # the file's audio tracks, 1-based: {"number", "language", "title", "default", "channels", "codec"}
     tracks: list[dict] = field(default_factory=list)
