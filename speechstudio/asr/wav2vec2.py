@@ -3,6 +3,7 @@ chunked (:mod:`.chunking`), batched, greedy or lexicon beam search with a ``voca
 CUDA, FP32 on CPU by default."""
 from __future__ import annotations
 
+import itertools
 import logging
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -169,12 +170,7 @@ class Wav2Vec2Recognizer:
                 if b > a:
                     yield win.keep_from, lg[a:b]
 
-        def windows() -> Iterator[Window]:
-            for block in blocks:
-                yield from planner.push(block)
-            yield from planner.finish()
-
-        for win in windows():
+        for win in itertools.chain((w for block in blocks for w in planner.push(block)), planner.finish()):
             if pending and win.n_samples != pending[0].n_samples:
                 yield from run(pending)
                 pending = []
