@@ -30,9 +30,7 @@ def configure_openmp(environ: MutableMapping[str, str] = os.environ) -> str:
 def app_command() -> list[str]:
     """The command that runs this program's CLI in a child process: ``[python, "-m", "speechstudio"]``,
     or the PyInstaller app's own executable (which takes the subcommands directly, not ``-m``)."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable]
-    return [sys.executable, "-m", "speechstudio"]
+    return [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "speechstudio"]
 
 
 def cpu_session(path: Path, what: str):

@@ -54,6 +54,4 @@ def normalize_language(text: str | None) -> str | None:
 
 def language_name(code: str | None) -> str:
     """English name of a language code (``"fr"`` -> ``"French"``); the code itself if unknown."""
-    if not code:
-        return "unknown"
-    return LANGUAGES.get(code, code)
+    return LANGUAGES.get(code, code) if code else "unknown"

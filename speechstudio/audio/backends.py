@@ -260,10 +260,7 @@ class MonitorStream(Stream):
         assert proc is not None and proc.stdout is not None
         want = 4 * self.blocksize
         buf = b""
-        while True:
-            data = proc.stdout.read(want - len(buf))
-            if not data:
-                break
+        while data := proc.stdout.read(want - len(buf)):
             buf += data
             if len(buf) == want:
                 self.callback(np.frombuffer(buf, dtype="<f4").astype(np.float32))
