@@ -272,10 +272,7 @@ class AudioReader:
         for p in list(self._head):
             got += p[0].shape[1]
             yield p
-        while got < limit:
-            p = next(self._live, None)
-            if p is None:
-                return
+        while got < limit and (p := next(self._live, None)) is not None:
             self._head.append(p)
             got += p[0].shape[1]
             yield p
