@@ -294,15 +294,8 @@ class LexiconCTCDecoder:
         self._beams = {k: new[k] for s, k in scored if s >= top}
 
     def _beams_agree(self) -> bool:
-        first = None
-        for words, _cur in self._beams:
-            if not words:
-                return False
-            if first is None:
-                first = words[0]
-            elif words[0] != first:
-                return False
-        return first is not None
+        firsts = {words[0] if words else None for words, _cur in self._beams}
+        return len(firsts) == 1 and None not in firsts
 
     def _pop_common(self) -> list[Word]:
         """Pop the first completed word off every hypothesis while they all share it; return the
