@@ -67,10 +67,9 @@ def tune_heap_for_speed() -> bool:
 
 
 def lower_thread_priority() -> bool:
-    """Lower the calling thread's CPU priority, so that it runs in the time the other threads leave (the
-    diarizer beside the recogniser: docs/diarization.md, Cost): on Linux nice +10 for this thread only
-    (``setpriority`` on its thread id), on Windows ``THREAD_PRIORITY_BELOW_NORMAL``; elsewhere (macOS sets
-    a whole process's nice) nothing. True if lowered."""
+    """Lower the calling thread's CPU priority (the diarizer beside the recogniser: docs/diarization.md): on
+    Linux nice +10 for this thread only (``setpriority`` on its thread id), on Windows
+    ``THREAD_PRIORITY_BELOW_NORMAL``; elsewhere nothing. True if lowered."""
     try:
         if sys.platform.startswith("linux"):
             tid = threading.get_native_id()
