@@ -45,9 +45,8 @@ def network_timeout_s() -> float:
 def hub_offline() -> bool:
     """True when ``HF_HUB_OFFLINE`` / ``TRANSFORMERS_OFFLINE`` is set now, or
     ``huggingface_hub.constants.HF_HUB_OFFLINE`` (read at its import) says so."""
-    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        if os.environ.get(var, "").strip().lower() in _TRUE:
-            return True
+    if any(os.environ.get(var, "").strip().lower() in _TRUE for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")):
+        return True
     constants = sys.modules.get("huggingface_hub.constants")
     if constants is not None and "HF_HUB_OFFLINE" not in os.environ:
         return bool(getattr(constants, "HF_HUB_OFFLINE", False))
