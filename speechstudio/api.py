@@ -11,6 +11,7 @@ from typing import Iterator
 import numpy as np
 import soxr
 
+from speechstudio.asr.stream_geometry import to_mono_float32
 from speechstudio.asr.types import Segment, TranscriptInfo
 from speechstudio.audio.decode import AudioReader
 from speechstudio.batch.cluster import transcribe_on
@@ -109,20 +110,13 @@ def transcribe(audio: str | os.PathLike | np.ndarray, *, model: str | None = Non
 
 def _mono(audio: np.ndarray, rate: int, target: int) -> np.ndarray:
     """``audio`` as float32 mono at ``target`` Hz (channels averaged, soxr resampling); integer PCM scaled to
-    [-1, 1] as soundfile reads it (int16 / 32768; uint8 centred on 128): taken as floats, an int16 array
-    was heard as noise ("你")."""
-    kind = np.asarray(audio).dtype
-    if kind.kind in "iu":
-        info = np.iinfo(kind)
-        centre = (int(info.max) + 1) // 2 if kind.kind == "u" else 0
-        audio = (np.asarray(audio, np.float64) - centre) / (int(info.max) + 1 - centre)
-    elif kind.kind != "f":
-        raise UsageError(f"audio: an array of {kind} samples; give float32 in [-1, 1] or integer PCM")
-    x = np.asarray(audio, dtype=np.float32)
-    if x.ndim == 2:
-        x = x.mean(axis=1)
-    if x.ndim != 1:
+    [-1, 1] as soundfile reads it (int16 / 32768; uint8 centred on 128). Raises ``UsageError``."""
+    audio = np.asarray(audio)
+    if audio.dtype.kind not in "iuf":
+        raise UsageError(f"audio: an array of {audio.dtype} samples; give float32 in [-1, 1] or integer PCM")
+    if audio.ndim not in (1, 2):
         raise UsageError(f"audio must have shape (n_samples,) or (n_samples, channels), got {audio.shape}")
+    x = to_mono_float32(audio)
     if int(rate) != int(target):
         x = soxr.resample(x, int(rate), int(target)).astype(np.float32)
     return x

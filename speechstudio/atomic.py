@@ -111,10 +111,7 @@ def new_file_mode() -> int:
 def resolve_target(path: str | os.PathLike[str]) -> Path:
     """The file a write to ``path`` must replace: ``path`` itself, or the file a symbolic link
     (chain) points to, so the link is kept. Relative paths stay relative when no link is involved."""
-    p = Path(path)
-    if p.is_symlink():
-        return Path(os.path.realpath(p))
-    return p
+    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -16,9 +16,8 @@ from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from speechstudio.errors import ERROR_KIND_ENV, ERROR_KIND_LINE, SpeechStudioError, UsageError
 from speechstudio.runtime import configure_openmp
 
-# Subcommands implemented in their own layer; each module exposes ``register(subparsers)`` for the
-# commands named here (``transcribe`` first). A command line naming one loads only its module (a
-# cold ``transcribe`` imports no speech synthesis, fine-tuning or model-store code).
+# Subcommands by module, each with ``register(subparsers)`` for the commands named here (``transcribe``
+# first); a command line naming one loads only its module (a cold ``transcribe`` imports no other layer).
 _PLUGINS = {"speechstudio.batch.cli": ("transcribe",), "speechstudio.hub.cli": ("models",),
             "speechstudio.tts.cli": ("speak", "voices", "lexicon", "audiobook"), "speechstudio.dictation.cli": ("dictate",),
             "speechstudio.gui.cli": ("gui",), "speechstudio.finetune.cli": ("finetune",),

@@ -16,34 +16,33 @@ class Registry:
         self._items: dict[str, object] = {}
         self._loaded = False
 
-    def _load(self) -> None:
+    def _families(self) -> dict[str, object]:
+        """The families by name, the built-ins imported on first use."""
         if not self._loaded:
             self._loaded = True
             for module in self.builtin:
                 self.register(importlib.import_module(module).FAMILY, replace=True)
+        return self._items
 
     def register(self, family, *, replace: bool = False):
         """Add ``family`` and return it. Raises ``ValueError`` when its name is taken and ``replace`` is false."""
-        self._load()
-        if family.name in self._items and not replace:
+        families = self._families()
+        if family.name in families and not replace:
             raise ValueError(f"a {self.what} named {family.name!r} is already registered")
-        self._items[family.name] = family
+        families[family.name] = family
         return family
 
     def unregister(self, name: str) -> None:
         """Remove ``name`` (a test's fake family); unknown names are ignored."""
-        self._load()
-        self._items.pop(name, None)
+        self._families().pop(name, None)
 
     def all(self) -> list:
         """The families, in registration order."""
-        self._load()
-        return list(self._items.values())
+        return list(self._families().values())
 
     def find(self, name: str | None):
         """The family ``name``, ``None`` when there is none."""
-        self._load()
-        return self._items.get(name or "")
+        return self._families().get(name or "")
 
     def get(self, name: str):
         """The family ``name``. Raises ``ModelNotFoundError`` naming the known ones."""
@@ -53,8 +52,7 @@ class Registry:
         return family
 
     def names(self) -> list[str]:
-        self._load()
-        return list(self._items)
+        return list(self._families())
 
 
 #: Speech-recognition families (:mod:`speechstudio.asr.family`), here so the model store can ask them

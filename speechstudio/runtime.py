@@ -30,17 +30,13 @@ def configure_openmp(environ: MutableMapping[str, str] = os.environ) -> str:
 def app_command() -> list[str]:
     """The command that runs this program's CLI in a child process: ``[python, "-m", "speechstudio"]``,
     or the PyInstaller app's own executable (which takes the subcommands directly, not ``-m``)."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable]
-    return [sys.executable, "-m", "speechstudio"]
+    return [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "speechstudio"]
 
 
 def cpu_session(path: Path, what: str):
     """An ONNX Runtime session of the model file ``path`` on the CPU, without a memory arena, on half the
-    cores (at least one) whose threads do not busy-wait between calls: it runs beside the recogniser,
-    which has the other half (on 2 cores, one thread costs the diarizer 21 % less CPU than two for 6 %
-    more wall time alone: docs/diarization.md). Raises ``OSError`` naming ``what`` when the file is
-    missing (a broken install)."""
+    cores (at least one; the recogniser has the other half: docs/diarization.md), threads not busy-waiting
+    between calls. Raises ``OSError`` naming ``what`` when the file is missing (a broken install)."""
     import onnxruntime
 
     if not Path(path).is_file():
@@ -71,10 +67,9 @@ def tune_heap_for_speed() -> bool:
 
 
 def lower_thread_priority() -> bool:
-    """Lower the calling thread's CPU priority, so that it runs in the time the other threads leave (the
-    diarizer beside the recogniser: docs/diarization.md, Cost): on Linux nice +10 for this thread only
-    (``setpriority`` on its thread id), on Windows ``THREAD_PRIORITY_BELOW_NORMAL``; elsewhere (macOS sets
-    a whole process's nice) nothing. True if lowered."""
+    """Lower the calling thread's CPU priority (the diarizer beside the recogniser: docs/diarization.md): on
+    Linux nice +10 for this thread only (``setpriority`` on its thread id), on Windows
+    ``THREAD_PRIORITY_BELOW_NORMAL``; elsewhere nothing. True if lowered."""
     try:
         if sys.platform.startswith("linux"):
             tid = threading.get_native_id()
@@ -90,8 +85,7 @@ def lower_thread_priority() -> bool:
 
 def trim_heap() -> None:
     """Give the memory the C heap holds free back to the system (glibc's ``malloc_trim(0)``; nothing
-    elsewhere). glibc keeps what ONNX Runtime frees between calls: the diarizer's sessions held 115 MB
-    after their first runs, 60 MB once trimmed (docs/diarization.md)."""
+    elsewhere), such as what ONNX Runtime frees between calls (docs/diarization.md)."""
     libc = _glibc()
     if libc is not None:
         libc.malloc_trim(0)

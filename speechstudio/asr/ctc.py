@@ -54,29 +54,27 @@ class GreedyCTCDecoder:
                 continue
             text = self.id_to_token[tok]
             if text == self.word_delimiter:
-                w = self._flush()
-                if w is not None:
-                    done.append(w)
+                done += self._flush()
             else:
                 self._word.append(_Char(text, frame, frame + 1, p[i] if p is not None else 0.0, int(p is not None)))
         self._prev = prev
         return done
 
-    def _flush(self) -> Word | None:
+    def _flush(self) -> list[Word]:
         if not self._word:
-            return None
+            return []
         chars, self._word = self._word, []
         spf = self.seconds_per_frame
         scored = [c.p_sum / c.n for c in chars if c.n]
         probability = round(float(np.mean(scored)), 4) if scored else 1.0
-        return Word(round(chars[0].start * spf, 3), round(chars[-1].end * spf, 3),
-                    "".join(c.text for c in chars), probability)
+        return [Word(round(chars[0].start * spf, 3), round(chars[-1].end * spf, 3),
+                     "".join(c.text for c in chars), probability)]
 
     def finish(self) -> list[Word]:
         """End of stream: return the last word, if any."""
-        w = self._flush()
+        words = self._flush()
         self._prev = -1
-        return [w] if w is not None else []
+        return words
 
 
 def group_segments(words: Iterable[Word], max_gap_s: float = 0.6, max_len_s: float = 12.0,

@@ -36,11 +36,6 @@ class FrameGeometry:
         """Frame hop in seconds (0.02 for the standard stack at 16 kHz)."""
         return self.frame_len / self.sample_rate
 
-    def n_frames(self, n_samples: int) -> int:
-        """CTC frames the feature encoder makes from ``n_samples`` samples (0 below one receptive field)."""
-        n = int(n_samples)
-        return 0 if n < self.receptive_field else (n - self.receptive_field) // self.frame_len + 1
-
 
 def frame_geometry(conv_kernel: Sequence[int], conv_stride: Sequence[int], sample_rate: int = 16000) -> FrameGeometry:
     """:class:`FrameGeometry` of a conv stack; ``ValueError`` for empty, unequal or non-positive lists."""

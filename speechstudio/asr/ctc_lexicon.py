@@ -15,23 +15,15 @@ from speechstudio.asr.types import Word
 #: The word list a model folder may hold: one word per line, UTF-8 (written by ``finetune asr``).
 VOCABULARY_FILE = "vocabulary.txt"
 
-#: Nats added per word not in the list (e^8 ~ 3000): enough to swap two or three unsure characters
-#: (~1-4 nats each), too little to override sure ones (> 9 nats), so new words still come through.
+#: Nats added per word not in the list (e^8 ~ 3000): swaps two or three unsure characters, never sure ones.
 DEFAULT_OOV_PENALTY = 8.0
-#: Per-frame log-probability below which a token is not tried (natural log; e^-8 ~ 3.4e-4): such a
-#: character costs more than ``DEFAULT_OOV_PENALTY`` against a sure blank, so trying it could only
-#: win in strict mode. Hannun et al. prune at a probability of 0.001.
+#: Per-frame log-probability below which a token is not tried (natural log; Hannun et al. prune at 0.001).
 DEFAULT_TOKEN_PRUNE = -8.0
 BEAM = 16
-#: At most this many tokens tried per frame (the most probable that pass ``token_prune``;
-#: torchaudio's ``beam_size_token``): bounds the cost on frames where the model is unsure.
+#: At most this many tokens tried per frame (torchaudio's ``beam_size_token``).
 BEAM_TOKENS = 8
-#: Hypotheses more than this many nats below the best are dropped (flashlight's
-#: ``beamthreshold``, 25-50 with a language model; 1.5 x the OOV penalty here, as there is no LM
-#: to revive them): to win back, a dropped one would need the coming frames to favour it by more
-#: than an OOV word and a sure character together. It lets the beam agree on a finished word soon
-#: after it ends (e.g. drops "SHOWTH", the OOV merge over a sure ``|``), which is when streaming
-#: shows it as stable.
+#: Hypotheses more than this many nats below the best are dropped (flashlight's ``beamthreshold``;
+#: 1.5 x the OOV penalty, as there is no LM), so the beam agrees on a finished word soon after it ends.
 BEAM_THRESHOLD = 12.0
 
 _NEG_INF = -math.inf
@@ -302,15 +294,8 @@ class LexiconCTCDecoder:
         self._beams = {k: new[k] for s, k in scored if s >= top}
 
     def _beams_agree(self) -> bool:
-        first = None
-        for words, _cur in self._beams:
-            if not words:
-                return False
-            if first is None:
-                first = words[0]
-            elif words[0] != first:
-                return False
-        return first is not None
+        firsts = {words[0] if words else None for words, _cur in self._beams}
+        return len(firsts) == 1 and None not in firsts
 
     def _pop_common(self) -> list[Word]:
         """Pop the first completed word off every hypothesis while they all share it; return the

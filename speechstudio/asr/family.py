@@ -99,27 +99,26 @@ class AsrFamily:
                          "dictation takes a Wav2Vec2 CTC or a Whisper model")
 
 
-_FAMILIES = RECOGNISERS
 #: The registry's calls (:class:`speechstudio.registry.Registry`): ``register(family, replace=False)``
 #: adds one after the built-ins, ``families()`` in detection order, ``get(name)`` raises
 #: ``ModelNotFoundError`` for an unknown name.
-register, unregister, families, get = _FAMILIES.register, _FAMILIES.unregister, _FAMILIES.all, _FAMILIES.get
+register, unregister, families, get = RECOGNISERS.register, RECOGNISERS.unregister, RECOGNISERS.all, RECOGNISERS.get
 
 
 def of(recognizer) -> AsrFamily | None:
     """The family of a loaded recogniser, ``None`` for a wrapper such as the language router."""
-    return _FAMILIES.find(getattr(recognizer, "engine", None))
+    return RECOGNISERS.find(getattr(recognizer, "engine", None))
 
 
 def capabilities(name: str) -> AsrCapabilities:
     """``get(name).capabilities``; an unknown name (an old queue entry) gets no capabilities."""
-    family = _FAMILIES.find(name)
+    family = RECOGNISERS.find(name)
     return family.capabilities if family is not None else AsrCapabilities(languages=())
 
 
 def label(name: str) -> str:
     """The family's display name (``"Whisper"``, ``"Wav2Vec2-family CTC"``); ``name`` when unknown."""
-    family = _FAMILIES.find(name)
+    family = RECOGNISERS.find(name)
     return family.label if family is not None else name
 
 

@@ -35,14 +35,10 @@ AUTO = "auto"
 def normalize_language(text: str | None) -> str | None:
     """A Whisper language code from ``"fr"``, ``"French"``; ``None`` for ``auto`` / empty. Raises
     ``UsageError`` for anything else."""
-    if text is None:
-        return None
-    key = str(text).strip().lower().replace("_", "-")
+    key = str(text or "").strip().lower().replace("_", "-")
     if key in ("", AUTO, "detect"):
         return None
-    if key in LANGUAGES:
-        return key
-    base = key.split("-")[0]          # "en-us", "pt-br" -> the language
+    base = key.split("-")[0]          # "en", and "en-us", "pt-br" -> the language
     if base in LANGUAGES:
         return base
     by_name = {name.lower(): code for code, name in LANGUAGES.items()} | _ALIASES
@@ -54,6 +50,4 @@ def normalize_language(text: str | None) -> str | None:
 
 def language_name(code: str | None) -> str:
     """English name of a language code (``"fr"`` -> ``"French"``); the code itself if unknown."""
-    if not code:
-        return "unknown"
-    return LANGUAGES.get(code, code)
+    return LANGUAGES.get(code, code) if code else "unknown"

@@ -21,8 +21,7 @@ def _english_only(entry) -> bool:
     return tuple(entry.languages) == ("en",) or entry.name.lower().endswith(".en")
 
 
-#: Seconds of speech heard before dictation with ``--language auto`` and an English-only default model picks
-#: its model (Whisper's language tokens were sure on 2-3 s in asr/stretches.py's tests; ``MIN_DETECT_S`` there: 2 s).
+#: Seconds of speech heard before dictation with ``--language auto`` and an English-only default model picks its model.
 DETECT_SPEECH_S = 3.0
 
 
@@ -111,16 +110,14 @@ def dictation_stats(rec, latencies: list[float]) -> dict:
         per = np.maximum(np.asarray(rec.update_audio_s, float), 1e-3)
     else:
         per = np.full(times.shape, rec.geometry.chunk / sr)
-    out = {"audio_s": rec.received / sr, "updates": int(times.size), "compute_p50_s": None, "compute_p95_s": None,
-           "rtf": None, "latency_p50_s": None, "latency_p90_s": None,
-           "language": getattr(getattr(rec, "decoder", None), "language", None),
-           "language_probability": getattr(getattr(rec, "decoder", None), "language_probability", None)}
-    if times.size:
-        out.update(compute_p50_s=float(np.percentile(times, 50)), compute_p95_s=float(np.percentile(times, 95)),
-                   rtf=float(np.median(times / per)))
-    if latencies:
-        out.update(latency_p50_s=float(np.percentile(latencies, 50)), latency_p90_s=float(np.percentile(latencies, 90)))
-    return out
+    def pct(values, q: float) -> float | None:
+        return float(np.percentile(values, q)) if len(values) else None
+
+    return {"audio_s": rec.received / sr, "updates": int(times.size), "compute_p50_s": pct(times, 50),
+            "compute_p95_s": pct(times, 95), "rtf": float(np.median(times / per)) if times.size else None,
+            "latency_p50_s": pct(latencies, 50), "latency_p90_s": pct(latencies, 90),
+            "language": getattr(getattr(rec, "decoder", None), "language", None),
+            "language_probability": getattr(getattr(rec, "decoder", None), "language_probability", None)}
 
 
 class Session:

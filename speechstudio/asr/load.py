@@ -50,6 +50,12 @@ def load_recognizer(spec: str | None = None, *, language: str | None = None, dev
     options = dict(device=device, precision=precision, batch_size=batch_size, chunk_s=chunk_s, stride_s=stride_s,
                    allow_download=allow_download, progress=progress, vocabulary=vocabulary,
                    workers=workers if language is not None else 1)
+
+    def load_resolved(resolved):
+        recognizer, _ = load_model(str(resolved.path), **options)
+        recognizer.model_id = resolved.model_id
+        return recognizer
+
     if spec:
         recognizer, message = load_model(spec, **options)
         fam = family.of(recognizer)
@@ -59,11 +65,9 @@ def load_recognizer(spec: str | None = None, *, language: str | None = None, dev
                 found = multilingual_whisper()
                 if found is None:
                     return recognizer, f"{message}; English-only model: other languages cannot be detected ({_GET_MULTILINGUAL})"
-                detector, _ = load_model(str(found.path), **options)
-                detector.model_id = found.model_id
-                router = LanguageRouter(detector, recognizer, None)
-                return router, (f"{message}; the language of each input is detected with {found.model_id} "
-                                "and inputs not in English are refused")
+                return LanguageRouter(load_resolved(found), recognizer, None), (
+                    f"{message}; the language of each input is detected with {found.model_id} and inputs not in "
+                    "English are refused")
         return recognizer, message
 
     ml = multilingual_whisper()
@@ -73,12 +77,6 @@ def load_recognizer(spec: str | None = None, *, language: str | None = None, dev
         if ml is None:
             raise
         english, reason = None, "no English model"
-
-    def load_resolved(resolved):
-        recognizer, _ = load_model(str(resolved.path), **options)
-        recognizer.model_id = resolved.model_id
-        return recognizer
-
     if language == "en" or (ml is None and language is None):
         if english is None:
             return load_resolved(ml), f"using {ml.model_id} ({ml.source}) for English"

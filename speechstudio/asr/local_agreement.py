@@ -123,9 +123,6 @@ class LocalAgreement:
 
     def last_sentence_end(self) -> float | None:
         """End time (s) of the last committed word in the buffer that ends a sentence, or None."""
-        for w in reversed(self.committed_in_buffer):
-            if ends_sentence(w):
-                return w.end_s
-        return None
+        return next((w.end_s for w in reversed(self.committed_in_buffer) if ends_sentence(w)), None)
 
 

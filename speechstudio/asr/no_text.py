@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-#: A block at least this loud (RMS, dBFS) counts as sound. Conversational speech into a laptop or
-#: headset microphone sits around -30 to -20 dBFS RMS; a quiet room's noise floor is near -60 dBFS.
+#: A block at least this loud (RMS, dBFS) counts as sound (speech ~-30 to -20, a quiet room ~-60).
 SOUND_DBFS = -45.0
-#: Seconds of sound with no text at all before the warning: longer than a recogniser's own delay
-#: (CTC windows commit within ~2 s, Whisper's LocalAgreement within ~2-3 s) plus one sentence.
+#: Seconds of sound with no text at all before the warning: a recogniser's own delay (2-3 s) plus one sentence.
 NO_TEXT_AFTER_S = 8.0
 
 

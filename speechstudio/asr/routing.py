@@ -66,11 +66,9 @@ class LanguageRouter:
 
     def _target(self, language: str | None) -> tuple[Recognizer, str]:
         """The recogniser for ``language`` (``None``: no speech found) and why."""
-        if language in (None, "en"):
-            if self._english is not None:
-                what = "English" if language else "no speech found"
-                return self.english, f"{what}: {self.english_name or 'the English model'}"
-            return self.multilingual, f"{language_name(language)}: {self.multilingual.model_id}"
+        if language in (None, "en") and self._english is not None:
+            what = "English" if language else "no speech found"
+            return self.english, f"{what}: {self.english_name or 'the English model'}"
         if self.multilingual is None:
             raise LanguageMismatchError(
                 f"{self.english_name} is an English-only model and cannot transcribe {language_name(language)} "

@@ -54,9 +54,7 @@ class FileSource:
                 if t0 is None:
                     t0 = self._t0 = time.perf_counter()
                 if self.realtime:
-                    wait = t0 + sent / self.sample_rate - time.perf_counter()
-                    if wait > 0:
-                        time.sleep(wait)
+                    time.sleep(max(0.0, t0 + sent / self.sample_rate - time.perf_counter()))
                 sent += self.block
                 self._sent = sent
                 yield buf[i:i + self.block]

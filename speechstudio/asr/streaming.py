@@ -86,10 +86,7 @@ class _Utterance:
             self.buf = np.concatenate([self.buf, x]) if self.buf.size else x.copy()
             self.n += x.shape[0]
         updates: list[StreamUpdate] = []
-        while True:
-            s = geo.window_start(self.k)
-            if self.n < s + geo.window:
-                break
+        while self.n >= (s := geo.window_start(self.k)) + geo.window:
             j = self.k
             while geo.window_start(j + 1) == s:
                 j += 1

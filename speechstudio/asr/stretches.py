@@ -15,11 +15,9 @@ from speechstudio.audio.vad import WHISPER_SPANS, default_spans
 WINDOW_S = 30.0      #: a window of regions detected at once spans at most this (Whisper's window)
 STEADY_P = 0.95      #: a window keeps the language of the two regions before it when this sure of it
 SURE_P = 0.99        #: a first guess this sure counts as two agreeing regions, and decides alone when it heard
-                     #: all of a piece's speech (short files in two languages were guessed at 0.92-0.96, one
-                     #: language at 0.62-1.0: docs/transcribe.md)
+                     #: all of a piece's speech
 MIN_P = 0.8          #: a region detected less surely keeps its language only when a neighbour agrees
-MIN_DETECT_S = 2.0   #: speech shorter than this is not detected (the detector said English 0.49 on 1.3 s of
-                     #: English, Spanish 0.76 on 1.4 s of Spanish): it takes its neighbour's language
+MIN_DETECT_S = 2.0   #: speech shorter than this is not detected: it takes its neighbour's language
 PAUSE_MS = 500       #: a pause this long separates speech regions (where a language may change)
 PIECE_S = 600.0      #: audio planned at once (10 min: 38 MB of float32), cut at its quietest 100 ms
 

@@ -61,8 +61,7 @@ class WhisperRecognizer:
         except (RuntimeError, ValueError, OSError) as e:
             raise ModelNotFoundError(f"{self.model_dir}: not a loadable faster-whisper model ({str(e).splitlines()[0][:200]})") from e
         self.beam_size = beam_size
-        # Silero VAD skips non-speech: silence gives no text instead of Whisper's well-known hallucinations
-        # ("You", "Thank you for watching"); same WER on our corpus (``audio.vad.WHISPER_SPANS``).
+        # Silero VAD skips non-speech, where Whisper hallucinates ("Thank you"; ``audio.vad.WHISPER_SPANS``)
         self.vad_filter = vad_filter
         self.word_timestamps = word_timestamps
         self.multilingual = bool(getattr(self.model.model, "is_multilingual", True))
@@ -121,8 +120,7 @@ class WhisperRecognizer:
             return language, iter(())
         import ctranslate2     # loaded with faster_whisper
 
-        # the same words on every run of a command: the temperature fallback samples (Whisper's recipe);
-        # CTranslate2 seeds a thread at its first sample, so the sequence goes on across a batch
+        # the same words on every run: the temperature fallback samples (CTranslate2 seeds per thread)
         ctranslate2.set_random_seed(SEED)
         probs = default_probs(audio) if self.vad_filter or (self.word_timestamps and self.speech_times) else None
         segments, info = transcribe_speech(self.model, audio, vad=self.vad_filter, probs=probs,

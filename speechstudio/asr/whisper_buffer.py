@@ -69,8 +69,7 @@ class WhisperHypotheses:
                     b = min(max(float(w.end), a), duration)
                     word = Word(round(a + offset_s, 3), round(b + offset_s, 3), text, round(float(w.probability), 4))
                     if spaced and not first and not w.word[:1].isspace():
-                        # a piece Whisper wrote without a space (".5" of "$2.5", ".com", ",234") belongs to the
-                        # word before, as in the offline text: joined with " " it read "$2 .5", "example .com"
+                        # a piece Whisper wrote without a space (".5" of "$2.5", ".com") belongs to the word before
                         prev = words[-1]
                         word = Word(prev.start_s, max(prev.end_s, word.end_s), prev.text + text,
                                     min(prev.probability, word.probability))
@@ -79,8 +78,7 @@ class WhisperHypotheses:
                         words.append(word)
                     first = False
         if self._detect and words:
-            # keep the language once the detector is sure, or has heard enough (on 1 s of speech
-            # tiny/base give probabilities as low as 0.2, seen on picovoice_test_ja.wav)
+            # keep the language once the detector is sure, or has heard enough (1 s can give p = 0.2)
             self.language, self.language_probability = info.language, round(float(info.language_probability), 3)
             if self.language_probability >= LANGUAGE_SURE or duration >= LANGUAGE_ENOUGH_S:
                 self._detect = False

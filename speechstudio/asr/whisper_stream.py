@@ -149,8 +149,6 @@ class LocalAgreementRecognizer(UtteranceStream):
     def _prompt(self, u: _Utterance) -> str:
         """The last ``prompt_chars`` characters of committed words ending before the buffer."""
         limit = self.config.prompt_chars
-        if limit <= 0:
-            return ""
         t = u.buf_start / self.sample_rate + 1e-6
         out: list[str] = []
         size = 0

@@ -63,10 +63,9 @@ class Backend:
 
     def default_samplerate(self, device: int | None, kind: str) -> float:
         devs = self.input_devices() if kind == "input" else self.output_devices()
-        for d in devs:
-            if (device is None and d.is_default) or d.index == device:
-                return d.default_samplerate
-        return devs[0].default_samplerate if devs else 48000.0
+        found = next((d for d in devs if (device is None and d.is_default) or d.index == device),
+                     devs[0] if devs else None)
+        return found.default_samplerate if found is not None else 48000.0
 
     def open_input(self, device, samplerate: int, blocksize: int, callback) -> Stream:
         raise AudioUnavailableError(self.reason or "no audio input")
@@ -260,10 +259,7 @@ class MonitorStream(Stream):
         assert proc is not None and proc.stdout is not None
         want = 4 * self.blocksize
         buf = b""
-        while True:
-            data = proc.stdout.read(want - len(buf))
-            if not data:
-                break
+        while data := proc.stdout.read(want - len(buf)):
             buf += data
             if len(buf) == want:
                 self.callback(np.frombuffer(buf, dtype="<f4").astype(np.float32))

@@ -52,9 +52,8 @@ class AudioInfo:
     codec: str
     stream_index: int
     warnings: list[str] = field(default_factory=list)
-    # True when the container's duration is a guess from the bitrate (MP3 without a Xing/Info/VBRI
-    # header, raw AAC), or the whole container's (the video may run longer than the audio): then
-    # decoding less than it is no sign of truncation.
+    # True when the container's duration is a guess (MP3 without a VBR header, raw AAC, the whole
+    # container's): then decoding less than it is no sign of truncation.
     duration_estimated: bool = False
     # the file's audio tracks, 1-based: {"number", "language", "title", "default", "channels", "codec"}
     tracks: list[dict] = field(default_factory=list)
@@ -173,7 +172,6 @@ class AudioReader:
         """Of several audio streams, the one whose first ~20 s carry the most energy (RMS of its strongest channel)."""
         best, best_rms = streams[0], -1.0
         for s in streams:
-            rms = 0.0
             try:
                 energy, _ = channel_energy(self._decode_planes(s.index, limit_s=_STREAM_PROBE_S))
                 rms = float(energy.max()) ** 0.5 if energy.size else 0.0
@@ -196,9 +194,7 @@ class AudioReader:
                 parts.append(mono if rate == VAD_RATE else soxr.resample(mono, rate, VAD_RATE))
         except AudioDecodeError:
             return 0.0
-        if not parts:
-            return 0.0
-        return sum(b - a for a, b in default_spans(np.concatenate(parts))) / VAD_RATE
+        return sum(b - a for a, b in default_spans(np.concatenate(parts))) / VAD_RATE if parts else 0.0
 
     def channel_levels(self, seconds: float = 120.0) -> np.ndarray | None:
         """Per-channel dBFS per 100 ms over the first ``seconds``: float64 (channels, frames); ``None``
@@ -221,8 +217,7 @@ class AudioReader:
         """Mix the channels (mean) unless they cancel out: then take the strongest channel and
         say so in :attr:`warnings` (see ``diagnose.CANCEL_RATIO``)."""
         planes = self._decode_planes(self.info.stream_index, limit_s=CHANNEL_PROBE_S)
-        names = self.info.channel_names or ["NONE"] * self.info.channels
-        layout = self.info.layout or f"{self.info.channels} channels"
+        names, layout = self.info.channel_names, self.info.layout
         try:
             energy, mixed = channel_energy(planes, limit=int(CHANNEL_PROBE_S * self.info.source_rate))
         except AudioDecodeError:
@@ -277,10 +272,7 @@ class AudioReader:
         for p in list(self._head):
             got += p[0].shape[1]
             yield p
-        while got < limit:
-            p = next(self._live, None)
-            if p is None:
-                return
+        while got < limit and (p := next(self._live, None)) is not None:
             self._head.append(p)
             got += p[0].shape[1]
             yield p

@@ -13,16 +13,13 @@ import numpy as np
 
 from speechstudio.errors import AudioDecodeError
 
-# Channel cancellation (a miswired recorder with one channel in opposite polarity): the mean of the
-# channels is looked at over the first CHANNEL_PROBE_S seconds; when its energy is below
-# CANCEL_RATIO of the channels' mean energy (-10 dB; uncorrelated equal channels give 0.5, in-phase
-# ones 1.0, exact opposites 0) and a channel is above QUIET_RMS (-50 dBFS), the strongest channel
-# is transcribed instead of the mix.
+# Channel cancellation (one channel in opposite polarity): when the mix of the first CHANNEL_PROBE_S seconds
+# has under CANCEL_RATIO of the channels' mean energy (-10 dB; uncorrelated equal channels give 0.5) and a
+# channel is above QUIET_RMS (-50 dBFS), the strongest channel is transcribed instead of the mix.
 CHANNEL_PROBE_S = 30.0
 CANCEL_RATIO = 0.1
 QUIET_RMS = 10 ** (-50 / 20)
-# Speech level for the "loud audio but no text" check: 100 ms frames at or above -35 dBFS RMS
-# (conversational speech recorded at a usable level sits around -30 to -15 dBFS).
+# Speech level for the "loud audio but no text" check: 100 ms frames at or above -35 dBFS RMS.
 LOUD_DBFS = -35.0
 
 

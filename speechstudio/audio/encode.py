@@ -28,14 +28,12 @@ class OutputFormat:
     rates: tuple[int, ...] = ()
 
 
-#: Rates the MPEG encoders take (MP3: MPEG-1/2/2.5 Layer III; AAC: the common rates of ISO/IEC
-#: 14496-3's sampling frequency table). Audio at another rate (a clone that speaks at its own rate:
-#: ``finetune.vits.voice_rate``) is resampled to the next one up (soxr), never down.
+#: Rates the MPEG encoders take (MP3: MPEG-1/2/2.5 Layer III; AAC: ISO/IEC 14496-3's common rates).
+#: Audio at another rate is resampled to the next one up (soxr), never down.
 MPEG_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 
-#: Output suffix -> format. Opus: 48 kHz (RFC 6716 sec. 2: internal rate of the full-band codec),
-#: 32 kbit/s mono (the Opus FAQ's "fullband speech" range is 28-40 kbit/s); AAC: 64 kbit/s mono
-#: (FFmpeg's AAC encoding guide: 64 kbit/s for a mono voice at "transparent"-ish quality).
+#: Output suffix -> format. Opus: 48 kHz (RFC 6716 sec. 2), 32 kbit/s mono (the Opus FAQ's fullband
+#: speech range); AAC: 64 kbit/s mono (FFmpeg's AAC encoding guide).
 OUTPUT_FORMATS: dict[str, OutputFormat] = {
     ".wav": OutputFormat("soundfile", "WAV", "PCM_16", "WAV 16-bit PCM"),
     ".flac": OutputFormat("soundfile", "FLAC", "PCM_16", "FLAC 16-bit"),

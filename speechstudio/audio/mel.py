@@ -82,8 +82,7 @@ class StreamingLogMel:
         self.sample_rate = int(sample_rate)
         self.n_mels = n_mels
         self.n_fft, self.hop = frame_params(self.sample_rate)
-        self._buf = np.zeros(0, dtype=np.float32)
-        self.frames_out = 0
+        self.reset()
 
     def reset(self) -> None:
         self._buf = np.zeros(0, dtype=np.float32)

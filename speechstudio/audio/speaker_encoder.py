@@ -1,8 +1,6 @@
-"""GE2E speaker embeddings (Resemblyzer, Apache-2.0; Wan et al. 2018; the d-vector of Wang et al. 2018)
-for the clone check (how close a clone sounds to its speaker: Resemblyzer's similarity, the score users
-compare): a 3-layer LSTM on 40 log-mel bins at 16 kHz (25 ms / 10 ms), 256-d unit-norm output. The network runs on ONNX Runtime from ``weights/ge2e.onnx`` (Resemblyzer
-0.1.4's ``pretrained.pt`` exported by ``bench/make_speaker_encoder_weights.py``: within 1e-6 of torch, 7-10x
-less CPU on 2 cores); Resemblyzer itself gives the silence trimming (webrtcvad) and the partials."""
+"""GE2E speaker embeddings (Resemblyzer, Apache-2.0; Wan et al. 2018) for the clone check: a 3-layer LSTM on
+40 log-mel bins at 16 kHz (25 ms / 10 ms), 256-d unit-norm output, on ONNX Runtime from ``weights/ge2e.onnx``
+(exported by ``bench/make_speaker_encoder_weights.py``); Resemblyzer gives the silence trimming and partials."""
 from __future__ import annotations
 
 import importlib.metadata

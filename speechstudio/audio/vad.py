@@ -15,8 +15,7 @@ _CONTEXT = 64          # samples of the previous frame the model sees (sequence_
 _SPEECH_P, _SILENCE_P = 0.5, 0.35
 _GUARD = 3             # non-speech frames this close (~100 ms) to speech are not used as "noise"
 #: faster-whisper's ``VadOptions`` defaults (its ``vad_filter``): the speech Whisper decodes and detects languages
-#: on. On this package's model: faster-whisper's bundled one drops the first seconds of speech after a steady
-#: tone (docs/transcribe.md, "Voice activity")
+#: on, found by this package's model (docs/transcribe.md, "Voice activity")
 WHISPER_SPANS = dict(min_speech_ms=0, min_silence_ms=2000, pad_ms=400)
 
 

@@ -174,6 +174,4 @@ def _concatenate(name: str, found: list[FoundPart], out_path: Path) -> None:
 def remove_assembled(name: str) -> int | None:
     """Delete the assembled copy of ``name``; return the bytes freed, ``None`` if there is none."""
     target = packages_dir() / name
-    if not target.is_dir():
-        return None
-    return discard_folder(target)
+    return discard_folder(target) if target.is_dir() else None

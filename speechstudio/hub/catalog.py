@@ -68,10 +68,7 @@ DEFAULT_MODEL_ID = "facebook/wav2vec2-base-960h"
 def find_entry(name: str) -> CatalogEntry | None:
     """Return the catalog entry whose id or alias equals ``name`` (case-insensitive), else ``None``."""
     key = name.strip().lower()
-    for entry in CATALOG:
-        if entry.model_id.lower() == key or key in (a.lower() for a in entry.aliases):
-            return entry
-    return None
+    return next((e for e in CATALOG if e.model_id.lower() == key or key in (a.lower() for a in e.aliases)), None)
 
 
 def canonical_id(name: str) -> str:

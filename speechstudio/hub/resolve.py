@@ -27,11 +27,9 @@ def _looks_like_path(spec: str) -> bool:
     return os.sep in spec or (os.altsep is not None and os.altsep in spec) or "/" in spec
 
 
-def _package(model: PackageModel) -> ResolvedModel | None:
-    path = package_model_dir(model)
-    if path is None:
-        return None
-    return ResolvedModel(path, model.name, detect_engine(path), model.source)
+def _package(model: PackageModel | None) -> ResolvedModel | None:
+    path = package_model_dir(model) if model is not None else None
+    return None if path is None else ResolvedModel(path, model.name, detect_engine(path), model.source)
 
 
 def available_summary() -> str:
@@ -83,11 +81,9 @@ def resolve_model(spec: str | None, *, allow_download: bool = True, progress: bo
         cached = cached_model(repo_id)
         if cached is not None:
             return cached
-        stand_in = find_package_model(spec) or find_package_model(repo_id)
-        if stand_in is not None:
-            found = _package(stand_in)
-            if found is not None:
-                return found
+        found = _package(find_package_model(spec) or find_package_model(repo_id))
+        if found is not None:
+            return found
         if allow_download:
             return _dl.download_model(repo_id, progress=progress)
         raise ModelNotFoundError(f"{repo_id} is not in the Hugging Face cache and downloads are disabled; run "
@@ -100,11 +96,9 @@ def multilingual_whisper() -> ResolvedModel | None:
     """The installed multilingual Whisper for language detection, or ``None``, without network: the package model
     ``whisper-base`` (assembled on first use), then catalog Whisper models in the HF cache (tiny ... large-v3).
     Raises ``ModelNotFoundError`` when whisper-base's packages are installed but a part is missing or damaged."""
-    package = find_package_model("whisper-base", include_aliases=False)
-    if package is not None:
-        found = _package(package)
-        if found is not None:
-            return found
+    found = _package(find_package_model("whisper-base", include_aliases=False))
+    if found is not None:
+        return found
     for entry in CATALOG:
         if entry.engine == "whisper" and entry.languages == ("multi",):  # the detector must be a Whisper
             try:
@@ -129,8 +123,7 @@ def default_asr_model(*, allow_download: bool = True, progress: bool = True) -> 
         why = ""
     if cached is not None:
         return cached, f"using {primary} from the Hugging Face cache"
-    fallback = find_package_model(DEFAULT_FALLBACK, include_aliases=False)
-    found = _package(fallback) if fallback is not None else None
+    found = _package(find_package_model(DEFAULT_FALLBACK, include_aliases=False))
     if found is not None:
         extra = f"; {why}" if why else ""
         return found, (f"the installed {found.model_id}; `speechstudio models download {primary}` adds a larger "

@@ -79,17 +79,13 @@ def remove_imported(name: str) -> int | None:
     """Delete the imported model ``name`` (renamed to a hidden name first); returns bytes freed, or
     ``None`` if absent."""
     path = imported_dir(name)
-    if path is None:
-        return None
-    return discard_folder(path)
+    return None if path is None else discard_folder(path)
 
 
 def resolve_imported(name: str) -> ResolvedModel | None:
     """The imported model ``name`` as a ``ResolvedModel``, ``None`` if not imported. Raises
     ``ModelNotFoundError`` if its folder is no longer a valid model."""
     path = imported_dir(name)
-    if path is None:
-        return None
-    return ResolvedModel(path, path.name, detect_engine(path), "imported")
+    return None if path is None else ResolvedModel(path, path.name, detect_engine(path), "imported")
 
 
