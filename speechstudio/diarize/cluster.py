@@ -134,10 +134,8 @@ def cluster_chunks(embeddings: np.ndarray, solo_s: np.ndarray, count: SpeakerCou
 def heard_apart(solo: np.ndarray) -> int:
     """How many people the segmentation itself tells apart: the largest m whose chunks with m local
     speakers each talking alone (``solo`` bool (c, 3): printed and alone for ``MIN_SOLO_S``) are at
-    least ``APART_SHARE`` of the printed chunks and ``APART_CHUNKS`` in number; 1 when none is. The
-    segmentation separates voices that share a telephone band, where the prints of two callers sit
-    closer than the cut (on the bench's one-speaker recordings the share is at most 0.06; on
-    pyannote's phone call 0.9: docs/diarization.md)."""
+    least ``APART_SHARE`` of the printed chunks and ``APART_CHUNKS`` in number; 1 when none is (it separates
+    callers on one telephone band, whose prints sit closer than the cut: docs/diarization.md)."""
     per_chunk = solo.sum(axis=1)[solo.any(axis=1)]
     for m in range(solo.shape[1], 1, -1):
         hits = int((per_chunk >= m).sum())

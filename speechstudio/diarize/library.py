@@ -6,9 +6,7 @@ when. No audio is kept. A damaged file does not break the library: :func:`load_l
 it and goes on.
 
 Matching (:func:`match`): a cluster's mean embedding is named after the closest saved voice when
-their cosine is at least ``KNOWN_SIMILARITY`` and beats the runner-up by ``MARGIN``;
-``describe_sureness`` turns the similarity into words. Thresholds from bench/bench_diarization.py
-(CAM++; a voice print saved by an older SpeechStudio, 256-d GE2E, is listed as a problem: save it again).
+their cosine is at least ``KNOWN_SIMILARITY`` and beats the runner-up by ``MARGIN`` (bench/bench_diarization.py).
 """
 from __future__ import annotations
 
@@ -26,7 +24,7 @@ from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.hub.paths import data_dir
 
 
-KNOWN_SIMILARITY = 0.65  #: stitched bench: a found voice to its own saved print 0.69 / 0.93 (5th / 50th), to another 0.58 (95th)
+KNOWN_SIMILARITY = 0.65  #: cosine to a saved print (bench/bench_diarization.py)
 MARGIN = 0.03
 _NAME = re.compile(r"^[^/\\:*?\"<>|\x00-\x1f]{1,64}$")
 
