@@ -41,9 +41,7 @@ def diff_edit(old: str, new: str) -> Edit | None:
     limit = min(len(old), len(new))
     while n < limit and old[n] == new[n]:
         n += 1
-    if n == len(old) == len(new):
-        return None
-    return Edit(len(old) - n, new[n:])
+    return None if n == len(old) == len(new) else Edit(len(old) - n, new[n:])
 
 
 def apply_edit(text: str, edit: Edit) -> str:
@@ -181,25 +179,18 @@ class Composer:
 
     def _sep(self) -> str:
         t = self.text
-        if not t or t[-1].isspace() or t[-1] in "(\"'":
-            return ""
-        return self.separator
-
-    def _at_sentence_start(self) -> bool:
-        t = self.text.rstrip(" ")
-        return not t or t[-1] in SENTENCE_END or t.endswith("\n")
+        return "" if not t or t[-1].isspace() or t[-1] in "(\"'" else self.separator
 
     def _cased(self, word: str) -> str:
         if self.casing == "sentence":
             w = word.lower()
             if w == "i" or w.startswith("i'"):
                 w = "I" + w[1:]
-            if self._at_sentence_start():
+            t = self.text.rstrip(" ")
+            if not t or t[-1] in SENTENCE_END or t.endswith("\n"):      # at a sentence start
                 w = _capitalise(w)
             return w
-        if self._cap_next:
-            return _capitalise(word)
-        return word
+        return _capitalise(word) if self._cap_next else word
 
     def _start_phrase(self) -> None:
         if self._current is None:
@@ -257,5 +248,3 @@ def _capitalise(word: str) -> str:
         if ch.isalpha():
             return word[:i] + ch.upper() + word[i + 1:]
     return word
-
-

@@ -122,5 +122,3 @@ def send_command(command: str, timeout_s: float = 5.0) -> str:
         raise ControlError(f"SpeechStudio closed the connection: {e}") from None
     finally:
         conn.close()
-
-

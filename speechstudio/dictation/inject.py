@@ -269,5 +269,3 @@ class Clipboard:
             self._p.copy(text)
         except self._p.PyperclipException as e:
             raise ClipboardUnavailable(f"cannot write the clipboard: {str(e).splitlines()[0]}; {self._help()}") from None
-
-
