@@ -113,21 +113,9 @@ class DiarizerFamily:
 
 
 _FAMILIES = Registry("diarizer family", BUILTIN)
-
-
-def register(family: DiarizerFamily, *, replace: bool = False) -> DiarizerFamily:
-    """Add ``family``; ``ValueError`` when the name is taken and ``replace`` is false."""
-    return _FAMILIES.register(family, replace=replace)
-
-
-def unregister(name: str) -> None:
-    """Remove ``name`` (a test's fake diarizer); unknown names are ignored."""
-    _FAMILIES.unregister(name)
-
-
-def families() -> list[DiarizerFamily]:
-    """The registered diarizers, built-ins first."""
-    return _FAMILIES.all()
+#: The registry's calls (:class:`speechstudio.registry.Registry`): ``register(family, replace=False)``
+#: (``ValueError`` for a taken name), ``unregister(name)`` (a test's fake diarizer; unknown names ignored).
+register, unregister = _FAMILIES.register, _FAMILIES.unregister
 
 
 def get(name: str | None = None) -> DiarizerFamily:

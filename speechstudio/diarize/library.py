@@ -58,10 +58,6 @@ def library_dir() -> Path:
     return data_dir() / "speakers"
 
 
-def _file(name: str) -> Path:
-    return library_dir() / f"{name}.json"
-
-
 def check_name(name: str) -> str:
     """A voice name as given, trimmed. Raises ``UsageError`` for an empty name or one with characters
     a file name cannot hold (``/ \\ : * ? " < > |``)."""
@@ -105,7 +101,7 @@ def save_voice(name: str, embedding: np.ndarray, *, seconds: float, source: str,
     emb = np.asarray(embedding, np.float32).reshape(-1)
     emb = emb / max(float(np.linalg.norm(emb)), 1e-9)
     created = time.strftime("%Y-%m-%dT%H:%M:%S")
-    path = existing.path if existing is not None else _file(name)
+    path = existing.path if existing is not None else library_dir() / f"{name}.json"
     record = {"name": name, "seconds": round(float(seconds), 2), "source": source, "created": created,
               "embedding": [round(float(v), 6) for v in emb]}
     try:
@@ -150,9 +146,7 @@ def match(embedding: np.ndarray, library: Library) -> tuple[str, float] | None:
     sims = sorted(((float(v.embedding @ e), v.name) for v in library.voices), reverse=True)
     best, name = sims[0]
     runner = sims[1][0] if len(sims) > 1 else -1.0
-    if best >= KNOWN_SIMILARITY and best - runner >= MARGIN:
-        return name, best
-    return None
+    return (name, best) if best >= KNOWN_SIMILARITY and best - runner >= MARGIN else None
 
 
 def describe_sureness(similarity: float) -> str:

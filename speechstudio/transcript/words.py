@@ -49,17 +49,12 @@ def interpolate(texts: Sequence[str], start_s: float, end_s: float) -> list[tupl
     return out
 
 
-def _as_word(w) -> Word:
-    if isinstance(w, Word):
-        return w
-    return Word(w.start_s, w.end_s, w.text, getattr(w, "probability", 1.0), getattr(w, "speaker", None))
-
-
 def retime(old_words: Sequence[AsrWord], new_text: str, start_s: float, end_s: float) -> tuple[Word, ...]:
     """The words of ``new_text``, one per token in order, timed from ``old_words`` within the segment's
     ``start_s..end_s`` (seconds, ms-rounded); an unchanged word is returned as the same object."""
     new = [t for _, _, t in tokens(new_text)]
-    old = [_as_word(w) for w in old_words]
+    old = [w if isinstance(w, Word) else Word(w.start_s, w.end_s, w.text, getattr(w, "probability", 1.0),
+                                              getattr(w, "speaker", None)) for w in old_words]
     result: list[Word | None] = [None] * len(new)
     sm = SequenceMatcher(None, [w.text.strip() for w in old], new, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
