@@ -98,7 +98,7 @@ def _try(fn, *args):
 
 def _torch_vram_mib(index: int) -> float | None:
     torch = sys.modules.get("torch")
-    if torch is None or not _try(torch.cuda.is_initialized):
+    if torch is None or not _try(lambda: torch.cuda.is_initialized()):
         return None
     return _try(lambda: torch.cuda.memory_reserved(index) / 2**20)
 
