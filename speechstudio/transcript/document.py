@@ -284,10 +284,8 @@ class TranscriptDocument:
             restored = history.apply(self._segments, last.inverse())
             assert restored is not None  # it was the last change: the segments are its "after"
             self._segments = restored
-            if region and sp.before:
-                after = edits.replace_run(sp.before, region)
-            else:
-                after = self._fresh(region) if region else ()
+            after = (edits.replace_run(sp.before, region) if region and sp.before
+                     else self._fresh(region) if region else ())
             change = self._commit("typing", [Splice(sp.index, sp.before, tuple(after))])
             if change is None:  # typed back to what it was
                 self._set(self._segments)

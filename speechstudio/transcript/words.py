@@ -92,10 +92,8 @@ def retime(old_words: Sequence[AsrWord], new_text: str, start_s: float, end_s: f
             left, right = start_s, end_s
         for k, (s, e) in zip(range(a, b), interpolate(new[a:b], left, max(left, right))):
             base = result[k]
-            if base is not None and anchored[k]:
-                result[k] = dataclasses.replace(base, start_s=s, end_s=e)
-            else:
-                result[k] = Word(s, e, new[k], 1.0)
+            result[k] = (dataclasses.replace(base, start_s=s, end_s=e) if base is not None and anchored[k]
+                         else Word(s, e, new[k], 1.0))
             anchored[k] = True
         j = max(j, b)
     return tuple(result)  # type: ignore[arg-type]
