@@ -105,10 +105,9 @@ def speakers_command(args) -> int:
             print(f"{v.name:32s} {v.seconds:6.1f} s  {v.created:19s}  {v.source}")
         return 0
     if cmd == "add":
-        if str(args.audio).lower().endswith(".json"):
-            emb, seconds, source = _voice_from_transcript(args.audio, args.speaker)
-        else:
-            emb, seconds, source = voice_from_file(args.audio, args.start, args.end)
+        json_in = str(args.audio).lower().endswith(".json")
+        emb, seconds, source = (_voice_from_transcript(args.audio, args.speaker) if json_in
+                                else voice_from_file(args.audio, args.start, args.end))
         v = library.save_voice(args.name, emb, seconds=seconds, source=source, overwrite=args.overwrite)
         print(f"saved the voice of {v.name} ({seconds:.1f} s of audio) to {v.path}")
         if seconds < 5:

@@ -232,12 +232,8 @@ class Composer:
         self._cap_next = s.rstrip(" ")[-1:] in SENTENCE_END or s.endswith("\n")
 
     def _scratch(self) -> None:
-        if self._current is not None and self._current < len(self.text):
-            start = self._current
-        elif self._phrases:
-            start = self._phrases.pop()
-        else:
-            start = 0
+        current = self._current is not None and self._current < len(self.text)
+        start = self._current if current else self._phrases.pop() if self._phrases else 0
         self.text = self.text[:start]
         self._current = None
         self._cap_next = False
