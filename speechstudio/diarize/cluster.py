@@ -16,8 +16,7 @@
    ``to_diarization``). An asked-for speaker who wins no frame takes the frames where the chunks
    assigned to them hear them most, the quietest first, never all the frames of another.
 
-Numbers and the variants that lost: ``docs/diarization.md`` (``bench/bench_diarization.py``, real
-shared-channel conversations).
+Numbers and the variants that lost: ``docs/diarization.md`` (``bench/bench_diarization.py``).
 """
 from __future__ import annotations
 

@@ -37,8 +37,7 @@ class Edit:
 def diff_edit(old: str, new: str) -> Edit | None:
     """The :class:`Edit` turning ``old`` into ``new`` at the end of the text (common prefix kept);
     ``None`` when they are equal."""
-    n = 0
-    limit = min(len(old), len(new))
+    n, limit = 0, min(len(old), len(new))
     while n < limit and old[n] == new[n]:
         n += 1
     return None if n == len(old) == len(new) else Edit(len(old) - n, new[n:])

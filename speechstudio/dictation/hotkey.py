@@ -60,8 +60,7 @@ class Hotkey:
             raise HotkeyUnavailable(f"hotkey mode {mode!r}: expected one of {', '.join(MODES)}")
         self.spec, self.keys, self.mode = spec, parse_hotkey(spec), mode
         self.on_start, self.on_stop = on_start, on_stop
-        self.is_active = is_active
-        self.listener_factory = listener_factory
+        self.is_active, self.listener_factory = is_active, listener_factory
         self.listener = None
         self._pressed: set[str] = set()
         self._latched = False          # the combination is down (fires once per press)
