@@ -103,14 +103,11 @@ def merge(passes, n_channels: int):
                                        words=tuple(dataclasses.replace(w, speaker=name) for w in kept.words))
             talk += max(0.0, kept.end_s - kept.start_s)
             out.append(kept)
-        infos.append(SpeakerInfo(name, round(talk, 3), known is not None,
-                                 known.similarity if known is not None else None,
-                                 known.sureness if known is not None else None))
+        infos.append(dataclasses.replace(known, talk_s=round(talk, 3)) if known is not None
+                     else SpeakerInfo(name, round(talk, 3)))
     out.sort(key=lambda s: (s.start_s, s.end_s))
     turns = tuple(Turn(s.start_s, s.end_s, s.speaker) for s in out)
-    first = {}
-    for s in out:
-        first.setdefault(s.speaker, s.start_s)
+    first = {s.speaker: s.start_s for s in reversed(out)}     # each speaker's first start
     infos.sort(key=lambda i: first.get(i.name, float("inf")))
     info = dataclasses.replace(passes[0].info, speakers=tuple(infos), speaker_turns=turns)
     notes = [f"{dropped} word{'s' if dropped != 1 else ''} heard on one channel from another (crosstalk) "

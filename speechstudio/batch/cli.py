@@ -95,15 +95,14 @@ def register(subparsers) -> None:
 
 
 def _subtitle_options(args):
-    for flag in ("max_line_width", "max_line_count", "max_cue_s", "min_cue_s", "max_cps"):
+    limits = ("max_line_width", "max_line_count", "max_cue_s", "min_cue_s", "max_cps")
+    for flag in limits:
         if getattr(args, flag) < 0:
             raise UsageError(f"--{flag.replace('_', '-')} must be >= 0 (0 = no limit)")
     if 0 < args.max_line_width < MIN_LINE_WIDTH:
         raise UsageError(f"--max-line-width must be 0 (no limit) or at least {MIN_LINE_WIDTH} characters "
                          f"(got {args.max_line_width}: words would be cut into unreadable pieces)")
-    return SubtitleOptions(max_line_width=args.max_line_width, max_line_count=args.max_line_count,
-                           max_cue_s=args.max_cue_s, highlight_words=args.highlight_words,
-                           min_cue_s=args.min_cue_s, max_cps=args.max_cps)
+    return SubtitleOptions(highlight_words=args.highlight_words, **{f: getattr(args, f) for f in limits})
 
 
 def _request(args):
@@ -201,9 +200,7 @@ def cmd_transcribe(args) -> int:
     summary.wall_s = time.perf_counter() - t0
     _print_summary(summary)
 
-    if summary.cancelled:
-        return EXIT_INTERRUPTED
-    return EXIT_FAILED if summary.failed else EXIT_OK
+    return EXIT_INTERRUPTED if summary.cancelled else EXIT_FAILED if summary.failed else EXIT_OK
 
 
 _BAR_KNOWN = "{l_bar}{bar}| {n:.0f}/{total:.0f} s audio [{elapsed}<{remaining}] {postfix}"
@@ -245,11 +242,9 @@ def _language_text(info) -> str:
     """``"fr (probability 0.99, detected by whisper-base) -> whisper-base"`` for one transcript."""
     if info.language is None:
         return f"no speech found -> {info.model_id}"
-    text = f"{language_name(info.language)} ({info.language}"
-    if info.language_probability is not None:
-        text += f", probability {info.language_probability:.2f}"
-    text += f") -> {info.model_id}"
-    return text + (" (translated to English)" if info.task == "translate" else "")
+    prob = f", probability {info.language_probability:.2f}" if info.language_probability is not None else ""
+    return (f"{language_name(info.language)} ({info.language}{prob}) -> {info.model_id}"
+            + (" (translated to English)" if info.task == "translate" else ""))
 
 
 def _safe_duration(item) -> float:

@@ -41,8 +41,7 @@ def output_path(input_path: str | os.PathLike[str], fmt: str, input_root: str | 
     """Where the ``fmt`` transcript of ``input_path`` goes: the last extension replaced (``talk.v2.mp3`` ->
     ``talk.v2.srt``; ``x.txt`` as txt -> ``x.txt.txt``, never the input), next to it or under ``output_dir``
     mirroring the tree below ``input_root``. Raises ``UsageError`` for an unknown ``fmt``."""
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
+    _check(fmt)
     src = Path(input_path)
     name = f"{src.stem}.{fmt}" if src.suffix else f"{src.name}.{fmt}"
     if name == src.name:
@@ -51,14 +50,10 @@ def output_path(input_path: str | os.PathLike[str], fmt: str, input_root: str | 
         return src.with_name(name)
     out = Path(output_dir)
     if input_root is not None:
-        src_abs = Path(os.path.abspath(src))
-        root_abs = Path(os.path.abspath(input_root))
         try:
-            rel = src_abs.parent.relative_to(root_abs)
+            return out / Path(os.path.abspath(src)).parent.relative_to(os.path.abspath(input_root)) / name
         except ValueError:
-            rel = None
-        if rel is not None:
-            return out / rel / name
+            pass
     return out / name
 
 
@@ -91,11 +86,13 @@ def render(fmt: str, segments: Sequence[Segment], info: TranscriptInfo,
     if fmt in SUBTITLE_FORMATS:
         return render_subtitles(list(segments), fmt, subtitles or SubtitleOptions(),
                                 getattr(info, "duration_s", None) or None)
-    try:
-        renderer = _RENDERERS[fmt]
-    except KeyError:
-        raise UsageError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})") from None
-    return renderer(list(segments), info)
+    _check(fmt)
+    return _RENDERERS[fmt](list(segments), info)
+
+
+def _check(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
 
 
 def write_transcript(target: str | os.PathLike[str], segments: Sequence[Segment], info: TranscriptInfo, fmt: str,
@@ -104,4 +101,3 @@ def write_transcript(target: str | os.PathLike[str], segments: Sequence[Segment]
 
     Raises ``UsageError`` (unknown ``fmt``) or ``OSError`` (nothing partial is left)."""
     return atomic.atomic_write_text(target, render(fmt, segments, info, subtitles))
-

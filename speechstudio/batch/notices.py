@@ -27,8 +27,7 @@ def split_advice(message: str) -> tuple[str, list[str]]:
     ["`speechstudio models download facebook/wav2vec2-base-960h` adds a larger English model"])``.
     """
     advice = [m.group(0).removeprefix("; ").strip() for m in _ADVICE.finditer(message)]
-    rest = _ADVICE.sub("", message)
-    rest = re.sub(r"\s*\(\s*\)", "", rest)
+    rest = re.sub(r"\s*\(\s*\)", "", _ADVICE.sub("", message))
     return re.sub(r"\s{2,}", " ", rest).strip(), [a for a in advice if a]
 
 

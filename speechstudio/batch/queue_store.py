@@ -127,9 +127,7 @@ class QueueEntry:
     @property
     def rtfx(self) -> float | None:
         """RTFx of this file: audio seconds per wall second of its transcription (``None`` when not transcribed)."""
-        if self.duration_s and self.wall_s:
-            return self.duration_s / self.wall_s
-        return None
+        return self.duration_s / self.wall_s if self.duration_s and self.wall_s else None
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 from speechstudio.asr.device import cpu_cores
 from speechstudio.asr.types import Segment, TranscriptInfo
@@ -170,7 +171,7 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
     workers = getattr(recognizer, "workers", 1) if labeller is None else 1
     pool = ThreadPoolExecutor(workers, thread_name_prefix="batch") if workers > 1 and len(items) > 1 else None
     stop = threading.Event()
-    halt = _Either(stop, cancel)
+    halt = SimpleNamespace(is_set=lambda: stop.is_set() or (cancel is not None and cancel.is_set()))
     channels: dict[int, tuple] = {}             # index -> (its events, targets to write, notes)
 
     def events(index: int, item: InputItem) -> Iterator:
@@ -243,16 +244,6 @@ def batch_workers(files: int) -> int:
     """Files a local batch of ``files`` inputs decodes at once: one per CPU core this process may use, at most
     :data:`MAX_WORKERS`; 1 for one file (it keeps every core). Measured: bench/bench_folder.py, docs/cluster.md."""
     return max(1, min(files, cpu_cores(), MAX_WORKERS))
-
-
-class _Either:
-    """``is_set()`` of any of ``events`` (``None`` entries ignored): what :func:`transcribe_file` checks."""
-
-    def __init__(self, *events: threading.Event | None) -> None:
-        self.events = [e for e in events if e is not None]
-
-    def is_set(self) -> bool:
-        return any(e.is_set() for e in self.events)
 
 
 READ_AHEAD_BYTES = 64 << 20      # 64 MiB: a short file whole, the first hour of a 128 kbit/s MP3

@@ -102,11 +102,8 @@ def _break_cost(prev: Word, w: Word) -> float:
     """How bad a line or cue break between ``prev`` and ``w`` is: 0 after a sentence, 1 after a clause, 2 before
     a conjunction or preposition, 3 elsewhere, 7 after a function word (an article, possessive, preposition,
     conjunction, "which", an auxiliary) or between a subject pronoun and its auxiliary, 20 inside a name, a
-    number with its word or a hyphenated compound; a pause between the two words takes up to 1.5 off (a
-    speaker's pause is where the thought breaks); ``inf`` where :func:`_breakable` forbids it. Rules: Netflix
-    Timed Text Style Guide (English), "Line Treatment" (break after punctuation, before conjunctions and
-    prepositions; never split an article, a possessive, a preposition or an auxiliary from what follows it,
-    nor a subject pronoun from its verb); BBC Subtitle Guidelines, "Line breaks"."""
+    number with its word or a hyphenated compound; a pause between the two words takes up to 1.5 off;
+    ``inf`` where :func:`_breakable` forbids it. Rules: Netflix and BBC guides (see :data:`_AUXILIARIES`)."""
     if not _breakable(prev, w):
         return float("inf")
     left, right = prev.text.strip(), w.text.strip()
@@ -117,16 +114,9 @@ def _break_cost(prev: Word, w: Word) -> float:
             or (left[:1].isupper() and right[:1].isupper() and left[-1:].isalpha() and len(right) > 1):
         return 20.0
     head, tail = left.lower().strip("\"'“”‘’("), right.lower().strip("\"'“”‘’(),.;:!?")
-    if left.endswith(_SENTENCE_END):
-        cost = 0.0
-    elif left.endswith(_CLAUSE_END):
-        cost = 1.0
-    elif head in _FUNCTION_WORDS or (head in _SUBJECTS and tail in _AUXILIARIES):
-        cost = 7.0
-    elif tail in _CONJUNCTIONS or tail in _PREPOSITIONS:
-        cost = 2.0
-    else:
-        cost = 3.0
+    cost = (0.0 if left.endswith(_SENTENCE_END) else 1.0 if left.endswith(_CLAUSE_END)
+            else 7.0 if head in _FUNCTION_WORDS or (head in _SUBJECTS and tail in _AUXILIARIES)
+            else 2.0 if tail in _CONJUNCTIONS or tail in _PREPOSITIONS else 3.0)
     pause = w.start_s - prev.end_s
     return max(0.0, cost - min(1.5, 5.0 * max(0.0, pause - 0.1)))
 
@@ -287,7 +277,7 @@ def _split(words: list[Word], opts: SubtitleOptions, indent: int = 0) -> list[li
     """A phrase cut into cues within the line and duration limits: when the next word does not fit,
     the cue ends at the cheapest natural break in it (the later the better); a cue that has reached a
     sentence end and half its room ends there, and one that has reached a clause end followed by a pause of
-    ``_CLAUSE_PAUSE_S`` and a third of its room ("what your country can do for you," 0.58 s, "ask what...")."""
+    ``_CLAUSE_PAUSE_S`` and a third of its room."""
     room = opts.max_line_width * opts.max_line_count if opts.max_line_width > 0 and opts.max_line_count > 0 else 0
     pieces = _pieces(words)
     groups: list[list[int]] = []
@@ -334,21 +324,14 @@ def _indent(speaker: str | None, prefix: bool) -> int:
     return cell_width(f"{' '.join(speaker.split())}: ") if prefix and speaker else 0
 
 
-def _shown_s(words: Sequence[Word], opts: SubtitleOptions, next_start: float = math.inf) -> float:
-    """How long a cue of ``words`` can stay: its words plus the linger, all of it ending ``min_gap_s`` before
-    the next cue it must not overlap (``next_start`` s: the speaker's next, or anyone's after its words), as
-    :func:`_timed` cuts it (a segment the decoder overlapped with the next one of its speaker shows for 38 ms
-    however long its own words run)."""
-    end = max(w.end_s for w in words)
-    return min(end + opts.linger_s, next_start - opts.min_gap_s) - words[0].start_s
-
-
-def _next_start(groups: list[tuple[str | None, list[Word]]], i: int) -> float:
-    """Where the cue of ``groups[i]`` must end by (seconds, before the gap): the next cue of its speaker,
-    or anyone's that starts after its words."""
+def _shown_s(groups: list[tuple[str | None, list[Word]]], i: int, opts: SubtitleOptions) -> float:
+    """How long the cue of ``groups[i]`` can stay, as :func:`_timed` cuts it: its words plus the linger, all of
+    it ending ``min_gap_s`` before the next cue it must not overlap (its speaker's next, or anyone's after its
+    words)."""
     who, words = groups[i]
     last = max(w.end_s for w in words)
-    return min((g[0].start_s for w2, g in groups[i + 1:] if w2 == who or g[0].start_s >= last), default=math.inf)
+    nxt = min((g[0].start_s for w2, g in groups[i + 1:] if w2 == who or g[0].start_s >= last), default=math.inf)
+    return min(last + opts.linger_s, nxt - opts.min_gap_s) - words[0].start_s
 
 
 def _joined(a: list[Word], b: list[Word]) -> list[Word]:
@@ -365,7 +348,7 @@ def _join_scraps(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOpti
     i = 0
     while i < len(groups):
         who, words = groups[i]
-        if _shown_s(words, opts, _next_start(groups, i)) >= opts.min_cue_s:
+        if _shown_s(groups, i, opts) >= opts.min_cue_s:
             i += 1
             continue
         merged = False
@@ -428,7 +411,7 @@ def _timed(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOptions, d
             nxt = min(later)
             end = min(end, nxt - gap if nxt - gap > start else nxt)
         if limit is not None:
-            end = min(end, max(limit, last if last <= limit else limit))
+            end = min(end, limit)
         end = max(end, start + 1)
         prev_end[who] = end
         cues.append(Cue(start, end, _lines(words, opts.max_line_width, _indent(who, prefix)), who))
@@ -437,10 +420,9 @@ def _timed(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOptions, d
 
 def _readable(cues: list[Cue], min_ms: int, gap: int, limit: int | None) -> list[Cue]:
     """Every cue on screen at least ``min_ms`` (Netflix: 5/6 s) where the audio leaves room: a cue the next
-    speech cuts short (another speaker's answer right after a one-word cue, a word the decoder squeezed to
-    17 ms) grows into the free time after it, then starts earlier into the free time before it (never
-    closer than ``gap`` ms to another cue), then pushes the cues after it later; only the end of the audio
-    (``limit`` ms) stops it, and a cue of words past it is left alone. Cues already overlapping it (two
+    speech cuts short grows into the free time after it, then starts earlier into the free time before it
+    (never closer than ``gap`` ms to another cue), then pushes the cues after it later; only the end of the
+    audio (``limit`` ms) stops it, and a cue of words past it is left alone. Cues already overlapping it (two
     speakers at once) are left as they are."""
     for i, cue in enumerate(cues):
         if cue.end_ms - cue.start_ms >= min_ms or (limit is not None and cue.start_ms >= limit):

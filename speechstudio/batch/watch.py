@@ -23,9 +23,7 @@ class FolderWatcher:
     a file's size and mtime unchanged for ``settle_s`` seconds; ``clock``: monotonic seconds."""
 
     def __init__(self, store: QueueStore, settle_s: float = 2.0, clock: Callable[[], float] = time.monotonic) -> None:
-        self.store = store
-        self.settle_s = settle_s
-        self.clock = clock
+        self.store, self.settle_s, self.clock = store, settle_s, clock
         self._pending: dict[Path, tuple[tuple[int, int], float]] = {}
 
     def watch(self, folder: str | os.PathLike, output_dir: str | None = None) -> WatchedFolder:

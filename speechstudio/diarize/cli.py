@@ -62,10 +62,7 @@ def voice_from_file(path, start: float | None = None, end: float | None = None):
         raise UsageError(f"{path}: the stretch {start or 0:g}-{end if end is not None else len(audio) / vp.RATE:g} s "
                          f"is empty (the file is {len(audio) / vp.RATE:.1f} s)")
     piece = np.asarray(audio[a:b], np.float32)
-    try:
-        emb = vp.embed_speech(piece)
-    except ValueError as e:
-        raise UsageError(f"{path}: {e}") from None
+    emb = _embed(path, piece)
     span = f" {a / vp.RATE:.1f}-{b / vp.RATE:.1f} s" if (start is not None or end is not None) else ""
     return emb, len(piece) / vp.RATE, f"{Path(path).absolute()}{span}"      # the library outlives the working folder
 
@@ -85,11 +82,15 @@ def voice_from_spans(path, spans: list[tuple[float, float]], max_s: float = 90.0
             break
     if not pieces:
         raise UsageError(f"{path}: no audio in the speaker's segments")
+    return _embed(path, np.concatenate(pieces)), total, f"{path} ({len(pieces)} segments)"
+
+
+def _embed(path, audio: np.ndarray) -> np.ndarray:
+    """:func:`~speechstudio.diarize.embedding.embed_speech`, its ``ValueError`` a ``UsageError`` naming ``path``."""
     try:
-        emb = vp.embed_speech(np.concatenate(pieces))
+        return vp.embed_speech(audio)
     except ValueError as e:
         raise UsageError(f"{path}: {e}") from None
-    return emb, total, f"{path} ({len(pieces)} segments)"
 
 
 def speakers_command(args) -> int:
@@ -104,10 +105,9 @@ def speakers_command(args) -> int:
             print(f"{v.name:32s} {v.seconds:6.1f} s  {v.created:19s}  {v.source}")
         return 0
     if cmd == "add":
-        if str(args.audio).lower().endswith(".json"):
-            emb, seconds, source = _voice_from_transcript(args.audio, args.speaker)
-        else:
-            emb, seconds, source = voice_from_file(args.audio, args.start, args.end)
+        json_in = str(args.audio).lower().endswith(".json")
+        emb, seconds, source = (_voice_from_transcript(args.audio, args.speaker) if json_in
+                                else voice_from_file(args.audio, args.start, args.end))
         v = library.save_voice(args.name, emb, seconds=seconds, source=source, overwrite=args.overwrite)
         print(f"saved the voice of {v.name} ({seconds:.1f} s of audio) to {v.path}")
         if seconds < 5:
@@ -115,11 +115,9 @@ def speakers_command(args) -> int:
                   file=sys.stderr)
         return 0
     if cmd == "rename":
-        v = library.rename_voice(args.old, args.new)
-        print(f"renamed {args.old} to {v.name}")
+        print(f"renamed {args.old} to {library.rename_voice(args.old, args.new).name}")
         return 0
     if cmd == "remove":
-        v = library.remove_voice(args.name)
-        print(f"removed {v.name}")
+        print(f"removed {library.remove_voice(args.name).name}")
         return 0
     raise UsageError(f"unknown speakers action {cmd!r}")

@@ -16,8 +16,7 @@
    ``to_diarization``). An asked-for speaker who wins no frame takes the frames where the chunks
    assigned to them hear them most, the quietest first, never all the frames of another.
 
-Numbers and the variants that lost: ``docs/diarization.md`` (``bench/bench_diarization.py``, real
-shared-channel conversations).
+Numbers and the variants that lost: ``docs/diarization.md`` (``bench/bench_diarization.py``).
 """
 from __future__ import annotations
 
@@ -134,10 +133,8 @@ def cluster_chunks(embeddings: np.ndarray, solo_s: np.ndarray, count: SpeakerCou
 def heard_apart(solo: np.ndarray) -> int:
     """How many people the segmentation itself tells apart: the largest m whose chunks with m local
     speakers each talking alone (``solo`` bool (c, 3): printed and alone for ``MIN_SOLO_S``) are at
-    least ``APART_SHARE`` of the printed chunks and ``APART_CHUNKS`` in number; 1 when none is. The
-    segmentation separates voices that share a telephone band, where the prints of two callers sit
-    closer than the cut (on the bench's one-speaker recordings the share is at most 0.06; on
-    pyannote's phone call 0.9: docs/diarization.md)."""
+    least ``APART_SHARE`` of the printed chunks and ``APART_CHUNKS`` in number; 1 when none is (it separates
+    callers on one telephone band, whose prints sit closer than the cut: docs/diarization.md)."""
     per_chunk = solo.sum(axis=1)[solo.any(axis=1)]
     for m in range(solo.shape[1], 1, -1):
         hits = int((per_chunk >= m).sum())

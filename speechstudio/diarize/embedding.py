@@ -3,8 +3,7 @@
 ``weights/CAMPPLUS_LICENSE``), run by ONNX Runtime from ``weights/campplus.onnx`` (made by
 ``bench/make_campplus_weights.py``). Input: Kaldi log-mel filter banks (80 bins, 25 ms / 10 ms,
 ``kaldi-native-fbank``) mean-normalised over the frames embedded, as 3D-Speaker computes them; output
-192-d, unit norm here. On the real shared-channel table it beats Resemblyzer's GE2E (DER 0.282 vs 0.304,
-speaker count 8/12 vs 4/12, one reader close / far / phone one label: docs/diarization.md).
+192-d, unit norm here (why CAM++: docs/diarization.md).
 """
 from __future__ import annotations
 

@@ -1,17 +1,10 @@
 """The registry of diarizer families, shaped like the recogniser registry (:mod:`speechstudio.asr.family`).
 
-A family says whether it can run here (``unavailable``: ``None`` or the reason) and starts a session for one recording (``start``): the session takes the same
-16 kHz blocks the recogniser reads (``push``) and returns a :class:`Diarization` (``finish``),
-which labels the transcript's segments and words (``label``). The batch, the JSON writer and the
-GUI only see this interface.
-
-Built-in families (one module each, one line in ``BUILTIN``):
-
-* ``voiceprint`` (:mod:`speechstudio.diarize.family_voiceprint`): pyannote's segmentation network,
-  CAM++ voice prints and agglomerative clustering with a per-recording count; offline on first
-  install; known voices.
-* ``pyannote`` (:mod:`speechstudio.diarize.family_pyannote`): pyannote.audio's pipeline, where the
-  user has it (its gated weights need a Hugging Face token once, or a local copy).
+A family says whether it can run here (``unavailable``: ``None`` or the reason) and starts a session for one
+recording (``start``): the session takes the 16 kHz blocks the recogniser reads (``push``) and returns a
+:class:`Diarization` (``finish``), which labels the segments and words (``label``). Built-ins (``BUILTIN``):
+``voiceprint`` (:mod:`.family_voiceprint`: segmentation, CAM++ prints, clustering; offline, known voices) and
+``pyannote`` (:mod:`.family_pyannote`: pyannote.audio's pipeline, where the user has it).
 """
 from __future__ import annotations
 
@@ -68,9 +61,8 @@ class Diarization:
     def apply(self, segments, info):
         """``(segments, info)`` labelled: segments split at speaker changes (:meth:`label`), ``info``
         (:class:`~speechstudio.asr.types.TranscriptInfo`) with the speakers, timeline and count sureness. A count
-        that lists speakers who win no word is unsure (``could_be``: those who do): they stay, since dropping
-        them lost real people whose words the recogniser missed (bench/diarization_data with tiny.en: count
-        right 7 -> 4 of 12, speaker time 35.1 -> 22.6 s on the far-field meeting; 2026-12-06)."""
+        that lists speakers who win no word is unsure (``could_be``: those who do); they stay (real people
+        whose words the recogniser missed)."""
         labelled = self.label(segments)
         said = ({w.speaker for s in labelled for w in s.words} | {s.speaker for s in labelled if s.text.strip()}) - {None}
         mute = [s for s in self.speakers if s.name not in said]
@@ -121,21 +113,9 @@ class DiarizerFamily:
 
 
 _FAMILIES = Registry("diarizer family", BUILTIN)
-
-
-def register(family: DiarizerFamily, *, replace: bool = False) -> DiarizerFamily:
-    """Add ``family``; ``ValueError`` when the name is taken and ``replace`` is false."""
-    return _FAMILIES.register(family, replace=replace)
-
-
-def unregister(name: str) -> None:
-    """Remove ``name`` (a test's fake diarizer); unknown names are ignored."""
-    _FAMILIES.unregister(name)
-
-
-def families() -> list[DiarizerFamily]:
-    """The registered diarizers, built-ins first."""
-    return _FAMILIES.all()
+#: The registry's calls (:class:`speechstudio.registry.Registry`): ``register(family, replace=False)``
+#: (``ValueError`` for a taken name), ``unregister(name)`` (a test's fake diarizer; unknown names ignored).
+register, unregister = _FAMILIES.register, _FAMILIES.unregister
 
 
 def get(name: str | None = None) -> DiarizerFamily:

@@ -25,6 +25,10 @@ def _source() -> str:
     return os.environ.get("SPEECHSTUDIO_PYANNOTE") or PIPELINE_ID
 
 
+def _token() -> str | None:
+    return os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
+
+
 class PyannoteSession:
     def __init__(self, count) -> None:
         self.count = count
@@ -37,9 +41,7 @@ class PyannoteSession:
         import torch
         from pyannote.audio import Pipeline
 
-
-        src = _source()
-        token = os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
+        src, token = _source(), _token()
         pipeline = Pipeline.from_pretrained(src, use_auth_token=token) if token else Pipeline.from_pretrained(src)
         audio = np.concatenate(self.blocks) if self.blocks else np.zeros(0, np.float32)
         kw = {"num_speakers": self.count.min_speakers} if self.count.exact else \
@@ -58,13 +60,9 @@ class PyannoteFamily(DiarizerFamily):
         if importlib.util.find_spec("pyannote") is None or importlib.util.find_spec("pyannote.audio") is None:
             return "pyannote.audio is not installed (pip install pyannote.audio; the default diarizer needs no account)"
         src = _source()
-        if os.path.isdir(src) or os.path.isfile(src):
-            return None
-        if not (os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")):
-
-            if cached_snapshot(src) is None:
-                return (f"{src} is gated: set HF_TOKEN after accepting its terms on huggingface.co, or "
-                        "SPEECHSTUDIO_PYANNOTE=/path/to/a/local/copy")
+        if not (os.path.isdir(src) or os.path.isfile(src) or _token() or cached_snapshot(src) is not None):
+            return (f"{src} is gated: set HF_TOKEN after accepting its terms on huggingface.co, or "
+                    "SPEECHSTUDIO_PYANNOTE=/path/to/a/local/copy")
         return None
 
     def start(self, count, *, library=None, path=None):

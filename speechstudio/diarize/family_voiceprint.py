@@ -16,8 +16,7 @@ from speechstudio.diarize.track import SpeakerTrack
 
 #: Speech (s) under which voices are not told apart (two voices of 2 s each)
 TOO_LITTLE_S = 4.0
-#: Talk (s) under which a found voice is no speaker of its own unless the asked count needs it: shorter
-#: than a short word (the real table: 0.07 s, no word, on trn00; the shortest real third person 0.3 s)
+#: Talk (s) under which a found voice is no speaker of its own unless the asked count needs it (under a short word)
 MIN_TALK_S = 0.2
 
 

@@ -6,9 +6,7 @@ when. No audio is kept. A damaged file does not break the library: :func:`load_l
 it and goes on.
 
 Matching (:func:`match`): a cluster's mean embedding is named after the closest saved voice when
-their cosine is at least ``KNOWN_SIMILARITY`` and beats the runner-up by ``MARGIN``;
-``describe_sureness`` turns the similarity into words. Thresholds from bench/bench_diarization.py
-(CAM++; a voice print saved by an older SpeechStudio, 256-d GE2E, is listed as a problem: save it again).
+their cosine is at least ``KNOWN_SIMILARITY`` and beats the runner-up by ``MARGIN`` (bench/bench_diarization.py).
 """
 from __future__ import annotations
 
@@ -26,7 +24,7 @@ from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.hub.paths import data_dir
 
 
-KNOWN_SIMILARITY = 0.65  #: stitched bench: a found voice to its own saved print 0.69 / 0.93 (5th / 50th), to another 0.58 (95th)
+KNOWN_SIMILARITY = 0.65  #: cosine to a saved print (bench/bench_diarization.py)
 MARGIN = 0.03
 _NAME = re.compile(r"^[^/\\:*?\"<>|\x00-\x1f]{1,64}$")
 
@@ -58,10 +56,6 @@ class Library:
 def library_dir() -> Path:
     """``<data dir>/speakers`` (``$SPEECHSTUDIO_HOME/speakers`` when set); not created."""
     return data_dir() / "speakers"
-
-
-def _file(name: str) -> Path:
-    return library_dir() / f"{name}.json"
 
 
 def check_name(name: str) -> str:
@@ -107,7 +101,7 @@ def save_voice(name: str, embedding: np.ndarray, *, seconds: float, source: str,
     emb = np.asarray(embedding, np.float32).reshape(-1)
     emb = emb / max(float(np.linalg.norm(emb)), 1e-9)
     created = time.strftime("%Y-%m-%dT%H:%M:%S")
-    path = existing.path if existing is not None else _file(name)
+    path = existing.path if existing is not None else library_dir() / f"{name}.json"
     record = {"name": name, "seconds": round(float(seconds), 2), "source": source, "created": created,
               "embedding": [round(float(v), 6) for v in emb]}
     try:
@@ -152,9 +146,7 @@ def match(embedding: np.ndarray, library: Library) -> tuple[str, float] | None:
     sims = sorted(((float(v.embedding @ e), v.name) for v in library.voices), reverse=True)
     best, name = sims[0]
     runner = sims[1][0] if len(sims) > 1 else -1.0
-    if best >= KNOWN_SIMILARITY and best - runner >= MARGIN:
-        return name, best
-    return None
+    return (name, best) if best >= KNOWN_SIMILARITY and best - runner >= MARGIN else None
 
 
 def describe_sureness(similarity: float) -> str:

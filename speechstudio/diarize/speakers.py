@@ -81,10 +81,7 @@ def parse_speakers(text: str | None) -> SpeakerCount | None:
     if t == "auto":
         return SpeakerCount()
     try:
-        if "-" in t:
-            lo, hi = (int(p) for p in t.split("-", 1))
-        else:
-            lo = hi = int(t)
+        lo, hi = (int(p) for p in t.split("-", 1)) if "-" in t else (int(t),) * 2
     except ValueError:
         raise UsageError(f"--speakers {text}: expected auto, off, a number (2) or a range (2-4)") from None
     if lo < 1 or hi < lo:

@@ -1,19 +1,10 @@
 """Local speakers and their voice prints while a recording streams: 10 s chunks every ``STEP_S``.
 
-Each chunk goes through the segmentation network (:mod:`.segmentation`: up to 3 local speakers, frame
-by frame), and each local speaker with at least ``MIN_SPEECH_S`` of speech gets a CAM++ embedding
-(:mod:`.embedding`) of the filter-bank frames where it speaks alone (all its frames when it is alone
-for less than that). This is pyannote speaker-diarization-3.1's recipe (pyannote.audio
-``pipelines/speaker_diarization.py``: 10 s chunks, one embedding per chunk and local speaker) with
-CAM++ in place of WeSpeaker's ResNet and a step of 2 s in place of 1 s: half the segmentation's CPU
-for 0.016 more DER on the real table (docs/diarization.md).
-
-:class:`SpeakerTrack` takes the 16 kHz blocks the recogniser reads (up to ``QUEUED_BLOCKS`` of them wait
-for its thread, as 16-bit PCM), works at a lower CPU priority than the recogniser (in the time it
-leaves: 10 minutes, +22 -> +10 % wall beside Whisper, docs/diarization.md), gives the C heap back
-every ``TRIM_EVERY`` chunks (what ONNX Runtime frees between calls: an hour's extra peak 372 -> 58 MiB
-with the queue's PCM, docs/diarization.md), works on ``CHUNK_S`` + ``BATCH`` x ``STEP_S`` of audio at a
-time and keeps per chunk 1.8 KB of activity and 2.3 KB of embeddings (1 h: 8 MB).
+Each chunk goes through the segmentation network (:mod:`.segmentation`: up to 3 local speakers per frame); each
+local speaker with at least ``MIN_SPEECH_S`` of speech gets a CAM++ embedding (:mod:`.embedding`) of the frames
+where it speaks alone (all its frames when it is alone for less). Recipe: pyannote speaker-diarization-3.1 with
+CAM++ and a 2 s step (docs/diarization.md). :class:`SpeakerTrack` works on a thread of its own at a lower CPU
+priority than the recogniser, on up to ``QUEUED_BLOCKS`` queued 16 kHz blocks (as 16-bit PCM).
 """
 from __future__ import annotations
 
@@ -34,8 +25,7 @@ STEP_S = 2.0          #: chunk hop (s); pyannote 3.1: 1 s (the real table: DER 0
 MIN_SPEECH_S = 0.5    #: speech (s) of a local speaker below which it gets no embedding
 BATCH = 4             #: chunks per network call (16: the same speed, 170 MB more at the peak)
 TRIM_EVERY = 16       #: chunks between two trims of the C heap (runtime.trim_heap; 10 min: 18 trims, 0.14 s)
-QUEUED_BLOCKS = 40    #: blocks waiting for the track's thread before push() waits (the reader's 30 s: 20 min,
-                      #: what Whisper reads before it decodes; 10 min: 83.7 -> 64.8 s beside it, docs/diarization.md)
+QUEUED_BLOCKS = 40    #: blocks waiting for the track's thread before push() waits (docs/diarization.md)
 
 
 #: Set at exit: the tracks' threads end between two blocks (:func:`_stop_at_exit`).

@@ -36,12 +36,10 @@ def register(subparsers) -> None:
                    help="list input devices (microphones, then system-audio monitor sources) and exit")
     d.add_argument("--file", metavar="AUDIO", help="play this recording through the streaming path instead")
     d.add_argument("--fast", action="store_true", help="with --file: as fast as possible, not real time")
-    d.add_argument("--chunk-s", type=float,
-                   help=f"CTC: audio committed per model call, seconds (default {gpu[0]} on CUDA, {cpu[0]} on CPU)")
-    d.add_argument("--left-context-s", type=float,
-                   help=f"CTC: context before each chunk, seconds (default {gpu[1]} on CUDA, {cpu[1]} on CPU)")
-    d.add_argument("--lookahead-s", type=float,
-                   help=f"CTC: context after each chunk, seconds; adds latency (default {gpu[2]} on CUDA, {cpu[2]} on CPU)")
+    for i, (flag, what) in enumerate((("chunk-s", "audio committed per model call, seconds"),
+                                      ("left-context-s", "context before each chunk, seconds"),
+                                      ("lookahead-s", "context after each chunk, seconds; adds latency"))):
+        d.add_argument(f"--{flag}", type=float, help=f"CTC: {what} (default {gpu[i]} on CUDA, {cpu[i]} on CPU)")
     d.add_argument("--update-s", type=float, default=DEFAULT_UPDATE_S,
                    help=f"Whisper: new audio between two decodes, seconds (default {DEFAULT_UPDATE_S:g})")
     d.add_argument("--agreement", type=int, default=DEFAULT_AGREEMENT, metavar="N",
@@ -219,13 +217,11 @@ def cmd_dictate(args) -> int:
         interrupted = True
         source.stop()
     show(session.stop(), "")
-    if composer is not None and sink is not None:
-        edit = composer.flush()
-        if edit is not None:
-            sink.apply(edit)
+    edit = composer.flush() if composer is not None and sink is not None else None
+    if edit is not None:
+        sink.apply(edit)
     printer.finish(composer.text if composer is not None else rec.text)
-    wall = time.perf_counter() - t0
-    _print_stats(rec, wall, session.latencies)
+    _print_stats(rec, time.perf_counter() - t0, session.latencies)
     return 130 if interrupted and args.file else 0
 
 

@@ -76,9 +76,7 @@ class CommandTable:
 
     def for_language(self, language: str | None) -> tuple[Command, ...]:
         lang = (language or "en").lower().split("-")[0].split("_")[0]
-        if lang in self.languages:
-            return self.languages[lang]
-        return self.languages.get("en", ())
+        return self.languages[lang] if lang in self.languages else self.languages.get("en", ())
 
     # ------------------------------------------------------------------ file
     @classmethod
@@ -107,11 +105,9 @@ class CommandTable:
         return cls(out)
 
     def to_json(self) -> dict:
-        langs = {}
-        for lang, cmds in self.languages.items():
-            langs[lang] = [{"say": c.say, "insert": c.insert} if c.action is None else {"say": c.say, "action": c.action}
-                           for c in cmds]
-        return {"version": 1, "languages": langs}
+        return {"version": 1, "languages": {
+            lang: [{"say": c.say, "insert": c.insert} if c.action is None else {"say": c.say, "action": c.action}
+                   for c in cmds] for lang, cmds in self.languages.items()}}
 
     def save(self, path: str | os.PathLike | None = None) -> Path:
         """Write the table atomically to ``path`` (default :func:`commands_path`; folders created)."""

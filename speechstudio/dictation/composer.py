@@ -37,13 +37,10 @@ class Edit:
 def diff_edit(old: str, new: str) -> Edit | None:
     """The :class:`Edit` turning ``old`` into ``new`` at the end of the text (common prefix kept);
     ``None`` when they are equal."""
-    n = 0
-    limit = min(len(old), len(new))
+    n, limit = 0, min(len(old), len(new))
     while n < limit and old[n] == new[n]:
         n += 1
-    if n == len(old) == len(new):
-        return None
-    return Edit(len(old) - n, new[n:])
+    return None if n == len(old) == len(new) else Edit(len(old) - n, new[n:])
 
 
 def apply_edit(text: str, edit: Edit) -> str:
@@ -181,25 +178,18 @@ class Composer:
 
     def _sep(self) -> str:
         t = self.text
-        if not t or t[-1].isspace() or t[-1] in "(\"'":
-            return ""
-        return self.separator
-
-    def _at_sentence_start(self) -> bool:
-        t = self.text.rstrip(" ")
-        return not t or t[-1] in SENTENCE_END or t.endswith("\n")
+        return "" if not t or t[-1].isspace() or t[-1] in "(\"'" else self.separator
 
     def _cased(self, word: str) -> str:
         if self.casing == "sentence":
             w = word.lower()
             if w == "i" or w.startswith("i'"):
                 w = "I" + w[1:]
-            if self._at_sentence_start():
+            t = self.text.rstrip(" ")
+            if not t or t[-1] in SENTENCE_END or t.endswith("\n"):      # at a sentence start
                 w = _capitalise(w)
             return w
-        if self._cap_next:
-            return _capitalise(word)
-        return word
+        return _capitalise(word) if self._cap_next else word
 
     def _start_phrase(self) -> None:
         if self._current is None:
@@ -241,12 +231,8 @@ class Composer:
         self._cap_next = s.rstrip(" ")[-1:] in SENTENCE_END or s.endswith("\n")
 
     def _scratch(self) -> None:
-        if self._current is not None and self._current < len(self.text):
-            start = self._current
-        elif self._phrases:
-            start = self._phrases.pop()
-        else:
-            start = 0
+        current = self._current is not None and self._current < len(self.text)
+        start = self._current if current else self._phrases.pop() if self._phrases else 0
         self.text = self.text[:start]
         self._current = None
         self._cap_next = False
@@ -257,5 +243,3 @@ def _capitalise(word: str) -> str:
         if ch.isalpha():
             return word[:i] + ch.upper() + word[i + 1:]
     return word
-
-

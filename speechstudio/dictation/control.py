@@ -60,15 +60,15 @@ class ControlServer:
     def __init__(self, handler: Callable[[str], str]) -> None:
         self.handler = handler
         self.address = control_address()
-        if sys.platform != "win32" and os.path.exists(self.address):
-            try:
-                send_command("ping", timeout_s=1.0)
-            except ControlError:
-                os.unlink(self.address)  # left over from an app that crashed
-            else:
-                raise ControlError(f"another SpeechStudio already listens on {self.address}")
         if sys.platform != "win32":
             Path(self.address).parent.mkdir(parents=True, exist_ok=True)
+            if os.path.exists(self.address):
+                try:
+                    send_command("ping", timeout_s=1.0)
+                except ControlError:
+                    os.unlink(self.address)  # left over from an app that crashed
+                else:
+                    raise ControlError(f"another SpeechStudio already listens on {self.address}")
         self._listener = Listener(self.address, authkey=_read_key(create=True))
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="dictation-control", daemon=True)
@@ -122,5 +122,3 @@ def send_command(command: str, timeout_s: float = 5.0) -> str:
         raise ControlError(f"SpeechStudio closed the connection: {e}") from None
     finally:
         conn.close()
-
-

@@ -46,9 +46,7 @@ def key_name(key) -> str | None:
             return chr(ord(char) + 96)
         return char.lower()
     vk = getattr(key, "vk", None)
-    if isinstance(vk, int) and (0x30 <= vk <= 0x39 or 0x41 <= vk <= 0x5A):
-        return chr(vk).lower()
-    return None
+    return chr(vk).lower() if isinstance(vk, int) and (0x30 <= vk <= 0x39 or 0x41 <= vk <= 0x5A) else None
 
 
 class Hotkey:
@@ -62,8 +60,7 @@ class Hotkey:
             raise HotkeyUnavailable(f"hotkey mode {mode!r}: expected one of {', '.join(MODES)}")
         self.spec, self.keys, self.mode = spec, parse_hotkey(spec), mode
         self.on_start, self.on_stop = on_start, on_stop
-        self.is_active = is_active
-        self.listener_factory = listener_factory
+        self.is_active, self.listener_factory = is_active, listener_factory
         self.listener = None
         self._pressed: set[str] = set()
         self._latched = False          # the combination is down (fires once per press)
@@ -108,13 +105,10 @@ class Hotkey:
         with self._lock:
             self._pressed.add(name)
             fire = self.keys <= self._pressed and not self._latched
-            if fire:
-                self._latched = True
+            self._latched = self._latched or fire
         if not fire:
             return
-        if self.mode == "push_to_talk":
-            self._start()
-        elif self.is_active() if self.is_active is not None else self._active:
+        if self.mode == "toggle" and (self.is_active() if self.is_active is not None else self._active):
             self._stop()
         else:
             self._start()
@@ -124,8 +118,7 @@ class Hotkey:
         with self._lock:
             self._pressed.discard(name)
             release = self._latched and name in self.keys
-            if release:
-                self._latched = False
+            self._latched = self._latched and not release
         if release and self.mode == "push_to_talk":
             self._stop()
 
@@ -163,10 +156,8 @@ def check_x11_grab(spec: str) -> None:
     except ImportError:
         return
     keys = parse_hotkey(spec)
-    mask = 0
-    for m, bit in (("ctrl", X.ControlMask), ("shift", X.ShiftMask), ("alt", X.Mod1Mask), ("cmd", X.Mod4Mask)):
-        if m in keys:
-            mask |= bit
+    bits = (("ctrl", X.ControlMask), ("shift", X.ShiftMask), ("alt", X.Mod1Mask), ("cmd", X.Mod4Mask))
+    mask = sum(bit for m, bit in bits if m in keys)      # distinct bits: the sum is their OR
     rest = [k for k in keys if k not in MODIFIERS]
     try:
         d = display.Display()
@@ -188,5 +179,3 @@ def check_x11_grab(spec: str) -> None:
         d.sync()
     finally:
         d.close()
-
-

@@ -57,10 +57,8 @@ class PynputInjector:
 
     def type_text(self, text: str) -> None:
         for ch in text:
-            if ch == "\n":
-                self._tap(self.Key.enter)
-            elif ch == "\t":
-                self._tap(self.Key.tab)
+            if ch in "\n\t":
+                self._tap(self.Key.enter if ch == "\n" else self.Key.tab)
             else:
                 self.kb.type(ch)
                 if self.key_delay_s:
@@ -269,5 +267,3 @@ class Clipboard:
             self._p.copy(text)
         except self._p.PyperclipException as e:
             raise ClipboardUnavailable(f"cannot write the clipboard: {str(e).splitlines()[0]}; {self._help()}") from None
-
-

@@ -14,8 +14,7 @@ from speechstudio.errors import UsageError
 OUTPUT_MODES = ("type", "paste", "clipboard", "stdout")
 
 #: Seconds between setting the clipboard and pressing the paste shortcut, and between the shortcut
-#: and restoring the user's clipboard. Measured under Xvfb with a Qt text field: 0.05 s was enough
-#: on an idle machine; 0.3 s leaves room for a busy one.
+#: and restoring the user's clipboard (0.3 s leaves room for a busy machine).
 PASTE_SETTLE_S = 0.05
 RESTORE_DELAY_S = 0.3
 
@@ -131,5 +130,3 @@ class OutputThread:
         """:meth:`finish`, then wait for the queue to drain (at most ``timeout_s`` seconds)."""
         self._q.put(None)
         self._thread.join(timeout_s)
-
-

@@ -68,8 +68,7 @@ def check_display() -> Check:
                      "pip install PySide6-Essentials pyqtgraph")
     if not sys.platform.startswith("linux"):
         return Check(NAME, OK, "PySide6 installed")
-    folder = plugin_dir()
-    session = _session()
+    folder, session = plugin_dir(), _session()
     details: dict = {"plugins": str(folder) if folder else None, "session": session}
     if folder is None:
         return Check(NAME, FAIL, "PySide6's platform plugins are missing",

@@ -37,10 +37,9 @@ def frozen() -> bool:
 def check_python() -> Check:
     """Python version and executable, and the required packages' versions."""
     py = f"Python {platform.python_version()} ({'packaged app' if frozen() else sys.executable})"
-    details = {"python": platform.python_version(), "executable": sys.executable, "frozen": frozen(),
-               "platform": platform.platform(), "speechstudio": __version__}
     versions = package_versions()
-    details["packages"] = versions
+    details = {"python": platform.python_version(), "executable": sys.executable, "frozen": frozen(),
+               "platform": platform.platform(), "speechstudio": __version__, "packages": versions}
     listed = ", ".join(f"{d} {v}" for d, v in versions.items() if v)
     if frozen():  # the bundle is complete by construction; PyInstaller keeps the metadata the spec copies
         return Check("Python", OK, f"{py}, speechstudio {__version__}" + (f"; {listed}" if listed else ""), "",

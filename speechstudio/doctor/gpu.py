@@ -88,11 +88,6 @@ def driver_verdict(torch_cuda: str, driver: str, driver_cuda: str) -> tuple[str,
                   "the GPU cannot be used (the app falls back to the CPU)", DRIVER_FIX)
 
 
-def _gpu_words(gpus: list[dict]) -> str:
-    return "; ".join(f"{g['name']} {g['vram_bytes'] / 2**30:.1f} GiB, compute {g['compute_capability']}, "
-                     f"FP16 {'yes' if g['fp16'] else 'no'}, BF16 {'yes' if g['bf16'] else 'no'}" for g in gpus)
-
-
 def _torch_cuda_runtime() -> dict:
     """Ask the CUDA build of torch itself: usable GPU, cuDNN version (imports torch, ~1-2 s)."""
     try:
@@ -118,7 +113,9 @@ def check_gpu() -> Check:
                          DRIVER_FIX, details)
         return Check(NAME, INFO, f"{kind}; no NVIDIA driver ({nv['error']}): running on the CPU, cuDNN not used",
                      "", details)
-    gpus = _gpu_words(nv["gpus"]) or "no GPU"
+    gpus = "; ".join(f"{g['name']} {g['vram_bytes'] / 2**30:.1f} GiB, compute {g['compute_capability']}, "
+                     f"FP16 {'yes' if g['fp16'] else 'no'}, BF16 {'yes' if g['bf16'] else 'no'}"
+                     for g in nv["gpus"]) or "no GPU"
     if not build["cuda"]:
         if nv["gpus"]:
             return Check(NAME, WARN, f"{kind} cannot use the GPU ({gpus}; driver {nv['driver']})",

@@ -50,9 +50,6 @@ def to_text(checks: list[Check], version: str) -> str:
             lines.append(f"       {'':<{width}}  fix: {c.fix}")
     problems = sum(c.status == FAIL for c in checks)
     warnings = sum(c.status == WARN for c in checks)
-    if problems:
-        lines.append(f"{problems} problem(s), {warnings} warning(s): run the fix lines above, then "
-                     "`speechstudio doctor` again.")
-    else:
-        lines.append(f"All is well ({warnings} warning(s)).")
+    lines.append(f"{problems} problem(s), {warnings} warning(s): run the fix lines above, then `speechstudio doctor` "
+                 "again." if problems else f"All is well ({warnings} warning(s)).")
     return "\n".join(lines)

@@ -3,7 +3,6 @@ mount) and free space (warn below :data:`LOW_SPACE_BYTES`) of the data folder an
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 from speechstudio.atomic import folder_problem, nearest_existing
 from speechstudio.disk import format_size
@@ -11,11 +10,6 @@ from speechstudio.doctor.report import FAIL, OK, WARN, Check
 from speechstudio.hub.paths import data_dir, hf_cache_dir
 
 LOW_SPACE_BYTES = 2 * 10**9
-
-
-def _fix(var: str, path: Path) -> str:
-    return (f"sudo chown -R $USER '{nearest_existing(path)}' (or choose a writable folder: "
-            f"export {var}=$HOME/speechstudio-data)")
 
 
 def check_folders() -> Check:
@@ -30,7 +24,8 @@ def check_folders() -> Check:
         parts.append(f"{label} {path} ({format_size(free)} free)")
         if problem:
             problems.append(f"{label} folder: {problem}")
-            fixes.append(_fix(var, path))
+            fixes.append(f"sudo chown -R $USER '{nearest_existing(path)}' (or choose a writable folder: "
+                         f"export {var}=$HOME/speechstudio-data)")
         elif free < LOW_SPACE_BYTES:
             low.append(f"only {format_size(free)} free for the {label} folder")
     summary = "; ".join(parts)

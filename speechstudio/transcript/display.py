@@ -96,6 +96,4 @@ def align(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
             return None
         spans.append((i, i + len(tok)))
         pos = i + len(tok)
-    if any(c.isalnum() for c in text[pos:]):
-        return None
-    return spans
+    return None if any(c.isalnum() for c in text[pos:]) else spans

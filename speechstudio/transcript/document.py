@@ -29,13 +29,6 @@ def _stamp(path: Path | None) -> tuple[int, int] | None:
     return (st.st_mtime_ns, st.st_size) if st is not None else None
 
 
-def _info_from(d: dict) -> TranscriptInfo:
-    return TranscriptInfo(float(d.get("audio_duration_s") or 0.0), d.get("language"), str(d.get("model_id") or ""),
-                          str(d.get("engine") or ""), str(d.get("device") or "cpu"),
-                          str(d.get("precision") or "fp32"), d.get("language_probability"),
-                          str(d.get("task") or "transcribe"), d.get("language_detected_by"))
-
-
 class TranscriptDocument:
     """Segments (s) + the rest of the JSON + the edit history: ``path`` (None until saved), ``segments``,
     ``info``, ``dirty``, ``version`` (grows with every change, undo, redo)."""
@@ -116,7 +109,11 @@ class TranscriptDocument:
 
     @property
     def info(self) -> TranscriptInfo:
-        return _info_from(self.meta)
+        d = self.meta
+        return TranscriptInfo(float(d.get("audio_duration_s") or 0.0), d.get("language"), str(d.get("model_id") or ""),
+                              str(d.get("engine") or ""), str(d.get("device") or "cpu"),
+                              str(d.get("precision") or "fp32"), d.get("language_probability"),
+                              str(d.get("task") or "transcribe"), d.get("language_detected_by"))
 
     def texts(self) -> list[str]:
         return [s.text for s in self._segments]
@@ -287,10 +284,8 @@ class TranscriptDocument:
             restored = history.apply(self._segments, last.inverse())
             assert restored is not None  # it was the last change: the segments are its "after"
             self._segments = restored
-            if region and sp.before:
-                after = edits.replace_run(sp.before, region)
-            else:
-                after = self._fresh(region) if region else ()
+            after = (edits.replace_run(sp.before, region) if region and sp.before
+                     else self._fresh(region) if region else ())
             change = self._commit("typing", [Splice(sp.index, sp.before, tuple(after))])
             if change is None:  # typed back to what it was
                 self._set(self._segments)

@@ -89,6 +89,5 @@ def split_lines(text: str, char_pos: int) -> list[str]:
 def new_segment(text: str, start_s: float, end_s: float) -> Segment:
     """A segment typed into an empty transcript: ``text`` spread over ``start_s..end_s``."""
     toks = [t for _, _, t in tokens(text)]
-
     words = tuple(Word(a, b, t, 1.0) for t, (a, b) in zip(toks, interpolate(toks, start_s, end_s)))
     return Segment(ms(start_s), ms(end_s), text, words)

@@ -108,9 +108,7 @@ def segment_to_dict(s, strip: bool = False) -> dict:
 
 def as_segment(s) -> Segment:
     """Any ``asr`` segment (or ours) as a :class:`Segment` with :class:`Word` s."""
-    if isinstance(s, Segment):
-        return s
-    return segment_from_dict(segment_to_dict(s), "segment")
+    return s if isinstance(s, Segment) else segment_from_dict(segment_to_dict(s), "segment")
 
 
 def speaker_count_text(found: int, could_be: int | None) -> str:

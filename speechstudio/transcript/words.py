@@ -49,17 +49,12 @@ def interpolate(texts: Sequence[str], start_s: float, end_s: float) -> list[tupl
     return out
 
 
-def _as_word(w) -> Word:
-    if isinstance(w, Word):
-        return w
-    return Word(w.start_s, w.end_s, w.text, getattr(w, "probability", 1.0), getattr(w, "speaker", None))
-
-
 def retime(old_words: Sequence[AsrWord], new_text: str, start_s: float, end_s: float) -> tuple[Word, ...]:
     """The words of ``new_text``, one per token in order, timed from ``old_words`` within the segment's
     ``start_s..end_s`` (seconds, ms-rounded); an unchanged word is returned as the same object."""
     new = [t for _, _, t in tokens(new_text)]
-    old = [_as_word(w) for w in old_words]
+    old = [w if isinstance(w, Word) else Word(w.start_s, w.end_s, w.text, getattr(w, "probability", 1.0),
+                                              getattr(w, "speaker", None)) for w in old_words]
     result: list[Word | None] = [None] * len(new)
     sm = SequenceMatcher(None, [w.text.strip() for w in old], new, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
@@ -97,10 +92,8 @@ def retime(old_words: Sequence[AsrWord], new_text: str, start_s: float, end_s: f
             left, right = start_s, end_s
         for k, (s, e) in zip(range(a, b), interpolate(new[a:b], left, max(left, right))):
             base = result[k]
-            if base is not None and anchored[k]:
-                result[k] = dataclasses.replace(base, start_s=s, end_s=e)
-            else:
-                result[k] = Word(s, e, new[k], 1.0)
+            result[k] = (dataclasses.replace(base, start_s=s, end_s=e) if base is not None and anchored[k]
+                         else Word(s, e, new[k], 1.0))
             anchored[k] = True
         j = max(j, b)
     return tuple(result)  # type: ignore[arg-type]

@@ -137,9 +137,8 @@ class BuildDatasetJob(Job):
     def run(self, models) -> Iterator[object]:
         import torch
 
-        # silero_vad's model module calls torch.set_num_threads(1) when imported (silero-vad 6,
-        # silero_vad/model.py line 3), process-wide: training and synthesis after a check would
-        # run on one core. The thread count is put back when the check ends.
+        # importing silero_vad calls torch.set_num_threads(1) process-wide (silero-vad 6, silero_vad/model.py):
+        # the thread count is put back when the check ends
         threads = torch.get_num_threads()
         try:
             self.result = yield from self._run(models)

@@ -107,10 +107,8 @@ class ProbeJob(Job):
                 return
             try:
                 yield ProbeResult(p, AudioReader(p).info.duration_s)
-            except SpeechStudioError as e:
-                yield ProbeResult(p, None, str(e))
             except Exception as e:  # noqa: BLE001
-                yield ProbeResult(p, None, f"{p}: {type(e).__name__}: {e}")
+                yield ProbeResult(p, None, str(e) if isinstance(e, SpeechStudioError) else f"{p}: {type(e).__name__}: {e}")
 
 
 @dataclass(frozen=True)
@@ -168,11 +166,9 @@ class SpeakJob(Job):
                     raise Cancelled
 
             try:
-                dur, n = write_speech(chunks, self.out_path, stop_if_cancelled)
+                self.result = (*write_speech(chunks, self.out_path, stop_if_cancelled), self.out_path)
             except Cancelled:
                 self.result = "cancelled (nothing written)"
-                return
-            self.result = (dur, n, self.out_path)
             return
         t0 = time.perf_counter()
         n = 0
@@ -213,8 +209,7 @@ class CallJob(Job):
 
     def run(self, models) -> Iterator[object]:
         self.result = self.fn(*self.args, **self.kwargs)
-        return
-        yield  # pragma: no cover
+        yield from ()
 
 
 class LoadAudioJob(CallJob):

@@ -98,14 +98,17 @@ def _try(fn, *args):
 
 def _torch_vram_mib(index: int) -> float | None:
     torch = sys.modules.get("torch")
-    if torch is None:
+    if torch is None or not _try(lambda: torch.cuda.is_initialized()):
         return None
-    try:
-        if not torch.cuda.is_initialized():
-            return None
-        return torch.cuda.memory_reserved(index) / 2**20
-    except Exception:
-        return None
+    return _try(lambda: torch.cuda.memory_reserved(index) / 2**20)
+
+
+def _scaled(value, divisor: float = 1.0) -> float | None:
+    return float(value) / divisor if value is not None else None
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def sample_gpus() -> tuple[list[GpuSample], str, str]:
@@ -120,16 +123,12 @@ def sample_gpus() -> tuple[list[GpuSample], str, str]:
     if count == 0:
         return [], "No NVIDIA GPU found (the driver reports none)", ""
     driver = _try(nv.nvmlSystemGetDriverVersion) or ""
-    if isinstance(driver, bytes):
-        driver = driver.decode()
     out = []
     for i in range(count):
         h = _try(nv.nvmlDeviceGetHandleByIndex, i)
         if h is None:
             continue
         name = _try(nv.nvmlDeviceGetName, h) or f"GPU {i}"
-        if isinstance(name, bytes):
-            name = name.decode()
         util = _try(nv.nvmlDeviceGetUtilizationRates, h)
         mem = _try(nv.nvmlDeviceGetMemoryInfo, h)
         temp = _try(nv.nvmlDeviceGetTemperature, h, getattr(nv, "NVML_TEMPERATURE_GPU", 0))
@@ -140,18 +139,12 @@ def sample_gpus() -> tuple[list[GpuSample], str, str]:
             getattr(nv, "nvmlDeviceGetCurrentClocksThrottleReasons", None)
         reasons = _try(reasons_fn, h) if reasons_fn else None
         out.append(GpuSample(
-            index=i, name=str(name),
-            util_pct=float(util.gpu) if util is not None else None,
-            mem_used_mib=mem.used / 2**20 if mem is not None else None,
-            mem_total_mib=mem.total / 2**20 if mem is not None else None,
-            temp_c=float(temp) if temp is not None else None,
-            power_w=power / 1000 if power is not None else None,
-            power_limit_w=limit / 1000 if limit is not None else None,
-            sm_clock_mhz=float(clock) if clock is not None else None,
-            throttle=throttle_words(reasons),
-            process_vram_mib=_torch_vram_mib(i),
-        ))
-    return out, "", str(driver)
+            index=i, name=_text(name), util_pct=_scaled(util.gpu if util is not None else None),
+            mem_used_mib=_scaled(mem.used if mem is not None else None, 2**20),
+            mem_total_mib=_scaled(mem.total if mem is not None else None, 2**20),
+            temp_c=_scaled(temp), power_w=_scaled(power, 1000), power_limit_w=_scaled(limit, 1000),
+            sm_clock_mhz=_scaled(clock), throttle=throttle_words(reasons), process_vram_mib=_torch_vram_mib(i)))
+    return out, "", _text(driver)
 
 
 def sample_system() -> SystemSample:

@@ -26,6 +26,12 @@ from speechstudio.worker.status import Status  # noqa: F401 - re-exported (it us
 _LIVE: "weakref.WeakSet" = weakref.WeakSet()
 
 
+#: Names of threads that do one finite thing (safe to wait for at exit).
+ONE_SHOT_THREADS = ("speechstudio-onnx-open", "speechstudio-job-helper", "remember-voice")
+log = logging.getLogger(__name__)
+_ids = itertools.count(1)
+
+
 def wait_for_busy_workers(timeout_s: float = 30.0) -> None:
     """Before exit, let workers inside a job finish their step: a daemon thread inside onnxruntime's
     set-up during teardown aborts the process (exit 134). Idle workers are not waited for."""
@@ -35,14 +41,6 @@ def wait_for_busy_workers(timeout_s: float = 30.0) -> None:
     for t in threading.enumerate():      # one-shot helpers: a Piper voice's ONNX session opening
         if t.name in ONE_SHOT_THREADS and t is not threading.current_thread():
             t.join(max(0.0, end - time.monotonic()))
-
-
-#: Names of threads that do one finite thing (safe to wait for at exit).
-ONE_SHOT_THREADS = ("speechstudio-onnx-open", "speechstudio-job-helper", "remember-voice")
-
-log = logging.getLogger(__name__)
-
-_ids = itertools.count(1)
 
 
 def _cut_cycles(obj) -> None:
@@ -64,22 +62,11 @@ def _cut_cycles(obj) -> None:
     cut(obj)
 
 
-def _empty_cuda_cache() -> None:
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
-        torch.cuda.empty_cache()
-
-
 class ModelCache:
     """Models loaded in the worker thread, reused across jobs. Only the worker touches it."""
 
     def __init__(self) -> None:
-        self._asr_key = None
-        self._asr = None
-        self._voice_key = None
-        self._voice = None
-        self._detector_key = None
-        self._detector = None
+        self._asr_key = self._asr = self._voice_key = self._voice = self._detector_key = self._detector = None
 
     def asr(self, spec: str | None, device: str, precision: str):
         """The recogniser for ``(spec, device, precision)`` (dictation); loads it (replacing the
@@ -129,7 +116,9 @@ class ModelCache:
             setattr(self, slot + "_key", None)
             _cut_cycles(old)
             del old                          # the last reference: freed here, before the next load
-            _empty_cuda_cache()
+            torch = sys.modules.get("torch")
+            if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+                torch.cuda.empty_cache()
 
     def voice(self, spec: str | None, device: str = "auto"):
         """The loaded :class:`~speechstudio.tts.vits.VitsVoice` for ``spec`` (name/path/None=default).
