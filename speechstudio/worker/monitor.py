@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass, field
 
 import psutil
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from speechstudio.errors import ErrorLine
 
@@ -159,8 +159,11 @@ def sample_system() -> SystemSample:
 
 
 class SystemMonitor(QObject):
-    """Samples :func:`sample_system` every ``interval_s`` seconds in a daemon thread; emits
-    ``sampled(SystemSample)`` (delivered in the GUI thread)."""
+    """Samples :func:`sample_system` every ``interval_s`` seconds in a daemon thread and emits ``sampled(SystemSample)``
+    from the GUI thread: the thread only stores its newest sample, a timer of the monitor's thread (started and
+    stopped there) hands it over. No Qt signal is emitted from the sampling thread: a ``Signal(object)`` emitted
+    from a Python thread 20 times a second crashed the test process now and then (a segfault in the interpreter
+    while the GUI thread took the samples; PySide6 6.11; cross-thread signal crashes: PYSIDE-3124)."""
 
     sampled = Signal(object)
 
@@ -169,8 +172,12 @@ class SystemMonitor(QObject):
         self.interval_s = interval_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._newest: list[SystemSample] = []        # at most one, swapped under the GIL
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self._hand_over)
 
     def start(self) -> None:
+        self._timer.start(max(10, min(100, int(self.interval_s * 500))))    # twice per sample, at most 10 Hz
         if self._thread is not None and self._thread.is_alive():
             return
         self._stop.clear()
@@ -179,9 +186,15 @@ class SystemMonitor(QObject):
 
     def stop(self) -> None:
         self._stop.set()
+        self._timer.stop()
         if self._thread is not None:
             self._thread.join(timeout=2)
             self._thread = None
+        self._newest.clear()
+
+    def _hand_over(self) -> None:
+        if self._newest:
+            self.sampled.emit(self._newest.pop())
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -192,5 +205,5 @@ class SystemMonitor(QObject):
                 s = SystemSample((), f"monitor error: {e}", 0.0, 0.0, 0.0, 0.0)
             if self._stop.is_set():
                 break
-            self.sampled.emit(s)
+            self._newest[:] = [s]
             self._stop.wait(self.interval_s)
