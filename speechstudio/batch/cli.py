@@ -200,7 +200,9 @@ def cmd_transcribe(args) -> int:
     summary.wall_s = time.perf_counter() - t0
     _print_summary(summary)
 
-    return EXIT_INTERRUPTED if summary.cancelled else EXIT_FAILED if summary.failed else EXIT_OK
+    if summary.cancelled:
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if summary.failed else EXIT_OK
 
 
 _BAR_KNOWN = "{l_bar}{bar}| {n:.0f}/{total:.0f} s audio [{elapsed}<{remaining}] {postfix}"

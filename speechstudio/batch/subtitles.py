@@ -114,9 +114,16 @@ def _break_cost(prev: Word, w: Word) -> float:
             or (left[:1].isupper() and right[:1].isupper() and left[-1:].isalpha() and len(right) > 1):
         return 20.0
     head, tail = left.lower().strip("\"'“”‘’("), right.lower().strip("\"'“”‘’(),.;:!?")
-    cost = (0.0 if left.endswith(_SENTENCE_END) else 1.0 if left.endswith(_CLAUSE_END)
-            else 7.0 if head in _FUNCTION_WORDS or (head in _SUBJECTS and tail in _AUXILIARIES)
-            else 2.0 if tail in _CONJUNCTIONS or tail in _PREPOSITIONS else 3.0)
+    if left.endswith(_SENTENCE_END):
+        cost = 0.0
+    elif left.endswith(_CLAUSE_END):
+        cost = 1.0
+    elif head in _FUNCTION_WORDS or (head in _SUBJECTS and tail in _AUXILIARIES):
+        cost = 7.0
+    elif tail in _CONJUNCTIONS or tail in _PREPOSITIONS:
+        cost = 2.0
+    else:
+        cost = 3.0
     pause = w.start_s - prev.end_s
     return max(0.0, cost - min(1.5, 5.0 * max(0.0, pause - 0.1)))
 
