@@ -11,7 +11,8 @@ people sharing a phone line, the condition of the held-back calls.
 
 Table 2: one speaker alone, where any second label is a phantom: the single-speaker recordings of
 ``../shared/realspeech``, 90 s of the matthes reader, and the same reader close, far (room
-reverberation and noise) and over a telephone band in one file (pyannote/pyannote-audio#1742).
+reverberation and noise) and over a telephone band in one file (pyannote/pyannote-audio#1742); then
+each of them with white or pink noise, mains hum or music under it at 10, 5 and 0 dB SNR.
 
 Table 3 (``--stitched``): conversations stitched from separate recordings (each speaker with their
 own microphone), the benchmark of the previous round, kept for comparison only. Then known voices:
@@ -261,8 +262,35 @@ def _degraded(audio: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.concatenate([close, far, telephone(phone)]).astype(np.float32)
 
 
+def _noise(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` samples of white or pink noise, 50 Hz mains hum with its first 7 harmonics, or "music" (five gated
+    tones, 165-440 Hz, each switched on and off at its own rate)."""
+    t = np.arange(n) / RATE
+    if kind == "white":
+        return rng.standard_normal(n)
+    if kind == "pink":
+        spectrum = np.fft.rfft(rng.standard_normal(n))
+        return np.fft.irfft(spectrum / np.sqrt(np.maximum(np.arange(spectrum.size), 1)), n)
+    if kind == "hum":
+        return sum(np.sin(2 * np.pi * 50 * k * t) / k for k in range(1, 8))
+    return sum((np.sin(2 * np.pi * (0.5 + 0.3 * i) * t) > 0) * np.sin(2 * np.pi * f0 * t) * 0.6 ** i
+               for i, f0 in enumerate([220, 277, 330, 440, 165]))
+
+
+def with_noise(audio: np.ndarray, kind: str, snr_db: float, rng: np.random.Generator) -> np.ndarray:
+    """``audio`` plus :func:`_noise` at ``snr_db`` below the speech (RMS of the louder half of its 20 ms frames),
+    peak-limited to 1."""
+    frames = audio[: audio.size // 320 * 320].reshape(-1, 320)
+    power = (frames ** 2).mean(axis=1)
+    speech_rms = np.sqrt(power[power >= np.median(power)].mean())
+    noise = _noise(kind, audio.size, rng)
+    mixed = audio + noise / np.sqrt((noise ** 2).mean()) * speech_rms / 10 ** (snr_db / 20)
+    return (mixed / max(1.0, np.abs(mixed).max())).astype(np.float32)
+
+
 def one_speaker_table() -> list[dict]:
-    """Table 2: one voice per recording; the count found with ``--speakers auto``."""
+    """Table 2: one voice per recording (then each with noise, hum or music under it at 10, 5 and 0 dB SNR); the
+    count found with ``--speakers auto``."""
     from speechstudio.diarize.speakers import parse_speakers
 
     clips = {k: _load(SHARED / "realspeech" / "files" / f) for k, f in REAL.items()}
@@ -280,6 +308,15 @@ def one_speaker_table() -> list[dict]:
         rows.append(dict(recording=name, found=len(result.speakers)))
         print(f"| {name} | {len(audio) / RATE:.0f} | {len(result.speakers)} | {'; '.join(result.notes)} |", flush=True)
     print(f"one label on {sum(r['found'] == 1 for r in rows)}/{len(rows)}")
+    rng = np.random.default_rng(1)
+    print("\n| one speaker with | SNR (dB) | one label | recordings with more |\n|---|---|---|---|")
+    for snr in (10, 5, 0):
+        for kind in ("white", "pink", "hum", "music"):
+            found = {name: len(diarize_audio(with_noise(audio, kind, snr, rng), parse_speakers("auto")).speakers)
+                     for name, audio in clips.items() if name != "matthes close / far / phone"}
+            more = [f"{name} ({k})" for name, k in found.items() if k != 1]
+            rows += [dict(recording=f"{name} + {kind} {snr} dB", found=k) for name, k in found.items()]
+            print(f"| {kind} | {snr} | {len(found) - len(more)}/{len(found)} | {', '.join(more)} |", flush=True)
     return rows
 
 
