@@ -80,7 +80,7 @@ def main() -> int:
     pump(300.0, until=lambda: page.job is None and all(r.status == "done" for r in page.rows))
     print("rows:", [(r.item.path.name, r.status, r.reason) for r in page.rows], flush=True)
     jfk = next(i for i, r in enumerate(page.rows) if r.item.path.name == "whisper_jfk.flac")
-    page.select_row(jfk)
+    page.table.selectRow(jfk)
     pump(0.5)
     view = page.transcript
     view.edit_btn.click()

@@ -152,14 +152,14 @@ def transcript_player_shot(win, shot) -> None:
     row.duration_s = info.duration_s
     page.table.refresh(i, row)
     page._update_summary()  # "1 done, 5 queued"
-    page.select_row(i)
+    page.table.selectRow(i)
     pump(0.3)
     view.edit_btn.click()
     ed = view.editor
     end = time.time() + 30
     while ed.seek_bar.waveform.peaks is None and time.time() < end:
         pump(0.1)
-    ed.speed_box.set_speed(1.5)
+    ed.speed_box.setCurrentIndex(ed.speed_box.findData(1.5))
     ed.text.place_cursor(0, 0)
     ed.toggle_play()
     end = time.time() + 10

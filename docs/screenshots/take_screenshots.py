@@ -94,7 +94,7 @@ def main() -> int:
     shot("02-transcribe-running")
     wait_until(lambda: page.current is None and not page.running, 600)
     jfk = next(i for i, r in enumerate(page.rows) if r.item.path.name == "whisper_jfk.flac")
-    page.select_row(jfk)
+    page.table.selectRow(jfk)
     pump(0.3)
     page.segments.selectRow(0)
     page._play_segment(0)
