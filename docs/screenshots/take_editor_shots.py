@@ -91,7 +91,6 @@ def main() -> int:
     QTest.keyClicks(ed.text, ",")                      # a word fixed by typing (keeps its times)
     QTest.keyClick(ed.text, Qt.Key.Key_Right)
     QTest.keyClick(ed.text, Qt.Key.Key_Return)         # Enter splits at a word boundary
-    ed.document.end_typing()
     pump(5.0, until=lambda: not ed.document.dirty)    # autosaved (a second after the last edit): "Saved"
     ed.find_bar.find_edit.setText("country")
     ed.find_bar.find_next()
