@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from speechstudio import cli
+from speechstudio.batch.resume import WorkPlan, plan_work
 
 
 # The clip of the Whisper tests here: one Whisper window (speechbrain_spk1_snt1.wav, used before, leaves a 70 ms
@@ -268,17 +269,34 @@ def test_speaker_labels_asked_after_a_transcript_without_them_transcribe_again(t
 
 def test_speaker_labels_asked_without_a_json_output_say_why_the_transcript_is_kept(tmp_path):
     """Only the JSON records whether a transcript has labels: txt/srt alone are kept, with the reason."""
-    from speechstudio.batch.resume import plan_work
 
     f = tmp_path / "a.wav"
     f.write_bytes(b"RIFF")
     targets = {fmt: tmp_path / f"a.{fmt}" for fmt in ("txt", "srt")}
     for t in targets.values():
         t.write_text("Hello.\n")
-    todo, notes = plan_work(f, targets, overwrite=False, speakers=True)
-    assert todo == {} and notes == [f"{f}: kept its transcript; without a .json output it is not known to have "
-                                    "speaker labels (add json to --format, or use --overwrite to redo it with them)"]
-    assert plan_work(f, targets, overwrite=False, speakers=False) == ({}, [])
+    assert plan_work(f, targets, overwrite=False, speakers=True) == WorkPlan(
+        {}, (f"{f}: kept its transcript; without a .json output it is not known to have speaker labels (add json to "
+             "--format, or use --overwrite to redo it with them)",), "already transcribed")
+    assert plan_work(f, targets, overwrite=False, speakers=False) == WorkPlan({}, (), "already transcribed")
+
+
+def test_a_file_changed_after_its_kept_outputs_is_skipped_as_changed_not_as_transcribed(tmp_path):
+    """The queue said "skipped: already transcribed" for an input newer than the outputs it kept; it says why."""
+    from speechstudio.batch.run import InputItem
+    from speechstudio.gui.queue_table import status_text
+    from speechstudio.gui.transcript_view import QueueRow
+
+    f = tmp_path / "a.wav"
+    f.write_bytes(b"RIFF")
+    targets = {"txt": tmp_path / "a.txt", "json": tmp_path / "a.json"}
+    targets["txt"].write_text("Hello.\n")
+    _age(targets["txt"], 100)
+    plan = plan_work(f, targets, overwrite=False)
+    assert plan == WorkPlan({}, (_kept_note(f, "a.txt"),), "changed after its transcript was written")
+    row = QueueRow(InputItem(f), status="skipped", reason="\n".join((plan.skip, *plan.notes)))
+    assert status_text(row) == ("skipped: changed after its transcript was written", row.reason)
+    assert plan_work(f, targets, overwrite=True) == WorkPlan(targets)
 
 
 def test_input_replaced_by_one_of_the_same_size_and_mtime_is_transcribed_again(tmp_path, realspeech, tiny_w2v_dir,

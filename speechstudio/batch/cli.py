@@ -138,7 +138,7 @@ def cmd_transcribe(args) -> int:
         raise UsageError("no input files to transcribe")
 
     plans = plan_outputs(items, request.formats, Path(args.output_dir) if args.output_dir else None)
-    pending = [it for it, plan in zip(items, plans) if plan_work(it.path, plan, args.overwrite, request.speakers is not None)[0]]
+    pending = [it for it, plan in zip(items, plans) if plan_work(it.path, plan, args.overwrite, request.speakers is not None).todo]
     recognizer = pool = None
     if pending and args.cluster:     # the workers load the model; Ray reachable before any work
         pool = RayPool(parse_cluster(args.cluster), worker_cores=args.worker_cores, debug=args.debug)

@@ -138,15 +138,15 @@ class RayPool:
         plan = plan_outputs(items, request.formats, Path(request.output_dir) if request.output_dir else None)
         todo: dict[int, tuple[dict, tuple]] = {}
         for index, item in enumerate(items):
-            targets, said = resume.plan_work(item.path, plan[index], request.overwrite,
-                                              request.speakers is not None)
+            work = resume.plan_work(item.path, plan[index], request.overwrite, request.speakers is not None)
+            targets, said = work.todo, work.notes
             if not targets:
-                yield BatchEvent("skipped", item, index, reason="already transcribed (use --overwrite to redo)",
-                                 outputs=tuple(plan[index].values()), warnings=tuple(said))
+                yield BatchEvent("skipped", item, index, reason=work.skip, outputs=tuple(plan[index].values()),
+                                 warnings=said)
             elif str(item.path) == "-":
                 yield BatchEvent("failed", item, index, reason="standard input cannot go to a cluster: give files")
             else:
-                todo[index] = (targets, tuple(said))
+                todo[index] = (targets, said)
         order = list(todo)
         for n, kind, result, compute_s in self.results([items[i] for i in order], request, cancel=cancel):
             index = order[n]

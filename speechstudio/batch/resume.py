@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from speechstudio.atomic import atomic_write_text
@@ -13,6 +14,18 @@ from speechstudio.audio.diagnose import is_stream
 from speechstudio.transcript.model import json_text, transcript_dict
 
 MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class WorkPlan:
+    """What to do with one input: ``todo`` (format -> output path) the outputs to write; none: the input is
+    skipped, and ``skip`` says why in a few words (the queue's status: "already transcribed", or "changed
+    after its transcript was written" when its kept outputs are of an older version); ``notes``: one-line
+    notes for the user."""
+
+    todo: dict[str, Path]
+    notes: tuple[str, ...] = ()
+    skip: str = ""
 
 
 def path_text(path: str | os.PathLike) -> str:
@@ -59,19 +72,18 @@ def same_content(recorded: dict, current: dict) -> bool:
     return all(recorded.get(k) == current.get(k) for k in keys)
 
 
-def plan_work(path: Path, targets: dict[str, Path], overwrite: bool,
-              speakers: bool = False) -> tuple[dict[str, Path], list[str]]:
-    """``(todo, notes)``: which of ``targets`` (format -> output path) to write for input ``path`` (none: the input is
-    skipped; all with ``overwrite``), and one-line notes for the user. Outputs its JSON lists as written with it
-    (and not edited since) are redone when the input changed (or has no speaker labels now asked for: ``speakers``);
-    any other existing output is kept, and when it is older than the input (so of an older version of it) nothing
-    is done, so that the input's outputs never mix two versions of it (docs/transcribe.md, Resume)."""
+def plan_work(path: Path, targets: dict[str, Path], overwrite: bool, speakers: bool = False) -> WorkPlan:
+    """Which of ``targets`` (format -> output path) to write for input ``path`` (all with ``overwrite``). Outputs
+    its JSON lists as written with it (and not edited since) are redone when the input changed (or has no speaker
+    labels now asked for: ``speakers``); any other existing output is kept, and when it is older than the input
+    (so of an older version of it) nothing is done, so that the input's outputs never mix two versions of it
+    (docs/transcribe.md, Resume)."""
     if overwrite:
-        return dict(targets), []
+        return WorkPlan(dict(targets))
     if is_stream(path):          # a pipe holds new audio each time and cannot be compared
         notes = [f"{path}: read from a pipe, so its old transcript cannot be checked; transcribed again"
                  for t in targets.values() if t.exists()][:1]
-        return dict(targets), notes
+        return WorkPlan(dict(targets), tuple(notes))
     existing = {f: t for f, t in targets.items() if t.exists()}
     todo = {f: t for f, t in targets.items() if f not in existing}
     js = targets.get("json")
@@ -90,10 +102,11 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool,
     stale = _older_than(path, {f: t for f, t in existing.items() if f not in ours}, since)
     if stale:
         names, one = ", ".join(t.name for t in stale.values()), len(stale) == 1
-        return {}, [f"{path}: modified after {names} {'was' if one else 'were'} written, and no .json transcript "
-                    f"shows {'it is' if one else 'they are'} speechstudio's unedited output (your own?): kept; not "
-                    "transcribed again, so that its outputs do not mix two versions of it (use --overwrite to "
-                    "replace them)"]
+        return WorkPlan({}, (f"{path}: modified after {names} {'was' if one else 'were'} written, and no .json "
+                             f"transcript shows {'it is' if one else 'they are'} speechstudio's unedited output (your "
+                             "own?): kept; not transcribed again, so that its outputs do not mix two versions of it "
+                             "(use --overwrite to replace them)",),
+                        skip="changed after its transcript was written")
     notes: list[str] = []
     if changed or unlabelled:
         todo.update(ours)
@@ -104,7 +117,7 @@ def plan_work(path: Path, targets: dict[str, Path], overwrite: bool,
                      "labels (add json to --format, or use --overwrite to redo it with them)")
     if todo:
         notes.extend(f"{t}: exists, kept (use --overwrite to replace it)" for f, t in existing.items() if f not in todo)
-    return todo, notes
+    return WorkPlan(todo, tuple(notes), "" if todo else "already transcribed")
 
 
 def _written_with(js: Path, src: dict, existing: dict[str, Path]) -> dict[str, Path]:

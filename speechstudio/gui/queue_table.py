@@ -15,7 +15,7 @@ from speechstudio.progress import clock
 
 COLS = ("File", "Duration", "Status", "Progress", "Speed", "Output")
 _STATUS = {"queued": "queued", "running": "transcribing", "done": "done", "cancelled": "cancelled (nothing written)",
-           "skipped": "skipped: already transcribed", "loading": "loading model…"}
+           "loading": "loading model…"}
 # status colours (on a light base, on a dark base)
 _COLORS = {"done": ("#15803d", "#4ade80"), "failed": ("#dc2626", "#f87171"), "ignored": ("#6b7280", "#9ca3af"),
            "cancelled": ("#a16207", "#facc15"), "skipped": ("#0e7490", "#22d3ee")}
@@ -28,7 +28,9 @@ def status_text(row) -> tuple[str, str]:
         pos = getattr(row, "position_s", 0.0) or 0.0
         if pos > 0:
             text = f"transcribing {clock(pos)}" + (f" / {clock(row.duration_s)}" if row.duration_s else "")
-    if row.status in ("failed", "ignored"):
+    if row.status == "skipped":  # its reason's first line; then the notes of why, in the tooltip
+        text = f"skipped: {(row.reason or 'already transcribed').splitlines()[0]}"
+    elif row.status in ("failed", "ignored"):
         text = f"{row.status}: {row.reason.replace(str(row.item.path) + ': ', '')}"
     elif row.status == "done" and row.reason:  # decode warnings (e.g. truncated file)
         text = f"done ⚠ {row.reason.replace(str(row.item.path) + ': ', '')}"

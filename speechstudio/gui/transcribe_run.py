@@ -119,7 +119,7 @@ class TranscribeRunMixin:
                 if ev.warnings:
                     row.reason = "; ".join(ev.warnings)
             elif ev.kind == "skipped":
-                row.progress = 1.0
+                row.reason, row.progress = "\n".join((ev.reason, *ev.warnings)), 1.0
                 load_json_transcript(row)
             elif ev.kind == "failed":
                 self.status_message.emit(f"failed: {row.reason}")
