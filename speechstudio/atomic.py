@@ -25,6 +25,11 @@ class OutputWriteError(UsageError):
     a one-line reason naming the path; the CLI exits with status 2."""
 
 
+def write_reason(exc: OSError) -> str:
+    """Why a write failed, in a few words: ``"disk full"`` (ENOSPC), else the error's own text."""
+    return "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+
+
 def _why(e: Exception) -> str:
     text = getattr(e, "strerror", None) or str(e)
     return text.splitlines()[0] if text else type(e).__name__

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import errno
 import functools
 import io
 import os
@@ -22,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from speechstudio.atomic import atomic_path, install_folder
+from speechstudio.atomic import atomic_path, install_folder, write_reason
 from speechstudio.audio.decode import AudioReader
 from speechstudio.errors import AudioDecodeError, UsageError
 from speechstudio.finetune import dataset as _ds
@@ -257,7 +256,7 @@ def _flag_other_speakers(clips: list[Clip], embeddings: dict, notes: dict) -> li
 
 
 def _write_error(out: Path, exc: OSError) -> DatasetError:
-    why = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+    why = write_reason(exc)
     return DatasetError(f"{out}: could not write the prepared dataset ({why})")
 
 

@@ -18,7 +18,6 @@ and leaves the previous checkpoint of that kind as it was.
 """
 from __future__ import annotations
 
-import errno
 import json
 import os
 import random
@@ -26,7 +25,7 @@ import re
 import time
 from pathlib import Path
 
-from speechstudio.atomic import atomic_path, atomic_write_json
+from speechstudio.atomic import atomic_path, atomic_write_json, write_reason
 from speechstudio.errors import SpeechStudioError
 
 
@@ -50,7 +49,7 @@ def atomic_torch_save(obj, path: str | os.PathLike) -> Path:
         with atomic_path(path) as tmp, open(tmp, "wb") as f:
             torch.save(obj, f)
     except OSError as exc:
-        why = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+        why = write_reason(exc)
         kept = "the previous checkpoint is kept" if path.exists() else "nothing was written"
         raise RunError(f"{path}: could not write the checkpoint ({why}); {kept}") from exc
     return path

@@ -5,14 +5,13 @@
 batch ``k`` is a pure function of (seed, k), as VITS' ``DistributedBucketSampler`` groups lengths."""
 from __future__ import annotations
 
-import errno
 import hashlib
 import io
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from speechstudio.atomic import atomic_write_bytes
+from speechstudio.atomic import atomic_write_bytes, write_reason
 from speechstudio.audio.decode import load_audio
 from speechstudio.errors import SpeechStudioError
 from speechstudio.finetune.run import RunError
@@ -73,7 +72,7 @@ def save_features(data: dict, path: Path) -> None:
     try:
         atomic_write_bytes(path, buf.getvalue())
     except OSError as exc:
-        why = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+        why = write_reason(exc)
         raise RunError(f"{path.parent}: could not write the feature cache ({why})") from exc
 
 
