@@ -98,6 +98,47 @@ def test_a_six_channel_wav_without_a_channel_mask_gives_its_centre_channel(tmp_p
                                "for every channel)"]
 
 
+READERS = ["lhotse_librispeech_2412-153948-0000.flac", "whisper_jfk.flac", "speechbrain_LJ050-0131.wav",
+           "pocketsphinx_sense_and_sensibility_0870.wav", "vosk_test.wav", "pyroomacoustics_cmu_arctic_us_aew_a0001.wav"]
+
+
+def multitrack(n: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """``n`` microphones, one reader each (real recordings, at most 4 s, in turns 0.25 s apart), every reader
+    heard 20 dB down on the others' microphones: float32 (n, samples) and each turn's ``(start, end)``."""
+    clips = [load_audio(realspeech_file(READERS[k % len(READERS)]), RATE)[: 4 * RATE] for k in range(n)]
+    own = np.zeros((n, sum(c.size + RATE // 4 for c in clips) + RATE), np.float32)
+    turns, at = [], RATE // 2
+    for k, clip in enumerate(clips):
+        own[k, at:at + clip.size] = clip
+        turns.append((at, at + clip.size))
+        at += clip.size + RATE // 4
+    return own + 0.1 * (own.sum(axis=0) - own), turns
+
+
+@pytest.mark.parametrize("n", [6, 8])
+def test_six_or_eight_microphones_without_names_are_not_taken_for_a_film(tmp_path, n):
+    """A multitrack recorder's WAV (no channel mask, a reader per microphone) was read as 5.1 / 7.1 and only its
+    3rd channel transcribed: the other readers' words were lost. Its 4th channel sounds full-band, which a film's
+    LFE (bass only) never does: the channels are mixed, every reader at their level, and split for speakers."""
+    import soundfile as sf
+
+    from speechstudio.batch.channels import plan
+
+    planes, turns = multitrack(n)
+    path = tmp_path / f"meeting{n}.wav"
+    sf.write(path, planes.T, RATE)
+    reader = AudioReader(path)
+    mix = np.concatenate(list(reader.blocks()))
+    assert reader.info.channels == n and reader.warnings == [
+        f"{path}: {n} channels without names, the 4th with full-band sound (a film's 4th is its LFE, bass only): a "
+        "recording of several microphones, transcribed as one mono mix (--channels split for each channel)"]
+    db = [10 * np.log10(np.mean(mix[a:b] ** 2) / np.mean(planes[k, a:b] ** 2)) for k, (a, b) in enumerate(turns)]
+    assert max(db) - min(db) < 3.0, db              # every reader at about one level (the film reading: -20 dB)
+    assert plan(AudioReader(path, RATE), "auto") == (list(range(n)), [
+        f"the {n} channels hold different voices: each was transcribed on its own and labelled (--channels mix to "
+        "transcribe the mix)"])
+
+
 def test_a_film_is_transcribed_from_its_centre_channel(tmp_path, whisper_dir):
     from speechstudio.asr.whisper import WhisperRecognizer
 

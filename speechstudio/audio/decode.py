@@ -173,7 +173,7 @@ class AudioReader:
         best, best_rms = streams[0], -1.0
         for s in streams:
             try:
-                energy, _ = channel_energy(self._decode_planes(s.index, limit_s=_STREAM_PROBE_S))
+                energy, _, _ = channel_energy(self._decode_planes(s.index, limit_s=_STREAM_PROBE_S))
                 rms = float(energy.max()) ** 0.5 if energy.size else 0.0
             except AudioDecodeError:
                 rms = 0.0
@@ -219,12 +219,13 @@ class AudioReader:
         planes = self._decode_planes(self.info.stream_index, limit_s=CHANNEL_PROBE_S)
         names, layout = self.info.channel_names, self.info.layout
         try:
-            energy, mixed = channel_energy(planes, limit=int(CHANNEL_PROBE_S * self.info.source_rate))
+            energy, mixed, rms_hz = channel_energy(planes, limit=int(CHANNEL_PROBE_S * self.info.source_rate))
         except AudioDecodeError:
             self.downmix = choose(names, layout)
             return            # blocks() reports a file that does not decode
         if not cancels(energy, mixed):
-            self.downmix = choose(names, layout, energy if energy.size == len(names) else None, mixed)
+            measured = energy.size == len(names)
+            self.downmix = choose(names, layout, energy if measured else None, mixed, rms_hz if measured else None)
             if self.downmix.channel is not None:
                 self.channel = self.downmix.channel
             if self.downmix.note:

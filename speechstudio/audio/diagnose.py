@@ -179,21 +179,27 @@ def _flac_audio_bytes(f, pos: int, size: int) -> int:
 
 
 # ---------------------------------------------------------------- channels
-def channel_energy(planes: Iterator[np.ndarray], limit: int | None = None) -> tuple[np.ndarray, float]:
-    """Per-channel mean square float64 (channels,) and that of their mean, over ``planes`` (``(frame, rate)``,
-    frames float32 (channels, n)), at most ``limit`` samples."""
-    energy = np.zeros(0)
-    mixed, n = 0.0, 0
-    for p, _ in planes:
+def channel_energy(planes: Iterator[np.ndarray], limit: int | None = None) -> tuple[np.ndarray, float, np.ndarray]:
+    """``(energy, mixed, rms_hz)`` over ``planes`` (``(frame, rate)``, frames float32 (channels, n)), at most
+    ``limit`` samples: per-channel mean square float64 (channels,), that of their mean, and each channel's RMS
+    frequency in Hz (channels,): ``rate / pi * asin(sqrt(r) / 2)`` with ``r`` the mean square of the first
+    difference over the mean square (exact for a sine; the power-weighted spread of a sound's spectrum; 0 for
+    silence)."""
+    energy = slope = np.zeros(0)
+    mixed, n, rate = 0.0, 0, 1
+    for p, rate in planes:
         p = p.astype(np.float64)
-        e = np.einsum("cn,cn->c", p, p)
-        energy = e if energy.shape != e.shape else energy + e
+        e, d = np.einsum("cn,cn->c", p, p), np.diff(p, axis=1)
+        s = np.einsum("cn,cn->c", d, d)
+        energy, slope = (e, s) if energy.shape != e.shape else (energy + e, slope + s)
         m = p.mean(axis=0)
         mixed += float(np.dot(m, m))
         n += p.shape[1]
         if limit is not None and n >= limit:
             break
-    return (energy / n, mixed / n) if n else (energy, 0.0)
+    ratio = np.divide(slope, energy, out=np.zeros_like(energy), where=energy > 0)
+    rms_hz = rate / np.pi * np.arcsin(np.minimum(1.0, np.sqrt(ratio) / 2))
+    return (energy / n, mixed / n, rms_hz) if n else (energy, 0.0, rms_hz)
 
 
 def cancels(energy: np.ndarray, mixed: float) -> bool:

@@ -1,12 +1,20 @@
 """Multi-channel audio to one stream: with a front centre, the centre (quiet centre: ITU-R BS.775-3
 downmix, LFE out); mono / stereo: the mean; other layouts: the mean raised to the loudest channel's level
 (at most x n), an unnamed layout warned about. Six or eight unnamed channels (a plain PCM WAV has no channel
-mask) are read in FFmpeg's default order for the count (WAVEFORMATEXTENSIBLE's, SMPTE's): 5.1 and 7.1."""
+mask) are read in FFmpeg's default order for the count (WAVEFORMATEXTENSIBLE's, SMPTE's): 5.1 and 7.1, unless
+the 4th channel, a film's LFE, carries full-band sound: then they are a multitrack recorder's (one microphone
+each), and mixed."""
 from __future__ import annotations
 
 import numpy as np
 
+from speechstudio.audio.diagnose import QUIET_RMS
+
 CENTRE_QUIET_DB = 30.0
+#: RMS frequency (Hz) above which a sounding 4th channel is no LFE: an LFE is band-limited to 120 Hz (ATSC A/52
+#: section 5.4.3, Dolby Digital), speech sits at 1000-1600 Hz (the realspeech recordings), a 50 Hz hum at 50
+LFE_MAX_HZ = 200.0
+_LFE = 3                #: the LFE's place in FFmpeg's default 5.1 and 7.1 orders
 _BS775 = {"FC": 1.0, "FL": 0.7071, "FR": 0.7071, "FLC": 0.7071, "FRC": 0.7071, "LFE": 0.0, "LFE2": 0.0}
 _SURROUND = 0.5
 #: counts of unnamed channels read as FFmpeg's default layout for the count (5.1, 7.1: the film layouts)
@@ -29,15 +37,19 @@ class Downmix:
         return planes.mean(axis=0, dtype=np.float32)
 
 
-def choose(names: list[str], layout: str, energy: np.ndarray | None = None, mixed: float | None = None) -> Downmix:
+def choose(names: list[str], layout: str, energy: np.ndarray | None = None, mixed: float | None = None,
+           rms_hz: np.ndarray | None = None) -> Downmix:
     """The :class:`Downmix` for channel ``names`` (FFmpeg's; "NONE" unnamed) of ``layout`` given their mean
-    squares ``energy`` and that of their mean ``mixed`` (None: not measured)."""
+    squares ``energy``, that of their mean ``mixed`` and their RMS frequencies ``rms_hz`` (Hz; None: not measured;
+    ``diagnose.channel_energy``)."""
     n = len(names)
     if n <= 2:
         return Downmix()
     named = all(c and c != "NONE" for c in names)
     read_as = ""
-    if not named and n in DEFAULT_ORDER_COUNTS:
+    full_band_lfe = (rms_hz is not None and energy is not None and energy[_LFE] >= QUIET_RMS ** 2
+                     and rms_hz[_LFE] > LFE_MAX_HZ) if n in DEFAULT_ORDER_COUNTS else False
+    if not named and n in DEFAULT_ORDER_COUNTS and not full_band_lfe:
         layout, names = default_layout(n)
         named, read_as = True, f"{n} channels without names: read as {layout} ({' '.join(names)}); "
     if named and "FC" in names:
@@ -53,6 +65,9 @@ def choose(names: list[str], layout: str, energy: np.ndarray | None = None, mixe
         gain = float(np.clip(np.sqrt(float(energy.max()) / mixed), 1.0, n))
     note = None if named else (f"unknown channel layout '{layout}' ({n} channels without names): transcribed as "
                                "one mono mix (--channels split for each channel)")
+    if full_band_lfe:
+        note = (f"{n} channels without names, the 4th with full-band sound (a film's 4th is its LFE, bass only): "
+                "a recording of several microphones, transcribed as one mono mix (--channels split for each channel)")
     return Downmix(weights=np.full(n, gain / n, np.float32), note=note)
 
 

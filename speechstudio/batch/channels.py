@@ -15,7 +15,7 @@ from speechstudio.transcript.display import join_tokens
 PROBE_S = 120.0
 SPLIT_DB = 10.0         #: one channel this much louder on a speech frame: someone close to its microphone
 SPLIT_SHARE = 0.6       #: ... on at least this share of speech frames
-LEAD_SHARE = 0.1        #: and every channel leads on at least this share (else it is a mono source)
+LEAD_SHARE = 0.1        #: and each of 2 channels leads on at least this share (else it is a mono source); of n: 0.2 / n
 BLEED_DB = 10.0         #: a word whose span is this much louder on another channel was heard, not said
 SAME_DB = 0.5           #: channels never further apart than this are one sound (split, each line came twice)
 MODES = ("mix", "split", "auto")
@@ -56,7 +56,7 @@ def plan(reader, mode: str) -> tuple[list[int] | None, list[str]]:
     apart = (order[-1] - order[-2]) >= SPLIT_DB
     leader = np.argmax(lv, axis=0)
     leads = np.bincount(leader[apart], minlength=levels.shape[0]) / max(1, int(apart.sum()))
-    if apart.mean() >= SPLIT_SHARE and leads.min() >= LEAD_SHARE:
+    if apart.mean() >= SPLIT_SHARE and leads.min() >= LEAD_SHARE * 2 / n:   # 8 people: one may talk 3 % of the time
         return list(range(n)), [f"the {n} channels hold different voices: each was transcribed on its own and "
                                 "labelled (--channels mix to transcribe the mix)"]
     return None, []
