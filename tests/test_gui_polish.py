@@ -172,6 +172,50 @@ def test_the_shortcut_list_has_the_editor_and_page_keys(win, qtbot):
     assert ("Alt+R", "Record this prompt", "Clone voice") in shown  # a wizard button's mnemonic
 
 
+def test_no_two_alt_keys_on_a_page_or_wizard_step_and_the_menus_clash(win, qtbot):
+    """Alt+V went to both the Clone wizard's "Previous" button and the View menu, Alt+F to "Choose file" and the
+    File menu, Alt+A to Adapt's "Pause" and "Alphabet": the second never fired. Every page, and every wizard
+    step with its hidden widgets (shown at other moments), has each Alt key once, menus included."""
+    import re
+    from collections import defaultdict
+
+    from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QTabWidget
+
+    from speechstudio.gui.main_window import PAGES
+
+    def key(text: str) -> str | None:
+        m = re.search(r"&([^&\s])", text.replace("&&", ""))
+        return m.group(1).lower() if m else None
+
+    def clashes(root, visible_only: bool) -> dict:
+        seen = defaultdict(list)
+        texts = [a.text() for a in win.menuBar().actions()]
+        for w in root.findChildren(QAbstractButton) + root.findChildren(QLabel) + root.findChildren(QGroupBox):
+            if w.isVisible() or not visible_only:
+                texts.append(w.title() if isinstance(w, QGroupBox) else w.text())
+        for tabs in root.findChildren(QTabWidget):
+            if tabs.isVisible() or not visible_only:
+                texts += [tabs.tabText(i) for i in range(tabs.count())]
+        for text in texts:
+            if key(text):
+                seen[key(text)].append(text)
+        return {k: v for k, v in seen.items() if len(v) > 1}
+
+    steps = 0
+    for i, name in enumerate(PAGES):
+        win.page_actions[i].trigger()
+        qtbot.wait(10)
+        page = win.current_page()
+        assert clashes(win, True) == {}, name
+        stack = getattr(page, "stack", None)
+        for k in range(stack.count() if hasattr(page, "go") else 0):
+            stack.setCurrentIndex(k)
+            qtbot.wait(10)
+            assert (clashes(win, True), clashes(stack.widget(k), False)) == ({}, {}), (name, k)
+            steps += 1
+    assert steps >= 8                                   # the two wizards' steps were all looked at
+
+
 def test_about_lists_versions_and_licenses():
     from importlib import metadata
 

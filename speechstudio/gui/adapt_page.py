@@ -274,7 +274,7 @@ class TrainStep(TrainingStep):
         self.drop_check = named(QCheckBox("Leave out clips with characters outside it"),
                                 "Leave out clips with characters outside the alphabet",
                                 "Otherwise training stops before it starts and lists those characters and clips")
-        form.addRow(buddy_label("&Alphabet", self.vocab_box), hrow(self.vocab_box, self.drop_check))
+        form.addRow(buddy_label("Alpha&bet", self.vocab_box), hrow(self.vocab_box, self.drop_check))
         self.freeze_check = named(QCheckBox("Freeze the feature encoder (as in wav2vec 2.0)"), "Freeze the feature encoder")
         self.freeze_check.setChecked(d.freeze_feature_encoder)
         self.ckpt_check = named(QCheckBox("Gradient checkpointing (less GPU memory, slower)"), "Gradient checkpointing")

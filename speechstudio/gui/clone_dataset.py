@@ -83,7 +83,7 @@ class RecordPanel(QWidget):
         self.prompt.setMinimumHeight(80)
         lay.addWidget(self.prompt)
         # the level meter shares the buttons' line (the Dataset step fits 1366×768 with the docks open)
-        self.prev_btn = self._button("◀ Pre&vious", "Previous prompt", "Alt+Left", self.previous)
+        self.prev_btn = self._button("◀ Previo&us", "Previous prompt", "Alt+Left", self.previous)
         self.rec_btn = self._button("&Record", "Record this prompt", "Alt+R", self.record)
         self.stop_btn = self._button("&Stop", "Stop recording", "Alt+S", self.stop)
         self.play_btn = self._button("Pl&ay take", "Play this take", "Alt+A", self.play)
@@ -408,7 +408,7 @@ class DatasetStep(QWidget):
         ll.addWidget(QLabel("One long recording (or a folder of them): speech recognition writes the text and "
                             "its word times cut it into sentence clips. Check the texts afterwards."))
         self.long_edit = named(QLineEdit(), "Long recording file or folder")
-        row = path_row(self.long_edit, "Long recording", self, "Choose &file…",
+        row = path_row(self.long_edit, "Long recording", self, "Choose fil&e…",
                        "Browse for long recording file or folder", AUDIO_FILES)
         row.addWidget(button("Choose f&older…", "Choose a folder of long recordings",
                              slot=picker(self.long_edit, "Folder of long recordings", self)))
