@@ -67,3 +67,18 @@ def test_mel_view_follows_fake_microphone(win, qtbot, mic_file):
     assert win.current_page() is win.transcribe
     row = win.transcribe.rows[-1]
     assert row.item.path.suffix == ".wav" and row.item.path.is_file()
+
+
+@pytest.mark.parametrize("height, title", [(80, ""), (110, "pitch"), (160, "pitch"), (220, "pitch (low to high)")])
+def test_the_pitch_axis_title_is_read_whole_at_any_height(qtbot, height, title):
+    """In a short window the mel dock's vertical axis showed "ch (low to hi": the title is shortened to what fits."""
+    from speechstudio.gui.mel_view import MelView
+
+    view = MelView()
+    qtbot.addWidget(view)
+    view.resize(400, height)
+    view.show()
+    qtbot.wait(50)
+    axis = view.plot.getAxis("left")
+    assert axis.labelText == title
+    assert axis.label.boundingRect().width() <= axis.height()          # the title runs along the axis, whole

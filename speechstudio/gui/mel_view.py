@@ -40,7 +40,8 @@ class MelView(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(False, False)
         self.plot.hideButtons()
-        self.plot.setLabel("left", "pitch (low to high)")
+        self._axis_title = ""
+        self._title_axis()
         self.plot.setLabel("bottom", "seconds")
         self.img = pg.ImageItem(self.image)
         self.img.setRect(-seconds, 0, seconds, N_MELS)
@@ -56,6 +57,19 @@ class MelView(QWidget):
 
         self._timer = QTimer(self, interval=40, timeout=self._redraw)
         self._timer.start()
+
+    def _title_axis(self) -> None:
+        """The vertical axis's title as long as the plot's height lets it be read whole (a short window's
+        docks: "pitch" alone, then none; the title was cut to "ch (low to hi")."""
+        h = self.plot.height() if self.isVisible() else 200     # before the first show: the usual dock
+        title = "pitch (low to high)" if h >= 150 else "pitch" if h >= 60 else ""
+        if title != self._axis_title:
+            self._axis_title = title
+            self.plot.setLabel("left", title)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self, self._title_axis)  # once the layout has given the plot its new height
 
     def push_frames(self, frames: np.ndarray, source: str = "") -> None:
         """Append log-mel frames (``np.ndarray[float32]`` shape ``(k, 80)``) and scroll left."""
