@@ -696,9 +696,10 @@ def test_pyannote_family_runs_the_users_pipeline(monkeypatch):
 @pytest.fixture(scope="module")
 def two_channel_call(tmp_path_factory):
     """A stereo call: the matthes reader on the left, the LibriSpeech reader on the right, each
-    heard 20 dB down on the other channel (bleed), turns overlapping by 0.8 s once."""
+    heard 20 dB down on the other channel (bleed), turns overlapping by 0.8 s once. 29.5 s: one
+    Whisper window per channel (clips 40 and 41 made it 31.6 s, two windows each and a tail)."""
     other = _load(realspeech_file("lhotse_librispeech_2412-153948-0000.flac"))
-    m = _matthes_clips(40, 2)
+    m = _matthes_clips(43, 2)
     t = 0.5 + len(m[0]) / RATE - 0.8                       # the right speaker starts before the left ends
     right_at = t
     left2_at = right_at + len(other) / RATE + 0.5
