@@ -41,6 +41,10 @@ def run_page(win, qtbot, path, whisper_dir, speakers_index: int):
     page = win.transcribe
     page.model_box.setCurrentText(str(whisper_dir))
     page.device_box.setCurrentText("cpu")
+    # English said: tiny.en decodes without the multilingual Whisper's language detection (a 30 s encoder pass per
+    # file), which no test here asserts on; test_diarize's interview tests keep speakers with language detection
+    page.language_options.set_language("en")
+    assert page.language_options.language() == "en"
     for f, c in page.format_checks.items():
         c.setChecked(f in ("txt", "json"))
     page.speakers_box.setCurrentIndex(speakers_index)
