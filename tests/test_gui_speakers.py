@@ -18,6 +18,11 @@ import soundfile as sf  # noqa: E402
 
 from conftest import realspeech_file  # noqa: E402
 from test_diarize import RATE, _conversation, _load, _matthes_clips  # noqa: E402
+# Module fixtures: Whisper loads once per model settings and decodes each distinct audio (the same samples and
+# options) once; the diarizer's two networks run once per distinct input. The interview is transcribed and
+# labelled by two tests (auto, exactly 2) through the whole page, worker, batch and diarizer; only the model's
+# decoding and the networks' outputs for audio already seen are reused.
+from test_diarize import _one_decoding_per_audio, _one_network_run_per_input  # noqa: E402,F401
 from test_gui_support import fake_audio, win  # noqa: E402,F401 - fixtures
 
 
@@ -36,6 +41,10 @@ def run_page(win, qtbot, path, whisper_dir, speakers_index: int):
     page = win.transcribe
     page.model_box.setCurrentText(str(whisper_dir))
     page.device_box.setCurrentText("cpu")
+    # English said: tiny.en decodes without the multilingual Whisper's language detection (a 30 s encoder pass per
+    # file), which no test here asserts on; test_diarize's interview tests keep speakers with language detection
+    page.language_options.set_language("en")
+    assert page.language_options.language() == "en"
     for f, c in page.format_checks.items():
         c.setChecked(f in ("txt", "json"))
     page.speakers_box.setCurrentIndex(speakers_index)

@@ -16,6 +16,12 @@ from speechstudio.asr.ctc import GreedyCTCDecoder, group_segments
 from speechstudio.asr.types import Recognizer
 from speechstudio.errors import UsageError
 
+# A module fixture: a recogniser loads once per model settings (the load's arguments) and decodes each distinct
+# audio (the same samples, the same options) once. The CLI and the API on the Spanish file, and the file, float
+# array and int16 array of one clip, are each still read, resampled, routed and rendered by their own path; one
+# that fed other samples, options or model settings would get its own decoding and show in the comparison.
+from test_diarize import _one_decoding_per_audio  # noqa: E402,F401
+
 
 def test_import_speechstudio_stays_light():
     code = "import sys, speechstudio; print(sorted(m for m in ('numpy', 'torch', 'faster_whisper') if m in sys.modules))"

@@ -15,6 +15,12 @@ from speechstudio.errors import UsageError
 from speechstudio.transcript.model import render_json
 from speechstudio.worker.jobs import TranscribeBatchJob
 
+# Module fixtures: Whisper loads once per model settings (the load's arguments) and decodes each distinct audio
+# (the same samples, the same options) once; the diarizer's networks run once per distinct input. The three
+# paths still build their own request, read and resample the file, diarize, merge and write: a path that fed
+# other samples, options or model settings would get its own decoding and show in the comparison.
+from test_diarize import _one_decoding_per_audio, _one_network_run_per_input  # noqa: E402,F401
+
 
 @pytest.mark.parametrize("speakers", [None, "auto"])
 def test_cli_worker_and_library_give_the_same_json(speakers, realspeech, whisper_dir, home, tmp_path):
