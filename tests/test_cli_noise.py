@@ -6,6 +6,7 @@ progress bars write plain lines when stderr is not a terminal (a log file, a pip
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import io
 import json
@@ -52,21 +53,34 @@ def test_damaged_state_file_counts_as_empty(_isolated_home):
     assert due_today(ADVICE, dt.date(2026, 1, 1)) is False
 
 
-def _transcribe(tmp_path, capsys, *flags) -> str:
+def _transcribe(out_dir, *flags) -> str:
     # English detected sure at once (p 0.998): one detection per run (the 8 kHz clip used before, detected at
     # p 0.84, was detected a second time region by region)
     wav = realspeech_file("pocketsphinx_sense_and_sensibility_0870.wav")
-    rc = cli.main(["transcribe", str(wav), "--output-dir", str(tmp_path), "--overwrite", "--format", "txt", *flags])
-    err = capsys.readouterr().err
-    assert rc == 0, err
-    assert (tmp_path / "pocketsphinx_sense_and_sensibility_0870.txt").read_text().strip() != ""
-    return err
+    err = io.StringIO()                                  # as capsys: stderr is not a terminal
+    with contextlib.redirect_stderr(err):
+        rc = cli.main(["transcribe", str(wav), "--output-dir", str(out_dir), "--overwrite", "--format", "txt", *flags])
+    assert rc == 0, err.getvalue()
+    assert (out_dir / "pocketsphinx_sense_and_sensibility_0870.txt").read_text().strip() != ""
+    return err.getvalue()
 
 
-def test_transcribe_gives_advice_once_a_day_and_nothing_with_q(tmp_path, capsys):
-    first = _transcribe(tmp_path, capsys)
-    second = _transcribe(tmp_path, capsys)
-    quiet = _transcribe(tmp_path, capsys, "-q")
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, _derived_store) -> dict[str, str]:
+    """stderr of three runs in one fresh data dir (as every test's): the first, the second, then with ``-q``;
+    run once for the module (the first run is also the progress test's run into a log)."""
+    from conftest import _seed_home
+
+    home = tmp_path_factory.mktemp("noise-home")
+    _seed_home(home, _derived_store)
+    out = tmp_path_factory.mktemp("noise-out")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SPEECHSTUDIO_HOME", str(home))
+        return {"first": _transcribe(out), "second": _transcribe(out), "quiet": _transcribe(out, "-q")}
+
+
+def test_transcribe_gives_advice_once_a_day_and_nothing_with_q(runs):
+    first, second, quiet = runs["first"], runs["second"], runs["quiet"]
     assert f"tip: {ADVICE}" in first.splitlines()
     assert "English -> whisper-tiny.en (the installed whisper-tiny.en);" in first
     assert "models download" not in second and "tip:" not in second
@@ -75,8 +89,8 @@ def test_transcribe_gives_advice_once_a_day_and_nothing_with_q(tmp_path, capsys)
     assert "%|" not in quiet                              # no bar with -q
 
 
-def test_progress_into_a_log_is_plain_lines(tmp_path, capsys):
-    err = _transcribe(tmp_path, capsys)                   # captured stderr is not a terminal
+def test_progress_into_a_log_is_plain_lines(runs):
+    err = runs["first"]                                   # captured stderr is not a terminal
     assert "\r" not in err
     bars = [ln for ln in err.splitlines() if "s audio [" in ln]
     assert bars and bars[-1].startswith("1/1 pocketsphinx_sense_and_sensibi: 100%|")
