@@ -127,6 +127,37 @@ def pytest_runtest_teardown(item, nextitem):
             pass
 
 
+# Whisper models (issue 42): tests loaded the same CTranslate2 model about once per test (about 1 CPU s for
+# tiny.en, 2 for base), from each test's own home where the model's files are hard links of one store. A loaded
+# model is kept per process, keyed by its files' inodes, sizes and modification times and the load's options: a
+# model changed, copied or broken on disk loads again (and fails again); at most 4 are kept.
+def _cache_whisper_models() -> None:
+    try:
+        import faster_whisper
+    except ImportError:
+        return
+    load = faster_whisper.WhisperModel
+    kept: dict[tuple, object] = {}
+
+    def cached(model_size_or_path, *args, **kwargs):
+        folder = Path(str(model_size_or_path))
+        if not folder.is_dir():
+            return load(model_size_or_path, *args, **kwargs)
+        files = tuple(sorted((f.name, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+                             for f in folder.iterdir() if f.is_file() for st in [f.stat()]))
+        key = (files, args, tuple(sorted(kwargs.items())))
+        if key not in kept:
+            kept[key] = load(model_size_or_path, *args, **kwargs)
+            while len(kept) > 4:
+                kept.pop(next(iter(kept)))
+        return kept[key]
+
+    faster_whisper.WhisperModel = cached
+
+
+_cache_whisper_models()
+
+
 # Offscreen Qt gets one 1280×800 screen (the app's first-launch size; the plugin's default is an
 # 800×800 placeholder), so "the window fits the screen" can be tested. Qt reads this when the
 # QApplication is created.
