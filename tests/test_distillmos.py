@@ -36,9 +36,13 @@ def _variants(path: Path) -> tuple[dict[str, np.ndarray], np.ndarray, int]:
 
 @pytest.fixture(scope="module")
 def model():
+    """``DistillMOS.load()``: the one ``Naturalness`` keeps per process (loaded once for the module)."""
+    from speechstudio.finetune.closeness import Naturalness
     from speechstudio.finetune.distillmos import DistillMOS
 
-    return DistillMOS.load()
+    loaded = Naturalness()._model
+    assert isinstance(loaded, DistillMOS) and not loaded.training
+    return loaded
 
 
 @pytest.mark.parametrize("clip", sorted(REFERENCE))
@@ -55,7 +59,7 @@ def test_naturalness_resamples_with_soxr_and_scores_a_batch(model):
     _, a, sr = _variants(MATTHES / "wavs" / "LJ001-0001.flac")
     assert sr == 44100
     assert Naturalness().score(a, sr) == pytest.approx(4.5654, abs=0.003)  # 44.1 kHz in, soxr to 16 kHz
-    x = torch.from_numpy(resample(a, sr, 16000))[None]
+    x = torch.from_numpy(resample(a, sr, 16000))[None, :16000 * 7]  # one 7.68 s window each
     with torch.no_grad():
         two = model(torch.cat([x, 0.5 * x]))  # peak normalisation: the level does not change the score
     assert two.shape == (2,) and float(two[0]) == pytest.approx(float(two[1]), abs=1e-4)
