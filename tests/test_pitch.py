@@ -154,16 +154,27 @@ def _clone_folder(tmp_path, joe, pitch, where="voice.json"):
     return onnx
 
 
+CLONE_TEXT = "A cloned voice at its own pitch."
+
+
+@pytest.fixture(scope="module")
+def joe_says_clone_text(joe):
+    """The base voice saying ``CLONE_TEXT`` (seed 1): the same for both places a clone stores its pitch."""
+    from speechstudio.tts.family import SynthesisSettings
+
+    return joe.synthesize(CLONE_TEXT, SynthesisSettings(seed=1))
+
+
 @pytest.mark.parametrize("where", ["voice.json", "onnx.json"])
-def test_clone_speaks_at_its_stored_pitch(joe, tmp_path, where):
+def test_clone_speaks_at_its_stored_pitch(joe, joe_says_clone_text, tmp_path, where):
     from speechstudio.tts.family import SynthesisSettings, load_voice
 
     clone = load_voice(_clone_folder(tmp_path, joe, 3.5, where), device="cpu", precision="fp32", optimize=False)
     assert clone.pitch_semitones == 3.5 and clone.clone_of == "en_US-joe-medium"
-    text = "A cloned voice at its own pitch."
+    text = CLONE_TEXT
     own = clone.synthesize(text, SynthesisSettings(seed=1))
     model_pitch = clone.synthesize(text, SynthesisSettings(seed=1, pitch=0.0))  # --pitch 0: as trained
-    np.testing.assert_array_equal(model_pitch, joe.synthesize(text, SynthesisSettings(seed=1)))
+    np.testing.assert_array_equal(model_pitch, joe_says_clone_text)
     assert 12 * math.log2(median_f0(own, SR) / median_f0(model_pitch, SR)) == pytest.approx(3.5, abs=0.5)
 
 
