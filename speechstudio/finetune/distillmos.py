@@ -22,6 +22,7 @@ _MAX_HOP = 16000  # windows of a longer clip start at most 1 s apart
 _FEAT_LEN = 384  # positional-encoding length (frames at 50 Hz)
 _DIM, _HEADS, _LAYERS, _CHANNELS = 200, 8, 7, 256
 _PE = "transformer_pool_attn.transformer.position_encoding.pe"
+_ZERO_RUN = 64  # zero frames run once for the outputs over a window's silent end (even, as the window's 768)
 
 
 def _compressed_spectrum(x: torch.Tensor, hop: int = 160, win: int = 320) -> torch.Tensor:
@@ -49,7 +50,28 @@ class _SpecCNN(nn.Module):
         self.out_dim = _CHANNELS * fdim
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.flatten(self.cnn(_compressed_spectrum(x)), 1, -2).permute(0, 2, 1)  # (batch, frames, dim)
+        return torch.flatten(self._cnn_skipping_silence(_compressed_spectrum(x)), 1, -2).permute(0, 2, 1)
+
+    def _cnn_skipping_silence(self, spec: torch.Tensor) -> torch.Tensor:
+        """``self.cnn(spec)``, without convolving the all-zero frames after the speech (a short clip zero-padded
+        to a 7.68 s window): each output frame whose receptive field (+-6 input frames) holds zeros only is the
+        network's output for an all-zero input at the same distance from the window's end. Those come from one
+        run over ``_ZERO_RUN`` zero frames; the frames before, from a run over the speech and a margin."""
+        frames = spec.shape[-1]
+        nonzero = torch.nonzero(spec.abs().amax(dim=(0, 1, 2)))
+        last = int(nonzero[-1]) if len(nonzero) else -1
+        head_in = last + 16 + (last + 16) % 2  # even, like the window's 768 frames (the last layer's time stride)
+        if frames % 2 or head_in + _ZERO_RUN > frames:
+            return self.cnn(spec)
+        head_out = (head_in - 8) // 2  # outputs of the shortened run not reached by its artificial end
+        zero_out = self.cnn(spec.new_zeros(1, *spec.shape[1:3], _ZERO_RUN))
+        total, tail = frames // 2, _ZERO_RUN // 2 - 8  # the zero run's last outputs: the window's last ones
+        parts = [self.cnn(spec[..., :head_in])[..., :head_out]]
+        middle = total - tail - head_out
+        if middle > 0:
+            parts.append(zero_out[..., _ZERO_RUN // 4: _ZERO_RUN // 4 + 1].expand(len(spec), -1, -1, middle))
+        parts.append(zero_out[..., -tail:].expand(len(spec), -1, -1, -1)[..., max(0, -middle):])
+        return torch.cat(parts, dim=-1)
 
 
 class _Transformer(nn.Module):
