@@ -196,12 +196,12 @@ def run_batch(items: Iterable[InputItem], recognizer, request: TranscriptionRequ
     def fill(upto: int) -> None:        # plan the files up to index ``upto``; on threads, start them
         while len(channels) + index < min(upto + 1, len(items)):
             n = index + len(channels)
-            work = resume.plan_work(items[n].path, plan[n], request.overwrite, request.speakers is not None)
-            todo, notes = work.todo, work.notes
+            planned = resume.plan_work(items[n].path, plan[n], request.overwrite, request.speakers is not None)
+            todo, notes = planned.todo, planned.notes
             if todo:                                # its bytes come in while the one before is decoded
                 read_ahead(items[n].path)
             if not todo:
-                evs = iter([BatchEvent("skipped", items[n], n, reason=work.skip, outputs=tuple(plan[n].values()),
+                evs = iter([BatchEvent("skipped", items[n], n, reason=planned.skip, outputs=tuple(plan[n].values()),
                                        warnings=notes)])
             elif pool is None:
                 evs = events(n, items[n])           # decoded here, as the events are read
