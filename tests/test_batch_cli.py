@@ -325,3 +325,34 @@ def test_rtfx_is_audio_seconds_per_wall_second_of_the_run():
     s = BatchSummary(audio_s=120.0, wall_s=40.0)
     s.add(BatchEvent("done", InputItem(Path("a.wav")), 0, duration_s=60.0, wall_s=30.0))
     assert (s.audio_s, s.rtfx, BatchSummary(audio_s=60.0).rtfx) == (180.0, 4.5, 0.0)
+
+
+def test_two_channels_never_share_a_known_voices_name():
+    """An interview split by channel, one saved voice: the other person's channel (the saved voice's crosstalk
+    in it) matched it at 0.81 and both channels were named after it, merged into one speaker. The closer
+    channel keeps the name; the other keeps its channel's label."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from speechstudio.asr.types import Segment, TranscriptInfo, Word
+    from speechstudio.audio.levels import LevelMeter
+    from speechstudio.batch.channels import merge
+    from speechstudio.batch.run import ChannelPass
+    from speechstudio.diarize.family import SpeakerInfo
+
+    def channel(ch: int, at: float, similarity: float) -> ChannelPass:
+        meter = LevelMeter(16000)
+        level = np.zeros(16000 * 4, np.float32)
+        level[int(at * 16000): int((at + 1) * 16000)] = 0.3          # its own speech, loud on its channel only
+        meter.push(level)
+        words = (Word(at, at + 0.5, "hello"), Word(at + 0.5, at + 1.0, "there"))
+        found = SimpleNamespace(speakers=[SpeakerInfo("Matthes", 1.0, True, similarity, "sure")])
+        return ChannelPass(ch, [Segment(at, at + 1.0, "hello there", words)],
+                           TranscriptInfo(4.0, "en", "m", "whisper"), found, SimpleNamespace(levels=meter))
+
+    segments, info, _ = merge([channel(0, 0.5, 0.97), channel(1, 2.5, 0.81)], 2)
+    assert [(s.speaker, s.start_s) for s in segments] == [("Matthes", 0.5), ("Right", 2.5)]
+    assert [(i.name, i.known, i.similarity) for i in info.speakers] == [("Matthes", True, 0.97), ("Right", False, None)]
+    segments, info, _ = merge([channel(0, 0.5, 0.80), channel(1, 2.5, 0.93)], 2)
+    assert [s.speaker for s in segments] == ["Left", "Matthes"]

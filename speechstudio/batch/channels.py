@@ -82,16 +82,20 @@ def _without_bleed(seg, own: LevelMeter, others: list[LevelMeter]) -> tuple[obje
 
 def merge(passes, n_channels: int):
     """``(segments, info, notes)`` from ``passes`` (a :class:`~speechstudio.batch.run.ChannelPass` per
-    channel). Each channel is one speaker (a known voice's name when its diarization named it)."""
+    channel). Each channel is one speaker: a known voice's name when its diarization named it and no other
+    channel matched that voice closer (channels are different people: the other keeps its channel's label)."""
     labels = channel_names(n_channels)
     out, infos, dropped = [], [], 0
     meters = {p.channel: p.reader.levels for p in passes}
+    named = {p.channel: p.diarization.speakers[0] for p in passes
+             if p.diarization is not None and p.diarization.speakers and p.diarization.speakers[0].known}
+    closest = {}
+    for ch, who in sorted(named.items(), key=lambda kv: kv[1].similarity or 0.0):
+        closest[who.name] = ch
     for p in passes:
-        ch, found, meter = p.channel, p.diarization, p.reader.levels
-        name, known = labels[ch], None
-        if found is not None and found.speakers and found.speakers[0].known:
-            known = found.speakers[0]
-            name = known.name
+        ch, meter = p.channel, p.reader.levels
+        known = named[ch] if ch in named and closest[named[ch].name] == ch else None
+        name = known.name if known is not None else labels[ch]
         others = [m for c, m in meters.items() if c != ch]
         talk = 0.0
         for s in p.segments:
