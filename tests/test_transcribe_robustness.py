@@ -519,3 +519,36 @@ def test_vbr_mp3_without_xing_header_is_not_called_truncated(tmp_path, monkeypat
     reader = decode.AudioReader(f, 16000)
     list(reader.blocks())
     assert [w for w in reader.warnings if "file truncated?" in w]
+
+
+def test_a_failed_write_under_overwrite_leaves_the_last_runs_outputs_not_a_mix(tmp_path, realspeech, tiny_w2v_dir,
+                                                                               capsys, home, monkeypatch):
+    """Redoing a file whose .srt name was taken by a folder replaced its .txt, then failed: a new .txt beside the
+    old .vtt and .json. Now every output is written to a temporary file first and all are put in place at the
+    end: a failure (a folder in the way, the disk full at the JSON) leaves the previous run's outputs whole."""
+    import errno
+    import os
+
+    from speechstudio.batch import resume
+
+    f = tmp_path / "a.wav"
+    shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", f)
+    argv = ["transcribe", str(f), "--model", str(tiny_w2v_dir), "-q", "--format", "txt,srt,json"]
+    assert run(argv, capsys)[0] == 0
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.iterdir()}
+    (tmp_path / "a.srt").unlink()
+    (tmp_path / "a.srt").mkdir()
+    code, _, err = run(argv + ["--overwrite"], capsys)
+    assert code == 1 and f"failed: {f}: cannot write {tmp_path / 'a.srt'}: a folder of that name is there" in err
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.iterdir() if p.is_file()} == {
+        k: v for k, v in before.items() if k != "a.srt"}
+    (tmp_path / "a.srt").rmdir()
+
+    def disk_full(target, *a, **k):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target))
+
+    monkeypatch.setattr(resume, "write_json", disk_full)
+    code, _, err = run(argv + ["--overwrite"], capsys)
+    assert code == 1 and "No space left on device" in err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == {k: v[0] for k, v in before.items()
+                                                                    if k != "a.srt"}   # no .part left either

@@ -21,6 +21,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from speechstudio.asr.device import cpu_cores
+from speechstudio.atomic import atomic_path
 from speechstudio.asr.types import Segment, TranscriptInfo
 from speechstudio.audio.decode import AudioReader
 from speechstudio.audio.raw import RAW_EXTENSIONS
@@ -460,24 +461,32 @@ def _write(item, index, done, targets, request, t0) -> BatchEvent:
                         f"(music or noise, a language the model does not know, or channels that cancel?){labels}")
     elif not any(s.text.strip() for s in segments) and not any("no speech found" in w for w in warnings):
         warnings.append(f"{item.path}: no speech found: the transcript and subtitles are empty")
-    written = []
-    order = sorted(targets, key=lambda f: f == "json")       # the JSON last: it lists the others
-    for fmt in order:
-        target = targets[fmt]
-        try:
-            if fmt == "json":
-                names = [t.name for t in written if t.parent == target.parent] + [target.name]
-                resume.write_json(target, segments, info, done.source, names)
-            else:
-                export.write_transcript(target, segments, info, fmt, request.subtitles)
-        except OSError as e:
-            why = e.strerror or type(e).__name__
-            if e.errno in _FATAL_ERRNOS:     # the next files would fail the same way: stop
-                return BatchEvent("failed", item, index, reason=f"{FATAL_PREFIX}{target.parent}: {why}")
-            return BatchEvent("failed", item, index, reason=f"cannot write {target}: {why}")
-        written.append(target)
+    folder = next((t for t in targets.values() if t.is_dir()), None)
+    if folder is not None:
+        return BatchEvent("failed", item, index, reason=f"cannot write {folder}: a folder of that name is there")
+    # every output goes to a temporary file first and all are put in place at the end, the JSON (which lists the
+    # others) last: a failed write leaves the outputs of the run before, never a mix of the two runs
+    order = sorted(targets, key=lambda f: f == "json")
+    target = None
+    try:
+        with contextlib.ExitStack() as commit:      # exits run in reverse: the JSON's, entered first, is the last
+            tmps = {fmt: commit.enter_context(atomic_path(targets[fmt])) for fmt in reversed(order)}
+            for fmt in order:
+                target = targets[fmt]
+                if fmt == "json":
+                    names = [t.name for t in targets.values() if t.parent == target.parent]
+                    resume.write_json(tmps[fmt], segments, info, done.source, names)
+                else:
+                    export.write_transcript(tmps[fmt], segments, info, fmt, request.subtitles)
+            target = None
+    except OSError as e:
+        why = e.strerror or type(e).__name__
+        where = target or Path(e.filename or next(iter(targets.values())))
+        if e.errno in _FATAL_ERRNOS:     # the next files would fail the same way: stop
+            return BatchEvent("failed", item, index, reason=f"{FATAL_PREFIX}{where.parent}: {why}")
+        return BatchEvent("failed", item, index, reason=f"cannot write {where}: {why}")
     return BatchEvent("done", item, index, duration_s=done.decoded_s, position_s=done.decoded_s,
-                      outputs=tuple(t for t in targets.values() if t in written), warnings=tuple(warnings),
+                      outputs=tuple(targets.values()), warnings=tuple(warnings),
                       wall_s=time.perf_counter() - t0, info=info, segments=tuple(segments))
 
 
