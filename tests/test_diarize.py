@@ -612,6 +612,13 @@ def test_a_damaged_library_file_is_reported_and_skipped(whisper_dir, tmp_path, c
     err = capsys.readouterr().err
     assert "Broken.json: skipped, not a readable voice print" in err and "Short.json: skipped" in err
     assert len(json.loads((out / "whisper_jfk.json").read_text())["speakers"]) == 2
+    # the damaged file is removed by its name (it said "no known voice named 'Broken'", and the warning came back)
+    assert cli.main(["speakers", "remove", "Broken"]) == 0
+    assert capsys.readouterr().out == f"removed Broken ({library_dir() / 'Broken.json'})\n"
+    assert not (library_dir() / "Broken.json").exists() and len(load_library().problems) == 2
+    assert cli.main(["speakers", "remove", "Broken"]) == 1
+    assert "no known voice named 'Broken'" in capsys.readouterr().err
+    assert cli.main(["speakers", "remove", "../speakers/Old"]) == 1 and (library_dir() / "Old.json").exists()
 
 
 def test_bad_speaker_options_are_refused_before_work(interview, capsys):

@@ -118,6 +118,6 @@ def speakers_command(args) -> int:
         print(f"renamed {args.old} to {library.rename_voice(args.old, args.new).name}")
         return 0
     if cmd == "remove":
-        print(f"removed {library.remove_voice(args.name).name}")
+        print(f"removed {args.name} ({library.remove_voice(args.name)})")
         return 0
     raise UsageError(f"unknown speakers action {cmd!r}")

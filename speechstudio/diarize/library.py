@@ -127,13 +127,15 @@ def rename_voice(old: str, new: str) -> KnownVoice:
     return saved
 
 
-def remove_voice(name: str) -> KnownVoice:
-    """Delete a saved voice. Raises ``SpeechStudioError`` for an unknown one."""
+def remove_voice(name: str) -> Path:
+    """Delete a saved voice, or the damaged file ``<name>.json`` listed among the library's problems; returns
+    the file deleted. Raises ``SpeechStudioError`` for an unknown one."""
     v = load_library().get(name)
-    if v is None:
+    path = v.path if v is not None else library_dir() / f"{name}.json"
+    if v is None and (name != Path(name).name or not path.is_file()):
         raise SpeechStudioError(f"no known voice named {name!r}")
-    v.path.unlink(missing_ok=True)
-    return v
+    path.unlink(missing_ok=True)
+    return path
 
 
 def match(embedding: np.ndarray, library: Library) -> tuple[str, float] | None:
