@@ -221,7 +221,7 @@ def test_cli_bad_input_is_one_line_error_and_no_file(single_dir, tmp_path, argv,
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
 
 
-def test_cli_long_text_file_streams_to_one_file(single_dir, tmp_path, monkeypatch):
+def test_cli_long_text_file_streams_to_one_file(single_dir, tmp_path, monkeypatch, capsys):
     """A 250 kB chapter: split lazily, every sentence tokenized, one output file, bounded memory.
 
     The model call is replaced by a fixed 1 s tone per sentence so the test stays fast; the text
@@ -257,6 +257,10 @@ def test_cli_long_text_file_streams_to_one_file(single_dir, tmp_path, monkeypatc
     assert n_ids["n"] == n_sent
     # 0.25 s (4000 samples) between sentences, 0.75 s (12000) between paragraphs (text.iter_sentence_pauses)
     assert sf.info(str(out)).frames == n_sent * 16000 + (n_sent - n_para) * 4000 + (n_para - 1) * 12000
+    # stderr is no terminal here (a log, a pipe): the progress still shows, as plain lines (it was silent until
+    # the end: a new user thought a 30-minute speech had hung)
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("speak:")]
+    assert lines and "\r" not in "".join(lines) and lines[-1].startswith("speak: 100%") and "char" in lines[-1]
 
 
 def test_bench_gpu_check_without_cuda_says_so():

@@ -11,11 +11,19 @@ from pathlib import Path
 from speechstudio.atomic import check_destination, check_folder_destination
 from speechstudio.disk import format_size
 from speechstudio.errors import SpeechStudioError, UsageError
+from speechstudio.progress import LOG_INTERVAL_S, is_terminal, progress_file
 
 #: Text files larger than this are refused (a whole novel should be split into chapters).
 MAX_TEXT_FILE_BYTES = 20 * 1024 * 1024
 #: ``--out`` suffixes (``audio.encode.OUTPUT_FORMATS``; listed here so ``--help`` imports no audio code).
 OUTPUT_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3", ".opus", ".m4a", ".m4b")
+
+
+def _bar_output() -> dict:
+    """Where and how often a progress bar draws: redrawn on a terminal; else (a log, a pipe) plain lines at most
+    every ``LOG_INTERVAL_S`` (30 s), as ``transcribe`` does: a 30-minute speech said nothing until it ended."""
+    tty = is_terminal(sys.stderr)
+    return dict(file=progress_file(sys.stderr), mininterval=0.1 if tty else LOG_INTERVAL_S)
 
 
 def register(subparsers) -> None:
@@ -235,8 +243,7 @@ def speak_command(args) -> int:
 
     from tqdm import tqdm
 
-    bar = tqdm(total=total, unit="char", file=sys.stderr, disable=total < 2000 or not sys.stderr.isatty(),
-               desc="speak")
+    bar = tqdm(total=total, unit="char", desc="speak", disable=total < 2000, **_bar_output())
     seen_warnings: set[str] = set()
     player = _Playback(voice.sample_rate) if args.play else None
     raw_out = sys.stdout.buffer if raw else None
@@ -358,8 +365,7 @@ def audiobook_command(args) -> int:
     print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
     print(f"{title}: {len(chapters)} chapter(s), {sum(len(c.text) for c in chapters)} characters")
 
-    bar = tqdm(total=sum(len(c.text) for c in chapters), unit="char", file=sys.stderr, desc="audiobook",
-               disable=not sys.stderr.isatty())
+    bar = tqdm(total=sum(len(c.text) for c in chapters), unit="char", desc="audiobook", **_bar_output())
     seen: set[int] = set()
 
     def progress(p) -> None:
