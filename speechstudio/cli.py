@@ -14,7 +14,7 @@ import threading
 from speechstudio import __version__
 from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from speechstudio.errors import ERROR_KIND_ENV, ERROR_KIND_LINE, SpeechStudioError, UsageError
-from speechstudio.runtime import configure_openmp
+from speechstudio.runtime import configure_openmp, restart_with_huge_pages
 
 # Subcommands by module, each with ``register(subparsers)`` for the commands named here (``transcribe``
 # first); a command line naming one loads only its module (a cold ``transcribe`` imports no other layer).
@@ -73,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     # Before torch loads: OpenMP workers spin briefly, then sleep (see speechstudio/runtime.py).
     configure_openmp()
+    if argv is None and sys.argv[1:2] == ["transcribe"]:     # this process is the command: malloc in huge pages
+        restart_with_huge_pages()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     commands = {c for names in _PLUGINS.values() for c in names}
