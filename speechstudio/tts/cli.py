@@ -363,9 +363,10 @@ def audiobook_command(args) -> int:
     check_outputs(book, args.out, args.format, args.restart, getattr(args, "m4b", True))  # a file of the user's own
     ref, voice = load_named(args.voice, args.device, args.precision)
     print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
-    print(f"{title}: {len(chapters)} chapter(s), {sum(len(c.text) for c in chapters)} characters")
+    total = sum(len(c.text) for c in chapters)
+    print(f"{title}: {len(chapters)} chapter(s), {total} characters")
 
-    bar = tqdm(total=sum(len(c.text) for c in chapters), unit="char", desc="audiobook", **_bar_output())
+    bar = tqdm(total=total, unit="char", desc="audiobook", disable=total < 2000, **_bar_output())
     seen: set[int] = set()
 
     def progress(p) -> None:
