@@ -41,7 +41,7 @@ def restart_with_huge_pages() -> None:
     """Start this process again, same arguments, with glibc's malloc asking for transparent huge pages
     (``GLIBC_TUNABLES=glibc.malloc.hugetlb=1``, glibc 2.35+, read only when a process starts): Whisper's buffers
     of 32 MB and more, mapped and unmapped at every window, then cost 3x fewer page faults (a 3-minute file on 2
-    cores: 31.5 / 30.3 -> 27.0 / 27.5 s wall, the same peak; docs/transcribe.md). Returns without restarting
+    cores: 3-11 % less wall time, the same peak; docs/transcribe.md, Memory pages). Returns without restarting
     when it is set already, on another system or C library, with ``SPEECHSTUDIO_NO_MALLOPT``, or when the
     restart fails."""
     library, version = platform.libc_ver()
