@@ -57,6 +57,13 @@ def progress_file(stream: IO | None = None) -> IO:
     return stream if is_terminal(stream) else PlainLines(stream)
 
 
+def bar_output(stream: IO | None = None) -> dict:
+    """tqdm's ``file`` and ``mininterval`` for a bar on ``stream`` (default ``sys.stderr``): redrawn every 0.1 s
+    on a terminal; else (a log, a pipe) plain lines, at most one every ``LOG_INTERVAL_S``."""
+    stream = sys.stderr if stream is None else stream
+    return dict(file=progress_file(stream), mininterval=0.1 if is_terminal(stream) else LOG_INTERVAL_S)
+
+
 def hub_tqdm_class():
     """A ``tqdm_class`` for ``huggingface_hub.snapshot_download``: its own bar class (so ``disable_progress_bars``
     still works), writing plain lines every ``LOG_INTERVAL_S`` when the bar's stream is not a terminal."""

@@ -283,9 +283,9 @@ def test_every_failed_line_names_the_file(tmp_path, realspeech, tiny_w2v_dir, ca
 def test_progress_off_a_terminal_is_a_line_at_start_and_end_not_per_file(tmp_path, realspeech, tiny_w2v_dir, capsys,
                                                                          home, monkeypatch):
     """README: off a terminal the bar writes a line when it starts, at most one every 30 s, one when it ends."""
-    import speechstudio.batch.cli as batch_cli
+    import speechstudio.progress as progress
 
-    monkeypatch.setattr(batch_cli, "LOG_INTERVAL_S", 3600.0)        # no periodic line in this short run
+    monkeypatch.setattr(progress, "LOG_INTERVAL_S", 3600.0)         # no periodic line in this short run
     for name in ("a.wav", "b.wav", "c.wav"):
         shutil.copy(realspeech / "speechbrain_spk1_snt1.wav", tmp_path / name)
     code, _, err = run(["transcribe", str(tmp_path), "--model", str(tiny_w2v_dir), "--format", "txt"], capsys)

@@ -47,8 +47,8 @@ def choose(names: list[str], layout: str, energy: np.ndarray | None = None, mixe
         return Downmix()
     named = all(c and c != "NONE" for c in names)
     read_as = ""
-    full_band_lfe = (rms_hz is not None and energy is not None and energy[_LFE] >= QUIET_RMS ** 2
-                     and rms_hz[_LFE] > LFE_MAX_HZ) if n in DEFAULT_ORDER_COUNTS else False
+    full_band_lfe = (n in DEFAULT_ORDER_COUNTS and rms_hz is not None and energy is not None
+                     and energy[_LFE] >= QUIET_RMS ** 2 and rms_hz[_LFE] > LFE_MAX_HZ)
     if not named and n in DEFAULT_ORDER_COUNTS and not full_band_lfe:
         layout, names = default_layout(n)
         named, read_as = True, f"{n} channels without names: read as {layout} ({' '.join(names)}); "

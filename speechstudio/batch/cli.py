@@ -25,7 +25,7 @@ from speechstudio.batch.subtitles import MIN_LINE_WIDTH, SubtitleOptions
 from speechstudio.cli_args import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, positive_float, positive_int
 from speechstudio.diarize.family import Diarization
 from speechstudio.errors import AudioDecodeError, UsageError
-from speechstudio.progress import LOG_INTERVAL_S, clock, is_terminal, progress_file
+from speechstudio.progress import bar_output, clock, is_terminal
 
 
 def register(subparsers) -> None:
@@ -212,7 +212,7 @@ _BAR_UNKNOWN = "{desc}{n:.0f} s audio [{elapsed}] {postfix}"
 def _audio_bar(tqdm, total: float | None, *, quiet: bool):
     """A tqdm bar counting seconds of audio on stderr; without a ``total`` (None: no pending input has a known
     duration) or past it, the count alone. Not a terminal (cron, ``2>log``): plain lines, one when it starts, then
-    at most one every ``LOG_INTERVAL_S`` (30 s) and one when it ends (:func:`speechstudio.progress.progress_file`);
+    at most one every ``LOG_INTERVAL_S`` (30 s) and one when it ends (:func:`speechstudio.progress.bar_output`);
     a new file's name or count redraws the bar on a terminal only."""
     tty = is_terminal(sys.stderr)
 
@@ -231,8 +231,8 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
                 d["bar_format"] = _BAR_UNKNOWN
             return d
 
-    return AudioBar(total=total, unit="s audio", disable=quiet, dynamic_ncols=tty, file=progress_file(sys.stderr),
-                    mininterval=0.1 if tty else LOG_INTERVAL_S, bar_format=_BAR_KNOWN)
+    return AudioBar(total=total, unit="s audio", disable=quiet, dynamic_ncols=tty, bar_format=_BAR_KNOWN,
+                    **bar_output(sys.stderr))
 
 
 def _speakers_text(info) -> str:

@@ -21,8 +21,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from speechstudio.asr.device import cpu_cores
-from speechstudio.atomic import atomic_path
 from speechstudio.asr.types import Segment, TranscriptInfo
+from speechstudio.atomic import atomic_path
 from speechstudio.audio.decode import AudioReader
 from speechstudio.audio.raw import RAW_EXTENSIONS
 from speechstudio.batch import channels as chan, export, resume

@@ -11,19 +11,12 @@ from pathlib import Path
 from speechstudio.atomic import check_destination, check_folder_destination
 from speechstudio.disk import format_size
 from speechstudio.errors import SpeechStudioError, UsageError
-from speechstudio.progress import LOG_INTERVAL_S, is_terminal, progress_file
+from speechstudio.progress import bar_output
 
 #: Text files larger than this are refused (a whole novel should be split into chapters).
 MAX_TEXT_FILE_BYTES = 20 * 1024 * 1024
 #: ``--out`` suffixes (``audio.encode.OUTPUT_FORMATS``; listed here so ``--help`` imports no audio code).
 OUTPUT_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3", ".opus", ".m4a", ".m4b")
-
-
-def _bar_output() -> dict:
-    """Where and how often a progress bar draws: redrawn on a terminal; else (a log, a pipe) plain lines at most
-    every ``LOG_INTERVAL_S`` (30 s), as ``transcribe`` does: a 30-minute speech said nothing until it ended."""
-    tty = is_terminal(sys.stderr)
-    return dict(file=progress_file(sys.stderr), mininterval=0.1 if tty else LOG_INTERVAL_S)
 
 
 def register(subparsers) -> None:
@@ -243,7 +236,7 @@ def speak_command(args) -> int:
 
     from tqdm import tqdm
 
-    bar = tqdm(total=total, unit="char", desc="speak", disable=total < 2000, **_bar_output())
+    bar = tqdm(total=total, unit="char", desc="speak", disable=total < 2000, **bar_output(sys.stderr))
     seen_warnings: set[str] = set()
     player = _Playback(voice.sample_rate) if args.play else None
     raw_out = sys.stdout.buffer if raw else None
@@ -366,7 +359,7 @@ def audiobook_command(args) -> int:
     total = sum(len(c.text) for c in chapters)
     print(f"{title}: {len(chapters)} chapter(s), {total} characters")
 
-    bar = tqdm(total=total, unit="char", desc="audiobook", disable=total < 2000, **_bar_output())
+    bar = tqdm(total=total, unit="char", desc="audiobook", disable=total < 2000, **bar_output(sys.stderr))
     seen: set[int] = set()
 
     def progress(p) -> None:
