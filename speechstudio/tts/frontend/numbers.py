@@ -66,17 +66,10 @@ def digits_words(digits: str) -> str:
 
 def identifier_words(digits: str) -> str:
     """A number that names something (room, flight, gate) as people say it: ``"101"`` -> "one oh one",
-    ``"1549"`` -> "fifteen forty nine"; a leading zero or 5+ digits digit by digit."""
+    ``"1549"`` -> "fifteen forty nine" (num2words' year reading); a leading zero or 5+ digits digit by digit."""
     if (len(digits) > 1 and digits.startswith("0")) or len(digits) >= 5:
         return digits_words(digits)
-    if len(digits) <= 2:
-        return _n2w(int(digits))
-    if len(digits) == 4:
-        return _n2w(int(digits), to="year")
-    head, pair = _DIGIT[int(digits[0])], digits[1:]
-    if pair == "00":
-        return _n2w(int(digits))
-    return f"{head} " + (f"oh {_DIGIT[int(pair[1])]}" if pair[0] == "0" else _n2w(int(pair)))
+    return _n2w(int(digits), to="year")
 
 
 def cardinal(raw: str, year_ok: bool = False) -> str:
