@@ -2,6 +2,7 @@
 sec. 2) and whether our recogniser runs it (raw-waveform conv encoders; filter-bank models refused)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -43,12 +44,10 @@ def frame_geometry(conv_kernel: Sequence[int], conv_stride: Sequence[int], sampl
     if not kernels or len(kernels) != len(strides) or min(kernels + strides) < 1:
         raise ValueError(f"conv_kernel {list(conv_kernel)} and conv_stride {list(conv_stride)} must be "
                          "non-empty lists of positive integers of the same length")
-    rf, hop = 1, 1
+    rf = 1
     for k, s in reversed(list(zip(kernels, strides))):
         rf = (rf - 1) * s + k
-    for s in strides:
-        hop *= s
-    return FrameGeometry(hop, rf, int(sample_rate))
+    return FrameGeometry(math.prod(strides), rf, int(sample_rate))
 
 
 def family_name(model_type: str) -> str:
