@@ -36,7 +36,7 @@ def _err(capsys) -> str:
 
 
 @pytest.mark.parametrize("argv, code, message", [
-    (["--base", "no-such-voice", "--data", ".", "--out", "v1"], 1, "unknown voice 'no-such-voice'"),
+    (["--base", "no-such-voice", "--data", ".", "--out", "v1"], 2, "unknown voice 'no-such-voice'"),
     (["--base", "{base}", "--out", "v1"], 2, "--data DIR is needed"),
     (["--base", "{base}", "--data", "{tmp}/missing", "--out", "v1"], 2, "missing: no such file or folder"),
     (["--base", "{base}", "--data", "{data}", "--out", "v1", "--resume"], 2, "nothing to resume"),

@@ -39,3 +39,11 @@ def test_damaged_voice_listed_named_and_removed(home, tmp_path, capsys, monkeypa
     assert not folder.exists() and (home / "voices" / "notobject").is_dir()
     assert main(["voices", "remove", "bad1"]) == 1
     assert "no voice named 'bad1'" in capsys.readouterr().err
+
+
+def test_unknown_voice_name_is_a_usage_error(home, tmp_path, capsys):
+    """A voice name that is nothing installed, no Hub id and no file: exit status 2, as an unknown --model."""
+    wav = tmp_path / "a.wav"
+    assert main(["speak", "Hello.", "--voice", "nosuchvoice", "--out", str(wav)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown voice 'nosuchvoice'; known voices: en_US-joe-medium" in err and not wav.exists()

@@ -12,7 +12,7 @@ from importlib import metadata
 from pathlib import Path
 
 from speechstudio.atomic import atomic_folder, atomic_write_text
-from speechstudio.errors import ModelNotFoundError, OfflineError, UsageError
+from speechstudio.errors import ModelNotFoundError, OfflineError, UnknownModelError, UsageError
 from speechstudio.hub.cache import cached_snapshot
 from speechstudio.hub.download import hub_error
 from speechstudio.hub.paths import data_dir
@@ -247,7 +247,7 @@ def remove_voice(name: str) -> VoiceRef:
 # ----------------------------------------------------------------------------- resolution
 def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
     """``--voice`` (NAME, HF_ID, DIR, PIPER.onnx or None for the default) -> ``VoiceRef``; NAME matches
-    exactly or by a unique part ("joe"). Raises ``ModelNotFoundError`` listing known voices."""
+    exactly or by a unique part ("joe"). Raises ``UnknownModelError`` (CLI exit status 2) listing known voices."""
     if spec is None or spec == "":
         return _default_voice(allow_download)
     path = Path(spec).expanduser()
@@ -276,7 +276,7 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
             return replace(download_voice(spec), reason=f"downloaded {spec}")
     names = ", ".join(v.name for v in known) or "none installed"
     hint = f" (matches several: {', '.join(v.name for v in partial)})" if len(partial) > 1 else ""
-    raise ModelNotFoundError(f"unknown voice {spec!r}{hint}; known voices: {names}")
+    raise UnknownModelError(f"unknown voice {spec!r}{hint}; known voices: {names}", value=spec)
 
 
 def load_named(spec: str | None, device: str = "auto", precision: str = "auto", allow_download: bool = True):
