@@ -249,8 +249,10 @@ def test_download_is_faked(home, tmp_path, monkeypatch):
     voices.remove_voice("tiny-vits")
 
 
-def test_cli_voices_and_speak_with_joe(home, tmp_path, capsys):
+def test_cli_voices_and_speak_with_joe(home, tmp_path, capsys, monkeypatch):
     import argparse
+
+    from speechstudio.tts import family_vits
 
     import soundfile as sf
 
@@ -262,12 +264,15 @@ def test_cli_voices_and_speak_with_joe(home, tmp_path, capsys):
     assert args.func(args) == 0
     assert "* en_US-joe-medium" in capsys.readouterr().out
     out = tmp_path / "hello.wav"
+    opened = []
+    monkeypatch.setattr(family_vits, "OnnxPiperRunner", lambda *a, **k: opened.append(a))
     args = parser.parse_args(["speak", "Hello from SpeechStudio.", "--out", str(out), "--seed", "3"])
     assert args.func(args) == 0
     printed = capsys.readouterr().out
     assert "voice: en_US-joe-medium (default voice:" in printed
     info = sf.info(str(out))
     assert info.samplerate == 22050 and 0.8 < info.duration < 4.0
+    assert opened == []  # a seed needs the PyTorch model: no onnx session opened for nothing
     args = parser.parse_args(["voices", "remove", "nobody"])
     with pytest.raises(SpeechStudioError, match="no voice named 'nobody'"):
         args.func(args)

@@ -123,6 +123,12 @@ def _settings(args):
     return settings
 
 
+def _runtime(settings) -> str:
+    """``torch`` for a seeded run (Piper's onnx graph draws its own noise: a seed needs the PyTorch model, so no
+    onnx session is opened for nothing), else ``auto``."""
+    return "auto" if settings.seed is None else "torch"
+
+
 def _read_stdin() -> str:
     """All of standard input as text (any encoding ``textfile`` reads), size-limited."""
     from speechstudio.tts.textfile import decode_text
@@ -223,16 +229,17 @@ def speak_command(args) -> int:
     except (EmptyTextError, SsmlError) as exc:
         raise UsageError(f"{where}{exc}") from None
     settings = _settings(args)
+    runtime = _runtime(settings)
     info = sys.stderr if raw else sys.stdout  # with --output-raw, stdout carries audio only
 
     if args.play:
         _Playback.check()
-    ref, voice = load_named(args.voice, args.device, args.precision)
+    ref, voice = load_named(args.voice, args.device, args.precision, runtime=runtime)
     clone = f", clone of {voice.clone_of}" if voice.clone_of else ""
     print(f"voice: {ref.name} ({ref.reason}{clone}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}", file=info)
 
     chunks = stream_speech(voice, source, settings, ssml=ssml,
-                           voice_loader=lambda name: load_named(name, args.device, args.precision)[1])
+                           voice_loader=lambda name: load_named(name, args.device, args.precision, runtime=runtime)[1])
 
     from tqdm import tqdm
 
@@ -340,6 +347,7 @@ def audiobook_command(args) -> int:
     from speechstudio.tts.voices import load_named
 
     settings = _settings(args)
+    runtime = _runtime(settings)
     book = read_book(args.book)  # fail on a bad document before the voice loads
     title, chapters = book.title, book.chapters
     if getattr(args, "list_chapters", False):
@@ -354,7 +362,7 @@ def audiobook_command(args) -> int:
     cover = prepare_cover(_read_cover(args.cover), args.cover) if getattr(args, "cover", None) else None
     check_folder_destination(args.out)  # and on a folder that cannot be written
     check_outputs(book, args.out, args.format, args.restart, getattr(args, "m4b", True))  # a file of the user's own
-    ref, voice = load_named(args.voice, args.device, args.precision)
+    ref, voice = load_named(args.voice, args.device, args.precision, runtime=runtime)
     print(f"voice: {ref.name} ({ref.reason}); {voice.sample_rate} Hz, {voice.device} {voice.dtype}")
     total = sum(len(c.text) for c in chapters)
     print(f"{title}: {len(chapters)} chapter(s), {total} characters")
@@ -371,7 +379,8 @@ def audiobook_command(args) -> int:
 
     try:
         result = make_audiobook(voice, args.book, args.out, args.format, settings, progress, restart=args.restart,
-                                voice_loader=lambda name: load_named(name, args.device, args.precision)[1],
+                                voice_loader=lambda name: load_named(name, args.device, args.precision,
+                                                                     runtime=runtime)[1],
                                 book_file=getattr(args, "m4b", True), cover=cover)
     finally:
         bar.close()

@@ -279,10 +279,11 @@ def resolve_voice(spec: str | None, allow_download: bool = True) -> VoiceRef:
     raise UnknownModelError(f"unknown voice {spec!r}{hint}; known voices: {names}", value=spec)
 
 
-def load_named(spec: str | None, device: str = "auto", precision: str = "auto", allow_download: bool = True):
+def load_named(spec: str | None, device: str = "auto", precision: str = "auto", allow_download: bool = True,
+               runtime: str = "auto"):
     """``(VoiceRef, Voice)``: :func:`resolve_voice` then :func:`~speechstudio.tts.family.load_voice`."""
     ref = resolve_voice(spec, allow_download)
-    return ref, tts_family.load_voice(ref.location, device=device, precision=precision, name=ref.name)
+    return ref, tts_family.load_voice(ref.location, device=device, precision=precision, name=ref.name, runtime=runtime)
 
 
 def _family_of_path(path: Path) -> str:
