@@ -19,7 +19,7 @@ from speechstudio.finetune.manifest import FLAGS, MANIFEST_NAME, Manifest
 from speechstudio.finetune.recording import CONSENT_AUDIO, recorded_takes, save_take, take_id
 from speechstudio.finetune.report import MIN_USABLE_MINUTES, report
 from speechstudio.gui.common import (ERROR_COLOR, WARNING_COLOR, bare, button, hrow, line_edit, named, note_label,
-                                     path_row, picker, set_font, table, tint)
+                                     path_row, picker, set_font, table, tint, vbox)
 from speechstudio.gui.devices import allow
 from speechstudio.gui.drop_paths import AUDIO_FILES
 from speechstudio.gui.wizard_common import play_file
@@ -394,26 +394,21 @@ class DatasetStep(QWidget):
                                     consent=self.consent)
         self.recorder.status_message.connect(self.wiz.status_message)
         self.tabs.addTab(self.recorder, "Record &prompts")
-        imp = QWidget()
-        il = QVBoxLayout(imp)
-        il.setAlignment(Qt.AlignmentFlag.AlignTop)
-        il.addWidget(QLabel("A folder in LJSpeech layout (metadata.csv with ID|text lines + wavs/ID.wav), "
-                            "or .wav files each with a .txt of the same name holding its text."))
         self.folder_edit = named(QLineEdit(), "Dataset folder")
-        il.addLayout(path_row(self.folder_edit, "Dataset folder", self, "&Browse…", "Browse for dataset folder"))
-        self.tabs.addTab(imp, "&Import folder")
-        long_ = QWidget()
-        ll = QVBoxLayout(long_)
-        ll.setAlignment(Qt.AlignmentFlag.AlignTop)
-        ll.addWidget(QLabel("One long recording (or a folder of them): speech recognition writes the text and "
-                            "its word times cut it into sentence clips. Check the texts afterwards."))
         self.long_edit = named(QLineEdit(), "Long recording file or folder")
         row = path_row(self.long_edit, "Long recording", self, "Choose fil&e…",
                        "Browse for long recording file or folder", AUDIO_FILES)
         row.addWidget(button("Choose f&older…", "Choose a folder of long recordings",
                              slot=picker(self.long_edit, "Folder of long recordings", self)))
-        ll.addLayout(row)
-        self.tabs.addTab(long_, "&Long recordings")
+        for title, text, source_row in (
+                ("&Import folder", "A folder in LJSpeech layout (metadata.csv with ID|text lines + wavs/ID.wav), "
+                 "or .wav files each with a .txt of the same name holding its text.",
+                 path_row(self.folder_edit, "Dataset folder", self, "&Browse…", "Browse for dataset folder")),
+                ("&Long recordings", "One long recording (or a folder of them): speech recognition writes the text "
+                 "and its word times cut it into sentence clips. Check the texts afterwards.", row)):
+            tab = QWidget()
+            vbox(tab, QLabel(text), source_row).setAlignment(Qt.AlignmentFlag.AlignTop)
+            self.tabs.addTab(tab, title)
         lay.addWidget(self.tabs)
 
         self.asr_check = named(QCheckBox("Cross-check the texts with speech recognition (Whisper)"),

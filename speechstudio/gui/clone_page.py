@@ -52,14 +52,6 @@ def plain_base_note(info) -> str:
     return line
 
 
-def _removable():
-    return [r for r in leftovers.list_runs() if r.state != "in use"]
-
-
-def _remove(paths):
-    return sum(leftovers.remove_run(p) for p in paths)
-
-
 class OldRuns(QObject):
     """Step 1's "Remove old runs…" button: :meth:`start` lists the earlier runs with their size, asks
     (``confirm``), removes them (both on the I/O worker; saved voices stay, a run being trained is left
@@ -86,7 +78,8 @@ class OldRuns(QObject):
     def start(self) -> int | None:
         if self._list_job is not None or self._remove_job is not None:
             return None
-        self._list_job = self.step.wiz.io.submit(CallJob(_removable, description="list training runs"))
+        self._list_job = self.step.wiz.io.submit(CallJob(
+            lambda: [r for r in leftovers.list_runs() if r.state != "in use"], description="list training runs"))
         return self._list_job
 
     def _on_finished(self, job_id: int, status: str, result) -> None:
@@ -107,8 +100,9 @@ class OldRuns(QObject):
             if not self.confirm(self.step, text, details):
                 self.done.emit("nothing removed")
                 return
-            self._remove_job = self.step.wiz.io.submit(CallJob(_remove, [r.path for r in self.runs],
-                                                               description="remove training runs"))
+            self._remove_job = self.step.wiz.io.submit(CallJob(
+                lambda paths: sum(leftovers.remove_run(p) for p in paths), [r.path for r in self.runs],
+                description="remove training runs"))
         elif job_id == self._remove_job:
             self._remove_job = None
             if status != "done":

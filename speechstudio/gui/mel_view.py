@@ -77,11 +77,7 @@ class MelView(QWidget):
         k = len(frames)
         if k == 0:
             return
-        if k >= self.n_frames:
-            self.image[:] = frames[-self.n_frames:]
-        else:
-            self.image[:-k] = self.image[k:]
-            self.image[-k:] = frames
+        self.image[:] = np.concatenate((self.image, frames))[-self.n_frames:]
         self.frames_received += k
         if source and source != self.source:
             self.source = source
