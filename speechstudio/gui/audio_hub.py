@@ -52,7 +52,10 @@ class AudioHub(QObject):
         self.session += 1
         self.play_source = f"file:{source}" if source else "playback"
         self.player.device = self.output_device
-        self._reset_play_mel(sample_rate)
+        if self._mel_play.sample_rate != int(sample_rate):
+            self._mel_play = StreamingLogMel(int(sample_rate))
+        else:
+            self._mel_play.reset()
         go()
         self.playing_changed.emit(True)
 
@@ -75,12 +78,6 @@ class AudioHub(QObject):
     @property
     def playing(self) -> bool:
         return self.player.is_playing
-
-    def _reset_play_mel(self, sample_rate: int) -> None:
-        if self._mel_play.sample_rate != int(sample_rate):
-            self._mel_play = StreamingLogMel(int(sample_rate))
-        else:
-            self._mel_play.reset()
 
     def _on_play_block(self, block: np.ndarray, sample_rate: int) -> None:  # audio thread
         if self.player.paused:

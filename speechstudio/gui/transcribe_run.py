@@ -52,12 +52,6 @@ class TranscribeRunMixin:
         self._update_buttons()
         self._update_summary()
 
-    def _row_for_event(self, job_id: int, payload) -> QueueRow | None:
-        if self.job is None or job_id != self.job.id:
-            return None
-        item = getattr(payload, "item", None)
-        return self._job_rows.get(item.path) if item is not None else self.current
-
     def _on_started(self, job_id: int, desc: str) -> None:
         if self.job is not None and job_id == self.job.id:
             self._t_start = time.perf_counter()
@@ -74,7 +68,8 @@ class TranscribeRunMixin:
             if self.current is not None:
                 self.current.info = payload
             return
-        row = self._row_for_event(job_id, payload)
+        item = getattr(payload, "item", None)
+        row = self._job_rows.get(item.path) if item is not None else self.current
         if row is None:
             return
         kind = getattr(payload, "kind", None)

@@ -322,12 +322,6 @@ class TranscriptEditor(QWidget):
         lang = getattr(s, "language", None) if self.text.tag_width else None
         return f"{lang.upper()}  {times}" if lang else times
 
-    def _languages(self) -> list[str]:
-        """The segments' languages when there is more than one (each stretch in its own), else []."""
-        doc = self.document
-        spoken = list(dict.fromkeys(s.language for s in doc.segments if getattr(s, "language", None))) if doc else []
-        return spoken if len(spoken) > 1 else []
-
     def _after_change(self, cursor=None, rerender: bool = True) -> None:
         """Refresh after a change; ``cursor``: ``(segment, char)`` or a callable giving it."""
         if callable(cursor):
@@ -542,7 +536,9 @@ class TranscriptEditor(QWidget):
         self.find_bar.set_enabled(has)
         self._names = doc.speakers() if doc is not None else []
         self.text.set_speaker_names(self._names)
-        self.text.set_tag_room([lang.upper() for lang in self._languages()])
+        # the segments' languages when there is more than one (each stretch in its own)
+        spoken = list(dict.fromkeys(s.language for s in doc.segments if getattr(s, "language", None))) if doc else []
+        self.text.set_tag_room([lang.upper() for lang in spoken] if len(spoken) > 1 else [])
         current = self._current_speaker() or ""
         items = [self.speaker_box.itemText(i) for i in range(self.speaker_box.count())]
         if items != self._names:
