@@ -59,8 +59,7 @@ class MelView(QWidget):
         self._timer.start()
 
     def _title_axis(self) -> None:
-        """The vertical axis's title as long as the plot's height lets it be read whole (a short window's
-        docks: "pitch" alone, then none; the title was cut to "ch (low to hi")."""
+        """The vertical axis's title as long as the plot's height lets it be read whole ("pitch" alone, then none)."""
         h = self.plot.height() if self.isVisible() else 200     # before the first show: the usual dock
         title = "pitch (low to high)" if h >= 150 else "pitch" if h >= 60 else ""
         if title != self._axis_title:

@@ -198,8 +198,7 @@ class RecordPage(QWidget):
     def save(self, path: Path, overwrite: bool = False) -> Path:
         """Write the recording (16 kHz mono) to ``path`` in its suffix's format (``audio.encode.OUTPUT_FORMATS``;
         no suffix: ``.wav`` is added) with :func:`speechstudio.atomic.atomic_path`. Raises ``UsageError`` for
-        another suffix (a ``.mp3`` once got WAV bytes), ``OutputExistsError`` when ``path`` exists and
-        ``overwrite`` is false."""
+        another suffix, ``OutputExistsError`` when ``path`` exists and ``overwrite`` is false."""
         path = Path(path)
         path = path if path.suffix else path.with_name(path.name + ".wav")
         check_output_suffix(path)

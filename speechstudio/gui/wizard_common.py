@@ -266,8 +266,7 @@ class BaseStepFrame(QWidget):
         return self.name_edit.text().strip()
 
     def name_problem(self) -> tuple[bool, str]:
-        """``(True, "")`` for a valid new name that may be saved, else ``(False, why)``: checked as it is
-        typed, not when the trained result is saved (a taken name once failed only then)."""
+        """``(True, "")`` for a valid new name that may be saved, else ``(False, why)`` (checked as it is typed)."""
         if not NAME_RE.match(self.name()):
             return False, f"the new {self.NOUN} needs a name: letters, digits, . _ - (up to 80)"
         why, refused = self.name_clash(self.name())
