@@ -282,9 +282,15 @@ def test_keyboard_start_stop_from_the_main_window(page, win, qtbot):
     win.run_action()
     assert page.running
     qtbot.waitUntil(lambda: page.result is None and (bool(page.text) or bool(page.tail_text)), timeout=30000)
+    record = win.show_page("Record")  # one place records at a time: the Record page says who has the microphone
+    record.start()
+    assert record.note.text() == "cannot record: the microphone is recording for Dictate (stop it there first)"
+    assert win.audio.recorder is None
+    win.show_page("Dictate")
     with qtbot.waitSignal(page.finished, timeout=30000):
         win.cancel_action()
     assert page.last_error == "" and not page.running and page.tail_text == ""
+    assert win.audio.mic_user is None  # given back: the Record page may record now
 
 
 def test_device_source_drains_after_stop():

@@ -25,6 +25,12 @@ from test_dictation_output import CTRL, ALT, D, FakeInjector, FakeListener  # no
 class FakeAudio:
     available, reason, recorder = True, "", None
 
+    def claim_mic(self, user: str) -> None:
+        pass
+
+    def release_mic(self, user: str) -> None:
+        pass
+
     def __init__(self) -> None:
         from PySide6.QtCore import QObject, Signal
 

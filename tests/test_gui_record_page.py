@@ -46,3 +46,29 @@ def test_a_clipped_take_and_a_quiet_take_say_what_to_do(win, qtbot, fake_audio):
     assert "too loud and is distorted in places: turn the microphone's input down" in page.levels.text()
     page, _ = _record(win, qtbot, fake_audio, (0.003 * np.sin(2 * np.pi * 220 * t)).astype(np.float32))
     assert page.levels.text().endswith("It is very quiet: move closer to the microphone or turn its input up")
+
+
+def test_while_the_record_page_records_dictate_and_the_wizards_say_who_has_the_microphone(win, qtbot, fake_audio):
+    """One microphone, one place recording: Dictate and a wizard's Record prompts tab refuse with the reason
+    (nothing starts), and may record once the Record page stops."""
+    t = np.arange(32000) / 16000
+    tone = (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
+    fake_audio._input_audio, fake_audio._input = np.tile(tone, 30), None
+    page = win.show_page("Record")
+    page.start()
+    busy = "the microphone is recording for the Record page (stop it there first)"
+    dictate = win.show_page("Dictate")
+    assert dictate.start() is False and dictate.last_error == f"cannot dictate: {busy}" and not dictate.running
+    win.show_page("Clone voice")
+    win.clone.go(1)
+    rec = win.clone.dataset.recorder
+    rec.name_edit.setText("Ada")
+    rec.record()
+    assert rec.recorder is None and rec.note.text() == f"cannot record: {busy}"
+    win.show_page("Record")
+    page.stop()
+    assert win.audio.mic_user is None
+    rec.record()
+    assert rec.recorder is not None and win.audio.mic_user == "a wizard's Record prompts tab"
+    rec.stop()
+    assert win.audio.mic_user is None

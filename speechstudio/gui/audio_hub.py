@@ -7,6 +7,7 @@ from PySide6.QtCore import QObject, Signal
 
 from speechstudio.audio.devices import AudioUnavailableError, Player, Recorder, get_backend
 from speechstudio.audio.mel import StreamingLogMel
+from speechstudio.errors import SpeechStudioError
 
 
 class AudioHub(QObject):
@@ -25,6 +26,7 @@ class AudioHub(QObject):
         self.session = 0  # +1 at each play / begin_stream: a caller tells its playback from a later one
         self._mel_mic = StreamingLogMel(16000)
         self.recorder: Recorder | None = None
+        self.mic_user: str | None = None  # who records now ("the Record page", "Dictate", ...): one at a time
         self._use(backend or get_backend())
         self.output_device = None
         self.input_device = None
@@ -86,16 +88,36 @@ class AudioHub(QObject):
         if len(frames):
             self.mel_frames.emit(frames, self.play_source)
 
+    def claim_mic(self, user: str) -> None:
+        """Take the microphone for ``user`` (a place in the app, as a sentence names it); ``SpeechStudioError``
+        (kind ``usage``) while another place records, so two pages never capture the same voice."""
+        if self.mic_user not in (None, user):
+            raise SpeechStudioError(f"the microphone is recording for {self.mic_user} (stop it there first)",
+                                    kind="usage", value=self.mic_user)
+        self.mic_user = user
+
+    def release_mic(self, user: str) -> None:
+        """Give the microphone back (nothing when ``user`` does not hold it)."""
+        if self.mic_user == user:
+            self.mic_user = None
+
     def start_recording(self) -> None:
         self._check()
+        self.claim_mic("the Record page")
         self._mel_mic.reset()
-        self.recorder = Recorder(self.backend, self.input_device, 16000, on_block=self._on_mic_block)
-        self.recorder.start()
+        try:
+            self.recorder = Recorder(self.backend, self.input_device, 16000, on_block=self._on_mic_block)
+            self.recorder.start()
+        except BaseException:
+            self.recorder = None
+            self.release_mic("the Record page")
+            raise
         self.recording_changed.emit(True)
 
     def stop_recording(self) -> np.ndarray:
         """Stop and return the recording (float32 mono 16 kHz; empty when nothing was recorded)."""
         rec, self.recorder = self.recorder, None
+        self.release_mic("the Record page")
         audio = rec.stop() if rec is not None else np.zeros(0, np.float32)
         self.recording_changed.emit(False)
         return audio
@@ -118,3 +140,4 @@ class AudioHub(QObject):
         if self.recorder is not None:
             self.recorder.stop()
             self.recorder = None
+        self.mic_user = None

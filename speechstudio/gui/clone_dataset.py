@@ -32,6 +32,8 @@ CLIP_COLS = ("ID", "Seconds", "Text", "Marked", "Letters wrong", "Heard")
 COL_TEXT, COL_FLAGS, COL_CER, COL_HEARD = 2, 3, 4, 5
 #: Level meter range (dBFS); -60 dBFS is shown as an empty bar.
 METER_FLOOR_DB = -60
+#: how the Record prompts tab names itself when the microphone is busy elsewhere (``AudioHub.claim_mic``)
+MIC_USER = "a wizard's Record prompts tab"
 
 
 #: ``manifest.FLAGS`` in plain words, for the dataset summary.
@@ -163,14 +165,16 @@ class RecordPanel(QWidget):
             return
         self.audio.stop()
         try:
+            self.audio.claim_mic(MIC_USER)
             backend = self.audio.backend
             rate = int(backend.default_samplerate(self.audio.input_device, "input"))
             self.recorder = Recorder(backend, self.audio.input_device, rate, on_block=self._on_block)
             self._peak = 0.0
             self._mel = StreamingLogMel(rate)
             self.recorder.start()
-        except Exception as e:  # AudioUnavailableError, device busy
+        except Exception as e:  # AudioUnavailableError, device busy, another page records
             self.recorder = None
+            self.audio.release_mic(MIC_USER)
             self.note.setText(f"cannot record: {e}")
             self.status_message.emit(f"cannot record: {e}")
             return
@@ -191,6 +195,7 @@ class RecordPanel(QWidget):
         """Stop recording and save the take (``save_take``); shows its levels."""
         rec, self.recorder = self.recorder, None
         self._timer.stop()
+        self.audio.release_mic(MIC_USER)
         if rec is None:
             self.audio.stop()
             return
@@ -268,6 +273,7 @@ class RecordPanel(QWidget):
         if self.recorder is not None:
             self.recorder.stop()
             self.recorder = None
+            self.audio.release_mic(MIC_USER)
         self._timer.stop()
 
 

@@ -188,15 +188,15 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
                 why = self.audio.reason if not self.audio.available else dictate("no_mic_found")
                 self._error(dictate("no_mic", why=why))
                 return False
-            if getattr(self.audio, "recorder", None) is not None:
-                self._error(dictate("mic_busy"))
-                return False
             try:
+                self.audio.claim_mic("Dictate")
                 source = MicSource(self.mic_box.currentData(), block_ms=20.0, backend=self.audio.backend)
             except SpeechStudioError as e:
+                self.audio.release_mic("Dictate")
                 self._error(dictate("cannot", why=e))
                 return False
             except Exception as e:  # noqa: BLE001 - a broken driver is a message, not a crash
+                self.audio.release_mic("Dictate")
                 self._error(dictate("mic_broken", why=plain_error(e)))
                 return False
         self._new_utterance_block()
@@ -262,6 +262,7 @@ class DictatePage(LiveTranscriptView, TranscriptFileActions, QWidget):
             return
         self.job_id = None
         self.job = None
+        self.audio.release_mic("Dictate")
         self.meter.set_level(-100.0)
         if self.stable_text or self.tail_text:  # no final came (an error): keep the stable words, drop the grey
             piece = self.stable_text

@@ -37,7 +37,6 @@ DICTATE: dict[str, str] = {
     "no_audio": "{reason}. Dictate a file… still works.",
     "no_mic": "cannot dictate from a microphone: {why}; Dictate a file… plays a recording instead",
     "no_mic_found": "no microphone found",
-    "mic_busy": "cannot dictate: the microphone is recording on the Record page (stop it first)",
     "cannot": "cannot dictate: {why}",
     "mic_broken": "cannot dictate: cannot use the microphone: {why}",
     "start_tip": "Start listening (Ctrl+Enter)",
