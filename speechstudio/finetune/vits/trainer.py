@@ -378,10 +378,6 @@ class VoiceTrainer:
                              f"--grad-accum {ga * 2} (or --gradient-checkpointing); {hint}")
 
     # ------------------------------------------------------------------ stages
-    def stage_at(self, step: int) -> tuple:
-        """The ``STAGES`` row that optimizer step ``step`` + 1 belongs to."""
-        return next(row for row in STAGES if step < getattr(self, row[1]) or row[0] == "train")
-
     def enter_stage(self, stage: str, end: int) -> Iterator[object]:
         """The events of a stage's start; before the first stage that trains the decoder on the prior
         (``freeze_prior``, no trained posterior encoder), the clips are pitch-conformed (``conform``)."""
@@ -562,7 +558,8 @@ class VoiceTrainer:
                 self.pause()
                 if par.any(self.control.stop.is_set()):
                     break
-                stage, end, method = self.stage_at(tr.step)
+                # the STAGES row that optimizer step tr.step + 1 belongs to
+                stage, end, method = next(row for row in STAGES if tr.step < getattr(self, row[1]) or row[0] == "train")
                 if stage != self.stage:
                     self.stage = stage
                     yield from self.enter_stage(stage, getattr(self, end))
