@@ -4,11 +4,8 @@
 (a Piper ``.onnx`` base: the new posterior encoder alone), ``discriminator`` (a fresh one alone), ``train``
 (GAN). Evaluations every ``eval_every`` steps (``evaluate``: best checkpoint, clone judge, early stop),
 ``latest.pt`` with the full resume state every ``checkpoint_every``; ``control.stop`` or closing the
-generator saves ``latest.pt``; ``resume=True`` continues bit for bit (same device and settings).
-Deviations from VITS / Piper: weight-norm-folded generator, per-step lr decay (``config``), G's losses
-against D before its update (``step``), the warm-up also trains the SDP's training-only flows, no
-LayerDrop. Several processes (``finetune.parallel``): every ``world``-th batch of one seeded order each;
-process 0 alone caches features, writes files and evaluates; ``latest.pt`` holds every process's RNG."""
+generator saves ``latest.pt``; ``resume=True`` continues bit for bit (same device and settings). Deviations
+from VITS / Piper and several processes (``finetune.parallel``): docs/finetune_voice.md ("Train", "Several GPUs")."""
 from __future__ import annotations
 
 import dataclasses
