@@ -141,12 +141,7 @@ def _safe_load(path: Path) -> dict:
 
 
 # ----------------------------------------------------------------------------- config
-def _config_path(ckpt: Path, config_path) -> Path:
-    if config_path is not None:
-        cfg = Path(config_path)
-        if not cfg.is_file():
-            raise PiperCheckpointError(f"{ckpt}: missing its voice config {cfg}")
-        return cfg
+def _config_path(ckpt: Path) -> Path:
     for cand in (ckpt.parent / "config.json", ckpt.with_suffix(".json"), ckpt.with_name(ckpt.name + ".json")):
         if cand.is_file():
             return cand
@@ -154,14 +149,14 @@ def _config_path(ckpt: Path, config_path) -> Path:
                                "published next to the .ckpt; the voice's .onnx.json works too)")
 
 
-def read_checkpoint_config(ckpt_path, config_path=None):
-    """The Piper voice config of a training checkpoint (``config_path`` or the ``config.json`` beside
-    ``ckpt_path``; no weights read). Raises ``ModelNotFoundError``, ``PiperCheckpointError`` (no
-    config.json) or ``PiperVoiceError`` (invalid config)."""
+def read_checkpoint_config(ckpt_path):
+    """The Piper voice config of a training checkpoint (the ``config.json`` beside ``ckpt_path``, else
+    ``NAME.json`` / ``NAME.ckpt.json``; no weights read). Raises ``ModelNotFoundError``,
+    ``PiperCheckpointError`` (no config.json) or ``PiperVoiceError`` (invalid config)."""
     ckpt = Path(ckpt_path).expanduser()
     if not ckpt.is_file():
         raise ModelNotFoundError(f"{ckpt}: Piper checkpoint file not found")
-    return read_piper_config(ckpt, _config_path(ckpt, config_path))
+    return read_piper_config(ckpt, _config_path(ckpt))
 
 
 def _hparam(hp: dict, key: str):
@@ -324,11 +319,10 @@ def _default_name(piper, ckpt: Path) -> str:
     return ckpt.stem
 
 
-def load_piper_checkpoint(ckpt_path, config_path=None, *, name: str | None = None):
-    """Load a Piper training checkpoint as a fine-tuning base.
+def load_piper_checkpoint(ckpt_path, *, name: str | None = None):
+    """Load a Piper training checkpoint as a fine-tuning base; its config (``read_checkpoint_config``) gives
+    the front end, ``audio.sample_rate`` (Hz) and inference defaults.
 
-    ``config_path`` defaults to ``config.json`` beside the ``.ckpt`` (else ``NAME.json`` /
-    ``NAME.ckpt.json``); it gives the front end, ``audio.sample_rate`` (Hz) and inference defaults.
     Returns a ``VitsVoice`` of kind ``"piper"`` whose ``model`` is a float32 CPU eval ``VitsModel``
     (weight norm folded) holding all of ``model_g``, posterior encoder included (16 WaveNet layers, 513
     spectrogram bins for n_fft 1024); discriminator weights, epoch and step are in
@@ -341,7 +335,7 @@ def load_piper_checkpoint(ckpt_path, config_path=None, *, name: str | None = Non
     from speechstudio.tts.decoder import install_decoder
 
     ckpt = Path(ckpt_path).expanduser()
-    piper = read_checkpoint_config(ckpt, config_path)
+    piper = read_checkpoint_config(ckpt)
     raw = _safe_load(ckpt)
     if not isinstance(raw, dict):
         raise PiperCheckpointError(f"{ckpt}: not a Piper training checkpoint (a {type(raw).__name__}, "
@@ -442,8 +436,7 @@ def _entry(name: str) -> tuple[str, str, str]:
                              "with its config.json beside it")
 
 
-def fetch_piper_checkpoint(name: str, *, revision: str | None = None, cache_dir=None,
-                           local_files_only: bool = False) -> tuple[Path, Path]:
+def fetch_piper_checkpoint(name: str, *, local_files_only: bool = False) -> tuple[Path, Path]:
     """Download (or find in the Hugging Face cache) Piper's training checkpoint ``name`` (a short name
     of :data:`PIPER_CHECKPOINTS` or its voice name) with its ``config.json`` and ``MODEL_CARD`` from
     :data:`PIPER_CHECKPOINT_REPO` (~850 MB for medium voices). Offline settings use only the cache.
@@ -462,7 +455,6 @@ def fetch_piper_checkpoint(name: str, *, revision: str | None = None, cache_dir=
 
     def get(file: str) -> Path:
         return Path(huggingface_hub.hf_hub_download(PIPER_CHECKPOINT_REPO, file, repo_type="dataset",
-                                                    revision=revision, cache_dir=cache_dir,
                                                     local_files_only=offline))
 
     try:
