@@ -436,7 +436,7 @@ def _entry(name: str) -> tuple[str, str, str]:
                              "with its config.json beside it")
 
 
-def fetch_piper_checkpoint(name: str, *, local_files_only: bool = False) -> tuple[Path, Path]:
+def fetch_piper_checkpoint(name: str) -> tuple[Path, Path]:
     """Download (or find in the Hugging Face cache) Piper's training checkpoint ``name`` (a short name
     of :data:`PIPER_CHECKPOINTS` or its voice name) with its ``config.json`` and ``MODEL_CARD`` from
     :data:`PIPER_CHECKPOINT_REPO` (~850 MB for medium voices). Offline settings use only the cache.
@@ -449,7 +449,7 @@ def fetch_piper_checkpoint(name: str, *, local_files_only: bool = False) -> tupl
     short, _voice, path = _entry(name)
     folder, filename = path.rsplit("/", 1)
     url = f"https://huggingface.co/datasets/{PIPER_CHECKPOINT_REPO}/resolve/main/{path}"
-    offline = local_files_only or hub_offline()
+    offline = hub_offline()
     hint = (f"to use it without network, download {url} and its config.json (same folder) elsewhere and give "
             f"the .ckpt as --base PATH/{filename} with config.json beside it")
 
@@ -477,9 +477,9 @@ def fetch_piper_checkpoint(name: str, *, local_files_only: bool = False) -> tupl
     return ckpt, config
 
 
-def checkpoint_base_ref(spec: str, allow_download: bool = True):
+def checkpoint_base_ref(spec: str):
     """A ``VoiceRef`` of kind :data:`CHECKPOINT_KIND` (``location`` the ``.ckpt``) for ``--base`` given
-    as a ``.ckpt`` path or a short name of :data:`PIPER_CHECKPOINTS` (fetched when ``allow_download``),
+    as a ``.ckpt`` path or a short name of :data:`PIPER_CHECKPOINTS` (fetched),
     or None (an installed voice of that name wins). Raises ``ModelNotFoundError``, ``OfflineError``."""
     if spec is None:
         return None
@@ -496,6 +496,6 @@ def checkpoint_base_ref(spec: str, allow_download: bool = True):
     if short not in PIPER_CHECKPOINTS or path.exists() or any(v.name == short for v in list_voices()):
         return None
     voice, _path = PIPER_CHECKPOINTS[short]
-    ckpt, _cfg = fetch_piper_checkpoint(short, local_files_only=not allow_download)
+    ckpt, _cfg = fetch_piper_checkpoint(short)
     return VoiceRef(voice, CHECKPOINT_KIND, str(ckpt), "hf-cache",
                     f"Piper training checkpoint {short} ({PIPER_CHECKPOINT_REPO})")
