@@ -472,7 +472,7 @@ class VoiceTrainer:
         if judge is not None:
             self.snapshot()  # writes best.pt too when this step is the best
         path = (self.rf.checkpoint_path("best") if judge is not None else self.save("best")) if best else None
-        return EvalEvent(step, val, best, warn, recon, close, text), path
+        return EvalEvent(step, val, best, warn, close, text), path
 
     def eval_events(self, oom) -> Iterator[object]:
         try:
