@@ -124,7 +124,7 @@ def clean_command(args) -> int:
 
     if args.older_than < 0:
         raise UsageError(f"--older-than {args.older_than:g}: must be 0 or more days")
-    runs = sorted(list_runs() + _unstarted_runs(), key=lambda r: r.modified)
+    runs = list_runs(unstarted=True)
     if not runs:
         print(f"no training runs in {runs_dir()}")
         return 0
@@ -149,22 +149,6 @@ def clean_command(args) -> int:
     print(f"{removed} of {len(runs)} run(s) {'would be ' if args.dry_run else ''}removed; {verb} {format_size(freed)} "
           f"in {runs_dir()}")
     return 0
-
-
-def _unstarted_runs() -> list:
-    """Folders under the runs folder without ``config.json`` or a checkpoint: starts that failed before
-    training (left by versions that kept them); ``list_runs`` leaves them out. State ``failed start``
-    or ``in use``."""
-    from speechstudio.disk import dir_size_bytes
-    from speechstudio.finetune.leftovers import RunSummary, _in_use, _modified
-    from speechstudio.finetune.voice_run import runs_dir
-
-    root = runs_dir()
-    if not root.is_dir():
-        return []
-    return [RunSummary(p, p.name, dir_size_bytes(p), _modified(p), "in use" if _in_use(p) else "failed start")
-            for p in sorted(root.iterdir()) if p.is_dir() and not p.is_symlink()
-            and not (p / "config.json").is_file() and not _has_checkpoint(p)]
 
 
 def _voice_argv(args) -> list[str]:
@@ -223,20 +207,17 @@ def voice_command(args) -> int:
     return code
 
 
-def _has_checkpoint(run_dir: Path) -> bool:
-    return any((run_dir / "checkpoints" / f"{kind}.pt").is_file() for kind in ("latest", "best"))
-
-
 def _remove_unstarted(run_dir: Path) -> bool:
     """Remove a run folder that holds no checkpoint (a start that failed or was stopped before its first
     one: its dataset is built again on the next start), unless another training holds it. True if removed."""
     from speechstudio.finetune import voice_run
+    from speechstudio.finetune.leftovers import has_checkpoint
 
-    if not run_dir.is_dir() or _has_checkpoint(run_dir):
+    if not run_dir.is_dir() or has_checkpoint(run_dir):
         return False
     try:
         with voice_run.run_lock(run_dir):
-            if _has_checkpoint(run_dir):
+            if has_checkpoint(run_dir):
                 return False
             shutil.rmtree(run_dir)
     except (RunError, OSError):

@@ -18,7 +18,7 @@ from speechstudio.atomic import atomic_folder
 from speechstudio.errors import SpeechStudioError, UsageError
 from speechstudio.finetune.base_format import base_format
 from speechstudio.finetune.pitch_match import PitchMatch
-from speechstudio.tts.voices import VoiceRef, _check_name, package_voices, resolve_voice, voices_dir
+from speechstudio.tts.voices import VoiceRef, _check_name, package_voices, read_voice_meta, resolve_voice, voices_dir
 
 #: facebook/mms-tts-* model cards: "license: cc-by-nc-4.0".
 MMS_LICENSE = "CC BY-NC 4.0 (MMS-TTS model card): non-commercial use only"
@@ -31,14 +31,9 @@ def base_license(voice_ref) -> str:
     ``MMS_LICENSE``, a Piper ``MODEL_CARD`` ``License:`` line, else ``UNKNOWN_LICENSE``."""
     loc = Path(str(voice_ref.location or ""))
     folder = loc.parent if loc.suffix in (".onnx", ".ckpt") else loc
-    meta_path = folder / "voice.json"
-    if voice_ref.origin == "store" and meta_path.is_file():
-        try:
-            lic = json.loads(meta_path.read_text(encoding="utf-8")).get("license")
-        except (OSError, ValueError, AttributeError):
-            lic = None
-        if lic:
-            return str(lic)
+    meta = read_voice_meta(folder / "voice.json") if voice_ref.origin == "store" else None
+    if isinstance(meta, dict) and meta.get("license"):
+        return str(meta["license"])
     keys = " ".join(str(x) for x in (voice_ref.hf_id, voice_ref.name, voice_ref.location) if x).lower()
     if "mms-tts" in keys:
         return MMS_LICENSE
@@ -66,15 +61,6 @@ def check_clone_name(name: str, base_name: str, overwrite: bool = False) -> str:
     return name
 
 
-def _base_ref(base_ref_or_name, base_voice):
-    if isinstance(base_ref_or_name, VoiceRef):
-        return base_ref_or_name
-    try:
-        return resolve_voice(str(base_ref_or_name), allow_download=False)
-    except SpeechStudioError:
-        return VoiceRef(str(base_ref_or_name), base_voice.kind, "", "unknown")
-
-
 def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str | os.PathLike | None = None,
                license_note: str | None = None, training_summary: dict | None = None, overwrite: bool = False,
                pitch_semitones: float = 0.0):
@@ -87,7 +73,12 @@ def save_clone(model, base_voice, base_ref_or_name, name: str, *, run_dir: str |
     or taken name without ``overwrite``, a package voice's or the base's name), ``ExportError``."""
     import speechstudio
 
-    base_ref = _base_ref(base_ref_or_name, base_voice)
+    base_ref = base_ref_or_name
+    if not isinstance(base_ref, VoiceRef):
+        try:
+            base_ref = resolve_voice(str(base_ref_or_name), allow_download=False)
+        except SpeechStudioError:
+            base_ref = VoiceRef(str(base_ref_or_name), base_voice.kind, "", "unknown")
     name = check_clone_name(name, base_ref.name, overwrite)
     lic = license_note or base_license(base_ref)
     run = str(Path(run_dir).resolve()) if run_dir is not None else None

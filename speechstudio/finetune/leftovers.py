@@ -94,14 +94,22 @@ def _state(run_dir: Path) -> str:
     return "finished" if (run_dir / "checkpoints" / "best.pt").is_file() else "no checkpoint"
 
 
-def list_runs(root: Path | None = None) -> list[RunSummary]:
-    """The run folders under ``root`` (default ``<data dir>/finetune/runs``), oldest first.
-    A folder without ``config.json`` is not a run and is left out."""
+def has_checkpoint(run_dir: Path) -> bool:
+    return any((run_dir / "checkpoints" / f"{kind}.pt").is_file() for kind in ("latest", "best"))
+
+
+def list_runs(root: Path | None = None, unstarted: bool = False) -> list[RunSummary]:
+    """The run folders under ``root`` (default ``<data dir>/finetune/runs``), oldest first. A folder without
+    ``config.json`` is not a run and is left out; with ``unstarted``, one without a checkpoint either (a start
+    that failed before training, left by versions that kept it) is listed as ``failed start`` or ``in use``."""
     root = Path(root) if root is not None else runs_dir()
     if not root.is_dir():
         return []
     runs = [RunSummary(p, p.name, dir_size_bytes(p), _modified(p), _state(p))
             for p in sorted(root.iterdir()) if p.is_dir() and (p / "config.json").is_file()]
+    runs += [RunSummary(p, p.name, dir_size_bytes(p), _modified(p), "in use" if _in_use(p) else "failed start")
+             for p in sorted(root.iterdir()) if unstarted and p.is_dir() and not p.is_symlink()
+             and not (p / "config.json").is_file() and not has_checkpoint(p)]
     return sorted(runs, key=lambda r: r.modified)
 
 

@@ -117,10 +117,6 @@ class Parallel:
         self._torch.distributed.all_reduce(t, op=self._torch.distributed.ReduceOp.MAX)
         return bool(t.item())
 
-    def mean(self, value: float) -> float:
-        """Mean of ``value`` over processes (the logged loss)."""
-        return self.mean_dict({"value": value})["value"]
-
     def mean_dict(self, values: dict[str, float]) -> dict[str, float]:
         """Each value averaged over processes (one all-reduce); NaN / inf on any process makes the
         mean non-finite everywhere, so every process takes the same decision on it."""

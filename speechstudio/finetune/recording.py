@@ -65,15 +65,13 @@ def _read_metadata(folder: Path) -> dict[str, str]:
     return {ident: text.split("|", 1)[0] for ident, text in (line.split("|", 1) for line in lines if "|" in line)}
 
 
-def save_consent(dataset_dir: str | os.PathLike, text: str, audio: np.ndarray, sample_rate: int,
-                 name: str | None = None) -> Path:
-    """Write ``consent.wav`` (PCM-16) and ``consent.txt`` (sentence, ``name``, UTC time); ``audio``
+def save_consent(dataset_dir: str | os.PathLike, text: str, audio: np.ndarray, sample_rate: int) -> Path:
+    """Write ``consent.wav`` (PCM-16) and ``consent.txt`` (sentence, the name it says, UTC time); ``audio``
     float32 (n,) in [-1, 1] at ``sample_rate`` Hz. Returns the WAV path; raises ``UsageError``."""
     folder = Path(dataset_dir)
     a = _check_audio(audio, sample_rate)
     text = _clean_text(text)
-    if name is None and text.startswith("I, ") and "," in text[3:]:
-        name = text[3:].split(",", 1)[0].strip()
+    name = text[3:].split(",", 1)[0].strip() if text.startswith("I, ") and "," in text[3:] else None
     wav = _write_wav(folder / CONSENT_AUDIO, a, sample_rate)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     body = f"{text}\nspeaker: {name or ''}\nrecorded: {stamp}\naudio: {CONSENT_AUDIO}\n"

@@ -77,14 +77,13 @@ class Trade:
                 "recommended_step": None if rec is None else self.rows[rec].step, "floor": self.floor}
 
 
-def write_trade(run_dir: Path, base_naturalness: float | None, rows: list[dict], blends: list[dict] | None = None) -> Path:
-    """Write ``RUN/closeness.json`` atomically (``blends`` None keeps the file's blends)."""
+def write_trade(run_dir: Path, base_naturalness: float | None, rows: list[dict]) -> Path:
+    """Write ``RUN/closeness.json`` atomically (keeping the file's blends)."""
     path = Path(run_dir) / TRADE_FILE
-    if blends is None:
-        try:
-            blends = json.loads(path.read_text(encoding="utf-8")).get("blends", [])
-        except (OSError, ValueError, AttributeError):
-            blends = []
+    try:
+        blends = json.loads(path.read_text(encoding="utf-8")).get("blends", [])
+    except (OSError, ValueError, AttributeError):
+        blends = []
     return atomic_write_json(path, {"base_naturalness": base_naturalness, "rows": rows, "blends": blends})
 
 

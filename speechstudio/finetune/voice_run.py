@@ -296,7 +296,7 @@ def train(p: VoicePlan, control=None) -> Iterator[object]:
 
 
 def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", overwrite: bool = False,
-                       summary: dict | None = None, match_pitch: bool | None = None, blend: float | None = None):
+                       match_pitch: bool | None = None, blend: float | None = None):
     """Save a run's ``which`` (``best`` | ``latest`` | ``step_N``, a row of ``finetune.trade``) checkpoint
     as store voice ``name`` with ``base``'s front end and license; ``blend`` (0-1) saves that checkpoint
     blended with the base (``finetune.blend``, WiSE-FT) instead. Returns the new ``VoiceRef``.
@@ -328,7 +328,6 @@ def save_trained_voice(run_dir: Path, name: str, base, which: str = "best", over
     val = getattr(info, "val_mel_loss", None)
     if val is not None and val == val:  # not NaN (no validation clips)
         facts["val_mel_loss"] = round(float(val), 5)
-    facts.update(summary or {})
     pitch = 0.0
     dataset = _stored_dataset(Path(run_dir))
     if dataset is not None and (dataset / "manifest.json").is_file():

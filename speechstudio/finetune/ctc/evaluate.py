@@ -56,12 +56,9 @@ def score(refs: Sequence[str], hyps: Sequence[str], language: str = "en") -> tup
 
 def evaluate(model, items: Sequence[Item], collator: Collator, decoding: Decoding, *, device: str,
              precision: str, batch_size: int, language: str = "en") -> EvalResult:
-    """Transcribe ``items`` greedily (eval mode, no SpecAugment / dropout) and score them.
-
-    Items are batched by length and padded frames cut with the conv arithmetic — except for
-    models whose feature extractor takes no attention mask (group-norm feature encoders such as
-    wav2vec2-base): zero padding shifts their first layer's group-norm statistics, so they are
-    scored one clip at a time, exactly as a file is transcribed."""
+    """Transcribe ``items`` greedily (eval mode, no SpecAugment / dropout) and score them: batched by length,
+    padded frames cut with the conv arithmetic; one clip at a time when the feature extractor takes no
+    attention mask (group-norm encoders: docs/finetune_asr.md, "Differences from transformers' example")."""
     import torch
 
     batch_size = batch_size if collator.with_mask else 1

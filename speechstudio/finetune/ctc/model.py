@@ -121,12 +121,9 @@ def output_frames(model, n_input: int) -> int:
 
 
 def ctc_loss(model, logits, labels, input_lengths):
-    """CTC loss of ``logits`` (B, T, V) against ``labels`` (B, L; -100 = padding), each clip over its
-    own frames from ``input_lengths`` (B,) samples.
-
-    transformers' ``*ForCTC.forward`` uses all T frames when there is no attention mask (group-norm
-    bases), letting alignments end in the padding; otherwise the same settings (blank =
-    ``pad_token_id``, FP32 log-softmax, cuDNN off)."""
+    """CTC loss of ``logits`` (B, T, V) against ``labels`` (B, L; -100 = padding), each clip over its own
+    frames from ``input_lengths`` (B,) samples (why: docs/finetune_asr.md, "Differences from transformers'
+    example"), else as transformers' ``*ForCTC.forward`` (blank = ``pad_token_id``, FP32 log-softmax, cuDNN off)."""
     import torch
 
     cfg = model.config

@@ -39,11 +39,9 @@ MAX_SKIPPED_STEPS = 17
 def overfit_check(model, items: Sequence[Item], collator: Collator, decoding: Decoding, *, device: str,
                   precision: str, lr: float, steps: int, time_budget_s: float = 15.0) -> OverfitResult:
     """Train ``model`` (unwrapped, on ``device``) for up to ``steps`` AdamW steps at ``lr`` on the
-    two shortest ``items`` (stopping early after ``time_budget_s`` seconds), then restore its
-    weights bit for bit. The caller saves and restores the RNG states around this call.
-    ``losses`` has one loss per applied update: in FP16 an update the GradScaler skips (overflow;
-    the first ones of a run, while the scale comes down from 2**16) is not counted and is retried,
-    up to ``MAX_SKIPPED_STEPS`` times, so skips are not mistaken for a loss that does not fall."""
+    two shortest ``items`` (stopping early after ``time_budget_s`` seconds), then restore its weights bit
+    for bit; the caller saves and restores the RNG states. ``losses``: one per applied update (an FP16
+    update the GradScaler skips is retried, up to ``MAX_SKIPPED_STEPS`` times: docs/finetune_asr.md)."""
     import torch
 
     batch_items = sorted(items, key=lambda it: it.n_samples)[:2]

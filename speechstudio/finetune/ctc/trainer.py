@@ -202,7 +202,7 @@ def _train(run_dir, dataset_dir, base, config: CTCConfig, resume: bool, control)
                         f"the CTC loss was NaN / inf for {MAX_BAD_STEPS} steps in a row (step {step}, {precision}, "
                         f"lr {config.lr:g}): try --precision fp32 or bf16, a lower --lr, and check the clips "
                         "(silence, clipping, texts that do not match); the last checkpoint is valid (--resume)")
-                loss_mean, lr = par.mean(loss_sum), scheduler.get_last_lr()[0]
+                loss_mean, lr = par.mean_dict({"loss": loss_sum})["loss"], scheduler.get_last_lr()[0]
                 rate = (step - step0) / max(1e-9, time.monotonic() - t0)
                 if writer is not None:
                     writer.add_scalar("train/loss", loss_mean, step)

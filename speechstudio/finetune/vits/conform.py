@@ -1,11 +1,7 @@
-"""Pitch-conformed targets: what the decoder of a Piper base learns a new voice from.
-
-Prior latents aligned to a recording carry the base's intonation, the recording the speaker's; a decoder
-mapping one onto the other buzzes at the frame rate (``docs/finetune_voice.md``, "Pitch"). So, once after
-the warm-up, each clip's prior latents (MAS on the posterior mean, per-clip seeded noise) are rendered by
-the *base* decoder, and the recording is resynthesised on that Praat contour (PSOLA,
-``tts.pitch.impose_contour``): the decoder learns only the timbre; the pitch comes from ``voice_rate``.
-Frame-rate frames are left out. Cached in ``RUN/cache/conformed``."""
+"""Pitch-conformed targets for the decoder of a Piper base: each clip's prior latents (MAS on the posterior
+mean, per-clip seeded noise) rendered by the *base* decoder, and the recording resynthesised on that Praat
+contour (PSOLA, ``tts.pitch.impose_contour``), frame-rate frames left out; cached in ``RUN/cache/conformed``.
+Why: docs/finetune_voice.md, "pitch-conformed targets" and "Pitch"."""
 from __future__ import annotations
 
 import hashlib

@@ -153,6 +153,8 @@ def collate(batch: list[dict], hop_length: int, min_frames: int = 1) -> dict:
     out = {"input_ids": torch.zeros(b, t_x, dtype=torch.long), "input_mask": torch.zeros(b, t_x),
            "spec": torch.zeros(b, bins, t_y), "mel": torch.zeros(b, n_mels, t_y),
            "spec_mask": torch.zeros(b, t_y), "wav": torch.zeros(b, 1, t_y * hop_length)}
+    if "latent" in batch[0]:
+        out["latent"] = torch.zeros(b, batch[0]["latent"].shape[0], t_y)
     for i, x in enumerate(batch):
         n, f = len(x["ids"]), x["spec"].shape[-1]
         out["input_ids"][i, :n] = x["ids"]
@@ -161,9 +163,7 @@ def collate(batch: list[dict], hop_length: int, min_frames: int = 1) -> dict:
         out["mel"][i, :, :f] = x["mel"]
         out["spec_mask"][i, :f] = 1
         out["wav"][i, 0, : x["wav"].numel()] = x["wav"]
-    if "latent" in batch[0]:
-        out["latent"] = torch.zeros(b, batch[0]["latent"].shape[0], t_y)
-        for i, x in enumerate(batch):
+        if "latent" in out:
             out["latent"][i, :, : x["latent"].shape[-1]] = x["latent"]
     return out
 

@@ -54,7 +54,6 @@ class EvalEvent:
     val_mel_loss: float
     best: bool
     overtraining: str = ""
-    val_recon_mel_loss: float = float("nan")
     closeness: dict | None = None
     closeness_text: str = ""
 

@@ -29,19 +29,13 @@ class FeatureConfig:
     fmax: float | None = None
     audio_rate: int | None = None
 
-    @property
-    def spectrogram_bins(self) -> int:
-        return self.n_fft // 2 + 1
-
     @classmethod
-    def for_model(cls, config, n_mels: int | None = None) -> "FeatureConfig":
+    def for_model(cls, config) -> "FeatureConfig":
         """Settings for a ``VitsConfig``: n_fft = 2 (spectrogram_bins - 1), hop = prod(upsample_rates),
         80 mels (n_fft / 4 below n_fft 512), fmin 0, fmax None."""
         n_fft = 2 * (int(config.spectrogram_bins) - 1)
         hop = int(math.prod(config.upsample_rates))
-        if n_mels is None:
-            n_mels = 80 if n_fft >= 512 else max(2, n_fft // 4)
-        return cls(int(config.sampling_rate), n_fft, hop, n_fft, int(n_mels), 0.0, None)
+        return cls(int(config.sampling_rate), n_fft, hop, n_fft, 80 if n_fft >= 512 else max(2, n_fft // 4), 0.0, None)
 
     @property
     def decode_rate(self) -> int:

@@ -20,7 +20,7 @@ POSTERIOR_LAYERS = 16
 class ForwardOutput:
     """One training forward (b, latent frames t_y, tokens t_x): ``waveform`` (b, 1, segment_frames *
     hop), ``ids_slice`` (b,), ``loss_dur``, ``z_p`` / ``logs_q`` / ``m_p`` / ``logs_p`` (b, flow, t_y),
-    ``z_mask`` (b, 1, t_y), ``attn`` (b, 1, t_y, t_x)."""
+    ``z_mask`` (b, 1, t_y)."""
 
     waveform: torch.Tensor
     ids_slice: torch.Tensor
@@ -30,7 +30,6 @@ class ForwardOutput:
     m_p: torch.Tensor
     logs_p: torch.Tensor
     z_mask: torch.Tensor
-    attn: torch.Tensor
 
 
 def slice_segments(x: torch.Tensor, ids_str: torch.Tensor, segment_size: int) -> torch.Tensor:
@@ -134,7 +133,7 @@ def training_forward(model, input_ids, input_mask, spec, spec_mask, segment_fram
         waveform = checkpoint(model.decoder, z_slice, g, use_reentrant=False)
     else:
         waveform = model.decoder(z_slice, g)
-    return ForwardOutput(waveform, ids_slice, loss_dur, z_p, logs_q, m_p, logs_p, z_mask, attn)
+    return ForwardOutput(waveform, ids_slice, loss_dur, z_p, logs_q, m_p, logs_p, z_mask)
 
 
 def _reset_like_vits(module) -> None:

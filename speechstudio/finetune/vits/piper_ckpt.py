@@ -90,9 +90,6 @@ class _Inert:
     """Stands in for every class / function the checkpoint's metadata names (see the module notes):
     keeps the arguments it is built with and the state it is given, runs nothing."""
 
-    def __new__(cls, *args, **kwargs):
-        return object.__new__(cls)
-
     def __init__(self, *args, **kwargs):
         self.args = args
 
@@ -144,12 +141,7 @@ def _safe_load(path: Path) -> dict:
 
 
 # ----------------------------------------------------------------------------- config
-def _config_path(ckpt: Path, config_path) -> Path:
-    if config_path is not None:
-        cfg = Path(config_path)
-        if not cfg.is_file():
-            raise PiperCheckpointError(f"{ckpt}: missing its voice config {cfg}")
-        return cfg
+def _config_path(ckpt: Path) -> Path:
     for cand in (ckpt.parent / "config.json", ckpt.with_suffix(".json"), ckpt.with_name(ckpt.name + ".json")):
         if cand.is_file():
             return cand
@@ -157,14 +149,14 @@ def _config_path(ckpt: Path, config_path) -> Path:
                                "published next to the .ckpt; the voice's .onnx.json works too)")
 
 
-def read_checkpoint_config(ckpt_path, config_path=None):
-    """The Piper voice config of a training checkpoint (``config_path`` or the ``config.json`` beside
-    ``ckpt_path``; no weights read). Raises ``ModelNotFoundError``, ``PiperCheckpointError`` (no
-    config.json) or ``PiperVoiceError`` (invalid config)."""
+def read_checkpoint_config(ckpt_path):
+    """The Piper voice config of a training checkpoint (the ``config.json`` beside ``ckpt_path``, else
+    ``NAME.json`` / ``NAME.ckpt.json``; no weights read). Raises ``ModelNotFoundError``,
+    ``PiperCheckpointError`` (no config.json) or ``PiperVoiceError`` (invalid config)."""
     ckpt = Path(ckpt_path).expanduser()
     if not ckpt.is_file():
         raise ModelNotFoundError(f"{ckpt}: Piper checkpoint file not found")
-    return read_piper_config(ckpt, _config_path(ckpt, config_path))
+    return read_piper_config(ckpt, _config_path(ckpt))
 
 
 def _hparam(hp: dict, key: str):
@@ -327,11 +319,10 @@ def _default_name(piper, ckpt: Path) -> str:
     return ckpt.stem
 
 
-def load_piper_checkpoint(ckpt_path, config_path=None, *, name: str | None = None):
-    """Load a Piper training checkpoint as a fine-tuning base.
+def load_piper_checkpoint(ckpt_path, *, name: str | None = None):
+    """Load a Piper training checkpoint as a fine-tuning base; its config (``read_checkpoint_config``) gives
+    the front end, ``audio.sample_rate`` (Hz) and inference defaults.
 
-    ``config_path`` defaults to ``config.json`` beside the ``.ckpt`` (else ``NAME.json`` /
-    ``NAME.ckpt.json``); it gives the front end, ``audio.sample_rate`` (Hz) and inference defaults.
     Returns a ``VitsVoice`` of kind ``"piper"`` whose ``model`` is a float32 CPU eval ``VitsModel``
     (weight norm folded) holding all of ``model_g``, posterior encoder included (16 WaveNet layers, 513
     spectrogram bins for n_fft 1024); discriminator weights, epoch and step are in
@@ -344,7 +335,7 @@ def load_piper_checkpoint(ckpt_path, config_path=None, *, name: str | None = Non
     from speechstudio.tts.decoder import install_decoder
 
     ckpt = Path(ckpt_path).expanduser()
-    piper = read_checkpoint_config(ckpt, config_path)
+    piper = read_checkpoint_config(ckpt)
     raw = _safe_load(ckpt)
     if not isinstance(raw, dict):
         raise PiperCheckpointError(f"{ckpt}: not a Piper training checkpoint (a {type(raw).__name__}, "
@@ -445,8 +436,7 @@ def _entry(name: str) -> tuple[str, str, str]:
                              "with its config.json beside it")
 
 
-def fetch_piper_checkpoint(name: str, *, revision: str | None = None, cache_dir=None,
-                           local_files_only: bool = False) -> tuple[Path, Path]:
+def fetch_piper_checkpoint(name: str) -> tuple[Path, Path]:
     """Download (or find in the Hugging Face cache) Piper's training checkpoint ``name`` (a short name
     of :data:`PIPER_CHECKPOINTS` or its voice name) with its ``config.json`` and ``MODEL_CARD`` from
     :data:`PIPER_CHECKPOINT_REPO` (~850 MB for medium voices). Offline settings use only the cache.
@@ -459,13 +449,12 @@ def fetch_piper_checkpoint(name: str, *, revision: str | None = None, cache_dir=
     short, _voice, path = _entry(name)
     folder, filename = path.rsplit("/", 1)
     url = f"https://huggingface.co/datasets/{PIPER_CHECKPOINT_REPO}/resolve/main/{path}"
-    offline = local_files_only or hub_offline()
+    offline = hub_offline()
     hint = (f"to use it without network, download {url} and its config.json (same folder) elsewhere and give "
             f"the .ckpt as --base PATH/{filename} with config.json beside it")
 
     def get(file: str) -> Path:
         return Path(huggingface_hub.hf_hub_download(PIPER_CHECKPOINT_REPO, file, repo_type="dataset",
-                                                    revision=revision, cache_dir=cache_dir,
                                                     local_files_only=offline))
 
     try:
@@ -488,9 +477,9 @@ def fetch_piper_checkpoint(name: str, *, revision: str | None = None, cache_dir=
     return ckpt, config
 
 
-def checkpoint_base_ref(spec: str, allow_download: bool = True):
+def checkpoint_base_ref(spec: str):
     """A ``VoiceRef`` of kind :data:`CHECKPOINT_KIND` (``location`` the ``.ckpt``) for ``--base`` given
-    as a ``.ckpt`` path or a short name of :data:`PIPER_CHECKPOINTS` (fetched when ``allow_download``),
+    as a ``.ckpt`` path or a short name of :data:`PIPER_CHECKPOINTS` (fetched),
     or None (an installed voice of that name wins). Raises ``ModelNotFoundError``, ``OfflineError``."""
     if spec is None:
         return None
@@ -507,6 +496,6 @@ def checkpoint_base_ref(spec: str, allow_download: bool = True):
     if short not in PIPER_CHECKPOINTS or path.exists() or any(v.name == short for v in list_voices()):
         return None
     voice, _path = PIPER_CHECKPOINTS[short]
-    ckpt, _cfg = fetch_piper_checkpoint(short, local_files_only=not allow_download)
+    ckpt, _cfg = fetch_piper_checkpoint(short)
     return VoiceRef(voice, CHECKPOINT_KIND, str(ckpt), "hf-cache",
                     f"Piper training checkpoint {short} ({PIPER_CHECKPOINT_REPO})")

@@ -1,12 +1,6 @@
-"""Presets (quick / standard / best) and a time + memory estimate for the detected device.
-
-Steps (warm-up included): quick 600, standard 2000, best 6000 at an effective batch of 16 on a GPU
-(finetune-hf-vits and Piper fine-tune for ~1-2k to a few thousand steps); batch 4 on the CPU. On a GPU
-the batch is the largest of 16, 8, 4, 2 (``grad_accum`` keeping 16) whose estimated peak stays under 60
-% of the card's memory, first without, then with decoder checkpointing. The estimate model (CPU step
-times measured with ``bench/bench_vits_train.py`` and ``bench/clone_real.py``; GPU from FLOP counts at
-an assumed throughput; memory per clip) and its figures are in ``docs/finetune_voice.md``, "Presets and
-what they cost"."""
+"""Presets (quick / standard / best: steps ``PRESETS``, batch by device ``_tier``) and a time + memory
+estimate for the detected device (CPU step times measured with ``bench/bench_vits_train.py``; GPU from FLOP
+counts at an assumed throughput). Why and the figures: docs/finetune_voice.md, "Presets and what they cost"."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

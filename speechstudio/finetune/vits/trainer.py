@@ -4,11 +4,8 @@
 (a Piper ``.onnx`` base: the new posterior encoder alone), ``discriminator`` (a fresh one alone), ``train``
 (GAN). Evaluations every ``eval_every`` steps (``evaluate``: best checkpoint, clone judge, early stop),
 ``latest.pt`` with the full resume state every ``checkpoint_every``; ``control.stop`` or closing the
-generator saves ``latest.pt``; ``resume=True`` continues bit for bit (same device and settings).
-Deviations from VITS / Piper: weight-norm-folded generator, per-step lr decay (``config``), G's losses
-against D before its update (``step``), the warm-up also trains the SDP's training-only flows, no
-LayerDrop. Several processes (``finetune.parallel``): every ``world``-th batch of one seeded order each;
-process 0 alone caches features, writes files and evaluates; ``latest.pt`` holds every process's RNG."""
+generator saves ``latest.pt``; ``resume=True`` continues bit for bit (same device and settings). Deviations
+from VITS / Piper and several processes (``finetune.parallel``): docs/finetune_voice.md ("Train", "Several GPUs")."""
 from __future__ import annotations
 
 import dataclasses
@@ -378,10 +375,6 @@ class VoiceTrainer:
                              f"--grad-accum {ga * 2} (or --gradient-checkpointing); {hint}")
 
     # ------------------------------------------------------------------ stages
-    def stage_at(self, step: int) -> tuple:
-        """The ``STAGES`` row that optimizer step ``step`` + 1 belongs to."""
-        return next(row for row in STAGES if step < getattr(self, row[1]) or row[0] == "train")
-
     def enter_stage(self, stage: str, end: int) -> Iterator[object]:
         """The events of a stage's start; before the first stage that trains the decoder on the prior
         (``freeze_prior``, no trained posterior encoder), the clips are pitch-conformed (``conform``)."""
@@ -479,7 +472,7 @@ class VoiceTrainer:
         if judge is not None:
             self.snapshot()  # writes best.pt too when this step is the best
         path = (self.rf.checkpoint_path("best") if judge is not None else self.save("best")) if best else None
-        return EvalEvent(step, val, best, warn, recon, close, text), path
+        return EvalEvent(step, val, best, warn, close, text), path
 
     def eval_events(self, oom) -> Iterator[object]:
         try:
@@ -562,7 +555,8 @@ class VoiceTrainer:
                 self.pause()
                 if par.any(self.control.stop.is_set()):
                     break
-                stage, end, method = self.stage_at(tr.step)
+                # the STAGES row that optimizer step tr.step + 1 belongs to
+                stage, end, method = next(row for row in STAGES if tr.step < getattr(self, row[1]) or row[0] == "train")
                 if stage != self.stage:
                     self.stage = stage
                     yield from self.enter_stage(stage, getattr(self, end))
