@@ -201,7 +201,7 @@ def build_dataset(source: str | os.PathLike, out_dir: str | os.PathLike, sample_
                     notes["unsayable"][ident] = bad
                 score = heard = None
                 if transcribe is not None and check_text:
-                    score, heard, mismatch = asr_check(text, prep.audio16k, transcribe, language)
+                    score, heard, mismatch = asr_check(text, prep.audio16k, transcribe, language, settings.cer_threshold)
                     if mismatch:
                         flags.append("asr_mismatch")
                     score = None if score is None else round(score, 4)
