@@ -36,6 +36,9 @@ def test_first_launch_fits_the_1280x800_screen(win, qtbot):
     frame = win.frameGeometry()
     assert frame.width() == 1280 and frame.height() == 800, frame  # the frame fills the screen, no more
     assert (win.minimumWidth(), win.minimumHeight()) == (900, 600)
+    # the app's display name alone: Qt appends the display name (app.py: "SpeechStudio") to any title not ending
+    # with it, and the window was "SpeechStudio 0.1.0 — SpeechStudio"
+    assert win.windowTitle() == "SpeechStudio"
 
 
 def test_models_page_one_row_per_model_needs_network_and_names_the_default(win, qtbot):

@@ -57,6 +57,8 @@ def test_drop_names_with_spaces_hash_percent_non_ascii_and_invalid_utf8(win, qtb
         page.start_btn.click()
     assert [r.status for r in page.rows] == ["done", "done"], [r.reason for r in page.rows]
     assert sorted(os.listdir(folder)) == sorted(names + [b"a b #1 %41 caf\xc3\xa9.txt", b"latin1 caf\xe9.txt"])
+    drop_uri_list(page, [folder + b"/" + names[0]])  # dropped again: the reason nothing was added
+    assert win.status_label.text() == "added 0 files, 1 already in the queue" and len(page.rows) == 2
 
 
 def test_click_on_a_segment_plays_its_span(win, qtbot, tmp_path, realspeech, whisper_dir):

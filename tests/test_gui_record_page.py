@@ -56,6 +56,7 @@ def test_while_the_record_page_records_dictate_and_the_wizards_say_who_has_the_m
     fake_audio._input_audio, fake_audio._input = np.tile(tone, 30), None
     page = win.show_page("Record")
     page.start()
+    assert win.worker_label.text() == "recording…"  # the status bar says so, not "idle"
     busy = "the microphone is recording for the Record page (stop it there first)"
     dictate = win.show_page("Dictate")
     assert dictate.start() is False and dictate.last_error == f"cannot dictate: {busy}" and not dictate.running
@@ -71,4 +72,4 @@ def test_while_the_record_page_records_dictate_and_the_wizards_say_who_has_the_m
     rec.record()
     assert rec.recorder is not None and win.audio.mic_user == "a wizard's Record prompts tab"
     rec.stop()
-    assert win.audio.mic_user is None
+    assert win.audio.mic_user is None and win.worker_label.text() == "idle"

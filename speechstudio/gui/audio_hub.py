@@ -12,11 +12,13 @@ from speechstudio.errors import SpeechStudioError
 
 class AudioHub(QObject):
     """Signals: ``mel_frames(frames, source)`` (``np.ndarray[float32]`` shape ``(k, 80)``, source
-    ``"mic"`` or ``"playback"``), ``playing_changed(bool)``, ``recording_changed(bool)``."""
+    ``"mic"`` or ``"playback"``), ``playing_changed(bool)``, ``recording_changed(bool)`` (the Record page),
+    ``mic_changed(str)`` (:attr:`mic_user`, ``""`` when nobody records)."""
 
     mel_frames = Signal(object, str)
     playing_changed = Signal(bool)
     recording_changed = Signal(bool)
+    mic_changed = Signal(str)
     _ended = Signal()
 
     def __init__(self, backend=None, parent=None) -> None:
@@ -94,12 +96,15 @@ class AudioHub(QObject):
         if self.mic_user not in (None, user):
             raise SpeechStudioError(f"the microphone is recording for {self.mic_user} (stop it there first)",
                                     kind="usage", value=self.mic_user)
-        self.mic_user = user
+        if self.mic_user != user:
+            self.mic_user = user
+            self.mic_changed.emit(user)
 
     def release_mic(self, user: str) -> None:
         """Give the microphone back (nothing when ``user`` does not hold it)."""
         if self.mic_user == user:
             self.mic_user = None
+            self.mic_changed.emit("")
 
     def start_recording(self) -> None:
         self._check()
@@ -140,4 +145,5 @@ class AudioHub(QObject):
         if self.recorder is not None:
             self.recorder.stop()
             self.recorder = None
-        self.mic_user = None
+        if self.mic_user is not None:
+            self.release_mic(self.mic_user)

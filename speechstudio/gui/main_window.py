@@ -10,7 +10,6 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QAbstractButton, QApplication, QDockWidget, QFrame, QLabel, QListWidget,
                                QMainWindow, QScrollArea, QSizePolicy, QStackedWidget, QStatusBar, QWidget)
 
-from speechstudio import __version__
 from speechstudio.gui.audio_hub import AudioHub
 from speechstudio.gui.common import bare, hrow, named, note_label, set_font, settings
 from speechstudio.gui.gpu_panel import GpuPanel
@@ -31,7 +30,9 @@ FRAME_WAIT_TRIES = 30  # x 100 ms: how long the first window waits for the windo
 class MainWindow(WindowMenusMixin, QMainWindow):
     def __init__(self, audio_backend=None, start_monitor: bool = True) -> None:
         super().__init__()
-        self.setWindowTitle(f"SpeechStudio {__version__}")
+        # the application's display name alone (Qt appends it to any title not ending with it: the window was
+        # "SpeechStudio 0.1.0 — SpeechStudio"); the version is in Help > About
+        self.setWindowTitle("SpeechStudio")
         self.setAccessibleName("SpeechStudio main window")
         self._fit_to_screen()
         self.compute = Worker("compute", self)
@@ -77,7 +78,10 @@ class MainWindow(WindowMenusMixin, QMainWindow):
 
         def worker_busy(name: str, flag: bool) -> None:
             busy[name] = flag
-            self.worker_label.setText("working…" if any(busy.values()) else "idle")
+            self.worker_label.setText("recording…" if self.audio.mic_user else "working…" if any(busy.values())
+                                      else "idle")
+
+        self.audio.mic_changed.connect(lambda _user: worker_busy("mic", False))
 
         for name, worker in (("compute", self.compute), ("clone", getattr(self.clone, "trainer", None)),
                              ("adapt", getattr(self.adapt, "trainer", None))):

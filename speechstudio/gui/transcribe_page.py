@@ -262,7 +262,9 @@ class TranscribePage(TranscribeRunMixin, TranscribeWatchMixin, TranscribePlaybac
         if new:
             job = ProbeJob([it.path for it in new])
             self._probe_jobs.add(self.io.submit(job))
+        again = len(items) - len(new)
         self.status_message.emit(f"added {len(new)} file{'s' if len(new) != 1 else ''}"
+                                 + (f", {again} already in the queue" if again else "")
                                  + (f", {len(ignored)} ignored" if ignored else ""))
         self._update_summary()
         self._update_buttons()
