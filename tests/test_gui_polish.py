@@ -433,6 +433,9 @@ def test_every_widget_follows_a_runtime_switch_to_dark_and_back(win, qtbot):
             assert (app.palette().color(QPalette.ColorRole.Window).lightness() < 100) == (theme == "dark")
             assert stale == [], theme
             assert [w.accessibleName() for w in win.findChildren(QWidget) if w.styleSheet()] == []
+            hint = win.transcribe.model_box.default_hint  # the grey "= whisper-tiny.en ..." after "(default)"
+            assert hint.palette().color(hint.foregroundRole()) == QApplication.palette().color(
+                QPalette.ColorRole.PlaceholderText), theme
     finally:
         preferences.apply_theme("system")
 

@@ -534,6 +534,9 @@ class ModelPicker(QComboBox):
         # "(default)" in the field is followed by a grey "= NAME" (a label over the line edit)
         self.default_hint = named(QLabel(self.lineEdit()), "Default model name")
         self.default_hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        # drawn in the palette's placeholder colour, whichever palette is current (a set palette kept the light
+        # theme's dark grey after a switch to dark)
+        self.default_hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.default_hint.hide()
         self.currentTextChanged.connect(self._place_hint)
 
@@ -561,9 +564,6 @@ class ModelPicker(QComboBox):
         self.default_hint.setVisible(show)
         if not show:
             return
-        pal = self.default_hint.palette()
-        pal.setColor(self.default_hint.foregroundRole(), self.palette().color(self.palette().ColorRole.PlaceholderText))
-        self.default_hint.setPalette(pal)
         x = edit.fontMetrics().horizontalAdvance(DEFAULT_MODEL + " ") + edit.textMargins().left() + 4
         self.default_hint.adjustSize()
         self.default_hint.move(x, max(0, (edit.height() - self.default_hint.height()) // 2))
