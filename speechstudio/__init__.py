@@ -2,9 +2,14 @@
 speechstudio.transcribe("talk.mp3")``; ``speechstudio.synthesize("Hello.", voice=...)`` (:mod:`.api`).
 Names load on first access, so ``--help`` and the GUI start fast."""
 import importlib
+import os
 import warnings
 
 __version__ = "0.1.0"
+
+# onnxruntime (1.32: Piper voices, Silero VAD) keeps a device id and a telemetry store under ~/.cache/Microsoft and
+# sends it when online: nothing of ours leaves the machine. Read when its first session is made; a user may set it.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 __all__ = ["Recognizer", "Segment", "SpeechChunk", "TranscriptInfo", "Word", "load", "synthesize", "transcribe",
            "__version__"]

@@ -92,3 +92,20 @@ def test_transcribe_restarts_once_with_malloc_in_huge_pages():
     starts = [line for line in out.stdout.splitlines() if line.startswith("start ")]
     assert out.returncode == 0 and "usage: speechstudio transcribe" in out.stdout
     assert starts == ["start glibc.malloc.arena_max=4"] + ["start glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1"] * restarts
+
+
+def test_onnxruntime_keeps_no_telemetry_store_in_the_home(tmp_path):
+    """onnxruntime 1.32 writes a device id and a telemetry database under ~/.cache/Microsoft (or $XDG_CACHE_HOME) at
+    its first session (and sends them when online); with speechstudio imported first, a session (as a Piper voice
+    opens) writes nothing into the home."""
+    import onnxruntime
+
+    model = os.path.join(os.path.dirname(onnxruntime.__file__), "datasets", "mul_1.onnx")
+    # as on a user's machine: it keeps no store where CI is set, and writes under $XDG_CACHE_HOME when set
+    env = {k: v for k, v in os.environ.items() if k not in ("ORT_DISABLE_TELEMETRY", "CI")}
+    env.update(HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    code = ("import speechstudio, onnxruntime\n"
+            f"onnxruntime.InferenceSession({model!r}, providers=['CPUExecutionProvider'])\nprint('ran')")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "ran", out.stderr
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == []
