@@ -41,10 +41,9 @@ DICTATE: dict[str, str] = {
     "mic_broken": "cannot dictate: cannot use the microphone: {why}",
     "start_tip": "Start listening (Ctrl+Enter)",
     "no_mic_tip": "No microphone: Dictate a file… dictates a recording",
-    "placeholder": "Press Start and speak: stable words appear in the normal text colour, words that may still "
-                   "change in grey.",
-    "no_mic_placeholder": "No microphone found: Dictate a file… dictates a recording: stable words appear in the "
-                          "normal text colour, words that may still change in grey.",
+    # one short line: QTextEdit draws its placeholder unwrapped (the longer sentence was cut at 1024 px)
+    "placeholder": "Press Start and speak. Grey words may still change.",
+    "no_mic_placeholder": "No microphone found: Dictate a file… dictates a recording.",
     "waiting": "waiting for the running job…",
     "listening": "Listening to {source}",
     "text_goes_to": "Listening to {source}; text goes to: {output}",
