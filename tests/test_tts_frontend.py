@@ -122,6 +122,13 @@ def test_urls_addresses_paths_and_hashes_read_like_a_person(text, expected):
     assert normalize_english(text) == expected
 
 
+def test_control_characters_say_nothing_and_cut_nothing():
+    """A NUL (a binary paste) ended the phonemizer's C string: the rest of the sentence was silently lost."""
+    text = "The first part is spoken\x00but this part too. Next\x07 one\x1b."
+    assert list(iter_paragraph_sentences(text)) == ["The first part is spoken but this part too.", "Next one ."]
+    assert normalize_english("A\x00B sentence\x7f.") == "A B sentence ."
+
+
 @pytest.mark.parametrize("text", ["Open https://example.com/a?b=1 now. Then stop.", "Mail a.b@c.org? Yes. Then stop."])
 def test_a_url_is_not_cut_into_sentences(text):
     assert len(list(iter_paragraph_sentences(text))) == 2 + (text.count("Yes") > 0)

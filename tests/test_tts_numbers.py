@@ -141,6 +141,10 @@ CASES = {
         ("About 1/8 of it.", "About one eighth of it."),
         ("Take 2 1/4 hours.", "Take two and one quarter hours."),
         ("Half is 1/2.", "Half is one half."),
+        # fraction characters (NFKC alone made "1⁄2" "one two" and "2¾" "twenty three four")
+        ("Add ½ cup of milk.", "Add one half cup of milk."),
+        ("Add 2¾ cups, 3⅛ inches.", "Add two and three quarters cups, three and one eighth inches."),
+        ("A ⅓ share, 1⁄2 of it.", "A one third share, one half of it."),
     ],
     "negative": [
         ("It fell to -12 today.", "It fell to minus twelve today."),

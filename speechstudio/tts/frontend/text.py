@@ -14,6 +14,9 @@ from speechstudio.tts.frontend.markup import has_markup, html_to_text
 from speechstudio.tts.frontend.numbers import join_digit_groups, read_month_dates, spell_numbers, superscript_powers
 from speechstudio.tts.frontend.sayable import NAMED_SYMBOLS, Sayable, english_sayable, remove_invisible
 
+_CONTROL_RE = re.compile(r" *[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]+ *")  # C0 / C1 controls but tab and line ends
+_VULGAR_RE = re.compile("[\u00bc-\u00be\u2150-\u215e\u2189]")  # "½", "⅓", "⅞", ... (NFKC: digits, U+2044, digits)
+
 #: Longest chunk handed to the model in one go (characters). VITS attention is O(n^2) in the
 #: number of phonemes; ~400 characters is about 25 s of speech.
 MAX_SENTENCE_CHARS = 400
@@ -179,6 +182,8 @@ def _iter_breaks(text: str | Iterable[str], language: str, max_chars: int) -> It
     """``(sentence, kind)``, kind ``"sentence"``, ``"line"``, ``"paragraph"`` or ``"heading"``: the
     break after each speakable sentence."""
     lines = text.splitlines() if isinstance(text, str) else text
+    # control characters (a NUL from a binary paste) say nothing, and a NUL ends the phonemizer's C string there
+    lines = (_CONTROL_RE.sub(" ", line) for line in lines)
     para: list[str] = []
 
     def flush(kind: str, inside: bool = False) -> Iterator[tuple[str, str]]:
@@ -248,11 +253,14 @@ def read_hashes(text: str) -> str:
 def english_front_end(text: str, locale: str = "en-us") -> Sayable:
     """What an English voice is given for one sentence and what was left out (markup, NFKC, codes, dates,
     numbers, abbreviations, symbols, other scripts): for synthesis and the dataset check alike."""
-    text = remove_invisible(text)
+    text = _CONTROL_RE.sub(" ", remove_invisible(text))
     if has_markup(text):  # blank lines HTML blocks leave inside one sentence: a full stop unless punctuated
         text = re.sub(r"([.!?:;,])?\s*\n\s*\n\s*", lambda m: (m.group(1) or ".") + " ", html_to_text(text))
-    # NFKC turns thin spaces into spaces, and "m²" into "m2": superscript exponents are "^" powers before it
-    text = unicodedata.normalize("NFKC", superscript_powers(join_digit_groups(text)))
+    # NFKC turns thin spaces into spaces, and "m²" into "m2": superscript exponents are "^" powers before it, and
+    # fractions "/" fractions ("½" -> "1/2", "2¾" -> "2 3/4", not NFKC's "23⁄4")
+    text = _VULGAR_RE.sub(lambda m: (" " if m.string[max(0, m.start() - 1):m.start()].isdigit() else "")
+                          + unicodedata.normalize("NFKC", m.group()), text)
+    text = unicodedata.normalize("NFKC", superscript_powers(join_digit_groups(text))).replace("\u2044", "/")
     # "..." inside a sentence -> ", " (the voice pauses at a comma); at its end -> "."
     text = _ELLIPSIS_RE.sub(lambda m: ", " if m.string[m.end():].strip() else ".", text.translate(_QUOTES))
     text = read_codes(read_hashes(text))
