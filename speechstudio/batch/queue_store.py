@@ -174,15 +174,12 @@ class QueueStore:
             raise QueueStoreError(f"{self.path}: written by a newer SpeechStudio (schema {have}, this one "
                                   f"knows {SCHEMA_VERSION}); update SpeechStudio or move the file away")
         for version in range(have, SCHEMA_VERSION):
-            self.db.execute("BEGIN IMMEDIATE")
             try:
-                for statement in MIGRATIONS[version].split(";"):
-                    if statement.strip():
-                        self.db.execute(statement)
-                self.db.execute(f"PRAGMA user_version={version + 1}")
-                self.db.execute("COMMIT")
+                self.db.executescript(f"BEGIN IMMEDIATE; {MIGRATIONS[version]}; PRAGMA user_version={version + 1}; "
+                                      "COMMIT;")
             except BaseException:
-                self.db.execute("ROLLBACK")
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
                 raise
 
     def close(self) -> None:

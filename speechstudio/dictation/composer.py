@@ -3,6 +3,7 @@ one :class:`Edit` (Backspaces, then text) per change. Inserting commands count o
 (gurjar1/OmniDictate#14); measured: ``python bench/dictation_commands.py``."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -37,9 +38,7 @@ class Edit:
 def diff_edit(old: str, new: str) -> Edit | None:
     """The :class:`Edit` turning ``old`` into ``new`` at the end of the text (common prefix kept);
     ``None`` when they are equal."""
-    n, limit = 0, min(len(old), len(new))
-    while n < limit and old[n] == new[n]:
-        n += 1
+    n = len(os.path.commonprefix((old, new)))
     return None if n == len(old) == len(new) else Edit(len(old) - n, new[n:])
 
 

@@ -263,12 +263,8 @@ class TranscriptDocument:
         if not old:
             self._typing = self._commit("typing", [Splice(0, (), self._fresh(new))])
             return self._typing
-        p = 0
-        while p < min(len(old), len(new)) and old[p] == new[p]:
-            p += 1
-        q = 0
-        while q < min(len(old), len(new)) - p and old[-1 - q] == new[-1 - q]:
-            q += 1
+        p = len(os.path.commonprefix((old, new)))
+        q = len(os.path.commonprefix((old[p:][::-1], new[p:][::-1])))
         a, b, nb = p, len(old) - q, len(new) - q
         if a == b:  # lines only inserted: the segment before (or after) them takes them in
             if a > 0:
