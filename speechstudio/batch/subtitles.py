@@ -5,6 +5,7 @@ timestamps (W3C WebVTT 4.2.2) and ASS ``{\\kNN}`` (centiseconds); SRT has none."
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import math
 import re
@@ -463,11 +464,8 @@ def _cue_text(cue: Cue, fmt: str, karaoke: bool) -> str:
     if not karaoke or fmt == "srt":
         return "\\N".join(_escape(line_text(line), fmt) for line in cue.lines)
     # word start times, clamped into the cue and never decreasing
-    starts, last = [], cue.start_ms
-    for w in words:
-        t = min(max(_ms(w.start_s), last), cue.end_ms)
-        starts.append(t)
-        last = t
+    starts = [min(t, cue.end_ms) for t in itertools.accumulate((_ms(w.start_s) for w in words), max,
+                                                                initial=cue.start_ms)][1:]
     parts: list[str] = []
     i = 0
     for line in cue.lines:

@@ -36,10 +36,8 @@ def key_name(key) -> str | None:
     ``.vk``) as the name :func:`parse_hotkey` uses: ``"ctrl"``, ``"d"``, ``"f9"``."""
     name = getattr(key, "name", None)
     if isinstance(name, str) and name:
-        for m in MODIFIERS:
-            if name == m or name in (m + "_l", m + "_r"):
-                return m
-        return name
+        stem = name[:-2] if name.endswith(("_l", "_r")) else name
+        return stem if stem in MODIFIERS else name
     char = getattr(key, "char", None)
     if isinstance(char, str) and char:
         if len(char) == 1 and ord(char) < 32:          # Ctrl+D reported as "\x04" (Windows)
