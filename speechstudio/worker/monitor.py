@@ -161,9 +161,7 @@ def sample_system() -> SystemSample:
 class SystemMonitor(QObject):
     """Samples :func:`sample_system` every ``interval_s`` seconds in a daemon thread and emits ``sampled(SystemSample)``
     from the GUI thread: the thread only stores its newest sample, a timer of the monitor's thread (started and
-    stopped there) hands it over. No Qt signal is emitted from the sampling thread: a ``Signal(object)`` emitted
-    from a Python thread 20 times a second crashed the test process now and then (a segfault in the interpreter
-    while the GUI thread took the samples; PySide6 6.11; cross-thread signal crashes: PYSIDE-3124)."""
+    stopped there) hands it over; no Qt signal from the sampling thread (why: docs/gpu.md, the GPU monitor's thread)."""
 
     sampled = Signal(object)
 
