@@ -46,11 +46,6 @@ def _ldd(path: Path) -> str:
     return subprocess.run(["ldd", str(path)], capture_output=True, text=True, timeout=10).stdout
 
 
-def missing_libraries(plugin: Path) -> list[str]:
-    """Sonames ``ldd`` reports as ``not found`` for ``plugin`` (each once, in order)."""
-    return list(dict.fromkeys(_NOT_FOUND.findall(_ldd(plugin))))
-
-
 def _session() -> str:
     forced = os.environ.get("QT_QPA_PLATFORM", "").split(";")[0].split(":")[0]
     if forced:
@@ -80,7 +75,7 @@ def check_display() -> Check:
     for plugin in wanted:
         path = folder / f"libq{plugin}.so"
         if path.is_file():
-            missing += [s for s in missing_libraries(path) if s not in missing]
+            missing += [s for s in dict.fromkeys(_NOT_FOUND.findall(_ldd(path))) if s not in missing]
     details["missing"] = missing
     where = {"none": "no display in this session (DISPLAY and WAYLAND_DISPLAY unset): the window opens "
                      "in a desktop session", "offscreen": "offscreen (no window on screen)"}.get(

@@ -231,7 +231,7 @@ class TranscriptDocument:
     def split(self, i: int, char: int) -> Change | None:
         """Split segment ``i`` at character ``char`` of its text. Raises UsageError when one side would be empty."""
         seg = self._index(i)
-        left, right = edits.split_lines(seg.text, char)
+        left, right = seg.text[:char].rstrip(), seg.text[char:].lstrip()      # the space at the cut dropped
         if not left.strip() or not right.strip():
             raise UsageError(f"segment {i + 1}: put the cursor between words to split it")
         return self._commit(f"split segment {i + 1}", [Splice(i, (seg,), edits.replace_run([seg], [left, right]))])

@@ -21,13 +21,6 @@ THROTTLE_REASONS = {
 }
 
 
-def throttle_words(mask: int | None) -> str:
-    if not mask:
-        return "none"
-    words = [w for bit, w in THROTTLE_REASONS.items() if mask & bit]
-    return ", ".join(words) or f"0x{mask:x}"
-
-
 @dataclass(frozen=True)
 class GpuSample:
     """One GPU at one instant. Memory in MiB, power in W, temperature in °C, clock in MHz;
@@ -96,13 +89,6 @@ def _try(fn, *args):
         return None
 
 
-def _torch_vram_mib(index: int) -> float | None:
-    torch = sys.modules.get("torch")
-    if torch is None or not _try(lambda: torch.cuda.is_initialized()):
-        return None
-    return _try(lambda: torch.cuda.memory_reserved(index) / 2**20)
-
-
 def _scaled(value, divisor: float = 1.0) -> float | None:
     return float(value) / divisor if value is not None else None
 
@@ -123,6 +109,8 @@ def sample_gpus() -> tuple[list[GpuSample], str, str]:
     if count == 0:
         return [], "No NVIDIA GPU found (the driver reports none)", ""
     driver = _try(nv.nvmlSystemGetDriverVersion) or ""
+    torch = sys.modules.get("torch")            # this process's VRAM, where it has used CUDA
+    cuda_on = torch is not None and _try(lambda: torch.cuda.is_initialized())
     out = []
     for i in range(count):
         h = _try(nv.nvmlDeviceGetHandleByIndex, i)
@@ -137,13 +125,16 @@ def sample_gpus() -> tuple[list[GpuSample], str, str]:
         clock = _try(nv.nvmlDeviceGetClockInfo, h, getattr(nv, "NVML_CLOCK_SM", 1))
         reasons_fn = getattr(nv, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
             getattr(nv, "nvmlDeviceGetCurrentClocksThrottleReasons", None)
-        reasons = _try(reasons_fn, h) if reasons_fn else None
+        mask = _try(reasons_fn, h) if reasons_fn else None
+        throttle = (", ".join(w for bit, w in THROTTLE_REASONS.items() if mask & bit) or f"0x{mask:x}") if mask \
+            else "none"
         out.append(GpuSample(
             index=i, name=_text(name), util_pct=_scaled(util.gpu if util is not None else None),
             mem_used_mib=_scaled(mem.used if mem is not None else None, 2**20),
             mem_total_mib=_scaled(mem.total if mem is not None else None, 2**20),
             temp_c=_scaled(temp), power_w=_scaled(power, 1000), power_limit_w=_scaled(limit, 1000),
-            sm_clock_mhz=_scaled(clock), throttle=throttle_words(reasons), process_vram_mib=_torch_vram_mib(i)))
+            sm_clock_mhz=_scaled(clock), throttle=throttle,
+            process_vram_mib=_try(lambda: torch.cuda.memory_reserved(i) / 2**20) if cuda_on else None))
     return out, "", _text(driver)
 
 
