@@ -129,19 +129,6 @@ def _break_cost(prev: Word, w: Word) -> float:
     return max(0.0, cost - min(1.5, 5.0 * max(0.0, pause - 0.1)))
 
 
-def _text_pieces(text: str) -> list[str]:
-    """``text`` cut into display pieces at spaces, and between the characters of unspaced scripts;
-    each piece but the first carries the space before it."""
-    pieces: list[str] = []
-    for part in text.split(" "):
-        if not part:
-            continue
-        units = clusters(part) if any(unspaced(c) for c in part) else [part]
-        for j, u in enumerate(units):
-            pieces.append((" " if pieces and j == 0 else "") + u)
-    return pieces
-
-
 def _words_of(seg: Segment) -> list[Word]:
     """The segment's words with times, each ``text`` being the stretch of the segment text it covers
     (with the separator before it); spread over the segment when the words do not spell the text."""
@@ -157,7 +144,13 @@ def _words_of(seg: Segment) -> list[Word]:
             out.append(Word(w.start_s, w.end_s, text[prev:end], w.probability))
             prev = end
         return out
-    pieces = _text_pieces(text)
+    pieces: list[str] = []      # cut at spaces and between unspaced-script characters, the space before each kept
+    for part in text.split(" "):
+        if not part:
+            continue
+        units = clusters(part) if any(unspaced(c) for c in part) else [part]
+        for j, u in enumerate(units):
+            pieces.append((" " if pieces and j == 0 else "") + u)
     sizes = [max(1, cell_width(p.strip())) + 1 for p in pieces]
     total = sum(sizes)
     span = max(seg.end_s - seg.start_s, 0.0)
@@ -332,16 +325,6 @@ def _indent(speaker: str | None, prefix: bool) -> int:
     return cell_width(f"{' '.join(speaker.split())}: ") if prefix and speaker else 0
 
 
-def _shown_s(groups: list[tuple[str | None, list[Word]]], i: int, opts: SubtitleOptions) -> float:
-    """How long the cue of ``groups[i]`` can stay, as :func:`_timed` cuts it: its words plus the linger, all of
-    it ending ``min_gap_s`` before the next cue it must not overlap (its speaker's next, or anyone's after its
-    words)."""
-    who, words = groups[i]
-    last = max(w.end_s for w in words)
-    nxt = min((g[0].start_s for w2, g in groups[i + 1:] if w2 == who or g[0].start_s >= last), default=math.inf)
-    return min(last + opts.linger_s, nxt - opts.min_gap_s) - words[0].start_s
-
-
 def _joined(a: list[Word], b: list[Word]) -> list[Word]:
     """Two cues' words as one (the separator the scripts need between two segments)."""
     head = b[0].text.lstrip()
@@ -356,7 +339,11 @@ def _join_scraps(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOpti
     i = 0
     while i < len(groups):
         who, words = groups[i]
-        if _shown_s(groups, i, opts) >= opts.min_cue_s:
+        # how long its cue can stay, as _timed cuts it: words plus linger, ending min_gap_s before the next cue
+        # it must not overlap (its speaker's next, or anyone's after its words)
+        last = max(w.end_s for w in words)
+        nxt = min((g[0].start_s for w2, g in groups[i + 1:] if w2 == who or g[0].start_s >= last), default=math.inf)
+        if min(last + opts.linger_s, nxt - opts.min_gap_s) - words[0].start_s >= opts.min_cue_s:
             i += 1
             continue
         merged = False

@@ -208,7 +208,11 @@ def cmd_dictate(args) -> int:
                 print(f"{warning_prefix}warning: {x}", file=sys.stderr)
             else:
                 printer.update(x)
-                _compose(composer, sink, x, source)
+                edit = composer.feed(x) if composer is not None else None
+                if edit is not None and sink is not None:
+                    sink.apply(edit)
+                if composer is not None and composer.stop_requested:
+                    source.stop()
 
     try:
         for block in blocks:
@@ -239,16 +243,6 @@ def _composer(args, recognizer, decoder, language):
 
     casing = "keep" if capabilities(recognizer.engine).casing else "sentence"
     return Composer(commands, casing=casing, separator=(lambda: decoder.separator) if decoder is not None else " ")
-
-
-def _compose(composer, sink, u, source) -> None:
-    if composer is None:
-        return
-    edit = composer.feed(u)
-    if edit is not None and sink is not None:
-        sink.apply(edit)
-    if composer.stop_requested:
-        source.stop()
 
 
 def _print_stats(rec, wall: float, latencies: list[float]) -> None:
