@@ -181,7 +181,8 @@ def cmd_transcribe(args) -> int:
                     if ev.info is not None and ev.info.language_probability is not None:
                         tqdm.write(f"{ev.item.path.name}: {_language_text(ev.info)}", file=sys.stderr)
                     if ev.info is not None and request.speakers is not None:
-                        tqdm.write(f"{ev.item.path.name}: {_speakers_text(ev.info)}", file=sys.stderr)
+                        who = Diarization([], list(ev.info.speakers), could_be=ev.info.speakers_could_be)
+                        tqdm.write(f"{ev.item.path.name}: {who.summary()}", file=sys.stderr)
                     for w in ev.warnings:
                         tqdm.write(f"warning: {w}", file=sys.stderr)
                     for out in ev.outputs:
@@ -233,11 +234,6 @@ def _audio_bar(tqdm, total: float | None, *, quiet: bool):
 
     return AudioBar(total=total, unit="s audio", disable=quiet, dynamic_ncols=tty, bar_format=_BAR_KNOWN,
                     **bar_output(sys.stderr))
-
-
-def _speakers_text(info) -> str:
-    """``"2 speakers: Speaker 1 (1:02), Ana (0:40, known voice, sure (0.91))"``."""
-    return Diarization([], list(info.speakers), could_be=info.speakers_could_be).summary()
 
 
 def _language_text(info) -> str:
