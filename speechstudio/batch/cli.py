@@ -105,13 +105,12 @@ def _subtitle_options(args):
     return SubtitleOptions(highlight_words=args.highlight_words, **{f: getattr(args, f) for f in limits})
 
 
-def _request(args):
-    """The :class:`~speechstudio.batch.request.TranscriptionRequest` of the command line."""
+def cmd_transcribe(args) -> int:
     try:
         raw = parse_raw_format(args.raw_format) if args.raw_format else None
     except AudioDecodeError as e:
         raise UsageError(f"--raw-format: {e}") from None
-    return TranscriptionRequest.build(
+    request = TranscriptionRequest.build(
         model=args.model, device=args.device, precision=args.precision, language=args.language, task=args.task,
         initial_prompt=args.initial_prompt, hotwords=args.hotwords, speakers=args.speakers, diarizer=args.diarizer,
         known_voices=not args.no_known_voices, channels=args.channels, audio_track=args.audio_track,
@@ -119,10 +118,6 @@ def _request(args):
         subtitles=_subtitle_options(args), raw=raw, batch_size=args.batch_size, chunk_s=args.chunk_s,
         stride_s=args.stride_s, vocabulary="off" if args.no_vocabulary else "auto",
         allow_download=not args.no_download)
-
-
-def cmd_transcribe(args) -> int:
-    request = _request(args)
     if args.output_dir:           # files cannot be written there: fail before any work, as speak and audiobook do
         try:
             check_folder_destination(Path(args.output_dir))

@@ -198,7 +198,15 @@ def cmd_dictate(args) -> int:
 
     decoder = getattr(rec, "decoder", None)
     printer = _Printer(separator=(lambda: decoder.separator) if decoder is not None else (lambda: " "))
-    composer = _composer(args, recognizer, decoder, language)
+    from speechstudio.dictation.commands import CommandTable
+    from speechstudio.dictation.composer import Composer
+
+    composer = None         # spoken commands: --commands on, or auto with an output other than stdout
+    on = args.commands == "on" or (args.commands == "auto" and args.output != "stdout")
+    if args.output != "stdout" or on:
+        composer = Composer(CommandTable.load().for_language(language) if on else (),
+                            casing="keep" if capabilities(recognizer.engine).casing else "sentence",
+                            separator=(lambda: decoder.separator) if decoder is not None else " ")
     session, interrupted = Session(rec, recognizer.model_id, source.sample_rate), False
     t0 = time.perf_counter()
 
@@ -227,22 +235,6 @@ def cmd_dictate(args) -> int:
     printer.finish(composer.text if composer is not None else rec.text)
     _print_stats(rec, time.perf_counter() - t0, session.latencies)
     return 130 if interrupted and args.file else 0
-
-
-def _composer(args, recognizer, decoder, language):
-    """The spoken-commands composer for this session, or None (``--commands off``, or stdout
-    with ``--commands auto``)."""
-    from speechstudio.dictation.commands import CommandTable
-    from speechstudio.dictation.composer import Composer
-
-    on = args.commands == "on" or (args.commands == "auto" and args.output != "stdout")
-    if args.output == "stdout" and not on:
-        return None
-    commands = CommandTable.load().for_language(language) if on else ()
-    from speechstudio.asr.family import capabilities
-
-    casing = "keep" if capabilities(recognizer.engine).casing else "sentence"
-    return Composer(commands, casing=casing, separator=(lambda: decoder.separator) if decoder is not None else " ")
 
 
 def _print_stats(rec, wall: float, latencies: list[float]) -> None:
