@@ -77,7 +77,18 @@ class Hotkey:
     def start(self) -> None:
         factory = self.listener_factory
         if factory is None:
-            factory = _pynput_listener_factory()
+            if sys.platform.startswith("linux") and is_wayland():
+                raise HotkeyUnavailable("Wayland does not let applications read global keys: in your desktop's "
+                                        "keyboard settings bind a shortcut to the command "
+                                        "`speechstudio dictate --toggle`")
+            if sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
+                raise HotkeyUnavailable("no graphical session ($DISPLAY is not set): a global hotkey needs a desktop")
+            try:
+                from pynput import keyboard
+            except ImportError as e:
+                raise HotkeyUnavailable(f"global hotkey unavailable: {str(e).splitlines()[0]} "
+                                        "(pip install 'speechstudio[hotkey]'; on Linux an X11 session)") from None
+            factory = keyboard.Listener
             check_x11_grab(self.spec)
         self.listener = factory(on_press=self._on_press, on_release=self._on_release)
         self.listener.start()
@@ -127,21 +138,6 @@ class Hotkey:
     def _stop(self) -> None:
         self._active = False
         self.on_stop()
-
-
-def _pynput_listener_factory():
-    if sys.platform.startswith("linux"):
-        if is_wayland():
-            raise HotkeyUnavailable("Wayland does not let applications read global keys: in your desktop's keyboard "
-                                    "settings bind a shortcut to the command `speechstudio dictate --toggle`")
-        if not os.environ.get("DISPLAY"):
-            raise HotkeyUnavailable("no graphical session ($DISPLAY is not set): a global hotkey needs a desktop")
-    try:
-        from pynput import keyboard
-    except ImportError as e:
-        raise HotkeyUnavailable(f"global hotkey unavailable: {str(e).splitlines()[0]} "
-                                "(pip install 'speechstudio[hotkey]'; on Linux an X11 session)") from None
-    return keyboard.Listener
 
 
 def check_x11_grab(spec: str) -> None:
