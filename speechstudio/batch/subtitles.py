@@ -263,17 +263,6 @@ def _too_long(words: Sequence[Word], opts: SubtitleOptions) -> bool:
     return opts.max_cue_s > 0 and max(w.end_s for w in words) - words[0].start_s > opts.max_cue_s
 
 
-def _phrases(words: list[Word], pause_s: float) -> list[list[Word]]:
-    """``words`` cut at every pause longer than ``pause_s`` (a cue never spans one)."""
-    out: list[list[Word]] = []
-    for w in words:
-        if out and (pause_s <= 0 or w.start_s - max(x.end_s for x in out[-1]) <= pause_s):
-            out[-1].append(w)
-        else:
-            out.append([w])
-    return out
-
-
 def _split(words: list[Word], opts: SubtitleOptions, indent: int = 0) -> list[list[Word]]:
     """A phrase cut into cues within the line and duration limits: when the next word does not fit,
     the cue ends at the cheapest natural break in it (the later the better); a cue that has reached a
@@ -325,13 +314,6 @@ def _indent(speaker: str | None, prefix: bool) -> int:
     return cell_width(f"{' '.join(speaker.split())}: ") if prefix and speaker else 0
 
 
-def _joined(a: list[Word], b: list[Word]) -> list[Word]:
-    """Two cues' words as one (the separator the scripts need between two segments)."""
-    head = b[0].text.lstrip()
-    sep = " " if needs_space(line_text(a), head) else ""
-    return a + [dataclasses.replace(b[0], text=sep + head)] + b[1:]
-
-
 def _join_scraps(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOptions,
                  prefix: bool) -> list[tuple[str | None, list[Word]]]:
     """A cue too short to read (words + linger under ``min_cue_s``) joins the next (else the previous)
@@ -351,7 +333,8 @@ def _join_scraps(groups: list[tuple[str | None, list[Word]]], opts: SubtitleOpti
             if not 0 <= k < len(groups) or groups[k][0] != who:
                 continue
             a, b = (words, groups[k][1]) if k > i else (groups[k][1], words)
-            both = _joined(a, b)
+            head = b[0].text.lstrip()       # the two cues' words as one, with the separator the scripts need
+            both = a + [dataclasses.replace(b[0], text=(" " if needs_space(line_text(a), head) else "") + head)] + b[1:]
             if (b[0].start_s - max(w.end_s for w in a) <= opts.pause_s and not _too_long(both, opts)
                     and _fits(both, opts, _indent(who, prefix))):
                 lo = min(i, k)
@@ -371,7 +354,13 @@ def layout_cues(segments: Iterable[Segment], opts: SubtitleOptions = SubtitleOpt
     for seg in sorted(segments, key=lambda s: (s.start_s, s.end_s)):
         indent = _indent(seg.speaker, prefix)
         words = _cut_long(_words_of(seg), opts.max_line_width - indent if opts.max_line_count > 0 else 0)
-        for phrase in _phrases(words, opts.pause_s):
+        phrases: list[list[Word]] = []      # cut at every pause longer than pause_s (a cue never spans one)
+        for w in words:
+            if phrases and (opts.pause_s <= 0 or w.start_s - max(x.end_s for x in phrases[-1]) <= opts.pause_s):
+                phrases[-1].append(w)
+            else:
+                phrases.append([w])
+        for phrase in phrases:
             groups.extend((seg.speaker, g) for g in _split(phrase, opts, indent))
     groups.sort(key=lambda g: g[1][0].start_s)
     groups = _join_scraps(groups, opts, prefix)
