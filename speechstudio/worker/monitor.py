@@ -54,25 +54,7 @@ class SystemSample:
     extra: dict = field(default_factory=dict)
 
 
-_nvml_state = {"init": False, "error": ""}
-
-
-def _nvml():
-    """``(pynvml module, None)`` initialised once, or ``(None, reason)`` (an ``ErrorLine`` of kind
-    ``gpu_monitor`` without pynvml)."""
-    try:
-        import pynvml
-    except ImportError:
-        line = ErrorLine("No NVIDIA GPU monitoring (nvidia-ml-py is not installed)")
-        line.kind = "gpu_monitor"
-        return None, line
-    if not _nvml_state["init"]:
-        try:
-            pynvml.nvmlInit()
-        except Exception as e:  # NVMLError_LibraryNotFound, DriverNotLoaded, ...
-            return None, f"No NVIDIA GPU found ({_nvml_error(e)})"
-        _nvml_state["init"] = True
-    return pynvml, None
+_nvml_state = {"init": False}       # NVML initialised once per process
 
 
 def _nvml_error(e: Exception) -> str:
@@ -98,10 +80,20 @@ def _text(value) -> str:
 
 
 def sample_gpus() -> tuple[list[GpuSample], str, str]:
-    """``(gpus, no_gpu_reason, driver_version)`` right now."""
-    nv, reason = _nvml()
-    if nv is None:
-        return [], reason or "", ""
+    """``(gpus, no_gpu_reason, driver_version)`` right now; the reason is an ``ErrorLine`` of kind ``gpu_monitor``
+    without pynvml."""
+    try:
+        import pynvml as nv
+    except ImportError:
+        line = ErrorLine("No NVIDIA GPU monitoring (nvidia-ml-py is not installed)")
+        line.kind = "gpu_monitor"
+        return [], line, ""
+    if not _nvml_state["init"]:
+        try:
+            nv.nvmlInit()
+        except Exception as e:  # NVMLError_LibraryNotFound, DriverNotLoaded, ...
+            return [], f"No NVIDIA GPU found ({_nvml_error(e)})", ""
+        _nvml_state["init"] = True
     try:
         count = nv.nvmlDeviceGetCount()
     except Exception as e:
