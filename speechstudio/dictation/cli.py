@@ -111,7 +111,7 @@ class _Printer:
 def cmd_dictate(args) -> int:
     from speechstudio.asr.languages import normalize_language
     from speechstudio.asr.live import (DETECT_SPEECH_S, Session, auto_language_detector, default_dictation_model,
-                                       open_recognizer, pick_by_first_words)
+                                       dictation_stats, open_recognizer, pick_by_first_words)
     from speechstudio.asr.sources import FileSource, MicSource, list_input_devices
     from speechstudio.audio.backends import AudioUnavailableError
     from speechstudio.asr.stream_geometry import StreamConfig, WindowGeometry
@@ -233,14 +233,8 @@ def cmd_dictate(args) -> int:
     if edit is not None:
         sink.apply(edit)
     printer.finish(composer.text if composer is not None else rec.text)
-    _print_stats(rec, time.perf_counter() - t0, session.latencies)
-    return 130 if interrupted and args.file else 0
-
-
-def _print_stats(rec, wall: float, latencies: list[float]) -> None:
-    from speechstudio.asr.live import dictation_stats
-
-    st = dictation_stats(rec, latencies)
+    wall = time.perf_counter() - t0
+    st = dictation_stats(rec, session.latencies)
     what = "decodes" if hasattr(rec, "update_audio_s") else "chunks"
     parts = [f"{st['audio_s']:.1f} s audio in {wall:.1f} s", f"{st['updates']} {what}"]
     if st["compute_p50_s"] is not None:
@@ -252,3 +246,4 @@ def _print_stats(rec, wall: float, latencies: list[float]) -> None:
         prob = st["language_probability"]
         parts.append(f"language {st['language']}" + (f" (p={prob:.2f})" if prob is not None else ""))
     print("dictate: " + "; ".join(parts), file=sys.stderr)
+    return 130 if interrupted and args.file else 0
