@@ -256,7 +256,14 @@ def _print_summary(s, max_listed: int = 10) -> None:
           f"{len(s.ignored)} ignored; {s.audio_s / 3600:.3f} h audio ({clock(s.audio_s)}) "
           f"in {clock(s.wall_s)} wall, RTFx {s.rtfx:.1f}", file=err)
     if s.infos:
-        print(f"  languages: {_languages_summary(s.infos)}", file=err)
+        groups: dict[str, list] = {}      # files per language, lowest detection probability: "fr 2 (...), en 5"
+        for _, info in s.infos:
+            groups.setdefault(info.language or "none", []).append(info.language_probability)
+        parts = []
+        for lang, probs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            known = [p for p in probs if p is not None]
+            parts.append(f"{lang} {len(probs)}" + (f" (probability >= {min(known):.2f})" if known else ""))
+        print(f"  languages: {', '.join(parts)}", file=err)
     for path, reason in s.failed:
         reason = reason.splitlines()[0] if reason else reason  # a --debug traceback was printed already
         print(f"  failed: {_failure_text(path, reason)}", file=err)
@@ -273,15 +280,3 @@ def _print_summary(s, max_listed: int = 10) -> None:
 def _failure_text(path, reason: str) -> str:
     """``reason`` of a failed input, with the input's ``path`` before it unless its first line names it already."""
     return reason if str(path) in reason.split("\n", 1)[0] else f"{path}: {reason}"
-
-
-def _languages_summary(infos) -> str:
-    """``"fr 2 (probability >= 0.97), en 5"``: files per language, lowest detection probability."""
-    groups: dict[str, list] = {}
-    for _, info in infos:
-        groups.setdefault(info.language or "none", []).append(info.language_probability)
-    parts = []
-    for lang, probs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-        known = [p for p in probs if p is not None]
-        parts.append(f"{lang} {len(probs)}" + (f" (probability >= {min(known):.2f})" if known else ""))
-    return ", ".join(parts)
