@@ -4,6 +4,7 @@ Raises :class:`TranscriptFileError` (history out of step, file changed on disk).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 from collections.abc import Sequence
@@ -299,12 +300,8 @@ class TranscriptDocument:
     # ------------------------------------------------------------------ speakers
     def speakers(self) -> list[str]:
         """Speaker names in order of first appearance (segments and words)."""
-        names: dict[str, None] = {}
-        for s in self._segments:
-            for who in [s.speaker] + [w.speaker for w in s.words]:
-                if who:
-                    names.setdefault(who, None)
-        return list(names)
+        return list(dict.fromkeys(who for s in self._segments for who in [s.speaker] + [w.speaker for w in s.words]
+                                  if who))
 
     def rename_speaker(self, old: str, new: str) -> Change | None:
         """Every segment and word of ``old`` becomes ``new`` (an existing name: the two merge), one
@@ -333,10 +330,8 @@ class TranscriptDocument:
         if not moved or len(moved) == len(own):
             raise UsageError(f"{old}: choose some, not all, of their segments to give to another speaker")
         if new is None:
-            taken, k = set(self.speakers()), 1
-            while f"Speaker {k}" in taken:
-                k += 1
-            new = f"Speaker {k}"
+            taken = set(self.speakers())
+            new = next(f"Speaker {k}" for k in itertools.count(1) if f"Speaker {k}" not in taken)
         splices = [Splice(i, (s,), (dataclasses.replace(s, speaker=new, words=tuple(
             dataclasses.replace(w, speaker=new) if w.speaker in (old, None) else w for w in s.words)),))
             for i, s in ((i, self._segments[i]) for i in moved)]
