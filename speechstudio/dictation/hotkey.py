@@ -120,7 +120,8 @@ class Hotkey:
         if self.mode == "toggle" and (self.is_active() if self.is_active is not None else self._active):
             self._stop()
         else:
-            self._start()
+            self._active = True
+            self.on_start()
 
     def _on_release(self, key) -> None:
         name = key_name(self._canonical(key)) or key_name(key)
@@ -130,10 +131,6 @@ class Hotkey:
             self._latched = self._latched and not release
         if release and self.mode == "push_to_talk":
             self._stop()
-
-    def _start(self) -> None:
-        self._active = True
-        self.on_start()
 
     def _stop(self) -> None:
         self._active = False
